@@ -1,0 +1,35 @@
+# Thin wrapper around CMake/CTest. `make run` and `make test` work on a fresh Debian 12 machine as root.
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= 2
+DOMAIN ?= domains/minigolf.lua
+PLAN ?= minigolf-plan.json
+
+.PHONY: all deps build run test test-fast test-asan clean
+
+all: build
+
+deps:
+	@bash .ci/install-deps
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+run: build
+	./$(BUILD)/tplan plan $(DOMAIN) -o $(PLAN)
+
+# Every test through ctest, then the same suite once more under ASan + UBSan.
+test: test-fast test-asan
+
+test-fast: build
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+test-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTP_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS) -L sanitize
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

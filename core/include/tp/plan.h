@@ -1,0 +1,127 @@
+/* tplan core: plan recordings (the JSON plan file) and search-tree files.
+ * Output is data: the viewer, exporters, replay and tests read only these files.
+ * Formats are documented in docs/plan-format.md and docs/tree-format.md. */
+#ifndef TP_PLAN_H
+#define TP_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TP_PLAN_FORMAT "tplan-plan"
+#define TP_PLAN_VERSION 1
+#define TP_STATE_DOUBLES 13 /* pos[3] m, quat[4] (w,x,y,z), vel[3] m/s, angvel[3] rad/s (world frame) */
+#define TP_CONTROL_DOUBLES 6 /* force[3] N, torque[3] N·m (world frame) */
+
+/// Static description of one body in a recording.
+typedef struct tpPlanBody {
+    char *name;        /* unique body name */
+    char *cls;         /* "static", "passive", "active" or "foreign" */
+    char *shape;       /* "box", "sphere", "cylinder", "capsule" or "plane" */
+    double size[4];    /* box: full extents x,y,z (m); sphere: radius; cylinder/capsule: radius,
+                          length (m, along local z); plane: normal a,b,c and offset d (ax+by+cz=d) */
+    float color[4];    /* RGBA in [0,1] */
+    bool moving;       /* has a trajectory (passive, active, foreign); false: `pose` only */
+    bool controlled;   /* has per-step controls (active, and tactic-driven foreign bodies) */
+    double pose[TP_STATE_DOUBLES]; /* pose of a non-moving body (velocities zero) */
+} tpPlanBody;
+
+/// One solution ("world"): trajectories, controls and active skills over nsteps steps.
+typedef struct tpPlanWorld {
+    double cost;       /* solution metric (lower is better) */
+    int nsteps;        /* number of Δt steps; states are nsteps+1 (initial state first) */
+    double **traj;     /* per body: (nsteps+1) × 13 doubles, NULL for non-moving bodies */
+    double **controls; /* per body: nsteps × 6 doubles, NULL for uncontrolled bodies; row i is
+                          the control applied from state i to state i+1 */
+    int32_t **active;  /* per tactic: nsteps skill indices (skill applied at step i) */
+} tpPlanWorld;
+
+/// One tactic in a recording.
+typedef struct tpPlanTactic {
+    char *name;     /* tactic name */
+    char *body;     /* name of the body it controls */
+    int nskills;
+    char **skills;  /* skill names, indexed by tpPlanWorld.active values */
+} tpPlanTactic;
+
+/// A whole plan recording. All strings and arrays are heap-owned by the record
+/// (free with tpPlanRecord_Free).
+typedef struct tpPlanRecord {
+    char *domain_name;  /* e.g. "minigolf" */
+    char *domain_file;  /* path of the script as given on the command line */
+    char *domain_hash;  /* "fnv1a64:<16 hex digits>" of the script bytes */
+    uint32_t seed;
+    char *planner;      /* "rrt" or "bgt" */
+    double mu;          /* BGT ratio */
+    int64_t max_iters;
+    double time_limit;  /* s, 0 = none */
+    int solutions_requested; /* K */
+    char *status;       /* "solved" or "approximate" */
+    double dt;          /* s */
+    char *overrides;    /* JSON object text of --set overrides, or NULL */
+
+    int nbodies;
+    tpPlanBody *bodies;
+    int ntactics;
+    tpPlanTactic *tactics;
+    int nworlds;        /* >= 1 */
+    tpPlanWorld *worlds;
+    int selected;       /* index of the chosen world */
+
+    /* statistics (deterministic part) */
+    int64_t iterations, nodes, rejected;
+    int nsolutions;
+    int64_t memory_bytes; /* tree memory at the end of the run */
+    /* timing (the only non-deterministic part; kept in stats.timing) */
+    double t_select, t_tactics, t_physics, t_check, t_total;
+} tpPlanRecord;
+
+/// Allocates the per-world arrays of w for a record's bodies/tactics (zero-filled).
+/// Returns false on allocation failure.
+bool tpPlanWorld_Alloc(tpPlanWorld *w, const tpPlanRecord *rec, int nsteps);
+
+/// Frees everything the record owns and zeroes it. NULL is allowed.
+void tpPlanRecord_Free(tpPlanRecord *rec);
+
+/// Writes the record as JSON (format version TP_PLAN_VERSION). Doubles are printed so that
+/// they parse back to the identical bits. Output is byte-identical for identical records,
+/// apart from stats.timing. Returns false and fills err on I/O failure.
+bool tpPlanRecord_Write(const tpPlanRecord *rec, const char *path, char *err, size_t errlen);
+
+/// Reads and validates a plan file. On any problem (missing file, bad JSON, wrong format or
+/// version, missing/ill-typed field, inconsistent array lengths) returns false with a message
+/// naming the file and the field, e.g. "plan.json: bodies[1].trajectory[4]: expected 13 numbers".
+bool tpPlanRecord_Read(tpPlanRecord *rec, const char *path, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Tree files (binary, for the viewer): node parents and the position of every moving body.   */
+
+#define TP_TREE_MAGIC "TPTREE\0\1"
+#define TP_TREE_VERSION 1
+
+/// In-memory tree recording. Heap-owned; free with tpTreeRecord_Free.
+typedef struct tpTreeRecord {
+    int nbodies;        /* moving bodies recorded per node */
+    char **body_names;
+    int64_t nnodes;
+    int32_t *parent;    /* nnodes entries, -1 for the root */
+    uint8_t *flags;     /* nnodes entries: bit0 busy, bit1 goal, bit2 on the selected solution */
+    float *pos;         /* nnodes × nbodies × 3, m */
+} tpTreeRecord;
+
+/// Writes a tree file (little-endian, documented in docs/tree-format.md).
+bool tpTreeRecord_Write(const tpTreeRecord *rec, const char *path, char *err, size_t errlen);
+/// Reads and validates a tree file; false with a reason on truncation or bad magic/version.
+bool tpTreeRecord_Read(tpTreeRecord *rec, const char *path, char *err, size_t errlen);
+/// Frees everything the record owns and zeroes it. NULL is allowed.
+void tpTreeRecord_Free(tpTreeRecord *rec);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,177 @@
+/* tplan core: the search tree and the BK-RRT / BK-BGT planners (Zickler & Veloso 2009, Sec. 5).
+ *
+ * The planner is generic over tpProblem, a narrow interface in the spirit of OMPL's
+ * StatePropagator: it never sees ODE, Lua or tactics, only opaque fixed-size state blobs,
+ * action vectors of doubles and a handful of callbacks. That keeps it testable on toy
+ * problems with no physics at all (tests/core). */
+#ifndef TP_PLANNER_H
+#define TP_PLANNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tpTree tpTree;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Problem interface                                                                           */
+
+/// Callback results: callbacks that can fail (a Lua error, say) return TP_CB_ERROR and leave a
+/// message in their context; the planner then stops with TP_PLAN_ERROR.
+enum { TP_CB_FALSE = 0, TP_CB_TRUE = 1, TP_CB_ERROR = -1 };
+
+/// The planning problem. All callbacks receive `ctx` first. State blobs are `state_bytes` long,
+/// opaque to the planner, and copied with memcpy (no pointers inside them).
+typedef struct tpProblem {
+    void *ctx;          /* owned by the caller */
+    size_t state_bytes; /* size of one state blob x (bodies + tactic state + time) */
+    int action_dim;     /* doubles per action a (0 allowed) */
+    int sample_dim;     /* dims of a sample y from SampleRandomState (0 = no sampling space) */
+    int key_dim;        /* dims of a node's nearest-neighbour key (BK-RRT); 0 = RRT unavailable */
+    bool key_is_euclidean; /* distance(key, y) is Euclidean over the first key_dim dims of y:
+                              allows a spatial index for NN (exact fallback otherwise) */
+
+    /// Writes x_init.
+    void (*initial_state)(void *ctx, void *x);
+    /// SampleRandomState(Y): writes sample_dim doubles to y. NULL: y is all zeros.
+    void (*sample)(void *ctx, tpRng *rng, double *y);
+    /// Projects a state onto its NN key (key_dim doubles). Called once per node and cached.
+    void (*key)(void *ctx, const void *x, double *key);
+    /// Distance from a node (given by its cached key) to a sample y. Need not be symmetric or
+    /// metric. NULL with key_is_euclidean: plain Euclidean distance.
+    double (*distance)(void *ctx, const double *key, const double *y);
+    /// The Tactics half of one iteration (Algorithm 2, the loop over tactics): reads x and y,
+    /// writes the non-physical part of xnew (tactic indices, skill variables, busy flags) and
+    /// the action (zero-filled by the planner before the call). Returns TP_CB_TRUE when every
+    /// active skill reports busy (b_and), TP_CB_FALSE otherwise, TP_CB_ERROR on failure.
+    int (*control)(void *ctx, const void *x, const double *y, tpRng *rng, void *xnew, double *action);
+    /// The physics half: Sim(x, a, dt). Writes the physical part of xnew (bodies and time).
+    /// Must be a pure function of (x, action). Returns TP_CB_ERROR on failure, else TP_CB_TRUE.
+    int (*simulate)(void *ctx, const void *x, const double *action, void *xnew);
+    /// x in X_valid? NULL: every state is valid. Called right after simulate on every new node.
+    int (*valid)(void *ctx, const void *x);
+    /// x in X_goal? Required.
+    int (*goal)(void *ctx, const void *x);
+    /// Quality of a non-goal node for the approximate answer: lower is better. NULL: the
+    /// deepest node is returned.
+    double (*quality)(void *ctx, const void *x);
+    /// Cost of a solution (many-worlds selection): lower is better. `path` lists node indices
+    /// root..goal (len entries). NULL: number of steps (len - 1). Returns NAN on error.
+    double (*solution_cost)(void *ctx, const tpTree *tree, const int32_t *path, int len);
+} tpProblem;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Search tree                                                                                 */
+
+/// Node flags.
+enum {
+    TP_NODE_BUSY = 1u << 0, /* b_and: every active skill was busy; never selected for expansion */
+    TP_NODE_GOAL = 1u << 1, /* in X_goal; closed (not expanded again) */
+};
+
+/// One tree node. States, actions and keys live in chunked side arenas indexed the same way.
+typedef struct tpNode {
+    int32_t parent;    /* index of the parent, -1 for the root */
+    int32_t depth;     /* steps from the root (the root has depth 0) */
+    int32_t nchildren; /* number of children */
+    int32_t slot;      /* planner-internal: index in its selection array, -1 if none */
+    uint32_t flags;    /* TP_NODE_* */
+} tpNode;
+
+/// Number of nodes in the tree.
+int32_t tpTree_Count(const tpTree *tree);
+/// Node i (0 <= i < count). The pointer is valid until the tree grows.
+const tpNode *tpTree_Node(const tpTree *tree, int32_t i);
+/// State blob of node i (state_bytes long). Valid until the tree is destroyed (chunks never move).
+const void *tpTree_State(const tpTree *tree, int32_t i);
+/// Action that produced node i from its parent (action_dim doubles; zeros for the root).
+const double *tpTree_Action(const tpTree *tree, int32_t i);
+/// Writes the indices root..leaf into out (capacity cap) and returns the path length
+/// (depth + 1). If cap is too small nothing is written and the needed length is returned.
+int tpTree_Path(const tpTree *tree, int32_t leaf, int32_t *out, int cap);
+/// Bytes of heap memory held by the tree (nodes, states, actions, keys, selection arrays).
+size_t tpTree_MemoryBytes(const tpTree *tree);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Planner                                                                                     */
+
+typedef enum { TP_PLANNER_BGT = 0, TP_PLANNER_RRT = 1 } tpPlannerKind;
+
+/// Progress report for long runs (called from inside tpPlanner_Run).
+typedef struct tpPlanStats tpPlanStats;
+typedef void (*tpProgressFn)(void *user, const tpPlanStats *stats);
+
+/// Planner definition. Get defaults from tpDefaultPlannerDef(); tpCreatePlanner copies it.
+typedef struct tpPlannerDef {
+    tpPlannerKind kind;     /* BK-BGT (default) or BK-RRT */
+    double mu;              /* BGT: target AvgLeafDepth / AvgBranchingFactor; > 0. Default 1000 */
+    int64_t max_iters;      /* z: maximum iterations; > 0. Default 50000 */
+    double time_limit;      /* seconds of wall time; 0 = no limit. Default 0 */
+    int solutions;          /* K: keep planning until K solutions (many-worlds). Default 1 */
+    uint32_t seed;          /* seeds the run's MT19937 (init_genrand). Default 1 */
+    tpProgressFn progress;  /* may be NULL */
+    void *progress_user;    /* passed to progress */
+    double progress_interval; /* seconds between progress calls. Default 0.25 */
+} tpPlannerDef;
+
+/// Default planner definition (see field comments).
+tpPlannerDef tpDefaultPlannerDef(void);
+
+typedef enum {
+    TP_PLAN_SOLVED = 0,      /* at least one goal node found */
+    TP_PLAN_APPROXIMATE = 1, /* no goal node within the limits: best node by quality */
+    TP_PLAN_ERROR = 2,       /* a callback failed (see the problem's own error message) */
+} tpPlanStatus;
+
+/// Statistics of one run. Times are wall-clock seconds (the breakdown of the paper's Fig. 13).
+struct tpPlanStats {
+    int64_t iterations;  /* loop iterations executed */
+    int64_t nodes;       /* nodes in the tree (including the root) */
+    int64_t rejected;    /* new states outside X_valid (not added) */
+    int solutions;       /* goal nodes found */
+    double t_select;     /* node selection (NN / BGT selection, sampling y) */
+    double t_tactics;    /* control(): tactics and skills */
+    double t_physics;    /* simulate(): the physics engine */
+    double t_check;      /* valid(), goal(), key() on new nodes */
+    double t_total;      /* the whole run */
+    double elapsed;      /* seconds since the start (for progress reports) */
+};
+
+/// Result of a run; arrays are owned by the planner and valid until it is destroyed.
+typedef struct tpPlanResult {
+    tpPlanStatus status;
+    int32_t best;            /* selected solution leaf, or best approximate node */
+    int nsolutions;          /* goal leaves found, in the order found */
+    const int32_t *solutions;
+    const double *costs;     /* cost of each solution (solution_cost or steps) */
+    int best_solution;       /* index into solutions of the selected one, -1 if none */
+    tpPlanStats stats;
+} tpPlanResult;
+
+typedef struct tpPlanner tpPlanner;
+
+/// Creates a planner for `problem` (copied; problem->ctx must outlive the planner). Returns
+/// NULL and writes a message to err when the definition is invalid (mu <= 0, max_iters <= 0,
+/// RRT requested with key_dim == 0, missing goal/control/simulate callbacks).
+tpPlanner *tpCreatePlanner(const tpPlannerDef *def, const tpProblem *problem, char *err, size_t errlen);
+/// Runs the search (Algorithm 2 with the selection of Sec. 5 / Algorithm 3). Call once.
+tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result);
+/// The search tree (valid until the planner is destroyed).
+const tpTree *tpPlanner_Tree(const tpPlanner *planner);
+/// Frees the planner, its tree and result arrays. NULL is allowed.
+void tpDestroyPlanner(tpPlanner *planner);
+
+/// BGT node-selection rule on its own (Algorithm 3), exposed for tests: returns true when a
+/// random non-leaf should be chosen, i.e. AvgLeafDepth / AvgBranchingFactor > mu.
+bool tpBgt_ChooseNonLeaf(double avg_leaf_depth, double avg_branching, double mu);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,193 @@
+/* tplan physics: an ODE world built from a scene description, with a pure Sim(x, a, Δt).
+ *
+ * This is the only module that includes <ode/ode.h>; no ODE type appears here.
+ * Sim purity (see docs/architecture.md and the guide): every step restores the full state
+ * x first, generates contacts in a canonical order, resets ODE's random seed, and never uses
+ * auto-disable. A chain of tpWorld_Step calls is therefore bit-identical however many
+ * unrelated steps happen in between. */
+#ifndef TP_PHYSICS_H
+#define TP_PHYSICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TP_NAME_MAX 64
+
+/// Rigid-body classes of the paper (Sec. 3.1, Fig. 2).
+typedef enum {
+    TP_BODY_STATIC = 0,  /* never moves: ground, walls (a geom without an ODE body) */
+    TP_BODY_PASSIVE = 1, /* moves only through contacts and gravity */
+    TP_BODY_ACTIVE = 2,  /* actively controlled by the planner (receives forces/torques) */
+    TP_BODY_FOREIGN = 3, /* controlled outside the planner: predictable motion or a deterministic tactic */
+} tpBodyClass;
+
+typedef enum { TP_SHAPE_BOX = 0, TP_SHAPE_SPHERE, TP_SHAPE_CYLINDER, TP_SHAPE_CAPSULE, TP_SHAPE_PLANE } tpShapeKind;
+
+/// Motion of a foreign body.
+typedef enum {
+    TP_MOTION_TACTIC = 0,  /* dynamic body driven by a deterministic tactic (forces, like active) */
+    TP_MOTION_ROTATE,      /* kinematic: spins about `axis` through its initial position at `rate` rad/s */
+    TP_MOTION_LINEAR,      /* kinematic: p(t) = p0 + vel * t */
+    TP_MOTION_OSCILLATE,   /* kinematic: p(t) = p0 + amplitude * sin(2π t / period + phase) */
+} tpMotionKind;
+
+/// Predictable motion of a kinematic foreign body; the pose is a function of time only.
+typedef struct tpMotionDef {
+    tpMotionKind kind;
+    double axis[3];      /* ROTATE: unit axis (default z) */
+    double rate;         /* ROTATE: rad/s */
+    double phase;        /* ROTATE: initial angle (rad); OSCILLATE: phase (rad) */
+    double vel[3];       /* LINEAR: m/s */
+    double amplitude[3]; /* OSCILLATE: m */
+    double period;       /* OSCILLATE: s (> 0) */
+} tpMotionDef;
+
+/// Surface material. Pair properties: friction = sqrt(f1*f2), restitution = max(e1, e2),
+/// rolling friction = max(r1, r2), unless a tpContactDef overrides the pair.
+typedef struct tpMaterialDef {
+    char name[TP_NAME_MAX];
+    double friction;         /* Coulomb μ (>= 0); dInfinity not allowed */
+    double restitution;      /* bounce coefficient in [0, 1] */
+    double rolling_friction; /* ODE rolling-friction coefficient rho (>= 0, m) */
+    double bounce_velocity;  /* minimum incoming speed for a bounce (m/s, >= 0) */
+} tpMaterialDef;
+
+/// Explicit properties for a pair of materials (overrides the mixing rule).
+typedef struct tpContactDef {
+    int material_a, material_b; /* indices into tpSceneDef.materials */
+    double friction, restitution, rolling_friction, bounce_velocity;
+} tpContactDef;
+
+/// One body of the scene. Get defaults from tpDefaultBodyDef().
+typedef struct tpBodyDef {
+    char name[TP_NAME_MAX];  /* unique, non-empty */
+    tpBodyClass cls;
+    tpShapeKind shape;
+    double size[3];     /* box: full extents x,y,z (m); sphere: radius in [0]; cylinder and capsule:
+                           radius in [0], length in [1] (along local z) */
+    double plane[4];    /* plane only: a,b,c,d with a*x+b*y+c*z = d (normal need not be unit) */
+    double mass;        /* kg, > 0 for non-static bodies (ignored for static/kinematic) */
+    double pos[3];      /* initial position (m, world) */
+    double quat[4];     /* initial orientation (w,x,y,z), normalised on creation */
+    double vel[3];      /* initial linear velocity (m/s) */
+    double angvel[3];   /* initial angular velocity (rad/s) */
+    int material;       /* index into tpSceneDef.materials; default 0 */
+    float color[4];     /* RGBA for viewers */
+    double max_force;   /* controlled bodies: |F| limit (N); 0 = unlimited */
+    double max_torque;  /* controlled bodies: |τ| limit (N·m); 0 = unlimited */
+    bool planar_force;  /* controlled bodies: force restricted to the xy plane, torque to z */
+    double linear_damping;  /* ODE per-body damping (0 = none) */
+    double angular_damping;
+    tpMotionDef motion; /* foreign bodies only */
+} tpBodyDef;
+
+typedef enum { TP_SOLVER_STEP = 0, TP_SOLVER_QUICKSTEP = 1 } tpSolverKind;
+
+/// Scene definition. tpCreateWorld copies everything; the arrays stay owned by the caller.
+typedef struct tpSceneDef {
+    double gravity[3];     /* m/s², default (0, 0, -9.81) */
+    double dt;             /* Δt in s, > 0, default 1/60 */
+    tpSolverKind solver;   /* default TP_SOLVER_STEP (dWorldStep) */
+    int quickstep_iters;   /* default 20 */
+    double erp, cfm;       /* ODE error reduction / constraint force mixing; defaults 0.2, 1e-5 */
+    int max_contacts;      /* per geom pair, default 8 */
+    int nmaterials;
+    const tpMaterialDef *materials; /* at least one */
+    int ncontacts;
+    const tpContactDef *contacts;
+    int nbodies;
+    const tpBodyDef *bodies;
+} tpSceneDef;
+
+/// Defaults (see field comments). materials/bodies are NULL: the caller fills them.
+tpSceneDef tpDefaultSceneDef(void);
+/// A passive unit box, identity orientation, white, material 0.
+tpBodyDef tpDefaultBodyDef(void);
+/// friction 0.5, restitution 0, rolling friction 0, bounce velocity 0.01.
+tpMaterialDef tpDefaultMaterialDef(void);
+
+/// State of one moving body. Plain value type; 13 doubles, the order used in recordings.
+typedef struct tpBodyState {
+    double pos[3];    /* m, world frame */
+    double quat[4];   /* w,x,y,z */
+    double vel[3];    /* m/s */
+    double angvel[3]; /* rad/s, world frame */
+} tpBodyState;
+
+/// A contact pair touched during the last step (between body indices a < b; -1 never appears).
+typedef struct tpContactInfo {
+    int a, b;        /* body indices, a < b */
+    double pos[3];   /* first contact point (m) */
+    double depth;    /* penetration (m) */
+} tpContactInfo;
+
+typedef struct tpWorld tpWorld;
+
+/// Builds the ODE world. Returns NULL and writes a message naming the body and field to err on
+/// an invalid definition (non-positive mass or dt, bad size, duplicate name, bad material index...).
+tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen);
+/// Destroys the world. NULL is allowed.
+void tpDestroyWorld(tpWorld *world);
+
+/// Number of bodies (all classes), in definition order.
+int tpWorld_BodyCount(const tpWorld *world);
+/// The (copied) definition of body i.
+const tpBodyDef *tpWorld_Body(const tpWorld *world, int i);
+/// Body index by name, -1 if none.
+int tpWorld_FindBody(const tpWorld *world, const char *name);
+/// The (copied) scene definition; its arrays point into the world's copies.
+const tpSceneDef *tpWorld_Def(const tpWorld *world);
+
+/// Number of state slots: bodies whose state is stored in x (passive, active and
+/// tactic-driven foreign bodies). Static and kinematic bodies are functions of time.
+int tpWorld_StateCount(const tpWorld *world);
+/// State slot of body i, or -1 if its pose is a function of time.
+int tpWorld_StateSlot(const tpWorld *world, int body);
+/// Number of controlled bodies (active + tactic-driven foreign); an action has 6 doubles each.
+int tpWorld_ControlCount(const tpWorld *world);
+/// Control slot of body i (its force is action[6*slot..+2], torque action[6*slot+3..+5]), or -1.
+int tpWorld_ControlSlot(const tpWorld *world, int body);
+/// Body index of control slot k.
+int tpWorld_ControlBody(const tpWorld *world, int slot);
+/// Body index of state slot k.
+int tpWorld_StateBody(const tpWorld *world, int slot);
+
+/// Writes the initial state: StateCount() entries.
+void tpWorld_InitialState(const tpWorld *world, tpBodyState *x);
+/// Pose and velocity of any body at time t given the stored states x (static: its definition;
+/// kinematic: its motion at t; otherwise x[slot]).
+void tpWorld_BodyState(const tpWorld *world, const tpBodyState *x, double t, int body, tpBodyState *out);
+
+/// Clamps an action to the controlled bodies' limits (max_force, max_torque, planar_force).
+void tpWorld_ClampAction(const tpWorld *world, double *action);
+
+/// Sim(x, a, Δt): restores x (states at time t), applies action (6 doubles per control slot,
+/// world frame; clamped first), steps once, and writes the new states to xnew (may equal x).
+/// Pure: the result depends only on (x, t, action).
+void tpWorld_Step(tpWorld *world, const tpBodyState *x, double t, const double *action, tpBodyState *xnew);
+
+/// Contacts generated by the last tpWorld_Step (one entry per touching body pair, sorted).
+int tpWorld_ContactCount(const tpWorld *world);
+const tpContactInfo *tpWorld_Contacts(const tpWorld *world);
+
+/// Snapshot of the whole simulation state (time + all stored body states): size in bytes.
+size_t tpWorld_SnapshotSize(const tpWorld *world);
+/// Writes the live ODE world's state (as left by the last step or restore) into buf.
+void tpWorld_Snapshot(const tpWorld *world, void *buf);
+/// Restores the live ODE world from a snapshot. Legal only between steps.
+void tpWorld_Restore(tpWorld *world, const void *buf);
+/// Steps the live world once (no restore first) with the given action: the "continue" mode
+/// used by tests to show why Sim restores. Reads results with tpWorld_Snapshot.
+void tpWorld_StepLive(tpWorld *world, const double *action);
+/// Time of the live world (s).
+double tpWorld_Time(const tpWorld *world);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
