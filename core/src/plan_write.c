@@ -1,0 +1,2 @@
+/* placeholder until implemented */
+typedef int tp_placeholder_plan_write;
