@@ -1,0 +1,149 @@
+/* tplan skills: sampling distributions and the C skill primitives (Sec. 4, Fig. 4).
+ *
+ * A Skill s = <C, D, f>: C are the constant fields of tpSkillDef (gains, limits, bodies),
+ * D its tpDist fields, and f is tpSkill_Run. f reads the world state x, may use the RRT sample
+ * y (on the first call after the tactic selected it: "fresh", V = {y}), keeps its variables in
+ * V between calls, adds its control to the action a, and reports busy while it executes a
+ * deterministic segment (the planner then continues that branch greedily). */
+#ifndef TP_SKILLS_H
+#define TP_SKILLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tp/physics.h"
+#include "tp/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TP_SKILL_VARS 16       /* doubles of skill variables V per tactic */
+#define TP_DIST_MAX_CHOICES 16 /* entries of a discrete-choice distribution */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Distributions D                                                                             */
+
+typedef enum {
+    TP_DIST_UNSET = 0, /* not given: the skill uses its documented default */
+    TP_DIST_CONST,     /* always a */
+    TP_DIST_UNIFORM,   /* per component uniform in [a, b) (boxes, intervals, angle ranges) */
+    TP_DIST_NORMAL,    /* per component normal, mean a, standard deviation b */
+    TP_DIST_CHOICE,    /* one of `choices` (dim values each) with relative `weights` */
+    TP_DIST_DISC,      /* 2D point uniform by area in the annulus centre a[0..1], radii b[0] <= r <= b[1] */
+    TP_DIST_SAMPLE,    /* the RRT sample: y[offset .. offset+dim) (0 if y is shorter) */
+} tpDistKind;
+
+/// A sampling distribution over scalars (dim 1) or 2D/3D points (dim 2, 3). Plain value type.
+typedef struct tpDist {
+    tpDistKind kind;
+    int dim;       /* 1..3 */
+    double a[3];   /* CONST value, UNIFORM lower bound, NORMAL mean, DISC centre */
+    double b[3];   /* UNIFORM upper bound, NORMAL sd, DISC radii (b[0] inner, b[1] outer) */
+    int offset;    /* SAMPLE: first index into y */
+    int nchoices;  /* CHOICE */
+    double choices[TP_DIST_MAX_CHOICES * 3]; /* CHOICE values, dim per entry */
+    double weights[TP_DIST_MAX_CHOICES];     /* CHOICE weights (>= 0, sum > 0) */
+} tpDist;
+
+/// Constant distribution helpers (dim 1).
+tpDist tpDist_Const(double v);
+tpDist tpDist_Uniform(double lo, double hi);
+/// Checks a distribution; false with a message naming `field` on bad parameters.
+bool tpDist_Validate(const tpDist *d, const char *field, char *err, size_t errlen);
+/// Draws one value (d->dim doubles) into out. `y` (ydim doubles) feeds TP_DIST_SAMPLE; may be NULL.
+void tpDist_Sample(const tpDist *d, tpRng *rng, const double *y, int ydim, double *out);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Skills                                                                                      */
+
+typedef enum {
+    TP_SKILL_WAIT = 0, /* hold still for a sampled `duration` */
+    TP_SKILL_DRIVE_TO, /* drive to a sampled `point` (and `heading`), PD-controlled within limits */
+    TP_SKILL_TURN_TO,  /* turn in place to a sampled `heading` */
+    TP_SKILL_KICK,     /* approach `target` body from behind, strike it toward `point` at `speed` */
+    TP_SKILL_PUSH,     /* dribble: keep pushing `target` body toward `point` at `speed` */
+    TP_SKILL_IMPULSE,  /* apply a sampled `force` (vector) for a sampled `duration` once */
+    TP_SKILL_SPIN,     /* after the body is hit (speed > trigger_speed), a small sampled force
+                          (`force`, magnitude) toward `point` for `duration`: a perturbation */
+    TP_SKILL_BRAKE,    /* hold: oppose the body's motion until it rests (or `duration` passes) */
+    TP_SKILL_RANDOM,   /* kinodynamic-RRT extend: random force toward y (or random direction),
+                          held for a sampled `duration` */
+    TP_SKILL_CUSTOM,   /* f supplied by the host (e.g. a Lua function), called every step */
+    TP_SKILL_KIND_COUNT
+} tpSkillKind;
+
+/// Frame in which sampled points are interpreted.
+typedef enum {
+    TP_FRAME_WORLD = 0, /* absolute world coordinates */
+    TP_FRAME_TARGET,    /* offset from the `target` body's position (world axes) at skill start */
+    TP_FRAME_BODY,      /* offset from the controlled body's position (world axes) at skill start */
+} tpFrame;
+
+typedef struct tpSkillCall tpSkillCall;
+
+/// Host-supplied f for TP_SKILL_CUSTOM: same contract as tpSkill_Run.
+typedef int (*tpSkillFn)(void *user, int skill_id, tpSkillCall *call);
+
+/// A skill definition: constants C and distributions D. Get defaults with tpDefaultSkillDef.
+typedef struct tpSkillDef {
+    char name[TP_NAME_MAX]; /* unique within its tactic */
+    tpSkillKind kind;
+    int body;           /* controlled body index (must have a control slot, except WAIT/CUSTOM) */
+    int target;         /* other body (kick/push ball, TP_FRAME_TARGET origin), -1 = none */
+    tpFrame frame;      /* frame of `point` */
+    tpDist duration;    /* s */
+    tpDist point;       /* m, dim 2 or 3: where to drive / where to send the target */
+    tpDist heading;     /* rad, yaw about +z */
+    tpDist speed;       /* m/s: kick/push speed of the target; drive cruise speed */
+    tpDist force;       /* N: IMPULSE vector (dim 3), SPIN / RANDOM magnitude (dim 1) */
+    double max_speed;   /* m/s, cap on the body's commanded speed (default 1.5) */
+    double max_yaw_rate;/* rad/s (default 6) */
+    double kp;          /* 1/s: position gain, commanded velocity = kp * error (default 4) */
+    double kv;          /* 1/s: velocity gain, force = mass * kv * (v_cmd - v) (default 12) */
+    double kyaw;        /* 1/s: yaw gain (default 6) */
+    double kyaw_rate;   /* 1/s: yaw-rate gain (default 10) */
+    double tolerance;   /* m: done when within it (default 0.02) */
+    double angle_tolerance; /* rad (default 0.08) */
+    double timeout;     /* s: longest busy segment, 0 = the kind's default (drive 6, kick 6, push 8) */
+    double approach;    /* m: kick/push stand-off behind the target (default 0.2) */
+    double transfer;    /* kick: target speed per striking speed, 0 = 1 + restitution of the pair */
+    double trigger_speed; /* m/s: SPIN starts once the body moves faster (default 0.05) */
+    tpSkillFn fn;       /* CUSTOM only */
+    void *user;         /* CUSTOM only: passed to fn */
+    int id;             /* CUSTOM only: passed to fn */
+} tpSkillDef;
+
+/// Defaults for `kind` (see field comments); body = target = -1, distributions unset.
+tpSkillDef tpDefaultSkillDef(tpSkillKind kind);
+/// Name of a kind ("wait", "drive_to", ...), and the reverse lookup (-1 if unknown).
+const char *tpSkillKind_Name(tpSkillKind kind);
+int tpSkillKind_FromName(const char *name);
+/// Checks a skill against a world: bodies exist and are controllable, distributions are valid.
+bool tpSkill_Validate(const tpSkillDef *skill, const tpWorld *world, char *err, size_t errlen);
+
+/// Everything f sees and produces in one call.
+struct tpSkillCall {
+    const tpWorld *world;
+    const tpBodyState *x; /* stored body states (tpWorld_StateSlot order) of the source node */
+    double t;             /* s, time of x */
+    double dt;            /* s */
+    const double *y;      /* RRT sample (ydim doubles), may be NULL */
+    int ydim;
+    tpRng *rng;           /* the run's generator (sampling happens only when fresh) */
+    bool fresh;           /* first call since G selected this skill: V holds zeros */
+    double *V;            /* TP_SKILL_VARS doubles, persisted while busy */
+    double *action;       /* full action vector (6 doubles per control slot): add to it */
+};
+
+/// f(C, D, V, x, a) -> (a', V', b): returns 1 while busy, 0 when this step ends the skill's
+/// deterministic segment, -1 on error (CUSTOM only).
+int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call);
+
+/// Yaw (rad, about +z) of a quaternion (w,x,y,z).
+double tpQuat_Yaw(const double q[4]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,213 @@
+/* tplan tactics: Tactics <S, Π, σ_init>, the transition function G (Algorithm 1), goal and
+ * validity conditions, and tpDomain: the planning problem that the core planner runs
+ * (state layout, control = tactics + skills, simulate = physics, recording and replay). */
+#ifndef TP_TACTICS_H
+#define TP_TACTICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp/plan.h"
+#include "tp/planner.h"
+#include "tp/physics.h"
+#include "tp/skills.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TP_MAX_SAMPLE_DIMS 8
+
+/* ------------------------------------------------------------------------------------------ */
+/* Transition function G                                                                       */
+
+/// Algorithm 1: given the k transition probabilities Π(σ, j, x) for j = 0..k-1 (all >= 0),
+/// draws rndVal in [0, max(1, probSum)) and returns the first j whose running sum exceeds it,
+/// or σ (stay) when none does or probSum == 0.
+int tpTactic_G(const double *probs, int k, int sigma, tpRng *rng);
+
+/// A read-only view of a planning state handed to host callbacks (Lua).
+typedef struct tpStateView {
+    const tpWorld *world;
+    const tpBodyState *bodies; /* stored states (tpWorld_StateSlot order) */
+    double t;                  /* s */
+} tpStateView;
+
+/// Dynamic Π row: writes probs[0..k-1] = Π(sigma, j, x). Returns 0, or -1 on error (the host
+/// keeps its message; see tpDomain_Error).
+typedef int (*tpPiFn)(void *user, int tactic, int sigma, const tpStateView *x, double *probs);
+
+/// Tactic definition. tpCreateDomain deep-copies it.
+typedef struct tpTacticDef {
+    char name[TP_NAME_MAX];
+    int body;                /* body the tactic drives (informational; skills name their bodies) */
+    bool foreign;            /* a deterministic prediction model for a foreign body: its busy flag
+                                does not count toward b_and (it never marks a decision point) */
+    int nskills;             /* k >= 1 */
+    const tpSkillDef *skills;
+    const double *pi;        /* k*k row-major Π(σ, σ') constants; NULL if pi_fn covers all rows */
+    const bool *pi_dynamic;  /* k flags: row σ comes from pi_fn (NULL: none) */
+    tpPiFn pi_fn;
+    void *pi_user;
+    int initial;             /* σ_init */
+} tpTacticDef;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Conditions: X_goal and X_valid as data, evaluated in C on every new node                    */
+
+typedef enum {
+    TP_COND_TRUE = 0,
+    TP_COND_IN_CIRCLE,   /* body's xy within `radius` of centre xy */
+    TP_COND_IN_SPHERE,   /* body's xyz within `radius` of centre */
+    TP_COND_IN_BOX,      /* lo <= body position <= hi (per axis) */
+    TP_COND_SPEED_BELOW, /* |linear velocity| < value */
+    TP_COND_SPEED_ABOVE, /* |linear velocity| > value */
+    TP_COND_NEAR,        /* distance between body and other centres < value */
+    TP_COND_TOUCHING,    /* body and other touched in the last step (contact pair) */
+    TP_COND_MOVED,       /* body's position differs from its initial one by more than value, or its
+                            speed exceeds value (m, m/s) */
+    TP_COND_AND,
+    TP_COND_OR,
+    TP_COND_NOT,
+    TP_COND_CALLBACK,    /* host function */
+} tpCondKind;
+
+typedef int (*tpCondFn)(void *user, int id, const tpStateView *x); /* 1 true, 0 false, -1 error */
+
+/// A condition tree node. Built with tpCreateCond; a parent owns its children.
+typedef struct tpCond {
+    tpCondKind kind;
+    int body, other;     /* body indices (-1 unused) */
+    double center[3];    /* m */
+    double radius;       /* m */
+    double lo[3], hi[3]; /* m */
+    double value;        /* m/s or m (see kinds) */
+    int nchildren;
+    struct tpCond **children;
+    tpCondFn fn;
+    void *user;
+    int id;
+} tpCond;
+
+/// Allocates a zeroed condition of the given kind (body = other = -1).
+tpCond *tpCreateCond(tpCondKind kind);
+/// Appends child to an AND/OR/NOT node (takes ownership). Returns false on allocation failure.
+bool tpCond_Add(tpCond *parent, tpCond *child);
+/// Frees a condition tree. NULL is allowed.
+void tpDestroyCond(tpCond *cond);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Metrics                                                                                     */
+
+typedef enum {
+    TP_METRIC_DEFAULT = 0, /* quality: deepest node; solution: number of steps */
+    TP_METRIC_DISTANCE,    /* distance of `body` to `point` at the node (quality) or at the end */
+    TP_METRIC_STEPS,       /* number of steps */
+    TP_METRIC_EFFORT,      /* sum over steps of |force| * dt of the controlled bodies listed in
+                              `bodies` (all controlled bodies when nbodies == 0), N·s */
+    TP_METRIC_CALLBACK,    /* host function */
+} tpMetricKind;
+
+/// Host metric: states root..end (len entries) and the actions that produced them (actions[0] is
+/// the root's zero action). Returns the cost (lower is better) or NaN on error.
+typedef double (*tpMetricFn)(void *user, int id, const tpStateView *states, const double *const *actions, int len);
+
+typedef struct tpMetricDef {
+    tpMetricKind kind;
+    int body;          /* DISTANCE */
+    double point[3];   /* DISTANCE: m */
+    bool planar;       /* DISTANCE: ignore z */
+    int nbodies;       /* EFFORT */
+    int bodies[16];    /* EFFORT: body indices */
+    tpMetricFn fn;     /* CALLBACK */
+    void *user;
+    int id;
+} tpMetricDef;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Sampling space Y and the BK-RRT distance                                                    */
+
+typedef enum {
+    TP_DISTANCE_MIN_TIME = 0, /* the paper's estimate: minimal time for `body` to reach y[0..1]
+                                 (and heading y[2] if sample_dim >= 3) under max_accel / max_angaccel */
+    TP_DISTANCE_EUCLIDEAN,    /* |pos(body) - y| over the first min(sample_dim, 3) dims */
+} tpDistanceKind;
+
+typedef struct tpSamplingDef {
+    int ndists;                     /* y is the concatenation of these (sample_dim = sum of dims) */
+    tpDist dists[4];                /* e.g. a 2D box over the field, then a heading */
+    tpDistanceKind distance;
+    int body;                       /* body whose state is compared with y; -1: first controlled */
+    double max_accel;               /* m/s², 0: max_force / mass of that body */
+    double max_angaccel;            /* rad/s², 0: derived from max_torque and the inertia about z */
+} tpSamplingDef;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Domain = the planning problem                                                               */
+
+/// Domain definition. tpCreateDomain copies it, deep-copies tactics and skills, and takes
+/// ownership of the goal and valid condition trees (also when it fails).
+typedef struct tpDomainDef {
+    char name[TP_NAME_MAX];
+    char description[256];
+    tpSceneDef scene;
+    int ntactics;
+    const tpTacticDef *tactics;
+    tpCond *goal;            /* required */
+    tpCond *valid;           /* NULL: X_valid = X */
+    tpSamplingDef sampling;
+    tpMetricDef quality;     /* approximate answer */
+    tpMetricDef solution;    /* many-worlds selection */
+    tpPlannerDef planner;    /* the domain's planner defaults (the command line overrides them) */
+} tpDomainDef;
+
+/// Zeroed definition with default scene, sampling, metrics and planner.
+tpDomainDef tpDefaultDomainDef(void);
+
+/// One tactic's part of a planning state.
+typedef struct tpTacticState {
+    int32_t sigma;   /* active skill index σ */
+    uint8_t busy;    /* b_i */
+    uint8_t pad[3];
+    double V[TP_SKILL_VARS];
+} tpTacticState;
+
+typedef struct tpDomain tpDomain;
+
+/// Builds the world and the problem. NULL with a message naming the field on invalid input.
+tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen);
+/// NULL is allowed.
+void tpDestroyDomain(tpDomain *domain);
+
+const tpWorld *tpDomain_World(const tpDomain *domain);
+const tpDomainDef *tpDomain_Def(const tpDomain *domain);
+/// The problem the core planner runs (ctx = domain; valid while the domain lives).
+tpProblem tpDomain_Problem(tpDomain *domain);
+/// Message left by the last failing host callback ("" if none).
+const char *tpDomain_Error(const tpDomain *domain);
+/// Stores a host callback's error message (used by the Lua layer).
+void tpDomain_SetError(tpDomain *domain, const char *msg);
+
+/// State blob accessors (x is state_bytes long).
+double tpState_Time(const void *x);
+const tpBodyState *tpState_Bodies(const void *x);
+const tpTacticState *tpState_Tactic(const tpDomain *domain, const void *x, int tactic);
+
+/// Fills a plan record (metadata, all solution worlds or the approximate path, stats) from a
+/// finished run. `rec` must be zeroed; strings are copied. Returns false on allocation failure.
+bool tpDomain_Record(const tpDomain *domain, const tpTree *tree, const tpPlanResult *result,
+                     const tpPlannerDef *planner, tpPlanRecord *rec, char *err, size_t errlen);
+
+/// Replays world w of a plan: restores the recorded initial state, applies the recorded controls
+/// step by step through Sim, and compares every moving body's state bit for bit. Returns -1 when
+/// everything matches, otherwise the first differing step (>= 0) with a description in err.
+/// -2 if the recording does not fit the domain (body names / counts differ).
+int tpDomain_Replay(tpDomain *domain, const tpPlanRecord *rec, int w, char *err, size_t errlen);
+/// Evaluates X_goal on a bare body-state array at time t (for replay's final check): 1, 0 or -1.
+int tpDomain_GoalHolds(tpDomain *domain, const tpBodyState *bodies, double t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
