@@ -1,0 +1,180 @@
+/* Controller helpers for the skill primitives: a planar PD drive controller within the body's
+ * force, torque and speed limits. Units: m, s, kg, N, rad. */
+#include <math.h>
+#include <string.h>
+
+#include "skill_internal.h"
+#include "tp/base.h"
+
+/* Stand-in acceleration bound for bodies declared without a force limit (m/s²). */
+#define TP_UNLIMITED_ACCEL 10.0
+
+double tpCtl_WrapAngle(double a)
+{
+    a = fmod(a + TP_PI, 2.0 * TP_PI);
+    if (a <= 0) {
+        a += 2.0 * TP_PI;
+    }
+    return a - TP_PI;
+}
+
+double tpQuat_Yaw(const double q[4])
+{
+    return atan2(2.0 * (q[0] * q[3] + q[1] * q[2]), 1.0 - 2.0 * (q[2] * q[2] + q[3] * q[3]));
+}
+
+double tpCtl_Radius(const tpWorld *world, int body)
+{
+    const tpBodyDef *d = tpWorld_Body(world, body);
+    switch (d->shape) {
+    case TP_SHAPE_BOX:
+        return 0.5 * sqrt(d->size[0] * d->size[0] + d->size[1] * d->size[1]);
+    case TP_SHAPE_SPHERE:
+    case TP_SHAPE_CYLINDER:
+    case TP_SHAPE_CAPSULE:
+        return d->size[0];
+    default:
+        return 0.0;
+    }
+}
+
+static double inertia_z(const tpBodyDef *d)
+{
+    switch (d->shape) {
+    case TP_SHAPE_BOX:
+        return d->mass * (d->size[0] * d->size[0] + d->size[1] * d->size[1]) / 12.0;
+    case TP_SHAPE_SPHERE:
+        return 0.4 * d->mass * d->size[0] * d->size[0];
+    case TP_SHAPE_CYLINDER:
+    case TP_SHAPE_CAPSULE:
+        return 0.5 * d->mass * d->size[0] * d->size[0];
+    default:
+        return d->mass;
+    }
+}
+
+bool tpCtl_Load(const tpSkillCall *call, int body, tpCtlBody *cb)
+{
+    memset(cb, 0, sizeof *cb);
+    if (body < 0) {
+        return false;
+    }
+    const tpBodyDef *d = tpWorld_Body(call->world, body);
+    cb->body = body;
+    cb->slot = tpWorld_ControlSlot(call->world, body);
+    tpWorld_BodyState(call->world, call->x, call->t, body, &cb->s);
+    cb->mass = d->mass > 0 ? d->mass : 1.0;
+    cb->izz = inertia_z(d);
+    if (!(cb->izz > 0)) {
+        cb->izz = cb->mass;
+    }
+    cb->max_force = d->max_force > 0 ? d->max_force : cb->mass * TP_UNLIMITED_ACCEL;
+    cb->max_torque = d->max_torque > 0 ? d->max_torque : cb->izz * 50.0;
+    cb->max_accel = cb->max_force / cb->mass;
+    cb->yaw = tpQuat_Yaw(cb->s.quat);
+    cb->yaw_period = (d->shape == TP_SHAPE_BOX && fabs(d->size[0] - d->size[1]) < 1e-9) ? 0.5 * TP_PI : 2.0 * TP_PI;
+    cb->radius = tpCtl_Radius(call->world, body);
+    return true;
+}
+
+double tpCtl_YawError(const tpCtlBody *cb, double want)
+{
+    double p = cb->yaw_period;
+    double e = fmod(want - cb->yaw, p);
+    if (e > 0.5 * p) {
+        e -= p;
+    } else if (e <= -0.5 * p) {
+        e += p;
+    }
+    return e;
+}
+
+void tpCtl_Apply(const tpSkillCall *call, const tpCtlBody *cb, const double f[3], double tz)
+{
+    if (cb->slot < 0) {
+        return;
+    }
+    double fx = f[0], fy = f[1], fz = f[2];
+    double n = sqrt(fx * fx + fy * fy + fz * fz);
+    if (n > cb->max_force) {
+        double k = cb->max_force / n;
+        fx *= k;
+        fy *= k;
+        fz *= k;
+    }
+    if (tz > cb->max_torque) {
+        tz = cb->max_torque;
+    } else if (tz < -cb->max_torque) {
+        tz = -cb->max_torque;
+    }
+    double *a = call->action + 6 * cb->slot;
+    a[0] += fx;
+    a[1] += fy;
+    a[2] += fz;
+    a[5] += tz;
+}
+
+void tpCtl_TrackVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double vcmd[2], double f[3])
+{
+    f[0] = cb->mass * sk->kv * (vcmd[0] - cb->s.vel[0]);
+    f[1] = cb->mass * sk->kv * (vcmd[1] - cb->s.vel[1]);
+    f[2] = 0.0;
+}
+
+double tpCtl_YawTorque(const tpSkillDef *sk, const tpCtlBody *cb, bool has_heading, double want)
+{
+    double wcmd = 0.0;
+    if (has_heading) {
+        wcmd = sk->kyaw * tpCtl_YawError(cb, want);
+        if (wcmd > sk->max_yaw_rate) {
+            wcmd = sk->max_yaw_rate;
+        } else if (wcmd < -sk->max_yaw_rate) {
+            wcmd = -sk->max_yaw_rate;
+        }
+    }
+    return cb->izz * sk->kyaw_rate * (wcmd - cb->s.angvel[2]);
+}
+
+void tpCtl_GoToVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double p[2], double cruise, double v[2])
+{
+    double ex = p[0] - cb->s.pos[0], ey = p[1] - cb->s.pos[1];
+    double d = sqrt(ex * ex + ey * ey);
+    if (d < 1e-12) {
+        v[0] = v[1] = 0.0;
+        return;
+    }
+    /* Arrive at rest: never faster than the speed from which 70 % of the force limit stops us. */
+    double speed = cruise;
+    double kp = sk->kp * d;
+    double vstop = sqrt(1.4 * cb->max_accel * d);
+    if (kp < speed) {
+        speed = kp;
+    }
+    if (vstop < speed) {
+        speed = vstop;
+    }
+    v[0] = ex / d * speed;
+    v[1] = ey / d * speed;
+}
+
+void tpCtl_Brake(const tpSkillDef *sk, const tpSkillCall *call, const tpCtlBody *cb)
+{
+    double zero[2] = {0.0, 0.0};
+    double f[3];
+    tpCtl_TrackVelocity(sk, cb, zero, f);
+    tpCtl_Apply(call, cb, f, tpCtl_YawTorque(sk, cb, false, 0.0));
+}
+
+double tpCtl_PairRestitution(const tpWorld *world, int a, int b)
+{
+    const tpSceneDef *def = tpWorld_Def(world);
+    int ma = tpWorld_Body(world, a)->material, mb = tpWorld_Body(world, b)->material;
+    for (int i = 0; i < def->ncontacts; ++i) {
+        const tpContactDef *c = &def->contacts[i];
+        if ((c->material_a == ma && c->material_b == mb) || (c->material_a == mb && c->material_b == ma)) {
+            return c->restitution;
+        }
+    }
+    double ea = def->materials[ma].restitution, eb = def->materials[mb].restitution;
+    return ea > eb ? ea : eb;
+}

@@ -1,0 +1,43 @@
+/* Private helpers shared by the skill primitives: body kinematics and the PD drive controller. */
+#ifndef TP_SKILL_INTERNAL_H
+#define TP_SKILL_INTERNAL_H
+
+#include "tp/skills.h"
+
+/// What a controller needs to know about the controlled body this step.
+typedef struct tpCtlBody {
+    int body;            /* body index */
+    int slot;            /* control slot, -1 if the body takes no forces */
+    tpBodyState s;       /* state at the call's time */
+    double mass;         /* kg */
+    double izz;          /* kg·m², inertia about the vertical axis */
+    double max_force;    /* N (a large number when unlimited) */
+    double max_torque;   /* N·m */
+    double max_accel;    /* m/s², max_force / mass */
+    double yaw;          /* rad */
+    double yaw_period;   /* rad: yaw symmetry of the shape (π/2 for boxes with square base, 2π otherwise) */
+    double radius;       /* m: horizontal half-extent, for stand-off distances */
+} tpCtlBody;
+
+/// Loads the controlled body's state and limits. Returns false if body < 0.
+bool tpCtl_Load(const tpSkillCall *call, int body, tpCtlBody *cb);
+/// Horizontal half-extent of any body (sphere radius, box half diagonal...), m.
+double tpCtl_Radius(const tpWorld *world, int body);
+/// Wraps an angle to (-π, π].
+double tpCtl_WrapAngle(double a);
+/// Heading error to `want` modulo the body's yaw symmetry, in (-period/2, period/2].
+double tpCtl_YawError(const tpCtlBody *cb, double want);
+/// Adds a force/torque to the body's action slot, clamped to its limits (planar: xy force, z torque).
+void tpCtl_Apply(const tpSkillCall *call, const tpCtlBody *cb, const double f[3], double tz);
+/// Force to track a commanded planar velocity (PD on velocity): mass * kv * (v_cmd - v).
+void tpCtl_TrackVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double vcmd[2], double f[3]);
+/// Torque to reach yaw `want` (when has_heading) or to stop turning otherwise.
+double tpCtl_YawTorque(const tpSkillDef *sk, const tpCtlBody *cb, bool has_heading, double want);
+/// Commanded velocity toward point p (xy) that arrives at rest: min(cruise, kp*d, sqrt(1.4*a*d)).
+void tpCtl_GoToVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double p[2], double cruise, double v[2]);
+/// Full brake: force opposing the velocity, torque opposing the yaw rate. Adds to the action.
+void tpCtl_Brake(const tpSkillDef *sk, const tpSkillCall *call, const tpCtlBody *cb);
+/// Combined restitution of two bodies' materials (pair override or max rule), as physics uses it.
+double tpCtl_PairRestitution(const tpWorld *world, int a, int b);
+
+#endif

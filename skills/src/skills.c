@@ -1,0 +1,491 @@
+/* The C skill primitives: f(C, D, V, x, a) -> (a', V', b).
+ *
+ * Each primitive samples its distributions only on its fresh call (a decision point), stores
+ * what it sampled in V, and then runs a deterministic controller, reporting busy until the
+ * segment ends. V[0] always holds the start time. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "skill_internal.h"
+#include "tp/base.h"
+
+static const char *const k_kind_names[TP_SKILL_KIND_COUNT] = {
+    "wait", "drive_to", "turn_to", "kick", "push", "impulse", "spin", "brake", "random", "custom",
+};
+
+const char *tpSkillKind_Name(tpSkillKind kind)
+{
+    return (kind >= 0 && kind < TP_SKILL_KIND_COUNT) ? k_kind_names[kind] : "?";
+}
+
+int tpSkillKind_FromName(const char *name)
+{
+    for (int i = 0; i < TP_SKILL_KIND_COUNT; ++i) {
+        if (strcmp(name, k_kind_names[i]) == 0) {
+            return i;
+        }
+    }
+    if (strcmp(name, "dribble") == 0) {
+        return TP_SKILL_PUSH;
+    }
+    if (strcmp(name, "hold") == 0) {
+        return TP_SKILL_BRAKE;
+    }
+    return -1;
+}
+
+tpSkillDef tpDefaultSkillDef(tpSkillKind kind)
+{
+    tpSkillDef s;
+    memset(&s, 0, sizeof s);
+    s.kind = kind;
+    s.body = -1;
+    s.target = -1;
+    s.frame = TP_FRAME_WORLD;
+    s.max_speed = 1.5;
+    s.max_yaw_rate = 6.0;
+    s.kp = 4.0;
+    s.kv = 12.0;
+    s.kyaw = 6.0;
+    s.kyaw_rate = 10.0;
+    s.tolerance = 0.02;
+    s.angle_tolerance = 0.08;
+    s.approach = 0.2;
+    s.trigger_speed = 0.05;
+    tpStrCopy(s.name, sizeof s.name, tpSkillKind_Name(kind));
+    return s;
+}
+
+static double default_timeout(const tpSkillDef *sk)
+{
+    if (sk->timeout > 0) {
+        return sk->timeout;
+    }
+    switch (sk->kind) {
+    case TP_SKILL_PUSH:
+        return 8.0;
+    case TP_SKILL_SPIN:
+        return 10.0;
+    default:
+        return 6.0;
+    }
+}
+
+bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, size_t errlen)
+{
+    int nb = tpWorld_BodyCount(world);
+    if (sk->kind < 0 || sk->kind >= TP_SKILL_KIND_COUNT) {
+        tpErrorf(err, errlen, "skill '%s': unknown kind %d", sk->name, (int)sk->kind);
+        return false;
+    }
+    bool needs_body = sk->kind != TP_SKILL_WAIT && sk->kind != TP_SKILL_CUSTOM;
+    if (sk->body >= nb || (needs_body && sk->body < 0)) {
+        tpErrorf(err, errlen, "skill '%s' (%s): 'body' must name a body", sk->name, tpSkillKind_Name(sk->kind));
+        return false;
+    }
+    if (needs_body && tpWorld_ControlSlot(world, sk->body) < 0) {
+        tpErrorf(err, errlen, "skill '%s': body '%s' is not actively controlled (class active or tactic-driven foreign)",
+                 sk->name, tpWorld_Body(world, sk->body)->name);
+        return false;
+    }
+    bool needs_target = sk->kind == TP_SKILL_KICK || sk->kind == TP_SKILL_PUSH || sk->frame == TP_FRAME_TARGET;
+    if (sk->target >= nb || (needs_target && sk->target < 0)) {
+        tpErrorf(err, errlen, "skill '%s' (%s): 'target' must name a body", sk->name, tpSkillKind_Name(sk->kind));
+        return false;
+    }
+    if (sk->target >= 0 && sk->target == sk->body) {
+        tpErrorf(err, errlen, "skill '%s': 'target' must differ from 'body'", sk->name);
+        return false;
+    }
+    struct {
+        const char *n;
+        double v;
+        bool positive;
+    } nums[] = {
+        {"max_speed", sk->max_speed, true}, {"max_yaw_rate", sk->max_yaw_rate, true}, {"kp", sk->kp, true},
+        {"kv", sk->kv, true},   {"kyaw", sk->kyaw, true},   {"kyaw_rate", sk->kyaw_rate, true},
+        {"tolerance", sk->tolerance, true}, {"angle_tolerance", sk->angle_tolerance, true},
+        {"timeout", sk->timeout, false},    {"approach", sk->approach, true},
+        {"transfer", sk->transfer, false},  {"trigger_speed", sk->trigger_speed, false},
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; ++i) {
+        if (!isfinite(nums[i].v) || nums[i].v < 0 || (nums[i].positive && nums[i].v == 0)) {
+            tpErrorf(err, errlen, "skill '%s': %s must be %s (got %g)", sk->name, nums[i].n,
+                     nums[i].positive ? "> 0" : ">= 0", nums[i].v);
+            return false;
+        }
+    }
+    struct {
+        const char *n;
+        const tpDist *d;
+        int dmin, dmax;
+    } dists[] = {
+        {"duration", &sk->duration, 1, 1}, {"point", &sk->point, 2, 3}, {"heading", &sk->heading, 1, 1},
+        {"speed", &sk->speed, 1, 1},       {"force", &sk->force, 1, 3},
+    };
+    for (size_t i = 0; i < sizeof dists / sizeof dists[0]; ++i) {
+        char field[96];
+        snprintf(field, sizeof field, "skill '%s': %s", sk->name, dists[i].n);
+        if (!tpDist_Validate(dists[i].d, field, err, errlen)) {
+            return false;
+        }
+        if (dists[i].d->kind != TP_DIST_UNSET && (dists[i].d->dim < dists[i].dmin || dists[i].d->dim > dists[i].dmax)) {
+            tpErrorf(err, errlen, "%s: expected dimension %d..%d (got %d)", field, dists[i].dmin, dists[i].dmax,
+                     dists[i].d->dim);
+            return false;
+        }
+    }
+    if (sk->kind == TP_SKILL_DRIVE_TO && sk->point.kind == TP_DIST_UNSET) {
+        tpErrorf(err, errlen, "skill '%s' (drive_to): 'point' is required", sk->name);
+        return false;
+    }
+    if ((sk->kind == TP_SKILL_KICK || sk->kind == TP_SKILL_PUSH) && sk->point.kind == TP_DIST_UNSET) {
+        tpErrorf(err, errlen, "skill '%s' (%s): 'point' (where to send the target) is required", sk->name,
+                 tpSkillKind_Name(sk->kind));
+        return false;
+    }
+    if (sk->kind == TP_SKILL_KICK && sk->speed.kind == TP_DIST_UNSET) {
+        tpErrorf(err, errlen, "skill '%s' (kick): 'speed' is required", sk->name);
+        return false;
+    }
+    if (sk->kind == TP_SKILL_TURN_TO && sk->heading.kind == TP_DIST_UNSET) {
+        tpErrorf(err, errlen, "skill '%s' (turn_to): 'heading' is required", sk->name);
+        return false;
+    }
+    if (sk->kind == TP_SKILL_IMPULSE && sk->force.kind == TP_DIST_UNSET) {
+        tpErrorf(err, errlen, "skill '%s' (impulse): 'force' is required", sk->name);
+        return false;
+    }
+    if (sk->kind == TP_SKILL_CUSTOM && !sk->fn) {
+        tpErrorf(err, errlen, "skill '%s' (custom): no function", sk->name);
+        return false;
+    }
+    return true;
+}
+
+/* Samples `point` into out[0..2] (z = 0 for 2D) in the skill's frame, resolved to world. */
+static void sample_point(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *self, double out[3])
+{
+    double p[3] = {0, 0, 0};
+    tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
+    if (sk->frame == TP_FRAME_TARGET && sk->target >= 0) {
+        tpBodyState ts;
+        tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ts);
+        for (int i = 0; i < 3; ++i) {
+            p[i] += ts.pos[i];
+        }
+    } else if (sk->frame == TP_FRAME_BODY && self) {
+        for (int i = 0; i < 3; ++i) {
+            p[i] += self->s.pos[i];
+        }
+    }
+    memcpy(out, p, sizeof p);
+}
+
+static double sample1(const tpDist *d, tpSkillCall *call, double fallback)
+{
+    if (d->kind == TP_DIST_UNSET) {
+        return fallback;
+    }
+    double v[3] = {0, 0, 0};
+    tpDist_Sample(d, call->rng, call->y, call->ydim, v);
+    return v[0];
+}
+
+/* Time-based busy flag: still busy if the segment ends after the state this step produces. */
+static int busy_until(const tpSkillCall *call, double t_end)
+{
+    return (call->t + call->dt < t_end - 1e-9) ? 1 : 0;
+}
+
+static double hypot2(double x, double y) { return sqrt(x * x + y * y); }
+
+/* ---- wait: V[1] = end time ---------------------------------------------------------------- */
+static int run_wait(const tpSkillDef *sk, tpSkillCall *call)
+{
+    double *V = call->V;
+    if (call->fresh) {
+        double d = sample1(&sk->duration, call, 1.0);
+        V[1] = call->t + (d > 0 ? d : 0);
+    }
+    tpCtlBody cb;
+    if (tpCtl_Load(call, sk->body, &cb) && cb.slot >= 0) {
+        tpCtl_Brake(sk, call, &cb); /* hold still while waiting */
+    }
+    return busy_until(call, V[1]);
+}
+
+/* ---- drive_to / turn_to: V[1..3] point, V[4] heading, V[5] has heading, V[6] cruise ------- */
+static int run_drive(const tpSkillDef *sk, tpSkillCall *call, bool turn_only)
+{
+    double *V = call->V;
+    tpCtlBody cb;
+    tpCtl_Load(call, sk->body, &cb);
+    if (call->fresh) {
+        if (turn_only) {
+            V[1] = cb.s.pos[0];
+            V[2] = cb.s.pos[1];
+            V[3] = cb.s.pos[2];
+        } else {
+            sample_point(sk, call, &cb, V + 1);
+        }
+        V[5] = sk->heading.kind != TP_DIST_UNSET;
+        V[4] = V[5] ? sample1(&sk->heading, call, 0.0) : 0.0;
+        double cruise = sample1(&sk->speed, call, sk->max_speed);
+        V[6] = cruise > sk->max_speed ? sk->max_speed : (cruise > 0 ? cruise : sk->max_speed);
+    }
+    double err = hypot2(V[1] - cb.s.pos[0], V[2] - cb.s.pos[1]);
+    double speed = hypot2(cb.s.vel[0], cb.s.vel[1]);
+    bool has_heading = V[5] != 0.0;
+    bool at_heading = !has_heading || fabs(tpCtl_YawError(&cb, V[4])) < sk->angle_tolerance;
+    bool arrived = err < sk->tolerance && speed < 0.05 && at_heading && fabs(cb.s.angvel[2]) < 0.5;
+    bool timed_out = call->t - V[0] >= default_timeout(sk);
+    double vcmd[2], f[3];
+    tpCtl_GoToVelocity(sk, &cb, V + 1, V[6], vcmd);
+    tpCtl_TrackVelocity(sk, &cb, vcmd, f);
+    tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, has_heading, V[4]));
+    return (arrived || timed_out) ? 0 : 1;
+}
+
+/* ---- kick / push ---------------------------------------------------------------------------
+ * V[1..2] destination of the target, V[3] target speed, V[4] phase (0 approach, 1 strike or
+ * dribble, 2 brake), V[5] phase start time, V[6..7] locked direction. */
+enum { PH_APPROACH = 0, PH_STRIKE = 1, PH_BRAKE = 2 };
+
+static void set_phase(double *V, int phase, double t)
+{
+    V[4] = phase;
+    V[5] = t;
+}
+
+static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
+{
+    double *V = call->V;
+    tpCtlBody cb;
+    tpCtl_Load(call, sk->body, &cb);
+    tpBodyState ball;
+    tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ball);
+    if (call->fresh) {
+        double p[3];
+        sample_point(sk, call, &cb, p);
+        V[1] = p[0];
+        V[2] = p[1];
+        V[3] = sample1(&sk->speed, call, 0.5 * sk->max_speed);
+        set_phase(V, PH_APPROACH, call->t);
+    }
+    double t = call->t;
+    double ball_speed = hypot2(ball.vel[0], ball.vel[1]);
+    double target_r = tpCtl_Radius(call->world, sk->target);
+    double f[3] = {0, 0, 0};
+    double vcmd[2];
+    if (t - V[0] >= default_timeout(sk) && (int)V[4] != PH_BRAKE) {
+        set_phase(V, PH_BRAKE, t);
+    }
+    int phase = (int)V[4];
+    if (phase == PH_APPROACH) {
+        double dx = V[1] - ball.pos[0], dy = V[2] - ball.pos[1];
+        double dn = hypot2(dx, dy);
+        if (dn < 1e-9) {
+            dx = 1.0;
+            dy = 0.0;
+            dn = 1.0;
+        }
+        dx /= dn;
+        dy /= dn;
+        double heading = atan2(dy, dx);
+        double stand = cb.radius + target_r + sk->approach;
+        double goal[2] = {ball.pos[0] - dx * stand, ball.pos[1] - dy * stand};
+        /* Go around the target when we are on its far side: aim for a point beside it first. */
+        double rx = cb.s.pos[0] - ball.pos[0], ry = cb.s.pos[1] - ball.pos[1];
+        double along = rx * dx + ry * dy;
+        double lateral = -rx * dy + ry * dx;
+        double clear = cb.radius + target_r + 0.05;
+        if (along > -0.5 * stand && fabs(lateral) < clear) {
+            double side = lateral >= 0 ? 1.0 : -1.0;
+            goal[0] = ball.pos[0] - dy * side * clear * 1.5 - dx * 0.5 * stand;
+            goal[1] = ball.pos[1] + dx * side * clear * 1.5 - dy * 0.5 * stand;
+        }
+        tpCtl_GoToVelocity(sk, &cb, goal, sk->max_speed, vcmd);
+        tpCtl_TrackVelocity(sk, &cb, vcmd, f);
+        tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, heading));
+        double err = hypot2(goal[0] - cb.s.pos[0], goal[1] - cb.s.pos[1]);
+        if (err < 0.03 && hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.15 && fabs(tpCtl_YawError(&cb, heading)) < 0.1) {
+            V[6] = dx;
+            V[7] = dy;
+            set_phase(V, PH_STRIKE, t);
+        }
+        return 1;
+    }
+    if (phase == PH_STRIKE) {
+        double dx = V[6], dy = V[7];
+        double strike;
+        if (push) {
+            strike = V[3];
+        } else {
+            double transfer = sk->transfer;
+            if (transfer <= 0) {
+                double e = tpCtl_PairRestitution(call->world, sk->body, sk->target);
+                double mt = tpWorld_Body(call->world, sk->target)->mass;
+                transfer = (1.0 + e) * cb.mass / (cb.mass + (mt > 0 ? mt : 0));
+            }
+            strike = V[3] / transfer;
+        }
+        if (strike > sk->max_speed) {
+            strike = sk->max_speed;
+        }
+        /* Stay on the line through the target along the locked direction. */
+        double rx = cb.s.pos[0] - ball.pos[0], ry = cb.s.pos[1] - ball.pos[1];
+        double lateral = -rx * dy + ry * dx;
+        vcmd[0] = dx * strike + dy * sk->kp * lateral;
+        vcmd[1] = dy * strike - dx * sk->kp * lateral;
+        tpCtl_TrackVelocity(sk, &cb, vcmd, f);
+        tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, atan2(dy, dx)));
+        double along = rx * dx + ry * dy;
+        if (push) {
+            double tx = V[1] - ball.pos[0], ty = V[2] - ball.pos[1];
+            bool reached = tx * dx + ty * dy <= 0.0 || hypot2(tx, ty) < sk->tolerance;
+            bool lost = along > 0.0 || hypot2(rx, ry) > cb.radius + target_r + 2.0 * sk->approach;
+            if (reached || lost) {
+                set_phase(V, PH_BRAKE, t);
+            }
+        } else if (ball_speed > 0.05 || along > 0.0) {
+            set_phase(V, PH_BRAKE, t); /* the strike happened (or we passed the target) */
+        }
+        return 1;
+    }
+    tpCtl_Brake(sk, call, &cb);
+    bool stopped = hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.05 && fabs(cb.s.angvel[2]) < 0.3;
+    return (stopped || t - V[5] > 1.5) ? 0 : 1;
+}
+
+/* ---- impulse: V[1..3] force, V[4] end time ------------------------------------------------- */
+static int run_impulse(const tpSkillDef *sk, tpSkillCall *call)
+{
+    double *V = call->V;
+    tpCtlBody cb;
+    tpCtl_Load(call, sk->body, &cb);
+    if (call->fresh) {
+        double fv[3] = {0, 0, 0};
+        tpDist_Sample(&sk->force, call->rng, call->y, call->ydim, fv);
+        if (sk->force.dim == 1) { /* magnitude only: along the body's heading */
+            double m = fv[0];
+            fv[0] = m * cos(cb.yaw);
+            fv[1] = m * sin(cb.yaw);
+        }
+        memcpy(V + 1, fv, sizeof fv);
+        V[4] = call->t + sample1(&sk->duration, call, call->dt);
+    }
+    tpCtl_Apply(call, &cb, V + 1, 0.0);
+    return busy_until(call, V[4]);
+}
+
+/* ---- spin: V[1..2] aim point, V[3] magnitude, V[4] duration, V[5] 0 waiting / 1 pushing,
+ *      V[6] push start ------------------------------------------------------------------------ */
+static int run_spin(const tpSkillDef *sk, tpSkillCall *call)
+{
+    double *V = call->V;
+    tpCtlBody cb;
+    tpCtl_Load(call, sk->body, &cb);
+    if (call->fresh) {
+        double p[3];
+        sample_point(sk, call, &cb, p);
+        V[1] = p[0];
+        V[2] = p[1];
+        V[3] = sample1(&sk->force, call, 0.0);
+        V[4] = sample1(&sk->duration, call, 0.5);
+        V[5] = 0;
+    }
+    double speed = hypot2(cb.s.vel[0], cb.s.vel[1]);
+    if (V[5] == 0) {
+        if (speed > sk->trigger_speed) {
+            V[5] = 1;
+            V[6] = call->t;
+        } else {
+            return call->t - V[0] < default_timeout(sk) ? 1 : 0;
+        }
+    }
+    double dx = V[1] - cb.s.pos[0], dy = V[2] - cb.s.pos[1];
+    double dn = hypot2(dx, dy);
+    if (dn > 1e-9) {
+        double f[3] = {V[3] * dx / dn, V[3] * dy / dn, 0.0};
+        tpCtl_Apply(call, &cb, f, 0.0);
+    }
+    return busy_until(call, V[6] + V[4]);
+}
+
+/* ---- brake: V[1] end time (0 = until rest) ------------------------------------------------- */
+static int run_brake(const tpSkillDef *sk, tpSkillCall *call)
+{
+    double *V = call->V;
+    tpCtlBody cb;
+    tpCtl_Load(call, sk->body, &cb);
+    if (call->fresh) {
+        V[1] = sk->duration.kind == TP_DIST_UNSET ? 0.0 : call->t + sample1(&sk->duration, call, 0.0);
+    }
+    tpCtl_Brake(sk, call, &cb);
+    if (V[1] > 0) {
+        return busy_until(call, V[1]);
+    }
+    bool rest = hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.02 && fabs(cb.s.angvel[2]) < 0.05;
+    return (rest || call->t - V[0] >= default_timeout(sk)) ? 0 : 1;
+}
+
+/* ---- random (kinodynamic RRT extend): V[1..3] force, V[4] torque z, V[5] end time --------- */
+static int run_random(const tpSkillDef *sk, tpSkillCall *call)
+{
+    double *V = call->V;
+    tpCtlBody cb;
+    tpCtl_Load(call, sk->body, &cb);
+    if (call->fresh) {
+        double mag = sample1(&sk->force, call, -1.0);
+        if (mag < 0) {
+            mag = tpRng_Uniform(call->rng, 0.0, cb.max_force);
+        }
+        double ang;
+        if (call->y && call->ydim >= 2) { /* extend toward the sample y */
+            ang = atan2(call->y[1] - cb.s.pos[1], call->y[0] - cb.s.pos[0]);
+        } else {
+            ang = tpRng_Uniform(call->rng, -TP_PI, TP_PI);
+        }
+        V[1] = mag * cos(ang);
+        V[2] = mag * sin(ang);
+        V[3] = 0.0;
+        V[4] = tpRng_Uniform(call->rng, -cb.max_torque, cb.max_torque);
+        V[5] = call->t + sample1(&sk->duration, call, call->dt);
+    }
+    tpCtl_Apply(call, &cb, V + 1, V[4]);
+    return busy_until(call, V[5]);
+}
+
+int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call)
+{
+    if (call->fresh) {
+        memset(call->V, 0, sizeof(double) * TP_SKILL_VARS);
+        call->V[0] = call->t;
+    }
+    switch (skill->kind) {
+    case TP_SKILL_WAIT:
+        return run_wait(skill, call);
+    case TP_SKILL_DRIVE_TO:
+        return run_drive(skill, call, false);
+    case TP_SKILL_TURN_TO:
+        return run_drive(skill, call, true);
+    case TP_SKILL_KICK:
+        return run_kick(skill, call, false);
+    case TP_SKILL_PUSH:
+        return run_kick(skill, call, true);
+    case TP_SKILL_IMPULSE:
+        return run_impulse(skill, call);
+    case TP_SKILL_SPIN:
+        return run_spin(skill, call);
+    case TP_SKILL_BRAKE:
+        return run_brake(skill, call);
+    case TP_SKILL_RANDOM:
+        return run_random(skill, call);
+    case TP_SKILL_CUSTOM:
+        return skill->fn ? skill->fn(skill->user, skill->id, call) : -1;
+    default:
+        return -1;
+    }
+}
