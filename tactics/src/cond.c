@@ -1,0 +1,170 @@
+/* Goal and validity conditions as data, evaluated in C on every new node. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "domain_internal.h"
+
+tpCond *tpCreateCond(tpCondKind kind)
+{
+    tpCond *c = calloc(1, sizeof *c);
+    if (c) {
+        c->kind = kind;
+        c->body = -1;
+        c->other = -1;
+    }
+    return c;
+}
+
+bool tpCond_Add(tpCond *parent, tpCond *child)
+{
+    tpCond **n = realloc(parent->children, sizeof *n * (size_t)(parent->nchildren + 1));
+    if (!n) {
+        return false;
+    }
+    parent->children = n;
+    parent->children[parent->nchildren++] = child;
+    return true;
+}
+
+void tpDestroyCond(tpCond *cond)
+{
+    if (!cond) {
+        return;
+    }
+    for (int i = 0; i < cond->nchildren; ++i) {
+        tpDestroyCond(cond->children[i]);
+    }
+    free(cond->children);
+    free(cond);
+}
+
+bool tpCond_Check(const tpCond *c, const tpWorld *world, char *err, size_t errlen)
+{
+    int nb = tpWorld_BodyCount(world);
+    bool needs_body = c->kind != TP_COND_TRUE && c->kind != TP_COND_AND && c->kind != TP_COND_OR &&
+                      c->kind != TP_COND_NOT && c->kind != TP_COND_CALLBACK;
+    bool needs_other = c->kind == TP_COND_NEAR || c->kind == TP_COND_TOUCHING;
+    if ((needs_body && (c->body < 0 || c->body >= nb)) || (needs_other && (c->other < 0 || c->other >= nb))) {
+        tpErrorf(err, errlen, "condition: missing or unknown body");
+        return false;
+    }
+    if (c->kind == TP_COND_NOT && c->nchildren != 1) {
+        tpErrorf(err, errlen, "condition 'not' needs exactly one operand");
+        return false;
+    }
+    if (c->kind == TP_COND_CALLBACK && !c->fn) {
+        tpErrorf(err, errlen, "condition: callback without a function");
+        return false;
+    }
+    for (int i = 0; i < c->nchildren; ++i) {
+        if (!tpCond_Check(c->children[i], world, err, errlen)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void body_state(const tpStateView *v, int body, tpBodyState *s)
+{
+    tpWorld_BodyState(v->world, v->bodies, v->t, body, s);
+}
+
+static bool touching(const tpWorld *world, int a, int b)
+{
+    if (a > b) {
+        int t = a;
+        a = b;
+        b = t;
+    }
+    int n = tpWorld_ContactCount(world);
+    const tpContactInfo *c = tpWorld_Contacts(world);
+    for (int i = 0; i < n; ++i) {
+        if (c[i].a == a && c[i].b == b) {
+            return true;
+        }
+    }
+    return false;
+}
+
+int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all)
+{
+    tpBodyState s;
+    switch (c->kind) {
+    case TP_COND_TRUE:
+        return 1;
+    case TP_COND_IN_CIRCLE: {
+        body_state(v, c->body, &s);
+        double dx = s.pos[0] - c->center[0], dy = s.pos[1] - c->center[1];
+        return dx * dx + dy * dy <= c->radius * c->radius;
+    }
+    case TP_COND_IN_SPHERE: {
+        body_state(v, c->body, &s);
+        double d2 = 0;
+        for (int i = 0; i < 3; ++i) {
+            d2 += (s.pos[i] - c->center[i]) * (s.pos[i] - c->center[i]);
+        }
+        return d2 <= c->radius * c->radius;
+    }
+    case TP_COND_IN_BOX:
+        body_state(v, c->body, &s);
+        for (int i = 0; i < 3; ++i) {
+            if (s.pos[i] < c->lo[i] || s.pos[i] > c->hi[i]) {
+                return 0;
+            }
+        }
+        return 1;
+    case TP_COND_SPEED_BELOW:
+    case TP_COND_SPEED_ABOVE: {
+        body_state(v, c->body, &s);
+        double sp2 = s.vel[0] * s.vel[0] + s.vel[1] * s.vel[1] + s.vel[2] * s.vel[2];
+        bool below = sp2 < c->value * c->value;
+        return c->kind == TP_COND_SPEED_BELOW ? below : (sp2 > c->value * c->value);
+    }
+    case TP_COND_NEAR: {
+        tpBodyState o;
+        body_state(v, c->body, &s);
+        body_state(v, c->other, &o);
+        double d2 = 0;
+        for (int i = 0; i < 3; ++i) {
+            d2 += (s.pos[i] - o.pos[i]) * (s.pos[i] - o.pos[i]);
+        }
+        return d2 < c->value * c->value;
+    }
+    case TP_COND_TOUCHING:
+        return touching(v->world, c->body, c->other);
+    case TP_COND_MOVED: {
+        body_state(v, c->body, &s);
+        const tpBodyState *s0 = &initial_all[c->body];
+        double d2 = 0, sp2 = 0;
+        for (int i = 0; i < 3; ++i) {
+            d2 += (s.pos[i] - s0->pos[i]) * (s.pos[i] - s0->pos[i]);
+            sp2 += s.vel[i] * s.vel[i];
+        }
+        return d2 > c->value * c->value || sp2 > c->value * c->value;
+    }
+    case TP_COND_AND:
+        for (int i = 0; i < c->nchildren; ++i) {
+            int r = tpCond_Eval(c->children[i], v, initial_all);
+            if (r != 1) {
+                return r;
+            }
+        }
+        return 1;
+    case TP_COND_OR:
+        for (int i = 0; i < c->nchildren; ++i) {
+            int r = tpCond_Eval(c->children[i], v, initial_all);
+            if (r != 0) {
+                return r;
+            }
+        }
+        return 0;
+    case TP_COND_NOT: {
+        int r = tpCond_Eval(c->children[0], v, initial_all);
+        return r < 0 ? r : !r;
+    }
+    case TP_COND_CALLBACK:
+        return c->fn(c->user, c->id, v);
+    default:
+        return -1;
+    }
+}

@@ -1,0 +1,561 @@
+/* tpDomain: the planning problem built from a domain definition.
+ *
+ * State blob layout (all 8-byte aligned, copied with memcpy by the planner):
+ *   double t                              time (s)
+ *   tpBodyState bodies[nstate]            stored body states (tpWorld_StateSlot order)
+ *   tpTacticState tactics[ntactics]       σ, b and V of every tactic
+ * The control callback is the tactics loop of Algorithm 2; simulate is Sim (tpWorld_Step). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "domain_internal.h"
+
+tpDomainDef tpDefaultDomainDef(void)
+{
+    tpDomainDef d;
+    memset(&d, 0, sizeof d);
+    d.scene = tpDefaultSceneDef();
+    d.sampling.distance = TP_DISTANCE_MIN_TIME;
+    d.sampling.body = -1;
+    d.planner = tpDefaultPlannerDef();
+    return d;
+}
+
+double tpState_Time(const void *x) { return *(const double *)x; }
+
+const tpBodyState *tpState_Bodies(const void *x) { return (const tpBodyState *)((const char *)x + sizeof(double)); }
+
+const tpTacticState *tpState_Tactic(const tpDomain *d, const void *x, int tactic)
+{
+    return (const tpTacticState *)((const char *)x + d->off_tactics) + tactic;
+}
+
+static tpTacticState *tactic_mut(const tpDomain *d, void *x, int tactic)
+{
+    return (tpTacticState *)((char *)x + d->off_tactics) + tactic;
+}
+
+tpStateView tpDomain_View(const tpDomain *d, const void *x)
+{
+    tpStateView v = {d->world, tpState_Bodies(x), tpState_Time(x)};
+    return v;
+}
+
+const tpWorld *tpDomain_World(const tpDomain *d) { return d->world; }
+const tpDomainDef *tpDomain_Def(const tpDomain *d) { return &d->def; }
+const char *tpDomain_Error(const tpDomain *d) { return d->error; }
+void tpDomain_SetError(tpDomain *d, const char *msg) { tpStrCopy(d->error, sizeof d->error, msg ? msg : ""); }
+
+/* ---- problem callbacks ---------------------------------------------------------------------- */
+
+static void cb_initial(void *ctx, void *x)
+{
+    tpDomain *d = ctx;
+    memset(x, 0, d->state_bytes);
+    tpWorld_InitialState(d->world, (tpBodyState *)((char *)x + d->off_bodies));
+    for (int i = 0; i < d->ntactics; ++i) {
+        tactic_mut(d, x, i)->sigma = d->tactics[i].initial;
+    }
+}
+
+static void cb_sample(void *ctx, tpRng *rng, double *y)
+{
+    tpDomain *d = ctx;
+    int k = 0;
+    for (int i = 0; i < d->def.sampling.ndists; ++i) {
+        const tpDist *dist = &d->def.sampling.dists[i];
+        tpDist_Sample(dist, rng, NULL, 0, y + k);
+        k += dist->dim;
+    }
+}
+
+static void cb_key(void *ctx, const void *x, double *key)
+{
+    tpDomain *d = ctx;
+    tpBodyState s;
+    tpWorld_BodyState(d->world, tpState_Bodies(x), tpState_Time(x), d->key_body, &s);
+    if (d->def.sampling.distance == TP_DISTANCE_EUCLIDEAN) {
+        for (int i = 0; i < d->key_dim; ++i) {
+            key[i] = s.pos[i];
+        }
+        return;
+    }
+    key[0] = s.pos[0];
+    key[1] = s.pos[1];
+    key[2] = s.vel[0];
+    key[3] = s.vel[1];
+    key[4] = tpQuat_Yaw(s.quat);
+    key[5] = s.angvel[2];
+}
+
+/* Minimal time to cover `dist` from speed `v_along` toward the target under acceleration a,
+ * plus the time to cancel the sideways speed: the paper's acceleration-based motion model. */
+static double min_time_1d(double dist, double v_along, double v_side, double a)
+{
+    return (-v_along + sqrt(v_along * v_along + 2.0 * a * dist)) / a + fabs(v_side) / a;
+}
+
+static double cb_distance(void *ctx, const double *key, const double *y)
+{
+    tpDomain *d = ctx;
+    double dx = y[0] - key[0], dy = y[1] - key[1];
+    double dist = sqrt(dx * dx + dy * dy);
+    double t_lin;
+    if (dist > 1e-12) {
+        double ux = dx / dist, uy = dy / dist;
+        double va = key[2] * ux + key[3] * uy;
+        double vs = -key[2] * uy + key[3] * ux;
+        t_lin = min_time_1d(dist, va, vs, d->max_accel);
+    } else {
+        t_lin = sqrt(key[2] * key[2] + key[3] * key[3]) / d->max_accel;
+    }
+    if (d->sample_dim < 3) {
+        return t_lin;
+    }
+    double e = fmod(y[2] - key[4], 2.0 * TP_PI);
+    if (e > TP_PI) {
+        e -= 2.0 * TP_PI;
+    } else if (e < -TP_PI) {
+        e += 2.0 * TP_PI;
+    }
+    double wa = e >= 0 ? key[5] : -key[5];
+    double t_ang = min_time_1d(fabs(e), wa, 0.0, d->max_angaccel);
+    return t_lin > t_ang ? t_lin : t_ang;
+}
+
+static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, void *xnew, double *action)
+{
+    tpDomain *d = ctx;
+    tpStateView view = tpDomain_View(d, x);
+    bool band = false, any = false;
+    for (int i = 0; i < d->ntactics; ++i) {
+        const tpTacticDef *tac = &d->tactics[i];
+        const tpTacticState *ts = tpState_Tactic(d, x, i);
+        tpTacticState *tn = tactic_mut(d, xnew, i);
+        int sigma = ts->sigma;
+        bool fresh = false;
+        if (!ts->busy) {
+            int k = tac->nskills;
+            if (tac->pi_dynamic && tac->pi_dynamic[sigma]) {
+                if (tac->pi_fn(tac->pi_user, i, sigma, &view, d->probs) != 0) {
+                    return TP_CB_ERROR;
+                }
+                for (int j = 0; j < k; ++j) {
+                    if (!(d->probs[j] >= 0) || !isfinite(d->probs[j])) {
+                        tpErrorf(d->error, sizeof d->error,
+                                 "tactic '%s': transition %s -> %s: probability must be >= 0 (got %g)", tac->name,
+                                 tac->skills[sigma].name, tac->skills[j].name, d->probs[j]);
+                        return TP_CB_ERROR;
+                    }
+                }
+                sigma = tpTactic_G(d->probs, k, sigma, rng);
+            } else {
+                sigma = tpTactic_G(tac->pi + (size_t)sigma * (size_t)k, k, sigma, rng);
+            }
+            fresh = true; /* V <- {y} */
+        }
+        tn->sigma = sigma;
+        if (fresh) {
+            memset(tn->V, 0, sizeof tn->V);
+        } else {
+            memcpy(tn->V, ts->V, sizeof tn->V);
+        }
+        tpSkillCall call = {d->world, view.bodies, view.t, d->def.scene.dt, y, d->sample_dim, rng, fresh, tn->V, action};
+        int b = tpSkill_Run(&tac->skills[sigma], &call);
+        if (b < 0) {
+            if (!d->error[0]) {
+                tpDomain_SetError(d, "skill failed");
+            }
+            return TP_CB_ERROR;
+        }
+        tn->busy = (uint8_t)(b != 0);
+        if (!tac->foreign) {
+            band = any ? (band && b) : (b != 0);
+            any = true;
+        }
+    }
+    /* Store the action as applied, so recorded controls are exactly what Sim used. */
+    tpWorld_ClampAction(d->world, action);
+    return band ? TP_CB_TRUE : TP_CB_FALSE;
+}
+
+static int cb_simulate(void *ctx, const void *x, const double *action, void *xnew)
+{
+    tpDomain *d = ctx;
+    double t = tpState_Time(x);
+    tpWorld_Step(d->world, tpState_Bodies(x), t, action, (tpBodyState *)((char *)xnew + d->off_bodies));
+    *(double *)xnew = t + d->def.scene.dt;
+    return TP_CB_TRUE;
+}
+
+static int cb_valid(void *ctx, const void *x)
+{
+    tpDomain *d = ctx;
+    tpStateView v = tpDomain_View(d, x);
+    return tpCond_Eval(d->def.valid, &v, d->initial_all);
+}
+
+static int cb_goal(void *ctx, const void *x)
+{
+    tpDomain *d = ctx;
+    tpStateView v = tpDomain_View(d, x);
+    return tpCond_Eval(d->def.goal, &v, d->initial_all);
+}
+
+static double metric_distance(const tpDomain *d, const tpMetricDef *m, const void *x)
+{
+    tpBodyState s;
+    tpWorld_BodyState(d->world, tpState_Bodies(x), tpState_Time(x), m->body, &s);
+    double d2 = 0;
+    for (int i = 0; i < (m->planar ? 2 : 3); ++i) {
+        d2 += (s.pos[i] - m->point[i]) * (s.pos[i] - m->point[i]);
+    }
+    return sqrt(d2);
+}
+
+static double cb_quality(void *ctx, const void *x)
+{
+    tpDomain *d = ctx;
+    const tpMetricDef *m = &d->def.quality;
+    if (m->kind == TP_METRIC_DISTANCE) {
+        return metric_distance(d, m, x);
+    }
+    if (m->kind == TP_METRIC_CALLBACK) {
+        tpStateView v = tpDomain_View(d, x);
+        double zero[6] = {0};
+        const double *acts[1] = {zero};
+        return m->fn(m->user, m->id, &v, acts, 1);
+    }
+    return -(double)tpState_Time(x); /* TP_METRIC_STEPS/DEFAULT: deepest (latest) is best */
+}
+
+static double cb_solution_cost(void *ctx, const tpTree *tree, const int32_t *path, int len)
+{
+    tpDomain *d = ctx;
+    const tpMetricDef *m = &d->def.solution;
+    switch (m->kind) {
+    case TP_METRIC_DISTANCE:
+        return metric_distance(d, m, tpTree_State(tree, path[len - 1]));
+    case TP_METRIC_EFFORT: {
+        double sum = 0;
+        for (int i = 1; i < len; ++i) {
+            const double *a = tpTree_Action(tree, path[i]);
+            for (int k = 0; k < d->ncontrol; ++k) {
+                int body = tpWorld_ControlBody(d->world, k);
+                bool listed = m->nbodies == 0;
+                for (int j = 0; j < m->nbodies && !listed; ++j) {
+                    listed = m->bodies[j] == body;
+                }
+                if (listed) {
+                    const double *f = a + 6 * k;
+                    sum += sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]) * d->def.scene.dt;
+                }
+            }
+        }
+        return sum;
+    }
+    case TP_METRIC_CALLBACK: {
+        tpStateView *views = malloc(sizeof *views * (size_t)len);
+        const double **acts = malloc(sizeof *acts * (size_t)len);
+        if (!views || !acts) {
+            free(views);
+            free(acts);
+            tpDomain_SetError(d, "out of memory evaluating the solution metric");
+            return NAN;
+        }
+        for (int i = 0; i < len; ++i) {
+            views[i] = tpDomain_View(d, tpTree_State(tree, path[i]));
+            acts[i] = tpTree_Action(tree, path[i]);
+        }
+        double c = m->fn(m->user, m->id, views, acts, len);
+        free(views);
+        free(acts);
+        return c;
+    }
+    default:
+        return (double)(len - 1);
+    }
+}
+
+tpProblem tpDomain_Problem(tpDomain *d)
+{
+    tpProblem p;
+    memset(&p, 0, sizeof p);
+    p.ctx = d;
+    p.state_bytes = d->state_bytes;
+    p.action_dim = 6 * d->ncontrol;
+    p.sample_dim = d->sample_dim;
+    p.key_dim = d->key_body >= 0 ? d->key_dim : 0;
+    p.key_is_euclidean = d->def.sampling.distance == TP_DISTANCE_EUCLIDEAN;
+    p.initial_state = cb_initial;
+    p.sample = d->sample_dim > 0 ? cb_sample : NULL;
+    p.key = cb_key;
+    p.distance = p.key_is_euclidean ? NULL : cb_distance;
+    p.control = cb_control;
+    p.simulate = cb_simulate;
+    p.valid = d->def.valid ? cb_valid : NULL;
+    p.goal = cb_goal;
+    p.quality = cb_quality;
+    p.solution_cost = cb_solution_cost;
+    return p;
+}
+
+/* ---- construction --------------------------------------------------------------------------- */
+
+static void free_tactics(tpTacticDef *t, int n)
+{
+    for (int i = 0; i < n && t; ++i) {
+        free((void *)t[i].skills);
+        free((void *)t[i].pi);
+        free((void *)t[i].pi_dynamic);
+    }
+    free(t);
+}
+
+void tpDestroyDomain(tpDomain *d)
+{
+    if (!d) {
+        return;
+    }
+    tpDestroyWorld(d->world);
+    free_tactics(d->tactics, d->ntactics);
+    free(d->probs);
+    free(d->initial_all);
+    tpDestroyCond(d->def.goal);
+    tpDestroyCond(d->def.valid);
+    free(d);
+}
+
+static bool copy_tactic(tpDomain *d, int idx, const tpTacticDef *src, char *err, size_t errlen)
+{
+    tpTacticDef *t = &d->tactics[idx];
+    *t = *src;
+    t->skills = NULL;
+    t->pi = NULL;
+    t->pi_dynamic = NULL;
+    int k = src->nskills;
+    if (k < 1) {
+        tpErrorf(err, errlen, "tactic '%s': needs at least one skill", src->name);
+        return false;
+    }
+    if (src->initial < 0 || src->initial >= k) {
+        tpErrorf(err, errlen, "tactic '%s': start skill index %d out of range", src->name, src->initial);
+        return false;
+    }
+    tpSkillDef *sk = malloc(sizeof *sk * (size_t)k);
+    double *pi = calloc((size_t)k * (size_t)k, sizeof *pi);
+    bool *dyn = calloc((size_t)k, sizeof *dyn);
+    t->skills = sk;
+    t->pi = pi;
+    t->pi_dynamic = dyn;
+    if (!sk || !pi || !dyn) {
+        tpErrorf(err, errlen, "out of memory");
+        return false;
+    }
+    memcpy(sk, src->skills, sizeof *sk * (size_t)k);
+    if (src->pi) {
+        memcpy(pi, src->pi, sizeof *pi * (size_t)k * (size_t)k);
+    }
+    if (src->pi_dynamic) {
+        memcpy(dyn, src->pi_dynamic, sizeof *dyn * (size_t)k);
+    }
+    for (int s = 0; s < k; ++s) {
+        char msg[512];
+        if (!tpSkill_Validate(&sk[s], d->world, msg, sizeof msg)) {
+            tpErrorf(err, errlen, "tactic '%s': %s", src->name, msg);
+            return false;
+        }
+        for (int j = 0; j < s; ++j) {
+            if (strcmp(sk[j].name, sk[s].name) == 0) {
+                tpErrorf(err, errlen, "tactic '%s': duplicate skill name '%s'", src->name, sk[s].name);
+                return false;
+            }
+        }
+        if (dyn[s] && !src->pi_fn) {
+            tpErrorf(err, errlen, "tactic '%s': dynamic transitions without a function", src->name);
+            return false;
+        }
+        for (int j = 0; j < k; ++j) {
+            double p = pi[(size_t)s * (size_t)k + (size_t)j];
+            if (!(p >= 0) || !isfinite(p)) {
+                tpErrorf(err, errlen, "tactic '%s': transitions.%s.%s: probability must be >= 0 (got %g)", src->name,
+                         sk[s].name, sk[j].name, p);
+                return false;
+            }
+        }
+    }
+    if (k > d->max_skills) {
+        d->max_skills = k;
+    }
+    return true;
+}
+
+static bool setup_sampling(tpDomain *d, char *err, size_t errlen)
+{
+    tpSamplingDef *s = &d->def.sampling;
+    if (s->ndists < 0 || s->ndists > 4) {
+        tpErrorf(err, errlen, "sampling: at most 4 distributions (got %d)", s->ndists);
+        return false;
+    }
+    d->sample_dim = 0;
+    for (int i = 0; i < s->ndists; ++i) {
+        char field[64];
+        snprintf(field, sizeof field, "sampling[%d]", i + 1);
+        if (s->dists[i].kind == TP_DIST_UNSET || s->dists[i].kind == TP_DIST_SAMPLE) {
+            tpErrorf(err, errlen, "%s: must be a distribution", field);
+            return false;
+        }
+        if (!tpDist_Validate(&s->dists[i], field, err, errlen)) {
+            return false;
+        }
+        d->sample_dim += s->dists[i].dim;
+    }
+    if (d->sample_dim > TP_MAX_SAMPLE_DIMS) {
+        tpErrorf(err, errlen, "sampling: y has %d dimensions (at most %d)", d->sample_dim, TP_MAX_SAMPLE_DIMS);
+        return false;
+    }
+    d->key_body = s->body;
+    if (d->key_body < 0 && d->ncontrol > 0) {
+        d->key_body = tpWorld_ControlBody(d->world, 0);
+    }
+    if (d->key_body >= d->nbodies) {
+        tpErrorf(err, errlen, "sampling.body: unknown body index %d", d->key_body);
+        return false;
+    }
+    if (d->key_body < 0 || d->sample_dim == 0) {
+        d->key_body = -1; /* no sampling space: BK-RRT unavailable */
+        return true;
+    }
+    if (s->distance == TP_DISTANCE_EUCLIDEAN) {
+        d->key_dim = d->sample_dim < 3 ? d->sample_dim : 3;
+        return true;
+    }
+    if (d->sample_dim < 2) {
+        tpErrorf(err, errlen, "sampling: the min_time distance needs y = (x, y[, heading]) (got %d dims)",
+                 d->sample_dim);
+        return false;
+    }
+    d->key_dim = 6;
+    const tpBodyDef *b = tpWorld_Body(d->world, d->key_body);
+    double mass = b->mass > 0 ? b->mass : 1.0;
+    d->max_accel = s->max_accel > 0 ? s->max_accel : (b->max_force > 0 ? b->max_force / mass : 10.0);
+    double izz = mass * (b->size[0] * b->size[0] + b->size[1] * b->size[1]) / 12.0;
+    if (b->shape != TP_SHAPE_BOX) {
+        izz = 0.4 * mass * b->size[0] * b->size[0];
+    }
+    d->max_angaccel = s->max_angaccel > 0 ? s->max_angaccel
+                                          : (b->max_torque > 0 && izz > 0 ? b->max_torque / izz : 20.0);
+    return true;
+}
+
+static bool check_metric(const tpDomain *d, const tpMetricDef *m, const char *what, char *err, size_t errlen)
+{
+    if (m->kind == TP_METRIC_DISTANCE && (m->body < 0 || m->body >= d->nbodies)) {
+        tpErrorf(err, errlen, "%s: distance metric needs a body", what);
+        return false;
+    }
+    if (m->kind == TP_METRIC_CALLBACK && !m->fn) {
+        tpErrorf(err, errlen, "%s: callback metric without a function", what);
+        return false;
+    }
+    if (m->nbodies < 0 || m->nbodies > 16) {
+        tpErrorf(err, errlen, "%s: at most 16 bodies", what);
+        return false;
+    }
+    for (int i = 0; i < m->nbodies; ++i) {
+        if (m->bodies[i] < 0 || m->bodies[i] >= d->nbodies || tpWorld_ControlSlot(d->world, m->bodies[i]) < 0) {
+            tpErrorf(err, errlen, "%s: body %d is not a controlled body", what, i + 1);
+            return false;
+        }
+    }
+    return true;
+}
+
+tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
+{
+    tpDomain *d = calloc(1, sizeof *d);
+    if (!d) {
+        tpDestroyCond(def->goal);
+        tpDestroyCond(def->valid);
+        tpErrorf(err, errlen, "out of memory");
+        return NULL;
+    }
+    d->def = *def; /* takes ownership of goal and valid */
+    d->def.tactics = NULL;
+    d->world = tpCreateWorld(&def->scene, err, errlen);
+    if (!d->world) {
+        tpDestroyDomain(d);
+        return NULL;
+    }
+    /* The world keeps its own copies of the scene arrays: point the definition at them. */
+    d->def.scene = *tpWorld_Def(d->world);
+    d->nbodies = tpWorld_BodyCount(d->world);
+    d->nstate = tpWorld_StateCount(d->world);
+    d->ncontrol = tpWorld_ControlCount(d->world);
+    if (!def->goal) {
+        tpErrorf(err, errlen, "domain '%s': 'goal' is required", def->name);
+        tpDestroyDomain(d);
+        return NULL;
+    }
+    if (!tpCond_Check(def->goal, d->world, err, errlen) ||
+        (def->valid && !tpCond_Check(def->valid, d->world, err, errlen))) {
+        tpDestroyDomain(d);
+        return NULL;
+    }
+    if (def->ntactics < 0 || (def->ntactics > 0 && !def->tactics)) {
+        tpErrorf(err, errlen, "domain '%s': bad tactics array", def->name);
+        tpDestroyDomain(d);
+        return NULL;
+    }
+    d->tactics = calloc((size_t)(def->ntactics > 0 ? def->ntactics : 1), sizeof *d->tactics);
+    if (!d->tactics) {
+        tpErrorf(err, errlen, "out of memory");
+        tpDestroyDomain(d);
+        return NULL;
+    }
+    for (int i = 0; i < def->ntactics; ++i) {
+        d->ntactics = i + 1;
+        if (!copy_tactic(d, i, &def->tactics[i], err, errlen)) {
+            tpDestroyDomain(d);
+            return NULL;
+        }
+    }
+    d->def.tactics = d->tactics;
+    d->probs = calloc((size_t)(d->max_skills > 0 ? d->max_skills : 1), sizeof *d->probs);
+    d->initial_all = calloc((size_t)d->nbodies, sizeof *d->initial_all);
+    tpBodyState *x0 = calloc((size_t)(d->nstate > 0 ? d->nstate : 1), sizeof *x0);
+    if (!d->probs || !d->initial_all || !x0) {
+        free(x0);
+        tpErrorf(err, errlen, "out of memory");
+        tpDestroyDomain(d);
+        return NULL;
+    }
+    tpWorld_InitialState(d->world, x0);
+    for (int i = 0; i < d->nbodies; ++i) {
+        tpWorld_BodyState(d->world, x0, 0.0, i, &d->initial_all[i]);
+    }
+    free(x0);
+    if (!setup_sampling(d, err, errlen) || !check_metric(d, &def->quality, "quality", err, errlen) ||
+        !check_metric(d, &def->solution, "solution_metric", err, errlen)) {
+        tpDestroyDomain(d);
+        return NULL;
+    }
+    const tpPlannerDef *pd = &def->planner;
+    if (!(pd->mu > 0) || pd->max_iters <= 0 || pd->solutions < 1 || !(pd->time_limit >= 0)) {
+        tpErrorf(err, errlen, "planner: mu must be > 0, max_iters > 0, solutions >= 1, time_limit >= 0");
+        tpDestroyDomain(d);
+        return NULL;
+    }
+    d->off_bodies = sizeof(double);
+    d->off_tactics = d->off_bodies + sizeof(tpBodyState) * (size_t)d->nstate;
+    d->state_bytes = d->off_tactics + sizeof(tpTacticState) * (size_t)d->ntactics;
+    return d;
+}
+
+int tpDomain_GoalHolds(tpDomain *d, const tpBodyState *bodies, double t)
+{
+    tpStateView v = {d->world, bodies, t};
+    return tpCond_Eval(d->def.goal, &v, d->initial_all);
+}

@@ -1,0 +1,33 @@
+/* Private layout of tpDomain, shared by domain.c, cond.c and record.c. */
+#ifndef TP_DOMAIN_INTERNAL_H
+#define TP_DOMAIN_INTERNAL_H
+
+#include "tp/base.h"
+#include "tp/tactics.h"
+
+struct tpDomain {
+    tpDomainDef def;          /* copy; def.tactics points at `tactics` */
+    tpWorld *world;           /* owned */
+    int nbodies, nstate, ncontrol, ntactics;
+    tpTacticDef *tactics;     /* owned deep copies (skills, pi, pi_dynamic arrays owned too) */
+    int max_skills;
+    double *probs;            /* scratch: max_skills doubles */
+    size_t off_bodies;        /* byte offset of the body states in a state blob */
+    size_t off_tactics;       /* byte offset of the tactic states */
+    size_t state_bytes;
+    tpBodyState *initial_all; /* every body's state at t = 0 (for "moved") */
+    int key_body;             /* body compared with y in BK-RRT, -1 if none */
+    int sample_dim, key_dim;
+    double max_accel, max_angaccel; /* min-time distance bounds */
+    char error[1024];         /* last host-callback error */
+};
+
+/// Structural checks of a condition tree against the world.
+bool tpCond_Check(const tpCond *c, const tpWorld *world, char *err, size_t errlen);
+/// Evaluates a condition: 1 true, 0 false, -1 host error.
+int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all);
+
+/// A state view of a blob.
+tpStateView tpDomain_View(const tpDomain *d, const void *x);
+
+#endif

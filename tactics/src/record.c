@@ -1,0 +1,279 @@
+/* Plan recordings from a finished run, and bit-exact replay of a recording through Sim. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "domain_internal.h"
+
+static const char *class_name(tpBodyClass c)
+{
+    switch (c) {
+    case TP_BODY_STATIC:
+        return "static";
+    case TP_BODY_PASSIVE:
+        return "passive";
+    case TP_BODY_ACTIVE:
+        return "active";
+    default:
+        return "foreign";
+    }
+}
+
+static const char *shape_name(tpShapeKind s)
+{
+    static const char *const names[] = {"box", "sphere", "cylinder", "capsule", "plane"};
+    return (s >= 0 && s <= TP_SHAPE_PLANE) ? names[s] : "box";
+}
+
+static char *dup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (c) {
+        memcpy(c, s, n);
+    }
+    return c;
+}
+
+static void state_row(const tpBodyState *s, double *row)
+{
+    memcpy(row, s->pos, sizeof s->pos);
+    memcpy(row + 3, s->quat, sizeof s->quat);
+    memcpy(row + 7, s->vel, sizeof s->vel);
+    memcpy(row + 10, s->angvel, sizeof s->angvel);
+}
+
+static bool fill_world(const tpDomain *d, const tpTree *tree, int32_t leaf, double cost, tpPlanRecord *rec,
+                       tpPlanWorld *w)
+{
+    int len = tpTree_Path(tree, leaf, NULL, 0);
+    int32_t *path = malloc(sizeof *path * (size_t)len);
+    if (!path) {
+        return false;
+    }
+    tpTree_Path(tree, leaf, path, len);
+    int nsteps = len - 1;
+    if (!tpPlanWorld_Alloc(w, rec, nsteps)) {
+        free(path);
+        return false;
+    }
+    w->cost = cost;
+    for (int i = 0; i < len; ++i) {
+        const void *x = tpTree_State(tree, path[i]);
+        for (int b = 0; b < d->nbodies; ++b) {
+            if (w->traj[b]) {
+                tpBodyState s;
+                tpWorld_BodyState(d->world, tpState_Bodies(x), tpState_Time(x), b, &s);
+                state_row(&s, w->traj[b] + (size_t)i * TP_STATE_DOUBLES);
+            }
+        }
+        if (i == 0) {
+            continue;
+        }
+        const double *a = tpTree_Action(tree, path[i]);
+        for (int b = 0; b < d->nbodies; ++b) {
+            int slot = tpWorld_ControlSlot(d->world, b);
+            if (slot >= 0 && w->controls[b]) {
+                memcpy(w->controls[b] + (size_t)(i - 1) * TP_CONTROL_DOUBLES, a + 6 * slot,
+                       sizeof(double) * TP_CONTROL_DOUBLES);
+            }
+        }
+        for (int t = 0; t < d->ntactics; ++t) {
+            w->active[t][i - 1] = tpState_Tactic(d, x, t)->sigma;
+        }
+    }
+    free(path);
+    return true;
+}
+
+bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *result, const tpPlannerDef *planner,
+                     tpPlanRecord *rec, char *err, size_t errlen)
+{
+    rec->domain_name = dup(d->def.name);
+    rec->seed = planner->seed;
+    rec->planner = dup(planner->kind == TP_PLANNER_RRT ? "rrt" : "bgt");
+    rec->mu = planner->mu;
+    rec->max_iters = planner->max_iters;
+    rec->time_limit = planner->time_limit;
+    rec->solutions_requested = planner->solutions;
+    rec->status = dup(result->status == TP_PLAN_SOLVED ? "solved" : "approximate");
+    rec->dt = d->def.scene.dt;
+    rec->nbodies = d->nbodies;
+    rec->bodies = calloc((size_t)d->nbodies, sizeof *rec->bodies);
+    rec->ntactics = d->ntactics;
+    rec->tactics = calloc((size_t)(d->ntactics > 0 ? d->ntactics : 1), sizeof *rec->tactics);
+    if (!rec->domain_name || !rec->planner || !rec->status || !rec->bodies || !rec->tactics) {
+        goto oom;
+    }
+    for (int b = 0; b < d->nbodies; ++b) {
+        const tpBodyDef *bd = tpWorld_Body(d->world, b);
+        tpPlanBody *pb = &rec->bodies[b];
+        pb->name = dup(bd->name);
+        pb->cls = dup(class_name(bd->cls));
+        pb->shape = dup(shape_name(bd->shape));
+        if (!pb->name || !pb->cls || !pb->shape) {
+            goto oom;
+        }
+        if (bd->shape == TP_SHAPE_PLANE) {
+            memcpy(pb->size, bd->plane, sizeof pb->size);
+        } else {
+            memcpy(pb->size, bd->size, sizeof bd->size);
+        }
+        memcpy(pb->color, bd->color, sizeof pb->color);
+        pb->moving = bd->cls != TP_BODY_STATIC;
+        pb->controlled = tpWorld_ControlSlot(d->world, b) >= 0;
+        state_row(&d->initial_all[b], pb->pose);
+    }
+    for (int t = 0; t < d->ntactics; ++t) {
+        const tpTacticDef *td = &d->tactics[t];
+        tpPlanTactic *pt = &rec->tactics[t];
+        pt->name = dup(td->name);
+        pt->body = dup(td->body >= 0 ? tpWorld_Body(d->world, td->body)->name : "");
+        pt->skills = calloc((size_t)td->nskills, sizeof *pt->skills);
+        if (!pt->name || !pt->body || !pt->skills) {
+            goto oom;
+        }
+        pt->nskills = td->nskills;
+        for (int s = 0; s < td->nskills; ++s) {
+            if (!(pt->skills[s] = dup(td->skills[s].name))) {
+                goto oom;
+            }
+        }
+    }
+    if (result->status == TP_PLAN_SOLVED && result->nsolutions > 0) {
+        rec->nworlds = result->nsolutions;
+        rec->worlds = calloc((size_t)rec->nworlds, sizeof *rec->worlds);
+        if (!rec->worlds) {
+            goto oom;
+        }
+        for (int i = 0; i < result->nsolutions; ++i) {
+            if (!fill_world(d, tree, result->solutions[i], result->costs[i], rec, &rec->worlds[i])) {
+                goto oom;
+            }
+        }
+        rec->selected = result->best_solution;
+    } else {
+        rec->nworlds = 1;
+        rec->worlds = calloc(1, sizeof *rec->worlds);
+        tpProblem p = tpDomain_Problem((tpDomain *)d);
+        double q = p.quality(p.ctx, tpTree_State(tree, result->best));
+        if (!rec->worlds || !fill_world(d, tree, result->best, q, rec, &rec->worlds[0])) {
+            goto oom;
+        }
+        rec->selected = 0;
+    }
+    rec->iterations = result->stats.iterations;
+    rec->nodes = result->stats.nodes;
+    rec->rejected = result->stats.rejected;
+    rec->nsolutions = result->stats.solutions;
+    rec->memory_bytes = (int64_t)tpTree_MemoryBytes(tree);
+    rec->t_select = result->stats.t_select;
+    rec->t_tactics = result->stats.t_tactics;
+    rec->t_physics = result->stats.t_physics;
+    rec->t_check = result->stats.t_check;
+    rec->t_total = result->stats.t_total;
+    return true;
+oom:
+    tpErrorf(err, errlen, "out of memory while recording the plan");
+    return false;
+}
+
+static void row_state(const double *row, tpBodyState *s)
+{
+    memcpy(s->pos, row, sizeof s->pos);
+    memcpy(s->quat, row + 3, sizeof s->quat);
+    memcpy(s->vel, row + 7, sizeof s->vel);
+    memcpy(s->angvel, row + 10, sizeof s->angvel);
+}
+
+static const char *const k_fields[TP_STATE_DOUBLES] = {"pos.x",  "pos.y",  "pos.z",  "quat.w", "quat.x",
+                                                       "quat.y", "quat.z", "vel.x",  "vel.y",  "vel.z",
+                                                       "angvel.x", "angvel.y", "angvel.z"};
+
+/* Compares a replayed state with a recorded row bit for bit; describes the first difference. */
+static bool same_row(const tpBodyState *s, const double *row, const char *body, int step, char *err, size_t errlen)
+{
+    double mine[TP_STATE_DOUBLES];
+    state_row(s, mine);
+    for (int k = 0; k < TP_STATE_DOUBLES; ++k) {
+        if (memcmp(&mine[k], &row[k], sizeof(double)) != 0) {
+            tpErrorf(err, errlen, "step %d: body '%s' %s differs: recorded %.17g, replayed %.17g", step, body,
+                     k_fields[k], row[k], mine[k]);
+            return false;
+        }
+    }
+    return true;
+}
+
+int tpDomain_Replay(tpDomain *d, const tpPlanRecord *rec, int w, char *err, size_t errlen)
+{
+    if (w < 0 || w >= rec->nworlds) {
+        tpErrorf(err, errlen, "no world %d in the recording (it has %d)", w, rec->nworlds);
+        return -2;
+    }
+    if (rec->nbodies != d->nbodies) {
+        tpErrorf(err, errlen, "the recording has %d bodies, the domain %d", rec->nbodies, d->nbodies);
+        return -2;
+    }
+    for (int b = 0; b < d->nbodies; ++b) {
+        const tpPlanBody *pb = &rec->bodies[b];
+        bool moving = tpWorld_Body(d->world, b)->cls != TP_BODY_STATIC;
+        bool controlled = tpWorld_ControlSlot(d->world, b) >= 0;
+        if (strcmp(pb->name, tpWorld_Body(d->world, b)->name) != 0 || pb->moving != moving ||
+            pb->controlled != controlled) {
+            tpErrorf(err, errlen, "body %d: the recording has '%s', the domain '%s' (or its class differs)", b,
+                     pb->name, tpWorld_Body(d->world, b)->name);
+            return -2;
+        }
+    }
+    if (memcmp(&rec->dt, &d->def.scene.dt, sizeof(double)) != 0) {
+        tpErrorf(err, errlen, "dt differs: recording %.17g, domain %.17g", rec->dt, d->def.scene.dt);
+        return -2;
+    }
+    const tpPlanWorld *pw = &rec->worlds[w];
+    int ns = d->nstate > 0 ? d->nstate : 1;
+    tpBodyState *x = calloc((size_t)ns, sizeof *x);
+    double *action = calloc((size_t)(6 * d->ncontrol + 1), sizeof *action);
+    if (!x || !action) {
+        free(x);
+        free(action);
+        tpErrorf(err, errlen, "out of memory");
+        return -2;
+    }
+    int result = -1;
+    for (int k = 0; k < d->nstate; ++k) {
+        int b = tpWorld_StateBody(d->world, k);
+        row_state(pw->traj[b], &x[k]);
+        if (!same_row(&d->initial_all[b], pw->traj[b], rec->bodies[b].name, 0, err, errlen)) {
+            tpErrorf(err, errlen, "the recorded initial state of body '%s' is not the domain's (was the domain "
+                     "changed, or run with other --set values?)", rec->bodies[b].name);
+            result = -2;
+            goto done;
+        }
+    }
+    double t = 0.0;
+    for (int i = 0; i < pw->nsteps; ++i) {
+        for (int k = 0; k < d->ncontrol; ++k) {
+            int b = tpWorld_ControlBody(d->world, k);
+            memcpy(action + 6 * k, pw->controls[b] + (size_t)i * TP_CONTROL_DOUBLES, sizeof(double) * 6);
+        }
+        tpWorld_Step(d->world, x, t, action, x);
+        t = t + d->def.scene.dt;
+        for (int b = 0; b < d->nbodies; ++b) {
+            if (!pw->traj[b]) {
+                continue;
+            }
+            tpBodyState s;
+            tpWorld_BodyState(d->world, x, t, b, &s);
+            if (!same_row(&s, pw->traj[b] + (size_t)(i + 1) * TP_STATE_DOUBLES, rec->bodies[b].name, i + 1, err,
+                          errlen)) {
+                result = i + 1;
+                goto done;
+            }
+        }
+    }
+done:
+    free(x);
+    free(action);
+    return result;
+}
