@@ -11,6 +11,8 @@
 extern "C" {
 #endif
 
+#define TP_PI 3.14159265358979323846
+
 /// Process exit codes used by every tplan command (documented in docs/cli.md).
 enum {
     TP_EXIT_OK = 0,          /* solved / success */
