@@ -1,2 +1,633 @@
-/* placeholder until implemented */
-typedef int tp_placeholder_world;
+/* tplan physics: scene validation, ODE world construction and the read-only queries.
+ * Stepping, collisions and snapshots live in step.c. */
+#include "world_internal.h"
+
+#include "tp/base.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------ */
+/* Defaults                                                                                    */
+
+tpSceneDef tpDefaultSceneDef(void)
+{
+    tpSceneDef d;
+    memset(&d, 0, sizeof d);
+    d.gravity[2] = -9.81;
+    d.dt = 1.0 / 60.0;
+    d.solver = TP_SOLVER_STEP;
+    d.quickstep_iters = 20;
+    d.erp = 0.2;
+    d.cfm = 1e-5;
+    d.max_contacts = 8;
+    return d;
+}
+
+tpBodyDef tpDefaultBodyDef(void)
+{
+    tpBodyDef b;
+    memset(&b, 0, sizeof b);
+    b.cls = TP_BODY_PASSIVE;
+    b.shape = TP_SHAPE_BOX;
+    b.size[0] = b.size[1] = b.size[2] = 1.0;
+    b.plane[2] = 1.0; /* z-up ground if someone switches the shape to a plane */
+    b.mass = 1.0;
+    b.quat[0] = 1.0;
+    for (int k = 0; k < 4; k++) b.color[k] = 1.0f;
+    b.material = 0;
+    b.motion.kind = TP_MOTION_TACTIC;
+    b.motion.axis[2] = 1.0;
+    b.motion.period = 1.0;
+    return b;
+}
+
+tpMaterialDef tpDefaultMaterialDef(void)
+{
+    tpMaterialDef m;
+    memset(&m, 0, sizeof m);
+    tpStrCopy(m.name, sizeof m.name, "default");
+    m.friction = 0.5;
+    m.restitution = 0.0;
+    m.rolling_friction = 0.0;
+    m.bounce_velocity = 0.01;
+    return m;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* ODE library lifetime: one dInitODE2 for any number of worlds (ODE keeps global state).      */
+
+static int g_ode_users;
+
+static void tpOdeVLog(tpLogLevel level, int num, const char *msg, va_list ap)
+{
+    char buf[512];
+    vsnprintf(buf, sizeof buf, msg, ap);
+    tpLog(level, "ODE (%d): %s", num, buf);
+}
+static void tpOdeError(int num, const char *msg, va_list ap) { tpOdeVLog(TP_LOG_ERROR, num, msg, ap); }
+static void tpOdeDebug(int num, const char *msg, va_list ap) { tpOdeVLog(TP_LOG_ERROR, num, msg, ap); }
+/* ODE's messages are solver notes such as "LCP internal error, s <= 0" on redundant stacked
+ * contacts; it recovers from them, and at hundreds of thousands of steps per plan they would
+ * drown the log, so they go to the debug level. */
+static void tpOdeMessage(int num, const char *msg, va_list ap) { tpOdeVLog(TP_LOG_DEBUG, num, msg, ap); }
+
+static void tpOdeAcquire(void)
+{
+    if (g_ode_users++ == 0) {
+        dSetErrorHandler(tpOdeError);
+        dSetDebugHandler(tpOdeDebug);
+        dSetMessageHandler(tpOdeMessage);
+        dInitODE2(0);
+        dAllocateODEDataForThread(dAllocateMaskAll);
+    }
+}
+
+static void tpOdeRelease(void)
+{
+    if (--g_ode_users == 0) dCloseODE();
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Validation                                                                                  */
+
+static double tpNorm3(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+static bool tpFinite(const double *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) return false;
+    return true;
+}
+
+/* Label used in messages: the quoted name, or the index for a body without a usable name. */
+static void tpBodyLabel(const tpBodyDef *b, int i, char *out, size_t cap)
+{
+    if (memchr(b->name, '\0', TP_NAME_MAX) != NULL && b->name[0] != '\0')
+        snprintf(out, cap, "body \"%s\"", b->name);
+    else
+        snprintf(out, cap, "body #%d", i);
+}
+
+static bool tpCheckMaterial(double friction, double restitution, double rolling, double bounce_vel,
+                            const char *what, char *err, size_t errlen)
+{
+    if (!(friction >= 0.0) || !isfinite(friction)) {
+        tpErrorf(err, errlen, "%s: friction must be finite and >= 0 (got %g)", what, friction);
+        return false;
+    }
+    if (!(restitution >= 0.0 && restitution <= 1.0)) {
+        tpErrorf(err, errlen, "%s: restitution must be in [0, 1] (got %g)", what, restitution);
+        return false;
+    }
+    if (!(rolling >= 0.0) || !isfinite(rolling)) {
+        tpErrorf(err, errlen, "%s: rolling_friction must be finite and >= 0 (got %g)", what, rolling);
+        return false;
+    }
+    if (!(bounce_vel >= 0.0) || !isfinite(bounce_vel)) {
+        tpErrorf(err, errlen, "%s: bounce_velocity must be finite and >= 0 (got %g)", what, bounce_vel);
+        return false;
+    }
+    return true;
+}
+
+static bool tpIsDynamic(const tpBodyDef *b)
+{
+    return b->cls == TP_BODY_PASSIVE || b->cls == TP_BODY_ACTIVE ||
+           (b->cls == TP_BODY_FOREIGN && b->motion.kind == TP_MOTION_TACTIC);
+}
+
+static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
+{
+    const tpBodyDef *b = &def->bodies[i];
+    char who[TP_NAME_MAX + 16];
+    tpBodyLabel(b, i, who, sizeof who);
+
+    if (memchr(b->name, '\0', TP_NAME_MAX) == NULL) {
+        tpErrorf(err, errlen, "%s: name is not terminated within %d bytes", who, TP_NAME_MAX);
+        return false;
+    }
+    if (b->name[0] == '\0') {
+        tpErrorf(err, errlen, "%s: name must not be empty", who);
+        return false;
+    }
+    for (int j = 0; j < i; j++) {
+        if (strcmp(def->bodies[j].name, b->name) == 0) {
+            tpErrorf(err, errlen, "%s: duplicate name (also body #%d)", who, j);
+            return false;
+        }
+    }
+    if ((int)b->cls < TP_BODY_STATIC || (int)b->cls > TP_BODY_FOREIGN) {
+        tpErrorf(err, errlen, "%s: cls must be a tpBodyClass (got %d)", who, (int)b->cls);
+        return false;
+    }
+    if ((int)b->shape < TP_SHAPE_BOX || (int)b->shape > TP_SHAPE_PLANE) {
+        tpErrorf(err, errlen, "%s: shape must be a tpShapeKind (got %d)", who, (int)b->shape);
+        return false;
+    }
+    if (b->material < 0 || b->material >= def->nmaterials) {
+        tpErrorf(err, errlen, "%s: material index %d out of range [0, %d)", who, b->material, def->nmaterials);
+        return false;
+    }
+
+    if (b->shape == TP_SHAPE_PLANE) {
+        /* A plane has no finite mass or extent: ODE only supports it as a static geom. */
+        if (b->cls != TP_BODY_STATIC) {
+            tpErrorf(err, errlen, "%s: a plane must be static", who);
+            return false;
+        }
+        if (!tpFinite(b->plane, 4)) {
+            tpErrorf(err, errlen, "%s: plane coefficients must be finite", who);
+            return false;
+        }
+        if (tpNorm3(b->plane) <= 0.0) {
+            tpErrorf(err, errlen, "%s: plane normal (plane[0..2]) must not be zero", who);
+            return false;
+        }
+        return true;
+    }
+
+    static const char *const axis_name[3] = {"size[0]", "size[1]", "size[2]"};
+    int nsize = b->shape == TP_SHAPE_BOX ? 3 : b->shape == TP_SHAPE_SPHERE ? 1 : 2;
+    for (int k = 0; k < nsize; k++) {
+        if (!(b->size[k] > 0.0) || !isfinite(b->size[k])) {
+            tpErrorf(err, errlen, "%s: %s must be > 0 (got %g)", who, axis_name[k], b->size[k]);
+            return false;
+        }
+    }
+    if (!tpFinite(b->pos, 3) || !tpFinite(b->vel, 3) || !tpFinite(b->angvel, 3)) {
+        tpErrorf(err, errlen, "%s: pos, vel and angvel must be finite", who);
+        return false;
+    }
+    if (!tpFinite(b->quat, 4) || (b->quat[0] == 0.0 && b->quat[1] == 0.0 && b->quat[2] == 0.0 && b->quat[3] == 0.0)) {
+        tpErrorf(err, errlen, "%s: quat must be finite and non-zero", who);
+        return false;
+    }
+    if (tpIsDynamic(b) && (!(b->mass > 0.0) || !isfinite(b->mass))) {
+        tpErrorf(err, errlen, "%s: mass must be > 0 (got %g)", who, b->mass);
+        return false;
+    }
+    if (!(b->max_force >= 0.0) || !(b->max_torque >= 0.0)) {
+        tpErrorf(err, errlen, "%s: max_force and max_torque must be >= 0 (got %g, %g)", who, b->max_force,
+                 b->max_torque);
+        return false;
+    }
+    if (!(b->linear_damping >= 0.0 && b->linear_damping <= 1.0) ||
+        !(b->angular_damping >= 0.0 && b->angular_damping <= 1.0)) {
+        tpErrorf(err, errlen, "%s: linear_damping and angular_damping must be in [0, 1] (got %g, %g)", who,
+                 b->linear_damping, b->angular_damping);
+        return false;
+    }
+    if (b->cls == TP_BODY_FOREIGN) {
+        const tpMotionDef *m = &b->motion;
+        if ((int)m->kind < TP_MOTION_TACTIC || (int)m->kind > TP_MOTION_OSCILLATE) {
+            tpErrorf(err, errlen, "%s: motion.kind must be a tpMotionKind (got %d)", who, (int)m->kind);
+            return false;
+        }
+        if (!tpFinite(m->axis, 3) || !isfinite(m->rate) || !isfinite(m->phase) || !tpFinite(m->vel, 3) ||
+            !tpFinite(m->amplitude, 3)) {
+            tpErrorf(err, errlen, "%s: motion parameters must be finite", who);
+            return false;
+        }
+        if (m->kind == TP_MOTION_ROTATE && tpNorm3(m->axis) <= 0.0) {
+            tpErrorf(err, errlen, "%s: motion.axis must not be zero", who);
+            return false;
+        }
+        if (m->kind == TP_MOTION_OSCILLATE && (!(m->period > 0.0) || !isfinite(m->period))) {
+            tpErrorf(err, errlen, "%s: motion.period must be > 0 (got %g)", who, m->period);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
+{
+    if (def == NULL) {
+        tpErrorf(err, errlen, "scene: definition is NULL");
+        return false;
+    }
+    if (!(def->dt > 0.0) || !isfinite(def->dt)) {
+        tpErrorf(err, errlen, "scene: dt must be > 0 (got %g)", def->dt);
+        return false;
+    }
+    if (!tpFinite(def->gravity, 3)) {
+        tpErrorf(err, errlen, "scene: gravity must be finite");
+        return false;
+    }
+    if (def->solver != TP_SOLVER_STEP && def->solver != TP_SOLVER_QUICKSTEP) {
+        tpErrorf(err, errlen, "scene: solver must be a tpSolverKind (got %d)", (int)def->solver);
+        return false;
+    }
+    if (def->solver == TP_SOLVER_QUICKSTEP && def->quickstep_iters < 1) {
+        tpErrorf(err, errlen, "scene: quickstep_iters must be >= 1 (got %d)", def->quickstep_iters);
+        return false;
+    }
+    if (!(def->erp >= 0.0 && def->erp <= 1.0)) {
+        tpErrorf(err, errlen, "scene: erp must be in [0, 1] (got %g)", def->erp);
+        return false;
+    }
+    if (!(def->cfm >= 0.0) || !isfinite(def->cfm)) {
+        tpErrorf(err, errlen, "scene: cfm must be >= 0 (got %g)", def->cfm);
+        return false;
+    }
+    /* dCollide takes the contact limit in the low 16 bits of its flags. */
+    if (def->max_contacts < 1 || def->max_contacts > 0xffff) {
+        tpErrorf(err, errlen, "scene: max_contacts must be in [1, 65535] (got %d)", def->max_contacts);
+        return false;
+    }
+    if (def->nmaterials < 1 || def->materials == NULL) {
+        tpErrorf(err, errlen, "scene: at least one material is required (nmaterials = %d)", def->nmaterials);
+        return false;
+    }
+    for (int i = 0; i < def->nmaterials; i++) {
+        const tpMaterialDef *m = &def->materials[i];
+        char who[TP_NAME_MAX + 32];
+        if (memchr(m->name, '\0', TP_NAME_MAX) != NULL && m->name[0] != '\0')
+            snprintf(who, sizeof who, "material \"%s\"", m->name);
+        else
+            snprintf(who, sizeof who, "material #%d", i);
+        if (!tpCheckMaterial(m->friction, m->restitution, m->rolling_friction, m->bounce_velocity, who, err, errlen))
+            return false;
+    }
+    if (def->ncontacts < 0 || (def->ncontacts > 0 && def->contacts == NULL)) {
+        tpErrorf(err, errlen, "scene: contacts is NULL but ncontacts = %d", def->ncontacts);
+        return false;
+    }
+    for (int i = 0; i < def->ncontacts; i++) {
+        const tpContactDef *c = &def->contacts[i];
+        char who[32];
+        snprintf(who, sizeof who, "contact #%d", i);
+        if (c->material_a < 0 || c->material_a >= def->nmaterials || c->material_b < 0 ||
+            c->material_b >= def->nmaterials) {
+            tpErrorf(err, errlen, "%s: material index out of range [0, %d) (got %d, %d)", who, def->nmaterials,
+                     c->material_a, c->material_b);
+            return false;
+        }
+        if (!tpCheckMaterial(c->friction, c->restitution, c->rolling_friction, c->bounce_velocity, who, err, errlen))
+            return false;
+    }
+    if (def->nbodies < 0 || (def->nbodies > 0 && def->bodies == NULL)) {
+        tpErrorf(err, errlen, "scene: bodies is NULL but nbodies = %d", def->nbodies);
+        return false;
+    }
+    for (int i = 0; i < def->nbodies; i++)
+        if (!tpCheckBody(def, i, err, errlen)) return false;
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Construction                                                                                */
+
+static void tpNormalise4(double q[4])
+{
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int k = 0; k < 4; k++) q[k] /= n;
+}
+
+static double tpMax(double a, double b) { return a > b ? a : b; }
+
+/* Pair table: the mixing rule, then the explicit tpContactDefs (later entries win). The bounce
+ * threshold mixes by max, the conservative choice: a pair bounces only above both thresholds. */
+static void tpBuildSurfaces(tpWorld *w)
+{
+    int n = w->def.nmaterials;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) {
+            const tpMaterialDef *a = &w->materials[i], *b = &w->materials[j];
+            tpSurface *s = &w->surfaces[i * n + j];
+            s->mu = sqrt(a->friction * b->friction);
+            s->bounce = tpMax(a->restitution, b->restitution);
+            s->rho = tpMax(a->rolling_friction, b->rolling_friction);
+            s->bounce_vel = tpMax(a->bounce_velocity, b->bounce_velocity);
+        }
+    }
+    for (int c = 0; c < w->def.ncontacts; c++) {
+        const tpContactDef *cd = &w->contacts[c];
+        tpSurface s = {cd->friction, cd->restitution, cd->bounce_velocity, cd->rolling_friction};
+        w->surfaces[cd->material_a * n + cd->material_b] = s;
+        w->surfaces[cd->material_b * n + cd->material_a] = s;
+    }
+}
+
+static dGeomID tpCreateGeom(dSpaceID space, const tpBodyDef *b)
+{
+    switch (b->shape) {
+    case TP_SHAPE_BOX: return dCreateBox(space, b->size[0], b->size[1], b->size[2]);
+    case TP_SHAPE_SPHERE: return dCreateSphere(space, b->size[0]);
+    case TP_SHAPE_CYLINDER: return dCreateCylinder(space, b->size[0], b->size[1]);
+    case TP_SHAPE_CAPSULE: return dCreateCapsule(space, b->size[0], b->size[1]);
+    case TP_SHAPE_PLANE: return dCreatePlane(space, b->plane[0], b->plane[1], b->plane[2], b->plane[3]);
+    }
+    return NULL;
+}
+
+static void tpShapeMass(const tpBodyDef *b, double total, dMass *m)
+{
+    switch (b->shape) {
+    case TP_SHAPE_BOX: dMassSetBoxTotal(m, total, b->size[0], b->size[1], b->size[2]); break;
+    case TP_SHAPE_SPHERE: dMassSetSphereTotal(m, total, b->size[0]); break;
+    case TP_SHAPE_CYLINDER: dMassSetCylinderTotal(m, total, 3, b->size[0], b->size[1]); break;
+    case TP_SHAPE_CAPSULE: dMassSetCapsuleTotal(m, total, 3, b->size[0], b->size[1]); break;
+    case TP_SHAPE_PLANE: dMassSetZero(m); break;
+    }
+}
+
+static bool tpAllocArrays(tpWorld *w)
+{
+    const tpSceneDef *d = &w->def;
+    int nb = d->nbodies > 0 ? d->nbodies : 1;
+    w->materials = calloc((size_t)d->nmaterials, sizeof *w->materials);
+    w->contacts = calloc((size_t)(d->ncontacts > 0 ? d->ncontacts : 1), sizeof *w->contacts);
+    w->bodies = calloc((size_t)nb, sizeof *w->bodies);
+    w->rt = calloc((size_t)nb, sizeof *w->rt);
+    w->surfaces = calloc((size_t)d->nmaterials * (size_t)d->nmaterials, sizeof *w->surfaces);
+    w->state_body = calloc((size_t)nb, sizeof(int));
+    w->control_body = calloc((size_t)nb, sizeof(int));
+    w->kin_body = calloc((size_t)nb, sizeof(int));
+    w->cgeoms = calloc((size_t)d->max_contacts, sizeof *w->cgeoms);
+    w->action = calloc((size_t)nb * 6, sizeof(double));
+    w->restored = malloc(sizeof(double) + (size_t)nb * sizeof(tpBodyState));
+    return w->restored && w->materials && w->contacts && w->bodies && w->rt && w->surfaces && w->state_body && w->control_body &&
+           w->kin_body && w->cgeoms && w->action;
+}
+
+tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
+{
+    if (!tpCheckScene(def, err, errlen)) return NULL;
+
+    tpWorld *w = calloc(1, sizeof *w);
+    if (w == NULL) {
+        tpErrorf(err, errlen, "scene: out of memory");
+        return NULL;
+    }
+    w->def = *def;
+    if (!tpAllocArrays(w)) {
+        tpDestroyWorld(w);
+        tpErrorf(err, errlen, "scene: out of memory");
+        return NULL;
+    }
+    memcpy(w->materials, def->materials, (size_t)def->nmaterials * sizeof *w->materials);
+    if (def->ncontacts > 0) memcpy(w->contacts, def->contacts, (size_t)def->ncontacts * sizeof *w->contacts);
+    if (def->nbodies > 0) memcpy(w->bodies, def->bodies, (size_t)def->nbodies * sizeof *w->bodies);
+    w->def.materials = w->materials;
+    w->def.contacts = w->contacts;
+    w->def.bodies = w->bodies;
+    tpBuildSurfaces(w);
+
+    tpOdeAcquire();
+    w->world = dWorldCreate();
+    w->space = def->nbodies > 32 ? dHashSpaceCreate(0) : dSimpleSpaceCreate(0);
+    w->group = dJointGroupCreate(0);
+    dWorldSetGravity(w->world, def->gravity[0], def->gravity[1], def->gravity[2]);
+    dWorldSetERP(w->world, def->erp);
+    dWorldSetCFM(w->world, def->cfm);
+    /* Auto-disable keeps per-body idle counters that a state x cannot carry. */
+    dWorldSetAutoDisableFlag(w->world, 0);
+    dWorldSetQuickStepNumIterations(w->world, def->quickstep_iters > 0 ? def->quickstep_iters : 20);
+    /* A thin allowed penetration keeps resting contacts from chattering in and out of touch. */
+    dWorldSetContactSurfaceLayer(w->world, 0.001);
+
+    for (int i = 0; i < def->nbodies; i++) {
+        tpBodyDef *b = &w->bodies[i];
+        tpBodyRt *r = &w->rt[i];
+        r->state_slot = -1;
+        r->control_slot = -1;
+        if (b->shape == TP_SHAPE_PLANE) {
+            /* The plane pose is in plane[]; keep a well-formed quaternion for BodyState. */
+            if (!tpFinite(b->quat, 4) || (b->quat[0] == 0 && b->quat[1] == 0 && b->quat[2] == 0 && b->quat[3] == 0)) {
+                b->quat[0] = 1.0;
+                b->quat[1] = b->quat[2] = b->quat[3] = 0.0;
+            }
+        }
+        tpNormalise4(b->quat);
+
+        r->geom = tpCreateGeom(w->space, b);
+        dGeomSetData(r->geom, (void *)(intptr_t)i);
+
+        if (b->cls == TP_BODY_STATIC) {
+            if (b->shape != TP_SHAPE_PLANE) {
+                dGeomSetPosition(r->geom, b->pos[0], b->pos[1], b->pos[2]);
+                dGeomSetQuaternion(r->geom, b->quat);
+            }
+            dGeomSetCategoryBits(r->geom, TP_CAT_STATIC);
+            dGeomSetCollideBits(r->geom, TP_CAT_DYNAMIC);
+            continue;
+        }
+
+        r->body = dBodyCreate(w->world);
+        dMass m;
+        tpShapeMass(b, b->mass > 0.0 ? b->mass : 1.0, &m);
+        dBodySetMass(r->body, &m);
+        dGeomSetBody(r->geom, r->body);
+        dBodySetPosition(r->body, b->pos[0], b->pos[1], b->pos[2]);
+        dBodySetQuaternion(r->body, b->quat);
+        dBodySetLinearVel(r->body, b->vel[0], b->vel[1], b->vel[2]);
+        dBodySetAngularVel(r->body, b->angvel[0], b->angvel[1], b->angvel[2]);
+        dBodySetAutoDisableFlag(r->body, 0);
+
+        if (tpIsDynamic(b)) {
+            if (b->linear_damping > 0.0) dBodySetLinearDamping(r->body, b->linear_damping);
+            if (b->angular_damping > 0.0) dBodySetAngularDamping(r->body, b->angular_damping);
+            r->state_slot = w->nstate;
+            w->state_body[w->nstate++] = i;
+            if (b->cls != TP_BODY_PASSIVE) {
+                r->control_slot = w->ncontrol;
+                w->control_body[w->ncontrol++] = i;
+            }
+            dGeomSetCategoryBits(r->geom, TP_CAT_DYNAMIC);
+            dGeomSetCollideBits(r->geom, TP_CAT_STATIC | TP_CAT_KINEMATIC | TP_CAT_DYNAMIC);
+        } else {
+            /* Kinematic: infinite mass, pose and velocity written from t before every step. The
+             * velocity matters: contacts use it to push dynamic bodies. */
+            dBodySetKinematic(r->body);
+            r->kinematic = true;
+            double n = tpNorm3(b->motion.axis);
+            for (int k = 0; k < 3; k++) r->axis[k] = n > 0.0 ? b->motion.axis[k] / n : (k == 2 ? 1.0 : 0.0);
+            w->kin_body[w->nkinematic++] = i;
+            dGeomSetCategoryBits(r->geom, TP_CAT_KINEMATIC);
+            dGeomSetCollideBits(r->geom, TP_CAT_DYNAMIC);
+        }
+    }
+
+    if (!tpWorld_GrowPairs(w, 4 * (def->nbodies > 0 ? def->nbodies : 1))) {
+        tpDestroyWorld(w);
+        tpErrorf(err, errlen, "scene: out of memory");
+        return NULL;
+    }
+    /* Put kinematic bodies at their t = 0 pose so the live world starts consistent. */
+    for (int k = 0; k < w->nkinematic; k++) {
+        tpBodyState s;
+        int i = w->kin_body[k];
+        tpWorld_MotionAt(w, i, 0.0, &s);
+        dBodySetPosition(w->rt[i].body, s.pos[0], s.pos[1], s.pos[2]);
+        dBodySetQuaternion(w->rt[i].body, s.quat);
+        dBodySetLinearVel(w->rt[i].body, s.vel[0], s.vel[1], s.vel[2]);
+        dBodySetAngularVel(w->rt[i].body, s.angvel[0], s.angvel[1], s.angvel[2]);
+    }
+    w->time = 0.0;
+    return w;
+}
+
+void tpDestroyWorld(tpWorld *w)
+{
+    if (w == NULL) return;
+    if (w->world != NULL) {
+        dJointGroupDestroy(w->group);
+        dSpaceDestroy(w->space); /* destroys the geoms it holds (cleanup mode is on by default) */
+        dWorldDestroy(w->world); /* destroys the bodies */
+        tpOdeRelease();
+    }
+    free(w->materials);
+    free(w->contacts);
+    free(w->bodies);
+    free(w->rt);
+    free(w->surfaces);
+    free(w->state_body);
+    free(w->control_body);
+    free(w->kin_body);
+    free(w->cgeoms);
+    free(w->action);
+    free(w->pairs);
+    free(w->infos);
+    free(w->restored);
+    free(w);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Queries                                                                                     */
+
+int tpWorld_BodyCount(const tpWorld *w) { return w->def.nbodies; }
+
+const tpBodyDef *tpWorld_Body(const tpWorld *w, int i)
+{
+    return (i >= 0 && i < w->def.nbodies) ? &w->bodies[i] : NULL;
+}
+
+int tpWorld_FindBody(const tpWorld *w, const char *name)
+{
+    if (name == NULL) return -1;
+    for (int i = 0; i < w->def.nbodies; i++)
+        if (strcmp(w->bodies[i].name, name) == 0) return i;
+    return -1;
+}
+
+const tpSceneDef *tpWorld_Def(const tpWorld *w) { return &w->def; }
+
+int tpWorld_StateCount(const tpWorld *w) { return w->nstate; }
+
+int tpWorld_StateSlot(const tpWorld *w, int body)
+{
+    return (body >= 0 && body < w->def.nbodies) ? w->rt[body].state_slot : -1;
+}
+
+int tpWorld_ControlCount(const tpWorld *w) { return w->ncontrol; }
+
+int tpWorld_ControlSlot(const tpWorld *w, int body)
+{
+    return (body >= 0 && body < w->def.nbodies) ? w->rt[body].control_slot : -1;
+}
+
+int tpWorld_ControlBody(const tpWorld *w, int slot)
+{
+    return (slot >= 0 && slot < w->ncontrol) ? w->control_body[slot] : -1;
+}
+
+int tpWorld_StateBody(const tpWorld *w, int slot)
+{
+    return (slot >= 0 && slot < w->nstate) ? w->state_body[slot] : -1;
+}
+
+void tpWorld_InitialState(const tpWorld *w, tpBodyState *x)
+{
+    for (int k = 0; k < w->nstate; k++) {
+        const tpBodyDef *b = &w->bodies[w->state_body[k]];
+        memcpy(x[k].pos, b->pos, sizeof x[k].pos);
+        memcpy(x[k].quat, b->quat, sizeof x[k].quat);
+        memcpy(x[k].vel, b->vel, sizeof x[k].vel);
+        memcpy(x[k].angvel, b->angvel, sizeof x[k].angvel);
+    }
+}
+
+void tpWorld_BodyState(const tpWorld *w, const tpBodyState *x, double t, int body, tpBodyState *out)
+{
+    const tpBodyRt *r = &w->rt[body];
+    if (r->state_slot >= 0) {
+        *out = x[r->state_slot];
+    } else if (r->kinematic) {
+        tpWorld_MotionAt(w, body, t, out);
+    } else {
+        const tpBodyDef *b = &w->bodies[body];
+        memset(out, 0, sizeof *out);
+        memcpy(out->pos, b->pos, sizeof out->pos);
+        memcpy(out->quat, b->quat, sizeof out->quat);
+    }
+}
+
+void tpWorld_ClampAction(const tpWorld *w, double *action)
+{
+    for (int k = 0; k < w->ncontrol; k++) {
+        const tpBodyDef *b = &w->bodies[w->control_body[k]];
+        double *f = action + 6 * k, *tau = f + 3;
+        if (b->planar_force) {
+            f[2] = 0.0;
+            tau[0] = tau[1] = 0.0;
+        }
+        if (b->max_force > 0.0) {
+            double n = tpNorm3(f);
+            if (n > b->max_force) {
+                double s = b->max_force / n;
+                for (int j = 0; j < 3; j++) f[j] *= s;
+            }
+        }
+        if (b->max_torque > 0.0) {
+            double n = tpNorm3(tau);
+            if (n > b->max_torque) {
+                double s = b->max_torque / n;
+                for (int j = 0; j < 3; j++) tau[j] *= s;
+            }
+        }
+    }
+}

@@ -1,0 +1,329 @@
+/* tplan physics: the pure Sim step, canonical collision handling and snapshots.
+ *
+ * Purity recipe (GUIDE.md, "Sim must be a pure function"): restore every dynamic body from x
+ * (which also rebuilds ODE's rotation matrix from q), set kinematic bodies from t, generate
+ * contacts in an order that depends only on body indices and contact positions, reset ODE's
+ * random seed, step, read back. Nothing here allocates unless a scene produces more candidate
+ * pairs than ever before. */
+#include "world_internal.h"
+
+#include "tp/base.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(tpBodyState) == 13 * sizeof(double), "tpBodyState must be 13 packed doubles");
+
+/* ------------------------------------------------------------------------------------------ */
+/* Kinematic motion                                                                            */
+
+void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out)
+{
+    const tpBodyDef *b = &w->bodies[body];
+    const tpMotionDef *m = &b->motion;
+    memset(out, 0, sizeof *out);
+    memcpy(out->pos, b->pos, sizeof out->pos);
+    memcpy(out->quat, b->quat, sizeof out->quat);
+    switch (m->kind) {
+    case TP_MOTION_ROTATE: {
+        /* World-frame spin about an axis through p0: q(t) = rot(axis, phase + rate t) * q0,
+         * the position stays p0. */
+        const double *a = w->rt[body].axis;
+        double ang = m->phase + m->rate * t;
+        double c = cos(0.5 * ang), s = sin(0.5 * ang);
+        double r[4] = {c, s * a[0], s * a[1], s * a[2]};
+        const double *q = b->quat;
+        out->quat[0] = r[0] * q[0] - r[1] * q[1] - r[2] * q[2] - r[3] * q[3];
+        out->quat[1] = r[0] * q[1] + r[1] * q[0] + r[2] * q[3] - r[3] * q[2];
+        out->quat[2] = r[0] * q[2] - r[1] * q[3] + r[2] * q[0] + r[3] * q[1];
+        out->quat[3] = r[0] * q[3] + r[1] * q[2] - r[2] * q[1] + r[3] * q[0];
+        for (int k = 0; k < 3; k++) out->angvel[k] = m->rate * a[k];
+        break;
+    }
+    case TP_MOTION_LINEAR:
+        for (int k = 0; k < 3; k++) {
+            out->pos[k] = b->pos[k] + m->vel[k] * t;
+            out->vel[k] = m->vel[k];
+        }
+        break;
+    case TP_MOTION_OSCILLATE: {
+        double omega = 2.0 * 3.14159265358979323846 / m->period;
+        double s = sin(omega * t + m->phase), c = cos(omega * t + m->phase);
+        for (int k = 0; k < 3; k++) {
+            out->pos[k] = b->pos[k] + m->amplitude[k] * s;
+            out->vel[k] = m->amplitude[k] * omega * c;
+        }
+        break;
+    }
+    case TP_MOTION_TACTIC: break;
+    }
+}
+
+static void tpSetBody(dBodyID body, const tpBodyState *s)
+{
+    dBodySetPosition(body, s->pos[0], s->pos[1], s->pos[2]);
+    dBodySetQuaternion(body, s->quat);
+    dBodySetLinearVel(body, s->vel[0], s->vel[1], s->vel[2]);
+    dBodySetAngularVel(body, s->angvel[0], s->angvel[1], s->angvel[2]);
+}
+
+static void tpGetBody(dBodyID body, tpBodyState *s)
+{
+    memcpy(s->pos, dBodyGetPosition(body), sizeof s->pos);
+    memcpy(s->quat, dBodyGetQuaternion(body), sizeof s->quat);
+    memcpy(s->vel, dBodyGetLinearVel(body), sizeof s->vel);
+    memcpy(s->angvel, dBodyGetAngularVel(body), sizeof s->angvel);
+}
+
+static void tpSetKinematic(tpWorld *w, double t)
+{
+    for (int k = 0; k < w->nkinematic; k++) {
+        tpBodyState s;
+        int i = w->kin_body[k];
+        tpWorld_MotionAt(w, i, t, &s);
+        tpSetBody(w->rt[i].body, &s);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Canonical collisions                                                                        */
+
+bool tpWorld_GrowPairs(tpWorld *w, int cap)
+{
+    if (cap <= w->cap_pairs) return true;
+    uint64_t *p = realloc(w->pairs, (size_t)cap * sizeof *p);
+    if (p == NULL) return false;
+    w->pairs = p;
+    tpContactInfo *c = realloc(w->infos, (size_t)cap * sizeof *c);
+    if (c == NULL) return false;
+    w->infos = c;
+    w->cap_pairs = cap;
+    return true;
+}
+
+/* Broad phase only: records the candidate pair under its canonical key. The space hands pairs
+ * over in an order that depends on its history, so nothing is decided here. */
+static void tpNearCallback(void *data, dGeomID g1, dGeomID g2)
+{
+    tpWorld *w = data;
+    int a = (int)(intptr_t)dGeomGetData(g1);
+    int b = (int)(intptr_t)dGeomGetData(g2);
+    /* The category bits already keep static/kinematic geoms apart; this guards the rule. */
+    if (w->rt[a].state_slot < 0 && w->rt[b].state_slot < 0) return;
+    if (a == b) return;
+    if (a > b) {
+        int tmp = a;
+        a = b;
+        b = tmp;
+    }
+    if (w->npairs == w->cap_pairs && !tpWorld_GrowPairs(w, 2 * w->cap_pairs)) {
+        tpLog(TP_LOG_ERROR, "physics: out of memory for collision pairs");
+        abort();
+    }
+    w->pairs[w->npairs++] = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+}
+
+/* Heap sort: in place, no allocation, O(n log n) whatever the space's order was. The keys are
+ * unique, so stability does not matter. */
+static void tpSiftDown(uint64_t *v, int start, int n)
+{
+    int root = start;
+    for (;;) {
+        int child = 2 * root + 1;
+        if (child >= n) return;
+        if (child + 1 < n && v[child + 1] > v[child]) child++;
+        if (v[root] >= v[child]) return;
+        uint64_t tmp = v[root];
+        v[root] = v[child];
+        v[child] = tmp;
+        root = child;
+    }
+}
+
+static void tpSortKeys(uint64_t *v, int n)
+{
+    if (n < 16) {
+        for (int i = 1; i < n; i++) {
+            uint64_t key = v[i];
+            int j = i - 1;
+            while (j >= 0 && v[j] > key) {
+                v[j + 1] = v[j];
+                j--;
+            }
+            v[j + 1] = key;
+        }
+        return;
+    }
+    for (int i = n / 2 - 1; i >= 0; i--) tpSiftDown(v, i, n);
+    for (int end = n - 1; end > 0; end--) {
+        uint64_t tmp = v[0];
+        v[0] = v[end];
+        v[end] = tmp;
+        tpSiftDown(v, 0, end);
+    }
+}
+
+/* Total order on contacts of one pair: position, then depth, then normal. */
+static int tpContactCmp(const dContactGeom *x, const dContactGeom *y)
+{
+    for (int k = 0; k < 3; k++)
+        if (x->pos[k] != y->pos[k]) return x->pos[k] < y->pos[k] ? -1 : 1;
+    if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
+    for (int k = 0; k < 3; k++)
+        if (x->normal[k] != y->normal[k]) return x->normal[k] < y->normal[k] ? -1 : 1;
+    return 0;
+}
+
+static void tpSortContacts(dContactGeom *c, int n)
+{
+    for (int i = 1; i < n; i++) {
+        dContactGeom key = c[i];
+        int j = i - 1;
+        while (j >= 0 && tpContactCmp(&c[j], &key) > 0) {
+            c[j + 1] = c[j];
+            j--;
+        }
+        c[j + 1] = key;
+    }
+}
+
+static void tpCollide(tpWorld *w)
+{
+    w->npairs = 0;
+    w->ninfos = 0;
+    dSpaceCollide(w->space, w, tpNearCallback);
+    tpSortKeys(w->pairs, w->npairs);
+
+    const int nmat = w->def.nmaterials;
+    for (int p = 0; p < w->npairs; p++) {
+        int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
+        const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
+        int n = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        if (n <= 0) continue;
+        tpSortContacts(w->cgeoms, n);
+
+        const tpSurface *s = &w->surfaces[w->bodies[a].material * nmat + w->bodies[b].material];
+        dContact c;
+        memset(&c, 0, sizeof c);
+        c.surface.mode = dContactApprox1;
+        c.surface.mu = s->mu;
+        if (s->bounce > 0.0) {
+            c.surface.mode |= dContactBounce;
+            c.surface.bounce = s->bounce;
+            c.surface.bounce_vel = s->bounce_vel;
+        }
+        if (s->rho > 0.0) {
+            /* Rolling resistance about both tangent axes; no spinning friction (rhoN = 0). */
+            c.surface.mode |= dContactRolling;
+            c.surface.rho = s->rho;
+            c.surface.rho2 = s->rho;
+            c.surface.rhoN = 0.0;
+        }
+        for (int k = 0; k < n; k++) {
+            c.geom = w->cgeoms[k];
+            dJointID j = dJointCreateContact(w->world, w->group, &c);
+            dJointAttach(j, ra->body, rb->body);
+        }
+        tpContactInfo *info = &w->infos[w->ninfos++];
+        info->a = a;
+        info->b = b;
+        memcpy(info->pos, w->cgeoms[0].pos, sizeof info->pos);
+        info->depth = w->cgeoms[0].depth;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Stepping                                                                                    */
+
+/* Shared tail of Step and StepLive: the dynamic bodies already hold their start state. */
+static void tpAdvance(tpWorld *w, double t, const double *action)
+{
+    tpSetKinematic(w, t);
+    size_t nact = (size_t)w->ncontrol * 6;
+    if (action != NULL)
+        memcpy(w->action, action, nact * sizeof(double));
+    else
+        memset(w->action, 0, nact * sizeof(double));
+    tpWorld_ClampAction(w, w->action);
+    for (int k = 0; k < w->nstate; k++) {
+        dBodyID body = w->rt[w->state_body[k]].body;
+        dBodySetForce(body, 0, 0, 0);
+        dBodySetTorque(body, 0, 0, 0);
+    }
+    for (int k = 0; k < w->ncontrol; k++) {
+        dBodyID body = w->rt[w->control_body[k]].body;
+        const double *f = w->action + 6 * k;
+        dBodyAddForce(body, f[0], f[1], f[2]);
+        dBodyAddTorque(body, f[3], f[4], f[5]);
+    }
+
+    w->live_restored = false;
+    tpCollide(w);
+
+    /* dWorldQuickStep shuffles constraint rows with ODE's global generator. */
+    dRandSetSeed(0);
+    int ok = w->def.solver == TP_SOLVER_QUICKSTEP ? dWorldQuickStep(w->world, w->def.dt)
+                                                  : dWorldStep(w->world, w->def.dt);
+    if (!ok) tpLog(TP_LOG_ERROR, "physics: ODE step failed (out of memory)");
+    dJointGroupEmpty(w->group);
+}
+
+void tpWorld_Step(tpWorld *w, const tpBodyState *x, double t, const double *action, tpBodyState *xnew)
+{
+    for (int k = 0; k < w->nstate; k++) tpSetBody(w->rt[w->state_body[k]].body, &x[k]);
+    tpAdvance(w, t, action);
+    for (int k = 0; k < w->nstate; k++) tpGetBody(w->rt[w->state_body[k]].body, &xnew[k]);
+    w->time = t + w->def.dt;
+}
+
+void tpWorld_StepLive(tpWorld *w, const double *action)
+{
+    tpAdvance(w, w->time, action);
+    w->time += w->def.dt;
+}
+
+double tpWorld_Time(const tpWorld *w) { return w->time; }
+
+int tpWorld_ContactCount(const tpWorld *w) { return w->ninfos; }
+
+const tpContactInfo *tpWorld_Contacts(const tpWorld *w) { return w->infos; }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Snapshots: [time][13 doubles per state slot], native doubles, copied bytewise because the
+ * caller's buffer need not be aligned.                                                        */
+
+size_t tpWorld_SnapshotSize(const tpWorld *w) { return sizeof(double) + (size_t)w->nstate * sizeof(tpBodyState); }
+
+void tpWorld_Snapshot(const tpWorld *w, void *buf)
+{
+    if (w->live_restored) {
+        memcpy(buf, w->restored, tpWorld_SnapshotSize(w));
+        return;
+    }
+    unsigned char *p = buf;
+    memcpy(p, &w->time, sizeof(double));
+    p += sizeof(double);
+    for (int k = 0; k < w->nstate; k++) {
+        tpBodyState s;
+        tpGetBody(w->rt[w->state_body[k]].body, &s);
+        memcpy(p, &s, sizeof s);
+        p += sizeof s;
+    }
+}
+
+void tpWorld_Restore(tpWorld *w, const void *buf)
+{
+    const unsigned char *p = buf;
+    memcpy(w->restored, buf, tpWorld_SnapshotSize(w));
+    w->live_restored = true;
+    memcpy(&w->time, p, sizeof(double));
+    p += sizeof(double);
+    for (int k = 0; k < w->nstate; k++) {
+        tpBodyState s;
+        memcpy(&s, p, sizeof s);
+        p += sizeof s;
+        tpSetBody(w->rt[w->state_body[k]].body, &s);
+    }
+    tpSetKinematic(w, w->time);
+}
