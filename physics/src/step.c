@@ -48,7 +48,7 @@ void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out)
         }
         break;
     case TP_MOTION_OSCILLATE: {
-        double omega = 2.0 * 3.14159265358979323846 / m->period;
+        double omega = 2.0 * TP_PI / m->period;
         double s = sin(omega * t + m->phase), c = cos(omega * t + m->phase);
         for (int k = 0; k < 3; k++) {
             out->pos[k] = b->pos[k] + m->amplitude[k] * s;
