@@ -1,0 +1,93 @@
+-- Minigolf (Zickler & Veloso 2009, Sec. 6.1, Figs. 5 and 6): a robot must kick a ball past a
+-- rotating bar into the hole. The reference course of tplan: metres, kilograms, seconds, z up.
+--
+--   green    plane z = 0, x in [-2, 2], y in [-0.75, 0.75], static walls 0.1 high, 0.05 thick
+--   robot    box 0.18 x 0.18 x 0.12, 2.5 kg, starts at (-1.7, 0, 0.06); planar force <= 20 N,
+--            yaw torque <= 2 N m; must stay in the tee zone x <= -0.6
+--   ball     sphere r 0.0215, 0.046 kg, starts at (-1.2, 0.2, 0.0215); passive, rolling friction
+--   divider  static walls across x = 0 for y in [-0.75, -0.55] and [0.55, 0.75]
+--   bar      box 1.0 x 0.06 x 0.1 at (0, 0, 0.05), rotating about z at 0.6 rad/s (foreign)
+--   hole     centre (1.6, -0.45), radius 0.054; goal: ball centre inside, ball speed < 1 m/s
+local tp = require "tp"
+
+local HOLE = {1.6, -0.45}
+local HOLE_R = 0.054
+local TEE_X = -0.6          -- the robot must stay at x <= TEE_X
+local L, W = 2.0, 0.75      -- half length and half width of the green
+local WALL_H, WALL_T = 0.1, 0.05
+
+local wall_color = {0.45, 0.3, 0.2, 1}
+
+return tp.domain {
+  name = "minigolf",
+  description = "kick a ball past a rotating bar into the hole (paper Sec. 6.1, Figs. 5-6)",
+  dt = 1 / 60,
+  gravity = {0, 0, -9.81},
+
+  materials = {
+    tp.material { name = "green", friction = 0.3, restitution = 0.0 },
+    tp.material { name = "wall", friction = 0.2, restitution = 0.6 },
+    tp.material { name = "ball", friction = 0.3, restitution = 0.5, rolling_friction = 0.004 },
+    tp.material { name = "robot", friction = 0.05, restitution = 0.5 },
+  },
+  contacts = {
+    -- the robot glides on the green (it stands for a wheeled robot), the ball rolls on it
+    tp.contact { "robot", "green", friction = 0.05 },
+    tp.contact { "ball", "wall", restitution = 0.7, friction = 0.1 },
+  },
+
+  bodies = {
+    tp.plane { name = "green", normal = {0, 0, 1}, offset = 0, material = "green", color = {0.2, 0.55, 0.25, 1} },
+    tp.box { name = "wall_north", class = "static", size = {2 * L + 2 * WALL_T, WALL_T, WALL_H},
+             pos = {0, W + WALL_T / 2, WALL_H / 2}, material = "wall", color = wall_color },
+    tp.box { name = "wall_south", class = "static", size = {2 * L + 2 * WALL_T, WALL_T, WALL_H},
+             pos = {0, -W - WALL_T / 2, WALL_H / 2}, material = "wall", color = wall_color },
+    tp.box { name = "wall_west", class = "static", size = {WALL_T, 2 * W, WALL_H},
+             pos = {-L - WALL_T / 2, 0, WALL_H / 2}, material = "wall", color = wall_color },
+    tp.box { name = "wall_east", class = "static", size = {WALL_T, 2 * W, WALL_H},
+             pos = {L + WALL_T / 2, 0, WALL_H / 2}, material = "wall", color = wall_color },
+    tp.box { name = "divider_south", class = "static", size = {WALL_T, 0.2, WALL_H},
+             pos = {0, -0.65, WALL_H / 2}, material = "wall", color = wall_color },
+    tp.box { name = "divider_north", class = "static", size = {WALL_T, 0.2, WALL_H},
+             pos = {0, 0.65, WALL_H / 2}, material = "wall", color = wall_color },
+    tp.box { name = "bar", class = "foreign", size = {1.0, 0.06, 0.1}, pos = {0, 0, 0.05},
+             motion = tp.rotate { rate = 0.6, axis = {0, 0, 1} }, material = "wall", color = {0.8, 0.2, 0.2, 1} },
+    tp.box { name = "robot", class = "active", size = {0.18, 0.18, 0.12}, mass = 2.5, pos = {-1.7, 0, 0.06},
+             max_force = 20, max_torque = 2, planar = true, material = "robot", color = {0.15, 0.15, 0.2, 1} },
+    tp.sphere { name = "ball", class = "passive", radius = 0.0215, mass = 0.046, pos = {-1.2, 0.2, 0.0215},
+                material = "ball", color = {1, 1, 1, 1} },
+  },
+
+  tactics = {
+    -- Fig. 5: wait a sampled time -> drive to a sampled spot near the ball -> kick it toward a
+    -- sampled target at a sampled speed. Waiting matters because the bar moves.
+    tp.tactic {
+      name = "golfer", body = "robot", start = "wait",
+      skills = {
+        tp.skill.wait { name = "wait", body = "robot", duration = tp.uniform(0, 5.2) },
+        tp.skill.drive_to { name = "position", body = "robot", target = "ball", frame = "target",
+                            point = tp.disc({0, 0}, 0.2, 0.4), max_speed = 1.2 },
+        tp.skill.kick { name = "kick", body = "robot", target = "ball",
+                        point = tp.uniform({0.4, -0.75}, {2.0, 0.75}), speed = tp.uniform(0.8, 3.2),
+                        max_speed = 2.5 },
+      },
+      transitions = {
+        wait = { position = 1 },
+        position = { kick = 1 },
+        kick = { wait = 1 },
+      },
+    },
+  },
+
+  goal = tp.all {
+    tp.within { body = "ball", center = HOLE, radius = HOLE_R },
+    tp.slower { body = "ball", speed = 1.0 },
+  },
+  valid = tp.inside { body = "robot", max = {TEE_X, math.huge, math.huge} },
+
+  -- BK-RRT: samples y over the tee zone, distance = minimal-time estimate for the robot
+  sampling = { tp.uniform({-L, -W}, {TEE_X, W}), distance = "min_time", body = "robot" },
+  quality = tp.distance { body = "ball", to = HOLE, planar = true },
+  solution_metric = "steps",
+  planner = { algorithm = "bgt", mu = 1000, max_iters = 50000 },
+}

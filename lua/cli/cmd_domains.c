@@ -1,0 +1,57 @@
+/* tplan domains: list the built-in domain scripts with their one-line descriptions. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tp/base.h"
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int tpCmd_Domains(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: tplan domains\n\nLists the built-in domains (the *.lua scripts in %s,\n"
+                   "or in $TPLAN_DOMAINS) with their descriptions. Plan one with 'tplan plan NAME'.\n",
+                   tpCli_DomainsDir());
+            return TP_EXIT_OK;
+        }
+        tpLog(TP_LOG_ERROR, "unexpected argument '%s'", argv[i]);
+        return TP_EXIT_BAD_INPUT;
+    }
+    const char *dir = tpCli_DomainsDir();
+    DIR *d = opendir(dir);
+    if (!d) {
+        tpLog(TP_LOG_ERROR, "cannot open the domains directory %s", dir);
+        return TP_EXIT_FAILURE;
+    }
+    char *names[256];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 256) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && strcmp(e->d_name + len - 4, ".lua") == 0) {
+            names[n++] = strdup(e->d_name);
+        }
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    int code = TP_EXIT_OK;
+    for (int i = 0; i < n; ++i) {
+        char path[4096], err[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        names[i][strlen(names[i]) - 4] = '\0';
+        tpScript *s = tpLoadScript(path, NULL, 0, err, sizeof err);
+        if (s) {
+            printf("  %-12s %s\n", names[i], tpDomain_Def(tpScript_Domain(s))->description);
+            tpDestroyScript(s);
+        } else {
+            printf("  %-12s (fails to load: %s)\n", names[i], err);
+            code = TP_EXIT_FAILURE;
+        }
+        free(names[i]);
+    }
+    return code;
+}

@@ -1,0 +1,327 @@
+/* tplan plan: run BK-RRT or BK-BGT on a domain script and write the plan file. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tp/base.h"
+
+static void plan_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: tplan plan DOMAIN [options]\n"
+            "\n"
+            "Plans the domain script DOMAIN (a path, or a built-in name: see 'tplan domains').\n"
+            "Defaults for every planner option come from the script's `planner` table.\n"
+            "\n"
+            "  --planner rrt|bgt   BK-RRT (nearest neighbour toward samples) or BK-BGT (balanced growth)\n"
+            "  --mu M              BK-BGT: target AvgLeafDepth / AvgBranchingFactor (> 0)\n"
+            "  --seed N            seed of the run's Mersenne Twister (0..4294967295)\n"
+            "  --max-iters N       maximum planner iterations z\n"
+            "  --time-limit S      stop after S seconds of wall time (0 = none)\n"
+            "  --solutions K       many-worlds: keep planning until K solutions, keep the best\n"
+            "  --set NAME=VALUE    override a script parameter read with tp.param (repeatable)\n"
+            "  -o, --out FILE      plan file to write (default: <domain name>.plan.json)\n"
+            "  --no-out            do not write a plan file\n"
+            "  --tree FILE         also write the search tree (docs/tree-format.md)\n"
+            "  -q, --quiet         print nothing but errors\n"
+            "  -h, --help          this help\n"
+            "\n"
+            "exit status: 0 solved, 3 approximate (no solution; the best node by the domain's quality\n"
+            "metric is written), 2 bad input, 1 internal failure.\n");
+}
+
+typedef struct ProgressState {
+    bool tty;
+    bool shown;
+} ProgressState;
+
+static void on_progress(void *user, const tpPlanStats *s)
+{
+    ProgressState *ps = user;
+    if (!ps->tty || s->elapsed < 1.0) {
+        return;
+    }
+    fprintf(stderr, "\r  planning: %6.1f s  %10lld iterations  %9lld nodes  %d solutions ", s->elapsed,
+            (long long)s->iterations, (long long)s->nodes, s->solutions);
+    fflush(stderr);
+    ps->shown = true;
+}
+
+static bool write_tree(const tpDomain *domain, const tpTree *tree, const tpPlanResult *res, const char *path)
+{
+    const tpWorld *w = tpDomain_World(domain);
+    int nb = tpWorld_BodyCount(w);
+    tpTreeRecord tr;
+    memset(&tr, 0, sizeof tr);
+    int *bodies = calloc((size_t)nb, sizeof *bodies);
+    tr.body_names = calloc((size_t)nb, sizeof *tr.body_names);
+    tr.nnodes = tpTree_Count(tree);
+    tr.parent = calloc((size_t)tr.nnodes, sizeof *tr.parent);
+    tr.flags = calloc((size_t)tr.nnodes, sizeof *tr.flags);
+    bool ok = bodies && tr.body_names && tr.parent && tr.flags;
+    for (int b = 0; ok && b < nb; ++b) {
+        if (tpWorld_Body(w, b)->cls != TP_BODY_STATIC) {
+            bodies[tr.nbodies] = b;
+            tr.body_names[tr.nbodies++] = (char *)tpWorld_Body(w, b)->name;
+        }
+    }
+    tr.pos = ok ? calloc((size_t)tr.nnodes * (size_t)(tr.nbodies > 0 ? tr.nbodies : 1) * 3, sizeof *tr.pos) : NULL;
+    ok = ok && tr.pos;
+    for (int64_t i = 0; ok && i < tr.nnodes; ++i) {
+        const tpNode *n = tpTree_Node(tree, (int32_t)i);
+        tr.parent[i] = n->parent;
+        tr.flags[i] = (uint8_t)(((n->flags & TP_NODE_BUSY) ? 1 : 0) | ((n->flags & TP_NODE_GOAL) ? 2 : 0));
+        const void *x = tpTree_State(tree, (int32_t)i);
+        for (int k = 0; k < tr.nbodies; ++k) {
+            tpBodyState s;
+            tpWorld_BodyState(w, tpState_Bodies(x), tpState_Time(x), bodies[k], &s);
+            for (int c = 0; c < 3; ++c) {
+                tr.pos[((size_t)i * (size_t)tr.nbodies + (size_t)k) * 3 + (size_t)c] = (float)s.pos[c];
+            }
+        }
+    }
+    if (ok && res->best >= 0) { /* mark the chosen branch */
+        for (int32_t i = res->best; i >= 0; i = tpTree_Node(tree, i)->parent) {
+            tr.flags[i] |= 4;
+        }
+    }
+    char err[512] = "out of memory";
+    ok = ok && tpTreeRecord_Write(&tr, path, err, sizeof err);
+    if (!ok) {
+        tpLog(TP_LOG_ERROR, "cannot write tree %s: %s", path, err);
+    }
+    free(bodies);
+    free(tr.body_names);
+    free(tr.parent);
+    free(tr.flags);
+    free(tr.pos);
+    return ok;
+}
+
+static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlanResult *res, const tpPlanRecord *rec,
+                          const char *out)
+{
+    const tpPlanStats *s = &res->stats;
+    const tpPlanWorld *w = &rec->worlds[rec->selected];
+    printf("domain     %s (%s)\n", rec->domain_name, path);
+    printf("planner    %s", pd->kind == TP_PLANNER_RRT ? "BK-RRT" : "BK-BGT");
+    if (pd->kind == TP_PLANNER_BGT) {
+        printf("  mu=%g", pd->mu);
+    }
+    printf("  seed=%u  max-iters=%lld", pd->seed, (long long)pd->max_iters);
+    if (pd->time_limit > 0) {
+        printf("  time-limit=%gs", pd->time_limit);
+    }
+    if (pd->solutions > 1) {
+        printf("  solutions=%d", pd->solutions);
+    }
+    printf("\n");
+    if (res->status == TP_PLAN_SOLVED) {
+        printf("status     solved (%d solution%s%s)\n", res->nsolutions, res->nsolutions == 1 ? "" : "s",
+               res->nsolutions > 1 ? ", best selected" : "");
+    } else {
+        printf("status     approximate: no solution within the limits; best node by quality %.6g\n", w->cost);
+    }
+    printf("plan       %d steps (%.2f s of motion), cost %.6g\n", w->nsteps, w->nsteps * rec->dt, w->cost);
+    printf("search     %lld iterations, %lld nodes, %lld rejected (invalid), %.1f MB tree\n",
+           (long long)s->iterations, (long long)s->nodes, (long long)s->rejected, rec->memory_bytes / 1048576.0);
+    double tot = s->t_total > 0 ? s->t_total : 1e-12;
+    double other = s->t_total - s->t_physics - s->t_tactics - s->t_select - s->t_check;
+    printf("time       %.3f s: physics %.1f %%, tactics/skills %.1f %%, selection %.1f %%, checks %.1f %%, "
+           "other %.1f %%\n",
+           s->t_total, 100 * s->t_physics / tot, 100 * s->t_tactics / tot, 100 * s->t_select / tot,
+           100 * s->t_check / tot, 100 * (other > 0 ? other : 0) / tot);
+    if (out) {
+        printf("wrote      %s\n", out);
+    }
+}
+
+int tpCmd_Plan(int argc, char **argv)
+{
+    const char *domain_arg = NULL, *out = NULL, *tree_out = NULL;
+    bool no_out = false, quiet = false;
+    tpCliParams params = {0};
+    struct {
+        bool planner, mu, seed, iters, limit, sols;
+        tpPlannerKind kind;
+        double mu_v, limit_v;
+        long long seed_v, iters_v, sols_v;
+    } o;
+    memset(&o, 0, sizeof o);
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            plan_usage(stdout);
+            return TP_EXIT_OK;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            quiet = true;
+        } else if (strcmp(a, "--no-out") == 0) {
+            no_out = true;
+        } else if (a[0] == '-' && a[1] != '\0' && !v) {
+            tpLog(TP_LOG_ERROR, "%s: missing value or unknown option (see 'tplan plan --help')", a);
+            return TP_EXIT_BAD_INPUT;
+        } else if (strcmp(a, "--planner") == 0) {
+            o.planner = true;
+            if (strcmp(v, "rrt") == 0) {
+                o.kind = TP_PLANNER_RRT;
+            } else if (strcmp(v, "bgt") == 0) {
+                o.kind = TP_PLANNER_BGT;
+            } else {
+                tpLog(TP_LOG_ERROR, "--planner expects rrt or bgt (got '%s')", v);
+                return TP_EXIT_BAD_INPUT;
+            }
+            ++i;
+        } else if (strcmp(a, "--mu") == 0) {
+            if (!tpCli_ParseDouble(a, v, &o.mu_v) || !(o.mu_v > 0)) {
+                tpLog(TP_LOG_ERROR, "--mu must be > 0");
+                return TP_EXIT_BAD_INPUT;
+            }
+            o.mu = true;
+            ++i;
+        } else if (strcmp(a, "--seed") == 0) {
+            if (!tpCli_ParseInt(a, v, 0, &o.seed_v) || o.seed_v > 4294967295LL) {
+                tpLog(TP_LOG_ERROR, "--seed must be in 0..4294967295");
+                return TP_EXIT_BAD_INPUT;
+            }
+            o.seed = true;
+            ++i;
+        } else if (strcmp(a, "--max-iters") == 0) {
+            if (!tpCli_ParseInt(a, v, 1, &o.iters_v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            o.iters = true;
+            ++i;
+        } else if (strcmp(a, "--time-limit") == 0) {
+            if (!tpCli_ParseDouble(a, v, &o.limit_v) || o.limit_v < 0) {
+                tpLog(TP_LOG_ERROR, "--time-limit must be >= 0");
+                return TP_EXIT_BAD_INPUT;
+            }
+            o.limit = true;
+            ++i;
+        } else if (strcmp(a, "--solutions") == 0) {
+            if (!tpCli_ParseInt(a, v, 1, &o.sols_v) || o.sols_v > 1000000) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            o.sols = true;
+            ++i;
+        } else if (strcmp(a, "--set") == 0) {
+            if (!tpCli_AddParam(&params, argv[++i])) {
+                return TP_EXIT_BAD_INPUT;
+            }
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0) {
+            out = argv[++i];
+        } else if (strcmp(a, "--tree") == 0) {
+            tree_out = argv[++i];
+        } else if (a[0] == '-' && a[1] != '\0') {
+            tpLog(TP_LOG_ERROR, "unknown option '%s' (see 'tplan plan --help')", a);
+            return TP_EXIT_BAD_INPUT;
+        } else if (!domain_arg) {
+            domain_arg = a;
+        } else {
+            tpLog(TP_LOG_ERROR, "unexpected argument '%s'", a);
+            return TP_EXIT_BAD_INPUT;
+        }
+    }
+    if (!domain_arg) {
+        plan_usage(stderr);
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (quiet) {
+        tpLog_SetLevel(TP_LOG_ERROR);
+    }
+    char path[4096];
+    if (!tpCli_ResolveDomain(domain_arg, path, sizeof path)) {
+        tpLog(TP_LOG_ERROR, "no such domain '%s' (not a file, and not a built-in: see 'tplan domains')", domain_arg);
+        return TP_EXIT_BAD_INPUT;
+    }
+    char err[2048] = "";
+    tpScript *script = tpLoadScript(path, params.items, params.n, err, sizeof err);
+    if (!script) {
+        fprintf(stderr, "%s\n", err);
+        return TP_EXIT_BAD_INPUT;
+    }
+    tpDomain *domain = tpScript_Domain(script);
+    tpPlannerDef pd = tpDomain_Def(domain)->planner;
+    if (o.planner) {
+        pd.kind = o.kind;
+    }
+    if (o.mu) {
+        pd.mu = o.mu_v;
+    }
+    if (o.seed) {
+        pd.seed = (uint32_t)o.seed_v;
+    }
+    if (o.iters) {
+        pd.max_iters = o.iters_v;
+    }
+    if (o.limit) {
+        pd.time_limit = o.limit_v;
+    }
+    if (o.sols) {
+        pd.solutions = (int)o.sols_v;
+    }
+    ProgressState ps = {!quiet && isatty(2), false};
+    pd.progress = on_progress;
+    pd.progress_user = &ps;
+    pd.progress_interval = 0.25;
+    tpProblem problem = tpDomain_Problem(domain);
+    tpPlanner *planner = tpCreatePlanner(&pd, &problem, err, sizeof err);
+    if (!planner) {
+        tpLog(TP_LOG_ERROR, "%s: %s", path, err);
+        tpDestroyScript(script);
+        return TP_EXIT_BAD_INPUT;
+    }
+    tpPlanResult res;
+    tpPlanStatus st = tpPlanner_Run(planner, &res);
+    if (ps.shown) {
+        fprintf(stderr, "\n");
+    }
+    int code = TP_EXIT_OK;
+    if (st == TP_PLAN_ERROR) {
+        fprintf(stderr, "%s\n", tpDomain_Error(domain)[0] ? tpDomain_Error(domain) : "planning failed");
+        code = TP_EXIT_BAD_INPUT;
+        goto done;
+    }
+    tpPlanRecord rec;
+    memset(&rec, 0, sizeof rec);
+    if (!tpDomain_Record(domain, tpPlanner_Tree(planner), &res, &pd, &rec, err, sizeof err)) {
+        tpLog(TP_LOG_ERROR, "%s", err);
+        tpPlanRecord_Free(&rec);
+        code = TP_EXIT_FAILURE;
+        goto done;
+    }
+    rec.domain_file = strdup(path);
+    rec.domain_hash = strdup(tpScript_Hash(script));
+    const char *pj = tpScript_ParamsJson(script);
+    rec.overrides = (pj && strcmp(pj, "{}") != 0) ? strdup(pj) : NULL;
+    char default_out[512];
+    if (!out && !no_out) {
+        snprintf(default_out, sizeof default_out, "%s.plan.json", rec.domain_name);
+        out = default_out;
+    }
+    if (no_out) {
+        out = NULL;
+    }
+    if (out && !tpPlanRecord_Write(&rec, out, err, sizeof err)) {
+        tpLog(TP_LOG_ERROR, "cannot write plan: %s", err);
+        code = TP_EXIT_FAILURE;
+    }
+    if (code == TP_EXIT_OK && tree_out && !write_tree(domain, tpPlanner_Tree(planner), &res, tree_out)) {
+        code = TP_EXIT_FAILURE;
+    }
+    if (!quiet) {
+        print_summary(path, &pd, &res, &rec, code == TP_EXIT_OK ? out : NULL);
+    }
+    if (code == TP_EXIT_OK && st == TP_PLAN_APPROXIMATE) {
+        code = TP_EXIT_APPROXIMATE;
+    }
+    tpPlanRecord_Free(&rec);
+done:
+    tpDestroyPlanner(planner);
+    tpDestroyScript(script);
+    return code;
+}

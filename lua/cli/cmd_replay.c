@@ -1,0 +1,185 @@
+/* tplan replay: re-run a plan's recorded controls through the domain and check every state
+ * bit for bit, then check the goal. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tp/base.h"
+
+static void replay_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: tplan replay PLAN.json [options]\n"
+            "\n"
+            "Loads the plan's domain script (the path recorded in the plan, with its recorded --set\n"
+            "overrides), re-simulates the recorded controls from the recorded initial state and checks\n"
+            "that every body's state matches the recorded trajectory bit for bit, and that the goal holds\n"
+            "at the end of a solved plan.\n"
+            "\n"
+            "  --domain FILE   use this script instead of the recorded path\n"
+            "  --all           check every recorded solution (many-worlds), not just the selected one\n"
+            "  -q, --quiet     print nothing but errors\n"
+            "  -h, --help      this help\n"
+            "\n"
+            "exit status: 0 everything matches, 1 a state differs or the goal does not hold (the first\n"
+            "differing step is printed), 2 bad input (unreadable plan, script error).\n");
+}
+
+/* Rebuilds --set parameters from the plan's "overrides" object. Strings point into `json`, or
+ * into `bufs` for numbers and booleans. */
+static bool params_from_overrides(const char *text, cJSON **json, tpCliParams *params, char (*bufs)[64])
+{
+    *json = NULL;
+    if (!text) {
+        return true;
+    }
+    *json = cJSON_Parse(text);
+    if (!*json || !cJSON_IsObject(*json)) {
+        tpLog(TP_LOG_ERROR, "the plan's overrides are not a JSON object");
+        return false;
+    }
+    const cJSON *it;
+    cJSON_ArrayForEach(it, *json)
+    {
+        if (params->n >= TP_MAX_PARAMS) {
+            tpLog(TP_LOG_ERROR, "the plan has too many overrides");
+            return false;
+        }
+        tpScriptParam *p = &params->items[params->n];
+        p->name = it->string;
+        if (cJSON_IsString(it)) {
+            p->value = it->valuestring;
+        } else if (cJSON_IsNumber(it)) {
+            snprintf(bufs[params->n], 64, "%.17g", it->valuedouble);
+            p->value = bufs[params->n];
+        } else if (cJSON_IsBool(it)) {
+            p->value = cJSON_IsTrue(it) ? "true" : "false";
+        } else {
+            tpLog(TP_LOG_ERROR, "override '%s' has an unsupported type", it->string);
+            return false;
+        }
+        params->n++;
+    }
+    return true;
+}
+
+int tpCmd_Replay(int argc, char **argv)
+{
+    const char *plan_path = NULL, *domain_override = NULL;
+    bool all = false, quiet = false;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            replay_usage(stdout);
+            return TP_EXIT_OK;
+        } else if (strcmp(a, "--all") == 0) {
+            all = true;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            quiet = true;
+        } else if (strcmp(a, "--domain") == 0 && i + 1 < argc) {
+            domain_override = argv[++i];
+        } else if (a[0] == '-' && a[1] != '\0') {
+            tpLog(TP_LOG_ERROR, "unknown option or missing value '%s' (see 'tplan replay --help')", a);
+            return TP_EXIT_BAD_INPUT;
+        } else if (!plan_path) {
+            plan_path = a;
+        } else {
+            tpLog(TP_LOG_ERROR, "unexpected argument '%s'", a);
+            return TP_EXIT_BAD_INPUT;
+        }
+    }
+    if (!plan_path) {
+        replay_usage(stderr);
+        return TP_EXIT_BAD_INPUT;
+    }
+    char err[2048] = "";
+    tpPlanRecord rec;
+    memset(&rec, 0, sizeof rec);
+    if (!tpPlanRecord_Read(&rec, plan_path, err, sizeof err)) {
+        fprintf(stderr, "tplan: error: %s\n", err);
+        return TP_EXIT_BAD_INPUT;
+    }
+    char path[4096];
+    const char *want = domain_override ? domain_override : rec.domain_file;
+    if (!tpCli_ResolveDomain(want, path, sizeof path)) {
+        tpLog(TP_LOG_ERROR, "%s: domain script '%s' not found (use --domain FILE)", plan_path, want);
+        tpPlanRecord_Free(&rec);
+        return TP_EXIT_BAD_INPUT;
+    }
+    cJSON *ov = NULL;
+    tpCliParams params = {0};
+    char bufs[TP_MAX_PARAMS][64];
+    if (!params_from_overrides(rec.overrides, &ov, &params, bufs)) {
+        cJSON_Delete(ov);
+        tpPlanRecord_Free(&rec);
+        return TP_EXIT_BAD_INPUT;
+    }
+    tpScript *script = tpLoadScript(path, params.items, params.n, err, sizeof err);
+    cJSON_Delete(ov);
+    if (!script) {
+        fprintf(stderr, "%s\n", err);
+        tpPlanRecord_Free(&rec);
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (strcmp(tpScript_Hash(script), rec.domain_hash) != 0) {
+        tpLog(TP_LOG_WARN, "%s: the script changed since planning (hash %s, plan recorded %s)", path,
+              tpScript_Hash(script), rec.domain_hash);
+    }
+    tpDomain *domain = tpScript_Domain(script);
+    int code = TP_EXIT_OK;
+    int first = all ? 0 : rec.selected, last = all ? rec.nworlds - 1 : rec.selected;
+    for (int w = first; w <= last && code == TP_EXIT_OK; ++w) {
+        int r = tpDomain_Replay(domain, &rec, w, err, sizeof err);
+        if (r == -2) {
+            tpLog(TP_LOG_ERROR, "%s: %s", plan_path, err);
+            code = TP_EXIT_BAD_INPUT;
+            break;
+        }
+        if (r >= 0) {
+            fprintf(stderr, "tplan: replay MISMATCH in world %d: %s\n", w, err);
+            code = TP_EXIT_FAILURE;
+            break;
+        }
+        const tpPlanWorld *pw = &rec.worlds[w];
+        const tpWorld *world = tpDomain_World(domain);
+        int ns = tpWorld_StateCount(world);
+        tpBodyState *x = calloc((size_t)(ns > 0 ? ns : 1), sizeof *x);
+        if (!x) {
+            code = TP_EXIT_FAILURE;
+            break;
+        }
+        for (int k = 0; k < ns; ++k) {
+            int b = tpWorld_StateBody(world, k);
+            const double *row = pw->traj[b] + (size_t)pw->nsteps * TP_STATE_DOUBLES;
+            memcpy(x[k].pos, row, sizeof x[k].pos);
+            memcpy(x[k].quat, row + 3, sizeof x[k].quat);
+            memcpy(x[k].vel, row + 7, sizeof x[k].vel);
+            memcpy(x[k].angvel, row + 10, sizeof x[k].angvel);
+        }
+        double t = 0.0;
+        for (int i = 0; i < pw->nsteps; ++i) {
+            t = t + rec.dt; /* the planner accumulates time the same way */
+        }
+        int goal = tpDomain_GoalHolds(domain, x, t);
+        free(x);
+        bool solved = strcmp(rec.status, "solved") == 0;
+        if (goal < 0) {
+            fprintf(stderr, "%s\n", tpDomain_Error(domain));
+            code = TP_EXIT_BAD_INPUT;
+        } else if (solved && goal != 1) {
+            fprintf(stderr, "tplan: replay of world %d matches, but the goal does not hold at its end\n", w);
+            code = TP_EXIT_FAILURE;
+        } else if (!quiet) {
+            printf("world %d: %d steps replayed bit for bit%s\n", w, pw->nsteps,
+                   solved ? "; goal holds" : " (approximate plan)");
+        }
+    }
+    if (code == TP_EXIT_OK && !quiet) {
+        printf("replay OK: %s\n", plan_path);
+    }
+    tpDestroyScript(script);
+    tpPlanRecord_Free(&rec);
+    return code;
+}

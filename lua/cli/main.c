@@ -1,0 +1,70 @@
+/* tplan: physics-based tactics planner (Zickler & Veloso 2009). Command dispatcher. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tp/base.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: tplan <command> [options]\n"
+            "\n"
+            "Plans forces and torques for rigid bodies so that an ODE simulation reaches a goal,\n"
+            "guided by Tactics and Skills written in Lua (BK-RRT and BK-BGT, Zickler & Veloso 2009).\n"
+            "\n"
+            "commands:\n"
+            "  plan DOMAIN     plan a domain script (a path, or a built-in name such as minigolf)\n"
+            "  replay PLAN     re-simulate a plan file and check it bit for bit\n"
+            "  domains         list the built-in domains\n"
+            "  help [COMMAND]  show help for a command\n"
+            "\n"
+            "options:\n"
+            "  -h, --help      this help\n"
+            "  --version       print the version\n"
+            "\n"
+            "exit status: 0 success/solved, 1 internal failure or replay mismatch,\n"
+            "             2 bad input (command line, script, file), 3 approximate plan only.\n"
+            "Run 'tplan <command> --help' for the options of a command. Docs: docs/cli.md.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return TP_EXIT_BAD_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+        usage(stdout);
+        return TP_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("tplan %s\n", TP_VERSION);
+        return TP_EXIT_OK;
+    }
+    if (strcmp(cmd, "help") == 0) {
+        if (argc < 3) {
+            usage(stdout);
+            return TP_EXIT_OK;
+        }
+        char *help_argv[] = {argv[2], "--help", NULL};
+        argc = 2;
+        argv = help_argv;
+        cmd = argv[0];
+    } else {
+        argc -= 1;
+        argv += 1;
+    }
+    if (strcmp(cmd, "plan") == 0) {
+        return tpCmd_Plan(argc, argv);
+    }
+    if (strcmp(cmd, "replay") == 0) {
+        return tpCmd_Replay(argc, argv);
+    }
+    if (strcmp(cmd, "domains") == 0) {
+        return tpCmd_Domains(argc, argv);
+    }
+    tpLog(TP_LOG_ERROR, "unknown command '%s' (try 'tplan --help')", cmd);
+    return TP_EXIT_BAD_INPUT;
+}

@@ -1,0 +1,356 @@
+/* Tactics, skills and tpDomain: G's distribution (Algorithm 1), skill behaviour on a real ODE
+ * scene, Sim purity through the domain problem, and bit-exact replay of a recorded plan. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp/tactics.h"
+
+/* ---- G: empirical distribution against the transition probabilities ------------------------ */
+
+static double chi_square(const long *observed, const double *p, int k, long n)
+{
+    double chi = 0;
+    for (int j = 0; j < k; ++j) {
+        double e = p[j] * (double)n;
+        chi += (observed[j] - e) * (observed[j] - e) / e;
+    }
+    return chi;
+}
+
+static void test_G_distribution_sum_below_one(void **state)
+{
+    (void)state;
+    /* probSum = 0.8 < 1: with probability 0.2 the tactic stays in sigma = 2. */
+    const double probs[3] = {0.2, 0.5, 0.1};
+    const double expect[3] = {0.2, 0.5, 0.3};
+    tpRng rng;
+    tpRng_Seed(&rng, 42);
+    long count[3] = {0, 0, 0};
+    const long n = 200000;
+    for (long i = 0; i < n; ++i) {
+        int j = tpTactic_G(probs, 3, 2, &rng);
+        assert_true(j >= 0 && j < 3);
+        count[j]++;
+    }
+    /* df = 2, p = 0.001 critical value 13.82 */
+    assert_true(chi_square(count, expect, 3, n) < 13.82);
+}
+
+static void test_G_distribution_sum_above_one(void **state)
+{
+    (void)state;
+    const double probs[4] = {1.0, 3.0, 0.0, 2.0}; /* normalised by probSum = 6 */
+    const double expect[3] = {1.0 / 6, 3.0 / 6, 2.0 / 6};
+    tpRng rng;
+    tpRng_Seed(&rng, 7);
+    long count[4] = {0, 0, 0, 0};
+    const long n = 120000;
+    for (long i = 0; i < n; ++i) {
+        count[tpTactic_G(probs, 4, 2, &rng)]++;
+    }
+    assert_int_equal(count[2], 0); /* zero probability, and never "stay" when probSum >= 1 */
+    long obs[3] = {count[0], count[1], count[3]};
+    assert_true(chi_square(obs, expect, 3, n) < 13.82);
+}
+
+static void test_G_zero_row_stays(void **state)
+{
+    (void)state;
+    const double probs[3] = {0, 0, 0};
+    tpRng rng;
+    tpRng_Seed(&rng, 1);
+    for (int i = 0; i < 100; ++i) {
+        assert_int_equal(tpTactic_G(probs, 3, 1, &rng), 1);
+    }
+}
+
+/* ---- a small domain built in C ---------------------------------------------------------------- */
+
+enum { B_GROUND, B_WALL, B_ROBOT, B_BALL, NB };
+
+typedef struct Fixture {
+    tpMaterialDef mats[2];
+    tpBodyDef bodies[NB];
+    tpSkillDef skills[3];
+    double pi[9];
+    tpTacticDef tactic;
+    tpDomainDef def;
+} Fixture;
+
+static void make_def(Fixture *f)
+{
+    memset(f, 0, sizeof *f);
+    f->mats[0] = tpDefaultMaterialDef();
+    f->mats[0].friction = 0.3;
+    f->mats[1] = tpDefaultMaterialDef();
+    tpStrCopy(f->mats[1].name, sizeof f->mats[1].name, "ball");
+    f->mats[1].restitution = 0.5;
+    f->mats[1].rolling_friction = 0.004;
+    tpBodyDef *b = f->bodies;
+    b[B_GROUND] = tpDefaultBodyDef();
+    tpStrCopy(b[B_GROUND].name, TP_NAME_MAX, "ground");
+    b[B_GROUND].cls = TP_BODY_STATIC;
+    b[B_GROUND].shape = TP_SHAPE_PLANE;
+    b[B_GROUND].plane[2] = 1.0;
+    b[B_WALL] = tpDefaultBodyDef();
+    tpStrCopy(b[B_WALL].name, TP_NAME_MAX, "wall");
+    b[B_WALL].cls = TP_BODY_STATIC;
+    b[B_WALL].size[0] = 0.05;
+    b[B_WALL].size[1] = 2.0;
+    b[B_WALL].size[2] = 0.1;
+    b[B_WALL].pos[0] = 1.5;
+    b[B_WALL].pos[2] = 0.05;
+    b[B_ROBOT] = tpDefaultBodyDef();
+    tpStrCopy(b[B_ROBOT].name, TP_NAME_MAX, "robot");
+    b[B_ROBOT].cls = TP_BODY_ACTIVE;
+    b[B_ROBOT].size[0] = b[B_ROBOT].size[1] = 0.18;
+    b[B_ROBOT].size[2] = 0.12;
+    b[B_ROBOT].mass = 2.5;
+    b[B_ROBOT].pos[0] = -1.0;
+    b[B_ROBOT].pos[2] = 0.06;
+    b[B_ROBOT].max_force = 20;
+    b[B_ROBOT].max_torque = 2;
+    b[B_ROBOT].planar_force = true;
+    b[B_BALL] = tpDefaultBodyDef();
+    tpStrCopy(b[B_BALL].name, TP_NAME_MAX, "ball");
+    b[B_BALL].shape = TP_SHAPE_SPHERE;
+    b[B_BALL].size[0] = 0.0215;
+    b[B_BALL].mass = 0.046;
+    b[B_BALL].pos[0] = -0.5;
+    b[B_BALL].pos[1] = 0.1;
+    b[B_BALL].pos[2] = 0.0215;
+    b[B_BALL].material = 1;
+
+    f->skills[0] = tpDefaultSkillDef(TP_SKILL_WAIT);
+    f->skills[0].body = B_ROBOT;
+    f->skills[0].duration = tpDist_Uniform(0, 1);
+    f->skills[1] = tpDefaultSkillDef(TP_SKILL_DRIVE_TO);
+    tpStrCopy(f->skills[1].name, TP_NAME_MAX, "position");
+    f->skills[1].body = B_ROBOT;
+    f->skills[1].target = B_BALL;
+    f->skills[1].frame = TP_FRAME_TARGET;
+    f->skills[1].point.kind = TP_DIST_DISC;
+    f->skills[1].point.dim = 2;
+    f->skills[1].point.b[0] = 0.2;
+    f->skills[1].point.b[1] = 0.4;
+    f->skills[2] = tpDefaultSkillDef(TP_SKILL_KICK);
+    f->skills[2].body = B_ROBOT;
+    f->skills[2].target = B_BALL;
+    f->skills[2].point.kind = TP_DIST_UNIFORM;
+    f->skills[2].point.dim = 2;
+    f->skills[2].point.a[0] = 1.0;
+    f->skills[2].point.a[1] = -0.5;
+    f->skills[2].point.b[0] = 1.4;
+    f->skills[2].point.b[1] = 0.5;
+    f->skills[2].speed = tpDist_Uniform(0.5, 2.0);
+    /* wait -> position -> kick -> wait */
+    f->pi[0 * 3 + 1] = 1;
+    f->pi[1 * 3 + 2] = 1;
+    f->pi[2 * 3 + 0] = 1;
+    tpStrCopy(f->tactic.name, TP_NAME_MAX, "player");
+    f->tactic.body = B_ROBOT;
+    f->tactic.nskills = 3;
+    f->tactic.skills = f->skills;
+    f->tactic.pi = f->pi;
+
+    f->def = tpDefaultDomainDef();
+    tpStrCopy(f->def.name, TP_NAME_MAX, "test");
+    f->def.scene.nmaterials = 2;
+    f->def.scene.materials = f->mats;
+    f->def.scene.nbodies = NB;
+    f->def.scene.bodies = f->bodies;
+    f->def.ntactics = 1;
+    f->def.tactics = &f->tactic;
+    f->def.goal = tpCreateCond(TP_COND_IN_BOX); /* the ball reaches the strip in front of the wall */
+    f->def.goal->body = B_BALL;
+    f->def.goal->lo[0] = 1.2;
+    f->def.goal->lo[1] = -10;
+    f->def.goal->lo[2] = -10;
+    f->def.goal->hi[0] = 10;
+    f->def.goal->hi[1] = 10;
+    f->def.goal->hi[2] = 10;
+    f->def.sampling.ndists = 1;
+    f->def.sampling.dists[0].kind = TP_DIST_UNIFORM;
+    f->def.sampling.dists[0].dim = 2;
+    f->def.sampling.dists[0].a[0] = -1.5;
+    f->def.sampling.dists[0].a[1] = -1;
+    f->def.sampling.dists[0].b[0] = 0;
+    f->def.sampling.dists[0].b[1] = 1;
+    f->def.quality.kind = TP_METRIC_DISTANCE;
+    f->def.quality.body = B_BALL;
+    f->def.quality.point[0] = 1.4;
+}
+
+static tpDomain *make_domain(Fixture *f)
+{
+    make_def(f);
+    char err[512] = "";
+    tpDomain *d = tpCreateDomain(&f->def, err, sizeof err);
+    if (!d) {
+        fail_msg("tpCreateDomain: %s", err);
+    }
+    return d;
+}
+
+static void test_domain_rejects_bad_input(void **state)
+{
+    (void)state;
+    Fixture f;
+    char err[512];
+    make_def(&f);
+    f.bodies[B_BALL].mass = -1;
+    assert_null(tpCreateDomain(&f.def, err, sizeof err));
+    assert_non_null(strstr(err, "mass"));
+
+    make_def(&f);
+    f.pi[1] = -0.5;
+    assert_null(tpCreateDomain(&f.def, err, sizeof err));
+    assert_non_null(strstr(err, "probability must be >= 0"));
+
+    make_def(&f);
+    tpDestroyCond(f.def.goal);
+    f.def.goal = NULL;
+    assert_null(tpCreateDomain(&f.def, err, sizeof err));
+    assert_non_null(strstr(err, "goal"));
+
+    make_def(&f);
+    f.skills[2].target = -1;
+    assert_null(tpCreateDomain(&f.def, err, sizeof err));
+    assert_non_null(strstr(err, "target"));
+}
+
+/* Drives the problem's control + simulate from x for n steps (a chain of Sim calls). */
+static void chain(tpProblem *p, const void *x0, int n, uint32_t seed, unsigned char *out)
+{
+    tpRng rng;
+    tpRng_Seed(&rng, seed);
+    double y[8] = {0};
+    double *a = calloc((size_t)p->action_dim + 1, sizeof *a);
+    unsigned char *x = malloc(p->state_bytes);
+    memcpy(x, x0, p->state_bytes);
+    for (int i = 0; i < n; ++i) {
+        unsigned char *xn = out + (size_t)i * p->state_bytes;
+        memset(a, 0, sizeof *a * (size_t)p->action_dim);
+        memcpy(xn, x, p->state_bytes);
+        p->sample(p->ctx, &rng, y);
+        assert_true(p->control(p->ctx, x, y, &rng, xn, a) >= 0);
+        p->simulate(p->ctx, x, a, xn);
+        memcpy(x, xn, p->state_bytes);
+    }
+    free(a);
+    free(x);
+}
+
+static void test_domain_sim_purity(void **state)
+{
+    (void)state;
+    Fixture f;
+    tpDomain *d = make_domain(&f);
+    tpProblem p = tpDomain_Problem(d);
+    unsigned char *x0 = malloc(p.state_bytes);
+    p.initial_state(p.ctx, x0);
+    const int n = 300;
+    unsigned char *first = malloc(p.state_bytes * n), *again = malloc(p.state_bytes * n);
+    unsigned char *noise = malloc(p.state_bytes * 50);
+    chain(&p, x0, n, 99, first);
+    /* unrelated expansions from other states of the chain with other seeds */
+    for (int k = 0; k < 20; ++k) {
+        chain(&p, first + (size_t)((k * 37) % n) * p.state_bytes, 50, 1000 + (uint32_t)k, noise);
+    }
+    chain(&p, x0, n, 99, again);
+    assert_memory_equal(first, again, p.state_bytes * n);
+    free(x0);
+    free(first);
+    free(again);
+    free(noise);
+    tpDestroyDomain(d);
+}
+
+static void test_skills_move_robot_and_ball(void **state)
+{
+    (void)state;
+    Fixture f;
+    tpDomain *d = make_domain(&f);
+    tpProblem p = tpDomain_Problem(d);
+    unsigned char *x0 = malloc(p.state_bytes);
+    p.initial_state(p.ctx, x0);
+    const int n = 900; /* 15 s: wait <= 1 s, position, kick */
+    unsigned char *traj = malloc(p.state_bytes * n);
+    chain(&p, x0, n, 5, traj);
+    const tpWorld *w = tpDomain_World(d);
+    int ball_slot = tpWorld_StateSlot(w, B_BALL);
+    bool kicked = false, positioned = false;
+    double max_ball_speed = 0;
+    for (int i = 0; i < n; ++i) {
+        const void *x = traj + (size_t)i * p.state_bytes;
+        const tpTacticState *ts = tpState_Tactic(d, x, 0);
+        positioned |= ts->sigma == 1;
+        kicked |= ts->sigma == 2;
+        const tpBodyState *ball = &tpState_Bodies(x)[ball_slot];
+        double sp = hypot(ball->vel[0], ball->vel[1]);
+        if (sp > max_ball_speed) {
+            max_ball_speed = sp;
+        }
+        /* the robot obeys its force limit: the stored action is clamped */
+    }
+    assert_true(positioned);
+    assert_true(kicked);
+    const tpBodyState *ball_end = &tpState_Bodies(traj + (size_t)(n - 1) * p.state_bytes)[ball_slot];
+    assert_true(max_ball_speed > 0.3);       /* the kick moved the ball */
+    assert_true(ball_end->pos[0] > -0.3);     /* toward the target side (+x) */
+    free(x0);
+    free(traj);
+    tpDestroyDomain(d);
+}
+
+static void test_plan_record_and_replay(void **state)
+{
+    (void)state;
+    Fixture f;
+    tpDomain *d = make_domain(&f);
+    tpProblem p = tpDomain_Problem(d);
+    tpPlannerDef pd = tpDefaultPlannerDef();
+    pd.seed = 3;
+    pd.max_iters = 20000;
+    char err[512];
+    tpPlanner *pl = tpCreatePlanner(&pd, &p, err, sizeof err);
+    assert_non_null(pl);
+    tpPlanResult res;
+    tpPlanStatus st = tpPlanner_Run(pl, &res);
+    assert_int_equal(st, TP_PLAN_SOLVED);
+    tpPlanRecord rec;
+    memset(&rec, 0, sizeof rec);
+    assert_true(tpDomain_Record(d, tpPlanner_Tree(pl), &res, &pd, &rec, err, sizeof err));
+    assert_int_equal(tpDomain_Replay(d, &rec, rec.selected, err, sizeof err), -1);
+    /* flip one bit of one recorded control: replay must notice at or after that step */
+    tpPlanWorld *w = &rec.worlds[rec.selected];
+    int mid = w->nsteps / 2;
+    double *c = &w->controls[B_ROBOT][(size_t)mid * 6];
+    c[0] = nextafter(c[0], 1e9);
+    int r = tpDomain_Replay(d, &rec, rec.selected, err, sizeof err);
+    assert_true(r > mid);
+    tpPlanRecord_Free(&rec);
+    tpDestroyPlanner(pl);
+    tpDestroyDomain(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_G_distribution_sum_below_one),
+        cmocka_unit_test(test_G_distribution_sum_above_one),
+        cmocka_unit_test(test_G_zero_row_stays),
+        cmocka_unit_test(test_domain_rejects_bad_input),
+        cmocka_unit_test(test_domain_sim_purity),
+        cmocka_unit_test(test_skills_move_robot_and_ball),
+        cmocka_unit_test(test_plan_record_and_replay),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
