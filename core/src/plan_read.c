@@ -1,2 +1,930 @@
-/* placeholder until implemented */
-typedef int tp_placeholder_plan_read;
+/* Plan reader: parses a plan file with cJSON and validates every field before the record is
+ * handed out (format in docs/plan-format.md). Plan files are user input: any problem is an
+ * expected failure reported as "<file>: <json path>: <what is wrong>", never a crash. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_internal.h"
+#include "tp/base.h"
+#include "tp/plan.h"
+
+/* Integers travel through cJSON as doubles, which are exact only up to 2^53. */
+#define TP_JSON_INT_MAX 9007199254740992.0
+
+typedef struct tpReader {
+    const char *file;
+    char *err;
+    size_t errlen;
+} tpReader;
+
+static bool tpFail(const tpReader *r, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static bool tpFail(const tpReader *r, const char *where, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (where && *where) {
+        tpErrorf(r->err, r->errlen, "%s: %s: %s", r->file, where, msg);
+    } else {
+        tpErrorf(r->err, r->errlen, "%s: %s", r->file, msg);
+    }
+    return false;
+}
+
+static const char *tpTypeName(const cJSON *item)
+{
+    if (!item) {
+        return "nothing";
+    }
+    if (cJSON_IsNumber(item)) {
+        return "a number";
+    }
+    if (cJSON_IsString(item)) {
+        return "a string";
+    }
+    if (cJSON_IsArray(item)) {
+        return "an array";
+    }
+    if (cJSON_IsObject(item)) {
+        return "an object";
+    }
+    if (cJSON_IsBool(item)) {
+        return "a boolean";
+    }
+    if (cJSON_IsNull(item)) {
+        return "null";
+    }
+    return "an invalid value";
+}
+
+/* "base.key", or "key" at the top level. */
+static void tpJoin(char *out, size_t cap, const char *base, const char *key)
+{
+    snprintf(out, cap, "%s%s%s", base, *base ? "." : "", key);
+}
+
+static void tpJoinIndex(char *out, size_t cap, const char *base, int i)
+{
+    snprintf(out, cap, "%s[%d]", base, i);
+}
+
+/* Paths in messages are kept short; a truncated path is still a useful pointer. */
+enum { TP_PATH_CAP = 256 };
+
+/* ------------------------------------------------------------------------------------------ */
+/* Typed getters                                                                              */
+
+enum { TP_T_NUMBER, TP_T_STRING, TP_T_ARRAY, TP_T_OBJECT };
+
+static bool tpIsType(const cJSON *item, int type)
+{
+    switch (type) {
+    case TP_T_NUMBER: return cJSON_IsNumber(item);
+    case TP_T_STRING: return cJSON_IsString(item) && item->valuestring;
+    case TP_T_ARRAY: return cJSON_IsArray(item);
+    default: return cJSON_IsObject(item);
+    }
+}
+
+static const char *const tpTypeWanted[] = {"a number", "a string", "an array", "an object"};
+
+/* Required member `key` of obj (at path base) with the given type. */
+static const cJSON *tpMember(const tpReader *r, const cJSON *obj, const char *base, const char *key, int type)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!item) {
+        tpFail(r, base, "missing field \"%s\"", key);
+        return NULL;
+    }
+    if (!tpIsType(item, type)) {
+        char path[TP_PATH_CAP];
+        tpJoin(path, sizeof path, base, key);
+        tpFail(r, path, "expected %s, got %s", tpTypeWanted[type], tpTypeName(item));
+        return NULL;
+    }
+    return item;
+}
+
+static bool tpNumber(const tpReader *r, const cJSON *item, const char *path, double *out)
+{
+    if (!cJSON_IsNumber(item)) {
+        return tpFail(r, path, "expected a number, got %s", tpTypeName(item));
+    }
+    /* cJSON turns out-of-range literals such as 1e999 into infinities. */
+    if (!isfinite(item->valuedouble)) {
+        return tpFail(r, path, "number out of range");
+    }
+    *out = item->valuedouble;
+    return true;
+}
+
+static bool tpMemberDouble(const tpReader *r, const cJSON *obj, const char *base, const char *key, double *out)
+{
+    const cJSON *item = tpMember(r, obj, base, key, TP_T_NUMBER);
+    char path[TP_PATH_CAP];
+    tpJoin(path, sizeof path, base, key);
+    return item && tpNumber(r, item, path, out);
+}
+
+static bool tpMemberInteger(const tpReader *r, const cJSON *obj, const char *base, const char *key, double lo,
+                            double hi, double *out)
+{
+    double v;
+    if (!tpMemberDouble(r, obj, base, key, &v)) {
+        return false;
+    }
+    if (v != floor(v) || v < lo || v > hi) {
+        char path[TP_PATH_CAP];
+        tpJoin(path, sizeof path, base, key);
+        return tpFail(r, path, "expected an integer in [%.0f, %.0f], got %.17g", lo, hi, v);
+    }
+    *out = v;
+    return true;
+}
+
+static bool tpMemberInt(const tpReader *r, const cJSON *obj, const char *base, const char *key, int lo, int hi,
+                        int *out)
+{
+    double v;
+    if (!tpMemberInteger(r, obj, base, key, lo, hi, &v)) {
+        return false;
+    }
+    *out = (int)v;
+    return true;
+}
+
+static bool tpMemberInt64(const tpReader *r, const cJSON *obj, const char *base, const char *key, int64_t *out)
+{
+    double v;
+    if (!tpMemberInteger(r, obj, base, key, -TP_JSON_INT_MAX, TP_JSON_INT_MAX, &v)) {
+        return false;
+    }
+    *out = (int64_t)v;
+    return true;
+}
+
+static char *tpDup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) {
+        memcpy(d, s, n);
+    }
+    return d;
+}
+
+static bool tpMemberString(const tpReader *r, const cJSON *obj, const char *base, const char *key, char **out)
+{
+    const cJSON *item = tpMember(r, obj, base, key, TP_T_STRING);
+    if (!item) {
+        return false;
+    }
+    *out = tpDup(item->valuestring);
+    return *out ? true : tpFail(r, base, "out of memory");
+}
+
+/* Like tpMemberString, but the value must be one of `list`. */
+static bool tpMemberEnum(const tpReader *r, const cJSON *obj, const char *base, const char *key,
+                         const char *const *list, char **out)
+{
+    if (!tpMemberString(r, obj, base, key, out)) {
+        return false;
+    }
+    if (!tpPlan_IsOneOf(*out, list)) {
+        char path[TP_PATH_CAP], allowed[160] = "";
+        tpJoin(path, sizeof path, base, key);
+        for (const char *const *p = list; *p; ++p) {
+            size_t n = strlen(allowed);
+            snprintf(allowed + n, sizeof allowed - n, "%s\"%s\"", p == list ? "" : ", ", *p);
+        }
+        return tpFail(r, path, "unknown value \"%s\" (expected one of %s)", *out, allowed);
+    }
+    return true;
+}
+
+/* A fixed-length numeric row. `row` >= 0 appends "[row]" to the path (only built on error,
+ * since trajectories have millions of rows). */
+static bool tpVector(const tpReader *r, const cJSON *item, const char *path, int row, int n, double *out)
+{
+    char where[TP_PATH_CAP];
+    if (!cJSON_IsArray(item)) {
+        if (row >= 0) {
+            tpJoinIndex(where, sizeof where, path, row);
+            path = where;
+        }
+        return tpFail(r, path, "expected an array of %d numbers, got %s", n, tpTypeName(item));
+    }
+    int j = 0;
+    for (const cJSON *e = item->child; e; e = e->next, ++j) {
+        if (j < n && cJSON_IsNumber(e) && isfinite(e->valuedouble)) {
+            out[j] = e->valuedouble;
+        } else if (j < n) {
+            char elem[TP_PATH_CAP];
+            if (row >= 0) {
+                snprintf(elem, sizeof elem, "%s[%d][%d]", path, row, j);
+            } else {
+                tpJoinIndex(elem, sizeof elem, path, j);
+            }
+            return cJSON_IsNumber(e) ? tpFail(r, elem, "number out of range")
+                                     : tpFail(r, elem, "expected a number, got %s", tpTypeName(e));
+        }
+    }
+    if (j != n) {
+        if (row >= 0) {
+            tpJoinIndex(where, sizeof where, path, row);
+            path = where;
+        }
+        return tpFail(r, path, "expected %d numbers, got %d", n, j);
+    }
+    return true;
+}
+
+/* rows × cols numbers as an array of rows. The row count has been checked by the caller. */
+static bool tpRows(const tpReader *r, const cJSON *item, const char *path, int cols, double *out)
+{
+    int i = 0;
+    for (const cJSON *row = item->child; row; row = row->next, ++i) {
+        if (!tpVector(r, row, path, i, cols, out + (size_t)i * (size_t)cols)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Whole-file checks                                                                          */
+
+/* Duplicate object members are ambiguous (cJSON would silently use the first), so they are
+ * refused anywhere in the file. `path` is a scratch buffer extended in place. */
+static bool tpCheckDuplicateKeys(const tpReader *r, const cJSON *item, char *path, size_t cap)
+{
+    size_t len = strlen(path);
+    if (cJSON_IsObject(item)) {
+        int n = cJSON_GetArraySize(item);
+        if (n > 1) {
+            const char **keys = malloc((size_t)n * sizeof *keys);
+            if (!keys) {
+                return tpFail(r, path, "out of memory");
+            }
+            int i = 0;
+            for (const cJSON *e = item->child; e; e = e->next) {
+                keys[i++] = e->string ? e->string : "";
+            }
+            int a, b;
+            bool dup = tpPlan_FindDuplicate(keys, n, &a, &b);
+            const char *key = dup ? keys[b] : NULL;
+            free(keys);
+            if (dup) {
+                return tpFail(r, path, "duplicate member \"%s\"", key);
+            }
+        }
+        for (const cJSON *e = item->child; e; e = e->next) {
+            if (cJSON_IsObject(e) || cJSON_IsArray(e)) {
+                snprintf(path + len, cap - len, "%s%s", len ? "." : "", e->string ? e->string : "");
+                if (!tpCheckDuplicateKeys(r, e, path, cap)) {
+                    return false;
+                }
+                path[len] = '\0';
+            }
+        }
+    } else if (cJSON_IsArray(item)) {
+        int i = 0;
+        for (const cJSON *e = item->child; e; e = e->next, ++i) {
+            /* Rows of numbers hold no objects; skipping them keeps the walk cheap. */
+            if (cJSON_IsObject(e) || (cJSON_IsArray(e) && e->child && !cJSON_IsNumber(e->child))) {
+                snprintf(path + len, cap - len, "[%d]", i);
+                if (!tpCheckDuplicateKeys(r, e, path, cap)) {
+                    return false;
+                }
+                path[len] = '\0';
+            }
+        }
+    }
+    return true;
+}
+
+/* Reads the whole file into a NUL-terminated buffer. */
+static bool tpSlurp(const tpReader *r, char **out, size_t *outlen)
+{
+    FILE *f = fopen(r->file, "rb");
+    if (!f) {
+        return tpFail(r, NULL, "cannot open: %s", strerror(errno));
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (cap - len < 2) {
+            char *bigger = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+            if (!bigger) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len - 1, f);
+        len += got;
+        if (got == 0) {
+            break;
+        }
+    }
+    bool bad = ferror(f) != 0;
+    int saved = errno;
+    fclose(f);
+    if (!buf) {
+        return tpFail(r, NULL, "out of memory reading the file");
+    }
+    if (bad) {
+        free(buf);
+        return tpFail(r, NULL, "read error: %s", strerror(saved));
+    }
+    buf[len] = '\0';
+    *out = buf;
+    *outlen = len;
+    return true;
+}
+
+/* True if the text ends with brackets or a string still open: the usual sign of a file cut
+ * short, which cJSON's error position (often the start of the damaged value) does not show. */
+static bool tpEndsOpen(const char *text, size_t len)
+{
+    long depth = 0;
+    bool in_string = false, escaped = false;
+    for (size_t i = 0; i < len; ++i) {
+        char ch = text[i];
+        if (in_string) {
+            if (escaped) {
+                escaped = false;
+            } else if (ch == '\\') {
+                escaped = true;
+            } else if (ch == '"') {
+                in_string = false;
+            }
+        } else if (ch == '"') {
+            in_string = true;
+        } else if (ch == '[' || ch == '{') {
+            ++depth;
+        } else if (ch == ']' || ch == '}') {
+            --depth;
+        }
+    }
+    return in_string || depth > 0;
+}
+
+static cJSON *tpParse(const tpReader *r)
+{
+    char *text;
+    size_t len;
+    if (!tpSlurp(r, &text, &len)) {
+        return NULL;
+    }
+    if (len == 0) {
+        free(text);
+        tpFail(r, NULL, "empty file (not a plan)");
+        return NULL;
+    }
+    /* cJSON stops at a NUL byte; a file with one inside is damaged, not shorter. */
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        tpFail(r, NULL, "invalid JSON: NUL byte at offset %zu", (size_t)(nul - text));
+        free(text);
+        return NULL;
+    }
+    const char *end = NULL;
+    /* The length includes the terminator: cJSON wants to see it when checking for trailing text. */
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+    if (!root) {
+        size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
+        size_t line = 1, col = 1;
+        for (size_t i = 0; i < off; ++i) {
+            if (text[i] == '\n') {
+                ++line;
+                col = 1;
+            } else {
+                ++col;
+            }
+        }
+        tpFail(r, NULL, "invalid JSON at line %zu, column %zu%s", line, col,
+               tpEndsOpen(text, len) ? " (the file ends inside an unclosed array, object or string: truncated?)"
+                                     : "");
+    }
+    free(text);
+    return root;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Name lookup                                                                                */
+
+typedef struct tpNameIndex {
+    const char *name;
+    int index;
+} tpNameIndex;
+
+static int tpCompareNameIndex(const void *a, const void *b)
+{
+    return strcmp(((const tpNameIndex *)a)->name, ((const tpNameIndex *)b)->name);
+}
+
+/* Sorted (name, index) table for lookups by name; names were checked to be unique. */
+static tpNameIndex *tpMakeIndex(const char *const *names, int n)
+{
+    tpNameIndex *ix = malloc(((size_t)n + 1) * sizeof *ix);
+    if (ix) {
+        for (int i = 0; i < n; ++i) {
+            ix[i].name = names[i];
+            ix[i].index = i;
+        }
+        qsort(ix, (size_t)n, sizeof *ix, tpCompareNameIndex);
+    }
+    return ix;
+}
+
+static int tpLookup(const tpNameIndex *ix, int n, const char *name)
+{
+    tpNameIndex key = {name, 0};
+    const tpNameIndex *hit = n ? bsearch(&key, ix, (size_t)n, sizeof *ix, tpCompareNameIndex) : NULL;
+    return hit ? hit->index : -1;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Record parts                                                                               */
+
+typedef struct tpReadState {
+    const tpReader *r;
+    tpPlanRecord *rec;
+    tpNameIndex *body_ix;   /* bodies by name */
+    tpNameIndex *tactic_ix; /* tactics by name */
+} tpReadState;
+
+static bool tpReadHeader(const tpReader *r, const cJSON *root, tpPlanRecord *rec)
+{
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
+    if (!cJSON_IsString(fmt) || !fmt->valuestring) {
+        return tpFail(r, NULL, "not a tplan plan file (no \"format\": \"%s\" member)", TP_PLAN_FORMAT);
+    }
+    if (strcmp(fmt->valuestring, TP_PLAN_FORMAT) != 0) {
+        return tpFail(r, "format", "not a tplan plan file (format is \"%s\", expected \"%s\")", fmt->valuestring,
+                      TP_PLAN_FORMAT);
+    }
+    /* The version is checked before anything else so that a newer file is reported as such
+     * rather than as a list of missing or unexpected fields. */
+    double version;
+    if (!tpMemberDouble(r, root, "", "version", &version)) {
+        return false;
+    }
+    if (version != TP_PLAN_VERSION) {
+        return tpFail(r, "version", "unsupported plan version %.17g (this tplan reads version %d)", version,
+                      TP_PLAN_VERSION);
+    }
+    const cJSON *domain = tpMember(r, root, "", "domain", TP_T_OBJECT);
+    if (!domain || !tpMemberString(r, domain, "domain", "name", &rec->domain_name) ||
+        !tpMemberString(r, domain, "domain", "file", &rec->domain_file) ||
+        !tpMemberString(r, domain, "domain", "hash", &rec->domain_hash)) {
+        return false;
+    }
+    if (!tpPlan_IsHashString(rec->domain_hash)) {
+        return tpFail(r, "domain.hash", "expected \"fnv1a64:\" and 16 lowercase hex digits, got \"%s\"",
+                      rec->domain_hash);
+    }
+    double seed;
+    if (!tpMemberInteger(r, root, "", "seed", 0, 4294967295.0, &seed)) {
+        return false;
+    }
+    rec->seed = (uint32_t)seed;
+    const cJSON *pl = tpMember(r, root, "", "planner", TP_T_OBJECT);
+    if (!pl || !tpMemberEnum(r, pl, "planner", "algorithm", tpPlan_Algorithms, &rec->planner) ||
+        !tpMemberDouble(r, pl, "planner", "mu", &rec->mu) ||
+        !tpMemberInt64(r, pl, "planner", "max_iters", &rec->max_iters) ||
+        !tpMemberDouble(r, pl, "planner", "time_limit", &rec->time_limit) ||
+        !tpMemberInt(r, pl, "planner", "solutions", INT_MIN, INT_MAX, &rec->solutions_requested)) {
+        return false;
+    }
+    const cJSON *ov = cJSON_GetObjectItemCaseSensitive(root, "overrides");
+    if (ov) {
+        if (!cJSON_IsObject(ov)) {
+            return tpFail(r, "overrides", "expected an object, got %s", tpTypeName(ov));
+        }
+        char *text = cJSON_PrintUnformatted(ov);
+        rec->overrides = text ? tpDup(text) : NULL;
+        cJSON_free(text);
+        if (!rec->overrides) {
+            return tpFail(r, "overrides", "out of memory");
+        }
+    }
+    return tpMemberEnum(r, root, "", "status", tpPlan_Statuses, &rec->status) &&
+           tpMemberDouble(r, root, "", "dt", &rec->dt);
+}
+
+static bool tpReadBodies(tpReadState *st, const cJSON *root)
+{
+    const tpReader *r = st->r;
+    tpPlanRecord *rec = st->rec;
+    const cJSON *arr = tpMember(r, root, "", "bodies", TP_T_ARRAY);
+    if (!arr) {
+        return false;
+    }
+    int n = cJSON_GetArraySize(arr);
+    rec->bodies = calloc((size_t)n + 1, sizeof *rec->bodies);
+    if (!rec->bodies) {
+        return tpFail(r, "bodies", "out of memory");
+    }
+    rec->nbodies = n;
+    int i = 0;
+    for (const cJSON *o = arr->child; o; o = o->next, ++i) {
+        tpPlanBody *b = &rec->bodies[i];
+        char base[TP_PATH_CAP], path[TP_PATH_CAP];
+        tpJoinIndex(base, sizeof base, "bodies", i);
+        if (!cJSON_IsObject(o)) {
+            return tpFail(r, base, "expected an object, got %s", tpTypeName(o));
+        }
+        if (!tpMemberString(r, o, base, "name", &b->name) ||
+            !tpMemberEnum(r, o, base, "class", tpPlan_Classes, &b->cls) ||
+            !tpMemberEnum(r, o, base, "shape", tpPlan_Shapes, &b->shape)) {
+            return false;
+        }
+        const cJSON *size = tpMember(r, o, base, "size", TP_T_ARRAY);
+        tpJoin(path, sizeof path, base, "size");
+        if (!size || !tpVector(r, size, path, -1, 4, b->size)) {
+            return false;
+        }
+        const cJSON *color = tpMember(r, o, base, "color", TP_T_ARRAY);
+        double c[4];
+        tpJoin(path, sizeof path, base, "color");
+        if (!color || !tpVector(r, color, path, -1, 4, c)) {
+            return false;
+        }
+        for (int j = 0; j < 4; ++j) {
+            if (!(c[j] >= 0.0 && c[j] <= 1.0)) {
+                char elem[TP_PATH_CAP];
+                tpJoinIndex(elem, sizeof elem, path, j);
+                return tpFail(r, elem, "%.17g is outside [0, 1]", c[j]);
+            }
+            b->color[j] = (float)c[j];
+        }
+        /* Whether a body moves or is controlled is stated by which arrays it carries. */
+        const cJSON *traj = cJSON_GetObjectItemCaseSensitive(o, "trajectory");
+        const cJSON *pose = cJSON_GetObjectItemCaseSensitive(o, "pose");
+        b->moving = traj != NULL;
+        b->controlled = cJSON_GetObjectItemCaseSensitive(o, "controls") != NULL;
+        if (traj && pose) {
+            return tpFail(r, base, "has both \"trajectory\" (moving body) and \"pose\" (non-moving body)");
+        }
+        if (!traj) {
+            if (!pose) {
+                return tpFail(r, base, "missing field \"pose\" (or \"trajectory\" for a moving body)");
+            }
+            tpJoin(path, sizeof path, base, "pose");
+            if (!tpVector(r, pose, path, -1, TP_STATE_DOUBLES, b->pose)) {
+                return false;
+            }
+        }
+    }
+    const char **names = malloc(((size_t)n + 1) * sizeof *names);
+    if (!names) {
+        return tpFail(r, "bodies", "out of memory");
+    }
+    for (int k = 0; k < n; ++k) {
+        names[k] = rec->bodies[k].name;
+    }
+    int a, b;
+    bool dup = tpPlan_FindDuplicate(names, n, &a, &b);
+    st->body_ix = dup ? NULL : tpMakeIndex(names, n);
+    free(names);
+    if (dup) {
+        char path[TP_PATH_CAP];
+        snprintf(path, sizeof path, "bodies[%d].name", b);
+        return tpFail(r, path, "\"%s\" is also the name of bodies[%d]", rec->bodies[b].name, a);
+    }
+    return st->body_ix ? true : tpFail(r, "bodies", "out of memory");
+}
+
+static bool tpReadTactics(tpReadState *st, const cJSON *root)
+{
+    const tpReader *r = st->r;
+    tpPlanRecord *rec = st->rec;
+    const cJSON *arr = tpMember(r, root, "", "tactics", TP_T_ARRAY);
+    if (!arr) {
+        return false;
+    }
+    int n = cJSON_GetArraySize(arr);
+    rec->tactics = calloc((size_t)n + 1, sizeof *rec->tactics);
+    if (!rec->tactics) {
+        return tpFail(r, "tactics", "out of memory");
+    }
+    rec->ntactics = n;
+    int t = 0;
+    for (const cJSON *o = arr->child; o; o = o->next, ++t) {
+        tpPlanTactic *tac = &rec->tactics[t];
+        char base[TP_PATH_CAP], path[TP_PATH_CAP];
+        tpJoinIndex(base, sizeof base, "tactics", t);
+        if (!cJSON_IsObject(o)) {
+            return tpFail(r, base, "expected an object, got %s", tpTypeName(o));
+        }
+        if (!tpMemberString(r, o, base, "name", &tac->name) || !tpMemberString(r, o, base, "body", &tac->body)) {
+            return false;
+        }
+        if (tpLookup(st->body_ix, rec->nbodies, tac->body) < 0) {
+            tpJoin(path, sizeof path, base, "body");
+            return tpFail(r, path, "no body named \"%s\"", tac->body);
+        }
+        const cJSON *skills = tpMember(r, o, base, "skills", TP_T_ARRAY);
+        if (!skills) {
+            return false;
+        }
+        int ns = cJSON_GetArraySize(skills);
+        tac->skills = calloc((size_t)ns + 1, sizeof *tac->skills);
+        if (!tac->skills) {
+            return tpFail(r, base, "out of memory");
+        }
+        tac->nskills = ns;
+        int s = 0;
+        for (const cJSON *e = skills->child; e; e = e->next, ++s) {
+            if (!cJSON_IsString(e) || !e->valuestring) {
+                tpJoin(path, sizeof path, base, "skills");
+                char elem[TP_PATH_CAP];
+                tpJoinIndex(elem, sizeof elem, path, s);
+                return tpFail(r, elem, "expected a string, got %s", tpTypeName(e));
+            }
+            tac->skills[s] = tpDup(e->valuestring);
+            if (!tac->skills[s]) {
+                return tpFail(r, base, "out of memory");
+            }
+        }
+    }
+    const char **names = malloc(((size_t)n + 1) * sizeof *names);
+    if (!names) {
+        return tpFail(r, "tactics", "out of memory");
+    }
+    for (int k = 0; k < n; ++k) {
+        names[k] = rec->tactics[k].name;
+    }
+    int a, b;
+    bool dup = tpPlan_FindDuplicate(names, n, &a, &b);
+    st->tactic_ix = dup ? NULL : tpMakeIndex(names, n);
+    free(names);
+    if (dup) {
+        char path[TP_PATH_CAP];
+        snprintf(path, sizeof path, "tactics[%d].name", b);
+        return tpFail(r, path, "\"%s\" is also the name of tactics[%d]", rec->tactics[b].name, a);
+    }
+    return st->tactic_ix ? true : tpFail(r, "tactics", "out of memory");
+}
+
+/* Where one world's arrays are found in the file. The selected world keeps them inside the
+ * bodies/tactics entries; an alternative keeps them in name-keyed objects. */
+typedef struct tpWorldSource {
+    int alt;               /* -1: the selected world; else the alternatives index */
+    const cJSON **traj;    /* per body, NULL if not moving */
+    const cJSON **ctrl;    /* per body, NULL if not controlled */
+    const cJSON **active;  /* per tactic */
+} tpWorldSource;
+
+static void tpSourcePath(char *out, size_t cap, const tpPlanRecord *rec, const tpWorldSource *src, int kind, int i)
+{
+    static const char *const member[] = {"trajectory", "controls", "active"};
+    static const char *const map[] = {"trajectories", "controls", "active"};
+    if (src->alt < 0) {
+        snprintf(out, cap, "%s[%d].%s", kind == 2 ? "tactics" : "bodies", i, member[kind]);
+    } else {
+        snprintf(out, cap, "alternatives[%d].%s.%s", src->alt, map[kind],
+                 kind == 2 ? rec->tactics[i].name : rec->bodies[i].name);
+    }
+}
+
+/* Fills src for alternative k from its name-keyed object `key` (kind 0/1/2). */
+static bool tpCollectMap(tpReadState *st, const cJSON *alt, int k, int kind, const cJSON **slots)
+{
+    static const char *const keys[] = {"trajectories", "controls", "active"};
+    const tpReader *r = st->r;
+    const tpPlanRecord *rec = st->rec;
+    char base[TP_PATH_CAP], path[TP_PATH_CAP];
+    tpJoinIndex(base, sizeof base, "alternatives", k);
+    const cJSON *obj = tpMember(r, alt, base, keys[kind], TP_T_OBJECT);
+    if (!obj) {
+        return false;
+    }
+    tpJoin(path, sizeof path, base, keys[kind]);
+    for (const cJSON *e = obj->child; e; e = e->next) {
+        const char *name = e->string ? e->string : "";
+        int i = kind == 2 ? tpLookup(st->tactic_ix, rec->ntactics, name) : tpLookup(st->body_ix, rec->nbodies, name);
+        bool fits = i >= 0 && (kind == 2 || (kind == 0 ? rec->bodies[i].moving : rec->bodies[i].controlled));
+        if (!fits) {
+            static const char *const what[] = {"moving body", "controlled body", "tactic"};
+            return tpFail(r, path, "no %s named \"%s\"", what[kind], name);
+        }
+        slots[i] = e;
+    }
+    int n = kind == 2 ? rec->ntactics : rec->nbodies;
+    for (int i = 0; i < n; ++i) {
+        bool needed = kind == 2 || (kind == 0 ? rec->bodies[i].moving : rec->bodies[i].controlled);
+        if (needed && !slots[i]) {
+            return tpFail(r, path, "missing entry for \"%s\"", kind == 2 ? rec->tactics[i].name : rec->bodies[i].name);
+        }
+    }
+    return true;
+}
+
+/* Checks every array's length against `steps` before the world is allocated, so that an
+ * absurd step count in a small file is refused instead of allocated. */
+static bool tpCheckLengths(const tpReader *r, const tpPlanRecord *rec, const tpWorldSource *src, int steps)
+{
+    char path[TP_PATH_CAP];
+    for (int kind = 0; kind < 3; ++kind) {
+        int n = kind == 2 ? rec->ntactics : rec->nbodies;
+        const cJSON *const *items = kind == 0 ? src->traj : kind == 1 ? src->ctrl : src->active;
+        for (int i = 0; i < n; ++i) {
+            if (!items[i]) {
+                continue;
+            }
+            tpSourcePath(path, sizeof path, rec, src, kind, i);
+            if (!cJSON_IsArray(items[i])) {
+                return tpFail(r, path, "expected an array, got %s", tpTypeName(items[i]));
+            }
+            int want = kind == 0 ? steps + 1 : steps;
+            int got = cJSON_GetArraySize(items[i]);
+            if (got != want) {
+                return tpFail(r, path, "expected %d %s (%s), got %d", want, kind == 2 ? "entries" : "rows",
+                              kind == 0 ? "steps + 1" : "steps", got);
+            }
+        }
+    }
+    return true;
+}
+
+static bool tpFillWorld(const tpReader *r, const tpPlanRecord *rec, const tpWorldSource *src, tpPlanWorld *w)
+{
+    char path[TP_PATH_CAP];
+    for (int i = 0; i < rec->nbodies; ++i) {
+        if (src->traj[i]) {
+            tpSourcePath(path, sizeof path, rec, src, 0, i);
+            if (!tpRows(r, src->traj[i], path, TP_STATE_DOUBLES, w->traj[i])) {
+                return false;
+            }
+        }
+        if (src->ctrl[i]) {
+            tpSourcePath(path, sizeof path, rec, src, 1, i);
+            if (!tpRows(r, src->ctrl[i], path, TP_CONTROL_DOUBLES, w->controls[i])) {
+                return false;
+            }
+        }
+    }
+    for (int t = 0; t < rec->ntactics; ++t) {
+        int s = 0;
+        for (const cJSON *e = src->active[t]->child; e; e = e->next, ++s) {
+            double v = cJSON_IsNumber(e) ? e->valuedouble : -1.0;
+            if (!cJSON_IsNumber(e) || v != floor(v) || v < 0 || v >= rec->tactics[t].nskills) {
+                char elem[TP_PATH_CAP];
+                tpSourcePath(path, sizeof path, rec, src, 2, t);
+                tpJoinIndex(elem, sizeof elem, path, s);
+                if (!cJSON_IsNumber(e)) {
+                    return tpFail(r, elem, "expected a skill index, got %s", tpTypeName(e));
+                }
+                return tpFail(r, elem, "skill index %.17g out of range [0, %d) (tactic \"%s\")", v,
+                              rec->tactics[t].nskills, rec->tactics[t].name);
+            }
+            w->active[t][s] = (int32_t)v;
+        }
+    }
+    return true;
+}
+
+static bool tpReadWorld(tpReadState *st, const cJSON *obj, int k, tpPlanWorld *w)
+{
+    const tpReader *r = st->r;
+    tpPlanRecord *rec = st->rec;
+    char base[TP_PATH_CAP] = "";
+    if (k >= 0) {
+        tpJoinIndex(base, sizeof base, "alternatives", k);
+        if (!cJSON_IsObject(obj)) {
+            return tpFail(r, base, "expected an object, got %s", tpTypeName(obj));
+        }
+    }
+    double cost;
+    int steps;
+    if (!tpMemberInt(r, obj, base, "steps", 0, INT_MAX - 1, &steps) || !tpMemberDouble(r, obj, base, "cost", &cost)) {
+        return false;
+    }
+    size_t nb = (size_t)rec->nbodies + 1, nt = (size_t)rec->ntactics + 1;
+    tpWorldSource src = {k, calloc(nb, sizeof(cJSON *)), calloc(nb, sizeof(cJSON *)), calloc(nt, sizeof(cJSON *))};
+    bool ok = src.traj && src.ctrl && src.active;
+    if (!ok) {
+        tpFail(r, base, "out of memory");
+    } else if (k < 0) {
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(obj, "bodies")->child;
+        for (int i = 0; i < rec->nbodies; ++i, b = b->next) {
+            src.traj[i] = cJSON_GetObjectItemCaseSensitive(b, "trajectory");
+            src.ctrl[i] = cJSON_GetObjectItemCaseSensitive(b, "controls");
+        }
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(obj, "tactics")->child;
+        for (int i = 0; ok && i < rec->ntactics; ++i, t = t->next) {
+            char tb[TP_PATH_CAP];
+            tpJoinIndex(tb, sizeof tb, "tactics", i);
+            src.active[i] = tpMember(r, t, tb, "active", TP_T_ARRAY);
+            ok = src.active[i] != NULL;
+        }
+    } else {
+        ok = tpCollectMap(st, obj, k, 0, src.traj) && tpCollectMap(st, obj, k, 1, src.ctrl) &&
+             tpCollectMap(st, obj, k, 2, src.active);
+    }
+    ok = ok && tpCheckLengths(r, rec, &src, steps);
+    if (ok && !tpPlanWorld_Alloc(w, rec, steps)) {
+        ok = tpFail(r, base, "out of memory for %d steps", steps);
+    }
+    if (ok) {
+        w->cost = cost;
+        ok = tpFillWorld(r, rec, &src, w);
+    }
+    free(src.traj);
+    free(src.ctrl);
+    free(src.active);
+    return ok;
+}
+
+static bool tpReadStats(const tpReader *r, const cJSON *root, tpPlanRecord *rec)
+{
+    const cJSON *s = tpMember(r, root, "", "stats", TP_T_OBJECT);
+    if (!s || !tpMemberInt64(r, s, "stats", "iterations", &rec->iterations) ||
+        !tpMemberInt64(r, s, "stats", "nodes", &rec->nodes) ||
+        !tpMemberInt64(r, s, "stats", "rejected", &rec->rejected) ||
+        !tpMemberInt(r, s, "stats", "solutions", INT_MIN, INT_MAX, &rec->nsolutions) ||
+        !tpMemberInt64(r, s, "stats", "memory_bytes", &rec->memory_bytes)) {
+        return false;
+    }
+    const cJSON *t = tpMember(r, s, "stats", "timing", TP_T_OBJECT);
+    return t && tpMemberDouble(r, t, "stats.timing", "select", &rec->t_select) &&
+           tpMemberDouble(r, t, "stats.timing", "tactics", &rec->t_tactics) &&
+           tpMemberDouble(r, t, "stats.timing", "physics", &rec->t_physics) &&
+           tpMemberDouble(r, t, "stats.timing", "check", &rec->t_check) &&
+           tpMemberDouble(r, t, "stats.timing", "total", &rec->t_total);
+}
+
+static bool tpReadRecord(tpReadState *st, const cJSON *root)
+{
+    const tpReader *r = st->r;
+    tpPlanRecord *rec = st->rec;
+    if (!cJSON_IsObject(root)) {
+        return tpFail(r, NULL, "not a tplan plan file (top level is %s, expected an object)", tpTypeName(root));
+    }
+    if (!tpReadHeader(r, root, rec)) {
+        return false;
+    }
+    char path[TP_PATH_CAP] = "";
+    if (!tpCheckDuplicateKeys(r, root, path, sizeof path)) {
+        return false;
+    }
+    if (!tpReadBodies(st, root) || !tpReadTactics(st, root)) {
+        return false;
+    }
+    const cJSON *alts = tpMember(r, root, "", "alternatives", TP_T_ARRAY);
+    if (!alts) {
+        return false;
+    }
+    int nalts = cJSON_GetArraySize(alts);
+    if (nalts > INT_MAX - 1) {
+        return tpFail(r, "alternatives", "too many alternatives");
+    }
+    rec->worlds = calloc((size_t)nalts + 1, sizeof *rec->worlds);
+    if (!rec->worlds) {
+        return tpFail(r, "alternatives", "out of memory");
+    }
+    rec->nworlds = nalts + 1;
+    rec->selected = 0;
+    if (!tpReadWorld(st, root, -1, &rec->worlds[0])) {
+        return false;
+    }
+    int k = 0;
+    for (const cJSON *a = alts->child; a; a = a->next, ++k) {
+        if (!tpReadWorld(st, a, k, &rec->worlds[k + 1])) {
+            return false;
+        }
+    }
+    return tpReadStats(r, root, rec);
+}
+
+bool tpPlanRecord_Read(tpPlanRecord *rec, const char *path, char *err, size_t errlen)
+{
+    memset(rec, 0, sizeof *rec);
+    const tpReader r = {path, err, errlen};
+    cJSON *root = tpParse(&r);
+    if (!root) {
+        return false;
+    }
+    tpReadState st = {&r, rec, NULL, NULL};
+    bool ok = tpReadRecord(&st, root);
+    free(st.body_ix);
+    free(st.tactic_ix);
+    cJSON_Delete(root);
+    if (!ok) {
+        tpPlanRecord_Free(rec);
+    }
+    return ok;
+}

@@ -1,2 +1,768 @@
-/* placeholder until implemented */
-typedef int tp_placeholder_plan_write;
+/* Plan records: lifetime (alloc/free) and the JSON writer (format in docs/plan-format.md).
+ *
+ * The writer streams with stdio instead of building a cJSON tree because a trajectory can
+ * hold millions of numbers. It validates the whole record before opening the file, so a
+ * refused record never leaves a half-written file behind, and it applies the same rules as
+ * the reader, so it never writes a file that tplan itself would refuse to read. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_internal.h"
+#include "tp/base.h"
+#include "tp/plan.h"
+
+#define TP_JSON_INT_LIMIT (INT64_C(1) << 53)
+
+const char *const tpPlan_Classes[] = {"static", "passive", "active", "foreign", NULL};
+const char *const tpPlan_Shapes[] = {"box", "sphere", "cylinder", "capsule", "plane", NULL};
+const char *const tpPlan_Statuses[] = {"solved", "approximate", NULL};
+const char *const tpPlan_Algorithms[] = {"bgt", "rrt", NULL};
+
+bool tpPlan_IsOneOf(const char *s, const char *const *list)
+{
+    if (!s) {
+        return false;
+    }
+    for (; *list; ++list) {
+        if (strcmp(s, *list) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool tpPlan_IsHashString(const char *s)
+{
+    static const char prefix[] = "fnv1a64:";
+    if (!s || strncmp(s, prefix, sizeof prefix - 1) != 0) {
+        return false;
+    }
+    s += sizeof prefix - 1;
+    for (int i = 0; i < 16; ++i) {
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) {
+            return false;
+        }
+    }
+    return s[16] == '\0';
+}
+
+typedef struct tpNameRef {
+    const char *name;
+    int index;
+} tpNameRef;
+
+static int tpCompareNameRef(const void *a, const void *b)
+{
+    const tpNameRef *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    /* Ties broken by index so the reported pair is deterministic. */
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+bool tpPlan_FindDuplicate(const char *const *names, int n, int *first, int *second)
+{
+    if (n < 2) {
+        return false;
+    }
+    tpNameRef *refs = malloc((size_t)n * sizeof *refs);
+    if (!refs) {
+        /* Fall back to the quadratic scan rather than report a false "unique". */
+        for (int i = 0; i < n; ++i) {
+            for (int j = i + 1; j < n; ++j) {
+                if (strcmp(names[i], names[j]) == 0) {
+                    *first = i;
+                    *second = j;
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+    for (int i = 0; i < n; ++i) {
+        refs[i].name = names[i];
+        refs[i].index = i;
+    }
+    qsort(refs, (size_t)n, sizeof *refs, tpCompareNameRef);
+    bool found = false;
+    for (int i = 1; i < n; ++i) {
+        if (strcmp(refs[i - 1].name, refs[i].name) == 0) {
+            /* Report the pair whose second member comes first in the file. */
+            if (!found || refs[i].index < *second) {
+                *first = refs[i - 1].index;
+                *second = refs[i].index;
+            }
+            found = true;
+        }
+    }
+    free(refs);
+    return found;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Lifetime                                                                                   */
+
+void tpPlanWorld_FreeArrays(tpPlanWorld *w, int nbodies, int ntactics)
+{
+    if (!w) {
+        return;
+    }
+    if (w->traj) {
+        for (int i = 0; i < nbodies; ++i) {
+            free(w->traj[i]);
+        }
+    }
+    if (w->controls) {
+        for (int i = 0; i < nbodies; ++i) {
+            free(w->controls[i]);
+        }
+    }
+    if (w->active) {
+        for (int i = 0; i < ntactics; ++i) {
+            free(w->active[i]);
+        }
+    }
+    free(w->traj);
+    free(w->controls);
+    free(w->active);
+    memset(w, 0, sizeof *w);
+}
+
+bool tpPlanWorld_Alloc(tpPlanWorld *w, const tpPlanRecord *rec, int nsteps)
+{
+    memset(w, 0, sizeof *w);
+    if (nsteps < 0 || rec->nbodies < 0 || rec->ntactics < 0) {
+        return false;
+    }
+    w->nsteps = nsteps;
+    /* calloc(0) may return NULL; one spare slot keeps "NULL = failure" unambiguous. */
+    w->traj = calloc((size_t)rec->nbodies + 1, sizeof *w->traj);
+    w->controls = calloc((size_t)rec->nbodies + 1, sizeof *w->controls);
+    w->active = calloc((size_t)rec->ntactics + 1, sizeof *w->active);
+    if (!w->traj || !w->controls || !w->active) {
+        goto fail;
+    }
+    for (int i = 0; i < rec->nbodies; ++i) {
+        if (rec->bodies[i].moving) {
+            w->traj[i] = calloc(((size_t)nsteps + 1) * TP_STATE_DOUBLES, sizeof(double));
+            if (!w->traj[i]) {
+                goto fail;
+            }
+        }
+        if (rec->bodies[i].controlled) {
+            w->controls[i] = calloc((size_t)nsteps * TP_CONTROL_DOUBLES + 1, sizeof(double));
+            if (!w->controls[i]) {
+                goto fail;
+            }
+        }
+    }
+    for (int t = 0; t < rec->ntactics; ++t) {
+        w->active[t] = calloc((size_t)nsteps + 1, sizeof(int32_t));
+        if (!w->active[t]) {
+            goto fail;
+        }
+    }
+    return true;
+fail:
+    tpPlanWorld_FreeArrays(w, rec->nbodies, rec->ntactics);
+    return false;
+}
+
+void tpPlanRecord_Free(tpPlanRecord *rec)
+{
+    if (!rec) {
+        return;
+    }
+    free(rec->domain_name);
+    free(rec->domain_file);
+    free(rec->domain_hash);
+    free(rec->planner);
+    free(rec->status);
+    free(rec->overrides);
+    if (rec->worlds) {
+        for (int k = 0; k < rec->nworlds; ++k) {
+            tpPlanWorld_FreeArrays(&rec->worlds[k], rec->nbodies, rec->ntactics);
+        }
+    }
+    free(rec->worlds);
+    if (rec->bodies) {
+        for (int i = 0; i < rec->nbodies; ++i) {
+            free(rec->bodies[i].name);
+            free(rec->bodies[i].cls);
+            free(rec->bodies[i].shape);
+        }
+    }
+    free(rec->bodies);
+    if (rec->tactics) {
+        for (int t = 0; t < rec->ntactics; ++t) {
+            tpPlanTactic *tac = &rec->tactics[t];
+            free(tac->name);
+            free(tac->body);
+            if (tac->skills) {
+                for (int s = 0; s < tac->nskills; ++s) {
+                    free(tac->skills[s]);
+                }
+            }
+            free(tac->skills);
+        }
+    }
+    free(rec->tactics);
+    memset(rec, 0, sizeof *rec);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Validation (before anything is written)                                                    */
+
+typedef struct tpCheck {
+    const char *path; /* output file, for messages */
+    char *err;
+    size_t errlen;
+} tpCheck;
+
+static bool tpCheckFail(const tpCheck *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool tpCheckFail(const tpCheck *c, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tpErrorf(c->err, c->errlen, "%s: %s; refusing to write the plan", c->path, msg);
+    return false;
+}
+
+/* Path of a world's data in the file: the selected world lives at the top level, the
+ * others under alternatives[k] in world order. Used only to name fields in messages. */
+static int tpAlternativeIndex(const tpPlanRecord *rec, int w)
+{
+    return w < rec->selected ? w : w - 1;
+}
+
+static bool tpCheckFinite(const tpCheck *c, const double *v, int n, const char *field)
+{
+    for (int i = 0; i < n; ++i) {
+        if (!isfinite(v[i])) {
+            return tpCheckFail(c, "%s[%d]: not a finite number (%g)", field, i, v[i]);
+        }
+    }
+    return true;
+}
+
+static bool tpCheckRows(const tpCheck *c, const double *v, int rows, int cols, const char *field)
+{
+    for (int r = 0; r < rows; ++r) {
+        for (int j = 0; j < cols; ++j) {
+            double x = v[(size_t)r * (size_t)cols + (size_t)j];
+            if (!isfinite(x)) {
+                return tpCheckFail(c, "%s[%d][%d]: not a finite number (%g)", field, r, j, x);
+            }
+        }
+    }
+    return true;
+}
+
+static bool tpCheckString(const tpCheck *c, const char *s, const char *field)
+{
+    return s ? true : tpCheckFail(c, "%s: missing (NULL)", field);
+}
+
+static bool tpCheckWorld(const tpCheck *c, const tpPlanRecord *rec, int wi)
+{
+    const tpPlanWorld *w = &rec->worlds[wi];
+    char base[64], field[192];
+    if (wi == rec->selected) {
+        base[0] = '\0';
+    } else {
+        snprintf(base, sizeof base, "alternatives[%d].", tpAlternativeIndex(rec, wi));
+    }
+    if (w->nsteps < 0 || w->nsteps > INT32_MAX - 1) {
+        return tpCheckFail(c, "%ssteps: invalid step count %d", base, w->nsteps);
+    }
+    snprintf(field, sizeof field, "%scost", base);
+    if (!tpCheckFinite(c, &w->cost, 1, field)) {
+        return false;
+    }
+    if ((rec->nbodies > 0 && (!w->traj || !w->controls)) || (rec->ntactics > 0 && !w->active)) {
+        return tpCheckFail(c, "worlds[%d]: arrays not allocated", wi);
+    }
+    for (int i = 0; i < rec->nbodies; ++i) {
+        const tpPlanBody *b = &rec->bodies[i];
+        if (b->moving) {
+            if (wi == rec->selected) {
+                snprintf(field, sizeof field, "bodies[%d].trajectory", i);
+            } else {
+                snprintf(field, sizeof field, "%strajectories.%s", base, b->name);
+            }
+            if (!w->traj[i]) {
+                return tpCheckFail(c, "%s: missing (NULL) for a moving body", field);
+            }
+            if (!tpCheckRows(c, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, field)) {
+                return false;
+            }
+        }
+        if (b->controlled) {
+            if (wi == rec->selected) {
+                snprintf(field, sizeof field, "bodies[%d].controls", i);
+            } else {
+                snprintf(field, sizeof field, "%scontrols.%s", base, b->name);
+            }
+            if (!w->controls[i] && w->nsteps > 0) {
+                return tpCheckFail(c, "%s: missing (NULL) for a controlled body", field);
+            }
+            if (!tpCheckRows(c, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, field)) {
+                return false;
+            }
+        }
+    }
+    for (int t = 0; t < rec->ntactics; ++t) {
+        const tpPlanTactic *tac = &rec->tactics[t];
+        if (wi == rec->selected) {
+            snprintf(field, sizeof field, "tactics[%d].active", t);
+        } else {
+            snprintf(field, sizeof field, "%sactive.%s", base, tac->name);
+        }
+        if (!w->active[t] && w->nsteps > 0) {
+            return tpCheckFail(c, "%s: missing (NULL)", field);
+        }
+        for (int s = 0; s < w->nsteps; ++s) {
+            int32_t a = w->active[t][s];
+            if (a < 0 || a >= tac->nskills) {
+                return tpCheckFail(c, "%s[%d]: skill index %" PRId32 " out of range [0, %d)", field, s, a,
+                                   tac->nskills);
+            }
+        }
+    }
+    return true;
+}
+
+/* Checks the record; on success *overrides_out holds the normalized overrides text (or NULL). */
+static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **overrides_out)
+{
+    char field[128];
+    *overrides_out = NULL;
+    if (!tpCheckString(c, rec->domain_name, "domain.name") || !tpCheckString(c, rec->domain_file, "domain.file")) {
+        return false;
+    }
+    if (!tpPlan_IsHashString(rec->domain_hash)) {
+        return tpCheckFail(c, "domain.hash: expected \"fnv1a64:\" and 16 lowercase hex digits, got \"%s\"",
+                           rec->domain_hash ? rec->domain_hash : "(null)");
+    }
+    if (!tpPlan_IsOneOf(rec->planner, tpPlan_Algorithms)) {
+        return tpCheckFail(c, "planner.algorithm: expected \"bgt\" or \"rrt\", got \"%s\"",
+                           rec->planner ? rec->planner : "(null)");
+    }
+    if (!tpPlan_IsOneOf(rec->status, tpPlan_Statuses)) {
+        return tpCheckFail(c, "status: expected \"solved\" or \"approximate\", got \"%s\"",
+                           rec->status ? rec->status : "(null)");
+    }
+    if (!tpCheckFinite(c, &rec->mu, 1, "planner.mu") || !tpCheckFinite(c, &rec->time_limit, 1, "planner.time_limit") ||
+        !tpCheckFinite(c, &rec->dt, 1, "dt")) {
+        return false;
+    }
+    /* Counts travel through JSON numbers (doubles): beyond 2^53 they would not read back. */
+    const int64_t counts[5] = {rec->max_iters, rec->iterations, rec->nodes, rec->rejected, rec->memory_bytes};
+    static const char *const count_names[5] = {"planner.max_iters", "stats.iterations", "stats.nodes",
+                                               "stats.rejected", "stats.memory_bytes"};
+    for (int i = 0; i < 5; ++i) {
+        if (counts[i] > TP_JSON_INT_LIMIT || counts[i] < -TP_JSON_INT_LIMIT) {
+            return tpCheckFail(c, "%s: %" PRId64 " is beyond the exact range of JSON numbers (2^53)", count_names[i],
+                               counts[i]);
+        }
+    }
+    const double timing[5] = {rec->t_select, rec->t_tactics, rec->t_physics, rec->t_check, rec->t_total};
+    if (!tpCheckFinite(c, timing, 5, "stats.timing")) {
+        return false;
+    }
+    if (rec->nbodies < 0 || rec->ntactics < 0 || (rec->nbodies > 0 && !rec->bodies) ||
+        (rec->ntactics > 0 && !rec->tactics)) {
+        return tpCheckFail(c, "invalid body/tactic counts (%d, %d)", rec->nbodies, rec->ntactics);
+    }
+    if (rec->nworlds < 1 || !rec->worlds || rec->selected < 0 || rec->selected >= rec->nworlds) {
+        return tpCheckFail(c, "needs at least one world and a valid selection (nworlds %d, selected %d)",
+                           rec->nworlds, rec->selected);
+    }
+    for (int i = 0; i < rec->nbodies; ++i) {
+        const tpPlanBody *b = &rec->bodies[i];
+        snprintf(field, sizeof field, "bodies[%d].name", i);
+        if (!tpCheckString(c, b->name, field)) {
+            return false;
+        }
+        if (!tpPlan_IsOneOf(b->cls, tpPlan_Classes)) {
+            return tpCheckFail(c, "bodies[%d].class: unknown class \"%s\"", i, b->cls ? b->cls : "(null)");
+        }
+        if (!tpPlan_IsOneOf(b->shape, tpPlan_Shapes)) {
+            return tpCheckFail(c, "bodies[%d].shape: unknown shape \"%s\"", i, b->shape ? b->shape : "(null)");
+        }
+        snprintf(field, sizeof field, "bodies[%d].size", i);
+        if (!tpCheckFinite(c, b->size, 4, field)) {
+            return false;
+        }
+        for (int j = 0; j < 4; ++j) {
+            if (!(b->color[j] >= 0.0f && b->color[j] <= 1.0f)) {
+                return tpCheckFail(c, "bodies[%d].color[%d]: %g is outside [0, 1]", i, j, (double)b->color[j]);
+            }
+        }
+        if (!b->moving) {
+            snprintf(field, sizeof field, "bodies[%d].pose", i);
+            if (!tpCheckFinite(c, b->pose, TP_STATE_DOUBLES, field)) {
+                return false;
+            }
+        }
+    }
+    for (int t = 0; t < rec->ntactics; ++t) {
+        const tpPlanTactic *tac = &rec->tactics[t];
+        snprintf(field, sizeof field, "tactics[%d].name", t);
+        if (!tpCheckString(c, tac->name, field)) {
+            return false;
+        }
+        snprintf(field, sizeof field, "tactics[%d].body", t);
+        if (!tpCheckString(c, tac->body, field)) {
+            return false;
+        }
+        bool found = false;
+        for (int i = 0; i < rec->nbodies && !found; ++i) {
+            found = strcmp(rec->bodies[i].name, tac->body) == 0;
+        }
+        if (!found) {
+            return tpCheckFail(c, "tactics[%d].body: no body named \"%s\"", t, tac->body);
+        }
+        if (tac->nskills < 0 || (tac->nskills > 0 && !tac->skills)) {
+            return tpCheckFail(c, "tactics[%d].skills: invalid skill count %d", t, tac->nskills);
+        }
+        for (int s = 0; s < tac->nskills; ++s) {
+            snprintf(field, sizeof field, "tactics[%d].skills[%d]", t, s);
+            if (!tpCheckString(c, tac->skills[s], field)) {
+                return false;
+            }
+        }
+    }
+    /* Names are keys in the alternatives' objects, so they must be unique. */
+    int n = rec->nbodies > rec->ntactics ? rec->nbodies : rec->ntactics;
+    const char **names = malloc(((size_t)n + 1) * sizeof *names);
+    if (!names) {
+        return tpCheckFail(c, "out of memory");
+    }
+    int a = 0, b = 0;
+    for (int i = 0; i < rec->nbodies; ++i) {
+        names[i] = rec->bodies[i].name;
+    }
+    bool dup_body = tpPlan_FindDuplicate(names, rec->nbodies, &a, &b);
+    if (dup_body) {
+        free(names);
+        return tpCheckFail(c, "bodies[%d].name: \"%s\" is also the name of bodies[%d]", b, rec->bodies[b].name, a);
+    }
+    for (int t = 0; t < rec->ntactics; ++t) {
+        names[t] = rec->tactics[t].name;
+    }
+    bool dup_tactic = tpPlan_FindDuplicate(names, rec->ntactics, &a, &b);
+    free(names);
+    if (dup_tactic) {
+        return tpCheckFail(c, "tactics[%d].name: \"%s\" is also the name of tactics[%d]", b, rec->tactics[b].name, a);
+    }
+    for (int wi = 0; wi < rec->nworlds; ++wi) {
+        if (!tpCheckWorld(c, rec, wi)) {
+            return false;
+        }
+    }
+    if (rec->overrides) {
+        /* Embedded as a parsed object (normalized by cJSON) so the file stays valid JSON. */
+        cJSON *ov = cJSON_Parse(rec->overrides);
+        if (!ov || !cJSON_IsObject(ov)) {
+            cJSON_Delete(ov);
+            return tpCheckFail(c, "overrides: not a JSON object");
+        }
+        *overrides_out = cJSON_PrintUnformatted(ov);
+        cJSON_Delete(ov);
+        if (!*overrides_out) {
+            return tpCheckFail(c, "overrides: out of memory");
+        }
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Output                                                                                     */
+
+/* A domain script may have switched LC_NUMERIC; JSON always wants '.'. */
+static void tpNormalizeNumber(char *buf)
+{
+    for (char *p = buf; *p; ++p) {
+        if (!((*p >= '0' && *p <= '9') || *p == '-' || *p == '+' || *p == 'e' || *p == 'E')) {
+            *p = '.';
+        }
+    }
+}
+
+/* Shortest of %.15g / %.17g that reads back to the same bits: %.15g keeps common values
+ * such as 0.1 readable, %.17g is always exact. -0.0 prints as "-0" (strtod keeps the sign). */
+static void tpPutDouble(FILE *f, double v)
+{
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.15g", v);
+    double back = strtod(buf, NULL);
+    if (memcmp(&back, &v, sizeof v) != 0) {
+        snprintf(buf, sizeof buf, "%.17g", v);
+    }
+    tpNormalizeNumber(buf);
+    fputs(buf, f);
+}
+
+/* Colors are floats: the shortest digits that come back as the same float through the
+ * reader's path (strtod, then a cast), so 0.2f prints as 0.2 rather than 0.20000000298023224. */
+static void tpPutFloat(FILE *f, float v)
+{
+    char buf[40];
+    for (int digits = 6; digits <= 9; ++digits) {
+        snprintf(buf, sizeof buf, "%.*g", digits, (double)v);
+        float back = (float)strtod(buf, NULL);
+        if (memcmp(&back, &v, sizeof v) == 0) {
+            tpNormalizeNumber(buf);
+            fputs(buf, f);
+            return;
+        }
+    }
+    tpPutDouble(f, (double)v); /* exact as a double, hence exact after the cast */
+}
+
+static void tpPutString(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        case '\b': fputs("\\b", f); break;
+        case '\f': fputs("\\f", f); break;
+        default:
+            if (*p < 0x20) {
+                fprintf(f, "\\u%04x", (unsigned)*p);
+            } else {
+                fputc(*p, f);
+            }
+        }
+    }
+    fputc('"', f);
+}
+
+static void tpPutDoubleArray(FILE *f, const double *v, int n)
+{
+    fputc('[', f);
+    for (int i = 0; i < n; ++i) {
+        if (i) {
+            fputs(", ", f);
+        }
+        tpPutDouble(f, v[i]);
+    }
+    fputc(']', f);
+}
+
+/* One row per line: a trajectory is read by people as a table of states. */
+static void tpPutRows(FILE *f, const double *v, int rows, int cols, const char *indent)
+{
+    if (rows == 0) {
+        fputs("[]", f);
+        return;
+    }
+    fputs("[\n", f);
+    for (int r = 0; r < rows; ++r) {
+        fprintf(f, "%s  ", indent);
+        tpPutDoubleArray(f, v + (size_t)r * (size_t)cols, cols);
+        fputs(r + 1 < rows ? ",\n" : "\n", f);
+    }
+    fprintf(f, "%s]", indent);
+}
+
+static void tpPutActive(FILE *f, const int32_t *a, int n)
+{
+    fputc('[', f);
+    for (int i = 0; i < n; ++i) {
+        fprintf(f, i ? ", %" PRId32 : "%" PRId32, a[i]);
+    }
+    fputc(']', f);
+}
+
+static void tpPutBody(FILE *f, const tpPlanRecord *rec, int i)
+{
+    const tpPlanBody *b = &rec->bodies[i];
+    const tpPlanWorld *w = &rec->worlds[rec->selected];
+    fputs("    {\n      \"name\": ", f);
+    tpPutString(f, b->name);
+    fputs(", \"class\": ", f);
+    tpPutString(f, b->cls);
+    fputs(", \"shape\": ", f);
+    tpPutString(f, b->shape);
+    fputs(",\n      \"size\": ", f);
+    tpPutDoubleArray(f, b->size, 4);
+    fputs(", \"color\": [", f);
+    for (int j = 0; j < 4; ++j) {
+        fputs(j ? ", " : "", f);
+        tpPutFloat(f, b->color[j]);
+    }
+    fputc(']', f);
+    if (b->moving) {
+        fputs(",\n      \"trajectory\": ", f);
+        tpPutRows(f, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, "      ");
+    } else {
+        fputs(",\n      \"pose\": ", f);
+        tpPutDoubleArray(f, b->pose, TP_STATE_DOUBLES);
+    }
+    if (b->controlled) {
+        fputs(",\n      \"controls\": ", f);
+        tpPutRows(f, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, "      ");
+    }
+    fputs("\n    }", f);
+}
+
+static void tpPutAlternative(FILE *f, const tpPlanRecord *rec, const tpPlanWorld *w)
+{
+    fputs("    {\n      \"cost\": ", f);
+    tpPutDouble(f, w->cost);
+    fprintf(f, ", \"steps\": %d,\n      \"trajectories\": {", w->nsteps);
+    bool first = true;
+    for (int i = 0; i < rec->nbodies; ++i) {
+        if (rec->bodies[i].moving) {
+            fputs(first ? "\n        " : ",\n        ", f);
+            tpPutString(f, rec->bodies[i].name);
+            fputs(": ", f);
+            tpPutRows(f, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, "        ");
+            first = false;
+        }
+    }
+    fputs(first ? "},\n      \"controls\": {" : "\n      },\n      \"controls\": {", f);
+    first = true;
+    for (int i = 0; i < rec->nbodies; ++i) {
+        if (rec->bodies[i].controlled) {
+            fputs(first ? "\n        " : ",\n        ", f);
+            tpPutString(f, rec->bodies[i].name);
+            fputs(": ", f);
+            tpPutRows(f, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, "        ");
+            first = false;
+        }
+    }
+    fputs(first ? "},\n      \"active\": {" : "\n      },\n      \"active\": {", f);
+    for (int t = 0; t < rec->ntactics; ++t) {
+        fputs(t ? ",\n        " : "\n        ", f);
+        tpPutString(f, rec->tactics[t].name);
+        fputs(": ", f);
+        tpPutActive(f, w->active[t], w->nsteps);
+    }
+    fputs(rec->ntactics ? "\n      }\n    }" : "}\n    }", f);
+}
+
+static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
+{
+    const tpPlanWorld *sel = &rec->worlds[rec->selected];
+    fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"domain\": {\"name\": ", TP_PLAN_FORMAT,
+            TP_PLAN_VERSION);
+    tpPutString(f, rec->domain_name);
+    fputs(", \"file\": ", f);
+    tpPutString(f, rec->domain_file);
+    fputs(", \"hash\": ", f);
+    tpPutString(f, rec->domain_hash);
+    fprintf(f, "},\n  \"seed\": %" PRIu32 ",\n  \"planner\": {\"algorithm\": ", rec->seed);
+    tpPutString(f, rec->planner);
+    fputs(", \"mu\": ", f);
+    tpPutDouble(f, rec->mu);
+    fprintf(f, ", \"max_iters\": %" PRId64 ", \"time_limit\": ", rec->max_iters);
+    tpPutDouble(f, rec->time_limit);
+    fprintf(f, ", \"solutions\": %d},\n", rec->solutions_requested);
+    if (overrides) {
+        fprintf(f, "  \"overrides\": %s,\n", overrides);
+    }
+    fputs("  \"status\": ", f);
+    tpPutString(f, rec->status);
+    fputs(",\n  \"dt\": ", f);
+    tpPutDouble(f, rec->dt);
+    fprintf(f, ",\n  \"steps\": %d,\n  \"cost\": ", sel->nsteps);
+    tpPutDouble(f, sel->cost);
+
+    fputs(",\n  \"bodies\": [", f);
+    for (int i = 0; i < rec->nbodies; ++i) {
+        fputs(i ? ",\n" : "\n", f);
+        tpPutBody(f, rec, i);
+    }
+    fputs(rec->nbodies ? "\n  ],\n  \"tactics\": [" : "],\n  \"tactics\": [", f);
+    for (int t = 0; t < rec->ntactics; ++t) {
+        const tpPlanTactic *tac = &rec->tactics[t];
+        fputs(t ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+        tpPutString(f, tac->name);
+        fputs(", \"body\": ", f);
+        tpPutString(f, tac->body);
+        fputs(", \"skills\": [", f);
+        for (int s = 0; s < tac->nskills; ++s) {
+            if (s) {
+                fputs(", ", f);
+            }
+            tpPutString(f, tac->skills[s]);
+        }
+        fputs("],\n     \"active\": ", f);
+        tpPutActive(f, sel->active[t], sel->nsteps);
+        fputc('}', f);
+    }
+    fputs(rec->ntactics ? "\n  ],\n  \"alternatives\": [" : "],\n  \"alternatives\": [", f);
+    bool first = true;
+    for (int wi = 0; wi < rec->nworlds; ++wi) {
+        if (wi != rec->selected) {
+            fputs(first ? "\n" : ",\n", f);
+            tpPutAlternative(f, rec, &rec->worlds[wi]);
+            first = false;
+        }
+    }
+    fputs(first ? "],\n" : "\n  ],\n", f);
+    /* timing is last so that everything before it is byte-identical across identical runs. */
+    fprintf(f,
+            "  \"stats\": {\"iterations\": %" PRId64 ", \"nodes\": %" PRId64 ", \"rejected\": %" PRId64
+            ", \"solutions\": %d, \"memory_bytes\": %" PRId64 ",\n    \"timing\": {\"select\": ",
+            rec->iterations, rec->nodes, rec->rejected, rec->nsolutions, rec->memory_bytes);
+    tpPutDouble(f, rec->t_select);
+    fputs(", \"tactics\": ", f);
+    tpPutDouble(f, rec->t_tactics);
+    fputs(", \"physics\": ", f);
+    tpPutDouble(f, rec->t_physics);
+    fputs(", \"check\": ", f);
+    tpPutDouble(f, rec->t_check);
+    fputs(", \"total\": ", f);
+    tpPutDouble(f, rec->t_total);
+    fputs("}}\n}\n", f);
+}
+
+bool tpPlanRecord_Write(const tpPlanRecord *rec, const char *path, char *err, size_t errlen)
+{
+    const tpCheck c = {path, err, errlen};
+    char *overrides = NULL;
+    if (!rec) {
+        return tpCheckFail(&c, "no record");
+    }
+    if (!tpCheckRecord(&c, rec, &overrides)) {
+        return false;
+    }
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        tpErrorf(err, errlen, "%s: cannot open for writing: %s", path, strerror(errno));
+        cJSON_free(overrides);
+        return false;
+    }
+    /* Large buffer: the writer emits many small pieces. */
+    setvbuf(f, NULL, _IOFBF, 1 << 16);
+    tpPutRecord(f, rec, overrides);
+    cJSON_free(overrides);
+    bool bad = ferror(f) != 0;
+    int saved = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = true;
+        saved = errno;
+    }
+    if (bad) {
+        tpErrorf(err, errlen, "%s: write error: %s", path, strerror(saved));
+        return false;
+    }
+    return true;
+}

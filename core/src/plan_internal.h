@@ -1,0 +1,30 @@
+/* Private helpers shared by the plan writer and reader (not part of the public contract).
+ * Both sides apply the same rules so that the writer never produces a file the reader refuses. */
+#ifndef TP_PLAN_INTERNAL_H
+#define TP_PLAN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tp/plan.h"
+
+/* Accepted values of the enumerated string fields (NULL-terminated lists). */
+extern const char *const tpPlan_Classes[];    /* body "class" */
+extern const char *const tpPlan_Shapes[];     /* body "shape" */
+extern const char *const tpPlan_Statuses[];   /* "status" */
+extern const char *const tpPlan_Algorithms[]; /* planner "algorithm" */
+
+/// True if s (may be NULL) equals one of the strings in the NULL-terminated list.
+bool tpPlan_IsOneOf(const char *s, const char *const *list);
+
+/// True if s is "fnv1a64:" followed by exactly 16 lowercase hex digits.
+bool tpPlan_IsHashString(const char *s);
+
+/// Finds two equal strings among names[0..n) (none may be NULL) in O(n log n).
+/// Returns true and their indices (first < second) if there is a duplicate.
+bool tpPlan_FindDuplicate(const char *const *names, int n, int *first, int *second);
+
+/// Frees the arrays of one world allocated for nbodies bodies and ntactics tactics, zeroes it.
+void tpPlanWorld_FreeArrays(tpPlanWorld *w, int nbodies, int ntactics);
+
+#endif

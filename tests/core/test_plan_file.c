@@ -1,0 +1,768 @@
+/* Plan (JSON) and tree (binary) files: exact round trips, byte-identical rewrites, and
+ * refusals of damaged or foreign files with messages that name the file and the field. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tp/base.h"
+#include "tp/plan.h"
+
+static char g_dir[64];
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[8][128];
+    static int slot;
+    char *p = buf[slot++ % 8];
+    snprintf(p, 128, "%s/%s", g_dir, name);
+    return p;
+}
+
+static int setup_dir(void **state)
+{
+    (void)state;
+    snprintf(g_dir, sizeof g_dir, "/tmp/tp_plan_file_XXXXXX");
+    return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int teardown_dir(void **state)
+{
+    (void)state;
+    DIR *d = opendir(g_dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                unlink(tmp_path(e->d_name));
+            }
+        }
+        closedir(d);
+    }
+    return rmdir(g_dir);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    buf[n] = '\0';
+    *len = (size_t)n;
+    return buf;
+}
+
+static void spit(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Tiny LCG: the corruption tests must be repeatable and must not touch global rand(). */
+static uint32_t lcg(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*s >> 33);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* A record full of awkward values                                                            */
+
+static double awkward(int i)
+{
+    const double v[] = {0.1,     1.0 / 3.0, -0.0,     1e-300,        5e-324,  DBL_MAX, -DBL_MAX,
+                        9007199254740993.0, 123456789012345678.0, 0.0, 1e22, DBL_MIN, -2.5,
+                        nextafter(1.0, 2.0), 6.02214076e23, -1e-310, 100.0};
+    return v[i % (int)(sizeof v / sizeof v[0])];
+}
+
+static void build_record(tpPlanRecord *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    rec->domain_name = strdup("minigolf");
+    rec->domain_file = strdup("domains/mini golf \"v2\".lua");
+    rec->domain_hash = strdup("fnv1a64:0123456789abcdef");
+    rec->seed = 4294967295u;
+    rec->planner = strdup("bgt");
+    rec->mu = 0.1;
+    rec->max_iters = 9007199254740992;
+    rec->time_limit = 1.0 / 3.0;
+    rec->solutions_requested = 2;
+    rec->status = strdup("approximate");
+    rec->dt = 0.01;
+    rec->overrides = strdup("{\"planner.mu\":0.25,\"goal\":{\"x\":1,\"tags\":[\"a\",\"b\"]}}");
+
+    rec->nbodies = 4;
+    rec->bodies = calloc(4, sizeof *rec->bodies);
+    const char *names[] = {"ground", "ball", "robot", "wall\t\"north\"\\"};
+    const char *cls[] = {"static", "passive", "active", "static"};
+    const char *shapes[] = {"plane", "sphere", "box", "box"};
+    for (int i = 0; i < 4; ++i) {
+        tpPlanBody *b = &rec->bodies[i];
+        b->name = strdup(names[i]);
+        b->cls = strdup(cls[i]);
+        b->shape = strdup(shapes[i]);
+        for (int j = 0; j < 4; ++j) {
+            b->size[j] = awkward(i * 4 + j);
+        }
+        b->color[0] = 0.1f;
+        b->color[1] = 1.0f / 3.0f;
+        b->color[2] = i * 0.25f;
+        b->color[3] = 1.0f;
+        b->moving = i == 1 || i == 2;
+        b->controlled = i == 2;
+        if (!b->moving) {
+            for (int j = 0; j < TP_STATE_DOUBLES; ++j) {
+                b->pose[j] = awkward(i + j * 3);
+            }
+        }
+    }
+    rec->ntactics = 2;
+    rec->tactics = calloc(2, sizeof *rec->tactics);
+    rec->tactics[0].name = strdup("putt");
+    rec->tactics[0].body = strdup("robot");
+    rec->tactics[0].nskills = 3;
+    rec->tactics[0].skills = calloc(3, sizeof(char *));
+    rec->tactics[0].skills[0] = strdup("wait");
+    rec->tactics[0].skills[1] = strdup("drive");
+    rec->tactics[0].skills[2] = strdup("kick");
+    rec->tactics[1].name = strdup("watch");
+    rec->tactics[1].body = strdup("ball");
+    rec->tactics[1].nskills = 1;
+    rec->tactics[1].skills = calloc(1, sizeof(char *));
+    rec->tactics[1].skills[0] = strdup("wait");
+
+    /* Two worlds, the second selected, so the reader's reordering is exercised. */
+    rec->nworlds = 2;
+    rec->worlds = calloc(2, sizeof *rec->worlds);
+    rec->selected = 1;
+    const int steps[2] = {6, 4};
+    for (int w = 0; w < 2; ++w) {
+        tpPlanWorld *pw = &rec->worlds[w];
+        assert_true(tpPlanWorld_Alloc(pw, rec, steps[w]));
+        pw->cost = w ? 1.0 / 3.0 : 1e-300;
+        int k = w * 7;
+        for (int i = 0; i < 4; ++i) {
+            if (pw->traj[i]) {
+                for (int j = 0; j < (steps[w] + 1) * TP_STATE_DOUBLES; ++j) {
+                    pw->traj[i][j] = awkward(k++);
+                }
+            }
+            if (pw->controls[i]) {
+                for (int j = 0; j < steps[w] * TP_CONTROL_DOUBLES; ++j) {
+                    pw->controls[i][j] = awkward(k++);
+                }
+            }
+        }
+        for (int s = 0; s < steps[w]; ++s) {
+            pw->active[0][s] = (s + w) % 3;
+            pw->active[1][s] = 0;
+        }
+    }
+    rec->iterations = 9007199254740991;
+    rec->nodes = 1234567;
+    rec->rejected = 0;
+    rec->nsolutions = 1;
+    rec->memory_bytes = 123456789012;
+    rec->t_select = 0.1;
+    rec->t_tactics = 1.0 / 3.0;
+    rec->t_physics = 5e-324;
+    rec->t_check = 0.0;
+    rec->t_total = 12.5;
+}
+
+static void assert_bits_equal(const double *a, const double *b, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        if (memcmp(&a[i], &b[i], sizeof(double)) != 0) {
+            fail_msg("double %zu differs: %.17g vs %.17g", i, a[i], b[i]);
+        }
+    }
+}
+
+static void assert_world_equal(const tpPlanRecord *ra, const tpPlanWorld *a, const tpPlanWorld *b)
+{
+    assert_int_equal(a->nsteps, b->nsteps);
+    assert_bits_equal(&a->cost, &b->cost, 1);
+    for (int i = 0; i < ra->nbodies; ++i) {
+        assert_int_equal(a->traj[i] != NULL, b->traj[i] != NULL);
+        assert_int_equal(a->controls[i] != NULL, b->controls[i] != NULL);
+        if (a->traj[i]) {
+            assert_bits_equal(a->traj[i], b->traj[i], (size_t)(a->nsteps + 1) * TP_STATE_DOUBLES);
+        }
+        if (a->controls[i]) {
+            assert_bits_equal(a->controls[i], b->controls[i], (size_t)a->nsteps * TP_CONTROL_DOUBLES);
+        }
+    }
+    for (int t = 0; t < ra->ntactics; ++t) {
+        assert_memory_equal(a->active[t], b->active[t], (size_t)a->nsteps * sizeof(int32_t));
+    }
+}
+
+/* b was read from a file written from a: b's world 0 is a's selected world, then the others. */
+static void assert_record_equal(const tpPlanRecord *a, const tpPlanRecord *b)
+{
+    assert_string_equal(a->domain_name, b->domain_name);
+    assert_string_equal(a->domain_file, b->domain_file);
+    assert_string_equal(a->domain_hash, b->domain_hash);
+    assert_int_equal(a->seed, b->seed);
+    assert_string_equal(a->planner, b->planner);
+    assert_bits_equal(&a->mu, &b->mu, 1);
+    assert_int_equal(a->max_iters, b->max_iters);
+    assert_bits_equal(&a->time_limit, &b->time_limit, 1);
+    assert_int_equal(a->solutions_requested, b->solutions_requested);
+    assert_string_equal(a->status, b->status);
+    assert_bits_equal(&a->dt, &b->dt, 1);
+    assert_int_equal(a->overrides != NULL, b->overrides != NULL);
+    if (a->overrides) {
+        assert_string_equal(a->overrides, b->overrides);
+    }
+    assert_int_equal(a->nbodies, b->nbodies);
+    for (int i = 0; i < a->nbodies; ++i) {
+        const tpPlanBody *x = &a->bodies[i], *y = &b->bodies[i];
+        assert_string_equal(x->name, y->name);
+        assert_string_equal(x->cls, y->cls);
+        assert_string_equal(x->shape, y->shape);
+        assert_bits_equal(x->size, y->size, 4);
+        assert_memory_equal(x->color, y->color, sizeof x->color);
+        assert_int_equal(x->moving, y->moving);
+        assert_int_equal(x->controlled, y->controlled);
+        if (!x->moving) {
+            assert_bits_equal(x->pose, y->pose, TP_STATE_DOUBLES);
+        }
+    }
+    assert_int_equal(a->ntactics, b->ntactics);
+    for (int t = 0; t < a->ntactics; ++t) {
+        assert_string_equal(a->tactics[t].name, b->tactics[t].name);
+        assert_string_equal(a->tactics[t].body, b->tactics[t].body);
+        assert_int_equal(a->tactics[t].nskills, b->tactics[t].nskills);
+        for (int s = 0; s < a->tactics[t].nskills; ++s) {
+            assert_string_equal(a->tactics[t].skills[s], b->tactics[t].skills[s]);
+        }
+    }
+    assert_int_equal(a->nworlds, b->nworlds);
+    assert_int_equal(b->selected, 0);
+    assert_world_equal(a, &a->worlds[a->selected], &b->worlds[0]);
+    int k = 1;
+    for (int w = 0; w < a->nworlds; ++w) {
+        if (w != a->selected) {
+            assert_world_equal(a, &a->worlds[w], &b->worlds[k++]);
+        }
+    }
+    assert_int_equal(a->iterations, b->iterations);
+    assert_int_equal(a->nodes, b->nodes);
+    assert_int_equal(a->rejected, b->rejected);
+    assert_int_equal(a->nsolutions, b->nsolutions);
+    assert_int_equal(a->memory_bytes, b->memory_bytes);
+    const double ta[5] = {a->t_select, a->t_tactics, a->t_physics, a->t_check, a->t_total};
+    const double tb[5] = {b->t_select, b->t_tactics, b->t_physics, b->t_check, b->t_total};
+    assert_bits_equal(ta, tb, 5);
+}
+
+static bool is_zeroed(const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; ++i) {
+        if (c[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Plan tests                                                                                 */
+
+static void test_world_alloc(void **state)
+{
+    (void)state;
+    tpPlanRecord rec;
+    build_record(&rec);
+    tpPlanWorld w;
+    assert_true(tpPlanWorld_Alloc(&w, &rec, 3));
+    assert_int_equal(w.nsteps, 3);
+    assert_null(w.traj[0]);
+    assert_null(w.controls[1]);
+    assert_non_null(w.traj[1]);
+    assert_non_null(w.controls[2]);
+    assert_true(is_zeroed(w.traj[2], 4 * TP_STATE_DOUBLES * sizeof(double)));
+    assert_true(is_zeroed(w.controls[2], 3 * TP_CONTROL_DOUBLES * sizeof(double)));
+    assert_true(is_zeroed(w.active[0], 3 * sizeof(int32_t)));
+    /* Hand the world to the record so that tpPlanRecord_Free releases it. */
+    tpPlanWorld *more = realloc(rec.worlds, 3 * sizeof *more);
+    assert_non_null(more);
+    rec.worlds = more;
+    rec.worlds[rec.nworlds++] = w;
+    tpPlanRecord_Free(&rec);
+    assert_true(is_zeroed(&rec, sizeof rec));
+    tpPlanRecord_Free(NULL);
+}
+
+static void test_plan_round_trip(void **state)
+{
+    (void)state;
+    char err[512] = "";
+    tpPlanRecord orig, back;
+    build_record(&orig);
+    const char *a = tmp_path("a.json"), *b = tmp_path("b.json"), *c = tmp_path("c.json");
+    assert_true(tpPlanRecord_Write(&orig, a, err, sizeof err));
+    assert_true(tpPlanRecord_Read(&back, a, err, sizeof err));
+    assert_record_equal(&orig, &back);
+
+    /* Identical records give identical bytes, whether written again or rewritten from the read. */
+    assert_true(tpPlanRecord_Write(&back, b, err, sizeof err));
+    assert_true(tpPlanRecord_Write(&orig, c, err, sizeof err));
+    size_t la, lb, lc;
+    char *fa = slurp(a, &la), *fb = slurp(b, &lb), *fc = slurp(c, &lc);
+    assert_int_equal(la, lb);
+    assert_memory_equal(fa, fb, la);
+    assert_int_equal(la, lc);
+    assert_memory_equal(fa, fc, la);
+
+    /* The timing is the only nondeterministic part and closes the file. */
+    const char *timing = strstr(fa, "\"timing\"");
+    assert_non_null(timing);
+    assert_non_null(strstr(fa, "\"memory_bytes\""));
+    assert_true(strstr(fa, "\"memory_bytes\"") < timing);
+    assert_null(strchr(timing, '['));
+    assert_string_equal(fa + la - 5, "}}\n}\n");
+    assert_non_null(strstr(fa, "\"format\": \"tplan-plan\""));
+    assert_non_null(strstr(fa, "-0,")); /* negative zero keeps its sign */
+
+    /* Changing only the timing changes only the bytes after "timing". */
+    back.t_total = 99.0;
+    assert_true(tpPlanRecord_Write(&back, b, err, sizeof err));
+    free(fb);
+    fb = slurp(b, &lb);
+    size_t prefix = (size_t)(timing - fa);
+    assert_memory_equal(fa, fb, prefix);
+    assert_string_not_equal(fa + prefix, fb + prefix);
+
+    free(fa);
+    free(fb);
+    free(fc);
+    tpPlanRecord_Free(&back);
+
+    /* A read record (selected = 0) also survives a second round trip. */
+    assert_true(tpPlanRecord_Read(&back, a, err, sizeof err));
+    tpPlanRecord again;
+    assert_true(tpPlanRecord_Write(&back, c, err, sizeof err));
+    assert_true(tpPlanRecord_Read(&again, c, err, sizeof err));
+    assert_record_equal(&back, &again);
+    tpPlanRecord_Free(&again);
+    tpPlanRecord_Free(&back);
+    tpPlanRecord_Free(&orig);
+}
+
+static void test_plan_minimal(void **state)
+{
+    (void)state;
+    /* No bodies, no tactics, no alternatives, no overrides, zero steps: empty arrays everywhere. */
+    char err[512] = "";
+    tpPlanRecord rec = {0}, back;
+    rec.domain_name = strdup("empty");
+    rec.domain_file = strdup("e.lua");
+    rec.domain_hash = strdup("fnv1a64:ffffffffffffffff");
+    rec.planner = strdup("rrt");
+    rec.status = strdup("solved");
+    rec.nworlds = 1;
+    rec.worlds = calloc(1, sizeof *rec.worlds);
+    assert_true(tpPlanWorld_Alloc(&rec.worlds[0], &rec, 0));
+    const char *p = tmp_path("min.json");
+    assert_true(tpPlanRecord_Write(&rec, p, err, sizeof err));
+    assert_true(tpPlanRecord_Read(&back, p, err, sizeof err));
+    assert_record_equal(&rec, &back);
+    assert_null(back.overrides);
+    tpPlanRecord_Free(&back);
+    tpPlanRecord_Free(&rec);
+}
+
+/* Reads text written to a file and expects a refusal whose message contains `want`. */
+static void expect_refusal(const char *text, size_t len, const char *want)
+{
+    const char *p = tmp_path("bad.json");
+    spit(p, text, len);
+    char err[512] = "";
+    tpPlanRecord rec;
+    memset(&rec, 0xab, sizeof rec);
+    bool ok = tpPlanRecord_Read(&rec, p, err, sizeof err);
+    if (ok || !strstr(err, want)) {
+        fail_msg("expected a refusal containing \"%s\", got %s: \"%s\"", want, ok ? "success" : "failure", err);
+    }
+    assert_true(strncmp(err, p, strlen(p)) == 0); /* messages name the file */
+    assert_true(is_zeroed(&rec, sizeof rec));
+}
+
+/* text with the first occurrence of `from` (after `after`, if given) replaced by `to`. */
+static char *replace(const char *text, const char *after, const char *from, const char *to)
+{
+    const char *start = after ? strstr(text, after) : text;
+    assert_non_null(start);
+    const char *at = strstr(start, from);
+    assert_non_null(at);
+    size_t n = strlen(text), nf = strlen(from), nt = strlen(to);
+    char *out = malloc(n - nf + nt + 1);
+    size_t pre = (size_t)(at - text);
+    memcpy(out, text, pre);
+    memcpy(out + pre, to, nt);
+    memcpy(out + pre + nt, at + nf, n - pre - nf + 1);
+    return out;
+}
+
+static void expect_edit_refused(const char *text, const char *after, const char *from, const char *to,
+                                const char *want)
+{
+    char *bad = replace(text, after, from, to);
+    expect_refusal(bad, strlen(bad), want);
+    free(bad);
+}
+
+static void test_plan_refusals(void **state)
+{
+    (void)state;
+    char err[512] = "";
+    tpPlanRecord rec;
+    build_record(&rec);
+    const char *good = tmp_path("good.json");
+    assert_true(tpPlanRecord_Write(&rec, good, err, sizeof err));
+    size_t len;
+    char *text = slurp(good, &len);
+
+    tpPlanRecord out;
+    assert_false(tpPlanRecord_Read(&out, tmp_path("missing.json"), err, sizeof err));
+    assert_non_null(strstr(err, "missing.json: cannot open"));
+    assert_true(is_zeroed(&out, sizeof out));
+
+    expect_refusal(text, len / 2, "invalid JSON at line");
+    expect_refusal(text, len / 2, "truncated");
+    expect_refusal("", 0, "empty file");
+    expect_refusal("[1, 2]", 6, "not a tplan plan file");
+    expect_edit_refused(text, NULL, "\"tplan-plan\"", "\"other-plan\"", "not a tplan plan file");
+    expect_edit_refused(text, NULL, "\"version\": 1", "\"version\": 2",
+                        "version: unsupported plan version 2 (this tplan reads version 1)");
+    expect_edit_refused(text, NULL, "\"dt\": 0.01,", "", ": missing field \"dt\"");
+    expect_edit_refused(text, NULL, "\"seed\": 4294967295", "\"seed\": \"7\"", "seed: expected a number, got a string");
+    expect_edit_refused(text, NULL, "\"seed\": 4294967295", "\"seed\": 4294967296", "seed: expected an integer");
+    expect_edit_refused(text, NULL, "\"cost\": 0.33333333333333331", "\"cost\": 1e999", "cost: number out of range");
+    expect_edit_refused(text, NULL, "\"class\": \"passive\"", "\"class\": \"ghost\"", "bodies[1].class: unknown value");
+    expect_edit_refused(text, NULL, "\"name\": \"ball\"", "\"name\": \"ground\"",
+                        "bodies[1].name: \"ground\" is also the name of bodies[0]");
+    expect_edit_refused(text, NULL, "\"body\": \"robot\"", "\"body\": \"robbie\"", "tactics[0].body: no body named");
+    expect_edit_refused(text, NULL, "\"domain\": {", "\"domain\": {\"name\": \"x\", ", "duplicate member \"name\"");
+
+    /* bodies[1] (the ball) trajectory row 4 loses its last number. */
+    {
+        const char *ball = strstr(text, "\"name\": \"ball\"");
+        const char *row = strstr(ball, "\"trajectory\": [\n");
+        for (int i = 0; i < 5; ++i) {
+            row = strchr(row, '\n') + 1;
+        }
+        const char *close = strchr(row, ']');
+        const char *comma = close;
+        while (*comma != ',') {
+            --comma;
+        }
+        size_t pre = (size_t)(comma - text);
+        char *bad = malloc(len + 1);
+        memcpy(bad, text, pre);
+        memcpy(bad + pre, close, len - (size_t)(close - text) + 1);
+        expect_refusal(bad, strlen(bad), "bad.json: bodies[1].trajectory[4]: expected 13 numbers, got 12");
+        free(bad);
+    }
+    /* A row too many in the selected trajectory. */
+    expect_edit_refused(text, "\"name\": \"ball\"", "\"trajectory\": [\n", "\"trajectory\": [\n[0,0,0,0,0,0,0,0,0,0,0,0,0],",
+                        "bodies[1].trajectory: expected 5 rows (steps + 1), got 6");
+    /* Skill index past the tactic's skills (tactics[0] has 3 skills). */
+    expect_edit_refused(text, "\"name\": \"putt\"", "\"active\": [1", "\"active\": [7",
+                        "tactics[0].active[0]: skill index 7 out of range [0, 3)");
+    expect_edit_refused(text, "\"name\": \"putt\"", "\"active\": [1", "\"active\": [0.5",
+                        "tactics[0].active[0]: skill index 0.5 out of range");
+    /* Alternatives must name existing bodies and tactics, and cover all of them. */
+    expect_edit_refused(text, "\"alternatives\"", "\"ball\": [", "\"bal\": [",
+                        "alternatives[0].trajectories: no moving body named \"bal\"");
+    expect_edit_refused(text, "\"alternatives\"", "\"watch\": [", "\"wotch\": [",
+                        "alternatives[0].active: no tactic named \"wotch\"");
+    expect_edit_refused(text, "\"alternatives\"", "\"controls\": {", "\"controls\": {\"ball\": [], ",
+                        "alternatives[0].controls: no controlled body named \"ball\"");
+    expect_edit_refused(text, "\"alternatives\"", "\"steps\": 6", "\"steps\": 2000000000",
+                        "alternatives[0].trajectories.ball: expected 2000000001 rows (steps + 1), got 7");
+    free(text);
+
+    /* The writer refuses non-finite numbers, names the field, and leaves no file behind. */
+    const char *nanfile = tmp_path("nan.json");
+    rec.worlds[0].traj[1][5 * TP_STATE_DOUBLES + 2] = NAN;
+    assert_false(tpPlanRecord_Write(&rec, nanfile, err, sizeof err));
+    assert_non_null(strstr(err, "alternatives[0].trajectories.ball[5][2]: not a finite number"));
+    assert_int_equal(access(nanfile, F_OK), -1);
+    rec.worlds[0].traj[1][5 * TP_STATE_DOUBLES + 2] = 0.0;
+    rec.worlds[1].controls[2][0] = -INFINITY;
+    assert_false(tpPlanRecord_Write(&rec, nanfile, err, sizeof err));
+    assert_non_null(strstr(err, "bodies[2].controls[0][0]: not a finite number"));
+    rec.worlds[1].controls[2][0] = 0.0;
+    rec.dt = NAN;
+    assert_false(tpPlanRecord_Write(&rec, nanfile, err, sizeof err));
+    assert_non_null(strstr(err, "dt"));
+    rec.dt = 0.01;
+    rec.worlds[1].active[0][2] = 3;
+    assert_false(tpPlanRecord_Write(&rec, nanfile, err, sizeof err));
+    assert_non_null(strstr(err, "tactics[0].active[2]: skill index 3 out of range"));
+    rec.worlds[1].active[0][2] = 0;
+    free(rec.overrides);
+    rec.overrides = strdup("[1]");
+    assert_false(tpPlanRecord_Write(&rec, nanfile, err, sizeof err));
+    assert_non_null(strstr(err, "overrides: not a JSON object"));
+    assert_int_equal(access(nanfile, F_OK), -1);
+    tpPlanRecord_Free(&rec);
+}
+
+static void test_plan_random_corruption(void **state)
+{
+    (void)state;
+    char err[512];
+    tpPlanRecord rec;
+    build_record(&rec);
+    const char *good = tmp_path("fuzz-src.json"), *p = tmp_path("fuzz.json");
+    assert_true(tpPlanRecord_Write(&rec, good, err, sizeof err));
+    tpPlanRecord_Free(&rec);
+    size_t len;
+    char *text = slurp(good, &len);
+    char *buf = malloc(len + 1);
+    uint64_t seed = 12345;
+    int refused = 0;
+    for (int iter = 0; iter < 300; ++iter) {
+        memcpy(buf, text, len);
+        size_t n = len;
+        int flips = 1 + (int)(lcg(&seed) % 4);
+        for (int f = 0; f < flips; ++f) {
+            size_t at = lcg(&seed) % len;
+            /* Mostly printable damage (digits, quotes, brackets) plus raw bit flips. */
+            const char pool[] = "0123456789-+.eE\"[]{},: \n\\x";
+            buf[at] = (iter % 3) ? pool[lcg(&seed) % (sizeof pool - 1)] : (char)(buf[at] ^ (1 + lcg(&seed) % 255));
+        }
+        if (iter % 10 == 0) {
+            n = lcg(&seed) % len; /* random truncation as well */
+        }
+        spit(p, buf, n);
+        err[0] = '\0';
+        tpPlanRecord out;
+        if (tpPlanRecord_Read(&out, p, err, sizeof err)) {
+            tpPlanRecord_Free(&out);
+        } else {
+            assert_true(strlen(err) > strlen(p) + 2);
+            assert_true(strncmp(err, p, strlen(p)) == 0);
+            ++refused;
+        }
+    }
+    assert_true(refused > 0);
+    free(buf);
+    free(text);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Tree tests                                                                                 */
+
+static void build_tree(tpTreeRecord *t, int64_t nnodes)
+{
+    memset(t, 0, sizeof *t);
+    t->nbodies = 3;
+    t->body_names = calloc(3, sizeof(char *));
+    t->body_names[0] = strdup("ball");
+    t->body_names[1] = strdup("robot");
+    t->body_names[2] = strdup("opponent \xc3\xa9");
+    t->nnodes = nnodes;
+    t->parent = malloc((size_t)nnodes * sizeof(int32_t));
+    t->flags = malloc((size_t)nnodes);
+    t->pos = malloc((size_t)nnodes * 9 * sizeof(float));
+    uint64_t seed = 99;
+    const float odd[] = {-0.0f, FLT_MIN / 4, FLT_MAX, 0.1f, -1e-3f, 12345.678f};
+    for (int64_t i = 0; i < nnodes; ++i) {
+        t->parent[i] = i == 0 ? -1 : (int32_t)(lcg(&seed) % (uint32_t)i);
+        t->flags[i] = (uint8_t)(lcg(&seed) % 8);
+        for (int j = 0; j < 9; ++j) {
+            t->pos[i * 9 + j] = (i % 2 ? -1.0f : 1.0f) * odd[(i + j) % 6];
+        }
+    }
+}
+
+static void test_tree_round_trip(void **state)
+{
+    (void)state;
+    char err[512] = "";
+    tpTreeRecord t, back;
+    build_tree(&t, 200);
+    const char *p = tmp_path("tree.bin");
+    assert_true(tpTreeRecord_Write(&t, p, err, sizeof err));
+    assert_true(tpTreeRecord_Read(&back, p, err, sizeof err));
+    assert_int_equal(back.nbodies, 3);
+    for (int i = 0; i < 3; ++i) {
+        assert_string_equal(t.body_names[i], back.body_names[i]);
+    }
+    assert_int_equal(back.nnodes, 200);
+    assert_memory_equal(t.parent, back.parent, 200 * sizeof(int32_t));
+    assert_memory_equal(t.flags, back.flags, 200);
+    assert_memory_equal(t.pos, back.pos, 200 * 9 * sizeof(float));
+
+    /* Layout as documented: header, names, arrays, then FNV-1a-64 of all that, little-endian. */
+    size_t len;
+    char *bytes = slurp(p, &len);
+    size_t names = (2 + 4) + (2 + 5) + (2 + 11);
+    assert_int_equal(len, 24 + names + 200 * (4 + 1 + 36) + 8);
+    assert_memory_equal(bytes, TP_TREE_MAGIC, 8);
+    assert_int_equal((unsigned char)bytes[8], 1);
+    uint64_t sum = 0;
+    for (int i = 0; i < 8; ++i) {
+        sum |= (uint64_t)(unsigned char)bytes[len - 8 + (size_t)i] << (8 * i);
+    }
+    assert_true(sum == tpHash_Fnv1a64(bytes, len - 8));
+    /* parent[0] starts the parent array: the root's -1 is ff ff ff ff. */
+    assert_memory_equal(bytes + 24 + names, "\xff\xff\xff\xff", 4);
+    free(bytes);
+    tpTreeRecord_Free(&back);
+
+    /* An empty tree is valid too. */
+    tpTreeRecord empty = {0};
+    assert_true(tpTreeRecord_Write(&empty, p, err, sizeof err));
+    assert_true(tpTreeRecord_Read(&back, p, err, sizeof err));
+    assert_int_equal(back.nnodes, 0);
+    assert_int_equal(back.nbodies, 0);
+    tpTreeRecord_Free(&back);
+    tpTreeRecord_Free(&t);
+    tpTreeRecord_Free(NULL);
+}
+
+static void expect_tree_refusal(const void *data, size_t len, const char *want)
+{
+    const char *p = tmp_path("bad.bin");
+    spit(p, data, len);
+    char err[512] = "";
+    tpTreeRecord rec;
+    memset(&rec, 0xab, sizeof rec);
+    bool ok = tpTreeRecord_Read(&rec, p, err, sizeof err);
+    if (ok || !strstr(err, want)) {
+        fail_msg("expected a refusal containing \"%s\", got %s: \"%s\"", want, ok ? "success" : "failure", err);
+    }
+    assert_true(strncmp(err, p, strlen(p)) == 0);
+    assert_true(is_zeroed(&rec, sizeof rec));
+}
+
+static void reseal(char *bytes, size_t len)
+{
+    uint64_t sum = tpHash_Fnv1a64(bytes, len - 8);
+    for (int i = 0; i < 8; ++i) {
+        bytes[len - 8 + (size_t)i] = (char)(sum >> (8 * i));
+    }
+}
+
+static void test_tree_refusals(void **state)
+{
+    (void)state;
+    char err[512] = "";
+    tpTreeRecord t;
+    build_tree(&t, 50);
+    const char *p = tmp_path("tree2.bin");
+    assert_true(tpTreeRecord_Write(&t, p, err, sizeof err));
+    size_t len;
+    char *bytes = slurp(p, &len);
+    char *bad = malloc(len);
+
+    tpTreeRecord out;
+    assert_false(tpTreeRecord_Read(&out, tmp_path("nope.bin"), err, sizeof err));
+    assert_non_null(strstr(err, "cannot open"));
+
+    expect_tree_refusal(bytes, len / 2, "truncated");
+    expect_tree_refusal(bytes, len - 1, "truncated");
+    expect_tree_refusal(bytes, 5, "too short");
+    memcpy(bad, bytes, len);
+    bad[0] = 'X';
+    expect_tree_refusal(bad, len, "bad magic");
+    memcpy(bad, bytes, len);
+    bad[8] = 2;
+    expect_tree_refusal(bad, len, "unsupported tree version 2");
+    memcpy(bad, bytes, len);
+    bad[len - 20] ^= 0x10;
+    expect_tree_refusal(bad, len, "checksum mismatch");
+    memcpy(bad, bytes, len);
+    bad[len - 1] ^= 0x01;
+    expect_tree_refusal(bad, len, "checksum mismatch");
+    /* Absurd counts are refused from the header, before any allocation. */
+    memcpy(bad, bytes, len);
+    bad[23] = 0x7f;
+    expect_tree_refusal(bad, len, "absurd node count");
+    memcpy(bad, bytes, len);
+    bad[15] = 0x40;
+    expect_tree_refusal(bad, len, "absurd body count");
+    memcpy(bad, bytes, len);
+    bad[16] = 49; /* one node fewer than the data holds */
+    expect_tree_refusal(bad, len, "unexpected bytes");
+    /* A well-sealed file with a parent that is not an earlier node. */
+    size_t names = (2 + 4) + (2 + 5) + (2 + 11);
+    memcpy(bad, bytes, len);
+    memcpy(bad + 24 + names + 4 * 7, "\x07\x00\x00\x00", 4);
+    reseal(bad, len);
+    expect_tree_refusal(bad, len, "node 7: parent 7 is not an earlier node");
+    memcpy(bad, bytes, len);
+    memcpy(bad + 24 + names + 4 * 3, "\x00\x01\x00\x00", 4);
+    reseal(bad, len);
+    expect_tree_refusal(bad, len, "node 3: parent 256 is not an earlier node");
+
+    /* Random damage never crashes the reader. */
+    uint64_t seed = 7;
+    for (int iter = 0; iter < 200; ++iter) {
+        memcpy(bad, bytes, len);
+        for (int f = 0; f < 1 + iter % 3; ++f) {
+            bad[lcg(&seed) % len] ^= (char)(1 + lcg(&seed) % 255);
+        }
+        const char *q = tmp_path("fuzz.bin");
+        spit(q, bad, len);
+        if (tpTreeRecord_Read(&out, q, err, sizeof err)) {
+            tpTreeRecord_Free(&out);
+        } else {
+            assert_true(strncmp(err, q, strlen(q)) == 0);
+        }
+    }
+
+    /* The writer refuses what the reader would refuse. */
+    t.parent[10] = 10;
+    assert_false(tpTreeRecord_Write(&t, p, err, sizeof err));
+    assert_non_null(strstr(err, "node 10: parent 10 is not an earlier node"));
+    t.parent[10] = 0;
+    t.pos[30] = NAN;
+    assert_false(tpTreeRecord_Write(&t, p, err, sizeof err));
+    assert_non_null(strstr(err, "not finite"));
+
+    free(bad);
+    free(bytes);
+    tpTreeRecord_Free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_world_alloc),
+        cmocka_unit_test(test_plan_round_trip),
+        cmocka_unit_test(test_plan_minimal),
+        cmocka_unit_test(test_plan_refusals),
+        cmocka_unit_test(test_plan_random_corruption),
+        cmocka_unit_test(test_tree_round_trip),
+        cmocka_unit_test(test_tree_refusals),
+    };
+    return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+}
