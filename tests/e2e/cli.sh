@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Command-line behaviour: bad scripts exit 2 with file:line, corrupt plans are refused with exit 2,
+# the same seed gives a byte-identical plan (timing aside), help texts exist, exit codes hold.
+# Usage: cli.sh TPLAN SCRIPTS_DIR WORKDIR
+set -u
+tplan=$1 scripts=$2 work=$3/cli
+rm -rf "$work" && mkdir -p "$work"
+pass=0 fail=0
+check() { # name, condition result (0 = ok)
+  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
+}
+
+# Bad scripts: exit 2 and the message starts with file:line of the bad statement.
+expect_error() { # script, line, message fragment
+  local s="$scripts/$1"
+  "$tplan" plan "$s" --no-out >"$work/out.txt" 2>"$work/err.txt"
+  local rc=$?
+  check "$1: exit status $rc, expected 2" $([ $rc -eq 2 ]; echo $?)
+  grep -q "^$s:$2: " "$work/err.txt"
+  check "$1: message should start with '$s:$2:' but was: $(head -c 300 "$work/err.txt")" $?
+  grep -q -- "$3" "$work/err.txt"
+  check "$1: message should mention '$3': $(head -c 300 "$work/err.txt")" $?
+}
+expect_error syntax_error.lua 5 "expected"
+expect_error runtime_error.lua 4 "nil"
+expect_error unknown_field.lua 6 "mas"
+expect_error negative_mass.lua 6 "mass must be > 0"
+
+# Unknown command / option / domain: exit 2.
+"$tplan" frobnicate >/dev/null 2>&1; check "unknown command exit 2" $([ $? -eq 2 ]; echo $?)
+"$tplan" plan minigolf --bogus 1 >/dev/null 2>&1; check "unknown option exit 2" $([ $? -eq 2 ]; echo $?)
+"$tplan" plan no_such_domain >/dev/null 2>&1; check "unknown domain exit 2" $([ $? -eq 2 ]; echo $?)
+"$tplan" plan minigolf --mu -3 >/dev/null 2>&1; check "negative mu exit 2" $([ $? -eq 2 ]; echo $?)
+
+# Help for every command.
+for c in "" plan replay domains; do
+  "$tplan" $c --help >"$work/help.txt" 2>&1
+  check "tplan $c --help exit 0" $?
+  grep -q "usage: tplan" "$work/help.txt"; check "tplan $c --help prints usage" $?
+done
+"$tplan" domains >"$work/domains.txt"; check "tplan domains exit 0" $?
+grep -q "minigolf" "$work/domains.txt"; check "tplan domains lists minigolf" $?
+
+# Determinism: the same seed and flags give byte-identical plan files apart from stats.timing.
+"$tplan" plan minigolf --seed 7 -q -o "$work/a.json"; check "plan a exit 0" $?
+"$tplan" plan minigolf --seed 7 -q -o "$work/b.json"; check "plan b exit 0" $?
+strip() { sed '/"timing"/,/}/d' "$1"; }
+cmp -s <(strip "$work/a.json") <(strip "$work/b.json"); check "same seed gives identical plans" $?
+grep -q '"timing"' "$work/a.json"; check "plan has stats.timing" $?
+"$tplan" plan minigolf --seed 8 -q -o "$work/c.json"
+cmp -s <(strip "$work/a.json") <(strip "$work/c.json"); check "another seed gives another plan" $([ $? -ne 0 ]; echo $?)
+
+# Approximate: with 5 iterations nothing is solved: exit 3, status approximate, still replayable.
+"$tplan" plan minigolf --max-iters 5 -q -o "$work/approx.json"
+check "approximate exit 3" $([ $? -eq 3 ]; echo $?)
+grep -q '"status": *"approximate"' "$work/approx.json"; check "approximate status recorded" $?
+"$tplan" replay -q "$work/approx.json"; check "approximate plan replays" $?
+
+# Many-worlds: --solutions 3 records 3 worlds; all replay.
+"$tplan" plan minigolf --seed 2 --solutions 3 -q -o "$work/many.json"; check "solutions 3 exit 0" $?
+"$tplan" replay -q --all "$work/many.json"; check "every world replays" $?
+
+# Replay catches a tampered trajectory (exit 1) and refuses corrupt files (exit 2).
+python3 - "$work/a.json" "$work/tampered.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+for b in p["bodies"]:
+    if b["name"] == "ball":
+        b["trajectory"][-1][0] += 1e-9
+json.dump(p, open(sys.argv[2], "w"))
+PY
+"$tplan" replay "$work/tampered.json" >/dev/null 2>"$work/err.txt"
+check "tampered plan: replay exit 1" $([ $? -eq 1 ]; echo $?)
+grep -q "step" "$work/err.txt"; check "tampered plan: names the differing step" $?
+head -c 2000 "$work/a.json" >"$work/truncated.json"
+"$tplan" replay "$work/truncated.json" >/dev/null 2>"$work/err.txt"
+check "truncated plan: exit 2" $([ $? -eq 2 ]; echo $?)
+sed 's/"version": 1/"version": 9/' "$work/a.json" >"$work/v9.json"
+"$tplan" replay "$work/v9.json" >/dev/null 2>"$work/err.txt"
+check "wrong version: exit 2" $([ $? -eq 2 ]; echo $?)
+grep -q "version" "$work/err.txt"; check "wrong version: message names the version" $?
+"$tplan" replay "$work/does-not-exist.json" >/dev/null 2>&1
+check "missing plan: exit 2" $([ $? -eq 2 ]; echo $?)
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
