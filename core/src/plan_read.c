@@ -68,12 +68,16 @@ static const char *tpTypeName(const cJSON *item)
 /* "base.key", or "key" at the top level. */
 static void tpJoin(char *out, size_t cap, const char *base, const char *key)
 {
-    snprintf(out, cap, "%s%s%s", base, *base ? "." : "", key);
+    if (snprintf(out, cap, "%s%s%s", base, *base ? "." : "", key) < 0) {
+        out[0] = '\0';
+    }
 }
 
 static void tpJoinIndex(char *out, size_t cap, const char *base, int i)
 {
-    snprintf(out, cap, "%s[%d]", base, i);
+    if (snprintf(out, cap, "%s[%d]", base, i) < 0) {
+        out[0] = '\0';
+    }
 }
 
 /* Paths in messages are kept short; a truncated path is still a useful pointer. */
@@ -137,7 +141,7 @@ static bool tpMemberDouble(const tpReader *r, const cJSON *obj, const char *base
 static bool tpMemberInteger(const tpReader *r, const cJSON *obj, const char *base, const char *key, double lo,
                             double hi, double *out)
 {
-    double v;
+    double v = 0.0;
     if (!tpMemberDouble(r, obj, base, key, &v)) {
         return false;
     }
@@ -382,8 +386,8 @@ static bool tpEndsOpen(const char *text, size_t len)
 
 static cJSON *tpParse(const tpReader *r)
 {
-    char *text;
-    size_t len;
+    char *text = NULL;
+    size_t len = 0;
     if (!tpSlurp(r, &text, &len)) {
         return NULL;
     }
