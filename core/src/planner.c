@@ -1,2 +1,459 @@
-/* placeholder until implemented */
-typedef int tp_placeholder_planner;
+/* BK-RRT and BK-BGT (Zickler & Veloso 2009, Sec. 5): the shared forward-planning loop of
+ * Algorithm 2 with either nearest-neighbour (RRT) or balanced-growth (Algorithm 3) node
+ * selection, plus many-worlds selection of the best of K solutions (Sec. 5.2).
+ *
+ * The loop is written for a physics step of a few microseconds: no allocation per node (the
+ * next node is built in place in the tree's arena), four clock reads per iteration (each
+ * phase boundary is shared by two phases), and no callbacks beyond those the problem needs. */
+#include "tp/planner.h"
+
+#include "tp/base.h"
+#include "tree_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tpPlanner {
+    tpPlannerDef def;
+    tpProblem prob;
+    tpTree *tree;
+    tpRng rng;
+    double *y; /* the current sample (sized max(sample_dim, key_dim, 1), zero-filled) */
+
+    int32_t *solutions; /* goal leaves in the order found */
+    double *costs;      /* their costs (filled after the search) */
+    int nsolutions;
+
+    bool ran;
+    tpPlanResult result;
+};
+
+tpPlannerDef tpDefaultPlannerDef(void)
+{
+    tpPlannerDef def;
+    memset(&def, 0, sizeof def);
+    def.kind = TP_PLANNER_BGT;
+    def.mu = 1000.0;
+    def.max_iters = 50000;
+    def.time_limit = 0.0;
+    def.solutions = 1;
+    def.seed = 1;
+    def.progress = NULL;
+    def.progress_user = NULL;
+    def.progress_interval = 0.25;
+    return def;
+}
+
+static bool validate(const tpPlannerDef *def, const tpProblem *p, char *err, size_t errlen)
+{
+    if (!def || !p) {
+        tpErrorf(err, errlen, "planner: definition and problem must not be NULL");
+        return false;
+    }
+    if (def->kind != TP_PLANNER_BGT && def->kind != TP_PLANNER_RRT) {
+        tpErrorf(err, errlen, "planner.kind must be BGT or RRT (got %d)", (int)def->kind);
+        return false;
+    }
+    if (!(def->mu > 0.0)) {
+        tpErrorf(err, errlen, "planner.mu must be > 0 (got %g)", def->mu);
+        return false;
+    }
+    if (def->max_iters <= 0) {
+        tpErrorf(err, errlen, "planner.max_iters must be > 0 (got %lld)", (long long)def->max_iters);
+        return false;
+    }
+    if (def->solutions < 1) {
+        tpErrorf(err, errlen, "planner.solutions must be >= 1 (got %d)", def->solutions);
+        return false;
+    }
+    if (!(def->time_limit >= 0.0)) {
+        tpErrorf(err, errlen, "planner.time_limit must be >= 0 (got %g)", def->time_limit);
+        return false;
+    }
+    if (!(def->progress_interval >= 0.0)) {
+        tpErrorf(err, errlen, "planner.progress_interval must be >= 0 (got %g)", def->progress_interval);
+        return false;
+    }
+    if (!p->initial_state) {
+        tpErrorf(err, errlen, "problem.initial_state must not be NULL");
+        return false;
+    }
+    if (!p->control) {
+        tpErrorf(err, errlen, "problem.control must not be NULL");
+        return false;
+    }
+    if (!p->simulate) {
+        tpErrorf(err, errlen, "problem.simulate must not be NULL");
+        return false;
+    }
+    if (!p->goal) {
+        tpErrorf(err, errlen, "problem.goal must not be NULL");
+        return false;
+    }
+    if (p->action_dim < 0 || p->sample_dim < 0 || p->key_dim < 0) {
+        tpErrorf(err, errlen, "problem.action_dim, sample_dim and key_dim must be >= 0 (got %d, %d, %d)",
+                 p->action_dim, p->sample_dim, p->key_dim);
+        return false;
+    }
+    if (def->kind == TP_PLANNER_RRT) {
+        if (p->key_dim <= 0) {
+            tpErrorf(err, errlen, "planner.kind = RRT requires problem.key_dim > 0 (got %d)", p->key_dim);
+            return false;
+        }
+        if (!p->key) {
+            tpErrorf(err, errlen, "planner.kind = RRT requires problem.key (got NULL)");
+            return false;
+        }
+        if (!p->distance && !p->key_is_euclidean) {
+            tpErrorf(err, errlen, "planner.kind = RRT requires problem.distance or problem.key_is_euclidean");
+            return false;
+        }
+    }
+    return true;
+}
+
+tpPlanner *tpCreatePlanner(const tpPlannerDef *def, const tpProblem *problem, char *err, size_t errlen)
+{
+    if (!validate(def, problem, err, errlen)) {
+        return NULL;
+    }
+    tpPlanner *pl = calloc(1, sizeof *pl);
+    if (!pl) {
+        tpErrorf(err, errlen, "planner: out of memory");
+        return NULL;
+    }
+    pl->def = *def;
+    pl->prob = *problem;
+    tpSelMode mode = def->kind == TP_PLANNER_RRT ? TP_SEL_RRT : TP_SEL_BGT;
+    pl->tree = tpTree_Create(problem->state_bytes, problem->action_dim, problem->key_dim, mode);
+    /* The Euclidean NN reads key_dim entries of y even if the sampler writes fewer. */
+    int ydim = problem->sample_dim > problem->key_dim ? problem->sample_dim : problem->key_dim;
+    pl->y = calloc((size_t)(ydim > 0 ? ydim : 1), sizeof(double));
+    if (!pl->tree || !pl->y) {
+        tpErrorf(err, errlen, "planner: out of memory");
+        tpDestroyPlanner(pl);
+        return NULL;
+    }
+    pl->result.best = -1;
+    pl->result.best_solution = -1;
+    return pl;
+}
+
+void tpDestroyPlanner(tpPlanner *planner)
+{
+    if (!planner) {
+        return;
+    }
+    tpTree_Destroy(planner->tree);
+    free(planner->y);
+    free(planner->solutions);
+    free(planner->costs);
+    free(planner);
+}
+
+const tpTree *tpPlanner_Tree(const tpPlanner *planner) { return planner ? planner->tree : NULL; }
+
+/* Adds the root (x_init). BGT: a selectable leaf; RRT: its key enters the NN list. */
+static bool add_root(tpPlanner *pl)
+{
+    tpTree *tree = pl->tree;
+    if (tpTree_Prepare(tree) != 0) {
+        tpLog(TP_LOG_ERROR, "planner: out of memory");
+        return false;
+    }
+    void *x = tpTree_StateMut(tree, 0);
+    memset(x, 0, tree->state_bytes);
+    memset(tpTree_ActionMut(tree, 0), 0, (size_t)tree->action_dim * sizeof(double));
+    pl->prob.initial_state(pl->prob.ctx, x);
+    if (tree->mode == TP_SEL_RRT) {
+        pl->prob.key(pl->prob.ctx, x, tpTree_NextKey(tree));
+    }
+    tpTree_Commit(tree, -1, 0);
+    return true;
+}
+
+/* Many-worlds (Sec. 5.2): cost every solution and pick the cheapest (earliest on ties);
+ * without a solution, the best node by quality (or the deepest). False on a callback error. */
+static bool choose_best(tpPlanner *pl)
+{
+    const tpTree *tree = pl->tree;
+    tpPlanResult *r = &pl->result;
+    r->best = -1;
+    r->best_solution = -1;
+    if (pl->nsolutions > 0) {
+        int32_t maxlen = 0;
+        for (int s = 0; s < pl->nsolutions; ++s) {
+            int32_t len = tree->nodes[pl->solutions[s]].depth + 1;
+            maxlen = len > maxlen ? len : maxlen;
+        }
+        int32_t *path = pl->prob.solution_cost ? malloc((size_t)maxlen * sizeof(int32_t)) : NULL;
+        if (pl->prob.solution_cost && !path) {
+            free(path);
+            tpLog(TP_LOG_ERROR, "planner: out of memory");
+            return false;
+        }
+        for (int s = 0; s < pl->nsolutions; ++s) {
+            int32_t leaf = pl->solutions[s];
+            double cost;
+            if (pl->prob.solution_cost) {
+                int len = tpTree_Path(tree, leaf, path, maxlen);
+                cost = pl->prob.solution_cost(pl->prob.ctx, tree, path, len);
+                if (isnan(cost)) {
+                    free(path);
+                    return false;
+                }
+            } else {
+                cost = (double)tree->nodes[leaf].depth;
+            }
+            pl->costs[s] = cost;
+            if (r->best_solution < 0 || cost < pl->costs[r->best_solution]) {
+                r->best_solution = s;
+            }
+        }
+        free(path);
+        r->best = pl->solutions[r->best_solution];
+        return true;
+    }
+    int32_t n = tree->count;
+    if (pl->prob.quality) {
+        double best_q = NAN;
+        for (int32_t i = 0; i < n; ++i) {
+            double q = pl->prob.quality(pl->prob.ctx, tpTree_StateMut((tpTree *)tree, i));
+            /* NaN qualities only win when nothing else has a number. */
+            if (r->best < 0 || (!isnan(q) && (isnan(best_q) || q < best_q))) {
+                r->best = i;
+                best_q = q;
+            }
+        }
+    } else {
+        int32_t best_depth = -1;
+        for (int32_t i = 0; i < n; ++i) {
+            if (tree->nodes[i].depth > best_depth) {
+                best_depth = tree->nodes[i].depth;
+                r->best = i;
+            }
+        }
+    }
+    return true;
+}
+
+static bool push_solution(tpPlanner *pl, int32_t node)
+{
+    /* K is known up front, so one allocation of K entries suffices. */
+    if (!pl->solutions) {
+        pl->solutions = malloc((size_t)pl->def.solutions * sizeof(int32_t));
+        if (!pl->solutions) {
+            return false;
+        }
+    }
+    pl->solutions[pl->nsolutions++] = node;
+    return true;
+}
+
+static void finish(tpPlanner *pl, tpPlanStatus status, double t_start)
+{
+    tpPlanResult *r = &pl->result;
+    if (pl->nsolutions > 0) {
+        /* NaN until costed, so even an errored run hands out a readable costs array. */
+        pl->costs = malloc((size_t)pl->nsolutions * sizeof(double));
+        if (!pl->costs) {
+            tpLog(TP_LOG_ERROR, "planner: out of memory");
+            status = TP_PLAN_ERROR;
+            pl->nsolutions = 0;
+        } else {
+            for (int s = 0; s < pl->nsolutions; ++s) {
+                pl->costs[s] = NAN;
+            }
+        }
+    }
+    if (status != TP_PLAN_ERROR && !choose_best(pl)) {
+        status = TP_PLAN_ERROR;
+    }
+    if (status == TP_PLAN_ERROR) {
+        r->best = -1;
+        r->best_solution = -1;
+    } else {
+        status = pl->nsolutions > 0 ? TP_PLAN_SOLVED : TP_PLAN_APPROXIMATE;
+    }
+    r->status = status;
+    r->nsolutions = pl->nsolutions;
+    r->solutions = pl->solutions;
+    r->costs = pl->costs;
+    r->stats.nodes = pl->tree->count;
+    r->stats.solutions = pl->nsolutions;
+    double now = tpClock_Now();
+    r->stats.t_total = now - t_start;
+    r->stats.elapsed = now - t_start;
+}
+
+tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
+{
+    tpPlanner *pl = planner;
+    if (!pl) {
+        return TP_PLAN_ERROR;
+    }
+    if (pl->ran) {
+        /* "Call once": a second call just reports the first run again. */
+        if (result) {
+            *result = pl->result;
+        }
+        return pl->result.status;
+    }
+    pl->ran = true;
+
+    const double t_start = tpClock_Now();
+    tpTree *tree = pl->tree;
+    const tpProblem *p = &pl->prob;
+    void *ctx = p->ctx;
+    const tpPlannerDef *def = &pl->def;
+    tpPlanStats *st = &pl->result.stats;
+    memset(st, 0, sizeof *st);
+    tpRng_Seed(&pl->rng, def->seed);
+
+    if (!add_root(pl)) {
+        finish(pl, TP_PLAN_ERROR, t_start);
+        if (result) {
+            *result = pl->result;
+        }
+        return pl->result.status;
+    }
+
+    const bool rrt = tree->mode == TP_SEL_RRT;
+    const size_t state_bytes = p->state_bytes;
+    const size_t action_bytes = (size_t)p->action_dim * sizeof(double);
+    const double time_limit = def->time_limit;
+    const double progress_interval = def->progress_interval;
+    double (*distance)(void *, const double *, const double *) = p->distance;
+    double *y = pl->y;
+
+    tpPlanStatus status = TP_PLAN_APPROXIMATE;
+    bool busy = false;
+    int32_t last = -1; /* the previous iteration's new node (busy continuation source) */
+    double t_select = 0, t_tactics = 0, t_physics = 0, t_check = 0;
+    double next_progress = t_start + progress_interval;
+    double t0 = tpClock_Now();
+    int64_t iter = 0;
+
+    for (; iter < def->max_iters; ++iter) {
+        /* The timestamp is taken every iteration anyway, so the limit check costs nothing. */
+        if (time_limit > 0.0 && t0 - t_start >= time_limit) {
+            break;
+        }
+        if (def->progress && t0 >= next_progress) {
+            st->iterations = iter;
+            st->nodes = tree->count;
+            st->solutions = pl->nsolutions;
+            st->t_select = t_select;
+            st->t_tactics = t_tactics;
+            st->t_physics = t_physics;
+            st->t_check = t_check;
+            st->elapsed = t0 - t_start;
+            def->progress(def->progress_user, st);
+            t0 = tpClock_Now();
+            next_progress = t0 + progress_interval;
+        }
+
+        /* --- selection --- */
+        int32_t src;
+        if (busy) {
+            src = last;
+        } else {
+            if (p->sample) {
+                p->sample(ctx, &pl->rng, y);
+            }
+            src = rrt ? tpTree_SelectNearest(tree, y, distance, ctx) : tpTree_SelectBgt(tree, def->mu, &pl->rng);
+            if (src < 0) {
+                break; /* every node is busy or a goal: nothing left to expand */
+            }
+        }
+        const int32_t slot = tpTree_Prepare(tree);
+        if (slot < 0) {
+            tpLog(TP_LOG_ERROR, "planner: out of memory after %lld nodes", (long long)tree->count);
+            status = TP_PLAN_ERROR;
+            break;
+        }
+        const void *x = tpTree_StateMut(tree, src);
+        void *xnew = tpTree_StateMut(tree, slot);
+        double *a = tpTree_ActionMut(tree, slot);
+        double t1 = tpClock_Now();
+        t_select += t1 - t0;
+
+        /* --- tactics: xnew <- x; a <- 0; control --- */
+        memcpy(xnew, x, state_bytes);
+        memset(a, 0, action_bytes);
+        int b_and = p->control(ctx, x, y, &pl->rng, xnew, a);
+        double t2 = tpClock_Now();
+        t_tactics += t2 - t1;
+        if (b_and == TP_CB_ERROR) {
+            status = TP_PLAN_ERROR;
+            break;
+        }
+
+        /* --- physics --- */
+        int rc = p->simulate(ctx, x, a, xnew);
+        double t3 = tpClock_Now();
+        t_physics += t3 - t2;
+        if (rc == TP_CB_ERROR) {
+            status = TP_PLAN_ERROR;
+            break;
+        }
+
+        /* --- checks --- */
+        int ok = p->valid ? p->valid(ctx, xnew) : TP_CB_TRUE;
+        if (ok == TP_CB_ERROR) {
+            status = TP_PLAN_ERROR;
+            break;
+        }
+        if (ok) {
+            int g = p->goal(ctx, xnew);
+            if (g == TP_CB_ERROR) {
+                status = TP_PLAN_ERROR;
+                break;
+            }
+            uint32_t flags = (b_and ? TP_NODE_BUSY : 0u) | (g ? TP_NODE_GOAL : 0u);
+            /* Only selectable nodes need a key: the NN search never looks at the others. */
+            if (rrt && !(flags & (TP_NODE_BUSY | TP_NODE_GOAL))) {
+                p->key(ctx, xnew, tpTree_NextKey(tree));
+            }
+            tpTree_Commit(tree, src, flags);
+            if (g) {
+                busy = false;
+                if (!push_solution(pl, slot)) {
+                    tpLog(TP_LOG_ERROR, "planner: out of memory");
+                    status = TP_PLAN_ERROR;
+                    break;
+                }
+                if (pl->nsolutions >= def->solutions) {
+                    ++iter;
+                    t0 = tpClock_Now();
+                    t_check += t0 - t3;
+                    break;
+                }
+            } else {
+                busy = b_and != 0;
+                last = slot;
+            }
+        } else {
+            st->rejected++;
+            busy = false;
+        }
+        t0 = tpClock_Now();
+        t_check += t0 - t3;
+    }
+
+    st->iterations = iter;
+    st->t_select = t_select;
+    st->t_tactics = t_tactics;
+    st->t_physics = t_physics;
+    st->t_check = t_check;
+    if (status == TP_PLAN_ERROR) {
+        /* The failed iteration still counts as executed. */
+        st->iterations = iter + 1;
+    }
+    finish(pl, status, t_start);
+    if (result) {
+        *result = pl->result;
+    }
+    return pl->result.status;
+}

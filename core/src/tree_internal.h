@@ -1,0 +1,101 @@
+/* Private layout of tpTree, shared by tree.c and planner.c only.
+ *
+ * Memory layout (why): node headers are small and live in one growable array; state blobs,
+ * actions and NN keys are big and live in fixed-size chunks that are never moved, so a
+ * tpTree_State pointer stays valid for the life of the tree and growth never copies states.
+ * The next node is written in place into its arena slot before it is known to be valid
+ * (tpTree_Prepare), then either committed or simply overwritten by the next attempt. */
+#ifndef TP_TREE_INTERNAL_H
+#define TP_TREE_INTERNAL_H
+
+#include "tp/planner.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Keys of selectable nodes (BK-RRT) are kept in chunks of this many entries. */
+#define TP_KEY_CHUNK_SHIFT 12
+#define TP_KEY_CHUNK (1 << TP_KEY_CHUNK_SHIFT)
+
+/// Which selection structure the tree maintains for the planner.
+typedef enum { TP_SEL_BGT = 0, TP_SEL_RRT = 1 } tpSelMode;
+
+/// A growable array of node indices (selectable nodes).
+typedef struct tpIndexList {
+    int32_t *idx;
+    int32_t count;
+    int32_t cap;
+} tpIndexList;
+
+struct tpTree {
+    size_t state_bytes;  /* bytes of one state blob */
+    size_t state_stride; /* state_bytes rounded up so every blob is suitably aligned */
+    int action_dim;      /* doubles per action */
+    int key_dim;         /* doubles per key (RRT only) */
+    tpSelMode mode;
+
+    tpNode *nodes; /* node headers, count used */
+    int32_t count;
+    int32_t cap;
+
+    int chunk_shift;         /* nodes per state/action chunk = 1 << chunk_shift */
+    int32_t chunk_mask;      /* (1 << chunk_shift) - 1 */
+    unsigned char **states;  /* state chunks */
+    double **actions;        /* action chunks */
+    int32_t nchunks;         /* chunks allocated (states and actions alike) */
+    int32_t states_ptr_cap;  /* capacity of the states pointer array */
+    int32_t actions_ptr_cap; /* capacity of the actions pointer array */
+
+    /* Whole-tree shape statistics for Algorithm 3 (busy and goal nodes included). */
+    int64_t sum_leaf_depth;
+    int64_t nleaves;
+    int64_t nnonleaves;
+    int64_t nedges;
+
+    /* BGT: selectable (non-busy, non-goal) leaves and non-leaves; tpNode.slot = position. */
+    tpIndexList leaves;
+    tpIndexList nonleaves;
+
+    /* RRT: selectable nodes in insertion order and their keys, contiguous per chunk. Nodes
+     * never become unselectable after insertion (busy/goal are decided when a node is added),
+     * so this list is append-only and the scan order equals index order. */
+    tpIndexList rrt;
+    double **key_chunks;
+    int32_t nkey_chunks;
+    int32_t key_chunk_ptr_cap;
+
+    size_t heap_bytes; /* bytes currently held (for tpTree_MemoryBytes) */
+};
+
+/// Creates an empty tree. Returns NULL on allocation failure.
+tpTree *tpTree_Create(size_t state_bytes, int action_dim, int key_dim, tpSelMode mode);
+/// Frees the tree. NULL is allowed.
+void tpTree_Destroy(tpTree *tree);
+/// Makes room for node index tree->count (arena slot, header, selection lists) and returns
+/// that index, or -1 on allocation failure. Nothing is committed.
+int32_t tpTree_Prepare(tpTree *tree);
+/// Commits the prepared node (index tree->count) as a child of parent (-1 for the root).
+/// The state/action (and for RRT selectable nodes, the key slot) must already be written.
+/// Cannot fail after a successful tpTree_Prepare.
+int32_t tpTree_Commit(tpTree *tree, int32_t parent, uint32_t flags);
+/// RRT: the key slot the next selectable node will use (valid after tpTree_Prepare).
+double *tpTree_NextKey(tpTree *tree);
+/// BGT selection (Algorithm 3). Returns -1 if no node is selectable.
+int32_t tpTree_SelectBgt(tpTree *tree, double mu, tpRng *rng);
+/// RRT selection: the selectable node whose key is nearest to y (first one on ties), or -1.
+/// distance == NULL: Euclidean over key_dim dims.
+int32_t tpTree_SelectNearest(const tpTree *tree, const double *y,
+                             double (*distance)(void *ctx, const double *key, const double *y), void *ctx);
+
+static inline void *tpTree_StateMut(tpTree *tree, int32_t i)
+{
+    return tree->states[i >> tree->chunk_shift] + (size_t)(i & tree->chunk_mask) * tree->state_stride;
+}
+
+static inline double *tpTree_ActionMut(tpTree *tree, int32_t i)
+{
+    return tree->actions[i >> tree->chunk_shift] + (size_t)(i & tree->chunk_mask) * (size_t)tree->action_dim;
+}
+
+#endif
