@@ -114,10 +114,27 @@ void tpCtl_Apply(const tpSkillCall *call, const tpCtlBody *cb, const double f[3]
     a[5] += tz;
 }
 
-void tpCtl_TrackVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double vcmd[2], double f[3])
+void tpCtl_TrackVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double vcmd[2], double *V, double dt,
+                         double f[3])
 {
-    f[0] = cb->mass * sk->kv * (vcmd[0] - cb->s.vel[0]);
-    f[1] = cb->mass * sk->kv * (vcmd[1] - cb->s.vel[1]);
+    double ex = vcmd[0] - cb->s.vel[0], ey = vcmd[1] - cb->s.vel[1];
+    double ki = sk->kv * sk->kv * 0.25; /* 1/s²: critically damped with kv for a mass on friction */
+    double ix = 0.0, iy = 0.0;
+    if (V) {
+        ix = V[TP_V_INTEGRAL] + ex * dt;
+        iy = V[TP_V_INTEGRAL + 1] + ey * dt;
+        /* anti wind-up: the integral alone never asks for more than the force limit */
+        double lim = cb->max_force / (cb->mass * ki);
+        double n = sqrt(ix * ix + iy * iy);
+        if (n > lim) {
+            ix *= lim / n;
+            iy *= lim / n;
+        }
+        V[TP_V_INTEGRAL] = ix;
+        V[TP_V_INTEGRAL + 1] = iy;
+    }
+    f[0] = cb->mass * (sk->kv * ex + ki * ix);
+    f[1] = cb->mass * (sk->kv * ey + ki * iy);
     f[2] = 0.0;
 }
 
@@ -161,7 +178,7 @@ void tpCtl_Brake(const tpSkillDef *sk, const tpSkillCall *call, const tpCtlBody 
 {
     double zero[2] = {0.0, 0.0};
     double f[3];
-    tpCtl_TrackVelocity(sk, cb, zero, f);
+    tpCtl_TrackVelocity(sk, cb, zero, NULL, 0.0, f);
     tpCtl_Apply(call, cb, f, tpCtl_YawTorque(sk, cb, false, 0.0));
 }
 

@@ -29,8 +29,14 @@ double tpCtl_WrapAngle(double a);
 double tpCtl_YawError(const tpCtlBody *cb, double want);
 /// Adds a force/torque to the body's action slot, clamped to its limits (planar: xy force, z torque).
 void tpCtl_Apply(const tpSkillCall *call, const tpCtlBody *cb, const double f[3], double tz);
-/// Force to track a commanded planar velocity (PD on velocity): mass * kv * (v_cmd - v).
-void tpCtl_TrackVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double vcmd[2], double f[3]);
+/* V slots shared by every controller: the integral of the planar velocity error (m). */
+#define TP_V_INTEGRAL 14
+
+/// Force to track a commanded planar velocity: mass * (kv * e + ki * integral(e)), e = v_cmd - v.
+/// The integral (kept in V[TP_V_INTEGRAL..+1], clamped against wind-up) overcomes ground friction
+/// that a pure P law would stall against; pass V = NULL for a pure P law.
+void tpCtl_TrackVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double vcmd[2], double *V, double dt,
+                         double f[3]);
 /// Torque to reach yaw `want` (when has_heading) or to stop turning otherwise.
 double tpCtl_YawTorque(const tpSkillDef *sk, const tpCtlBody *cb, bool has_heading, double want);
 /// Commanded velocity toward point p (xy) that arrives at rest: min(cruise, kp*d, sqrt(1.4*a*d)).

@@ -243,7 +243,7 @@ static int run_drive(const tpSkillDef *sk, tpSkillCall *call, bool turn_only)
     bool timed_out = call->t - V[0] >= default_timeout(sk);
     double vcmd[2], f[3];
     tpCtl_GoToVelocity(sk, &cb, V + 1, V[6], vcmd);
-    tpCtl_TrackVelocity(sk, &cb, vcmd, f);
+    tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
     tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, has_heading, V[4]));
     return (arrived || timed_out) ? 0 : 1;
 }
@@ -307,7 +307,7 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
             goal[1] = ball.pos[1] + dx * side * clear * 1.5 - dy * 0.5 * stand;
         }
         tpCtl_GoToVelocity(sk, &cb, goal, sk->max_speed, vcmd);
-        tpCtl_TrackVelocity(sk, &cb, vcmd, f);
+        tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
         tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, heading));
         double err = hypot2(goal[0] - cb.s.pos[0], goal[1] - cb.s.pos[1]);
         if (err < 0.03 && hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.15 && fabs(tpCtl_YawError(&cb, heading)) < 0.1) {
@@ -339,7 +339,7 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
         double lateral = -rx * dy + ry * dx;
         vcmd[0] = dx * strike + dy * sk->kp * lateral;
         vcmd[1] = dy * strike - dx * sk->kp * lateral;
-        tpCtl_TrackVelocity(sk, &cb, vcmd, f);
+        tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
         tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, atan2(dy, dx)));
         double along = rx * dx + ry * dy;
         if (push) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tp/base.h"
 #include "tp/tactics.h"
 
 /* ---- G: empirical distribution against the transition probabilities ------------------------ */
