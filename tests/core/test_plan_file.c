@@ -25,7 +25,9 @@ static const char *tmp_path(const char *name)
     static char buf[8][128];
     static int slot;
     char *p = buf[slot++ % 8];
-    snprintf(p, 128, "%s/%s", g_dir, name);
+    if (snprintf(p, 128, "%s/%s", g_dir, name) >= 128) {
+        fail_msg("temporary path too long");
+    }
     return p;
 }
 
