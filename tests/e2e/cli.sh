@@ -61,14 +61,14 @@ grep -q '"status": *"approximate"' "$work/approx.json"; check "approximate statu
 "$tplan" replay -q --all "$work/many.json"; check "every world replays" $?
 
 # Replay catches a tampered trajectory (exit 1) and refuses corrupt files (exit 2).
-python3 - "$work/a.json" "$work/tampered.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-for b in p["bodies"]:
-    if b["name"] == "ball":
-        b["trajectory"][-1][0] += 1e-9
-json.dump(p, open(sys.argv[2], "w"))
-PY
+# Tamper with one recorded control of the robot (the 3rd row): replay must report a mismatch.
+awk 'BEGIN { body = ""; row = -1 }
+     /"name": "robot"/ { body = "robot" }
+     /"name": "/ && !/"name": "robot"/ { if (row < 0) body = "" }
+     body == "robot" && /"controls": \[/ { row = 0; print; next }
+     row >= 0 && /^ *\[/ { row++; if (row == 3) { sub(/\[[^]]*\]/, "[1, 1, 0, 0, 0, 1]"); row = -2; body = "" } }
+     { print }' "$work/a.json" >"$work/tampered.json"
+cmp -s "$work/a.json" "$work/tampered.json"; check "tampering changed the file" $([ $? -ne 0 ]; echo $?)
 "$tplan" replay "$work/tampered.json" >/dev/null 2>"$work/err.txt"
 check "tampered plan: replay exit 1" $([ $? -eq 1 ]; echo $?)
 grep -q "step" "$work/err.txt"; check "tampered plan: names the differing step" $?
