@@ -1,0 +1,570 @@
+/* tplan lua: tp.domain — turns the constructed pieces into a tpDomainDef, resolves every body,
+ * material and skill name, and builds the tpDomain.
+ *
+ * Scratch arrays are Lua userdata kept in a `keep` table, so a Lua error anywhere leaves no
+ * leak; condition trees hang off a guard userdata whose __gc frees them until tpCreateDomain
+ * takes them over. Arrays are read in index order and named tables are looked up by name:
+ * Lua's table iteration order (randomised per run) never reaches the definition. */
+#include "lua_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct tplBuild {
+    lua_State *L;
+    tplDomain *dom;
+    int keep;         /* stack index: table that keeps scratch userdata alive */
+    int names;        /* stack index: body name -> index */
+    int fns;          /* stack index: flat callback array */
+    const char *bodylist; /* "ground, robot, ball" for messages (kept in `keep`) */
+    const char *where;    /* call site of tp.domain */
+} tplBuild;
+
+typedef struct tplCondGuard {
+    tpCond *root;
+} tplCondGuard;
+
+static void *tplScratch(tplBuild *b, size_t bytes)
+{
+    void *p = lua_newuserdatauv(b->L, bytes ? bytes : 1, 0);
+    memset(p, 0, bytes ? bytes : 1);
+    lua_rawseti(b->L, b->keep, (lua_Integer)lua_rawlen(b->L, b->keep) + 1);
+    return p;
+}
+
+/* Registers the function at the top of the stack as a callback; returns its id (pops it). */
+static int tplRegister(tplBuild *b)
+{
+    int id = (int)lua_rawlen(b->L, b->fns) + 1;
+    lua_rawseti(b->L, b->fns, id);
+    return id;
+}
+
+/* Pushes field `key` of the domain table, which must be nil or an array (returns its length,
+ * -1 for nil). */
+static int tplArrayField(lua_State *L, const char *key, const char *what)
+{
+    int t = tplField(L, 1, key);
+    if (t == LUA_TNIL) return -1;
+    if (t != LUA_TTABLE) tplError(L, "%s%s: expected an array, got %s", what, key, tplTypeName(L, -1));
+    int n = (int)lua_rawlen(L, -1);
+    lua_Integer count = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pop(L, 1);
+        count++;
+    }
+    if (count != n) tplError(L, "%s%s must be an array (no named entries or holes)", what, key);
+    return n;
+}
+
+static const char *tplUdWhere(lua_State *L, int idx)
+{
+    lua_getiuservalue(L, idx, 1);
+    const char *w = lua_tostring(L, -1); /* the userdata keeps the string alive */
+    lua_pop(L, 1);
+    return w ? w : "?:";
+}
+
+static int tplResolveBody(tplBuild *b, const char *name, const char *where)
+{
+    lua_State *L = b->L;
+    if (lua_getfield(L, b->names, name) != LUA_TNUMBER)
+        tplErrorAt(L, where, "unknown body '%s' (bodies: %s)", name, b->bodylist);
+    int i = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return i;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Scene                                                                                       */
+
+static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
+{
+    lua_State *L = b->L;
+    const char *what = "tp.domain: ";
+    scene->dt = tplNumber(L, 1, what, "dt", scene->dt, false);
+    if (!(scene->dt > 0)) tplError(L, "tp.domain: dt must be > 0 (got %g)", scene->dt);
+    tplVector(L, 1, what, "gravity", scene->gravity, 3, 3, false);
+    char solver[16];
+    if (tplString(L, 1, what, "solver", solver, sizeof solver)) {
+        if (strcmp(solver, "step") == 0) scene->solver = TP_SOLVER_STEP;
+        else if (strcmp(solver, "quickstep") == 0) scene->solver = TP_SOLVER_QUICKSTEP;
+        else tplError(L, "tp.domain: solver must be \"step\" or \"quickstep\" (got \"%s\")", solver);
+    }
+    scene->quickstep_iters = (int)tplInteger(L, 1, what, "quickstep_iters", scene->quickstep_iters, 1, 100000);
+    scene->erp = tplNumber(L, 1, what, "erp", scene->erp, false);
+    if (!(scene->erp >= 0 && scene->erp <= 1)) tplError(L, "tp.domain: erp must be in [0, 1] (got %g)", scene->erp);
+    scene->cfm = tplNumber(L, 1, what, "cfm", scene->cfm, false);
+    if (!(scene->cfm >= 0)) tplError(L, "tp.domain: cfm must be >= 0 (got %g)", scene->cfm);
+    scene->max_contacts = (int)tplInteger(L, 1, what, "max_contacts", scene->max_contacts, 1, 64);
+
+    /* materials: none given means one default material */
+    int nm = tplArrayField(L, "materials", what);
+    int msrc = lua_gettop(L);
+    int nmat = nm > 0 ? nm : 1;
+    tpMaterialDef *mats = tplScratch(b, sizeof *mats * (size_t)nmat);
+    mats[0] = tpDefaultMaterialDef();
+    for (int i = 0; i < nm; i++) {
+        lua_rawgeti(L, msrc, i + 1);
+        const tplMaterial *m = luaL_testudata(L, -1, TPL_MATERIAL);
+        if (!m) tplError(L, "tp.domain: materials[%d]: expected tp.material, got %s", i + 1, tplTypeName(L, -1));
+        mats[i] = m->def;
+        for (int j = 0; j < i; j++)
+            if (strcmp(mats[j].name, mats[i].name) == 0)
+                tplErrorAt(L, tplUdWhere(L, -1), "duplicate material name '%s'", mats[i].name);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    scene->materials = mats;
+    scene->nmaterials = nmat;
+
+    /* bodies: the array order is the body index */
+    int nb = tplArrayField(L, "bodies", what);
+    if (nb < 1) tplError(L, "tp.domain: 'bodies' is required (at least one body)");
+    int bsrc = lua_gettop(L);
+    tpBodyDef *bodies = tplScratch(b, sizeof *bodies * (size_t)nb);
+    for (int i = 0; i < nb; i++) {
+        lua_rawgeti(L, bsrc, i + 1);
+        const tplBody *bd = luaL_testudata(L, -1, TPL_BODY);
+        if (!bd)
+            tplError(L, "tp.domain: bodies[%d]: expected a body (tp.box, tp.sphere, tp.cylinder, tp.capsule, tp.plane), got %s",
+                       i + 1, tplTypeName(L, -1));
+        bodies[i] = bd->def;
+        if (lua_getfield(L, b->names, bd->def.name) != LUA_TNIL)
+            tplErrorAt(L, tplUdWhere(L, -2), "duplicate body name '%s'", bd->def.name);
+        lua_pop(L, 1);
+        lua_pushinteger(L, i);
+        lua_setfield(L, b->names, bd->def.name);
+        bodies[i].material = 0;
+        if (bd->material[0]) {
+            bodies[i].material = -1;
+            for (int j = 0; j < nm; j++)
+                if (strcmp(mats[j].name, bd->material) == 0) bodies[i].material = j;
+            if (bodies[i].material < 0)
+                tplErrorAt(L, tplUdWhere(L, -1), "unknown material '%s' (materials: %s)", bd->material,
+                           nm > 0 ? "see the domain's materials" : "none defined");
+        }
+        lua_pop(L, 1);
+    }
+    /* the list for "unknown body" messages, built after the loop: the buffer uses the stack */
+    luaL_Buffer list;
+    luaL_buffinit(L, &list);
+    for (int i = 0; i < nb; i++) {
+        if (i) luaL_addstring(&list, ", ");
+        luaL_addstring(&list, bodies[i].name);
+    }
+    luaL_pushresult(&list);
+    b->bodylist = lua_tostring(L, -1);
+    lua_rawseti(L, b->keep, (lua_Integer)lua_rawlen(L, b->keep) + 1);
+    lua_pop(L, 1);
+    scene->bodies = bodies;
+    scene->nbodies = nb;
+
+    /* pair overrides by material name; unspecified values follow the mixing rule */
+    int nc = tplArrayField(L, "contacts", what);
+    int csrc = lua_gettop(L);
+    tpContactDef *cons = tplScratch(b, sizeof *cons * (size_t)(nc > 0 ? nc : 1));
+    for (int i = 0; i < nc; i++) {
+        lua_rawgeti(L, csrc, i + 1);
+        const tplContact *c = luaL_testudata(L, -1, TPL_CONTACT);
+        if (!c) tplError(L, "tp.domain: contacts[%d]: expected tp.contact, got %s", i + 1, tplTypeName(L, -1));
+        int ia = -1, ib = -1;
+        for (int j = 0; j < nm; j++) {
+            if (strcmp(mats[j].name, c->a) == 0) ia = j;
+            if (strcmp(mats[j].name, c->b) == 0) ib = j;
+        }
+        if (ia < 0 || ib < 0)
+            tplErrorAt(L, tplUdWhere(L, -1), "unknown material '%s' in tp.contact", ia < 0 ? c->a : c->b);
+        const tpMaterialDef *ma = &mats[ia], *mb = &mats[ib];
+        cons[i].material_a = ia;
+        cons[i].material_b = ib;
+        cons[i].friction = isnan(c->friction) ? sqrt(ma->friction * mb->friction) : c->friction;
+        cons[i].restitution = isnan(c->restitution) ? fmax(ma->restitution, mb->restitution) : c->restitution;
+        cons[i].rolling_friction = isnan(c->rolling_friction) ? fmax(ma->rolling_friction, mb->rolling_friction) : c->rolling_friction;
+        cons[i].bounce_velocity = isnan(c->bounce_velocity) ? fmax(ma->bounce_velocity, mb->bounce_velocity) : c->bounce_velocity;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    scene->contacts = cons;
+    scene->ncontacts = nc > 0 ? nc : 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Tactics                                                                                     */
+
+static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
+{
+    lua_State *L = b->L;
+    int nt = tplArrayField(L, "tactics", "tp.domain: ");
+    int tsrc = lua_gettop(L);
+    int n = nt > 0 ? nt : 0;
+    tpTacticDef *tactics = tplScratch(b, sizeof *tactics * (size_t)(n ? n : 1));
+    lua_newtable(L); /* [t] -> dynamic rows */
+    int pis = lua_gettop(L);
+    lua_newtable(L); /* [t] -> {i -> skill name, name -> i} */
+    int skn = lua_gettop(L);
+    for (int t = 0; t < n; t++) {
+        lua_rawgeti(L, tsrc, t + 1);
+        int tidx = lua_gettop(L);
+        const tplTactic *tc = luaL_testudata(L, tidx, TPL_TACTIC);
+        if (!tc) tplError(L, "tp.domain: tactics[%d]: expected tp.tactic, got %s", t + 1, tplTypeName(L, tidx));
+        const char *twhere = tplUdWhere(L, tidx);
+        for (int u = 0; u < t; u++)
+            if (strcmp(tactics[u].name, tc->name) == 0) tplErrorAt(L, twhere, "duplicate tactic name '%s'", tc->name);
+        tpTacticDef *td = &tactics[t];
+        tpStrCopy(td->name, sizeof td->name, tc->name);
+        td->foreign = tc->foreign;
+        td->nskills = tc->nskills;
+        td->initial = tc->initial;
+        int tbody = tc->body[0] ? tplResolveBody(b, tc->body, twhere) : -1;
+
+        tpSkillDef *skills = tplScratch(b, sizeof *skills * (size_t)tc->nskills);
+        lua_getiuservalue(L, tidx, 2);
+        int sks = lua_gettop(L);
+        lua_createtable(L, tc->nskills, tc->nskills);
+        for (int i = 0; i < tc->nskills; i++) {
+            lua_rawgeti(L, sks, i + 1);
+            const tplSkill *sk = luaL_checkudata(L, -1, TPL_SKILL);
+            const char *swhere = tplUdWhere(L, -1);
+            skills[i] = sk->def;
+            /* a skill without a body drives its tactic's body */
+            skills[i].body = sk->body[0] ? tplResolveBody(b, sk->body, swhere) : tbody;
+            skills[i].target = sk->target[0] ? tplResolveBody(b, sk->target, swhere) : -1;
+            if (sk->def.kind == TP_SKILL_CUSTOM) {
+                lua_getiuservalue(L, -1, 2);
+                skills[i].fn = tplSkillCallback;
+                skills[i].user = b->dom;
+                skills[i].id = tplRegister(b);
+            }
+            lua_pop(L, 1);
+            lua_pushstring(L, sk->def.name);
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, -3, i + 1);
+            lua_pushinteger(L, i + 1);
+            lua_rawset(L, -3);
+        }
+        lua_rawseti(L, skn, t + 1);
+        lua_pop(L, 1); /* skills array */
+        if (tbody < 0)
+            for (int i = 0; i < tc->nskills && tbody < 0; i++) tbody = skills[i].body;
+        td->body = tbody;
+        td->skills = skills;
+        td->pi = tc->pi;
+        bool anydyn = false;
+        for (int i = 0; i < tc->nskills; i++) anydyn = anydyn || tc->dynamic[i];
+        td->pi_dynamic = anydyn ? tc->dynamic : NULL;
+        td->pi_fn = anydyn ? tplPiCallback : NULL;
+        td->pi_user = anydyn ? b->dom : NULL;
+        lua_getiuservalue(L, tidx, 3);
+        lua_rawseti(L, pis, t + 1);
+        lua_settop(L, skn);
+    }
+    lua_pushvalue(L, skn);
+    b->dom->skillsref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushvalue(L, pis);
+    b->dom->piref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_settop(L, tsrc - 1);
+    def->tactics = tactics;
+    def->ntactics = n;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Conditions                                                                                  */
+
+static int tplCondGc(lua_State *L)
+{
+    tplCondGuard *g = luaL_checkudata(L, 1, TPL_CONDGUARD);
+    tpDestroyCond(g->root);
+    g->root = NULL;
+    return 0;
+}
+
+static tpCond *tplNewNode(lua_State *L, tpCondKind kind, tpCond *parent, tplCondGuard *g)
+{
+    tpCond *c = tpCreateCond(kind);
+    if (!c) tplError(L, "out of memory building a condition");
+    if (!parent) {
+        g->root = c;
+    } else if (!tpCond_Add(parent, c)) {
+        tpDestroyCond(c);
+        tplError(L, "out of memory building a condition");
+    }
+    return c;
+}
+
+/* Converts the condition or function at idx and attaches it to parent (or the guard): every
+ * node is reachable from the guard as soon as it exists, so an error frees it. */
+static void tplBuildCond(tplBuild *b, int idx, tpCond *parent, tplCondGuard *g)
+{
+    lua_State *L = b->L;
+    idx = lua_absindex(L, idx);
+    luaL_checkstack(L, 8, NULL);
+    if (lua_type(L, idx) == LUA_TFUNCTION) {
+        lua_pushvalue(L, idx);
+        int id = tplRegister(b);
+        tpCond *c = tplNewNode(L, TP_COND_CALLBACK, parent, g);
+        c->fn = tplCondCallback;
+        c->user = b->dom;
+        c->id = id;
+        return;
+    }
+    const tplCond *lc = luaL_testudata(L, idx, TPL_COND);
+    if (!lc) tplError(L, "tp.domain: expected a condition or a function, got %s", tplTypeName(L, idx));
+    const char *where = tplUdWhere(L, idx);
+    int body = lc->body[0] ? tplResolveBody(b, lc->body, where) : -1;
+    int other = lc->other[0] ? tplResolveBody(b, lc->other, where) : -1;
+    tpCond *c = tplNewNode(L, lc->kind, parent, g);
+    c->body = body;
+    c->other = other;
+    memcpy(c->center, lc->center, sizeof c->center);
+    c->radius = lc->radius;
+    memcpy(c->lo, lc->lo, sizeof c->lo);
+    memcpy(c->hi, lc->hi, sizeof c->hi);
+    c->value = lc->value;
+    if (lc->kind == TP_COND_AND || lc->kind == TP_COND_OR || lc->kind == TP_COND_NOT) {
+        lua_getiuservalue(L, idx, 2);
+        int n = (int)lua_rawlen(L, -1);
+        for (int i = 0; i < n; i++) {
+            lua_rawgeti(L, -1, i + 1);
+            tplBuildCond(b, -1, c, g);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* Builds field `key` into a guarded tree; returns the guard (pushed) or NULL (nothing pushed)
+ * when the field is absent. */
+static tplCondGuard *tplCondField(tplBuild *b, const char *key)
+{
+    lua_State *L = b->L;
+    if (tplField(L, 1, key) == LUA_TNIL) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    int src = lua_gettop(L);
+    if (lua_type(L, src) != LUA_TFUNCTION && !luaL_testudata(L, src, TPL_COND))
+        tplError(L, "tp.domain: %s: expected a condition (tp.within, tp.all, ...) or a function, got %s", key, tplTypeName(L, src));
+    tplCondGuard *g = lua_newuserdatauv(L, sizeof *g, 0);
+    g->root = NULL;
+    luaL_setmetatable(L, TPL_CONDGUARD);
+    tplBuildCond(b, src, NULL, g);
+    lua_remove(L, src);
+    return g;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Sampling, metrics, planner                                                                  */
+
+static void tplBuildSampling(tplBuild *b, tpSamplingDef *s)
+{
+    static const char *const known[] = {"distance", "body", "max_accel", "max_angaccel", NULL};
+    lua_State *L = b->L;
+    int t = tplField(L, 1, "sampling");
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (t != LUA_TTABLE) tplError(L, "tp.domain: sampling: expected a table, got %s", tplTypeName(L, -1));
+    int idx = lua_gettop(L);
+    int n = (int)lua_rawlen(L, idx);
+    tplCheckFields(L, idx, "tp.domain sampling", known, n);
+    if (n > 4) tplError(L, "tp.domain: sampling: at most 4 distributions (got %d)", n);
+    int dims = 0;
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, idx, i + 1);
+        char label[64];
+        snprintf(label, sizeof label, "tp.domain: sampling[%d]", i + 1);
+        tplToDist(L, -1, label, &s->dists[i], 1, 3);
+        lua_pop(L, 1);
+        if (s->dists[i].kind == TP_DIST_SAMPLE) tplError(L, "%s: tp.sample cannot define the sample itself", label);
+        dims += s->dists[i].dim;
+    }
+    if (dims > TP_MAX_SAMPLE_DIMS) tplError(L, "tp.domain: sampling: %d dimensions, at most %d", dims, TP_MAX_SAMPLE_DIMS);
+    s->ndists = n;
+    char dist[16];
+    if (tplString(L, idx, "tp.domain: sampling.", "distance", dist, sizeof dist)) {
+        if (strcmp(dist, "min_time") == 0) s->distance = TP_DISTANCE_MIN_TIME;
+        else if (strcmp(dist, "euclidean") == 0) s->distance = TP_DISTANCE_EUCLIDEAN;
+        else tplError(L, "tp.domain: sampling.distance must be \"min_time\" or \"euclidean\" (got \"%s\")", dist);
+    }
+    char body[TP_NAME_MAX];
+    if (tplString(L, idx, "tp.domain: sampling.", "body", body, sizeof body)) s->body = tplResolveBody(b, body, b->where);
+    s->max_accel = tplNumber(L, idx, "tp.domain: sampling.", "max_accel", s->max_accel, false);
+    if (!(s->max_accel >= 0)) tplError(L, "tp.domain: sampling.max_accel must be >= 0 (got %g)", s->max_accel);
+    s->max_angaccel = tplNumber(L, idx, "tp.domain: sampling.", "max_angaccel", s->max_angaccel, false);
+    if (!(s->max_angaccel >= 0)) tplError(L, "tp.domain: sampling.max_angaccel must be >= 0 (got %g)", s->max_angaccel);
+    lua_pop(L, 1);
+}
+
+static void tplBuildMetric(tplBuild *b, const char *key, tpMetricDef *m, bool solution)
+{
+    lua_State *L = b->L;
+    int t = tplField(L, 1, key);
+    int idx = lua_gettop(L);
+    if (t == LUA_TNIL) {
+        m->kind = TP_METRIC_DEFAULT;
+    } else if (t == LUA_TFUNCTION) {
+        lua_pushvalue(L, idx);
+        m->kind = TP_METRIC_CALLBACK;
+        m->fn = tplMetricCallback;
+        m->user = b->dom;
+        m->id = tplRegister(b);
+        if (solution) b->dom->solution_id = m->id;
+        else b->dom->quality_id = m->id;
+    } else if (t == LUA_TSTRING && solution) {
+        if (strcmp(lua_tostring(L, idx), "steps") != 0)
+            tplError(L, "tp.domain: %s: expected \"steps\", tp.effort, tp.distance or a function, got \"%s\"", key, lua_tostring(L, idx));
+        m->kind = TP_METRIC_STEPS;
+    } else {
+        const tplMetric *lm = luaL_testudata(L, idx, TPL_METRIC);
+        if (!lm || (!solution && lm->kind != TP_METRIC_DISTANCE))
+            tplError(L, "tp.domain: %s: expected %s, got %s", key,
+                       solution ? "\"steps\", tp.effort, tp.distance or a function" : "tp.distance or a function",
+                       lm ? "tp.effort" : tplTypeName(L, idx));
+        const char *where = tplUdWhere(L, idx);
+        m->kind = lm->kind;
+        if (lm->kind == TP_METRIC_DISTANCE) {
+            m->body = tplResolveBody(b, lm->body, where);
+            memcpy(m->point, lm->point, sizeof m->point);
+            m->planar = lm->planar;
+        } else {
+            m->nbodies = lm->nbodies;
+            for (int i = 0; i < lm->nbodies; i++) m->bodies[i] = tplResolveBody(b, lm->bodies[i], where);
+        }
+    }
+    lua_settop(L, idx - 1);
+}
+
+static void tplBuildPlanner(tplBuild *b, tpPlannerDef *p)
+{
+    static const char *const known[] = {"algorithm", "mu", "max_iters", "time_limit", "solutions", "seed", NULL};
+    lua_State *L = b->L;
+    int t = tplField(L, 1, "planner");
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (t != LUA_TTABLE) tplError(L, "tp.domain: planner: expected a table, got %s", tplTypeName(L, -1));
+    int idx = lua_gettop(L);
+    tplCheckFields(L, idx, "tp.domain planner", known, 0);
+    const char *what = "tp.domain: planner.";
+    char alg[16];
+    if (tplString(L, idx, what, "algorithm", alg, sizeof alg)) {
+        if (strcmp(alg, "bgt") == 0) p->kind = TP_PLANNER_BGT;
+        else if (strcmp(alg, "rrt") == 0) p->kind = TP_PLANNER_RRT;
+        else tplError(L, "tp.domain: planner.algorithm must be \"bgt\" or \"rrt\" (got \"%s\")", alg);
+    }
+    p->mu = tplNumber(L, idx, what, "mu", p->mu, false);
+    if (!(p->mu > 0)) tplError(L, "tp.domain: planner.mu must be > 0 (got %g)", p->mu);
+    p->max_iters = tplInteger(L, idx, what, "max_iters", p->max_iters, 1, (long long)1 << 50);
+    p->time_limit = tplNumber(L, idx, what, "time_limit", p->time_limit, false);
+    if (!(p->time_limit >= 0)) tplError(L, "tp.domain: planner.time_limit must be >= 0 (got %g)", p->time_limit);
+    p->solutions = (int)tplInteger(L, idx, what, "solutions", p->solutions, 1, 1000000);
+    p->seed = (uint32_t)tplInteger(L, idx, what, "seed", p->seed, 0, 4294967295LL);
+    lua_pop(L, 1);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* tp.domain                                                                                   */
+
+static const char *const tplDomainFields[] = {
+    "name", "description", "dt", "gravity", "solver", "quickstep_iters", "erp", "cfm", "max_contacts",
+    "materials", "contacts", "bodies", "tactics", "goal", "valid", "sampling", "quality",
+    "solution_metric", "planner", NULL,
+};
+
+static int tplDomainNew(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    tplCheckFields(L, 1, "tp.domain", tplDomainFields, 0);
+    tplPushWhere(L); /* 2 */
+    tplDomain *dom = lua_newuserdatauv(L, sizeof *dom, 0); /* 3 */
+    memset(dom, 0, sizeof *dom);
+    dom->L = L;
+    dom->fnref = dom->piref = dom->namesref = dom->skillsref = dom->liveref = LUA_NOREF;
+    dom->quality_id = dom->solution_id = -1;
+    luaL_setmetatable(L, TPL_DOMAIN);
+    tpStrCopy(dom->where, sizeof dom->where, lua_tostring(L, 2));
+    lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_PATH);
+    tpStrCopy(dom->path, sizeof dom->path, lua_isstring(L, -1) ? lua_tostring(L, -1) : "");
+    lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_SHORT_SRC);
+    tpStrCopy(dom->short_src, sizeof dom->short_src, lua_isstring(L, -1) ? lua_tostring(L, -1) : "");
+    lua_settop(L, 3);
+    lua_newtable(L); /* 4: keep */
+    lua_newtable(L); /* 5: names */
+    lua_newtable(L); /* 6: fns */
+    tplBuild b = {L, dom, 4, 5, 6, "", dom->where};
+
+    tpDomainDef def = tpDefaultDomainDef();
+    if (!tplString(L, 1, "tp.domain: ", "name", def.name, sizeof def.name) || !def.name[0])
+        tplError(L, "tp.domain: 'name' is required");
+    tplString(L, 1, "tp.domain: ", "description", def.description, sizeof def.description);
+    {
+        int t = tplField(L, 1, "goal");
+        lua_pop(L, 1);
+        if (t == LUA_TNIL) tplError(L, "tp.domain: 'goal' is required");
+    }
+    tplBuildScene(&b, &def.scene);
+    tplBuildTactics(&b, &def);
+    tplBuildSampling(&b, &def.sampling);
+    tplBuildMetric(&b, "quality", &def.quality, false);
+    tplBuildMetric(&b, "solution_metric", &def.solution, true);
+    tplBuildPlanner(&b, &def.planner);
+    tplCondGuard *goal = tplCondField(&b, "goal");       /* 7 */
+    tplCondGuard *valid = tplCondField(&b, "valid");     /* 8 if present */
+
+    lua_pushvalue(L, 5);
+    dom->namesref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushvalue(L, 6);
+    dom->fnref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_newtable(L);
+    dom->liveref = luaL_ref(L, LUA_REGISTRYINDEX);
+
+    /* tpCreateDomain owns the trees from here on, also when it fails */
+    def.goal = goal->root;
+    goal->root = NULL;
+    if (valid) {
+        def.valid = valid->root;
+        valid->root = NULL;
+    }
+    char err[1024] = "";
+    tpDomain *d = tpCreateDomain(&def, err, sizeof err);
+    if (!d) {
+        if (dom->pending[0]) tplErrorAt(L, dom->where, "%s (%s)", err, dom->pending);
+        tplErrorAt(L, dom->where, "%s", err[0] ? err : "invalid domain");
+    }
+    dom->domain = d;
+    lua_pushvalue(L, 3);
+    return 1;
+}
+
+static int tplDomainGc(lua_State *L)
+{
+    tplDomain *dom = luaL_checkudata(L, 1, TPL_DOMAIN);
+    tpDestroyDomain(dom->domain);
+    dom->domain = NULL;
+    int *refs[] = {&dom->fnref, &dom->piref, &dom->namesref, &dom->skillsref, &dom->liveref};
+    for (int i = 0; i < 5; i++) {
+        luaL_unref(L, LUA_REGISTRYINDEX, *refs[i]);
+        *refs[i] = LUA_NOREF;
+    }
+    return 0;
+}
+
+void tplOpenDomain(lua_State *L)
+{
+    luaL_newmetatable(L, TPL_DOMAIN);
+    lua_pushcfunction(L, tplDomainGc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+    luaL_newmetatable(L, TPL_CONDGUARD);
+    lua_pushcfunction(L, tplCondGc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+    lua_pushcfunction(L, tplDomainNew);
+    lua_setfield(L, -2, "domain");
+}

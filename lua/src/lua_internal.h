@@ -1,0 +1,205 @@
+/* tplan lua: private declarations shared by the binding files.
+ *
+ * Constructors (tp.box, tp.skill.kick, tp.within, ...) validate their own fields at call time
+ * and return userdata holding the C definition plus the call site ("file:line:") and any names
+ * they refer to. Names are resolved by tp.domain, which reports a bad reference at the call
+ * site of the constructor that made it. No C globals: everything lives in the lua_State. */
+#ifndef TP_LUA_INTERNAL_H
+#define TP_LUA_INTERNAL_H
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include <stdbool.h>
+
+#include "tp/base.h"
+#include "tp/lua.h"
+
+/* Metatable names, one per userdata type. */
+#define TPL_DIST "tp.dist"
+#define TPL_MATERIAL "tp.material"
+#define TPL_CONTACT "tp.contact"
+#define TPL_BODY "tp.body"
+#define TPL_MOTION "tp.motion"
+#define TPL_SKILL "tp.skill"
+#define TPL_TACTIC "tp.tactic"
+#define TPL_COND "tp.cond"
+#define TPL_METRIC "tp.metric"
+#define TPL_DOMAIN "tp.domain"
+#define TPL_CONDGUARD "tp.condguard"
+#define TPL_VIEW "tp.state"
+#define TPL_ACTION "tp.action"
+#define TPL_CTX "tp.ctx"
+#define TPL_VARS "tp.vars"
+
+/* Registry keys. */
+#define TPL_REG_PARAMS "tp.params"           /* name -> --set value string */
+#define TPL_REG_PARAMS_READ "tp.params.read" /* name -> true for every tp.param call */
+#define TPL_REG_PARAMS_USED "tp.params.used" /* name -> converted override value */
+
+#define TPL_COND_MAX_DEPTH 64 /* deeper trees are refused: conversion recurses in C */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Userdata payloads                                                                           */
+
+/// tp.material: user value 1 = call site.
+typedef struct tplMaterial {
+    tpMaterialDef def;
+} tplMaterial;
+
+/// tp.contact: pair override by material names; user value 1 = call site.
+typedef struct tplContact {
+    char a[TP_NAME_MAX], b[TP_NAME_MAX];
+    double friction, restitution, rolling_friction, bounce_velocity; /* NAN: mixing rule */
+} tplContact;
+
+/// tp.motion: a kinematic motion for a foreign body.
+typedef struct tplMotion {
+    tpMotionDef def;
+} tplMotion;
+
+/// tp.box / tp.sphere / ...: user value 1 = call site.
+typedef struct tplBody {
+    tpBodyDef def;
+    char material[TP_NAME_MAX]; /* "" = the first material */
+    const char *ctor;           /* "tp.box", ... (static string) */
+} tplBody;
+
+/// tp.skill.<kind>: user value 1 = call site, 2 = run function (custom only).
+typedef struct tplSkill {
+    tpSkillDef def;
+    char body[TP_NAME_MAX], target[TP_NAME_MAX]; /* "" = unset */
+} tplSkill;
+
+/// tp.tactic: user value 1 = call site, 2 = array of tp.skill, 3 = dynamic rows
+/// (skill index 1..k -> function), 4 = a plain userdata holding `pi` and `dynamic`, so the
+/// constant Π (k*k doubles, row-major) is garbage-collected with the tactic.
+typedef struct tplTactic {
+    char name[TP_NAME_MAX], body[TP_NAME_MAX]; /* body "" = unset */
+    bool foreign;
+    int nskills;
+    int initial;
+    double *pi;
+    bool *dynamic;
+} tplTactic;
+
+/// tp.within / tp.all / ...: user value 1 = call site, 2 = children array (conds or functions).
+typedef struct tplCond {
+    tpCondKind kind;
+    char body[TP_NAME_MAX], other[TP_NAME_MAX];
+    double center[3], radius, lo[3], hi[3], value;
+    int depth;
+} tplCond;
+
+/// tp.distance / tp.effort: user value 1 = call site.
+typedef struct tplMetric {
+    tpMetricKind kind;
+    char body[TP_NAME_MAX];
+    double point[3];
+    bool planar;
+    int nbodies;
+    char bodies[16][TP_NAME_MAX];
+} tplMetric;
+
+/// tp.domain result: the built tpDomain and the host side of its callbacks. Userdata memory
+/// never moves, so its address is the `user` pointer of every callback.
+typedef struct tplDomain {
+    lua_State *L;
+    tpDomain *domain;    /* owned; destroyed by __gc (lua_close for the returned one) */
+    int fnref;           /* registry ref: flat array id -> function (conditions, metrics, skills) */
+    int piref;           /* registry ref: [tactic+1][sigma+1] -> dynamic Π row function */
+    int namesref;        /* registry ref: body name -> index */
+    int skillsref;       /* registry ref: [tactic+1] -> {i -> skill name, name -> i} */
+    int liveref;         /* registry ref: views handed to the running callback (expired after it) */
+    int quality_id;      /* fn id of a Lua quality function, -1 if none */
+    int solution_id;     /* fn id of a Lua solution metric, -1 if none */
+    char where[512];     /* call site of tp.domain ("file:line:") */
+    char path[1024];     /* the script path as given, and Lua's possibly shortened form of it, */
+    char short_src[128]; /* so callback messages can name the full path */
+    char pending[512];   /* callback error raised before the domain existed */
+} tplDomain;
+
+/// Common head of every view userdata (state, action, ctx): cleared when its callback returns.
+typedef struct tplLive {
+    bool valid;
+} tplLive;
+
+#define TPL_REG_PATH "tp.path"           /* the script path as given */
+#define TPL_REG_SHORT_SRC "tp.short_src" /* Lua's chunk id of the script (may start with "...") */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Field helpers (util.c). `what` names the constructor in messages ("tp.box 'robot'").       */
+
+/// luaL_error with C printf formatting (%g prints -1, not Lua's -1.0): raises "file:line: msg"
+/// naming the Lua line that called the running C function.
+int tplError(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/// Raises "where message" (where is a stored call site "file:line:").
+int tplErrorAt(lua_State *L, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/// Raises unless every string key of the table at idx is in known (NULL-terminated); reports
+/// the alphabetically first unknown key. Array entries 1..narray are allowed; other keys are not.
+void tplCheckFields(lua_State *L, int idx, const char *what, const char *const *known, int narray);
+/// Pushes field `key` of the table at idx (raw). Returns its type.
+int tplField(lua_State *L, int idx, const char *key);
+/// Type name of the value at idx (userdata of ours by their metatable name).
+const char *tplTypeName(lua_State *L, int idx);
+
+/// Optional number (def if nil). Raises on a non-number or a non-finite number unless allow_inf.
+double tplNumber(lua_State *L, int idx, const char *what, const char *key, double def, bool allow_inf);
+/// Required number.
+double tplReqNumber(lua_State *L, int idx, const char *what, const char *key);
+/// Optional integer in [lo, hi].
+long long tplInteger(lua_State *L, int idx, const char *what, const char *key, long long def, long long lo, long long hi);
+/// Optional boolean.
+bool tplBool(lua_State *L, int idx, const char *what, const char *key, bool def);
+/// Optional string copied into out (cap bytes); returns false if absent. Raises if too long.
+bool tplString(lua_State *L, int idx, const char *what, const char *key, char *out, size_t cap);
+/// Optional vector of mindim..maxdim numbers; returns its dim, 0 if absent.
+int tplVector(lua_State *L, int idx, const char *what, const char *key, double *out, int mindim, int maxdim, bool allow_inf);
+/// Reads the value at idx (absolute) as a vector; raises naming `label` on a bad value.
+int tplToVector(lua_State *L, int idx, const char *label, double *out, int mindim, int maxdim, bool allow_inf);
+/// The call site of the caller of the running C function, "file:line:" (pushed).
+void tplPushWhere(lua_State *L);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Distributions (dist.c)                                                                      */
+
+/// Reads the value at idx as a distribution (tp.dist, number or vector) of a dim in
+/// [mindim, maxdim]; raises naming `label`.
+void tplToDist(lua_State *L, int idx, const char *label, tpDist *out, int mindim, int maxdim);
+/// Optional distribution field; leaves *out unset (TP_DIST_UNSET) when absent.
+void tplDistField(lua_State *L, int idx, const char *what, const char *key, tpDist *out, int mindim, int maxdim);
+/// Registers tp.const, tp.uniform, ... into the table at -1.
+void tplOpenDist(lua_State *L);
+/// Registers tp.skill.* into the table at -1.
+void tplOpenSkills(lua_State *L);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Modules                                                                                     */
+
+/// Registers tp.material, tp.contact, tp.box, ... and the motions into the table at -1.
+void tplOpenScene(lua_State *L);
+/// Registers tp.tactic, conditions and metrics into the table at -1.
+void tplOpenTactics(lua_State *L);
+/// Registers tp.domain into the table at -1.
+void tplOpenDomain(lua_State *L);
+/// Creates the metatables of the state/action/ctx views.
+void tplOpenViews(lua_State *L);
+/// Registers tp.param into the table at -1.
+void tplOpenParams(lua_State *L);
+/// Opens the whole `tp` module: pushes the table.
+int luaopen_tp(lua_State *L);
+
+/* Host callbacks (host.c); `user` is a tplDomain. */
+int tplPiCallback(void *user, int tactic, int sigma, const tpStateView *x, double *probs);
+int tplCondCallback(void *user, int id, const tpStateView *x);
+double tplMetricCallback(void *user, int id, const tpStateView *states, const double *const *actions, int len);
+int tplSkillCallback(void *user, int skill_id, tpSkillCall *call);
+
+/// Message handler: appends a traceback to string errors (and stringifies other values).
+int tplMsgHandler(lua_State *L);
+/// Copies msg into out, replacing a leading shortened chunk id ("...ipts/x.lua:3:") by the
+/// full path, so every message starts with the path as given.
+void tplFixPath(char *out, size_t cap, const char *msg, const char *path, const char *short_src);
+
+#endif

@@ -1,0 +1,256 @@
+/* Tests for lua/: a valid domain builds the expected world, tactics and conditions; every
+ * kind of script error comes back as "<path>:<line>:" of the offending call; Lua callbacks
+ * (dynamic Π rows, conditions, metrics, custom skills) work, and when they fail the planner
+ * stops with TP_PLAN_ERROR and the message names the script line. Fixtures: scripts/. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "tp/lua.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef TP_TEST_SCRIPTS
+#error "TP_TEST_SCRIPTS must name the fixtures directory"
+#endif
+
+static const char *fixture(const char *name)
+{
+    static char buf[4][1024]; /* a few at once */
+    static int next;
+    char *p = buf[next++ % 4];
+    snprintf(p, sizeof buf[0], "%s/%s", TP_TEST_SCRIPTS, name);
+    return p;
+}
+
+static tpScript *load(const char *name, const tpScriptParam *params, int n)
+{
+    char err[2048] = "";
+    tpScript *s = tpLoadScript(fixture(name), params, n, err, sizeof err);
+    if (!s) fprintf(stderr, "unexpected load error: %s\n", err);
+    assert_non_null(s);
+    return s;
+}
+
+/* Loading `name` must fail with a message starting "<path>:<line>:" and containing `what`. */
+static void expect_error(const char *name, const tpScriptParam *params, int n, int line, const char *what)
+{
+    char err[2048] = "";
+    const char *path = fixture(name);
+    tpScript *s = tpLoadScript(path, params, n, err, sizeof err);
+    if (s) tpDestroyScript(s);
+    assert_null(s);
+    char prefix[1200];
+    snprintf(prefix, sizeof prefix, "%s:%d:", path, line);
+    if (strncmp(err, prefix, strlen(prefix)) != 0 || !strstr(err, what))
+        fprintf(stderr, "expected \"%s ...%s...\"\n     got \"%s\"\n", prefix, what, err);
+    assert_memory_equal(err, prefix, strlen(prefix));
+    assert_non_null(strstr(err, what));
+}
+
+static int find_skill(const tpTacticDef *t, const char *name)
+{
+    for (int i = 0; i < t->nskills; i++)
+        if (strcmp(t->skills[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+static void test_valid_domain(void **state)
+{
+    (void)state;
+    tpScript *s = load("ok.lua", NULL, 0);
+    tpDomain *d = tpScript_Domain(s);
+    assert_non_null(d);
+    const tpWorld *w = tpDomain_World(d);
+    assert_int_equal(tpWorld_BodyCount(w), 5);
+    const char *names[] = {"ground", "wall_n", "robot", "ball", "bar"};
+    tpBodyClass classes[] = {TP_BODY_STATIC, TP_BODY_STATIC, TP_BODY_ACTIVE, TP_BODY_PASSIVE, TP_BODY_FOREIGN};
+    for (int i = 0; i < 5; i++) {
+        assert_string_equal(tpWorld_Body(w, i)->name, names[i]);
+        assert_int_equal(tpWorld_Body(w, i)->cls, classes[i]);
+    }
+    assert_int_equal(tpWorld_Body(w, 0)->shape, TP_SHAPE_PLANE);
+    assert_true(fabs(tpWorld_Body(w, 1)->size[0] - 4.1) < 1e-12); /* W + 0.1 with the default W */
+    assert_int_equal(tpWorld_Body(w, 1)->material, 1);             /* "wall" */
+    assert_int_equal(tpWorld_Body(w, 3)->material, 0);             /* default: the first material */
+    assert_true(fabs(tpWorld_Body(w, 3)->size[0] - 0.0215) < 1e-12);
+    assert_int_equal(tpWorld_Body(w, 4)->motion.kind, TP_MOTION_ROTATE);
+    assert_true(fabs(tpWorld_Body(w, 4)->motion.rate - 0.6) < 1e-12);
+    assert_true(tpWorld_Body(w, 2)->planar_force);
+
+    const tpDomainDef *def = tpDomain_Def(d);
+    assert_string_equal(def->name, "minigolf");
+    assert_string_equal(def->description, "test fixture green");
+    assert_int_equal(def->scene.nmaterials, 2);
+    assert_int_equal(def->scene.ncontacts, 1);
+    assert_true(fabs(def->scene.contacts[0].restitution - 0.8) < 1e-12);
+    assert_true(fabs(def->scene.contacts[0].friction - sqrt(0.4 * 0.3)) < 1e-12); /* mixing rule */
+
+    assert_int_equal(def->ntactics, 1);
+    const tpTacticDef *t = &def->tactics[0];
+    assert_string_equal(t->name, "golfer");
+    assert_int_equal(t->nskills, 3);
+    assert_int_equal(t->body, 2);
+    assert_int_equal(t->initial, 0);
+    int wait = find_skill(t, "wait"), pos = find_skill(t, "position"), kick = find_skill(t, "kick");
+    assert_int_equal(wait, 0);
+    assert_int_equal(pos, 1);
+    assert_int_equal(kick, 2);
+    assert_int_equal(t->skills[kick].kind, TP_SKILL_KICK);
+    assert_int_equal(t->skills[kick].body, 2);   /* inherited from the tactic */
+    assert_int_equal(t->skills[kick].target, 3); /* "ball" */
+    assert_int_equal(t->skills[pos].frame, TP_FRAME_TARGET);
+    assert_int_equal(t->skills[pos].point.kind, TP_DIST_DISC);
+    assert_int_equal(t->skills[wait].duration.kind, TP_DIST_UNIFORM);
+    assert_true(t->skills[wait].duration.b[0] == 4.0);
+    assert_true(t->pi[wait * 3 + pos] == 1.0);
+    assert_true(t->pi[wait * 3 + kick] == 0.0);
+    assert_true(t->pi[pos * 3 + kick] == 0.75);
+    assert_true(t->pi[pos * 3 + wait] == 0.25);
+    assert_non_null(t->pi_dynamic);
+    assert_false(t->pi_dynamic[wait]);
+    assert_true(t->pi_dynamic[kick]);
+
+    assert_int_equal(def->sampling.ndists, 1);
+    assert_int_equal(def->sampling.body, 2);
+    assert_int_equal(def->quality.kind, TP_METRIC_DISTANCE);
+    assert_int_equal(def->quality.body, 3);
+    assert_int_equal(def->solution.kind, TP_METRIC_STEPS);
+    assert_true(def->planner.mu == 1000);
+    assert_int_equal(def->planner.max_iters, 500);
+    assert_int_equal(def->planner.seed, 7);
+    assert_int_equal(def->planner.kind, TP_PLANNER_BGT);
+
+    /* conditions on the initial state: the ball is not in the hole, the robot is in its area */
+    tpProblem p = tpDomain_Problem(d);
+    void *x = calloc(1, p.state_bytes);
+    p.initial_state(p.ctx, x);
+    assert_int_equal(p.goal(p.ctx, x), 0);
+    assert_non_null(p.valid);
+    assert_int_equal(p.valid(p.ctx, x), 1);
+    free(x);
+
+    assert_int_equal(strncmp(tpScript_Hash(s), "fnv1a64:", 8), 0);
+    assert_int_equal(strlen(tpScript_Hash(s)), 24);
+    assert_string_equal(tpScript_ParamsJson(s), "{}");
+    tpDestroyScript(s);
+}
+
+static void test_params(void **state)
+{
+    (void)state;
+    tpScriptParam ps[] = {{"width", "5"}, {"label", "a \"b\""}, {"fast", "true"}};
+    tpScript *s = load("ok.lua", ps, 3);
+    const tpWorld *w = tpDomain_World(tpScript_Domain(s));
+    assert_true(fabs(tpWorld_Body(w, 1)->size[0] - 5.1) < 1e-12);
+    assert_true(fabs(tpWorld_Body(w, 4)->motion.rate - 1.2) < 1e-12);
+    assert_string_equal(tpScript_ParamsJson(s), "{\"fast\":true,\"label\":\"a \\\"b\\\"\",\"width\":5}");
+    tpDestroyScript(s);
+    tpDestroyScript(NULL);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    expect_error("err_syntax.lua", NULL, 0, 3, "unexpected symbol");
+    expect_error("err_runtime.lua", NULL, 0, 4, "attempt to call a nil value");
+    expect_error("err_field.lua", NULL, 0, 8, "unknown field 'mas' in tp.sphere (known: name, class");
+    expect_error("err_mass.lua", NULL, 0, 8, "tp.sphere 'ball': mass must be > 0 (got -1)");
+    expect_error("err_dt.lua", NULL, 0, 3, "dt must be > 0 (got 0)");
+    expect_error("err_prob.lua", NULL, 0, 11, "transitions.go.wait: probability must be >= 0 (got -0.5)");
+    expect_error("err_goal.lua", NULL, 0, 3, "'goal' is required");
+    expect_error("err_body.lua", NULL, 0, 14, "unknown body 'bal' (bodies: ground, robot, ball)");
+    expect_error("err_create.lua", NULL, 0, 3, "tactic 't'");
+    expect_error("err_random.lua", NULL, 0, 3, "math.random is disabled: sampling must use tp distributions");
+
+    tpScriptParam bad[] = {{"width", "abc"}};
+    expect_error("ok.lua", bad, 1, 4, "--set width=abc: expected a number");
+    tpScriptParam unknown[] = {{"width", "5"}, {"foo", "1"}};
+    expect_error("ok.lua", unknown, 2, 7, "unknown parameter 'foo' (the script reads: fast, label, width)");
+
+    char err[256] = "";
+    assert_null(tpLoadScript(fixture("no_such_file.lua"), NULL, 0, err, sizeof err));
+    assert_non_null(strstr(err, "cannot open"));
+}
+
+/* Runs the domain's planner with its own definition; returns the status. */
+static tpPlanStatus run(tpDomain *d, tpPlanResult *res, tpPlanner **out)
+{
+    char err[512] = "";
+    tpProblem p = tpDomain_Problem(d);
+    tpPlanner *pl = tpCreatePlanner(&tpDomain_Def(d)->planner, &p, err, sizeof err);
+    if (!pl) fprintf(stderr, "planner: %s\n", err);
+    assert_non_null(pl);
+    *out = pl;
+    return tpPlanner_Run(pl, res);
+}
+
+static void test_callbacks(void **state)
+{
+    (void)state;
+    tpScript *s = load("dyn.lua", NULL, 0);
+    tpDomain *d = tpScript_Domain(s);
+    const tpTacticDef *t = &tpDomain_Def(d)->tactics[0];
+    assert_true(t->pi_dynamic[0]);
+    assert_int_equal(t->skills[1].kind, TP_SKILL_CUSTOM);
+    tpPlanResult res;
+    tpPlanner *pl = NULL;
+    tpPlanStatus st = run(d, &res, &pl);
+    if (st != TP_PLAN_SOLVED) fprintf(stderr, "status %d: %s\n", st, tpDomain_Error(d));
+    assert_int_equal(st, TP_PLAN_SOLVED);
+    assert_string_equal(tpDomain_Error(d), "");
+    /* the goal needs the Π row to have run and the custom skill to have pushed the robot */
+    const tpTree *tree = tpPlanner_Tree(pl);
+    int32_t leaf = res.solutions[res.best_solution];
+    const tpBodyState *b = tpState_Bodies(tpTree_State(tree, leaf));
+    assert_true(b[0].pos[0] > 0.02);
+    /* the Lua solution metric returned the number of steps */
+    assert_true(res.costs[res.best_solution] == (double)tpTree_Node(tree, leaf)->depth);
+    tpDestroyPlanner(pl);
+    tpDestroyScript(s);
+}
+
+static void expect_run_error(const char *name, int line, const char *what)
+{
+    tpScript *s = load(name, NULL, 0);
+    tpDomain *d = tpScript_Domain(s);
+    tpPlanResult res;
+    tpPlanner *pl = NULL;
+    assert_int_equal(run(d, &res, &pl), TP_PLAN_ERROR);
+    char prefix[1200];
+    snprintf(prefix, sizeof prefix, "%s:%d:", fixture(name), line);
+    const char *msg = tpDomain_Error(d);
+    if (strncmp(msg, prefix, strlen(prefix)) != 0 || !strstr(msg, what))
+        fprintf(stderr, "expected \"%s ...%s...\"\n     got \"%s\"\n", prefix, what, msg);
+    assert_memory_equal(msg, prefix, strlen(prefix));
+    assert_non_null(strstr(msg, what));
+    tpDestroyPlanner(pl);
+    tpDestroyScript(s);
+}
+
+static void test_callback_errors(void **state)
+{
+    (void)state;
+    expect_run_error("cb_error.lua", 10, "boom");
+    expect_run_error("stale.lua", 9, "state view used after its callback returned");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_valid_domain),
+        cmocka_unit_test(test_params),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_callbacks),
+        cmocka_unit_test(test_callback_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
