@@ -287,7 +287,8 @@ static int tplSkillNew(lua_State *L)
         tplDistField(L, 1, what, "point", &sk->def.point, 2, 3);
         tplDistField(L, 1, what, "heading", &sk->def.heading, 1, 1);
         tplDistField(L, 1, what, "speed", &sk->def.speed, 1, 1);
-        if (kind == TP_SKILL_IMPULSE) tplDistField(L, 1, what, "force", &sk->def.force, 3, 3);
+        /* impulse: a vector, or a magnitude along the body's heading; others: a magnitude */
+        if (kind == TP_SKILL_IMPULSE) tplDistField(L, 1, what, "force", &sk->def.force, 1, 3);
         else tplDistField(L, 1, what, "force", &sk->def.force, 1, 1);
         for (int i = 0; tplSkillConsts[i]; i++) {
             double *p = tplSkillConst(&sk->def, i);

@@ -194,9 +194,29 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
 /* ------------------------------------------------------------------------------------------ */
 /* Tactics                                                                                     */
 
+typedef struct tplWorldGuard {
+    tpWorld *world;
+} tplWorldGuard;
+
+static int tplWorldGc(lua_State *L)
+{
+    tplWorldGuard *g = luaL_checkudata(L, 1, TPL_WORLDGUARD);
+    tpDestroyWorld(g->world);
+    g->world = NULL;
+    return 0;
+}
+
 static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
 {
     lua_State *L = b->L;
+    /* A scratch world lets every skill be checked (tpSkill_Validate) here, so a bad skill is
+     * reported at its own line rather than at tp.domain's. The guard frees it on any error. */
+    tplWorldGuard *wg = lua_newuserdatauv(L, sizeof *wg, 0);
+    wg->world = NULL;
+    luaL_setmetatable(L, TPL_WORLDGUARD);
+    char err[512] = "";
+    wg->world = tpCreateWorld(&def->scene, err, sizeof err);
+    if (!wg->world) tplErrorAt(L, b->where, "%s", err);
     int nt = tplArrayField(L, "tactics", "tp.domain: ");
     int tsrc = lua_gettop(L);
     int n = nt > 0 ? nt : 0;
@@ -238,6 +258,7 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
                 skills[i].user = b->dom;
                 skills[i].id = tplRegister(b);
             }
+            if (!tpSkill_Validate(&skills[i], wg->world, err, sizeof err)) tplErrorAt(L, swhere, "%s", err);
             lua_pop(L, 1);
             lua_pushstring(L, sk->def.name);
             lua_pushvalue(L, -1);
@@ -265,7 +286,9 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
     b->dom->skillsref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_pushvalue(L, pis);
     b->dom->piref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_settop(L, tsrc - 1);
+    tpDestroyWorld(wg->world);
+    wg->world = NULL;
+    lua_settop(L, tsrc - 2); /* the tactics array and the world guard */
     def->tactics = tactics;
     def->ntactics = n;
 }
@@ -559,6 +582,10 @@ void tplOpenDomain(lua_State *L)
 {
     luaL_newmetatable(L, TPL_DOMAIN);
     lua_pushcfunction(L, tplDomainGc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+    luaL_newmetatable(L, TPL_WORLDGUARD);
+    lua_pushcfunction(L, tplWorldGc);
     lua_setfield(L, -2, "__gc");
     lua_pop(L, 1);
     luaL_newmetatable(L, TPL_CONDGUARD);

@@ -28,6 +28,7 @@
 #define TPL_METRIC "tp.metric"
 #define TPL_DOMAIN "tp.domain"
 #define TPL_CONDGUARD "tp.condguard"
+#define TPL_WORLDGUARD "tp.worldguard"
 #define TPL_VIEW "tp.state"
 #define TPL_ACTION "tp.action"
 #define TPL_CTX "tp.ctx"
@@ -141,6 +142,8 @@ int tplErrorAt(lua_State *L, const char *where, const char *fmt, ...) __attribut
 void tplCheckFields(lua_State *L, int idx, const char *what, const char *const *known, int narray);
 /// Pushes field `key` of the table at idx (raw). Returns its type.
 int tplField(lua_State *L, int idx, const char *key);
+/// tplCheckFields with another noun in the message ("unknown skill 'x' in ...").
+void tplCheckKeys(lua_State *L, int idx, const char *what, const char *const *known, int narray, const char *noun);
 /// Type name of the value at idx (userdata of ours by their metatable name).
 const char *tplTypeName(lua_State *L, int idx);
 

@@ -114,13 +114,15 @@ static int tplPrint(lua_State *L)
 static int tplLoad(lua_State *L)
 {
     int n = lua_gettop(L);
+    lua_settop(L, n > 4 ? 4 : (n < 2 ? 2 : n)); /* absent chunk name -> nil: load's default */
+    int top = lua_gettop(L);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_pushvalue(L, 1);
     lua_pushvalue(L, 2);
     lua_pushliteral(L, "t");
     if (n >= 4) lua_pushvalue(L, 4); /* an absent env differs from an explicit nil env */
     lua_call(L, n >= 4 ? 4 : 3, LUA_MULTRET);
-    return lua_gettop(L) - n;
+    return lua_gettop(L) - top;
 }
 
 /* package.searchers[2] replacement: Lua files from package.path, text chunks only.

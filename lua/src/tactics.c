@@ -89,7 +89,7 @@ static int tplNewTactic(lua_State *L)
         if (tt != LUA_TTABLE) tplError(L, "%stransitions: expected a table, got %s", what, tplTypeName(L, -1));
         char tw[200];
         snprintf(tw, sizeof tw, "tp.tactic '%s' transitions", tc->name);
-        tplCheckFields(L, trans, tw, names, 0);
+        tplCheckKeys(L, trans, tw, names, 0, "skill");
         for (int i = 0; i < k; i++) {
             int rt = tplField(L, trans, names[i]);
             if (rt == LUA_TFUNCTION) {
@@ -102,7 +102,7 @@ static int tplNewTactic(lua_State *L)
                     tplError(L, "%stransitions.%s: expected a table or a function, got %s", what, names[i], tplTypeName(L, -1));
                 char rw[200];
                 snprintf(rw, sizeof rw, "tp.tactic '%s' transitions.%s", tc->name, names[i]);
-                tplCheckFields(L, -1, rw, names, 0);
+                tplCheckKeys(L, -1, rw, names, 0, "skill");
                 for (int j = 0; j < k; j++) {
                     char pw[200];
                     snprintf(pw, sizeof pw, "%stransitions.%s.", what, names[i]);

@@ -30,8 +30,8 @@ int tplErrorAt(lua_State *L, const char *where, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    /* where ends with ':'; Lua's own messages put one space after it */
-    lua_pushfstring(L, "%s %s", where, msg);
+    /* where comes from luaL_where: "file:line: ", separator included */
+    lua_pushfstring(L, "%s%s", where, msg);
     return lua_error(L);
 }
 
@@ -54,6 +54,11 @@ static bool tplIsKnown(const char *key, const char *const *known)
 }
 
 void tplCheckFields(lua_State *L, int idx, const char *what, const char *const *known, int narray)
+{
+    tplCheckKeys(L, idx, what, known, narray, "field");
+}
+
+void tplCheckKeys(lua_State *L, int idx, const char *what, const char *const *known, int narray, const char *noun)
 {
     idx = lua_absindex(L, idx);
     luaL_checkstack(L, 6, NULL);
@@ -82,7 +87,7 @@ void tplCheckFields(lua_State *L, int idx, const char *what, const char *const *
             luaL_addstring(&b, known[i]);
         }
         luaL_pushresult(&b);
-        tplError(L, "unknown field '%s' in %s (known: %s)", first, what, lua_tostring(L, -1));
+        tplError(L, "unknown %s '%s' in %s (known: %s)", noun, first, what, lua_tostring(L, -1));
     }
     if (bad_array) {
         if (narray == 0) tplError(L, "%s: unexpected array entry (fields must be named)", what);

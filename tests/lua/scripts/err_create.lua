@@ -1,4 +1,4 @@
--- tpCreateDomain rejects a passive skill body (tp.domain on line 3)
+-- a passive skill body is rejected at the skill line (14)
 local tp = require "tp"
 return tp.domain {
   name = "e", dt = 1/60,
