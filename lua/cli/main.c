@@ -35,6 +35,7 @@ int main(int argc, char **argv)
         return TP_EXIT_BAD_INPUT;
     }
     const char *cmd = argv[1];
+    char *help_argv[] = {NULL, "--help", NULL}; /* `tplan help CMD` runs `CMD --help` */
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
         usage(stdout);
         return TP_EXIT_OK;
@@ -48,7 +49,7 @@ int main(int argc, char **argv)
             usage(stdout);
             return TP_EXIT_OK;
         }
-        char *help_argv[] = {argv[2], "--help", NULL};
+        help_argv[0] = argv[2];
         argc = 2;
         argv = help_argv;
         cmd = argv[0];

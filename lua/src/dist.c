@@ -114,7 +114,7 @@ static int tplChoice(lua_State *L)
         for (int i = 0; i < n; i++) w[i] = 1.0;
         sum = n;
     } else {
-        double tmp[TP_DIST_MAX_CHOICES];
+        double tmp[TP_DIST_MAX_CHOICES] = {0};
         luaL_checktype(L, 2, LUA_TTABLE);
         if ((int)lua_rawlen(L, 2) != n) tplError(L, "tp.choice: expected %d weights, got %d", n, (int)lua_rawlen(L, 2));
         for (int i = 0; i < n; i++) {
@@ -131,7 +131,7 @@ static int tplChoice(lua_State *L)
     tpDist *d = tplNewDist(L, TP_DIST_CHOICE, dim);
     d->nchoices = n;
     for (int i = 0; i < n; i++) {
-        for (int k = 0; k < dim; k++) d->choices[i * dim + k] = vals[i * 3 + k];
+        for (int k = 0; k < dim; k++) d->choices[i * 3 + k] = vals[i * 3 + k];
         d->weights[i] = w[i];
     }
     if (dim == 1 || n == 1) d->a[0] = d->choices[0];

@@ -42,7 +42,7 @@ typedef struct tpDist {
     double b[3];   /* UNIFORM upper bound, NORMAL sd, DISC radii (b[0] inner, b[1] outer) */
     int offset;    /* SAMPLE: first index into y */
     int nchoices;  /* CHOICE */
-    double choices[TP_DIST_MAX_CHOICES * 3]; /* CHOICE values, dim per entry */
+    double choices[TP_DIST_MAX_CHOICES * 3]; /* CHOICE values: entry i at choices[3*i .. 3*i+dim) */
     double weights[TP_DIST_MAX_CHOICES];     /* CHOICE weights (>= 0, sum > 0) */
 } tpDist;
 
