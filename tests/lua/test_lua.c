@@ -220,6 +220,18 @@ static void test_callbacks(void **state)
     tpDestroyScript(s);
 }
 
+/* The worked example of docs/lua-api.md (a copy of it) loads and plans a solution. */
+static void test_doc_example(void **state)
+{
+    (void)state;
+    tpScript *s = load("example.lua", NULL, 0);
+    tpPlanResult res;
+    tpPlanner *pl = NULL;
+    assert_int_equal(run(tpScript_Domain(s), &res, &pl), TP_PLAN_SOLVED);
+    tpDestroyPlanner(pl);
+    tpDestroyScript(s);
+}
+
 static void expect_run_error(const char *name, int line, const char *what)
 {
     tpScript *s = load(name, NULL, 0);
@@ -253,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_callbacks),
         cmocka_unit_test(test_callback_errors),
+        cmocka_unit_test(test_doc_example),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
