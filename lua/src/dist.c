@@ -24,7 +24,8 @@ static int tplArgVector(lua_State *L, int arg, const char *fn, const char *argna
 {
     if (lua_type(L, arg) == LUA_TNUMBER) {
         out[0] = lua_tonumber(L, arg);
-        if (!isfinite(out[0])) tplError(L, "%s: %s must be finite (got %g)", fn, argname, out[0]);
+        if (!isfinite(out[0]))
+            tplError(L, "%s: %s must be finite (got %g)", fn, argname, out[0]);
         return 1;
     }
     if (lua_type(L, arg) != LUA_TTABLE)
@@ -48,9 +49,11 @@ static int tplUniformImpl(lua_State *L, const char *fn)
     double lo[3], hi[3];
     int n = tplArgVector(L, 1, fn, "lo", lo);
     int m = tplArgVector(L, 2, fn, "hi", hi);
-    if (n != m) tplError(L, "%s: lo and hi differ in dimension (%d and %d)", fn, n, m);
+    if (n != m)
+        tplError(L, "%s: lo and hi differ in dimension (%d and %d)", fn, n, m);
     for (int i = 0; i < n; i++)
-        if (lo[i] > hi[i]) tplError(L, "%s: lo must be <= hi (got %g > %g)", fn, lo[i], hi[i]);
+        if (lo[i] > hi[i])
+            tplError(L, "%s: lo must be <= hi (got %g > %g)", fn, lo[i], hi[i]);
     tpDist *d = tplNewDist(L, TP_DIST_UNIFORM, n);
     memcpy(d->a, lo, sizeof lo);
     memcpy(d->b, hi, sizeof hi);
@@ -65,8 +68,10 @@ static int tplUniform(lua_State *L)
 static int tplAngle(lua_State *L)
 {
     double lo = luaL_checknumber(L, 1), hi = luaL_checknumber(L, 2);
-    if (!isfinite(lo) || !isfinite(hi)) tplError(L, "tp.angle: bounds must be finite");
-    if (lo > hi) tplError(L, "tp.angle: lo must be <= hi (got %g > %g)", lo, hi);
+    if (!isfinite(lo) || !isfinite(hi))
+        tplError(L, "tp.angle: bounds must be finite");
+    if (lo > hi)
+        tplError(L, "tp.angle: lo must be <= hi (got %g > %g)", lo, hi);
     tpDist *d = tplNewDist(L, TP_DIST_UNIFORM, 1);
     d->a[0] = lo;
     d->b[0] = hi;
@@ -79,11 +84,13 @@ static int tplNormal(lua_State *L)
     int n = tplArgVector(L, 1, "tp.normal", "mean", mean);
     int m = tplArgVector(L, 2, "tp.normal", "sd", sd);
     if (m == 1)
-        for (int i = 1; i < n; i++) sd[i] = sd[0]; /* one sd for every component */
+        for (int i = 1; i < n; i++)
+            sd[i] = sd[0]; /* one sd for every component */
     else if (m != n)
         tplError(L, "tp.normal: mean and sd differ in dimension (%d and %d)", n, m);
     for (int i = 0; i < n; i++)
-        if (sd[i] < 0) tplError(L, "tp.normal: sd must be >= 0 (got %g)", sd[i]);
+        if (sd[i] < 0)
+            tplError(L, "tp.normal: sd must be >= 0 (got %g)", sd[i]);
     tpDist *d = tplNewDist(L, TP_DIST_NORMAL, n);
     memcpy(d->a, mean, sizeof mean);
     memcpy(d->b, sd, sizeof sd);
@@ -105,36 +112,44 @@ static int tplChoice(lua_State *L)
         double v[3];
         int di = tplArgVector(L, lua_gettop(L), "tp.choice", label, v);
         lua_pop(L, 1);
-        if (i == 0) dim = di;
-        if (di != dim) tplError(L, "tp.choice: values[%d] has dimension %d, values[1] has %d", i + 1, di, dim);
+        if (i == 0)
+            dim = di;
+        if (di != dim)
+            tplError(L, "tp.choice: values[%d] has dimension %d, values[1] has %d", i + 1, di, dim);
         memcpy(&vals[i * 3], v, sizeof v);
     }
     double sum = 0;
     if (lua_isnoneornil(L, 2)) {
-        for (int i = 0; i < n; i++) w[i] = 1.0;
+        for (int i = 0; i < n; i++)
+            w[i] = 1.0;
         sum = n;
     } else {
         double tmp[TP_DIST_MAX_CHOICES] = {0};
         luaL_checktype(L, 2, LUA_TTABLE);
-        if ((int)lua_rawlen(L, 2) != n) tplError(L, "tp.choice: expected %d weights, got %d", n, (int)lua_rawlen(L, 2));
+        if ((int)lua_rawlen(L, 2) != n)
+            tplError(L, "tp.choice: expected %d weights, got %d", n, (int)lua_rawlen(L, 2));
         for (int i = 0; i < n; i++) {
             if (lua_rawgeti(L, 2, i + 1) != LUA_TNUMBER)
                 tplError(L, "tp.choice: weights[%d]: expected a number, got %s", i + 1, tplTypeName(L, -1));
             tmp[i] = lua_tonumber(L, -1);
             lua_pop(L, 1);
-            if (!(tmp[i] >= 0) || !isfinite(tmp[i])) tplError(L, "tp.choice: weights[%d] must be >= 0 (got %g)", i + 1, tmp[i]);
+            if (!(tmp[i] >= 0) || !isfinite(tmp[i]))
+                tplError(L, "tp.choice: weights[%d] must be >= 0 (got %g)", i + 1, tmp[i]);
             sum += tmp[i];
         }
         memcpy(w, tmp, sizeof tmp);
-        if (!(sum > 0)) tplError(L, "tp.choice: the weights must have a positive sum");
+        if (!(sum > 0))
+            tplError(L, "tp.choice: the weights must have a positive sum");
     }
     tpDist *d = tplNewDist(L, TP_DIST_CHOICE, dim);
     d->nchoices = n;
     for (int i = 0; i < n; i++) {
-        for (int k = 0; k < dim; k++) d->choices[i * 3 + k] = vals[i * 3 + k];
+        for (int k = 0; k < dim; k++)
+            d->choices[i * 3 + k] = vals[i * 3 + k];
         d->weights[i] = w[i];
     }
-    if (dim == 1 || n == 1) d->a[0] = d->choices[0];
+    if (dim == 1 || n == 1)
+        d->a[0] = d->choices[0];
     return 1;
 }
 
@@ -144,9 +159,12 @@ static int tplDisc(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     tplToVector(L, 1, "tp.disc: center", c, 2, 2, false);
     double r0 = luaL_checknumber(L, 2), r1 = luaL_checknumber(L, 3);
-    if (!isfinite(r0) || !isfinite(r1)) tplError(L, "tp.disc: radii must be finite");
-    if (r0 < 0) tplError(L, "tp.disc: r_min must be >= 0 (got %g)", r0);
-    if (r1 < r0) tplError(L, "tp.disc: r_max must be >= r_min (got %g < %g)", r1, r0);
+    if (!isfinite(r0) || !isfinite(r1))
+        tplError(L, "tp.disc: radii must be finite");
+    if (r0 < 0)
+        tplError(L, "tp.disc: r_min must be >= 0 (got %g)", r0);
+    if (r1 < r0)
+        tplError(L, "tp.disc: r_max must be >= r_min (got %g < %g)", r1, r0);
     tpDist *d = tplNewDist(L, TP_DIST_DISC, 2);
     d->a[0] = c[0];
     d->a[1] = c[1];
@@ -159,9 +177,11 @@ static int tplSample(lua_State *L)
 {
     lua_Integer off = luaL_checkinteger(L, 1);
     lua_Integer dim = luaL_optinteger(L, 2, 1);
-    if (dim < 1 || dim > 3) tplError(L, "tp.sample: dim must be 1, 2 or 3 (got %lld)", (long long)dim);
+    if (dim < 1 || dim > 3)
+        tplError(L, "tp.sample: dim must be 1, 2 or 3 (got %lld)", (long long)dim);
     if (off < 0 || off + dim > TP_MAX_SAMPLE_DIMS)
-        tplError(L, "tp.sample: offset %lld + dim %lld exceeds the %d sample dimensions", (long long)off, (long long)dim, TP_MAX_SAMPLE_DIMS);
+        tplError(L, "tp.sample: offset %lld + dim %lld exceeds the %d sample dimensions", (long long)off,
+                 (long long)dim, TP_MAX_SAMPLE_DIMS);
     tpDist *d = tplNewDist(L, TP_DIST_SAMPLE, (int)dim);
     d->offset = (int)off;
     return 1;
@@ -176,17 +196,20 @@ void tplToDist(lua_State *L, int idx, const char *label, tpDist *out, int mindim
         d.kind = TP_DIST_CONST;
         d.dim = 1;
         d.a[0] = lua_tonumber(L, idx);
-        if (!isfinite(d.a[0])) tplError(L, "%s must be finite (got %g)", label, d.a[0]);
+        if (!isfinite(d.a[0]))
+            tplError(L, "%s must be finite (got %g)", label, d.a[0]);
     } else if (lua_type(L, idx) == LUA_TTABLE) {
         d.kind = TP_DIST_CONST;
         d.dim = tplToVector(L, idx, label, d.a, 1, 3, false);
     } else {
         const tpDist *u = luaL_testudata(L, idx, TPL_DIST);
-        if (!u) tplError(L, "%s: expected a distribution, number or vector, got %s", label, tplTypeName(L, idx));
+        if (!u)
+            tplError(L, "%s: expected a distribution, number or vector, got %s", label, tplTypeName(L, idx));
         d = *u;
     }
     if (d.dim < mindim || d.dim > maxdim) {
-        if (mindim == maxdim) tplError(L, "%s: expected dimension %d, got %d", label, mindim, d.dim);
+        if (mindim == maxdim)
+            tplError(L, "%s: expected dimension %d, got %d", label, mindim, d.dim);
         tplError(L, "%s: expected dimension %d to %d, got %d", label, mindim, maxdim, d.dim);
     }
     *out = d;
@@ -206,8 +229,8 @@ void tplDistField(lua_State *L, int idx, const char *what, const char *key, tpDi
 }
 
 static const luaL_Reg tplDistFns[] = {
-    {"const", tplConst},   {"uniform", tplUniform}, {"normal", tplNormal}, {"choice", tplChoice},
-    {"disc", tplDisc},     {"sample", tplSample},   {"angle", tplAngle},   {NULL, NULL},
+    {"const", tplConst}, {"uniform", tplUniform}, {"normal", tplNormal}, {"choice", tplChoice},
+    {"disc", tplDisc},   {"sample", tplSample},   {"angle", tplAngle},   {NULL, NULL},
 };
 
 void tplOpenDist(lua_State *L)
@@ -221,22 +244,22 @@ void tplOpenDist(lua_State *L)
 /* Skills                                                                                      */
 
 static const char *const tplSkillFields[] = {
-    "name", "body", "target", "frame", "duration", "point", "heading", "speed", "force", "max_speed",
-    "max_yaw_rate", "kp", "kv", "kyaw", "kyaw_rate", "tolerance", "angle_tolerance", "timeout",
+    "name",     "body",     "target",        "frame",     "duration",        "point",
+    "heading",  "speed",    "force",         "max_speed", "max_yaw_rate",    "kp",
+    "kv",       "kyaw",     "kyaw_rate",     "tolerance", "angle_tolerance", "timeout",
     "approach", "transfer", "trigger_speed", NULL,
 };
 static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
 /* Non-negative constants of tpSkillDef, read in this order. */
 static const char *const tplSkillConsts[] = {
-    "max_speed", "max_yaw_rate", "kp", "kv", "kyaw", "kyaw_rate", "tolerance", "angle_tolerance",
-    "timeout", "approach", "transfer", "trigger_speed", NULL,
+    "max_speed",       "max_yaw_rate", "kp",       "kv",       "kyaw",          "kyaw_rate", "tolerance",
+    "angle_tolerance", "timeout",      "approach", "transfer", "trigger_speed", NULL,
 };
 
 static double *tplSkillConst(tpSkillDef *s, int i)
 {
-    double *p[] = {&s->max_speed, &s->max_yaw_rate, &s->kp, &s->kv, &s->kyaw, &s->kyaw_rate,
-                   &s->tolerance, &s->angle_tolerance, &s->timeout, &s->approach, &s->transfer,
-                   &s->trigger_speed};
+    double *p[] = {&s->max_speed, &s->max_yaw_rate,    &s->kp,      &s->kv,       &s->kyaw,     &s->kyaw_rate,
+                   &s->tolerance, &s->angle_tolerance, &s->timeout, &s->approach, &s->transfer, &s->trigger_speed};
     return p[i];
 }
 
@@ -275,10 +298,14 @@ static int tplSkillNew(lua_State *L)
     } else {
         char frame[16] = "";
         if (tplString(L, 1, what, "frame", frame, sizeof frame)) {
-            if (strcmp(frame, "world") == 0) sk->def.frame = TP_FRAME_WORLD;
-            else if (strcmp(frame, "target") == 0) sk->def.frame = TP_FRAME_TARGET;
-            else if (strcmp(frame, "body") == 0) sk->def.frame = TP_FRAME_BODY;
-            else tplError(L, "%sframe must be \"world\", \"target\" or \"body\" (got \"%s\")", what, frame);
+            if (strcmp(frame, "world") == 0)
+                sk->def.frame = TP_FRAME_WORLD;
+            else if (strcmp(frame, "target") == 0)
+                sk->def.frame = TP_FRAME_TARGET;
+            else if (strcmp(frame, "body") == 0)
+                sk->def.frame = TP_FRAME_BODY;
+            else
+                tplError(L, "%sframe must be \"world\", \"target\" or \"body\" (got \"%s\")", what, frame);
         }
         if (sk->def.frame == TP_FRAME_TARGET && !sk->target[0])
             tplError(L, "%sframe \"target\" needs a 'target' body", what);
@@ -288,12 +315,15 @@ static int tplSkillNew(lua_State *L)
         tplDistField(L, 1, what, "heading", &sk->def.heading, 1, 1);
         tplDistField(L, 1, what, "speed", &sk->def.speed, 1, 1);
         /* impulse: a vector, or a magnitude along the body's heading; others: a magnitude */
-        if (kind == TP_SKILL_IMPULSE) tplDistField(L, 1, what, "force", &sk->def.force, 1, 3);
-        else tplDistField(L, 1, what, "force", &sk->def.force, 1, 1);
+        if (kind == TP_SKILL_IMPULSE)
+            tplDistField(L, 1, what, "force", &sk->def.force, 1, 3);
+        else
+            tplDistField(L, 1, what, "force", &sk->def.force, 1, 1);
         for (int i = 0; tplSkillConsts[i]; i++) {
             double *p = tplSkillConst(&sk->def, i);
             *p = tplNumber(L, 1, what, tplSkillConsts[i], *p, false);
-            if (*p < 0) tplError(L, "%s%s must be >= 0 (got %g)", what, tplSkillConsts[i], *p);
+            if (*p < 0)
+                tplError(L, "%s%s must be >= 0 (got %g)", what, tplSkillConsts[i], *p);
         }
     }
     tplPushWhere(L);
@@ -313,9 +343,10 @@ static const struct {
 
 static int tplSkillIndex(lua_State *L)
 {
-    return tplError(L, "tp.skill.%s: unknown skill kind (kinds: wait, drive_to, turn_to, kick, push, dribble, "
-                         "impulse, spin, brake, hold, random, custom)",
-                      luaL_optstring(L, 2, "?"));
+    return tplError(L,
+                    "tp.skill.%s: unknown skill kind (kinds: wait, drive_to, turn_to, kick, push, dribble, "
+                    "impulse, spin, brake, hold, random, custom)",
+                    luaL_optstring(L, 2, "?"));
 }
 
 void tplOpenSkills(lua_State *L)

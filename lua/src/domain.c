@@ -14,9 +14,9 @@
 typedef struct tplBuild {
     lua_State *L;
     tplDomain *dom;
-    int keep;         /* stack index: table that keeps scratch userdata alive */
-    int names;        /* stack index: body name -> index */
-    int fns;          /* stack index: flat callback array */
+    int keep;             /* stack index: table that keeps scratch userdata alive */
+    int names;            /* stack index: body name -> index */
+    int fns;              /* stack index: flat callback array */
     const char *bodylist; /* "ground, robot, ball" for messages (kept in `keep`) */
     const char *where;    /* call site of tp.domain */
 } tplBuild;
@@ -46,8 +46,10 @@ static int tplRegister(tplBuild *b)
 static int tplArrayField(lua_State *L, const char *key, const char *what)
 {
     int t = tplField(L, 1, key);
-    if (t == LUA_TNIL) return -1;
-    if (t != LUA_TTABLE) tplError(L, "%s%s: expected an array, got %s", what, key, tplTypeName(L, -1));
+    if (t == LUA_TNIL)
+        return -1;
+    if (t != LUA_TTABLE)
+        tplError(L, "%s%s: expected an array, got %s", what, key, tplTypeName(L, -1));
     int n = (int)lua_rawlen(L, -1);
     lua_Integer count = 0;
     lua_pushnil(L);
@@ -55,7 +57,8 @@ static int tplArrayField(lua_State *L, const char *key, const char *what)
         lua_pop(L, 1);
         count++;
     }
-    if (count != n) tplError(L, "%s%s must be an array (no named entries or holes)", what, key);
+    if (count != n)
+        tplError(L, "%s%s must be an array (no named entries or holes)", what, key);
     return n;
 }
 
@@ -85,19 +88,25 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
     lua_State *L = b->L;
     const char *what = "tp.domain: ";
     scene->dt = tplNumber(L, 1, what, "dt", scene->dt, false);
-    if (!(scene->dt > 0)) tplError(L, "tp.domain: dt must be > 0 (got %g)", scene->dt);
+    if (!(scene->dt > 0))
+        tplError(L, "tp.domain: dt must be > 0 (got %g)", scene->dt);
     tplVector(L, 1, what, "gravity", scene->gravity, 3, 3, false);
     char solver[16];
     if (tplString(L, 1, what, "solver", solver, sizeof solver)) {
-        if (strcmp(solver, "step") == 0) scene->solver = TP_SOLVER_STEP;
-        else if (strcmp(solver, "quickstep") == 0) scene->solver = TP_SOLVER_QUICKSTEP;
-        else tplError(L, "tp.domain: solver must be \"step\" or \"quickstep\" (got \"%s\")", solver);
+        if (strcmp(solver, "step") == 0)
+            scene->solver = TP_SOLVER_STEP;
+        else if (strcmp(solver, "quickstep") == 0)
+            scene->solver = TP_SOLVER_QUICKSTEP;
+        else
+            tplError(L, "tp.domain: solver must be \"step\" or \"quickstep\" (got \"%s\")", solver);
     }
     scene->quickstep_iters = (int)tplInteger(L, 1, what, "quickstep_iters", scene->quickstep_iters, 1, 100000);
     scene->erp = tplNumber(L, 1, what, "erp", scene->erp, false);
-    if (!(scene->erp >= 0 && scene->erp <= 1)) tplError(L, "tp.domain: erp must be in [0, 1] (got %g)", scene->erp);
+    if (!(scene->erp >= 0 && scene->erp <= 1))
+        tplError(L, "tp.domain: erp must be in [0, 1] (got %g)", scene->erp);
     scene->cfm = tplNumber(L, 1, what, "cfm", scene->cfm, false);
-    if (!(scene->cfm >= 0)) tplError(L, "tp.domain: cfm must be >= 0 (got %g)", scene->cfm);
+    if (!(scene->cfm >= 0))
+        tplError(L, "tp.domain: cfm must be >= 0 (got %g)", scene->cfm);
     scene->max_contacts = (int)tplInteger(L, 1, what, "max_contacts", scene->max_contacts, 1, 64);
 
     /* materials: none given means one default material */
@@ -109,7 +118,8 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
     for (int i = 0; i < nm; i++) {
         lua_rawgeti(L, msrc, i + 1);
         const tplMaterial *m = luaL_testudata(L, -1, TPL_MATERIAL);
-        if (!m) tplError(L, "tp.domain: materials[%d]: expected tp.material, got %s", i + 1, tplTypeName(L, -1));
+        if (!m)
+            tplError(L, "tp.domain: materials[%d]: expected tp.material, got %s", i + 1, tplTypeName(L, -1));
         mats[i] = m->def;
         for (int j = 0; j < i; j++)
             if (strcmp(mats[j].name, mats[i].name) == 0)
@@ -122,15 +132,18 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
 
     /* bodies: the array order is the body index */
     int nb = tplArrayField(L, "bodies", what);
-    if (nb < 1) tplError(L, "tp.domain: 'bodies' is required (at least one body)");
+    if (nb < 1)
+        tplError(L, "tp.domain: 'bodies' is required (at least one body)");
     int bsrc = lua_gettop(L);
     tpBodyDef *bodies = tplScratch(b, sizeof *bodies * (size_t)nb);
     for (int i = 0; i < nb; i++) {
         lua_rawgeti(L, bsrc, i + 1);
         const tplBody *bd = luaL_testudata(L, -1, TPL_BODY);
         if (!bd)
-            tplError(L, "tp.domain: bodies[%d]: expected a body (tp.box, tp.sphere, tp.cylinder, tp.capsule, tp.plane), got %s",
-                       i + 1, tplTypeName(L, -1));
+            tplError(
+                L,
+                "tp.domain: bodies[%d]: expected a body (tp.box, tp.sphere, tp.cylinder, tp.capsule, tp.plane), got %s",
+                i + 1, tplTypeName(L, -1));
         bodies[i] = bd->def;
         if (lua_getfield(L, b->names, bd->def.name) != LUA_TNIL)
             tplErrorAt(L, tplUdWhere(L, -2), "duplicate body name '%s'", bd->def.name);
@@ -141,7 +154,8 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
         if (bd->material[0]) {
             bodies[i].material = -1;
             for (int j = 0; j < nm; j++)
-                if (strcmp(mats[j].name, bd->material) == 0) bodies[i].material = j;
+                if (strcmp(mats[j].name, bd->material) == 0)
+                    bodies[i].material = j;
             if (bodies[i].material < 0)
                 tplErrorAt(L, tplUdWhere(L, -1), "unknown material '%s' (materials: %s)", bd->material,
                            nm > 0 ? "see the domain's materials" : "none defined");
@@ -152,7 +166,8 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
     luaL_Buffer list;
     luaL_buffinit(L, &list);
     for (int i = 0; i < nb; i++) {
-        if (i) luaL_addstring(&list, ", ");
+        if (i)
+            luaL_addstring(&list, ", ");
         luaL_addstring(&list, bodies[i].name);
     }
     luaL_pushresult(&list);
@@ -169,11 +184,14 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
     for (int i = 0; i < nc; i++) {
         lua_rawgeti(L, csrc, i + 1);
         const tplContact *c = luaL_testudata(L, -1, TPL_CONTACT);
-        if (!c) tplError(L, "tp.domain: contacts[%d]: expected tp.contact, got %s", i + 1, tplTypeName(L, -1));
+        if (!c)
+            tplError(L, "tp.domain: contacts[%d]: expected tp.contact, got %s", i + 1, tplTypeName(L, -1));
         int ia = -1, ib = -1;
         for (int j = 0; j < nm; j++) {
-            if (strcmp(mats[j].name, c->a) == 0) ia = j;
-            if (strcmp(mats[j].name, c->b) == 0) ib = j;
+            if (strcmp(mats[j].name, c->a) == 0)
+                ia = j;
+            if (strcmp(mats[j].name, c->b) == 0)
+                ib = j;
         }
         if (ia < 0 || ib < 0)
             tplErrorAt(L, tplUdWhere(L, -1), "unknown material '%s' in tp.contact", ia < 0 ? c->a : c->b);
@@ -182,8 +200,10 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
         cons[i].material_b = ib;
         cons[i].friction = isnan(c->friction) ? sqrt(ma->friction * mb->friction) : c->friction;
         cons[i].restitution = isnan(c->restitution) ? fmax(ma->restitution, mb->restitution) : c->restitution;
-        cons[i].rolling_friction = isnan(c->rolling_friction) ? fmax(ma->rolling_friction, mb->rolling_friction) : c->rolling_friction;
-        cons[i].bounce_velocity = isnan(c->bounce_velocity) ? fmax(ma->bounce_velocity, mb->bounce_velocity) : c->bounce_velocity;
+        cons[i].rolling_friction =
+            isnan(c->rolling_friction) ? fmax(ma->rolling_friction, mb->rolling_friction) : c->rolling_friction;
+        cons[i].bounce_velocity =
+            isnan(c->bounce_velocity) ? fmax(ma->bounce_velocity, mb->bounce_velocity) : c->bounce_velocity;
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -216,7 +236,8 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
     luaL_setmetatable(L, TPL_WORLDGUARD);
     char err[512] = "";
     wg->world = tpCreateWorld(&def->scene, err, sizeof err);
-    if (!wg->world) tplErrorAt(L, b->where, "%s", err);
+    if (!wg->world)
+        tplErrorAt(L, b->where, "%s", err);
     int nt = tplArrayField(L, "tactics", "tp.domain: ");
     int tsrc = lua_gettop(L);
     int n = nt > 0 ? nt : 0;
@@ -229,10 +250,12 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
         lua_rawgeti(L, tsrc, t + 1);
         int tidx = lua_gettop(L);
         const tplTactic *tc = luaL_testudata(L, tidx, TPL_TACTIC);
-        if (!tc) tplError(L, "tp.domain: tactics[%d]: expected tp.tactic, got %s", t + 1, tplTypeName(L, tidx));
+        if (!tc)
+            tplError(L, "tp.domain: tactics[%d]: expected tp.tactic, got %s", t + 1, tplTypeName(L, tidx));
         const char *twhere = tplUdWhere(L, tidx);
         for (int u = 0; u < t; u++)
-            if (strcmp(tactics[u].name, tc->name) == 0) tplErrorAt(L, twhere, "duplicate tactic name '%s'", tc->name);
+            if (strcmp(tactics[u].name, tc->name) == 0)
+                tplErrorAt(L, twhere, "duplicate tactic name '%s'", tc->name);
         tpTacticDef *td = &tactics[t];
         tpStrCopy(td->name, sizeof td->name, tc->name);
         td->foreign = tc->foreign;
@@ -258,7 +281,8 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
                 skills[i].user = b->dom;
                 skills[i].id = tplRegister(b);
             }
-            if (!tpSkill_Validate(&skills[i], wg->world, err, sizeof err)) tplErrorAt(L, swhere, "%s", err);
+            if (!tpSkill_Validate(&skills[i], wg->world, err, sizeof err))
+                tplErrorAt(L, swhere, "%s", err);
             lua_pop(L, 1);
             lua_pushstring(L, sk->def.name);
             lua_pushvalue(L, -1);
@@ -269,12 +293,14 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
         lua_rawseti(L, skn, t + 1);
         lua_pop(L, 1); /* skills array */
         if (tbody < 0)
-            for (int i = 0; i < tc->nskills && tbody < 0; i++) tbody = skills[i].body;
+            for (int i = 0; i < tc->nskills && tbody < 0; i++)
+                tbody = skills[i].body;
         td->body = tbody;
         td->skills = skills;
         td->pi = tc->pi;
         bool anydyn = false;
-        for (int i = 0; i < tc->nskills; i++) anydyn = anydyn || tc->dynamic[i];
+        for (int i = 0; i < tc->nskills; i++)
+            anydyn = anydyn || tc->dynamic[i];
         td->pi_dynamic = anydyn ? tc->dynamic : NULL;
         td->pi_fn = anydyn ? tplPiCallback : NULL;
         td->pi_user = anydyn ? b->dom : NULL;
@@ -307,7 +333,8 @@ static int tplCondGc(lua_State *L)
 static tpCond *tplNewNode(lua_State *L, tpCondKind kind, tpCond *parent, tplCondGuard *g)
 {
     tpCond *c = tpCreateCond(kind);
-    if (!c) tplError(L, "out of memory building a condition");
+    if (!c)
+        tplError(L, "out of memory building a condition");
     if (!parent) {
         g->root = c;
     } else if (!tpCond_Add(parent, c)) {
@@ -334,7 +361,8 @@ static void tplBuildCond(tplBuild *b, int idx, tpCond *parent, tplCondGuard *g)
         return;
     }
     const tplCond *lc = luaL_testudata(L, idx, TPL_COND);
-    if (!lc) tplError(L, "tp.domain: expected a condition or a function, got %s", tplTypeName(L, idx));
+    if (!lc)
+        tplError(L, "tp.domain: expected a condition or a function, got %s", tplTypeName(L, idx));
     const char *where = tplUdWhere(L, idx);
     int body = lc->body[0] ? tplResolveBody(b, lc->body, where) : -1;
     int other = lc->other[0] ? tplResolveBody(b, lc->other, where) : -1;
@@ -369,7 +397,8 @@ static tplCondGuard *tplCondField(tplBuild *b, const char *key)
     }
     int src = lua_gettop(L);
     if (lua_type(L, src) != LUA_TFUNCTION && !luaL_testudata(L, src, TPL_COND))
-        tplError(L, "tp.domain: %s: expected a condition (tp.within, tp.all, ...) or a function, got %s", key, tplTypeName(L, src));
+        tplError(L, "tp.domain: %s: expected a condition (tp.within, tp.all, ...) or a function, got %s", key,
+                 tplTypeName(L, src));
     tplCondGuard *g = lua_newuserdatauv(L, sizeof *g, 0);
     g->root = NULL;
     luaL_setmetatable(L, TPL_CONDGUARD);
@@ -390,11 +419,13 @@ static void tplBuildSampling(tplBuild *b, tpSamplingDef *s)
         lua_pop(L, 1);
         return;
     }
-    if (t != LUA_TTABLE) tplError(L, "tp.domain: sampling: expected a table, got %s", tplTypeName(L, -1));
+    if (t != LUA_TTABLE)
+        tplError(L, "tp.domain: sampling: expected a table, got %s", tplTypeName(L, -1));
     int idx = lua_gettop(L);
     int n = (int)lua_rawlen(L, idx);
     tplCheckFields(L, idx, "tp.domain sampling", known, n);
-    if (n > 4) tplError(L, "tp.domain: sampling: at most 4 distributions (got %d)", n);
+    if (n > 4)
+        tplError(L, "tp.domain: sampling: at most 4 distributions (got %d)", n);
     int dims = 0;
     for (int i = 0; i < n; i++) {
         lua_rawgeti(L, idx, i + 1);
@@ -402,23 +433,31 @@ static void tplBuildSampling(tplBuild *b, tpSamplingDef *s)
         snprintf(label, sizeof label, "tp.domain: sampling[%d]", i + 1);
         tplToDist(L, -1, label, &s->dists[i], 1, 3);
         lua_pop(L, 1);
-        if (s->dists[i].kind == TP_DIST_SAMPLE) tplError(L, "%s: tp.sample cannot define the sample itself", label);
+        if (s->dists[i].kind == TP_DIST_SAMPLE)
+            tplError(L, "%s: tp.sample cannot define the sample itself", label);
         dims += s->dists[i].dim;
     }
-    if (dims > TP_MAX_SAMPLE_DIMS) tplError(L, "tp.domain: sampling: %d dimensions, at most %d", dims, TP_MAX_SAMPLE_DIMS);
+    if (dims > TP_MAX_SAMPLE_DIMS)
+        tplError(L, "tp.domain: sampling: %d dimensions, at most %d", dims, TP_MAX_SAMPLE_DIMS);
     s->ndists = n;
     char dist[16];
     if (tplString(L, idx, "tp.domain: sampling.", "distance", dist, sizeof dist)) {
-        if (strcmp(dist, "min_time") == 0) s->distance = TP_DISTANCE_MIN_TIME;
-        else if (strcmp(dist, "euclidean") == 0) s->distance = TP_DISTANCE_EUCLIDEAN;
-        else tplError(L, "tp.domain: sampling.distance must be \"min_time\" or \"euclidean\" (got \"%s\")", dist);
+        if (strcmp(dist, "min_time") == 0)
+            s->distance = TP_DISTANCE_MIN_TIME;
+        else if (strcmp(dist, "euclidean") == 0)
+            s->distance = TP_DISTANCE_EUCLIDEAN;
+        else
+            tplError(L, "tp.domain: sampling.distance must be \"min_time\" or \"euclidean\" (got \"%s\")", dist);
     }
     char body[TP_NAME_MAX];
-    if (tplString(L, idx, "tp.domain: sampling.", "body", body, sizeof body)) s->body = tplResolveBody(b, body, b->where);
+    if (tplString(L, idx, "tp.domain: sampling.", "body", body, sizeof body))
+        s->body = tplResolveBody(b, body, b->where);
     s->max_accel = tplNumber(L, idx, "tp.domain: sampling.", "max_accel", s->max_accel, false);
-    if (!(s->max_accel >= 0)) tplError(L, "tp.domain: sampling.max_accel must be >= 0 (got %g)", s->max_accel);
+    if (!(s->max_accel >= 0))
+        tplError(L, "tp.domain: sampling.max_accel must be >= 0 (got %g)", s->max_accel);
     s->max_angaccel = tplNumber(L, idx, "tp.domain: sampling.", "max_angaccel", s->max_angaccel, false);
-    if (!(s->max_angaccel >= 0)) tplError(L, "tp.domain: sampling.max_angaccel must be >= 0 (got %g)", s->max_angaccel);
+    if (!(s->max_angaccel >= 0))
+        tplError(L, "tp.domain: sampling.max_angaccel must be >= 0 (got %g)", s->max_angaccel);
     lua_pop(L, 1);
 }
 
@@ -435,18 +474,21 @@ static void tplBuildMetric(tplBuild *b, const char *key, tpMetricDef *m, bool so
         m->fn = tplMetricCallback;
         m->user = b->dom;
         m->id = tplRegister(b);
-        if (solution) b->dom->solution_id = m->id;
-        else b->dom->quality_id = m->id;
+        if (solution)
+            b->dom->solution_id = m->id;
+        else
+            b->dom->quality_id = m->id;
     } else if (t == LUA_TSTRING && solution) {
         if (strcmp(lua_tostring(L, idx), "steps") != 0)
-            tplError(L, "tp.domain: %s: expected \"steps\", tp.effort, tp.distance or a function, got \"%s\"", key, lua_tostring(L, idx));
+            tplError(L, "tp.domain: %s: expected \"steps\", tp.effort, tp.distance or a function, got \"%s\"", key,
+                     lua_tostring(L, idx));
         m->kind = TP_METRIC_STEPS;
     } else {
         const tplMetric *lm = luaL_testudata(L, idx, TPL_METRIC);
         if (!lm || (!solution && lm->kind != TP_METRIC_DISTANCE))
             tplError(L, "tp.domain: %s: expected %s, got %s", key,
-                       solution ? "\"steps\", tp.effort, tp.distance or a function" : "tp.distance or a function",
-                       lm ? "tp.effort" : tplTypeName(L, idx));
+                     solution ? "\"steps\", tp.effort, tp.distance or a function" : "tp.distance or a function",
+                     lm ? "tp.effort" : tplTypeName(L, idx));
         const char *where = tplUdWhere(L, idx);
         m->kind = lm->kind;
         if (lm->kind == TP_METRIC_DISTANCE) {
@@ -455,7 +497,8 @@ static void tplBuildMetric(tplBuild *b, const char *key, tpMetricDef *m, bool so
             m->planar = lm->planar;
         } else {
             m->nbodies = lm->nbodies;
-            for (int i = 0; i < lm->nbodies; i++) m->bodies[i] = tplResolveBody(b, lm->bodies[i], where);
+            for (int i = 0; i < lm->nbodies; i++)
+                m->bodies[i] = tplResolveBody(b, lm->bodies[i], where);
         }
     }
     lua_settop(L, idx - 1);
@@ -470,21 +513,27 @@ static void tplBuildPlanner(tplBuild *b, tpPlannerDef *p)
         lua_pop(L, 1);
         return;
     }
-    if (t != LUA_TTABLE) tplError(L, "tp.domain: planner: expected a table, got %s", tplTypeName(L, -1));
+    if (t != LUA_TTABLE)
+        tplError(L, "tp.domain: planner: expected a table, got %s", tplTypeName(L, -1));
     int idx = lua_gettop(L);
     tplCheckFields(L, idx, "tp.domain planner", known, 0);
     const char *what = "tp.domain: planner.";
     char alg[16];
     if (tplString(L, idx, what, "algorithm", alg, sizeof alg)) {
-        if (strcmp(alg, "bgt") == 0) p->kind = TP_PLANNER_BGT;
-        else if (strcmp(alg, "rrt") == 0) p->kind = TP_PLANNER_RRT;
-        else tplError(L, "tp.domain: planner.algorithm must be \"bgt\" or \"rrt\" (got \"%s\")", alg);
+        if (strcmp(alg, "bgt") == 0)
+            p->kind = TP_PLANNER_BGT;
+        else if (strcmp(alg, "rrt") == 0)
+            p->kind = TP_PLANNER_RRT;
+        else
+            tplError(L, "tp.domain: planner.algorithm must be \"bgt\" or \"rrt\" (got \"%s\")", alg);
     }
     p->mu = tplNumber(L, idx, what, "mu", p->mu, false);
-    if (!(p->mu > 0)) tplError(L, "tp.domain: planner.mu must be > 0 (got %g)", p->mu);
+    if (!(p->mu > 0))
+        tplError(L, "tp.domain: planner.mu must be > 0 (got %g)", p->mu);
     p->max_iters = tplInteger(L, idx, what, "max_iters", p->max_iters, 1, (long long)1 << 50);
     p->time_limit = tplNumber(L, idx, what, "time_limit", p->time_limit, false);
-    if (!(p->time_limit >= 0)) tplError(L, "tp.domain: planner.time_limit must be >= 0 (got %g)", p->time_limit);
+    if (!(p->time_limit >= 0))
+        tplError(L, "tp.domain: planner.time_limit must be >= 0 (got %g)", p->time_limit);
     p->solutions = (int)tplInteger(L, idx, what, "solutions", p->solutions, 1, 1000000);
     p->seed = (uint32_t)tplInteger(L, idx, what, "seed", p->seed, 0, 4294967295LL);
     lua_pop(L, 1);
@@ -494,9 +543,10 @@ static void tplBuildPlanner(tplBuild *b, tpPlannerDef *p)
 /* tp.domain                                                                                   */
 
 static const char *const tplDomainFields[] = {
-    "name", "description", "dt", "gravity", "solver", "quickstep_iters", "erp", "cfm", "max_contacts",
-    "materials", "contacts", "bodies", "tactics", "goal", "valid", "sampling", "quality",
-    "solution_metric", "planner", NULL,
+    "name",    "description", "dt",           "gravity",   "solver",   "quickstep_iters",
+    "erp",     "cfm",         "max_contacts", "materials", "contacts", "bodies",
+    "tactics", "goal",        "valid",        "sampling",  "quality",  "solution_metric",
+    "planner", NULL,
 };
 
 static int tplDomainNew(lua_State *L)
@@ -504,7 +554,7 @@ static int tplDomainNew(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     tplCheckFields(L, 1, "tp.domain", tplDomainFields, 0);
-    tplPushWhere(L); /* 2 */
+    tplPushWhere(L);                                       /* 2 */
     tplDomain *dom = lua_newuserdatauv(L, sizeof *dom, 0); /* 3 */
     memset(dom, 0, sizeof *dom);
     dom->L = L;
@@ -529,7 +579,8 @@ static int tplDomainNew(lua_State *L)
     {
         int t = tplField(L, 1, "goal");
         lua_pop(L, 1);
-        if (t == LUA_TNIL) tplError(L, "tp.domain: 'goal' is required");
+        if (t == LUA_TNIL)
+            tplError(L, "tp.domain: 'goal' is required");
     }
     tplBuildScene(&b, &def.scene);
     tplBuildTactics(&b, &def);
@@ -537,8 +588,8 @@ static int tplDomainNew(lua_State *L)
     tplBuildMetric(&b, "quality", &def.quality, false);
     tplBuildMetric(&b, "solution_metric", &def.solution, true);
     tplBuildPlanner(&b, &def.planner);
-    tplCondGuard *goal = tplCondField(&b, "goal");       /* 7 */
-    tplCondGuard *valid = tplCondField(&b, "valid");     /* 8 if present */
+    tplCondGuard *goal = tplCondField(&b, "goal");   /* 7 */
+    tplCondGuard *valid = tplCondField(&b, "valid"); /* 8 if present */
 
     lua_pushvalue(L, 5);
     dom->namesref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -557,7 +608,8 @@ static int tplDomainNew(lua_State *L)
     char err[1024] = "";
     tpDomain *d = tpCreateDomain(&def, err, sizeof err);
     if (!d) {
-        if (dom->pending[0]) tplErrorAt(L, dom->where, "%s (%s)", err, dom->pending);
+        if (dom->pending[0])
+            tplErrorAt(L, dom->where, "%s (%s)", err, dom->pending);
         tplErrorAt(L, dom->where, "%s", err[0] ? err : "invalid domain");
     }
     dom->domain = d;

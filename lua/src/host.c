@@ -49,7 +49,8 @@ static void tplExpire(lua_State *L, const tplDomain *dom)
     for (lua_Integer i = n; i >= 1; i--) {
         lua_rawgeti(L, -1, i);
         tplLive *lv = lua_touserdata(L, -1);
-        if (lv) lv->valid = false;
+        if (lv)
+            lv->valid = false;
         lua_pop(L, 1);
         lua_pushnil(L);
         lua_rawseti(L, -2, i);
@@ -99,7 +100,8 @@ static int tplViewBody(lua_State *L, int arg, const tpWorld *world)
         luaL_buffinit(L, &b);
         int n = tpWorld_BodyCount(world);
         for (int i = 0; i < n; i++) {
-            if (i) luaL_addstring(&b, ", ");
+            if (i)
+                luaL_addstring(&b, ", ");
             luaL_addstring(&b, tpWorld_Body(world, i)->name);
         }
         luaL_pushresult(&b);
@@ -113,7 +115,8 @@ static int tplViewBody(lua_State *L, int arg, const tpWorld *world)
 static tplView *tplCheckView(lua_State *L)
 {
     tplView *v = luaL_checkudata(L, 1, TPL_VIEW);
-    if (!v->live.valid) tplExpired(L, "state view");
+    if (!v->live.valid)
+        tplExpired(L, "state view");
     return v;
 }
 
@@ -127,7 +130,8 @@ static tpBodyState tplViewState(lua_State *L, tplView *v)
 
 static int tplPush3(lua_State *L, const double *p)
 {
-    for (int k = 0; k < 3; k++) lua_pushnumber(L, p[k]);
+    for (int k = 0; k < 3; k++)
+        lua_pushnumber(L, p[k]);
     return 3;
 }
 
@@ -156,7 +160,8 @@ static int tplViewQuat(lua_State *L)
 {
     tplView *v = tplCheckView(L);
     tpBodyState s = tplViewState(L, v);
-    for (int k = 0; k < 4; k++) lua_pushnumber(L, s.quat[k]);
+    for (int k = 0; k < 4; k++)
+        lua_pushnumber(L, s.quat[k]);
     return 4;
 }
 
@@ -182,7 +187,8 @@ static int tplViewIndex(lua_State *L)
     tplView *v = luaL_checkudata(L, 1, TPL_VIEW);
     const char *key = luaL_checkstring(L, 2);
     if (strcmp(key, "t") == 0) {
-        if (!v->live.valid) tplExpired(L, "state view");
+        if (!v->live.valid)
+            tplExpired(L, "state view");
         lua_pushnumber(L, v->v.t);
         return 1;
     }
@@ -195,7 +201,8 @@ static int tplViewIndex(lua_State *L)
 static int tplActionVec(lua_State *L, int off)
 {
     tplAction *ac = luaL_checkudata(L, 1, TPL_ACTION);
-    if (!ac->live.valid) tplExpired(L, "action view");
+    if (!ac->live.valid)
+        tplExpired(L, "action view");
     int i = tplViewBody(L, 2, ac->world);
     int slot = tpWorld_ControlSlot(ac->world, i);
     double zero[3] = {0, 0, 0};
@@ -218,14 +225,16 @@ static int tplActionTorque(lua_State *L)
 static tplCtx *tplCheckCtx(lua_State *L)
 {
     tplCtx *c = luaL_checkudata(L, 1, TPL_CTX);
-    if (!c->live.valid) tplExpired(L, "skill context");
+    if (!c->live.valid)
+        tplExpired(L, "skill context");
     return c;
 }
 
 static double tplArgNumber(lua_State *L, int arg)
 {
     double v = luaL_checknumber(L, arg);
-    if (!isfinite(v)) tplError(L, "bad argument #%d (finite number expected, got %g)", arg - 1, v);
+    if (!isfinite(v))
+        tplError(L, "bad argument #%d (finite number expected, got %g)", arg - 1, v);
     return v;
 }
 
@@ -233,7 +242,8 @@ static int tplCtxUniform(lua_State *L)
 {
     tplCtx *c = tplCheckCtx(L);
     double lo = tplArgNumber(L, 2), hi = tplArgNumber(L, 3);
-    if (lo > hi) tplError(L, "ctx:uniform: lo must be <= hi (got %g > %g)", lo, hi);
+    if (lo > hi)
+        tplError(L, "ctx:uniform: lo must be <= hi (got %g > %g)", lo, hi);
     lua_pushnumber(L, tpRng_Uniform(c->call->rng, lo, hi));
     return 1;
 }
@@ -242,7 +252,8 @@ static int tplCtxNormal(lua_State *L)
 {
     tplCtx *c = tplCheckCtx(L);
     double m = tplArgNumber(L, 2), sd = tplArgNumber(L, 3);
-    if (sd < 0) tplError(L, "ctx:normal: sd must be >= 0 (got %g)", sd);
+    if (sd < 0)
+        tplError(L, "ctx:normal: sd must be >= 0 (got %g)", sd);
     lua_pushnumber(L, tpRng_Normal(c->call->rng, m, sd));
     return 1;
 }
@@ -252,10 +263,14 @@ static int tplCtxAdd(lua_State *L, int off)
     tplCtx *c = tplCheckCtx(L);
     int i = tplViewBody(L, 2, c->call->world);
     int slot = tpWorld_ControlSlot(c->call->world, i);
-    if (slot < 0) tplError(L, "body '%s' is not controlled (only active bodies and foreign bodies without a motion take forces)", lua_tostring(L, 2));
+    if (slot < 0)
+        tplError(L, "body '%s' is not controlled (only active bodies and foreign bodies without a motion take forces)",
+                 lua_tostring(L, 2));
     double f[3];
-    for (int k = 0; k < 3; k++) f[k] = tplArgNumber(L, 3 + k);
-    for (int k = 0; k < 3; k++) c->call->action[6 * slot + off + k] += f[k];
+    for (int k = 0; k < 3; k++)
+        f[k] = tplArgNumber(L, 3 + k);
+    for (int k = 0; k < 3; k++)
+        c->call->action[6 * slot + off + k] += f[k];
     return 0;
 }
 
@@ -276,11 +291,14 @@ static int tplCtxIndex(lua_State *L)
     tplCtx *c = luaL_checkudata(L, 1, TPL_CTX);
     const char *key = luaL_checkstring(L, 2);
     lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
-    if (!c->live.valid) tplExpired(L, "skill context");
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL)
+        return 1;
+    if (!c->live.valid)
+        tplExpired(L, "skill context");
     tpSkillCall *call = c->call;
     if (strcmp(key, "state") == 0) {
-        if (lua_getiuservalue(L, 1, 2) != LUA_TNIL) return 1;
+        if (lua_getiuservalue(L, 1, 2) != LUA_TNIL)
+            return 1;
         tpStateView x = {call->world, call->x, call->t};
         tplPushView(L, c->dom, &x);
         lua_pushvalue(L, -1);
@@ -308,7 +326,8 @@ static int tplCtxIndex(lua_State *L)
         return 1;
     }
     if (strcmp(key, "v") == 0) {
-        if (lua_getiuservalue(L, 1, 3) != LUA_TNIL) return 1;
+        if (lua_getiuservalue(L, 1, 3) != LUA_TNIL)
+            return 1;
         lua_newuserdatauv(L, 1, 1); /* the proxy: its only state is the ctx in user value 1 */
         luaL_setmetatable(L, TPL_VARS);
         lua_pushvalue(L, 1);
@@ -317,7 +336,8 @@ static int tplCtxIndex(lua_State *L)
         lua_setiuservalue(L, 1, 3);
         return 1;
     }
-    return tplError(L, "ctx has no field '%s' (fields: state, fresh, t, dt, y, v, uniform, normal, force, torque)", key);
+    return tplError(L, "ctx has no field '%s' (fields: state, fresh, t, dt, y, v, uniform, normal, force, torque)",
+                    key);
 }
 
 static double *tplVarsSlot(lua_State *L)
@@ -326,7 +346,8 @@ static double *tplVarsSlot(lua_State *L)
     lua_getiuservalue(L, 1, 1);
     tplCtx *c = luaL_checkudata(L, -1, TPL_CTX);
     lua_pop(L, 1);
-    if (!c->live.valid) tplExpired(L, "ctx.v");
+    if (!c->live.valid)
+        tplExpired(L, "ctx.v");
     int ok = 0;
     lua_Integer i = lua_tointegerx(L, 2, &ok);
     if (!ok || i < 1 || i > TP_SKILL_VARS)
@@ -343,7 +364,8 @@ static int tplVarsIndex(lua_State *L)
 static int tplVarsNewIndex(lua_State *L)
 {
     double *slot = tplVarsSlot(L);
-    if (lua_type(L, 3) != LUA_TNUMBER) tplError(L, "ctx.v: values must be numbers (got %s)", luaL_typename(L, 3));
+    if (lua_type(L, 3) != LUA_TNUMBER)
+        tplError(L, "ctx.v: values must be numbers (got %s)", luaL_typename(L, 3));
     *slot = lua_tonumber(L, 3);
     return 0;
 }
@@ -371,15 +393,18 @@ static void tplPushFn(lua_State *L, const tplDomain *dom, int id)
     lua_rawgeti(L, LUA_REGISTRYINDEX, dom->fnref);
     lua_rawgeti(L, -1, id);
     lua_remove(L, -2);
-    if (lua_type(L, -1) != LUA_TFUNCTION) tplError(L, "internal error: no Lua callback %d", id);
+    if (lua_type(L, -1) != LUA_TFUNCTION)
+        tplError(L, "internal error: no Lua callback %d", id);
 }
 
 static void tplSetError(tplDomain *dom, const char *msg)
 {
     char buf[2048];
     tplFixPath(buf, sizeof buf, msg ? msg : "Lua error", dom->path, dom->short_src);
-    if (dom->domain) tpDomain_SetError(dom->domain, buf);
-    else tpStrCopy(dom->pending, sizeof dom->pending, buf);
+    if (dom->domain)
+        tpDomain_SetError(dom->domain, buf);
+    else
+        tpStrCopy(dom->pending, sizeof dom->pending, buf);
 }
 
 /* Runs runner(args) protected; returns 0, or -1 after storing the message. */
@@ -395,7 +420,8 @@ static int tplInvoke(tplDomain *dom, lua_CFunction runner, void *args)
     lua_pushcfunction(L, runner);
     lua_pushlightuserdata(L, args);
     int rc = lua_pcall(L, 1, 0, top + 1);
-    if (rc != LUA_OK) tplSetError(dom, lua_tostring(L, -1));
+    if (rc != LUA_OK)
+        tplSetError(dom, lua_tostring(L, -1));
     tplExpire(L, dom);
     lua_settop(L, top);
     return rc == LUA_OK ? 0 : -1;
@@ -419,7 +445,8 @@ static int tplPiRun(lua_State *L)
     lua_rawgeti(L, -1, a->tactic + 1);
     lua_rawgeti(L, -1, a->sigma + 1);
     int fn = lua_gettop(L);
-    if (lua_type(L, fn) != LUA_TFUNCTION) tplError(L, "internal error: no Π row function");
+    if (lua_type(L, fn) != LUA_TFUNCTION)
+        tplError(L, "internal error: no Π row function");
     lua_rawgeti(L, names, a->sigma + 1);
     const char *row = lua_tostring(L, -1);
     const char *where = tplFuncWhere(L, fn);
@@ -429,7 +456,7 @@ static int tplPiRun(lua_State *L)
     int res = lua_gettop(L);
     if (lua_type(L, res) != LUA_TTABLE)
         tplError(L, "%s transitions.%s: the row function must return a table {skill = probability}, got %s", where, row,
-                   tplTypeName(L, res));
+                 tplTypeName(L, res));
     /* unknown keys: report the alphabetically first, never the first in iteration order */
     const char *bad = NULL;
     bool nonstring = false;
@@ -443,19 +470,24 @@ static int tplPiRun(lua_State *L)
         lua_pushvalue(L, -1);
         if (lua_rawget(L, names) == LUA_TNIL) {
             const char *key = lua_tostring(L, -2);
-            if (!bad || strcmp(key, bad) < 0) bad = key;
+            if (!bad || strcmp(key, bad) < 0)
+                bad = key;
         }
         lua_pop(L, 1);
     }
-    if (bad) tplError(L, "%s transitions.%s: the row function returned an unknown skill '%s'", where, row, bad);
-    if (nonstring) tplError(L, "%s transitions.%s: the row function must return skill names as keys", where, row);
+    if (bad)
+        tplError(L, "%s transitions.%s: the row function returned an unknown skill '%s'", where, row, bad);
+    if (nonstring)
+        tplError(L, "%s transitions.%s: the row function must return skill names as keys", where, row);
     for (int j = 0; j < k; j++) {
         lua_rawgeti(L, names, j + 1);
         int t = lua_rawget(L, res);
         double p = 0;
-        if (t == LUA_TNUMBER) p = lua_tonumber(L, -1);
+        if (t == LUA_TNUMBER)
+            p = lua_tonumber(L, -1);
         else if (t != LUA_TNIL)
-            tplError(L, "%s transitions.%s: probability of '%s' must be a number, got %s", where, row, lua_tostring(L, -1), luaL_typename(L, -1));
+            tplError(L, "%s transitions.%s: probability of '%s' must be a number, got %s", where, row,
+                     lua_tostring(L, -1), luaL_typename(L, -1));
         lua_pop(L, 1);
         if (!(p >= 0) || !isfinite(p)) {
             lua_rawgeti(L, names, j + 1);
@@ -498,7 +530,8 @@ static int tplCondRun(lua_State *L)
 int tplCondCallback(void *user, int id, const tpStateView *x)
 {
     tplCondArgs a = {user, id, x, 0};
-    if (tplInvoke(user, tplCondRun, &a) != 0) return -1;
+    if (tplInvoke(user, tplCondRun, &a) != 0)
+        return -1;
     return a.result;
 }
 
@@ -545,9 +578,11 @@ static int tplMetricRun(lua_State *L)
 
 double tplMetricCallback(void *user, int id, const tpStateView *states, const double *const *actions, int len)
 {
-    if (len < 1) return NAN;
+    if (len < 1)
+        return NAN;
     tplMetricArgs a = {user, id, states, actions, len, NAN};
-    if (tplInvoke(user, tplMetricRun, &a) != 0) return NAN;
+    if (tplInvoke(user, tplMetricRun, &a) != 0)
+        return NAN;
     return a.result;
 }
 
@@ -585,7 +620,8 @@ static int tplSkillRun(lua_State *L)
 int tplSkillCallback(void *user, int skill_id, tpSkillCall *call)
 {
     tplSkillArgs a = {user, skill_id, call, 0};
-    if (tplInvoke(user, tplSkillRun, &a) != 0) return -1;
+    if (tplInvoke(user, tplSkillRun, &a) != 0)
+        return -1;
     return a.result;
 }
 
@@ -597,8 +633,10 @@ static int tplViewToString(lua_State *L)
     tplView *v = luaL_checkudata(L, 1, TPL_VIEW);
     char buf[64];
     snprintf(buf, sizeof buf, "tp.state (t = %g)", v->v.t);
-    if (v->live.valid) lua_pushstring(L, buf);
-    else lua_pushliteral(L, "tp.state (expired)");
+    if (v->live.valid)
+        lua_pushstring(L, buf);
+    else
+        lua_pushliteral(L, "tp.state (expired)");
     return 1;
 }
 
@@ -614,8 +652,9 @@ static void tplMetaWithIndex(lua_State *L, const char *name, const luaL_Reg *met
 void tplOpenViews(lua_State *L)
 {
     static const luaL_Reg viewMethods[] = {
-        {"pos", tplViewPos},   {"vel", tplViewVel},     {"angvel", tplViewAngvel}, {"quat", tplViewQuat},
-        {"yaw", tplViewYaw},   {"speed", tplViewSpeed}, {NULL, NULL},
+        {"pos", tplViewPos},   {"vel", tplViewVel}, {"angvel", tplViewAngvel},
+        {"quat", tplViewQuat}, {"yaw", tplViewYaw}, {"speed", tplViewSpeed},
+        {NULL, NULL},
     };
     tplMetaWithIndex(L, TPL_VIEW, viewMethods, tplViewIndex);
     lua_pushcfunction(L, tplViewToString);
@@ -629,12 +668,17 @@ void tplOpenViews(lua_State *L)
     lua_pop(L, 1);
 
     static const luaL_Reg ctxMethods[] = {
-        {"uniform", tplCtxUniform}, {"normal", tplCtxNormal}, {"force", tplCtxForce}, {"torque", tplCtxTorque}, {NULL, NULL},
+        {"uniform", tplCtxUniform},
+        {"normal", tplCtxNormal},
+        {"force", tplCtxForce},
+        {"torque", tplCtxTorque},
+        {NULL, NULL},
     };
     tplMetaWithIndex(L, TPL_CTX, ctxMethods, tplCtxIndex);
     lua_pop(L, 1);
 
-    static const luaL_Reg varsMeta[] = {{"__index", tplVarsIndex}, {"__newindex", tplVarsNewIndex}, {"__len", tplVarsLen}, {NULL, NULL}};
+    static const luaL_Reg varsMeta[] = {
+        {"__index", tplVarsIndex}, {"__newindex", tplVarsNewIndex}, {"__len", tplVarsLen}, {NULL, NULL}};
     luaL_newmetatable(L, TPL_VARS);
     luaL_setfuncs(L, varsMeta, 0);
     lua_pop(L, 1);

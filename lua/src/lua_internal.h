@@ -152,13 +152,15 @@ double tplNumber(lua_State *L, int idx, const char *what, const char *key, doubl
 /// Required number.
 double tplReqNumber(lua_State *L, int idx, const char *what, const char *key);
 /// Optional integer in [lo, hi].
-long long tplInteger(lua_State *L, int idx, const char *what, const char *key, long long def, long long lo, long long hi);
+long long tplInteger(lua_State *L, int idx, const char *what, const char *key, long long def, long long lo,
+                     long long hi);
 /// Optional boolean.
 bool tplBool(lua_State *L, int idx, const char *what, const char *key, bool def);
 /// Optional string copied into out (cap bytes); returns false if absent. Raises if too long.
 bool tplString(lua_State *L, int idx, const char *what, const char *key, char *out, size_t cap);
 /// Optional vector of mindim..maxdim numbers; returns its dim, 0 if absent.
-int tplVector(lua_State *L, int idx, const char *what, const char *key, double *out, int mindim, int maxdim, bool allow_inf);
+int tplVector(lua_State *L, int idx, const char *what, const char *key, double *out, int mindim, int maxdim,
+              bool allow_inf);
 /// Reads the value at idx (absolute) as a vector; raises naming `label` on a bad value.
 int tplToVector(lua_State *L, int idx, const char *label, double *out, int mindim, int maxdim, bool allow_inf);
 /// The call site of the caller of the running C function, "file:line:" (pushed).

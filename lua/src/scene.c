@@ -16,18 +16,23 @@ static void tplSetWhere(lua_State *L)
 /* ------------------------------------------------------------------------------------------ */
 /* Materials and pair overrides                                                                */
 
-static const char *const tplMaterialFields[] = {"name", "friction", "restitution", "rolling_friction", "bounce_velocity", NULL};
+static const char *const tplMaterialFields[] = {
+    "name", "friction", "restitution", "rolling_friction", "bounce_velocity", NULL};
 
 static void tplSurface(lua_State *L, const char *what, double *f, double *e, double *r, double *bv)
 {
     *f = tplNumber(L, 1, what, "friction", *f, false);
-    if (!(*f >= 0)) tplError(L, "%sfriction must be >= 0 (got %g)", what, *f);
+    if (!(*f >= 0))
+        tplError(L, "%sfriction must be >= 0 (got %g)", what, *f);
     *e = tplNumber(L, 1, what, "restitution", *e, false);
-    if (!(*e >= 0 && *e <= 1)) tplError(L, "%srestitution must be in [0, 1] (got %g)", what, *e);
+    if (!(*e >= 0 && *e <= 1))
+        tplError(L, "%srestitution must be in [0, 1] (got %g)", what, *e);
     *r = tplNumber(L, 1, what, "rolling_friction", *r, false);
-    if (!(*r >= 0)) tplError(L, "%srolling_friction must be >= 0 (got %g)", what, *r);
+    if (!(*r >= 0))
+        tplError(L, "%srolling_friction must be >= 0 (got %g)", what, *r);
     *bv = tplNumber(L, 1, what, "bounce_velocity", *bv, false);
-    if (!(*bv >= 0)) tplError(L, "%sbounce_velocity must be >= 0 (got %g)", what, *bv);
+    if (!(*bv >= 0))
+        tplError(L, "%sbounce_velocity must be >= 0 (got %g)", what, *bv);
 }
 
 static int tplNewMaterial(lua_State *L)
@@ -60,7 +65,8 @@ static int tplNewContact(lua_State *L)
             tplError(L, "tp.contact: entry %d: expected a material name, got %s", i + 1, tplTypeName(L, -1));
         size_t len = 0;
         const char *s = lua_tolstring(L, -1, &len);
-        if (len >= TP_NAME_MAX) tplError(L, "tp.contact: material name '%s' is too long", s);
+        if (len >= TP_NAME_MAX)
+            tplError(L, "tp.contact: material name '%s' is too long", s);
         memcpy(i ? c->b : c->a, s, len + 1);
         lua_pop(L, 1);
     }
@@ -72,9 +78,11 @@ static int tplNewContact(lua_State *L)
     double *vals[] = {&c->friction, &c->restitution, &c->rolling_friction, &c->bounce_velocity};
     for (int i = 0; i < 4; i++) {
         *vals[i] = tplNumber(L, 1, what, keys[i], NAN, false);
-        if (*vals[i] < 0) tplError(L, "%s%s must be >= 0 (got %g)", what, keys[i], *vals[i]);
+        if (*vals[i] < 0)
+            tplError(L, "%s%s must be >= 0 (got %g)", what, keys[i], *vals[i]);
     }
-    if (c->restitution > 1) tplError(L, "%srestitution must be in [0, 1] (got %g)", what, c->restitution);
+    if (c->restitution > 1)
+        tplError(L, "%srestitution must be in [0, 1] (got %g)", what, c->restitution);
     tplSetWhere(L);
     return 1;
 }
@@ -102,9 +110,12 @@ static int tplRotate(lua_State *L)
     m->def.rate = tplReqNumber(L, 1, "tp.rotate: ", "rate");
     m->def.phase = tplNumber(L, 1, "tp.rotate: ", "phase", 0.0, false);
     if (tplVector(L, 1, "tp.rotate: ", "axis", m->def.axis, 3, 3, false)) {
-        double n = sqrt(m->def.axis[0] * m->def.axis[0] + m->def.axis[1] * m->def.axis[1] + m->def.axis[2] * m->def.axis[2]);
-        if (!(n > 0)) tplError(L, "tp.rotate: axis must not be zero");
-        for (int k = 0; k < 3; k++) m->def.axis[k] /= n;
+        double n =
+            sqrt(m->def.axis[0] * m->def.axis[0] + m->def.axis[1] * m->def.axis[1] + m->def.axis[2] * m->def.axis[2]);
+        if (!(n > 0))
+            tplError(L, "tp.rotate: axis must not be zero");
+        for (int k = 0; k < 3; k++)
+            m->def.axis[k] /= n;
     }
     return 1;
 }
@@ -115,7 +126,8 @@ static int tplLinear(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     tplCheckFields(L, 1, "tp.linear", known, 0);
     tplMotion *m = tplNewMotion(L, TP_MOTION_LINEAR);
-    if (!tplVector(L, 1, "tp.linear: ", "vel", m->def.vel, 3, 3, false)) tplError(L, "tp.linear: 'vel' is required");
+    if (!tplVector(L, 1, "tp.linear: ", "vel", m->def.vel, 3, 3, false))
+        tplError(L, "tp.linear: 'vel' is required");
     return 1;
 }
 
@@ -128,7 +140,8 @@ static int tplOscillate(lua_State *L)
     if (!tplVector(L, 1, "tp.oscillate: ", "amplitude", m->def.amplitude, 3, 3, false))
         tplError(L, "tp.oscillate: 'amplitude' is required");
     m->def.period = tplReqNumber(L, 1, "tp.oscillate: ", "period");
-    if (!(m->def.period > 0)) tplError(L, "tp.oscillate: period must be > 0 (got %g)", m->def.period);
+    if (!(m->def.period > 0))
+        tplError(L, "tp.oscillate: period must be > 0 (got %g)", m->def.period);
     m->def.phase = tplNumber(L, 1, "tp.oscillate: ", "phase", 0.0, false);
     return 1;
 }
@@ -137,27 +150,81 @@ static int tplOscillate(lua_State *L)
 /* Bodies                                                                                      */
 
 static const char *const tplBoxFields[] = {
-    "name", "class", "material", "color", "size", "mass", "pos", "quat", "yaw", "vel", "angvel", "max_force",
-    "max_torque", "planar", "linear_damping", "angular_damping", "motion", NULL,
+    "name",
+    "class",
+    "material",
+    "color",
+    "size",
+    "mass",
+    "pos",
+    "quat",
+    "yaw",
+    "vel",
+    "angvel",
+    "max_force",
+    "max_torque",
+    "planar",
+    "linear_damping",
+    "angular_damping",
+    "motion",
+    NULL,
 };
 static const char *const tplSphereFields[] = {
-    "name", "class", "material", "color", "radius", "mass", "pos", "quat", "yaw", "vel", "angvel", "max_force",
-    "max_torque", "planar", "linear_damping", "angular_damping", "motion", NULL,
+    "name",
+    "class",
+    "material",
+    "color",
+    "radius",
+    "mass",
+    "pos",
+    "quat",
+    "yaw",
+    "vel",
+    "angvel",
+    "max_force",
+    "max_torque",
+    "planar",
+    "linear_damping",
+    "angular_damping",
+    "motion",
+    NULL,
 };
 static const char *const tplCylinderFields[] = {
-    "name", "class", "material", "color", "radius", "length", "mass", "pos", "quat", "yaw", "vel", "angvel",
-    "max_force", "max_torque", "planar", "linear_damping", "angular_damping", "motion", NULL,
+    "name",
+    "class",
+    "material",
+    "color",
+    "radius",
+    "length",
+    "mass",
+    "pos",
+    "quat",
+    "yaw",
+    "vel",
+    "angvel",
+    "max_force",
+    "max_torque",
+    "planar",
+    "linear_damping",
+    "angular_damping",
+    "motion",
+    NULL,
 };
 static const char *const tplPlaneFields[] = {"name", "class", "material", "color", "normal", "offset", NULL};
 
 static tpBodyClass tplClass(lua_State *L, const char *what, tpBodyClass def)
 {
     char cls[16];
-    if (!tplString(L, 1, what, "class", cls, sizeof cls)) return def;
-    if (strcmp(cls, "static") == 0) return TP_BODY_STATIC;
-    if (strcmp(cls, "passive") == 0) return TP_BODY_PASSIVE;
-    if (strcmp(cls, "active") == 0) return TP_BODY_ACTIVE;
-    if (strcmp(cls, "foreign") == 0) return TP_BODY_FOREIGN;
+    if (!tplString(L, 1, what, "class", cls, sizeof cls))
+        return def;
+    if (strcmp(cls, "static") == 0)
+        return TP_BODY_STATIC;
+    if (strcmp(cls, "passive") == 0)
+        return TP_BODY_PASSIVE;
+    if (strcmp(cls, "active") == 0)
+        return TP_BODY_ACTIVE;
+    if (strcmp(cls, "foreign") == 0)
+        return TP_BODY_FOREIGN;
     tplError(L, "%sclass must be \"static\", \"passive\", \"active\" or \"foreign\" (got \"%s\")", what, cls);
     return def;
 }
@@ -165,14 +232,16 @@ static tpBodyClass tplClass(lua_State *L, const char *what, tpBodyClass def)
 static double tplPositive(lua_State *L, const char *what, const char *key)
 {
     double v = tplReqNumber(L, 1, what, key);
-    if (!(v > 0)) tplError(L, "%s%s must be > 0 (got %g)", what, key, v);
+    if (!(v > 0))
+        tplError(L, "%s%s must be > 0 (got %g)", what, key, v);
     return v;
 }
 
 static double tplNonNegative(lua_State *L, const char *what, const char *key)
 {
     double v = tplNumber(L, 1, what, key, 0.0, false);
-    if (!(v >= 0)) tplError(L, "%s%s must be >= 0 (got %g)", what, key, v);
+    if (!(v >= 0))
+        tplError(L, "%s%s must be >= 0 (got %g)", what, key, v);
     return v;
 }
 
@@ -186,9 +255,11 @@ static bool tplHas(lua_State *L, const char *key)
 static void tplColor(lua_State *L, const char *what, float *color)
 {
     double c[4] = {1, 1, 1, 1};
-    if (!tplVector(L, 1, what, "color", c, 3, 4, false)) return;
+    if (!tplVector(L, 1, what, "color", c, 3, 4, false))
+        return;
     for (int k = 0; k < 4; k++) {
-        if (!(c[k] >= 0 && c[k] <= 1)) tplError(L, "%scolor[%d] must be in [0, 1] (got %g)", what, k + 1, c[k]);
+        if (!(c[k] >= 0 && c[k] <= 1))
+            tplError(L, "%scolor[%d] must be in [0, 1] (got %g)", what, k + 1, c[k]);
         color[k] = (float)c[k];
     }
 }
@@ -200,10 +271,10 @@ static int tplBodyNew(lua_State *L)
     static const char *const ctors[] = {"tp.box", "tp.sphere", "tp.cylinder", "tp.capsule", "tp.plane"};
     const char *ctor = ctors[shape];
     luaL_checktype(L, 1, LUA_TTABLE);
-    const char *const *known = shape == TP_SHAPE_BOX       ? tplBoxFields
-                               : shape == TP_SHAPE_SPHERE  ? tplSphereFields
-                               : shape == TP_SHAPE_PLANE   ? tplPlaneFields
-                                                           : tplCylinderFields;
+    const char *const *known = shape == TP_SHAPE_BOX      ? tplBoxFields
+                               : shape == TP_SHAPE_SPHERE ? tplSphereFields
+                               : shape == TP_SHAPE_PLANE  ? tplPlaneFields
+                                                          : tplCylinderFields;
     tplCheckFields(L, 1, ctor, known, 0);
 
     tplBody *b = lua_newuserdatauv(L, sizeof *b, 1);
@@ -222,10 +293,12 @@ static int tplBodyNew(lua_State *L)
 
     if (shape == TP_SHAPE_PLANE) {
         b->def.cls = tplClass(L, what, TP_BODY_STATIC);
-        if (b->def.cls != TP_BODY_STATIC) tplError(L, "%sa plane must be static", what);
+        if (b->def.cls != TP_BODY_STATIC)
+            tplError(L, "%sa plane must be static", what);
         double n[3] = {0, 0, 1};
         tplVector(L, 1, what, "normal", n, 3, 3, false);
-        if (!(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] > 0)) tplError(L, "%snormal must not be zero", what);
+        if (!(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] > 0))
+            tplError(L, "%snormal must not be zero", what);
         memcpy(b->def.plane, n, sizeof n);
         b->def.plane[3] = tplNumber(L, 1, what, "offset", 0.0, false);
         tplSetWhere(L);
@@ -235,9 +308,11 @@ static int tplBodyNew(lua_State *L)
     b->def.cls = tplClass(L, what, TP_BODY_PASSIVE);
     switch (shape) {
     case TP_SHAPE_BOX:
-        if (!tplVector(L, 1, what, "size", b->def.size, 3, 3, false)) tplError(L, "%s'size' is required", what);
+        if (!tplVector(L, 1, what, "size", b->def.size, 3, 3, false))
+            tplError(L, "%s'size' is required", what);
         for (int k = 0; k < 3; k++)
-            if (!(b->def.size[k] > 0)) tplError(L, "%ssize[%d] must be > 0 (got %g)", what, k + 1, b->def.size[k]);
+            if (!(b->def.size[k] > 0))
+                tplError(L, "%ssize[%d] must be > 0 (got %g)", what, k + 1, b->def.size[k]);
         break;
     case TP_SHAPE_SPHERE:
         b->def.size[0] = tplPositive(L, what, "radius");
@@ -254,8 +329,10 @@ static int tplBodyNew(lua_State *L)
     bool kinematic = false;
     if (tplField(L, 1, "motion") != LUA_TNIL) {
         const tplMotion *m = luaL_testudata(L, -1, TPL_MOTION);
-        if (!m) tplError(L, "%smotion: expected tp.rotate, tp.linear or tp.oscillate, got %s", what, tplTypeName(L, -1));
-        if (b->def.cls != TP_BODY_FOREIGN) tplError(L, "%smotion is only allowed for class \"foreign\"", what);
+        if (!m)
+            tplError(L, "%smotion: expected tp.rotate, tp.linear or tp.oscillate, got %s", what, tplTypeName(L, -1));
+        if (b->def.cls != TP_BODY_FOREIGN)
+            tplError(L, "%smotion is only allowed for class \"foreign\"", what);
         b->def.motion = m->def;
         kinematic = true;
     }
@@ -271,11 +348,14 @@ static int tplBodyNew(lua_State *L)
         b->def.mass = tplPositive(L, what, "mass");
     }
     tplVector(L, 1, what, "pos", b->def.pos, 3, 3, false);
-    if (tplHas(L, "quat") && tplHas(L, "yaw")) tplError(L, "%sgive either quat or yaw, not both", what);
+    if (tplHas(L, "quat") && tplHas(L, "yaw"))
+        tplError(L, "%sgive either quat or yaw, not both", what);
     if (tplVector(L, 1, what, "quat", b->def.quat, 4, 4, false)) {
         double n = 0;
-        for (int k = 0; k < 4; k++) n += b->def.quat[k] * b->def.quat[k];
-        if (!(n > 0)) tplError(L, "%squat must not be zero", what);
+        for (int k = 0; k < 4; k++)
+            n += b->def.quat[k] * b->def.quat[k];
+        if (!(n > 0))
+            tplError(L, "%squat must not be zero", what);
     }
     if (tplHas(L, "yaw")) {
         double yaw = tplNumber(L, 1, what, "yaw", 0.0, false);
@@ -288,7 +368,9 @@ static int tplBodyNew(lua_State *L)
     tplVector(L, 1, what, "vel", b->def.vel, 3, 3, false);
     tplVector(L, 1, what, "angvel", b->def.angvel, 3, 3, false);
     if ((tplHas(L, "max_force") || tplHas(L, "max_torque") || tplHas(L, "planar")) && !controlled)
-        tplError(L, "%smax_force, max_torque and planar are only for controlled bodies (active, or foreign without motion)", what);
+        tplError(
+            L, "%smax_force, max_torque and planar are only for controlled bodies (active, or foreign without motion)",
+            what);
     b->def.max_force = tplNonNegative(L, what, "max_force");
     b->def.max_torque = tplNonNegative(L, what, "max_torque");
     b->def.planar_force = tplBool(L, 1, what, "planar", false);
@@ -299,8 +381,8 @@ static int tplBodyNew(lua_State *L)
 }
 
 static const luaL_Reg tplSceneFns[] = {
-    {"material", tplNewMaterial}, {"contact", tplNewContact}, {"rotate", tplRotate},
-    {"linear", tplLinear},     {"oscillate", tplOscillate}, {NULL, NULL},
+    {"material", tplNewMaterial}, {"contact", tplNewContact},  {"rotate", tplRotate},
+    {"linear", tplLinear},        {"oscillate", tplOscillate}, {NULL, NULL},
 };
 
 void tplOpenScene(lua_State *L)
@@ -314,8 +396,11 @@ void tplOpenScene(lua_State *L)
     static const struct {
         const char *name;
         tpShapeKind shape;
-    } shapes[] = {{"box", TP_SHAPE_BOX}, {"sphere", TP_SHAPE_SPHERE}, {"cylinder", TP_SHAPE_CYLINDER},
-                  {"capsule", TP_SHAPE_CAPSULE}, {"plane", TP_SHAPE_PLANE}};
+    } shapes[] = {{"box", TP_SHAPE_BOX},
+                  {"sphere", TP_SHAPE_SPHERE},
+                  {"cylinder", TP_SHAPE_CYLINDER},
+                  {"capsule", TP_SHAPE_CAPSULE},
+                  {"plane", TP_SHAPE_PLANE}};
     for (int i = 0; i < 5; i++) {
         lua_pushinteger(L, shapes[i].shape);
         lua_pushcclosure(L, tplBodyNew, 1);

@@ -30,10 +30,12 @@ struct tpScript {
 static int tplParam(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
-    if (!name[0]) tplError(L, "tp.param: the name must not be empty");
+    if (!name[0])
+        tplError(L, "tp.param: the name must not be empty");
     int dt = lua_type(L, 2);
     if (dt != LUA_TNUMBER && dt != LUA_TSTRING && dt != LUA_TBOOLEAN)
-        tplError(L, "tp.param('%s', ...): the default must be a number, a string or a boolean (got %s)", name, luaL_typename(L, 2));
+        tplError(L, "tp.param('%s', ...): the default must be a number, a string or a boolean (got %s)", name,
+                 luaL_typename(L, 2));
     lua_settop(L, 2);
     lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_PARAMS_READ);
     lua_pushboolean(L, 1);
@@ -45,18 +47,23 @@ static int tplParam(lua_State *L)
     }
     const char *value = lua_tostring(L, -1);
     if (dt == LUA_TNUMBER) {
-        if (!lua_stringtonumber(L, value)) tplError(L, "--set %s=%s: expected a number", name, value);
+        if (!lua_stringtonumber(L, value))
+            tplError(L, "--set %s=%s: expected a number", name, value);
         double v = lua_tonumber(L, -1);
-        if (!isfinite(v)) tplError(L, "--set %s=%s: expected a finite number", name, value);
+        if (!isfinite(v))
+            tplError(L, "--set %s=%s: expected a finite number", name, value);
         /* the value takes the default's subtype where it can: 4.0 with --set 5 stays a float */
         if (!lua_isinteger(L, 2) && lua_isinteger(L, -1)) {
             lua_pop(L, 1);
             lua_pushnumber(L, v);
         }
     } else if (dt == LUA_TBOOLEAN) {
-        if (strcmp(value, "true") == 0) lua_pushboolean(L, 1);
-        else if (strcmp(value, "false") == 0) lua_pushboolean(L, 0);
-        else tplError(L, "--set %s=%s: expected true or false", name, value);
+        if (strcmp(value, "true") == 0)
+            lua_pushboolean(L, 1);
+        else if (strcmp(value, "false") == 0)
+            lua_pushboolean(L, 0);
+        else
+            tplError(L, "--set %s=%s: expected true or false", name, value);
     } else {
         lua_pushvalue(L, -1);
     }
@@ -83,7 +90,8 @@ int luaopen_tp(lua_State *L)
     tplOpenDomain(L);
     tplOpenParams(L);
     tplOpenViews(L);
-    lua_pushliteral(L, "tplan " "0.1");
+    lua_pushliteral(L, "tplan "
+                       "0.1");
     lua_setfield(L, -2, "version");
     return 1;
 }
@@ -93,7 +101,8 @@ int luaopen_tp(lua_State *L)
 
 static int tplDisabled(lua_State *L)
 {
-    return tplError(L, "%s is disabled: sampling must use tp distributions (determinism)", lua_tostring(L, lua_upvalueindex(1)));
+    return tplError(L, "%s is disabled: sampling must use tp distributions (determinism)",
+                    lua_tostring(L, lua_upvalueindex(1)));
 }
 
 static int tplPrint(lua_State *L)
@@ -102,7 +111,8 @@ static int tplPrint(lua_State *L)
     for (int i = 1; i <= n; i++) {
         size_t len = 0;
         const char *s = luaL_tolstring(L, i, &len);
-        if (i > 1) fputc('\t', stderr);
+        if (i > 1)
+            fputc('\t', stderr);
         fwrite(s, 1, len, stderr);
         lua_pop(L, 1);
     }
@@ -120,7 +130,8 @@ static int tplLoad(lua_State *L)
     lua_pushvalue(L, 1);
     lua_pushvalue(L, 2);
     lua_pushliteral(L, "t");
-    if (n >= 4) lua_pushvalue(L, 4); /* an absent env differs from an explicit nil env */
+    if (n >= 4)
+        lua_pushvalue(L, 4); /* an absent env differs from an explicit nil env */
     lua_call(L, n >= 4 ? 4 : 3, LUA_MULTRET);
     return lua_gettop(L) - top;
 }
@@ -134,7 +145,8 @@ static int tplSearcher(lua_State *L)
     lua_pushstring(L, name);
     lua_getfield(L, lua_upvalueindex(1), "path");
     lua_call(L, 2, 2);
-    if (lua_isnil(L, -2)) return 1; /* the "no file ..." message */
+    if (lua_isnil(L, -2))
+        return 1; /* the "no file ..." message */
     const char *file = lua_tostring(L, -2);
     if (luaL_loadfilex(L, file, "t") != LUA_OK)
         return tplError(L, "error loading module '%s' from file '%s':\n\t%s", name, file, lua_tostring(L, -1));
@@ -152,8 +164,9 @@ static int tplSetup(lua_State *L)
 {
     tplSetupArgs *a = lua_touserdata(L, 1);
     static const luaL_Reg libs[] = {
-        {LUA_GNAME, luaopen_base},          {LUA_LOADLIBNAME, luaopen_package}, {LUA_COLIBNAME, luaopen_coroutine},
-        {LUA_TABLIBNAME, luaopen_table},    {LUA_STRLIBNAME, luaopen_string},   {LUA_MATHLIBNAME, luaopen_math},
+        {LUA_GNAME, luaopen_base},          {LUA_LOADLIBNAME, luaopen_package},
+        {LUA_COLIBNAME, luaopen_coroutine}, {LUA_TABLIBNAME, luaopen_table},
+        {LUA_STRLIBNAME, luaopen_string},   {LUA_MATHLIBNAME, luaopen_math},
         {LUA_UTF8LIBNAME, luaopen_utf8},    {NULL, NULL},
     };
     for (const luaL_Reg *l = libs; l->func; l++) {
@@ -184,8 +197,10 @@ static int tplSetup(lua_State *L)
     lua_getfield(L, g, "package");
     int pkg = lua_gettop(L);
     const char *slash = strrchr(a->path, '/');
-    if (slash) lua_pushlstring(L, a->path, (size_t)(slash - a->path) + 1);
-    else lua_pushliteral(L, "./");
+    if (slash)
+        lua_pushlstring(L, a->path, (size_t)(slash - a->path) + 1);
+    else
+        lua_pushliteral(L, "./");
     const char *dir = lua_tostring(L, -1);
     lua_getfield(L, pkg, "path");
     lua_pushfstring(L, "%slib/?.lua;%s?.lua;%s", dir, dir, lua_tostring(L, -1));
@@ -211,8 +226,10 @@ static int tplSetup(lua_State *L)
     lua_newtable(L);
     for (int i = 0; i < a->nparams; i++) {
         const tpScriptParam *p = &a->params[i];
-        if (!p->name || !p->name[0] || !p->value) tplError(L, "--set: a parameter needs a name and a value");
-        if (lua_getfield(L, -1, p->name) != LUA_TNIL) tplError(L, "--set %s given more than once", p->name);
+        if (!p->name || !p->name[0] || !p->value)
+            tplError(L, "--set: a parameter needs a name and a value");
+        if (lua_getfield(L, -1, p->name) != LUA_TNIL)
+            tplError(L, "--set %s given more than once", p->name);
         lua_pop(L, 1);
         lua_pushstring(L, p->value);
         lua_setfield(L, -2, p->name);
@@ -249,14 +266,16 @@ static void tplSortedKeys(lua_State *L, int idx)
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
-        if (lua_type(L, -1) == LUA_TSTRING) n++;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            n++;
     }
     const char **keys = lua_newuserdatauv(L, sizeof(char *) * (n ? n : 1), 0);
     size_t i = 0;
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
-        if (lua_type(L, -1) == LUA_TSTRING && i < n) keys[i++] = lua_tostring(L, -1); /* the table keeps it */
+        if (lua_type(L, -1) == LUA_TSTRING && i < n)
+            keys[i++] = lua_tostring(L, -1); /* the table keeps it */
     }
     qsort(keys, i, sizeof *keys, tplCmpStr);
     lua_createtable(L, (int)i, 0);
@@ -313,10 +332,13 @@ static int tplFinish(lua_State *L)
         int n = (int)lua_rawlen(L, keys);
         luaL_Buffer b;
         luaL_buffinit(L, &b);
-        if (n == 0) luaL_addstring(&b, "the script reads no parameters");
-        else luaL_addstring(&b, "the script reads: ");
+        if (n == 0)
+            luaL_addstring(&b, "the script reads no parameters");
+        else
+            luaL_addstring(&b, "the script reads: ");
         for (int k = 1; k <= n; k++) {
-            if (k > 1) luaL_addstring(&b, ", ");
+            if (k > 1)
+                luaL_addstring(&b, ", ");
             lua_rawgeti(L, keys, k);
             luaL_addvalue(&b);
         }
@@ -335,14 +357,17 @@ static int tplFinish(lua_State *L)
         lua_rawgeti(L, keys, k);
         const char *name = lua_tostring(L, -1);
         lua_pop(L, 1); /* the keys array keeps the string */
-        if (k > 1) luaL_addchar(&b, ',');
+        if (k > 1)
+            luaL_addchar(&b, ',');
         tplJsonString(&b, name);
         luaL_addchar(&b, ':');
         lua_getfield(L, used, name);
         if (lua_type(L, -1) == LUA_TNUMBER) {
             char num[64];
-            if (lua_isinteger(L, -1)) snprintf(num, sizeof num, "%lld", (long long)lua_tointeger(L, -1));
-            else snprintf(num, sizeof num, "%.17g", lua_tonumber(L, -1));
+            if (lua_isinteger(L, -1))
+                snprintf(num, sizeof num, "%lld", (long long)lua_tointeger(L, -1));
+            else
+                snprintf(num, sizeof num, "%.17g", lua_tonumber(L, -1));
             lua_pop(L, 1);
             luaL_addstring(&b, num);
         } else if (lua_type(L, -1) == LUA_TBOOLEAN) {
@@ -391,7 +416,8 @@ static char *tplReadFile(const char *path, size_t *len, char *err, size_t errlen
         }
         size_t got = fread(buf + n, 1, cap - n, f);
         n += got;
-        if (got == 0) break;
+        if (got == 0)
+            break;
     }
     bool bad = ferror(f) != 0;
     fclose(f);
@@ -409,20 +435,23 @@ static void tplScriptError(lua_State *L, const char *path, char *err, size_t err
     const char *msg = lua_tostring(L, -1);
     lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_SHORT_SRC);
     const char *short_src = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
-    if (err && errlen) tplFixPath(err, errlen, msg ? msg : "Lua error", path, short_src);
+    if (err && errlen)
+        tplFixPath(err, errlen, msg ? msg : "Lua error", path, short_src);
     lua_pop(L, 1);
 }
 
 tpScript *tpLoadScript(const char *path, const tpScriptParam *params, int nparams, char *err, size_t errlen)
 {
-    if (err && errlen) err[0] = '\0';
+    if (err && errlen)
+        err[0] = '\0';
     if (!path) {
         tpErrorf(err, errlen, "no script path");
         return NULL;
     }
     size_t len = 0;
     char *src = tplReadFile(path, &len, err, errlen);
-    if (!src) return NULL;
+    if (!src)
+        return NULL;
     tpScript *s = calloc(1, sizeof *s);
     lua_State *L = s ? luaL_newstate() : NULL;
     if (!L) {
@@ -491,8 +520,10 @@ fail:
 
 void tpDestroyScript(tpScript *script)
 {
-    if (!script) return;
-    if (script->L) lua_close(script->L); /* finalizes the tp.domain userdata: frees the domain */
+    if (!script)
+        return;
+    if (script->L)
+        lua_close(script->L); /* finalizes the tp.domain userdata: frees the domain */
     free(script->params_json);
     free(script);
 }

@@ -35,10 +35,12 @@ static int tplNewTactic(lua_State *L)
     tc->foreign = tplBool(L, 1, what, "foreign", false);
 
     /* skills: an array, copied so that later changes to the script's table cannot matter */
-    if (tplField(L, 1, "skills") != LUA_TTABLE) tplError(L, "%sskills: expected an array of skills, got %s", what, tplTypeName(L, -1));
+    if (tplField(L, 1, "skills") != LUA_TTABLE)
+        tplError(L, "%sskills: expected an array of skills, got %s", what, tplTypeName(L, -1));
     int src = lua_gettop(L);
     int k = (int)lua_rawlen(L, src);
-    if (k < 1) tplError(L, "%sskills must not be empty", what);
+    if (k < 1)
+        tplError(L, "%sskills must not be empty", what);
     {
         lua_Integer count = 0;
         lua_pushnil(L);
@@ -46,7 +48,8 @@ static int tplNewTactic(lua_State *L)
             lua_pop(L, 1);
             count++;
         }
-        if (count != k) tplError(L, "%sskills must be an array (no named entries)", what);
+        if (count != k)
+            tplError(L, "%sskills must be an array (no named entries)", what);
     }
     luaL_checkstack(L, k + 8, NULL);
     const char **names = lua_newuserdatauv(L, sizeof(char *) * ((size_t)k + 1), 0); /* GC'd scratch */
@@ -54,10 +57,12 @@ static int tplNewTactic(lua_State *L)
     for (int i = 0; i < k; i++) {
         lua_rawgeti(L, src, i + 1);
         const tplSkill *sk = luaL_testudata(L, -1, TPL_SKILL);
-        if (!sk) tplError(L, "%sskills[%d]: expected a skill (tp.skill.<kind>), got %s", what, i + 1, tplTypeName(L, -1));
+        if (!sk)
+            tplError(L, "%sskills[%d]: expected a skill (tp.skill.<kind>), got %s", what, i + 1, tplTypeName(L, -1));
         names[i] = sk->def.name; /* userdata memory: stays put while the copy table holds it */
         for (int j = 0; j < i; j++)
-            if (strcmp(names[j], names[i]) == 0) tplError(L, "%sduplicate skill name '%s'", what, names[i]);
+            if (strcmp(names[j], names[i]) == 0)
+                tplError(L, "%sduplicate skill name '%s'", what, names[i]);
         lua_rawseti(L, -2, i + 1);
     }
     names[k] = NULL;
@@ -69,8 +74,10 @@ static int tplNewTactic(lua_State *L)
     if (tplString(L, 1, what, "start", start, sizeof start)) {
         tc->initial = -1;
         for (int i = 0; i < k; i++)
-            if (strcmp(start, names[i]) == 0) tc->initial = i;
-        if (tc->initial < 0) tplError(L, "%sstart: unknown skill '%s'", what, start);
+            if (strcmp(start, names[i]) == 0)
+                tc->initial = i;
+        if (tc->initial < 0)
+            tplError(L, "%sstart: unknown skill '%s'", what, start);
     }
 
     /* Π: constant rows in a k*k matrix, dynamic rows as functions; rows and entries are looked
@@ -86,7 +93,8 @@ static int tplNewTactic(lua_State *L)
     int tt = tplField(L, 1, "transitions");
     int trans = lua_gettop(L);
     if (tt != LUA_TNIL) {
-        if (tt != LUA_TTABLE) tplError(L, "%stransitions: expected a table, got %s", what, tplTypeName(L, -1));
+        if (tt != LUA_TTABLE)
+            tplError(L, "%stransitions: expected a table, got %s", what, tplTypeName(L, -1));
         char tw[200];
         snprintf(tw, sizeof tw, "tp.tactic '%s' transitions", tc->name);
         tplCheckKeys(L, trans, tw, names, 0, "skill");
@@ -99,7 +107,8 @@ static int tplNewTactic(lua_State *L)
             }
             if (rt != LUA_TNIL) {
                 if (rt != LUA_TTABLE)
-                    tplError(L, "%stransitions.%s: expected a table or a function, got %s", what, names[i], tplTypeName(L, -1));
+                    tplError(L, "%stransitions.%s: expected a table or a function, got %s", what, names[i],
+                             tplTypeName(L, -1));
                 char rw[200];
                 snprintf(rw, sizeof rw, "tp.tactic '%s' transitions.%s", tc->name, names[i]);
                 tplCheckKeys(L, -1, rw, names, 0, "skill");
@@ -107,7 +116,9 @@ static int tplNewTactic(lua_State *L)
                     char pw[200];
                     snprintf(pw, sizeof pw, "%stransitions.%s.", what, names[i]);
                     double p = tplNumber(L, -1, pw, names[j], 0.0, false);
-                    if (p < 0) tplError(L, "%stransitions.%s.%s: probability must be >= 0 (got %g)", what, names[i], names[j], p);
+                    if (p < 0)
+                        tplError(L, "%stransitions.%s.%s: probability must be >= 0 (got %g)", what, names[i], names[j],
+                                 p);
                     tc->pi[(size_t)i * (size_t)k + (size_t)j] = p;
                 }
             }
@@ -138,8 +149,10 @@ static void tplCondBody(lua_State *L, const char *ctor, tplCond *c, bool other)
 {
     char what[128];
     snprintf(what, sizeof what, "%s: ", ctor);
-    if (!tplString(L, 1, what, "body", c->body, sizeof c->body)) tplError(L, "%s: 'body' is required", ctor);
-    if (other && !tplString(L, 1, what, "other", c->other, sizeof c->other)) tplError(L, "%s: 'other' is required", ctor);
+    if (!tplString(L, 1, what, "body", c->body, sizeof c->body))
+        tplError(L, "%s: 'body' is required", ctor);
+    if (other && !tplString(L, 1, what, "other", c->other, sizeof c->other))
+        tplError(L, "%s: 'other' is required", ctor);
 }
 
 static int tplWithin(lua_State *L)
@@ -150,10 +163,12 @@ static int tplWithin(lua_State *L)
     tplCond *c = tplNewCond(L, TP_COND_IN_CIRCLE);
     tplCondBody(L, "tp.within", c, false);
     int n = tplVector(L, 1, "tp.within: ", "center", c->center, 2, 3, false);
-    if (!n) tplError(L, "tp.within: 'center' is required");
+    if (!n)
+        tplError(L, "tp.within: 'center' is required");
     c->kind = n == 2 ? TP_COND_IN_CIRCLE : TP_COND_IN_SPHERE;
     c->radius = tplReqNumber(L, 1, "tp.within: ", "radius");
-    if (!(c->radius > 0)) tplError(L, "tp.within: radius must be > 0 (got %g)", c->radius);
+    if (!(c->radius > 0))
+        tplError(L, "tp.within: radius must be > 0 (got %g)", c->radius);
     tplSetWhere(L);
     return 1;
 }
@@ -171,9 +186,11 @@ static int tplInside(lua_State *L)
     }
     int a = tplVector(L, 1, "tp.inside: ", "min", c->lo, 1, 3, true);
     int b = tplVector(L, 1, "tp.inside: ", "max", c->hi, 1, 3, true);
-    if (!a && !b) tplError(L, "tp.inside: give 'min', 'max' or both");
+    if (!a && !b)
+        tplError(L, "tp.inside: give 'min', 'max' or both");
     for (int k = 0; k < 3; k++)
-        if (c->lo[k] > c->hi[k]) tplError(L, "tp.inside: min[%d] must be <= max[%d] (got %g > %g)", k + 1, k + 1, c->lo[k], c->hi[k]);
+        if (c->lo[k] > c->hi[k])
+            tplError(L, "tp.inside: min[%d] must be <= max[%d] (got %g > %g)", k + 1, k + 1, c->lo[k], c->hi[k]);
     tplSetWhere(L);
     return 1;
 }
@@ -191,8 +208,10 @@ static int tplSpeedCond(lua_State *L)
     char what[64];
     snprintf(what, sizeof what, "%s: ", ctor);
     c->value = tplReqNumber(L, 1, what, "speed");
-    if (kind == TP_COND_SPEED_BELOW && !(c->value > 0)) tplError(L, "%s: speed must be > 0 (got %g)", ctor, c->value);
-    if (!(c->value >= 0)) tplError(L, "%s: speed must be >= 0 (got %g)", ctor, c->value);
+    if (kind == TP_COND_SPEED_BELOW && !(c->value > 0))
+        tplError(L, "%s: speed must be > 0 (got %g)", ctor, c->value);
+    if (!(c->value >= 0))
+        tplError(L, "%s: speed must be >= 0 (got %g)", ctor, c->value);
     tplSetWhere(L);
     return 1;
 }
@@ -205,7 +224,8 @@ static int tplNear(lua_State *L)
     tplCond *c = tplNewCond(L, TP_COND_NEAR);
     tplCondBody(L, "tp.near", c, true);
     c->value = tplReqNumber(L, 1, "tp.near: ", "distance");
-    if (!(c->value > 0)) tplError(L, "tp.near: distance must be > 0 (got %g)", c->value);
+    if (!(c->value > 0))
+        tplError(L, "tp.near: distance must be > 0 (got %g)", c->value);
     tplSetWhere(L);
     return 1;
 }
@@ -229,7 +249,8 @@ static int tplMoved(lua_State *L)
     tplCond *c = tplNewCond(L, TP_COND_MOVED);
     tplCondBody(L, "tp.moved", c, false);
     c->value = tplNumber(L, 1, "tp.moved: ", "tolerance", 1e-3, false);
-    if (!(c->value >= 0)) tplError(L, "tp.moved: tolerance must be >= 0 (got %g)", c->value);
+    if (!(c->value >= 0))
+        tplError(L, "tp.moved: tolerance must be >= 0 (got %g)", c->value);
     tplSetWhere(L);
     return 1;
 }
@@ -237,9 +258,11 @@ static int tplMoved(lua_State *L)
 /* Depth of a child (a condition or a function); raises on anything else. */
 static int tplChildDepth(lua_State *L, int idx, const char *label)
 {
-    if (lua_type(L, idx) == LUA_TFUNCTION) return 1;
+    if (lua_type(L, idx) == LUA_TFUNCTION)
+        return 1;
     const tplCond *c = luaL_testudata(L, idx, TPL_COND);
-    if (!c) tplError(L, "%s: expected a condition or a function, got %s", label, tplTypeName(L, idx));
+    if (!c)
+        tplError(L, "%s: expected a condition or a function, got %s", label, tplTypeName(L, idx));
     return c->depth;
 }
 
@@ -252,7 +275,8 @@ static int tplGroup(lua_State *L)
     int n = (int)lua_rawlen(L, 1);
     static const char *const none[] = {NULL};
     tplCheckFields(L, 1, ctor, none, n);
-    if (n < 1) tplError(L, "%s: expected at least one condition", ctor);
+    if (n < 1)
+        tplError(L, "%s: expected at least one condition", ctor);
     tplCond *c = tplNewCond(L, kind);
     int ud = lua_gettop(L);
     lua_createtable(L, n, 0);
@@ -262,12 +286,14 @@ static int tplGroup(lua_State *L)
         char label[64];
         snprintf(label, sizeof label, "%s: entry %d", ctor, i + 1);
         int d = tplChildDepth(L, -1, label);
-        if (d > depth) depth = d;
+        if (d > depth)
+            depth = d;
         lua_rawseti(L, -2, i + 1);
     }
     lua_setiuservalue(L, ud, 2);
     c->depth = depth + 1;
-    if (c->depth > TPL_COND_MAX_DEPTH) tplError(L, "%s: conditions nested deeper than %d", ctor, TPL_COND_MAX_DEPTH);
+    if (c->depth > TPL_COND_MAX_DEPTH)
+        tplError(L, "%s: conditions nested deeper than %d", ctor, TPL_COND_MAX_DEPTH);
     tplSetWhere(L);
     return 1;
 }
@@ -278,7 +304,8 @@ static int tplNegate(lua_State *L)
     int d = tplChildDepth(L, 1, "tp.negate");
     tplCond *c = tplNewCond(L, TP_COND_NOT);
     c->depth = d + 1;
-    if (c->depth > TPL_COND_MAX_DEPTH) tplError(L, "tp.negate: conditions nested deeper than %d", TPL_COND_MAX_DEPTH);
+    if (c->depth > TPL_COND_MAX_DEPTH)
+        tplError(L, "tp.negate: conditions nested deeper than %d", TPL_COND_MAX_DEPTH);
     lua_createtable(L, 1, 0);
     lua_pushvalue(L, 1);
     lua_rawseti(L, -2, 1);
@@ -305,11 +332,14 @@ static int tplDistance(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     tplCheckFields(L, 1, "tp.distance", known, 0);
     tplMetric *m = tplNewMetric(L, TP_METRIC_DISTANCE);
-    if (!tplString(L, 1, "tp.distance: ", "body", m->body, sizeof m->body)) tplError(L, "tp.distance: 'body' is required");
+    if (!tplString(L, 1, "tp.distance: ", "body", m->body, sizeof m->body))
+        tplError(L, "tp.distance: 'body' is required");
     int n = tplVector(L, 1, "tp.distance: ", "to", m->point, 2, 3, false);
-    if (!n) tplError(L, "tp.distance: 'to' is required");
+    if (!n)
+        tplError(L, "tp.distance: 'to' is required");
     m->planar = tplBool(L, 1, "tp.distance: ", "planar", n == 2);
-    if (n == 2 && !m->planar) tplError(L, "tp.distance: a 2D 'to' needs planar = true");
+    if (n == 2 && !m->planar)
+        tplError(L, "tp.distance: a 2D 'to' needs planar = true");
     tplSetWhere(L);
     return 1;
 }
@@ -326,15 +356,18 @@ static int tplEffort(lua_State *L)
     tplMetric *m = tplNewMetric(L, TP_METRIC_EFFORT);
     int t = tplField(L, 1, "bodies");
     if (t != LUA_TNIL) {
-        if (t != LUA_TTABLE) tplError(L, "tp.effort: bodies: expected an array of body names, got %s", tplTypeName(L, -1));
+        if (t != LUA_TTABLE)
+            tplError(L, "tp.effort: bodies: expected an array of body names, got %s", tplTypeName(L, -1));
         int n = (int)lua_rawlen(L, -1);
-        if (n > 16) tplError(L, "tp.effort: at most 16 bodies (got %d)", n);
+        if (n > 16)
+            tplError(L, "tp.effort: at most 16 bodies (got %d)", n);
         for (int i = 0; i < n; i++) {
             if (lua_rawgeti(L, -1, i + 1) != LUA_TSTRING)
                 tplError(L, "tp.effort: bodies[%d]: expected a body name, got %s", i + 1, tplTypeName(L, -1));
             size_t len = 0;
             const char *s = lua_tolstring(L, -1, &len);
-            if (len >= TP_NAME_MAX) tplError(L, "tp.effort: bodies[%d]: name too long", i + 1);
+            if (len >= TP_NAME_MAX)
+                tplError(L, "tp.effort: bodies[%d]: name too long", i + 1);
             memcpy(m->bodies[i], s, len + 1);
             lua_pop(L, 1);
         }
@@ -346,9 +379,9 @@ static int tplEffort(lua_State *L)
 }
 
 static const luaL_Reg tplTacticFns[] = {
-    {"tactic", tplNewTactic}, {"within", tplWithin},   {"inside", tplInside}, {"near", tplNear},
-    {"touching", tplTouching}, {"moved", tplMoved}, {"negate", tplNegate}, {"distance", tplDistance},
-    {"effort", tplEffort}, {NULL, NULL},
+    {"tactic", tplNewTactic},  {"within", tplWithin}, {"inside", tplInside}, {"near", tplNear},
+    {"touching", tplTouching}, {"moved", tplMoved},   {"negate", tplNegate}, {"distance", tplDistance},
+    {"effort", tplEffort},     {NULL, NULL},
 };
 
 void tplOpenTactics(lua_State *L)

@@ -41,7 +41,8 @@ const char *tplTypeName(lua_State *L, int idx)
         lua_getfield(L, -1, "__name");
         const char *name = lua_tostring(L, -1); /* interned in the metatable: stays valid */
         lua_pop(L, 2);
-        if (name) return name;
+        if (name)
+            return name;
     }
     return luaL_typename(L, idx);
 }
@@ -49,7 +50,8 @@ const char *tplTypeName(lua_State *L, int idx)
 static bool tplIsKnown(const char *key, const char *const *known)
 {
     for (int i = 0; known[i]; i++)
-        if (strcmp(key, known[i]) == 0) return true;
+        if (strcmp(key, known[i]) == 0)
+            return true;
     return false;
 }
 
@@ -71,10 +73,12 @@ void tplCheckKeys(lua_State *L, int idx, const char *what, const char *const *kn
         lua_pop(L, 1);
         if (lua_type(L, -1) == LUA_TSTRING) {
             const char *k = lua_tostring(L, -1);
-            if (!tplIsKnown(k, known) && (!first || strcmp(k, first) < 0)) first = k; /* key stays in the table */
+            if (!tplIsKnown(k, known) && (!first || strcmp(k, first) < 0))
+                first = k; /* key stays in the table */
         } else if (lua_isinteger(L, -1)) {
             lua_Integer i = lua_tointeger(L, -1);
-            if (i < 1 || i > narray) bad_array = true;
+            if (i < 1 || i > narray)
+                bad_array = true;
         } else {
             bad_array = true;
         }
@@ -83,14 +87,16 @@ void tplCheckKeys(lua_State *L, int idx, const char *what, const char *const *kn
         luaL_Buffer b;
         luaL_buffinit(L, &b);
         for (int i = 0; known[i]; i++) {
-            if (i) luaL_addstring(&b, ", ");
+            if (i)
+                luaL_addstring(&b, ", ");
             luaL_addstring(&b, known[i]);
         }
         luaL_pushresult(&b);
         tplError(L, "unknown %s '%s' in %s (known: %s)", noun, first, what, lua_tostring(L, -1));
     }
     if (bad_array) {
-        if (narray == 0) tplError(L, "%s: unexpected array entry (fields must be named)", what);
+        if (narray == 0)
+            tplError(L, "%s: unexpected array entry (fields must be named)", what);
         tplError(L, "%s: expected at most %d unnamed entries", what, narray);
     }
 }
@@ -109,11 +115,14 @@ double tplNumber(lua_State *L, int idx, const char *what, const char *key, doubl
         lua_pop(L, 1);
         return def;
     }
-    if (t != LUA_TNUMBER) tplError(L, "%s%s: expected a number, got %s", what, key, tplTypeName(L, -1));
+    if (t != LUA_TNUMBER)
+        tplError(L, "%s%s: expected a number, got %s", what, key, tplTypeName(L, -1));
     double v = lua_tonumber(L, -1);
     lua_pop(L, 1);
-    if (isnan(v)) tplError(L, "%s%s: expected a number, got nan", what, key);
-    if (!allow_inf && isinf(v)) tplError(L, "%s%s must be finite (got %g)", what, key, v);
+    if (isnan(v))
+        tplError(L, "%s%s: expected a number, got nan", what, key);
+    if (!allow_inf && isinf(v))
+        tplError(L, "%s%s must be finite (got %g)", what, key, v);
     return v;
 }
 
@@ -121,21 +130,25 @@ double tplReqNumber(lua_State *L, int idx, const char *what, const char *key)
 {
     int t = tplField(L, idx, key);
     lua_pop(L, 1);
-    if (t == LUA_TNIL) tplError(L, "%s'%s' is required", what, key);
+    if (t == LUA_TNIL)
+        tplError(L, "%s'%s' is required", what, key);
     return tplNumber(L, idx, what, key, 0.0, false);
 }
 
-long long tplInteger(lua_State *L, int idx, const char *what, const char *key, long long def, long long lo, long long hi)
+long long tplInteger(lua_State *L, int idx, const char *what, const char *key, long long def, long long lo,
+                     long long hi)
 {
     int t = tplField(L, idx, key);
     if (t == LUA_TNIL) {
         lua_pop(L, 1);
         return def;
     }
-    if (t != LUA_TNUMBER) tplError(L, "%s%s: expected an integer, got %s", what, key, tplTypeName(L, -1));
+    if (t != LUA_TNUMBER)
+        tplError(L, "%s%s: expected an integer, got %s", what, key, tplTypeName(L, -1));
     int ok = 0;
     lua_Integer v = lua_tointegerx(L, -1, &ok);
-    if (!ok) tplError(L, "%s%s: expected an integer, got %g", what, key, lua_tonumber(L, -1));
+    if (!ok)
+        tplError(L, "%s%s: expected an integer, got %g", what, key, lua_tonumber(L, -1));
     lua_pop(L, 1);
     if (v < lo || v > hi)
         tplError(L, "%s%s must be in [%lld, %lld] (got %lld)", what, key, lo, hi, (long long)v);
@@ -149,7 +162,8 @@ bool tplBool(lua_State *L, int idx, const char *what, const char *key, bool def)
         lua_pop(L, 1);
         return def;
     }
-    if (t != LUA_TBOOLEAN) tplError(L, "%s%s: expected a boolean, got %s", what, key, tplTypeName(L, -1));
+    if (t != LUA_TBOOLEAN)
+        tplError(L, "%s%s: expected a boolean, got %s", what, key, tplTypeName(L, -1));
     bool v = lua_toboolean(L, -1);
     lua_pop(L, 1);
     return v;
@@ -162,11 +176,14 @@ bool tplString(lua_State *L, int idx, const char *what, const char *key, char *o
         lua_pop(L, 1);
         return false;
     }
-    if (t != LUA_TSTRING) tplError(L, "%s%s: expected a string, got %s", what, key, tplTypeName(L, -1));
+    if (t != LUA_TSTRING)
+        tplError(L, "%s%s: expected a string, got %s", what, key, tplTypeName(L, -1));
     size_t len = 0;
     const char *s = lua_tolstring(L, -1, &len);
-    if (len >= cap) tplError(L, "%s%s: '%s' is too long (at most %d bytes)", what, key, s, (int)cap - 1);
-    if (strlen(s) != len) tplError(L, "%s%s: embedded zero byte", what, key);
+    if (len >= cap)
+        tplError(L, "%s%s: '%s' is too long (at most %d bytes)", what, key, s, (int)cap - 1);
+    if (strlen(s) != len)
+        tplError(L, "%s%s: embedded zero byte", what, key);
     memcpy(out, s, len + 1);
     lua_pop(L, 1);
     return true;
@@ -176,7 +193,8 @@ int tplToVector(lua_State *L, int idx, const char *label, double *out, int mindi
 {
     idx = lua_absindex(L, idx);
     if (lua_type(L, idx) != LUA_TTABLE) {
-        if (mindim == maxdim) tplError(L, "%s: expected a vector of %d numbers, got %s", label, mindim, tplTypeName(L, idx));
+        if (mindim == maxdim)
+            tplError(L, "%s: expected a vector of %d numbers, got %s", label, mindim, tplTypeName(L, idx));
         tplError(L, "%s: expected a vector of %d to %d numbers, got %s", label, mindim, maxdim, tplTypeName(L, idx));
     }
     lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
@@ -188,7 +206,8 @@ int tplToVector(lua_State *L, int idx, const char *label, double *out, int mindi
         count++;
     }
     if (n < mindim || n > maxdim || count != n) {
-        if (mindim == maxdim) tplError(L, "%s: expected a vector of %d numbers", label, mindim);
+        if (mindim == maxdim)
+            tplError(L, "%s: expected a vector of %d numbers", label, mindim);
         tplError(L, "%s: expected a vector of %d to %d numbers", label, mindim, maxdim);
     }
     for (int i = 0; i < (int)n; i++) {
@@ -196,13 +215,15 @@ int tplToVector(lua_State *L, int idx, const char *label, double *out, int mindi
             tplError(L, "%s[%d]: expected a number, got %s", label, i + 1, tplTypeName(L, -1));
         double v = lua_tonumber(L, -1);
         lua_pop(L, 1);
-        if (isnan(v) || (!allow_inf && isinf(v))) tplError(L, "%s[%d] must be finite (got %g)", label, i + 1, v);
+        if (isnan(v) || (!allow_inf && isinf(v)))
+            tplError(L, "%s[%d] must be finite (got %g)", label, i + 1, v);
         out[i] = v;
     }
     return (int)n;
 }
 
-int tplVector(lua_State *L, int idx, const char *what, const char *key, double *out, int mindim, int maxdim, bool allow_inf)
+int tplVector(lua_State *L, int idx, const char *what, const char *key, double *out, int mindim, int maxdim,
+              bool allow_inf)
 {
     idx = lua_absindex(L, idx);
     if (tplField(L, idx, key) == LUA_TNIL) {

@@ -33,7 +33,8 @@ static tpScript *load(const char *name, const tpScriptParam *params, int n)
 {
     char err[2048] = "";
     tpScript *s = tpLoadScript(fixture(name), params, n, err, sizeof err);
-    if (!s) fprintf(stderr, "unexpected load error: %s\n", err);
+    if (!s)
+        fprintf(stderr, "unexpected load error: %s\n", err);
     assert_non_null(s);
     return s;
 }
@@ -44,7 +45,8 @@ static void expect_error(const char *name, const tpScriptParam *params, int n, i
     char err[2048] = "";
     const char *path = fixture(name);
     tpScript *s = tpLoadScript(path, params, n, err, sizeof err);
-    if (s) tpDestroyScript(s);
+    if (s)
+        tpDestroyScript(s);
     assert_null(s);
     char prefix[1200];
     snprintf(prefix, sizeof prefix, "%s:%d:", path, line);
@@ -57,7 +59,8 @@ static void expect_error(const char *name, const tpScriptParam *params, int n, i
 static int find_skill(const tpTacticDef *t, const char *name)
 {
     for (int i = 0; i < t->nskills; i++)
-        if (strcmp(t->skills[i].name, name) == 0) return i;
+        if (strcmp(t->skills[i].name, name) == 0)
+            return i;
     return -1;
 }
 
@@ -79,8 +82,8 @@ static void test_valid_domain(void **state)
     }
     assert_int_equal(tpWorld_Body(w, 0)->shape, TP_SHAPE_PLANE);
     assert_true(fabs(tpWorld_Body(w, 1)->size[0] - 4.1) < 1e-12); /* W + 0.1 with the default W */
-    assert_int_equal(tpWorld_Body(w, 1)->material, 1);             /* "wall" */
-    assert_int_equal(tpWorld_Body(w, 3)->material, 0);             /* default: the first material */
+    assert_int_equal(tpWorld_Body(w, 1)->material, 1);            /* "wall" */
+    assert_int_equal(tpWorld_Body(w, 3)->material, 0);            /* default: the first material */
     assert_true(fabs(tpWorld_Body(w, 3)->size[0] - 0.0215) < 1e-12);
     assert_int_equal(tpWorld_Body(w, 4)->motion.kind, TP_MOTION_ROTATE);
     assert_true(fabs(tpWorld_Body(w, 4)->motion.rate - 0.6) < 1e-12);
@@ -189,7 +192,8 @@ static tpPlanStatus run(tpDomain *d, tpPlanResult *res, tpPlanner **out)
     char err[512] = "";
     tpProblem p = tpDomain_Problem(d);
     tpPlanner *pl = tpCreatePlanner(&tpDomain_Def(d)->planner, &p, err, sizeof err);
-    if (!pl) fprintf(stderr, "planner: %s\n", err);
+    if (!pl)
+        fprintf(stderr, "planner: %s\n", err);
     assert_non_null(pl);
     *out = pl;
     return tpPlanner_Run(pl, res);
@@ -206,7 +210,8 @@ static void test_callbacks(void **state)
     tpPlanResult res;
     tpPlanner *pl = NULL;
     tpPlanStatus st = run(d, &res, &pl);
-    if (st != TP_PLAN_SOLVED) fprintf(stderr, "status %d: %s\n", st, tpDomain_Error(d));
+    if (st != TP_PLAN_SOLVED)
+        fprintf(stderr, "status %d: %s\n", st, tpDomain_Error(d));
     assert_int_equal(st, TP_PLAN_SOLVED);
     assert_string_equal(tpDomain_Error(d), "");
     /* the goal needs the Π row to have run and the custom skill to have pushed the robot */
@@ -260,12 +265,8 @@ static void test_callback_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid_domain),
-        cmocka_unit_test(test_params),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_callbacks),
-        cmocka_unit_test(test_callback_errors),
-        cmocka_unit_test(test_doc_example),
+        cmocka_unit_test(test_valid_domain), cmocka_unit_test(test_params),          cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_callbacks),    cmocka_unit_test(test_callback_errors), cmocka_unit_test(test_doc_example),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
