@@ -227,9 +227,9 @@ static int tplSetup(lua_State *L)
     for (int i = 0; i < a->nparams; i++) {
         const tpScriptParam *p = &a->params[i];
         if (!p->name || !p->name[0] || !p->value)
-            tplError(L, "--set: a parameter needs a name and a value");
+            tplError(L, "%s: --set: a parameter needs a name and a value", a->path);
         if (lua_getfield(L, -1, p->name) != LUA_TNIL)
-            tplError(L, "--set %s given more than once", p->name);
+            tplError(L, "%s: --set %s given more than once", a->path, p->name);
         lua_pop(L, 1);
         lua_pushstring(L, p->value);
         lua_setfield(L, -2, p->name);
@@ -444,8 +444,8 @@ tpScript *tpLoadScript(const char *path, const tpScriptParam *params, int nparam
 {
     if (err && errlen)
         err[0] = '\0';
-    if (!path) {
-        tpErrorf(err, errlen, "no script path");
+    if (!path || nparams < 0 || (nparams > 0 && !params)) {
+        tpErrorf(err, errlen, "tpLoadScript: no script path or bad parameter list");
         return NULL;
     }
     size_t len = 0;
