@@ -27,7 +27,7 @@ return tp.domain {
   materials = {
     tp.material { name = "green", friction = 0.3, restitution = 0.0 },
     tp.material { name = "wall", friction = 0.2, restitution = 0.6 },
-    tp.material { name = "ball", friction = 0.3, restitution = 0.5, rolling_friction = 0.004 },
+    tp.material { name = "ball", friction = 0.3, restitution = 0.5, rolling_friction = 0.0015 },
     tp.material { name = "robot", friction = 0.05, restitution = 0.5 },
   },
   contacts = {
@@ -68,13 +68,17 @@ return tp.domain {
         tp.skill.drive_to { name = "position", body = "robot", target = "ball", frame = "target",
                             point = tp.disc({0, 0}, 0.2, 0.4), max_speed = 1.2 },
         tp.skill.kick { name = "kick", body = "robot", target = "ball",
-                        point = tp.uniform({0.4, -0.75}, {2.0, 0.75}), speed = tp.uniform(0.8, 3.2),
+                        point = tp.disc(HOLE, 0, 0.4), speed = tp.uniform(1.5, 3.2),
                         max_speed = 2.5 },
+        -- watch the kicked ball until it rests: one deterministic segment, so the planner does
+        -- not branch while the ball rolls (and a dead end ends in a busy, never-selected node)
+        tp.skill.wait { name = "settle", body = "robot", target = "ball", trigger_speed = 0.02 },
       },
       transitions = {
         wait = { position = 1 },
         position = { kick = 1 },
-        kick = { wait = 1 },
+        kick = { settle = 1 },
+        settle = { wait = 1 },
       },
     },
   },
@@ -83,7 +87,17 @@ return tp.domain {
     tp.within { body = "ball", center = HOLE, radius = HOLE_R },
     tp.slower { body = "ball", speed = 1.0 },
   },
-  valid = tp.inside { body = "robot", max = {TEE_X, math.huge, math.huge} },
+  valid = tp.all {
+    -- the paper's constraint: the robot stays in the tee zone
+    tp.inside { body = "robot", max = {TEE_X, math.huge, math.huge} },
+    -- pruning dead ends: a ball at rest beyond the tee zone (and not in the hole) can never be
+    -- played again, so such states cannot lead to the goal
+    tp.negate(tp.all {
+      tp.slower { body = "ball", speed = 0.02 },
+      tp.inside { body = "ball", min = {TEE_X, -math.huge, -math.huge} },
+      tp.negate(tp.within { body = "ball", center = HOLE, radius = HOLE_R }),
+    }),
+  },
 
   -- BK-RRT: samples y over the tee zone, distance = minimal-time estimate for the robot
   sampling = { tp.uniform({-L, -W}, {TEE_X, W}), distance = "min_time", body = "robot" },

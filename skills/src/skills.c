@@ -67,6 +67,8 @@ static double default_timeout(const tpSkillDef *sk)
         return 8.0;
     case TP_SKILL_SPIN:
         return 10.0;
+    case TP_SKILL_WAIT:
+        return 20.0;
     default:
         return 6.0;
     }
@@ -206,12 +208,21 @@ static int run_wait(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
     if (call->fresh) {
-        double d = sample1(&sk->duration, call, 1.0);
+        double d = sample1(&sk->duration, call, sk->target >= 0 ? 0.0 : 1.0);
         V[1] = call->t + (d > 0 ? d : 0);
     }
     tpCtlBody cb;
     if (tpCtl_Load(call, sk->body, &cb) && cb.slot >= 0) {
         tpCtl_Brake(sk, call, &cb); /* hold still while waiting */
+    }
+    if (sk->target >= 0 && call->t - V[0] < default_timeout(sk)) {
+        /* watch a target: also busy until it comes to rest (e.g. a kicked ball settling) */
+        tpBodyState ts;
+        tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ts);
+        double sp = sqrt(ts.vel[0] * ts.vel[0] + ts.vel[1] * ts.vel[1] + ts.vel[2] * ts.vel[2]);
+        if (sp >= sk->trigger_speed) {
+            return 1;
+        }
     }
     return busy_until(call, V[1]);
 }
@@ -257,6 +268,9 @@ static void set_phase(double *V, int phase, double t)
 {
     V[4] = phase;
     V[5] = t;
+    /* a new phase tracks a new velocity: the old integral would push the body sideways */
+    V[TP_V_INTEGRAL] = 0.0;
+    V[TP_V_INTEGRAL + 1] = 0.0;
 }
 
 static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
@@ -310,7 +324,10 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
         tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
         tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, heading));
         double err = hypot2(goal[0] - cb.s.pos[0], goal[1] - cb.s.pos[1]);
-        if (err < 0.03 && hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.15 && fabs(tpCtl_YawError(&cb, heading)) < 0.1) {
+        /* Strike only when lined up: the ball leaves along the striking face's normal, so the
+         * heading error becomes the shot's direction error. */
+        if (err < 0.01 && hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.05 &&
+            fabs(tpCtl_YawError(&cb, heading)) < 0.25 * sk->angle_tolerance && fabs(cb.s.angvel[2]) < 0.1) {
             V[6] = dx;
             V[7] = dy;
             set_phase(V, PH_STRIKE, t);

@@ -136,7 +136,9 @@ static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, voi
         tpTacticState *tn = tactic_mut(d, xnew, i);
         int sigma = ts->sigma;
         bool fresh = false;
-        if (!ts->busy) {
+        if (!ts->started) {
+            fresh = true; /* the initially active skill starts without a transition */
+        } else if (!ts->busy) {
             int k = tac->nskills;
             if (tac->pi_dynamic && tac->pi_dynamic[sigma]) {
                 if (tac->pi_fn(tac->pi_user, i, sigma, &view, d->probs) != 0) {
@@ -157,6 +159,7 @@ static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, voi
             fresh = true; /* V <- {y} */
         }
         tn->sigma = sigma;
+        tn->started = 1;
         if (fresh) {
             memset(tn->V, 0, sizeof tn->V);
         } else {

@@ -58,7 +58,8 @@ void tpDist_Sample(const tpDist *d, tpRng *rng, const double *y, int ydim, doubl
 /* Skills                                                                                      */
 
 typedef enum {
-    TP_SKILL_WAIT = 0, /* hold still for a sampled `duration` */
+    TP_SKILL_WAIT = 0, /* hold still for a sampled `duration`; with a `target`, also until the target
+                          body rests (speed < trigger_speed; at most `timeout`, default 20 s) */
     TP_SKILL_DRIVE_TO, /* drive to a sampled `point` (and `heading`), PD-controlled within limits */
     TP_SKILL_TURN_TO,  /* turn in place to a sampled `heading` */
     TP_SKILL_KICK,     /* approach `target` body from behind, strike it toward `point` at `speed` */

@@ -50,7 +50,9 @@ typedef struct tpTacticDef {
     const bool *pi_dynamic;  /* k flags: row σ comes from pi_fn (NULL: none) */
     tpPiFn pi_fn;
     void *pi_user;
-    int initial;             /* σ_init */
+    int initial;             /* σ_init: the skill active in the initial state. It runs first (G is
+                                first applied when it is no longer busy), so a tactic
+                                wait -> drive -> kick starts by waiting. */
 } tpTacticDef;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -169,7 +171,8 @@ tpDomainDef tpDefaultDomainDef(void);
 typedef struct tpTacticState {
     int32_t sigma;   /* active skill index σ */
     uint8_t busy;    /* b_i */
-    uint8_t pad[3];
+    uint8_t started; /* 0 only in the initial state: σ_init has not run yet */
+    uint8_t pad[2];
     double V[TP_SKILL_VARS];
 } tpTacticState;
 
