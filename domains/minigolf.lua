@@ -64,21 +64,25 @@ return tp.domain {
     tp.tactic {
       name = "golfer", body = "robot", start = "wait",
       skills = {
-        tp.skill.wait { name = "wait", body = "robot", duration = tp.uniform(0, 5.2) },
+        -- (watching the ball: the wait also lasts until the ball rests)
+        tp.skill.wait { name = "wait", body = "robot", duration = tp.uniform(0, 3), target = "ball",
+                        trigger_speed = 0.02 },
         tp.skill.drive_to { name = "position", body = "robot", target = "ball", frame = "target",
                             point = tp.disc({0, 0}, 0.2, 0.4), max_speed = 1.2 },
         tp.skill.kick { name = "kick", body = "robot", target = "ball",
-                        point = tp.disc(HOLE, 0, 0.4), speed = tp.uniform(1.5, 3.2),
-                        max_speed = 2.5 },
-        -- watch the kicked ball until it rests: one deterministic segment, so the planner does
-        -- not branch while the ball rolls (and a dead end ends in a busy, never-selected node)
-        tp.skill.wait { name = "settle", body = "robot", target = "ball", trigger_speed = 0.02 },
+                        point = tp.disc(HOLE, 0, 0.4), speed = tp.uniform(1.8, 3.0),
+                        max_speed = 2.5,
+                        -- follow-through: stay busy until the kicked ball rests, so the roll is one
+                        -- deterministic segment (no branching while it rolls; a dead end ends in a
+                        -- busy, never-selected node)
+                        follow = true, trigger_speed = 0.02 },
       },
       transitions = {
-        wait = { position = 1 },
-        position = { kick = 1 },
-        kick = { settle = 1 },
-        settle = { wait = 1 },
+        -- Fig. 5's chain, with two shortcuts so every decision point can also re-time the shot
+        -- against the bar: a wait may go straight to the kick, a position may wait again
+        wait = { position = 0.5, kick = 0.5 },
+        position = { kick = 0.7, wait = 0.3 },
+        kick = { wait = 1 },
       },
     },
   },

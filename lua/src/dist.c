@@ -247,7 +247,7 @@ static const char *const tplSkillFields[] = {
     "name",     "body",     "target",        "frame",     "duration",        "point",
     "heading",  "speed",    "force",         "max_speed", "max_yaw_rate",    "kp",
     "kv",       "kyaw",     "kyaw_rate",     "tolerance", "angle_tolerance", "timeout",
-    "approach", "transfer", "trigger_speed", NULL,
+    "approach", "transfer", "trigger_speed", "follow", NULL,
 };
 static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
 /* Non-negative constants of tpSkillDef, read in this order. */
@@ -319,6 +319,7 @@ static int tplSkillNew(lua_State *L)
             tplDistField(L, 1, what, "force", &sk->def.force, 1, 3);
         else
             tplDistField(L, 1, what, "force", &sk->def.force, 1, 1);
+        sk->def.follow = tplBool(L, 1, what, "follow", false);
         for (int i = 0; tplSkillConsts[i]; i++) {
             double *p = tplSkillConst(&sk->def, i);
             *p = tplNumber(L, 1, what, tplSkillConsts[i], *p, false);

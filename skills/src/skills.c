@@ -326,8 +326,11 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
         double err = hypot2(goal[0] - cb.s.pos[0], goal[1] - cb.s.pos[1]);
         /* Strike only when lined up: the ball leaves along the striking face's normal, so the
          * heading error becomes the shot's direction error. */
-        if (err < 0.01 && hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.05 &&
-            fabs(tpCtl_YawError(&cb, heading)) < 0.25 * sk->angle_tolerance && fabs(cb.s.angvel[2]) < 0.1) {
+        bool lined_up = err < 0.01 && hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.05 &&
+                        fabs(tpCtl_YawError(&cb, heading)) < 0.25 * sk->angle_tolerance && fabs(cb.s.angvel[2]) < 0.1;
+        /* friction can stall the last millimetres: after 2 s, roughly lined up is good enough */
+        bool close_enough = t - V[5] > 2.0 && err < 0.03 && fabs(tpCtl_YawError(&cb, heading)) < sk->angle_tolerance;
+        if (lined_up || close_enough) {
             V[6] = dx;
             V[7] = dy;
             set_phase(V, PH_STRIKE, t);
@@ -373,6 +376,10 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
     }
     tpCtl_Brake(sk, call, &cb);
     bool stopped = hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.05 && fabs(cb.s.angvel[2]) < 0.3;
+    if (sk->follow && t - V[0] < default_timeout(sk) + 20.0 &&
+        sqrt(ball.vel[0] * ball.vel[0] + ball.vel[1] * ball.vel[1] + ball.vel[2] * ball.vel[2]) >= sk->trigger_speed) {
+        return 1; /* follow-through: the target still moves */
+    }
     return (stopped || t - V[5] > 1.5) ? 0 : 1;
 }
 

@@ -42,8 +42,8 @@ done
 grep -q "minigolf" "$work/domains.txt"; check "tplan domains lists minigolf" $?
 
 # Determinism: the same seed and flags give byte-identical plan files apart from stats.timing.
-"$tplan" plan minigolf --seed 7 -q -o "$work/a.json"; check "plan a exit 0" $?
-"$tplan" plan minigolf --seed 7 -q -o "$work/b.json"; check "plan b exit 0" $?
+"$tplan" plan minigolf --seed 7 -q -o "$work/a.json"; rc=$?; check "plan a exit 0 or 3 ($rc)" $([ $rc -eq 0 ] || [ $rc -eq 3 ]; echo $?)
+"$tplan" plan minigolf --seed 7 -q -o "$work/b.json"; rc=$?; check "plan b exit 0 or 3 ($rc)" $([ $rc -eq 0 ] || [ $rc -eq 3 ]; echo $?)
 strip() { sed '/"timing"/,/}/d' "$1"; }
 cmp -s <(strip "$work/a.json") <(strip "$work/b.json"); check "same seed gives identical plans" $?
 grep -q '"timing"' "$work/a.json"; check "plan has stats.timing" $?
@@ -57,7 +57,9 @@ grep -q '"status": *"approximate"' "$work/approx.json"; check "approximate statu
 "$tplan" replay -q "$work/approx.json"; check "approximate plan replays" $?
 
 # Many-worlds: --solutions 3 records 3 worlds; all replay.
-"$tplan" plan minigolf --seed 2 --solutions 3 -q -o "$work/many.json"; check "solutions 3 exit 0" $?
+"$tplan" plan minigolf --planner rrt --seed 2 --solutions 3 --max-iters 300000 -q -o "$work/many.json"
+check "solutions 3 exit 0" $?
+grep -q '"alternatives": \[\]' "$work/many.json"; check "many-worlds: alternatives recorded" $([ $? -ne 0 ]; echo $?)
 "$tplan" replay -q --all "$work/many.json"; check "every world replays" $?
 
 # Replay catches a tampered trajectory (exit 1) and refuses corrupt files (exit 2).

@@ -109,7 +109,11 @@ typedef struct tpSkillDef {
     double timeout;     /* s: longest busy segment, 0 = the kind's default (drive 6, kick 6, push 8) */
     double approach;    /* m: kick/push stand-off behind the target (default 0.2) */
     double transfer;    /* kick: target speed per striking speed, 0 = 1 + restitution of the pair */
-    double trigger_speed; /* m/s: SPIN starts once the body moves faster (default 0.05) */
+    double trigger_speed; /* m/s: SPIN starts once the body moves faster (default 0.05); WAIT with a
+                             target and `follow`: the target counts as resting below it */
+    bool follow;        /* kick/push: after the strike, stay busy until the target rests (speed
+                           below trigger_speed): the roll is part of the deterministic segment, so
+                           no decision point interrupts it (default false) */
     tpSkillFn fn;       /* CUSTOM only */
     void *user;         /* CUSTOM only: passed to fn */
     int id;             /* CUSTOM only: passed to fn */
