@@ -16,8 +16,11 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 
+# Exit 3 (approximate plan: no solution within the limits) is reported but not a build failure.
 run: build
-	./$(BUILD)/tplan plan $(DOMAIN) -o $(PLAN)
+	@./$(BUILD)/tplan plan $(DOMAIN) -o $(PLAN); rc=$$?; \
+	  if [ $$rc -eq 3 ]; then echo "(approximate plan written; try another --seed or more --max-iters)"; exit 0; fi; \
+	  exit $$rc
 
 # Every test through ctest, then the same suite once more under ASan + UBSan.
 test: test-fast test-asan
