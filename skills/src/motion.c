@@ -9,7 +9,7 @@
 /* Stand-in acceleration bound for bodies declared without a force limit (m/s²). */
 #define TP_UNLIMITED_ACCEL 10.0
 
-double tpCtl_WrapAngle(double a)
+double tpAngle_Wrap(double a)
 {
     a = fmod(a + TP_PI, 2.0 * TP_PI);
     if (a <= 0) {
@@ -38,7 +38,7 @@ double tpCtl_Radius(const tpWorld *world, int body)
     }
 }
 
-static double inertia_z(const tpBodyDef *d)
+double tpBody_InertiaZ(const tpBodyDef *d)
 {
     switch (d->shape) {
     case TP_SHAPE_BOX:
@@ -64,7 +64,7 @@ bool tpCtl_Load(const tpSkillCall *call, int body, tpCtlBody *cb)
     cb->slot = tpWorld_ControlSlot(call->world, body);
     tpWorld_BodyState(call->world, call->x, call->t, body, &cb->s);
     cb->mass = d->mass > 0 ? d->mass : 1.0;
-    cb->izz = inertia_z(d);
+    cb->izz = tpBody_InertiaZ(d);
     if (!(cb->izz > 0)) {
         cb->izz = cb->mass;
     }

@@ -23,8 +23,6 @@ typedef struct tpCtlBody {
 bool tpCtl_Load(const tpSkillCall *call, int body, tpCtlBody *cb);
 /// Horizontal half-extent of any body (sphere radius, box half diagonal...), m.
 double tpCtl_Radius(const tpWorld *world, int body);
-/// Wraps an angle to (-π, π].
-double tpCtl_WrapAngle(double a);
 /// Heading error to `want` modulo the body's yaw symmetry, in (-period/2, period/2].
 double tpCtl_YawError(const tpCtlBody *cb, double want);
 /// Adds a force/torque to the body's action slot, clamped to its limits (planar: xy force, z torque).

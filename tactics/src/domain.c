@@ -114,12 +114,7 @@ static double cb_distance(void *ctx, const double *key, const double *y)
     if (d->sample_dim < 3) {
         return t_lin;
     }
-    double e = fmod(y[2] - key[4], 2.0 * TP_PI);
-    if (e > TP_PI) {
-        e -= 2.0 * TP_PI;
-    } else if (e < -TP_PI) {
-        e += 2.0 * TP_PI;
-    }
+    double e = tpAngle_Wrap(y[2] - key[4]);
     double wa = e >= 0 ? key[5] : -key[5];
     double t_ang = min_time_1d(fabs(e), wa, 0.0, d->max_angaccel);
     return t_lin > t_ang ? t_lin : t_ang;
@@ -444,10 +439,7 @@ static bool setup_sampling(tpDomain *d, char *err, size_t errlen)
     const tpBodyDef *b = tpWorld_Body(d->world, d->key_body);
     double mass = b->mass > 0 ? b->mass : 1.0;
     d->max_accel = s->max_accel > 0 ? s->max_accel : (b->max_force > 0 ? b->max_force / mass : 10.0);
-    double izz = mass * (b->size[0] * b->size[0] + b->size[1] * b->size[1]) / 12.0;
-    if (b->shape != TP_SHAPE_BOX) {
-        izz = 0.4 * mass * b->size[0] * b->size[0];
-    }
+    double izz = tpBody_InertiaZ(b);
     d->max_angaccel = s->max_angaccel > 0 ? s->max_angaccel
                                           : (b->max_torque > 0 && izz > 0 ? b->max_torque / izz : 20.0);
     return true;

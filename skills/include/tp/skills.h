@@ -147,6 +147,10 @@ int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call);
 
 /// Yaw (rad, about +z) of a quaternion (w,x,y,z).
 double tpQuat_Yaw(const double q[4]);
+/// Wraps an angle to (-π, π].
+double tpAngle_Wrap(double a);
+/// Moment of inertia about the body's vertical axis from its shape and mass (kg·m²).
+double tpBody_InertiaZ(const tpBodyDef *body);
 
 #ifdef __cplusplus
 }
