@@ -247,7 +247,7 @@ static const char *const tplSkillFields[] = {
     "name",     "body",     "target",        "frame",     "duration",        "point",
     "heading",  "speed",    "force",         "max_speed", "max_yaw_rate",    "kp",
     "kv",       "kyaw",     "kyaw_rate",     "tolerance", "angle_tolerance", "timeout",
-    "approach", "transfer", "trigger_speed", "follow", NULL,
+    "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", NULL,
 };
 static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
 /* Non-negative constants of tpSkillDef, read in this order. */
@@ -314,6 +314,8 @@ static int tplSkillNew(lua_State *L)
         tplDistField(L, 1, what, "point", &sk->def.point, 2, 3);
         tplDistField(L, 1, what, "heading", &sk->def.heading, 1, 1);
         tplDistField(L, 1, what, "speed", &sk->def.speed, 1, 1);
+        tplDistField(L, 1, what, "arrive_speed", &sk->def.arrive_speed, 1, 1);
+        tplString(L, 1, what, "ground", sk->ground, sizeof sk->ground);
         /* impulse: a vector, or a magnitude along the body's heading; others: a magnitude */
         if (kind == TP_SKILL_IMPULSE)
             tplDistField(L, 1, what, "force", &sk->def.force, 1, 3);

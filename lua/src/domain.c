@@ -275,6 +275,7 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
             /* a skill without a body drives its tactic's body */
             skills[i].body = sk->body[0] ? tplResolveBody(b, sk->body, swhere) : tbody;
             skills[i].target = sk->target[0] ? tplResolveBody(b, sk->target, swhere) : -1;
+            skills[i].ground = sk->ground[0] ? tplResolveBody(b, sk->ground, swhere) : -1;
             if (sk->def.kind == TP_SKILL_CUSTOM) {
                 lua_getiuservalue(L, -1, 2);
                 skills[i].fn = tplSkillCallback;

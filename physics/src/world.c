@@ -329,6 +329,13 @@ static void tpNormalise4(double q[4])
 
 static double tpMax(double a, double b) { return a > b ? a : b; }
 
+tpPairSurface tpWorld_PairSurface(const tpWorld *w, int a, int b)
+{
+    const tpSurface *s = &w->surfaces[w->bodies[a].material * w->def.nmaterials + w->bodies[b].material];
+    tpPairSurface out = {s->mu, s->bounce, s->rho, s->bounce_vel};
+    return out;
+}
+
 /* Pair table: the mixing rule, then the explicit tpContactDefs (later entries win). The bounce
  * threshold mixes by max, the conservative choice: a pair bounces only above both thresholds. */
 static void tpBuildSurfaces(tpWorld *w)

@@ -130,15 +130,23 @@ void tpCtl_TrackVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double
             ix *= lim / n;
             iy *= lim / n;
         }
-        V[TP_V_INTEGRAL] = ix;
-        V[TP_V_INTEGRAL + 1] = iy;
     }
     f[0] = cb->mass * (sk->kv * ex + ki * ix);
     f[1] = cb->mass * (sk->kv * ey + ki * iy);
     f[2] = 0.0;
+    if (V) {
+        /* conditional integration: while the force saturates (accelerating hard) the integral
+         * stays put, else it winds up and the body overshoots the commanded speed */
+        double fx = f[0], fy = f[1];
+        if (sqrt(fx * fx + fy * fy) <= cb->max_force) {
+            V[TP_V_INTEGRAL] = ix;
+            V[TP_V_INTEGRAL + 1] = iy;
+        }
+    }
 }
 
-double tpCtl_YawTorque(const tpSkillDef *sk, const tpCtlBody *cb, bool has_heading, double want)
+double tpCtl_YawTorque(const tpSkillDef *sk, const tpCtlBody *cb, bool has_heading, double want, double *V,
+                       double dt)
 {
     double wcmd = 0.0;
     if (has_heading) {
@@ -149,7 +157,22 @@ double tpCtl_YawTorque(const tpSkillDef *sk, const tpCtlBody *cb, bool has_headi
             wcmd = -sk->max_yaw_rate;
         }
     }
-    return cb->izz * sk->kyaw_rate * (wcmd - cb->s.angvel[2]);
+    double e = wcmd - cb->s.angvel[2];
+    /* 1/s²: damping ratio 0.5 with kyaw_rate. A small body (izz) on a rough floor needs the
+     * integral to grow fast: friction torque does not scale with the inertia. */
+    double ki = sk->kyaw_rate * sk->kyaw_rate;
+    double i = 0.0;
+    if (V != NULL && cb->izz > 0.0) {
+        i = V[TP_V_YAW_INTEGRAL] + e * dt;
+        double lim = cb->max_torque / (cb->izz * ki); /* the integral alone stays within the limit */
+        if (i > lim) {
+            i = lim;
+        } else if (i < -lim) {
+            i = -lim;
+        }
+        V[TP_V_YAW_INTEGRAL] = i;
+    }
+    return cb->izz * (sk->kyaw_rate * e + ki * i);
 }
 
 void tpCtl_GoToVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double p[2], double cruise, double v[2])
@@ -179,19 +202,6 @@ void tpCtl_Brake(const tpSkillDef *sk, const tpSkillCall *call, const tpCtlBody 
     double zero[2] = {0.0, 0.0};
     double f[3];
     tpCtl_TrackVelocity(sk, cb, zero, NULL, 0.0, f);
-    tpCtl_Apply(call, cb, f, tpCtl_YawTorque(sk, cb, false, 0.0));
+    tpCtl_Apply(call, cb, f, tpCtl_YawTorque(sk, cb, false, 0.0, NULL, call->dt));
 }
 
-double tpCtl_PairRestitution(const tpWorld *world, int a, int b)
-{
-    const tpSceneDef *def = tpWorld_Def(world);
-    int ma = tpWorld_Body(world, a)->material, mb = tpWorld_Body(world, b)->material;
-    for (int i = 0; i < def->ncontacts; ++i) {
-        const tpContactDef *c = &def->contacts[i];
-        if ((c->material_a == ma && c->material_b == mb) || (c->material_a == mb && c->material_b == ma)) {
-            return c->restitution;
-        }
-    }
-    double ea = def->materials[ma].restitution, eb = def->materials[mb].restitution;
-    return ea > eb ? ea : eb;
-}

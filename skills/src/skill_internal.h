@@ -27,7 +27,9 @@ double tpCtl_Radius(const tpWorld *world, int body);
 double tpCtl_YawError(const tpCtlBody *cb, double want);
 /// Adds a force/torque to the body's action slot, clamped to its limits (planar: xy force, z torque).
 void tpCtl_Apply(const tpSkillCall *call, const tpCtlBody *cb, const double f[3], double tz);
-/* V slots shared by every controller: the integral of the planar velocity error (m). */
+/* V slots shared by every controller: the integral of the yaw-rate error (rad) and of the
+ * planar velocity error (m). Skills keep their own variables in V[1..12]. */
+#define TP_V_YAW_INTEGRAL 13
 #define TP_V_INTEGRAL 14
 
 /// Force to track a commanded planar velocity: mass * (kv * e + ki * integral(e)), e = v_cmd - v.
@@ -35,13 +37,15 @@ void tpCtl_Apply(const tpSkillCall *call, const tpCtlBody *cb, const double f[3]
 /// that a pure P law would stall against; pass V = NULL for a pure P law.
 void tpCtl_TrackVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double vcmd[2], double *V, double dt,
                          double f[3]);
-/// Torque to reach yaw `want` (when has_heading) or to stop turning otherwise.
-double tpCtl_YawTorque(const tpSkillDef *sk, const tpCtlBody *cb, bool has_heading, double want);
+/// Torque to reach yaw `want` (when has_heading) or to stop turning otherwise: a PI law on the
+/// yaw-rate error, so that small heading errors still overcome the ground's friction torque
+/// (a P law stalls a box on the green 0.1 rad off). The integral lives in V[TP_V_YAW_INTEGRAL]
+/// (clamped against wind-up); pass V = NULL for a pure P law.
+double tpCtl_YawTorque(const tpSkillDef *sk, const tpCtlBody *cb, bool has_heading, double want, double *V,
+                       double dt);
 /// Commanded velocity toward point p (xy) that arrives at rest: min(cruise, kp*d, sqrt(1.4*a*d)).
 void tpCtl_GoToVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double p[2], double cruise, double v[2]);
 /// Full brake: force opposing the velocity, torque opposing the yaw rate. Adds to the action.
 void tpCtl_Brake(const tpSkillDef *sk, const tpSkillCall *call, const tpCtlBody *cb);
-/// Combined restitution of two bodies' materials (pair override or max rule), as physics uses it.
-double tpCtl_PairRestitution(const tpWorld *world, int a, int b);
 
 #endif

@@ -42,6 +42,7 @@ tpSkillDef tpDefaultSkillDef(tpSkillKind kind)
     s.kind = kind;
     s.body = -1;
     s.target = -1;
+    s.ground = -1;
     s.frame = TP_FRAME_WORLD;
     s.max_speed = 1.5;
     s.max_yaw_rate = 6.0;
@@ -72,6 +73,44 @@ static double default_timeout(const tpSkillDef *sk)
     default:
         return 6.0;
     }
+}
+
+/* The body a kicked ball rolls on: the skill's `ground`, else the first static plane. */
+static int kick_ground(const tpSkillDef *sk, const tpWorld *world)
+{
+    if (sk->ground >= 0) {
+        return sk->ground;
+    }
+    for (int i = 0; i < tpWorld_BodyCount(world); ++i) {
+        const tpBodyDef *b = tpWorld_Body(world, i);
+        if (b->cls == TP_BODY_STATIC && b->shape == TP_SHAPE_PLANE) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+double tpKick_DepartureSpeed(double mu, double rho, double radius, double g, double dist, double arrive)
+{
+    dist = dist > 0.0 ? dist : 0.0;
+    arrive = arrive > 0.0 ? arrive : 0.0;
+    if (mu <= 0.0 || g <= 0.0 || radius <= 0.0) {
+        return arrive; /* frictionless: it slides on unbraked */
+    }
+    double slide = sqrt(arrive * arrive + 2.0 * mu * g * dist); /* arriving while still sliding */
+    /* Sliding: v drops at mu g while friction (mu N r) spins the ball up against the rolling
+     * resistance (rho N); it rolls (omega r = v) at v1 = c v0. */
+    double spin = 3.5 * mu - 2.5 * rho / radius;
+    if (spin <= mu) {
+        return slide; /* the rolling resistance wins: it never rolls */
+    }
+    double c = 1.0 - mu / spin;
+    double roll = rho * g / (1.4 * radius); /* m/s² while rolling */
+    /* arrive² = c² v0² - 2 roll (dist - (1 - c²) v0² / (2 mu g)) */
+    double k = c * c + (1.0 - c * c) * roll / (mu * g);
+    double v0 = sqrt((arrive * arrive + 2.0 * roll * dist) / k);
+    double slid = (1.0 - c * c) * v0 * v0 / (2.0 * mu * g);
+    return slid <= dist ? v0 : slide;
 }
 
 bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, size_t errlen)
@@ -125,6 +164,7 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
     } dists[] = {
         {"duration", &sk->duration, 1, 1}, {"point", &sk->point, 2, 3}, {"heading", &sk->heading, 1, 1},
         {"speed", &sk->speed, 1, 1},       {"force", &sk->force, 1, 3},
+        {"arrive_speed", &sk->arrive_speed, 1, 1},
     };
     for (size_t i = 0; i < sizeof dists / sizeof dists[0]; ++i) {
         char field[96];
@@ -147,9 +187,26 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
                  tpSkillKind_Name(sk->kind));
         return false;
     }
-    if (sk->kind == TP_SKILL_KICK && sk->speed.kind == TP_DIST_UNSET) {
-        tpErrorf(err, errlen, "skill '%s' (kick): 'speed' is required", sk->name);
+    bool arrive = sk->arrive_speed.kind != TP_DIST_UNSET;
+    if (sk->kind == TP_SKILL_KICK && sk->speed.kind == TP_DIST_UNSET && !arrive) {
+        tpErrorf(err, errlen, "skill '%s' (kick): 'speed' or 'arrive_speed' is required", sk->name);
         return false;
+    }
+    if (arrive) {
+        if (sk->kind != TP_SKILL_KICK || sk->speed.kind != TP_DIST_UNSET) {
+            tpErrorf(err, errlen, "skill '%s': 'arrive_speed' is for kick, instead of 'speed'", sk->name);
+            return false;
+        }
+        if (tpWorld_Body(world, sk->target)->shape != TP_SHAPE_SPHERE) {
+            tpErrorf(err, errlen, "skill '%s': 'arrive_speed' needs a sphere target ('%s' is not one)", sk->name,
+                     tpWorld_Body(world, sk->target)->name);
+            return false;
+        }
+        if (sk->ground >= nb || kick_ground(sk, world) < 0) {
+            tpErrorf(err, errlen, "skill '%s': 'arrive_speed' needs a 'ground' body (the scene has no static plane)",
+                     sk->name);
+            return false;
+        }
     }
     if (sk->kind == TP_SKILL_TURN_TO && sk->heading.kind == TP_DIST_UNSET) {
         tpErrorf(err, errlen, "skill '%s' (turn_to): 'heading' is required", sk->name);
@@ -255,13 +312,14 @@ static int run_drive(const tpSkillDef *sk, tpSkillCall *call, bool turn_only)
     double vcmd[2], f[3];
     tpCtl_GoToVelocity(sk, &cb, V + 1, V[6], vcmd);
     tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
-    tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, has_heading, V[4]));
+    tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, has_heading, V[4], V, call->dt));
     return (arrived || timed_out) ? 0 : 1;
 }
 
 /* ---- kick / push ---------------------------------------------------------------------------
  * V[1..2] destination of the target, V[3] target speed, V[4] phase (0 approach, 1 strike or
- * dribble, 2 brake), V[5] phase start time, V[6..7] locked direction. */
+ * dribble, 2 brake), V[5] phase start time, V[6..7] locked direction, V[8] best distance to the
+ * lining-up point so far, V[9] time it last improved (stall detection). */
 enum { PH_APPROACH = 0, PH_STRIKE = 1, PH_BRAKE = 2 };
 
 static void set_phase(double *V, int phase, double t)
@@ -271,6 +329,20 @@ static void set_phase(double *V, int phase, double t)
     /* a new phase tracks a new velocity: the old integral would push the body sideways */
     V[TP_V_INTEGRAL] = 0.0;
     V[TP_V_INTEGRAL + 1] = 0.0;
+    V[TP_V_YAW_INTEGRAL] = 0.0;
+}
+
+/* Speed of the striking body (m/s) that sends the target off at v_target: momentum exchange
+ * with the pair's restitution, unless the skill sets `transfer`; capped by max_speed. */
+static double kick_strike_speed(const tpSkillDef *sk, const tpSkillCall *call, const tpCtlBody *cb, double v_target)
+{
+    double transfer = sk->transfer;
+    if (transfer <= 0) {
+        double e = tpWorld_PairSurface(call->world, sk->body, sk->target).restitution;
+        double mt = tpWorld_Body(call->world, sk->target)->mass;
+        transfer = (1.0 + e) * cb->mass / (cb->mass + (mt > 0 ? mt : 0));
+    }
+    return fmin(v_target / transfer, sk->max_speed);
 }
 
 static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
@@ -285,7 +357,18 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
         sample_point(sk, call, &cb, p);
         V[1] = p[0];
         V[2] = p[1];
-        V[3] = sample1(&sk->speed, call, 0.5 * sk->max_speed);
+        if (sk->arrive_speed.kind != TP_DIST_UNSET) {
+            double va = sample1(&sk->arrive_speed, call, 0.0);
+            int ground = kick_ground(sk, call->world);
+            tpPairSurface ps = tpWorld_PairSurface(call->world, sk->target, ground);
+            const double *gv = tpWorld_Def(call->world)->gravity;
+            double g = sqrt(gv[0] * gv[0] + gv[1] * gv[1] + gv[2] * gv[2]);
+            double dist = hypot2(p[0] - ball.pos[0], p[1] - ball.pos[1]);
+            V[3] = tpKick_DepartureSpeed(ps.friction, ps.rolling_friction, tpWorld_Body(call->world, sk->target)->size[0],
+                                         g, dist, va);
+        } else {
+            V[3] = sample1(&sk->speed, call, 0.5 * sk->max_speed);
+        }
         set_phase(V, PH_APPROACH, call->t);
     }
     double t = call->t;
@@ -308,13 +391,26 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
         dx /= dn;
         dy /= dn;
         double heading = atan2(dy, dx);
-        double stand = cb.radius + target_r + sk->approach;
-        double goal[2] = {ball.pos[0] - dx * stand, ball.pos[1] - dy * stand};
-        /* Go around the target when we are on its far side: aim for a point beside it first. */
+        /* the run-up: room to reach the striking speed at 80 % of the force limit */
+        double run = sk->approach;
+        if (!push) {
+            double vs = kick_strike_speed(sk, call, &cb, V[3]);
+            run = fmax(run, vs * vs / (2.0 * 0.8 * cb.max_accel));
+        }
+        double stand = cb.radius + target_r + run;
         double rx = cb.s.pos[0] - ball.pos[0], ry = cb.s.pos[1] - ball.pos[1];
         double along = rx * dx + ry * dy;
         double lateral = -rx * dy + ry * dx;
         double clear = cb.radius + target_r + 0.05;
+        /* Line up `stand` behind the target -- or closer, down to half the run-up, when we are
+         * already behind it: a target near a wall leaves no room for the full stand-off. */
+        double min_stand = cb.radius + target_r + 0.5 * run;
+        double back = stand;
+        if (along < -min_stand && along > -stand && fabs(lateral) < clear) {
+            back = -along;
+        }
+        double goal[2] = {ball.pos[0] - dx * back, ball.pos[1] - dy * back};
+        /* Go around the target when we are on its far side: aim for a point beside it first. */
         if (along > -0.5 * stand && fabs(lateral) < clear) {
             double side = lateral >= 0 ? 1.0 : -1.0;
             goal[0] = ball.pos[0] - dy * side * clear * 1.5 - dx * 0.5 * stand;
@@ -322,7 +418,7 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
         }
         tpCtl_GoToVelocity(sk, &cb, goal, sk->max_speed, vcmd);
         tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
-        tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, heading));
+        tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, heading, V, call->dt));
         double err = hypot2(goal[0] - cb.s.pos[0], goal[1] - cb.s.pos[1]);
         /* Strike only when lined up: the ball leaves along the striking face's normal, so the
          * heading error becomes the shot's direction error. */
@@ -330,6 +426,15 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
                         fabs(tpCtl_YawError(&cb, heading)) < 0.25 * sk->angle_tolerance && fabs(cb.s.angvel[2]) < 0.1;
         /* friction can stall the last millimetres: after 2 s, roughly lined up is good enough */
         bool close_enough = t - V[5] > 2.0 && err < 0.03 && fabs(tpCtl_YawError(&cb, heading)) < sk->angle_tolerance;
+        /* Give up when stalled: no 1 cm of progress for a second (the spot behind the target
+         * is blocked, e.g. by a wall); a timeout would waste the rest of the segment. */
+        if (call->fresh || err < V[8] - 0.01) {
+            V[8] = err;
+            V[9] = t;
+        } else if (t - V[9] > 1.0 && !lined_up && !close_enough) {
+            set_phase(V, PH_BRAKE, t);
+            return 1;
+        }
         if (lined_up || close_enough) {
             V[6] = dx;
             V[7] = dy;
@@ -339,28 +444,27 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
     }
     if (phase == PH_STRIKE) {
         double dx = V[6], dy = V[7];
-        double strike;
-        if (push) {
-            strike = V[3];
-        } else {
-            double transfer = sk->transfer;
-            if (transfer <= 0) {
-                double e = tpCtl_PairRestitution(call->world, sk->body, sk->target);
-                double mt = tpWorld_Body(call->world, sk->target)->mass;
-                transfer = (1.0 + e) * cb.mass / (cb.mass + (mt > 0 ? mt : 0));
-            }
-            strike = V[3] / transfer;
-        }
-        if (strike > sk->max_speed) {
-            strike = sk->max_speed;
-        }
+        double strike = push ? fmin(V[3], sk->max_speed) : kick_strike_speed(sk, call, &cb, V[3]);
         /* Stay on the line through the target along the locked direction. */
         double rx = cb.s.pos[0] - ball.pos[0], ry = cb.s.pos[1] - ball.pos[1];
         double lateral = -rx * dy + ry * dx;
-        vcmd[0] = dx * strike + dy * sk->kp * lateral;
-        vcmd[1] = dy * strike - dx * sk->kp * lateral;
-        tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
-        tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, atan2(dy, dx)));
+        if (push) {
+            vcmd[0] = dx * strike + dy * sk->kp * lateral;
+            vcmd[1] = dy * strike - dx * sk->kp * lateral;
+            tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
+        } else {
+            /* Full force along the line until the striking speed (the run-up is sized for it),
+             * then hold it; a P law on the lateral offset keeps the face on the line. */
+            double v_along = cb.s.vel[0] * dx + cb.s.vel[1] * dy;
+            double v_side = cb.s.vel[0] * dy - cb.s.vel[1] * dx;
+            double e = strike - v_along;
+            double f_along = e > 0.05 ? cb.max_force : cb.mass * sk->kv * e;
+            double f_side = cb.mass * sk->kv * (sk->kp * lateral - v_side);
+            f[0] = dx * f_along + dy * f_side;
+            f[1] = dy * f_along - dx * f_side;
+            f[2] = 0.0;
+        }
+        tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, atan2(dy, dx), V, call->dt));
         double along = rx * dx + ry * dy;
         if (push) {
             double tx = V[1] - ball.pos[0], ty = V[2] - ball.pos[1];

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Plans minigolf with one planner for seeds 1..N (200,000 iterations each), requires at least
-# MIN_SOLVED solved runs (exit 0; exit 3 = approximate is allowed for the others), and replays
-# every plan written bit for bit. Usage: minigolf.sh TPLAN rrt|bgt N MIN_SOLVED WORKDIR
+# Plans minigolf with one planner for seeds 1..N within the budget of 50,000 iterations
+# each, requires at least MIN_SOLVED solved runs (exit 0; exit 3 = approximate is allowed for the
+# others), and replays every plan written bit for bit.
+# Usage: minigolf.sh TPLAN rrt|bgt N MIN_SOLVED WORKDIR
 set -u
 tplan=$1 planner=$2 n=$3 min_solved=$4 work=$5/minigolf-$2
 rm -rf "$work" && mkdir -p "$work"
 solved=0 fail=0
 for seed in $(seq 1 "$n"); do
   out="$work/$seed.plan.json"
-  "$tplan" plan minigolf --planner "$planner" --seed "$seed" --max-iters 200000 -q -o "$out"
+  "$tplan" plan minigolf --planner "$planner" --seed "$seed" --max-iters 50000 -q -o "$out"
   rc=$?
   if [ $rc -eq 0 ]; then
     solved=$((solved + 1))

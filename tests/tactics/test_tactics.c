@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,7 +78,7 @@ static void test_G_zero_row_stays(void **state)
 enum { B_GROUND, B_WALL, B_ROBOT, B_BALL, NB };
 
 typedef struct Fixture {
-    tpMaterialDef mats[2];
+    tpMaterialDef mats[3];
     tpBodyDef bodies[NB];
     tpSkillDef skills[3];
     double pi[9];
@@ -311,6 +312,88 @@ static void test_skills_move_robot_and_ball(void **state)
     tpDestroyDomain(d);
 }
 
+/* The kick's arrival-speed model (tpKick_DepartureSpeed): closed forms first, then the real
+ * thing -- a robot kicks the ball with arrive_speed and the ODE ball must stop (or pass) where
+ * and as fast as asked. */
+static void test_kick_departure_model(void **state)
+{
+    (void)state;
+    /* frictionless: it keeps its speed */
+    assert_true(fabs(tpKick_DepartureSpeed(0.0, 0.0, 0.02, 9.81, 3.0, 0.7) - 0.7) < 1e-12);
+    /* no rolling resistance: a sphere rolls on at 5/7 of its departure speed */
+    assert_true(fabs(tpKick_DepartureSpeed(0.3, 0.0, 0.02, 9.81, 3.0, 1.0) - 1.4) < 1e-12);
+    /* farther or faster at arrival needs a faster start */
+    double a = tpKick_DepartureSpeed(0.3, 0.0015, 0.0215, 9.81, 1.0, 0.0);
+    double b = tpKick_DepartureSpeed(0.3, 0.0015, 0.0215, 9.81, 2.0, 0.0);
+    double c = tpKick_DepartureSpeed(0.3, 0.0015, 0.0215, 9.81, 2.0, 0.5);
+    assert_true(a > 0.0 && a < b && b < c);
+}
+
+/* Kicks the fixture's ball (at -0.5, 0.1) toward `to` so that it arrives at `arrive` m/s;
+ * returns the ball's state when it is nearest to `to` (planar). */
+static void kick_to(double tox, double toy, double arrive, tpBodyState *nearest)
+{
+    Fixture f;
+    make_def(&f);
+    f.mats[0].friction = 0.3;
+    f.mats[1].rolling_friction = 0.0015;
+    f.mats[2] = tpDefaultMaterialDef(); /* the robot glides (pair friction 0.055), as in minigolf */
+    tpStrCopy(f.mats[2].name, sizeof f.mats[2].name, "robot");
+    f.mats[2].friction = 0.01;
+    f.def.scene.nmaterials = 3;
+    f.bodies[B_ROBOT].material = 2;
+    f.skills[0].duration = tpDist_Const(0.0);
+    f.skills[2].point = tpDist_Const(tox);
+    f.skills[2].point.dim = 2;
+    f.skills[2].point.a[1] = toy;
+    f.skills[2].speed.kind = TP_DIST_UNSET;
+    f.skills[2].arrive_speed = tpDist_Const(arrive);
+    f.skills[2].max_speed = 2.5;
+    f.skills[2].follow = true;
+    f.skills[2].trigger_speed = 0.01;
+    memset(f.pi, 0, sizeof f.pi);
+    f.pi[0 * 3 + 2] = 1; /* wait 0 s -> kick -> wait */
+    f.pi[2 * 3 + 0] = 1;
+    char err[512] = "";
+    tpDomain *d = tpCreateDomain(&f.def, err, sizeof err);
+    if (!d) {
+        fail_msg("tpCreateDomain: %s", err);
+    }
+    tpProblem p = tpDomain_Problem(d);
+    unsigned char *x0 = malloc(p.state_bytes);
+    p.initial_state(p.ctx, x0);
+    const int n = 600;
+    unsigned char *traj = malloc(p.state_bytes * n);
+    chain(&p, x0, n, 3, traj);
+    int slot = tpWorld_StateSlot(tpDomain_World(d), B_BALL);
+    double best = INFINITY;
+    for (int i = 0; i < n; ++i) {
+        const tpBodyState *ball = &tpState_Bodies(traj + (size_t)i * p.state_bytes)[slot];
+        double dist = hypot(ball->pos[0] - tox, ball->pos[1] - toy);
+        if (dist < best) {
+            best = dist;
+            *nearest = *ball;
+        }
+    }
+    free(x0);
+    free(traj);
+    tpDestroyDomain(d);
+}
+
+static void test_kick_arrive_speed(void **state)
+{
+    (void)state;
+    tpBodyState s;
+    /* placing: the ball comes to rest near the point (1.2 m away) */
+    kick_to(0.7, 0.1, 0.0, &s);
+    assert_true(hypot(s.pos[0] - 0.7, s.pos[1] - 0.1) < 0.1);
+    assert_true(hypot(s.vel[0], s.vel[1]) < 0.35);
+    /* passing: it crosses the point (1.6 m away, off-axis) at about the asked speed */
+    kick_to(1.0, -0.3, 0.8, &s);
+    assert_true(hypot(s.pos[0] - 1.0, s.pos[1] + 0.3) < 0.03);
+    assert_true(fabs(hypot(s.vel[0], s.vel[1]) - 0.8) < 0.2);
+}
+
 static void test_plan_record_and_replay(void **state)
 {
     (void)state;
@@ -351,6 +434,8 @@ int main(void)
         cmocka_unit_test(test_domain_rejects_bad_input),
         cmocka_unit_test(test_domain_sim_purity),
         cmocka_unit_test(test_skills_move_robot_and_ball),
+        cmocka_unit_test(test_kick_departure_model),
+        cmocka_unit_test(test_kick_arrive_speed),
         cmocka_unit_test(test_plan_record_and_replay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -143,6 +143,18 @@ int tpWorld_FindBody(const tpWorld *world, const char *name);
 /// The (copied) scene definition; its arrays point into the world's copies.
 const tpSceneDef *tpWorld_Def(const tpWorld *world);
 
+/// Contact parameters of a pair of bodies' materials, exactly as the physics applies them
+/// (the mixing rule of tpMaterialDef, or the pair's tpContactDef).
+typedef struct tpPairSurface {
+    double friction;         /* Coulomb μ */
+    double restitution;      /* bounce coefficient */
+    double rolling_friction; /* rho (m): rolling resistance torque = rho * normal force */
+    double bounce_velocity;  /* m/s */
+} tpPairSurface;
+
+/// The surface parameters used when bodies a and b touch.
+tpPairSurface tpWorld_PairSurface(const tpWorld *world, int a, int b);
+
 /// Number of state slots: bodies whose state is stored in x (passive, active and
 /// tactic-driven foreign bodies). Static and kinematic bodies are functions of time.
 int tpWorld_StateCount(const tpWorld *world);

@@ -98,6 +98,11 @@ typedef struct tpSkillDef {
     tpDist heading;     /* rad, yaw about +z */
     tpDist speed;       /* m/s: kick/push speed of the target; drive cruise speed */
     tpDist force;       /* N: IMPULSE vector (dim 3), SPIN / RANDOM magnitude (dim 1) */
+    tpDist arrive_speed;/* m/s, kick (instead of `speed`): the target's speed when it reaches
+                           `point`; the departure speed comes from tpKick_DepartureSpeed (a
+                           sphere sliding, then rolling, on `ground`). 0 places the target there */
+    int ground;         /* kick with arrive_speed: body the target rolls on; -1 = the first static
+                           plane of the scene */
     double max_speed;   /* m/s, cap on the body's commanded speed (default 1.5) */
     double max_yaw_rate;/* rad/s (default 6) */
     double kp;          /* 1/s: position gain, commanded velocity = kp * error (default 4) */
@@ -118,6 +123,12 @@ typedef struct tpSkillDef {
     void *user;         /* CUSTOM only: passed to fn */
     int id;             /* CUSTOM only: passed to fn */
 } tpSkillDef;
+
+/// Departure speed (m/s) for a solid sphere struck centrally, with no spin, to have speed
+/// `arrive` (m/s) after `dist` (m) on a flat ground: it first slides (Coulomb friction `mu`,
+/// spun up by friction against ODE's rolling resistance `rho` (m)) until it rolls, then rolls,
+/// braked at rho * g / (1.4 * radius). g in m/s², radius in m.
+double tpKick_DepartureSpeed(double mu, double rho, double radius, double g, double dist, double arrive);
 
 /// Defaults for `kind` (see field comments); body = target = -1, distributions unset.
 tpSkillDef tpDefaultSkillDef(tpSkillKind kind);
