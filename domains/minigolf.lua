@@ -91,7 +91,7 @@ return tp.domain {
       transitions = {
         -- Fig. 5's chain, with shortcuts so every decision point can also re-time the shot
         -- against the bar: a wait may go straight to the kick, a position may wait again
-        wait = { position = 0.35, kick = 0.35, place = 0.3 },
+        wait = { position = 0.2, kick = 0.5, place = 0.3 },
         position = { kick = 0.7, wait = 0.3 },
         kick = { wait = 1 },
         place = { wait = 1 },
