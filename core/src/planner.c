@@ -42,6 +42,7 @@ tpPlannerDef tpDefaultPlannerDef(void)
     def.progress = NULL;
     def.progress_user = NULL;
     def.progress_interval = 0.25;
+    def.nn_index = true;
     return def;
 }
 
@@ -135,6 +136,10 @@ tpPlanner *tpCreatePlanner(const tpPlannerDef *def, const tpProblem *problem, ch
         tpDestroyPlanner(pl);
         return NULL;
     }
+    if (def->nn_index && mode == TP_SEL_RRT && !problem->distance) {
+        /* Without the index (allocation failure) the linear scan gives the same answer. */
+        (void)tpTree_EnableNnIndex(pl->tree);
+    }
     pl->result.best = -1;
     pl->result.best_solution = -1;
     return pl;
@@ -153,6 +158,8 @@ void tpDestroyPlanner(tpPlanner *planner)
 }
 
 const tpTree *tpPlanner_Tree(const tpPlanner *planner) { return planner ? planner->tree : NULL; }
+
+size_t tpPlanner_IndexBytes(const tpPlanner *planner) { return planner ? tpTree_NnIndexBytes(planner->tree) : 0; }
 
 /* Adds the root (x_init). BGT: a selectable leaf; RRT: its key enters the NN list. */
 static bool add_root(tpPlanner *pl)

@@ -2,6 +2,8 @@
  * BK-BGT and BK-RRT node selections need (Zickler & Veloso 2009, Sec. 5). */
 #include "tree_internal.h"
 
+#include "nn_index.h"
+
 #include <assert.h>
 #include <math.h>
 #include <stdalign.h>
@@ -56,6 +58,7 @@ void tpTree_Destroy(tpTree *tree)
     free(tree->leaves.idx);
     free(tree->nonleaves.idx);
     free(tree->rrt.idx);
+    tpNnIndex_Destroy(tree->nn);
     free(tree);
 }
 
@@ -236,8 +239,31 @@ int32_t tpTree_SelectBgt(tpTree *tree, double mu, tpRng *rng)
     return pick->idx[tpRng_Below(rng, (uint32_t)pick->count)];
 }
 
-int32_t tpTree_SelectNearest(const tpTree *tree, const double *y,
+bool tpTree_EnableNnIndex(tpTree *tree)
+{
+    if (!tree || tree->mode != TP_SEL_RRT || tree->key_dim < 1) {
+        return false;
+    }
+    if (!tree->nn) {
+        tree->nn = tpNnIndex_Create(tree->key_dim);
+    }
+    return tree->nn != NULL;
+}
+
+size_t tpTree_NnIndexBytes(const tpTree *tree) { return tree ? tpNnIndex_Bytes(tree->nn) : 0; }
+
+int32_t tpTree_SelectNearest(tpTree *tree, const double *y,
                              double (*distance)(void *ctx, const double *key, const double *y), void *ctx)
+{
+    int32_t pos;
+    if (!distance && tree->nn && tpNnIndex_Nearest(tree->nn, tree, y, &pos)) {
+        return pos >= 0 ? tree->rrt.idx[pos] : -1;
+    }
+    return tpTree_SelectNearestLinear(tree, y, distance, ctx);
+}
+
+int32_t tpTree_SelectNearestLinear(const tpTree *tree, const double *y,
+                                   double (*distance)(void *ctx, const double *key, const double *y), void *ctx)
 {
     int32_t n = tree->rrt.count;
     if (n == 0) {

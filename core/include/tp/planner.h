@@ -95,7 +95,9 @@ const double *tpTree_Action(const tpTree *tree, int32_t i);
 /// Writes the indices root..leaf into out (capacity cap) and returns the path length
 /// (depth + 1). If cap is too small nothing is written and the needed length is returned.
 int tpTree_Path(const tpTree *tree, int32_t leaf, int32_t *out, int cap);
-/// Bytes of heap memory held by the tree (nodes, states, actions, keys, selection arrays).
+/// Bytes of heap memory held by the tree (nodes, states, actions, keys, selection arrays),
+/// excluding BK-RRT's optional nearest-neighbour index (so that recorded plans do not depend on
+/// tpPlannerDef.nn_index; see tpPlanner_IndexBytes).
 size_t tpTree_MemoryBytes(const tpTree *tree);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -118,6 +120,10 @@ typedef struct tpPlannerDef {
     tpProgressFn progress;  /* may be NULL */
     void *progress_user;    /* passed to progress */
     double progress_interval; /* seconds between progress calls. Default 0.25 */
+    bool nn_index;          /* BK-RRT with a plain Euclidean distance (key_is_euclidean and no
+                               distance callback): use the exact spatial index for the nearest
+                               neighbour. Same selections, hence the same plan, either way;
+                               false = linear scan (for measurements). Default true */
 } tpPlannerDef;
 
 /// Default planner definition (see field comments).
@@ -164,6 +170,8 @@ tpPlanner *tpCreatePlanner(const tpPlannerDef *def, const tpProblem *problem, ch
 tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result);
 /// The search tree (valid until the planner is destroyed).
 const tpTree *tpPlanner_Tree(const tpPlanner *planner);
+/// Bytes held by the nearest-neighbour index (0 when none is used).
+size_t tpPlanner_IndexBytes(const tpPlanner *planner);
 /// Frees the planner, its tree and result arrays. NULL is allowed.
 void tpDestroyPlanner(tpPlanner *planner);
 
