@@ -6,6 +6,8 @@
 #include <stddef.h>
 
 #include "tp/lua.h"
+#include "tp/planner.h"
+#include "tp/tactics.h"
 
 #define TP_MAX_PARAMS 64
 
@@ -26,7 +28,48 @@ const char *tpCli_DomainsDir(void);
 bool tpCli_ParseInt(const char *opt, const char *s, long long min, long long *out);
 bool tpCli_ParseDouble(const char *opt, const char *s, double *out);
 
+/// Planner options shared by `plan` and `bench` (set flag = given on the command line).
+typedef struct tpCliPlanOpts {
+    bool planner, mu, seed, iters, limit, sols, no_nn_index;
+    tpPlannerKind kind;
+    double mu_v, limit_v;
+    long long seed_v, iters_v, sols_v;
+} tpCliPlanOpts;
+
+/// Parses the planner option at argv[*i] (--planner, --mu, --seed, --max-iters, --time-limit,
+/// --solutions with a value, --no-nn-index): 1 = consumed (*i advanced past its value), 0 = not
+/// a planner option, -1 = bad value (message logged).
+int tpCli_ParsePlannerOption(tpCliPlanOpts *o, int argc, char **argv, int *i);
+/// Overrides the script's planner defaults with the options that were given.
+void tpCli_ApplyPlannerOptions(const tpCliPlanOpts *o, tpPlannerDef *pd);
+
+/// Progress reporting of a run (see tpPlannerDef.progress).
+typedef struct tpCliProgress {
+    tpProgressFn fn;
+    void *user;
+    double interval; /* s */
+} tpCliProgress;
+
+/// One planning run; everything is owned by the run (free with tpCli_PlanRunFree).
+typedef struct tpCliRun {
+    tpScript *script;
+    tpDomain *domain;   /* owned by script */
+    tpPlannerDef pd;    /* the definition used: script defaults + options */
+    tpPlanner *planner; /* its tree and result arrays stay valid until freed */
+    tpPlanResult res;
+    tpPlanStatus status;
+} tpCliRun;
+
+/// Loads the domain script at path fresh (with the --set params), applies the options to its
+/// planner defaults and plans. Returns TP_EXIT_OK when the planner ran (solved or approximate:
+/// see run->status), TP_EXIT_BAD_INPUT with a message in err (script error, invalid planner
+/// definition, a callback failure while planning). Free the run in every case.
+int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *o,
+                  const tpCliProgress *progress, tpCliRun *run, char *err, size_t errlen);
+void tpCli_PlanRunFree(tpCliRun *run);
+
 int tpCmd_Plan(int argc, char **argv);
+int tpCmd_Bench(int argc, char **argv);
 int tpCmd_Replay(int argc, char **argv);
 int tpCmd_Domains(int argc, char **argv);
 

@@ -22,6 +22,8 @@ static void plan_usage(FILE *f)
             "  --max-iters N       maximum planner iterations z\n"
             "  --time-limit S      stop after S seconds of wall time (0 = none)\n"
             "  --solutions K       many-worlds: keep planning until K solutions, keep the best\n"
+            "  --no-nn-index       BK-RRT: exact linear-scan nearest neighbour instead of the spatial\n"
+            "                      index (same plan; for timing comparisons)\n"
             "  --set NAME=VALUE    override a script parameter read with tp.param (repeatable)\n"
             "  -o, --out FILE      plan file to write (default: <domain name>.plan.json)\n"
             "  --no-out            do not write a plan file\n"
@@ -144,16 +146,12 @@ int tpCmd_Plan(int argc, char **argv)
     const char *domain_arg = NULL, *out = NULL, *tree_out = NULL;
     bool no_out = false, quiet = false;
     tpCliParams params = {0};
-    struct {
-        bool planner, mu, seed, iters, limit, sols;
-        tpPlannerKind kind;
-        double mu_v, limit_v;
-        long long seed_v, iters_v, sols_v;
-    } o;
+    tpCliPlanOpts o;
     memset(&o, 0, sizeof o);
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int po;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             plan_usage(stdout);
             return TP_EXIT_OK;
@@ -161,53 +159,13 @@ int tpCmd_Plan(int argc, char **argv)
             quiet = true;
         } else if (strcmp(a, "--no-out") == 0) {
             no_out = true;
+        } else if ((po = tpCli_ParsePlannerOption(&o, argc, argv, &i)) != 0) {
+            if (po < 0) {
+                return TP_EXIT_BAD_INPUT;
+            }
         } else if (a[0] == '-' && a[1] != '\0' && !v) {
             tpLog(TP_LOG_ERROR, "%s: missing value or unknown option (see 'tplan plan --help')", a);
             return TP_EXIT_BAD_INPUT;
-        } else if (strcmp(a, "--planner") == 0) {
-            o.planner = true;
-            if (strcmp(v, "rrt") == 0) {
-                o.kind = TP_PLANNER_RRT;
-            } else if (strcmp(v, "bgt") == 0) {
-                o.kind = TP_PLANNER_BGT;
-            } else {
-                tpLog(TP_LOG_ERROR, "--planner expects rrt or bgt (got '%s')", v);
-                return TP_EXIT_BAD_INPUT;
-            }
-            ++i;
-        } else if (strcmp(a, "--mu") == 0) {
-            if (!tpCli_ParseDouble(a, v, &o.mu_v) || !(o.mu_v > 0)) {
-                tpLog(TP_LOG_ERROR, "--mu must be > 0");
-                return TP_EXIT_BAD_INPUT;
-            }
-            o.mu = true;
-            ++i;
-        } else if (strcmp(a, "--seed") == 0) {
-            if (!tpCli_ParseInt(a, v, 0, &o.seed_v) || o.seed_v > 4294967295LL) {
-                tpLog(TP_LOG_ERROR, "--seed must be in 0..4294967295");
-                return TP_EXIT_BAD_INPUT;
-            }
-            o.seed = true;
-            ++i;
-        } else if (strcmp(a, "--max-iters") == 0) {
-            if (!tpCli_ParseInt(a, v, 1, &o.iters_v)) {
-                return TP_EXIT_BAD_INPUT;
-            }
-            o.iters = true;
-            ++i;
-        } else if (strcmp(a, "--time-limit") == 0) {
-            if (!tpCli_ParseDouble(a, v, &o.limit_v) || o.limit_v < 0) {
-                tpLog(TP_LOG_ERROR, "--time-limit must be >= 0");
-                return TP_EXIT_BAD_INPUT;
-            }
-            o.limit = true;
-            ++i;
-        } else if (strcmp(a, "--solutions") == 0) {
-            if (!tpCli_ParseInt(a, v, 1, &o.sols_v) || o.sols_v > 1000000) {
-                return TP_EXIT_BAD_INPUT;
-            }
-            o.sols = true;
-            ++i;
         } else if (strcmp(a, "--set") == 0) {
             if (!tpCli_AddParam(&params, argv[++i])) {
                 return TP_EXIT_BAD_INPUT;
@@ -239,64 +197,38 @@ int tpCmd_Plan(int argc, char **argv)
         return TP_EXIT_BAD_INPUT;
     }
     char err[2048] = "";
-    tpScript *script = tpLoadScript(path, params.items, params.n, err, sizeof err);
-    if (!script) {
-        fprintf(stderr, "%s\n", err);
-        return TP_EXIT_BAD_INPUT;
-    }
-    tpDomain *domain = tpScript_Domain(script);
-    tpPlannerDef pd = tpDomain_Def(domain)->planner;
-    if (o.planner) {
-        pd.kind = o.kind;
-    }
-    if (o.mu) {
-        pd.mu = o.mu_v;
-    }
-    if (o.seed) {
-        pd.seed = (uint32_t)o.seed_v;
-    }
-    if (o.iters) {
-        pd.max_iters = o.iters_v;
-    }
-    if (o.limit) {
-        pd.time_limit = o.limit_v;
-    }
-    if (o.sols) {
-        pd.solutions = (int)o.sols_v;
-    }
     ProgressState ps = {!quiet && isatty(2), false};
-    pd.progress = on_progress;
-    pd.progress_user = &ps;
-    pd.progress_interval = 0.25;
-    tpProblem problem = tpDomain_Problem(domain);
-    tpPlanner *planner = tpCreatePlanner(&pd, &problem, err, sizeof err);
-    if (!planner) {
-        tpLog(TP_LOG_ERROR, "%s: %s", path, err);
-        tpDestroyScript(script);
-        return TP_EXIT_BAD_INPUT;
-    }
-    tpPlanResult res;
-    tpPlanStatus st = tpPlanner_Run(planner, &res);
+    const tpCliProgress progress = {on_progress, &ps, 0.25};
+    tpCliRun run;
+    int code = tpCli_PlanRun(path, params.items, params.n, &o, &progress, &run, err, sizeof err);
     if (ps.shown) {
         fprintf(stderr, "\n");
     }
-    int code = TP_EXIT_OK;
-    if (st == TP_PLAN_ERROR) {
-        fprintf(stderr, "%s\n", tpDomain_Error(domain)[0] ? tpDomain_Error(domain) : "planning failed");
-        code = TP_EXIT_BAD_INPUT;
-        goto done;
+    if (code != TP_EXIT_OK) {
+        if (run.script && !run.planner) {
+            tpLog(TP_LOG_ERROR, "%s", err); /* an invalid planner definition */
+        } else {
+            fprintf(stderr, "%s\n", err); /* script errors name file:line themselves */
+        }
+        tpCli_PlanRunFree(&run);
+        return code;
     }
+    tpDomain *domain = run.domain;
+    tpPlanner *planner = run.planner;
+    const tpPlannerDef pd = run.pd;
+    const tpPlanResult res = run.res;
+    const tpPlanStatus st = run.status;
     tpPlanRecord rec;
     memset(&rec, 0, sizeof rec);
     if (!tpDomain_Record(domain, tpPlanner_Tree(planner), &res, &pd, &rec, err, sizeof err)) {
         tpLog(TP_LOG_ERROR, "%s", err);
         tpPlanRecord_Free(&rec);
-        code = TP_EXIT_FAILURE;
-        goto done;
+        tpCli_PlanRunFree(&run);
+        return TP_EXIT_FAILURE;
     }
     rec.domain_file = strdup(path);
-    rec.domain_hash = strdup(tpScript_Hash(script));
-    const char *pj = tpScript_ParamsJson(script);
+    rec.domain_hash = strdup(tpScript_Hash(run.script));
+    const char *pj = tpScript_ParamsJson(run.script);
     rec.overrides = (pj && strcmp(pj, "{}") != 0) ? strdup(pj) : NULL;
     char default_out[512];
     if (!out && !no_out) {
@@ -320,8 +252,6 @@ int tpCmd_Plan(int argc, char **argv)
         code = TP_EXIT_APPROXIMATE;
     }
     tpPlanRecord_Free(&rec);
-done:
-    tpDestroyPlanner(planner);
-    tpDestroyScript(script);
+    tpCli_PlanRunFree(&run);
     return code;
 }

@@ -16,6 +16,7 @@ static void usage(FILE *f)
             "commands:\n"
             "  plan DOMAIN     plan a domain script (a path, or a built-in name such as minigolf)\n"
             "  replay PLAN     re-simulate a plan file and check it bit for bit\n"
+            "  bench           benchmark domains x planners over seeds (paper Table 1, Fig. 13)\n"
             "  domains         list the built-in domains\n"
             "  help [COMMAND]  show help for a command\n"
             "\n"
@@ -62,6 +63,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "replay") == 0) {
         return tpCmd_Replay(argc, argv);
+    }
+    if (strcmp(cmd, "bench") == 0) {
+        return tpCmd_Bench(argc, argv);
     }
     if (strcmp(cmd, "domains") == 0) {
         return tpCmd_Domains(argc, argv);

@@ -1,0 +1,590 @@
+/* tplan bench: every domain x planner over N seeds, a Table 1 style summary next to the paper's
+ * numbers (Zickler & Veloso 2009, Sec. 6.5), the Fig. 13 time breakdown, raw per-run records as
+ * JSON or CSV, and optionally the Fig. 13 plot (bench_plot.c). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "bench.h"
+#include "tp/base.h"
+
+#define MAX_LIST 16
+#define DEFAULT_DOMAINS "minigolf,minigolf_random,soccer,pool,dice"
+
+static void bench_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: tplan bench [options]\n"
+            "\n"
+            "Runs every domain with every planner over N seeds (1..N), each run on a freshly loaded\n"
+            "script with the script's planner defaults overridden by the options (as 'tplan plan'),\n"
+            "and prints per row: success rate, median and 90th-percentile planning time, median\n"
+            "nodes, the Fig. 13 breakdown (selection / tactics+skills / physics / other as shares of\n"
+            "the total) and the paper's Table 1 time and nodes.\n"
+            "\n"
+            "  --domains LIST      comma-separated names or paths (default " DEFAULT_DOMAINS ");\n"
+            "                      minigolf_random is the ablation: minigolf with the random tactic\n"
+            "  --planners LIST     rrt,bgt (default both)\n"
+            "  --seeds N           seeds 1..N per row (default 20)\n"
+            "  --seed S            first seed (default 1)\n"
+            "  --max-iters N       maximum planner iterations per run (default: the script's)\n"
+            "  --mu M, --time-limit S, --solutions K, --no-nn-index   as in 'tplan plan'\n"
+            "  --set [DOMAIN:]NAME=VALUE   script parameter, for every domain or only DOMAIN\n"
+            "  --out FILE          raw per-run records, FILE.json or FILE.csv\n"
+            "  --plot FILE.png     Fig. 13: BK-RRT breakdown against tree size (data in FILE.png.dat;\n"
+            "                      needs gnuplot for the PNG)\n"
+            "  --plot-domain D     domain of the plot run (default: the first domain found)\n"
+            "  --plot-iters N      iterations of the plot run (default: --max-iters or 100000)\n"
+            "  -q, --quiet         no progress line\n"
+            "  -h, --help          this help\n"
+            "\n"
+            "exit status: 0 every row ran, 3 some domain was not found or failed (the others ran and\n"
+            "the files were written), 2 bad options, 1 cannot write an output file or plot.\n");
+}
+
+/* Table 1 of the paper (Pentium 4): average time (s) and nodes; NaN / -1 = not reported. */
+typedef struct PaperRow {
+    const char *domain;
+    double time[2]; /* [BGT, RRT] */
+    long nodes[2];
+} PaperRow;
+
+static const PaperRow kPaper[] = {
+    {"soccer", {11.1, 9.6}, {11088, 9752}},
+    {"minigolf", {2.5, 5.3}, {8094, 13042}},
+    {"pool", {0.4, 2.7}, {191, 451}},
+    {"dice", {204.0, NAN}, {-1, -1}}, /* BK-BGT only, with a preset tree size */
+};
+
+typedef struct Run {
+    char domain[64]; /* label: the domain argument without directory and .lua */
+    tpPlannerKind kind;
+    uint32_t seed;
+    bool solved;
+    double time; /* s, t_total */
+    int64_t nodes, iterations;
+    int steps;             /* steps of the returned plan (solution or approximate answer) */
+    int64_t tree_bytes;    /* tree + NN index at the end of the run */
+    long maxrss_kb;        /* process peak RSS so far (getrusage; monotone over the bench) */
+    double t_select, t_tactics, t_physics, t_check;
+} Run;
+
+typedef struct Runs {
+    Run *v;
+    size_t n, cap;
+} Runs;
+
+static bool push_run(Runs *r, const Run *run)
+{
+    if (r->n == r->cap) {
+        size_t ncap = r->cap ? r->cap * 2 : 64;
+        Run *p = realloc(r->v, ncap * sizeof *p);
+        if (!p) {
+            return false;
+        }
+        r->v = p;
+        r->cap = ncap;
+    }
+    r->v[r->n++] = *run;
+    return true;
+}
+
+static const char *kind_name(tpPlannerKind k) { return k == TP_PLANNER_RRT ? "rrt" : "bgt"; }
+
+static int split_list(char *s, char **items, int cap, const char *what)
+{
+    int n = 0;
+    for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
+        if (*tok == '\0') {
+            continue;
+        }
+        if (n == cap) {
+            tpLog(TP_LOG_ERROR, "%s: at most %d entries", what, cap);
+            return -1;
+        }
+        items[n++] = tok;
+    }
+    if (n == 0) {
+        tpLog(TP_LOG_ERROR, "%s: empty list", what);
+    }
+    return n;
+}
+
+/* Domain label of an argument: "minigolf" for "minigolf" and for "dir/minigolf.lua". */
+static void domain_label(const char *arg, char *out, size_t cap)
+{
+    const char *b = strrchr(arg, '/');
+    b = b ? b + 1 : arg;
+    snprintf(out, cap, "%s", b);
+    size_t len = strlen(out);
+    if (len > 4 && strcmp(out + len - 4, ".lua") == 0) {
+        out[len - 4] = '\0';
+    }
+}
+
+static const PaperRow *paper_row(const char *label)
+{
+    for (size_t i = 0; i < sizeof kPaper / sizeof kPaper[0]; ++i) {
+        if (strcmp(kPaper[i].domain, label) == 0) {
+            return &kPaper[i];
+        }
+    }
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* Percentile by the nearest-rank method on a sorted array (p in (0, 100]). */
+static double percentile(const double *sorted, size_t n, double p)
+{
+    if (n == 0) {
+        return NAN;
+    }
+    size_t rank = (size_t)ceil(p / 100.0 * (double)n);
+    rank = rank < 1 ? 1 : rank > n ? n : rank;
+    return sorted[rank - 1];
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    if (n == 0) {
+        return NAN;
+    }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void print_header(void)
+{
+    printf("%-18s %-6s %4s %7s %8s %8s %8s | %6s %7s %7s %6s | %9s %7s\n", "domain", "plan.", "runs", "solved",
+           "t_med", "t_p90", "nodes", "select", "tactics", "physics", "other", "paper t", "nodes");
+}
+
+/* Prints the summary row of runs[first..n) (one domain x planner). */
+static void print_row(const char *label, tpPlannerKind kind, const Run *runs, size_t count)
+{
+    double *t = malloc((count ? count : 1) * sizeof *t);
+    double *nd = malloc((count ? count : 1) * sizeof *nd);
+    if (!t || !nd) {
+        free(t);
+        free(nd);
+        printf("%-18s %-6s (out of memory)\n", label, kind_name(kind));
+        return;
+    }
+    size_t solved = 0;
+    double sel = 0, tac = 0, phy = 0, tot = 0;
+    for (size_t i = 0; i < count; ++i) {
+        t[i] = runs[i].time;
+        nd[i] = (double)runs[i].nodes;
+        solved += runs[i].solved;
+        sel += runs[i].t_select;
+        tac += runs[i].t_tactics;
+        phy += runs[i].t_physics;
+        tot += runs[i].time;
+    }
+    double tmed = median(t, count);
+    double tp90 = percentile(t, count, 90.0);
+    double nmed = median(nd, count);
+    double other = tot - sel - tac - phy;
+    tot = tot > 0 ? tot : 1e-12;
+    const PaperRow *pr = paper_row(label);
+    int k = kind == TP_PLANNER_RRT ? 1 : 0;
+    char pt[32] = "-", pn[32] = "-";
+    if (pr && !isnan(pr->time[k])) {
+        snprintf(pt, sizeof pt, "%.1fs", pr->time[k]);
+    }
+    if (pr && pr->nodes[k] >= 0) {
+        snprintf(pn, sizeof pn, "%ld", pr->nodes[k]);
+    } else if (pr && !isnan(pr->time[k])) {
+        snprintf(pn, sizeof pn, "preset");
+    }
+    printf("%-18s %-6s %4zu %6.1f%% %7.3fs %7.3fs %8.0f | %5.1f%% %6.1f%% %6.1f%% %5.1f%% | %9s %7s\n", label,
+           kind == TP_PLANNER_RRT ? "BK-RRT" : "BK-BGT", count, count ? 100.0 * (double)solved / (double)count : 0.0,
+           tmed, tp90, nmed, 100 * sel / tot, 100 * tac / tot, 100 * phy / tot, 100 * (other > 0 ? other : 0) / tot, pt,
+           pn);
+    fflush(stdout);
+    free(t);
+    free(nd);
+}
+
+typedef struct Progress {
+    bool tty;
+    const char *label;
+    tpPlannerKind kind;
+    uint32_t run, runs;
+} Progress;
+
+static void on_progress(void *user, const tpPlanStats *s)
+{
+    const Progress *p = user;
+    if (!p->tty) {
+        return;
+    }
+    fprintf(stderr, "\r\033[K  %s %s run %u/%u: %.1f s, %lld iterations, %lld nodes", p->label, kind_name(p->kind),
+            p->run, p->runs, s->elapsed, (long long)s->iterations, (long long)s->nodes);
+    fflush(stderr);
+}
+
+static void clear_progress(const Progress *p)
+{
+    if (p->tty) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Output files                                                                                */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static bool write_json(const char *path, const Runs *runs, int seeds, const tpCliPlanOpts *o)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *arr = cJSON_CreateArray();
+    bool ok = root && arr;
+    if (ok) {
+        cJSON_AddStringToObject(root, "tplan_bench", "1");
+        cJSON_AddNumberToObject(root, "seeds", seeds);
+        if (o->iters) {
+            cJSON_AddNumberToObject(root, "max_iters", (double)o->iters_v);
+        }
+        cJSON_AddBoolToObject(root, "nn_index", !o->no_nn_index);
+        cJSON_AddItemToObject(root, "runs", arr);
+    } else {
+        cJSON_Delete(arr);
+    }
+    for (size_t i = 0; ok && i < runs->n; ++i) {
+        const Run *r = &runs->v[i];
+        cJSON *j = cJSON_CreateObject();
+        cJSON *b = cJSON_CreateObject();
+        if (!j || !b) {
+            cJSON_Delete(j);
+            cJSON_Delete(b);
+            ok = false;
+            break;
+        }
+        cJSON_AddStringToObject(j, "domain", r->domain);
+        cJSON_AddStringToObject(j, "planner", kind_name(r->kind));
+        cJSON_AddNumberToObject(j, "seed", r->seed);
+        cJSON_AddBoolToObject(j, "solved", r->solved);
+        cJSON_AddNumberToObject(j, "time", r->time);
+        cJSON_AddNumberToObject(j, "nodes", (double)r->nodes);
+        cJSON_AddNumberToObject(j, "iterations", (double)r->iterations);
+        cJSON_AddNumberToObject(j, "solution_steps", r->steps);
+        cJSON_AddNumberToObject(j, "tree_bytes", (double)r->tree_bytes);
+        cJSON_AddNumberToObject(j, "maxrss_kb", (double)r->maxrss_kb);
+        cJSON_AddNumberToObject(b, "select", r->t_select);
+        cJSON_AddNumberToObject(b, "tactics", r->t_tactics);
+        cJSON_AddNumberToObject(b, "physics", r->t_physics);
+        cJSON_AddNumberToObject(b, "check", r->t_check);
+        double other = r->time - r->t_select - r->t_tactics - r->t_physics - r->t_check;
+        cJSON_AddNumberToObject(b, "other", other > 0 ? other : 0);
+        cJSON_AddItemToObject(j, "breakdown", b);
+        cJSON_AddItemToArray(arr, j);
+    }
+    char *text = ok ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    FILE *f = text ? fopen(path, "w") : NULL;
+    ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    ok = (f && fclose(f) == 0) && ok;
+    free(text);
+    return ok;
+}
+
+static bool write_csv(const char *path, const Runs *runs)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        return false;
+    }
+    fprintf(f, "domain,planner,seed,solved,time_s,nodes,iterations,solution_steps,tree_bytes,maxrss_kb,"
+               "select_s,tactics_s,physics_s,check_s,other_s\n");
+    for (size_t i = 0; i < runs->n; ++i) {
+        const Run *r = &runs->v[i];
+        double other = r->time - r->t_select - r->t_tactics - r->t_physics - r->t_check;
+        fprintf(f, "%s,%s,%u,%d,%.6f,%lld,%lld,%d,%lld,%ld,%.6f,%.6f,%.6f,%.6f,%.6f\n", r->domain,
+                kind_name(r->kind), r->seed, r->solved ? 1 : 0, r->time, (long long)r->nodes,
+                (long long)r->iterations, r->steps, (long long)r->tree_bytes, r->maxrss_kb, r->t_select, r->t_tactics,
+                r->t_physics, r->t_check, other > 0 ? other : 0);
+    }
+    return fclose(f) == 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+/* Applies [DOMAIN:]NAME=VALUE options to one domain: the unqualified ones and those for label. */
+static int params_for(char *const *sets, int nsets, const char *label, tpScriptParam *out, char *storage,
+                      size_t storage_cap)
+{
+    int n = 0;
+    size_t used = 0;
+    for (int i = 0; i < nsets; ++i) {
+        const char *s = sets[i];
+        const char *colon = strchr(s, ':');
+        const char *eq = strchr(s, '=');
+        if (colon && eq && colon < eq) {
+            size_t len = (size_t)(colon - s);
+            if (strlen(label) != len || strncmp(s, label, len) != 0) {
+                continue;
+            }
+            s = colon + 1;
+            eq = strchr(s, '=');
+        }
+        size_t need = strlen(s) + 1;
+        if (used + need > storage_cap) {
+            break;
+        }
+        char *copy = storage + used;
+        memcpy(copy, s, need);
+        used += need;
+        copy[eq - s] = '\0';
+        out[n].name = copy;
+        out[n].value = copy + (eq - s) + 1;
+        ++n;
+    }
+    return n;
+}
+
+int tpCmd_Bench(int argc, char **argv)
+{
+    char domains_buf[1024] = DEFAULT_DOMAINS, planners_buf[64] = "rrt,bgt";
+    const char *out = NULL, *plot = NULL, *plot_domain = NULL;
+    long long seeds = 20, plot_iters = 0;
+    bool quiet = false;
+    char *sets[TP_MAX_PARAMS];
+    int nsets = 0;
+    tpCliPlanOpts o;
+    memset(&o, 0, sizeof o);
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int po;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            bench_usage(stdout);
+            return TP_EXIT_OK;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            quiet = true;
+        } else if (strcmp(a, "--planner") == 0) {
+            tpLog(TP_LOG_ERROR, "--planner: use --planners rrt,bgt with bench");
+            return TP_EXIT_BAD_INPUT;
+        } else if ((po = tpCli_ParsePlannerOption(&o, argc, argv, &i)) != 0) {
+            if (po < 0) {
+                return TP_EXIT_BAD_INPUT;
+            }
+        } else if (a[0] == '-' && !v) {
+            tpLog(TP_LOG_ERROR, "%s: missing value or unknown option (see 'tplan bench --help')", a);
+            return TP_EXIT_BAD_INPUT;
+        } else if (strcmp(a, "--domains") == 0 || strcmp(a, "--planners") == 0) {
+            char *dst = a[2] == 'd' ? domains_buf : planners_buf;
+            size_t cap = a[2] == 'd' ? sizeof domains_buf : sizeof planners_buf;
+            if (strlen(v) >= cap) {
+                tpLog(TP_LOG_ERROR, "%s: list too long", a);
+                return TP_EXIT_BAD_INPUT;
+            }
+            snprintf(dst, cap, "%s", v);
+            ++i;
+        } else if (strcmp(a, "--seeds") == 0) {
+            if (!tpCli_ParseInt(a, v, 1, &seeds) || seeds > 100000) {
+                tpLog(TP_LOG_ERROR, "--seeds must be in 1..100000");
+                return TP_EXIT_BAD_INPUT;
+            }
+            ++i;
+        } else if (strcmp(a, "--plot-iters") == 0) {
+            if (!tpCli_ParseInt(a, v, 1, &plot_iters)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            ++i;
+        } else if (strcmp(a, "--set") == 0) {
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v || eq[-1] == ':') {
+                tpLog(TP_LOG_ERROR, "--set expects [domain:]name=value (got '%s')", v);
+                return TP_EXIT_BAD_INPUT;
+            }
+            if (nsets == TP_MAX_PARAMS) {
+                tpLog(TP_LOG_ERROR, "too many --set options (at most %d)", TP_MAX_PARAMS);
+                return TP_EXIT_BAD_INPUT;
+            }
+            sets[nsets++] = argv[++i];
+        } else if (strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) {
+            out = argv[++i];
+            if (!ends_with(out, ".json") && !ends_with(out, ".csv")) {
+                tpLog(TP_LOG_ERROR, "--out: the file name must end in .json or .csv (got '%s')", out);
+                return TP_EXIT_BAD_INPUT;
+            }
+        } else if (strcmp(a, "--plot") == 0) {
+            plot = argv[++i];
+        } else if (strcmp(a, "--plot-domain") == 0) {
+            plot_domain = argv[++i];
+        } else {
+            tpLog(TP_LOG_ERROR, "unknown option or argument '%s' (see 'tplan bench --help')", a);
+            return TP_EXIT_BAD_INPUT;
+        }
+    }
+    char *domains[MAX_LIST], *planners[MAX_LIST];
+    int ndomains = split_list(domains_buf, domains, MAX_LIST, "--domains");
+    int nplanners = split_list(planners_buf, planners, MAX_LIST, "--planners");
+    if (ndomains <= 0 || nplanners <= 0) {
+        return TP_EXIT_BAD_INPUT;
+    }
+    tpPlannerKind kinds[MAX_LIST];
+    for (int p = 0; p < nplanners; ++p) {
+        if (strcmp(planners[p], "rrt") == 0) {
+            kinds[p] = TP_PLANNER_RRT;
+        } else if (strcmp(planners[p], "bgt") == 0) {
+            kinds[p] = TP_PLANNER_BGT;
+        } else {
+            tpLog(TP_LOG_ERROR, "--planners: expected rrt or bgt (got '%s')", planners[p]);
+            return TP_EXIT_BAD_INPUT;
+        }
+    }
+    const uint32_t first_seed = o.seed ? (uint32_t)o.seed_v : 1u;
+    if ((long long)first_seed + seeds - 1 > 4294967295LL) {
+        tpLog(TP_LOG_ERROR, "--seed + --seeds exceeds the seed range");
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (quiet) {
+        tpLog_SetLevel(TP_LOG_ERROR);
+    }
+
+    Progress prog = {!quiet && isatty(2), NULL, TP_PLANNER_BGT, 0, 0};
+    const tpCliProgress progress = {on_progress, &prog, 0.25};
+    Runs runs = {0};
+    bool partial = false;
+    const char *plot_path = NULL;
+    char plot_path_buf[4096];
+    char plot_label[256] = "";
+    printf("tplan bench: %lld seed%s per row (from %u)", seeds, seeds == 1 ? "" : "s", first_seed);
+    if (o.iters) {
+        printf(", max-iters %lld", o.iters_v);
+    }
+    printf("%s; times are medians / 90th percentiles over all runs (unsolved ones included);\n"
+           "shares are of the summed planning time; paper = Table 1 (Pentium 4, averages)\n",
+           o.no_nn_index ? ", no NN index" : "");
+    print_header();
+    for (int d = 0; d < ndomains; ++d) {
+        char label[256], path[4096];
+        domain_label(domains[d], label, sizeof label);
+        if (!tpCli_ResolveDomain(domains[d], path, sizeof path)) {
+            printf("%-18s domain not found (no file, no built-in %s/%s.lua): skipped\n", label, tpCli_DomainsDir(),
+                   label);
+            fflush(stdout);
+            partial = true;
+            continue;
+        }
+        if (plot && !plot_path && (!plot_domain || strcmp(plot_domain, domains[d]) == 0 ||
+                                   strcmp(plot_domain, label) == 0)) {
+            snprintf(plot_path_buf, sizeof plot_path_buf, "%s", path);
+            snprintf(plot_label, sizeof plot_label, "%s", label);
+            plot_path = plot_path_buf;
+        }
+        tpScriptParam params[TP_MAX_PARAMS];
+        char storage[8192];
+        int nparams = params_for(sets, nsets, label, params, storage, sizeof storage);
+        for (int p = 0; p < nplanners; ++p) {
+            size_t first = runs.n;
+            tpCliPlanOpts ro = o;
+            ro.planner = true;
+            ro.kind = kinds[p];
+            ro.seed = true;
+            prog.label = label;
+            prog.kind = kinds[p];
+            prog.runs = (uint32_t)seeds;
+            bool failed = false;
+            for (long long s = 0; s < seeds; ++s) {
+                ro.seed_v = (long long)first_seed + s;
+                prog.run = (uint32_t)s + 1;
+                on_progress(&prog, &(tpPlanStats){0});
+                tpCliRun run;
+                char err[2048] = "";
+                int rc = tpCli_PlanRun(path, params, nparams, &ro, &progress, &run, err, sizeof err);
+                if (rc != TP_EXIT_OK) {
+                    clear_progress(&prog);
+                    printf("%-18s %-6s error: %s\n", label, kind_name(kinds[p]), err);
+                    fflush(stdout);
+                    tpCli_PlanRunFree(&run);
+                    failed = true;
+                    break;
+                }
+                Run r;
+                memset(&r, 0, sizeof r);
+                snprintf(r.domain, sizeof r.domain, "%s", label);
+                r.kind = kinds[p];
+                r.seed = (uint32_t)ro.seed_v;
+                r.solved = run.status == TP_PLAN_SOLVED;
+                const tpPlanStats *st = &run.res.stats;
+                r.time = st->t_total;
+                r.nodes = st->nodes;
+                r.iterations = st->iterations;
+                const tpTree *tree = tpPlanner_Tree(run.planner);
+                r.steps = run.res.best >= 0 ? tpTree_Node(tree, run.res.best)->depth : -1;
+                r.tree_bytes = (int64_t)(tpTree_MemoryBytes(tree) + tpPlanner_IndexBytes(run.planner));
+                struct rusage ru;
+                r.maxrss_kb = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+                r.t_select = st->t_select;
+                r.t_tactics = st->t_tactics;
+                r.t_physics = st->t_physics;
+                r.t_check = st->t_check;
+                tpCli_PlanRunFree(&run);
+                if (!push_run(&runs, &r)) {
+                    clear_progress(&prog);
+                    tpLog(TP_LOG_ERROR, "out of memory");
+                    free(runs.v);
+                    return TP_EXIT_FAILURE;
+                }
+            }
+            clear_progress(&prog);
+            if (failed) {
+                partial = true;
+                runs.n = first; /* a row with an error is not summarised */
+                continue;
+            }
+            print_row(label, kinds[p], runs.v + first, runs.n - first);
+        }
+    }
+    int code = partial ? TP_EXIT_APPROXIMATE : TP_EXIT_OK;
+    if (out) {
+        bool ok = ends_with(out, ".csv") ? write_csv(out, &runs) : write_json(out, &runs, (int)seeds, &o);
+        if (!ok) {
+            tpLog(TP_LOG_ERROR, "cannot write %s", out);
+            code = TP_EXIT_FAILURE;
+        } else {
+            printf("wrote %s (%zu runs)\n", out, runs.n);
+        }
+    }
+    free(runs.v);
+    if (plot) {
+        if (!plot_path) {
+            tpLog(TP_LOG_ERROR, "--plot: no domain to plot (%s not among the domains found)",
+                  plot_domain ? plot_domain : "none");
+            return code == TP_EXIT_FAILURE ? code : TP_EXIT_APPROXIMATE;
+        }
+        int64_t iters = plot_iters > 0 ? plot_iters : o.iters ? o.iters_v : 100000;
+        tpScriptParam params[TP_MAX_PARAMS];
+        char storage[8192];
+        int nparams = params_for(sets, nsets, plot_label, params, storage, sizeof storage);
+        tpCliPlanOpts po = o;
+        po.seed = true;
+        po.seed_v = first_seed;
+        int rc = tpBench_Fig13(plot_path, plot_label, params, nparams, &po, iters, plot, prog.tty);
+        if (rc == TP_EXIT_FAILURE) {
+            code = TP_EXIT_FAILURE;
+        } else if (rc != TP_EXIT_OK && code == TP_EXIT_OK) {
+            code = TP_EXIT_APPROXIMATE;
+        }
+    }
+    return code;
+}
