@@ -62,7 +62,7 @@ static const PaperRow kPaper[] = {
 };
 
 typedef struct Run {
-    char domain[64]; /* label: the domain argument without directory and .lua */
+    char domain[256]; /* label: the domain argument without directory and .lua */
     tpPlannerKind kind;
     uint32_t seed;
     bool solved;
