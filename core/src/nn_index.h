@@ -1,6 +1,6 @@
 /* Private: a spatial index for BK-RRT's nearest-neighbour selection with a plain Euclidean
- * distance (tpProblem.key_is_euclidean without a distance callback). Shared by tree.c and
- * the tests only.
+ * distance (tpProblem.key_is_euclidean without a distance callback). Owned by the planner
+ * (planner.c), queried through tpTree_SelectNearest (tree.c); the tests use it directly.
  *
  * What it indexes: the tree's append-only list of selectable nodes (tpTree.rrt) and their keys
  * (tpTree.key_chunks). Busy and goal nodes never enter that list, so they are never returned.

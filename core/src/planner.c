@@ -7,6 +7,7 @@
  * phase boundary is shared by two phases), and no callbacks beyond those the problem needs. */
 #include "tp/planner.h"
 
+#include "nn_index.h"
 #include "tp/base.h"
 #include "tree_internal.h"
 
@@ -18,6 +19,9 @@ struct tpPlanner {
     tpPlannerDef def;
     tpProblem prob;
     tpTree *tree;
+    tpNnIndex *nn; /* BK-RRT with a plain Euclidean distance: exact NN index over the tree's
+                      selectable keys (NULL: linear scan). Kept out of the tree so that
+                      tpTree_MemoryBytes, which plan files record, does not depend on it. */
     tpRng rng;
     double *y; /* the current sample (sized max(sample_dim, key_dim, 1), zero-filled) */
 
@@ -138,7 +142,7 @@ tpPlanner *tpCreatePlanner(const tpPlannerDef *def, const tpProblem *problem, ch
     }
     if (def->nn_index && mode == TP_SEL_RRT && !problem->distance) {
         /* Without the index (allocation failure) the linear scan gives the same answer. */
-        (void)tpTree_EnableNnIndex(pl->tree);
+        pl->nn = tpNnIndex_Create(problem->key_dim);
     }
     pl->result.best = -1;
     pl->result.best_solution = -1;
@@ -151,6 +155,7 @@ void tpDestroyPlanner(tpPlanner *planner)
         return;
     }
     tpTree_Destroy(planner->tree);
+    tpNnIndex_Destroy(planner->nn);
     free(planner->y);
     free(planner->solutions);
     free(planner->costs);
@@ -159,7 +164,7 @@ void tpDestroyPlanner(tpPlanner *planner)
 
 const tpTree *tpPlanner_Tree(const tpPlanner *planner) { return planner ? planner->tree : NULL; }
 
-size_t tpPlanner_IndexBytes(const tpPlanner *planner) { return planner ? tpTree_NnIndexBytes(planner->tree) : 0; }
+size_t tpPlanner_IndexBytes(const tpPlanner *planner) { return planner ? tpNnIndex_Bytes(planner->nn) : 0; }
 
 /* Adds the root (x_init). BGT: a selectable leaf; RRT: its key enters the NN list. */
 static bool add_root(tpPlanner *pl)
@@ -369,7 +374,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
             if (p->sample) {
                 p->sample(ctx, &pl->rng, y);
             }
-            src = rrt ? tpTree_SelectNearest(tree, y, distance, ctx) : tpTree_SelectBgt(tree, def->mu, &pl->rng);
+            src = rrt ? tpTree_SelectNearest(tree, pl->nn, y, distance, ctx) : tpTree_SelectBgt(tree, def->mu, &pl->rng);
             if (src < 0) {
                 break; /* every node is busy or a goal: nothing left to expand */
             }

@@ -58,7 +58,6 @@ void tpTree_Destroy(tpTree *tree)
     free(tree->leaves.idx);
     free(tree->nonleaves.idx);
     free(tree->rrt.idx);
-    tpNnIndex_Destroy(tree->nn);
     free(tree);
 }
 
@@ -239,24 +238,11 @@ int32_t tpTree_SelectBgt(tpTree *tree, double mu, tpRng *rng)
     return pick->idx[tpRng_Below(rng, (uint32_t)pick->count)];
 }
 
-bool tpTree_EnableNnIndex(tpTree *tree)
-{
-    if (!tree || tree->mode != TP_SEL_RRT || tree->key_dim < 1) {
-        return false;
-    }
-    if (!tree->nn) {
-        tree->nn = tpNnIndex_Create(tree->key_dim);
-    }
-    return tree->nn != NULL;
-}
-
-size_t tpTree_NnIndexBytes(const tpTree *tree) { return tree ? tpNnIndex_Bytes(tree->nn) : 0; }
-
-int32_t tpTree_SelectNearest(tpTree *tree, const double *y,
+int32_t tpTree_SelectNearest(const tpTree *tree, struct tpNnIndex *nn, const double *y,
                              double (*distance)(void *ctx, const double *key, const double *y), void *ctx)
 {
     int32_t pos;
-    if (!distance && tree->nn && tpNnIndex_Nearest(tree->nn, tree, y, &pos)) {
+    if (!distance && nn && tpNnIndex_Nearest(nn, tree, y, &pos)) {
         return pos >= 0 ? tree->rrt.idx[pos] : -1;
     }
     return tpTree_SelectNearestLinear(tree, y, distance, ctx);

@@ -10,6 +10,8 @@
 
 #include "tp/planner.h"
 
+struct tpNnIndex;
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,11 +67,6 @@ struct tpTree {
     int32_t nkey_chunks;
     int32_t key_chunk_ptr_cap;
 
-    /* RRT with a plain Euclidean distance: optional exact spatial index over `rrt` (nn_index.h).
-     * Its memory is not in heap_bytes: plan files record tpTree_MemoryBytes, and they must be
-     * byte-identical with and without the index. */
-    struct tpNnIndex *nn;
-
     size_t heap_bytes; /* bytes currently held (for tpTree_MemoryBytes) */
 };
 
@@ -89,18 +86,14 @@ double *tpTree_NextKey(tpTree *tree);
 /// BGT selection (Algorithm 3). Returns -1 if no node is selectable.
 int32_t tpTree_SelectBgt(tpTree *tree, double mu, tpRng *rng);
 /// RRT selection: the selectable node whose key is nearest to y (first one on ties), or -1.
-/// distance == NULL: Euclidean over key_dim dims (through the spatial index when enabled; the
-/// result is the same node either way).
-int32_t tpTree_SelectNearest(tpTree *tree, const double *y,
+/// distance == NULL: Euclidean over key_dim dims, answered by the spatial index `nn` when one is
+/// given (the planner owns it; the result is the same node either way).
+int32_t tpTree_SelectNearest(const tpTree *tree, struct tpNnIndex *nn, const double *y,
                              double (*distance)(void *ctx, const double *key, const double *y), void *ctx);
 /// The same selection by the exact linear scan only (the reference the index must match).
 int32_t tpTree_SelectNearestLinear(const tpTree *tree, const double *y,
                                    double (*distance)(void *ctx, const double *key, const double *y), void *ctx);
-/// RRT: builds and keeps the spatial index used by tpTree_SelectNearest with distance == NULL.
-/// False (and no index: the linear scan stays) on allocation failure or a non-RRT tree.
-bool tpTree_EnableNnIndex(tpTree *tree);
-/// Bytes held by the spatial index (0 without one).
-size_t tpTree_NnIndexBytes(const tpTree *tree);
+
 
 static inline void *tpTree_StateMut(tpTree *tree, int32_t i)
 {

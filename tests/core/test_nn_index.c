@@ -75,8 +75,9 @@ static void check_equivalence(KeyKind kind, int dim, int32_t nodes, int queries_
     tpRng rng;
     tpRng_Seed(&rng, seed);
     tpTree *tree = tpTree_Create(8, 1, dim, TP_SEL_RRT);
+    tpNnIndex *nn = tpNnIndex_Create(dim);
     assert_non_null(tree);
-    assert_true(tpTree_EnableNnIndex(tree));
+    assert_non_null(nn);
     double y[8];
     long mismatches = 0, queries = 0;
     for (int32_t n = 0; n < nodes; ++n) {
@@ -85,7 +86,7 @@ static void check_equivalence(KeyKind kind, int dim, int32_t nodes, int queries_
         if (n < 600 || n % 97 == 0 || n == nodes - 1) {
             for (int q = 0; q < queries_per_step; ++q) {
                 random_sample(&rng, kind, dim, y);
-                int32_t a = tpTree_SelectNearest(tree, y, NULL, NULL);
+                int32_t a = tpTree_SelectNearest(tree, nn, y, NULL, NULL);
                 int32_t b = tpTree_SelectNearestLinear(tree, y, NULL, NULL);
                 assert_true(a >= 0 && !(tpTree_Node(tree, a)->flags & (TP_NODE_BUSY | TP_NODE_GOAL)));
                 if (a != b) {
@@ -98,7 +99,8 @@ static void check_equivalence(KeyKind kind, int dim, int32_t nodes, int queries_
             }
         }
     }
-    assert_true(tpTree_NnIndexBytes(tree) > 0);
+    assert_true(tpNnIndex_Bytes(nn) > sizeof(double) * (size_t)dim * (size_t)(nodes / 2));
+    tpNnIndex_Destroy(nn);
     tpTree_Destroy(tree);
     assert_int_equal(mismatches, 0);
     assert_true(queries > 1000);
@@ -136,15 +138,16 @@ static void test_non_finite(void **state)
     tpRng rng;
     tpRng_Seed(&rng, 5);
     tpTree *tree = tpTree_Create(8, 1, 2, TP_SEL_RRT);
+    tpNnIndex *nn = tpNnIndex_Create(2);
     assert_non_null(tree);
-    assert_true(tpTree_EnableNnIndex(tree));
+    assert_non_null(nn);
     for (int i = 0; i < 500; ++i) {
         add_node(tree, &rng, KEYS_UNIFORM, 2);
     }
     double y[2] = {NAN, 0.5};
-    assert_int_equal(tpTree_SelectNearest(tree, y, NULL, NULL), tpTree_SelectNearestLinear(tree, y, NULL, NULL));
+    assert_int_equal(tpTree_SelectNearest(tree, nn, y, NULL, NULL), tpTree_SelectNearestLinear(tree, y, NULL, NULL));
     y[0] = INFINITY;
-    assert_int_equal(tpTree_SelectNearest(tree, y, NULL, NULL), tpTree_SelectNearestLinear(tree, y, NULL, NULL));
+    assert_int_equal(tpTree_SelectNearest(tree, nn, y, NULL, NULL), tpTree_SelectNearestLinear(tree, y, NULL, NULL));
     int32_t i = tpTree_Prepare(tree);
     assert_true(i >= 0);
     double *k = tpTree_NextKey(tree);
@@ -154,9 +157,10 @@ static void test_non_finite(void **state)
     for (int q = 0; q < 200; ++q) {
         add_node(tree, &rng, KEYS_UNIFORM, 2);
         random_sample(&rng, KEYS_UNIFORM, 2, y);
-        assert_int_equal(tpTree_SelectNearest(tree, y, NULL, NULL),
+        assert_int_equal(tpTree_SelectNearest(tree, nn, y, NULL, NULL),
                          tpTree_SelectNearestLinear(tree, y, NULL, NULL));
     }
+    tpNnIndex_Destroy(nn);
     tpTree_Destroy(tree);
 }
 

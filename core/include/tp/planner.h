@@ -95,9 +95,9 @@ const double *tpTree_Action(const tpTree *tree, int32_t i);
 /// Writes the indices root..leaf into out (capacity cap) and returns the path length
 /// (depth + 1). If cap is too small nothing is written and the needed length is returned.
 int tpTree_Path(const tpTree *tree, int32_t leaf, int32_t *out, int cap);
-/// Bytes of heap memory held by the tree (nodes, states, actions, keys, selection arrays),
-/// excluding BK-RRT's optional nearest-neighbour index (so that recorded plans do not depend on
-/// tpPlannerDef.nn_index; see tpPlanner_IndexBytes).
+/// Bytes of heap memory held by the tree (nodes, states, actions, keys, selection arrays).
+/// BK-RRT's optional nearest-neighbour index belongs to the planner (tpPlanner_IndexBytes), so
+/// recorded plans do not depend on tpPlannerDef.nn_index.
 size_t tpTree_MemoryBytes(const tpTree *tree);
 
 /* ------------------------------------------------------------------------------------------ */
