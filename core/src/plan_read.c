@@ -863,6 +863,26 @@ static bool tpReadStats(const tpReader *r, const cJSON *root, tpPlanRecord *rec)
         !tpMemberInt64(r, s, "stats", "memory_bytes", &rec->memory_bytes)) {
         return false;
     }
+    const cJSON *rep = cJSON_GetObjectItemCaseSensitive(s, "report");
+    if (rep) {
+        if (!cJSON_IsObject(rep)) {
+            return tpFail(r, "stats.report", "expected an object, got %s", tpTypeName(rep));
+        }
+        rec->nreports = 0;
+        for (const cJSON *e = rep->child; e; e = e->next) {
+            if (rec->nreports >= TP_PLAN_MAX_REPORTS) {
+                return tpFail(r, "stats.report", "at most %d entries", TP_PLAN_MAX_REPORTS);
+            }
+            if (!e->string || strlen(e->string) >= sizeof rec->report_names[0]) {
+                return tpFail(r, "stats.report", "entry %d: name missing or longer than 63 bytes", rec->nreports + 1);
+            }
+            if (!cJSON_IsNumber(e)) {
+                return tpFail(r, "stats.report", "%s: expected a number, got %s", e->string, tpTypeName(e));
+            }
+            tpStrCopy(rec->report_names[rec->nreports], sizeof rec->report_names[0], e->string);
+            rec->report_values[rec->nreports++] = e->valuedouble;
+        }
+    }
     const cJSON *t = tpMember(r, s, "stats", "timing", TP_T_OBJECT);
     return t && tpMemberDouble(r, t, "stats.timing", "select", &rec->t_select) &&
            tpMemberDouble(r, t, "stats.timing", "tactics", &rec->t_tactics) &&

@@ -720,8 +720,20 @@ static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
     /* timing is last so that everything before it is byte-identical across identical runs. */
     fprintf(f,
             "  \"stats\": {\"iterations\": %" PRId64 ", \"nodes\": %" PRId64 ", \"rejected\": %" PRId64
-            ", \"solutions\": %d, \"memory_bytes\": %" PRId64 ",\n    \"timing\": {\"select\": ",
+            ", \"solutions\": %d, \"memory_bytes\": %" PRId64 ",\n",
             rec->iterations, rec->nodes, rec->rejected, rec->nsolutions, rec->memory_bytes);
+    if (rec->nreports > 0) {
+        /* domain reports: deterministic, so before timing */
+        fputs("    \"report\": {", f);
+        for (int i = 0; i < rec->nreports; ++i) {
+            fputs(i ? ", " : "", f);
+            tpPutString(f, rec->report_names[i]);
+            fputs(": ", f);
+            tpPutDouble(f, rec->report_values[i]);
+        }
+        fputs("},\n", f);
+    }
+    fputs("    \"timing\": {\"select\": ", f);
     tpPutDouble(f, rec->t_select);
     fputs(", \"tactics\": ", f);
     tpPutDouble(f, rec->t_tactics);

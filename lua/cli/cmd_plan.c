@@ -1,6 +1,7 @@
 /* tplan plan: run BK-RRT or BK-BGT on a domain script and write the plan file. */
 #include <math.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -130,6 +131,17 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
     printf("plan       %d steps (%.2f s of motion), cost %.6g\n", w->nsteps, w->nsteps * rec->dt, w->cost);
     printf("search     %lld iterations, %lld nodes, %lld rejected (invalid), %.1f MB tree\n",
            (long long)s->iterations, (long long)s->nodes, (long long)s->rejected, rec->memory_bytes / 1048576.0);
+    struct rusage ru;
+    double peak_mb = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : 0.0; /* Linux: KiB */
+    printf("memory     %.1f KB per node, peak resident %.1f MB\n",
+           s->nodes > 0 ? (double)rec->memory_bytes / (double)s->nodes / 1024.0 : 0.0, peak_mb);
+    if (rec->nreports > 0) {
+        printf("report    ");
+        for (int i = 0; i < rec->nreports; ++i) {
+            printf("%s %s %.6g", i ? "," : "", rec->report_names[i], rec->report_values[i]);
+        }
+        printf("\n");
+    }
     double tot = s->t_total > 0 ? s->t_total : 1e-12;
     double other = s->t_total - s->t_physics - s->t_tactics - s->t_select - s->t_check;
     printf("time       %.3f s: physics %.1f %%, tactics/skills %.1f %%, selection %.1f %%, checks %.1f %%, "

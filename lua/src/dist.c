@@ -247,7 +247,7 @@ static const char *const tplSkillFields[] = {
     "name",     "body",     "target",        "frame",     "duration",        "point",
     "heading",  "speed",    "force",         "max_speed", "max_yaw_rate",    "kp",
     "kv",       "kyaw",     "kyaw_rate",     "tolerance", "angle_tolerance", "timeout",
-    "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", NULL,
+    "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", "min_z", "max_z", NULL,
 };
 static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
 /* Non-negative constants of tpSkillDef, read in this order. */
@@ -322,6 +322,10 @@ static int tplSkillNew(lua_State *L)
         else
             tplDistField(L, 1, what, "force", &sk->def.force, 1, 1);
         sk->def.follow = tplBool(L, 1, what, "follow", false);
+        sk->def.min_z = tplNumber(L, 1, what, "min_z", sk->def.min_z, true);
+        sk->def.max_z = tplNumber(L, 1, what, "max_z", sk->def.max_z, true);
+        if (!(sk->def.min_z <= sk->def.max_z))
+            tplError(L, "%smin_z must be <= max_z (got %g, %g)", what, sk->def.min_z, sk->def.max_z);
         for (int i = 0; tplSkillConsts[i]; i++) {
             double *p = tplSkillConst(&sk->def, i);
             *p = tplNumber(L, 1, what, tplSkillConsts[i], *p, false);
@@ -342,13 +346,14 @@ static const struct {
     {"kick", TP_SKILL_KICK},       {"push", TP_SKILL_PUSH},         {"dribble", TP_SKILL_PUSH},
     {"impulse", TP_SKILL_IMPULSE}, {"spin", TP_SKILL_SPIN},         {"brake", TP_SKILL_BRAKE},
     {"hold", TP_SKILL_BRAKE},      {"random", TP_SKILL_RANDOM},     {"custom", TP_SKILL_CUSTOM},
+    {"steer", TP_SKILL_STEER},
 };
 
 static int tplSkillIndex(lua_State *L)
 {
     return tplError(L,
                     "tp.skill.%s: unknown skill kind (kinds: wait, drive_to, turn_to, kick, push, dribble, "
-                    "impulse, spin, brake, hold, random, custom)",
+                    "impulse, spin, brake, hold, random, steer, custom)",
                     luaL_optstring(L, 2, "?"));
 }
 

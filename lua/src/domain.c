@@ -11,6 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
+typedef struct tplCondGuard {
+    tpCond *root;
+} tplCondGuard;
+
 typedef struct tplBuild {
     lua_State *L;
     tplDomain *dom;
@@ -19,11 +23,9 @@ typedef struct tplBuild {
     int fns;              /* stack index: flat callback array */
     const char *bodylist; /* "ground, robot, ball" for messages (kept in `keep`) */
     const char *where;    /* call site of tp.domain */
+    tplCondGuard *mguards[TP_MAX_REPORTS + 2]; /* arranged metrics (quality, solution, reports) */
+    int nmguards;
 } tplBuild;
-
-typedef struct tplCondGuard {
-    tpCond *root;
-} tplCondGuard;
 
 static void *tplScratch(tplBuild *b, size_t bytes)
 {
@@ -375,6 +377,29 @@ static void tplBuildCond(tplBuild *b, int idx, tpCond *parent, tplCondGuard *g)
     memcpy(c->lo, lc->lo, sizeof c->lo);
     memcpy(c->hi, lc->hi, sizeof c->hi);
     c->value = lc->value;
+    if (lc->kind == TP_COND_ARRANGED) {
+        c->fraction = lc->fraction;
+        lua_getiuservalue(L, idx, 2);
+        lua_rawgeti(L, -1, 1);
+        lua_rawgeti(L, -2, 2);
+        int n = (int)lua_rawlen(L, -2);
+        int *bodies = tplScratch(b, sizeof *bodies * (size_t)n);
+        double *pts = tplScratch(b, sizeof *pts * 3 * (size_t)n);
+        for (int i = 0; i < n; i++) {
+            lua_rawgeti(L, -2, i + 1);
+            bodies[i] = tplResolveBody(b, lua_tostring(L, -1), where);
+            lua_pop(L, 1);
+            for (int k = 0; k < 3; k++) {
+                lua_rawgeti(L, -1, 3 * i + k + 1);
+                pts[3 * i + k] = lua_tonumber(L, -1);
+                lua_pop(L, 1);
+            }
+        }
+        lua_pop(L, 3);
+        if (!tpCond_SetTargets(c, n, bodies, pts, lc->dim))
+            tplError(L, "out of memory building a condition");
+    }
+    c->value = lc->value;
     if (lc->kind == TP_COND_AND || lc->kind == TP_COND_OR || lc->kind == TP_COND_NOT) {
         lua_getiuservalue(L, idx, 2);
         int n = (int)lua_rawlen(L, -1);
@@ -462,11 +487,26 @@ static void tplBuildSampling(tplBuild *b, tpSamplingDef *s)
     lua_pop(L, 1);
 }
 
-static void tplBuildMetric(tplBuild *b, const char *key, tpMetricDef *m, bool solution)
+/* Builds an arranged condition used as a metric: a guarded tree whose root the domain takes. */
+static tpCond *tplMetricCond(tplBuild *b, int idx)
 {
     lua_State *L = b->L;
-    int t = tplField(L, 1, key);
-    int idx = lua_gettop(L);
+    if (b->nmguards >= (int)(sizeof b->mguards / sizeof b->mguards[0]))
+        tplError(L, "tp.domain: too many arranged metrics");
+    tplCondGuard *g = lua_newuserdatauv(L, sizeof *g, 0);
+    g->root = NULL;
+    luaL_setmetatable(L, TPL_CONDGUARD);
+    lua_rawseti(L, b->keep, (lua_Integer)lua_rawlen(L, b->keep) + 1);
+    b->mguards[b->nmguards++] = g;
+    tplBuildCond(b, idx, NULL, g);
+    return g->root;
+}
+
+/* The metric value at stack index idx (absolute; may be nil) for `key` (label in messages). */
+static void tplMetricAt(tplBuild *b, int idx, const char *key, tpMetricDef *m, bool solution)
+{
+    lua_State *L = b->L;
+    int t = lua_type(L, idx);
     if (t == LUA_TNIL) {
         m->kind = TP_METRIC_DEFAULT;
     } else if (t == LUA_TFUNCTION) {
@@ -479,6 +519,12 @@ static void tplBuildMetric(tplBuild *b, const char *key, tpMetricDef *m, bool so
             b->dom->solution_id = m->id;
         else
             b->dom->quality_id = m->id;
+    } else if (luaL_testudata(L, idx, TPL_COND)) {
+        const tplCond *lc = luaL_testudata(L, idx, TPL_COND);
+        if (lc->kind != TP_COND_ARRANGED)
+            tplError(L, "tp.domain: %s: of the conditions only tp.arranged is a metric (its on-target fraction)", key);
+        m->kind = TP_METRIC_ARRANGED;
+        m->cond = tplMetricCond(b, idx);
     } else if (t == LUA_TSTRING && solution) {
         if (strcmp(lua_tostring(L, idx), "steps") != 0)
             tplError(L, "tp.domain: %s: expected \"steps\", tp.effort, tp.distance or a function, got \"%s\"", key,
@@ -488,8 +534,9 @@ static void tplBuildMetric(tplBuild *b, const char *key, tpMetricDef *m, bool so
         const tplMetric *lm = luaL_testudata(L, idx, TPL_METRIC);
         if (!lm || (!solution && lm->kind != TP_METRIC_DISTANCE))
             tplError(L, "tp.domain: %s: expected %s, got %s", key,
-                     solution ? "\"steps\", tp.effort, tp.distance or a function" : "tp.distance or a function",
-                     lm ? "tp.effort" : tplTypeName(L, idx));
+                     solution ? "\"steps\", tp.effort, tp.peak_force, tp.distance, tp.arranged or a function"
+                              : "tp.distance, tp.arranged or a function",
+                     lm ? (lm->kind == TP_METRIC_PEAK_FORCE ? "tp.peak_force" : "tp.effort") : tplTypeName(L, idx));
         const char *where = tplUdWhere(L, idx);
         m->kind = lm->kind;
         if (lm->kind == TP_METRIC_DISTANCE) {
@@ -501,6 +548,56 @@ static void tplBuildMetric(tplBuild *b, const char *key, tpMetricDef *m, bool so
             for (int i = 0; i < lm->nbodies; i++)
                 m->bodies[i] = tplResolveBody(b, lm->bodies[i], where);
         }
+    }
+}
+
+static void tplBuildMetric(tplBuild *b, const char *key, tpMetricDef *m, bool solution)
+{
+    lua_State *L = b->L;
+    tplField(L, 1, key);
+    int idx = lua_gettop(L);
+    tplMetricAt(b, idx, key, m, solution);
+    lua_settop(L, idx - 1);
+}
+
+/* report = { { "name", metric }, ... }: figures of the selected plan (printed, stored in stats). */
+static void tplBuildReports(tplBuild *b, tpDomainDef *def)
+{
+    lua_State *L = b->L;
+    int t = tplField(L, 1, "report");
+    int idx = lua_gettop(L);
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (t != LUA_TTABLE)
+        tplError(L, "tp.domain: report: expected an array of { name, metric }, got %s", tplTypeName(L, idx));
+    int n = (int)lua_rawlen(L, idx);
+    if (n > TP_MAX_REPORTS)
+        tplError(L, "tp.domain: report: at most %d entries (got %d)", TP_MAX_REPORTS, n);
+    for (int i = 0; i < n; i++) {
+        char label[96];
+        snprintf(label, sizeof label, "report[%d]", i + 1);
+        if (lua_rawgeti(L, idx, i + 1) != LUA_TTABLE || lua_rawlen(L, -1) != 2)
+            tplError(L, "tp.domain: %s: expected { name, metric }", label);
+        int e = lua_gettop(L);
+        if (lua_rawgeti(L, e, 1) != LUA_TSTRING)
+            tplError(L, "tp.domain: %s: the name must be a string, got %s", label, tplTypeName(L, -1));
+        size_t len = 0;
+        const char *name = lua_tolstring(L, -1, &len);
+        if (len == 0 || len >= TP_NAME_MAX)
+            tplError(L, "tp.domain: %s: name must be 1..%d bytes", label, TP_NAME_MAX - 1);
+        for (int j = 0; j < i; j++)
+            if (strcmp(def->reports[j].name, name) == 0)
+                tplError(L, "tp.domain: %s: duplicate name '%s'", label, name);
+        tpStrCopy(def->reports[i].name, sizeof def->reports[i].name, name);
+        snprintf(label, sizeof label, "report '%s'", name);
+        lua_rawgeti(L, e, 2);
+        if (lua_type(L, -1) == LUA_TFUNCTION || lua_isnil(L, -1))
+            tplError(L, "tp.domain: %s: expected tp.arranged, tp.peak_force, tp.effort, tp.distance or \"steps\"", label);
+        tplMetricAt(b, lua_gettop(L), label, &def->reports[i].metric, true);
+        def->nreports = i + 1;
+        lua_settop(L, idx);
     }
     lua_settop(L, idx - 1);
 }
@@ -547,7 +644,7 @@ static const char *const tplDomainFields[] = {
     "name",    "description", "dt",           "gravity",   "solver",   "quickstep_iters",
     "erp",     "cfm",         "max_contacts", "materials", "contacts", "bodies",
     "tactics", "goal",        "valid",        "sampling",  "quality",  "solution_metric",
-    "planner", NULL,
+    "planner", "report", NULL,
 };
 
 static int tplDomainNew(lua_State *L)
@@ -571,7 +668,7 @@ static int tplDomainNew(lua_State *L)
     lua_newtable(L); /* 4: keep */
     lua_newtable(L); /* 5: names */
     lua_newtable(L); /* 6: fns */
-    tplBuild b = {L, dom, 4, 5, 6, "", dom->where};
+    tplBuild b = {L, dom, 4, 5, 6, "", dom->where, {NULL}, 0};
 
     tpDomainDef def = tpDefaultDomainDef();
     if (!tplString(L, 1, "tp.domain: ", "name", def.name, sizeof def.name) || !def.name[0])
@@ -588,6 +685,7 @@ static int tplDomainNew(lua_State *L)
     tplBuildSampling(&b, &def.sampling);
     tplBuildMetric(&b, "quality", &def.quality, false);
     tplBuildMetric(&b, "solution_metric", &def.solution, true);
+    tplBuildReports(&b, &def);
     tplBuildPlanner(&b, &def.planner);
     tplCondGuard *goal = tplCondField(&b, "goal");   /* 7 */
     tplCondGuard *valid = tplCondField(&b, "valid"); /* 8 if present */
@@ -608,6 +706,8 @@ static int tplDomainNew(lua_State *L)
     }
     char err[1024] = "";
     tpDomain *d = tpCreateDomain(&def, err, sizeof err);
+    for (int i = 0; i < b.nmguards; i++)
+        b.mguards[i]->root = NULL; /* owned (or freed) by tpCreateDomain */
     if (!d) {
         if (dom->pending[0])
             tplErrorAt(L, dom->where, "%s (%s)", err, dom->pending);

@@ -91,6 +91,8 @@ typedef struct tplCond {
     char body[TP_NAME_MAX], other[TP_NAME_MAX];
     double center[3], radius, lo[3], hi[3], value;
     int depth;
+    double fraction; /* tp.arranged; its bodies and points are user value 2 {names, points} */
+    int dim;
 } tplCond;
 
 /// tp.distance / tp.effort: user value 1 = call site.
@@ -186,6 +188,8 @@ void tplOpenSkills(lua_State *L);
 void tplOpenScene(lua_State *L);
 /// Registers tp.tactic, conditions and metrics into the table at -1.
 void tplOpenTactics(lua_State *L);
+/// tp.arranged, tp.peak_force, tp.pattern (arrange.c).
+void tplOpenArrange(lua_State *L);
 /// Registers tp.domain into the table at -1.
 void tplOpenDomain(lua_State *L);
 /// Creates the metatables of the state/action/ctx views.

@@ -87,6 +87,7 @@ int luaopen_tp(lua_State *L)
     tplOpenSkills(L);
     tplOpenScene(L);
     tplOpenTactics(L);
+    tplOpenArrange(L);
     tplOpenDomain(L);
     tplOpenParams(L);
     tplOpenViews(L);

@@ -47,5 +47,7 @@ double tpCtl_YawTorque(const tpSkillDef *sk, const tpCtlBody *cb, bool has_headi
 void tpCtl_GoToVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double p[2], double cruise, double v[2]);
 /// Full brake: force opposing the velocity, torque opposing the yaw rate. Adds to the action.
 void tpCtl_Brake(const tpSkillDef *sk, const tpSkillCall *call, const tpCtlBody *cb);
+/// f of the steer kind (steer.c).
+int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call);
 
 #endif

@@ -11,7 +11,7 @@
 #include "tp/base.h"
 
 static const char *const k_kind_names[TP_SKILL_KIND_COUNT] = {
-    "wait", "drive_to", "turn_to", "kick", "push", "impulse", "spin", "brake", "random", "custom",
+    "wait", "drive_to", "turn_to", "kick", "push", "impulse", "spin", "brake", "random", "custom", "steer",
 };
 
 const char *tpSkillKind_Name(tpSkillKind kind)
@@ -54,6 +54,8 @@ tpSkillDef tpDefaultSkillDef(tpSkillKind kind)
     s.angle_tolerance = 0.08;
     s.approach = 0.2;
     s.trigger_speed = 0.05;
+    s.min_z = -HUGE_VAL;
+    s.max_z = HUGE_VAL;
     tpStrCopy(s.name, sizeof s.name, tpSkillKind_Name(kind));
     return s;
 }
@@ -214,6 +216,10 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
     }
     if (sk->kind == TP_SKILL_IMPULSE && sk->force.kind == TP_DIST_UNSET) {
         tpErrorf(err, errlen, "skill '%s' (impulse): 'force' is required", sk->name);
+        return false;
+    }
+    if (sk->kind == TP_SKILL_STEER && (isnan(sk->min_z) || isnan(sk->max_z) || sk->min_z > sk->max_z)) {
+        tpErrorf(err, errlen, "skill '%s' (steer): min_z must be <= max_z (got %g, %g)", sk->name, sk->min_z, sk->max_z);
         return false;
     }
     if (sk->kind == TP_SKILL_CUSTOM && !sk->fn) {
@@ -613,6 +619,8 @@ int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call)
         return run_random(skill, call);
     case TP_SKILL_CUSTOM:
         return skill->fn ? skill->fn(skill->user, skill->id, call) : -1;
+    case TP_SKILL_STEER:
+        return tpSteer_Run(skill, call);
     default:
         return -1;
     }

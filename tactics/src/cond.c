@@ -1,6 +1,7 @@
 /* Goal and validity conditions as data, evaluated in C on every new node. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "domain_internal.h"
 
@@ -35,14 +36,35 @@ void tpDestroyCond(tpCond *cond)
         tpDestroyCond(cond->children[i]);
     }
     free(cond->children);
+    free(cond->target_bodies);
+    free(cond->target_points);
     free(cond);
+}
+
+bool tpCond_SetTargets(tpCond *c, int n, const int *bodies, const double *points, int dim)
+{
+    free(c->target_bodies);
+    free(c->target_points);
+    c->ntargets = 0;
+    c->target_bodies = malloc(sizeof *c->target_bodies * (size_t)(n > 0 ? n : 1));
+    c->target_points = malloc(sizeof *c->target_points * 3 * (size_t)(n > 0 ? n : 1));
+    if (!c->target_bodies || !c->target_points) {
+        return false;
+    }
+    if (n > 0) {
+        memcpy(c->target_bodies, bodies, sizeof *bodies * (size_t)n);
+        memcpy(c->target_points, points, sizeof *points * 3 * (size_t)n);
+    }
+    c->ntargets = n;
+    c->target_dim = dim;
+    return true;
 }
 
 bool tpCond_Check(const tpCond *c, const tpWorld *world, char *err, size_t errlen)
 {
     int nb = tpWorld_BodyCount(world);
     bool needs_body = c->kind != TP_COND_TRUE && c->kind != TP_COND_AND && c->kind != TP_COND_OR &&
-                      c->kind != TP_COND_NOT && c->kind != TP_COND_CALLBACK;
+                      c->kind != TP_COND_NOT && c->kind != TP_COND_CALLBACK && c->kind != TP_COND_ARRANGED;
     bool needs_other = c->kind == TP_COND_NEAR || c->kind == TP_COND_TOUCHING;
     if ((needs_body && (c->body < 0 || c->body >= nb)) || (needs_other && (c->other < 0 || c->other >= nb))) {
         tpErrorf(err, errlen, "condition: missing or unknown body");
@@ -51,6 +73,24 @@ bool tpCond_Check(const tpCond *c, const tpWorld *world, char *err, size_t errle
     if (c->kind == TP_COND_NOT && c->nchildren != 1) {
         tpErrorf(err, errlen, "condition 'not' needs exactly one operand");
         return false;
+    }
+    if (c->kind == TP_COND_ARRANGED) {
+        if (c->ntargets < 1 || !c->target_bodies || !c->target_points) {
+            tpErrorf(err, errlen, "condition 'arranged': needs at least one body");
+            return false;
+        }
+        for (int i = 0; i < c->ntargets; ++i) {
+            int b = c->target_bodies[i];
+            if (b < 0 || b >= nb || tpWorld_StateSlot(world, b) < 0) {
+                tpErrorf(err, errlen, "condition 'arranged': bodies[%d] must be a moving body", i + 1);
+                return false;
+            }
+        }
+        if (!(c->radius > 0) || !(c->fraction > 0 && c->fraction <= 1) || !(c->value >= 0) ||
+            (c->target_dim != 2 && c->target_dim != 3)) {
+            tpErrorf(err, errlen, "condition 'arranged': radius must be > 0, fraction in (0, 1], speed >= 0");
+            return false;
+        }
     }
     if (c->kind == TP_COND_CALLBACK && !c->fn) {
         tpErrorf(err, errlen, "condition: callback without a function");
@@ -84,6 +124,32 @@ static bool touching(const tpWorld *world, int a, int b)
         }
     }
     return false;
+}
+
+static int arranged_count(const tpCond *c, const tpStateView *v)
+{
+    const double r2 = c->radius * c->radius, s2 = c->value * c->value;
+    int n = 0;
+    for (int i = 0; i < c->ntargets; ++i) {
+        /* moving bodies only (checked): read the stored state directly */
+        const tpBodyState *s = &v->bodies[tpWorld_StateSlot(v->world, c->target_bodies[i])];
+        const double *p = c->target_points + 3 * i;
+        double dx = s->pos[0] - p[0], dy = s->pos[1] - p[1], dz = c->target_dim == 3 ? s->pos[2] - p[2] : 0.0;
+        if (dx * dx + dy * dy + dz * dz > r2) {
+            continue;
+        }
+        if (c->value > 0 &&
+            s->vel[0] * s->vel[0] + s->vel[1] * s->vel[1] + s->vel[2] * s->vel[2] >= s2) {
+            continue;
+        }
+        n++;
+    }
+    return n;
+}
+
+double tpCond_ArrangedFraction(const tpCond *c, const tpStateView *v)
+{
+    return c->ntargets > 0 ? (double)arranged_count(c, v) / (double)c->ntargets : 0.0;
 }
 
 int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all)
@@ -164,6 +230,9 @@ int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initia
     }
     case TP_COND_CALLBACK:
         return c->fn(c->user, c->id, v);
+    case TP_COND_ARRANGED:
+        /* integer comparison of counts: no rounding at the threshold */
+        return arranged_count(c, v) >= (int)ceil(c->fraction * (double)c->ntargets - 1e-9);
     default:
         return -1;
     }

@@ -3,7 +3,8 @@
  * State blob layout (all 8-byte aligned, copied with memcpy by the planner):
  *   double t                              time (s)
  *   tpBodyState bodies[nstate]            stored body states (tpWorld_StateSlot order)
- *   tpTacticState tactics[ntactics]       σ, b and V of every tactic
+ *   tpTacticState tactics[ntactics]       σ, b and the V its skills use (tpSkill_VarCount), each
+ *                                         8 + 8 * nv bytes: a tactic of small skills stays small
  * The control callback is the tactics loop of Algorithm 2; simulate is Sim (tpWorld_Step). */
 #include <math.h>
 #include <stdio.h>
@@ -29,13 +30,15 @@ const tpBodyState *tpState_Bodies(const void *x) { return (const tpBodyState *)(
 
 const tpTacticState *tpState_Tactic(const tpDomain *d, const void *x, int tactic)
 {
-    return (const tpTacticState *)((const char *)x + d->off_tactics) + tactic;
+    return (const tpTacticState *)((const char *)x + d->tac_off[tactic]);
 }
 
 static tpTacticState *tactic_mut(const tpDomain *d, void *x, int tactic)
 {
-    return (tpTacticState *)((char *)x + d->off_tactics) + tactic;
+    return (tpTacticState *)((char *)x + d->tac_off[tactic]);
 }
+
+int tpDomain_TacticVars(const tpDomain *d, int tactic) { return d->tac_nv[tactic]; }
 
 tpStateView tpDomain_View(const tpDomain *d, const void *x)
 {
@@ -155,13 +158,15 @@ static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, voi
         }
         tn->sigma = sigma;
         tn->started = 1;
-        if (fresh) {
-            memset(tn->V, 0, sizeof tn->V);
-        } else {
-            memcpy(tn->V, ts->V, sizeof tn->V);
+        /* Skills see all TP_SKILL_VARS variables; only the tactic's nv are stored in the blob. */
+        const int nv = d->tac_nv[i];
+        double V[TP_SKILL_VARS] = {0};
+        if (!fresh) {
+            memcpy(V, ts->V, sizeof(double) * (size_t)nv);
         }
-        tpSkillCall call = {d->world, view.bodies, view.t, d->def.scene.dt, y, d->sample_dim, rng, fresh, tn->V, action};
+        tpSkillCall call = {d->world, view.bodies, view.t, d->def.scene.dt, y, d->sample_dim, rng, fresh, V, action};
         int b = tpSkill_Run(&tac->skills[sigma], &call);
+        memcpy(tn->V, V, sizeof(double) * (size_t)nv);
         if (b < 0) {
             if (!d->error[0]) {
                 tpDomain_SetError(d, "skill failed");
@@ -220,6 +225,10 @@ static double cb_quality(void *ctx, const void *x)
     if (m->kind == TP_METRIC_DISTANCE) {
         return metric_distance(d, m, x);
     }
+    if (m->kind == TP_METRIC_ARRANGED) {
+        tpStateView v = tpDomain_View(d, x);
+        return 1.0 - tpCond_ArrangedFraction(m->cond, &v);
+    }
     if (m->kind == TP_METRIC_CALLBACK) {
         tpStateView v = tpDomain_View(d, x);
         double zero[6] = {0};
@@ -229,11 +238,43 @@ static double cb_quality(void *ctx, const void *x)
     return -(double)tpState_Time(x); /* TP_METRIC_STEPS/DEFAULT: deepest (latest) is best */
 }
 
-static double cb_solution_cost(void *ctx, const tpTree *tree, const int32_t *path, int len)
+static double peak_force(const tpDomain *d, const tpMetricDef *m, const tpTree *tree, const int32_t *path, int len)
 {
-    tpDomain *d = ctx;
-    const tpMetricDef *m = &d->def.solution;
+    const double *g = d->def.scene.gravity;
+    double gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    double peak = 0;
+    for (int k = 0; k < d->ncontrol; ++k) {
+        int body = tpWorld_ControlBody(d->world, k);
+        bool listed = m->nbodies == 0;
+        for (int j = 0; j < m->nbodies && !listed; ++j) {
+            listed = m->bodies[j] == body;
+        }
+        double mass = tpWorld_Body(d->world, body)->mass;
+        if (!listed || !(mass > 0) || !(gn > 0)) {
+            continue;
+        }
+        double peak2 = 0;
+        for (int i = 1; i < len; ++i) {
+            const double *f = tpTree_Action(tree, path[i]) + 6 * k;
+            double f2 = f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
+            peak2 = f2 > peak2 ? f2 : peak2;
+        }
+        double r = sqrt(peak2) / (mass * gn);
+        peak = r > peak ? r : peak;
+    }
+    return peak;
+}
+
+/* A metric over the path root..end (len node indices). NaN on a callback error. */
+static double path_metric(tpDomain *d, const tpMetricDef *m, const tpTree *tree, const int32_t *path, int len)
+{
     switch (m->kind) {
+    case TP_METRIC_ARRANGED: {
+        tpStateView v = tpDomain_View(d, tpTree_State(tree, path[len - 1]));
+        return 1.0 - tpCond_ArrangedFraction(m->cond, &v);
+    }
+    case TP_METRIC_PEAK_FORCE:
+        return peak_force(d, m, tree, path, len);
     case TP_METRIC_DISTANCE:
         return metric_distance(d, m, tpTree_State(tree, path[len - 1]));
     case TP_METRIC_EFFORT: {
@@ -275,6 +316,35 @@ static double cb_solution_cost(void *ctx, const tpTree *tree, const int32_t *pat
     default:
         return (double)(len - 1);
     }
+}
+
+static double cb_solution_cost(void *ctx, const tpTree *tree, const int32_t *path, int len)
+{
+    tpDomain *d = ctx;
+    return path_metric(d, &d->def.solution, tree, path, len);
+}
+
+bool tpDomain_Reports(tpDomain *d, const tpTree *tree, int32_t leaf, double *values)
+{
+    if (d->def.nreports == 0) {
+        return true;
+    }
+    int len = tpTree_Path(tree, leaf, NULL, 0);
+    int32_t *path = malloc(sizeof *path * (size_t)(len > 0 ? len : 1));
+    if (!path) {
+        tpDomain_SetError(d, "out of memory evaluating the reports");
+        return false;
+    }
+    tpTree_Path(tree, leaf, path, len);
+    bool ok = true;
+    for (int r = 0; r < d->def.nreports && ok; ++r) {
+        const tpMetricDef *m = &d->def.reports[r].metric;
+        double v = path_metric(d, m, tree, path, len);
+        values[r] = m->kind == TP_METRIC_ARRANGED ? 1.0 - v : v;
+        ok = !isnan(values[r]);
+    }
+    free(path);
+    return ok;
 }
 
 tpProblem tpDomain_Problem(tpDomain *d)
@@ -321,6 +391,13 @@ void tpDestroyDomain(tpDomain *d)
     free_tactics(d->tactics, d->ntactics);
     free(d->probs);
     free(d->initial_all);
+    free(d->tac_off);
+    free(d->tac_nv);
+    tpDestroyCond(d->def.quality.cond);
+    tpDestroyCond(d->def.solution.cond);
+    for (int r = 0; r < d->def.nreports; ++r) {
+        tpDestroyCond(d->def.reports[r].metric.cond);
+    }
     tpDestroyCond(d->def.goal);
     tpDestroyCond(d->def.valid);
     free(d);
@@ -451,6 +528,13 @@ static bool check_metric(const tpDomain *d, const tpMetricDef *m, const char *wh
         tpErrorf(err, errlen, "%s: distance metric needs a body", what);
         return false;
     }
+    if (m->kind == TP_METRIC_ARRANGED && (!m->cond || m->cond->kind != TP_COND_ARRANGED ||
+                                          !tpCond_Check(m->cond, d->world, err, errlen))) {
+        if (!m->cond || m->cond->kind != TP_COND_ARRANGED) {
+            tpErrorf(err, errlen, "%s: the arranged metric needs an arranged condition", what);
+        }
+        return false;
+    }
     if (m->kind == TP_METRIC_CALLBACK && !m->fn) {
         tpErrorf(err, errlen, "%s: callback metric without a function", what);
         return false;
@@ -474,10 +558,21 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
     if (!d) {
         tpDestroyCond(def->goal);
         tpDestroyCond(def->valid);
+        tpDestroyCond(def->quality.cond);
+        tpDestroyCond(def->solution.cond);
+        for (int r = 0; r < def->nreports && r < TP_MAX_REPORTS; ++r) {
+            tpDestroyCond(def->reports[r].metric.cond);
+        }
         tpErrorf(err, errlen, "out of memory");
         return NULL;
     }
     d->def = *def; /* takes ownership of goal and valid */
+    if (def->nreports < 0 || def->nreports > TP_MAX_REPORTS) {
+        d->def.nreports = 0;
+        tpErrorf(err, errlen, "domain '%s': at most %d reports (got %d)", def->name, TP_MAX_REPORTS, def->nreports);
+        tpDestroyDomain(d);
+        return NULL;
+    }
     d->def.tactics = NULL;
     d->world = tpCreateWorld(&def->scene, err, errlen);
     if (!d->world) {
@@ -537,6 +632,12 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
         tpDestroyDomain(d);
         return NULL;
     }
+    for (int r = 0; r < def->nreports; ++r) {
+        if (!check_metric(d, &def->reports[r].metric, def->reports[r].name, err, errlen)) {
+            tpDestroyDomain(d);
+            return NULL;
+        }
+    }
     const tpPlannerDef *pd = &def->planner;
     if (!(pd->mu > 0) || pd->max_iters <= 0 || pd->solutions < 1 || !(pd->time_limit >= 0)) {
         tpErrorf(err, errlen, "planner: mu must be > 0, max_iters > 0, solutions >= 1, time_limit >= 0");
@@ -545,7 +646,25 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
     }
     d->off_bodies = sizeof(double);
     d->off_tactics = d->off_bodies + sizeof(tpBodyState) * (size_t)d->nstate;
-    d->state_bytes = d->off_tactics + sizeof(tpTacticState) * (size_t)d->ntactics;
+    d->tac_off = calloc((size_t)(d->ntactics > 0 ? d->ntactics : 1), sizeof *d->tac_off);
+    d->tac_nv = calloc((size_t)(d->ntactics > 0 ? d->ntactics : 1), sizeof *d->tac_nv);
+    if (!d->tac_off || !d->tac_nv) {
+        tpErrorf(err, errlen, "out of memory");
+        tpDestroyDomain(d);
+        return NULL;
+    }
+    size_t off = d->off_tactics;
+    for (int i = 0; i < d->ntactics; ++i) {
+        int nv = 1;
+        for (int s = 0; s < d->tactics[i].nskills; ++s) {
+            int k = tpSkill_VarCount(&d->tactics[i].skills[s]);
+            nv = k > nv ? k : nv;
+        }
+        d->tac_nv[i] = nv;
+        d->tac_off[i] = off;
+        off += sizeof(tpTacticState) + sizeof(double) * (size_t)nv;
+    }
+    d->state_bytes = off;
     return d;
 }
 

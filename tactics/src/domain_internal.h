@@ -14,6 +14,8 @@ struct tpDomain {
     double *probs;            /* scratch: max_skills doubles */
     size_t off_bodies;        /* byte offset of the body states in a state blob */
     size_t off_tactics;       /* byte offset of the tactic states */
+    size_t *tac_off;          /* per tactic: byte offset of its tpTacticState in a blob */
+    int *tac_nv;              /* per tactic: skill variables stored (max tpSkill_VarCount of its skills) */
     size_t state_bytes;
     tpBodyState *initial_all; /* every body's state at t = 0 (for "moved") */
     int key_body;             /* body compared with y in BK-RRT, -1 if none */

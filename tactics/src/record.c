@@ -167,6 +167,18 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
     rec->rejected = result->stats.rejected;
     rec->nsolutions = result->stats.solutions;
     rec->memory_bytes = (int64_t)tpTree_MemoryBytes(tree);
+    if (d->def.nreports > 0 && result->best >= 0) {
+        double values[TP_MAX_REPORTS];
+        if (!tpDomain_Reports((tpDomain *)d, tree, result->best, values)) {
+            tpErrorf(err, errlen, "report: %s", tpDomain_Error(d));
+            return false;
+        }
+        rec->nreports = d->def.nreports < TP_PLAN_MAX_REPORTS ? d->def.nreports : TP_PLAN_MAX_REPORTS;
+        for (int i = 0; i < rec->nreports; ++i) {
+            tpStrCopy(rec->report_names[i], sizeof rec->report_names[i], d->def.reports[i].name);
+            rec->report_values[i] = values[i];
+        }
+    }
     rec->t_select = result->stats.t_select;
     rec->t_tactics = result->stats.t_tactics;
     rec->t_physics = result->stats.t_physics;

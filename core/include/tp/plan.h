@@ -17,6 +17,7 @@ extern "C" {
 #define TP_PLAN_VERSION 1
 #define TP_STATE_DOUBLES 13 /* pos[3] m, quat[4] (w,x,y,z), vel[3] m/s, angvel[3] rad/s (world frame) */
 #define TP_CONTROL_DOUBLES 6 /* force[3] N, torque[3] N·m (world frame) */
+#define TP_PLAN_MAX_REPORTS 8 /* named figures in stats.report */
 
 /// Static description of one body in a recording.
 typedef struct tpPlanBody {
@@ -77,6 +78,9 @@ typedef struct tpPlanRecord {
     int64_t iterations, nodes, rejected;
     int nsolutions;
     int64_t memory_bytes; /* tree memory at the end of the run */
+    int nreports;         /* domain reports of the selected plan (stats.report), in domain order */
+    char report_names[TP_PLAN_MAX_REPORTS][64];
+    double report_values[TP_PLAN_MAX_REPORTS];
     /* timing (the only non-deterministic part; kept in stats.timing) */
     double t_select, t_tactics, t_physics, t_check, t_total;
 } tpPlanRecord;

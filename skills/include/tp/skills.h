@@ -71,6 +71,9 @@ typedef enum {
     TP_SKILL_RANDOM,   /* kinodynamic-RRT extend: random force toward y (or random direction),
                           held for a sampled `duration` */
     TP_SKILL_CUSTOM,   /* f supplied by the host (e.g. a Lua function), called every step */
+    TP_SKILL_STEER,    /* a small bounded horizontal force steering the body toward a sampled `point`
+                          for a sampled `duration`, only while its height is within [min_z, max_z]
+                          (a phase of a fall: many-dice, Sec. 6.4) */
     TP_SKILL_KIND_COUNT
 } tpSkillKind;
 
@@ -122,6 +125,8 @@ typedef struct tpSkillDef {
     tpSkillFn fn;       /* CUSTOM only */
     void *user;         /* CUSTOM only: passed to fn */
     int id;             /* CUSTOM only: passed to fn */
+    double min_z, max_z; /* STEER: height band (m) in which the skill acts; leaving it ends the
+                           segment. Defaults -inf, +inf */
 } tpSkillDef;
 
 /// Departure speed (m/s) for a solid sphere struck centrally, with no spin, to have speed
@@ -155,6 +160,9 @@ struct tpSkillCall {
 /// f(C, D, V, x, a) -> (a', V', b): returns 1 while busy, 0 when this step ends the skill's
 /// deterministic segment, -1 on error (CUSTOM only).
 int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call);
+/// Number of skill variables V the kind uses (V[0] .. V[n-1]); the domain stores only these per
+/// tactic (the maximum over its skills). TP_SKILL_VARS for kinds that may use them all.
+int tpSkill_VarCount(const tpSkillDef *skill);
 
 /// Yaw (rad, about +z) of a quaternion (w,x,y,z).
 double tpQuat_Yaw(const double q[4]);

@@ -73,6 +73,8 @@ typedef enum {
     TP_COND_OR,
     TP_COND_NOT,
     TP_COND_CALLBACK,    /* host function */
+    TP_COND_ARRANGED,    /* at least `fraction` of the `targets` bodies are within `radius` of their own target
+                            points (planar for target_dim 2) and, if value > 0, slower than value (m/s) */
 } tpCondKind;
 
 typedef int (*tpCondFn)(void *user, int id, const tpStateView *x); /* 1 true, 0 false, -1 error */
@@ -90,6 +92,11 @@ typedef struct tpCond {
     tpCondFn fn;
     void *user;
     int id;
+    int ntargets;          /* ARRANGED: bodies and their target points (owned arrays) */
+    int *target_bodies;    /* ntargets body indices */
+    double *target_points; /* 3 per target, m */
+    int target_dim;        /* 2: planar distance, 3: 3D distance */
+    double fraction;       /* ARRANGED: in (0, 1] */
 } tpCond;
 
 /// Allocates a zeroed condition of the given kind (body = other = -1).
@@ -98,6 +105,10 @@ tpCond *tpCreateCond(tpCondKind kind);
 bool tpCond_Add(tpCond *parent, tpCond *child);
 /// Frees a condition tree. NULL is allowed.
 void tpDestroyCond(tpCond *cond);
+/// ARRANGED: copies n body indices and n target points (3 doubles each; z ignored when dim == 2).
+bool tpCond_SetTargets(tpCond *cond, int n, const int *bodies, const double *points, int dim);
+/// ARRANGED: the fraction of its bodies that are on target in x (0..1).
+double tpCond_ArrangedFraction(const tpCond *cond, const tpStateView *x);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Metrics                                                                                     */
@@ -109,6 +120,10 @@ typedef enum {
     TP_METRIC_EFFORT,      /* sum over steps of |force| * dt of the controlled bodies listed in
                               `bodies` (all controlled bodies when nbodies == 0), N·s */
     TP_METRIC_CALLBACK,    /* host function */
+    TP_METRIC_ARRANGED,    /* 1 - the on-target fraction of an ARRANGED condition `cond` (quality: at the node;
+                              solution and report: at the end) */
+    TP_METRIC_PEAK_FORCE,  /* largest |force| / (mass * |gravity|) over the steps and the controlled bodies
+                              listed in `bodies` (all when nbodies == 0): control force per weight */
 } tpMetricKind;
 
 /// Host metric: states root..end (len entries) and the actions that produced them (actions[0] is
@@ -125,6 +140,7 @@ typedef struct tpMetricDef {
     tpMetricFn fn;     /* CALLBACK */
     void *user;
     int id;
+    tpCond *cond;      /* ARRANGED: owned by the domain once given to tpCreateDomain */
 } tpMetricDef;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -148,6 +164,16 @@ typedef struct tpSamplingDef {
 /* ------------------------------------------------------------------------------------------ */
 /* Domain = the planning problem                                                               */
 
+#define TP_MAX_REPORTS 8
+
+/// A named figure of the selected plan (e.g. the on-target fraction of a many-dice arrangement).
+/// Its value is the metric evaluated on the plan's path, except ARRANGED, which reports the
+/// on-target fraction itself (0..1) rather than 1 - fraction.
+typedef struct tpReportDef {
+    char name[TP_NAME_MAX];
+    tpMetricDef metric;
+} tpReportDef;
+
 /// Domain definition. tpCreateDomain copies it, deep-copies tactics and skills, and takes
 /// ownership of the goal and valid condition trees (also when it fails).
 typedef struct tpDomainDef {
@@ -162,6 +188,8 @@ typedef struct tpDomainDef {
     tpMetricDef quality;     /* approximate answer */
     tpMetricDef solution;    /* many-worlds selection */
     tpPlannerDef planner;    /* the domain's planner defaults (the command line overrides them) */
+    int nreports;            /* named figures printed with the plan and stored in its stats */
+    tpReportDef reports[TP_MAX_REPORTS];
 } tpDomainDef;
 
 /// Zeroed definition with default scene, sampling, metrics and planner.
@@ -173,7 +201,8 @@ typedef struct tpTacticState {
     uint8_t busy;    /* b_i */
     uint8_t started; /* 0 only in the initial state: σ_init has not run yet */
     uint8_t pad[2];
-    double V[TP_SKILL_VARS];
+    double V[]; /* tpDomain_TacticVars(domain, tactic) doubles: only the variables its skills use
+                   (tpSkill_VarCount), so 400 small tactics do not each carry 16 doubles */
 } tpTacticState;
 
 typedef struct tpDomain tpDomain;
@@ -196,6 +225,8 @@ void tpDomain_SetError(tpDomain *domain, const char *msg);
 double tpState_Time(const void *x);
 const tpBodyState *tpState_Bodies(const void *x);
 const tpTacticState *tpState_Tactic(const tpDomain *domain, const void *x, int tactic);
+/// Number of skill variables V stored for a tactic (<= TP_SKILL_VARS).
+int tpDomain_TacticVars(const tpDomain *domain, int tactic);
 
 /// Fills a plan record (metadata, all solution worlds or the approximate path, stats) from a
 /// finished run. `rec` must be zeroed; strings are copied. Returns false on allocation failure.
@@ -207,6 +238,10 @@ bool tpDomain_Record(const tpDomain *domain, const tpTree *tree, const tpPlanRes
 /// everything matches, otherwise the first differing step (>= 0) with a description in err.
 /// -2 if the recording does not fit the domain (body names / counts differ).
 int tpDomain_Replay(tpDomain *domain, const tpPlanRecord *rec, int w, char *err, size_t errlen);
+/// Values of the domain's reports (nreports doubles) for the path root..leaf of a tree.
+/// Returns false (message in tpDomain_Error) when a callback metric fails.
+bool tpDomain_Reports(tpDomain *domain, const tpTree *tree, int32_t leaf, double *values);
+
 /// Evaluates X_goal on a bare body-state array at time t (for replay's final check): 1, 0 or -1.
 int tpDomain_GoalHolds(tpDomain *domain, const tpBodyState *bodies, double t);
 

@@ -1,0 +1,208 @@
+-- Many-dice (Zickler & Veloso 2009, Sec. 6.4, Figs. 11 and 12): dice dropped at random
+-- positions fall through a grid of static spheres into a bucket and come to rest forming a
+-- pattern. Each die carries its own instance of the Fig. 11 tactic, whose skills are the phases
+-- of the fall; every skill is sampling-based, biased toward the die's target cell, and adds only
+-- a small horizontal force (at most `force` x the die's weight) so the fall still looks passive.
+-- Metres, kilograms, seconds, z up.
+--
+--   bucket   floor z = 0, walls around the pattern (+ margin), 0.4 high
+--   grid     static spheres r 0.12 in two staggered layers at z = 2.6 and 2.2, 0.7 apart
+--   dice     cubes of edge 0.1, 0.15 kg, dropped from z in [3.4, 3.4 + 0.02 * count] over the bucket
+--   pattern  `text` in the built-in 5x7 font, or `image` (PBM/PGM), rasterised into `count`
+--            cells `pitch` apart; die i is assigned a cell near where it falls (strip matching)
+--   goal     at least `goal_fraction` of the dice rest (< 5 cm/s) within `tolerance` of their cell
+--
+-- tplan plan dice                                 400 dice spelling "TP"
+-- tplan plan dice --set count=30 --set text=I     a quick instance (the tests use it)
+-- tplan plan dice --set image=logo.pbm            any PBM/PGM image (relative to this script)
+local tp = require "tp"
+
+local COUNT = tp.param("count", 400)              -- number of dice
+local TEXT = tp.param("text", "TP")               -- pattern text (ignored when `image` is set)
+local IMAGE = tp.param("image", "")               -- PBM/PGM file; dark pixels form the pattern
+local INVERT = tp.param("invert", false)          -- swap lit and unlit pixels
+local SEED = tp.param("layout_seed", 1)           -- initial positions (the planner seed is --seed)
+local FORCE = tp.param("force", 0.35)             -- largest control force, fraction of a die's weight
+local TOL = tp.param("tolerance", 0.07)           -- m, distance of a resting die to its cell centre
+local FRACTION = tp.param("goal_fraction", 0.9)   -- of the dice on target
+local GRID = tp.param("grid", true)               -- the sphere grid (false: a free fall)
+
+local EDGE, MASS = 0.1, 0.15
+local PITCH = 0.14                                -- cell spacing: 4 cm between resting dice
+local G = 9.81
+local WEIGHT = MASS * G
+
+assert(COUNT >= 1 and COUNT <= 2000 and COUNT == math.floor(COUNT), "count must be an integer 1..2000")
+
+-- Target cells, centred on the origin.
+local cells = tp.pattern { text = IMAGE == "" and TEXT or nil, image = IMAGE ~= "" and IMAGE or nil,
+                           count = COUNT, pitch = PITCH, invert = INVERT }
+local xmin, xmax, ymin, ymax = math.huge, -math.huge, math.huge, -math.huge
+for _, c in ipairs(cells) do
+  xmin, xmax = math.min(xmin, c[1]), math.max(xmax, c[1])
+  ymin, ymax = math.min(ymin, c[2]), math.max(ymax, c[2])
+end
+local MARGIN = 0.5
+local BX0, BX1, BY0, BY1 = xmin - MARGIN, xmax + MARGIN, ymin - MARGIN, ymax + MARGIN
+
+-- A small seeded generator for the layout (math.random is disabled in domain scripts):
+-- 64-bit xorshift*, deterministic on every platform with Lua 5.4 integers.
+local state = 0x9E3779B97F4A7C15 ~ math.tointeger(SEED)
+local function rand()
+  state = state ~ (state >> 12)
+  state = state ~ (state << 25)
+  state = state ~ (state >> 27)
+  return ((state * 0x2545F4914F6CDD1D) >> 11) / 9007199254740992.0 -- [0, 1)
+end
+
+-- Dice start at random positions above the bucket (a little inside its walls), at staggered
+-- heights so they do not all arrive at once, in random orientations.
+local starts = {}
+local TOP = 3.4
+for i = 1, COUNT do
+  local u1, u2, u3 = rand(), rand(), rand()
+  local s1, s2 = math.sqrt(1 - u1), math.sqrt(u1)
+  starts[i] = {
+    pos = { BX0 + 0.3 + (BX1 - BX0 - 0.6) * rand(), BY0 + 0.3 + (BY1 - BY0 - 0.6) * rand(),
+            TOP + 0.02 * COUNT * rand() },
+    quat = { s2 * math.cos(2 * math.pi * u3), s1 * math.sin(2 * math.pi * u2), s1 * math.cos(2 * math.pi * u2),
+             s2 * math.sin(2 * math.pi * u3) },
+  }
+end
+
+-- Assign cells to dice so that each die's target is near where it falls: cut dice and cells
+-- into the same number of x strips of equal count, then pair them by y within each strip.
+local function order(list, key, lo, hi)
+  local idx = {}
+  for k = lo, hi do idx[#idx + 1] = list[k] end
+  table.sort(idx, function(a, b)
+    if key(a) ~= key(b) then return key(a) < key(b) end
+    return a.id < b.id
+  end)
+  return idx
+end
+local dice, targets = {}, {}
+for i = 1, COUNT do
+  dice[i] = { id = i, x = starts[i].pos[1], y = starts[i].pos[2] }
+  targets[i] = { id = i, x = cells[i][1], y = cells[i][2] }
+end
+local byx = function(e) return e.x end
+local byy = function(e) return e.y end
+dice, targets = order(dice, byx, 1, COUNT), order(targets, byx, 1, COUNT)
+local target_of = {}
+local STRIPS = math.max(1, math.floor(math.sqrt(COUNT / 4) + 0.5))
+for s = 0, STRIPS - 1 do
+  local lo, hi = s * COUNT // STRIPS + 1, (s + 1) * COUNT // STRIPS
+  local d, t = order(dice, byy, lo, hi), order(targets, byy, lo, hi)
+  for k = 1, #d do target_of[d[k].id] = { t[k].x, t[k].y } end
+end
+
+-- Scene.
+local bodies = {
+  tp.plane { name = "floor", material = "floor", color = { 0.35, 0.3, 0.25, 1 } },
+}
+local WALL_H, WALL_T = 0.4, 0.1
+local wall_color = { 0.5, 0.4, 0.3, 1 }
+local cx, cy, lx, ly = (BX0 + BX1) / 2, (BY0 + BY1) / 2, BX1 - BX0, BY1 - BY0
+bodies[#bodies + 1] = tp.box { name = "wall_w", class = "static", size = { WALL_T, ly, WALL_H },
+                               pos = { BX0 - WALL_T / 2, cy, WALL_H / 2 }, material = "wall", color = wall_color }
+bodies[#bodies + 1] = tp.box { name = "wall_e", class = "static", size = { WALL_T, ly, WALL_H },
+                               pos = { BX1 + WALL_T / 2, cy, WALL_H / 2 }, material = "wall", color = wall_color }
+bodies[#bodies + 1] = tp.box { name = "wall_s", class = "static", size = { lx + 2 * WALL_T, WALL_T, WALL_H },
+                               pos = { cx, BY0 - WALL_T / 2, WALL_H / 2 }, material = "wall", color = wall_color }
+bodies[#bodies + 1] = tp.box { name = "wall_n", class = "static", size = { lx + 2 * WALL_T, WALL_T, WALL_H },
+                               pos = { cx, BY1 + WALL_T / 2, WALL_H / 2 }, material = "wall", color = wall_color }
+
+local GRID_R, GRID_D = 0.12, 0.7
+local GRID_Z = { 2.6, 2.2 }                     -- two staggered layers
+local GRID_TOP, GRID_BOT = GRID_Z[1] + GRID_R + EDGE, GRID_Z[2] - GRID_R - EDGE
+if GRID then
+  for layer, z in ipairs(GRID_Z) do
+    local off = (layer - 1) * GRID_D / 2
+    local nx, ny = math.floor((lx - off) / GRID_D), math.floor((ly - off) / GRID_D)
+    for ix = 0, nx do
+      for iy = 0, ny do
+        bodies[#bodies + 1] = tp.sphere { name = string.format("peg_%d_%d_%d", layer, ix, iy), class = "static",
+                                          radius = GRID_R, pos = { BX0 + off + ix * GRID_D, BY0 + off + iy * GRID_D, z },
+                                          material = "peg", color = { 0.7, 0.7, 0.75, 1 } }
+      end
+    end
+  end
+end
+
+-- The dice and their tactics (Fig. 11): one tactic per die, its phases chosen by height.
+local LAND = 0.35                              -- below this height a die is in the bucket
+local names, points = {}, {}
+local tactics = {}
+local F = FORCE * WEIGHT                       -- N
+for i = 1, COUNT do
+  local name = string.format("die%03d", i)
+  local goal = target_of[i]
+  names[i], points[i] = name, { goal[1], goal[2], EDGE / 2 }
+  -- alternate pip-side colours so the pattern reads well from above
+  bodies[#bodies + 1] = tp.box { name = name, class = "active", size = { EDGE, EDGE, EDGE }, mass = MASS,
+                                 pos = starts[i].pos, quat = starts[i].quat, max_force = F, material = "die",
+                                 color = { 0.85, 0.1 + 0.1 * (i % 3), 0.1, 1 } }
+  local aim = function(sd) return tp.normal(goal, sd) end
+  tactics[i] = tp.tactic {
+    name = name, body = name, start = "fall",
+    skills = {
+      -- above the grid: drift toward the target column
+      tp.skill.steer { name = "fall", point = aim(0.1), force = tp.uniform(0.3 * F, F),
+                       duration = tp.uniform(0.15, 0.4), min_z = GRID_TOP, kp = 3, kv = 3, max_speed = 1.5 },
+      -- among the pegs: mostly passive, a faint nudge
+      tp.skill.steer { name = "bounce", point = aim(0.2), force = tp.uniform(0, 0.5 * F),
+                       duration = tp.uniform(0.1, 0.3), min_z = GRID_BOT, max_z = GRID_TOP, kp = 3, kv = 3 },
+      -- below the grid: home in on the cell before landing
+      tp.skill.steer { name = "glide", point = aim(0.03), force = tp.uniform(0.6 * F, F),
+                       duration = tp.uniform(0.1, 0.3), min_z = LAND, max_z = GRID_BOT, kp = 4, kv = 4,
+                       max_speed = 2 },
+      -- in the bucket: slide onto the cell and stop there
+      tp.skill.steer { name = "settle", point = aim(0.01), force = tp.uniform(0.8 * F, F),
+                       duration = tp.uniform(0.3, 0.8), max_z = LAND, kp = 3, kv = 6, max_speed = 0.6 },
+    },
+    transitions = (function()
+      local rows = {}
+      local function phase(s)
+        local _, _, z = s:pos(name)
+        if z > GRID_TOP then return { fall = 1 } end
+        if z > GRID_BOT then return { bounce = 1 } end
+        if z > LAND then return { glide = 1 } end
+        return { settle = 1 }
+      end
+      for _, k in ipairs { "fall", "bounce", "glide", "settle" } do rows[k] = phase end
+      return rows
+    end)(),
+  }
+end
+
+local on_target = tp.arranged { bodies = names, points = points, radius = TOL, speed = 0.05, fraction = FRACTION }
+
+return tp.domain {
+  name = "dice",
+  description = "many dice fall through a grid of pegs and come to rest forming a pattern (paper Sec. 6.4)",
+  dt = 1 / 60,
+  gravity = { 0, 0, -G },
+  solver = "quickstep",
+  quickstep_iters = 10,
+  max_contacts = 4,
+  materials = {
+    tp.material { name = "die", friction = 0.3, restitution = 0.2 },
+    tp.material { name = "floor", friction = 0.25, restitution = 0.05 },
+    tp.material { name = "wall", friction = 0.3, restitution = 0.2 },
+    tp.material { name = "peg", friction = 0.2, restitution = 0.3 },
+  },
+  contacts = {
+    tp.contact { "die", "floor", friction = 0.2, restitution = 0.05 },
+  },
+  bodies = bodies,
+  tactics = tactics,
+  goal = on_target,
+  -- BK-BGT with a preset tree size (Table 1): without a goal node the best arrangement is kept
+  quality = on_target,
+  report = {
+    { "on_target", on_target },
+    { "peak_force_per_weight", tp.peak_force() },
+  },
+  planner = { algorithm = "bgt", mu = 50, max_iters = 2000 },
+}

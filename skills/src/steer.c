@@ -1,0 +1,74 @@
+/* steer: the skill of a falling body that should still look passive (the many-dice domain,
+ * Zickler & Veloso 2009, Sec. 6.4, Fig. 11). While the body's height is inside the skill's band
+ * [min_z, max_z] it adds a small horizontal force toward a sampled point: a velocity command
+ * v = kp * e (capped at max_speed) tracked with F = mass * kv * (v - v_body), clamped to the
+ * sampled magnitude `force`. No vertical force and no torque: gravity and collisions stay in
+ * charge. The segment lasts a sampled `duration` and ends early when the body leaves the band.
+ *
+ * V[0] start time, V[1..2] aim point (m), V[3] force limit (N), V[4] end time (s). */
+#include <math.h>
+
+#include "skill_internal.h"
+
+#define STEER_VARS 5
+
+int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
+{
+    double *V = call->V;
+    tpCtlBody cb;
+    tpCtl_Load(call, sk->body, &cb);
+    if (call->fresh) {
+        double p[3] = {cb.s.pos[0], cb.s.pos[1], 0.0};
+        if (sk->point.kind != TP_DIST_UNSET) {
+            tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
+            if (sk->frame == TP_FRAME_BODY) {
+                p[0] += cb.s.pos[0];
+                p[1] += cb.s.pos[1];
+            } else if (sk->frame == TP_FRAME_TARGET && sk->target >= 0) {
+                tpBodyState ts;
+                tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ts);
+                p[0] += ts.pos[0];
+                p[1] += ts.pos[1];
+            }
+        }
+        V[1] = p[0];
+        V[2] = p[1];
+        double f = 0.0;
+        if (sk->force.kind != TP_DIST_UNSET) {
+            tpDist_Sample(&sk->force, call->rng, call->y, call->ydim, &f);
+        }
+        V[3] = f > 0 ? f : 0.0;
+        double d = 0.25;
+        if (sk->duration.kind != TP_DIST_UNSET) {
+            tpDist_Sample(&sk->duration, call->rng, call->y, call->ydim, &d);
+        }
+        V[4] = call->t + (d > call->dt ? d : call->dt);
+    }
+    double z = cb.s.pos[2];
+    if (z < sk->min_z || z > sk->max_z) {
+        return 0; /* left the phase: the tactic decides again */
+    }
+    double ex = V[1] - cb.s.pos[0], ey = V[2] - cb.s.pos[1];
+    double vx = sk->kp * ex, vy = sk->kp * ey;
+    double vn = sqrt(vx * vx + vy * vy);
+    if (vn > sk->max_speed) {
+        vx *= sk->max_speed / vn;
+        vy *= sk->max_speed / vn;
+    }
+    double f[3] = {cb.mass * sk->kv * (vx - cb.s.vel[0]), cb.mass * sk->kv * (vy - cb.s.vel[1]), 0.0};
+    double fn = sqrt(f[0] * f[0] + f[1] * f[1]);
+    if (fn > V[3]) {
+        double k = fn > 0 ? V[3] / fn : 0.0;
+        f[0] *= k;
+        f[1] *= k;
+    }
+    if (V[3] > 0) {
+        tpCtl_Apply(call, &cb, f, 0.0);
+    }
+    return (call->t + call->dt < V[4] - 1e-9) ? 1 : 0;
+}
+
+int tpSkill_VarCount(const tpSkillDef *skill)
+{
+    return skill->kind == TP_SKILL_STEER ? STEER_VARS : TP_SKILL_VARS;
+}
