@@ -26,6 +26,7 @@ local FORCE = tp.param("force", 0.35)             -- largest control force, frac
 local TOL = tp.param("tolerance", 0.07)           -- m, distance of a resting die to its cell centre
 local FRACTION = tp.param("goal_fraction", 0.9)   -- of the dice on target
 local GRID = tp.param("grid", true)               -- the sphere grid (false: a free fall)
+local GRID_HEIGHT = tp.param("grid_z", 4.2)      -- m, height of the upper layer of pegs
 
 local EDGE, MASS = 0.1, 0.15
 local PITCH = 0.14                                -- cell spacing: 4 cm between resting dice
@@ -58,7 +59,7 @@ end
 -- Dice start at random positions above the bucket (a little inside its walls), at staggered
 -- heights so they do not all arrive at once, in random orientations.
 local starts = {}
-local TOP = 3.4
+local TOP = GRID_HEIGHT + 0.8
 for i = 1, COUNT do
   local u1, u2, u3 = rand(), rand(), rand()
   local s1, s2 = math.sqrt(1 - u1), math.sqrt(u1)
@@ -96,6 +97,27 @@ for s = 0, STRIPS - 1 do
   local d, t = order(dice, byy, lo, hi), order(targets, byy, lo, hi)
   for k = 1, #d do target_of[d[k].id] = { t[k].x, t[k].y } end
 end
+-- then improve it by pairwise swaps that shorten the sum of squared distances (2-opt sweeps of
+-- O(count^2)): the dice have less far to travel, which is what lets their fall look natural
+local sx, sy = {}, {}
+for i = 1, COUNT do sx[i], sy[i] = starts[i].pos[1], starts[i].pos[2] end
+for _ = 1, 4 do
+  local swapped = 0
+  for i = 1, COUNT - 1 do
+    local ti = target_of[i]
+    for j = i + 1, COUNT do
+      local tj = target_of[j]
+      local a = (sx[i] - ti[1]) ^ 2 + (sy[i] - ti[2]) ^ 2 + (sx[j] - tj[1]) ^ 2 + (sy[j] - tj[2]) ^ 2
+      local b = (sx[i] - tj[1]) ^ 2 + (sy[i] - tj[2]) ^ 2 + (sx[j] - ti[1]) ^ 2 + (sy[j] - ti[2]) ^ 2
+      if b < a - 1e-12 then
+        target_of[i], target_of[j] = tj, ti
+        ti = tj
+        swapped = swapped + 1
+      end
+    end
+  end
+  if swapped == 0 then break end
+end
 
 -- Scene.
 local bodies = {
@@ -114,7 +136,7 @@ bodies[#bodies + 1] = tp.box { name = "wall_n", class = "static", size = { lx + 
                                pos = { cx, BY1 + WALL_T / 2, WALL_H / 2 }, material = "wall", color = wall_color }
 
 local GRID_R, GRID_D = 0.12, 0.7
-local GRID_Z = { 2.6, 2.2 }                     -- two staggered layers
+local GRID_Z = { GRID_HEIGHT, GRID_HEIGHT - 0.4 } -- two staggered layers
 local GRID_TOP, GRID_BOT = GRID_Z[1] + GRID_R + EDGE, GRID_Z[2] - GRID_R - EDGE
 if GRID then
   for layer, z in ipairs(GRID_Z) do
@@ -149,17 +171,17 @@ for i = 1, COUNT do
     skills = {
       -- above the grid: drift toward the target column
       tp.skill.steer { name = "fall", point = aim(0.1), force = tp.uniform(0.3 * F, F),
-                       duration = tp.uniform(0.15, 0.4), min_z = GRID_TOP, kp = 3, kv = 3, max_speed = 1.5 },
+                       duration = tp.uniform(0.15, 0.4), min_z = GRID_TOP, kp = 1.5, kv = 4, max_speed = 1.5 },
       -- among the pegs: mostly passive, a faint nudge
       tp.skill.steer { name = "bounce", point = aim(0.2), force = tp.uniform(0, 0.5 * F),
-                       duration = tp.uniform(0.1, 0.3), min_z = GRID_BOT, max_z = GRID_TOP, kp = 3, kv = 3 },
+                       duration = tp.uniform(0.1, 0.3), min_z = GRID_BOT, max_z = GRID_TOP, kp = 1.5, kv = 3 },
       -- below the grid: home in on the cell before landing
       tp.skill.steer { name = "glide", point = aim(0.03), force = tp.uniform(0.6 * F, F),
-                       duration = tp.uniform(0.1, 0.3), min_z = LAND, max_z = GRID_BOT, kp = 4, kv = 4,
+                       duration = tp.uniform(0.1, 0.3), min_z = LAND, max_z = GRID_BOT, kp = 2, kv = 6,
                        max_speed = 2 },
       -- in the bucket: slide onto the cell and stop there
       tp.skill.steer { name = "settle", point = aim(0.01), force = tp.uniform(0.8 * F, F),
-                       duration = tp.uniform(0.3, 0.8), max_z = LAND, kp = 3, kv = 6, max_speed = 0.6 },
+                       duration = tp.uniform(0.3, 0.8), max_z = LAND, kp = 1.5, kv = 8, max_speed = 0.5, tolerance = 0.01 },
     },
     transitions = (function()
       local rows = {}
@@ -193,7 +215,7 @@ return tp.domain {
     tp.material { name = "peg", friction = 0.2, restitution = 0.3 },
   },
   contacts = {
-    tp.contact { "die", "floor", friction = 0.2, restitution = 0.05 },
+    tp.contact { "die", "floor", friction = 0.12, restitution = 0.05 },
   },
   bodies = bodies,
   tactics = tactics,

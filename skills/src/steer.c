@@ -1,7 +1,8 @@
 /* steer: the skill of a falling body that should still look passive (the many-dice domain,
  * Zickler & Veloso 2009, Sec. 6.4, Fig. 11). While the body's height is inside the skill's band
  * [min_z, max_z] it adds a small horizontal force toward a sampled point: a velocity command
- * v = kp * e (capped at max_speed) tracked with F = mass * kv * (v - v_body), clamped to the
+ * v = min(max_speed, sqrt(2 kp |e|)) toward it (kp is a deceleration, m/s²; zero within
+ * `tolerance`) tracked with F = mass * kv * (v - v_body), clamped to the
  * sampled magnitude `force`. No vertical force and no torque: gravity and collisions stay in
  * charge. The segment lasts a sampled `duration` and ends early when the body leaves the band.
  *
@@ -48,12 +49,17 @@ int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
     if (z < sk->min_z || z > sk->max_z) {
         return 0; /* left the phase: the tactic decides again */
     }
+    /* Velocity command: toward the point at min(max_speed, sqrt(2 kp d)), i.e. a stopping
+     * profile with deceleration kp (m/s²) that, unlike a linear law, does not stall against
+     * ground friction short of the point; inside `tolerance` only the velocity is damped. */
     double ex = V[1] - cb.s.pos[0], ey = V[2] - cb.s.pos[1];
-    double vx = sk->kp * ex, vy = sk->kp * ey;
-    double vn = sqrt(vx * vx + vy * vy);
-    if (vn > sk->max_speed) {
-        vx *= sk->max_speed / vn;
-        vy *= sk->max_speed / vn;
+    double d = sqrt(ex * ex + ey * ey);
+    double vx = 0.0, vy = 0.0;
+    if (d > sk->tolerance) {
+        double v = sqrt(2.0 * sk->kp * d);
+        v = v < sk->max_speed ? v : sk->max_speed;
+        vx = v * ex / d;
+        vy = v * ey / d;
     }
     double f[3] = {cb.mass * sk->kv * (vx - cb.s.vel[0]), cb.mass * sk->kv * (vy - cb.s.vel[1]), 0.0};
     double fn = sqrt(f[0] * f[0] + f[1] * f[1]);
