@@ -22,14 +22,15 @@ local TEXT = tp.param("text", "TP")               -- pattern text (ignored when 
 local IMAGE = tp.param("image", "")               -- PBM/PGM file; dark pixels form the pattern
 local INVERT = tp.param("invert", false)          -- swap lit and unlit pixels
 local SEED = tp.param("layout_seed", 1)           -- initial positions (the planner seed is --seed)
-local FORCE = tp.param("force", 0.35)             -- largest control force, fraction of a die's weight
+local FORCE = tp.param("force", 0.3)              -- largest control force, fraction of a die's weight
 local TOL = tp.param("tolerance", 0.07)           -- m, distance of a resting die to its cell centre
 local FRACTION = tp.param("goal_fraction", 0.9)   -- of the dice on target
 local GRID = tp.param("grid", true)               -- the sphere grid (false: a free fall)
+local FLOOR_MU = tp.param("floor_friction", 0.08) -- dice on the bucket floor (ODE uses a friction pyramid)
 local GRID_HEIGHT = tp.param("grid_z", 4.2)      -- m, height of the upper layer of pegs
 
 local EDGE, MASS = 0.1, 0.15
-local PITCH = 0.14                                -- cell spacing: 4 cm between resting dice
+local PITCH = tp.param("pitch", 0.22)             -- m, cell spacing (dice are 0.1 wide)
 local G = 9.81
 local WEIGHT = MASS * G
 
@@ -59,13 +60,14 @@ end
 -- Dice start at random positions above the bucket (a little inside its walls), at staggered
 -- heights so they do not all arrive at once, in random orientations.
 local starts = {}
-local TOP = GRID_HEIGHT + 0.8
+local TOP = GRID_HEIGHT + 0.5
+local DROP = tp.param("drop", 1.5)                -- m, range of start heights above TOP
 for i = 1, COUNT do
   local u1, u2, u3 = rand(), rand(), rand()
   local s1, s2 = math.sqrt(1 - u1), math.sqrt(u1)
   starts[i] = {
     pos = { BX0 + 0.3 + (BX1 - BX0 - 0.6) * rand(), BY0 + 0.3 + (BY1 - BY0 - 0.6) * rand(),
-            TOP + 0.02 * COUNT * rand() },
+            TOP + DROP * rand() },
     quat = { s2 * math.cos(2 * math.pi * u3), s1 * math.sin(2 * math.pi * u2), s1 * math.cos(2 * math.pi * u2),
              s2 * math.sin(2 * math.pi * u3) },
   }
@@ -173,15 +175,15 @@ for i = 1, COUNT do
       tp.skill.steer { name = "fall", point = aim(0.1), force = tp.uniform(0.3 * F, F),
                        duration = tp.uniform(0.15, 0.4), min_z = GRID_TOP, kp = 1.5, kv = 4, max_speed = 1.5 },
       -- among the pegs: mostly passive, a faint nudge
-      tp.skill.steer { name = "bounce", point = aim(0.2), force = tp.uniform(0, 0.5 * F),
+      tp.skill.steer { name = "bounce", point = aim(0.1), force = tp.uniform(0.3 * F, F),
                        duration = tp.uniform(0.1, 0.3), min_z = GRID_BOT, max_z = GRID_TOP, kp = 1.5, kv = 3 },
       -- below the grid: home in on the cell before landing
       tp.skill.steer { name = "glide", point = aim(0.03), force = tp.uniform(0.6 * F, F),
                        duration = tp.uniform(0.1, 0.3), min_z = LAND, max_z = GRID_BOT, kp = 2, kv = 6,
                        max_speed = 2 },
       -- in the bucket: slide onto the cell and stop there
-      tp.skill.steer { name = "settle", point = aim(0.01), force = tp.uniform(0.8 * F, F),
-                       duration = tp.uniform(0.3, 0.8), max_z = LAND, kp = 1.5, kv = 8, max_speed = 0.5, tolerance = 0.01 },
+      tp.skill.steer { name = "settle", point = goal, force = tp.uniform(0.8 * F, F),
+                       duration = tp.uniform(0.3, 0.8), max_z = LAND, kp = 1.5, kv = 8, max_speed = 0.5, tolerance = 0.015 },
     },
     transitions = (function()
       local rows = {}
@@ -212,10 +214,10 @@ return tp.domain {
     tp.material { name = "die", friction = 0.3, restitution = 0.2 },
     tp.material { name = "floor", friction = 0.25, restitution = 0.05 },
     tp.material { name = "wall", friction = 0.3, restitution = 0.2 },
-    tp.material { name = "peg", friction = 0.2, restitution = 0.3 },
+    tp.material { name = "peg", friction = 0.1, restitution = 0.1 },
   },
   contacts = {
-    tp.contact { "die", "floor", friction = 0.12, restitution = 0.05 },
+    tp.contact { "die", "floor", friction = FLOOR_MU, restitution = 0.05 },
   },
   bodies = bodies,
   tactics = tactics,

@@ -6,12 +6,13 @@
  * sampled magnitude `force`. No vertical force and no torque: gravity and collisions stay in
  * charge. The segment lasts a sampled `duration` and ends early when the body leaves the band.
  *
- * V[0] start time, V[1..2] aim point (m), V[3] force limit (N), V[4] end time (s). */
+ * V[0] start time, V[1..2] aim point (m), V[3] force limit (N), V[4] end time (s),
+ * V[5] 1 once the point was reached (the rest of the segment only damps the velocity). */
 #include <math.h>
 
 #include "skill_internal.h"
 
-#define STEER_VARS 5
+#define STEER_VARS 6
 
 int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
 {
@@ -55,7 +56,10 @@ int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
     double ex = V[1] - cb.s.pos[0], ey = V[2] - cb.s.pos[1];
     double d = sqrt(ex * ex + ey * ey);
     double vx = 0.0, vy = 0.0;
-    if (d > sk->tolerance) {
+    if (d <= sk->tolerance) {
+        V[5] = 1.0; /* arrived: hold (damp only) for the rest of the segment, no chatter */
+    }
+    if (V[5] == 0.0) {
         double v = sqrt(2.0 * sk->kp * d);
         v = v < sk->max_speed ? v : sk->max_speed;
         vx = v * ex / d;
