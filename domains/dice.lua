@@ -184,6 +184,10 @@ for i = 1, COUNT do
       -- in the bucket: slide onto the cell and stop there
       tp.skill.steer { name = "settle", point = goal, force = tp.uniform(0.8 * F, F),
                        duration = tp.uniform(0.3, 0.8), max_z = LAND, kp = 1.5, kv = 8, max_speed = 0.5, tolerance = 0.015 },
+      -- stuck behind other dice: step aside to a sampled spot nearby, then settle again
+      tp.skill.steer { name = "sidestep", frame = "body", point = tp.disc({ 0, 0 }, 0.15, 0.3),
+                       force = tp.uniform(0.8 * F, F), duration = tp.uniform(0.3, 0.6), max_z = LAND, kp = 1.5,
+                       kv = 8, max_speed = 0.5, tolerance = 0.015 },
     },
     transitions = (function()
       local rows = {}
@@ -192,9 +196,13 @@ for i = 1, COUNT do
         if z > GRID_TOP then return { fall = 1 } end
         if z > GRID_BOT then return { bounce = 1 } end
         if z > LAND then return { glide = 1 } end
+        local x, y = s:pos(name)
+        if s:speed(name) < 0.05 and (x - goal[1]) ^ 2 + (y - goal[2]) ^ 2 > TOL * TOL then
+          return { settle = 0.6, sidestep = 0.4 } -- resting off target: blocked, perhaps
+        end
         return { settle = 1 }
       end
-      for _, k in ipairs { "fall", "bounce", "glide", "settle" } do rows[k] = phase end
+      for _, k in ipairs { "fall", "bounce", "glide", "settle", "sidestep" } do rows[k] = phase end
       return rows
     end)(),
   }
@@ -214,7 +222,7 @@ return tp.domain {
     tp.material { name = "die", friction = 0.3, restitution = 0.2 },
     tp.material { name = "floor", friction = 0.25, restitution = 0.05 },
     tp.material { name = "wall", friction = 0.3, restitution = 0.2 },
-    tp.material { name = "peg", friction = 0.1, restitution = 0.1 },
+    tp.material { name = "peg", friction = tp.param("peg_friction", 0.1), restitution = tp.param("peg_restitution", 0.1) },
   },
   contacts = {
     tp.contact { "die", "floor", friction = FLOOR_MU, restitution = 0.05 },
@@ -228,5 +236,5 @@ return tp.domain {
     { "on_target", on_target },
     { "peak_force_per_weight", tp.peak_force() },
   },
-  planner = { algorithm = "bgt", mu = 50, max_iters = 2000 },
+  planner = { algorithm = "bgt", mu = 1000, max_iters = 3000 },
 }
