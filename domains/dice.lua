@@ -216,6 +216,7 @@ return tp.domain {
   dt = 1 / 60,
   gravity = { 0, 0, -G },
   solver = "quickstep",
+  space = "sap",                    -- sweep and prune: the fastest broad phase for hundreds of dice
   quickstep_iters = 10,
   max_contacts = 4,
   materials = {

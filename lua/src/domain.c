@@ -102,6 +102,16 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
         else
             tplError(L, "tp.domain: solver must be \"step\" or \"quickstep\" (got \"%s\")", solver);
     }
+    char space[16];
+    if (tplString(L, 1, what, "space", space, sizeof space)) {
+        static const char *const names[] = {"auto", "simple", "hash", "sap"};
+        int k = 0;
+        while (k < 4 && strcmp(space, names[k]) != 0)
+            k++;
+        if (k == 4)
+            tplError(L, "tp.domain: space must be \"auto\", \"simple\", \"hash\" or \"sap\" (got \"%s\")", space);
+        scene->space = (tpSpaceKind)k;
+    }
     scene->quickstep_iters = (int)tplInteger(L, 1, what, "quickstep_iters", scene->quickstep_iters, 1, 100000);
     scene->erp = tplNumber(L, 1, what, "erp", scene->erp, false);
     if (!(scene->erp >= 0 && scene->erp <= 1))
@@ -644,7 +654,7 @@ static const char *const tplDomainFields[] = {
     "name",    "description", "dt",           "gravity",   "solver",   "quickstep_iters",
     "erp",     "cfm",         "max_contacts", "materials", "contacts", "bodies",
     "tactics", "goal",        "valid",        "sampling",  "quality",  "solution_metric",
-    "planner", "report", NULL,
+    "planner", "report", "space", NULL,
 };
 
 static int tplDomainNew(lua_State *L)

@@ -359,6 +359,35 @@ static void tpBuildSurfaces(tpWorld *w)
     }
 }
 
+/* The broad phase (see tpSpaceKind). Hash levels span the smallest to the largest finite body
+ * extent, so each geom lands in cells about its own size. */
+static dSpaceID tpCreateSpace(const tpSceneDef *def)
+{
+    switch (def->space) {
+    case TP_SPACE_SIMPLE: return dSimpleSpaceCreate(0);
+    case TP_SPACE_SAP: return dSweepAndPruneSpaceCreate(0, dSAP_AXES_XYZ);
+    case TP_SPACE_HASH: {
+        double lo = 1e300, hi = 0;
+        for (int i = 0; i < def->nbodies; i++) {
+            const tpBodyDef *b = &def->bodies[i];
+            if (b->shape == TP_SHAPE_PLANE) continue;
+            double e = b->shape == TP_SHAPE_BOX ? fmax(b->size[0], fmax(b->size[1], b->size[2]))
+                                                : 2.0 * b->size[0] + (b->shape == TP_SHAPE_SPHERE ? 0.0 : b->size[1]);
+            lo = fmin(lo, e);
+            hi = fmax(hi, e);
+        }
+        dSpaceID s = dHashSpaceCreate(0);
+        if (hi > 0) {
+            int minl = (int)floor(log2(lo)), maxl = (int)ceil(log2(hi));
+            dHashSpaceSetLevels(s, minl, maxl > minl ? maxl : minl + 1);
+        }
+        return s;
+    }
+    case TP_SPACE_AUTO:
+    default: return def->nbodies > 32 ? dHashSpaceCreate(0) : dSimpleSpaceCreate(0);
+    }
+}
+
 static dGeomID tpCreateGeom(dSpaceID space, const tpBodyDef *b)
 {
     switch (b->shape) {
@@ -426,7 +455,7 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
 
     tpOdeAcquire();
     w->world = dWorldCreate();
-    w->space = def->nbodies > 32 ? dHashSpaceCreate(0) : dSimpleSpaceCreate(0);
+    w->space = tpCreateSpace(def);
     w->group = dJointGroupCreate(0);
     dWorldSetGravity(w->world, def->gravity[0], def->gravity[1], def->gravity[2]);
     dWorldSetERP(w->world, def->erp);

@@ -88,6 +88,15 @@ typedef struct tpBodyDef {
 
 typedef enum { TP_SOLVER_STEP = 0, TP_SOLVER_QUICKSTEP = 1 } tpSolverKind;
 
+/// Collision broad phase (ODE space). Every choice reports the same touching pairs, and contacts
+/// are generated in a canonical order anyway, so the choice changes speed, never results.
+typedef enum {
+    TP_SPACE_AUTO = 0, /* simple space up to 32 bodies, hash space above (default) */
+    TP_SPACE_SIMPLE,   /* O(n^2) pair tests: best for a handful of bodies */
+    TP_SPACE_HASH,     /* multi-resolution hash grid, cell levels fitted to the body sizes */
+    TP_SPACE_SAP,      /* sweep and prune: many similar bodies spread along the axes */
+} tpSpaceKind;
+
 /// Scene definition. tpCreateWorld copies everything; the arrays stay owned by the caller.
 typedef struct tpSceneDef {
     double gravity[3];     /* m/s², default (0, 0, -9.81) */
@@ -96,6 +105,7 @@ typedef struct tpSceneDef {
     int quickstep_iters;   /* default 20 */
     double erp, cfm;       /* ODE error reduction / constraint force mixing; defaults 0.2, 1e-5 */
     int max_contacts;      /* per geom pair, default 8 */
+    tpSpaceKind space;     /* broad phase, default TP_SPACE_AUTO */
     int nmaterials;
     const tpMaterialDef *materials; /* at least one */
     int ncontacts;
