@@ -382,10 +382,11 @@ static int lit_cells(const tpBitmap *bm, double c, int *cols, int *rows, uint8_t
     nr = nr < 1 ? 1 : nr;
     int n = 0;
     for (int j = 0; j < nr; ++j) {
-        int py = (int)(((double)j + 0.5) * c);
+        /* the grid is stretched to cover the image exactly, so c = 1 samples every pixel once */
+        int py = (int)(((double)j + 0.5) * (double)bm->h / (double)nr);
         py = py >= bm->h ? bm->h - 1 : py;
         for (int i = 0; i < nc; ++i) {
-            int px = (int)(((double)i + 0.5) * c);
+            int px = (int)(((double)i + 0.5) * (double)bm->w / (double)nc);
             px = px >= bm->w ? bm->w - 1 : px;
             uint8_t on = bm->px[(size_t)py * (size_t)bm->w + (size_t)px];
             if (lit) {

@@ -105,7 +105,7 @@ static bool write_tree(const tpDomain *domain, const tpTree *tree, const tpPlanR
 }
 
 static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlanResult *res, const tpPlanRecord *rec,
-                          const char *out)
+                          const tpProblem *problem, const char *out)
 {
     const tpPlanStats *s = &res->stats;
     const tpPlanWorld *w = &rec->worlds[rec->selected];
@@ -133,8 +133,9 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
            (long long)s->iterations, (long long)s->nodes, (long long)s->rejected, rec->memory_bytes / 1048576.0);
     struct rusage ru;
     double peak_mb = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : 0.0; /* Linux: KiB */
-    printf("memory     %.1f KB per node, peak resident %.1f MB\n",
-           s->nodes > 0 ? (double)rec->memory_bytes / (double)s->nodes / 1024.0 : 0.0, peak_mb);
+    printf("memory     %.1f KB per node (state %zu B + action %zu B), peak resident %.1f MB\n",
+           s->nodes > 0 ? (double)rec->memory_bytes / (double)s->nodes / 1024.0 : 0.0, problem->state_bytes,
+           (size_t)problem->action_dim * sizeof(double), peak_mb);
     if (rec->nreports > 0) {
         printf("report    ");
         for (int i = 0; i < rec->nreports; ++i) {
@@ -258,7 +259,7 @@ int tpCmd_Plan(int argc, char **argv)
         code = TP_EXIT_FAILURE;
     }
     if (!quiet) {
-        print_summary(path, &pd, &res, &rec, code == TP_EXIT_OK ? out : NULL);
+        print_summary(path, &pd, &res, &rec, &problem, code == TP_EXIT_OK ? out : NULL);
     }
     if (code == TP_EXIT_OK && st == TP_PLAN_APPROXIMATE) {
         code = TP_EXIT_APPROXIMATE;

@@ -9,6 +9,7 @@
  * V[0] start time, V[1..2] aim point (m), V[3] force limit (N), V[4] end time (s),
  * V[5] 1 once the point was reached (the rest of the segment only damps the velocity). */
 #include <math.h>
+#include <string.h>
 
 #include "skill_internal.h"
 
@@ -17,8 +18,17 @@
 int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
+    /* A lighter load than tpCtl_Load (no yaw, inertia or radius): this skill runs for hundreds of
+     * bodies every step. */
     tpCtlBody cb;
-    tpCtl_Load(call, sk->body, &cb);
+    memset(&cb, 0, sizeof cb);
+    const tpBodyDef *def = tpWorld_Body(call->world, sk->body);
+    cb.body = sk->body;
+    cb.slot = tpWorld_ControlSlot(call->world, sk->body);
+    tpWorld_BodyState(call->world, call->x, call->t, sk->body, &cb.s);
+    cb.mass = def->mass > 0 ? def->mass : 1.0;
+    cb.max_force = def->max_force > 0 ? def->max_force : HUGE_VAL;
+    cb.max_torque = 0.0;
     if (call->fresh) {
         double p[3] = {cb.s.pos[0], cb.s.pos[1], 0.0};
         if (sk->point.kind != TP_DIST_UNSET) {

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Many-dice (domains/dice.lua) on small instances: 30 dice forming "I" are planned end to end
+# for a few seeds (each must be solved: >= 90 % of the dice resting on their cells), replayed bit
+# for bit, reported in the summary and in stats.report, and planned twice identically; the
+# control force stays within the domain's bound. A pattern from a PBM image is planned and
+# replayed too, and corrupted images are rejected with exit 2 and a message naming the file.
+# Usage: dice.sh TPLAN WORKDIR
+set -u
+tplan=$1 work=$2/dice
+rm -rf "$work" && mkdir -p "$work"
+fail=0
+check() { # check DESCRIPTION COMMAND...
+  local what=$1
+  shift
+  if ! "$@"; then
+    echo "FAIL: $what"
+    fail=$((fail + 1))
+  fi
+}
+
+for seed in 1 2 3; do
+  out="$work/i$seed.plan.json"
+  "$tplan" plan dice --set count=30 --set text=I --seed "$seed" -o "$out" > "$work/i$seed.txt"
+  rc=$?
+  check "seed $seed: plan exited $rc (expected 0, solved)" test $rc -eq 0
+  check "seed $seed: replay" "$tplan" replay -q "$out"
+  # the summary reports the domain's figures generically
+  frac=$(awk '/^report/ { for (i = 1; i <= NF; i++) if ($i == "on_target") print $(i + 1) }' "$work/i$seed.txt" | tr -d ,)
+  peak=$(awk '/^report/ { for (i = 1; i <= NF; i++) if ($i == "peak_force_per_weight") print $(i + 1) }' "$work/i$seed.txt")
+  check "seed $seed: on_target '$frac' >= 0.9" awk -v f="$frac" 'BEGIN { exit !(f != "" && f >= 0.9) }'
+  # the dice's force bound (force = 0.3 of the weight) holds on every recorded control
+  check "seed $seed: peak force '$peak' in (0, 0.3]" awk -v f="$peak" 'BEGIN { exit !(f != "" && f > 0 && f <= 0.3 + 1e-9) }'
+  check "seed $seed: stats.report in the plan file" grep -q '"report": {"on_target": ' "$out"
+done
+
+# determinism: the same run twice gives the same plan file apart from stats.timing
+"$tplan" plan dice --set count=30 --set text=I --seed 2 -q -o "$work/again.plan.json"
+check "determinism" cmp <(grep -v '"timing"' "$work/i2.plan.json") <(grep -v '"timing"' "$work/again.plan.json")
+
+# an image pattern (P4 bitmap of an "L", absolute path), 20 dice
+printf 'P4\n# an L\n8 8\n' > "$work/l.pbm"
+printf '\xc0\xc0\xc0\xc0\xc0\xc0\xff\xff' >> "$work/l.pbm"
+"$tplan" plan dice --set count=20 --set "image=$work/l.pbm" --seed 1 -q -o "$work/l.plan.json"
+rc=$?
+check "image: plan exited $rc (expected 0 or 3)" test $rc -eq 0 -o $rc -eq 3
+check "image: replay" "$tplan" replay -q "$work/l.plan.json"
+
+# corrupted images: exit 2 with the file and the problem named
+printf 'P4\n8 8\n\xc0\xc0' > "$work/short.pbm"
+printf 'P2\n2 2 255\n0 12 300 4\n' > "$work/bad.pgm"
+for img in short.pbm:"truncated raster" bad.pgm:"exceeds maxval" missing.pgm:"cannot open"; do
+  file=${img%%:*} msg=${img#*:}
+  "$tplan" plan dice --set count=20 --set "image=$work/$file" --no-out > /dev/null 2> "$work/err.txt"
+  rc=$?
+  check "$file: exit $rc (expected 2)" test $rc -eq 2
+  check "$file: message names the file and '$msg'" grep -q "$work/$file: .*$msg" "$work/err.txt"
+done
+
+echo "dice: $fail failure(s)"
+[ $fail -eq 0 ]
