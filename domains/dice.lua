@@ -165,7 +165,7 @@ for i = 1, COUNT do
   names[i], points[i] = name, { goal[1], goal[2], EDGE / 2 }
   -- alternate pip-side colours so the pattern reads well from above
   bodies[#bodies + 1] = tp.box { name = name, class = "active", size = { EDGE, EDGE, EDGE }, mass = MASS,
-                                 pos = starts[i].pos, quat = starts[i].quat, max_force = F, material = "die",
+                                 pos = starts[i].pos, quat = starts[i].quat, max_force = F, planar = true, material = "die",
                                  color = { 0.85, 0.1 + 0.1 * (i % 3), 0.1, 1 } }
   local aim = function(sd) return tp.normal(goal, sd) end
   tactics[i] = tp.tactic {

@@ -123,10 +123,45 @@ static double cb_distance(void *ctx, const double *key, const double *y)
     return t_lin > t_ang ? t_lin : t_ang;
 }
 
-static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, void *xnew, double *action)
+void tpDomain_ExpandAction(const tpDomain *d, const double *compact, double *full)
+{
+    for (int k = 0; k < d->ncontrol; ++k) {
+        const double *c = compact + d->act_off[k];
+        double *f = full + 6 * k;
+        if (d->act_planar[k]) {
+            f[0] = c[0];
+            f[1] = c[1];
+            f[2] = f[3] = f[4] = 0.0;
+            f[5] = c[2];
+        } else {
+            memcpy(f, c, sizeof(double) * 6);
+        }
+    }
+}
+
+/* The clamped full action into its stored form (exact: the clamp zeroed what is dropped). */
+static void pack_action(const tpDomain *d, const double *full, double *compact)
+{
+    for (int k = 0; k < d->ncontrol; ++k) {
+        double *c = compact + d->act_off[k];
+        const double *f = full + 6 * k;
+        if (d->act_planar[k]) {
+            c[0] = f[0];
+            c[1] = f[1];
+            c[2] = f[5];
+        } else {
+            memcpy(c, f, sizeof(double) * 6);
+        }
+    }
+}
+
+static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, void *xnew, double *stored)
 {
     tpDomain *d = ctx;
     tpStateView view = tpDomain_View(d, x);
+    /* Skills add to a full action (6 per control slot); the node keeps the compact form. */
+    double *action = d->act_full;
+    memset(action, 0, sizeof(double) * 6 * (size_t)d->ncontrol);
     bool band = false, any = false;
     for (int i = 0; i < d->ntactics; ++i) {
         const tpTacticDef *tac = &d->tactics[i];
@@ -181,6 +216,7 @@ static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, voi
     }
     /* Store the action as applied, so recorded controls are exactly what Sim used. */
     tpWorld_ClampAction(d->world, action);
+    pack_action(d, action, stored);
     return band ? TP_CB_TRUE : TP_CB_FALSE;
 }
 
@@ -188,7 +224,8 @@ static int cb_simulate(void *ctx, const void *x, const double *action, void *xne
 {
     tpDomain *d = ctx;
     double t = tpState_Time(x);
-    tpWorld_Step(d->world, tpState_Bodies(x), t, action, (tpBodyState *)((char *)xnew + d->off_bodies));
+    tpDomain_ExpandAction(d, action, d->act_full);
+    tpWorld_Step(d->world, tpState_Bodies(x), t, d->act_full, (tpBodyState *)((char *)xnew + d->off_bodies));
     *(double *)xnew = t + d->def.scene.dt;
     return TP_CB_TRUE;
 }
@@ -231,8 +268,7 @@ static double cb_quality(void *ctx, const void *x)
     }
     if (m->kind == TP_METRIC_CALLBACK) {
         tpStateView v = tpDomain_View(d, x);
-        double zero[6] = {0};
-        const double *acts[1] = {zero};
+        const double *acts[1] = {d->act_zero};
         return m->fn(m->user, m->id, &v, acts, 1);
     }
     return -(double)tpState_Time(x); /* TP_METRIC_STEPS/DEFAULT: deepest (latest) is best */
@@ -255,7 +291,8 @@ static double peak_force(const tpDomain *d, const tpMetricDef *m, const tpTree *
         }
         double peak2 = 0;
         for (int i = 1; i < len; ++i) {
-            const double *f = tpTree_Action(tree, path[i]) + 6 * k;
+            tpDomain_ExpandAction(d, tpTree_Action(tree, path[i]), d->act_full);
+            const double *f = d->act_full + 6 * k;
             double f2 = f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
             peak2 = f2 > peak2 ? f2 : peak2;
         }
@@ -280,7 +317,8 @@ static double path_metric(tpDomain *d, const tpMetricDef *m, const tpTree *tree,
     case TP_METRIC_EFFORT: {
         double sum = 0;
         for (int i = 1; i < len; ++i) {
-            const double *a = tpTree_Action(tree, path[i]);
+            const double *a = d->act_full;
+            tpDomain_ExpandAction(d, tpTree_Action(tree, path[i]), d->act_full);
             for (int k = 0; k < d->ncontrol; ++k) {
                 int body = tpWorld_ControlBody(d->world, k);
                 bool listed = m->nbodies == 0;
@@ -298,19 +336,24 @@ static double path_metric(tpDomain *d, const tpMetricDef *m, const tpTree *tree,
     case TP_METRIC_CALLBACK: {
         tpStateView *views = malloc(sizeof *views * (size_t)len);
         const double **acts = malloc(sizeof *acts * (size_t)len);
-        if (!views || !acts) {
+        const size_t full = 6 * (size_t)d->ncontrol;
+        double *expanded = malloc(sizeof *expanded * (full > 0 ? full : 1) * (size_t)len);
+        if (!views || !acts || !expanded) {
             free(views);
             free(acts);
+            free(expanded);
             tpDomain_SetError(d, "out of memory evaluating the solution metric");
             return NAN;
         }
         for (int i = 0; i < len; ++i) {
             views[i] = tpDomain_View(d, tpTree_State(tree, path[i]));
-            acts[i] = tpTree_Action(tree, path[i]);
+            tpDomain_ExpandAction(d, tpTree_Action(tree, path[i]), expanded + full * (size_t)i);
+            acts[i] = expanded + full * (size_t)i;
         }
         double c = m->fn(m->user, m->id, views, acts, len);
         free(views);
         free(acts);
+        free(expanded);
         return c;
     }
     default:
@@ -353,7 +396,7 @@ tpProblem tpDomain_Problem(tpDomain *d)
     memset(&p, 0, sizeof p);
     p.ctx = d;
     p.state_bytes = d->state_bytes;
-    p.action_dim = 6 * d->ncontrol;
+    p.action_dim = d->action_dim;
     p.sample_dim = d->sample_dim;
     p.key_dim = d->key_body >= 0 ? d->key_dim : 0;
     p.key_is_euclidean = d->def.sampling.distance == TP_DISTANCE_EUCLIDEAN;
@@ -393,6 +436,10 @@ void tpDestroyDomain(tpDomain *d)
     free(d->initial_all);
     free(d->tac_off);
     free(d->tac_nv);
+    free(d->act_off);
+    free(d->act_planar);
+    free(d->act_full);
+    free(d->act_zero);
     tpDestroyCond(d->def.quality.cond);
     tpDestroyCond(d->def.solution.cond);
     for (int r = 0; r < d->def.nreports; ++r) {
@@ -652,6 +699,23 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
         tpErrorf(err, errlen, "out of memory");
         tpDestroyDomain(d);
         return NULL;
+    }
+    /* Compact actions: a planar control slot is stored as (fx, fy, tz). */
+    size_t nc = (size_t)(d->ncontrol > 0 ? d->ncontrol : 1);
+    d->act_off = calloc(nc, sizeof *d->act_off);
+    d->act_planar = calloc(nc, sizeof *d->act_planar);
+    d->act_full = calloc(6 * nc, sizeof *d->act_full);
+    d->act_zero = calloc(6 * nc, sizeof *d->act_zero);
+    if (!d->act_off || !d->act_planar || !d->act_full || !d->act_zero) {
+        tpErrorf(err, errlen, "out of memory");
+        tpDestroyDomain(d);
+        return NULL;
+    }
+    d->action_dim = 0;
+    for (int k = 0; k < d->ncontrol; ++k) {
+        d->act_off[k] = d->action_dim;
+        d->act_planar[k] = tpWorld_Body(d->world, tpWorld_ControlBody(d->world, k))->planar_force;
+        d->action_dim += d->act_planar[k] ? 3 : 6;
     }
     size_t off = d->off_tactics;
     for (int i = 0; i < d->ntactics; ++i) {

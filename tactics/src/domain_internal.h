@@ -16,6 +16,12 @@ struct tpDomain {
     size_t off_tactics;       /* byte offset of the tactic states */
     size_t *tac_off;          /* per tactic: byte offset of its tpTacticState in a blob */
     int *tac_nv;              /* per tactic: skill variables stored (max tpSkill_VarCount of its skills) */
+    int action_dim;           /* doubles of a stored (compact) action: 3 per planar control slot
+                                 (fx, fy, tz: the clamp zeroes the rest), 6 per other slot */
+    int *act_off;             /* per control slot: offset of its entries in a compact action */
+    bool *act_planar;         /* per control slot: stored as 3 doubles */
+    double *act_full;         /* scratch: one full action, 6 per control slot */
+    double *act_zero;         /* a full action of zeros (the root's, for callbacks) */
     size_t state_bytes;
     tpBodyState *initial_all; /* every body's state at t = 0 (for "moved") */
     int key_body;             /* body compared with y in BK-RRT, -1 if none */
@@ -28,6 +34,9 @@ struct tpDomain {
 bool tpCond_Check(const tpCond *c, const tpWorld *world, char *err, size_t errlen);
 /// Evaluates a condition: 1 true, 0 false, -1 host error.
 int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all);
+
+/// Full action (6 doubles per control slot) from a compact stored one.
+void tpDomain_ExpandAction(const tpDomain *d, const double *compact, double *full);
 
 /// A state view of a blob.
 tpStateView tpDomain_View(const tpDomain *d, const void *x);

@@ -70,7 +70,8 @@ static bool fill_world(const tpDomain *d, const tpTree *tree, int32_t leaf, doub
         if (i == 0) {
             continue;
         }
-        const double *a = tpTree_Action(tree, path[i]);
+        const double *a = d->act_full;
+        tpDomain_ExpandAction(d, tpTree_Action(tree, path[i]), d->act_full);
         for (int b = 0; b < d->nbodies; ++b) {
             int slot = tpWorld_ControlSlot(d->world, b);
             if (slot >= 0 && w->controls[b]) {
