@@ -55,6 +55,8 @@ static void test_arrange_plans(void **state)
     assert_int_equal(tpDomain_TacticVars(d, 0), 6);
     tpProblem p = tpDomain_Problem(d);
     assert_int_equal((int)p.state_bytes, 8 + 3 * 13 * 8 + 3 * (8 + 6 * 8));
+    /* actions: d1 is planar (fx, fy, tz), d2 and d3 keep 6 doubles */
+    assert_int_equal(p.action_dim, 3 + 6 + 6);
     assert_int_equal(def->nreports, 3);
     assert_int_equal(def->goal->kind, TP_COND_ARRANGED);
     assert_int_equal(def->goal->ntargets, 3);
