@@ -159,6 +159,9 @@ local LAND = 0.35                              -- below this height a die is in 
 local names, points = {}, {}
 local tactics = {}
 local F = FORCE * WEIGHT                       -- N
+-- transition rows (Fig. 11), shared by all dice (read-only tables: no garbage per decision)
+local FALL, BOUNCE, GLIDE = { fall = 1 }, { bounce = 1 }, { glide = 1 }
+local SETTLE, STUCK = { settle = 1 }, { settle = 0.6, sidestep = 0.4 }
 for i = 1, COUNT do
   local name = string.format("die%03d", i)
   local goal = target_of[i]
@@ -189,18 +192,18 @@ for i = 1, COUNT do
                        force = tp.uniform(0.8 * F, F), duration = tp.uniform(0.3, 0.6), max_z = LAND, kp = 1.5,
                        kv = 8, max_speed = 0.5, tolerance = 0.015 },
     },
+    -- every row is the same function of the die's state: the phase of the fall it is in
     transitions = (function()
       local rows = {}
       local function phase(s)
-        local _, _, z = s:pos(name)
-        if z > GRID_TOP then return { fall = 1 } end
-        if z > GRID_BOT then return { bounce = 1 } end
-        if z > LAND then return { glide = 1 } end
-        local x, y = s:pos(name)
+        local x, y, z = s:pos(name)
+        if z > GRID_TOP then return FALL end
+        if z > GRID_BOT then return BOUNCE end
+        if z > LAND then return GLIDE end
         if s:speed(name) < 0.05 and (x - goal[1]) ^ 2 + (y - goal[2]) ^ 2 > TOL * TOL then
-          return { settle = 0.6, sidestep = 0.4 } -- resting off target: blocked, perhaps
+          return STUCK -- resting off target: blocked, perhaps
         end
-        return { settle = 1 }
+        return SETTLE
       end
       for _, k in ipairs { "fall", "bounce", "glide", "settle", "sidestep" } do rows[k] = phase end
       return rows
