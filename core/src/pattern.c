@@ -176,8 +176,8 @@ static bool read_uint(tpPnmIn *in, const char *what, long max, long *out)
     return true;
 }
 
-bool tpBitmap_ParsePnm(const unsigned char *data, size_t len, const char *name, bool invert, tpBitmap *out,
-                       char *err, size_t errlen)
+bool tpBitmap_ParsePnm(const unsigned char *data, size_t len, const char *name, bool invert, tpBitmap *out, char *err,
+                       size_t errlen)
 {
     memset(out, 0, sizeof *out);
     tpPnmIn in = {data, len, 0, name ? name : "image", err, errlen};

@@ -56,8 +56,8 @@ static int tplArranged(lua_State *L)
         int d = tplToVector(L, lua_gettop(L), label, p, 2, 3, false);
         lua_pop(L, 1);
         if (dim && d != dim)
-            tplError(L, "%s: all points must have the same dimension (points[1] has %d, points[%d] has %d)", label,
-                     dim, i + 1, d);
+            tplError(L, "%s: all points must have the same dimension (points[1] has %d, points[%d] has %d)", label, dim,
+                     i + 1, d);
         dim = d;
         for (int k = 0; k < 3; k++) {
             lua_pushnumber(L, p[k]);
@@ -219,4 +219,7 @@ static const luaL_Reg tplArrangeFns[] = {
     {NULL, NULL},
 };
 
-void tplOpenArrange(lua_State *L) { luaL_setfuncs(L, tplArrangeFns, 0); }
+void tplOpenArrange(lua_State *L)
+{
+    luaL_setfuncs(L, tplArrangeFns, 0);
+}

@@ -132,7 +132,8 @@ static void test_pgm_ascii_and_binary(void **state)
     rows_of(&b, s2);
     assert_string_equal(s1, s2);
     /* 16-bit samples, big endian */
-    const char p5w[] = {'P', '5', ' ', '2', ' ', '1', ' ', '1', '0', '0', '0', '\n', 0x01, (char)0xF3, 0x01, (char)0xF4};
+    const char p5w[] = {'P', '5', ' ', '2',  ' ',  '1',        ' ',  '1',
+                        '0', '0', '0', '\n', 0x01, (char)0xF3, 0x01, (char)0xF4};
     assert_true(parse(p5w, sizeof p5w, false, &c, err)); /* 499 < 500 lit, 500 not */
     rows_of(&c, s3);
     assert_string_equal(s3, "#.\n");
@@ -281,10 +282,14 @@ static void test_cells_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_font_glyph_I),       cmocka_unit_test(test_font_text_layout),
-        cmocka_unit_test(test_font_errors),        cmocka_unit_test(test_pbm_ascii_and_binary),
-        cmocka_unit_test(test_pgm_ascii_and_binary), cmocka_unit_test(test_pnm_corrupted),
-        cmocka_unit_test(test_pnm_file),           cmocka_unit_test(test_cells_text),
+        cmocka_unit_test(test_font_glyph_I),
+        cmocka_unit_test(test_font_text_layout),
+        cmocka_unit_test(test_font_errors),
+        cmocka_unit_test(test_pbm_ascii_and_binary),
+        cmocka_unit_test(test_pgm_ascii_and_binary),
+        cmocka_unit_test(test_pnm_corrupted),
+        cmocka_unit_test(test_pnm_file),
+        cmocka_unit_test(test_cells_text),
         cmocka_unit_test(test_cells_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,8 +38,8 @@ bool tpBitmap_FromText(const char *text, tpBitmap *out, char *err, size_t errlen
 /// raster, or more than TP_PNM_MAX_PIXELS pixels.
 bool tpBitmap_ReadPnm(const char *path, bool invert, tpBitmap *out, char *err, size_t errlen);
 /// Same, from a memory buffer; `name` is used in messages.
-bool tpBitmap_ParsePnm(const unsigned char *data, size_t len, const char *name, bool invert, tpBitmap *out,
-                       char *err, size_t errlen);
+bool tpBitmap_ParsePnm(const unsigned char *data, size_t len, const char *name, bool invert, tpBitmap *out, char *err,
+                       size_t errlen);
 
 /// Frees the pixels and zeroes the bitmap. NULL is allowed.
 void tpBitmap_Free(tpBitmap *bm);
