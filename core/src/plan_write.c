@@ -364,6 +364,15 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
         !tpCheckFinite(c, &rec->dt, 1, "dt")) {
         return false;
     }
+    if (rec->nreports < 0 || rec->nreports > TP_PLAN_MAX_REPORTS) {
+        return tpCheckFail(c, "stats.report: %d entries (at most %d)", rec->nreports, TP_PLAN_MAX_REPORTS);
+    }
+    for (int i = 0; i < rec->nreports; ++i) {
+        snprintf(field, sizeof field, "stats.report.%.63s", rec->report_names[i]);
+        if (!rec->report_names[i][0] || !tpCheckFinite(c, &rec->report_values[i], 1, field)) {
+            return rec->report_names[i][0] ? false : tpCheckFail(c, "stats.report: entry %d has no name", i + 1);
+        }
+    }
     /* Counts travel through JSON numbers (doubles): beyond 2^53 they would not read back. */
     const int64_t counts[5] = {rec->max_iters, rec->iterations, rec->nodes, rec->rejected, rec->memory_bytes};
     static const char *const count_names[5] = {"planner.max_iters", "stats.iterations", "stats.nodes",

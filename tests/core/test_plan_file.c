@@ -184,6 +184,11 @@ static void build_record(tpPlanRecord *rec)
     rec->rejected = 0;
     rec->nsolutions = 1;
     rec->memory_bytes = 123456789012;
+    rec->nreports = 2;
+    strcpy(rec->report_names[0], "on_target");
+    rec->report_values[0] = 0.9025;
+    strcpy(rec->report_names[1], "peak \"force\"");
+    rec->report_values[1] = 1.0 / 7.0;
     rec->t_select = 0.1;
     rec->t_tactics = 1.0 / 3.0;
     rec->t_physics = 5e-324;
@@ -274,6 +279,11 @@ static void assert_record_equal(const tpPlanRecord *a, const tpPlanRecord *b)
     assert_int_equal(a->rejected, b->rejected);
     assert_int_equal(a->nsolutions, b->nsolutions);
     assert_int_equal(a->memory_bytes, b->memory_bytes);
+    assert_int_equal(a->nreports, b->nreports);
+    for (int i = 0; i < a->nreports; ++i) {
+        assert_string_equal(a->report_names[i], b->report_names[i]);
+        assert_bits_equal(&a->report_values[i], &b->report_values[i], 1);
+    }
     const double ta[5] = {a->t_select, a->t_tactics, a->t_physics, a->t_check, a->t_total};
     const double tb[5] = {b->t_select, b->t_tactics, b->t_physics, b->t_check, b->t_total};
     assert_bits_equal(ta, tb, 5);
@@ -458,6 +468,9 @@ static void test_plan_refusals(void **state)
     expect_refusal("", 0, "empty file");
     expect_refusal("[1, 2]", 6, "not a tplan plan file");
     expect_edit_refused(text, NULL, "\"tplan-plan\"", "\"other-plan\"", "not a tplan plan file");
+    expect_edit_refused(text, NULL, "\"on_target\": 0.9025", "\"on_target\": \"high\"",
+                        "stats.report: on_target: expected a number, got a string");
+    expect_edit_refused(text, NULL, "\"report\": {", "\"report\": [1], \"x\": {", "stats.report: expected an object");
     expect_edit_refused(text, NULL, "\"version\": 1", "\"version\": 2",
                         "version: unsupported plan version 2 (this tplan reads version 1)");
     expect_edit_refused(text, NULL, "\"dt\": 0.01,", "", ": missing field \"dt\"");
