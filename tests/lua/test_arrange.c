@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *fixture(const char *name)
@@ -80,6 +81,42 @@ static void test_arrange_plans(void **state)
     tpDestroyScript(s);
 }
 
+/* The broad phase changes speed only: every space gives the same solution, bit for bit. */
+static void test_spaces_agree(void **state)
+{
+    (void)state;
+    const char *spaces[] = {"sap", "simple", "hash", "auto"};
+    unsigned char *first = NULL;
+    size_t bytes = 0;
+    for (int k = 0; k < 4; ++k) {
+        char err[2048] = "";
+        tpScriptParam par = {"space", spaces[k]};
+        tpScript *s = tpLoadScript(fixture("arrange_ok.lua"), &par, 1, err, sizeof err);
+        assert_non_null(s);
+        tpDomain *d = tpScript_Domain(s);
+        assert_int_equal((int)tpWorld_Def(tpDomain_World(d))->space, k == 3   ? TP_SPACE_AUTO
+                                                                     : k == 0 ? TP_SPACE_SAP
+                                                                     : k == 1 ? TP_SPACE_SIMPLE
+                                                                              : TP_SPACE_HASH);
+        tpProblem p = tpDomain_Problem(d);
+        tpPlanner *pl = tpCreatePlanner(&tpDomain_Def(d)->planner, &p, err, sizeof err);
+        tpPlanResult res;
+        assert_int_equal(tpPlanner_Run(pl, &res), TP_PLAN_SOLVED);
+        const tpTree *tree = tpPlanner_Tree(pl);
+        if (!first) {
+            bytes = p.state_bytes;
+            first = malloc(bytes);
+            memcpy(first, tpTree_State(tree, res.best), bytes);
+        } else {
+            assert_int_equal(p.state_bytes, bytes);
+            assert_memory_equal(first, tpTree_State(tree, res.best), bytes);
+        }
+        tpDestroyPlanner(pl);
+        tpDestroyScript(s);
+    }
+    free(first);
+}
+
 static void test_arrange_errors(void **state)
 {
     (void)state;
@@ -95,6 +132,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arrange_plans),
+        cmocka_unit_test(test_spaces_agree),
         cmocka_unit_test(test_arrange_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,7 @@ for i = 1, 3 do
 end
 local on = tp.arranged { bodies = names, points = points, radius = 0.03, speed = 0.05 }
 return tp.domain {
-  name = "arrange", space = "sap", solver = "quickstep",
+  name = "arrange", space = tp.param("space", "sap"), solver = "quickstep",
   materials = { tp.material { name = "slick", friction = 0.1 } },
   bodies = bodies, tactics = tactics, goal = on, quality = on, solution_metric = tp.peak_force(),
   report = { { "on_target", on }, { "peak", tp.peak_force { bodies = { "d1" } } }, { "steps", "steps" } },
