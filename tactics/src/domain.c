@@ -291,9 +291,9 @@ static double peak_force(const tpDomain *d, const tpMetricDef *m, const tpTree *
         }
         double peak2 = 0;
         for (int i = 1; i < len; ++i) {
-            tpDomain_ExpandAction(d, tpTree_Action(tree, path[i]), d->act_full);
-            const double *f = d->act_full + 6 * k;
-            double f2 = f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
+            /* the force is the first 2 (planar slot) or 3 entries of the compact action slot */
+            const double *f = tpTree_Action(tree, path[i]) + d->act_off[k];
+            double f2 = f[0] * f[0] + f[1] * f[1] + (d->act_planar[k] ? 0.0 : f[2] * f[2]);
             peak2 = f2 > peak2 ? f2 : peak2;
         }
         double r = sqrt(peak2) / (mass * gn);
