@@ -5,16 +5,24 @@
 -- a small horizontal force (at most `force` x the die's weight) so the fall still looks passive.
 -- Metres, kilograms, seconds, z up.
 --
---   bucket   floor z = 0, walls around the pattern (+ margin), 0.4 high
---   grid     static spheres r 0.12 in two staggered layers at z = 2.6 and 2.2, 0.7 apart
---   dice     cubes of edge 0.1, 0.15 kg, dropped from z in [3.4, 3.4 + 0.02 * count] over the bucket
+--   bucket   floor z = 0 (slippery: mu 0.08 against a die), walls 0.4 high around the pattern
+--            with a 0.5 m margin
+--   grid     static spheres ("pegs") r 0.12 in two staggered layers at z = 4.2 and 3.8, 0.7 apart
+--   dice     cubes of edge 0.1, 0.15 kg, dropped at rest in random orientations from random points
+--            over the bucket at z in [4.7, 6.2]; each carries a tactic whose skills (`steer`) push
+--            it horizontally by at most `force` x its weight (0.25 by default)
 --   pattern  `text` in the built-in 5x7 font, or `image` (PBM/PGM), rasterised into `count`
---            cells `pitch` apart; die i is assigned a cell near where it falls (strip matching)
+--            cells `pitch` apart; each die gets a cell near where it falls (strip matching, then
+--            pairwise swaps that shorten the squared distances)
 --   goal     at least `goal_fraction` of the dice rest (< 5 cm/s) within `tolerance` of their cell
+--   planner  BK-BGT, mu 1000, a preset tree of at most 3000 nodes; the approximate answer is the
+--            node with the most dice on target. `report` prints the on-target fraction and the
+--            largest control force per weight of the selected plan.
 --
 -- tplan plan dice                                 400 dice spelling "TP"
 -- tplan plan dice --set count=30 --set text=I     a quick instance (the tests use it)
 -- tplan plan dice --set image=logo.pbm            any PBM/PGM image (relative to this script)
+-- tplan plan dice --set goal_fraction=1           grow the whole preset tree, keep the best node
 local tp = require "tp"
 
 local COUNT = tp.param("count", 400)              -- number of dice
@@ -27,14 +35,20 @@ local TOL = tp.param("tolerance", 0.07)           -- m, distance of a resting di
 local FRACTION = tp.param("goal_fraction", 0.9)   -- of the dice on target
 local GRID = tp.param("grid", true)               -- the sphere grid (false: a free fall)
 local FLOOR_MU = tp.param("floor_friction", 0.08) -- dice on the bucket floor (ODE uses a friction pyramid)
-local GRID_HEIGHT = tp.param("grid_z", 4.2)      -- m, height of the upper layer of pegs
-
-local EDGE, MASS = 0.1, 0.15
+local GRID_HEIGHT = tp.param("grid_z", 4.2)       -- m, height of the upper layer of pegs
+local DROP = tp.param("drop", 1.5)                -- m, range of start heights
 local PITCH = tp.param("pitch", 0.22)             -- m, cell spacing (dice are 0.1 wide)
+local PEG_E = tp.param("peg_restitution", 0.1)
+local PEG_MU = tp.param("peg_friction", 0.1)
+
+local EDGE, MASS = 0.1, 0.15                      -- m, kg
 local G = 9.81
 local WEIGHT = MASS * G
 
-assert(COUNT >= 1 and COUNT <= 2000 and COUNT == math.floor(COUNT), "count must be an integer 1..2000")
+assert(math.type(COUNT) == "integer" and COUNT >= 1 and COUNT <= 2000, "count must be an integer 1..2000")
+assert(math.type(SEED) == "integer", "layout_seed must be an integer")
+assert(FORCE > 0 and PITCH > EDGE and TOL > 0 and FRACTION > 0 and FRACTION <= 1,
+       "need force > 0, pitch > 0.1, tolerance > 0, 0 < goal_fraction <= 1")
 
 -- Target cells, centred on the origin.
 local cells = tp.pattern { text = IMAGE == "" and TEXT or nil, image = IMAGE ~= "" and IMAGE or nil,
@@ -49,7 +63,7 @@ local BX0, BX1, BY0, BY1 = xmin - MARGIN, xmax + MARGIN, ymin - MARGIN, ymax + M
 
 -- A small seeded generator for the layout (math.random is disabled in domain scripts):
 -- 64-bit xorshift*, deterministic on every platform with Lua 5.4 integers.
-local state = 0x9E3779B97F4A7C15 ~ math.tointeger(SEED)
+local state = 0x9E3779B97F4A7C15 ~ SEED
 local function rand()
   state = state ~ (state >> 12)
   state = state ~ (state << 25)
@@ -61,7 +75,6 @@ end
 -- heights so they do not all arrive at once, in random orientations.
 local starts = {}
 local TOP = GRID_HEIGHT + 0.5
-local DROP = tp.param("drop", 1.5)                -- m, range of start heights above TOP
 for i = 1, COUNT do
   local u1, u2, u3 = rand(), rand(), rand()
   local s1, s2 = math.sqrt(1 - u1), math.sqrt(u1)
@@ -226,7 +239,7 @@ return tp.domain {
     tp.material { name = "die", friction = 0.3, restitution = 0.2 },
     tp.material { name = "floor", friction = 0.25, restitution = 0.05 },
     tp.material { name = "wall", friction = 0.3, restitution = 0.2 },
-    tp.material { name = "peg", friction = tp.param("peg_friction", 0.1), restitution = tp.param("peg_restitution", 0.1) },
+    tp.material { name = "peg", friction = PEG_MU, restitution = PEG_E },
   },
   contacts = {
     tp.contact { "die", "floor", friction = FLOOR_MU, restitution = 0.05 },
