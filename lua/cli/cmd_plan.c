@@ -259,6 +259,7 @@ int tpCmd_Plan(int argc, char **argv)
         code = TP_EXIT_FAILURE;
     }
     if (!quiet) {
+        const tpProblem problem = tpDomain_Problem(domain);
         print_summary(path, &pd, &res, &rec, &problem, code == TP_EXIT_OK ? out : NULL);
     }
     if (code == TP_EXIT_OK && st == TP_PLAN_APPROXIMATE) {
