@@ -20,7 +20,7 @@
 --            largest control force per weight of the selected plan.
 --
 -- tplan plan dice                                 400 dice spelling "TP"
--- tplan plan dice --set count=30 --set text=I     a quick instance (the tests use it)
+-- tplan plan dice --set count=30 --set text=I --set force=0.3   a quick instance (the tests use it)
 -- tplan plan dice --set image=logo.pbm            any PBM/PGM image (relative to this script)
 -- tplan plan dice --set goal_fraction=1           grow the whole preset tree, keep the best node
 local tp = require "tp"
