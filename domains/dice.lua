@@ -232,7 +232,7 @@ return tp.domain {
   dt = 1 / 60,
   gravity = { 0, 0, -G },
   solver = "quickstep",
-  space = "sap",                    -- sweep and prune: the fastest broad phase for hundreds of dice
+  space = tp.param("space", "sap"), -- broad phase: sweep and prune is the fastest for hundreds of dice
   quickstep_iters = 10,
   max_contacts = 4,
   materials = {
