@@ -23,6 +23,7 @@
 -- tplan plan dice --set count=30 --set text=I --set force=0.3   a quick instance (the tests use it)
 -- tplan plan dice --set image=logo.pbm            any PBM/PGM image (relative to this script)
 -- tplan plan dice --set goal_fraction=1           grow the whole preset tree, keep the best node
+-- tplan plan dice --solutions 3                  many worlds: the solution with the most dice on target
 local tp = require "tp"
 
 local COUNT = tp.param("count", 400)              -- number of dice
@@ -249,6 +250,7 @@ return tp.domain {
   goal = on_target,
   -- BK-BGT with a preset tree size (Table 1): without a goal node the best arrangement is kept
   quality = on_target,
+  solution_metric = on_target,      -- many-worlds (--solutions K): keep the most dice on target
   report = {
     { "on_target", on_target },
     { "peak_force_per_weight", tp.peak_force() },
