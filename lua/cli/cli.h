@@ -72,5 +72,7 @@ int tpCmd_Plan(int argc, char **argv);
 int tpCmd_Bench(int argc, char **argv);
 int tpCmd_Replay(int argc, char **argv);
 int tpCmd_Domains(int argc, char **argv);
+int tpCmd_View(int argc, char **argv);
+int tpCmd_Render(int argc, char **argv);
 
 #endif

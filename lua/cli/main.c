@@ -17,6 +17,8 @@ static void usage(FILE *f)
             "  plan DOMAIN     plan a domain script (a path, or a built-in name such as minigolf)\n"
             "  replay PLAN     re-simulate a plan file and check it bit for bit\n"
             "  bench           benchmark domains x planners over seeds (paper Table 1, Fig. 13)\n"
+            "  view PLAN       play back a plan (and its search tree) in a window\n"
+            "  render PLAN     render a plan's motion to numbered PNG frames (offscreen)\n"
             "  domains         list the built-in domains\n"
             "  help [COMMAND]  show help for a command\n"
             "\n"
@@ -66,6 +68,12 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "bench") == 0) {
         return tpCmd_Bench(argc, argv);
+    }
+    if (strcmp(cmd, "view") == 0) {
+        return tpCmd_View(argc, argv);
+    }
+    if (strcmp(cmd, "render") == 0) {
+        return tpCmd_Render(argc, argv);
     }
     if (strcmp(cmd, "domains") == 0) {
         return tpCmd_Domains(argc, argv);

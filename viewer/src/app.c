@@ -1,0 +1,826 @@
+/* tplan viewer: the interactive window (tplan view), offline frames (tplan render) and the live
+ * view of a running planner (tplan plan --view). One GLFW window per process, single-threaded. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <stb_image_write.h>
+
+#include "internal.h"
+#include "tp/base.h"
+
+tpViewerDef tpDefaultViewerDef(void)
+{
+    tpViewerDef d;
+    memset(&d, 0, sizeof d);
+    d.width = 1280;
+    d.height = 720;
+    d.show_tree = true;
+    d.show_trails = true;
+    d.show_contacts = false;
+    d.show_overlay = true;
+    d.camera_fit = true;
+    return d;
+}
+
+tpRenderDef tpDefaultRenderDef(void)
+{
+    tpRenderDef d;
+    memset(&d, 0, sizeof d);
+    d.view = tpDefaultViewerDef();
+    d.fps = 60;
+    return d;
+}
+
+/* ---- loading ---- */
+
+static char glfw_error[512];
+
+static void on_glfw_error(int code, const char *msg)
+{
+    snprintf(glfw_error, sizeof glfw_error, "GLFW error %d: %s", code, msg);
+}
+
+/* Reads the plan and the optional tree; prints the reason and returns TP_EXIT_BAD_INPUT on any
+ * problem, TP_EXIT_OK otherwise. */
+static int load_inputs(const char *plan_path, const char *tree_path, tpPlanRecord *rec, tpTreeRecord *tree,
+                       bool *has_tree)
+{
+    char err[2048];
+    memset(rec, 0, sizeof *rec);
+    memset(tree, 0, sizeof *tree);
+    *has_tree = false;
+    if (!tpPlanRecord_Read(rec, plan_path, err, sizeof err)) {
+        tpLog(TP_LOG_ERROR, "cannot read plan: %s", err);
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (tree_path) {
+        if (!tpTreeRecord_Read(tree, tree_path, err, sizeof err)) {
+            tpLog(TP_LOG_ERROR, "cannot read tree: %s", err);
+            tpPlanRecord_Free(rec);
+            return TP_EXIT_BAD_INPUT;
+        }
+        *has_tree = true;
+    }
+    return TP_EXIT_OK;
+}
+
+/* Opens a window with a compatibility (legacy) OpenGL >= 3.0 context. NULL with a message. */
+static GLFWwindow *open_window(int w, int h, const char *title, bool visible, char *err, size_t errlen)
+{
+    glfwSetErrorCallback(on_glfw_error);
+    if (!glfwInit()) {
+        tpErrorf(err, errlen, "cannot open a window (%s); is a display available? Without one, run under xvfb-run",
+                 glfw_error[0] ? glfw_error : "glfwInit failed");
+        return NULL;
+    }
+    glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
+    glfwWindowHint(GLFW_SAMPLES, visible ? 4 : 0);
+    GLFWwindow *win = glfwCreateWindow(w, h, title, NULL, NULL);
+    if (!win) {
+        tpErrorf(err, errlen, "cannot create an OpenGL window (%s)", glfw_error[0] ? glfw_error : "unknown error");
+        glfwTerminate();
+        return NULL;
+    }
+    glfwMakeContextCurrent(win);
+    const char *ver = (const char *)glGetString(GL_VERSION);
+    int major = 0;
+    if (!ver || sscanf(ver, "%d", &major) != 1 || major < 3) {
+        tpErrorf(err, errlen, "OpenGL 3.0 or newer is needed (this context: %s)", ver ? ver : "unknown");
+        glfwDestroyWindow(win);
+        glfwTerminate();
+        return NULL;
+    }
+    if (visible) {
+        glEnable(GL_MULTISAMPLE);
+    }
+    return win;
+}
+
+/* ---- application state ---- */
+
+typedef struct App {
+    GLFWwindow *win;
+    const tpPlanRecord *rec;
+    tpVScene scene;
+    bool scene_ok;
+    tpViewerDef def;
+    tpViewCamera cam, cam_home;
+    double t;        /* s of motion shown */
+    double speed;    /* playback speed factor */
+    bool playing;
+    bool help;
+    bool tree, trails, contacts, overlay;
+    int world;
+    /* mouse */
+    bool orbit, pan, scrub;
+    double mx, my;
+    /* live view */
+    const char *live_status; /* non-NULL while planning */
+    /* frame rate */
+    double fps_t0;
+    long fps_frames;
+    double fps_last;
+} App;
+
+static double duration(const App *a)
+{
+    if (a->world < 0 || a->world >= a->rec->nworlds) {
+        return 0;
+    }
+    return a->rec->worlds[a->world].nsteps * a->rec->dt;
+}
+
+static int step_of(const App *a)
+{
+    return a->rec->dt > 0 ? (int)floor(a->t / a->rec->dt + 1e-9) : 0;
+}
+
+static void set_time(App *a, double t)
+{
+    double d = duration(a);
+    a->t = t < 0 ? 0 : (t > d ? d : t);
+}
+
+/* Timeline bar geometry in window coordinates (origin top-left). */
+static void timeline_rect(int w, int h, float r[4])
+{
+    r[0] = 16, r[1] = (float)h - 26, r[2] = (float)w - 32, r[3] = 10;
+}
+
+static void draw_overlay(App *a, int w, int h)
+{
+    const tpPlanRecord *rec = a->rec;
+    const float white[4] = {1, 1, 1, 1}, dim[4] = {0.75f, 0.78f, 0.85f, 1}, panel[4] = {0, 0, 0, 0.55f};
+    float sc = h >= 600 ? 2.0f : 1.5f;
+    char txt[4096];
+    int n = 0;
+    int nsteps = (a->world >= 0 && a->world < rec->nworlds) ? rec->worlds[a->world].nsteps : 0;
+    n += snprintf(txt + n, sizeof txt - (size_t)n, "%s  (%s)\n", rec->domain_name ? rec->domain_name : "?",
+                  rec->domain_file ? rec->domain_file : "?");
+    n += snprintf(txt + n, sizeof txt - (size_t)n, "planner %s  seed %u  %s\n",
+                  rec->planner && strcmp(rec->planner, "rrt") == 0 ? "BK-RRT" : "BK-BGT", rec->seed,
+                  a->live_status ? "planning..." : (rec->status ? rec->status : "?"));
+    if (a->live_status) {
+        n += snprintf(txt + n, sizeof txt - (size_t)n, "%s\n", a->live_status);
+    } else {
+        int st = step_of(a);
+        n += snprintf(txt + n, sizeof txt - (size_t)n, "step %d / %d   t %.2f / %.2f s   speed %gx  %s\n",
+                      st > nsteps ? nsteps : st, nsteps, a->t, duration(a), a->speed, a->playing ? "" : "(paused)");
+        n += snprintf(txt + n, sizeof txt - (size_t)n, "world %d / %d%s   cost %g\n", a->world + 1, rec->nworlds,
+                      a->world == rec->selected ? " (selected)" : "",
+                      rec->nworlds > 0 ? rec->worlds[a->world].cost : 0.0);
+        n += snprintf(txt + n, sizeof txt - (size_t)n, "nodes %lld   iterations %lld   planning %.3f s\n",
+                      (long long)rec->nodes, (long long)rec->iterations, rec->t_total);
+        int si = st < nsteps ? st : nsteps - 1;
+        for (int k = 0; k < rec->ntactics && n < (int)sizeof txt - 200; ++k) {
+            const tpPlanTactic *tc = &rec->tactics[k];
+            const char *skill = "-";
+            if (si >= 0 && rec->worlds[a->world].active && rec->worlds[a->world].active[k]) {
+                int32_t idx = rec->worlds[a->world].active[k][si];
+                skill = (idx >= 0 && idx < tc->nskills) ? tc->skills[idx] : "?";
+            }
+            n += snprintf(txt + n, sizeof txt - (size_t)n, "%s (%s): %s\n", tc->name, tc->body, skill);
+        }
+    }
+    if (a->contacts) {
+        n += snprintf(txt + n, sizeof txt - (size_t)n, "contacts: %d (approximate, from geometry)\n",
+                      tpVScene_ContactCount(&a->scene, a->t));
+    }
+    if (n > 0 && txt[n - 1] == '\n') {
+        txt[--n] = '\0';
+    }
+    float tw, th;
+    tpVText_Size(txt, sc, &tw, &th);
+    tpVText_Rect(6, 6, tw + 16, th + 12, panel);
+    tpVText_Draw(14, 12, sc, txt, white);
+
+    /* legend: one colour per moving body (trails and tree) */
+    float y = 12;
+    for (int b = 0; b < rec->nbodies; ++b) {
+        if (a->scene.palette[b] < 0) {
+            continue;
+        }
+        if (y > h - 60) {
+            break;
+        }
+        float rgb[3], lw, lh;
+        tpVPalette(a->scene.palette[b], rgb);
+        float col[4] = {rgb[0], rgb[1], rgb[2], 1};
+        tpVText_Size(rec->bodies[b].name, sc, &lw, &lh);
+        tpVText_Rect((float)w - lw - 40, y - 4, lw + 34, 12 * sc + 2, panel);
+        tpVText_Rect((float)w - lw - 34, y + 2, 12, 8, col);
+        tpVText_Draw((float)w - lw - 16, y, sc, rec->bodies[b].name, col);
+        y += 12 * sc + 4;
+    }
+    if (a->scene.has_tree && a->tree) {
+        char tl[160];
+        snprintf(tl, sizeof tl, "tree: %lld nodes%s", (long long)a->scene.tree_nnodes,
+                 a->scene.tree_nbodies < a->scene.tree_nbodies_file ? " (first bodies only)" : "");
+        float lw, lh;
+        tpVText_Size(tl, sc, &lw, &lh);
+        tpVText_Rect((float)w - lw - 40, y - 4, lw + 34, 12 * sc + 2, panel);
+        tpVText_Draw((float)w - lw - 16, y, sc, tl, dim);
+    }
+
+    /* timeline */
+    float r[4];
+    timeline_rect(w, h, r);
+    const float bg[4] = {1, 1, 1, 0.18f}, fg[4] = {1.0f, 0.75f, 0.2f, 0.9f};
+    tpVText_Rect(r[0], r[1], r[2], r[3], bg);
+    double d = duration(a);
+    float frac = d > 0 ? (float)(a->t / d) : 0;
+    tpVText_Rect(r[0], r[1], r[2] * frac, r[3], fg);
+    tpVText_Rect(r[0] + r[2] * frac - 2, r[1] - 4, 4, r[3] + 8, white);
+    const char *hint = "H: help";
+    float hw, hh;
+    tpVText_Size(hint, sc * 0.75f, &hw, &hh);
+    tpVText_Draw((float)w - hw - 16, r[1] - 12 * sc * 0.75f - 6, sc * 0.75f, hint, dim);
+
+    if (a->help) {
+        static const char *help = "space      play / pause\n"
+                                  "left/right step back / forward (up/down: 10 steps)\n"
+                                  "[ ]        slower / faster\n"
+                                  "R          restart\n"
+                                  "N / P      next / previous solution (many worlds)\n"
+                                  "T          search tree on/off\n"
+                                  "L          trails on/off\n"
+                                  "K          contact points (approximate, from geometry)\n"
+                                  "O          overlay on/off\n"
+                                  "C          reset camera (fit to scene)\n"
+                                  "left drag  orbit    right/middle drag  pan    wheel  zoom\n"
+                                  "timeline   click or drag to seek\n"
+                                  "H          this help      Esc / Q  quit";
+        float hw2, hh2;
+        tpVText_Size(help, sc, &hw2, &hh2);
+        float x0 = ((float)w - hw2) / 2, y0 = ((float)h - hh2) / 2;
+        const float hp[4] = {0, 0, 0, 0.8f};
+        tpVText_Rect(x0 - 16, y0 - 16, hw2 + 32, hh2 + 32, hp);
+        tpVText_Draw(x0, y0, sc, help, white);
+    }
+}
+
+static void draw_frame(App *a, int w, int h)
+{
+    tpVFrame f;
+    memset(&f, 0, sizeof f);
+    f.width = w, f.height = h, f.t = a->t, f.cam = a->cam;
+    f.tree = a->tree, f.trails = a->trails, f.contacts = a->contacts;
+    tpVScene_Draw(&a->scene, &f);
+    if (a->overlay) {
+        tpVText_Begin(w, h);
+        draw_overlay(a, w, h);
+        tpVText_End();
+    }
+}
+
+static void set_world(App *a, int world)
+{
+    if (a->rec->nworlds <= 0) {
+        return;
+    }
+    world = ((world % a->rec->nworlds) + a->rec->nworlds) % a->rec->nworlds;
+    a->world = world;
+    tpVScene_SetWorld(&a->scene, world);
+    set_time(a, a->t);
+}
+
+/* ---- input ---- */
+
+static void on_key(GLFWwindow *win, int key, int scancode, int action, int mods)
+{
+    (void)scancode, (void)mods;
+    App *a = glfwGetWindowUserPointer(win);
+    if (action != GLFW_PRESS && action != GLFW_REPEAT) {
+        return;
+    }
+    double dt = a->rec->dt;
+    switch (key) {
+    case GLFW_KEY_SPACE:
+        if (!a->playing && a->t >= duration(a)) {
+            a->t = 0;
+        }
+        a->playing = !a->playing;
+        break;
+    case GLFW_KEY_RIGHT:
+    case GLFW_KEY_LEFT:
+    case GLFW_KEY_UP:
+    case GLFW_KEY_DOWN: {
+        int k = (key == GLFW_KEY_RIGHT || key == GLFW_KEY_LEFT) ? 1 : 10;
+        int sgn = (key == GLFW_KEY_RIGHT || key == GLFW_KEY_UP) ? 1 : -1;
+        a->playing = false;
+        set_time(a, (step_of(a) + sgn * k) * dt);
+        break;
+    }
+    case GLFW_KEY_LEFT_BRACKET:
+        a->speed = fmax(a->speed / 2, 1.0 / 64);
+        break;
+    case GLFW_KEY_RIGHT_BRACKET:
+        a->speed = fmin(a->speed * 2, 64);
+        break;
+    case GLFW_KEY_R:
+        a->t = 0, a->playing = true;
+        break;
+    case GLFW_KEY_HOME:
+        set_time(a, 0);
+        break;
+    case GLFW_KEY_END:
+        set_time(a, duration(a));
+        break;
+    case GLFW_KEY_N:
+        set_world(a, a->world + 1);
+        break;
+    case GLFW_KEY_P:
+        set_world(a, a->world - 1);
+        break;
+    case GLFW_KEY_T:
+        a->tree = !a->tree;
+        break;
+    case GLFW_KEY_L:
+        a->trails = !a->trails;
+        break;
+    case GLFW_KEY_K:
+        a->contacts = !a->contacts;
+        break;
+    case GLFW_KEY_O:
+        a->overlay = !a->overlay;
+        break;
+    case GLFW_KEY_C:
+        a->cam = a->cam_home;
+        break;
+    case GLFW_KEY_H:
+    case GLFW_KEY_F1:
+        a->help = !a->help;
+        break;
+    case GLFW_KEY_ESCAPE:
+    case GLFW_KEY_Q:
+        glfwSetWindowShouldClose(win, GLFW_TRUE);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Seeks to the time under window x on the timeline. */
+static void scrub_to(App *a, double x)
+{
+    int w, h;
+    glfwGetWindowSize(a->win, &w, &h);
+    float r[4];
+    timeline_rect(w, h, r);
+    double f = (x - r[0]) / r[2];
+    set_time(a, (f < 0 ? 0 : f > 1 ? 1 : f) * duration(a));
+}
+
+static void on_button(GLFWwindow *win, int button, int action, int mods)
+{
+    (void)mods;
+    App *a = glfwGetWindowUserPointer(win);
+    glfwGetCursorPos(win, &a->mx, &a->my);
+    if (action == GLFW_RELEASE) {
+        a->orbit = a->pan = a->scrub = false;
+        return;
+    }
+    int w, h;
+    glfwGetWindowSize(win, &w, &h);
+    float r[4];
+    timeline_rect(w, h, r);
+    if (button == GLFW_MOUSE_BUTTON_LEFT && a->overlay && a->mx >= r[0] - 4 && a->mx <= r[0] + r[2] + 4 &&
+        a->my >= r[1] - 8 && a->my <= r[1] + r[3] + 8) {
+        a->scrub = true;
+        scrub_to(a, a->mx);
+    } else if (button == GLFW_MOUSE_BUTTON_LEFT) {
+        a->orbit = true;
+    } else {
+        a->pan = true;
+    }
+}
+
+static void on_cursor(GLFWwindow *win, double x, double y)
+{
+    App *a = glfwGetWindowUserPointer(win);
+    double dx = x - a->mx, dy = y - a->my;
+    a->mx = x, a->my = y;
+    if (a->scrub) {
+        scrub_to(a, x);
+    } else if (a->orbit) {
+        a->cam.yaw -= dx * 0.008;
+        a->cam.pitch = fmax(-1.55, fmin(1.55, a->cam.pitch + dy * 0.008));
+    } else if (a->pan) {
+        int w, h;
+        glfwGetWindowSize(win, &w, &h);
+        double k = 2 * a->cam.dist * tan(a->cam.fovy / 2) / (h > 0 ? h : 1); /* m per pixel at the target */
+        double cy = cos(a->cam.yaw), sy = sin(a->cam.yaw), sp = sin(a->cam.pitch), cp = cos(a->cam.pitch);
+        double right[3] = {-sy, cy, 0}, up[3] = {-sp * cy, -sp * sy, cp};
+        for (int i = 0; i < 3; ++i) {
+            a->cam.target[i] += k * (-dx * right[i] + dy * up[i]);
+        }
+    }
+}
+
+static void on_scroll(GLFWwindow *win, double dx, double dy)
+{
+    (void)dx;
+    App *a = glfwGetWindowUserPointer(win);
+    a->cam.dist *= pow(0.88, dy);
+    a->cam.dist = fmax(a->cam.dist, 1e-3);
+}
+
+/* ---- main loop ---- */
+
+static void app_init_state(App *a, const tpPlanRecord *rec, const tpViewerDef *def, bool has_tree)
+{
+    a->rec = rec;
+    a->def = *def;
+    a->speed = 1;
+    a->playing = true;
+    a->tree = def->show_tree && has_tree;
+    a->trails = def->show_trails;
+    a->contacts = def->show_contacts;
+    a->overlay = def->show_overlay;
+    a->world = rec->nworlds > 0 ? (def->world >= 0 && def->world < rec->nworlds ? def->world : 0) : -1;
+    int w = def->width, h = def->height;
+    tpViewCamera_Fit(&a->cam_home, rec, (double)w / h);
+    a->cam = def->camera_fit ? a->cam_home : def->camera;
+    if (!def->camera_fit) {
+        a->cam_home = a->cam;
+    }
+}
+
+/* One interactive frame: advance time, draw, swap, poll. */
+static void app_frame(App *a, double *last)
+{
+    double now = glfwGetTime();
+    double dtw = now - *last;
+    *last = now;
+    if (a->playing && !a->scrub && !a->live_status) {
+        a->t += dtw * a->speed;
+        if (a->t >= duration(a)) {
+            a->t = duration(a);
+            a->playing = false;
+        }
+    }
+    int fw, fh;
+    glfwGetFramebufferSize(a->win, &fw, &fh);
+    if (fw > 0 && fh > 0) {
+        draw_frame(a, fw, fh);
+    }
+    glfwSwapBuffers(a->win);
+    glfwPollEvents();
+    a->fps_frames++;
+    if (a->def.print_fps && now - a->fps_t0 >= 1.0) {
+        a->fps_last = (double)a->fps_frames / (now - a->fps_t0);
+        printf("fps %.1f (%.2f ms/frame, %dx%d)\n", a->fps_last, 1000.0 / a->fps_last, fw, fh);
+        fflush(stdout);
+        a->fps_t0 = now;
+        a->fps_frames = 0;
+    }
+}
+
+static void app_install_callbacks(App *a)
+{
+    glfwSetWindowUserPointer(a->win, a);
+    glfwSetKeyCallback(a->win, on_key);
+    glfwSetMouseButtonCallback(a->win, on_button);
+    glfwSetCursorPosCallback(a->win, on_cursor);
+    glfwSetScrollCallback(a->win, on_scroll);
+}
+
+int tpViewer_Run(const char *plan_path, const char *tree_path, const tpViewerDef *def)
+{
+    tpPlanRecord rec;
+    tpTreeRecord tree;
+    bool has_tree;
+    int code = load_inputs(plan_path, tree_path, &rec, &tree, &has_tree);
+    if (code != TP_EXIT_OK) {
+        return code;
+    }
+    if (def->world < 0 || def->world >= rec.nworlds) {
+        tpLog(TP_LOG_ERROR, "view: --world %d: the plan has %d world(s)", def->world + 1, rec.nworlds);
+        tpPlanRecord_Free(&rec);
+        tpTreeRecord_Free(&tree);
+        return TP_EXIT_BAD_INPUT;
+    }
+    char err[1024], title[600];
+    snprintf(title, sizeof title, "tplan view - %s", plan_path);
+    GLFWwindow *win = open_window(def->width, def->height, title, true, err, sizeof err);
+    if (!win) {
+        tpLog(TP_LOG_ERROR, "%s", err);
+        tpPlanRecord_Free(&rec);
+        tpTreeRecord_Free(&tree);
+        return TP_EXIT_FAILURE;
+    }
+    App *a = calloc(1, sizeof *a);
+    code = TP_EXIT_FAILURE;
+    if (!a) {
+        goto out;
+    }
+    a->win = win;
+    app_init_state(a, &rec, def, has_tree);
+    if (!tpVScene_Init(&a->scene, &rec, err, sizeof err) ||
+        !tpVScene_SetTree(&a->scene, has_tree ? &tree : NULL, tree_path, err, sizeof err)) {
+        tpLog(TP_LOG_ERROR, "%s", err);
+        code = TP_EXIT_BAD_INPUT;
+        goto out;
+    }
+    a->scene_ok = true;
+    tpVScene_SetWorld(&a->scene, a->world);
+    tpTreeRecord_Free(&tree); /* uploaded */
+    app_install_callbacks(a);
+    glfwSwapInterval(def->print_fps ? 0 : 1);
+    double last = glfwGetTime(), start = last;
+    a->fps_t0 = last;
+    long frames = 0;
+    while (!glfwWindowShouldClose(win)) {
+        app_frame(a, &last);
+        ++frames;
+        if (def->quit_after > 0 && frames >= def->quit_after) {
+            break;
+        }
+    }
+    if (def->print_fps) {
+        double el = glfwGetTime() - start;
+        printf("average fps %.1f over %ld frames (%.2f s)\n", el > 0 ? frames / el : 0.0, frames, el);
+    }
+    code = TP_EXIT_OK;
+out:
+    if (a && a->scene_ok) {
+        tpVScene_Free(&a->scene);
+    } else if (a) {
+        tpVScene_Free(&a->scene);
+    }
+    free(a);
+    glfwDestroyWindow(win);
+    glfwTerminate();
+    tpPlanRecord_Free(&rec);
+    tpTreeRecord_Free(&tree);
+    return code;
+}
+
+/* ---- offline rendering ---- */
+
+/* Parses a frame list "0,5-9,last" into a bitmap of nframes entries. */
+static bool parse_frames(const char *spec, int nframes, unsigned char *sel, char *err, size_t errlen)
+{
+    if (!spec) {
+        memset(sel, 1, (size_t)nframes);
+        return true;
+    }
+    memset(sel, 0, (size_t)nframes);
+    const char *s = spec;
+    while (*s) {
+        long v[2];
+        int nv = 0;
+        for (;;) {
+            if (strncmp(s, "last", 4) == 0) {
+                v[nv++] = nframes - 1;
+                s += 4;
+            } else {
+                char *end;
+                errno = 0;
+                long x = strtol(s, &end, 10);
+                if (end == s || errno || x < 0) {
+                    tpErrorf(err, errlen, "--frames: bad frame list '%s' (expected e.g. 0,10-20,last)", spec);
+                    return false;
+                }
+                v[nv++] = x;
+                s = end;
+            }
+            if (*s == '-' && nv == 1) {
+                ++s;
+                continue;
+            }
+            break;
+        }
+        if (*s != ',' && *s != '\0') {
+            tpErrorf(err, errlen, "--frames: bad frame list '%s' (expected e.g. 0,10-20,last)", spec);
+            return false;
+        }
+        if (*s == ',') {
+            ++s;
+        }
+        long lo = v[0], hi = nv == 2 ? v[1] : v[0];
+        if (lo > hi || hi >= nframes) {
+            tpErrorf(err, errlen, "--frames: '%s' is outside the %d frames (0..%d)", spec, nframes, nframes - 1);
+            return false;
+        }
+        for (long i = lo; i <= hi; ++i) {
+            sel[i] = 1;
+        }
+    }
+    return true;
+}
+
+static bool on_path(const char *prog)
+{
+    const char *path = getenv("PATH");
+    if (!path) {
+        return false;
+    }
+    char buf[4096];
+    while (*path) {
+        const char *c = strchr(path, ':');
+        size_t len = c ? (size_t)(c - path) : strlen(path);
+        if (len > 0 && len + strlen(prog) + 2 < sizeof buf) {
+            memcpy(buf, path, len);
+            buf[len] = '/';
+            strcpy(buf + len + 1, prog);
+            if (access(buf, X_OK) == 0) {
+                return true;
+            }
+        }
+        path += len + (c ? 1 : 0);
+    }
+    return false;
+}
+
+static int encode_video(const tpRenderDef *def)
+{
+    if (!on_path("ffmpeg")) {
+        tpLog(TP_LOG_ERROR, "--video: ffmpeg is not on the PATH; the frames are in %s", def->out_dir);
+        return TP_EXIT_FAILURE;
+    }
+    char pattern[4200], rate[32];
+    snprintf(pattern, sizeof pattern, "%s/frame_%%06d.png", def->out_dir);
+    snprintf(rate, sizeof rate, "%g", def->fps);
+    pid_t pid = fork();
+    if (pid < 0) {
+        tpLog(TP_LOG_ERROR, "--video: cannot start ffmpeg: %s", strerror(errno));
+        return TP_EXIT_FAILURE;
+    }
+    if (pid == 0) {
+        char *args[] = {"ffmpeg", "-y", "-loglevel", "error", "-framerate", rate, "-i", pattern, "-c:v", "libx264",
+                        "-pix_fmt", "yuv420p", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", (char *)def->video, NULL};
+        execvp("ffmpeg", args);
+        _exit(127);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        tpLog(TP_LOG_ERROR, "--video: ffmpeg failed encoding %s", def->video);
+        return TP_EXIT_FAILURE;
+    }
+    return TP_EXIT_OK;
+}
+
+int tpViewer_Render(const char *plan_path, const char *tree_path, const tpRenderDef *def)
+{
+    const tpViewerDef *vd = &def->view;
+    if (!def->out_dir || !def->out_dir[0]) {
+        tpLog(TP_LOG_ERROR, "render: --out DIR is required");
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (!(def->fps > 0) || def->fps > 1000) {
+        tpLog(TP_LOG_ERROR, "render: --fps must be in (0, 1000]");
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (vd->width < 16 || vd->height < 16 || vd->width > 8192 || vd->height > 8192) {
+        tpLog(TP_LOG_ERROR, "render: --size must be between 16x16 and 8192x8192");
+        return TP_EXIT_BAD_INPUT;
+    }
+    tpPlanRecord rec;
+    tpTreeRecord tree;
+    bool has_tree;
+    int code = load_inputs(plan_path, tree_path, &rec, &tree, &has_tree);
+    if (code != TP_EXIT_OK) {
+        return code;
+    }
+    char err[1024];
+    App *a = calloc(1, sizeof *a);
+    int world = vd->world;
+    if (world < 0 || world >= rec.nworlds) {
+        tpLog(TP_LOG_ERROR, "render: --world %d: the plan has %d world(s)", world + 1, rec.nworlds);
+        free(a);
+        tpPlanRecord_Free(&rec);
+        tpTreeRecord_Free(&tree);
+        return TP_EXIT_BAD_INPUT;
+    }
+    int nframes = tpView_FrameCount(&rec, world, def->fps);
+    unsigned char *sel = malloc((size_t)nframes);
+    uint8_t *pix = malloc((size_t)vd->width * vd->height * 4);
+    uint8_t *row = malloc((size_t)vd->width * 4);
+    GLFWwindow *win = NULL;
+    GLuint fbo[2] = {0, 0}, rb[3] = {0, 0, 0};
+    code = TP_EXIT_FAILURE;
+    if (!a || !sel || !pix || !row) {
+        tpLog(TP_LOG_ERROR, "render: out of memory");
+        goto out;
+    }
+    if (!parse_frames(def->frames, nframes, sel, err, sizeof err)) {
+        tpLog(TP_LOG_ERROR, "%s", err);
+        code = TP_EXIT_BAD_INPUT;
+        goto out;
+    }
+    if (mkdir(def->out_dir, 0777) != 0 && errno != EEXIST) {
+        tpLog(TP_LOG_ERROR, "render: cannot create %s: %s", def->out_dir, strerror(errno));
+        goto out;
+    }
+    win = open_window(64, 64, "tplan render", false, err, sizeof err);
+    if (!win) {
+        tpLog(TP_LOG_ERROR, "%s", err);
+        goto out;
+    }
+    a->win = win;
+    app_init_state(a, &rec, vd, has_tree);
+    a->world = world;
+    a->playing = false;
+    if (!tpVScene_Init(&a->scene, &rec, err, sizeof err) ||
+        !tpVScene_SetTree(&a->scene, has_tree ? &tree : NULL, tree_path, err, sizeof err)) {
+        tpLog(TP_LOG_ERROR, "%s", err);
+        code = TP_EXIT_BAD_INPUT;
+        goto out;
+    }
+    a->scene_ok = true;
+    tpVScene_SetWorld(&a->scene, world);
+    /* multisampled framebuffer, resolved into a single-sampled one for reading */
+    GLint max_samples = 0;
+    glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
+    int samples = max_samples >= 4 ? 4 : 0;
+    glGenFramebuffers(2, fbo);
+    glGenRenderbuffers(3, rb);
+    glBindRenderbuffer(GL_RENDERBUFFER, rb[0]);
+    glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_RGBA8, vd->width, vd->height);
+    glBindRenderbuffer(GL_RENDERBUFFER, rb[1]);
+    glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_DEPTH_COMPONENT24, vd->width, vd->height);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo[0]);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb[0]);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, rb[1]);
+    bool fb_ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    glBindRenderbuffer(GL_RENDERBUFFER, rb[2]);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, vd->width, vd->height);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo[1]);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb[2]);
+    fb_ok = fb_ok && glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    if (!fb_ok) {
+        tpLog(TP_LOG_ERROR, "render: cannot create a %dx%d offscreen framebuffer", vd->width, vd->height);
+        goto out;
+    }
+    if (samples > 0) {
+        glEnable(GL_MULTISAMPLE);
+    }
+    int written = 0;
+    for (int k = 0; k < nframes; ++k) {
+        if (!sel[k]) {
+            continue;
+        }
+        a->t = k / def->fps;
+        set_time(a, a->t);
+        glBindFramebuffer(GL_FRAMEBUFFER, fbo[0]);
+        draw_frame(a, vd->width, vd->height);
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo[0]);
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, fbo[1]);
+        glBlitFramebuffer(0, 0, vd->width, vd->height, 0, 0, vd->width, vd->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo[1]);
+        glPixelStorei(GL_PACK_ALIGNMENT, 1);
+        glReadPixels(0, 0, vd->width, vd->height, GL_RGBA, GL_UNSIGNED_BYTE, pix);
+        size_t stride = (size_t)vd->width * 4;
+        for (int y = 0; y < vd->height / 2; ++y) { /* OpenGL rows are bottom-up */
+            memcpy(row, pix + (size_t)y * stride, stride);
+            memcpy(pix + (size_t)y * stride, pix + (size_t)(vd->height - 1 - y) * stride, stride);
+            memcpy(pix + (size_t)(vd->height - 1 - y) * stride, row, stride);
+        }
+        for (size_t i = 0; i < (size_t)vd->width * vd->height; ++i) {
+            pix[i * 4 + 3] = 255;
+        }
+        char path[4200];
+        snprintf(path, sizeof path, "%s/frame_%06d.png", def->out_dir, k);
+        if (!stbi_write_png(path, vd->width, vd->height, 4, pix, (int)stride)) {
+            tpLog(TP_LOG_ERROR, "render: cannot write %s", path);
+            goto out;
+        }
+        ++written;
+    }
+    if (!def->quiet) {
+        printf("wrote %d of %d frames (%dx%d, %g fps, %.2f s of motion) to %s/frame_NNNNNN.png\n", written, nframes,
+               vd->width, vd->height, def->fps, rec.worlds[world].nsteps * rec.dt, def->out_dir);
+    }
+    code = TP_EXIT_OK;
+    if (def->video) {
+        code = encode_video(def);
+        if (code == TP_EXIT_OK && !def->quiet) {
+            printf("wrote %s\n", def->video);
+        }
+    }
+out:
+    if (win) {
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        if (fbo[0]) {
+            glDeleteFramebuffers(2, fbo);
+            glDeleteRenderbuffers(3, rb);
+        }
+        tpVScene_Free(&a->scene);
+        glfwDestroyWindow(win);
+        glfwTerminate();
+    }
+    free(a);
+    free(sel);
+    free(pix);
+    free(row);
+    tpPlanRecord_Free(&rec);
+    tpTreeRecord_Free(&tree);
+    return code;
+}

@@ -1,0 +1,791 @@
+/* tplan viewer: the 3D scene (bodies, ground, trails, search tree, approximate contacts) drawn
+ * with legacy OpenGL and vertex buffer objects. Body meshes are unit shapes scaled per body; the
+ * tree is uploaded once as line segments grouped by body, so a frame is a handful of draw calls
+ * however large the tree is. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "tp/base.h"
+
+/* Segments uploaded at most (all bodies together); larger trees show their first bodies only. */
+#define TREE_MAX_SEGMENTS (12 * 1000 * 1000)
+
+void tpVPalette(int i, float rgb[3])
+{
+    static const float pal[][3] = {
+        {1.00f, 0.55f, 0.10f}, {0.20f, 0.70f, 1.00f}, {1.00f, 0.30f, 0.75f}, {0.65f, 1.00f, 0.20f},
+        {0.70f, 0.50f, 1.00f}, {1.00f, 0.90f, 0.20f}, {0.20f, 1.00f, 0.80f}, {1.00f, 0.35f, 0.30f},
+    };
+    int n = (int)(sizeof pal / sizeof pal[0]);
+    memcpy(rgb, pal[(i % n + n) % n], sizeof pal[0]);
+}
+
+/* ---- meshes: interleaved normal (3 floats) + vertex (3 floats), GL_TRIANGLES ---- */
+
+typedef struct MeshBuf {
+    float *v;
+    int n, cap;
+} MeshBuf;
+
+static void mesh_put(MeshBuf *m, const float nrm[3], const float p[3])
+{
+    if (m->n == m->cap) {
+        m->cap = m->cap ? m->cap * 2 : 256;
+        m->v = realloc(m->v, (size_t)m->cap * 6 * sizeof *m->v);
+        if (!m->v) {
+            abort(); /* a few kilobytes; out of memory here is unrecoverable */
+        }
+    }
+    memcpy(m->v + (size_t)m->n * 6, nrm, 3 * sizeof *nrm);
+    memcpy(m->v + (size_t)m->n * 6 + 3, p, 3 * sizeof *p);
+    m->n++;
+}
+
+static void mesh_box(MeshBuf *m)
+{
+    for (int axis = 0; axis < 3; ++axis) {
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            int a = (axis + 1) % 3, b = (axis + 2) % 3;
+            float nrm[3] = {0, 0, 0};
+            nrm[axis] = (float)sgn;
+            float c[4][3];
+            const float uv[4][2] = {{-0.5f, -0.5f}, {0.5f, -0.5f}, {0.5f, 0.5f}, {-0.5f, 0.5f}};
+            for (int k = 0; k < 4; ++k) {
+                c[k][axis] = 0.5f * sgn;
+                c[k][a] = uv[k][0];
+                c[k][b] = uv[k][1] * sgn; /* keep counter-clockwise winding seen from outside */
+            }
+            int tri[6] = {0, 1, 2, 0, 2, 3};
+            for (int k = 0; k < 6; ++k) {
+                mesh_put(m, nrm, c[tri[k]]);
+            }
+        }
+    }
+}
+
+static void sphere_point(int i, int j, int nlat, int nlon, float out[3])
+{
+    double th = TP_PI * i / nlat, ph = 2 * TP_PI * j / nlon;
+    out[0] = (float)(sin(th) * cos(ph));
+    out[1] = (float)(sin(th) * sin(ph));
+    out[2] = (float)cos(th);
+}
+
+static void mesh_sphere(MeshBuf *m)
+{
+    const int nlat = 14, nlon = 24;
+    for (int i = 0; i < nlat; ++i) {
+        for (int j = 0; j < nlon; ++j) {
+            float p[4][3];
+            sphere_point(i, j, nlat, nlon, p[0]);
+            sphere_point(i + 1, j, nlat, nlon, p[1]);
+            sphere_point(i + 1, j + 1, nlat, nlon, p[2]);
+            sphere_point(i, j + 1, nlat, nlon, p[3]);
+            int tri[6] = {0, 1, 2, 0, 2, 3};
+            for (int k = 0; k < 6; ++k) {
+                mesh_put(m, p[tri[k]], p[tri[k]]); /* unit sphere: normal = position */
+            }
+        }
+    }
+}
+
+/* Radius 1, length 1 along z, centred, with caps. */
+static void mesh_cylinder(MeshBuf *m)
+{
+    const int n = 24;
+    for (int j = 0; j < n; ++j) {
+        double a0 = 2 * TP_PI * j / n, a1 = 2 * TP_PI * (j + 1) / n;
+        float c0 = (float)cos(a0), s0 = (float)sin(a0), c1 = (float)cos(a1), s1 = (float)sin(a1);
+        float n0[3] = {c0, s0, 0}, n1[3] = {c1, s1, 0};
+        float p00[3] = {c0, s0, -0.5f}, p10[3] = {c1, s1, -0.5f}, p11[3] = {c1, s1, 0.5f}, p01[3] = {c0, s0, 0.5f};
+        mesh_put(m, n0, p00), mesh_put(m, n1, p10), mesh_put(m, n1, p11);
+        mesh_put(m, n0, p00), mesh_put(m, n1, p11), mesh_put(m, n0, p01);
+        float up[3] = {0, 0, 1}, dn[3] = {0, 0, -1}, ct[3] = {0, 0, 0.5f}, cb[3] = {0, 0, -0.5f};
+        mesh_put(m, up, ct), mesh_put(m, up, p01), mesh_put(m, up, p11);
+        mesh_put(m, dn, cb), mesh_put(m, dn, p10), mesh_put(m, dn, p00);
+    }
+}
+
+static bool is_shape(const tpPlanBody *b, const char *s) { return strcmp(b->shape, s) == 0; }
+
+bool tpVScene_Init(tpVScene *sc, const tpPlanRecord *rec, char *err, size_t errlen)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->rec = rec;
+    sc->world = -1;
+    sc->palette = malloc((size_t)(rec->nbodies > 0 ? rec->nbodies : 1) * sizeof *sc->palette);
+    sc->trail_first = malloc((size_t)(rec->nbodies > 0 ? rec->nbodies : 1) * sizeof *sc->trail_first);
+    if (!sc->palette || !sc->trail_first) {
+        tpErrorf(err, errlen, "out of memory");
+        return false;
+    }
+    int nmoving = 0;
+    for (int b = 0; b < rec->nbodies; ++b) {
+        sc->palette[b] = rec->bodies[b].moving ? nmoving++ : -1;
+    }
+    void (*build[TP_MESH_COUNT])(MeshBuf *) = {mesh_box, mesh_sphere, mesh_cylinder};
+    glGenBuffers(TP_MESH_COUNT, sc->mesh_vbo);
+    for (int i = 0; i < TP_MESH_COUNT; ++i) {
+        MeshBuf m = {0};
+        build[i](&m);
+        glBindBuffer(GL_ARRAY_BUFFER, sc->mesh_vbo[i]);
+        glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)m.n * 6 * sizeof(float)), m.v, GL_STATIC_DRAW);
+        sc->mesh_verts[i] = m.n;
+        free(m.v);
+    }
+    glGenBuffers(1, &sc->trail_vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    tpView_SceneBounds(rec, sc->lo, sc->hi); /* the same set the camera fits */
+    return true;
+}
+
+void tpVScene_SetWorld(tpVScene *sc, int world)
+{
+    const tpPlanRecord *rec = sc->rec;
+    if (world < 0 || world >= rec->nworlds) {
+        sc->world = -1;
+        return;
+    }
+    const tpPlanWorld *w = &rec->worlds[world];
+    int nmoving = 0;
+    for (int b = 0; b < rec->nbodies; ++b) {
+        sc->trail_first[b] = (rec->bodies[b].moving && w->traj && w->traj[b]) ? nmoving++ : -1;
+    }
+    sc->trail_len = w->nsteps + 1;
+    size_t nv = (size_t)nmoving * (size_t)sc->trail_len;
+    float *v = malloc((nv ? nv : 1) * 3 * sizeof *v);
+    if (!v) {
+        sc->world = -1;
+        return;
+    }
+    for (int b = 0; b < rec->nbodies; ++b) {
+        if (sc->trail_first[b] < 0) {
+            continue;
+        }
+        float *o = v + (size_t)sc->trail_first[b] * sc->trail_len * 3;
+        for (int i = 0; i < sc->trail_len; ++i) {
+            for (int k = 0; k < 3; ++k) {
+                o[(size_t)i * 3 + k] = (float)w->traj[b][(size_t)i * TP_STATE_DOUBLES + k];
+            }
+        }
+        sc->trail_first[b] *= sc->trail_len;
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, sc->trail_vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(nv * 3 * sizeof *v), v, GL_STATIC_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    free(v);
+    sc->world = world;
+}
+
+static void tree_clear(tpVScene *sc)
+{
+    if (sc->has_tree) {
+        GLuint bufs[4] = {sc->tree_vbo, sc->tree_sel_vbo, sc->tree_pts_vbo, sc->tree_goal_vbo};
+        glDeleteBuffers(4, bufs);
+    }
+    for (int i = 0; i < sc->tree_nbodies; ++i) {
+        free(sc->tree_names[i]);
+    }
+    free(sc->tree_names);
+    free(sc->tree_palette);
+    sc->tree_names = NULL;
+    sc->tree_palette = NULL;
+    sc->has_tree = false;
+    sc->tree_nbodies = sc->tree_nbodies_file = 0;
+    sc->tree_nnodes = sc->tree_nseg = sc->tree_nsel = sc->tree_ngoal = 0;
+}
+
+bool tpVScene_SetTree(tpVScene *sc, const tpTreeRecord *tree, const char *tree_path, char *err, size_t errlen)
+{
+    tree_clear(sc);
+    if (!tree) {
+        return true;
+    }
+    const tpPlanRecord *rec = sc->rec;
+    int nb = tree->nbodies;
+    int *pal = malloc((size_t)(nb > 0 ? nb : 1) * sizeof *pal);
+    if (!pal) {
+        tpErrorf(err, errlen, "out of memory");
+        return false;
+    }
+    for (int i = 0; i < nb; ++i) {
+        pal[i] = -1;
+        for (int b = 0; b < rec->nbodies; ++b) {
+            if (rec->bodies[b].moving && strcmp(rec->bodies[b].name, tree->body_names[i]) == 0) {
+                pal[i] = sc->palette[b];
+            }
+        }
+        if (pal[i] < 0) {
+            tpErrorf(err, errlen, "%s: body '%s' is not a moving body of the plan (tree of another plan?)",
+                     tree_path, tree->body_names[i]);
+            free(pal);
+            return false;
+        }
+    }
+    int64_t n = tree->nnodes;
+    int64_t nseg = n > 1 ? n - 1 : 0;
+    int drawn = nb;
+    while (drawn > 1 && nseg * drawn > TREE_MAX_SEGMENTS) {
+        --drawn;
+    }
+    int64_t nsel = 0, ngoal = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        if ((tree->flags[i] & 4) && i > 0 && tree->parent[i] >= 0 && (tree->flags[tree->parent[i]] & 4)) {
+            ++nsel;
+        }
+        ngoal += (tree->flags[i] & 2) != 0;
+    }
+    size_t nv = (size_t)(nseg * drawn * 2 + nsel * drawn * 2 + ngoal * drawn);
+    float *v = malloc((nv ? nv : 1) * 3 * sizeof *v);
+    sc->tree_names = calloc((size_t)(drawn > 0 ? drawn : 1), sizeof *sc->tree_names);
+    if (!v || !sc->tree_names) {
+        free(v);
+        free(pal);
+        tpErrorf(err, errlen, "%s: out of memory for %lld nodes", tree_path, (long long)n);
+        return false;
+    }
+    float *seg = v, *sel = v + (size_t)(nseg * drawn * 6), *goal = sel + (size_t)(nsel * drawn * 6);
+    for (int b = 0; b < drawn; ++b) {
+        sc->tree_names[b] = strdup(tree->body_names[b]);
+        for (int64_t i = 1; i < n; ++i) {
+            const float *p = tree->pos + ((size_t)i * nb + b) * 3;
+            const float *q = tree->pos + ((size_t)tree->parent[i] * nb + b) * 3;
+            memcpy(seg, q, 3 * sizeof *seg), memcpy(seg + 3, p, 3 * sizeof *seg);
+            seg += 6;
+            if ((tree->flags[i] & 4) && (tree->flags[tree->parent[i]] & 4)) {
+                memcpy(sel, q, 3 * sizeof *sel), memcpy(sel + 3, p, 3 * sizeof *sel);
+                sel += 6;
+            }
+        }
+        for (int64_t i = 0; i < n; ++i) {
+            if (tree->flags[i] & 2) {
+                memcpy(goal, tree->pos + ((size_t)i * nb + b) * 3, 3 * sizeof *goal);
+                goal += 3;
+            }
+        }
+    }
+    GLuint bufs[4];
+    glGenBuffers(4, bufs);
+    sc->tree_vbo = bufs[0], sc->tree_sel_vbo = bufs[1], sc->tree_pts_vbo = bufs[2], sc->tree_goal_vbo = bufs[3];
+    size_t segb = (size_t)(nseg * drawn * 6) * sizeof *v, selb = (size_t)(nsel * drawn * 6) * sizeof *v;
+    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)segb, v, GL_STATIC_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_sel_vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)selb, v + nseg * drawn * 6, GL_STATIC_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_goal_vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)(ngoal * drawn * 3) * sizeof *v),
+                 v + (nseg + nsel) * drawn * 6, GL_STATIC_DRAW);
+    /* node points: node-major as in the file; drawn per body with a stride */
+    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_pts_vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)n * nb * 3 * sizeof(float)), tree->pos, GL_STATIC_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    free(v);
+    sc->tree_palette = pal;
+    sc->has_tree = true;
+    sc->tree_nbodies = drawn;
+    sc->tree_nbodies_file = nb;
+    sc->tree_nnodes = n;
+    sc->tree_nseg = nseg;
+    sc->tree_nsel = nsel;
+    sc->tree_ngoal = ngoal;
+    return true;
+}
+
+void tpVScene_Free(tpVScene *sc)
+{
+    tree_clear(sc);
+    if (sc->mesh_vbo[0]) {
+        glDeleteBuffers(TP_MESH_COUNT, sc->mesh_vbo);
+        glDeleteBuffers(1, &sc->trail_vbo);
+    }
+    free(sc->palette);
+    free(sc->trail_first);
+    memset(sc, 0, sizeof *sc);
+}
+
+/* ---- drawing ---- */
+
+static void quat_matrix(const double p[3], const double q[4], float m[16])
+{
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    double r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + w * z),     2 * (x * z - w * y),
+                   2 * (x * y - w * z),     1 - 2 * (x * x + z * z), 2 * (y * z + w * x),
+                   2 * (x * z + w * y),     2 * (y * z - w * x),     1 - 2 * (x * x + y * y)};
+    /* r is column-major: column c = r[3c..3c+2] */
+    for (int c = 0; c < 3; ++c) {
+        for (int k = 0; k < 3; ++k) {
+            m[c * 4 + k] = (float)r[c * 3 + k];
+        }
+        m[c * 4 + 3] = 0;
+    }
+    m[12] = (float)p[0], m[13] = (float)p[1], m[14] = (float)p[2], m[15] = 1;
+}
+
+static void draw_mesh(const tpVScene *sc, int mesh)
+{
+    glBindBuffer(GL_ARRAY_BUFFER, sc->mesh_vbo[mesh]);
+    glNormalPointer(GL_FLOAT, 6 * sizeof(float), (const void *)0);
+    glVertexPointer(3, GL_FLOAT, 6 * sizeof(float), (const void *)(3 * sizeof(float)));
+    glDrawArrays(GL_TRIANGLES, 0, sc->mesh_verts[mesh]);
+}
+
+static void draw_body(const tpVScene *sc, const tpPlanBody *b, const double pos[3], const double quat[4])
+{
+    float m[16];
+    quat_matrix(pos, quat, m);
+    glPushMatrix();
+    glMultMatrixf(m);
+    glColor4fv(b->color);
+    const double *s = b->size;
+    if (is_shape(b, "box")) {
+        glScaled(s[0], s[1], s[2]);
+        draw_mesh(sc, TP_MESH_BOX);
+    } else if (is_shape(b, "sphere")) {
+        glScaled(s[0], s[0], s[0]);
+        draw_mesh(sc, TP_MESH_SPHERE);
+    } else if (is_shape(b, "cylinder")) {
+        glScaled(s[0], s[0], s[1]);
+        draw_mesh(sc, TP_MESH_CYLINDER);
+    } else if (is_shape(b, "capsule")) {
+        glPushMatrix();
+        glScaled(s[0], s[0], s[1]);
+        draw_mesh(sc, TP_MESH_CYLINDER);
+        glPopMatrix();
+        for (int e = -1; e <= 1; e += 2) {
+            glPushMatrix();
+            glTranslated(0, 0, 0.5 * e * s[1]);
+            glScaled(s[0], s[0], s[0]);
+            draw_mesh(sc, TP_MESH_SPHERE);
+            glPopMatrix();
+        }
+    }
+    glPopMatrix();
+}
+
+/* An orthonormal basis (u, v) of the plane with unit normal n. */
+static void plane_basis(const double n[3], double u[3], double v[3])
+{
+    double a[3] = {1, 0, 0};
+    if (fabs(n[0]) > 0.9) {
+        a[0] = 0, a[1] = 1;
+    }
+    u[0] = a[1] * n[2] - a[2] * n[1], u[1] = a[2] * n[0] - a[0] * n[2], u[2] = a[0] * n[1] - a[1] * n[0];
+    double l = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    for (int i = 0; i < 3; ++i) {
+        u[i] /= l;
+    }
+    v[0] = n[1] * u[2] - n[2] * u[1], v[1] = n[2] * u[0] - n[0] * u[2], v[2] = n[0] * u[1] - n[1] * u[0];
+}
+
+/* Grid spacing: a power of ten giving 10..100 lines over the extent. */
+static double grid_step(double extent)
+{
+    double s = pow(10, floor(log10(fmax(extent, 1e-3) / 10)));
+    return s;
+}
+
+static void draw_ground(const tpVScene *sc)
+{
+    const tpPlanRecord *rec = sc->rec;
+    double c[3], ext = 0;
+    for (int i = 0; i < 3; ++i) {
+        c[i] = 0.5 * (sc->lo[i] + sc->hi[i]);
+        ext = fmax(ext, sc->hi[i] - sc->lo[i]);
+    }
+    double half = ext * 0.75 + 0.5;
+    bool any_plane = false;
+    for (int b = 0; b < rec->nbodies; ++b) {
+        const tpPlanBody *pb = &rec->bodies[b];
+        if (!is_shape(pb, "plane")) {
+            continue;
+        }
+        double n[3] = {pb->size[0], pb->size[1], pb->size[2]};
+        double nl = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (!(nl > 0)) {
+            continue;
+        }
+        any_plane = true;
+        for (int i = 0; i < 3; ++i) {
+            n[i] /= nl;
+        }
+        double d = pb->size[3] / nl, u[3], v[3], o[3];
+        double off = n[0] * c[0] + n[1] * c[1] + n[2] * c[2] - d;
+        for (int i = 0; i < 3; ++i) {
+            o[i] = c[i] - off * n[i];
+        }
+        plane_basis(n, u, v);
+        glEnable(GL_LIGHTING);
+        glEnable(GL_POLYGON_OFFSET_FILL);
+        glPolygonOffset(1, 1);
+        glColor4fv(pb->color);
+        glNormal3dv(n);
+        glBegin(GL_QUADS);
+        for (int k = 0; k < 4; ++k) {
+            double su = (k == 0 || k == 3) ? -half : half, sv = k < 2 ? -half : half;
+            glVertex3d(o[0] + su * u[0] + sv * v[0], o[1] + su * u[1] + sv * v[1], o[2] + su * u[2] + sv * v[2]);
+        }
+        glEnd();
+        glDisable(GL_POLYGON_OFFSET_FILL);
+        glDisable(GL_LIGHTING);
+        /* grid lines on the plane */
+        double step = grid_step(2 * half);
+        int nl2 = (int)ceil(half / step);
+        glColor4f(pb->color[0] * 0.7f, pb->color[1] * 0.7f, pb->color[2] * 0.7f, 0.8f);
+        glLineWidth(1);
+        glBegin(GL_LINES);
+        for (int k = -nl2; k <= nl2; ++k) {
+            double a = k * step;
+            for (int dir = 0; dir < 2; ++dir) {
+                const double *e1 = dir ? u : v, *e2 = dir ? v : u;
+                double p0[3], p1[3];
+                for (int i = 0; i < 3; ++i) {
+                    p0[i] = o[i] + a * e1[i] - half * e2[i];
+                    p1[i] = o[i] + a * e1[i] + half * e2[i];
+                }
+                glVertex3dv(p0), glVertex3dv(p1);
+            }
+        }
+        glEnd();
+    }
+    if (!any_plane) { /* no ground body: a reference grid below the scene */
+        double step = grid_step(2 * half), z = sc->lo[2];
+        int nl2 = (int)ceil(half / step);
+        glColor4f(0.5f, 0.5f, 0.55f, 0.6f);
+        glBegin(GL_LINES);
+        for (int k = -nl2; k <= nl2; ++k) {
+            double a = k * step;
+            glVertex3d(c[0] + a, c[1] - half, z), glVertex3d(c[0] + a, c[1] + half, z);
+            glVertex3d(c[0] - half, c[1] + a, z), glVertex3d(c[0] + half, c[1] + a, z);
+        }
+        glEnd();
+    }
+}
+
+static void draw_tree(const tpVScene *sc)
+{
+    if (!sc->has_tree) {
+        return;
+    }
+    glDisable(GL_LIGHTING);
+    glDepthMask(GL_FALSE);
+    float rgb[3];
+    glLineWidth(1);
+    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_vbo);
+    glVertexPointer(3, GL_FLOAT, 0, 0);
+    for (int b = 0; b < sc->tree_nbodies; ++b) {
+        tpVPalette(sc->tree_palette[b], rgb);
+        glColor4f(rgb[0], rgb[1], rgb[2], 0.45f);
+        glDrawArrays(GL_LINES, (GLint)(2 * sc->tree_nseg * b), (GLsizei)(2 * sc->tree_nseg));
+    }
+    glPointSize(2);
+    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_pts_vbo);
+    for (int b = 0; b < sc->tree_nbodies; ++b) {
+        tpVPalette(sc->tree_palette[b], rgb);
+        glColor4f(rgb[0], rgb[1], rgb[2], 0.8f);
+        glVertexPointer(3, GL_FLOAT, (GLsizei)(sc->tree_nbodies_file * 3 * sizeof(float)),
+                        (const void *)(b * 3 * sizeof(float)));
+        glDrawArrays(GL_POINTS, 0, (GLsizei)sc->tree_nnodes);
+    }
+    /* the selected solution: thick, opaque, drawn over everything else of the tree */
+    glDisable(GL_DEPTH_TEST);
+    glLineWidth(3);
+    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_sel_vbo);
+    glVertexPointer(3, GL_FLOAT, 0, 0);
+    for (int b = 0; b < sc->tree_nbodies; ++b) {
+        tpVPalette(sc->tree_palette[b], rgb);
+        glColor4f(0.5f + 0.5f * rgb[0], 0.5f + 0.5f * rgb[1], 0.5f + 0.5f * rgb[2], 1.0f);
+        glDrawArrays(GL_LINES, (GLint)(2 * sc->tree_nsel * b), (GLsizei)(2 * sc->tree_nsel));
+    }
+    glPointSize(7);
+    glColor4f(1, 1, 0.3f, 1);
+    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_goal_vbo);
+    glVertexPointer(3, GL_FLOAT, 0, 0);
+    glDrawArrays(GL_POINTS, 0, (GLsizei)(sc->tree_ngoal * sc->tree_nbodies));
+    glEnable(GL_DEPTH_TEST);
+    glLineWidth(1);
+    glDepthMask(GL_TRUE);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+static void draw_trails(const tpVScene *sc, double t)
+{
+    if (sc->world < 0) {
+        return;
+    }
+    const tpPlanRecord *rec = sc->rec;
+    int upto = rec->dt > 0 ? (int)floor(t / rec->dt + 1e-9) + 1 : 1;
+    if (upto > sc->trail_len) {
+        upto = sc->trail_len;
+    }
+    glDisable(GL_LIGHTING);
+    glBindBuffer(GL_ARRAY_BUFFER, sc->trail_vbo);
+    glVertexPointer(3, GL_FLOAT, 0, 0);
+    float rgb[3];
+    for (int b = 0; b < rec->nbodies; ++b) {
+        if (sc->trail_first[b] < 0) {
+            continue;
+        }
+        tpVPalette(sc->palette[b], rgb);
+        glLineWidth(1);
+        glColor4f(rgb[0], rgb[1], rgb[2], 0.35f); /* the whole path, faint */
+        glDrawArrays(GL_LINE_STRIP, sc->trail_first[b], sc->trail_len);
+        glLineWidth(2.5f);
+        glColor4f(rgb[0], rgb[1], rgb[2], 1.0f); /* travelled so far */
+        glDrawArrays(GL_LINE_STRIP, sc->trail_first[b], upto);
+    }
+    glLineWidth(1);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+/* ---- approximate contacts from geometry (the plan file records no contacts) ---- */
+
+#define CONTACT_TOL 0.003 /* m: surfaces closer than this count as touching */
+#define MAX_CONTACTS 4096
+
+typedef struct Geo {
+    const tpPlanBody *b;
+    double p[3], r[9]; /* position and rotation (row-major, world = R * local + p) */
+    double radius;     /* bounding sphere, m */
+} Geo;
+
+static void geo_make(Geo *g, const tpPlanBody *b, const double p[3], const double q[4])
+{
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    double r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
+                   2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                   2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+    g->b = b;
+    memcpy(g->p, p, sizeof g->p);
+    memcpy(g->r, r, sizeof r);
+    const double *s = b->size;
+    g->radius = is_shape(b, "box")        ? 0.5 * sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2])
+                : is_shape(b, "sphere")   ? s[0]
+                : is_shape(b, "capsule")  ? s[0] + 0.5 * s[1]
+                : is_shape(b, "cylinder") ? sqrt(s[0] * s[0] + 0.25 * s[1] * s[1])
+                                          : INFINITY;
+}
+
+static void to_local(const Geo *g, const double w[3], double l[3])
+{
+    double d[3] = {w[0] - g->p[0], w[1] - g->p[1], w[2] - g->p[2]};
+    for (int i = 0; i < 3; ++i) {
+        l[i] = g->r[i] * d[0] + g->r[3 + i] * d[1] + g->r[6 + i] * d[2];
+    }
+}
+
+static void to_world(const Geo *g, const double l[3], double w[3])
+{
+    for (int i = 0; i < 3; ++i) {
+        w[i] = g->r[3 * i] * l[0] + g->r[3 * i + 1] * l[1] + g->r[3 * i + 2] * l[2] + g->p[i];
+    }
+}
+
+/* Closest point of g's solid to the world point p. */
+static void closest(const Geo *g, const double p[3], double out[3])
+{
+    const double *s = g->b->size;
+    if (is_shape(g->b, "plane")) {
+        double nl = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+        double dd = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2] - s[3]) / nl;
+        for (int i = 0; i < 3; ++i) {
+            out[i] = p[i] - (dd > 0 ? dd : 0) * s[i] / nl;
+        }
+        return;
+    }
+    double l[3], c[3];
+    to_local(g, p, l);
+    if (is_shape(g->b, "box")) {
+        for (int i = 0; i < 3; ++i) {
+            c[i] = fmax(-0.5 * s[i], fmin(0.5 * s[i], l[i]));
+        }
+    } else if (is_shape(g->b, "sphere") || is_shape(g->b, "capsule")) {
+        double hl = is_shape(g->b, "capsule") ? 0.5 * s[1] : 0;
+        double a[3] = {0, 0, fmax(-hl, fmin(hl, l[2]))};
+        double d[3] = {l[0] - a[0], l[1] - a[1], l[2] - a[2]};
+        double dn = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        double k = dn > s[0] ? s[0] / dn : 1;
+        for (int i = 0; i < 3; ++i) {
+            c[i] = a[i] + k * d[i];
+        }
+    } else { /* cylinder */
+        double rr = sqrt(l[0] * l[0] + l[1] * l[1]);
+        double k = rr > s[0] ? s[0] / rr : 1;
+        c[0] = l[0] * k, c[1] = l[1] * k, c[2] = fmax(-0.5 * s[1], fmin(0.5 * s[1], l[2]));
+    }
+    to_world(g, c, out);
+}
+
+static double dist3(const double a[3], const double b[3])
+{
+    return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* Contacts of a's features (corners, rim points, sphere caps) with b's solid. */
+static int contacts_one_way(const Geo *a, const Geo *b, double (*out)[3], int n)
+{
+    const double *s = a->b->size;
+    double pts[24][3], rad[24];
+    int np = 0;
+    if (is_shape(a->b, "box")) {
+        for (int k = 0; k < 8; ++k, ++np) {
+            double l[3] = {(k & 1 ? 0.5 : -0.5) * s[0], (k & 2 ? 0.5 : -0.5) * s[1], (k & 4 ? 0.5 : -0.5) * s[2]};
+            to_world(a, l, pts[np]);
+            rad[np] = 0;
+        }
+    } else if (is_shape(a->b, "sphere")) {
+        memcpy(pts[0], a->p, sizeof pts[0]);
+        rad[0] = s[0];
+        np = 1;
+    } else if (is_shape(a->b, "capsule")) {
+        for (int e = -1; e <= 1; e += 2, ++np) {
+            double l[3] = {0, 0, 0.5 * e * s[1]};
+            to_world(a, l, pts[np]);
+            rad[np] = s[0];
+        }
+    } else if (is_shape(a->b, "cylinder")) {
+        for (int k = 0; k < 16; ++k, ++np) {
+            double ang = 2 * TP_PI * (k % 8) / 8;
+            double l[3] = {s[0] * cos(ang), s[0] * sin(ang), (k < 8 ? -0.5 : 0.5) * s[1]};
+            to_world(a, l, pts[np]);
+            rad[np] = 0;
+        }
+    }
+    for (int k = 0; k < np && n < MAX_CONTACTS; ++k) {
+        double c[3];
+        closest(b, pts[k], c);
+        if (dist3(c, pts[k]) < rad[k] + CONTACT_TOL) {
+            memcpy(out[n++], c, sizeof c);
+        }
+    }
+    return n;
+}
+
+/* Fills out (MAX_CONTACTS) with approximate contact points at time t; returns the count. */
+static int find_contacts(const tpVScene *sc, double t, double (*out)[3])
+{
+    const tpPlanRecord *rec = sc->rec;
+    Geo *g = malloc((size_t)(rec->nbodies > 0 ? rec->nbodies : 1) * sizeof *g);
+    if (!g) {
+        return 0;
+    }
+    for (int b = 0; b < rec->nbodies; ++b) {
+        double p[3], q[4];
+        tpView_BodyPose(rec, sc->world < 0 ? 0 : sc->world, b, t, p, q);
+        geo_make(&g[b], &rec->bodies[b], p, q);
+    }
+    int n = 0;
+    for (int i = 0; i < rec->nbodies && n < MAX_CONTACTS; ++i) {
+        if (!rec->bodies[i].moving) {
+            continue;
+        }
+        for (int j = 0; j < rec->nbodies && n < MAX_CONTACTS; ++j) {
+            if (j == i || (rec->bodies[j].moving && j < i)) {
+                continue; /* each moving pair once; moving-static pairs always */
+            }
+            if (isfinite(g[j].radius) && dist3(g[i].p, g[j].p) > g[i].radius + g[j].radius + CONTACT_TOL) {
+                continue;
+            }
+            n = contacts_one_way(&g[i], &g[j], out, n);
+            if (!is_shape(g[j].b, "plane")) {
+                n = contacts_one_way(&g[j], &g[i], out, n);
+            }
+        }
+    }
+    free(g);
+    return n;
+}
+
+int tpVScene_ContactCount(const tpVScene *sc, double t)
+{
+    double(*pts)[3] = malloc(MAX_CONTACTS * sizeof *pts);
+    int n = pts ? find_contacts(sc, t, pts) : 0;
+    free(pts);
+    return n;
+}
+
+static void draw_contacts(const tpVScene *sc, double t)
+{
+    double(*pts)[3] = malloc(MAX_CONTACTS * sizeof *pts);
+    if (!pts) {
+        return;
+    }
+    int n = find_contacts(sc, t, pts);
+    glDisable(GL_LIGHTING);
+    glDisable(GL_DEPTH_TEST);
+    glPointSize(7);
+    glColor4f(1, 0.1f, 0.1f, 1);
+    glBegin(GL_POINTS);
+    for (int i = 0; i < n; ++i) {
+        glVertex3dv(pts[i]);
+    }
+    glEnd();
+    glEnable(GL_DEPTH_TEST);
+    free(pts);
+}
+
+void tpVScene_Draw(const tpVScene *sc, const tpVFrame *f)
+{
+    const tpPlanRecord *rec = sc->rec;
+    glViewport(0, 0, f->width, f->height);
+    glClearColor(0.13f, 0.14f, 0.17f, 1);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    float view[16], proj[16];
+    tpViewCamera_Matrices(&f->cam, f->width, f->height, view, proj);
+    glMatrixMode(GL_PROJECTION);
+    glLoadMatrixf(proj);
+    glMatrixMode(GL_MODELVIEW);
+    glLoadMatrixf(view);
+
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LEQUAL);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glEnable(GL_NORMALIZE);
+    glEnable(GL_COLOR_MATERIAL);
+    glColorMaterial(GL_FRONT_AND_BACK, GL_AMBIENT_AND_DIFFUSE);
+    glShadeModel(GL_SMOOTH);
+    const float amb[4] = {0.30f, 0.30f, 0.32f, 1}, key[4] = {0.75f, 0.75f, 0.72f, 1}, fill[4] = {0.20f, 0.22f, 0.25f, 1};
+    const float keydir[4] = {0.35f, -0.55f, 1.0f, 0}, filldir[4] = {-0.5f, 0.6f, 0.4f, 0}, none[4] = {0, 0, 0, 1};
+    glLightModelfv(GL_LIGHT_MODEL_AMBIENT, amb);
+    glLightModeli(GL_LIGHT_MODEL_TWO_SIDE, GL_TRUE);
+    glEnable(GL_LIGHT0);
+    glLightfv(GL_LIGHT0, GL_POSITION, keydir); /* set under the view matrix: world-fixed lights */
+    glLightfv(GL_LIGHT0, GL_DIFFUSE, key);
+    glLightfv(GL_LIGHT0, GL_AMBIENT, none);
+    glEnable(GL_LIGHT1);
+    glLightfv(GL_LIGHT1, GL_POSITION, filldir);
+    glLightfv(GL_LIGHT1, GL_DIFFUSE, fill);
+    glLightfv(GL_LIGHT1, GL_AMBIENT, none);
+
+    glEnableClientState(GL_VERTEX_ARRAY);
+    draw_ground(sc);
+
+    glEnable(GL_LIGHTING);
+    glEnableClientState(GL_NORMAL_ARRAY);
+    int world = sc->world < 0 ? 0 : sc->world;
+    for (int b = 0; b < rec->nbodies; ++b) {
+        const tpPlanBody *pb = &rec->bodies[b];
+        if (is_shape(pb, "plane")) {
+            continue;
+        }
+        double p[3], q[4];
+        tpView_BodyPose(rec, world, b, f->t, p, q);
+        draw_body(sc, pb, p, q);
+    }
+    glDisableClientState(GL_NORMAL_ARRAY);
+    glDisable(GL_LIGHTING);
+
+    if (f->trails) {
+        draw_trails(sc, f->t);
+    }
+    if (f->tree) {
+        draw_tree(sc);
+    }
+    if (f->contacts) {
+        draw_contacts(sc, f->t);
+    }
+    glDisableClientState(GL_VERTEX_ARRAY);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+}

@@ -1,0 +1,81 @@
+/* tplan viewer: internal interface between the scene drawing (draw.c, text.c) and the
+ * applications (app.c: interactive viewer, renderer, live view). Not installed. */
+#ifndef TP_VIEWER_INTERNAL_H
+#define TP_VIEWER_INTERNAL_H
+
+#define GL_GLEXT_PROTOTYPES 1
+#define GLFW_INCLUDE_GLEXT 1
+#include <GLFW/glfw3.h>
+
+#include <stdint.h>
+
+#include "tp/viewer.h"
+
+enum { TP_MESH_BOX, TP_MESH_SPHERE, TP_MESH_CYLINDER, TP_MESH_COUNT };
+
+/// GPU-side scene of one recording. Everything here is owned by the scene except `rec`.
+typedef struct tpVScene {
+    const tpPlanRecord *rec; /* not owned; must outlive the scene */
+    int world;               /* world whose trails are uploaded (-1: none yet) */
+    GLuint mesh_vbo[TP_MESH_COUNT];
+    int mesh_verts[TP_MESH_COUNT];
+    int *palette; /* per plan body: palette index of a moving body, -1 otherwise */
+    double lo[3], hi[3]; /* scene bounds (m), planes excluded */
+
+    /* trails: per moving plan body, nsteps+1 positions of the current world */
+    GLuint trail_vbo;
+    int *trail_first; /* per plan body, first vertex (or -1) */
+    int trail_len;    /* vertices per moving body */
+
+    /* search tree */
+    bool has_tree;
+    int tree_nbodies;     /* bodies drawn (may be fewer than in the file when the tree is huge) */
+    int tree_nbodies_file;
+    int *tree_palette;    /* per drawn tree body: palette index */
+    char **tree_names;    /* per drawn tree body: name (owned copies) */
+    int64_t tree_nnodes;
+    int64_t tree_nseg;    /* segments per body (nnodes - 1) */
+    int64_t tree_nsel;    /* selected-branch segments per body */
+    int64_t tree_ngoal;   /* goal nodes */
+    GLuint tree_vbo, tree_sel_vbo, tree_pts_vbo, tree_goal_vbo;
+} tpVScene;
+
+/// Per-frame drawing options.
+typedef struct tpVFrame {
+    int width, height;  /* framebuffer pixels */
+    double t;           /* s, time of motion shown */
+    tpViewCamera cam;
+    bool tree, trails, contacts;
+} tpVFrame;
+
+/// Builds meshes and the bounds; needs a current GL context. False with a message on failure.
+bool tpVScene_Init(tpVScene *sc, const tpPlanRecord *rec, char *err, size_t errlen);
+/// Uploads a tree (NULL: remove the tree). Tree bodies are matched to plan bodies by name; a name
+/// that is not a moving body of the plan is refused (false with a message naming it).
+bool tpVScene_SetTree(tpVScene *sc, const tpTreeRecord *tree, const char *tree_path, char *err, size_t errlen);
+/// Uploads the trails of a world.
+void tpVScene_SetWorld(tpVScene *sc, int world);
+/// Draws the 3D scene into the current framebuffer (clears it first).
+void tpVScene_Draw(const tpVScene *sc, const tpVFrame *f);
+/// Frees GL objects and memory (the context must still be current).
+void tpVScene_Free(tpVScene *sc);
+/// RGB colour (0..1) of palette entry i (one per moving body, as in the paper's Fig. 8e).
+void tpVPalette(int i, float rgb[3]);
+
+/// World-axis-aligned bounds (m) of the scene the camera fits (camera.c).
+void tpView_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3]);
+
+/// Number of approximate contacts at time t (drawn when the layer is on); see draw.c.
+int tpVScene_ContactCount(const tpVScene *sc, double t);
+
+/* 2D overlay in pixel coordinates (origin top-left), drawn with stb_easy_font. */
+void tpVText_Begin(int width, int height);
+void tpVText_End(void);
+/// Draws text (may contain newlines) at (x, y) with a scale factor; returns the width in pixels.
+float tpVText_Draw(float x, float y, float scale, const char *text, const float rgba[4]);
+/// Size of text in pixels at a scale.
+void tpVText_Size(const char *text, float scale, float *w, float *h);
+/// Filled rectangle.
+void tpVText_Rect(float x, float y, float w, float h, const float rgba[4]);
+
+#endif
