@@ -66,6 +66,20 @@ static int load_inputs(const char *plan_path, const char *tree_path, tpPlanRecor
             return TP_EXIT_BAD_INPUT;
         }
         *has_tree = true;
+        for (int i = 0; i < tree->nbodies; ++i) { /* a tree of another plan is refused up front */
+            bool found = false;
+            for (int b = 0; b < rec->nbodies && !found; ++b) {
+                found = rec->bodies[b].moving && strcmp(rec->bodies[b].name, tree->body_names[i]) == 0;
+            }
+            if (!found) {
+                tpLog(TP_LOG_ERROR, "%s: body '%s' is not a moving body of %s (tree of another plan?)", tree_path,
+                      tree->body_names[i], plan_path);
+                tpPlanRecord_Free(rec);
+                tpTreeRecord_Free(tree);
+                *has_tree = false;
+                return TP_EXIT_BAD_INPUT;
+            }
+        }
     }
     return TP_EXIT_OK;
 }

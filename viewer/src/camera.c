@@ -208,11 +208,12 @@ bool tpViewCamera_Parse(tpViewCamera *cam, const char *text, char *err, size_t e
         }
         ++n;
     }
-    if (*s || n == 0 || n == 4 || n == 5) {
+    size_t len = strlen(text);
+    if (*s || n < 3 || n == 4 || n == 5 || text[len - 1] == ',') {
         tpErrorf(err, errlen, "--camera: expected YAW,PITCH,DIST or YAW,PITCH,DIST,TX,TY,TZ, got '%s'", text);
         return false;
     }
-    if (n >= 3 && v[2] <= 0) {
+    if (v[2] <= 0) {
         tpErrorf(err, errlen, "--camera: distance must be > 0 (got %g)", v[2]);
         return false;
     }

@@ -1,0 +1,349 @@
+/* tplan render / tplan view end to end (run under xvfb-run, see xvfb.sh): plan minigolf, render
+ * its first and last frames and check the pixels; refuse corrupt plan and tree files with exit 2.
+ * Usage: test_viewer_frames TPLAN DOMAIN WORKDIR */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <stb_image.h>
+
+#include "tp/plan.h"
+#include "tp/viewer.h"
+
+#define W 640
+#define H 360
+
+static const char *g_tplan, *g_domain, *g_work;
+static char g_plan[1024], g_tree[1024];
+
+/* Runs a shell command; returns its exit status, fails the test if it died from a signal. */
+static int run(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    if (st == -1 || !WIFEXITED(st)) {
+        fail_msg("'%s' did not exit normally (signal %d)", cmd, WIFSIGNALED(st) ? WTERMSIG(st) : -1);
+    }
+    return WEXITSTATUS(st);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    *len = fread(b, 1, (size_t)n, f);
+    b[*len] = '\0';
+    fclose(f);
+    return b;
+}
+
+static void spit(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+static unsigned char *load_png(const char *path)
+{
+    int w, h, c;
+    unsigned char *img = stbi_load(path, &w, &h, &c, 3);
+    if (!img) {
+        fail_msg("cannot load %s", path);
+    }
+    assert_int_equal(w, W);
+    assert_int_equal(h, H);
+    return img;
+}
+
+/* The ball is white: lit, it shows as light grey. Nothing else in the minigolf scene is (green
+ * ground, brown walls, red bar, dark robot), with trails, tree and overlay off. */
+static bool ball_pixel(const unsigned char *p)
+{
+    int mx = p[0], mn = p[0];
+    for (int k = 1; k < 3; ++k) {
+        mx = p[k] > mx ? p[k] : mx;
+        mn = p[k] < mn ? p[k] : mn;
+    }
+    return mn > 140 && mx - mn < 40;
+}
+
+static int ball_pixels_near(const unsigned char *img, double cx, double cy, int r)
+{
+    int n = 0;
+    for (int y = (int)cy - r; y <= (int)cy + r; ++y) {
+        for (int x = (int)cx - r; x <= (int)cx + r; ++x) {
+            if (x >= 0 && y >= 0 && x < W && y < H && ball_pixel(img + ((size_t)y * W + x) * 3)) {
+                ++n;
+            }
+        }
+    }
+    return n;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(g_plan, sizeof g_plan, "%s/mg.json", g_work);
+    snprintf(g_tree, sizeof g_tree, "%s/mg.tree", g_work);
+    int rc = run("'%s' plan '%s' --planner rrt --seed 1 --max-iters 200000 -q -o '%s' --tree '%s'", g_tplan, g_domain,
+                 g_plan, g_tree);
+    return rc == 0 ? 0 : -1; /* the RRT solves seed 1 */
+}
+
+/* Frames 0 and last: the ball's colour is where its recorded position projects, and only there. */
+static void test_ball_in_first_and_last_frame(void **state)
+{
+    (void)state;
+    assert_int_equal(run("'%s' render '%s' --out '%s/plain' --size %dx%d --frames 0,last --no-trails --no-overlay -q",
+                         g_tplan, g_plan, g_work, W, H),
+                     0);
+    tpPlanRecord rec;
+    char err[1024];
+    assert_true(tpPlanRecord_Read(&rec, g_plan, err, sizeof err));
+    int ball = -1;
+    for (int b = 0; b < rec.nbodies; ++b) {
+        if (strcmp(rec.bodies[b].name, "ball") == 0) {
+            ball = b;
+        }
+    }
+    assert_true(ball >= 0);
+    int last = tpView_FrameCount(&rec, 0, 60) - 1;
+    tpViewCamera cam;
+    tpViewCamera_Fit(&cam, &rec, (double)W / H); /* the renderer's default camera */
+    double px[2], py[2];
+    unsigned char *img[2];
+    for (int k = 0; k < 2; ++k) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/plain/frame_%06d.png", g_work, k ? last : 0);
+        img[k] = load_png(path);
+        double p[3], q[4];
+        tpView_BodyPose(&rec, 0, ball, (k ? last : 0) / 60.0, p, q);
+        assert_true(tpViewCamera_Project(&cam, W, H, p, &px[k], &py[k]));
+        /* not blank: many distinct colours */
+        int distinct = 0;
+        for (size_t i = 3; i < (size_t)W * H * 3 && distinct < 50; i += 3 * 97) {
+            distinct += memcmp(img[k] + i, img[k] + i - 3 * 97, 3) != 0;
+        }
+        assert_true(distinct >= 50);
+    }
+    /* the ball travelled far enough for the two positions to be told apart */
+    assert_true(hypot(px[1] - px[0], py[1] - py[0]) > 40);
+    for (int k = 0; k < 2; ++k) {
+        int here = ball_pixels_near(img[k], px[k], py[k], 6);
+        int other = ball_pixels_near(img[k], px[1 - k], py[1 - k], 6);
+        print_message("frame %s: ball at (%.1f, %.1f): %d ball pixels there, %d at the other frame's position\n",
+                      k ? "last" : "0", px[k], py[k], here, other);
+        assert_true(here >= 4);
+        assert_int_equal(other, 0);
+    }
+    free(img[0]);
+    free(img[1]);
+    tpPlanRecord_Free(&rec);
+}
+
+/* The tree layer changes the picture; the overlay too. */
+static void test_tree_layer_toggles(void **state)
+{
+    (void)state;
+    assert_int_equal(run("'%s' render '%s' --out '%s/t0' --size %dx%d --frames 0 --no-overlay -q", g_tplan, g_plan,
+                         g_work, W, H),
+                     0);
+    assert_int_equal(run("'%s' render '%s' --tree '%s' --out '%s/t1' --size %dx%d --frames 0 --no-overlay -q", g_tplan,
+                         g_plan, g_tree, g_work, W, H),
+                     0);
+    assert_int_equal(run("'%s' render '%s' --tree '%s' --out '%s/t2' --size %dx%d --frames 0 -q", g_tplan, g_plan,
+                         g_tree, g_work, W, H),
+                     0);
+    char p0[1200], p1[1200], p2[1200];
+    snprintf(p0, sizeof p0, "%s/t0/frame_000000.png", g_work);
+    snprintf(p1, sizeof p1, "%s/t1/frame_000000.png", g_work);
+    snprintf(p2, sizeof p2, "%s/t2/frame_000000.png", g_work);
+    unsigned char *a = load_png(p0), *b = load_png(p1), *c = load_png(p2);
+    long tree_diff = 0, overlay_diff = 0;
+    for (size_t i = 0; i < (size_t)W * H; ++i) {
+        tree_diff += memcmp(a + 3 * i, b + 3 * i, 3) != 0;
+        overlay_diff += memcmp(b + 3 * i, c + 3 * i, 3) != 0;
+    }
+    print_message("pixels changed by the tree layer: %ld, by the overlay: %ld\n", tree_diff, overlay_diff);
+    assert_true(tree_diff > 2000);
+    assert_true(overlay_diff > 2000);
+    free(a), free(b), free(c);
+}
+
+/* The interactive viewer opens, draws a few frames and closes (--quit-after). */
+static void test_view_smoke(void **state)
+{
+    (void)state;
+    char out[1200];
+    snprintf(out, sizeof out, "%s/view.txt", g_work);
+    assert_int_equal(run("'%s' view '%s' --tree '%s' --size 320x240 --quit-after 5 --fps --contacts >'%s'", g_tplan,
+                         g_plan, g_tree, out),
+                     0);
+    size_t n;
+    char *txt = slurp(out, &n);
+    assert_non_null(txt);
+    assert_non_null(strstr(txt, "average fps"));
+    free(txt);
+}
+
+/* Expects exit 2 and a message naming the file from view and render on a bad input. */
+static void expect_refused(const char *what, const char *plan, const char *tree)
+{
+    char errf[1200], treearg[1200] = "";
+    snprintf(errf, sizeof errf, "%s/err.txt", g_work);
+    if (tree) {
+        snprintf(treearg, sizeof treearg, "--tree '%s'", tree);
+    }
+    const char *bad = tree ? tree : plan;
+    for (int mode = 0; mode < 2; ++mode) {
+        int rc = mode ? run("'%s' view '%s' %s --quit-after 2 >/dev/null 2>'%s'", g_tplan, plan, treearg, errf)
+                      : run("'%s' render '%s' %s --out '%s/bad' --frames 0 -q >/dev/null 2>'%s'", g_tplan, plan,
+                            treearg, g_work, errf);
+        size_t n;
+        char *msg = slurp(errf, &n);
+        assert_non_null(msg);
+        print_message("%s (%s): exit %d: %s", what, mode ? "view" : "render", rc, msg);
+        if (rc != 2) {
+            fail_msg("%s: exit %d, expected 2", what, rc);
+        }
+        const char *base = strrchr(bad, '/') ? strrchr(bad, '/') + 1 : bad;
+        if (!strstr(msg, base)) {
+            fail_msg("%s: the message does not name %s: %s", what, base, msg);
+        }
+        free(msg);
+    }
+}
+
+static void test_corrupt_inputs_refused(void **state)
+{
+    (void)state;
+    size_t n = 0, tn = 0;
+    char *plan = slurp(g_plan, &n), *tree = slurp(g_tree, &tn);
+    assert_non_null(plan);
+    assert_non_null(tree);
+    char p[1200];
+#define BAD(name) (snprintf(p, sizeof p, "%s/%s", g_work, name), p)
+    spit(BAD("truncated.json"), plan, n / 2);
+    expect_refused("truncated plan", p, NULL);
+    spit(BAD("empty.json"), plan, 0);
+    expect_refused("empty plan", p, NULL);
+    char *v = strdup(plan), *at = strstr(v, "\"version\": 1");
+    assert_non_null(at);
+    at[11] = '7';
+    spit(BAD("version7.json"), v, n);
+    expect_refused("wrong version", p, NULL);
+    free(v);
+    v = strdup(plan);
+    at = strstr(v, "tplan-plan");
+    assert_non_null(at);
+    at[0] = 'x';
+    spit(BAD("format.json"), v, n);
+    expect_refused("wrong format", p, NULL);
+    free(v);
+    v = strdup(plan);
+    at = strstr(v, "\"trajectory\"");
+    assert_non_null(at);
+    memcpy(at, "\"trajectorx\"", 12);
+    spit(BAD("notraj.json"), v, n);
+    expect_refused("missing trajectory", p, NULL);
+    free(v);
+    v = strdup(plan);
+    at = strstr(v, "\"dt\": ");
+    assert_non_null(at);
+    at[6] = '"';
+    spit(BAD("badjson.json"), v, n);
+    expect_refused("malformed JSON", p, NULL);
+    free(v);
+    char garbage[4096];
+    for (size_t i = 0; i < sizeof garbage; ++i) {
+        garbage[i] = (char)((i * 2654435761u) >> 13);
+    }
+    spit(BAD("garbage.json"), garbage, sizeof garbage);
+    expect_refused("binary garbage", p, NULL);
+    expect_refused("missing plan file", BAD("no_such_plan.json"), NULL);
+    /* trees */
+    spit(BAD("truncated.tree"), tree, tn - 100);
+    expect_refused("truncated tree", g_plan, p);
+    char *t = malloc(tn);
+    memcpy(t, tree, tn);
+    t[tn / 2] ^= 0x40;
+    spit(BAD("flipped.tree"), t, tn);
+    expect_refused("tree with a flipped byte", g_plan, p);
+    memcpy(t, tree, tn);
+    t[8] = 2; /* version 2 */
+    spit(BAD("v2.tree"), t, tn);
+    expect_refused("tree version 2", g_plan, p);
+    expect_refused("plan given as the tree", g_plan, g_plan);
+    /* a valid tree whose body is not in the plan */
+    char *names[1] = {"ghost"};
+    int32_t parent[2] = {-1, 0};
+    uint8_t flags[2] = {0, 0};
+    float pos[6] = {0, 0, 0, 1, 0, 0};
+    tpTreeRecord other = {1, names, 2, parent, flags, pos};
+    char err[512];
+    assert_true(tpTreeRecord_Write(&other, BAD("ghost.tree"), err, sizeof err));
+    expect_refused("tree of another plan", g_plan, p);
+    free(t);
+    free(plan);
+    free(tree);
+#undef BAD
+}
+
+/* Bad options: exit 2. */
+static void test_bad_options(void **state)
+{
+    (void)state;
+    const char *cmds[] = {
+        "render '%s' --out /tmp/x --size 10x10", "render '%s' --out /tmp/x --fps 0",
+        "render '%s' --out /tmp/x --frames 5-2", "render '%s' --out /tmp/x --frames 999999",
+        "render '%s' --out /tmp/x --camera 1,2", "render '%s'",
+        "view '%s' --bogus",                      "view '%s' --world 9",
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i) {
+        char c[1200];
+        snprintf(c, sizeof c, cmds[i], g_plan);
+        int rc = run("'%s' %s >/dev/null 2>&1", g_tplan, c);
+        if (rc != 2) {
+            fail_msg("tplan %s: exit %d, expected 2", c, rc);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s TPLAN DOMAIN WORKDIR\n", argv[0]);
+        return 2;
+    }
+    g_tplan = argv[1], g_domain = argv[2], g_work = argv[3];
+    mkdir(g_work, 0777);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ball_in_first_and_last_frame),
+        cmocka_unit_test(test_tree_layer_toggles),
+        cmocka_unit_test(test_view_smoke),
+        cmocka_unit_test(test_corrupt_inputs_refused),
+        cmocka_unit_test(test_bad_options),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
