@@ -94,7 +94,8 @@ static GLFWwindow *open_window(int w, int h, const char *title, bool visible, ch
         return NULL;
     }
     glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
-    glfwWindowHint(GLFW_SAMPLES, visible ? 4 : 0);
+    /* no multisampling in the window: it costs 4x under Mesa's software renderer (llvmpipe) */
+    glfwWindowHint(GLFW_SAMPLES, 0);
     GLFWwindow *win = glfwCreateWindow(w, h, title, NULL, NULL);
     if (!win) {
         tpErrorf(err, errlen, "cannot create an OpenGL window (%s)", glfw_error[0] ? glfw_error : "unknown error");
@@ -109,9 +110,6 @@ static GLFWwindow *open_window(int w, int h, const char *title, bool visible, ch
         glfwDestroyWindow(win);
         glfwTerminate();
         return NULL;
-    }
-    if (visible) {
-        glEnable(GL_MULTISAMPLE);
     }
     return win;
 }
@@ -140,6 +138,8 @@ typedef struct App {
     double fps_t0;
     long fps_frames;
     double fps_last;
+    tpViewCamera cam_prev; /* camera of the previous frame, and when it last changed (s) */
+    double cam_moved_at;
 } App;
 
 static double duration(const App *a)
@@ -279,10 +279,11 @@ static void draw_overlay(App *a, int w, int h)
     }
 }
 
-static void draw_frame(App *a, int w, int h)
+static void draw_frame(App *a, int w, int h, bool interactive)
 {
     tpVFrame f;
     memset(&f, 0, sizeof f);
+    f.interactive = interactive;
     f.width = w, f.height = h, f.t = a->t, f.cam = a->cam;
     f.tree = a->tree, f.trails = a->trails, f.contacts = a->contacts;
     tpVScene_Draw(&a->scene, &f);
@@ -481,8 +482,12 @@ static void app_frame(App *a, double *last)
     }
     int fw, fh;
     glfwGetFramebufferSize(a->win, &fw, &fh);
+    if (memcmp(&a->cam, &a->cam_prev, sizeof a->cam) != 0) {
+        a->cam_prev = a->cam;
+        a->cam_moved_at = now;
+    }
     if (fw > 0 && fh > 0) {
-        draw_frame(a, fw, fh);
+        draw_frame(a, fw, fh, now - a->cam_moved_at < 0.3); /* coarse tree while the camera moves */
     }
     glfwSwapBuffers(a->win);
     glfwPollEvents();
@@ -784,7 +789,7 @@ int tpViewer_Render(const char *plan_path, const char *tree_path, const tpRender
         a->t = k / def->fps;
         set_time(a, a->t);
         glBindFramebuffer(GL_FRAMEBUFFER, fbo[0]);
-        draw_frame(a, vd->width, vd->height);
+        draw_frame(a, vd->width, vd->height, false);
         glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo[0]);
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, fbo[1]);
         glBlitFramebuffer(0, 0, vd->width, vd->height, 0, 0, vd->width, vd->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);

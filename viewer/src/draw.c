@@ -177,10 +177,12 @@ void tpVScene_SetWorld(tpVScene *sc, int world)
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     free(v);
     sc->world = world;
+    sc->generation++;
 }
 
 static void tree_clear(tpVScene *sc)
 {
+    sc->generation++;
     if (sc->has_tree) {
         GLuint bufs[4] = {sc->tree_vbo, sc->tree_sel_vbo, sc->tree_pts_vbo, sc->tree_goal_vbo};
         glDeleteBuffers(4, bufs);
@@ -290,12 +292,18 @@ bool tpVScene_SetTree(tpVScene *sc, const tpTreeRecord *tree, const char *tree_p
     sc->tree_nseg = nseg;
     sc->tree_nsel = nsel;
     sc->tree_ngoal = ngoal;
+    sc->generation++;
     return true;
 }
 
 void tpVScene_Free(tpVScene *sc)
 {
     tree_clear(sc);
+    if (sc->cache_fbo) {
+        glDeleteFramebuffers(1, &sc->cache_fbo);
+        glDeleteTextures(1, &sc->cache_tex);
+        glDeleteRenderbuffers(1, &sc->cache_depth);
+    }
     if (sc->mesh_vbo[0]) {
         glDeleteBuffers(TP_MESH_COUNT, sc->mesh_vbo);
         glDeleteBuffers(1, &sc->trail_vbo);
@@ -463,7 +471,10 @@ static void draw_ground(const tpVScene *sc)
     }
 }
 
-static void draw_tree(const tpVScene *sc)
+/* Segments per body drawn while the camera moves (the first nodes: the tree as it once was). */
+#define LOD_SEGMENTS 20000
+
+static void draw_tree(const tpVScene *sc, bool lod)
 {
     if (!sc->has_tree) {
         return;
@@ -477,7 +488,8 @@ static void draw_tree(const tpVScene *sc)
     for (int b = 0; b < sc->tree_nbodies; ++b) {
         tpVPalette(sc->tree_palette[b], rgb);
         glColor4f(rgb[0], rgb[1], rgb[2], 0.45f);
-        glDrawArrays(GL_LINES, (GLint)(2 * sc->tree_nseg * b), (GLsizei)(2 * sc->tree_nseg));
+        int64_t nseg = lod && sc->tree_nseg > LOD_SEGMENTS ? LOD_SEGMENTS : sc->tree_nseg;
+        glDrawArrays(GL_LINES, (GLint)(2 * sc->tree_nseg * b), (GLsizei)(2 * nseg));
     }
     glPointSize(2);
     glBindBuffer(GL_ARRAY_BUFFER, sc->tree_pts_vbo);
@@ -486,7 +498,8 @@ static void draw_tree(const tpVScene *sc)
         glColor4f(rgb[0], rgb[1], rgb[2], 0.8f);
         glVertexPointer(3, GL_FLOAT, (GLsizei)(sc->tree_nbodies_file * 3 * sizeof(float)),
                         (const void *)(b * 3 * sizeof(float)));
-        glDrawArrays(GL_POINTS, 0, (GLsizei)sc->tree_nnodes);
+        int64_t npts = lod && sc->tree_nnodes > LOD_SEGMENTS ? LOD_SEGMENTS : sc->tree_nnodes;
+        glDrawArrays(GL_POINTS, 0, (GLsizei)npts);
     }
     /* the selected solution: thick, opaque, drawn over everything else of the tree */
     glDisable(GL_DEPTH_TEST);
@@ -509,7 +522,8 @@ static void draw_tree(const tpVScene *sc)
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
-static void draw_trails(const tpVScene *sc, double t)
+/* Trails: the whole path faint (static: cached with the tree), the travelled part bright. */
+static void draw_trails(const tpVScene *sc, double t, bool whole)
 {
     if (sc->world < 0) {
         return;
@@ -522,18 +536,15 @@ static void draw_trails(const tpVScene *sc, double t)
     glDisable(GL_LIGHTING);
     glBindBuffer(GL_ARRAY_BUFFER, sc->trail_vbo);
     glVertexPointer(3, GL_FLOAT, 0, 0);
+    glLineWidth(1.0f); /* wide lines are slow under llvmpipe; bright vs faint tells the parts apart */
     float rgb[3];
     for (int b = 0; b < rec->nbodies; ++b) {
         if (sc->trail_first[b] < 0) {
             continue;
         }
         tpVPalette(sc->palette[b], rgb);
-        glLineWidth(1);
-        glColor4f(rgb[0], rgb[1], rgb[2], 0.35f); /* the whole path, faint */
-        glDrawArrays(GL_LINE_STRIP, sc->trail_first[b], sc->trail_len);
-        glLineWidth(2.5f);
-        glColor4f(rgb[0], rgb[1], rgb[2], 1.0f); /* travelled so far */
-        glDrawArrays(GL_LINE_STRIP, sc->trail_first[b], upto);
+        glColor4f(rgb[0], rgb[1], rgb[2], whole ? 0.35f : 1.0f);
+        glDrawArrays(GL_LINE_STRIP, sc->trail_first[b], whole ? sc->trail_len : upto);
     }
     glLineWidth(1);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
@@ -725,23 +736,135 @@ static void draw_contacts(const tpVScene *sc, double t)
     free(pts);
 }
 
-void tpVScene_Draw(const tpVScene *sc, const tpVFrame *f)
+static bool cam_equal(const tpViewCamera *a, const tpViewCamera *b)
 {
-    const tpPlanRecord *rec = sc->rec;
-    glViewport(0, 0, f->width, f->height);
-    glClearColor(0.13f, 0.14f, 0.17f, 1);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+/* Makes sure the cache texture exists at the frame's size; false if no framebuffer can be made. */
+static bool cache_alloc(tpVScene *sc, int w, int h)
+{
+    if (sc->cache_fbo && sc->cache_w == w && sc->cache_h == h) {
+        return true;
+    }
+    if (!sc->cache_fbo) {
+        glGenFramebuffers(1, &sc->cache_fbo);
+        glGenTextures(1, &sc->cache_tex);
+        glGenRenderbuffers(1, &sc->cache_depth);
+    }
+    glBindTexture(GL_TEXTURE_2D, sc->cache_tex);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glBindRenderbuffer(GL_RENDERBUFFER, sc->cache_depth);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, w, h);
+    glBindRenderbuffer(GL_RENDERBUFFER, 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, sc->cache_fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, sc->cache_tex, 0);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, sc->cache_depth);
+    bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    sc->cache_w = w, sc->cache_h = h;
+    sc->cache_valid = false;
+    return ok;
+}
+
+static void set_camera(const tpVFrame *f)
+{
     float view[16], proj[16];
     tpViewCamera_Matrices(&f->cam, f->width, f->height, view, proj);
     glMatrixMode(GL_PROJECTION);
     glLoadMatrixf(proj);
     glMatrixMode(GL_MODELVIEW);
     glLoadMatrixf(view);
+}
+
+/* Redraws the static layers into the cache when something they depend on changed. The texture
+   holds premultiplied colour over a transparent background. */
+static void cache_update(tpVScene *sc, const tpVFrame *f, GLint target_fbo)
+{
+    bool lod = f->interactive;
+    if (sc->cache_valid && sc->cache_w == f->width && sc->cache_h == f->height && cam_equal(&sc->cache_cam, &f->cam) &&
+        sc->cache_tree == f->tree && sc->cache_trails == f->trails && sc->cache_world == (int)sc->generation &&
+        sc->cache_lod == lod) {
+        return;
+    }
+    if (!cache_alloc(sc, f->width, f->height)) {
+        glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)target_fbo);
+        return;
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, sc->cache_fbo);
+    glViewport(0, 0, f->width, f->height);
+    glClearColor(0, 0, 0, 0);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    set_camera(f);
+    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    glEnableClientState(GL_VERTEX_ARRAY);
+    if (f->trails) {
+        draw_trails(sc, 0, true);
+    }
+    if (f->tree) {
+        draw_tree(sc, lod);
+    }
+    glDisableClientState(GL_VERTEX_ARRAY);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)target_fbo);
+    sc->cache_valid = true;
+    sc->cache_cam = f->cam;
+    sc->cache_tree = f->tree;
+    sc->cache_trails = f->trails;
+    sc->cache_world = (int)sc->generation;
+    sc->cache_lod = lod;
+}
+
+static void cache_compose(const tpVScene *sc)
+{
+    glMatrixMode(GL_PROJECTION);
+    glPushMatrix();
+    glLoadIdentity();
+    glMatrixMode(GL_MODELVIEW);
+    glPushMatrix();
+    glLoadIdentity();
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_LIGHTING);
+    glEnable(GL_TEXTURE_2D);
+    glBindTexture(GL_TEXTURE_2D, sc->cache_tex);
+    glTexEnvi(GL_TEXTURE_ENV, GL_TEXTURE_ENV_MODE, GL_REPLACE);
+    glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    glBegin(GL_QUADS);
+    glTexCoord2f(0, 0), glVertex2f(-1, -1);
+    glTexCoord2f(1, 0), glVertex2f(1, -1);
+    glTexCoord2f(1, 1), glVertex2f(1, 1);
+    glTexCoord2f(0, 1), glVertex2f(-1, 1);
+    glEnd();
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glDisable(GL_TEXTURE_2D);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glEnable(GL_DEPTH_TEST);
+    glMatrixMode(GL_PROJECTION);
+    glPopMatrix();
+    glMatrixMode(GL_MODELVIEW);
+    glPopMatrix();
+}
+
+void tpVScene_Draw(tpVScene *sc, const tpVFrame *f)
+{
+    const tpPlanRecord *rec = sc->rec;
+    GLint target_fbo = 0;
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &target_fbo);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    bool cached = (f->tree && sc->has_tree) || (f->trails && sc->world >= 0);
+    if (cached) {
+        cache_update(sc, f, target_fbo);
+    }
+    glViewport(0, 0, f->width, f->height);
+    glClearColor(0.13f, 0.14f, 0.17f, 1);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    set_camera(f);
 
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LEQUAL);
-    glEnable(GL_BLEND);
-    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glEnable(GL_NORMALIZE);
     glEnable(GL_COLOR_MATERIAL);
     glColorMaterial(GL_FRONT_AND_BACK, GL_AMBIENT_AND_DIFFUSE);
@@ -761,6 +884,9 @@ void tpVScene_Draw(const tpVScene *sc, const tpVFrame *f)
 
     glEnableClientState(GL_VERTEX_ARRAY);
     draw_ground(sc);
+    if (cached && sc->cache_valid) {
+        cache_compose(sc); /* tree and whole trails over the ground, under the bodies */
+    }
 
     glEnable(GL_LIGHTING);
     glEnableClientState(GL_NORMAL_ARRAY);
@@ -778,10 +904,7 @@ void tpVScene_Draw(const tpVScene *sc, const tpVFrame *f)
     glDisable(GL_LIGHTING);
 
     if (f->trails) {
-        draw_trails(sc, f->t);
-    }
-    if (f->tree) {
-        draw_tree(sc);
+        draw_trails(sc, f->t, false);
     }
     if (f->contacts) {
         draw_contacts(sc, f->t);

@@ -38,6 +38,16 @@ typedef struct tpVScene {
     int64_t tree_nsel;    /* selected-branch segments per body */
     int64_t tree_ngoal;   /* goal nodes */
     GLuint tree_vbo, tree_sel_vbo, tree_pts_vbo, tree_goal_vbo;
+
+    /* Static layers (tree, whole trails) are drawn into an offscreen texture and reused while the
+       camera, size and layers stay the same: a frame then costs the bodies, not the tree. */
+    GLuint cache_fbo, cache_tex, cache_depth;
+    int cache_w, cache_h;
+    bool cache_valid;
+    tpViewCamera cache_cam;
+    bool cache_tree, cache_trails, cache_lod;
+    int cache_world;
+    unsigned generation; /* bumped whenever the tree or the world changes */
 } tpVScene;
 
 /// Per-frame drawing options.
@@ -46,6 +56,7 @@ typedef struct tpVFrame {
     double t;           /* s, time of motion shown */
     tpViewCamera cam;
     bool tree, trails, contacts;
+    bool interactive;   /* the camera is moving: draw a coarse tree (its first nodes) for speed */
 } tpVFrame;
 
 /// Builds meshes and the bounds; needs a current GL context. False with a message on failure.
@@ -56,7 +67,7 @@ bool tpVScene_SetTree(tpVScene *sc, const tpTreeRecord *tree, const char *tree_p
 /// Uploads the trails of a world.
 void tpVScene_SetWorld(tpVScene *sc, int world);
 /// Draws the 3D scene into the current framebuffer (clears it first).
-void tpVScene_Draw(const tpVScene *sc, const tpVFrame *f);
+void tpVScene_Draw(tpVScene *sc, const tpVFrame *f);
 /// Frees GL objects and memory (the context must still be current).
 void tpVScene_Free(tpVScene *sc);
 /// RGB colour (0..1) of palette entry i (one per moving body, as in the paper's Fig. 8e).
