@@ -8,6 +8,7 @@
 #include "tp/lua.h"
 #include "tp/planner.h"
 #include "tp/tactics.h"
+#include "tp/viewer.h"
 
 #define TP_MAX_PARAMS 64
 
@@ -67,6 +68,29 @@ typedef struct tpCliRun {
 int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *o,
                   const tpCliProgress *progress, tpCliRun *run, char *err, size_t errlen);
 void tpCli_PlanRunFree(tpCliRun *run);
+
+/// State of `tplan plan --view` (plan_view.c): the live window fed by the progress callback.
+typedef struct tpCliLive {
+    const tpDomain *domain;   /* not owned; set before the first progress call */
+    const tpPlanner *planner; /* not owned; idem */
+    const tpPlannerDef *pd;   /* not owned; idem */
+    const char *domain_file;  /* not owned */
+    tpViewerDef def;
+    tpLiveView *lv;
+    bool failed;              /* no window (or closed): stop feeding it */
+    tpPlanRecord rec;         /* bodies at the initial state, for the window while planning */
+    tpTreeRecord tr;          /* nodes copied so far (body names borrowed from the domain) */
+    int *bodies;              /* world index of each recorded body */
+    int64_t cap;              /* node capacity of tr */
+    double next_update;       /* tpClock_Now() before which no redraw happens */
+    char status[256];
+} tpCliLive;
+
+/// Progress callback part: copies new nodes, redraws. Never changes the planner's result.
+void tpCliLive_Progress(tpCliLive *live, const tpPlanStats *stats);
+/// After the run: shows the final tree (selected branch marked) and plays the plan until closed.
+void tpCliLive_Finish(tpCliLive *live, const tpPlanRecord *rec, const tpTree *tree, const tpPlanResult *res);
+void tpCliLive_Free(tpCliLive *live);
 
 int tpCmd_Plan(int argc, char **argv);
 int tpCmd_Bench(int argc, char **argv);

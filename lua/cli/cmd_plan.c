@@ -29,6 +29,8 @@ static void plan_usage(FILE *f)
             "  -o, --out FILE      plan file to write (default: <domain name>.plan.json)\n"
             "  --no-out            do not write a plan file\n"
             "  --tree FILE         also write the search tree (docs/tree-format.md)\n"
+            "  --view              watch the tree grow in a window, then play the plan (close to exit)\n"
+            "  --view-quit-after N with --view: close the playback after N frames (scripted runs)\n"
             "  -q, --quiet         print nothing but errors\n"
             "  -h, --help          this help\n"
             "\n"
@@ -39,11 +41,19 @@ static void plan_usage(FILE *f)
 typedef struct ProgressState {
     bool tty;
     bool shown;
+    tpCliLive *live;      /* --view, else NULL */
+    const tpCliRun *run;  /* the run in progress (its domain, planner and definition) */
 } ProgressState;
 
 static void on_progress(void *user, const tpPlanStats *s)
 {
     ProgressState *ps = user;
+    if (ps->live) {
+        ps->live->domain = ps->run->domain;
+        ps->live->planner = ps->run->planner;
+        ps->live->pd = &ps->run->pd;
+        tpCliLive_Progress(ps->live, s);
+    }
     if (!ps->tty || s->elapsed < 1.0) {
         return;
     }
@@ -157,7 +167,8 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
 int tpCmd_Plan(int argc, char **argv)
 {
     const char *domain_arg = NULL, *out = NULL, *tree_out = NULL;
-    bool no_out = false, quiet = false;
+    bool no_out = false, quiet = false, view = false;
+    long long view_quit = 0;
     tpCliParams params = {0};
     tpCliPlanOpts o;
     memset(&o, 0, sizeof o);
@@ -172,6 +183,8 @@ int tpCmd_Plan(int argc, char **argv)
             quiet = true;
         } else if (strcmp(a, "--no-out") == 0) {
             no_out = true;
+        } else if (strcmp(a, "--view") == 0) {
+            view = true;
         } else if ((po = tpCli_ParsePlannerOption(&o, argc, argv, &i)) != 0) {
             if (po < 0) {
                 return TP_EXIT_BAD_INPUT;
@@ -187,6 +200,11 @@ int tpCmd_Plan(int argc, char **argv)
             out = argv[++i];
         } else if (strcmp(a, "--tree") == 0) {
             tree_out = argv[++i];
+        } else if (strcmp(a, "--view-quit-after") == 0) {
+            if (!tpCli_ParseInt(a, v, 1, &view_quit) || view_quit > 1000000000) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            ++i;
         } else if (a[0] == '-' && a[1] != '\0') {
             tpLog(TP_LOG_ERROR, "unknown option '%s' (see 'tplan plan --help')", a);
             return TP_EXIT_BAD_INPUT;
@@ -210,9 +228,17 @@ int tpCmd_Plan(int argc, char **argv)
         return TP_EXIT_BAD_INPUT;
     }
     char err[2048] = "";
-    ProgressState ps = {!quiet && isatty(2), false};
-    const tpCliProgress progress = {on_progress, &ps, 0.25};
     tpCliRun run;
+    tpCliLive live;
+    memset(&live, 0, sizeof live);
+    ProgressState ps = {!quiet && isatty(2), false, view ? &live : NULL, &run};
+    if (view) {
+        live.domain_file = path;
+        live.def = tpDefaultViewerDef();
+        live.def.quit_after = (int)view_quit;
+    }
+    /* with --view, poll the window often; redraws are rate-limited (plan_view.c) */
+    const tpCliProgress progress = {on_progress, &ps, view ? 0.05 : 0.25};
     int code = tpCli_PlanRun(path, params.items, params.n, &o, &progress, &run, err, sizeof err);
     if (ps.shown) {
         fprintf(stderr, "\n");
@@ -223,6 +249,7 @@ int tpCmd_Plan(int argc, char **argv)
         } else {
             fprintf(stderr, "%s\n", err); /* script errors name file:line themselves */
         }
+        tpCliLive_Free(&live);
         tpCli_PlanRunFree(&run);
         return code;
     }
@@ -236,6 +263,7 @@ int tpCmd_Plan(int argc, char **argv)
     if (!tpDomain_Record(domain, tpPlanner_Tree(planner), &res, &pd, &rec, err, sizeof err)) {
         tpLog(TP_LOG_ERROR, "%s", err);
         tpPlanRecord_Free(&rec);
+        tpCliLive_Free(&live);
         tpCli_PlanRunFree(&run);
         return TP_EXIT_FAILURE;
     }
@@ -265,7 +293,11 @@ int tpCmd_Plan(int argc, char **argv)
     if (code == TP_EXIT_OK && st == TP_PLAN_APPROXIMATE) {
         code = TP_EXIT_APPROXIMATE;
     }
+    if (view) {
+        tpCliLive_Finish(&live, &rec, tpPlanner_Tree(planner), &res);
+    }
     tpPlanRecord_Free(&rec);
+    tpCliLive_Free(&live);
     tpCli_PlanRunFree(&run);
     return code;
 }

@@ -207,6 +207,29 @@ static void test_view_smoke(void **state)
     free(txt);
 }
 
+/* tplan plan --view: the live window opens, plays, closes, and the plan is the same as without it. */
+static void test_plan_live_view(void **state)
+{
+    (void)state;
+    char live[1200];
+    snprintf(live, sizeof live, "%s/live.json", g_work);
+    assert_int_equal(run("'%s' plan '%s' --planner rrt --seed 1 --max-iters 200000 -q -o '%s' --view "
+                         "--view-quit-after 5",
+                         g_tplan, g_domain, live),
+                     0);
+    size_t n1 = 0, n2 = 0;
+    char *a = slurp(g_plan, &n1), *b = slurp(live, &n2);
+    assert_non_null(a);
+    assert_non_null(b);
+    char *ta = strstr(a, "\"timing\""), *tb = strstr(b, "\"timing\"");
+    assert_non_null(ta);
+    assert_non_null(tb);
+    assert_int_equal(ta - a, tb - b);
+    assert_memory_equal(a, b, (size_t)(ta - a)); /* byte-identical apart from stats.timing */
+    free(a);
+    free(b);
+}
+
 /* Expects exit 2 and a message naming the file from view and render on a bad input. */
 static void expect_refused(const char *what, const char *plan, const char *tree)
 {
@@ -342,6 +365,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_ball_in_first_and_last_frame),
         cmocka_unit_test(test_tree_layer_toggles),
         cmocka_unit_test(test_view_smoke),
+        cmocka_unit_test(test_plan_live_view),
         cmocka_unit_test(test_corrupt_inputs_refused),
         cmocka_unit_test(test_bad_options),
     };

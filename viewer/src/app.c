@@ -843,3 +843,126 @@ out:
     tpTreeRecord_Free(&tree);
     return code;
 }
+
+/* ---- live view of a running planner ---- */
+
+struct tpLiveView {
+    App app;
+    double last;   /* glfwGetTime of the previous frame */
+    bool closed;   /* the user closed the window while planning */
+    bool has_tree; /* a tree is uploaded */
+};
+
+tpLiveView *tpCreateLiveView(const tpPlanRecord *rec, const tpViewerDef *def, char *err, size_t errlen)
+{
+    tpLiveView *lv = calloc(1, sizeof *lv);
+    if (!lv) {
+        tpErrorf(err, errlen, "out of memory");
+        return NULL;
+    }
+    GLFWwindow *win = open_window(def->width, def->height, "tplan plan --view", true, err, errlen);
+    if (!win) {
+        free(lv);
+        return NULL;
+    }
+    App *a = &lv->app;
+    a->win = win;
+    app_init_state(a, rec, def, true);
+    if (!tpVScene_Init(&a->scene, rec, err, errlen)) {
+        tpVScene_Free(&a->scene);
+        glfwDestroyWindow(win);
+        glfwTerminate();
+        free(lv);
+        return NULL;
+    }
+    a->scene_ok = true;
+    tpVScene_SetWorld(&a->scene, a->world);
+    a->playing = false;
+    a->live_status = "planning...";
+    app_install_callbacks(a);
+    glfwSwapInterval(0); /* never wait for the display while the planner waits for us */
+    lv->last = glfwGetTime();
+    a->fps_t0 = lv->last;
+    return lv;
+}
+
+bool tpLiveView_Update(tpLiveView *lv, const tpTreeRecord *tree, const char *status)
+{
+    if (!lv || lv->closed) {
+        return false;
+    }
+    App *a = &lv->app;
+    char err[512];
+    if (tree && tree->nnodes > 0) {
+        if (!tpVScene_SetTree(&a->scene, tree, "(live tree)", err, sizeof err)) {
+            tpLog(TP_LOG_WARN, "live view: %s", err);
+        }
+        lv->has_tree = a->scene.has_tree;
+    }
+    a->live_status = status ? status : "planning...";
+    app_frame(a, &lv->last);
+    if (glfwWindowShouldClose(a->win)) {
+        lv->closed = true;
+        return false;
+    }
+    return true;
+}
+
+bool tpLiveView_Poll(tpLiveView *lv)
+{
+    if (!lv || lv->closed) {
+        return false;
+    }
+    glfwPollEvents();
+    if (glfwWindowShouldClose(lv->app.win)) {
+        lv->closed = true;
+        return false;
+    }
+    return true;
+}
+
+void tpLiveView_Play(tpLiveView *lv, const tpPlanRecord *rec, const tpTreeRecord *tree)
+{
+    if (!lv || lv->closed) {
+        return;
+    }
+    App *a = &lv->app;
+    char err[512];
+    tpViewCamera cam = a->cam, home = a->cam_home;
+    bool tree_on = a->tree, trails = a->trails, contacts = a->contacts, overlay = a->overlay;
+    tpVScene_Free(&a->scene);
+    a->scene_ok = false;
+    app_init_state(a, rec, &a->def, tree != NULL);
+    a->cam = cam, a->cam_home = home; /* keep the user's view */
+    a->tree = tree_on && tree != NULL, a->trails = trails, a->contacts = contacts, a->overlay = overlay;
+    a->live_status = NULL;
+    if (!tpVScene_Init(&a->scene, rec, err, sizeof err) ||
+        !tpVScene_SetTree(&a->scene, tree, "(tree)", err, sizeof err)) {
+        tpLog(TP_LOG_ERROR, "live view: %s", err);
+        return;
+    }
+    a->scene_ok = true;
+    tpVScene_SetWorld(&a->scene, a->world);
+    a->t = 0;
+    a->playing = true;
+    glfwSwapInterval(a->def.print_fps ? 0 : 1);
+    lv->last = glfwGetTime();
+    long frames = 0;
+    while (!glfwWindowShouldClose(a->win)) {
+        app_frame(a, &lv->last);
+        if (a->def.quit_after > 0 && ++frames >= a->def.quit_after) {
+            break;
+        }
+    }
+}
+
+void tpDestroyLiveView(tpLiveView *lv)
+{
+    if (!lv) {
+        return;
+    }
+    tpVScene_Free(&lv->app.scene);
+    glfwDestroyWindow(lv->app.win);
+    glfwTerminate();
+    free(lv);
+}

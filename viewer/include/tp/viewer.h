@@ -107,6 +107,8 @@ tpLiveView *tpCreateLiveView(const tpPlanRecord *rec, const tpViewerDef *def, ch
 /// Replaces the tree drawn (tree is read, not kept) and draws a frame with the given status text.
 /// Returns false when the user closed the window.
 bool tpLiveView_Update(tpLiveView *lv, const tpTreeRecord *tree, const char *status);
+/// Handles pending window events without redrawing (cheap). False when the window was closed.
+bool tpLiveView_Poll(tpLiveView *lv);
 /// Switches to playback of a finished recording (and its tree, may be NULL) and runs until the
 /// window is closed. Takes no ownership.
 void tpLiveView_Play(tpLiveView *lv, const tpPlanRecord *rec, const tpTreeRecord *tree);

@@ -1,0 +1,166 @@
+/* tplan plan --view: shows the search tree growing while the planner runs, then plays the plan.
+ *
+ * Single-threaded: the planner's progress callback (on the planner's own thread, between two
+ * iterations) copies the nodes added since the last call into a tree record, uploads it and draws
+ * one frame. Nothing runs concurrently with the planner, and the planner's result does not depend
+ * on the callback (it only reads the tree), so plans stay byte-identical with and without --view. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tp/base.h"
+
+/* Appends the tree nodes not yet in live->tr (positions of every non-static body). */
+static bool sync_tree(tpCliLive *live, const tpTree *tree)
+{
+    const tpWorld *w = tpDomain_World(live->domain);
+    tpTreeRecord *tr = &live->tr;
+    if (!live->bodies) {
+        int nb = tpWorld_BodyCount(w);
+        live->bodies = calloc((size_t)(nb > 0 ? nb : 1), sizeof *live->bodies);
+        tr->body_names = calloc((size_t)(nb > 0 ? nb : 1), sizeof *tr->body_names);
+        if (!live->bodies || !tr->body_names) {
+            return false;
+        }
+        for (int b = 0; b < nb; ++b) {
+            if (tpWorld_Body(w, b)->cls != TP_BODY_STATIC) {
+                live->bodies[tr->nbodies] = b;
+                tr->body_names[tr->nbodies++] = (char *)tpWorld_Body(w, b)->name; /* borrowed */
+            }
+        }
+    }
+    int64_t n = tpTree_Count(tree);
+    if (n > live->cap) {
+        int64_t cap = live->cap ? live->cap : 4096;
+        while (cap < n) {
+            cap *= 2;
+        }
+        int nbs = tr->nbodies > 0 ? tr->nbodies : 1;
+        int32_t *parent = realloc(tr->parent, (size_t)cap * sizeof *parent);
+        if (parent) {
+            tr->parent = parent;
+        }
+        uint8_t *flags = realloc(tr->flags, (size_t)cap);
+        if (flags) {
+            tr->flags = flags;
+        }
+        float *pos = realloc(tr->pos, (size_t)cap * (size_t)nbs * 3 * sizeof *pos);
+        if (pos) {
+            tr->pos = pos;
+        }
+        if (!parent || !flags || !pos) {
+            return false;
+        }
+        live->cap = cap;
+    }
+    for (int64_t i = tr->nnodes; i < n; ++i) {
+        const tpNode *nd = tpTree_Node(tree, (int32_t)i);
+        tr->parent[i] = nd->parent;
+        tr->flags[i] = (uint8_t)(((nd->flags & TP_NODE_BUSY) ? 1 : 0) | ((nd->flags & TP_NODE_GOAL) ? 2 : 0));
+        const void *x = tpTree_State(tree, (int32_t)i);
+        for (int k = 0; k < tr->nbodies; ++k) {
+            tpBodyState s;
+            tpWorld_BodyState(w, tpState_Bodies(x), tpState_Time(x), live->bodies[k], &s);
+            for (int c = 0; c < 3; ++c) {
+                tr->pos[((size_t)i * (size_t)tr->nbodies + (size_t)k) * 3 + (size_t)c] = (float)s.pos[c];
+            }
+        }
+    }
+    tr->nnodes = n;
+    return true;
+}
+
+/* Opens the window on a record of the bodies at their initial state (the root node's path). */
+static bool open_live(tpCliLive *live, const tpTree *tree, const tpPlanStats *s)
+{
+    tpPlanResult fake;
+    memset(&fake, 0, sizeof fake);
+    fake.status = TP_PLAN_APPROXIMATE;
+    fake.best = 0;
+    fake.best_solution = -1;
+    fake.stats = *s;
+    char err[1024];
+    if (!tpDomain_Record(live->domain, tree, &fake, live->pd, &live->rec, err, sizeof err)) {
+        tpLog(TP_LOG_WARN, "--view: %s", err);
+        return false;
+    }
+    live->rec.domain_file = strdup(live->domain_file);
+    live->lv = tpCreateLiveView(&live->rec, &live->def, err, sizeof err);
+    if (!live->lv) {
+        tpLog(TP_LOG_WARN, "--view: %s (planning continues without the window)", err);
+        return false;
+    }
+    return true;
+}
+
+void tpCliLive_Progress(tpCliLive *live, const tpPlanStats *s)
+{
+    if (live->failed || !live->planner) {
+        return;
+    }
+    /* Redrawing costs time proportional to the tree; keep it under ~5 % of the run by waiting
+       19 times as long as the last redraw took before the next one (events are still handled). */
+    double now = tpClock_Now();
+    if (live->lv && now < live->next_update) {
+        if (!tpLiveView_Poll(live->lv)) {
+            live->failed = true;
+        }
+        return;
+    }
+    const tpTree *tree = tpPlanner_Tree(live->planner);
+    if (!live->lv && !open_live(live, tree, s)) {
+        live->failed = true;
+        return;
+    }
+    if (!sync_tree(live, tree)) {
+        tpLog(TP_LOG_WARN, "--view: out of memory for the live tree");
+        live->failed = true;
+        return;
+    }
+    snprintf(live->status, sizeof live->status, "planning: %.1f s  %lld iterations  %lld nodes  %d solution%s",
+             s->elapsed, (long long)s->iterations, (long long)s->nodes, s->solutions, s->solutions == 1 ? "" : "s");
+    if (!tpLiveView_Update(live->lv, &live->tr, live->status)) {
+        live->failed = true; /* the window was closed: keep planning, show nothing more */
+    }
+    double cost = tpClock_Now() - now;
+    live->next_update = now + (cost * 20 > 0.2 ? cost * 20 : 0.2);
+}
+
+void tpCliLive_Finish(tpCliLive *live, const tpPlanRecord *rec, const tpTree *tree, const tpPlanResult *res)
+{
+    if (live->failed) {
+        return;
+    }
+    char err[1024];
+    if (!live->lv) { /* the run ended before the first progress report */
+        live->lv = tpCreateLiveView(rec, &live->def, err, sizeof err);
+        if (!live->lv) {
+            tpLog(TP_LOG_WARN, "--view: %s", err);
+            return;
+        }
+    }
+    if (!sync_tree(live, tree)) {
+        tpLog(TP_LOG_WARN, "--view: out of memory for the tree");
+        tpLiveView_Play(live->lv, rec, NULL);
+        return;
+    }
+    if (res->best >= 0) { /* mark the chosen branch, as in the tree file */
+        for (int32_t i = res->best; i >= 0; i = tpTree_Node(tree, i)->parent) {
+            live->tr.flags[i] |= 4;
+        }
+    }
+    tpLiveView_Play(live->lv, rec, &live->tr);
+}
+
+void tpCliLive_Free(tpCliLive *live)
+{
+    tpDestroyLiveView(live->lv);
+    tpPlanRecord_Free(&live->rec);
+    free(live->bodies);
+    free(live->tr.body_names);
+    free(live->tr.parent);
+    free(live->tr.flags);
+    free(live->tr.pos);
+    memset(live, 0, sizeof *live);
+}
