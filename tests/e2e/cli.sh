@@ -33,7 +33,7 @@ expect_error negative_mass.lua 6 "mass must be > 0"
 "$tplan" plan minigolf --mu -3 >/dev/null 2>&1; check "negative mu exit 2" $([ $? -eq 2 ]; echo $?)
 
 # Help for every command.
-for c in "" plan replay domains; do
+for c in "" plan replay domains view render; do
   "$tplan" $c --help >"$work/help.txt" 2>&1
   check "tplan $c --help exit 0" $?
   grep -q "usage: tplan" "$work/help.txt"; check "tplan $c --help prints usage" $?

@@ -552,6 +552,11 @@ int tpViewer_Run(const char *plan_path, const char *tree_path, const tpViewerDef
     tpTreeRecord_Free(&tree); /* uploaded */
     app_install_callbacks(a);
     glfwSwapInterval(def->print_fps ? 0 : 1);
+    if (def->print_fps) {
+        printf("renderer: %s, OpenGL %s; %d bodies, tree %lld nodes x %d bodies\n",
+               (const char *)glGetString(GL_RENDERER), (const char *)glGetString(GL_VERSION), rec.nbodies,
+               (long long)a->scene.tree_nnodes, a->scene.tree_nbodies);
+    }
     double last = glfwGetTime(), start = last;
     a->fps_t0 = last;
     long frames = 0;
