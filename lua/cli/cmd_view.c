@@ -17,7 +17,8 @@ static void view_usage(FILE *f)
                "\n"
                "  --tree FILE         search tree written by 'tplan plan --tree FILE'\n"
                "  --size WxH          window size in pixels (default 1280x720)\n"
-               "  --camera Y,P,D[,X,Y,Z]  yaw and pitch (degrees), distance and target (m); default: fit\n"
+               "  --camera Y,P,D[,X,Y,Z]  yaw, pitch (degrees), distance (m) [and target (m); default: the\n"
+               "                      scene's centre]; default camera: fitted to the scene\n"
                "  --world K           start with solution K (1 = the selected one; many-worlds plans)\n"
                "  --no-tree           start with the tree layer off (T toggles it)\n"
                "  --no-trails         start with the trails off (L)\n"
@@ -49,7 +50,8 @@ static void render_usage(FILE *f)
                "  --size WxH          image size in pixels (default 1280x720)\n"
                "  --fps N             frames per second of motion (default 60)\n"
                "  --frames LIST       only these frames, e.g. 0,10-20,last (default: all)\n"
-               "  --camera Y,P,D[,X,Y,Z]  yaw and pitch (degrees), distance and target (m); default: fit\n"
+               "  --camera Y,P,D[,X,Y,Z]  yaw, pitch (degrees), distance (m) [and target (m); default: the\n"
+               "                      scene's centre]; default camera: fitted to the scene\n"
                "  --tree FILE         draw this search tree\n"
                "  --world K           render solution K (1 = the selected one)\n"
                "  --no-trails         no trails\n"
@@ -90,8 +92,8 @@ static int common_option(int argc, char **argv, int *i, tpViewerDef *vd, const c
         vd->show_overlay = false;
         return 1;
     }
-    bool takes = strcmp(a, "--tree") == 0 || strcmp(a, "--size") == 0 || strcmp(a, "--camera") == 0 ||
-                 strcmp(a, "--world") == 0;
+    bool takes =
+        strcmp(a, "--tree") == 0 || strcmp(a, "--size") == 0 || strcmp(a, "--camera") == 0 || strcmp(a, "--world") == 0;
     if (!takes) {
         return 0;
     }
@@ -107,13 +109,12 @@ static int common_option(int argc, char **argv, int *i, tpViewerDef *vd, const c
             return -1;
         }
     } else if (strcmp(a, "--camera") == 0) {
-        /* start from a neutral camera; unspecified target components stay 0 */
-        vd->camera = (tpViewCamera){{0, 0, 0}, -90 * TP_PI / 180, 55 * TP_PI / 180, 5, 45 * TP_PI / 180};
-        if (!tpViewCamera_Parse(&vd->camera, v, err, sizeof err)) {
+        tpViewCamera check = {{0, 0, 0}, 0, 0, 1, 1};
+        if (!tpViewCamera_Parse(&check, v, err, sizeof err)) {
             tpLog(TP_LOG_ERROR, "%s", err);
             return -1;
         }
-        vd->camera_fit = false;
+        vd->camera = v; /* applied over the fitted camera by the viewer */
     } else {
         long long k;
         if (!tpCli_ParseInt(a, v, 1, &k) || k > 1000000) {

@@ -23,7 +23,7 @@
 #define H 360
 
 static const char *g_tplan, *g_domain, *g_work;
-static char g_plan[1024], g_tree[1024];
+static char g_plan[1024], g_tree[1024], g_many[1024];
 
 /* Runs a shell command; returns its exit status, fails the test if it died from a signal. */
 static int run(const char *fmt, ...)
@@ -108,7 +108,13 @@ static int setup(void **state)
     snprintf(g_tree, sizeof g_tree, "%s/mg.tree", g_work);
     int rc = run("'%s' plan '%s' --planner rrt --seed 1 --max-iters 200000 -q -o '%s' --tree '%s'", g_tplan, g_domain,
                  g_plan, g_tree);
-    return rc == 0 ? 0 : -1; /* the RRT solves seed 1 */
+    if (rc != 0) {
+        return -1; /* the RRT solves seed 1 */
+    }
+    snprintf(g_many, sizeof g_many, "%s/many.json", g_work);
+    rc = run("'%s' plan '%s' --planner rrt --seed 1 --solutions 2 --max-iters 200000 -q -o '%s'", g_tplan, g_domain,
+             g_many);
+    return rc == 0 ? 0 : -1;
 }
 
 /* Frames 0 and last: the ball's colour is where its recorded position projects, and only there. */
@@ -166,9 +172,9 @@ static void test_ball_in_first_and_last_frame(void **state)
 static void test_tree_layer_toggles(void **state)
 {
     (void)state;
-    assert_int_equal(run("'%s' render '%s' --out '%s/t0' --size %dx%d --frames 0 --no-overlay -q", g_tplan, g_plan,
-                         g_work, W, H),
-                     0);
+    assert_int_equal(
+        run("'%s' render '%s' --out '%s/t0' --size %dx%d --frames 0 --no-overlay -q", g_tplan, g_plan, g_work, W, H),
+        0);
     assert_int_equal(run("'%s' render '%s' --tree '%s' --out '%s/t1' --size %dx%d --frames 0 --no-overlay -q", g_tplan,
                          g_plan, g_tree, g_work, W, H),
                      0);
@@ -189,6 +195,68 @@ static void test_tree_layer_toggles(void **state)
     assert_true(tree_diff > 2000);
     assert_true(overlay_diff > 2000);
     free(a), free(b), free(c);
+}
+
+static int find_body(const tpPlanRecord *rec, const char *name)
+{
+    for (int b = 0; b < rec->nbodies; ++b) {
+        if (strcmp(rec->bodies[b].name, name) == 0) {
+            return b;
+        }
+    }
+    fail_msg("no body %s", name);
+    return -1;
+}
+
+/* Many worlds: --world 2 renders the second solution (the ball where that solution has it). */
+static void test_render_second_world(void **state)
+{
+    (void)state;
+    tpPlanRecord rec;
+    char err[1024];
+    assert_true(tpPlanRecord_Read(&rec, g_many, err, sizeof err));
+    assert_int_equal(rec.nworlds, 2);
+    int ball = find_body(&rec, "ball");
+    /* top-down (walls never hide the ball), centred on the scene as --camera does */
+    const char *top = "-90,89,3.3";
+    tpViewCamera cam;
+    tpViewCamera_Fit(&cam, &rec, (double)W / H);
+    assert_true(tpViewCamera_Parse(&cam, top, err, sizeof err));
+    /* the frame where the two solutions' balls are farthest apart on screen */
+    int n = tpView_FrameCount(&rec, 0, 60), n1 = tpView_FrameCount(&rec, 1, 60), best = 0;
+    double bestd = -1, pw[2][2] = {{0, 0}, {0, 0}};
+    for (int k = 0; k < (n < n1 ? n : n1); ++k) {
+        double p[2][2];
+        for (int w = 0; w < 2; ++w) {
+            double pos[3], q[4];
+            tpView_BodyPose(&rec, w, ball, k / 60.0, pos, q);
+            assert_true(tpViewCamera_Project(&cam, W, H, pos, &p[w][0], &p[w][1]));
+        }
+        double d = hypot(p[1][0] - p[0][0], p[1][1] - p[0][1]);
+        if (d > bestd) {
+            bestd = d, best = k;
+            memcpy(pw, p, sizeof p);
+        }
+    }
+    assert_true(bestd > 40);
+    for (int w = 0; w < 2; ++w) {
+        assert_int_equal(run("'%s' render '%s' --world %d --out '%s/world%d' --size %dx%d --frames %d --no-trails "
+                             "--no-overlay --camera %s -q",
+                             g_tplan, g_many, w + 1, g_work, w + 1, W, H, best, top),
+                         0);
+        char path[1200];
+        snprintf(path, sizeof path, "%s/world%d/frame_%06d.png", g_work, w + 1, best);
+        unsigned char *img = load_png(path);
+        int here = ball_pixels_near(img, pw[w][0], pw[w][1], 6);
+        int other = ball_pixels_near(img, pw[1 - w][0], pw[1 - w][1], 6);
+        print_message("world %d, frame %d: %d ball pixels at its ball, %d at the other world's\n", w + 1, best, here,
+                      other);
+        assert_true(here >= 4);
+        assert_int_equal(other, 0);
+        free(img);
+    }
+    assert_int_equal(run("'%s' render '%s' --world 3 --out '%s/world3' -q 2>/dev/null", g_tplan, g_many, g_work), 2);
+    tpPlanRecord_Free(&rec);
 }
 
 /* The interactive viewer opens, draws a few frames and closes (--quit-after). */
@@ -338,10 +406,14 @@ static void test_bad_options(void **state)
 {
     (void)state;
     const char *cmds[] = {
-        "render '%s' --out /tmp/x --size 10x10", "render '%s' --out /tmp/x --fps 0",
-        "render '%s' --out /tmp/x --frames 5-2", "render '%s' --out /tmp/x --frames 999999",
-        "render '%s' --out /tmp/x --camera 1,2", "render '%s'",
-        "view '%s' --bogus",                      "view '%s' --world 9",
+        "render '%s' --out /tmp/x --size 10x10",
+        "render '%s' --out /tmp/x --fps 0",
+        "render '%s' --out /tmp/x --frames 5-2",
+        "render '%s' --out /tmp/x --frames 999999",
+        "render '%s' --out /tmp/x --camera 1,2",
+        "render '%s'",
+        "view '%s' --bogus",
+        "view '%s' --world 9",
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i) {
         char c[1200];
@@ -364,6 +436,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ball_in_first_and_last_frame),
         cmocka_unit_test(test_tree_layer_toggles),
+        cmocka_unit_test(test_render_second_world),
         cmocka_unit_test(test_view_smoke),
         cmocka_unit_test(test_plan_live_view),
         cmocka_unit_test(test_corrupt_inputs_refused),

@@ -24,7 +24,6 @@ tpViewerDef tpDefaultViewerDef(void)
     d.show_trails = true;
     d.show_contacts = false;
     d.show_overlay = true;
-    d.camera_fit = true;
     return d;
 }
 
@@ -123,8 +122,8 @@ typedef struct App {
     bool scene_ok;
     tpViewerDef def;
     tpViewCamera cam, cam_home;
-    double t;        /* s of motion shown */
-    double speed;    /* playback speed factor */
+    double t;     /* s of motion shown */
+    double speed; /* playback speed factor */
     bool playing;
     bool help;
     bool tree, trails, contacts, overlay;
@@ -307,6 +306,8 @@ static void set_world(App *a, int world)
 
 /* ---- input ---- */
 
+/* Non-printable keys (space, arrows, Home/End, Esc, F1) come as key events; letters and
+   brackets come as characters, so that they follow the user's keyboard layout. */
 static void on_key(GLFWwindow *win, int key, int scancode, int action, int mods)
 {
     (void)scancode, (void)mods;
@@ -332,48 +333,72 @@ static void on_key(GLFWwindow *win, int key, int scancode, int action, int mods)
         set_time(a, (step_of(a) + sgn * k) * dt);
         break;
     }
-    case GLFW_KEY_LEFT_BRACKET:
-        a->speed = fmax(a->speed / 2, 1.0 / 64);
-        break;
-    case GLFW_KEY_RIGHT_BRACKET:
-        a->speed = fmin(a->speed * 2, 64);
-        break;
-    case GLFW_KEY_R:
-        a->t = 0, a->playing = true;
-        break;
     case GLFW_KEY_HOME:
         set_time(a, 0);
         break;
     case GLFW_KEY_END:
         set_time(a, duration(a));
         break;
-    case GLFW_KEY_N:
-        set_world(a, a->world + 1);
-        break;
-    case GLFW_KEY_P:
-        set_world(a, a->world - 1);
-        break;
-    case GLFW_KEY_T:
-        a->tree = !a->tree;
-        break;
-    case GLFW_KEY_L:
-        a->trails = !a->trails;
-        break;
-    case GLFW_KEY_K:
-        a->contacts = !a->contacts;
-        break;
-    case GLFW_KEY_O:
-        a->overlay = !a->overlay;
-        break;
-    case GLFW_KEY_C:
-        a->cam = a->cam_home;
-        break;
-    case GLFW_KEY_H:
     case GLFW_KEY_F1:
         a->help = !a->help;
         break;
     case GLFW_KEY_ESCAPE:
-    case GLFW_KEY_Q:
+        glfwSetWindowShouldClose(win, GLFW_TRUE);
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_char(GLFWwindow *win, unsigned int cp)
+{
+    App *a = glfwGetWindowUserPointer(win);
+    switch (cp) {
+    case '[':
+        a->speed = fmax(a->speed / 2, 1.0 / 64);
+        break;
+    case ']':
+        a->speed = fmin(a->speed * 2, 64);
+        break;
+    case 'r':
+    case 'R':
+        a->t = 0, a->playing = true;
+        break;
+    case 'n':
+    case 'N':
+        set_world(a, a->world + 1);
+        break;
+    case 'p':
+    case 'P':
+        set_world(a, a->world - 1);
+        break;
+    case 't':
+    case 'T':
+        a->tree = !a->tree;
+        break;
+    case 'l':
+    case 'L':
+        a->trails = !a->trails;
+        break;
+    case 'k':
+    case 'K':
+        a->contacts = !a->contacts;
+        break;
+    case 'o':
+    case 'O':
+        a->overlay = !a->overlay;
+        break;
+    case 'c':
+    case 'C':
+        a->cam = a->cam_home;
+        break;
+    case 'h':
+    case 'H':
+    case '?':
+        a->help = !a->help;
+        break;
+    case 'q':
+    case 'Q':
         glfwSetWindowShouldClose(win, GLFW_TRUE);
         break;
     default:
@@ -461,10 +486,23 @@ static void app_init_state(App *a, const tpPlanRecord *rec, const tpViewerDef *d
     a->world = rec->nworlds > 0 ? (def->world >= 0 && def->world < rec->nworlds ? def->world : 0) : -1;
     int w = def->width, h = def->height;
     tpViewCamera_Fit(&a->cam_home, rec, (double)w / h);
-    a->cam = def->camera_fit ? a->cam_home : def->camera;
-    if (!def->camera_fit) {
-        a->cam_home = a->cam;
+    char err[256];
+    if (def->camera && !tpViewCamera_Parse(&a->cam_home, def->camera, err, sizeof err)) {
+        tpLog(TP_LOG_WARN, "%s (using the fitted camera)", err); /* validated by the caller */
     }
+    a->cam = a->cam_home;
+}
+
+/* Checks def->camera before any window opens; false with a message. */
+static bool camera_ok(const tpViewerDef *def)
+{
+    tpViewCamera c = {{0, 0, 0}, 0, 0, 1, 1};
+    char err[256];
+    if (def->camera && !tpViewCamera_Parse(&c, def->camera, err, sizeof err)) {
+        tpLog(TP_LOG_ERROR, "%s", err);
+        return false;
+    }
+    return true;
 }
 
 /* One interactive frame: advance time, draw, swap, poll. */
@@ -505,6 +543,7 @@ static void app_install_callbacks(App *a)
 {
     glfwSetWindowUserPointer(a->win, a);
     glfwSetKeyCallback(a->win, on_key);
+    glfwSetCharCallback(a->win, on_char);
     glfwSetMouseButtonCallback(a->win, on_button);
     glfwSetCursorPosCallback(a->win, on_cursor);
     glfwSetScrollCallback(a->win, on_scroll);
@@ -512,6 +551,9 @@ static void app_install_callbacks(App *a)
 
 int tpViewer_Run(const char *plan_path, const char *tree_path, const tpViewerDef *def)
 {
+    if (!camera_ok(def)) {
+        return TP_EXIT_BAD_INPUT;
+    }
     tpPlanRecord rec;
     tpTreeRecord tree;
     bool has_tree;
@@ -678,8 +720,22 @@ static int encode_video(const tpRenderDef *def)
         return TP_EXIT_FAILURE;
     }
     if (pid == 0) {
-        char *args[] = {"ffmpeg", "-y", "-loglevel", "error", "-framerate", rate, "-i", pattern, "-c:v", "libx264",
-                        "-pix_fmt", "yuv420p", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", (char *)def->video, NULL};
+        char *args[] = {"ffmpeg",
+                        "-y",
+                        "-loglevel",
+                        "error",
+                        "-framerate",
+                        rate,
+                        "-i",
+                        pattern,
+                        "-c:v",
+                        "libx264",
+                        "-pix_fmt",
+                        "yuv420p",
+                        "-vf",
+                        "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+                        (char *)def->video,
+                        NULL};
         execvp("ffmpeg", args);
         _exit(127);
     }
@@ -694,6 +750,9 @@ static int encode_video(const tpRenderDef *def)
 int tpViewer_Render(const char *plan_path, const char *tree_path, const tpRenderDef *def)
 {
     const tpViewerDef *vd = &def->view;
+    if (!camera_ok(vd)) {
+        return TP_EXIT_BAD_INPUT;
+    }
     if (!def->out_dir || !def->out_dir[0]) {
         tpLog(TP_LOG_ERROR, "render: --out DIR is required");
         return TP_EXIT_BAD_INPUT;
@@ -751,7 +810,7 @@ int tpViewer_Render(const char *plan_path, const char *tree_path, const tpRender
     a->win = win;
     app_init_state(a, &rec, vd, has_tree);
     a->world = world;
-    a->playing = false;
+    a->playing = true; /* the overlay of an animation frame says nothing about pausing */
     if (!tpVScene_Init(&a->scene, &rec, err, sizeof err) ||
         !tpVScene_SetTree(&a->scene, has_tree ? &tree : NULL, tree_path, err, sizeof err)) {
         tpLog(TP_LOG_ERROR, "%s", err);

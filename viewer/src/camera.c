@@ -103,9 +103,9 @@ static void grow_body(double lo[3], double hi[3], const tpPlanBody *b, const dou
         h[0] = h[1] = s[0], h[2] = 0.5 * s[1];
     }
     double w = x[3], qx = x[4], qy = x[5], qz = x[6];
-    double r[9] = {1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - w * qz),       2 * (qx * qz + w * qy),
-                   2 * (qx * qy + w * qz),       1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - w * qx),
-                   2 * (qx * qz - w * qy),       2 * (qy * qz + w * qx),       1 - 2 * (qx * qx + qy * qy)};
+    double r[9] = {1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - w * qz),      2 * (qx * qz + w * qy),
+                   2 * (qx * qy + w * qz),      1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - w * qx),
+                   2 * (qx * qz - w * qy),      2 * (qy * qz + w * qx),      1 - 2 * (qx * qx + qy * qy)};
     for (int i = 0; i < 3; ++i) {
         double e = fabs(r[3 * i]) * h[0] + fabs(r[3 * i + 1]) * h[1] + fabs(r[3 * i + 2]) * h[2];
         lo[i] = fmin(lo[i], x[i] - e);
@@ -169,8 +169,8 @@ void tpViewCamera_Fit(tpViewCamera *cam, const tpPlanRecord *rec, double aspect)
         bool inside = true;
         for (int k = 0; k < 8 && inside; ++k) {
             double p[3] = {k & 1 ? hi[0] : lo[0], k & 2 ? hi[1] : lo[1], k & 4 ? hi[2] : lo[2]}, px, py;
-            inside = tpViewCamera_Project(cam, w, h, p, &px, &py) && fabs(px / w - 0.5) < 0.46 &&
-                     fabs(py / h - 0.5) < 0.46;
+            inside =
+                tpViewCamera_Project(cam, w, h, p, &px, &py) && fabs(px / w - 0.5) < 0.46 && fabs(py / h - 0.5) < 0.46;
         }
         if (inside) {
             b = cam->dist;

@@ -108,7 +108,10 @@ static void mesh_cylinder(MeshBuf *m)
     }
 }
 
-static bool is_shape(const tpPlanBody *b, const char *s) { return strcmp(b->shape, s) == 0; }
+static bool is_shape(const tpPlanBody *b, const char *s)
+{
+    return strcmp(b->shape, s) == 0;
+}
 
 bool tpVScene_Init(tpVScene *sc, const tpPlanRecord *rec, char *err, size_t errlen)
 {
@@ -220,8 +223,8 @@ bool tpVScene_SetTree(tpVScene *sc, const tpTreeRecord *tree, const char *tree_p
             }
         }
         if (pal[i] < 0) {
-            tpErrorf(err, errlen, "%s: body '%s' is not a moving body of the plan (tree of another plan?)",
-                     tree_path, tree->body_names[i]);
+            tpErrorf(err, errlen, "%s: body '%s' is not a moving body of the plan (tree of another plan?)", tree_path,
+                     tree->body_names[i]);
             free(pal);
             return false;
         }
@@ -277,8 +280,8 @@ bool tpVScene_SetTree(tpVScene *sc, const tpTreeRecord *tree, const char *tree_p
     glBindBuffer(GL_ARRAY_BUFFER, sc->tree_sel_vbo);
     glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)selb, v + nseg * drawn * 6, GL_STATIC_DRAW);
     glBindBuffer(GL_ARRAY_BUFFER, sc->tree_goal_vbo);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)(ngoal * drawn * 3) * sizeof *v),
-                 v + (nseg + nsel) * drawn * 6, GL_STATIC_DRAW);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)(ngoal * drawn * 3) * sizeof *v), v + (nseg + nsel) * drawn * 6,
+                 GL_STATIC_DRAW);
     /* node points: node-major as in the file; drawn per body with a stride */
     glBindBuffer(GL_ARRAY_BUFFER, sc->tree_pts_vbo);
     glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)n * nb * 3 * sizeof(float)), tree->pos, GL_STATIC_DRAW);
@@ -869,7 +872,8 @@ void tpVScene_Draw(tpVScene *sc, const tpVFrame *f)
     glEnable(GL_COLOR_MATERIAL);
     glColorMaterial(GL_FRONT_AND_BACK, GL_AMBIENT_AND_DIFFUSE);
     glShadeModel(GL_SMOOTH);
-    const float amb[4] = {0.30f, 0.30f, 0.32f, 1}, key[4] = {0.75f, 0.75f, 0.72f, 1}, fill[4] = {0.20f, 0.22f, 0.25f, 1};
+    const float amb[4] = {0.30f, 0.30f, 0.32f, 1}, key[4] = {0.75f, 0.75f, 0.72f, 1},
+                fill[4] = {0.20f, 0.22f, 0.25f, 1};
     const float keydir[4] = {0.35f, -0.55f, 1.0f, 0}, filldir[4] = {-0.5f, 0.6f, 0.4f, 0}, none[4] = {0, 0, 0, 1};
     glLightModelfv(GL_LIGHT_MODEL_AMBIENT, amb);
     glLightModeli(GL_LIGHT_MODEL_TWO_SIDE, GL_TRUE);

@@ -19,7 +19,7 @@ typedef struct tpVScene {
     int world;               /* world whose trails are uploaded (-1: none yet) */
     GLuint mesh_vbo[TP_MESH_COUNT];
     int mesh_verts[TP_MESH_COUNT];
-    int *palette; /* per plan body: palette index of a moving body, -1 otherwise */
+    int *palette;        /* per plan body: palette index of a moving body, -1 otherwise */
     double lo[3], hi[3]; /* scene bounds (m), planes excluded */
 
     /* trails: per moving plan body, nsteps+1 positions of the current world */
@@ -29,14 +29,14 @@ typedef struct tpVScene {
 
     /* search tree */
     bool has_tree;
-    int tree_nbodies;     /* bodies drawn (may be fewer than in the file when the tree is huge) */
+    int tree_nbodies; /* bodies drawn (may be fewer than in the file when the tree is huge) */
     int tree_nbodies_file;
-    int *tree_palette;    /* per drawn tree body: palette index */
-    char **tree_names;    /* per drawn tree body: name (owned copies) */
+    int *tree_palette; /* per drawn tree body: palette index */
+    char **tree_names; /* per drawn tree body: name (owned copies) */
     int64_t tree_nnodes;
-    int64_t tree_nseg;    /* segments per body (nnodes - 1) */
-    int64_t tree_nsel;    /* selected-branch segments per body */
-    int64_t tree_ngoal;   /* goal nodes */
+    int64_t tree_nseg;  /* segments per body (nnodes - 1) */
+    int64_t tree_nsel;  /* selected-branch segments per body */
+    int64_t tree_ngoal; /* goal nodes */
     GLuint tree_vbo, tree_sel_vbo, tree_pts_vbo, tree_goal_vbo;
 
     /* Static layers (tree, whole trails) are drawn into an offscreen texture and reused while the
@@ -52,11 +52,11 @@ typedef struct tpVScene {
 
 /// Per-frame drawing options.
 typedef struct tpVFrame {
-    int width, height;  /* framebuffer pixels */
-    double t;           /* s, time of motion shown */
+    int width, height; /* framebuffer pixels */
+    double t;          /* s, time of motion shown */
     tpViewCamera cam;
     bool tree, trails, contacts;
-    bool interactive;   /* the camera is moving: draw a coarse tree (its first nodes) for speed */
+    bool interactive; /* the camera is moving: draw a coarse tree (its first nodes) for speed */
 } tpVFrame;
 
 /// Builds meshes and the bounds; needs a current GL context. False with a message on failure.

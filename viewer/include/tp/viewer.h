@@ -33,7 +33,7 @@ typedef struct tpViewCamera {
 /// view for the given aspect ratio (width / height).
 void tpViewCamera_Fit(tpViewCamera *cam, const tpPlanRecord *rec, double aspect);
 /// Parses "--camera YAW,PITCH,DIST[,TX,TY,TZ]" (degrees, degrees, metres, metres) into cam.
-/// Fields not given keep their value. False with a message on a malformed value.
+/// Fields not given (the target) keep their value. False with a message on a malformed value.
 bool tpViewCamera_Parse(tpViewCamera *cam, const char *text, char *err, size_t errlen);
 /// Eye position (m).
 void tpViewCamera_Eye(const tpViewCamera *cam, double eye[3]);
@@ -41,8 +41,7 @@ void tpViewCamera_Eye(const tpViewCamera *cam, double eye[3]);
 void tpViewCamera_Matrices(const tpViewCamera *cam, int width, int height, float view[16], float proj[16]);
 /// Projects a world point to pixel coordinates (x right, y down, origin at the top-left corner
 /// of the image). False when the point is behind the camera.
-bool tpViewCamera_Project(const tpViewCamera *cam, int width, int height, const double p[3], double *px,
-                          double *py);
+bool tpViewCamera_Project(const tpViewCamera *cam, int width, int height, const double p[3], double *px, double *py);
 
 /// Position (m) and orientation (w,x,y,z) of body b of world w at time t (s) of the recording,
 /// interpolated linearly between steps (normalized-lerp for the orientation); t is clamped to
@@ -54,16 +53,17 @@ void tpView_BodyPose(const tpPlanRecord *rec, int world, int body, double t, dou
 
 /// What is drawn and how. Get defaults from tpDefaultViewerDef().
 typedef struct tpViewerDef {
-    int width, height;   /* window / image size in pixels. Default 1280 x 720 */
-    bool show_tree;      /* search tree layer (needs a tree). Default true when a tree is given */
-    bool show_trails;    /* trajectories of the moving bodies up to the current time. Default true */
-    bool show_contacts;  /* approximate contacts derived from geometry. Default false */
-    bool show_overlay;   /* text overlay and timeline. Default true */
-    bool print_fps;      /* view: print the frame rate once a second and at exit. Default false */
-    int quit_after;      /* view: close after this many frames (0 = when the user closes it) */
-    bool camera_fit;     /* fit the camera to the scene (default true) ... */
-    tpViewCamera camera; /* ... else start from this camera */
-    int world;           /* world shown first (index into rec->worlds; 0 = the selected one) */
+    int width, height;  /* window / image size in pixels. Default 1280 x 720 */
+    bool show_tree;     /* search tree layer (needs a tree). Default true when a tree is given */
+    bool show_trails;   /* trajectories of the moving bodies up to the current time. Default true */
+    bool show_contacts; /* approximate contacts derived from geometry. Default false */
+    bool show_overlay;  /* text overlay and timeline. Default true */
+    bool print_fps;     /* view: print the frame rate once a second and at exit. Default false */
+    int quit_after;     /* view: close after this many frames (0 = when the user closes it) */
+    const char *camera; /* "--camera" text (tpViewCamera_Parse) applied over the camera fitted to
+                           the scene, so YAW,PITCH,DIST keeps the scene's centre as the target;
+                           NULL (default): the fitted camera */
+    int world;          /* world shown first (index into rec->worlds; 0 = the selected one) */
 } tpViewerDef;
 
 /// Default viewer definition (see the field comments).
@@ -71,12 +71,12 @@ tpViewerDef tpDefaultViewerDef(void);
 
 /// Offline rendering. Get defaults from tpDefaultRenderDef().
 typedef struct tpRenderDef {
-    tpViewerDef view;   /* size, layers and camera */
+    tpViewerDef view;    /* size, layers and camera */
     const char *out_dir; /* directory of the frames (created if missing); required */
-    double fps;         /* frames per second of motion. Default 60 */
-    const char *frames; /* which frames, e.g. "0,10-20,last"; NULL: all */
-    const char *video;  /* also encode this video with ffmpeg (NULL: none) */
-    bool quiet;         /* print nothing but errors */
+    double fps;          /* frames per second of motion. Default 60 */
+    const char *frames;  /* which frames, e.g. "0,10-20,last"; NULL: all */
+    const char *video;   /* also encode this video with ffmpeg (NULL: none) */
+    bool quiet;          /* print nothing but errors */
 } tpRenderDef;
 
 tpRenderDef tpDefaultRenderDef(void);
