@@ -859,19 +859,16 @@ int tpViewer_Render(const char *plan_path, const char *tree_path, const tpRender
         glBlitFramebuffer(0, 0, vd->width, vd->height, 0, 0, vd->width, vd->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
         glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo[1]);
         glPixelStorei(GL_PACK_ALIGNMENT, 1);
-        glReadPixels(0, 0, vd->width, vd->height, GL_RGBA, GL_UNSIGNED_BYTE, pix);
-        size_t stride = (size_t)vd->width * 4;
+        glReadPixels(0, 0, vd->width, vd->height, GL_RGB, GL_UNSIGNED_BYTE, pix);
+        size_t stride = (size_t)vd->width * 3;
         for (int y = 0; y < vd->height / 2; ++y) { /* OpenGL rows are bottom-up */
             memcpy(row, pix + (size_t)y * stride, stride);
             memcpy(pix + (size_t)y * stride, pix + (size_t)(vd->height - 1 - y) * stride, stride);
             memcpy(pix + (size_t)(vd->height - 1 - y) * stride, row, stride);
         }
-        for (size_t i = 0; i < (size_t)vd->width * vd->height; ++i) {
-            pix[i * 4 + 3] = 255;
-        }
         char path[4200];
         snprintf(path, sizeof path, "%s/frame_%06d.png", def->out_dir, k);
-        if (!stbi_write_png(path, vd->width, vd->height, 4, pix, (int)stride)) {
+        if (!stbi_write_png(path, vd->width, vd->height, 3, pix, (int)stride)) {
             tpLog(TP_LOG_ERROR, "render: cannot write %s", path);
             goto out;
         }
