@@ -137,8 +137,6 @@ typedef struct App {
     double fps_t0;
     long fps_frames;
     double fps_last;
-    tpViewCamera cam_prev; /* camera of the previous frame, and when it last changed (s) */
-    double cam_moved_at;
 } App;
 
 static double duration(const App *a)
@@ -233,8 +231,13 @@ static void draw_overlay(App *a, int w, int h)
     }
     if (a->scene.has_tree && a->tree) {
         char tl[160];
-        snprintf(tl, sizeof tl, "tree: %lld nodes%s", (long long)a->scene.tree_nnodes,
-                 a->scene.tree_nbodies < a->scene.tree_nbodies_file ? " (first bodies only)" : "");
+        int64_t done = a->scene.cache_valid ? a->scene.cache_progress : 0;
+        char prog[48] = "";
+        if (done < a->scene.tree_nnodes) {
+            snprintf(prog, sizeof prog, ", drawing %d %%", (int)(100 * done / a->scene.tree_nnodes));
+        }
+        snprintf(tl, sizeof tl, "tree: %lld nodes%s%s", (long long)a->scene.tree_nnodes,
+                 a->scene.tree_nbodies < a->scene.tree_nbodies_file ? " (first bodies only)" : "", prog);
         float lw, lh;
         tpVText_Size(tl, sc, &lw, &lh);
         tpVText_Rect((float)w - lw - 40, y - 4, lw + 34, 12 * sc + 2, panel);
@@ -278,11 +281,11 @@ static void draw_overlay(App *a, int w, int h)
     }
 }
 
-static void draw_frame(App *a, int w, int h, bool interactive)
+static void draw_frame(App *a, int w, int h, bool progressive)
 {
     tpVFrame f;
     memset(&f, 0, sizeof f);
-    f.interactive = interactive;
+    f.progressive = progressive;
     f.width = w, f.height = h, f.t = a->t, f.cam = a->cam;
     f.tree = a->tree, f.trails = a->trails, f.contacts = a->contacts;
     tpVScene_Draw(&a->scene, &f);
@@ -520,12 +523,8 @@ static void app_frame(App *a, double *last)
     }
     int fw, fh;
     glfwGetFramebufferSize(a->win, &fw, &fh);
-    if (memcmp(&a->cam, &a->cam_prev, sizeof a->cam) != 0) {
-        a->cam_prev = a->cam;
-        a->cam_moved_at = now;
-    }
     if (fw > 0 && fh > 0) {
-        draw_frame(a, fw, fh, now - a->cam_moved_at < 0.3); /* coarse tree while the camera moves */
+        draw_frame(a, fw, fh, !a->live_status); /* while planning, each redraw shows the whole tree */
     }
     glfwSwapBuffers(a->win);
     glfwPollEvents();

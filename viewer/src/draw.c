@@ -474,25 +474,26 @@ static void draw_ground(const tpVScene *sc)
     }
 }
 
-/* Segments per body drawn while the camera moves (the first nodes: the tree as it once was). */
-#define LOD_SEGMENTS 20000
-
-static void draw_tree(const tpVScene *sc, bool lod)
+/* Nodes [from, to) of the tree: each node's segment to its parent and its point, one colour per
+   body (the segment of node i is number i - 1 in its body's block). */
+static void draw_tree_range(const tpVScene *sc, int64_t from, int64_t to)
 {
-    if (!sc->has_tree) {
+    if (!sc->has_tree || to <= from) {
         return;
     }
     glDisable(GL_LIGHTING);
     glDepthMask(GL_FALSE);
     float rgb[3];
     glLineWidth(1);
-    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_vbo);
-    glVertexPointer(3, GL_FLOAT, 0, 0);
-    for (int b = 0; b < sc->tree_nbodies; ++b) {
-        tpVPalette(sc->tree_palette[b], rgb);
-        glColor4f(rgb[0], rgb[1], rgb[2], 0.45f);
-        int64_t nseg = lod && sc->tree_nseg > LOD_SEGMENTS ? LOD_SEGMENTS : sc->tree_nseg;
-        glDrawArrays(GL_LINES, (GLint)(2 * sc->tree_nseg * b), (GLsizei)(2 * nseg));
+    int64_t s0 = from > 0 ? from - 1 : 0, s1 = to - 1;
+    if (s1 > s0) {
+        glBindBuffer(GL_ARRAY_BUFFER, sc->tree_vbo);
+        glVertexPointer(3, GL_FLOAT, 0, 0);
+        for (int b = 0; b < sc->tree_nbodies; ++b) {
+            tpVPalette(sc->tree_palette[b], rgb);
+            glColor4f(rgb[0], rgb[1], rgb[2], 0.45f);
+            glDrawArrays(GL_LINES, (GLint)(2 * (sc->tree_nseg * b + s0)), (GLsizei)(2 * (s1 - s0)));
+        }
     }
     glPointSize(2);
     glBindBuffer(GL_ARRAY_BUFFER, sc->tree_pts_vbo);
@@ -501,11 +502,21 @@ static void draw_tree(const tpVScene *sc, bool lod)
         glColor4f(rgb[0], rgb[1], rgb[2], 0.8f);
         glVertexPointer(3, GL_FLOAT, (GLsizei)(sc->tree_nbodies_file * 3 * sizeof(float)),
                         (const void *)(b * 3 * sizeof(float)));
-        int64_t npts = lod && sc->tree_nnodes > LOD_SEGMENTS ? LOD_SEGMENTS : sc->tree_nnodes;
-        glDrawArrays(GL_POINTS, 0, (GLsizei)npts);
+        glDrawArrays(GL_POINTS, (GLint)from, (GLsizei)(to - from));
     }
-    /* the selected solution: thick, opaque, drawn over everything else of the tree */
+    glDepthMask(GL_TRUE);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+/* The selected solution (thick, lighter) and the goal nodes (yellow), over everything else. */
+static void draw_tree_solution(const tpVScene *sc)
+{
+    if (!sc->has_tree) {
+        return;
+    }
+    glDisable(GL_LIGHTING);
     glDisable(GL_DEPTH_TEST);
+    float rgb[3];
     glLineWidth(3);
     glBindBuffer(GL_ARRAY_BUFFER, sc->tree_sel_vbo);
     glVertexPointer(3, GL_FLOAT, 0, 0);
@@ -521,7 +532,6 @@ static void draw_tree(const tpVScene *sc, bool lod)
     glDrawArrays(GL_POINTS, 0, (GLsizei)(sc->tree_ngoal * sc->tree_nbodies));
     glEnable(GL_DEPTH_TEST);
     glLineWidth(1);
-    glDepthMask(GL_TRUE);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
@@ -782,42 +792,56 @@ static void set_camera(const tpVFrame *f)
     glLoadMatrixf(view);
 }
 
-/* Redraws the static layers into the cache when something they depend on changed. The texture
-   holds premultiplied colour over a transparent background. */
+/* Tree segments added to the cache per frame when drawing progressively (about 40 ms under
+   llvmpipe): a huge tree fills in over a few frames instead of freezing the window. */
+#define CHUNK_SEGMENTS 150000
+
+/* Brings the cached static layers up to date. When the camera, size, layers or data changed, the
+   cache is cleared and the whole trails are drawn; then the tree is added in node order (so a
+   partly drawn tree is the tree as it was earlier in the search): all at once, or CHUNK_SEGMENTS
+   per frame when f->progressive. The texture holds premultiplied colour over transparency. */
 static void cache_update(tpVScene *sc, const tpVFrame *f, GLint target_fbo)
 {
-    bool lod = f->interactive;
-    if (sc->cache_valid && sc->cache_w == f->width && sc->cache_h == f->height && cam_equal(&sc->cache_cam, &f->cam) &&
-        sc->cache_tree == f->tree && sc->cache_trails == f->trails && sc->cache_world == (int)sc->generation &&
-        sc->cache_lod == lod) {
+    bool same = sc->cache_valid && sc->cache_w == f->width && sc->cache_h == f->height &&
+                cam_equal(&sc->cache_cam, &f->cam) && sc->cache_tree == f->tree && sc->cache_trails == f->trails &&
+                sc->cache_generation == sc->generation;
+    int64_t total = f->tree && sc->has_tree ? sc->tree_nnodes : 0;
+    if (same && sc->cache_progress >= total) {
         return;
     }
     if (!cache_alloc(sc, f->width, f->height)) {
+        sc->cache_valid = false;
         glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)target_fbo);
         return;
     }
     glBindFramebuffer(GL_FRAMEBUFFER, sc->cache_fbo);
     glViewport(0, 0, f->width, f->height);
-    glClearColor(0, 0, 0, 0);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     set_camera(f);
     glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
     glEnableClientState(GL_VERTEX_ARRAY);
-    if (f->trails) {
-        draw_trails(sc, 0, true);
+    if (!same) {
+        glClearColor(0, 0, 0, 0);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        if (f->trails) {
+            draw_trails(sc, 0, true);
+        }
+        sc->cache_progress = 0;
+        sc->cache_valid = true;
+        sc->cache_cam = f->cam;
+        sc->cache_tree = f->tree;
+        sc->cache_trails = f->trails;
+        sc->cache_generation = sc->generation;
     }
-    if (f->tree) {
-        draw_tree(sc, lod);
+    if (sc->cache_progress < total) {
+        int64_t per = CHUNK_SEGMENTS / (sc->tree_nbodies > 0 ? sc->tree_nbodies : 1);
+        int64_t to = f->progressive ? sc->cache_progress + (per > 1 ? per : 1) : total;
+        to = to < total ? to : total;
+        draw_tree_range(sc, sc->cache_progress, to);
+        sc->cache_progress = to;
     }
     glDisableClientState(GL_VERTEX_ARRAY);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)target_fbo);
-    sc->cache_valid = true;
-    sc->cache_cam = f->cam;
-    sc->cache_tree = f->tree;
-    sc->cache_trails = f->trails;
-    sc->cache_world = (int)sc->generation;
-    sc->cache_lod = lod;
 }
 
 static void cache_compose(const tpVScene *sc)
@@ -907,6 +931,9 @@ void tpVScene_Draw(tpVScene *sc, const tpVFrame *f)
     glDisableClientState(GL_NORMAL_ARRAY);
     glDisable(GL_LIGHTING);
 
+    if (f->tree) {
+        draw_tree_solution(sc);
+    }
     if (f->trails) {
         draw_trails(sc, f->t, false);
     }

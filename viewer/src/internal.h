@@ -45,9 +45,10 @@ typedef struct tpVScene {
     int cache_w, cache_h;
     bool cache_valid;
     tpViewCamera cache_cam;
-    bool cache_tree, cache_trails, cache_lod;
-    int cache_world;
-    unsigned generation; /* bumped whenever the tree or the world changes */
+    bool cache_tree, cache_trails;
+    unsigned cache_generation;
+    int64_t cache_progress; /* tree nodes drawn into the cache so far */
+    unsigned generation;    /* bumped whenever the tree or the world changes */
 } tpVScene;
 
 /// Per-frame drawing options.
@@ -56,7 +57,7 @@ typedef struct tpVFrame {
     double t;          /* s, time of motion shown */
     tpViewCamera cam;
     bool tree, trails, contacts;
-    bool interactive; /* the camera is moving: draw a coarse tree (its first nodes) for speed */
+    bool progressive; /* add a big tree to the cache over several frames (interactive use) */
 } tpVFrame;
 
 /// Builds meshes and the bounds; needs a current GL context. False with a message on failure.
