@@ -508,7 +508,8 @@ static void draw_tree_range(const tpVScene *sc, int64_t from, int64_t to)
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
-/* The selected solution (thick, lighter) and the goal nodes (yellow), over everything else. */
+/* The selected solution (thick, lighter) and the goal nodes (yellow), over the rest of the tree
+   (drawn before the bodies, without writing depth, so that bodies cover it). */
 static void draw_tree_solution(const tpVScene *sc)
 {
     if (!sc->has_tree) {
@@ -516,6 +517,7 @@ static void draw_tree_solution(const tpVScene *sc)
     }
     glDisable(GL_LIGHTING);
     glDisable(GL_DEPTH_TEST);
+    glDepthMask(GL_FALSE);
     float rgb[3];
     glLineWidth(3);
     glBindBuffer(GL_ARRAY_BUFFER, sc->tree_sel_vbo);
@@ -531,6 +533,7 @@ static void draw_tree_solution(const tpVScene *sc)
     glVertexPointer(3, GL_FLOAT, 0, 0);
     glDrawArrays(GL_POINTS, 0, (GLsizei)(sc->tree_ngoal * sc->tree_nbodies));
     glEnable(GL_DEPTH_TEST);
+    glDepthMask(GL_TRUE);
     glLineWidth(1);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
@@ -915,6 +918,9 @@ void tpVScene_Draw(tpVScene *sc, const tpVFrame *f)
     if (cached && sc->cache_valid) {
         cache_compose(sc); /* tree and whole trails over the ground, under the bodies */
     }
+    if (f->tree) {
+        draw_tree_solution(sc); /* bodies drawn next cover it */
+    }
 
     glEnable(GL_LIGHTING);
     glEnableClientState(GL_NORMAL_ARRAY);
@@ -931,9 +937,6 @@ void tpVScene_Draw(tpVScene *sc, const tpVFrame *f)
     glDisableClientState(GL_NORMAL_ARRAY);
     glDisable(GL_LIGHTING);
 
-    if (f->tree) {
-        draw_tree_solution(sc);
-    }
     if (f->trails) {
         draw_trails(sc, f->t, false);
     }
