@@ -41,8 +41,8 @@ static void plan_usage(FILE *f)
 typedef struct ProgressState {
     bool tty;
     bool shown;
-    tpCliLive *live;      /* --view, else NULL */
-    const tpCliRun *run;  /* the run in progress (its domain, planner and definition) */
+    tpCliLive *live;     /* --view, else NULL */
+    const tpCliRun *run; /* the run in progress (its domain, planner and definition) */
 } ProgressState;
 
 static void on_progress(void *user, const tpPlanStats *s)

@@ -99,8 +99,9 @@ void tpCliLive_Progress(tpCliLive *live, const tpPlanStats *s)
     if (live->failed || !live->planner) {
         return;
     }
-    /* Redrawing costs time proportional to the tree; keep it under ~5 % of the run by waiting
-       19 times as long as the last redraw took before the next one (events are still handled). */
+    /* Keep redrawing under ~2.5 % of the run (the X server and the renderer's threads cost more
+       than the callback measures) by waiting
+       39 times as long as the last redraw took before the next one (events are still handled). */
     double now = tpClock_Now();
     if (live->lv && now < live->next_update) {
         if (!tpLiveView_Poll(live->lv)) {
@@ -124,7 +125,7 @@ void tpCliLive_Progress(tpCliLive *live, const tpPlanStats *s)
         live->failed = true; /* the window was closed: keep planning, show nothing more */
     }
     double cost = tpClock_Now() - now;
-    live->next_update = now + (cost * 20 > 0.2 ? cost * 20 : 0.2);
+    live->next_update = now + (cost * 40 > 0.25 ? cost * 40 : 0.25);
 }
 
 void tpCliLive_Finish(tpCliLive *live, const tpPlanRecord *rec, const tpTree *tree, const tpPlanResult *res)

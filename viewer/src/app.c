@@ -83,7 +83,7 @@ static int load_inputs(const char *plan_path, const char *tree_path, tpPlanRecor
     return TP_EXIT_OK;
 }
 
-/* Opens a window with a compatibility (legacy) OpenGL >= 3.0 context. NULL with a message. */
+/* Opens a window with a compatibility (legacy) OpenGL >= 3.1 context. NULL with a message. */
 static GLFWwindow *open_window(int w, int h, const char *title, bool visible, char *err, size_t errlen)
 {
     glfwSetErrorCallback(on_glfw_error);
@@ -104,8 +104,9 @@ static GLFWwindow *open_window(int w, int h, const char *title, bool visible, ch
     glfwMakeContextCurrent(win);
     const char *ver = (const char *)glGetString(GL_VERSION);
     int major = 0;
-    if (!ver || sscanf(ver, "%d", &major) != 1 || major < 3) {
-        tpErrorf(err, errlen, "OpenGL 3.0 or newer is needed (this context: %s)", ver ? ver : "unknown");
+    int minor = 0;
+    if (!ver || sscanf(ver, "%d.%d", &major, &minor) != 2 || major < 3 || (major == 3 && minor < 1)) {
+        tpErrorf(err, errlen, "OpenGL 3.1 or newer is needed (this context: %s)", ver ? ver : "unknown");
         glfwDestroyWindow(win);
         glfwTerminate();
         return NULL;
@@ -954,7 +955,7 @@ bool tpLiveView_Update(tpLiveView *lv, const tpTreeRecord *tree, const char *sta
     App *a = &lv->app;
     char err[512];
     if (tree && tree->nnodes > 0) {
-        if (!tpVScene_SetTree(&a->scene, tree, "(live tree)", err, sizeof err)) {
+        if (!tpVScene_GrowTree(&a->scene, tree, err, sizeof err)) {
             tpLog(TP_LOG_WARN, "live view: %s", err);
         }
         lv->has_tree = a->scene.has_tree;

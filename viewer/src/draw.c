@@ -3,6 +3,7 @@
  * tree is uploaded once as line segments grouped by body, so a frame is a handful of draw calls
  * however large the tree is. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,12 +184,20 @@ void tpVScene_SetWorld(tpVScene *sc, int world)
     sc->generation++;
 }
 
+/* Tree vertex: position (m) and colour; segments are node-major: node i >= 1 owns vertices
+   2 (i - 1) D .. 2 i D - 1 (D = bodies drawn), a (parent, node) pair per body, so a growing tree
+   only appends and a range of nodes is one draw call. */
+typedef struct TreeVert {
+    float p[3];
+    uint8_t c[4];
+} TreeVert;
+
 static void tree_clear(tpVScene *sc)
 {
     sc->generation++;
     if (sc->has_tree) {
-        GLuint bufs[4] = {sc->tree_vbo, sc->tree_sel_vbo, sc->tree_pts_vbo, sc->tree_goal_vbo};
-        glDeleteBuffers(4, bufs);
+        GLuint bufs[3] = {sc->tree_vbo, sc->tree_sel_vbo, sc->tree_goal_vbo};
+        glDeleteBuffers(3, bufs);
     }
     for (int i = 0; i < sc->tree_nbodies; ++i) {
         free(sc->tree_names[i]);
@@ -199,7 +208,134 @@ static void tree_clear(tpVScene *sc)
     sc->tree_palette = NULL;
     sc->has_tree = false;
     sc->tree_nbodies = sc->tree_nbodies_file = 0;
-    sc->tree_nnodes = sc->tree_nseg = sc->tree_nsel = sc->tree_ngoal = 0;
+    sc->tree_nnodes = sc->tree_cap = sc->tree_nsel = sc->tree_ngoal = 0;
+}
+
+/* Bytes of the segment buffer for n nodes. */
+static size_t seg_bytes(const tpVScene *sc, int64_t n)
+{
+    return n > 1 ? (size_t)(n - 1) * (size_t)sc->tree_nbodies * 2 * sizeof(TreeVert) : 0;
+}
+
+/* Grows the segment buffer to hold n nodes, keeping the first sc->tree_nnodes (GPU-side copy). */
+static bool tree_reserve(tpVScene *sc, int64_t n)
+{
+    if (n <= sc->tree_cap) {
+        return true;
+    }
+    int64_t cap = sc->tree_cap * 2 > n ? sc->tree_cap * 2 : n;
+    cap = cap < 1024 ? 1024 : cap;
+    GLuint nb;
+    glGenBuffers(1, &nb);
+    glBindBuffer(GL_ARRAY_BUFFER, nb);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)seg_bytes(sc, cap), NULL, GL_DYNAMIC_DRAW);
+    if (glGetError() == GL_OUT_OF_MEMORY) {
+        glDeleteBuffers(1, &nb);
+        return false;
+    }
+    size_t used = seg_bytes(sc, sc->tree_nnodes);
+    if (used > 0) {
+        glBindBuffer(GL_COPY_READ_BUFFER, sc->tree_vbo);
+        glBindBuffer(GL_COPY_WRITE_BUFFER, nb);
+        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)used);
+        glBindBuffer(GL_COPY_READ_BUFFER, 0);
+        glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+    }
+    glDeleteBuffers(1, &sc->tree_vbo);
+    sc->tree_vbo = nb;
+    sc->tree_cap = cap;
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    return true;
+}
+
+/* Uploads the segments of nodes [from, to) (the buffer must hold `to` nodes). */
+static bool tree_upload(tpVScene *sc, const tpTreeRecord *tree, int64_t from, int64_t to)
+{
+    from = from < 1 ? 1 : from;
+    if (to <= from) {
+        return true;
+    }
+    int D = sc->tree_nbodies, nb = tree->nbodies;
+    size_t nv = (size_t)(to - from) * (size_t)D * 2;
+    TreeVert *v = malloc(nv * sizeof *v);
+    if (!v) {
+        return false;
+    }
+    uint8_t col[8][4];
+    TreeVert *o = v;
+    for (int64_t i = from; i < to; ++i) {
+        const float *p = tree->pos + (size_t)i * nb * 3, *q = tree->pos + (size_t)tree->parent[i] * nb * 3;
+        for (int b = 0; b < D; ++b) {
+            uint8_t c[4];
+            if (b < 8 && i == from) {
+                float rgb[3];
+                tpVPalette(sc->tree_palette[b], rgb);
+                for (int k = 0; k < 3; ++k) {
+                    col[b][k] = (uint8_t)(rgb[k] * 255 + 0.5f);
+                }
+                col[b][3] = 140; /* alpha 0.55 */
+            }
+            if (b < 8) {
+                memcpy(c, col[b], 4);
+            } else {
+                float rgb[3];
+                tpVPalette(sc->tree_palette[b], rgb);
+                c[0] = (uint8_t)(rgb[0] * 255 + 0.5f), c[1] = (uint8_t)(rgb[1] * 255 + 0.5f);
+                c[2] = (uint8_t)(rgb[2] * 255 + 0.5f), c[3] = 140;
+            }
+            memcpy(o[0].p, q + b * 3, sizeof o[0].p), memcpy(o[0].c, c, 4);
+            memcpy(o[1].p, p + b * 3, sizeof o[1].p), memcpy(o[1].c, c, 4);
+            o += 2;
+        }
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_vbo);
+    glBufferSubData(GL_ARRAY_BUFFER, (GLintptr)seg_bytes(sc, from), (GLsizeiptr)(nv * sizeof *v), v);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    free(v);
+    return true;
+}
+
+/* Rebuilds the (small) buffers of the selected branch and the goal nodes from the flags. */
+static bool tree_marks(tpVScene *sc, const tpTreeRecord *tree)
+{
+    int64_t n = tree->nnodes, nsel = 0, ngoal = 0;
+    int D = sc->tree_nbodies, nb = tree->nbodies;
+    for (int64_t i = 0; i < n; ++i) {
+        nsel += i > 0 && (tree->flags[i] & 4) && (tree->flags[tree->parent[i]] & 4);
+        ngoal += (tree->flags[i] & 2) != 0;
+    }
+    size_t nv = (size_t)(nsel * D * 2 + ngoal * D);
+    float *v = malloc((nv ? nv : 1) * 3 * sizeof *v);
+    if (!v) {
+        return false;
+    }
+    float *sel = v, *goal = v + (size_t)(nsel * D * 6);
+    for (int b = 0; b < D; ++b) { /* selected: body-major, drawn with one colour per body */
+        for (int64_t i = 1; i < n; ++i) {
+            if ((tree->flags[i] & 4) && (tree->flags[tree->parent[i]] & 4)) {
+                memcpy(sel, tree->pos + ((size_t)tree->parent[i] * nb + b) * 3, 3 * sizeof *sel);
+                memcpy(sel + 3, tree->pos + ((size_t)i * nb + b) * 3, 3 * sizeof *sel);
+                sel += 6;
+            }
+        }
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        if (tree->flags[i] & 2) {
+            for (int b = 0; b < D; ++b) {
+                memcpy(goal, tree->pos + ((size_t)i * nb + b) * 3, 3 * sizeof *goal);
+                goal += 3;
+            }
+        }
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_sel_vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)(nsel * D * 6) * sizeof *v), v, GL_DYNAMIC_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_goal_vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)(ngoal * D * 3) * sizeof *v), v + nsel * D * 6, GL_DYNAMIC_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    free(v);
+    sc->tree_nsel = nsel;
+    sc->tree_ngoal = ngoal;
+    return true;
 }
 
 bool tpVScene_SetTree(tpVScene *sc, const tpTreeRecord *tree, const char *tree_path, char *err, size_t errlen)
@@ -235,67 +371,49 @@ bool tpVScene_SetTree(tpVScene *sc, const tpTreeRecord *tree, const char *tree_p
     while (drawn > 1 && nseg * drawn > TREE_MAX_SEGMENTS) {
         --drawn;
     }
-    int64_t nsel = 0, ngoal = 0;
-    for (int64_t i = 0; i < n; ++i) {
-        if ((tree->flags[i] & 4) && i > 0 && tree->parent[i] >= 0 && (tree->flags[tree->parent[i]] & 4)) {
-            ++nsel;
-        }
-        ngoal += (tree->flags[i] & 2) != 0;
-    }
-    size_t nv = (size_t)(nseg * drawn * 2 + nsel * drawn * 2 + ngoal * drawn);
-    float *v = malloc((nv ? nv : 1) * 3 * sizeof *v);
     sc->tree_names = calloc((size_t)(drawn > 0 ? drawn : 1), sizeof *sc->tree_names);
-    if (!v || !sc->tree_names) {
-        free(v);
+    if (!sc->tree_names) {
         free(pal);
-        tpErrorf(err, errlen, "%s: out of memory for %lld nodes", tree_path, (long long)n);
+        tpErrorf(err, errlen, "out of memory");
         return false;
     }
-    float *seg = v, *sel = v + (size_t)(nseg * drawn * 6), *goal = sel + (size_t)(nsel * drawn * 6);
     for (int b = 0; b < drawn; ++b) {
         sc->tree_names[b] = strdup(tree->body_names[b]);
-        for (int64_t i = 1; i < n; ++i) {
-            const float *p = tree->pos + ((size_t)i * nb + b) * 3;
-            const float *q = tree->pos + ((size_t)tree->parent[i] * nb + b) * 3;
-            memcpy(seg, q, 3 * sizeof *seg), memcpy(seg + 3, p, 3 * sizeof *seg);
-            seg += 6;
-            if ((tree->flags[i] & 4) && (tree->flags[tree->parent[i]] & 4)) {
-                memcpy(sel, q, 3 * sizeof *sel), memcpy(sel + 3, p, 3 * sizeof *sel);
-                sel += 6;
-            }
-        }
-        for (int64_t i = 0; i < n; ++i) {
-            if (tree->flags[i] & 2) {
-                memcpy(goal, tree->pos + ((size_t)i * nb + b) * 3, 3 * sizeof *goal);
-                goal += 3;
-            }
-        }
     }
-    GLuint bufs[4];
-    glGenBuffers(4, bufs);
-    sc->tree_vbo = bufs[0], sc->tree_sel_vbo = bufs[1], sc->tree_pts_vbo = bufs[2], sc->tree_goal_vbo = bufs[3];
-    size_t segb = (size_t)(nseg * drawn * 6) * sizeof *v, selb = (size_t)(nsel * drawn * 6) * sizeof *v;
-    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_vbo);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)segb, v, GL_STATIC_DRAW);
-    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_sel_vbo);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)selb, v + nseg * drawn * 6, GL_STATIC_DRAW);
-    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_goal_vbo);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)(ngoal * drawn * 3) * sizeof *v), v + (nseg + nsel) * drawn * 6,
-                 GL_STATIC_DRAW);
-    /* node points: node-major as in the file; drawn per body with a stride */
-    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_pts_vbo);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)n * nb * 3 * sizeof(float)), tree->pos, GL_STATIC_DRAW);
-    glBindBuffer(GL_ARRAY_BUFFER, 0);
-    free(v);
+    GLuint bufs[3];
+    glGenBuffers(3, bufs);
+    sc->tree_vbo = bufs[0], sc->tree_sel_vbo = bufs[1], sc->tree_goal_vbo = bufs[2];
     sc->tree_palette = pal;
     sc->has_tree = true;
     sc->tree_nbodies = drawn;
     sc->tree_nbodies_file = nb;
+    if (!tree_reserve(sc, n) || !tree_upload(sc, tree, 0, n) || !tree_marks(sc, tree)) {
+        tpErrorf(err, errlen, "%s: out of memory for %lld nodes", tree_path, (long long)n);
+        tree_clear(sc);
+        return false;
+    }
     sc->tree_nnodes = n;
-    sc->tree_nseg = nseg;
-    sc->tree_nsel = nsel;
-    sc->tree_ngoal = ngoal;
     sc->generation++;
+    return true;
+}
+
+bool tpVScene_GrowTree(tpVScene *sc, const tpTreeRecord *tree, char *err, size_t errlen)
+{
+    bool same = sc->has_tree && tree && tree->nbodies == sc->tree_nbodies_file && tree->nnodes >= sc->tree_nnodes &&
+                (tree->nnodes - 1) * (int64_t)sc->tree_nbodies <= TREE_MAX_SEGMENTS;
+    for (int b = 0; same && b < sc->tree_nbodies; ++b) {
+        same = strcmp(sc->tree_names[b], tree->body_names[b]) == 0;
+    }
+    if (!same) {
+        return tpVScene_SetTree(sc, tree, "(tree)", err, errlen);
+    }
+    int64_t n = tree->nnodes;
+    if (!tree_reserve(sc, n) || !tree_upload(sc, tree, sc->tree_nnodes, n) || !tree_marks(sc, tree)) {
+        tpErrorf(err, errlen, "out of memory for %lld tree nodes", (long long)n);
+        tree_clear(sc);
+        return false;
+    }
+    sc->tree_nnodes = n; /* no generation change: the cache only adds the new nodes */
     return true;
 }
 
@@ -474,36 +592,26 @@ static void draw_ground(const tpVScene *sc)
     }
 }
 
-/* Nodes [from, to) of the tree: each node's segment to its parent and its point, one colour per
-   body (the segment of node i is number i - 1 in its body's block). */
+/* Nodes [from, to) of the tree: each node's segment to its parent, per body, and the node points. */
 static void draw_tree_range(const tpVScene *sc, int64_t from, int64_t to)
 {
+    from = from < 1 ? 1 : from;
     if (!sc->has_tree || to <= from) {
         return;
     }
     glDisable(GL_LIGHTING);
     glDepthMask(GL_FALSE);
-    float rgb[3];
     glLineWidth(1);
-    int64_t s0 = from > 0 ? from - 1 : 0, s1 = to - 1;
-    if (s1 > s0) {
-        glBindBuffer(GL_ARRAY_BUFFER, sc->tree_vbo);
-        glVertexPointer(3, GL_FLOAT, 0, 0);
-        for (int b = 0; b < sc->tree_nbodies; ++b) {
-            tpVPalette(sc->tree_palette[b], rgb);
-            glColor4f(rgb[0], rgb[1], rgb[2], 0.45f);
-            glDrawArrays(GL_LINES, (GLint)(2 * (sc->tree_nseg * b + s0)), (GLsizei)(2 * (s1 - s0)));
-        }
-    }
     glPointSize(2);
-    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_pts_vbo);
-    for (int b = 0; b < sc->tree_nbodies; ++b) {
-        tpVPalette(sc->tree_palette[b], rgb);
-        glColor4f(rgb[0], rgb[1], rgb[2], 0.8f);
-        glVertexPointer(3, GL_FLOAT, (GLsizei)(sc->tree_nbodies_file * 3 * sizeof(float)),
-                        (const void *)(b * 3 * sizeof(float)));
-        glDrawArrays(GL_POINTS, (GLint)from, (GLsizei)(to - from));
-    }
+    glBindBuffer(GL_ARRAY_BUFFER, sc->tree_vbo);
+    glEnableClientState(GL_COLOR_ARRAY);
+    glVertexPointer(3, GL_FLOAT, sizeof(TreeVert), (const void *)0);
+    glColorPointer(4, GL_UNSIGNED_BYTE, sizeof(TreeVert), (const void *)offsetof(TreeVert, c));
+    GLint first = (GLint)((from - 1) * sc->tree_nbodies * 2);
+    GLsizei count = (GLsizei)((to - from) * sc->tree_nbodies * 2);
+    glDrawArrays(GL_LINES, first, count);
+    glDrawArrays(GL_POINTS, first, count); /* each node, and its parent again */
+    glDisableClientState(GL_COLOR_ARRAY);
     glDepthMask(GL_TRUE);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 }

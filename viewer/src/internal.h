@@ -34,10 +34,10 @@ typedef struct tpVScene {
     int *tree_palette; /* per drawn tree body: palette index */
     char **tree_names; /* per drawn tree body: name (owned copies) */
     int64_t tree_nnodes;
-    int64_t tree_nseg;  /* segments per body (nnodes - 1) */
+    int64_t tree_cap;   /* nodes the segment buffer can hold */
     int64_t tree_nsel;  /* selected-branch segments per body */
     int64_t tree_ngoal; /* goal nodes */
-    GLuint tree_vbo, tree_sel_vbo, tree_pts_vbo, tree_goal_vbo;
+    GLuint tree_vbo, tree_sel_vbo, tree_goal_vbo;
 
     /* Static layers (tree, whole trails) are drawn into an offscreen texture and reused while the
        camera, size and layers stay the same: a frame then costs the bodies, not the tree. */
@@ -65,6 +65,9 @@ bool tpVScene_Init(tpVScene *sc, const tpPlanRecord *rec, char *err, size_t errl
 /// Uploads a tree (NULL: remove the tree). Tree bodies are matched to plan bodies by name; a name
 /// that is not a moving body of the plan is refused (false with a message naming it).
 bool tpVScene_SetTree(tpVScene *sc, const tpTreeRecord *tree, const char *tree_path, char *err, size_t errlen);
+/// Like tpVScene_SetTree for a tree that only grew since the last call (the live view): uploads
+/// and draws only the new nodes. Falls back to a full upload when the bodies differ.
+bool tpVScene_GrowTree(tpVScene *sc, const tpTreeRecord *tree, char *err, size_t errlen);
 /// Uploads the trails of a world.
 void tpVScene_SetWorld(tpVScene *sc, int world);
 /// Draws the 3D scene into the current framebuffer (clears it first).

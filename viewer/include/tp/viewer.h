@@ -3,7 +3,7 @@
  *
  * The viewer reads only recordings (core/include/tp/plan.h): the JSON plan file and the binary
  * tree file. It never links ODE or Lua. Legacy (compatibility-profile) OpenGL with vertex buffers
- * and framebuffer objects (OpenGL >= 3.0, e.g. Mesa llvmpipe). */
+ * and framebuffer objects (OpenGL >= 3.1, e.g. Mesa llvmpipe). */
 #ifndef TP_VIEWER_H
 #define TP_VIEWER_H
 
