@@ -259,6 +259,60 @@ static void test_render_second_world(void **state)
     tpPlanRecord_Free(&rec);
 }
 
+/* Many bodies and tactics (a quick dice instance): renders with its tree and contacts; the dice's
+   own colours show in the last frame. */
+static void test_dice_renders(void **state)
+{
+    (void)state;
+    char domain[1200], plan[1200], tree[1200];
+    snprintf(domain, sizeof domain, "%s", g_domain);
+    char *slash = strrchr(domain, '/');
+    snprintf(slash ? slash + 1 : domain, sizeof domain - (size_t)(slash ? slash + 1 - domain : 0), "dice.lua");
+    snprintf(plan, sizeof plan, "%s/dice.json", g_work);
+    snprintf(tree, sizeof tree, "%s/dice.tree", g_work);
+    int rc = run("'%s' plan '%s' --set count=30 --set text=I --set force=0.3 -q -o '%s' --tree '%s'", g_tplan, domain,
+                 plan, tree);
+    assert_true(rc == 0 || rc == 3);
+    assert_int_equal(run("'%s' render '%s' --tree '%s' --contacts --out '%s/dice_all' --size %dx%d --frames last -q",
+                         g_tplan, plan, tree, g_work, W, H),
+                     0);
+    /* the colour check on a frame without the layers (contact dots are red like the dice) */
+    assert_int_equal(run("'%s' render '%s' --no-trails --no-overlay --out '%s/dice' --size %dx%d --frames last -q",
+                         g_tplan, plan, g_work, W, H),
+                     0);
+    tpPlanRecord rec;
+    char err[1024];
+    assert_true(tpPlanRecord_Read(&rec, plan, err, sizeof err));
+    char path[1200];
+    snprintf(path, sizeof path, "%s/dice/frame_%06d.png", g_work, tpView_FrameCount(&rec, 0, 60) - 1);
+    unsigned char *img = load_png(path);
+    /* the dice's colours (lit: shades of them) are in the picture */
+    int found = 0;
+    for (size_t i = 0; i < (size_t)W * H; ++i) {
+        const unsigned char *p = img + 3 * i;
+        bool match = false;
+        for (int b = 0; b < rec.nbodies && !match; ++b) {
+            const float *col = rec.bodies[b].color;
+            if (!rec.bodies[b].moving) {
+                continue;
+            }
+            double k = 0;
+            for (int c = 0; c < 3; ++c) {
+                k = fmax(k, p[c] / (255.0 * fmax(col[c], 1e-3)));
+            }
+            match = k > 0.3;
+            for (int c = 0; c < 3 && match; ++c) {
+                match = fabs(p[c] - k * 255 * col[c]) < 12;
+            }
+        }
+        found += match;
+    }
+    print_message("pixels in a die's colour: %d\n", found);
+    assert_true(found >= 30);
+    free(img);
+    tpPlanRecord_Free(&rec);
+}
+
 /* The interactive viewer opens, draws a few frames and closes (--quit-after). */
 static void test_view_smoke(void **state)
 {
@@ -437,6 +491,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_ball_in_first_and_last_frame),
         cmocka_unit_test(test_tree_layer_toggles),
         cmocka_unit_test(test_render_second_world),
+        cmocka_unit_test(test_dice_renders),
         cmocka_unit_test(test_view_smoke),
         cmocka_unit_test(test_plan_live_view),
         cmocka_unit_test(test_corrupt_inputs_refused),

@@ -165,6 +165,71 @@ static void timeline_rect(int w, int h, float r[4])
     r[0] = 16, r[1] = (float)h - 26, r[2] = (float)w - 32, r[3] = 10;
 }
 
+/* Name of the skill tactic k applies at step si ("-" before the first step, "?" if out of range). */
+static const char *active_skill(const App *a, int k, int si)
+{
+    const tpPlanRecord *rec = a->rec;
+    const tpPlanTactic *tc = &rec->tactics[k];
+    if (si < 0 || !rec->worlds[a->world].active || !rec->worlds[a->world].active[k]) {
+        return "-";
+    }
+    int32_t idx = rec->worlds[a->world].active[k][si];
+    return (idx >= 0 && idx < tc->nskills) ? tc->skills[idx] : "?";
+}
+
+#define MAX_TACTIC_LINES 8
+
+/* Appends the active skill of each tactic at step si to txt (n characters used so far): one line
+   per tactic, or for many tactics (many dice) one line counting the tactics per skill name. */
+static int skills_text(const App *a, int si, char *txt, size_t cap, int n)
+{
+    const tpPlanRecord *rec = a->rec;
+    if (rec->ntactics <= MAX_TACTIC_LINES) {
+        for (int k = 0; k < rec->ntactics && n < (int)cap - 200; ++k) {
+            n += snprintf(txt + n, cap - (size_t)n, "%s (%s): %s\n", rec->tactics[k].name, rec->tactics[k].body,
+                          active_skill(a, k, si));
+        }
+        return n;
+    }
+    enum { MAXNAMES = 16 };
+    const char *names[MAXNAMES];
+    int counts[MAXNAMES], nn = 0, other = 0;
+    for (int k = 0; k < rec->ntactics; ++k) {
+        const char *sk = active_skill(a, k, si);
+        int j = 0;
+        while (j < nn && strcmp(names[j], sk) != 0) {
+            ++j;
+        }
+        if (j == nn && nn < MAXNAMES) {
+            names[nn] = sk, counts[nn++] = 0;
+        }
+        if (j < nn) {
+            counts[j]++;
+        } else {
+            other++;
+        }
+    }
+    n += snprintf(txt + n, cap - (size_t)n, "%d tactics:", rec->ntactics);
+    for (int shown = 0; shown < 6 && n < (int)cap - 100; ++shown) { /* most frequent first */
+        int best = -1;
+        for (int j = 0; j < nn; ++j) {
+            if (counts[j] > 0 && (best < 0 || counts[j] > counts[best])) {
+                best = j;
+            }
+        }
+        if (best < 0) {
+            break;
+        }
+        n += snprintf(txt + n, cap - (size_t)n, "%s %s %d", shown ? "," : "", names[best], counts[best]);
+        counts[best] = 0;
+    }
+    if (other > 0) {
+        n += snprintf(txt + n, cap - (size_t)n, ", other %d", other);
+    }
+    n += snprintf(txt + n, cap - (size_t)n, "\n");
+    return n;
+}
+
 static void draw_overlay(App *a, int w, int h)
 {
     const tpPlanRecord *rec = a->rec;
@@ -190,15 +255,7 @@ static void draw_overlay(App *a, int w, int h)
         n += snprintf(txt + n, sizeof txt - (size_t)n, "nodes %lld   iterations %lld   planning %.3f s\n",
                       (long long)rec->nodes, (long long)rec->iterations, rec->t_total);
         int si = st < nsteps ? st : nsteps - 1;
-        for (int k = 0; k < rec->ntactics && n < (int)sizeof txt - 200; ++k) {
-            const tpPlanTactic *tc = &rec->tactics[k];
-            const char *skill = "-";
-            if (si >= 0 && rec->worlds[a->world].active && rec->worlds[a->world].active[k]) {
-                int32_t idx = rec->worlds[a->world].active[k][si];
-                skill = (idx >= 0 && idx < tc->nskills) ? tc->skills[idx] : "?";
-            }
-            n += snprintf(txt + n, sizeof txt - (size_t)n, "%s (%s): %s\n", tc->name, tc->body, skill);
-        }
+        n = skills_text(a, si, txt, sizeof txt, n);
     }
     if (a->contacts) {
         n += snprintf(txt + n, sizeof txt - (size_t)n, "contacts: %d (approximate, from geometry)\n",
@@ -213,14 +270,26 @@ static void draw_overlay(App *a, int w, int h)
     tpVText_Draw(14, 12, sc, txt, white);
 
     /* legend: one colour per moving body (trails and tree) */
-    float y = 12;
+    float y = 12, line = 12 * sc + 4;
+    int nmoving = 0, listed = 0;
+    for (int b = 0; b < rec->nbodies; ++b) {
+        nmoving += a->scene.palette[b] >= 0;
+    }
     for (int b = 0; b < rec->nbodies; ++b) {
         if (a->scene.palette[b] < 0) {
             continue;
         }
-        if (y > h - 60) {
+        if (y + 3 * line > h - 60 && listed + 1 < nmoving) { /* keep room for "+N more" and the tree */
+            char more[48];
+            float lw, lh;
+            snprintf(more, sizeof more, "+%d more", nmoving - listed);
+            tpVText_Size(more, sc, &lw, &lh);
+            tpVText_Rect((float)w - lw - 40, y - 4, lw + 34, 12 * sc + 2, panel);
+            tpVText_Draw((float)w - lw - 16, y, sc, more, dim);
+            y += line;
             break;
         }
+        ++listed;
         float rgb[3], lw, lh;
         tpVPalette(a->scene.palette[b], rgb);
         float col[4] = {rgb[0], rgb[1], rgb[2], 1};
@@ -228,7 +297,7 @@ static void draw_overlay(App *a, int w, int h)
         tpVText_Rect((float)w - lw - 40, y - 4, lw + 34, 12 * sc + 2, panel);
         tpVText_Rect((float)w - lw - 34, y + 2, 12, 8, col);
         tpVText_Draw((float)w - lw - 16, y, sc, rec->bodies[b].name, col);
-        y += 12 * sc + 4;
+        y += line;
     }
     if (a->scene.has_tree && a->tree) {
         char tl[160];

@@ -74,9 +74,8 @@ static void sphere_point(int i, int j, int nlat, int nlon, float out[3])
     out[2] = (float)cos(th);
 }
 
-static void mesh_sphere(MeshBuf *m)
+static void mesh_sphere_n(MeshBuf *m, int nlat, int nlon)
 {
-    const int nlat = 14, nlon = 24;
     for (int i = 0; i < nlat; ++i) {
         for (int j = 0; j < nlon; ++j) {
             float p[4][3];
@@ -90,6 +89,16 @@ static void mesh_sphere(MeshBuf *m)
             }
         }
     }
+}
+
+static void mesh_sphere(MeshBuf *m)
+{
+    mesh_sphere_n(m, 14, 24);
+}
+/* for spheres a few pixels across (many pegs): a ninth of the vertices */
+static void mesh_sphere_coarse(MeshBuf *m)
+{
+    mesh_sphere_n(m, 6, 8);
 }
 
 /* Radius 1, length 1 along z, centred, with caps. */
@@ -129,7 +138,7 @@ bool tpVScene_Init(tpVScene *sc, const tpPlanRecord *rec, char *err, size_t errl
     for (int b = 0; b < rec->nbodies; ++b) {
         sc->palette[b] = rec->bodies[b].moving ? nmoving++ : -1;
     }
-    void (*build[TP_MESH_COUNT])(MeshBuf *) = {mesh_box, mesh_sphere, mesh_cylinder};
+    void (*build[TP_MESH_COUNT])(MeshBuf *) = {mesh_box, mesh_sphere, mesh_cylinder, mesh_sphere_coarse};
     glGenBuffers(TP_MESH_COUNT, sc->mesh_vbo);
     for (int i = 0; i < TP_MESH_COUNT; ++i) {
         MeshBuf m = {0};
@@ -460,6 +469,14 @@ static void draw_mesh(const tpVScene *sc, int mesh)
     glDrawArrays(GL_TRIANGLES, 0, sc->mesh_verts[mesh]);
 }
 
+/* The sphere mesh for a sphere of radius r (m) at p: coarse below 15 pixels of radius. */
+static int sphere_mesh(const tpVScene *sc, const double p[3], double r)
+{
+    double d = sqrt((p[0] - sc->eye[0]) * (p[0] - sc->eye[0]) + (p[1] - sc->eye[1]) * (p[1] - sc->eye[1]) +
+                    (p[2] - sc->eye[2]) * (p[2] - sc->eye[2]));
+    return d > 0 && r / d * sc->px_per_rad < 15 ? TP_MESH_SPHERE_COARSE : TP_MESH_SPHERE;
+}
+
 static void draw_body(const tpVScene *sc, const tpPlanBody *b, const double pos[3], const double quat[4])
 {
     float m[16];
@@ -473,7 +490,7 @@ static void draw_body(const tpVScene *sc, const tpPlanBody *b, const double pos[
         draw_mesh(sc, TP_MESH_BOX);
     } else if (is_shape(b, "sphere")) {
         glScaled(s[0], s[0], s[0]);
-        draw_mesh(sc, TP_MESH_SPHERE);
+        draw_mesh(sc, sphere_mesh(sc, pos, s[0]));
     } else if (is_shape(b, "cylinder")) {
         glScaled(s[0], s[0], s[1]);
         draw_mesh(sc, TP_MESH_CYLINDER);
@@ -486,7 +503,7 @@ static void draw_body(const tpVScene *sc, const tpPlanBody *b, const double pos[
             glPushMatrix();
             glTranslated(0, 0, 0.5 * e * s[1]);
             glScaled(s[0], s[0], s[0]);
-            draw_mesh(sc, TP_MESH_SPHERE);
+            draw_mesh(sc, sphere_mesh(sc, pos, s[0]));
             glPopMatrix();
         }
     }
@@ -646,6 +663,10 @@ static void draw_tree_solution(const tpVScene *sc)
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
+/* Bright (travelled) trail segments drawn per frame, all bodies together: with many bodies each
+   shows only its most recent steps (a 400-dice plan: the last 150 steps). */
+#define TRAIL_BUDGET 60000
+
 /* Trails: the whole path faint (static: cached with the tree), the travelled part bright. */
 static void draw_trails(const tpVScene *sc, double t, bool whole)
 {
@@ -661,6 +682,12 @@ static void draw_trails(const tpVScene *sc, double t, bool whole)
     glBindBuffer(GL_ARRAY_BUFFER, sc->trail_vbo);
     glVertexPointer(3, GL_FLOAT, 0, 0);
     glLineWidth(1.0f); /* wide lines are slow under llvmpipe; bright vs faint tells the parts apart */
+    int nmoving = 0;
+    for (int b = 0; b < rec->nbodies; ++b) {
+        nmoving += sc->trail_first[b] >= 0;
+    }
+    int tail = nmoving > 0 ? TRAIL_BUDGET / nmoving : upto;
+    int first = whole || upto <= tail + 1 ? 0 : upto - tail - 1;
     float rgb[3];
     for (int b = 0; b < rec->nbodies; ++b) {
         if (sc->trail_first[b] < 0) {
@@ -668,7 +695,7 @@ static void draw_trails(const tpVScene *sc, double t, bool whole)
         }
         tpVPalette(sc->palette[b], rgb);
         glColor4f(rgb[0], rgb[1], rgb[2], whole ? 0.35f : 1.0f);
-        glDrawArrays(GL_LINE_STRIP, sc->trail_first[b], whole ? sc->trail_len : upto);
+        glDrawArrays(GL_LINE_STRIP, sc->trail_first[b] + first, whole ? sc->trail_len : upto - first);
     }
     glLineWidth(1);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
@@ -949,6 +976,9 @@ static void cache_update(tpVScene *sc, const tpVFrame *f, GLint target_fbo)
         to = to < total ? to : total;
         draw_tree_range(sc, sc->cache_progress, to);
         sc->cache_progress = to;
+        if (to == total) {
+            draw_tree_solution(sc); /* on top of the whole tree */
+        }
     }
     glDisableClientState(GL_VERTEX_ARRAY);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
@@ -992,6 +1022,8 @@ void tpVScene_Draw(tpVScene *sc, const tpVFrame *f)
     glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &target_fbo);
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    tpViewCamera_Eye(&f->cam, sc->eye);
+    sc->px_per_rad = 0.5 * f->height / tan(f->cam.fovy / 2);
     bool cached = (f->tree && sc->has_tree) || (f->trails && sc->world >= 0);
     if (cached) {
         cache_update(sc, f, target_fbo);
@@ -1025,9 +1057,6 @@ void tpVScene_Draw(tpVScene *sc, const tpVFrame *f)
     draw_ground(sc);
     if (cached && sc->cache_valid) {
         cache_compose(sc); /* tree and whole trails over the ground, under the bodies */
-    }
-    if (f->tree) {
-        draw_tree_solution(sc); /* bodies drawn next cover it */
     }
 
     glEnable(GL_LIGHTING);

@@ -11,7 +11,7 @@
 
 #include "tp/viewer.h"
 
-enum { TP_MESH_BOX, TP_MESH_SPHERE, TP_MESH_CYLINDER, TP_MESH_COUNT };
+enum { TP_MESH_BOX, TP_MESH_SPHERE, TP_MESH_CYLINDER, TP_MESH_SPHERE_COARSE, TP_MESH_COUNT };
 
 /// GPU-side scene of one recording. Everything here is owned by the scene except `rec`.
 typedef struct tpVScene {
@@ -19,6 +19,8 @@ typedef struct tpVScene {
     int world;               /* world whose trails are uploaded (-1: none yet) */
     GLuint mesh_vbo[TP_MESH_COUNT];
     int mesh_verts[TP_MESH_COUNT];
+    double eye[3];       /* camera of the frame being drawn, for the level of detail of spheres */
+    double px_per_rad;   /* pixels per radian near the image centre */
     int *palette;        /* per plan body: palette index of a moving body, -1 otherwise */
     double lo[3], hi[3]; /* scene bounds (m), planes excluded */
 
