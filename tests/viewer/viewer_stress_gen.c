@@ -2,7 +2,7 @@
  * tumbling on a ground plane for 600 steps, and a random search tree of NNODES nodes that records
  * the positions of the first TREE_BODIES dice. Deterministic (one tpRng, seed 1).
  * Usage: viewer_stress_gen PLAN.json TREE NDICE NNODES TREE_BODIES
- * Then: xvfb-run -s "-screen 0 1280x1024x24" tplan view PLAN.json --tree TREE --fps --quit-after 300 */
+ * Then: xvfb-run -a -s "-screen 0 1280x1024x24" tplan view PLAN.json --tree TREE --fps --quit-after 300 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
