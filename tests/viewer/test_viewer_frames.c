@@ -455,6 +455,27 @@ static void test_corrupt_inputs_refused(void **state)
 #undef BAD
 }
 
+/* --video without ffmpeg on the PATH: the frames are written, exit 1 with a message. */
+static void test_video_without_ffmpeg(void **state)
+{
+    (void)state;
+    char errf[1200], frame[1200];
+    snprintf(errf, sizeof errf, "%s/video_err.txt", g_work);
+    snprintf(frame, sizeof frame, "%s/video/frame_000000.png", g_work);
+    int rc = run("env PATH=/nonexistent '%s' render '%s' --out '%s/video' --size 64x64 --frames 0 --video '%s/x.mp4' "
+                 "-q 2>'%s'",
+                 g_tplan, g_plan, g_work, g_work, errf);
+    assert_int_equal(rc, 1);
+    size_t n;
+    char *msg = slurp(errf, &n);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "ffmpeg is not on the PATH"));
+    free(msg);
+    FILE *f = fopen(frame, "rb");
+    assert_non_null(f);
+    fclose(f);
+}
+
 /* Bad options: exit 2. */
 static void test_bad_options(void **state)
 {
@@ -495,6 +516,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_view_smoke),
         cmocka_unit_test(test_plan_live_view),
         cmocka_unit_test(test_corrupt_inputs_refused),
+        cmocka_unit_test(test_video_without_ffmpeg),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
