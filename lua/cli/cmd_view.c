@@ -221,5 +221,9 @@ int tpCmd_Render(int argc, char **argv)
         tpLog(TP_LOG_ERROR, "render: --out DIR is required (see 'tplan render --help')");
         return TP_EXIT_BAD_INPUT;
     }
+    if (rd.video && rd.frames) {
+        tpLog(TP_LOG_ERROR, "render: --video encodes every frame; it cannot be combined with --frames");
+        return TP_EXIT_BAD_INPUT;
+    }
     return tpViewer_Render(plan, tree, &rd);
 }

@@ -462,7 +462,7 @@ static void test_video_without_ffmpeg(void **state)
     char errf[1200], frame[1200];
     snprintf(errf, sizeof errf, "%s/video_err.txt", g_work);
     snprintf(frame, sizeof frame, "%s/video/frame_000000.png", g_work);
-    int rc = run("env PATH=/nonexistent '%s' render '%s' --out '%s/video' --size 64x64 --frames 0 --video '%s/x.mp4' "
+    int rc = run("env PATH=/nonexistent '%s' render '%s' --out '%s/video' --size 64x64 --fps 2 --video '%s/x.mp4' "
                  "-q 2>'%s'",
                  g_tplan, g_plan, g_work, g_work, errf);
     assert_int_equal(rc, 1);
@@ -489,6 +489,7 @@ static void test_bad_options(void **state)
         "render '%s'",
         "view '%s' --bogus",
         "view '%s' --world 9",
+        "render '%s' --out /tmp/x --frames 0 --video /tmp/x.mp4",
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i) {
         char c[1200];
