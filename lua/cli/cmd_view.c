@@ -27,6 +27,7 @@ static void view_usage(FILE *f)
                "  --fps               print the frame rate once a second and the average at exit\n"
                "                      (also turns vsync off so the number measures the renderer)\n"
                "  --quit-after N      close after N frames (benchmarks, smoke tests)\n"
+               "  --print-state       print the step, layers and camera when the window closes\n"
                "  -h, --help          this help\n"
                "\n"
                "Keys: space play/pause, left/right step, up/down 10 steps, [ ] speed, R restart,\n"
@@ -144,6 +145,8 @@ int tpCmd_View(int argc, char **argv)
             vd.show_tree = false;
         } else if (strcmp(a, "--fps") == 0) {
             vd.print_fps = true;
+        } else if (strcmp(a, "--print-state") == 0) {
+            vd.print_state = true;
         } else if (strcmp(a, "--quit-after") == 0) {
             long long n;
             if (i + 1 >= argc || !tpCli_ParseInt(a, argv[i + 1], 1, &n) || n > 1000000000) {

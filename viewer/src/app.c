@@ -678,6 +678,13 @@ int tpViewer_Run(const char *plan_path, const char *tree_path, const tpViewerDef
             break;
         }
     }
+    if (def->print_state) {
+        printf("state: step %d t %.4f world %d speed %g playing %d tree %d trails %d contacts %d overlay %d help %d "
+               "camera %.4f %.4f %.4f target %.4f %.4f %.4f\n",
+               step_of(a), a->t, a->world + 1, a->speed, a->playing, a->tree, a->trails, a->contacts, a->overlay,
+               a->help, a->cam.yaw * 180 / TP_PI, a->cam.pitch * 180 / TP_PI, a->cam.dist, a->cam.target[0],
+               a->cam.target[1], a->cam.target[2]);
+    }
     if (def->print_fps) {
         double el = glfwGetTime() - start;
         printf("average fps %.1f over %ld frames (%.2f s)\n", el > 0 ? frames / el : 0.0, frames, el);

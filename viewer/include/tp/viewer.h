@@ -60,6 +60,7 @@ typedef struct tpViewerDef {
     bool show_overlay;  /* text overlay and timeline. Default true */
     bool print_fps;     /* view: print the frame rate once a second and at exit. Default false */
     int quit_after;     /* view: close after this many frames (0 = when the user closes it) */
+    bool print_state;   /* view: print the playback state, layers and camera at exit (scripted tests) */
     const char *camera; /* "--camera" text (tpViewCamera_Parse) applied over the camera fitted to
                            the scene, so YAW,PITCH,DIST keeps the scene's centre as the target;
                            NULL (default): the fitted camera */
