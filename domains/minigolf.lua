@@ -8,6 +8,7 @@
 --   divider  static walls across x = 0 for y in [-0.75, -0.55] and [0.55, 0.75]
 --   bar      box 1.0 x 0.06 x 0.1 at (0, 0, 0.05), rotating about z at 0.6 rad/s (foreign)
 --   hole     centre (1.6, -0.45), radius 0.054; goal: ball centre inside, ball speed < 1 m/s
+--            (drawn as a marker: a static body that never collides)
 local tp = require "tp"
 
 local HOLE = {1.6, -0.45}
@@ -52,6 +53,9 @@ return tp.domain {
              pos = {0, 0.65, WALL_H / 2}, material = "wall", color = wall_color },
     tp.box { name = "bar", class = "foreign", size = {1.0, 0.06, 0.1}, pos = {0, 0, 0.05},
              motion = tp.rotate { rate = 0.6, axis = {0, 0, 1} }, material = "wall", color = {0.8, 0.2, 0.2, 1} },
+    -- the hole: drawn on the green (a marker never collides; the goal below is what counts)
+    tp.cylinder { name = "hole", class = "static", marker = true, radius = HOLE_R, length = 0.002,
+                  pos = {HOLE[1], HOLE[2], 0.001}, color = {0.05, 0.05, 0.05, 1} },
     tp.box { name = "robot", class = "active", size = {0.18, 0.18, 0.12}, mass = 2.5, pos = {-1.7, 0, 0.06},
              max_force = 20, max_torque = 2, planar = true, material = "robot", color = {0.15, 0.15, 0.2, 1} },
     tp.sphere { name = "ball", class = "passive", radius = 0.0215, mass = 0.046, pos = {-1.2, 0.2, 0.0215},

@@ -167,6 +167,7 @@ static const char *const tplBoxFields[] = {
     "linear_damping",
     "angular_damping",
     "motion",
+    "marker",
     NULL,
 };
 static const char *const tplSphereFields[] = {
@@ -187,6 +188,7 @@ static const char *const tplSphereFields[] = {
     "linear_damping",
     "angular_damping",
     "motion",
+    "marker",
     NULL,
 };
 static const char *const tplCylinderFields[] = {
@@ -208,9 +210,10 @@ static const char *const tplCylinderFields[] = {
     "linear_damping",
     "angular_damping",
     "motion",
+    "marker",
     NULL,
 };
-static const char *const tplPlaneFields[] = {"name", "class", "material", "color", "normal", "offset", NULL};
+static const char *const tplPlaneFields[] = {"name", "class", "material", "color", "normal", "offset", "marker", NULL};
 
 static tpBodyClass tplClass(lua_State *L, const char *what, tpBodyClass def)
 {
@@ -376,6 +379,9 @@ static int tplBodyNew(lua_State *L)
     b->def.planar_force = tplBool(L, 1, what, "planar", false);
     b->def.linear_damping = tplNonNegative(L, what, "linear_damping");
     b->def.angular_damping = tplNonNegative(L, what, "angular_damping");
+    b->def.marker = tplBool(L, 1, what, "marker", false);
+    if (b->def.marker && b->def.cls != TP_BODY_STATIC)
+        tplError(L, "%smarker is only for static bodies (drawn, never colliding)", what);
     tplSetWhere(L);
     return 1;
 }

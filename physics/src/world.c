@@ -171,6 +171,10 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
         tpErrorf(err, errlen, "%s: material index %d out of range [0, %d)", who, b->material, def->nmaterials);
         return false;
     }
+    if (b->marker && b->cls != TP_BODY_STATIC) {
+        tpErrorf(err, errlen, "%s: only a static body can be a marker", who);
+        return false;
+    }
 
     if (b->shape == TP_SHAPE_PLANE) {
         /* A plane has no finite mass or extent: ODE only supports it as a static geom. */
@@ -488,8 +492,9 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
                 dGeomSetPosition(r->geom, b->pos[0], b->pos[1], b->pos[2]);
                 dGeomSetQuaternion(r->geom, b->quat);
             }
-            dGeomSetCategoryBits(r->geom, TP_CAT_STATIC);
-            dGeomSetCollideBits(r->geom, TP_CAT_DYNAMIC);
+            /* a marker is in no collision category: the broad phase never pairs it */
+            dGeomSetCategoryBits(r->geom, b->marker ? 0 : TP_CAT_STATIC);
+            dGeomSetCollideBits(r->geom, b->marker ? 0 : TP_CAT_DYNAMIC);
             continue;
         }
 

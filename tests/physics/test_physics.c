@@ -412,6 +412,34 @@ static void test_isotropic_friction(void **state)
     }
 }
 
+/* A marker (a hole drawn on the green) is recorded but never collides; only static bodies may
+ * be markers. */
+static void test_marker_never_collides(void **state)
+{
+    (void)state;
+    Scene s;
+    sceneInit(&s);
+    addGround(&s, MAT_GROUND);
+    tpBodyDef *m = sceneAdd(&s, "hole", TP_BODY_STATIC, TP_SHAPE_BOX);
+    m->size[0] = m->size[1] = 1.0, m->size[2] = 0.4;
+    m->pos[2] = 0.2;
+    m->marker = true;
+    const double r = 0.05;
+    addSphere(&s, "ball", r, 0, 0, 0.6);
+    tpWorld *w = mustCreate(&s);
+    tpBodyState x;
+    tpWorld_InitialState(w, &x);
+    for (int i = 0; i < 120; i++) tpWorld_Step(w, &x, i * s.def.dt, NULL, &x);
+    tpDestroyWorld(w);
+    assert_true(fabs(x.pos[2] - r) < 0.01); /* it fell through the marker onto the ground */
+
+    s.bodies[1].cls = TP_BODY_PASSIVE; /* a moving marker is refused */
+    s.bodies[1].mass = 1.0;
+    char err[256] = "";
+    assert_null(tpCreateWorld(&s.def, err, sizeof err));
+    assert_non_null(strstr(err, "marker"));
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 static void quatToMatrix(const double q[4], double m[3][3])
@@ -749,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_snapshot_round_trip),
         cmocka_unit_test(test_rolling_friction),
         cmocka_unit_test(test_isotropic_friction),
+        cmocka_unit_test(test_marker_never_collides),
         cmocka_unit_test(test_kinematic_rotate),
         cmocka_unit_test(test_kinematic_linear_oscillate),
         cmocka_unit_test(test_restitution),

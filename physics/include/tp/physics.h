@@ -84,6 +84,8 @@ typedef struct tpBodyDef {
     double linear_damping;  /* ODE per-body damping (0 = none) */
     double angular_damping;
     tpMotionDef motion; /* foreign bodies only */
+    bool marker;        /* static bodies only: recorded and drawn, but never collides (a hole, a
+                           goal zone on the floor) */
 } tpBodyDef;
 
 typedef enum { TP_SOLVER_STEP = 0, TP_SOLVER_QUICKSTEP = 1 } tpSolverKind;
