@@ -1,0 +1,156 @@
+/* Navigation benchmark (not a test; no timing thresholds anywhere): plans across a random maze
+ * of box walls at several grid sizes and prints the time of obstacle projection + growth + search.
+ * Usage: nav_bench [seed]. The maze is a perfect maze (recursive backtracker, seeded tpRng) on
+ * 15 x 15 rooms whose walls are boxes; the grid covers it at the requested resolution. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tp/base.h"
+#include "tp/nav.h"
+#include "tp/rng.h"
+
+#define ROOMS 15
+
+typedef struct {
+    tpNavShape *s;
+    int n, cap;
+} Shapes;
+
+static void addWall(Shapes *w, double x0, double y0, double x1, double y1)
+{
+    if (w->n == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 256;
+        w->s = realloc(w->s, sizeof *w->s * (size_t)w->cap);
+        if (!w->s) {
+            exit(1);
+        }
+    }
+    w->s[w->n++] = tpNav_ShapeBox((x0 + x1) / 2, (y0 + y1) / 2, 1.0, (x1 - x0) / 2, (y1 - y0) / 2, 1.0, 0.0);
+}
+
+/* Maze of ROOMS x ROOMS rooms of 1 m, walls 0.1 m thick, in [0, ROOMS]^2. */
+static void buildMaze(tpRng *rng, Shapes *w)
+{
+    bool open_e[ROOMS][ROOMS] = {{0}}, open_n[ROOMS][ROOMS] = {{0}}, seen[ROOMS][ROOMS] = {{0}};
+    int stack[ROOMS * ROOMS][2], sp = 0;
+    stack[sp][0] = 0;
+    stack[sp][1] = 0;
+    ++sp;
+    seen[0][0] = true;
+    while (sp > 0) {
+        int x = stack[sp - 1][0], y = stack[sp - 1][1];
+        int cand[4][2], nc = 0;
+        const int d[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+        for (int k = 0; k < 4; ++k) {
+            int nx = x + d[k][0], ny = y + d[k][1];
+            if (nx >= 0 && ny >= 0 && nx < ROOMS && ny < ROOMS && !seen[nx][ny]) {
+                cand[nc][0] = nx;
+                cand[nc][1] = ny;
+                ++nc;
+            }
+        }
+        if (nc == 0) {
+            --sp;
+            continue;
+        }
+        int k = (int)tpRng_Below(rng, (uint32_t)nc);
+        int nx = cand[k][0], ny = cand[k][1];
+        if (nx != x) {
+            open_e[nx < x ? nx : x][y] = true;
+        } else {
+            open_n[x][ny < y ? ny : y] = true;
+        }
+        seen[nx][ny] = true;
+        stack[sp][0] = nx;
+        stack[sp][1] = ny;
+        ++sp;
+    }
+    const double t = 0.05;
+    addWall(w, 0, 0, ROOMS, t);
+    addWall(w, 0, ROOMS - t, ROOMS, ROOMS);
+    addWall(w, 0, 0, t, ROOMS);
+    addWall(w, ROOMS - t, 0, ROOMS, ROOMS);
+    for (int x = 0; x < ROOMS; ++x) {
+        for (int y = 0; y < ROOMS; ++y) {
+            if (x + 1 < ROOMS && !open_e[x][y]) {
+                addWall(w, x + 1 - t, y - t, x + 1 + t, y + 1 + t);
+            }
+            if (y + 1 < ROOMS && !open_n[x][y]) {
+                addWall(w, x - t, y + 1 - t, x + 1 + t, y + 1 + t);
+            }
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    uint32_t seed = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 1;
+    tpRng rng;
+    tpRng_Seed(&rng, seed);
+    Shapes w = {0};
+    buildMaze(&rng, &w);
+    const int sizes[] = {150, 200, 500, 1000};
+    printf("maze %dx%d rooms, %d wall boxes, seed %u; start room (0,0), goal room (%d,%d)\n", ROOMS, ROOMS, w.n,
+           seed, ROOMS - 1, ROOMS - 1);
+    printf("%6s %10s %10s %10s %10s %10s %9s %9s\n", "grid", "raster_ms", "grow_ms", "astar_ms", "dijk_ms",
+           "a*+los_ms", "cost", "expanded");
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+        int n = sizes[k];
+        tpNavGridDef d = tpDefaultNavGridDef();
+        d.nx = d.ny = n;
+        d.cell = (double)ROOMS / n;
+        char err[128];
+        tpNavGrid *g = tpNavGrid_Create(&d, err, sizeof err);
+        if (!g) {
+            fprintf(stderr, "%s\n", err);
+            return 2;
+        }
+        const int reps = n <= 200 ? 50 : 5;
+        double traster = 0, tgrow = 0, tastar = 0, tdijk = 0, tsmooth = 0;
+        tpNavPath p = {0};
+        double start[2] = {0.5, 0.5}, goal[2] = {ROOMS - 0.5, ROOMS - 0.5};
+        tpNavPlanDef pd = tpDefaultNavPlanDef();
+        int expanded = 0;
+        for (int r = 0; r < reps; ++r) {
+            double t0 = tpClock_Now();
+            tpNavGrid_Clear(g);
+            for (int i = 0; i < w.n; ++i) {
+                tpNavGrid_AddShape(g, &w.s[i], NULL, 0);
+            }
+            double t1 = tpClock_Now();
+            tpNavGrid_Grow(g, 0.2);
+            double t2 = tpClock_Now();
+            pd.algo = TP_NAV_ASTAR;
+            pd.smooth = false;
+            if (tpNav_Plan(g, &pd, start, goal, &p) != TP_NAV_OK) {
+                fprintf(stderr, "no path at %d\n", n);
+                return 1;
+            }
+            double t3 = tpClock_Now();
+            double cost = p.cost;
+            expanded = p.expanded;
+            pd.algo = TP_NAV_DIJKSTRA;
+            tpNav_Plan(g, &pd, start, goal, &p);
+            double t4 = tpClock_Now();
+            if (p.cost - cost > 1e-9 || cost - p.cost > 1e-9) {
+                fprintf(stderr, "A* and Dijkstra disagree\n");
+                return 1;
+            }
+            pd.algo = TP_NAV_ASTAR;
+            pd.smooth = true;
+            tpNav_Plan(g, &pd, start, goal, &p);
+            double t5 = tpClock_Now();
+            traster += t1 - t0;
+            tgrow += t2 - t1;
+            tastar += t3 - t2;
+            tdijk += t4 - t3;
+            tsmooth += t5 - t4;
+        }
+        printf("%6d %10.3f %10.3f %10.3f %10.3f %10.3f %9.1f %9d\n", n, 1e3 * traster / reps, 1e3 * tgrow / reps,
+               1e3 * tastar / reps, 1e3 * tdijk / reps, 1e3 * tsmooth / reps, p.cost, expanded);
+        tpNavPath_Free(&p);
+        tpNavGrid_Destroy(g);
+    }
+    free(w.s);
+    return 0;
+}
