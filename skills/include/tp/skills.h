@@ -74,6 +74,8 @@ typedef enum {
     TP_SKILL_STEER,    /* a small bounded horizontal force steering the body toward a sampled `point`
                           for a sampled `duration`, only while its height is within [min_z, max_z]
                           (a phase of a fall: many-dice, Sec. 6.4) */
+    TP_SKILL_NAV_TO,   /* go to a sampled `point` around the static bodies: grid plan (Kuffner 1998,
+                          tp/nav.h) at skill start, then the path-following controller (skills/src/nav_skill.c) */
     TP_SKILL_KIND_COUNT
 } tpSkillKind;
 
@@ -127,6 +129,10 @@ typedef struct tpSkillDef {
     int id;             /* CUSTOM only: passed to fn */
     double min_z, max_z; /* STEER: height band (m) in which the skill acts; leaving it ends the
                            segment. Defaults -inf, +inf */
+    /* NAV_TO only (appended; other kinds ignore them): */
+    double nav_cell;    /* m: grid cell size (default 0.1) */
+    double nav_radius;  /* m: agent radius the obstacles are grown by; 0 = the body's horizontal radius */
+    double nav_lookahead; /* m: look-ahead distance along the path (default 0.4) */
 } tpSkillDef;
 
 /// Departure speed (m/s) for a solid sphere struck centrally, with no spin, to have speed
