@@ -60,7 +60,10 @@ static double segClosest(const double *p, int k, double x, double y, double *s)
     return dx * dx + dy * dy;
 }
 
-static double segLen(const double *p, int k) { return hypot(p[2 * k + 2] - p[2 * k], p[2 * k + 3] - p[2 * k + 1]); }
+static double segLen(const double *p, int k)
+{
+    return hypot(p[2 * k + 2] - p[2 * k], p[2 * k + 3] - p[2 * k + 1]);
+}
 
 bool tpNavFollower_SetPath(tpNavFollower *f, const double *points, int npoints, double x, double y)
 {

@@ -278,8 +278,8 @@ tpNavGrid *tpNavGrid_Create(const tpNavGridDef *def, char *err, size_t errlen)
         return NULL;
     }
     if (def->nx < 1 || def->ny < 1 || (int64_t)def->nx * def->ny > TP_NAV_MAX_CELLS) {
-        tpErrorf(err, errlen, "grid: nx and ny must be >= 1 with nx*ny <= %d (got %d x %d)", TP_NAV_MAX_CELLS,
-                 def->nx, def->ny);
+        tpErrorf(err, errlen, "grid: nx and ny must be >= 1 with nx*ny <= %d (got %d x %d)", TP_NAV_MAX_CELLS, def->nx,
+                 def->ny);
         return NULL;
     }
     if (!isfinite(def->z_min) || !isfinite(def->z_max) || def->z_min > def->z_max) {
@@ -319,9 +319,15 @@ void tpNavGrid_Destroy(tpNavGrid *g)
     free(g);
 }
 
-const tpNavGridDef *tpNavGrid_Def(const tpNavGrid *g) { return &g->def; }
+const tpNavGridDef *tpNavGrid_Def(const tpNavGrid *g)
+{
+    return &g->def;
+}
 
-void tpNavGrid_Clear(tpNavGrid *g) { memset(g->cells, 0, (size_t)g->def.nx * (size_t)g->def.ny); }
+void tpNavGrid_Clear(tpNavGrid *g)
+{
+    memset(g->cells, 0, (size_t)g->def.nx * (size_t)g->def.ny);
+}
 
 static void markRow(tpNavGrid *g, int j, int ilo, int ihi, int *count)
 {
@@ -550,7 +556,10 @@ int tpNavGrid_Cell(const tpNavGrid *g, int i, int j)
     return g->cells[(size_t)j * (size_t)g->def.nx + (size_t)i];
 }
 
-bool tpNavGrid_Blocked(const tpNavGrid *g, int i, int j) { return tpNavGrid_Cell(g, i, j) != TP_NAV_FREE; }
+bool tpNavGrid_Blocked(const tpNavGrid *g, int i, int j)
+{
+    return tpNavGrid_Cell(g, i, j) != TP_NAV_FREE;
+}
 
 bool tpNavGrid_CellOf(const tpNavGrid *g, double x, double y, int *i, int *j)
 {

@@ -323,8 +323,8 @@ tpNavResult tpNav_PlanCells(tpNavGrid *g, const tpNavPlanDef *def, int si, int s
         smoothPath(g, path);
     }
     for (k = 1; k < path->npoints; ++k) {
-        path->length += hypot(path->points[2 * k] - path->points[2 * k - 2],
-                              path->points[2 * k + 1] - path->points[2 * k - 1]);
+        path->length +=
+            hypot(path->points[2 * k] - path->points[2 * k - 2], path->points[2 * k + 1] - path->points[2 * k - 1]);
     }
     return TP_NAV_OK;
 }

@@ -1,7 +1,8 @@
 /* nav_to: go to a sampled point around the static bodies (Kuffner 1998 through tp/nav.h).
  *
  * On the fresh call the goal is sampled and the start position recorded in V; the grid (the
- * static bodies rasterised in the body's height band, grown by its radius) and the A* path from
+ * static bodies rasterised in the body's height band, grown by its radius plus half the look-ahead)
+ * and the A* path from
  * the start cell to the goal cell are pure functions of (scene, skill constants, start, goal).
  * Every call looks them up in a small cache keyed by exactly those inputs (recomputing on a miss
  * gives the identical result), so determinism and replay do not depend on the cache.
@@ -33,7 +34,7 @@ typedef struct NavPathEntry {
 } NavPathEntry;
 
 typedef struct NavGridEntry {
-    uint64_t key;   /* hash of the static bodies and the grid parameters */
+    uint64_t key;     /* hash of the static bodies and the grid parameters */
     double params[6]; /* cell, radius, z_min, z_max, and a check copy */
     tpNavGrid *grid;
     NavPathEntry paths[NAV_PATH_CACHE];
@@ -43,9 +44,7 @@ typedef struct NavGridEntry {
 static NavGridEntry s_grids[NAV_GRID_CACHE];
 static int s_next_grid;
 
-/* Converts one static body to nav shapes (a capsule is a disc plus two spheres when vertical).
- * Returns the count written (<= 3). */
-static int bodyShapes(const tpBodyDef *b, tpNavShape out[3])
+int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
 {
     memset(out, 0, 3 * sizeof out[0]);
     const double *q = b->quat;
@@ -109,9 +108,9 @@ static NavGridEntry *gridFor(const tpWorld *world, int self, const double params
             continue;
         }
         uint64_t h[2] = {key, 0};
-        double geo[15] = {d->shape, d->size[0], d->size[1], d->size[2], d->pos[0], d->pos[1], d->pos[2],
-                          d->quat[0], d->quat[1], d->quat[2], d->quat[3], d->plane[0], d->plane[1], d->plane[2],
-                          d->plane[3]};
+        double geo[15] = {d->shape,   d->size[0],  d->size[1],  d->size[2],  d->pos[0],
+                          d->pos[1],  d->pos[2],   d->quat[0],  d->quat[1],  d->quat[2],
+                          d->quat[3], d->plane[0], d->plane[1], d->plane[2], d->plane[3]};
         h[1] = tpHash_Fnv1a64(geo, sizeof geo);
         key = tpHash_Fnv1a64(h, sizeof h);
     }
@@ -124,7 +123,7 @@ static NavGridEntry *gridFor(const tpWorld *world, int self, const double params
             continue;
         }
         tpNavShape sh[3];
-        int n = bodyShapes(d, sh);
+        int n = tpSkill_NavShapes(d, sh);
         for (int k = 0; k < n; ++k) {
             double fp[32][2];
             int m = 0;
@@ -146,7 +145,7 @@ static NavGridEntry *gridFor(const tpWorld *world, int self, const double params
             }
         }
     }
-    double margin = radius + 2 * cell;
+    double margin = 2 * radius + 4 * cell;
     double bounds[4] = {lo[0] - margin, lo[1] - margin, hi[0] + margin, hi[1] + margin};
     uint64_t h2[2] = {key, tpHash_Fnv1a64(bounds, sizeof bounds)};
     key = tpHash_Fnv1a64(h2, sizeof h2);
@@ -188,7 +187,7 @@ static NavGridEntry *gridFor(const tpWorld *world, int self, const double params
             continue;
         }
         tpNavShape sh[3];
-        int n = bodyShapes(d, sh);
+        int n = tpSkill_NavShapes(d, sh);
         for (int k = 0; k < n; ++k) {
             tpNavGrid_AddShape(e->grid, &sh[k], NULL, 0);
         }
@@ -286,11 +285,13 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     /* Height band: the body's vertical extent above a 2 cm step (so the ground it stands on and
      * low kerbs do not block); radius: the body's horizontal radius unless given. */
     const tpBodyDef *bd = tpWorld_Body(call->world, sk->body);
-    double half_h = bd->shape == TP_SHAPE_BOX ? bd->size[2] / 2
-                    : bd->shape == TP_SHAPE_SPHERE ? bd->size[0]
+    double half_h = bd->shape == TP_SHAPE_BOX       ? bd->size[2] / 2
+                    : bd->shape == TP_SHAPE_SPHERE  ? bd->size[0]
                     : bd->shape == TP_SHAPE_CAPSULE ? bd->size[1] / 2 + bd->size[0]
-                                                     : bd->size[1] / 2;
-    double radius = sk->nav_radius > 0 ? sk->nav_radius : cb.radius;
+                                                    : bd->size[1] / 2;
+    /* default clearance: the body's radius plus half the look-ahead, which bounds how far the
+     * controller cuts inside a corner of the path */
+    double radius = sk->nav_radius > 0 ? sk->nav_radius : cb.radius + 0.5 * sk->nav_lookahead;
     /* The band uses the start height (V does not change while busy, so neither does the grid). */
     double params[4] = {sk->nav_cell, radius, 0, 0};
     double z0 = bd->pos[2];

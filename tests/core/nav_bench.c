@@ -90,10 +90,10 @@ int main(int argc, char **argv)
     Shapes w = {0};
     buildMaze(&rng, &w);
     const int sizes[] = {150, 200, 500, 1000};
-    printf("maze %dx%d rooms, %d wall boxes, seed %u; start room (0,0), goal room (%d,%d)\n", ROOMS, ROOMS, w.n,
-           seed, ROOMS - 1, ROOMS - 1);
-    printf("%6s %10s %10s %10s %10s %10s %9s %9s\n", "grid", "raster_ms", "grow_ms", "astar_ms", "dijk_ms",
-           "a*+los_ms", "cost", "expanded");
+    printf("maze %dx%d rooms, %d wall boxes, seed %u; start room (0,0), goal room (%d,%d)\n", ROOMS, ROOMS, w.n, seed,
+           ROOMS - 1, ROOMS - 1);
+    printf("%6s %10s %10s %10s %10s %10s %9s %9s\n", "grid", "raster_ms", "grow_ms", "astar_ms", "dijk_ms", "a*+los_ms",
+           "cost", "expanded");
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
         int n = sizes[k];
         tpNavGridDef d = tpDefaultNavGridDef();

@@ -44,10 +44,22 @@ static double clippedArea(const double (*poly)[2], int n, double x0, double x1, 
             const double *p = a[k], *q = a[(k + 1) % na];
             double fp, fq;
             switch (e) {
-            case 0: fp = p[0] - x0; fq = q[0] - x0; break;
-            case 1: fp = x1 - p[0]; fq = x1 - q[0]; break;
-            case 2: fp = p[1] - y0; fq = q[1] - y0; break;
-            default: fp = y1 - p[1]; fq = y1 - q[1]; break;
+            case 0:
+                fp = p[0] - x0;
+                fq = q[0] - x0;
+                break;
+            case 1:
+                fp = x1 - p[0];
+                fq = x1 - q[0];
+                break;
+            case 2:
+                fp = p[1] - y0;
+                fq = q[1] - y0;
+                break;
+            default:
+                fp = y1 - p[1];
+                fq = y1 - q[1];
+                break;
             }
             if (fp >= 0) {
                 b[nb][0] = p[0];
@@ -187,7 +199,7 @@ static void test_raster_disc_and_sphere(void **state)
 static void test_height_band(void **state)
 {
     (void)state;
-    tpNavGrid *g = makeGrid(20, 20, 0.1, 0, 0); /* band 0 .. 2 */
+    tpNavGrid *g = makeGrid(20, 20, 0.1, 0, 0);                       /* band 0 .. 2 */
     tpNavShape above = tpNav_ShapeBox(1, 1, 2.6, 0.5, 0.5, 0.5, 0.3); /* z 2.1 .. 3.1 */
     assert_int_equal(tpNavGrid_AddShape(g, &above, NULL, 0), 0);
     tpNavShape ball = {.kind = TP_NAV_SPHERE, .center = {1, 1, 2.5}, .radius = 0.5};
@@ -285,8 +297,8 @@ static void test_growth_disc(void **state)
 static tpNavResult gapPlan(double gap, double radius)
 {
     tpNavGrid *g = makeGrid(40, 40, 0.25, 0, 0);
-    tpNavShape lower = tpNav_ShapeBox(5.0, 0.5, 1.0, 0.25, 0.5, 1.0, 0);           /* y 0 .. 1 */
-    tpNavShape upper = tpNav_ShapeBox(5.0, 5.5 + gap, 1.0, 0.25, 4.5, 1.0, 0);   /* y 1+gap .. 10+gap */
+    tpNavShape lower = tpNav_ShapeBox(5.0, 0.5, 1.0, 0.25, 0.5, 1.0, 0);       /* y 0 .. 1 */
+    tpNavShape upper = tpNav_ShapeBox(5.0, 5.5 + gap, 1.0, 0.25, 4.5, 1.0, 0); /* y 1+gap .. 10+gap */
     tpNavGrid_AddShape(g, &lower, NULL, 0);
     tpNavGrid_AddShape(g, &upper, NULL, 0);
     tpNavGrid_Grow(g, radius);
@@ -303,10 +315,10 @@ static void test_growth_gaps(void **state)
     (void)state;
     const double R = 0.5; /* 2 cells */
     assert_int_equal(gapPlan(0.75, 0.0), TP_NAV_OK);
-    assert_int_equal(gapPlan(0.75, R), TP_NAV_NO_PATH);   /* narrower than 2R: closed */
+    assert_int_equal(gapPlan(0.75, R), TP_NAV_NO_PATH); /* narrower than 2R: closed */
     assert_int_equal(gapPlan(1.0 - 0.25, R), TP_NAV_NO_PATH);
-    assert_int_equal(gapPlan(1.5, R), TP_NAV_OK);         /* wider than 2R + one cell: open */
-    assert_int_equal(gapPlan(1.5, 0.8), TP_NAV_NO_PATH);  /* and closed for 2R = 1.6 > 1.5 */
+    assert_int_equal(gapPlan(1.5, R), TP_NAV_OK);        /* wider than 2R + one cell: open */
+    assert_int_equal(gapPlan(1.5, 0.8), TP_NAV_NO_PATH); /* and closed for 2R = 1.6 > 1.5 */
 }
 
 /* ---- search ---- */
@@ -480,8 +492,9 @@ static void test_astar_equals_dijkstra_field(void **state)
     const int nx = 40, ny = 30;
     tpNavGrid *g = makeGrid(nx, ny, 0.5, 0, 0);
     for (int k = 0; k < 60; ++k) { /* random boxes and discs */
-        tpNavShape s = tpNav_ShapeBox(tpRng_Uniform(&rng, 0, 20), tpRng_Uniform(&rng, 0, 15), 1, tpRng_Uniform(&rng, 0.1, 1.5),
-                                      tpRng_Uniform(&rng, 0.1, 0.4), 1, tpRng_Uniform(&rng, 0, TP_PI));
+        tpNavShape s =
+            tpNav_ShapeBox(tpRng_Uniform(&rng, 0, 20), tpRng_Uniform(&rng, 0, 15), 1, tpRng_Uniform(&rng, 0.1, 1.5),
+                           tpRng_Uniform(&rng, 0.1, 0.4), 1, tpRng_Uniform(&rng, 0, TP_PI));
         tpNavGrid_AddShape(g, &s, NULL, 0);
     }
     tpNavGrid_Grow(g, 0.3);

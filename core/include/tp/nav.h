@@ -53,14 +53,14 @@ typedef enum {
 /// One obstacle. Plain value type (no pointers); unused fields are ignored.
 typedef struct tpNavShape {
     tpNavShapeKind kind;
-    double center[3]; /* m: BOX, SPHERE centre; DISC uses [0..1] */
-    double half[3];   /* m: BOX half extents along its local axes (>= 0) */
-    double rot[9];    /* BOX: row-major rotation matrix, world = rot * local (tpNav_ShapeBox: identity) */
-    double radius;    /* m: SPHERE, DISC (>= 0) */
-    double z_lo, z_hi;                     /* m: DISC, POLYGON vertical extent (z_lo <= z_hi) */
-    int npoints;                           /* POLYGON: 1..TP_NAV_POLY_MAX */
-    double points[TP_NAV_POLY_MAX][2];     /* POLYGON vertices (m); their convex hull is used */
-    double plane[4];                       /* HALFSPACE (a, b, c, d); (a, b, c) != 0 */
+    double center[3];  /* m: BOX, SPHERE centre; DISC uses [0..1] */
+    double half[3];    /* m: BOX half extents along its local axes (>= 0) */
+    double rot[9];     /* BOX: row-major rotation matrix, world = rot * local (tpNav_ShapeBox: identity) */
+    double radius;     /* m: SPHERE, DISC (>= 0) */
+    double z_lo, z_hi; /* m: DISC, POLYGON vertical extent (z_lo <= z_hi) */
+    int npoints;       /* POLYGON: 1..TP_NAV_POLY_MAX */
+    double points[TP_NAV_POLY_MAX][2]; /* POLYGON vertices (m); their convex hull is used */
+    double plane[4];                   /* HALFSPACE (a, b, c, d); (a, b, c) != 0 */
 } tpNavShape;
 
 /// Axis-aligned box from centre and half extents (rotation = identity), rotated by `yaw` about +z.
@@ -211,10 +211,10 @@ tpNavFollowDef tpDefaultNavFollowDef(void);
 typedef struct tpNavFollower {
     tpNavFollowDef def;
     int npoints;
-    double *points; /* owned copy, npoints x (x, y) */
-    int seg;        /* progress: segment index (points[seg] -> points[seg+1]) */
-    double s;       /* progress: fraction along that segment in [0, 1] */
-    bool done;      /* the agent reached the goal (within stop_radius) */
+    double *points;   /* owned copy, npoints x (x, y) */
+    int seg;          /* progress: segment index (points[seg] -> points[seg+1]) */
+    double s;         /* progress: fraction along that segment in [0, 1] */
+    bool done;        /* the agent reached the goal (within stop_radius) */
     double target[2]; /* last desired point p^ (m), for viewers */
 } tpNavFollower;
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tp/nav.h"
 #include "tp/physics.h"
 #include "tp/rng.h"
 
@@ -131,7 +132,7 @@ typedef struct tpSkillDef {
                            segment. Defaults -inf, +inf */
     /* NAV_TO only (appended; other kinds ignore them): */
     double nav_cell;    /* m: grid cell size (default 0.1) */
-    double nav_radius;  /* m: agent radius the obstacles are grown by; 0 = the body's horizontal radius */
+    double nav_radius;  /* m: obstacle growth; 0 = the body's horizontal radius + nav_lookahead / 2 */
     double nav_lookahead; /* m: look-ahead distance along the path (default 0.4) */
 } tpSkillDef;
 
@@ -169,6 +170,11 @@ int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call);
 /// Number of skill variables V the kind uses (V[0] .. V[n-1]); the domain stores only these per
 /// tactic (the maximum over its skills). TP_SKILL_VARS for kinds that may use them all.
 int tpSkill_VarCount(const tpSkillDef *skill);
+
+/// Navigation obstacles of one body at its definition pose (tp/nav.h): box -> BOX, sphere ->
+/// SPHERE, vertical cylinder -> DISC, vertical capsule -> DISC + 2 SPHEREs, plane -> HALFSPACE;
+/// a tilted cylinder or capsule -> its enclosing oriented BOX (conservative). Returns the count (<= 3).
+int tpSkill_NavShapes(const tpBodyDef *body, tpNavShape out[3]);
 
 /// Yaw (rad, about +z) of a quaternion (w,x,y,z).
 double tpQuat_Yaw(const double q[4]);
