@@ -151,6 +151,106 @@ int main(int argc, char **argv)
         tpNavPath_Free(&p);
         tpNavGrid_Destroy(g);
     }
+    /* Harmonic map of the same maze (Gauss-Seidel, default relative tolerance 1e-9). */
+    printf("\nharmonic map of the maze, goal = room (14,14), tol %.0e (relative residual)\n",
+           tpDefaultNavFieldDef().tol);
+    printf("%6s %8s %10s %12s %12s\n", "grid", "omega", "sweeps", "residual", "ms");
+    const int fsizes[] = {75, 150, 200};
+    for (size_t k = 0; k < sizeof fsizes / sizeof fsizes[0]; ++k) {
+        int n = fsizes[k];
+        tpNavGridDef d = tpDefaultNavGridDef();
+        d.nx = d.ny = n;
+        d.cell = (double)ROOMS / n;
+        tpNavGrid *g = tpNavGrid_Create(&d, NULL, 0);
+        for (int i = 0; i < w.n; ++i) {
+            tpNavGrid_AddShape(g, &w.s[i], NULL, 0);
+        }
+        int goal[2];
+        tpNavGrid_CellOf(g, ROOMS - 0.5, ROOMS - 0.5, &goal[0], &goal[1]);
+        tpNavFieldDef fd = tpDefaultNavFieldDef();
+        double t0 = tpClock_Now();
+        tpNavField *f = tpNavField_Create(g, goal, 1, &fd, NULL, 0);
+        double t1 = tpClock_Now();
+        printf("%6d %8.2f %10d %12.3g %12.1f\n", n, fd.omega, tpNavField_Iterations(f), tpNavField_Residual(f),
+               1e3 * (t1 - t0));
+        tpNavField_Destroy(f);
+        tpNavGrid_Destroy(g);
+    }
+    /* Crowd: a 40 x 40 m park (0.25 m cells) with 20 random kiosks, 4 exits (one field each),
+     * 300 pedestrians with random behaviours, 15 x 15 local maps, 30 and 60 relaxations. */
+    for (int relax = 30; relax <= 60; relax += 30) {
+        tpNavGridDef d = tpDefaultNavGridDef();
+        d.nx = d.ny = 160;
+        d.cell = 0.25;
+        tpNavGrid *g = tpNavGrid_Create(&d, NULL, 0);
+        tpRng r2;
+        tpRng_Seed(&r2, seed);
+        for (int k = 0; k < 160; ++k) {
+            tpNavGrid_SetObstacle(g, k, 0, true);
+            tpNavGrid_SetObstacle(g, k, 159, true);
+            tpNavGrid_SetObstacle(g, 0, k, true);
+            tpNavGrid_SetObstacle(g, 159, k, true);
+        }
+        for (int k = 0; k < 20; ++k) {
+            tpNavShape s =
+                tpNav_ShapeBox(tpRng_Uniform(&r2, 5, 35), tpRng_Uniform(&r2, 5, 35), 1, tpRng_Uniform(&r2, 0.5, 2),
+                               tpRng_Uniform(&r2, 0.5, 2), 1, tpRng_Uniform(&r2, 0, TP_PI));
+            tpNavGrid_AddShape(g, &s, NULL, 0);
+        }
+        const int exits[4][2] = {{80, 1}, {80, 158}, {1, 80}, {158, 80}};
+        tpNavField *fields[4];
+        for (int e = 0; e < 4; ++e) {
+            int goals[10];
+            for (int q = 0; q < 5; ++q) {
+                goals[2 * q] = exits[e][0] + ((e < 2) ? q - 2 : 0);
+                goals[2 * q + 1] = exits[e][1] + ((e < 2) ? 0 : q - 2);
+            }
+            fields[e] = tpNavField_Create(g, goals, 5, NULL, NULL, 0);
+        }
+        tpNavCrowd *c = tpNavCrowd_Create(g, NULL, 0);
+        int added = 0;
+        while (added < 300) {
+            tpNavPedDef p = tpDefaultNavPedDef();
+            p.pos[0] = tpRng_Uniform(&r2, 2, 38);
+            p.pos[1] = tpRng_Uniform(&r2, 2, 38);
+            int ci, cj;
+            if (!tpNavGrid_CellOf(g, p.pos[0], p.pos[1], &ci, &cj) || tpNavGrid_Blocked(g, ci, cj)) {
+                continue;
+            }
+            p.relax = relax;
+            p.radius = 0.25;
+            p.step = 0.05;
+            p.behaviour = (tpNavBehaviour)tpRng_Below(&r2, 5);
+            p.eps = tpRng_Uniform(&r2, -1, 1);
+            p.v[0] = tpRng_Uniform(&r2, -1, 1);
+            p.v[1] = tpRng_Uniform(&r2, -1, 1);
+            p.point[0] = 20;
+            p.point[1] = 20;
+            p.ngoals = 2;
+            p.goals[0] = fields[tpRng_Below(&r2, 4)];
+            p.goals[1] = fields[tpRng_Below(&r2, 4)];
+            tpNavCrowd_Add(c, &p, NULL, 0);
+            ++added;
+        }
+        const int steps = 100;
+        double t0 = tpClock_Now();
+        for (int t = 0; t < steps; ++t) {
+            tpNavCrowd_Step(c, t);
+        }
+        double t1 = tpClock_Now();
+        int done = 0;
+        for (int k = 0; k < tpNavCrowd_Count(c); ++k) {
+            done += tpNavCrowd_Ped(c, k)->goal > 0;
+        }
+        printf("\ncrowd: 300 pedestrians, 15x15 local maps, %d relaxations: %.1f steps/s (%.2f ms/step); "
+               "%d reached their first exit in %d steps\n",
+               relax, steps / (t1 - t0), 1e3 * (t1 - t0) / steps, done, steps);
+        tpNavCrowd_Destroy(c);
+        for (int e = 0; e < 4; ++e) {
+            tpNavField_Destroy(fields[e]);
+        }
+        tpNavGrid_Destroy(g);
+    }
     free(w.s);
     return 0;
 }
