@@ -9,6 +9,8 @@
 
 #define TPL_NAVGRID "tp.nav.grid"
 #define TPL_NAVFOLLOWER "tp.nav.follower"
+#define TPL_NAVFIELD "tp.nav.field"
+#define TPL_NAVCROWD "tp.nav.crowd"
 
 typedef struct tplNavGrid {
     tpNavGrid *grid;
@@ -17,6 +19,15 @@ typedef struct tplNavGrid {
 typedef struct tplNavFollower {
     tpNavFollower f;
 } tplNavFollower;
+
+typedef struct tplNavField {
+    tpNavField *field;
+} tplNavField;
+
+/* user value 1 = the grid, 2 = a list of the fields its pedestrians use (kept alive) */
+typedef struct tplNavCrowd {
+    tpNavCrowd *crowd;
+} tplNavCrowd;
 
 static tpNavGrid *tplCheckGrid(lua_State *L, int idx)
 {
@@ -405,6 +416,231 @@ static int tplFollowerStep(lua_State *L)
     return 2;
 }
 
+/* ---- harmonic fields and crowds ---- */
+
+static const char *const tplFieldFields[] = {"omega", "tol", "max_iters", NULL};
+
+/* tp.nav.field(grid, goals [, {omega, tol, max_iters}]); goals: list of {x, y} world points */
+static int tplFieldNew(lua_State *L)
+{
+    tpNavGrid *g = tplCheckGrid(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    int n = (int)lua_rawlen(L, 2);
+    if (n < 1)
+        tplError(L, "tp.nav.field: goals: expected a list of {x, y} points");
+    tpNavFieldDef d = tpDefaultNavFieldDef();
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        tplCheckFields(L, 3, "tp.nav.field options", tplFieldFields, 0);
+        d.omega = tplNumber(L, 3, "tp.nav.field: ", "omega", d.omega, false);
+        d.tol = tplNumber(L, 3, "tp.nav.field: ", "tol", d.tol, false);
+        d.max_iters = (int)tplInteger(L, 3, "tp.nav.field: ", "max_iters", d.max_iters, 1, 100000000);
+    }
+    int *cells = lua_newuserdatauv(L, sizeof(int) * 2 * (size_t)n, 0); /* scratch */
+    for (int i = 0; i < n; i++) {
+        char label[64];
+        double p[2];
+        snprintf(label, sizeof label, "tp.nav.field: goals[%d]", i + 1);
+        lua_rawgeti(L, 2, i + 1);
+        tplToVector(L, -1, label, p, 2, 2, false);
+        lua_pop(L, 1);
+        if (!tpNavGrid_CellOf(g, p[0], p[1], &cells[2 * i], &cells[2 * i + 1]))
+            tplError(L, "%s: (%g, %g) is outside the grid", label, p[0], p[1]);
+    }
+    tplNavField *ud = lua_newuserdatauv(L, sizeof *ud, 0);
+    ud->field = NULL;
+    luaL_setmetatable(L, TPL_NAVFIELD);
+    char err[256];
+    ud->field = tpNavField_Create(g, cells, n, &d, err, sizeof err);
+    if (!ud->field)
+        tplError(L, "tp.nav.%s", err);
+    return 1;
+}
+
+static tpNavField *tplCheckField(lua_State *L, int idx)
+{
+    tplNavField *f = luaL_checkudata(L, idx, TPL_NAVFIELD);
+    if (!f->field)
+        tplError(L, "tp.nav: the field was freed");
+    return f->field;
+}
+
+static int tplFieldGc(lua_State *L)
+{
+    tplNavField *f = luaL_checkudata(L, 1, TPL_NAVFIELD);
+    tpNavField_Destroy(f->field);
+    f->field = NULL;
+    return 0;
+}
+
+/* f:descent(x, y) -> dx, dy (unit) or nil */
+static int tplFieldDescent(lua_State *L)
+{
+    double dir[2];
+    if (!tpNavField_Descent(tplCheckField(L, 1), luaL_checknumber(L, 2), luaL_checknumber(L, 3), dir)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushnumber(L, dir[0]);
+    lua_pushnumber(L, dir[1]);
+    return 2;
+}
+
+/* f:closeness(i, j) -> u = 1 - phi of cell (i, j) (0-based) */
+static int tplFieldCloseness(lua_State *L)
+{
+    tpNavField *f = tplCheckField(L, 1);
+    lua_pushnumber(L, tpNavField_Closeness(f, (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3)));
+    return 1;
+}
+
+static int tplFieldStats(lua_State *L)
+{
+    tpNavField *f = tplCheckField(L, 1);
+    lua_pushinteger(L, tpNavField_Iterations(f));
+    lua_pushnumber(L, tpNavField_Residual(f));
+    return 2;
+}
+
+/* tp.nav.crowd(grid) */
+static int tplCrowdNew(lua_State *L)
+{
+    tpNavGrid *g = tplCheckGrid(L, 1);
+    tplNavCrowd *ud = lua_newuserdatauv(L, sizeof *ud, 2);
+    ud->crowd = NULL;
+    luaL_setmetatable(L, TPL_NAVCROWD);
+    char err[256];
+    ud->crowd = tpNavCrowd_Create(g, err, sizeof err);
+    if (!ud->crowd)
+        tplError(L, "tp.nav.%s", err);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, 2);
+    return 1;
+}
+
+static tpNavCrowd *tplCheckCrowd(lua_State *L, int idx)
+{
+    tplNavCrowd *c = luaL_checkudata(L, idx, TPL_NAVCROWD);
+    if (!c->crowd)
+        tplError(L, "tp.nav: the crowd was freed");
+    return c->crowd;
+}
+
+static int tplCrowdGc(lua_State *L)
+{
+    tplNavCrowd *c = luaL_checkudata(L, 1, TPL_NAVCROWD);
+    tpNavCrowd_Destroy(c->crowd);
+    c->crowd = NULL;
+    return 0;
+}
+
+static const char *const tplPedFields[] = {"pos",   "dir",   "radius", "step", "ma",         "eps",  "v",
+                                           "behaviour", "sine_w", "point", "n", "relax", "free_width", "goals", NULL};
+
+/* c:add{pos, goals = {field, ...}, ...} -> index (1-based) */
+static int tplCrowdAdd(lua_State *L)
+{
+    tpNavCrowd *c = tplCheckCrowd(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    const char *what = "crowd:add: ";
+    tplCheckFields(L, 2, "crowd:add", tplPedFields, 0);
+    tpNavPedDef d = tpDefaultNavPedDef();
+    if (!tplVector(L, 2, what, "pos", d.pos, 2, 2, false))
+        tplError(L, "crowd:add: 'pos' is required");
+    tplVector(L, 2, what, "dir", d.dir, 2, 2, false);
+    d.radius = tplNumber(L, 2, what, "radius", d.radius, false);
+    d.step = tplNumber(L, 2, what, "step", d.step, false);
+    d.ma = tplNumber(L, 2, what, "ma", d.ma, false);
+    d.eps = tplNumber(L, 2, what, "eps", d.eps, false);
+    tplVector(L, 2, what, "v", d.v, 2, 2, false);
+    d.sine_w = tplNumber(L, 2, what, "sine_w", d.sine_w, false);
+    tplVector(L, 2, what, "point", d.point, 2, 2, false);
+    d.n = (int)tplInteger(L, 2, what, "n", d.n, 5, 63);
+    d.relax = (int)tplInteger(L, 2, what, "relax", d.relax, 1, 100000);
+    d.free_width = (int)tplInteger(L, 2, what, "free_width", d.free_width, 0, 30);
+    char beh[16] = "";
+    if (tplString(L, 2, what, "behaviour", beh, sizeof beh)) {
+        const char *names[] = {"constant", "harmonic", "sine", "toward", "orthogonal"};
+        int k = 0;
+        while (k < 5 && strcmp(beh, names[k]) != 0)
+            k++;
+        if (k == 5)
+            tplError(L, "crowd:add: behaviour must be constant, harmonic, sine, toward or orthogonal (got \"%s\")",
+                     beh);
+        d.behaviour = (tpNavBehaviour)k;
+    }
+    if (tplField(L, 2, "goals") != LUA_TTABLE)
+        tplError(L, "crowd:add: 'goals' (a list of tp.nav.field) is required");
+    int n = (int)lua_rawlen(L, -1);
+    if (n < 1 || n > TP_NAV_MAX_GOALS)
+        tplError(L, "crowd:add: goals: expected 1 to %d fields (got %d)", TP_NAV_MAX_GOALS, n);
+    lua_getiuservalue(L, 1, 2); /* keep-alive list */
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, -2, i + 1);
+        if (!luaL_testudata(L, -1, TPL_NAVFIELD))
+            tplError(L, "crowd:add: goals[%d]: expected a tp.nav.field, got %s", i + 1, tplTypeName(L, -1));
+        d.goals[i] = tplCheckField(L, -1);
+        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    }
+    lua_pop(L, 2);
+    d.ngoals = n;
+    char err[256];
+    int k = tpNavCrowd_Add(c, &d, err, sizeof err);
+    if (k < 0)
+        tplError(L, "crowd:add: %s", err);
+    lua_pushinteger(L, k + 1);
+    return 1;
+}
+
+static int tplCrowdStep(lua_State *L)
+{
+    tpNavCrowd_Step(tplCheckCrowd(L, 1), (int)luaL_optinteger(L, 2, 0));
+    return 0;
+}
+
+static int tplCrowdCount(lua_State *L)
+{
+    lua_pushinteger(L, tpNavCrowd_Count(tplCheckCrowd(L, 1)));
+    return 1;
+}
+
+/* c:ped(k) -> {pos = {x, y}, dir = {dx, dy}, goal = next goal (1-based; ngoals + 1 = done), speed = F_a} */
+static int tplCrowdPed(lua_State *L)
+{
+    tpNavCrowd *c = tplCheckCrowd(L, 1);
+    lua_Integer k = luaL_checkinteger(L, 2);
+    if (k < 1 || k > tpNavCrowd_Count(c))
+        tplError(L, "crowd:ped: index %lld out of 1..%d", (long long)k, tpNavCrowd_Count(c));
+    const tpNavPed *p = tpNavCrowd_Ped(c, (int)k - 1);
+    lua_createtable(L, 0, 4);
+    tplPushPoints(L, p->pos, 1);
+    lua_rawgeti(L, -1, 1);
+    lua_setfield(L, -3, "pos");
+    lua_pop(L, 1);
+    tplPushPoints(L, p->dir, 1);
+    lua_rawgeti(L, -1, 1);
+    lua_setfield(L, -3, "dir");
+    lua_pop(L, 1);
+    lua_pushinteger(L, p->goal + 1);
+    lua_setfield(L, -2, "goal");
+    lua_pushnumber(L, p->speed_factor);
+    lua_setfield(L, -2, "speed");
+    return 1;
+}
+
+static void tplNewClass(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc)
+{
+    luaL_newmetatable(L, name);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+}
+
 void tplOpenNav(lua_State *L)
 {
     static const luaL_Reg grid_methods[] = {
@@ -424,7 +660,17 @@ void tplOpenNav(lua_State *L)
     lua_pushcfunction(L, tplFollowerGc);
     lua_setfield(L, -2, "__gc");
     lua_pop(L, 1);
-    lua_createtable(L, 0, 2);
+    static const luaL_Reg field_methods[] = {
+        {"descent", tplFieldDescent}, {"closeness", tplFieldCloseness}, {"stats", tplFieldStats}, {NULL, NULL}};
+    tplNewClass(L, TPL_NAVFIELD, field_methods, tplFieldGc);
+    static const luaL_Reg crowd_methods[] = {
+        {"add", tplCrowdAdd}, {"step", tplCrowdStep}, {"count", tplCrowdCount}, {"ped", tplCrowdPed}, {NULL, NULL}};
+    tplNewClass(L, TPL_NAVCROWD, crowd_methods, tplCrowdGc);
+    lua_createtable(L, 0, 4);
+    lua_pushcfunction(L, tplFieldNew);
+    lua_setfield(L, -2, "field");
+    lua_pushcfunction(L, tplCrowdNew);
+    lua_setfield(L, -2, "crowd");
     lua_pushcfunction(L, tplGridNew);
     lua_setfield(L, -2, "grid");
     lua_pushcfunction(L, tplFollowerNew);

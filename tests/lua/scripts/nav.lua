@@ -24,6 +24,21 @@ assert(e:info().size[1] == 20 and e:info().cell == 1)
 local f = tp.nav.follower({{0, 0}, {5, 0}}, { speed = 1.2 })
 local a, done = f:step { x = 0, y = 0, theta = 0 }
 assert(math.abs(a.v - 0.2) < 1e-12 and not done)
+-- harmonic field and a two-pedestrian crowd in a corridor
+local corr = tp.nav.grid { cell = 0.25, size = {41, 9},
+                           shapes = { { kind = "box", center = {5.125, 0.125}, half = {5.125, 0.125} },
+                                      { kind = "box", center = {5.125, 2.125}, half = {5.125, 0.125} } } }
+local east = tp.nav.field(corr, { {10.1, 0.6}, {10.1, 0.9}, {10.1, 1.1}, {10.1, 1.4}, {10.1, 1.6} })
+local sweeps, residual = east:stats()
+assert(sweeps > 0 and residual <= 1e-9)
+local dx, dy = east:descent(2.0, 1.125)
+assert(dx > 0.99 and math.abs(dy) < 1e-9)
+assert(east:closeness(0, 0) == 0 and east:closeness(40, 4) == 1)
+local crowd = tp.nav.crowd(corr)
+assert(crowd:add { pos = {0.6, 1.125}, goals = { east }, behaviour = "harmonic", step = 0.1 } == 1)
+crowd:add { pos = {3.0, 0.8}, goals = { east }, eps = 1, v = {0, 1} }
+for t = 1, 200 do crowd:step(t) end
+assert(crowd:count() == 2 and crowd:ped(1).goal == 2 and crowd:ped(2).goal == 2)
 return tp.domain {
   name = "navfixture",
   bodies = {
