@@ -251,6 +251,50 @@ int main(int argc, char **argv)
         }
         tpNavGrid_Destroy(g);
     }
+    /* Vehicle: one replanning decision with 45,000 nodes, and full drives of a cornered track
+     * with traffic at several horizons (the test track of tests/core/test_nav_car.c). */
+    {
+        tpNavCarDef car = tpDefaultNavCarDef();
+        double t0 = tpClock_Now();
+        tpNavMoveTree *tree = tpNavMoveTree_Build(&car, NULL, NULL, 0);
+        double t1 = tpClock_Now();
+        int skid_clips = 0;
+        for (int k = 0; k < tpNavMoveTree_ClipCount(tree); ++k) {
+            skid_clips += tpNavMoveTree_Clip(tree, k)->skid;
+        }
+        printf("\nmove tree: %d clips (%d skids) simulated and matched in %.1f ms\n", tpNavMoveTree_ClipCount(tree),
+               skid_clips, 1e3 * (t1 - t0));
+        static const double walls[4][4] = {{-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100}};
+        static const tpNavTrafficCar cars[4] = {{{30, 2}, {4, 0}, 0, 4, 1.8},
+                                                {{60, 30}, {0, 3}, 1.5708, 4, 1.8},
+                                                {{58, 50}, {0, 2}, 1.5708, 4, 1.8},
+                                                {{20, -3}, {6, 0}, 0, 4, 1.8}};
+        tpNavTrack tr = {4, walls, 4, cars, {60, 120}, {54, 50, 66, 50}};
+        tpNavToGo *togo = tpNavToGo_Create(&tr, 0.5, NULL, 0);
+        tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
+        pd.togo = togo;
+        double start[3] = {0, 0, 0}, mid[3] = {30, 0, 0};
+        for (int rep = 0; rep < 2; ++rep) {
+            double a = tpClock_Now();
+            tpNavCarDecision dd = tpNavCar_Plan(tree, &tr, &pd, rep ? mid : start, rep ? 4 : 0, rep ? 2.5 : 0.0);
+            double b = tpClock_Now();
+            printf("one decision (depth %d, node limit %d) from %s: %.1f ms, %d nodes, chose clip %d\n", pd.depth,
+                   pd.node_limit, rep ? "(30, 0) at 16 m/s" : "rest at the start", 1e3 * (b - a), dd.nodes, dd.clip);
+        }
+        printf("%6s %6s %9s %9s %8s %6s %6s %13s\n", "depth", "nodes", "finished", "crashed", "time_s", "clips",
+               "skids", "max_decide_ms");
+        const int depths[] = {2, 3, 4, 6, 6};
+        const int limits[] = {45000, 45000, 45000, 15000, 45000};
+        for (int k = 0; k < 5; ++k) {
+            pd.depth = depths[k];
+            pd.node_limit = limits[k];
+            tpNavDriveResult r = tpNavCar_Drive(tree, &tr, &pd, start, 0, 60.0, NULL, NULL);
+            printf("%6d %6d %9d %9d %8.2f %6d %6d %13.1f\n", pd.depth, pd.node_limit, r.finished, r.crashed, r.time,
+                   r.clips, r.skids, r.max_decision_ms);
+        }
+        tpNavToGo_Destroy(togo);
+        tpNavMoveTree_Destroy(tree);
+    }
     free(w.s);
     return 0;
 }
