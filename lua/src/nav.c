@@ -11,6 +11,7 @@
 #define TPL_NAVFOLLOWER "tp.nav.follower"
 #define TPL_NAVFIELD "tp.nav.field"
 #define TPL_NAVCROWD "tp.nav.crowd"
+#define TPL_NAVTREE "tp.nav.move_tree"
 
 typedef struct tplNavGrid {
     tpNavGrid *grid;
@@ -536,8 +537,9 @@ static int tplCrowdGc(lua_State *L)
     return 0;
 }
 
-static const char *const tplPedFields[] = {"pos",   "dir",   "radius", "step", "ma",         "eps",  "v",
-                                           "behaviour", "sine_w", "point", "n", "relax", "free_width", "goals", NULL};
+static const char *const tplPedFields[] = {"pos", "dir",   "radius",     "step",   "ma",
+                                           "eps", "v",     "behaviour",  "sine_w", "point",
+                                           "n",   "relax", "free_width", "goals",  NULL};
 
 /* c:add{pos, goals = {field, ...}, ...} -> index (1-based) */
 static int tplCrowdAdd(lua_State *L)
@@ -641,6 +643,138 @@ static void tplNewClass(lua_State *L, const char *name, const luaL_Reg *methods,
     lua_pop(L, 1);
 }
 
+/* ---- vehicles ---- */
+
+typedef struct tplNavTree {
+    tpNavMoveTree *tree;
+} tplNavTree;
+
+/* tp.nav.move_tree() -> the automatically built move tree with the Appendix A car */
+static int tplTreeNew(lua_State *L)
+{
+    tpNavCarDef car = tpDefaultNavCarDef();
+    tplNavTree *ud = lua_newuserdatauv(L, sizeof *ud, 0);
+    ud->tree = NULL;
+    luaL_setmetatable(L, TPL_NAVTREE);
+    char err[256];
+    ud->tree = tpNavMoveTree_Build(&car, NULL, err, sizeof err);
+    if (!ud->tree)
+        tplError(L, "tp.nav.%s", err);
+    return 1;
+}
+
+static int tplTreeGc(lua_State *L)
+{
+    tplNavTree *t = luaL_checkudata(L, 1, TPL_NAVTREE);
+    tpNavMoveTree_Destroy(t->tree);
+    t->tree = NULL;
+    return 0;
+}
+
+/* tree:clips() -> list of {from, to, steer, skid, frames} (levels 1-based as in Lua) */
+static int tplTreeClips(lua_State *L)
+{
+    tplNavTree *t = luaL_checkudata(L, 1, TPL_NAVTREE);
+    int n = tpNavMoveTree_ClipCount(t->tree);
+    lua_createtable(L, n, 0);
+    for (int k = 0; k < n; k++) {
+        const tpNavClip *c = tpNavMoveTree_Clip(t->tree, k);
+        lua_createtable(L, 0, 5);
+        lua_pushinteger(L, c->from + 1);
+        lua_setfield(L, -2, "from");
+        lua_pushinteger(L, c->to + 1);
+        lua_setfield(L, -2, "to");
+        lua_pushnumber(L, c->steer);
+        lua_setfield(L, -2, "steer");
+        lua_pushboolean(L, c->skid);
+        lua_setfield(L, -2, "skid");
+        lua_pushinteger(L, c->nframes);
+        lua_setfield(L, -2, "frames");
+        lua_rawseti(L, -2, k + 1);
+    }
+    return 1;
+}
+
+static const char *const tplTrackFields[] = {"walls", "cars", "goal", "finish", NULL};
+static const char *const tplDriveFields[] = {"depth", "node_limit", "togo_cell", "start", "max_time", NULL};
+static const char *const tplTrafficFields[] = {"pos", "vel", "heading", "length", "width", NULL};
+
+/* tp.nav.drive(tree, track, opts) -> {finished, crashed, time, clips, skids} */
+static int tplDrive(lua_State *L)
+{
+    tplNavTree *t = luaL_checkudata(L, 1, TPL_NAVTREE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    tplCheckFields(L, 2, "tp.nav.drive track", tplTrackFields, 0);
+    tpNavTrack tr;
+    memset(&tr, 0, sizeof tr);
+    if (!tplVector(L, 2, "tp.nav.drive: track.", "goal", tr.goal, 2, 2, false))
+        tplError(L, "tp.nav.drive: track.goal is required");
+    if (!tplVector(L, 2, "tp.nav.drive: track.", "finish", tr.finish, 4, 4, false))
+        tplError(L, "tp.nav.drive: track.finish {x0, y0, x1, y1} is required");
+    int nw = tplField(L, 2, "walls") == LUA_TTABLE ? (int)lua_rawlen(L, -1) : 0;
+    double(*walls)[4] = lua_newuserdatauv(L, sizeof(double) * 4 * (size_t)(nw + 1), 0);
+    for (int i = 0; i < nw; i++) {
+        char label[64];
+        snprintf(label, sizeof label, "tp.nav.drive: track.walls[%d]", i + 1);
+        lua_rawgeti(L, -2, i + 1);
+        tplToVector(L, -1, label, walls[i], 4, 4, false);
+        lua_pop(L, 1);
+    }
+    int nc = tplField(L, 2, "cars") == LUA_TTABLE ? (int)lua_rawlen(L, -1) : 0;
+    tpNavTrafficCar *cars = lua_newuserdatauv(L, sizeof *cars * (size_t)(nc + 1), 0);
+    for (int i = 0; i < nc; i++) {
+        char label[64];
+        snprintf(label, sizeof label, "tp.nav.drive: track.cars[%d]", i + 1);
+        lua_rawgeti(L, -2, i + 1);
+        if (!lua_istable(L, -1))
+            tplError(L, "%s: expected a table", label);
+        tplCheckFields(L, -1, label, tplTrafficFields, 0);
+        char what[80];
+        snprintf(what, sizeof what, "%s.", label);
+        memset(&cars[i], 0, sizeof cars[i]);
+        tplVector(L, -1, what, "pos", cars[i].pos, 2, 2, false);
+        tplVector(L, -1, what, "vel", cars[i].vel, 2, 2, false);
+        cars[i].heading = tplNumber(L, -1, what, "heading", 0.0, false);
+        cars[i].length = tplNumber(L, -1, what, "length", 4.0, false);
+        cars[i].width = tplNumber(L, -1, what, "width", 1.8, false);
+        lua_pop(L, 1);
+    }
+    tr.nwalls = nw;
+    tr.walls = (const double(*)[4])walls;
+    tr.ncars = nc;
+    tr.cars = cars;
+    tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
+    double start[3] = {0, 0, 0}, max_time = 60.0, togo_cell = 0.5;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        tplCheckFields(L, 3, "tp.nav.drive options", tplDriveFields, 0);
+        pd.depth = (int)tplInteger(L, 3, "tp.nav.drive: ", "depth", pd.depth, 1, 64);
+        pd.node_limit = (int)tplInteger(L, 3, "tp.nav.drive: ", "node_limit", pd.node_limit, 1, 10000000);
+        togo_cell = tplNumber(L, 3, "tp.nav.drive: ", "togo_cell", togo_cell, false);
+        tplVector(L, 3, "tp.nav.drive: ", "start", start, 3, 3, false);
+        max_time = tplNumber(L, 3, "tp.nav.drive: ", "max_time", max_time, false);
+    }
+    char err[256];
+    tpNavToGo *togo = NULL;
+    if (togo_cell > 0 && !(togo = tpNavToGo_Create(&tr, togo_cell, err, sizeof err)))
+        tplError(L, "tp.nav.drive: %s", err);
+    pd.togo = togo;
+    tpNavDriveResult r = tpNavCar_Drive(t->tree, &tr, &pd, start, 0, max_time, NULL, NULL);
+    tpNavToGo_Destroy(togo);
+    lua_createtable(L, 0, 5);
+    lua_pushboolean(L, r.finished);
+    lua_setfield(L, -2, "finished");
+    lua_pushboolean(L, r.crashed);
+    lua_setfield(L, -2, "crashed");
+    lua_pushnumber(L, r.time);
+    lua_setfield(L, -2, "time");
+    lua_pushinteger(L, r.clips);
+    lua_setfield(L, -2, "clips");
+    lua_pushinteger(L, r.skids);
+    lua_setfield(L, -2, "skids");
+    return 1;
+}
+
 void tplOpenNav(lua_State *L)
 {
     static const luaL_Reg grid_methods[] = {
@@ -666,7 +800,13 @@ void tplOpenNav(lua_State *L)
     static const luaL_Reg crowd_methods[] = {
         {"add", tplCrowdAdd}, {"step", tplCrowdStep}, {"count", tplCrowdCount}, {"ped", tplCrowdPed}, {NULL, NULL}};
     tplNewClass(L, TPL_NAVCROWD, crowd_methods, tplCrowdGc);
-    lua_createtable(L, 0, 4);
+    static const luaL_Reg tree_methods[] = {{"clips", tplTreeClips}, {NULL, NULL}};
+    tplNewClass(L, TPL_NAVTREE, tree_methods, tplTreeGc);
+    lua_createtable(L, 0, 7);
+    lua_pushcfunction(L, tplTreeNew);
+    lua_setfield(L, -2, "move_tree");
+    lua_pushcfunction(L, tplDrive);
+    lua_setfield(L, -2, "drive");
     lua_pushcfunction(L, tplFieldNew);
     lua_setfield(L, -2, "field");
     lua_pushcfunction(L, tplCrowdNew);

@@ -39,6 +39,14 @@ assert(crowd:add { pos = {0.6, 1.125}, goals = { east }, behaviour = "harmonic",
 crowd:add { pos = {3.0, 0.8}, goals = { east }, eps = 1, v = {0, 1} }
 for t = 1, 200 do crowd:step(t) end
 assert(crowd:count() == 2 and crowd:ped(1).goal == 2 and crowd:ped(2).goal == 2)
+-- vehicle: the automatic move tree and a drive around a 90 degree corner
+local tree = tp.nav.move_tree()
+local clips, skids = tree:clips(), 0
+for _, c in ipairs(clips) do if c.skid then skids = skids + 1 end end
+assert(#clips > 40 and skids >= 4)
+local run = tp.nav.drive(tree, { walls = { {-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100} },
+                                 goal = {60, 120}, finish = {54, 50, 66, 50} }, { depth = 3 })
+assert(run.finished and not run.crashed and run.clips > 5)
 return tp.domain {
   name = "navfixture",
   bodies = {
