@@ -235,6 +235,7 @@ struct tpNavCrowd {
     tpNavPed *peds;
     int n, cap;
     double *scratch; /* 4 doubles per pedestrian: new position and heading */
+    double *others;  /* 3 doubles per pedestrian: position and radius at the start of the step */
 };
 
 tpNavPedDef tpDefaultNavPedDef(void)
@@ -279,6 +280,7 @@ void tpNavCrowd_Destroy(tpNavCrowd *c)
     }
     free(c->peds);
     free(c->scratch);
+    free(c->others);
     free(c);
 }
 
@@ -323,11 +325,15 @@ int tpNavCrowd_Add(tpNavCrowd *c, const tpNavPedDef *def, char *err, size_t errl
         if (p) {
             c->peds = p;
         }
-        if (!p || !s) {
+        if (s) {
+            c->scratch = s;
+        }
+        double *o = s ? realloc(c->others, sizeof(double) * 3 * (size_t)cap) : NULL;
+        if (!p || !s || !o) {
             tpErrorf(err, errlen, "crowd: out of memory");
             return -1;
         }
-        c->scratch = s;
+        c->others = o;
         c->cap = cap;
     }
     tpNavPed *p = &c->peds[c->n];
@@ -415,7 +421,6 @@ static void pedNext(tpNavCrowd *c, int k, int t, double out[4])
 {
     tpNavPed *p = &c->peds[k];
     const tpNavPedDef *d = &p->def;
-    const tpNavGridDef *gd = tpNavGrid_Def(c->grid);
     out[0] = p->pos[0];
     out[1] = p->pos[1];
     out[2] = p->dir[0];
@@ -426,7 +431,7 @@ static void pedNext(tpNavCrowd *c, int k, int t, double out[4])
         return;
     }
     const tpNavField *field = d->goals[p->goal];
-    const int n = d->n, h = n / 2;
+    const int n = d->n;
     /* warm start: shift last step's map with the agent; unknown cells start at 1 */
     double *phi = p->local;
     if (p->has_local && (ci != p->ci || cj != p->cj)) {
@@ -447,75 +452,11 @@ static void pedNext(tpNavCrowd *c, int k, int t, double out[4])
     p->has_local = true;
     p->ci = ci;
     p->cj = cj;
-    /* zones */
-    uint8_t *fx = p->fixed;
-    for (int b = 0; b < n; ++b) {
-        for (int a = 0; a < n; ++a) {
-            size_t q = (size_t)b * n + a;
-            int ring = a < b ? a : b;
-            ring = ring < n - 1 - a ? ring : n - 1 - a;
-            ring = ring < n - 1 - b ? ring : n - 1 - b;
-            fx[q] = 0;
-            if (ring == 0) {
-                fx[q] = 1;
-                phi[q] = 1.0;
-            } else if (ring > d->free_width) {
-                int gi = ci - h + a, gj = cj - h + b;
-                if (tpNavGrid_Blocked(c->grid, gi, gj)) {
-                    fx[q] = 1;
-                    phi[q] = 1.0;
-                } else if (tpNavField_IsGoal(field, gi, gj)) {
-                    fx[q] = 1;
-                    phi[q] = 0.0;
-                }
-            }
-        }
-    }
-    /* other agents in zone A */
-    const double cell = gd->cell;
-    const double lx0 = gd->x0 + (ci - h) * cell, ly0 = gd->y0 + (cj - h) * cell; /* local map corner */
-    for (int o = 0; o < c->n; ++o) {
-        if (o == k) {
-            continue;
-        }
-        const tpNavPed *q = &c->peds[o];
-        double rr = d->radius + q->def.radius;
-        if (q->pos[0] + rr < lx0 || q->pos[0] - rr > lx0 + n * cell || q->pos[1] + rr < ly0 ||
-            q->pos[1] - rr > ly0 + n * cell) {
-            continue;
-        }
-        int a0 = (int)floor((q->pos[0] - rr - lx0) / cell), a1 = (int)floor((q->pos[0] + rr - lx0) / cell);
-        int b0 = (int)floor((q->pos[1] - rr - ly0) / cell), b1 = (int)floor((q->pos[1] + rr - ly0) / cell);
-        int lim = 1 + d->free_width;
-        a0 = a0 < lim ? lim : a0;
-        b0 = b0 < lim ? lim : b0;
-        a1 = a1 > n - 1 - lim ? n - 1 - lim : a1;
-        b1 = b1 > n - 1 - lim ? n - 1 - lim : b1;
-        for (int b = b0; b <= b1; ++b) {
-            for (int a = a0; a <= a1; ++a) {
-                if (a == h && b == h) {
-                    continue;
-                }
-                double x = lx0 + (a + 0.5) * cell - q->pos[0], y = ly0 + (b + 0.5) * cell - q->pos[1];
-                if (x * x + y * y < rr * rr) {
-                    fx[(size_t)b * n + a] = 1;
-                    phi[(size_t)b * n + a] = 1.0;
-                }
-            }
-        }
-    }
-    /* local goal on the border along the global descent direction */
     double g[2];
     if (!tpNavField_Descent(field, p->pos[0], p->pos[1], g)) {
         g[0] = p->dir[0];
         g[1] = p->dir[1];
     }
-    double tt = h / fmax(fabs(g[0]), fabs(g[1]));
-    int ga = h + (int)lround(tt * g[0]), gb = h + (int)lround(tt * g[1]);
-    ga = ga < 0 ? 0 : ga > n - 1 ? n - 1 : ga;
-    gb = gb < 0 ? 0 : gb > n - 1 ? n - 1 : gb;
-    fx[(size_t)gb * n + ga] = 1;
-    phi[(size_t)gb * n + ga] = 0.0;
     /* behaviour */
     double eps = d->eps, v[2] = {d->v[0], d->v[1]};
     switch (d->behaviour) {
@@ -542,7 +483,96 @@ static void pedNext(tpNavCrowd *c, int k, int t, double out[4])
         }
         break;
     }
-    for (int r = 0; r < d->relax; ++r) {
+    double nd[2];
+    double fa = tpNav_LocalStep(c->grid, field, p->pos, p->dir, d->radius, d->ma, n, d->relax, d->free_width, eps, v,
+                                c->others, c->n, k, phi, p->fixed, nd);
+    p->speed_factor = fa;
+    out[0] = p->pos[0] + nd[0] * d->step * fa;
+    out[1] = p->pos[1] + nd[1] * d->step * fa;
+    out[2] = nd[0];
+    out[3] = nd[1];
+}
+
+double tpNav_LocalStep(const tpNavGrid *grid, const tpNavField *field, const double pos[2], const double dir[2],
+                       double radius, double ma, int n, int relax, int free_width, double eps, const double v[2],
+                       const double *others, int nothers, int skip, double *phi, uint8_t *fx, double out_dir[2])
+{
+    const tpNavGridDef *gd = tpNavGrid_Def(grid);
+    const int h = n / 2;
+    int ci, cj;
+    out_dir[0] = dir[0];
+    out_dir[1] = dir[1];
+    if (!tpNavGrid_CellOf(grid, pos[0], pos[1], &ci, &cj)) {
+        return 0.0;
+    }
+    /* zones */
+    for (int b = 0; b < n; ++b) {
+        for (int a = 0; a < n; ++a) {
+            size_t q = (size_t)b * n + a;
+            int ring = a < b ? a : b;
+            ring = ring < n - 1 - a ? ring : n - 1 - a;
+            ring = ring < n - 1 - b ? ring : n - 1 - b;
+            fx[q] = 0;
+            if (ring == 0) {
+                fx[q] = 1;
+                phi[q] = 1.0;
+            } else if (ring > free_width) {
+                int gi = ci - h + a, gj = cj - h + b;
+                if (tpNavGrid_Blocked(grid, gi, gj)) {
+                    fx[q] = 1;
+                    phi[q] = 1.0;
+                } else if (tpNavField_IsGoal(field, gi, gj)) {
+                    fx[q] = 1;
+                    phi[q] = 0.0;
+                }
+            }
+        }
+    }
+    /* other agents in zone A */
+    const double cell = gd->cell;
+    const double lx0 = gd->x0 + (ci - h) * cell, ly0 = gd->y0 + (cj - h) * cell; /* local map corner */
+    for (int o = 0; o < nothers; ++o) {
+        if (o == skip) {
+            continue;
+        }
+        const double *q = others + 3 * (size_t)o;
+        double rr = radius + q[2];
+        if (q[0] + rr < lx0 || q[0] - rr > lx0 + n * cell || q[1] + rr < ly0 || q[1] - rr > ly0 + n * cell) {
+            continue;
+        }
+        int a0 = (int)floor((q[0] - rr - lx0) / cell), a1 = (int)floor((q[0] + rr - lx0) / cell);
+        int b0 = (int)floor((q[1] - rr - ly0) / cell), b1 = (int)floor((q[1] + rr - ly0) / cell);
+        int lim = 1 + free_width;
+        a0 = a0 < lim ? lim : a0;
+        b0 = b0 < lim ? lim : b0;
+        a1 = a1 > n - 1 - lim ? n - 1 - lim : a1;
+        b1 = b1 > n - 1 - lim ? n - 1 - lim : b1;
+        for (int b = b0; b <= b1; ++b) {
+            for (int a = a0; a <= a1; ++a) {
+                if (a == h && b == h) {
+                    continue;
+                }
+                double x = lx0 + (a + 0.5) * cell - q[0], y = ly0 + (b + 0.5) * cell - q[1];
+                if (x * x + y * y < rr * rr) {
+                    fx[(size_t)b * n + a] = 1;
+                    phi[(size_t)b * n + a] = 1.0;
+                }
+            }
+        }
+    }
+    /* local goal on the border along the global descent direction */
+    double g[2];
+    if (!tpNavField_Descent(field, pos[0], pos[1], g)) {
+        g[0] = dir[0];
+        g[1] = dir[1];
+    }
+    double tt = h / fmax(fabs(g[0]), fabs(g[1]));
+    int ga = h + (int)lround(tt * g[0]), gb = h + (int)lround(tt * g[1]);
+    ga = ga < 0 ? 0 : ga > n - 1 ? n - 1 : ga;
+    gb = gb < 0 ? 0 : gb > n - 1 ? n - 1 : gb;
+    fx[(size_t)gb * n + ga] = 1;
+    phi[(size_t)gb * n + ga] = 0.0;
+    for (int r = 0; r < relax; ++r) {
         tpNav_RelaxBiased(phi, fx, n, eps, v);
     }
     /* descent at the centre (Eq. 5.3 negated), inertia (Eq. 5.6), governor (Eq. 5.7) */
@@ -553,23 +583,26 @@ static void pedNext(tpNavCrowd *c, int k, int t, double out[4])
         lg[1] = g[1];
     }
     unit(lg);
-    double cosv = lg[0] * p->dir[0] + lg[1] * p->dir[1];
+    double cosv = lg[0] * dir[0] + lg[1] * dir[1];
     double fa = tpNav_SpeedGovernor(cosv);
-    double nd[2] = {d->ma * p->dir[0] + lg[0], d->ma * p->dir[1] + lg[1]};
+    double nd[2] = {ma * dir[0] + lg[0], ma * dir[1] + lg[1]};
     if (!(hypot(nd[0], nd[1]) > 1e-12)) {
         nd[0] = lg[0];
         nd[1] = lg[1];
     }
     unit(nd);
-    p->speed_factor = fa;
-    out[0] = p->pos[0] + nd[0] * d->step * fa;
-    out[1] = p->pos[1] + nd[1] * d->step * fa;
-    out[2] = nd[0];
-    out[3] = nd[1];
+    out_dir[0] = nd[0];
+    out_dir[1] = nd[1];
+    return fa;
 }
 
 void tpNavCrowd_Step(tpNavCrowd *c, int t)
 {
+    for (int k = 0; k < c->n; ++k) {
+        c->others[3 * (size_t)k] = c->peds[k].pos[0];
+        c->others[3 * (size_t)k + 1] = c->peds[k].pos[1];
+        c->others[3 * (size_t)k + 2] = c->peds[k].def.radius;
+    }
     for (int k = 0; k < c->n; ++k) {
         pedNext(c, k, t, c->scratch + 4 * (size_t)k);
     }

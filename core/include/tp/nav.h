@@ -347,6 +347,16 @@ const tpNavPed *tpNavCrowd_Ped(const tpNavCrowd *crowd, int k);
 void tpNavCrowd_Step(tpNavCrowd *crowd, int t);
 /// F_a of Table 5.2 for a cosine.
 double tpNav_SpeedGovernor(double cos_theta);
+/// One local-map step for an agent at `pos` with unit heading `dir` (the machinery of
+/// tpNavCrowd_Step, usable on its own, e.g. by a skill): maps the zones of the n x n map around the
+/// agent's cell into phi / fixed (n*n each; phi holds the warm start, or all 1.0 for a cold start),
+/// the other agents `others` (nothers (x, y, radius) triples; index `skip` is ignored, -1 = none)
+/// with the agent's `radius`, the local goal from `field`; relaxes `relax` times with (eps, v);
+/// writes the new heading (Eq. 5.6, inertia ma) to out_dir and returns F_a (Eq. 5.7). Returns 0
+/// (and the old heading) outside the grid.
+double tpNav_LocalStep(const tpNavGrid *grid, const tpNavField *field, const double pos[2], const double dir[2],
+                       double radius, double ma, int n, int relax, int free_width, double eps, const double v[2],
+                       const double *others, int nothers, int skip, double *phi, uint8_t *fixed, double out_dir[2]);
 /// One relaxation sweep of Eq. 5.1 (red-black) over the non-fixed cells of an n x n map.
 void tpNav_RelaxBiased(double *phi, const uint8_t *fixed, int n, double eps, const double v[2]);
 
