@@ -250,20 +250,22 @@ static const char *const tplSkillFields[] = {
     "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", "min_z", "max_z", NULL,
     "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", "nav_cell", "nav_radius",
     "nav_lookahead", NULL,
+    "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground",
+    "nav_cell", "nav_radius", "nav_lookahead", NULL,
 };
 static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
 /* Non-negative constants of tpSkillDef, read in this order. */
 static const char *const tplSkillConsts[] = {
     "max_speed",       "max_yaw_rate", "kp",       "kv",       "kyaw",          "kyaw_rate", "tolerance",
-    "angle_tolerance", "timeout",      "approach", "transfer", "trigger_speed", "nav_cell", "nav_radius",
-    "nav_lookahead",   NULL,
+    "angle_tolerance", "timeout",      "approach", "transfer", "trigger_speed",
+    "nav_cell",        "nav_radius",   "nav_lookahead", NULL,
 };
 
 static double *tplSkillConst(tpSkillDef *s, int i)
 {
     double *p[] = {&s->max_speed, &s->max_yaw_rate,    &s->kp,      &s->kv,       &s->kyaw,     &s->kyaw_rate,
                    &s->tolerance, &s->angle_tolerance, &s->timeout, &s->approach, &s->transfer, &s->trigger_speed,
-                   &s->nav_cell,  &s->nav_radius,       &s->nav_lookahead};
+                   &s->nav_cell,  &s->nav_radius,      &s->nav_lookahead};
     return p[i];
 }
 
@@ -352,6 +354,7 @@ static const struct {
     {"hold", TP_SKILL_BRAKE},      {"random", TP_SKILL_RANDOM},     {"custom", TP_SKILL_CUSTOM},
     {"steer", TP_SKILL_STEER},
     {"nav_to", TP_SKILL_NAV_TO},
+    {"nav_to", TP_SKILL_NAV_TO},   {"follow_field", TP_SKILL_FOLLOW_FIELD},
 };
 
 static int tplSkillIndex(lua_State *L)
@@ -360,6 +363,7 @@ static int tplSkillIndex(lua_State *L)
                     "tp.skill.%s: unknown skill kind (kinds: wait, drive_to, turn_to, kick, push, dribble, "
                     "impulse, spin, brake, hold, random, steer, custom)",
                     "impulse, spin, brake, hold, random, custom, nav_to)",
+                    "impulse, spin, brake, hold, random, custom, nav_to, follow_field)",
                     luaL_optstring(L, 2, "?"));
 }
 

@@ -33,12 +33,21 @@ typedef struct NavPathEntry {
     double *points;
 } NavPathEntry;
 
+#define NAV_FIELD_CACHE 16
+
+typedef struct NavFieldEntry {
+    int gi, gj;        /* goal cell */
+    tpNavField *field; /* harmonic map for it, owned */
+} NavFieldEntry;
+
 typedef struct NavGridEntry {
     uint64_t key;     /* hash of the static bodies and the grid parameters */
     double params[6]; /* cell, radius, z_min, z_max, and a check copy */
     tpNavGrid *grid;
     NavPathEntry paths[NAV_PATH_CACHE];
     int next_path; /* round-robin replacement */
+    NavFieldEntry fields[NAV_FIELD_CACHE];
+    int next_field;
 } NavGridEntry;
 
 static NavGridEntry s_grids[NAV_GRID_CACHE];
@@ -159,6 +168,9 @@ static NavGridEntry *gridFor(const tpWorld *world, int self, const double params
     tpNavGrid_Destroy(e->grid);
     for (int k = 0; k < NAV_PATH_CACHE; ++k) {
         free(e->paths[k].points);
+    }
+    for (int k = 0; k < NAV_FIELD_CACHE; ++k) {
+        tpNavField_Destroy(e->fields[k].field);
     }
     memset(e, 0, sizeof *e);
     tpNavGridDef gd = tpDefaultNavGridDef();
@@ -343,6 +355,132 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     tpCtl_Apply(call, &cb, force, cb.izz * alpha);
     double speed = hypot(cb.s.vel[0], cb.s.vel[1]);
     bool arrived = f.done && speed < 0.05;
+    bool timed_out = call->t - V[0] >= tpSkill_DefaultTimeout(sk);
+    return (arrived || timed_out) ? 0 : 1;
+}
+
+/* ---- follow_field ----------------------------------------------------------------------------
+ * V[1..2] goal (m), V[3] cruise speed (m/s), V[4] status (1 following, -1 no field),
+ * V[14..15] velocity-tracking integral. The harmonic map of the goal cell is cached like the
+ * grids (a pure function of the scene, the constants and the goal cell). */
+
+#define FIELD_N 15     /* local map order */
+#define FIELD_RELAX 30 /* relaxations per step (cold start: the skill keeps no map between steps) */
+
+static const tpNavField *fieldFor(NavGridEntry *e, int gi, int gj)
+{
+    for (int k = 0; k < NAV_FIELD_CACHE; ++k) {
+        if (e->fields[k].field && e->fields[k].gi == gi && e->fields[k].gj == gj) {
+            return e->fields[k].field;
+        }
+    }
+    NavFieldEntry *f = &e->fields[e->next_field];
+    e->next_field = (e->next_field + 1) % NAV_FIELD_CACHE;
+    tpNavField_Destroy(f->field);
+    tpNavFieldDef fd = tpDefaultNavFieldDef();
+    fd.tol = 1e-7;
+    int goal[2] = {gi, gj};
+    f->gi = gi;
+    f->gj = gj;
+    f->field = tpNavField_Create(e->grid, goal, 1, &fd, NULL, 0);
+    return f->field;
+}
+
+int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
+{
+    double *V = call->V;
+    tpCtlBody cb;
+    tpCtl_Load(call, sk->body, &cb);
+    if (call->fresh) {
+        double p[3] = {0, 0, 0};
+        tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
+        if (sk->frame == TP_FRAME_TARGET && sk->target >= 0) {
+            tpBodyState ts;
+            tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ts);
+            p[0] += ts.pos[0];
+            p[1] += ts.pos[1];
+        } else if (sk->frame == TP_FRAME_BODY) {
+            p[0] += cb.s.pos[0];
+            p[1] += cb.s.pos[1];
+        }
+        V[1] = p[0];
+        V[2] = p[1];
+        double cruise = sk->max_speed;
+        if (sk->speed.kind != TP_DIST_UNSET) {
+            double v[3] = {0, 0, 0};
+            tpDist_Sample(&sk->speed, call->rng, call->y, call->ydim, v);
+            cruise = v[0] > 0 && v[0] < sk->max_speed ? v[0] : sk->max_speed;
+        }
+        V[3] = cruise;
+        V[4] = 1;
+    }
+    const tpBodyDef *bd = tpWorld_Body(call->world, sk->body);
+    double half_h = bd->shape == TP_SHAPE_BOX       ? bd->size[2] / 2
+                    : bd->shape == TP_SHAPE_SPHERE  ? bd->size[0]
+                    : bd->shape == TP_SHAPE_CAPSULE ? bd->size[1] / 2 + bd->size[0]
+                                                    : bd->size[1] / 2;
+    double radius = sk->nav_radius > 0 ? sk->nav_radius : cb.radius;
+    double params[4] = {sk->nav_cell, radius, bd->pos[2] - half_h + 0.02, bd->pos[2] + half_h};
+    double goal[2] = {V[1], V[2]};
+    NavGridEntry *ge = (int)V[4] == 1 ? gridFor(call->world, sk->body, params, goal, goal) : NULL;
+    const tpNavField *field = NULL;
+    int gi, gj;
+    if (ge && tpNavGrid_CellOf(ge->grid, goal[0], goal[1], &gi, &gj) && nearestFree(ge->grid, &gi, &gj)) {
+        field = fieldFor(ge, gi, gj);
+    }
+    int ci, cj;
+    if (!field || !tpNavGrid_CellOf(ge->grid, cb.s.pos[0], cb.s.pos[1], &ci, &cj)) {
+        V[4] = -1; /* no field, or the body left the grid: brake and end the segment */
+        tpCtl_Brake(sk, call, &cb);
+        return 0;
+    }
+    double speed = hypot(cb.s.vel[0], cb.s.vel[1]);
+    double dist = hypot(goal[0] - cb.s.pos[0], goal[1] - cb.s.pos[1]);
+    double vcmd[2], f[3];
+    if (tpNavField_IsGoal(field, ci, cj) || dist < 2.0 * tpNavGrid_Def(ge->grid)->cell) {
+        /* the goal cell: the final approach is a plain go-to */
+        tpCtl_GoToVelocity(sk, &cb, goal, V[3], vcmd);
+    } else {
+        /* the others: every non-static body but this one, as (x, y, radius) */
+        const int nb = tpWorld_BodyCount(call->world);
+        double others[3 * 64];
+        int no = 0;
+        for (int i = 0; i < nb && no < 64; ++i) {
+            if (i == sk->body || tpWorld_Body(call->world, i)->cls == TP_BODY_STATIC) {
+                continue;
+            }
+            tpBodyState os;
+            tpWorld_BodyState(call->world, call->x, call->t, i, &os);
+            others[3 * no] = os.pos[0];
+            others[3 * no + 1] = os.pos[1];
+            others[3 * no + 2] = tpCtl_Radius(call->world, i);
+            ++no;
+        }
+        double dir[2];
+        if (speed > 0.05) {
+            dir[0] = cb.s.vel[0] / speed;
+            dir[1] = cb.s.vel[1] / speed;
+        } else if (!tpNavField_Descent(field, cb.s.pos[0], cb.s.pos[1], dir)) {
+            dir[0] = cos(cb.yaw);
+            dir[1] = sin(cb.yaw);
+        }
+        double phi[FIELD_N * FIELD_N];
+        uint8_t fixed[FIELD_N * FIELD_N];
+        for (int q = 0; q < FIELD_N * FIELD_N; ++q) {
+            phi[q] = 1.0;
+        }
+        const double v0[2] = {0, 0};
+        double nd[2];
+        double fa = tpNav_LocalStep(ge->grid, field, cb.s.pos, dir, radius, 1.0, FIELD_N, FIELD_RELAX, 1, 0.0, v0,
+                                    others, no, -1, phi, fixed, nd);
+        double v = V[3] * fmax(fa, 0.05) * fmin(1.0, sk->kp * dist / V[3]);
+        vcmd[0] = nd[0] * v;
+        vcmd[1] = nd[1] * v;
+    }
+    tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
+    double vc = hypot(vcmd[0], vcmd[1]);
+    tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, vc > 0.1, atan2(vcmd[1], vcmd[0]), NULL, call->dt));
+    bool arrived = dist < sk->tolerance && speed < 0.05;
     bool timed_out = call->t - V[0] >= tpSkill_DefaultTimeout(sk);
     return (arrived || timed_out) ? 0 : 1;
 }

@@ -13,6 +13,7 @@
 static const char *const k_kind_names[TP_SKILL_KIND_COUNT] = {
     "wait", "drive_to", "turn_to", "kick", "push", "impulse", "spin", "brake", "random", "custom", "steer",
     "wait", "drive_to", "turn_to", "kick", "push", "impulse", "spin", "brake", "random", "custom", "nav_to",
+    "follow_field",
 };
 
 const char *tpSkillKind_Name(tpSkillKind kind)
@@ -77,6 +78,7 @@ static double default_timeout(const tpSkillDef *sk)
     case TP_SKILL_WAIT:
         return 20.0;
     case TP_SKILL_NAV_TO:
+    case TP_SKILL_FOLLOW_FIELD:
         return 30.0;
     default:
         return 6.0;
@@ -188,15 +190,16 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
             return false;
         }
     }
-    if ((sk->kind == TP_SKILL_DRIVE_TO || sk->kind == TP_SKILL_NAV_TO) && sk->point.kind == TP_DIST_UNSET) {
+    if ((sk->kind == TP_SKILL_DRIVE_TO || sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD) &&
+        sk->point.kind == TP_DIST_UNSET) {
         tpErrorf(err, errlen, "skill '%s' (%s): 'point' is required", sk->name, tpSkillKind_Name(sk->kind));
         return false;
     }
-    if (sk->kind == TP_SKILL_NAV_TO && (!(sk->nav_cell > 0) || !isfinite(sk->nav_cell) || !(sk->nav_radius >= 0) ||
-                                        !isfinite(sk->nav_radius) || !(sk->nav_lookahead > 0) ||
-                                        !isfinite(sk->nav_lookahead))) {
-        tpErrorf(err, errlen, "skill '%s' (nav_to): nav_cell and nav_lookahead must be > 0, nav_radius >= 0",
-                 sk->name);
+    if ((sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD) &&
+        (!(sk->nav_cell > 0) || !isfinite(sk->nav_cell) || !(sk->nav_radius >= 0) || !isfinite(sk->nav_radius) ||
+         !(sk->nav_lookahead > 0) || !isfinite(sk->nav_lookahead))) {
+        tpErrorf(err, errlen, "skill '%s' (%s): nav_cell and nav_lookahead must be > 0, nav_radius >= 0", sk->name,
+                 tpSkillKind_Name(sk->kind));
         return false;
     }
     if ((sk->kind == TP_SKILL_KICK || sk->kind == TP_SKILL_PUSH) && sk->point.kind == TP_DIST_UNSET) {
@@ -638,6 +641,8 @@ int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call)
         return tpSteer_Run(skill, call);
     case TP_SKILL_NAV_TO:
         return tpSkill_RunNavTo(skill, call);
+    case TP_SKILL_FOLLOW_FIELD:
+        return tpSkill_RunFollowField(skill, call);
     default:
         return -1;
     }

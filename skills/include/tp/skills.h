@@ -77,6 +77,9 @@ typedef enum {
                           (a phase of a fall: many-dice, Sec. 6.4) */
     TP_SKILL_NAV_TO,   /* go to a sampled `point` around the static bodies: grid plan (Kuffner 1998,
                           tp/nav.h) at skill start, then the path-following controller (skills/src/nav_skill.c) */
+    TP_SKILL_FOLLOW_FIELD, /* go to a sampled `point` by Dapper's potential fields: the harmonic map of the
+                          static bodies for that goal, and every step a 15 x 15 local map around the body in
+                          which every other moving body is an obstacle (skills/src/nav_skill.c) */
     TP_SKILL_KIND_COUNT
 } tpSkillKind;
 
