@@ -134,9 +134,11 @@ typedef struct tpSkillDef {
     double min_z, max_z; /* STEER: height band (m) in which the skill acts; leaving it ends the
                            segment. Defaults -inf, +inf */
     /* NAV_TO only (appended; other kinds ignore them): */
+    /* NAV_TO and FOLLOW_FIELD only (appended; other kinds ignore them): */
     double nav_cell;    /* m: grid cell size (default 0.1) */
-    double nav_radius;  /* m: obstacle growth; 0 = the body's horizontal radius + nav_lookahead / 2 */
-    double nav_lookahead; /* m: look-ahead distance along the path (default 0.4) */
+    double nav_radius;  /* m: obstacle growth; 0 = nav_to: the body's horizontal radius + nav_lookahead / 2,
+                           follow_field: the body's horizontal radius */
+    double nav_lookahead; /* m: nav_to: look-ahead distance along the path (default 0.4) */
 } tpSkillDef;
 
 /// Departure speed (m/s) for a solid sphere struck centrally, with no spin, to have speed
