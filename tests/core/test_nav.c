@@ -706,6 +706,94 @@ static void test_plan_and_follow(void **state)
     tpNavGrid_Destroy(g);
 }
 
+/* Several characters, each planning around the others (Kuffner Sec. 8): every 10 steps each one
+ * rebuilds its grid (the walls plus the other characters as discs, grown by its radius), replans
+ * to its goal and replaces its path mid-run; one goal moves halfway. All arrive and no two
+ * characters' discs ever overlap. */
+static void test_multi_character_replanning(void **state)
+{
+    (void)state;
+    enum { N = 3 };
+    const double R = 0.25;
+    double goals[N][2] = {{5.5, 1.7}, {0.5, 0.3}, {3.0, 3.6}}; /* near the others' starts */
+    const double starts[N][2] = {{0.5, 1.0}, {5.5, 1.0}, {3.0, 0.4}};
+    tpNavAgent ag[N];
+    tpNavFollower f[N];
+    tpNavFollowDef fd = tpDefaultNavFollowDef();
+    fd.lookahead = 0.3;
+    fd.speed = 0.8;
+    for (int k = 0; k < N; ++k) {
+        memset(&ag[k], 0, sizeof ag[k]);
+        ag[k].x = starts[k][0];
+        ag[k].y = starts[k][1];
+        ag[k].theta = atan2(goals[k][1] - starts[k][1], goals[k][0] - starts[k][0]);
+        tpNavFollower_Init(&f[k], &fd);
+    }
+    tpNavGrid *g = makeGrid(60, 40, 0.1, 0, 0);
+    tpNavPath p = {0};
+    tpNavPlanDef pd = tpDefaultNavPlanDef();
+    pd.smooth = true;
+    double mind = 1e9;
+    int replans = 0, step = 0;
+    bool all = false;
+    for (; step < 3000 && !all; ++step) {
+        if (step == 150) {
+            goals[2][0] = 1.0; /* the third goal moves */
+        }
+        if (step % 10 == 0) {
+            for (int k = 0; k < N; ++k) {
+                tpNavGrid_Clear(g);
+                tpNavShape pillar = tpNav_ShapeBox(3.0, 2.0, 1, 0.4, 0.4, 1, 0.3);
+                tpNavGrid_AddShape(g, &pillar, NULL, 0);
+                for (int o = 0; o < N; ++o) {
+                    if (o != k) {
+                        tpNavShape disc = {
+                            .kind = TP_NAV_DISC, .center = {ag[o].x, ag[o].y}, .radius = R, .z_lo = 0, .z_hi = 1.8};
+                        tpNavGrid_AddShape(g, &disc, NULL, 0);
+                    }
+                }
+                tpNavGrid_Grow(g, R);
+                double s[2] = {ag[k].x, ag[k].y};
+                if (tpNav_Plan(g, &pd, s, goals[k], &p) == TP_NAV_OK) {
+                    p.points[0] = ag[k].x; /* start the polyline at the character itself */
+                    p.points[1] = ag[k].y;
+                    p.points[2 * (p.npoints - 1)] = goals[k][0];
+                    p.points[2 * (p.npoints - 1) + 1] = goals[k][1];
+                    bool was_done = f[k].done;
+                    tpNavFollower_SetPath(&f[k], p.points, p.npoints, ag[k].x, ag[k].y);
+                    if (was_done && hypot(ag[k].x - goals[k][0], ag[k].y - goals[k][1]) <= fd.stop_radius) {
+                        f[k].done = true;
+                    }
+                    ++replans;
+                }
+            }
+        }
+        for (int k = 0; k < N; ++k) {
+            tpNavAgent before = ag[k];
+            tpNavFollower_Step(&f[k], &ag[k]);
+            assert_true(hypot(ag[k].x - before.x, ag[k].y - before.y) <= before.v * fd.dt + 1e-12); /* no jumps */
+        }
+        for (int a = 0; a < N; ++a) {
+            for (int b = a + 1; b < N; ++b) {
+                mind = fmin(mind, hypot(ag[a].x - ag[b].x, ag[a].y - ag[b].y));
+            }
+        }
+        all = true;
+        for (int k = 0; k < N; ++k) {
+            all = all && f[k].done;
+        }
+    }
+    assert_true(all);
+    for (int k = 0; k < N; ++k) {
+        assert_true(hypot(ag[k].x - goals[k][0], ag[k].y - goals[k][1]) <= fd.stop_radius + 1e-9);
+        tpNavFollower_Free(&f[k]);
+    }
+    assert_true(replans > 3 * 10);
+    assert_true(mind > 2 * R); /* the discs never overlap */
+    tpNavPath_Free(&p);
+    tpNavGrid_Destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -724,6 +812,7 @@ int main(void)
         cmocka_unit_test(test_controller_straight),
         cmocka_unit_test(test_controller_turn_and_replace),
         cmocka_unit_test(test_plan_and_follow),
+        cmocka_unit_test(test_multi_character_replanning),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
