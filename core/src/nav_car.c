@@ -157,6 +157,8 @@ static void simulateClip(const tpNavCarDef *c, const tpNavMoveTreeDef *d, double
         clip->frame[k][0] = s.x;
         clip->frame[k][1] = s.y;
         clip->frame[k][2] = s.heading;
+        clip->frame_cs[k][0] = cos(s.heading);
+        clip->frame_cs[k][1] = sin(s.heading);
     }
     const double sn = sin(s.heading), cs = cos(s.heading);
     clip->end_vel[0] = cs * s.vx + sn * s.vy;
@@ -310,10 +312,11 @@ int tpNavMoveTree_ClipsFrom(const tpNavMoveTree *t, int level, const int **clips
 
 /* ---- collisions ---- */
 
-/* Rectangle corners (counter-clockwise) of a car of length L, width W at pose p. */
-static void rectCorners(double x, double y, double th, double L, double W, double out[4][2])
+/* Rectangle corners (counter-clockwise) of a car of length L, width W at (x, y) with heading
+ * cosine c and sine s. */
+static void rectCorners(double x, double y, double c, double s, double L, double W, double out[4][2])
 {
-    const double c = cos(th), s = sin(th), hl = L / 2, hw = W / 2;
+    const double hl = L / 2, hw = W / 2;
     const double lx[4] = {hl, -hl, -hl, hl}, ly[4] = {hw, hw, -hw, -hw};
     for (int k = 0; k < 4; ++k) {
         out[k][0] = x + c * lx[k] - s * ly[k];
@@ -352,17 +355,23 @@ static bool convexOverlap(const double (*a)[2], int n, const double (*b)[2], int
     return true;
 }
 
-bool tpNavCar_Collides(const tpNavMoveTree *tree, const tpNavTrack *track, const double pose[3], double t)
+/* Collision of the car at (x, y) with heading cosine / sine (hc, hs) at time t. */
+static bool collidesCS(const tpNavMoveTree *tree, const tpNavTrack *track, double x, double y, double hc, double hs,
+                       double t)
 {
-    double me[4][2];
-    rectCorners(pose[0], pose[1], pose[2], tree->car.length, tree->car.width, me);
     const double reach = 0.5 * hypot(tree->car.length, tree->car.width);
+    double me[4][2];
+    bool have_me = false;
     for (int w = 0; w < track->nwalls; ++w) {
         const double *s = track->walls[w];
-        /* cheap reject: distance from the centre to the segment's bounding box */
-        if (pose[0] + reach < fmin(s[0], s[2]) || pose[0] - reach > fmax(s[0], s[2]) ||
-            pose[1] + reach < fmin(s[1], s[3]) || pose[1] - reach > fmax(s[1], s[3])) {
+        /* cheap reject: the car's bounding circle against the segment's bounding box */
+        if (x + reach < fmin(s[0], s[2]) || x - reach > fmax(s[0], s[2]) || y + reach < fmin(s[1], s[3]) ||
+            y - reach > fmax(s[1], s[3])) {
             continue;
+        }
+        if (!have_me) {
+            rectCorners(x, y, hc, hs, tree->car.length, tree->car.width, me);
+            have_me = true;
         }
         const double seg[2][2] = {{s[0], s[1]}, {s[2], s[3]}};
         if (convexOverlap((const double(*)[2])me, 4, seg, 2)) {
@@ -373,16 +382,25 @@ bool tpNavCar_Collides(const tpNavMoveTree *tree, const tpNavTrack *track, const
         const tpNavTrafficCar *o = &track->cars[k];
         double ox = o->pos[0] + o->vel[0] * t, oy = o->pos[1] + o->vel[1] * t;
         double r2 = reach + 0.5 * hypot(o->length, o->width);
-        if (fabs(ox - pose[0]) > r2 || fabs(oy - pose[1]) > r2) {
+        if (fabs(ox - x) > r2 || fabs(oy - y) > r2) {
             continue;
         }
+        if (!have_me) {
+            rectCorners(x, y, hc, hs, tree->car.length, tree->car.width, me);
+            have_me = true;
+        }
         double other[4][2];
-        rectCorners(ox, oy, o->heading, o->length, o->width, other);
+        rectCorners(ox, oy, cos(o->heading), sin(o->heading), o->length, o->width, other);
         if (convexOverlap((const double(*)[2])me, 4, (const double(*)[2])other, 4)) {
             return true;
         }
     }
     return false;
+}
+
+bool tpNavCar_Collides(const tpNavMoveTree *tree, const tpNavTrack *track, const double pose[3], double t)
+{
+    return collidesCS(tree, track, pose[0], pose[1], cos(pose[2]), sin(pose[2]), t);
 }
 
 /* ---- finite-horizon A* ---- */
@@ -597,11 +615,14 @@ static bool clipFree(const tpNavMoveTree *tree, const tpNavTrack *tr, int checks
     /* `checks` per clip_time: long (skid) clips get proportionally more */
     int nchk = (int)lround((checks < 1 ? 1 : checks) * c->nframes * fdt / tree->def.clip_time);
     nchk = nchk < 1 ? 1 : nchk > c->nframes ? c->nframes : nchk;
+    const double c0 = cos(p[2]), s0 = sin(p[2]);
     for (int q = 1; q <= nchk; ++q) {
         int f = (int)((long)c->nframes * q / nchk) - 1;
-        double pose[3];
-        alignFrame(p, c->frame[f], pose);
-        if (tpNavCar_Collides(tree, tr, pose, t + (f + 1) * fdt)) {
+        double pose[3] = {p[0] + c0 * c->frame[f][0] - s0 * c->frame[f][1],
+                          p[1] + s0 * c->frame[f][0] + c0 * c->frame[f][1], p[2] + c->frame[f][2]};
+        double hc = c0 * c->frame_cs[f][0] - s0 * c->frame_cs[f][1],
+               hs = s0 * c->frame_cs[f][0] + c0 * c->frame_cs[f][1];
+        if (collidesCS(tree, tr, pose[0], pose[1], hc, hs, t + (f + 1) * fdt)) {
             return false;
         }
         if (crossesFinish(tr, prev, pose)) {

@@ -430,16 +430,17 @@ tpNavMoveTreeDef tpDefaultNavMoveTreeDef(void);
 /// One motion clip: the car's pose relative to the clip's start (start at the origin, heading 0)
 /// at every frame, simulated from the steady straight state of level `from`.
 typedef struct tpNavClip {
-    int from, to;                        /* speed levels at the start and (matched) end */
-    double steer;                        /* rad, the turn phase's steering (0 = straight) */
-    bool skid;                           /* the rear tyres slid: max rear slip angle > skid_slip */
-    double rear_slip;                    /* rad, largest |rear slip angle| while faster than 1 m/s */
-    double max_slip;                     /* rad, largest |sideslip| while faster than 1 m/s */
-    int nframes;                         /* frames after the start (clip_time / frame_dt) */
-    double frame[TP_NAV_CLIP_FRAMES][3]; /* x, y (m), heading (rad) relative to the start */
-    double end_vel[3];                   /* end velocity in the car frame: forward, left (m/s), yaw rate (rad/s) */
-    double end_error;                    /* |dvx| + |dvy| + |domega| to level `to`'s steady state */
-    double bound[3];                     /* x, y, r (m): a circle around every frame's car rectangle (quick rejects) */
+    int from, to;                           /* speed levels at the start and (matched) end */
+    double steer;                           /* rad, the turn phase's steering (0 = straight) */
+    bool skid;                              /* the rear tyres slid: max rear slip angle > skid_slip */
+    double rear_slip;                       /* rad, largest |rear slip angle| while faster than 1 m/s */
+    double max_slip;                        /* rad, largest |sideslip| while faster than 1 m/s */
+    int nframes;                            /* frames after the start (clip_time / frame_dt) */
+    double frame[TP_NAV_CLIP_FRAMES][3];    /* x, y (m), heading (rad) relative to the start */
+    double frame_cs[TP_NAV_CLIP_FRAMES][2]; /* cos and sin of each frame's relative heading */
+    double end_vel[3];                      /* end velocity in the car frame: forward, left (m/s), yaw rate (rad/s) */
+    double end_error;                       /* |dvx| + |dvy| + |domega| to level `to`'s steady state */
+    double bound[3]; /* x, y, r (m): a circle around every frame's car rectangle (quick rejects) */
 } tpNavClip;
 
 typedef struct tpNavMoveTree tpNavMoveTree;
