@@ -293,6 +293,31 @@ int main(int argc, char **argv)
                    r.clips, r.skids, r.max_decision_ms);
         }
         tpNavToGo_Destroy(togo);
+        /* The thesis's scenarios as track files (domains/tracks) at several horizons. */
+        static const char *const tracks[] = {"straight", "cornered", "cornered_cars", "sharp", "final"};
+        printf("\n%-14s %6s %9s %9s %8s %6s %6s %13s\n", "track", "depth", "finished", "crashed", "time_s", "clips",
+               "skids", "max_decide_ms");
+        for (size_t k = 0; k < sizeof tracks / sizeof tracks[0]; ++k) {
+            char path[1024], err[256];
+            snprintf(path, sizeof path, "%s/%s.json", TP_TRACKS_DIR, tracks[k]);
+            tpNavTrackFile *tf = tpNavTrack_Load(path, err, sizeof err);
+            if (!tf) {
+                fprintf(stderr, "%s\n", err);
+                return 2;
+            }
+            tpNavToGo *tg = tpNavToGo_Create(&tf->track, 0.5, err, sizeof err);
+            const int hz[] = {2, 4, 6};
+            for (int q = 0; q < 3; ++q) {
+                tpNavCarPlanDef d2 = tpDefaultNavCarPlanDef();
+                d2.depth = hz[q];
+                d2.togo = tg;
+                tpNavDriveResult r = tpNavCar_Drive(tree, &tf->track, &d2, tf->start, 0, 90.0, NULL, NULL);
+                printf("%-14s %6d %9d %9d %8.2f %6d %6d %13.1f\n", tracks[k], d2.depth, r.finished, r.crashed, r.time,
+                       r.clips, r.skids, r.max_decision_ms);
+            }
+            tpNavToGo_Destroy(tg);
+            tpNavTrack_Free(tf);
+        }
         tpNavMoveTree_Destroy(tree);
     }
     free(w.s);

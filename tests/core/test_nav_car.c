@@ -7,7 +7,9 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "tp/base.h"
@@ -159,13 +161,62 @@ static void test_cornered_track(void **state)
     tpNavMoveTree_Destroy(t);
 }
 
+static void test_track_files(void **state)
+{
+    (void)state;
+    char err[512];
+    tpNavTrackFile *t = tpNavTrack_Load(TP_TRACKS_DIR "/cornered_cars.json", err, sizeof err);
+    assert_non_null(t);
+    assert_int_equal(t->track.nwalls, 5);
+    assert_int_equal(t->track.ncars, 4);
+    assert_memory_equal(t->track.walls, k_walls, sizeof k_walls);
+    assert_true(t->cars[1].heading == 1.5708 && t->cars[1].vel[1] == 3 && t->cars[0].length == 4.0);
+    assert_true(t->track.goal[1] == 120 && t->track.finish[2] == 66 && t->start[0] == 0);
+    tpNavTrack_Free(t);
+    /* every track of domains/tracks loads */
+    const char *names[] = {"straight", "cornered", "sharp", "final"};
+    for (int k = 0; k < 4; ++k) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.json", TP_TRACKS_DIR, names[k]);
+        t = tpNavTrack_Load(path, err, sizeof err);
+        assert_non_null(t);
+        assert_true(t->track.nwalls >= 3);
+        tpNavTrack_Free(t);
+    }
+    /* bad files: the message names the file and the field (or the line of a syntax error) */
+    const char *bad[][2] = {
+        {"{\"walls\": [[0, 0, 1]], \"start\": [0, 0, 0], \"goal\": [1, 1], \"finish\": [0, 0, 1, 1]}", "walls[0]"},
+        {"{\"walls\": [], \"goal\": [1, 1], \"finish\": [0, 0, 1, 1]}", "'start' is required"},
+        {"{\"walls\": [], \"cars\": [{\"vel\": [1, 0]}], \"start\": [0, 0, 0], \"goal\": [1, 1], \"finish\": [0, 0, 1, "
+         "1]}",
+         "cars[0].'pos' is required"},
+        {"{\"walls\": [],\n \"start\": [0, 0, 0],\n \"goal\": [1, 1] oops}", ":3: not a JSON object"},
+    };
+    for (int k = 0; k < 4; ++k) {
+        char path[] = "/tmp/tp_track_XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        FILE *fp = fdopen(fd, "w");
+        fputs(bad[k][0], fp);
+        fclose(fp);
+        assert_null(tpNavTrack_Load(path, err, sizeof err));
+        if (!strstr(err, bad[k][1]) || strncmp(err, path, strlen(path)) != 0) {
+            fprintf(stderr, "got \"%s\", expected \"%s\"\n", err, bad[k][1]);
+        }
+        assert_non_null(strstr(err, bad[k][1]));
+        assert_memory_equal(err, path, strlen(path));
+        remove(path);
+    }
+    assert_null(tpNavTrack_Load("/nonexistent/track.json", err, sizeof err));
+    assert_non_null(strstr(err, "cannot open"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lateral_saturation),
-        cmocka_unit_test(test_straight_acceleration),
-        cmocka_unit_test(test_move_tree),
-        cmocka_unit_test(test_cornered_track),
+        cmocka_unit_test(test_lateral_saturation), cmocka_unit_test(test_straight_acceleration),
+        cmocka_unit_test(test_move_tree),          cmocka_unit_test(test_cornered_track),
+        cmocka_unit_test(test_track_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -517,6 +517,21 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *trac
 /// True if the car rectangle at pose (x, y, heading) at time t touches a wall or a traffic car.
 bool tpNavCar_Collides(const tpNavMoveTree *tree, const tpNavTrack *track, const double pose[3], double t);
 
+/// A track read from a data file (see docs/navigation.md, "Track files"). Owns its arrays.
+typedef struct tpNavTrackFile {
+    char name[64];
+    tpNavTrack track; /* points into walls / cars below */
+    double start[3];  /* x, y, heading */
+    double (*walls)[4];
+    tpNavTrafficCar *cars;
+} tpNavTrackFile;
+
+/// Reads a JSON track file: {"name", "walls": [[x0, y0, x1, y1], ...], "cars": [{"pos": [x, y],
+/// "vel": [vx, vy], "heading", "length", "width"}, ...], "start": [x, y, heading], "goal": [x, y],
+/// "finish": [x0, y0, x1, y1]}. NULL with a message naming the file and the field on bad input.
+tpNavTrackFile *tpNavTrack_Load(const char *path, char *err, size_t errlen);
+void tpNavTrack_Free(tpNavTrackFile *track);
+
 /// Result of a drive.
 typedef struct tpNavDriveResult {
     bool finished, crashed;
