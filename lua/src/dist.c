@@ -247,10 +247,7 @@ static const char *const tplSkillFields[] = {
     "name",     "body",     "target",        "frame",     "duration",        "point",
     "heading",  "speed",    "force",         "max_speed", "max_yaw_rate",    "kp",
     "kv",       "kyaw",     "kyaw_rate",     "tolerance", "angle_tolerance", "timeout",
-    "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", "min_z", "max_z", NULL,
-    "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", "nav_cell", "nav_radius",
-    "nav_lookahead", NULL,
-    "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground",
+    "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", "min_z", "max_z",
     "nav_cell", "nav_radius", "nav_lookahead", NULL,
 };
 static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
@@ -353,7 +350,6 @@ static const struct {
     {"impulse", TP_SKILL_IMPULSE}, {"spin", TP_SKILL_SPIN},         {"brake", TP_SKILL_BRAKE},
     {"hold", TP_SKILL_BRAKE},      {"random", TP_SKILL_RANDOM},     {"custom", TP_SKILL_CUSTOM},
     {"steer", TP_SKILL_STEER},
-    {"nav_to", TP_SKILL_NAV_TO},
     {"nav_to", TP_SKILL_NAV_TO},   {"follow_field", TP_SKILL_FOLLOW_FIELD},
 };
 
@@ -361,9 +357,7 @@ static int tplSkillIndex(lua_State *L)
 {
     return tplError(L,
                     "tp.skill.%s: unknown skill kind (kinds: wait, drive_to, turn_to, kick, push, dribble, "
-                    "impulse, spin, brake, hold, random, steer, custom)",
-                    "impulse, spin, brake, hold, random, custom, nav_to)",
-                    "impulse, spin, brake, hold, random, custom, nav_to, follow_field)",
+                    "impulse, spin, brake, hold, random, steer, custom, nav_to, follow_field)",
                     luaL_optstring(L, 2, "?"));
 }
 

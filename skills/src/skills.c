@@ -12,8 +12,7 @@
 
 static const char *const k_kind_names[TP_SKILL_KIND_COUNT] = {
     "wait", "drive_to", "turn_to", "kick", "push", "impulse", "spin", "brake", "random", "custom", "steer",
-    "wait", "drive_to", "turn_to", "kick", "push", "impulse", "spin", "brake", "random", "custom", "nav_to",
-    "follow_field",
+    "nav_to", "follow_field",
 };
 
 const char *tpSkillKind_Name(tpSkillKind kind)

@@ -133,7 +133,6 @@ typedef struct tpSkillDef {
     int id;             /* CUSTOM only: passed to fn */
     double min_z, max_z; /* STEER: height band (m) in which the skill acts; leaving it ends the
                            segment. Defaults -inf, +inf */
-    /* NAV_TO only (appended; other kinds ignore them): */
     /* NAV_TO and FOLLOW_FIELD only (appended; other kinds ignore them): */
     double nav_cell;    /* m: grid cell size (default 0.1) */
     double nav_radius;  /* m: obstacle growth; 0 = nav_to: the body's horizontal radius + nav_lookahead / 2,
