@@ -149,6 +149,11 @@ static void simulateClip(const tpNavCarDef *c, const tpNavMoveTreeDef *d, double
                 double ra = atan2((c->cg_front + c->cg_rear) * 0.5 * s.omega, vf);
                 clip->rear_slip = fmax(clip->rear_slip, fabs(beta - ra));
             }
+            if (q == 0) {
+                clip->control[k][0] = st;
+                clip->control[k][1] = thr;
+                clip->control[k][2] = brk;
+            }
             tpNavCar_Step(c, &s, st, thr, brk, h);
             if (vf > 1.0) {
                 clip->max_slip = fmax(clip->max_slip, fabs(beta));

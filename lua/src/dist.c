@@ -350,14 +350,14 @@ static const struct {
     {"impulse", TP_SKILL_IMPULSE}, {"spin", TP_SKILL_SPIN},         {"brake", TP_SKILL_BRAKE},
     {"hold", TP_SKILL_BRAKE},      {"random", TP_SKILL_RANDOM},     {"custom", TP_SKILL_CUSTOM},
     {"steer", TP_SKILL_STEER},
-    {"nav_to", TP_SKILL_NAV_TO},   {"follow_field", TP_SKILL_FOLLOW_FIELD},
+    {"nav_to", TP_SKILL_NAV_TO},   {"follow_field", TP_SKILL_FOLLOW_FIELD}, {"drive_track", TP_SKILL_DRIVE_TRACK},
 };
 
 static int tplSkillIndex(lua_State *L)
 {
     return tplError(L,
                     "tp.skill.%s: unknown skill kind (kinds: wait, drive_to, turn_to, kick, push, dribble, "
-                    "impulse, spin, brake, hold, random, steer, custom, nav_to, follow_field)",
+                    "impulse, spin, brake, hold, random, steer, custom, nav_to, follow_field, drive_track)",
                     luaL_optstring(L, 2, "?"));
 }
 

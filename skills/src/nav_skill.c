@@ -484,3 +484,177 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     bool timed_out = call->t - V[0] >= tpSkill_DefaultTimeout(sk);
     return (arrived || timed_out) ? 0 : 1;
 }
+
+/* ---- drive_track ------------------------------------------------------------------------------
+ * V[1..2] goal (m), V[3] clip index, V[4] clip start time (s). One skill activation plays one clip:
+ * it ends at the clip boundary, where the tactic re-selects it and the fresh call replans (A* over
+ * the move tree from the body's current pose and nearest speed level). The move tree (for the
+ * body's mass and yaw inertia) and the scene's wall segments are cached by their inputs. */
+
+#define TRACK_DEPTH 4    /* clips of horizon per decision */
+#define TRACK_NODES 5000 /* node limit per decision */
+#define TRACK_MAX_WALLS 512
+
+typedef struct TrackCache {
+    uint64_t key;
+    tpNavMoveTree *tree;
+    int nwalls;
+    double walls[TRACK_MAX_WALLS][4];
+} TrackCache;
+
+static TrackCache s_track;
+
+static TrackCache *trackFor(const tpWorld *world, int self, const tpNavCarDef *car, double z_lo, double z_hi)
+{
+    const int nb = tpWorld_BodyCount(world);
+    double head[4] = {car->mass, car->inertia, z_lo, z_hi};
+    uint64_t key = tpHash_Fnv1a64(head, sizeof head);
+    for (int i = 0; i < nb; ++i) {
+        const tpBodyDef *d = tpWorld_Body(world, i);
+        if (d->cls != TP_BODY_STATIC || i == self) {
+            continue;
+        }
+        double geo[11] = {d->shape,  d->size[0], d->size[1], d->size[2], d->pos[0], d->pos[1],
+                          d->pos[2], d->quat[0], d->quat[1], d->quat[2], d->quat[3]};
+        uint64_t h[2] = {key, tpHash_Fnv1a64(geo, sizeof geo)};
+        key = tpHash_Fnv1a64(h, sizeof h);
+    }
+    if (s_track.tree && s_track.key == key) {
+        return &s_track;
+    }
+    tpNavMoveTree_Destroy(s_track.tree);
+    memset(&s_track, 0, sizeof s_track);
+    s_track.tree = tpNavMoveTree_Build(car, NULL, NULL, 0);
+    if (!s_track.tree) {
+        return NULL;
+    }
+    s_track.key = key;
+    for (int i = 0; i < nb; ++i) { /* walls: the edges of every static footprint in the band */
+        const tpBodyDef *d = tpWorld_Body(world, i);
+        if (d->cls != TP_BODY_STATIC || i == self || d->shape == TP_SHAPE_PLANE) {
+            continue;
+        }
+        tpNavShape sh[3];
+        int n = tpSkill_NavShapes(d, sh);
+        for (int k = 0; k < n; ++k) {
+            double fp[32][2];
+            int m = 0;
+            if (sh[k].kind == TP_NAV_BOX || sh[k].kind == TP_NAV_POLYGON) {
+                m = tpNav_Footprint(&sh[k], z_lo, z_hi, fp);
+            } else if (sh[k].kind == TP_NAV_DISC || sh[k].kind == TP_NAV_SPHERE) {
+                m = 8; /* an octagon around the disc */
+                double r = sh[k].radius / cos(TP_PI / 8);
+                for (int q = 0; q < 8; ++q) {
+                    fp[q][0] = sh[k].center[0] + r * cos(q * TP_PI / 4);
+                    fp[q][1] = sh[k].center[1] + r * sin(q * TP_PI / 4);
+                }
+            }
+            for (int q = 0; q < m && s_track.nwalls < TRACK_MAX_WALLS; ++q) {
+                double *w = s_track.walls[s_track.nwalls++];
+                w[0] = fp[q][0];
+                w[1] = fp[q][1];
+                w[2] = fp[(q + 1) % m][0];
+                w[3] = fp[(q + 1) % m][1];
+            }
+        }
+    }
+    return &s_track;
+}
+
+int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
+{
+    double *V = call->V;
+    tpCtlBody cb;
+    tpCtl_Load(call, sk->body, &cb);
+    const tpBodyDef *bd = tpWorld_Body(call->world, sk->body);
+    tpNavCarDef car = tpDefaultNavCarDef();
+    car.mass = cb.mass;
+    car.inertia = cb.izz;
+    if (bd->shape == TP_SHAPE_BOX) {
+        car.length = bd->size[0];
+        car.width = bd->size[1];
+    }
+    const double half_h = bd->shape == TP_SHAPE_BOX ? bd->size[2] / 2 : cb.radius;
+    TrackCache *tc = trackFor(call->world, sk->body, &car, bd->pos[2] - half_h + 0.05, bd->pos[2] + half_h);
+    if (!tc) {
+        tpCtl_Brake(sk, call, &cb);
+        return 0;
+    }
+    const tpNavMoveTree *tree = tc->tree;
+    const tpNavMoveTreeDef *md = tpNavMoveTree_Def(tree);
+    const double c = cos(cb.yaw), s = sin(cb.yaw);
+    const double vf = cb.s.vel[0] * c + cb.s.vel[1] * s;
+    if (call->fresh) {
+        double p[3] = {0, 0, 0};
+        tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
+        V[1] = p[0];
+        V[2] = p[1];
+        /* the other moving bodies as traffic at their current velocities */
+        tpNavTrafficCar others[32];
+        int no = 0;
+        for (int i = 0; i < tpWorld_BodyCount(call->world) && no < 32; ++i) {
+            const tpBodyDef *o = tpWorld_Body(call->world, i);
+            if (i == sk->body || o->cls == TP_BODY_STATIC) {
+                continue;
+            }
+            tpBodyState os;
+            tpWorld_BodyState(call->world, call->x, call->t, i, &os);
+            tpNavTrafficCar *tcar = &others[no++];
+            tcar->pos[0] = os.pos[0];
+            tcar->pos[1] = os.pos[1];
+            tcar->vel[0] = os.vel[0];
+            tcar->vel[1] = os.vel[1];
+            tcar->heading = tpQuat_Yaw(os.quat);
+            double r = tpCtl_Radius(call->world, i);
+            tcar->length = o->shape == TP_SHAPE_BOX ? o->size[0] : 2 * r;
+            tcar->width = o->shape == TP_SHAPE_BOX ? o->size[1] : 2 * r;
+        }
+        /* a finish line through the goal, across the direction from the car */
+        double gx = V[1] - cb.s.pos[0], gy = V[2] - cb.s.pos[1], gl = hypot(gx, gy);
+        double half = fmax(sk->tolerance, 3.0);
+        double ux = gl > 0 ? -gy / gl : 0, uy = gl > 0 ? gx / gl : 1;
+        tpNavTrack tr = {tc->nwalls,   (const double(*)[4])tc->walls,
+                         no,           others,
+                         {V[1], V[2]}, {V[1] - half * ux, V[2] - half * uy, V[1] + half * ux, V[2] + half * uy}};
+        int level = 0;
+        for (int l = 1; l < md->nlevels; ++l) {
+            if (fabs(md->levels[l] - vf) < fabs(md->levels[level] - vf)) {
+                level = l;
+            }
+        }
+        tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
+        pd.depth = TRACK_DEPTH;
+        pd.node_limit = TRACK_NODES;
+        double pose[3] = {cb.s.pos[0], cb.s.pos[1], cb.yaw};
+        tpNavCarDecision dec = tpNavCar_Plan(tree, &tr, &pd, pose, level, 0.0);
+        int k = dec.clip;
+        if (k < 0) { /* every clip collides: the one that slows down most */
+            const int *kids;
+            int nk = tpNavMoveTree_ClipsFrom(tree, level, &kids);
+            k = nk > 0 ? kids[0] : -1;
+            for (int q = 1; q < nk; ++q) {
+                const tpNavClip *a = tpNavMoveTree_Clip(tree, kids[q]), *b = tpNavMoveTree_Clip(tree, k);
+                if (a->to < b->to || (a->to == b->to && fabs(a->steer) < fabs(b->steer))) {
+                    k = kids[q];
+                }
+            }
+        }
+        V[3] = k;
+        V[4] = call->t;
+    }
+    int k = (int)V[3];
+    if (k < 0 || k >= tpNavMoveTree_ClipCount(tree)) {
+        tpCtl_Brake(sk, call, &cb);
+        return 0;
+    }
+    const tpNavClip *clip = tpNavMoveTree_Clip(tree, k);
+    int f = (int)floor((call->t - V[4]) / md->frame_dt + 1e-9);
+    f = f < 0 ? 0 : f >= clip->nframes ? clip->nframes - 1 : f;
+    tpNavCarState st = {cb.s.pos[0], cb.s.pos[1], cb.yaw, cb.s.vel[0], cb.s.vel[1], cb.s.angvel[2]};
+    tpNavCarForces fo;
+    tpNavCar_Forces(&car, &st, clip->control[f][0], clip->control[f][1], clip->control[f][2], &fo);
+    double force[3] = {fo.force[0], fo.force[1], 0.0};
+    tpCtl_Apply(call, &cb, force, fo.torque);
+    /* the segment ends with the clip (a decision point: the tactic replans) */
+    return call->t + call->dt < V[4] + clip->nframes * md->frame_dt - 1e-9 ? 1 : 0;
+}

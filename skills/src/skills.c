@@ -12,7 +12,7 @@
 
 static const char *const k_kind_names[TP_SKILL_KIND_COUNT] = {
     "wait", "drive_to", "turn_to", "kick", "push", "impulse", "spin", "brake", "random", "custom", "steer",
-    "nav_to", "follow_field",
+    "nav_to", "follow_field", "drive_track",
 };
 
 const char *tpSkillKind_Name(tpSkillKind kind)
@@ -189,7 +189,8 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
             return false;
         }
     }
-    if ((sk->kind == TP_SKILL_DRIVE_TO || sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD) &&
+    if ((sk->kind == TP_SKILL_DRIVE_TO || sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD ||
+         sk->kind == TP_SKILL_DRIVE_TRACK) &&
         sk->point.kind == TP_DIST_UNSET) {
         tpErrorf(err, errlen, "skill '%s' (%s): 'point' is required", sk->name, tpSkillKind_Name(sk->kind));
         return false;
@@ -642,6 +643,8 @@ int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call)
         return tpSkill_RunNavTo(skill, call);
     case TP_SKILL_FOLLOW_FIELD:
         return tpSkill_RunFollowField(skill, call);
+    case TP_SKILL_DRIVE_TRACK:
+        return tpSkill_RunDriveTrack(skill, call);
     default:
         return -1;
     }

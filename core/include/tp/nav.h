@@ -438,6 +438,7 @@ typedef struct tpNavClip {
     int nframes;                            /* frames after the start (clip_time / frame_dt) */
     double frame[TP_NAV_CLIP_FRAMES][3];    /* x, y (m), heading (rad) relative to the start */
     double frame_cs[TP_NAV_CLIP_FRAMES][2]; /* cos and sin of each frame's relative heading */
+    double control[TP_NAV_CLIP_FRAMES][3];  /* steer (rad), throttle, brake at the start of each frame */
     double end_vel[3];                      /* end velocity in the car frame: forward, left (m/s), yaw rate (rad/s) */
     double end_error;                       /* |dvx| + |dvy| + |domega| to level `to`'s steady state */
     double bound[3]; /* x, y, r (m): a circle around every frame's car rectangle (quick rejects) */

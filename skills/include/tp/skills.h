@@ -80,6 +80,10 @@ typedef enum {
     TP_SKILL_FOLLOW_FIELD, /* go to a sampled `point` by Dapper's potential fields: the harmonic map of the
                           static bodies for that goal, and every step a 15 x 15 local map around the body in
                           which every other moving body is an obstacle (skills/src/nav_skill.c) */
+    TP_SKILL_DRIVE_TRACK, /* drive the body as the Appendix A car of Adam (2007) toward a sampled `point`:
+                          at every clip boundary a finite-horizon A* over the move tree (walls = the edges
+                          of the static bodies, traffic = the other moving bodies at their velocities), then
+                          the chosen clip's controls through tpNavCar_Forces (skills/src/nav_skill.c) */
     TP_SKILL_KIND_COUNT
 } tpSkillKind;
 
