@@ -194,6 +194,8 @@ void tplOpenArrange(lua_State *L);
 void tplOpenDomain(lua_State *L);
 /// Creates the metatables of the state/action/ctx views.
 void tplOpenViews(lua_State *L);
+/// Registers tp.nav (navigation grids and the path follower, nav.c) into the table at -1.
+void tplOpenNav(lua_State *L);
 /// Registers tp.param into the table at -1.
 void tplOpenParams(lua_State *L);
 /// Opens the whole `tp` module: pushes the table.

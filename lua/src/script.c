@@ -91,6 +91,7 @@ int luaopen_tp(lua_State *L)
     tplOpenDomain(L);
     tplOpenParams(L);
     tplOpenViews(L);
+    tplOpenNav(L);
     lua_pushliteral(L, "tplan "
                        "0.1");
     lua_setfield(L, -2, "version");

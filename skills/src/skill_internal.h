@@ -50,4 +50,13 @@ void tpCtl_Brake(const tpSkillDef *sk, const tpSkillCall *call, const tpCtlBody 
 /// f of the steer kind (steer.c).
 int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call);
 
+/// f of TP_SKILL_NAV_TO (skills/src/nav_skill.c).
+int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call);
+/// f of TP_SKILL_FOLLOW_FIELD (skills/src/nav_skill.c).
+int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call);
+/// f of TP_SKILL_DRIVE_TRACK (skills/src/nav_skill.c).
+int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call);
+/// Default timeout of a kind when sk->timeout is 0 (s).
+double tpSkill_DefaultTimeout(const tpSkillDef *sk);
+
 #endif

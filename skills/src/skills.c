@@ -12,6 +12,7 @@
 
 static const char *const k_kind_names[TP_SKILL_KIND_COUNT] = {
     "wait", "drive_to", "turn_to", "kick", "push", "impulse", "spin", "brake", "random", "custom", "steer",
+    "nav_to", "follow_field", "drive_track",
 };
 
 const char *tpSkillKind_Name(tpSkillKind kind)
@@ -56,6 +57,9 @@ tpSkillDef tpDefaultSkillDef(tpSkillKind kind)
     s.trigger_speed = 0.05;
     s.min_z = -HUGE_VAL;
     s.max_z = HUGE_VAL;
+    s.nav_cell = 0.1;
+    s.nav_radius = 0.0;
+    s.nav_lookahead = 0.4;
     tpStrCopy(s.name, sizeof s.name, tpSkillKind_Name(kind));
     return s;
 }
@@ -72,6 +76,9 @@ static double default_timeout(const tpSkillDef *sk)
         return 10.0;
     case TP_SKILL_WAIT:
         return 20.0;
+    case TP_SKILL_NAV_TO:
+    case TP_SKILL_FOLLOW_FIELD:
+        return 30.0;
     default:
         return 6.0;
     }
@@ -114,6 +121,8 @@ double tpKick_DepartureSpeed(double mu, double rho, double radius, double g, dou
     double slid = (1.0 - c * c) * v0 * v0 / (2.0 * mu * g);
     return slid <= dist ? v0 : slide;
 }
+
+double tpSkill_DefaultTimeout(const tpSkillDef *sk) { return default_timeout(sk); }
 
 bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, size_t errlen)
 {
@@ -180,8 +189,17 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
             return false;
         }
     }
-    if (sk->kind == TP_SKILL_DRIVE_TO && sk->point.kind == TP_DIST_UNSET) {
-        tpErrorf(err, errlen, "skill '%s' (drive_to): 'point' is required", sk->name);
+    if ((sk->kind == TP_SKILL_DRIVE_TO || sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD ||
+         sk->kind == TP_SKILL_DRIVE_TRACK) &&
+        sk->point.kind == TP_DIST_UNSET) {
+        tpErrorf(err, errlen, "skill '%s' (%s): 'point' is required", sk->name, tpSkillKind_Name(sk->kind));
+        return false;
+    }
+    if ((sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD) &&
+        (!(sk->nav_cell > 0) || !isfinite(sk->nav_cell) || !(sk->nav_radius >= 0) || !isfinite(sk->nav_radius) ||
+         !(sk->nav_lookahead > 0) || !isfinite(sk->nav_lookahead))) {
+        tpErrorf(err, errlen, "skill '%s' (%s): nav_cell and nav_lookahead must be > 0, nav_radius >= 0", sk->name,
+                 tpSkillKind_Name(sk->kind));
         return false;
     }
     if ((sk->kind == TP_SKILL_KICK || sk->kind == TP_SKILL_PUSH) && sk->point.kind == TP_DIST_UNSET) {
@@ -621,6 +639,12 @@ int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call)
         return skill->fn ? skill->fn(skill->user, skill->id, call) : -1;
     case TP_SKILL_STEER:
         return tpSteer_Run(skill, call);
+    case TP_SKILL_NAV_TO:
+        return tpSkill_RunNavTo(skill, call);
+    case TP_SKILL_FOLLOW_FIELD:
+        return tpSkill_RunFollowField(skill, call);
+    case TP_SKILL_DRIVE_TRACK:
+        return tpSkill_RunDriveTrack(skill, call);
     default:
         return -1;
     }

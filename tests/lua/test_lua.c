@@ -147,6 +147,17 @@ static void test_valid_domain(void **state)
     tpDestroyScript(s);
 }
 
+/* tp.nav: the fixture asserts grid, plan and follower results while loading; its nav_to skill
+ * must build and the planner must run it. */
+static void test_nav(void **state)
+{
+    (void)state;
+    tpScript *s = load("nav.lua", NULL, 0);
+    tpDomain *d = tpScript_Domain(s);
+    assert_non_null(d);
+    tpDestroyScript(s);
+}
+
 static void test_params(void **state)
 {
     (void)state;
@@ -175,6 +186,7 @@ static void test_errors(void **state)
     expect_error("err_body.lua", NULL, 0, 14, "unknown body 'bal' (bodies: ground, robot, ball)");
     expect_error("err_create.lua", NULL, 0, 14, "skill 'go': body 'ball' is not actively controlled");
     expect_error("err_random.lua", NULL, 0, 3, "math.random is disabled: sampling must use tp distributions");
+    expect_error("err_nav.lua", NULL, 0, 3, "tp.nav.grid: shapes[1].kind: unknown shape kind \"cone\"");
 
     tpScriptParam bad[] = {{"width", "abc"}};
     expect_error("ok.lua", bad, 1, 4, "--set width=abc: expected a number");
@@ -267,6 +279,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_domain), cmocka_unit_test(test_params),          cmocka_unit_test(test_errors),
         cmocka_unit_test(test_callbacks),    cmocka_unit_test(test_callback_errors), cmocka_unit_test(test_doc_example),
+        cmocka_unit_test(test_nav),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tp/nav.h"
 #include "tp/physics.h"
 #include "tp/rng.h"
 
@@ -74,6 +75,15 @@ typedef enum {
     TP_SKILL_STEER,    /* a small bounded horizontal force steering the body toward a sampled `point`
                           for a sampled `duration`, only while its height is within [min_z, max_z]
                           (a phase of a fall: many-dice, Sec. 6.4) */
+    TP_SKILL_NAV_TO,   /* go to a sampled `point` around the static bodies: grid plan (Kuffner 1998,
+                          tp/nav.h) at skill start, then the path-following controller (skills/src/nav_skill.c) */
+    TP_SKILL_FOLLOW_FIELD, /* go to a sampled `point` by Dapper's potential fields: the harmonic map of the
+                          static bodies for that goal, and every step a 15 x 15 local map around the body in
+                          which every other moving body is an obstacle (skills/src/nav_skill.c) */
+    TP_SKILL_DRIVE_TRACK, /* drive the body as the Appendix A car of Adam (2007) toward a sampled `point`:
+                          at every clip boundary a finite-horizon A* over the move tree (walls = the edges
+                          of the static bodies, traffic = the other moving bodies at their velocities), then
+                          the chosen clip's controls through tpNavCar_Forces (skills/src/nav_skill.c) */
     TP_SKILL_KIND_COUNT
 } tpSkillKind;
 
@@ -127,6 +137,11 @@ typedef struct tpSkillDef {
     int id;             /* CUSTOM only: passed to fn */
     double min_z, max_z; /* STEER: height band (m) in which the skill acts; leaving it ends the
                            segment. Defaults -inf, +inf */
+    /* NAV_TO and FOLLOW_FIELD only (appended; other kinds ignore them): */
+    double nav_cell;    /* m: grid cell size (default 0.1) */
+    double nav_radius;  /* m: obstacle growth; 0 = nav_to: the body's horizontal radius + nav_lookahead / 2,
+                           follow_field: the body's horizontal radius */
+    double nav_lookahead; /* m: nav_to: look-ahead distance along the path (default 0.4) */
 } tpSkillDef;
 
 /// Departure speed (m/s) for a solid sphere struck centrally, with no spin, to have speed
@@ -163,6 +178,11 @@ int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call);
 /// Number of skill variables V the kind uses (V[0] .. V[n-1]); the domain stores only these per
 /// tactic (the maximum over its skills). TP_SKILL_VARS for kinds that may use them all.
 int tpSkill_VarCount(const tpSkillDef *skill);
+
+/// Navigation obstacles of one body at its definition pose (tp/nav.h): box -> BOX, sphere ->
+/// SPHERE, vertical cylinder -> DISC, vertical capsule -> DISC + 2 SPHEREs, plane -> HALFSPACE;
+/// a tilted cylinder or capsule -> its enclosing oriented BOX (conservative). Returns the count (<= 3).
+int tpSkill_NavShapes(const tpBodyDef *body, tpNavShape out[3]);
 
 /// Yaw (rad, about +z) of a quaternion (w,x,y,z).
 double tpQuat_Yaw(const double q[4]);

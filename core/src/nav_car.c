@@ -1,0 +1,778 @@
+/* Vehicle motion with move trees (Adam 2007): the planar car of Appendix A, move trees built
+ * automatically from simulated clips, and finite-horizon A* over clip sequences with collision
+ * checks against track walls and constant-velocity traffic. See tp/nav.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp/base.h"
+#include "tp/nav.h"
+
+tpNavCarDef tpDefaultNavCarDef(void)
+{
+    tpNavCarDef c;
+    c.drag = 4.0;
+    c.resistance = 20.0;
+    c.ca_r = -4.20;
+    c.ca_f = -4.0;
+    c.max_grip = 3.0;
+    c.cg_front = 1.0;
+    c.cg_rear = 1.0;
+    c.mass = 1500.0;
+    c.inertia = 1500.0;
+    c.gravity = 9.8;
+    c.traction = 100.0;
+    c.length = 4.0;
+    c.width = 1.8;
+    return c;
+}
+
+static double clampd(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+void tpNavCar_Forces(const tpNavCarDef *c, const tpNavCarState *s, double steer, double throttle, double brake,
+                     tpNavCarForces *out)
+{
+    const double sn = sin(s->heading), cs = cos(s->heading);
+    /* velocity in the car frame */
+    const double vx = cs * s->vx + sn * s->vy, vy = -sn * s->vx + cs * s->vy;
+    const double wheelbase = c->cg_front + c->cg_rear;
+    const double yawspeed = wheelbase * 0.5 * s->omega;
+    const double ra = vx == 0.0 ? 0.0 : atan2(yawspeed, vx); /* rotation angle */
+    const double ss = vx == 0.0 ? 0.0 : atan2(vy, vx);       /* sideslip */
+    const double saf = ss + ra - steer, sar = ss - ra;       /* slip angles front / rear */
+    const double w = c->mass * c->gravity * 0.5;             /* weight per axle */
+    const double flatf = clampd(c->ca_f * saf, -c->max_grip, c->max_grip) * w;
+    const double flatr = clampd(c->ca_r * sar, -c->max_grip, c->max_grip) * w;
+    const double sgn = vx > 0 ? 1.0 : vx < 0 ? -1.0 : 0.0;
+    const double ftx = c->traction * (throttle - brake * sgn);
+    const double rsx = -(c->resistance * vx + c->drag * vx * fabs(vx));
+    const double rsy = -(c->resistance * vy + c->drag * vy * fabs(vy));
+    const double fx = ftx + rsx; /* the front lateral force has no x part (flatf.x = 0) */
+    const double fy = cos(steer) * flatf + flatr + rsy;
+    out->force[0] = cs * fx - sn * fy;
+    out->force[1] = sn * fx + cs * fy;
+    out->torque = c->cg_front * flatf - c->cg_rear * flatr;
+    out->lat_front = flatf;
+    out->lat_rear = flatr;
+    out->sideslip = ss;
+}
+
+void tpNavCar_Step(const tpNavCarDef *c, tpNavCarState *s, double steer, double throttle, double brake, double dt)
+{
+    tpNavCarForces f;
+    tpNavCar_Forces(c, s, steer, throttle, brake, &f);
+    s->vx += dt * f.force[0] / c->mass;
+    s->vy += dt * f.force[1] / c->mass;
+    s->x += dt * s->vx;
+    s->y += dt * s->vy;
+    s->omega += dt * f.torque / c->inertia;
+    s->heading += dt * s->omega;
+}
+
+/* ---- move tree ---- */
+
+struct tpNavMoveTree {
+    tpNavMoveTreeDef def;
+    tpNavCarDef car;
+    int nclips;
+    tpNavClip *clips; /* owned */
+    int *by_level;    /* clip indices grouped by `from`, owned */
+    int start[9];     /* by_level[start[l] .. start[l+1]) start at level l */
+    double top_speed; /* m/s, the largest displacement per second over all clips */
+};
+
+tpNavMoveTreeDef tpDefaultNavMoveTreeDef(void)
+{
+    tpNavMoveTreeDef d;
+    memset(&d, 0, sizeof d);
+    d.nlevels = 7;
+    const double lv[7] = {0, 4, 8, 12, 16, 20, 24};
+    memcpy(d.levels, lv, sizeof lv);
+    d.nsteer = 3;
+    d.steer[0] = 0.05;
+    d.steer[1] = 0.15;
+    d.steer[2] = 0.45;
+    d.skid_steer = 0.5;
+    d.clip_time = 25.0 / 30.0;
+    d.frame_dt = 1.0 / 30.0;
+    d.substeps = 4;
+    d.match_eps = 1.0;
+    d.skid_slip = 0.3;
+    return d;
+}
+
+/* Throttle that holds speed v on a straight: traction balances rolling resistance and drag. */
+static double holdThrottle(const tpNavCarDef *c, double v)
+{
+    return (c->resistance * v + c->drag * v * v) / c->traction;
+}
+
+/* Simulates one clip from the steady straight state at speed v0: phase 1 (first half) steers
+ * `steer` (braking hard when `skid`), phase 2 damps the yaw rate and side slip back to a straight
+ * run; the throttle tracks v1 throughout. Fills the frames and end velocity. */
+static void simulateClip(const tpNavCarDef *c, const tpNavMoveTreeDef *d, double v0, double v1, double steer, bool skid,
+                         tpNavClip *clip)
+{
+    tpNavCarState s = {0, 0, 0, v0, 0, 0};
+    const double h = d->frame_dt / d->substeps;
+    const double duration = skid ? 2.0 * d->clip_time : d->clip_time; /* a skid needs time to recover */
+    const double turn_end = 0.5 * d->clip_time;
+    int nframes = (int)lround(duration / d->frame_dt);
+    nframes = nframes > TP_NAV_CLIP_FRAMES ? TP_NAV_CLIP_FRAMES : nframes;
+    clip->nframes = nframes;
+    clip->max_slip = 0;
+    clip->rear_slip = 0;
+    for (int k = 0; k < nframes; ++k) {
+        for (int q = 0; q < d->substeps; ++q) {
+            double t = (k * d->substeps + q) * h;
+            const double sn = sin(s.heading), cs = cos(s.heading);
+            double vf = cs * s.vx + sn * s.vy, vl = -sn * s.vx + cs * s.vy;
+            double beta = vf > 1 ? atan2(vl, vf) : 0.0;
+            bool turning = t < turn_end;
+            /* phase 1 steers; phase 2 damps the yaw rate and the side slip to a straight run */
+            double st = turning ? steer : clampd(-0.5 * s.omega - 0.5 * beta, -0.4, 0.4);
+            double want = v1, thr, brk = 0.0;
+            double e = want - vf;
+            thr = clampd(holdThrottle(c, want) + 3.0 * c->mass * e / c->traction, 0.0, 100.0);
+            if (e < -0.5) {
+                thr = 0.0;
+                brk = clampd(-3.0 * c->mass * e / c->traction, 0.0, 100.0);
+            }
+            if (skid && turning) { /* skid: sharp steering on the brakes */
+                thr = 0.0;
+                brk = 100.0;
+            }
+            if (vf > 1.0) { /* rear tyre slip angle sar = beta - ra (Appendix A) */
+                double ra = atan2((c->cg_front + c->cg_rear) * 0.5 * s.omega, vf);
+                clip->rear_slip = fmax(clip->rear_slip, fabs(beta - ra));
+            }
+            if (q == 0) {
+                clip->control[k][0] = st;
+                clip->control[k][1] = thr;
+                clip->control[k][2] = brk;
+            }
+            tpNavCar_Step(c, &s, st, thr, brk, h);
+            if (vf > 1.0) {
+                clip->max_slip = fmax(clip->max_slip, fabs(beta));
+            }
+        }
+        clip->frame[k][0] = s.x;
+        clip->frame[k][1] = s.y;
+        clip->frame[k][2] = s.heading;
+        clip->frame_cs[k][0] = cos(s.heading);
+        clip->frame_cs[k][1] = sin(s.heading);
+    }
+    const double sn = sin(s.heading), cs = cos(s.heading);
+    clip->end_vel[0] = cs * s.vx + sn * s.vy;
+    clip->end_vel[1] = -sn * s.vx + cs * s.vy;
+    clip->end_vel[2] = s.omega;
+    clip->steer = steer;
+    clip->skid = clip->rear_slip > d->skid_slip;
+}
+
+tpNavMoveTree *tpNavMoveTree_Build(const tpNavCarDef *car, const tpNavMoveTreeDef *def, char *err, size_t errlen)
+{
+    tpNavMoveTreeDef d = def ? *def : tpDefaultNavMoveTreeDef();
+    if (d.nlevels < 2 || d.nlevels > 8 || d.nsteer < 0 || d.nsteer > 4 || !(d.frame_dt > 0) || d.substeps < 1 ||
+        !(d.clip_time >= d.frame_dt) || d.clip_time / d.frame_dt > TP_NAV_CLIP_FRAMES || !(d.match_eps > 0)) {
+        tpErrorf(err, errlen,
+                 "move tree: need 2..8 levels, 0..4 steering values, frame_dt > 0, substeps >= 1, "
+                 "frame_dt <= clip_time <= %d frames, match_eps > 0",
+                 TP_NAV_CLIP_FRAMES);
+        return NULL;
+    }
+    for (int l = 1; l < d.nlevels; ++l) {
+        if (!(d.levels[l] > d.levels[l - 1]) || d.levels[0] < 0) {
+            tpErrorf(err, errlen, "move tree: levels must start >= 0 and increase");
+            return NULL;
+        }
+    }
+    tpNavMoveTree *t = calloc(1, sizeof *t);
+    int cap = d.nlevels * (3 * (2 * d.nsteer + 1) + 2);
+    if (!t || !(t->clips = malloc(sizeof *t->clips * (size_t)cap)) ||
+        !(t->by_level = malloc(sizeof(int) * (size_t)cap))) {
+        tpNavMoveTree_Destroy(t);
+        tpErrorf(err, errlen, "move tree: out of memory");
+        return NULL;
+    }
+    t->def = d;
+    t->car = *car;
+    for (int l = 0; l < d.nlevels; ++l) {
+        for (int dl = -1; dl <= 1; ++dl) {
+            int to = l + dl;
+            if (to < 0 || to >= d.nlevels) {
+                continue;
+            }
+            for (int k = -d.nsteer; k <= d.nsteer; ++k) {
+                double steer = k == 0 ? 0.0 : (k < 0 ? -d.steer[-k - 1] : d.steer[k - 1]);
+                if (d.levels[l] == 0.0 && steer != 0.0) {
+                    continue; /* no turning from a standstill */
+                }
+                tpNavClip clip;
+                memset(&clip, 0, sizeof clip);
+                clip.from = l;
+                simulateClip(car, &d, d.levels[l], d.levels[to], steer, false, &clip);
+                t->clips[t->nclips++] = clip;
+            }
+        }
+        if (l >= 3 && d.skid_steer > 0) { /* skids from Med and faster, ending two levels down */
+            for (int side = -1; side <= 1; side += 2) {
+                tpNavClip clip;
+                memset(&clip, 0, sizeof clip);
+                clip.from = l;
+                simulateClip(car, &d, d.levels[l], d.levels[l - 2], side * d.skid_steer, true, &clip);
+                t->clips[t->nclips++] = clip;
+            }
+        }
+    }
+    /* Match every end state to the nearest level; drop clips that match none. */
+    int kept = 0;
+    for (int k = 0; k < t->nclips; ++k) {
+        tpNavClip *c = &t->clips[k];
+        int best = -1;
+        double be = INFINITY;
+        for (int l = 0; l < d.nlevels; ++l) {
+            double e = fabs(c->end_vel[0] - d.levels[l]) + fabs(c->end_vel[1]) + fabs(c->end_vel[2]);
+            if (e < be) {
+                be = e;
+                best = l;
+            }
+        }
+        if (be < d.match_eps) {
+            c->to = best;
+            c->end_error = be;
+            t->clips[kept++] = *c;
+        }
+    }
+    t->nclips = kept;
+    int n = 0;
+    for (int l = 0; l <= d.nlevels; ++l) {
+        t->start[l] = n;
+        for (int k = 0; k < t->nclips && l < d.nlevels; ++k) {
+            if (t->clips[k].from == l) {
+                t->by_level[n++] = k;
+            }
+        }
+    }
+    const double reach = 0.5 * hypot(car->length, car->width);
+    for (int k = 0; k < t->nclips; ++k) {
+        tpNavClip *c = &t->clips[k];
+        double lo[2] = {0, 0}, hi[2] = {0, 0};
+        for (int f = 0; f < c->nframes; ++f) {
+            lo[0] = fmin(lo[0], c->frame[f][0]);
+            lo[1] = fmin(lo[1], c->frame[f][1]);
+            hi[0] = fmax(hi[0], c->frame[f][0]);
+            hi[1] = fmax(hi[1], c->frame[f][1]);
+        }
+        c->bound[0] = 0.5 * (lo[0] + hi[0]);
+        c->bound[1] = 0.5 * (lo[1] + hi[1]);
+        c->bound[2] = 0.5 * hypot(hi[0] - lo[0], hi[1] - lo[1]) + reach;
+    }
+    for (int k = 0; k < t->nclips; ++k) {
+        const tpNavClip *c = &t->clips[k];
+        double disp = hypot(c->frame[c->nframes - 1][0], c->frame[c->nframes - 1][1]);
+        for (int f = 0; f < c->nframes; ++f) { /* any frame: h must bound every partial move too */
+            disp = fmax(disp, hypot(c->frame[f][0], c->frame[f][1]) * (c->nframes) / (f + 1));
+        }
+        t->top_speed = fmax(t->top_speed, disp / (c->nframes * d.frame_dt));
+    }
+    return t;
+}
+
+void tpNavMoveTree_Destroy(tpNavMoveTree *t)
+{
+    if (!t) {
+        return;
+    }
+    free(t->clips);
+    free(t->by_level);
+    free(t);
+}
+
+int tpNavMoveTree_ClipCount(const tpNavMoveTree *t)
+{
+    return t->nclips;
+}
+const tpNavClip *tpNavMoveTree_Clip(const tpNavMoveTree *t, int k)
+{
+    return &t->clips[k];
+}
+const tpNavMoveTreeDef *tpNavMoveTree_Def(const tpNavMoveTree *t)
+{
+    return &t->def;
+}
+
+int tpNavMoveTree_ClipsFrom(const tpNavMoveTree *t, int level, const int **clips)
+{
+    if (level < 0 || level >= t->def.nlevels) {
+        *clips = NULL;
+        return 0;
+    }
+    *clips = t->by_level + t->start[level];
+    return t->start[level + 1] - t->start[level];
+}
+
+/* ---- collisions ---- */
+
+/* Rectangle corners (counter-clockwise) of a car of length L, width W at (x, y) with heading
+ * cosine c and sine s. */
+static void rectCorners(double x, double y, double c, double s, double L, double W, double out[4][2])
+{
+    const double hl = L / 2, hw = W / 2;
+    const double lx[4] = {hl, -hl, -hl, hl}, ly[4] = {hw, hw, -hw, -hw};
+    for (int k = 0; k < 4; ++k) {
+        out[k][0] = x + c * lx[k] - s * ly[k];
+        out[k][1] = y + s * lx[k] + c * ly[k];
+    }
+}
+
+/* Separating-axis test of two convex polygons (n, m <= 4 vertices; a segment is a 2-gon). */
+static bool convexOverlap(const double (*a)[2], int n, const double (*b)[2], int m)
+{
+    for (int pass = 0; pass < 2; ++pass) {
+        const double(*p)[2] = pass ? b : a;
+        int np = pass ? m : n;
+        for (int k = 0; k < np; ++k) {
+            const double *u = p[k], *v = p[(k + 1) % np];
+            double ax = -(v[1] - u[1]), ay = v[0] - u[0];
+            if (ax == 0 && ay == 0) {
+                continue;
+            }
+            double amin = INFINITY, amax = -INFINITY, bmin = INFINITY, bmax = -INFINITY;
+            for (int q = 0; q < n; ++q) {
+                double d = a[q][0] * ax + a[q][1] * ay;
+                amin = fmin(amin, d);
+                amax = fmax(amax, d);
+            }
+            for (int q = 0; q < m; ++q) {
+                double d = b[q][0] * ax + b[q][1] * ay;
+                bmin = fmin(bmin, d);
+                bmax = fmax(bmax, d);
+            }
+            if (amax < bmin || bmax < amin) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* Collision of the car at (x, y) with heading cosine / sine (hc, hs) at time t. */
+static bool collidesCS(const tpNavMoveTree *tree, const tpNavTrack *track, double x, double y, double hc, double hs,
+                       double t)
+{
+    const double reach = 0.5 * hypot(tree->car.length, tree->car.width);
+    double me[4][2];
+    bool have_me = false;
+    for (int w = 0; w < track->nwalls; ++w) {
+        const double *s = track->walls[w];
+        /* cheap reject: the car's bounding circle against the segment's bounding box */
+        if (x + reach < fmin(s[0], s[2]) || x - reach > fmax(s[0], s[2]) || y + reach < fmin(s[1], s[3]) ||
+            y - reach > fmax(s[1], s[3])) {
+            continue;
+        }
+        if (!have_me) {
+            rectCorners(x, y, hc, hs, tree->car.length, tree->car.width, me);
+            have_me = true;
+        }
+        const double seg[2][2] = {{s[0], s[1]}, {s[2], s[3]}};
+        if (convexOverlap((const double(*)[2])me, 4, seg, 2)) {
+            return true;
+        }
+    }
+    for (int k = 0; k < track->ncars; ++k) {
+        const tpNavTrafficCar *o = &track->cars[k];
+        double ox = o->pos[0] + o->vel[0] * t, oy = o->pos[1] + o->vel[1] * t;
+        double r2 = reach + 0.5 * hypot(o->length, o->width);
+        if (fabs(ox - x) > r2 || fabs(oy - y) > r2) {
+            continue;
+        }
+        if (!have_me) {
+            rectCorners(x, y, hc, hs, tree->car.length, tree->car.width, me);
+            have_me = true;
+        }
+        double other[4][2];
+        rectCorners(ox, oy, cos(o->heading), sin(o->heading), o->length, o->width, other);
+        if (convexOverlap((const double(*)[2])me, 4, (const double(*)[2])other, 4)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool tpNavCar_Collides(const tpNavMoveTree *tree, const tpNavTrack *track, const double pose[3], double t)
+{
+    return collidesCS(tree, track, pose[0], pose[1], cos(pose[2]), sin(pose[2]), t);
+}
+
+/* ---- finite-horizon A* ---- */
+
+struct tpNavToGo {
+    tpNavGrid *grid;
+    double *cost; /* cells to the goal, -1 unreachable */
+};
+
+tpNavToGo *tpNavToGo_Create(const tpNavTrack *tr, double cell, char *err, size_t errlen)
+{
+    if (!(cell > 0) || !isfinite(cell)) {
+        tpErrorf(err, errlen, "to-go field: cell must be > 0");
+        return NULL;
+    }
+    double lo[2] = {tr->goal[0], tr->goal[1]}, hi[2] = {tr->goal[0], tr->goal[1]};
+    for (int w = 0; w < tr->nwalls; ++w) {
+        for (int e = 0; e < 2; ++e) {
+            lo[0] = fmin(lo[0], tr->walls[w][2 * e]);
+            lo[1] = fmin(lo[1], tr->walls[w][2 * e + 1]);
+            hi[0] = fmax(hi[0], tr->walls[w][2 * e]);
+            hi[1] = fmax(hi[1], tr->walls[w][2 * e + 1]);
+        }
+    }
+    tpNavGridDef gd = tpDefaultNavGridDef();
+    gd.cell = cell;
+    gd.x0 = lo[0] - 4 * cell;
+    gd.y0 = lo[1] - 4 * cell;
+    double nx = ceil((hi[0] - lo[0]) / cell) + 8, ny = ceil((hi[1] - lo[1]) / cell) + 8;
+    if (nx * ny > (double)(1 << 24)) {
+        tpErrorf(err, errlen, "to-go field: %g x %g cells is too many; use a larger cell", nx, ny);
+        return NULL;
+    }
+    gd.nx = (int)nx;
+    gd.ny = (int)ny;
+    tpNavToGo *g = calloc(1, sizeof *g);
+    if (!g || !(g->grid = tpNavGrid_Create(&gd, err, errlen)) ||
+        !(g->cost = malloc(sizeof(double) * (size_t)gd.nx * (size_t)gd.ny))) {
+        tpNavToGo_Destroy(g);
+        tpErrorf(err, errlen, "to-go field: out of memory");
+        return NULL;
+    }
+    for (int w = 0; w < tr->nwalls; ++w) { /* a wall is a polygon of its two end points */
+        tpNavShape s;
+        memset(&s, 0, sizeof s);
+        s.kind = TP_NAV_POLYGON;
+        s.npoints = 2;
+        s.points[0][0] = tr->walls[w][0];
+        s.points[0][1] = tr->walls[w][1];
+        s.points[1][0] = tr->walls[w][2];
+        s.points[1][1] = tr->walls[w][3];
+        s.z_lo = -1;
+        s.z_hi = 1;
+        tpNavGrid_AddShape(g->grid, &s, NULL, 0);
+    }
+    int gi, gj;
+    if (!tpNavGrid_CellOf(g->grid, tr->goal[0], tr->goal[1], &gi, &gj) ||
+        tpNav_CostField(g->grid, TP_NAV_SQRT2, gi, gj, g->cost) < 0) {
+        tpNavToGo_Destroy(g);
+        tpErrorf(err, errlen, "to-go field: the goal lies on a wall");
+        return NULL;
+    }
+    return g;
+}
+
+void tpNavToGo_Destroy(tpNavToGo *g)
+{
+    if (!g) {
+        return;
+    }
+    tpNavGrid_Destroy(g->grid);
+    free(g->cost);
+    free(g);
+}
+
+double tpNavToGo_Distance(const tpNavToGo *g, const tpNavTrack *tr, double x, double y)
+{
+    double euclid = hypot(tr->goal[0] - x, tr->goal[1] - y);
+    int i, j;
+    if (!g || !tpNavGrid_CellOf(g->grid, x, y, &i, &j)) {
+        return euclid;
+    }
+    double c = g->cost[(size_t)j * tpNavGrid_Def(g->grid)->nx + i];
+    if (c < 0) {
+        return euclid;
+    }
+    double h = tpNavGrid_Def(g->grid)->cell;
+    return fmax(euclid, fmax(0.0, c * h / 1.0824 - 2.0 * h));
+}
+
+tpNavCarPlanDef tpDefaultNavCarPlanDef(void)
+{
+    tpNavCarPlanDef d;
+    d.togo = NULL;
+    d.depth = 6;
+    d.node_limit = 45000;
+    d.checks = 12;
+    return d;
+}
+
+typedef struct CarNode {
+    double pose[3];
+    double g, f; /* s */
+    int level, depth, first, parent;
+    bool finish;
+} CarNode;
+
+typedef struct CarHeap {
+    int *idx;
+    int n;
+} CarHeap;
+
+static bool nodeLess(const CarNode *nodes, int a, int b)
+{
+    return nodes[a].f < nodes[b].f || (nodes[a].f == nodes[b].f && a < b);
+}
+
+static void heapPush(CarHeap *h, const CarNode *nodes, int id)
+{
+    int k = h->n++;
+    while (k > 0) {
+        int p = (k - 1) / 2;
+        if (!nodeLess(nodes, id, h->idx[p])) {
+            break;
+        }
+        h->idx[k] = h->idx[p];
+        k = p;
+    }
+    h->idx[k] = id;
+}
+
+static int heapPop(CarHeap *h, const CarNode *nodes)
+{
+    int top = h->idx[0], last = h->idx[--h->n], k = 0;
+    for (;;) {
+        int c = 2 * k + 1;
+        if (c >= h->n) {
+            break;
+        }
+        if (c + 1 < h->n && nodeLess(nodes, h->idx[c + 1], h->idx[c])) {
+            ++c;
+        }
+        if (!nodeLess(nodes, h->idx[c], last)) {
+            break;
+        }
+        h->idx[k] = h->idx[c];
+        k = c;
+    }
+    if (h->n > 0) {
+        h->idx[k] = last;
+    }
+    return top;
+}
+
+/* Pose of clip frame f aligned to the start pose p. */
+static void alignFrame(const double p[3], const double fr[3], double out[3])
+{
+    const double c = cos(p[2]), s = sin(p[2]);
+    out[0] = p[0] + c * fr[0] - s * fr[1];
+    out[1] = p[1] + s * fr[0] + c * fr[1];
+    out[2] = p[2] + fr[2];
+}
+
+/* Does the segment a->b cross the finish line? */
+static bool crossesFinish(const tpNavTrack *tr, const double a[2], const double b[2])
+{
+    const double *f = tr->finish;
+    double d1 = (f[2] - f[0]) * (a[1] - f[1]) - (f[3] - f[1]) * (a[0] - f[0]);
+    double d2 = (f[2] - f[0]) * (b[1] - f[1]) - (f[3] - f[1]) * (b[0] - f[0]);
+    double d3 = (b[0] - a[0]) * (f[1] - a[1]) - (b[1] - a[1]) * (f[0] - a[0]);
+    double d4 = (b[0] - a[0]) * (f[3] - a[1]) - (b[1] - a[1]) * (f[2] - a[0]);
+    return ((d1 < 0) != (d2 < 0)) && ((d3 < 0) != (d4 < 0));
+}
+
+/* Distance from point q to segment s (x0, y0, x1, y1). */
+static double segPointDist(const double s[4], const double q[2])
+{
+    double ex = s[2] - s[0], ey = s[3] - s[1], l2 = ex * ex + ey * ey;
+    double u = l2 > 0 ? ((q[0] - s[0]) * ex + (q[1] - s[1]) * ey) / l2 : 0.0;
+    u = u < 0 ? 0 : u > 1 ? 1 : u;
+    return hypot(s[0] + u * ex - q[0], s[1] + u * ey - q[1]);
+}
+
+/* Plays clip k from pose p at time t: false if a check collides; sets the end pose and whether
+ * it crosses the finish line. */
+static bool clipFree(const tpNavMoveTree *tree, const tpNavTrack *tr, int checks, const double p[3], double t, int k,
+                     double end[3], bool *finish)
+{
+    const tpNavClip *c = &tree->clips[k];
+    const double fdt = tree->def.frame_dt;
+    double prev[3] = {p[0], p[1], p[2]};
+    *finish = false;
+    /* Quick accept: nothing (wall, traffic car over the clip's time span, finish line) comes
+     * near the circle around the whole clip. */
+    double ctr[3];
+    alignFrame(p, (const double[3]){c->bound[0], c->bound[1], 0.0}, ctr);
+    const double R = c->bound[2], dur = c->nframes * fdt;
+    bool near = segPointDist(tr->finish, ctr) <= R;
+    for (int w = 0; w < tr->nwalls && !near; ++w) {
+        near = segPointDist(tr->walls[w], ctr) <= R;
+    }
+    for (int k2 = 0; k2 < tr->ncars && !near; ++k2) {
+        const tpNavTrafficCar *o = &tr->cars[k2];
+        double path[4] = {o->pos[0] + o->vel[0] * t, o->pos[1] + o->vel[1] * t, o->pos[0] + o->vel[0] * (t + dur),
+                          o->pos[1] + o->vel[1] * (t + dur)};
+        near = segPointDist(path, ctr) <= R + 0.5 * hypot(o->length, o->width);
+    }
+    if (!near) {
+        alignFrame(p, c->frame[c->nframes - 1], end);
+        return true;
+    }
+    /* `checks` per clip_time: long (skid) clips get proportionally more */
+    int nchk = (int)lround((checks < 1 ? 1 : checks) * c->nframes * fdt / tree->def.clip_time);
+    nchk = nchk < 1 ? 1 : nchk > c->nframes ? c->nframes : nchk;
+    const double c0 = cos(p[2]), s0 = sin(p[2]);
+    for (int q = 1; q <= nchk; ++q) {
+        int f = (int)((long)c->nframes * q / nchk) - 1;
+        double pose[3] = {p[0] + c0 * c->frame[f][0] - s0 * c->frame[f][1],
+                          p[1] + s0 * c->frame[f][0] + c0 * c->frame[f][1], p[2] + c->frame[f][2]};
+        double hc = c0 * c->frame_cs[f][0] - s0 * c->frame_cs[f][1],
+               hs = s0 * c->frame_cs[f][0] + c0 * c->frame_cs[f][1];
+        if (collidesCS(tree, tr, pose[0], pose[1], hc, hs, t + (f + 1) * fdt)) {
+            return false;
+        }
+        if (crossesFinish(tr, prev, pose)) {
+            *finish = true;
+        }
+        memcpy(prev, pose, sizeof prev);
+    }
+    alignFrame(p, c->frame[c->nframes - 1], end);
+    return true;
+}
+
+tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, const tpNavCarPlanDef *def,
+                               const double pose[3], int level, double t)
+{
+    tpNavCarPlanDef d = def ? *def : tpDefaultNavCarPlanDef();
+    tpNavCarDecision out = {-1, 0, 0, INFINITY, false};
+    int cap = d.node_limit > 1 ? d.node_limit : 1;
+    CarNode *nodes = malloc(sizeof *nodes * (size_t)cap);
+    CarHeap heap = {malloc(sizeof(int) * (size_t)cap), 0};
+    if (!nodes || !heap.idx) {
+        free(nodes);
+        free(heap.idx);
+        return out;
+    }
+    const double vmax = tree->top_speed > 0 ? tree->top_speed : 1.0;
+    int n = 0;
+    CarNode root = {{pose[0], pose[1], pose[2]}, 0.0, 0.0, level, 0, -1, -1, false};
+    root.f = tpNavToGo_Distance(d.togo, tr, pose[0], pose[1]) / vmax;
+    nodes[n++] = root;
+    heapPush(&heap, nodes, 0);
+    int best = -1;
+    while (heap.n > 0) {
+        int id = heapPop(&heap, nodes);
+        CarNode cur = nodes[id];
+        if (cur.depth >= d.depth || cur.finish) {
+            best = id;
+            break;
+        }
+        const int *kids;
+        int nk = tpNavMoveTree_ClipsFrom(tree, cur.level, &kids);
+        bool full = false;
+        for (int q = 0; q < nk; ++q) {
+            if (n >= cap) {
+                full = true;
+                break;
+            }
+            double end[3];
+            bool fin;
+            if (!clipFree(tree, tr, d.checks, cur.pose, t + cur.g, kids[q], end, &fin)) {
+                continue;
+            }
+            CarNode c = {{end[0], end[1], end[2]},
+                         cur.g + tree->clips[kids[q]].nframes * tree->def.frame_dt,
+                         0.0,
+                         tree->clips[kids[q]].to,
+                         cur.depth + 1,
+                         cur.depth == 0 ? kids[q] : cur.first,
+                         id,
+                         fin};
+            c.f = c.g + (fin ? 0.0 : tpNavToGo_Distance(d.togo, tr, end[0], end[1]) / vmax);
+            nodes[n] = c;
+            heapPush(&heap, nodes, n);
+            ++n;
+        }
+        if (full) {
+            break;
+        }
+    }
+    if (best < 0) { /* node limit: the best end point of the deepest paths generated */
+        for (int k = 1; k < n; ++k) {
+            if (best < 0 || nodes[k].depth > nodes[best].depth ||
+                (nodes[k].depth == nodes[best].depth && nodes[k].f < nodes[best].f)) {
+                best = k;
+            }
+        }
+    }
+    if (best > 0) {
+        out.clip = nodes[best].first;
+        out.depth = nodes[best].depth;
+        out.f = nodes[best].f;
+        out.finishes = nodes[best].finish;
+    }
+    out.nodes = n;
+    free(nodes);
+    free(heap.idx);
+    return out;
+}
+
+tpNavDriveResult tpNavCar_Drive(const tpNavMoveTree *tree, const tpNavTrack *tr, const tpNavCarPlanDef *def,
+                                const double start[3], int level, double max_time,
+                                void (*on_clip)(void *user, const double pose[3], int clip), void *user)
+{
+    tpNavDriveResult r;
+    memset(&r, 0, sizeof r);
+    double pose[3] = {start[0], start[1], start[2]};
+    double t = 0.0;
+    const tpNavCarPlanDef d = def ? *def : tpDefaultNavCarPlanDef();
+    while (t < max_time) {
+        double t0 = tpClock_Now();
+        tpNavCarDecision dec = tpNavCar_Plan(tree, tr, &d, pose, level, t);
+        r.max_decision_ms = fmax(r.max_decision_ms, 1e3 * (tpClock_Now() - t0));
+        int k = dec.clip;
+        if (k < 0) { /* every clip collides: play the straightest one and crash */
+            const int *kids;
+            int nk = tpNavMoveTree_ClipsFrom(tree, level, &kids);
+            if (nk == 0) {
+                r.crashed = true;
+                break;
+            }
+            k = kids[0];
+            for (int q = 1; q < nk; ++q) {
+                if (fabs(tree->clips[kids[q]].steer) < fabs(tree->clips[k].steer)) {
+                    k = kids[q];
+                }
+            }
+        }
+        if (on_clip) {
+            on_clip(user, pose, k);
+        }
+        const tpNavClip *c = &tree->clips[k];
+        double prev[3] = {pose[0], pose[1], pose[2]};
+        for (int f = 0; f < c->nframes; ++f) { /* play every frame: the check is exact per frame */
+            double p[3];
+            alignFrame(pose, c->frame[f], p);
+            double tf = t + (f + 1) * tree->def.frame_dt;
+            if (tpNavCar_Collides(tree, tr, p, tf)) {
+                r.crashed = true;
+                r.time = tf;
+                return r;
+            }
+            if (crossesFinish(tr, prev, p)) {
+                r.finished = true;
+                r.time = tf;
+                r.clips++;
+                r.skids += c->skid;
+                return r;
+            }
+            memcpy(prev, p, sizeof prev);
+        }
+        alignFrame(pose, c->frame[c->nframes - 1], pose);
+        level = c->to;
+        t += c->nframes * tree->def.frame_dt;
+        r.clips++;
+        r.skids += c->skid;
+    }
+    r.time = t;
+    return r;
+}

@@ -1,0 +1,27 @@
+/* Navigation internals shared by nav_grid.c and nav_search.c. */
+#ifndef TP_NAV_INTERNAL_H
+#define TP_NAV_INTERNAL_H
+
+#include "tp/nav.h"
+
+/// One open-list entry: priority f (cells) and the cell index (ties broken by the index).
+typedef struct tpNavHeapItem {
+    double f;
+    int32_t cell;
+} tpNavHeapItem;
+
+struct tpNavGrid {
+    tpNavGridDef def;
+    uint8_t *cells; /* nx*ny flags (TP_NAV_FREE / OBSTACLE / GROWN), owned */
+    /* Search scratch, allocated on first use (nx*ny entries each), owned. A cell's g and parent
+     * are valid iff stamp == gen; it is closed iff closed == gen (lazy reset per search). */
+    double *g;       /* cost from the search source (cells) */
+    int32_t *parent; /* predecessor cell, -1 = none */
+    uint32_t *stamp;
+    uint32_t *closed;
+    uint32_t gen;
+    tpNavHeapItem *heap; /* binary min-heap on (f, cell), owned */
+    size_t heap_len, heap_cap;
+};
+
+#endif

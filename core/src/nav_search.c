@@ -1,0 +1,365 @@
+/* Grid search: 8-connected Dijkstra and A* (octile heuristic), path extraction and
+ * line-of-sight smoothing. Binary heap with lazy deletion; per-search state is reset lazily with
+ * a generation counter so repeated plans on one grid cost no O(cells) clearing. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nav_internal.h"
+#include "tp/base.h"
+
+tpNavPlanDef tpDefaultNavPlanDef(void)
+{
+    tpNavPlanDef d;
+    memset(&d, 0, sizeof d);
+    d.algo = TP_NAV_ASTAR;
+    d.diag = 1.4;
+    d.smooth = false;
+    return d;
+}
+
+const char *tpNavResult_Name(tpNavResult r)
+{
+    switch (r) {
+    case TP_NAV_OK:
+        return "ok";
+    case TP_NAV_NO_PATH:
+        return "no path";
+    case TP_NAV_START_BLOCKED:
+        return "start blocked";
+    case TP_NAV_GOAL_BLOCKED:
+        return "goal blocked";
+    }
+    return "unknown";
+}
+
+void tpNavPath_Free(tpNavPath *p)
+{
+    free(p->cells);
+    free(p->points);
+    memset(p, 0, sizeof *p);
+}
+
+static bool ensureScratch(tpNavGrid *g)
+{
+    if (g->g) {
+        return true;
+    }
+    size_t n = (size_t)g->def.nx * (size_t)g->def.ny;
+    g->g = malloc(n * sizeof *g->g);
+    g->parent = malloc(n * sizeof *g->parent);
+    g->stamp = calloc(n, sizeof *g->stamp);
+    g->closed = calloc(n, sizeof *g->closed);
+    if (!g->g || !g->parent || !g->stamp || !g->closed) {
+        free(g->g);
+        free(g->parent);
+        free(g->stamp);
+        free(g->closed);
+        g->g = NULL;
+        g->parent = NULL;
+        g->stamp = g->closed = NULL;
+        return false;
+    }
+    g->gen = 0;
+    return true;
+}
+
+static void newGeneration(tpNavGrid *g)
+{
+    if (++g->gen == 0) { /* wrapped: clear the stamps once every 2^32 searches */
+        size_t n = (size_t)g->def.nx * (size_t)g->def.ny;
+        memset(g->stamp, 0, n * sizeof *g->stamp);
+        memset(g->closed, 0, n * sizeof *g->closed);
+        g->gen = 1;
+    }
+    g->heap_len = 0;
+}
+
+static bool less(const tpNavHeapItem *a, const tpNavHeapItem *b)
+{
+    return a->f < b->f || (a->f == b->f && a->cell < b->cell);
+}
+
+static bool heapPush(tpNavGrid *g, double f, int32_t cell)
+{
+    if (g->heap_len == g->heap_cap) {
+        size_t cap = g->heap_cap ? 2 * g->heap_cap : 1024;
+        tpNavHeapItem *h = realloc(g->heap, cap * sizeof *h);
+        if (!h) {
+            return false;
+        }
+        g->heap = h;
+        g->heap_cap = cap;
+    }
+    size_t k = g->heap_len++;
+    tpNavHeapItem it = {f, cell};
+    while (k > 0) {
+        size_t p = (k - 1) / 2;
+        if (!less(&it, &g->heap[p])) {
+            break;
+        }
+        g->heap[k] = g->heap[p];
+        k = p;
+    }
+    g->heap[k] = it;
+    return true;
+}
+
+static tpNavHeapItem heapPop(tpNavGrid *g)
+{
+    tpNavHeapItem top = g->heap[0];
+    tpNavHeapItem last = g->heap[--g->heap_len];
+    size_t n = g->heap_len, k = 0;
+    for (;;) {
+        size_t c = 2 * k + 1;
+        if (c >= n) {
+            break;
+        }
+        if (c + 1 < n && less(&g->heap[c + 1], &g->heap[c])) {
+            ++c;
+        }
+        if (!less(&g->heap[c], &last)) {
+            break;
+        }
+        g->heap[k] = g->heap[c];
+        k = c;
+    }
+    if (n > 0) {
+        g->heap[k] = last;
+    }
+    return top;
+}
+
+static double octile(int i, int j, int gi, int gj, double diag)
+{
+    int dx = abs(i - gi), dy = abs(j - gj);
+    int lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
+    return diag * (double)lo + (double)(hi - lo);
+}
+
+static const int k_dx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
+static const int k_dy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
+
+/* Core search from source s. target < 0: explore everything (Dijkstra cost field). Returns the
+ * number of expanded cells, or -1 on allocation failure. */
+static int search(tpNavGrid *g, int si, int sj, int ti, int tj, bool astar, double diag, bool *found)
+{
+    const int nx = g->def.nx, ny = g->def.ny;
+    const int32_t s = sj * nx + si;
+    const int32_t target = ti >= 0 ? tj * nx + ti : -1;
+    newGeneration(g);
+    const uint32_t gen = g->gen;
+    g->g[s] = 0.0;
+    g->parent[s] = -1;
+    g->stamp[s] = gen;
+    *found = false;
+    if (!heapPush(g, astar ? octile(si, sj, ti, tj, diag) : 0.0, s)) {
+        return -1;
+    }
+    int expanded = 0;
+    while (g->heap_len > 0) {
+        tpNavHeapItem it = heapPop(g);
+        int32_t c = it.cell;
+        if (g->closed[c] == gen) {
+            continue; /* stale duplicate */
+        }
+        g->closed[c] = gen;
+        ++expanded;
+        if (c == target) {
+            *found = true;
+            break;
+        }
+        const int ci = c % nx, cj = c / nx;
+        const double gc = g->g[c];
+        for (int k = 0; k < 8; ++k) {
+            int ni = ci + k_dx[k], nj = cj + k_dy[k];
+            if (ni < 0 || nj < 0 || ni >= nx || nj >= ny) {
+                continue;
+            }
+            int32_t nc = nj * nx + ni;
+            if (g->cells[nc] != TP_NAV_FREE || g->closed[nc] == gen) {
+                continue;
+            }
+            double ng = gc + (k < 4 ? 1.0 : diag);
+            if (g->stamp[nc] == gen && g->g[nc] <= ng) {
+                continue;
+            }
+            g->stamp[nc] = gen;
+            g->g[nc] = ng;
+            g->parent[nc] = c;
+            if (!heapPush(g, astar ? ng + octile(ni, nj, ti, tj, diag) : ng, nc)) {
+                return -1;
+            }
+        }
+    }
+    return expanded;
+}
+
+bool tpNav_LineOfSight(const tpNavGrid *g, const double a[2], const double b[2])
+{
+    const double h = g->def.cell;
+    const double ax = (a[0] - g->def.x0) / h, ay = (a[1] - g->def.y0) / h;
+    const double dx = (b[0] - g->def.x0) / h - ax, dy = (b[1] - g->def.y0) / h - ay;
+    if (!(isfinite(ax) && isfinite(ay) && isfinite(dx) && isfinite(dy))) {
+        return false;
+    }
+    /* Walk the crossings of the lines u = k and v = l in parameter order; the midpoint of each
+     * piece lies in the open cell the segment crosses there (a piece on a grid line touches two
+     * cells, both are checked). Crossing parameters are computed from k directly, no drift. */
+    const int sx = dx > 0 ? 1 : dx < 0 ? -1 : 0, sy = dy > 0 ? 1 : dy < 0 ? -1 : 0;
+    double kx = sx > 0 ? floor(ax) + 1 : sx < 0 ? ceil(ax) - 1 : 0;
+    double ky = sy > 0 ? floor(ay) + 1 : sy < 0 ? ceil(ay) - 1 : 0;
+    /* Pieces shorter than 1e-9 cells are the rounding residue of passing exactly through a
+     * corner (e.g. a diagonal step between two cell centres): they touch no open cell. */
+    const double tiny = 1e-9 / fmax(hypot(dx, dy), 1e-300);
+    double t = 0.0;
+    for (int guard = 0; guard < 4 * (g->def.nx + g->def.ny) + 8; ++guard) {
+        double tx = sx ? (kx - ax) / dx : INFINITY, ty = sy ? (ky - ay) / dy : INFINITY;
+        double tn = fmin(fmin(tx, ty), 1.0);
+        if (tn - t > tiny || (t == 0.0 && tn >= 1.0)) {
+            double tm = 0.5 * (t + tn);
+            double u = ax + tm * dx, v = ay + tm * dy;
+            double fu = floor(u), fv = floor(v);
+            if (tpNavGrid_Blocked(g, (int)fu, (int)fv)) {
+                return false;
+            }
+            if (u == fu && tpNavGrid_Blocked(g, (int)fu - 1, (int)fv)) {
+                return false;
+            }
+            if (v == fv && tpNavGrid_Blocked(g, (int)fu, (int)fv - 1)) {
+                return false;
+            }
+        }
+        if (tn >= 1.0) {
+            return true;
+        }
+        t = tn;
+        if (tx == tn) {
+            kx += sx;
+        }
+        if (ty == tn) {
+            ky += sy;
+        }
+    }
+    return true;
+}
+
+static bool reservePath(tpNavPath *p, int n)
+{
+    int *c = realloc(p->cells, sizeof(int) * (size_t)n);
+    if (!c) {
+        return false;
+    }
+    p->cells = c;
+    double *pt = realloc(p->points, sizeof(double) * 2 * (size_t)n);
+    if (!pt) {
+        return false;
+    }
+    p->points = pt;
+    return true;
+}
+
+static void smoothPath(const tpNavGrid *g, tpNavPath *p)
+{
+    int out = 1, i = 0;
+    double *pt = p->points;
+    while (i < p->npoints - 1) {
+        int j = i + 1;
+        while (j + 1 < p->npoints && tpNav_LineOfSight(g, pt + 2 * i, pt + 2 * (j + 1))) {
+            ++j;
+        }
+        pt[2 * out] = pt[2 * j];
+        pt[2 * out + 1] = pt[2 * j + 1];
+        ++out;
+        i = j;
+    }
+    p->npoints = out;
+}
+
+tpNavResult tpNav_PlanCells(tpNavGrid *g, const tpNavPlanDef *def, int si, int sj, int gi, int gj, tpNavPath *path)
+{
+    tpNavPlanDef d = def ? *def : tpDefaultNavPlanDef();
+    if (!(d.diag >= 1.0 && d.diag <= 2.0)) {
+        d.diag = 1.4;
+    }
+    path->ncells = path->npoints = 0;
+    path->cost = path->length = 0.0;
+    path->expanded = 0;
+    if (tpNavGrid_Blocked(g, si, sj)) {
+        return TP_NAV_START_BLOCKED;
+    }
+    if (tpNavGrid_Blocked(g, gi, gj)) {
+        return TP_NAV_GOAL_BLOCKED;
+    }
+    if (!ensureScratch(g)) {
+        return TP_NAV_NO_PATH;
+    }
+    bool found = false;
+    int expanded = search(g, si, sj, gi, gj, d.algo == TP_NAV_ASTAR, d.diag, &found);
+    path->expanded = expanded > 0 ? expanded : 0;
+    if (expanded < 0 || !found) {
+        return TP_NAV_NO_PATH;
+    }
+    const int nx = g->def.nx;
+    int32_t goal = gj * nx + gi;
+    int n = 0;
+    for (int32_t c = goal; c >= 0; c = g->parent[c]) {
+        ++n;
+    }
+    if (!reservePath(path, n)) {
+        return TP_NAV_NO_PATH;
+    }
+    int k = n;
+    for (int32_t c = goal; c >= 0; c = g->parent[c]) {
+        path->cells[--k] = c;
+    }
+    path->ncells = n;
+    path->cost = g->g[goal];
+    for (k = 0; k < n; ++k) {
+        tpNavGrid_CellCenter(g, path->cells[k] % nx, path->cells[k] / nx, path->points + 2 * k);
+    }
+    path->npoints = n;
+    if (d.smooth) {
+        smoothPath(g, path);
+    }
+    for (k = 1; k < path->npoints; ++k) {
+        path->length +=
+            hypot(path->points[2 * k] - path->points[2 * k - 2], path->points[2 * k + 1] - path->points[2 * k - 1]);
+    }
+    return TP_NAV_OK;
+}
+
+tpNavResult tpNav_Plan(tpNavGrid *g, const tpNavPlanDef *def, const double start[2], const double goal[2],
+                       tpNavPath *path)
+{
+    int si, sj, gi, gj;
+    if (!tpNavGrid_CellOf(g, start[0], start[1], &si, &sj)) {
+        path->ncells = path->npoints = 0;
+        return TP_NAV_START_BLOCKED;
+    }
+    if (!tpNavGrid_CellOf(g, goal[0], goal[1], &gi, &gj)) {
+        path->ncells = path->npoints = 0;
+        return TP_NAV_GOAL_BLOCKED;
+    }
+    return tpNav_PlanCells(g, def, si, sj, gi, gj, path);
+}
+
+int tpNav_CostField(tpNavGrid *g, double diag, int gi, int gj, double *cost)
+{
+    if (tpNavGrid_Blocked(g, gi, gj) || !ensureScratch(g)) {
+        return -1;
+    }
+    if (!(diag >= 1.0 && diag <= 2.0)) {
+        diag = 1.4;
+    }
+    bool found;
+    int expanded = search(g, gi, gj, -1, -1, false, diag, &found);
+    if (expanded < 0) {
+        return -1;
+    }
+    size_t n = (size_t)g->def.nx * (size_t)g->def.ny;
+    for (size_t k = 0; k < n; ++k) {
+        cost[k] = g->closed[k] == g->gen ? g->g[k] : -1.0;
+    }
+    return expanded;
+}

@@ -1,0 +1,61 @@
+-- Racing (issue 5, Adam 2007): a car driven by the Appendix A model rounds a 90 degree corner
+-- among traffic. The drive_track skill replans at every clip boundary (finite-horizon A* over the
+-- automatically built move tree: walls = the static boxes' edges, traffic = the other moving
+-- bodies at their velocities) and plays the chosen clip's steering/throttle/brake through the
+-- car model's tyre forces on the ODE body (the ground itself has no friction with the car).
+--
+--   road     12 m wide along +x for 60 m, then a left corner and up along +y; walls 1 m high
+--   car      box 4 x 1.8 x 1.2 m, 1500 kg, from rest at (0, 0) heading +x
+--   traffic  three slower cars (tactic-free foreign bodies moving at constant velocity)
+--   goal     the car's centre past y = 50 in the upward leg
+local tp = require "tp"
+
+local H, T = 1.0, 0.5
+local function wall(name, x0, y0, x1, y1)
+  return tp.box { name = name, class = "static", size = {x1 - x0, y1 - y0, H},
+                  pos = {(x0 + x1) / 2, (y0 + y1) / 2, H / 2}, material = "wall", color = {0.6, 0.6, 0.6, 1} }
+end
+local function traffic(name, x, y, vx, vy, yaw)
+  return tp.box { name = name, class = "foreign", size = {4, 1.8, 1.2}, pos = {x, y, 0.65},
+                  quat = {math.cos(yaw / 2), 0, 0, math.sin(yaw / 2)},
+                  motion = tp.linear { vel = {vx, vy, 0} }, material = "wall", color = {0.8, 0.7, 0.2, 1} }
+end
+
+return tp.domain {
+  name = "racing",
+  description = "a car (Adam 2007 Appendix A model) drives a cornered track among traffic with move-tree A*",
+  dt = 1 / 60,
+  gravity = {0, 0, -9.81},
+  materials = {
+    tp.material { name = "road", friction = 0.8 },
+    tp.material { name = "wall", friction = 0.5, restitution = 0.2 },
+    tp.material { name = "car", friction = 0.8 },
+  },
+  -- the tyre forces come from the car model, so the car slides on the road without friction
+  contacts = { tp.contact { "road", "car", friction = 0.0 } },
+  bodies = {
+    tp.plane { name = "road", normal = {0, 0, 1}, offset = 0, material = "road", color = {0.3, 0.3, 0.32, 1} },
+    wall("outer_bottom", -5, -6 - T, 66 + T, -6),
+    wall("outer_right", 66, -6, 66 + T, 100),
+    wall("inner_bottom", -5, 6, 54, 6 + T),
+    wall("inner_right", 54 - T, 6 + T, 54, 100),
+    wall("back", -5 - T, -6 - T, -5, 6 + T),
+    tp.box { name = "car", class = "active", size = {4, 1.8, 1.2}, mass = 1500, pos = {0, 0, 0.6},
+             planar = true, material = "car", color = {0.8, 0.1, 0.1, 1} },
+    traffic("traffic_1", 30, 2, 4, 0, 0),
+    traffic("traffic_2", 60, 30, 0, 3, math.pi / 2),
+    traffic("traffic_3", 20, -3, 6, 0, 0),
+  },
+  tactics = {
+    tp.tactic {
+      name = "driver", body = "car", start = "drive",
+      skills = { tp.skill.drive_track { name = "drive", point = {60, 120}, tolerance = 6 } },
+      transitions = { drive = { drive = 1 } },
+    },
+  },
+  goal = tp.inside { body = "car", min = {54, 50, -1}, max = {66, 100, 5} },
+  sampling = { tp.uniform({-5, -6}, {66, 100}), body = "car" },
+  quality = tp.distance { body = "car", to = {60, 60}, planar = true },
+  solution_metric = "steps",
+  planner = { algorithm = "bgt", mu = 1000, max_iters = 3000 },
+}

@@ -1,0 +1,819 @@
+/* tplan lua: tp.nav, the navigation grid of tp/nav.h for scripts (see docs/lua-api.md,
+ * "Navigation: tp.nav"). Grids and followers are userdata freed by __gc; every function is a pure
+ * computation on its arguments (no randomness, no hidden state), so scripts stay deterministic. */
+#include <math.h>
+#include <string.h>
+
+#include "lua_internal.h"
+#include "tp/nav.h"
+
+#define TPL_NAVGRID "tp.nav.grid"
+#define TPL_NAVFOLLOWER "tp.nav.follower"
+#define TPL_NAVFIELD "tp.nav.field"
+#define TPL_NAVCROWD "tp.nav.crowd"
+#define TPL_NAVTREE "tp.nav.move_tree"
+
+typedef struct tplNavGrid {
+    tpNavGrid *grid;
+} tplNavGrid;
+
+typedef struct tplNavFollower {
+    tpNavFollower f;
+} tplNavFollower;
+
+typedef struct tplNavField {
+    tpNavField *field;
+} tplNavField;
+
+/* user value 1 = the grid, 2 = a list of the fields its pedestrians use (kept alive) */
+typedef struct tplNavCrowd {
+    tpNavCrowd *crowd;
+} tplNavCrowd;
+
+static tpNavGrid *tplCheckGrid(lua_State *L, int idx)
+{
+    tplNavGrid *g = luaL_checkudata(L, idx, TPL_NAVGRID);
+    if (!g->grid)
+        tplError(L, "tp.nav: the grid was freed");
+    return g->grid;
+}
+
+static const char *const tplShapeFields[] = {"kind", "center", "half", "yaw", "radius", "z", "points", "plane", NULL};
+
+/* Reads the shape at idx: a plain table {kind = ...} or a body made by tp.box/tp.sphere/... .
+ * Returns the number of nav shapes written to out (<= 3). */
+static int tplToShapes(lua_State *L, int idx, const char *label, tpNavShape out[3])
+{
+    idx = lua_absindex(L, idx);
+    if (luaL_testudata(L, idx, TPL_BODY)) {
+        const tplBody *b = lua_touserdata(L, idx);
+        return tpSkill_NavShapes(&b->def, out);
+    }
+    if (lua_type(L, idx) != LUA_TTABLE)
+        tplError(L, "%s: expected a shape table or a body (tp.box, tp.sphere, ...), got %s", label,
+                 tplTypeName(L, idx));
+    char what[160];
+    snprintf(what, sizeof what, "%s.", label);
+    tplCheckFields(L, idx, label, tplShapeFields, 0);
+    char kind[16] = "";
+    if (!tplString(L, idx, what, "kind", kind, sizeof kind))
+        tplError(L, "%s: 'kind' is required (box, sphere, disc, polygon, halfspace)", label);
+    tpNavShape *s = &out[0];
+    memset(s, 0, sizeof *s);
+    double z[2] = {-INFINITY, INFINITY};
+    if (strcmp(kind, "box") == 0) {
+        double c[3] = {0, 0, 0}, h[3] = {0, 0, 0};
+        if (!tplVector(L, idx, what, "center", c, 2, 3, false) || !tplVector(L, idx, what, "half", h, 2, 3, false))
+            tplError(L, "%s: box needs 'center' and 'half'", label);
+        double yaw = tplNumber(L, idx, what, "yaw", 0.0, false);
+        *s = tpNav_ShapeBox(c[0], c[1], c[2], h[0], h[1], h[2], yaw);
+        tplField(L, idx, "half");
+        bool flat = lua_rawlen(L, -1) == 2;
+        lua_pop(L, 1);
+        if (flat) { /* {hx, hy}: a prism through every band */
+            s->center[2] = 0;
+            s->half[2] = 1e30;
+        }
+    } else if (strcmp(kind, "sphere") == 0) {
+        s->kind = TP_NAV_SPHERE;
+        if (!tplVector(L, idx, what, "center", s->center, 3, 3, false))
+            tplError(L, "%s: sphere needs 'center' (3 numbers)", label);
+        s->radius = tplReqNumber(L, idx, what, "radius");
+    } else if (strcmp(kind, "disc") == 0) {
+        s->kind = TP_NAV_DISC;
+        if (!tplVector(L, idx, what, "center", s->center, 2, 2, false))
+            tplError(L, "%s: disc needs 'center' (2 numbers)", label);
+        s->radius = tplReqNumber(L, idx, what, "radius");
+        tplVector(L, idx, what, "z", z, 2, 2, true);
+        s->z_lo = z[0];
+        s->z_hi = z[1];
+    } else if (strcmp(kind, "polygon") == 0) {
+        s->kind = TP_NAV_POLYGON;
+        if (tplField(L, idx, "points") != LUA_TTABLE)
+            tplError(L, "%s: polygon needs 'points' (a list of {x, y})", label);
+        int n = (int)lua_rawlen(L, -1);
+        if (n < 1 || n > TP_NAV_POLY_MAX)
+            tplError(L, "%s.points: expected 1 to %d points (got %d)", label, TP_NAV_POLY_MAX, n);
+        for (int i = 0; i < n; i++) {
+            char pl[192];
+            snprintf(pl, sizeof pl, "%s.points[%d]", label, i + 1);
+            lua_rawgeti(L, -1, i + 1);
+            tplToVector(L, -1, pl, s->points[i], 2, 2, false);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+        s->npoints = n;
+        tplVector(L, idx, what, "z", z, 2, 2, true);
+        s->z_lo = z[0];
+        s->z_hi = z[1];
+    } else if (strcmp(kind, "halfspace") == 0) {
+        s->kind = TP_NAV_HALFSPACE;
+        if (!tplVector(L, idx, what, "plane", s->plane, 4, 4, false))
+            tplError(L, "%s: halfspace needs 'plane' {a, b, c, d} (a x + b y + c z <= d)", label);
+    } else {
+        tplError(L, "%s.kind: unknown shape kind \"%s\" (box, sphere, disc, polygon, halfspace)", label, kind);
+    }
+    char err[256];
+    if (!tpNav_ShapeValidate(s, err, sizeof err))
+        tplError(L, "%s: %s", label, err);
+    return 1;
+}
+
+static void tplAddShapes(lua_State *L, tpNavGrid *g, int idx, const char *label)
+{
+    tpNavShape sh[3];
+    int n = tplToShapes(L, idx, label, sh);
+    for (int k = 0; k < n; k++) {
+        char err[256];
+        if (tpNavGrid_AddShape(g, &sh[k], err, sizeof err) < 0)
+            tplError(L, "%s: %s", label, err);
+    }
+}
+
+static const char *const tplGridFields[] = {"origin", "cell", "size", "band", "radius", "shapes", NULL};
+
+/* tp.nav.grid{origin, cell, size, band, radius, shapes} */
+static int tplGridNew(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    const char *what = "tp.nav.grid: ";
+    tplCheckFields(L, 1, "tp.nav.grid", tplGridFields, 0);
+    tpNavGridDef d = tpDefaultNavGridDef();
+    double v[2];
+    if (tplVector(L, 1, what, "origin", v, 2, 2, false)) {
+        d.x0 = v[0];
+        d.y0 = v[1];
+    }
+    d.cell = tplNumber(L, 1, what, "cell", d.cell, false);
+    if (tplVector(L, 1, what, "size", v, 2, 2, false)) {
+        if (v[0] != floor(v[0]) || v[1] != floor(v[1]))
+            tplError(L, "tp.nav.grid: size must be two whole numbers of cells (got %g, %g)", v[0], v[1]);
+        if (v[0] < 1 || v[1] < 1 || v[0] * v[1] > (double)(1 << 26))
+            tplError(L, "tp.nav.grid: size must be >= 1 cell each way and at most 2^26 cells (got %g x %g)", v[0],
+                     v[1]);
+        d.nx = (int)v[0];
+        d.ny = (int)v[1];
+    }
+    if (tplVector(L, 1, what, "band", v, 2, 2, false)) {
+        d.z_min = v[0];
+        d.z_max = v[1];
+    }
+    double radius = tplNumber(L, 1, what, "radius", 0.0, false);
+    char err[256];
+    tplNavGrid *ud = lua_newuserdatauv(L, sizeof *ud, 0);
+    ud->grid = NULL;
+    luaL_setmetatable(L, TPL_NAVGRID);
+    ud->grid = tpNavGrid_Create(&d, err, sizeof err);
+    if (!ud->grid)
+        tplError(L, "tp.nav.%s", err);
+    int ud_idx = lua_gettop(L);
+    int t = tplField(L, 1, "shapes");
+    if (t == LUA_TTABLE) {
+        int n = (int)lua_rawlen(L, -1);
+        for (int i = 0; i < n; i++) {
+            char label[64];
+            snprintf(label, sizeof label, "tp.nav.grid: shapes[%d]", i + 1);
+            lua_rawgeti(L, -1, i + 1);
+            tplAddShapes(L, ud->grid, -1, label);
+            lua_pop(L, 1);
+        }
+    } else if (t != LUA_TNIL) {
+        tplError(L, "tp.nav.grid: shapes: expected a list, got %s", tplTypeName(L, -1));
+    }
+    lua_pop(L, 1);
+    if (radius < 0)
+        tplError(L, "tp.nav.grid: radius must be >= 0 (got %g)", radius);
+    tpNavGrid_Grow(ud->grid, radius);
+    lua_pushvalue(L, ud_idx);
+    return 1;
+}
+
+static int tplGridGc(lua_State *L)
+{
+    tplNavGrid *g = luaL_checkudata(L, 1, TPL_NAVGRID);
+    tpNavGrid_Destroy(g->grid);
+    g->grid = NULL;
+    return 0;
+}
+
+/* g:add(shape) -> cells met; growth is redone with the grid's radius */
+static int tplGridAdd(lua_State *L)
+{
+    tpNavGrid *g = tplCheckGrid(L, 1);
+    int before = tpNavGrid_BlockedCount(g);
+    tplAddShapes(L, g, 2, "grid:add");
+    tpNavGrid_Grow(g, tpNavGrid_Def(g)->radius);
+    lua_pushinteger(L, tpNavGrid_BlockedCount(g) - before);
+    return 1;
+}
+
+/* g:grow(radius) */
+static int tplGridGrow(lua_State *L)
+{
+    tpNavGrid *g = tplCheckGrid(L, 1);
+    double r = luaL_checknumber(L, 2);
+    if (!(r >= 0) || isinf(r))
+        tplError(L, "grid:grow: radius must be finite and >= 0 (got %g)", r);
+    tpNavGrid_Grow(g, r);
+    return 0;
+}
+
+/* g:cell(x, y) -> "free" | "obstacle" | "grown" | "outside", i, j (0-based) */
+static int tplGridCell(lua_State *L)
+{
+    tpNavGrid *g = tplCheckGrid(L, 1);
+    double x = luaL_checknumber(L, 2), y = luaL_checknumber(L, 3);
+    int i, j;
+    if (!tpNavGrid_CellOf(g, x, y, &i, &j)) {
+        lua_pushliteral(L, "outside");
+        return 1;
+    }
+    int c = tpNavGrid_Cell(g, i, j);
+    lua_pushstring(L, c == TP_NAV_FREE ? "free" : c == TP_NAV_OBSTACLE ? "obstacle" : "grown");
+    lua_pushinteger(L, i);
+    lua_pushinteger(L, j);
+    return 3;
+}
+
+/* g:blocked_count() */
+static int tplGridCount(lua_State *L)
+{
+    lua_pushinteger(L, tpNavGrid_BlockedCount(tplCheckGrid(L, 1)));
+    return 1;
+}
+
+static void tplPushPoints(lua_State *L, const double *pts, int n)
+{
+    lua_createtable(L, n, 0);
+    for (int k = 0; k < n; k++) {
+        lua_createtable(L, 2, 0);
+        lua_pushnumber(L, pts[2 * k]);
+        lua_rawseti(L, -2, 1);
+        lua_pushnumber(L, pts[2 * k + 1]);
+        lua_rawseti(L, -2, 2);
+        lua_rawseti(L, -2, k + 1);
+    }
+}
+
+static const char *const tplPlanFields[] = {"algo", "diag", "smooth", NULL};
+
+/* g:plan(start, goal [, {algo, diag, smooth}]) -> path table or nil, reason */
+static int tplGridPlan(lua_State *L)
+{
+    tpNavGrid *g = tplCheckGrid(L, 1);
+    double s[2], e[2];
+    tplToVector(L, 2, "grid:plan: start", s, 2, 2, false);
+    tplToVector(L, 3, "grid:plan: goal", e, 2, 2, false);
+    tpNavPlanDef d = tpDefaultNavPlanDef();
+    if (!lua_isnoneornil(L, 4)) {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        tplCheckFields(L, 4, "grid:plan options", tplPlanFields, 0);
+        char algo[16] = "";
+        if (tplString(L, 4, "grid:plan: ", "algo", algo, sizeof algo)) {
+            if (strcmp(algo, "astar") == 0)
+                d.algo = TP_NAV_ASTAR;
+            else if (strcmp(algo, "dijkstra") == 0)
+                d.algo = TP_NAV_DIJKSTRA;
+            else
+                tplError(L, "grid:plan: algo must be \"astar\" or \"dijkstra\" (got \"%s\")", algo);
+        }
+        d.diag = tplNumber(L, 4, "grid:plan: ", "diag", d.diag, false);
+        if (d.diag < 1 || d.diag > 2)
+            tplError(L, "grid:plan: diag must be in [1, 2] (got %g)", d.diag);
+        d.smooth = tplBool(L, 4, "grid:plan: ", "smooth", false);
+    }
+    tpNavPath p = {0};
+    tpNavResult r = tpNav_Plan(g, &d, s, e, &p);
+    if (r != TP_NAV_OK) {
+        tpNavPath_Free(&p);
+        lua_pushnil(L);
+        lua_pushstring(L, tpNavResult_Name(r));
+        return 2;
+    }
+    lua_createtable(L, 0, 5);
+    tplPushPoints(L, p.points, p.npoints);
+    lua_setfield(L, -2, "points");
+    lua_pushnumber(L, p.cost);
+    lua_setfield(L, -2, "cost");
+    lua_pushnumber(L, p.length);
+    lua_setfield(L, -2, "length");
+    lua_pushinteger(L, p.ncells);
+    lua_setfield(L, -2, "cells");
+    lua_pushinteger(L, p.expanded);
+    lua_setfield(L, -2, "expanded");
+    tpNavPath_Free(&p);
+    return 1;
+}
+
+/* g:line_of_sight(a, b) */
+static int tplGridLos(lua_State *L)
+{
+    tpNavGrid *g = tplCheckGrid(L, 1);
+    double a[2], b[2];
+    tplToVector(L, 2, "grid:line_of_sight: a", a, 2, 2, false);
+    tplToVector(L, 3, "grid:line_of_sight: b", b, 2, 2, false);
+    lua_pushboolean(L, tpNav_LineOfSight(g, a, b));
+    return 1;
+}
+
+/* g:info() -> {origin, cell, size, band, radius} */
+static int tplGridInfo(lua_State *L)
+{
+    const tpNavGridDef *d = tpNavGrid_Def(tplCheckGrid(L, 1));
+    lua_createtable(L, 0, 5);
+    double o[2] = {d->x0, d->y0}, sz[2] = {d->nx, d->ny}, band[2] = {d->z_min, d->z_max};
+    tplPushPoints(L, o, 1);
+    lua_rawgeti(L, -1, 1);
+    lua_setfield(L, -3, "origin");
+    lua_pop(L, 1);
+    tplPushPoints(L, sz, 1);
+    lua_rawgeti(L, -1, 1);
+    lua_setfield(L, -3, "size");
+    lua_pop(L, 1);
+    tplPushPoints(L, band, 1);
+    lua_rawgeti(L, -1, 1);
+    lua_setfield(L, -3, "band");
+    lua_pop(L, 1);
+    lua_pushnumber(L, d->cell);
+    lua_setfield(L, -2, "cell");
+    lua_pushnumber(L, d->radius);
+    lua_setfield(L, -2, "radius");
+    return 1;
+}
+
+/* ---- follower ---- */
+
+static const char *const tplFollowFields[] = {"kp",         "ktheta",     "kv",        "komega",      "dt", "speed",
+                                              "theta_turn", "turn_speed", "lookahead", "stop_radius", NULL};
+
+/* tp.nav.follower(points [, {kp, ktheta, ...}]) */
+static int tplFollowerNew(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    tpNavFollowDef d = tpDefaultNavFollowDef();
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        tplCheckFields(L, 2, "tp.nav.follower options", tplFollowFields, 0);
+        double *p[] = {&d.kp,    &d.ktheta,     &d.kv,         &d.komega,    &d.dt,
+                       &d.speed, &d.theta_turn, &d.turn_speed, &d.lookahead, &d.stop_radius};
+        for (int i = 0; tplFollowFields[i]; i++) {
+            *p[i] = tplNumber(L, 2, "tp.nav.follower: ", tplFollowFields[i], *p[i], false);
+            if (!(*p[i] >= 0) || (*p[i] == 0 && (p[i] == &d.dt || p[i] == &d.speed || p[i] == &d.lookahead)))
+                tplError(L, "tp.nav.follower: %s must be %s (got %g)", tplFollowFields[i],
+                         (p[i] == &d.dt || p[i] == &d.speed || p[i] == &d.lookahead) ? "> 0" : ">= 0", *p[i]);
+        }
+    }
+    int n = (int)lua_rawlen(L, 1);
+    if (n < 1)
+        tplError(L, "tp.nav.follower: points: expected at least one {x, y}");
+    tplNavFollower *ud = lua_newuserdatauv(L, sizeof *ud, 0);
+    memset(ud, 0, sizeof *ud);
+    luaL_setmetatable(L, TPL_NAVFOLLOWER);
+    tpNavFollower_Init(&ud->f, &d);
+    double *pts = lua_newuserdatauv(L, sizeof(double) * 2 * (size_t)n, 0); /* scratch, collected */
+    for (int i = 0; i < n; i++) {
+        char label[64];
+        snprintf(label, sizeof label, "tp.nav.follower: points[%d]", i + 1);
+        lua_rawgeti(L, 1, i + 1);
+        tplToVector(L, -1, label, pts + 2 * i, 2, 2, false);
+        lua_pop(L, 1);
+    }
+    if (!tpNavFollower_SetPath(&ud->f, pts, n, pts[0], pts[1]))
+        tplError(L, "tp.nav.follower: out of memory");
+    lua_pop(L, 1);
+    return 1;
+}
+
+static int tplFollowerGc(lua_State *L)
+{
+    tplNavFollower *ud = luaL_checkudata(L, 1, TPL_NAVFOLLOWER);
+    tpNavFollower_Free(&ud->f);
+    return 0;
+}
+
+static const char *const tplAgentFields[] = {"x", "y", "theta", "v", "omega", NULL};
+
+/* f:step(agent) -> new agent table, done. agent = {x, y, theta, v, omega} */
+static int tplFollowerStep(lua_State *L)
+{
+    tplNavFollower *ud = luaL_checkudata(L, 1, TPL_NAVFOLLOWER);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    tplCheckFields(L, 2, "follower:step agent", tplAgentFields, 0);
+    tpNavAgent a;
+    a.x = tplReqNumber(L, 2, "follower:step: ", "x");
+    a.y = tplReqNumber(L, 2, "follower:step: ", "y");
+    a.theta = tplNumber(L, 2, "follower:step: ", "theta", 0.0, false);
+    a.v = tplNumber(L, 2, "follower:step: ", "v", 0.0, false);
+    a.omega = tplNumber(L, 2, "follower:step: ", "omega", 0.0, false);
+    tpNavFollower_Step(&ud->f, &a);
+    lua_createtable(L, 0, 5);
+    const char *k[] = {"x", "y", "theta", "v", "omega"};
+    double v[] = {a.x, a.y, a.theta, a.v, a.omega};
+    for (int i = 0; i < 5; i++) {
+        lua_pushnumber(L, v[i]);
+        lua_setfield(L, -2, k[i]);
+    }
+    lua_pushboolean(L, ud->f.done);
+    return 2;
+}
+
+/* ---- harmonic fields and crowds ---- */
+
+static const char *const tplFieldFields[] = {"omega", "tol", "max_iters", NULL};
+
+/* tp.nav.field(grid, goals [, {omega, tol, max_iters}]); goals: list of {x, y} world points */
+static int tplFieldNew(lua_State *L)
+{
+    tpNavGrid *g = tplCheckGrid(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    int n = (int)lua_rawlen(L, 2);
+    if (n < 1)
+        tplError(L, "tp.nav.field: goals: expected a list of {x, y} points");
+    tpNavFieldDef d = tpDefaultNavFieldDef();
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        tplCheckFields(L, 3, "tp.nav.field options", tplFieldFields, 0);
+        d.omega = tplNumber(L, 3, "tp.nav.field: ", "omega", d.omega, false);
+        d.tol = tplNumber(L, 3, "tp.nav.field: ", "tol", d.tol, false);
+        d.max_iters = (int)tplInteger(L, 3, "tp.nav.field: ", "max_iters", d.max_iters, 1, 100000000);
+    }
+    int *cells = lua_newuserdatauv(L, sizeof(int) * 2 * (size_t)n, 0); /* scratch */
+    for (int i = 0; i < n; i++) {
+        char label[64];
+        double p[2];
+        snprintf(label, sizeof label, "tp.nav.field: goals[%d]", i + 1);
+        lua_rawgeti(L, 2, i + 1);
+        tplToVector(L, -1, label, p, 2, 2, false);
+        lua_pop(L, 1);
+        if (!tpNavGrid_CellOf(g, p[0], p[1], &cells[2 * i], &cells[2 * i + 1]))
+            tplError(L, "%s: (%g, %g) is outside the grid", label, p[0], p[1]);
+    }
+    tplNavField *ud = lua_newuserdatauv(L, sizeof *ud, 0);
+    ud->field = NULL;
+    luaL_setmetatable(L, TPL_NAVFIELD);
+    char err[256];
+    ud->field = tpNavField_Create(g, cells, n, &d, err, sizeof err);
+    if (!ud->field)
+        tplError(L, "tp.nav.%s", err);
+    return 1;
+}
+
+static tpNavField *tplCheckField(lua_State *L, int idx)
+{
+    tplNavField *f = luaL_checkudata(L, idx, TPL_NAVFIELD);
+    if (!f->field)
+        tplError(L, "tp.nav: the field was freed");
+    return f->field;
+}
+
+static int tplFieldGc(lua_State *L)
+{
+    tplNavField *f = luaL_checkudata(L, 1, TPL_NAVFIELD);
+    tpNavField_Destroy(f->field);
+    f->field = NULL;
+    return 0;
+}
+
+/* f:descent(x, y) -> dx, dy (unit) or nil */
+static int tplFieldDescent(lua_State *L)
+{
+    double dir[2];
+    if (!tpNavField_Descent(tplCheckField(L, 1), luaL_checknumber(L, 2), luaL_checknumber(L, 3), dir)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushnumber(L, dir[0]);
+    lua_pushnumber(L, dir[1]);
+    return 2;
+}
+
+/* f:closeness(i, j) -> u = 1 - phi of cell (i, j) (0-based) */
+static int tplFieldCloseness(lua_State *L)
+{
+    tpNavField *f = tplCheckField(L, 1);
+    lua_pushnumber(L, tpNavField_Closeness(f, (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3)));
+    return 1;
+}
+
+static int tplFieldStats(lua_State *L)
+{
+    tpNavField *f = tplCheckField(L, 1);
+    lua_pushinteger(L, tpNavField_Iterations(f));
+    lua_pushnumber(L, tpNavField_Residual(f));
+    return 2;
+}
+
+/* tp.nav.crowd(grid) */
+static int tplCrowdNew(lua_State *L)
+{
+    tpNavGrid *g = tplCheckGrid(L, 1);
+    tplNavCrowd *ud = lua_newuserdatauv(L, sizeof *ud, 2);
+    ud->crowd = NULL;
+    luaL_setmetatable(L, TPL_NAVCROWD);
+    char err[256];
+    ud->crowd = tpNavCrowd_Create(g, err, sizeof err);
+    if (!ud->crowd)
+        tplError(L, "tp.nav.%s", err);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, 2);
+    return 1;
+}
+
+static tpNavCrowd *tplCheckCrowd(lua_State *L, int idx)
+{
+    tplNavCrowd *c = luaL_checkudata(L, idx, TPL_NAVCROWD);
+    if (!c->crowd)
+        tplError(L, "tp.nav: the crowd was freed");
+    return c->crowd;
+}
+
+static int tplCrowdGc(lua_State *L)
+{
+    tplNavCrowd *c = luaL_checkudata(L, 1, TPL_NAVCROWD);
+    tpNavCrowd_Destroy(c->crowd);
+    c->crowd = NULL;
+    return 0;
+}
+
+static const char *const tplPedFields[] = {"pos", "dir",   "radius",     "step",   "ma",
+                                           "eps", "v",     "behaviour",  "sine_w", "point",
+                                           "n",   "relax", "free_width", "goals",  NULL};
+
+/* c:add{pos, goals = {field, ...}, ...} -> index (1-based) */
+static int tplCrowdAdd(lua_State *L)
+{
+    tpNavCrowd *c = tplCheckCrowd(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    const char *what = "crowd:add: ";
+    tplCheckFields(L, 2, "crowd:add", tplPedFields, 0);
+    tpNavPedDef d = tpDefaultNavPedDef();
+    if (!tplVector(L, 2, what, "pos", d.pos, 2, 2, false))
+        tplError(L, "crowd:add: 'pos' is required");
+    tplVector(L, 2, what, "dir", d.dir, 2, 2, false);
+    d.radius = tplNumber(L, 2, what, "radius", d.radius, false);
+    d.step = tplNumber(L, 2, what, "step", d.step, false);
+    d.ma = tplNumber(L, 2, what, "ma", d.ma, false);
+    d.eps = tplNumber(L, 2, what, "eps", d.eps, false);
+    tplVector(L, 2, what, "v", d.v, 2, 2, false);
+    d.sine_w = tplNumber(L, 2, what, "sine_w", d.sine_w, false);
+    tplVector(L, 2, what, "point", d.point, 2, 2, false);
+    d.n = (int)tplInteger(L, 2, what, "n", d.n, 5, 63);
+    d.relax = (int)tplInteger(L, 2, what, "relax", d.relax, 1, 100000);
+    d.free_width = (int)tplInteger(L, 2, what, "free_width", d.free_width, 0, 30);
+    char beh[16] = "";
+    if (tplString(L, 2, what, "behaviour", beh, sizeof beh)) {
+        const char *names[] = {"constant", "harmonic", "sine", "toward", "orthogonal"};
+        int k = 0;
+        while (k < 5 && strcmp(beh, names[k]) != 0)
+            k++;
+        if (k == 5)
+            tplError(L, "crowd:add: behaviour must be constant, harmonic, sine, toward or orthogonal (got \"%s\")",
+                     beh);
+        d.behaviour = (tpNavBehaviour)k;
+    }
+    if (tplField(L, 2, "goals") != LUA_TTABLE)
+        tplError(L, "crowd:add: 'goals' (a list of tp.nav.field) is required");
+    int n = (int)lua_rawlen(L, -1);
+    if (n < 1 || n > TP_NAV_MAX_GOALS)
+        tplError(L, "crowd:add: goals: expected 1 to %d fields (got %d)", TP_NAV_MAX_GOALS, n);
+    lua_getiuservalue(L, 1, 2); /* keep-alive list */
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, -2, i + 1);
+        if (!luaL_testudata(L, -1, TPL_NAVFIELD))
+            tplError(L, "crowd:add: goals[%d]: expected a tp.nav.field, got %s", i + 1, tplTypeName(L, -1));
+        d.goals[i] = tplCheckField(L, -1);
+        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    }
+    lua_pop(L, 2);
+    d.ngoals = n;
+    char err[256];
+    int k = tpNavCrowd_Add(c, &d, err, sizeof err);
+    if (k < 0)
+        tplError(L, "crowd:add: %s", err);
+    lua_pushinteger(L, k + 1);
+    return 1;
+}
+
+static int tplCrowdStep(lua_State *L)
+{
+    tpNavCrowd_Step(tplCheckCrowd(L, 1), (int)luaL_optinteger(L, 2, 0));
+    return 0;
+}
+
+static int tplCrowdCount(lua_State *L)
+{
+    lua_pushinteger(L, tpNavCrowd_Count(tplCheckCrowd(L, 1)));
+    return 1;
+}
+
+/* c:ped(k) -> {pos = {x, y}, dir = {dx, dy}, goal = next goal (1-based; ngoals + 1 = done), speed = F_a} */
+static int tplCrowdPed(lua_State *L)
+{
+    tpNavCrowd *c = tplCheckCrowd(L, 1);
+    lua_Integer k = luaL_checkinteger(L, 2);
+    if (k < 1 || k > tpNavCrowd_Count(c))
+        tplError(L, "crowd:ped: index %lld out of 1..%d", (long long)k, tpNavCrowd_Count(c));
+    const tpNavPed *p = tpNavCrowd_Ped(c, (int)k - 1);
+    lua_createtable(L, 0, 4);
+    tplPushPoints(L, p->pos, 1);
+    lua_rawgeti(L, -1, 1);
+    lua_setfield(L, -3, "pos");
+    lua_pop(L, 1);
+    tplPushPoints(L, p->dir, 1);
+    lua_rawgeti(L, -1, 1);
+    lua_setfield(L, -3, "dir");
+    lua_pop(L, 1);
+    lua_pushinteger(L, p->goal + 1);
+    lua_setfield(L, -2, "goal");
+    lua_pushnumber(L, p->speed_factor);
+    lua_setfield(L, -2, "speed");
+    return 1;
+}
+
+static void tplNewClass(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc)
+{
+    luaL_newmetatable(L, name);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+}
+
+/* ---- vehicles ---- */
+
+typedef struct tplNavTree {
+    tpNavMoveTree *tree;
+} tplNavTree;
+
+/* tp.nav.move_tree() -> the automatically built move tree with the Appendix A car */
+static int tplTreeNew(lua_State *L)
+{
+    tpNavCarDef car = tpDefaultNavCarDef();
+    tplNavTree *ud = lua_newuserdatauv(L, sizeof *ud, 0);
+    ud->tree = NULL;
+    luaL_setmetatable(L, TPL_NAVTREE);
+    char err[256];
+    ud->tree = tpNavMoveTree_Build(&car, NULL, err, sizeof err);
+    if (!ud->tree)
+        tplError(L, "tp.nav.%s", err);
+    return 1;
+}
+
+static int tplTreeGc(lua_State *L)
+{
+    tplNavTree *t = luaL_checkudata(L, 1, TPL_NAVTREE);
+    tpNavMoveTree_Destroy(t->tree);
+    t->tree = NULL;
+    return 0;
+}
+
+/* tree:clips() -> list of {from, to, steer, skid, frames} (levels 1-based as in Lua) */
+static int tplTreeClips(lua_State *L)
+{
+    tplNavTree *t = luaL_checkudata(L, 1, TPL_NAVTREE);
+    int n = tpNavMoveTree_ClipCount(t->tree);
+    lua_createtable(L, n, 0);
+    for (int k = 0; k < n; k++) {
+        const tpNavClip *c = tpNavMoveTree_Clip(t->tree, k);
+        lua_createtable(L, 0, 5);
+        lua_pushinteger(L, c->from + 1);
+        lua_setfield(L, -2, "from");
+        lua_pushinteger(L, c->to + 1);
+        lua_setfield(L, -2, "to");
+        lua_pushnumber(L, c->steer);
+        lua_setfield(L, -2, "steer");
+        lua_pushboolean(L, c->skid);
+        lua_setfield(L, -2, "skid");
+        lua_pushinteger(L, c->nframes);
+        lua_setfield(L, -2, "frames");
+        lua_rawseti(L, -2, k + 1);
+    }
+    return 1;
+}
+
+static const char *const tplTrackFields[] = {"walls", "cars", "goal", "finish", NULL};
+static const char *const tplDriveFields[] = {"depth", "node_limit", "togo_cell", "start", "max_time", NULL};
+static const char *const tplTrafficFields[] = {"pos", "vel", "heading", "length", "width", NULL};
+
+/* tp.nav.drive(tree, track, opts) -> {finished, crashed, time, clips, skids} */
+static int tplDrive(lua_State *L)
+{
+    tplNavTree *t = luaL_checkudata(L, 1, TPL_NAVTREE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    tplCheckFields(L, 2, "tp.nav.drive track", tplTrackFields, 0);
+    tpNavTrack tr;
+    memset(&tr, 0, sizeof tr);
+    if (!tplVector(L, 2, "tp.nav.drive: track.", "goal", tr.goal, 2, 2, false))
+        tplError(L, "tp.nav.drive: track.goal is required");
+    if (!tplVector(L, 2, "tp.nav.drive: track.", "finish", tr.finish, 4, 4, false))
+        tplError(L, "tp.nav.drive: track.finish {x0, y0, x1, y1} is required");
+    int nw = tplField(L, 2, "walls") == LUA_TTABLE ? (int)lua_rawlen(L, -1) : 0;
+    double(*walls)[4] = lua_newuserdatauv(L, sizeof(double) * 4 * (size_t)(nw + 1), 0);
+    for (int i = 0; i < nw; i++) {
+        char label[64];
+        snprintf(label, sizeof label, "tp.nav.drive: track.walls[%d]", i + 1);
+        lua_rawgeti(L, -2, i + 1);
+        tplToVector(L, -1, label, walls[i], 4, 4, false);
+        lua_pop(L, 1);
+    }
+    int nc = tplField(L, 2, "cars") == LUA_TTABLE ? (int)lua_rawlen(L, -1) : 0;
+    tpNavTrafficCar *cars = lua_newuserdatauv(L, sizeof *cars * (size_t)(nc + 1), 0);
+    for (int i = 0; i < nc; i++) {
+        char label[64];
+        snprintf(label, sizeof label, "tp.nav.drive: track.cars[%d]", i + 1);
+        lua_rawgeti(L, -2, i + 1);
+        if (!lua_istable(L, -1))
+            tplError(L, "%s: expected a table", label);
+        tplCheckFields(L, -1, label, tplTrafficFields, 0);
+        char what[80];
+        snprintf(what, sizeof what, "%s.", label);
+        memset(&cars[i], 0, sizeof cars[i]);
+        tplVector(L, -1, what, "pos", cars[i].pos, 2, 2, false);
+        tplVector(L, -1, what, "vel", cars[i].vel, 2, 2, false);
+        cars[i].heading = tplNumber(L, -1, what, "heading", 0.0, false);
+        cars[i].length = tplNumber(L, -1, what, "length", 4.0, false);
+        cars[i].width = tplNumber(L, -1, what, "width", 1.8, false);
+        lua_pop(L, 1);
+    }
+    tr.nwalls = nw;
+    tr.walls = (const double(*)[4])walls;
+    tr.ncars = nc;
+    tr.cars = cars;
+    tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
+    double start[3] = {0, 0, 0}, max_time = 60.0, togo_cell = 0.5;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        tplCheckFields(L, 3, "tp.nav.drive options", tplDriveFields, 0);
+        pd.depth = (int)tplInteger(L, 3, "tp.nav.drive: ", "depth", pd.depth, 1, 64);
+        pd.node_limit = (int)tplInteger(L, 3, "tp.nav.drive: ", "node_limit", pd.node_limit, 1, 10000000);
+        togo_cell = tplNumber(L, 3, "tp.nav.drive: ", "togo_cell", togo_cell, false);
+        tplVector(L, 3, "tp.nav.drive: ", "start", start, 3, 3, false);
+        max_time = tplNumber(L, 3, "tp.nav.drive: ", "max_time", max_time, false);
+    }
+    char err[256];
+    tpNavToGo *togo = NULL;
+    if (togo_cell > 0 && !(togo = tpNavToGo_Create(&tr, togo_cell, err, sizeof err)))
+        tplError(L, "tp.nav.drive: %s", err);
+    pd.togo = togo;
+    tpNavDriveResult r = tpNavCar_Drive(t->tree, &tr, &pd, start, 0, max_time, NULL, NULL);
+    tpNavToGo_Destroy(togo);
+    lua_createtable(L, 0, 5);
+    lua_pushboolean(L, r.finished);
+    lua_setfield(L, -2, "finished");
+    lua_pushboolean(L, r.crashed);
+    lua_setfield(L, -2, "crashed");
+    lua_pushnumber(L, r.time);
+    lua_setfield(L, -2, "time");
+    lua_pushinteger(L, r.clips);
+    lua_setfield(L, -2, "clips");
+    lua_pushinteger(L, r.skids);
+    lua_setfield(L, -2, "skids");
+    return 1;
+}
+
+void tplOpenNav(lua_State *L)
+{
+    static const luaL_Reg grid_methods[] = {
+        {"add", tplGridAdd},           {"grow", tplGridGrow},           {"cell", tplGridCell}, {"plan", tplGridPlan},
+        {"line_of_sight", tplGridLos}, {"blocked_count", tplGridCount}, {"info", tplGridInfo}, {NULL, NULL},
+    };
+    luaL_newmetatable(L, TPL_NAVGRID);
+    luaL_newlib(L, grid_methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, tplGridGc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+    static const luaL_Reg follower_methods[] = {{"step", tplFollowerStep}, {NULL, NULL}};
+    luaL_newmetatable(L, TPL_NAVFOLLOWER);
+    luaL_newlib(L, follower_methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, tplFollowerGc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+    static const luaL_Reg field_methods[] = {
+        {"descent", tplFieldDescent}, {"closeness", tplFieldCloseness}, {"stats", tplFieldStats}, {NULL, NULL}};
+    tplNewClass(L, TPL_NAVFIELD, field_methods, tplFieldGc);
+    static const luaL_Reg crowd_methods[] = {
+        {"add", tplCrowdAdd}, {"step", tplCrowdStep}, {"count", tplCrowdCount}, {"ped", tplCrowdPed}, {NULL, NULL}};
+    tplNewClass(L, TPL_NAVCROWD, crowd_methods, tplCrowdGc);
+    static const luaL_Reg tree_methods[] = {{"clips", tplTreeClips}, {NULL, NULL}};
+    tplNewClass(L, TPL_NAVTREE, tree_methods, tplTreeGc);
+    lua_createtable(L, 0, 7);
+    lua_pushcfunction(L, tplTreeNew);
+    lua_setfield(L, -2, "move_tree");
+    lua_pushcfunction(L, tplDrive);
+    lua_setfield(L, -2, "drive");
+    lua_pushcfunction(L, tplFieldNew);
+    lua_setfield(L, -2, "field");
+    lua_pushcfunction(L, tplCrowdNew);
+    lua_setfield(L, -2, "crowd");
+    lua_pushcfunction(L, tplGridNew);
+    lua_setfield(L, -2, "grid");
+    lua_pushcfunction(L, tplFollowerNew);
+    lua_setfield(L, -2, "follower");
+    lua_setfield(L, -2, "nav");
+}

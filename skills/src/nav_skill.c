@@ -1,0 +1,660 @@
+/* nav_to: go to a sampled point around the static bodies (Kuffner 1998 through tp/nav.h).
+ *
+ * On the fresh call the goal is sampled and the start position recorded in V; the grid (the
+ * static bodies rasterised in the body's height band, grown by its radius plus half the look-ahead)
+ * and the A* path from
+ * the start cell to the goal cell are pure functions of (scene, skill constants, start, goal).
+ * Every call looks them up in a small cache keyed by exactly those inputs (recomputing on a miss
+ * gives the identical result), so determinism and replay do not depend on the cache.
+ * The follower's progress lives in V; the controller's forward and yaw accelerations become a
+ * planar force (plus a lateral damping force: the disc model has no sideways speed) and a yaw
+ * torque, clamped to the body's limits.
+ *
+ * V[1..2] goal (m), V[3] cruise speed (m/s), V[4] status (1 following, -1 no path), V[5..6]
+ * start position (m), V[7] progress segment, V[8] progress fraction, V[9] done flag, V[14] integral
+ * of the forward speed error (m).
+ *
+ * The cache is process-wide and not thread-safe (planning runs are single-threaded). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skill_internal.h"
+#include "tp/base.h"
+#include "tp/nav.h"
+
+#define NAV_GRID_CACHE 4
+#define NAV_PATH_CACHE 64
+#define NAV_MAX_SIDE 1000
+
+typedef struct NavPathEntry {
+    int si, sj, gi, gj;
+    int npoints; /* 0 = no path */
+    double *points;
+} NavPathEntry;
+
+#define NAV_FIELD_CACHE 16
+
+typedef struct NavFieldEntry {
+    int gi, gj;        /* goal cell */
+    tpNavField *field; /* harmonic map for it, owned */
+} NavFieldEntry;
+
+typedef struct NavGridEntry {
+    uint64_t key;     /* hash of the static bodies and the grid parameters */
+    double params[6]; /* cell, radius, z_min, z_max, and a check copy */
+    tpNavGrid *grid;
+    NavPathEntry paths[NAV_PATH_CACHE];
+    int next_path; /* round-robin replacement */
+    NavFieldEntry fields[NAV_FIELD_CACHE];
+    int next_field;
+} NavGridEntry;
+
+static NavGridEntry s_grids[NAV_GRID_CACHE];
+static int s_next_grid;
+
+int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
+{
+    memset(out, 0, 3 * sizeof out[0]);
+    const double *q = b->quat;
+    /* body z axis in world: third column of the rotation */
+    double zx = 2 * (q[1] * q[3] + q[0] * q[2]), zy = 2 * (q[2] * q[3] - q[0] * q[1]);
+    bool vertical = fabs(zx) < 1e-9 && fabs(zy) < 1e-9;
+    switch (b->shape) {
+    case TP_SHAPE_BOX:
+        out[0] = tpNav_ShapeBox(b->pos[0], b->pos[1], b->pos[2], b->size[0] / 2, b->size[1] / 2, b->size[2] / 2, 0);
+        tpNav_ShapeSetQuat(&out[0], q);
+        return 1;
+    case TP_SHAPE_SPHERE:
+        out[0].kind = TP_NAV_SPHERE;
+        memcpy(out[0].center, b->pos, sizeof b->pos);
+        out[0].radius = b->size[0];
+        return 1;
+    case TP_SHAPE_CYLINDER:
+    case TP_SHAPE_CAPSULE: {
+        double r = b->size[0], hl = b->size[1] / 2;
+        bool capsule = b->shape == TP_SHAPE_CAPSULE;
+        if (!vertical) { /* conservative: the oriented box around it */
+            out[0] = tpNav_ShapeBox(b->pos[0], b->pos[1], b->pos[2], r, r, hl + (capsule ? r : 0), 0);
+            tpNav_ShapeSetQuat(&out[0], q);
+            return 1;
+        }
+        out[0].kind = TP_NAV_DISC;
+        out[0].center[0] = b->pos[0];
+        out[0].center[1] = b->pos[1];
+        out[0].radius = r;
+        out[0].z_lo = b->pos[2] - hl;
+        out[0].z_hi = b->pos[2] + hl;
+        if (!capsule) {
+            return 1;
+        }
+        for (int k = 0; k < 2; ++k) {
+            out[1 + k].kind = TP_NAV_SPHERE;
+            out[1 + k].center[0] = b->pos[0];
+            out[1 + k].center[1] = b->pos[1];
+            out[1 + k].center[2] = b->pos[2] + (k ? hl : -hl);
+            out[1 + k].radius = r;
+        }
+        return 3;
+    }
+    case TP_SHAPE_PLANE:
+        out[0].kind = TP_NAV_HALFSPACE;
+        memcpy(out[0].plane, b->plane, sizeof b->plane);
+        return 1;
+    }
+    return 0;
+}
+
+/* Grid over the static bodies' footprints (planes excluded) and the two points, with a margin. */
+static NavGridEntry *gridFor(const tpWorld *world, int self, const double params[4], const double a[2],
+                             const double b[2])
+{
+    const int nb = tpWorld_BodyCount(world);
+    uint64_t key = tpHash_Fnv1a64(params, 4 * sizeof(double));
+    for (int i = 0; i < nb; ++i) {
+        const tpBodyDef *d = tpWorld_Body(world, i);
+        if (d->cls != TP_BODY_STATIC || i == self) {
+            continue;
+        }
+        uint64_t h[2] = {key, 0};
+        double geo[15] = {d->shape,   d->size[0],  d->size[1],  d->size[2],  d->pos[0],
+                          d->pos[1],  d->pos[2],   d->quat[0],  d->quat[1],  d->quat[2],
+                          d->quat[3], d->plane[0], d->plane[1], d->plane[2], d->plane[3]};
+        h[1] = tpHash_Fnv1a64(geo, sizeof geo);
+        key = tpHash_Fnv1a64(h, sizeof h);
+    }
+    /* Bounds: the footprints of every non-plane static body, plus start and goal. */
+    const double cell = params[0], radius = params[1];
+    double lo[2] = {fmin(a[0], b[0]), fmin(a[1], b[1])}, hi[2] = {fmax(a[0], b[0]), fmax(a[1], b[1])};
+    for (int i = 0; i < nb; ++i) {
+        const tpBodyDef *d = tpWorld_Body(world, i);
+        if (d->cls != TP_BODY_STATIC || i == self || d->shape == TP_SHAPE_PLANE) {
+            continue;
+        }
+        tpNavShape sh[3];
+        int n = tpSkill_NavShapes(d, sh);
+        for (int k = 0; k < n; ++k) {
+            double fp[32][2];
+            int m = 0;
+            if (sh[k].kind == TP_NAV_BOX) {
+                m = tpNav_Footprint(&sh[k], params[2], params[3], fp);
+            } else {
+                double r = sh[k].radius;
+                fp[0][0] = sh[k].center[0] - r;
+                fp[0][1] = sh[k].center[1] - r;
+                fp[1][0] = sh[k].center[0] + r;
+                fp[1][1] = sh[k].center[1] + r;
+                m = 2;
+            }
+            for (int j = 0; j < m; ++j) {
+                lo[0] = fmin(lo[0], fp[j][0]);
+                lo[1] = fmin(lo[1], fp[j][1]);
+                hi[0] = fmax(hi[0], fp[j][0]);
+                hi[1] = fmax(hi[1], fp[j][1]);
+            }
+        }
+    }
+    double margin = 2 * radius + 4 * cell;
+    double bounds[4] = {lo[0] - margin, lo[1] - margin, hi[0] + margin, hi[1] + margin};
+    uint64_t h2[2] = {key, tpHash_Fnv1a64(bounds, sizeof bounds)};
+    key = tpHash_Fnv1a64(h2, sizeof h2);
+    for (int i = 0; i < NAV_GRID_CACHE; ++i) {
+        if (s_grids[i].grid && s_grids[i].key == key && memcmp(s_grids[i].params, params, 4 * sizeof(double)) == 0) {
+            return &s_grids[i];
+        }
+    }
+    NavGridEntry *e = &s_grids[s_next_grid];
+    s_next_grid = (s_next_grid + 1) % NAV_GRID_CACHE;
+    tpNavGrid_Destroy(e->grid);
+    for (int k = 0; k < NAV_PATH_CACHE; ++k) {
+        free(e->paths[k].points);
+    }
+    for (int k = 0; k < NAV_FIELD_CACHE; ++k) {
+        tpNavField_Destroy(e->fields[k].field);
+    }
+    memset(e, 0, sizeof *e);
+    tpNavGridDef gd = tpDefaultNavGridDef();
+    gd.cell = cell;
+    double w = bounds[2] - bounds[0], hgt = bounds[3] - bounds[1];
+    if (fmax(w, hgt) / cell > NAV_MAX_SIDE) { /* coarser cells for huge scenes */
+        gd.cell = fmax(w, hgt) / NAV_MAX_SIDE;
+    }
+    gd.x0 = bounds[0];
+    gd.y0 = bounds[1];
+    gd.nx = (int)ceil(w / gd.cell);
+    gd.ny = (int)ceil(hgt / gd.cell);
+    gd.nx = gd.nx < 1 ? 1 : gd.nx;
+    gd.ny = gd.ny < 1 ? 1 : gd.ny;
+    gd.z_min = params[2];
+    gd.z_max = params[3];
+    e->grid = tpNavGrid_Create(&gd, NULL, 0);
+    if (!e->grid) {
+        return NULL;
+    }
+    e->key = key;
+    memcpy(e->params, params, 4 * sizeof(double));
+    for (int i = 0; i < nb; ++i) {
+        const tpBodyDef *d = tpWorld_Body(world, i);
+        if (d->cls != TP_BODY_STATIC || i == self) {
+            continue;
+        }
+        tpNavShape sh[3];
+        int n = tpSkill_NavShapes(d, sh);
+        for (int k = 0; k < n; ++k) {
+            tpNavGrid_AddShape(e->grid, &sh[k], NULL, 0);
+        }
+    }
+    tpNavGrid_Grow(e->grid, radius);
+    return e;
+}
+
+/* Nearest free cell to (i, j) by square rings (first in row-major order within a ring). */
+static bool nearestFree(const tpNavGrid *g, int *i, int *j)
+{
+    const tpNavGridDef *d = tpNavGrid_Def(g);
+    int ci = *i < 0 ? 0 : *i >= d->nx ? d->nx - 1 : *i, cj = *j < 0 ? 0 : *j >= d->ny ? d->ny - 1 : *j;
+    int rmax = d->nx > d->ny ? d->nx : d->ny;
+    for (int r = 0; r <= rmax; ++r) {
+        for (int dj = -r; dj <= r; ++dj) {
+            for (int di = -r; di <= r; ++di) {
+                if ((abs(di) == r || abs(dj) == r) && !tpNavGrid_Blocked(g, ci + di, cj + dj)) {
+                    *i = ci + di;
+                    *j = cj + dj;
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
+static NavPathEntry *pathFor(NavGridEntry *e, const double a[2], const double b[2])
+{
+    const tpNavGridDef *d = tpNavGrid_Def(e->grid);
+    int si = (int)floor((a[0] - d->x0) / d->cell), sj = (int)floor((a[1] - d->y0) / d->cell);
+    int gi = (int)floor((b[0] - d->x0) / d->cell), gj = (int)floor((b[1] - d->y0) / d->cell);
+    for (int k = 0; k < NAV_PATH_CACHE; ++k) {
+        NavPathEntry *p = &e->paths[k];
+        if (p->points && p->si == si && p->sj == sj && p->gi == gi && p->gj == gj) {
+            return p;
+        }
+    }
+    NavPathEntry *p = &e->paths[e->next_path];
+    e->next_path = (e->next_path + 1) % NAV_PATH_CACHE;
+    free(p->points);
+    memset(p, 0, sizeof *p);
+    p->si = si;
+    p->sj = sj;
+    p->gi = gi;
+    p->gj = gj;
+    int ssi = si, ssj = sj, ggi = gi, ggj = gj;
+    tpNavPath path = {0};
+    tpNavPlanDef pd = tpDefaultNavPlanDef();
+    pd.smooth = true;
+    if (nearestFree(e->grid, &ssi, &ssj) && nearestFree(e->grid, &ggi, &ggj) &&
+        tpNav_PlanCells(e->grid, &pd, ssi, ssj, ggi, ggj, &path) == TP_NAV_OK) {
+        p->npoints = path.npoints;
+        p->points = path.points; /* take ownership */
+        path.points = NULL;
+    } else {
+        p->points = malloc(sizeof(double) * 2); /* a non-NULL marker for "no path" */
+        p->npoints = 0;
+    }
+    tpNavPath_Free(&path);
+    return p->points ? p : NULL;
+}
+
+int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
+{
+    double *V = call->V;
+    tpCtlBody cb;
+    tpCtl_Load(call, sk->body, &cb);
+    if (call->fresh) {
+        double p[3] = {0, 0, 0};
+        tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
+        if (sk->frame == TP_FRAME_TARGET && sk->target >= 0) {
+            tpBodyState ts;
+            tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ts);
+            p[0] += ts.pos[0];
+            p[1] += ts.pos[1];
+        } else if (sk->frame == TP_FRAME_BODY) {
+            p[0] += cb.s.pos[0];
+            p[1] += cb.s.pos[1];
+        }
+        V[1] = p[0];
+        V[2] = p[1];
+        double cruise = sk->speed.kind != TP_DIST_UNSET ? 0 : sk->max_speed;
+        if (sk->speed.kind != TP_DIST_UNSET) {
+            double v[3] = {0, 0, 0};
+            tpDist_Sample(&sk->speed, call->rng, call->y, call->ydim, v);
+            cruise = v[0];
+        }
+        V[3] = cruise > sk->max_speed || !(cruise > 0) ? sk->max_speed : cruise;
+        V[4] = 1;
+        V[5] = cb.s.pos[0];
+        V[6] = cb.s.pos[1];
+    }
+    /* Height band: the body's vertical extent above a 2 cm step (so the ground it stands on and
+     * low kerbs do not block); radius: the body's horizontal radius unless given. */
+    const tpBodyDef *bd = tpWorld_Body(call->world, sk->body);
+    double half_h = bd->shape == TP_SHAPE_BOX       ? bd->size[2] / 2
+                    : bd->shape == TP_SHAPE_SPHERE  ? bd->size[0]
+                    : bd->shape == TP_SHAPE_CAPSULE ? bd->size[1] / 2 + bd->size[0]
+                                                    : bd->size[1] / 2;
+    /* default clearance: the body's radius plus half the look-ahead, which bounds how far the
+     * controller cuts inside a corner of the path */
+    double radius = sk->nav_radius > 0 ? sk->nav_radius : cb.radius + 0.5 * sk->nav_lookahead;
+    /* The band uses the start height (V does not change while busy, so neither does the grid). */
+    double params[4] = {sk->nav_cell, radius, 0, 0};
+    double z0 = bd->pos[2];
+    params[2] = z0 - half_h + 0.02;
+    params[3] = z0 + half_h;
+    double start[2] = {V[5], V[6]}, goal[2] = {V[1], V[2]};
+    NavGridEntry *ge = (int)V[4] == 1 ? gridFor(call->world, sk->body, params, start, goal) : NULL;
+    NavPathEntry *pe = ge ? pathFor(ge, start, goal) : NULL;
+    if (!pe || pe->npoints == 0) {
+        V[4] = -1; /* no path: brake and end the segment */
+        tpCtl_Brake(sk, call, &cb);
+        return 0;
+    }
+    tpNavFollowDef fd = tpDefaultNavFollowDef();
+    fd.speed = V[3];
+    fd.lookahead = sk->nav_lookahead;
+    fd.stop_radius = sk->tolerance;
+    fd.dt = call->dt;
+    fd.turn_speed = 0.1 * V[3];
+    tpNavFollower f;
+    tpNavFollower_Init(&f, &fd);
+    f.points = pe->points; /* borrowed: the follower is not freed */
+    f.npoints = pe->npoints;
+    f.seg = (int)V[7];
+    f.s = V[8];
+    f.done = V[9] != 0;
+    double c = cos(cb.yaw), s = sin(cb.yaw);
+    tpNavAgent ag = {cb.s.pos[0], cb.s.pos[1], cb.yaw, cb.s.vel[0] * c + cb.s.vel[1] * s, cb.s.angvel[2]};
+    if (ag.v < 0) {
+        ag.v = 0;
+    }
+    double acc, alpha;
+    tpNavFollower_Control(&f, &ag, &acc, &alpha);
+    V[7] = f.seg;
+    V[8] = f.s;
+    V[9] = f.done;
+    /* Forward: the controller's acceleration plus the correction of any backward drift; sideways:
+     * damp the lateral speed with the skill's velocity gain. */
+    double vfwd = cb.s.vel[0] * c + cb.s.vel[1] * s, vlat = -cb.s.vel[0] * s + cb.s.vel[1] * c;
+    /* Integral of the forward speed error (v^ - v = a / k_v), so ground friction cannot stall the
+     * slow approach to the goal; reset once the goal is reached. */
+    if (f.done) {
+        V[TP_V_INTEGRAL] = 0.0;
+    } else {
+        V[TP_V_INTEGRAL] = fmin(fmax(V[TP_V_INTEGRAL] + acc / fd.kv * call->dt, -0.5), 0.5);
+    }
+    double afwd = acc + 4.0 * V[TP_V_INTEGRAL] + (vfwd < 0 ? -sk->kv * vfwd : 0.0), alat = -sk->kv * vlat;
+    double force[3] = {cb.mass * (afwd * c - alat * s), cb.mass * (afwd * s + alat * c), 0.0};
+    tpCtl_Apply(call, &cb, force, cb.izz * alpha);
+    double speed = hypot(cb.s.vel[0], cb.s.vel[1]);
+    bool arrived = f.done && speed < 0.05;
+    bool timed_out = call->t - V[0] >= tpSkill_DefaultTimeout(sk);
+    return (arrived || timed_out) ? 0 : 1;
+}
+
+/* ---- follow_field ----------------------------------------------------------------------------
+ * V[1..2] goal (m), V[3] cruise speed (m/s), V[4] status (1 following, -1 no field),
+ * V[14..15] velocity-tracking integral. The harmonic map of the goal cell is cached like the
+ * grids (a pure function of the scene, the constants and the goal cell). */
+
+#define FIELD_N 15     /* local map order */
+#define FIELD_RELAX 30 /* relaxations per step (cold start: the skill keeps no map between steps) */
+
+static const tpNavField *fieldFor(NavGridEntry *e, int gi, int gj)
+{
+    for (int k = 0; k < NAV_FIELD_CACHE; ++k) {
+        if (e->fields[k].field && e->fields[k].gi == gi && e->fields[k].gj == gj) {
+            return e->fields[k].field;
+        }
+    }
+    NavFieldEntry *f = &e->fields[e->next_field];
+    e->next_field = (e->next_field + 1) % NAV_FIELD_CACHE;
+    tpNavField_Destroy(f->field);
+    tpNavFieldDef fd = tpDefaultNavFieldDef();
+    fd.tol = 1e-7;
+    int goal[2] = {gi, gj};
+    f->gi = gi;
+    f->gj = gj;
+    f->field = tpNavField_Create(e->grid, goal, 1, &fd, NULL, 0);
+    return f->field;
+}
+
+int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
+{
+    double *V = call->V;
+    tpCtlBody cb;
+    tpCtl_Load(call, sk->body, &cb);
+    if (call->fresh) {
+        double p[3] = {0, 0, 0};
+        tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
+        if (sk->frame == TP_FRAME_TARGET && sk->target >= 0) {
+            tpBodyState ts;
+            tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ts);
+            p[0] += ts.pos[0];
+            p[1] += ts.pos[1];
+        } else if (sk->frame == TP_FRAME_BODY) {
+            p[0] += cb.s.pos[0];
+            p[1] += cb.s.pos[1];
+        }
+        V[1] = p[0];
+        V[2] = p[1];
+        double cruise = sk->max_speed;
+        if (sk->speed.kind != TP_DIST_UNSET) {
+            double v[3] = {0, 0, 0};
+            tpDist_Sample(&sk->speed, call->rng, call->y, call->ydim, v);
+            cruise = v[0] > 0 && v[0] < sk->max_speed ? v[0] : sk->max_speed;
+        }
+        V[3] = cruise;
+        V[4] = 1;
+    }
+    const tpBodyDef *bd = tpWorld_Body(call->world, sk->body);
+    double half_h = bd->shape == TP_SHAPE_BOX       ? bd->size[2] / 2
+                    : bd->shape == TP_SHAPE_SPHERE  ? bd->size[0]
+                    : bd->shape == TP_SHAPE_CAPSULE ? bd->size[1] / 2 + bd->size[0]
+                                                    : bd->size[1] / 2;
+    double radius = sk->nav_radius > 0 ? sk->nav_radius : cb.radius;
+    double params[4] = {sk->nav_cell, radius, bd->pos[2] - half_h + 0.02, bd->pos[2] + half_h};
+    double goal[2] = {V[1], V[2]};
+    NavGridEntry *ge = (int)V[4] == 1 ? gridFor(call->world, sk->body, params, goal, goal) : NULL;
+    const tpNavField *field = NULL;
+    int gi, gj;
+    if (ge && tpNavGrid_CellOf(ge->grid, goal[0], goal[1], &gi, &gj) && nearestFree(ge->grid, &gi, &gj)) {
+        field = fieldFor(ge, gi, gj);
+    }
+    int ci, cj;
+    if (!field || !tpNavGrid_CellOf(ge->grid, cb.s.pos[0], cb.s.pos[1], &ci, &cj)) {
+        V[4] = -1; /* no field, or the body left the grid: brake and end the segment */
+        tpCtl_Brake(sk, call, &cb);
+        return 0;
+    }
+    double speed = hypot(cb.s.vel[0], cb.s.vel[1]);
+    double dist = hypot(goal[0] - cb.s.pos[0], goal[1] - cb.s.pos[1]);
+    double vcmd[2], f[3];
+    if (tpNavField_IsGoal(field, ci, cj) || dist < 2.0 * tpNavGrid_Def(ge->grid)->cell) {
+        /* the goal cell: the final approach is a plain go-to */
+        tpCtl_GoToVelocity(sk, &cb, goal, V[3], vcmd);
+    } else {
+        /* the others: every non-static body but this one, as (x, y, radius) */
+        const int nb = tpWorld_BodyCount(call->world);
+        double others[3 * 64];
+        int no = 0;
+        for (int i = 0; i < nb && no < 64; ++i) {
+            if (i == sk->body || tpWorld_Body(call->world, i)->cls == TP_BODY_STATIC) {
+                continue;
+            }
+            tpBodyState os;
+            tpWorld_BodyState(call->world, call->x, call->t, i, &os);
+            others[3 * no] = os.pos[0];
+            others[3 * no + 1] = os.pos[1];
+            others[3 * no + 2] = tpCtl_Radius(call->world, i);
+            ++no;
+        }
+        double dir[2];
+        if (speed > 0.05) {
+            dir[0] = cb.s.vel[0] / speed;
+            dir[1] = cb.s.vel[1] / speed;
+        } else if (!tpNavField_Descent(field, cb.s.pos[0], cb.s.pos[1], dir)) {
+            dir[0] = cos(cb.yaw);
+            dir[1] = sin(cb.yaw);
+        }
+        double phi[FIELD_N * FIELD_N];
+        uint8_t fixed[FIELD_N * FIELD_N];
+        for (int q = 0; q < FIELD_N * FIELD_N; ++q) {
+            phi[q] = 1.0;
+        }
+        const double v0[2] = {0, 0};
+        double nd[2];
+        double fa = tpNav_LocalStep(ge->grid, field, cb.s.pos, dir, radius, 1.0, FIELD_N, FIELD_RELAX, 1, 0.0, v0,
+                                    others, no, -1, phi, fixed, nd);
+        double v = V[3] * fmax(fa, 0.05) * fmin(1.0, sk->kp * dist / V[3]);
+        vcmd[0] = nd[0] * v;
+        vcmd[1] = nd[1] * v;
+    }
+    tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
+    double vc = hypot(vcmd[0], vcmd[1]);
+    tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, vc > 0.1, atan2(vcmd[1], vcmd[0]), NULL, call->dt));
+    bool arrived = dist < sk->tolerance && speed < 0.05;
+    bool timed_out = call->t - V[0] >= tpSkill_DefaultTimeout(sk);
+    return (arrived || timed_out) ? 0 : 1;
+}
+
+/* ---- drive_track ------------------------------------------------------------------------------
+ * V[1..2] goal (m), V[3] clip index, V[4] clip start time (s). One skill activation plays one clip:
+ * it ends at the clip boundary, where the tactic re-selects it and the fresh call replans (A* over
+ * the move tree from the body's current pose and nearest speed level). The move tree (for the
+ * body's mass and yaw inertia) and the scene's wall segments are cached by their inputs. */
+
+#define TRACK_DEPTH 4    /* clips of horizon per decision */
+#define TRACK_NODES 5000 /* node limit per decision */
+#define TRACK_MAX_WALLS 512
+
+typedef struct TrackCache {
+    uint64_t key;
+    tpNavMoveTree *tree;
+    int nwalls;
+    double walls[TRACK_MAX_WALLS][4];
+} TrackCache;
+
+static TrackCache s_track;
+
+static TrackCache *trackFor(const tpWorld *world, int self, const tpNavCarDef *car, double z_lo, double z_hi)
+{
+    const int nb = tpWorld_BodyCount(world);
+    double head[4] = {car->mass, car->inertia, z_lo, z_hi};
+    uint64_t key = tpHash_Fnv1a64(head, sizeof head);
+    for (int i = 0; i < nb; ++i) {
+        const tpBodyDef *d = tpWorld_Body(world, i);
+        if (d->cls != TP_BODY_STATIC || i == self) {
+            continue;
+        }
+        double geo[11] = {d->shape,  d->size[0], d->size[1], d->size[2], d->pos[0], d->pos[1],
+                          d->pos[2], d->quat[0], d->quat[1], d->quat[2], d->quat[3]};
+        uint64_t h[2] = {key, tpHash_Fnv1a64(geo, sizeof geo)};
+        key = tpHash_Fnv1a64(h, sizeof h);
+    }
+    if (s_track.tree && s_track.key == key) {
+        return &s_track;
+    }
+    tpNavMoveTree_Destroy(s_track.tree);
+    memset(&s_track, 0, sizeof s_track);
+    s_track.tree = tpNavMoveTree_Build(car, NULL, NULL, 0);
+    if (!s_track.tree) {
+        return NULL;
+    }
+    s_track.key = key;
+    for (int i = 0; i < nb; ++i) { /* walls: the edges of every static footprint in the band */
+        const tpBodyDef *d = tpWorld_Body(world, i);
+        if (d->cls != TP_BODY_STATIC || i == self || d->shape == TP_SHAPE_PLANE) {
+            continue;
+        }
+        tpNavShape sh[3];
+        int n = tpSkill_NavShapes(d, sh);
+        for (int k = 0; k < n; ++k) {
+            double fp[32][2];
+            int m = 0;
+            if (sh[k].kind == TP_NAV_BOX || sh[k].kind == TP_NAV_POLYGON) {
+                m = tpNav_Footprint(&sh[k], z_lo, z_hi, fp);
+            } else if (sh[k].kind == TP_NAV_DISC || sh[k].kind == TP_NAV_SPHERE) {
+                m = 8; /* an octagon around the disc */
+                double r = sh[k].radius / cos(TP_PI / 8);
+                for (int q = 0; q < 8; ++q) {
+                    fp[q][0] = sh[k].center[0] + r * cos(q * TP_PI / 4);
+                    fp[q][1] = sh[k].center[1] + r * sin(q * TP_PI / 4);
+                }
+            }
+            for (int q = 0; q < m && s_track.nwalls < TRACK_MAX_WALLS; ++q) {
+                double *w = s_track.walls[s_track.nwalls++];
+                w[0] = fp[q][0];
+                w[1] = fp[q][1];
+                w[2] = fp[(q + 1) % m][0];
+                w[3] = fp[(q + 1) % m][1];
+            }
+        }
+    }
+    return &s_track;
+}
+
+int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
+{
+    double *V = call->V;
+    tpCtlBody cb;
+    tpCtl_Load(call, sk->body, &cb);
+    const tpBodyDef *bd = tpWorld_Body(call->world, sk->body);
+    tpNavCarDef car = tpDefaultNavCarDef();
+    car.mass = cb.mass;
+    car.inertia = cb.izz;
+    if (bd->shape == TP_SHAPE_BOX) {
+        car.length = bd->size[0];
+        car.width = bd->size[1];
+    }
+    const double half_h = bd->shape == TP_SHAPE_BOX ? bd->size[2] / 2 : cb.radius;
+    TrackCache *tc = trackFor(call->world, sk->body, &car, bd->pos[2] - half_h + 0.05, bd->pos[2] + half_h);
+    if (!tc) {
+        tpCtl_Brake(sk, call, &cb);
+        return 0;
+    }
+    const tpNavMoveTree *tree = tc->tree;
+    const tpNavMoveTreeDef *md = tpNavMoveTree_Def(tree);
+    const double c = cos(cb.yaw), s = sin(cb.yaw);
+    const double vf = cb.s.vel[0] * c + cb.s.vel[1] * s;
+    if (call->fresh) {
+        double p[3] = {0, 0, 0};
+        tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
+        V[1] = p[0];
+        V[2] = p[1];
+        /* the other moving bodies as traffic at their current velocities */
+        tpNavTrafficCar others[32];
+        int no = 0;
+        for (int i = 0; i < tpWorld_BodyCount(call->world) && no < 32; ++i) {
+            const tpBodyDef *o = tpWorld_Body(call->world, i);
+            if (i == sk->body || o->cls == TP_BODY_STATIC) {
+                continue;
+            }
+            tpBodyState os;
+            tpWorld_BodyState(call->world, call->x, call->t, i, &os);
+            tpNavTrafficCar *tcar = &others[no++];
+            tcar->pos[0] = os.pos[0];
+            tcar->pos[1] = os.pos[1];
+            tcar->vel[0] = os.vel[0];
+            tcar->vel[1] = os.vel[1];
+            tcar->heading = tpQuat_Yaw(os.quat);
+            double r = tpCtl_Radius(call->world, i);
+            tcar->length = o->shape == TP_SHAPE_BOX ? o->size[0] : 2 * r;
+            tcar->width = o->shape == TP_SHAPE_BOX ? o->size[1] : 2 * r;
+        }
+        /* a finish line through the goal, across the direction from the car */
+        double gx = V[1] - cb.s.pos[0], gy = V[2] - cb.s.pos[1], gl = hypot(gx, gy);
+        double half = fmax(sk->tolerance, 3.0);
+        double ux = gl > 0 ? -gy / gl : 0, uy = gl > 0 ? gx / gl : 1;
+        tpNavTrack tr = {tc->nwalls,   (const double(*)[4])tc->walls,
+                         no,           others,
+                         {V[1], V[2]}, {V[1] - half * ux, V[2] - half * uy, V[1] + half * ux, V[2] + half * uy}};
+        int level = 0;
+        for (int l = 1; l < md->nlevels; ++l) {
+            if (fabs(md->levels[l] - vf) < fabs(md->levels[level] - vf)) {
+                level = l;
+            }
+        }
+        tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
+        pd.depth = TRACK_DEPTH;
+        pd.node_limit = TRACK_NODES;
+        double pose[3] = {cb.s.pos[0], cb.s.pos[1], cb.yaw};
+        tpNavCarDecision dec = tpNavCar_Plan(tree, &tr, &pd, pose, level, 0.0);
+        int k = dec.clip;
+        if (k < 0) { /* every clip collides: the one that slows down most */
+            const int *kids;
+            int nk = tpNavMoveTree_ClipsFrom(tree, level, &kids);
+            k = nk > 0 ? kids[0] : -1;
+            for (int q = 1; q < nk; ++q) {
+                const tpNavClip *a = tpNavMoveTree_Clip(tree, kids[q]), *b = tpNavMoveTree_Clip(tree, k);
+                if (a->to < b->to || (a->to == b->to && fabs(a->steer) < fabs(b->steer))) {
+                    k = kids[q];
+                }
+            }
+        }
+        V[3] = k;
+        V[4] = call->t;
+    }
+    int k = (int)V[3];
+    if (k < 0 || k >= tpNavMoveTree_ClipCount(tree)) {
+        tpCtl_Brake(sk, call, &cb);
+        return 0;
+    }
+    const tpNavClip *clip = tpNavMoveTree_Clip(tree, k);
+    int f = (int)floor((call->t - V[4]) / md->frame_dt + 1e-9);
+    f = f < 0 ? 0 : f >= clip->nframes ? clip->nframes - 1 : f;
+    tpNavCarState st = {cb.s.pos[0], cb.s.pos[1], cb.yaw, cb.s.vel[0], cb.s.vel[1], cb.s.angvel[2]};
+    tpNavCarForces fo;
+    tpNavCar_Forces(&car, &st, clip->control[f][0], clip->control[f][1], clip->control[f][2], &fo);
+    double force[3] = {fo.force[0], fo.force[1], 0.0};
+    tpCtl_Apply(call, &cb, force, fo.torque);
+    /* the segment ends with the clip (a decision point: the tactic replans) */
+    return call->t + call->dt < V[4] + clip->nframes * md->frame_dt - 1e-9 ? 1 : 0;
+}

@@ -1,0 +1,222 @@
+/* Vehicle (Adam 2007): the Appendix A car, the automatically built move tree and the
+ * finite-horizon A* over clips on a cornered track with traffic. Everything is deterministic. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+
+#include "tp/base.h"
+#include "tp/nav.h"
+
+static void test_lateral_saturation(void **state)
+{
+    (void)state;
+    tpNavCarDef car = tpDefaultNavCarDef();
+    const double w = 1500 * 9.8 * 0.5; /* 7350 N per axle */
+    assert_true(fabs(w - 7350.0) < 1e-9);
+    /* 45 degrees of side slip: |CA * slip| > 3, so both axles saturate at MAXGRIP * load */
+    tpNavCarState s = {0, 0, 0, 10, 10, 0};
+    tpNavCarForces f;
+    tpNavCar_Forces(&car, &s, 0.0, 0.0, 0.0, &f);
+    assert_true(fabs(fabs(f.lat_front) - 3.0 * w) < 1e-9);
+    assert_true(fabs(fabs(f.lat_rear) - 3.0 * w) < 1e-9);
+    assert_true(f.lat_front < 0 && f.lat_rear < 0); /* sliding left: forces push right */
+    assert_true(fabs(f.sideslip - TP_PI / 4) < 1e-12);
+    /* small slip: linear in the slip angle, CAF = -4 per rad */
+    tpNavCarState t = {0, 0, 0, 10, 0.1, 0};
+    tpNavCar_Forces(&car, &t, 0.0, 0.0, 0.0, &f);
+    assert_true(fabs(f.lat_front - (-4.0 * atan2(0.1, 10.0) * w)) < 1e-9);
+    /* steering left on a straight run gives a left force and a counter-clockwise torque */
+    tpNavCarState u = {0, 0, 0, 10, 0, 0};
+    tpNavCar_Forces(&car, &u, 0.1, 0.0, 0.0, &f);
+    assert_true(f.lat_front > 0 && f.torque > 0);
+}
+
+static void test_straight_acceleration(void **state)
+{
+    (void)state;
+    tpNavCarDef car = tpDefaultNavCarDef();
+    tpNavCarState s = {0, 0, 0.3, 0, 0, 0};
+    double prev = 0;
+    for (int k = 0; k < 60 * 120; ++k) {
+        tpNavCar_Step(&car, &s, 0.0, 100.0, 0.0, 1.0 / 120);
+        double v = hypot(s.vx, s.vy);
+        assert_true(v >= prev - 1e-12);
+        prev = v;
+    }
+    /* terminal speed: 100 * 100 = 20 v + 4 v^2 */
+    double vt = (-20 + sqrt(400 + 16 * 10000)) / 8;
+    assert_true(fabs(prev - vt) < 0.05);
+    assert_true(fabs(atan2(s.vy, s.vx) - 0.3) < 1e-9); /* straight along the heading */
+    assert_true(fabs(s.omega) < 1e-12);
+}
+
+static void test_move_tree(void **state)
+{
+    (void)state;
+    tpNavCarDef car = tpDefaultNavCarDef();
+    tpNavMoveTreeDef md = tpDefaultNavMoveTreeDef();
+    char err[256];
+    tpNavMoveTree *t = tpNavMoveTree_Build(&car, &md, err, sizeof err);
+    assert_non_null(t);
+    int n = tpNavMoveTree_ClipCount(t), skids = 0;
+    assert_true(n > 40);
+    for (int l = 0; l < md.nlevels; ++l) {
+        const int *from;
+        assert_true(tpNavMoveTree_ClipsFrom(t, l, &from) > 0);
+    }
+    for (int k = 0; k < n; ++k) {
+        const tpNavClip *c = tpNavMoveTree_Clip(t, k);
+        /* transitions only between matching velocities */
+        double e = fabs(c->end_vel[0] - md.levels[c->to]) + fabs(c->end_vel[1]) + fabs(c->end_vel[2]);
+        assert_true(e < md.match_eps && fabs(e - c->end_error) < 1e-12);
+        assert_true(abs(c->to - c->from) <= 2);
+        if (c->from == 0) {
+            assert_true(c->steer == 0.0);
+        }
+        if (c->skid) {
+            ++skids;
+            assert_true(c->from >= 3 && c->to == c->from - 2 && c->rear_slip > md.skid_slip);
+        }
+        /* every turn has its mirror image */
+        if (c->steer != 0.0) {
+            bool found = false;
+            for (int q = 0; q < n && !found; ++q) {
+                const tpNavClip *m = tpNavMoveTree_Clip(t, q);
+                if (m->steer == -c->steer && m->from == c->from && m->to == c->to) {
+                    found = true;
+                    for (int f = 0; f < c->nframes; ++f) {
+                        assert_true(fabs(m->frame[f][0] - c->frame[f][0]) < 1e-9);
+                        assert_true(fabs(m->frame[f][1] + c->frame[f][1]) < 1e-9);
+                        assert_true(fabs(m->frame[f][2] + c->frame[f][2]) < 1e-9);
+                    }
+                }
+            }
+            assert_true(found);
+        }
+    }
+    assert_true(skids >= 4);
+    md.nlevels = 1;
+    assert_null(tpNavMoveTree_Build(&car, &md, err, sizeof err));
+    assert_non_null(strstr(err, "levels"));
+    tpNavMoveTree_Destroy(t);
+}
+
+/* The cornered track: a 12 m wide road along +x for 60 m, then a 90 degree left corner and up
+ * along +y; finish line across y = 50; four traffic cars. */
+static const double k_walls[4][4] = {{-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100}};
+static const tpNavTrafficCar k_cars[4] = {
+    {{30, 2}, {4, 0}, 0, 4, 1.8},
+    {{60, 30}, {0, 3}, 1.5708, 4, 1.8},
+    {{58, 50}, {0, 2}, 1.5708, 4, 1.8},
+    {{20, -3}, {6, 0}, 0, 4, 1.8},
+};
+
+static tpNavDriveResult drive(const tpNavMoveTree *t, int depth, int nodes, int ncars)
+{
+    tpNavTrack tr = {4, k_walls, ncars, k_cars, {60, 120}, {54, 50, 66, 50}};
+    tpNavToGo *togo = tpNavToGo_Create(&tr, 0.5, NULL, 0);
+    assert_non_null(togo);
+    tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
+    pd.depth = depth;
+    pd.node_limit = nodes;
+    pd.togo = togo;
+    double start[3] = {0, 0, 0};
+    tpNavDriveResult r = tpNavCar_Drive(t, &tr, &pd, start, 0, 60.0, NULL, NULL);
+    tpNavToGo_Destroy(togo);
+    return r;
+}
+
+static void test_cornered_track(void **state)
+{
+    (void)state;
+    tpNavCarDef car = tpDefaultNavCarDef();
+    tpNavMoveTree *t = tpNavMoveTree_Build(&car, NULL, NULL, 0);
+    /* a horizon of 2 clips crashes; 6 clips finish without a crash, with and without traffic */
+    tpNavDriveResult shallow = drive(t, 2, 5000, 4);
+    assert_true(shallow.crashed && !shallow.finished);
+    tpNavDriveResult deep = drive(t, 6, 5000, 4);
+    assert_true(deep.finished && !deep.crashed);
+    tpNavDriveResult empty = drive(t, 6, 5000, 0);
+    assert_true(empty.finished && !empty.crashed);
+    /* with 3 clips the planner skids into the corner */
+    tpNavDriveResult skid = drive(t, 3, 45000, 4);
+    assert_true(skid.finished && !skid.crashed && skid.skids >= 1);
+    /* a pose on a wall collides; the start does not */
+    tpNavTrack tr = {4, k_walls, 4, k_cars, {60, 120}, {54, 50, 66, 50}};
+    double on_wall[3] = {20, 6, 0}, start[3] = {0, 0, 0}, on_car[3] = {30, 2, 0.2};
+    assert_true(tpNavCar_Collides(t, &tr, on_wall, 0));
+    assert_false(tpNavCar_Collides(t, &tr, start, 0));
+    assert_true(tpNavCar_Collides(t, &tr, on_car, 0));
+    on_car[0] = 36; /* the traffic car (4 m/s) is there a second later */
+    assert_false(tpNavCar_Collides(t, &tr, on_car, 0));
+    assert_true(tpNavCar_Collides(t, &tr, on_car, 1.0));
+    tpNavMoveTree_Destroy(t);
+}
+
+static void test_track_files(void **state)
+{
+    (void)state;
+    char err[512];
+    tpNavTrackFile *t = tpNavTrack_Load(TP_TRACKS_DIR "/cornered_cars.json", err, sizeof err);
+    assert_non_null(t);
+    assert_int_equal(t->track.nwalls, 5);
+    assert_int_equal(t->track.ncars, 4);
+    assert_memory_equal(t->track.walls, k_walls, sizeof k_walls);
+    assert_true(t->cars[1].heading == 1.5708 && t->cars[1].vel[1] == 3 && t->cars[0].length == 4.0);
+    assert_true(t->track.goal[1] == 120 && t->track.finish[2] == 66 && t->start[0] == 0);
+    tpNavTrack_Free(t);
+    /* every track of domains/tracks loads */
+    const char *names[] = {"straight", "cornered", "sharp", "final"};
+    for (int k = 0; k < 4; ++k) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.json", TP_TRACKS_DIR, names[k]);
+        t = tpNavTrack_Load(path, err, sizeof err);
+        assert_non_null(t);
+        assert_true(t->track.nwalls >= 3);
+        tpNavTrack_Free(t);
+    }
+    /* bad files: the message names the file and the field (or the line of a syntax error) */
+    const char *bad[][2] = {
+        {"{\"walls\": [[0, 0, 1]], \"start\": [0, 0, 0], \"goal\": [1, 1], \"finish\": [0, 0, 1, 1]}", "walls[0]"},
+        {"{\"walls\": [], \"goal\": [1, 1], \"finish\": [0, 0, 1, 1]}", "'start' is required"},
+        {"{\"walls\": [], \"cars\": [{\"vel\": [1, 0]}], \"start\": [0, 0, 0], \"goal\": [1, 1], \"finish\": [0, 0, 1, "
+         "1]}",
+         "cars[0].'pos' is required"},
+        {"{\"walls\": [],\n \"start\": [0, 0, 0],\n \"goal\": [1, 1] oops}", ":3: not a JSON object"},
+    };
+    for (int k = 0; k < 4; ++k) {
+        char path[] = "/tmp/tp_track_XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        FILE *fp = fdopen(fd, "w");
+        fputs(bad[k][0], fp);
+        fclose(fp);
+        assert_null(tpNavTrack_Load(path, err, sizeof err));
+        if (!strstr(err, bad[k][1]) || strncmp(err, path, strlen(path)) != 0) {
+            fprintf(stderr, "got \"%s\", expected \"%s\"\n", err, bad[k][1]);
+        }
+        assert_non_null(strstr(err, bad[k][1]));
+        assert_memory_equal(err, path, strlen(path));
+        remove(path);
+    }
+    assert_null(tpNavTrack_Load("/nonexistent/track.json", err, sizeof err));
+    assert_non_null(strstr(err, "cannot open"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lateral_saturation), cmocka_unit_test(test_straight_acceleration),
+        cmocka_unit_test(test_move_tree),          cmocka_unit_test(test_cornered_track),
+        cmocka_unit_test(test_track_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,367 @@
+/* Harmonic potential fields (Dapper 2007): convergence to the stated tolerance, no local minima
+ * on a maze, the local biased map's maximum principle, corridor centreline and mirror symmetry,
+ * the speed governor and a small crowd. Mazes come from a seeded tpRng. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp/base.h"
+#include "tp/nav.h"
+#include "tp/rng.h"
+
+static tpNavGrid *makeGrid(int nx, int ny, double cell)
+{
+    tpNavGridDef d = tpDefaultNavGridDef();
+    d.nx = nx;
+    d.ny = ny;
+    d.cell = cell;
+    tpNavGrid *g = tpNavGrid_Create(&d, NULL, 0);
+    assert_non_null(g);
+    return g;
+}
+
+/* Perfect maze of r x r rooms of 3 x 3 cells separated by 1-cell walls: (4r + 1)^2 cells. */
+static tpNavGrid *makeMaze(tpRng *rng, int r)
+{
+    int n = 4 * r + 1;
+    tpNavGrid *g = makeGrid(n, n, 0.25);
+    for (int j = 0; j < n; ++j) {
+        for (int i = 0; i < n; ++i) {
+            if (i % 4 == 0 || j % 4 == 0) {
+                tpNavGrid_SetObstacle(g, i, j, true);
+            }
+        }
+    }
+    int *seen = calloc((size_t)r * r, sizeof(int)), *stack = malloc(sizeof(int) * 2 * r * r), sp = 0;
+    seen[0] = 1;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        int c = stack[sp - 1], x = c % r, y = c / r;
+        int cand[4], nc = 0;
+        const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+        for (int k = 0; k < 4; ++k) {
+            int nx = x + dx[k], ny = y + dy[k];
+            if (nx >= 0 && ny >= 0 && nx < r && ny < r && !seen[ny * r + nx]) {
+                cand[nc++] = ny * r + nx;
+            }
+        }
+        if (!nc) {
+            --sp;
+            continue;
+        }
+        int nb = cand[tpRng_Below(rng, (uint32_t)nc)], nx = nb % r, ny = nb / r;
+        /* open the wall between the rooms (3 cells of it) */
+        for (int k = 1; k <= 3; ++k) {
+            if (nx != x) {
+                tpNavGrid_SetObstacle(g, 4 * (x > nx ? x : nx), 4 * y + k, false);
+            } else {
+                tpNavGrid_SetObstacle(g, 4 * x + k, 4 * (y > ny ? y : ny), false);
+            }
+        }
+        seen[nb] = 1;
+        stack[sp++] = nb;
+    }
+    free(seen);
+    free(stack);
+    return g;
+}
+
+static void test_maze_no_local_minima(void **state)
+{
+    (void)state;
+    tpRng rng;
+    tpRng_Seed(&rng, 5);
+    for (int m = 0; m < 3; ++m) {
+        const int r = 6 + m;
+        tpNavGrid *g = makeMaze(&rng, r);
+        const int n = 4 * r + 1;
+        int goal[2] = {4 * r - 2, 4 * r - 2}; /* centre of the far corner room */
+        tpNavFieldDef fd = tpDefaultNavFieldDef();
+        fd.tol = 1e-10;
+        char err[128];
+        tpNavField *f = tpNavField_Create(g, goal, 1, &fd, err, sizeof err);
+        assert_non_null(f);
+        assert_true(tpNavField_Iterations(f) < fd.max_iters);
+        assert_true(tpNavField_Residual(f) <= fd.tol);
+        /* steepest ascent of u (descent of phi) over the 4 neighbours from every free cell */
+        int starts = 0;
+        for (int j = 0; j < n; ++j) {
+            for (int i = 0; i < n; ++i) {
+                if (tpNavGrid_Blocked(g, i, j)) {
+                    assert_true(tpNavField_Closeness(f, i, j) == 0.0);
+                    continue;
+                }
+                assert_true(tpNavField_Closeness(f, i, j) > 0.0); /* a perfect maze is connected */
+                int ci = i, cj = j, steps = 0;
+                while (!tpNavField_IsGoal(f, ci, cj) && steps < n * n) {
+                    const int di[4] = {1, -1, 0, 0}, dj[4] = {0, 0, 1, -1};
+                    double best = tpNavField_Closeness(f, ci, cj);
+                    int bi = -1, bj = -1;
+                    for (int k = 0; k < 4; ++k) {
+                        double u = tpNavField_Closeness(f, ci + di[k], cj + dj[k]);
+                        if (u > best) {
+                            best = u;
+                            bi = ci + di[k];
+                            bj = cj + dj[k];
+                        }
+                    }
+                    assert_true(bi >= 0); /* no local minimum of phi */
+                    ci = bi;
+                    cj = bj;
+                    ++steps;
+                }
+                assert_true(tpNavField_IsGoal(f, ci, cj));
+                /* the continuous descent direction exists everywhere off the goal */
+                double xy[2], dir[2];
+                tpNavGrid_CellCenter(g, i, j, xy);
+                assert_true(tpNavField_Descent(f, xy[0], xy[1], dir) || tpNavField_IsGoal(f, i, j));
+                ++starts;
+            }
+        }
+        assert_true(starts > 9 * r * r);
+        tpNavField_Destroy(f);
+        tpNavGrid_Destroy(g);
+    }
+}
+
+static void test_field_bad_input(void **state)
+{
+    (void)state;
+    tpNavGrid *g = makeGrid(10, 10, 1.0);
+    tpNavGrid_SetObstacle(g, 3, 3, true);
+    char err[128];
+    int bad[2] = {3, 3};
+    assert_null(tpNavField_Create(g, bad, 1, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "blocked"));
+    assert_null(tpNavField_Create(g, bad, 0, NULL, err, sizeof err));
+    int ok[2] = {5, 5};
+    tpNavFieldDef fd = tpDefaultNavFieldDef();
+    fd.omega = 2.5;
+    assert_null(tpNavField_Create(g, ok, 1, &fd, err, sizeof err));
+    assert_non_null(strstr(err, "omega"));
+    /* Gauss-Seidel (omega 1) and SOR (omega 1.5) reach the same field within the tolerance */
+    fd.omega = 1.0;
+    fd.tol = 1e-12;
+    tpNavField *a = tpNavField_Create(g, ok, 1, &fd, err, sizeof err);
+    fd.omega = 1.5;
+    tpNavField *b = tpNavField_Create(g, ok, 1, &fd, err, sizeof err);
+    assert_true(tpNavField_Residual(a) <= 1e-12 && tpNavField_Residual(b) <= 1e-12);
+    for (int j = 0; j < 10; ++j) {
+        for (int i = 0; i < 10; ++i) {
+            double ua = tpNavField_Closeness(a, i, j), ub = tpNavField_Closeness(b, i, j);
+            assert_true(fabs(ua - ub) <= 1e-7 * fmax(ua, 1e-300));
+        }
+    }
+    tpNavField_Destroy(a);
+    tpNavField_Destroy(b);
+    tpNavGrid_Destroy(g);
+}
+
+/* Local map: a converged biased map with |eps| max(|vx|, |vy|) <= 2 is a convex combination of
+ * its neighbours in every free cell (no interior minimum), and descent reaches the goal. */
+static void test_local_map_maximum_principle(void **state)
+{
+    (void)state;
+    tpRng rng;
+    tpRng_Seed(&rng, 17);
+    const int n = 15;
+    double phi[15 * 15];
+    uint8_t fixed[15 * 15];
+    const double cases[][3] = {{0, 0, 0}, {1, 0, 1}, {2, 1, 0}, {-2, 0.7, -0.7}, {1.5, -1, 0.3}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        for (int trial = 0; trial < 4; ++trial) {
+            for (int q = 0; q < n * n; ++q) {
+                int a = q % n, b = q / n;
+                bool border = a == 0 || b == 0 || a == n - 1 || b == n - 1;
+                bool obstacle = !border && a > 1 && b > 1 && a < n - 2 && b < n - 2 && tpRng_Res53(&rng) < 0.2;
+                fixed[q] = border || obstacle;
+                phi[q] = 1.0;
+            }
+            int gq = (int)tpRng_Below(&rng, n - 2) + 1; /* goal on the east border */
+            phi[gq * n + n - 1] = 0.0;
+            fixed[n / 2 * n + n / 2] = 0;
+            const double v[2] = {cases[c][1], cases[c][2]};
+            for (int r = 0; r < 4000; ++r) {
+                tpNav_RelaxBiased(phi, fixed, n, cases[c][0], v);
+            }
+            for (int b = 1; b < n - 1; ++b) {
+                for (int a = 1; a < n - 1; ++a) {
+                    int q = b * n + a;
+                    if (fixed[q]) {
+                        continue;
+                    }
+                    double lo = fmin(fmin(phi[q - 1], phi[q + 1]), fmin(phi[q - n], phi[q + n]));
+                    double hi = fmax(fmax(phi[q - 1], phi[q + 1]), fmax(phi[q - n], phi[q + n]));
+                    assert_true(lo <= phi[q] + 1e-12 && phi[q] <= hi + 1e-12);
+                }
+            }
+            /* from the centre, steepest descent reaches the goal unless the centre is walled in */
+            int q = n / 2 * n + n / 2, steps = 0;
+            if (phi[q] < 1.0 - 1e-9) {
+                while (phi[q] > 0.0 && steps < n * n) {
+                    const int d[4] = {1, -1, n, -n};
+                    int best = -1;
+                    for (int k = 0; k < 4; ++k) {
+                        if (phi[q + d[k]] < phi[q] && (best < 0 || phi[q + d[k]] < phi[best])) {
+                            best = q + d[k];
+                        }
+                    }
+                    assert_true(best >= 0);
+                    q = best;
+                    ++steps;
+                }
+                assert_true(phi[q] == 0.0);
+            }
+        }
+    }
+}
+
+static void test_governor(void **state)
+{
+    (void)state;
+    assert_true(tpNav_SpeedGovernor(-1.0) == 0.0);
+    assert_true(tpNav_SpeedGovernor(0.0) == 0.0);
+    assert_true(tpNav_SpeedGovernor(0.01) == 0.05);
+    assert_true(tpNav_SpeedGovernor(0.3) == 0.2);
+    assert_true(tpNav_SpeedGovernor(0.65) == 0.5);
+    assert_true(tpNav_SpeedGovernor(0.9) == 0.8);
+    assert_true(tpNav_SpeedGovernor(0.92) == 1.0);
+    assert_true(tpNav_SpeedGovernor(1.0) == 1.0);
+}
+
+/* Corridor 61 x 9 cells (walls on rows 0 and 8), goal column at the east end. */
+static tpNavGrid *corridor(tpNavField **field)
+{
+    tpNavGrid *g = makeGrid(61, 9, 0.25);
+    for (int i = 0; i < 61; ++i) {
+        tpNavGrid_SetObstacle(g, i, 0, true);
+        tpNavGrid_SetObstacle(g, i, 8, true);
+    }
+    int goals[14];
+    for (int k = 0; k < 7; ++k) {
+        goals[2 * k] = 59;
+        goals[2 * k + 1] = 1 + k;
+    }
+    *field = tpNavField_Create(g, goals, 7, NULL, NULL, 0);
+    assert_non_null(*field);
+    return g;
+}
+
+static void runPed(const tpNavGrid *g, const tpNavPedDef *d, int steps, double *ys, double *xend, int *goal)
+{
+    tpNavCrowd *c = tpNavCrowd_Create(g, NULL, 0);
+    char err[128];
+    assert_int_equal(tpNavCrowd_Add(c, d, err, sizeof err), 0);
+    for (int t = 0; t < steps; ++t) {
+        tpNavCrowd_Step(c, t);
+        ys[t] = tpNavCrowd_Ped(c, 0)->pos[1];
+    }
+    *xend = tpNavCrowd_Ped(c, 0)->pos[0];
+    *goal = tpNavCrowd_Ped(c, 0)->goal;
+    tpNavCrowd_Destroy(c);
+}
+
+static void test_corridor_centreline_and_mirror(void **state)
+{
+    (void)state;
+    tpNavField *f;
+    tpNavGrid *g = corridor(&f);
+    const double yc = 4.5 * 0.25;
+    enum { STEPS = 400 };
+    double y0[STEPS], ya[STEPS], yb[STEPS], x0, xa, xb;
+    int g0, ga, gb;
+    tpNavPedDef d = tpDefaultNavPedDef();
+    d.pos[0] = 1.0;
+    d.pos[1] = yc;
+    d.ngoals = 1;
+    d.goals[0] = f;
+    d.behaviour = TP_NAV_BEHAVE_HARMONIC;
+    runPed(g, &d, STEPS, y0, &x0, &g0);
+    for (int t = 0; t < STEPS; ++t) {
+        assert_true(fabs(y0[t] - yc) < 1e-12); /* eps = 0 keeps the centreline */
+    }
+    assert_int_equal(g0, 1); /* reached the goal column */
+    d.behaviour = TP_NAV_BEHAVE_CONSTANT;
+    d.eps = 1.0;
+    d.v[0] = 0;
+    d.v[1] = 1;
+    runPed(g, &d, STEPS, ya, &xa, &ga);
+    d.v[1] = -1;
+    runPed(g, &d, STEPS, yb, &xb, &gb);
+    double maxdev = 0;
+    for (int t = 0; t < STEPS; ++t) {
+        assert_true(fabs((ya[t] - yc) + (yb[t] - yc)) < 1e-9); /* mirror images */
+        maxdev = fmax(maxdev, fabs(ya[t] - yc));
+    }
+    assert_true(maxdev > 0.05); /* the bias moved it off the centreline */
+    assert_true(fabs(xa - xb) < 1e-9);
+    tpNavField_Destroy(f);
+    tpNavGrid_Destroy(g);
+}
+
+static void test_crowd_two_way(void **state)
+{
+    (void)state;
+    /* 6 pedestrians in a corridor, 3 heading east and 3 west: all reach their goals, and the
+     * queue sends one of them back. */
+    tpNavGrid *g = makeGrid(81, 13, 0.25);
+    for (int i = 0; i < 81; ++i) {
+        tpNavGrid_SetObstacle(g, i, 0, true);
+        tpNavGrid_SetObstacle(g, i, 12, true);
+    }
+    int east[22], west[22];
+    for (int k = 0; k < 11; ++k) {
+        east[2 * k] = 79;
+        west[2 * k] = 1;
+        east[2 * k + 1] = west[2 * k + 1] = 1 + k;
+    }
+    tpNavField *fe = tpNavField_Create(g, east, 11, NULL, NULL, 0), *fw = tpNavField_Create(g, west, 11, NULL, NULL, 0);
+    tpNavCrowd *c = tpNavCrowd_Create(g, NULL, 0);
+    for (int k = 0; k < 6; ++k) {
+        tpNavPedDef d = tpDefaultNavPedDef();
+        bool toEast = k < 3;
+        d.pos[0] = toEast ? 1.0 : 19.0;
+        d.pos[1] = 1.0 + 0.5 * (k % 3);
+        d.dir[0] = toEast ? 1 : -1;
+        d.ngoals = 1;
+        d.goals[0] = toEast ? fe : fw;
+        if (k == 0) {
+            d.ngoals = 2;
+            d.goals[1] = fw;
+        }
+        d.radius = 0.2;
+        d.step = 0.08;
+        assert_int_equal(tpNavCrowd_Add(c, &d, NULL, 0), k);
+    }
+    int t = 0;
+    bool all = false;
+    for (; t < 3000 && !all; ++t) {
+        tpNavCrowd_Step(c, t);
+        all = true;
+        for (int k = 0; k < 6; ++k) {
+            all = all && tpNavCrowd_Ped(c, k)->goal == tpNavCrowd_Ped(c, k)->def.ngoals;
+        }
+    }
+    assert_true(all);
+    assert_true(tpNavCrowd_Ped(c, 0)->pos[0] < 1.0); /* went east, then back west */
+    tpNavCrowd_Destroy(c);
+    tpNavField_Destroy(fe);
+    tpNavField_Destroy(fw);
+    tpNavGrid_Destroy(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_maze_no_local_minima),           cmocka_unit_test(test_field_bad_input),
+        cmocka_unit_test(test_local_map_maximum_principle),    cmocka_unit_test(test_governor),
+        cmocka_unit_test(test_corridor_centreline_and_mirror), cmocka_unit_test(test_crowd_two_way),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Plans a navigation domain (maze: nav_to; crowd: follow_field) for seeds 1..N; every seed must be
+# solved (exit 0) and its plan must replay bit for bit. Usage: nav_domain.sh TPLAN DOMAIN N WORKDIR
+set -u
+tplan=$1 domain=$2 n=$3 work=$4/nav-$2
+rm -rf "$work" && mkdir -p "$work"
+fail=0
+for seed in $(seq 1 "$n"); do
+  out="$work/$seed.plan.json"
+  "$tplan" plan "$domain" --seed "$seed" -q -o "$out"
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "FAIL: $domain seed $seed: tplan plan exited $rc (0 = solved expected)"
+    fail=$((fail + 1))
+    continue
+  fi
+  if ! "$tplan" replay -q "$out"; then
+    echo "FAIL: $domain seed $seed: tplan replay $out failed"
+    fail=$((fail + 1))
+  fi
+done
+echo "$domain: $((n - fail)) of $n seeds solved and replayed"
+[ $fail -eq 0 ]

@@ -1,0 +1,61 @@
+-- tp.nav fixture: grids from tables and bodies, plans, follower (asserts fail the load).
+local tp = require "tp"
+local wall = tp.box { name = "wall", class = "static", size = {0.2, 3, 0.5}, pos = {2, 1.5, 0.25} }
+local g = tp.nav.grid { origin = {0, 0}, cell = 0.1, size = {40, 40}, band = {0.02, 0.5}, radius = 0.2,
+                        shapes = { wall, { kind = "disc", center = {3, 3}, radius = 0.3, z = {0, 1} } } }
+assert(g:cell(2, 1) == "obstacle")
+assert(g:cell(2.25, 1) == "grown")
+assert(g:cell(0.5, 0.5) == "free")
+assert(g:cell(-1, 0) == "outside")
+local p = assert(g:plan({0.55, 0.55}, {3.55, 0.55}, { algo = "dijkstra", smooth = false }))
+local q = assert(g:plan({0.55, 0.55}, {3.55, 0.55}, { algo = "astar", smooth = true }))
+assert(math.abs(p.cost - q.cost) < 1e-9 and q.length <= p.length + 1e-9 and #q.points < #p.points)
+assert(p.points[1][1] == 0.55 and p.points[1][2] == 0.55)
+-- empty grid cost from cell (0,0) to (10,5) is 12 with diagonal 1.4
+local e = tp.nav.grid { cell = 1, size = {20, 20} }
+assert(math.abs(e:plan({0.5, 0.5}, {10.5, 5.5}).cost - 12.0) < 1e-12)
+-- a full wall: no path
+assert(e:add { kind = "box", center = {7.5, 10}, half = {0.5, 10} } == 20)
+local none, why = e:plan({0.5, 0.5}, {10.5, 5.5})
+assert(none == nil and why == "no path")
+assert(not e:line_of_sight({0.5, 0.5}, {10.5, 5.5}))
+assert(e:info().size[1] == 20 and e:info().cell == 1)
+-- the follower from rest: v after one step is V/6
+local f = tp.nav.follower({{0, 0}, {5, 0}}, { speed = 1.2 })
+local a, done = f:step { x = 0, y = 0, theta = 0 }
+assert(math.abs(a.v - 0.2) < 1e-12 and not done)
+-- harmonic field and a two-pedestrian crowd in a corridor
+local corr = tp.nav.grid { cell = 0.25, size = {41, 9},
+                           shapes = { { kind = "box", center = {5.125, 0.125}, half = {5.125, 0.125} },
+                                      { kind = "box", center = {5.125, 2.125}, half = {5.125, 0.125} } } }
+local east = tp.nav.field(corr, { {10.1, 0.6}, {10.1, 0.9}, {10.1, 1.1}, {10.1, 1.4}, {10.1, 1.6} })
+local sweeps, residual = east:stats()
+assert(sweeps > 0 and residual <= 1e-9)
+local dx, dy = east:descent(2.0, 1.125)
+assert(dx > 0.99 and math.abs(dy) < 1e-9)
+assert(east:closeness(0, 0) == 0 and east:closeness(40, 4) == 1)
+local crowd = tp.nav.crowd(corr)
+assert(crowd:add { pos = {0.6, 1.125}, goals = { east }, behaviour = "harmonic", step = 0.1 } == 1)
+crowd:add { pos = {3.0, 0.8}, goals = { east }, eps = 1, v = {0, 1} }
+for t = 1, 200 do crowd:step(t) end
+assert(crowd:count() == 2 and crowd:ped(1).goal == 2 and crowd:ped(2).goal == 2)
+-- vehicle: the automatic move tree and a drive around a 90 degree corner
+local tree = tp.nav.move_tree()
+local clips, skids = tree:clips(), 0
+for _, c in ipairs(clips) do if c.skid then skids = skids + 1 end end
+assert(#clips > 40 and skids >= 4)
+local run = tp.nav.drive(tree, { walls = { {-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100} },
+                                 goal = {60, 120}, finish = {54, 50, 66, 50} }, { depth = 3 })
+assert(run.finished and not run.crashed and run.clips > 5)
+return tp.domain {
+  name = "navfixture",
+  bodies = {
+    tp.plane { name = "ground" }, wall,
+    tp.cylinder { name = "robot", class = "active", radius = 0.15, length = 0.4, mass = 2, pos = {0.5, 0.5, 0.2},
+                  max_force = 40, planar = true },
+  },
+  tactics = { tp.tactic { name = "t", body = "robot", start = "go",
+    skills = { tp.skill.nav_to { name = "go", point = tp.uniform({0.3, 0.3}, {3.7, 2.7}), nav_cell = 0.05 } },
+    transitions = { go = { go = 1 } } } },
+  goal = tp.within { body = "robot", center = {3.5, 0.5}, radius = 0.3 },
+}
