@@ -39,16 +39,21 @@ int tpCmd_Domains(int argc, char **argv)
     closedir(d);
     qsort(names, (size_t)n, sizeof names[0], cmp_str);
     int code = TP_EXIT_OK;
+    int width = 12; /* the longest name, so descriptions line up */
+    for (int i = 0; i < n; ++i) {
+        int len = (int)strlen(names[i]) - 4;
+        width = len > width ? len : width;
+    }
     for (int i = 0; i < n; ++i) {
         char path[4096], err[1024];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         names[i][strlen(names[i]) - 4] = '\0';
         tpScript *s = tpLoadScript(path, NULL, 0, err, sizeof err);
         if (s) {
-            printf("  %-12s %s\n", names[i], tpDomain_Def(tpScript_Domain(s))->description);
+            printf("  %-*s %s\n", width, names[i], tpDomain_Def(tpScript_Domain(s))->description);
             tpDestroyScript(s);
         } else {
-            printf("  %-12s (fails to load: %s)\n", names[i], err);
+            printf("  %-*s (fails to load: %s)\n", width, names[i], err);
             code = TP_EXIT_FAILURE;
         }
         free(names[i]);
