@@ -248,7 +248,7 @@ static const char *const tplSkillFields[] = {
     "heading",  "speed",    "force",         "max_speed", "max_yaw_rate",    "kp",
     "kv",       "kyaw",     "kyaw_rate",     "tolerance", "angle_tolerance", "timeout",
     "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", "min_z", "max_z",
-    "nav_cell", "nav_radius", "nav_lookahead", NULL,
+    "nav_cell", "nav_radius", "nav_lookahead", "loft", "mark", NULL,
 };
 static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
 /* Non-negative constants of tpSkillDef, read in this order. */
@@ -324,11 +324,13 @@ static int tplSkillNew(lua_State *L)
             tplDistField(L, 1, what, "force", &sk->def.force, 1, 3);
         else
             tplDistField(L, 1, what, "force", &sk->def.force, 1, 1);
+        tplDistField(L, 1, what, "loft", &sk->def.loft, 1, 1);
         sk->def.follow = tplBool(L, 1, what, "follow", false);
         sk->def.min_z = tplNumber(L, 1, what, "min_z", sk->def.min_z, true);
         sk->def.max_z = tplNumber(L, 1, what, "max_z", sk->def.max_z, true);
         if (!(sk->def.min_z <= sk->def.max_z))
             tplError(L, "%smin_z must be <= max_z (got %g, %g)", what, sk->def.min_z, sk->def.max_z);
+        sk->def.mark = tplBool(L, 1, what, "mark", false);
         for (int i = 0; tplSkillConsts[i]; i++) {
             double *p = tplSkillConst(&sk->def, i);
             *p = tplNumber(L, 1, what, tplSkillConsts[i], *p, false);
@@ -351,13 +353,14 @@ static const struct {
     {"hold", TP_SKILL_BRAKE},      {"random", TP_SKILL_RANDOM},     {"custom", TP_SKILL_CUSTOM},
     {"steer", TP_SKILL_STEER},
     {"nav_to", TP_SKILL_NAV_TO},   {"follow_field", TP_SKILL_FOLLOW_FIELD}, {"drive_track", TP_SKILL_DRIVE_TRACK},
+    {"chip", TP_SKILL_CHIP},       {"guard", TP_SKILL_GUARD},
 };
 
 static int tplSkillIndex(lua_State *L)
 {
     return tplError(L,
                     "tp.skill.%s: unknown skill kind (kinds: wait, drive_to, turn_to, kick, push, dribble, "
-                    "impulse, spin, brake, hold, random, steer, custom, nav_to, follow_field, drive_track)",
+                    "impulse, spin, brake, hold, random, steer, custom, nav_to, follow_field, drive_track, chip, guard)",
                     luaL_optstring(L, 2, "?"));
 }
 

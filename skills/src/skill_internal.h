@@ -58,5 +58,22 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call);
 int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call);
 /// Default timeout of a kind when sk->timeout is 0 (s).
 double tpSkill_DefaultTimeout(const tpSkillDef *sk);
+/* Shared by the skill source files (skills.c defines them). */
+/// Samples `point` of the skill in its frame, resolved to world coordinates (m, z = 0 for 2D).
+void tpSkill_SamplePoint(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *self, double out[3]);
+/// Draws one scalar from d, or `fallback` when d is unset.
+double tpSkill_Sample1(const tpDist *d, tpSkillCall *call, double fallback);
+
+/* rest.c */
+/// True while any stored (moving) body of the world is faster than `speed` (m/s) in x: the
+/// follow-through test of impulse and spin ("the shot is over when everything rests").
+bool tpCtl_WorldMoving(const tpSkillCall *call, double speed);
+
+/* chip.c */
+/// Extra checks of a chip skill (target controllable, loft range). false with a message.
+bool tpSkill_ValidateChip(const tpSkillDef *sk, const tpWorld *world, char *err, size_t errlen);
+int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call);
+/* guard.c */
+int tpSkill_RunGuard(const tpSkillDef *sk, tpSkillCall *call);
 
 #endif

@@ -13,6 +13,7 @@
 static const char *const k_kind_names[TP_SKILL_KIND_COUNT] = {
     "wait", "drive_to", "turn_to", "kick", "push", "impulse", "spin", "brake", "random", "custom", "steer",
     "nav_to", "follow_field", "drive_track",
+    "chip", "guard",
 };
 
 const char *tpSkillKind_Name(tpSkillKind kind)
@@ -141,7 +142,8 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
                  sk->name, tpWorld_Body(world, sk->body)->name);
         return false;
     }
-    bool needs_target = sk->kind == TP_SKILL_KICK || sk->kind == TP_SKILL_PUSH || sk->frame == TP_FRAME_TARGET;
+    bool needs_target = sk->kind == TP_SKILL_KICK || sk->kind == TP_SKILL_PUSH || sk->kind == TP_SKILL_CHIP ||
+                        sk->kind == TP_SKILL_GUARD || sk->frame == TP_FRAME_TARGET;
     if (sk->target >= nb || (needs_target && sk->target < 0)) {
         tpErrorf(err, errlen, "skill '%s' (%s): 'target' must name a body", sk->name, tpSkillKind_Name(sk->kind));
         return false;
@@ -176,6 +178,7 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
         {"duration", &sk->duration, 1, 1}, {"point", &sk->point, 2, 3}, {"heading", &sk->heading, 1, 1},
         {"speed", &sk->speed, 1, 1},       {"force", &sk->force, 1, 3},
         {"arrive_speed", &sk->arrive_speed, 1, 1},
+        {"loft", &sk->loft, 1, 1},
     };
     for (size_t i = 0; i < sizeof dists / sizeof dists[0]; ++i) {
         char field[96];
@@ -205,6 +208,13 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
     if ((sk->kind == TP_SKILL_KICK || sk->kind == TP_SKILL_PUSH) && sk->point.kind == TP_DIST_UNSET) {
         tpErrorf(err, errlen, "skill '%s' (%s): 'point' (where to send the target) is required", sk->name,
                  tpSkillKind_Name(sk->kind));
+        return false;
+    }
+    if ((sk->kind == TP_SKILL_CHIP || sk->kind == TP_SKILL_GUARD) && sk->point.kind == TP_DIST_UNSET) {
+        tpErrorf(err, errlen, "skill '%s' (%s): 'point' is required", sk->name, tpSkillKind_Name(sk->kind));
+        return false;
+    }
+    if (sk->kind == TP_SKILL_CHIP && !tpSkill_ValidateChip(sk, world, err, errlen)) {
         return false;
     }
     bool arrive = sk->arrive_speed.kind != TP_DIST_UNSET;
@@ -275,6 +285,13 @@ static double sample1(const tpDist *d, tpSkillCall *call, double fallback)
     tpDist_Sample(d, call->rng, call->y, call->ydim, v);
     return v[0];
 }
+
+void tpSkill_SamplePoint(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *self, double out[3])
+{
+    sample_point(sk, call, self, out);
+}
+
+double tpSkill_Sample1(const tpDist *d, tpSkillCall *call, double fallback) { return sample1(d, call, fallback); }
 
 /* Time-based busy flag: still busy if the segment ends after the state this step produces. */
 static int busy_until(const tpSkillCall *call, double t_end)
@@ -528,8 +545,11 @@ static int run_impulse(const tpSkillDef *sk, tpSkillCall *call)
         memcpy(V + 1, fv, sizeof fv);
         V[4] = call->t + sample1(&sk->duration, call, call->dt);
     }
+    if (sk->follow && call->t >= V[4] - 1e-9) { /* follow-through: the force phase is over */
+        return (call->t - V[0] < default_timeout(sk) && tpCtl_WorldMoving(call, sk->trigger_speed)) ? 1 : 0;
+    }
     tpCtl_Apply(call, &cb, V + 1, 0.0);
-    return busy_until(call, V[4]);
+    return sk->follow ? 1 : busy_until(call, V[4]);
 }
 
 /* ---- spin: V[1..2] aim point, V[3] magnitude, V[4] duration, V[5] 0 waiting / 1 pushing,
@@ -554,8 +574,14 @@ static int run_spin(const tpSkillDef *sk, tpSkillCall *call)
             V[5] = 1;
             V[6] = call->t;
         } else {
+            if (sk->follow && call->t - V[0] > 0.5 * call->dt && !tpCtl_WorldMoving(call, sk->trigger_speed)) {
+                return 0; /* follow-through: everything rests and this body was never hit */
+            }
             return call->t - V[0] < default_timeout(sk) ? 1 : 0;
         }
+    }
+    if (sk->follow && call->t >= V[6] + V[4] - 1e-9) { /* follow-through after the push */
+        return (call->t - V[0] < default_timeout(sk) && tpCtl_WorldMoving(call, sk->trigger_speed)) ? 1 : 0;
     }
     double dx = V[1] - cb.s.pos[0], dy = V[2] - cb.s.pos[1];
     double dn = hypot2(dx, dy);
@@ -563,7 +589,7 @@ static int run_spin(const tpSkillDef *sk, tpSkillCall *call)
         double f[3] = {V[3] * dx / dn, V[3] * dy / dn, 0.0};
         tpCtl_Apply(call, &cb, f, 0.0);
     }
-    return busy_until(call, V[6] + V[4]);
+    return sk->follow ? 1 : busy_until(call, V[6] + V[4]);
 }
 
 /* ---- brake: V[1] end time (0 = until rest) ------------------------------------------------- */
@@ -645,6 +671,10 @@ int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call)
         return tpSkill_RunFollowField(skill, call);
     case TP_SKILL_DRIVE_TRACK:
         return tpSkill_RunDriveTrack(skill, call);
+    case TP_SKILL_CHIP:
+        return tpSkill_RunChip(skill, call);
+    case TP_SKILL_GUARD:
+        return tpSkill_RunGuard(skill, call);
     default:
         return -1;
     }

@@ -84,6 +84,12 @@ typedef enum {
                           at every clip boundary a finite-horizon A* over the move tree (walls = the edges
                           of the static bodies, traffic = the other moving bodies at their velocities), then
                           the chosen clip's controls through tpNavCar_Forces (skills/src/nav_skill.c) */
+    TP_SKILL_CHIP,     /* approach `target` from behind, creep into reach, then a kicker device launches
+                          it toward `point` at `loft` above the ground (3D; the target needs a control
+                          slot: the kicker's impulse is a force on it); skills/src/chip.c */
+    TP_SKILL_GUARD,    /* keep the body between `target` and the protected `point`, `approach` m from
+                          the point along the line point -> target (defenders, goalies); busy forever;
+                          skills/src/guard.c */
     TP_SKILL_KIND_COUNT
 } tpSkillKind;
 
@@ -131,7 +137,13 @@ typedef struct tpSkillDef {
                              target and `follow`: the target counts as resting below it */
     bool follow;        /* kick/push: after the strike, stay busy until the target rests (speed
                            below trigger_speed): the roll is part of the deterministic segment, so
-                           no decision point interrupts it (default false) */
+                           no decision point interrupts it (default false). impulse/spin: after the
+                           force phase, stay busy until every moving body of the world rests
+                           (speed below trigger_speed) or `timeout` passes; a spin whose body is
+                           never hit also ends once everything rests */
+    bool mark;          /* GUARD: measure `approach` from the target instead of the protected point
+                           (man-marking: stay `approach` m in front of the ball, toward the goal) */
+    tpDist loft;        /* rad, CHIP: launch angle above the horizontal (default 0.5); 0 = a flat kick */
     tpSkillFn fn;       /* CUSTOM only */
     void *user;         /* CUSTOM only: passed to fn */
     int id;             /* CUSTOM only: passed to fn */

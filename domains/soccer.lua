@@ -1,0 +1,143 @@
+-- Soccer (Zickler & Veloso 2009, Sec. 6.2, Figs. 7 and 8): one attacking situation. Our robot
+-- must score against two defenders and a goalie without ever touching them. Metres, kilograms,
+-- seconds, z up; the goal we attack is at x = +L.
+--
+--   field    plane z = 0, x in [-L, L], y in [-W, W] (L = 2.5, W = 1.6), walls 0.1 high around it
+--   goal     mouth |y| < 0.35 on the line x = L, 0.18 deep, 0.2 high (net: back and side walls)
+--   robot    box 0.18 x 0.18 x 0.15, 2.5 kg, starts top right of the ball at (0.3, 1.2);
+--            planar force <= 20 N, yaw torque <= 2 N m (active: driven by the planner)
+--   ball     sphere r 0.0215, 0.046 kg at (-0.2, 0.5), rolls on the carpet (rolling friction).
+--            It is declared "active" with max_force 20 only because the robot's chip kicker
+--            (tp.skill.chip) applies its impulse to it as a force; no tactic drives the ball.
+--   defenders and goalie: foreign boxes like the robot, same 20 N / 2 N m limits and the same
+--            1.5 m/s cruise speed, each driven by a deterministic foreign tactic (tp.skill.guard):
+--              defender_n  stays 1.2 m out on the line from (L, 0.1) to the ball
+--              defender_s  stays 0.7 m out on the line from (L, -0.1) to the ball
+--                          (together they block the ball-goal line, one far and one near)
+--              goalie      stays 0.22 m out on the line from the goal centre to the ball, i.e. it
+--                          tracks the ball along (an arc around) the goal line
+--            The planner predicts them exactly: their tactics are part of Sim.
+--
+-- The robot's tactic (Fig. 7): go to the ball, dribble it to a sampled spot, minikick (drive into
+-- the ball) or minichip (the chip kicker lifts it, tp.skill.chip) to a sampled spot near the robot,
+-- or shoot it with the flat kicker (a chip with loft 0) at a sampled speed toward a sampled point
+-- in the goal. Goal: the ball is inside the goal (behind the goal line, between the posts,
+-- below the crossbar). Valid (X_valid): the robot never touches an adversary, and stays on the
+-- field. Try: tplan plan soccer --planner rrt --seed 3
+local tp = require "tp"
+
+local L, W = 2.5, 1.6                 -- half length / half width of the field (m)
+local GOAL_W, GOAL_D, GOAL_H = 0.35, 0.18, 0.2  -- goal half width, depth, height (m)
+local WALL_H, WALL_T = 0.1, 0.05
+local ROBOT = {0.18, 0.18, 0.15}
+local MAX_F, MAX_T, CRUISE = 20, 2, 1.5   -- the same limits for our robot and the adversaries
+
+local wall_color = {0.9, 0.9, 0.9, 1}
+local foe_color = {0.8, 0.2, 0.2, 1}
+
+local function wall(name, x, y, sx, sy, h)
+  return tp.box { name = name, class = "static", size = {sx, sy, h or WALL_H}, pos = {x, y, (h or WALL_H) / 2},
+                  material = "wall", color = wall_color }
+end
+
+-- an adversary: a foreign body like our robot, driven by its own tactic below
+local function foe(name, x, y)
+  return tp.box { name = name, class = "foreign", size = ROBOT, mass = 2.5, pos = {x, y, ROBOT[3] / 2},
+                  max_force = MAX_F, max_torque = MAX_T, planar = true, material = "robot", color = foe_color }
+end
+
+-- a deterministic adversarial tactic: guard `point` against the ball from `dist` m out
+local function guard_tactic(name, body, point, dist, mark)
+  return tp.tactic { name = name, body = body, foreign = true,
+    skills = { tp.skill.guard { name = "guard", target = "ball", point = point, approach = dist, mark = mark,
+                                max_speed = CRUISE } },
+  }
+end
+
+local side_len = W - GOAL_W              -- length of the end wall on each side of the mouth
+
+return tp.domain {
+  name = "soccer",
+  description = "score past two defenders and a goalie without touching them (paper Sec. 6.2, Figs. 7-8)",
+  dt = 1 / 60,
+
+  materials = {
+    tp.material { name = "carpet", friction = 0.4, restitution = 0.0 },
+    tp.material { name = "wall", friction = 0.2, restitution = 0.5 },
+    tp.material { name = "ball", friction = 0.4, restitution = 0.5, rolling_friction = 0.0015 },
+    tp.material { name = "robot", friction = 0.05, restitution = 0.3 },
+  },
+  contacts = {
+    tp.contact { "robot", "carpet", friction = 0.05 },   -- wheeled robots glide
+  },
+
+  bodies = {
+    tp.plane { name = "field", material = "carpet", color = {0.15, 0.5, 0.2, 1} },
+    wall("wall_north", 0, W + WALL_T / 2, 2 * L + 2 * WALL_T, WALL_T),
+    wall("wall_south", 0, -W - WALL_T / 2, 2 * L + 2 * WALL_T, WALL_T),
+    wall("wall_west", -L - WALL_T / 2, 0, WALL_T, 2 * W),
+    -- the east end: walls beside the goal mouth, then the goal's net (back and sides)
+    wall("end_north", L + WALL_T / 2, GOAL_W + side_len / 2, WALL_T, side_len),
+    wall("end_south", L + WALL_T / 2, -GOAL_W - side_len / 2, WALL_T, side_len),
+    wall("net_back", L + GOAL_D + WALL_T / 2, 0, WALL_T, 2 * GOAL_W + 2 * WALL_T, GOAL_H),
+    wall("net_north", L + GOAL_D / 2, GOAL_W + WALL_T / 2, GOAL_D, WALL_T, GOAL_H),
+    wall("net_south", L + GOAL_D / 2, -GOAL_W - WALL_T / 2, GOAL_D, WALL_T, GOAL_H),
+
+    tp.box { name = "robot", class = "active", size = ROBOT, mass = 2.5, pos = {0.3, 1.2, ROBOT[3] / 2},
+             max_force = MAX_F, max_torque = MAX_T, planar = true, material = "robot", color = {0.2, 0.3, 0.9, 1} },
+    tp.sphere { name = "ball", class = "active", radius = 0.0215, mass = 0.046, pos = {-0.2, 0.5, 0.0215},
+                max_force = 20, material = "ball", color = {1, 0.55, 0, 1} },
+    foe("defender_n", 1.4, 0.3),
+    foe("defender_s", 1.8, -0.2),
+    foe("goalie", L - 0.25, 0),
+  },
+
+  tactics = {
+    -- Fig. 7 for our robot
+    tp.tactic {
+      name = "attacker", body = "robot", start = "go_to_ball",
+      skills = {
+        tp.skill.drive_to { name = "go_to_ball", target = "ball", frame = "target",
+                            point = tp.disc({0, 0}, 0.2, 0.45), max_speed = CRUISE },
+        tp.skill.dribble { name = "dribble", target = "ball", point = tp.uniform({-0.5, -1.3}, {2.0, 1.3}),
+                           speed = tp.uniform(0.3, 0.8), max_speed = 1.0 },
+        tp.skill.kick { name = "minikick", target = "ball", frame = "body", point = tp.disc({0, 0}, 0.5, 1.5),
+                        speed = tp.uniform(0.8, 2.0), max_speed = 2.5 },
+        tp.skill.chip { name = "minichip", target = "ball", frame = "body", point = tp.disc({0, 0}, 0.6, 1.6),
+                        loft = tp.uniform(0.5, 0.9), approach = 0.1 },
+        -- the shot: the robot's flat kicker (a chip with loft 0) toward a sampled point in the goal
+        tp.skill.chip { name = "kick", target = "ball", point = tp.uniform({L, -GOAL_W + 0.05}, {L, GOAL_W - 0.05}),
+                        loft = 0, speed = tp.uniform(3.0, 6.0), approach = 0.1,
+                        follow = true, trigger_speed = 0.05 },   -- the shot rolls out as one segment
+      },
+      transitions = {
+        go_to_ball = { dribble = 1, minikick = 0.5, minichip = 0.5, kick = 1 },
+        dribble = { kick = 1, minikick = 0.5, minichip = 0.5, go_to_ball = 0.5 },
+        minikick = { go_to_ball = 1 },
+        minichip = { go_to_ball = 1 },
+        kick = { go_to_ball = 1 },
+      },
+    },
+    -- the adversaries' deterministic tactics
+    guard_tactic("defend_n", "defender_n", {L, 0.1}, 1.2),
+    guard_tactic("defend_s", "defender_s", {L, -0.1}, 0.7),
+    guard_tactic("keep", "goalie", {L, 0}, 0.22),
+  },
+
+  -- the ball is in the goal: behind the goal line, between the posts, under the crossbar
+  goal = tp.inside { body = "ball", min = {L + 0.0215, -GOAL_W, -math.huge}, max = {L + GOAL_D, GOAL_W, GOAL_H} },
+  valid = tp.all {
+    tp.negate(tp.any {
+      tp.touching { body = "robot", other = "defender_n" },
+      tp.touching { body = "robot", other = "defender_s" },
+      tp.touching { body = "robot", other = "goalie" },
+    }),
+    tp.inside { body = "robot", min = {-L, -W}, max = {L, W} },
+  },
+
+  -- BK-RRT: samples y over the field, distance = minimal-time estimate for the robot
+  sampling = { tp.uniform({-L, -W}, {L, W}), distance = "min_time", body = "robot" },
+  quality = tp.distance { body = "ball", to = {L + GOAL_D / 2, 0}, planar = true },
+  solution_metric = "steps",
+  planner = { algorithm = "bgt", mu = 100, max_iters = 150000 },   -- mu = 100 as in the paper
+}

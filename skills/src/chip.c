@@ -1,0 +1,195 @@
+/* The chip skill (TP_SKILL_CHIP): a robot with a kicker device lifts a ball toward a point.
+ *
+ * A planar robot that drives into a ball can only push it along the ground. Real soccer robots
+ * (the paper's Sec. 6.2 'minichip') carry a chip kicker: a wedge that, fired while the ball
+ * touches the robot's front, launches the ball upward at a fixed angle. We model the device by
+ * its effect: for exactly one step, once the ball is within reach of the robot's front, a force
+ * on the ball changes its velocity to the launch velocity. The ball therefore needs a control
+ * slot (class "active", with a max_force that bounds the kicker) — no tactic drives it; only a
+ * chip skill ever writes its force, and only in that one step.
+ *
+ * Phases (V layout): V[1..2] landing point (m), V[3] launch speed (m/s, 0 = ballistic),
+ * V[4] phase, V[5] phase start (s), V[6..7] locked direction, V[8] loft (rad),
+ * V[13] yaw and V[14..15] velocity-error integrals of the drive controller.
+ *   APPROACH  drive to the stand-off point `approach` m behind the ball, facing the landing point
+ *   CREEP     roll straight at the ball (at most 0.5 m/s) until it is within reach of the front
+ *   FIRE      (one step) the kicker: ball velocity := launch velocity; the robot starts braking
+ *   BRAKE     the robot stops; with `follow`, busy until the ball rests (like kick)
+ * Launch: direction toward the landing point, `loft` above the horizontal, speed `speed` if given,
+ * otherwise the ballistic speed that lands the ball on the point: v = sqrt(g d / sin(2 loft)). */
+#include <math.h>
+#include <string.h>
+
+#include "skill_internal.h"
+#include "tp/base.h"
+
+enum { CH_APPROACH = 0, CH_CREEP = 1, CH_FIRE = 2, CH_BRAKE = 3 };
+
+#define CH_CREEP_SPEED 0.5 /* m/s */
+#define CH_REACH 0.015     /* m: gap between the robot's front and the ball at which the kicker fires */
+#define CH_DEFAULT_LOFT 0.5
+
+bool tpSkill_ValidateChip(const tpSkillDef *sk, const tpWorld *world, char *err, size_t errlen)
+{
+    if (tpWorld_ControlSlot(world, sk->target) < 0) {
+        tpErrorf(err, errlen,
+                 "skill '%s' (chip): target '%s' must be a controlled body (class \"active\" with a max_force): "
+                 "the kicker's impulse is applied to it as a force",
+                 sk->name, tpWorld_Body(world, sk->target)->name);
+        return false;
+    }
+    if (sk->loft.kind == TP_DIST_CONST && !(sk->loft.a[0] >= 0 && sk->loft.a[0] < 1.5)) {
+        tpErrorf(err, errlen, "skill '%s' (chip): loft must be in [0, 1.5) rad (got %g)", sk->name, sk->loft.a[0]);
+        return false;
+    }
+    return true;
+}
+
+static double hyp(double x, double y) { return sqrt(x * x + y * y); }
+
+/* Distance from the controlled body's centre to its front face (m). */
+static double front_reach(const tpWorld *world, int body)
+{
+    const tpBodyDef *d = tpWorld_Body(world, body);
+    if (d->shape == TP_SHAPE_BOX) {
+        return 0.5 * d->size[0];
+    }
+    return tpCtl_Radius(world, body);
+}
+
+static void set_phase(double *V, int phase, double t)
+{
+    V[4] = phase;
+    V[5] = t;
+    V[TP_V_INTEGRAL] = 0.0;
+    V[TP_V_INTEGRAL + 1] = 0.0;
+    V[TP_V_YAW_INTEGRAL] = 0.0;
+}
+
+/* Unit direction from the ball to the landing point (x axis if they coincide). */
+static void aim_dir(const double *V, const tpBodyState *ball, double *dx, double *dy)
+{
+    double x = V[1] - ball->pos[0], y = V[2] - ball->pos[1];
+    double n = hyp(x, y);
+    if (n < 1e-9) {
+        *dx = 1.0;
+        *dy = 0.0;
+    } else {
+        *dx = x / n;
+        *dy = y / n;
+    }
+}
+
+static double timeout_of(const tpSkillDef *sk) { return sk->timeout > 0 ? sk->timeout : 6.0; }
+
+int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
+{
+    double *V = call->V;
+    tpCtlBody cb, bb;
+    tpCtl_Load(call, sk->body, &cb);
+    tpCtl_Load(call, sk->target, &bb);
+    const tpBodyState *ball = &bb.s;
+    double t = call->t;
+    if (call->fresh) {
+        double p[3];
+        tpSkill_SamplePoint(sk, call, &cb, p);
+        V[1] = p[0];
+        V[2] = p[1];
+        V[3] = tpSkill_Sample1(&sk->speed, call, 0.0);
+        V[8] = tpSkill_Sample1(&sk->loft, call, CH_DEFAULT_LOFT);
+        if (!(V[8] >= 0.0)) {
+            V[8] = 0.0;
+        } else if (V[8] > 1.4) {
+            V[8] = 1.4;
+        }
+        set_phase(V, CH_APPROACH, t);
+    }
+    if (t - V[0] >= timeout_of(sk) && (int)V[4] < CH_FIRE) {
+        set_phase(V, CH_BRAKE, t);
+    }
+    double ball_r = tpCtl_Radius(call->world, sk->target);
+    double reach = front_reach(call->world, sk->body) + ball_r;
+    double f[3] = {0, 0, 0};
+    double vcmd[2];
+    int phase = (int)V[4];
+    if (phase == CH_APPROACH) {
+        double dx, dy;
+        aim_dir(V, ball, &dx, &dy);
+        double heading = atan2(dy, dx);
+        double stand = reach + sk->approach;
+        double goal[2] = {ball->pos[0] - dx * stand, ball->pos[1] - dy * stand};
+        /* on the ball's far side: go around it through a point beside it */
+        double rx = cb.s.pos[0] - ball->pos[0], ry = cb.s.pos[1] - ball->pos[1];
+        double along = rx * dx + ry * dy, lateral = -rx * dy + ry * dx;
+        double clear = cb.radius + ball_r + 0.05;
+        if (along > -0.5 * stand && fabs(lateral) < clear) {
+            double side = lateral >= 0 ? 1.0 : -1.0;
+            goal[0] = ball->pos[0] - dy * side * clear * 1.5 - dx * 0.5 * stand;
+            goal[1] = ball->pos[1] + dx * side * clear * 1.5 - dy * 0.5 * stand;
+        }
+        tpCtl_GoToVelocity(sk, &cb, goal, sk->max_speed, vcmd);
+        tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
+        tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, heading, V, call->dt));
+        double err = hyp(goal[0] - cb.s.pos[0], goal[1] - cb.s.pos[1]);
+        /* the launch direction does not depend on the robot's heading (the kicker aims at the
+         * point), so "lined up" only needs the ball in front of the kicker, not a precise pose */
+        bool lined_up = err < 0.03 && hyp(cb.s.vel[0], cb.s.vel[1]) < 0.15 &&
+                        fabs(tpCtl_YawError(&cb, heading)) < sk->angle_tolerance && fabs(cb.s.angvel[2]) < 0.5;
+        if (lined_up) {
+            V[6] = dx;
+            V[7] = dy;
+            set_phase(V, CH_CREEP, t);
+        }
+        return 1;
+    }
+    if (phase == CH_CREEP) {
+        double dx = V[6], dy = V[7];
+        double rx = ball->pos[0] - cb.s.pos[0], ry = ball->pos[1] - cb.s.pos[1];
+        double along = rx * dx + ry * dy, lateral = -rx * dy + ry * dx;
+        double creep = sk->max_speed < CH_CREEP_SPEED ? sk->max_speed : CH_CREEP_SPEED;
+        /* keep on the line through the ball */
+        vcmd[0] = dx * creep - dy * sk->kp * lateral;
+        vcmd[1] = dy * creep + dx * sk->kp * lateral;
+        bool lost = along < 0.0 || fabs(lateral) > 0.5 * reach || hyp(ball->vel[0], ball->vel[1]) > 0.3;
+        if (lost) {
+            set_phase(V, CH_BRAKE, t);
+            tpCtl_Brake(sk, call, &cb);
+            return 1;
+        }
+        if (along <= reach + CH_REACH) {
+            set_phase(V, CH_FIRE, t);
+            phase = CH_FIRE; /* fire in this very step */
+        } else {
+            tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
+            tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, atan2(dy, dx), V, call->dt));
+            return 1;
+        }
+    }
+    if (phase == CH_FIRE) {
+        double dx, dy;
+        aim_dir(V, ball, &dx, &dy);
+        double loft = V[8];
+        double g = -tpWorld_Def(call->world)->gravity[2];
+        double v = V[3];
+        if (!(v > 0)) {
+            double d = hyp(V[1] - ball->pos[0], V[2] - ball->pos[1]);
+            double s2 = sin(2.0 * loft);
+            v = (s2 > 1e-3 && g > 0) ? sqrt(g * d / s2) : sqrt(g > 0 ? g * d : d); /* flat: ~sqrt(g d) */
+        }
+        double vl[3] = {v * cos(loft) * dx, v * cos(loft) * dy, v * sin(loft)};
+        /* the force that makes the ball's velocity vl after this step (and holds its weight) */
+        double k = bb.mass / call->dt;
+        double fb[3] = {k * (vl[0] - ball->vel[0]), k * (vl[1] - ball->vel[1]), k * (vl[2] - ball->vel[2]) + bb.mass * g};
+        tpCtl_Apply(call, &bb, fb, 0.0);
+        tpCtl_Brake(sk, call, &cb);
+        set_phase(V, CH_BRAKE, t);
+        return 1;
+    }
+    tpCtl_Brake(sk, call, &cb);
+    bool stopped = hyp(cb.s.vel[0], cb.s.vel[1]) < 0.05 && fabs(cb.s.angvel[2]) < 0.3;
+    double bs = sqrt(ball->vel[0] * ball->vel[0] + ball->vel[1] * ball->vel[1] + ball->vel[2] * ball->vel[2]);
+    if (sk->follow && t - V[0] < timeout_of(sk) + 20.0 && bs >= sk->trigger_speed) {
+        return 1;
+    }
+    return (stopped || t - V[5] > 1.5) ? 0 : 1;
+}

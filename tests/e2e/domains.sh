@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Plans a built-in domain with one planner for the given seeds; every seed must be solved (plans
+# are deterministic, so a seed that solved once always solves), every plan must pass
+# `tplan replay --all` bit for bit, and the domain's constraint is re-checked independently on the
+# recorded trajectory of the selected solution:
+#   stripes  pool: no striped ball (s9..s13) moved more than 1 mm in the plane
+#   foes     soccer: the robot's centre stays >= 0.18 m (one robot width) from every adversary's
+#            centre, a necessary condition for never touching them
+# Usage: domains.sh TPLAN WORKDIR DOMAIN PLANNER "SEEDS" CHECK [--set NAME=VALUE ...]
+set -u
+tplan=$1 work=$2 domain=$3 planner=$4 seeds=$5 check=$6
+shift 6
+tag=$(echo "$domain-$planner-$*" | tr -c 'a-zA-Z0-9_.-' '_')
+work=$work/$tag
+rm -rf "$work" && mkdir -p "$work"
+fail=0
+
+# max planar displacement (m) of each body whose name matches $2 over its recorded trajectory
+stripes_moved() {
+  awk -v pat="$2" '
+    /"name": "/ { match($0, /"name": "[^"]*"/); name = substr($0, RSTART + 9, RLENGTH - 10); intraj = 0 }
+    /"trajectory": \[/ { intraj = (name ~ pat); first = 1; next }
+    intraj && /^ *\[/ {
+      gsub(/[][,]/, " "); split($0, v, " ")
+      if (first) { x0 = v[1]; y0 = v[2]; first = 0 }
+      d = sqrt((v[1] - x0) ^ 2 + (v[2] - y0) ^ 2)
+      if (d > worst) { worst = d; who = name }
+    }
+    intraj && /^ *\]/ { intraj = 0 }
+    END { printf "%s %.6f\n", (who == "" ? "-" : who), worst }
+  ' "$1"
+}
+
+# smallest planar distance (m) between the robot and any adversary over the trajectory
+foes_closest() {
+  awk '
+    /"name": "/ { match($0, /"name": "[^"]*"/); name = substr($0, RSTART + 9, RLENGTH - 10); intraj = 0 }
+    /"trajectory": \[/ { intraj = (name == "robot" || name ~ /^(defender_n|defender_s|goalie)$/); row = 0; next }
+    intraj && /^ *\[/ { gsub(/[][,]/, " "); split($0, v, " "); X[name, row] = v[1]; Y[name, row] = v[2]; row++; n = row }
+    intraj && /^ *\]/ { intraj = 0 }
+    END {
+      best = 1e9
+      for (r = 0; r < n; r++) {
+        split("defender_n defender_s goalie", foes, " ")
+        for (k = 1; k <= 3; k++) {
+          d = sqrt((X["robot", r] - X[foes[k], r]) ^ 2 + (Y["robot", r] - Y[foes[k], r]) ^ 2)
+          if (d < best) best = d
+        }
+      }
+      printf "%.6f\n", best
+    }
+  ' "$1"
+}
+
+for seed in $seeds; do
+  out="$work/$seed.plan.json"
+  "$tplan" plan "$domain" --planner "$planner" --seed "$seed" -q -o "$out" "$@"
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "FAIL: $domain $planner seed $seed $*: tplan plan exited $rc (expected a solution)"
+    fail=$((fail + 1))
+    continue
+  fi
+  if ! "$tplan" replay -q --all "$out"; then
+    echo "FAIL: $domain $planner seed $seed: tplan replay --all $out failed"
+    fail=$((fail + 1))
+  fi
+  case $check in
+  stripes)
+    read -r who moved <<<"$(stripes_moved "$out" '^s(9|1[0-3])$')"
+    if ! awk -v m="$moved" 'BEGIN { exit !(m <= 0.001) }'; then
+      echo "FAIL: $domain seed $seed: striped ball $who moved $moved m"
+      fail=$((fail + 1))
+    fi
+    ;;
+  foes)
+    closest=$(foes_closest "$out")
+    if ! awk -v d="$closest" 'BEGIN { exit !(d >= 0.18) }'; then
+      echo "FAIL: $domain seed $seed: robot within $closest m of an adversary"
+      fail=$((fail + 1))
+    fi
+    ;;
+  none) ;;
+  *)
+    echo "FAIL: unknown check '$check'"
+    fail=$((fail + 1))
+    ;;
+  esac
+done
+echo "$domain $planner $*: seeds $seeds: $fail failure(s)"
+[ $fail -eq 0 ]
