@@ -1,0 +1,313 @@
+/* The ball-game skills on a real ODE scene: chip (a kicker lifts the ball and it lands on the
+ * sampled point; loft 0 is a flat kick at the asked speed), guard (a foreign body settles on the
+ * line from its protected point to the ball), and the follow-through of impulse (busy until the
+ * whole world rests). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp/base.h"
+#include "tp/tactics.h"
+
+enum { B_GROUND, B_ROBOT, B_BALL, B_FOE, B_OTHER, NB };
+#define BALL_R 0.0215
+
+typedef struct Scene {
+    tpMaterialDef mats[2];
+    tpBodyDef bodies[NB];
+    tpSkillDef skills[2];
+    tpTacticDef tactics[2];
+    tpDomainDef def;
+} Scene;
+
+static tpBodyDef box(const char *name, tpBodyClass cls, double x, double y)
+{
+    tpBodyDef b = tpDefaultBodyDef();
+    tpStrCopy(b.name, TP_NAME_MAX, name);
+    b.cls = cls;
+    b.size[0] = b.size[1] = 0.18;
+    b.size[2] = 0.15;
+    b.mass = 2.5;
+    b.pos[0] = x;
+    b.pos[1] = y;
+    b.pos[2] = 0.075;
+    b.max_force = 20;
+    b.max_torque = 2;
+    b.planar_force = true;
+    b.material = 1;
+    return b;
+}
+
+static tpBodyDef ball(const char *name, tpBodyClass cls, double x, double y)
+{
+    tpBodyDef b = tpDefaultBodyDef();
+    tpStrCopy(b.name, TP_NAME_MAX, name);
+    b.cls = cls;
+    b.shape = TP_SHAPE_SPHERE;
+    b.size[0] = BALL_R;
+    b.mass = 0.046;
+    b.pos[0] = x;
+    b.pos[1] = y;
+    b.pos[2] = BALL_R;
+    if (cls == TP_BODY_ACTIVE) {
+        b.max_force = 20; /* the kicker's strength */
+    }
+    return b;
+}
+
+/* ground, a robot at (-0.6, 0), an active ball at (0, 0), a foreign box at (1, 1) and a passive
+ * ball far away; no tactics yet. */
+static void make_scene(Scene *s)
+{
+    memset(s, 0, sizeof *s);
+    s->mats[0] = tpDefaultMaterialDef();
+    s->mats[0].friction = 0.4;
+    s->mats[0].rolling_friction = 0.0015;
+    s->mats[1] = tpDefaultMaterialDef();
+    tpStrCopy(s->mats[1].name, TP_NAME_MAX, "robot");
+    s->mats[1].friction = 0.01;
+    s->bodies[B_GROUND] = tpDefaultBodyDef();
+    tpStrCopy(s->bodies[B_GROUND].name, TP_NAME_MAX, "ground");
+    s->bodies[B_GROUND].cls = TP_BODY_STATIC;
+    s->bodies[B_GROUND].shape = TP_SHAPE_PLANE;
+    s->bodies[B_GROUND].plane[2] = 1.0;
+    s->bodies[B_ROBOT] = box("robot", TP_BODY_ACTIVE, -0.6, 0.0);
+    s->bodies[B_BALL] = ball("ball", TP_BODY_ACTIVE, 0.0, 0.0);
+    s->bodies[B_FOE] = box("foe", TP_BODY_FOREIGN, 1.0, 1.0);
+    s->bodies[B_OTHER] = ball("other", TP_BODY_PASSIVE, -2.0, 2.0);
+    s->def = tpDefaultDomainDef();
+    tpStrCopy(s->def.name, TP_NAME_MAX, "balls");
+    s->def.scene.nmaterials = 2;
+    s->def.scene.materials = s->mats;
+    s->def.scene.nbodies = NB;
+    s->def.scene.bodies = s->bodies;
+    s->def.goal = tpCreateCond(TP_COND_IN_SPHERE); /* never reached: far away */
+    s->def.goal->body = B_BALL;
+    s->def.goal->center[0] = 100;
+    s->def.goal->radius = 0.1;
+}
+
+static void add_tactic(Scene *s, int k, const char *name, int body, tpSkillDef skill, bool foreign)
+{
+    s->skills[k] = skill;
+    tpStrCopy(s->tactics[k].name, TP_NAME_MAX, name);
+    s->tactics[k].body = body;
+    s->tactics[k].foreign = foreign;
+    s->tactics[k].nskills = 1;
+    s->tactics[k].skills = &s->skills[k];
+    s->def.ntactics = k + 1;
+    s->def.tactics = s->tactics;
+}
+
+/* Runs control + simulate for n steps from the initial state; out holds the n new states. */
+static tpDomain *run(Scene *s, int n, unsigned char **out, tpProblem *p)
+{
+    char err[512] = "";
+    tpDomain *d = tpCreateDomain(&s->def, err, sizeof err);
+    if (!d) {
+        fail_msg("tpCreateDomain: %s", err);
+    }
+    *p = tpDomain_Problem(d);
+    tpRng rng;
+    tpRng_Seed(&rng, 11);
+    double *a = calloc((size_t)p->action_dim + 1, sizeof *a);
+    unsigned char *x = malloc(p->state_bytes);
+    p->initial_state(p->ctx, x);
+    *out = malloc(p->state_bytes * (size_t)n);
+    for (int i = 0; i < n; ++i) {
+        unsigned char *xn = *out + (size_t)i * p->state_bytes;
+        memset(a, 0, sizeof *a * (size_t)p->action_dim);
+        memcpy(xn, x, p->state_bytes);
+        assert_true(p->control(p->ctx, x, NULL, &rng, xn, a) >= 0);
+        p->simulate(p->ctx, x, a, xn);
+        memcpy(x, xn, p->state_bytes);
+    }
+    free(a);
+    free(x);
+    return d;
+}
+
+static const tpBodyState *body_at(tpDomain *d, const tpProblem *p, const unsigned char *traj, int i, int body)
+{
+    return &tpState_Bodies(traj + (size_t)i * p->state_bytes)[tpWorld_StateSlot(tpDomain_World(d), body)];
+}
+
+static tpSkillDef chip_skill(double px, double py, double loft)
+{
+    tpSkillDef c = tpDefaultSkillDef(TP_SKILL_CHIP);
+    c.body = B_ROBOT;
+    c.target = B_BALL;
+    c.point = tpDist_Const(px);
+    c.point.dim = 2;
+    c.point.a[1] = py;
+    c.loft = tpDist_Const(loft);
+    c.approach = 0.1;
+    return c;
+}
+
+/* A chip lifts the ball and, without `speed`, its first bounce is on the sampled point. */
+static void test_chip_lands_on_point(void **state)
+{
+    (void)state;
+    Scene s;
+    make_scene(&s);
+    add_tactic(&s, 0, "chipper", B_ROBOT, chip_skill(1.2, 0.4, 0.7), false);
+    tpProblem p;
+    unsigned char *traj;
+    const int n = 600;
+    tpDomain *d = run(&s, n, &traj, &p);
+    double top = 0;
+    int landed = -1;
+    for (int i = 0; i < n && landed < 0; ++i) {
+        const tpBodyState *b = body_at(d, &p, traj, i, B_BALL);
+        if (b->pos[2] > top) {
+            top = b->pos[2];
+        }
+        if (top > 0.1 && b->pos[2] < BALL_R + 0.003) {
+            landed = i;
+        }
+    }
+    assert_true(top > 0.15); /* in the air: d = 1.26 m at 0.7 rad reaches ~0.3 m */
+    assert_true(landed > 0);
+    const tpBodyState *b = body_at(d, &p, traj, landed, B_BALL);
+    assert_true(hypot(b->pos[0] - 1.2, b->pos[1] - 0.4) < 0.06);
+    free(traj);
+    tpDestroyDomain(d);
+}
+
+/* loft 0 with a speed: a flat kick along the ground at that speed, toward the point. */
+static void test_chip_flat_kick(void **state)
+{
+    (void)state;
+    Scene s;
+    make_scene(&s);
+    tpSkillDef c = chip_skill(2.0, -1.0, 0.0);
+    c.speed = tpDist_Const(4.0);
+    add_tactic(&s, 0, "kicker", B_ROBOT, c, false);
+    tpProblem p;
+    unsigned char *traj;
+    const int n = 400;
+    tpDomain *d = run(&s, n, &traj, &p);
+    double fastest = 0, highest = 0;
+    const tpBodyState *at_fastest = NULL;
+    for (int i = 0; i < n; ++i) {
+        const tpBodyState *b = body_at(d, &p, traj, i, B_BALL);
+        double v = hypot(b->vel[0], b->vel[1]);
+        if (v > fastest) {
+            fastest = v;
+            at_fastest = b;
+        }
+        if (b->pos[2] > highest) {
+            highest = b->pos[2];
+        }
+    }
+    assert_true(fabs(fastest - 4.0) < 0.2);
+    assert_true(highest < BALL_R + 0.005);
+    assert_non_null(at_fastest);
+    /* heading toward (2, -1) from the ball's start */
+    double want = atan2(-1.0, 2.0), got = atan2(at_fastest->vel[1], at_fastest->vel[0]);
+    assert_true(fabs(want - got) < 0.03);
+    free(traj);
+    tpDestroyDomain(d);
+}
+
+/* A chip needs a ball with a control slot: the kicker acts on it as a force. */
+static void test_chip_rejects_passive_ball(void **state)
+{
+    (void)state;
+    Scene s;
+    make_scene(&s);
+    s.bodies[B_BALL].cls = TP_BODY_PASSIVE;
+    s.bodies[B_BALL].max_force = 0;
+    add_tactic(&s, 0, "chipper", B_ROBOT, chip_skill(1.0, 0.0, 0.5), false);
+    char err[512] = "";
+    assert_null(tpCreateDomain(&s.def, err, sizeof err));
+    assert_non_null(strstr(err, "must be a controlled body"));
+}
+
+/* The guard settles `approach` m from its point on the line to the (resting) ball. */
+static void test_guard_blocks_line(void **state)
+{
+    (void)state;
+    Scene s;
+    make_scene(&s);
+    s.bodies[B_ROBOT].pos[1] = -1.5; /* out of the way */
+    tpSkillDef g = tpDefaultSkillDef(TP_SKILL_GUARD);
+    g.body = B_FOE;
+    g.target = B_BALL;
+    g.point = tpDist_Const(2.0);
+    g.point.dim = 2;
+    g.point.a[1] = 0.5;
+    g.approach = 0.8;
+    add_tactic(&s, 0, "defend", B_FOE, g, true);
+    tpProblem p;
+    unsigned char *traj;
+    const int n = 360;
+    tpDomain *d = run(&s, n, &traj, &p);
+    const tpBodyState *f = body_at(d, &p, traj, n - 1, B_FOE);
+    double ux = 0.0 - 2.0, uy = 0.0 - 0.5, un = hypot(ux, uy);
+    double wx = 2.0 + 0.8 * ux / un, wy = 0.5 + 0.8 * uy / un;
+    assert_true(hypot(f->pos[0] - wx, f->pos[1] - wy) < 0.03);
+    assert_true(hypot(f->vel[0], f->vel[1]) < 0.05);
+    /* it is a foreign tactic and never ends */
+    assert_int_equal(tpState_Tactic(d, traj + (size_t)(n - 1) * p.state_bytes, 0)->busy, 1);
+    free(traj);
+    tpDestroyDomain(d);
+}
+
+/* impulse with follow: busy after the push until every moving body rests; without: one step. */
+static void test_impulse_follow_until_rest(void **state)
+{
+    (void)state;
+    for (int follow = 0; follow <= 1; ++follow) {
+        Scene s;
+        make_scene(&s);
+        s.bodies[B_ROBOT].pos[1] = -1.5;
+        tpSkillDef im = tpDefaultSkillDef(TP_SKILL_IMPULSE);
+        im.body = B_BALL;
+        im.force.kind = TP_DIST_CONST;
+        im.force.dim = 3;
+        im.force.a[0] = 2.0; /* 2 N for one step: 0.72 m/s */
+        im.follow = follow != 0;
+        im.trigger_speed = 0.02;
+        im.timeout = 30;
+        add_tactic(&s, 0, "cue", B_BALL, im, false);
+        tpProblem p;
+        unsigned char *traj;
+        const int n = 900;
+        tpDomain *d = run(&s, n, &traj, &p);
+        int ended = -1;
+        for (int i = 0; i < n && ended < 0; ++i) {
+            if (!tpState_Tactic(d, traj + (size_t)i * p.state_bytes, 0)->busy) {
+                ended = i;
+            }
+        }
+        assert_true(ended >= 0);
+        const tpBodyState *b = body_at(d, &p, traj, ended, B_BALL);
+        if (follow) {
+            assert_true(ended > 60);                       /* it rolled for a while */
+            assert_true(hypot(b->vel[0], b->vel[1]) < 0.03); /* and the segment ended at rest */
+        } else {
+            assert_int_equal(ended, 0);                    /* the push is one step */
+        }
+        free(traj);
+        tpDestroyDomain(d);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_chip_lands_on_point),   cmocka_unit_test(test_chip_flat_kick),
+        cmocka_unit_test(test_chip_rejects_passive_ball), cmocka_unit_test(test_guard_blocks_line),
+        cmocka_unit_test(test_impulse_follow_until_rest),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
