@@ -45,7 +45,10 @@ bool tpSkill_ValidateChip(const tpSkillDef *sk, const tpWorld *world, char *err,
     return true;
 }
 
-static double hyp(double x, double y) { return sqrt(x * x + y * y); }
+static double hyp(double x, double y)
+{
+    return sqrt(x * x + y * y);
+}
 
 /* Distance from the controlled body's centre to its front face (m). */
 static double front_reach(const tpWorld *world, int body)
@@ -80,7 +83,10 @@ static void aim_dir(const double *V, const tpBodyState *ball, double *dx, double
     }
 }
 
-static double timeout_of(const tpSkillDef *sk) { return sk->timeout > 0 ? sk->timeout : 6.0; }
+static double timeout_of(const tpSkillDef *sk)
+{
+    return sk->timeout > 0 ? sk->timeout : 6.0;
+}
 
 int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
 {
@@ -179,7 +185,8 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
         double vl[3] = {v * cos(loft) * dx, v * cos(loft) * dy, v * sin(loft)};
         /* the force that makes the ball's velocity vl after this step (and holds its weight) */
         double k = bb.mass / call->dt;
-        double fb[3] = {k * (vl[0] - ball->vel[0]), k * (vl[1] - ball->vel[1]), k * (vl[2] - ball->vel[2]) + bb.mass * g};
+        double fb[3] = {k * (vl[0] - ball->vel[0]), k * (vl[1] - ball->vel[1]),
+                        k * (vl[2] - ball->vel[2]) + bb.mass * g};
         tpCtl_Apply(call, &bb, fb, 0.0);
         tpCtl_Brake(sk, call, &cb);
         set_phase(V, CH_BRAKE, t);

@@ -292,10 +292,10 @@ static void test_impulse_follow_until_rest(void **state)
         assert_true(ended >= 0);
         const tpBodyState *b = body_at(d, &p, traj, ended, B_BALL);
         if (follow) {
-            assert_true(ended > 60);                       /* it rolled for a while */
+            assert_true(ended > 60);                         /* it rolled for a while */
             assert_true(hypot(b->vel[0], b->vel[1]) < 0.03); /* and the segment ended at rest */
         } else {
-            assert_int_equal(ended, 0);                    /* the push is one step */
+            assert_int_equal(ended, 0); /* the push is one step */
         }
         free(traj);
         tpDestroyDomain(d);
@@ -305,7 +305,7 @@ static void test_impulse_follow_until_rest(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_chip_lands_on_point),   cmocka_unit_test(test_chip_flat_kick),
+        cmocka_unit_test(test_chip_lands_on_point),       cmocka_unit_test(test_chip_flat_kick),
         cmocka_unit_test(test_chip_rejects_passive_ball), cmocka_unit_test(test_guard_blocks_line),
         cmocka_unit_test(test_impulse_follow_until_rest),
     };
