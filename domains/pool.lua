@@ -59,6 +59,9 @@ local speed_param = tp.param("speed", 0.0)
 if mode ~= "chain" and mode ~= "single" then
   error("--set mode=" .. mode .. ": expected chain or single")
 end
+if mode == "chain" and (target_name ~= "black" or pocket_name ~= "" or forbidden_spec ~= "stripes" or speed_param ~= 0) then
+  error("--set target/pocket/forbidden/speed are for --set mode=single")
+end
 
 -- ---------------------------------------------------------------------------------------------
 -- Pockets: name -> centre of its pit (xy) and the region a dropped ball ends up in
