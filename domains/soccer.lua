@@ -13,7 +13,8 @@
 --            1.5 m/s cruise speed, each driven by a deterministic foreign tactic (tp.skill.guard):
 --              defender_n  stays 1.2 m out on the line from (L, 0.1) to the ball
 --              defender_s  stays 0.7 m out on the line from (L, -0.1) to the ball
---                          (together they block the ball-goal line, one far and one near)
+--                          (together they block the ball-goal line, one far and one near;
+--                          --set defense=mark makes defender_n mark the ball instead, see below)
 --              goalie      stays 0.22 m out on the line from the goal centre to the ball, i.e. it
 --                          tracks the ball along (an arc around) the goal line
 --            The planner predicts them exactly: their tactics are part of Sim.
@@ -31,6 +32,15 @@ local GOAL_W, GOAL_D, GOAL_H = 0.35, 0.18, 0.2  -- goal half width, depth, heigh
 local WALL_H, WALL_T = 0.1, 0.05
 local ROBOT = {0.18, 0.18, 0.15}
 local MAX_F, MAX_T, CRUISE = 20, 2, 1.5   -- the same limits for our robot and the adversaries
+
+-- --set defense=mark: defender_n marks the ball (stays 0.5 m in front of it, toward the goal
+-- centre) instead of guarding its zone: a direct shot is then blocked, and solutions need
+-- dribbles, minikicks or a minichip over the marker first (much harder: BK-RRT solved
+-- 4 of 6 seeds within 150,000 iterations, BK-BGT none of them)
+local defense = tp.param("defense", "zone")
+if defense ~= "zone" and defense ~= "mark" then
+  error("--set defense=" .. defense .. ": expected zone or mark")
+end
 
 local wall_color = {0.9, 0.9, 0.9, 1}
 local foe_color = {0.8, 0.2, 0.2, 1}
@@ -119,7 +129,8 @@ return tp.domain {
       },
     },
     -- the adversaries' deterministic tactics
-    guard_tactic("defend_n", "defender_n", {L, 0.1}, 1.2),
+    defense == "zone" and guard_tactic("defend_n", "defender_n", {L, 0.1}, 1.2)
+                      or guard_tactic("defend_n", "defender_n", {L, 0}, 0.5, true),
     guard_tactic("defend_s", "defender_s", {L, -0.1}, 0.7),
     guard_tactic("keep", "goalie", {L, 0}, 0.22),
   },
