@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Plans a built-in domain with one planner for the given seeds; every seed must be solved (plans
-# are deterministic, so a seed that solved once always solves), every plan must pass
+# are deterministic, so a seed that solved once always solves; the first seed is planned twice
+# and both plan files must be identical apart from timing), every plan must pass
 # `tplan replay --all` bit for bit, and the domain's constraint is re-checked independently on the
 # recorded trajectory of the selected solution:
 #   stripes  pool: no striped ball (s9..s13) moved more than 1 mm in the plane
@@ -60,6 +61,13 @@ for seed in $seeds; do
     echo "FAIL: $domain $planner seed $seed $*: tplan plan exited $rc (expected a solution)"
     fail=$((fail + 1))
     continue
+  fi
+  if [ "$seed" = "${seeds%% *}" ]; then # determinism: the first seed again, byte for byte
+    "$tplan" plan "$domain" --planner "$planner" --seed "$seed" -q -o "$out.again" "$@"
+    if ! cmp -s <(grep -v '"timing"' "$out") <(grep -v '"timing"' "$out.again"); then
+      echo "FAIL: $domain $planner seed $seed: a second run wrote a different plan"
+      fail=$((fail + 1))
+    fi
   fi
   if ! "$tplan" replay -q --all "$out"; then
     echo "FAIL: $domain $planner seed $seed: tplan replay --all $out failed"
