@@ -94,6 +94,20 @@ static bool push_run(Runs *r, const Run *run)
     return true;
 }
 
+/* BK-RRT needs a sampling space Y; domains without one (dice) are BK-BGT only. A script that
+ * fails to load answers true: the run itself then reports the error. */
+static bool has_sampling_space(const char *path, const tpScriptParam *params, int nparams)
+{
+    char err[1024];
+    tpScript *s = tpLoadScript(path, params, nparams, err, sizeof err);
+    if (s == NULL) {
+        return true;
+    }
+    bool has = tpDomain_Problem(tpScript_Domain(s)).key_dim > 0;
+    tpDestroyScript(s);
+    return has;
+}
+
 static const char *kind_name(tpPlannerKind k) { return k == TP_PLANNER_RRT ? "rrt" : "bgt"; }
 
 static int split_list(char *s, char **items, int cap, const char *what)
@@ -496,6 +510,12 @@ int tpCmd_Bench(int argc, char **argv)
         int nparams = params_for(sets, nsets, label, params, storage, sizeof storage);
         for (int p = 0; p < nplanners; ++p) {
             size_t first = runs.n;
+            if (kinds[p] == TP_PLANNER_RRT && !has_sampling_space(path, params, nparams)) {
+                printf("%-18s %-6s n/a: the domain has no sampling space (BK-BGT only; Table 1 has no BK-RRT time either)\n",
+                       label, kind_name(kinds[p]));
+                fflush(stdout);
+                continue;
+            }
             tpCliPlanOpts ro = o;
             ro.planner = true;
             ro.kind = kinds[p];

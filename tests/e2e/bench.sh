@@ -32,6 +32,11 @@ grep "^minigolf_random  *BK-RRT" "$work/table.txt" | grep -q " -  *-$"; check "a
 grep "^minigolf  *BK-RRT" "$work/table.txt" |
   grep -Eq "[0-9.]+% +[0-9.]+s +[0-9.]+s +[0-9]+ \| +[0-9.]+% +[0-9.]+% +[0-9.]+% +[0-9.]+% \|"
 check "row format" $?
+# a domain without a sampling space (dice) has no BK-RRT row: "n/a", not an error (exit 0)
+"$tplan" bench --domains dice --planners rrt --seeds 1 -q >"$work/dice.txt" 2>&1
+rc=$?
+check "dice BK-RRT: exit 0 (got $rc)" $([ $rc -eq 0 ]; echo $?)
+grep -q "^dice  *rrt  *n/a: the domain has no sampling space" "$work/dice.txt"; check "dice BK-RRT n/a line" $?
 # per-run records: 2 domains x 2 planners x 2 seeds
 n=$(grep -c '"seed":' "$work/b.json")
 check "JSON: 8 run records (got $n)" $([ "$n" = 8 ]; echo $?)
