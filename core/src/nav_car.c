@@ -503,6 +503,8 @@ tpNavCarPlanDef tpDefaultNavCarPlanDef(void)
     d.depth = 6;
     d.node_limit = 45000;
     d.checks = 12;
+    d.on_node = NULL;
+    d.on_node_user = NULL;
     return d;
 }
 
@@ -643,7 +645,7 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
                                const double pose[3], int level, double t)
 {
     tpNavCarPlanDef d = def ? *def : tpDefaultNavCarPlanDef();
-    tpNavCarDecision out = {-1, 0, 0, INFINITY, false};
+    tpNavCarDecision out = {-1, 0, 0, INFINITY, false, -1};
     int cap = d.node_limit > 1 ? d.node_limit : 1;
     CarNode *nodes = malloc(sizeof *nodes * (size_t)cap);
     CarHeap heap = {malloc(sizeof(int) * (size_t)cap), 0};
@@ -658,6 +660,9 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
     root.f = tpNavToGo_Distance(d.togo, tr, pose[0], pose[1]) / vmax;
     nodes[n++] = root;
     heapPush(&heap, nodes, 0);
+    if (d.on_node) {
+        d.on_node(d.on_node_user, 0, -1, -1, root.pose);
+    }
     int best = -1;
     while (heap.n > 0) {
         int id = heapPop(&heap, nodes);
@@ -690,6 +695,9 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
             c.f = c.g + (fin ? 0.0 : tpNavToGo_Distance(d.togo, tr, end[0], end[1]) / vmax);
             nodes[n] = c;
             heapPush(&heap, nodes, n);
+            if (d.on_node) {
+                d.on_node(d.on_node_user, n, id, kids[q], c.pose);
+            }
             ++n;
         }
         if (full) {
@@ -709,6 +717,7 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
         out.depth = nodes[best].depth;
         out.f = nodes[best].f;
         out.finishes = nodes[best].finish;
+        out.best = best;
     }
     out.nodes = n;
     free(nodes);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tp/plan.h"
 
@@ -26,5 +27,20 @@ bool tpPlan_FindDuplicate(const char *const *names, int n, int *first, int *seco
 
 /// Frees the arrays of one world allocated for nbodies bodies and ntactics tactics, zeroes it.
 void tpPlanWorld_FreeArrays(tpPlanWorld *w, int nbodies, int ntactics);
+
+/// Exact shortest round-trip double, and a JSON string literal (plan_write.c).
+void tpPlan_PutDouble(FILE *f, double v);
+void tpPlan_PutString(FILE *f, const char *s);
+
+/* Overlays (plan_overlay.c). */
+struct cJSON;
+/// Frees rec->overlays and zeroes the count.
+void tpPlan_FreeOverlays(tpPlanRecord *rec);
+/// Checks the overlays against the record (writer side); false with "overlays[k].field: reason".
+bool tpPlan_CheckOverlays(const tpPlanRecord *rec, char *err, size_t errlen);
+/// Writes the "overlays" member (and its trailing comma) if there are any.
+void tpPlan_PutOverlays(FILE *f, const tpPlanRecord *rec);
+/// Reads the optional "overlays" member of a parsed plan (after bodies, tactics and worlds).
+bool tpPlan_ReadOverlays(const char *file, const struct cJSON *root, tpPlanRecord *rec, char *err, size_t errlen);
 
 #endif

@@ -931,7 +931,7 @@ static bool tpReadRecord(tpReadState *st, const cJSON *root)
             return false;
         }
     }
-    return tpReadStats(r, root, rec);
+    return tpReadStats(r, root, rec) && tpPlan_ReadOverlays(r->file, root, rec, r->err, r->errlen);
 }
 
 bool tpPlanRecord_Read(tpPlanRecord *rec, const char *path, char *err, size_t errlen)

@@ -211,6 +211,7 @@ void tpPlanRecord_Free(tpPlanRecord *rec)
         }
     }
     free(rec->tactics);
+    tpPlan_FreeOverlays(rec);
     memset(rec, 0, sizeof *rec);
 }
 
@@ -478,6 +479,10 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
             return false;
         }
     }
+    char ov_err[400];
+    if (!tpPlan_CheckOverlays(rec, ov_err, sizeof ov_err)) {
+        return tpCheckFail(c, "%s", ov_err);
+    }
     if (rec->overrides) {
         /* Embedded as a parsed object (normalized by cJSON) so the file stays valid JSON. */
         cJSON *ov = cJSON_Parse(rec->overrides);
@@ -536,6 +541,18 @@ static void tpPutFloat(FILE *f, float v)
         }
     }
     tpPutDouble(f, (double)v); /* exact as a double, hence exact after the cast */
+}
+
+void tpPlan_PutDouble(FILE *f, double v)
+{
+    tpPutDouble(f, v);
+}
+
+static void tpPutString(FILE *f, const char *s);
+
+void tpPlan_PutString(FILE *f, const char *s)
+{
+    tpPutString(f, s);
 }
 
 static void tpPutString(FILE *f, const char *s)
@@ -726,6 +743,7 @@ static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
         }
     }
     fputs(first ? "],\n" : "\n  ],\n", f);
+    tpPlan_PutOverlays(f, rec);
     /* timing is last so that everything before it is byte-identical across identical runs. */
     fprintf(f,
             "  \"stats\": {\"iterations\": %" PRId64 ", \"nodes\": %" PRId64 ", \"rejected\": %" PRId64

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nav_overlay.h"
 #include "skill_internal.h"
 #include "tp/base.h"
 #include "tp/nav.h"
@@ -269,7 +270,7 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     double *V = call->V;
     tpCtlBody cb;
     tpCtl_Load(call, sk->body, &cb);
-    if (call->fresh) {
+    if (call->fresh && !call->overlay) { /* recording: V already holds the sampled values */
         double p[3] = {0, 0, 0};
         tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
         if (sk->frame == TP_FRAME_TARGET && sk->target >= 0) {
@@ -312,6 +313,12 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     double start[2] = {V[5], V[6]}, goal[2] = {V[1], V[2]};
     NavGridEntry *ge = (int)V[4] == 1 ? gridFor(call->world, sk->body, params, start, goal) : NULL;
     NavPathEntry *pe = ge ? pathFor(ge, start, goal) : NULL;
+    if (call->overlay && call->fresh && ge) { /* recording: what this segment planned */
+        tpNavOverlay_Grid(call->overlay, ge->grid);
+        if (pe && pe->npoints > 0) {
+            tpNavOverlay_Path(call->overlay, pe->points, pe->npoints);
+        }
+    }
     if (!pe || pe->npoints == 0) {
         V[4] = -1; /* no path: brake and end the segment */
         tpCtl_Brake(sk, call, &cb);
@@ -391,7 +398,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     double *V = call->V;
     tpCtlBody cb;
     tpCtl_Load(call, sk->body, &cb);
-    if (call->fresh) {
+    if (call->fresh && !call->overlay) { /* recording: V already holds the sampled values */
         double p[3] = {0, 0, 0};
         tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
         if (sk->frame == TP_FRAME_TARGET && sk->target >= 0) {
@@ -427,6 +434,10 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     int gi, gj;
     if (ge && tpNavGrid_CellOf(ge->grid, goal[0], goal[1], &gi, &gj) && nearestFree(ge->grid, &gi, &gj)) {
         field = fieldFor(ge, gi, gj);
+    }
+    if (call->overlay && call->fresh && field) { /* recording: the grid and the global map */
+        tpNavOverlay_Grid(call->overlay, ge->grid);
+        tpNavOverlay_Field(call->overlay, ge->grid, field);
     }
     int ci, cj;
     if (!field || !tpNavGrid_CellOf(ge->grid, cb.s.pos[0], cb.s.pos[1], &ci, &cj)) {
@@ -473,6 +484,9 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
         double nd[2];
         double fa = tpNav_LocalStep(ge->grid, field, cb.s.pos, dir, radius, 1.0, FIELD_N, FIELD_RELAX, 1, 0.0, v0,
                                     others, no, -1, phi, fixed, nd);
+        if (call->overlay) { /* recording: this step's local map */
+            tpNavOverlay_Window(call->overlay, ge->grid, cb.s.pos, FIELD_N, phi);
+        }
         double v = V[3] * fmax(fa, 0.05) * fmin(1.0, sk->kp * dist / V[3]);
         vcmd[0] = nd[0] * v;
         vcmd[1] = nd[1] * v;
@@ -585,10 +599,12 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
     const double c = cos(cb.yaw), s = sin(cb.yaw);
     const double vf = cb.s.vel[0] * c + cb.s.vel[1] * s;
     if (call->fresh) {
-        double p[3] = {0, 0, 0};
-        tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
-        V[1] = p[0];
-        V[2] = p[1];
+        if (!call->overlay) { /* recording: V already holds the sampled goal */
+            double p[3] = {0, 0, 0};
+            tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
+            V[1] = p[0];
+            V[2] = p[1];
+        }
         /* the other moving bodies as traffic at their current velocities */
         tpNavTrafficCar others[32];
         int no = 0;
@@ -626,7 +642,15 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
         pd.depth = TRACK_DEPTH;
         pd.node_limit = TRACK_NODES;
         double pose[3] = {cb.s.pos[0], cb.s.pos[1], cb.yaw};
+        tpNavOverlayTree otree = {0};
+        if (call->overlay) { /* recording: collect the search tree of this decision */
+            pd.on_node = tpNavOverlay_TreeNode;
+            pd.on_node_user = &otree;
+        }
         tpNavCarDecision dec = tpNavCar_Plan(tree, &tr, &pd, pose, level, 0.0);
+        if (call->overlay) {
+            tpNavOverlay_Tree(call->overlay, &otree, dec.best);
+        }
         int k = dec.clip;
         if (k < 0) { /* every clip collides: the one that slows down most */
             const int *kids;

@@ -638,7 +638,7 @@ static int run_random(const tpSkillDef *sk, tpSkillCall *call)
 
 int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call)
 {
-    if (call->fresh) {
+    if (call->fresh && !call->overlay) { /* a recording replay brings the planning call's V */
         memset(call->V, 0, sizeof(double) * TP_SKILL_VARS);
         call->V[0] = call->t;
     }

@@ -199,7 +199,7 @@ static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, voi
         if (!fresh) {
             memcpy(V, ts->V, sizeof(double) * (size_t)nv);
         }
-        tpSkillCall call = {d->world, view.bodies, view.t, d->def.scene.dt, y, d->sample_dim, rng, fresh, V, action};
+        tpSkillCall call = {d->world, view.bodies, view.t, d->def.scene.dt, y, d->sample_dim, rng, fresh, V, action, NULL};
         int b = tpSkill_Run(&tac->skills[sigma], &call);
         memcpy(tn->V, V, sizeof(double) * (size_t)nv);
         if (b < 0) {

@@ -41,4 +41,9 @@ void tpDomain_ExpandAction(const tpDomain *d, const double *compact, double *ful
 /// A state view of a blob.
 tpStateView tpDomain_View(const tpDomain *d, const void *x);
 
+/// Replays the solution ending at `leaf` through the navigation skills and stores the overlays they
+/// emit in rec (record_overlay.c). Nothing happens for domains without navigation skills.
+bool tpDomain_RecordOverlays(const tpDomain *d, const tpTree *tree, int32_t leaf, tpPlanRecord *rec, char *err,
+                             size_t errlen);
+
 #endif

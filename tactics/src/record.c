@@ -180,6 +180,14 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
             rec->report_values[i] = values[i];
         }
     }
+    {
+        int32_t leaf = result->status == TP_PLAN_SOLVED && result->nsolutions > 0
+                           ? result->solutions[result->best_solution]
+                           : result->best;
+        if (!tpDomain_RecordOverlays(d, tree, leaf, rec, err, errlen)) {
+            return false;
+        }
+    }
     rec->t_select = result->stats.t_select;
     rec->t_tactics = result->stats.t_tactics;
     rec->t_physics = result->stats.t_physics;

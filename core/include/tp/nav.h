@@ -495,6 +495,10 @@ typedef struct tpNavCarPlanDef {
     int checks;            /* collision checks per clip_time of clip, evenly spread, the last at its end (12: at
                               24 m/s the car moves 1.7 m between checks, less than its width) */
     const tpNavToGo *togo; /* NULL: straight-line heuristic as in the thesis (default NULL) */
+    /* Optional observer of the search (recordings and viewers; default NULL): called for the root
+       (id 0, parent -1, clip -1) and for every generated node, with its end pose (x, y, heading). */
+    void (*on_node)(void *user, int id, int parent, int clip, const double pose[3]);
+    void *on_node_user;
 } tpNavCarPlanDef;
 
 tpNavCarPlanDef tpDefaultNavCarPlanDef(void);
@@ -506,6 +510,7 @@ typedef struct tpNavCarDecision {
     int depth;     /* depth of the chosen path's end */
     double f;      /* its g + h (s) */
     bool finishes; /* the chosen path crosses the finish line */
+    int best;      /* node id (as given to on_node) of the chosen path's end, -1 if none */
 } tpNavCarDecision;
 
 /// One finite-horizon A* decision from pose (x, y, heading) at speed level `level` and time t:

@@ -50,6 +50,39 @@ typedef struct tpPlanTactic {
     char **skills;  /* skill names, indexed by tpPlanWorld.active values */
 } tpPlanTactic;
 
+/// Kinds of navigation overlay layers (see docs/plan-format.md, "overlays").
+typedef enum {
+    TP_OVERLAY_GRID = 0, /* occupancy grid: free / obstacle / grown cells */
+    TP_OVERLAY_FIELD,    /* harmonic potential map: log10 of the closeness u = 1 - phi per cell */
+    TP_OVERLAY_PATH,     /* planned polyline */
+    TP_OVERLAY_WINDOW,   /* an agent's local potential map (n x n cells), quantized */
+    TP_OVERLAY_TREE,     /* a vehicle's clip search tree of one decision */
+    TP_OVERLAY_KIND_COUNT
+} tpOverlayKind;
+
+#define TP_OVERLAY_NONE 255 /* WINDOW level: no value (a fixed obstacle or border cell, u = 0) */
+
+/// One overlay layer of the selected solution: what a navigation skill computed, recorded so that
+/// the viewer can draw it without recomputing anything. Arrays are heap-owned by the record.
+typedef struct tpPlanOverlay {
+    tpOverlayKind kind;
+    int tactic;                /* owner: index into tpPlanRecord.tactics */
+    int first, last;           /* steps of the selected solution it belongs to, inclusive */
+    /* GRID, FIELD, WINDOW: cell (i, j) covers [x0 + i cell, x0 + (i+1) cell) x [y0 + j cell, ...);
+       arrays are row-major with index j * nx + i */
+    double origin[2];          /* m: x0, y0 */
+    double cell;               /* m */
+    int nx, ny;
+    uint8_t *cells;            /* GRID: nx*ny flags 0 free, 1 obstacle, 2 grown */
+    double *values;            /* FIELD: nx*ny log10(u) (m: none), NAN where u = 0 (blocked, unreachable) */
+    uint8_t *levels;           /* WINDOW: nx*ny levels 0..254 of log10(u) linear in [vmin, 0], or TP_OVERLAY_NONE */
+    double vmin;               /* WINDOW: log10(u) of level 0 (< 0) */
+    int npoints;               /* PATH: polyline vertices; TREE: nodes (node 0 is the root) */
+    double *points;            /* PATH, TREE: npoints x (x, y), m */
+    int32_t *parent;           /* TREE: per node its parent node (< its own index), -1 for the root */
+    uint8_t *chosen;           /* TREE: per node 1 if it is on the chosen clip sequence */
+} tpPlanOverlay;
+
 /// A whole plan recording. All strings and arrays are heap-owned by the record
 /// (free with tpPlanRecord_Free).
 typedef struct tpPlanRecord {
@@ -83,6 +116,9 @@ typedef struct tpPlanRecord {
     double report_values[TP_PLAN_MAX_REPORTS];
     /* timing (the only non-deterministic part; kept in stats.timing) */
     double t_select, t_tactics, t_physics, t_check, t_total;
+    /* navigation overlays of the selected solution (optional member "overlays"; 0 / NULL if none) */
+    int noverlays;
+    tpPlanOverlay *overlays;
 } tpPlanRecord;
 
 /// Allocates the per-world arrays of w for a record's bodies/tactics (zero-filled).
@@ -101,6 +137,37 @@ bool tpPlanRecord_Write(const tpPlanRecord *rec, const char *path, char *err, si
 /// version, missing/ill-typed field, inconsistent array lengths) returns false with a message
 /// naming the file and the field, e.g. "plan.json: bodies[1].trajectory[4]: expected 13 numbers".
 bool tpPlanRecord_Read(tpPlanRecord *rec, const char *path, char *err, size_t errlen);
+
+/// Frees the arrays of one overlay and zeroes it. NULL is allowed.
+void tpPlanOverlay_Free(tpPlanOverlay *ov);
+/// Name of an overlay kind ("grid", "field", "path", "window", "tree"), NULL if out of range.
+const char *tpOverlayKind_Name(tpOverlayKind kind);
+
+/// Collects overlays while a plan is recorded: the recorder replays the selected solution and the
+/// navigation skills emit what they computed (tpSkillCall.overlay). Items are appended in emission
+/// order, which is deterministic. Zero-initialise; free with tpOverlaySink_Free unless the items
+/// were moved into a record with tpOverlaySink_Take.
+typedef struct tpOverlaySink {
+    int tactic;       /* owner of the items emitted next (set by the recorder) */
+    int step;         /* step being replayed (set by the recorder) */
+    int window_every; /* WINDOW items are kept every this many steps of a segment (>= 1) */
+    int seg_start;    /* step at which the owner's current skill segment started */
+    int n, cap;
+    tpPlanOverlay *items; /* first = step; last = -1 while open */
+    bool failed;          /* an allocation failed (the sink then drops what it is given) */
+} tpOverlaySink;
+
+/// Adds an item (ownership of its arrays passes to the sink, which frees them on failure). The
+/// item belongs to the sink's tactic from its step on; an open item of the same tactic and kind is
+/// closed at the step before. An item equal in content to the latest item of the same tactic and
+/// kind, when that one is open or ended at the step before, extends it instead (one grid for many
+/// consecutive segments).
+void tpOverlaySink_Add(tpOverlaySink *sink, tpPlanOverlay *item);
+/// Closes every open item of `tactic` (-1: every tactic) at step `last`.
+void tpOverlaySink_Close(tpOverlaySink *sink, int tactic, int last);
+/// Moves the items into rec (replacing its overlays). False on a failed allocation earlier.
+bool tpOverlaySink_Take(tpOverlaySink *sink, tpPlanRecord *rec);
+void tpOverlaySink_Free(tpOverlaySink *sink);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Tree files (binary, for the viewer): node parents and the position of every moving body.   */

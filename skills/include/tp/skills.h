@@ -13,6 +13,7 @@
 
 #include "tp/nav.h"
 #include "tp/physics.h"
+#include "tp/plan.h"
 #include "tp/rng.h"
 
 #ifdef __cplusplus
@@ -182,6 +183,11 @@ struct tpSkillCall {
     bool fresh;           /* first call since G selected this skill: V holds zeros */
     double *V;            /* TP_SKILL_VARS doubles, persisted while busy */
     double *action;       /* full action vector (6 doubles per control slot): add to it */
+    tpOverlaySink *overlay; /* NULL while planning. Set only when a plan is recorded (tactics/record):
+                               the call replays one step of the solution, V already holds what the
+                               planning call left in it (so a fresh call must not sample again), and
+                               the navigation skills emit what they computed (grid, path, field, local
+                               map, search tree) into the sink. Other kinds ignore it. */
 };
 
 /// f(C, D, V, x, a) -> (a', V', b): returns 1 while busy, 0 when this step ends the skill's

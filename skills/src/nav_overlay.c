@@ -1,0 +1,171 @@
+/* Overlay emission of the navigation skills: converts what nav_to, follow_field and drive_track
+ * computed (grids, paths, harmonic fields, local maps, clip search trees) into plan overlays
+ * (tp/plan.h, tpOverlaySink). Only called while a plan is recorded (tpSkillCall.overlay != NULL),
+ * never while planning. Everything here is a pure function of its inputs, so recordings stay
+ * byte-identical. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nav_overlay.h"
+
+void tpNavOverlay_Grid(tpOverlaySink *s, const tpNavGrid *g)
+{
+    const tpNavGridDef *d = tpNavGrid_Def(g);
+    tpPlanOverlay o;
+    memset(&o, 0, sizeof o);
+    o.kind = TP_OVERLAY_GRID;
+    o.origin[0] = d->x0;
+    o.origin[1] = d->y0;
+    o.cell = d->cell;
+    o.nx = d->nx;
+    o.ny = d->ny;
+    o.cells = malloc((size_t)d->nx * (size_t)d->ny);
+    if (!o.cells) {
+        s->failed = true;
+        return;
+    }
+    for (int j = 0; j < d->ny; ++j) {
+        for (int i = 0; i < d->nx; ++i) {
+            o.cells[(size_t)j * d->nx + i] = (uint8_t)tpNavGrid_Cell(g, i, j);
+        }
+    }
+    tpOverlaySink_Add(s, &o);
+}
+
+void tpNavOverlay_Path(tpOverlaySink *s, const double *points, int npoints)
+{
+    if (npoints < 1) {
+        return;
+    }
+    tpPlanOverlay o;
+    memset(&o, 0, sizeof o);
+    o.kind = TP_OVERLAY_PATH;
+    o.npoints = npoints;
+    o.points = malloc(2 * (size_t)npoints * sizeof *o.points);
+    if (!o.points) {
+        s->failed = true;
+        return;
+    }
+    memcpy(o.points, points, 2 * (size_t)npoints * sizeof *o.points);
+    tpOverlaySink_Add(s, &o);
+}
+
+/* log10 of a closeness rounded to 1e-3 (NaN for u <= 0): compact in the file, plenty for display. */
+static double roundedLog(double u)
+{
+    return u > 0 ? round(log10(u) * 1000.0) / 1000.0 : NAN;
+}
+
+void tpNavOverlay_Field(tpOverlaySink *s, const tpNavGrid *g, const tpNavField *f)
+{
+    const tpNavGridDef *d = tpNavGrid_Def(g);
+    tpPlanOverlay o;
+    memset(&o, 0, sizeof o);
+    o.kind = TP_OVERLAY_FIELD;
+    o.origin[0] = d->x0;
+    o.origin[1] = d->y0;
+    o.cell = d->cell;
+    o.nx = d->nx;
+    o.ny = d->ny;
+    o.values = malloc((size_t)d->nx * (size_t)d->ny * sizeof *o.values);
+    if (!o.values) {
+        s->failed = true;
+        return;
+    }
+    for (int j = 0; j < d->ny; ++j) {
+        for (int i = 0; i < d->nx; ++i) {
+            o.values[(size_t)j * d->nx + i] = roundedLog(tpNavField_Closeness(f, i, j));
+        }
+    }
+    tpOverlaySink_Add(s, &o);
+}
+
+void tpNavOverlay_Window(tpOverlaySink *s, const tpNavGrid *g, const double pos[2], int n, const double *phi)
+{
+    int every = s->window_every > 0 ? s->window_every : 1;
+    int ci, cj;
+    if ((s->step - s->seg_start) % every != 0 || !tpNavGrid_CellOf(g, pos[0], pos[1], &ci, &cj)) {
+        return;
+    }
+    const tpNavGridDef *d = tpNavGrid_Def(g);
+    const int h = n / 2;
+    tpPlanOverlay o;
+    memset(&o, 0, sizeof o);
+    o.kind = TP_OVERLAY_WINDOW;
+    o.origin[0] = d->x0 + (ci - h) * d->cell; /* the local map's corner, as in tpNav_LocalStep */
+    o.origin[1] = d->y0 + (cj - h) * d->cell;
+    o.cell = d->cell;
+    o.nx = o.ny = n;
+    o.levels = malloc((size_t)n * (size_t)n);
+    if (!o.levels) {
+        s->failed = true;
+        return;
+    }
+    double lo = 0.0;
+    for (int q = 0; q < n * n; ++q) {
+        double u = 1.0 - phi[q];
+        lo = u > 0 ? fmin(lo, log10(u)) : lo;
+    }
+    o.vmin = fmin(floor(lo), -1.0);
+    for (int q = 0; q < n * n; ++q) {
+        double u = 1.0 - phi[q];
+        o.levels[q] = u > 0 ? (uint8_t)lround(254.0 * (log10(u) - o.vmin) / -o.vmin) : TP_OVERLAY_NONE;
+    }
+    tpOverlaySink_Add(s, &o);
+}
+
+void tpNavOverlay_TreeNode(void *user, int id, int parent, int clip, const double pose[3])
+{
+    (void)clip;
+    tpNavOverlayTree *t = user;
+    if (t->failed || id != t->n) { /* ids come in order 0, 1, 2, ... */
+        t->failed = true;
+        return;
+    }
+    if (t->n == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 256;
+        double *p = realloc(t->points, 2 * (size_t)cap * sizeof *p);
+        int32_t *q = p ? realloc(t->parent, (size_t)cap * sizeof *q) : NULL;
+        if (p) {
+            t->points = p;
+        }
+        if (!q) {
+            t->failed = true;
+            return;
+        }
+        t->parent = q;
+        t->cap = cap;
+    }
+    t->points[2 * t->n] = pose[0];
+    t->points[2 * t->n + 1] = pose[1];
+    t->parent[t->n++] = parent;
+}
+
+void tpNavOverlay_Tree(tpOverlaySink *s, tpNavOverlayTree *t, int best)
+{
+    if (t->failed || t->n < 1) {
+        s->failed = s->failed || t->failed;
+        free(t->points);
+        free(t->parent);
+        memset(t, 0, sizeof *t);
+        return;
+    }
+    tpPlanOverlay o;
+    memset(&o, 0, sizeof o);
+    o.kind = TP_OVERLAY_TREE;
+    o.npoints = t->n;
+    o.points = t->points;
+    o.parent = t->parent;
+    o.chosen = calloc((size_t)t->n, 1);
+    memset(t, 0, sizeof *t);
+    if (!o.chosen) {
+        s->failed = true;
+        tpPlanOverlay_Free(&o);
+        return;
+    }
+    for (int k = best; k >= 0 && k < o.npoints; k = o.parent[k]) {
+        o.chosen[k] = 1;
+    }
+    tpOverlaySink_Add(s, &o);
+}
