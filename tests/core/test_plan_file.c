@@ -768,6 +768,194 @@ static void test_tree_refusals(void **state)
     tpTreeRecord_Free(&t);
 }
 
+
+/* ---- overlays ---- */
+
+static void add_overlays(tpPlanRecord *rec)
+{
+    rec->noverlays = 5;
+    rec->overlays = calloc(5, sizeof *rec->overlays);
+    tpPlanOverlay *g = &rec->overlays[0], *f = &rec->overlays[1], *pa = &rec->overlays[2], *w = &rec->overlays[3],
+                  *t = &rec->overlays[4];
+    g->kind = TP_OVERLAY_GRID, g->tactic = 0, g->first = 0, g->last = 3;
+    g->origin[0] = -0.35, g->origin[1] = 1.0 / 3.0, g->cell = 0.05, g->nx = 7, g->ny = 3;
+    g->cells = malloc(21);
+    for (int k = 0; k < 21; ++k) {
+        g->cells[k] = (uint8_t)((k / 4) % 3);
+    }
+    f->kind = TP_OVERLAY_FIELD, f->tactic = 1, f->first = 1, f->last = 2;
+    f->origin[0] = 0, f->origin[1] = -2, f->cell = 0.25, f->nx = 3, f->ny = 2;
+    f->values = malloc(6 * sizeof(double));
+    const double fv[6] = {0, -0.001, -123.456, NAN, -300.5, -0.0};
+    memcpy(f->values, fv, sizeof fv);
+    pa->kind = TP_OVERLAY_PATH, pa->tactic = 0, pa->first = 2, pa->last = 3, pa->npoints = 3;
+    pa->points = malloc(6 * sizeof(double));
+    for (int k = 0; k < 6; ++k) {
+        pa->points[k] = awkward(k);
+    }
+    w->kind = TP_OVERLAY_WINDOW, w->tactic = 1, w->first = 3, w->last = 3;
+    w->origin[0] = 1.5, w->origin[1] = 2.5, w->cell = 0.25, w->nx = w->ny = 3, w->vmin = -7;
+    w->levels = malloc(9);
+    for (int k = 0; k < 9; ++k) {
+        w->levels[k] = (uint8_t)(k == 4 ? TP_OVERLAY_NONE : k * 31);
+    }
+    t->kind = TP_OVERLAY_TREE, t->tactic = 0, t->first = 0, t->last = 1, t->npoints = 4;
+    t->points = malloc(8 * sizeof(double));
+    t->parent = malloc(4 * sizeof(int32_t));
+    t->chosen = calloc(4, 1);
+    for (int k = 0; k < 8; ++k) {
+        t->points[k] = awkward(k + 11);
+    }
+    const int32_t par[4] = {-1, 0, 0, 2};
+    memcpy(t->parent, par, sizeof par);
+    t->chosen[0] = t->chosen[2] = t->chosen[3] = 1;
+}
+
+static void assert_overlays_equal(const tpPlanRecord *a, const tpPlanRecord *b)
+{
+    assert_int_equal(a->noverlays, b->noverlays);
+    for (int k = 0; k < a->noverlays; ++k) {
+        const tpPlanOverlay *x = &a->overlays[k], *y = &b->overlays[k];
+        assert_int_equal(x->kind, y->kind);
+        assert_int_equal(x->tactic, y->tactic);
+        assert_int_equal(x->first, y->first);
+        assert_int_equal(x->last, y->last);
+        assert_int_equal(x->nx, y->nx);
+        assert_int_equal(x->ny, y->ny);
+        assert_int_equal(x->npoints, y->npoints);
+        assert_bits_equal(x->origin, y->origin, 2);
+        assert_bits_equal(&x->cell, &y->cell, 1);
+        assert_bits_equal(&x->vmin, &y->vmin, 1);
+        size_t nc = (size_t)x->nx * (size_t)x->ny, np = (size_t)x->npoints;
+        assert_int_equal(x->cells != NULL, y->cells != NULL);
+        assert_int_equal(x->values != NULL, y->values != NULL);
+        assert_int_equal(x->levels != NULL, y->levels != NULL);
+        if (x->cells) {
+            assert_memory_equal(x->cells, y->cells, nc);
+        }
+        if (x->values) {
+            for (size_t q = 0; q < nc; ++q) { /* NaN (no value) reads back as NaN */
+                if (isnan(x->values[q])) {
+                    assert_true(isnan(y->values[q]));
+                } else {
+                    assert_bits_equal(&x->values[q], &y->values[q], 1);
+                }
+            }
+        }
+        if (x->levels) {
+            assert_memory_equal(x->levels, y->levels, nc);
+        }
+        if (np) {
+            assert_bits_equal(x->points, y->points, 2 * np);
+        }
+        if (x->parent) {
+            assert_memory_equal(x->parent, y->parent, np * sizeof(int32_t));
+            assert_memory_equal(x->chosen, y->chosen, np);
+        }
+    }
+}
+
+static void test_plan_overlays(void **state)
+{
+    (void)state;
+    char err[512] = "";
+    tpPlanRecord orig, back;
+    build_record(&orig);
+    add_overlays(&orig);
+    const char *a = tmp_path("ov_a.json"), *b = tmp_path("ov_b.json");
+    assert_true(tpPlanRecord_Write(&orig, a, err, sizeof err));
+    assert_true(tpPlanRecord_Read(&back, a, err, sizeof err));
+    assert_record_equal(&orig, &back);
+    assert_overlays_equal(&orig, &back);
+    assert_true(tpPlanRecord_Write(&back, b, err, sizeof err));
+    size_t la, lb;
+    char *fa = slurp(a, &la), *fb = slurp(b, &lb);
+    assert_int_equal(la, lb);
+    assert_memory_equal(fa, fb, la);
+    /* compact encodings, and the overlays before the stats (timing stays last) */
+    assert_non_null(strstr(fa, "\"cells\": \"4.4#4+4.4#1+\""));
+    assert_non_null(strstr(fa, "\"levels\": \"001f3e5dff9bbad9f8\""));
+    assert_non_null(strstr(fa, "null"));
+    assert_true(strstr(fa, "\"overlays\"") < strstr(fa, "\"stats\""));
+    tpPlanRecord_Free(&back);
+
+    /* corrupted overlay sections are refused with the field named */
+    expect_edit_refused(fa, "\"overlays\"", "4.4#4+4.4#1+", "4.4#4+4.4#2+", "overlays[0].cells: the runs cover more");
+    expect_edit_refused(fa, "\"overlays\"", "4.4#4+4.4#1+", "4.4#4+4.4#1", "overlays[0].cells: bad run");
+    expect_edit_refused(fa, "\"overlays\"", "4.4#4+4.4#1+", "4.4#4+4.4#1x", "overlays[0].cells: bad run");
+    expect_edit_refused(fa, "\"overlays\"", "\"tactic\": \"watch\"", "\"tactic\": \"nobody\"",
+                        "overlays[1].tactic: no tactic named \"nobody\"");
+    expect_edit_refused(fa, "\"overlays\"", "\"steps\": [2, 3]", "\"steps\": [2, 4]", "overlays[2].steps: [2, 4]");
+    expect_edit_refused(fa, "\"overlays\"", "\"steps\": [2, 3]", "\"steps\": [3, 2]", "overlays[2].steps");
+    expect_edit_refused(fa, "\"overlays\"", "001f3e5dff", "001f3e5dfg", "overlays[3].levels: not a lowercase hex");
+    expect_edit_refused(fa, "\"overlays\"", "001f3e5dff9bbad9f8", "001f", "overlays[3].levels: expected a string of 18");
+    expect_edit_refused(fa, "\"overlays\"", "\"kind\": \"window\"", "\"kind\": \"blob\"", "overlays[3].kind");
+    expect_edit_refused(fa, "\"overlays\"", ", 2]]", ", 3]]", "overlays[4].nodes[3]: parent 3");
+    expect_edit_refused(fa, "\"overlays\"", "\"chosen\": [0, 2, 3]", "\"chosen\": [0, 2, 4]", "overlays[4].chosen[2]");
+    expect_edit_refused(fa, "\"overlays\"", "\"size\": [3, 2]", "\"size\": [3, 3]", "overlays[1].log10u: expected");
+    expect_edit_refused(fa, "\"overlays\"", "\"cell\": 0.05", "\"cell\": 0", "overlays[0].cell");
+    expect_edit_refused(fa, NULL, "\"overlays\": [", "\"overlays\": 7, \"old\": [", "overlays: expected an array");
+    free(fa);
+    free(fb);
+
+    /* the writer refuses what the reader would refuse */
+    orig.overlays[2].last = 9;
+    assert_false(tpPlanRecord_Write(&orig, b, err, sizeof err));
+    assert_non_null(strstr(err, "overlays[2].steps"));
+    orig.overlays[2].last = 3;
+    orig.overlays[4].parent[1] = 3;
+    assert_false(tpPlanRecord_Write(&orig, b, err, sizeof err));
+    assert_non_null(strstr(err, "overlays[4].nodes[1]"));
+    tpPlanRecord_Free(&orig);
+
+    /* a plan without overlays (every plan before them) reads with none */
+    build_record(&orig);
+    assert_true(tpPlanRecord_Write(&orig, a, err, sizeof err));
+    assert_true(tpPlanRecord_Read(&back, a, err, sizeof err));
+    assert_int_equal(back.noverlays, 0);
+    assert_null(back.overlays);
+    fa = slurp(a, &la);
+    assert_null(strstr(fa, "\"overlays\""));
+    free(fa);
+    tpPlanRecord_Free(&back);
+    tpPlanRecord_Free(&orig);
+}
+
+/* The recording sink: step ranges, closing, and merging of repeated content. */
+static void test_overlay_sink(void **state)
+{
+    (void)state;
+    tpOverlaySink s;
+    memset(&s, 0, sizeof s);
+    for (int step = 0; step < 6; ++step) { /* the same path emitted at steps 0..2, another from 3 */
+        tpPlanOverlay o;
+        memset(&o, 0, sizeof o);
+        o.kind = TP_OVERLAY_PATH;
+        o.npoints = 1;
+        o.points = calloc(2, sizeof(double));
+        o.points[0] = step < 3 ? 1.0 : 2.0;
+        s.tactic = 1;
+        s.step = step;
+        tpOverlaySink_Add(&s, &o);
+        if (step == 1) {
+            tpOverlaySink_Close(&s, 1, 1); /* a segment ends; the next one re-emits the same path */
+        }
+    }
+    tpOverlaySink_Close(&s, -1, 5);
+    assert_int_equal(s.n, 2);
+    assert_int_equal(s.items[0].first, 0);
+    assert_int_equal(s.items[0].last, 2);
+    assert_int_equal(s.items[1].first, 3);
+    assert_int_equal(s.items[1].last, 5);
+    assert_int_equal(s.items[1].tactic, 1);
+    tpPlanRecord rec;
+    memset(&rec, 0, sizeof rec);
+    assert_true(tpOverlaySink_Take(&s, &rec));
+    assert_int_equal(rec.noverlays, 2);
+    assert_int_equal(s.n, 0);
+    tpPlanRecord_Free(&rec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -776,6 +964,8 @@ int main(void)
         cmocka_unit_test(test_plan_minimal),
         cmocka_unit_test(test_plan_refusals),
         cmocka_unit_test(test_plan_random_corruption),
+        cmocka_unit_test(test_plan_overlays),
+        cmocka_unit_test(test_overlay_sink),
         cmocka_unit_test(test_tree_round_trip),
         cmocka_unit_test(test_tree_refusals),
     };
