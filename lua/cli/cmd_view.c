@@ -24,6 +24,9 @@ static void view_usage(FILE *f)
                "  --no-trails         start with the trails off (L)\n"
                "  --contacts          start with the approximate contact points on (K)\n"
                "  --no-overlay        start without the text overlay and timeline (O)\n"
+               "  --nav LIST          navigation layers shown at start (plans with overlays): a comma\n"
+               "                      list of grid, field, arrows, paths, windows, trees; all (default)\n"
+               "                      or none (keys G F A Y W V)\n"
                "  --fps               print the frame rate once a second and the average at exit\n"
                "                      (also turns vsync off so the number measures the renderer)\n"
                "  --quit-after N      close after N frames (benchmarks, smoke tests)\n"
@@ -32,6 +35,7 @@ static void view_usage(FILE *f)
                "\n"
                "Keys: space play/pause, left/right step, up/down 10 steps, [ ] speed, R restart,\n"
                "N/P next/previous solution, T tree, L trails, K contacts, O overlay, C reset camera,\n"
+               "G/F/A/Y/W/V navigation grid/field/arrows/paths/windows/trees,\n"
                "H help, Esc quit. Mouse: left drag orbit, right/middle drag pan, wheel zoom, click or\n"
                "drag the timeline to seek.\n"
                "\n"
@@ -58,6 +62,8 @@ static void render_usage(FILE *f)
                "  --no-trails         no trails\n"
                "  --contacts          draw approximate contact points (derived from geometry)\n"
                "  --no-overlay        no text overlay and timeline\n"
+               "  --nav LIST          navigation layers (plans with overlays): a comma list of grid,\n"
+               "                      field, arrows, paths, windows, trees; all (default) or none\n"
                "  --video FILE        also encode the frames with ffmpeg (must be on the PATH)\n"
                "  -q, --quiet         print nothing but errors\n"
                "  -h, --help          this help\n"
@@ -91,6 +97,14 @@ static int common_option(int argc, char **argv, int *i, tpViewerDef *vd, const c
     }
     if (strcmp(a, "--no-overlay") == 0) {
         vd->show_overlay = false;
+        return 1;
+    }
+    if (strcmp(a, "--nav") == 0) {
+        if (!tpView_ParseNavLayers(v, &vd->nav_layers, err, sizeof err)) {
+            tpLog(TP_LOG_ERROR, "%s", err);
+            return -1;
+        }
+        ++*i;
         return 1;
     }
     bool takes =

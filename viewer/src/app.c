@@ -24,6 +24,7 @@ tpViewerDef tpDefaultViewerDef(void)
     d.show_trails = true;
     d.show_contacts = false;
     d.show_overlay = true;
+    d.nav_layers = TP_VIEW_NAV_ALL;
     return d;
 }
 
@@ -128,6 +129,7 @@ typedef struct App {
     bool playing;
     bool help;
     bool tree, trails, contacts, overlay;
+    unsigned nav; /* TP_VIEW_NAV_* layers on */
     int world;
     /* mouse */
     bool orbit, pan, scrub;
@@ -257,6 +259,15 @@ static void draw_overlay(App *a, int w, int h)
         int si = st < nsteps ? st : nsteps - 1;
         n = skills_text(a, si, txt, sizeof txt, n);
     }
+    if (rec->noverlays > 0) {
+        static const char *const names[6] = {"G grid", "F field", "A arrows", "Y paths", "W windows", "V trees"};
+        n += snprintf(txt + n, sizeof txt - (size_t)n, "nav:");
+        for (int k = 0; k < 6; ++k) {
+            n += snprintf(txt + n, sizeof txt - (size_t)n, " %s %s", names[k], (a->nav >> k) & 1 ? "on" : "off");
+        }
+        n += snprintf(txt + n, sizeof txt - (size_t)n, "%s\n",
+                      a->world == rec->selected ? "" : " (recorded for the selected world only)");
+    }
     if (a->contacts) {
         n += snprintf(txt + n, sizeof txt - (size_t)n, "contacts: %d (approximate, from geometry)\n",
                       tpVScene_ContactCount(&a->scene, a->t));
@@ -338,6 +349,8 @@ static void draw_overlay(App *a, int w, int h)
                                   "L          trails on/off\n"
                                   "K          contact points (approximate, from geometry)\n"
                                   "O          overlay on/off\n"
+                                  "G / F / A  navigation: grid, potential field, gradient arrows\n"
+                                  "Y / W / V  navigation: paths, local windows, vehicle trees\n"
                                   "C          reset camera (fit to scene)\n"
                                   "left drag  orbit    right/middle drag  pan    wheel  zoom\n"
                                   "timeline   click or drag to seek\n"
@@ -358,6 +371,7 @@ static void draw_frame(App *a, int w, int h, bool progressive)
     f.progressive = progressive;
     f.width = w, f.height = h, f.t = a->t, f.cam = a->cam;
     f.tree = a->tree, f.trails = a->trails, f.contacts = a->contacts;
+    f.nav = a->nav;
     tpVScene_Draw(&a->scene, &f);
     if (a->overlay) {
         tpVText_Begin(w, h);
@@ -465,6 +479,30 @@ static void on_char(GLFWwindow *win, unsigned int cp)
     case 'C':
         a->cam = a->cam_home;
         break;
+    case 'g':
+    case 'G':
+        a->nav ^= TP_VIEW_NAV_GRID;
+        break;
+    case 'f':
+    case 'F':
+        a->nav ^= TP_VIEW_NAV_FIELD;
+        break;
+    case 'a':
+    case 'A':
+        a->nav ^= TP_VIEW_NAV_ARROWS;
+        break;
+    case 'y':
+    case 'Y':
+        a->nav ^= TP_VIEW_NAV_PATHS;
+        break;
+    case 'w':
+    case 'W':
+        a->nav ^= TP_VIEW_NAV_WINDOWS;
+        break;
+    case 'v':
+    case 'V':
+        a->nav ^= TP_VIEW_NAV_TREES;
+        break;
     case 'h':
     case 'H':
     case '?':
@@ -556,6 +594,7 @@ static void app_init_state(App *a, const tpPlanRecord *rec, const tpViewerDef *d
     a->trails = def->show_trails;
     a->contacts = def->show_contacts;
     a->overlay = def->show_overlay;
+    a->nav = def->nav_layers & TP_VIEW_NAV_ALL;
     a->world = rec->nworlds > 0 ? (def->world >= 0 && def->world < rec->nworlds ? def->world : 0) : -1;
     int w = def->width, h = def->height;
     tpViewCamera_Fit(&a->cam_home, rec, (double)w / h);
@@ -680,10 +719,10 @@ int tpViewer_Run(const char *plan_path, const char *tree_path, const tpViewerDef
     }
     if (def->print_state) {
         printf("state: step %d t %.4f world %d speed %g playing %d tree %d trails %d contacts %d overlay %d help %d "
-               "camera %.4f %.4f %.4f target %.4f %.4f %.4f\n",
+               "camera %.4f %.4f %.4f target %.4f %.4f %.4f nav %u\n",
                step_of(a), a->t, a->world + 1, a->speed, a->playing, a->tree, a->trails, a->contacts, a->overlay,
                a->help, a->cam.yaw * 180 / TP_PI, a->cam.pitch * 180 / TP_PI, a->cam.dist, a->cam.target[0],
-               a->cam.target[1], a->cam.target[2]);
+               a->cam.target[1], a->cam.target[2], a->nav);
     }
     if (def->print_fps) {
         double el = glfwGetTime() - start;
@@ -1067,11 +1106,13 @@ void tpLiveView_Play(tpLiveView *lv, const tpPlanRecord *rec, const tpTreeRecord
     char err[512];
     tpViewCamera cam = a->cam, home = a->cam_home;
     bool tree_on = a->tree, trails = a->trails, contacts = a->contacts, overlay = a->overlay;
+    unsigned nav = a->nav;
     tpVScene_Free(&a->scene);
     a->scene_ok = false;
     app_init_state(a, rec, &a->def, tree != NULL);
     a->cam = cam, a->cam_home = home; /* keep the user's view */
     a->tree = tree_on && tree != NULL, a->trails = trails, a->contacts = contacts, a->overlay = overlay;
+    a->nav = nav;
     a->live_status = NULL;
     if (!tpVScene_Init(&a->scene, rec, err, sizeof err) ||
         !tpVScene_SetTree(&a->scene, tree, "(tree)", err, sizeof err)) {

@@ -151,7 +151,7 @@ bool tpVScene_Init(tpVScene *sc, const tpPlanRecord *rec, char *err, size_t errl
     glGenBuffers(1, &sc->trail_vbo);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     tpView_SceneBounds(rec, sc->lo, sc->hi); /* the same set the camera fits */
-    return true;
+    return tpVNav_Init(sc, err, errlen);
 }
 
 void tpVScene_SetWorld(tpVScene *sc, int world)
@@ -440,6 +440,7 @@ void tpVScene_Free(tpVScene *sc)
     }
     free(sc->palette);
     free(sc->trail_first);
+    tpVNav_Free(sc);
     memset(sc, 0, sizeof *sc);
 }
 
@@ -1055,6 +1056,9 @@ void tpVScene_Draw(tpVScene *sc, const tpVFrame *f)
 
     glEnableClientState(GL_VERTEX_ARRAY);
     draw_ground(sc);
+    if (f->nav && rec->noverlays > 0) {
+        tpVNav_Draw(sc, f); /* on the ground, under the trails, the tree and the bodies */
+    }
     if (cached && sc->cache_valid) {
         cache_compose(sc); /* tree and whole trails over the ground, under the bodies */
     }

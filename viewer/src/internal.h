@@ -51,6 +51,11 @@ typedef struct tpVScene {
     unsigned cache_generation;
     int64_t cache_progress; /* tree nodes drawn into the cache so far */
     unsigned generation;    /* bumped whenever the tree or the world changes */
+
+    /* navigation overlays (overlay.c): per plan overlay, RGBA colours of its cells (FIELD and
+       WINDOW layers, nx*ny*4 floats; NULL for the others), and the height they are drawn at */
+    float **nav_rgba;
+    double nav_z;
 } tpVScene;
 
 /// Per-frame drawing options.
@@ -60,6 +65,7 @@ typedef struct tpVFrame {
     tpViewCamera cam;
     bool tree, trails, contacts;
     bool progressive; /* add a big tree to the cache over several frames (interactive use) */
+    unsigned nav;     /* TP_VIEW_NAV_* layers to draw (0: none) */
 } tpVFrame;
 
 /// Builds meshes and the bounds; needs a current GL context. False with a message on failure.
@@ -81,6 +87,16 @@ void tpVPalette(int i, float rgb[3]);
 
 /// World-axis-aligned bounds (m) of the scene the camera fits (camera.c).
 void tpView_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3]);
+
+/// Prepares the navigation overlays of sc->rec (colours, height); false with a message on failure.
+bool tpVNav_Init(tpVScene *sc, char *err, size_t errlen);
+/// Draws the overlays of the layers in f->nav that belong to the step shown (only for the selected
+/// world, whose solution they were recorded from). Called after the ground, before the bodies.
+void tpVNav_Draw(const tpVScene *sc, const tpVFrame *f);
+void tpVNav_Free(tpVScene *sc);
+/// Tactic whose grid / field is drawn at step `step` (-1 if none): the first tactic driving an
+/// active body that has one there, else the first tactic that has one.
+int tpVNav_Focus(const tpPlanRecord *rec, int step);
 
 /// Number of approximate contacts at time t (drawn when the layer is on); see draw.c.
 int tpVScene_ContactCount(const tpVScene *sc, double t);

@@ -51,6 +51,22 @@ void tpView_BodyPose(const tpPlanRecord *rec, int world, int body, double t, dou
 /* ------------------------------------------------------------------------------------------ */
 /* Viewer and renderer                                                                         */
 
+/// Navigation overlay layers (the plan's "overlays", see docs/viewer.md), as bits of
+/// tpViewerDef.nav_layers. Keys in the window: G, F, A, Y, W, V.
+enum {
+    TP_VIEW_NAV_GRID = 1,     /* occupancy grids: obstacle and grown cells */
+    TP_VIEW_NAV_FIELD = 2,    /* harmonic potential as a colour map over the ground */
+    TP_VIEW_NAV_ARROWS = 4,   /* its gradient (the descent direction) as arrows on a decimated grid */
+    TP_VIEW_NAV_PATHS = 8,    /* planned paths */
+    TP_VIEW_NAV_WINDOWS = 16, /* agents' local potential maps */
+    TP_VIEW_NAV_TREES = 32,   /* vehicle clip search trees */
+    TP_VIEW_NAV_ALL = 63
+};
+
+/// Parses a layer list "grid,field,arrows,paths,windows,trees", "all" or "none" into bits.
+/// False with a message on an unknown name.
+bool tpView_ParseNavLayers(const char *text, unsigned *bits, char *err, size_t errlen);
+
 /// What is drawn and how. Get defaults from tpDefaultViewerDef().
 typedef struct tpViewerDef {
     int width, height;  /* window / image size in pixels. Default 1280 x 720 */
@@ -65,6 +81,8 @@ typedef struct tpViewerDef {
                            the scene, so YAW,PITCH,DIST keeps the scene's centre as the target;
                            NULL (default): the fitted camera */
     int world;          /* world shown first (index into rec->worlds; 0 = the selected one) */
+    unsigned nav_layers; /* TP_VIEW_NAV_* bits of the navigation overlays drawn (when the plan has
+                            any). Default TP_VIEW_NAV_ALL */
 } tpViewerDef;
 
 /// Default viewer definition (see the field comments).
