@@ -34,8 +34,9 @@ field() { # state line, name -> the value after the name
   echo "$1" | awk -v k="$2" '{ for (i = 1; i < NF; ++i) if ($i == k) { print $(i + 1); exit } }'
 }
 
-# Keys: pause, first step, three steps on, tree off, faster, next world, contacts, overlay, help.
-s=$(drive "key --window WID space Home Right Right Right t bracketright n k o h")
+# Keys: pause, first step, three steps on, tree off, faster, next world, contacts, overlay, help,
+# navigation grid and vehicle-tree layers off.
+s=$(drive "key --window WID space Home Right Right Right t bracketright n k o h g v")
 check "keys: viewer exit 0" $?
 echo "keys -> $s"
 check "space pauses" $([ "$(field "$s" playing)" = 0 ]; echo $?)
@@ -46,6 +47,7 @@ check "N: world 2" $([ "$(field "$s" world)" = 2 ]; echo $?)
 check "K: contacts on" $([ "$(field "$s" contacts)" = 1 ]; echo $?)
 check "O: overlay off" $([ "$(field "$s" overlay)" = 0 ]; echo $?)
 check "H: help on" $([ "$(field "$s" help)" = 1 ]; echo $?)
+check "G, V: nav layers 63 - 1 - 32 = 30" $([ "$(field "$s" nav)" = 30 ]; echo $?)
 s=$(drive "key --window WID space End Left Left Down bracketleft bracketleft l")
 echo "keys 2 -> $s"
 steps=$(awk '/"steps"/ { gsub(/[^0-9]/, ""); print; exit }' "$work/many.json")
