@@ -566,8 +566,7 @@ static bool ovReadPoints(const OvReader *r, const cJSON *o, tpPlanOverlay *ov, c
         ov->points[2 * k + 1] = v[1];
         if (width == 3) {
             if (v[2] != floor(v[2]) || (k == 0 ? v[2] != -1 : (v[2] < 0 || v[2] >= k))) {
-                return ovFail(r, "%s[%d]: parent %g (the root has -1, every other node an earlier node)", key, k,
-                              v[2]);
+                return ovFail(r, "%s[%d]: parent %g (the root has -1, every other node an earlier node)", key, k, v[2]);
             }
             ov->parent[k] = (int32_t)v[2];
         }
@@ -635,11 +634,21 @@ static bool ovReadOne(const OvReader *r, const tpPlanRecord *rec, const cJSON *o
     }
     bool ok;
     switch (ov->kind) {
-    case TP_OVERLAY_GRID: ok = ovGeometry(r, o, ov) && ovReadGrid(r, o, ov); break;
-    case TP_OVERLAY_FIELD: ok = ovGeometry(r, o, ov) && ovReadField(r, o, ov); break;
-    case TP_OVERLAY_WINDOW: ok = ovGeometry(r, o, ov) && ovReadWindow(r, o, ov); break;
-    case TP_OVERLAY_PATH: ok = ovReadPoints(r, o, ov, "points", 2); break;
-    default: ok = ovReadPoints(r, o, ov, "nodes", 3); break;
+    case TP_OVERLAY_GRID:
+        ok = ovGeometry(r, o, ov) && ovReadGrid(r, o, ov);
+        break;
+    case TP_OVERLAY_FIELD:
+        ok = ovGeometry(r, o, ov) && ovReadField(r, o, ov);
+        break;
+    case TP_OVERLAY_WINDOW:
+        ok = ovGeometry(r, o, ov) && ovReadWindow(r, o, ov);
+        break;
+    case TP_OVERLAY_PATH:
+        ok = ovReadPoints(r, o, ov, "points", 2);
+        break;
+    default:
+        ok = ovReadPoints(r, o, ov, "nodes", 3);
+        break;
     }
     if (!ok) {
         return false;

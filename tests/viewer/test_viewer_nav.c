@@ -171,10 +171,9 @@ static void test_path_colour_along_path(void **state)
     int samples = 0, hits = 0, hits_none = 0;
     for (int k = 0; k + 1 < path->npoints; ++k) {
         for (int q = 1; q < 10; ++q) { /* points inside each segment (the robot may cover a few) */
-            double s = q / 10.0, p[3] = {path->points[2 * k] + s * (path->points[2 * k + 2] - path->points[2 * k]),
-                                         path->points[2 * k + 1] +
-                                             s * (path->points[2 * k + 3] - path->points[2 * k + 1]),
-                                         0.004};
+            double s = q / 10.0,
+                   p[3] = {path->points[2 * k] + s * (path->points[2 * k + 2] - path->points[2 * k]),
+                           path->points[2 * k + 1] + s * (path->points[2 * k + 3] - path->points[2 * k + 1]), 0.004};
             double x, y;
             if (!tpViewCamera_Project(&cam, W, H, p, &x, &y) || x < 0 || y < 0 || x >= W || y >= H) {
                 continue;

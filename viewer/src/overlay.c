@@ -365,8 +365,8 @@ void tpVNav_Draw(const tpVScene *sc, const tpVFrame *f)
     /* bottom to top: field, grid, windows, arrows, trees, paths */
     static const tpOverlayKind order[6] = {TP_OVERLAY_FIELD, TP_OVERLAY_GRID, TP_OVERLAY_WINDOW,
                                            TP_OVERLAY_FIELD, TP_OVERLAY_TREE, TP_OVERLAY_PATH};
-    static const unsigned bit[6] = {TP_VIEW_NAV_FIELD,   TP_VIEW_NAV_GRID,  TP_VIEW_NAV_WINDOWS,
-                                    TP_VIEW_NAV_ARROWS,  TP_VIEW_NAV_TREES, TP_VIEW_NAV_PATHS};
+    static const unsigned bit[6] = {TP_VIEW_NAV_FIELD,  TP_VIEW_NAV_GRID,  TP_VIEW_NAV_WINDOWS,
+                                    TP_VIEW_NAV_ARROWS, TP_VIEW_NAV_TREES, TP_VIEW_NAV_PATHS};
     for (int pass = 0; pass < 6; ++pass) {
         if (!(f->nav & bit[pass])) {
             continue;
