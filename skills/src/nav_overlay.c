@@ -60,22 +60,28 @@ static double roundedLog(double u)
 void tpNavOverlay_Field(tpOverlaySink *s, const tpNavGrid *g, const tpNavField *f)
 {
     const tpNavGridDef *d = tpNavGrid_Def(g);
+    /* decimated to at most TP_NAV_OVERLAY_FIELD_SIDE cells a side: coarse cell (I, J) of k x k
+       grid cells takes the value of the grid cell at its middle (clamped to the grid) */
+    int side = d->nx > d->ny ? d->nx : d->ny;
+    int k = (side + TP_NAV_OVERLAY_FIELD_SIDE - 1) / TP_NAV_OVERLAY_FIELD_SIDE;
     tpPlanOverlay o;
     memset(&o, 0, sizeof o);
     o.kind = TP_OVERLAY_FIELD;
     o.origin[0] = d->x0;
     o.origin[1] = d->y0;
-    o.cell = d->cell;
-    o.nx = d->nx;
-    o.ny = d->ny;
-    o.values = malloc((size_t)d->nx * (size_t)d->ny * sizeof *o.values);
+    o.cell = k * d->cell;
+    o.nx = (d->nx + k - 1) / k;
+    o.ny = (d->ny + k - 1) / k;
+    o.values = malloc((size_t)o.nx * (size_t)o.ny * sizeof *o.values);
     if (!o.values) {
         s->failed = true;
         return;
     }
-    for (int j = 0; j < d->ny; ++j) {
-        for (int i = 0; i < d->nx; ++i) {
-            o.values[(size_t)j * d->nx + i] = roundedLog(tpNavField_Closeness(f, i, j));
+    for (int j = 0; j < o.ny; ++j) {
+        int gj = j * k + k / 2 < d->ny ? j * k + k / 2 : d->ny - 1;
+        for (int i = 0; i < o.nx; ++i) {
+            int gi = i * k + k / 2 < d->nx ? i * k + k / 2 : d->nx - 1;
+            o.values[(size_t)j * o.nx + i] = roundedLog(tpNavField_Closeness(f, gi, gj));
         }
     }
     tpOverlaySink_Add(s, &o);

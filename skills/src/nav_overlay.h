@@ -10,7 +10,10 @@
 void tpNavOverlay_Grid(tpOverlaySink *sink, const tpNavGrid *grid);
 /// A planned polyline (npoints x (x, y), m).
 void tpNavOverlay_Path(tpOverlaySink *sink, const double *points, int npoints);
-/// The harmonic map of `field` on `grid`, as log10 of the closeness u (rounded to 1e-3).
+#define TP_NAV_OVERLAY_FIELD_SIDE 250 /* fields are decimated to at most this many cells a side */
+
+/// The harmonic map of `field` on `grid`, as log10 of the closeness u (rounded to 1e-3), decimated
+/// to at most TP_NAV_OVERLAY_FIELD_SIDE cells a side (every k-th cell, k = ceil(side / 250)).
 void tpNavOverlay_Field(tpOverlaySink *sink, const tpNavGrid *grid, const tpNavField *field);
 /// The n x n local map phi centred on the cell of pos (as tpNav_LocalStep lays it out), quantized;
 /// kept only every sink->window_every steps of the owner's segment.
