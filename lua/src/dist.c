@@ -248,21 +248,21 @@ static const char *const tplSkillFields[] = {
     "heading",  "speed",    "force",         "max_speed", "max_yaw_rate",    "kp",
     "kv",       "kyaw",     "kyaw_rate",     "tolerance", "angle_tolerance", "timeout",
     "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", "min_z", "max_z",
-    "nav_cell", "nav_radius", "nav_lookahead", "loft", "mark", NULL,
+    "nav_cell", "nav_radius", "nav_lookahead", "loft", "mark", "nav_replan", NULL,
 };
 static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
 /* Non-negative constants of tpSkillDef, read in this order. */
 static const char *const tplSkillConsts[] = {
     "max_speed",       "max_yaw_rate", "kp",       "kv",       "kyaw",          "kyaw_rate", "tolerance",
     "angle_tolerance", "timeout",      "approach", "transfer", "trigger_speed",
-    "nav_cell",        "nav_radius",   "nav_lookahead", NULL,
+    "nav_cell",        "nav_radius",   "nav_lookahead", "nav_replan", NULL,
 };
 
 static double *tplSkillConst(tpSkillDef *s, int i)
 {
     double *p[] = {&s->max_speed, &s->max_yaw_rate,    &s->kp,      &s->kv,       &s->kyaw,     &s->kyaw_rate,
                    &s->tolerance, &s->angle_tolerance, &s->timeout, &s->approach, &s->transfer, &s->trigger_speed,
-                   &s->nav_cell,  &s->nav_radius,      &s->nav_lookahead};
+                   &s->nav_cell,  &s->nav_radius,      &s->nav_lookahead, &s->nav_replan};
     return p[i];
 }
 
@@ -354,13 +354,14 @@ static const struct {
     {"steer", TP_SKILL_STEER},
     {"nav_to", TP_SKILL_NAV_TO},   {"follow_field", TP_SKILL_FOLLOW_FIELD}, {"drive_track", TP_SKILL_DRIVE_TRACK},
     {"chip", TP_SKILL_CHIP},       {"guard", TP_SKILL_GUARD},
+    {"follow_path", TP_SKILL_FOLLOW_PATH},
 };
 
 static int tplSkillIndex(lua_State *L)
 {
     return tplError(L,
                     "tp.skill.%s: unknown skill kind (kinds: wait, drive_to, turn_to, kick, push, dribble, "
-                    "impulse, spin, brake, hold, random, steer, custom, nav_to, follow_field, drive_track, chip, guard)",
+                    "impulse, spin, brake, hold, random, steer, custom, nav_to, follow_path, follow_field, drive_track, chip, guard)",
                     luaL_optstring(L, 2, "?"));
 }
 

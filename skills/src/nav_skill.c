@@ -106,6 +106,45 @@ int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
     return 0;
 }
 
+void tpSkill_NavBounds(const tpWorld *world, int self, double z_min, double z_max, const double a[2],
+                       const double b[2], double margin, double bounds[4])
+{
+    const int nb = tpWorld_BodyCount(world);
+    double lo[2] = {fmin(a[0], b[0]), fmin(a[1], b[1])}, hi[2] = {fmax(a[0], b[0]), fmax(a[1], b[1])};
+    for (int i = 0; i < nb; ++i) {
+        const tpBodyDef *d = tpWorld_Body(world, i);
+        if (d->cls != TP_BODY_STATIC || i == self || d->shape == TP_SHAPE_PLANE) {
+            continue;
+        }
+        tpNavShape sh[3];
+        int n = tpSkill_NavShapes(d, sh);
+        for (int k = 0; k < n; ++k) {
+            double fp[32][2];
+            int m = 0;
+            if (sh[k].kind == TP_NAV_BOX) {
+                m = tpNav_Footprint(&sh[k], z_min, z_max, fp);
+            } else {
+                double r = sh[k].radius;
+                fp[0][0] = sh[k].center[0] - r;
+                fp[0][1] = sh[k].center[1] - r;
+                fp[1][0] = sh[k].center[0] + r;
+                fp[1][1] = sh[k].center[1] + r;
+                m = 2;
+            }
+            for (int j = 0; j < m; ++j) {
+                lo[0] = fmin(lo[0], fp[j][0]);
+                lo[1] = fmin(lo[1], fp[j][1]);
+                hi[0] = fmax(hi[0], fp[j][0]);
+                hi[1] = fmax(hi[1], fp[j][1]);
+            }
+        }
+    }
+    bounds[0] = lo[0] - margin;
+    bounds[1] = lo[1] - margin;
+    bounds[2] = hi[0] + margin;
+    bounds[3] = hi[1] + margin;
+}
+
 /* Grid over the static bodies' footprints (planes excluded) and the two points, with a margin. */
 static NavGridEntry *gridFor(const tpWorld *world, int self, const double params[4], const double a[2],
                              const double b[2])
@@ -126,37 +165,8 @@ static NavGridEntry *gridFor(const tpWorld *world, int self, const double params
     }
     /* Bounds: the footprints of every non-plane static body, plus start and goal. */
     const double cell = params[0], radius = params[1];
-    double lo[2] = {fmin(a[0], b[0]), fmin(a[1], b[1])}, hi[2] = {fmax(a[0], b[0]), fmax(a[1], b[1])};
-    for (int i = 0; i < nb; ++i) {
-        const tpBodyDef *d = tpWorld_Body(world, i);
-        if (d->cls != TP_BODY_STATIC || i == self || d->shape == TP_SHAPE_PLANE) {
-            continue;
-        }
-        tpNavShape sh[3];
-        int n = tpSkill_NavShapes(d, sh);
-        for (int k = 0; k < n; ++k) {
-            double fp[32][2];
-            int m = 0;
-            if (sh[k].kind == TP_NAV_BOX) {
-                m = tpNav_Footprint(&sh[k], params[2], params[3], fp);
-            } else {
-                double r = sh[k].radius;
-                fp[0][0] = sh[k].center[0] - r;
-                fp[0][1] = sh[k].center[1] - r;
-                fp[1][0] = sh[k].center[0] + r;
-                fp[1][1] = sh[k].center[1] + r;
-                m = 2;
-            }
-            for (int j = 0; j < m; ++j) {
-                lo[0] = fmin(lo[0], fp[j][0]);
-                lo[1] = fmin(lo[1], fp[j][1]);
-                hi[0] = fmax(hi[0], fp[j][0]);
-                hi[1] = fmax(hi[1], fp[j][1]);
-            }
-        }
-    }
-    double margin = 2 * radius + 4 * cell;
-    double bounds[4] = {lo[0] - margin, lo[1] - margin, hi[0] + margin, hi[1] + margin};
+    double bounds[4];
+    tpSkill_NavBounds(world, self, params[2], params[3], a, b, 2 * radius + 4 * cell, bounds);
     uint64_t h2[2] = {key, tpHash_Fnv1a64(bounds, sizeof bounds)};
     key = tpHash_Fnv1a64(h2, sizeof h2);
     for (int i = 0; i < NAV_GRID_CACHE; ++i) {

@@ -56,6 +56,12 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call);
 int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call);
 /// f of TP_SKILL_DRIVE_TRACK (skills/src/nav_skill.c).
 int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call);
+/// f of TP_SKILL_FOLLOW_PATH (skills/src/nav_path_skill.c).
+int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call);
+/// Bounds (x0, y0, x1, y1, m) of the footprints of the static bodies but `self` in the band
+/// [z_min, z_max] and of the points a and b, with a margin (nav_skill.c; used by the grids).
+void tpSkill_NavBounds(const tpWorld *world, int self, double z_min, double z_max, const double a[2],
+                       const double b[2], double margin, double bounds[4]);
 /// Default timeout of a kind when sk->timeout is 0 (s).
 double tpSkill_DefaultTimeout(const tpSkillDef *sk);
 /* Shared by the skill source files (skills.c defines them). */

@@ -13,7 +13,7 @@
 static const char *const k_kind_names[TP_SKILL_KIND_COUNT] = {
     "wait", "drive_to", "turn_to", "kick", "push", "impulse", "spin", "brake", "random", "custom", "steer",
     "nav_to", "follow_field", "drive_track",
-    "chip", "guard",
+    "chip", "guard", "follow_path",
 };
 
 const char *tpSkillKind_Name(tpSkillKind kind)
@@ -61,6 +61,7 @@ tpSkillDef tpDefaultSkillDef(tpSkillKind kind)
     s.nav_cell = 0.1;
     s.nav_radius = 0.0;
     s.nav_lookahead = 0.4;
+    s.nav_replan = 1.0;
     tpStrCopy(s.name, sizeof s.name, tpSkillKind_Name(kind));
     return s;
 }
@@ -78,6 +79,7 @@ static double default_timeout(const tpSkillDef *sk)
     case TP_SKILL_WAIT:
         return 20.0;
     case TP_SKILL_NAV_TO:
+    case TP_SKILL_FOLLOW_PATH:
     case TP_SKILL_FOLLOW_FIELD:
         return 30.0;
     default:
@@ -193,12 +195,16 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
         }
     }
     if ((sk->kind == TP_SKILL_DRIVE_TO || sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD ||
-         sk->kind == TP_SKILL_DRIVE_TRACK) &&
+         sk->kind == TP_SKILL_DRIVE_TRACK || sk->kind == TP_SKILL_FOLLOW_PATH) &&
         sk->point.kind == TP_DIST_UNSET) {
         tpErrorf(err, errlen, "skill '%s' (%s): 'point' is required", sk->name, tpSkillKind_Name(sk->kind));
         return false;
     }
-    if ((sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD) &&
+    if (sk->kind == TP_SKILL_FOLLOW_PATH && (!(sk->nav_replan > 0) || !isfinite(sk->nav_replan))) {
+        tpErrorf(err, errlen, "skill '%s' (follow_path): nav_replan must be > 0", sk->name);
+        return false;
+    }
+    if ((sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD || sk->kind == TP_SKILL_FOLLOW_PATH) &&
         (!(sk->nav_cell > 0) || !isfinite(sk->nav_cell) || !(sk->nav_radius >= 0) || !isfinite(sk->nav_radius) ||
          !(sk->nav_lookahead > 0) || !isfinite(sk->nav_lookahead))) {
         tpErrorf(err, errlen, "skill '%s' (%s): nav_cell and nav_lookahead must be > 0, nav_radius >= 0", sk->name,
@@ -675,6 +681,8 @@ int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call)
         return tpSkill_RunChip(skill, call);
     case TP_SKILL_GUARD:
         return tpSkill_RunGuard(skill, call);
+    case TP_SKILL_FOLLOW_PATH:
+        return tpSkill_RunFollowPath(skill, call);
     default:
         return -1;
     }

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Plans a navigation domain (maze: nav_to; crowd: follow_field) for seeds 1..N; every seed must be
-# solved (exit 0) and its plan must replay bit for bit. Usage: nav_domain.sh TPLAN DOMAIN N WORKDIR
+# solved (exit 0) and its plan must replay bit for bit.
+# Usage: nav_domain.sh TPLAN DOMAIN N WORKDIR [TAG PLAN-ARGS...] (e.g. office --set layout=office)
 set -u
 tplan=$1 domain=$2 n=$3 work=$4/nav-$2
+shift 4
+if [ $# -gt 0 ]; then
+  work=$work-$1
+  shift
+fi
 rm -rf "$work" && mkdir -p "$work"
 fail=0
 for seed in $(seq 1 "$n"); do
   out="$work/$seed.plan.json"
-  "$tplan" plan "$domain" --seed "$seed" -q -o "$out"
+  "$tplan" plan "$domain" --seed "$seed" "$@" -q -o "$out"
   rc=$?
   if [ $rc -ne 0 ]; then
     echo "FAIL: $domain seed $seed: tplan plan exited $rc (0 = solved expected)"
@@ -19,5 +25,5 @@ for seed in $(seq 1 "$n"); do
     fail=$((fail + 1))
   fi
 done
-echo "$domain: $((n - fail)) of $n seeds solved and replayed"
+echo "$domain $*: $((n - fail)) of $n seeds solved and replayed"
 [ $fail -eq 0 ]

@@ -91,6 +91,12 @@ typedef enum {
     TP_SKILL_GUARD,    /* keep the body between `target` and the protected `point`, `approach` m from
                           the point along the line point -> target (defenders, goalies); busy forever;
                           skills/src/guard.c */
+    TP_SKILL_FOLLOW_PATH, /* go to a sampled `point` around the static AND the moving bodies: like NAV_TO, but
+                          the fresh call plans on a grid of the static bodies plus every other moving body at
+                          its current pose, and the segment ends after `nav_replan` seconds (or at the end of
+                          the planned leg), where the tactic re-selects the skill and it replans from the
+                          current state: a goal on a moving `target` (frame "target") or moving obstacles are
+                          followed (skills/src/nav_path_skill.c) */
     TP_SKILL_KIND_COUNT
 } tpSkillKind;
 
@@ -150,11 +156,12 @@ typedef struct tpSkillDef {
     int id;             /* CUSTOM only: passed to fn */
     double min_z, max_z; /* STEER: height band (m) in which the skill acts; leaving it ends the
                            segment. Defaults -inf, +inf */
-    /* NAV_TO and FOLLOW_FIELD only (appended; other kinds ignore them): */
+    /* NAV_TO, FOLLOW_PATH and FOLLOW_FIELD only (appended; other kinds ignore them): */
     double nav_cell;    /* m: grid cell size (default 0.1) */
     double nav_radius;  /* m: obstacle growth; 0 = nav_to: the body's horizontal radius + nav_lookahead / 2,
                            follow_field: the body's horizontal radius */
     double nav_lookahead; /* m: nav_to: look-ahead distance along the path (default 0.4) */
+    double nav_replan;  /* s: FOLLOW_PATH only: longest segment before replanning (default 1) */
 } tpSkillDef;
 
 /// Departure speed (m/s) for a solid sphere struck centrally, with no spin, to have speed

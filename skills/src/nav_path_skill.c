@@ -1,0 +1,246 @@
+/* follow_path: Kuffner's grid planner with replanning around moving bodies (issue 5).
+ *
+ * The fresh call samples the goal (for frame "target" the target's CURRENT position is the origin,
+ * so a goal on a moving body moves with it from one replanning to the next) and plans an A* path
+ * (8-connected, line-of-sight smoothed) on a grid of the static bodies plus every other non-static
+ * body at its pose in the current state (`tpSkill_NavShapes` at that pose), all grown by the
+ * clearance. The grid is a pure function of the current state and the skill's constants, built
+ * afresh at each replanning (no cache, so nothing about replay depends on process history).
+ *
+ * Only the first leg of the path is kept — the start and the next two vertices — in V; the
+ * segment ends when the follower reaches the end of that leg, or after `nav_replan` seconds, or
+ * on arrival at the goal. Then the tactic re-selects the skill (a transition to itself) and the
+ * fresh call replans from the current state: the goal's and the obstacles' motion is taken into
+ * account at every replanning, and the state carries no path (the velocity carries over, so
+ * there is no jump). When the moving bodies close every way (e.g. two characters meeting in a
+ * door), the leg is planned around the static bodies only (the moving ones may have gone by the
+ * time they are reached, else the contact resolves it); with no path even then, the body brakes
+ * and waits until `nav_replan` has passed, then replans. At the goal the body holds (brakes)
+ * until `nav_replan` has passed, so a tactic that keeps re-selecting the skill replans once per
+ * `nav_replan`, not every step.
+ *
+ * V[1..2] goal (m), V[3] cruise speed (m/s), V[4] status (1 leg ends at the goal, 2 leg ends at
+ * an intermediate vertex, -1 no path), V[5..6] leg start (m), V[7] progress segment, V[8]
+ * progress fraction, V[9] done flag, V[10..11] and V[12..13] the next vertices, V[14] integral of
+ * the forward speed error (m), V[15] number of leg points (2 or 3). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skill_internal.h"
+#include "tp/base.h"
+#include "tp/nav.h"
+
+#define PATH_MAX_SIDE 1000
+#define PATH_MAX_OTHERS 256
+
+/* Nearest free cell to (i, j) by square rings (first in row-major order within a ring). */
+static bool nearestFreeCell(const tpNavGrid *g, int *i, int *j)
+{
+    const tpNavGridDef *d = tpNavGrid_Def(g);
+    int ci = *i < 0 ? 0 : *i >= d->nx ? d->nx - 1 : *i, cj = *j < 0 ? 0 : *j >= d->ny ? d->ny - 1 : *j;
+    int rmax = d->nx > d->ny ? d->nx : d->ny;
+    for (int r = 0; r <= rmax; ++r) {
+        for (int dj = -r; dj <= r; ++dj) {
+            for (int di = -r; di <= r; ++di) {
+                if ((abs(di) == r || abs(dj) == r) && !tpNavGrid_Blocked(g, ci + di, cj + dj)) {
+                    *i = ci + di;
+                    *j = cj + dj;
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
+/* Plans from `start` to `goal` on the grid of the static bodies plus the other moving bodies at
+ * their poses in the call's state. Writes up to 3 leg points; returns their count (0 = no path)
+ * and sets *final when the leg ends at the goal. */
+static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, double radius, double z_min,
+                   double z_max, const double start[2], const double goal[2], double leg[3][2], bool *final)
+{
+    const tpWorld *world = call->world;
+    const int nb = tpWorld_BodyCount(world);
+    double bounds[4];
+    tpSkill_NavBounds(world, sk->body, z_min, z_max, start, goal, 2 * radius + 4 * sk->nav_cell, bounds);
+    tpNavGridDef gd = tpDefaultNavGridDef();
+    gd.cell = sk->nav_cell;
+    double w = bounds[2] - bounds[0], h = bounds[3] - bounds[1];
+    if (fmax(w, h) / gd.cell > PATH_MAX_SIDE) { /* coarser cells for huge scenes */
+        gd.cell = fmax(w, h) / PATH_MAX_SIDE;
+    }
+    gd.x0 = bounds[0];
+    gd.y0 = bounds[1];
+    gd.nx = (int)ceil(w / gd.cell);
+    gd.ny = (int)ceil(h / gd.cell);
+    gd.nx = gd.nx < 1 ? 1 : gd.nx;
+    gd.ny = gd.ny < 1 ? 1 : gd.ny;
+    gd.z_min = z_min;
+    gd.z_max = z_max;
+    tpNavGrid *grid = tpNavGrid_Create(&gd, NULL, 0);
+    if (!grid) {
+        return 0;
+    }
+    for (int i = 0; i < nb; ++i) {
+        const tpBodyDef *d = tpWorld_Body(world, i);
+        if (i == sk->body) {
+            continue;
+        }
+        tpBodyDef moved;
+        if (d->cls != TP_BODY_STATIC) { /* a moving body: its shape at its current pose */
+            if (!others || d->shape == TP_SHAPE_PLANE) {
+                continue;
+            }
+            tpBodyState os;
+            tpWorld_BodyState(world, call->x, call->t, i, &os);
+            moved = *d;
+            memcpy(moved.pos, os.pos, sizeof moved.pos);
+            memcpy(moved.quat, os.quat, sizeof moved.quat);
+            d = &moved;
+        }
+        tpNavShape shapes[3];
+        int n = tpSkill_NavShapes(d, shapes);
+        for (int k = 0; k < n; ++k) {
+            tpNavGrid_AddShape(grid, &shapes[k], NULL, 0);
+        }
+    }
+    tpNavGrid_Grow(grid, radius);
+    int si, sj, gi, gj;
+    si = (int)floor((start[0] - gd.x0) / gd.cell);
+    sj = (int)floor((start[1] - gd.y0) / gd.cell);
+    gi = (int)floor((goal[0] - gd.x0) / gd.cell);
+    gj = (int)floor((goal[1] - gd.y0) / gd.cell);
+    tpNavPath path = {0};
+    tpNavPlanDef pd = tpDefaultNavPlanDef();
+    pd.smooth = true;
+    int n = 0;
+    if (nearestFreeCell(grid, &si, &sj) && nearestFreeCell(grid, &gi, &gj) &&
+        tpNav_PlanCells(grid, &pd, si, sj, gi, gj, &path) == TP_NAV_OK && path.npoints >= 1) {
+        /* the leg starts at the body's position (not its cell centre): no sideways jump */
+        leg[0][0] = start[0];
+        leg[0][1] = start[1];
+        n = 1;
+        for (int k = 1; k < path.npoints && n < 3; ++k) {
+            leg[n][0] = path.points[2 * k];
+            leg[n][1] = path.points[2 * k + 1];
+            ++n;
+        }
+        if (n == 1) { /* start and goal in the same cell */
+            leg[1][0] = goal[0];
+            leg[1][1] = goal[1];
+            n = 2;
+        }
+        *final = path.npoints <= 3;
+        if (*final) { /* the last vertex is the goal cell's centre: end at the goal itself */
+            leg[n - 1][0] = goal[0];
+            leg[n - 1][1] = goal[1];
+        }
+    }
+    tpNavPath_Free(&path);
+    tpNavGrid_Destroy(grid);
+    return n;
+}
+
+int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
+{
+    double *V = call->V;
+    tpCtlBody cb;
+    tpCtl_Load(call, sk->body, &cb);
+    const tpBodyDef *bd = tpWorld_Body(call->world, sk->body);
+    double half_h = bd->shape == TP_SHAPE_BOX       ? bd->size[2] / 2
+                    : bd->shape == TP_SHAPE_SPHERE  ? bd->size[0]
+                    : bd->shape == TP_SHAPE_CAPSULE ? bd->size[1] / 2 + bd->size[0]
+                                                    : bd->size[1] / 2;
+    double radius = sk->nav_radius > 0 ? sk->nav_radius : cb.radius + 0.5 * sk->nav_lookahead;
+    double elapsed = call->t - V[0];
+    bool period_over = elapsed + call->dt >= sk->nav_replan - 1e-9;
+    if (call->fresh) {
+        double p[3] = {0, 0, 0};
+        tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
+        if (sk->frame == TP_FRAME_TARGET && sk->target >= 0) {
+            tpBodyState ts;
+            tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ts);
+            p[0] += ts.pos[0];
+            p[1] += ts.pos[1];
+        } else if (sk->frame == TP_FRAME_BODY) {
+            p[0] += cb.s.pos[0];
+            p[1] += cb.s.pos[1];
+        }
+        V[1] = p[0];
+        V[2] = p[1];
+        double cruise = sk->max_speed;
+        if (sk->speed.kind != TP_DIST_UNSET) {
+            double v[3] = {0, 0, 0};
+            tpDist_Sample(&sk->speed, call->rng, call->y, call->ydim, v);
+            cruise = v[0] > 0 && v[0] < sk->max_speed ? v[0] : sk->max_speed;
+        }
+        V[3] = cruise;
+        /* band from the body's definition height (a planar body keeps it) */
+        double start[2] = {cb.s.pos[0], cb.s.pos[1]}, goal[2] = {V[1], V[2]}, leg[3][2];
+        bool final = false;
+        const double z_min = bd->pos[2] - half_h + 0.02, z_max = bd->pos[2] + half_h;
+        int n = planLeg(sk, call, true, radius, z_min, z_max, start, goal, leg, &final);
+        if (n < 2) { /* the moving bodies close every way (or sit on the goal): around the static
+                        ones only, the moving ones may have gone by the time they are reached */
+            n = planLeg(sk, call, false, radius, z_min, z_max, start, goal, leg, &final);
+        }
+        if (n < 2) {
+            V[4] = -1;
+        } else {
+            V[4] = final ? 1 : 2;
+            V[5] = leg[0][0];
+            V[6] = leg[0][1];
+            V[10] = leg[1][0];
+            V[11] = leg[1][1];
+            V[12] = n > 2 ? leg[2][0] : 0.0;
+            V[13] = n > 2 ? leg[2][1] : 0.0;
+            V[15] = n;
+        }
+    }
+    if ((int)V[4] == -1) { /* no path: wait, then replan */
+        tpCtl_Brake(sk, call, &cb);
+        return period_over ? 0 : 1;
+    }
+    double pts[6] = {V[5], V[6], V[10], V[11], V[12], V[13]};
+    tpNavFollowDef fd = tpDefaultNavFollowDef();
+    fd.speed = V[3];
+    fd.lookahead = sk->nav_lookahead;
+    bool final = (int)V[4] == 1;
+    /* an intermediate leg ends (and the next is planned) a look-ahead before its end, at speed */
+    fd.stop_radius = final ? sk->tolerance : sk->nav_lookahead;
+    if (!final) {
+        fd.kp = 1e3;
+    }
+    fd.dt = call->dt;
+    fd.turn_speed = 0.1 * V[3];
+    tpNavFollower f;
+    tpNavFollower_Init(&f, &fd);
+    f.points = pts; /* borrowed: the follower is not freed */
+    f.npoints = (int)V[15];
+    f.seg = (int)V[7];
+    f.s = V[8];
+    f.done = V[9] != 0;
+    double c = cos(cb.yaw), s = sin(cb.yaw);
+    double vfwd = cb.s.vel[0] * c + cb.s.vel[1] * s, vlat = -cb.s.vel[0] * s + cb.s.vel[1] * c;
+    tpNavAgent ag = {cb.s.pos[0], cb.s.pos[1], cb.yaw, vfwd > 0 ? vfwd : 0.0, cb.s.angvel[2]};
+    double acc, alpha;
+    tpNavFollower_Control(&f, &ag, &acc, &alpha);
+    V[7] = f.seg;
+    V[8] = f.s;
+    V[9] = f.done;
+    if (f.done && !final) {
+        return 0; /* end of an intermediate leg: replan at once, keeping the speed */
+    }
+    /* the controller's accelerations as a planar force and a torque, as in nav_to */
+    if (f.done) {
+        V[TP_V_INTEGRAL] = 0.0;
+    } else {
+        V[TP_V_INTEGRAL] = fmin(fmax(V[TP_V_INTEGRAL] + acc / fd.kv * call->dt, -0.5), 0.5);
+    }
+    double afwd = acc + 4.0 * V[TP_V_INTEGRAL] + (vfwd < 0 ? -sk->kv * vfwd : 0.0), alat = -sk->kv * vlat;
+    double force[3] = {cb.mass * (afwd * c - alat * s), cb.mass * (afwd * s + alat * c), 0.0};
+    tpCtl_Apply(call, &cb, force, cb.izz * alpha);
+    bool timed_out = elapsed >= tpSkill_DefaultTimeout(sk);
+    return (period_over || timed_out) ? 0 : 1;
+}
