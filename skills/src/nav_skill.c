@@ -34,7 +34,7 @@ typedef struct NavPathEntry {
     double *points;
 } NavPathEntry;
 
-#define NAV_FIELD_CACHE 16
+#define NAV_FIELD_CACHE 32
 
 typedef struct NavFieldEntry {
     int gi, gj;        /* goal cell */
@@ -462,19 +462,25 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
         /* the goal cell: the final approach is a plain go-to */
         tpCtl_GoToVelocity(sk, &cb, goal, V[3], vcmd);
     } else {
-        /* the others: every non-static body but this one, as (x, y, radius) */
+        /* the others: every non-static body but this one that can reach into the local map (the
+         * local step ignores the rest), as (x, y, radius) */
         const int nb = tpWorld_BodyCount(call->world);
         double others[3 * 64];
         int no = 0;
+        const double reach = (FIELD_N / 2 + 2) * tpNavGrid_Def(ge->grid)->cell + radius;
         for (int i = 0; i < nb && no < 64; ++i) {
             if (i == sk->body || tpWorld_Body(call->world, i)->cls == TP_BODY_STATIC) {
                 continue;
             }
             tpBodyState os;
             tpWorld_BodyState(call->world, call->x, call->t, i, &os);
+            double ro = tpCtl_Radius(call->world, i);
+            if (fabs(os.pos[0] - cb.s.pos[0]) > reach + ro || fabs(os.pos[1] - cb.s.pos[1]) > reach + ro) {
+                continue;
+            }
             others[3 * no] = os.pos[0];
             others[3 * no + 1] = os.pos[1];
-            others[3 * no + 2] = tpCtl_Radius(call->world, i);
+            others[3 * no + 2] = ro;
             ++no;
         }
         double dir[2];
