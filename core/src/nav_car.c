@@ -342,15 +342,15 @@ static bool convexOverlap(const double (*a)[2], int n, const double (*b)[2], int
                 continue;
             }
             double amin = INFINITY, amax = -INFINITY, bmin = INFINITY, bmax = -INFINITY;
-            for (int q = 0; q < n; ++q) {
+            for (int q = 0; q < n; ++q) { /* (ternaries: fmin/fmax are library calls here) */
                 double d = a[q][0] * ax + a[q][1] * ay;
-                amin = fmin(amin, d);
-                amax = fmax(amax, d);
+                amin = d < amin ? d : amin;
+                amax = d > amax ? d : amax;
             }
             for (int q = 0; q < m; ++q) {
                 double d = b[q][0] * ax + b[q][1] * ay;
-                bmin = fmin(bmin, d);
-                bmax = fmax(bmax, d);
+                bmin = d < bmin ? d : bmin;
+                bmax = d > bmax ? d : bmax;
             }
             if (amax < bmin || bmax < amin) {
                 return false;
@@ -360,20 +360,66 @@ static bool convexOverlap(const double (*a)[2], int n, const double (*b)[2], int
     return true;
 }
 
+/* What the collision checks of one decision need, computed once per decision: the car's
+ * bounding-circle radius, every wall's bounding box, every traffic car's heading cosine / sine
+ * and bounding-circle radius. The values are the ones the checks computed inline before, so the
+ * results are identical. */
+typedef struct CarScene {
+    const tpNavTrack *track;
+    double reach;      /* m, the car's bounding-circle radius */
+    double (*wbox)[4]; /* per wall: min x, max x, min y, max y */
+    double (*cars)[3]; /* per traffic car: cos, sin (heading), bounding-circle radius */
+} CarScene;
+
+static bool sceneInit(CarScene *sc, const tpNavMoveTree *tree, const tpNavTrack *track)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->track = track;
+    sc->reach = 0.5 * hypot(tree->car.length, tree->car.width);
+    sc->wbox = malloc(sizeof *sc->wbox * (size_t)(track->nwalls > 0 ? track->nwalls : 1));
+    sc->cars = malloc(sizeof *sc->cars * (size_t)(track->ncars > 0 ? track->ncars : 1));
+    if (!sc->wbox || !sc->cars) {
+        free(sc->wbox);
+        free(sc->cars);
+        return false;
+    }
+    for (int w = 0; w < track->nwalls; ++w) {
+        const double *s = track->walls[w];
+        sc->wbox[w][0] = fmin(s[0], s[2]);
+        sc->wbox[w][1] = fmax(s[0], s[2]);
+        sc->wbox[w][2] = fmin(s[1], s[3]);
+        sc->wbox[w][3] = fmax(s[1], s[3]);
+    }
+    for (int k = 0; k < track->ncars; ++k) {
+        const tpNavTrafficCar *o = &track->cars[k];
+        sc->cars[k][0] = cos(o->heading);
+        sc->cars[k][1] = sin(o->heading);
+        sc->cars[k][2] = 0.5 * hypot(o->length, o->width);
+    }
+    return true;
+}
+
+static void sceneFree(CarScene *sc)
+{
+    free(sc->wbox);
+    free(sc->cars);
+}
+
 /* Collision of the car at (x, y) with heading cosine / sine (hc, hs) at time t. */
-static bool collidesCS(const tpNavMoveTree *tree, const tpNavTrack *track, double x, double y, double hc, double hs,
+static bool collidesCS(const tpNavMoveTree *tree, const CarScene *sc, double x, double y, double hc, double hs,
                        double t)
 {
-    const double reach = 0.5 * hypot(tree->car.length, tree->car.width);
+    const tpNavTrack *track = sc->track;
+    const double reach = sc->reach;
     double me[4][2];
     bool have_me = false;
     for (int w = 0; w < track->nwalls; ++w) {
-        const double *s = track->walls[w];
+        const double *b = sc->wbox[w];
         /* cheap reject: the car's bounding circle against the segment's bounding box */
-        if (x + reach < fmin(s[0], s[2]) || x - reach > fmax(s[0], s[2]) || y + reach < fmin(s[1], s[3]) ||
-            y - reach > fmax(s[1], s[3])) {
+        if (x + reach < b[0] || x - reach > b[1] || y + reach < b[2] || y - reach > b[3]) {
             continue;
         }
+        const double *s = track->walls[w];
         if (!have_me) {
             rectCorners(x, y, hc, hs, tree->car.length, tree->car.width, me);
             have_me = true;
@@ -386,7 +432,7 @@ static bool collidesCS(const tpNavMoveTree *tree, const tpNavTrack *track, doubl
     for (int k = 0; k < track->ncars; ++k) {
         const tpNavTrafficCar *o = &track->cars[k];
         double ox = o->pos[0] + o->vel[0] * t, oy = o->pos[1] + o->vel[1] * t;
-        double r2 = reach + 0.5 * hypot(o->length, o->width);
+        double r2 = reach + sc->cars[k][2];
         if (fabs(ox - x) > r2 || fabs(oy - y) > r2) {
             continue;
         }
@@ -395,7 +441,7 @@ static bool collidesCS(const tpNavMoveTree *tree, const tpNavTrack *track, doubl
             have_me = true;
         }
         double other[4][2];
-        rectCorners(ox, oy, cos(o->heading), sin(o->heading), o->length, o->width, other);
+        rectCorners(ox, oy, sc->cars[k][0], sc->cars[k][1], o->length, o->width, other);
         if (convexOverlap((const double(*)[2])me, 4, (const double(*)[2])other, 4)) {
             return true;
         }
@@ -405,7 +451,13 @@ static bool collidesCS(const tpNavMoveTree *tree, const tpNavTrack *track, doubl
 
 bool tpNavCar_Collides(const tpNavMoveTree *tree, const tpNavTrack *track, const double pose[3], double t)
 {
-    return collidesCS(tree, track, pose[0], pose[1], cos(pose[2]), sin(pose[2]), t);
+    CarScene sc;
+    if (!sceneInit(&sc, tree, track)) {
+        return true; /* out of memory: report a collision (the safe answer) */
+    }
+    bool hit = collidesCS(tree, &sc, pose[0], pose[1], cos(pose[2]), sin(pose[2]), t);
+    sceneFree(&sc);
+    return hit;
 }
 
 /* ---- finite-horizon A* ---- */
@@ -593,9 +645,10 @@ static double segPointDist(const double s[4], const double q[2])
 
 /* Plays clip k from pose p at time t: false if a check collides; sets the end pose and whether
  * it crosses the finish line. */
-static bool clipFree(const tpNavMoveTree *tree, const tpNavTrack *tr, int checks, const double p[3], double t, int k,
+static bool clipFree(const tpNavMoveTree *tree, const CarScene *sc, int checks, const double p[3], double t, int k,
                      double end[3], bool *finish)
 {
+    const tpNavTrack *tr = sc->track;
     const tpNavClip *c = &tree->clips[k];
     const double fdt = tree->def.frame_dt;
     double prev[3] = {p[0], p[1], p[2]};
@@ -629,7 +682,7 @@ static bool clipFree(const tpNavMoveTree *tree, const tpNavTrack *tr, int checks
                           p[1] + s0 * c->frame[f][0] + c0 * c->frame[f][1], p[2] + c->frame[f][2]};
         double hc = c0 * c->frame_cs[f][0] - s0 * c->frame_cs[f][1],
                hs = s0 * c->frame_cs[f][0] + c0 * c->frame_cs[f][1];
-        if (collidesCS(tree, tr, pose[0], pose[1], hc, hs, t + (f + 1) * fdt)) {
+        if (collidesCS(tree, sc, pose[0], pose[1], hc, hs, t + (f + 1) * fdt)) {
             return false;
         }
         if (crossesFinish(tr, prev, pose)) {
@@ -649,7 +702,8 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
     int cap = d.node_limit > 1 ? d.node_limit : 1;
     CarNode *nodes = malloc(sizeof *nodes * (size_t)cap);
     CarHeap heap = {malloc(sizeof(int) * (size_t)cap), 0};
-    if (!nodes || !heap.idx) {
+    CarScene sc;
+    if (!nodes || !heap.idx || !sceneInit(&sc, tree, tr)) {
         free(nodes);
         free(heap.idx);
         return out;
@@ -681,7 +735,7 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
             }
             double end[3];
             bool fin;
-            if (!clipFree(tree, tr, d.checks, cur.pose, t + cur.g, kids[q], end, &fin)) {
+            if (!clipFree(tree, &sc, d.checks, cur.pose, t + cur.g, kids[q], end, &fin)) {
                 continue;
             }
             CarNode c = {{end[0], end[1], end[2]},
@@ -720,6 +774,7 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
         out.best = best;
     }
     out.nodes = n;
+    sceneFree(&sc);
     free(nodes);
     free(heap.idx);
     return out;
