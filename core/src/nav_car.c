@@ -2,6 +2,7 @@
  * automatically from simulated clips, and finite-horizon A* over clip sequences with collision
  * checks against track walls and constant-velocity traffic. See tp/nav.h. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -557,7 +558,34 @@ tpNavCarPlanDef tpDefaultNavCarPlanDef(void)
     d.checks = 12;
     d.on_node = NULL;
     d.on_node_user = NULL;
+    d.closed_cell = 0.0;
+    d.closed_angle = 0.1745;
     return d;
+}
+
+/* Closed set of the car search: open addressing on the discretised state, each slot holding
+ * the node that first claimed the cell and was not dominated since. */
+typedef struct CarClosed {
+    int64_t *key; /* packed cell, INT64_MIN = empty */
+    int *node;
+    size_t mask;
+} CarClosed;
+
+static int64_t closedKey(const double pose[3], int level, double cell, double angle)
+{
+    double a = fmod(pose[2], 2 * TP_PI);
+    a = a < 0 ? a + 2 * TP_PI : a;
+    int64_t ix = (int64_t)floor(pose[0] / cell) & 0xFFFFF, iy = (int64_t)floor(pose[1] / cell) & 0xFFFFF;
+    int64_t ia = (int64_t)floor(a / angle) & 0x3FF;
+    return (((ix << 20) | iy) << 14) | (ia << 4) | (level & 0xF);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
 }
 
 typedef struct CarNode {
@@ -703,9 +731,27 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
     CarNode *nodes = malloc(sizeof *nodes * (size_t)cap);
     CarHeap heap = {malloc(sizeof(int) * (size_t)cap), 0};
     CarScene sc;
-    if (!nodes || !heap.idx || !sceneInit(&sc, tree, tr)) {
+    CarClosed closed = {NULL, NULL, 0};
+    if (d.closed_cell > 0 && d.closed_angle > 0) {
+        size_t slots = 64;
+        while (slots < 2 * (size_t)cap) {
+            slots *= 2;
+        }
+        closed.key = malloc(sizeof(int64_t) * slots);
+        closed.node = malloc(sizeof(int) * slots);
+        closed.mask = slots - 1;
+        if (closed.key) {
+            for (size_t k = 0; k < slots; ++k) {
+                closed.key[k] = INT64_MIN;
+            }
+        }
+    }
+    if (!nodes || !heap.idx || (d.closed_cell > 0 && d.closed_angle > 0 && (!closed.key || !closed.node)) ||
+        !sceneInit(&sc, tree, tr)) {
         free(nodes);
         free(heap.idx);
+        free(closed.key);
+        free(closed.node);
         return out;
     }
     const double vmax = tree->top_speed > 0 ? tree->top_speed : 1.0;
@@ -747,6 +793,21 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
                          id,
                          fin};
             c.f = c.g + (fin ? 0.0 : tpNavToGo_Distance(d.togo, tr, end[0], end[1]) / vmax);
+            if (closed.key) { /* drop a child dominated by the node holding its cell */
+                int64_t key = closedKey(end, c.level, d.closed_cell, d.closed_angle);
+                size_t slot = mix64((uint64_t)key) & closed.mask;
+                while (closed.key[slot] != INT64_MIN && closed.key[slot] != key) {
+                    slot = (slot + 1) & closed.mask;
+                }
+                if (closed.key[slot] == key) {
+                    const CarNode *o = &nodes[closed.node[slot]];
+                    if (o->g <= c.g && o->depth <= c.depth && !(c.finish && !o->finish)) {
+                        continue;
+                    }
+                }
+                closed.key[slot] = key;
+                closed.node[slot] = n;
+            }
             nodes[n] = c;
             heapPush(&heap, nodes, n);
             if (d.on_node) {
@@ -775,6 +836,8 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
     }
     out.nodes = n;
     sceneFree(&sc);
+    free(closed.key);
+    free(closed.node);
     free(nodes);
     free(heap.idx);
     return out;

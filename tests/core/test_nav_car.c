@@ -161,6 +161,57 @@ static void test_cornered_track(void **state)
     tpNavMoveTree_Destroy(t);
 }
 
+/* Start x of every skid clip played (on_clip callback of tpNavCar_Drive). */
+typedef struct SkidLog {
+    const tpNavMoveTree *tree;
+    int n;
+    double x[16], y[16];
+} SkidLog;
+
+static void logSkid(void *user, const double pose[3], int clip)
+{
+    SkidLog *log = user;
+    if (tpNavMoveTree_Clip(log->tree, clip)->skid && log->n < 16) {
+        log->x[log->n] = pose[0];
+        log->y[log->n] = pose[1];
+        log->n++;
+    }
+}
+
+/* The sharp-cornered track (domains/tracks/sharp.json: 150 m straight, 8 m road, 90 degree left
+ * corner at x = 146..154). With the closed set on the discretised state the 45,000-node search
+ * reaches deep horizons: 6 clips no longer crash (the plain tree search, cut by the node limit,
+ * does), and with 7 clips the planner skids into the corner and finishes faster than without. */
+static void test_sharp_track_skid(void **state)
+{
+    (void)state;
+    char err[256];
+    tpNavTrackFile *tf = tpNavTrack_Load(TP_TRACKS_DIR "/sharp.json", err, sizeof err);
+    assert_non_null(tf);
+    tpNavCarDef car = tpDefaultNavCarDef();
+    tpNavMoveTree *t = tpNavMoveTree_Build(&car, NULL, NULL, 0);
+    tpNavToGo *togo = tpNavToGo_Create(&tf->track, 0.5, err, sizeof err);
+    assert_non_null(togo);
+    tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
+    pd.togo = togo;
+    pd.depth = 6;
+    tpNavDriveResult plain6 = tpNavCar_Drive(t, &tf->track, &pd, tf->start, 0, 90.0, NULL, NULL);
+    assert_true(plain6.crashed); /* the node limit cuts the plain search short */
+    pd.closed_cell = 1.0;
+    tpNavDriveResult closed6 = tpNavCar_Drive(t, &tf->track, &pd, tf->start, 0, 90.0, NULL, NULL);
+    assert_true(closed6.finished && !closed6.crashed && closed6.skids == 0);
+    pd.depth = 7;
+    SkidLog log = {t, 0, {0}, {0}};
+    tpNavDriveResult closed7 = tpNavCar_Drive(t, &tf->track, &pd, tf->start, 0, 90.0, logSkid, &log);
+    assert_true(closed7.finished && !closed7.crashed && closed7.skids >= 1);
+    assert_true(closed7.time < closed6.time);
+    /* the skid starts on the approach to the corner, within 30 m of it */
+    assert_true(log.n >= 1 && log.x[0] > 116.0 && log.x[0] < 146.0 && fabs(log.y[0]) < 4.0);
+    tpNavToGo_Destroy(togo);
+    tpNavMoveTree_Destroy(t);
+    tpNavTrack_Free(tf);
+}
+
 static void test_track_files(void **state)
 {
     (void)state;
@@ -216,7 +267,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lateral_saturation), cmocka_unit_test(test_straight_acceleration),
         cmocka_unit_test(test_move_tree),          cmocka_unit_test(test_cornered_track),
-        cmocka_unit_test(test_track_files),
+        cmocka_unit_test(test_sharp_track_skid),   cmocka_unit_test(test_track_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

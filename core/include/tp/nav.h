@@ -499,6 +499,11 @@ typedef struct tpNavCarPlanDef {
        (id 0, parent -1, clip -1) and for every generated node, with its end pose (x, y, heading). */
     void (*on_node)(void *user, int id, int parent, int clip, const double pose[3]);
     void *on_node_user;
+    double closed_cell;    /* m: > 0 enables a closed set keyed on the discretised state (x, y in cells of
+                              this size, heading in closed_angle bins, speed level): a child whose cell already
+                              holds a node reached no later (g) with no more clips (depth) is dropped.
+                              0 = off, the plain tree search of the thesis (default 0) */
+    double closed_angle;   /* rad: heading bin of the closed set (default 0.1745 = 10 degrees) */
 } tpNavCarPlanDef;
 
 tpNavCarPlanDef tpDefaultNavCarPlanDef(void);
