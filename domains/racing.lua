@@ -21,6 +21,11 @@ local function traffic(name, x, y, vx, vy, yaw)
                   motion = tp.linear { vel = {vx, vy, 0} }, material = "wall", color = {0.8, 0.7, 0.2, 1} }
 end
 
+-- 16 points along the road's centre line (the straight, the corner, the upward leg)
+local road = {}
+for k = 0, 7 do road[#road + 1] = {k * 8, 0} end
+for k = 0, 7 do road[#road + 1] = {60, k * 8 + 6} end
+
 return tp.domain {
   name = "racing",
   description = "a car (Adam 2007 Appendix A model) drives a cornered track among traffic with move-tree A*",
@@ -54,7 +59,9 @@ return tp.domain {
     },
   },
   goal = tp.inside { body = "car", min = {54, 50, -1}, max = {66, 100, 5} },
-  sampling = { tp.uniform({-5, -6}, {66, 100}), body = "car" },
+  -- sampled on the road only (the inner corner is off the track: uniform samples there pull the
+  -- nearest-node search back to the first straight)
+  sampling = { tp.choice(road), body = "car" },
   quality = tp.distance { body = "car", to = {60, 60}, planar = true },
   solution_metric = "steps",
   planner = { algorithm = "bgt", mu = 1000, max_iters = 3000 },
