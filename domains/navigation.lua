@@ -3,7 +3,8 @@
 -- other moving bodies at their current poses, replanned at least every second), among a moving
 -- obstacle (a cart shuttling on a fixed motion) and with goal changes:
 --
---   robot     the planned character (active): go to a sampled spot or to the goal region
+--   robot     the planned character (active): go to a sampled spot or to the goal region, or
+--             wait; it must never come closer than 0.32 m (centres) to another character
 --   courier   a foreign character with a goal queue: to its first goal, then (once within 0.4 m
 --             of it) to its second goal
 --   escort    a foreign character whose goal moves: it follows the cart (frame "target"), its
@@ -11,7 +12,7 @@
 --   cart      a foreign box on a fixed motion (tp.oscillate): everyone plans around it
 --
 -- --set layout=maze   (default) an 8 x 6 m room with three staggered partitions (1.5 m gaps)
--- --set layout=office a corridor along the middle of an 8 x 6 m floor with three rooms on each
+-- --set layout=office a 2 m corridor along the middle of an 8 x 6 m floor with three rooms on each
 --                     side, each reached through a 0.9 m door
 --
 --   floor    plane z = 0, walls 0.5 high, 0.1 thick
@@ -47,8 +48,8 @@ if layout == "maze" then
     escort = {5.0, 5.5},
   }
 elseif layout == "office" then
-  -- corridor y in [2.5, 3.5]; rooms below and above split at x = 8/3 and 16/3; doors 0.9 m
-  local y0, y1, D = 2.5, 3.5, 0.9
+  -- corridor y in [2.0, 4.0]; rooms below and above split at x = 8/3 and 16/3; doors 0.9 m
+  local y0, y1, D = 2.0, 4.0, 0.9
   local xs = {0, W / 3, 2 * W / 3, W}
   for r = 1, 3 do
     local a, b = xs[r], xs[r + 1]
@@ -65,7 +66,7 @@ elseif layout == "office" then
   L = {
     start = {0.7, 0.7}, goal = {7.3, 5.3},
     -- the cart shuttles along the corridor
-    cart = {4, 3}, cart_amp = {2.8, 0, 0}, cart_period = 12,
+    cart = {4, 3}, cart_amp = {2.4, 0, 0}, cart_period = 12,
     courier = {1.3, 5.2}, courier_goals = {{6.7, 0.8}, {4.0, 5.2}},
     escort = {4.0, 1.0},
   }
@@ -100,8 +101,14 @@ local tactics = {
       -- go to a sampled spot anywhere (the RRT sample steers BK-RRT) ... or to the goal region
       path("go", tp.uniform({0.3, 0.3}, {W - 0.3, H - 0.3})),
       path("finish", tp.disc(L.goal, 0, 0.15)),
+      -- ... or stand still and let the others pass
+      tp.skill.wait { name = "yield", duration = tp.uniform(0.3, 1.5) },
     },
-    transitions = { go = { go = 0.5, finish = 0.5 }, finish = { go = 0.1, finish = 0.9 } },
+    transitions = {
+      go = { go = 0.4, finish = 0.4, yield = 0.2 },
+      finish = { go = 0.1, finish = 0.8, yield = 0.1 },
+      yield = { go = 0.5, finish = 0.5 },
+    },
   },
   -- goal change: the first goal until within 0.4 m of it, then the second for good
   tp.tactic {
@@ -116,7 +123,7 @@ local tactics = {
       second = { second = 1 },
     },
   },
-  -- a moving goal: 0.6 m behind the cart's current position, re-read at every replanning
+  -- a moving goal: 0.6 m south of the cart's current position, re-read at every replanning
   tp.tactic {
     name = "escort", body = "escort", foreign = true, start = "follow",
     skills = { path("follow", {0, -0.6}, { target = "cart", frame = "target", max_speed = 0.8, tolerance = 0.1 }) },
@@ -140,7 +147,14 @@ return tp.domain {
     tp.within { body = "robot", center = L.goal, radius = 0.3 },
     tp.slower { body = "robot", speed = 0.2 },
   },
-  valid = tp.inside { body = "robot", min = {0, 0, -1}, max = {W, H, 1} },
+  -- the planned robot must never touch another character or the cart (the foreign characters
+  -- only replan around it; a plan where they meet head-on in a door is rejected)
+  valid = tp.all {
+    tp.inside { body = "robot", min = {0, 0, -1}, max = {W, H, 1} },
+    tp.negate(tp.touching { body = "robot", other = "courier" }),
+    tp.negate(tp.touching { body = "robot", other = "escort" }),
+    tp.negate(tp.touching { body = "robot", other = "cart" }),
+  },
   sampling = { tp.uniform({0, 0}, {W, H}), body = "robot" },
   quality = tp.distance { body = "robot", to = L.goal, planar = true },
   solution_metric = "steps",

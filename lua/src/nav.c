@@ -696,7 +696,7 @@ static int tplTreeClips(lua_State *L)
 }
 
 static const char *const tplTrackFields[] = {"walls", "cars", "goal", "finish", NULL};
-static const char *const tplDriveFields[] = {"depth", "node_limit", "togo_cell", "start", "max_time", NULL};
+static const char *const tplDriveFields[] = {"depth", "node_limit", "togo_cell", "start", "max_time", "closed_cell", NULL};
 static const char *const tplTrafficFields[] = {"pos", "vel", "heading", "length", "width", NULL};
 
 /* tp.nav.drive(tree, track, opts) -> {finished, crashed, time, clips, skids} */
@@ -753,6 +753,9 @@ static int tplDrive(lua_State *L)
         togo_cell = tplNumber(L, 3, "tp.nav.drive: ", "togo_cell", togo_cell, false);
         tplVector(L, 3, "tp.nav.drive: ", "start", start, 3, 3, false);
         max_time = tplNumber(L, 3, "tp.nav.drive: ", "max_time", max_time, false);
+        pd.closed_cell = tplNumber(L, 3, "tp.nav.drive: ", "closed_cell", pd.closed_cell, false);
+        if (!(pd.closed_cell >= 0))
+            tplError(L, "tp.nav.drive: closed_cell must be >= 0 (got %g)", pd.closed_cell);
     }
     char err[256];
     tpNavToGo *togo = NULL;

@@ -4,7 +4,8 @@
  * so a goal on a moving body moves with it from one replanning to the next) and plans an A* path
  * (8-connected, line-of-sight smoothed) on a grid of the static bodies plus every other non-static
  * body at its pose in the current state (`tpSkill_NavShapes` at that pose), all grown by the
- * clearance. The grid is a pure function of the current state and the skill's constants, built
+ * clearance; a moving body is swept along its current velocity over the next `nav_replan` seconds
+ * (5 poses). The grid is a pure function of the current state and the skill's constants, built
  * afresh at each replanning (no cache, so nothing about replay depends on process history).
  *
  * Only the first leg of the path is kept — the start and the next two vertices — in V; the
@@ -13,7 +14,8 @@
  * fresh call replans from the current state: the goal's and the obstacles' motion is taken into
  * account at every replanning, and the state carries no path (the velocity carries over, so
  * there is no jump). When the moving bodies close every way (e.g. two characters meeting in a
- * door), the leg is planned around the static bodies only (the moving ones may have gone by the
+ * door), the leg is planned again with the clearance reduced to the body's own radius, and if
+ * that fails too, around the static bodies only (the moving ones may have gone by the
  * time they are reached, else the contact resolves it); with no path even then, the body brakes
  * and waits until `nav_replan` has passed, then replans. At the goal the body holds (brakes)
  * until `nav_replan` has passed, so a tactic that keeps re-selecting the skill replans once per
@@ -32,7 +34,7 @@
 #include "tp/nav.h"
 
 #define PATH_MAX_SIDE 1000
-#define PATH_MAX_OTHERS 256
+#define PATH_SWEEP 4 /* a moving body is rasterised at 5 poses along its velocity over nav_replan */
 
 /* Nearest free cell to (i, j) by square rings (first in row-major order within a ring). */
 static bool nearestFreeCell(const tpNavGrid *g, int *i, int *j)
@@ -87,17 +89,27 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
         if (i == sk->body) {
             continue;
         }
-        tpBodyDef moved;
-        if (d->cls != TP_BODY_STATIC) { /* a moving body: its shape at its current pose */
+        if (d->cls != TP_BODY_STATIC) { /* a moving body: its shape at its current pose and where
+                                           its current velocity takes it within nav_replan */
             if (!others || d->shape == TP_SHAPE_PLANE) {
                 continue;
             }
             tpBodyState os;
             tpWorld_BodyState(world, call->x, call->t, i, &os);
-            moved = *d;
-            memcpy(moved.pos, os.pos, sizeof moved.pos);
+            tpBodyDef moved = *d;
             memcpy(moved.quat, os.quat, sizeof moved.quat);
-            d = &moved;
+            for (int q = 0; q <= PATH_SWEEP; ++q) {
+                double tau = sk->nav_replan * q / PATH_SWEEP;
+                moved.pos[0] = os.pos[0] + os.vel[0] * tau;
+                moved.pos[1] = os.pos[1] + os.vel[1] * tau;
+                moved.pos[2] = os.pos[2];
+                tpNavShape shapes[3];
+                int n = tpSkill_NavShapes(&moved, shapes);
+                for (int k = 0; k < n; ++k) {
+                    tpNavGrid_AddShape(grid, &shapes[k], NULL, 0);
+                }
+            }
+            continue;
         }
         tpNavShape shapes[3];
         int n = tpSkill_NavShapes(d, shapes);
@@ -181,8 +193,12 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
         bool final = false;
         const double z_min = bd->pos[2] - half_h + 0.02, z_max = bd->pos[2] + half_h;
         int n = planLeg(sk, call, true, radius, z_min, z_max, start, goal, leg, &final);
-        if (n < 2) { /* the moving bodies close every way (or sit on the goal): around the static
-                        ones only, the moving ones may have gone by the time they are reached */
+        if (n < 2 && radius > cb.radius) { /* the moving bodies close every way: squeeze, with the
+                                              clearance reduced to the body's own radius */
+            n = planLeg(sk, call, true, cb.radius, z_min, z_max, start, goal, leg, &final);
+        }
+        if (n < 2) { /* still closed (or they sit on the goal): around the static bodies only, the
+                        moving ones may have gone by the time they are reached */
             n = planLeg(sk, call, false, radius, z_min, z_max, start, goal, leg, &final);
         }
         if (n < 2) {

@@ -47,6 +47,9 @@ assert(#clips > 40 and skids >= 4)
 local run = tp.nav.drive(tree, { walls = { {-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100} },
                                  goal = {60, 120}, finish = {54, 50, 66, 50} }, { depth = 3 })
 assert(run.finished and not run.crashed and run.clips > 5)
+local closed = tp.nav.drive(tree, { walls = { {-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100} },
+                                    goal = {60, 120}, finish = {54, 50, 66, 50} }, { depth = 6, closed_cell = 1.0 })
+assert(closed.finished and not closed.crashed)
 return tp.domain {
   name = "navfixture",
   bodies = {
