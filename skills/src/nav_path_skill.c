@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nav_overlay.h"
 #include "skill_internal.h"
 #include "tp/base.h"
 #include "tp/nav.h"
@@ -129,6 +130,10 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
     int n = 0;
     if (nearestFreeCell(grid, &si, &sj) && nearestFreeCell(grid, &gi, &gj) &&
         tpNav_PlanCells(grid, &pd, si, sj, gi, gj, &path) == TP_NAV_OK && path.npoints >= 1) {
+        if (call->overlay != NULL) { /* recording: what this segment planned */
+            tpNavOverlay_Grid(call->overlay, grid);
+            tpNavOverlay_Path(call->overlay, path.points, path.npoints);
+        }
         /* the leg starts at the body's position (not its cell centre): no sideways jump */
         leg[0][0] = start[0];
         leg[0][1] = start[1];
@@ -167,7 +172,7 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
     double radius = sk->nav_radius > 0 ? sk->nav_radius : cb.radius + 0.5 * sk->nav_lookahead;
     double elapsed = call->t - V[0];
     bool period_over = elapsed + call->dt >= sk->nav_replan - 1e-9;
-    if (call->fresh) {
+    if (call->fresh && call->overlay == NULL) { /* recording: V already holds the sampled goal */
         double p[3] = {0, 0, 0};
         tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
         if (sk->frame == TP_FRAME_TARGET && sk->target >= 0) {
@@ -188,6 +193,8 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
             cruise = v[0] > 0 && v[0] < sk->max_speed ? v[0] : sk->max_speed;
         }
         V[3] = cruise;
+    }
+    if (call->fresh) {
         /* band from the body's definition height (a planar body keeps it) */
         double start[2] = {cb.s.pos[0], cb.s.pos[1]}, goal[2] = {V[1], V[2]}, leg[3][2];
         bool final = false;

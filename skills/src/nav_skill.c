@@ -57,6 +57,9 @@ static int s_next_grid;
 int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
 {
     memset(out, 0, 3 * sizeof out[0]);
+    if (b->marker) {
+        return 0; /* drawn, never collides: not an obstacle */
+    }
     const double *q = b->quat;
     /* body z axis in world: third column of the rotation */
     double zx = 2 * (q[1] * q[3] + q[0] * q[2]), zy = 2 * (q[2] * q[3] - q[0] * q[1]);

@@ -6,8 +6,9 @@
  * Step i of the solution goes from node path[i] to path[i+1]: the skill call saw the bodies of
  * path[i] and left its variables V in path[i+1]; it was fresh when the tactic was not busy (or not
  * started) in path[i]. The replayed call gets those V (the skills do not sample again while
- * recording) and a scratch action, so nothing in the plan changes. Only NAV_TO, FOLLOW_FIELD and
- * DRIVE_TRACK are replayed: other kinds (and host skills) emit nothing and are never called. */
+ * recording) and a scratch action, so nothing in the plan changes. Only NAV_TO, FOLLOW_PATH,
+ * FOLLOW_FIELD and DRIVE_TRACK are replayed: other kinds (and host skills) emit nothing and are
+ * never called. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,8 @@
 
 static bool emits(tpSkillKind kind)
 {
-    return kind == TP_SKILL_NAV_TO || kind == TP_SKILL_FOLLOW_FIELD || kind == TP_SKILL_DRIVE_TRACK;
+    return kind == TP_SKILL_NAV_TO || kind == TP_SKILL_FOLLOW_PATH || kind == TP_SKILL_FOLLOW_FIELD ||
+           kind == TP_SKILL_DRIVE_TRACK;
 }
 
 bool tpDomain_RecordOverlays(const tpDomain *d, const tpTree *tree, int32_t leaf, tpPlanRecord *rec, char *err,

@@ -394,6 +394,20 @@ static void test_kick_arrive_speed(void **state)
     assert_true(fabs(hypot(s.vel[0], s.vel[1]) - 0.8) < 0.2);
 }
 
+/* A marker body (drawn, never colliding) is no obstacle for the navigation skills. */
+static void test_marker_is_no_obstacle(void **state)
+{
+    (void)state;
+    tpBodyDef b = tpDefaultBodyDef();
+    b.cls = TP_BODY_STATIC;
+    b.shape = TP_SHAPE_BOX;
+    b.size[0] = b.size[1] = b.size[2] = 1.0;
+    tpNavShape shapes[3];
+    assert_int_equal(tpSkill_NavShapes(&b, shapes), 1);
+    b.marker = true;
+    assert_int_equal(tpSkill_NavShapes(&b, shapes), 0);
+}
+
 static void test_plan_record_and_replay(void **state)
 {
     (void)state;
@@ -436,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_skills_move_robot_and_ball),
         cmocka_unit_test(test_kick_departure_model),
         cmocka_unit_test(test_kick_arrive_speed),
+        cmocka_unit_test(test_marker_is_no_obstacle),
         cmocka_unit_test(test_plan_record_and_replay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

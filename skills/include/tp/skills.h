@@ -206,7 +206,8 @@ int tpSkill_VarCount(const tpSkillDef *skill);
 
 /// Navigation obstacles of one body at its definition pose (tp/nav.h): box -> BOX, sphere ->
 /// SPHERE, vertical cylinder -> DISC, vertical capsule -> DISC + 2 SPHEREs, plane -> HALFSPACE;
-/// a tilted cylinder or capsule -> its enclosing oriented BOX (conservative). Returns the count (<= 3).
+/// a tilted cylinder or capsule -> its enclosing oriented BOX (conservative); a marker -> nothing
+/// (it never collides). Returns the count (<= 3).
 int tpSkill_NavShapes(const tpBodyDef *body, tpNavShape out[3]);
 
 /// Yaw (rad, about +z) of a quaternion (w,x,y,z).
