@@ -5,6 +5,8 @@
  * they refer to. Names are resolved by tp.domain, which reports a bad reference at the call
  * site of the constructor that made it. No C globals: everything lives in the lua_State. */
 #ifndef TP_LUA_INTERNAL_H
+/* Registry key: the loaded script's directory with a trailing slash. */
+#define TPL_SCRIPT_DIR "tplan.script_dir"
 #define TP_LUA_INTERNAL_H
 
 #include <lauxlib.h>

@@ -699,6 +699,66 @@ static const char *const tplTrackFields[] = {"walls", "cars", "goal", "finish", 
 static const char *const tplDriveFields[] = {"depth", "node_limit", "togo_cell", "start", "max_time", "closed_cell", NULL};
 static const char *const tplTrafficFields[] = {"pos", "vel", "heading", "length", "width", NULL};
 
+static void tplPushVector(lua_State *L, const double *v, int n)
+{
+    lua_createtable(L, n, 0);
+    for (int k = 0; k < n; k++) {
+        lua_pushnumber(L, v[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+}
+
+/* tp.nav.track(name) -> {name, walls, cars, start, goal, finish}: reads <script dir>/tracks/
+ * <name>.json (docs/navigation.md, "Track files"); the table has the shape tp.nav.drive takes. */
+static int tplTrack(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    if (!name[0] || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(name))
+        tplError(L, "tp.nav.track: '%s' is not a track name (letters, digits, '_' and '-' only)", name);
+    lua_getfield(L, LUA_REGISTRYINDEX, TPL_SCRIPT_DIR);
+    const char *dir = lua_isstring(L, -1) ? lua_tostring(L, -1) : "./";
+    char path[4096], err[512];
+    snprintf(path, sizeof path, "%stracks/%s.json", dir, name);
+    lua_pop(L, 1);
+    tpNavTrackFile *tf = tpNavTrack_Load(path, err, sizeof err);
+    if (!tf)
+        tplError(L, "tp.nav.track: %s", err);
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, tf->name);
+    lua_setfield(L, -2, "name");
+    lua_createtable(L, tf->track.nwalls, 0);
+    for (int i = 0; i < tf->track.nwalls; i++) {
+        tplPushVector(L, tf->walls[i], 4);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "walls");
+    lua_createtable(L, tf->track.ncars, 0);
+    for (int i = 0; i < tf->track.ncars; i++) {
+        const tpNavTrafficCar *c = &tf->cars[i];
+        lua_createtable(L, 0, 5);
+        tplPushVector(L, c->pos, 2);
+        lua_setfield(L, -2, "pos");
+        tplPushVector(L, c->vel, 2);
+        lua_setfield(L, -2, "vel");
+        lua_pushnumber(L, c->heading);
+        lua_setfield(L, -2, "heading");
+        lua_pushnumber(L, c->length);
+        lua_setfield(L, -2, "length");
+        lua_pushnumber(L, c->width);
+        lua_setfield(L, -2, "width");
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "cars");
+    tplPushVector(L, tf->start, 3);
+    lua_setfield(L, -2, "start");
+    tplPushVector(L, tf->track.goal, 2);
+    lua_setfield(L, -2, "goal");
+    tplPushVector(L, tf->track.finish, 4);
+    lua_setfield(L, -2, "finish");
+    tpNavTrack_Free(tf);
+    return 1;
+}
+
 /* tp.nav.drive(tree, track, opts) -> {finished, crashed, time, clips, skids} */
 static int tplDrive(lua_State *L)
 {
@@ -810,6 +870,8 @@ void tplOpenNav(lua_State *L)
     lua_setfield(L, -2, "move_tree");
     lua_pushcfunction(L, tplDrive);
     lua_setfield(L, -2, "drive");
+    lua_pushcfunction(L, tplTrack);
+    lua_setfield(L, -2, "track");
     lua_pushcfunction(L, tplFieldNew);
     lua_setfield(L, -2, "field");
     lua_pushcfunction(L, tplCrowdNew);

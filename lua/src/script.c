@@ -204,6 +204,8 @@ static int tplSetup(lua_State *L)
     else
         lua_pushliteral(L, "./");
     const char *dir = lua_tostring(L, -1);
+    lua_pushvalue(L, -1); /* the script's directory, for data files next to it (tp.nav.track) */
+    lua_setfield(L, LUA_REGISTRYINDEX, TPL_SCRIPT_DIR);
     lua_getfield(L, pkg, "path");
     lua_pushfstring(L, "%slib/?.lua;%s?.lua;%s", dir, dir, lua_tostring(L, -1));
     lua_setfield(L, pkg, "path");

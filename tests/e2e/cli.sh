@@ -31,6 +31,12 @@ expect_error negative_mass.lua 6 "mass must be > 0"
 "$tplan" plan minigolf --bogus 1 >/dev/null 2>&1; check "unknown option exit 2" $([ $? -eq 2 ]; echo $?)
 "$tplan" plan no_such_domain >/dev/null 2>&1; check "unknown domain exit 2" $([ $? -eq 2 ]; echo $?)
 "$tplan" plan minigolf --mu -3 >/dev/null 2>&1; check "negative mu exit 2" $([ $? -eq 2 ]; echo $?)
+# a track name that is not a file next to the script, or tries to leave tracks/: exit 2, file:line
+for t in no_such_track ../minigolf; do
+  "$tplan" plan racing --set "track=$t" --no-out >/dev/null 2>"$work/err.txt"
+  check "racing track=$t exit 2" $([ $? -eq 2 ]; echo $?)
+  grep -q "racing.lua:[0-9]*: tp.nav.track" "$work/err.txt"; check "racing track=$t names racing.lua:line" $?
+done
 
 # Help for every command.
 for c in "" plan replay domains view render; do
