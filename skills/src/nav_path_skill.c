@@ -173,26 +173,7 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
     double elapsed = call->t - V[0];
     bool period_over = elapsed + call->dt >= sk->nav_replan - 1e-9;
     if (call->fresh && call->overlay == NULL) { /* recording: V already holds the sampled goal */
-        double p[3] = {0, 0, 0};
-        tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
-        if (sk->frame == TP_FRAME_TARGET && sk->target >= 0) {
-            tpBodyState ts;
-            tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ts);
-            p[0] += ts.pos[0];
-            p[1] += ts.pos[1];
-        } else if (sk->frame == TP_FRAME_BODY) {
-            p[0] += cb.s.pos[0];
-            p[1] += cb.s.pos[1];
-        }
-        V[1] = p[0];
-        V[2] = p[1];
-        double cruise = sk->max_speed;
-        if (sk->speed.kind != TP_DIST_UNSET) {
-            double v[3] = {0, 0, 0};
-            tpDist_Sample(&sk->speed, call->rng, call->y, call->ydim, v);
-            cruise = v[0] > 0 && v[0] < sk->max_speed ? v[0] : sk->max_speed;
-        }
-        V[3] = cruise;
+        tpSkill_NavGoal(sk, call, &cb, V);
     }
     if (call->fresh) {
         /* band from the body's definition height (a planar body keeps it) */

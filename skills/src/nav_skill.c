@@ -278,32 +278,25 @@ static NavPathEntry *pathFor(NavGridEntry *e, const double a[2], const double b[
     return p->points ? p : NULL;
 }
 
+/* The goal of a navigation segment: V[1..2] a sampled point (in the skill's frame), V[3] the cruise
+ * speed (a sampled `speed` in (0, max_speed), else max_speed). Draws the point, then the speed. */
+void tpSkill_NavGoal(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, double *V)
+{
+    double p[3];
+    tpSkill_SamplePoint(sk, call, cb, p);
+    V[1] = p[0];
+    V[2] = p[1];
+    double cruise = tpSkill_Sample1(&sk->speed, call, sk->max_speed);
+    V[3] = cruise > 0 && cruise < sk->max_speed ? cruise : sk->max_speed;
+}
+
 int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
     tpCtlBody cb;
     tpCtl_Load(call, sk->body, &cb);
     if (call->fresh && !call->overlay) { /* recording: V already holds the sampled values */
-        double p[3] = {0, 0, 0};
-        tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
-        if (sk->frame == TP_FRAME_TARGET && sk->target >= 0) {
-            tpBodyState ts;
-            tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ts);
-            p[0] += ts.pos[0];
-            p[1] += ts.pos[1];
-        } else if (sk->frame == TP_FRAME_BODY) {
-            p[0] += cb.s.pos[0];
-            p[1] += cb.s.pos[1];
-        }
-        V[1] = p[0];
-        V[2] = p[1];
-        double cruise = sk->speed.kind != TP_DIST_UNSET ? 0 : sk->max_speed;
-        if (sk->speed.kind != TP_DIST_UNSET) {
-            double v[3] = {0, 0, 0};
-            tpDist_Sample(&sk->speed, call->rng, call->y, call->ydim, v);
-            cruise = v[0];
-        }
-        V[3] = cruise > sk->max_speed || !(cruise > 0) ? sk->max_speed : cruise;
+        tpSkill_NavGoal(sk, call, &cb, V);
         V[4] = 1;
         V[5] = cb.s.pos[0];
         V[6] = cb.s.pos[1];
@@ -412,26 +405,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     tpCtlBody cb;
     tpCtl_Load(call, sk->body, &cb);
     if (call->fresh && !call->overlay) { /* recording: V already holds the sampled values */
-        double p[3] = {0, 0, 0};
-        tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
-        if (sk->frame == TP_FRAME_TARGET && sk->target >= 0) {
-            tpBodyState ts;
-            tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ts);
-            p[0] += ts.pos[0];
-            p[1] += ts.pos[1];
-        } else if (sk->frame == TP_FRAME_BODY) {
-            p[0] += cb.s.pos[0];
-            p[1] += cb.s.pos[1];
-        }
-        V[1] = p[0];
-        V[2] = p[1];
-        double cruise = sk->max_speed;
-        if (sk->speed.kind != TP_DIST_UNSET) {
-            double v[3] = {0, 0, 0};
-            tpDist_Sample(&sk->speed, call->rng, call->y, call->ydim, v);
-            cruise = v[0] > 0 && v[0] < sk->max_speed ? v[0] : sk->max_speed;
-        }
-        V[3] = cruise;
+        tpSkill_NavGoal(sk, call, &cb, V);
         V[4] = 1;
     }
     const tpBodyDef *bd = tpWorld_Body(call->world, sk->body);

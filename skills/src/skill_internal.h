@@ -69,6 +69,9 @@ double tpSkill_DefaultTimeout(const tpSkillDef *sk);
 void tpSkill_SamplePoint(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *self, double out[3]);
 /// Draws one scalar from d, or `fallback` when d is unset.
 double tpSkill_Sample1(const tpDist *d, tpSkillCall *call, double fallback);
+/// Samples a navigation goal into V[1..2] (the skill's `point` in its frame) and the cruise speed
+/// into V[3] (`speed` if in (0, max_speed), else max_speed); nav_skill.c.
+void tpSkill_NavGoal(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, double *V);
 
 /* rest.c */
 /// True while any stored (moving) body of the world is faster than `speed` (m/s) in x: the
