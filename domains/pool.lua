@@ -252,6 +252,19 @@ if mode == "chain" then
     return tp.skill.spin { name = "spin", point = tp.disc(ghost, 0, 0.05), force = tp.uniform(0, 0.1),
                            duration = tp.uniform(0.05, 0.3), trigger_speed = 0.02, timeout = 20, follow = true }
   end
+  -- "target ball t, hit by carrier c, has left its start p0 in a direction that misses the pocket
+  -- (aim point `aim`)": decided in the first 0.1 m of its path, once it is clear of the carrier.
+  -- The allowed cone is the pocket's mouth (+-MISS_HALF m around the aim point, generous: jaw
+  -- bounces) seen from 0.1 m closer than the start.
+  local MISS_HALF = 0.12
+  local function miss_heading(t, c, p0, aim)
+    local d = math.sqrt((aim[1] - p0[1]) ^ 2 + (aim[2] - p0[2]) ^ 2) - 0.1
+    return tp.all {
+      tp.within { body = t, center = p0, radius = 0.1 }, tp.faster { body = t, speed = 0.05 },
+      tp.negate(tp.near { body = t, other = c, distance = 2 * R + 0.002 }),
+      tp.negate(tp.heading { body = t, to = aim, angle = math.atan(MISS_HALF, d), speed = 0.05 }),
+    }
+  end
   tactics = {
     -- red tactic of Fig. 10: the cue ball samples the stroke (speed and direction) and rolls on
     tp.tactic { name = "cue_ball", body = "cue", skills = { stroke_skill(F, 0.01 * Fn) } },
@@ -280,6 +293,15 @@ if mode == "chain" then
     tp.all { tp.slower { body = "blue", speed = 0.02 }, tp.moved { body = "blue" },
              tp.negate(tp.moved { body = "purple" }) },
     tp.all { tp.slower { body = "yellow", speed = 0.02 }, tp.moved { body = "yellow" },
+             tp.negate(tp.moved { body = "red" }) },
+    -- a target ball that leaves its spot heading outside the pocket's mouth (checked in its first
+    -- 0.1 m, where the mouth's angle is known; the cloth barely bends a ball's path that soon)
+    miss_heading("purple", "blue", PURPLE0, AIM_NE), miss_heading("red", "yellow", RED0, AIM_SE),
+    -- a carrier that has run past its target's x without touching it can no longer reach it
+    -- (it could only come back off a cushion, which is pruned above)
+    tp.all { tp.inside { body = "blue", min = { PURPLE0[1] + 2 * R, -math.huge, -math.huge } },
+             tp.negate(tp.moved { body = "purple" }) },
+    tp.all { tp.inside { body = "yellow", min = { RED0[1] + 2 * R, -math.huge, -math.huge } },
              tp.negate(tp.moved { body = "red" }) },
   })
   metric = tp.effort { bodies = { "blue", "yellow" } }   -- least perturbation of the natural paths

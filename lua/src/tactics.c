@@ -230,6 +230,32 @@ static int tplNear(lua_State *L)
     return 1;
 }
 
+/* tp.heading { body, to, angle, speed = 0.01 }: moving (planar) toward the point `to` */
+static int tplHeading(lua_State *L)
+{
+    static const char *const known[] = {"body", "to", "angle", "speed", NULL};
+    luaL_checktype(L, 1, LUA_TTABLE);
+    tplCheckFields(L, 1, "tp.heading", known, 0);
+    tplCond *c = tplNewCond(L, TP_COND_HEADING);
+    tplCondBody(L, "tp.heading", c, false);
+    if (!tplVector(L, 1, "tp.heading: ", "to", c->center, 2, 2, false))
+        tplError(L, "tp.heading: 'to' (a 2-vector) is required");
+    c->radius = tplReqNumber(L, 1, "tp.heading: ", "angle");
+    if (!(c->radius >= 0 && c->radius <= 3.14159265358979323846))
+        tplError(L, "tp.heading: angle must be in [0, pi] rad (got %g)", c->radius);
+    c->value = 0.01;
+    if (tplField(L, 1, "speed") != LUA_TNIL) {
+        if (!lua_isnumber(L, -1))
+            tplError(L, "tp.heading: speed: expected a number, got %s", tplTypeName(L, -1));
+        c->value = lua_tonumber(L, -1);
+    }
+    lua_pop(L, 1);
+    if (!(c->value >= 0))
+        tplError(L, "tp.heading: speed must be >= 0 (got %g)", c->value);
+    tplSetWhere(L);
+    return 1;
+}
+
 static int tplTouching(lua_State *L)
 {
     static const char *const known[] = {"body", "other", NULL};
@@ -381,7 +407,7 @@ static int tplEffort(lua_State *L)
 static const luaL_Reg tplTacticFns[] = {
     {"tactic", tplNewTactic},  {"within", tplWithin}, {"inside", tplInside}, {"near", tplNear},
     {"touching", tplTouching}, {"moved", tplMoved},   {"negate", tplNegate}, {"distance", tplDistance},
-    {"effort", tplEffort},     {NULL, NULL},
+    {"effort", tplEffort},     {"heading", tplHeading}, {NULL, NULL},
 };
 
 void tplOpenTactics(lua_State *L)

@@ -186,6 +186,16 @@ int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initia
         bool below = sp2 < c->value * c->value;
         return c->kind == TP_COND_SPEED_BELOW ? below : (sp2 > c->value * c->value);
     }
+    case TP_COND_HEADING: {
+        body_state(v, c->body, &s);
+        double vx = s.vel[0], vy = s.vel[1], dx = c->center[0] - s.pos[0], dy = c->center[1] - s.pos[1];
+        double sp = sqrt(vx * vx + vy * vy), d = sqrt(dx * dx + dy * dy);
+        if (!(sp > c->value) || !(d > 0)) {
+            return 0;
+        }
+        double cosang = (vx * dx + vy * dy) / (sp * d);
+        return cosang >= cos(c->radius);
+    }
     case TP_COND_NEAR: {
         tpBodyState o;
         body_state(v, c->body, &s);

@@ -75,6 +75,8 @@ typedef enum {
     TP_COND_CALLBACK,    /* host function */
     TP_COND_ARRANGED,    /* at least `fraction` of the `targets` bodies are within `radius` of their own target
                             points (planar for target_dim 2) and, if value > 0, slower than value (m/s) */
+    TP_COND_HEADING,     /* body's planar speed > value (m/s) and its planar velocity points within radius (rad)
+                            of the direction from the body to centre xy */
 } tpCondKind;
 
 typedef int (*tpCondFn)(void *user, int id, const tpStateView *x); /* 1 true, 0 false, -1 error */
