@@ -19,6 +19,12 @@
 local tp = require "tp"
 
 local TRACK = tp.param("track", "builtin")
+-- file tracks: the horizon is drawn from HMIN..HMAX clips, the lane offset from {-LANE, 0, LANE} m
+local HMIN, HMAX, LANE_M = tp.param("hmin", 4), tp.param("hmax", 5), tp.param("lane", 2)
+local hs = {}
+for h = HMIN, HMAX do hs[#hs + 1] = h end
+local HORIZON = tp.choice(hs)
+local LANE = LANE_M > 0 and tp.choice({-LANE_M, 0, LANE_M}) or nil
 
 local H, T = 1.0, 0.5
 local function wall(name, x0, y0, x1, y1)
@@ -87,6 +93,10 @@ else
   scene = {
     bodies = bodies,
     target = track.goal,
+    -- drive_track samples at every decision point (so the BK-BGT tree branches there): the A*
+    -- horizon in clips and a lateral offset of the A* goal; its heuristic is the shortest path
+    -- around the walls (the straight line leads into the outer wall of the S-curve's corners)
+    togo = true, horizon = HORIZON, lane = LANE,
     goal = tp.inside { body = "car", min = lo, max = hi },
     quality = tp.distance { body = "car", to = {(f[1] + f[3]) / 2, (f[2] + f[4]) / 2}, planar = true },
   }
@@ -108,7 +118,7 @@ return tp.domain {
   tactics = {
     tp.tactic {
       name = "driver", body = "car", start = "drive",
-      skills = { tp.skill.drive_track { name = "drive", point = scene.target, tolerance = 6 } },
+      skills = { tp.skill.drive_track { name = "drive", point = scene.target, tolerance = 6, togo = scene.togo, lane = scene.lane, horizon = scene.horizon } },
       transitions = { drive = { drive = 1 } },
     },
   },
@@ -116,5 +126,6 @@ return tp.domain {
   sampling = scene.sampling,
   quality = scene.quality,
   solution_metric = "steps",
-  planner = { algorithm = "bgt", mu = 1000, max_iters = 3000 },
+  -- file tracks branch at every decision point, so their trees need more iterations than one chain
+  planner = { algorithm = "bgt", mu = 1000, max_iters = TRACK == "builtin" and 3000 or 30000 },
 }

@@ -501,15 +501,27 @@ tpNavToGo *tpNavToGo_Create(const tpNavTrack *tr, double cell, char *err, size_t
         tpErrorf(err, errlen, "to-go field: out of memory");
         return NULL;
     }
-    for (int w = 0; w < tr->nwalls; ++w) { /* a wall is a polygon of its two end points */
+    /* A wall is a thin quad around its segment, 1 % of a cell on each side: the rasterisation
+     * counts only cells whose open square the footprint meets, so a bare segment lying on a cell
+     * boundary (walls at whole or half metres with 0.5 m cells) would block nothing. */
+    const double eps = 0.01 * cell;
+    for (int w = 0; w < tr->nwalls; ++w) {
+        const double *a = tr->walls[w];
+        double ex = a[2] - a[0], ey = a[3] - a[1], el = hypot(ex, ey);
+        double ux = el > 0 ? ex / el : 1.0, uy = el > 0 ? ey / el : 0.0; /* along */
+        double nx_ = -uy * eps, ny_ = ux * eps;                          /* across */
         tpNavShape s;
         memset(&s, 0, sizeof s);
         s.kind = TP_NAV_POLYGON;
-        s.npoints = 2;
-        s.points[0][0] = tr->walls[w][0];
-        s.points[0][1] = tr->walls[w][1];
-        s.points[1][0] = tr->walls[w][2];
-        s.points[1][1] = tr->walls[w][3];
+        s.npoints = 4;
+        s.points[0][0] = a[0] - ux * eps - nx_;
+        s.points[0][1] = a[1] - uy * eps - ny_;
+        s.points[1][0] = a[2] + ux * eps - nx_;
+        s.points[1][1] = a[3] + uy * eps - ny_;
+        s.points[2][0] = a[2] + ux * eps + nx_;
+        s.points[2][1] = a[3] + uy * eps + ny_;
+        s.points[3][0] = a[0] - ux * eps + nx_;
+        s.points[3][1] = a[1] - uy * eps + ny_;
         s.z_lo = -1;
         s.z_hi = 1;
         tpNavGrid_AddShape(g->grid, &s, NULL, 0);

@@ -493,7 +493,8 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
 }
 
 /* ---- drive_track ------------------------------------------------------------------------------
- * V[1..2] goal (m), V[3] clip index, V[4] clip start time (s). One skill activation plays one clip:
+ * V[1..2] goal (m, with the sampled lane offset), V[3] clip index, V[4] clip start time (s), V[5] the
+ * sampled horizon (clips; 0 = unset: TRACK_DEPTH). One skill activation plays one clip:
  * it ends at the clip boundary, where the tactic re-selects it and the fresh call replans (A* over
  * the move tree from the body's current pose and nearest speed level). The move tree (for the
  * body's mass and yaw inertia) and the scene's wall segments are cached by their inputs. */
@@ -502,11 +503,17 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
 #define TRACK_NODES 5000 /* node limit per decision */
 #define TRACK_MAX_WALLS 512
 
+#define TRACK_TOGO_CACHE 8 /* to-go fields kept per scene (one per goal point) */
+#define TRACK_TOGO_CELL 0.5 /* m */
+
 typedef struct TrackCache {
     uint64_t key;
     tpNavMoveTree *tree;
     int nwalls;
     double walls[TRACK_MAX_WALLS][4];
+    double togo_goal[TRACK_TOGO_CACHE][2]; /* m: the goal of each field below */
+    tpNavToGo *togo[TRACK_TOGO_CACHE];      /* owned; NULL = empty slot */
+    int next_togo;                          /* round-robin replacement */
 } TrackCache;
 
 static TrackCache s_track;
@@ -530,6 +537,9 @@ static TrackCache *trackFor(const tpWorld *world, int self, const tpNavCarDef *c
         return &s_track;
     }
     tpNavMoveTree_Destroy(s_track.tree);
+    for (int q = 0; q < TRACK_TOGO_CACHE; ++q) {
+        tpNavToGo_Destroy(s_track.togo[q]);
+    }
     memset(&s_track, 0, sizeof s_track);
     s_track.tree = tpNavMoveTree_Build(car, NULL, NULL, 0);
     if (!s_track.tree) {
@@ -568,6 +578,25 @@ static TrackCache *trackFor(const tpWorld *world, int self, const tpNavCarDef *c
     return &s_track;
 }
 
+/* The to-go field of the track's walls toward tr->goal: a pure function of (walls, goal), cached
+ * by the goal (the walls are the cache's own). NULL if it cannot be built (the caller falls back to
+ * the straight-line heuristic, which is what the field would be without walls). */
+static const tpNavToGo *togoFor(TrackCache *tc, const tpNavTrack *tr)
+{
+    for (int q = 0; q < TRACK_TOGO_CACHE; ++q) {
+        if (tc->togo[q] && tc->togo_goal[q][0] == tr->goal[0] && tc->togo_goal[q][1] == tr->goal[1]) {
+            return tc->togo[q];
+        }
+    }
+    int q = tc->next_togo;
+    tc->next_togo = (q + 1) % TRACK_TOGO_CACHE;
+    tpNavToGo_Destroy(tc->togo[q]);
+    tc->togo[q] = tpNavToGo_Create(tr, TRACK_TOGO_CELL, NULL, 0);
+    tc->togo_goal[q][0] = tr->goal[0];
+    tc->togo_goal[q][1] = tr->goal[1];
+    return tc->togo[q];
+}
+
 int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
@@ -597,6 +626,21 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
             tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
             V[1] = p[0];
             V[2] = p[1];
+            if (sk->lane.kind != TP_DIST_UNSET) { /* to the left of car -> point */
+                double o[3] = {0, 0, 0};
+                tpDist_Sample(&sk->lane, call->rng, call->y, call->ydim, o);
+                double dx = p[0] - cb.s.pos[0], dy = p[1] - cb.s.pos[1], dl = hypot(dx, dy);
+                if (dl > 0) {
+                    V[1] -= o[0] * dy / dl;
+                    V[2] += o[0] * dx / dl;
+                }
+            }
+            if (sk->horizon.kind != TP_DIST_UNSET) {
+                double h[3] = {0, 0, 0};
+                tpDist_Sample(&sk->horizon, call->rng, call->y, call->ydim, h);
+                double r = isfinite(h[0]) ? round(h[0]) : TRACK_DEPTH;
+                V[5] = r < 1 ? 1 : r > 8 ? 8 : r;
+            }
         }
         /* the other moving bodies as traffic at their current velocities */
         tpNavTrafficCar others[32];
@@ -632,8 +676,11 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
             }
         }
         tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
-        pd.depth = TRACK_DEPTH;
+        pd.depth = V[5] >= 1 ? (int)V[5] : TRACK_DEPTH; /* V[5] = 0: no horizon given */
         pd.node_limit = TRACK_NODES;
+        if (sk->togo) {
+            pd.togo = togoFor(tc, &tr);
+        }
         double pose[3] = {cb.s.pos[0], cb.s.pos[1], cb.yaw};
         tpNavOverlayTree otree = {0};
         if (call->overlay) { /* recording: collect the search tree of this decision */

@@ -180,7 +180,8 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
         {"duration", &sk->duration, 1, 1}, {"point", &sk->point, 2, 3}, {"heading", &sk->heading, 1, 1},
         {"speed", &sk->speed, 1, 1},       {"force", &sk->force, 1, 3},
         {"arrive_speed", &sk->arrive_speed, 1, 1},
-        {"loft", &sk->loft, 1, 1},
+        {"loft", &sk->loft, 1, 1},         {"lane", &sk->lane, 1, 1},
+        {"horizon", &sk->horizon, 1, 1},
     };
     for (size_t i = 0; i < sizeof dists / sizeof dists[0]; ++i) {
         char field[96];

@@ -162,6 +162,13 @@ typedef struct tpSkillDef {
                            follow_field: the body's horizontal radius */
     double nav_lookahead; /* m: nav_to: look-ahead distance along the path (default 0.4) */
     double nav_replan;  /* s: FOLLOW_PATH only: longest segment before replanning (default 1) */
+    /* DRIVE_TRACK only (appended; other kinds ignore them). Sampled at every decision point (fresh
+       call), so a planner's tree branches there; unset keeps the plain behaviour: */
+    tpDist lane;        /* m: lateral offset of the A* goal from `point`, to the left of the direction
+                           car -> point (unset: 0, no draw) */
+    tpDist horizon;     /* clips: A* horizon of this decision, rounded and clamped to 1..8 (unset: 4) */
+    bool togo;          /* A* heuristic: the shortest path around the walls to the goal (a to-go field,
+                           0.5 m cells, cached per goal) instead of the straight line (default false) */
 } tpSkillDef;
 
 /// Departure speed (m/s) for a solid sphere struck centrally, with no spin, to have speed
