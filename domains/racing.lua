@@ -15,7 +15,9 @@
 --   tplan plan racing --set track=cornered        the cornered track; cornered_cars: with cars
 --   tplan plan racing --set track=sharp           the sharp-cornered track
 --   tplan plan racing --set track=final           the final track with traffic
--- A file track is planned with BK-BGT (it declares no sampling space for BK-RRT).
+-- A file track is planned with BK-BGT (it declares no sampling space for BK-RRT); there drive_track
+-- uses the to-go heuristic and draws its horizon (--set hmin=4 hmax=5) and a lane offset of its
+-- goal (--set lane=2, 0 = none) at every decision point, so the search tree branches.
 local tp = require "tp"
 
 local TRACK = tp.param("track", "builtin")
