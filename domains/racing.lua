@@ -16,13 +16,15 @@
 --   tplan plan racing --set track=sharp           the sharp-cornered track
 --   tplan plan racing --set track=final           the final track with traffic
 -- A file track is planned with BK-BGT (it declares no sampling space for BK-RRT); there drive_track
--- uses the to-go heuristic and draws its horizon (--set hmin=4 hmax=5) and a lane offset of its
--- goal (--set lane=2, 0 = none) at every decision point, so the search tree branches.
+-- uses the to-go heuristic. It can also draw its horizon (--set hmin=4 --set hmax=5) and a lane
+-- offset of its goal (--set lane=2) at every decision point, so that the search tree branches;
+-- measured over seeds 1-5 that solved fewer tracks (sharp 4/5) than the fixed 4-clip horizon and no
+-- offset, which solve all five on every seed -- so those are the defaults.
 local tp = require "tp"
 
 local TRACK = tp.param("track", "builtin")
 -- file tracks: the horizon is drawn from HMIN..HMAX clips, the lane offset from {-LANE, 0, LANE} m
-local HMIN, HMAX, LANE_M = tp.param("hmin", 4), tp.param("hmax", 5), tp.param("lane", 2)
+local HMIN, HMAX, LANE_M = tp.param("hmin", 4), tp.param("hmax", 4), tp.param("lane", 0)
 local hs = {}
 for h = HMIN, HMAX do hs[#hs + 1] = h end
 local HORIZON = tp.choice(hs)
