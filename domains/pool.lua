@@ -27,14 +27,14 @@
 --     a target ball and a pocket; find a cue shot that pockets the target without touching the
 --     forbidden balls (default: the striped ones) and without scratching. The shot is aimed by
 --     ghost-ball geometry and sampled around it.
---       tplan plan pool --set mode=single --set target=black --set pocket=nw
+--       tplan plan pool --set mode=single --set target=purple --set pocket=ne
 --       tplan plan pool --set mode=single --set layout="cue:-0.8,0.2;black:0.6,-0.3" --set target=black
 --
 -- Parameters (all optional):
 --   mode       "chain" | "single"
 --   layout     "name:x,y;name:x,y;..." moves balls (cloth coordinates above); "name:off" takes a
 --              ball off the table. Balls: cue, yellow, blue, red, purple, black, s9 .. s13.
---   target     single: the ball to pocket (default "black")
+--   target     single: the ball to pocket (default "red"; black is blocked in the default layout)
 --   pocket     single: ne, nw, se, sw, n, s (default: the pocket with the smallest cut angle)
 --   forbidden  single: "stripes" (default), "others" (every ball but cue and target) or a
 --              comma-separated list of ball names
@@ -52,14 +52,14 @@ local IL, IW = L - CW, W - CW         -- the cloth inside the cushions: |x| <= I
 
 local mode = tp.param("mode", "chain")
 local layout = tp.param("layout", "")
-local target_name = tp.param("target", "black")
+local target_name = tp.param("target", "red")
 local pocket_name = tp.param("pocket", "")
 local forbidden_spec = tp.param("forbidden", "stripes")
 local speed_param = tp.param("speed", 0.0)
 if mode ~= "chain" and mode ~= "single" then
   error("--set mode=" .. mode .. ": expected chain or single")
 end
-if mode == "chain" and (target_name ~= "black" or pocket_name ~= "" or forbidden_spec ~= "stripes" or speed_param ~= 0) then
+if mode == "chain" and (target_name ~= "red" or pocket_name ~= "" or forbidden_spec ~= "stripes" or speed_param ~= 0) then
   error("--set target/pocket/forbidden/speed are for --set mode=single")
 end
 
