@@ -561,6 +561,25 @@ bool tpNavGrid_Blocked(const tpNavGrid *g, int i, int j)
     return tpNavGrid_Cell(g, i, j) != TP_NAV_FREE;
 }
 
+bool tpNavGrid_NearestFree(const tpNavGrid *g, int *i, int *j)
+{
+    const tpNavGridDef *d = tpNavGrid_Def(g);
+    int ci = *i < 0 ? 0 : *i >= d->nx ? d->nx - 1 : *i, cj = *j < 0 ? 0 : *j >= d->ny ? d->ny - 1 : *j;
+    int rmax = d->nx > d->ny ? d->nx : d->ny;
+    for (int r = 0; r <= rmax; ++r) {
+        for (int dj = -r; dj <= r; ++dj) {
+            for (int di = -r; di <= r; ++di) {
+                if ((abs(di) == r || abs(dj) == r) && !tpNavGrid_Blocked(g, ci + di, cj + dj)) {
+                    *i = ci + di;
+                    *j = cj + dj;
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
 bool tpNavGrid_CellOf(const tpNavGrid *g, double x, double y, int *i, int *j)
 {
     double u = floor((x - g->def.x0) / g->def.cell), v = floor((y - g->def.y0) / g->def.cell);

@@ -37,26 +37,6 @@
 #define PATH_MAX_SIDE 1000
 #define PATH_SWEEP 4 /* a moving body is rasterised at 5 poses along its velocity over nav_replan */
 
-/* Nearest free cell to (i, j) by square rings (first in row-major order within a ring). */
-static bool nearestFreeCell(const tpNavGrid *g, int *i, int *j)
-{
-    const tpNavGridDef *d = tpNavGrid_Def(g);
-    int ci = *i < 0 ? 0 : *i >= d->nx ? d->nx - 1 : *i, cj = *j < 0 ? 0 : *j >= d->ny ? d->ny - 1 : *j;
-    int rmax = d->nx > d->ny ? d->nx : d->ny;
-    for (int r = 0; r <= rmax; ++r) {
-        for (int dj = -r; dj <= r; ++dj) {
-            for (int di = -r; di <= r; ++di) {
-                if ((abs(di) == r || abs(dj) == r) && !tpNavGrid_Blocked(g, ci + di, cj + dj)) {
-                    *i = ci + di;
-                    *j = cj + dj;
-                    return true;
-                }
-            }
-        }
-    }
-    return false;
-}
-
 /* Plans from `start` to `goal` on the grid of the static bodies plus the other moving bodies at
  * their poses in the call's state. Writes up to 3 leg points; returns their count (0 = no path)
  * and sets *final when the leg ends at the goal. */
@@ -128,7 +108,7 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
     tpNavPlanDef pd = tpDefaultNavPlanDef();
     pd.smooth = true;
     int n = 0;
-    if (nearestFreeCell(grid, &si, &sj) && nearestFreeCell(grid, &gi, &gj) &&
+    if (tpNavGrid_NearestFree(grid, &si, &sj) && tpNavGrid_NearestFree(grid, &gi, &gj) &&
         tpNav_PlanCells(grid, &pd, si, sj, gi, gj, &path) == TP_NAV_OK && path.npoints >= 1) {
         if (call->overlay != NULL) { /* recording: what this segment planned */
             tpNavOverlay_Grid(call->overlay, grid);

@@ -222,26 +222,6 @@ static NavGridEntry *gridFor(const tpWorld *world, int self, const double params
     return e;
 }
 
-/* Nearest free cell to (i, j) by square rings (first in row-major order within a ring). */
-static bool nearestFree(const tpNavGrid *g, int *i, int *j)
-{
-    const tpNavGridDef *d = tpNavGrid_Def(g);
-    int ci = *i < 0 ? 0 : *i >= d->nx ? d->nx - 1 : *i, cj = *j < 0 ? 0 : *j >= d->ny ? d->ny - 1 : *j;
-    int rmax = d->nx > d->ny ? d->nx : d->ny;
-    for (int r = 0; r <= rmax; ++r) {
-        for (int dj = -r; dj <= r; ++dj) {
-            for (int di = -r; di <= r; ++di) {
-                if ((abs(di) == r || abs(dj) == r) && !tpNavGrid_Blocked(g, ci + di, cj + dj)) {
-                    *i = ci + di;
-                    *j = cj + dj;
-                    return true;
-                }
-            }
-        }
-    }
-    return false;
-}
-
 static NavPathEntry *pathFor(NavGridEntry *e, const double a[2], const double b[2])
 {
     const tpNavGridDef *d = tpNavGrid_Def(e->grid);
@@ -265,7 +245,7 @@ static NavPathEntry *pathFor(NavGridEntry *e, const double a[2], const double b[
     tpNavPath path = {0};
     tpNavPlanDef pd = tpDefaultNavPlanDef();
     pd.smooth = true;
-    if (nearestFree(e->grid, &ssi, &ssj) && nearestFree(e->grid, &ggi, &ggj) &&
+    if (tpNavGrid_NearestFree(e->grid, &ssi, &ssj) && tpNavGrid_NearestFree(e->grid, &ggi, &ggj) &&
         tpNav_PlanCells(e->grid, &pd, ssi, ssj, ggi, ggj, &path) == TP_NAV_OK) {
         p->npoints = path.npoints;
         p->points = path.points; /* take ownership */
@@ -419,7 +399,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     NavGridEntry *ge = (int)V[4] == 1 ? gridFor(call->world, sk->body, params, goal, goal) : NULL;
     const tpNavField *field = NULL;
     int gi, gj;
-    if (ge && tpNavGrid_CellOf(ge->grid, goal[0], goal[1], &gi, &gj) && nearestFree(ge->grid, &gi, &gj)) {
+    if (ge && tpNavGrid_CellOf(ge->grid, goal[0], goal[1], &gi, &gj) && tpNavGrid_NearestFree(ge->grid, &gi, &gj)) {
         field = fieldFor(ge, gi, gj);
     }
     if (call->overlay && call->fresh && field) { /* recording: the grid and the global map */

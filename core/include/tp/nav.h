@@ -122,6 +122,9 @@ int tpNavGrid_Cell(const tpNavGrid *grid, int i, int j);
 bool tpNavGrid_Blocked(const tpNavGrid *grid, int i, int j);
 /// Cell containing world point (x, y); false if it is outside the grid.
 bool tpNavGrid_CellOf(const tpNavGrid *grid, double x, double y, int *i, int *j);
+/// Moves (i, j) (clamped into the grid first) to the nearest free cell, searching square rings of
+/// growing radius (row-major within a ring). False if every cell is blocked.
+bool tpNavGrid_NearestFree(const tpNavGrid *grid, int *i, int *j);
 /// World centre of cell (i, j).
 void tpNavGrid_CellCenter(const tpNavGrid *grid, int i, int j, double xy[2]);
 /// Number of blocked cells (obstacle or grown).
