@@ -149,71 +149,16 @@ static int tplOscillate(lua_State *L)
 /* ------------------------------------------------------------------------------------------ */
 /* Bodies                                                                                      */
 
-static const char *const tplBoxFields[] = {
-    "name",
-    "class",
-    "material",
-    "color",
-    "size",
-    "mass",
-    "pos",
-    "quat",
-    "yaw",
-    "vel",
-    "angvel",
-    "max_force",
-    "max_torque",
-    "planar",
-    "linear_damping",
-    "angular_damping",
-    "motion",
-    "marker",
-    NULL,
-};
-static const char *const tplSphereFields[] = {
-    "name",
-    "class",
-    "material",
-    "color",
-    "radius",
-    "mass",
-    "pos",
-    "quat",
-    "yaw",
-    "vel",
-    "angvel",
-    "max_force",
-    "max_torque",
-    "planar",
-    "linear_damping",
-    "angular_damping",
-    "motion",
-    "marker",
-    NULL,
-};
-static const char *const tplCylinderFields[] = {
-    "name",
-    "class",
-    "material",
-    "color",
-    "radius",
-    "length",
-    "mass",
-    "pos",
-    "quat",
-    "yaw",
-    "vel",
-    "angvel",
-    "max_force",
-    "max_torque",
-    "planar",
-    "linear_damping",
-    "angular_damping",
-    "motion",
-    "marker",
-    NULL,
-};
-static const char *const tplPlaneFields[] = {"name", "class", "material", "color", "normal", "offset", "marker", NULL};
+/* Fields of every solid body, around its shape's size fields (the order of error messages). */
+#define TPL_BODY_HEAD "name", "class", "material", "color"
+#define TPL_BODY_TAIL                                                                                      \
+    "mass", "pos", "quat", "yaw", "vel", "angvel", "max_force", "max_torque", "planar", "linear_damping", \
+        "angular_damping", "motion", "marker"
+
+static const char *const tplBoxFields[] = {TPL_BODY_HEAD, "size", TPL_BODY_TAIL, NULL};
+static const char *const tplSphereFields[] = {TPL_BODY_HEAD, "radius", TPL_BODY_TAIL, NULL};
+static const char *const tplCylinderFields[] = {TPL_BODY_HEAD, "radius", "length", TPL_BODY_TAIL, NULL};
+static const char *const tplPlaneFields[] = {TPL_BODY_HEAD, "normal", "offset", "marker", NULL};
 
 static tpBodyClass tplClass(lua_State *L, const char *what, tpBodyClass def)
 {
