@@ -248,7 +248,7 @@ static const char *const tplSkillFields[] = {
     "heading",  "speed",    "force",         "max_speed", "max_yaw_rate",    "kp",
     "kv",       "kyaw",     "kyaw_rate",     "tolerance", "angle_tolerance", "timeout",
     "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", "min_z", "max_z",
-    "nav_cell", "nav_radius", "nav_lookahead", "loft", "mark", "nav_replan", "lane", "horizon", "togo", NULL,
+    "nav_cell", "nav_radius", "nav_lookahead", "loft", "mark", "aim", "nav_replan", "lane", "horizon", "togo", NULL,
 };
 static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
 /* Non-negative constants of tpSkillDef, read in this order. */
@@ -331,6 +331,7 @@ static int tplSkillNew(lua_State *L)
         if (!(sk->def.min_z <= sk->def.max_z))
             tplError(L, "%smin_z must be <= max_z (got %g, %g)", what, sk->def.min_z, sk->def.max_z);
         sk->def.mark = tplBool(L, 1, what, "mark", false);
+        sk->def.aim = tplBool(L, 1, what, "aim", false);
         tplDistField(L, 1, what, "lane", &sk->def.lane, 1, 1);
         tplDistField(L, 1, what, "horizon", &sk->def.horizon, 1, 1);
         sk->def.togo = tplBool(L, 1, what, "togo", false);

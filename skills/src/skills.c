@@ -592,7 +592,21 @@ static int run_spin(const tpSkillDef *sk, tpSkillCall *call)
     }
     double dx = V[1] - cb.s.pos[0], dy = V[2] - cb.s.pos[1];
     double dn = hypot2(dx, dy);
-    if (dn > 1e-9) {
+    if (sk->aim) {
+        /* Pure pursuit: the arc through the point tangent to the velocity has curvature
+           2 sin(e) / d (heading error e, distance d); the lateral force that keeps the body on it
+           is m_eff v^2 2 sin(e) / d with m_eff = 7/5 m, the effective mass of a rolling solid
+           sphere pushed at its centre. Fed back every step, so throw, sliding and the cloth's
+           bending of the path are corrected as they happen; a body on course gets no force. */
+        double vx = cb.s.vel[0], vy = cb.s.vel[1];
+        if (speed > sk->trigger_speed && dn > sk->tolerance && vx * dx + vy * dy > 0.0) {
+            double sin_e = (vx * dy - vy * dx) / (speed * dn);
+            double lat = 1.4 * cb.mass * speed * speed * 2.0 * sin_e / dn;
+            lat = lat > V[3] ? V[3] : (lat < -V[3] ? -V[3] : lat);
+            double f[3] = {-lat * vy / speed, lat * vx / speed, 0.0};
+            tpCtl_Apply(call, &cb, f, 0.0);
+        }
+    } else if (dn > 1e-9) {
         double f[3] = {V[3] * dx / dn, V[3] * dy / dn, 0.0};
         tpCtl_Apply(call, &cb, f, 0.0);
     }

@@ -302,12 +302,56 @@ static void test_impulse_follow_until_rest(void **state)
     }
 }
 
+/* spin with aim: after the hit (here: an initial roll at 1 m/s along +x) it steers the ball's
+ * path onto the sampled point, 0.06 m off its natural line 0.5 m ahead, with a small lateral
+ * force; a ball already on course gets no force at all (the least perturbation). */
+static void test_spin_aim_reaches_point(void **state)
+{
+    (void)state;
+    for (int off = 0; off <= 1; ++off) {
+        Scene s;
+        make_scene(&s);
+        s.bodies[B_ROBOT].pos[1] = -1.5;
+        s.bodies[B_BALL].vel[0] = 1.0;
+        s.bodies[B_BALL].angvel[1] = 1.0 / BALL_R; /* rolling */
+        tpSkillDef sp = tpDefaultSkillDef(TP_SKILL_SPIN);
+        sp.body = B_BALL;
+        sp.aim = true;
+        sp.point = tpDist_Const(0.5);
+        sp.point.dim = 2;
+        sp.point.a[1] = off ? 0.06 : 0.0;
+        sp.force = tpDist_Const(0.1); /* N: 0.22 of the ball's weight */
+        sp.duration = tpDist_Const(3.0);
+        sp.tolerance = 0.005;
+        add_tactic(&s, 0, "spin", B_BALL, sp, false);
+        tpProblem p;
+        unsigned char *traj;
+        const int n = 90;
+        tpDomain *d = run(&s, n, &traj, &p);
+        double best = 1e9, max_lat = 0.0;
+        for (int i = 0; i < n; ++i) {
+            const tpBodyState *b = body_at(d, &p, traj, i, B_BALL);
+            double dist = hypot(b->pos[0] - 0.5, b->pos[1] - sp.point.a[1]);
+            best = dist < best ? dist : best;
+            max_lat = fabs(b->pos[1]) > max_lat ? fabs(b->pos[1]) : max_lat;
+        }
+        if (off) {
+            assert_true(best < 0.01); /* its path went through the point */
+        } else {
+            assert_true(max_lat < 1e-9); /* on course: never pushed sideways */
+            assert_true(best < 0.01);
+        }
+        free(traj);
+        tpDestroyDomain(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chip_lands_on_point),       cmocka_unit_test(test_chip_flat_kick),
         cmocka_unit_test(test_chip_rejects_passive_ball), cmocka_unit_test(test_guard_blocks_line),
-        cmocka_unit_test(test_impulse_follow_until_rest),
+        cmocka_unit_test(test_impulse_follow_until_rest), cmocka_unit_test(test_spin_aim_reaches_point),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

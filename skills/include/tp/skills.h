@@ -148,6 +148,12 @@ typedef struct tpSkillDef {
                            force phase, stay busy until every moving body of the world rests
                            (speed below trigger_speed) or `timeout` passes; a spin whose body is
                            never hit also ends once everything rests */
+    bool aim;           /* SPIN: instead of a constant push toward `point`, steer the body's path
+                           onto `point` after the hit (pure pursuit: the lateral force 7/5 m v^2
+                           2 sin(e) / d that bends the path onto the arc through the point, for
+                           heading error e and distance d; zero on course), clamped to `force`,
+                           until `duration` ends, the point is within `tolerance` or behind the
+                           body (default false) */
     bool mark;          /* GUARD: measure `approach` from the target instead of the protected point
                            (man-marking: stay `approach` m in front of the ball, toward the goal) */
     tpDist loft;        /* rad, CHIP: launch angle above the horizontal (default 0.5); 0 = a flat kick */
