@@ -3,6 +3,7 @@
  * expected failure reported as "<file>: <json path>: <what is wrong>", never a crash. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -863,6 +864,19 @@ static bool tpReadStats(const tpReader *r, const cJSON *root, tpPlanRecord *rec)
         !tpMemberInt64(r, s, "stats", "memory_bytes", &rec->memory_bytes)) {
         return false;
     }
+    /* optional (written by solved runs since the first-solution statistics were added) */
+    rec->nodes_first = 0;
+    rec->t_first = NAN;
+    bool has_first = cJSON_GetObjectItemCaseSensitive(s, "first_solution_nodes") != NULL;
+    if (has_first) {
+        if (!tpMemberInt64(r, s, "stats", "first_solution_nodes", &rec->nodes_first)) {
+            return false;
+        }
+        if (rec->nodes_first < 1 || rec->nodes_first > rec->nodes) {
+            return tpFail(r, "stats.first_solution_nodes", "must be in 1..nodes (%" PRId64 "), got %" PRId64,
+                          rec->nodes, rec->nodes_first);
+        }
+    }
     const cJSON *rep = cJSON_GetObjectItemCaseSensitive(s, "report");
     if (rep) {
         if (!cJSON_IsObject(rep)) {
@@ -888,7 +902,8 @@ static bool tpReadStats(const tpReader *r, const cJSON *root, tpPlanRecord *rec)
            tpMemberDouble(r, t, "stats.timing", "tactics", &rec->t_tactics) &&
            tpMemberDouble(r, t, "stats.timing", "physics", &rec->t_physics) &&
            tpMemberDouble(r, t, "stats.timing", "check", &rec->t_check) &&
-           tpMemberDouble(r, t, "stats.timing", "total", &rec->t_total);
+           tpMemberDouble(r, t, "stats.timing", "total", &rec->t_total) &&
+           (!has_first || tpMemberDouble(r, t, "stats.timing", "first_solution", &rec->t_first));
 }
 
 static bool tpReadRecord(tpReadState *st, const cJSON *root)

@@ -375,17 +375,19 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
         }
     }
     /* Counts travel through JSON numbers (doubles): beyond 2^53 they would not read back. */
-    const int64_t counts[5] = {rec->max_iters, rec->iterations, rec->nodes, rec->rejected, rec->memory_bytes};
-    static const char *const count_names[5] = {"planner.max_iters", "stats.iterations", "stats.nodes",
-                                               "stats.rejected", "stats.memory_bytes"};
-    for (int i = 0; i < 5; ++i) {
+    const int64_t counts[6] = {rec->max_iters, rec->iterations,   rec->nodes,
+                               rec->rejected,  rec->memory_bytes, rec->nodes_first};
+    static const char *const count_names[6] = {"planner.max_iters", "stats.iterations",   "stats.nodes",
+                                               "stats.rejected",    "stats.memory_bytes", "stats.first_solution_nodes"};
+    for (int i = 0; i < 6; ++i) {
         if (counts[i] > TP_JSON_INT_LIMIT || counts[i] < -TP_JSON_INT_LIMIT) {
             return tpCheckFail(c, "%s: %" PRId64 " is beyond the exact range of JSON numbers (2^53)", count_names[i],
                                counts[i]);
         }
     }
-    const double timing[5] = {rec->t_select, rec->t_tactics, rec->t_physics, rec->t_check, rec->t_total};
-    if (!tpCheckFinite(c, timing, 5, "stats.timing")) {
+    const double timing[6] = {rec->t_select, rec->t_tactics, rec->t_physics, rec->t_check, rec->t_total,
+                              rec->nodes_first > 0 ? rec->t_first : 0.0};
+    if (!tpCheckFinite(c, timing, 6, "stats.timing")) {
         return false;
     }
     if (rec->nbodies < 0 || rec->ntactics < 0 || (rec->nbodies > 0 && !rec->bodies) ||
@@ -749,6 +751,9 @@ static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
             "  \"stats\": {\"iterations\": %" PRId64 ", \"nodes\": %" PRId64 ", \"rejected\": %" PRId64
             ", \"solutions\": %d, \"memory_bytes\": %" PRId64 ",\n",
             rec->iterations, rec->nodes, rec->rejected, rec->nsolutions, rec->memory_bytes);
+    if (rec->nodes_first > 0) {
+        fprintf(f, "    \"first_solution_nodes\": %" PRId64 ",\n", rec->nodes_first);
+    }
     if (rec->nreports > 0) {
         /* domain reports: deterministic, so before timing */
         fputs("    \"report\": {", f);
@@ -770,6 +775,10 @@ static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
     tpPutDouble(f, rec->t_check);
     fputs(", \"total\": ", f);
     tpPutDouble(f, rec->t_total);
+    if (rec->nodes_first > 0) {
+        fputs(", \"first_solution\": ", f);
+        tpPutDouble(f, rec->t_first);
+    }
     fputs("}}\n}\n", f);
 }
 

@@ -250,8 +250,12 @@ static bool choose_best(tpPlanner *pl)
     return true;
 }
 
-static bool push_solution(tpPlanner *pl, int32_t node)
+static bool push_solution(tpPlanner *pl, int32_t node, double t_start)
 {
+    if (pl->nsolutions == 0) {
+        pl->result.stats.t_first = tpClock_Now() - t_start;
+        pl->result.stats.nodes_first = pl->tree->count;
+    }
     /* K is known up front, so one allocation of K entries suffices. */
     if (!pl->solutions) {
         pl->solutions = malloc((size_t)pl->def.solutions * sizeof(int32_t));
@@ -321,6 +325,8 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
     const tpPlannerDef *def = &pl->def;
     tpPlanStats *st = &pl->result.stats;
     memset(st, 0, sizeof *st);
+    st->t_first = NAN;
+    st->nodes_first = -1;
     tpRng_Seed(&pl->rng, def->seed);
 
     if (!add_root(pl)) {
@@ -431,7 +437,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
             tpTree_Commit(tree, src, flags);
             if (g) {
                 busy = false;
-                if (!push_solution(pl, slot)) {
+                if (!push_solution(pl, slot, t_start)) {
                     tpLog(TP_LOG_ERROR, "planner: out of memory");
                     status = TP_PLAN_ERROR;
                     break;

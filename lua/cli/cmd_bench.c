@@ -67,7 +67,9 @@ typedef struct Run {
     uint32_t seed;
     bool solved;
     double time; /* s, t_total */
+    double t_first;        /* s to the first solution; INFINITY when unsolved */
     int64_t nodes, iterations;
+    int64_t nodes_first;   /* tree size at the first solution; -1 when unsolved */
     int steps;             /* steps of the returned plan (solution or approximate answer) */
     int64_t tree_bytes;    /* tree + NN index at the end of the run */
     long maxrss_kb;        /* process peak RSS so far (getrusage; monotone over the bench) */
@@ -179,8 +181,8 @@ static double median(double *v, size_t n)
 
 static void print_header(void)
 {
-    printf("%-18s %-6s %4s %7s %8s %8s %8s | %6s %7s %7s %6s | %9s %7s\n", "domain", "plan.", "runs", "solved",
-           "t_med", "t_p90", "nodes", "select", "tactics", "physics", "other", "paper t", "nodes");
+    printf("%-18s %-6s %4s %7s %8s %8s %8s %8s | %6s %7s %7s %6s | %9s %7s\n", "domain", "plan.", "runs", "solved",
+           "t_first", "t_med", "t_p90", "nodes", "select", "tactics", "physics", "other", "paper t", "nodes");
 }
 
 /* Prints the summary row of runs[first..n) (one domain x planner). */
@@ -188,9 +190,11 @@ static void print_row(const char *label, tpPlannerKind kind, const Run *runs, si
 {
     double *t = malloc((count ? count : 1) * sizeof *t);
     double *nd = malloc((count ? count : 1) * sizeof *nd);
-    if (!t || !nd) {
+    double *tf = malloc((count ? count : 1) * sizeof *tf);
+    if (!t || !nd || !tf) {
         free(t);
         free(nd);
+        free(tf);
         printf("%-18s %-6s (out of memory)\n", label, kind_name(kind));
         return;
     }
@@ -198,6 +202,7 @@ static void print_row(const char *label, tpPlannerKind kind, const Run *runs, si
     double sel = 0, tac = 0, phy = 0, tot = 0;
     for (size_t i = 0; i < count; ++i) {
         t[i] = runs[i].time;
+        tf[i] = runs[i].t_first;
         nd[i] = (double)runs[i].nodes;
         solved += runs[i].solved;
         sel += runs[i].t_select;
@@ -207,6 +212,11 @@ static void print_row(const char *label, tpPlannerKind kind, const Run *runs, si
     }
     double tmed = median(t, count);
     double tp90 = percentile(t, count, 90.0);
+    double tfmed = median(tf, count); /* unsolved runs count as infinitely slow */
+    char tfs[32] = "-";
+    if (isfinite(tfmed)) {
+        snprintf(tfs, sizeof tfs, "%.3fs", tfmed);
+    }
     double nmed = median(nd, count);
     double other = tot - sel - tac - phy;
     tot = tot > 0 ? tot : 1e-12;
@@ -221,13 +231,14 @@ static void print_row(const char *label, tpPlannerKind kind, const Run *runs, si
     } else if (pr && !isnan(pr->time[k])) {
         snprintf(pn, sizeof pn, "preset");
     }
-    printf("%-18s %-6s %4zu %6.1f%% %7.3fs %7.3fs %8.0f | %5.1f%% %6.1f%% %6.1f%% %5.1f%% | %9s %7s\n", label,
+    printf("%-18s %-6s %4zu %6.1f%% %8s %7.3fs %7.3fs %8.0f | %5.1f%% %6.1f%% %6.1f%% %5.1f%% | %9s %7s\n", label,
            kind == TP_PLANNER_RRT ? "BK-RRT" : "BK-BGT", count, count ? 100.0 * (double)solved / (double)count : 0.0,
-           tmed, tp90, nmed, 100 * sel / tot, 100 * tac / tot, 100 * phy / tot, 100 * (other > 0 ? other : 0) / tot, pt,
+           tfs, tmed, tp90, nmed, 100 * sel / tot, 100 * tac / tot, 100 * phy / tot, 100 * (other > 0 ? other : 0) / tot, pt,
            pn);
     fflush(stdout);
     free(t);
     free(nd);
+    free(tf);
 }
 
 typedef struct Progress {
@@ -296,6 +307,13 @@ static bool write_json(const char *path, const Runs *runs, int seeds, const tpCl
         cJSON_AddNumberToObject(j, "seed", r->seed);
         cJSON_AddBoolToObject(j, "solved", r->solved);
         cJSON_AddNumberToObject(j, "time", r->time);
+        if (r->solved) {
+            cJSON_AddNumberToObject(j, "time_first", r->t_first);
+            cJSON_AddNumberToObject(j, "nodes_first", (double)r->nodes_first);
+        } else {
+            cJSON_AddNullToObject(j, "time_first");
+            cJSON_AddNullToObject(j, "nodes_first");
+        }
         cJSON_AddNumberToObject(j, "nodes", (double)r->nodes);
         cJSON_AddNumberToObject(j, "iterations", (double)r->iterations);
         cJSON_AddNumberToObject(j, "solution_steps", r->steps);
@@ -326,14 +344,18 @@ static bool write_csv(const char *path, const Runs *runs)
         return false;
     }
     fprintf(f, "domain,planner,seed,solved,time_s,nodes,iterations,solution_steps,tree_bytes,maxrss_kb,"
-               "select_s,tactics_s,physics_s,check_s,other_s\n");
+               "select_s,tactics_s,physics_s,check_s,other_s,first_time_s,first_nodes\n");
     for (size_t i = 0; i < runs->n; ++i) {
         const Run *r = &runs->v[i];
         double other = r->time - r->t_select - r->t_tactics - r->t_physics - r->t_check;
-        fprintf(f, "%s,%s,%u,%d,%.6f,%lld,%lld,%d,%lld,%ld,%.6f,%.6f,%.6f,%.6f,%.6f\n", r->domain,
+        char first[64] = ","; /* empty fields when unsolved */
+        if (r->solved) {
+            snprintf(first, sizeof first, "%.6f,%lld", r->t_first, (long long)r->nodes_first);
+        }
+        fprintf(f, "%s,%s,%u,%d,%.6f,%lld,%lld,%d,%lld,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,%s\n", r->domain,
                 kind_name(r->kind), r->seed, r->solved ? 1 : 0, r->time, (long long)r->nodes,
                 (long long)r->iterations, r->steps, (long long)r->tree_bytes, r->maxrss_kb, r->t_select, r->t_tactics,
-                r->t_physics, r->t_check, other > 0 ? other : 0);
+                r->t_physics, r->t_check, other > 0 ? other : 0, first);
     }
     return fclose(f) == 0;
 }
@@ -547,6 +569,8 @@ int tpCmd_Bench(int argc, char **argv)
                 r.solved = run.status == TP_PLAN_SOLVED;
                 const tpPlanStats *st = &run.res.stats;
                 r.time = st->t_total;
+                r.t_first = r.solved && st->nodes_first > 0 ? st->t_first : INFINITY;
+                r.nodes_first = r.solved ? st->nodes_first : -1;
                 r.nodes = st->nodes;
                 r.iterations = st->iterations;
                 const tpTree *tree = tpPlanner_Tree(run.planner);

@@ -159,6 +159,10 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
            "other %.1f %%\n",
            s->t_total, 100 * s->t_physics / tot, 100 * s->t_tactics / tot, 100 * s->t_select / tot,
            100 * s->t_check / tot, 100 * (other > 0 ? other : 0) / tot);
+    if (s->solutions > 1 && s->nodes_first > 0) {
+        printf("first      solution after %.3f s, %lld nodes (then %d more for the selection)\n", s->t_first,
+               (long long)s->nodes_first, s->solutions - 1);
+    }
     if (out) {
         printf("wrote      %s\n", out);
     }

@@ -193,6 +193,8 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
     rec->t_physics = result->stats.t_physics;
     rec->t_check = result->stats.t_check;
     rec->t_total = result->stats.t_total;
+    rec->nodes_first = result->stats.nodes_first > 0 ? result->stats.nodes_first : 0;
+    rec->t_first = result->stats.t_first;
     return true;
 oom:
     tpErrorf(err, errlen, "out of memory while recording the plan");

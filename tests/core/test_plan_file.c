@@ -194,6 +194,8 @@ static void build_record(tpPlanRecord *rec)
     rec->t_physics = 5e-324;
     rec->t_check = 0.0;
     rec->t_total = 12.5;
+    rec->nodes_first = 1000;
+    rec->t_first = 0.25;
 }
 
 static void assert_bits_equal(const double *a, const double *b, size_t n)
@@ -287,6 +289,10 @@ static void assert_record_equal(const tpPlanRecord *a, const tpPlanRecord *b)
     const double ta[5] = {a->t_select, a->t_tactics, a->t_physics, a->t_check, a->t_total};
     const double tb[5] = {b->t_select, b->t_tactics, b->t_physics, b->t_check, b->t_total};
     assert_bits_equal(ta, tb, 5);
+    assert_int_equal(a->nodes_first, b->nodes_first);
+    if (a->nodes_first > 0) {
+        assert_bits_equal(&a->t_first, &b->t_first, 1);
+    }
 }
 
 static bool is_zeroed(const void *p, size_t n)
@@ -471,6 +477,9 @@ static void test_plan_refusals(void **state)
     expect_edit_refused(text, NULL, "\"on_target\": 0.9025", "\"on_target\": \"high\"",
                         "stats.report: on_target: expected a number, got a string");
     expect_edit_refused(text, NULL, "\"report\": {", "\"report\": [1], \"x\": {", "stats.report: expected an object");
+    expect_edit_refused(text, NULL, "\"first_solution_nodes\": 1000", "\"first_solution_nodes\": 2000000",
+                        "stats.first_solution_nodes: must be in 1..nodes (1234567), got 2000000");
+    expect_edit_refused(text, NULL, ", \"first_solution\": 0.25", "", "stats.timing");
     expect_edit_refused(text, NULL, "\"version\": 1", "\"version\": 2",
                         "version: unsupported plan version 2 (this tplan reads version 1)");
     expect_edit_refused(text, NULL, "\"dt\": 0.01,", "", ": missing field \"dt\"");

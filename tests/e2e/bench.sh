@@ -28,10 +28,14 @@ done
 grep "^minigolf  *BK-RRT" "$work/table.txt" | grep -q "5.3s  *13042$"; check "paper columns BK-RRT" $?
 grep "^minigolf  *BK-BGT" "$work/table.txt" | grep -q "2.5s  *8094$"; check "paper columns BK-BGT" $?
 grep "^minigolf_random  *BK-RRT" "$work/table.txt" | grep -q " -  *-$"; check "ablation: no paper columns" $?
-# a row: solved %, two times, nodes, four shares
+# a row: solved %, time to the first solution ("-" when the median run is unsolved), two times,
+# nodes, four shares
 grep "^minigolf  *BK-RRT" "$work/table.txt" |
-  grep -Eq "[0-9.]+% +[0-9.]+s +[0-9.]+s +[0-9]+ \| +[0-9.]+% +[0-9.]+% +[0-9.]+% +[0-9.]+% \|"
+  grep -Eq "[0-9.]+% +([0-9.]+s|-) +[0-9.]+s +[0-9.]+s +[0-9]+ \| +[0-9.]+% +[0-9.]+% +[0-9.]+% +[0-9.]+% \|"
 check "row format" $?
+# the ablation solves nothing in 1500 iterations: no first-solution time
+grep "^minigolf_random  *BK-RRT" "$work/table.txt" | grep -Eq "0\.0% +- +[0-9.]+s"
+check "unsolved row: t_first is -" $?
 # a domain without a sampling space (dice) has no BK-RRT row: "n/a", not an error (exit 0)
 "$tplan" bench --domains dice --planners rrt --seeds 1 -q >"$work/dice.txt" 2>&1
 rc=$?
@@ -40,8 +44,8 @@ grep -q "^dice  *rrt  *n/a: the domain has no sampling space" "$work/dice.txt"; 
 # per-run records: 2 domains x 2 planners x 2 seeds
 n=$(grep -c '"seed":' "$work/b.json")
 check "JSON: 8 run records (got $n)" $([ "$n" = 8 ]; echo $?)
-for f in domain planner seed solved time nodes iterations solution_steps tree_bytes maxrss_kb breakdown \
-         select tactics physics check other; do
+for f in domain planner seed solved time time_first nodes_first nodes iterations solution_steps tree_bytes \
+         maxrss_kb breakdown select tactics physics check other; do
   c=$(grep -c "\"$f\":" "$work/b.json")
   check "JSON: field $f in every record (got $c)" $([ "$c" = 8 ]; echo $?)
 done
@@ -60,10 +64,17 @@ rc=$?
 check "CSV run: exit 0 (got $rc; $(head -c 300 "$work/err2.txt"))" $([ $rc -eq 0 ]; echo $?)
 n=$(wc -l <"$work/b.csv")
 check "CSV: header + 4 runs (got $n lines)" $([ "$n" = 5 ]; echo $?)
-head -1 "$work/b.csv" | grep -q "^domain,planner,seed,solved,time_s,nodes,iterations,solution_steps,tree_bytes,maxrss_kb,select_s,tactics_s,physics_s,check_s,other_s$"
+head -1 "$work/b.csv" | grep -q "^domain,planner,seed,solved,time_s,nodes,iterations,solution_steps,tree_bytes,maxrss_kb,select_s,tactics_s,physics_s,check_s,other_s,first_time_s,first_nodes$"
 check "CSV header" $?
-bad=$(awk -F, 'NR > 1 && NF != 15' "$work/b.csv" | wc -l)
-check "CSV: 15 columns per run" $([ "$bad" = 0 ]; echo $?)
+bad=$(awk -F, 'NR > 1 && NF != 17' "$work/b.csv" | wc -l)
+check "CSV: 17 columns per run" $([ "$bad" = 0 ]; echo $?)
+# pool (3 solutions, many-worlds selection) solves in well under a second: the first solution
+# came before the end of the run, with fewer nodes
+"$tplan" bench --domains pool --planners bgt --seeds 2 --out "$work/pool.csv" -q >"$work/pool.txt" 2>&1
+c=$(awk -F, 'NR > 1 && $4 == 1 && $16 != "" && $16 <= $5 && $17 >= 2 && $17 < $6' "$work/pool.csv" | wc -l)
+check "CSV: pool runs solved, first solution within the run (got $c of 2)" $([ "$c" = 2 ]; echo $?)
+grep "^pool  *BK-BGT" "$work/pool.txt" | grep -Eq "100\.0% +[0-9.]+s +[0-9.]+s"
+check "pool row: a t_first" $?
 c=$(grep -c "^minigolf,rrt," "$work/b.csv"); check "CSV: 2 rrt runs" $([ "$c" = 2 ]; echo $?)
 c=$(grep -c "^minigolf,bgt," "$work/b.csv"); check "CSV: 2 bgt runs" $([ "$c" = 2 ]; echo $?)
 [ -s "$work/fig13.png.dat" ]; check "fig13 data written" $?

@@ -9,7 +9,7 @@ set -u
 tplan=$1 work=$2 seeds=$3 planner=${4:-bgt}
 rm -rf "$work" && mkdir -p "$work"
 fail=0
-strip() { grep -v -e '"overrides"' -e '"stats"' -e '"timing"' "$1"; }
+strip() { grep -v -e '"overrides"' -e '"stats"' -e '"first_solution_nodes"' -e '"timing"' "$1"; }
 for seed in $seeds; do
   a="$work/$seed.pruned.json" b="$work/$seed.unpruned.json"
   if ! "$tplan" plan pool --planner "$planner" --seed "$seed" -q -o "$a" ||

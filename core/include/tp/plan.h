@@ -114,8 +114,12 @@ typedef struct tpPlanRecord {
     int nreports;         /* domain reports of the selected plan (stats.report), in domain order */
     char report_names[TP_PLAN_MAX_REPORTS][64];
     double report_values[TP_PLAN_MAX_REPORTS];
+    int64_t nodes_first;  /* tree size when the first solution was found; 0 = not recorded
+                             (written only when > 0: optional member stats.first_solution_nodes) */
     /* timing (the only non-deterministic part; kept in stats.timing) */
     double t_select, t_tactics, t_physics, t_check, t_total;
+    double t_first;       /* s to the first solution (stats.timing.first_solution, written with
+                             nodes_first) */
     /* navigation overlays of the selected solution (optional member "overlays"; 0 / NULL if none) */
     int noverlays;
     tpPlanOverlay *overlays;

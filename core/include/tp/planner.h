@@ -146,6 +146,9 @@ struct tpPlanStats {
     double t_physics;    /* simulate(): the physics engine */
     double t_check;      /* valid(), goal(), key() on new nodes */
     double t_total;      /* the whole run */
+    double t_first;      /* s from the start to the first solution (the time the paper's Table 1
+                            reports: its planners stop there); NAN when none was found */
+    int64_t nodes_first; /* nodes in the tree when the first solution was found; -1 when none */
     double elapsed;      /* seconds since the start (for progress reports) */
 };
 
