@@ -470,11 +470,6 @@ struct tpNavToGo {
 
 tpNavToGo *tpNavToGo_Create(const tpNavTrack *tr, double cell, char *err, size_t errlen)
 {
-    return tpNavToGo_CreateSolid(tr, cell, 0.0, err, errlen);
-}
-
-tpNavToGo *tpNavToGo_CreateSolid(const tpNavTrack *tr, double cell, double thickness, char *err, size_t errlen)
-{
     if (!(cell > 0) || !isfinite(cell)) {
         tpErrorf(err, errlen, "to-go field: cell must be > 0");
         return NULL;
@@ -506,11 +501,13 @@ tpNavToGo *tpNavToGo_CreateSolid(const tpNavTrack *tr, double cell, double thick
         tpErrorf(err, errlen, "to-go field: out of memory");
         return NULL;
     }
-    /* thickness > 0: a wall is a quad around its segment, thickness / 2 on each side and beyond
-     * each end. The rasterisation counts only cells whose open square the footprint meets, so a
-     * bare segment (thickness 0) lying on a cell boundary (walls at whole or half metres with
-     * 0.5 m cells) blocks nothing. */
-    const double eps = thickness > 0 ? 0.5 * thickness : 0.0;
+    /* Each wall is drawn as a quad around its segment, 1 % of a cell on each side and beyond each
+     * end. The grid marks only cells whose open square a footprint meets, so a bare segment
+     * lying on a cell boundary (walls at whole or half metres on 0.5 m cells: every track file)
+     * would block nothing, and one passing diagonally through cell corners would let the
+     * 8-connected search cut through it. The quad meets the cells on both sides of such a
+     * boundary and around such a corner, so every wall blocks whatever its alignment. */
+    const double eps = 0.01 * cell;
     for (int w = 0; w < tr->nwalls; ++w) {
         const double *a = tr->walls[w];
         double ex = a[2] - a[0], ey = a[3] - a[1], el = hypot(ex, ey);
@@ -519,17 +516,11 @@ tpNavToGo *tpNavToGo_CreateSolid(const tpNavTrack *tr, double cell, double thick
         tpNavShape s;
         memset(&s, 0, sizeof s);
         s.kind = TP_NAV_POLYGON;
-        s.npoints = eps > 0 ? 4 : 2;
+        s.npoints = 4;
         s.points[0][0] = a[0] - ux * eps - nx_;
         s.points[0][1] = a[1] - uy * eps - ny_;
         s.points[1][0] = a[2] + ux * eps - nx_;
         s.points[1][1] = a[3] + uy * eps - ny_;
-        if (eps == 0) { /* the bare segment, as before */
-            s.points[0][0] = a[0];
-            s.points[0][1] = a[1];
-            s.points[1][0] = a[2];
-            s.points[1][1] = a[3];
-        }
         s.points[2][0] = a[2] + ux * eps + nx_;
         s.points[2][1] = a[3] + uy * eps + ny_;
         s.points[3][0] = a[0] - ux * eps + nx_;

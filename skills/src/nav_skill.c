@@ -571,7 +571,7 @@ static const tpNavToGo *togoFor(TrackCache *tc, const tpNavTrack *tr)
     int q = tc->next_togo;
     tc->next_togo = (q + 1) % TRACK_TOGO_CACHE;
     tpNavToGo_Destroy(tc->togo[q]);
-    tc->togo[q] = tpNavToGo_CreateSolid(tr, TRACK_TOGO_CELL, 0.02 * TRACK_TOGO_CELL, NULL, 0);
+    tc->togo[q] = tpNavToGo_Create(tr, TRACK_TOGO_CELL, NULL, 0);
     tc->togo_goal[q][0] = tr->goal[0];
     tc->togo_goal[q][1] = tr->goal[1];
     return tc->togo[q];

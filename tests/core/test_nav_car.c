@@ -109,9 +109,13 @@ static void test_move_tree(void **state)
     tpNavMoveTree_Destroy(t);
 }
 
-/* The cornered track: a 12 m wide road along +x for 60 m, then a 90 degree left corner and up
- * along +y; finish line across y = 50; four traffic cars. */
-static const double k_walls[4][4] = {{-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100}};
+/* The cornered track (domains/tracks/cornered_cars.json): a 12 m wide road along +x for 60 m,
+ * then a 90 degree left corner and up along +y; finish line across y = 50; four traffic cars.
+ * The back wall at x = -5 matters: the goal (60, 120) lies beyond the walls' ends at y = 100, so
+ * without it the to-go field's shortest way leaves by the open back, which a car that cannot
+ * reverse never takes (it waits at the start). */
+static const double k_walls[5][4] = {{-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100},
+                                     {-5, -6, -5, 6}};
 static const tpNavTrafficCar k_cars[4] = {
     {{30, 2}, {4, 0}, 0, 4, 1.8},
     {{60, 30}, {0, 3}, 1.5708, 4, 1.8},
@@ -121,7 +125,7 @@ static const tpNavTrafficCar k_cars[4] = {
 
 static tpNavDriveResult drive(const tpNavMoveTree *t, int depth, int nodes, int ncars)
 {
-    tpNavTrack tr = {4, k_walls, ncars, k_cars, {60, 120}, {54, 50, 66, 50}};
+    tpNavTrack tr = {5, k_walls, ncars, k_cars, {60, 120}, {54, 50, 66, 50}};
     tpNavToGo *togo = tpNavToGo_Create(&tr, 0.5, NULL, 0);
     assert_non_null(togo);
     tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
@@ -150,7 +154,7 @@ static void test_cornered_track(void **state)
     tpNavDriveResult skid = drive(t, 3, 45000, 4);
     assert_true(skid.finished && !skid.crashed && skid.skids >= 1);
     /* a pose on a wall collides; the start does not */
-    tpNavTrack tr = {4, k_walls, 4, k_cars, {60, 120}, {54, 50, 66, 50}};
+    tpNavTrack tr = {5, k_walls, 4, k_cars, {60, 120}, {54, 50, 66, 50}};
     double on_wall[3] = {20, 6, 0}, start[3] = {0, 0, 0}, on_car[3] = {30, 2, 0.2};
     assert_true(tpNavCar_Collides(t, &tr, on_wall, 0));
     assert_false(tpNavCar_Collides(t, &tr, start, 0));
@@ -212,6 +216,45 @@ static void test_sharp_track_skid(void **state)
     tpNavTrack_Free(tf);
 }
 
+/* The to-go field must see every wall, whatever its alignment with the grid. A 10 x 4 m box
+ * split by a wall along y = 2 from x = 0 to x = 8 (exactly on a cell boundary of the 0.5 m grid,
+ * like every wall of domains/tracks) leaves a 2 m gap at x = 8..10: from (1, 3) to the goal (1, 1)
+ * the way goes round the wall's end, 2 * sqrt(7^2 + 1^2) = 14.14 m, not the straight 2 m. A wall
+ * through cell corners (the diagonal (0, 0) -> (6, 6) of an 8 x 8 box) must block the diagonal
+ * steps across it: from (1, 3) to the goal (3, 1) the way round its end at (6, 6) is
+ * 2 * sqrt(5^2 + 3^2) = 11.66 m, not 2.83 m. The field is a lower bound (h <= true length). */
+static void test_togo_walls_on_cell_boundaries(void **state)
+{
+    (void)state;
+    static const double box[5][4] = {{0, 0, 10, 0}, {10, 0, 10, 4}, {10, 4, 0, 4}, {0, 4, 0, 0}, {0, 2, 8, 2}};
+    tpNavTrack tr = {5, box, 0, NULL, {1, 1}, {0, 0, 1, 0}};
+    char err[256];
+    tpNavToGo *togo = tpNavToGo_Create(&tr, 0.5, err, sizeof err);
+    assert_non_null(togo);
+    double beyond = tpNavToGo_Distance(togo, &tr, 1, 3), detour = 2 * sqrt(50.0);
+    if (!(beyond > 10.0 && beyond <= detour)) {
+        fprintf(stderr, "to-go across the wall on a cell edge: %g m (detour %g m)\n", beyond, detour);
+    }
+    assert_true(beyond > 10.0 && beyond <= detour);
+    /* on the goal's side of the wall it stays the straight way */
+    assert_true(fabs(tpNavToGo_Distance(togo, &tr, 5, 1) - 4.0) < 0.5);
+    tpNavToGo_Destroy(togo);
+
+    static const double tri[5][4] = {{0, 0, 8, 0}, {8, 0, 8, 8}, {8, 8, 0, 8}, {0, 8, 0, 0}, {0, 0, 6, 6}};
+    tpNavTrack td = {5, tri, 0, NULL, {3, 1}, {0, 0, 1, 0}};
+    togo = tpNavToGo_Create(&td, 0.5, err, sizeof err);
+    assert_non_null(togo);
+    beyond = tpNavToGo_Distance(togo, &td, 1, 3);
+    detour = 2 * sqrt(34.0);
+    if (!(beyond > 8.0 && beyond <= detour)) {
+        fprintf(stderr, "to-go across the diagonal wall: %g m (detour %g m)\n", beyond, detour);
+    }
+    assert_true(beyond > 8.0 && beyond <= detour);
+    tpNavToGo_Destroy(togo);
+    assert_null(tpNavToGo_Create(&td, 0.0, err, sizeof err));
+    assert_non_null(strstr(err, "cell"));
+}
+
 static void test_track_files(void **state)
 {
     (void)state;
@@ -268,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_lateral_saturation), cmocka_unit_test(test_straight_acceleration),
         cmocka_unit_test(test_move_tree),          cmocka_unit_test(test_cornered_track),
         cmocka_unit_test(test_sharp_track_skid),   cmocka_unit_test(test_track_files),
+        cmocka_unit_test(test_togo_walls_on_cell_boundaries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

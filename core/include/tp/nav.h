@@ -485,12 +485,11 @@ typedef struct tpNavToGo tpNavToGo;
 /// ignores the walls, its weakness 5.4): the walls rasterised on a grid of `cell` m over their
 /// bounding box and the goal (plus a margin), 8-connected Dijkstra (diagonal sqrt 2) from the
 /// goal cell; h = max(0, cells * cell / 1.0824 - 2 cell) (octile length is at most 1.0824 times
-/// the Euclidean one; the 2-cell slack covers walls that block a whole cell). NULL on bad input.
+/// the Euclidean one; the 2-cell slack covers walls that block a whole cell). Each wall is drawn
+/// as a quad 0.02 cell wide around its segment (and 0.01 cell beyond each end), so it blocks
+/// whatever its alignment: a wall on a cell boundary blocks the cells on both sides, one through
+/// cell corners blocks the diagonal steps across it. NULL on bad input.
 tpNavToGo *tpNavToGo_Create(const tpNavTrack *track, double cell, char *err, size_t errlen);
-/// As tpNavToGo_Create, but each wall is rasterised as a quad `thickness` (m) wide around its
-/// segment (extended by thickness / 2 beyond each end), so walls lying exactly on cell boundaries
-/// block too; with tpNavToGo_Create (thickness 0) such walls block nothing (see docs/navigation.md).
-tpNavToGo *tpNavToGo_CreateSolid(const tpNavTrack *track, double cell, double thickness, char *err, size_t errlen);
 void tpNavToGo_Destroy(tpNavToGo *togo);
 /// Distance to go (m) from a point; the straight-line distance off the grid or in a blocked cell.
 double tpNavToGo_Distance(const tpNavToGo *togo, const tpNavTrack *track, double x, double y);

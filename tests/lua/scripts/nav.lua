@@ -44,10 +44,12 @@ local tree = tp.nav.move_tree()
 local clips, skids = tree:clips(), 0
 for _, c in ipairs(clips) do if c.skid then skids = skids + 1 end end
 assert(#clips > 40 and skids >= 4)
-local run = tp.nav.drive(tree, { walls = { {-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100} },
-                                 goal = {60, 120}, finish = {54, 50, 66, 50} }, { depth = 3 })
+-- (4 clips: with the to-go field blocking the walls, 3 clips without traffic brake to Stop in the
+-- corner facing the outer wall, and a stopped car has no turning clips; see docs/navigation.md)
+local run = tp.nav.drive(tree, { walls = { {-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100}, {-5, -6, -5, 6} },
+                                 goal = {60, 120}, finish = {54, 50, 66, 50} }, { depth = 4 })
 assert(run.finished and not run.crashed and run.clips > 5)
-local closed = tp.nav.drive(tree, { walls = { {-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100} },
+local closed = tp.nav.drive(tree, { walls = { {-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100}, {-5, -6, -5, 6} },
                                     goal = {60, 120}, finish = {54, 50, 66, 50} }, { depth = 6, closed_cell = 1.0 })
 assert(closed.finished and not closed.crashed)
 return tp.domain {
