@@ -1,7 +1,7 @@
 /* tplan lua: host callbacks (dynamic Π rows, Lua conditions, metrics, custom skills) and the
  * views they hand to Lua (state, action, custom-skill context).
  *
- * Every callback runs a C "runner" under lua_pcall with the traceback handler, so nothing
+ * Every callback runs a C "runner" under lua_pcall with the message handler, so nothing
  * raised inside Lua (or by our own checks on what it returned) can longjmp across planner
  * frames; an error lands in tpDomain_SetError and the callback reports failure. Views point
  * into the caller's memory, so every view made during a call is registered in the domain's

@@ -209,10 +209,14 @@ int tplCondCallback(void *user, int id, const tpStateView *x);
 double tplMetricCallback(void *user, int id, const tpStateView *states, const double *const *actions, int len);
 int tplSkillCallback(void *user, int skill_id, tpSkillCall *call);
 
-/// Message handler: appends a traceback to string errors (and stringifies other values).
+/// Message handler: stringifies non-string errors; appends a Lua stack traceback only when the
+/// environment variable TPLAN_TRACEBACK is set (not "0"): by default a message is one line.
 int tplMsgHandler(lua_State *L);
 /// Copies msg into out, replacing a leading shortened chunk id ("...ipts/x.lua:3:") by the
 /// full path, so every message starts with the path as given.
 void tplFixPath(char *out, size_t cap, const char *msg, const char *path, const char *short_src);
+/// Pushes msg with a leading shortened chunk id of `path` ("...ory/helper.lua:3:") replaced by
+/// the full path (msg unchanged otherwise); returns the pushed string.
+const char *tplPushFullPath(lua_State *L, const char *msg, const char *path);
 
 #endif

@@ -150,8 +150,12 @@ static int tplSearcher(lua_State *L)
     if (lua_isnil(L, -2))
         return 1; /* the "no file ..." message */
     const char *file = lua_tostring(L, -2);
-    if (luaL_loadfilex(L, file, "t") != LUA_OK)
-        return tplError(L, "error loading module '%s' from file '%s':\n\t%s", name, file, lua_tostring(L, -1));
+    if (luaL_loadfilex(L, file, "t") != LUA_OK) {
+        /* one line, starting with the module's file:line (require is a C function: no where) */
+        const char *m = tplPushFullPath(L, lua_tostring(L, -1), file);
+        lua_pushfstring(L, "%s (loading module '%s')", m, name);
+        return lua_error(L);
+    }
     lua_pushstring(L, file);
     return 2;
 }

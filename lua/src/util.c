@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int tplError(lua_State *L, const char *fmt, ...)
@@ -251,9 +252,48 @@ int tplMsgHandler(lua_State *L)
         } else {
             msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
         }
+    } else {
+        /* Lua names a file by its shortened chunk id ("...ectory/helper.lua:3:" for a long
+         * path): when a function on the stack comes from that file, name it by its full path
+         * (a module loaded by require, whose path tplFixPath does not know). */
+        lua_Debug ar;
+        for (int level = 0; lua_getstack(L, level, &ar); ++level) {
+            if (!lua_getinfo(L, "S", &ar) || ar.source[0] != '@') {
+                continue;
+            }
+            size_t n = strlen(ar.short_src);
+            if (n > 0 && strncmp(msg, ar.short_src, n) == 0 && msg[n] == ':') {
+                if (strcmp(ar.short_src, ar.source + 1) != 0) {
+                    msg = lua_pushfstring(L, "%s%s", ar.source + 1, msg + n);
+                }
+                break;
+            }
+        }
     }
-    luaL_traceback(L, L, msg, 1);
+    /* One line, "file:line: message", for every error (raised by error(), by a tp.* function or
+     * by a bad return value); the Lua stack traceback only when TPLAN_TRACEBACK is set (not "0"):
+     * it is for debugging the host, the message already names the line of the mistake. */
+    const char *tb = getenv("TPLAN_TRACEBACK");
+    if (tb && tb[0] && strcmp(tb, "0") != 0) {
+        luaL_traceback(L, L, msg, 1);
+    } else {
+        lua_pushstring(L, msg);
+    }
     return 1;
+}
+
+const char *tplPushFullPath(lua_State *L, const char *msg, const char *path)
+{
+    /* a long chunk id is "..." followed by the path's last characters */
+    size_t len = strlen(path);
+    if (strncmp(msg, "...", 3) == 0) {
+        for (size_t m = len; m > 0; --m) {
+            if (strncmp(msg + 3, path + len - m, m) == 0 && msg[3 + m] == ':') {
+                return lua_pushfstring(L, "%s%s", path, msg + 3 + m);
+            }
+        }
+    }
+    return lua_pushstring(L, msg);
 }
 
 void tplFixPath(char *out, size_t cap, const char *msg, const char *path, const char *short_src)

@@ -10,21 +10,36 @@ check() { # name, condition result (0 = ok)
   if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
 }
 
-# Bad scripts: exit 2 and the message starts with file:line of the bad statement.
-expect_error() { # script, line, message fragment
-  local s="$scripts/$1"
+# Bad scripts: exit 2 and the message is one line, file:line of the bad statement, no Lua stack
+# traceback (TPLAN_TRACEBACK=1 adds it), whether error() or a tp.* function raised it, while
+# loading or in a callback during planning, in the script or in a module it requires.
+expect_error_in() { # script, file the error is in, line, message fragment
+  local s="$scripts/$1" f="$scripts/$2"
   "$tplan" plan "$s" --no-out >"$work/out.txt" 2>"$work/err.txt"
   local rc=$?
   check "$1: exit status $rc, expected 2" $([ $rc -eq 2 ]; echo $?)
-  grep -q "^$s:$2: " "$work/err.txt"
-  check "$1: message should start with '$s:$2:' but was: $(head -c 300 "$work/err.txt")" $?
-  grep -q -- "$3" "$work/err.txt"
-  check "$1: message should mention '$3': $(head -c 300 "$work/err.txt")" $?
+  grep -q "^$f:$3: " "$work/err.txt"
+  check "$1: message should start with '$f:$3:' but was: $(head -c 300 "$work/err.txt")" $?
+  grep -q -- "$4" "$work/err.txt"
+  check "$1: message should mention '$4': $(head -c 300 "$work/err.txt")" $?
+  check "$1: one line on stderr, got: $(head -c 600 "$work/err.txt")" $([ "$(wc -l <"$work/err.txt")" -eq 1 ]; echo $?)
+  grep -q "stack traceback" "$work/err.txt"
+  check "$1: no stack traceback without TPLAN_TRACEBACK" $([ $? -ne 0 ]; echo $?)
 }
+expect_error() { expect_error_in "$1" "$1" "$2" "$3"; } # script, line, message fragment
 expect_error syntax_error.lua 5 "expected"
 expect_error runtime_error.lua 4 "nil"
 expect_error unknown_field.lua 6 "mas"
 expect_error negative_mass.lua 6 "mass must be > 0"
+expect_error bad_track.lua 2 "tp.nav.track: .*no_such.json: cannot open"
+expect_error error_call.lua 3 "stop here"
+expect_error cond_nested.lua 4 "too late"
+expect_error_in cond_error.lua err_helper.lua 4 "unknown body 'no_such_body'"
+expect_error_in bad_module.lua bad_module_lib.lua 2 "loading module 'bad_module_lib'"
+TPLAN_TRACEBACK=1 "$tplan" plan "$scripts/bad_track.lua" --no-out >/dev/null 2>"$work/err.txt"
+check "TPLAN_TRACEBACK=1: exit 2" $([ $? -eq 2 ]; echo $?)
+grep -q "^$scripts/bad_track.lua:2: " "$work/err.txt" && grep -q "stack traceback" "$work/err.txt"
+check "TPLAN_TRACEBACK=1: the message, then a stack traceback" $?
 
 # Unknown command / option / domain: exit 2.
 "$tplan" frobnicate >/dev/null 2>&1; check "unknown command exit 2" $([ $? -eq 2 ]; echo $?)
@@ -36,6 +51,7 @@ for t in no_such_track ../minigolf; do
   "$tplan" plan racing --set "track=$t" --no-out >/dev/null 2>"$work/err.txt"
   check "racing track=$t exit 2" $([ $? -eq 2 ]; echo $?)
   grep -q "racing.lua:[0-9]*: tp.nav.track" "$work/err.txt"; check "racing track=$t names racing.lua:line" $?
+  check "racing track=$t: one line on stderr" $([ "$(wc -l <"$work/err.txt")" -eq 1 ]; echo $?)
 done
 
 # Help for every command.
