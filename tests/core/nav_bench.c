@@ -267,8 +267,8 @@ int main(int argc, char **argv)
                skid_clips, 1e3 * (t1 - t0));
         /* with its back wall, as domains/tracks/cornered_cars.json: the goal (60, 120) lies beyond
          * the walls' ends, so without it the to-go field's shortest way leaves by the open back */
-        static const double walls[5][4] = {{-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100},
-                                           {-5, -6, -5, 6}};
+        static const double walls[5][4] = {
+            {-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100}, {-5, -6, -5, 6}};
         static const tpNavTrafficCar cars[4] = {{{30, 2}, {4, 0}, 0, 4, 1.8},
                                                 {{60, 30}, {0, 3}, 1.5708, 4, 1.8},
                                                 {{58, 50}, {0, 2}, 1.5708, 4, 1.8},

@@ -114,8 +114,8 @@ static void test_move_tree(void **state)
  * The back wall at x = -5 matters: the goal (60, 120) lies beyond the walls' ends at y = 100, so
  * without it the to-go field's shortest way leaves by the open back, which a car that cannot
  * reverse never takes (it waits at the start). */
-static const double k_walls[5][4] = {{-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100},
-                                     {-5, -6, -5, 6}};
+static const double k_walls[5][4] = {
+    {-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100}, {-5, -6, -5, 6}};
 static const tpNavTrafficCar k_cars[4] = {
     {{30, 2}, {4, 0}, 0, 4, 1.8},
     {{60, 30}, {0, 3}, 1.5708, 4, 1.8},
@@ -308,9 +308,12 @@ static void test_track_files(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lateral_saturation), cmocka_unit_test(test_straight_acceleration),
-        cmocka_unit_test(test_move_tree),          cmocka_unit_test(test_cornered_track),
-        cmocka_unit_test(test_sharp_track_skid),   cmocka_unit_test(test_track_files),
+        cmocka_unit_test(test_lateral_saturation),
+        cmocka_unit_test(test_straight_acceleration),
+        cmocka_unit_test(test_move_tree),
+        cmocka_unit_test(test_cornered_track),
+        cmocka_unit_test(test_sharp_track_skid),
+        cmocka_unit_test(test_track_files),
         cmocka_unit_test(test_togo_walls_on_cell_boundaries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
