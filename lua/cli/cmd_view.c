@@ -82,6 +82,22 @@ static bool parse_size(const char *v, int *w, int *h)
     return true;
 }
 
+/* An argument of view or render that no option took: the plan file, given once. An unknown option
+ * or a second file is an error (logged; returns TP_EXIT_BAD_INPUT). */
+static int plan_argument(const char *a, const char **plan, const char *cmd)
+{
+    if (a[0] == '-' && a[1] != '\0') {
+        tpLog(TP_LOG_ERROR, "unknown option '%s' (see 'tplan %s --help')", a, cmd);
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (*plan) {
+        tpLog(TP_LOG_ERROR, "unexpected argument '%s'", a);
+        return TP_EXIT_BAD_INPUT;
+    }
+    *plan = a;
+    return TP_EXIT_OK;
+}
+
 /* Options shared by view and render. Returns 1 if consumed (advancing *i), 0 if not ours, -1 on error. */
 static int common_option(int argc, char **argv, int *i, tpViewerDef *vd, const char **tree)
 {
@@ -169,13 +185,7 @@ int tpCmd_View(int argc, char **argv)
             }
             vd.quit_after = (int)n;
             ++i;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            tpLog(TP_LOG_ERROR, "unknown option '%s' (see 'tplan view --help')", a);
-            return TP_EXIT_BAD_INPUT;
-        } else if (!plan) {
-            plan = a;
-        } else {
-            tpLog(TP_LOG_ERROR, "unexpected argument '%s'", a);
+        } else if (plan_argument(a, &plan, "view") != TP_EXIT_OK) {
             return TP_EXIT_BAD_INPUT;
         }
     }
@@ -220,13 +230,7 @@ int tpCmd_Render(int argc, char **argv)
             rd.frames = argv[++i];
         } else if (strcmp(a, "--video") == 0) {
             rd.video = argv[++i];
-        } else if (a[0] == '-' && a[1] != '\0') {
-            tpLog(TP_LOG_ERROR, "unknown option '%s' (see 'tplan render --help')", a);
-            return TP_EXIT_BAD_INPUT;
-        } else if (!plan) {
-            plan = a;
-        } else {
-            tpLog(TP_LOG_ERROR, "unexpected argument '%s'", a);
+        } else if (plan_argument(a, &plan, "render") != TP_EXIT_OK) {
             return TP_EXIT_BAD_INPUT;
         }
     }

@@ -1,6 +1,7 @@
 /* tplan lua: tp.nav, the navigation grid of tp/nav.h for scripts (see docs/lua-api.md,
- * "Navigation: tp.nav"). Grids and followers are userdata freed by __gc; every function is a pure
- * computation on its arguments (no randomness, no hidden state), so scripts stay deterministic. */
+ * "Navigation: tp.nav"). Grids, fields, crowds, move trees and followers are userdata freed by
+ * __gc; every function is a pure computation on its arguments (no randomness, no hidden state),
+ * so scripts stay deterministic. */
 #include <math.h>
 #include <string.h>
 
@@ -13,29 +14,47 @@
 #define TPL_NAVCROWD "tp.nav.crowd"
 #define TPL_NAVTREE "tp.nav.move_tree"
 
-typedef struct tplNavGrid {
-    tpNavGrid *grid;
-} tplNavGrid;
+/* A grid, field, crowd or move tree: a userdata of metatable `tname` holding the owned object,
+ * NULL until created and after __gc (a crowd has user value 1 = its grid, 2 = a list of the
+ * fields its pedestrians use, kept alive). */
+typedef struct tplHandle {
+    void *ptr;
+} tplHandle;
+
+/* Pushes a new handle with metatable tname and nuv user values; ptr NULL (set it next). */
+static tplHandle *tplNewHandle(lua_State *L, const char *tname, int nuv)
+{
+    tplHandle *h = lua_newuserdatauv(L, sizeof *h, nuv);
+    h->ptr = NULL;
+    luaL_setmetatable(L, tname);
+    return h;
+}
+
+/* The object of the handle at idx; raises if it is not a tname or was freed ("the <noun>"). */
+static void *tplCheckHandle(lua_State *L, int idx, const char *tname, const char *noun)
+{
+    tplHandle *h = luaL_checkudata(L, idx, tname);
+    if (!h->ptr)
+        tplError(L, "tp.nav: the %s was freed", noun);
+    return h->ptr;
+}
+
+/* __gc: takes the object out of the handle at 1 (the caller destroys it; NULL if already). */
+static void *tplTakeHandle(lua_State *L, const char *tname)
+{
+    tplHandle *h = luaL_checkudata(L, 1, tname);
+    void *ptr = h->ptr;
+    h->ptr = NULL;
+    return ptr;
+}
 
 typedef struct tplNavFollower {
     tpNavFollower f;
 } tplNavFollower;
 
-typedef struct tplNavField {
-    tpNavField *field;
-} tplNavField;
-
-/* user value 1 = the grid, 2 = a list of the fields its pedestrians use (kept alive) */
-typedef struct tplNavCrowd {
-    tpNavCrowd *crowd;
-} tplNavCrowd;
-
 static tpNavGrid *tplCheckGrid(lua_State *L, int idx)
 {
-    tplNavGrid *g = luaL_checkudata(L, idx, TPL_NAVGRID);
-    if (!g->grid)
-        tplError(L, "tp.nav: the grid was freed");
-    return g->grid;
+    return tplCheckHandle(L, idx, TPL_NAVGRID, "grid");
 }
 
 static const char *const tplShapeFields[] = {"kind", "center", "half", "yaw", "radius", "z", "points", "plane", NULL};
@@ -160,11 +179,9 @@ static int tplGridNew(lua_State *L)
     }
     double radius = tplNumber(L, 1, what, "radius", 0.0, false);
     char err[256];
-    tplNavGrid *ud = lua_newuserdatauv(L, sizeof *ud, 0);
-    ud->grid = NULL;
-    luaL_setmetatable(L, TPL_NAVGRID);
-    ud->grid = tpNavGrid_Create(&d, err, sizeof err);
-    if (!ud->grid)
+    tplHandle *ud = tplNewHandle(L, TPL_NAVGRID, 0);
+    tpNavGrid *grid = ud->ptr = tpNavGrid_Create(&d, err, sizeof err);
+    if (!grid)
         tplError(L, "tp.nav.%s", err);
     int ud_idx = lua_gettop(L);
     int t = tplField(L, 1, "shapes");
@@ -174,7 +191,7 @@ static int tplGridNew(lua_State *L)
             char label[64];
             snprintf(label, sizeof label, "tp.nav.grid: shapes[%d]", i + 1);
             lua_rawgeti(L, -1, i + 1);
-            tplAddShapes(L, ud->grid, -1, label);
+            tplAddShapes(L, grid, -1, label);
             lua_pop(L, 1);
         }
     } else if (t != LUA_TNIL) {
@@ -183,16 +200,14 @@ static int tplGridNew(lua_State *L)
     lua_pop(L, 1);
     if (radius < 0)
         tplError(L, "tp.nav.grid: radius must be >= 0 (got %g)", radius);
-    tpNavGrid_Grow(ud->grid, radius);
+    tpNavGrid_Grow(grid, radius);
     lua_pushvalue(L, ud_idx);
     return 1;
 }
 
 static int tplGridGc(lua_State *L)
 {
-    tplNavGrid *g = luaL_checkudata(L, 1, TPL_NAVGRID);
-    tpNavGrid_Destroy(g->grid);
-    g->grid = NULL;
+    tpNavGrid_Destroy(tplTakeHandle(L, TPL_NAVGRID));
     return 0;
 }
 
@@ -448,29 +463,22 @@ static int tplFieldNew(lua_State *L)
         if (!tpNavGrid_CellOf(g, p[0], p[1], &cells[2 * i], &cells[2 * i + 1]))
             tplError(L, "%s: (%g, %g) is outside the grid", label, p[0], p[1]);
     }
-    tplNavField *ud = lua_newuserdatauv(L, sizeof *ud, 0);
-    ud->field = NULL;
-    luaL_setmetatable(L, TPL_NAVFIELD);
+    tplHandle *ud = tplNewHandle(L, TPL_NAVFIELD, 0);
     char err[256];
-    ud->field = tpNavField_Create(g, cells, n, &d, err, sizeof err);
-    if (!ud->field)
+    ud->ptr = tpNavField_Create(g, cells, n, &d, err, sizeof err);
+    if (!ud->ptr)
         tplError(L, "tp.nav.%s", err);
     return 1;
 }
 
 static tpNavField *tplCheckField(lua_State *L, int idx)
 {
-    tplNavField *f = luaL_checkudata(L, idx, TPL_NAVFIELD);
-    if (!f->field)
-        tplError(L, "tp.nav: the field was freed");
-    return f->field;
+    return tplCheckHandle(L, idx, TPL_NAVFIELD, "field");
 }
 
 static int tplFieldGc(lua_State *L)
 {
-    tplNavField *f = luaL_checkudata(L, 1, TPL_NAVFIELD);
-    tpNavField_Destroy(f->field);
-    f->field = NULL;
+    tpNavField_Destroy(tplTakeHandle(L, TPL_NAVFIELD));
     return 0;
 }
 
@@ -507,12 +515,10 @@ static int tplFieldStats(lua_State *L)
 static int tplCrowdNew(lua_State *L)
 {
     tpNavGrid *g = tplCheckGrid(L, 1);
-    tplNavCrowd *ud = lua_newuserdatauv(L, sizeof *ud, 2);
-    ud->crowd = NULL;
-    luaL_setmetatable(L, TPL_NAVCROWD);
+    tplHandle *ud = tplNewHandle(L, TPL_NAVCROWD, 2);
     char err[256];
-    ud->crowd = tpNavCrowd_Create(g, err, sizeof err);
-    if (!ud->crowd)
+    ud->ptr = tpNavCrowd_Create(g, err, sizeof err);
+    if (!ud->ptr)
         tplError(L, "tp.nav.%s", err);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1);
@@ -523,17 +529,12 @@ static int tplCrowdNew(lua_State *L)
 
 static tpNavCrowd *tplCheckCrowd(lua_State *L, int idx)
 {
-    tplNavCrowd *c = luaL_checkudata(L, idx, TPL_NAVCROWD);
-    if (!c->crowd)
-        tplError(L, "tp.nav: the crowd was freed");
-    return c->crowd;
+    return tplCheckHandle(L, idx, TPL_NAVCROWD, "crowd");
 }
 
 static int tplCrowdGc(lua_State *L)
 {
-    tplNavCrowd *c = luaL_checkudata(L, 1, TPL_NAVCROWD);
-    tpNavCrowd_Destroy(c->crowd);
-    c->crowd = NULL;
+    tpNavCrowd_Destroy(tplTakeHandle(L, TPL_NAVCROWD));
     return 0;
 }
 
@@ -645,40 +646,37 @@ static void tplNewClass(lua_State *L, const char *name, const luaL_Reg *methods,
 
 /* ---- vehicles ---- */
 
-typedef struct tplNavTree {
-    tpNavMoveTree *tree;
-} tplNavTree;
+static tpNavMoveTree *tplCheckTree(lua_State *L, int idx)
+{
+    return tplCheckHandle(L, idx, TPL_NAVTREE, "move tree");
+}
 
 /* tp.nav.move_tree() -> the automatically built move tree with the Appendix A car */
 static int tplTreeNew(lua_State *L)
 {
     tpNavCarDef car = tpDefaultNavCarDef();
-    tplNavTree *ud = lua_newuserdatauv(L, sizeof *ud, 0);
-    ud->tree = NULL;
-    luaL_setmetatable(L, TPL_NAVTREE);
+    tplHandle *ud = tplNewHandle(L, TPL_NAVTREE, 0);
     char err[256];
-    ud->tree = tpNavMoveTree_Build(&car, NULL, err, sizeof err);
-    if (!ud->tree)
+    ud->ptr = tpNavMoveTree_Build(&car, NULL, err, sizeof err);
+    if (!ud->ptr)
         tplError(L, "tp.nav.%s", err);
     return 1;
 }
 
 static int tplTreeGc(lua_State *L)
 {
-    tplNavTree *t = luaL_checkudata(L, 1, TPL_NAVTREE);
-    tpNavMoveTree_Destroy(t->tree);
-    t->tree = NULL;
+    tpNavMoveTree_Destroy(tplTakeHandle(L, TPL_NAVTREE));
     return 0;
 }
 
 /* tree:clips() -> list of {from, to, steer, skid, frames} (levels 1-based as in Lua) */
 static int tplTreeClips(lua_State *L)
 {
-    tplNavTree *t = luaL_checkudata(L, 1, TPL_NAVTREE);
-    int n = tpNavMoveTree_ClipCount(t->tree);
+    const tpNavMoveTree *tree = tplCheckTree(L, 1);
+    int n = tpNavMoveTree_ClipCount(tree);
     lua_createtable(L, n, 0);
     for (int k = 0; k < n; k++) {
-        const tpNavClip *c = tpNavMoveTree_Clip(t->tree, k);
+        const tpNavClip *c = tpNavMoveTree_Clip(tree, k);
         lua_createtable(L, 0, 5);
         lua_pushinteger(L, c->from + 1);
         lua_setfield(L, -2, "from");
@@ -762,7 +760,7 @@ static int tplTrack(lua_State *L)
 /* tp.nav.drive(tree, track, opts) -> {finished, crashed, time, clips, skids} */
 static int tplDrive(lua_State *L)
 {
-    tplNavTree *t = luaL_checkudata(L, 1, TPL_NAVTREE);
+    const tpNavMoveTree *tree = tplCheckTree(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     tplCheckFields(L, 2, "tp.nav.drive track", tplTrackFields, 0);
     tpNavTrack tr;
@@ -822,7 +820,7 @@ static int tplDrive(lua_State *L)
     if (togo_cell > 0 && !(togo = tpNavToGo_Create(&tr, togo_cell, err, sizeof err)))
         tplError(L, "tp.nav.drive: %s", err);
     pd.togo = togo;
-    tpNavDriveResult r = tpNavCar_Drive(t->tree, &tr, &pd, start, 0, max_time, NULL, NULL);
+    tpNavDriveResult r = tpNavCar_Drive(tree, &tr, &pd, start, 0, max_time, NULL, NULL);
     tpNavToGo_Destroy(togo);
     lua_createtable(L, 0, 5);
     lua_pushboolean(L, r.finished);
@@ -844,19 +842,9 @@ void tplOpenNav(lua_State *L)
         {"add", tplGridAdd},           {"grow", tplGridGrow},           {"cell", tplGridCell}, {"plan", tplGridPlan},
         {"line_of_sight", tplGridLos}, {"blocked_count", tplGridCount}, {"info", tplGridInfo}, {NULL, NULL},
     };
-    luaL_newmetatable(L, TPL_NAVGRID);
-    luaL_newlib(L, grid_methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, tplGridGc);
-    lua_setfield(L, -2, "__gc");
-    lua_pop(L, 1);
+    tplNewClass(L, TPL_NAVGRID, grid_methods, tplGridGc);
     static const luaL_Reg follower_methods[] = {{"step", tplFollowerStep}, {NULL, NULL}};
-    luaL_newmetatable(L, TPL_NAVFOLLOWER);
-    luaL_newlib(L, follower_methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, tplFollowerGc);
-    lua_setfield(L, -2, "__gc");
-    lua_pop(L, 1);
+    tplNewClass(L, TPL_NAVFOLLOWER, follower_methods, tplFollowerGc);
     static const luaL_Reg field_methods[] = {
         {"descent", tplFieldDescent}, {"closeness", tplFieldCloseness}, {"stats", tplFieldStats}, {NULL, NULL}};
     tplNewClass(L, TPL_NAVFIELD, field_methods, tplFieldGc);

@@ -12,69 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-
-#include <stb_image.h>
 
 #include "tp/plan.h"
 #include "tp/viewer.h"
+#include "viewer_test_util.h"
 
 #define W 640
 #define H 360
 
 static const char *g_tplan, *g_domain, *g_work;
 static char g_plan[1024], g_tree[1024], g_many[1024];
-
-/* Runs a shell command; returns its exit status, fails the test if it died from a signal. */
-static int run(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    if (st == -1 || !WIFEXITED(st)) {
-        fail_msg("'%s' did not exit normally (signal %d)", cmd, WIFSIGNALED(st) ? WTERMSIG(st) : -1);
-    }
-    return WEXITSTATUS(st);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    b[*len] = '\0';
-    fclose(f);
-    return b;
-}
-
-static void spit(const char *path, const char *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    fclose(f);
-}
-
-static unsigned char *load_png(const char *path)
-{
-    int w, h, c;
-    unsigned char *img = stbi_load(path, &w, &h, &c, 3);
-    if (!img) {
-        fail_msg("cannot load %s", path);
-    }
-    assert_int_equal(w, W);
-    assert_int_equal(h, H);
-    return img;
-}
 
 /* The ball is white: lit, it shows as light grey. Nothing else in the minigolf scene is (green
  * ground, brown walls, red bar, dark robot), with trails, tree and overlay off. */
@@ -106,14 +53,14 @@ static int setup(void **state)
     (void)state;
     snprintf(g_plan, sizeof g_plan, "%s/mg.json", g_work);
     snprintf(g_tree, sizeof g_tree, "%s/mg.tree", g_work);
-    int rc = run("'%s' plan '%s' --planner rrt --seed 1 --max-iters 200000 -q -o '%s' --tree '%s'", g_tplan, g_domain,
-                 g_plan, g_tree);
+    int rc = vtRun("'%s' plan '%s' --planner rrt --seed 1 --max-iters 200000 -q -o '%s' --tree '%s'", g_tplan, g_domain,
+                   g_plan, g_tree);
     if (rc != 0) {
         return -1; /* the RRT solves seed 1 */
     }
     snprintf(g_many, sizeof g_many, "%s/many.json", g_work);
-    rc = run("'%s' plan '%s' --planner rrt --seed 1 --solutions 2 --max-iters 200000 -q -o '%s'", g_tplan, g_domain,
-             g_many);
+    rc = vtRun("'%s' plan '%s' --planner rrt --seed 1 --solutions 2 --max-iters 200000 -q -o '%s'", g_tplan, g_domain,
+               g_many);
     return rc == 0 ? 0 : -1;
 }
 
@@ -121,8 +68,8 @@ static int setup(void **state)
 static void test_ball_in_first_and_last_frame(void **state)
 {
     (void)state;
-    assert_int_equal(run("'%s' render '%s' --out '%s/plain' --size %dx%d --frames 0,last --no-trails --no-overlay -q",
-                         g_tplan, g_plan, g_work, W, H),
+    assert_int_equal(vtRun("'%s' render '%s' --out '%s/plain' --size %dx%d --frames 0,last --no-trails --no-overlay -q",
+                           g_tplan, g_plan, g_work, W, H),
                      0);
     tpPlanRecord rec;
     char err[1024];
@@ -142,7 +89,7 @@ static void test_ball_in_first_and_last_frame(void **state)
     for (int k = 0; k < 2; ++k) {
         char path[1200];
         snprintf(path, sizeof path, "%s/plain/frame_%06d.png", g_work, k ? last : 0);
-        img[k] = load_png(path);
+        img[k] = vtLoadPng(path, W, H);
         double p[3], q[4];
         tpView_BodyPose(&rec, 0, ball, (k ? last : 0) / 60.0, p, q);
         assert_true(tpViewCamera_Project(&cam, W, H, p, &px[k], &py[k]));
@@ -173,19 +120,19 @@ static void test_tree_layer_toggles(void **state)
 {
     (void)state;
     assert_int_equal(
-        run("'%s' render '%s' --out '%s/t0' --size %dx%d --frames 0 --no-overlay -q", g_tplan, g_plan, g_work, W, H),
+        vtRun("'%s' render '%s' --out '%s/t0' --size %dx%d --frames 0 --no-overlay -q", g_tplan, g_plan, g_work, W, H),
         0);
-    assert_int_equal(run("'%s' render '%s' --tree '%s' --out '%s/t1' --size %dx%d --frames 0 --no-overlay -q", g_tplan,
-                         g_plan, g_tree, g_work, W, H),
+    assert_int_equal(vtRun("'%s' render '%s' --tree '%s' --out '%s/t1' --size %dx%d --frames 0 --no-overlay -q",
+                           g_tplan, g_plan, g_tree, g_work, W, H),
                      0);
-    assert_int_equal(run("'%s' render '%s' --tree '%s' --out '%s/t2' --size %dx%d --frames 0 -q", g_tplan, g_plan,
-                         g_tree, g_work, W, H),
+    assert_int_equal(vtRun("'%s' render '%s' --tree '%s' --out '%s/t2' --size %dx%d --frames 0 -q", g_tplan, g_plan,
+                           g_tree, g_work, W, H),
                      0);
     char p0[1200], p1[1200], p2[1200];
     snprintf(p0, sizeof p0, "%s/t0/frame_000000.png", g_work);
     snprintf(p1, sizeof p1, "%s/t1/frame_000000.png", g_work);
     snprintf(p2, sizeof p2, "%s/t2/frame_000000.png", g_work);
-    unsigned char *a = load_png(p0), *b = load_png(p1), *c = load_png(p2);
+    unsigned char *a = vtLoadPng(p0, W, H), *b = vtLoadPng(p1, W, H), *c = vtLoadPng(p2, W, H);
     long tree_diff = 0, overlay_diff = 0;
     for (size_t i = 0; i < (size_t)W * H; ++i) {
         tree_diff += memcmp(a + 3 * i, b + 3 * i, 3) != 0;
@@ -240,13 +187,13 @@ static void test_render_second_world(void **state)
     }
     assert_true(bestd > 40);
     for (int w = 0; w < 2; ++w) {
-        assert_int_equal(run("'%s' render '%s' --world %d --out '%s/world%d' --size %dx%d --frames %d --no-trails "
-                             "--no-overlay --camera %s -q",
-                             g_tplan, g_many, w + 1, g_work, w + 1, W, H, best, top),
+        assert_int_equal(vtRun("'%s' render '%s' --world %d --out '%s/world%d' --size %dx%d --frames %d --no-trails "
+                               "--no-overlay --camera %s -q",
+                               g_tplan, g_many, w + 1, g_work, w + 1, W, H, best, top),
                          0);
         char path[1200];
         snprintf(path, sizeof path, "%s/world%d/frame_%06d.png", g_work, w + 1, best);
-        unsigned char *img = load_png(path);
+        unsigned char *img = vtLoadPng(path, W, H);
         int here = ball_pixels_near(img, pw[w][0], pw[w][1], 6);
         int other = ball_pixels_near(img, pw[1 - w][0], pw[1 - w][1], 6);
         print_message("world %d, frame %d: %d ball pixels at its ball, %d at the other world's\n", w + 1, best, here,
@@ -255,7 +202,7 @@ static void test_render_second_world(void **state)
         assert_int_equal(other, 0);
         free(img);
     }
-    assert_int_equal(run("'%s' render '%s' --world 3 --out '%s/world3' -q 2>/dev/null", g_tplan, g_many, g_work), 2);
+    assert_int_equal(vtRun("'%s' render '%s' --world 3 --out '%s/world3' -q 2>/dev/null", g_tplan, g_many, g_work), 2);
     tpPlanRecord_Free(&rec);
 }
 
@@ -270,22 +217,22 @@ static void test_dice_renders(void **state)
     snprintf(slash ? slash + 1 : domain, sizeof domain - (size_t)(slash ? slash + 1 - domain : 0), "dice.lua");
     snprintf(plan, sizeof plan, "%s/dice.json", g_work);
     snprintf(tree, sizeof tree, "%s/dice.tree", g_work);
-    int rc = run("'%s' plan '%s' --set count=30 --set text=I --set force=0.3 -q -o '%s' --tree '%s'", g_tplan, domain,
-                 plan, tree);
+    int rc = vtRun("'%s' plan '%s' --set count=30 --set text=I --set force=0.3 -q -o '%s' --tree '%s'", g_tplan, domain,
+                   plan, tree);
     assert_true(rc == 0 || rc == 3);
-    assert_int_equal(run("'%s' render '%s' --tree '%s' --contacts --out '%s/dice_all' --size %dx%d --frames last -q",
-                         g_tplan, plan, tree, g_work, W, H),
+    assert_int_equal(vtRun("'%s' render '%s' --tree '%s' --contacts --out '%s/dice_all' --size %dx%d --frames last -q",
+                           g_tplan, plan, tree, g_work, W, H),
                      0);
     /* the colour check on a frame without the layers (contact dots are red like the dice) */
-    assert_int_equal(run("'%s' render '%s' --no-trails --no-overlay --out '%s/dice' --size %dx%d --frames last -q",
-                         g_tplan, plan, g_work, W, H),
+    assert_int_equal(vtRun("'%s' render '%s' --no-trails --no-overlay --out '%s/dice' --size %dx%d --frames last -q",
+                           g_tplan, plan, g_work, W, H),
                      0);
     tpPlanRecord rec;
     char err[1024];
     assert_true(tpPlanRecord_Read(&rec, plan, err, sizeof err));
     char path[1200];
     snprintf(path, sizeof path, "%s/dice/frame_%06d.png", g_work, tpView_FrameCount(&rec, 0, 60) - 1);
-    unsigned char *img = load_png(path);
+    unsigned char *img = vtLoadPng(path, W, H);
     /* the dice's colours (lit: shades of them) are in the picture */
     int found = 0;
     for (size_t i = 0; i < (size_t)W * H; ++i) {
@@ -319,11 +266,11 @@ static void test_view_smoke(void **state)
     (void)state;
     char out[1200];
     snprintf(out, sizeof out, "%s/view.txt", g_work);
-    assert_int_equal(run("'%s' view '%s' --tree '%s' --size 320x240 --quit-after 5 --fps --contacts >'%s'", g_tplan,
-                         g_plan, g_tree, out),
+    assert_int_equal(vtRun("'%s' view '%s' --tree '%s' --size 320x240 --quit-after 5 --fps --contacts >'%s'", g_tplan,
+                           g_plan, g_tree, out),
                      0);
     size_t n;
-    char *txt = slurp(out, &n);
+    char *txt = vtSlurp(out, &n);
     assert_non_null(txt);
     assert_non_null(strstr(txt, "average fps"));
     free(txt);
@@ -335,12 +282,12 @@ static void test_plan_live_view(void **state)
     (void)state;
     char live[1200];
     snprintf(live, sizeof live, "%s/live.json", g_work);
-    assert_int_equal(run("'%s' plan '%s' --planner rrt --seed 1 --max-iters 200000 -q -o '%s' --view "
-                         "--view-quit-after 5",
-                         g_tplan, g_domain, live),
+    assert_int_equal(vtRun("'%s' plan '%s' --planner rrt --seed 1 --max-iters 200000 -q -o '%s' --view "
+                           "--view-quit-after 5",
+                           g_tplan, g_domain, live),
                      0);
     size_t n1 = 0, n2 = 0;
-    char *a = slurp(g_plan, &n1), *b = slurp(live, &n2);
+    char *a = vtSlurp(g_plan, &n1), *b = vtSlurp(live, &n2);
     assert_non_null(a);
     assert_non_null(b);
     char *ta = strstr(a, "\"timing\""), *tb = strstr(b, "\"timing\"");
@@ -362,11 +309,11 @@ static void expect_refused(const char *what, const char *plan, const char *tree)
     }
     const char *bad = tree ? tree : plan;
     for (int mode = 0; mode < 2; ++mode) {
-        int rc = mode ? run("'%s' view '%s' %s --quit-after 2 >/dev/null 2>'%s'", g_tplan, plan, treearg, errf)
-                      : run("'%s' render '%s' %s --out '%s/bad' --frames 0 -q >/dev/null 2>'%s'", g_tplan, plan,
-                            treearg, g_work, errf);
+        int rc = mode ? vtRun("'%s' view '%s' %s --quit-after 2 >/dev/null 2>'%s'", g_tplan, plan, treearg, errf)
+                      : vtRun("'%s' render '%s' %s --out '%s/bad' --frames 0 -q >/dev/null 2>'%s'", g_tplan, plan,
+                              treearg, g_work, errf);
         size_t n;
-        char *msg = slurp(errf, &n);
+        char *msg = vtSlurp(errf, &n);
         assert_non_null(msg);
         print_message("%s (%s): exit %d: %s", what, mode ? "view" : "render", rc, msg);
         if (rc != 2) {
@@ -380,64 +327,55 @@ static void expect_refused(const char *what, const char *plan, const char *tree)
     }
 }
 
+/* The plan text (n bytes) with the byte `off` bytes into the first `needle` set to `c`, written
+ * to WORKDIR/file: view and render must refuse it. */
+static void expect_edit_refused(const char *what, const char *plan, size_t n, const char *needle, size_t off, char c,
+                                const char *file)
+{
+    char *v = strdup(plan), *at = strstr(v, needle), p[1200];
+    assert_non_null(at);
+    at[off] = c;
+    snprintf(p, sizeof p, "%s/%s", g_work, file);
+    vtSpit(p, v, n);
+    expect_refused(what, p, NULL);
+    free(v);
+}
+
 static void test_corrupt_inputs_refused(void **state)
 {
     (void)state;
     size_t n = 0, tn = 0;
-    char *plan = slurp(g_plan, &n), *tree = slurp(g_tree, &tn);
+    char *plan = vtSlurp(g_plan, &n), *tree = vtSlurp(g_tree, &tn);
     assert_non_null(plan);
     assert_non_null(tree);
     char p[1200];
 #define BAD(name) (snprintf(p, sizeof p, "%s/%s", g_work, name), p)
-    spit(BAD("truncated.json"), plan, n / 2);
+    vtSpit(BAD("truncated.json"), plan, n / 2);
     expect_refused("truncated plan", p, NULL);
-    spit(BAD("empty.json"), plan, 0);
+    vtSpit(BAD("empty.json"), plan, 0);
     expect_refused("empty plan", p, NULL);
-    char *v = strdup(plan), *at = strstr(v, "\"version\": 1");
-    assert_non_null(at);
-    at[11] = '7';
-    spit(BAD("version7.json"), v, n);
-    expect_refused("wrong version", p, NULL);
-    free(v);
-    v = strdup(plan);
-    at = strstr(v, "tplan-plan");
-    assert_non_null(at);
-    at[0] = 'x';
-    spit(BAD("format.json"), v, n);
-    expect_refused("wrong format", p, NULL);
-    free(v);
-    v = strdup(plan);
-    at = strstr(v, "\"trajectory\"");
-    assert_non_null(at);
-    memcpy(at, "\"trajectorx\"", 12);
-    spit(BAD("notraj.json"), v, n);
-    expect_refused("missing trajectory", p, NULL);
-    free(v);
-    v = strdup(plan);
-    at = strstr(v, "\"dt\": ");
-    assert_non_null(at);
-    at[6] = '"';
-    spit(BAD("badjson.json"), v, n);
-    expect_refused("malformed JSON", p, NULL);
-    free(v);
+    expect_edit_refused("wrong version", plan, n, "\"version\": 1", 11, '7', "version7.json");
+    expect_edit_refused("wrong format", plan, n, "tplan-plan", 0, 'x', "format.json");
+    expect_edit_refused("missing trajectory", plan, n, "\"trajectory\"", 10, 'x', "notraj.json");
+    expect_edit_refused("malformed JSON", plan, n, "\"dt\": ", 6, '"', "badjson.json");
     char garbage[4096];
     for (size_t i = 0; i < sizeof garbage; ++i) {
         garbage[i] = (char)((i * 2654435761u) >> 13);
     }
-    spit(BAD("garbage.json"), garbage, sizeof garbage);
+    vtSpit(BAD("garbage.json"), garbage, sizeof garbage);
     expect_refused("binary garbage", p, NULL);
     expect_refused("missing plan file", BAD("no_such_plan.json"), NULL);
     /* trees */
-    spit(BAD("truncated.tree"), tree, tn - 100);
+    vtSpit(BAD("truncated.tree"), tree, tn - 100);
     expect_refused("truncated tree", g_plan, p);
     char *t = malloc(tn);
     memcpy(t, tree, tn);
     t[tn / 2] ^= 0x40;
-    spit(BAD("flipped.tree"), t, tn);
+    vtSpit(BAD("flipped.tree"), t, tn);
     expect_refused("tree with a flipped byte", g_plan, p);
     memcpy(t, tree, tn);
     t[8] = 2; /* version 2 */
-    spit(BAD("v2.tree"), t, tn);
+    vtSpit(BAD("v2.tree"), t, tn);
     expect_refused("tree version 2", g_plan, p);
     expect_refused("plan given as the tree", g_plan, g_plan);
     /* a valid tree whose body is not in the plan */
@@ -462,12 +400,12 @@ static void test_video_without_ffmpeg(void **state)
     char errf[1200], frame[1200];
     snprintf(errf, sizeof errf, "%s/video_err.txt", g_work);
     snprintf(frame, sizeof frame, "%s/video/frame_000000.png", g_work);
-    int rc = run("env PATH=/nonexistent '%s' render '%s' --out '%s/video' --size 64x64 --fps 2 --video '%s/x.mp4' "
-                 "-q 2>'%s'",
-                 g_tplan, g_plan, g_work, g_work, errf);
+    int rc = vtRun("env PATH=/nonexistent '%s' render '%s' --out '%s/video' --size 64x64 --fps 2 --video '%s/x.mp4' "
+                   "-q 2>'%s'",
+                   g_tplan, g_plan, g_work, g_work, errf);
     assert_int_equal(rc, 1);
     size_t n;
-    char *msg = slurp(errf, &n);
+    char *msg = vtSlurp(errf, &n);
     assert_non_null(msg);
     assert_non_null(strstr(msg, "ffmpeg is not on the PATH"));
     free(msg);
@@ -494,7 +432,7 @@ static void test_bad_options(void **state)
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i) {
         char c[1200];
         snprintf(c, sizeof c, cmds[i], g_plan);
-        int rc = run("'%s' %s >/dev/null 2>&1", g_tplan, c);
+        int rc = vtRun("'%s' %s >/dev/null 2>&1", g_tplan, c);
         if (rc != 2) {
             fail_msg("tplan %s: exit %d, expected 2", c, rc);
         }

@@ -14,12 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-
-#include <stb_image.h>
 
 #include "tp/plan.h"
 #include "tp/viewer.h"
+#include "viewer_test_util.h"
 
 #define W 640
 #define H 360
@@ -28,43 +26,22 @@ static const char *g_tplan, *g_domain, *g_work;
 static char g_plan[1024];
 static int g_frame; /* maze: dt = 1/60 s, so frame k at 60 fps shows step k */
 
-static int run(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    if (st == -1 || !WIFEXITED(st)) {
-        fail_msg("'%s' did not exit normally (signal %d)", cmd, WIFSIGNALED(st) ? WTERMSIG(st) : -1);
-    }
-    return WEXITSTATUS(st);
-}
-
 static unsigned char *render(const char *name, const char *nav)
 {
     char dir[1200], path[1300];
     snprintf(dir, sizeof dir, "%s/%s", g_work, name);
-    assert_int_equal(run("'%s' render '%s' --out '%s' --size %dx%d --frames %d --no-trails --no-overlay --nav %s -q",
-                         g_tplan, g_plan, dir, W, H, g_frame, nav),
+    assert_int_equal(vtRun("'%s' render '%s' --out '%s' --size %dx%d --frames %d --no-trails --no-overlay --nav %s -q",
+                           g_tplan, g_plan, dir, W, H, g_frame, nav),
                      0);
     snprintf(path, sizeof path, "%s/frame_%06d.png", dir, g_frame);
-    int w, h, c;
-    unsigned char *img = stbi_load(path, &w, &h, &c, 3);
-    if (!img) {
-        fail_msg("cannot load %s", path);
-    }
-    assert_int_equal(w, W);
-    assert_int_equal(h, H);
-    return img;
+    return vtLoadPng(path, W, H);
 }
 
 static int setup(void **state)
 {
     (void)state;
     snprintf(g_plan, sizeof g_plan, "%s/maze.json", g_work);
-    if (run("'%s' plan '%s' --seed 1 -q -o '%s'", g_tplan, g_domain, g_plan) != 0) {
+    if (vtRun("'%s' plan '%s' --seed 1 -q -o '%s'", g_tplan, g_domain, g_plan) != 0) {
         return -1;
     }
     /* the frame: a few steps into the segment whose path has the most vertices */
@@ -192,20 +169,6 @@ static void test_path_colour_along_path(void **state)
     tpPlanRecord_Free(&rec);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    b[*len] = '\0';
-    fclose(f);
-    return b;
-}
-
 /* Replaces the first `from` after "overlays" with `to`, writes it as `name`, and expects exit 2 from
  * view and render with a message naming the overlay field. */
 static void expect_refused(const char *text, const char *from, const char *to, const char *want)
@@ -223,15 +186,17 @@ static void expect_refused(const char *text, const char *from, const char *to, c
     fputs(to, f);
     fputs(at + strlen(from), f);
     fclose(f);
-    assert_int_equal(run("'%s' render '%s' --out '%s/bad' --frames 0 -q 2>'%s'", g_tplan, path, g_work, log), 2);
+    assert_int_equal(vtRun("'%s' render '%s' --out '%s/bad' --frames 0 -q 2>'%s'", g_tplan, path, g_work, log), 2);
     size_t n;
-    char *msg = slurp(log, &n);
+    char *msg = vtSlurp(log, &n);
+    assert_non_null(msg);
     if (!strstr(msg, want)) {
         fail_msg("render: expected a message with \"%s\", got \"%s\"", want, msg);
     }
     free(msg);
-    assert_int_equal(run("'%s' view '%s' --quit-after 1 2>'%s'", g_tplan, path, log), 2);
-    msg = slurp(log, &n);
+    assert_int_equal(vtRun("'%s' view '%s' --quit-after 1 2>'%s'", g_tplan, path, log), 2);
+    msg = vtSlurp(log, &n);
+    assert_non_null(msg);
     if (!strstr(msg, want)) {
         fail_msg("view: expected a message with \"%s\", got \"%s\"", want, msg);
     }
@@ -242,13 +207,15 @@ static void test_corrupt_overlays_refused(void **state)
 {
     (void)state;
     size_t n;
-    char *text = slurp(g_plan, &n);
+    char *text = vtSlurp(g_plan, &n);
+    assert_non_null(text);
     expect_refused(text, "\"cells\": \"", "\"cells\": \"9", "overlays[0].cells: the runs cover");
     expect_refused(text, "\"kind\": \"path\"", "\"kind\": \"pth\"", "overlays[1].kind");
     expect_refused(text, "\"steps\": [0, ", "\"steps\": [-1, ", "overlays[0].steps");
     expect_refused(text, "\"tactic\": \"walker\"", "\"tactic\": \"walk\"", "overlays[0].tactic: no tactic named");
     expect_refused(text, "\"points\": [[", "\"points\": [[\"x\", ", "overlays[1].points[0]");
-    assert_int_equal(run("'%s' render '%s' --out '%s/x' --nav grid,bogus -q 2>/dev/null", g_tplan, g_plan, g_work), 2);
+    assert_int_equal(vtRun("'%s' render '%s' --out '%s/x' --nav grid,bogus -q 2>/dev/null", g_tplan, g_plan, g_work),
+                     2);
     free(text);
 }
 

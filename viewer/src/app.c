@@ -437,10 +437,36 @@ static void on_key(GLFWwindow *win, int key, int scancode, int action, int mods)
     }
 }
 
+/* Keys: letters act the same in either case. */
 static void on_char(GLFWwindow *win, unsigned int cp)
 {
     App *a = glfwGetWindowUserPointer(win);
-    switch (cp) {
+    const unsigned int c = cp >= 'A' && cp <= 'Z' ? cp - 'A' + 'a' : cp;
+    /* layer toggles: navigation overlay layers, then the on/off displays */
+    static const struct {
+        unsigned int key;
+        unsigned layer;
+    } nav_keys[] = {
+        {'g', TP_VIEW_NAV_GRID},  {'f', TP_VIEW_NAV_FIELD},   {'a', TP_VIEW_NAV_ARROWS},
+        {'y', TP_VIEW_NAV_PATHS}, {'w', TP_VIEW_NAV_WINDOWS}, {'v', TP_VIEW_NAV_TREES},
+    };
+    for (size_t k = 0; k < sizeof nav_keys / sizeof nav_keys[0]; ++k) {
+        if (c == nav_keys[k].key) {
+            a->nav ^= nav_keys[k].layer;
+            return;
+        }
+    }
+    bool *flag = c == 't'               ? &a->tree
+                 : c == 'l'             ? &a->trails
+                 : c == 'k'             ? &a->contacts
+                 : c == 'o'             ? &a->overlay
+                 : c == 'h' || c == '?' ? &a->help
+                                        : NULL;
+    if (flag) {
+        *flag = !*flag;
+        return;
+    }
+    switch (c) {
     case '[':
         a->speed = fmax(a->speed / 2, 1.0 / 64);
         break;
@@ -448,68 +474,18 @@ static void on_char(GLFWwindow *win, unsigned int cp)
         a->speed = fmin(a->speed * 2, 64);
         break;
     case 'r':
-    case 'R':
         a->t = 0, a->playing = true;
         break;
     case 'n':
-    case 'N':
         set_world(a, a->world + 1);
         break;
     case 'p':
-    case 'P':
         set_world(a, a->world - 1);
         break;
-    case 't':
-    case 'T':
-        a->tree = !a->tree;
-        break;
-    case 'l':
-    case 'L':
-        a->trails = !a->trails;
-        break;
-    case 'k':
-    case 'K':
-        a->contacts = !a->contacts;
-        break;
-    case 'o':
-    case 'O':
-        a->overlay = !a->overlay;
-        break;
     case 'c':
-    case 'C':
         a->cam = a->cam_home;
         break;
-    case 'g':
-    case 'G':
-        a->nav ^= TP_VIEW_NAV_GRID;
-        break;
-    case 'f':
-    case 'F':
-        a->nav ^= TP_VIEW_NAV_FIELD;
-        break;
-    case 'a':
-    case 'A':
-        a->nav ^= TP_VIEW_NAV_ARROWS;
-        break;
-    case 'y':
-    case 'Y':
-        a->nav ^= TP_VIEW_NAV_PATHS;
-        break;
-    case 'w':
-    case 'W':
-        a->nav ^= TP_VIEW_NAV_WINDOWS;
-        break;
-    case 'v':
-    case 'V':
-        a->nav ^= TP_VIEW_NAV_TREES;
-        break;
-    case 'h':
-    case 'H':
-    case '?':
-        a->help = !a->help;
-        break;
     case 'q':
-    case 'Q':
         glfwSetWindowShouldClose(win, GLFW_TRUE);
         break;
     default:

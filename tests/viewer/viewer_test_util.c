@@ -1,0 +1,64 @@
+/* Helpers shared by the viewer's end-to-end tests; see viewer_test_util.h. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <stb_image.h>
+
+#include "viewer_test_util.h"
+
+int vtRun(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    if (st == -1 || !WIFEXITED(st)) {
+        fail_msg("'%s' did not exit normally (signal %d)", cmd, WIFSIGNALED(st) ? WTERMSIG(st) : -1);
+    }
+    return WEXITSTATUS(st);
+}
+
+char *vtSlurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    *len = fread(b, 1, (size_t)n, f);
+    b[*len] = '\0';
+    fclose(f);
+    return b;
+}
+
+void vtSpit(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+unsigned char *vtLoadPng(const char *path, int w, int h)
+{
+    int iw, ih, c;
+    unsigned char *img = stbi_load(path, &iw, &ih, &c, 3);
+    if (!img) {
+        fail_msg("cannot load %s", path);
+    }
+    assert_int_equal(iw, w);
+    assert_int_equal(ih, h);
+    return img;
+}
