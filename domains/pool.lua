@@ -27,10 +27,11 @@
 --     perturbation of 0.0039 N s; with no spin at all 5.2 shots, with a plain constant push
 --     toward a point within 5 cm (the skill without `aim`) 6.1 shots and 0.0101 N s.
 --
---   single (the "opponent AI for pool" use of Sec. 7.1): any legal arrangement of the balls,
---     a target ball and a pocket; find a cue shot that pockets the target without touching the
---     forbidden balls (default: the striped ones) and without scratching. The shot is aimed by
---     ghost-ball geometry and sampled around it.
+--   single (the "opponent AI for pool" use of Sec. 7.1): any legal arrangement of the balls and
+--     a target ball; find a cue shot that pockets the target (in any pocket, or the one named)
+--     without touching the forbidden balls (default: the striped ones) and without scratching.
+--     Every pocket reachable by a direct cut is a candidate, aimed by ghost-ball geometry; the
+--     stroke samples a candidate (clear paths and easy cuts first) and a force around its aim.
 --       tplan plan pool --set mode=single --set target=purple --set pocket=ne
 --       tplan plan pool --set mode=single --set layout="cue:-0.8,0.2;black:0.6,-0.3" --set target=black
 --
@@ -39,7 +40,7 @@
 --   layout     "name:x,y;name:x,y;..." moves balls (cloth coordinates above); "name:off" takes a
 --              ball off the table. Balls: cue, yellow, blue, red, purple, black, s9 .. s13.
 --   target     single: the ball to pocket (default "red"; black is blocked in the default layout)
---   pocket     single: ne, nw, se, sw, n, s (default: the pocket with the smallest cut angle)
+--   pocket     single: ne, nw, se, sw, n or s: only this pocket (default: any pocket)
 --   forbidden  single: "stripes" (default), "others" (every ball but cue and target) or a
 --              comma-separated list of ball names
 --   speed      single: cue ball speed in m/s (default: from the distances, 1.2 .. 3.5)
@@ -155,6 +156,10 @@ for entry in string.gmatch(layout, "[^;]+") do
       error(string.format("--set layout: %s at (%g, %g) is off the cloth (|x| <= %.4f, |y| <= %.4f)", name, x, y,
         IL - R, IW - R))
     end
+    if math.abs(x) > L - CORNER and math.abs(y) > W - CORNER then
+      error(string.format("--set layout: %s at (%g, %g) is over a corner pocket's hole (|x| > %.2f and |y| > %.3f)",
+        name, x, y, L - CORNER, W - CORNER), 0)
+    end
     b.pos = { x, y }
   end
 end
@@ -242,8 +247,8 @@ end
 -- the stroke: a sampled force on the cue ball for one step. follow = true keeps the skill busy
 -- until every ball rests, so a whole shot is one deterministic segment (the only decision point
 -- is the root: every expansion of the tree is one sampled shot)
-local function stroke_skill(F, spread)
-  return tp.skill.impulse { name = "stroke", force = tp.disc(F, 0, spread), follow = true,
+local function stroke_skill(force)
+  return tp.skill.impulse { name = "stroke", force = force, follow = true,
                             trigger_speed = 0.02, timeout = 20 }
 end
 -- a shot that ends with every ball at rest and no goal is a dead end
@@ -272,7 +277,7 @@ if mode == "chain" then
   end
   tactics = {
     -- red tactic of Fig. 10: the cue ball samples the stroke (speed and direction) and rolls on
-    tp.tactic { name = "cue_ball", body = "cue", skills = { stroke_skill(F, 0.01 * Fn) } },
+    tp.tactic { name = "cue_ball", body = "cue", skills = { stroke_skill(tp.disc(F, 0, 0.01 * Fn)) } },
     -- green and blue tactics: the sampled spin once hit
     tp.tactic { name = "blue_ball", body = "blue", skills = { spin(BLUE_GHOST) } },
     tp.tactic { name = "yellow_ball", body = "yellow", skills = { spin(YELLOW_GHOST) } },
@@ -340,32 +345,76 @@ else
     local cn = math.sqrt(cx * cx + cy * cy)
     return math.acos(math.max(-1, math.min(1, (cx * dx + cy * dy) / (cn * n))))
   end
-  local P
-  if pocket_name == "" then   -- the easiest pocket: the smallest cut angle
-    local best
-    for _, p in ipairs(POCKETS) do
-      local a = cut_angle(p)
-      if not best or a < best then best, P = a, p end
+  -- balls on the cloth other than the cue and target ball (obstacles of a direct shot)
+  local others = {}
+  for _, b in ipairs(BALLS) do
+    if not b.off and b.name ~= "cue" and b.name ~= tb.name then others[#others + 1] = b end
+  end
+  -- distance from point q to the segment a-b
+  local function seg_dist(q, a, b)
+    local abx, aby = b[1] - a[1], b[2] - a[2]
+    local l2 = abx * abx + aby * aby
+    local u = l2 > 0 and math.max(0, math.min(1, ((q[1] - a[1]) * abx + (q[2] - a[2]) * aby) / l2)) or 0
+    local x, y = a[1] + u * abx - q[1], a[2] + u * aby - q[2]
+    return math.sqrt(x * x + y * y)
+  end
+  -- is the path of a ball rolling from a to b clear of every other ball (centre distance >= 2R)?
+  local function clear(a, b)
+    for _, o in ipairs(others) do
+      if seg_dist(o.pos, a, b) < 2 * R then return false end
     end
-  else
-    P = pocket_by_name(pocket_name)
+    return true
   end
-  if cut_angle(P) > math.rad(80) then
-    error(string.format("--set pocket=%s: cut angle %.0f degrees, the target cannot be sent there", P.name,
-      math.deg(cut_angle(P))))
+  -- every pocket with a direct cut (cut angle <= 80 degrees): its stroke and a weight. A shot whose
+  -- two paths (cue -> ghost ball, target -> mouth) are clear is 20x as likely to be sampled as an
+  -- obstructed one (which may still work: the obstacle can be grazed past); easier cuts and shorter
+  -- shots are preferred (weight cos(cut)^2 / length).
+  local candidates = {}
+  for _, p in ipairs(POCKETS) do
+    local a = cut_angle(p)
+    if (pocket_name == "" or p.name == pocket_name) and a <= math.rad(80) then
+      local mouth = mouth_of(p)
+      local dx, dy = mouth[1] - T[1], mouth[2] - T[2]
+      local d2 = math.sqrt(dx * dx + dy * dy)
+      local G = { T[1] - 2 * R * dx / d2, T[2] - 2 * R * dy / d2 }
+      local d1 = math.sqrt((G[1] - C[1]) ^ 2 + (G[2] - C[2]) ^ 2)
+      local v = speed_param > 0 and speed_param or math.min(3.5, math.max(1.2, 0.8 + 0.9 * (d1 + d2)))
+      local is_clear = clear(C, G) and clear(T, mouth)
+      candidates[#candidates + 1] = {
+        pocket = p, force = stroke(v, G[1] - C[1], G[2] - C[2]), clear = is_clear,
+        weight = math.cos(a) ^ 2 / (d1 + d2) * (is_clear and 20 or 1),
+      }
+    end
   end
-  local mouth = mouth_of(P)
-  local dx, dy = mouth[1] - T[1], mouth[2] - T[2]
-  local d2 = math.sqrt(dx * dx + dy * dy)
-  local G = { T[1] - 2 * R * dx / d2, T[2] - 2 * R * dy / d2 }
-  local d1 = math.sqrt((G[1] - C[1]) ^ 2 + (G[2] - C[2]) ^ 2)
-  local v = speed_param > 0 and speed_param or math.min(3.5, math.max(1.2, 0.8 + 0.9 * (d1 + d2)))
-  local F = stroke(v, G[1] - C[1], G[2] - C[2])
-  local Fn = math.sqrt(F[1] ^ 2 + F[2] ^ 2)
+  if pocket_name ~= "" then pocket_by_name(pocket_name) end   -- an unknown name is an error
+  if #candidates == 0 then
+    if pocket_name ~= "" then
+      error(string.format("--set pocket=%s: cut angle %.0f degrees, the target cannot be sent there", pocket_name,
+        math.deg(cut_angle(pocket_by_name(pocket_name)))))
+    end
+    error("--set target=" .. tb.name .. ": no pocket can be reached by a direct cut (every cut angle is over 80 degrees)")
+  end
+  local any_clear = false
+  for _, c in ipairs(candidates) do any_clear = any_clear or c.clear end
+  if not any_clear then   -- worth knowing before a long fruitless search (print goes to stderr)
+    print("pool: every direct shot at " .. tb.name .. " has a ball in the way (of the cue ball or of the target); " ..
+          "sampling them anyway, but only bank and kick shots, which the stroke does not aim, may exist")
+  end
   description = "single shot: pocket a target ball without touching forbidden balls (pool AI, paper Sec. 7.1)"
+  -- the cue ball's tactic: one stroke whose force is a mixture over the candidate pockets: pick a
+  -- pocket by weight, then the force within 5 % of its ghost-ball stroke (any direction)
+  local forces, weights, spreads = {}, {}, {}
+  for _, c in ipairs(candidates) do
+    forces[#forces + 1] = c.force
+    weights[#weights + 1] = c.weight
+    spreads[#spreads + 1] = 0.05 * math.sqrt(c.force[1] ^ 2 + c.force[2] ^ 2)
+  end
   tactics = {
-    tp.tactic { name = "cue_ball", body = "cue", skills = { stroke_skill(F, 0.05 * Fn) } },
+    tp.tactic { name = "cue_ball", body = "cue", skills = { stroke_skill(tp.choice(forces, weights, spreads)) } },
   }
+  local in_pocket = {}
+  for _, c in ipairs(candidates) do in_pocket[#in_pocket + 1] = pocketed(tb.name, c.pocket) end
+  local pocketed_any = tp.any(in_pocket)
   -- forbidden balls
   local forbidden = {}
   if forbidden_spec == "stripes" or forbidden_spec == "others" then
@@ -387,12 +436,12 @@ else
     all_rest(),
     tp.inside { body = "cue", max = { math.huge, math.huge, -0.01 } },   -- no scratch
     tp.all { tp.moved { body = tb.name }, tp.slower { body = tb.name, speed = 0.02 },
-             tp.negate(pocketed(tb.name, P)) },                          -- came to rest
+             tp.negate(pocketed_any) },                                  -- came to rest
     tp.all { tp.moved { body = "cue" }, tp.slower { body = "cue", speed = 0.02 },
              tp.negate(tp.moved { body = tb.name }) },                   -- missed it
   }
   for _, name in ipairs(forbidden) do bad[#bad + 1] = tp.moved { body = name, tolerance = 0.001 } end
-  goal = pocketed(tb.name, P)
+  goal = pocketed_any
   valid = tp.negate(tp.any(bad))
   metric = "steps"
 end

@@ -97,6 +97,22 @@ static int tplNormal(lua_State *L)
     return 1;
 }
 
+/* tp.choice's argument `arg`: a list of exactly n finite numbers >= 0, named `what` in errors. */
+static void tplChoiceList(lua_State *L, int arg, int n, const char *what, double *out)
+{
+    luaL_checktype(L, arg, LUA_TTABLE);
+    if ((int)lua_rawlen(L, arg) != n)
+        tplError(L, "tp.choice: expected %d %s, got %d", n, what, (int)lua_rawlen(L, arg));
+    for (int i = 0; i < n; i++) {
+        if (lua_rawgeti(L, arg, i + 1) != LUA_TNUMBER)
+            tplError(L, "tp.choice: %s[%d]: expected a number, got %s", what, i + 1, tplTypeName(L, -1));
+        out[i] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+        if (!(out[i] >= 0) || !isfinite(out[i]))
+            tplError(L, "tp.choice: %s[%d] must be >= 0 (got %g)", what, i + 1, out[i]);
+    }
+}
+
 static int tplChoice(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -124,22 +140,24 @@ static int tplChoice(lua_State *L)
             w[i] = 1.0;
         sum = n;
     } else {
-        double tmp[TP_DIST_MAX_CHOICES] = {0};
-        luaL_checktype(L, 2, LUA_TTABLE);
-        if ((int)lua_rawlen(L, 2) != n)
-            tplError(L, "tp.choice: expected %d weights, got %d", n, (int)lua_rawlen(L, 2));
-        for (int i = 0; i < n; i++) {
-            if (lua_rawgeti(L, 2, i + 1) != LUA_TNUMBER)
-                tplError(L, "tp.choice: weights[%d]: expected a number, got %s", i + 1, tplTypeName(L, -1));
-            tmp[i] = lua_tonumber(L, -1);
-            lua_pop(L, 1);
-            if (!(tmp[i] >= 0) || !isfinite(tmp[i]))
-                tplError(L, "tp.choice: weights[%d] must be >= 0 (got %g)", i + 1, tmp[i]);
-            sum += tmp[i];
-        }
-        memcpy(w, tmp, sizeof tmp);
+        tplChoiceList(L, 2, n, "weights", w);
+        for (int i = 0; i < n; i++)
+            sum += w[i];
         if (!(sum > 0))
             tplError(L, "tp.choice: the weights must have a positive sum");
+    }
+    /* optional spread: a number (every value) or one number per value, each >= 0 */
+    double spread[TP_DIST_MAX_CHOICES] = {0};
+    if (lua_type(L, 3) == LUA_TNUMBER) {
+        double s = lua_tonumber(L, 3);
+        if (!(s >= 0) || !isfinite(s))
+            tplError(L, "tp.choice: spread must be >= 0 (got %g)", s);
+        for (int i = 0; i < n; i++)
+            spread[i] = s;
+    } else if (!lua_isnoneornil(L, 3)) {
+        if (!lua_istable(L, 3))
+            tplError(L, "tp.choice: spread: expected a number or a list of %d numbers, got %s", n, tplTypeName(L, 3));
+        tplChoiceList(L, 3, n, "spread", spread);
     }
     tpDist *d = tplNewDist(L, TP_DIST_CHOICE, dim);
     d->nchoices = n;
@@ -147,6 +165,7 @@ static int tplChoice(lua_State *L)
         for (int k = 0; k < dim; k++)
             d->choices[i * 3 + k] = vals[i * 3 + k];
         d->weights[i] = w[i];
+        d->spread[i] = spread[i];
     }
     if (dim == 1 || n == 1)
         d->a[0] = d->choices[0];

@@ -78,6 +78,10 @@ bool tpDist_Validate(const tpDist *d, const char *field, char *err, size_t errle
                 tpErrorf(err, errlen, "%s: choice weight %d must be >= 0 (got %g)", field, i + 1, d->weights[i]);
                 return false;
             }
+            if (!(d->spread[i] >= 0) || !isfinite(d->spread[i])) {
+                tpErrorf(err, errlen, "%s: choice spread %d must be >= 0 (got %g)", field, i + 1, d->spread[i]);
+                return false;
+            }
             if (!finite3(d->choices + 3 * i, d->dim)) {
                 tpErrorf(err, errlen, "%s: choice value %d must be finite", field, i + 1);
                 return false;
@@ -145,6 +149,28 @@ void tpDist_Sample(const tpDist *d, tpRng *rng, const double *y, int ydim, doubl
         }
         for (int i = 0; i < d->dim; ++i) {
             out[i] = d->choices[3 * pick + i];
+        }
+        const double s = d->spread[pick];
+        if (s > 0) { /* no draw at all for spread 0: plans of older scripts are unchanged */
+            if (d->dim == 1) {
+                out[0] += tpRng_Uniform(rng, -s, s);
+            } else if (d->dim == 2) {
+                double rad = s * sqrt(tpRng_Res53(rng));
+                double th = tpRng_Uniform(rng, 0.0, 2.0 * TP_PI);
+                out[0] += rad * cos(th);
+                out[1] += rad * sin(th);
+            } else {
+                double v[3], n2;
+                do { /* rejection from the cube: accepts 52 % of the draws */
+                    for (int i = 0; i < 3; ++i) {
+                        v[i] = tpRng_Uniform(rng, -1.0, 1.0);
+                    }
+                    n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+                } while (n2 > 1.0);
+                for (int i = 0; i < 3; ++i) {
+                    out[i] += s * v[i];
+                }
+            }
         }
         break;
     }

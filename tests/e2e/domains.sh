@@ -12,6 +12,9 @@ set -u
 tplan=$1 work=$2 domain=$3 planner=$4 seeds=$5 check=$6
 shift 6
 tag=$(echo "$domain-$planner-$*" | tr -c 'a-zA-Z0-9_.-' '_')
+if [ ${#tag} -gt 80 ]; then # long --set values (pool layouts): a prefix and a checksum of the rest
+  tag=${tag:0:60}-$(echo "$*" | cksum | cut -d' ' -f1)
+fi
 work=$work/$tag
 rm -rf "$work" && mkdir -p "$work"
 fail=0

@@ -186,6 +186,7 @@ static void test_errors(void **state)
     expect_error("err_body.lua", NULL, 0, 14, "unknown body 'bal' (bodies: ground, robot, ball)");
     expect_error("err_create.lua", NULL, 0, 14, "skill 'go': body 'ball' is not actively controlled");
     expect_error("err_random.lua", NULL, 0, 3, "math.random is disabled: sampling must use tp distributions");
+    expect_error("err_choice.lua", NULL, 0, 3, "tp.choice: spread[2] must be >= 0 (got -0.2)");
     expect_error("err_nav.lua", NULL, 0, 3, "tp.nav.grid: shapes[1].kind: unknown shape kind \"cone\"");
 
     tpScriptParam bad[] = {{"width", "abc"}};

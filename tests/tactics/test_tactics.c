@@ -73,6 +73,67 @@ static void test_G_zero_row_stays(void **state)
     }
 }
 
+/* tp.choice with a spread: the draw lies within the spread of one value, values come with their
+ * weights (chi-square), and a zero spread draws nothing extra from the generator. */
+static void test_choice_spread(void **state)
+{
+    (void)state;
+    tpDist d;
+    memset(&d, 0, sizeof d);
+    d.kind = TP_DIST_CHOICE;
+    d.dim = 2;
+    d.nchoices = 3;
+    const double vals[3][2] = {{0, 0}, {10, 0}, {0, 10}};
+    for (int i = 0; i < 3; ++i) {
+        d.choices[3 * i] = vals[i][0];
+        d.choices[3 * i + 1] = vals[i][1];
+        d.weights[i] = i + 1.0;
+        d.spread[i] = 0.5 * (i + 1);
+    }
+    char err[256];
+    assert_true(tpDist_Validate(&d, "force", err, sizeof err));
+    tpRng rng;
+    tpRng_Seed(&rng, 7);
+    const long n = 6000;
+    long count[3] = {0, 0, 0};
+    double far[3] = {0, 0, 0};
+    for (long k = 0; k < n; ++k) {
+        double out[3];
+        tpDist_Sample(&d, &rng, NULL, 0, out);
+        int hit = -1;
+        for (int i = 0; i < 3; ++i) {
+            double r = hypot(out[0] - vals[i][0], out[1] - vals[i][1]);
+            if (r <= d.spread[i] + 1e-12) {
+                hit = i;
+                far[i] = r > far[i] ? r : far[i];
+            }
+        }
+        assert_true(hit >= 0);
+        count[hit]++;
+    }
+    for (int i = 0; i < 3; ++i) {
+        assert_true(far[i] > 0.9 * d.spread[i]); /* the whole disc is used */
+    }
+    const double expect[3] = {1.0 / 6.0, 2.0 / 6.0, 3.0 / 6.0};
+    assert_true(chi_square(count, expect, 3, n) < 13.82);
+
+    /* spread 0: exactly a value, and the generator is left where a plain choice leaves it */
+    for (int i = 0; i < 3; ++i) {
+        d.spread[i] = 0;
+    }
+    tpRng a, b;
+    tpRng_Seed(&a, 3);
+    tpRng_Seed(&b, 3);
+    double out[3];
+    tpDist_Sample(&d, &a, NULL, 0, out);
+    (void)tpRng_Res53(&b); /* a plain choice draws one number */
+    assert_true(tpRng_Res53(&a) == tpRng_Res53(&b));
+
+    d.spread[1] = -1;
+    assert_false(tpDist_Validate(&d, "force", err, sizeof err));
+    assert_non_null(strstr(err, "force: choice spread 2 must be >= 0"));
+}
+
 /* ---- a small domain built in C ---------------------------------------------------------------- */
 
 enum { B_GROUND, B_WALL, B_ROBOT, B_BALL, NB };
@@ -445,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_G_distribution_sum_below_one),
         cmocka_unit_test(test_G_distribution_sum_above_one),
         cmocka_unit_test(test_G_zero_row_stays),
+        cmocka_unit_test(test_choice_spread),
         cmocka_unit_test(test_domain_rejects_bad_input),
         cmocka_unit_test(test_domain_sim_purity),
         cmocka_unit_test(test_skills_move_robot_and_ball),

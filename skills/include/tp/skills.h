@@ -46,6 +46,9 @@ typedef struct tpDist {
     int nchoices;  /* CHOICE */
     double choices[TP_DIST_MAX_CHOICES * 3]; /* CHOICE values: entry i at choices[3*i .. 3*i+dim) */
     double weights[TP_DIST_MAX_CHOICES];     /* CHOICE weights (>= 0, sum > 0) */
+    double spread[TP_DIST_MAX_CHOICES];      /* CHOICE: the picked value is then drawn uniformly
+                                                within this radius of it (dim 1: an interval, 2: a
+                                                disc by area, 3: a ball); 0 = exactly the value */
 } tpDist;
 
 /// Constant distribution helpers (dim 1).
