@@ -69,6 +69,7 @@ end
 if mode == "chain" and (target_name ~= "red" or pocket_name ~= "" or forbidden_spec ~= "stripes" or speed_param ~= 0) then
   error("--set target/pocket/forbidden/speed are for --set mode=single")
 end
+if mode == "single" and not prune then error("--set prune is for --set mode=chain") end
 
 -- ---------------------------------------------------------------------------------------------
 -- Pockets: name -> centre of its pit (xy) and the region a dropped ball ends up in
