@@ -109,12 +109,12 @@ return tp.domain {
       skills = {
         tp.skill.drive_to { name = "go_to_ball", target = "ball", frame = "target",
                             point = tp.disc({0, 0}, 0.2, 0.45), max_speed = CRUISE },
-        tp.skill.dribble { name = "dribble", target = "ball", point = tp.uniform({-0.5, -1.3}, {2.0, 1.3}),
-                           speed = tp.uniform(0.3, 0.8), max_speed = 1.0 },
-        tp.skill.kick { name = "minikick", target = "ball", frame = "body", point = tp.disc({0, 0}, 0.5, 1.5),
-                        speed = tp.uniform(0.8, 2.0), max_speed = 2.5 },
-        tp.skill.chip { name = "minichip", target = "ball", frame = "body", point = tp.disc({0, 0}, 0.6, 1.6),
-                        loft = tp.uniform(0.5, 0.9), approach = 0.1 },
+        tp.skill.dribble { name = "dribble", target = "ball", frame = "target", toward = {L, 0},
+                           point = tp.uniform({0.3, -0.8}, {1.4, 0.8}), speed = tp.uniform(0.3, 0.8), max_speed = 1.0 },
+        tp.skill.kick { name = "minikick", target = "ball", frame = "target", toward = {L, 0},
+                        point = tp.uniform({-0.2, -1.0}, {1.0, 1.0}), speed = tp.uniform(0.8, 2.0), max_speed = 2.5 },
+        tp.skill.chip { name = "minichip", target = "ball", frame = "target", toward = {L, 0},
+                        point = tp.uniform({0.7, -0.6}, {1.6, 0.6}), loft = tp.uniform(0.5, 0.9), approach = 0.1 },
         -- the shot: the robot's flat kicker (a chip with loft 0) toward a sampled point in the goal
         tp.skill.chip { name = "kick", target = "ball", point = tp.uniform({L, -GOAL_W + 0.05}, {L, GOAL_W - 0.05}),
                         loft = 0, speed = tp.uniform(3.0, 6.0), approach = 0.1,
@@ -150,5 +150,6 @@ return tp.domain {
   sampling = { tp.uniform({-L, -W}, {L, W}), distance = "min_time", body = "robot" },
   quality = tp.distance { body = "ball", to = {L + GOAL_D / 2, 0}, planar = true },
   solution_metric = "steps",
-  planner = { algorithm = "bgt", mu = 100, max_iters = 150000 },   -- mu = 100 as in the paper
+  -- mu = 100 as in the paper; the marking variant needs BK-BGT to look further ahead (see the top)
+  planner = { algorithm = "bgt", mu = defense == "mark" and 1000 or 100, max_iters = 150000 },
 }

@@ -267,7 +267,8 @@ static const char *const tplSkillFields[] = {
     "heading",  "speed",    "force",         "max_speed", "max_yaw_rate",    "kp",
     "kv",       "kyaw",     "kyaw_rate",     "tolerance", "angle_tolerance", "timeout",
     "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", "min_z", "max_z",
-    "nav_cell", "nav_radius", "nav_lookahead", "loft", "mark", "aim", "nav_replan", "lane", "horizon", "togo", NULL,
+    "nav_cell", "nav_radius", "nav_lookahead", "loft", "mark", "aim", "nav_replan", "lane", "horizon", "togo", "toward",
+    NULL,
 };
 static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
 /* Non-negative constants of tpSkillDef, read in this order. */
@@ -354,6 +355,11 @@ static int tplSkillNew(lua_State *L)
         tplDistField(L, 1, what, "lane", &sk->def.lane, 1, 1);
         tplDistField(L, 1, what, "horizon", &sk->def.horizon, 1, 1);
         sk->def.togo = tplBool(L, 1, what, "togo", false);
+        if (tplVector(L, 1, what, "toward", sk->def.toward, 2, 2, false)) {
+            if (sk->def.frame == TP_FRAME_WORLD)
+                tplError(L, "%stoward needs frame \"target\" or \"body\" (the sampled point is an offset)", what);
+            sk->def.has_toward = true;
+        }
         for (int i = 0; tplSkillConsts[i]; i++) {
             double *p = tplSkillConst(&sk->def, i);
             *p = tplNumber(L, 1, what, tplSkillConsts[i], *p, false);

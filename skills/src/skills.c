@@ -269,15 +269,32 @@ static void sample_point(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBod
 {
     double p[3] = {0, 0, 0};
     tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
+    const double *origin = NULL;
+    tpBodyState ts;
     if (sk->frame == TP_FRAME_TARGET && sk->target >= 0) {
-        tpBodyState ts;
         tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ts);
-        for (int i = 0; i < 3; ++i) {
-            p[i] += ts.pos[i];
-        }
+        origin = ts.pos;
     } else if (sk->frame == TP_FRAME_BODY && self) {
+        origin = self->s.pos;
+    }
+    if (origin && sk->has_toward) {
+        /* the offset's +x axis points from the origin toward `toward` (world x if they coincide) */
+        double ux = sk->toward[0] - origin[0], uy = sk->toward[1] - origin[1];
+        double n = sqrt(ux * ux + uy * uy);
+        if (n > 1e-9) {
+            ux /= n;
+            uy /= n;
+        } else {
+            ux = 1.0;
+            uy = 0.0;
+        }
+        double px = p[0], py = p[1];
+        p[0] = ux * px - uy * py;
+        p[1] = uy * px + ux * py;
+    }
+    if (origin) {
         for (int i = 0; i < 3; ++i) {
-            p[i] += self->s.pos[i];
+            p[i] += origin[i];
         }
     }
     memcpy(out, p, sizeof p);

@@ -178,6 +178,11 @@ typedef struct tpSkillDef {
     tpDist horizon;     /* clips: A* horizon of this decision, rounded and clamped to 1..8 (unset: 4) */
     bool togo;          /* A* heuristic: the shortest path around the walls to the goal (a to-go field,
                            0.5 m cells, cached per goal) instead of the straight line (default false) */
+    /* Any kind with frame "target" or "body" (appended; unset keeps the plain world axes): */
+    bool has_toward;    /* true: `point` is sampled in a frame whose +x axis points from the frame's
+                           origin (the target's or the body's position at skill start) toward the
+                           world point `toward`, so "ahead" means "toward the goal" (default false) */
+    double toward[2];   /* m, world xy; used only when has_toward */
 } tpSkillDef;
 
 /// Departure speed (m/s) for a solid sphere struck centrally, with no spin, to have speed
