@@ -182,6 +182,48 @@ static void test_chip_lands_on_point(void **state)
     tpDestroyDomain(d);
 }
 
+/* `toward`: the point is an offset in the target's frame turned so +x points at `toward`; the
+ * ball at the origin with toward (-1, 1) and offset (1.0, 0.3) lands at 1.0 m along (-1, 1)/sqrt 2
+ * plus 0.3 m to its left, i.e. at (-0.919, 0.495). Unset, the same offset is read in world axes. */
+static void test_chip_toward_frame(void **state)
+{
+    (void)state;
+    for (int turned = 0; turned <= 1; ++turned) {
+        Scene s;
+        make_scene(&s);
+        tpSkillDef c = chip_skill(1.0, 0.3, 0.7);
+        c.frame = TP_FRAME_TARGET;
+        if (turned) {
+            c.has_toward = true;
+            c.toward[0] = -1.0;
+            c.toward[1] = 1.0;
+        }
+        add_tactic(&s, 0, "chipper", B_ROBOT, c, false);
+        tpProblem p;
+        unsigned char *traj;
+        const int n = 700;
+        tpDomain *d = run(&s, n, &traj, &p);
+        double top = 0;
+        int landed = -1;
+        for (int i = 0; i < n && landed < 0; ++i) {
+            const tpBodyState *b = body_at(d, &p, traj, i, B_BALL);
+            top = b->pos[2] > top ? b->pos[2] : top;
+            if (top > 0.1 && b->pos[2] < BALL_R + 0.003) {
+                landed = i;
+            }
+        }
+        assert_true(landed > 0);
+        const tpBodyState *b = body_at(d, &p, traj, landed, B_BALL);
+        double r = sqrt(0.5);
+        double wx = turned ? -r * 1.0 - r * 0.3 : 1.0, wy = turned ? r * 1.0 - r * 0.3 : 0.3;
+        /* within 0.1 m (the ball creeps a little before the kicker fires); the two answers are
+         * 1.9 m apart */
+        assert_true(hypot(b->pos[0] - wx, b->pos[1] - wy) < 0.1);
+        free(traj);
+        tpDestroyDomain(d);
+    }
+}
+
 /* loft 0 with a speed: a flat kick along the ground at that speed, toward the point. */
 static void test_chip_flat_kick(void **state)
 {
@@ -350,6 +392,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chip_lands_on_point),       cmocka_unit_test(test_chip_flat_kick),
+        cmocka_unit_test(test_chip_toward_frame),
         cmocka_unit_test(test_chip_rejects_passive_ball), cmocka_unit_test(test_guard_blocks_line),
         cmocka_unit_test(test_impulse_follow_until_rest), cmocka_unit_test(test_spin_aim_reaches_point),
     };
