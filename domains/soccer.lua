@@ -20,11 +20,23 @@
 --            The planner predicts them exactly: their tactics are part of Sim.
 --
 -- The robot's tactic (Fig. 7): go to the ball, dribble it to a sampled spot, minikick (drive into
--- the ball) or minichip (the chip kicker lifts it, tp.skill.chip) to a sampled spot near the robot,
--- or shoot it with the flat kicker (a chip with loft 0) at a sampled speed toward a sampled point
--- in the goal. Goal: the ball is inside the goal (behind the goal line, between the posts,
--- below the crossbar). Valid (X_valid): the robot never touches an adversary, and stays on the
--- field. Try: tplan plan soccer --planner rrt --seed 3
+-- the ball) or minichip (the chip kicker lifts it, tp.skill.chip) to a sampled spot near it, or
+-- shoot it with the flat kicker (a chip with loft 0) at a sampled speed toward a sampled point in
+-- the goal. The dribble, minikick and minichip spots are sampled in the ball's frame turned toward
+-- the goal centre (`toward`): "ahead" is toward the goal, whatever the ball's position, so the ball
+-- is worked forward (dribble 0.3-1.4 m ahead, up to 0.8 m aside; minikick -0.2-1.0 m ahead, up to
+-- 1 m aside; minichip 0.7-1.6 m ahead, over a marker 0.5 m in front of the ball, up to 0.6 m aside).
+-- (The first version sampled them in world-frame boxes and discs: most samples sent the ball
+-- sideways or back, away from any shooting position.)
+-- A minichip at loft 0.5-0.9 toward a spot 0.7-1.6 m ahead clears a 0.15 m robot standing 0.5 m in
+-- front of the ball for about 80 % of the samples (the short, flat ones hit it: ballistic height).
+-- Goal: the ball is inside the goal (behind the goal line, between the posts, below the crossbar).
+-- Valid (X_valid): the robot never touches an adversary, and stays on the field.
+-- Try: tplan plan soccer --planner rrt --seed 3
+--
+-- Measured (tplan bench --domains soccer --seeds 20 [--set defense=mark], 2-core machine, see
+-- docs/domains.md): zone defence BK-RRT 19/20 (median 0.46 s), BK-BGT 19/20 (0.18 s);
+-- marking defence BK-RRT 20/20 (0.40 s), BK-BGT (mu 1000) 18/20 (0.34 s), BK-BGT at mu 100 0/20.
 local tp = require "tp"
 
 local L, W = 2.5, 1.6                 -- half length / half width of the field (m)
@@ -34,9 +46,13 @@ local ROBOT = {0.18, 0.18, 0.15}
 local MAX_F, MAX_T, CRUISE = 20, 2, 1.5   -- the same limits for our robot and the adversaries
 
 -- --set defense=mark: defender_n marks the ball (stays 0.5 m in front of it, toward the goal
--- centre) instead of guarding its zone: a direct shot is then blocked, and solutions need
--- dribbles, minikicks or a minichip over the marker first (much harder: BK-RRT solved
--- 4 of 6 seeds within 150,000 iterations, BK-BGT none of them)
+-- centre) instead of guarding its zone: a direct shot is blocked, and solutions work the ball
+-- first -- dribble toward the goal and shoot past the marker, or minichip over it (the ball then
+-- bounces on into the goal). Those plans are 4-33 s long (median 10-11 s), and BK-BGT keeps its
+-- average leaf depth near mu x branching factor, in steps: at mu = 100 (the paper's soccer value)
+-- that is about 100 steps (1.7 s), so its tree only ever branches at the root and at the end of
+-- the first go_to_ball and never chains a dribble and a shot (0 of 20 seeds). The marking variant
+-- therefore plans with mu = 1000 (the paper's value for its other domains); --mu overrides it.
 local defense = tp.param("defense", "zone")
 if defense ~= "zone" and defense ~= "mark" then
   error("--set defense=" .. defense .. ": expected zone or mark")
