@@ -391,10 +391,10 @@ static void test_spin_aim_reaches_point(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_chip_lands_on_point),       cmocka_unit_test(test_chip_flat_kick),
-        cmocka_unit_test(test_chip_toward_frame),
-        cmocka_unit_test(test_chip_rejects_passive_ball), cmocka_unit_test(test_guard_blocks_line),
-        cmocka_unit_test(test_impulse_follow_until_rest), cmocka_unit_test(test_spin_aim_reaches_point),
+        cmocka_unit_test(test_chip_lands_on_point),    cmocka_unit_test(test_chip_flat_kick),
+        cmocka_unit_test(test_chip_toward_frame),      cmocka_unit_test(test_chip_rejects_passive_ball),
+        cmocka_unit_test(test_guard_blocks_line),      cmocka_unit_test(test_impulse_follow_until_rest),
+        cmocka_unit_test(test_spin_aim_reaches_point),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
