@@ -35,8 +35,10 @@
 -- Try: tplan plan soccer --planner rrt --seed 3
 --
 -- Measured (tplan bench --domains soccer --seeds 20 [--set defense=mark], 2-core machine, see
--- docs/domains.md): zone defence BK-RRT 19/20 (median 0.46 s), BK-BGT 19/20 (0.18 s);
--- marking defence BK-RRT 20/20 (0.40 s), BK-BGT (mu 1000) 18/20 (0.34 s), BK-BGT at mu 100 0/20.
+-- docs/domains.md): zone defence BK-RRT 19/20 (median 0.44-0.46 s), BK-BGT 19/20 (0.18-0.19 s);
+-- marking defence BK-RRT 20/20 (0.37-0.40 s), BK-BGT (mu 1000) 18/20 (0.33-0.34 s), BK-BGT at
+-- mu 100 0/20. With --set through=forbid (no ball through a defender, see ball_inside): zone
+-- BK-RRT 16/20 (0.83 s), BK-BGT 18/20 (0.32 s); marking BK-RRT 20/20 (0.38 s), BK-BGT 13/20 (0.80 s).
 local tp = require "tp"
 
 local L, W = 2.5, 1.6                 -- half length / half width of the field (m)
