@@ -92,6 +92,8 @@ end
 -- tactic too); --set through=forbid makes them invalid. It is off by default because the physics
 -- (no continuous collision at dt = 1/60) is the real cause, and with it the zone defence's
 -- BK-RRT drops to 16/20 (docs/domains.md).
+-- --set substeps=N: physics substeps per 1/60 s step (see `substeps` in docs/lua-api.md)
+local SUBSTEPS = tp.param("substeps", 1)
 local through = tp.param("through", "allow")
 if through ~= "allow" and through ~= "forbid" then
   error("--set through=" .. through .. ": expected allow or forbid")
@@ -118,6 +120,7 @@ return tp.domain {
   name = "soccer",
   description = "score past two defenders and a goalie without touching them (paper Sec. 6.2, Figs. 7-8)",
   dt = 1 / 60,
+  substeps = SUBSTEPS,
 
   materials = {
     tp.material { name = "carpet", friction = 0.4, restitution = 0.0 },

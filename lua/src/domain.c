@@ -120,6 +120,7 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
     if (!(scene->cfm >= 0))
         tplError(L, "tp.domain: cfm must be >= 0 (got %g)", scene->cfm);
     scene->max_contacts = (int)tplInteger(L, 1, what, "max_contacts", scene->max_contacts, 1, 64);
+    scene->substeps = (int)tplInteger(L, 1, what, "substeps", scene->substeps, 1, 64);
 
     /* materials: none given means one default material */
     int nm = tplArrayField(L, "materials", what);
@@ -654,7 +655,7 @@ static const char *const tplDomainFields[] = {
     "name",    "description", "dt",           "gravity",   "solver",   "quickstep_iters",
     "erp",     "cfm",         "max_contacts", "materials", "contacts", "bodies",
     "tactics", "goal",        "valid",        "sampling",  "quality",  "solution_metric",
-    "planner", "report", "space", NULL,
+    "planner", "report", "space", "substeps", NULL,
 };
 
 static int tplDomainNew(lua_State *L)

@@ -89,17 +89,31 @@ static void tpSetKinematic(tpWorld *w, double t)
 /* ------------------------------------------------------------------------------------------ */
 /* Canonical collisions                                                                        */
 
+/* Room for n contact infos (and the merge scratch); keeps the contents. */
+static bool tpReserveInfos(tpWorld *w, int n)
+{
+    if (n <= w->cap_infos) return true;
+    int cap = w->cap_infos > 0 ? w->cap_infos : 16;
+    while (cap < n) cap *= 2;
+    tpContactInfo *c = realloc(w->infos, (size_t)cap * sizeof *c);
+    if (c == NULL) return false;
+    w->infos = c;
+    tpContactInfo *m = realloc(w->merge, (size_t)cap * sizeof *m);
+    if (m == NULL) return false;
+    w->merge = m;
+    w->cap_infos = cap;
+    return true;
+}
+
 bool tpWorld_GrowPairs(tpWorld *w, int cap)
 {
     if (cap <= w->cap_pairs) return true;
     uint64_t *p = realloc(w->pairs, (size_t)cap * sizeof *p);
     if (p == NULL) return false;
     w->pairs = p;
-    tpContactInfo *c = realloc(w->infos, (size_t)cap * sizeof *c);
-    if (c == NULL) return false;
-    w->infos = c;
     w->cap_pairs = cap;
-    return true;
+    /* one substep adds at most one info per pair */
+    return tpReserveInfos(w, w->ninfos + cap);
 }
 
 /* Broad phase only: records the candidate pair under its canonical key. The space hands pairs
@@ -221,12 +235,42 @@ static void tpFrictionDirection(dBodyID a, dBodyID b, dContact *c)
     for (int i = 0; i < 3; i++) c->fdir1[i] = v[i];
 }
 
-static void tpCollide(tpWorld *w)
+/* Merges the infos appended by a later substep (infos[first..ninfos), sorted by pair like the
+ * earlier ones infos[0..first)) into one sorted list with each pair once; an earlier substep's
+ * entry wins. */
+static void tpMergeInfos(tpWorld *w, int first)
+{
+    int i = 0, j = first, n = 0;
+    while (i < first || j < w->ninfos) {
+        const tpContactInfo *a = i < first ? &w->infos[i] : NULL, *b = j < w->ninfos ? &w->infos[j] : NULL;
+        if (a != NULL && b != NULL && a->a == b->a && a->b == b->b) {
+            w->merge[n++] = *a;
+            i++;
+            j++;
+        } else if (b == NULL || (a != NULL && (a->a < b->a || (a->a == b->a && a->b < b->b)))) {
+            w->merge[n++] = *a;
+            i++;
+        } else {
+            w->merge[n++] = *b;
+            j++;
+        }
+    }
+    memcpy(w->infos, w->merge, (size_t)n * sizeof *w->infos);
+    w->ninfos = n;
+}
+
+/* Collision detection for one (sub)step; keep = true adds to the touching pairs of the earlier
+ * substeps of the same step instead of starting over. */
+static void tpCollide(tpWorld *w, bool keep)
 {
     w->npairs = 0;
-    w->ninfos = 0;
+    if (!keep) w->ninfos = 0;
+    const int first = w->ninfos;
     dSpaceCollide(w->space, w, tpNearCallback);
     tpSortKeys(w->pairs, w->npairs);
+    /* contacts still become joints when this fails; only the touching record is incomplete */
+    const bool record = tpReserveInfos(w, first + w->npairs);
+    if (!record) tpLog(TP_LOG_ERROR, "physics: out of memory for the contact record");
 
     const int nmat = w->def.nmaterials;
     for (int p = 0; p < w->npairs; p++) {
@@ -261,12 +305,14 @@ static void tpCollide(tpWorld *w)
             dJointID j = dJointCreateContact(w->world, w->group, &c);
             dJointAttach(j, ra->body, rb->body);
         }
+        if (!record) continue;
         tpContactInfo *info = &w->infos[w->ninfos++];
         info->a = a;
         info->b = b;
         memcpy(info->pos, w->cgeoms[0].pos, sizeof info->pos);
         info->depth = w->cgeoms[0].depth;
     }
+    if (first > 0) tpMergeInfos(w, first);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -275,34 +321,40 @@ static void tpCollide(tpWorld *w)
 /* Shared tail of Step and StepLive: the dynamic bodies already hold their start state. */
 static void tpAdvance(tpWorld *w, double t, const double *action)
 {
-    tpSetKinematic(w, t);
     size_t nact = (size_t)w->ncontrol * 6;
     if (action != NULL)
         memcpy(w->action, action, nact * sizeof(double));
     else
         memset(w->action, 0, nact * sizeof(double));
     tpWorld_ClampAction(w, w->action);
-    for (int k = 0; k < w->nstate; k++) {
-        dBodyID body = w->rt[w->state_body[k]].body;
-        dBodySetForce(body, 0, 0, 0);
-        dBodySetTorque(body, 0, 0, 0);
-    }
-    for (int k = 0; k < w->ncontrol; k++) {
-        dBodyID body = w->rt[w->control_body[k]].body;
-        const double *f = w->action + 6 * k;
-        dBodyAddForce(body, f[0], f[1], f[2]);
-        dBodyAddTorque(body, f[3], f[4], f[5]);
-    }
-
     w->live_restored = false;
-    tpCollide(w);
 
-    /* dWorldQuickStep shuffles constraint rows with ODE's global generator. */
-    dRandSetSeed(0);
-    int ok = w->def.solver == TP_SOLVER_QUICKSTEP ? dWorldQuickStep(w->world, w->def.dt)
-                                                  : dWorldStep(w->world, w->def.dt);
-    if (!ok) tpLog(TP_LOG_ERROR, "physics: ODE step failed (out of memory)");
-    dJointGroupEmpty(w->group);
+    /* Substeps continue the world without a restore in between: that is deterministic because
+       every Sim call (and replay) runs the same chain from the same restored state. */
+    const int ns = w->def.substeps;
+    const double h = w->def.dt / ns;
+    for (int s = 0; s < ns; s++) {
+        tpSetKinematic(w, t + s * h);
+        /* ODE clears the accumulated forces after each step: apply the action every substep */
+        for (int k = 0; k < w->nstate; k++) {
+            dBodyID body = w->rt[w->state_body[k]].body;
+            dBodySetForce(body, 0, 0, 0);
+            dBodySetTorque(body, 0, 0, 0);
+        }
+        for (int k = 0; k < w->ncontrol; k++) {
+            dBodyID body = w->rt[w->control_body[k]].body;
+            const double *f = w->action + 6 * k;
+            dBodyAddForce(body, f[0], f[1], f[2]);
+            dBodyAddTorque(body, f[3], f[4], f[5]);
+        }
+        tpCollide(w, s > 0);
+
+        /* dWorldQuickStep shuffles constraint rows with ODE's global generator. */
+        dRandSetSeed(0);
+        int ok = w->def.solver == TP_SOLVER_QUICKSTEP ? dWorldQuickStep(w->world, h) : dWorldStep(w->world, h);
+        if (!ok) tpLog(TP_LOG_ERROR, "physics: ODE step failed (out of memory)");
+        dJointGroupEmpty(w->group);
+    }
 }
 
 void tpWorld_Step(tpWorld *w, const tpBodyState *x, double t, const double *action, tpBodyState *xnew)

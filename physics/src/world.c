@@ -23,6 +23,7 @@ tpSceneDef tpDefaultSceneDef(void)
     d.erp = 0.2;
     d.cfm = 1e-5;
     d.max_contacts = 8;
+    d.substeps = 1;
     return d;
 }
 
@@ -280,6 +281,10 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
     /* dCollide takes the contact limit in the low 16 bits of its flags. */
     if (def->max_contacts < 1 || def->max_contacts > 0xffff) {
         tpErrorf(err, errlen, "scene: max_contacts must be in [1, 65535] (got %d)", def->max_contacts);
+        return false;
+    }
+    if (def->substeps < 1 || def->substeps > 64) {
+        tpErrorf(err, errlen, "scene: substeps must be in [1, 64] (got %d)", def->substeps);
         return false;
     }
     if (def->nmaterials < 1 || def->materials == NULL) {
@@ -573,6 +578,7 @@ void tpDestroyWorld(tpWorld *w)
     free(w->action);
     free(w->pairs);
     free(w->infos);
+    free(w->merge);
     free(w->restored);
     free(w);
 }

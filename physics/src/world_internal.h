@@ -55,8 +55,9 @@ struct tpWorld {
     /* Per-step scratch, preallocated so that a step never allocates (grown rarely). */
     uint64_t *pairs;       /* candidate pairs, (a << 32) | b with a < b */
     int npairs, cap_pairs;
-    tpContactInfo *infos;  /* touching pairs of the last step, cap_pairs entries */
-    int ninfos;
+    tpContactInfo *infos;  /* touching pairs of the last step (all substeps), cap_infos entries */
+    int ninfos, cap_infos;
+    tpContactInfo *merge;  /* scratch for merging the substeps' pairs, cap_infos entries */
     dContactGeom *cgeoms;  /* max_contacts entries for one dCollide call */
     double *action;        /* 6 * ncontrol: the clamped copy of the caller's action */
 

@@ -260,6 +260,56 @@ static void test_purity_quickstep(void **state)
     purityForSolver(TP_SOLVER_QUICKSTEP);
 }
 
+/* Substeps continue the world between restores: still a pure function of (x, a). */
+static void test_purity_substeps(void **state)
+{
+    (void)state;
+    Scene s;
+    buildBusyScene(&s, TP_SOLVER_STEP);
+    s.def.substeps = 4;
+    purityCheck(&s);
+}
+
+/* A small fast ball (6 m/s: 0.1 m per 1/60 s step, more than twice its radius) flies at a static
+ * box 2 cm inside its corner. With one step per Δt its centre lands inside the box and the solver
+ * pushes it out through the nearest face, sideways: it passes the box. With 4 substeps it touches
+ * the front face first and bounces back; the touch, in an intermediate substep, is reported. */
+static void test_substeps_no_tunnel(void **state)
+{
+    (void)state;
+    for (int ns = 1; ns <= 4; ns += 3) {
+        Scene s;
+        sceneInit(&s);
+        s.def.gravity[2] = 0.0;
+        s.def.substeps = ns;
+        tpBodyDef *box = sceneAdd(&s, "box", TP_BODY_STATIC, TP_SHAPE_BOX);
+        box->size[0] = box->size[1] = box->size[2] = 0.18;
+        box->pos[0] = 0.59; /* front face at x = 0.5, side faces at y = +-0.09 */
+        box->material = MAT_BOUNCY;
+        tpBodyDef *ball = addSphere(&s, "ball", 0.0215, 0.45, 0.07, 0.0);
+        ball->vel[0] = 6.0;
+        ball->material = MAT_BOUNCY;
+        tpWorld *w = mustCreate(&s);
+        tpBodyState x[1];
+        tpWorld_InitialState(w, x);
+        bool touched = false;
+        for (int i = 0; i < 30; i++) {
+            tpWorld_Step(w, x, i * s.def.dt, NULL, x);
+            for (int c = 0; c < tpWorld_ContactCount(w); c++) {
+                touched = touched || (tpWorld_Contacts(w)[c].a == 0 && tpWorld_Contacts(w)[c].b == 1);
+            }
+        }
+        if (ns == 1) {
+            assert_true(x[0].pos[0] > 0.68); /* went past the box */
+        } else {
+            assert_true(x[0].pos[0] < 0.5); /* bounced off its front face */
+            assert_true(x[0].vel[0] < -1.0);
+            assert_true(touched);
+        }
+        tpDestroyWorld(w);
+    }
+}
+
 /* More than 32 bodies: the world uses a hash space for the broad phase. A heap of spheres
  * and boxes dropped into a walled pen, with one active pusher. */
 static void test_purity_hash_space(void **state)
@@ -722,6 +772,10 @@ static void test_validation(void **state)
     expectError(&s, "dt", NULL);
 
     validScene(&s);
+    s.def.substeps = 0;
+    expectError(&s, "substeps", "[1, 64] (got 0)");
+
+    validScene(&s);
     s.bodies[0].cls = TP_BODY_PASSIVE;
     expectError(&s, "\"ground\"", "plane must be static");
 
@@ -773,6 +827,8 @@ int main(void)
         cmocka_unit_test(test_validation),
         cmocka_unit_test(test_purity_step),
         cmocka_unit_test(test_purity_quickstep),
+        cmocka_unit_test(test_purity_substeps),
+        cmocka_unit_test(test_substeps_no_tunnel),
         cmocka_unit_test(test_purity_hash_space),
         cmocka_unit_test(test_snapshot_round_trip),
         cmocka_unit_test(test_rolling_friction),

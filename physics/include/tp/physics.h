@@ -107,6 +107,9 @@ typedef struct tpSceneDef {
     int quickstep_iters;   /* default 20 */
     double erp, cfm;       /* ODE error reduction / constraint force mixing; defaults 0.2, 1e-5 */
     int max_contacts;      /* per geom pair, default 8 */
+    int substeps;          /* ODE steps per Δt, each Δt / substeps with the same action (collision
+                              detection runs every substep, so a fast small body cannot pass
+                              through a thin one between two steps); 1..64, default 1 */
     tpSpaceKind space;     /* broad phase, default TP_SPACE_AUTO */
     int nmaterials;
     const tpMaterialDef *materials; /* at least one */
@@ -132,6 +135,7 @@ typedef struct tpBodyState {
 } tpBodyState;
 
 /// A contact pair touched during the last step (between body indices a < b; -1 never appears).
+/// With substeps, the pairs that touched in any substep, each once (point of its first substep).
 typedef struct tpContactInfo {
     int a, b;        /* body indices, a < b */
     double pos[3];   /* first contact point (m) */
