@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "plan_internal.h"
 #include "tp/base.h"
 #include "tp/plan.h"
 
@@ -308,6 +309,69 @@ static bool is_zeroed(const void *p, size_t n)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Plan tests                                                                                 */
+
+/* The writer's numbers: exactly the shortest of %.15g / %.17g that reads back (its fast path
+ * skips the %.15g attempt when the 17 digits rule it out), for values of every kind. */
+static void reference_number(double v, char *out, size_t cap)
+{
+    snprintf(out, cap, "%.15g", v);
+    double back = strtod(out, NULL);
+    if (memcmp(&back, &v, sizeof v) != 0) {
+        snprintf(out, cap, "%.17g", v);
+    }
+}
+
+static void test_number_format(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    enum { N = 400000 };
+    double *v = malloc(sizeof *v * N);
+    assert_non_null(v);
+    uint64_t s = 88172645463325252ull;
+    for (int i = 0; i < N; ++i) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        double u = (double)(s >> 11) / 9007199254740992.0;
+        switch (i % 8) {
+        case 0: v[i] = (u - 0.5) * 20.0; break;                             /* simulated-looking */
+        case 1: v[i] = (double)(int64_t)(s % 2000001) / 1000.0 - 1000.0; break; /* short decimals */
+        case 2: v[i] = ldexp(u, (int)(s % 200) - 100); break;              /* any magnitude */
+        case 3: v[i] = (double)(int64_t)(s % 100000) * 1e-7; break;
+        case 4: { uint64_t bits = s; memcpy(&v[i], &bits, sizeof bits); if (!isfinite(v[i])) v[i] = u; } break;
+        case 5: v[i] = nextafter(pow(10.0, (double)(int)(s % 40) - 20), (s & 1) ? 0.0 : 1e300); break;
+        case 6: v[i] = (double)(int64_t)(s % 1000000007) * pow(10.0, -(double)(s % 16)); break;
+        default: v[i] = u * 1e-300 * ((s & 2) ? 1e-10 : 1.0); break;      /* tiny, subnormal */
+        }
+    }
+    const double special[] = {0.0, -0.0, 1.0, -1.0, 0.1, 0.2, 0.3, 1.0 / 3.0, 2.0 / 3.0, 1e300, -1e-300,
+                              5e-324, DBL_MAX, DBL_MIN, 9.9999999999999998, 0.016666666666666666, 100.0, 1e15, 1e16,
+                              1e17, 123456789012345678.0};
+    const int ns = (int)(sizeof special / sizeof special[0]);
+    for (int i = 0; i < ns; ++i) {
+        v[i] = special[i];
+    }
+    for (int i = 0; i < N; ++i) {
+        tpPlan_PutDouble(f, v[i]);
+        fputc('\n', f);
+    }
+    assert_int_equal(fclose(f), 0);
+    char *line = text, ref[40];
+    for (int i = 0; i < N; ++i) {
+        char *end = strchr(line, '\n');
+        assert_non_null(end);
+        *end = '\0';
+        reference_number(v[i], ref, sizeof ref);
+        if (strcmp(line, ref) != 0) {
+            fail_msg("value %d (%a): wrote %s, expected %s", i, v[i], line, ref);
+        }
+        line = end + 1;
+    }
+    free(text);
+    free(v);
+}
 
 static void test_world_alloc(void **state)
 {
@@ -968,6 +1032,7 @@ static void test_overlay_sink(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_number_format),
         cmocka_unit_test(test_world_alloc),
         cmocka_unit_test(test_plan_round_trip),
         cmocka_unit_test(test_plan_minimal),
