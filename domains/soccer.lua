@@ -93,7 +93,12 @@ end
 -- (no continuous collision at dt = 1/60) is the real cause, and with it the zone defence's
 -- BK-RRT drops to 16/20 (docs/domains.md).
 -- --set substeps=N: physics substeps per 1/60 s step (see `substeps` in docs/lua-api.md)
-local SUBSTEPS = tp.param("substeps", 1)
+local SUBSTEPS = tp.param("substeps", 4)
+local CLEARANCE = tp.param("clearance", 0.05)
+local CLEAR_TRIES = tp.param("clear_tries", 8)
+local LOB_P = tp.param("lob", 1.0)
+local LOB_FAR, LOB_NEAR = tp.param("lob_far", 0.8), tp.param("lob_near", 0.1)
+local LOB_LO, LOB_HI = tp.param("lob_lo", 0.4), tp.param("lob_hi", 0.9)
 local through = tp.param("through", "allow")
 if through ~= "allow" and through ~= "forbid" then
   error("--set through=" .. through .. ": expected allow or forbid")
@@ -143,6 +148,9 @@ return tp.domain {
     wall("net_back", L + GOAL_D + WALL_T / 2, 0, WALL_T, 2 * GOAL_W + 2 * WALL_T, GOAL_H),
     wall("net_north", L + GOAL_D / 2, GOAL_W + WALL_T / 2, GOAL_D, WALL_T, GOAL_H),
     wall("net_south", L + GOAL_D / 2, -GOAL_W - WALL_T / 2, GOAL_D, WALL_T, GOAL_H),
+    -- the roof of the net: a lob cannot drop into the goal from above the crossbar
+    tp.box { name = "net_top", class = "static", size = {GOAL_D, 2 * GOAL_W + 2 * WALL_T, 0.02},
+             pos = {L + GOAL_D / 2, 0, GOAL_H + 0.01}, material = "wall", color = wall_color },
 
     tp.box { name = "robot", class = "active", size = ROBOT, mass = 2.5, pos = {0.3, 1.2, ROBOT[3] / 2},
              max_force = MAX_F, max_torque = MAX_T, planar = true, material = "robot", color = {0.2, 0.3, 0.9, 1} },
@@ -166,17 +174,24 @@ return tp.domain {
                         point = tp.uniform({-0.2, -1.0}, {1.0, 1.0}), speed = tp.uniform(0.8, 2.0), max_speed = 2.5 },
         tp.skill.chip { name = "minichip", target = "ball", frame = "target", toward = {L, 0},
                         point = tp.uniform({0.7, -0.6}, {1.6, 0.6}), loft = tp.uniform(0.5, 0.9), approach = 0.1 },
+        -- the lob: the chip kicker toward a landing spot just in front of (or inside) the goal, so the
+        -- ball flies over the defenders and bounces on under the crossbar
+        tp.skill.chip { name = "lob", target = "ball", point = tp.uniform({L - LOB_FAR, -0.25}, {L - LOB_NEAR, 0.25}),
+                        loft = tp.uniform(LOB_LO, LOB_HI), approach = 0.1, follow = true, trigger_speed = 0.05 },
         -- the shot: the robot's flat kicker (a chip with loft 0) toward a sampled point in the goal
         tp.skill.chip { name = "kick", target = "ball", point = tp.uniform({L, -GOAL_W + 0.05}, {L, GOAL_W - 0.05}),
                         loft = 0, speed = tp.uniform(3.0, 6.0), approach = 0.1,
+                        clear_of = CLEAR_TRIES > 0 and {"defender_n", "defender_s", "goalie"} or nil,
+                        clearance = CLEARANCE, clear_tries = math.max(1, CLEAR_TRIES),
                         follow = true, trigger_speed = 0.05 },   -- the shot rolls out as one segment
       },
       transitions = {
-        go_to_ball = { dribble = 1, minikick = 0.5, minichip = 0.5, kick = 1 },
-        dribble = { kick = 1, minikick = 0.5, minichip = 0.5, go_to_ball = 0.5 },
+        go_to_ball = { dribble = 1, minikick = 0.5, minichip = 0.5, kick = 1, lob = LOB_P },
+        dribble = { kick = 1, minikick = 0.5, minichip = 0.5, go_to_ball = 0.5, lob = LOB_P },
         minikick = { go_to_ball = 1 },
         minichip = { go_to_ball = 1 },
         kick = { go_to_ball = 1 },
+        lob = { go_to_ball = 1 },
       },
     },
     -- the adversaries' deterministic tactics
