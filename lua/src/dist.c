@@ -268,7 +268,7 @@ static const char *const tplSkillFields[] = {
     "kv",       "kyaw",     "kyaw_rate",     "tolerance", "angle_tolerance", "timeout",
     "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", "min_z", "max_z",
     "nav_cell", "nav_radius", "nav_lookahead", "loft", "mark", "aim", "nav_replan", "lane", "horizon", "togo", "toward",
-    "clear_of", "clearance", "clear_tries", NULL,
+    NULL,
 };
 static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
 /* Non-negative constants of tpSkillDef, read in this order. */
@@ -360,41 +360,6 @@ static int tplSkillNew(lua_State *L)
                 tplError(L, "%stoward needs frame \"target\" or \"body\" (the sampled point is an offset)", what);
             sk->def.has_toward = true;
         }
-        /* chip: clear_of = { body names }, clearance (m), clear_tries */
-        int ct = tplField(L, 1, "clear_of");
-        if (ct != LUA_TNIL) {
-            if (ct != LUA_TTABLE)
-                tplError(L, "%sclear_of: expected an array of body names, got %s", what, tplTypeName(L, -1));
-            int n = (int)lua_rawlen(L, -1);
-            if (n < 1 || n > TP_SKILL_CLEAR_MAX)
-                tplError(L, "%sclear_of: expected 1 to %d body names (got %d)", what, TP_SKILL_CLEAR_MAX, n);
-            for (int i = 0; i < n; i++) {
-                if (lua_rawgeti(L, -1, i + 1) != LUA_TSTRING)
-                    tplError(L, "%sclear_of[%d]: expected a body name, got %s", what, i + 1, tplTypeName(L, -1));
-                size_t len;
-                const char *nm = lua_tolstring(L, -1, &len);
-                if (len == 0 || len >= TP_NAME_MAX)
-                    tplError(L, "%sclear_of[%d]: bad body name \"%s\"", what, i + 1, nm);
-                memcpy(sk->clear_of[i], nm, len + 1);
-                lua_pop(L, 1);
-            }
-            sk->def.nclear = n;
-        }
-        lua_pop(L, 1);
-        sk->def.clearance = tplNumber(L, 1, what, "clearance", sk->def.clearance, false);
-        if (!(sk->def.clearance >= 0))
-            tplError(L, "%sclearance must be >= 0 (got %g)", what, sk->def.clearance);
-        double tries = tplNumber(L, 1, what, "clear_tries", sk->def.clear_tries, false);
-        if (!(tries >= 1 && tries <= 64 && tries == floor(tries)))
-            tplError(L, "%sclear_tries must be an integer in 1..64 (got %g)", what, tries);
-        sk->def.clear_tries = (int)tries;
-        bool clear_given = tplField(L, 1, "clearance") != LUA_TNIL;
-        lua_pop(L, 1);
-        bool tries_given = tplField(L, 1, "clear_tries") != LUA_TNIL;
-        lua_pop(L, 1);
-        clear_given = clear_given || tries_given || sk->def.nclear > 0;
-        if (clear_given && kind != TP_SKILL_CHIP)
-            tplError(L, "%sclear_of, clearance and clear_tries are chip options", what);
         for (int i = 0; tplSkillConsts[i]; i++) {
             double *p = tplSkillConst(&sk->def, i);
             *p = tplNumber(L, 1, what, tplSkillConsts[i], *p, false);

@@ -289,8 +289,6 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
             skills[i].body = sk->body[0] ? tplResolveBody(b, sk->body, swhere) : tbody;
             skills[i].target = sk->target[0] ? tplResolveBody(b, sk->target, swhere) : -1;
             skills[i].ground = sk->ground[0] ? tplResolveBody(b, sk->ground, swhere) : -1;
-            for (int c = 0; c < sk->def.nclear; c++)
-                skills[i].clear_of[c] = tplResolveBody(b, sk->clear_of[c], swhere);
             if (sk->def.kind == TP_SKILL_CUSTOM) {
                 lua_getiuservalue(L, -1, 2);
                 skills[i].fn = tplSkillCallback;

@@ -73,7 +73,6 @@ typedef struct tplBody {
 typedef struct tplSkill {
     tpSkillDef def;
     char body[TP_NAME_MAX], target[TP_NAME_MAX], ground[TP_NAME_MAX]; /* "" = unset */
-    char clear_of[TP_SKILL_CLEAR_MAX][TP_NAME_MAX]; /* chip: def.nclear body names */
 } tplSkill;
 
 /// tp.tactic: user value 1 = call site, 2 = array of tp.skill, 3 = dynamic rows

@@ -16,13 +16,7 @@
  *   FIRE      (one step) the kicker: ball velocity := launch velocity; the robot starts braking
  *   BRAKE     the robot stops; with `follow`, busy until the ball rests (like kick)
  * Launch: direction toward the landing point, `loft` above the horizontal, speed `speed` if given,
- * otherwise the ballistic speed that lands the ball on the point: v = sqrt(g d / sin(2 loft)).
- *
- * `clear_of` (optional): at skill start the landing point is drawn up to `clear_tries` times until
- * the planar lane from the ball to it misses every listed body by `clearance` (the ball's radius
- * added), each body's footprint (box: its rotated rectangle; sphere, cylinder, capsule: a disc)
- * moved along its current velocity for the time the launched ball needs to reach it. The last
- * draw is kept when no lane is clear. Heights are ignored (meant for flat shots). */
+ * otherwise the ballistic speed that lands the ball on the point: v = sqrt(g d / sin(2 loft)). */
 #include <math.h>
 #include <string.h>
 
@@ -43,20 +37,6 @@ bool tpSkill_ValidateChip(const tpSkillDef *sk, const tpWorld *world, char *err,
                  "the kicker's impulse is applied to it as a force",
                  sk->name, tpWorld_Body(world, sk->target)->name);
         return false;
-    }
-    if (sk->nclear < 0 || sk->nclear > TP_SKILL_CLEAR_MAX || sk->clear_tries < 1 || sk->clear_tries > 64 ||
-        !(sk->clearance >= 0)) {
-        tpErrorf(err, errlen, "skill '%s' (chip): clear_of takes 0..%d bodies, clear_tries 1..64, clearance >= 0",
-                 sk->name, TP_SKILL_CLEAR_MAX);
-        return false;
-    }
-    for (int i = 0; i < sk->nclear; i++) {
-        int b = sk->clear_of[i];
-        if (b < 0 || b >= tpWorld_BodyCount(world) || b == sk->body || b == sk->target) {
-            tpErrorf(err, errlen, "skill '%s' (chip): clear_of[%d] must name a body other than the skill's body and target",
-                     sk->name, i + 1);
-            return false;
-        }
     }
     if (sk->loft.kind == TP_DIST_CONST && !(sk->loft.a[0] >= 0 && sk->loft.a[0] < 1.5)) {
         tpErrorf(err, errlen, "skill '%s' (chip): loft must be in [0, 1.5) rad (got %g)", sk->name, sk->loft.a[0]);
@@ -103,101 +83,6 @@ static void aim_dir(const double *V, const tpBodyState *ball, double *dx, double
     }
 }
 
-/* Distance (m) from the segment a-b to the origin-centred rectangle [-hx, hx] x [-hy, hy]; 0 when
- * they overlap. For a segment and a convex polygon that do not intersect, the closest pair
- * involves a segment end point or a polygon corner. */
-static double seg_rect_dist(const double a[2], const double b[2], double hx, double hy)
-{
-    /* Liang-Barsky: does the segment enter the rectangle? */
-    double t0 = 0.0, t1 = 1.0;
-    double d[2] = {b[0] - a[0], b[1] - a[1]};
-    double p[4] = {-d[0], d[0], -d[1], d[1]};
-    double q[4] = {a[0] + hx, hx - a[0], a[1] + hy, hy - a[1]};
-    bool hit = true;
-    for (int i = 0; i < 4 && hit; i++) {
-        if (fabs(p[i]) < 1e-15) {
-            hit = q[i] >= 0.0;
-        } else {
-            double r = q[i] / p[i];
-            if (p[i] < 0) {
-                t0 = r > t0 ? r : t0;
-            } else {
-                t1 = r < t1 ? r : t1;
-            }
-            hit = t0 <= t1;
-        }
-    }
-    if (hit) {
-        return 0.0;
-    }
-    double best = HUGE_VAL;
-    const double *ends[2] = {a, b};
-    for (int i = 0; i < 2; i++) { /* end point to rectangle */
-        double qx = fabs(ends[i][0]) - hx, qy = fabs(ends[i][1]) - hy;
-        double e = hyp(qx > 0 ? qx : 0.0, qy > 0 ? qy : 0.0);
-        best = e < best ? e : best;
-    }
-    double dd = d[0] * d[0] + d[1] * d[1];
-    for (int i = 0; i < 4; i++) { /* corner to segment */
-        double c[2] = {(i & 1) ? hx : -hx, (i & 2) ? hy : -hy};
-        double u = dd > 0 ? ((c[0] - a[0]) * d[0] + (c[1] - a[1]) * d[1]) / dd : 0.0;
-        u = u < 0 ? 0.0 : (u > 1 ? 1.0 : u);
-        double e = hyp(a[0] + u * d[0] - c[0], a[1] + u * d[1] - c[1]);
-        best = e < best ? e : best;
-    }
-    return best;
-}
-
-/* Horizontal launch speed (m/s) of a chip toward (px, py) from the ball: V[3] if sampled, else the
- * ballistic speed (as in the FIRE phase). */
-static double launch_speed_h(const tpSkillCall *call, const tpBodyState *ball, double px, double py, double speed,
-                             double loft)
-{
-    double g = -tpWorld_Def(call->world)->gravity[2];
-    double v = speed;
-    if (!(v > 0)) {
-        double d = hyp(px - ball->pos[0], py - ball->pos[1]);
-        double s2 = sin(2.0 * loft);
-        v = (s2 > 1e-3 && g > 0) ? sqrt(g * d / s2) : sqrt(g > 0 ? g * d : d);
-    }
-    return v * cos(loft);
-}
-
-/* True if the planar lane from the ball to (px, py) misses every clear_of body by `clearance`. */
-static bool lane_clear(const tpSkillDef *sk, const tpSkillCall *call, const tpBodyState *ball, double ball_r,
-                       double px, double py, double speed, double loft)
-{
-    double vh = launch_speed_h(call, ball, px, py, speed, loft);
-    double lx = px - ball->pos[0], ly = py - ball->pos[1];
-    double len = hyp(lx, ly);
-    for (int i = 0; i < sk->nclear; i++) {
-        const tpBodyDef *d = tpWorld_Body(call->world, sk->clear_of[i]);
-        tpBodyState s;
-        tpWorld_BodyState(call->world, call->x, call->t, sk->clear_of[i], &s);
-        /* where the body will be when the ball passes it: its velocity over the ball's travel time */
-        double along = len > 1e-9 ? ((s.pos[0] - ball->pos[0]) * lx + (s.pos[1] - ball->pos[1]) * ly) / len : 0.0;
-        double tau = vh > 1e-6 ? along / vh : 0.0;
-        tau = tau < 0 ? 0.0 : (tau > 1.0 ? 1.0 : tau);
-        double cx = s.pos[0] + s.vel[0] * tau, cy = s.pos[1] + s.vel[1] * tau;
-        double a[2] = {ball->pos[0] - cx, ball->pos[1] - cy}, b[2] = {px - cx, py - cy};
-        double gap;
-        if (d->shape == TP_SHAPE_BOX) {
-            double yaw = tpQuat_Yaw(s.quat), c = cos(yaw), sn = sin(yaw);
-            double ra[2] = {c * a[0] + sn * a[1], -sn * a[0] + c * a[1]};
-            double rb[2] = {c * b[0] + sn * b[1], -sn * b[0] + c * b[1]};
-            gap = seg_rect_dist(ra, rb, 0.5 * d->size[0], 0.5 * d->size[1]);
-        } else if (d->shape == TP_SHAPE_SPHERE || d->shape == TP_SHAPE_CYLINDER || d->shape == TP_SHAPE_CAPSULE) {
-            gap = seg_rect_dist(a, b, 0.0, 0.0) - d->size[0];
-        } else {
-            continue; /* planes, markers: no footprint */
-        }
-        if (gap < ball_r + sk->clearance) {
-            return false;
-        }
-    }
-    return true;
-}
-
 static double timeout_of(const tpSkillDef *sk)
 {
     return sk->timeout > 0 ? sk->timeout : 6.0;
@@ -222,14 +107,6 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
             V[8] = 0.0;
         } else if (V[8] > 1.4) {
             V[8] = 1.4;
-        }
-        if (sk->nclear > 0) {
-            double br = tpCtl_Radius(call->world, sk->target);
-            for (int k = 1; k < sk->clear_tries && !lane_clear(sk, call, ball, br, V[1], V[2], V[3], V[8]); k++) {
-                tpSkill_SamplePoint(sk, call, &cb, p);
-                V[1] = p[0];
-                V[2] = p[1];
-            }
         }
         set_phase(V, CH_APPROACH, t);
     }

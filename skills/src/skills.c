@@ -62,8 +62,6 @@ tpSkillDef tpDefaultSkillDef(tpSkillKind kind)
     s.nav_radius = 0.0;
     s.nav_lookahead = 0.4;
     s.nav_replan = 1.0;
-    s.clearance = 0.05;
-    s.clear_tries = 8;
     tpStrCopy(s.name, sizeof s.name, tpSkillKind_Name(kind));
     return s;
 }
@@ -224,10 +222,6 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
         return false;
     }
     if (sk->kind == TP_SKILL_CHIP && !tpSkill_ValidateChip(sk, world, err, errlen)) {
-        return false;
-    }
-    if (sk->kind != TP_SKILL_CHIP && sk->nclear > 0) {
-        tpErrorf(err, errlen, "skill '%s' (%s): 'clear_of' is a chip option", sk->name, tpSkillKind_Name(sk->kind));
         return false;
     }
     bool arrive = sk->arrive_speed.kind != TP_DIST_UNSET;

@@ -6,7 +6,13 @@
 # recorded trajectory of the selected solution:
 #   stripes  pool: no striped ball (s9..s13) moved more than 1 mm in the plane
 #   foes     soccer: the robot's centre stays >= 0.18 m (one robot width) from every adversary's
-#            centre, a necessary condition for never touching them
+#            centre, a necessary condition for never touching them; and the ball never passes
+#            through an adversary: at every recorded step the 3D signed distance from the ball's
+#            centre to each adversary's box (its size from the plan, turned by the yaw of its
+#            quaternion) is >= 0, and it is not below 0.015 m (an overlap of more than ~6.5 mm for
+#            the 2.15 cm ball) at two consecutive steps -- a bounce separates within one step, a
+#            ball sliding through a box overlaps it over several (fails on soccer plans made with
+#            --set substeps=1, where fast shots slip through the defenders' corners)
 # Usage: domains.sh TPLAN WORKDIR DOMAIN PLANNER "SEEDS" CHECK [--set NAME=VALUE ...]
 set -u
 tplan=$1 work=$2 domain=$3 planner=$4 seeds=$5 check=$6
@@ -56,6 +62,44 @@ foes_closest() {
   ' "$1"
 }
 
+# "ball foe step sd" of the first step where the ball is inside an adversary's box or within
+# 0.015 m of it for the second step in a row ("- - - sd_min" when none); sd = 3D signed distance (m)
+# from the ball's centre to the box, the box turned by its yaw (adversaries are planar bodies)
+ball_through() {
+  awk '
+    /"name": "/ { match($0, /"name": "[^"]*"/); name = substr($0, RSTART + 9, RLENGTH - 10); intraj = 0 }
+    /"size": \[/ && name ~ /^(defender_n|defender_s|goalie)$/ {
+      s = $0; sub(/.*"size": \[/, "", s); split(s, v, /[],]/); HX[name] = v[1] / 2; HY[name] = v[2] / 2; HZ[name] = v[3] / 2
+    }
+    /"trajectory": \[/ { intraj = (name == "ball" || name ~ /^(defender_n|defender_s|goalie)$/); row = 0; next }
+    intraj && /^ *\[/ {
+      gsub(/[][,]/, " "); split($0, v, " ")
+      X[name, row] = v[1]; Y[name, row] = v[2]; Z[name, row] = v[3]; QW[name, row] = v[4]; QZ[name, row] = v[7]
+      row++; n = row
+    }
+    intraj && /^ *\]/ { intraj = 0 }
+    function max(a, b) { return a > b ? a : b }
+    function abs(a) { return a < 0 ? -a : a }
+    END {
+      split("defender_n defender_s goalie", foes, " ")
+      best = 1e9
+      for (k = 1; k <= 3; k++) {
+        f = foes[k]; prev = 1e9
+        for (r = 0; r < n; r++) {
+          yaw = 2 * atan2(QZ[f, r], QW[f, r]); c = cos(yaw); sn = sin(yaw)
+          dx = X["ball", r] - X[f, r]; dy = Y["ball", r] - Y[f, r]; dz = Z["ball", r] - Z[f, r]
+          qx = abs(c * dx + sn * dy) - HX[f]; qy = abs(-sn * dx + c * dy) - HY[f]; qz = abs(dz) - HZ[f]
+          sd = sqrt(max(qx, 0) ^ 2 + max(qy, 0) ^ 2 + max(qz, 0) ^ 2) + (max(qx, max(qy, qz)) < 0 ? max(qx, max(qy, qz)) : 0)
+          if (sd < best) best = sd
+          if (sd < 0 || (sd < 0.015 && prev < 0.015)) { printf "ball %s %d %.6f\n", f, r, sd; exit }
+          prev = sd
+        }
+      }
+      printf "- - - %.6f\n", best
+    }
+  ' "$1"
+}
+
 for seed in $seeds; do
   out="$work/$seed.plan.json"
   "$tplan" plan "$domain" --planner "$planner" --seed "$seed" -q -o "$out" "$@"
@@ -88,6 +132,11 @@ for seed in $seeds; do
     closest=$(foes_closest "$out")
     if ! awk -v d="$closest" 'BEGIN { exit !(d >= 0.18) }'; then
       echo "FAIL: $domain seed $seed: robot within $closest m of an adversary"
+      fail=$((fail + 1))
+    fi
+    read -r what foe step sd <<<"$(ball_through "$out")"
+    if [ "$what" = ball ]; then
+      echo "FAIL: $domain seed $seed: the ball goes through $foe at step $step (signed distance $sd m)"
       fail=$((fail + 1))
     fi
     ;;

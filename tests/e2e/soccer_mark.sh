@@ -2,9 +2,9 @@
 # Soccer with the man-marking defence (--set defense=mark): a direct shot is blocked, so a plan
 # must work the ball first. Runs domains.sh (every seed solved, the first planned twice and
 # byte-identical, `tplan replay --all` bit for bit, the robot never within one robot width of an
-# adversary), then checks each selected solution's skill sequence (tactic "attacker"): its last ball
-# skill is a dribble, minikick or minichip, or a kick with one of those before it -- never a plain
-# "go to the ball, shoot".
+# adversary, the ball never through one), then checks each selected solution's skill sequence
+# (tactic "attacker"): its last ball skill is a dribble, minikick, minichip or lob (a chip over the
+# marker), or a flat kick with one of those before it -- never a plain "go to the ball, shoot".
 # Usage: soccer_mark.sh TPLAN DOMAINS_SH WORKDIR PLANNER "SEEDS"
 set -u
 tplan=$1 domains_sh=$2 work=$3 planner=$4 seeds=$5
@@ -30,8 +30,9 @@ for seed in $seeds; do
   out="$work/$tag/$seed.plan.json"
   [ -f "$out" ] || { echo "FAIL: seed $seed: no plan $out"; fail=$((fail + 1)); continue; }
   seq=$(segments "$out" | tr '\n' ' ')
-  # the last ball skill scores (or the ball rolls in after it): a kick there must follow a
-  # dribble/minikick/minichip; a dribble/minikick/minichip there is itself the worked finish
+  # the last ball skill scores (or the ball rolls in after it): a flat kick there must follow a
+  # dribble/minikick/minichip/lob; any of those there is itself the worked finish (the lob and the
+  # minichip fly over the marker)
   verdict=$(echo "$seq" | awk '{
     worked = 0; last = ""
     for (i = 1; i <= NF; i++) {
@@ -40,7 +41,7 @@ for seed in $seeds; do
       last = $i
     }
     if (last == "") print "no ball skill"
-    else if (last == "kick" && !worked) print "a shot without a dribble, minikick or minichip before it"
+    else if (last == "kick" && !worked) print "a flat shot without a dribble, minikick, minichip or lob before it"
     else print "ok"
   }')
   echo "soccer mark $planner seed $seed: $seq-> $verdict"

@@ -22,7 +22,6 @@ extern "C" {
 
 #define TP_SKILL_VARS 16       /* doubles of skill variables V per tactic */
 #define TP_DIST_MAX_CHOICES 16 /* entries of a discrete-choice distribution */
-#define TP_SKILL_CLEAR_MAX 8   /* bodies in a chip's `clear_of` list */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Distributions D                                                                             */
@@ -184,14 +183,6 @@ typedef struct tpSkillDef {
                            origin (the target's or the body's position at skill start) toward the
                            world point `toward`, so "ahead" means "toward the goal" (default false) */
     double toward[2];   /* m, world xy; used only when has_toward */
-    /* CHIP only (appended; nclear = 0 keeps the plain single draw of `point`): */
-    int clear_of[TP_SKILL_CLEAR_MAX]; /* bodies the ball's launch lane must miss (skills/src/chip.c) */
-    int nclear;         /* entries of clear_of */
-    double clearance;   /* m: least gap between the ball (its radius included) and each clear_of body's
-                           footprint along the planar lane ball -> point, each body moved by its velocity
-                           over the ball's travel time to it (default 0.05) */
-    int clear_tries;    /* draws of `point` at skill start until the lane is clear; the last draw is kept
-                           when none is (default 8) */
 } tpSkillDef;
 
 /// Departure speed (m/s) for a solid sphere struck centrally, with no spin, to have speed
