@@ -37,9 +37,8 @@
 --
 -- With honest physics (4 substeps, below) the defenders really block flat shots: without the lob
 -- (--set lob=0) BK-RRT solves the zone defence for 10 of 20 seeds (median 7.3 s), BK-BGT for 0 of
--- 10. With the lob
--- nearly every solution is "go to the ball, lob" (see docs/domains.md for the figures of
--- tplan bench --domains soccer --seeds 20 [--set defense=mark]).
+-- 10. With the lob nearly every solution is "go to the ball, lob" (see docs/domains.md for the
+-- figures of tplan bench --domains soccer --seeds 20 [--set defense=mark]).
 local tp = require "tp"
 
 local L, W = 2.5, 1.6                 -- half length / half width of the field (m)
