@@ -336,15 +336,17 @@ else
     local sx = p.at[1] > 0 and 1 or -1
     return { sx * (L - (CORNER + CW) / 2), sy * (W - (CORNER + CW) / 2) }
   end
-  -- the cut angle of a pocket: between the cue ball's path to the ghost ball and the target's path
-  local function cut_angle(p)
-    local m = mouth_of(p)
-    local dx, dy = m[1] - T[1], m[2] - T[2]
-    local n = math.sqrt(dx * dx + dy * dy)
-    local gx, gy = T[1] - 2 * R * dx / n, T[2] - 2 * R * dy / n
-    local cx, cy = gx - C[1], gy - C[2]
-    local cn = math.sqrt(cx * cx + cy * cy)
-    return math.acos(math.max(-1, math.min(1, (cx * dx + cy * dy) / (cn * n))))
+  -- a direct shot at pocket p: its mouth, the ghost-ball point G, the lengths of the cue ball's
+  -- path (C -> G) and the target's (T -> mouth), and the cut angle between the two paths
+  local function shot_at(p)
+    local mouth = mouth_of(p)
+    local dx, dy = mouth[1] - T[1], mouth[2] - T[2]
+    local d2 = math.sqrt(dx * dx + dy * dy)
+    local G = { T[1] - 2 * R * dx / d2, T[2] - 2 * R * dy / d2 }
+    local cx, cy = G[1] - C[1], G[2] - C[2]
+    local d1 = math.sqrt(cx * cx + cy * cy)
+    local cut = math.acos(math.max(-1, math.min(1, (cx * dx + cy * dy) / (d1 * d2))))
+    return { mouth = mouth, G = G, d1 = d1, d2 = d2, cut = cut }
   end
   -- balls on the cloth other than the cue and target ball (obstacles of a direct shot)
   local others = {}
@@ -372,18 +374,14 @@ else
   -- shots are preferred (weight cos(cut)^2 / length).
   local candidates = {}
   for _, p in ipairs(POCKETS) do
-    local a = cut_angle(p)
-    if (pocket_name == "" or p.name == pocket_name) and a <= math.rad(80) then
-      local mouth = mouth_of(p)
-      local dx, dy = mouth[1] - T[1], mouth[2] - T[2]
-      local d2 = math.sqrt(dx * dx + dy * dy)
-      local G = { T[1] - 2 * R * dx / d2, T[2] - 2 * R * dy / d2 }
-      local d1 = math.sqrt((G[1] - C[1]) ^ 2 + (G[2] - C[2]) ^ 2)
-      local v = speed_param > 0 and speed_param or math.min(3.5, math.max(1.2, 0.8 + 0.9 * (d1 + d2)))
-      local is_clear = clear(C, G) and clear(T, mouth)
+    local s = shot_at(p)
+    if (pocket_name == "" or p.name == pocket_name) and s.cut <= math.rad(80) then
+      local G, d = s.G, s.d1 + s.d2
+      local v = speed_param > 0 and speed_param or math.min(3.5, math.max(1.2, 0.8 + 0.9 * d))
+      local is_clear = clear(C, G) and clear(T, s.mouth)
       candidates[#candidates + 1] = {
         pocket = p, force = stroke(v, G[1] - C[1], G[2] - C[2]), clear = is_clear,
-        weight = math.cos(a) ^ 2 / (d1 + d2) * (is_clear and 20 or 1),
+        weight = math.cos(s.cut) ^ 2 / d * (is_clear and 20 or 1),
       }
     end
   end
@@ -391,7 +389,7 @@ else
   if #candidates == 0 then
     if pocket_name ~= "" then
       error(string.format("--set pocket=%s: cut angle %.0f degrees, the target cannot be sent there", pocket_name,
-        math.deg(cut_angle(pocket_by_name(pocket_name)))))
+        math.deg(shot_at(pocket_by_name(pocket_name)).cut)))
     end
     error("--set target=" .. tb.name .. ": no pocket can be reached by a direct cut (every cut angle is over 80 degrees)")
   end

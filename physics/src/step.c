@@ -112,8 +112,7 @@ bool tpWorld_GrowPairs(tpWorld *w, int cap)
     if (p == NULL) return false;
     w->pairs = p;
     w->cap_pairs = cap;
-    /* one substep adds at most one info per pair */
-    return tpReserveInfos(w, w->ninfos + cap);
+    return true;
 }
 
 /* Broad phase only: records the candidate pair under its canonical key. The space hands pairs

@@ -113,6 +113,17 @@ bool tpDist_Validate(const tpDist *d, const char *field, char *err, size_t errle
     }
 }
 
+/* Adds to c a point uniform by area in the annulus r_min <= r <= r_max around it: r^2 is uniform
+ * between the squared radii. */
+static void add_disc_point(tpRng *rng, double r_min, double r_max, double c[2])
+{
+    double a = r_min * r_min, b = r_max * r_max;
+    double r = sqrt(tpRng_Uniform(rng, a, b > a ? b : a));
+    double th = tpRng_Uniform(rng, 0.0, 2.0 * TP_PI);
+    c[0] += r * cos(th);
+    c[1] += r * sin(th);
+}
+
 void tpDist_Sample(const tpDist *d, tpRng *rng, const double *y, int ydim, double *out)
 {
     switch (d->kind) {
@@ -155,10 +166,7 @@ void tpDist_Sample(const tpDist *d, tpRng *rng, const double *y, int ydim, doubl
             if (d->dim == 1) {
                 out[0] += tpRng_Uniform(rng, -s, s);
             } else if (d->dim == 2) {
-                double rad = s * sqrt(tpRng_Res53(rng));
-                double th = tpRng_Uniform(rng, 0.0, 2.0 * TP_PI);
-                out[0] += rad * cos(th);
-                out[1] += rad * sin(th);
+                add_disc_point(rng, 0.0, s, out);
             } else {
                 double v[3], n2;
                 do { /* rejection from the cube: accepts 52 % of the draws */
@@ -174,15 +182,11 @@ void tpDist_Sample(const tpDist *d, tpRng *rng, const double *y, int ydim, doubl
         }
         break;
     }
-    case TP_DIST_DISC: {
-        /* Uniform by area: r^2 is uniform between the squared radii. */
-        double r0 = d->b[0] * d->b[0], r1 = d->b[1] * d->b[1];
-        double r = sqrt(tpRng_Uniform(rng, r0, r1 > r0 ? r1 : r0));
-        double th = tpRng_Uniform(rng, 0.0, 2.0 * TP_PI);
-        out[0] = d->a[0] + r * cos(th);
-        out[1] = d->a[1] + r * sin(th);
+    case TP_DIST_DISC:
+        out[0] = d->a[0];
+        out[1] = d->a[1];
+        add_disc_point(rng, d->b[0], d->b[1], out);
         break;
-    }
     case TP_DIST_SAMPLE:
         for (int i = 0; i < d->dim; ++i) {
             int k = d->offset + i;

@@ -619,7 +619,7 @@ static int run_spin(const tpSkillDef *sk, tpSkillCall *call)
         if (speed > sk->trigger_speed && dn > sk->tolerance && vx * dx + vy * dy > 0.0) {
             double sin_e = (vx * dy - vy * dx) / (speed * dn);
             double lat = 1.4 * cb.mass * speed * speed * 2.0 * sin_e / dn;
-            lat = lat > V[3] ? V[3] : (lat < -V[3] ? -V[3] : lat);
+            lat = fmin(fmax(lat, -V[3]), V[3]);
             double f[3] = {-lat * vy / speed, lat * vx / speed, 0.0};
             tpCtl_Apply(call, &cb, f, 0.0);
         }
