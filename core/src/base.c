@@ -1,9 +1,14 @@
 /* Shared basics: clock, logging, hashing, string helpers. */
 #include "tp/base.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The log threshold is the one process-wide setting: it only filters messages and never
  * influences planning results. */
@@ -70,4 +75,82 @@ void tpErrorf(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
+}
+
+char *tpFile_Read(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen)
+{
+    /* O_NONBLOCK: opening a FIFO with no writer must not hang before fstat can refuse it. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        tpErrorf(err, errlen, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        tpErrorf(err, errlen, "cannot open: %s", strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        tpErrorf(err, errlen, "not a regular file");
+        close(fd);
+        return NULL;
+    }
+    if (st.st_size < 0 || (unsigned long long)st.st_size > max_bytes) {
+        tpErrorf(err, errlen, "larger than %zu bytes", max_bytes);
+        close(fd);
+        return NULL;
+    }
+    /* The size may change while reading: read at most max_bytes + 1 and refuse the excess. */
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        if (n == cap) {
+            if (cap > max_bytes) {
+                free(buf);
+                tpErrorf(err, errlen, "larger than %zu bytes", max_bytes);
+                close(fd);
+                return NULL;
+            }
+            size_t bigger = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
+            char *nb = realloc(buf, bigger + 1);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap = bigger;
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            int saved = errno;
+            free(buf);
+            close(fd);
+            tpErrorf(err, errlen, "read error: %s", strerror(saved));
+            return NULL;
+        }
+        if (got == 0) {
+            break;
+        }
+        n += (size_t)got;
+    }
+    close(fd);
+    if (!buf) {
+        tpErrorf(err, errlen, "out of memory reading the file");
+        return NULL;
+    }
+    if (n > max_bytes) {
+        free(buf);
+        tpErrorf(err, errlen, "larger than %zu bytes", max_bytes);
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (len) {
+        *len = n;
+    }
+    return buf;
 }

@@ -13,6 +13,21 @@ extern "C" {
 
 #define TP_PI 3.14159265358979323846
 
+/* Physically meaningful ranges, checked wherever a value enters (scene definitions, --set,
+ * skill outputs, plan files) and on every simulated state: a value beyond them is refused with
+ * a clear error, and a state that leaves them is an invalid node. ODE aborts the process on
+ * non-finite or overflowing quaternions, so nothing near overflow may reach it. */
+#define TP_MAX_COORD 1e6  /* m: |position component| */
+#define TP_MAX_SPEED 1e5  /* m/s: |linear velocity component| */
+#define TP_MAX_ANGVEL 1e5 /* rad/s: |angular velocity component| */
+#define TP_MAX_FORCE 1e12 /* N (force) and N m (torque): |action component| */
+
+/* File size caps (bytes), documented in docs/cli.md. Readers refuse larger files and
+ * non-regular files (FIFOs, devices, directories). */
+#define TP_MAX_SCRIPT_BYTES ((size_t)16 << 20) /* a Lua domain script or module */
+#define TP_MAX_PLAN_BYTES ((size_t)1 << 30)    /* a plan file (400 dice with a long plan: ~100 MB) */
+#define TP_MAX_DATA_BYTES ((size_t)64 << 20)   /* an image or track file named by a script */
+
 /// Process exit codes used by every tplan command (documented in docs/cli.md).
 enum {
     TP_EXIT_OK = 0,          /* solved / success */
@@ -37,6 +52,12 @@ uint64_t tpHash_Fnv1a64(const void *data, size_t len);
 
 /// Copies at most cap-1 bytes of src into dst and terminates it. dst may not be NULL.
 void tpStrCopy(char *dst, size_t cap, const char *src);
+
+/// Reads the whole regular file at path into a new NUL-terminated buffer (the caller frees it);
+/// *len gets its length without the NUL. Refuses a file that is not a regular file (a FIFO,
+/// a device, a directory) or is longer than max_bytes, with "cannot open: ...", "not a regular
+/// file" or "larger than N bytes" in err (the path is not repeated). Returns NULL on failure.
+char *tpFile_Read(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen);
 
 /// snprintf into an error buffer if it is not NULL. Returns nothing; used for "err, errlen" out-params.
 void tpErrorf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
