@@ -97,8 +97,8 @@ static bool validate(const tpPlannerDef *def, const tpProblem *p, char *err, siz
         return false;
     }
     if (p->action_dim < 0 || p->sample_dim < 0 || p->key_dim < 0) {
-        tpErrorf(err, errlen, "problem.action_dim, sample_dim and key_dim must be >= 0 (got %d, %d, %d)",
-                 p->action_dim, p->sample_dim, p->key_dim);
+        tpErrorf(err, errlen, "problem.action_dim, sample_dim and key_dim must be >= 0 (got %d, %d, %d)", p->action_dim,
+                 p->sample_dim, p->key_dim);
         return false;
     }
     if (def->kind == TP_PLANNER_RRT) {
@@ -162,9 +162,15 @@ void tpDestroyPlanner(tpPlanner *planner)
     free(planner);
 }
 
-const tpTree *tpPlanner_Tree(const tpPlanner *planner) { return planner ? planner->tree : NULL; }
+const tpTree *tpPlanner_Tree(const tpPlanner *planner)
+{
+    return planner ? planner->tree : NULL;
+}
 
-size_t tpPlanner_IndexBytes(const tpPlanner *planner) { return planner ? tpNnIndex_Bytes(planner->nn) : 0; }
+size_t tpPlanner_IndexBytes(const tpPlanner *planner)
+{
+    return planner ? tpNnIndex_Bytes(planner->nn) : 0;
+}
 
 /* Adds the root (x_init). BGT: a selectable leaf; RRT: its key enters the NN list. */
 static bool add_root(tpPlanner *pl)
@@ -232,8 +238,10 @@ static bool choose_best(tpPlanner *pl)
         double best_q = NAN;
         for (int32_t i = 0; i < n; ++i) {
             double q = pl->prob.quality(pl->prob.ctx, tpTree_StateMut((tpTree *)tree, i));
-            /* NaN qualities only win when nothing else has a number. */
-            if (r->best < 0 || (!isnan(q) && (isnan(best_q) || q < best_q))) {
+            if (isnan(q)) {
+                return false; /* a callback error: the message is in the problem's context */
+            }
+            if (r->best < 0 || q < best_q) {
                 r->best = i;
                 best_q = q;
             }
@@ -380,7 +388,8 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
             if (p->sample) {
                 p->sample(ctx, &pl->rng, y);
             }
-            src = rrt ? tpTree_SelectNearest(tree, pl->nn, y, distance, ctx) : tpTree_SelectBgt(tree, def->mu, &pl->rng);
+            src =
+                rrt ? tpTree_SelectNearest(tree, pl->nn, y, distance, ctx) : tpTree_SelectBgt(tree, def->mu, &pl->rng);
             if (src < 0) {
                 break; /* every node is busy or a goal: nothing left to expand */
             }
@@ -417,8 +426,8 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
             break;
         }
 
-        /* --- checks --- */
-        int ok = p->valid ? p->valid(ctx, xnew) : TP_CB_TRUE;
+        /* --- checks (a state simulate refused is invalid without asking) --- */
+        int ok = rc == TP_CB_FALSE ? TP_CB_FALSE : p->valid ? p->valid(ctx, xnew) : TP_CB_TRUE;
         if (ok == TP_CB_ERROR) {
             status = TP_PLAN_ERROR;
             break;

@@ -38,7 +38,8 @@ void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out)
         out->quat[1] = r[0] * q[1] + r[1] * q[0] + r[2] * q[3] - r[3] * q[2];
         out->quat[2] = r[0] * q[2] - r[1] * q[3] + r[2] * q[0] + r[3] * q[1];
         out->quat[3] = r[0] * q[3] + r[1] * q[2] - r[2] * q[1] + r[3] * q[0];
-        for (int k = 0; k < 3; k++) out->angvel[k] = m->rate * a[k];
+        for (int k = 0; k < 3; k++)
+            out->angvel[k] = m->rate * a[k];
         break;
     }
     case TP_MOTION_LINEAR:
@@ -56,7 +57,8 @@ void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out)
         }
         break;
     }
-    case TP_MOTION_TACTIC: break;
+    case TP_MOTION_TACTIC:
+        break;
     }
 }
 
@@ -92,14 +94,18 @@ static void tpSetKinematic(tpWorld *w, double t)
 /* Room for n contact infos (and the merge scratch); keeps the contents. */
 static bool tpReserveInfos(tpWorld *w, int n)
 {
-    if (n <= w->cap_infos) return true;
+    if (n <= w->cap_infos)
+        return true;
     int cap = w->cap_infos > 0 ? w->cap_infos : 16;
-    while (cap < n) cap *= 2;
+    while (cap < n)
+        cap *= 2;
     tpContactInfo *c = realloc(w->infos, (size_t)cap * sizeof *c);
-    if (c == NULL) return false;
+    if (c == NULL)
+        return false;
     w->infos = c;
     tpContactInfo *m = realloc(w->merge, (size_t)cap * sizeof *m);
-    if (m == NULL) return false;
+    if (m == NULL)
+        return false;
     w->merge = m;
     w->cap_infos = cap;
     return true;
@@ -107,9 +113,11 @@ static bool tpReserveInfos(tpWorld *w, int n)
 
 bool tpWorld_GrowPairs(tpWorld *w, int cap)
 {
-    if (cap <= w->cap_pairs) return true;
+    if (cap <= w->cap_pairs)
+        return true;
     uint64_t *p = realloc(w->pairs, (size_t)cap * sizeof *p);
-    if (p == NULL) return false;
+    if (p == NULL)
+        return false;
     w->pairs = p;
     w->cap_pairs = cap;
     return true;
@@ -123,8 +131,10 @@ static void tpNearCallback(void *data, dGeomID g1, dGeomID g2)
     int a = (int)(intptr_t)dGeomGetData(g1);
     int b = (int)(intptr_t)dGeomGetData(g2);
     /* The category bits already keep static/kinematic geoms apart; this guards the rule. */
-    if (w->rt[a].state_slot < 0 && w->rt[b].state_slot < 0) return;
-    if (a == b) return;
+    if (w->rt[a].state_slot < 0 && w->rt[b].state_slot < 0)
+        return;
+    if (a == b)
+        return;
     if (a > b) {
         int tmp = a;
         a = b;
@@ -144,9 +154,12 @@ static void tpSiftDown(uint64_t *v, int start, int n)
     int root = start;
     for (;;) {
         int child = 2 * root + 1;
-        if (child >= n) return;
-        if (child + 1 < n && v[child + 1] > v[child]) child++;
-        if (v[root] >= v[child]) return;
+        if (child >= n)
+            return;
+        if (child + 1 < n && v[child + 1] > v[child])
+            child++;
+        if (v[root] >= v[child])
+            return;
         uint64_t tmp = v[root];
         v[root] = v[child];
         v[child] = tmp;
@@ -168,7 +181,8 @@ static void tpSortKeys(uint64_t *v, int n)
         }
         return;
     }
-    for (int i = n / 2 - 1; i >= 0; i--) tpSiftDown(v, i, n);
+    for (int i = n / 2 - 1; i >= 0; i--)
+        tpSiftDown(v, i, n);
     for (int end = n - 1; end > 0; end--) {
         uint64_t tmp = v[0];
         v[0] = v[end];
@@ -181,10 +195,13 @@ static void tpSortKeys(uint64_t *v, int n)
 static int tpContactCmp(const dContactGeom *x, const dContactGeom *y)
 {
     for (int k = 0; k < 3; k++)
-        if (x->pos[k] != y->pos[k]) return x->pos[k] < y->pos[k] ? -1 : 1;
-    if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
+        if (x->pos[k] != y->pos[k])
+            return x->pos[k] < y->pos[k] ? -1 : 1;
+    if (x->depth != y->depth)
+        return x->depth < y->depth ? -1 : 1;
     for (int k = 0; k < 3; k++)
-        if (x->normal[k] != y->normal[k]) return x->normal[k] < y->normal[k] ? -1 : 1;
+        if (x->normal[k] != y->normal[k])
+            return x->normal[k] < y->normal[k] ? -1 : 1;
     return 0;
 }
 
@@ -211,10 +228,13 @@ static void tpSortContacts(dContactGeom *c, int n)
 static bool tpTangent(const dReal *nrm, double v[3])
 {
     double vn = v[0] * nrm[0] + v[1] * nrm[1] + v[2] * nrm[2];
-    for (int i = 0; i < 3; i++) v[i] -= vn * nrm[i];
+    for (int i = 0; i < 3; i++)
+        v[i] -= vn * nrm[i];
     double s = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    if (s < 1e-6) return false;
-    for (int i = 0; i < 3; i++) v[i] /= s;
+    if (s < 1e-6)
+        return false;
+    for (int i = 0; i < 3; i++)
+        v[i] /= s;
     return true;
 }
 
@@ -222,16 +242,21 @@ static void tpFrictionDirection(dBodyID a, dBodyID b, dContact *c)
 {
     const dReal *p = c->geom.pos, *nrm = c->geom.normal;
     dVector3 va = {0, 0, 0}, vb = {0, 0, 0};
-    if (a != NULL) dBodyGetPointVel(a, p[0], p[1], p[2], va);
-    if (b != NULL) dBodyGetPointVel(b, p[0], p[1], p[2], vb);
+    if (a != NULL)
+        dBodyGetPointVel(a, p[0], p[1], p[2], va);
+    if (b != NULL)
+        dBodyGetPointVel(b, p[0], p[1], p[2], vb);
     double v[3] = {va[0] - vb[0], va[1] - vb[1], va[2] - vb[2]};
     if (!tpTangent(nrm, v)) {
         const dReal *la = a != NULL ? dBodyGetLinearVel(a) : NULL, *lb = b != NULL ? dBodyGetLinearVel(b) : NULL;
-        for (int i = 0; i < 3; i++) v[i] = (la != NULL ? la[i] : 0.0) - (lb != NULL ? lb[i] : 0.0);
-        if (!tpTangent(nrm, v)) return; /* at rest relative to each other: ODE's default basis */
+        for (int i = 0; i < 3; i++)
+            v[i] = (la != NULL ? la[i] : 0.0) - (lb != NULL ? lb[i] : 0.0);
+        if (!tpTangent(nrm, v))
+            return; /* at rest relative to each other: ODE's default basis */
     }
     c->surface.mode |= dContactFDir1;
-    for (int i = 0; i < 3; i++) c->fdir1[i] = v[i];
+    for (int i = 0; i < 3; i++)
+        c->fdir1[i] = v[i];
 }
 
 /* Merges the infos appended by a later substep (infos[first..ninfos), sorted by pair like the
@@ -263,20 +288,23 @@ static void tpMergeInfos(tpWorld *w, int first)
 static void tpCollide(tpWorld *w, bool keep)
 {
     w->npairs = 0;
-    if (!keep) w->ninfos = 0;
+    if (!keep)
+        w->ninfos = 0;
     const int first = w->ninfos;
     dSpaceCollide(w->space, w, tpNearCallback);
     tpSortKeys(w->pairs, w->npairs);
     /* contacts still become joints when this fails; only the touching record is incomplete */
     const bool record = tpReserveInfos(w, first + w->npairs);
-    if (!record) tpLog(TP_LOG_ERROR, "physics: out of memory for the contact record");
+    if (!record)
+        tpLog(TP_LOG_ERROR, "physics: out of memory for the contact record");
 
     const int nmat = w->def.nmaterials;
     for (int p = 0; p < w->npairs; p++) {
         int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
         const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
         int n = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
-        if (n <= 0) continue;
+        if (n <= 0)
+            continue;
         tpSortContacts(w->cgeoms, n);
 
         const tpSurface *s = &w->surfaces[w->bodies[a].material * nmat + w->bodies[b].material];
@@ -304,29 +332,66 @@ static void tpCollide(tpWorld *w, bool keep)
             dJointID j = dJointCreateContact(w->world, w->group, &c);
             dJointAttach(j, ra->body, rb->body);
         }
-        if (!record) continue;
+        if (!record)
+            continue;
         tpContactInfo *info = &w->infos[w->ninfos++];
         info->a = a;
         info->b = b;
         memcpy(info->pos, w->cgeoms[0].pos, sizeof info->pos);
         info->depth = w->cgeoms[0].depth;
     }
-    if (first > 0) tpMergeInfos(w, first);
+    if (first > 0)
+        tpMergeInfos(w, first);
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Stepping                                                                                    */
 
-/* Shared tail of Step and StepLive: the dynamic bodies already hold their start state. */
-static void tpAdvance(tpWorld *w, double t, const double *action)
+/* |v[k]| <= max for k < n, NaN failing. */
+static bool tpWithin(const double *v, int n, double max)
+{
+    for (int k = 0; k < n; k++)
+        if (!(fabs(v[k]) <= max))
+            return false;
+    return true;
+}
+
+/* The state of every stored body is finite and inside the TP_MAX_* ranges (quaternions near
+ * unit length): only such a state may be handed to ODE, whose quaternion normalisation aborts
+ * the process on a non-finite value. */
+static bool tpStatesInRange(const tpWorld *w)
+{
+    for (int k = 0; k < w->nstate; k++) {
+        tpBodyState s;
+        tpGetBody(w->rt[w->state_body[k]].body, &s);
+        if (!tpWorld_StateInRange(&s))
+            return false;
+    }
+    return true;
+}
+
+bool tpWorld_StateInRange(const tpBodyState *s)
+{
+    if (!tpWithin(s->pos, 3, TP_MAX_COORD) || !tpWithin(s->vel, 3, TP_MAX_SPEED) ||
+        !tpWithin(s->angvel, 3, TP_MAX_ANGVEL))
+        return false;
+    double q2 = s->quat[0] * s->quat[0] + s->quat[1] * s->quat[1] + s->quat[2] * s->quat[2] + s->quat[3] * s->quat[3];
+    return q2 > 0.25 && q2 < 4.0; /* NaN fails too */
+}
+
+/* Shared tail of Step and StepLive: the dynamic bodies already hold their start state.
+ * False (and the world left as it is) when the action or a resulting state is out of range. */
+static bool tpAdvance(tpWorld *w, double t, const double *action)
 {
     size_t nact = (size_t)w->ncontrol * 6;
     if (action != NULL)
         memcpy(w->action, action, nact * sizeof(double));
     else
         memset(w->action, 0, nact * sizeof(double));
-    tpWorld_ClampAction(w, w->action);
     w->live_restored = false;
+    if (!tpWithin(w->action, (int)nact, TP_MAX_FORCE))
+        return false;
+    tpWorld_ClampAction(w, w->action);
 
     /* Substeps continue the world without a restore in between: that is deterministic because
        every Sim call (and replay) runs the same chain from the same restored state. */
@@ -351,36 +416,57 @@ static void tpAdvance(tpWorld *w, double t, const double *action)
         /* dWorldQuickStep shuffles constraint rows with ODE's global generator. */
         dRandSetSeed(0);
         int ok = w->def.solver == TP_SOLVER_QUICKSTEP ? dWorldQuickStep(w->world, h) : dWorldStep(w->world, h);
-        if (!ok) tpLog(TP_LOG_ERROR, "physics: ODE step failed (out of memory)");
+        if (!ok)
+            tpLog(TP_LOG_ERROR, "physics: ODE step failed (out of memory)");
         dJointGroupEmpty(w->group);
+        /* Checked after every substep: a state that left the ranges never reaches ODE again. */
+        if (!tpStatesInRange(w))
+            return false;
     }
+    return true;
 }
 
-void tpWorld_Step(tpWorld *w, const tpBodyState *x, double t, const double *action, tpBodyState *xnew)
+bool tpWorld_Step(tpWorld *w, const tpBodyState *x, double t, const double *action, tpBodyState *xnew)
 {
-    for (int k = 0; k < w->nstate; k++) tpSetBody(w->rt[w->state_body[k]].body, &x[k]);
-    tpAdvance(w, t, action);
-    for (int k = 0; k < w->nstate; k++) tpGetBody(w->rt[w->state_body[k]].body, &xnew[k]);
+    for (int k = 0; k < w->nstate; k++)
+        tpSetBody(w->rt[w->state_body[k]].body, &x[k]);
+    bool ok = tpAdvance(w, t, action);
+    for (int k = 0; k < w->nstate; k++)
+        tpGetBody(w->rt[w->state_body[k]].body, &xnew[k]);
     w->time = t + w->def.dt;
+    return ok;
 }
 
-void tpWorld_StepLive(tpWorld *w, const double *action)
+bool tpWorld_StepLive(tpWorld *w, const double *action)
 {
-    tpAdvance(w, w->time, action);
+    bool ok = tpAdvance(w, w->time, action);
     w->time += w->def.dt;
+    return ok;
 }
 
-double tpWorld_Time(const tpWorld *w) { return w->time; }
+double tpWorld_Time(const tpWorld *w)
+{
+    return w->time;
+}
 
-int tpWorld_ContactCount(const tpWorld *w) { return w->ninfos; }
+int tpWorld_ContactCount(const tpWorld *w)
+{
+    return w->ninfos;
+}
 
-const tpContactInfo *tpWorld_Contacts(const tpWorld *w) { return w->infos; }
+const tpContactInfo *tpWorld_Contacts(const tpWorld *w)
+{
+    return w->infos;
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Snapshots: [time][13 doubles per state slot], native doubles, copied bytewise because the
  * caller's buffer need not be aligned.                                                        */
 
-size_t tpWorld_SnapshotSize(const tpWorld *w) { return sizeof(double) + (size_t)w->nstate * sizeof(tpBodyState); }
+size_t tpWorld_SnapshotSize(const tpWorld *w)
+{
+    return sizeof(double) + (size_t)w->nstate * sizeof(tpBodyState);
+}
 
 void tpWorld_Snapshot(const tpWorld *w, void *buf)
 {

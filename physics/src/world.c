@@ -37,7 +37,8 @@ tpBodyDef tpDefaultBodyDef(void)
     b.plane[2] = 1.0; /* z-up ground if someone switches the shape to a plane */
     b.mass = 1.0;
     b.quat[0] = 1.0;
-    for (int k = 0; k < 4; k++) b.color[k] = 1.0f;
+    for (int k = 0; k < 4; k++)
+        b.color[k] = 1.0f;
     b.material = 0;
     b.motion.kind = TP_MOTION_TACTIC;
     b.motion.axis[2] = 1.0;
@@ -68,12 +69,21 @@ static void tpOdeVLog(tpLogLevel level, int num, const char *msg, va_list ap)
     vsnprintf(buf, sizeof buf, msg, ap);
     tpLog(level, "ODE (%d): %s", num, buf);
 }
-static void tpOdeError(int num, const char *msg, va_list ap) { tpOdeVLog(TP_LOG_ERROR, num, msg, ap); }
-static void tpOdeDebug(int num, const char *msg, va_list ap) { tpOdeVLog(TP_LOG_ERROR, num, msg, ap); }
+static void tpOdeError(int num, const char *msg, va_list ap)
+{
+    tpOdeVLog(TP_LOG_ERROR, num, msg, ap);
+}
+static void tpOdeDebug(int num, const char *msg, va_list ap)
+{
+    tpOdeVLog(TP_LOG_ERROR, num, msg, ap);
+}
 /* ODE's messages are solver notes such as "LCP internal error, s <= 0" on redundant stacked
  * contacts; it recovers from them, and at hundreds of thousands of steps per plan they would
  * drown the log, so they go to the debug level. */
-static void tpOdeMessage(int num, const char *msg, va_list ap) { tpOdeVLog(TP_LOG_DEBUG, num, msg, ap); }
+static void tpOdeMessage(int num, const char *msg, va_list ap)
+{
+    tpOdeVLog(TP_LOG_DEBUG, num, msg, ap);
+}
 
 static void tpOdeAcquire(void)
 {
@@ -88,18 +98,23 @@ static void tpOdeAcquire(void)
 
 static void tpOdeRelease(void)
 {
-    if (--g_ode_users == 0) dCloseODE();
+    if (--g_ode_users == 0)
+        dCloseODE();
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Validation                                                                                  */
 
-static double tpNorm3(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+static double tpNorm3(const double v[3])
+{
+    return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
 
 static bool tpFinite(const double *v, int n)
 {
     for (int i = 0; i < n; i++)
-        if (!isfinite(v[i])) return false;
+        if (!isfinite(v[i]))
+            return false;
     return true;
 }
 
@@ -112,8 +127,8 @@ static void tpBodyLabel(const tpBodyDef *b, int i, char *out, size_t cap)
         snprintf(out, cap, "body #%d", i);
 }
 
-static bool tpCheckMaterial(double friction, double restitution, double rolling, double bounce_vel,
-                            const char *what, char *err, size_t errlen)
+static bool tpCheckMaterial(double friction, double restitution, double rolling, double bounce_vel, const char *what,
+                            char *err, size_t errlen)
 {
     if (!(friction >= 0.0) || !isfinite(friction)) {
         tpErrorf(err, errlen, "%s: friction must be finite and >= 0 (got %g)", what, friction);
@@ -187,8 +202,14 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
             tpErrorf(err, errlen, "%s: plane coefficients must be finite", who);
             return false;
         }
-        if (tpNorm3(b->plane) <= 0.0) {
-            tpErrorf(err, errlen, "%s: plane normal (plane[0..2]) must not be zero", who);
+        double nn = tpNorm3(b->plane);
+        if (!(nn >= 1e-6) || nn > 1e6) {
+            tpErrorf(err, errlen, "%s: plane normal (plane[0..2]) must have a length in [1e-6, 1e6] (got %g)", who, nn);
+            return false;
+        }
+        if (fabs(b->plane[3]) / nn > TP_MAX_COORD) {
+            tpErrorf(err, errlen, "%s: the plane is %g m from the origin (at most %g)", who, fabs(b->plane[3]) / nn,
+                     TP_MAX_COORD);
             return false;
         }
         return true;
@@ -206,6 +227,28 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
         tpErrorf(err, errlen, "%s: pos, vel and angvel must be finite", who);
         return false;
     }
+    for (int k = 0; k < nsize; k++) {
+        if (b->size[k] < TP_MIN_SIZE || b->size[k] > TP_MAX_SIZE) {
+            tpErrorf(err, errlen, "%s: %s = %g is outside [%g, %g] m", who, axis_name[k], b->size[k], TP_MIN_SIZE,
+                     TP_MAX_SIZE);
+            return false;
+        }
+    }
+    static const struct {
+        const char *field;
+        double max;
+        const char *unit;
+    } ranges[3] = {{"pos", TP_MAX_COORD, "m"}, {"vel", TP_MAX_SPEED, "m/s"}, {"angvel", TP_MAX_ANGVEL, "rad/s"}};
+    const double *vecs[3] = {b->pos, b->vel, b->angvel};
+    for (int v = 0; v < 3; v++) {
+        for (int k = 0; k < 3; k++) {
+            if (fabs(vecs[v][k]) > ranges[v].max) {
+                tpErrorf(err, errlen, "%s: %s[%d] = %g is outside +-%g %s", who, ranges[v].field, k, vecs[v][k],
+                         ranges[v].max, ranges[v].unit);
+                return false;
+            }
+        }
+    }
     if (!tpFinite(b->quat, 4) || (b->quat[0] == 0.0 && b->quat[1] == 0.0 && b->quat[2] == 0.0 && b->quat[3] == 0.0)) {
         tpErrorf(err, errlen, "%s: quat must be finite and non-zero", who);
         return false;
@@ -214,9 +257,18 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
         tpErrorf(err, errlen, "%s: mass must be > 0 (got %g)", who, b->mass);
         return false;
     }
+    if (tpIsDynamic(b) && (b->mass < TP_MIN_MASS || b->mass > TP_MAX_MASS)) {
+        tpErrorf(err, errlen, "%s: mass = %g is outside [%g, %g] kg", who, b->mass, TP_MIN_MASS, TP_MAX_MASS);
+        return false;
+    }
     if (!(b->max_force >= 0.0) || !(b->max_torque >= 0.0)) {
         tpErrorf(err, errlen, "%s: max_force and max_torque must be >= 0 (got %g, %g)", who, b->max_force,
                  b->max_torque);
+        return false;
+    }
+    if (b->max_force > TP_MAX_FORCE || b->max_torque > TP_MAX_FORCE) {
+        tpErrorf(err, errlen, "%s: max_force and max_torque must be <= %g (got %g, %g)", who, TP_MAX_FORCE,
+                 b->max_force, b->max_torque);
         return false;
     }
     if (!(b->linear_damping >= 0.0 && b->linear_damping <= 1.0) ||
@@ -236,12 +288,20 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
             tpErrorf(err, errlen, "%s: motion parameters must be finite", who);
             return false;
         }
+        if (fabs(m->rate) > TP_MAX_ANGVEL || fabs(m->phase) > 1e6 || tpNorm3(m->vel) > TP_MAX_SPEED ||
+            tpNorm3(m->amplitude) > TP_MAX_COORD || tpNorm3(m->axis) > 1e6) {
+            tpErrorf(err, errlen,
+                     "%s: motion parameters out of range (|rate| <= %g rad/s, |vel| <= %g m/s, |amplitude| <= %g m, "
+                     "|phase| <= 1e6 rad)",
+                     who, TP_MAX_ANGVEL, TP_MAX_SPEED, TP_MAX_COORD);
+            return false;
+        }
         if (m->kind == TP_MOTION_ROTATE && tpNorm3(m->axis) <= 0.0) {
             tpErrorf(err, errlen, "%s: motion.axis must not be zero", who);
             return false;
         }
-        if (m->kind == TP_MOTION_OSCILLATE && (!(m->period > 0.0) || !isfinite(m->period))) {
-            tpErrorf(err, errlen, "%s: motion.period must be > 0 (got %g)", who, m->period);
+        if (m->kind == TP_MOTION_OSCILLATE && (!(m->period >= 1e-3) || !(m->period <= 1e9))) {
+            tpErrorf(err, errlen, "%s: motion.period must be in [0.001, 1e9] s (got %g)", who, m->period);
             return false;
         }
     }
@@ -254,12 +314,12 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
         tpErrorf(err, errlen, "scene: definition is NULL");
         return false;
     }
-    if (!(def->dt > 0.0) || !isfinite(def->dt)) {
-        tpErrorf(err, errlen, "scene: dt must be > 0 (got %g)", def->dt);
+    if (!(def->dt >= 1e-6) || !(def->dt <= 1.0)) {
+        tpErrorf(err, errlen, "scene: dt must be in [1e-6, 1] s (got %g)", def->dt);
         return false;
     }
-    if (!tpFinite(def->gravity, 3)) {
-        tpErrorf(err, errlen, "scene: gravity must be finite");
+    if (!tpFinite(def->gravity, 3) || tpNorm3(def->gravity) > 1e4) {
+        tpErrorf(err, errlen, "scene: gravity must be finite and at most 1e4 m/s^2");
         return false;
     }
     if (def->solver != TP_SOLVER_STEP && def->solver != TP_SOLVER_QUICKSTEP) {
@@ -323,7 +383,8 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
         return false;
     }
     for (int i = 0; i < def->nbodies; i++)
-        if (!tpCheckBody(def, i, err, errlen)) return false;
+        if (!tpCheckBody(def, i, err, errlen))
+            return false;
     return true;
 }
 
@@ -333,10 +394,14 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
 static void tpNormalise4(double q[4])
 {
     double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (int k = 0; k < 4; k++) q[k] /= n;
+    for (int k = 0; k < 4; k++)
+        q[k] /= n;
 }
 
-static double tpMax(double a, double b) { return a > b ? a : b; }
+static double tpMax(double a, double b)
+{
+    return a > b ? a : b;
+}
 
 tpPairSurface tpWorld_PairSurface(const tpWorld *w, int a, int b)
 {
@@ -373,13 +438,16 @@ static void tpBuildSurfaces(tpWorld *w)
 static dSpaceID tpCreateSpace(const tpSceneDef *def)
 {
     switch (def->space) {
-    case TP_SPACE_SIMPLE: return dSimpleSpaceCreate(0);
-    case TP_SPACE_SAP: return dSweepAndPruneSpaceCreate(0, dSAP_AXES_XYZ);
+    case TP_SPACE_SIMPLE:
+        return dSimpleSpaceCreate(0);
+    case TP_SPACE_SAP:
+        return dSweepAndPruneSpaceCreate(0, dSAP_AXES_XYZ);
     case TP_SPACE_HASH: {
         double lo = 1e300, hi = 0;
         for (int i = 0; i < def->nbodies; i++) {
             const tpBodyDef *b = &def->bodies[i];
-            if (b->shape == TP_SHAPE_PLANE) continue;
+            if (b->shape == TP_SHAPE_PLANE)
+                continue;
             double e = b->shape == TP_SHAPE_BOX ? fmax(b->size[0], fmax(b->size[1], b->size[2]))
                                                 : 2.0 * b->size[0] + (b->shape == TP_SHAPE_SPHERE ? 0.0 : b->size[1]);
             lo = fmin(lo, e);
@@ -393,18 +461,24 @@ static dSpaceID tpCreateSpace(const tpSceneDef *def)
         return s;
     }
     case TP_SPACE_AUTO:
-    default: return def->nbodies > 32 ? dHashSpaceCreate(0) : dSimpleSpaceCreate(0);
+    default:
+        return def->nbodies > 32 ? dHashSpaceCreate(0) : dSimpleSpaceCreate(0);
     }
 }
 
 static dGeomID tpCreateGeom(dSpaceID space, const tpBodyDef *b)
 {
     switch (b->shape) {
-    case TP_SHAPE_BOX: return dCreateBox(space, b->size[0], b->size[1], b->size[2]);
-    case TP_SHAPE_SPHERE: return dCreateSphere(space, b->size[0]);
-    case TP_SHAPE_CYLINDER: return dCreateCylinder(space, b->size[0], b->size[1]);
-    case TP_SHAPE_CAPSULE: return dCreateCapsule(space, b->size[0], b->size[1]);
-    case TP_SHAPE_PLANE: return dCreatePlane(space, b->plane[0], b->plane[1], b->plane[2], b->plane[3]);
+    case TP_SHAPE_BOX:
+        return dCreateBox(space, b->size[0], b->size[1], b->size[2]);
+    case TP_SHAPE_SPHERE:
+        return dCreateSphere(space, b->size[0]);
+    case TP_SHAPE_CYLINDER:
+        return dCreateCylinder(space, b->size[0], b->size[1]);
+    case TP_SHAPE_CAPSULE:
+        return dCreateCapsule(space, b->size[0], b->size[1]);
+    case TP_SHAPE_PLANE:
+        return dCreatePlane(space, b->plane[0], b->plane[1], b->plane[2], b->plane[3]);
     }
     return NULL;
 }
@@ -412,11 +486,21 @@ static dGeomID tpCreateGeom(dSpaceID space, const tpBodyDef *b)
 static void tpShapeMass(const tpBodyDef *b, double total, dMass *m)
 {
     switch (b->shape) {
-    case TP_SHAPE_BOX: dMassSetBoxTotal(m, total, b->size[0], b->size[1], b->size[2]); break;
-    case TP_SHAPE_SPHERE: dMassSetSphereTotal(m, total, b->size[0]); break;
-    case TP_SHAPE_CYLINDER: dMassSetCylinderTotal(m, total, 3, b->size[0], b->size[1]); break;
-    case TP_SHAPE_CAPSULE: dMassSetCapsuleTotal(m, total, 3, b->size[0], b->size[1]); break;
-    case TP_SHAPE_PLANE: dMassSetZero(m); break;
+    case TP_SHAPE_BOX:
+        dMassSetBoxTotal(m, total, b->size[0], b->size[1], b->size[2]);
+        break;
+    case TP_SHAPE_SPHERE:
+        dMassSetSphereTotal(m, total, b->size[0]);
+        break;
+    case TP_SHAPE_CYLINDER:
+        dMassSetCylinderTotal(m, total, 3, b->size[0], b->size[1]);
+        break;
+    case TP_SHAPE_CAPSULE:
+        dMassSetCapsuleTotal(m, total, 3, b->size[0], b->size[1]);
+        break;
+    case TP_SHAPE_PLANE:
+        dMassSetZero(m);
+        break;
     }
 }
 
@@ -435,13 +519,14 @@ static bool tpAllocArrays(tpWorld *w)
     w->cgeoms = calloc((size_t)d->max_contacts, sizeof *w->cgeoms);
     w->action = calloc((size_t)nb * 6, sizeof(double));
     w->restored = malloc(sizeof(double) + (size_t)nb * sizeof(tpBodyState));
-    return w->restored && w->materials && w->contacts && w->bodies && w->rt && w->surfaces && w->state_body && w->control_body &&
-           w->kin_body && w->cgeoms && w->action;
+    return w->restored && w->materials && w->contacts && w->bodies && w->rt && w->surfaces && w->state_body &&
+           w->control_body && w->kin_body && w->cgeoms && w->action;
 }
 
 tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
 {
-    if (!tpCheckScene(def, err, errlen)) return NULL;
+    if (!tpCheckScene(def, err, errlen))
+        return NULL;
 
     tpWorld *w = calloc(1, sizeof *w);
     if (w == NULL) {
@@ -455,8 +540,10 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         return NULL;
     }
     memcpy(w->materials, def->materials, (size_t)def->nmaterials * sizeof *w->materials);
-    if (def->ncontacts > 0) memcpy(w->contacts, def->contacts, (size_t)def->ncontacts * sizeof *w->contacts);
-    if (def->nbodies > 0) memcpy(w->bodies, def->bodies, (size_t)def->nbodies * sizeof *w->bodies);
+    if (def->ncontacts > 0)
+        memcpy(w->contacts, def->contacts, (size_t)def->ncontacts * sizeof *w->contacts);
+    if (def->nbodies > 0)
+        memcpy(w->bodies, def->bodies, (size_t)def->nbodies * sizeof *w->bodies);
     w->def.materials = w->materials;
     w->def.contacts = w->contacts;
     w->def.bodies = w->bodies;
@@ -515,8 +602,10 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         dBodySetAutoDisableFlag(r->body, 0);
 
         if (tpIsDynamic(b)) {
-            if (b->linear_damping > 0.0) dBodySetLinearDamping(r->body, b->linear_damping);
-            if (b->angular_damping > 0.0) dBodySetAngularDamping(r->body, b->angular_damping);
+            if (b->linear_damping > 0.0)
+                dBodySetLinearDamping(r->body, b->linear_damping);
+            if (b->angular_damping > 0.0)
+                dBodySetAngularDamping(r->body, b->angular_damping);
             r->state_slot = w->nstate;
             w->state_body[w->nstate++] = i;
             if (b->cls != TP_BODY_PASSIVE) {
@@ -531,7 +620,8 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
             dBodySetKinematic(r->body);
             r->kinematic = true;
             double n = tpNorm3(b->motion.axis);
-            for (int k = 0; k < 3; k++) r->axis[k] = n > 0.0 ? b->motion.axis[k] / n : (k == 2 ? 1.0 : 0.0);
+            for (int k = 0; k < 3; k++)
+                r->axis[k] = n > 0.0 ? b->motion.axis[k] / n : (k == 2 ? 1.0 : 0.0);
             w->kin_body[w->nkinematic++] = i;
             dGeomSetCategoryBits(r->geom, TP_CAT_KINEMATIC);
             dGeomSetCollideBits(r->geom, TP_CAT_DYNAMIC);
@@ -559,7 +649,8 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
 
 void tpDestroyWorld(tpWorld *w)
 {
-    if (w == NULL) return;
+    if (w == NULL)
+        return;
     if (w->world != NULL) {
         dJointGroupDestroy(w->group);
         dSpaceDestroy(w->space); /* destroys the geoms it holds (cleanup mode is on by default) */
@@ -586,7 +677,10 @@ void tpDestroyWorld(tpWorld *w)
 /* ------------------------------------------------------------------------------------------ */
 /* Queries                                                                                     */
 
-int tpWorld_BodyCount(const tpWorld *w) { return w->def.nbodies; }
+int tpWorld_BodyCount(const tpWorld *w)
+{
+    return w->def.nbodies;
+}
 
 const tpBodyDef *tpWorld_Body(const tpWorld *w, int i)
 {
@@ -595,22 +689,33 @@ const tpBodyDef *tpWorld_Body(const tpWorld *w, int i)
 
 int tpWorld_FindBody(const tpWorld *w, const char *name)
 {
-    if (name == NULL) return -1;
+    if (name == NULL)
+        return -1;
     for (int i = 0; i < w->def.nbodies; i++)
-        if (strcmp(w->bodies[i].name, name) == 0) return i;
+        if (strcmp(w->bodies[i].name, name) == 0)
+            return i;
     return -1;
 }
 
-const tpSceneDef *tpWorld_Def(const tpWorld *w) { return &w->def; }
+const tpSceneDef *tpWorld_Def(const tpWorld *w)
+{
+    return &w->def;
+}
 
-int tpWorld_StateCount(const tpWorld *w) { return w->nstate; }
+int tpWorld_StateCount(const tpWorld *w)
+{
+    return w->nstate;
+}
 
 int tpWorld_StateSlot(const tpWorld *w, int body)
 {
     return (body >= 0 && body < w->def.nbodies) ? w->rt[body].state_slot : -1;
 }
 
-int tpWorld_ControlCount(const tpWorld *w) { return w->ncontrol; }
+int tpWorld_ControlCount(const tpWorld *w)
+{
+    return w->ncontrol;
+}
 
 int tpWorld_ControlSlot(const tpWorld *w, int body)
 {
@@ -666,14 +771,16 @@ void tpWorld_ClampAction(const tpWorld *w, double *action)
             double n = tpNorm3(f);
             if (n > b->max_force) {
                 double s = b->max_force / n;
-                for (int j = 0; j < 3; j++) f[j] *= s;
+                for (int j = 0; j < 3; j++)
+                    f[j] *= s;
             }
         }
         if (b->max_torque > 0.0) {
             double n = tpNorm3(tau);
             if (n > b->max_torque) {
                 double s = b->max_torque / n;
-                for (int j = 0; j < 3; j++) tau[j] *= s;
+                for (int j = 0; j < 3; j++)
+                    tau[j] *= s;
             }
         }
     }

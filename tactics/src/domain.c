@@ -24,9 +24,15 @@ tpDomainDef tpDefaultDomainDef(void)
     return d;
 }
 
-double tpState_Time(const void *x) { return *(const double *)x; }
+double tpState_Time(const void *x)
+{
+    return *(const double *)x;
+}
 
-const tpBodyState *tpState_Bodies(const void *x) { return (const tpBodyState *)((const char *)x + sizeof(double)); }
+const tpBodyState *tpState_Bodies(const void *x)
+{
+    return (const tpBodyState *)((const char *)x + sizeof(double));
+}
 
 const tpTacticState *tpState_Tactic(const tpDomain *d, const void *x, int tactic)
 {
@@ -38,7 +44,10 @@ static tpTacticState *tactic_mut(const tpDomain *d, void *x, int tactic)
     return (tpTacticState *)((char *)x + d->tac_off[tactic]);
 }
 
-int tpDomain_TacticVars(const tpDomain *d, int tactic) { return d->tac_nv[tactic]; }
+int tpDomain_TacticVars(const tpDomain *d, int tactic)
+{
+    return d->tac_nv[tactic];
+}
 
 tpStateView tpDomain_View(const tpDomain *d, const void *x)
 {
@@ -46,10 +55,22 @@ tpStateView tpDomain_View(const tpDomain *d, const void *x)
     return v;
 }
 
-const tpWorld *tpDomain_World(const tpDomain *d) { return d->world; }
-const tpDomainDef *tpDomain_Def(const tpDomain *d) { return &d->def; }
-const char *tpDomain_Error(const tpDomain *d) { return d->error; }
-void tpDomain_SetError(tpDomain *d, const char *msg) { tpStrCopy(d->error, sizeof d->error, msg ? msg : ""); }
+const tpWorld *tpDomain_World(const tpDomain *d)
+{
+    return d->world;
+}
+const tpDomainDef *tpDomain_Def(const tpDomain *d)
+{
+    return &d->def;
+}
+const char *tpDomain_Error(const tpDomain *d)
+{
+    return d->error;
+}
+void tpDomain_SetError(tpDomain *d, const char *msg)
+{
+    tpStrCopy(d->error, sizeof d->error, msg ? msg : "");
+}
 
 /* ---- problem callbacks ---------------------------------------------------------------------- */
 
@@ -199,7 +220,8 @@ static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, voi
         if (!fresh) {
             memcpy(V, ts->V, sizeof(double) * (size_t)nv);
         }
-        tpSkillCall call = {d->world, view.bodies, view.t, d->def.scene.dt, y, d->sample_dim, rng, fresh, V, action, NULL};
+        tpSkillCall call = {d->world, view.bodies, view.t, d->def.scene.dt, y,   d->sample_dim,
+                            rng,      fresh,       V,      action,          NULL};
         int b = tpSkill_Run(&tac->skills[sigma], &call);
         memcpy(tn->V, V, sizeof(double) * (size_t)nv);
         if (b < 0) {
@@ -214,6 +236,16 @@ static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, voi
             any = true;
         }
     }
+    /* Skill outputs enter the physics here: a non-finite or absurd force is the domain's error
+     * (a custom skill, a sampled parameter), reported, never handed to ODE. */
+    for (int k = 0; k < 6 * d->ncontrol; ++k) {
+        if (!(fabs(action[k]) <= TP_MAX_FORCE)) {
+            const tpBodyDef *b = tpWorld_Body(d->world, tpWorld_ControlBody(d->world, k / 6));
+            tpErrorf(d->error, sizeof d->error, "the skills gave body '%s' a %s %c component of %g, outside +-%g",
+                     b->name, k % 6 < 3 ? "force" : "torque", "xyz"[k % 3], action[k], TP_MAX_FORCE);
+            return TP_CB_ERROR;
+        }
+    }
     /* Store the action as applied, so recorded controls are exactly what Sim used. */
     tpWorld_ClampAction(d->world, action);
     pack_action(d, action, stored);
@@ -225,9 +257,9 @@ static int cb_simulate(void *ctx, const void *x, const double *action, void *xne
     tpDomain *d = ctx;
     double t = tpState_Time(x);
     tpDomain_ExpandAction(d, action, d->act_full);
-    tpWorld_Step(d->world, tpState_Bodies(x), t, d->act_full, (tpBodyState *)((char *)xnew + d->off_bodies));
+    bool ok = tpWorld_Step(d->world, tpState_Bodies(x), t, d->act_full, (tpBodyState *)((char *)xnew + d->off_bodies));
     *(double *)xnew = t + d->def.scene.dt;
-    return TP_CB_TRUE;
+    return ok ? TP_CB_TRUE : TP_CB_FALSE; /* a state that left the physical ranges: invalid */
 }
 
 static int cb_valid(void *ctx, const void *x)
@@ -564,8 +596,8 @@ static bool setup_sampling(tpDomain *d, char *err, size_t errlen)
     double mass = b->mass > 0 ? b->mass : 1.0;
     d->max_accel = s->max_accel > 0 ? s->max_accel : (b->max_force > 0 ? b->max_force / mass : 10.0);
     double izz = tpBody_InertiaZ(b);
-    d->max_angaccel = s->max_angaccel > 0 ? s->max_angaccel
-                                          : (b->max_torque > 0 && izz > 0 ? b->max_torque / izz : 20.0);
+    d->max_angaccel =
+        s->max_angaccel > 0 ? s->max_angaccel : (b->max_torque > 0 && izz > 0 ? b->max_torque / izz : 20.0);
     return true;
 }
 
@@ -575,8 +607,8 @@ static bool check_metric(const tpDomain *d, const tpMetricDef *m, const char *wh
         tpErrorf(err, errlen, "%s: distance metric needs a body", what);
         return false;
     }
-    if (m->kind == TP_METRIC_ARRANGED && (!m->cond || m->cond->kind != TP_COND_ARRANGED ||
-                                          !tpCond_Check(m->cond, d->world, err, errlen))) {
+    if (m->kind == TP_METRIC_ARRANGED &&
+        (!m->cond || m->cond->kind != TP_COND_ARRANGED || !tpCond_Check(m->cond, d->world, err, errlen))) {
         if (!m->cond || m->cond->kind != TP_COND_ARRANGED) {
             tpErrorf(err, errlen, "%s: the arranged metric needs an arranged condition", what);
         }

@@ -209,8 +209,8 @@ static void row_state(const double *row, tpBodyState *s)
     memcpy(s->angvel, row + 10, sizeof s->angvel);
 }
 
-static const char *const k_fields[TP_STATE_DOUBLES] = {"pos.x",  "pos.y",  "pos.z",  "quat.w", "quat.x",
-                                                       "quat.y", "quat.z", "vel.x",  "vel.y",  "vel.z",
+static const char *const k_fields[TP_STATE_DOUBLES] = {"pos.x",    "pos.y",    "pos.z",   "quat.w", "quat.x",
+                                                       "quat.y",   "quat.z",   "vel.x",   "vel.y",  "vel.z",
                                                        "angvel.x", "angvel.y", "angvel.z"};
 
 /* Compares a replayed state with a recorded row bit for bit; describes the first difference. */
@@ -268,8 +268,10 @@ int tpDomain_Replay(tpDomain *d, const tpPlanRecord *rec, int w, char *err, size
         int b = tpWorld_StateBody(d->world, k);
         row_state(pw->traj[b], &x[k]);
         if (!same_row(&d->initial_all[b], pw->traj[b], rec->bodies[b].name, 0, err, errlen)) {
-            tpErrorf(err, errlen, "the recorded initial state of body '%s' is not the domain's (was the domain "
-                     "changed, or run with other --set values?)", rec->bodies[b].name);
+            tpErrorf(err, errlen,
+                     "the recorded initial state of body '%s' is not the domain's (was the domain "
+                     "changed, or run with other --set values?)",
+                     rec->bodies[b].name);
             result = -2;
             goto done;
         }
@@ -280,7 +282,15 @@ int tpDomain_Replay(tpDomain *d, const tpPlanRecord *rec, int w, char *err, size
             int b = tpWorld_ControlBody(d->world, k);
             memcpy(action + 6 * k, pw->controls[b] + (size_t)i * TP_CONTROL_DOUBLES, sizeof(double) * 6);
         }
-        tpWorld_Step(d->world, x, t, action, x);
+        if (!tpWorld_Step(d->world, x, t, action, x)) {
+            /* never a physical state: the plan was edited or its controls are out of range */
+            tpErrorf(err, errlen,
+                     "step %d: the controls are out of range or the simulation left the physical "
+                     "ranges (|force| <= %g, |pos| <= %g m, |vel| <= %g m/s)",
+                     i + 1, TP_MAX_FORCE, TP_MAX_COORD, TP_MAX_SPEED);
+            result = i + 1;
+            goto done;
+        }
         t = t + d->def.scene.dt;
         for (int b = 0; b < d->nbodies; ++b) {
             if (!pw->traj[b]) {

@@ -21,6 +21,10 @@ extern "C" {
 #define TP_MAX_SPEED 1e5  /* m/s: |linear velocity component| */
 #define TP_MAX_ANGVEL 1e5 /* rad/s: |angular velocity component| */
 #define TP_MAX_FORCE 1e12 /* N (force) and N m (torque): |action component| */
+#define TP_MIN_SIZE 1e-6  /* m: smallest box extent, radius or length */
+#define TP_MAX_SIZE 1e5   /* m: largest box extent, radius or length */
+#define TP_MIN_MASS 1e-6  /* kg: lightest dynamic body */
+#define TP_MAX_MASS 1e12  /* kg: heaviest dynamic body */
 
 /* File size caps (bytes), documented in docs/cli.md. Readers refuse larger files and
  * non-regular files (FIFOs, devices, directories). */

@@ -52,14 +52,16 @@ typedef struct tpProblem {
     /// active skill reports busy (b_and), TP_CB_FALSE otherwise, TP_CB_ERROR on failure.
     int (*control)(void *ctx, const void *x, const double *y, tpRng *rng, void *xnew, double *action);
     /// The physics half: Sim(x, a, dt). Writes the physical part of xnew (bodies and time).
-    /// Must be a pure function of (x, action). Returns TP_CB_ERROR on failure, else TP_CB_TRUE.
+    /// Must be a pure function of (x, action). Returns TP_CB_ERROR on failure, TP_CB_FALSE when
+    /// xnew is not a usable state (the physics left its valid ranges: the node is rejected like
+    /// an invalid one), else TP_CB_TRUE.
     int (*simulate)(void *ctx, const void *x, const double *action, void *xnew);
     /// x in X_valid? NULL: every state is valid. Called right after simulate on every new node.
     int (*valid)(void *ctx, const void *x);
     /// x in X_goal? Required.
     int (*goal)(void *ctx, const void *x);
-    /// Quality of a non-goal node for the approximate answer: lower is better. NULL: the
-    /// deepest node is returned.
+    /// Quality of a non-goal node for the approximate answer: lower is better; NAN on a callback
+    /// error (the planner stops with TP_PLAN_ERROR). NULL: the deepest node is returned.
     double (*quality)(void *ctx, const void *x);
     /// Cost of a solution (many-worlds selection): lower is better. `path` lists node indices
     /// root..goal (len entries). NULL: number of steps (len - 1). Returns NAN on error.
