@@ -35,12 +35,18 @@ typedef struct tpCliPlanOpts {
     tpPlannerKind kind;
     double mu_v, limit_v;
     long long seed_v, iters_v, sols_v;
+    /* script limits (0 = the tpScriptDef default) */
+    long long memory_mb;     /* --memory-limit MB */
+    double load_time, call_time; /* --load-time-limit S, --call-time-limit S */
 } tpCliPlanOpts;
 
 /// Parses the planner option at argv[*i] (--planner, --mu, --seed, --max-iters, --time-limit,
-/// --solutions with a value, --no-nn-index): 1 = consumed (*i advanced past its value), 0 = not
-/// a planner option, -1 = bad value (message logged).
+/// --solutions, --memory-limit, --load-time-limit, --call-time-limit with a value,
+/// --no-nn-index): 1 = consumed (*i advanced past its value), 0 = not a planner option,
+/// -1 = bad value (message logged).
 int tpCli_ParsePlannerOption(tpCliPlanOpts *o, int argc, char **argv, int *i);
+/// The script definition for path with the options' limits (params may be NULL if n is 0).
+tpScriptDef tpCli_ScriptDef(const tpCliPlanOpts *o, const char *path, const tpScriptParam *params, int nparams);
 /// Overrides the script's planner defaults with the options that were given.
 void tpCli_ApplyPlannerOptions(const tpCliPlanOpts *o, tpPlannerDef *pd);
 

@@ -34,6 +34,7 @@ static void bench_usage(FILE *f)
             "  --seed S            first seed (default 1)\n"
             "  --max-iters N       maximum planner iterations per run (default: the script's)\n"
             "  --mu M, --time-limit S, --solutions K, --no-nn-index   as in 'tplan plan'\n"
+            "  --memory-limit MB, --load-time-limit S, --call-time-limit S   as in 'tplan plan'\n"
             "  --set [DOMAIN:]NAME=VALUE   script parameter, for every domain or only DOMAIN\n"
             "  --out FILE          raw per-run records, FILE.json or FILE.csv\n"
             "  --plot FILE.png     Fig. 13: BK-RRT breakdown against tree size (data in FILE.png.dat;\n"
@@ -98,10 +99,11 @@ static bool push_run(Runs *r, const Run *run)
 
 /* BK-RRT needs a sampling space Y; domains without one (dice) are BK-BGT only. A script that
  * fails to load answers true: the run itself then reports the error. */
-static bool has_sampling_space(const char *path, const tpScriptParam *params, int nparams)
+static bool has_sampling_space(const tpCliPlanOpts *o, const char *path, const tpScriptParam *params, int nparams)
 {
     char err[1024];
-    tpScript *s = tpLoadScript(path, params, nparams, err, sizeof err);
+    tpScriptDef def = tpCli_ScriptDef(o, path, params, nparams);
+    tpScript *s = tpCreateScript(&def, err, sizeof err);
     if (s == NULL) {
         return true;
     }
@@ -532,7 +534,7 @@ int tpCmd_Bench(int argc, char **argv)
         int nparams = params_for(sets, nsets, label, params, storage, sizeof storage);
         for (int p = 0; p < nplanners; ++p) {
             size_t first = runs.n;
-            if (kinds[p] == TP_PLANNER_RRT && !has_sampling_space(path, params, nparams)) {
+            if (kinds[p] == TP_PLANNER_RRT && !has_sampling_space(&o, path, params, nparams)) {
                 printf("%-18s %-6s n/a: the domain has no sampling space (BK-BGT only; Table 1 has no BK-RRT time either)\n",
                        label, kind_name(kinds[p]));
                 fflush(stdout);

@@ -14,8 +14,9 @@ int tpCli_ParsePlannerOption(tpCliPlanOpts *o, int argc, char **argv, int *i)
         o->no_nn_index = true;
         return 1;
     }
-    static const char *const with_value[] = {"--planner", "--mu", "--seed", "--max-iters", "--time-limit",
-                                             "--solutions", NULL};
+    static const char *const with_value[] = {"--planner",         "--mu",        "--seed",         "--max-iters",
+                                             "--time-limit",      "--solutions", "--memory-limit", "--load-time-limit",
+                                             "--call-time-limit", NULL};
     bool known = false;
     for (int k = 0; with_value[k]; ++k) {
         known = known || strcmp(a, with_value[k]) == 0;
@@ -61,6 +62,18 @@ int tpCli_ParsePlannerOption(tpCliPlanOpts *o, int argc, char **argv, int *i)
             return -1;
         }
         o->limit = true;
+    } else if (strcmp(a, "--memory-limit") == 0) {
+        if (!tpCli_ParseInt(a, v, 16, &o->memory_mb) || o->memory_mb > (1LL << 30)) {
+            tpLog(TP_LOG_ERROR, "--memory-limit must be in 16..1073741824 (MB)");
+            return -1;
+        }
+    } else if (strcmp(a, "--load-time-limit") == 0 || strcmp(a, "--call-time-limit") == 0) {
+        double t = 0;
+        if (!tpCli_ParseDouble(a, v, &t) || !(t > 0) || t > 1e6) {
+            tpLog(TP_LOG_ERROR, "%s must be in (0, 1e6] seconds", a);
+            return -1;
+        }
+        *(a[2] == 'l' ? &o->load_time : &o->call_time) = t;
     } else { /* --solutions */
         if (!tpCli_ParseInt(a, v, 1, &o->sols_v) || o->sols_v > 1000000) {
             return -1;
@@ -68,6 +81,24 @@ int tpCli_ParsePlannerOption(tpCliPlanOpts *o, int argc, char **argv, int *i)
         o->sols = true;
     }
     return 1;
+}
+
+tpScriptDef tpCli_ScriptDef(const tpCliPlanOpts *o, const char *path, const tpScriptParam *params, int nparams)
+{
+    tpScriptDef def = tpDefaultScriptDef();
+    def.path = path;
+    def.params = params;
+    def.nparams = nparams;
+    if (o->memory_mb > 0) {
+        def.memory_limit = (size_t)o->memory_mb << 20;
+    }
+    if (o->load_time > 0) {
+        def.load_time_limit = o->load_time;
+    }
+    if (o->call_time > 0) {
+        def.call_time_limit = o->call_time;
+    }
+    return def;
 }
 
 void tpCli_ApplyPlannerOptions(const tpCliPlanOpts *o, tpPlannerDef *pd)
@@ -99,7 +130,8 @@ int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, co
                   const tpCliProgress *progress, tpCliRun *run, char *err, size_t errlen)
 {
     memset(run, 0, sizeof *run);
-    run->script = tpLoadScript(path, params, nparams, err, errlen);
+    tpScriptDef sdef = tpCli_ScriptDef(o, path, params, nparams);
+    run->script = tpCreateScript(&sdef, err, errlen);
     if (!run->script) {
         return TP_EXIT_BAD_INPUT;
     }
@@ -117,6 +149,14 @@ int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, co
     if (!run->planner) {
         snprintf(err, errlen, "%s: %s", path, perr);
         return TP_EXIT_BAD_INPUT;
+    }
+    if (run->pd.time_limit > 0) {
+        /* The planner stops between iterations at the limit; a Lua callback still running a
+         * second later is stuck (one iteration takes milliseconds) and is stopped by the hook.
+         * The grace keeps a normal run at its limit an approximate answer, not an error. */
+        char what[64];
+        snprintf(what, sizeof what, "--time-limit %g s, plus 1 s of grace", run->pd.time_limit);
+        tpScript_SetDeadline(run->script, tpClock_Now() + run->pd.time_limit + 1.0, what);
     }
     run->status = tpPlanner_Run(run->planner, &run->res);
     if (run->status == TP_PLAN_ERROR) {

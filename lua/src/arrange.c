@@ -173,18 +173,11 @@ static int tplPattern(lua_State *L)
             tplError(L, "%s: image: expected a file name, got %s", ctor, tplTypeName(L, -1));
         }
         tplField(L, 1, "image");
-        const char *img = lua_tostring(L, -1);
-        if (img[0] != '/') {
-            lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_PATH);
-            const char *script = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
-            const char *slash = strrchr(script, '/');
-            if (slash)
-                lua_pushfstring(L, "%s%s", lua_pushlstring(L, script, (size_t)(slash - script) + 1), img);
-            else
-                lua_pushstring(L, img);
-            img = lua_tostring(L, -1);
-        }
-        ok = tpBitmap_ReadPnm(img, invert, &bm, err, sizeof err);
+        /* a file inside the script's folder only (an untrusted script must not probe others) */
+        char what[64];
+        snprintf(what, sizeof what, "%s: image", ctor);
+        const char *img = tplDataPath(L, what, lua_tostring(L, -1));
+        ok = tplConfined(L, img, err, sizeof err) && tpBitmap_ReadPnm(img, invert, &bm, err, sizeof err);
     }
     if (!ok)
         tplError(L, "%s: %s", ctor, err);

@@ -416,12 +416,15 @@ static int tplInvoke(tplDomain *dom, lua_CFunction runner, void *args)
         tplSetError(dom, "Lua stack exhausted");
         return -1;
     }
+    tplLimits *lim = tplGetLimits(L);
+    double saved = tplArm(L, lim->call_seconds, lim->call_what);
     lua_pushcfunction(L, tplMsgHandler);
     lua_pushcfunction(L, runner);
     lua_pushlightuserdata(L, args);
     int rc = lua_pcall(L, 1, 0, top + 1);
     if (rc != LUA_OK)
-        tplSetError(dom, lua_tostring(L, -1));
+        tplSetError(dom, tplErrorText(L, -1));
+    tplDisarm(L, saved);
     tplExpire(L, dom);
     lua_settop(L, top);
     return rc == LUA_OK ? 0 : -1;
@@ -485,9 +488,12 @@ static int tplPiRun(lua_State *L)
         double p = 0;
         if (t == LUA_TNUMBER)
             p = lua_tonumber(L, -1);
-        else if (t != LUA_TNIL)
+        else if (t != LUA_TNIL) {
+            const char *got = luaL_typename(L, -1);
+            lua_rawgeti(L, names, j + 1); /* the key: the skill's name */
             tplError(L, "%s transitions.%s: probability of '%s' must be a number, got %s", where, row,
-                     lua_tostring(L, -1), luaL_typename(L, -1));
+                     lua_tostring(L, -1), got);
+        }
         lua_pop(L, 1);
         if (!(p >= 0) || !isfinite(p)) {
             lua_rawgeti(L, names, j + 1);

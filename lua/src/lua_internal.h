@@ -5,9 +5,11 @@
  * they refer to. Names are resolved by tp.domain, which reports a bad reference at the call
  * site of the constructor that made it. No C globals: everything lives in the lua_State. */
 #ifndef TP_LUA_INTERNAL_H
-/* Registry key: the loaded script's directory with a trailing slash. */
-#define TPL_SCRIPT_DIR "tplan.script_dir"
 #define TP_LUA_INTERNAL_H
+/* Registry keys: the loaded script's directory with a trailing slash, as given and resolved
+ * (realpath, no trailing slash). Absent for a script submitted as text (no folder). */
+#define TPL_SCRIPT_DIR "tplan.script_dir"
+#define TPL_SCRIPT_REALDIR "tplan.script_realdir"
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -202,6 +204,49 @@ void tplOpenNav(lua_State *L);
 void tplOpenParams(lua_State *L);
 /// Opens the whole `tp` module: pushes the table.
 int luaopen_tp(lua_State *L);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Sandbox and limits (sandbox.c)                                                              */
+
+enum { TPL_TRIP_NONE = 0, TPL_TRIP_TIME, TPL_TRIP_MEMORY };
+
+/// The limits of one lua_State; its address is in the state's extra space. Owned by tpScript.
+typedef struct tplLimits {
+    size_t max_bytes;      /* allocator cap (bytes) */
+    size_t used;           /* bytes allocated now */
+    double deadline;       /* tpClock_Now() time after which the hook raises; 0 = none */
+    const char *deadline_what; /* which limit the deadline is, for the message (one of the
+                                  buffers below) */
+    double call_seconds;   /* limit of one callback while planning (s) */
+    double run_deadline;   /* the planning run's --time-limit, absolute; 0 = none */
+    char load_what[96], call_what[96], run_what[96];
+    int tripped;           /* TPL_TRIP_*: once set, every protected call re-raises msg */
+    char msg[512];         /* "file:line: time limit exceeded (...)" */
+    char where[400];       /* "file:line: " of the script when the hook last ran */
+} tplLimits;
+
+/// lua_Alloc counting into the tplLimits ud and refusing to grow past max_bytes.
+void *tplAlloc(void *ud, void *ptr, size_t osize, size_t nsize);
+/// The limits of L's main state.
+tplLimits *tplGetLimits(lua_State *L);
+/// Stores lim in L's extra space and installs the count hook.
+void tplInstallLimits(lua_State *L, tplLimits *lim);
+/// Opens the allow-listed libraries (see sandbox.c) with our print, load, require, pcall...
+void tplOpenSandbox(lua_State *L);
+/// Arms the deadline now + seconds (0 = none), or the run's deadline if that comes first;
+/// `what` (kept, not copied: a buffer of the limits) names it. Returns the previous deadline
+/// for tplDisarm.
+double tplArm(lua_State *L, double seconds, const char *what);
+void tplDisarm(lua_State *L, double saved);
+/// The message of the error at idx, or the limit's message when a limit tripped.
+const char *tplErrorText(lua_State *L, int idx);
+/// Pushes "<script dir><name>" for a data file a script names; raises (naming `what`) when
+/// name is absolute or has a ".." component, or the script has no folder.
+const char *tplDataPath(lua_State *L, const char *what, const char *name);
+/// True when path (existing) resolves inside the script's folder; else a message in err.
+bool tplConfined(lua_State *L, const char *path, char *err, size_t errlen);
+/// tpFile_Read of a path inside the script's folder (tplConfined first); err names the path.
+char *tplReadData(lua_State *L, const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen);
 
 /* Host callbacks (host.c); `user` is a tplDomain. */
 int tplPiCallback(void *user, int tactic, int sigma, const tpStateView *x, double *probs);

@@ -694,7 +694,8 @@ static int tplTreeClips(lua_State *L)
 }
 
 static const char *const tplTrackFields[] = {"walls", "cars", "goal", "finish", NULL};
-static const char *const tplDriveFields[] = {"depth", "node_limit", "togo_cell", "start", "max_time", "closed_cell", NULL};
+static const char *const tplDriveFields[] = {"depth",    "node_limit",  "togo_cell", "start",
+                                             "max_time", "closed_cell", NULL};
 static const char *const tplTrafficFields[] = {"pos", "vel", "heading", "length", "width", NULL};
 
 static void tplPushVector(lua_State *L, const double *v, int n)
@@ -713,12 +714,9 @@ static int tplTrack(lua_State *L)
     const char *name = luaL_checkstring(L, 1);
     if (!name[0] || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(name))
         tplError(L, "tp.nav.track: '%s' is not a track name (letters, digits, '_' and '-' only)", name);
-    lua_getfield(L, LUA_REGISTRYINDEX, TPL_SCRIPT_DIR);
-    const char *dir = lua_isstring(L, -1) ? lua_tostring(L, -1) : "./";
-    char path[4096], err[512];
-    snprintf(path, sizeof path, "%stracks/%s.json", dir, name);
-    lua_pop(L, 1);
-    tpNavTrackFile *tf = tpNavTrack_Load(path, err, sizeof err);
+    char err[512];
+    const char *path = tplDataPath(L, "tp.nav.track", lua_pushfstring(L, "tracks/%s.json", name));
+    tpNavTrackFile *tf = tplConfined(L, path, err, sizeof err) ? tpNavTrack_Load(path, err, sizeof err) : NULL;
     if (!tf)
         tplError(L, "tp.nav.track: %s", err);
     lua_createtable(L, 0, 6);

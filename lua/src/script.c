@@ -5,6 +5,7 @@
  * binary chunks are refused everywhere (they can crash the VM); math.random/randomseed raise
  * (a run's randomness must come from the planner's seeded generator); print goes to stderr so
  * it never mixes with machine-readable output. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "lua_internal.h"
 
 #include "tp/base.h"
@@ -17,6 +18,7 @@
 
 struct tpScript {
     lua_State *L;
+    tplLimits limits; /* the state's allocator and hook read it: freed after lua_close */
     tpDomain *domain; /* owned by the tp.domain userdata kept in the registry */
     char hash[32];
     char *params_json;
@@ -98,70 +100,9 @@ int luaopen_tp(lua_State *L)
     return 1;
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* Sandbox                                                                                     */
-
-static int tplDisabled(lua_State *L)
-{
-    return tplError(L, "%s is disabled: sampling must use tp distributions (determinism)",
-                    lua_tostring(L, lua_upvalueindex(1)));
-}
-
-static int tplPrint(lua_State *L)
-{
-    int n = lua_gettop(L);
-    for (int i = 1; i <= n; i++) {
-        size_t len = 0;
-        const char *s = luaL_tolstring(L, i, &len);
-        if (i > 1)
-            fputc('\t', stderr);
-        fwrite(s, 1, len, stderr);
-        lua_pop(L, 1);
-    }
-    fputc('\n', stderr);
-    return 0;
-}
-
-/* load() with the mode forced to text. Upvalue 1: the original load. */
-static int tplLoad(lua_State *L)
-{
-    int n = lua_gettop(L);
-    lua_settop(L, n > 4 ? 4 : (n < 2 ? 2 : n)); /* absent chunk name -> nil: load's default */
-    int top = lua_gettop(L);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_pushvalue(L, 1);
-    lua_pushvalue(L, 2);
-    lua_pushliteral(L, "t");
-    if (n >= 4)
-        lua_pushvalue(L, 4); /* an absent env differs from an explicit nil env */
-    lua_call(L, n >= 4 ? 4 : 3, LUA_MULTRET);
-    return lua_gettop(L) - top;
-}
-
-/* package.searchers[2] replacement: Lua files from package.path, text chunks only.
- * Upvalue 1: the package table. */
-static int tplSearcher(lua_State *L)
-{
-    const char *name = luaL_checkstring(L, 1);
-    lua_getfield(L, lua_upvalueindex(1), "searchpath");
-    lua_pushstring(L, name);
-    lua_getfield(L, lua_upvalueindex(1), "path");
-    lua_call(L, 2, 2);
-    if (lua_isnil(L, -2))
-        return 1; /* the "no file ..." message */
-    const char *file = lua_tostring(L, -2);
-    if (luaL_loadfilex(L, file, "t") != LUA_OK) {
-        /* one line, starting with the module's file:line (require is a C function: no where) */
-        const char *m = tplPushFullPath(L, lua_tostring(L, -1), file);
-        lua_pushfstring(L, "%s (loading module '%s')", m, name);
-        return lua_error(L);
-    }
-    lua_pushstring(L, file);
-    return 2;
-}
-
 typedef struct tplSetupArgs {
     const char *path;
+    const char *dir; /* the script's folder with a trailing slash; NULL: none (text source) */
     const tpScriptParam *params;
     int nparams;
 } tplSetupArgs;
@@ -169,66 +110,25 @@ typedef struct tplSetupArgs {
 static int tplSetup(lua_State *L)
 {
     tplSetupArgs *a = lua_touserdata(L, 1);
-    static const luaL_Reg libs[] = {
-        {LUA_GNAME, luaopen_base},          {LUA_LOADLIBNAME, luaopen_package},
-        {LUA_COLIBNAME, luaopen_coroutine}, {LUA_TABLIBNAME, luaopen_table},
-        {LUA_STRLIBNAME, luaopen_string},   {LUA_MATHLIBNAME, luaopen_math},
-        {LUA_UTF8LIBNAME, luaopen_utf8},    {NULL, NULL},
-    };
-    for (const luaL_Reg *l = libs; l->func; l++) {
-        luaL_requiref(L, l->name, l->func, 1);
-        lua_pop(L, 1);
+    tplOpenSandbox(L);
+    if (a->dir) {
+        /* require and data files (tp.nav.track, tp.pattern images) are confined to this folder */
+        lua_pushstring(L, a->dir);
+        lua_setfield(L, LUA_REGISTRYINDEX, TPL_SCRIPT_DIR);
+        char *real = realpath(a->dir, NULL);
+        if (!real)
+            tplError(L, "%s: cannot resolve the script's folder: %s", a->path, strerror(errno));
+        lua_pushstring(L, real);
+        free(real);
+        lua_setfield(L, LUA_REGISTRYINDEX, TPL_SCRIPT_REALDIR);
     }
-    lua_pushglobaltable(L);
-    int g = lua_gettop(L);
-    lua_getfield(L, g, "load");
-    lua_pushcclosure(L, tplLoad, 1);
-    lua_setfield(L, g, "load");
-    lua_pushnil(L);
-    lua_setfield(L, g, "loadfile");
-    lua_pushnil(L);
-    lua_setfield(L, g, "dofile");
-    lua_pushcfunction(L, tplPrint);
-    lua_setfield(L, g, "print");
-    lua_getfield(L, g, "math");
-    const char *rnd[] = {"random", "randomseed"};
-    for (int i = 0; i < 2; i++) {
-        lua_pushfstring(L, "math.%s", rnd[i]);
-        lua_pushcclosure(L, tplDisabled, 1);
-        lua_setfield(L, -2, rnd[i]);
-    }
-    lua_pop(L, 1);
-
-    /* require: <script dir>/lib/?.lua and <script dir>/?.lua first; no C modules */
-    lua_getfield(L, g, "package");
-    int pkg = lua_gettop(L);
-    const char *slash = strrchr(a->path, '/');
-    if (slash)
-        lua_pushlstring(L, a->path, (size_t)(slash - a->path) + 1);
-    else
-        lua_pushliteral(L, "./");
-    const char *dir = lua_tostring(L, -1);
-    lua_pushvalue(L, -1); /* the script's directory, for data files next to it (tp.nav.track) */
-    lua_setfield(L, LUA_REGISTRYINDEX, TPL_SCRIPT_DIR);
-    lua_getfield(L, pkg, "path");
-    lua_pushfstring(L, "%slib/?.lua;%s?.lua;%s", dir, dir, lua_tostring(L, -1));
-    lua_setfield(L, pkg, "path");
-    lua_pop(L, 2);
-    lua_pushliteral(L, "");
-    lua_setfield(L, pkg, "cpath");
-    lua_createtable(L, 2, 0);
-    lua_getfield(L, pkg, "searchers");
-    lua_rawgeti(L, -1, 1); /* the preload searcher */
-    lua_rawseti(L, -3, 1);
-    lua_pop(L, 1);
-    lua_pushvalue(L, pkg);
-    lua_pushcclosure(L, tplSearcher, 1);
-    lua_rawseti(L, -2, 2);
-    lua_setfield(L, pkg, "searchers");
 
     /* the tp module: global and require "tp" */
     luaL_requiref(L, "tp", luaopen_tp, 1);
-    lua_pop(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, "tp.loaded");
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "tp");
+    lua_pop(L, 2);
 
     /* --set overrides */
     lua_newtable(L);
@@ -402,66 +302,72 @@ static int tplFinish(lua_State *L)
 /* ------------------------------------------------------------------------------------------ */
 /* tpScript                                                                                    */
 
-static char *tplReadFile(const char *path, size_t *len, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        tpErrorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    bool bad = ferror(f) != 0;
-    fclose(f);
-    if (!buf || bad) {
-        free(buf);
-        tpErrorf(err, errlen, "%s: cannot read the file", path);
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
 static void tplScriptError(lua_State *L, const char *path, char *err, size_t errlen)
 {
-    const char *msg = lua_tostring(L, -1);
+    const char *msg = tplErrorText(L, -1);
     lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_SHORT_SRC);
     const char *short_src = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
     if (err && errlen)
-        tplFixPath(err, errlen, msg ? msg : "Lua error", path, short_src);
+        tplFixPath(err, errlen, msg, path, short_src);
     lua_pop(L, 1);
+}
+
+tpScriptDef tpDefaultScriptDef(void)
+{
+    tpScriptDef d;
+    memset(&d, 0, sizeof d);
+    d.memory_limit = TP_SCRIPT_DEFAULT_MEMORY;
+    d.load_time_limit = TP_SCRIPT_DEFAULT_LOAD_TIME;
+    d.call_time_limit = TP_SCRIPT_DEFAULT_CALL_TIME;
+    return d;
 }
 
 tpScript *tpLoadScript(const char *path, const tpScriptParam *params, int nparams, char *err, size_t errlen)
 {
+    tpScriptDef def = tpDefaultScriptDef();
+    def.path = path;
+    def.params = params;
+    def.nparams = nparams;
+    return tpCreateScript(&def, err, errlen);
+}
+
+tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
+{
     if (err && errlen)
         err[0] = '\0';
-    if (!path || nparams < 0 || (nparams > 0 && !params)) {
-        tpErrorf(err, errlen, "tpLoadScript: no script path or bad parameter list");
+    if (!def || !def->path || !def->path[0] || def->nparams < 0 || (def->nparams > 0 && !def->params) ||
+        !(def->load_time_limit >= 0) || !(def->call_time_limit >= 0)) {
+        tpErrorf(err, errlen, "tpCreateScript: no script path, bad parameter list or bad limits");
         return NULL;
     }
+    const char *path = def->path;
     size_t len = 0;
-    char *src = tplReadFile(path, &len, err, errlen);
-    if (!src)
-        return NULL;
+    char *src = NULL;
+    if (def->source) {
+        if (def->source_len > TP_MAX_SCRIPT_BYTES) {
+            tpErrorf(err, errlen, "%s: the script is larger than %zu bytes", path, TP_MAX_SCRIPT_BYTES);
+            return NULL;
+        }
+        len = def->source_len;
+    } else {
+        char why[200];
+        src = tpFile_Read(path, TP_MAX_SCRIPT_BYTES, &len, why, sizeof why);
+        if (!src) {
+            tpErrorf(err, errlen, "%s: %s", path, why);
+            return NULL;
+        }
+    }
+    const char *text = def->source ? def->source : src;
     tpScript *s = calloc(1, sizeof *s);
-    lua_State *L = s ? luaL_newstate() : NULL;
+    if (!s) {
+        free(src);
+        tpErrorf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    s->limits.max_bytes = def->memory_limit > 0 ? def->memory_limit : TP_SCRIPT_DEFAULT_MEMORY;
+    s->limits.call_seconds = def->call_time_limit > 0 ? def->call_time_limit : TP_SCRIPT_DEFAULT_CALL_TIME;
+    double load_limit = def->load_time_limit > 0 ? def->load_time_limit : TP_SCRIPT_DEFAULT_LOAD_TIME;
+    lua_State *L = lua_newstate(tplAlloc, &s->limits);
     if (!L) {
         free(s);
         free(src);
@@ -469,9 +375,30 @@ tpScript *tpLoadScript(const char *path, const tpScriptParam *params, int nparam
         return NULL;
     }
     s->L = L;
-    snprintf(s->hash, sizeof s->hash, "fnv1a64:%016llx", (unsigned long long)tpHash_Fnv1a64(src, len));
+    tplInstallLimits(L, &s->limits);
+    snprintf(s->hash, sizeof s->hash, "fnv1a64:%016llx", (unsigned long long)tpHash_Fnv1a64(text, len));
+    snprintf(s->limits.load_what, sizeof s->limits.load_what,
+             "the script's top level ran longer than %g s: --load-time-limit", load_limit);
+    snprintf(s->limits.call_what, sizeof s->limits.call_what, "one callback ran longer than %g s: --call-time-limit",
+             s->limits.call_seconds);
+    tplArm(L, load_limit, s->limits.load_what);
 
-    tplSetupArgs setup = {path, params, nparams};
+    char *dir = NULL;
+    if (!def->source) {
+        const char *slash = strrchr(path, '/');
+        size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+        dir = malloc(n + 3);
+        if (!dir) {
+            tpErrorf(err, errlen, "%s: out of memory", path);
+            goto fail;
+        }
+        if (slash)
+            memcpy(dir, path, n);
+        else
+            memcpy(dir, "./", n = 2);
+        dir[n] = '\0';
+    }
+    tplSetupArgs setup = {path, dir, def->params, def->nparams};
     lua_pushcfunction(L, tplSetup);
     lua_pushlightuserdata(L, &setup);
     if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
@@ -481,7 +408,7 @@ tpScript *tpLoadScript(const char *path, const tpScriptParam *params, int nparam
     lua_pushcfunction(L, tplMsgHandler); /* 1 */
     lua_pushcfunction(L, tplRun);        /* 2 */
     const char *chunkname = lua_pushfstring(L, "@%s", path);
-    int rc = luaL_loadbufferx(L, src, len, chunkname, "t"); /* 4: the chunk */
+    int rc = luaL_loadbufferx(L, text, len, chunkname, "t"); /* 4: the chunk */
     lua_remove(L, 3);
     if (rc != LUA_OK) {
         tplScriptError(L, path, err, errlen);
@@ -501,7 +428,7 @@ tpScript *tpLoadScript(const char *path, const tpScriptParam *params, int nparam
         goto fail;
     }
     /* stack: handler, result */
-    tplFinishArgs fin = {params, nparams, NULL, NULL};
+    tplFinishArgs fin = {def->params, def->nparams, NULL, NULL};
     lua_pushcfunction(L, tplFinish);
     lua_pushlightuserdata(L, &fin);
     lua_pushvalue(L, 2);
@@ -518,12 +445,23 @@ tpScript *tpLoadScript(const char *path, const tpScriptParam *params, int nparam
     s->domain = fin.domain;
     lua_settop(L, 0);
     lua_gc(L, LUA_GCCOLLECT); /* drop unreturned domains and scratch now, not mid-planning */
+    tplDisarm(L, 0);
+    free(dir);
     return s;
 
 fail:
+    free(dir);
     free(src);
     tpDestroyScript(s);
     return NULL;
+}
+
+void tpScript_SetDeadline(tpScript *script, double deadline, const char *what)
+{
+    if (!script)
+        return;
+    script->limits.run_deadline = deadline;
+    tpStrCopy(script->limits.run_what, sizeof script->limits.run_what, what ? what : "the run's time limit");
 }
 
 void tpDestroyScript(tpScript *script)

@@ -243,29 +243,58 @@ void tplPushWhere(lua_State *L)
     luaL_where(L, 1);
 }
 
+/* True when msg already starts with a position: "<chunk>:<line>:" where the chunk is a file
+ * name ending in ".lua" or a load()ed "[string ...]". */
+static bool tplHasPosition(const char *msg)
+{
+    for (const char *p = msg; *p && *p != '\n'; p++) {
+        if (p[0] != ':' || !(p[1] >= '0' && p[1] <= '9'))
+            continue;
+        const char *q = p + 1;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (*q != ':')
+            continue;
+        size_t n = (size_t)(p - msg);
+        return (n >= 4 && strncmp(p - 4, ".lua", 4) == 0) || strncmp(msg, "[string ", 8) == 0;
+    }
+    return false;
+}
+
 int tplMsgHandler(lua_State *L)
 {
     const char *msg = lua_tostring(L, 1);
     if (!msg) {
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
             msg = lua_tostring(L, -1);
-        } else {
-            msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+        else if (lua_isnil(L, 1))
+            msg = "error(nil) raised (an error without a message)";
+        else
+            msg = lua_pushfstring(L, "error object is a %s value", luaL_typename(L, 1));
+    }
+    /* Lua names a file by its shortened chunk id ("...ectory/helper.lua:3:" for a long path):
+     * when a function on the stack comes from that file, name it by its full path (a module
+     * loaded by require, whose path tplFixPath does not know). */
+    lua_Debug ar;
+    bool positioned = false;
+    for (int level = 0; lua_getstack(L, level, &ar); ++level) {
+        if (!lua_getinfo(L, "S", &ar) || ar.source[0] != '@')
+            continue;
+        size_t n = strlen(ar.short_src);
+        if (n > 0 && strncmp(msg, ar.short_src, n) == 0 && msg[n] == ':') {
+            if (strcmp(ar.short_src, ar.source + 1) != 0)
+                msg = lua_pushfstring(L, "%s%s", ar.source + 1, msg + n);
+            positioned = true;
+            break;
         }
-    } else {
-        /* Lua names a file by its shortened chunk id ("...ectory/helper.lua:3:" for a long
-         * path): when a function on the stack comes from that file, name it by its full path
-         * (a module loaded by require, whose path tplFixPath does not know). */
-        lua_Debug ar;
-        for (int level = 0; lua_getstack(L, level, &ar); ++level) {
-            if (!lua_getinfo(L, "S", &ar) || ar.source[0] != '@') {
-                continue;
-            }
-            size_t n = strlen(ar.short_src);
-            if (n > 0 && strncmp(msg, ar.short_src, n) == 0 && msg[n] == ':') {
-                if (strcmp(ar.short_src, ar.source + 1) != 0) {
-                    msg = lua_pushfstring(L, "%s%s", ar.source + 1, msg + n);
-                }
+    }
+    /* An error raised inside a C function (table.sort's comparison, a yield outside a
+     * coroutine, error(nil)) carries no position: name the nearest line of a script on the
+     * stack, so every message is "file:line: message". */
+    if (!positioned && !tplHasPosition(msg)) {
+        for (int level = 1; lua_getstack(L, level, &ar); ++level) {
+            if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0 && ar.source[0] == '@') {
+                msg = lua_pushfstring(L, "%s:%d: %s", ar.source + 1, ar.currentline, msg);
                 break;
             }
         }

@@ -19,9 +19,11 @@ expect_error_in() { # script, file the error is in, line, message fragment
   local rc=$?
   check "$1: exit status $rc, expected 2" $([ $rc -eq 2 ]; echo $?)
   grep -q "^$f:$3: " "$work/err.txt"
-  check "$1: message should start with '$f:$3:' but was: $(head -c 300 "$work/err.txt")" $?
+  r=$?  # before the message: its $(...) would reset $?
+  check "$1: message should start with '$f:$3:' but was: $(head -c 300 "$work/err.txt")" $r
   grep -q -- "$4" "$work/err.txt"
-  check "$1: message should mention '$4': $(head -c 300 "$work/err.txt")" $?
+  r=$?  # before the message: its $(...) would reset $?
+  check "$1: message should mention '$4': $(head -c 300 "$work/err.txt")" $r
   check "$1: one line on stderr, got: $(head -c 600 "$work/err.txt")" $([ "$(wc -l <"$work/err.txt")" -eq 1 ]; echo $?)
   grep -q "stack traceback" "$work/err.txt"
   check "$1: no stack traceback without TPLAN_TRACEBACK" $([ $? -ne 0 ]; echo $?)

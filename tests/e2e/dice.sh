@@ -39,10 +39,12 @@ done
 "$tplan" plan dice --set count=30 --set text=I --set force=0.3 --seed 3 -q -o "$work/again.plan.json"
 check "determinism" cmp <(grep -v '"timing"' "$work/i3.plan.json") <(grep -v '"timing"' "$work/again.plan.json")
 
-# an image pattern (P4 bitmap of an "L", absolute path), 20 dice
+# an image pattern (P4 bitmap of an "L"), 20 dice. Images are confined to the script's folder,
+# so the domain is copied next to them.
+cp "$(dirname "$0")/../../domains/dice.lua" "$work/dice.lua"
 printf 'P4\n# an L\n8 8\n' > "$work/l.pbm"
 printf '\xc0\xc0\xc0\xc0\xc0\xc0\xff\xff' >> "$work/l.pbm"
-"$tplan" plan dice --set count=20 --set "image=$work/l.pbm" --seed 1 -q -o "$work/l.plan.json"
+"$tplan" plan "$work/dice.lua" --set count=20 --set "image=l.pbm" --seed 1 -q -o "$work/l.plan.json"
 rc=$?
 check "image: plan exited $rc (expected 0 or 3)" test $rc -eq 0 -o $rc -eq 3
 check "image: replay" "$tplan" replay -q "$work/l.plan.json"
@@ -52,10 +54,22 @@ printf 'P4\n8 8\n\xc0\xc0' > "$work/short.pbm"
 printf 'P2\n2 2 255\n0 12 300 4\n' > "$work/bad.pgm"
 for img in short.pbm:"truncated raster" bad.pgm:"exceeds maxval" missing.pgm:"cannot open"; do
   file=${img%%:*} msg=${img#*:}
-  "$tplan" plan dice --set count=20 --set "image=$work/$file" --no-out > /dev/null 2> "$work/err.txt"
+  "$tplan" plan "$work/dice.lua" --set count=20 --set "image=$file" --no-out > /dev/null 2> "$work/err.txt"
   rc=$?
   check "$file: exit $rc (expected 2)" test $rc -eq 2
   check "$file: message names the file and '$msg'" grep -q "$work/$file: .*$msg" "$work/err.txt"
+done
+
+# an image outside the script's folder is refused before it is opened: absolute paths, '..',
+# and a link inside the folder that points out of it (issue 10: no file-existence oracle)
+ln -sf /etc/hostname "$work/link.pbm"
+for img in /etc/shadow:"must be a path inside" ../dice.sh:"must be a path inside" \
+           link.pbm:"outside the script's folder" ./l.pbm:"must be a path inside"; do
+  file=${img%%:*} msg=${img#*:}
+  "$tplan" plan "$work/dice.lua" --set count=20 --set "image=$file" --no-out > /dev/null 2> "$work/err.txt"
+  rc=$?
+  check "image=$file: exit $rc (expected 2)" test $rc -eq 2
+  check "image=$file: '$msg' in $(cat "$work/err.txt")" grep -q "dice.lua:[0-9]*: .*$msg" "$work/err.txt"
 done
 
 echo "dice: $fail failure(s)"

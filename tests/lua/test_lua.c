@@ -275,12 +275,59 @@ static void test_callback_errors(void **state)
     expect_run_error("stale.lua", 9, "state view used after its callback returned");
 }
 
+/* A script given as text (the service's case) has no folder: it loads, can require only "tp",
+ * can name no data file, and a limit still applies. */
+static void test_source_script(void **state)
+{
+    (void)state;
+    static const char ok[] =
+        "local tp = require 'tp'\n"
+        "return tp.domain { name = 'txt', bodies = { tp.plane { name = 'g' },\n"
+        "  tp.box { name = 'r', class = 'active', size = {0.2, 0.2, 0.2}, mass = 1, pos = {0, 0, 0.1} } },\n"
+        "  tactics = { tp.tactic { name = 't', body = 'r', skills = { tp.skill.wait { name = 'w', duration = 0.1 } } } "
+        "},\n"
+        "  goal = function(s) return s.t > 0.05 end }\n";
+    char err[1024] = "";
+    tpScriptDef def = tpDefaultScriptDef();
+    def.path = "job.lua";
+    def.source = ok;
+    def.source_len = sizeof ok - 1;
+    tpScript *s = tpCreateScript(&def, err, sizeof err);
+    if (!s)
+        fprintf(stderr, "unexpected: %s\n", err);
+    assert_non_null(s);
+    assert_non_null(tpScript_Domain(s));
+    tpDestroyScript(s);
+
+    static const struct {
+        const char *src, *msg;
+    } bad[] = {
+        {"local m = require 'common'", "job.lua:1: require 'common': the script has no folder"},
+        {"local tp = require 'tp'\nlocal p = tp.pattern { image = 'x.pbm', count = 1, pitch = 0.1 }",
+         "job.lua:2: tp.pattern: image: 'x.pbm': the script has no folder"},
+        {"local t = {} for i = 1, 1e9 do t[i] = i end", "job.lua:1: memory limit of 16 MB exceeded"},
+        {"while true do end", "job.lua:1: time limit exceeded"},
+        {"x = = 1", "job.lua:1: unexpected symbol"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        def.source = bad[i].src;
+        def.source_len = strlen(bad[i].src);
+        def.memory_limit = (size_t)16 << 20;
+        def.load_time_limit = 0.2;
+        s = tpCreateScript(&def, err, sizeof err);
+        assert_null(s);
+        if (strncmp(err, bad[i].msg, strlen(bad[i].msg)) != 0)
+            fprintf(stderr, "expected \"%s...\"\n     got \"%s\"\n", bad[i].msg, err);
+        assert_memory_equal(err, bad[i].msg, strlen(bad[i].msg));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_domain), cmocka_unit_test(test_params),          cmocka_unit_test(test_errors),
         cmocka_unit_test(test_callbacks),    cmocka_unit_test(test_callback_errors), cmocka_unit_test(test_doc_example),
-        cmocka_unit_test(test_nav),
+        cmocka_unit_test(test_nav),          cmocka_unit_test(test_source_script),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,10 +25,38 @@ typedef struct tpScriptParam {
 
 typedef struct tpScript tpScript;
 
-/// Loads and runs the script at `path`, builds its domain. On any error (syntax, runtime,
-/// unknown field, bad value, unknown param name given with --set) returns NULL and writes
-/// "file:line: message" into err.
+#define TP_SCRIPT_DEFAULT_MEMORY ((size_t)2 << 30) /* bytes: 2 GiB */
+#define TP_SCRIPT_DEFAULT_LOAD_TIME 10.0           /* s */
+#define TP_SCRIPT_DEFAULT_CALL_TIME 10.0           /* s */
+
+/// How to load a domain script. Get defaults from tpDefaultScriptDef(); tpCreateScript copies
+/// what it needs and keeps no pointer into the definition.
+typedef struct tpScriptDef {
+    const char *path;   /* the script file; with `source`, only its name in messages ("job.lua") */
+    const char *source; /* NULL: read `path`. Else the script text (source_len bytes): the script
+                           has no folder, so it can require only "tp" and name no data files */
+    size_t source_len;
+    const tpScriptParam *params; /* --set overrides (nparams entries; may be NULL if 0) */
+    int nparams;
+    size_t memory_limit;    /* bytes the Lua state may hold; 0 = TP_SCRIPT_DEFAULT_MEMORY */
+    double load_time_limit; /* s of wall time for the script's top level (and the modules it
+                               requires); 0 = TP_SCRIPT_DEFAULT_LOAD_TIME */
+    double call_time_limit; /* s of wall time for one Lua callback while planning (a condition, a
+                               metric, a custom skill...); 0 = TP_SCRIPT_DEFAULT_CALL_TIME */
+} tpScriptDef;
+
+/// Defaults: no path, no source, no params, the TP_SCRIPT_DEFAULT_* limits.
+tpScriptDef tpDefaultScriptDef(void);
+/// Loads and runs the script, builds its domain. On any error (syntax, runtime, unknown field,
+/// bad value, unknown param name given with --set, a limit exceeded) returns NULL and writes
+/// "file:line: message" into err (one line).
+tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen);
+/// tpCreateScript of the file at path with the default limits.
 tpScript *tpLoadScript(const char *path, const tpScriptParam *params, int nparams, char *err, size_t errlen);
+/// The run's time limit as an absolute tpClock_Now() time (0 = none): a Lua callback still
+/// running then raises "file:line: time limit exceeded (--time-limit S s)". `what` names the
+/// limit in that message (copied).
+void tpScript_SetDeadline(tpScript *script, double deadline, const char *what);
 /// Frees the Lua state and the domain. NULL is allowed.
 void tpDestroyScript(tpScript *script);
 /// The domain built by the script (owned by the script).

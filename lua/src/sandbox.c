@@ -1,0 +1,526 @@
+/* tplan lua: the sandbox a domain script runs in, and its limits.
+ *
+ * The environment is an allow-list (docs/lua-api.md, "Environment"): the standard libraries
+ * are opened, then every global and every library field that is not listed below is removed,
+ * so nothing new in a future Lua release slips in. There is no `package` library at all (no
+ * loadlib, searchpath, cpath or searchers: no route to C code or to the file system); `require`
+ * is ours and loads text modules from the script's own folder only.
+ *
+ * Limits, as the trusted embedders of Lua do them (Redis's lua-time-limit, Luau's interrupts):
+ *  - memory: the state's allocator counts every byte and refuses to grow past the cap;
+ *  - time: a count hook (every TPL_HOOK_EVERY VM instructions) compares the clock with the
+ *    armed deadline: the script's top level has the load limit, every callback during
+ *    planning the call limit (and the run's --time-limit when it comes first);
+ *  - once a limit has tripped the state is poisoned: pcall, xpcall, coroutine.resume and
+ *    coroutine.close re-raise the limit error, so a script cannot catch it and go on;
+ *  - __gc metamethods are refused (Lua runs finalizers with hooks off: an endless loop there
+ *    could not be stopped). */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "lua_internal.h"
+
+#include "tp/base.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define TPL_HOOK_EVERY 1000        /* VM instructions between two clock checks */
+#define TPL_REG_LOADED "tp.loaded" /* module name -> value returned by the module */
+#define TPL_MODULE_NAME_MAX 128
+
+tplLimits *tplGetLimits(lua_State *L)
+{
+    return *(tplLimits **)lua_getextraspace(L);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Memory                                                                                      */
+
+void *tplAlloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    tplLimits *lim = ud;
+    size_t old = ptr ? osize : 0; /* without ptr, osize is a type tag, not a size */
+    if (nsize == 0) {
+        free(ptr);
+        lim->used -= old;
+        return NULL;
+    }
+    if (nsize > old && (nsize - old > lim->max_bytes || lim->used + (nsize - old) > lim->max_bytes)) {
+        if (!lim->tripped) {
+            lim->tripped = TPL_TRIP_MEMORY;
+            snprintf(lim->msg, sizeof lim->msg, "%smemory limit of %zu MB exceeded (--memory-limit)",
+                     lim->where[0] ? lim->where : "", lim->max_bytes >> 20);
+        }
+        return NULL;
+    }
+    void *p = realloc(ptr, nsize);
+    if (p)
+        lim->used = lim->used - old + nsize;
+    return p;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Time                                                                                        */
+
+/* "path:line: " of the running Lua function (its full chunk name), or "" for a C function. */
+static void tplRunningWhere(lua_State *L, lua_Debug *ar, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
+        snprintf(out, cap, "%s:%d: ", ar->source[0] == '@' ? ar->source + 1 : ar->short_src, ar->currentline);
+}
+
+static void tplHook(lua_State *L, lua_Debug *ar)
+{
+    tplLimits *lim = tplGetLimits(L);
+    /* remember where the script was, so a memory error (which has no position) can name it */
+    tplRunningWhere(L, ar, lim->where, sizeof lim->where);
+    if (lim->tripped) {
+        lua_pushstring(L, lim->msg);
+        lua_error(L);
+    }
+    if (lim->deadline > 0 && tpClock_Now() > lim->deadline) {
+        lim->tripped = TPL_TRIP_TIME;
+        snprintf(lim->msg, sizeof lim->msg, "%stime limit exceeded (%s)", lim->where,
+                 lim->deadline_what ? lim->deadline_what : "");
+        lua_pushstring(L, lim->msg);
+        lua_error(L);
+    }
+}
+
+double tplArm(lua_State *L, double seconds, const char *what)
+{
+    tplLimits *lim = tplGetLimits(L);
+    double saved = lim->deadline;
+    double now = tpClock_Now();
+    double d = seconds > 0 ? now + seconds : 0;
+    const char *w = what;
+    if (lim->run_deadline > 0 && (d == 0 || lim->run_deadline < d)) {
+        d = lim->run_deadline;
+        w = lim->run_what;
+    }
+    lim->deadline = d;
+    lim->deadline_what = w;
+    return saved;
+}
+
+void tplDisarm(lua_State *L, double saved)
+{
+    tplGetLimits(L)->deadline = saved;
+}
+
+const char *tplErrorText(lua_State *L, int idx)
+{
+    tplLimits *lim = tplGetLimits(L);
+    if (lim->tripped)
+        return lim->msg;
+    const char *m = lua_tostring(L, idx);
+    return m ? m : "Lua error";
+}
+
+/* Raises the limit error again when a limit has tripped (called after every protected call a
+ * script can make). */
+static void tplRethrow(lua_State *L)
+{
+    tplLimits *lim = tplGetLimits(L);
+    if (lim->tripped) {
+        lua_pushstring(L, lim->msg);
+        lua_error(L);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Wrapped base functions                                                                      */
+
+/* Continuation of pcall / xpcall (as lbaselib's finishpcall), re-raising a tripped limit. */
+static int tplFinishPcall(lua_State *L, int status, lua_KContext extra)
+{
+    tplRethrow(L);
+    if (status != LUA_OK && status != LUA_YIELD) {
+        lua_pushboolean(L, 0);
+        lua_pushvalue(L, -2);
+        return 2;
+    }
+    return lua_gettop(L) - (int)extra;
+}
+
+static int tplPcall(lua_State *L)
+{
+    luaL_checkany(L, 1);
+    lua_pushboolean(L, 1);
+    lua_insert(L, 1);
+    int status = lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, tplFinishPcall);
+    return tplFinishPcall(L, status, 0);
+}
+
+static int tplXpcall(lua_State *L)
+{
+    int n = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushboolean(L, 1);
+    lua_pushvalue(L, 1);
+    lua_rotate(L, 3, 2);
+    int status = lua_pcallk(L, n - 2, LUA_MULTRET, 2, 2, tplFinishPcall);
+    return tplFinishPcall(L, status, 2);
+}
+
+/* coroutine.resume / coroutine.close: the original (upvalue 1), then the re-raise check. */
+static int tplCoWrapped(lua_State *L)
+{
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    tplRethrow(L);
+    return lua_gettop(L);
+}
+
+/* setmetatable without __gc: Lua runs finalizers with hooks off, so a loop in one could hold
+ * the CPU forever; no domain needs them. Upvalue 1: the original. */
+static int tplSetMetatable(lua_State *L)
+{
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL)
+            tplError(L, "setmetatable: __gc metamethods are not allowed in domain scripts");
+        lua_pop(L, 1);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+/* collectgarbage with the harmless options only ("stop" would let memory grow unchecked by
+ * the collector, "incremental"/"generational" change nothing a script needs). */
+static int tplCollectGarbage(lua_State *L)
+{
+    static const char *const opts[] = {"collect", "count", "step", "isrunning", NULL};
+    int o = luaL_checkoption(L, 1, "collect", opts);
+    switch (o) {
+    case 0:
+        lua_gc(L, LUA_GCCOLLECT);
+        lua_pushinteger(L, 0);
+        return 1;
+    case 1: {
+        int k = lua_gc(L, LUA_GCCOUNT), b = lua_gc(L, LUA_GCCOUNTB);
+        lua_pushnumber(L, (lua_Number)k + ((lua_Number)b / 1024));
+        return 1;
+    }
+    case 2:
+        lua_pushboolean(L, lua_gc(L, LUA_GCSTEP, (int)luaL_optinteger(L, 2, 0)));
+        return 1;
+    default:
+        lua_pushboolean(L, lua_gc(L, LUA_GCISRUNNING));
+        return 1;
+    }
+}
+
+static int tplDisabled(lua_State *L)
+{
+    return tplError(L, "%s is disabled: sampling must use tp distributions (determinism)",
+                    lua_tostring(L, lua_upvalueindex(1)));
+}
+
+static int tplPrint(lua_State *L)
+{
+    int n = lua_gettop(L);
+    for (int i = 1; i <= n; i++) {
+        size_t len = 0;
+        const char *s = luaL_tolstring(L, i, &len);
+        if (i > 1)
+            fputc('\t', stderr);
+        fwrite(s, 1, len, stderr);
+        lua_pop(L, 1);
+    }
+    fputc('\n', stderr);
+    return 0;
+}
+
+/* load() with the mode forced to text. Upvalue 1: the original load. */
+static int tplLoad(lua_State *L)
+{
+    int n = lua_gettop(L);
+    lua_settop(L, n > 4 ? 4 : (n < 2 ? 2 : n)); /* absent chunk name -> nil: load's default */
+    int top = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_pushliteral(L, "t");
+    if (n >= 4)
+        lua_pushvalue(L, 4); /* an absent env differs from an explicit nil env */
+    lua_call(L, n >= 4 ? 4 : 3, LUA_MULTRET);
+    return lua_gettop(L) - top;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* require: "tp", or a text module from the script's folder                                    */
+
+static int tplRequire(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    lua_settop(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_LOADED); /* 2 */
+    if (lua_getfield(L, 2, name) != LUA_TNIL)
+        return 1;
+    lua_pop(L, 1);
+    size_t len = strlen(name);
+    bool ok = len > 0 && len < TPL_MODULE_NAME_MAX && name[0] != '.' && name[len - 1] != '.' &&
+              strstr(name, "..") == NULL &&
+              strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == len;
+    if (!ok)
+        tplError(L, "require '%s': not a module name (letters, digits, '_', '-' and '.' between names)", name);
+    lua_getfield(L, LUA_REGISTRYINDEX, TPL_SCRIPT_DIR);
+    if (!lua_isstring(L, -1))
+        tplError(L,
+                 "require '%s': the script has no folder (it was submitted as text): only \"tp\" can be "
+                 "required",
+                 name);
+    const char *dir = lua_tostring(L, -1);
+    char rel[TPL_MODULE_NAME_MAX];
+    tpStrCopy(rel, sizeof rel, name);
+    for (char *c = rel; *c; c++)
+        if (*c == '.')
+            *c = '/';
+    const char *cand[2];
+    cand[0] = lua_pushfstring(L, "%slib/%s.lua", dir, rel);
+    cand[1] = lua_pushfstring(L, "%s%s.lua", dir, rel);
+    char err[256];
+    for (int i = 0; i < 2; i++) {
+        size_t n = 0;
+        struct stat st;
+        if (lstat(cand[i], &st) != 0 && errno == ENOENT)
+            continue; /* not this candidate (a dangling link is one, and is refused below) */
+        char *src = tplReadData(L, cand[i], TP_MAX_SCRIPT_BYTES, &n, err, sizeof err);
+        if (!src)
+            tplError(L, "require '%s': %s", name, err);
+        const char *chunk = lua_pushfstring(L, "@%s", cand[i]);
+        int rc = luaL_loadbufferx(L, src, n, chunk, "t");
+        free(src);
+        if (rc != LUA_OK) {
+            /* one line, starting with the module's file:line (require is a C function: no where) */
+            const char *m = tplPushFullPath(L, lua_tostring(L, -1), cand[i]);
+            lua_pushfstring(L, "%s (loading module '%s')", m, name);
+            return lua_error(L);
+        }
+        lua_pushstring(L, name);
+        lua_pushstring(L, cand[i]);
+        lua_call(L, 2, 1);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            lua_pushboolean(L, 1);
+        }
+        lua_pushvalue(L, -1);
+        lua_setfield(L, 2, name);
+        return 1;
+    }
+    return tplError(L, "module '%s' not found (looked for %s and %s)", name, cand[0], cand[1]);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The allow-list                                                                              */
+
+typedef struct tplAllowed {
+    const char *lib; /* NULL: the globals */
+    const char *const *names;
+} tplAllowed;
+
+/* Keeps only the listed string keys of the table at idx. */
+static void tplKeepOnly(lua_State *L, int idx, const char *const *names)
+{
+    idx = lua_absindex(L, idx);
+    lua_newtable(L); /* the keys to drop (a table may not be changed while traversed) */
+    int drop = lua_gettop(L);
+    lua_Integer ndrop = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        bool keep = false;
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            const char *k = lua_tostring(L, -1);
+            for (const char *const *n = names; *n && !keep; n++)
+                keep = strcmp(*n, k) == 0;
+        }
+        if (!keep) {
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, drop, ++ndrop);
+        }
+    }
+    for (lua_Integer i = 1; i <= ndrop; i++) {
+        lua_rawgeti(L, drop, i);
+        lua_pushnil(L);
+        lua_rawset(L, idx);
+    }
+    lua_pop(L, 1);
+}
+
+static const char *const tplAllowGlobals[] = {
+    "assert", "error",        "getmetatable", "ipairs",         "next",    "pairs",
+    "pcall",  "print",        "rawequal",     "rawget",         "rawlen",  "rawset",
+    "select", "setmetatable", "tonumber",     "tostring",       "type",    "xpcall",
+    "_G",     "_VERSION",     "load",         "collectgarbage", "require", "string",
+    "table",  "math",         "utf8",         "coroutine",      "tp",      NULL,
+};
+static const char *const tplAllowString[] = {"byte",  "char",  "find",     "format", "gmatch",  "gsub",
+                                             "len",   "lower", "match",    "rep",    "reverse", "sub",
+                                             "upper", "pack",  "packsize", "unpack", NULL};
+static const char *const tplAllowTable[] = {"concat", "insert", "move", "pack", "remove", "sort", "unpack", NULL};
+static const char *const tplAllowMath[] = {"abs", "acos",       "asin", "atan", "ceil",   "cos",        "deg",
+                                           "exp", "floor",      "fmod", "huge", "log",    "max",        "maxinteger",
+                                           "min", "mininteger", "modf", "pi",   "rad",    "sin",        "sqrt",
+                                           "tan", "tointeger",  "type", "ult",  "random", "randomseed", NULL};
+static const char *const tplAllowCoroutine[] = {"close",  "create", "isyieldable", "resume", "running",
+                                                "status", "wrap",   "yield",       NULL};
+static const char *const tplAllowUtf8[] = {"char", "charpattern", "codes", "codepoint", "len", "offset", NULL};
+
+/* Replaces field `name` of the table at idx by fn with the old value as upvalue 1. */
+static void tplWrap(lua_State *L, int idx, const char *name, lua_CFunction fn)
+{
+    idx = lua_absindex(L, idx);
+    lua_getfield(L, idx, name);
+    lua_pushcclosure(L, fn, 1);
+    lua_setfield(L, idx, name);
+}
+
+void tplOpenSandbox(lua_State *L)
+{
+    static const luaL_Reg libs[] = {
+        {LUA_GNAME, luaopen_base},
+        {LUA_COLIBNAME, luaopen_coroutine},
+        {LUA_TABLIBNAME, luaopen_table},
+        {LUA_STRLIBNAME, luaopen_string},
+        {LUA_MATHLIBNAME, luaopen_math},
+        {LUA_UTF8LIBNAME, luaopen_utf8},
+        {NULL, NULL},
+    };
+    for (const luaL_Reg *l = libs; l->func; l++) {
+        luaL_requiref(L, l->name, l->func, 1);
+        lua_pop(L, 1);
+    }
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, TPL_REG_LOADED);
+
+    lua_pushglobaltable(L);
+    int g = lua_gettop(L);
+    tplWrap(L, g, "load", tplLoad);
+    tplWrap(L, g, "setmetatable", tplSetMetatable);
+    lua_pushcfunction(L, tplPcall);
+    lua_setfield(L, g, "pcall");
+    lua_pushcfunction(L, tplXpcall);
+    lua_setfield(L, g, "xpcall");
+    lua_pushcfunction(L, tplPrint);
+    lua_setfield(L, g, "print");
+    lua_pushcfunction(L, tplCollectGarbage);
+    lua_setfield(L, g, "collectgarbage");
+    lua_pushcfunction(L, tplRequire);
+    lua_setfield(L, g, "require");
+    lua_getfield(L, g, "math");
+    const char *rnd[] = {"random", "randomseed"};
+    for (int i = 0; i < 2; i++) {
+        lua_pushfstring(L, "math.%s", rnd[i]);
+        lua_pushcclosure(L, tplDisabled, 1);
+        lua_setfield(L, -2, rnd[i]);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, g, "coroutine");
+    tplWrap(L, -1, "resume", tplCoWrapped);
+    tplWrap(L, -1, "close", tplCoWrapped);
+    lua_pop(L, 1);
+
+    static const tplAllowed allowed[] = {
+        {"string", tplAllowString},       {"table", tplAllowTable}, {"math", tplAllowMath},
+        {"coroutine", tplAllowCoroutine}, {"utf8", tplAllowUtf8},   {NULL, tplAllowGlobals},
+    };
+    for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
+        if (allowed[i].lib)
+            lua_getfield(L, g, allowed[i].lib);
+        else
+            lua_pushvalue(L, g);
+        tplKeepOnly(L, -1, allowed[i].names);
+        lua_pop(L, 1);
+    }
+    /* The string metatable (its __index is the filtered string table) is locked, so a script
+     * cannot change how every string in the state behaves for the host. */
+    lua_pushliteral(L, "");
+    if (lua_getmetatable(L, -1)) {
+        lua_pushliteral(L, "locked");
+        lua_setfield(L, -2, "__metatable");
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+}
+
+void tplInstallLimits(lua_State *L, tplLimits *lim)
+{
+    *(tplLimits **)lua_getextraspace(L) = lim;
+    lua_sethook(L, tplHook, LUA_MASKCOUNT, TPL_HOOK_EVERY);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Data files named by a script                                                                */
+
+/* True when name is relative and has no "." or ".." component and no empty one. */
+static bool tplCleanName(const char *name)
+{
+    if (!name[0] || name[0] == '/')
+        return false;
+    for (const char *p = name; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+            return false;
+        p += n;
+        if (*p == '/')
+            p++;
+    }
+    return true;
+}
+
+const char *tplDataPath(lua_State *L, const char *what, const char *name)
+{
+    if (!tplCleanName(name))
+        tplError(L, "%s: '%s' must be a path inside the script's folder (relative, no '..')", what, name);
+    lua_getfield(L, LUA_REGISTRYINDEX, TPL_SCRIPT_DIR);
+    if (!lua_isstring(L, -1))
+        tplError(L, "%s: '%s': the script has no folder (it was submitted as text), so it cannot read files", what,
+                 name);
+    const char *path = lua_pushfstring(L, "%s%s", lua_tostring(L, -1), name);
+    lua_remove(L, -2);
+    return path;
+}
+
+bool tplConfined(lua_State *L, const char *path, char *err, size_t errlen)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, TPL_SCRIPT_REALDIR);
+    const char *root = lua_tostring(L, -1);
+    lua_pop(L, 1); /* the registry keeps the string */
+    if (!root) {
+        tpErrorf(err, errlen, "the script has no folder");
+        return false;
+    }
+    char *real = realpath(path, NULL);
+    if (!real) {
+        tpErrorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return false;
+    }
+    size_t n = strlen(root);
+    bool inside = strncmp(real, root, n) == 0 && (real[n] == '/' || (n > 0 && root[n - 1] == '/'));
+    free(real);
+    if (!inside) {
+        tpErrorf(err, errlen, "%s: outside the script's folder (a link that leaves it?)", path);
+    }
+    return inside;
+}
+
+char *tplReadData(lua_State *L, const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen)
+{
+    if (!tplConfined(L, path, err, errlen))
+        return NULL;
+    char why[200];
+    char *buf = tpFile_Read(path, max_bytes, len, why, sizeof why);
+    if (!buf)
+        tpErrorf(err, errlen, "%s: %s", path, why);
+    return buf;
+}
