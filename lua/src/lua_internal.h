@@ -229,6 +229,9 @@ typedef struct tplLimits {
 void *tplAlloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /// The limits of L's main state.
 tplLimits *tplGetLimits(lua_State *L);
+/// Sets __metatable on every metatable of ours (registry "tp.*"): a script can neither read
+/// nor replace the methods and __gc of the host's userdata.
+void tplLockMetatables(lua_State *L);
 /// Stores lim in L's extra space and installs the count hook.
 void tplInstallLimits(lua_State *L, tplLimits *lim);
 /// Opens the allow-listed libraries (see sandbox.c) with our print, load, require, pcall...

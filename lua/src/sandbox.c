@@ -453,6 +453,25 @@ void tplOpenSandbox(lua_State *L)
     lua_pop(L, 2);
 }
 
+void tplLockMetatables(lua_State *L)
+{
+    /* luaL_newmetatable registers each as registry[name] with __name = name */
+    lua_pushnil(L);
+    while (lua_next(L, LUA_REGISTRYINDEX)) {
+        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TTABLE &&
+            strncmp(lua_tostring(L, -2), "tp.", 3) == 0) {
+            lua_getfield(L, -1, "__name");
+            bool ours = lua_rawequal(L, -1, -3);
+            lua_pop(L, 1);
+            if (ours) {
+                lua_pushliteral(L, "locked");
+                lua_setfield(L, -2, "__metatable");
+            }
+        }
+        lua_pop(L, 1); /* the value; the key stays for lua_next */
+    }
+}
+
 void tplInstallLimits(lua_State *L, tplLimits *lim)
 {
     *(tplLimits **)lua_getextraspace(L) = lim;

@@ -125,6 +125,7 @@ static int tplSetup(lua_State *L)
 
     /* the tp module: global and require "tp" */
     luaL_requiref(L, "tp", luaopen_tp, 1);
+    tplLockMetatables(L);
     lua_getfield(L, LUA_REGISTRYINDEX, "tp.loaded");
     lua_pushvalue(L, -2);
     lua_setfield(L, -2, "tp");
