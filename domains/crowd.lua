@@ -16,7 +16,7 @@
 --            of (27.5, 15.5), slower than 0.3 m/s; grid cells 0.5 m (15 x 15 local maps of 7.5 m)
 local tp = require "tp"
 
-local N = tp.param("pedestrians", 120)
+local N = tp.param("pedestrians", 120, { min = 1, max = 10000, integer = true })
 if N < 0 or N > 400 or N % 1 ~= 0 then
   error("--set pedestrians=" .. tostring(N) .. ": expected an integer in 0..400")
 end

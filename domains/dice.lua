@@ -31,22 +31,22 @@
 -- tplan plan dice --solutions 3                  many worlds: the solution with the most dice on target
 local tp = require "tp"
 
-local COUNT = tp.param("count", 400)              -- number of dice
+local COUNT = tp.param("count", 400, { min = 1, max = 100000, integer = true })              -- number of dice
 local TEXT = tp.param("text", "TP")               -- pattern text (ignored when `image` is set)
 local IMAGE = tp.param("image", "")               -- PBM/PGM file; dark pixels form the pattern
 local INVERT = tp.param("invert", false)          -- swap lit and unlit pixels
-local SEED = tp.param("layout_seed", 1)           -- initial positions (the planner seed is --seed)
-local FORCE = tp.param("force", 0.25)             -- largest control force, fraction of a die's weight
-local TOL = tp.param("tolerance", 0.07)           -- m, distance of a resting die to its cell centre
-local FRACTION = tp.param("goal_fraction", 0.9)   -- of the dice on target
+local SEED = tp.param("layout_seed", 1, { min = 0, max = 4294967295, integer = true })           -- initial positions (the planner seed is --seed)
+local FORCE = tp.param("force", 0.25, { min = 0, max = 100 })             -- largest control force, fraction of a die's weight
+local TOL = tp.param("tolerance", 0.07, { min = 0, max = 10 })           -- m, distance of a resting die to its cell centre
+local FRACTION = tp.param("goal_fraction", 0.9, { min = 0, max = 1 })   -- of the dice on target
 local GRID = tp.param("grid", true)               -- the sphere grid (false: a free fall)
-local FLOOR_MU = tp.param("floor_friction", 0.08) -- dice on the bucket floor (ODE uses a friction pyramid)
-local GRID_HEIGHT = tp.param("grid_z", 4.2)       -- m, height of the upper layer of pegs
-local DROP = tp.param("drop", 1.5)                -- m, range of start heights
-local PITCH = tp.param("pitch", 0.22)             -- m, cell spacing (dice are 0.1 wide)
-local PEG_E = tp.param("peg_restitution", 0.1)
-local PEG_MU = tp.param("peg_friction", 0.1)
-local SUBSTEPS = tp.param("substeps", 4)          -- physics substeps per 1/60 s step (see the header)
+local FLOOR_MU = tp.param("floor_friction", 0.08, { min = 0, max = 100 }) -- dice on the bucket floor (ODE uses a friction pyramid)
+local GRID_HEIGHT = tp.param("grid_z", 4.2, { min = 0, max = 1000 })       -- m, height of the upper layer of pegs
+local DROP = tp.param("drop", 1.5, { min = 0, max = 1000 })                -- m, range of start heights
+local PITCH = tp.param("pitch", 0.22, { min = 0.05, max = 10 })             -- m, cell spacing (dice are 0.1 wide)
+local PEG_E = tp.param("peg_restitution", 0.1, { min = 0, max = 1 })
+local PEG_MU = tp.param("peg_friction", 0.1, { min = 0, max = 100 })
+local SUBSTEPS = tp.param("substeps", 4, { min = 1, max = 64, integer = true })          -- physics substeps per 1/60 s step (see the header)
 
 local EDGE, MASS = 0.1, 0.15                      -- m, kg
 local G = 9.81

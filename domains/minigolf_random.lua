@@ -9,7 +9,7 @@
 --                             the nearest-neighbour index: the many-node NN measurement)
 local tp = require "tp"
 
-local HOLD_MAX = tp.param("hold_max", 0.5)
+local HOLD_MAX = tp.param("hold_max", 0.5, { min = 1 / 60, max = 60 })
 local DISTANCE = tp.param("distance", "min_time")
 
 -- minigolf.lua ends in `return tp.domain { ... }`. While it loads, tp.domain hands back its

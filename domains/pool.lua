@@ -61,7 +61,7 @@ local layout = tp.param("layout", "")
 local target_name = tp.param("target", "red")
 local pocket_name = tp.param("pocket", "")
 local forbidden_spec = tp.param("forbidden", "stripes")
-local speed_param = tp.param("speed", 0.0)
+local speed_param = tp.param("speed", 0.0, { min = 0, max = 100 })
 local prune = tp.param("prune", true)
 if mode ~= "chain" and mode ~= "single" then
   error("--set mode=" .. mode .. ": expected chain or single")

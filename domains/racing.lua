@@ -24,7 +24,8 @@ local tp = require "tp"
 
 local TRACK = tp.param("track", "builtin")
 -- file tracks: the horizon is drawn from HMIN..HMAX clips, the lane offset from {-LANE, 0, LANE} m
-local HMIN, HMAX, LANE_M = tp.param("hmin", 4), tp.param("hmax", 4), tp.param("lane", 0)
+local HMIN, HMAX, LANE_M = tp.param("hmin", 4, { min = 1, max = 16, integer = true }),
+  tp.param("hmax", 4, { min = 1, max = 16, integer = true }), tp.param("lane", 0, { min = 0, max = 10 })
 local hs = {}
 for h = HMIN, HMAX do hs[#hs + 1] = h end
 local HORIZON = tp.choice(hs)

@@ -89,9 +89,9 @@ end
 -- so the ball slips through the defender. At 1/240 s it moves at most 2.5 cm per substep and
 -- bounces off (docs/domains.md: every solution of seeds 1-10 at --set substeps=1 went through a
 -- defender, none at 4; the e2e tests check every plan for it). --set substeps=N overrides.
-local SUBSTEPS = tp.param("substeps", 4)
+local SUBSTEPS = tp.param("substeps", 4, { min = 1, max = 64, integer = true })
 -- --set lob=W: the weight of the lob in the transitions (default 1; 0 = the tactic without it)
-local LOB = tp.param("lob", 1)
+local LOB = tp.param("lob", 1, { min = 0, max = 100 })
 
 local side_len = W - GOAL_W              -- length of the end wall on each side of the mouth
 

@@ -29,8 +29,29 @@ struct tpScript {
 /* ------------------------------------------------------------------------------------------ */
 /* tp.param                                                                                    */
 
+/* value for a one-line message: control bytes escaped (\n, \x01), cut at 80 bytes. */
+static const char *tplShown(const char *value, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)value; *p && n + 8 < cap; p++) {
+        if (p - (const unsigned char *)value >= 80) {
+            n += (size_t)snprintf(out + n, cap - n, "...");
+            break;
+        }
+        if (*p == '\n')
+            n += (size_t)snprintf(out + n, cap - n, "\\n");
+        else if (*p < 0x20 || *p == 0x7f)
+            n += (size_t)snprintf(out + n, cap - n, "\\x%02x", *p);
+        else
+            out[n++] = (char)*p;
+    }
+    out[n] = '\0';
+    return out;
+}
+
 static int tplParam(lua_State *L)
 {
+    char shown[128];
     const char *name = luaL_checkstring(L, 1);
     if (!name[0])
         tplError(L, "tp.param: the name must not be empty");
@@ -38,6 +59,27 @@ static int tplParam(lua_State *L)
     if (dt != LUA_TNUMBER && dt != LUA_TSTRING && dt != LUA_TBOOLEAN)
         tplError(L, "tp.param('%s', ...): the default must be a number, a string or a boolean (got %s)", name,
                  luaL_typename(L, 2));
+    /* optional third argument {min =, max =, integer =}: a number's allowed range */
+    double lo = -HUGE_VAL, hi = HUGE_VAL;
+    bool integer = false, ranged = false;
+    if (!lua_isnoneornil(L, 3)) {
+        char what[96];
+        snprintf(what, sizeof what, "tp.param('%s', ...): ", name);
+        if (dt != LUA_TNUMBER)
+            tplError(L, "%sa range (third argument) needs a number default", what);
+        luaL_checktype(L, 3, LUA_TTABLE);
+        static const char *const known[] = {"min", "max", "integer", NULL};
+        tplCheckFields(L, 3, what, known, 0);
+        lo = tplNumber(L, 3, what, "min", -HUGE_VAL, true);
+        hi = tplNumber(L, 3, what, "max", HUGE_VAL, true);
+        integer = tplBool(L, 3, what, "integer", false);
+        if (!(lo <= hi))
+            tplError(L, "%smin must be <= max (got %g > %g)", what, lo, hi);
+        ranged = true;
+        double d = lua_tonumber(L, 2);
+        if (d < lo || d > hi || (integer && d != floor(d)))
+            tplError(L, "%sthe default %g is outside its own range", what, d);
+    }
     lua_settop(L, 2);
     lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_PARAMS_READ);
     lua_pushboolean(L, 1);
@@ -50,10 +92,15 @@ static int tplParam(lua_State *L)
     const char *value = lua_tostring(L, -1);
     if (dt == LUA_TNUMBER) {
         if (!lua_stringtonumber(L, value))
-            tplError(L, "--set %s=%s: expected a number", name, value);
+            tplError(L, "--set %s=%s: expected a number", name, tplShown(value, shown, sizeof shown));
         double v = lua_tonumber(L, -1);
         if (!isfinite(v))
-            tplError(L, "--set %s=%s: expected a finite number", name, value);
+            tplError(L, "--set %s=%s: expected a finite number", name, tplShown(value, shown, sizeof shown));
+        if (ranged && (v < lo || v > hi || (integer && v != floor(v)))) {
+            char range[128];
+            snprintf(range, sizeof range, "%s in [%g, %g]", integer ? "an integer" : "a number", lo, hi);
+            tplError(L, "--set %s=%s: expected %s", name, tplShown(value, shown, sizeof shown), range);
+        }
         /* the value takes the default's subtype where it can: 4.0 with --set 5 stays a float */
         if (!lua_isinteger(L, 2) && lua_isinteger(L, -1)) {
             lua_pop(L, 1);
@@ -65,7 +112,7 @@ static int tplParam(lua_State *L)
         else if (strcmp(value, "false") == 0)
             lua_pushboolean(L, 0);
         else
-            tplError(L, "--set %s=%s: expected true or false", name, value);
+            tplError(L, "--set %s=%s: expected true or false", name, tplShown(value, shown, sizeof shown));
     } else {
         lua_pushvalue(L, -1);
     }

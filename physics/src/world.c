@@ -382,6 +382,10 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
         tpErrorf(err, errlen, "scene: bodies is NULL but nbodies = %d", def->nbodies);
         return false;
     }
+    if (def->nbodies > TP_MAX_BODIES) {
+        tpErrorf(err, errlen, "scene: %d bodies, at most %d", def->nbodies, TP_MAX_BODIES);
+        return false;
+    }
     for (int i = 0; i < def->nbodies; i++)
         if (!tpCheckBody(def, i, err, errlen))
             return false;

@@ -25,6 +25,7 @@ extern "C" {
 #define TP_MAX_SIZE 1e5   /* m: largest box extent, radius or length */
 #define TP_MIN_MASS 1e-6  /* kg: lightest dynamic body */
 #define TP_MAX_MASS 1e12  /* kg: heaviest dynamic body */
+#define TP_MAX_BODIES 200000 /* bodies in one scene */
 
 /* File size caps (bytes), documented in docs/cli.md. Readers refuse larger files and
  * non-regular files (FIFOs, devices, directories). */
