@@ -414,6 +414,41 @@ tpPairSurface tpWorld_PairSurface(const tpWorld *w, int a, int b)
     return out;
 }
 
+int tpWorld_RestingFriction(const tpWorld *w, int body, double *force)
+{
+    const tpBodyDef *b = &w->bodies[body];
+    *force = 0.0;
+    const double *g = w->def.gravity;
+    double gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    /* Only an upright box on a horizontal floor slides rather than rolls (z up, gravity down). */
+    if (b->shape != TP_SHAPE_BOX || !tpIsDynamic(b) || !(gn > 0) || g[0] != 0.0 || g[1] != 0.0 || g[2] >= 0.0)
+        return -1;
+    double qn = sqrt(b->quat[0] * b->quat[0] + b->quat[3] * b->quat[3]);
+    double q2 = b->quat[0] * b->quat[0] + b->quat[1] * b->quat[1] + b->quat[2] * b->quat[2] + b->quat[3] * b->quat[3];
+    if (!(q2 > 0) || qn * qn < 0.999 * q2)
+        return -1;                                                  /* tilted about x or y */
+    const double bottom = b->pos[2] - 0.5 * b->size[2], tol = 0.01; /* m */
+    int support = -1;
+    for (int i = 0; i < w->def.nbodies && support < 0; i++) {
+        const tpBodyDef *s = &w->bodies[i];
+        if (s->cls != TP_BODY_STATIC || s->marker)
+            continue;
+        if (s->shape == TP_SHAPE_PLANE) {
+            double nn = sqrt(s->plane[0] * s->plane[0] + s->plane[1] * s->plane[1] + s->plane[2] * s->plane[2]);
+            if (s->plane[0] == 0.0 && s->plane[1] == 0.0 && s->plane[2] > 0 && fabs(bottom - s->plane[3] / nn) <= tol)
+                support = i;
+        } else if (s->shape == TP_SHAPE_BOX && s->quat[1] == 0.0 && s->quat[2] == 0.0 && s->quat[3] == 0.0) {
+            bool over =
+                fabs(b->pos[0] - s->pos[0]) <= 0.5 * s->size[0] && fabs(b->pos[1] - s->pos[1]) <= 0.5 * s->size[1];
+            if (over && fabs(bottom - (s->pos[2] + 0.5 * s->size[2])) <= tol)
+                support = i;
+        }
+    }
+    if (support >= 0)
+        *force = tpWorld_PairSurface(w, body, support).friction * b->mass * gn;
+    return support;
+}
+
 /* Pair table: the mixing rule, then the explicit tpContactDefs (later entries win). The bounce
  * threshold mixes by max, the conservative choice: a pair bounces only above both thresholds. */
 static void tpBuildSurfaces(tpWorld *w)

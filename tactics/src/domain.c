@@ -658,6 +658,23 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
         tpDestroyDomain(d);
         return NULL;
     }
+    /* An obvious impossibility the planner would only show as "unsolved" after its whole
+     * budget: a controlled box whose force limit is below its own floor friction never slides. */
+    const double *g = def->scene.gravity;
+    const double gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    for (int k = 0; k < tpWorld_ControlCount(d->world); ++k) {
+        const int b = tpWorld_ControlBody(d->world, k);
+        const tpBodyDef *bd = tpWorld_Body(d->world, b);
+        double need = 0;
+        const int support = tpWorld_RestingFriction(d->world, b, &need);
+        if (support >= 0 && bd->max_force > 0 && bd->max_force <= need) {
+            tpLog(TP_LOG_WARN,
+                  "domain '%s': body '%s' cannot slide: max_force %g N is not above its friction on '%s' "
+                  "(mu %g x %g kg x %g m/s^2 = %g N)",
+                  def->name, bd->name, bd->max_force, tpWorld_Body(d->world, support)->name,
+                  tpWorld_PairSurface(d->world, b, support).friction, bd->mass, gn, need);
+        }
+    }
     /* The world keeps its own copies of the scene arrays: point the definition at them. */
     d->def.scene = *tpWorld_Def(d->world);
     d->nbodies = tpWorld_BodyCount(d->world);

@@ -94,5 +94,15 @@ for row in "dice|grid_z=1e308|expected a number in [0, 1000]" "racing|hmax=42949
   check "$dom --set $set: expected '$msg', got: $(head -c 300 "$work/err.txt")" $r
 done
 
+# A controlled box whose max_force is below its floor friction cannot move: warned at load time,
+# one line naming the body and both forces (issue 17). max_force 40 N (above 39.24 N): no warning.
+for mf in 30:1 40:0; do
+  BODY="max_force = ${mf%%:*}, size = {0.4, 0.4, 0.2}, mass = 4" EXTRA='materials = { tp.material { name = "rubber", friction = 1.0 } },' \
+    make_domain "$work/stuck.lua"
+  "$tplan" plan "$work/stuck.lua" --no-out --max-iters 10 >/dev/null 2>"$work/err.txt"
+  n=$(grep -c "warning: domain 'hard': body 'robot' cannot slide: max_force ${mf%%:*} N is not above its friction on 'ground' (mu 1 x 4 kg x 9.81 m/s^2 = 39.24 N)" "$work/err.txt")
+  check "max_force ${mf%%:*}: ${mf#*:} warning(s) expected, got $n: $(head -c 300 "$work/err.txt")" $([ "$n" -eq "${mf#*:}" ]; echo $?)
+done
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

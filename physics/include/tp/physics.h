@@ -171,6 +171,13 @@ typedef struct tpPairSurface {
 /// The surface parameters used when bodies a and b touch.
 tpPairSurface tpWorld_PairSurface(const tpWorld *world, int a, int b);
 
+/// The static body an upright dynamic box rests on at its initial pose (its bottom within 1 cm
+/// of a horizontal plane or the top of an unrotated static box), and in *force the Coulomb
+/// friction force (N) holding it there: mu of the pair x mass x |g|. -1 (force 0) for other
+/// shapes, tilted bodies, gravity not along -z, or no support. Used to warn of a controlled body
+/// whose max_force cannot make it slide.
+int tpWorld_RestingFriction(const tpWorld *world, int body, double *force);
+
 /// Number of state slots: bodies whose state is stored in x (passive, active and
 /// tactic-driven foreign bodies). Static and kinematic bodies are functions of time.
 int tpWorld_StateCount(const tpWorld *world);
