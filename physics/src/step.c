@@ -268,7 +268,10 @@ static void tpMergeInfos(tpWorld *w, int first)
     while (i < first || j < w->ninfos) {
         const tpContactInfo *a = i < first ? &w->infos[i] : NULL, *b = j < w->ninfos ? &w->infos[j] : NULL;
         if (a != NULL && b != NULL && a->a == b->a && a->b == b->b) {
-            w->merge[n++] = *a;
+            w->merge[n] = *a;
+            if (b->max_depth > a->max_depth)
+                w->merge[n].max_depth = b->max_depth;
+            n++;
             i++;
             j++;
         } else if (b == NULL || (a != NULL && (a->a < b->a || (a->a == b->a && a->b < b->b)))) {
@@ -339,6 +342,9 @@ static void tpCollide(tpWorld *w, bool keep)
         info->b = b;
         memcpy(info->pos, w->cgeoms[0].pos, sizeof info->pos);
         info->depth = w->cgeoms[0].depth;
+        info->max_depth = 0.0;
+        for (int k = 0; k < n; k++)
+            info->max_depth = w->cgeoms[k].depth > info->max_depth ? w->cgeoms[k].depth : info->max_depth;
     }
     if (first > 0)
         tpMergeInfos(w, first);

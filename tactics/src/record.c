@@ -230,6 +230,12 @@ static bool same_row(const tpBodyState *s, const double *row, const char *body, 
 
 int tpDomain_Replay(tpDomain *d, const tpPlanRecord *rec, int w, char *err, size_t errlen)
 {
+    return tpDomain_ReplayObserved(d, rec, w, NULL, NULL, err, errlen);
+}
+
+int tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepObserver observe, void *user,
+                            char *err, size_t errlen)
+{
     if (w < 0 || w >= rec->nworlds) {
         tpErrorf(err, errlen, "no world %d in the recording (it has %d)", w, rec->nworlds);
         return -2;
@@ -292,6 +298,9 @@ int tpDomain_Replay(tpDomain *d, const tpPlanRecord *rec, int w, char *err, size
             goto done;
         }
         t = t + d->def.scene.dt;
+        if (observe) {
+            observe(user, i + 1, d->world);
+        }
         for (int b = 0; b < d->nbodies; ++b) {
             if (!pw->traj[b]) {
                 continue;

@@ -139,7 +139,8 @@ typedef struct tpBodyState {
 typedef struct tpContactInfo {
     int a, b;        /* body indices, a < b */
     double pos[3];   /* first contact point (m) */
-    double depth;    /* penetration (m) */
+    double depth;    /* penetration at that point (m) */
+    double max_depth; /* deepest penetration of the pair over its contact points and substeps (m) */
 } tpContactInfo;
 
 typedef struct tpWorld tpWorld;

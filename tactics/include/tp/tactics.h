@@ -240,6 +240,24 @@ bool tpDomain_Record(const tpDomain *domain, const tpTree *tree, const tpPlanRes
 /// everything matches, otherwise the first differing step (>= 0) with a description in err.
 /// -2 if the recording does not fit the domain (body names / counts differ).
 int tpDomain_Replay(tpDomain *domain, const tpPlanRecord *rec, int w, char *err, size_t errlen);
+/// Called after each replayed step (1-based) with the world as the step left it (its contacts).
+typedef void (*tpStepObserver)(void *user, int step, const tpWorld *world);
+/// The deepest penetration of one touching body pair during a replay.
+typedef struct tpPenetration {
+    int a, b;         /* body indices, a < b */
+    double depth;     /* m: deepest overlap over all steps, contact points and substeps */
+    int step;         /* the step (1-based) where it happened */
+    bool static_pair; /* one of the two is static geometry (floor, wall, cushion) */
+} tpPenetration;
+
+/// Replays world w like tpDomain_Replay and records, per body pair that touched, the deepest
+/// penetration and its step. On -1 (the replay matched) *pairs is a new array of *npairs
+/// entries sorted by (a, b) that the caller frees; otherwise NULL and the tpDomain_Replay code.
+int tpDomain_CheckPenetration(tpDomain *domain, const tpPlanRecord *rec, int w, tpPenetration **pairs,
+                              int *npairs, char *err, size_t errlen);
+/// tpDomain_Replay that calls observe (may be NULL) after every step.
+int tpDomain_ReplayObserved(tpDomain *domain, const tpPlanRecord *rec, int w, tpStepObserver observe, void *user,
+                            char *err, size_t errlen);
 /// Values of the domain's reports (nreports doubles) for the path root..leaf of a tree.
 /// Returns false (message in tpDomain_Error) when a callback metric fails.
 bool tpDomain_Reports(tpDomain *domain, const tpTree *tree, int32_t leaf, double *values);
