@@ -146,13 +146,85 @@ static int tplOscillate(lua_State *L)
     return 1;
 }
 
+/* tp.waypoints { points = {{x, y, z [, yaw]}, ...}, speed = v | times = {...}, pause = s,
+ * loop = "once" | "cycle" | "pingpong" }: points are offsets from the body's pos. */
+static int tplWaypoints(lua_State *L)
+{
+    static const char *const known[] = {"points", "speed", "times", "pause", "loop", NULL};
+    const char *what = "tp.waypoints: ";
+    luaL_checktype(L, 1, LUA_TTABLE);
+    tplCheckFields(L, 1, "tp.waypoints", known, 0);
+    tplMotion *m = tplNewMotion(L, TP_MOTION_WAYPOINTS);
+    tpMotionDef *d = &m->def;
+    if (tplField(L, 1, "points") != LUA_TTABLE)
+        tplError(L, "%s'points' is required: an array of {x, y, z} or {x, y, z, yaw}", what);
+    int n = (int)lua_rawlen(L, -1);
+    if (n < 2 || n > TP_MAX_WAYPOINTS)
+        tplError(L, "%spoints: 2..%d points (got %d)", what, TP_MAX_WAYPOINTS, n);
+    for (int k = 0; k < n; k++) {
+        char label[64];
+        snprintf(label, sizeof label, "tp.waypoints: points[%d]", k + 1);
+        lua_rawgeti(L, -1, k + 1);
+        tplToVector(L, lua_gettop(L), label, d->points[k], 3, 4, false);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    d->npoints = n;
+    char loop[16] = "pingpong";
+    tplString(L, 1, what, "loop", loop, sizeof loop);
+    if (strcmp(loop, "once") == 0)
+        d->loop = TP_LOOP_ONCE;
+    else if (strcmp(loop, "cycle") == 0)
+        d->loop = TP_LOOP_CYCLE;
+    else if (strcmp(loop, "pingpong") == 0)
+        d->loop = TP_LOOP_PINGPONG;
+    else
+        tplError(L, "%sloop must be \"once\", \"cycle\" or \"pingpong\" (got \"%s\")", what, loop);
+    d->pause = tplNumber(L, 1, what, "pause", 0.0, false);
+    if (!(d->pause >= 0))
+        tplError(L, "%spause must be >= 0 (got %g)", what, d->pause);
+    const int legs = d->loop == TP_LOOP_CYCLE ? n : n - 1;
+    bool has_speed = tplField(L, 1, "speed") != LUA_TNIL;
+    lua_pop(L, 1);
+    int tt = tplField(L, 1, "times");
+    lua_pop(L, 1);
+    if (has_speed == (tt != LUA_TNIL))
+        tplError(L, "%sgive exactly one of 'speed' (m/s along the path) and 'times' (s per leg)", what);
+    if (has_speed) {
+        double v = tplReqNumber(L, 1, what, "speed");
+        if (!(v > 0))
+            tplError(L, "%sspeed must be > 0 (got %g)", what, v);
+        for (int k = 0; k < legs; k++) {
+            const double *a = d->points[k], *b = d->points[(k + 1) % n];
+            double dist =
+                sqrt((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]));
+            d->leg_time[k] = dist / v;
+            if (!(d->leg_time[k] >= 1e-3))
+                tplError(L, "%spoints %d and %d are the same point (a leg needs a length, or use 'times')", what, k + 1,
+                         (k + 1) % n + 1);
+        }
+    } else {
+        double times[TP_MAX_WAYPOINTS];
+        int nt = tplVector(L, 1, what, "times", times, 1, TP_MAX_WAYPOINTS, false);
+        if (nt != legs)
+            tplError(L, "%stimes: one duration per leg: %d for %d points with loop \"%s\" (got %d)", what, legs, n,
+                     loop, nt);
+        for (int k = 0; k < legs; k++) {
+            if (!(times[k] >= 1e-3))
+                tplError(L, "%stimes[%d] must be >= 0.001 s (got %g)", what, k + 1, times[k]);
+            d->leg_time[k] = times[k];
+        }
+    }
+    return 1;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Bodies                                                                                      */
 
 /* Fields of every solid body, around its shape's size fields (the order of error messages). */
 #define TPL_BODY_HEAD "name", "class", "material", "color"
-#define TPL_BODY_TAIL                                                                                      \
-    "mass", "pos", "quat", "yaw", "vel", "angvel", "max_force", "max_torque", "planar", "linear_damping", \
+#define TPL_BODY_TAIL                                                                                                  \
+    "mass", "pos", "quat", "yaw", "vel", "angvel", "max_force", "max_torque", "planar", "linear_damping",              \
         "angular_damping", "motion", "marker"
 
 static const char *const tplBoxFields[] = {TPL_BODY_HEAD, "size", TPL_BODY_TAIL, NULL};
@@ -278,7 +350,8 @@ static int tplBodyNew(lua_State *L)
     if (tplField(L, 1, "motion") != LUA_TNIL) {
         const tplMotion *m = luaL_testudata(L, -1, TPL_MOTION);
         if (!m)
-            tplError(L, "%smotion: expected tp.rotate, tp.linear or tp.oscillate, got %s", what, tplTypeName(L, -1));
+            tplError(L, "%smotion: expected tp.rotate, tp.linear, tp.oscillate or tp.waypoints, got %s", what,
+                     tplTypeName(L, -1));
         if (b->def.cls != TP_BODY_FOREIGN)
             tplError(L, "%smotion is only allowed for class \"foreign\"", what);
         b->def.motion = m->def;
@@ -332,8 +405,8 @@ static int tplBodyNew(lua_State *L)
 }
 
 static const luaL_Reg tplSceneFns[] = {
-    {"material", tplNewMaterial}, {"contact", tplNewContact},  {"rotate", tplRotate},
-    {"linear", tplLinear},        {"oscillate", tplOscillate}, {NULL, NULL},
+    {"material", tplNewMaterial}, {"contact", tplNewContact},  {"rotate", tplRotate}, {"linear", tplLinear},
+    {"oscillate", tplOscillate},  {"waypoints", tplWaypoints}, {NULL, NULL},
 };
 
 void tplOpenScene(lua_State *L)

@@ -18,6 +18,77 @@ _Static_assert(sizeof(tpBodyState) == 13 * sizeof(double), "tpBodyState must be 
 /* ------------------------------------------------------------------------------------------ */
 /* Kinematic motion                                                                            */
 
+/* Leg j of a waypoint schedule: from stop *from to stop *to, taking *dur s. Legs per period:
+ * ONCE n-1, CYCLE n, PINGPONG 2(n-1). */
+static void tpWaypointLeg(const tpMotionDef *m, int j, int *from, int *to, double *dur)
+{
+    const int n = m->npoints;
+    if (m->loop == TP_LOOP_PINGPONG && j >= n - 1) {
+        int r = j - (n - 1); /* backwards: n-1 -> n-2 -> ... -> 0 */
+        *from = n - 1 - r;
+        *to = n - 2 - r;
+        *dur = m->leg_time[*to];
+        return;
+    }
+    *from = j;
+    *to = (j + 1) % n;
+    *dur = m->leg_time[j];
+}
+
+/* Pose and velocity of a waypoint motion at t (out holds p0 and q0 on entry). */
+static void tpWaypointsAt(const tpBodyDef *b, double t, tpBodyState *out)
+{
+    const tpMotionDef *m = &b->motion;
+    const int n = m->npoints;
+    const int legs = m->loop == TP_LOOP_ONCE ? n - 1 : m->loop == TP_LOOP_CYCLE ? n : 2 * (n - 1);
+    double period = 0;
+    for (int j = 0; j < legs; j++) {
+        int a, c;
+        double d;
+        tpWaypointLeg(m, j, &a, &c, &d);
+        period += m->pause + d;
+    }
+    double tau = t > 0 ? t : 0;
+    double p[4], v[4] = {0, 0, 0, 0};
+    memcpy(p, m->points[m->loop == TP_LOOP_ONCE ? n - 1 : 0], sizeof p);
+    if (m->loop != TP_LOOP_ONCE)
+        tau = fmod(tau, period);
+    if (m->loop != TP_LOOP_ONCE || tau < period) {
+        for (int j = 0; j < legs; j++) {
+            int a, c;
+            double d;
+            tpWaypointLeg(m, j, &a, &c, &d);
+            if (tau < m->pause) {
+                memcpy(p, m->points[a], sizeof p);
+                break;
+            }
+            tau -= m->pause;
+            if (tau < d) {
+                double u = tau / d;
+                for (int k = 0; k < 4; k++) {
+                    p[k] = m->points[a][k] + u * (m->points[c][k] - m->points[a][k]);
+                    v[k] = (m->points[c][k] - m->points[a][k]) / d;
+                }
+                break;
+            }
+            tau -= d;
+            memcpy(p, m->points[c], sizeof p); /* reached the stop (rounding at the very end) */
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        out->pos[k] = b->pos[k] + p[k];
+        out->vel[k] = v[k];
+    }
+    /* yaw about world z applied to the initial orientation: q = rz(yaw) * q0 */
+    const double c = cos(0.5 * p[3]), s = sin(0.5 * p[3]);
+    const double *q = b->quat;
+    out->quat[0] = c * q[0] - s * q[3];
+    out->quat[1] = c * q[1] - s * q[2];
+    out->quat[2] = c * q[2] + s * q[1];
+    out->quat[3] = c * q[3] + s * q[0];
+    out->angvel[2] = v[3];
+}
+
 void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out)
 {
     const tpBodyDef *b = &w->bodies[body];
@@ -57,6 +128,9 @@ void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out)
         }
         break;
     }
+    case TP_MOTION_WAYPOINTS:
+        tpWaypointsAt(b, t, out);
+        break;
     case TP_MOTION_TACTIC:
         break;
     }

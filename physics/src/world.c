@@ -118,6 +118,46 @@ static bool tpFinite(const double *v, int n)
     return true;
 }
 
+static bool tpCheckWaypoints(const tpMotionDef *m, const char *who, char *err, size_t errlen)
+{
+    if (m->npoints < 2 || m->npoints > TP_MAX_WAYPOINTS) {
+        tpErrorf(err, errlen, "%s: motion needs 2..%d waypoints (got %d)", who, TP_MAX_WAYPOINTS, m->npoints);
+        return false;
+    }
+    if ((int)m->loop < TP_LOOP_ONCE || (int)m->loop > TP_LOOP_PINGPONG) {
+        tpErrorf(err, errlen, "%s: motion.loop must be a tpMotionLoop (got %d)", who, (int)m->loop);
+        return false;
+    }
+    if (!(m->pause >= 0) || m->pause > 1e6) {
+        tpErrorf(err, errlen, "%s: motion.pause must be in [0, 1e6] s (got %g)", who, m->pause);
+        return false;
+    }
+    for (int k = 0; k < m->npoints; k++) {
+        for (int i = 0; i < 4; i++) {
+            if (!(fabs(m->points[k][i]) <= TP_MAX_COORD)) {
+                tpErrorf(err, errlen, "%s: motion.points[%d][%d] = %g is outside +-%g", who, k, i, m->points[k][i],
+                         TP_MAX_COORD);
+                return false;
+            }
+        }
+    }
+    int legs = m->loop == TP_LOOP_CYCLE ? m->npoints : m->npoints - 1;
+    for (int k = 0; k < legs; k++) {
+        if (!(m->leg_time[k] >= 1e-3) || m->leg_time[k] > 1e6) {
+            tpErrorf(err, errlen, "%s: motion leg %d takes %g s (must be in [0.001, 1e6])", who, k, m->leg_time[k]);
+            return false;
+        }
+        const double *a = m->points[k], *b = m->points[(k + 1) % m->npoints];
+        double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        if (tpNorm3(d) / m->leg_time[k] > TP_MAX_SPEED || fabs(b[3] - a[3]) / m->leg_time[k] > TP_MAX_ANGVEL) {
+            tpErrorf(err, errlen, "%s: motion leg %d is faster than %g m/s or %g rad/s", who, k, TP_MAX_SPEED,
+                     TP_MAX_ANGVEL);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Label used in messages: the quoted name, or the index for a body without a usable name. */
 static void tpBodyLabel(const tpBodyDef *b, int i, char *out, size_t cap)
 {
@@ -279,7 +319,7 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
     }
     if (b->cls == TP_BODY_FOREIGN) {
         const tpMotionDef *m = &b->motion;
-        if ((int)m->kind < TP_MOTION_TACTIC || (int)m->kind > TP_MOTION_OSCILLATE) {
+        if ((int)m->kind < TP_MOTION_TACTIC || (int)m->kind > TP_MOTION_WAYPOINTS) {
             tpErrorf(err, errlen, "%s: motion.kind must be a tpMotionKind (got %d)", who, (int)m->kind);
             return false;
         }
@@ -300,6 +340,8 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
             tpErrorf(err, errlen, "%s: motion.axis must not be zero", who);
             return false;
         }
+        if (m->kind == TP_MOTION_WAYPOINTS && !tpCheckWaypoints(m, who, err, errlen))
+            return false;
         if (m->kind == TP_MOTION_OSCILLATE && (!(m->period >= 1e-3) || !(m->period <= 1e9))) {
             tpErrorf(err, errlen, "%s: motion.period must be in [0.001, 1e9] s (got %g)", who, m->period);
             return false;

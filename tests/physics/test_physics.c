@@ -30,7 +30,8 @@ static void sceneInit(Scene *s)
 {
     memset(s, 0, sizeof *s);
     s->def = tpDefaultSceneDef();
-    for (int i = 0; i < NMAT; i++) s->mats[i] = tpDefaultMaterialDef();
+    for (int i = 0; i < NMAT; i++)
+        s->mats[i] = tpDefaultMaterialDef();
     tpStrCopy(s->mats[MAT_GROUND].name, TP_NAME_MAX, "ground");
     tpStrCopy(s->mats[MAT_BOUNCY].name, TP_NAME_MAX, "bouncy");
     s->mats[MAT_BOUNCY].restitution = 0.8;
@@ -74,7 +75,8 @@ static tpWorld *mustCreate(const Scene *s)
 {
     char err[256] = "";
     tpWorld *w = tpCreateWorld(&s->def, err, sizeof err);
-    if (w == NULL) fprintf(stderr, "tpCreateWorld: %s\n", err);
+    if (w == NULL)
+        fprintf(stderr, "tpCreateWorld: %s\n", err);
     assert_non_null(w);
     return w;
 }
@@ -169,7 +171,8 @@ static int runChain(tpWorld *w, tpBodyState *out /* CHAIN * nstate */)
         chainAction(tpWorld_ControlCount(w), i, a);
         tpWorld_Step(w, x, i * dt, a, x); /* xnew aliases x on purpose */
         memcpy(out + (size_t)i * n, x, (size_t)n * sizeof *x);
-        if (tpWorld_ContactCount(w) >= 3) busy++;
+        if (tpWorld_ContactCount(w) >= 3)
+            busy++;
     }
     free(x);
     free(a);
@@ -211,10 +214,12 @@ static void purityCheck(const Scene *sp)
             }
             x[k].pos[2] = fabs(x[k].pos[2]);
         }
-        for (int j = 0; j < 6 * nc; j++) a[j] = 60.0 * (rnd() - 0.5);
+        for (int j = 0; j < 6 * nc; j++)
+            a[j] = 60.0 * (rnd() - 0.5);
         int len = 1 + (int)(rnd() * 5);
         double t = rnd() * 10.0;
-        for (int k = 0; k < len; k++) tpWorld_Step(w, x, t + k * dt, a, x);
+        for (int k = 0; k < len; k++)
+            tpWorld_Step(w, x, t + k * dt, a, x);
     }
     free(x);
 
@@ -354,7 +359,8 @@ static void test_snapshot_round_trip(void **state)
     double t1 = tpWorld_Time(w);
     assert_true(fabs(t1 - 30 * s.def.dt) < 1e-12);
 
-    for (int i = 0; i < 20; i++) tpWorld_StepLive(w, a);
+    for (int i = 0; i < 20; i++)
+        tpWorld_StepLive(w, a);
     tpWorld_Snapshot(w, s2);
     assert_true(memcmp(s1, s2, size) != 0);
 
@@ -456,7 +462,8 @@ static void test_isotropic_friction(void **state)
             }
         }
         tpDestroyWorld(w);
-        if (worst > 1e-6) fprintf(stderr, "launch angle %g: path bent by %g rad\n", angles[k], worst);
+        if (worst > 1e-6)
+            fprintf(stderr, "launch angle %g: path bent by %g rad\n", angles[k], worst);
         assert_true(travelled > 1.0); /* it did slide and roll a while */
         assert_true(worst < 1e-6);
     }
@@ -479,7 +486,8 @@ static void test_marker_never_collides(void **state)
     tpWorld *w = mustCreate(&s);
     tpBodyState x;
     tpWorld_InitialState(w, &x);
-    for (int i = 0; i < 120; i++) tpWorld_Step(w, &x, i * s.def.dt, NULL, &x);
+    for (int i = 0; i < 120; i++)
+        tpWorld_Step(w, &x, i * s.def.dt, NULL, &x);
     tpDestroyWorld(w);
     assert_true(fabs(x.pos[2] - r) < 0.01); /* it fell through the marker onto the ground */
 
@@ -529,7 +537,8 @@ static void test_kinematic_rotate(void **state)
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) {
             double e = 0;
-            for (int k = 0; k < 3; k++) e += rz[i][k] * rx[k][j];
+            for (int k = 0; k < 3; k++)
+                e += rz[i][k] * rx[k][j];
             assert_true(fabs(m[i][j] - e) < 1e-12);
         }
     }
@@ -544,7 +553,8 @@ static void test_kinematic_rotate(void **state)
     for (int i = 0; i < 120; i++) {
         tpWorld_Step(w, &x, i * s.def.dt, NULL, &x);
         for (int c = 0; c < tpWorld_ContactCount(w); c++)
-            if (tpWorld_Contacts(w)[c].a == 1 && tpWorld_Contacts(w)[c].b == 2) touched = true;
+            if (tpWorld_Contacts(w)[c].a == 1 && tpWorld_Contacts(w)[c].b == 2)
+                touched = true;
     }
     assert_true(touched);
     double moved = hypot(x.pos[0] - 0.0, x.pos[1] - 0.7);
@@ -577,6 +587,83 @@ static void test_kinematic_linear_oscillate(void **state)
     tpDestroyWorld(w);
 }
 
+/* Waypoints (an elevator): pauses, constant-velocity legs, pingpong and cycle, yaw; the
+ * reported velocity is the derivative of the position (bodies resting on it ride along). */
+static void test_kinematic_waypoints(void **state)
+{
+    (void)state;
+    Scene s;
+    sceneInit(&s);
+    tpBodyDef *b = sceneAdd(&s, "lift", TP_BODY_FOREIGN, TP_SHAPE_BOX);
+    b->pos[0] = 1.0;
+    tpMotionDef *m = &b->motion;
+    m->kind = TP_MOTION_WAYPOINTS;
+    m->npoints = 3;
+    m->points[1][2] = 2.0; /* up 2 m in 4 s */
+    m->points[2][2] = 2.0;
+    m->points[2][0] = 1.0; /* then 1 m along x in 1 s, turning 1 rad */
+    m->points[2][3] = 1.0;
+    m->leg_time[0] = 4.0;
+    m->leg_time[1] = 1.0;
+    m->leg_time[2] = 2.0; /* cycle only: back to the start */
+    m->pause = 0.5;
+    m->loop = TP_LOOP_PINGPONG;
+    b = sceneAdd(&s, "loop", TP_BODY_FOREIGN, TP_SHAPE_BOX);
+    b->motion = s.bodies[0].motion;
+    b->motion.loop = TP_LOOP_CYCLE;
+    b = sceneAdd(&s, "once", TP_BODY_FOREIGN, TP_SHAPE_BOX);
+    b->motion = s.bodies[0].motion;
+    b->motion.loop = TP_LOOP_ONCE;
+    tpWorld *w = mustCreate(&s);
+    tpBodyState bs;
+    tpWorld_BodyState(w, NULL, 0.25, 0, &bs); /* pausing at the start */
+    assert_true(bs.pos[0] == 1.0 && bs.pos[2] == 0.0 && bs.vel[2] == 0.0);
+    tpWorld_BodyState(w, NULL, 2.5, 0, &bs); /* half way up */
+    assert_true(fabs(bs.pos[2] - 1.0) < 1e-12 && fabs(bs.vel[2] - 0.5) < 1e-15);
+    tpWorld_BodyState(w, NULL, 4.75, 0, &bs); /* pausing at the top */
+    assert_true(fabs(bs.pos[2] - 2.0) < 1e-12 && bs.vel[2] == 0.0);
+    tpWorld_BodyState(w, NULL, 5.5, 0, &bs); /* half the second leg: x + 0.5, yaw 0.5, turning */
+    assert_true(fabs(bs.pos[0] - 1.5) < 1e-12 && fabs(bs.vel[0] - 1.0) < 1e-12 && fabs(bs.angvel[2] - 1.0) < 1e-12);
+    assert_true(fabs(bs.quat[0] - cos(0.25)) < 1e-12 && fabs(bs.quat[3] - sin(0.25)) < 1e-12);
+    /* pingpong: 0.5+4 + 0.5+1 up, then 0.5+1 + 0.5+4 back = 12 s; at 7 s half way back along
+     * the x leg */
+    tpWorld_BodyState(w, NULL, 7.0, 0, &bs);
+    assert_true(fabs(bs.pos[0] - 1.5) < 1e-12 && fabs(bs.vel[0] + 1.0) < 1e-12 && fabs(bs.angvel[2] + 1.0) < 1e-12);
+    tpWorld_BodyState(w, NULL, 12.25, 0, &bs); /* the next period: pausing at the start */
+    assert_true(fabs(bs.pos[2]) < 1e-12 && bs.vel[2] == 0.0);
+    /* cycle: 8.5 s per period (the 2 s leg back); at 7.5 s half way back from (1, 0, 2), and
+     * the same one period later */
+    tpWorld_BodyState(w, NULL, 7.5, 1, &bs); /* this body starts at the origin */
+    assert_true(fabs(bs.pos[0] - 0.5) < 1e-12 && fabs(bs.pos[2] - 1.0) < 1e-12 && fabs(bs.vel[2] + 1.0) < 1e-12);
+    tpWorld_BodyState(w, NULL, 16.0, 1, &bs);
+    assert_true(fabs(bs.pos[0] - 0.5) < 1e-12 && fabs(bs.pos[2] - 1.0) < 1e-12 && fabs(bs.vel[2] + 1.0) < 1e-12);
+    /* once: stays at the last point */
+    tpWorld_BodyState(w, NULL, 100.0, 2, &bs);
+    assert_true(fabs(bs.pos[0] - 1.0) < 1e-12 && fabs(bs.pos[2] - 2.0) < 1e-12 && bs.vel[0] == 0.0);
+    /* velocity is the derivative of the position everywhere inside a leg */
+    for (double t = 0.6; t < 12.0; t += 0.37) {
+        tpBodyState a, c;
+        tpWorld_BodyState(w, NULL, t, 0, &bs);
+        tpWorld_BodyState(w, NULL, t - 1e-6, 0, &a);
+        tpWorld_BodyState(w, NULL, t + 1e-6, 0, &c);
+        if (a.vel[0] != c.vel[0] || a.vel[2] != c.vel[2])
+            continue; /* a stop or a corner inside the window */
+        for (int k = 0; k < 3; k++)
+            assert_true(fabs((c.pos[k] - a.pos[k]) / 2e-6 - bs.vel[k]) < 1e-6);
+    }
+    tpDestroyWorld(w);
+
+    /* validation: a leg too short in time, one point */
+    s.bodies[0].motion.leg_time[0] = 0.0;
+    char err[256];
+    assert_null(tpCreateWorld(&s.def, err, sizeof err));
+    assert_non_null(strstr(err, "motion leg 0 takes 0 s"));
+    s.bodies[0].motion.leg_time[0] = 4.0;
+    s.bodies[0].motion.npoints = 1;
+    assert_null(tpCreateWorld(&s.def, err, sizeof err));
+    assert_non_null(strstr(err, "2..16 waypoints"));
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 /* Drops a dead sphere (radius 0.1 m) from 1 m on a ground of the given material; returns the
@@ -595,8 +682,10 @@ static double dropBounce(int ground_material)
     double top = 0.0;
     for (int i = 0; i < 120; i++) {
         tpWorld_Step(w, &x, i * s.def.dt, NULL, &x);
-        if (tpWorld_ContactCount(w) > 0) hit = true;
-        if (hit && x.pos[2] > top) top = x.pos[2];
+        if (tpWorld_ContactCount(w) > 0)
+            hit = true;
+        if (hit && x.pos[2] > top)
+            top = x.pos[2];
     }
     assert_true(hit);
     tpDestroyWorld(w);
@@ -639,7 +728,8 @@ static void test_action_clamp(void **state)
     memcpy(c, a, sizeof c);
     tpWorld_ClampAction(w, c);
     const double want[12] = {6, 8, 0, 0, 0, 2, 30, 40, 50, 1, 2, 3};
-    for (int i = 0; i < 12; i++) assert_true(fabs(c[i] - want[i]) < 1e-12);
+    for (int i = 0; i < 12; i++)
+        assert_true(fabs(c[i] - want[i]) < 1e-12);
 
     /* Step clamps too, and leaves the caller's action alone. */
     tpBodyState x[2];
@@ -693,7 +783,7 @@ static void test_static_never_collide(void **state)
     sceneInit(&s);
     addGround(&s, MAT_GROUND);
     tpBodyDef *b = sceneAdd(&s, "block", TP_BODY_STATIC, TP_SHAPE_BOX);
-    b->pos[2] = 0.2; /* overlaps the plane */
+    b->pos[2] = 0.2;                                            /* overlaps the plane */
     b = sceneAdd(&s, "sweeper", TP_BODY_FOREIGN, TP_SHAPE_BOX); /* kinematic, overlaps both */
     b->pos[2] = 0.1;
     b->motion.kind = TP_MOTION_ROTATE;
@@ -840,6 +930,7 @@ int main(void)
         cmocka_unit_test(test_action_clamp),
         cmocka_unit_test(test_contact_reporting),
         cmocka_unit_test(test_static_never_collide),
+        cmocka_unit_test(test_kinematic_waypoints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,7 +34,17 @@ typedef enum {
     TP_MOTION_ROTATE,      /* kinematic: spins about `axis` through its initial position at `rate` rad/s */
     TP_MOTION_LINEAR,      /* kinematic: p(t) = p0 + vel * t */
     TP_MOTION_OSCILLATE,   /* kinematic: p(t) = p0 + amplitude * sin(2π t / period + phase) */
+    TP_MOTION_WAYPOINTS,   /* kinematic: piecewise linear through points, pausing at each stop */
 } tpMotionKind;
+
+/// How a waypoint motion goes on after its last point.
+typedef enum {
+    TP_LOOP_ONCE = 0, /* stops at the last point for good */
+    TP_LOOP_CYCLE,    /* last point -> first point -> ... */
+    TP_LOOP_PINGPONG, /* back through the points in reverse, then forward again */
+} tpMotionLoop;
+
+#define TP_MAX_WAYPOINTS 16
 
 /// Predictable motion of a kinematic foreign body; the pose is a function of time only.
 typedef struct tpMotionDef {
@@ -45,6 +55,16 @@ typedef struct tpMotionDef {
     double vel[3];       /* LINEAR: m/s */
     double amplitude[3]; /* OSCILLATE: m */
     double period;       /* OSCILLATE: s (> 0) */
+    /* WAYPOINTS: p(t) = p0 + points[k] (xyz, m) and yaw about world z (points[k][3], rad) applied
+     * to the initial orientation; from each stop the body pauses `pause` s, then moves to the
+     * next stop at constant velocity in leg_time[k] s (leg k: point k -> point (k+1) % npoints;
+     * pingpong legs backwards take the forward leg's time). Position is continuous in t, the
+     * velocity reported is the one that moves it, so bodies resting on it ride along. */
+    int npoints;                            /* 2..TP_MAX_WAYPOINTS */
+    double points[TP_MAX_WAYPOINTS][4];     /* m, m, m, rad; points[0] is usually zero */
+    double leg_time[TP_MAX_WAYPOINTS];      /* s, >= 1e-3 (npoints - 1 legs; npoints for CYCLE) */
+    double pause;                           /* s at every stop, >= 0 */
+    tpMotionLoop loop;
 } tpMotionDef;
 
 /// Surface material. Pair properties: friction = sqrt(f1*f2), restitution = max(e1, e2),
