@@ -162,6 +162,11 @@ return tp.domain {
   description = "a robot crosses a park with four exits among " .. N ..
                 " pedestrians driven by harmonic potential fields (Dapper 2007)",
   dt = 1 / 30,
+  -- Pedestrians pressed against the walls by the crowd behind them sink up to about 0.2 m into
+  -- them at one step per 1/30 s (measured: with the default 0.05 m check the plans change, with
+  -- 0.2 m they do not). The crowd is the Dapper potential-field demonstration, not a contact
+  -- study, so its check is relaxed to 0.25 m rather than paying for substeps.
+  max_static_penetration = 0.25,
   gravity = {0, 0, -9.81},
   materials = {
     tp.material { name = "ground", friction = 0.3 },

@@ -18,11 +18,11 @@ typedef struct tplCondGuard {
 typedef struct tplBuild {
     lua_State *L;
     tplDomain *dom;
-    int keep;             /* stack index: table that keeps scratch userdata alive */
-    int names;            /* stack index: body name -> index */
-    int fns;              /* stack index: flat callback array */
-    const char *bodylist; /* "ground, robot, ball" for messages (kept in `keep`) */
-    const char *where;    /* call site of tp.domain */
+    int keep;                                  /* stack index: table that keeps scratch userdata alive */
+    int names;                                 /* stack index: body name -> index */
+    int fns;                                   /* stack index: flat callback array */
+    const char *bodylist;                      /* "ground, robot, ball" for messages (kept in `keep`) */
+    const char *where;                         /* call site of tp.domain */
     tplCondGuard *mguards[TP_MAX_REPORTS + 2]; /* arranged metrics (quality, solution, reports) */
     int nmguards;
 } tplBuild;
@@ -121,6 +121,11 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
         tplError(L, "tp.domain: cfm must be >= 0 (got %g)", scene->cfm);
     scene->max_contacts = (int)tplInteger(L, 1, what, "max_contacts", scene->max_contacts, 1, 64);
     scene->substeps = (int)tplInteger(L, 1, what, "substeps", scene->substeps, 1, 64);
+    scene->max_static_penetration =
+        tplNumber(L, 1, what, "max_static_penetration", scene->max_static_penetration, false);
+    if (!(scene->max_static_penetration >= 0 && scene->max_static_penetration <= 1000))
+        tplError(L, "tp.domain: max_static_penetration must be in [0, 1000] m (0 = no check; got %g)",
+                 scene->max_static_penetration);
 
     /* materials: none given means one default material */
     int nm = tplArrayField(L, "materials", what);
@@ -605,7 +610,8 @@ static void tplBuildReports(tplBuild *b, tpDomainDef *def)
         snprintf(label, sizeof label, "report '%s'", name);
         lua_rawgeti(L, e, 2);
         if (lua_type(L, -1) == LUA_TFUNCTION || lua_isnil(L, -1))
-            tplError(L, "tp.domain: %s: expected tp.arranged, tp.peak_force, tp.effort, tp.distance or \"steps\"", label);
+            tplError(L, "tp.domain: %s: expected tp.arranged, tp.peak_force, tp.effort, tp.distance or \"steps\"",
+                     label);
         tplMetricAt(b, lua_gettop(L), label, &def->reports[i].metric, true);
         def->nreports = i + 1;
         lua_settop(L, idx);
@@ -652,10 +658,30 @@ static void tplBuildPlanner(tplBuild *b, tpPlannerDef *p)
 /* tp.domain                                                                                   */
 
 static const char *const tplDomainFields[] = {
-    "name",    "description", "dt",           "gravity",   "solver",   "quickstep_iters",
-    "erp",     "cfm",         "max_contacts", "materials", "contacts", "bodies",
-    "tactics", "goal",        "valid",        "sampling",  "quality",  "solution_metric",
-    "planner", "report", "space", "substeps", NULL,
+    "name",
+    "description",
+    "dt",
+    "gravity",
+    "solver",
+    "quickstep_iters",
+    "erp",
+    "cfm",
+    "max_contacts",
+    "materials",
+    "contacts",
+    "bodies",
+    "tactics",
+    "goal",
+    "valid",
+    "sampling",
+    "quality",
+    "solution_metric",
+    "planner",
+    "report",
+    "space",
+    "substeps",
+    "max_static_penetration",
+    NULL,
 };
 
 static int tplDomainNew(lua_State *L)

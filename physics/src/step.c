@@ -360,6 +360,23 @@ static void tpMergeInfos(tpWorld *w, int first)
     w->ninfos = n;
 }
 
+/* Deepest overlap between a stored body and static geometry at the current poses, into
+ * w->static_depth; no contact joints and no touching record (it only looks). */
+static void tpStaticPass(tpWorld *w)
+{
+    w->npairs = 0;
+    dSpaceCollide(w->space, w, tpNearCallback);
+    for (int p = 0; p < w->npairs; p++) {
+        int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
+        if (w->bodies[a].cls != TP_BODY_STATIC && w->bodies[b].cls != TP_BODY_STATIC)
+            continue;
+        int n = dCollide(w->rt[a].geom, w->rt[b].geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        for (int k = 0; k < n; k++)
+            if (w->cgeoms[k].depth > w->static_depth)
+                w->static_depth = w->cgeoms[k].depth;
+    }
+}
+
 /* Collision detection for one (sub)step; keep = true adds to the touching pairs of the earlier
  * substeps of the same step instead of starting over. */
 static void tpCollide(tpWorld *w, bool keep)
@@ -419,6 +436,9 @@ static void tpCollide(tpWorld *w, bool keep)
         info->max_depth = 0.0;
         for (int k = 0; k < n; k++)
             info->max_depth = w->cgeoms[k].depth > info->max_depth ? w->cgeoms[k].depth : info->max_depth;
+        if ((w->bodies[a].cls == TP_BODY_STATIC || w->bodies[b].cls == TP_BODY_STATIC) &&
+            info->max_depth > w->static_depth)
+            w->static_depth = info->max_depth;
     }
     if (first > 0)
         tpMergeInfos(w, first);
@@ -469,6 +489,7 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
     else
         memset(w->action, 0, nact * sizeof(double));
     w->live_restored = false;
+    w->static_depth = 0.0;
     if (!tpWithin(w->action, (int)nact, TP_MAX_FORCE))
         return false;
     tpWorld_ClampAction(w, w->action);
@@ -503,7 +524,19 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
         if (!tpStatesInRange(w))
             return false;
     }
-    return true;
+    /* The substeps' contacts were generated at their start poses; a scripted body (infinite
+     * mass) can push a body into static geometry during the last one, so scenes with scripted
+     * bodies look once more after the step. */
+    if (w->nkinematic > 0 && w->def.max_static_penetration > 0) {
+        tpSetKinematic(w, t + w->def.dt);
+        tpStaticPass(w);
+    }
+    return w->def.max_static_penetration <= 0 || w->static_depth <= w->def.max_static_penetration;
+}
+
+double tpWorld_StaticDepth(const tpWorld *w)
+{
+    return w->static_depth;
 }
 
 bool tpWorld_Step(tpWorld *w, const tpBodyState *x, double t, const double *action, tpBodyState *xnew)

@@ -24,6 +24,7 @@ tpSceneDef tpDefaultSceneDef(void)
     d.cfm = 1e-5;
     d.max_contacts = 8;
     d.substeps = 1;
+    d.max_static_penetration = 0.05;
     return d;
 }
 
@@ -374,6 +375,11 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
     }
     if (!(def->erp >= 0.0 && def->erp <= 1.0)) {
         tpErrorf(err, errlen, "scene: erp must be in [0, 1] (got %g)", def->erp);
+        return false;
+    }
+    if (!(def->max_static_penetration >= 0.0) || def->max_static_penetration > 1e3) {
+        tpErrorf(err, errlen, "scene: max_static_penetration must be in [0, 1000] m (got %g)",
+                 def->max_static_penetration);
         return false;
     }
     if (!(def->cfm >= 0.0) || !isfinite(def->cfm)) {

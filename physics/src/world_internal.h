@@ -57,6 +57,7 @@ struct tpWorld {
     int npairs, cap_pairs;
     tpContactInfo *infos;  /* touching pairs of the last step (all substeps), cap_infos entries */
     int ninfos, cap_infos;
+    double static_depth;   /* m: deepest moving-body overlap with static geometry, last step */
     tpContactInfo *merge;  /* scratch for merging the substeps' pairs, cap_infos entries */
     dContactGeom *cgeoms;  /* max_contacts entries for one dCollide call */
     double *action;        /* 6 * ncontrol: the clamped copy of the caller's action */

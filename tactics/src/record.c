@@ -233,8 +233,8 @@ int tpDomain_Replay(tpDomain *d, const tpPlanRecord *rec, int w, char *err, size
     return tpDomain_ReplayObserved(d, rec, w, NULL, NULL, err, errlen);
 }
 
-int tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepObserver observe, void *user,
-                            char *err, size_t errlen)
+int tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepObserver observe, void *user, char *err,
+                            size_t errlen)
 {
     if (w < 0 || w >= rec->nworlds) {
         tpErrorf(err, errlen, "no world %d in the recording (it has %d)", w, rec->nworlds);
@@ -291,9 +291,11 @@ int tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepO
         if (!tpWorld_Step(d->world, x, t, action, x)) {
             /* never a physical state: the plan was edited or its controls are out of range */
             tpErrorf(err, errlen,
-                     "step %d: the controls are out of range or the simulation left the physical "
-                     "ranges (|force| <= %g, |pos| <= %g m, |vel| <= %g m/s)",
-                     i + 1, TP_MAX_FORCE, TP_MAX_COORD, TP_MAX_SPEED);
+                     "step %d: the controls are out of range, the simulation left the physical "
+                     "ranges (|force| <= %g, |pos| <= %g m, |vel| <= %g m/s) or a body sank %g m into "
+                     "static geometry (max_static_penetration %g m)",
+                     i + 1, TP_MAX_FORCE, TP_MAX_COORD, TP_MAX_SPEED, tpWorld_StaticDepth(d->world),
+                     d->def.scene.max_static_penetration);
             result = i + 1;
             goto done;
         }
