@@ -417,14 +417,14 @@ static int tplInvoke(tplDomain *dom, lua_CFunction runner, void *args)
         return -1;
     }
     tplLimits *lim = tplGetLimits(L);
-    double saved = tplArm(L, lim->call_seconds, lim->call_what);
+    tplArm(L, lim->call_seconds, lim->call_what);
     lua_pushcfunction(L, tplMsgHandler);
     lua_pushcfunction(L, runner);
     lua_pushlightuserdata(L, args);
     int rc = lua_pcall(L, 1, 0, top + 1);
     if (rc != LUA_OK)
         tplSetError(dom, tplErrorText(L, -1));
-    tplDisarm(L, saved);
+    tplDisarm(L);
     tplExpire(L, dom);
     lua_settop(L, top);
     return rc == LUA_OK ? 0 : -1;

@@ -223,6 +223,7 @@ typedef struct tplLimits {
     int tripped;           /* TPL_TRIP_*: once set, every protected call re-raises msg */
     char msg[512];         /* "file:line: time limit exceeded (...)" */
     char where[400];       /* "file:line: " of the script when the hook last ran */
+    char path[400];        /* the script's name, for a message with no line */
 } tplLimits;
 
 /// lua_Alloc counting into the tplLimits ud and refusing to grow past max_bytes.
@@ -237,10 +238,10 @@ void tplInstallLimits(lua_State *L, tplLimits *lim);
 /// Opens the allow-listed libraries (see sandbox.c) with our print, load, require, pcall...
 void tplOpenSandbox(lua_State *L);
 /// Arms the deadline now + seconds (0 = none), or the run's deadline if that comes first;
-/// `what` (kept, not copied: a buffer of the limits) names it. Returns the previous deadline
-/// for tplDisarm.
-double tplArm(lua_State *L, double seconds, const char *what);
-void tplDisarm(lua_State *L, double saved);
+/// `what` (kept, not copied: a buffer of the limits) names it. Arms do not nest.
+void tplArm(lua_State *L, double seconds, const char *what);
+/// No deadline (between callbacks, after loading).
+void tplDisarm(lua_State *L);
 /// The message of the error at idx, or the limit's message when a limit tripped.
 const char *tplErrorText(lua_State *L, int idx);
 /// Pushes "<script dir><name>" for a data file a script names; raises (naming `what`) when

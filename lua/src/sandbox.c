@@ -50,9 +50,15 @@ void *tplAlloc(void *ud, void *ptr, size_t osize, size_t nsize)
     }
     if (nsize > old && (nsize - old > lim->max_bytes || lim->used + (nsize - old) > lim->max_bytes)) {
         if (!lim->tripped) {
+            /* no Lua call here (we are inside an allocation): the position is the hook's last,
+             * else the script's name alone */
             lim->tripped = TPL_TRIP_MEMORY;
-            snprintf(lim->msg, sizeof lim->msg, "%smemory limit of %zu MB exceeded (--memory-limit)",
-                     lim->where[0] ? lim->where : "", lim->max_bytes >> 20);
+            if (lim->where[0])
+                snprintf(lim->msg, sizeof lim->msg, "%smemory limit of %zu MB exceeded (--memory-limit)", lim->where,
+                         lim->max_bytes >> 20);
+            else
+                snprintf(lim->msg, sizeof lim->msg, "%s: memory limit of %zu MB exceeded (--memory-limit)", lim->path,
+                         lim->max_bytes >> 20);
         }
         return NULL;
     }
@@ -73,15 +79,23 @@ static void tplRunningWhere(lua_State *L, lua_Debug *ar, char *out, size_t cap)
         snprintf(out, cap, "%s:%d: ", ar->source[0] == '@' ? ar->source + 1 : ar->short_src, ar->currentline);
 }
 
+/* Raises the limit error again when a limit has tripped (called after every protected call a
+ * script can make, and by the hook). */
+static void tplRethrow(lua_State *L)
+{
+    tplLimits *lim = tplGetLimits(L);
+    if (lim->tripped) {
+        lua_pushstring(L, lim->msg);
+        lua_error(L);
+    }
+}
+
 static void tplHook(lua_State *L, lua_Debug *ar)
 {
     tplLimits *lim = tplGetLimits(L);
     /* remember where the script was, so a memory error (which has no position) can name it */
     tplRunningWhere(L, ar, lim->where, sizeof lim->where);
-    if (lim->tripped) {
-        lua_pushstring(L, lim->msg);
-        lua_error(L);
-    }
+    tplRethrow(L);
     if (lim->deadline > 0 && tpClock_Now() > lim->deadline) {
         lim->tripped = TPL_TRIP_TIME;
         snprintf(lim->msg, sizeof lim->msg, "%stime limit exceeded (%s)", lim->where,
@@ -91,10 +105,9 @@ static void tplHook(lua_State *L, lua_Debug *ar)
     }
 }
 
-double tplArm(lua_State *L, double seconds, const char *what)
+void tplArm(lua_State *L, double seconds, const char *what)
 {
     tplLimits *lim = tplGetLimits(L);
-    double saved = lim->deadline;
     double now = tpClock_Now();
     double d = seconds > 0 ? now + seconds : 0;
     const char *w = what;
@@ -104,12 +117,11 @@ double tplArm(lua_State *L, double seconds, const char *what)
     }
     lim->deadline = d;
     lim->deadline_what = w;
-    return saved;
 }
 
-void tplDisarm(lua_State *L, double saved)
+void tplDisarm(lua_State *L)
 {
-    tplGetLimits(L)->deadline = saved;
+    tplGetLimits(L)->deadline = 0;
 }
 
 const char *tplErrorText(lua_State *L, int idx)
@@ -119,17 +131,6 @@ const char *tplErrorText(lua_State *L, int idx)
         return lim->msg;
     const char *m = lua_tostring(L, idx);
     return m ? m : "Lua error";
-}
-
-/* Raises the limit error again when a limit has tripped (called after every protected call a
- * script can make). */
-static void tplRethrow(lua_State *L)
-{
-    tplLimits *lim = tplGetLimits(L);
-    if (lim->tripped) {
-        lua_pushstring(L, lim->msg);
-        lua_error(L);
-    }
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -413,6 +413,7 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
         return NULL;
     }
     s->limits.max_bytes = def->memory_limit > 0 ? def->memory_limit : TP_SCRIPT_DEFAULT_MEMORY;
+    tpStrCopy(s->limits.path, sizeof s->limits.path, path);
     s->limits.call_seconds = def->call_time_limit > 0 ? def->call_time_limit : TP_SCRIPT_DEFAULT_CALL_TIME;
     double load_limit = def->load_time_limit > 0 ? def->load_time_limit : TP_SCRIPT_DEFAULT_LOAD_TIME;
     lua_State *L = lua_newstate(tplAlloc, &s->limits);
@@ -493,7 +494,7 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
     s->domain = fin.domain;
     lua_settop(L, 0);
     lua_gc(L, LUA_GCCOLLECT); /* drop unreturned domains and scratch now, not mid-planning */
-    tplDisarm(L, 0);
+    tplDisarm(L);
     free(dir);
     return s;
 

@@ -110,6 +110,9 @@ for row in "${limits[@]}"; do
   r=$?  # before the message: its $(...) would reset $?
   check "limit '$name': expected '$msg', got: $(head -c 300 "$work/err.txt")" $r
   check "limit '$name': one line on stderr" $([ "$(wc -l <"$work/err.txt")" -eq 1 ]; echo $?)
+  grep -q "^$work/box/probe.lua:" "$work/err.txt"
+  r=$?
+  check "limit '$name': the message starts with the script's path: $(head -c 300 "$work/err.txt")" $r
 done
 
 echo "$pass passed, $fail failed"
