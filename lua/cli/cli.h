@@ -75,6 +75,12 @@ int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, co
                   const tpCliProgress *progress, tpCliRun *run, char *err, size_t errlen);
 void tpCli_PlanRunFree(tpCliRun *run);
 
+/// `replay --check` of world w (replay_check.c): prints the deepest overlap of each touching
+/// pair (the `show` deepest) unless quiet. Returns the number of pairs that sank into static
+/// geometry deeper than tolerance (m), or -1 when the replay itself failed (message in err).
+int tpCli_ReplayCheck(tpDomain *domain, const tpPlanRecord *rec, int w, double tolerance, int show, bool quiet,
+                      char *err, size_t errlen);
+
 /// State of `tplan plan --view` (plan_view.c): the live window fed by the progress callback.
 typedef struct tpCliLive {
     const tpDomain *domain;   /* not owned; set before the first progress call */

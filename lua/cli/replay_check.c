@@ -1,0 +1,52 @@
+/* `tplan replay --check`: the deepest overlap of every touching body pair over the replay
+ * (tpDomain_CheckPenetration), printed deepest first, with the pairs that sank into static
+ * geometry beyond the tolerance flagged (issue 17: "physics that lies without a word"). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "tp/base.h"
+
+static int by_depth(const void *pa, const void *pb)
+{
+    const tpPenetration *a = pa, *b = pb;
+    if (a->depth != b->depth) {
+        return a->depth > b->depth ? -1 : 1;
+    }
+    return a->a != b->a ? a->a - b->a : a->b - b->b; /* stable order for equal depths */
+}
+
+int tpCli_ReplayCheck(tpDomain *domain, const tpPlanRecord *rec, int w, double tolerance, int show, bool quiet,
+                      char *err, size_t errlen)
+{
+    tpPenetration *pairs = NULL;
+    int n = 0;
+    int r = tpDomain_CheckPenetration(domain, rec, w, &pairs, &n, err, errlen);
+    if (r != -1) {
+        return -1;
+    }
+    qsort(pairs, (size_t)n, sizeof *pairs, by_depth);
+    const tpWorld *world = tpDomain_World(domain);
+    int over = 0;
+    for (int i = 0; i < n; ++i) {
+        over += pairs[i].static_pair && pairs[i].depth > tolerance;
+    }
+    if (!quiet) {
+        printf("check world %d: %d touching pairs; deepest overlaps (static geometry tolerance %g m):\n", w, n,
+               tolerance);
+        for (int i = 0; i < n && i < show; ++i) {
+            const tpPenetration *p = &pairs[i];
+            char pair[2 * TP_NAME_MAX + 4];
+            snprintf(pair, sizeof pair, "%s - %s", tpWorld_Body(world, p->a)->name, tpWorld_Body(world, p->b)->name);
+            printf("  %-40s %9.4f m  step %-6d%s%s\n", pair, p->depth, p->step, p->static_pair ? "  static" : "",
+                   p->static_pair && p->depth > tolerance ? "  OVER TOLERANCE" : "");
+        }
+        if (n > show) {
+            printf("  ... %d more pairs\n", n - show);
+        }
+        printf("check world %d: %d pair%s sank into static geometry deeper than %g m\n", w, over, over == 1 ? "" : "s",
+               tolerance);
+    }
+    free(pairs);
+    return over;
+}
