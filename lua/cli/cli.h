@@ -83,18 +83,17 @@ int tpCli_ReplayCheck(tpDomain *domain, const tpPlanRecord *rec, int w, double t
 
 /// State of `tplan plan --view` (plan_view.c): the live window fed by the progress callback.
 typedef struct tpCliLive {
-    const tpDomain *domain;   /* not owned; set before the first progress call */
-    const tpPlanner *planner; /* not owned; idem */
-    const tpPlannerDef *pd;   /* not owned; idem */
-    const char *domain_file;  /* not owned */
+    const tpCliRun *run;     /* not owned: the run being planned (tpCli_PlanRun sets its domain, planner
+                                and definition before planning starts, so every callback sees them) */
+    const char *domain_file; /* not owned */
     tpViewerDef def;
     tpLiveView *lv;
-    bool failed;              /* no window (or closed): stop feeding it */
-    tpPlanRecord rec;         /* bodies at the initial state, for the window while planning */
-    tpTreeRecord tr;          /* nodes copied so far (body names borrowed from the domain) */
-    int *bodies;              /* world index of each recorded body */
-    int64_t cap;              /* node capacity of tr */
-    double next_update;       /* tpClock_Now() before which no redraw happens */
+    bool failed;        /* no window (or closed): stop feeding it */
+    tpPlanRecord rec;   /* bodies at the initial state, for the window while planning */
+    tpTreeRecord tr;    /* nodes copied so far (body names borrowed from the domain) */
+    int *bodies;        /* world index of each recorded body */
+    int64_t cap;        /* node capacity of tr */
+    double next_update; /* tpClock_Now() before which no redraw happens */
     char status[256];
 } tpCliLive;
 

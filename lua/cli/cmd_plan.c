@@ -11,50 +11,45 @@
 
 static void plan_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: tplan plan DOMAIN [options]\n"
-            "\n"
-            "Plans the domain script DOMAIN (a path, or a built-in name: see 'tplan domains').\n"
-            "Defaults for every planner option come from the script's `planner` table.\n"
-            "\n"
-            "  --planner rrt|bgt   BK-RRT (nearest neighbour toward samples) or BK-BGT (balanced growth)\n"
-            "  --mu M              BK-BGT: target AvgLeafDepth / AvgBranchingFactor (> 0)\n"
-            "  --seed N            seed of the run's Mersenne Twister (0..4294967295)\n"
-            "  --max-iters N       maximum planner iterations z\n"
-            "  --time-limit S      stop after S seconds of wall time (0 = none)\n"
-            "  --solutions K       many-worlds: keep planning until K solutions, keep the best\n"
-            "  --no-nn-index       BK-RRT: exact linear-scan nearest neighbour instead of the spatial\n"
-            "                      index (same plan; for timing comparisons)\n"
-            "  --memory-limit MB   memory the script's Lua state may hold (default 2048)\n"
-            "  --load-time-limit S wall time for running the script's top level (default 10)\n"
-            "  --call-time-limit S wall time for one Lua callback while planning (default 10)\n"
-            "  --set NAME=VALUE    override a script parameter read with tp.param (repeatable)\n"
-            "  -o, --out FILE      plan file to write (default: <domain name>.plan.json)\n"
-            "  --no-out            do not write a plan file\n"
-            "  --tree FILE         also write the search tree (docs/tree-format.md)\n"
-            "  --view              watch the tree grow in a window, then play the plan (close to exit)\n"
-            "  --view-quit-after N with --view: close the playback after N frames (scripted runs)\n"
-            "  -q, --quiet         print nothing but errors\n"
-            "  -h, --help          this help\n"
-            "\n"
-            "exit status: 0 solved, 3 approximate (no solution; the best node by the domain's quality\n"
-            "metric is written), 2 bad input, 1 internal failure.\n");
+    fprintf(f, "usage: tplan plan DOMAIN [options]\n"
+               "\n"
+               "Plans the domain script DOMAIN (a path, or a built-in name: see 'tplan domains').\n"
+               "Defaults for every planner option come from the script's `planner` table.\n"
+               "\n"
+               "  --planner rrt|bgt   BK-RRT (nearest neighbour toward samples) or BK-BGT (balanced growth)\n"
+               "  --mu M              BK-BGT: target AvgLeafDepth / AvgBranchingFactor (> 0)\n"
+               "  --seed N            seed of the run's Mersenne Twister (0..4294967295)\n"
+               "  --max-iters N       maximum planner iterations z\n"
+               "  --time-limit S      stop after S seconds of wall time (0 = none)\n"
+               "  --solutions K       many-worlds: keep planning until K solutions, keep the best\n"
+               "  --no-nn-index       BK-RRT: exact linear-scan nearest neighbour instead of the spatial\n"
+               "                      index (same plan; for timing comparisons)\n"
+               "  --memory-limit MB   memory the script's Lua state may hold (default 2048)\n"
+               "  --load-time-limit S wall time for running the script's top level (default 10)\n"
+               "  --call-time-limit S wall time for one Lua callback while planning (default 10)\n"
+               "  --set NAME=VALUE    override a script parameter read with tp.param (repeatable)\n"
+               "  -o, --out FILE      plan file to write (default: <domain name>.plan.json)\n"
+               "  --no-out            do not write a plan file\n"
+               "  --tree FILE         also write the search tree (docs/tree-format.md)\n"
+               "  --view              watch the tree grow in a window, then play the plan (close to exit)\n"
+               "  --view-quit-after N with --view: close the playback after N frames (scripted runs)\n"
+               "  -q, --quiet         print nothing but errors\n"
+               "  -h, --help          this help\n"
+               "\n"
+               "exit status: 0 solved, 3 approximate (no solution; the best node by the domain's quality\n"
+               "metric is written), 2 bad input, 1 internal failure.\n");
 }
 
 typedef struct ProgressState {
     bool tty;
     bool shown;
-    tpCliLive *live;     /* --view, else NULL */
-    const tpCliRun *run; /* the run in progress (its domain, planner and definition) */
+    tpCliLive *live; /* --view, else NULL */
 } ProgressState;
 
 static void on_progress(void *user, const tpPlanStats *s)
 {
     ProgressState *ps = user;
     if (ps->live) {
-        ps->live->domain = ps->run->domain;
-        ps->live->planner = ps->run->planner;
-        ps->live->pd = &ps->run->pd;
         tpCliLive_Progress(ps->live, s);
     }
     if (!ps->tty || s->elapsed < 1.0) {
@@ -142,8 +137,8 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
         printf("status     approximate: no solution within the limits; best node by quality %.6g\n", w->cost);
     }
     printf("plan       %d steps (%.2f s of motion), cost %.6g\n", w->nsteps, w->nsteps * rec->dt, w->cost);
-    printf("search     %lld iterations, %lld nodes, %lld rejected (invalid), %.1f MB tree\n",
-           (long long)s->iterations, (long long)s->nodes, (long long)s->rejected, rec->memory_bytes / 1048576.0);
+    printf("search     %lld iterations, %lld nodes, %lld rejected (invalid), %.1f MB tree\n", (long long)s->iterations,
+           (long long)s->nodes, (long long)s->rejected, rec->memory_bytes / 1048576.0);
     struct rusage ru;
     double peak_mb = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : 0.0; /* Linux: KiB */
     printf("memory     %.1f KB per node (state %zu B + action %zu B), peak resident %.1f MB\n",
@@ -238,8 +233,9 @@ int tpCmd_Plan(int argc, char **argv)
     tpCliRun run;
     tpCliLive live;
     memset(&live, 0, sizeof live);
-    ProgressState ps = {!quiet && isatty(2), false, view ? &live : NULL, &run};
+    ProgressState ps = {!quiet && isatty(2), false, view ? &live : NULL};
     if (view) {
+        live.run = &run; /* bound before planning: the live view never sees a half-set run */
         live.domain_file = path;
         live.def = tpDefaultViewerDef();
         live.def.quit_after = (int)view_quit;

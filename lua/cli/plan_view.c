@@ -14,7 +14,7 @@
 /* Appends the tree nodes not yet in live->tr (positions of every non-static body). */
 static bool sync_tree(tpCliLive *live, const tpTree *tree)
 {
-    const tpWorld *w = tpDomain_World(live->domain);
+    const tpWorld *w = tpDomain_World(live->run->domain);
     tpTreeRecord *tr = &live->tr;
     if (!live->bodies) {
         int nb = tpWorld_BodyCount(w);
@@ -81,7 +81,7 @@ static bool open_live(tpCliLive *live, const tpTree *tree, const tpPlanStats *s)
     fake.best_solution = -1;
     fake.stats = *s;
     char err[1024];
-    if (!tpDomain_Record(live->domain, tree, &fake, live->pd, &live->rec, err, sizeof err)) {
+    if (!tpDomain_Record(live->run->domain, tree, &fake, &live->run->pd, &live->rec, err, sizeof err)) {
         tpLog(TP_LOG_WARN, "--view: %s", err);
         return false;
     }
@@ -96,7 +96,7 @@ static bool open_live(tpCliLive *live, const tpTree *tree, const tpPlanStats *s)
 
 void tpCliLive_Progress(tpCliLive *live, const tpPlanStats *s)
 {
-    if (live->failed || !live->planner) {
+    if (live->failed) {
         return;
     }
     /* Keep redrawing under ~2.5 % of the run (the X server and the renderer's threads cost more
@@ -109,7 +109,7 @@ void tpCliLive_Progress(tpCliLive *live, const tpPlanStats *s)
         }
         return;
     }
-    const tpTree *tree = tpPlanner_Tree(live->planner);
+    const tpTree *tree = tpPlanner_Tree(live->run->planner);
     if (!live->lv && !open_live(live, tree, s)) {
         live->failed = true;
         return;

@@ -299,6 +299,16 @@ static void test_plan_live_view(void **state)
     free(b);
 }
 
+/* tplan plan --view when planning ends before the first progress report (one iteration: the
+ * first report is due progress_interval after the start): the window opens on the finished plan
+ * instead of dereferencing a run the live view had not been given yet (it crashed, issue 17). */
+static void test_plan_live_view_no_progress(void **state)
+{
+    (void)state;
+    assert_int_equal(vtRun("'%s' plan '%s' --max-iters 1 --no-out -q --view --view-quit-after 3", g_tplan, g_domain),
+                     3);
+}
+
 /* Expects exit 2 and a message naming the file from view and render on a bad input. */
 static void expect_refused(const char *what, const char *plan, const char *tree)
 {
@@ -454,6 +464,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_dice_renders),
         cmocka_unit_test(test_view_smoke),
         cmocka_unit_test(test_plan_live_view),
+        cmocka_unit_test(test_plan_live_view_no_progress),
         cmocka_unit_test(test_corrupt_inputs_refused),
         cmocka_unit_test(test_video_without_ffmpeg),
         cmocka_unit_test(test_bad_options),

@@ -508,7 +508,9 @@ static void on_button(GLFWwindow *win, int button, int action, int mods)
 {
     (void)mods;
     App *a = glfwGetWindowUserPointer(win);
-    glfwGetCursorPos(win, &a->mx, &a->my);
+    /* a->mx, a->my: where the pointer was at this event (on_cursor follows the events in order).
+       glfwGetCursorPos would ask the X server where the pointer is *now*: behind a busy event
+       loop, that is where later motion has already taken it, and a click lands elsewhere. */
     if (action == GLFW_RELEASE) {
         a->orbit = a->pan = a->scrub = false;
         return;
@@ -626,6 +628,7 @@ static void app_frame(App *a, double *last)
 static void app_install_callbacks(App *a)
 {
     glfwSetWindowUserPointer(a->win, a);
+    glfwGetCursorPos(a->win, &a->mx, &a->my); /* from now on, from the events (on_cursor) */
     glfwSetKeyCallback(a->win, on_key);
     glfwSetCharCallback(a->win, on_char);
     glfwSetMouseButtonCallback(a->win, on_button);
