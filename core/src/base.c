@@ -154,3 +154,100 @@ char *tpFile_Read(const char *path, size_t max_bytes, size_t *len, char *err, si
     }
     return buf;
 }
+
+/* ---- atomic output files ---- */
+
+FILE *tpFile_OpenOut(tpFileOut *o, const char *path, const char *mode, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    struct stat st;
+    bool exists = stat(path, &st) == 0;
+    o->path = strdup(path);
+    if (!o->path) {
+        tpErrorf(err, errlen, "cannot open for writing: out of memory");
+        return NULL;
+    }
+    if (exists && !S_ISREG(st.st_mode)) { /* /dev/null, a FIFO: nothing to replace, write through */
+        o->f = fopen(path, mode);
+        if (!o->f) {
+            tpErrorf(err, errlen, "cannot open for writing: %s", strerror(errno));
+            free(o->path);
+            o->path = NULL;
+        }
+        return o->f;
+    }
+    /* The temporary file is a hidden sibling, so rename() stays within one file system. */
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path + 1) : 0;
+    size_t cap = strlen(path) + 64;
+    o->tmp = malloc(cap);
+    int fd = -1;
+    for (int attempt = 0; o->tmp && fd < 0 && attempt < 100; ++attempt) {
+        snprintf(o->tmp, cap, "%.*s.%s.tmp-%ld-%d", dirlen, path, path + dirlen, (long)getpid(), attempt);
+        /* 0666 and the umask, as fopen would create it; an existing file keeps its permissions */
+        fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST) {
+            break;
+        }
+    }
+    if (fd < 0) {
+        tpErrorf(err, errlen, "cannot open for writing: %s", o->tmp ? strerror(errno) : "out of memory");
+        free(o->tmp);
+        free(o->path);
+        memset(o, 0, sizeof *o);
+        return NULL;
+    }
+    if (exists) {
+        (void)fchmod(fd, st.st_mode & 07777);
+    }
+    o->f = fdopen(fd, mode);
+    if (!o->f) {
+        tpErrorf(err, errlen, "cannot open for writing: %s", strerror(errno));
+        close(fd);
+        tpFile_AbortOut(o);
+        return NULL;
+    }
+    return o->f;
+}
+
+bool tpFile_CommitOut(tpFileOut *o, char *err, size_t errlen)
+{
+    int saved = 0;
+    bool ok = true;
+    if (o->f) {
+        ok = ferror(o->f) == 0;
+        saved = errno;
+        if (fclose(o->f) != 0 && ok) {
+            ok = false;
+            saved = errno;
+        }
+        o->f = NULL;
+    }
+    if (ok && o->tmp && rename(o->tmp, o->path) != 0) {
+        ok = false;
+        saved = errno;
+    }
+    if (!ok) {
+        tpErrorf(err, errlen, "write error: %s", strerror(saved ? saved : EIO));
+        if (o->tmp) {
+            unlink(o->tmp);
+        }
+    }
+    free(o->tmp);
+    free(o->path);
+    memset(o, 0, sizeof *o);
+    return ok;
+}
+
+void tpFile_AbortOut(tpFileOut *o)
+{
+    if (o->f) {
+        fclose(o->f);
+    }
+    if (o->tmp) {
+        unlink(o->tmp);
+    }
+    free(o->tmp);
+    free(o->path);
+    memset(o, 0, sizeof *o);
+}

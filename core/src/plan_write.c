@@ -820,9 +820,12 @@ bool tpPlanRecord_Write(const tpPlanRecord *rec, const char *path, char *err, si
     if (!tpCheckRecord(&c, rec, &overrides)) {
         return false;
     }
-    FILE *f = fopen(path, "wb");
+    /* Written to a temporary file renamed into place: a failed write leaves no partial plan. */
+    tpFileOut out;
+    char ferr[256];
+    FILE *f = tpFile_OpenOut(&out, path, "wb", ferr, sizeof ferr);
     if (!f) {
-        tpErrorf(err, errlen, "%s: cannot open for writing: %s", path, strerror(errno));
+        tpErrorf(err, errlen, "%s: %s", path, ferr);
         cJSON_free(overrides);
         return false;
     }
@@ -830,14 +833,8 @@ bool tpPlanRecord_Write(const tpPlanRecord *rec, const char *path, char *err, si
     setvbuf(f, NULL, _IOFBF, 1 << 16);
     tpPutRecord(f, rec, overrides);
     cJSON_free(overrides);
-    bool bad = ferror(f) != 0;
-    int saved = errno;
-    if (fclose(f) != 0 && !bad) {
-        bad = true;
-        saved = errno;
-    }
-    if (bad) {
-        tpErrorf(err, errlen, "%s: write error: %s", path, strerror(saved));
+    if (!tpFile_CommitOut(&out, ferr, sizeof ferr)) {
+        tpErrorf(err, errlen, "%s: %s", path, ferr);
         return false;
     }
     return true;

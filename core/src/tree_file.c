@@ -164,11 +164,13 @@ bool tpTreeRecord_Write(const tpTreeRecord *rec, const char *path, char *err, si
     if (!o) {
         return tpTreeFail(path, err, errlen, "out of memory");
     }
-    o->f = fopen(path, "wb");
+    /* Written to a temporary file renamed into place: a failed write leaves no partial tree. */
+    tpFileOut out;
+    char ferr[256];
+    o->f = tpFile_OpenOut(&out, path, "wb", ferr, sizeof ferr);
     if (!o->f) {
-        int saved = errno;
         free(o);
-        return tpTreeFail(path, err, errlen, "cannot open for writing: %s", strerror(saved));
+        return tpTreeFail(path, err, errlen, "%s", ferr);
     }
     o->hash = TP_FNV_BASIS;
     o->len = 0;
@@ -193,14 +195,8 @@ bool tpTreeRecord_Write(const tpTreeRecord *rec, const char *path, char *err, si
     uint64_t sum = o->hash;
     tpOutLE(o, sum, 8);
     tpOutFlush(o);
-    bool bad_io = ferror(o->f) != 0;
-    int saved = errno;
-    if (fclose(o->f) != 0 && !bad_io) {
-        bad_io = true;
-        saved = errno;
-    }
     free(o);
-    return bad_io ? tpTreeFail(path, err, errlen, "write error: %s", strerror(saved)) : true;
+    return tpFile_CommitOut(&out, ferr, sizeof ferr) ? true : tpTreeFail(path, err, errlen, "%s", ferr);
 }
 
 /* ------------------------------------------------------------------------------------------ */

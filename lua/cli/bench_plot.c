@@ -175,7 +175,8 @@ int tpBench_Fig13(const char *path, const char *label, const tpScriptParam *para
 
     char dat[4096];
     snprintf(dat, sizeof dat, "%s.dat", png);
-    FILE *d = fopen(dat, "w");
+    tpFileOut dout;
+    FILE *d = tpFile_OpenOut(&dout, dat, "w", NULL, 0);
     bool ok = d != NULL;
     if (ok) {
         fprintf(d, "# tplan bench fig13: BK-RRT on %s (nearest neighbour: %s); cumulative times in s, shares in %%\n"
@@ -191,7 +192,7 @@ int tpBench_Fig13(const char *path, const char *label, const tpScriptParam *para
                     100 * s->t_select / tot, 100 * s->t_tactics / tot, 100 * s->t_physics / tot,
                     100 * (other > 0 ? other : 0) / tot);
         }
-        ok = fclose(d) == 0;
+        ok = tpFile_CommitOut(&dout, NULL, 0);
     }
     if (!ok) {
         tpLog(TP_LOG_ERROR, "fig13: cannot write %s", dat);
@@ -217,7 +218,17 @@ int tpBench_Fig13(const char *path, const char *label, const tpScriptParam *para
         printf("fig13: gnuplot is not installed: no PNG; the data is in %s (install gnuplot-nox)\n", dat);
         return TP_EXIT_OK;
     }
-    if (!run_gnuplot(dat, png, label, index)) {
+    /* gnuplot writes a temporary file beside the PNG, renamed into place once gnuplot succeeded */
+    tpFileOut pout;
+    FILE *p = tpFile_OpenOut(&pout, png, "wb", NULL, 0);
+    if (p) {
+        fclose(pout.f);
+        pout.f = NULL;
+    }
+    if (!p || !run_gnuplot(dat, pout.tmp ? pout.tmp : png, label, index) || !tpFile_CommitOut(&pout, NULL, 0)) {
+        if (p) {
+            tpFile_AbortOut(&pout);
+        }
         tpLog(TP_LOG_ERROR, "fig13: gnuplot failed to write %s", png);
         return TP_EXIT_FAILURE;
     }

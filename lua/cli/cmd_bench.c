@@ -332,16 +332,21 @@ static bool write_json(const char *path, const Runs *runs, int seeds, const tpCl
     }
     char *text = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
-    FILE *f = text ? fopen(path, "w") : NULL;
-    ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    ok = (f && fclose(f) == 0) && ok;
+    tpFileOut fo;
+    FILE *f = text ? tpFile_OpenOut(&fo, path, "w", NULL, 0) : NULL;
+    if (f) {
+        fputs(text, f);
+        fputc('\n', f);
+        ok = tpFile_CommitOut(&fo, NULL, 0);
+    }
     free(text);
-    return ok;
+    return f && ok;
 }
 
 static bool write_csv(const char *path, const Runs *runs)
 {
-    FILE *f = fopen(path, "w");
+    tpFileOut o;
+    FILE *f = tpFile_OpenOut(&o, path, "w", NULL, 0);
     if (!f) {
         return false;
     }
@@ -359,7 +364,7 @@ static bool write_csv(const char *path, const Runs *runs)
                 (long long)r->iterations, r->steps, (long long)r->tree_bytes, r->maxrss_kb, r->t_select, r->t_tactics,
                 r->t_physics, r->t_check, other > 0 ? other : 0, first);
     }
-    return fclose(f) == 0;
+    return tpFile_CommitOut(&o, NULL, 0);
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -161,6 +161,24 @@ static void set_time(App *a, double t)
     a->t = t < 0 ? 0 : (t > d ? d : t);
 }
 
+static void png_out(void *context, void *data, int size) { fwrite(data, 1, (size_t)size, context); }
+
+/* One frame, written under a temporary name and renamed into place (tpFile_OpenOut): an interrupted
+   render leaves whole frames only. */
+static bool write_png(const char *path, int w, int h, const uint8_t *rgb, int stride)
+{
+    tpFileOut o;
+    FILE *f = tpFile_OpenOut(&o, path, "wb", NULL, 0);
+    if (!f) {
+        return false;
+    }
+    if (!stbi_write_png_to_func(png_out, f, w, h, 3, rgb, stride)) {
+        tpFile_AbortOut(&o);
+        return false;
+    }
+    return tpFile_CommitOut(&o, NULL, 0);
+}
+
 /* Timeline bar geometry in window coordinates (origin top-left). */
 static void timeline_rect(int w, int h, float r[4])
 {
@@ -962,7 +980,7 @@ int tpViewer_Render(const char *plan_path, const char *tree_path, const tpRender
         }
         char path[4200];
         snprintf(path, sizeof path, "%s/frame_%06d.png", def->out_dir, k);
-        if (!stbi_write_png(path, vd->width, vd->height, 3, pix, (int)stride)) {
+        if (!write_png(path, vd->width, vd->height, pix, (int)stride)) {
             tpLog(TP_LOG_ERROR, "render: cannot write %s", path);
             goto out;
         }

@@ -4,8 +4,10 @@
 #define TP_BASE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,6 +65,26 @@ void tpStrCopy(char *dst, size_t cap, const char *src);
 /// a device, a directory) or is longer than max_bytes, with "cannot open: ...", "not a regular
 /// file" or "larger than N bytes" in err (the path is not repeated). Returns NULL on failure.
 char *tpFile_Read(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen);
+
+/// An output file written under a temporary name in its destination's directory and renamed over the
+/// destination only when complete, so that a failed or killed run never leaves a partial file at path.
+typedef struct tpFileOut {
+    FILE *f;        /* the stream to write; the caller may fclose it and set NULL (see tpFile_CommitOut) */
+    char *path;     /* the destination (owned copy) */
+    char *tmp;      /* the temporary file beside it (owned), NULL when writing to path directly */
+} tpFileOut;
+
+/// Opens an output file for path: a new temporary file in the same directory (mode as fopen would
+/// give, or the existing file's), or path itself when it exists and is not a regular file (a device
+/// such as /dev/null, a FIFO). Returns the stream (also in o->f), or NULL with "cannot open for
+/// writing: ..." in err (the path is not repeated). Finish with tpFile_CommitOut or tpFile_AbortOut.
+FILE *tpFile_OpenOut(tpFileOut *o, const char *path, const char *mode, char *err, size_t errlen);
+/// Closes o->f (unless already closed) and renames the temporary file over the destination. On a
+/// write, close or rename error removes the temporary file, leaves the destination as it was and
+/// returns false with "write error: ..." in err. Frees o's strings in every case.
+bool tpFile_CommitOut(tpFileOut *o, char *err, size_t errlen);
+/// Abandons an output: closes o->f and removes the temporary file (the destination is untouched).
+void tpFile_AbortOut(tpFileOut *o);
 
 /// snprintf into an error buffer if it is not NULL. Returns nothing; used for "err, errlen" out-params.
 void tpErrorf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
