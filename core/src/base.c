@@ -21,7 +21,10 @@ double tpClock_Now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void tpLog_SetLevel(tpLogLevel level) { s_log_level = level; }
+void tpLog_SetLevel(tpLogLevel level)
+{
+    s_log_level = level;
+}
 
 void tpLog(tpLogLevel level, const char *fmt, ...)
 {

@@ -385,8 +385,8 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
                                counts[i]);
         }
     }
-    const double timing[6] = {rec->t_select, rec->t_tactics, rec->t_physics, rec->t_check, rec->t_total,
-                              rec->nodes_first > 0 ? rec->t_first : 0.0};
+    const double timing[6] = {rec->t_select, rec->t_tactics, rec->t_physics,
+                              rec->t_check,  rec->t_total,   rec->nodes_first > 0 ? rec->t_first : 0.0};
     if (!tpCheckFinite(c, timing, 6, "stats.timing")) {
         return false;
     }
@@ -395,8 +395,8 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
         return tpCheckFail(c, "invalid body/tactic counts (%d, %d)", rec->nbodies, rec->ntactics);
     }
     if (rec->nworlds < 1 || !rec->worlds || rec->selected < 0 || rec->selected >= rec->nworlds) {
-        return tpCheckFail(c, "needs at least one world and a valid selection (nworlds %d, selected %d)",
-                           rec->nworlds, rec->selected);
+        return tpCheckFail(c, "needs at least one world and a valid selection (nworlds %d, selected %d)", rec->nworlds,
+                           rec->selected);
     }
     for (int i = 0; i < rec->nbodies; ++i) {
         const tpPlanBody *b = &rec->bodies[i];
@@ -590,13 +590,27 @@ static void tpPutString(FILE *f, const char *s)
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
         switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        case '\b': fputs("\\b", f); break;
-        case '\f': fputs("\\f", f); break;
+        case '"':
+            fputs("\\\"", f);
+            break;
+        case '\\':
+            fputs("\\\\", f);
+            break;
+        case '\n':
+            fputs("\\n", f);
+            break;
+        case '\r':
+            fputs("\\r", f);
+            break;
+        case '\t':
+            fputs("\\t", f);
+            break;
+        case '\b':
+            fputs("\\b", f);
+            break;
+        case '\f':
+            fputs("\\f", f);
+            break;
         default:
             if (*p < 0x20) {
                 fprintf(f, "\\u%04x", (unsigned)*p);

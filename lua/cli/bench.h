@@ -12,7 +12,7 @@
 typedef struct tpBenchSample {
     int64_t nodes, iterations;
     double t_select, t_tactics, t_physics, t_check; /* s, cumulative */
-    double t_total;                                  /* s, elapsed since the start of the run */
+    double t_total;                                 /* s, elapsed since the start of the run */
 } tpBenchSample;
 
 /// The Fig. 13 run: BK-RRT on the domain at `path` with the given options (kind forced to RRT,

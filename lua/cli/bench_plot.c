@@ -117,8 +117,7 @@ static bool run_gnuplot(const char *dat, const char *png, const char *label, boo
     put_quoted(g, png);
     fputs("\nset title ", g);
     char title[512];
-    snprintf(title, sizeof title, "BK-RRT breakdown vs tree size: %s, NN %s", label,
-             index ? "index" : "linear scan");
+    snprintf(title, sizeof title, "BK-RRT breakdown vs tree size: %s, NN %s", label, index ? "index" : "linear scan");
     put_quoted(g, title);
     fputs("\nset xlabel 'tree size (nodes)'\nset ylabel 'share of the accumulated planning time (%)'\n"
           "set yrange [0:100]\nset key outside bottom center horizontal\nset grid\n"
@@ -179,9 +178,10 @@ int tpBench_Fig13(const char *path, const char *label, const tpScriptParam *para
     FILE *d = tpFile_OpenOut(&dout, dat, "w", NULL, 0);
     bool ok = d != NULL;
     if (ok) {
-        fprintf(d, "# tplan bench fig13: BK-RRT on %s (nearest neighbour: %s); cumulative times in s, shares in %%\n"
-                   "# nodes iterations select_s tactics_s physics_s total_s select_pct tactics_pct physics_pct "
-                   "other_pct\n",
+        fprintf(d,
+                "# tplan bench fig13: BK-RRT on %s (nearest neighbour: %s); cumulative times in s, shares in %%\n"
+                "# nodes iterations select_s tactics_s physics_s total_s select_pct tactics_pct physics_pct "
+                "other_pct\n",
                 label, index ? "spatial index" : "linear scan");
         for (size_t i = 0; i < f.n; ++i) {
             const tpBenchSample *s = &f.v[i];

@@ -2,6 +2,7 @@
 #ifndef TP_CLI_H
 #define TP_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -11,12 +12,75 @@
 #include "tp/viewer.h"
 
 #define TP_MAX_PARAMS 64
+#define TP_CLI_MAX_SOLUTIONS 1000000 /* --solutions: many-worlds up to this many */
 
 /// Parsed `--set name=value` options (pointers into argv).
 typedef struct tpCliParams {
     int n;
     tpScriptParam items[TP_MAX_PARAMS];
 } tpCliParams;
+
+/// Long options of every subcommand that are not a single letter: codes above any character.
+enum {
+    TP_OPT_PLANNER = 256,
+    TP_OPT_MU,
+    TP_OPT_SEED,
+    TP_OPT_MAX_ITERS,
+    TP_OPT_TIME_LIMIT,
+    TP_OPT_SOLUTIONS,
+    TP_OPT_NO_NN_INDEX,
+    TP_OPT_MEMORY_LIMIT,
+    TP_OPT_LOAD_TIME_LIMIT,
+    TP_OPT_CALL_TIME_LIMIT,
+    TP_OPT_FIRST_FREE, /* first code a subcommand may use for its own options */
+};
+
+/// The planner options shared by `plan` and `bench`, as struct option entries.
+#define TP_CLI_PLANNER_LONGOPTS                                                                                        \
+    {"planner", required_argument, NULL, TP_OPT_PLANNER}, {"mu", required_argument, NULL, TP_OPT_MU},                  \
+        {"seed", required_argument, NULL, TP_OPT_SEED}, {"max-iters", required_argument, NULL, TP_OPT_MAX_ITERS},      \
+        {"time-limit", required_argument, NULL, TP_OPT_TIME_LIMIT},                                                    \
+        {"solutions", required_argument, NULL, TP_OPT_SOLUTIONS},                                                      \
+    {                                                                                                                  \
+        "no-nn-index", no_argument, NULL, TP_OPT_NO_NN_INDEX                                                           \
+    }
+
+/// State of tpCli_NextOption over one subcommand's arguments (zero it, then fill the inputs).
+typedef struct tpCliArgs {
+    int argc;
+    char **argv;                   /* argv[0] is the subcommand */
+    const char *cmd;               /* "plan": named in messages ("see 'tplan plan --help'") */
+    const char *shortopts;         /* getopt letters, e.g. "hqo:" */
+    const struct option *longopts; /* terminated by a zero entry */
+    const char *value;             /* out: the option's value, or the positional argument */
+    const char *name;              /* out: the option as written ("--seed", "-o"), for messages */
+    bool started, rest;            /* internal: getopt restarted; after "--" */
+    char namebuf[64];              /* internal */
+} tpCliArgs;
+
+/// Next option of a subcommand with getopt_long: both `--opt value` and `--opt=value`, positional
+/// arguments anywhere (in order, whatever POSIXLY_CORRECT says), `--` ends the options; long options
+/// must be spelt in full. Returns the option's code (its letter or its long option's val), 1 for a
+/// positional argument (in value), -1 at the end, or '?' after printing a one-line error.
+int tpCli_NextOption(tpCliArgs *a);
+
+/// Writes s into buf (cap bytes) with control characters escaped (\n, \t, \xHH), so that a value
+/// echoed in a message stays on one line; returns buf. s may be NULL (written as "").
+const char *tpCli_Escape(const char *s, char *buf, size_t cap);
+/// Prints a message from a script or a file reader (err of tpLoadScript and the like) on stderr as
+/// one line (control characters escaped); a Lua stack traceback (TPLAN_TRACEBACK) follows as is.
+void tpCli_PrintError(const char *err);
+
+/// A file named on the command line, for tpCli_CheckFiles.
+typedef struct tpCliFile {
+    const char *what; /* "--out", "the domain script" */
+    const char *path; /* NULL: not given (skipped) */
+    bool output;
+} tpCliFile;
+/// Refuses (one line, false) an output that is the same file as an input or as another output:
+/// the same device and inode for existing regular files, the same resolved path (real directory +
+/// name) for files not yet there. Devices and FIFOs (/dev/null) are never refused.
+bool tpCli_CheckFiles(const tpCliFile *files, int n);
 
 /// Parses "name=value" into params; false with a message on a malformed or excess option.
 bool tpCli_AddParam(tpCliParams *params, char *arg);
@@ -25,9 +89,11 @@ bool tpCli_AddParam(tpCliParams *params, char *arg);
 bool tpCli_ResolveDomain(const char *arg, char *out, size_t cap);
 /// The built-in domains directory ($TPLAN_DOMAINS, else the source tree's domains/).
 const char *tpCli_DomainsDir(void);
-/// Parses a non-negative integer / a finite double option value; false with a message naming opt.
-bool tpCli_ParseInt(const char *opt, const char *s, long long min, long long *out);
-bool tpCli_ParseDouble(const char *opt, const char *s, double *out);
+/// Parses a decimal integer in min..max (no leading or trailing space); false with one message naming opt.
+bool tpCli_ParseInt(const char *opt, const char *s, long long min, long long max, long long *out);
+/// Parses a finite number in lo..hi (lo excluded when lo_open; no spaces, no nan or inf); false with
+/// one message naming opt.
+bool tpCli_ParseDouble(const char *opt, const char *s, double lo, bool lo_open, double hi, double *out);
 
 /// Planner options shared by `plan` and `bench` (set flag = given on the command line).
 typedef struct tpCliPlanOpts {
@@ -36,15 +102,13 @@ typedef struct tpCliPlanOpts {
     double mu_v, limit_v;
     long long seed_v, iters_v, sols_v;
     /* script limits (0 = the tpScriptDef default) */
-    long long memory_mb;     /* --memory-limit MB */
+    long long memory_mb;         /* --memory-limit MB */
     double load_time, call_time; /* --load-time-limit S, --call-time-limit S */
 } tpCliPlanOpts;
 
-/// Parses the planner option at argv[*i] (--planner, --mu, --seed, --max-iters, --time-limit,
-/// --solutions, --memory-limit, --load-time-limit, --call-time-limit with a value,
-/// --no-nn-index): 1 = consumed (*i advanced past its value), 0 = not a planner option,
-/// -1 = bad value (message logged).
-int tpCli_ParsePlannerOption(tpCliPlanOpts *o, int argc, char **argv, int *i);
+/// Takes a planner or script-limit option (code TP_OPT_PLANNER..TP_OPT_CALL_TIME_LIMIT, value from tpCli_NextOption):
+/// 1 = taken, 0 = not a planner option, -1 = bad value (one message logged).
+int tpCli_PlannerOption(tpCliPlanOpts *o, int code, const char *value);
 /// The script definition for path with the options' limits (params may be NULL if n is 0).
 tpScriptDef tpCli_ScriptDef(const tpCliPlanOpts *o, const char *path, const tpScriptParam *params, int nparams);
 /// Overrides the script's planner defaults with the options that were given.

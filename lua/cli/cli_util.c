@@ -1,5 +1,8 @@
 /* Helpers shared by the tplan subcommands. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +15,9 @@
 bool tpCli_AddParam(tpCliParams *params, char *arg)
 {
     char *eq = strchr(arg, '=');
+    char q[512];
     if (!eq || eq == arg) {
-        tpLog(TP_LOG_ERROR, "--set expects name=value (got '%s')", arg);
+        tpLog(TP_LOG_ERROR, "--set expects name=value (got '%s')", tpCli_Escape(arg, q, sizeof q));
         return false;
     }
     if (params->n >= TP_MAX_PARAMS) {
@@ -23,7 +27,7 @@ bool tpCli_AddParam(tpCliParams *params, char *arg)
     *eq = '\0';
     for (int i = 0; i < params->n; ++i) {
         if (strcmp(params->items[i].name, arg) == 0) {
-            tpLog(TP_LOG_ERROR, "--set %s given twice", arg);
+            tpLog(TP_LOG_ERROR, "--set %s given twice", tpCli_Escape(arg, q, sizeof q));
             return false;
         }
     }
@@ -62,28 +66,246 @@ bool tpCli_ResolveDomain(const char *arg, char *out, size_t cap)
     return false;
 }
 
-bool tpCli_ParseInt(const char *opt, const char *s, long long min, long long *out)
+/* A number as written by a person: starts with a digit (or a sign or a point before one), so that
+   nothing strtoll / strtod would skip or interpret (spaces, "nan", "inf") gets through. */
+static bool plain_number(const char *s, bool allow_point)
+{
+    const char *p = s + (s[0] == '-' || s[0] == '+');
+    return isdigit((unsigned char)p[0]) || (allow_point && p[0] == '.' && isdigit((unsigned char)p[1]));
+}
+
+bool tpCli_ParseInt(const char *opt, const char *s, long long min, long long max, long long *out)
 {
     char *end = NULL;
     errno = 0;
-    long long v = strtoll(s ? s : "", &end, 10);
-    if (!s || !*s || *end || errno || v < min) {
-        tpLog(TP_LOG_ERROR, "%s expects an integer >= %lld (got '%s')", opt, min, s ? s : "");
+    long long v = s && plain_number(s, false) ? strtoll(s, &end, 10) : 0;
+    if (!s || !end || *end || errno || v < min || v > max) {
+        char range[64], q[256];
+        if (max == LLONG_MAX) {
+            snprintf(range, sizeof range, ">= %lld", min);
+        } else {
+            snprintf(range, sizeof range, "in %lld..%lld", min, max);
+        }
+        tpLog(TP_LOG_ERROR, "%s expects an integer %s (got '%s')", opt, range, tpCli_Escape(s, q, sizeof q));
         return false;
     }
     *out = v;
     return true;
 }
 
-bool tpCli_ParseDouble(const char *opt, const char *s, double *out)
+bool tpCli_ParseDouble(const char *opt, const char *s, double lo, bool lo_open, double hi, double *out)
 {
     char *end = NULL;
     errno = 0;
-    double v = strtod(s ? s : "", &end);
-    if (!s || !*s || *end || errno || !isfinite(v)) {
-        tpLog(TP_LOG_ERROR, "%s expects a number (got '%s')", opt, s ? s : "");
+    double v = s && plain_number(s, true) ? strtod(s, &end) : NAN;
+    if (!s || !end || *end || errno || !isfinite(v) || v < lo || (lo_open && v == lo) || v > hi) {
+        char range[80] = "", q[256];
+        if (isfinite(lo) && isfinite(hi)) {
+            snprintf(range, sizeof range, " in %c%g, %g]", lo_open ? '(' : '[', lo, hi);
+        } else if (isfinite(lo)) {
+            snprintf(range, sizeof range, " %s %g", lo_open ? ">" : ">=", lo);
+        }
+        tpLog(TP_LOG_ERROR, "%s expects a number%s (got '%s')", opt, range, tpCli_Escape(s, q, sizeof q));
         return false;
     }
     *out = v;
+    return true;
+}
+
+const char *tpCli_Escape(const char *s, char *buf, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && n + 5 < cap; ++p) {
+        unsigned char c = *p;
+        if (c >= 0x20 && c != 0x7f) {
+            buf[n++] = (char)c;
+            continue;
+        }
+        buf[n++] = '\\';
+        if (c == '\n' || c == '\t' || c == '\r') {
+            buf[n++] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+        } else {
+            buf[n++] = 'x';
+            buf[n++] = hex[c >> 4];
+            buf[n++] = hex[c & 15];
+        }
+    }
+    if (cap > 0) {
+        buf[n < cap ? n : cap - 1] = '\0';
+    }
+    return buf;
+}
+
+void tpCli_PrintError(const char *err)
+{
+    const char *tb = strstr(err, "\nstack traceback:");
+    size_t len = tb ? (size_t)(tb - err) : strlen(err);
+    while (len > 0 && err[len - 1] == '\n') {
+        --len;
+    }
+    for (size_t i = 0; i < len; ++i) {
+        unsigned char c = (unsigned char)err[i];
+        if (c >= 0x20 && c != 0x7f) {
+            fputc(c, stderr);
+        } else {
+            char one[2] = {(char)c, '\0'}, q[8];
+            fputs(tpCli_Escape(one, q, sizeof q), stderr);
+        }
+    }
+    fputc('\n', stderr);
+    if (tb) {
+        fputs(tb + 1, stderr);
+        if (tb[strlen(tb) - 1] != '\n') {
+            fputc('\n', stderr);
+        }
+    }
+}
+
+/* ---- options ---- */
+
+int tpCli_NextOption(tpCliArgs *a)
+{
+    if (a->rest) { /* after "--": everything is positional */
+        if (optind < a->argc) {
+            a->value = a->argv[optind++];
+            a->name = NULL;
+            return 1;
+        }
+        return -1;
+    }
+    if (!a->started) {
+        optind = 0; /* glibc: start over, and read the ordering from shortopts again */
+        a->started = true;
+    }
+    char shortopts[64];
+    /* '-': positional arguments come back in order as code 1 (overrides POSIXLY_CORRECT);
+       ':': a missing value is reported as ':' instead of a message of getopt's own */
+    snprintf(shortopts, sizeof shortopts, "-:%s", a->shortopts);
+    opterr = 0;
+    int tok = optind > 0 ? optind : 1; /* the argument getopt looks at (long options are never clustered) */
+    int idx = -1;
+    int c = getopt_long(a->argc, a->argv, shortopts, a->longopts, &idx);
+    const char *arg = tok < a->argc ? a->argv[tok] : "";
+    char q[256];
+    a->value = optarg;
+    a->name = arg;
+    if (c == -1) {
+        if (optind < a->argc) { /* "--" ended the options */
+            a->rest = true;
+            a->value = a->argv[optind++];
+            a->name = NULL;
+            return 1;
+        }
+        return -1;
+    }
+    if (c == 1) {
+        a->name = NULL;
+        return 1;
+    }
+    size_t namelen = strcspn(arg, "=");
+    if (idx >= 0) { /* refuse abbreviations: an option must keep meaning the same when others are added */
+        const char *full = a->longopts[idx].name;
+        if (strncmp(arg, "--", 2) != 0 || namelen != strlen(full) + 2 || strncmp(arg + 2, full, namelen - 2) != 0) {
+            c = '?';
+            optopt = 0;
+        }
+    }
+    if (c == '?' || c == ':') {
+        bool is_long = strncmp(arg, "--", 2) == 0;
+        char name[256];
+        if (is_long) {
+            snprintf(name, sizeof name, "%.*s", (int)namelen, tpCli_Escape(arg, q, sizeof q));
+        } else {
+            snprintf(name, sizeof name, "-%c", optopt ? optopt : '?');
+        }
+        if (c == ':') {
+            tpLog(TP_LOG_ERROR, "option '%s' needs a value (see 'tplan %s --help')", name, a->cmd);
+        } else if (is_long && optopt != 0) {
+            tpLog(TP_LOG_ERROR, "option '%s' takes no value (see 'tplan %s --help')", name, a->cmd);
+        } else {
+            tpLog(TP_LOG_ERROR, "unknown option '%s' (see 'tplan %s --help')", name, a->cmd);
+        }
+        return '?';
+    }
+    if (idx < 0) {
+        snprintf(a->namebuf, sizeof a->namebuf, "-%c", c);
+    } else {
+        snprintf(a->namebuf, sizeof a->namebuf, "--%s", a->longopts[idx].name);
+    }
+    a->name = a->namebuf;
+    return c;
+}
+
+/* ---- files named on the command line ---- */
+
+typedef struct FileId {
+    bool special; /* an existing file that is not a regular file: never compared */
+    bool exists;
+    dev_t dev;
+    ino_t ino;
+    char resolved[4200]; /* real directory + base name, for a file not yet there */
+} FileId;
+
+static void file_id(const char *path, FileId *id)
+{
+    memset(id, 0, sizeof *id);
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        id->exists = true;
+        id->special = !S_ISREG(st.st_mode);
+        id->dev = st.st_dev;
+        id->ino = st.st_ino;
+        return;
+    }
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? (slash == path ? "/" : path) : ".");
+    char real[PATH_MAX];
+    if (realpath(dir, real)) {
+        snprintf(id->resolved, sizeof id->resolved, "%s/%s", real, slash ? slash + 1 : path);
+    } else {
+        snprintf(id->resolved, sizeof id->resolved, "%s", path); /* the write will fail anyway */
+    }
+}
+
+static bool same_file(const FileId *x, const FileId *y)
+{
+    if (x->special || y->special || x->exists != y->exists) {
+        return false;
+    }
+    return x->exists ? x->dev == y->dev && x->ino == y->ino : strcmp(x->resolved, y->resolved) == 0;
+}
+
+bool tpCli_CheckFiles(const tpCliFile *files, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        if (!files[i].path || !files[i].output) {
+            continue;
+        }
+        FileId a;
+        file_id(files[i].path, &a);
+        for (int j = 0; j < n; ++j) {
+            if (j == i || !files[j].path || (files[j].output && j > i)) {
+                continue; /* a pair of outputs is reported once */
+            }
+            FileId b;
+            file_id(files[j].path, &b);
+            if (!same_file(&a, &b)) {
+                continue;
+            }
+            char q1[512], q2[512];
+            tpCli_Escape(files[i].path, q1, sizeof q1);
+            tpCli_Escape(files[j].path, q2, sizeof q2);
+            if (files[j].output) {
+                tpLog(TP_LOG_ERROR, "%s '%s' and %s '%s' are the same file: each output needs its own file",
+                      files[j].what, q2, files[i].what, q1);
+            } else {
+                tpLog(TP_LOG_ERROR, "%s '%s' is %s '%s': refusing to overwrite an input", files[i].what, q1,
+                      files[j].what, q2);
+            }
+            return false;
+        }
+    }
     return true;
 }

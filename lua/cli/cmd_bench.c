@@ -1,6 +1,7 @@
 /* tplan bench: every domain x planner over N seeds, a Table 1 style summary next to the paper's
  * numbers (Zickler & Veloso 2009, Sec. 6.5), the Fig. 13 time breakdown, raw per-run records as
  * JSON or CSV, and optionally the Fig. 13 plot (bench_plot.c). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,34 +19,33 @@
 
 static void bench_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: tplan bench [options]\n"
-            "\n"
-            "Runs every domain with every planner over N seeds (1..N), each run on a freshly loaded\n"
-            "script with the script's planner defaults overridden by the options (as 'tplan plan'),\n"
-            "and prints per row: success rate, median and 90th-percentile planning time, median\n"
-            "nodes, the Fig. 13 breakdown (selection / tactics+skills / physics / other as shares of\n"
-            "the total) and the paper's Table 1 time and nodes.\n"
-            "\n"
-            "  --domains LIST      comma-separated names or paths (default " DEFAULT_DOMAINS ");\n"
-            "                      minigolf_random is the ablation: minigolf with the random tactic\n"
-            "  --planners LIST     rrt,bgt (default both)\n"
-            "  --seeds N           seeds 1..N per row (default 20)\n"
-            "  --seed S            first seed (default 1)\n"
-            "  --max-iters N       maximum planner iterations per run (default: the script's)\n"
-            "  --mu M, --time-limit S, --solutions K, --no-nn-index   as in 'tplan plan'\n"
-            "  --memory-limit MB, --load-time-limit S, --call-time-limit S   as in 'tplan plan'\n"
-            "  --set [DOMAIN:]NAME=VALUE   script parameter, for every domain or only DOMAIN\n"
-            "  --out FILE          raw per-run records, FILE.json or FILE.csv\n"
-            "  --plot FILE.png     Fig. 13: BK-RRT breakdown against tree size (data in FILE.png.dat;\n"
-            "                      needs gnuplot for the PNG)\n"
-            "  --plot-domain D     domain of the plot run (default: the first domain found)\n"
-            "  --plot-iters N      iterations of the plot run (default: --max-iters or 100000)\n"
-            "  -q, --quiet         no progress line\n"
-            "  -h, --help          this help\n"
-            "\n"
-            "exit status: 0 every row ran, 3 some domain was not found or failed (the others ran and\n"
-            "the files were written), 2 bad options, 1 cannot write an output file or plot.\n");
+    fprintf(f, "usage: tplan bench [options]\n"
+               "\n"
+               "Runs every domain with every planner over N seeds (1..N), each run on a freshly loaded\n"
+               "script with the script's planner defaults overridden by the options (as 'tplan plan'),\n"
+               "and prints per row: success rate, median and 90th-percentile planning time, median\n"
+               "nodes, the Fig. 13 breakdown (selection / tactics+skills / physics / other as shares of\n"
+               "the total) and the paper's Table 1 time and nodes.\n"
+               "\n"
+               "  --domains LIST      comma-separated names or paths (default " DEFAULT_DOMAINS ");\n"
+               "                      minigolf_random is the ablation: minigolf with the random tactic\n"
+               "  --planners LIST     rrt,bgt (default both)\n"
+               "  --seeds N           seeds 1..N per row (default 20)\n"
+               "  --seed S            first seed (default 1)\n"
+               "  --max-iters N       maximum planner iterations per run (default: the script's)\n"
+               "  --mu M, --time-limit S, --solutions K, --no-nn-index   as in 'tplan plan'\n"
+               "  --memory-limit MB, --load-time-limit S, --call-time-limit S   as in 'tplan plan'\n"
+               "  --set [DOMAIN:]NAME=VALUE   script parameter, for every domain or only DOMAIN\n"
+               "  --out FILE          raw per-run records, FILE.json or FILE.csv\n"
+               "  --plot FILE.png     Fig. 13: BK-RRT breakdown against tree size (data in FILE.png.dat;\n"
+               "                      needs gnuplot for the PNG)\n"
+               "  --plot-domain D     domain of the plot run (default: the first domain found)\n"
+               "  --plot-iters N      iterations of the plot run (default: --max-iters or 100000)\n"
+               "  -q, --quiet         no progress line\n"
+               "  -h, --help          this help\n"
+               "\n"
+               "exit status: 0 every row ran, 3 some domain was not found or failed (the others ran and\n"
+               "the files were written), 2 bad options, 1 cannot write an output file or plot.\n");
 }
 
 /* Table 1 of the paper (Pentium 4): average time (s) and nodes; NaN / -1 = not reported. */
@@ -67,13 +67,13 @@ typedef struct Run {
     tpPlannerKind kind;
     uint32_t seed;
     bool solved;
-    double time; /* s, t_total */
-    double t_first;        /* s to the first solution; INFINITY when unsolved */
+    double time;    /* s, t_total */
+    double t_first; /* s to the first solution; INFINITY when unsolved */
     int64_t nodes, iterations;
-    int64_t nodes_first;   /* tree size at the first solution; -1 when unsolved */
-    int steps;             /* steps of the returned plan (solution or approximate answer) */
-    int64_t tree_bytes;    /* tree + NN index at the end of the run */
-    long maxrss_kb;        /* process peak RSS so far (getrusage; monotone over the bench) */
+    int64_t nodes_first; /* tree size at the first solution; -1 when unsolved */
+    int steps;           /* steps of the returned plan (solution or approximate answer) */
+    int64_t tree_bytes;  /* tree + NN index at the end of the run */
+    long maxrss_kb;      /* process peak RSS so far (getrusage; monotone over the bench) */
     double t_select, t_tactics, t_physics, t_check;
 } Run;
 
@@ -112,7 +112,10 @@ static bool has_sampling_space(const tpCliPlanOpts *o, const char *path, const t
     return has;
 }
 
-static const char *kind_name(tpPlannerKind k) { return k == TP_PLANNER_RRT ? "rrt" : "bgt"; }
+static const char *kind_name(tpPlannerKind k)
+{
+    return k == TP_PLANNER_RRT ? "rrt" : "bgt";
+}
 
 static int split_list(char *s, char **items, int cap, const char *what)
 {
@@ -235,8 +238,8 @@ static void print_row(const char *label, tpPlannerKind kind, const Run *runs, si
     }
     printf("%-18s %-6s %4zu %6.1f%% %8s %7.3fs %7.3fs %8.0f | %5.1f%% %6.1f%% %6.1f%% %5.1f%% | %9s %7s\n", label,
            kind == TP_PLANNER_RRT ? "BK-RRT" : "BK-BGT", count, count ? 100.0 * (double)solved / (double)count : 0.0,
-           tfs, tmed, tp90, nmed, 100 * sel / tot, 100 * tac / tot, 100 * phy / tot, 100 * (other > 0 ? other : 0) / tot, pt,
-           pn);
+           tfs, tmed, tp90, nmed, 100 * sel / tot, 100 * tac / tot, 100 * phy / tot,
+           100 * (other > 0 ? other : 0) / tot, pt, pn);
     fflush(stdout);
     free(t);
     free(nd);
@@ -360,9 +363,9 @@ static bool write_csv(const char *path, const Runs *runs)
             snprintf(first, sizeof first, "%.6f,%lld", r->t_first, (long long)r->nodes_first);
         }
         fprintf(f, "%s,%s,%u,%d,%.6f,%lld,%lld,%d,%lld,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,%s\n", r->domain,
-                kind_name(r->kind), r->seed, r->solved ? 1 : 0, r->time, (long long)r->nodes,
-                (long long)r->iterations, r->steps, (long long)r->tree_bytes, r->maxrss_kb, r->t_select, r->t_tactics,
-                r->t_physics, r->t_check, other > 0 ? other : 0, first);
+                kind_name(r->kind), r->seed, r->solved ? 1 : 0, r->time, (long long)r->nodes, (long long)r->iterations,
+                r->steps, (long long)r->tree_bytes, r->maxrss_kb, r->t_select, r->t_tactics, r->t_physics, r->t_check,
+                other > 0 ? other : 0, first);
     }
     return tpFile_CommitOut(&o, NULL, 0);
 }
@@ -412,68 +415,103 @@ int tpCmd_Bench(int argc, char **argv)
     int nsets = 0;
     tpCliPlanOpts o;
     memset(&o, 0, sizeof o);
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int po;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            bench_usage(stdout);
-            return TP_EXIT_OK;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            quiet = true;
-        } else if (strcmp(a, "--planner") == 0) {
+    enum {
+        OPT_DOMAINS = TP_OPT_FIRST_FREE,
+        OPT_PLANNERS,
+        OPT_SEEDS,
+        OPT_PLOT_ITERS,
+        OPT_SET,
+        OPT_PLOT,
+        OPT_PLOT_DOMAIN
+    };
+    static const struct option longopts[] = {
+        TP_CLI_PLANNER_LONGOPTS,
+        {"domains", required_argument, NULL, OPT_DOMAINS},
+        {"planners", required_argument, NULL, OPT_PLANNERS},
+        {"seeds", required_argument, NULL, OPT_SEEDS},
+        {"plot-iters", required_argument, NULL, OPT_PLOT_ITERS},
+        {"set", required_argument, NULL, OPT_SET},
+        {"out", required_argument, NULL, 'o'},
+        {"plot", required_argument, NULL, OPT_PLOT},
+        {"plot-domain", required_argument, NULL, OPT_PLOT_DOMAIN},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "bench", .shortopts = "hqo:", .longopts = longopts};
+    int c;
+    while ((c = tpCli_NextOption(&args)) != -1) {
+        const char *v = args.value;
+        char q[512];
+        if (c == TP_OPT_PLANNER) {
             tpLog(TP_LOG_ERROR, "--planner: use --planners rrt,bgt with bench");
             return TP_EXIT_BAD_INPUT;
-        } else if ((po = tpCli_ParsePlannerOption(&o, argc, argv, &i)) != 0) {
-            if (po < 0) {
-                return TP_EXIT_BAD_INPUT;
-            }
-        } else if (a[0] == '-' && !v) {
-            tpLog(TP_LOG_ERROR, "%s: missing value or unknown option (see 'tplan bench --help')", a);
+        }
+        int po = tpCli_PlannerOption(&o, c, v);
+        if (po < 0) {
             return TP_EXIT_BAD_INPUT;
-        } else if (strcmp(a, "--domains") == 0 || strcmp(a, "--planners") == 0) {
-            char *dst = a[2] == 'd' ? domains_buf : planners_buf;
-            size_t cap = a[2] == 'd' ? sizeof domains_buf : sizeof planners_buf;
+        } else if (po > 0) {
+            continue;
+        }
+        switch (c) {
+        case 'h':
+            bench_usage(stdout);
+            return TP_EXIT_OK;
+        case 'q':
+            quiet = true;
+            break;
+        case OPT_DOMAINS:
+        case OPT_PLANNERS: {
+            char *dst = c == OPT_DOMAINS ? domains_buf : planners_buf;
+            size_t cap = c == OPT_DOMAINS ? sizeof domains_buf : sizeof planners_buf;
             if (strlen(v) >= cap) {
-                tpLog(TP_LOG_ERROR, "%s: list too long", a);
+                tpLog(TP_LOG_ERROR, "%s: list too long", args.name);
                 return TP_EXIT_BAD_INPUT;
             }
             snprintf(dst, cap, "%s", v);
-            ++i;
-        } else if (strcmp(a, "--seeds") == 0) {
-            if (!tpCli_ParseInt(a, v, 1, &seeds) || seeds > 100000) {
-                tpLog(TP_LOG_ERROR, "--seeds must be in 1..100000");
+            break;
+        }
+        case OPT_SEEDS:
+            if (!tpCli_ParseInt("--seeds", v, 1, 100000, &seeds)) {
                 return TP_EXIT_BAD_INPUT;
             }
-            ++i;
-        } else if (strcmp(a, "--plot-iters") == 0) {
-            if (!tpCli_ParseInt(a, v, 1, &plot_iters)) {
+            break;
+        case OPT_PLOT_ITERS:
+            if (!tpCli_ParseInt("--plot-iters", v, 1, LLONG_MAX, &plot_iters)) {
                 return TP_EXIT_BAD_INPUT;
             }
-            ++i;
-        } else if (strcmp(a, "--set") == 0) {
+            break;
+        case OPT_SET: {
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || eq[-1] == ':') {
-                tpLog(TP_LOG_ERROR, "--set expects [domain:]name=value (got '%s')", v);
+                tpLog(TP_LOG_ERROR, "--set expects [domain:]name=value (got '%s')", tpCli_Escape(v, q, sizeof q));
                 return TP_EXIT_BAD_INPUT;
             }
             if (nsets == TP_MAX_PARAMS) {
                 tpLog(TP_LOG_ERROR, "too many --set options (at most %d)", TP_MAX_PARAMS);
                 return TP_EXIT_BAD_INPUT;
             }
-            sets[nsets++] = argv[++i];
-        } else if (strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) {
-            out = argv[++i];
+            sets[nsets++] = (char *)v; /* points into argv */
+            break;
+        }
+        case 'o':
+            out = v;
             if (!ends_with(out, ".json") && !ends_with(out, ".csv")) {
-                tpLog(TP_LOG_ERROR, "--out: the file name must end in .json or .csv (got '%s')", out);
+                tpLog(TP_LOG_ERROR, "--out: the file name must end in .json or .csv (got '%s')",
+                      tpCli_Escape(out, q, sizeof q));
                 return TP_EXIT_BAD_INPUT;
             }
-        } else if (strcmp(a, "--plot") == 0) {
-            plot = argv[++i];
-        } else if (strcmp(a, "--plot-domain") == 0) {
-            plot_domain = argv[++i];
-        } else {
-            tpLog(TP_LOG_ERROR, "unknown option or argument '%s' (see 'tplan bench --help')", a);
+            break;
+        case OPT_PLOT:
+            plot = v;
+            break;
+        case OPT_PLOT_DOMAIN:
+            plot_domain = v;
+            break;
+        case 1:
+            tpLog(TP_LOG_ERROR, "unexpected argument '%s' (see 'tplan bench --help')", tpCli_Escape(v, q, sizeof q));
+            return TP_EXIT_BAD_INPUT;
+        default:
             return TP_EXIT_BAD_INPUT;
         }
     }
@@ -497,6 +535,23 @@ int tpCmd_Bench(int argc, char **argv)
     const uint32_t first_seed = o.seed ? (uint32_t)o.seed_v : 1u;
     if ((long long)first_seed + seeds - 1 > 4294967295LL) {
         tpLog(TP_LOG_ERROR, "--seed + --seeds exceeds the seed range");
+        return TP_EXIT_BAD_INPUT;
+    }
+    /* outputs: each its own file, none of them a domain script */
+    char plot_dat[4096] = "";
+    if (plot) {
+        snprintf(plot_dat, sizeof plot_dat, "%s.dat", plot);
+    }
+    tpCliFile files[MAX_LIST + 3] = {
+        {"--out", out, true}, {"--plot", plot, true}, {"--plot data", plot ? plot_dat : NULL, true}};
+    char scripts[MAX_LIST][4096];
+    int nfiles = 3;
+    for (int d = 0; d < ndomains; ++d) {
+        if (tpCli_ResolveDomain(domains[d], scripts[d], sizeof scripts[d])) {
+            files[nfiles++] = (tpCliFile){"the domain script", scripts[d], false};
+        }
+    }
+    if (!tpCli_CheckFiles(files, nfiles)) {
         return TP_EXIT_BAD_INPUT;
     }
     if (quiet) {
@@ -528,8 +583,8 @@ int tpCmd_Bench(int argc, char **argv)
             partial = true;
             continue;
         }
-        if (plot && !plot_path && (!plot_domain || strcmp(plot_domain, domains[d]) == 0 ||
-                                   strcmp(plot_domain, label) == 0)) {
+        if (plot && !plot_path &&
+            (!plot_domain || strcmp(plot_domain, domains[d]) == 0 || strcmp(plot_domain, label) == 0)) {
             snprintf(plot_path_buf, sizeof plot_path_buf, "%s", path);
             snprintf(plot_label, sizeof plot_label, "%s", label);
             plot_path = plot_path_buf;
@@ -540,7 +595,8 @@ int tpCmd_Bench(int argc, char **argv)
         for (int p = 0; p < nplanners; ++p) {
             size_t first = runs.n;
             if (kinds[p] == TP_PLANNER_RRT && !has_sampling_space(&o, path, params, nparams)) {
-                printf("%-18s %-6s n/a: the domain has no sampling space (BK-BGT only; Table 1 has no BK-RRT time either)\n",
+                printf("%-18s %-6s n/a: the domain has no sampling space (BK-BGT only; Table 1 has no BK-RRT time "
+                       "either)\n",
                        label, kind_name(kinds[p]));
                 fflush(stdout);
                 continue;

@@ -7,18 +7,27 @@
 #include "cli.h"
 #include "tp/base.h"
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 int tpCmd_Domains(int argc, char **argv)
 {
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "domains", .shortopts = "h", .longopts = longopts};
+    int c;
+    while ((c = tpCli_NextOption(&args)) != -1) {
+        if (c == 'h') {
             printf("usage: tplan domains\n\nLists the built-in domains (the *.lua scripts in %s,\n"
                    "or in $TPLAN_DOMAINS) with their descriptions. Plan one with 'tplan plan NAME'.\n",
                    tpCli_DomainsDir());
             return TP_EXIT_OK;
         }
-        tpLog(TP_LOG_ERROR, "unexpected argument '%s'", argv[i]);
+        if (c == 1) {
+            char q[512];
+            tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(args.value, q, sizeof q));
+        }
         return TP_EXIT_BAD_INPUT;
     }
     const char *dir = tpCli_DomainsDir();

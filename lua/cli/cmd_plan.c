@@ -174,46 +174,67 @@ int tpCmd_Plan(int argc, char **argv)
     tpCliParams params = {0};
     tpCliPlanOpts o;
     memset(&o, 0, sizeof o);
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int po;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    enum { OPT_SET = TP_OPT_FIRST_FREE, OPT_NO_OUT, OPT_TREE, OPT_VIEW, OPT_VIEW_QUIT };
+    static const struct option longopts[] = {
+        TP_CLI_PLANNER_LONGOPTS,
+        {"set", required_argument, NULL, OPT_SET},
+        {"out", required_argument, NULL, 'o'},
+        {"no-out", no_argument, NULL, OPT_NO_OUT},
+        {"tree", required_argument, NULL, OPT_TREE},
+        {"view", no_argument, NULL, OPT_VIEW},
+        {"view-quit-after", required_argument, NULL, OPT_VIEW_QUIT},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "plan", .shortopts = "hqo:", .longopts = longopts};
+    int c;
+    while ((c = tpCli_NextOption(&args)) != -1) {
+        const char *v = args.value;
+        char q[256];
+        int po = tpCli_PlannerOption(&o, c, v);
+        if (po < 0) {
+            return TP_EXIT_BAD_INPUT;
+        } else if (po > 0) {
+            continue;
+        }
+        switch (c) {
+        case 'h':
             plan_usage(stdout);
             return TP_EXIT_OK;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+        case 'q':
             quiet = true;
-        } else if (strcmp(a, "--no-out") == 0) {
+            break;
+        case 'o':
+            out = v;
+            break;
+        case OPT_NO_OUT:
             no_out = true;
-        } else if (strcmp(a, "--view") == 0) {
+            break;
+        case OPT_VIEW:
             view = true;
-        } else if ((po = tpCli_ParsePlannerOption(&o, argc, argv, &i)) != 0) {
-            if (po < 0) {
+            break;
+        case OPT_SET:
+            if (!tpCli_AddParam(&params, (char *)v)) { /* v points into argv */
                 return TP_EXIT_BAD_INPUT;
             }
-        } else if (a[0] == '-' && a[1] != '\0' && !v) {
-            tpLog(TP_LOG_ERROR, "%s: missing value or unknown option (see 'tplan plan --help')", a);
-            return TP_EXIT_BAD_INPUT;
-        } else if (strcmp(a, "--set") == 0) {
-            if (!tpCli_AddParam(&params, argv[++i])) {
+            break;
+        case OPT_TREE:
+            tree_out = v;
+            break;
+        case OPT_VIEW_QUIT:
+            if (!tpCli_ParseInt("--view-quit-after", v, 1, 1000000000, &view_quit)) {
                 return TP_EXIT_BAD_INPUT;
             }
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0) {
-            out = argv[++i];
-        } else if (strcmp(a, "--tree") == 0) {
-            tree_out = argv[++i];
-        } else if (strcmp(a, "--view-quit-after") == 0) {
-            if (!tpCli_ParseInt(a, v, 1, &view_quit) || view_quit > 1000000000) {
+            break;
+        case 1:
+            if (domain_arg) {
+                tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(v, q, sizeof q));
                 return TP_EXIT_BAD_INPUT;
             }
-            ++i;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            tpLog(TP_LOG_ERROR, "unknown option '%s' (see 'tplan plan --help')", a);
-            return TP_EXIT_BAD_INPUT;
-        } else if (!domain_arg) {
-            domain_arg = a;
-        } else {
-            tpLog(TP_LOG_ERROR, "unexpected argument '%s'", a);
+            domain_arg = v;
+            break;
+        default: /* '?': reported */
             return TP_EXIT_BAD_INPUT;
         }
     }
@@ -226,7 +247,17 @@ int tpCmd_Plan(int argc, char **argv)
     }
     char path[4096];
     if (!tpCli_ResolveDomain(domain_arg, path, sizeof path)) {
-        tpLog(TP_LOG_ERROR, "no such domain '%s' (not a file, and not a built-in: see 'tplan domains')", domain_arg);
+        char q[512];
+        tpLog(TP_LOG_ERROR, "no such domain '%s' (not a file, and not a built-in: see 'tplan domains')",
+              tpCli_Escape(domain_arg, q, sizeof q));
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (no_out) {
+        out = NULL;
+    }
+    /* before planning: an output must not replace the script, nor another output */
+    const tpCliFile files[] = {{"the domain script", path, false}, {"--out", out, true}, {"--tree", tree_out, true}};
+    if (!tpCli_CheckFiles(files, 3)) {
         return TP_EXIT_BAD_INPUT;
     }
     char err[2048] = "";
@@ -250,7 +281,7 @@ int tpCmd_Plan(int argc, char **argv)
         if (run.script && !run.planner) {
             tpLog(TP_LOG_ERROR, "%s", err); /* an invalid planner definition */
         } else {
-            fprintf(stderr, "%s\n", err); /* script errors name file:line themselves */
+            tpCli_PrintError(err); /* script errors name file:line themselves */
         }
         tpCliLive_Free(&live);
         tpCli_PlanRunFree(&run);
@@ -278,9 +309,13 @@ int tpCmd_Plan(int argc, char **argv)
     if (!out && !no_out) {
         snprintf(default_out, sizeof default_out, "%s.plan.json", rec.domain_name);
         out = default_out;
-    }
-    if (no_out) {
-        out = NULL;
+        const tpCliFile dfiles[] = {
+            {"the domain script", path, false}, {"--tree", tree_out, true}, {"the plan file", out, true}};
+        if (!tpCli_CheckFiles(dfiles, 3)) {
+            code = TP_EXIT_BAD_INPUT;
+            out = NULL;
+            tree_out = NULL;
+        }
     }
     if (out && !tpPlanRecord_Write(&rec, out, err, sizeof err)) {
         tpLog(TP_LOG_ERROR, "cannot write plan: %s", err);

@@ -10,46 +10,53 @@
 
 static void replay_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: tplan replay PLAN.json [options]\n"
-            "\n"
-            "Loads the plan's domain script (the path recorded in the plan, with its recorded --set\n"
-            "overrides), re-simulates the recorded controls from the recorded initial state and checks\n"
-            "that every body's state matches the recorded trajectory bit for bit, and that the goal holds\n"
-            "at the end of a solved plan.\n"
-            "\n"
-            "  --domain FILE   use this script instead of the recorded path\n"
-            "  --all           check every recorded solution (many-worlds), not just the selected one\n"
-            "  -q, --quiet     print nothing but errors\n"
-            "  -h, --help      this help\n"
-            "\n"
-            "exit status: 0 everything matches, 1 a state differs or the goal does not hold (the first\n"
-            "differing step is printed), 2 bad input (unreadable plan, script error).\n");
+    fprintf(f, "usage: tplan replay PLAN.json [options]\n"
+               "\n"
+               "Loads the plan's domain script (the path recorded in the plan, with its recorded --set\n"
+               "overrides), re-simulates the recorded controls from the recorded initial state and checks\n"
+               "that every body's state matches the recorded trajectory bit for bit, and that the goal holds\n"
+               "at the end of a solved plan.\n"
+               "\n"
+               "  --domain FILE   use this script instead of the recorded path\n"
+               "  --all           check every recorded solution (many-worlds), not just the selected one\n"
+               "  -q, --quiet     print nothing but errors\n"
+               "  -h, --help      this help\n"
+               "\n"
+               "exit status: 0 everything matches, 1 a state differs or the goal does not hold (the first\n"
+               "differing step is printed), 2 bad input (unreadable plan, script error).\n");
 }
 
 /* Rebuilds --set parameters from the plan's "overrides" object. Strings point into `json`, or
- * into `bufs` for numbers and booleans. */
-static bool params_from_overrides(const char *text, cJSON **json, tpCliParams *params, char (*bufs)[64])
+ * into `bufs` for numbers and booleans. Errors name the plan file and the override. */
+static bool params_from_overrides(const char *plan, const char *text, cJSON **json, tpCliParams *params,
+                                  char (*bufs)[64])
 {
     *json = NULL;
     if (!text) {
         return true;
     }
+    char q[512];
+    tpCli_Escape(plan, q, sizeof q);
     *json = cJSON_Parse(text);
     if (!*json || !cJSON_IsObject(*json)) {
-        tpLog(TP_LOG_ERROR, "the plan's overrides are not a JSON object");
+        tpLog(TP_LOG_ERROR, "%s: overrides: not a JSON object", q);
         return false;
     }
     const cJSON *it;
     cJSON_ArrayForEach(it, *json)
     {
+        char qn[256];
+        tpCli_Escape(it->string, qn, sizeof qn);
         if (params->n >= TP_MAX_PARAMS) {
-            tpLog(TP_LOG_ERROR, "the plan has too many overrides");
+            tpLog(TP_LOG_ERROR, "%s: overrides: more than %d parameters", q, TP_MAX_PARAMS);
             return false;
         }
         tpScriptParam *p = &params->items[params->n];
         p->name = it->string;
-        if (cJSON_IsString(it)) {
+        if (!it->string[0]) {
+            tpLog(TP_LOG_ERROR, "%s: overrides: a parameter with an empty name", q);
+            return false;
+        } else if (cJSON_IsString(it)) {
             p->value = it->valuestring;
         } else if (cJSON_IsNumber(it)) {
             snprintf(bufs[params->n], 64, "%.17g", it->valuedouble);
@@ -57,7 +64,7 @@ static bool params_from_overrides(const char *text, cJSON **json, tpCliParams *p
         } else if (cJSON_IsBool(it)) {
             p->value = cJSON_IsTrue(it) ? "true" : "false";
         } else {
-            tpLog(TP_LOG_ERROR, "override '%s' has an unsupported type", it->string);
+            tpLog(TP_LOG_ERROR, "%s: overrides.%s: expected a string, a number or a boolean", q, qn);
             return false;
         }
         params->n++;
@@ -65,28 +72,71 @@ static bool params_from_overrides(const char *text, cJSON **json, tpCliParams *p
     return true;
 }
 
+/* A script error caused by one of the plan's overrides (re-applied as --set NAME=VALUE): the
+ * message names the plan file and the override instead of an option the user never gave. */
+static bool print_override_error(const char *plan, const tpCliParams *params, const char *err)
+{
+    for (int i = 0; i < params->n; ++i) {
+        const tpScriptParam *p = &params->items[i];
+        char set[600], unknown[300];
+        snprintf(set, sizeof set, "--set %s=%s", p->name, p->value);
+        snprintf(unknown, sizeof unknown, "unknown parameter '%s'", p->name);
+        const char *at = strstr(err, set);
+        if (!at && !strstr(err, unknown)) {
+            continue;
+        }
+        char msg[4096];
+        if (at) { /* "file:line: --set NAME=VALUE: why" -> "file:line: 'VALUE': why" */
+            snprintf(msg, sizeof msg, "%.*s'%s'%s", (int)(at - err), err, p->value, at + strlen(set));
+        } else {
+            snprintf(msg, sizeof msg, "%s", err);
+        }
+        char q[512], qn[256], line[8192];
+        snprintf(line, sizeof line, "%s: overrides.%s: %s", tpCli_Escape(plan, q, sizeof q),
+                 tpCli_Escape(p->name, qn, sizeof qn), msg);
+        tpCli_PrintError(line);
+        return true;
+    }
+    return false;
+}
+
 int tpCmd_Replay(int argc, char **argv)
 {
     const char *plan_path = NULL, *domain_override = NULL;
     bool all = false, quiet = false;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    enum { OPT_DOMAIN = TP_OPT_FIRST_FREE, OPT_ALL };
+    static const struct option longopts[] = {
+        {"domain", required_argument, NULL, OPT_DOMAIN},
+        {"all", no_argument, NULL, OPT_ALL},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "replay", .shortopts = "hq", .longopts = longopts};
+    int c;
+    while ((c = tpCli_NextOption(&args)) != -1) {
+        char q[512];
+        switch (c) {
+        case 'h':
             replay_usage(stdout);
             return TP_EXIT_OK;
-        } else if (strcmp(a, "--all") == 0) {
-            all = true;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+        case 'q':
             quiet = true;
-        } else if (strcmp(a, "--domain") == 0 && i + 1 < argc) {
-            domain_override = argv[++i];
-        } else if (a[0] == '-' && a[1] != '\0') {
-            tpLog(TP_LOG_ERROR, "unknown option or missing value '%s' (see 'tplan replay --help')", a);
-            return TP_EXIT_BAD_INPUT;
-        } else if (!plan_path) {
-            plan_path = a;
-        } else {
-            tpLog(TP_LOG_ERROR, "unexpected argument '%s'", a);
+            break;
+        case OPT_ALL:
+            all = true;
+            break;
+        case OPT_DOMAIN:
+            domain_override = args.value;
+            break;
+        case 1:
+            if (plan_path) {
+                tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(args.value, q, sizeof q));
+                return TP_EXIT_BAD_INPUT;
+            }
+            plan_path = args.value;
+            break;
+        default:
             return TP_EXIT_BAD_INPUT;
         }
     }
@@ -111,15 +161,17 @@ int tpCmd_Replay(int argc, char **argv)
     cJSON *ov = NULL;
     tpCliParams params = {0};
     char bufs[TP_MAX_PARAMS][64];
-    if (!params_from_overrides(rec.overrides, &ov, &params, bufs)) {
+    if (!params_from_overrides(plan_path, rec.overrides, &ov, &params, bufs)) {
         cJSON_Delete(ov);
         tpPlanRecord_Free(&rec);
         return TP_EXIT_BAD_INPUT;
     }
     tpScript *script = tpLoadScript(path, params.items, params.n, err, sizeof err);
+    if (!script && !print_override_error(plan_path, &params, err)) {
+        tpCli_PrintError(err);
+    }
     cJSON_Delete(ov);
     if (!script) {
-        fprintf(stderr, "%s\n", err);
         tpPlanRecord_Free(&rec);
         return TP_EXIT_BAD_INPUT;
     }

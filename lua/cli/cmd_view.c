@@ -1,4 +1,5 @@
 /* tplan view / tplan render: the viewer (viewer/, tp_viewer) on plan and tree files. */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,118 +75,148 @@ static void render_usage(FILE *f)
 
 static bool parse_size(const char *v, int *w, int *h)
 {
-    char tail;
-    if (!v || sscanf(v, "%dx%d%c", w, h, &tail) != 2 || *w < 16 || *h < 16 || *w > 8192 || *h > 8192) {
-        tpLog(TP_LOG_ERROR, "--size expects WxH between 16x16 and 8192x8192 (got '%s')", v ? v : "");
+    char tail, q[256];
+    if (!v || !isdigit((unsigned char)v[0]) || sscanf(v, "%dx%d%c", w, h, &tail) != 2 || *w < 16 || *h < 16 ||
+        *w > 8192 || *h > 8192) {
+        tpLog(TP_LOG_ERROR, "--size expects WxH between 16x16 and 8192x8192 (got '%s')", tpCli_Escape(v, q, sizeof q));
         return false;
     }
     return true;
 }
 
-/* An argument of view or render that no option took: the plan file, given once. An unknown option
- * or a second file is an error (logged; returns TP_EXIT_BAD_INPUT). */
-static int plan_argument(const char *a, const char **plan, const char *cmd)
-{
-    if (a[0] == '-' && a[1] != '\0') {
-        tpLog(TP_LOG_ERROR, "unknown option '%s' (see 'tplan %s --help')", a, cmd);
-        return TP_EXIT_BAD_INPUT;
+/* Long options shared by view and render, and their codes. */
+enum {
+    OPT_TREE = TP_OPT_FIRST_FREE,
+    OPT_SIZE,
+    OPT_CAMERA,
+    OPT_WORLD,
+    OPT_NO_TRAILS,
+    OPT_CONTACTS,
+    OPT_NO_OVERLAY,
+    OPT_NAV,
+    OPT_NO_TREE, /* view only */
+    OPT_FPS,     /* view: a flag; render: frames per second */
+    OPT_QUIT_AFTER,
+    OPT_PRINT_STATE,
+    OPT_FRAMES, /* render only */
+    OPT_VIDEO,
+};
+#define COMMON_LONGOPTS                                                                                                \
+    {"tree", required_argument, NULL, OPT_TREE}, {"size", required_argument, NULL, OPT_SIZE},                          \
+        {"camera", required_argument, NULL, OPT_CAMERA}, {"world", required_argument, NULL, OPT_WORLD},                \
+        {"no-trails", no_argument, NULL, OPT_NO_TRAILS}, {"contacts", no_argument, NULL, OPT_CONTACTS},                \
+        {"no-overlay", no_argument, NULL, OPT_NO_OVERLAY}, {"nav", required_argument, NULL, OPT_NAV},                  \
+    {                                                                                                                  \
+        "help", no_argument, NULL, 'h'                                                                                 \
     }
+
+/* The plan file, given once; a second positional argument is an error (logged; returns false). */
+static bool plan_argument(const char *a, const char **plan)
+{
     if (*plan) {
-        tpLog(TP_LOG_ERROR, "unexpected argument '%s'", a);
-        return TP_EXIT_BAD_INPUT;
+        char q[512];
+        tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(a, q, sizeof q));
+        return false;
     }
     *plan = a;
-    return TP_EXIT_OK;
+    return true;
 }
 
-/* Options shared by view and render. Returns 1 if consumed (advancing *i), 0 if not ours, -1 on error. */
-static int common_option(int argc, char **argv, int *i, tpViewerDef *vd, const char **tree)
+/* Options shared by view and render. Returns 1 if taken, 0 if not ours, -1 on error (logged). */
+static int common_option(int code, const char *v, tpViewerDef *vd, const char **tree)
 {
-    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
     char err[512];
-    if (strcmp(a, "--no-trails") == 0) {
+    switch (code) {
+    case OPT_NO_TRAILS:
         vd->show_trails = false;
         return 1;
-    }
-    if (strcmp(a, "--contacts") == 0) {
+    case OPT_CONTACTS:
         vd->show_contacts = true;
         return 1;
-    }
-    if (strcmp(a, "--no-overlay") == 0) {
+    case OPT_NO_OVERLAY:
         vd->show_overlay = false;
         return 1;
-    }
-    if (strcmp(a, "--nav") == 0) {
+    case OPT_NAV:
         if (!tpView_ParseNavLayers(v, &vd->nav_layers, err, sizeof err)) {
-            tpLog(TP_LOG_ERROR, "%s", err);
+            tpCli_PrintError(err[0] ? err : "--nav: bad list");
             return -1;
         }
-        ++*i;
         return 1;
-    }
-    bool takes =
-        strcmp(a, "--tree") == 0 || strcmp(a, "--size") == 0 || strcmp(a, "--camera") == 0 || strcmp(a, "--world") == 0;
-    if (!takes) {
-        return 0;
-    }
-    if (!v) {
-        tpLog(TP_LOG_ERROR, "%s: missing value", a);
-        return -1;
-    }
-    ++*i;
-    if (strcmp(a, "--tree") == 0) {
+    case OPT_TREE:
         *tree = v;
-    } else if (strcmp(a, "--size") == 0) {
-        if (!parse_size(v, &vd->width, &vd->height)) {
-            return -1;
-        }
-    } else if (strcmp(a, "--camera") == 0) {
+        return 1;
+    case OPT_SIZE:
+        return parse_size(v, &vd->width, &vd->height) ? 1 : -1;
+    case OPT_CAMERA: {
         tpViewCamera check = {{0, 0, 0}, 0, 0, 1, 1};
         if (!tpViewCamera_Parse(&check, v, err, sizeof err)) {
-            tpLog(TP_LOG_ERROR, "%s", err);
+            tpCli_PrintError(err);
             return -1;
         }
         vd->camera = v; /* applied over the fitted camera by the viewer */
-    } else {
+        return 1;
+    }
+    case OPT_WORLD: {
         long long k;
-        if (!tpCli_ParseInt(a, v, 1, &k) || k > 1000000) {
-            tpLog(TP_LOG_ERROR, "--world expects a solution number >= 1");
+        if (!tpCli_ParseInt("--world", v, 1, 1000000, &k)) {
             return -1;
         }
         vd->world = (int)k - 1;
+        return 1;
     }
-    return 1;
+    default:
+        return 0;
+    }
 }
 
 int tpCmd_View(int argc, char **argv)
 {
     tpViewerDef vd = tpDefaultViewerDef();
     const char *plan = NULL, *tree = NULL;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        int c = common_option(argc, argv, &i, &vd, &tree);
-        if (c < 0) {
+    static const struct option longopts[] = {
+        COMMON_LONGOPTS,
+        {"no-tree", no_argument, NULL, OPT_NO_TREE},
+        {"fps", no_argument, NULL, OPT_FPS},
+        {"print-state", no_argument, NULL, OPT_PRINT_STATE},
+        {"quit-after", required_argument, NULL, OPT_QUIT_AFTER},
+        {NULL, 0, NULL, 0},
+    };
+    tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "view", .shortopts = "h", .longopts = longopts};
+    int c;
+    while ((c = tpCli_NextOption(&args)) != -1) {
+        int k = common_option(c, args.value, &vd, &tree);
+        if (k < 0) {
             return TP_EXIT_BAD_INPUT;
-        } else if (c > 0) {
+        } else if (k > 0) {
             continue;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        }
+        switch (c) {
+        case 'h':
             view_usage(stdout);
             return TP_EXIT_OK;
-        } else if (strcmp(a, "--no-tree") == 0) {
+        case OPT_NO_TREE:
             vd.show_tree = false;
-        } else if (strcmp(a, "--fps") == 0) {
+            break;
+        case OPT_FPS:
             vd.print_fps = true;
-        } else if (strcmp(a, "--print-state") == 0) {
+            break;
+        case OPT_PRINT_STATE:
             vd.print_state = true;
-        } else if (strcmp(a, "--quit-after") == 0) {
+            break;
+        case OPT_QUIT_AFTER: {
             long long n;
-            if (i + 1 >= argc || !tpCli_ParseInt(a, argv[i + 1], 1, &n) || n > 1000000000) {
-                tpLog(TP_LOG_ERROR, "--quit-after expects a number of frames >= 1");
+            if (!tpCli_ParseInt("--quit-after", args.value, 1, 1000000000, &n)) {
                 return TP_EXIT_BAD_INPUT;
             }
             vd.quit_after = (int)n;
-            ++i;
-        } else if (plan_argument(a, &plan, "view") != TP_EXIT_OK) {
+            break;
+        }
+        case 1:
+            if (!plan_argument(args.value, &plan)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            break;
+        default:
             return TP_EXIT_BAD_INPUT;
         }
     }
@@ -200,37 +231,52 @@ int tpCmd_Render(int argc, char **argv)
 {
     tpRenderDef rd = tpDefaultRenderDef();
     const char *plan = NULL, *tree = NULL;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int c = common_option(argc, argv, &i, &rd.view, &tree);
-        if (c < 0) {
+    static const struct option longopts[] = {
+        COMMON_LONGOPTS,
+        {"out", required_argument, NULL, 'o'},
+        {"fps", required_argument, NULL, OPT_FPS},
+        {"frames", required_argument, NULL, OPT_FRAMES},
+        {"video", required_argument, NULL, OPT_VIDEO},
+        {"quiet", no_argument, NULL, 'q'},
+        {NULL, 0, NULL, 0},
+    };
+    tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "render", .shortopts = "hqo:", .longopts = longopts};
+    int c;
+    while ((c = tpCli_NextOption(&args)) != -1) {
+        const char *v = args.value;
+        int k = common_option(c, v, &rd.view, &tree);
+        if (k < 0) {
             return TP_EXIT_BAD_INPUT;
-        } else if (c > 0) {
+        } else if (k > 0) {
             continue;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        }
+        switch (c) {
+        case 'h':
             render_usage(stdout);
             return TP_EXIT_OK;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+        case 'q':
             rd.quiet = true;
-        } else if (a[0] == '-' && a[1] != '\0' && !v &&
-                   (strcmp(a, "--out") == 0 || strcmp(a, "--fps") == 0 || strcmp(a, "--frames") == 0 ||
-                    strcmp(a, "--video") == 0)) {
-            tpLog(TP_LOG_ERROR, "%s: missing value", a);
-            return TP_EXIT_BAD_INPUT;
-        } else if (strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) {
-            rd.out_dir = argv[++i];
-        } else if (strcmp(a, "--fps") == 0) {
-            if (!tpCli_ParseDouble(a, v, &rd.fps) || !(rd.fps > 0) || rd.fps > 1000) {
-                tpLog(TP_LOG_ERROR, "--fps expects a number of frames per second in (0, 1000]");
+            break;
+        case 'o':
+            rd.out_dir = v;
+            break;
+        case OPT_FPS:
+            if (!tpCli_ParseDouble("--fps", v, 0, true, 1000, &rd.fps)) {
                 return TP_EXIT_BAD_INPUT;
             }
-            ++i;
-        } else if (strcmp(a, "--frames") == 0) {
-            rd.frames = argv[++i];
-        } else if (strcmp(a, "--video") == 0) {
-            rd.video = argv[++i];
-        } else if (plan_argument(a, &plan, "render") != TP_EXIT_OK) {
+            break;
+        case OPT_FRAMES:
+            rd.frames = v;
+            break;
+        case OPT_VIDEO:
+            rd.video = v;
+            break;
+        case 1:
+            if (!plan_argument(v, &plan)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            break;
+        default:
             return TP_EXIT_BAD_INPUT;
         }
     }
@@ -244,6 +290,11 @@ int tpCmd_Render(int argc, char **argv)
     }
     if (rd.video && rd.frames) {
         tpLog(TP_LOG_ERROR, "render: --video encodes every frame; it cannot be combined with --frames");
+        return TP_EXIT_BAD_INPUT;
+    }
+    /* the video must not replace the plan or the tree it is made from */
+    const tpCliFile files[] = {{"the plan file", plan, false}, {"--tree", tree, false}, {"--video", rd.video, true}};
+    if (!tpCli_CheckFiles(files, 3)) {
         return TP_EXIT_BAD_INPUT;
     }
     return tpViewer_Render(plan, tree, &rd);

@@ -7,28 +7,27 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: tplan <command> [options]\n"
-            "\n"
-            "Plans forces and torques for rigid bodies so that an ODE simulation reaches a goal,\n"
-            "guided by Tactics and Skills written in Lua (BK-RRT and BK-BGT, Zickler & Veloso 2009).\n"
-            "\n"
-            "commands:\n"
-            "  plan DOMAIN     plan a domain script (a path, or a built-in name such as minigolf)\n"
-            "  replay PLAN     re-simulate a plan file and check it bit for bit\n"
-            "  bench           benchmark domains x planners over seeds (paper Table 1, Fig. 13)\n"
-            "  view PLAN       play back a plan (and its search tree) in a window\n"
-            "  render PLAN     render a plan's motion to numbered PNG frames (offscreen)\n"
-            "  domains         list the built-in domains\n"
-            "  help [COMMAND]  show help for a command\n"
-            "\n"
-            "options:\n"
-            "  -h, --help      this help\n"
-            "  --version       print the version\n"
-            "\n"
-            "exit status: 0 success/solved, 1 internal failure or replay mismatch,\n"
-            "             2 bad input (command line, script, file), 3 approximate plan only.\n"
-            "Run 'tplan <command> --help' for the options of a command. Docs: docs/cli.md.\n");
+    fprintf(f, "usage: tplan <command> [options]\n"
+               "\n"
+               "Plans forces and torques for rigid bodies so that an ODE simulation reaches a goal,\n"
+               "guided by Tactics and Skills written in Lua (BK-RRT and BK-BGT, Zickler & Veloso 2009).\n"
+               "\n"
+               "commands:\n"
+               "  plan DOMAIN     plan a domain script (a path, or a built-in name such as minigolf)\n"
+               "  replay PLAN     re-simulate a plan file and check it bit for bit\n"
+               "  bench           benchmark domains x planners over seeds (paper Table 1, Fig. 13)\n"
+               "  view PLAN       play back a plan (and its search tree) in a window\n"
+               "  render PLAN     render a plan's motion to numbered PNG frames (offscreen)\n"
+               "  domains         list the built-in domains\n"
+               "  help [COMMAND]  show help for a command\n"
+               "\n"
+               "options:\n"
+               "  -h, --help      this help\n"
+               "  --version       print the version\n"
+               "\n"
+               "exit status: 0 success/solved, 1 internal failure or replay mismatch,\n"
+               "             2 bad input (command line, script, file), 3 approximate plan only.\n"
+               "Run 'tplan <command> --help' for the options of a command. Docs: docs/cli.md.\n");
 }
 
 int main(int argc, char **argv)

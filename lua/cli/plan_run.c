@@ -1,86 +1,56 @@
 /* Shared by `tplan plan` and `tplan bench`: the planner options of the command line, and one
  * planning run (load the script fresh, planner defaults from its `planner` table overridden by
  * the options, create the planner, run it). */
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "tp/base.h"
 
-int tpCli_ParsePlannerOption(tpCliPlanOpts *o, int argc, char **argv, int *i)
+int tpCli_PlannerOption(tpCliPlanOpts *o, int code, const char *v)
 {
-    const char *a = argv[*i];
-    if (strcmp(a, "--no-nn-index") == 0) {
+    char q[256];
+    switch (code) {
+    case TP_OPT_NO_NN_INDEX:
         o->no_nn_index = true;
         return 1;
-    }
-    static const char *const with_value[] = {"--planner",         "--mu",        "--seed",         "--max-iters",
-                                             "--time-limit",      "--solutions", "--memory-limit", "--load-time-limit",
-                                             "--call-time-limit", NULL};
-    bool known = false;
-    for (int k = 0; with_value[k]; ++k) {
-        known = known || strcmp(a, with_value[k]) == 0;
-    }
-    if (!known) {
-        return 0;
-    }
-    if (*i + 1 >= argc) {
-        tpLog(TP_LOG_ERROR, "%s: missing value", a);
-        return -1;
-    }
-    const char *v = argv[++*i];
-    if (strcmp(a, "--planner") == 0) {
+    case TP_OPT_PLANNER:
         if (strcmp(v, "rrt") == 0) {
             o->kind = TP_PLANNER_RRT;
         } else if (strcmp(v, "bgt") == 0) {
             o->kind = TP_PLANNER_BGT;
         } else {
-            tpLog(TP_LOG_ERROR, "--planner expects rrt or bgt (got '%s')", v);
+            tpLog(TP_LOG_ERROR, "--planner expects rrt or bgt (got '%s')", tpCli_Escape(v, q, sizeof q));
             return -1;
         }
         o->planner = true;
-    } else if (strcmp(a, "--mu") == 0) {
-        if (!tpCli_ParseDouble(a, v, &o->mu_v) || !(o->mu_v > 0)) {
-            tpLog(TP_LOG_ERROR, "--mu must be > 0");
-            return -1;
-        }
-        o->mu = true;
-    } else if (strcmp(a, "--seed") == 0) {
-        if (!tpCli_ParseInt(a, v, 0, &o->seed_v) || o->seed_v > 4294967295LL) {
-            tpLog(TP_LOG_ERROR, "--seed must be in 0..4294967295");
-            return -1;
-        }
-        o->seed = true;
-    } else if (strcmp(a, "--max-iters") == 0) {
-        if (!tpCli_ParseInt(a, v, 1, &o->iters_v)) {
-            return -1;
-        }
-        o->iters = true;
-    } else if (strcmp(a, "--time-limit") == 0) {
-        if (!tpCli_ParseDouble(a, v, &o->limit_v) || o->limit_v < 0) {
-            tpLog(TP_LOG_ERROR, "--time-limit must be >= 0");
-            return -1;
-        }
-        o->limit = true;
-    } else if (strcmp(a, "--memory-limit") == 0) {
-        if (!tpCli_ParseInt(a, v, 16, &o->memory_mb) || o->memory_mb > (1LL << 30)) {
-            tpLog(TP_LOG_ERROR, "--memory-limit must be in 16..1073741824 (MB)");
-            return -1;
-        }
-    } else if (strcmp(a, "--load-time-limit") == 0 || strcmp(a, "--call-time-limit") == 0) {
-        double t = 0;
-        if (!tpCli_ParseDouble(a, v, &t) || !(t > 0) || t > 1e6) {
-            tpLog(TP_LOG_ERROR, "%s must be in (0, 1e6] seconds", a);
-            return -1;
-        }
-        *(a[2] == 'l' ? &o->load_time : &o->call_time) = t;
-    } else { /* --solutions */
-        if (!tpCli_ParseInt(a, v, 1, &o->sols_v) || o->sols_v > 1000000) {
-            return -1;
-        }
-        o->sols = true;
+        return 1;
+    case TP_OPT_MU:
+        o->mu = tpCli_ParseDouble("--mu", v, 0, true, INFINITY, &o->mu_v);
+        return o->mu ? 1 : -1;
+    case TP_OPT_SEED:
+        o->seed = tpCli_ParseInt("--seed", v, 0, 4294967295LL, &o->seed_v);
+        return o->seed ? 1 : -1;
+    case TP_OPT_MAX_ITERS:
+        o->iters = tpCli_ParseInt("--max-iters", v, 1, LLONG_MAX, &o->iters_v);
+        return o->iters ? 1 : -1;
+    case TP_OPT_TIME_LIMIT:
+        o->limit = tpCli_ParseDouble("--time-limit", v, 0, false, INFINITY, &o->limit_v);
+        return o->limit ? 1 : -1;
+    case TP_OPT_SOLUTIONS:
+        o->sols = tpCli_ParseInt("--solutions", v, 1, TP_CLI_MAX_SOLUTIONS, &o->sols_v);
+        return o->sols ? 1 : -1;
+    case TP_OPT_MEMORY_LIMIT:
+        return tpCli_ParseInt("--memory-limit", v, 16, 1LL << 30, &o->memory_mb) ? 1 : -1;
+    case TP_OPT_LOAD_TIME_LIMIT:
+        return tpCli_ParseDouble("--load-time-limit", v, 0, true, 1e6, &o->load_time) ? 1 : -1;
+    case TP_OPT_CALL_TIME_LIMIT:
+        return tpCli_ParseDouble("--call-time-limit", v, 0, true, 1e6, &o->call_time) ? 1 : -1;
+    default:
+        return 0;
     }
-    return 1;
 }
 
 tpScriptDef tpCli_ScriptDef(const tpCliPlanOpts *o, const char *path, const tpScriptParam *params, int nparams)

@@ -161,7 +161,10 @@ static void set_time(App *a, double t)
     a->t = t < 0 ? 0 : (t > d ? d : t);
 }
 
-static void png_out(void *context, void *data, int size) { fwrite(data, 1, (size_t)size, context); }
+static void png_out(void *context, void *data, int size)
+{
+    fwrite(data, 1, (size_t)size, context);
+}
 
 /* One frame, written under a temporary name and renamed into place (tpFile_OpenOut): an interrupted
    render leaves whole frames only. */

@@ -69,9 +69,9 @@ char *tpFile_Read(const char *path, size_t max_bytes, size_t *len, char *err, si
 /// An output file written under a temporary name in its destination's directory and renamed over the
 /// destination only when complete, so that a failed or killed run never leaves a partial file at path.
 typedef struct tpFileOut {
-    FILE *f;        /* the stream to write; the caller may fclose it and set NULL (see tpFile_CommitOut) */
-    char *path;     /* the destination (owned copy) */
-    char *tmp;      /* the temporary file beside it (owned), NULL when writing to path directly */
+    FILE *f;    /* the stream to write; the caller may fclose it and set NULL (see tpFile_CommitOut) */
+    char *path; /* the destination (owned copy) */
+    char *tmp;  /* the temporary file beside it (owned), NULL when writing to path directly */
 } tpFileOut;
 
 /// Opens an output file for path: a new temporary file in the same directory (mode as fopen would
