@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,45 @@ char *tpFile_Read(const char *path, size_t max_bytes, size_t *len, char *err, si
 
 /* ---- atomic output files ---- */
 
+/* The temporary files open right now, for tpFile_RemoveTemps in a signal handler (which can reach
+   nothing else): the second process-wide state beside the log level, and like it never touching
+   results. A slot is claimed with its path written first and the flag set last. */
+#define TP_MAX_TEMPS 8
+static char s_temp_path[TP_MAX_TEMPS][4096];
+static volatile sig_atomic_t s_temp_used[TP_MAX_TEMPS];
+
+static int temp_register(const char *tmp)
+{
+    for (int i = 0; i < TP_MAX_TEMPS; ++i) {
+        if (!s_temp_used[i] && strlen(tmp) < sizeof s_temp_path[i]) {
+            memcpy(s_temp_path[i], tmp, strlen(tmp) + 1);
+            s_temp_used[i] = 1;
+            return i;
+        }
+    }
+    return -1; /* not removable from a signal handler: still renamed or removed normally */
+}
+
+static void temp_unregister(const char *tmp)
+{
+    for (int i = 0; i < TP_MAX_TEMPS; ++i) {
+        if (s_temp_used[i] && strcmp(s_temp_path[i], tmp) == 0) {
+            s_temp_used[i] = 0;
+            return;
+        }
+    }
+}
+
+void tpFile_RemoveTemps(void)
+{
+    for (int i = 0; i < TP_MAX_TEMPS; ++i) {
+        if (s_temp_used[i]) {
+            unlink(s_temp_path[i]);
+            s_temp_used[i] = 0;
+        }
+    }
+}
+
 FILE *tpFile_OpenOut(tpFileOut *o, const char *path, const char *mode, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
@@ -200,6 +240,7 @@ FILE *tpFile_OpenOut(tpFileOut *o, const char *path, const char *mode, char *err
         memset(o, 0, sizeof *o);
         return NULL;
     }
+    temp_register(o->tmp);
     if (exists) {
         (void)fchmod(fd, st.st_mode & 07777);
     }
@@ -236,6 +277,9 @@ bool tpFile_CommitOut(tpFileOut *o, char *err, size_t errlen)
             unlink(o->tmp);
         }
     }
+    if (o->tmp) {
+        temp_unregister(o->tmp);
+    }
     free(o->tmp);
     free(o->path);
     memset(o, 0, sizeof *o);
@@ -249,6 +293,7 @@ void tpFile_AbortOut(tpFileOut *o)
     }
     if (o->tmp) {
         unlink(o->tmp);
+        temp_unregister(o->tmp);
     }
     free(o->tmp);
     free(o->path);

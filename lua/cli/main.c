@@ -1,4 +1,5 @@
 /* tplan: physics-based tactics planner (Zickler & Veloso 2009). Command dispatcher. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,8 +31,33 @@ static void usage(FILE *f)
                "Run 'tplan <command> --help' for the options of a command. Docs: docs/cli.md.\n");
 }
 
+/* A run ended by a signal leaves its destinations as they were and removes its temporary files. */
+static void on_fatal_signal(int sig)
+{
+    tpFile_RemoveTemps();
+    raise(sig); /* SA_RESETHAND: the default action now */
+}
+
+static void remove_temps_on_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; ++i) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) {
+            continue; /* ignored by whoever started us (nohup, a shell's trap ''): keep it so */
+        }
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sa.sa_flags = (int)SA_RESETHAND;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    remove_temps_on_signals();
     if (argc < 2) {
         usage(stderr);
         return TP_EXIT_BAD_INPUT;

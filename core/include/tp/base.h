@@ -85,6 +85,9 @@ FILE *tpFile_OpenOut(tpFileOut *o, const char *path, const char *mode, char *err
 bool tpFile_CommitOut(tpFileOut *o, char *err, size_t errlen);
 /// Abandons an output: closes o->f and removes the temporary file (the destination is untouched).
 void tpFile_AbortOut(tpFileOut *o);
+/// Removes the temporary files of the outputs still open. Async-signal-safe: for a handler of
+/// SIGINT / SIGTERM that then ends the process (the destinations stay as they were).
+void tpFile_RemoveTemps(void);
 
 /// snprintf into an error buffer if it is not NULL. Returns nothing; used for "err, errlen" out-params.
 void tpErrorf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
