@@ -108,5 +108,109 @@ grep -q "version" "$work/err.txt"; check "wrong version: message names the versi
 "$tplan" replay "$work/does-not-exist.json" >/dev/null 2>&1
 check "missing plan: exit 2" $([ $? -eq 2 ]; echo $?)
 
+# Bad option values: exit 2 and exactly one line on stderr naming the option (issue 17).
+expect_refused() { # name, message fragment, command...
+  local name=$1 frag=$2
+  shift 2
+  "$@" >"$work/out.txt" 2>"$work/err.txt"
+  local rc=$?
+  check "$name: exit $rc, expected 2" $([ $rc -eq 2 ]; echo $?)
+  check "$name: one line on stderr, got: $(head -c 600 "$work/err.txt")" $([ "$(wc -l <"$work/err.txt")" -eq 1 ]; echo $?)
+  grep -q -- "$frag" "$work/err.txt"
+  check "$name: message should mention '$frag': $(head -c 300 "$work/err.txt")" $?
+}
+expect_refused "--solutions 2000000" "--solutions" "$tplan" plan minigolf --solutions 2000000 --no-out
+expect_refused "--seed x" "--seed" "$tplan" plan minigolf --seed x --no-out
+expect_refused "--seed 4294967296" "--seed" "$tplan" plan minigolf --seed 4294967296 --no-out
+expect_refused "--seed ' 5'" "--seed" "$tplan" plan minigolf --seed " 5" --no-out
+expect_refused "--seed '5 '" "--seed" "$tplan" plan minigolf --seed "5 " --no-out
+expect_refused "--seed=' 5'" "--seed" "$tplan" plan minigolf "--seed= 5" --no-out
+expect_refused "--mu nan" "--mu" "$tplan" plan minigolf --mu nan --no-out
+expect_refused "--mu -3" "--mu" "$tplan" plan minigolf --mu -3 --no-out
+expect_refused "--time-limit inf" "--time-limit" "$tplan" plan minigolf --time-limit inf --no-out
+expect_refused "--max-iters 0" "--max-iters" "$tplan" plan minigolf --max-iters 0 --no-out
+expect_refused "--seeds 0" "--seeds" "$tplan" bench --seeds 0
+expect_refused "--seeds=x" "--seeds" "$tplan" bench --seeds=x
+expect_refused "view --world 0" "--world" "$tplan" view "$work/a.json" --world 0
+expect_refused "view --world=x" "--world" "$tplan" view "$work/a.json" --world=x
+expect_refused "view --quit-after 0" "--quit-after" "$tplan" view "$work/a.json" --quit-after 0
+expect_refused "view --quit-after=-1" "--quit-after" "$tplan" view "$work/a.json" --quit-after=-1
+expect_refused "render --fps 0" "--fps" "$tplan" render "$work/a.json" --out "$work/frames" --fps 0
+expect_refused "--view-quit-after 0" "--view-quit-after" "$tplan" plan minigolf --view --view-quit-after 0
+expect_refused "unknown option" "--bogus" "$tplan" plan minigolf --bogus 1
+expect_refused "abbreviated option" "--sol" "$tplan" plan minigolf --sol 3 --no-out
+expect_refused "missing value" "--seed" "$tplan" plan minigolf --no-out --seed
+expect_refused "value to a flag" "--no-out" "$tplan" plan minigolf --no-out=yes
+# A value with a newline is echoed escaped, on one line.
+expect_refused "--set without = and a newline" 'a\\nb' "$tplan" plan minigolf --no-out --set "a
+b"
+expect_refused "--set value with a newline" 'mode=x\\ny' "$tplan" plan pool --no-out --set "mode=x
+y"
+expect_refused "--seed with a newline" '5\\n' "$tplan" plan minigolf --no-out --seed "5
+"
+
+# --opt=value and --opt value are the same, for every command (issue 17).
+"$tplan" plan minigolf --seed=7 -q --out="$work/eq.json"; rc=$?
+check "plan --seed=7 --out=FILE: exit 0 or 3 ($rc)" $([ $rc -eq 0 ] || [ $rc -eq 3 ]; echo $?)
+cmp -s <(strip "$work/a.json") <(strip "$work/eq.json"); check "--seed=7 gives the plan of --seed 7" $?
+"$tplan" plan minigolf --planner=rrt --max-iters=300 --mu=10 --set=nosuch=1 --no-out -q 2>"$work/err.txt"
+grep -q "unknown parameter 'nosuch'" "$work/err.txt"; check "--set=NAME=VALUE reaches the script" $?
+"$tplan" plan -q --max-iters 5 --tree "$work/t1.tree" minigolf -o "$work/t1.json"; rc=$?
+check "options before and after the domain ($rc)" $([ $rc -eq 3 ]; echo $?)
+POSIXLY_CORRECT=1 "$tplan" plan minigolf -q --max-iters 5 --no-out; rc=$?
+check "POSIXLY_CORRECT: options after the domain still read ($rc)" $([ $rc -eq 3 ]; echo $?)
+"$tplan" replay --domain="$(dirname "$scripts")/../../domains/minigolf.lua" -q "$work/approx.json"
+check "replay --domain=FILE" $?
+"$tplan" replay -q --all -- "$work/approx.json"; check "replay -- PLAN" $?
+"$tplan" bench --domains=minigolf --planners=bgt --seeds=1 --max-iters=2000 -q --out="$work/b.csv" >/dev/null
+check "bench --opt=value" $?
+"$tplan" bench --domains minigolf --planners bgt --seeds 1 --max-iters 2000 -q -o "$work/b2.csv" >/dev/null
+check "bench --opt value" $?
+cmp -s <(cut -d, -f1-4,6-8 "$work/b.csv") <(cut -d, -f1-4,6-8 "$work/b2.csv"); check "bench: both forms, same runs" $?
+
+# No output replaces an input or another output (exit 2, nothing written); every output is
+# written to a temporary file and renamed, so a failed write leaves the old file whole.
+domains_dir="$(dirname "$scripts")/../../domains"
+cp "$domains_dir/minigolf.lua" "$work/m.lua"
+expect_refused "-o SCRIPT" "domain script" "$tplan" plan "$work/m.lua" -o "$work/m.lua" --max-iters 50
+cmp -s "$domains_dir/minigolf.lua" "$work/m.lua"; check "-o SCRIPT: the script is intact" $?
+expect_refused "--tree SCRIPT (another spelling)" "domain script" "$tplan" plan "$work/m.lua" --max-iters 50 \
+  --tree "$work/../cli/./m.lua"
+ln -f "$work/m.lua" "$work/m-link.lua"
+expect_refused "-o a hard link of the script" "domain script" "$tplan" plan "$work/m.lua" -o "$work/m-link.lua"
+ln -sf m.lua "$work/m-sym.lua"
+expect_refused "-o a symlink to the script" "domain script" "$tplan" plan "$work/m.lua" -o "$work/m-sym.lua"
+cmp -s "$domains_dir/minigolf.lua" "$work/m.lua"; check "the script is still intact" $?
+rm -f "$work/same.json"
+expect_refused "-o X --tree X (new file)" "same file" "$tplan" plan minigolf -o "$work/same.json" --tree "$work/same.json"
+check "-o X --tree X: nothing written" $([ ! -e "$work/same.json" ]; echo $?)
+expect_refused "-o X --tree ./X (new file)" "same file" "$tplan" plan minigolf -o "$work/same.json" \
+  --tree "$work/./same.json"
+expect_refused "-o X --tree X (existing)" "same file" "$tplan" plan minigolf -o "$work/a.json" --tree "$work/a.json"
+"$tplan" plan minigolf --max-iters 5 -q -o /dev/null --tree /dev/null; rc=$?
+check "devices are never refused: -o /dev/null --tree /dev/null ($rc)" $([ $rc -eq 3 ]; echo $?)
+expect_refused "bench --out X --plot X" "same file" "$tplan" bench --out "$work/x.json" --plot "$work/x.json"
+
+cp "$work/m.lua" "$work/m2.json"
+expect_refused "bench --out SCRIPT" "domain script" "$tplan" bench --domains "$work/m2.json" --out "$work/m2.json"
+expect_refused "render --video PLAN" "plan file" "$tplan" render "$work/a.json" --out "$work/frames" --video "$work/a.json"
+cp "$work/a.json" "$work/keep.json"
+(trap '' XFSZ; ulimit -f 100; "$tplan" plan minigolf --seed 8 -q -o "$work/a.json" 2>"$work/err.txt"); rc=$?
+check "a write that fails (file size limit): exit 1 ($rc)" $([ $rc -eq 1 ]; echo $?)
+cmp -s "$work/a.json" "$work/keep.json"; check "a failed write leaves the old plan whole" $?
+(ulimit -f 100; exec "$tplan" plan minigolf --seed 8 -q -o "$work/a.json" 2>/dev/null); rc=$?
+check "a run killed while writing (SIGXFSZ): rc $rc" $([ $rc -gt 128 ]; echo $?)
+cmp -s "$work/a.json" "$work/keep.json"; check "a killed run leaves the old plan whole" $?
+check "no temporary file left behind: $(ls -A "$work" | grep '\.tmp-' | head -3)" $(ls -A "$work" | grep -q '\.tmp-'; [ $? -ne 0 ]; echo $?)
+
+# Replay: an override of the plan that the script refuses names the plan file and the override.
+"$tplan" plan pool --set mode=single --max-iters 20 -q -o "$work/pool1.json"
+sed 's/"mode":"single"/"mode":"zzz"/' "$work/pool1.json" >"$work/bad_ov.json"
+expect_refused "replay: bad override" "^$work/bad_ov.json: overrides.mode: .*zzz" "$tplan" replay "$work/bad_ov.json"
+sed 's/"overrides": {/"overrides": {"nosuch": 3, /' "$work/pool1.json" >"$work/bad_ov2.json"
+expect_refused "replay: unknown override" "^$work/bad_ov2.json: overrides.nosuch: " "$tplan" replay "$work/bad_ov2.json"
+sed 's/"mode":"single"/"mode":[1]/' "$work/pool1.json" >"$work/bad_ov3.json"
+expect_refused "replay: override of a bad type" "$work/bad_ov3.json: overrides.mode: " "$tplan" replay "$work/bad_ov3.json"
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
