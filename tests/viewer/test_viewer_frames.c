@@ -125,7 +125,7 @@ static void test_tree_layer_toggles(void **state)
     assert_int_equal(vtRun("'%s' render '%s' --tree '%s' --out '%s/t1' --size %dx%d --frames 0 --no-overlay -q",
                            g_tplan, g_plan, g_tree, g_work, W, H),
                      0);
-    assert_int_equal(vtRun("'%s' render '%s' --tree '%s' --out '%s/t2' --size %dx%d --frames 0 -q", g_tplan, g_plan,
+    assert_int_equal(vtRun("'%s' render '%s' --tree '%s' --out='%s/t2' --size=%dx%d --frames=0 -q", g_tplan, g_plan,
                            g_tree, g_work, W, H),
                      0);
     char p0[1200], p1[1200], p2[1200];
@@ -260,13 +260,14 @@ static void test_dice_renders(void **state)
     tpPlanRecord_Free(&rec);
 }
 
-/* The interactive viewer opens, draws a few frames and closes (--quit-after). */
+/* The interactive viewer opens, draws a few frames and closes (--quit-after; options written
+ * --opt=value, the other tests write --opt value). */
 static void test_view_smoke(void **state)
 {
     (void)state;
     char out[1200];
     snprintf(out, sizeof out, "%s/view.txt", g_work);
-    assert_int_equal(vtRun("'%s' view '%s' --tree '%s' --size 320x240 --quit-after 5 --fps --contacts >'%s'", g_tplan,
+    assert_int_equal(vtRun("'%s' view '%s' --tree='%s' --size=320x240 --quit-after=5 --fps --contacts >'%s'", g_tplan,
                            g_plan, g_tree, out),
                      0);
     size_t n;
