@@ -214,8 +214,10 @@ int tpCli_NextOption(tpCliArgs *a)
     if (c == '?' || c == ':') {
         bool is_long = strncmp(arg, "--", 2) == 0;
         char name[256];
-        if (is_long) {
-            snprintf(name, sizeof name, "%.*s", (int)namelen, tpCli_Escape(arg, q, sizeof q));
+        if (is_long) { /* the option as written, without its "=value" */
+            char raw[256];
+            snprintf(raw, sizeof raw, "%.*s", (int)namelen, arg);
+            snprintf(name, sizeof name, "%s", tpCli_Escape(raw, q, sizeof q));
         } else {
             snprintf(name, sizeof name, "-%c", optopt ? optopt : '?');
         }
