@@ -36,14 +36,19 @@ enum {
 };
 
 /// The planner options shared by `plan` and `bench`, as struct option entries.
-#define TP_CLI_PLANNER_LONGOPTS                                                                                        \
-    {"planner", required_argument, NULL, TP_OPT_PLANNER}, {"mu", required_argument, NULL, TP_OPT_MU},                  \
-        {"seed", required_argument, NULL, TP_OPT_SEED}, {"max-iters", required_argument, NULL, TP_OPT_MAX_ITERS},      \
-        {"time-limit", required_argument, NULL, TP_OPT_TIME_LIMIT},                                                    \
-        {"solutions", required_argument, NULL, TP_OPT_SOLUTIONS},                                                      \
-    {                                                                                                                  \
-        "no-nn-index", no_argument, NULL, TP_OPT_NO_NN_INDEX                                                           \
-    }
+// clang-format off
+#define TP_CLI_PLANNER_LONGOPTS                                              \
+    {"planner", required_argument, NULL, TP_OPT_PLANNER},                    \
+    {"mu", required_argument, NULL, TP_OPT_MU},                              \
+    {"seed", required_argument, NULL, TP_OPT_SEED},                          \
+    {"max-iters", required_argument, NULL, TP_OPT_MAX_ITERS},                \
+    {"time-limit", required_argument, NULL, TP_OPT_TIME_LIMIT},              \
+    {"solutions", required_argument, NULL, TP_OPT_SOLUTIONS},                \
+    {"no-nn-index", no_argument, NULL, TP_OPT_NO_NN_INDEX},                  \
+    {"memory-limit", required_argument, NULL, TP_OPT_MEMORY_LIMIT},          \
+    {"load-time-limit", required_argument, NULL, TP_OPT_LOAD_TIME_LIMIT},    \
+    {"call-time-limit", required_argument, NULL, TP_OPT_CALL_TIME_LIMIT}
+// clang-format on
 
 /// State of tpCli_NextOption over one subcommand's arguments (zero it, then fill the inputs).
 typedef struct tpCliArgs {

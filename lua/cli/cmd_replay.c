@@ -78,10 +78,14 @@ static bool print_override_error(const char *plan, const tpCliParams *params, co
 {
     for (int i = 0; i < params->n; ++i) {
         const tpScriptParam *p = &params->items[i];
-        char set[600], unknown[300];
+        char set[600], unknown[300], qv[512];
         snprintf(set, sizeof set, "--set %s=%s", p->name, p->value);
         snprintf(unknown, sizeof unknown, "unknown parameter '%s'", p->name);
         const char *at = strstr(err, set);
+        if (!at) { /* the Lua layer echoes values escaped */
+            snprintf(set, sizeof set, "--set %s=%s", p->name, tpCli_Escape(p->value, qv, sizeof qv));
+            at = strstr(err, set);
+        }
         if (!at && !strstr(err, unknown)) {
             continue;
         }

@@ -101,14 +101,18 @@ enum {
     OPT_FRAMES, /* render only */
     OPT_VIDEO,
 };
-#define COMMON_LONGOPTS                                                                                                \
-    {"tree", required_argument, NULL, OPT_TREE}, {"size", required_argument, NULL, OPT_SIZE},                          \
-        {"camera", required_argument, NULL, OPT_CAMERA}, {"world", required_argument, NULL, OPT_WORLD},                \
-        {"no-trails", no_argument, NULL, OPT_NO_TRAILS}, {"contacts", no_argument, NULL, OPT_CONTACTS},                \
-        {"no-overlay", no_argument, NULL, OPT_NO_OVERLAY}, {"nav", required_argument, NULL, OPT_NAV},                  \
-    {                                                                                                                  \
-        "help", no_argument, NULL, 'h'                                                                                 \
-    }
+// clang-format off
+#define COMMON_LONGOPTS                                             \
+    {"tree", required_argument, NULL, OPT_TREE},                    \
+    {"size", required_argument, NULL, OPT_SIZE},                    \
+    {"camera", required_argument, NULL, OPT_CAMERA},                \
+    {"world", required_argument, NULL, OPT_WORLD},                  \
+    {"no-trails", no_argument, NULL, OPT_NO_TRAILS},                \
+    {"contacts", no_argument, NULL, OPT_CONTACTS},                  \
+    {"no-overlay", no_argument, NULL, OPT_NO_OVERLAY},              \
+    {"nav", required_argument, NULL, OPT_NAV},                      \
+    {"help", no_argument, NULL, 'h'}
+// clang-format on
 
 /* The plan file, given once; a second positional argument is an error (logged; returns false). */
 static bool plan_argument(const char *a, const char **plan)

@@ -129,6 +129,9 @@ expect_refused "--mu nan" "--mu" "$tplan" plan minigolf --mu nan --no-out
 expect_refused "--mu -3" "--mu" "$tplan" plan minigolf --mu -3 --no-out
 expect_refused "--time-limit inf" "--time-limit" "$tplan" plan minigolf --time-limit inf --no-out
 expect_refused "--max-iters 0" "--max-iters" "$tplan" plan minigolf --max-iters 0 --no-out
+expect_refused "--memory-limit=8" "--memory-limit" "$tplan" plan minigolf --memory-limit=8 --no-out
+expect_refused "--load-time-limit nan" "--load-time-limit" "$tplan" plan minigolf --load-time-limit nan --no-out
+expect_refused "bench --call-time-limit=0" "--call-time-limit" "$tplan" bench --call-time-limit=0
 expect_refused "--seeds 0" "--seeds" "$tplan" bench --seeds 0
 expect_refused "--seeds=x" "--seeds" "$tplan" bench --seeds=x
 expect_refused "view --world 0" "--world" "$tplan" view "$work/a.json" --world 0
@@ -209,6 +212,8 @@ sed 's/"mode":"single"/"mode":"zzz"/' "$work/pool1.json" >"$work/bad_ov.json"
 expect_refused "replay: bad override" "^$work/bad_ov.json: overrides.mode: .*zzz" "$tplan" replay "$work/bad_ov.json"
 sed 's/"overrides": {/"overrides": {"nosuch": 3, /' "$work/pool1.json" >"$work/bad_ov2.json"
 expect_refused "replay: unknown override" "^$work/bad_ov2.json: overrides.nosuch: " "$tplan" replay "$work/bad_ov2.json"
+sed 's/"mode":"single"/"mode":"a\\nb"/' "$work/pool1.json" >"$work/bad_ov4.json"
+expect_refused "replay: override with a newline" "^$work/bad_ov4.json: overrides.mode: .*'a\\nb'" "$tplan" replay "$work/bad_ov4.json"
 sed 's/"mode":"single"/"mode":[1]/' "$work/pool1.json" >"$work/bad_ov3.json"
 expect_refused "replay: override of a bad type" "$work/bad_ov3.json: overrides.mode: " "$tplan" replay "$work/bad_ov3.json"
 
