@@ -178,5 +178,6 @@ int tpCmd_Replay(int argc, char **argv);
 int tpCmd_Domains(int argc, char **argv);
 int tpCmd_View(int argc, char **argv);
 int tpCmd_Render(int argc, char **argv);
+int tpCmd_Export(int argc, char **argv);
 
 #endif

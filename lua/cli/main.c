@@ -19,6 +19,7 @@ static void usage(FILE *f)
                "  bench           benchmark domains x planners over seeds (paper Table 1, Fig. 13)\n"
                "  view PLAN       play back a plan (and its search tree) in a window\n"
                "  render PLAN     render a plan's motion to numbered PNG frames (offscreen)\n"
+               "  export PLAN     export a plan to glTF (.glb, .gltf) or CSV for animation tools\n"
                "  domains         list the built-in domains\n"
                "  help [COMMAND]  show help for a command\n"
                "\n"
@@ -99,6 +100,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "render") == 0) {
         return tpCmd_Render(argc, argv);
+    }
+    if (strcmp(cmd, "export") == 0) {
+        return tpCmd_Export(argc, argv);
     }
     if (strcmp(cmd, "domains") == 0) {
         return tpCmd_Domains(argc, argv);

@@ -1,0 +1,86 @@
+/* tplan export: plan recordings to glTF 2.0 (.glb / .gltf + .bin) and CSV for offline animation
+ * (Blender, game engines, ffmpeg pipelines). Reads only recordings (tp/plan.h): links tp_core only.
+ * Formats and axis conventions: docs/export.md. */
+#ifndef TP_EXPORT_H
+#define TP_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Output formats of tpExport_Write.
+typedef enum {
+    TP_EXPORT_GLB = 0, /* one binary glTF 2.0 file */
+    TP_EXPORT_GLTF,    /* glTF 2.0 JSON + a .bin beside it (same base name) */
+    TP_EXPORT_CSV,     /* a folder with states.csv and controls.csv */
+} tpExportFormat;
+
+/// What to export and how. Get one from tpDefaultExportDef(); the writer keeps no pointer to it.
+typedef struct tpExportDef {
+    tpExportFormat format;
+    int world;                /* solution exported as the main animation / CSV: 0 = the selected one */
+    double tolerance;         /* m: keyframe reduction of translations; 0 = a key at every step */
+    double angle_tolerance;   /* rad: reduction of rotations; < 0 = tolerance / the body's bounding
+                                 radius (a surface point then moves at most `tolerance` more) */
+    bool alternatives;        /* glTF: one more animation per other many-worlds solution */
+    bool overlays;            /* glTF: the navigation paths of the plan as line meshes */
+    const tpTreeRecord *tree; /* glTF: the search tree as a line mesh; NULL = none (not owned) */
+    bool quiet;               /* accepted for symmetry; the library itself never prints */
+} tpExportDef;
+
+/// Default definition: GLB, selected world, no reduction, no extras.
+tpExportDef tpDefaultExportDef(void);
+
+/// Figures of one export (for the CLI's summary and the tests).
+typedef struct tpExportStats {
+    int64_t keys_full;  /* animation keys without reduction (steps + 1 per moving body and channel) */
+    int64_t keys_kept;  /* keys written */
+    double max_pos_err; /* m: largest translation error of the written keys at any step (float32 included) */
+    double max_ang_err; /* rad: largest rotation error at any step */
+    int64_t bytes;      /* bytes written (all files) */
+    int nodes, meshes, materials, animations;
+} tpExportStats;
+
+/// Writes rec (validated by tpPlanRecord_Read) to path in def->format. Files are written under a
+/// temporary name in the same directory and renamed at the end, so a failure leaves no partial
+/// output. stats may be NULL. On failure returns false with one line in err.
+bool tpExport_Write(const tpPlanRecord *rec, const char *path, const tpExportDef *def, tpExportStats *stats, char *err,
+                    size_t errlen);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Pieces of the writer, public for the unit tests.                                           */
+
+/// tplan's z-up world (x, y, z) to glTF's y-up (x, z, -y) (what Blender's exporter does).
+void tpExport_VecToYup(const double v[3], double out[3]);
+/// A z-up rotation (w, x, y, z) to the y-up glTF quaternion (x, y, z, w), normalised.
+void tpExport_QuatToYup(const double q_wxyz[4], double out_xyzw[4]);
+/// Makes a sequence of n quaternions (4 doubles each, any component order) sign-continuous in
+/// place: each is negated when its dot product with the previous one is negative. q may be NULL if n is 0.
+void tpExport_QuatContinuity(double *q, int n);
+
+/// Channel kinds of the keyframe reducer.
+typedef enum { TP_KEYS_TRANSLATION = 0, TP_KEYS_ROTATION } tpKeyChannel;
+
+/// Keyframe reduction of one channel of n >= 1 samples at times[i] (s, strictly increasing):
+/// stored[i] is the value as written (float32, 3 or 4 per sample; rotations x, y, z, w, unit,
+/// sign-continuous), exact[i] the plan's value (double, same layout). Marks in keep[] (n bytes)
+/// the keys to write, always the first and the last, so that interpolating the kept stored keys
+/// (LINEAR: lerp; rotations: slerp and also per-component lerp normalised, as Blender samples)
+/// at every times[i] is within tol of exact[i] (m for translations, rad of rotation angle).
+/// Returns the number of keys kept; *max_err gets the largest error at any sample (may be NULL).
+int tpExport_ReduceKeys(tpKeyChannel channel, const float *times, const float *stored, const double *exact, int n,
+                        double tol, uint8_t *keep, double *max_err);
+/// Error (m or rad) of the channel interpolated between stored keys a < b at sample i (a <= i <= b).
+double tpExport_KeyError(tpKeyChannel channel, const float *times, const float *stored, const double *exact, int a,
+                         int b, int i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1040 @@
+/* glTF 2.0 writer (.glb, .gltf + .bin). Streamed: the binary data is generated twice from the plan
+ * record, once to lay out buffer views and accessors (lengths, counts, min/max) and once to write
+ * it after the JSON, so memory stays at the plan plus the JSON and small per-body key lists. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_internal.h"
+#include "tp/base.h"
+
+enum {
+    GL_ARRAY_BUFFER = 34962,
+    GL_ELEMENT_ARRAY_BUFFER = 34963,
+    GL_FLOAT = 5126,
+    GL_UNSIGNED_SHORT = 5123,
+    GL_UNSIGNED_INT = 5125,
+};
+enum { MODE_LINES = 1, MODE_LINE_STRIP = 3, MODE_TRIANGLES = 4 };
+enum { PATH_HEIGHT_MM = 20 }; /* navigation paths are drawn this far above z = 0 */
+
+typedef struct View {
+    int64_t offset, length;
+    int target; /* 0 = none (animation data) */
+} View;
+
+typedef struct Acc {
+    int view;
+    int ctype;
+    int64_t count;
+    int ncomp; /* 1 SCALAR, 3 VEC3, 4 VEC4 */
+    bool minmax;
+    double min[4], max[4];
+} Acc;
+
+typedef struct Material {
+    float rgba[4]; /* sRGB as in the plan */
+    bool double_sided;
+    const char *name;
+} Material;
+
+typedef struct Prim {
+    int mode, material;
+    int pos, nrm, idx; /* accessors, -1 = none */
+} Prim;
+
+typedef struct Mesh {
+    char name[160];
+    int body;      /* body (shape / plane), or -1 */
+    int tree_body; /* tree line mesh: first primitive's tree body, or -1 */
+    int overlay;   /* path overlay index, or -1 */
+    int nprims;
+    Prim *prims;
+} Mesh;
+
+typedef struct Keys {
+    int n;        /* keys written */
+    int32_t *idx; /* their sample indices; NULL = every sample */
+    int in, out;  /* accessors */
+} Keys;
+
+typedef struct G {
+    const tpPlanRecord *rec;
+    const tpExportDef *def;
+    FILE *f; /* NULL while laying out */
+    int64_t off;
+    unsigned char buf[1 << 16];
+    size_t nbuf;
+    bool io_error;
+    View *views;
+    int nviews, cview;
+    Acc *accs;
+    int naccs, caccs;
+    Material *mats;
+    int nmats;
+    Mesh *meshes;
+    int nmeshes;
+    int *body_mesh; /* per body: mesh index or -1 */
+    double scene_center[3], plane_half;
+    int nw;         /* exported worlds (animations) */
+    int *worlds;    /* their indices in rec->worlds */
+    Keys *keys;     /* nw x nbodies x 2 (translation, rotation) */
+    int *times_acc; /* per exported world: the shared time accessor (no reduction), or -1 */
+    float *ftimes;  /* scratch: max steps + 1 */
+    float *fvals;   /* scratch: (max steps + 1) x 4 */
+    double *dvals;  /* scratch: (max steps + 1) x 4 */
+    bool oom;
+    int64_t total; /* bytes of the GLB file */
+} G;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Binary output                                                                              */
+
+static void flush(G *g)
+{
+    if (g->f && g->nbuf > 0 && fwrite(g->buf, 1, g->nbuf, g->f) != g->nbuf) {
+        g->io_error = true;
+    }
+    g->nbuf = 0;
+}
+
+static void put_bytes(G *g, const void *p, size_t n)
+{
+    g->off += (int64_t)n;
+    if (!g->f) {
+        return;
+    }
+    if (g->nbuf + n > sizeof g->buf) {
+        flush(g);
+    }
+    memcpy(g->buf + g->nbuf, p, n);
+    g->nbuf += n;
+}
+
+static void put_u32(G *g, uint32_t v)
+{
+    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    put_bytes(g, b, 4);
+}
+
+static void put_u16(G *g, uint16_t v)
+{
+    unsigned char b[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
+    put_bytes(g, b, 2);
+}
+
+static void put_f32(G *g, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_u32(g, u);
+}
+
+static void pad4(G *g)
+{
+    while (g->off % 4) {
+        unsigned char z = 0;
+        put_bytes(g, &z, 1);
+    }
+}
+
+static int begin_view(G *g, int target)
+{
+    pad4(g);
+    if (g->nviews == g->cview) {
+        int cap = g->cview ? 2 * g->cview : 256;
+        View *v = realloc(g->views, sizeof *v * (size_t)cap);
+        if (!v) {
+            g->oom = true;
+            return -1;
+        }
+        g->views = v, g->cview = cap;
+    }
+    g->views[g->nviews] = (View){g->off, 0, target};
+    return g->nviews++;
+}
+
+static void end_view(G *g, int view)
+{
+    if (view >= 0) {
+        g->views[view].length = g->off - g->views[view].offset;
+    }
+}
+
+static int add_acc(G *g, int view, int ctype, int64_t count, int ncomp)
+{
+    if (g->naccs == g->caccs) {
+        int cap = g->caccs ? 2 * g->caccs : 256;
+        Acc *a = realloc(g->accs, sizeof *a * (size_t)cap);
+        if (!a) {
+            g->oom = true;
+            return -1;
+        }
+        g->accs = a, g->caccs = cap;
+    }
+    g->accs[g->naccs] = (Acc){view, ctype, count, ncomp, false, {0}, {0}};
+    return g->naccs++;
+}
+
+static void acc_minmax(G *g, int acc, const float *v, int64_t count, int ncomp)
+{
+    if (acc < 0) {
+        return;
+    }
+    Acc *a = &g->accs[acc];
+    a->minmax = true;
+    for (int k = 0; k < ncomp; ++k) {
+        a->min[k] = INFINITY, a->max[k] = -INFINITY;
+    }
+    for (int64_t i = 0; i < count; ++i) {
+        for (int k = 0; k < ncomp; ++k) {
+            a->min[k] = fmin(a->min[k], (double)v[i * ncomp + k]);
+            a->max[k] = fmax(a->max[k], (double)v[i * ncomp + k]);
+        }
+    }
+}
+
+/* A float array as its own buffer view and accessor. */
+static int emit_floats(G *g, const float *v, int64_t count, int ncomp, int target, bool minmax)
+{
+    int view = begin_view(g, target);
+    for (int64_t i = 0; i < count * ncomp; ++i) {
+        put_f32(g, v[i]);
+    }
+    end_view(g, view);
+    int acc = add_acc(g, view, GL_FLOAT, count, ncomp);
+    if (minmax) {
+        acc_minmax(g, acc, v, count, ncomp);
+    }
+    return acc;
+}
+
+static int emit_indices(G *g, const uint32_t *idx, int64_t count, int64_t nverts)
+{
+    bool small = nverts <= 65535;
+    int view = begin_view(g, GL_ELEMENT_ARRAY_BUFFER);
+    for (int64_t i = 0; i < count; ++i) {
+        if (small) {
+            put_u16(g, (uint16_t)idx[i]);
+        } else {
+            put_u32(g, idx[i]);
+        }
+    }
+    end_view(g, view);
+    return add_acc(g, view, small ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT, count, 1);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Scene content                                                                              */
+
+static int find_material(G *g, const float rgba[4], bool double_sided)
+{
+    for (int i = 0; i < g->nmats; ++i) {
+        if (memcmp(g->mats[i].rgba, rgba, sizeof(float) * 4) == 0 && g->mats[i].double_sided == double_sided) {
+            return i;
+        }
+    }
+    Material *m = realloc(g->mats, sizeof *m * (size_t)(g->nmats + 1));
+    if (!m) {
+        g->oom = true;
+        return 0;
+    }
+    g->mats = m;
+    memcpy(m[g->nmats].rgba, rgba, sizeof(float) * 4);
+    m[g->nmats].double_sided = double_sided;
+    m[g->nmats].name = NULL;
+    return g->nmats++;
+}
+
+static Mesh *new_mesh(G *g, int nprims)
+{
+    Mesh *m = realloc(g->meshes, sizeof *m * (size_t)(g->nmeshes + 1));
+    if (!m) {
+        g->oom = true;
+        return NULL;
+    }
+    g->meshes = m;
+    Mesh *x = &m[g->nmeshes];
+    memset(x, 0, sizeof *x);
+    x->body = x->tree_body = x->overlay = -1;
+    x->prims = calloc((size_t)nprims, sizeof *x->prims);
+    if (!x->prims) {
+        g->oom = true;
+        return NULL;
+    }
+    x->nprims = nprims;
+    ++g->nmeshes;
+    return x;
+}
+
+static bool is_plane(const tpPlanBody *b)
+{
+    return strcmp(b->shape, "plane") == 0;
+}
+
+/* Decides the meshes (shared by bodies with the same shape, size and colour) and materials. */
+static void plan_meshes(G *g)
+{
+    const tpPlanRecord *rec = g->rec;
+    for (int b = 0; b < rec->nbodies && !g->oom; ++b) {
+        const tpPlanBody *pb = &rec->bodies[b];
+        int mat = find_material(g, pb->color, is_plane(pb));
+        g->body_mesh[b] = -1;
+        if (!is_plane(pb)) {
+            for (int m = 0; m < g->nmeshes; ++m) {
+                const tpPlanBody *o = g->meshes[m].body >= 0 ? &rec->bodies[g->meshes[m].body] : NULL;
+                if (o && !is_plane(o) && strcmp(o->shape, pb->shape) == 0 &&
+                    memcmp(o->size, pb->size, sizeof pb->size) == 0 && g->meshes[m].prims[0].material == mat) {
+                    g->body_mesh[b] = m;
+                    break;
+                }
+            }
+        }
+        if (g->body_mesh[b] >= 0) {
+            continue;
+        }
+        Mesh *m = new_mesh(g, 1);
+        if (!m) {
+            return;
+        }
+        m->body = b;
+        m->prims[0].material = mat;
+        m->prims[0].mode = MODE_TRIANGLES;
+        if (is_plane(pb)) {
+            snprintf(m->name, sizeof m->name, "%s plane", pb->name);
+        } else {
+            snprintf(m->name, sizeof m->name, "%s %.6gx%.6gx%.6g", pb->shape, pb->size[0], pb->size[1], pb->size[2]);
+        }
+        g->body_mesh[b] = g->nmeshes - 1;
+    }
+    const tpTreeRecord *tr = g->def->tree;
+    if (tr && tr->nnodes > 1 && tr->nbodies > 0 && !g->oom) {
+        Mesh *m = new_mesh(g, tr->nbodies);
+        if (m) {
+            snprintf(m->name, sizeof m->name, "search tree");
+            m->tree_body = 0;
+            for (int k = 0; k < tr->nbodies; ++k) {
+                float rgba[4] = {0.8f, 0.8f, 0.8f, 1};
+                for (int b = 0; b < rec->nbodies; ++b) {
+                    if (strcmp(rec->bodies[b].name, tr->body_names[k]) == 0) {
+                        memcpy(rgba, rec->bodies[b].color, sizeof rgba);
+                        rgba[3] = 1;
+                    }
+                }
+                g->meshes[g->nmeshes - 1].prims[k].material = find_material(g, rgba, true);
+                g->meshes[g->nmeshes - 1].prims[k].mode = MODE_LINES;
+            }
+        }
+    }
+    if (g->def->overlays) {
+        float magenta[4] = {1, 0, 1, 1};
+        for (int o = 0; o < rec->noverlays && !g->oom; ++o) {
+            const tpPlanOverlay *ov = &rec->overlays[o];
+            if (ov->kind != TP_OVERLAY_PATH || ov->npoints < 2) {
+                continue;
+            }
+            int mat = find_material(g, magenta, true);
+            Mesh *m = new_mesh(g, 1);
+            if (!m) {
+                return;
+            }
+            m->overlay = o;
+            m->prims[0].material = mat;
+            m->prims[0].mode = MODE_LINE_STRIP;
+            snprintf(m->name, sizeof m->name, "path %s steps %d-%d", rec->tactics[ov->tactic].name, ov->first,
+                     ov->last);
+        }
+    }
+}
+
+static void emit_mesh_data(G *g)
+{
+    const tpPlanRecord *rec = g->rec;
+    for (int mi = 0; mi < g->nmeshes && !g->oom; ++mi) {
+        Mesh *m = &g->meshes[mi];
+        if (m->body >= 0) {
+            tpXMesh x;
+            const tpPlanBody *pb = &rec->bodies[m->body];
+            bool ok = is_plane(pb) ? tpXMesh_Plane(pb, g->scene_center, g->plane_half, &x) : tpXMesh_Shape(pb, &x);
+            if (!ok) {
+                g->oom = true;
+                return;
+            }
+            m->prims[0].pos = emit_floats(g, x.pos, x.nverts, 3, GL_ARRAY_BUFFER, true);
+            m->prims[0].nrm = emit_floats(g, x.nrm, x.nverts, 3, GL_ARRAY_BUFFER, false);
+            m->prims[0].idx = emit_indices(g, x.idx, x.nidx, x.nverts);
+            tpXMesh_Free(&x);
+        } else if (m->tree_body >= 0) {
+            const tpTreeRecord *tr = g->def->tree;
+            for (int k = 0; k < tr->nbodies; ++k) {
+                int view = begin_view(g, GL_ARRAY_BUFFER);
+                float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+                for (int64_t i = 0; i < tr->nnodes; ++i) {
+                    const float *p = tr->pos + ((size_t)i * tr->nbodies + k) * 3;
+                    double z[3] = {p[0], p[1], p[2]}, y[3];
+                    tpExport_VecToYup(z, y);
+                    for (int c = 0; c < 3; ++c) {
+                        float f = (float)y[c];
+                        put_f32(g, f);
+                        lo[c] = fminf(lo[c], f), hi[c] = fmaxf(hi[c], f);
+                    }
+                }
+                end_view(g, view);
+                int acc = add_acc(g, view, GL_FLOAT, tr->nnodes, 3);
+                if (acc >= 0) {
+                    g->accs[acc].minmax = true;
+                    for (int c = 0; c < 3; ++c) {
+                        g->accs[acc].min[c] = lo[c], g->accs[acc].max[c] = hi[c];
+                    }
+                }
+                m->prims[k].pos = acc;
+                m->prims[k].nrm = -1;
+                bool small = tr->nnodes <= 65535;
+                view = begin_view(g, GL_ELEMENT_ARRAY_BUFFER);
+                for (int64_t i = 1; i < tr->nnodes; ++i) { /* a segment from each node's parent to it */
+                    if (small) {
+                        put_u16(g, (uint16_t)tr->parent[i]), put_u16(g, (uint16_t)i);
+                    } else {
+                        put_u32(g, (uint32_t)tr->parent[i]), put_u32(g, (uint32_t)i);
+                    }
+                }
+                end_view(g, view);
+                m->prims[k].idx =
+                    add_acc(g, view, small ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT, 2 * (tr->nnodes - 1), 1);
+            }
+        } else if (m->overlay >= 0) {
+            const tpPlanOverlay *ov = &rec->overlays[m->overlay];
+            float *v = malloc(sizeof(float) * 3 * (size_t)ov->npoints);
+            if (!v) {
+                g->oom = true;
+                return;
+            }
+            for (int i = 0; i < ov->npoints; ++i) {
+                double z[3] = {ov->points[2 * i], ov->points[2 * i + 1], PATH_HEIGHT_MM * 1e-3}, y[3];
+                tpExport_VecToYup(z, y);
+                for (int c = 0; c < 3; ++c) {
+                    v[3 * i + c] = (float)y[c];
+                }
+            }
+            m->prims[0].pos = emit_floats(g, v, ov->npoints, 3, GL_ARRAY_BUFFER, true);
+            m->prims[0].nrm = m->prims[0].idx = -1;
+            free(v);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Animation samples                                                                          */
+
+static Keys *keys_of(G *g, int wi, int b, int ch)
+{
+    return &g->keys[((size_t)wi * g->rec->nbodies + b) * 2 + ch];
+}
+
+/* Fills g->ftimes, g->fvals (as written) and g->dvals (exact, y-up) for one body and channel. */
+static void samples(G *g, int w, int b, int ch)
+{
+    const tpPlanWorld *pw = &g->rec->worlds[w];
+    const double *tr = pw->traj[b];
+    int n = pw->nsteps + 1;
+    for (int i = 0; i < n; ++i) {
+        g->ftimes[i] = (float)(i * g->rec->dt);
+        const double *s = tr + (size_t)i * TP_STATE_DOUBLES;
+        if (ch == 0) {
+            tpExport_VecToYup(s, g->dvals + 3 * i);
+        } else {
+            tpExport_QuatToYup(s + 3, g->dvals + 4 * i);
+        }
+    }
+    int nc = ch == 0 ? 3 : 4;
+    if (ch == 1) {
+        tpExport_QuatContinuity(g->dvals, n);
+    }
+    for (int i = 0; i < n * nc; ++i) {
+        g->fvals[i] = (float)g->dvals[i];
+    }
+}
+
+static bool reduce_all(G *g, tpExportStats *st)
+{
+    const tpPlanRecord *rec = g->rec;
+    const tpExportDef *def = g->def;
+    uint8_t *keep = NULL;
+    int maxn = 0;
+    for (int wi = 0; wi < g->nw; ++wi) {
+        maxn = rec->worlds[g->worlds[wi]].nsteps + 1 > maxn ? rec->worlds[g->worlds[wi]].nsteps + 1 : maxn;
+    }
+    keep = malloc((size_t)maxn);
+    if (!keep) {
+        return false;
+    }
+    for (int wi = 0; wi < g->nw; ++wi) {
+        int w = g->worlds[wi], n = rec->worlds[w].nsteps + 1;
+        for (int b = 0; b < rec->nbodies; ++b) {
+            if (!rec->bodies[b].moving) {
+                continue;
+            }
+            for (int ch = 0; ch < 2; ++ch) {
+                Keys *k = keys_of(g, wi, b, ch);
+                double tol = ch == 0 ? def->tolerance
+                             : def->angle_tolerance >= 0
+                                 ? def->angle_tolerance
+                                 : def->tolerance / fmax(tpX_BoundingRadius(&rec->bodies[b]), 1e-6);
+                samples(g, w, b, ch);
+                double err = 0;
+                tpKeyChannel kc = ch == 0 ? TP_KEYS_TRANSLATION : TP_KEYS_ROTATION;
+                st->keys_full += n;
+                if (tol > 0) {
+                    k->n = tpExport_ReduceKeys(kc, g->ftimes, g->fvals, g->dvals, n, tol, keep, &err);
+                    k->idx = malloc(sizeof(int32_t) * (size_t)k->n);
+                    if (!k->idx) {
+                        free(keep);
+                        return false;
+                    }
+                    int j = 0;
+                    for (int i = 0; i < n; ++i) {
+                        if (keep[i]) {
+                            k->idx[j++] = i;
+                        }
+                    }
+                } else {
+                    k->n = n;
+                    for (int i = 0; i < n; ++i) {
+                        err = fmax(err, tpExport_KeyError(kc, g->ftimes, g->fvals, g->dvals, i, i, i));
+                    }
+                }
+                st->keys_kept += k->n;
+                if (ch == 0) {
+                    st->max_pos_err = fmax(st->max_pos_err, err);
+                } else {
+                    st->max_ang_err = fmax(st->max_ang_err, err);
+                }
+            }
+        }
+    }
+    free(keep);
+    return true;
+}
+
+static void emit_animation_data(G *g)
+{
+    const tpPlanRecord *rec = g->rec;
+    for (int wi = 0; wi < g->nw && !g->oom; ++wi) {
+        int w = g->worlds[wi], n = rec->worlds[w].nsteps + 1;
+        g->times_acc[wi] = -1;
+        for (int b = 0; b < rec->nbodies && !g->oom; ++b) {
+            if (!rec->bodies[b].moving) {
+                continue;
+            }
+            for (int ch = 0; ch < 2; ++ch) {
+                Keys *k = keys_of(g, wi, b, ch);
+                int nc = ch == 0 ? 3 : 4;
+                samples(g, w, b, ch);
+                if (k->idx) {
+                    int view = begin_view(g, 0);
+                    for (int j = 0; j < k->n; ++j) {
+                        put_f32(g, g->ftimes[k->idx[j]]);
+                    }
+                    end_view(g, view);
+                    k->in = add_acc(g, view, GL_FLOAT, k->n, 1);
+                    if (k->in >= 0) {
+                        g->accs[k->in].minmax = true;
+                        g->accs[k->in].min[0] = g->ftimes[k->idx[0]];
+                        g->accs[k->in].max[0] = g->ftimes[k->idx[k->n - 1]];
+                    }
+                    view = begin_view(g, 0);
+                    for (int j = 0; j < k->n; ++j) {
+                        for (int c = 0; c < nc; ++c) {
+                            put_f32(g, g->fvals[(size_t)k->idx[j] * nc + c]);
+                        }
+                    }
+                    end_view(g, view);
+                    k->out = add_acc(g, view, GL_FLOAT, k->n, nc);
+                } else {
+                    if (g->times_acc[wi] < 0) {
+                        g->times_acc[wi] = emit_floats(g, g->ftimes, n, 1, 0, true);
+                    }
+                    k->in = g->times_acc[wi];
+                    k->out = emit_floats(g, g->fvals, n, nc, 0, false);
+                }
+            }
+        }
+    }
+}
+
+static void emit_all(G *g)
+{
+    g->off = 0;
+    g->nviews = g->naccs = 0;
+    emit_mesh_data(g);
+    emit_animation_data(g);
+    pad4(g);
+    flush(g);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* JSON                                                                                       */
+
+typedef struct Str {
+    char *s;
+    size_t n, cap;
+    bool oom;
+} Str;
+
+static void sp(Str *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void sp(Str *s, const char *fmt, ...)
+{
+    if (s->oom) {
+        return;
+    }
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(s->s ? s->s + s->n : NULL, s->s ? s->cap - s->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            s->oom = true;
+            return;
+        }
+        if (s->s && s->n + (size_t)k < s->cap) {
+            s->n += (size_t)k;
+            return;
+        }
+        size_t cap = s->cap ? s->cap : 1 << 16;
+        while (cap < s->n + (size_t)k + 1) {
+            cap *= 2;
+        }
+        char *p = realloc(s->s, cap);
+        if (!p) {
+            s->oom = true;
+            return;
+        }
+        s->s = p, s->cap = cap;
+    }
+}
+
+static void sp_string(Str *s, const char *str)
+{
+    sp(s, "\"");
+    for (const unsigned char *p = (const unsigned char *)str; *p; ++p) {
+        if (*p == '"' || *p == '\\') {
+            sp(s, "\\%c", *p);
+        } else if (*p < 0x20) {
+            sp(s, "\\u%04x", *p);
+        } else {
+            sp(s, "%c", *p);
+        }
+    }
+    sp(s, "\"");
+}
+
+/* Exact: %.17g reads back to the same double (floats widened to double exactly). */
+static void sp_num(Str *s, double v)
+{
+    if (v == 0) {
+        v = 0; /* no "-0" */
+    }
+    sp(s, "%.17g", v);
+}
+
+static double srgb_to_linear(float c)
+{
+    double x = c;
+    return x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4);
+}
+
+static const char *type_name(int ncomp)
+{
+    return ncomp == 1 ? "SCALAR" : ncomp == 3 ? "VEC3" : "VEC4";
+}
+
+static void json_nodes(G *g, Str *s, int *nnodes)
+{
+    const tpPlanRecord *rec = g->rec;
+    int n = 0;
+    sp(s, "\"nodes\":[");
+    for (int b = 0; b < rec->nbodies; ++b) {
+        const tpPlanBody *pb = &rec->bodies[b];
+        sp(s, "%s\n{\"name\":", n++ ? "," : "");
+        sp_string(s, pb->name);
+        sp(s, ",\"mesh\":%d", g->body_mesh[b]);
+        if (!is_plane(pb)) { /* planes are meshed in world coordinates */
+            const double *st = pb->moving ? rec->worlds[g->worlds[0]].traj[b] : pb->pose;
+            double t[3], q[4];
+            tpExport_VecToYup(st, t);
+            tpExport_QuatToYup(st + 3, q);
+            sp(s, ",\"translation\":[");
+            for (int k = 0; k < 3; ++k) {
+                sp(s, k ? "," : ""), sp_num(s, t[k]);
+            }
+            sp(s, "],\"rotation\":[");
+            for (int k = 0; k < 4; ++k) {
+                sp(s, k ? "," : ""), sp_num(s, q[k]);
+            }
+            sp(s, "]");
+        }
+        sp(s, ",\"extras\":{\"class\":");
+        sp_string(s, pb->cls);
+        sp(s, ",\"shape\":");
+        sp_string(s, pb->shape);
+        sp(s, ",\"size\":[");
+        for (int k = 0; k < 4; ++k) {
+            sp(s, k ? "," : ""), sp_num(s, pb->size[k]);
+        }
+        sp(s, "]}}");
+    }
+    for (int m = 0; m < g->nmeshes; ++m) {
+        if (g->meshes[m].body >= 0) {
+            continue;
+        }
+        sp(s, ",\n{\"name\":");
+        sp_string(s, g->meshes[m].name);
+        sp(s, ",\"mesh\":%d}", m);
+        ++n;
+    }
+    sp(s, "]");
+    *nnodes = n;
+}
+
+static void json_meshes(G *g, Str *s)
+{
+    sp(s, ",\n\"meshes\":[");
+    for (int m = 0; m < g->nmeshes; ++m) {
+        const Mesh *x = &g->meshes[m];
+        sp(s, "%s\n{\"name\":", m ? "," : "");
+        sp_string(s, x->name);
+        sp(s, ",\"primitives\":[");
+        for (int p = 0; p < x->nprims; ++p) {
+            const Prim *pr = &x->prims[p];
+            sp(s, "%s{\"attributes\":{\"POSITION\":%d", p ? "," : "", pr->pos);
+            if (pr->nrm >= 0) {
+                sp(s, ",\"NORMAL\":%d", pr->nrm);
+            }
+            sp(s, "}");
+            if (pr->idx >= 0) {
+                sp(s, ",\"indices\":%d", pr->idx);
+            }
+            sp(s, ",\"material\":%d,\"mode\":%d}", pr->material, pr->mode);
+        }
+        sp(s, "]}");
+    }
+    sp(s, "]");
+    sp(s, ",\n\"materials\":[");
+    for (int i = 0; i < g->nmats; ++i) {
+        const Material *m = &g->mats[i];
+        sp(s, "%s\n{\"name\":\"colour %.6g %.6g %.6g %.6g\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
+           i ? "," : "", m->rgba[0], m->rgba[1], m->rgba[2], m->rgba[3]);
+        for (int k = 0; k < 3; ++k) {
+            sp(s, k ? "," : ""), sp_num(s, srgb_to_linear(m->rgba[k]));
+        }
+        sp(s, ","), sp_num(s, m->rgba[3]);
+        sp(s, "],\"metallicFactor\":0,\"roughnessFactor\":0.5}");
+        if (m->rgba[3] < 1) {
+            sp(s, ",\"alphaMode\":\"BLEND\"");
+        }
+        if (m->double_sided) {
+            sp(s, ",\"doubleSided\":true");
+        }
+        sp(s, "}");
+    }
+    sp(s, "]");
+}
+
+static void json_animations(G *g, Str *s)
+{
+    const tpPlanRecord *rec = g->rec;
+    bool any = false;
+    for (int wi = 0; wi < g->nw; ++wi) {
+        int nch = 0;
+        for (int b = 0; b < rec->nbodies; ++b) {
+            nch += rec->bodies[b].moving ? 2 : 0;
+        }
+        if (nch == 0) {
+            continue;
+        }
+        sp(s, "%s\n{\"name\":", any ? "," : ",\n\"animations\":[");
+        any = true;
+        char name[64];
+        if (g->worlds[wi] == rec->selected) {
+            snprintf(name, sizeof name, "plan");
+        } else {
+            snprintf(name, sizeof name, "solution %d", g->worlds[wi] + 1);
+        }
+        sp_string(s, name);
+        sp(s, ",\"extras\":{\"cost\":");
+        sp_num(s, rec->worlds[g->worlds[wi]].cost);
+        sp(s, ",\"steps\":%d},\"channels\":[", rec->worlds[g->worlds[wi]].nsteps);
+        int k = 0;
+        for (int b = 0; b < rec->nbodies; ++b) {
+            if (!rec->bodies[b].moving) {
+                continue;
+            }
+            for (int ch = 0; ch < 2; ++ch) {
+                sp(s, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"%s\"}}", k ? "," : "", k, b,
+                   ch == 0 ? "translation" : "rotation");
+                ++k;
+            }
+        }
+        sp(s, "],\"samplers\":[");
+        k = 0;
+        for (int b = 0; b < rec->nbodies; ++b) {
+            if (!rec->bodies[b].moving) {
+                continue;
+            }
+            for (int ch = 0; ch < 2; ++ch) {
+                const Keys *ky = keys_of(g, wi, b, ch);
+                sp(s, "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"}", k++ ? "," : "", ky->in, ky->out);
+            }
+        }
+        sp(s, "]}");
+    }
+    if (any) {
+        sp(s, "]");
+    }
+}
+
+static void json_buffers(G *g, Str *s, const char *bin_uri)
+{
+    sp(s, ",\n\"accessors\":[");
+    for (int i = 0; i < g->naccs; ++i) {
+        const Acc *a = &g->accs[i];
+        sp(s, "%s\n{\"bufferView\":%d,\"componentType\":%d,\"count\":%lld,\"type\":\"%s\"", i ? "," : "", a->view,
+           a->ctype, (long long)a->count, type_name(a->ncomp));
+        if (a->minmax) {
+            sp(s, ",\"min\":[");
+            for (int k = 0; k < a->ncomp; ++k) {
+                sp(s, k ? "," : ""), sp_num(s, a->min[k]);
+            }
+            sp(s, "],\"max\":[");
+            for (int k = 0; k < a->ncomp; ++k) {
+                sp(s, k ? "," : ""), sp_num(s, a->max[k]);
+            }
+            sp(s, "]");
+        }
+        sp(s, "}");
+    }
+    sp(s, "],\n\"bufferViews\":[");
+    for (int i = 0; i < g->nviews; ++i) {
+        const View *v = &g->views[i];
+        sp(s, "%s\n{\"buffer\":0,\"byteOffset\":%lld,\"byteLength\":%lld", i ? "," : "", (long long)v->offset,
+           (long long)v->length);
+        if (v->target) {
+            sp(s, ",\"target\":%d", v->target);
+        }
+        sp(s, "}");
+    }
+    sp(s, "],\n\"buffers\":[{\"byteLength\":%lld", (long long)g->off);
+    if (bin_uri) {
+        sp(s, ",\"uri\":");
+        sp_string(s, bin_uri);
+    }
+    sp(s, "}]");
+}
+
+static void json_all(G *g, Str *s, const char *bin_uri, tpExportStats *st)
+{
+    const tpPlanRecord *rec = g->rec;
+    sp(s, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"tplan export\",\"extras\":{\"domain\":");
+    sp_string(s, rec->domain_name);
+    sp(s, ",\"seed\":%u,\"status\":", rec->seed);
+    sp_string(s, rec->status);
+    sp(s, ",\"dt\":");
+    sp_num(s, rec->dt);
+    sp(s, ",\"up\":\"glTF +Y (tplan +Z)\"}},\n\"scene\":0,\"scenes\":[{\"name\":");
+    sp_string(s, rec->domain_name);
+    int nnodes = 0;
+    Str nodes = {0};
+    json_nodes(g, &nodes, &nnodes);
+    sp(s, ",\"nodes\":[");
+    for (int i = 0; i < nnodes; ++i) {
+        sp(s, "%s%d", i ? "," : "", i);
+    }
+    sp(s, "]}],\n");
+    if (nodes.oom) {
+        s->oom = true;
+    } else {
+        sp(s, "%s", nodes.s);
+    }
+    free(nodes.s);
+    json_meshes(g, s);
+    json_animations(g, s);
+    json_buffers(g, s, bin_uri);
+    sp(s, "}\n");
+    st->nodes = nnodes;
+    st->meshes = g->nmeshes;
+    st->materials = g->nmats;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+static void g_free(G *g)
+{
+    free(g->views);
+    free(g->accs);
+    free(g->mats);
+    for (int m = 0; m < g->nmeshes; ++m) {
+        free(g->meshes[m].prims);
+    }
+    free(g->meshes);
+    free(g->body_mesh);
+    if (g->keys) {
+        for (size_t i = 0; i < (size_t)g->nw * g->rec->nbodies * 2; ++i) {
+            free(g->keys[i].idx);
+        }
+    }
+    free(g->keys);
+    free(g->worlds);
+    free(g->times_acc);
+    free(g->ftimes);
+    free(g->fvals);
+    free(g->dvals);
+}
+
+static bool write_glb(G *g, const Str *json, tpXTemp *t, char *err, size_t errlen)
+{
+    size_t jlen = (json->n + 3) & ~(size_t)3;
+    int64_t bin = g->off, total = 12 + 8 + (int64_t)jlen + (bin > 0 ? 8 + bin : 0);
+    if (total > (int64_t)UINT32_MAX) {
+        tpErrorf(err, errlen, "the GLB would be %lld bytes, over the format's 4 GiB (use --tolerance)",
+                 (long long)total);
+        return false;
+    }
+    g->f = t->f;
+    g->off = 0;
+    g->total = total;
+    put_u32(g, 0x46546C67u); /* "glTF" */
+    put_u32(g, 2);
+    put_u32(g, (uint32_t)total);
+    put_u32(g, (uint32_t)jlen);
+    put_u32(g, 0x4E4F534Au); /* "JSON" */
+    put_bytes(g, json->s, json->n);
+    for (size_t i = json->n; i < jlen; ++i) {
+        put_bytes(g, " ", 1);
+    }
+    if (bin > 0) {
+        put_u32(g, (uint32_t)bin);
+        put_u32(g, 0x004E4942u); /* "BIN\0" */
+        flush(g);
+        emit_all(g); /* offsets restart at 0 inside the chunk */
+    }
+    flush(g);
+    return true;
+}
+
+bool tpX_WriteGltf(const tpPlanRecord *rec, const char *path, const tpExportDef *def, tpExportStats *st, char *err,
+                   size_t errlen)
+{
+    G *g = calloc(1, sizeof *g);
+    if (!g) {
+        tpErrorf(err, errlen, "out of memory");
+        return false;
+    }
+    g->rec = rec;
+    g->def = def;
+    bool ok = false;
+    Str json = {0};
+    tpXTemp tj = {0}, tb = {0};
+    /* worlds: the chosen one first, then (--alternatives) the others in file order */
+    g->worlds = malloc(sizeof(int) * (size_t)rec->nworlds);
+    g->body_mesh = malloc(sizeof(int) * (size_t)(rec->nbodies > 0 ? rec->nbodies : 1));
+    if (!g->worlds || !g->body_mesh) {
+        goto oom;
+    }
+    g->worlds[g->nw++] = def->world;
+    for (int w = 0; def->alternatives && w < rec->nworlds; ++w) {
+        if (w != def->world) {
+            g->worlds[g->nw++] = w;
+        }
+    }
+    int maxn = 1;
+    for (int wi = 0; wi < g->nw; ++wi) {
+        maxn = rec->worlds[g->worlds[wi]].nsteps + 1 > maxn ? rec->worlds[g->worlds[wi]].nsteps + 1 : maxn;
+    }
+    g->keys = calloc((size_t)g->nw * (size_t)(rec->nbodies > 0 ? rec->nbodies : 1) * 2, sizeof *g->keys);
+    g->times_acc = malloc(sizeof(int) * (size_t)g->nw);
+    g->ftimes = malloc(sizeof(float) * (size_t)maxn);
+    g->fvals = malloc(sizeof(float) * 4 * (size_t)maxn);
+    g->dvals = malloc(sizeof(double) * 4 * (size_t)maxn);
+    if (!g->keys || !g->times_acc || !g->ftimes || !g->fvals || !g->dvals) {
+        goto oom;
+    }
+    double lo[3], hi[3], ext = 0;
+    tpX_SceneBounds(rec, lo, hi);
+    for (int k = 0; k < 3; ++k) {
+        g->scene_center[k] = 0.5 * (lo[k] + hi[k]);
+        ext = fmax(ext, hi[k] - lo[k]);
+    }
+    g->plane_half = ext * 0.75 + 0.5; /* as the viewer draws planes */
+    plan_meshes(g);
+    if (g->oom || !reduce_all(g, st)) {
+        goto oom;
+    }
+    emit_all(g); /* layout pass: nothing is written */
+    if (g->oom) {
+        goto oom;
+    }
+    st->animations = 0;
+    for (int b = 0; b < rec->nbodies; ++b) {
+        st->animations = rec->bodies[b].moving ? g->nw : st->animations;
+    }
+    bool glb = def->format == TP_EXPORT_GLB;
+    char bin_path[4096], bin_uri[4096];
+    if (!glb) {
+        /* x.gltf -> x.bin beside it, referenced by its file name */
+        size_t len = strlen(path);
+        const char *dot = len > 5 && strcmp(path + len - 5, ".gltf") == 0 ? path + len - 5 : path + len;
+        snprintf(bin_path, sizeof bin_path, "%.*s.bin", (int)(dot - path), path);
+        const char *slash = strrchr(bin_path, '/');
+        snprintf(bin_uri, sizeof bin_uri, "%s", slash ? slash + 1 : bin_path);
+    }
+    json_all(g, &json, glb ? NULL : bin_uri, st);
+    if (json.oom) {
+        goto oom;
+    }
+    if (!tpXTemp_Open(&tj, path, err, errlen)) {
+        goto out;
+    }
+    if (glb) {
+        if (!write_glb(g, &json, &tj, err, errlen)) {
+            goto out;
+        }
+    } else {
+        if (!tpXTemp_Open(&tb, bin_path, err, errlen)) {
+            goto out;
+        }
+        g->f = tb.f;
+        emit_all(g);
+        if (fwrite(json.s, 1, json.n, tj.f) != json.n) {
+            g->io_error = true;
+        }
+    }
+    if (g->io_error) {
+        tpErrorf(err, errlen, "cannot write %s: write error", path);
+        goto out;
+    }
+    int64_t bytes = glb ? g->total : g->off + (int64_t)json.n;
+    if (!glb && !tpXTemp_Commit(&tb, err, errlen)) {
+        goto out;
+    }
+    if (!tpXTemp_Commit(&tj, err, errlen)) {
+        if (!glb) {
+            remove(bin_path);
+        }
+        goto out;
+    }
+    st->bytes = bytes;
+    ok = true;
+    goto out;
+oom:
+    tpErrorf(err, errlen, "out of memory");
+out:
+    tpXTemp_Abort(&tb);
+    tpXTemp_Abort(&tj);
+    free(json.s);
+    g_free(g);
+    free(g);
+    return ok;
+}

@@ -1,0 +1,300 @@
+/* Meshes of the plan's shapes with their exact sizes (box full extents; sphere radius; cylinder and
+ * capsule radius and length along local z, the capsule's length excluding its caps, as in ODE),
+ * generated in the body frame (z-up) and converted to glTF's y-up. Faces wind counter-clockwise
+ * seen from outside; no degenerate triangles (the poles of round shapes are fans). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_internal.h"
+#include "tp/base.h"
+
+enum { TP_SEGMENTS = 32, TP_RINGS = 8 }; /* around the axis; per quarter circle of a round end */
+
+typedef struct Builder {
+    tpXMesh *m;
+    int vcap, icap;
+    bool failed;
+} Builder;
+
+static int add_vertex(Builder *b, const double p[3], const double n[3])
+{
+    tpXMesh *m = b->m;
+    if (b->failed) {
+        return 0;
+    }
+    if (m->nverts == b->vcap) {
+        int cap = b->vcap ? 2 * b->vcap : 64;
+        float *pos = realloc(m->pos, sizeof(float) * 3 * (size_t)cap);
+        if (pos) {
+            m->pos = pos;
+        }
+        float *nrm = pos ? realloc(m->nrm, sizeof(float) * 3 * (size_t)cap) : NULL;
+        if (!nrm) {
+            b->failed = true;
+            return 0;
+        }
+        m->nrm = nrm;
+        b->vcap = cap;
+    }
+    double py[3], ny[3], len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    double nn[3] = {n[0] / len, n[1] / len, n[2] / len};
+    tpExport_VecToYup(p, py);
+    tpExport_VecToYup(nn, ny);
+    for (int k = 0; k < 3; ++k) {
+        m->pos[3 * m->nverts + k] = (float)py[k];
+        m->nrm[3 * m->nverts + k] = (float)ny[k];
+    }
+    return m->nverts++;
+}
+
+/* Adds triangle (a, b, c), flipped if needed so that it faces along its vertices' normals. */
+static void add_triangle(Builder *b, int i0, int i1, int i2)
+{
+    tpXMesh *m = b->m;
+    if (b->failed) {
+        return;
+    }
+    if (m->nidx + 3 > b->icap) {
+        int cap = b->icap ? 2 * b->icap : 192;
+        uint32_t *idx = realloc(m->idx, sizeof(uint32_t) * (size_t)cap);
+        if (!idx) {
+            b->failed = true;
+            return;
+        }
+        m->idx = idx;
+        b->icap = cap;
+    }
+    const float *p0 = m->pos + 3 * i0, *p1 = m->pos + 3 * i1, *p2 = m->pos + 3 * i2;
+    double e1[3], e2[3], nsum[3];
+    for (int k = 0; k < 3; ++k) {
+        e1[k] = (double)p1[k] - p0[k];
+        e2[k] = (double)p2[k] - p0[k];
+        nsum[k] = (double)m->nrm[3 * i0 + k] + m->nrm[3 * i1 + k] + m->nrm[3 * i2 + k];
+    }
+    double c[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    if (c[0] * nsum[0] + c[1] * nsum[1] + c[2] * nsum[2] < 0) {
+        int t = i1;
+        i1 = i2;
+        i2 = t;
+    }
+    m->idx[m->nidx++] = (uint32_t)i0;
+    m->idx[m->nidx++] = (uint32_t)i1;
+    m->idx[m->nidx++] = (uint32_t)i2;
+}
+
+/* A profile point of a solid of revolution about local z: radius r, height z, the normal's radial
+ * and axial parts, and whether it is joined by faces to the previous point. */
+typedef struct Profile {
+    double r, z, nr, nz;
+    bool join;
+} Profile;
+
+static void lathe(Builder *b, const Profile *pr, int np)
+{
+    int prev_first = -1; /* first vertex of the previous ring (or the pole vertex) */
+    bool prev_pole = false;
+    for (int p = 0; p < np; ++p) {
+        bool pole = pr[p].r == 0;
+        int first = b->m->nverts;
+        int count = pole ? 1 : TP_SEGMENTS;
+        for (int s = 0; s < count; ++s) {
+            double a = 2 * TP_PI * s / TP_SEGMENTS, ca = cos(a), sa = sin(a);
+            double pos[3] = {pr[p].r * ca, pr[p].r * sa, pr[p].z};
+            double nrm[3] = {pr[p].nr * ca, pr[p].nr * sa, pr[p].nz};
+            add_vertex(b, pos, nrm);
+        }
+        if (p > 0 && pr[p].join && !(pole && prev_pole)) {
+            for (int s = 0; s < TP_SEGMENTS; ++s) {
+                int s1 = (s + 1) % TP_SEGMENTS;
+                if (prev_pole) {
+                    add_triangle(b, prev_first, first + s, first + s1);
+                } else if (pole) {
+                    add_triangle(b, prev_first + s, prev_first + s1, first);
+                } else {
+                    add_triangle(b, prev_first + s, prev_first + s1, first + s1);
+                    add_triangle(b, prev_first + s, first + s1, first + s);
+                }
+            }
+        }
+        prev_first = first;
+        prev_pole = pole;
+    }
+}
+
+/* Profile of a capsule of radius r whose caps are centred at heights -h and +h (h = 0: a sphere),
+ * from the bottom pole to the top pole. Returns the number of points. */
+static int round_profile(Profile *out, double r, double h)
+{
+    int n = 0;
+    for (int k = 0; k <= TP_RINGS; ++k) {
+        double a = -TP_PI / 2 + k * (TP_PI / 2) / TP_RINGS, nr = cos(a), nz = sin(a);
+        if (k == 0) {
+            nr = 0, nz = -1; /* exact pole */
+        }
+        out[n++] = (Profile){r * nr, -h + r * nz, nr, nz, k > 0};
+    }
+    for (int k = h > 0 ? 0 : 1; k <= TP_RINGS; ++k) { /* k = 0: the side band of a capsule */
+        double a = k * (TP_PI / 2) / TP_RINGS, nr = cos(a), nz = sin(a);
+        if (k == TP_RINGS) {
+            nr = 0, nz = 1;
+        }
+        out[n++] = (Profile){r * nr, h + r * nz, nr, nz, true};
+    }
+    return n;
+}
+
+bool tpXMesh_Shape(const tpPlanBody *pb, tpXMesh *m)
+{
+    memset(m, 0, sizeof *m);
+    Builder b = {m, 0, 0, false};
+    const double *s = pb->size;
+    Profile pr[4 * (TP_RINGS + 1) + 8];
+    int np = 0;
+    if (strcmp(pb->shape, "box") == 0) {
+        double h[3] = {s[0] / 2, s[1] / 2, s[2] / 2};
+        for (int axis = 0; axis < 3; ++axis) {
+            for (int sign = -1; sign <= 1; sign += 2) {
+                int u = (axis + 1) % 3, v = (axis + 2) % 3, first = m->nverts;
+                for (int c = 0; c < 4; ++c) {
+                    double p[3], n[3] = {0, 0, 0};
+                    p[axis] = sign * h[axis];
+                    p[u] = (c == 0 || c == 3 ? -1 : 1) * h[u];
+                    p[v] = (c < 2 ? -1 : 1) * h[v];
+                    n[axis] = sign;
+                    add_vertex(&b, p, n);
+                }
+                add_triangle(&b, first, first + 1, first + 2);
+                add_triangle(&b, first, first + 2, first + 3);
+            }
+        }
+    } else if (strcmp(pb->shape, "sphere") == 0) {
+        np = round_profile(pr, s[0], 0);
+        lathe(&b, pr, np);
+    } else if (strcmp(pb->shape, "cylinder") == 0) {
+        double r = s[0], h = s[1] / 2;
+        pr[np++] = (Profile){0, -h, 0, -1, false};
+        pr[np++] = (Profile){r, -h, 0, -1, true};
+        pr[np++] = (Profile){r, -h, 1, 0, false};
+        pr[np++] = (Profile){r, h, 1, 0, true};
+        pr[np++] = (Profile){r, h, 0, 1, false};
+        pr[np++] = (Profile){0, h, 0, 1, true};
+        lathe(&b, pr, np);
+    } else if (strcmp(pb->shape, "capsule") == 0) {
+        np = round_profile(pr, s[0], s[1] / 2);
+        lathe(&b, pr, np);
+    } else {
+        return false;
+    }
+    if (b.failed) {
+        tpXMesh_Free(m);
+        return false;
+    }
+    return true;
+}
+
+bool tpXMesh_Plane(const tpPlanBody *pb, const double center[3], double half, tpXMesh *m)
+{
+    memset(m, 0, sizeof *m);
+    double n[3] = {pb->size[0], pb->size[1], pb->size[2]};
+    double nl = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (!(nl > 0)) {
+        return false;
+    }
+    for (int i = 0; i < 3; ++i) {
+        n[i] /= nl;
+    }
+    double d = pb->size[3] / nl, off = n[0] * center[0] + n[1] * center[1] + n[2] * center[2] - d, o[3];
+    for (int i = 0; i < 3; ++i) {
+        o[i] = center[i] - off * n[i];
+    }
+    /* an orthonormal basis (u, v) of the plane */
+    double a[3] = {1, 0, 0};
+    if (fabs(n[0]) > 0.9) {
+        a[0] = 0, a[1] = 1;
+    }
+    double u[3] = {a[1] * n[2] - a[2] * n[1], a[2] * n[0] - a[0] * n[2], a[0] * n[1] - a[1] * n[0]};
+    double ul = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    for (int i = 0; i < 3; ++i) {
+        u[i] /= ul;
+    }
+    double v[3] = {n[1] * u[2] - n[2] * u[1], n[2] * u[0] - n[0] * u[2], n[0] * u[1] - n[1] * u[0]};
+    Builder b = {m, 0, 0, false};
+    for (int c = 0; c < 4; ++c) {
+        double su = (c == 0 || c == 3) ? -half : half, sv = c < 2 ? -half : half, p[3];
+        for (int i = 0; i < 3; ++i) {
+            p[i] = o[i] + su * u[i] + sv * v[i];
+        }
+        add_vertex(&b, p, n);
+    }
+    add_triangle(&b, 0, 1, 2);
+    add_triangle(&b, 0, 2, 3);
+    if (b.failed) {
+        tpXMesh_Free(m);
+        return false;
+    }
+    return true;
+}
+
+void tpXMesh_Free(tpXMesh *m)
+{
+    if (!m) {
+        return;
+    }
+    free(m->pos);
+    free(m->nrm);
+    free(m->idx);
+    memset(m, 0, sizeof *m);
+}
+
+void tpX_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3])
+{
+    bool any = false;
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = INFINITY, hi[k] = -INFINITY;
+    }
+    for (int b = 0; b < rec->nbodies; ++b) {
+        const tpPlanBody *pb = &rec->bodies[b];
+        if (strcmp(pb->shape, "plane") == 0) {
+            continue;
+        }
+        double r = tpX_BoundingRadius(pb);
+        for (int w = 0; w < rec->nworlds; ++w) {
+            const double *tr = pb->moving ? rec->worlds[w].traj[b] : pb->pose;
+            int n = pb->moving ? rec->worlds[w].nsteps + 1 : 1;
+            for (int i = 0; i < n; ++i) {
+                for (int k = 0; k < 3; ++k) {
+                    lo[k] = fmin(lo[k], tr[i * TP_STATE_DOUBLES + k] - r);
+                    hi[k] = fmax(hi[k], tr[i * TP_STATE_DOUBLES + k] + r);
+                }
+            }
+            any = true;
+            if (!pb->moving) {
+                break;
+            }
+        }
+    }
+    if (!any) {
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = -1, hi[k] = 1;
+        }
+    }
+}
+
+double tpX_BoundingRadius(const tpPlanBody *pb)
+{
+    const double *s = pb->size;
+    if (strcmp(pb->shape, "box") == 0) {
+        return 0.5 * sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    }
+    if (strcmp(pb->shape, "sphere") == 0) {
+        return s[0];
+    }
+    if (strcmp(pb->shape, "cylinder") == 0) {
+        return sqrt(s[0] * s[0] + 0.25 * s[1] * s[1]);
+    }
+    if (strcmp(pb->shape, "capsule") == 0) {
+        return s[0] + 0.5 * s[1];
+    }
+    return 0;
+}

@@ -1,0 +1,161 @@
+/* tplan export: a plan file to glTF 2.0 (.glb / .gltf + .bin) or CSV (export/, docs/export.md). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tp/base.h"
+#include "tp/export.h"
+#include "tp/plan.h"
+
+static void export_usage(FILE *f)
+{
+    fprintf(f, "usage: tplan export PLAN.json --format glb|gltf|csv -o OUT [options]\n"
+               "\n"
+               "Writes the plan's motion for offline animation: glTF 2.0 (Blender, Godot, Unity, three.js)\n"
+               "with one node per body, a mesh per shape and a LINEAR translation + rotation animation per\n"
+               "moving body (y-up, times in seconds from 0), or CSV (OUT is a folder: states.csv and\n"
+               "controls.csv, numbers that read back to the plan's exact doubles). Details: docs/export.md.\n"
+               "\n"
+               "  --format F          glb (one binary file), gltf (OUT.gltf + OUT.bin) or csv (a folder);\n"
+               "                      default: from OUT's extension (.glb, .gltf), else glb\n"
+               "  -o, --out OUT       output file (glb, gltf) or folder (csv)\n"
+               "  --tolerance M       keyframe reduction: drop keys that linear interpolation reproduces\n"
+               "                      within M metres (and M / the body's bounding radius in radians of\n"
+               "                      rotation) at every step; default 0: a key at every step\n"
+               "  --angle-tolerance R rotation tolerance in radians instead of the derived one\n"
+               "  --world K           export solution K (1 = the selected one; many-worlds plans)\n"
+               "  --alternatives      glTF: one more animation per other solution of the plan\n"
+               "  --tree FILE         glTF: add the search tree (tplan plan --tree FILE) as line meshes\n"
+               "  --overlays          glTF: add the navigation paths recorded in the plan as line meshes\n"
+               "  -q, --quiet         print nothing but errors\n"
+               "  -h, --help          this help\n"
+               "\n"
+               "Output is written under a temporary name and renamed: a failed export leaves no file.\n"
+               "exit status: 0 written, 2 bad option, unreadable/corrupt plan or tree, or an output that\n"
+               "cannot be written, 1 out of memory.\n");
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+int tpCmd_Export(int argc, char **argv)
+{
+    tpExportDef def = tpDefaultExportDef();
+    const char *plan = NULL, *out = NULL, *tree_path = NULL, *format = NULL;
+    bool quiet = false;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool takes = strcmp(a, "--format") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0 ||
+                     strcmp(a, "--tolerance") == 0 || strcmp(a, "--angle-tolerance") == 0 ||
+                     strcmp(a, "--world") == 0 || strcmp(a, "--tree") == 0;
+        if (takes && !v) {
+            tpLog(TP_LOG_ERROR, "%s: missing value", a);
+            return TP_EXIT_BAD_INPUT;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            export_usage(stdout);
+            return TP_EXIT_OK;
+        } else if (strcmp(a, "--format") == 0) {
+            format = argv[++i];
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0) {
+            out = argv[++i];
+        } else if (strcmp(a, "--tolerance") == 0 || strcmp(a, "--angle-tolerance") == 0) {
+            double x;
+            if (!tpCli_ParseDouble(a, v, &x) || !(x >= 0)) {
+                tpLog(TP_LOG_ERROR, "%s expects a number >= 0 (got '%s')", a, v);
+                return TP_EXIT_BAD_INPUT;
+            }
+            *(strcmp(a, "--tolerance") == 0 ? &def.tolerance : &def.angle_tolerance) = x;
+            ++i;
+        } else if (strcmp(a, "--world") == 0) {
+            long long k;
+            if (!tpCli_ParseInt(a, v, 1, &k) || k > 1000000) {
+                tpLog(TP_LOG_ERROR, "--world expects a solution number >= 1");
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.world = (int)k - 1;
+            ++i;
+        } else if (strcmp(a, "--tree") == 0) {
+            tree_path = argv[++i];
+        } else if (strcmp(a, "--alternatives") == 0) {
+            def.alternatives = true;
+        } else if (strcmp(a, "--overlays") == 0) {
+            def.overlays = true;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            quiet = true;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            tpLog(TP_LOG_ERROR, "unknown option '%s' (see 'tplan export --help')", a);
+            return TP_EXIT_BAD_INPUT;
+        } else if (plan) {
+            tpLog(TP_LOG_ERROR, "unexpected argument '%s'", a);
+            return TP_EXIT_BAD_INPUT;
+        } else {
+            plan = a;
+        }
+    }
+    if (!plan || !out) {
+        tpLog(TP_LOG_ERROR, "export: %s is required (see 'tplan export --help')", plan ? "-o OUT" : "a plan file");
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (!format) {
+        format = ends_with(out, ".gltf") ? "gltf" : "glb";
+    }
+    if (strcmp(format, "glb") == 0) {
+        def.format = TP_EXPORT_GLB;
+    } else if (strcmp(format, "gltf") == 0) {
+        def.format = TP_EXPORT_GLTF;
+    } else if (strcmp(format, "csv") == 0) {
+        def.format = TP_EXPORT_CSV;
+    } else {
+        tpLog(TP_LOG_ERROR, "--format: unknown format '%s' (glb, gltf or csv)", format);
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (def.format == TP_EXPORT_CSV && (tree_path || def.alternatives || def.overlays)) {
+        tpLog(TP_LOG_ERROR, "--tree, --alternatives and --overlays are glTF options (not for --format csv)");
+        return TP_EXIT_BAD_INPUT;
+    }
+    char err[1024];
+    double t0 = tpClock_Now();
+    tpPlanRecord rec;
+    if (!tpPlanRecord_Read(&rec, plan, err, sizeof err)) {
+        tpLog(TP_LOG_ERROR, "%s", err);
+        return TP_EXIT_BAD_INPUT;
+    }
+    tpTreeRecord tree;
+    memset(&tree, 0, sizeof tree);
+    if (tree_path) {
+        if (!tpTreeRecord_Read(&tree, tree_path, err, sizeof err)) {
+            tpLog(TP_LOG_ERROR, "%s", err);
+            tpPlanRecord_Free(&rec);
+            return TP_EXIT_BAD_INPUT;
+        }
+        def.tree = &tree;
+    }
+    double t1 = tpClock_Now();
+    tpExportStats st;
+    bool ok = tpExport_Write(&rec, out, &def, &st, err, sizeof err);
+    double t2 = tpClock_Now();
+    int code = TP_EXIT_OK;
+    if (!ok) {
+        tpLog(TP_LOG_ERROR, "%s", err);
+        code = strncmp(err, "out of memory", 13) == 0 ? TP_EXIT_FAILURE : TP_EXIT_BAD_INPUT;
+    } else if (!quiet) {
+        if (def.format == TP_EXPORT_CSV) {
+            printf("wrote      %s/states.csv and controls.csv (%.1f MB)\n", out, st.bytes / 1e6);
+        } else {
+            printf("wrote      %s (%.1f MB): %d nodes, %d meshes, %d materials, %d animation%s\n", out, st.bytes / 1e6,
+                   st.nodes, st.meshes, st.materials, st.animations, st.animations == 1 ? "" : "s");
+            printf("keys       %lld of %lld (%.1f %%), max error %.3g m, %.3g rad (float32 included)\n",
+                   (long long)st.keys_kept, (long long)st.keys_full,
+                   st.keys_full ? 100.0 * (double)st.keys_kept / (double)st.keys_full : 100.0, st.max_pos_err,
+                   st.max_ang_err);
+        }
+        printf("time       %.3f s: reading %.3f s, writing %.3f s\n", t2 - t0, t1 - t0, t2 - t1);
+    }
+    tpTreeRecord_Free(&tree);
+    tpPlanRecord_Free(&rec);
+    return code;
+}
