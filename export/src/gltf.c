@@ -107,6 +107,12 @@ static void put_bytes(G *g, const void *p, size_t n)
     }
     if (g->nbuf + n > sizeof g->buf) {
         flush(g);
+        if (n > sizeof g->buf) {
+            if (fwrite(p, 1, n, g->f) != n) {
+                g->io_error = true;
+            }
+            return;
+        }
     }
     memcpy(g->buf + g->nbuf, p, n);
     g->nbuf += n;
