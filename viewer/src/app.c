@@ -836,6 +836,7 @@ static int encode_video(const tpRenderDef *def)
     }
     if (pid == 0) {
         char *args[] = {"ffmpeg",
+                        "-nostdin", /* never read the terminal (a background job would stop) */
                         "-y",
                         "-loglevel",
                         "error",
