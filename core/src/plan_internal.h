@@ -43,4 +43,31 @@ void tpPlan_PutOverlays(FILE *f, const tpPlanRecord *rec);
 /// Reads the optional "overlays" member of a parsed plan (after bodies, tactics and worlds).
 bool tpPlan_ReadOverlays(const char *file, const struct cJSON *root, tpPlanRecord *rec, char *err, size_t errlen);
 
+/* Packed trajectories (plan_pack.c): the reader's fast path for the big number matrices. */
+/// One matrix of rows x cols finite doubles lifted out of the text before cJSON parses it.
+typedef struct tpPlanPacked {
+    int rows, cols;
+    double *data; /* rows * cols, row-major (owned by the table) */
+} tpPlanPacked;
+
+typedef struct tpPlanPackTable {
+    int n, cap;
+    tpPlanPacked *items;
+} tpPlanPackTable;
+
+/// Replaces, in place, every well-formed trajectory / controls matrix of the JSON text (bodies[i].
+/// trajectory and .controls, alternatives[k].trajectories.* and .controls.*: arrays of rows of
+/// exactly 13 / 6 plain JSON numbers, all finite) by a string placeholder, keeping the line breaks,
+/// and stores its numbers (parsed with strtod as cJSON would) in the table. Anything irregular is
+/// left to cJSON and the reader's checks, so messages are unchanged. Text with a 0x01 byte is
+/// left alone (the placeholder's marker). A table that cannot grow stops the packing.
+void tpPlan_PackMatrices(char *text, size_t len, tpPlanPackTable *table);
+/// The double nearest to the JSON number s[0..n) (what strtod returns, bit for bit), faster than
+/// strtod for up to 19 significant digits and exponents within +-27 (plan files' %.17g numbers).
+double tpPlan_ParseNumber(const char *s, size_t n);
+/// The packed matrix a placeholder item stands for, or NULL (item may be NULL).
+const tpPlanPacked *tpPlan_Packed(const tpPlanPackTable *table, const struct cJSON *item);
+/// Frees the table's matrices and zeroes it.
+void tpPlan_FreePacked(tpPlanPackTable *table);
+
 #endif

@@ -21,6 +21,7 @@ typedef struct tpReader {
     const char *file;
     char *err;
     size_t errlen;
+    tpPlanPackTable *packs; /* matrices read before cJSON (plan_pack.c) */
 } tpReader;
 
 static bool tpFail(const tpReader *r, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -92,10 +93,14 @@ enum { TP_T_NUMBER, TP_T_STRING, TP_T_ARRAY, TP_T_OBJECT };
 static bool tpIsType(const cJSON *item, int type)
 {
     switch (type) {
-    case TP_T_NUMBER: return cJSON_IsNumber(item);
-    case TP_T_STRING: return cJSON_IsString(item) && item->valuestring;
-    case TP_T_ARRAY: return cJSON_IsArray(item);
-    default: return cJSON_IsObject(item);
+    case TP_T_NUMBER:
+        return cJSON_IsNumber(item);
+    case TP_T_STRING:
+        return cJSON_IsString(item) && item->valuestring;
+    case TP_T_ARRAY:
+        return cJSON_IsArray(item);
+    default:
+        return cJSON_IsObject(item);
     }
 }
 
@@ -255,6 +260,16 @@ static bool tpVector(const tpReader *r, const cJSON *item, const char *path, int
 /* rows × cols numbers as an array of rows. The row count has been checked by the caller. */
 static bool tpRows(const tpReader *r, const cJSON *item, const char *path, int cols, double *out)
 {
+    const tpPlanPacked *pk = tpPlan_Packed(r->packs, item);
+    if (pk) { /* rows of exactly pk->cols finite numbers */
+        if (pk->cols != cols) {
+            char where[TP_PATH_CAP];
+            tpJoinIndex(where, sizeof where, path, 0);
+            return tpFail(r, where, "expected %d numbers, got %d", cols, pk->cols);
+        }
+        memcpy(out, pk->data, sizeof(double) * (size_t)pk->rows * (size_t)cols);
+        return true;
+    }
     int i = 0;
     for (const cJSON *row = item->child; row; row = row->next, ++i) {
         if (!tpVector(r, row, path, i, cols, out + (size_t)i * (size_t)cols)) {
@@ -405,6 +420,7 @@ static cJSON *tpParse(const tpReader *r)
         return NULL;
     }
     const char *end = NULL;
+    tpPlan_PackMatrices(text, len, r->packs);
     /* The length includes the terminator: cJSON wants to see it when checking for trailing text. */
     cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
     if (!root) {
@@ -419,8 +435,7 @@ static cJSON *tpParse(const tpReader *r)
             }
         }
         tpFail(r, NULL, "invalid JSON at line %zu, column %zu%s", line, col,
-               tpEndsOpen(text, len) ? " (the file ends inside an unclosed array, object or string: truncated?)"
-                                     : "");
+               tpEndsOpen(text, len) ? " (the file ends inside an unclosed array, object or string: truncated?)" : "");
     }
     free(text);
     return root;
@@ -687,10 +702,10 @@ static bool tpReadTactics(tpReadState *st, const cJSON *root)
 /* Where one world's arrays are found in the file. The selected world keeps them inside the
  * bodies/tactics entries; an alternative keeps them in name-keyed objects. */
 typedef struct tpWorldSource {
-    int alt;               /* -1: the selected world; else the alternatives index */
-    const cJSON **traj;    /* per body, NULL if not moving */
-    const cJSON **ctrl;    /* per body, NULL if not controlled */
-    const cJSON **active;  /* per tactic */
+    int alt;              /* -1: the selected world; else the alternatives index */
+    const cJSON **traj;   /* per body, NULL if not moving */
+    const cJSON **ctrl;   /* per body, NULL if not controlled */
+    const cJSON **active; /* per tactic */
 } tpWorldSource;
 
 static void tpSourcePath(char *out, size_t cap, const tpPlanRecord *rec, const tpWorldSource *src, int kind, int i)
@@ -751,11 +766,12 @@ static bool tpCheckLengths(const tpReader *r, const tpPlanRecord *rec, const tpW
                 continue;
             }
             tpSourcePath(path, sizeof path, rec, src, kind, i);
-            if (!cJSON_IsArray(items[i])) {
+            const tpPlanPacked *pk = kind < 2 ? tpPlan_Packed(r->packs, items[i]) : NULL;
+            if (!pk && !cJSON_IsArray(items[i])) {
                 return tpFail(r, path, "expected an array, got %s", tpTypeName(items[i]));
             }
             int want = kind == 0 ? steps + 1 : steps;
-            int got = cJSON_GetArraySize(items[i]);
+            int got = pk ? pk->rows : cJSON_GetArraySize(items[i]);
             if (got != want) {
                 return tpFail(r, path, "expected %d %s (%s), got %d", want, kind == 2 ? "entries" : "rows",
                               kind == 0 ? "steps + 1" : "steps", got);
@@ -952,9 +968,11 @@ static bool tpReadRecord(tpReadState *st, const cJSON *root)
 bool tpPlanRecord_Read(tpPlanRecord *rec, const char *path, char *err, size_t errlen)
 {
     memset(rec, 0, sizeof *rec);
-    const tpReader r = {path, err, errlen};
+    tpPlanPackTable packs = {0};
+    const tpReader r = {path, err, errlen, &packs};
     cJSON *root = tpParse(&r);
     if (!root) {
+        tpPlan_FreePacked(&packs);
         return false;
     }
     tpReadState st = {&r, rec, NULL, NULL};
@@ -962,6 +980,7 @@ bool tpPlanRecord_Read(tpPlanRecord *rec, const char *path, char *err, size_t er
     free(st.body_ix);
     free(st.tactic_ix);
     cJSON_Delete(root);
+    tpPlan_FreePacked(&packs);
     if (!ok) {
         tpPlanRecord_Free(rec);
     }

@@ -1,0 +1,337 @@
+/* The plan reader's fast path: trajectories and controls are most of a plan file (400 dice: 5
+ * million numbers, 113 MB). Parsed by cJSON they cost a 64-byte node and an allocation per number
+ * (646 MB peak and 1.9 s for that file); here they are read straight into doubles with strtod and
+ * replaced by a short placeholder before cJSON sees the (then small) rest. Only well-formed
+ * matrices are taken, so every error is still found and reported by the reader as before. */
+#include <cjson/cJSON.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_internal.h"
+
+enum { KEY_OTHER = 0, KEY_TRAJECTORY, KEY_CONTROLS, KEY_TRAJECTORIES, KEY_BODIES, KEY_ALTERNATIVES };
+enum { TP_PACK_MAX_DEPTH = 256, TP_PACK_MARK = 1 };
+
+typedef struct Frame {
+    bool object;
+    int key;     /* the member name this container is the value of */
+    int cur_key; /* objects: the member name read last */
+    bool want_key;
+} Frame;
+
+static bool is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static int key_id(const char *s, size_t n)
+{
+    if (n == 10 && memcmp(s, "trajectory", 10) == 0) {
+        return KEY_TRAJECTORY;
+    }
+    if (n == 8 && memcmp(s, "controls", 8) == 0) {
+        return KEY_CONTROLS;
+    }
+    if (n == 12 && memcmp(s, "trajectories", 12) == 0) {
+        return KEY_TRAJECTORIES;
+    }
+    if (n == 6 && memcmp(s, "bodies", 6) == 0) {
+        return KEY_BODIES;
+    }
+    if (n == 12 && memcmp(s, "alternatives", 12) == 0) {
+        return KEY_ALTERNATIVES;
+    }
+    return KEY_OTHER;
+}
+
+double tpPlan_ParseNumber(const char *s, size_t n)
+{
+#if LDBL_MANT_DIG >= 64
+    /* Up to 19 significant digits m and a decimal exponent |k| <= 27: m and 10^|k| are exact in
+     * long double (64-bit significand), so m * 10^k or m / 10^|k| is one correctly rounded long
+     * double operation, exact to half a long double ulp. Rounding that to double gives the
+     * correctly rounded double unless the long double sits exactly on a double halfway point
+     * (its low 11 significand bits 0x400), where the true value may lie on either side: strtod
+     * decides those, and subnormal or huge results. */
+    static const long double pow10[28] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+                                          1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+                                          1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+    const char *p = s, *end = s + n;
+    bool neg = p < end && *p == '-';
+    p += neg;
+    uint64_t m = 0;
+    int digits = 0, k = 0;
+    for (; p < end && *p >= '0' && *p <= '9'; ++p) {
+        if (digits || *p != '0') {
+            m = m * 10 + (uint64_t)(*p - '0');
+            ++digits;
+        }
+    }
+    if (p < end && *p == '.') {
+        for (++p; p < end && *p >= '0' && *p <= '9'; ++p) {
+            if (digits || *p != '0') {
+                m = m * 10 + (uint64_t)(*p - '0');
+                ++digits;
+            }
+            --k;
+        }
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        ++p;
+        bool eneg = p < end && *p == '-';
+        p += p < end && (*p == '-' || *p == '+');
+        int e = 0;
+        for (; p < end && *p >= '0' && *p <= '9'; ++p) {
+            e = e < 10000 ? e * 10 + (*p - '0') : e;
+        }
+        k += eneg ? -e : e;
+    }
+    if (p == end && digits <= 19 && k >= -27 && k <= 27) {
+        long double x = (long double)m;
+        x = k >= 0 ? x * pow10[k] : x / pow10[-k];
+        double d = (double)x;
+        if (m == 0) {
+            return neg ? -0.0 : 0.0;
+        }
+        int ex;
+        long double frac = frexpl(x, &ex); /* x = frac * 2^ex, frac in [0.5, 1) */
+        uint64_t bits = (uint64_t)ldexpl(frac, 64);
+        if ((bits & 0x7FF) != 0x400 && d >= DBL_MIN && d <= DBL_MAX) {
+            return neg ? -d : d;
+        }
+    }
+#endif
+    char buf[64];
+    if (n >= sizeof buf) {
+        return strtod(s, NULL);
+    }
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return strtod(buf, NULL);
+}
+
+/* A strict JSON number at p (at most 63 characters, as cJSON reads them); its end, or NULL. */
+static const char *json_number(const char *p, const char *end, double *out)
+{
+    const char *s = p;
+    if (p < end && *p == '-') {
+        ++p;
+    }
+    if (p >= end || !(*p >= '0' && *p <= '9')) {
+        return NULL;
+    }
+    if (*p == '0') {
+        ++p;
+    } else {
+        while (p < end && *p >= '0' && *p <= '9') {
+            ++p;
+        }
+    }
+    if (p < end && *p == '.') {
+        ++p;
+        if (p >= end || !(*p >= '0' && *p <= '9')) {
+            return NULL;
+        }
+        while (p < end && *p >= '0' && *p <= '9') {
+            ++p;
+        }
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        ++p;
+        if (p < end && (*p == '+' || *p == '-')) {
+            ++p;
+        }
+        if (p >= end || !(*p >= '0' && *p <= '9')) {
+            return NULL;
+        }
+        while (p < end && *p >= '0' && *p <= '9') {
+            ++p;
+        }
+    }
+    if (p - s > 63 || p >= end) {
+        return NULL;
+    }
+    *out = tpPlan_ParseNumber(s, (size_t)(p - s));
+    return isfinite(*out) ? p : NULL;
+}
+
+/* A matrix of rows of exactly `cols` finite numbers starting at '[' p. Returns its end (after the
+ * closing ']') and the numbers in *data (malloc'ed), or NULL (nothing allocated). */
+static const char *matrix(const char *p, const char *end, int cols, double **data, int *rows)
+{
+    size_t n = 0, cap = 0;
+    double *d = NULL;
+    int r = 0;
+    ++p; /* '[' */
+    for (;;) {
+        while (p < end && is_ws(*p)) {
+            ++p;
+        }
+        if (p >= end || *p != '[') {
+            break;
+        }
+        ++p;
+        for (int c = 0; c < cols; ++c) {
+            while (p < end && is_ws(*p)) {
+                ++p;
+            }
+            if (n == cap) {
+                size_t nc = cap ? 2 * cap : 1024;
+                double *nd = realloc(d, nc * sizeof *d);
+                if (!nd) {
+                    free(d);
+                    return NULL;
+                }
+                d = nd, cap = nc;
+            }
+            p = json_number(p, end, &d[n++]);
+            if (!p) {
+                free(d);
+                return NULL;
+            }
+            while (p < end && is_ws(*p)) {
+                ++p;
+            }
+            if (p >= end || *p != (c + 1 < cols ? ',' : ']')) {
+                free(d);
+                return NULL;
+            }
+            ++p;
+        }
+        ++r;
+        while (p < end && is_ws(*p)) {
+            ++p;
+        }
+        if (p < end && *p == ',') {
+            ++p;
+            continue;
+        }
+        if (p < end && *p == ']' && r > 0) {
+            *data = d;
+            *rows = r;
+            return p + 1;
+        }
+        break;
+    }
+    free(d);
+    return NULL;
+}
+
+void tpPlan_PackMatrices(char *text, size_t len, tpPlanPackTable *table)
+{
+    if (memchr(text, TP_PACK_MARK, len)) {
+        return;
+    }
+    Frame st[TP_PACK_MAX_DEPTH];
+    int depth = 0;
+    const char *end = text + len;
+    for (char *p = text; p < end;) {
+        char c = *p;
+        if (is_ws(c) || c == ':') {
+            ++p;
+            continue;
+        }
+        Frame *top = depth ? &st[depth - 1] : NULL;
+        if (c == ',') {
+            if (top && top->object) {
+                top->want_key = true;
+            }
+            ++p;
+            continue;
+        }
+        if (c == '"') {
+            char *s = ++p;
+            while (p < end && *p != '"') {
+                p += *p == '\\' ? 2 : 1;
+            }
+            if (p >= end) {
+                return;
+            }
+            if (top && top->object && top->want_key) {
+                top->cur_key = key_id(s, (size_t)(p - s));
+                top->want_key = false;
+            }
+            ++p;
+            continue;
+        }
+        if (c == '}' || c == ']') {
+            depth -= depth > 0;
+            ++p;
+            continue;
+        }
+        int key = top && top->object ? top->cur_key : KEY_OTHER;
+        if (c == '[' && top && top->object) {
+            /* only at the documented places: root.bodies[i].{trajectory,controls} and
+             * root.alternatives[k].{trajectories,controls}.NAME */
+            int cols = 0;
+            bool in_body = depth == 3 && st[1].key == KEY_BODIES && !st[1].object;
+            bool in_map = depth == 4 && st[1].key == KEY_ALTERNATIVES && !st[1].object;
+            if ((in_body && key == KEY_TRAJECTORY) || (in_map && top->key == KEY_TRAJECTORIES)) {
+                cols = TP_STATE_DOUBLES;
+            } else if ((in_body && key == KEY_CONTROLS) || (in_map && top->key == KEY_CONTROLS)) {
+                cols = TP_CONTROL_DOUBLES;
+            }
+            double *data = NULL;
+            int rows = 0;
+            const char *mend = cols ? matrix(p, end, cols, &data, &rows) : NULL;
+            if (mend) {
+                char ph[32];
+                int phl = snprintf(ph, sizeof ph, "\"%c%d\"", TP_PACK_MARK, table->n);
+                if (table->n == table->cap) {
+                    int nc = table->cap ? 2 * table->cap : 64;
+                    tpPlanPacked *ni = realloc(table->items, (size_t)nc * sizeof *ni);
+                    if (!ni) {
+                        free(data);
+                        return;
+                    }
+                    table->items = ni, table->cap = nc;
+                }
+                if (phl > (int)(mend - p)) {
+                    free(data); /* too short to hold the placeholder: left to cJSON */
+                } else {
+                    table->items[table->n++] = (tpPlanPacked){rows, cols, data};
+                    memcpy(p, ph, (size_t)phl);
+                    for (char *q = p + phl; q < mend; ++q) {
+                        *q = *q == '\n' ? '\n' : ' '; /* line numbers of later errors stay right */
+                    }
+                    p += mend - p;
+                    continue;
+                }
+            }
+        }
+        if (c == '{' || c == '[') {
+            if (depth == TP_PACK_MAX_DEPTH) {
+                return;
+            }
+            st[depth++] = (Frame){c == '{', key, KEY_OTHER, c == '{'};
+            ++p;
+            continue;
+        }
+        /* a number or a literal */
+        while (p < end && !is_ws(*p) && *p != ',' && *p != ']' && *p != '}') {
+            ++p;
+        }
+    }
+}
+
+const tpPlanPacked *tpPlan_Packed(const tpPlanPackTable *table, const cJSON *item)
+{
+    if (!table || !cJSON_IsString(item) || !item->valuestring || item->valuestring[0] != TP_PACK_MARK) {
+        return NULL;
+    }
+    char *e;
+    long k = strtol(item->valuestring + 1, &e, 10);
+    return *e == '\0' && k >= 0 && k < table->n ? &table->items[k] : NULL;
+}
+
+void tpPlan_FreePacked(tpPlanPackTable *table)
+{
+    for (int i = 0; i < table->n; ++i) {
+        free(table->items[i].data);
+    }
+    free(table->items);
+    memset(table, 0, sizeof *table);
+}
