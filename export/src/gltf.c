@@ -301,6 +301,9 @@ static void plan_meshes(G *g)
         if (g->body_mesh[b] >= 0) {
             continue;
         }
+        if (is_plane(pb) && !(fabs(pb->size[0]) + fabs(pb->size[1]) + fabs(pb->size[2]) > 0)) {
+            continue; /* no normal: nothing to draw (the node stays, without a mesh) */
+        }
         Mesh *m = new_mesh(g, 1);
         if (!m) {
             return;
@@ -666,7 +669,9 @@ static void json_nodes(G *g, Str *s, int *nnodes)
         const tpPlanBody *pb = &rec->bodies[b];
         sp(s, "%s\n{\"name\":", n++ ? "," : "");
         sp_string(s, pb->name);
-        sp(s, ",\"mesh\":%d", g->body_mesh[b]);
+        if (g->body_mesh[b] >= 0) {
+            sp(s, ",\"mesh\":%d", g->body_mesh[b]);
+        }
         if (!is_plane(pb)) { /* planes are meshed in world coordinates */
             const double *st = pb->moving ? rec->worlds[g->worlds[0]].traj[b] : pb->pose;
             double t[3], q[4];
@@ -994,7 +999,14 @@ bool tpX_WriteGltf(const tpPlanRecord *rec, const char *path, const tpExportDef 
         const char *dot = len > 5 && strcmp(path + len - 5, ".gltf") == 0 ? path + len - 5 : path + len;
         snprintf(bin_path, sizeof bin_path, "%.*s.bin", (int)(dot - path), path);
         const char *slash = strrchr(bin_path, '/');
-        snprintf(bin_uri, sizeof bin_uri, "%s", slash ? slash + 1 : bin_path);
+        /* a relative URI: the file name, percent-encoded outside the unreserved characters */
+        size_t u = 0;
+        for (const unsigned char *c = (const unsigned char *)(slash ? slash + 1 : bin_path);
+             *c && u + 4 < sizeof bin_uri; ++c) {
+            bool plain = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+                         strchr("-._~", *c) != NULL;
+            u += (size_t)snprintf(bin_uri + u, sizeof bin_uri - u, plain ? "%c" : "%%%02X", *c);
+        }
     }
     json_all(g, &json, glb ? NULL : bin_uri, st);
     if (json.oom) {

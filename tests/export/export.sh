@@ -61,6 +61,10 @@ for p in "$work"/*.json; do
   check "$n: export csv" "$tplan" export "$p" --format csv -o "$work/$n.csv" -q
   check "$n: csv = plan bit for bit" "$check" csv "$p" "$work/$n.csv"
 done
+# a file name that needs percent-encoding in the .bin's URI
+check "export to a name with a space" "$tplan" export "$work/pool.json" --format gltf -o "$work/my shot #1.gltf" -q
+check "its .bin beside it" test -f "$work/my shot #1.bin"
+files+=("$work/my shot #1.gltf")
 check "the overlay paths are in the maze export" grep -q '"path ' "$work/maze.gltf"
 check "the search tree is in the minigolf export" grep -q '"search tree"' "$work/minigolf.gltf"
 check "three animations in the minigolf export" test "$(grep -o '"name":"solution [0-9]*"' "$work/minigolf.gltf" | wc -l)" -eq 2

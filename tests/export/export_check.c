@@ -43,8 +43,8 @@ static int check_anim(const tpPlanRecord *rec, const char *file, double tol)
     }
     int rc = 0, n = cJSON_GetArraySize(cJSON_GetObjectItem(g.json, "animations"));
     for (int a = 0; a < n; ++a) {
-        const char *name =
-            cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(g.json, "animations"), a), "name"));
+        const char *name = cJSON_GetStringValue(
+            cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(g.json, "animations"), a), "name"));
         int world = 0;
         if (name && strncmp(name, "solution ", 9) == 0) {
             world = atoi(name + 9) - 1;
@@ -109,8 +109,8 @@ static int check_csv_file(const tpPlanRecord *rec, const tpPlanWorld *w, const c
     static char line[1 << 16];
     char *fl[32];
     int width = states ? TP_STATE_DOUBLES : TP_CONTROL_DOUBLES, rows = 0, bad = 0;
-    const char *want = states ? "step,t,body,px,py,pz,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz"
-                              : "step,t,body,fx,fy,fz,tx,ty,tz,tactic,skill";
+    const char *want =
+        states ? "step,t,body,px,py,pz,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz" : "step,t,body,fx,fy,fz,tx,ty,tz,tactic,skill";
     if (!fgets(line, sizeof line, f) || (line[strcspn(line, "\r\n")] = 0, strcmp(line, want) != 0)) {
         fprintf(stderr, "%s: header '%s', expected '%s'\n", path, line, want);
         fclose(f);
@@ -129,7 +129,8 @@ static int check_csv_file(const tpPlanRecord *rec, const tpPlanWorld *w, const c
             }
             ++rows;
             int n = split(line, fl, 32);
-            const double *v = states ? w->traj[b] + (size_t)i * TP_STATE_DOUBLES : w->controls[b] + (size_t)i * TP_CONTROL_DOUBLES;
+            const double *v =
+                states ? w->traj[b] + (size_t)i * TP_STATE_DOUBLES : w->controls[b] + (size_t)i * TP_CONTROL_DOUBLES;
             bool ok = n == 3 + width + (states ? 0 : 2) && atoi(fl[0]) == i &&
                       same_bits(strtod(fl[1], NULL), i * rec->dt) && strcmp(fl[2], rec->bodies[b].name) == 0;
             for (int k = 0; ok && k < width; ++k) {

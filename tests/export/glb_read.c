@@ -199,7 +199,8 @@ bool tpTestGltf_AnimError(const tpTestGltf *g, int anim, const tpPlanRecord *rec
     cJSON_ArrayForEach(ch, cJSON_GetObjectItem(a, "channels"))
     {
         const cJSON *tg = cJSON_GetObjectItem(ch, "target");
-        const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, geti(tg, "node", -1)), "name"));
+        const char *name =
+            cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, geti(tg, "node", -1)), "name"));
         const char *pth = cJSON_GetStringValue(cJSON_GetObjectItem(tg, "path"));
         const cJSON *smp = cJSON_GetArrayItem(cJSON_GetObjectItem(a, "samplers"), geti(ch, "sampler", -1));
         int b = -1;

@@ -10,8 +10,8 @@
 #include "tp/plan.h"
 
 typedef struct tpTestGltf {
-    cJSON *json;           /* the glTF JSON (owned) */
-    unsigned char *bin;    /* the binary buffer (owned) */
+    cJSON *json;        /* the glTF JSON (owned) */
+    unsigned char *bin; /* the binary buffer (owned) */
     size_t binlen;
 } tpTestGltf;
 

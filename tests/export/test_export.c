@@ -101,7 +101,7 @@ static void test_quat_continuity(void **state)
             dot += i ? q[4 * i + k] * q[4 * (i - 1) + k] : 1;
         }
         assert_true(fabs(fabs(same) - 1) < 1e-12); /* the same rotation */
-        assert_true(dot > 0);                       /* no flip between neighbours */
+        assert_true(dot > 0);                      /* no flip between neighbours */
     }
     tpExport_QuatContinuity(NULL, 0);
 }

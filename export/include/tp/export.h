@@ -31,7 +31,6 @@ typedef struct tpExportDef {
     bool alternatives;        /* glTF: one more animation per other many-worlds solution */
     bool overlays;            /* glTF: the navigation paths of the plan as line meshes */
     const tpTreeRecord *tree; /* glTF: the search tree as a line mesh; NULL = none (not owned) */
-    bool quiet;               /* accepted for symmetry; the library itself never prints */
 } tpExportDef;
 
 /// Default definition: GLB, selected world, no reduction, no extras.
