@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tplan export on real plans, checked by the ecosystem's own tool and against the plan:
-# minigolf (3 solutions, with its tree), pool, soccer, a 20-dice instance and the maze (navigation
-# overlays) are planned, exported to .glb, .gltf + .bin (--alternatives, --tree, --overlays) and
+# minigolf (3 solutions, with its tree), pool, soccer, a 20-dice instance, the maze (navigation
+# overlays) and shapes.lua (every shape, a translucent colour, falling capsules) are planned, exported to .glb, .gltf + .bin (--alternatives, --tree, --overlays) and
 # reduced .glb (--tolerance 1e-4); every file must pass the Khronos glTF-Validator with 0 errors
 # and 0 warnings, every animation must match the plan at every step (export_check anim: within
 # float32 rounding unreduced, within the tolerance reduced), the CSV export must read back bit for
@@ -39,6 +39,7 @@ if [ -z "$quick" ]; then
   plan dice dice --set count=20 --set text=I --set force=0.3 --seed 1
 fi
 plan maze maze --seed 1
+plan shapes "$tools/shapes.lua" --seed 1 # capsules, cylinders, alpha, tumbling bodies
 
 files=()
 for p in "$work"/*.json; do
