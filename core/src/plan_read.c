@@ -261,7 +261,7 @@ static bool tpVector(const tpReader *r, const cJSON *item, const char *path, int
 static bool tpRows(const tpReader *r, const cJSON *item, const char *path, int cols, double *out)
 {
     const tpPlanPacked *pk = tpPlan_Packed(r->packs, item);
-    if (pk) { /* rows of exactly pk->cols finite numbers */
+    if (pk) { /* rows of exactly pk->cols finite numbers: a check added to tpVector belongs here too */
         if (pk->cols != cols) {
             char where[TP_PATH_CAP];
             tpJoinIndex(where, sizeof where, path, 0);
