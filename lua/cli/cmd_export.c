@@ -46,54 +46,70 @@ int tpCmd_Export(int argc, char **argv)
     tpExportDef def = tpDefaultExportDef();
     const char *plan = NULL, *out = NULL, *tree_path = NULL, *format = NULL;
     bool quiet = false;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes = strcmp(a, "--format") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0 ||
-                     strcmp(a, "--tolerance") == 0 || strcmp(a, "--angle-tolerance") == 0 ||
-                     strcmp(a, "--world") == 0 || strcmp(a, "--tree") == 0;
-        if (takes && !v) {
-            tpLog(TP_LOG_ERROR, "%s: missing value", a);
-            return TP_EXIT_BAD_INPUT;
-        }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    enum { OPT_FORMAT = TP_OPT_FIRST_FREE, OPT_TOL, OPT_ATOL, OPT_WORLD, OPT_TREE, OPT_ALT, OPT_OVERLAYS };
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"out", required_argument, NULL, 'o'},
+        {"tolerance", required_argument, NULL, OPT_TOL},
+        {"angle-tolerance", required_argument, NULL, OPT_ATOL},
+        {"world", required_argument, NULL, OPT_WORLD},
+        {"tree", required_argument, NULL, OPT_TREE},
+        {"alternatives", no_argument, NULL, OPT_ALT},
+        {"overlays", no_argument, NULL, OPT_OVERLAYS},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "export", .shortopts = "hqo:", .longopts = longopts};
+    int c;
+    while ((c = tpCli_NextOption(&args)) != -1) {
+        char q[512];
+        double x;
+        long long k;
+        switch (c) {
+        case 'h':
             export_usage(stdout);
             return TP_EXIT_OK;
-        } else if (strcmp(a, "--format") == 0) {
-            format = argv[++i];
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0) {
-            out = argv[++i];
-        } else if (strcmp(a, "--tolerance") == 0 || strcmp(a, "--angle-tolerance") == 0) {
-            double x;
-            if (!tpCli_ParseDouble(a, v, &x) || !(x >= 0)) {
-                tpLog(TP_LOG_ERROR, "%s expects a number >= 0 (got '%s')", a, v);
+        case 'q':
+            quiet = true;
+            break;
+        case 'o':
+            out = args.value;
+            break;
+        case OPT_FORMAT:
+            format = args.value;
+            break;
+        case OPT_TOL:
+        case OPT_ATOL:
+            if (!tpCli_ParseDouble(args.name, args.value, 0, false, 1e6, &x)) {
                 return TP_EXIT_BAD_INPUT;
             }
-            *(strcmp(a, "--tolerance") == 0 ? &def.tolerance : &def.angle_tolerance) = x;
-            ++i;
-        } else if (strcmp(a, "--world") == 0) {
-            long long k;
-            if (!tpCli_ParseInt(a, v, 1, &k) || k > 1000000) {
-                tpLog(TP_LOG_ERROR, "--world expects a solution number >= 1");
+            *(c == OPT_TOL ? &def.tolerance : &def.angle_tolerance) = x;
+            break;
+        case OPT_WORLD:
+            if (!tpCli_ParseInt(args.name, args.value, 1, 1000000, &k)) {
                 return TP_EXIT_BAD_INPUT;
             }
             def.world = (int)k - 1;
-            ++i;
-        } else if (strcmp(a, "--tree") == 0) {
-            tree_path = argv[++i];
-        } else if (strcmp(a, "--alternatives") == 0) {
+            break;
+        case OPT_TREE:
+            tree_path = args.value;
+            break;
+        case OPT_ALT:
             def.alternatives = true;
-        } else if (strcmp(a, "--overlays") == 0) {
+            break;
+        case OPT_OVERLAYS:
             def.overlays = true;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            quiet = true;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            tpLog(TP_LOG_ERROR, "unknown option '%s' (see 'tplan export --help')", a);
+            break;
+        case 1:
+            if (plan) {
+                tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(args.value, q, sizeof q));
+                return TP_EXIT_BAD_INPUT;
+            }
+            plan = args.value;
+            break;
+        default:
             return TP_EXIT_BAD_INPUT;
-        } else if (plan) {
-            tpLog(TP_LOG_ERROR, "unexpected argument '%s'", a);
-            return TP_EXIT_BAD_INPUT;
-        } else {
-            plan = a;
         }
     }
     if (!plan || !out) {
@@ -115,6 +131,10 @@ int tpCmd_Export(int argc, char **argv)
     }
     if (def.format == TP_EXPORT_CSV && (tree_path || def.alternatives || def.overlays)) {
         tpLog(TP_LOG_ERROR, "--tree, --alternatives and --overlays are glTF options (not for --format csv)");
+        return TP_EXIT_BAD_INPUT;
+    }
+    const tpCliFile files[] = {{"the plan", plan, false}, {"--tree", tree_path, false}, {"--out", out, true}};
+    if (!tpCli_CheckFiles(files, 3)) {
         return TP_EXIT_BAD_INPUT;
     }
     char err[1024];
