@@ -19,11 +19,16 @@ static void replay_usage(FILE *f)
                "\n"
                "  --domain FILE   use this script instead of the recorded path\n"
                "  --all           check every recorded solution (many-worlds), not just the selected one\n"
+               "  --check         also report the deepest overlap of every touching body pair (m, and the\n"
+               "                  step), and fail when a body sank into static geometry deeper than\n"
+               "                  --tolerance\n"
+               "  --tolerance M   static-geometry tolerance of --check in metres (default 0.01)\n"
                "  -q, --quiet     print nothing but errors\n"
                "  -h, --help      this help\n"
                "\n"
-               "exit status: 0 everything matches, 1 a state differs or the goal does not hold (the first\n"
-               "differing step is printed), 2 bad input (unreadable plan, script error).\n");
+               "exit status: 0 everything matches, 1 a state differs, the goal does not hold (the first\n"
+               "differing step is printed) or --check found a body deeper than --tolerance in static\n"
+               "geometry, 2 bad input (unreadable plan, script error).\n");
 }
 
 /* Rebuilds --set parameters from the plan's "overrides" object. Strings point into `json`, or
@@ -108,10 +113,14 @@ int tpCmd_Replay(int argc, char **argv)
 {
     const char *plan_path = NULL, *domain_override = NULL;
     bool all = false, quiet = false;
-    enum { OPT_DOMAIN = TP_OPT_FIRST_FREE, OPT_ALL };
+    bool check = false;
+    double tolerance = 0.01;
+    enum { OPT_DOMAIN = TP_OPT_FIRST_FREE, OPT_ALL, OPT_CHECK, OPT_TOLERANCE };
     static const struct option longopts[] = {
         {"domain", required_argument, NULL, OPT_DOMAIN},
         {"all", no_argument, NULL, OPT_ALL},
+        {"check", no_argument, NULL, OPT_CHECK},
+        {"tolerance", required_argument, NULL, OPT_TOLERANCE},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -132,6 +141,14 @@ int tpCmd_Replay(int argc, char **argv)
             break;
         case OPT_DOMAIN:
             domain_override = args.value;
+            break;
+        case OPT_CHECK:
+            check = true;
+            break;
+        case OPT_TOLERANCE:
+            if (!tpCli_ParseDouble(args.name, args.value, 0, false, 1000, &tolerance)) {
+                return TP_EXIT_BAD_INPUT;
+            }
             break;
         case 1:
             if (plan_path) {
@@ -230,6 +247,18 @@ int tpCmd_Replay(int argc, char **argv)
         } else if (!quiet) {
             printf("world %d: %d steps replayed bit for bit%s\n", w, pw->nsteps,
                    solved ? "; goal holds" : " (approximate plan)");
+        }
+        if (code == TP_EXIT_OK && check) {
+            int over = tpCli_ReplayCheck(domain, &rec, w, tolerance, 12, quiet, err, sizeof err);
+            if (over != 0) {
+                if (over < 0) {
+                    tpCli_PrintError(err);
+                } else {
+                    fprintf(stderr, "tplan: check of world %d: %d pair%s sank into static geometry deeper than %g m\n",
+                            w, over, over == 1 ? "" : "s", tolerance);
+                }
+                code = TP_EXIT_FAILURE;
+            }
         }
     }
     if (code == TP_EXIT_OK && !quiet) {
