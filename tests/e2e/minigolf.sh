@@ -18,7 +18,7 @@ for seed in $(seq 1 "$n"); do
     fail=$((fail + 1))
     continue
   fi
-  if ! "$tplan" replay -q "$out"; then
+  if ! "$tplan" replay -q --check --tolerance 0.01 "$out"; then
     echo "FAIL: seed $seed: tplan replay $out failed"
     fail=$((fail + 1))
   fi
