@@ -268,6 +268,7 @@ static const char *const tplSkillFields[] = {
     "kv",       "kyaw",     "kyaw_rate",     "tolerance", "angle_tolerance", "timeout",
     "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", "min_z", "max_z",
     "nav_cell", "nav_radius", "nav_lookahead", "loft", "mark", "aim", "nav_replan", "lane", "horizon", "togo", "toward",
+    "direction",
     NULL,
 };
 static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
@@ -344,6 +345,9 @@ static int tplSkillNew(lua_State *L)
             tplDistField(L, 1, what, "force", &sk->def.force, 1, 3);
         else
             tplDistField(L, 1, what, "force", &sk->def.force, 1, 1);
+        tplDistField(L, 1, what, "direction", &sk->def.direction, 1, kind == TP_SKILL_KICK ? 2 : 3);
+        if (sk->def.direction.kind != TP_DIST_UNSET && kind != TP_SKILL_IMPULSE && kind != TP_SKILL_KICK)
+            tplError(L, "%sdirection is for impulse and kick", what);
         tplDistField(L, 1, what, "loft", &sk->def.loft, 1, 1);
         sk->def.follow = tplBool(L, 1, what, "follow", false);
         sk->def.min_z = tplNumber(L, 1, what, "min_z", sk->def.min_z, true);

@@ -415,6 +415,23 @@ static void tplBuildCond(tplBuild *b, int idx, tpCond *parent, tplCondGuard *g)
         if (!tpCond_SetTargets(c, n, bodies, pts, lc->dim))
             tplError(L, "out of memory building a condition");
     }
+    if (lc->kind == TP_COND_SETTLED) {
+        c->angular = lc->radius;
+        lua_getiuservalue(L, idx, 2);
+        lua_rawgeti(L, -1, 1);
+        int n = (int)lua_rawlen(L, -1);
+        int *bodies = tplScratch(b, sizeof *bodies * (size_t)n);
+        double *pts = tplScratch(b, sizeof *pts * 3 * (size_t)n);
+        for (int i = 0; i < n; i++) {
+            lua_rawgeti(L, -1, i + 1);
+            bodies[i] = tplResolveBody(b, lua_tostring(L, -1), where);
+            lua_pop(L, 1);
+            pts[3 * i] = pts[3 * i + 1] = pts[3 * i + 2] = 0.0;
+        }
+        lua_pop(L, 2);
+        if (!tpCond_SetTargets(c, n, bodies, pts, 3))
+            tplError(L, "out of memory building a condition");
+    }
     c->value = lc->value;
     if (lc->kind == TP_COND_AND || lc->kind == TP_COND_OR || lc->kind == TP_COND_NOT) {
         lua_getiuservalue(L, idx, 2);

@@ -281,6 +281,81 @@ static int tplMoved(lua_State *L)
     return 1;
 }
 
+/* Upvalue 1: kind (UPRIGHT / TILTED); upvalue 2: constructor name.
+ * tp.upright { body, tolerance, axis = {0, 0, 1} } / tp.tilted { body, more_than, axis } */
+static int tplOrientCond(lua_State *L)
+{
+    tpCondKind kind = (tpCondKind)lua_tointeger(L, lua_upvalueindex(1));
+    const char *ctor = lua_tostring(L, lua_upvalueindex(2));
+    const char *angle = kind == TP_COND_UPRIGHT ? "tolerance" : "more_than";
+    const char *const known[] = {"body", angle, "axis", NULL};
+    luaL_checktype(L, 1, LUA_TTABLE);
+    tplCheckFields(L, 1, ctor, known, 0);
+    tplCond *c = tplNewCond(L, kind);
+    tplCondBody(L, ctor, c, false);
+    char what[160];
+    snprintf(what, sizeof what, "%s '%s': ", ctor, c->body);
+    c->radius = tplReqNumber(L, 1, what, angle);
+    if (!(c->radius >= 0 && c->radius <= 3.14159265358979323846))
+        tplError(L, "%s%s must be in [0, pi] rad (got %g)", what, angle, c->radius);
+    c->center[0] = c->center[1] = 0.0;
+    c->center[2] = 1.0;
+    if (tplVector(L, 1, what, "axis", c->center, 3, 3, false)) {
+        double n = sqrt(c->center[0] * c->center[0] + c->center[1] * c->center[1] + c->center[2] * c->center[2]);
+        if (!(n > 0) || !isfinite(n))
+            tplError(L, "%saxis must be a non-zero vector (got {%g, %g, %g})", what, c->center[0], c->center[1],
+                     c->center[2]);
+        for (int k = 0; k < 3; k++)
+            c->center[k] /= n;
+    }
+    tplSetWhere(L);
+    return 1;
+}
+
+/* tp.settled { bodies = {names}, speed = m/s, angular = rad/s }: at least one of the two speeds */
+static int tplSettled(lua_State *L)
+{
+    static const char *const known[] = {"bodies", "speed", "angular", NULL};
+    const char *ctor = "tp.settled";
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    tplCheckFields(L, 1, ctor, known, 0);
+    if (tplField(L, 1, "bodies") != LUA_TTABLE) /* 2 */
+        tplError(L, "%s: bodies: expected an array of body names, got %s", ctor, tplTypeName(L, -1));
+    int n = (int)lua_rawlen(L, 2);
+    if (n < 1)
+        tplError(L, "%s: bodies: needs at least one body", ctor);
+    lua_createtable(L, n, 0); /* 3: a copy, so a later change to the script's table does not matter */
+    for (int i = 0; i < n; i++) {
+        if (lua_rawgeti(L, 2, i + 1) != LUA_TSTRING)
+            tplError(L, "%s: bodies[%d]: expected a body name, got %s", ctor, i + 1, tplTypeName(L, -1));
+        if (lua_rawlen(L, -1) >= TP_NAME_MAX)
+            tplError(L, "%s: bodies[%d]: name too long", ctor, i + 1);
+        lua_rawseti(L, 3, i + 1);
+    }
+    char what[160];
+    lua_rawgeti(L, 3, 1);
+    snprintf(what, sizeof what, "%s '%s'%s: ", ctor, lua_tostring(L, -1), n > 1 ? ", ..." : "");
+    lua_pop(L, 1);
+    double speed = tplNumber(L, 1, what, "speed", INFINITY, true);
+    double angular = tplNumber(L, 1, what, "angular", INFINITY, true);
+    if (isinf(speed) && isinf(angular))
+        tplError(L, "%sgive 'speed' (m/s), 'angular' (rad/s) or both", what);
+    if (!(speed > 0))
+        tplError(L, "%sspeed must be > 0 (got %g)", what, speed);
+    if (!(angular > 0))
+        tplError(L, "%sangular must be > 0 (got %g)", what, angular);
+    tplCond *c = tplNewCond(L, TP_COND_SETTLED); /* 4 */
+    c->value = speed;
+    c->radius = angular; /* carried to tpCond.angular by tp.domain */
+    lua_createtable(L, 1, 0);
+    lua_pushvalue(L, 3);
+    lua_rawseti(L, -2, 1);
+    lua_setiuservalue(L, 4, 2);
+    tplSetWhere(L);
+    return 1;
+}
+
 /* Depth of a child (a condition or a function); raises on anything else. */
 static int tplChildDepth(lua_State *L, int idx, const char *label)
 {
@@ -405,9 +480,9 @@ static int tplEffort(lua_State *L)
 }
 
 static const luaL_Reg tplTacticFns[] = {
-    {"tactic", tplNewTactic},  {"within", tplWithin}, {"inside", tplInside}, {"near", tplNear},
-    {"touching", tplTouching}, {"moved", tplMoved},   {"negate", tplNegate}, {"distance", tplDistance},
-    {"effort", tplEffort},     {"heading", tplHeading}, {NULL, NULL},
+    {"tactic", tplNewTactic},  {"within", tplWithin},   {"inside", tplInside},   {"near", tplNear},
+    {"touching", tplTouching}, {"moved", tplMoved},     {"negate", tplNegate},   {"distance", tplDistance},
+    {"effort", tplEffort},     {"heading", tplHeading}, {"settled", tplSettled}, {NULL, NULL},
 };
 
 void tplOpenTactics(lua_State *L)
@@ -425,8 +500,10 @@ void tplOpenTactics(lua_State *L)
     } closures[] = {{"slower", TP_COND_SPEED_BELOW, tplSpeedCond},
                     {"faster", TP_COND_SPEED_ABOVE, tplSpeedCond},
                     {"all", TP_COND_AND, tplGroup},
-                    {"any", TP_COND_OR, tplGroup}};
-    for (int i = 0; i < 4; i++) {
+                    {"any", TP_COND_OR, tplGroup},
+                    {"upright", TP_COND_UPRIGHT, tplOrientCond},
+                    {"tilted", TP_COND_TILTED, tplOrientCond}};
+    for (int i = 0; i < (int)(sizeof closures / sizeof closures[0]); i++) {
         lua_pushinteger(L, closures[i].kind);
         lua_pushfstring(L, "tp.%s", closures[i].name);
         lua_pushcclosure(L, closures[i].fn, 2);

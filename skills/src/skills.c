@@ -177,11 +177,10 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
         const tpDist *d;
         int dmin, dmax;
     } dists[] = {
-        {"duration", &sk->duration, 1, 1}, {"point", &sk->point, 2, 3}, {"heading", &sk->heading, 1, 1},
-        {"speed", &sk->speed, 1, 1},       {"force", &sk->force, 1, 3},
-        {"arrive_speed", &sk->arrive_speed, 1, 1},
-        {"loft", &sk->loft, 1, 1},         {"lane", &sk->lane, 1, 1},
-        {"horizon", &sk->horizon, 1, 1},
+        {"duration", &sk->duration, 1, 1},   {"point", &sk->point, 2, 3}, {"heading", &sk->heading, 1, 1},
+        {"speed", &sk->speed, 1, 1},         {"force", &sk->force, 1, 3}, {"arrive_speed", &sk->arrive_speed, 1, 1},
+        {"loft", &sk->loft, 1, 1},           {"lane", &sk->lane, 1, 1},   {"horizon", &sk->horizon, 1, 1},
+        {"direction", &sk->direction, 1, 3},
     };
     for (size_t i = 0; i < sizeof dists / sizeof dists[0]; ++i) {
         char field[96];
@@ -212,7 +211,27 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
                  tpSkillKind_Name(sk->kind));
         return false;
     }
-    if ((sk->kind == TP_SKILL_KICK || sk->kind == TP_SKILL_PUSH) && sk->point.kind == TP_DIST_UNSET) {
+    bool has_dir = sk->direction.kind != TP_DIST_UNSET;
+    if (has_dir && sk->kind != TP_SKILL_KICK && sk->kind != TP_SKILL_IMPULSE) {
+        tpErrorf(err, errlen, "skill '%s' (%s): 'direction' is for impulse and kick", sk->name,
+                 tpSkillKind_Name(sk->kind));
+        return false;
+    }
+    if (sk->kind == TP_SKILL_KICK && has_dir) {
+        if (sk->point.kind != TP_DIST_UNSET || sk->arrive_speed.kind != TP_DIST_UNSET || sk->direction.dim > 2) {
+            tpErrorf(err, errlen,
+                     "skill '%s' (kick): 'direction' (an angle or a 2-vector) replaces 'point' and needs 'speed' "
+                     "(not 'point' or 'arrive_speed')",
+                     sk->name);
+            return false;
+        }
+    }
+    if (sk->kind == TP_SKILL_KICK && !has_dir && sk->point.kind == TP_DIST_UNSET) {
+        tpErrorf(err, errlen, "skill '%s' (kick): 'point' (where to send the target) or 'direction' is required",
+                 sk->name);
+        return false;
+    }
+    if (sk->kind == TP_SKILL_PUSH && sk->point.kind == TP_DIST_UNSET) {
         tpErrorf(err, errlen, "skill '%s' (%s): 'point' (where to send the target) is required", sk->name,
                  tpSkillKind_Name(sk->kind));
         return false;
@@ -249,9 +268,18 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
         tpErrorf(err, errlen, "skill '%s' (turn_to): 'heading' is required", sk->name);
         return false;
     }
-    if (sk->kind == TP_SKILL_IMPULSE && sk->force.kind == TP_DIST_UNSET) {
-        tpErrorf(err, errlen, "skill '%s' (impulse): 'force' is required", sk->name);
-        return false;
+    if (sk->kind == TP_SKILL_IMPULSE) {
+        bool has_force = sk->force.kind != TP_DIST_UNSET, has_speed = sk->speed.kind != TP_DIST_UNSET;
+        if (has_force == has_speed) {
+            tpErrorf(err, errlen, "skill '%s' (impulse): give 'force' or 'speed' (one of them)", sk->name);
+            return false;
+        }
+        if (has_dir && has_force && sk->force.dim != 1) {
+            tpErrorf(err, errlen,
+                     "skill '%s' (impulse): with 'direction', 'force' is a magnitude (dimension 1, got %d)", sk->name,
+                     sk->force.dim);
+            return false;
+        }
     }
     if (sk->kind == TP_SKILL_STEER && (isnan(sk->min_z) || isnan(sk->max_z) || sk->min_z > sk->max_z)) {
         tpErrorf(err, errlen, "skill '%s' (steer): min_z must be <= max_z (got %g, %g)", sk->name, sk->min_z, sk->max_z);
@@ -308,6 +336,33 @@ static double sample1(const tpDist *d, tpSkillCall *call, double fallback)
     double v[3] = {0, 0, 0};
     tpDist_Sample(d, call->rng, call->y, call->ydim, v);
     return v[0];
+}
+
+/* Draws a unit world direction into out: dim 1 is a yaw angle (rad), dim 2/3 a vector (normalised;
+ * a zero vector means `yaw`); unset means the yaw angle `yaw`. */
+static void sample_direction(const tpDist *d, tpSkillCall *call, double yaw, double out[3])
+{
+    double v[3] = {0, 0, 0};
+    if (d->kind != TP_DIST_UNSET) {
+        tpDist_Sample(d, call->rng, call->y, call->ydim, v);
+    }
+    if (d->kind == TP_DIST_UNSET || d->dim == 1) {
+        double a = d->kind == TP_DIST_UNSET ? yaw : v[0];
+        out[0] = cos(a);
+        out[1] = sin(a);
+        out[2] = 0.0;
+        return;
+    }
+    double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(n > 0)) {
+        out[0] = cos(yaw);
+        out[1] = sin(yaw);
+        out[2] = 0.0;
+        return;
+    }
+    for (int k = 0; k < 3; ++k) {
+        out[k] = v[k] / n;
+    }
 }
 
 void tpSkill_SamplePoint(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *self, double out[3])
@@ -419,7 +474,16 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
     tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ball);
     if (call->fresh) {
         double p[3];
-        sample_point(sk, call, &cb, p);
+        if (sk->direction.kind != TP_DIST_UNSET) {
+            /* speed + direction: a point 1 m from the target along the direction (only its
+             * direction from the target is used by a kick) */
+            double d[3];
+            sample_direction(&sk->direction, call, 0.0, d);
+            p[0] = ball.pos[0] + d[0];
+            p[1] = ball.pos[1] + d[1];
+        } else {
+            sample_point(sk, call, &cb, p);
+        }
         V[1] = p[0];
         V[2] = p[1];
         if (sk->arrive_speed.kind != TP_DIST_UNSET) {
@@ -560,14 +624,29 @@ static int run_impulse(const tpSkillDef *sk, tpSkillCall *call)
     tpCtl_Load(call, sk->body, &cb);
     if (call->fresh) {
         double fv[3] = {0, 0, 0};
-        tpDist_Sample(&sk->force, call->rng, call->y, call->ydim, fv);
-        if (sk->force.dim == 1) { /* magnitude only: along the body's heading */
-            double m = fv[0];
-            fv[0] = m * cos(cb.yaw);
-            fv[1] = m * sin(cb.yaw);
+        if (sk->speed.kind != TP_DIST_UNSET) {
+            /* speed + direction: the force that changes a free body's velocity by `speed` over
+             * `duration` (F = m dv / T); contacts and the body's max_force are not compensated */
+            double dv = sample1(&sk->speed, call, 0.0), d[3];
+            sample_direction(&sk->direction, call, cb.yaw, d);
+            double T = sample1(&sk->duration, call, call->dt);
+            double m = T > 0 ? cb.mass * dv / T : 0.0;
+            for (int k = 0; k < 3; ++k) {
+                V[1 + k] = m * d[k];
+            }
+            V[4] = call->t + T;
+        } else {
+            tpDist_Sample(&sk->force, call->rng, call->y, call->ydim, fv);
+            if (sk->force.dim == 1) { /* magnitude only: along `direction`, else the body's heading */
+                double m = fv[0], d[3];
+                sample_direction(&sk->direction, call, cb.yaw, d);
+                for (int k = 0; k < 3; ++k) {
+                    fv[k] = m * d[k];
+                }
+            }
+            memcpy(V + 1, fv, sizeof fv);
+            V[4] = call->t + sample1(&sk->duration, call, call->dt);
         }
-        memcpy(V + 1, fv, sizeof fv);
-        V[4] = call->t + sample1(&sk->duration, call, call->dt);
     }
     if (sk->follow && call->t >= V[4] - 1e-9) { /* follow-through: the force phase is over */
         return (call->t - V[0] < default_timeout(sk) && tpCtl_WorldMoving(call, sk->trigger_speed)) ? 1 : 0;

@@ -5,6 +5,8 @@
 
 #include "domain_internal.h"
 
+#define M_PI_VALUE 3.14159265358979323846
+
 tpCond *tpCreateCond(tpCondKind kind)
 {
     tpCond *c = calloc(1, sizeof *c);
@@ -64,7 +66,8 @@ bool tpCond_Check(const tpCond *c, const tpWorld *world, char *err, size_t errle
 {
     int nb = tpWorld_BodyCount(world);
     bool needs_body = c->kind != TP_COND_TRUE && c->kind != TP_COND_AND && c->kind != TP_COND_OR &&
-                      c->kind != TP_COND_NOT && c->kind != TP_COND_CALLBACK && c->kind != TP_COND_ARRANGED;
+                      c->kind != TP_COND_NOT && c->kind != TP_COND_CALLBACK && c->kind != TP_COND_ARRANGED &&
+                      c->kind != TP_COND_SETTLED;
     bool needs_other = c->kind == TP_COND_NEAR || c->kind == TP_COND_TOUCHING;
     if ((needs_body && (c->body < 0 || c->body >= nb)) || (needs_other && (c->other < 0 || c->other >= nb))) {
         tpErrorf(err, errlen, "condition: missing or unknown body");
@@ -89,6 +92,30 @@ bool tpCond_Check(const tpCond *c, const tpWorld *world, char *err, size_t errle
         if (!(c->radius > 0) || !(c->fraction > 0 && c->fraction <= 1) || !(c->value >= 0) ||
             (c->target_dim != 2 && c->target_dim != 3)) {
             tpErrorf(err, errlen, "condition 'arranged': radius must be > 0, fraction in (0, 1], speed >= 0");
+            return false;
+        }
+    }
+    if (c->kind == TP_COND_UPRIGHT || c->kind == TP_COND_TILTED) {
+        double n2 = c->center[0] * c->center[0] + c->center[1] * c->center[1] + c->center[2] * c->center[2];
+        if (!(n2 > 0) || !isfinite(n2) || !(c->radius >= 0 && c->radius <= M_PI_VALUE)) {
+            tpErrorf(err, errlen, "condition '%s': axis must be a non-zero vector, the angle in [0, pi] rad",
+                     c->kind == TP_COND_UPRIGHT ? "upright" : "tilted");
+            return false;
+        }
+    }
+    if (c->kind == TP_COND_SETTLED) {
+        if (c->ntargets < 1 || !c->target_bodies) {
+            tpErrorf(err, errlen, "condition 'settled': needs at least one body");
+            return false;
+        }
+        for (int i = 0; i < c->ntargets; ++i) {
+            if (c->target_bodies[i] < 0 || c->target_bodies[i] >= nb) {
+                tpErrorf(err, errlen, "condition 'settled': bodies[%d]: unknown body", i + 1);
+                return false;
+            }
+        }
+        if (!(c->value > 0) || !(c->angular > 0)) {
+            tpErrorf(err, errlen, "condition 'settled': speed and angular must be > 0");
             return false;
         }
     }
@@ -138,8 +165,7 @@ static int arranged_count(const tpCond *c, const tpStateView *v)
         if (dx * dx + dy * dy + dz * dz > r2) {
             continue;
         }
-        if (c->value > 0 &&
-            s->vel[0] * s->vel[0] + s->vel[1] * s->vel[1] + s->vel[2] * s->vel[2] >= s2) {
+        if (c->value > 0 && s->vel[0] * s->vel[0] + s->vel[1] * s->vel[1] + s->vel[2] * s->vel[2] >= s2) {
             continue;
         }
         n++;
@@ -150,6 +176,32 @@ static int arranged_count(const tpCond *c, const tpStateView *v)
 double tpCond_ArrangedFraction(const tpCond *c, const tpStateView *v)
 {
     return c->ntargets > 0 ? (double)arranged_count(c, v) / (double)c->ntargets : 0.0;
+}
+
+/* z component (world up) of the body-frame vector a rotated by the body's orientation q = (w, x, y, z),
+ * divided by |a| (q need not be exactly unit: divided by |q|^2 too). */
+static double axis_up(const tpBodyState *s, const double a[3])
+{
+    const double w = s->quat[0], x = s->quat[1], y = s->quat[2], z = s->quat[3];
+    double q2 = w * w + x * x + y * y + z * z;
+    double r0 = 2.0 * (x * z - w * y), r1 = 2.0 * (y * z + w * x), r2 = q2 - 2.0 * (x * x + y * y);
+    double an = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    return (r0 * a[0] + r1 * a[1] + r2 * a[2]) / (q2 * an);
+}
+
+static bool settled(const tpCond *c, const tpStateView *v)
+{
+    const double s2 = c->value * c->value, w2 = c->angular * c->angular;
+    for (int i = 0; i < c->ntargets; ++i) {
+        tpBodyState s;
+        body_state(v, c->target_bodies[i], &s);
+        double sp2 = s.vel[0] * s.vel[0] + s.vel[1] * s.vel[1] + s.vel[2] * s.vel[2];
+        double av2 = s.angvel[0] * s.angvel[0] + s.angvel[1] * s.angvel[1] + s.angvel[2] * s.angvel[2];
+        if (!(sp2 < s2) || !(av2 < w2)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all)
@@ -238,6 +290,15 @@ int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initia
         int r = tpCond_Eval(c->children[0], v, initial_all);
         return r < 0 ? r : !r;
     }
+    case TP_COND_UPRIGHT:
+    case TP_COND_TILTED: {
+        body_state(v, c->body, &s);
+        /* compare cosines: acos is not needed, and cos is monotonic on [0, pi] */
+        bool up = axis_up(&s, c->center) >= cos(c->radius);
+        return c->kind == TP_COND_UPRIGHT ? up : !up;
+    }
+    case TP_COND_SETTLED:
+        return settled(c, v);
     case TP_COND_CALLBACK:
         return c->fn(c->user, c->id, v);
     case TP_COND_ARRANGED:

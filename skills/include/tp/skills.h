@@ -126,7 +126,11 @@ typedef struct tpSkillDef {
     tpDist point;       /* m, dim 2 or 3: where to drive / where to send the target */
     tpDist heading;     /* rad, yaw about +z */
     tpDist speed;       /* m/s: kick/push speed of the target; drive cruise speed */
-    tpDist force;       /* N: IMPULSE vector (dim 3), SPIN / RANDOM magnitude (dim 1) */
+    tpDist force;       /* N: IMPULSE magnitude along the heading or `direction` (dim 1) or a vector (dim 2:
+                           xy, dim 3), SPIN / RANDOM magnitude (dim 1) */
+    tpDist direction;   /* world direction of IMPULSE (dim 1: a yaw angle in rad; dim 2/3: a vector, normalised)
+                           and KICK (dim 1 or 2, instead of `point`: the target leaves along it); unset:
+                           IMPULSE along the body's heading */
     tpDist arrive_speed;/* m/s, kick (instead of `speed`): the target's speed when it reaches
                            `point`; the departure speed comes from tpKick_DepartureSpeed (a
                            sphere sliding, then rolling, on `ground`). 0 places the target there */

@@ -72,11 +72,16 @@ typedef enum {
     TP_COND_AND,
     TP_COND_OR,
     TP_COND_NOT,
-    TP_COND_CALLBACK,    /* host function */
-    TP_COND_ARRANGED,    /* at least `fraction` of the `targets` bodies are within `radius` of their own target
-                            points (planar for target_dim 2) and, if value > 0, slower than value (m/s) */
-    TP_COND_HEADING,     /* body's planar speed > value (m/s) and its planar velocity points within radius (rad)
-                            of the direction from the body to centre xy */
+    TP_COND_CALLBACK, /* host function */
+    TP_COND_ARRANGED, /* at least `fraction` of the `targets` bodies are within `radius` of their own target
+                         points (planar for target_dim 2) and, if value > 0, slower than value (m/s) */
+    TP_COND_HEADING,  /* body's planar speed > value (m/s) and its planar velocity points within radius (rad)
+                         of the direction from the body to centre xy */
+    TP_COND_UPRIGHT,  /* the body's local axis `center` (unit vector, body frame) is within radius (rad) of
+                         world +z */
+    TP_COND_TILTED,   /* the body's local axis `center` is more than radius (rad) away from world +z */
+    TP_COND_SETTLED,  /* every `targets` body has |velocity| < value (m/s, unchecked if infinite) and
+                         |angular velocity| < angular (rad/s, unchecked if infinite) */
 } tpCondKind;
 
 typedef int (*tpCondFn)(void *user, int id, const tpStateView *x); /* 1 true, 0 false, -1 error */
@@ -99,6 +104,7 @@ typedef struct tpCond {
     double *target_points; /* 3 per target, m */
     int target_dim;        /* 2: planar distance, 3: 3D distance */
     double fraction;       /* ARRANGED: in (0, 1] */
+    double angular;        /* SETTLED: rad/s */
 } tpCond;
 
 /// Allocates a zeroed condition of the given kind (body = other = -1).
@@ -107,7 +113,7 @@ tpCond *tpCreateCond(tpCondKind kind);
 bool tpCond_Add(tpCond *parent, tpCond *child);
 /// Frees a condition tree. NULL is allowed.
 void tpDestroyCond(tpCond *cond);
-/// ARRANGED: copies n body indices and n target points (3 doubles each; z ignored when dim == 2).
+/// ARRANGED, SETTLED: copies n body indices and n target points (3 doubles each; z ignored when dim == 2).
 bool tpCond_SetTargets(tpCond *cond, int n, const int *bodies, const double *points, int dim);
 /// ARRANGED: the fraction of its bodies that are on target in x (0..1).
 double tpCond_ArrangedFraction(const tpCond *cond, const tpStateView *x);
