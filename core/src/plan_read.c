@@ -485,6 +485,40 @@ typedef struct tpReadState {
     tpNameIndex *tactic_ix; /* tactics by name */
 } tpReadState;
 
+/* Optional member "view": the domain's default camera. */
+static bool tpReadView(const tpReader *r, const cJSON *root, tpPlanView *v)
+{
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, "view");
+    if (!obj) {
+        return true;
+    }
+    if (!cJSON_IsObject(obj)) {
+        return tpFail(r, "view", "expected an object, got %s", tpTypeName(obj));
+    }
+    if (!tpMemberDouble(r, obj, "view", "yaw", &v->yaw) || !tpMemberDouble(r, obj, "view", "pitch", &v->pitch) ||
+        (cJSON_GetObjectItemCaseSensitive(obj, "distance") &&
+         !tpMemberDouble(r, obj, "view", "distance", &v->distance))) {
+        return false;
+    }
+    const cJSON *tg = cJSON_GetObjectItemCaseSensitive(obj, "target");
+    if (tg) {
+        if (!cJSON_IsArray(tg) || cJSON_GetArraySize(tg) != 3) {
+            return tpFail(r, "view.target", "expected an array of 3 numbers");
+        }
+        for (int k = 0; k < 3; ++k) {
+            if (!tpNumber(r, cJSON_GetArrayItem(tg, k), "view.target", &v->target[k])) {
+                return false;
+            }
+        }
+        v->has_target = true;
+    }
+    if (!(v->distance >= 0) || !(fabs(v->pitch) <= 89.9)) {
+        return tpFail(r, "view", "distance must be >= 0 and pitch within -89.9..89.9 degrees");
+    }
+    v->set = true;
+    return true;
+}
+
 static bool tpReadHeader(const tpReader *r, const cJSON *root, tpPlanRecord *rec)
 {
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
@@ -541,7 +575,7 @@ static bool tpReadHeader(const tpReader *r, const cJSON *root, tpPlanRecord *rec
         }
     }
     return tpMemberEnum(r, root, "", "status", tpPlan_Statuses, &rec->status) &&
-           tpMemberDouble(r, root, "", "dt", &rec->dt);
+           tpMemberDouble(r, root, "", "dt", &rec->dt) && tpReadView(r, root, &rec->view);
 }
 
 static bool tpReadBodies(tpReadState *st, const cJSON *root)

@@ -36,6 +36,16 @@ bool tpPlan_IsOneOf(const char *s, const char *const *list)
     return false;
 }
 
+bool tpPlanView_Valid(const tpPlanView *v)
+{
+    bool ok =
+        isfinite(v->yaw) && isfinite(v->pitch) && isfinite(v->distance) && v->distance >= 0 && fabs(v->pitch) <= 89.9;
+    for (int k = 0; k < 3 && v->has_target; ++k) {
+        ok = ok && isfinite(v->target[k]);
+    }
+    return ok;
+}
+
 bool tpPlan_IsHashString(const char *s)
 {
     static const char prefix[] = "fnv1a64:";
@@ -364,6 +374,9 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
     if (!tpCheckFinite(c, &rec->mu, 1, "planner.mu") || !tpCheckFinite(c, &rec->time_limit, 1, "planner.time_limit") ||
         !tpCheckFinite(c, &rec->dt, 1, "dt")) {
         return false;
+    }
+    if (rec->view.set && !tpPlanView_Valid(&rec->view)) {
+        return tpCheckFail(c, "view: expected finite numbers, distance >= 0 and pitch within -89.9..89.9 degrees");
     }
     if (rec->nreports < 0 || rec->nreports > TP_PLAN_MAX_REPORTS) {
         return tpCheckFail(c, "stats.report: %d entries (at most %d)", rec->nreports, TP_PLAN_MAX_REPORTS);
@@ -751,6 +764,25 @@ static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
     tpPutString(f, rec->status);
     fputs(",\n  \"dt\": ", f);
     tpPutDouble(f, rec->dt);
+    if (rec->view.set) {
+        fputs(",\n  \"view\": {\"yaw\": ", f);
+        tpPutDouble(f, rec->view.yaw);
+        fputs(", \"pitch\": ", f);
+        tpPutDouble(f, rec->view.pitch);
+        if (rec->view.distance > 0) {
+            fputs(", \"distance\": ", f);
+            tpPutDouble(f, rec->view.distance);
+        }
+        if (rec->view.has_target) {
+            fputs(", \"target\": [", f);
+            for (int k = 0; k < 3; ++k) {
+                fputs(k ? ", " : "", f);
+                tpPutDouble(f, rec->view.target[k]);
+            }
+            fputc(']', f);
+        }
+        fputc('}', f);
+    }
     fprintf(f, ",\n  \"steps\": %d,\n  \"cost\": ", sel->nsteps);
     tpPutDouble(f, sel->cost);
 

@@ -636,6 +636,35 @@ static void tplBuildReports(tplBuild *b, tpDomainDef *def)
     lua_settop(L, idx - 1);
 }
 
+/* view = { yaw = deg, pitch = deg, distance = m, target = {x, y, z} }: the default camera */
+static void tplBuildView(tplBuild *b, tpPlanView *v)
+{
+    static const char *const known[] = {"yaw", "pitch", "distance", "target", NULL};
+    lua_State *L = b->L;
+    int t = tplField(L, 1, "view");
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (t != LUA_TTABLE)
+        tplError(L, "tp.domain: view: expected a table, got %s", tplTypeName(L, -1));
+    int idx = lua_gettop(L);
+    tplCheckFields(L, idx, "tp.domain view", known, 0);
+    const char *what = "tp.domain: view.";
+    v->yaw = tplReqNumber(L, idx, what, "yaw");
+    v->pitch = tplReqNumber(L, idx, what, "pitch");
+    v->distance = tplNumber(L, idx, what, "distance", 0.0, false); /* 0: fitted by the viewer */
+    if (!isfinite(v->yaw))
+        tplError(L, "tp.domain: view.yaw must be finite (got %g)", v->yaw);
+    if (!(fabs(v->pitch) <= 89.9))
+        tplError(L, "tp.domain: view.pitch must be within -89.9..89.9 degrees (got %g)", v->pitch);
+    if (!(v->distance > 0) && v->distance != 0.0)
+        tplError(L, "tp.domain: view.distance must be > 0 (got %g)", v->distance);
+    v->has_target = tplVector(L, idx, what, "target", v->target, 3, 3, false) != 0;
+    v->set = true;
+    lua_settop(L, idx - 1);
+}
+
 static void tplBuildPlanner(tplBuild *b, tpPlannerDef *p)
 {
     static const char *const known[] = {"algorithm", "mu", "max_iters", "time_limit", "solutions", "seed", NULL};
@@ -698,6 +727,7 @@ static const char *const tplDomainFields[] = {
     "space",
     "substeps",
     "max_static_penetration",
+    "view",
     NULL,
 };
 
@@ -741,6 +771,7 @@ static int tplDomainNew(lua_State *L)
     tplBuildMetric(&b, "solution_metric", &def.solution, true);
     tplBuildReports(&b, &def);
     tplBuildPlanner(&b, &def.planner);
+    tplBuildView(&b, &def.view);
     tplCondGuard *goal = tplCondField(&b, "goal");   /* 7 */
     tplCondGuard *valid = tplCondField(&b, "valid"); /* 8 if present */
 

@@ -99,6 +99,7 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
     rec->solutions_requested = planner->solutions;
     rec->status = dup(result->status == TP_PLAN_SOLVED ? "solved" : "approximate");
     rec->dt = d->def.scene.dt;
+    rec->view = d->def.view;
     rec->nbodies = d->nbodies;
     rec->bodies = calloc((size_t)d->nbodies, sizeof *rec->bodies);
     rec->ntactics = d->ntactics;

@@ -597,6 +597,9 @@ static void app_init_state(App *a, const tpPlanRecord *rec, const tpViewerDef *d
     a->world = rec->nworlds > 0 ? (def->world >= 0 && def->world < rec->nworlds ? def->world : 0) : -1;
     int w = def->width, h = def->height;
     tpViewCamera_Fit(&a->cam_home, rec, (double)w / h);
+    if (rec->view.set) { /* the domain's default view (over the fitted camera: its target if none) */
+        tpViewCamera_SetView(&a->cam_home, &rec->view, rec, (double)w / h);
+    }
     char err[256];
     if (def->camera && !tpViewCamera_Parse(&a->cam_home, def->camera, err, sizeof err)) {
         tpLog(TP_LOG_WARN, "%s (using the fitted camera)", err); /* validated by the caller */

@@ -144,6 +144,8 @@ void tpView_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3])
     }
 }
 
+static void fit_distance(tpViewCamera *cam, const double lo[3], const double hi[3], double aspect, double radius);
+
 void tpViewCamera_Fit(tpViewCamera *cam, const tpPlanRecord *rec, double aspect)
 {
     double lo[3], hi[3];
@@ -157,6 +159,13 @@ void tpViewCamera_Fit(tpViewCamera *cam, const tpPlanRecord *rec, double aspect)
     cam->fovy = 45 * DEG;
     cam->yaw = -90 * DEG; /* eye on -y, looking toward +y: x runs left to right */
     cam->pitch = 55 * DEG;
+    fit_distance(cam, lo, hi, aspect, radius);
+}
+
+/* The smallest distance (m) at which the box lo..hi is in view from cam's target, yaw and pitch;
+ * radius (m) bounds the box around the target. */
+static void fit_distance(tpViewCamera *cam, const double lo[3], const double hi[3], double aspect, double radius)
+{
     double half = cam->fovy / 2;
     double halfx = atan(tan(half) * (aspect > 0 ? aspect : 1.0));
     cam->dist = radius / sin(fmin(half, halfx)) * 1.02; /* the bounding sphere always fits */
@@ -226,6 +235,26 @@ bool tpViewCamera_Parse(tpViewCamera *cam, const char *text, char *err, size_t e
     cam->dist = v[2];
     cam->target[0] = v[3], cam->target[1] = v[4], cam->target[2] = v[5];
     return true;
+}
+
+void tpViewCamera_SetView(tpViewCamera *cam, const tpPlanView *view, const tpPlanRecord *rec, double aspect)
+{
+    cam->yaw = view->yaw * DEG;
+    cam->pitch = view->pitch * DEG;
+    if (view->has_target) {
+        memcpy(cam->target, view->target, sizeof cam->target);
+    }
+    if (view->distance > 0) {
+        cam->dist = view->distance;
+    } else {
+        double lo[3], hi[3], radius = 0;
+        tpView_SceneBounds(rec, lo, hi);
+        for (int i = 0; i < 3; ++i) { /* the bounding sphere around the target */
+            double d = fmax(fabs(hi[i] - cam->target[i]), fabs(cam->target[i] - lo[i]));
+            radius += d * d;
+        }
+        fit_distance(cam, lo, hi, aspect, fmax(sqrt(radius), 0.05));
+    }
 }
 
 void tpView_BodyPose(const tpPlanRecord *rec, int world, int body, double t, double pos[3], double quat[4])

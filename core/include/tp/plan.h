@@ -83,6 +83,20 @@ typedef struct tpPlanOverlay {
     uint8_t *chosen;           /* TREE: per node 1 if it is on the chosen clip sequence */
 } tpPlanOverlay;
 
+/// A domain's default camera (optional member "view" of a plan file): an orbit camera in the
+/// terms of the viewer's --camera YAW,PITCH,DIST[,TX,TY,TZ]. Plain value type.
+typedef struct tpPlanView {
+    bool set;         /* false: none recorded (viewers fit their camera to the scene) */
+    double yaw;       /* degrees, azimuth of the eye around the target (0: eye on the +x side) */
+    double pitch;     /* degrees, elevation of the eye above the target, in [-89.9, 89.9] */
+    double distance;  /* m, eye to target, > 0; 0: the viewer fits it (the scene in view from yaw, pitch) */
+    bool has_target;  /* false: the target is the centre of the fitted scene */
+    double target[3]; /* m, the point looked at */
+} tpPlanView;
+
+/// True when v is a usable view: finite, distance >= 0, |pitch| <= 89.9 degrees.
+bool tpPlanView_Valid(const tpPlanView *v);
+
 /// A whole plan recording. All strings and arrays are heap-owned by the record
 /// (free with tpPlanRecord_Free).
 typedef struct tpPlanRecord {
@@ -98,6 +112,7 @@ typedef struct tpPlanRecord {
     char *status;       /* "solved" or "approximate" */
     double dt;          /* s */
     char *overrides;    /* JSON object text of --set overrides, or NULL */
+    tpPlanView view;    /* the domain's default camera (optional member "view") */
 
     int nbodies;
     tpPlanBody *bodies;

@@ -198,6 +198,7 @@ typedef struct tpDomainDef {
     tpPlannerDef planner;    /* the domain's planner defaults (the command line overrides them) */
     int nreports;            /* named figures printed with the plan and stored in its stats */
     tpReportDef reports[TP_MAX_REPORTS];
+    tpPlanView view; /* the default camera, recorded in plans for viewers (view.set false: none) */
 } tpDomainDef;
 
 /// Zeroed definition with default scene, sampling, metrics and planner.

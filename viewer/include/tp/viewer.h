@@ -35,6 +35,9 @@ void tpViewCamera_Fit(tpViewCamera *cam, const tpPlanRecord *rec, double aspect)
 /// Parses "--camera YAW,PITCH,DIST[,TX,TY,TZ]" (degrees, degrees, metres, metres) into cam.
 /// Fields not given (the target) keep their value. False with a message on a malformed value.
 bool tpViewCamera_Parse(tpViewCamera *cam, const char *text, char *err, size_t errlen);
+/// Applies a recorded default view (degrees, metres) to cam: without a target cam keeps its own;
+/// without a distance (0) the distance is fitted to rec's scene as tpViewCamera_Fit does.
+void tpViewCamera_SetView(tpViewCamera *cam, const tpPlanView *view, const tpPlanRecord *rec, double aspect);
 /// Eye position (m).
 void tpViewCamera_Eye(const tpViewCamera *cam, double eye[3]);
 /// Column-major 4x4 view and projection matrices for an image of width x height pixels.
