@@ -9,15 +9,12 @@
 --   robot    cylinder r 0.15, height 0.4, 8 kg, starts at (0.5, 0.5); planar force <= 40 N
 --   goal     robot centre within 0.3 of (5.5, 0.5), speed < 0.2 m/s
 local tp = require "tp"
+local walls = require "walls" -- domains/lib/walls.lua
 
 local GOAL = {5.5, 0.5}
 local W, H, T, WH = 6.0, 4.0, 0.1, 0.5
-local wall_color = {0.6, 0.6, 0.65, 1}
-
-local function wall(name, x0, y0, x1, y1)
-  return tp.box { name = name, class = "static", size = {x1 - x0, y1 - y0, WH},
-                  pos = {(x0 + x1) / 2, (y0 + y1) / 2, WH / 2}, material = "wall", color = wall_color }
-end
+local wall = walls.maker { height = WH, material = "wall", color = {0.6, 0.6, 0.65, 1} }
+local room = walls.room(wall, W, H, T)
 
 return tp.domain {
   name = "maze",
@@ -31,10 +28,7 @@ return tp.domain {
   },
   bodies = {
     tp.plane { name = "floor", normal = {0, 0, 1}, offset = 0, material = "floor", color = {0.8, 0.78, 0.7, 1} },
-    wall("wall_south", 0, -T, W, 0),
-    wall("wall_north", 0, H, W, H + T),
-    wall("wall_west", -T, -T, 0, H + T),
-    wall("wall_east", W, -T, W + T, H + T),
+    room[1], room[2], room[3], room[4], -- the outer walls: south, north, west, east
     wall("part_1", 1.5 - T / 2, 0, 1.5 + T / 2, H - 1.0),
     wall("part_2", 3.0 - T / 2, 1.0, 3.0 + T / 2, H),
     wall("part_3", 4.5 - T / 2, 0, 4.5 + T / 2, H - 1.0),

@@ -19,21 +19,16 @@
 --   robot    cylinder r 0.15, height 0.4, 8 kg; planar force <= 40 N
 --   goal     robot centre within 0.3 of GOAL, speed < 0.2 m/s
 local tp = require "tp"
+local walls = require "walls" -- domains/lib/walls.lua
 
 local layout = tp.param("layout", "maze")
 local W, H, T, WH = 8.0, 6.0, 0.1, 0.5
-local wall_color = {0.6, 0.6, 0.65, 1}
-
-local function wall(name, x0, y0, x1, y1)
-  return tp.box { name = name, class = "static", size = {x1 - x0, y1 - y0, WH},
-                  pos = {(x0 + x1) / 2, (y0 + y1) / 2, WH / 2}, material = "wall", color = wall_color }
-end
+local wall = walls.maker { height = WH, material = "wall", color = {0.6, 0.6, 0.65, 1} }
 
 local bodies = {
   tp.plane { name = "floor", normal = {0, 0, 1}, offset = 0, material = "floor", color = {0.8, 0.78, 0.7, 1} },
-  wall("wall_south", 0, -T, W, 0), wall("wall_north", 0, H, W, H + T),
-  wall("wall_west", -T, -T, 0, H + T), wall("wall_east", W, -T, W + T, H + T),
 }
+for _, w in ipairs(walls.room(wall, W, H, T)) do bodies[#bodies + 1] = w end
 local L -- the layout's places
 if layout == "maze" then
   -- partitions at x = 2 (gap at the top), 4 (gap at the bottom), 6 (gap at the top), gaps 1.5 m
