@@ -179,5 +179,7 @@ return tp.domain {
   sampling = { tp.uniform({0, 0}, {W, H}), body = "robot" },
   quality = tp.distance { body = "robot", to = GOAL, planar = true },
   solution_metric = "steps",
+  -- from straight above: the pedestrians' lanes and the robot's way through them
+  view = { yaw = -90, pitch = 89 },
   planner = { algorithm = "bgt", mu = 1000, max_iters = 20000 },
 }

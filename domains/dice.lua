@@ -262,5 +262,7 @@ return tp.domain {
     { "on_target", on_target },
     { "peak_force_per_weight", tp.peak_force() },
   },
+  -- from above the bucket, like the paper's Fig. 11: the pattern reads left to right through the pegs
+  view = { yaw = -90, pitch = 89, target = { 0, 0, 0 } },
   planner = { algorithm = "bgt", mu = 1000, max_iters = 3000 },
 }

@@ -153,5 +153,7 @@ return tp.domain {
   sampling = { tp.uniform({0, 0}, {W, H}), body = "robot" },
   quality = tp.distance { body = "robot", to = L.goal, planar = true },
   solution_metric = "steps",
+  -- from straight above: the rooms, the characters' paths and the cart
+  view = { yaw = -90, pitch = 89 },
   planner = { algorithm = "bgt", mu = 1000, max_iters = 60000 },
 }

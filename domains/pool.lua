@@ -326,5 +326,7 @@ return tp.domain {
   -- BK-RRT: every shot starts at the root (the only decision point), so y only drives selection
   sampling = { tp.uniform({ -IL, -IW }, { IL, IW }), distance = "euclidean", body = "cue" },
   solution_metric = metric,
+  -- from above the table, a little from the south side: the pockets and the balls' lines
+  view = { yaw = -90, pitch = 75, target = { 0, 0, 0 } },
   planner = { algorithm = "bgt", mu = 1000, max_iters = 100000, solutions = mode == "chain" and 3 or 1 },
 }

@@ -132,5 +132,7 @@ return tp.domain {
   quality = scene.quality,
   solution_metric = "steps",
   -- file tracks branch at every decision point, so their trees need more iterations than one chain
+  -- from straight above: the track and the line the car drives
+  view = { yaw = -90, pitch = 89 },
   planner = { algorithm = "bgt", mu = 1000, max_iters = TRACK == "builtin" and 3000 or 30000 },
 }

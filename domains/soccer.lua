@@ -189,5 +189,7 @@ return tp.domain {
   quality = tp.distance { body = "ball", to = {L + GOAL_D / 2, 0}, planar = true },
   solution_metric = "steps",
   -- mu = 100 as in the paper; the marking variant needs BK-BGT to look further ahead (see the top)
+  -- from behind our half toward the goal we attack (+x): the defenders between the ball and it
+  view = { yaw = 180, pitch = 40 },
   planner = { algorithm = "bgt", mu = defense == "mark" and 1000 or 100, max_iters = 150000 },
 }

@@ -84,6 +84,9 @@ static void test_ball_in_first_and_last_frame(void **state)
     int last = tpView_FrameCount(&rec, 0, 60) - 1;
     tpViewCamera cam;
     tpViewCamera_Fit(&cam, &rec, (double)W / H); /* the renderer's default camera */
+    if (rec.view.set) { /* the domain's default view */
+        tpViewCamera_SetView(&cam, &rec.view, &rec, (double)W / H);
+    }
     double px[2], py[2];
     unsigned char *img[2];
     for (int k = 0; k < 2; ++k) {

@@ -144,6 +144,9 @@ static void test_path_colour_along_path(void **state)
     assert_true(path->npoints >= 2);
     tpViewCamera cam;
     tpViewCamera_Fit(&cam, &rec, (double)W / H); /* the renderer's default camera */
+    if (rec.view.set) { /* the domain's default view */
+        tpViewCamera_SetView(&cam, &rec.view, &rec, (double)W / H);
+    }
     unsigned char *img = render("nav_paths", "paths"), *none = render("nav_none", "none");
     int samples = 0, hits = 0, hits_none = 0;
     for (int k = 0; k + 1 < path->npoints; ++k) {
