@@ -110,9 +110,9 @@ local function stroke_skill(force)
 end
 -- a shot that ends with every ball at rest and no goal is a dead end
 local function all_rest()
-  local t = {}
-  for _, b in ipairs(BALLS) do t[#t + 1] = tp.slower { body = b.name, speed = 0.02 } end
-  return tp.all(t)
+  local names = {}
+  for _, b in ipairs(BALLS) do names[#names + 1] = b.name end
+  return tp.settled { bodies = names, speed = 0.02 }
 end
 
 -- ---------------------------------------------------------------------------------------------
