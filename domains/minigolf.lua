@@ -123,7 +123,7 @@ return tp.domain {
   sampling = { tp.uniform({-L, -W}, {TEE_X, W}), distance = "min_time", body = "robot" },
   quality = tp.distance { body = "ball", to = HOLE, planar = true },
   solution_metric = "steps",
-  -- from behind the tee, low: the bar sweeping across the line to the hole
-  view = { yaw = -150, pitch = 35 },
+  -- from behind the tee: the bar sweeping across the line to the hole
+  view = { yaw = -115, pitch = 65 },
   planner = { algorithm = "bgt", mu = 1000, max_iters = 50000 },
 }
