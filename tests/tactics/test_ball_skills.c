@@ -344,6 +344,92 @@ static void test_impulse_follow_until_rest(void **state)
     }
 }
 
+/* impulse given as speed + direction: the force m dv / T along the direction (a vector, or a
+ * heading angle), or a force magnitude along the direction; without gravity nothing brakes the
+ * ball, so after the one-step push it moves at the asked speed. And the checks of the forms. */
+static void test_impulse_speed_direction(void **state)
+{
+    (void)state;
+    for (int form = 0; form < 4; ++form) {
+        Scene s;
+        make_scene(&s);
+        s.def.scene.gravity[2] = 0.0;
+        s.bodies[B_ROBOT].pos[1] = -1.5;
+        tpSkillDef im = tpDefaultSkillDef(TP_SKILL_IMPULSE);
+        im.body = B_BALL;
+        im.direction.kind = TP_DIST_CONST;
+        if (form == 0) { /* speed along a 2-vector (normalised) */
+            im.speed = tpDist_Uniform(0.5, 0.5);
+            im.direction.dim = 2;
+            im.direction.a[0] = 0.0;
+            im.direction.a[1] = 3.0;
+        } else if (form == 1) { /* speed along a heading angle */
+            im.speed = tpDist_Uniform(0.5, 0.5);
+            im.direction.dim = 1;
+            im.direction.a[0] = 0.5 * 3.14159265358979323846;
+        } else if (form == 2) { /* a force magnitude along the direction: 0.046 kg * 0.5 m/s * 60 /s */
+            im.force = tpDist_Uniform(1.38, 1.38);
+            im.direction.dim = 1;
+            im.direction.a[0] = 0.5 * 3.14159265358979323846;
+        } else { /* speed without a direction: along the body's heading (+x) */
+            im.speed = tpDist_Uniform(0.5, 0.5);
+            im.direction.kind = TP_DIST_UNSET;
+        }
+        add_tactic(&s, 0, "cue", B_BALL, im, false);
+        tpProblem p;
+        unsigned char *traj;
+        tpDomain *d = run(&s, 1, &traj, &p); /* one step: the tactic re-selects the skill after it */
+        const tpBodyState *b = body_at(d, &p, traj, 0, B_BALL);
+        double along = form == 3 ? b->vel[0] : b->vel[1], across = form == 3 ? b->vel[1] : b->vel[0];
+        if (fabs(along - 0.5) > 0.01 || fabs(across) > 1e-3) {
+            fail_msg("form %d: velocity (%g, %g), expected 0.5 m/s along the direction", form, b->vel[0], b->vel[1]);
+        }
+        free(traj);
+        tpDestroyDomain(d);
+    }
+
+    /* the checks: force and speed together, a vector force with a direction, a direction on a
+     * kind that has none, a kick with both point and direction */
+    Scene s;
+    make_scene(&s);
+    char err[512] = "";
+    tpDomain *d = tpCreateDomain(&s.def, err, sizeof err);
+    assert_non_null(d);
+    const tpWorld *w = tpDomain_World(d);
+    tpSkillDef im = tpDefaultSkillDef(TP_SKILL_IMPULSE);
+    tpStrCopy(im.name, TP_NAME_MAX, "im");
+    im.body = B_BALL;
+    im.speed = tpDist_Uniform(1, 1);
+    im.force = tpDist_Uniform(1, 1);
+    assert_false(tpSkill_Validate(&im, w, err, sizeof err));
+    assert_non_null(strstr(err, "give 'force' or 'speed'"));
+    im.speed.kind = TP_DIST_UNSET;
+    im.force.dim = 3;
+    im.direction.kind = TP_DIST_CONST;
+    im.direction.dim = 1;
+    assert_false(tpSkill_Validate(&im, w, err, sizeof err));
+    assert_non_null(strstr(err, "'force' is a magnitude"));
+    tpSkillDef dr = tpDefaultSkillDef(TP_SKILL_DRIVE_TO);
+    tpStrCopy(dr.name, TP_NAME_MAX, "dr");
+    dr.body = B_ROBOT;
+    dr.point = tpDist_Uniform(0, 0);
+    dr.point.dim = 2;
+    dr.direction = im.direction;
+    assert_false(tpSkill_Validate(&dr, w, err, sizeof err));
+    assert_non_null(strstr(err, "'direction' is for impulse and kick"));
+    tpSkillDef k = tpDefaultSkillDef(TP_SKILL_KICK);
+    tpStrCopy(k.name, TP_NAME_MAX, "k");
+    k.body = B_ROBOT;
+    k.target = B_OTHER;
+    k.speed = tpDist_Uniform(1, 1);
+    k.direction = im.direction;
+    assert_true(tpSkill_Validate(&k, w, err, sizeof err));
+    k.point = dr.point;
+    assert_false(tpSkill_Validate(&k, w, err, sizeof err));
+    assert_non_null(strstr(err, "replaces 'point'"));
+    tpDestroyDomain(d);
+}
+
 /* spin with aim: after the hit (here: an initial roll at 1 m/s along +x) it steers the ball's
  * path onto the sampled point, 0.06 m off its natural line 0.5 m ahead, with a small lateral
  * force; a ball already on course gets no force at all (the least perturbation). */
@@ -394,7 +480,7 @@ int main(void)
         cmocka_unit_test(test_chip_lands_on_point),    cmocka_unit_test(test_chip_flat_kick),
         cmocka_unit_test(test_chip_toward_frame),      cmocka_unit_test(test_chip_rejects_passive_ball),
         cmocka_unit_test(test_guard_blocks_line),      cmocka_unit_test(test_impulse_follow_until_rest),
-        cmocka_unit_test(test_spin_aim_reaches_point),
+        cmocka_unit_test(test_spin_aim_reaches_point), cmocka_unit_test(test_impulse_speed_direction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
