@@ -88,11 +88,7 @@ for i, b in ipairs(BALLS) do
   }
 end
 
-local function any_touch(body, others)
-  local t = {}
-  for _, o in ipairs(others) do t[#t + 1] = tp.touching { body = body, other = o } end
-  return tp.any(t)
-end
+local function any_touch(body, others) return tp.touching { body = body, others = others } end
 
 local dt = 1 / 60
 -- force (N) for one step that makes a ball at rest leave at speed v (m/s) along (dx, dy)

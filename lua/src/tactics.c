@@ -256,13 +256,50 @@ static int tplHeading(lua_State *L)
     return 1;
 }
 
+/* tp.touching { body, other } or { body, others = {names} }: the latter is the OR of the pairs */
 static int tplTouching(lua_State *L)
 {
-    static const char *const known[] = {"body", "other", NULL};
+    static const char *const known[] = {"body", "other", "others", NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
     tplCheckFields(L, 1, "tp.touching", known, 0);
-    tplCond *c = tplNewCond(L, TP_COND_TOUCHING);
-    tplCondBody(L, "tp.touching", c, true);
+    int t = tplField(L, 1, "others"); /* 2 */
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        tplCond *c = tplNewCond(L, TP_COND_TOUCHING);
+        tplCondBody(L, "tp.touching", c, true);
+        tplSetWhere(L);
+        return 1;
+    }
+    char body[TP_NAME_MAX];
+    if (!tplString(L, 1, "tp.touching: ", "body", body, sizeof body))
+        tplError(L, "tp.touching: 'body' is required");
+    if (t != LUA_TTABLE)
+        tplError(L, "tp.touching '%s': others: expected an array of body names, got %s", body, tplTypeName(L, 2));
+    if (tplField(L, 1, "other") != LUA_TNIL)
+        tplError(L, "tp.touching '%s': give 'other' or 'others', not both", body);
+    lua_pop(L, 1);
+    int n = (int)lua_rawlen(L, 2);
+    if (n < 1)
+        tplError(L, "tp.touching '%s': others: needs at least one body", body);
+    tplCond *g = tplNewCond(L, TP_COND_OR); /* 3 */
+    g->depth = 2;
+    lua_createtable(L, n, 0); /* 4 */
+    for (int i = 0; i < n; i++) {
+        if (lua_rawgeti(L, 2, i + 1) != LUA_TSTRING)
+            tplError(L, "tp.touching '%s': others[%d]: expected a body name, got %s", body, i + 1, tplTypeName(L, -1));
+        size_t len = 0;
+        const char *name = lua_tolstring(L, -1, &len);
+        if (len >= TP_NAME_MAX)
+            tplError(L, "tp.touching '%s': others[%d]: name too long", body, i + 1);
+        tplCond *c = tplNewCond(L, TP_COND_TOUCHING);
+        memcpy(c->body, body, sizeof c->body);
+        memcpy(c->other, name, len + 1);
+        tplSetWhere(L);
+        lua_rawseti(L, 4, i + 1);
+        lua_pop(L, 1);
+    }
+    lua_setiuservalue(L, 3, 2);
     tplSetWhere(L);
     return 1;
 }

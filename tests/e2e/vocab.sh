@@ -59,6 +59,15 @@ return tp.domain { name = 'e', bodies = B,
 check_err settled_bodies 5 "tp.settled: bodies[2]: expected a body name, got number" "$head
 return tp.domain { name = 'e', bodies = B,
   goal = tp.settled { bodies = { 'pin', 3 }, speed = 1 } }"
+check_err touching_both 5 "tp.touching 'pin': give 'other' or 'others', not both" "$head
+return tp.domain { name = 'e', bodies = B,
+  goal = tp.touching { body = 'pin', other = 'ground', others = { 'ground' } } }"
+check_err touching_others 5 "tp.touching 'pin': others[2]: expected a body name, got boolean" "$head
+return tp.domain { name = 'e', bodies = B,
+  goal = tp.touching { body = 'pin', others = { 'ground', true } } }"
+check_err touching_unknown 5 "unknown body 'grnd' (bodies: ground, pin)" "$head
+return tp.domain { name = 'e', bodies = B,
+  goal = tp.touching { body = 'pin', others = { 'ground', 'grnd' } } }"
 check_err impulse_both 6 "skill 'hit' (impulse): give 'force' or 'speed' (one of them)" "$head
 return tp.domain { name = 'e', bodies = B, goal = tp.upright { body = 'pin', tolerance = 0.2 },
   tactics = { tp.tactic { name = 't', body = 'pin', skills = {
