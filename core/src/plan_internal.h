@@ -25,6 +25,18 @@ bool tpPlan_IsHashString(const char *s);
 /// Returns true and their indices (first < second) if there is a duplicate.
 bool tpPlan_FindDuplicate(const char *const *names, int n, int *first, int *second);
 
+/* Physical ranges (plan_range.c, limits in tp/base.h). Each returns -1 if the row is fine, else the
+ * index of the first bad entry with the reason in why (a non-unit quaternion is reported at 3). */
+#define TP_PLAN_MAX_DT 1e3    /* s: a plan's step length dt is in (0, TP_PLAN_MAX_DT] */
+#define TP_PLAN_QUAT_TOL 1e-6 /* |norm^2 - 1| allowed for a recorded quaternion (ODE keeps ~1e-15) */
+/// A 13-number state: |position| <= TP_MAX_COORD, unit quaternion, |velocities| within range.
+int tpPlan_StateProblem(const double *s, char *why, size_t cap);
+/// A 6-number control: every |component| <= TP_MAX_FORCE.
+int tpPlan_ControlProblem(const double *c, char *why, size_t cap);
+/// A body's size for its shape (a valid shape name): used lengths in (0, TP_MAX_COORD], a plane's
+/// coefficients within +-TP_MAX_COORD and its normal non-zero.
+int tpPlan_SizeProblem(const char *shape, const double *size, char *why, size_t cap);
+
 /// Frees the arrays of one world allocated for nbodies bodies and ntactics tactics, zeroes it.
 void tpPlanWorld_FreeArrays(tpPlanWorld *w, int nbodies, int ntactics);
 

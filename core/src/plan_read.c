@@ -2,7 +2,6 @@
  * handed out (format in docs/plan-format.md). Plan files are user input: any problem is an
  * expected failure reported as "<file>: <json path>: <what is wrong>", never a crash. */
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -10,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_text.h"
 #include "plan_internal.h"
 #include "tp/base.h"
 #include "tp/plan.h"
@@ -280,6 +280,40 @@ static bool tpRows(const tpReader *r, const cJSON *item, const char *path, int c
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* Physical ranges (plan_range.c)                                                             */
+
+/* "path[row][col]: why" for the first row of nrows (row -1: a single row, "path[col]") with a
+ * problem according to `problem`. */
+static bool tpCheckRanges(const tpReader *r, const char *path, int row0, const double *rows, int nrows, int cols,
+                          int (*problem)(const double *, char *, size_t))
+{
+    char why[160], elem[TP_PATH_CAP + 32];
+    for (int i = 0; i < nrows; ++i) {
+        int j = problem(rows + (size_t)i * (size_t)cols, why, sizeof why);
+        if (j >= 0) {
+            if (row0 < 0) {
+                tpJoinIndex(elem, sizeof elem, path, j);
+            } else {
+                snprintf(elem, sizeof elem, "%s[%d][%d]", path, i, j);
+            }
+            return tpFail(r, elem, "%s", why);
+        }
+    }
+    return true;
+}
+
+static bool tpCheckSize(const tpReader *r, const char *path, const char *shape, const double *size)
+{
+    char why[160], elem[TP_PATH_CAP];
+    int j = tpPlan_SizeProblem(shape, size, why, sizeof why);
+    if (j < 0) {
+        return true;
+    }
+    tpJoinIndex(elem, sizeof elem, path, j);
+    return tpFail(r, elem, "%s", why);
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* Whole-file checks                                                                          */
 
 /* Duplicate object members are ambiguous (cJSON would silently use the first), so they are
@@ -331,114 +365,56 @@ static bool tpCheckDuplicateKeys(const tpReader *r, const cJSON *item, char *pat
     return true;
 }
 
-/* Reads the whole file into a NUL-terminated buffer. */
-static bool tpSlurp(const tpReader *r, char **out, size_t *outlen)
+/* True if the text holds the escape "\u0001" (anywhere: a conservative test). */
+static bool tpHasEscape1(const char *text, size_t len)
 {
-    FILE *f = fopen(r->file, "rb");
-    if (!f) {
-        return tpFail(r, NULL, "cannot open: %s", strerror(errno));
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (cap - len < 2) {
-            char *bigger = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-            if (!bigger) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
+    for (const char *p = text; (p = memchr(p, '\\', len - (size_t)(p - text))) != NULL; ++p) {
+        if (len - (size_t)(p - text) >= 6 && memcmp(p, "\\u0001", 6) == 0) {
+            return true;
         }
-        size_t got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0) {
+        if (p + 1 >= text + len) {
             break;
         }
     }
-    bool bad = ferror(f) != 0;
-    int saved = errno;
-    fclose(f);
-    if (!buf) {
-        return tpFail(r, NULL, "out of memory reading the file");
-    }
-    if (bad) {
-        free(buf);
-        return tpFail(r, NULL, "read error: %s", strerror(saved));
-    }
-    buf[len] = '\0';
-    *out = buf;
-    *outlen = len;
-    return true;
+    return false;
 }
 
-/* True if the text ends with brackets or a string still open: the usual sign of a file cut
- * short, which cJSON's error position (often the start of the damaged value) does not show. */
-static bool tpEndsOpen(const char *text, size_t len)
+/* Parses len bytes of text (need not be NUL-terminated; the matrices are packed in place). */
+static cJSON *tpParse(const tpReader *r, char *text, size_t len)
 {
-    long depth = 0;
-    bool in_string = false, escaped = false;
-    for (size_t i = 0; i < len; ++i) {
-        char ch = text[i];
-        if (in_string) {
-            if (escaped) {
-                escaped = false;
-            } else if (ch == '\\') {
-                escaped = true;
-            } else if (ch == '"') {
-                in_string = false;
-            }
-        } else if (ch == '"') {
-            in_string = true;
-        } else if (ch == '[' || ch == '{') {
-            ++depth;
-        } else if (ch == ']' || ch == '}') {
-            --depth;
-        }
-    }
-    return in_string || depth > 0;
-}
-
-static cJSON *tpParse(const tpReader *r)
-{
-    char *text = NULL;
-    size_t len = 0;
-    if (!tpSlurp(r, &text, &len)) {
-        return NULL;
-    }
     if (len == 0) {
-        free(text);
         tpFail(r, NULL, "empty file (not a plan)");
         return NULL;
     }
-    /* cJSON stops at a NUL byte; a file with one inside is damaged, not shorter. */
-    const char *nul = memchr(text, '\0', len);
-    if (nul) {
-        tpFail(r, NULL, "invalid JSON: NUL byte at offset %zu", (size_t)(nul - text));
-        free(text);
+    /* cJSON stops at a NUL byte and cuts strings at "\u0000": a file with either is damaged. */
+    char why[256];
+    if (!tpJson_CheckText(text, len, why, sizeof why)) {
+        tpFail(r, NULL, "invalid JSON: %s", why);
         return NULL;
     }
-    const char *end = NULL;
-    tpPlan_PackMatrices(text, len, r->packs);
-    /* The length includes the terminator: cJSON wants to see it when checking for trailing text. */
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
-    if (!root) {
-        size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
-        size_t line = 1, col = 1;
-        for (size_t i = 0; i < off; ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                col = 1;
-            } else {
-                ++col;
-            }
-        }
-        tpFail(r, NULL, "invalid JSON at line %zu, column %zu%s", line, col,
-               tpEndsOpen(text, len) ? " (the file ends inside an unclosed array, object or string: truncated?)" : "");
+    /* A packed matrix's placeholder is a string starting with byte 0x01; a string the file spells
+     * "\u0001..." would pass for one, so such files are read without packing. */
+    if (!tpHasEscape1(text, len)) {
+        tpPlan_PackMatrices(text, len, r->packs);
     }
-    free(text);
-    return root;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
+    if (root) {
+        while (off < len && (text[off] == ' ' || text[off] == '\t' || text[off] == '\n' || text[off] == '\r')) {
+            ++off;
+        }
+        if (off == len) {
+            return root;
+        }
+        cJSON_Delete(root);
+        root = NULL;
+    }
+    size_t line, col;
+    tpJson_LineColumn(text, len, off, &line, &col);
+    tpFail(r, NULL, "invalid JSON at line %zu, column %zu%s", line, col,
+           tpJson_EndsOpen(text, len) ? " (the file ends inside an unclosed array, object or string: truncated?)" : "");
+    return NULL;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -574,8 +550,14 @@ static bool tpReadHeader(const tpReader *r, const cJSON *root, tpPlanRecord *rec
             return tpFail(r, "overrides", "out of memory");
         }
     }
-    return tpMemberEnum(r, root, "", "status", tpPlan_Statuses, &rec->status) &&
-           tpMemberDouble(r, root, "", "dt", &rec->dt) && tpReadView(r, root, &rec->view);
+    if (!tpMemberEnum(r, root, "", "status", tpPlan_Statuses, &rec->status) ||
+        !tpMemberDouble(r, root, "", "dt", &rec->dt)) {
+        return false;
+    }
+    if (!(rec->dt > 0.0 && rec->dt <= TP_PLAN_MAX_DT)) {
+        return tpFail(r, "dt", "%.17g is not a step length in (0, %g] s", rec->dt, TP_PLAN_MAX_DT);
+    }
+    return tpReadView(r, root, &rec->view);
 }
 
 static bool tpReadBodies(tpReadState *st, const cJSON *root)
@@ -607,7 +589,7 @@ static bool tpReadBodies(tpReadState *st, const cJSON *root)
         }
         const cJSON *size = tpMember(r, o, base, "size", TP_T_ARRAY);
         tpJoin(path, sizeof path, base, "size");
-        if (!size || !tpVector(r, size, path, -1, 4, b->size)) {
+        if (!size || !tpVector(r, size, path, -1, 4, b->size) || !tpCheckSize(r, path, b->shape, b->size)) {
             return false;
         }
         const cJSON *color = tpMember(r, o, base, "color", TP_T_ARRAY);
@@ -637,7 +619,8 @@ static bool tpReadBodies(tpReadState *st, const cJSON *root)
                 return tpFail(r, base, "missing field \"pose\" (or \"trajectory\" for a moving body)");
             }
             tpJoin(path, sizeof path, base, "pose");
-            if (!tpVector(r, pose, path, -1, TP_STATE_DOUBLES, b->pose)) {
+            if (!tpVector(r, pose, path, -1, TP_STATE_DOUBLES, b->pose) ||
+                !tpCheckRanges(r, path, -1, b->pose, 1, TP_STATE_DOUBLES, tpPlan_StateProblem)) {
                 return false;
             }
         }
@@ -821,13 +804,15 @@ static bool tpFillWorld(const tpReader *r, const tpPlanRecord *rec, const tpWorl
     for (int i = 0; i < rec->nbodies; ++i) {
         if (src->traj[i]) {
             tpSourcePath(path, sizeof path, rec, src, 0, i);
-            if (!tpRows(r, src->traj[i], path, TP_STATE_DOUBLES, w->traj[i])) {
+            if (!tpRows(r, src->traj[i], path, TP_STATE_DOUBLES, w->traj[i]) ||
+                !tpCheckRanges(r, path, 0, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, tpPlan_StateProblem)) {
                 return false;
             }
         }
         if (src->ctrl[i]) {
             tpSourcePath(path, sizeof path, rec, src, 1, i);
-            if (!tpRows(r, src->ctrl[i], path, TP_CONTROL_DOUBLES, w->controls[i])) {
+            if (!tpRows(r, src->ctrl[i], path, TP_CONTROL_DOUBLES, w->controls[i]) ||
+                !tpCheckRanges(r, path, 0, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, tpPlan_ControlProblem)) {
                 return false;
             }
         }
@@ -943,6 +928,9 @@ static bool tpReadStats(const tpReader *r, const cJSON *root, tpPlanRecord *rec)
             if (!cJSON_IsNumber(e)) {
                 return tpFail(r, "stats.report", "%s: expected a number, got %s", e->string, tpTypeName(e));
             }
+            if (!isfinite(e->valuedouble)) {
+                return tpFail(r, "stats.report", "%s: number out of range", e->string);
+            }
             tpStrCopy(rec->report_names[rec->nreports], sizeof rec->report_names[0], e->string);
             rec->report_values[rec->nreports++] = e->valuedouble;
         }
@@ -999,12 +987,12 @@ static bool tpReadRecord(tpReadState *st, const cJSON *root)
     return tpReadStats(r, root, rec) && tpPlan_ReadOverlays(r->file, root, rec, r->err, r->errlen);
 }
 
-bool tpPlanRecord_Read(tpPlanRecord *rec, const char *path, char *err, size_t errlen)
+/* Reads the plan in text[0..len) (modified: matrices are packed in place); file names it. */
+static bool tpReadText(tpPlanRecord *rec, const char *file, char *text, size_t len, char *err, size_t errlen)
 {
-    memset(rec, 0, sizeof *rec);
     tpPlanPackTable packs = {0};
-    const tpReader r = {path, err, errlen, &packs};
-    cJSON *root = tpParse(&r);
+    const tpReader r = {file, err, errlen, &packs};
+    cJSON *root = tpParse(&r, text, len);
     if (!root) {
         tpPlan_FreePacked(&packs);
         return false;
@@ -1018,5 +1006,35 @@ bool tpPlanRecord_Read(tpPlanRecord *rec, const char *path, char *err, size_t er
     if (!ok) {
         tpPlanRecord_Free(rec);
     }
+    return ok;
+}
+
+bool tpPlanRecord_Read(tpPlanRecord *rec, const char *path, char *err, size_t errlen)
+{
+    memset(rec, 0, sizeof *rec);
+    char why[256];
+    size_t len = 0;
+    char *text = tpFile_Read(path, TP_MAX_PLAN_BYTES, &len, why, sizeof why);
+    if (!text) {
+        tpErrorf(err, errlen, "%s: %s", path, why);
+        return false;
+    }
+    bool ok = tpReadText(rec, path, text, len, err, errlen);
+    free(text);
+    return ok;
+}
+
+bool tpPlanRecord_Parse(tpPlanRecord *rec, const char *text, size_t len, const char *name, char *err, size_t errlen)
+{
+    memset(rec, 0, sizeof *rec);
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        tpErrorf(err, errlen, "%s: out of memory", name);
+        return false;
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    bool ok = tpReadText(rec, name, copy, len, err, errlen);
+    free(copy);
     return ok;
 }

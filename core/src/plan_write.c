@@ -277,6 +277,21 @@ static bool tpCheckRows(const tpCheck *c, const double *v, int rows, int cols, c
     return true;
 }
 
+/* The physical ranges of plan_range.c, row by row (single: one row named "field[col]"). */
+static bool tpCheckRanges(const tpCheck *c, const double *v, int rows, int cols, const char *field, bool single,
+                          int (*problem)(const double *, char *, size_t))
+{
+    char why[160];
+    for (int r = 0; r < rows; ++r) {
+        int j = problem(v + (size_t)r * (size_t)cols, why, sizeof why);
+        if (j >= 0) {
+            return single ? tpCheckFail(c, "%s[%d]: %s", field, j, why)
+                          : tpCheckFail(c, "%s[%d][%d]: %s", field, r, j, why);
+        }
+    }
+    return true;
+}
+
 static bool tpCheckString(const tpCheck *c, const char *s, const char *field)
 {
     return s ? true : tpCheckFail(c, "%s: missing (NULL)", field);
@@ -312,7 +327,8 @@ static bool tpCheckWorld(const tpCheck *c, const tpPlanRecord *rec, int wi)
             if (!w->traj[i]) {
                 return tpCheckFail(c, "%s: missing (NULL) for a moving body", field);
             }
-            if (!tpCheckRows(c, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, field)) {
+            if (!tpCheckRows(c, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, field) ||
+                !tpCheckRanges(c, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, field, false, tpPlan_StateProblem)) {
                 return false;
             }
         }
@@ -325,7 +341,8 @@ static bool tpCheckWorld(const tpCheck *c, const tpPlanRecord *rec, int wi)
             if (!w->controls[i] && w->nsteps > 0) {
                 return tpCheckFail(c, "%s: missing (NULL) for a controlled body", field);
             }
-            if (!tpCheckRows(c, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, field)) {
+            if (!tpCheckRows(c, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, field) ||
+                !tpCheckRanges(c, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, field, false, tpPlan_ControlProblem)) {
                 return false;
             }
         }
@@ -374,6 +391,9 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
     if (!tpCheckFinite(c, &rec->mu, 1, "planner.mu") || !tpCheckFinite(c, &rec->time_limit, 1, "planner.time_limit") ||
         !tpCheckFinite(c, &rec->dt, 1, "dt")) {
         return false;
+    }
+    if (!(rec->dt > 0.0 && rec->dt <= TP_PLAN_MAX_DT)) {
+        return tpCheckFail(c, "dt: %.17g is not a step length in (0, %g] s", rec->dt, TP_PLAN_MAX_DT);
     }
     if (rec->view.set && !tpPlanView_Valid(&rec->view)) {
         return tpCheckFail(c, "view: expected finite numbers, distance >= 0 and pitch within -89.9..89.9 degrees");
@@ -427,6 +447,11 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
         if (!tpCheckFinite(c, b->size, 4, field)) {
             return false;
         }
+        char why[160];
+        int bad = tpPlan_SizeProblem(b->shape, b->size, why, sizeof why);
+        if (bad >= 0) {
+            return tpCheckFail(c, "%s[%d]: %s", field, bad, why);
+        }
         for (int j = 0; j < 4; ++j) {
             if (!(b->color[j] >= 0.0f && b->color[j] <= 1.0f)) {
                 return tpCheckFail(c, "bodies[%d].color[%d]: %g is outside [0, 1]", i, j, (double)b->color[j]);
@@ -434,7 +459,8 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
         }
         if (!b->moving) {
             snprintf(field, sizeof field, "bodies[%d].pose", i);
-            if (!tpCheckFinite(c, b->pose, TP_STATE_DOUBLES, field)) {
+            if (!tpCheckFinite(c, b->pose, TP_STATE_DOUBLES, field) ||
+                !tpCheckRanges(c, b->pose, 1, TP_STATE_DOUBLES, field, true, tpPlan_StateProblem)) {
                 return false;
             }
         }

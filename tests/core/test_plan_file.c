@@ -97,6 +97,27 @@ static double awkward(int i)
     return v[i % (int)(sizeof v / sizeof v[0])];
 }
 
+/* awkward(i) brought within +-max (the physical ranges of tp/base.h) with other awkward bits. */
+static double awkward_within(int i, double max)
+{
+    double v = awkward(i);
+    return fabs(v) <= max ? v : copysign(max / 3.0, v);
+}
+
+/* A state row of awkward numbers that the plan's physical ranges accept: the quaternion is
+ * normalised (its bits stay awkward), the rest clamped. */
+static void physical_state(double *row, int k)
+{
+    for (int j = 0; j < TP_STATE_DOUBLES; ++j) {
+        row[j] = awkward_within(k + j, j < 3 ? TP_MAX_COORD : j < 7 ? 10.0 : j < 10 ? TP_MAX_SPEED : TP_MAX_ANGVEL);
+    }
+    row[3] += 1.0;
+    double n = sqrt(row[3] * row[3] + row[4] * row[4] + row[5] * row[5] + row[6] * row[6]);
+    for (int j = 3; j < 7; ++j) {
+        row[j] /= n;
+    }
+}
+
 static void build_record(tpPlanRecord *rec)
 {
     memset(rec, 0, sizeof *rec);
@@ -124,7 +145,9 @@ static void build_record(tpPlanRecord *rec)
         b->cls = strdup(cls[i]);
         b->shape = strdup(shapes[i]);
         for (int j = 0; j < 4; ++j) {
-            b->size[j] = awkward(i * 4 + j);
+            /* Used lengths are in (0, TP_MAX_COORD]; a plane's coefficients may have any sign. */
+            double v = awkward_within(i * 4 + j, TP_MAX_COORD);
+            b->size[j] = i == 0 || v > 0 ? v : 0.75;
         }
         b->color[0] = 0.1f;
         b->color[1] = 1.0f / 3.0f;
@@ -133,9 +156,7 @@ static void build_record(tpPlanRecord *rec)
         b->moving = i == 1 || i == 2;
         b->controlled = i == 2;
         if (!b->moving) {
-            for (int j = 0; j < TP_STATE_DOUBLES; ++j) {
-                b->pose[j] = awkward(i + j * 3);
-            }
+            physical_state(b->pose, i * 3);
         }
     }
     rec->ntactics = 2;
@@ -165,13 +186,14 @@ static void build_record(tpPlanRecord *rec)
         int k = w * 7;
         for (int i = 0; i < 4; ++i) {
             if (pw->traj[i]) {
-                for (int j = 0; j < (steps[w] + 1) * TP_STATE_DOUBLES; ++j) {
-                    pw->traj[i][j] = awkward(k++);
+                for (int r = 0; r <= steps[w]; ++r) {
+                    physical_state(pw->traj[i] + r * TP_STATE_DOUBLES, k);
+                    k += TP_STATE_DOUBLES;
                 }
             }
             if (pw->controls[i]) {
                 for (int j = 0; j < steps[w] * TP_CONTROL_DOUBLES; ++j) {
-                    pw->controls[i][j] = awkward(k++);
+                    pw->controls[i][j] = awkward_within(k++, TP_MAX_FORCE);
                 }
             }
         }
@@ -465,6 +487,7 @@ static void test_plan_minimal(void **state)
     rec.domain_hash = strdup("fnv1a64:ffffffffffffffff");
     rec.planner = strdup("rrt");
     rec.status = strdup("solved");
+    rec.dt = 1.0 / 60.0;
     rec.nworlds = 1;
     rec.worlds = calloc(1, sizeof *rec.worlds);
     assert_true(tpPlanWorld_Alloc(&rec.worlds[0], &rec, 0));

@@ -156,6 +156,11 @@ bool tpPlanRecord_Write(const tpPlanRecord *rec, const char *path, char *err, si
 /// version, missing/ill-typed field, inconsistent array lengths) returns false with a message
 /// naming the file and the field, e.g. "plan.json: bodies[1].trajectory[4]: expected 13 numbers".
 bool tpPlanRecord_Read(tpPlanRecord *rec, const char *path, char *err, size_t errlen);
+/// Same as tpPlanRecord_Read, from the len bytes at text (need not be NUL-terminated, not kept);
+/// name (not NULL) stands for the file in messages. Reading a file refuses a non-regular file or
+/// one larger than TP_MAX_PLAN_BYTES; both refuse values outside the physical ranges of tp/base.h
+/// and "\u0000" in strings.
+bool tpPlanRecord_Parse(tpPlanRecord *rec, const char *text, size_t len, const char *name, char *err, size_t errlen);
 
 /// Frees the arrays of one overlay and zeroes it. NULL is allowed.
 void tpPlanOverlay_Free(tpPlanOverlay *ov);

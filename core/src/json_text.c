@@ -1,0 +1,76 @@
+/* Checks on JSON text that cJSON does not make (see json_text.h). */
+#include "json_text.h"
+
+#include <string.h>
+
+#include "tp/base.h"
+
+void tpJson_LineColumn(const char *text, size_t len, size_t off, size_t *line, size_t *col)
+{
+    size_t l = 1, c = 1;
+    for (size_t i = 0; i < off && i < len; ++i) {
+        if (text[i] == '\n') {
+            ++l;
+            c = 1;
+        } else {
+            ++c;
+        }
+    }
+    *line = l;
+    *col = c;
+}
+
+bool tpJson_CheckText(const char *text, size_t len, char *err, size_t errlen)
+{
+    size_t line, col;
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        tpJson_LineColumn(text, len, (size_t)(nul - text), &line, &col);
+        tpErrorf(err, errlen, "line %zu, column %zu: NUL byte in the file (offset %zu)", line, col,
+                 (size_t)(nul - text));
+        return false;
+    }
+    bool in_string = false;
+    for (size_t i = 0; i < len; ++i) {
+        char ch = text[i];
+        if (!in_string) {
+            in_string = ch == '"';
+        } else if (ch == '"') {
+            in_string = false;
+        } else if (ch == '\\' && i + 1 < len) {
+            /* Only "\u0000" decodes to a NUL: a surrogate pair never does. */
+            if (text[i + 1] == 'u' && len - i >= 6 && memcmp(text + i + 2, "0000", 4) == 0) {
+                tpJson_LineColumn(text, len, i, &line, &col);
+                tpErrorf(err, errlen, "line %zu, column %zu: \\u0000 (NUL) inside a string is not allowed", line, col);
+                return false;
+            }
+            ++i; /* skip the escaped character, so \\" and \\\\ are handled */
+        }
+    }
+    return true;
+}
+
+bool tpJson_EndsOpen(const char *text, size_t len)
+{
+    long depth = 0;
+    bool in_string = false, escaped = false;
+    for (size_t i = 0; i < len; ++i) {
+        char ch = text[i];
+        if (in_string) {
+            if (escaped) {
+                escaped = false;
+            } else if (ch == '\\') {
+                escaped = true;
+            } else if (ch == '"') {
+                in_string = false;
+            }
+        } else if (ch == '"') {
+            in_string = true;
+        } else if (ch == '[' || ch == '{') {
+            ++depth;
+        } else if (ch == ']' || ch == '}') {
+            --depth;
+        }
+    }
+    return in_string || depth > 0;
+}

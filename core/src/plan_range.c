@@ -1,0 +1,73 @@
+/* Physical ranges of the numbers in a plan file (tp/base.h), shared by the writer and the reader
+ * so that the writer never produces a file the reader refuses. A plan's states and controls go
+ * straight into the simulator on replay, and ODE aborts the whole process on overflowing or
+ * non-finite states, so nothing beyond these ranges may be handed out by the reader. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plan_internal.h"
+#include "tp/base.h"
+
+static int tpOutside(double v, double max, int index, char *why, size_t cap)
+{
+    snprintf(why, cap, "%.17g is outside +-%g", v, max);
+    return index;
+}
+
+int tpPlan_StateProblem(const double *s, char *why, size_t cap)
+{
+    for (int j = 0; j < 3; ++j) {
+        if (!(fabs(s[j]) <= TP_MAX_COORD)) {
+            return tpOutside(s[j], TP_MAX_COORD, j, why, cap);
+        }
+    }
+    /* The quaternion before the velocities: entries are reported in file order. */
+    double n2 = s[3] * s[3] + s[4] * s[4] + s[5] * s[5] + s[6] * s[6];
+    if (!(fabs(n2 - 1.0) <= TP_PLAN_QUAT_TOL)) {
+        snprintf(why, cap, "the quaternion (entries 3..6) has squared norm %.17g, not 1", n2);
+        return 3;
+    }
+    for (int j = 7; j < 13; ++j) {
+        double max = j < 10 ? TP_MAX_SPEED : TP_MAX_ANGVEL;
+        if (!(fabs(s[j]) <= max)) {
+            return tpOutside(s[j], max, j, why, cap);
+        }
+    }
+    return -1;
+}
+
+int tpPlan_ControlProblem(const double *c, char *why, size_t cap)
+{
+    for (int j = 0; j < TP_CONTROL_DOUBLES; ++j) {
+        if (!(fabs(c[j]) <= TP_MAX_FORCE)) {
+            return tpOutside(c[j], TP_MAX_FORCE, j, why, cap);
+        }
+    }
+    return -1;
+}
+
+int tpPlan_SizeProblem(const char *shape, const double *size, char *why, size_t cap)
+{
+    if (strcmp(shape, "plane") == 0) {
+        for (int j = 0; j < 4; ++j) {
+            if (!(fabs(size[j]) <= TP_MAX_COORD)) {
+                return tpOutside(size[j], TP_MAX_COORD, j, why, cap);
+            }
+        }
+        if (size[0] == 0.0 && size[1] == 0.0 && size[2] == 0.0) {
+            snprintf(why, cap, "the plane's normal (entries 0..2) is zero");
+            return 0;
+        }
+        return -1;
+    }
+    /* Entries the shape does not use are not checked (the format says 0). */
+    int n = strcmp(shape, "box") == 0 ? 3 : strcmp(shape, "sphere") == 0 ? 1 : 2;
+    for (int j = 0; j < n; ++j) {
+        if (!(size[j] > 0.0 && size[j] <= TP_MAX_COORD)) {
+            snprintf(why, cap, "%.17g is not a length in (0, %g] m", size[j], TP_MAX_COORD);
+            return j;
+        }
+    }
+    return -1;
+}
