@@ -1,16 +1,18 @@
-/* Track data files for the vehicle planner (JSON, read with cJSON). */
+/* Track data files for the vehicle planner (JSON, read with cJSON). Track files come with
+ * domain scripts, possibly other people's: every count and number is bounded before use. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_text.h"
 #include "tp/base.h"
 #include "tp/nav.h"
 
-/* Reads a numeric array of exactly n finite entries. */
-static bool readVec(const cJSON *obj, const char *key, double *out, int n, bool required, const char *path,
-                    const char *where, char *err, size_t errlen)
+/* Reads a numeric array of exactly n finite entries within +-max[i] (max may hold one bound). */
+static bool readVec(const cJSON *obj, const char *key, double *out, int n, bool required, const double *max,
+                    const char *path, const char *where, char *err, size_t errlen)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!a) {
@@ -23,10 +25,15 @@ static bool readVec(const cJSON *obj, const char *key, double *out, int n, bool 
         tpErrorf(err, errlen, "%s: %s'%s' must be an array of %d numbers", path, where, key, n);
         return false;
     }
-    for (int i = 0; i < n; ++i) {
-        const cJSON *v = cJSON_GetArrayItem(a, i);
+    int i = 0;
+    for (const cJSON *v = a->child; v; v = v->next, ++i) {
         if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
             tpErrorf(err, errlen, "%s: %s'%s'[%d] must be a finite number", path, where, key, i);
+            return false;
+        }
+        if (!(fabs(v->valuedouble) <= max[i])) {
+            tpErrorf(err, errlen, "%s: %s'%s'[%d]: %.17g is outside +-%g", path, where, key, i, v->valuedouble,
+                     max[i]);
             return false;
         }
         out[i] = v->valuedouble;
@@ -34,8 +41,8 @@ static bool readVec(const cJSON *obj, const char *key, double *out, int n, bool 
     return true;
 }
 
-static bool readNum(const cJSON *obj, const char *key, double *out, const char *path, const char *where, char *err,
-                    size_t errlen)
+static bool readNum(const cJSON *obj, const char *key, double *out, double max, const char *path, const char *where,
+                    char *err, size_t errlen)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!v) {
@@ -45,61 +52,67 @@ static bool readNum(const cJSON *obj, const char *key, double *out, const char *
         tpErrorf(err, errlen, "%s: %s'%s' must be a finite number", path, where, key);
         return false;
     }
+    if (!(fabs(v->valuedouble) <= max)) {
+        tpErrorf(err, errlen, "%s: %s'%s': %.17g is outside +-%g", path, where, key, v->valuedouble, max);
+        return false;
+    }
     *out = v->valuedouble;
     return true;
 }
 
-tpNavTrackFile *tpNavTrack_Load(const char *path, char *err, size_t errlen)
+static const double k_coords[4] = {TP_MAX_COORD, TP_MAX_COORD, TP_MAX_COORD, TP_MAX_COORD};
+static const double k_speeds[2] = {TP_MAX_SPEED, TP_MAX_SPEED};
+static const double k_pose[3] = {TP_MAX_COORD, TP_MAX_COORD, TP_NAV_TRACK_MAX_ANGLE};
+
+/* Parses len bytes of JSON text (need not be NUL-terminated) into a root object. */
+static cJSON *parseRoot(const char *text, size_t len, const char *path, char *err, size_t errlen)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        tpErrorf(err, errlen, "%s: cannot open", path);
+    char why[256];
+    if (!tpJson_CheckText(text, len, why, sizeof why)) {
+        tpErrorf(err, errlen, "%s: %s", path, why);
         return NULL;
     }
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? 2 * cap : 8192;
-            char *t = realloc(text, cap);
-            if (!t) {
-                free(text);
-                fclose(fp);
-                tpErrorf(err, errlen, "%s: out of memory", path);
-                return NULL;
-            }
-            text = t;
-        }
-        size_t n = fread(text + len, 1, 4096, fp);
-        len += n;
-        if (n < 4096) {
-            break;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
+    if (root) {
+        while (off < len && (text[off] == ' ' || text[off] == '\t' || text[off] == '\n' || text[off] == '\r')) {
+            ++off;
         }
     }
-    fclose(fp);
-    text[len] = '\0';
-    cJSON *root = cJSON_Parse(text);
-    if (!root || !cJSON_IsObject(root)) {
+    if (!root || off != len || !cJSON_IsObject(root)) {
         /* cJSON reports where it stopped: turn that into a line number */
-        const char *at = cJSON_GetErrorPtr();
-        int line = 1;
-        for (const char *c = text; at && c < at && *c; ++c) {
-            line += *c == '\n';
-        }
-        tpErrorf(err, errlen, "%s:%d: not a JSON object", path, line);
+        size_t line, col;
+        tpJson_LineColumn(text, len, off, &line, &col);
+        tpErrorf(err, errlen, "%s:%zu: not a JSON object", path, line);
         cJSON_Delete(root);
-        free(text);
         return NULL;
     }
-    free(text);
+    return root;
+}
+
+tpNavTrackFile *tpNavTrack_Parse(const char *text, size_t len, const char *path, char *err, size_t errlen)
+{
+    cJSON *root = parseRoot(text, len, path, err, errlen);
+    if (!root) {
+        return NULL;
+    }
     tpNavTrackFile *t = calloc(1, sizeof *t);
     const cJSON *walls = cJSON_GetObjectItemCaseSensitive(root, "walls");
     const cJSON *cars = cJSON_GetObjectItemCaseSensitive(root, "cars");
     int nw = cJSON_IsArray(walls) ? cJSON_GetArraySize(walls) : 0,
         nc = cJSON_IsArray(cars) ? cJSON_GetArraySize(cars) : 0;
     bool ok = t != NULL;
+    if (!ok) {
+        tpErrorf(err, errlen, "%s: out of memory", path);
+    }
     if (ok && (!walls || !cJSON_IsArray(walls) || (cars && !cJSON_IsArray(cars)))) {
         tpErrorf(err, errlen, "%s: 'walls' (required) and 'cars' must be arrays", path);
+        ok = false;
+    }
+    if (ok && (nw > TP_NAV_TRACK_MAX_WALLS || nc > TP_NAV_TRACK_MAX_CARS)) {
+        tpErrorf(err, errlen, "%s: %d walls and %d cars (at most %d and %d)", path, nw, nc, TP_NAV_TRACK_MAX_WALLS,
+                 TP_NAV_TRACK_MAX_CARS);
         ok = false;
     }
     if (ok) {
@@ -112,31 +125,40 @@ tpNavTrackFile *tpNavTrack_Load(const char *path, char *err, size_t errlen)
     }
     const cJSON *name = ok ? cJSON_GetObjectItemCaseSensitive(root, "name") : NULL;
     if (ok && name) {
-        if (!cJSON_IsString(name)) {
+        if (!cJSON_IsString(name) || !name->valuestring) {
             tpErrorf(err, errlen, "%s: 'name' must be a string", path);
+            ok = false;
+        } else if (strlen(name->valuestring) >= sizeof t->name) {
+            tpErrorf(err, errlen, "%s: 'name' is longer than %zu bytes", path, sizeof t->name - 1);
             ok = false;
         } else {
             tpStrCopy(t->name, sizeof t->name, name->valuestring);
         }
     }
-    for (int i = 0; ok && i < nw; ++i) {
-        const cJSON *w = cJSON_GetArrayItem(walls, i);
+    /* Elements are walked as a list: cJSON_GetArrayItem(i) would make this quadratic. */
+    const cJSON *w = ok ? walls->child : NULL;
+    for (int i = 0; ok && i < nw; ++i, w = w->next) {
         int n = cJSON_IsArray(w) ? cJSON_GetArraySize(w) : -1;
-        for (int k = 0; k < 4 && n == 4; ++k) {
-            const cJSON *v = cJSON_GetArrayItem(w, k);
+        const cJSON *v = n == 4 ? w->child : NULL;
+        for (int k = 0; k < 4 && n == 4; ++k, v = v->next) {
             if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
                 n = -1;
+            } else if (!(fabs(v->valuedouble) <= TP_MAX_COORD)) {
+                n = -2;
             } else {
                 t->walls[i][k] = v->valuedouble;
             }
         }
-        if (n != 4) {
+        if (n == -2) {
+            tpErrorf(err, errlen, "%s: walls[%d]: a coordinate is outside +-%g", path, i, TP_MAX_COORD);
+            ok = false;
+        } else if (n != 4) {
             tpErrorf(err, errlen, "%s: walls[%d] must be [x0, y0, x1, y1] (finite numbers)", path, i);
             ok = false;
         }
     }
-    for (int i = 0; ok && i < nc; ++i) {
-        const cJSON *c = cJSON_GetArrayItem(cars, i);
+    const cJSON *c = ok && cars ? cars->child : NULL;
+    for (int i = 0; ok && i < nc; ++i, c = c->next) {
         char where[32];
         snprintf(where, sizeof where, "cars[%d].", i);
         tpNavTrafficCar *o = &t->cars[i];
@@ -147,19 +169,19 @@ tpNavTrackFile *tpNavTrack_Load(const char *path, char *err, size_t errlen)
             ok = false;
             break;
         }
-        ok = readVec(c, "pos", o->pos, 2, true, path, where, err, errlen) &&
-             readVec(c, "vel", o->vel, 2, false, path, where, err, errlen) &&
-             readNum(c, "heading", &o->heading, path, where, err, errlen) &&
-             readNum(c, "length", &o->length, path, where, err, errlen) &&
-             readNum(c, "width", &o->width, path, where, err, errlen);
+        ok = readVec(c, "pos", o->pos, 2, true, k_coords, path, where, err, errlen) &&
+             readVec(c, "vel", o->vel, 2, false, k_speeds, path, where, err, errlen) &&
+             readNum(c, "heading", &o->heading, TP_NAV_TRACK_MAX_ANGLE, path, where, err, errlen) &&
+             readNum(c, "length", &o->length, TP_MAX_COORD, path, where, err, errlen) &&
+             readNum(c, "width", &o->width, TP_MAX_COORD, path, where, err, errlen);
         if (ok && !(o->length > 0 && o->width > 0)) {
             tpErrorf(err, errlen, "%s: %s'length' and 'width' must be > 0", path, where);
             ok = false;
         }
     }
-    ok = ok && readVec(root, "start", t->start, 3, true, path, "", err, errlen) &&
-         readVec(root, "goal", t->track.goal, 2, true, path, "", err, errlen) &&
-         readVec(root, "finish", t->track.finish, 4, true, path, "", err, errlen);
+    ok = ok && readVec(root, "start", t->start, 3, true, k_pose, path, "", err, errlen) &&
+         readVec(root, "goal", t->track.goal, 2, true, k_coords, path, "", err, errlen) &&
+         readVec(root, "finish", t->track.finish, 4, true, k_coords, path, "", err, errlen);
     cJSON_Delete(root);
     if (!ok) {
         tpNavTrack_Free(t);
@@ -169,6 +191,20 @@ tpNavTrackFile *tpNavTrack_Load(const char *path, char *err, size_t errlen)
     t->track.walls = (const double(*)[4])t->walls;
     t->track.ncars = nc;
     t->track.cars = t->cars;
+    return t;
+}
+
+tpNavTrackFile *tpNavTrack_Load(const char *path, char *err, size_t errlen)
+{
+    char why[256];
+    size_t len = 0;
+    char *text = tpFile_Read(path, TP_MAX_DATA_BYTES, &len, why, sizeof why);
+    if (!text) {
+        tpErrorf(err, errlen, "%s: %s", path, why);
+        return NULL;
+    }
+    tpNavTrackFile *t = tpNavTrack_Parse(text, len, path, err, errlen);
+    free(text);
     return t;
 }
 

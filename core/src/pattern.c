@@ -5,7 +5,6 @@
 #include "tp/base.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,47 +314,14 @@ bool tpBitmap_ParsePnm(const unsigned char *data, size_t len, const char *name, 
 bool tpBitmap_ReadPnm(const char *path, bool invert, tpBitmap *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        tpErrorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    char why[256];
+    size_t len = 0;
+    char *buf = tpFile_Read(path, TP_MAX_DATA_BYTES, &len, why, sizeof why);
+    if (!buf) {
+        tpErrorf(err, errlen, "%s: %s", path, why);
         return false;
     }
-    /* Largest legal file: a P2 of TP_PNM_MAX_PIXELS 5-digit samples and a generous header. */
-    const size_t cap_max = (size_t)TP_PNM_MAX_PIXELS * 6 + 4096;
-    size_t cap = 1 << 16, len = 0;
-    unsigned char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) {
-            fclose(f);
-            tpErrorf(err, errlen, "%s: out of memory", path);
-            return false;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (len < cap) {
-            break;
-        }
-        if (cap >= cap_max) {
-            free(buf);
-            fclose(f);
-            tpErrorf(err, errlen, "%s: file too large for an image of at most %d pixels", path, TP_PNM_MAX_PIXELS);
-            return false;
-        }
-        cap *= 2;
-        unsigned char *nb = realloc(buf, cap);
-        if (!nb) {
-            free(buf);
-        }
-        buf = nb;
-    }
-    bool bad = ferror(f) != 0;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        tpErrorf(err, errlen, "%s: read error", path);
-        return false;
-    }
-    bool ok = tpBitmap_ParsePnm(buf, len, path, invert, out, err, errlen);
+    bool ok = tpBitmap_ParsePnm((const unsigned char *)buf, len, path, invert, out, err, errlen);
     free(buf);
     return ok;
 }
@@ -419,6 +385,15 @@ int tpPattern_Cells(const tpBitmap *bm, int n, double pitch, double *xy, char *e
     double c = (double)(bm->w > bm->h ? bm->w : bm->h);
     int cols = 0, rows = 0, count = 0;
     for (int k = 0; k < 100000; ++k, c *= 0.99) {
+        /* Few lit pixels in a large image need cells far smaller than a pixel: bound the grid (and
+         * with it the work, a geometric sum of grids) instead of looping for hours. */
+        if (((double)bm->w / c + 1.0) * ((double)bm->h / c + 1.0) > TP_PATTERN_MAX_GRID) {
+            tpErrorf(err, errlen,
+                     "pattern: the image has too few lit pixels for %d cells (%d lit of %d x %d; the grid would "
+                     "need more than %d cells)",
+                     n, tpBitmap_Count(bm), bm->w, bm->h, TP_PATTERN_MAX_GRID);
+            return -1;
+        }
         count = lit_cells(bm, c, &cols, &rows, NULL);
         if (count >= n) {
             break;

@@ -2,6 +2,7 @@
  * (format in docs/tree-format.md). Trees have millions of nodes, hence binary rather than
  * JSON. Values are encoded byte by byte so the file is the same on any host. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "plan_internal.h"
 #include "tp/base.h"
@@ -19,6 +21,7 @@ enum {
     TP_TREE_HEADER_LEN = 24, /* magic, version, nbodies, nnodes */
     TP_TREE_SUM_LEN = 8,
     TP_TREE_MAX_NAME = 65535,
+    TP_TREE_MAX_BODIES = 1 << 20, /* moving bodies per node (a world has far fewer) */
 };
 
 /* FNV-1a-64 fed in pieces; equals tpHash_Fnv1a64 over the concatenation. */
@@ -241,7 +244,7 @@ static bool tpTreeRead(tpTreeRecord *rec, tpTreeIn *in, const char *path, char *
     int64_t nnodes = (int64_t)tpGetLE(h + 16, 8);
     uint64_t payload = in->left - TP_TREE_SUM_LEN;
     /* Each name takes at least 2 bytes: bound the count by the file before allocating. */
-    if (nbodies > INT_MAX / 16 || nbodies > payload / 2) {
+    if (nbodies > TP_TREE_MAX_BODIES || nbodies > payload / 2) {
         return tpTreeFail(path, err, errlen, "absurd body count %" PRIu32 " for a file of this size (truncated?)",
                           nbodies);
     }
@@ -332,14 +335,23 @@ static bool tpTreeRead(tpTreeRecord *rec, tpTreeIn *in, const char *path, char *
 bool tpTreeRecord_Read(tpTreeRecord *rec, const char *path, char *err, size_t errlen)
 {
     memset(rec, 0, sizeof *rec);
-    tpTreeIn in = {fopen(path, "rb"), TP_FNV_BASIS, 0};
-    if (!in.f) {
+    /* O_NONBLOCK: opening a FIFO with no writer must not hang before fstat can refuse it. The
+     * reader streams (trees reach gigabytes), so it has no size cap: every allocation is bounded
+     * by the file's size instead (see tpTreeRead). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         return tpTreeFail(path, err, errlen, "cannot open: %s", strerror(errno));
     }
     struct stat sb;
-    if (fstat(fileno(in.f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        fclose(in.f);
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
         return tpTreeFail(path, err, errlen, "not a regular file");
+    }
+    tpTreeIn in = {fdopen(fd, "rb"), TP_FNV_BASIS, 0};
+    if (!in.f) {
+        int saved = errno;
+        close(fd);
+        return tpTreeFail(path, err, errlen, "cannot open: %s", strerror(saved));
     }
     in.left = (uint64_t)sb.st_size;
     bool ok = tpTreeRead(rec, &in, path, err, errlen);

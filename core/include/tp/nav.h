@@ -535,6 +535,10 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *trac
 bool tpNavCar_Collides(const tpNavMoveTree *tree, const tpNavTrack *track, const double pose[3], double t);
 
 /// A track read from a data file (see docs/navigation.md, "Track files"). Owns its arrays.
+#define TP_NAV_TRACK_MAX_WALLS 65536 /* walls in a track file */
+#define TP_NAV_TRACK_MAX_CARS 4096   /* cars in a track file */
+#define TP_NAV_TRACK_MAX_ANGLE 1e3   /* rad: |heading| in a track file */
+
 typedef struct tpNavTrackFile {
     char name[64];
     tpNavTrack track; /* points into walls / cars below */
@@ -545,8 +549,16 @@ typedef struct tpNavTrackFile {
 
 /// Reads a JSON track file: {"name", "walls": [[x0, y0, x1, y1], ...], "cars": [{"pos": [x, y],
 /// "vel": [vx, vy], "heading", "length", "width"}, ...], "start": [x, y, heading], "goal": [x, y],
-/// "finish": [x0, y0, x1, y1]}. NULL with a message naming the file and the field on bad input.
+/// "finish": [x0, y0, x1, y1]}. NULL with a message naming the file and the field on bad input:
+/// a non-regular file or one larger than TP_MAX_DATA_BYTES, more than TP_NAV_TRACK_MAX_WALLS walls
+/// or TP_NAV_TRACK_MAX_CARS cars, a name of 64 bytes or more, coordinates, lengths and widths
+/// beyond +-TP_MAX_COORD, speeds beyond TP_MAX_SPEED, headings beyond +-TP_NAV_TRACK_MAX_ANGLE.
+/// The caller frees the result with tpNavTrack_Free.
 tpNavTrackFile *tpNavTrack_Load(const char *path, char *err, size_t errlen);
+/// Same as tpNavTrack_Load, from the len bytes at text (need not be NUL-terminated, not kept);
+/// path (not NULL) stands for the file in messages.
+tpNavTrackFile *tpNavTrack_Parse(const char *text, size_t len, const char *path, char *err, size_t errlen);
+/// Frees a track file and its arrays. NULL is allowed.
 void tpNavTrack_Free(tpNavTrackFile *track);
 
 /// Result of a drive.

@@ -25,6 +25,7 @@ typedef struct tpBitmap {
 #define TP_FONT_W 5 /* glyph width in pixels */
 #define TP_FONT_H 7 /* glyph height in pixels */
 #define TP_PNM_MAX_PIXELS (16 << 20)
+#define TP_PATTERN_MAX_GRID (16 << 20) /* cells of the grid tpPattern_Cells may try */
 
 /// Renders `text` with the built-in 5x7 font (A-Z, a-z drawn as capitals, 0-9, space and
 /// ! " ' ( ) + , - . / : = ? _ #), glyphs separated by one blank column. False with a message
@@ -52,7 +53,8 @@ int tpBitmap_Count(const tpBitmap *bm);
 /// pixel, so the pattern fills n cells as evenly as possible; when more than n cells are lit,
 /// n of them are kept, spread evenly in row-major order. Writes xy[2*i], xy[2*i+1] (m), centred
 /// on the origin, +y up (image rows run down), in row-major order (top row first). Returns the
-/// number of cells written (n), or -1 with a message when the bitmap has no lit pixel or n < 1.
+/// number of cells written (n), or -1 with a message when the bitmap has no lit pixel, n < 1, or
+/// the lit pixels are so sparse that the grid would need more than TP_PATTERN_MAX_GRID cells.
 int tpPattern_Cells(const tpBitmap *bm, int n, double pitch, double *xy, char *err, size_t errlen);
 
 #ifdef __cplusplus
