@@ -383,15 +383,20 @@ int tpPattern_Cells(const tpBitmap *bm, int n, double pitch, double *xy, char *e
     /* Shrink the cell size geometrically from the whole image until n cells are lit; the count
      * is not monotonic in c, but the first (largest) c that reaches n is what we want. */
     double c = (double)(bm->w > bm->h ? bm->w : bm->h);
-    int cols = 0, rows = 0, count = 0;
+    int cols = 0, rows = 0, count = 0, nlit = tpBitmap_Count(bm);
     for (int k = 0; k < 100000; ++k, c *= 0.99) {
+        /* With cells of a pixel or more, distinct cells sample distinct pixels, so at most `lit`
+         * cells are lit: those sizes cannot reach n > nlit and need no count (same c sequence). */
+        if (c >= 1.0 && n > nlit) {
+            continue;
+        }
         /* Few lit pixels in a large image need cells far smaller than a pixel: bound the grid (and
          * with it the work, a geometric sum of grids) instead of looping for hours. */
         if (((double)bm->w / c + 1.0) * ((double)bm->h / c + 1.0) > TP_PATTERN_MAX_GRID) {
             tpErrorf(err, errlen,
                      "pattern: the image has too few lit pixels for %d cells (%d lit of %d x %d; the grid would "
                      "need more than %d cells)",
-                     n, tpBitmap_Count(bm), bm->w, bm->h, TP_PATTERN_MAX_GRID);
+                     n, nlit, bm->w, bm->h, TP_PATTERN_MAX_GRID);
             return -1;
         }
         count = lit_cells(bm, c, &cols, &rows, NULL);
