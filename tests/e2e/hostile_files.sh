@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Untrusted files (issue 10): a plan, image or track that is not a regular file (/dev/zero, a FIFO,
+# a directory), a plan whose values are beyond the physical ranges (a 1e308 torque aborted the
+# process inside ODE on replay), and a plan with a NUL in a body name are refused with exit 2 and
+# one line naming the file and the reason. `timeout` only guards against the old hangs (a FIFO
+# blocked open() forever); it is generous and no test depends on how long anything takes.
+# Usage: hostile_files.sh TPLAN WORKDIR
+set -u
+tplan=$1 work=$2/hostile_files
+rm -rf "$work" && mkdir -p "$work"
+pass=0 fail=0
+check() { # name, condition result (0 = ok)
+  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
+}
+# expect_refusal NAME FRAGMENT COMMAND...: exit 2, one line on stderr containing FRAGMENT.
+expect_refusal() {
+  local name=$1 want=$2
+  shift 2
+  # ulimit -v: the old plan reader read /dev/zero until memory ran out.
+  (ulimit -v 4000000; timeout 300 "$@") >"$work/out.txt" 2>"$work/err.txt"
+  local rc=$? found lines
+  check "$name: exit $rc, expected 2 ($(head -c 300 "$work/err.txt"))" $([ $rc -eq 2 ]; echo $?)
+  # (the result is kept before the message is built: $(...) in the message would reset $?)
+  grep -qF -- "$want" "$work/err.txt"
+  found=$?
+  check "$name: message should contain '$want': $(head -c 300 "$work/err.txt")" $found
+  lines=$(wc -l <"$work/err.txt")
+  check "$name: one line on stderr, got $lines" $([ "$lines" -eq 1 ]; echo $?)
+}
+
+mkfifo "$work/fifo"
+expect_refusal "replay /dev/zero" "/dev/zero: not a regular file" "$tplan" replay /dev/zero
+expect_refusal "replay a FIFO" "$work/fifo: not a regular file" "$tplan" replay "$work/fifo"
+expect_refusal "replay a directory" "$work: not a regular file" "$tplan" replay "$work"
+expect_refusal "dice image a FIFO" "fifo: not a regular file" \
+  "$tplan" plan dice --set count=10 --set "image=$work/fifo" --no-out
+expect_refusal "dice image /dev/zero" "/dev/zero: not a regular file" \
+  "$tplan" plan dice --set count=10 --set image=/dev/zero --no-out
+# a track file that is a FIFO, next to a script that reads it
+mkdir -p "$work/tracks" && mkfifo "$work/tracks/t.json"
+printf 'local tp = require "tp"\nlocal t = tp.nav.track("t")\n' >"$work/track.lua"
+expect_refusal "track a FIFO" "tracks/t.json: not a regular file" "$tplan" plan "$work/track.lua" --no-out
+
+# A plan of minigolf (solved: it has steps), then the robot's first control row made 1e308.
+"$tplan" plan minigolf -q -o "$work/a.json"
+rc=$?
+check "plan minigolf: exit $rc (expected 0 or 3)" $([ $rc -eq 0 ] || [ $rc -eq 3 ]; echo $?)
+"$tplan" replay -q "$work/a.json"
+check "the untouched plan replays" $?
+# bodies are the lines '"name": ..., "class": ...' in file order
+robot=$(awk '/"name": ".*"class": "/ { n++ } /"name": "robot", "class"/ { print n - 1; exit }' "$work/a.json")
+awk 'BEGIN { body = "" }
+     /"name": "/ { body = ($0 ~ /"name": "robot"/) ? "robot" : "" }
+     body == "robot" && /"controls": \[/ { row = 1; print; next }
+     row == 1 && /^ *\[/ { sub(/\[[^]]*\]/, "[0, 0, 0, 0, 0, 1e308]"); row = 0 }
+     { print }' "$work/a.json" >"$work/torque.json"
+cmp -s "$work/a.json" "$work/torque.json"
+check "the torque was written into the plan" $([ $? -ne 0 ]; echo $?)
+expect_refusal "replay 1e308 torque" "torque.json: bodies[$robot].controls[0][5]: 1e+308 is outside +-1e+12" \
+  "$tplan" replay "$work/torque.json"
+sed 's/"name": "robot"/"name": "rob\\u0000ot"/; s/"body": "robot"/"body": "rob\\u0000ot"/' "$work/a.json" >"$work/nul.json"
+expect_refusal "replay a NUL in a name" "nul.json: invalid JSON: line" "$tplan" replay "$work/nul.json"
+grep -qF '\u0000 (NUL) inside a string' "$work/err.txt"
+found=$?
+check "NUL in a name: the message says why" $found
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
