@@ -1,11 +1,13 @@
 # Thin wrapper around CMake/CTest. `make run` and `make test` work on a fresh Debian 12 machine as root.
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
 JOBS ?= 2
 DOMAIN ?= domains/minigolf.lua
 PLAN ?= minigolf-plan.json
 
-.PHONY: all deps build run bench test test-fast test-asan clean
+.PHONY: all deps build run bench test test-fast test-asan fuzz test-fuzz clean
 
 all: build
 
@@ -29,8 +31,8 @@ bench: build
 	  if [ $$rc -eq 3 ]; then echo "(some domains are missing or failed; the others were benchmarked)"; exit 0; fi; \
 	  exit $$rc
 
-# Every test through ctest, then the same suite once more under ASan + UBSan.
-test: test-fast test-asan
+# Every test through ctest, then the same suite once more under ASan + UBSan, then a short fuzz run.
+test: test-fast test-asan test-fuzz
 
 test-fast: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
@@ -41,5 +43,16 @@ test-asan: deps
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS) -L sanitize
 
+# libFuzzer targets (clang, docs/fuzzing.md), each for FUZZ_SECONDS; fails on any crash, sanitizer
+# report, hang or OOM. The normal build's tplan seeds them with plans of the shipped domains.
+fuzz: build
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DTP_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_targets
+	TPLAN=$(BUILD)/tplan bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# The bounded fuzz run of `make test`: 20 s per target.
+test-fuzz:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
