@@ -24,9 +24,11 @@ touch "$totals"
 seeds="$build/seeds"
 if [ -n "${TPLAN:-}" ] && [ ! -d "$seeds" ]; then
   mkdir -p "$seeds/plan.tmp" "$seeds/tree.tmp"
-  for d in minigolf pool maze soccer crowd navigation; do
+  for d in minigolf pool maze soccer navigation; do
     "$TPLAN" plan "$d" --max-iters 3 -q -o "$seeds/plan.tmp/$d.json" --tree "$seeds/tree.tmp/$d.tree" >/dev/null 2>&1
   done
+  "$TPLAN" plan crowd --set pedestrians=4 --max-iters 3 -q -o "$seeds/plan.tmp/crowd.json" \
+    --tree "$seeds/tree.tmp/crowd.tree" >/dev/null 2>&1
   "$TPLAN" plan dice --set count=12 --max-iters 3 -q -o "$seeds/plan.tmp/dice.json" \
     --tree "$seeds/tree.tmp/dice.tree" >/dev/null 2>&1
   mv "$seeds/plan.tmp" "$seeds/plan" && mv "$seeds/tree.tmp" "$seeds/tree"
