@@ -48,13 +48,15 @@ for t in "${targets[@]}"; do
     plan) maxlen=32768; [ -d "$seeds/plan" ] && dirs+=("$seeds/plan") ;;
     tree) maxlen=16384; [ -d "$seeds/tree" ] && dirs+=("$seeds/tree") ;;
     track) maxlen=8192; dirs+=("$root/domains/tracks") ;;
-    lua) maxlen=16384; dirs+=("$root/domains") ;;
+    lua) maxlen=32768; dirs+=("$root/domains" "$root/tests/lua/scripts" "$root/tests/e2e/scripts") ;;
     *) maxlen=4096 ;;
   esac
+  dict=()
+  [ -f "$src/$t.dict" ] && dict=(-dict="$src/$t.dict")
   log="$build/logs/fuzz_$t.log"
   # -rss_limit_mb and -malloc_limit_mb turn runaway memory into a reported OOM; -timeout a hang.
   "$bin" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb="$rss" -malloc_limit_mb="$rss" \
-    -max_len="$maxlen" -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" "${dirs[@]}" >"$log" 2>&1
+    -max_len="$maxlen" "${dict[@]}" -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" "${dirs[@]}" >"$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   units=$(ls "$corpus" | wc -l)
