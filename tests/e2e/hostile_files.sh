@@ -32,11 +32,14 @@ mkfifo "$work/fifo"
 expect_refusal "replay /dev/zero" "/dev/zero: not a regular file" "$tplan" replay /dev/zero
 expect_refusal "replay a FIFO" "$work/fifo: not a regular file" "$tplan" replay "$work/fifo"
 expect_refusal "replay a directory" "$work: not a regular file" "$tplan" replay "$work"
-expect_refusal "dice image a FIFO" "fifo: not a regular file" \
-  "$tplan" plan dice --set count=10 --set "image=$work/fifo" --no-out
-expect_refusal "dice image /dev/zero" "/dev/zero: not a regular file" \
-  "$tplan" plan dice --set count=10 --set image=/dev/zero --no-out
-# a track file that is a FIFO, next to a script that reads it
+# an image that is a FIFO or a directory, and a track file that is a FIFO, next to a script that
+# reads them (data files must be inside the script's folder)
+mkfifo "$work/fifo.pbm" && mkdir "$work/dir.pbm"
+for img in fifo dir; do
+  printf 'local tp = require "tp"\nlocal c = tp.pattern { image = "%s.pbm", count = 10, pitch = 0.2 }\n' $img \
+    >"$work/image_$img.lua"
+  expect_refusal "image $img" "$img.pbm: not a regular file" "$tplan" plan "$work/image_$img.lua" --no-out
+done
 mkdir -p "$work/tracks" && mkfifo "$work/tracks/t.json"
 printf 'local tp = require "tp"\nlocal t = tp.nav.track("t")\n' >"$work/track.lua"
 expect_refusal "track a FIFO" "tracks/t.json: not a regular file" "$tplan" plan "$work/track.lua" --no-out
