@@ -20,6 +20,10 @@
 
 #define TP_OVERLAY_MAX_CELLS (1 << 26)
 #define TP_OVERLAY_MAX_POINTS (1 << 24)
+/* Grid cells of all grid overlays of a plan together. A grid's run-length string is tiny ("67108864."
+ * is a whole 2^26-cell grid), so without this budget a few kilobytes of plan could make the reader
+ * allocate gigabytes; fields and windows spell out every cell and are bounded by the file's size. */
+#define TP_OVERLAY_MAX_GRID_TOTAL ((size_t)1 << 28)
 
 static const char *const k_kind_names[TP_OVERLAY_KIND_COUNT] = {"grid", "field", "path", "window", "tree"};
 static const char k_cell_chars[3] = {'.', '#', '+'};
@@ -237,11 +241,21 @@ bool tpPlan_CheckOverlays(const tpPlanRecord *rec, char *err, size_t errlen)
         return false;
     }
     char msg[256];
+    size_t grid_total = 0;
     for (int k = 0; k < rec->noverlays; ++k) {
-        checkOverlay(rec, &rec->overlays[k], msg, sizeof msg);
+        const tpPlanOverlay *o = &rec->overlays[k];
+        checkOverlay(rec, o, msg, sizeof msg);
         if (msg[0]) {
             tpErrorf(err, errlen, "overlays[%d].%s", k, msg);
             return false;
+        }
+        if (o->kind == TP_OVERLAY_GRID) {
+            grid_total += (size_t)o->nx * (size_t)o->ny;
+            if (grid_total > TP_OVERLAY_MAX_GRID_TOTAL) {
+                tpErrorf(err, errlen, "overlays[%d].size: the grids hold more than %zu cells in all", k,
+                         TP_OVERLAY_MAX_GRID_TOTAL);
+                return false;
+            }
         }
     }
     return true;
@@ -359,7 +373,8 @@ typedef struct OvReader {
     const char *file;
     char *err;
     size_t errlen;
-    int index; /* overlays[index] */
+    int index;          /* overlays[index] */
+    size_t *grid_total; /* cells of the grids read so far */
 } OvReader;
 
 static bool ovFail(const OvReader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -460,6 +475,10 @@ static bool ovReadGrid(const OvReader *r, const cJSON *o, tpPlanOverlay *ov)
         return ovFail(r, "cells: expected a run-length string");
     }
     size_t nc = (size_t)ov->nx * (size_t)ov->ny, at = 0;
+    if (nc > TP_OVERLAY_MAX_GRID_TOTAL - *r->grid_total) {
+        return ovFail(r, "size: the grids hold more than %zu cells in all", TP_OVERLAY_MAX_GRID_TOTAL);
+    }
+    *r->grid_total += nc;
     if (!(ov->cells = malloc(nc))) {
         return ovFail(r, "cells: out of memory");
     }
@@ -660,7 +679,8 @@ static bool ovReadOne(const OvReader *r, const tpPlanRecord *rec, const cJSON *o
 
 bool tpPlan_ReadOverlays(const char *file, const cJSON *root, tpPlanRecord *rec, char *err, size_t errlen)
 {
-    OvReader r = {file, err, errlen, -1};
+    size_t grid_total = 0;
+    OvReader r = {file, err, errlen, -1, &grid_total};
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "overlays");
     if (!arr) {
         return true; /* optional: plans without overlays (and older plans) */

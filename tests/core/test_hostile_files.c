@@ -250,6 +250,38 @@ static void test_plan_strings(void **state)
     free(text);
 }
 
+static void test_plan_grid_budget(void **state)
+{
+    (void)state;
+    /* A grid overlay of 2^26 cells is 10 bytes of run-length string: four are the most a plan may
+     * hold (2^28 cells in all); the fifth used to be allocated too (320 MB from 700 bytes). */
+    const char *grid = "{\"kind\": \"grid\", \"tactic\": \"t\", \"steps\": [0, 0], \"origin\": [0, 0], "
+                       "\"cell\": 0.1, \"size\": [8192, 8192], \"cells\": \"67108864.\"}";
+    for (int n = 4; n <= 5; ++n) {
+        char overlays[2048] = " \"overlays\": [";
+        for (int k = 0; k < n; ++k) {
+            strcat(overlays, k ? ", " : "");
+            strcat(overlays, grid);
+        }
+        strcat(overlays, "],\n \"stats\"");
+        char *text = plan_with(" \"stats\"", overlays);
+        char err[512] = "";
+        tpPlanRecord rec;
+        bool ok = parse_exact(text, strlen(text), &rec, err, sizeof err);
+        if (n == 4) {
+            if (!ok) {
+                fail_msg("4 grids refused: %s", err);
+            }
+            assert_int_equal(rec.noverlays, 4);
+            tpPlanRecord_Free(&rec);
+        } else {
+            assert_false(ok);
+            assert_refusal(err, "p.json", "overlays[4].size: the grids hold more than 268435456 cells in all");
+        }
+        free(text);
+    }
+}
+
 static void test_plan_special_files(void **state)
 {
     (void)state;
@@ -409,10 +441,11 @@ static void test_track_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plan_valid_base),    cmocka_unit_test(test_plan_ranges),
-        cmocka_unit_test(test_plan_strings),       cmocka_unit_test(test_plan_special_files),
-        cmocka_unit_test(test_tree_special_files), cmocka_unit_test(test_pnm_special_files),
-        cmocka_unit_test(test_pattern_sparse),     cmocka_unit_test(test_track_refusals),
+        cmocka_unit_test(test_plan_valid_base),   cmocka_unit_test(test_plan_ranges),
+        cmocka_unit_test(test_plan_strings),      cmocka_unit_test(test_plan_special_files),
+        cmocka_unit_test(test_plan_grid_budget),  cmocka_unit_test(test_tree_special_files),
+        cmocka_unit_test(test_pnm_special_files), cmocka_unit_test(test_pattern_sparse),
+        cmocka_unit_test(test_track_refusals),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }
