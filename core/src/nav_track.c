@@ -32,8 +32,7 @@ static bool readVec(const cJSON *obj, const char *key, double *out, int n, bool 
             return false;
         }
         if (!(fabs(v->valuedouble) <= max[i])) {
-            tpErrorf(err, errlen, "%s: %s'%s'[%d]: %.17g is outside +-%g", path, where, key, i, v->valuedouble,
-                     max[i]);
+            tpErrorf(err, errlen, "%s: %s'%s'[%d]: %.17g is outside +-%g", path, where, key, i, v->valuedouble, max[i]);
             return false;
         }
         out[i] = v->valuedouble;
