@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Untrusted files (issue 10): a plan, image or track that is not a regular file (/dev/zero, a FIFO,
+# Untrusted files (issue 10): a plan, tree, image or track that is not a regular file (/dev/zero, a FIFO,
 # a directory), a plan whose values are beyond the physical ranges (a 1e308 torque aborted the
 # process inside ODE on replay), and a plan with a NUL in a body name are refused with exit 2 and
 # one line naming the file and the reason. `timeout` only guards against the old hangs (a FIFO
@@ -61,6 +61,10 @@ cmp -s "$work/a.json" "$work/torque.json"
 check "the torque was written into the plan" $([ $? -ne 0 ]; echo $?)
 expect_refusal "replay 1e308 torque" "torque.json: bodies[$robot].controls[0][5]: 1e+308 is outside +-1e+12" \
   "$tplan" replay "$work/torque.json"
+# a tree file that is a FIFO or /dev/zero (read before any window opens: no display needed)
+expect_refusal "view --tree a FIFO" "fifo: not a regular file" "$tplan" view "$work/a.json" --tree "$work/fifo"
+expect_refusal "render --tree /dev/zero" "/dev/zero: not a regular file" \
+  "$tplan" render "$work/a.json" --tree /dev/zero --out "$work/frames"
 sed 's/"name": "robot"/"name": "rob\\u0000ot"/; s/"body": "robot"/"body": "rob\\u0000ot"/' "$work/a.json" >"$work/nul.json"
 expect_refusal "replay a NUL in a name" "nul.json: invalid JSON: line" "$tplan" replay "$work/nul.json"
 grep -qF '\u0000 (NUL) inside a string' "$work/err.txt"
