@@ -20,10 +20,11 @@
 
 #define TP_OVERLAY_MAX_CELLS (1 << 26)
 #define TP_OVERLAY_MAX_POINTS (1 << 24)
-/* Grid cells of all grid overlays of a plan together. A grid's run-length string is tiny ("67108864."
- * is a whole 2^26-cell grid), so without this budget a few kilobytes of plan could make the reader
- * allocate gigabytes; fields and windows spell out every cell and are bounded by the file's size. */
-#define TP_OVERLAY_MAX_GRID_TOTAL ((size_t)1 << 28)
+/* Grid cells of all grid overlays of a plan together (as many as one grid may have). A grid's
+ * run-length string is tiny ("67108864." is a whole 2^26-cell grid), so without this budget a few
+ * kilobytes of plan made the reader allocate gigabytes; fields and windows spell out every cell and
+ * are bounded by the file's size. */
+#define TP_OVERLAY_MAX_GRID_TOTAL ((size_t)1 << 26)
 
 static const char *const k_kind_names[TP_OVERLAY_KIND_COUNT] = {"grid", "field", "path", "window", "tree"};
 static const char k_cell_chars[3] = {'.', '#', '+'};

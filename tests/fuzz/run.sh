@@ -2,8 +2,8 @@
 # Runs the libFuzzer targets of a TP_FUZZ=ON build for a bounded time each (docs/fuzzing.md).
 # Usage: run.sh FUZZ_BUILD_DIR SECONDS [TARGET...]   (targets: plan tree pnm track lua; default all built)
 # Env: TPLAN=path/to/tplan (a normal build) also seeds the plan and tree targets with plans of the
-# shipped domains, generated once into FUZZ_BUILD_DIR/seeds. FUZZ_TIMEOUT (s per input, default 10),
-# FUZZ_RSS_MB (default 2048).
+# shipped domains, generated once into FUZZ_BUILD_DIR/seeds. FUZZ_TIMEOUT: s of wall time per input
+# (default 30: generous, the machine may be shared); FUZZ_RSS_MB (default 2048).
 # Fails (exit 1) on any crash, sanitizer report, broken property, hang (an input slower than
 # FUZZ_TIMEOUT) or OOM; the input is saved as FUZZ_BUILD_DIR/artifacts/<target>-crash-... and belongs,
 # once fixed, in tests/fuzz/regressions/<target>/. Each clean run adds its executions to
@@ -15,7 +15,7 @@ src=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$src/../.." && pwd)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(plan tree pnm track lua)
-timeout=${FUZZ_TIMEOUT:-10} rss=${FUZZ_RSS_MB:-2048}
+timeout=${FUZZ_TIMEOUT:-30} rss=${FUZZ_RSS_MB:-2048}
 mkdir -p "$build/artifacts" "$build/logs"
 totals="$build/fuzz-executions.txt"
 touch "$totals"
