@@ -79,7 +79,9 @@ static void run_path(const char *path)
         names[n++] = strdup(e->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_names);
+    if (n > 1) {
+        qsort(names, n, sizeof *names, cmp_names);
+    }
     for (size_t i = 0; i < n; ++i) {
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", path, names[i]);
