@@ -385,7 +385,7 @@ int tpPattern_Cells(const tpBitmap *bm, int n, double pitch, double *xy, char *e
     double c = (double)(bm->w > bm->h ? bm->w : bm->h);
     int cols = 0, rows = 0, count = 0, nlit = tpBitmap_Count(bm);
     for (int k = 0; k < 100000; ++k, c *= 0.99) {
-        /* With cells of a pixel or more, distinct cells sample distinct pixels, so at most `lit`
+        /* With cells of a pixel or more, distinct cells sample distinct pixels, so at most nlit
          * cells are lit: those sizes cannot reach n > nlit and need no count (same c sequence). */
         if (c >= 1.0 && n > nlit) {
             continue;

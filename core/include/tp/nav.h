@@ -534,11 +534,11 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *trac
 /// True if the car rectangle at pose (x, y, heading) at time t touches a wall or a traffic car.
 bool tpNavCar_Collides(const tpNavMoveTree *tree, const tpNavTrack *track, const double pose[3], double t);
 
-/// A track read from a data file (see docs/navigation.md, "Track files"). Owns its arrays.
 #define TP_NAV_TRACK_MAX_WALLS 65536 /* walls in a track file */
 #define TP_NAV_TRACK_MAX_CARS 4096   /* cars in a track file */
 #define TP_NAV_TRACK_MAX_ANGLE 1e3   /* rad: |heading| in a track file */
 
+/// A track read from a data file (see docs/navigation.md, "Track files"). Owns its arrays.
 typedef struct tpNavTrackFile {
     char name[64];
     tpNavTrack track; /* points into walls / cars below */
