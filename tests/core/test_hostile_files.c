@@ -282,6 +282,19 @@ static void test_plan_grid_budget(void **state)
     }
 }
 
+static void test_plan_placeholder(void **state)
+{
+    (void)state;
+    /* The reader lifts well-formed matrices out of the text and leaves a string placeholder that
+     * starts with byte 0x01; a string the file spells "\u00010" passed for the robot's matrix, so
+     * the ball silently got the robot's trajectory. */
+    expect_plan_refused("\"controls\": [[1, 2, 3, 4, 5, 6]]}",
+                        "\"controls\": [[1, 2, 3, 4, 5, 6]]},\n  {\"name\": \"ball\", \"class\": \"passive\", "
+                        "\"shape\": \"sphere\", \"size\": [0.1, 0, 0, 0], \"color\": [1, 1, 1, 1], "
+                        "\"trajectory\": \"\\u00010\"}",
+                        "bodies[2].trajectory: expected an array, got a string");
+}
+
 static void test_plan_special_files(void **state)
 {
     (void)state;
@@ -441,11 +454,11 @@ static void test_track_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plan_valid_base),   cmocka_unit_test(test_plan_ranges),
-        cmocka_unit_test(test_plan_strings),      cmocka_unit_test(test_plan_special_files),
-        cmocka_unit_test(test_plan_grid_budget),  cmocka_unit_test(test_tree_special_files),
-        cmocka_unit_test(test_pnm_special_files), cmocka_unit_test(test_pattern_sparse),
-        cmocka_unit_test(test_track_refusals),
+        cmocka_unit_test(test_plan_valid_base),    cmocka_unit_test(test_plan_ranges),
+        cmocka_unit_test(test_plan_strings),       cmocka_unit_test(test_plan_special_files),
+        cmocka_unit_test(test_plan_grid_budget),   cmocka_unit_test(test_plan_placeholder),
+        cmocka_unit_test(test_tree_special_files), cmocka_unit_test(test_pnm_special_files),
+        cmocka_unit_test(test_pattern_sparse),     cmocka_unit_test(test_track_refusals),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }
