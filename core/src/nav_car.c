@@ -860,7 +860,7 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
 
 tpNavDriveResult tpNavCar_Drive(const tpNavMoveTree *tree, const tpNavTrack *tr, const tpNavCarPlanDef *def,
                                 const double start[3], int level, double max_time,
-                                void (*on_clip)(void *user, const double pose[3], int clip), void *user)
+                                bool (*on_clip)(void *user, const double pose[3], int clip), void *user)
 {
     tpNavDriveResult r;
     memset(&r, 0, sizeof r);
@@ -886,8 +886,9 @@ tpNavDriveResult tpNavCar_Drive(const tpNavMoveTree *tree, const tpNavTrack *tr,
                 }
             }
         }
-        if (on_clip) {
-            on_clip(user, pose, k);
+        if (on_clip && !on_clip(user, pose, k)) {
+            r.stopped = true;
+            break;
         }
         const tpNavClip *c = &tree->clips[k];
         double prev[3] = {pose[0], pose[1], pose[2]};

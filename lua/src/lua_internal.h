@@ -242,6 +242,9 @@ void tplOpenSandbox(lua_State *L);
 void tplArm(lua_State *L, double seconds, const char *what);
 /// No deadline (between callbacks, after loading).
 void tplDisarm(lua_State *L);
+/// Trips the time limit from a C function that checked the deadline itself (a long
+/// computation out of the hook's sight) and raises "file:line: time limit exceeded (...)".
+int tplLimitExceeded(lua_State *L);
 /// The message of the error at idx, or the limit's message when a limit tripped.
 const char *tplErrorText(lua_State *L, int idx);
 /// Pushes "<script dir><name>" for a data file a script names; raises (naming `what`) when

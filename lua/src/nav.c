@@ -755,6 +755,14 @@ static int tplTrack(lua_State *L)
     return 1;
 }
 
+static bool tplDriveOnClip(void *user, const double pose[3], int clip)
+{
+    (void)pose;
+    (void)clip;
+    const tplLimits *lim = user;
+    return !(lim->deadline > 0 && tpClock_Now() > lim->deadline);
+}
+
 /* tp.nav.drive(tree, track, opts) -> {finished, crashed, time, clips, skids} */
 static int tplDrive(lua_State *L)
 {
@@ -818,8 +826,12 @@ static int tplDrive(lua_State *L)
     if (togo_cell > 0 && !(togo = tpNavToGo_Create(&tr, togo_cell, err, sizeof err)))
         tplError(L, "tp.nav.drive: %s", err);
     pd.togo = togo;
-    tpNavDriveResult r = tpNavCar_Drive(tree, &tr, &pd, start, 0, max_time, NULL, NULL);
+    /* a long drive runs in C, out of the instruction hook's sight: the deadline is checked at
+     * every decision instead */
+    tpNavDriveResult r = tpNavCar_Drive(tree, &tr, &pd, start, 0, max_time, tplDriveOnClip, tplGetLimits(L));
     tpNavToGo_Destroy(togo);
+    if (r.stopped)
+        tplLimitExceeded(L);
     lua_createtable(L, 0, 5);
     lua_pushboolean(L, r.finished);
     lua_setfield(L, -2, "finished");

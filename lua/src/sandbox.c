@@ -105,6 +105,22 @@ static void tplHook(lua_State *L, lua_Debug *ar)
     }
 }
 
+int tplLimitExceeded(lua_State *L)
+{
+    tplLimits *lim = tplGetLimits(L);
+    if (!lim->tripped) {
+        lua_Debug ar;
+        char where[sizeof lim->where] = "";
+        if (lua_getstack(L, 1, &ar))
+            tplRunningWhere(L, &ar, where, sizeof where);
+        lim->tripped = TPL_TRIP_TIME;
+        snprintf(lim->msg, sizeof lim->msg, "%stime limit exceeded (%s)", where,
+                 lim->deadline_what ? lim->deadline_what : "");
+    }
+    lua_pushstring(L, lim->msg);
+    return lua_error(L);
+}
+
 void tplArm(lua_State *L, double seconds, const char *what)
 {
     tplLimits *lim = tplGetLimits(L);

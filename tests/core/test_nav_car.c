@@ -172,7 +172,7 @@ typedef struct SkidLog {
     double x[16], y[16];
 } SkidLog;
 
-static void logSkid(void *user, const double pose[3], int clip)
+static bool logSkid(void *user, const double pose[3], int clip)
 {
     SkidLog *log = user;
     if (tpNavMoveTree_Clip(log->tree, clip)->skid && log->n < 16) {
@@ -180,6 +180,7 @@ static void logSkid(void *user, const double pose[3], int clip)
         log->y[log->n] = pose[1];
         log->n++;
     }
+    return true;
 }
 
 /* The sharp-cornered track (domains/tracks/sharp.json: 150 m straight, 8 m road, 90 degree left

@@ -567,14 +567,15 @@ typedef struct tpNavDriveResult {
     double time;            /* s at the finish or the crash (or the limit) */
     int clips, skids;       /* clips played, of which skid clips */
     double max_decision_ms; /* slowest decision (wall clock; reporting only) */
+    bool stopped;           /* on_clip asked to stop */
 } tpNavDriveResult;
 
 /// Drives a track by replanning at every clip boundary and playing the chosen clip (aligned to
 /// the current pose) until the finish line, a collision, or `max_time`. `on_clip` (may be NULL)
-/// sees every decision.
+/// sees every decision; returning false stops the drive there (r.stopped: a caller's deadline).
 tpNavDriveResult tpNavCar_Drive(const tpNavMoveTree *tree, const tpNavTrack *track, const tpNavCarPlanDef *def,
                                 const double start[3], int level, double max_time,
-                                void (*on_clip)(void *user, const double pose[3], int clip), void *user);
+                                bool (*on_clip)(void *user, const double pose[3], int clip), void *user);
 
 #ifdef __cplusplus
 }
