@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "tp/base.h"
 
 void tpJson_LineColumn(const char *text, size_t len, size_t off, size_t *line, size_t *col)
@@ -73,4 +75,22 @@ bool tpJson_EndsOpen(const char *text, size_t len)
         }
     }
     return in_string || depth > 0;
+}
+
+cJSON *tpJson_ParseDocument(const char *text, size_t len, size_t *stop)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
+    if (root) {
+        while (off < len && (text[off] == ' ' || text[off] == '\t' || text[off] == '\n' || text[off] == '\r')) {
+            ++off;
+        }
+        if (off == len) {
+            return root;
+        }
+        cJSON_Delete(root);
+    }
+    *stop = off;
+    return NULL;
 }

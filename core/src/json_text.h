@@ -14,6 +14,11 @@ bool tpJson_CheckText(const char *text, size_t len, char *err, size_t errlen);
 /// short, which cJSON's error position (often the start of the damaged value) does not show.
 bool tpJson_EndsOpen(const char *text, size_t len);
 
+/// Parses text[0..len) as one JSON document followed by nothing but whitespace. Returns the root
+/// (the caller deletes it), or NULL with *stop at the offset where parsing stopped or where the
+/// trailing text starts (for tpJson_LineColumn).
+struct cJSON *tpJson_ParseDocument(const char *text, size_t len, size_t *stop);
+
 /// 1-based line and column of byte offset `off` (<= len) in text.
 void tpJson_LineColumn(const char *text, size_t len, size_t off, size_t *line, size_t *col);
 

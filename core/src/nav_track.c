@@ -71,15 +71,9 @@ static cJSON *parseRoot(const char *text, size_t len, const char *path, char *er
         tpErrorf(err, errlen, "%s: %s", path, why);
         return NULL;
     }
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
-    if (root) {
-        while (off < len && (text[off] == ' ' || text[off] == '\t' || text[off] == '\n' || text[off] == '\r')) {
-            ++off;
-        }
-    }
-    if (!root || off != len || !cJSON_IsObject(root)) {
+    size_t off = 0;
+    cJSON *root = tpJson_ParseDocument(text, len, &off);
+    if (!root || !cJSON_IsObject(root)) {
         /* cJSON reports where it stopped: turn that into a line number */
         size_t line, col;
         tpJson_LineColumn(text, len, off, &line, &col);

@@ -397,18 +397,10 @@ static cJSON *tpParse(const tpReader *r, char *text, size_t len)
     if (!tpHasEscape1(text, len)) {
         tpPlan_PackMatrices(text, len, r->packs);
     }
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
+    size_t off = 0;
+    cJSON *root = tpJson_ParseDocument(text, len, &off);
     if (root) {
-        while (off < len && (text[off] == ' ' || text[off] == '\t' || text[off] == '\n' || text[off] == '\r')) {
-            ++off;
-        }
-        if (off == len) {
-            return root;
-        }
-        cJSON_Delete(root);
-        root = NULL;
+        return root;
     }
     size_t line, col;
     tpJson_LineColumn(text, len, off, &line, &col);
