@@ -14,7 +14,9 @@
  * start position (m), V[7] progress segment, V[8] progress fraction, V[9] done flag, V[14] integral
  * of the forward speed error (m).
  *
- * The cache is process-wide and not thread-safe (planning runs are single-threaded). */
+ * The caches belong to the loaded domain (tpSkillCache in tpSkillCall.cache): nothing is
+ * process-wide, and destroying the domain frees them. Not thread-safe (a domain plans on one
+ * thread). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +53,28 @@ typedef struct NavGridEntry {
     int next_field;
 } NavGridEntry;
 
-static NavGridEntry s_grids[NAV_GRID_CACHE];
-static int s_next_grid;
+#define TRACK_DEPTH 4    /* clips of horizon per decision */
+#define TRACK_NODES 5000 /* node limit per decision */
+#define TRACK_MAX_WALLS 512
+
+#define TRACK_TOGO_CACHE 8  /* to-go fields kept per scene (one per goal point) */
+#define TRACK_TOGO_CELL 0.5 /* m */
+
+typedef struct TrackCache {
+    uint64_t key;
+    tpNavMoveTree *tree;
+    int nwalls;
+    double walls[TRACK_MAX_WALLS][4];
+    double togo_goal[TRACK_TOGO_CACHE][2]; /* m: the goal of each field below */
+    tpNavToGo *togo[TRACK_TOGO_CACHE];     /* owned; NULL = empty slot */
+    int next_togo;                         /* round-robin replacement */
+} TrackCache;
+
+struct tpSkillCache {
+    NavGridEntry grids[NAV_GRID_CACHE];
+    int next_grid; /* round-robin replacement */
+    TrackCache track;
+};
 
 int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
 {
@@ -109,8 +131,8 @@ int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
     return 0;
 }
 
-void tpSkill_NavBounds(const tpWorld *world, int self, double z_min, double z_max, const double a[2],
-                       const double b[2], double margin, double bounds[4])
+void tpSkill_NavBounds(const tpWorld *world, int self, double z_min, double z_max, const double a[2], const double b[2],
+                       double margin, double bounds[4])
 {
     const int nb = tpWorld_BodyCount(world);
     double lo[2] = {fmin(a[0], b[0]), fmin(a[1], b[1])}, hi[2] = {fmax(a[0], b[0]), fmax(a[1], b[1])};
@@ -149,7 +171,45 @@ void tpSkill_NavBounds(const tpWorld *world, int self, double z_min, double z_ma
 }
 
 /* Grid over the static bodies' footprints (planes excluded) and the two points, with a margin. */
-static NavGridEntry *gridFor(const tpWorld *world, int self, const double params[4], const double a[2],
+static void releaseGrid(NavGridEntry *e)
+{
+    tpNavGrid_Destroy(e->grid);
+    for (int k = 0; k < NAV_PATH_CACHE; ++k) {
+        free(e->paths[k].points);
+    }
+    for (int k = 0; k < NAV_FIELD_CACHE; ++k) {
+        tpNavField_Destroy(e->fields[k].field);
+    }
+    memset(e, 0, sizeof *e);
+}
+
+static void releaseTrack(TrackCache *tc)
+{
+    tpNavMoveTree_Destroy(tc->tree);
+    for (int q = 0; q < TRACK_TOGO_CACHE; ++q) {
+        tpNavToGo_Destroy(tc->togo[q]);
+    }
+    memset(tc, 0, sizeof *tc);
+}
+
+tpSkillCache *tpCreateSkillCache(void)
+{
+    return calloc(1, sizeof(tpSkillCache));
+}
+
+void tpDestroySkillCache(tpSkillCache *c)
+{
+    if (!c) {
+        return;
+    }
+    for (int i = 0; i < NAV_GRID_CACHE; ++i) {
+        releaseGrid(&c->grids[i]);
+    }
+    releaseTrack(&c->track);
+    free(c);
+}
+
+static NavGridEntry *gridFor(tpSkillCache *c, const tpWorld *world, int self, const double params[4], const double a[2],
                              const double b[2])
 {
     const int nb = tpWorld_BodyCount(world);
@@ -173,20 +233,13 @@ static NavGridEntry *gridFor(const tpWorld *world, int self, const double params
     uint64_t h2[2] = {key, tpHash_Fnv1a64(bounds, sizeof bounds)};
     key = tpHash_Fnv1a64(h2, sizeof h2);
     for (int i = 0; i < NAV_GRID_CACHE; ++i) {
-        if (s_grids[i].grid && s_grids[i].key == key && memcmp(s_grids[i].params, params, 4 * sizeof(double)) == 0) {
-            return &s_grids[i];
+        if (c->grids[i].grid && c->grids[i].key == key && memcmp(c->grids[i].params, params, 4 * sizeof(double)) == 0) {
+            return &c->grids[i];
         }
     }
-    NavGridEntry *e = &s_grids[s_next_grid];
-    s_next_grid = (s_next_grid + 1) % NAV_GRID_CACHE;
-    tpNavGrid_Destroy(e->grid);
-    for (int k = 0; k < NAV_PATH_CACHE; ++k) {
-        free(e->paths[k].points);
-    }
-    for (int k = 0; k < NAV_FIELD_CACHE; ++k) {
-        tpNavField_Destroy(e->fields[k].field);
-    }
-    memset(e, 0, sizeof *e);
+    NavGridEntry *e = &c->grids[c->next_grid];
+    c->next_grid = (c->next_grid + 1) % NAV_GRID_CACHE;
+    releaseGrid(e);
     tpNavGridDef gd = tpDefaultNavGridDef();
     gd.cell = cell;
     double w = bounds[2] - bounds[0], hgt = bounds[3] - bounds[1];
@@ -272,6 +325,9 @@ void tpSkill_NavGoal(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *c
 
 int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
 {
+    if (!call->cache) {
+        return -1; /* the caches live in the domain: a host that runs skills must give one */
+    }
     double *V = call->V;
     tpCtlBody cb;
     tpCtl_Load(call, sk->body, &cb);
@@ -297,7 +353,7 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     params[2] = z0 - half_h + 0.02;
     params[3] = z0 + half_h;
     double start[2] = {V[5], V[6]}, goal[2] = {V[1], V[2]};
-    NavGridEntry *ge = (int)V[4] == 1 ? gridFor(call->world, sk->body, params, start, goal) : NULL;
+    NavGridEntry *ge = (int)V[4] == 1 ? gridFor(call->cache, call->world, sk->body, params, start, goal) : NULL;
     NavPathEntry *pe = ge ? pathFor(ge, start, goal) : NULL;
     if (call->overlay && call->fresh && ge) { /* recording: what this segment planned */
         tpNavOverlay_Grid(call->overlay, ge->grid);
@@ -381,6 +437,9 @@ static const tpNavField *fieldFor(NavGridEntry *e, int gi, int gj)
 
 int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
 {
+    if (!call->cache) {
+        return -1; /* the caches live in the domain: a host that runs skills must give one */
+    }
     double *V = call->V;
     tpCtlBody cb;
     tpCtl_Load(call, sk->body, &cb);
@@ -396,7 +455,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     double radius = sk->nav_radius > 0 ? sk->nav_radius : cb.radius;
     double params[4] = {sk->nav_cell, radius, bd->pos[2] - half_h + 0.02, bd->pos[2] + half_h};
     double goal[2] = {V[1], V[2]};
-    NavGridEntry *ge = (int)V[4] == 1 ? gridFor(call->world, sk->body, params, goal, goal) : NULL;
+    NavGridEntry *ge = (int)V[4] == 1 ? gridFor(call->cache, call->world, sk->body, params, goal, goal) : NULL;
     const tpNavField *field = NULL;
     int gi, gj;
     if (ge && tpNavGrid_CellOf(ge->grid, goal[0], goal[1], &gi, &gj) && tpNavGrid_NearestFree(ge->grid, &gi, &gj)) {
@@ -479,26 +538,8 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
  * the move tree from the body's current pose and nearest speed level). The move tree (for the
  * body's mass and yaw inertia) and the scene's wall segments are cached by their inputs. */
 
-#define TRACK_DEPTH 4    /* clips of horizon per decision */
-#define TRACK_NODES 5000 /* node limit per decision */
-#define TRACK_MAX_WALLS 512
-
-#define TRACK_TOGO_CACHE 8 /* to-go fields kept per scene (one per goal point) */
-#define TRACK_TOGO_CELL 0.5 /* m */
-
-typedef struct TrackCache {
-    uint64_t key;
-    tpNavMoveTree *tree;
-    int nwalls;
-    double walls[TRACK_MAX_WALLS][4];
-    double togo_goal[TRACK_TOGO_CACHE][2]; /* m: the goal of each field below */
-    tpNavToGo *togo[TRACK_TOGO_CACHE];      /* owned; NULL = empty slot */
-    int next_togo;                          /* round-robin replacement */
-} TrackCache;
-
-static TrackCache s_track;
-
-static TrackCache *trackFor(const tpWorld *world, int self, const tpNavCarDef *car, double z_lo, double z_hi)
+static TrackCache *trackFor(tpSkillCache *c, const tpWorld *world, int self, const tpNavCarDef *car, double z_lo,
+                            double z_hi)
 {
     const int nb = tpWorld_BodyCount(world);
     double head[4] = {car->mass, car->inertia, z_lo, z_hi};
@@ -513,19 +554,16 @@ static TrackCache *trackFor(const tpWorld *world, int self, const tpNavCarDef *c
         uint64_t h[2] = {key, tpHash_Fnv1a64(geo, sizeof geo)};
         key = tpHash_Fnv1a64(h, sizeof h);
     }
-    if (s_track.tree && s_track.key == key) {
-        return &s_track;
+    TrackCache *tc = &c->track;
+    if (tc->tree && tc->key == key) {
+        return tc;
     }
-    tpNavMoveTree_Destroy(s_track.tree);
-    for (int q = 0; q < TRACK_TOGO_CACHE; ++q) {
-        tpNavToGo_Destroy(s_track.togo[q]);
-    }
-    memset(&s_track, 0, sizeof s_track);
-    s_track.tree = tpNavMoveTree_Build(car, NULL, NULL, 0);
-    if (!s_track.tree) {
+    releaseTrack(tc);
+    tc->tree = tpNavMoveTree_Build(car, NULL, NULL, 0);
+    if (!tc->tree) {
         return NULL;
     }
-    s_track.key = key;
+    tc->key = key;
     for (int i = 0; i < nb; ++i) { /* walls: the edges of every static footprint in the band */
         const tpBodyDef *d = tpWorld_Body(world, i);
         if (d->cls != TP_BODY_STATIC || i == self || d->shape == TP_SHAPE_PLANE) {
@@ -546,8 +584,8 @@ static TrackCache *trackFor(const tpWorld *world, int self, const tpNavCarDef *c
                     fp[q][1] = sh[k].center[1] + r * sin(q * TP_PI / 4);
                 }
             }
-            for (int q = 0; q < m && s_track.nwalls < TRACK_MAX_WALLS; ++q) {
-                double *w = s_track.walls[s_track.nwalls++];
+            for (int q = 0; q < m && tc->nwalls < TRACK_MAX_WALLS; ++q) {
+                double *w = tc->walls[tc->nwalls++];
                 w[0] = fp[q][0];
                 w[1] = fp[q][1];
                 w[2] = fp[(q + 1) % m][0];
@@ -555,7 +593,7 @@ static TrackCache *trackFor(const tpWorld *world, int self, const tpNavCarDef *c
             }
         }
     }
-    return &s_track;
+    return tc;
 }
 
 /* The to-go field of the track's walls toward tr->goal: a pure function of (walls, goal), cached
@@ -579,6 +617,9 @@ static const tpNavToGo *togoFor(TrackCache *tc, const tpNavTrack *tr)
 
 int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
 {
+    if (!call->cache) {
+        return -1; /* the caches live in the domain: a host that runs skills must give one */
+    }
     double *V = call->V;
     tpCtlBody cb;
     tpCtl_Load(call, sk->body, &cb);
@@ -591,7 +632,8 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
         car.width = bd->size[1];
     }
     const double half_h = bd->shape == TP_SHAPE_BOX ? bd->size[2] / 2 : cb.radius;
-    TrackCache *tc = trackFor(call->world, sk->body, &car, bd->pos[2] - half_h + 0.05, bd->pos[2] + half_h);
+    TrackCache *tc =
+        trackFor(call->cache, call->world, sk->body, &car, bd->pos[2] - half_h + 0.05, bd->pos[2] + half_h);
     if (!tc) {
         tpCtl_Brake(sk, call, &cb);
         return 0;

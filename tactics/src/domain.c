@@ -220,8 +220,8 @@ static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, voi
         if (!fresh) {
             memcpy(V, ts->V, sizeof(double) * (size_t)nv);
         }
-        tpSkillCall call = {d->world, view.bodies, view.t, d->def.scene.dt, y,   d->sample_dim,
-                            rng,      fresh,       V,      action,          NULL};
+        tpSkillCall call = {d->world, view.bodies, view.t, d->def.scene.dt, y,    d->sample_dim,
+                            rng,      fresh,       V,      action,          NULL, d->skill_cache};
         int b = tpSkill_Run(&tac->skills[sigma], &call);
         memcpy(tn->V, V, sizeof(double) * (size_t)nv);
         if (b < 0) {
@@ -463,6 +463,7 @@ void tpDestroyDomain(tpDomain *d)
         return;
     }
     tpDestroyWorld(d->world);
+    tpDestroySkillCache(d->skill_cache);
     free_tactics(d->tactics, d->ntactics);
     free(d->probs);
     free(d->initial_all);
@@ -653,6 +654,12 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
         return NULL;
     }
     d->def.tactics = NULL;
+    d->skill_cache = tpCreateSkillCache();
+    if (!d->skill_cache) {
+        tpErrorf(err, errlen, "out of memory");
+        tpDestroyDomain(d);
+        return NULL;
+    }
     d->world = tpCreateWorld(&def->scene, err, errlen);
     if (!d->world) {
         tpDestroyDomain(d);

@@ -27,6 +27,7 @@ struct tpDomain {
     int key_body;             /* body compared with y in BK-RRT, -1 if none */
     int sample_dim, key_dim;
     double max_accel, max_angaccel; /* min-time distance bounds */
+    tpSkillCache *skill_cache; /* owned: the navigation skills' grids, paths, fields, move trees */
     char error[1024];         /* last host-callback error */
 };
 

@@ -212,6 +212,31 @@ static tpPlanStatus run(tpDomain *d, tpPlanResult *res, tpPlanner **out)
     return tpPlanner_Run(pl, res);
 }
 
+/* Two domains in one process keep their own navigation caches (tpSkillCache): planning one,
+ * destroying it, then planning the other gives the other exactly what it gets alone (the same
+ * tree), and nothing of the first is used after it is freed (ASan). */
+static void test_nav_two_domains(void **state)
+{
+    (void)state;
+    tpPlanResult ra, rb, rc;
+    tpPlanner *pa, *pb, *pc;
+    tpScript *sa = load("nav.lua", NULL, 0), *sb = load("nav.lua", NULL, 0);
+    assert_int_not_equal(run(tpScript_Domain(sa), &ra, &pa), TP_PLAN_ERROR);
+    const int64_t iters_a = ra.stats.iterations, nodes_a = ra.stats.nodes;
+    assert_true(iters_a > 0); /* nav_to ran: the grid and paths were built in sa's cache */
+    tpDestroyPlanner(pa);
+    tpDestroyScript(sa);
+    assert_int_not_equal(run(tpScript_Domain(sb), &rb, &pb), TP_PLAN_ERROR);
+    assert_int_equal(rb.stats.iterations, iters_a);
+    assert_int_equal(rb.stats.nodes, nodes_a);
+    /* and again on the same domain: its own warm cache gives the same tree */
+    assert_int_not_equal(run(tpScript_Domain(sb), &rc, &pc), TP_PLAN_ERROR);
+    assert_int_equal(rc.stats.iterations, iters_a);
+    tpDestroyPlanner(pb);
+    tpDestroyPlanner(pc);
+    tpDestroyScript(sb);
+}
+
 static void test_callbacks(void **state)
 {
     (void)state;
@@ -327,9 +352,15 @@ static void test_source_script(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid_domain), cmocka_unit_test(test_params),          cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_callbacks),    cmocka_unit_test(test_callback_errors), cmocka_unit_test(test_doc_example),
-        cmocka_unit_test(test_nav),          cmocka_unit_test(test_source_script),
+        cmocka_unit_test(test_valid_domain),
+        cmocka_unit_test(test_params),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_callbacks),
+        cmocka_unit_test(test_callback_errors),
+        cmocka_unit_test(test_doc_example),
+        cmocka_unit_test(test_nav),
+        cmocka_unit_test(test_source_script),
+        cmocka_unit_test(test_nav_two_domains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

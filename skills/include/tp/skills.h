@@ -112,6 +112,16 @@ typedef enum {
 
 typedef struct tpSkillCall tpSkillCall;
 
+/// Caches of the navigation skills (grids, A* paths, harmonic fields, move trees, to-go fields),
+/// keyed by exactly their inputs, so a hit and a recomputation give the same result. One per
+/// loaded domain (tpDomain owns one): two domains in one process, or the jobs of a long-lived
+/// service worker, share nothing, and destroying the domain frees it all.
+typedef struct tpSkillCache tpSkillCache;
+/// A new empty cache (NULL when out of memory). Destroy with tpDestroySkillCache.
+tpSkillCache *tpCreateSkillCache(void);
+/// Frees the cache and everything in it. NULL is allowed.
+void tpDestroySkillCache(tpSkillCache *cache);
+
 /// Host-supplied f for TP_SKILL_CUSTOM: same contract as tpSkill_Run.
 typedef int (*tpSkillFn)(void *user, int skill_id, tpSkillCall *call);
 
@@ -220,6 +230,8 @@ struct tpSkillCall {
                                planning call left in it (so a fresh call must not sample again), and
                                the navigation skills emit what they computed (grid, path, field, local
                                map, search tree) into the sink. Other kinds ignore it. */
+    tpSkillCache *cache;    /* the domain's navigation caches (not owned); the navigation skills
+                               fail without one, the other kinds ignore it */
 };
 
 /// f(C, D, V, x, a) -> (a', V', b): returns 1 while busy, 0 when this step ends the skill's
