@@ -214,6 +214,8 @@ enum { TPL_TRIP_NONE = 0, TPL_TRIP_TIME, TPL_TRIP_MEMORY };
 typedef struct tplLimits {
     size_t max_bytes;      /* allocator cap (bytes) */
     size_t used;           /* bytes allocated now */
+    size_t external;       /* bytes of C objects held by Lua handles (nav grids, fields): counted
+                              against max_bytes too, since Lua's collector does not see them */
     double deadline;       /* tpClock_Now() time after which the hook raises; 0 = none */
     const char *deadline_what; /* which limit the deadline is, for the message (one of the
                                   buffers below) */
@@ -242,6 +244,10 @@ void tplOpenSandbox(lua_State *L);
 void tplArm(lua_State *L, double seconds, const char *what);
 /// No deadline (between callbacks, after loading).
 void tplDisarm(lua_State *L);
+/// Counts `bytes` of C memory about to be held by a Lua handle against the memory limit; raises
+/// the memory-limit error (file:line) when it does not fit. Undo with tplUncharge.
+void tplCharge(lua_State *L, size_t bytes);
+void tplUncharge(lua_State *L, size_t bytes);
 /// Trips the time limit from a C function that checked the deadline itself (a long
 /// computation out of the hook's sight) and raises "file:line: time limit exceeded (...)".
 int tplLimitExceeded(lua_State *L);

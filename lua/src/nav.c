@@ -19,6 +19,7 @@
  * fields its pedestrians use, kept alive). */
 typedef struct tplHandle {
     void *ptr;
+    size_t charged; /* bytes counted against the script's memory limit (tplCharge) */
 } tplHandle;
 
 /* Pushes a new handle with metatable tname and nuv user values; ptr NULL (set it next). */
@@ -26,6 +27,7 @@ static tplHandle *tplNewHandle(lua_State *L, const char *tname, int nuv)
 {
     tplHandle *h = lua_newuserdatauv(L, sizeof *h, nuv);
     h->ptr = NULL;
+    h->charged = 0;
     luaL_setmetatable(L, tname);
     return h;
 }
@@ -39,12 +41,22 @@ static void *tplCheckHandle(lua_State *L, int idx, const char *tname, const char
     return h->ptr;
 }
 
+/* Counts the C memory the handle will hold against the script's memory limit (before it is
+ * allocated: a script must not get past the limit through objects Lua's collector cannot see). */
+static void tplChargeHandle(lua_State *L, tplHandle *h, size_t bytes)
+{
+    tplCharge(L, bytes);
+    h->charged = bytes;
+}
+
 /* __gc: takes the object out of the handle at 1 (the caller destroys it; NULL if already). */
 static void *tplTakeHandle(lua_State *L, const char *tname)
 {
     tplHandle *h = luaL_checkudata(L, 1, tname);
     void *ptr = h->ptr;
     h->ptr = NULL;
+    tplUncharge(L, h->charged);
+    h->charged = 0;
     return ptr;
 }
 
@@ -180,6 +192,7 @@ static int tplGridNew(lua_State *L)
     double radius = tplNumber(L, 1, what, "radius", 0.0, false);
     char err[256];
     tplHandle *ud = tplNewHandle(L, TPL_NAVGRID, 0);
+    tplChargeHandle(L, ud, (size_t)d.nx * (size_t)d.ny); /* a byte per cell */
     tpNavGrid *grid = ud->ptr = tpNavGrid_Create(&d, err, sizeof err);
     if (!grid)
         tplError(L, "tp.nav.%s", err);
@@ -464,6 +477,8 @@ static int tplFieldNew(lua_State *L)
             tplError(L, "%s: (%g, %g) is outside the grid", label, p[0], p[1]);
     }
     tplHandle *ud = tplNewHandle(L, TPL_NAVFIELD, 0);
+    const tpNavGridDef *gd = tpNavGrid_Def(g);
+    tplChargeHandle(L, ud, (size_t)gd->nx * (size_t)gd->ny * (1 + sizeof(double))); /* kind + potential */
     char err[256];
     ud->ptr = tpNavField_Create(g, cells, n, &d, err, sizeof err);
     if (!ud->ptr)

@@ -48,7 +48,7 @@ void *tplAlloc(void *ud, void *ptr, size_t osize, size_t nsize)
         lim->used -= old;
         return NULL;
     }
-    if (nsize > old && (nsize - old > lim->max_bytes || lim->used + (nsize - old) > lim->max_bytes)) {
+    if (nsize > old && (nsize - old > lim->max_bytes || lim->used + lim->external + (nsize - old) > lim->max_bytes)) {
         if (!lim->tripped) {
             /* no Lua call here (we are inside an allocation): the position is the hook's last,
              * else the script's name alone */
@@ -103,6 +103,31 @@ static void tplHook(lua_State *L, lua_Debug *ar)
         lua_pushstring(L, lim->msg);
         lua_error(L);
     }
+}
+
+void tplCharge(lua_State *L, size_t bytes)
+{
+    tplLimits *lim = tplGetLimits(L);
+    if (bytes > lim->max_bytes || lim->used + lim->external + bytes > lim->max_bytes) {
+        if (!lim->tripped) {
+            lua_Debug ar;
+            char where[sizeof lim->where] = "";
+            if (lua_getstack(L, 1, &ar))
+                tplRunningWhere(L, &ar, where, sizeof where);
+            lim->tripped = TPL_TRIP_MEMORY;
+            snprintf(lim->msg, sizeof lim->msg, "%smemory limit of %zu MB exceeded (--memory-limit)", where,
+                     lim->max_bytes >> 20);
+        }
+        lua_pushstring(L, lim->msg);
+        lua_error(L);
+    }
+    lim->external += bytes;
+}
+
+void tplUncharge(lua_State *L, size_t bytes)
+{
+    tplLimits *lim = tplGetLimits(L);
+    lim->external -= bytes < lim->external ? bytes : lim->external;
 }
 
 int tplLimitExceeded(lua_State *L)
