@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -41,6 +43,8 @@ static void bench_usage(FILE *f)
                "                      needs gnuplot for the PNG)\n"
                "  --plot-domain D     domain of the plot run (default: the first domain found)\n"
                "  --plot-iters N      iterations of the plot run (default: --max-iters or 100000)\n"
+               "  --jobs N            run each row's seeds in N worker processes (1..256; default 1): the\n"
+               "                      same records in the same order, timing and peak memory aside\n"
                "  -q, --quiet         no progress line\n"
                "  -h, --help          this help\n"
                "\n"
@@ -76,6 +80,8 @@ typedef struct Run {
     long maxrss_kb;      /* process peak RSS so far (getrusage; monotone over the bench) */
     double t_select, t_tactics, t_physics, t_check;
 } Run;
+
+#define TP_BENCH_MAX_JOBS 256
 
 typedef struct Runs {
     Run *v;
@@ -405,11 +411,189 @@ static int params_for(char *const *sets, int nsets, const char *label, tpScriptP
     return n;
 }
 
+/* One run of the benchmark: seed `seed` of (path, kind), into *r. TP_EXIT_OK, or another exit
+ * code with the message in err. */
+static int bench_one(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *ro0,
+                     const char *label, tpPlannerKind kind, uint32_t seed, const tpCliProgress *progress, Run *r,
+                     char *err, size_t errlen)
+{
+    tpCliPlanOpts ro = *ro0;
+    ro.seed_v = seed;
+    tpCliRun run;
+    int rc = tpCli_PlanRun(path, params, nparams, &ro, progress, &run, err, errlen);
+    if (rc != TP_EXIT_OK) {
+        tpCli_PlanRunFree(&run);
+        return rc;
+    }
+    memset(r, 0, sizeof *r);
+    snprintf(r->domain, sizeof r->domain, "%s", label);
+    r->kind = kind;
+    r->seed = seed;
+    r->solved = run.status == TP_PLAN_SOLVED;
+    const tpPlanStats *st = &run.res.stats;
+    r->time = st->t_total;
+    r->t_first = r->solved && st->nodes_first > 0 ? st->t_first : INFINITY;
+    r->nodes_first = r->solved ? st->nodes_first : -1;
+    r->nodes = st->nodes;
+    r->iterations = st->iterations;
+    const tpTree *tree = tpPlanner_Tree(run.planner);
+    r->steps = run.res.best >= 0 ? tpTree_Node(tree, run.res.best)->depth : -1;
+    r->tree_bytes = (int64_t)(tpTree_MemoryBytes(tree) + tpPlanner_IndexBytes(run.planner));
+    struct rusage ru;
+    r->maxrss_kb = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+    r->t_select = st->t_select;
+    r->t_tactics = st->t_tactics;
+    r->t_physics = st->t_physics;
+    r->t_check = st->t_check;
+    tpCli_PlanRunFree(&run);
+    return TP_EXIT_OK;
+}
+
+/* What a bench worker sends back per seed (a plain struct over a pipe: same binary). */
+typedef struct WorkerRecord {
+    int64_t index; /* seed - first seed */
+    int32_t rc;
+    Run run;
+    char err[512];
+} WorkerRecord;
+
+static bool write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) {
+            continue;
+        }
+        if (w <= 0) {
+            return false;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+/* Reads exactly n bytes; false at end of file or on an error. */
+static bool read_all(int fd, void *buf, size_t n)
+{
+    char *p = buf;
+    while (n > 0) {
+        ssize_t g = read(fd, p, n);
+        if (g < 0 && errno == EINTR) {
+            continue;
+        }
+        if (g <= 0) {
+            return false;
+        }
+        p += g;
+        n -= (size_t)g;
+    }
+    return true;
+}
+
+/* The seeds of one row over `jobs` worker processes: worker k runs seeds k, k + jobs, ... (each
+ * run loads the script fresh, exactly as a sequential run does, so its record is the same but for
+ * timing and peak memory). The records are appended to runs in seed order. False (the row's error
+ * printed) when a run failed or a worker died. */
+static bool bench_parallel(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *ro,
+                           const char *label, tpPlannerKind kind, uint32_t first_seed, long long seeds, int jobs,
+                           Runs *runs)
+{
+    if (jobs > seeds) {
+        jobs = (int)seeds;
+    }
+    WorkerRecord *recs = calloc((size_t)seeds, sizeof *recs);
+    bool *have = calloc((size_t)seeds, sizeof *have);
+    pid_t pids[TP_BENCH_MAX_JOBS];
+    int fds[TP_BENCH_MAX_JOBS];
+    int started = 0;
+    bool ok = recs && have;
+    fflush(stdout);
+    fflush(stderr);
+    for (int k = 0; k < jobs && ok; ++k) {
+        int pfd[2];
+        if (pipe(pfd) != 0) {
+            ok = false;
+            break;
+        }
+        pid_t pid = fork();
+        if (pid < 0) {
+            close(pfd[0]);
+            close(pfd[1]);
+            ok = false;
+            break;
+        }
+        if (pid == 0) { /* worker */
+            close(pfd[0]);
+            for (int j = 0; j < started; ++j) {
+                close(fds[j]);
+            }
+            WorkerRecord w;
+            for (long long s = k; s < seeds; s += jobs) {
+                memset(&w, 0, sizeof w);
+                w.index = s;
+                w.rc = bench_one(path, params, nparams, ro, label, kind, first_seed + (uint32_t)s, NULL, &w.run, w.err,
+                                 sizeof w.err);
+                if (!write_all(pfd[1], &w, sizeof w) || w.rc != TP_EXIT_OK) {
+                    break;
+                }
+            }
+            close(pfd[1]);
+            _exit(0);
+        }
+        close(pfd[1]);
+        pids[started] = pid;
+        fds[started++] = pfd[0];
+    }
+    for (int k = 0; k < started; ++k) { /* a worker blocked on a full pipe waits for its turn */
+        WorkerRecord w;
+        while (read_all(fds[k], &w, sizeof w)) {
+            if (w.index >= 0 && w.index < seeds) {
+                recs[w.index] = w;
+                have[w.index] = true;
+            }
+        }
+        close(fds[k]);
+    }
+    for (int k = 0; k < started; ++k) {
+        int status = 0;
+        while (waitpid(pids[k], &status, 0) < 0 && errno == EINTR) {
+        }
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            printf("%-18s %-6s error: bench worker %d died (%s %d)\n", label, kind_name(kind), k,
+                   WIFSIGNALED(status) ? "signal" : "status",
+                   WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+            ok = false;
+        }
+    }
+    if (!recs || !have || started < jobs) {
+        tpLog(TP_LOG_ERROR, "bench --jobs: cannot start the worker processes");
+        ok = false;
+    }
+    for (long long s = 0; s < seeds && ok; ++s) { /* seed order, the first failure as sequential */
+        if (have[s] && recs[s].rc != TP_EXIT_OK) {
+            printf("%-18s %-6s error: %s\n", label, kind_name(kind), recs[s].err);
+            ok = false;
+        } else if (!have[s]) {
+            printf("%-18s %-6s error: no record for seed %u\n", label, kind_name(kind), first_seed + (uint32_t)s);
+            ok = false;
+        } else if (!push_run(runs, &recs[s].run)) {
+            tpLog(TP_LOG_ERROR, "out of memory");
+            ok = false;
+        }
+    }
+    fflush(stdout);
+    free(recs);
+    free(have);
+    return ok;
+}
+
 int tpCmd_Bench(int argc, char **argv)
 {
     char domains_buf[1024] = DEFAULT_DOMAINS, planners_buf[64] = "rrt,bgt";
     const char *out = NULL, *plot = NULL, *plot_domain = NULL;
-    long long seeds = 20, plot_iters = 0;
+    long long seeds = 20, plot_iters = 0, jobs = 1;
     bool quiet = false;
     char *sets[TP_MAX_PARAMS];
     int nsets = 0;
@@ -422,7 +606,8 @@ int tpCmd_Bench(int argc, char **argv)
         OPT_PLOT_ITERS,
         OPT_SET,
         OPT_PLOT,
-        OPT_PLOT_DOMAIN
+        OPT_PLOT_DOMAIN,
+        OPT_JOBS
     };
     static const struct option longopts[] = {
         TP_CLI_PLANNER_LONGOPTS,
@@ -434,6 +619,7 @@ int tpCmd_Bench(int argc, char **argv)
         {"out", required_argument, NULL, 'o'},
         {"plot", required_argument, NULL, OPT_PLOT},
         {"plot-domain", required_argument, NULL, OPT_PLOT_DOMAIN},
+        {"jobs", required_argument, NULL, OPT_JOBS},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -473,6 +659,11 @@ int tpCmd_Bench(int argc, char **argv)
         }
         case OPT_SEEDS:
             if (!tpCli_ParseInt("--seeds", v, 1, 100000, &seeds)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            break;
+        case OPT_JOBS:
+            if (!tpCli_ParseInt("--jobs", v, 1, TP_BENCH_MAX_JOBS, &jobs)) {
                 return TP_EXIT_BAD_INPUT;
             }
             break;
@@ -609,48 +800,27 @@ int tpCmd_Bench(int argc, char **argv)
             prog.kind = kinds[p];
             prog.runs = (uint32_t)seeds;
             bool failed = false;
-            for (long long s = 0; s < seeds; ++s) {
-                ro.seed_v = (long long)first_seed + s;
-                prog.run = (uint32_t)s + 1;
-                on_progress(&prog, &(tpPlanStats){0});
-                tpCliRun run;
-                char err[2048] = "";
-                int rc = tpCli_PlanRun(path, params, nparams, &ro, &progress, &run, err, sizeof err);
-                if (rc != TP_EXIT_OK) {
-                    clear_progress(&prog);
-                    printf("%-18s %-6s error: %s\n", label, kind_name(kinds[p]), err);
-                    fflush(stdout);
-                    tpCli_PlanRunFree(&run);
-                    failed = true;
-                    break;
-                }
-                Run r;
-                memset(&r, 0, sizeof r);
-                snprintf(r.domain, sizeof r.domain, "%s", label);
-                r.kind = kinds[p];
-                r.seed = (uint32_t)ro.seed_v;
-                r.solved = run.status == TP_PLAN_SOLVED;
-                const tpPlanStats *st = &run.res.stats;
-                r.time = st->t_total;
-                r.t_first = r.solved && st->nodes_first > 0 ? st->t_first : INFINITY;
-                r.nodes_first = r.solved ? st->nodes_first : -1;
-                r.nodes = st->nodes;
-                r.iterations = st->iterations;
-                const tpTree *tree = tpPlanner_Tree(run.planner);
-                r.steps = run.res.best >= 0 ? tpTree_Node(tree, run.res.best)->depth : -1;
-                r.tree_bytes = (int64_t)(tpTree_MemoryBytes(tree) + tpPlanner_IndexBytes(run.planner));
-                struct rusage ru;
-                r.maxrss_kb = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
-                r.t_select = st->t_select;
-                r.t_tactics = st->t_tactics;
-                r.t_physics = st->t_physics;
-                r.t_check = st->t_check;
-                tpCli_PlanRunFree(&run);
-                if (!push_run(&runs, &r)) {
-                    clear_progress(&prog);
-                    tpLog(TP_LOG_ERROR, "out of memory");
-                    free(runs.v);
-                    return TP_EXIT_FAILURE;
+            if (jobs > 1) {
+                failed =
+                    !bench_parallel(path, params, nparams, &ro, label, kinds[p], first_seed, seeds, (int)jobs, &runs);
+            } else {
+                for (long long s = 0; s < seeds && !failed; ++s) {
+                    prog.run = (uint32_t)s + 1;
+                    on_progress(&prog, &(tpPlanStats){0});
+                    Run r;
+                    char err[2048] = "";
+                    if (bench_one(path, params, nparams, &ro, label, kinds[p], first_seed + (uint32_t)s, &progress, &r,
+                                  err, sizeof err) != TP_EXIT_OK) {
+                        clear_progress(&prog);
+                        printf("%-18s %-6s error: %s\n", label, kind_name(kinds[p]), err);
+                        fflush(stdout);
+                        failed = true;
+                    } else if (!push_run(&runs, &r)) {
+                        clear_progress(&prog);
+                        tpLog(TP_LOG_ERROR, "out of memory");
+                        free(runs.v);
+                        return TP_EXIT_FAILURE;
+                    }
                 }
             }
             clear_progress(&prog);

@@ -107,5 +107,21 @@ done
 cmp -s "$work/nn_index.cmp" "$work/nn_linear.cmp"; check "same plan with and without the NN index" $?
 grep -q '"nodes": [0-9]\{4\}' "$work/nn_index.json"; check "NN plan run built a tree of thousands of nodes" $?
 
+# --- --jobs: the same records in the same order as a sequential run (timing and memory aside) ---
+for j in 1 2; do
+  "$tplan" bench --domains minigolf,dice --planners rrt,bgt --seeds 3 --max-iters 300 --set dice:count=10 \
+    --jobs $j -q --out "$work/jobs$j.json" >/dev/null 2>&1
+  check "bench --jobs $j ran" $?
+done
+python3 - "$work/jobs1.json" "$work/jobs2.json" <<'PY'
+import json, sys
+skip = {"time", "time_first", "maxrss_kb", "breakdown"}
+a, b = (json.load(open(f))["runs"] for f in sys.argv[1:3])
+strip = lambda runs: [{k: v for k, v in r.items() if k not in skip} for r in runs]
+assert len(a) == 9 and strip(a) == strip(b), "records differ between --jobs 1 and --jobs 2"
+PY
+check "bench --jobs 2: the records of --jobs 1, in the same order" $?
+"$tplan" bench --jobs 0 >/dev/null 2>&1; check "--jobs 0: exit 2" $([ $? -eq 2 ]; echo $?)
+
 echo "bench.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
