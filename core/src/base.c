@@ -86,22 +86,22 @@ char *tpFile_Read(const char *path, size_t max_bytes, size_t *len, char *err, si
     /* O_NONBLOCK: opening a FIFO with no writer must not hang before fstat can refuse it. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        tpErrorf(err, errlen, "cannot open: %s", strerror(errno));
+        tpErrorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        tpErrorf(err, errlen, "cannot open: %s", strerror(errno));
+        tpErrorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         close(fd);
         return NULL;
     }
     if (!S_ISREG(st.st_mode)) {
-        tpErrorf(err, errlen, "not a regular file");
+        tpErrorf(err, errlen, "%s: not a regular file", path);
         close(fd);
         return NULL;
     }
     if (st.st_size < 0 || (unsigned long long)st.st_size > max_bytes) {
-        tpErrorf(err, errlen, "larger than %zu bytes", max_bytes);
+        tpErrorf(err, errlen, "%s: larger than %zu bytes", path, max_bytes);
         close(fd);
         return NULL;
     }
@@ -112,7 +112,7 @@ char *tpFile_Read(const char *path, size_t max_bytes, size_t *len, char *err, si
         if (n == cap) {
             if (cap > max_bytes) {
                 free(buf);
-                tpErrorf(err, errlen, "larger than %zu bytes", max_bytes);
+                tpErrorf(err, errlen, "%s: larger than %zu bytes", path, max_bytes);
                 close(fd);
                 return NULL;
             }
@@ -134,7 +134,7 @@ char *tpFile_Read(const char *path, size_t max_bytes, size_t *len, char *err, si
             int saved = errno;
             free(buf);
             close(fd);
-            tpErrorf(err, errlen, "read error: %s", strerror(saved));
+            tpErrorf(err, errlen, "%s: read error: %s", path, strerror(saved));
             return NULL;
         }
         if (got == 0) {
@@ -144,12 +144,12 @@ char *tpFile_Read(const char *path, size_t max_bytes, size_t *len, char *err, si
     }
     close(fd);
     if (!buf) {
-        tpErrorf(err, errlen, "out of memory reading the file");
+        tpErrorf(err, errlen, "%s: out of memory reading the file", path);
         return NULL;
     }
     if (n > max_bytes) {
         free(buf);
-        tpErrorf(err, errlen, "larger than %zu bytes", max_bytes);
+        tpErrorf(err, errlen, "%s: larger than %zu bytes", path, max_bytes);
         return NULL;
     }
     buf[n] = '\0';

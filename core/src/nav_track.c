@@ -189,11 +189,9 @@ tpNavTrackFile *tpNavTrack_Parse(const char *text, size_t len, const char *path,
 
 tpNavTrackFile *tpNavTrack_Load(const char *path, char *err, size_t errlen)
 {
-    char why[256];
     size_t len = 0;
-    char *text = tpFile_Read(path, TP_MAX_DATA_BYTES, &len, why, sizeof why);
+    char *text = tpFile_Read(path, TP_MAX_DATA_BYTES, &len, err, errlen);
     if (!text) {
-        tpErrorf(err, errlen, "%s: %s", path, why);
         return NULL;
     }
     tpNavTrackFile *t = tpNavTrack_Parse(text, len, path, err, errlen);

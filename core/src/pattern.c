@@ -314,11 +314,9 @@ bool tpBitmap_ParsePnm(const unsigned char *data, size_t len, const char *name, 
 bool tpBitmap_ReadPnm(const char *path, bool invert, tpBitmap *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    char why[256];
     size_t len = 0;
-    char *buf = tpFile_Read(path, TP_MAX_DATA_BYTES, &len, why, sizeof why);
+    char *buf = tpFile_Read(path, TP_MAX_DATA_BYTES, &len, err, errlen);
     if (!buf) {
-        tpErrorf(err, errlen, "%s: %s", path, why);
         return false;
     }
     bool ok = tpBitmap_ParsePnm((const unsigned char *)buf, len, path, invert, out, err, errlen);

@@ -1004,11 +1004,9 @@ static bool tpReadText(tpPlanRecord *rec, const char *file, char *text, size_t l
 bool tpPlanRecord_Read(tpPlanRecord *rec, const char *path, char *err, size_t errlen)
 {
     memset(rec, 0, sizeof *rec);
-    char why[256];
     size_t len = 0;
-    char *text = tpFile_Read(path, TP_MAX_PLAN_BYTES, &len, why, sizeof why);
+    char *text = tpFile_Read(path, TP_MAX_PLAN_BYTES, &len, err, errlen);
     if (!text) {
-        tpErrorf(err, errlen, "%s: %s", path, why);
         return false;
     }
     bool ok = tpReadText(rec, path, text, len, err, errlen);

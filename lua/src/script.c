@@ -398,10 +398,8 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
         }
         len = def->source_len;
     } else {
-        char why[200];
-        src = tpFile_Read(path, TP_MAX_SCRIPT_BYTES, &len, why, sizeof why);
+        src = tpFile_Read(path, TP_MAX_SCRIPT_BYTES, &len, err, errlen);
         if (!src) {
-            tpErrorf(err, errlen, "%s: %s", path, why);
             return NULL;
         }
     }

@@ -62,8 +62,8 @@ void tpStrCopy(char *dst, size_t cap, const char *src);
 
 /// Reads the whole regular file at path into a new NUL-terminated buffer (the caller frees it);
 /// *len gets its length without the NUL. Refuses a file that is not a regular file (a FIFO,
-/// a device, a directory) or is longer than max_bytes, with "cannot open: ...", "not a regular
-/// file" or "larger than N bytes" in err (the path is not repeated). Returns NULL on failure.
+/// a device, a directory) or is longer than max_bytes, with "PATH: cannot open: ...", "PATH: not a
+/// regular file" or "PATH: larger than N bytes" in err. Returns NULL on failure.
 char *tpFile_Read(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen);
 
 /// An output file written under a temporary name in its destination's directory and renamed over the
