@@ -105,22 +105,33 @@ static void tplHook(lua_State *L, lua_Debug *ar)
     }
 }
 
+/* Trips a limit from a C function (not the hook, not the allocator), naming the calling script
+ * line, and raises the limit error; a limit already tripped is raised as it is. */
+static int tplTripFromC(lua_State *L, int kind)
+{
+    tplLimits *lim = tplGetLimits(L);
+    if (!lim->tripped) {
+        lua_Debug ar;
+        char where[sizeof lim->where] = "";
+        if (lua_getstack(L, 1, &ar))
+            tplRunningWhere(L, &ar, where, sizeof where);
+        lim->tripped = kind;
+        if (kind == TPL_TRIP_MEMORY)
+            snprintf(lim->msg, sizeof lim->msg, "%smemory limit of %zu MB exceeded (--memory-limit)", where,
+                     lim->max_bytes >> 20);
+        else
+            snprintf(lim->msg, sizeof lim->msg, "%stime limit exceeded (%s)", where,
+                     lim->deadline_what ? lim->deadline_what : "");
+    }
+    lua_pushstring(L, lim->msg);
+    return lua_error(L);
+}
+
 void tplCharge(lua_State *L, size_t bytes)
 {
     tplLimits *lim = tplGetLimits(L);
-    if (bytes > lim->max_bytes || lim->used + lim->external + bytes > lim->max_bytes) {
-        if (!lim->tripped) {
-            lua_Debug ar;
-            char where[sizeof lim->where] = "";
-            if (lua_getstack(L, 1, &ar))
-                tplRunningWhere(L, &ar, where, sizeof where);
-            lim->tripped = TPL_TRIP_MEMORY;
-            snprintf(lim->msg, sizeof lim->msg, "%smemory limit of %zu MB exceeded (--memory-limit)", where,
-                     lim->max_bytes >> 20);
-        }
-        lua_pushstring(L, lim->msg);
-        lua_error(L);
-    }
+    if (bytes > lim->max_bytes || lim->used + lim->external + bytes > lim->max_bytes)
+        tplTripFromC(L, TPL_TRIP_MEMORY);
     lim->external += bytes;
 }
 
@@ -132,18 +143,7 @@ void tplUncharge(lua_State *L, size_t bytes)
 
 int tplLimitExceeded(lua_State *L)
 {
-    tplLimits *lim = tplGetLimits(L);
-    if (!lim->tripped) {
-        lua_Debug ar;
-        char where[sizeof lim->where] = "";
-        if (lua_getstack(L, 1, &ar))
-            tplRunningWhere(L, &ar, where, sizeof where);
-        lim->tripped = TPL_TRIP_TIME;
-        snprintf(lim->msg, sizeof lim->msg, "%stime limit exceeded (%s)", where,
-                 lim->deadline_what ? lim->deadline_what : "");
-    }
-    lua_pushstring(L, lim->msg);
-    return lua_error(L);
+    return tplTripFromC(L, TPL_TRIP_TIME);
 }
 
 void tplArm(lua_State *L, double seconds, const char *what)
@@ -579,9 +579,5 @@ char *tplReadData(lua_State *L, const char *path, size_t max_bytes, size_t *len,
 {
     if (!tplConfined(L, path, err, errlen))
         return NULL;
-    char why[200];
-    char *buf = tpFile_Read(path, max_bytes, len, why, sizeof why);
-    if (!buf)
-        tpErrorf(err, errlen, "%s: %s", path, why);
-    return buf;
+    return tpFile_Read(path, max_bytes, len, err, errlen);
 }
