@@ -109,6 +109,9 @@ typedef struct tpCliPlanOpts {
     /* script limits (0 = the tpScriptDef default) */
     long long memory_mb;         /* --memory-limit MB */
     double load_time, call_time; /* --load-time-limit S, --call-time-limit S */
+    const char *source;          /* NULL: read the script file; else its text (source_len bytes) and
+                                    the path only names it in messages (`tplan worker`: "job.lua") */
+    size_t source_len;
 } tpCliPlanOpts;
 
 /// Takes a planner or script-limit option (code TP_OPT_PLANNER..TP_OPT_CALL_TIME_LIMIT, value from tpCli_NextOption):
@@ -143,6 +146,13 @@ typedef struct tpCliRun {
 int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *o,
                   const tpCliProgress *progress, tpCliRun *run, char *err, size_t errlen);
 void tpCli_PlanRunFree(tpCliRun *run);
+/// The plan record of a finished run, as `tplan plan` writes it: the domain's recording plus the
+/// script path (as given), its hash and the --set overrides. rec is zeroed first; free it with
+/// tpPlanRecord_Free in every case. False with a message in err.
+bool tpCli_RecordRun(const tpCliRun *run, const char *path, tpPlanRecord *rec, char *err, size_t errlen);
+/// Writes the search tree file (docs/tree-format.md) of a run: every non-static body's position
+/// per node, the busy/goal flags and the chosen branch (res->best) marked. False after logging.
+bool tpCli_WriteTree(const tpDomain *domain, const tpTree *tree, const tpPlanResult *res, const char *path);
 
 /// `replay --check` of world w (replay_check.c): prints the deepest overlap of each touching
 /// pair (the `show` deepest) unless quiet. Returns the number of pairs that sank into static
@@ -179,5 +189,7 @@ int tpCmd_Domains(int argc, char **argv);
 int tpCmd_View(int argc, char **argv);
 int tpCmd_Render(int argc, char **argv);
 int tpCmd_Export(int argc, char **argv);
+int tpCmd_Serve(int argc, char **argv);
+int tpCmd_Worker(int argc, char **argv);
 
 #endif

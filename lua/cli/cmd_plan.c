@@ -61,57 +61,6 @@ static void on_progress(void *user, const tpPlanStats *s)
     ps->shown = true;
 }
 
-static bool write_tree(const tpDomain *domain, const tpTree *tree, const tpPlanResult *res, const char *path)
-{
-    const tpWorld *w = tpDomain_World(domain);
-    int nb = tpWorld_BodyCount(w);
-    tpTreeRecord tr;
-    memset(&tr, 0, sizeof tr);
-    int *bodies = calloc((size_t)nb, sizeof *bodies);
-    tr.body_names = calloc((size_t)nb, sizeof *tr.body_names);
-    tr.nnodes = tpTree_Count(tree);
-    tr.parent = calloc((size_t)tr.nnodes, sizeof *tr.parent);
-    tr.flags = calloc((size_t)tr.nnodes, sizeof *tr.flags);
-    bool ok = bodies && tr.body_names && tr.parent && tr.flags;
-    for (int b = 0; ok && b < nb; ++b) {
-        if (tpWorld_Body(w, b)->cls != TP_BODY_STATIC) {
-            bodies[tr.nbodies] = b;
-            tr.body_names[tr.nbodies++] = (char *)tpWorld_Body(w, b)->name;
-        }
-    }
-    tr.pos = ok ? calloc((size_t)tr.nnodes * (size_t)(tr.nbodies > 0 ? tr.nbodies : 1) * 3, sizeof *tr.pos) : NULL;
-    ok = ok && tr.pos;
-    for (int64_t i = 0; ok && i < tr.nnodes; ++i) {
-        const tpNode *n = tpTree_Node(tree, (int32_t)i);
-        tr.parent[i] = n->parent;
-        tr.flags[i] = (uint8_t)(((n->flags & TP_NODE_BUSY) ? 1 : 0) | ((n->flags & TP_NODE_GOAL) ? 2 : 0));
-        const void *x = tpTree_State(tree, (int32_t)i);
-        for (int k = 0; k < tr.nbodies; ++k) {
-            tpBodyState s;
-            tpWorld_BodyState(w, tpState_Bodies(x), tpState_Time(x), bodies[k], &s);
-            for (int c = 0; c < 3; ++c) {
-                tr.pos[((size_t)i * (size_t)tr.nbodies + (size_t)k) * 3 + (size_t)c] = (float)s.pos[c];
-            }
-        }
-    }
-    if (ok && res->best >= 0) { /* mark the chosen branch */
-        for (int32_t i = res->best; i >= 0; i = tpTree_Node(tree, i)->parent) {
-            tr.flags[i] |= 4;
-        }
-    }
-    char err[512] = "out of memory";
-    ok = ok && tpTreeRecord_Write(&tr, path, err, sizeof err);
-    if (!ok) {
-        tpLog(TP_LOG_ERROR, "cannot write tree %s: %s", path, err);
-    }
-    free(bodies);
-    free(tr.body_names);
-    free(tr.parent);
-    free(tr.flags);
-    free(tr.pos);
-    return ok;
-}
-
 static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlanResult *res, const tpPlanRecord *rec,
                           const tpProblem *problem, const char *out)
 {
@@ -293,18 +242,13 @@ int tpCmd_Plan(int argc, char **argv)
     const tpPlanResult res = run.res;
     const tpPlanStatus st = run.status;
     tpPlanRecord rec;
-    memset(&rec, 0, sizeof rec);
-    if (!tpDomain_Record(domain, tpPlanner_Tree(planner), &res, &pd, &rec, err, sizeof err)) {
+    if (!tpCli_RecordRun(&run, path, &rec, err, sizeof err)) {
         tpLog(TP_LOG_ERROR, "%s", err);
         tpPlanRecord_Free(&rec);
         tpCliLive_Free(&live);
         tpCli_PlanRunFree(&run);
         return TP_EXIT_FAILURE;
     }
-    rec.domain_file = strdup(path);
-    rec.domain_hash = strdup(tpScript_Hash(run.script));
-    const char *pj = tpScript_ParamsJson(run.script);
-    rec.overrides = (pj && strcmp(pj, "{}") != 0) ? strdup(pj) : NULL;
     char default_out[512];
     if (!out && !no_out) {
         snprintf(default_out, sizeof default_out, "%s.plan.json", rec.domain_name);
@@ -321,7 +265,7 @@ int tpCmd_Plan(int argc, char **argv)
         tpLog(TP_LOG_ERROR, "cannot write plan: %s", err);
         code = TP_EXIT_FAILURE;
     }
-    if (code == TP_EXIT_OK && tree_out && !write_tree(domain, tpPlanner_Tree(planner), &res, tree_out)) {
+    if (code == TP_EXIT_OK && tree_out && !tpCli_WriteTree(domain, tpPlanner_Tree(planner), &res, tree_out)) {
         code = TP_EXIT_FAILURE;
     }
     if (!quiet) {

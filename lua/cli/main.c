@@ -20,6 +20,7 @@ static void usage(FILE *f)
                "  view PLAN       play back a plan (and its search tree) in a window\n"
                "  render PLAN     render a plan's motion to numbered PNG frames (offscreen)\n"
                "  export PLAN     export a plan to glTF (.glb, .gltf) or CSV for animation tools\n"
+               "  serve           run the planner as an HTTP/JSON job service with a web page\n"
                "  domains         list the built-in domains\n"
                "  help [COMMAND]  show help for a command\n"
                "\n"
@@ -106,6 +107,12 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "domains") == 0) {
         return tpCmd_Domains(argc, argv);
+    }
+    if (strcmp(cmd, "serve") == 0) {
+        return tpCmd_Serve(argc, argv);
+    }
+    if (strcmp(cmd, "worker") == 0) { /* internal: the worker process of `tplan serve` */
+        return tpCmd_Worker(argc, argv);
     }
     tpLog(TP_LOG_ERROR, "unknown command '%s' (try 'tplan --help')", cmd);
     return TP_EXIT_BAD_INPUT;

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -57,6 +58,8 @@ tpScriptDef tpCli_ScriptDef(const tpCliPlanOpts *o, const char *path, const tpSc
 {
     tpScriptDef def = tpDefaultScriptDef();
     def.path = path;
+    def.source = o->source;
+    def.source_len = o->source_len;
     def.params = params;
     def.nparams = nparams;
     if (o->memory_mb > 0) {
@@ -142,3 +145,72 @@ void tpCli_PlanRunFree(tpCliRun *run)
     tpDestroyScript(run->script);
     memset(run, 0, sizeof *run);
 }
+
+bool tpCli_RecordRun(const tpCliRun *run, const char *path, tpPlanRecord *rec, char *err, size_t errlen)
+{
+    memset(rec, 0, sizeof *rec);
+    if (!tpDomain_Record(run->domain, tpPlanner_Tree(run->planner), &run->res, &run->pd, rec, err, errlen)) {
+        return false;
+    }
+    const char *pj = tpScript_ParamsJson(run->script);
+    rec->domain_file = strdup(path);
+    rec->domain_hash = strdup(tpScript_Hash(run->script));
+    rec->overrides = (pj && strcmp(pj, "{}") != 0) ? strdup(pj) : NULL;
+    if (!rec->domain_file || !rec->domain_hash || (pj && strcmp(pj, "{}") != 0 && !rec->overrides)) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    return true;
+}
+
+bool tpCli_WriteTree(const tpDomain *domain, const tpTree *tree, const tpPlanResult *res, const char *path)
+{
+    const tpWorld *w = tpDomain_World(domain);
+    int nb = tpWorld_BodyCount(w);
+    tpTreeRecord tr;
+    memset(&tr, 0, sizeof tr);
+    int *bodies = calloc((size_t)nb, sizeof *bodies);
+    tr.body_names = calloc((size_t)nb, sizeof *tr.body_names);
+    tr.nnodes = tpTree_Count(tree);
+    tr.parent = calloc((size_t)tr.nnodes, sizeof *tr.parent);
+    tr.flags = calloc((size_t)tr.nnodes, sizeof *tr.flags);
+    bool ok = bodies && tr.body_names && tr.parent && tr.flags;
+    for (int b = 0; ok && b < nb; ++b) {
+        if (tpWorld_Body(w, b)->cls != TP_BODY_STATIC) {
+            bodies[tr.nbodies] = b;
+            tr.body_names[tr.nbodies++] = (char *)tpWorld_Body(w, b)->name;
+        }
+    }
+    tr.pos = ok ? calloc((size_t)tr.nnodes * (size_t)(tr.nbodies > 0 ? tr.nbodies : 1) * 3, sizeof *tr.pos) : NULL;
+    ok = ok && tr.pos;
+    for (int64_t i = 0; ok && i < tr.nnodes; ++i) {
+        const tpNode *n = tpTree_Node(tree, (int32_t)i);
+        tr.parent[i] = n->parent;
+        tr.flags[i] = (uint8_t)(((n->flags & TP_NODE_BUSY) ? 1 : 0) | ((n->flags & TP_NODE_GOAL) ? 2 : 0));
+        const void *x = tpTree_State(tree, (int32_t)i);
+        for (int k = 0; k < tr.nbodies; ++k) {
+            tpBodyState s;
+            tpWorld_BodyState(w, tpState_Bodies(x), tpState_Time(x), bodies[k], &s);
+            for (int c = 0; c < 3; ++c) {
+                tr.pos[((size_t)i * (size_t)tr.nbodies + (size_t)k) * 3 + (size_t)c] = (float)s.pos[c];
+            }
+        }
+    }
+    if (ok && res->best >= 0) { /* mark the chosen branch */
+        for (int32_t i = res->best; i >= 0; i = tpTree_Node(tree, i)->parent) {
+            tr.flags[i] |= 4;
+        }
+    }
+    char err[512] = "out of memory";
+    ok = ok && tpTreeRecord_Write(&tr, path, err, sizeof err);
+    if (!ok) {
+        tpLog(TP_LOG_ERROR, "cannot write tree %s: %s", path, err);
+    }
+    free(bodies);
+    free(tr.body_names);
+    free(tr.parent);
+    free(tr.flags);
+    free(tr.pos);
+    return ok;
+}
+

@@ -42,6 +42,7 @@
 #define TPL_REG_PARAMS "tp.params"           /* name -> --set value string */
 #define TPL_REG_PARAMS_READ "tp.params.read" /* name -> true for every tp.param call */
 #define TPL_REG_PARAMS_USED "tp.params.used" /* name -> converted override value */
+#define TPL_REG_PARAMS_DECL "tp.params.decl" /* array: JSON text of each declared parameter */
 
 #define TPL_COND_MAX_DEPTH 64 /* deeper trees are refused: conversion recurses in C */
 

@@ -22,6 +22,7 @@ struct tpScript {
     tpDomain *domain; /* owned by the tp.domain userdata kept in the registry */
     char hash[32];
     char *params_json;
+    char *params_info_json; /* the declared parameters (tpScript_ParamsInfoJson) */
 };
 
 #define TPL_REG_DOMAIN "tp.script.domain"
@@ -47,6 +48,52 @@ static const char *tplShown(const char *value, char *out, size_t cap)
     }
     out[n] = '\0';
     return out;
+}
+
+static void tplJsonString(luaL_Buffer *b, const char *s);
+
+/* Appends the declaration of a parameter read for the first time to the TPL_REG_PARAMS_DECL array,
+ * as one JSON object: {"name","type","default"[,"min","max","integer"]} (the default at 2). */
+static void tplDeclareParam(lua_State *L, const char *name, double lo, double hi, bool integer, bool ranged)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_PARAMS_DECL);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, "{\"name\":");
+    tplJsonString(&b, name);
+    char num[160];
+    switch (lua_type(L, 2)) {
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, 2))
+            snprintf(num, sizeof num, ",\"type\":\"number\",\"default\":%lld", (long long)lua_tointeger(L, 2));
+        else
+            snprintf(num, sizeof num, ",\"type\":\"number\",\"default\":%.17g", lua_tonumber(L, 2));
+        luaL_addstring(&b, num);
+        break;
+    case LUA_TBOOLEAN:
+        luaL_addstring(&b, lua_toboolean(L, 2) ? ",\"type\":\"boolean\",\"default\":true"
+                                              : ",\"type\":\"boolean\",\"default\":false");
+        break;
+    default:
+        luaL_addstring(&b, ",\"type\":\"string\",\"default\":");
+        tplJsonString(&b, lua_tostring(L, 2));
+        break;
+    }
+    if (ranged) {
+        if (isfinite(lo)) {
+            snprintf(num, sizeof num, ",\"min\":%.17g", lo);
+            luaL_addstring(&b, num);
+        }
+        if (isfinite(hi)) {
+            snprintf(num, sizeof num, ",\"max\":%.17g", hi);
+            luaL_addstring(&b, num);
+        }
+        luaL_addstring(&b, integer ? ",\"integer\":true" : ",\"integer\":false");
+    }
+    luaL_addchar(&b, '}');
+    luaL_pushresult(&b);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    lua_pop(L, 1);
 }
 
 static int tplParam(lua_State *L)
@@ -82,6 +129,9 @@ static int tplParam(lua_State *L)
     }
     lua_settop(L, 2);
     lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_PARAMS_READ);
+    if (lua_getfield(L, -1, name) == LUA_TNIL)
+        tplDeclareParam(L, name, lo, hi, integer, ranged);
+    lua_pop(L, 1);
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, name);
     lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_PARAMS);
@@ -195,6 +245,8 @@ static int tplSetup(lua_State *L)
     lua_setfield(L, LUA_REGISTRYINDEX, TPL_REG_PARAMS_READ);
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, TPL_REG_PARAMS_USED);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, TPL_REG_PARAMS_DECL);
     lua_pushstring(L, a->path);
     lua_setfield(L, LUA_REGISTRYINDEX, TPL_REG_PATH);
     return 0;
@@ -264,7 +316,8 @@ typedef struct tplFinishArgs {
     const tpScriptParam *params;
     int nparams;
     tpDomain *domain;
-    const char *json; /* in the registry */
+    const char *json;      /* in the registry */
+    const char *info_json; /* in the registry */
 } tplFinishArgs;
 
 /* Checks the result at 2 and the --set names; pushes the params JSON. */
@@ -341,6 +394,22 @@ static int tplFinish(lua_State *L)
     lua_pushvalue(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, "tp.params.json");
     a->json = lua_tostring(L, -1);
+    /* the declarations, in the order the script read them */
+    lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_PARAMS_DECL);
+    int decl = lua_gettop(L);
+    luaL_buffinit(L, &b);
+    luaL_addchar(&b, '[');
+    for (lua_Integer k = 1; k <= (lua_Integer)lua_rawlen(L, decl); k++) {
+        if (k > 1)
+            luaL_addchar(&b, ',');
+        lua_rawgeti(L, decl, k);
+        luaL_addvalue(&b);
+    }
+    luaL_addchar(&b, ']');
+    luaL_pushresult(&b);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "tp.params.info");
+    a->info_json = lua_tostring(L, -1);
     lua_pushvalue(L, 2);
     lua_setfield(L, LUA_REGISTRYINDEX, TPL_REG_DOMAIN);
     a->domain = dom->domain;
@@ -475,7 +544,7 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
         goto fail;
     }
     /* stack: handler, result */
-    tplFinishArgs fin = {def->params, def->nparams, NULL, NULL};
+    tplFinishArgs fin = {def->params, def->nparams, NULL, NULL, NULL};
     lua_pushcfunction(L, tplFinish);
     lua_pushlightuserdata(L, &fin);
     lua_pushvalue(L, 2);
@@ -489,6 +558,11 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
         goto fail;
     }
     memcpy(s->params_json, fin.json, strlen(fin.json) + 1);
+    s->params_info_json = strdup(fin.info_json);
+    if (!s->params_info_json) {
+        tpErrorf(err, errlen, "%s: out of memory", path);
+        goto fail;
+    }
     s->domain = fin.domain;
     lua_settop(L, 0);
     lua_gc(L, LUA_GCCOLLECT); /* drop unreturned domains and scratch now, not mid-planning */
@@ -518,6 +592,7 @@ void tpDestroyScript(tpScript *script)
     if (script->L)
         lua_close(script->L); /* finalizes the tp.domain userdata: frees the domain */
     free(script->params_json);
+    free(script->params_info_json);
     free(script);
 }
 
@@ -534,4 +609,9 @@ const char *tpScript_Hash(const tpScript *script)
 const char *tpScript_ParamsJson(const tpScript *script)
 {
     return script && script->params_json ? script->params_json : "{}";
+}
+
+const char *tpScript_ParamsInfoJson(const tpScript *script)
+{
+    return script && script->params_info_json ? script->params_info_json : "[]";
 }

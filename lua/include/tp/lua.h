@@ -65,6 +65,11 @@ tpDomain *tpScript_Domain(tpScript *script);
 const char *tpScript_Hash(const tpScript *script);
 /// The `--set` overrides actually used, as JSON object text ("{}" if none). Owned by the script.
 const char *tpScript_ParamsJson(const tpScript *script);
+/// The parameters the script declared with tp.param, in the order it read them, as a JSON array of
+/// {"name", "type" ("number" | "string" | "boolean"), "default"[, "min", "max", "integer"]} (min, max
+/// and integer only with a declared range; an infinite bound is left out). "[]" if none. Owned by
+/// the script. A parameter read only on some branch of the script is listed only when read.
+const char *tpScript_ParamsInfoJson(const tpScript *script);
 
 #ifdef __cplusplus
 }

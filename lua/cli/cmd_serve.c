@@ -1,0 +1,288 @@
+/* tplan serve: the planner as an HTTP/JSON job service (service/, docs/service.md). This file reads
+ * the command line and the token file, describes the built-in domains for GET /v1/domains (loading
+ * each shipped script once, here, before any thread starts) and hands over to tpRunService. */
+#define _GNU_SOURCE /* realpath */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tp/base.h"
+#include "tp/service.h"
+
+static void serve_usage(FILE *f)
+{
+    tpServiceDef d = tpDefaultServiceDef();
+    fprintf(f,
+            "usage: tplan serve [options]\n"
+            "\n"
+            "Runs the planner as an HTTP/JSON job service (docs/service.md): jobs are queued in an SQLite\n"
+            "store, planned by worker processes, watched with Server-Sent Events; the web page is at /.\n"
+            "Stops cleanly on SIGINT or SIGTERM (running jobs go back to the queue).\n"
+            "\n"
+            "  --bind ADDR         address to listen on (default %s; 0.0.0.0 or :: for every interface)\n"
+            "  --port N            TCP port (default %d; 0 = any free port, printed in the ready line)\n"
+            "  --workers N         worker processes, each planning one job at a time (default: cores, %d)\n"
+            "  --data DIR          job store DIR/tplan.db and job files DIR/jobs/<id>/ (default %s)\n"
+            "  --token-file F      require 'Authorization: Bearer <token>' with the token in F (its first line)\n"
+            "  --max-queue N       queued jobs at most; beyond, POST answers 429 (default %d)\n"
+            "  --default-time S    a job's time limit when it gives none (default %g)\n"
+            "  --max-time S        the largest time_limit a job may ask (default %g)\n"
+            "  --max-memory MB     the largest memory_mb (Lua memory) a job may ask (default %d; a job's\n"
+            "                      default is %d)\n"
+            "  --worker-memory MB  address-space limit of each worker process (default: none)\n"
+            "  --web DIR           the web page's files (default: $TPLAN_WEB, else the source tree's web/)\n"
+            "  --no-web            serve no web page\n"
+            "  -h, --help          this help\n"
+            "\n"
+            "exit status: 0 after a clean stop, 2 bad option / data directory / port, 1 internal failure.\n",
+            d.bind, d.port, d.workers, d.data_dir, d.max_queue, d.default_time, d.max_time, d.max_memory_mb,
+            d.default_memory_mb);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* {"domains":[{"name","description","params":[...],"planner":{...}}]} of the built-in domains. */
+static char *domains_json(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        tpLog(TP_LOG_ERROR, "cannot open the domains directory %s", dir);
+        return NULL;
+    }
+    char *names[256];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 256) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && strcmp(e->d_name + len - 4, ".lua") == 0) {
+            names[n++] = strdup(e->d_name);
+        }
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    cJSON *root = cJSON_CreateObject();
+    cJSON *arr = cJSON_AddArrayToObject(root, "domains");
+    for (int i = 0; i < n; ++i) {
+        char path[4096], err[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        names[i][strlen(names[i]) - 4] = '\0';
+        tpScript *s = tpLoadScript(path, NULL, 0, err, sizeof err);
+        if (!s) {
+            tpLog(TP_LOG_WARN, "serve: domain %s is not offered: %s", names[i], err);
+            free(names[i]);
+            continue;
+        }
+        const tpDomainDef *def = tpDomain_Def(tpScript_Domain(s));
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", names[i]);
+        cJSON_AddStringToObject(o, "description", def->description);
+        cJSON *params = cJSON_Parse(tpScript_ParamsInfoJson(s));
+        cJSON_AddItemToObject(o, "params", params ? params : cJSON_CreateArray());
+        cJSON *p = cJSON_AddObjectToObject(o, "planner");
+        cJSON_AddStringToObject(p, "planner", def->planner.kind == TP_PLANNER_RRT ? "rrt" : "bgt");
+        cJSON_AddNumberToObject(p, "mu", def->planner.mu);
+        cJSON_AddNumberToObject(p, "seed", def->planner.seed);
+        cJSON_AddNumberToObject(p, "max_iters", (double)def->planner.max_iters);
+        cJSON_AddNumberToObject(p, "time_limit", def->planner.time_limit);
+        cJSON_AddNumberToObject(p, "solutions", def->planner.solutions);
+        cJSON_AddItemToArray(arr, o);
+        tpDestroyScript(s);
+        free(names[i]);
+    }
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return text;
+}
+
+/* The token: the first line of the file, without surrounding white space; printable ASCII. */
+static char *read_token(const char *path)
+{
+    char err[1024];
+    size_t len = 0;
+    char *text = tpFile_Read(path, 65536, &len, err, sizeof err);
+    if (!text) {
+        tpLog(TP_LOG_ERROR, "--token-file: %s", err);
+        return NULL;
+    }
+    char *start = text;
+    while (*start == ' ' || *start == '\t') {
+        ++start;
+    }
+    size_t n = strcspn(start, "\r\n");
+    while (n > 0 && (start[n - 1] == ' ' || start[n - 1] == '\t')) {
+        --n;
+    }
+    start[n] = '\0';
+    bool printable = n >= 8;
+    for (size_t i = 0; i < n; ++i) {
+        printable = printable && start[i] > 0x20 && start[i] < 0x7f;
+    }
+    if (!printable) {
+        tpLog(TP_LOG_ERROR, "--token-file %s: the first line must be a token of at least 8 printable characters, "
+                            "no spaces", path);
+        free(text);
+        return NULL;
+    }
+    struct stat sb;
+    if (stat(path, &sb) == 0 && (sb.st_mode & 077)) {
+        tpLog(TP_LOG_WARN, "--token-file %s: readable by other users (chmod 600 it)", path);
+    }
+    char *token = strdup(start);
+    free(text);
+    return token;
+}
+
+int tpCmd_Serve(int argc, char **argv)
+{
+    tpServiceDef def = tpDefaultServiceDef();
+    const char *token_file = NULL, *web = getenv("TPLAN_WEB");
+    bool no_web = false;
+    long long v;
+    double dv;
+    enum {
+        OPT_BIND = TP_OPT_FIRST_FREE, OPT_PORT, OPT_WORKERS, OPT_DATA, OPT_TOKEN, OPT_QUEUE, OPT_DTIME, OPT_MTIME,
+        OPT_MMEM, OPT_WMEM, OPT_WEB, OPT_NO_WEB
+    };
+    static const struct option longopts[] = {
+        {"bind", required_argument, NULL, OPT_BIND},
+        {"port", required_argument, NULL, OPT_PORT},
+        {"workers", required_argument, NULL, OPT_WORKERS},
+        {"data", required_argument, NULL, OPT_DATA},
+        {"token-file", required_argument, NULL, OPT_TOKEN},
+        {"max-queue", required_argument, NULL, OPT_QUEUE},
+        {"default-time", required_argument, NULL, OPT_DTIME},
+        {"max-time", required_argument, NULL, OPT_MTIME},
+        {"max-memory", required_argument, NULL, OPT_MMEM},
+        {"worker-memory", required_argument, NULL, OPT_WMEM},
+        {"web", required_argument, NULL, OPT_WEB},
+        {"no-web", no_argument, NULL, OPT_NO_WEB},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "serve", .shortopts = "h", .longopts = longopts};
+    int c;
+    while ((c = tpCli_NextOption(&args)) != -1) {
+        const char *a = args.value;
+        switch (c) {
+        case 'h':
+            serve_usage(stdout);
+            return TP_EXIT_OK;
+        case OPT_BIND:
+            def.bind = a;
+            break;
+        case OPT_PORT:
+            if (!tpCli_ParseInt("--port", a, 0, 65535, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.port = (int)v;
+            break;
+        case OPT_WORKERS:
+            if (!tpCli_ParseInt("--workers", a, 1, 256, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.workers = (int)v;
+            break;
+        case OPT_DATA:
+            def.data_dir = a;
+            break;
+        case OPT_TOKEN:
+            token_file = a;
+            break;
+        case OPT_QUEUE:
+            if (!tpCli_ParseInt("--max-queue", a, 1, 10000000, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.max_queue = (int)v;
+            break;
+        case OPT_DTIME:
+            if (!tpCli_ParseDouble("--default-time", a, 0, true, 1e6, &dv)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.default_time = dv;
+            break;
+        case OPT_MTIME:
+            if (!tpCli_ParseDouble("--max-time", a, 0, true, 1e6, &dv)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.max_time = dv;
+            break;
+        case OPT_MMEM:
+            if (!tpCli_ParseInt("--max-memory", a, 16, 1 << 20, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.max_memory_mb = (int)v;
+            if (def.default_memory_mb > def.max_memory_mb) {
+                def.default_memory_mb = def.max_memory_mb;
+            }
+            break;
+        case OPT_WMEM:
+            if (!tpCli_ParseInt("--worker-memory", a, 64, 1 << 30, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.worker_memory_mb = (int)v;
+            break;
+        case OPT_WEB:
+            web = a;
+            break;
+        case OPT_NO_WEB:
+            no_web = true;
+            break;
+        case 1: {
+            char q[256];
+            tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(a, q, sizeof q));
+            return TP_EXIT_BAD_INPUT;
+        }
+        default:
+            return TP_EXIT_BAD_INPUT;
+        }
+    }
+    if (def.default_time > def.max_time) {
+        tpLog(TP_LOG_ERROR, "--default-time %g is above --max-time %g", def.default_time, def.max_time);
+        return TP_EXIT_BAD_INPUT;
+    }
+    char exe[PATH_MAX];
+    if (!realpath("/proc/self/exe", exe)) {
+        tpLog(TP_LOG_ERROR, "serve: cannot find the tplan executable (/proc/self/exe)");
+        return TP_EXIT_FAILURE;
+    }
+    char rlimit[32];
+    snprintf(rlimit, sizeof rlimit, "%d", def.worker_memory_mb);
+    const char *wargv[] = {exe, "worker", def.worker_memory_mb > 0 ? "--rlimit-as" : NULL, rlimit, NULL};
+    def.worker_argv = wargv;
+    def.domains_dir = tpCli_DomainsDir();
+    char *token = NULL;
+    if (token_file && !(token = read_token(token_file))) {
+        return TP_EXIT_BAD_INPUT;
+    }
+    def.token = token;
+    struct stat sb;
+    if (no_web) {
+        web = NULL;
+    } else if (!web) {
+        web = TP_SOURCE_WEB;
+        if (stat(web, &sb) != 0) {
+            tpLog(TP_LOG_WARN, "serve: no web page (%s is missing); the API works without it", web);
+            web = NULL;
+        }
+    }
+    def.web_dir = web;
+    char *domains = domains_json(def.domains_dir);
+    if (!domains) {
+        free(token);
+        return TP_EXIT_FAILURE;
+    }
+    def.domains_json = domains;
+    int code = tpRunService(&def);
+    free(domains);
+    free(token);
+    return code;
+}

@@ -1,0 +1,289 @@
+/* tplan worker: the planning process of `tplan serve` (protocol: service/include/tp/service.h).
+ * Reads one job per line on stdin, plans it exactly as `tplan plan` would (same plan bytes for the
+ * same inputs), writes the plan and tree into the job's folder and reports progress and the result
+ * as JSON lines on fd 3. Not meant to be run by hand. */
+#define _GNU_SOURCE /* getline, prctl */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tp/base.h"
+
+typedef struct WorkerProgress {
+    FILE *ev;
+    tpCliRun *run;
+    int64_t scanned;     /* tree nodes whose quality is already in best */
+    double best;         /* lowest quality so far (NAN: none or no quality metric) */
+} WorkerProgress;
+
+static void send_event(FILE *ev, cJSON *o)
+{
+    char *line = cJSON_PrintUnformatted(o);
+    if (line) {
+        fputs(line, ev);
+        fputc('\n', ev);
+        fflush(ev);
+        free(line);
+    }
+}
+
+/* Progress: the best quality among the nodes added since the last call (quality is a pure function
+ * of a state, so evaluating it here changes nothing in the search), then one event line. */
+static void on_progress(void *user, const tpPlanStats *s)
+{
+    WorkerProgress *wp = user;
+    const tpTree *tree = wp->run->planner ? tpPlanner_Tree(wp->run->planner) : NULL;
+    tpProblem prob = tpDomain_Problem(wp->run->domain);
+    if (tree && prob.quality) {
+        int32_t n = tpTree_Count(tree);
+        for (int32_t i = (int32_t)wp->scanned; i < n; ++i) {
+            double q = prob.quality(prob.ctx, tpTree_State(tree, i));
+            if (isfinite(q) && (isnan(wp->best) || q < wp->best)) {
+                wp->best = q;
+            }
+        }
+        wp->scanned = n;
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", "progress");
+    cJSON_AddNumberToObject(o, "iterations", (double)s->iterations);
+    cJSON_AddNumberToObject(o, "nodes", (double)s->nodes);
+    cJSON_AddNumberToObject(o, "solutions", s->solutions);
+    cJSON_AddItemToObject(o, "best_quality", isfinite(wp->best) ? cJSON_CreateNumber(wp->best) : cJSON_CreateNull());
+    cJSON_AddNumberToObject(o, "elapsed", s->elapsed);
+    send_event(wp->ev, o);
+    cJSON_Delete(o);
+}
+
+/* The summary `tplan plan` prints, as a JSON object (docs/service.md). */
+static cJSON *summary_json(const tpCliRun *run, const tpPlanRecord *rec)
+{
+    const tpPlannerDef *pd = &run->pd;
+    const tpPlanStats *s = &run->res.stats;
+    const tpPlanWorld *w = &rec->worlds[rec->selected];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "domain", rec->domain_name);
+    cJSON_AddStringToObject(o, "planner", pd->kind == TP_PLANNER_RRT ? "rrt" : "bgt");
+    cJSON_AddNumberToObject(o, "mu", pd->mu);
+    cJSON_AddNumberToObject(o, "seed", pd->seed);
+    cJSON_AddNumberToObject(o, "max_iters", (double)pd->max_iters);
+    cJSON_AddNumberToObject(o, "time_limit", pd->time_limit);
+    cJSON_AddNumberToObject(o, "solutions", pd->solutions);
+    cJSON_AddStringToObject(o, "status", run->res.status == TP_PLAN_SOLVED ? "solved" : "approximate");
+    cJSON_AddNumberToObject(o, "nsolutions", run->res.nsolutions);
+    cJSON_AddNumberToObject(o, "steps", w->nsteps);
+    cJSON_AddNumberToObject(o, "duration", w->nsteps * rec->dt);
+    cJSON_AddNumberToObject(o, "cost", isfinite(w->cost) ? w->cost : 0);
+    cJSON_AddNumberToObject(o, "iterations", (double)s->iterations);
+    cJSON_AddNumberToObject(o, "nodes", (double)s->nodes);
+    cJSON_AddNumberToObject(o, "rejected", (double)s->rejected);
+    cJSON_AddNumberToObject(o, "tree_mb", (double)rec->memory_bytes / 1048576.0);
+    cJSON *rep = cJSON_AddObjectToObject(o, "report");
+    for (int i = 0; i < rec->nreports; ++i) {
+        cJSON_AddNumberToObject(rep, rec->report_names[i], rec->report_values[i]);
+    }
+    cJSON *t = cJSON_AddObjectToObject(o, "time");
+    cJSON_AddNumberToObject(t, "total", s->t_total);
+    cJSON_AddNumberToObject(t, "physics", s->t_physics);
+    cJSON_AddNumberToObject(t, "tactics", s->t_tactics);
+    cJSON_AddNumberToObject(t, "selection", s->t_select);
+    cJSON_AddNumberToObject(t, "checks", s->t_check);
+    if (isfinite(s->t_first)) {
+        cJSON_AddNumberToObject(t, "first_solution", s->t_first);
+    }
+    return o;
+}
+
+/* Reads the request's planner fields into o (the server has checked their types and ranges). */
+static void request_options(const cJSON *req, tpCliPlanOpts *o)
+{
+    const cJSON *v;
+    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(req, "planner"))) {
+        o->planner = true;
+        o->kind = strcmp(v->valuestring, "rrt") == 0 ? TP_PLANNER_RRT : TP_PLANNER_BGT;
+    }
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(req, "mu"))) {
+        o->mu = true;
+        o->mu_v = v->valuedouble;
+    }
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(req, "seed"))) {
+        o->seed = true;
+        o->seed_v = (long long)v->valuedouble;
+    }
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(req, "max_iters"))) {
+        o->iters = true;
+        o->iters_v = (long long)v->valuedouble;
+    }
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(req, "solutions"))) {
+        o->sols = true;
+        o->sols_v = (long long)v->valuedouble;
+    }
+}
+
+/* The `set` object as --set parameters; values are written as `tplan plan --set` would take them. */
+static int request_params(const cJSON *req, tpScriptParam *params, char values[][64])
+{
+    int n = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(req, "set"))
+    {
+        if (n >= TP_MAX_PARAMS) {
+            break;
+        }
+        params[n].name = v->string;
+        if (cJSON_IsString(v)) {
+            params[n].value = v->valuestring;
+        } else if (cJSON_IsBool(v)) {
+            params[n].value = cJSON_IsTrue(v) ? "true" : "false";
+        } else {
+            double d = v->valuedouble;
+            if (d == floor(d) && fabs(d) < 9e15) {
+                snprintf(values[n], 64, "%lld", (long long)d);
+            } else {
+                snprintf(values[n], 64, "%.17g", d);
+            }
+            params[n].value = values[n];
+        }
+        ++n;
+    }
+    return n;
+}
+
+static void run_job(FILE *ev, const cJSON *m)
+{
+    const cJSON *req = cJSON_GetObjectItemCaseSensitive(m, "request");
+    const cJSON *dir = cJSON_GetObjectItemCaseSensitive(m, "dir");
+    const cJSON *script = cJSON_GetObjectItemCaseSensitive(m, "script");
+    const cJSON *dpath = cJSON_GetObjectItemCaseSensitive(m, "domain_path");
+    double limit = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "time_limit"));
+    double mem = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "memory_mb"));
+    double every = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "progress"));
+    cJSON *done = cJSON_CreateObject();
+    cJSON_AddStringToObject(done, "type", "done");
+    tpCliPlanOpts o;
+    memset(&o, 0, sizeof o);
+    request_options(req, &o);
+    o.limit = true;
+    o.limit_v = isfinite(limit) && limit > 0 ? limit : 60;
+    o.memory_mb = isfinite(mem) && mem >= 16 ? (long long)mem : 0;
+    o.load_time = fmin(TP_SCRIPT_DEFAULT_LOAD_TIME, o.limit_v);
+    o.call_time = fmin(TP_SCRIPT_DEFAULT_CALL_TIME, o.limit_v);
+    const char *path = cJSON_IsString(dpath) ? dpath->valuestring : "job.lua";
+    if (cJSON_IsString(script)) {
+        o.source = script->valuestring;
+        o.source_len = strlen(script->valuestring);
+    }
+    tpScriptParam params[TP_MAX_PARAMS];
+    char values[TP_MAX_PARAMS][64];
+    int nparams = request_params(req, params, values);
+    tpCliRun run;
+    WorkerProgress wp = {ev, &run, 0, NAN};
+    const tpCliProgress progress = {on_progress, &wp, isfinite(every) && every > 0 ? every : 0.25};
+    char err[2048] = "";
+    int code = tpCli_PlanRun(path, params, nparams, &o, &progress, &run, err, sizeof err);
+    const char *status = "failed";
+    if (code == TP_EXIT_OK) {
+        char planp[4096], treep[4096];
+        snprintf(planp, sizeof planp, "%s/plan.json", cJSON_IsString(dir) ? dir->valuestring : ".");
+        snprintf(treep, sizeof treep, "%s/tree.bin", cJSON_IsString(dir) ? dir->valuestring : ".");
+        tpPlanRecord rec;
+        bool ok = tpCli_RecordRun(&run, path, &rec, err, sizeof err) && tpPlanRecord_Write(&rec, planp, err, sizeof err);
+        bool want_tree = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "tree"));
+        bool tree_ok = ok && want_tree && tpCli_WriteTree(run.domain, tpPlanner_Tree(run.planner), &run.res, treep);
+        if (ok && want_tree && !tree_ok) {
+            ok = false;
+            snprintf(err, sizeof err, "cannot write the tree file");
+        }
+        if (ok) {
+            status = run.status == TP_PLAN_SOLVED ? "solved" : "approximate";
+            cJSON_AddItemToObject(done, "summary", summary_json(&run, &rec));
+            cJSON_AddBoolToObject(done, "plan", true);
+            cJSON_AddBoolToObject(done, "tree", tree_ok);
+            const tpPlanStats *s = &run.res.stats;
+            cJSON_AddNumberToObject(done, "iterations", (double)s->iterations);
+            cJSON_AddNumberToObject(done, "nodes", (double)s->nodes);
+            cJSON_AddNumberToObject(done, "solutions", s->solutions);
+            cJSON_AddNumberToObject(done, "elapsed", s->t_total);
+            /* approximate: the selected node is the best by quality, and its quality is the cost */
+            double best = run.status == TP_PLAN_APPROXIMATE ? rec.worlds[rec.selected].cost : wp.best;
+            if (isfinite(best)) {
+                cJSON_AddNumberToObject(done, "best_quality", best);
+            }
+        } else {
+            cJSON *e = cJSON_AddObjectToObject(done, "error");
+            cJSON_AddStringToObject(e, "code", "internal");
+            cJSON_AddStringToObject(e, "message", err);
+        }
+        tpPlanRecord_Free(&rec);
+    } else {
+        cJSON *e = cJSON_AddObjectToObject(done, "error");
+        /* the sandbox's limit messages name the limit; anything else is the script's own error */
+        const char *ecode = strstr(err, "time limit exceeded") ? "time_limit"
+                            : strstr(err, "memory limit of")   ? "memory_limit"
+                                                               : "script_error";
+        cJSON_AddStringToObject(e, "code", ecode);
+        cJSON_AddStringToObject(e, "message", err);
+    }
+    cJSON_AddStringToObject(done, "status", status);
+    send_event(ev, done);
+    cJSON_Delete(done);
+    tpCli_PlanRunFree(&run);
+}
+
+int tpCmd_Worker(int argc, char **argv)
+{
+    long long rlimit_mb = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--rlimit-as") == 0 && i + 1 < argc) {
+            if (!tpCli_ParseInt("--rlimit-as", argv[++i], 64, 1LL << 30, &rlimit_mb)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+        } else {
+            fprintf(stderr, "usage: tplan worker [--rlimit-as MB]  (started by 'tplan serve'; reads jobs on stdin, "
+                            "writes events on fd 3)\n");
+            return TP_EXIT_BAD_INPUT;
+        }
+    }
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the server */
+    if (getppid() == 1) {
+        return TP_EXIT_FAILURE;
+    }
+    if (rlimit_mb > 0) {
+        struct rlimit rl = {(rlim_t)rlimit_mb << 20, (rlim_t)rlimit_mb << 20};
+        setrlimit(RLIMIT_AS, &rl);
+    }
+    FILE *ev = fdopen(3, "w");
+    if (!ev) {
+        fprintf(stderr, "tplan worker: fd 3 is not open (started by 'tplan serve' only)\n");
+        return TP_EXIT_BAD_INPUT;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, stdin) > 0) {
+        cJSON *m = cJSON_Parse(line);
+        if (!cJSON_IsObject(m)) {
+            cJSON *done = cJSON_CreateObject();
+            cJSON_AddStringToObject(done, "type", "done");
+            cJSON_AddStringToObject(done, "status", "failed");
+            cJSON *e = cJSON_AddObjectToObject(done, "error");
+            cJSON_AddStringToObject(e, "code", "internal");
+            cJSON_AddStringToObject(e, "message", "the worker received an unreadable job");
+            send_event(ev, done);
+            cJSON_Delete(done);
+        } else {
+            run_job(ev, m);
+        }
+        cJSON_Delete(m);
+    }
+    free(line);
+    fclose(ev);
+    return TP_EXIT_OK;
+}

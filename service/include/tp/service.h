@@ -1,0 +1,71 @@
+/* tplan service: `tplan serve`, the planner as an HTTP/JSON job service (docs/service.md).
+ *
+ * The server (libmicrohttpd, one thread per connection) keeps the jobs in an SQLite store (WAL)
+ * under a data directory and hands them to worker *processes* it starts and restarts: planning
+ * never runs in the server's threads (Debian's ODE is not thread-safe, and a crash in someone
+ * else's script must not take the server down). This module knows nothing of ODE or Lua: it links
+ * only core; the worker side of the protocol is `tplan worker` (lua/cli/cmd_worker.c).
+ *
+ * Worker protocol. A worker reads one job per line on its standard input and writes events, one
+ * JSON object per line, on file descriptor 3 (stdout and stderr stay free for logs):
+ *   server -> worker: {"id":N,"dir":"DATA/jobs/N","request":{...as accepted...},"script":"..."?,
+ *                      "domain_path":"/.../minigolf.lua"?,"time_limit":S,"memory_mb":M,"progress":S}
+ *   worker -> server: {"type":"progress","iterations":I,"nodes":N,"solutions":K,
+ *                      "best_quality":Q|null,"elapsed":S}
+ *                     {"type":"done","status":"solved"|"approximate"|"failed","summary":{...}|null,
+ *                      "error":{"code":"...","message":"..."}|null,"plan":bool,"tree":bool}
+ * A worker then waits for the next job. It exits when its standard input closes, and dies with the
+ * server (PR_SET_PDEATHSIG). Cancelling a running job kills its worker (SIGKILL) and starts a new one:
+ * a script stuck in a C call is stopped as surely as one in Lua. */
+#ifndef TP_SERVICE_H
+#define TP_SERVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TP_SERVICE_MAX_SCRIPT_BYTES ((size_t)1 << 20) /* a submitted script: 1 MiB */
+#define TP_SERVICE_MAX_BODY_BYTES ((size_t)4 << 20)   /* a request body: 4 MiB (413 beyond) */
+
+/// How to run the service. Get defaults from tpDefaultServiceDef(); tpRunService copies what it
+/// needs and keeps no pointer into the definition once it returns.
+typedef struct tpServiceDef {
+    const char *bind;         /* address to listen on (IPv4 or IPv6 literal). Default "127.0.0.1" */
+    int port;                 /* TCP port; 0 = a free port chosen by the system. Default 8087 */
+    int workers;              /* worker processes (>= 1). Default: the number of online cores */
+    const char *data_dir;     /* the store (DIR/tplan.db) and job files (DIR/jobs/<id>/); created
+                                 if missing. Default "./tplan-data" */
+    const char *token;        /* bearer token every /v1 and /metrics request must carry; NULL = none */
+    int max_queue;            /* queued jobs at most (429 beyond). Default 1000 */
+    double default_time;      /* s: a job's time_limit when it gives none. Default 60 */
+    double max_time;          /* s: the largest time_limit a job may ask. Default 600 */
+    int default_memory_mb;    /* MB of Lua memory of a job that asks none. Default 2048 */
+    int max_memory_mb;        /* MB: the largest memory_mb a job may ask. Default 4096 */
+    int worker_memory_mb;     /* MB: address-space limit (RLIMIT_AS) of a worker process; 0 = none.
+                                 Default 0 (the Lua cap bounds scripts; see docs/service.md) */
+    const char *web_dir;      /* static files served at / (the web page); NULL = none */
+    const char *domains_dir;  /* the built-in domain scripts (<dir>/<name>.lua) */
+    const char *domains_json; /* body of GET /v1/domains: {"domains":[{"name":...},...]} */
+    const char *const *worker_argv; /* argv of a worker process, NULL-terminated (argv[0] = the
+                                       executable); must speak the protocol above */
+    FILE *log;                /* one line per request and per job state change. Default stderr */
+    FILE *ready;              /* the "listening on ..." line. Default stdout */
+} tpServiceDef;
+
+/// Defaults (see the field comments); domains_dir, domains_json and worker_argv must be set.
+tpServiceDef tpDefaultServiceDef(void);
+
+/// Opens the store, starts the workers and the HTTP server, prints the ready line and serves until
+/// SIGINT or SIGTERM; then stops cleanly (running jobs go back to `queued` in the store). Returns a
+/// process exit status: 0 after a clean stop, 2 for a bad definition or an unusable data directory
+/// or port (one message logged), 1 for an internal failure.
+int tpRunService(const tpServiceDef *def);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

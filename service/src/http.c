@@ -1,0 +1,360 @@
+/* tplan service: the HTTP layer (libmicrohttpd, one thread per connection, so a handler may block
+ * on svc->changed: SSE streams, DELETE of a running job, the synchronous /v1/plan). Routing, bearer
+ * tokens, request bodies, the /v1 handlers and the static web page. Every error body is
+ * {"error":{"code":"...","message":"..."}}; every request is logged on one line and counted. */
+#define _GNU_SOURCE /* strcasestr, memmem */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <microhttpd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <strings.h>
+
+#include "http_internal.h"
+
+/* ---- responses -------------------------------------------------------------------------- */
+
+void svcHttp_Log(svcReq *rq, unsigned code)
+{
+    tpService *svc = rq->svc;
+    pthread_mutex_lock(&svc->mu);
+    svcMetrics_Request(svc, rq->route, code);
+    pthread_mutex_unlock(&svc->mu);
+    svcLog(svc, "%s %s %u %.1f ms", rq->method, rq->path, code, (svcNow() - rq->t0) * 1000.0);
+}
+
+enum MHD_Result svcHttp_Send(svcReq *rq, unsigned code, struct MHD_Response *resp, const char *type)
+{
+    if (!resp) {
+        return MHD_NO;
+    }
+    if (type) {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    }
+    for (int i = 0; i < rq->nheaders; ++i) {
+        MHD_add_response_header(resp, rq->headers[i][0], rq->headers[i][1]);
+    }
+    enum MHD_Result r = MHD_queue_response(rq->conn, code, resp);
+    MHD_destroy_response(resp);
+    svcHttp_Log(rq, code);
+    return r;
+}
+
+void svcHttp_Header(svcReq *rq, const char *name, const char *value)
+{
+    if (rq->nheaders < SVC_MAX_HEADERS) {
+        snprintf(rq->headers[rq->nheaders][0], sizeof rq->headers[0][0], "%s", name);
+        snprintf(rq->headers[rq->nheaders][1], sizeof rq->headers[0][1], "%s", value);
+        rq->nheaders++;
+    }
+}
+
+enum MHD_Result svcHttp_Text(svcReq *rq, unsigned code, const char *body, const char *type)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+    return svcHttp_Send(rq, code, r, type);
+}
+
+/* takes ownership of body (malloc'd) */
+enum MHD_Result svcHttp_JsonOwned(svcReq *rq, unsigned code, char *body)
+{
+    if (!body) {
+        return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
+    }
+    size_t n = strlen(body);
+    body[n] = '\0';
+    struct MHD_Response *r = MHD_create_response_from_buffer(n, body, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(body);
+    }
+    svcHttp_Header(rq, "Cache-Control", "no-store");
+    return svcHttp_Send(rq, code, r, "application/json");
+}
+
+enum MHD_Result svcHttp_Error(svcReq *rq, unsigned code, const char *err_code, const char *field, const char *fmt,
+                              ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cJSON *o = cJSON_CreateObject();
+    cJSON *e = cJSON_AddObjectToObject(o, "error");
+    cJSON_AddStringToObject(e, "code", err_code);
+    cJSON_AddStringToObject(e, "message", msg);
+    if (field) {
+        cJSON_AddStringToObject(e, "field", field);
+    }
+    char *body = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return svcHttp_JsonOwned(rq, code, body);
+}
+
+/* ---- auth ------------------------------------------------------------------------------- */
+
+/* Compares in time that depends only on the lengths, never on where the first difference is. */
+static bool token_equal(const char *given, size_t glen, const char *want, size_t wlen)
+{
+    unsigned char diff = glen != wlen;
+    for (size_t i = 0; i < wlen; ++i) {
+        diff |= (unsigned char)(want[i] ^ (i < glen ? given[i] : 0));
+    }
+    return diff == 0;
+}
+
+static bool authorized(svcReq *rq)
+{
+    tpService *svc = rq->svc;
+    if (!svc->token) {
+        return true;
+    }
+    const char *h = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (h && strncasecmp(h, "Bearer ", 7) == 0) {
+        const char *t = h + 7;
+        return token_equal(t, strlen(t), svc->token, svc->token_len);
+    }
+    /* EventSource cannot send headers: GET requests may carry ?access_token= instead */
+    const char *q = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "access_token");
+    if (q && strcmp(rq->method, "GET") == 0) {
+        return token_equal(q, strlen(q), svc->token, svc->token_len);
+    }
+    return false;
+}
+
+/* ---- routing ---------------------------------------------------------------------------- */
+
+/* "/v1/jobs/123/plan" -> id 123, rest "/plan"; false if the segment is not a job id */
+static bool parse_job_path(const char *path, int64_t *id, const char **rest)
+{
+    const char *p = path + strlen("/v1/jobs/");
+    if (*p < '1' || *p > '9') {
+        return false;
+    }
+    int64_t v = 0;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9') {
+        if (++digits > 15) {
+            return false;
+        }
+        v = v * 10 + (*p++ - '0');
+    }
+    if (*p && *p != '/') {
+        return false;
+    }
+    *id = v;
+    *rest = p;
+    return true;
+}
+
+static enum MHD_Result method_not_allowed(svcReq *rq, const char *allow)
+{
+    svcHttp_Header(rq, "Allow", allow);
+    return svcHttp_Error(rq, 405, "method_not_allowed", NULL, "%s is not allowed on %s (allowed: %s)", rq->method,
+                         rq->path, allow);
+}
+
+static bool is(const svcReq *rq, const char *m)
+{
+    return strcmp(rq->method, m) == 0;
+}
+
+static enum MHD_Result route(svcReq *rq)
+{
+    const char *p = rq->path;
+    bool api = strncmp(p, "/v1/", 4) == 0 || strcmp(p, "/v1") == 0 || strcmp(p, "/metrics") == 0;
+    if (api && !authorized(rq)) {
+        rq->route = strcmp(p, "/metrics") == 0 ? "/metrics" : "other";
+        svcHttp_Header(rq, "WWW-Authenticate", "Bearer realm=\"tplan\"");
+        return svcHttp_Error(rq, 401, "unauthorized", NULL,
+                             "this server needs a token: send 'Authorization: Bearer <token>'");
+    }
+    if (rq->too_big) {
+        rq->route = "other";
+        return svcHttp_Error(rq, 413, "body_too_large", NULL, "the request body is larger than %zu bytes",
+                             TP_SERVICE_MAX_BODY_BYTES);
+    }
+    if (strcmp(p, "/v1/health") == 0) {
+        rq->route = "/v1/health";
+        return is(rq, "GET") ? svcApi_Health(rq) : method_not_allowed(rq, "GET");
+    }
+    if (strcmp(p, "/v1/domains") == 0) {
+        rq->route = "/v1/domains";
+        return is(rq, "GET") ? svcHttp_Text(rq, 200, rq->svc->def.domains_json, "application/json")
+                             : method_not_allowed(rq, "GET");
+    }
+    if (strcmp(p, "/v1/jobs") == 0) {
+        rq->route = "/v1/jobs";
+        if (is(rq, "POST")) {
+            return svcApi_Submit(rq, false);
+        }
+        return is(rq, "GET") ? svcApi_List(rq) : method_not_allowed(rq, "GET, POST");
+    }
+    if (strcmp(p, "/v1/plan") == 0) {
+        rq->route = "/v1/plan";
+        return is(rq, "POST") ? svcApi_Submit(rq, true) : method_not_allowed(rq, "POST");
+    }
+    if (strcmp(p, "/metrics") == 0) {
+        rq->route = "/metrics";
+        return is(rq, "GET") ? svcApi_Metrics(rq) : method_not_allowed(rq, "GET");
+    }
+    int64_t id;
+    const char *rest;
+    if (strncmp(p, "/v1/jobs/", 9) == 0 && parse_job_path(p, &id, &rest)) {
+        if (!*rest) {
+            rq->route = "/v1/jobs/{id}";
+            if (is(rq, "DELETE")) {
+                return svcApi_Cancel(rq, id);
+            }
+            return is(rq, "GET") ? svcApi_Get(rq, id) : method_not_allowed(rq, "GET, DELETE");
+        }
+        if (strcmp(rest, "/plan") == 0 || strcmp(rest, "/tree") == 0) {
+            rq->route = rest[1] == 'p' ? "/v1/jobs/{id}/plan" : "/v1/jobs/{id}/tree";
+            return is(rq, "GET") ? svcApi_File(rq, id, rest[1] == 'p') : method_not_allowed(rq, "GET");
+        }
+        if (strcmp(rest, "/events") == 0) {
+            rq->route = "/v1/jobs/{id}/events";
+            return is(rq, "GET") ? svcApi_Events(rq, id) : method_not_allowed(rq, "GET");
+        }
+    }
+    if (api) {
+        rq->route = "other";
+        return svcHttp_Error(rq, 404, "not_found", NULL, "no route %s (see docs/service.md)", p);
+    }
+    rq->route = "static";
+    return svcWeb_Serve(rq);
+}
+
+/* ---- libmicrohttpd callbacks ------------------------------------------------------------ */
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                                  const char *version, const char *upload_data, size_t *upload_data_size,
+                                  void **con_cls)
+{
+    (void)version;
+    tpService *svc = cls;
+    svcReq *rq = *con_cls;
+    if (!rq) {
+        rq = calloc(1, sizeof *rq);
+        if (!rq) {
+            return MHD_NO;
+        }
+        rq->svc = svc;
+        rq->conn = conn;
+        rq->t0 = svcNow();
+        rq->route = "other";
+        snprintf(rq->method, sizeof rq->method, "%s", method);
+        snprintf(rq->path, sizeof rq->path, "%s", url);
+        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl && strtoull(cl, NULL, 10) > TP_SERVICE_MAX_BODY_BYTES) {
+            rq->too_big = true;
+        }
+        *con_cls = rq;
+        return MHD_YES;
+    }
+    if (*upload_data_size > 0) {
+        if (!rq->too_big) {
+            size_t need = rq->len + *upload_data_size + 1;
+            if (need > TP_SERVICE_MAX_BODY_BYTES + 1) {
+                rq->too_big = true;
+                free(rq->body);
+                rq->body = NULL;
+                rq->len = rq->cap = 0;
+            } else {
+                if (need > rq->cap) {
+                    size_t cap = need * 2 > TP_SERVICE_MAX_BODY_BYTES + 1 ? TP_SERVICE_MAX_BODY_BYTES + 1 : need * 2;
+                    char *grown = realloc(rq->body, cap);
+                    if (!grown) {
+                        return MHD_NO;
+                    }
+                    rq->body = grown;
+                    rq->cap = cap;
+                }
+                memcpy(rq->body + rq->len, upload_data, *upload_data_size);
+                rq->len += *upload_data_size;
+                rq->body[rq->len] = '\0';
+            }
+        }
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    return route(rq);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)conn;
+    (void)toe;
+    svcReq *rq = *con_cls;
+    if (rq) {
+        free(rq->body);
+        free(rq);
+        *con_cls = NULL;
+    }
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    svcLog(cls, "http: %s", msg);
+}
+
+bool svcHttp_Start(tpService *svc, char *err, size_t errlen)
+{
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+                     MHD_USE_ITC;
+    struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+    if (inet_pton(AF_INET, svc->def.bind, &a4->sin_addr) == 1) {
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons((uint16_t)svc->def.port);
+    } else if (inet_pton(AF_INET6, svc->def.bind, &a6->sin6_addr) == 1) {
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)svc->def.port);
+        flags |= MHD_USE_IPv6;
+    } else {
+        snprintf(err, errlen, "--bind %s: not an IPv4 or IPv6 address", svc->def.bind);
+        return false;
+    }
+    svc->httpd = MHD_start_daemon(flags, (uint16_t)svc->def.port, NULL, NULL, on_request, svc,
+                                  MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, svc,
+                                  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, svc,
+                                  MHD_OPTION_CONNECTION_LIMIT, (unsigned)SVC_MAX_CONNECTIONS,
+                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+                                  MHD_OPTION_END);
+    if (!svc->httpd) {
+        snprintf(err, errlen, "cannot listen on %s port %d (in use, or not an address of this machine)",
+                 svc->def.bind, svc->def.port);
+        return false;
+    }
+    return true;
+}
+
+int svcHttp_Port(tpService *svc)
+{
+    const union MHD_DaemonInfo *info = svc->httpd ? MHD_get_daemon_info(svc->httpd, MHD_DAEMON_INFO_BIND_PORT) : NULL;
+    return info ? info->port : svc->def.port;
+}
+
+void svcHttp_Stop(tpService *svc)
+{
+    if (svc->httpd) {
+        MHD_stop_daemon(svc->httpd);
+        svc->httpd = NULL;
+    }
+}

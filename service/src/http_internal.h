@@ -1,0 +1,54 @@
+/* tplan service: what the HTTP layer's files share (http.c routing and responses, api.c the /v1
+ * handlers, web.c the static page). Only these files include microhttpd.h. */
+#ifndef TP_SERVICE_HTTP_INTERNAL_H
+#define TP_SERVICE_HTTP_INTERNAL_H
+
+#include <microhttpd.h>
+
+#include "service_internal.h"
+
+#define SVC_MAX_HEADERS 6
+#define SVC_MAX_CONNECTIONS 512
+
+/// One request (the connection's context while it is served).
+typedef struct svcReq {
+    tpService *svc;
+    struct MHD_Connection *conn;
+    char method[16];
+    char path[1024];   /* the URL path, percent-decoded by libmicrohttpd, without the query */
+    const char *route; /* the route template, for logs and metrics */
+    char *body;        /* the request body (NUL-terminated), NULL if none */
+    size_t len, cap;
+    bool too_big;      /* over TP_SERVICE_MAX_BODY_BYTES: answered 413 */
+    double t0;         /* svcNow() when it arrived */
+    char headers[SVC_MAX_HEADERS][2][160]; /* extra response headers (name, value) */
+    int nheaders;
+} svcReq;
+
+/* http.c */
+void svcHttp_Header(svcReq *rq, const char *name, const char *value);
+/// Queues resp (destroyed here) with the extra headers and the content type; logs and counts.
+enum MHD_Result svcHttp_Send(svcReq *rq, unsigned code, struct MHD_Response *resp, const char *type);
+enum MHD_Result svcHttp_Text(svcReq *rq, unsigned code, const char *body, const char *type);
+/// A JSON body (malloc'd; freed by libmicrohttpd). NULL body: 500.
+enum MHD_Result svcHttp_JsonOwned(svcReq *rq, unsigned code, char *body);
+/// {"error":{"code","message"[,"field"]}} with the status code.
+enum MHD_Result svcHttp_Error(svcReq *rq, unsigned code, const char *err_code, const char *field, const char *fmt,
+                              ...) __attribute__((format(printf, 5, 6)));
+/// Logs the request line and counts it (svcHttp_Send does it for ordinary responses).
+void svcHttp_Log(svcReq *rq, unsigned code);
+
+/* api.c */
+enum MHD_Result svcApi_Health(svcReq *rq);
+enum MHD_Result svcApi_Submit(svcReq *rq, bool sync);
+enum MHD_Result svcApi_List(svcReq *rq);
+enum MHD_Result svcApi_Get(svcReq *rq, int64_t id);
+enum MHD_Result svcApi_Cancel(svcReq *rq, int64_t id);
+enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan);
+enum MHD_Result svcApi_Events(svcReq *rq, int64_t id);
+enum MHD_Result svcApi_Metrics(svcReq *rq);
+
+/* web.c */
+enum MHD_Result svcWeb_Serve(svcReq *rq);
+
+#endif

@@ -1,0 +1,611 @@
+#define _GNU_SOURCE /* pipe2 */
+/* tplan service: the scheduler thread and the worker processes. The scheduler hands queued jobs to
+ * idle workers (synchronous /v1/plan jobs first, then oldest first), reads their events, enforces
+ * the hard time limit, and restarts workers that die. Every job that leaves `running` does so here,
+ * through finish_job, so a job is never lost nor stuck. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "service_internal.h"
+#include "tp/base.h"
+
+extern char **environ;
+
+#define SVC_HARD_GRACE 10.0 /* s past a job's time_limit before its worker is killed */
+
+/* ---- workers ---------------------------------------------------------------------------- */
+
+static bool spawn_worker(tpService *svc, svcWorker *w)
+{
+    int in[2] = {-1, -1}, ev[2] = {-1, -1};
+    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(ev, O_CLOEXEC) != 0) {
+        svcLog(svc, "worker: cannot create pipes: %s", strerror(errno));
+        goto fail;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, ev[1], 3);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    /* its own process group: a Ctrl-C in the server's terminal stops the server (which then stops
+     * the workers), it does not kill the workers under running jobs */
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    sigset_t none, defaults;
+    sigemptyset(&none); /* the server's threads block SIGINT/SIGTERM (sigwait): the worker must not */
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE); /* ignored in the server, default in the worker */
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &defaults);
+    pid_t pid = 0;
+    int rc = posix_spawn(&pid, svc->def.worker_argv[0], &fa, &at, (char *const *)svc->def.worker_argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (rc != 0) {
+        svcLog(svc, "worker: cannot start %s: %s", svc->def.worker_argv[0], strerror(rc));
+        goto fail;
+    }
+    close(in[0]);
+    close(ev[1]);
+    fcntl(ev[0], F_SETFL, O_NONBLOCK);
+    w->pid = pid;
+    w->in_fd = in[1];
+    w->ev_fd = ev[0];
+    w->job = 0;
+    w->len = 0;
+    w->killed = false;
+    return true;
+fail:
+    for (int i = 0; i < 2; ++i) {
+        if (in[i] >= 0) {
+            close(in[i]);
+        }
+        if (ev[i] >= 0) {
+            close(ev[i]);
+        }
+    }
+    w->pid = 0;
+    return false;
+}
+
+/* Kills and reaps a worker; returns its wait status. */
+static int reap_worker(svcWorker *w)
+{
+    int status = 0;
+    if (w->pid > 0) {
+        kill(w->pid, SIGKILL);
+        while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+    if (w->in_fd >= 0) {
+        close(w->in_fd);
+    }
+    if (w->ev_fd >= 0) {
+        close(w->ev_fd);
+    }
+    w->pid = 0;
+    w->in_fd = w->ev_fd = -1;
+    return status;
+}
+
+/* ---- active jobs ------------------------------------------------------------------------ */
+
+svcJob *svcSched_Find(tpService *svc, int64_t id)
+{
+    for (int i = 0; i < svc->nactive; ++i) {
+        if (svc->active[i]->id == id) {
+            return svc->active[i];
+        }
+    }
+    return NULL;
+}
+
+bool svcSched_Enqueue(tpService *svc, svcJob *job)
+{
+    if (svc->nactive == svc->cap_active) {
+        int cap = svc->cap_active ? 2 * svc->cap_active : 64;
+        svcJob **grown = realloc(svc->active, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            return false;
+        }
+        svc->active = grown;
+        svc->cap_active = cap;
+    }
+    job->worker = -1;
+    job->version++;
+    svc->active[svc->nactive++] = job;
+    svcSched_Wake(svc);
+    return true;
+}
+
+int svcSched_Count(tpService *svc, svcStatus status)
+{
+    int n = 0;
+    for (int i = 0; i < svc->nactive; ++i) {
+        n += svc->active[i]->status == status;
+    }
+    return n;
+}
+
+int svcSched_Busy(tpService *svc)
+{
+    int n = 0;
+    for (int i = 0; i < svc->nworkers; ++i) {
+        n += svc->workers[i].job != 0;
+    }
+    return n;
+}
+
+void svcSched_Wake(tpService *svc)
+{
+    char c = 1;
+    ssize_t r = write(svc->wake[1], &c, 1); /* non-blocking: a full pipe already wakes it */
+    (void)r;
+}
+
+/* The job leaves the active list: final status, stored, counted, logged, waiters woken. */
+static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char *code, const char *message)
+{
+    job->status = status;
+    job->finished = svcNow();
+    if (code) {
+        snprintf(job->err_code, sizeof job->err_code, "%s", code);
+        free(job->err_message);
+        job->err_message = strdup(message ? message : "");
+    }
+    if (job->worker >= 0) {
+        svc->workers[job->worker].job = 0;
+    }
+    job->worker = -1;
+    svcStore_Update(svc, job);
+    svcMetrics_JobDone(svc, status, job->started > 0 ? job->elapsed : 0);
+    if (code) {
+        svcLog(svc, "job %lld %s: %s: %s", (long long)job->id, svcStatusName(status), code,
+               job->err_message ? job->err_message : "");
+    } else {
+        svcLog(svc, "job %lld %s (%lld iterations, %lld nodes, %.3f s)", (long long)job->id, svcStatusName(status),
+               (long long)job->iterations, (long long)job->nodes, job->elapsed);
+    }
+    for (int i = 0; i < svc->nactive; ++i) {
+        if (svc->active[i] == job) {
+            svc->active[i] = svc->active[--svc->nactive];
+            break;
+        }
+    }
+    svcJobFree(job);
+    pthread_cond_broadcast(&svc->changed);
+}
+
+void svcSched_Cancel(tpService *svc, svcJob *job, const char *code, const char *message)
+{
+    if (job->status == SVC_QUEUED) {
+        finish_job(svc, job, SVC_CANCELLED, code, message);
+        return;
+    }
+    if (job->worker >= 0 && !job->cancel) {
+        svcWorker *w = &svc->workers[job->worker];
+        job->cancel = true;
+        w->killed = true;
+        snprintf(w->kill_code, sizeof w->kill_code, "%s", code ? code : "");
+        snprintf(w->kill_message, sizeof w->kill_message, "%s", message ? message : "");
+        kill(w->pid, SIGKILL); /* the scheduler sees the end of its pipe and finishes the job */
+    }
+}
+
+/* ---- dispatch --------------------------------------------------------------------------- */
+
+static svcJob *next_queued(tpService *svc)
+{
+    svcJob *best = NULL;
+    for (int i = 0; i < svc->nactive; ++i) {
+        svcJob *j = svc->active[i];
+        if (j->status != SVC_QUEUED) {
+            continue;
+        }
+        if (!best || (j->sync && !best->sync) || (j->sync == best->sync && j->id < best->id)) {
+            best = j;
+        }
+    }
+    return best;
+}
+
+static bool write_all(int fd, const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, s, n);
+        if (k < 0 && errno == EINTR) {
+            continue;
+        }
+        if (k <= 0) {
+            return false;
+        }
+        s += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+/* The planner's time limit of a job started now. A synchronous job answers within its deadline:
+ * it plans until shortly before it (the rest is for writing the plan and the reply). */
+static double effective_time_limit(const svcJob *job, double now)
+{
+    if (!job->sync) {
+        return job->time_limit;
+    }
+    double remaining = job->sync_deadline - now;
+    double margin = fmax(0.05, 0.15 * remaining);
+    return fmax(0.01, fmin(job->time_limit, remaining - margin));
+}
+
+static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
+{
+    char dir[4096];
+    svcJobPath(svc, job->id, NULL, dir, sizeof dir);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        char msg[4200];
+        snprintf(msg, sizeof msg, "cannot create %s: %s", dir, strerror(errno));
+        job->worker = -1;
+        finish_job(svc, job, SVC_FAILED, "internal", msg);
+        return true;
+    }
+    double now = tpClock_Now();
+    double limit = effective_time_limit(job, now);
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddNumberToObject(m, "id", (double)job->id);
+    cJSON_AddStringToObject(m, "dir", dir);
+    cJSON *req = cJSON_Parse(job->request);
+    cJSON_AddItemToObject(m, "request", req ? req : cJSON_CreateObject());
+    if (job->script) {
+        cJSON_AddStringToObject(m, "script", job->script);
+    } else {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.lua", svc->def.domains_dir, job->domain);
+        cJSON_AddStringToObject(m, "domain_path", path);
+    }
+    cJSON_AddNumberToObject(m, "time_limit", limit);
+    cJSON_AddNumberToObject(m, "memory_mb", job->memory_mb);
+    cJSON_AddNumberToObject(m, "progress", 0.25);
+    char *line = cJSON_PrintUnformatted(m);
+    cJSON_Delete(m);
+    if (!line) {
+        return false;
+    }
+    size_t n = strlen(line);
+    line[n] = '\n'; /* replaces the terminator: write n + 1 bytes */
+    bool ok = write_all(w->in_fd, line, n + 1);
+    free(line);
+    if (!ok) {
+        return false; /* the worker is gone: its pipe's end restarts it, the job stays queued */
+    }
+    job->status = SVC_RUNNING;
+    job->started = svcNow();
+    job->worker = wi;
+    job->version++;
+    w->job = job->id;
+    w->hard_deadline = now + limit + SVC_HARD_GRACE + 0.1 * limit;
+    w->killed = false;
+    svcStore_Update(svc, job);
+    svcLog(svc, "job %lld running on worker %d (pid %d, time limit %.3g s)", (long long)job->id, wi, (int)w->pid,
+           limit);
+    pthread_cond_broadcast(&svc->changed);
+    return true;
+}
+
+static void dispatch(tpService *svc)
+{
+    for (int wi = 0; wi < svc->nworkers; ++wi) {
+        svcWorker *w = &svc->workers[wi];
+        if (w->pid <= 0 || w->job != 0) {
+            continue;
+        }
+        svcJob *job = next_queued(svc);
+        if (!job) {
+            return;
+        }
+        start_job(svc, w, wi, job);
+    }
+}
+
+/* ---- events ----------------------------------------------------------------------------- */
+
+static double json_number(const cJSON *o, const char *name, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+static void handle_event(tpService *svc, svcWorker *w, const char *line)
+{
+    svcJob *job = w->job ? svcSched_Find(svc, w->job) : NULL;
+    cJSON *ev = cJSON_Parse(line);
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
+    if (!job || !cJSON_IsString(type)) {
+        if (!cJSON_IsString(type)) {
+            svcLog(svc, "worker pid %d: unreadable event ignored", (int)w->pid);
+        }
+        cJSON_Delete(ev);
+        return;
+    }
+    job->iterations = (int64_t)json_number(ev, "iterations", (double)job->iterations);
+    job->nodes = (int64_t)json_number(ev, "nodes", (double)job->nodes);
+    job->solutions = (int)json_number(ev, "solutions", job->solutions);
+    job->elapsed = json_number(ev, "elapsed", job->elapsed);
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(ev, "best_quality");
+    if (cJSON_IsNumber(q)) {
+        job->best_quality = q->valuedouble;
+    }
+    job->version++;
+    if (strcmp(type->valuestring, "done") == 0 && !job->cancel) {
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(ev, "status");
+        int s = cJSON_IsString(st) ? svcStatusFromName(st->valuestring) : -1;
+        const cJSON *sum = cJSON_GetObjectItemCaseSensitive(ev, "summary");
+        if (cJSON_IsObject(sum)) {
+            free(job->summary);
+            job->summary = cJSON_PrintUnformatted(sum);
+            const cJSON *stats = cJSON_GetObjectItemCaseSensitive(sum, "iterations");
+            if (cJSON_IsNumber(stats)) {
+                job->iterations = (int64_t)stats->valuedouble;
+            }
+        }
+        job->has_plan = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "plan"));
+        job->has_tree = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "tree"));
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(ev, "error");
+        const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
+        const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
+        if (s != SVC_SOLVED && s != SVC_APPROXIMATE) {
+            finish_job(svc, job, SVC_FAILED, cJSON_IsString(code) ? code->valuestring : "internal",
+                       cJSON_IsString(msg) ? msg->valuestring : "the worker reported a failure");
+        } else {
+            finish_job(svc, job, (svcStatus)s, NULL, NULL);
+        }
+    } else {
+        pthread_cond_broadcast(&svc->changed);
+    }
+    cJSON_Delete(ev);
+}
+
+/* Reads what the worker wrote; false at the end of its pipe (it died or closed it). */
+static bool read_events(tpService *svc, svcWorker *w)
+{
+    for (;;) {
+        if (w->cap - w->len < 4096) {
+            size_t cap = w->cap ? 2 * w->cap : 16384;
+            if (cap > ((size_t)64 << 20)) {
+                svcLog(svc, "worker pid %d: an event line over 64 MB; stopping it", (int)w->pid);
+                return false;
+            }
+            char *grown = realloc(w->buf, cap);
+            if (!grown) {
+                return false;
+            }
+            w->buf = grown;
+            w->cap = cap;
+        }
+        ssize_t k = read(w->ev_fd, w->buf + w->len, w->cap - w->len - 1);
+        if (k < 0 && errno == EINTR) {
+            continue;
+        }
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            return true;
+        }
+        if (k <= 0) {
+            return false;
+        }
+        w->len += (size_t)k;
+        w->buf[w->len] = '\0';
+        char *start = w->buf, *nl;
+        while ((nl = memchr(start, '\n', w->len - (size_t)(start - w->buf)))) {
+            *nl = '\0';
+            handle_event(svc, w, start);
+            start = nl + 1;
+        }
+        size_t rest = w->len - (size_t)(start - w->buf);
+        memmove(w->buf, start, rest);
+        w->len = rest;
+    }
+}
+
+static void worker_died(tpService *svc, int wi)
+{
+    svcWorker *w = &svc->workers[wi];
+    pid_t pid = w->pid;
+    bool killed = w->killed;
+    int status = reap_worker(w);
+    svcJob *job = w->job ? svcSched_Find(svc, w->job) : NULL;
+    if (job) {
+        if (job->cancel && strcmp(w->kill_code, "cancelled") == 0) {
+            finish_job(svc, job, SVC_CANCELLED, "cancelled", w->kill_message);
+        } else if (killed) {
+            finish_job(svc, job, job->cancel && strcmp(w->kill_code, "no_worker") == 0 ? SVC_CANCELLED : SVC_FAILED,
+                       w->kill_code, w->kill_message);
+        } else {
+            char msg[256];
+            if (WIFSIGNALED(status)) {
+                snprintf(msg, sizeof msg, "worker died with signal %d (%s) while planning", WTERMSIG(status),
+                         strsignal(WTERMSIG(status)));
+            } else {
+                snprintf(msg, sizeof msg, "worker exited with status %d while planning", WEXITSTATUS(status));
+            }
+            finish_job(svc, job, SVC_FAILED, "worker_crashed", msg);
+        }
+    }
+    w->job = 0;
+    if (!killed) {
+        svc->metrics.worker_restarts++;
+        svcLog(svc, "worker %d (pid %d) died; starting a new one", wi, (int)pid);
+    }
+    if (!svc->stopping && !spawn_worker(svc, w)) {
+        svcLog(svc, "worker %d: could not be restarted", wi);
+    }
+}
+
+static void check_deadlines(tpService *svc, double now)
+{
+    for (int wi = 0; wi < svc->nworkers; ++wi) {
+        svcWorker *w = &svc->workers[wi];
+        svcJob *job = w->job ? svcSched_Find(svc, w->job) : NULL;
+        if (job && !job->cancel && now > w->hard_deadline) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "the job ran %.0f s past its time limit of %g s and was stopped",
+                     now - w->hard_deadline + SVC_HARD_GRACE, job->time_limit);
+            svcSched_Cancel(svc, job, "time_limit", msg);
+        }
+    }
+    /* a synchronous job that found no free worker before its deadline is dropped (its request gets 503) */
+    for (int i = svc->nactive - 1; i >= 0; --i) {
+        svcJob *job = svc->active[i];
+        if (job->sync && job->status == SVC_QUEUED && svcNow() > job->sync_deadline) {
+            svcSched_Cancel(svc, job, "no_worker", "no worker became free before the deadline");
+        }
+    }
+}
+
+static void *sched_main(void *arg)
+{
+    tpService *svc = arg;
+    struct pollfd *fds = calloc((size_t)svc->nworkers + 1, sizeof *fds);
+    int *which = calloc((size_t)svc->nworkers + 1, sizeof *which);
+    pthread_mutex_lock(&svc->mu);
+    while (!svc->stopping && fds && which) {
+        dispatch(svc);
+        int n = 0;
+        fds[n].fd = svc->wake[0];
+        fds[n].events = POLLIN;
+        which[n++] = -1;
+        double now = tpClock_Now(), next = now + 1.0;
+        for (int wi = 0; wi < svc->nworkers; ++wi) {
+            svcWorker *w = &svc->workers[wi];
+            if (w->pid > 0) {
+                fds[n].fd = w->ev_fd;
+                fds[n].events = POLLIN;
+                which[n++] = wi;
+            }
+            if (w->job && w->hard_deadline < next) {
+                next = w->hard_deadline;
+            }
+        }
+        for (int i = 0; i < svc->nactive; ++i) { /* synchronous jobs' deadlines are wall-clock times */
+            if (svc->active[i]->sync && svc->active[i]->status == SVC_QUEUED) {
+                double d = now + (svc->active[i]->sync_deadline - svcNow());
+                next = d < next ? d : next;
+            }
+        }
+        int timeout = (int)fmax(1.0, ceil((next - now) * 1000.0));
+        pthread_mutex_unlock(&svc->mu);
+        int rc = poll(fds, (nfds_t)n, timeout);
+        pthread_mutex_lock(&svc->mu);
+        if (rc < 0 && errno != EINTR) {
+            svcLog(svc, "scheduler: poll: %s", strerror(errno));
+        }
+        for (int i = 0; rc > 0 && i < n; ++i) {
+            if (!fds[i].revents) {
+                continue;
+            }
+            if (which[i] < 0) {
+                char buf[256];
+                while (read(svc->wake[0], buf, sizeof buf) > 0) {
+                }
+            } else if (!read_events(svc, &svc->workers[which[i]])) {
+                worker_died(svc, which[i]);
+            }
+        }
+        check_deadlines(svc, tpClock_Now());
+    }
+    pthread_mutex_unlock(&svc->mu);
+    free(fds);
+    free(which);
+    return NULL;
+}
+
+bool svcSched_Start(tpService *svc, char *err, size_t errlen)
+{
+    if (pipe2(svc->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+        snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+        return false;
+    }
+    svc->workers = calloc((size_t)svc->def.workers, sizeof *svc->workers);
+    if (!svc->workers) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    svc->nworkers = svc->def.workers;
+    for (int i = 0; i < svc->nworkers; ++i) {
+        svc->workers[i].in_fd = svc->workers[i].ev_fd = -1;
+        if (!spawn_worker(svc, &svc->workers[i])) {
+            snprintf(err, errlen, "cannot start worker %d (%s)", i, svc->def.worker_argv[0]);
+            return false;
+        }
+    }
+    int n = 0;
+    svcJob **queued = svcStore_Recover(svc, &n);
+    for (int i = 0; i < n; ++i) {
+        if (!svcSched_Enqueue(svc, queued[i])) {
+            svcJobFree(queued[i]);
+        }
+    }
+    free(queued);
+    if (n > 0) {
+        svcLog(svc, "store: %d queued job%s to run", n, n == 1 ? "" : "s");
+    }
+    if (pthread_create(&svc->sched, NULL, sched_main, svc) != 0) {
+        snprintf(err, errlen, "cannot start the scheduler thread");
+        return false;
+    }
+    svc->sched_started = true;
+    return true;
+}
+
+void svcSched_Stop(tpService *svc)
+{
+    pthread_mutex_lock(&svc->mu);
+    svc->stopping = 1;
+    pthread_mutex_unlock(&svc->mu);
+    if (svc->sched_started) {
+        svcSched_Wake(svc);
+        pthread_join(svc->sched, NULL);
+        svc->sched_started = false;
+    }
+    pthread_mutex_lock(&svc->mu);
+    for (int wi = 0; wi < svc->nworkers; ++wi) {
+        reap_worker(&svc->workers[wi]);
+        free(svc->workers[wi].buf);
+    }
+    /* interrupted jobs go back to the queue: a restart plans them again (to the same plan) */
+    for (int i = 0; i < svc->nactive; ++i) {
+        svcJob *job = svc->active[i];
+        if (job->status == SVC_RUNNING) {
+            job->status = SVC_QUEUED;
+            job->started = 0;
+            job->iterations = job->nodes = 0;
+            job->solutions = 0;
+            job->best_quality = NAN;
+            job->elapsed = 0;
+            svcStore_Update(svc, job);
+            svcLog(svc, "job %lld queued (interrupted by the stop)", (long long)job->id);
+        }
+        svcJobFree(job);
+    }
+    svc->nactive = 0;
+    free(svc->active);
+    svc->active = NULL;
+    free(svc->workers);
+    svc->workers = NULL;
+    pthread_cond_broadcast(&svc->changed);
+    pthread_mutex_unlock(&svc->mu);
+    if (svc->wake[0] > 0) {
+        close(svc->wake[0]);
+        close(svc->wake[1]);
+    }
+}

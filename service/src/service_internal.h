@@ -1,0 +1,168 @@
+/* tplan service internals: the job record, the store, the scheduler and the HTTP layer share these.
+ * One mutex (svc->mu) guards the active jobs, the store connection and the metrics; a condition
+ * variable (svc->changed) is broadcast on every job change so that waiters (SSE streams, DELETE,
+ * the synchronous /v1/plan) wake up. */
+#ifndef TP_SERVICE_INTERNAL_H
+#define TP_SERVICE_INTERNAL_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+
+#include "tp/service.h"
+
+typedef struct sqlite3 sqlite3;
+struct MHD_Daemon;
+
+typedef enum {
+    SVC_QUEUED = 0,
+    SVC_RUNNING,
+    SVC_SOLVED,
+    SVC_APPROXIMATE,
+    SVC_FAILED,
+    SVC_CANCELLED,
+    SVC_NSTATUS
+} svcStatus;
+
+/// One job: the stored fields, plus the scheduler's runtime fields while it is active.
+typedef struct svcJob {
+    int64_t id;
+    svcStatus status;
+    char *domain;       /* the built-in name, or "job.lua" for a submitted script */
+    char *request;      /* JSON object text of the accepted request (script replaced by script_bytes) */
+    char *script;       /* the submitted Lua text (NULL for a built-in domain); script_len bytes */
+    size_t script_len;
+    double created, started, finished; /* unix s; 0 = not yet */
+    int64_t iterations, nodes;
+    int solutions;
+    double best_quality; /* NAN = none yet */
+    double elapsed;      /* s of planning reported by the worker */
+    char *summary;       /* JSON object text, NULL until final */
+    char err_code[32];   /* "" = no error */
+    char *err_message;
+    bool has_plan, has_tree;
+    /* runtime (active jobs only) */
+    bool sync;            /* POST /v1/plan: ahead of the queue, planned within sync_deadline */
+    double sync_deadline; /* tpClock time */
+    double time_limit;    /* s: the planner's limit, as accepted */
+    int memory_mb;
+    int worker;           /* index of the worker running it, -1 */
+    bool cancel;          /* DELETE asked for it while running */
+    uint64_t version;     /* bumped on every change */
+} svcJob;
+
+/// A worker process.
+typedef struct svcWorker {
+    pid_t pid;     /* 0 = not running */
+    int in_fd;     /* its stdin (we write jobs) */
+    int ev_fd;     /* its fd 3 (we read events) */
+    int64_t job;   /* the job it runs, 0 = idle */
+    double hard_deadline; /* tpClock time at which the job is killed (time_limit + grace) */
+    char *buf;     /* partial event line */
+    size_t len, cap;
+    bool killed;   /* we sent SIGKILL (cancel or time limit): its death is not a crash */
+    char kill_code[32];
+    char kill_message[256];
+} svcWorker;
+
+#define SVC_HIST_BUCKETS 12
+#define SVC_MAX_ROUTES 16
+
+typedef struct svcMetrics {
+    uint64_t codes[SVC_MAX_ROUTES][16]; /* requests: route x status code (the tables of metrics.c) */
+    uint64_t plan_hist[SVC_HIST_BUCKETS + 1]; /* planning-time histogram (cumulative on output) */
+    double plan_sum;
+    uint64_t plan_count;
+    uint64_t jobs_finished[SVC_NSTATUS];
+    uint64_t worker_restarts;
+} svcMetrics;
+
+typedef struct tpService {
+    tpServiceDef def;
+    char *data_dir;
+    char *token;
+    size_t token_len;
+    char *web_root; /* realpath of def.web_dir, NULL = no page */
+    char **domain_names;
+    int ndomains;
+    FILE *log;
+    pthread_mutex_t mu;
+    pthread_cond_t changed;
+    sqlite3 *db;
+    svcJob **active; /* queued and running jobs */
+    int nactive, cap_active;
+    svcWorker *workers;
+    int nworkers;
+    int wake[2]; /* self-pipe: wakes the scheduler */
+    pthread_t sched;
+    bool sched_started;
+    struct MHD_Daemon *httpd;
+    volatile sig_atomic_t stopping;
+    svcMetrics metrics;
+    double started_at;
+} tpService;
+
+/* ---- util.c ---- */
+double svcNow(void);             /* unix time, s */
+const char *svcStatusName(svcStatus s);
+bool svcStatusFinal(svcStatus s);
+int svcStatusFromName(const char *name); /* -1 if unknown */
+void svcLog(tpService *svc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void svcJobFree(svcJob *job);
+/// The job object of the API (docs/service.md) as unformatted JSON; caller frees. NULL on OOM.
+char *svcJobJson(const svcJob *job);
+/// A job object as cJSON (owned by the caller).
+cJSON *svcJobToCJson(const svcJob *job);
+/// Path of a job's file ("plan.json", "tree.bin") or folder (name NULL) into out.
+void svcJobPath(const tpService *svc, int64_t id, const char *name, char *out, size_t cap);
+
+/* ---- store.c (call with svc->mu held, except open/close) ---- */
+bool svcStore_Open(tpService *svc, char *err, size_t errlen);
+void svcStore_Close(tpService *svc);
+/// Inserts a new queued job: sets job->id. False on error (logged).
+bool svcStore_Insert(tpService *svc, svcJob *job, const char *idem_key, const char *idem_hash);
+/// Writes every mutable field of job.
+bool svcStore_Update(tpService *svc, const svcJob *job);
+/// Loads job id (NULL if unknown or on error). with_script: also the script text.
+svcJob *svcStore_Get(tpService *svc, int64_t id, bool with_script);
+/// The job with this idempotency key: its id (0 = none) and request hash.
+int64_t svcStore_FindIdem(tpService *svc, const char *key, char *hash, size_t hashcap);
+/// Jobs newest first: status filter (-1 = any), id < before (0 = no bound), at most limit. Returns
+/// a cJSON array of job objects (active jobs overlaid from memory by the caller).
+int64_t *svcStore_List(tpService *svc, int status, int64_t before, int limit, int *n);
+/// Count of stored jobs per status.
+void svcStore_Counts(tpService *svc, int64_t counts[SVC_NSTATUS]);
+/// At start: running jobs (interrupted) go back to queued; returns the queued jobs, oldest first.
+svcJob **svcStore_Recover(tpService *svc, int *n);
+
+/* ---- sched.c ---- */
+bool svcSched_Start(tpService *svc, char *err, size_t errlen);
+void svcSched_Stop(tpService *svc);
+void svcSched_Wake(tpService *svc);
+/// The active job id (NULL if not active). svc->mu held.
+svcJob *svcSched_Find(tpService *svc, int64_t id);
+/// Adds a new job (already inserted in the store) to the queue; svc->mu held.
+bool svcSched_Enqueue(tpService *svc, svcJob *job);
+/// Cancels an active job: a queued one at once, a running one by killing its worker (the scheduler
+/// finishes it). svc->mu held.
+void svcSched_Cancel(tpService *svc, svcJob *job, const char *code, const char *message);
+int svcSched_Count(tpService *svc, svcStatus status); /* active jobs in this status; mu held */
+int svcSched_Busy(tpService *svc);                    /* workers running a job; mu held */
+
+/* ---- metrics.c ---- */
+int svcRouteIndex(const char *route);
+void svcMetrics_Request(tpService *svc, const char *route, unsigned code); /* mu held */
+void svcMetrics_JobDone(tpService *svc, svcStatus status, double planning_s); /* mu held */
+/// Prometheus text exposition; caller frees. mu held.
+char *svcMetrics_Text(tpService *svc);
+
+/* ---- http.c ---- */
+bool svcHttp_Start(tpService *svc, char *err, size_t errlen);
+void svcHttp_Stop(tpService *svc);
+int svcHttp_Port(tpService *svc);
+
+#endif

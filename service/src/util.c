@@ -1,0 +1,139 @@
+/* tplan service: job records as API objects, statuses, the log, error classification. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "service_internal.h"
+
+double svcNow(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static const char *const status_names[SVC_NSTATUS] = {"queued", "running", "solved", "approximate", "failed",
+                                                      "cancelled"};
+
+const char *svcStatusName(svcStatus s)
+{
+    return (unsigned)s < SVC_NSTATUS ? status_names[s] : "unknown";
+}
+
+bool svcStatusFinal(svcStatus s)
+{
+    return s >= SVC_SOLVED;
+}
+
+int svcStatusFromName(const char *name)
+{
+    for (int i = 0; i < SVC_NSTATUS; ++i) {
+        if (name && strcmp(name, status_names[i]) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+void svcLog(tpService *svc, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    /* one line: control characters of echoed values (paths, messages) are replaced */
+    for (char *p = line; *p; ++p) {
+        if ((unsigned char)*p < 0x20) {
+            *p = ' ';
+        }
+    }
+    time_t t = time(NULL);
+    struct tm tm;
+    char stamp[32];
+    gmtime_r(&t, &tm);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    flockfile(svc->log);
+    fprintf(svc->log, "%s %s\n", stamp, line);
+    fflush(svc->log);
+    funlockfile(svc->log);
+}
+
+void svcJobFree(svcJob *job)
+{
+    if (!job) {
+        return;
+    }
+    free(job->domain);
+    free(job->request);
+    free(job->script);
+    free(job->summary);
+    free(job->err_message);
+    free(job);
+}
+
+static cJSON *number_or_null(double v, bool set)
+{
+    return set && isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+cJSON *svcJobToCJson(const svcJob *job)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) {
+        return NULL;
+    }
+    char url[96];
+    cJSON_AddNumberToObject(o, "id", (double)job->id);
+    cJSON_AddStringToObject(o, "status", svcStatusName(job->status));
+    cJSON_AddStringToObject(o, "domain", job->domain ? job->domain : "");
+    cJSON *req = job->request ? cJSON_Parse(job->request) : NULL;
+    cJSON_AddItemToObject(o, "request", req ? req : cJSON_CreateObject());
+    cJSON_AddItemToObject(o, "created", number_or_null(job->created, job->created > 0));
+    cJSON_AddItemToObject(o, "started", number_or_null(job->started, job->started > 0));
+    cJSON_AddItemToObject(o, "finished", number_or_null(job->finished, job->finished > 0));
+    cJSON *p = cJSON_AddObjectToObject(o, "progress");
+    if (p) {
+        cJSON_AddNumberToObject(p, "iterations", (double)job->iterations);
+        cJSON_AddNumberToObject(p, "nodes", (double)job->nodes);
+        cJSON_AddNumberToObject(p, "solutions", job->solutions);
+        cJSON_AddItemToObject(p, "best_quality", number_or_null(job->best_quality, true));
+        cJSON_AddNumberToObject(p, "elapsed", job->elapsed);
+    }
+    cJSON *sum = job->summary ? cJSON_Parse(job->summary) : NULL;
+    cJSON_AddItemToObject(o, "summary", sum ? sum : cJSON_CreateNull());
+    if (job->err_code[0]) {
+        cJSON *e = cJSON_AddObjectToObject(o, "error");
+        if (e) {
+            cJSON_AddStringToObject(e, "code", job->err_code);
+            cJSON_AddStringToObject(e, "message", job->err_message ? job->err_message : "");
+        }
+    } else {
+        cJSON_AddNullToObject(o, "error");
+    }
+    snprintf(url, sizeof url, "/v1/jobs/%lld/plan", (long long)job->id);
+    cJSON_AddItemToObject(o, "plan", job->has_plan ? cJSON_CreateString(url) : cJSON_CreateNull());
+    snprintf(url, sizeof url, "/v1/jobs/%lld/tree", (long long)job->id);
+    cJSON_AddItemToObject(o, "tree", job->has_tree ? cJSON_CreateString(url) : cJSON_CreateNull());
+    return o;
+}
+
+char *svcJobJson(const svcJob *job)
+{
+    cJSON *o = svcJobToCJson(job);
+    char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    return s;
+}
+
+void svcJobPath(const tpService *svc, int64_t id, const char *name, char *out, size_t cap)
+{
+    if (name) {
+        snprintf(out, cap, "%s/jobs/%lld/%s", svc->data_dir, (long long)id, name);
+    } else {
+        snprintf(out, cap, "%s/jobs/%lld", svc->data_dir, (long long)id);
+    }
+}
