@@ -239,12 +239,12 @@ static bool write_all(int fd, const char *s, size_t n)
 
 /* The planner's time limit of a job started now. A synchronous job answers within its deadline:
  * it plans until shortly before it (the rest is for writing the plan and the reply). */
-static double effective_time_limit(const svcJob *job, double now)
+static double effective_time_limit(const svcJob *job)
 {
     if (!job->sync) {
         return job->time_limit;
     }
-    double remaining = job->sync_deadline - now;
+    double remaining = job->sync_deadline - svcNow(); /* both wall-clock (unix) times */
     double margin = fmax(0.05, 0.15 * remaining);
     return fmax(0.01, fmin(job->time_limit, remaining - margin));
 }
@@ -261,7 +261,7 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
         return true;
     }
     double now = tpClock_Now();
-    double limit = effective_time_limit(job, now);
+    double limit = effective_time_limit(job);
     cJSON *m = cJSON_CreateObject();
     cJSON_AddNumberToObject(m, "id", (double)job->id);
     cJSON_AddStringToObject(m, "dir", dir);

@@ -1,0 +1,2 @@
+-- never returns from the top level: stopped by the time limit
+while true do end

@@ -1,0 +1,3 @@
+local tp = require "tp"
+local t = nil
+return t.field

@@ -1,0 +1,164 @@
+"""tplan serve over real loopback HTTP: plans byte-identical to `tplan plan`, events, listing,
+idempotent POST, cancel, the synchronous /v1/plan, metrics.
+usage: service_api.py TPLAN WORKDIR"""
+import json
+import os
+import shutil
+import sys
+
+from tplan_service import Runner, Server, cli_plan, strip_timing
+
+TPLAN, WORK = sys.argv[1], sys.argv[2]
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scripts")
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+LONG = {"domain": "minigolf_random", "max_iters": 1000000000, "time_limit": 300}
+
+
+def test_health_domains(s):
+    _, _, h = s.json("GET", "/v1/health", expect=200)
+    assert h["status"] == "ok" and h["workers"] == 2 and "queued" in h and "running" in h, h
+    _, _, d = s.json("GET", "/v1/domains", expect=200)
+    names = [x["name"] for x in d["domains"]]
+    assert "minigolf" in names and "pool" in names, names
+    dice = next(x for x in d["domains"] if x["name"] == "dice")
+    count = next(p for p in dice["params"] if p["name"] == "count")
+    assert count["type"] == "number" and count["default"] == 400 and count["integer"] is True, count
+    assert dice["planner"]["planner"] in ("bgt", "rrt") and dice["description"]
+
+
+def same_plan_as_cli(s, tag, body, cli_args):
+    jid = s.submit(body)
+    ev = s.events(jid)
+    kinds = [e for e, _ in ev]
+    assert kinds[0] == "job" and kinds[-1] == "end", kinds
+    final = ev[-1][1]
+    assert final["status"] == "solved", final
+    assert final["summary"]["nodes"] == final["progress"]["nodes"], final
+    st, hd, plan = s.request("GET", final["plan"])
+    assert st == 200 and hd["content-type"] == "application/json", (st, hd)
+    limit = str(body.get("time_limit", 60))
+    out = os.path.join(WORK, tag + ".plan.json")
+    tree_out = os.path.join(WORK, tag + ".tree")
+    ref = cli_plan(TPLAN, out, *cli_args, "--time-limit", limit, "--tree", tree_out)
+    assert strip_timing(plan) == strip_timing(ref), "%s: the service's plan differs from tplan plan's" % tag
+    if body.get("tree"):
+        st, hd, tree = s.request("GET", final["tree"])
+        assert st == 200 and hd["content-type"] == "application/octet-stream"
+        assert tree == open(tree_out, "rb").read(), "the tree file differs"
+    return final
+
+
+def test_minigolf_bytes(s):
+    final = same_plan_as_cli(s, "minigolf", {"domain": "minigolf", "tree": True}, ["minigolf"])
+    assert final["request"] == {"domain": "minigolf", "tree": True}, final["request"]
+    assert final["summary"]["planner"] == "bgt" and final["summary"]["time"]["physics"] > 0
+
+
+def test_pool_bytes(s):
+    same_plan_as_cli(s, "pool", {"domain": "pool", "planner": "rrt", "seed": 3, "solutions": 2},
+                     ["pool", "--planner", "rrt", "--seed", "3", "--solutions", "2"])
+
+
+def test_set_and_script(s):
+    text = open(os.path.join(SCRIPTS, "tiny.lua")).read()
+    jid = s.submit({"script": text, "set": {"w": 2}, "seed": 5})
+    final = s.wait_final(jid)
+    assert final["status"] == "solved" and final["domain"] == "job.lua", final
+    assert final["request"] == {"set": {"w": 2}, "seed": 5, "script_bytes": len(text.encode())}, final["request"]
+    _, _, plan = s.request("GET", final["plan"])
+    assert json.loads(plan)["overrides"] == {"w": 2}, plan[:400]
+
+
+def test_list(s):
+    ids = [s.submit({"script": open(os.path.join(SCRIPTS, "tiny.lua")).read(), "seed": k}) for k in range(3)]
+    for i in ids:
+        s.wait_final(i)
+    _, _, page = s.json("GET", "/v1/jobs?limit=2", expect=200)
+    got = [j["id"] for j in page["jobs"]]
+    assert got == sorted(got, reverse=True) and len(got) == 2 and page["next"] == got[-1], page
+    _, _, page2 = s.json("GET", "/v1/jobs?limit=2&after=%d" % page["next"], expect=200)
+    assert all(j["id"] < got[-1] for j in page2["jobs"]), page2
+    _, _, solved = s.json("GET", "/v1/jobs?status=solved&limit=500", expect=200)
+    assert all(j["status"] == "solved" for j in solved["jobs"]) and set(ids) <= {j["id"] for j in solved["jobs"]}
+
+
+def test_idempotency(s):
+    body = {"script": open(os.path.join(SCRIPTS, "tiny.lua")).read(), "seed": 77}
+    st1, h1, a = s.json("POST", "/v1/jobs", body, {"Idempotency-Key": "k-77"}, expect=201)
+    st2, h2, b = s.json("POST", "/v1/jobs", body, {"Idempotency-Key": "k-77"}, expect=201)
+    assert a["id"] == b["id"] and h2.get("idempotent-replayed") == "true", (a, b, h2)
+    st3, _, c = s.json("POST", "/v1/jobs", dict(body, seed=78), {"Idempotency-Key": "k-77"}, expect=422)
+    assert c["error"]["code"] == "idempotency_mismatch", c
+    _, _, page = s.json("GET", "/v1/jobs?limit=500", expect=200)
+    assert sum(1 for j in page["jobs"] if j["id"] == a["id"]) == 1
+
+
+def test_cancel(s):
+    a = s.submit(LONG)
+    b = s.submit(LONG)
+    c = s.submit(LONG)  # two workers: a and b run, c waits
+    s.wait_status(a, ("running",))
+    s.wait_status(b, ("running",))
+    _, _, jc = s.json("DELETE", "/v1/jobs/%d" % c, expect=200)
+    assert jc["status"] == "cancelled" and jc["started"] is None, jc
+    _, _, ja = s.json("DELETE", "/v1/jobs/%d" % a, expect=200)
+    assert ja["status"] == "cancelled" and ja["error"]["code"] == "cancelled", ja
+    _, _, jb = s.json("DELETE", "/v1/jobs/%d" % b, expect=200)
+    assert jb["status"] == "cancelled"
+    _, _, again = s.json("DELETE", "/v1/jobs/%d" % a, expect=409)
+    assert again["error"]["code"] == "conflict"
+    # the workers that were killed are back: a new job runs
+    final = s.wait_final(s.submit({"domain": "minigolf", "seed": 2}))
+    assert final["status"] == "solved", final
+
+
+def test_sync_plan(s):
+    st, hd, plan = s.request("POST", "/v1/plan?wait=30", {"domain": "minigolf", "seed": 4})
+    assert st == 200 and hd["x-tplan-status"] == "solved", (st, hd, plan[:300])
+    assert json.loads(plan)["status"] == "solved"
+    # the anytime answer: an unsolvable-in-time domain answers approximate before the deadline
+    st, hd, plan = s.request("POST", "/v1/plan?wait=1.5", LONG)
+    assert st == 200 and hd["x-tplan-status"] == "approximate", (st, hd, plan[:300])
+    _, _, job = s.json("GET", "/v1/jobs/%s" % hd["x-tplan-job"], expect=200)
+    assert job["status"] == "approximate" and job["summary"]["time_limit"] < 1.5, job
+    # both workers busy: no worker frees up in time -> 503 with Retry-After
+    a, b = s.submit(LONG), s.submit(LONG)
+    s.wait_status(a, ("running",))
+    s.wait_status(b, ("running",))
+    st, hd, body = s.request("POST", "/v1/plan?wait=0.3", {"domain": "minigolf"})
+    assert st == 503 and "retry-after" in hd and json.loads(body)["error"]["code"] == "no_worker", (st, body)
+    s.json("DELETE", "/v1/jobs/%d" % a, expect=200)
+    s.json("DELETE", "/v1/jobs/%d" % b, expect=200)
+    st, hd, body = s.request("POST", "/v1/plan?wait=10", {"script": open(os.path.join(SCRIPTS, "syntax_error.lua")).read()})
+    err = json.loads(body)["error"]
+    assert st == 400 and err["code"] == "script_error" and err["message"].startswith("job.lua:3:"), (st, body)
+
+
+def test_metrics(s):
+    st, hd, text = s.request("GET", "/metrics")
+    text = text.decode()
+    assert st == 200 and hd["content-type"].startswith("text/plain"), hd
+    for want in ('tplan_jobs{status="solved"}', "tplan_queue_depth", "tplan_workers_busy",
+                 'tplan_planning_seconds_bucket{le="+Inf"}', 'tplan_http_requests_total{route="/v1/jobs",code="201"}'):
+        assert want in text, want
+    solved = int(next(l for l in text.splitlines() if l.startswith('tplan_jobs{status="solved"}')).split()[1])
+    _, _, page = s.json("GET", "/v1/jobs?status=solved&limit=500", expect=200)
+    assert solved == len(page["jobs"]), (solved, len(page["jobs"]))
+
+
+r = Runner()
+srv = Server(TPLAN, os.path.join(WORK, "data")).start()
+try:
+    for name, fn in [("health and domains", test_health_domains), ("minigolf plan = tplan plan", test_minigolf_bytes),
+                     ("pool plan = tplan plan", test_pool_bytes), ("script job with set", test_set_and_script),
+                     ("list and pagination", test_list), ("idempotent POST", test_idempotency),
+                     ("cancel queued and running", test_cancel), ("synchronous /v1/plan", test_sync_plan),
+                     ("metrics", test_metrics)]:
+        r.run(name, fn, srv)
+finally:
+    code = srv.stop()
+    if code != 0:
+        print("server exit status %s; log:\n%s" % (code, srv.log()[-4000:]))
+        r.failed += 1
+r.finish()

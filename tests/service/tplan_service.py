@@ -1,0 +1,179 @@
+"""Helpers of the tplan serve tests: start the real server on a free port in a temporary data
+directory, talk to it over loopback HTTP with urllib, read Server-Sent Events, compare plans.
+Every wait is for an event (a line, a status) with a bounded timeout; nothing sleeps for time."""
+import http.client
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+TIMEOUT = 300  # s: the bound of any single wait (a loaded CI machine is slow, never this slow)
+
+
+class Server:
+    def __init__(self, tplan, data, *args, workers=2):
+        self.tplan, self.data, self.args, self.workers = tplan, data, list(args), workers
+        self.proc = None
+        self.port = None
+        self.log_path = os.path.join(data, "server.log")
+
+    def start(self):
+        os.makedirs(self.data, exist_ok=True)
+        log = open(self.log_path, "a")
+        self.proc = subprocess.Popen(
+            [self.tplan, "serve", "--port", "0", "--data", self.data, "--workers", str(self.workers)] + self.args,
+            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True)
+        log.close()
+        ready, _, _ = select.select([self.proc.stdout], [], [], TIMEOUT)
+        line = self.proc.stdout.readline() if ready else ""
+        if not line.startswith("listening on http://127.0.0.1:"):
+            self.proc.kill()
+            raise RuntimeError("server did not start: %r; log:\n%s" % (line, open(self.log_path).read()[-3000:]))
+        self.port = int(line.split(":")[2].split(",")[0])
+        self.ready_line = line.strip()
+        return self
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(TIMEOUT)
+        code = self.proc.returncode if self.proc else None
+        self.proc = None
+        return code
+
+    def log(self):
+        return open(self.log_path).read()
+
+    def pid(self):
+        return self.proc.pid
+
+    def workers_pids(self):
+        out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True).stdout
+        return [int(x) for x in out.split()]
+
+    def rss_kb(self):
+        for line in open("/proc/%d/status" % self.proc.pid):
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
+    # ---- HTTP ----
+    def request(self, method, path, body=None, headers=None, raw=None, timeout=TIMEOUT):
+        """(status, headers, body bytes). body: an object sent as JSON; raw: bytes sent as is."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+        hdrs = dict(headers or {})
+        if data is not None:
+            hdrs.setdefault("Content-Type", "application/json")
+        conn.request(method, path, body=data, headers=hdrs)
+        r = conn.getresponse()
+        payload = r.read()
+        conn.close()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, payload
+
+    def json(self, method, path, body=None, headers=None, expect=None, raw=None):
+        st, hd, data = self.request(method, path, body, headers, raw)
+        obj = json.loads(data) if data else None
+        if expect is not None and st != expect:
+            raise AssertionError("%s %s: expected %d, got %d: %s" % (method, path, expect, st, data[:500]))
+        return st, hd, obj
+
+    def submit(self, body, headers=None):
+        st, hd, obj = self.json("POST", "/v1/jobs", body, headers, expect=201)
+        return obj["id"]
+
+    def events(self, job_id, headers=None, until_end=True):
+        """Reads the SSE stream of a job: the list of (event, data object) until `end`."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT)
+        conn.request("GET", "/v1/jobs/%d/events" % job_id, headers=headers or {})
+        r = conn.getresponse()
+        assert r.status == 200, r.status
+        assert r.getheader("Content-Type").startswith("text/event-stream")
+        out, event, data = [], None, []
+        while True:
+            line = r.fp.readline()
+            if not line:
+                break
+            line = line.decode().rstrip("\n")
+            if line.startswith(":"):
+                continue
+            if line.startswith("event: "):
+                event = line[7:]
+            elif line.startswith("data: "):
+                data.append(line[6:])
+            elif line == "" and event:
+                out.append((event, json.loads("\n".join(data))))
+                if event == "end" or not until_end:
+                    break
+                event, data = None, []
+        conn.close()
+        return out
+
+    def wait_final(self, job_id):
+        ev = self.events(job_id)
+        assert ev and ev[-1][0] == "end", ev[-3:]
+        return ev[-1][1]
+
+    def wait_status(self, job_id, statuses):
+        """Follows the job's events until its status is one of statuses (or it ends)."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT)
+        conn.request("GET", "/v1/jobs/%d/events" % job_id)
+        r = conn.getresponse()
+        event = None
+        try:
+            while True:
+                line = r.fp.readline()
+                if not line:
+                    raise AssertionError("job %d: stream ended before %s" % (job_id, statuses))
+                line = line.decode().rstrip("\n")
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: "):
+                    job = json.loads(line[6:])
+                    if job["status"] in statuses:
+                        return job
+                    if event == "end":
+                        raise AssertionError("job %d ended %s, not %s" % (job_id, job["status"], statuses))
+        finally:
+            conn.close()
+
+
+def strip_timing(plan_bytes):
+    """A plan file without stats.timing (the one member that differs between runs)."""
+    d = json.loads(plan_bytes)
+    d.get("stats", {}).pop("timing", None)
+    return d
+
+
+def cli_plan(tplan, out, *args):
+    r = subprocess.run([tplan, "plan"] + list(args) + ["-o", out, "-q"], capture_output=True, text=True)
+    assert r.returncode in (0, 3), r.stderr
+    return open(out, "rb").read()
+
+
+class Runner:
+    """Runs named test functions; prints one line per test and 'N passed, N failed'."""
+
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def run(self, name, fn, *args):
+        t0 = time.time()
+        try:
+            fn(*args)
+            self.passed += 1
+            print("ok    %-40s %.1f s" % (name, time.time() - t0), flush=True)
+        except Exception as e:  # noqa: BLE001 - a test's failure of any kind is reported
+            self.failed += 1
+            import traceback
+            print("FAIL  %-40s %s" % (name, e), flush=True)
+            traceback.print_exc()
+
+    def finish(self):
+        print("%d passed, %d failed" % (self.passed, self.failed))
+        sys.exit(1 if self.failed else 0)
