@@ -249,12 +249,12 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     cJSON *req = cJSON_ParseWithLengthOpts(rq->body, rq->len, &end, false);
     if (!req) {
         size_t off = end && end >= rq->body ? (size_t)(end - rq->body) : 0;
-        return svcHttp_Error(rq, 400, "bad_json", NULL, "malformed JSON at byte %zu", off);
+        return svcHttp_Error(rq, 400, "bad_json", NULL, "malformed JSON near byte %zu (0-based)", off);
     }
     for (const char *p = end; p && p < rq->body + rq->len; ++p) {
         if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
             cJSON_Delete(req);
-            return svcHttp_Error(rq, 400, "bad_json", NULL, "malformed JSON at byte %zu: text after the object",
+            return svcHttp_Error(rq, 400, "bad_json", NULL, "malformed JSON at byte %zu (0-based): text after the object",
                                  (size_t)(p - rq->body));
         }
     }

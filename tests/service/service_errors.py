@@ -1,0 +1,200 @@
+"""tplan serve: every bad request answered with {"error":{...}} and the right status, none crashes or
+wedges the server; the token; limits on scripts (memory, endless loops); the static files' paths.
+usage: service_errors.py TPLAN WORKDIR"""
+import os
+import shutil
+import socket
+import sys
+
+from tplan_service import Runner, Server
+
+TPLAN, WORK = sys.argv[1], sys.argv[2]
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scripts")
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+LONG = {"domain": "minigolf_random", "max_iters": 1000000000, "time_limit": 300}
+
+
+def script(name):
+    return open(os.path.join(SCRIPTS, name)).read()
+
+
+def expect_error(s, method, path, status, code, field=None, raw=None, body=None, headers=None):
+    st, hd, obj = s.json(method, path, body=body, raw=raw, headers=headers)
+    assert st == status, "%s %s: status %d, want %d: %s" % (method, path, st, status, obj)
+    assert set(obj) == {"error"} and obj["error"]["code"] == code, obj
+    assert isinstance(obj["error"]["message"], str) and obj["error"]["message"], obj
+    if field:
+        assert obj["error"].get("field") == field, obj
+    return obj["error"], hd
+
+
+def test_bad_requests(s):
+    e, _ = expect_error(s, "POST", "/v1/jobs", 400, "bad_json", raw=b'{"domain": "minigolf",, }')
+    assert "near byte 22" in e["message"] or "near byte 23" in e["message"], e  # the second comma
+    expect_error(s, "POST", "/v1/jobs", 400, "bad_json", raw=b'[1, 2]')
+    expect_error(s, "POST", "/v1/jobs", 400, "bad_json", raw=b'{"domain":"minigolf"} trailing')
+    expect_error(s, "POST", "/v1/jobs", 400, "bad_json", raw=b'')
+    expect_error(s, "POST", "/v1/jobs", 404, "unknown_domain", "domain", body={"domain": "nope"})
+    expect_error(s, "POST", "/v1/jobs", 404, "unknown_domain", "domain", body={"domain": "../../etc/passwd"})
+    table = [
+        ({"domain": "minigolf", "colour": 1}, "colour"),
+        ({"domain": 3}, "domain"),
+        ({"domain": "minigolf", "seed": "x"}, "seed"),
+        ({"domain": "minigolf", "seed": -1}, "seed"),
+        ({"domain": "minigolf", "seed": 1.5}, "seed"),
+        ({"domain": "minigolf", "planner": "astar"}, "planner"),
+        ({"domain": "minigolf", "mu": 0}, "mu"),
+        ({"domain": "minigolf", "max_iters": 0}, "max_iters"),
+        ({"domain": "minigolf", "time_limit": -1}, "time_limit"),
+        ({"domain": "minigolf", "time_limit": 1e9}, "time_limit"),
+        ({"domain": "minigolf", "solutions": 0}, "solutions"),
+        ({"domain": "minigolf", "tree": "yes"}, "tree"),
+        ({"domain": "minigolf", "set": [1]}, "set"),
+        ({"domain": "minigolf", "set": {"x": [1]}}, "set"),
+        ({"domain": "minigolf", "memory_mb": 1}, "memory_mb"),
+        ({"script": 5}, "script"),
+        ({"domain": "minigolf", "script": "x"}, "script"),
+        ({}, "domain"),
+    ]
+    for body, field in table:
+        expect_error(s, "POST", "/v1/jobs", 400, "bad_field", field, body=body)
+    expect_error(s, "GET", "/v1/jobs/999999", 404, "not_found")
+    expect_error(s, "GET", "/v1/jobs/abc", 404, "not_found")
+    expect_error(s, "GET", "/v1/jobs/999999/plan", 404, "not_found")
+    expect_error(s, "GET", "/v1/nope", 404, "not_found")
+    expect_error(s, "GET", "/v1/jobs?limit=0", 400, "bad_field", "limit")
+    expect_error(s, "GET", "/v1/jobs?status=done", 400, "bad_field", "status")
+    _, hd = expect_error(s, "PUT", "/v1/jobs", 405, "method_not_allowed")
+    assert hd["allow"] == "GET, POST", hd
+    expect_error(s, "DELETE", "/v1/health", 405, "method_not_allowed")
+    expect_error(s, "POST", "/v1/plan?wait=abc", 400, "bad_field", "wait", body={"domain": "minigolf"})
+    # bodies over the limit: a 5 MB body, a 1.5 MB script
+    expect_error(s, "POST", "/v1/jobs", 413, "body_too_large", raw=b"x" * (5 << 20))
+    expect_error(s, "POST", "/v1/jobs", 413, "script_too_large", "script", body={"script": "-" * (1536 << 10)})
+    _, _, h = s.json("GET", "/v1/health", expect=200)
+    assert h["status"] == "ok"
+
+
+def failed_job(s, body, code, prefix):
+    final = s.wait_final(s.submit(body))
+    assert final["status"] == "failed" and final["error"]["code"] == code, final
+    assert final["error"]["message"].startswith(prefix), final["error"]
+    assert final["plan"] is None
+    return final
+
+
+def test_script_errors(s):
+    failed_job(s, {"script": script("syntax_error.lua")}, "script_error", "job.lua:3:")
+    failed_job(s, {"script": script("runtime_error.lua")}, "script_error", "job.lua:3:")
+    failed_job(s, {"script": "return 1"}, "script_error", "job.lua")
+    failed_job(s, {"script": 'local tp = require "tp"\nrequire "other"'}, "script_error", "job.lua:2:")
+    f = failed_job(s, {"domain": "minigolf", "set": {"nonsense": 1}}, "script_error", "")
+    assert "unknown parameter 'nonsense'" in f["error"]["message"], f
+    failed_job(s, {"domain": "dice", "set": {"count": -5}}, "script_error", "")
+
+
+def test_limits(s):
+    f = failed_job(s, {"script": script("alloc.lua"), "memory_mb": 64}, "memory_limit", "job.lua:3:")
+    assert "memory limit of 64 MB" in f["error"]["message"], f
+    failed_job(s, {"script": script("loop_top.lua"), "time_limit": 1}, "time_limit", "job.lua:2:")
+    failed_job(s, {"script": script("loop_goal.lua"), "time_limit": 1}, "time_limit", "job.lua:")
+    _, _, h = s.json("GET", "/v1/health", expect=200)
+    assert h["running"] == 0 and h["queued"] == 0, h
+
+
+def test_queue_full(tplan, work):
+    s = Server(tplan, os.path.join(work, "queue"), "--max-queue", "2", workers=1).start()
+    try:
+        a = s.submit(LONG)
+        s.wait_status(a, ("running",))
+        s.submit(LONG)
+        s.submit(LONG)
+        _, hd = expect_error(s, "POST", "/v1/jobs", 429, "queue_full", body=LONG)
+        assert hd["retry-after"] == "1", hd
+    finally:
+        assert s.stop() == 0, s.log()[-2000:]
+
+
+def test_token(tplan, work):
+    tok = os.path.join(work, "token")
+    with open(tok, "w") as f:
+        f.write("s3cret-token-0123\n")
+    os.chmod(tok, 0o600)
+    s = Server(tplan, os.path.join(work, "tok"), "--token-file", tok, workers=1).start()
+    try:
+        _, hd = expect_error(s, "GET", "/v1/health", 401, "unauthorized")
+        assert hd["www-authenticate"].startswith("Bearer"), hd
+        expect_error(s, "GET", "/v1/health", 401, "unauthorized", headers={"Authorization": "Bearer s3cret-token-012"})
+        expect_error(s, "GET", "/v1/health", 401, "unauthorized", headers={"Authorization": "Bearer s3cret-token-01234"})
+        expect_error(s, "POST", "/v1/jobs", 401, "unauthorized", body={"domain": "minigolf"})
+        expect_error(s, "GET", "/metrics", 401, "unauthorized")
+        s.json("GET", "/v1/health", headers={"Authorization": "Bearer s3cret-token-0123"}, expect=200)
+        s.json("GET", "/v1/health?access_token=s3cret-token-0123", expect=200)
+        st, _, _ = s.request("GET", "/metrics", headers={"Authorization": "Bearer s3cret-token-0123"})
+        assert st == 200
+    finally:
+        assert s.stop() == 0
+
+
+def raw_get(port, path):
+    """A request line sent as is (no client-side normalisation of the path); returns the status."""
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as c:
+        c.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % path).encode())
+        data = b""
+        while True:
+            chunk = c.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    return int(data.split(b" ", 2)[1]), data
+
+
+def test_static(tplan, work):
+    web = os.path.join(work, "web")
+    os.makedirs(os.path.join(web, "node_modules", "pkg"), exist_ok=True)
+    os.makedirs(os.path.join(web, ".git"), exist_ok=True)
+    open(os.path.join(web, "index.html"), "w").write("<!doctype html><title>t</title>")
+    open(os.path.join(web, "app.js"), "w").write("export const x = 1;\n")
+    open(os.path.join(web, "node_modules", "pkg", "m.js"), "w").write("export default 1;\n")
+    open(os.path.join(web, ".git", "config"), "w").write("secret")
+    open(os.path.join(web, "notes.secret"), "w").write("secret")
+    os.symlink("/etc/passwd", os.path.join(web, "passwd.txt"))
+    s = Server(tplan, os.path.join(work, "static"), "--web", web, workers=1).start()
+    try:
+        st, hd, body = s.request("GET", "/")
+        assert st == 200 and hd["content-type"].startswith("text/html") and b"<title>t" in body, (st, hd)
+        st, hd, _ = s.request("GET", "/app.js")
+        assert st == 200 and hd["content-type"].startswith("text/javascript") and hd["cache-control"] == "no-cache"
+        st, hd, _ = s.request("GET", "/node_modules/pkg/m.js")
+        assert st == 200 and "max-age" in hd["cache-control"]
+        for path in ["/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/node_modules/../../CMakeLists.txt",
+                     "/..%2f..%2fetc%2fpasswd", "/.git/config", "/notes.secret", "/passwd.txt", "/app.js/",
+                     "//etc/passwd", "/node_modules/"]:
+            st, data = raw_get(s.port, path)
+            assert st in (400, 404), (path, st)
+            assert b"root:" not in data and b"secret" not in data, path
+        for path in ["/%00index.html", "/index.html%00.js", "/app.js%00/../../etc/passwd"]:
+            st, data = raw_get(s.port, path)  # a NUL ends the decoded path: a file of the page at most
+            assert st in (200, 400, 404) and b"root:" not in data, (path, st)
+        st, _, _ = s.request("POST", "/index.html", raw=b"x")
+        assert st == 405
+    finally:
+        assert s.stop() == 0
+
+
+r = Runner()
+srv = Server(TPLAN, os.path.join(WORK, "data")).start()
+try:
+    r.run("bad requests table", test_bad_requests, srv)
+    r.run("script errors -> failed jobs", test_script_errors, srv)
+    r.run("memory and time limits", test_limits, srv)
+finally:
+    code = srv.stop()
+    if code != 0:
+        print("server exit status %s; log:\n%s" % (code, srv.log()[-4000:]))
+        r.failed += 1
+r.run("queue full -> 429", test_queue_full, TPLAN, WORK)
+r.run("bearer token", test_token, TPLAN, WORK)
+r.run("static files and traversal", test_static, TPLAN, WORK)
+r.finish()
