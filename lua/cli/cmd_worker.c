@@ -159,6 +159,7 @@ static int request_params(const cJSON *req, tpScriptParam *params, char values[]
 
 static void run_job(FILE *ev, const cJSON *m)
 {
+    double t_start = tpClock_Now();
     const cJSON *req = cJSON_GetObjectItemCaseSensitive(m, "request");
     const cJSON *dir = cJSON_GetObjectItemCaseSensitive(m, "dir");
     const cJSON *script = cJSON_GetObjectItemCaseSensitive(m, "script");
@@ -204,7 +205,10 @@ static void run_job(FILE *ev, const cJSON *m)
         }
         if (ok) {
             status = run.status == TP_PLAN_SOLVED ? "solved" : "approximate";
-            cJSON_AddItemToObject(done, "summary", summary_json(&run, &rec));
+            cJSON *sum = summary_json(&run, &rec);
+            /* the worker's whole run: script load, planning, recording, plan and tree files */
+            cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(sum, "time"), "worker", tpClock_Now() - t_start);
+            cJSON_AddItemToObject(done, "summary", sum);
             cJSON_AddBoolToObject(done, "plan", true);
             cJSON_AddBoolToObject(done, "tree", tree_ok);
             const tpPlanStats *s = &run.res.stats;
