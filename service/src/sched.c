@@ -579,8 +579,19 @@ void svcSched_Stop(tpService *svc)
     }
     pthread_mutex_lock(&svc->mu);
     for (int wi = 0; wi < svc->nworkers; ++wi) {
-        reap_worker(&svc->workers[wi]);
-        free(svc->workers[wi].buf);
+        svcWorker *w = &svc->workers[wi];
+        if (w->pid > 0 && w->job == 0) {
+            /* an idle worker waits for a line on its stdin: the end of it makes it exit normally
+             * (so the sanitizer build checks it for leaks); a busy one is killed */
+            close(w->in_fd);
+            w->in_fd = -1;
+            int status;
+            while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
+            }
+            w->pid = 0;
+        }
+        reap_worker(w);
+        free(w->buf);
     }
     /* interrupted jobs go back to the queue: a restart plans them again (to the same plan) */
     for (int i = 0; i < svc->nactive; ++i) {

@@ -44,6 +44,10 @@ class Server:
             self.proc.wait(TIMEOUT)
         code = self.proc.returncode if self.proc else None
         self.proc = None
+        # the sanitizer build: a report from the server or any worker fails the test
+        for bad in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+            if bad in self.log():
+                raise AssertionError("sanitizer report in %s" % self.log_path)
         return code
 
     def log(self):
