@@ -94,6 +94,9 @@ bool tpCli_AddParam(tpCliParams *params, char *arg);
 bool tpCli_ResolveDomain(const char *arg, char *out, size_t cap);
 /// The built-in domains directory ($TPLAN_DOMAINS, else the source tree's domains/).
 const char *tpCli_DomainsDir(void);
+/// The names of the domain scripts in dir ("minigolf" for minigolf.lua), sorted, at most cap, each
+/// malloc'd (the caller frees them). -1 after logging when dir cannot be read.
+int tpCli_DomainFiles(const char *dir, char **names, int cap);
 /// Parses a decimal integer in min..max (no leading or trailing space); false with one message naming opt.
 bool tpCli_ParseInt(const char *opt, const char *s, long long min, long long max, long long *out);
 /// Parses a finite number in lo..hi (lo excluded when lo_open; no spaces, no nan or inf); false with

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,4 +311,29 @@ bool tpCli_CheckFiles(const tpCliFile *files, int n)
         }
     }
     return true;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int tpCli_DomainFiles(const char *dir, char **names, int cap)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        tpLog(TP_LOG_ERROR, "cannot open the domains directory %s", dir);
+        return -1;
+    }
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < cap) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && strcmp(e->d_name + len - 4, ".lua") == 0 && (names[n] = strdup(e->d_name))) {
+            names[n++][len - 4] = '\0';
+        }
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], cmp_name);
+    return n;
 }

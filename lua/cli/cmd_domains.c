@@ -1,16 +1,10 @@
 /* tplan domains: list the built-in domain scripts with their one-line descriptions. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "tp/base.h"
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 int tpCmd_Domains(int argc, char **argv)
 {
@@ -31,32 +25,20 @@ int tpCmd_Domains(int argc, char **argv)
         return TP_EXIT_BAD_INPUT;
     }
     const char *dir = tpCli_DomainsDir();
-    DIR *d = opendir(dir);
-    if (!d) {
-        tpLog(TP_LOG_ERROR, "cannot open the domains directory %s", dir);
+    char *names[256];
+    int n = tpCli_DomainFiles(dir, names, 256);
+    if (n < 0) {
         return TP_EXIT_FAILURE;
     }
-    char *names[256];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 256) {
-        size_t len = strlen(e->d_name);
-        if (len > 4 && strcmp(e->d_name + len - 4, ".lua") == 0) {
-            names[n++] = strdup(e->d_name);
-        }
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], cmp_str);
     int code = TP_EXIT_OK;
     int width = 12; /* the longest name, so descriptions line up */
     for (int i = 0; i < n; ++i) {
-        int len = (int)strlen(names[i]) - 4;
+        int len = (int)strlen(names[i]);
         width = len > width ? len : width;
     }
     for (int i = 0; i < n; ++i) {
         char path[4096], err[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        names[i][strlen(names[i]) - 4] = '\0';
+        snprintf(path, sizeof path, "%s/%s.lua", dir, names[i]);
         tpScript *s = tpLoadScript(path, NULL, 0, err, sizeof err);
         if (s) {
             printf("  %-*s %s\n", width, names[i], tpDomain_Def(tpScript_Domain(s))->description);

@@ -3,7 +3,6 @@
  * each shipped script once, here, before any thread starts) and hands over to tpRunService. */
 #define _GNU_SOURCE /* realpath */
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,36 +44,19 @@ static void serve_usage(FILE *f)
             d.default_memory_mb);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* {"domains":[{"name","description","params":[...],"planner":{...}}]} of the built-in domains. */
 static char *domains_json(const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
-        tpLog(TP_LOG_ERROR, "cannot open the domains directory %s", dir);
+    char *names[256];
+    int n = tpCli_DomainFiles(dir, names, 256);
+    if (n < 0) {
         return NULL;
     }
-    char *names[256];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 256) {
-        size_t len = strlen(e->d_name);
-        if (len > 4 && strcmp(e->d_name + len - 4, ".lua") == 0) {
-            names[n++] = strdup(e->d_name);
-        }
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], cmp_str);
     cJSON *root = cJSON_CreateObject();
     cJSON *arr = cJSON_AddArrayToObject(root, "domains");
     for (int i = 0; i < n; ++i) {
         char path[4096], err[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        names[i][strlen(names[i]) - 4] = '\0';
+        snprintf(path, sizeof path, "%s/%s.lua", dir, names[i]);
         tpScript *s = tpLoadScript(path, NULL, 0, err, sizeof err);
         if (!s) {
             tpLog(TP_LOG_WARN, "serve: domain %s is not offered: %s", names[i], err);
