@@ -1,0 +1,1167 @@
+/* Space-time navigation over moving surfaces: Lopez, Lamarche & Li, "Space-time planning in
+ * dynamic environments with unknown evolution" (MIG 2011). See tp/nav.h and docs/navigation.md.
+ *
+ * Simplifications against the paper, all documented: bodies are boxes turned about +z (their top
+ * faces are the navigable surfaces), the interaction volumes are exact tests between standable
+ * rectangles instead of mesh collision detection, and each surface carries a regular grid (its
+ * local frame) instead of a PRM. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp/base.h"
+#include "tp/nav.h"
+
+/* A standable rectangle (or a footprint) in the world at one instant. */
+typedef struct tpRect {
+    double c[2];  /* m, centre */
+    double ax[2]; /* unit x axis of the local frame */
+    double h[2];  /* m, half extents */
+    double top;   /* m, z of the face */
+} tpRect;
+
+struct tpNavSpace {
+    tpNavSpaceDef def;
+    int n;                  /* bodies */
+    tpNavSpaceBody *bodies; /* last observation, n */
+    bool observed;
+    double t;               /* s, time of the last observation */
+    double t_first;         /* s, time of the first observation */
+    long long nupdates;
+    int *edge_of;           /* n*n: edge index of (from, to), -1 none */
+    tpNavSpaceEdge *edges;
+    int nedges, cap_edges;
+    int *obst;              /* per surface, the obstructing bodies: obst[s*n .. s*n + nobst[s]) */
+    int *nobst;             /* n */
+    tpNavSpaceStats stats;
+    /* local search scratch (reused) */
+    int *target_of;      /* per cell: -2 none, -1 goal, else edge index */
+    size_t cap_cells;
+    uint8_t *closed;     /* bitset over (cell, min(tick, H)) */
+    size_t cap_closed;   /* bytes */
+    int *n_cell, *n_tick, *n_parent; /* node pool */
+    double *n_g;
+    int cap_nodes;
+    int *heap;      /* open list: node indices (cap_nodes) */
+    double *heap_f; /* their f = g + h */
+    /* Dijkstra scratch */
+    double *dist;
+    int *prev, *done;
+};
+
+tpNavSpaceDef tpDefaultNavSpaceDef(void)
+{
+    tpNavSpaceDef d;
+    memset(&d, 0, sizeof d);
+    d.height = 0.5;
+    d.radius = 0.2;
+    d.edge = 0.1;
+    d.step_up = 0.25;
+    d.step_down = 0.45;
+    d.step_gap = 0.35;
+    d.jump = true;
+    d.jump_vz = 2.0;
+    d.jump_vh = 2.0;
+    d.land_speed = 3.0;
+    d.gravity = 9.81;
+    d.speed = 1.0;
+    d.cell = 0.1;
+    d.horizon = 2.0;
+    d.max_nodes = 200000;
+    d.min_valid = 0.3;
+    d.max_rel_speed = 3.0;
+    d.epsilon = 0.01;
+    d.check_time = 1.0;
+    return d;
+}
+
+tpNavSpaceBody tpNavSpace_Box(double cx, double cy, double cz, double hx, double hy, double hz, double yaw)
+{
+    tpNavSpaceBody b;
+    memset(&b, 0, sizeof b);
+    b.center[0] = cx;
+    b.center[1] = cy;
+    b.center[2] = cz;
+    b.half[0] = hx;
+    b.half[1] = hy;
+    b.half[2] = hz;
+    b.yaw = yaw;
+    b.surface = true;
+    return b;
+}
+
+static bool tpSpaceFail(char *err, size_t errlen, const char *fmt, const char *field, double v)
+{
+    if (err && errlen)
+        snprintf(err, errlen, fmt, field, v);
+    return false;
+}
+
+static bool tpSpaceCheckDef(const tpNavSpaceDef *d, char *err, size_t errlen)
+{
+    struct {
+        const char *name;
+        double v, lo, hi;
+    } f[] = {
+        {"height", d->height, 1e-6, TP_MAX_SIZE},         {"radius", d->radius, 0, TP_MAX_SIZE},
+        {"edge", d->edge, 0, TP_MAX_SIZE},                {"step_up", d->step_up, 0, TP_MAX_SIZE},
+        {"step_down", d->step_down, 0, TP_MAX_SIZE},      {"step_gap", d->step_gap, 0, TP_MAX_SIZE},
+        {"jump_vz", d->jump_vz, 0, TP_MAX_SPEED},         {"jump_vh", d->jump_vh, 0, TP_MAX_SPEED},
+        {"land_speed", d->land_speed, 0, TP_MAX_SPEED},   {"gravity", d->gravity, 1e-6, 1e6},
+        {"speed", d->speed, 1e-6, TP_MAX_SPEED},          {"cell", d->cell, 1e-4, TP_MAX_SIZE},
+        {"horizon", d->horizon, 0, 1e6},                  {"min_valid", d->min_valid, 0, 1e9},
+        {"max_rel_speed", d->max_rel_speed, 0, TP_MAX_SPEED}, {"epsilon", d->epsilon, 0, 1e9},
+        {"check_time", d->check_time, 0, 1e6},            {"max_nodes", d->max_nodes, 1, 1e8},
+    };
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
+        if (!(f[k].v >= f[k].lo && f[k].v <= f[k].hi)) {
+            if (err && errlen)
+                snprintf(err, errlen, "%s: expected a number in [%g, %g], got %g", f[k].name, f[k].lo, f[k].hi,
+                         f[k].v);
+            return false;
+        }
+    if (d->step_up >= d->height)
+        return tpSpaceFail(err, errlen, "%s: must be below height (got %g)", "step_up", d->step_up);
+    return true;
+}
+
+tpNavSpace *tpNavSpace_Create(const tpNavSpaceDef *def, int nbodies, char *err, size_t errlen)
+{
+    tpNavSpaceDef d = def ? *def : tpDefaultNavSpaceDef();
+    if (!tpSpaceCheckDef(&d, err, errlen))
+        return NULL;
+    if (nbodies < 1 || nbodies > TP_NAV_SPACE_MAX_BODIES) {
+        if (err && errlen)
+            snprintf(err, errlen, "nbodies: expected 1 to %d, got %d", TP_NAV_SPACE_MAX_BODIES, nbodies);
+        return NULL;
+    }
+    tpNavSpace *sp = calloc(1, sizeof *sp);
+    if (!sp)
+        goto oom;
+    sp->def = d;
+    sp->n = nbodies;
+    size_t n = (size_t)nbodies;
+    sp->bodies = calloc(n, sizeof *sp->bodies);
+    sp->edge_of = malloc(n * n * sizeof *sp->edge_of);
+    sp->obst = malloc(n * n * sizeof *sp->obst);
+    sp->nobst = calloc(n, sizeof *sp->nobst);
+    sp->dist = malloc(n * sizeof *sp->dist);
+    sp->prev = malloc(n * sizeof *sp->prev);
+    sp->done = malloc(n * sizeof *sp->done);
+    if (!sp->bodies || !sp->edge_of || !sp->obst || !sp->nobst || !sp->dist || !sp->prev || !sp->done)
+        goto oom;
+    for (size_t k = 0; k < n * n; k++)
+        sp->edge_of[k] = -1;
+    return sp;
+oom:
+    tpNavSpace_Destroy(sp);
+    if (err && errlen)
+        snprintf(err, errlen, "out of memory");
+    return NULL;
+}
+
+void tpNavSpace_Destroy(tpNavSpace *sp)
+{
+    if (!sp)
+        return;
+    free(sp->bodies);
+    free(sp->edge_of);
+    free(sp->edges);
+    free(sp->obst);
+    free(sp->nobst);
+    free(sp->target_of);
+    free(sp->closed);
+    free(sp->n_cell);
+    free(sp->n_tick);
+    free(sp->n_parent);
+    free(sp->n_g);
+    free(sp->heap);
+    free(sp->heap_f);
+    free(sp->dist);
+    free(sp->prev);
+    free(sp->done);
+    free(sp);
+}
+
+const tpNavSpaceDef *tpNavSpace_Def(const tpNavSpace *sp) { return &sp->def; }
+int tpNavSpace_BodyCount(const tpNavSpace *sp) { return sp->n; }
+const tpNavSpaceStats *tpNavSpace_Stats(const tpNavSpace *sp) { return &sp->stats; }
+void tpNavSpace_ResetStats(tpNavSpace *sp) { memset(&sp->stats, 0, sizeof sp->stats); }
+int tpNavSpace_EdgeCount(const tpNavSpace *sp) { return sp->nedges; }
+
+size_t tpNavSpace_Bytes(const tpNavSpace *sp)
+{
+    size_t n = (size_t)sp->n;
+    return sizeof *sp + n * sizeof(tpNavSpaceBody) + 2 * n * n * sizeof(int) + n * (sizeof(int) * 3 + sizeof(double)) +
+           (size_t)sp->cap_edges * sizeof(tpNavSpaceEdge) + sp->cap_cells * sizeof(int) + sp->cap_closed +
+           (size_t)sp->cap_nodes * (4 * sizeof(int) + 2 * sizeof(double));
+}
+
+const tpNavSpaceBody *tpNavSpace_Body(const tpNavSpace *sp, int k)
+{
+    return sp->observed && k >= 0 && k < sp->n ? &sp->bodies[k] : NULL;
+}
+
+const tpNavSpaceEdge *tpNavSpace_Edge(const tpNavSpace *sp, int k)
+{
+    return k >= 0 && k < sp->nedges ? &sp->edges[k] : NULL;
+}
+
+const tpNavSpaceEdge *tpNavSpace_FindEdge(const tpNavSpace *sp, int from, int to)
+{
+    if (from < 0 || to < 0 || from >= sp->n || to >= sp->n)
+        return NULL;
+    int k = sp->edge_of[(size_t)from * (size_t)sp->n + (size_t)to];
+    return k < 0 ? NULL : &sp->edges[k];
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Geometry                                                                                    */
+
+static double tpClampD(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* Body k extrapolated by s seconds (s >= 0, clamped to the horizon by the callers). */
+static void tpBodyAt(const tpNavSpaceBody *b, double s, double c[3], double *yaw)
+{
+    for (int a = 0; a < 3; a++)
+        c[a] = b->center[a] + b->vel[a] * s;
+    *yaw = b->yaw + b->yaw_rate * s;
+}
+
+/* The standable rectangle of surface b at offset s (inset by `inset`; h may come out <= 0). */
+static tpRect tpStandable(const tpNavSpaceBody *b, double s, double inset)
+{
+    tpRect r;
+    double c[3], yaw;
+    tpBodyAt(b, s, c, &yaw);
+    r.c[0] = c[0];
+    r.c[1] = c[1];
+    r.ax[0] = cos(yaw);
+    r.ax[1] = sin(yaw);
+    r.h[0] = b->half[0] - inset;
+    r.h[1] = b->half[1] - inset;
+    r.top = c[2] + b->half[2];
+    return r;
+}
+
+static void tpRectToLocal(const tpRect *r, const double p[2], double l[2])
+{
+    double dx = p[0] - r->c[0], dy = p[1] - r->c[1];
+    l[0] = dx * r->ax[0] + dy * r->ax[1];
+    l[1] = -dx * r->ax[1] + dy * r->ax[0];
+}
+
+static void tpRectToWorld(const tpRect *r, const double l[2], double p[2])
+{
+    p[0] = r->c[0] + l[0] * r->ax[0] - l[1] * r->ax[1];
+    p[1] = r->c[1] + l[0] * r->ax[1] + l[1] * r->ax[0];
+}
+
+/* Closest point of r to p (world), returns the distance. */
+static double tpRectClosest(const tpRect *r, const double p[2], double q[2])
+{
+    double l[2];
+    tpRectToLocal(r, p, l);
+    l[0] = tpClampD(l[0], -r->h[0], r->h[0]);
+    l[1] = tpClampD(l[1], -r->h[1], r->h[1]);
+    tpRectToWorld(r, l, q);
+    return hypot(p[0] - q[0], p[1] - q[1]);
+}
+
+static void tpRectCorners(const tpRect *r, double v[4][2])
+{
+    static const double sx[4] = {-1, 1, 1, -1}, sy[4] = {-1, -1, 1, 1};
+    for (int k = 0; k < 4; k++) {
+        double l[2] = {sx[k] * r->h[0], sy[k] * r->h[1]};
+        tpRectToWorld(r, l, v[k]);
+    }
+}
+
+/* Separating-axis overlap test of two rectangles (closed). */
+static bool tpRectOverlap(const tpRect *a, const tpRect *b)
+{
+    const tpRect *rs[2] = {a, b};
+    double d[2] = {b->c[0] - a->c[0], b->c[1] - a->c[1]};
+    for (int k = 0; k < 2; k++)
+        for (int ax = 0; ax < 2; ax++) {
+            const tpRect *r = rs[k];
+            double u[2] = {ax == 0 ? r->ax[0] : -r->ax[1], ax == 0 ? r->ax[1] : r->ax[0]};
+            double ra = 0, rb = 0;
+            for (int m = 0; m < 2; m++) {
+                const tpRect *o = rs[m];
+                double ox[2] = {o->ax[0], o->ax[1]}, oy[2] = {-o->ax[1], o->ax[0]};
+                double e = o->h[0] * fabs(ox[0] * u[0] + ox[1] * u[1]) + o->h[1] * fabs(oy[0] * u[0] + oy[1] * u[1]);
+                if (m == 0)
+                    ra = e;
+                else
+                    rb = e;
+            }
+            if (fabs(d[0] * u[0] + d[1] * u[1]) > ra + rb)
+                return false;
+        }
+    return true;
+}
+
+/* Distance between two rectangles with the closest points pa (on a) and pb (on b). When they
+ * overlap: pa = b's centre clamped into a, pb = pa clamped into b (distance 0). */
+static double tpRectDistance(const tpRect *a, const tpRect *b, double pa[2], double pb[2])
+{
+    if (tpRectOverlap(a, b)) {
+        tpRectClosest(a, b->c, pa);
+        tpRectClosest(b, pa, pb);
+        return 0;
+    }
+    double best = INFINITY, v[4][2], q[2];
+    tpRectCorners(a, v);
+    for (int k = 0; k < 4; k++) {
+        double dd = tpRectClosest(b, v[k], q);
+        if (dd < best) {
+            best = dd;
+            pa[0] = v[k][0], pa[1] = v[k][1], pb[0] = q[0], pb[1] = q[1];
+        }
+    }
+    tpRectCorners(b, v);
+    for (int k = 0; k < 4; k++) {
+        double dd = tpRectClosest(a, v[k], q);
+        if (dd < best) {
+            best = dd;
+            pb[0] = v[k][0], pb[1] = v[k][1], pa[0] = q[0], pa[1] = q[1];
+        }
+    }
+    /* facing edges: prefer the pair on the line toward b's centre when it is as close (the middle
+       of the facing part rather than a corner) */
+    double qa[2], qb[2];
+    tpRectClosest(a, b->c, qa);
+    if (tpRectClosest(b, qa, qb) <= best + 1e-9) {
+        pa[0] = qa[0], pa[1] = qa[1], pb[0] = qb[0], pb[1] = qb[1];
+    }
+    return best;
+}
+
+/* Ballistic jump to a landing dz higher (negative: lower): the flight time of the highest allowed
+ * vertical impulse, or -1 if dz cannot be reached within the impulse and landing bounds. */
+static double tpJumpTime(const tpNavSpaceDef *d, double dz)
+{
+    double g = d->gravity;
+    double vz2 = fmin(d->jump_vz * d->jump_vz, d->land_speed * d->land_speed + 2 * g * dz);
+    if (vz2 < 0 || vz2 < 2 * g * dz)
+        return -1;
+    double vz = sqrt(vz2);
+    return (vz + sqrt(fmax(0, vz2 - 2 * g * dz))) / g;
+}
+
+/* Relation a -> b for a character at world point p on a (p NULL: the closest points of the two
+ * rectangles). Returns the kind (0: none), the source point ps and landing point pt (world). */
+static tpNavRelation tpRelation(const tpNavSpaceDef *d, const tpRect *a, const tpRect *b, const double *p,
+                                double ps[2], double pt[2])
+{
+    double dist;
+    if (p) {
+        ps[0] = p[0], ps[1] = p[1];
+        dist = tpRectClosest(b, p, pt);
+    } else {
+        dist = tpRectDistance(a, b, ps, pt);
+    }
+    double dz = b->top - a->top;
+    if (dz >= -d->step_down && dz <= d->step_up && dist <= d->step_gap)
+        return TP_NAV_REL_STEP;
+    if (d->jump) {
+        double tj = tpJumpTime(d, dz);
+        if (tj >= 0 && dist <= d->jump_vh * tj)
+            return TP_NAV_REL_JUMP;
+    }
+    return 0;
+}
+
+/* Velocity of the world point p carried by body b (m/s). */
+static void tpCarried(const tpNavSpaceBody *b, const double p[2], double v[3])
+{
+    v[0] = b->vel[0] - b->yaw_rate * (p[1] - b->center[1]);
+    v[1] = b->vel[1] + b->yaw_rate * (p[0] - b->center[0]);
+    v[2] = b->vel[2];
+}
+
+static bool tpSpaceStandable(const tpNavSpace *sp, int k)
+{
+    const tpNavSpaceBody *b = &sp->bodies[k];
+    return b->surface && b->half[0] > sp->def.edge && b->half[1] > sp->def.edge;
+}
+
+bool tpNavSpace_IsSurface(const tpNavSpace *sp, int k)
+{
+    return sp->observed && k >= 0 && k < sp->n && tpSpaceStandable(sp, k);
+}
+
+/* Horizontal bounding radius of a body's footprint about its centre. */
+static double tpFootRadius(const tpNavSpaceBody *b) { return hypot(b->half[0], b->half[1]); }
+
+/* Does body o obstruct surface s over the horizon (swept bounds)? */
+static bool tpObstructs(const tpNavSpace *sp, const tpNavSpaceBody *s, const tpNavSpaceBody *o)
+{
+    double H = sp->def.horizon;
+    double top = s->center[2] + s->half[2];
+    double slo = top + sp->def.step_up + fmin(0, s->vel[2] * H), shi = top + sp->def.height + fmax(0, s->vel[2] * H);
+    double olo = o->center[2] - o->half[2] + fmin(0, o->vel[2] * H);
+    double ohi = o->center[2] + o->half[2] + fmax(0, o->vel[2] * H);
+    if (ohi <= slo || olo >= shi)
+        return false;
+    double reach = tpFootRadius(s) + tpFootRadius(o) + sp->def.radius +
+                   H * (hypot(s->vel[0], s->vel[1]) + hypot(o->vel[0], o->vel[1]));
+    return hypot(o->center[0] - s->center[0], o->center[1] - s->center[1]) < reach;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Observation: the topological graph                                                          */
+
+static bool tpCheckBody(const tpNavSpaceBody *b, int k, char *err, size_t errlen)
+{
+    const double *v[4] = {b->center, b->half, b->vel, NULL};
+    const char *names[3] = {"center", "half", "vel"};
+    for (int f = 0; f < 3; f++)
+        for (int a = 0; a < 3; a++) {
+            double lim = f == 2 ? TP_MAX_SPEED : f == 1 ? TP_MAX_SIZE : TP_MAX_COORD;
+            if (!(fabs(v[f][a]) <= lim) || (f == 1 && v[f][a] < 0)) {
+                if (err && errlen)
+                    snprintf(err, errlen, "bodies[%d].%s[%d]: expected a %s number, got %g", k + 1, names[f], a + 1,
+                             f == 1 ? "non-negative" : "finite", v[f][a]);
+                return false;
+            }
+        }
+    if (!(fabs(b->yaw) <= 1e6) || !(fabs(b->yaw_rate) <= TP_MAX_SPEED)) {
+        if (err && errlen)
+            snprintf(err, errlen, "bodies[%d].%s: expected a finite number", k + 1,
+                     fabs(b->yaw) <= 1e6 ? "yaw_rate" : "yaw");
+        return false;
+    }
+    return true;
+}
+
+static tpNavSpaceEdge *tpSpaceNewEdge(tpNavSpace *sp, int from, int to)
+{
+    if (sp->nedges == sp->cap_edges) {
+        int cap = sp->cap_edges ? 2 * sp->cap_edges : 64;
+        tpNavSpaceEdge *e = realloc(sp->edges, (size_t)cap * sizeof *e);
+        if (!e)
+            return NULL;
+        sp->edges = e;
+        sp->cap_edges = cap;
+    }
+    tpNavSpaceEdge *e = &sp->edges[sp->nedges];
+    memset(e, 0, sizeof *e);
+    e->from = from;
+    e->to = to;
+    e->stable = sp->nupdates == 1;
+    sp->edge_of[(size_t)from * (size_t)sp->n + (size_t)to] = sp->nedges++;
+    return e;
+}
+
+static void tpRunningMean(double *mean, int *count, double v)
+{
+    (*count)++;
+    *mean += (v - *mean) / *count;
+}
+
+bool tpNavSpace_Update(tpNavSpace *sp, double t, const tpNavSpaceBody *bodies, char *err, size_t errlen)
+{
+    if (!(fabs(t) <= 1e12) || (sp->observed && !(t > sp->t))) {
+        if (err && errlen)
+            snprintf(err, errlen, "t: expected a finite time after the last update (%g), got %g", sp->t, t);
+        return false;
+    }
+    for (int k = 0; k < sp->n; k++)
+        if (!tpCheckBody(&bodies[k], k, err, errlen))
+            return false;
+    double t0 = tpClock_Now();
+    memcpy(sp->bodies, bodies, (size_t)sp->n * sizeof *bodies);
+    if (!sp->observed)
+        sp->t_first = t;
+    sp->observed = true;
+    sp->t = t;
+    sp->nupdates++;
+    sp->stats.updates++;
+    const tpNavSpaceDef *d = &sp->def;
+    int n = sp->n;
+    /* the farthest horizontal reach of any relation, for a cheap bounding-circle reject */
+    double reach = d->step_gap;
+    if (d->jump) {
+        double tj = tpJumpTime(d, -d->land_speed * d->land_speed / (2 * d->gravity));
+        double t1 = tpJumpTime(d, 0);
+        reach = fmax(reach, d->jump_vh * fmax(tj, t1));
+    }
+    tpRect rect[TP_NAV_SPACE_MAX_BODIES];
+    double bound[TP_NAV_SPACE_MAX_BODIES];
+    for (int i = 0; i < n; i++) {
+        rect[i] = tpStandable(&bodies[i], 0, d->edge);
+        bound[i] = hypot(fmax(0, rect[i].h[0]), fmax(0, rect[i].h[1]));
+    }
+    double cd = 0, gr = 0;
+    long long checks = 0;
+    for (int i = 0; i < n; i++) {
+        bool si = tpSpaceStandable(sp, i);
+        int *ob = &sp->obst[(size_t)i * (size_t)n];
+        sp->nobst[i] = 0;
+        for (int j = 0; j < n; j++) {
+            if (j == i)
+                continue;
+            double c0 = tpClock_Now();
+            checks++;
+            if (si && tpObstructs(sp, &bodies[i], &bodies[j]))
+                ob[sp->nobst[i]++] = j;
+            tpNavRelation kind = 0;
+            double ps[2], pt[2];
+            bool near = si && tpSpaceStandable(sp, j) &&
+                        hypot(rect[i].c[0] - rect[j].c[0], rect[i].c[1] - rect[j].c[1]) <= bound[i] + bound[j] + reach;
+            if (near) {
+                checks++;
+                kind = tpRelation(d, &rect[i], &rect[j], NULL, ps, pt);
+            }
+            double c1 = tpClock_Now();
+            cd += c1 - c0;
+            tpNavSpaceEdge *e = (tpNavSpaceEdge *)tpNavSpace_FindEdge(sp, i, j);
+            if (kind && !e)
+                e = tpSpaceNewEdge(sp, i, j);
+            if (!e)
+                continue; /* never valid (or out of memory: the relation stays unknown) */
+            if (kind) {
+                if (!e->valid) {
+                    if (e->periods > 0)
+                        tpRunningMean(&e->mean_invalid, &e->ninvalid, t - e->since);
+                    e->periods++;
+                    e->valid = true;
+                    e->since = t;
+                }
+                e->kind = kind;
+                double va[3], vb[3];
+                tpCarried(&bodies[i], ps, va);
+                tpCarried(&bodies[j], pt, vb);
+                tpRunningMean(&e->mean_speed, &e->nspeed,
+                              sqrt((va[0] - vb[0]) * (va[0] - vb[0]) + (va[1] - vb[1]) * (va[1] - vb[1]) +
+                                   (va[2] - vb[2]) * (va[2] - vb[2])));
+                tpRectToLocal(&rect[i], ps, e->access);
+                tpRectToLocal(&rect[j], pt, e->land);
+            } else if (e->valid) {
+                if (e->since > sp->t_first) /* a period seen from its start (not cut by the first observation) */
+                    tpRunningMean(&e->mean_valid, &e->nvalid, t - e->since);
+                e->valid = false;
+                e->stable = false;
+                e->since = t;
+            }
+            gr += tpClock_Now() - c1;
+        }
+    }
+    sp->stats.checks += checks;
+    sp->stats.cd_ms += 1e3 * cd;
+    sp->stats.graph_ms += 1e3 * (tpClock_Now() - t0 - cd);
+    (void)gr;
+    return true;
+}
+
+bool tpNavSpace_EdgePeriodic(const tpNavSpaceEdge *e) { return e->nvalid >= 1 && e->ninvalid >= 1; }
+
+double tpNavSpace_EdgeCost(const tpNavSpace *sp, const tpNavSpaceEdge *e)
+{
+    const tpNavSpaceDef *d = &sp->def;
+    if (e->stable && e->valid)
+        return d->epsilon;
+    if (e->mean_speed > d->max_rel_speed)
+        return -1;
+    if (e->nvalid >= 1 && e->mean_valid < d->min_valid)
+        return -1;
+    if (tpNavSpace_EdgePeriodic(e))
+        return fmax(d->epsilon, e->mean_valid + e->mean_invalid);
+    return e->valid ? d->epsilon : -1;
+}
+
+void tpNavSpace_ToWorld(const tpNavSpace *sp, int k, const double p[2], double out[3])
+{
+    tpRect r = tpStandable(&sp->bodies[k], 0, 0);
+    tpRectToWorld(&r, p, out);
+    out[2] = r.top;
+}
+
+int tpNavSpace_Locate(const tpNavSpace *sp, const double w[3], double local[2])
+{
+    int best = -1;
+    double best_top = -INFINITY;
+    for (int k = 0; sp->observed && k < sp->n; k++) {
+        if (!tpSpaceStandable(sp, k))
+            continue;
+        tpRect r = tpStandable(&sp->bodies[k], 0, sp->def.edge);
+        double l[2];
+        tpRectToLocal(&r, w, l);
+        if (fabs(l[0]) <= r.h[0] && fabs(l[1]) <= r.h[1] && r.top <= w[2] + sp->def.step_up && r.top > best_top) {
+            best = k;
+            best_top = r.top;
+            local[0] = l[0], local[1] = l[1];
+        }
+    }
+    return best;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Global planner                                                                              */
+
+bool tpNavSpace_Route(tpNavSpace *sp, int from, int to, tpNavSpaceRoute *route)
+{
+    double t0 = tpClock_Now();
+    route->nsurfaces = 0;
+    route->cost = 0;
+    bool ok = false;
+    int n = sp->n;
+    if (from < 0 || to < 0 || from >= n || to >= n)
+        return false;
+    for (int k = 0; k < n; k++) {
+        sp->dist[k] = INFINITY;
+        sp->prev[k] = -1;
+        sp->done[k] = 0;
+    }
+    sp->dist[from] = 0;
+    for (;;) { /* O(n^2 + E) Dijkstra: n <= 1024 surfaces, the edges scanned per settled node */
+        int u = -1;
+        for (int k = 0; k < n; k++)
+            if (!sp->done[k] && sp->dist[k] < INFINITY && (u < 0 || sp->dist[k] < sp->dist[u]))
+                u = k;
+        if (u < 0 || u == to)
+            break;
+        sp->done[u] = 1;
+        const int *row = &sp->edge_of[(size_t)u * (size_t)n];
+        for (int v = 0; v < n; v++) {
+            if (row[v] < 0 || sp->done[v])
+                continue;
+            double c = tpNavSpace_EdgeCost(sp, &sp->edges[row[v]]);
+            if (c >= 0 && sp->dist[u] + c < sp->dist[v]) {
+                sp->dist[v] = sp->dist[u] + c;
+                sp->prev[v] = u;
+            }
+        }
+    }
+    if (sp->dist[to] < INFINITY) {
+        int len = 0;
+        for (int v = to; v >= 0; v = sp->prev[v])
+            len++;
+        if (len <= TP_NAV_ROUTE_MAX) {
+            route->nsurfaces = len;
+            route->cost = sp->dist[to];
+            for (int v = to, k = len - 1; v >= 0; v = sp->prev[v], k--)
+                route->surfaces[k] = v;
+            ok = true;
+        }
+    }
+    sp->stats.routes++;
+    sp->stats.plan_ms += 1e3 * (tpClock_Now() - t0);
+    return ok;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Local planner: space-time A* on a surface's grid                                             */
+
+typedef struct tpSurfGrid {
+    int nx, ny;
+    double cx, cy; /* m, cell sizes */
+    double sx, sy; /* m, standable half extents */
+} tpSurfGrid;
+
+static tpSurfGrid tpSpaceGrid(const tpNavSpace *sp, int s)
+{
+    tpSurfGrid g;
+    g.sx = sp->bodies[s].half[0] - sp->def.edge;
+    g.sy = sp->bodies[s].half[1] - sp->def.edge;
+    double nx = ceil(2 * g.sx / sp->def.cell), ny = ceil(2 * g.sy / sp->def.cell);
+    g.nx = nx < 1 ? 1 : nx > 4096 ? 4096 : (int)nx;
+    g.ny = ny < 1 ? 1 : ny > 4096 ? 4096 : (int)ny;
+    g.cx = 2 * g.sx / g.nx;
+    g.cy = 2 * g.sy / g.ny;
+    return g;
+}
+
+static void tpCellCentre(const tpSurfGrid *g, int i, int j, double l[2])
+{
+    l[0] = -g->sx + (i + 0.5) * g->cx;
+    l[1] = -g->sy + (j + 0.5) * g->cy;
+}
+
+static void tpCellOf(const tpSurfGrid *g, const double l[2], int *i, int *j)
+{
+    int a = (int)floor((l[0] + g->sx) / g->cx), b = (int)floor((l[1] + g->sy) / g->cy);
+    *i = a < 0 ? 0 : a >= g->nx ? g->nx - 1 : a;
+    *j = b < 0 ? 0 : b >= g->ny ? g->ny - 1 : b;
+}
+
+/* Is the character at local point l of surface s, `s_off` seconds after the last observation,
+ * inside an obstacle related to s (linear extrapolation, clamped to the horizon)? */
+static bool tpSpaceBlocked(tpNavSpace *sp, int s, const double l[2], double s_off)
+{
+    double off = tpClampD(s_off, 0, sp->def.horizon);
+    tpRect r = tpStandable(&sp->bodies[s], off, 0);
+    double p[2];
+    tpRectToWorld(&r, l, p);
+    const int *ob = &sp->obst[(size_t)s * (size_t)sp->n];
+    for (int k = 0; k < sp->nobst[s]; k++) {
+        const tpNavSpaceBody *o = &sp->bodies[ob[k]];
+        sp->stats.obstruction_tests++;
+        double oz = o->center[2] + o->vel[2] * off;
+        if (oz + o->half[2] <= r.top + sp->def.step_up || oz - o->half[2] >= r.top + sp->def.height)
+            continue;
+        tpRect f = tpStandable(o, off, 0);
+        double q[2];
+        if (tpRectClosest(&f, p, q) < sp->def.radius)
+            return true;
+    }
+    return false;
+}
+
+static bool tpSpaceGrow(void **p, int *cap, int need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    int c = *cap ? *cap : 1024;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, (size_t)c * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+/* Grows the node pool and the heap (they share one capacity: the heap never holds more entries
+ * than there are nodes). */
+static bool tpSpaceNodes(tpNavSpace *sp, int need)
+{
+    if (need <= sp->cap_nodes)
+        return true;
+    int c = sp->cap_nodes ? sp->cap_nodes : 1024;
+    while (c < need)
+        c *= 2;
+    void **arrs[6] = {(void **)&sp->n_cell, (void **)&sp->n_tick, (void **)&sp->n_parent, (void **)&sp->heap,
+                      (void **)&sp->n_g, (void **)&sp->heap_f};
+    for (int k = 0; k < 6; k++) {
+        void *q = realloc(*arrs[k], (size_t)c * (k < 4 ? sizeof(int) : sizeof(double)));
+        if (!q)
+            return false;
+        *arrs[k] = q;
+    }
+    sp->cap_nodes = c;
+    return true;
+}
+
+/* Binary heap on (f, node index). */
+static bool tpHeapLess(const tpNavSpace *sp, int a, int b)
+{
+    return sp->heap_f[a] < sp->heap_f[b] || (sp->heap_f[a] == sp->heap_f[b] && sp->heap[a] < sp->heap[b]);
+}
+
+static void tpHeapSwap(tpNavSpace *sp, int a, int b)
+{
+    int h = sp->heap[a];
+    double f = sp->heap_f[a];
+    sp->heap[a] = sp->heap[b], sp->heap_f[a] = sp->heap_f[b];
+    sp->heap[b] = h, sp->heap_f[b] = f;
+}
+
+static void tpHeapPush(tpNavSpace *sp, int *len, int node, double f)
+{
+    int k = (*len)++;
+    sp->heap[k] = node;
+    sp->heap_f[k] = f;
+    while (k > 0 && tpHeapLess(sp, k, (k - 1) / 2)) {
+        tpHeapSwap(sp, k, (k - 1) / 2);
+        k = (k - 1) / 2;
+    }
+}
+
+static int tpHeapPop(tpNavSpace *sp, int *len)
+{
+    int top = sp->heap[0];
+    tpHeapSwap(sp, 0, --*len);
+    for (int k = 0;;) {
+        int l = 2 * k + 1, r = l + 1, m = k;
+        if (l < *len && tpHeapLess(sp, l, m))
+            m = l;
+        if (r < *len && tpHeapLess(sp, r, m))
+            m = r;
+        if (m == k)
+            break;
+        tpHeapSwap(sp, k, m);
+        k = m;
+    }
+    return top;
+}
+
+void tpNavSpacePath_Free(tpNavSpacePath *path)
+{
+    free(path->points);
+    memset(path, 0, sizeof *path);
+}
+
+static bool tpPathReserve(tpNavSpacePath *path, int n)
+{
+    return tpSpaceGrow((void **)&path->points, &path->capacity, n, 3 * sizeof(double));
+}
+
+bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t, const double goal[2],
+                          const int *edges, int nedges, tpNavSpacePath *path)
+{
+    double clock0 = tpClock_Now(), blocked_s = 0;
+    bool ok = false;
+    path->npoints = 0;
+    path->expanded = 0;
+    path->surface = s;
+    if (!sp->observed || s < 0 || s >= sp->n || !tpSpaceStandable(sp, s))
+        return false;
+    const tpNavSpaceDef *d = &sp->def;
+    tpSurfGrid g = tpSpaceGrid(sp, s);
+    int ncells = g.nx * g.ny;
+    double tau = d->cell / d->speed;
+    int H = (int)ceil(d->horizon / tau);
+    int hcap = (int)sp->cap_cells;
+    if (!tpSpaceGrow((void **)&sp->target_of, &hcap, ncells, sizeof(int)))
+        return false;
+    sp->cap_cells = (size_t)hcap;
+    size_t bits = (size_t)ncells * (size_t)(H + 1), bytes = (bits + 7) / 8;
+    if (bytes > sp->cap_closed) {
+        uint8_t *c = realloc(sp->closed, bytes);
+        if (!c)
+            return false;
+        sp->closed = c;
+        sp->cap_closed = bytes;
+    }
+    memset(sp->closed, 0, bytes);
+    /* targets, and their cells for the heuristic (at most 64 kept: the heuristic is the minimum
+       Manhattan distance over them, and stays admissible over a subset only if all are listed) */
+    for (int k = 0; k < ncells; k++)
+        sp->target_of[k] = -2;
+    int tcell[256], nt = 0;
+    bool overflow = false;
+    if (goal) {
+        int i, j;
+        tpCellOf(&g, goal, &i, &j);
+        sp->target_of[j * g.nx + i] = -1;
+        tcell[nt++] = j * g.nx + i;
+    }
+    for (int e = 0; e < nedges; e++) {
+        const tpNavSpaceEdge *ed = &sp->edges[edges[e]];
+        double rad = 1.5 * fmax(g.cx, g.cy);
+        int i0, j0, i1, j1;
+        double lo[2] = {ed->access[0] - rad, ed->access[1] - rad}, hi[2] = {ed->access[0] + rad, ed->access[1] + rad};
+        tpCellOf(&g, lo, &i0, &j0);
+        tpCellOf(&g, hi, &i1, &j1);
+        for (int j = j0; j <= j1; j++)
+            for (int i = i0; i <= i1; i++) {
+                double c[2];
+                tpCellCentre(&g, i, j, c);
+                int ai, aj;
+                tpCellOf(&g, ed->access, &ai, &aj);
+                if ((i != ai || j != aj) && hypot(c[0] - ed->access[0], c[1] - ed->access[1]) > rad)
+                    continue;
+                if (sp->target_of[j * g.nx + i] == -2) {
+                    sp->target_of[j * g.nx + i] = edges[e];
+                    if (nt < 256)
+                        tcell[nt++] = j * g.nx + i;
+                    else
+                        overflow = true;
+                }
+            }
+    }
+    if (nt == 0)
+        return false;
+    int si, sj;
+    tpCellOf(&g, start, &si, &sj);
+    int len = 0, nnodes = 0, found = -1;
+    if (!tpSpaceNodes(sp, 1024))
+        goto done;
+    {
+        double off0 = t - sp->t;
+        sp->n_cell[0] = sj * g.nx + si;
+        sp->n_tick[0] = 0;
+        sp->n_parent[0] = -1;
+        sp->n_g[0] = 0;
+        nnodes = 1;
+        tpHeapPush(sp, &len, 0, 0);
+        while (len > 0) {
+            int u = tpHeapPop(sp, &len);
+            int cu = sp->n_cell[u], tu = sp->n_tick[u];
+            size_t key = (size_t)cu * (size_t)(H + 1) + (size_t)(tu < H ? tu : H);
+            if (sp->closed[key >> 3] & (1u << (key & 7)))
+                continue;
+            sp->closed[key >> 3] |= (uint8_t)(1u << (key & 7));
+            path->expanded++;
+            if (sp->target_of[cu] != -2) {
+                found = u;
+                break;
+            }
+            if (path->expanded >= d->max_nodes)
+                break;
+            int ui = cu % g.nx, uj = cu / g.nx;
+            static const int di[5] = {0, 1, -1, 0, 0}, dj[5] = {0, 0, 0, 1, -1};
+            for (int m = 0; m < 5; m++) {
+                int vi = ui + di[m], vj = uj + dj[m];
+                if (vi < 0 || vj < 0 || vi >= g.nx || vj >= g.ny)
+                    continue;
+                int cv = vj * g.nx + vi, tv = tu + 1;
+                size_t kv = (size_t)cv * (size_t)(H + 1) + (size_t)(tv < H ? tv : H);
+                if (sp->closed[kv >> 3] & (1u << (kv & 7)))
+                    continue;
+                double l[2];
+                tpCellCentre(&g, vi, vj, l);
+                double b0 = tpClock_Now();
+                bool blocked = tpSpaceBlocked(sp, s, l, off0 + tv * tau);
+                blocked_s += tpClock_Now() - b0;
+                if (blocked)
+                    continue;
+                if (!tpSpaceNodes(sp, nnodes + 1))
+                    goto done;
+                int h = INT32_MAX;
+                for (int k = 0; k < nt && !overflow; k++) {
+                    int ti = tcell[k] % g.nx, tj = tcell[k] / g.nx;
+                    int md = abs(ti - vi) + abs(tj - vj);
+                    if (md < h)
+                        h = md;
+                }
+                if (overflow)
+                    h = 0;
+                sp->n_cell[nnodes] = cv;
+                sp->n_tick[nnodes] = tv;
+                sp->n_parent[nnodes] = u;
+                sp->n_g[nnodes] = tv;
+                tpHeapPush(sp, &len, nnodes, (double)tv + h);
+                nnodes++;
+            }
+        }
+    }
+    if (found >= 0) {
+        int np = 0;
+        for (int v = found; v >= 0; v = sp->n_parent[v])
+            np++;
+        if (!tpPathReserve(path, np + 1))
+            goto done;
+        int k = np - 1;
+        for (int v = found; v >= 0; v = sp->n_parent[v], k--) {
+            double l[2];
+            tpCellCentre(&g, sp->n_cell[v] % g.nx, sp->n_cell[v] / g.nx, l);
+            path->points[3 * k] = l[0];
+            path->points[3 * k + 1] = l[1];
+            path->points[3 * k + 2] = t + sp->n_tick[v] * tau;
+        }
+        path->points[0] = start[0];
+        path->points[1] = start[1];
+        path->npoints = np;
+        path->target = sp->target_of[sp->n_cell[found]];
+        /* end exactly on the goal or the access point (the cell centre is up to 1.5 cells off) */
+        const double *end = path->target == -1 ? goal : sp->edges[path->target].access;
+        double *last = &path->points[3 * (np - 1)];
+        if (last[0] != end[0] || last[1] != end[1]) {
+            double *q = &path->points[3 * np];
+            q[0] = end[0], q[1] = end[1];
+            q[2] = last[2] + hypot(end[0] - last[0], end[1] - last[1]) / d->speed;
+            path->npoints = np + 1;
+        }
+        ok = true;
+    }
+done:
+    sp->stats.plans++;
+    sp->stats.expanded += path->expanded;
+    sp->stats.obstruction_ms += 1e3 * blocked_s;
+    sp->stats.plan_ms += 1e3 * (tpClock_Now() - clock0);
+    return ok;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The agent: global route, local path, waiting, transfers, replanning                          */
+
+const char *tpNavAgentMode_Name(tpNavAgentMode mode)
+{
+    static const char *const names[] = {"no route", "walk", "wait", "transfer", "done", "fell"};
+    return (unsigned)mode < sizeof names / sizeof names[0] ? names[mode] : "?";
+}
+
+void tpNavSpaceAgent_Init(tpNavSpaceAgent *a, int surface, const double p[2], int goal_surface, const double goal[2],
+                          double t)
+{
+    tpNavSpacePath keep = a->path;
+    memset(a, 0, sizeof *a);
+    a->path = keep;
+    a->path.npoints = 0;
+    a->surface = surface;
+    a->local[0] = p[0], a->local[1] = p[1];
+    a->goal_surface = goal_surface;
+    a->goal[0] = goal[0], a->goal[1] = goal[1];
+    a->t = t;
+    a->edge = -1;
+    a->mode = TP_NAV_AGENT_NO_ROUTE;
+}
+
+void tpNavSpaceAgent_Free(tpNavSpaceAgent *a) { tpNavSpacePath_Free(&a->path); }
+
+/* Routes from the agent's surface and plans the local path to the goal or to the next edge's
+ * access point. Leaves the agent in WALK, or NO_ROUTE when either level fails. */
+static void tpAgentPlan(tpNavSpace *sp, tpNavSpaceAgent *a)
+{
+    a->mode = TP_NAV_AGENT_NO_ROUTE;
+    a->edge = -1;
+    if (!tpNavSpace_Route(sp, a->surface, a->goal_surface, &a->route))
+        return;
+    bool ok;
+    if (a->route.nsurfaces == 1) {
+        ok = tpNavSpace_PlanLocal(sp, a->surface, a->local, a->t, a->goal, NULL, 0, &a->path);
+    } else {
+        int e = sp->edge_of[(size_t)a->surface * (size_t)sp->n + (size_t)a->route.surfaces[1]];
+        ok = tpNavSpace_PlanLocal(sp, a->surface, a->local, a->t, NULL, &e, 1, &a->path);
+    }
+    if (ok) {
+        a->mode = TP_NAV_AGENT_WALK;
+        a->edge = a->path.target;
+    }
+}
+
+/* Starts the transfer along the agent's edge if it can be taken from where the agent stands now:
+ * the relation holds from its position to the target face both now and extrapolated to the
+ * landing time, and the landing point is not obstructed. */
+static bool tpAgentTryTransfer(tpNavSpace *sp, tpNavSpaceAgent *a)
+{
+    const tpNavSpaceDef *d = &sp->def;
+    const tpNavSpaceEdge *e = &sp->edges[a->edge];
+    int j = e->to;
+    tpRect ri = tpStandable(&sp->bodies[a->surface], 0, d->edge);
+    tpRect rj = tpStandable(&sp->bodies[j], 0, d->edge);
+    double P[2], ps[2], pt[2];
+    tpRectToWorld(&ri, a->local, P);
+    tpNavRelation kind = tpRelation(d, &ri, &rj, P, ps, pt);
+    if (!kind)
+        return false;
+    double dz = rj.top - ri.top;
+    double T = kind == TP_NAV_REL_JUMP ? tpJumpTime(d, dz) : fmax(hypot(pt[0] - P[0], pt[1] - P[1]), d->cell) / d->speed;
+    if (T > d->horizon)
+        return false;
+    double L[2];
+    tpRectToLocal(&rj, pt, L);
+    tpRect rjT = tpStandable(&sp->bodies[j], T, d->edge);
+    double pt2[2];
+    tpRectToWorld(&rjT, L, pt2);
+    /* the take-off point is where the agent is now; the landing is the extrapolated point */
+    double dist = hypot(pt2[0] - P[0], pt2[1] - P[1]), dz2 = rjT.top - ri.top;
+    bool ok = (dz2 >= -d->step_down && dz2 <= d->step_up && dist <= d->step_gap);
+    if (!ok && d->jump) {
+        double tj = tpJumpTime(d, dz2);
+        ok = tj >= 0 && dist <= d->jump_vh * tj;
+        if (ok)
+            kind = TP_NAV_REL_JUMP, T = tj;
+    }
+    if (!ok || tpSpaceBlocked(sp, j, L, T + (a->t - sp->t)))
+        return false;
+    a->mode = TP_NAV_AGENT_TRANSFER;
+    a->tr_start[0] = P[0], a->tr_start[1] = P[1], a->tr_start[2] = ri.top;
+    a->tr_land[0] = pt2[0], a->tr_land[1] = pt2[1], a->tr_land[2] = rjT.top;
+    a->tr_t0 = a->t;
+    a->tr_time = T;
+    a->tr_to = j;
+    double vz = kind == TP_NAV_REL_JUMP ? sqrt(fmin(d->jump_vz * d->jump_vz, d->land_speed * d->land_speed + 2 * d->gravity * dz2)) : 0;
+    double peak = vz * vz / (2 * d->gravity); /* apex above the take-off */
+    a->tr_apex = kind == TP_NAV_REL_JUMP ? fmax(0, peak - fmax(0, dz2) / 2) : 0;
+    return true;
+}
+
+/* Local point of the agent's path at time t (clamped to its ends). */
+static void tpPathAt(const tpNavSpacePath *p, double t, double l[2])
+{
+    const double *q = p->points;
+    int n = p->npoints;
+    if (t <= q[2] || n == 1) {
+        l[0] = q[0], l[1] = q[1];
+        return;
+    }
+    for (int k = 0; k + 1 < n; k++) {
+        const double *u = &q[3 * k], *v = &q[3 * k + 3];
+        if (t < v[2]) {
+            double s = v[2] > u[2] ? (t - u[2]) / (v[2] - u[2]) : 1;
+            l[0] = u[0] + s * (v[0] - u[0]);
+            l[1] = u[1] + s * (v[1] - u[1]);
+            return;
+        }
+    }
+    l[0] = q[3 * (n - 1)], l[1] = q[3 * (n - 1) + 1];
+}
+
+/* True if the rest of the path within check_time of now is obstructed at the latest observation. */
+static bool tpAgentPathBlocked(tpNavSpace *sp, const tpNavSpaceAgent *a)
+{
+    const tpNavSpacePath *p = &a->path;
+    for (int k = 0; k < p->npoints; k++) {
+        const double *q = &p->points[3 * k];
+        if (q[2] <= a->t)
+            continue;
+        if (q[2] > a->t + sp->def.check_time)
+            break;
+        if (tpSpaceBlocked(sp, a->surface, q, q[2] - sp->t))
+            return true;
+    }
+    return false;
+}
+
+tpNavAgentMode tpNavSpaceAgent_Step(tpNavSpace *sp, tpNavSpaceAgent *a, double t)
+{
+    if (!sp->observed || !(t > a->t))
+        return a->mode;
+    double dt = t - a->t;
+    a->t = t;
+    switch (a->mode) {
+    case TP_NAV_AGENT_NO_ROUTE:
+        tpAgentPlan(sp, a);
+        break;
+    case TP_NAV_AGENT_WALK: {
+        tpPathAt(&a->path, t, a->local);
+        const double *last = &a->path.points[3 * (a->path.npoints - 1)];
+        if (t >= last[2]) {
+            if (a->path.target == -1) {
+                a->mode = TP_NAV_AGENT_DONE;
+            } else {
+                a->mode = TP_NAV_AGENT_WAIT;
+                a->edge = a->path.target;
+                tpAgentTryTransfer(sp, a);
+            }
+        } else if (tpAgentPathBlocked(sp, a)) {
+            a->replans++;
+            tpAgentPlan(sp, a);
+        }
+        break;
+    }
+    case TP_NAV_AGENT_WAIT:
+        a->wait_time += dt;
+        if (!tpAgentTryTransfer(sp, a) && tpNavSpace_EdgeCost(sp, &sp->edges[a->edge]) < 0)
+            tpAgentPlan(sp, a); /* the relation was discarded meanwhile: route again */
+        break;
+    case TP_NAV_AGENT_TRANSFER: {
+        double s = (t - a->tr_t0) / a->tr_time;
+        if (s < 1) {
+            for (int k = 0; k < 3; k++)
+                a->pos[k] = a->tr_start[k] + s * (a->tr_land[k] - a->tr_start[k]);
+            a->pos[2] += 4 * a->tr_apex * s * (1 - s);
+            return a->mode;
+        }
+        /* landing: on the face as it is now (not as it was extrapolated)? */
+        tpRect r = tpStandable(&sp->bodies[a->tr_to], 0, 0);
+        double l[2];
+        tpRectToLocal(&r, a->tr_land, l);
+        if (fabs(l[0]) <= r.h[0] && fabs(l[1]) <= r.h[1] && fabs(r.top - a->tr_land[2]) <= sp->def.step_up) {
+            a->surface = a->tr_to;
+            a->local[0] = l[0], a->local[1] = l[1];
+            a->transfers++;
+            tpAgentPlan(sp, a);
+        } else {
+            a->mode = TP_NAV_AGENT_FELL;
+            for (int k = 0; k < 3; k++)
+                a->pos[k] = a->tr_land[k];
+            return a->mode;
+        }
+        break;
+    }
+    case TP_NAV_AGENT_DONE:
+    case TP_NAV_AGENT_FELL:
+        break;
+    }
+    if (a->mode != TP_NAV_AGENT_FELL)
+        tpNavSpace_ToWorld(sp, a->surface, a->local, a->pos);
+    return a->mode;
+}
