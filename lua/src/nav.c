@@ -13,6 +13,8 @@
 #define TPL_NAVFIELD "tp.nav.field"
 #define TPL_NAVCROWD "tp.nav.crowd"
 #define TPL_NAVTREE "tp.nav.move_tree"
+#define TPL_NAVSPACE "tp.nav.space"
+#define TPL_NAVSPACEAGENT "tp.nav.space_agent"
 
 /* A grid, field, crowd or move tree: a userdata of metatable `tname` holding the owned object,
  * NULL until created and after __gc (a crowd has user value 1 = its grid, 2 = a list of the
@@ -659,6 +661,305 @@ static void tplNewClass(lua_State *L, const char *name, const luaL_Reg *methods,
     lua_pop(L, 1);
 }
 
+/* ---- space-time navigation over moving surfaces (Lopez et al. 2011) ---- */
+
+static const char *const tplSpaceFields[] = {"height",    "radius",        "edge",    "step_up",    "step_down",
+                                             "step_gap",  "jump",          "jump_vz", "jump_vh",    "land_speed",
+                                             "gravity",   "speed",         "cell",    "horizon",    "max_nodes",
+                                             "min_valid", "max_rel_speed", "epsilon", "check_time", NULL};
+
+static tpNavSpace *tplCheckSpace(lua_State *L, int idx)
+{
+    return tplCheckHandle(L, idx, TPL_NAVSPACE, "space");
+}
+
+/* Charges the space's growth since the last charge (its search scratch grows with the surfaces
+ * searched; it is charged after the call that grew it). */
+static void tplSpaceRecharge(lua_State *L, int idx)
+{
+    tplHandle *h = luaL_checkudata(L, idx, TPL_NAVSPACE);
+    size_t now = tpNavSpace_Bytes(h->ptr);
+    if (now > h->charged) {
+        tplCharge(L, now - h->charged);
+        h->charged = now;
+    }
+}
+
+/* tp.nav.space(nbodies [, {height, radius, ...}]) */
+static int tplSpaceNew(lua_State *L)
+{
+    lua_Integer n = luaL_checkinteger(L, 1);
+    if (n < 1 || n > TP_NAV_SPACE_MAX_BODIES)
+        tplError(L, "tp.nav.space: nbodies: expected 1 to %d, got %lld", TP_NAV_SPACE_MAX_BODIES, (long long)n);
+    tpNavSpaceDef d = tpDefaultNavSpaceDef();
+    if (!lua_isnoneornil(L, 2)) {
+        const char *what = "tp.nav.space: ";
+        luaL_checktype(L, 2, LUA_TTABLE);
+        tplCheckFields(L, 2, "tp.nav.space options", tplSpaceFields, 0);
+        double *p[] = {&d.height,  &d.radius,  &d.edge,  &d.step_up, &d.step_down, &d.step_gap, NULL,
+                       &d.jump_vz, &d.jump_vh, &d.land_speed, &d.gravity, &d.speed, &d.cell, &d.horizon,
+                       NULL,       &d.min_valid, &d.max_rel_speed, &d.epsilon, &d.check_time};
+        for (int i = 0; tplSpaceFields[i]; i++)
+            if (p[i])
+                *p[i] = tplNumber(L, 2, what, tplSpaceFields[i], *p[i], false);
+        d.jump = tplBool(L, 2, what, "jump", d.jump);
+        d.max_nodes = (int)tplInteger(L, 2, what, "max_nodes", d.max_nodes, 1, 100000000);
+    }
+    tplHandle *ud = tplNewHandle(L, TPL_NAVSPACE, 0);
+    /* the fixed part: bodies, the n x n edge and obstruction maps */
+    tplChargeHandle(L, ud, (size_t)n * (size_t)n * 2 * sizeof(int) + (size_t)n * 128);
+    char err[256];
+    ud->ptr = tpNavSpace_Create(&d, (int)n, err, sizeof err);
+    if (!ud->ptr)
+        tplError(L, "tp.nav.space: %s", err);
+    tplSpaceRecharge(L, -1);
+    return 1;
+}
+
+static int tplSpaceGc(lua_State *L)
+{
+    tpNavSpace_Destroy(tplTakeHandle(L, TPL_NAVSPACE));
+    return 0;
+}
+
+static const char *const tplSpaceBodyFields[] = {"center", "half", "yaw", "vel", "yaw_rate", "surface", NULL};
+
+/* sp:update(t, bodies): bodies = list of {center, half, yaw, vel, yaw_rate, surface}, one per body */
+static int tplSpaceUpdate(lua_State *L)
+{
+    tpNavSpace *sp = tplCheckSpace(L, 1);
+    double t = luaL_checknumber(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    int n = tpNavSpace_BodyCount(sp);
+    if ((int)lua_rawlen(L, 3) != n)
+        tplError(L, "space:update: bodies: expected %d bodies, got %d", n, (int)lua_rawlen(L, 3));
+    tpNavSpaceBody *b = lua_newuserdatauv(L, sizeof *b * (size_t)n, 0); /* scratch, collected */
+    for (int k = 0; k < n; k++) {
+        char what[64];
+        snprintf(what, sizeof what, "space:update: bodies[%d].", k + 1);
+        lua_rawgeti(L, 3, k + 1);
+        if (!lua_istable(L, -1))
+            tplError(L, "space:update: bodies[%d]: expected a table, got %s", k + 1, tplTypeName(L, -1));
+        tplCheckFields(L, -1, what, tplSpaceBodyFields, 0);
+        b[k] = tpNavSpace_Box(0, 0, 0, 0, 0, 0, 0);
+        if (!tplVector(L, -1, what, "center", b[k].center, 3, 3, false) ||
+            !tplVector(L, -1, what, "half", b[k].half, 3, 3, false))
+            tplError(L, "space:update: bodies[%d]: 'center' and 'half' (3 numbers each) are required", k + 1);
+        tplVector(L, -1, what, "vel", b[k].vel, 3, 3, false);
+        b[k].yaw = tplNumber(L, -1, what, "yaw", 0.0, false);
+        b[k].yaw_rate = tplNumber(L, -1, what, "yaw_rate", 0.0, false);
+        b[k].surface = tplBool(L, -1, what, "surface", true);
+        lua_pop(L, 1);
+    }
+    char err[256];
+    if (!tpNavSpace_Update(sp, t, b, err, sizeof err))
+        tplError(L, "space:update: %s", err);
+    tplSpaceRecharge(L, 1);
+    return 0;
+}
+
+static void tplPushEdge(lua_State *L, const tpNavSpace *sp, const tpNavSpaceEdge *e)
+{
+    lua_createtable(L, 0, 14);
+    lua_pushinteger(L, e->from + 1);
+    lua_setfield(L, -2, "from");
+    lua_pushinteger(L, e->to + 1);
+    lua_setfield(L, -2, "to");
+    lua_pushstring(L, e->kind == TP_NAV_REL_JUMP ? "jump" : "step");
+    lua_setfield(L, -2, "kind");
+    lua_pushboolean(L, e->valid);
+    lua_setfield(L, -2, "valid");
+    lua_pushboolean(L, e->stable);
+    lua_setfield(L, -2, "stable");
+    lua_pushboolean(L, tpNavSpace_EdgePeriodic(e));
+    lua_setfield(L, -2, "periodic");
+    lua_pushinteger(L, e->periods);
+    lua_setfield(L, -2, "periods");
+    lua_pushnumber(L, e->mean_valid);
+    lua_setfield(L, -2, "mean_valid");
+    lua_pushnumber(L, e->mean_invalid);
+    lua_setfield(L, -2, "mean_invalid");
+    lua_pushnumber(L, e->mean_speed);
+    lua_setfield(L, -2, "mean_speed");
+    double c = tpNavSpace_EdgeCost(sp, e);
+    if (c >= 0)
+        lua_pushnumber(L, c);
+    else
+        lua_pushnil(L);
+    lua_setfield(L, -2, "cost");
+    tplPushPoints(L, e->access, 1);
+    lua_rawgeti(L, -1, 1);
+    lua_setfield(L, -3, "access");
+    lua_pop(L, 1);
+    tplPushPoints(L, e->land, 1);
+    lua_rawgeti(L, -1, 1);
+    lua_setfield(L, -3, "land");
+    lua_pop(L, 1);
+}
+
+static int tplSurfaceArg(lua_State *L, const tpNavSpace *sp, int idx, const char *what)
+{
+    lua_Integer k = luaL_checkinteger(L, idx);
+    if (k < 1 || k > tpNavSpace_BodyCount(sp))
+        tplError(L, "%s: expected a body index 1 to %d, got %lld", what, tpNavSpace_BodyCount(sp), (long long)k);
+    return (int)k - 1;
+}
+
+/* sp:edges() -> list of edge tables */
+static int tplSpaceEdges(lua_State *L)
+{
+    tpNavSpace *sp = tplCheckSpace(L, 1);
+    int n = tpNavSpace_EdgeCount(sp);
+    lua_createtable(L, n, 0);
+    for (int k = 0; k < n; k++) {
+        tplPushEdge(L, sp, tpNavSpace_Edge(sp, k));
+        lua_rawseti(L, -2, k + 1);
+    }
+    return 1;
+}
+
+/* sp:edge(from, to) -> edge table or nil */
+static int tplSpaceEdge(lua_State *L)
+{
+    tpNavSpace *sp = tplCheckSpace(L, 1);
+    const tpNavSpaceEdge *e = tpNavSpace_FindEdge(sp, tplSurfaceArg(L, sp, 2, "space:edge: from"),
+                                                  tplSurfaceArg(L, sp, 3, "space:edge: to"));
+    if (e)
+        tplPushEdge(L, sp, e);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+/* sp:route(from, to) -> list of surfaces, cost; or nil */
+static int tplSpaceRoute(lua_State *L)
+{
+    tpNavSpace *sp = tplCheckSpace(L, 1);
+    tpNavSpaceRoute r;
+    if (!tpNavSpace_Route(sp, tplSurfaceArg(L, sp, 2, "space:route: from"), tplSurfaceArg(L, sp, 3, "space:route: to"),
+                          &r)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, r.nsurfaces, 0);
+    for (int k = 0; k < r.nsurfaces; k++) {
+        lua_pushinteger(L, r.surfaces[k] + 1);
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_pushnumber(L, r.cost);
+    return 2;
+}
+
+/* sp:locate({x, y, z}) -> surface, {lx, ly}; or nil */
+static int tplSpaceLocate(lua_State *L)
+{
+    tpNavSpace *sp = tplCheckSpace(L, 1);
+    double w[3], l[2];
+    tplToVector(L, 2, "space:locate: point", w, 3, 3, false);
+    int k = tpNavSpace_Locate(sp, w, l);
+    if (k < 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushinteger(L, k + 1);
+    tplPushPoints(L, l, 1);
+    lua_rawgeti(L, -1, 1);
+    lua_remove(L, -2);
+    return 2;
+}
+
+/* sp:stats() -> counters and cumulative milliseconds */
+static int tplSpaceStats(lua_State *L)
+{
+    const tpNavSpaceStats *s = tpNavSpace_Stats(tplCheckSpace(L, 1));
+    lua_createtable(L, 0, 10);
+    const char *ik[] = {"updates", "checks", "plans", "routes", "obstruction_tests", "expanded"};
+    long long iv[] = {s->updates, s->checks, s->plans, s->routes, s->obstruction_tests, s->expanded};
+    for (int k = 0; k < 6; k++) {
+        lua_pushinteger(L, iv[k]);
+        lua_setfield(L, -2, ik[k]);
+    }
+    const char *dk[] = {"cd_ms", "graph_ms", "plan_ms", "obstruction_ms"};
+    double dv[] = {s->cd_ms, s->graph_ms, s->plan_ms, s->obstruction_ms};
+    for (int k = 0; k < 4; k++) {
+        lua_pushnumber(L, dv[k]);
+        lua_setfield(L, -2, dk[k]);
+    }
+    return 1;
+}
+
+typedef struct tplNavSpaceAgent {
+    tpNavSpaceAgent a;
+} tplNavSpaceAgent;
+
+static const char *const tplSpaceAgentFields[] = {"surface", "at", "goal_surface", "goal", "t", NULL};
+
+/* sp:agent{surface, at = {x, y}, goal_surface, goal = {x, y}, t} -> agent (keeps the space alive) */
+static int tplSpaceAgentNew(lua_State *L)
+{
+    tpNavSpace *sp = tplCheckSpace(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    const char *what = "space:agent: ";
+    tplCheckFields(L, 2, "space:agent", tplSpaceAgentFields, 0);
+    int n = tpNavSpace_BodyCount(sp);
+    long long s = tplInteger(L, 2, what, "surface", 0, 1, n), gs = tplInteger(L, 2, what, "goal_surface", 0, 1, n);
+    if (s == 0 || gs == 0)
+        tplError(L, "space:agent: 'surface' and 'goal_surface' (body indices) are required");
+    double at[2], goal[2];
+    if (!tplVector(L, 2, what, "at", at, 2, 2, false) || !tplVector(L, 2, what, "goal", goal, 2, 2, false))
+        tplError(L, "space:agent: 'at' and 'goal' ({x, y} in the surface's frame) are required");
+    double t = tplNumber(L, 2, what, "t", 0.0, false);
+    tplNavSpaceAgent *ud = lua_newuserdatauv(L, sizeof *ud, 1);
+    memset(ud, 0, sizeof *ud);
+    luaL_setmetatable(L, TPL_NAVSPACEAGENT);
+    tpNavSpaceAgent_Init(&ud->a, (int)s - 1, at, (int)gs - 1, goal, t);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    return 1;
+}
+
+static int tplSpaceAgentGc(lua_State *L)
+{
+    tplNavSpaceAgent *ud = luaL_checkudata(L, 1, TPL_NAVSPACEAGENT);
+    tpNavSpaceAgent_Free(&ud->a);
+    return 0;
+}
+
+/* agent:step(t) -> {mode, surface, pos, local, replans, transfers, wait_time} */
+static int tplSpaceAgentStep(lua_State *L)
+{
+    tplNavSpaceAgent *ud = luaL_checkudata(L, 1, TPL_NAVSPACEAGENT);
+    double t = luaL_checknumber(L, 2);
+    lua_getiuservalue(L, 1, 1);
+    tpNavSpace *sp = tplCheckSpace(L, -1);
+    tpNavAgentMode m = tpNavSpaceAgent_Step(sp, &ud->a, t);
+    tplSpaceRecharge(L, -1);
+    lua_pop(L, 1);
+    const tpNavSpaceAgent *a = &ud->a;
+    lua_createtable(L, 0, 7);
+    lua_pushstring(L, tpNavAgentMode_Name(m));
+    lua_setfield(L, -2, "mode");
+    lua_pushinteger(L, a->surface + 1);
+    lua_setfield(L, -2, "surface");
+    lua_createtable(L, 3, 0);
+    for (int k = 0; k < 3; k++) {
+        lua_pushnumber(L, a->pos[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_setfield(L, -2, "pos");
+    tplPushPoints(L, a->local, 1);
+    lua_rawgeti(L, -1, 1);
+    lua_setfield(L, -3, "local");
+    lua_pop(L, 1);
+    lua_pushinteger(L, a->replans);
+    lua_setfield(L, -2, "replans");
+    lua_pushinteger(L, a->transfers);
+    lua_setfield(L, -2, "transfers");
+    lua_pushnumber(L, a->wait_time);
+    lua_setfield(L, -2, "wait_time");
+    return 1;
+}
+
 /* ---- vehicles ---- */
 
 static tpNavMoveTree *tplCheckTree(lua_State *L, int idx)
@@ -878,7 +1179,16 @@ void tplOpenNav(lua_State *L)
     tplNewClass(L, TPL_NAVCROWD, crowd_methods, tplCrowdGc);
     static const luaL_Reg tree_methods[] = {{"clips", tplTreeClips}, {NULL, NULL}};
     tplNewClass(L, TPL_NAVTREE, tree_methods, tplTreeGc);
-    lua_createtable(L, 0, 7);
+    static const luaL_Reg space_methods[] = {{"update", tplSpaceUpdate}, {"edges", tplSpaceEdges},
+                                             {"edge", tplSpaceEdge},     {"route", tplSpaceRoute},
+                                             {"locate", tplSpaceLocate}, {"stats", tplSpaceStats},
+                                             {"agent", tplSpaceAgentNew}, {NULL, NULL}};
+    tplNewClass(L, TPL_NAVSPACE, space_methods, tplSpaceGc);
+    static const luaL_Reg agent_methods[] = {{"step", tplSpaceAgentStep}, {NULL, NULL}};
+    tplNewClass(L, TPL_NAVSPACEAGENT, agent_methods, tplSpaceAgentGc);
+    lua_createtable(L, 0, 8);
+    lua_pushcfunction(L, tplSpaceNew);
+    lua_setfield(L, -2, "space");
     lua_pushcfunction(L, tplTreeNew);
     lua_setfield(L, -2, "move_tree");
     lua_pushcfunction(L, tplDrive);

@@ -97,6 +97,7 @@ limits=(
   "long C call (tp.nav.drive, ~0.5 s of CPU)|local t = tp.nav.move_tree() tp.nav.drive(t, { walls = { {-5, -6, 1e6, -6}, {-5, 6, 1e6, 6}, {-5, -6, -5, 6} }, goal = {1e6, 0}, finish = {9e5, -6, 9e5, 6} }, { depth = 6, max_time = 1e6, togo_cell = 0 })||--load-time-limit 0.05|probe.lua:2: time limit exceeded"
   "top memory|$grow||--memory-limit 64|probe.lua:2: memory limit of 64 MB exceeded"
   "C memory held by Lua (nav grids)|local g = {} for i = 1, 100 do g[i] = tp.nav.grid { origin = {0, 0}, cell = 0.1, size = {4000, 4000} } end||--memory-limit 64|probe.lua:2: memory limit of 64 MB exceeded"
+  "C memory held by Lua (nav spaces)|local g = {} for i = 1, 100 do g[i] = tp.nav.space(1024) end||--memory-limit 64|probe.lua:2: memory limit of 64 MB exceeded"
   "pcall memory|while true do pcall(function() $grow end) end||--memory-limit 64|memory limit of 64 MB exceeded"
   "string.rep memory|local s = string.rep('x', 1e9)||--memory-limit 64|memory limit of 64 MB exceeded"
   "goal memory||function(s) $grow end|--memory-limit 64|memory limit of 64 MB exceeded"

@@ -52,6 +52,35 @@ assert(run.finished and not run.crashed and run.clips > 5)
 local closed = tp.nav.drive(tree, { walls = { {-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100}, {-5, -6, -5, 6} },
                                     goal = {60, 120}, finish = {54, 50, 66, 50} }, { depth = 6, closed_cell = 1.0 })
 assert(closed.finished and not closed.crashed)
+-- space-time navigation (Lopez 2011): an elevator learnt from observed poses only, then ridden
+local function lift_top(t)
+  local u = (t + 2) % 8
+  if u < 2 then return 0, 0 elseif u < 4 then return u - 2, 1 elseif u < 6 then return 2, 0 end
+  return 2 - (u - 6), -1
+end
+local function lift_scene(t)
+  local top, vz = lift_top(t)
+  return { { center = {2, 0, -0.5}, half = {2, 2, 0.5} },
+           { center = {4.6, 0, top - 0.05}, half = {0.5, 0.5, 0.05}, vel = {0, 0, vz} },
+           { center = {6.6, 0, 1}, half = {1.4, 2, 1} } }
+end
+local sp = tp.nav.space(3, { jump = false })
+sp:update(0, lift_scene(0))
+assert(sp:route(1, 3) == nil)
+local agent = sp:agent { surface = 1, at = {-1.5, 0}, goal_surface = 3, goal = {1, 0.5} }
+local st
+for k = 1, 1200 do
+  local t = k * 0.05
+  sp:update(t, lift_scene(t))
+  st = agent:step(t)
+  if st.mode == "done" then break end
+end
+assert(st.mode == "done" and st.surface == 3 and st.transfers == 2, st.mode)
+local e = assert(sp:edge(1, 2))
+assert(e.periodic and not e.stable and math.abs(e.mean_valid + e.mean_invalid - 8) < 0.15 and e.kind == "step")
+local route, cost = sp:route(1, 3)
+assert(#route == 3 and route[2] == 2 and cost > 15)
+assert(sp:stats().updates > 300 and sp:stats().plans >= 3)
 return tp.domain {
   name = "navfixture",
   bodies = {
