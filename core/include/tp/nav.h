@@ -712,6 +712,10 @@ void tpNavSpace_ToWorld(const tpNavSpace *space, int k, const double p[2], doubl
 /// The surface under world point w: the highest face whose standable rectangle contains (x, y)
 /// with top <= z + step_up; writes the local point. -1 if none.
 int tpNavSpace_Locate(const tpNavSpace *space, const double w[3], double local[2]);
+/// True if the character standing at local point p of surface k, `ahead` s after the last
+/// observation (linear extrapolation, clamped to the horizon), meets an obstacle related to k (also
+/// true for a body that is not a surface).
+bool tpNavSpace_Blocked(tpNavSpace *space, int k, const double p[2], double ahead);
 const tpNavSpaceStats *tpNavSpace_Stats(const tpNavSpace *space);
 void tpNavSpace_ResetStats(tpNavSpace *space);
 
