@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tp/nav.h"
+#include "nav_space_scenes.h"
 
 enum { FLOOR = 0, LIFT = 1, LEDGE = 2, FLOOR_B = 3, NBODIES = 4 };
 
@@ -194,6 +195,45 @@ static void test_obstruction_forces_replan(void **state)
     tpNavSpace_Destroy(sp);
 }
 
+/* The disconnected environment (paper Fig. 6f): a jump onto a sliding platform, steps across two
+ * more moving platforms, up to a pad 1 m high; no static path exists. */
+static void test_hops_disconnected_platforms(void **state)
+{
+    (void)state;
+    char err[256];
+    tpNavSpace *sp = tpNavSpace_Create(NULL, PL_N, err, sizeof err);
+    assert_non_null(sp);
+    tpNavSpaceBody b[PL_N];
+    platforms(0, b);
+    assert_true(tpNavSpace_Update(sp, 0, b, err, sizeof err));
+    tpNavSpaceAgent a;
+    memset(&a, 0, sizeof a);
+    const double start[2] = {-1.5, 0}, goal[2] = {0.5, 0.5};
+    tpNavSpaceAgent_Init(&a, PL_START, start, PL_GOAL, goal, 0);
+    int jumps = 0, last = a.mode;
+    for (int k = 1; k <= 300 * 20 && a.mode != TP_NAV_AGENT_DONE; k++) {
+        double t = k * 0.05;
+        platforms(t, b);
+        assert_true(tpNavSpace_Update(sp, t, b, err, sizeof err));
+        tpNavSpaceAgent_Step(sp, &a, t);
+        assert_int_not_equal(a.mode, TP_NAV_AGENT_FELL);
+        if (a.mode == TP_NAV_AGENT_TRANSFER && last != TP_NAV_AGENT_TRANSFER && a.tr_apex > 0)
+            jumps++;
+        last = a.mode;
+    }
+    assert_int_equal(a.mode, TP_NAV_AGENT_DONE);
+    assert_int_equal(a.surface, PL_GOAL);
+    assert_int_equal(a.transfers, 4); /* start -> P1 -> P2 -> P3 -> goal */
+    assert_true(jumps >= 1);
+    assert_true(fabs(a.pos[2] - 1.0) < 1e-9);
+    /* no relation between the two pads, and none is stable: everything moves */
+    assert_null(tpNavSpace_FindEdge(sp, PL_START, PL_GOAL));
+    for (int k = 0; k < tpNavSpace_EdgeCount(sp); k++)
+        assert_false(tpNavSpace_Edge(sp, k)->stable);
+    tpNavSpaceAgent_Free(&a);
+    tpNavSpace_Destroy(sp);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -221,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_periodic_elevator_recognised),
         cmocka_unit_test(test_rides_the_elevator),
         cmocka_unit_test(test_obstruction_forces_replan),
+        cmocka_unit_test(test_hops_disconnected_platforms),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
