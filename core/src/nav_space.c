@@ -1174,39 +1174,52 @@ static void tpAgentPlan(tpNavSpace *sp, tpNavSpaceAgent *a)
     }
 }
 
-/* Starts the transfer along the agent's edge if it can be taken from where the agent stands now:
- * the relation holds from its position to the target face both now and extrapolated to the
- * landing time, and the landing point is not obstructed. */
+tpNavRelation tpNavSpace_Transfer(const tpNavSpaceDef *d, const tpNavSpaceBody *from, const double p[2],
+                                  const tpNavSpaceBody *to, const double land[2], double *duration, double landing[3])
+{
+    tpRect ri = tpStandable(from, 0, d->edge), rj = tpStandable(to, 0, d->edge);
+    double P[2], W[2];
+    tpRectToWorld(&ri, p, P);
+    tpRectToWorld(&rj, land, W);
+    double dz = rj.top - ri.top;
+    tpNavRelation kind = tpReach(d, hypot(W[0] - P[0], W[1] - P[1]), dz);
+    if (!kind)
+        return 0;
+    double T = kind == TP_NAV_REL_JUMP ? tpJumpTime(d, dz) : fmax(hypot(W[0] - P[0], W[1] - P[1]), d->cell) / d->speed;
+    if (T > d->horizon)
+        return 0;
+    /* the take-off is from where the character is now; the landing point is extrapolated */
+    tpRect rjT = tpStandable(to, T, d->edge);
+    double pt2[2];
+    tpRectToWorld(&rjT, land, pt2);
+    double dz2 = rjT.top - ri.top;
+    kind = tpReach(d, hypot(pt2[0] - P[0], pt2[1] - P[1]), dz2);
+    if (kind == TP_NAV_REL_JUMP)
+        T = tpJumpTime(d, dz2);
+    if (duration)
+        *duration = T;
+    if (landing)
+        landing[0] = pt2[0], landing[1] = pt2[1], landing[2] = rjT.top;
+    return kind;
+}
+
+/* Starts the transfer along the agent's edge if it can be taken from where the agent stands now
+ * (tpNavSpace_Transfer) and the landing point is not obstructed. */
 static bool tpAgentTryTransfer(tpNavSpace *sp, tpNavSpaceAgent *a)
 {
     const tpNavSpaceDef *d = &sp->def;
     const tpNavSpaceEdge *e = &sp->edges[a->edge];
     int j = e->to;
-    tpRect ri = tpStandable(&sp->bodies[a->surface], 0, d->edge);
-    tpRect rj = tpStandable(&sp->bodies[j], 0, d->edge);
-    double P[2], W[2];
-    tpRectToWorld(&ri, a->local, P);
-    tpRectToWorld(&rj, e->land, W);
-    double dz = rj.top - ri.top;
-    tpNavRelation kind = tpReach(d, hypot(W[0] - P[0], W[1] - P[1]), dz);
-    if (!kind)
-        return false;
-    double T = kind == TP_NAV_REL_JUMP ? tpJumpTime(d, dz) : fmax(hypot(W[0] - P[0], W[1] - P[1]), d->cell) / d->speed;
-    if (T > d->horizon)
-        return false;
-    /* the take-off is from where the agent is now; the landing point is extrapolated to the landing */
-    tpRect rjT = tpStandable(&sp->bodies[j], T, d->edge);
-    double pt2[2];
-    tpRectToWorld(&rjT, e->land, pt2);
-    double dz2 = rjT.top - ri.top;
-    kind = tpReach(d, hypot(pt2[0] - P[0], pt2[1] - P[1]), dz2);
-    if (kind == TP_NAV_REL_JUMP)
-        T = tpJumpTime(d, dz2);
+    double T, land[3];
+    tpNavRelation kind = tpNavSpace_Transfer(d, &sp->bodies[a->surface], a->local, &sp->bodies[j], e->land, &T, land);
     if (!kind || tpSpaceBlocked(sp, j, e->land, T + (a->t - sp->t)))
         return false;
+    double P[3], dz2 = land[2];
+    tpNavSpace_ToWorld(sp, a->surface, a->local, P);
+    dz2 -= P[2];
     a->mode = TP_NAV_AGENT_TRANSFER;
-    a->tr_start[0] = P[0], a->tr_start[1] = P[1], a->tr_start[2] = ri.top;
-    a->tr_land[0] = pt2[0], a->tr_land[1] = pt2[1], a->tr_land[2] = rjT.top;
+    a->tr_start[0] = P[0], a->tr_start[1] = P[1], a->tr_start[2] = P[2];
+    a->tr_land[0] = land[0], a->tr_land[1] = land[1], a->tr_land[2] = land[2];
     a->tr_t0 = a->t;
     a->tr_time = T;
     a->tr_to = j;

@@ -719,6 +719,14 @@ bool tpNavSpace_Blocked(tpNavSpace *space, int k, const double p[2], double ahea
 const tpNavSpaceStats *tpNavSpace_Stats(const tpNavSpace *space);
 void tpNavSpace_ResetStats(tpNavSpace *space);
 
+/// The relation (step, jump, or 0 = none) a character standing at local point p of body `from`
+/// can take now to local point `land` of body `to` (bodies as given: no space needed): it must hold
+/// both now and with `to` extrapolated to the landing time. Writes the duration (s; walking time
+/// of a step, flight time of a jump) and the extrapolated world landing point (x, y, top); both
+/// may be NULL. Used by the agent and by the `ride` skill.
+tpNavRelation tpNavSpace_Transfer(const tpNavSpaceDef *def, const tpNavSpaceBody *from, const double p[2],
+                                  const tpNavSpaceBody *to, const double land[2], double *duration, double landing[3]);
+
 #define TP_NAV_ROUTE_MAX 64
 
 /// A global plan: the surfaces to cross, start to goal.
