@@ -387,14 +387,14 @@ static const struct {
     {"steer", TP_SKILL_STEER},
     {"nav_to", TP_SKILL_NAV_TO},   {"follow_field", TP_SKILL_FOLLOW_FIELD}, {"drive_track", TP_SKILL_DRIVE_TRACK},
     {"chip", TP_SKILL_CHIP},       {"guard", TP_SKILL_GUARD},
-    {"follow_path", TP_SKILL_FOLLOW_PATH},
+    {"follow_path", TP_SKILL_FOLLOW_PATH}, {"ride", TP_SKILL_RIDE},
 };
 
 static int tplSkillIndex(lua_State *L)
 {
     return tplError(L,
                     "tp.skill.%s: unknown skill kind (kinds: wait, drive_to, turn_to, kick, push, dribble, "
-                    "impulse, spin, brake, hold, random, steer, custom, nav_to, follow_path, follow_field, drive_track, chip, guard)",
+                    "impulse, spin, brake, hold, random, steer, custom, nav_to, follow_path, follow_field, drive_track, chip, guard, ride)",
                     luaL_optstring(L, 2, "?"));
 }
 

@@ -58,6 +58,8 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call);
 int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call);
 /// f of TP_SKILL_FOLLOW_PATH (skills/src/nav_path_skill.c).
 int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call);
+/// f of TP_SKILL_RIDE (skills/src/ride.c).
+int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call);
 /// Bounds (x0, y0, x1, y1, m) of the footprints of the static bodies but `self` in the band
 /// [z_min, z_max] and of the points a and b, with a margin (nav_skill.c; used by the grids).
 void tpSkill_NavBounds(const tpWorld *world, int self, double z_min, double z_max, const double a[2],

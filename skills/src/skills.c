@@ -13,7 +13,7 @@
 static const char *const k_kind_names[TP_SKILL_KIND_COUNT] = {
     "wait", "drive_to", "turn_to", "kick", "push", "impulse", "spin", "brake", "random", "custom", "steer",
     "nav_to", "follow_field", "drive_track",
-    "chip", "guard", "follow_path",
+    "chip", "guard", "follow_path", "ride",
 };
 
 const char *tpSkillKind_Name(tpSkillKind kind)
@@ -82,6 +82,8 @@ static double default_timeout(const tpSkillDef *sk)
     case TP_SKILL_FOLLOW_PATH:
     case TP_SKILL_FOLLOW_FIELD:
         return 30.0;
+    case TP_SKILL_RIDE:
+        return 40.0;
     default:
         return 6.0;
     }
@@ -195,7 +197,7 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
         }
     }
     if ((sk->kind == TP_SKILL_DRIVE_TO || sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD ||
-         sk->kind == TP_SKILL_DRIVE_TRACK || sk->kind == TP_SKILL_FOLLOW_PATH) &&
+         sk->kind == TP_SKILL_DRIVE_TRACK || sk->kind == TP_SKILL_FOLLOW_PATH || sk->kind == TP_SKILL_RIDE) &&
         sk->point.kind == TP_DIST_UNSET) {
         tpErrorf(err, errlen, "skill '%s' (%s): 'point' is required", sk->name, tpSkillKind_Name(sk->kind));
         return false;
@@ -204,7 +206,8 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
         tpErrorf(err, errlen, "skill '%s' (follow_path): nav_replan must be > 0", sk->name);
         return false;
     }
-    if ((sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD || sk->kind == TP_SKILL_FOLLOW_PATH) &&
+    if ((sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD || sk->kind == TP_SKILL_FOLLOW_PATH ||
+         sk->kind == TP_SKILL_RIDE) &&
         (!(sk->nav_cell > 0) || !isfinite(sk->nav_cell) || !(sk->nav_radius >= 0) || !isfinite(sk->nav_radius) ||
          !(sk->nav_lookahead > 0) || !isfinite(sk->nav_lookahead))) {
         tpErrorf(err, errlen, "skill '%s' (%s): nav_cell and nav_lookahead must be > 0, nav_radius >= 0", sk->name,
@@ -794,6 +797,8 @@ int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call)
         return tpSkill_RunGuard(skill, call);
     case TP_SKILL_FOLLOW_PATH:
         return tpSkill_RunFollowPath(skill, call);
+    case TP_SKILL_RIDE:
+        return tpSkill_RunRide(skill, call);
     default:
         return -1;
     }

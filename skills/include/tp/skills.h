@@ -100,6 +100,11 @@ typedef enum {
                           the planned leg), where the tactic re-selects the skill and it replans from the
                           current state: a goal on a moving `target` (frame "target") or moving obstacles are
                           followed (skills/src/nav_path_skill.c) */
+    TP_SKILL_RIDE,     /* cross moving surfaces to a sampled `point` (Lopez 2011 through tp/nav.h's tpNavSpace): the
+                          fresh call observes the scene's boxes over the last 24 s and routes over the learnt
+                          graph; then walk to the boarding point, wait until the relation holds plus a sampled
+                          margin (`duration`), step on, stay while carried; the segment ends on the next surface
+                          (skills/src/ride.c) */
     TP_SKILL_KIND_COUNT
 } tpSkillKind;
 

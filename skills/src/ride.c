@@ -1,0 +1,269 @@
+/* ride: carry a physics character across moving surfaces (Lopez, Lamarche & Li 2011, through the
+ * tpNavSpace of tp/nav.h): walk to the boarding point, wait there until the relation holds (plus a
+ * sampled margin), step on, stay while carried, step off.
+ *
+ * Observation, not foreknowledge. The fresh call (a decision point) builds a tpNavSpace of the
+ * scene's boxes other than the body and feeds it what the character could have seen: their poses
+ * and velocities every RIDE_OBS_DT over the RIDE_WATCH seconds before now (from time 0 if the run is
+ * younger). Scripted bodies are evaluated at those past times (tpWorld_BodyState); bodies whose
+ * state is stored are seen at their current pose. The graph's route from the surface under the body
+ * to the surface under the sampled goal gives the next relation; its access and landing points, in
+ * the two surfaces' own frames, go into V. Until the graph has seen a usable relation there is no
+ * route: the body holds still and the segment ends after RIDE_IDLE seconds (the tactic re-selects
+ * the skill and it observes again, longer). The segment also ends when the body has crossed onto the
+ * next surface (so every surface change is a decision point), at the goal, or at the timeout.
+ *
+ * The controller tracks a point fixed in a surface's frame: the commanded planar velocity is the
+ * surface's velocity at that point plus a go-to velocity (tpCtl_GoToVelocity) toward it, tracked
+ * with the PI law of the other skills; the yaw is held. Boarding starts once the relation
+ * (tpNavSpace_Transfer, from where the body stands to the landing point) has been seen to become
+ * valid and has stayed valid for the sampled margin (`duration`, s; default 0.2), or at once for a
+ * stable relation. The character cannot jump (a box or a capsule on ODE contacts): jump = false,
+ * steps of at most RIDE_STEP m (flush faces), gaps of at most RIDE_GAP m.
+ *
+ * V[1] phase, V[2] current surface (body index), V[3] next surface, V[4..5] access point (or the
+ * goal on the goal's surface) in the current surface's frame, V[6..7] landing point in the next
+ * surface's frame, V[8] margin (s), V[9] wait state (-1 nothing seen yet, -2 seen not valid, >= 0
+ * the time it became valid), V[10] 1 if the relation is stable, V[11] arrival time at the access
+ * point (s), V[13..14] controller integrals. Every quantity is a function of (x, t, V). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skill_internal.h"
+#include "tp/base.h"
+#include "tp/nav.h"
+
+#define RIDE_WATCH 24.0 /* s of observation before a decision */
+#define RIDE_OBS_DT 0.05 /* s between observations */
+#define RIDE_IDLE 1.0   /* s: a segment with no route ends after this */
+#define RIDE_STEP 0.05  /* m: largest height difference walked across (flush faces only) */
+#define RIDE_GAP 0.25   /* m: largest gap between two faces walked across */
+#define RIDE_MAX_BODIES 256
+#define RIDE_ARRIVE 0.05 /* m: at the access point when this close */
+
+enum { RIDE_NONE = 0, RIDE_WALK, RIDE_WAIT, RIDE_BOARD, RIDE_GOAL };
+
+/* The nav constants of the character: its horizontal radius, its height, flush steps only. */
+static tpNavSpaceDef ride_def(const tpSkillDef *sk, const tpSkillCall *call)
+{
+    tpNavSpaceDef d = tpDefaultNavSpaceDef();
+    const tpBodyDef *b = tpWorld_Body(call->world, sk->body);
+    d.radius = tpCtl_Radius(call->world, sk->body);
+    d.height = b->shape == TP_SHAPE_BOX      ? b->size[2]
+               : b->shape == TP_SHAPE_SPHERE ? 2 * b->size[0]
+               : b->shape == TP_SHAPE_CAPSULE ? b->size[1] + 2 * b->size[0]
+                                              : b->size[1];
+    d.edge = d.radius + 0.05;
+    d.step_up = d.step_down = RIDE_STEP;
+    d.step_gap = 2 * d.edge + RIDE_GAP;
+    d.jump = false;
+    d.cell = sk->nav_cell;
+    d.speed = sk->max_speed;
+    d.min_valid = 0.5;
+    return d;
+}
+
+/* Body `b` seen as a nav box at time t (its own pose for stored bodies). False for non-boxes. */
+static bool ride_body(const tpSkillCall *call, int b, double t, tpNavSpaceBody *out)
+{
+    const tpBodyDef *def = tpWorld_Body(call->world, b);
+    if (def->shape != TP_SHAPE_BOX || def->marker)
+        return false;
+    tpBodyState s;
+    tpWorld_BodyState(call->world, call->x, t, b, &s);
+    *out = tpNavSpace_Box(s.pos[0], s.pos[1], s.pos[2], def->size[0] / 2, def->size[1] / 2, def->size[2] / 2,
+                          tpQuat_Yaw(s.quat));
+    memcpy(out->vel, s.vel, sizeof s.vel);
+    out->yaw_rate = s.angvel[2];
+    return true;
+}
+
+/* The boxes of the scene but the body: world body indices into map, count returned. */
+static int ride_bodies(const tpSkillDef *sk, const tpSkillCall *call, int map[RIDE_MAX_BODIES])
+{
+    int n = 0;
+    tpNavSpaceBody tmp;
+    for (int b = 0; b < tpWorld_BodyCount(call->world) && n < RIDE_MAX_BODIES; b++)
+        if (b != sk->body && ride_body(call, b, call->t, &tmp))
+            map[n++] = b;
+    return n;
+}
+
+/* World point of local point l of body b at the call's time, and that point's planar velocity. */
+static void ride_point(const tpSkillCall *call, int b, const double l[2], double w[3], double v[2])
+{
+    tpNavSpaceBody nb;
+    ride_body(call, b, call->t, &nb);
+    double c = cos(nb.yaw), s = sin(nb.yaw);
+    w[0] = nb.center[0] + c * l[0] - s * l[1];
+    w[1] = nb.center[1] + s * l[0] + c * l[1];
+    w[2] = nb.center[2] + nb.half[2];
+    v[0] = nb.vel[0] - nb.yaw_rate * (w[1] - nb.center[1]);
+    v[1] = nb.vel[1] + nb.yaw_rate * (w[0] - nb.center[0]);
+}
+
+/* Local point of world point w on body b at the call's time. */
+static void ride_local(const tpSkillCall *call, int b, const double w[2], double l[2])
+{
+    tpNavSpaceBody nb;
+    ride_body(call, b, call->t, &nb);
+    double c = cos(nb.yaw), s = sin(nb.yaw), dx = w[0] - nb.center[0], dy = w[1] - nb.center[1];
+    l[0] = c * dx + s * dy;
+    l[1] = -s * dx + c * dy;
+}
+
+/* The surface under world point w: tpNavSpace_Locate, else the highest face that w is over (a
+ * body pushed a little past the standable border by contacts), the local point clamped onto the
+ * standable rectangle. -1 if none. */
+static int ride_locate(const tpNavSpace *sp, const double w[3], double l[2])
+{
+    int k = tpNavSpace_Locate(sp, w, l);
+    if (k >= 0)
+        return k;
+    const tpNavSpaceDef *d = tpNavSpace_Def(sp);
+    double best_top = -HUGE_VAL;
+    for (int b = 0; b < tpNavSpace_BodyCount(sp); b++) {
+        const tpNavSpaceBody *nb = tpNavSpace_Body(sp, b);
+        if (!tpNavSpace_IsSurface(sp, b))
+            continue;
+        double c = cos(nb->yaw), s = sin(nb->yaw), dx = w[0] - nb->center[0], dy = w[1] - nb->center[1];
+        double lx = c * dx + s * dy, ly = -s * dx + c * dy, top = nb->center[2] + nb->half[2];
+        if (fabs(lx) > nb->half[0] || fabs(ly) > nb->half[1] || top > w[2] + d->step_up || top <= best_top)
+            continue;
+        best_top = top;
+        k = b;
+        double hx = nb->half[0] - d->edge, hy = nb->half[1] - d->edge;
+        l[0] = lx < -hx ? -hx : lx > hx ? hx : lx;
+        l[1] = ly < -hy ? -hy : ly > hy ? hy : ly;
+    }
+    return k;
+}
+
+/* Fresh call: observe, locate, route; fills V[1..11]. */
+static void ride_plan(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, double *V)
+{
+    V[1] = RIDE_NONE;
+    V[8] = tpSkill_Sample1(&sk->duration, call, 0.2);
+    double goal[3];
+    tpSkill_SamplePoint(sk, call, cb, goal);
+    int map[RIDE_MAX_BODIES], n = ride_bodies(sk, call, map);
+    if (n < 1)
+        return;
+    tpNavSpaceDef d = ride_def(sk, call);
+    tpNavSpace *sp = tpNavSpace_Create(&d, n, NULL, 0);
+    tpNavSpaceBody *bodies = malloc(sizeof *bodies * (size_t)n);
+    if (!sp || !bodies)
+        goto done;
+    double t0 = fmax(0, call->t - RIDE_WATCH);
+    int steps = (int)floor((call->t - t0) / RIDE_OBS_DT + 1e-9);
+    for (int k = 0; k <= steps; k++) { /* t0, t0 + dt, ..., and now (strictly increasing) */
+        double t = k == steps ? call->t : t0 + k * RIDE_OBS_DT;
+        for (int m = 0; m < n; m++)
+            ride_body(call, map[m], t, &bodies[m]);
+        if (!tpNavSpace_Update(sp, t, bodies, NULL, 0))
+            goto done;
+    }
+    /* the surfaces under the body and under the goal (a little above the face) */
+    double foot[3] = {cb->s.pos[0], cb->s.pos[1], cb->s.pos[2] - d.height / 2 + d.step_up / 2};
+    double lfoot[2], lgoal[2];
+    int from = ride_locate(sp, foot, lfoot);
+    goal[2] = goal[2] + d.step_up / 2;
+    int to = ride_locate(sp, goal, lgoal);
+    tpNavSpaceRoute route;
+    if (from < 0 || to < 0 || !tpNavSpace_Route(sp, from, to, &route))
+        goto done;
+    V[2] = map[from];
+    if (route.nsurfaces == 1) {
+        V[1] = RIDE_GOAL;
+        V[4] = lgoal[0], V[5] = lgoal[1];
+        goto done;
+    }
+    const tpNavSpaceEdge *e = tpNavSpace_FindEdge(sp, from, route.surfaces[1]);
+    V[1] = RIDE_WALK;
+    V[3] = map[route.surfaces[1]];
+    V[4] = e->access[0], V[5] = e->access[1];
+    V[6] = e->land[0], V[7] = e->land[1];
+    V[9] = -1;
+    V[10] = e->stable ? 1 : 0;
+done:
+    free(bodies);
+    tpNavSpace_Destroy(sp);
+}
+
+/* Drives toward local point l of body b, matching the body's motion there. Returns the distance. */
+static double ride_track(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, int b, const double l[2],
+                         double *V)
+{
+    double w[3], vs[2], vgo[2], f[3];
+    ride_point(call, b, l, w, vs);
+    tpCtl_GoToVelocity(sk, cb, w, sk->max_speed, vgo);
+    double vcmd[2] = {vs[0] + vgo[0], vs[1] + vgo[1]};
+    tpCtl_TrackVelocity(sk, cb, vcmd, V, call->dt, f);
+    tpCtl_Apply(call, cb, f, tpCtl_YawTorque(sk, cb, false, 0, V, call->dt));
+    return hypot(w[0] - cb->s.pos[0], w[1] - cb->s.pos[1]);
+}
+
+/* True if the body's centre stands on body b's face (inside it seen from above, its bottom within
+ * a step of the top). */
+static bool ride_on(const tpSkillCall *call, const tpCtlBody *cb, int b, double height)
+{
+    tpNavSpaceBody nb;
+    ride_body(call, b, call->t, &nb);
+    double l[2];
+    ride_local(call, b, cb->s.pos, l);
+    double bottom = cb->s.pos[2] - height / 2, top = nb.center[2] + nb.half[2];
+    return fabs(l[0]) <= nb.half[0] - cb->radius / 2 && fabs(l[1]) <= nb.half[1] - cb->radius / 2 &&
+           fabs(bottom - top) <= 0.1;
+}
+
+int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
+{
+    tpCtlBody cb;
+    if (!tpCtl_Load(call, sk->body, &cb))
+        return 0;
+    double *V = call->V;
+    if (call->fresh && !call->overlay)
+        ride_plan(sk, call, &cb, V);
+    double elapsed = call->t - V[0];
+    if (elapsed >= tpSkill_DefaultTimeout(sk))
+        return 0;
+    int phase = (int)V[1], cur = (int)V[2], next = (int)V[3];
+    if (phase == RIDE_NONE) { /* no route yet: hold still, observe again after RIDE_IDLE */
+        tpCtl_Brake(sk, call, &cb);
+        return elapsed + call->dt < RIDE_IDLE ? 1 : 0;
+    }
+    tpNavSpaceDef d = ride_def(sk, call);
+    if (phase == RIDE_GOAL) {
+        double dist = ride_track(sk, call, &cb, cur, V + 4, V);
+        return dist > sk->tolerance ? 1 : 0;
+    }
+    if (phase == RIDE_WALK) {
+        double dist = ride_track(sk, call, &cb, cur, V + 4, V);
+        if (dist <= fmax(sk->tolerance, RIDE_ARRIVE)) {
+            V[1] = RIDE_WAIT;
+            V[11] = call->t;
+            V[9] = V[10] > 0 ? call->t : -1;
+        }
+        return 1;
+    }
+    if (phase == RIDE_WAIT) {
+        ride_track(sk, call, &cb, cur, V + 4, V);
+        tpNavSpaceBody from, to;
+        ride_body(call, cur, call->t, &from);
+        ride_body(call, next, call->t, &to);
+        double l[2];
+        ride_local(call, cur, cb.s.pos, l);
+        bool valid = tpNavSpace_Transfer(&d, &from, l, &to, V + 6, NULL, NULL) != 0;
+        if (!valid)
+            V[9] = -2;
+        else if (V[9] == -2)
+            V[9] = call->t;
+        if (valid && V[9] >= 0 && call->t - V[9] >= V[8])
+            V[1] = RIDE_BOARD;
+        return 1;
+    }
+    /* RIDE_BOARD: onto the landing point; the segment ends once the body stands there */
+    double dist = ride_track(sk, call, &cb, next, V + 6, V);
+    return dist <= RIDE_ARRIVE && ride_on(call, &cb, next, d.height) ? 0 : 1;
+}
