@@ -1,0 +1,62 @@
+-- Platforms (issue 14, Lopez, Lamarche & Li 2011, Fig. 6f "disconnected environment"): a start pad
+-- and a goal pad over a pit, never connected by a static path; two moving platforms (tp.waypoints
+-- with pauses) meet the pads and each other for a while in every period. The character cannot jump:
+-- it steps across when two faces are flush and close. The `ride` skill learns the relations by
+-- watching (nothing is told about the motion), and the tactics planner chooses the margins and
+-- the spot on the goal pad.
+--
+--   pit      plane z = -1
+--   start    static box x in [-3, 0], y in [-1.5, 1.5], top z = 0
+--   a        foreign 1.2 x 1.2 x 0.1 box, top 0, slides x 0.7 -> 3.7 at 1 m/s, 2 s pauses (period 10 s)
+--   b        foreign 1.2 x 1.2 x 0.1 box, top 0, at x = 5, slides y 3 -> 0 -> 3 at 1 m/s, 2 s pauses:
+--            at y = 0 while a is at its far end (t in [5, 7] mod 10), at y = 3 beside the goal pad
+--   goal     static box x in [3.5, 6.5], y in [3.7, 6.7], top z = 0
+--   robot    box 0.4 m, 2 kg, planar force <= 20 N, starts at (-1.5, 0)
+--   goal     robot on the goal pad (centre y >= 4.1, z in [0.15, 0.3]), slower than 0.3 m/s
+local tp = require "tp"
+
+local function pad(name, x0, y0, x1, y1)
+  return tp.box { name = name, class = "static", size = {x1 - x0, y1 - y0, 1}, pos = {(x0 + x1) / 2, (y0 + y1) / 2, -0.5},
+                  material = "ground", color = {0.8, 0.78, 0.7, 1} }
+end
+
+local function platform(name, pos, points)
+  return tp.box { name = name, class = "foreign", size = {1.2, 1.2, 0.1}, pos = pos, material = "ground",
+                  color = {0.9, 0.6, 0.2, 1},
+                  motion = tp.waypoints { points = points, speed = 1, pause = 2, loop = "pingpong" } }
+end
+
+return tp.domain {
+  name = "platforms",
+  description = "cross a pit on two moving platforms that meet the pads and each other (ride: Lopez 2011)",
+  dt = 1 / 60,
+  gravity = {0, 0, -9.81},
+  materials = {
+    tp.material { name = "ground", friction = 0.8 },
+    tp.material { name = "robot", friction = 0.8 },
+  },
+  bodies = {
+    tp.plane { name = "pit", normal = {0, 0, 1}, offset = -1, material = "ground", color = {0.3, 0.3, 0.32, 1} },
+    pad("start", -3, -1.5, 0, 1.5),
+    pad("goal", 3.5, 3.7, 6.5, 6.7),
+    platform("a", {0.7, 0, -0.05}, {{0, 0, 0}, {3, 0, 0}}),
+    platform("b", {5, 3, -0.05}, {{0, 0, 0}, {0, -3, 0}}),
+    tp.box { name = "robot", class = "active", size = {0.4, 0.4, 0.4}, mass = 2, pos = {-1.5, 0, 0.2},
+             max_force = 20, max_torque = 2, planar = true, material = "robot", color = {0.2, 0.3, 0.8, 1} },
+  },
+  tactics = {
+    tp.tactic {
+      name = "crosser", body = "robot", start = "ride",
+      skills = {
+        tp.skill.ride { name = "ride", body = "robot", point = tp.uniform({4, 4.5, 0}, {6, 6, 0}),
+                        duration = tp.uniform(0, 0.5), max_speed = 1.0, tolerance = 0.05 },
+      },
+      transitions = { ride = { ride = 1 } },
+    },
+  },
+  goal = tp.all {
+    tp.inside { body = "robot", min = {3.6, 4.1, 0.15}, max = {6.4, 6.6, 0.3} },
+    tp.slower { body = "robot", speed = 0.3 },
+  },
+  planner = { algorithm = "bgt", mu = 1000, max_iters = 20000 },
+}

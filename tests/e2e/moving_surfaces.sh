@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Moving surfaces (issue 14): domains/elevator.lua (a ledge reachable only by a waypoint elevator
+# with pauses) and domains/platforms.lua (two moving platforms across a pit, paper Fig. 6f); the
+# ride skill learns the moving bodies by watching them. Each seed must solve, replay bit for bit,
+# and the plan file (read with python3, not the planner's goal test) must show the crossing:
+#  - elevator: the robot ends standing on the ledge, and before that it stood on the lift above 1 m;
+#  - platforms: the robot ends standing on the goal pad, and before that it stood on platform a and
+#    then on platform b while each was moving.
+# Usage: moving_surfaces.sh TPLAN DOMAINS_DIR WORKDIR
+set -u
+tplan=$1 domains=$2 work=$3/moving_surfaces
+rm -rf "$work" && mkdir -p "$work"
+pass=0 fail=0
+check() { # name, condition result (0 = ok)
+  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
+}
+for domain in elevator platforms; do
+  for seed in 1 2; do
+    plan=$work/$domain$seed.json
+    "$tplan" plan "$domains/$domain.lua" --seed $seed -q -o "$plan"
+    check "$domain seed $seed: solved" $?
+    "$tplan" replay -q "$plan"
+    check "$domain seed $seed: replay" $?
+    python3 - "$domain" "$plan" <<'PY'
+import json, sys
+domain, path = sys.argv[1], sys.argv[2]
+plan = json.load(open(path))
+traj = {b["name"]: b["trajectory"] for b in plan["bodies"] if "trajectory" in b}
+robot = traj["robot"]
+assert min(r[2] for r in robot) > 0.15, "the robot went below the floor"
+
+def stands_on(k, name, top_offset=0.05):
+    """The robot (0.4 m box) rests on the 1.2 x 1.2 x 0.1 platform `name` at frame k."""
+    r, p = robot[k], traj[name][k]
+    return abs(r[0] - p[0]) < 0.6 and abs(r[1] - p[1]) < 0.6 and abs(r[2] - (p[2] + top_offset + 0.2)) < 0.03
+
+def moving(k, name):
+    p, q = traj[name][max(k - 1, 0)], traj[name][k]
+    return any(abs(a - b) > 1e-6 for a, b in zip(p[:3], q[:3]))
+
+x, y, z = robot[-1][:3]
+if domain == "elevator":
+    assert 5.6 <= x <= 9.2 and abs(y) <= 1.8 and abs(z - 2.2) < 0.05, f"the robot ends at {robot[-1][:3]}, not on the ledge"
+    rode = [k for k in range(len(robot)) if stands_on(k, "lift") and traj["lift"][k][2] > 1.0]
+    assert rode, "the robot never stood on the lift above 1 m"
+    arrived = next(k for k, r in enumerate(robot) if r[0] > 5.6 and r[2] > 2.1)
+    assert rode[0] < arrived, "the ride does not come before the ledge"
+else:
+    assert 3.5 <= x <= 6.5 and 3.9 <= y <= 6.7 and abs(z - 0.2) < 0.05, f"the robot ends at {robot[-1][:3]}, not on the goal pad"
+    on_a = [k for k in range(len(robot)) if stands_on(k, "a") and moving(k, "a")]
+    on_b = [k for k in range(len(robot)) if stands_on(k, "b") and moving(k, "b")]
+    assert on_a and on_b, "the robot did not ride both platforms while they moved"
+    assert on_a[0] < on_b[0], "platform b was ridden before platform a"
+PY
+    check "$domain seed $seed: the robot crossed on the moving surfaces (python3 reads the plan)" $?
+  done
+done
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
