@@ -23,9 +23,10 @@
  *
  * V[1] phase, V[2] current surface (body index), V[3] next surface, V[4..5] access point (or the
  * goal on the goal's surface) in the current surface's frame, V[6..7] landing point in the next
- * surface's frame, V[8] margin (s), V[9] wait state (-1 nothing seen yet, -2 seen not valid, >= 0
- * the time it became valid), V[10] 1 if the relation is stable, V[11] arrival time at the access
- * point (s), V[13..14] controller integrals. Every quantity is a function of (x, t, V). */
+ * surface's frame, V[8] margin (s), V[9] wait state (-3 a stable relation, -1 nothing seen yet, -2
+ * seen not valid, >= 0 the time it became valid), V[11] end of a detour leg (s; -1 straight to the
+ * target), V[12] (x) and V[10] (y) the leg's point in the current surface's frame, V[13..15] the
+ * controller's integrals (TP_V_YAW_INTEGRAL, TP_V_INTEGRAL). Every quantity is a function of (x, t, V). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,7 @@
 #define RIDE_GAP 0.25   /* m: largest gap between two faces walked across */
 #define RIDE_MAX_BODIES 256
 #define RIDE_ARRIVE 0.05 /* m: at the access point when this close */
+#define RIDE_LEG 0.5     /* s: a detour or a wait of the local plan is followed this long, then replanned */
 
 enum { RIDE_NONE = 0, RIDE_WALK, RIDE_WAIT, RIDE_BOARD, RIDE_GOAL };
 
@@ -140,7 +142,47 @@ static int ride_locate(const tpNavSpace *sp, const double w[3], double l[2])
     return k;
 }
 
-/* Fresh call: observe, locate, route; fills V[1..11]. */
+/* The local space-time plan on the current surface (obstacles extrapolated linearly): when it is a
+ * straight walk to the target (every point within 1.5 cells of the straight segment, no wait) the
+ * body goes straight (V[11] = -1); otherwise it follows the plan's point RIDE_LEG s ahead (V[12],
+ * V[10]) and the segment ends at that time (V[11]) so that the next decision replans. No plan
+ * (every target obstructed): straight, the contacts will tell. */
+static void ride_leg(tpNavSpace *sp, int from, const double start[2], double t, const double *goal, int edge,
+                     double *V)
+{
+    V[11] = -1;
+    V[12] = V[4], V[10] = V[5];
+    tpNavSpacePath path;
+    memset(&path, 0, sizeof path);
+    bool ok = goal ? tpNavSpace_PlanLocal(sp, from, start, t, goal, NULL, 0, &path)
+                   : tpNavSpace_PlanLocal(sp, from, start, t, NULL, &edge, 1, &path);
+    if (ok && path.npoints > 1) {
+        const double *a = path.points, *b = &path.points[3 * (path.npoints - 1)];
+        double ux = b[0] - a[0], uy = b[1] - a[1], len2 = ux * ux + uy * uy, tol = 1.5 * tpNavSpace_Def(sp)->cell;
+        bool straight = true;
+        for (int k = 1; k < path.npoints && straight; k++) {
+            const double *q = &path.points[3 * k], *p = q - 3;
+            double s = len2 > 0 ? ((q[0] - a[0]) * ux + (q[1] - a[1]) * uy) / len2 : 0;
+            s = s < 0 ? 0 : s > 1 ? 1 : s;
+            straight = hypot(q[0] - a[0] - s * ux, q[1] - a[1] - s * uy) <= tol && (q[0] != p[0] || q[1] != p[1]);
+        }
+        if (!straight) {
+            double te = t + RIDE_LEG;
+            int k = 1;
+            while (k < path.npoints - 1 && path.points[3 * k + 2] < te)
+                k++;
+            const double *q = &path.points[3 * k], *p = q - 3;
+            double f = q[2] > p[2] ? (te - p[2]) / (q[2] - p[2]) : 1;
+            f = f < 0 ? 0 : f > 1 ? 1 : f;
+            V[12] = p[0] + f * (q[0] - p[0]);
+            V[10] = p[1] + f * (q[1] - p[1]);
+            V[11] = b[2] > te ? te : -1;
+        }
+    }
+    tpNavSpacePath_Free(&path);
+}
+
+/* Fresh call: observe, locate, route; fills V[1..12]. */
 static void ride_plan(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, double *V)
 {
     V[1] = RIDE_NONE;
@@ -177,6 +219,7 @@ static void ride_plan(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *
     if (route.nsurfaces == 1) {
         V[1] = RIDE_GOAL;
         V[4] = lgoal[0], V[5] = lgoal[1];
+        ride_leg(sp, from, lfoot, call->t, lgoal, -1, V);
         goto done;
     }
     const tpNavSpaceEdge *e = tpNavSpace_FindEdge(sp, from, route.surfaces[1]);
@@ -184,8 +227,8 @@ static void ride_plan(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *
     V[3] = map[route.surfaces[1]];
     V[4] = e->access[0], V[5] = e->access[1];
     V[6] = e->land[0], V[7] = e->land[1];
-    V[9] = -1;
-    V[10] = e->stable ? 1 : 0;
+    V[9] = e->stable ? -3 : -1;
+    ride_leg(sp, from, lfoot, call->t, NULL, (int)(e - tpNavSpace_Edge(sp, 0)), V);
 done:
     free(bodies);
     tpNavSpace_Destroy(sp);
@@ -234,6 +277,11 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
         return elapsed + call->dt < RIDE_IDLE ? 1 : 0;
     }
     tpNavSpaceDef d = ride_def(sk, call);
+    if ((phase == RIDE_GOAL || phase == RIDE_WALK) && V[11] >= 0) { /* a detour: follow the plan, then replan */
+        const double carrot[2] = {V[12], V[10]};
+        ride_track(sk, call, &cb, cur, carrot, V);
+        return call->t + call->dt < V[11] ? 1 : 0;
+    }
     if (phase == RIDE_GOAL) {
         double dist = ride_track(sk, call, &cb, cur, V + 4, V);
         return dist > sk->tolerance ? 1 : 0;
@@ -242,8 +290,7 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
         double dist = ride_track(sk, call, &cb, cur, V + 4, V);
         if (dist <= fmax(sk->tolerance, RIDE_ARRIVE)) {
             V[1] = RIDE_WAIT;
-            V[11] = call->t;
-            V[9] = V[10] > 0 ? call->t : -1;
+            V[9] = V[9] == -3 ? call->t : -1; /* a stable relation needs no rising edge */
         }
         return 1;
     }
