@@ -603,11 +603,14 @@ bool tpNavSpace_Update(tpNavSpace *sp, double t, const tpNavSpaceBody *bodies, c
         double va[3], vb[3];
         tpCarried(&bodies[h->i], h->ps, va);
         tpCarried(&bodies[h->j], h->pt, vb);
-        tpRunningMean(&e->mean_speed, &e->nspeed,
-                      sqrt((va[0] - vb[0]) * (va[0] - vb[0]) + (va[1] - vb[1]) * (va[1] - vb[1]) +
-                           (va[2] - vb[2]) * (va[2] - vb[2])));
-        tpRectToLocal(&rect[h->i], h->ps, e->access);
-        tpRectToLocal(&rect[h->j], h->pt, e->land);
+        double speed = sqrt((va[0] - vb[0]) * (va[0] - vb[0]) + (va[1] - vb[1]) * (va[1] - vb[1]) +
+                            (va[2] - vb[2]) * (va[2] - vb[2]));
+        tpRunningMean(&e->mean_speed, &e->nspeed, speed);
+        if (e->nspeed == 1 || speed <= e->access_speed + 1e-9) { /* the slowest observation: a pause */
+            e->access_speed = speed;
+            tpRectToLocal(&rect[h->i], h->ps, e->access);
+            tpRectToLocal(&rect[h->j], h->pt, e->land);
+        }
     }
     for (int k = 0; k < sp->nedges; k++) {
         tpNavSpaceEdge *e = &sp->edges[k];

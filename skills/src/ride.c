@@ -310,7 +310,20 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
             V[1] = RIDE_BOARD;
         return 1;
     }
-    /* RIDE_BOARD: onto the landing point; the segment ends once the body stands there */
+    /* RIDE_BOARD: onto the landing point; the segment ends once the body stands there. While the
+       body's centre is still over the source face and the relation stops holding, back to waiting */
+    tpNavSpaceBody from, to;
+    ride_body(call, cur, call->t, &from);
+    ride_body(call, next, call->t, &to);
+    double l[2];
+    ride_local(call, cur, cb.s.pos, l);
+    if (fabs(l[0]) <= from.half[0] && fabs(l[1]) <= from.half[1] &&
+        !tpNavSpace_Transfer(&d, &from, l, &to, V + 6, NULL, NULL)) {
+        V[1] = RIDE_WAIT;
+        V[9] = -2;
+        ride_track(sk, call, &cb, cur, V + 4, V);
+        return 1;
+    }
     double dist = ride_track(sk, call, &cb, next, V + 6, V);
     return dist <= RIDE_ARRIVE && ride_on(call, &cb, next, d.height) ? 0 : 1;
 }

@@ -598,7 +598,8 @@ tpNavDriveResult tpNavCar_Drive(const tpNavMoveTree *tree, const tpNavTrack *tra
  * poses and velocities, tests every ordered pair, and keeps per accessibility edge the number of
  * validity periods, the mean valid and not-valid durations of completed periods, the mean relative
  * speed while valid, and the access point (source face) and landing point (target face), in the
- * surfaces' own frames, of the last valid observation. No motion is ever given to the graph.
+ * surfaces' own frames, of the valid observation with the smallest relative speed (the latest on
+ * ties: an elevator's pause, not the moment it leaves). No motion is ever given to the graph.
  * Global planner: Dijkstra over the usable edges (stable: cost epsilon; periodic, i.e. a full
  * valid / not-valid / valid cycle seen: cost = mean valid + mean not-valid time; valid now but not
  * yet periodic: epsilon; discarded: mean relative speed > max_rel_speed, mean validity < min_valid,
@@ -663,8 +664,9 @@ typedef struct tpNavSpaceEdge {
     double mean_speed;    /* m/s, mean relative speed of the two faces while valid */
     int nspeed;           /* observations in mean_speed */
     double since;         /* s, update time at which the current state (valid or not) began */
-    double access[2];     /* m, source point in from's frame (last valid observation) */
-    double land[2];       /* m, landing point in to's frame (last valid observation) */
+    double access[2];     /* m, source point in from's frame (slowest valid observation, latest on ties) */
+    double land[2];       /* m, landing point in to's frame (same observation) */
+    double access_speed;  /* m/s, relative speed of the faces at that observation */
 } tpNavSpaceEdge;
 
 /// Counters and cumulative wall-clock times (reporting only; never used by the planner).
