@@ -584,7 +584,8 @@ bool tpNavSpace_Update(tpNavSpace *sp, double t, const tpNavSpaceBody *bodies, c
     /* phase 2, the graph: rising edges (new periods), observations, falling edges */
     if (!tpSpaceGrow((void **)&sp->edge_now, &sp->cap_now, sp->nedges + nhits, 1))
         nhits = 0;
-    memset(sp->edge_now, 0, (size_t)sp->cap_now);
+    if (sp->cap_now > 0) /* nothing allocated before the first edge */
+        memset(sp->edge_now, 0, (size_t)sp->cap_now);
     for (int k = 0; k < nhits; k++) {
         const tpSpaceHit *h = &sp->hits[k];
         int idx = sp->edge_of[(size_t)h->i * (size_t)n + (size_t)h->j];
