@@ -16,18 +16,16 @@
 --   robot    box 0.4 m, 2 kg, planar force <= 20 N, starts at (-1.5, 0)
 --   goal     robot centre in x [4, 5.4], y [-1.3, 1.3] on the far pad, slower than 0.3 m/s
 local tp = require "tp"
+local rider = require "rider" -- domains/lib/rider.lua: materials, robot, tactic
 
 return tp.domain {
   name = "bridge",
   description = "cross a gap on a sliding plank, then pass a moving sweeper (ride: Lopez 2011)",
   dt = 1 / 60,
   gravity = {0, 0, -9.81},
-  materials = {
-    tp.material { name = "ground", friction = 0.8 },
-    tp.material { name = "robot", friction = 0.4 },
-  },
+  materials = rider.materials(0.4),
   bodies = {
-    tp.plane { name = "pit", normal = {0, 0, 1}, offset = -1, material = "ground", color = {0.3, 0.3, 0.32, 1} },
+    rider.pit(),
     tp.box { name = "start", class = "static", size = {3, 3, 1}, pos = {-1.5, 0, -0.5}, material = "ground",
              color = {0.8, 0.78, 0.7, 1} },
     tp.box { name = "far", class = "static", size = {4, 3, 1}, pos = {3.6, 0, -0.5}, material = "ground",
@@ -38,19 +36,9 @@ return tp.domain {
     tp.box { name = "sweeper", class = "foreign", size = {0.4, 0.4, 0.6}, pos = {3, -1.1, 0.3}, material = "ground",
              color = {0.8, 0.2, 0.2, 1},
              motion = tp.waypoints { points = {{0, 0, 0}, {0, 2.2, 0}}, speed = 0.5, pause = 0.5, loop = "pingpong" } },
-    tp.box { name = "robot", class = "active", size = {0.4, 0.4, 0.4}, mass = 2, pos = {-1.5, 0, 0.2},
-             max_force = 20, max_torque = 2, planar = true, material = "robot", color = {0.2, 0.3, 0.8, 1} },
+    rider.robot(-1.5, 0),
   },
-  tactics = {
-    tp.tactic {
-      name = "crosser", body = "robot", start = "ride",
-      skills = {
-        tp.skill.ride { name = "ride", body = "robot", point = tp.uniform({4.2, -1, 0}, {5.2, 1, 0}),
-                        duration = tp.uniform(0, 0.5), max_speed = 1.0, tolerance = 0.05 },
-      },
-      transitions = { ride = { ride = 1 } },
-    },
-  },
+  tactics = { rider.tactic(tp.uniform({4.2, -1, 0}, {5.2, 1, 0}), tp.uniform(0, 0.5)) },
   goal = tp.all {
     tp.inside { body = "robot", min = {4, -1.3, 0.15}, max = {5.4, 1.3, 0.3} },
     tp.slower { body = "robot", speed = 0.3 },

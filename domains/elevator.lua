@@ -16,18 +16,16 @@
 --   robot    box 0.4 m, 2 kg, planar force <= 20 N, starts at (-2, 0)
 --   goal     robot on the ledge: centre in x [6.5, 9], y [-1.5, 1.5], z [2.0, 2.6], slower than 0.3 m/s
 local tp = require "tp"
+local rider = require "rider" -- domains/lib/rider.lua: materials, robot, tactic
 
 return tp.domain {
   name = "elevator",
   description = "reach a ledge only an elevator with pauses reaches (ride: Lopez 2011 space-time planner)",
   dt = 1 / 60,
   gravity = {0, 0, -9.81},
-  materials = {
-    tp.material { name = "ground", friction = 0.8 },
-    tp.material { name = "robot", friction = 0.8 },
-  },
+  materials = rider.materials(),
   bodies = {
-    tp.plane { name = "pit", normal = {0, 0, 1}, offset = -1, material = "ground", color = {0.3, 0.3, 0.32, 1} },
+    rider.pit(),
     tp.box { name = "floor", class = "static", size = {8, 4, 1}, pos = {0, 0, -0.5}, material = "ground",
              color = {0.8, 0.78, 0.7, 1} },
     tp.box { name = "lift", class = "foreign", size = {1.2, 1.2, 0.1}, pos = {4.7, 0, -0.05}, material = "ground",
@@ -35,19 +33,9 @@ return tp.domain {
              motion = tp.waypoints { points = {{0, 0, 0}, {0, 0, 2}}, speed = 1, pause = 1.5, loop = "pingpong" } },
     tp.box { name = "ledge", class = "static", size = {4, 4, 3}, pos = {7.4, 0, 0.5}, material = "ground",
              color = {0.7, 0.75, 0.8, 1} },
-    tp.box { name = "robot", class = "active", size = {0.4, 0.4, 0.4}, mass = 2, pos = {-2, 0, 0.2},
-             max_force = 20, max_torque = 2, planar = true, material = "robot", color = {0.2, 0.3, 0.8, 1} },
+    rider.robot(-2, 0),
   },
-  tactics = {
-    tp.tactic {
-      name = "climber", body = "robot", start = "ride",
-      skills = {
-        tp.skill.ride { name = "ride", body = "robot", point = tp.uniform({7, -1, 2}, {8.5, 1, 2}),
-                        duration = tp.uniform(0, 0.6), max_speed = 1.0, tolerance = 0.05 },
-      },
-      transitions = { ride = { ride = 1 } },
-    },
-  },
+  tactics = { rider.tactic(tp.uniform({7, -1, 2}, {8.5, 1, 2}), tp.uniform(0, 0.6)) },
   goal = tp.all {
     tp.inside { body = "robot", min = {6.5, -1.5, 2.0}, max = {9, 1.5, 2.6} },
     tp.slower { body = "robot", speed = 0.3 },

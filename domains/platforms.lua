@@ -14,6 +14,7 @@
 --   robot    box 0.4 m, 2 kg, planar force <= 20 N, starts at (-1.5, 0)
 --   goal     robot on the goal pad (centre y >= 4.1, z in [0.15, 0.3]), slower than 0.3 m/s
 local tp = require "tp"
+local rider = require "rider" -- domains/lib/rider.lua: materials, robot, tactic
 
 local function pad(name, x0, y0, x1, y1)
   return tp.box { name = name, class = "static", size = {x1 - x0, y1 - y0, 1}, pos = {(x0 + x1) / 2, (y0 + y1) / 2, -0.5},
@@ -31,29 +32,16 @@ return tp.domain {
   description = "cross a pit on two moving platforms that meet the pads and each other (ride: Lopez 2011)",
   dt = 1 / 60,
   gravity = {0, 0, -9.81},
-  materials = {
-    tp.material { name = "ground", friction = 0.8 },
-    tp.material { name = "robot", friction = 0.8 },
-  },
+  materials = rider.materials(),
   bodies = {
-    tp.plane { name = "pit", normal = {0, 0, 1}, offset = -1, material = "ground", color = {0.3, 0.3, 0.32, 1} },
+    rider.pit(),
     pad("start", -3, -1.5, 0, 1.5),
     pad("goal", 3.5, 3.7, 6.5, 6.7),
     platform("a", {0.7, 0, -0.05}, {{0, 0, 0}, {3, 0, 0}}),
     platform("b", {5, 3, -0.05}, {{0, 0, 0}, {0, -3, 0}}),
-    tp.box { name = "robot", class = "active", size = {0.4, 0.4, 0.4}, mass = 2, pos = {-1.5, 0, 0.2},
-             max_force = 20, max_torque = 2, planar = true, material = "robot", color = {0.2, 0.3, 0.8, 1} },
+    rider.robot(-1.5, 0),
   },
-  tactics = {
-    tp.tactic {
-      name = "crosser", body = "robot", start = "ride",
-      skills = {
-        tp.skill.ride { name = "ride", body = "robot", point = tp.uniform({4, 4.5, 0}, {6, 6, 0}),
-                        duration = tp.uniform(0, 0.5), max_speed = 1.0, tolerance = 0.05 },
-      },
-      transitions = { ride = { ride = 1 } },
-    },
-  },
+  tactics = { rider.tactic(tp.uniform({4, 4.5, 0}, {6, 6, 0}), tp.uniform(0, 0.5)) },
   goal = tp.all {
     tp.inside { body = "robot", min = {3.6, 4.1, 0.15}, max = {6.4, 6.6, 0.3} },
     tp.slower { body = "robot", speed = 0.3 },

@@ -285,6 +285,15 @@ static void tplPushPoints(lua_State *L, const double *pts, int n)
     }
 }
 
+/* Sets field `key` of the table on top of the stack to the pair {xy[0], xy[1]}. */
+static void tplSetPair(lua_State *L, const char *key, const double xy[2])
+{
+    tplPushPoints(L, xy, 1);
+    lua_rawgeti(L, -1, 1);
+    lua_setfield(L, -3, key);
+    lua_pop(L, 1);
+}
+
 static const char *const tplPlanFields[] = {"algo", "diag", "smooth", NULL};
 
 /* g:plan(start, goal [, {algo, diag, smooth}]) -> path table or nil, reason */
@@ -352,18 +361,9 @@ static int tplGridInfo(lua_State *L)
     const tpNavGridDef *d = tpNavGrid_Def(tplCheckGrid(L, 1));
     lua_createtable(L, 0, 5);
     double o[2] = {d->x0, d->y0}, sz[2] = {d->nx, d->ny}, band[2] = {d->z_min, d->z_max};
-    tplPushPoints(L, o, 1);
-    lua_rawgeti(L, -1, 1);
-    lua_setfield(L, -3, "origin");
-    lua_pop(L, 1);
-    tplPushPoints(L, sz, 1);
-    lua_rawgeti(L, -1, 1);
-    lua_setfield(L, -3, "size");
-    lua_pop(L, 1);
-    tplPushPoints(L, band, 1);
-    lua_rawgeti(L, -1, 1);
-    lua_setfield(L, -3, "band");
-    lua_pop(L, 1);
+    tplSetPair(L, "origin", o);
+    tplSetPair(L, "size", sz);
+    tplSetPair(L, "band", band);
     lua_pushnumber(L, d->cell);
     lua_setfield(L, -2, "cell");
     lua_pushnumber(L, d->radius);
@@ -635,14 +635,8 @@ static int tplCrowdPed(lua_State *L)
         tplError(L, "crowd:ped: index %lld out of 1..%d", (long long)k, tpNavCrowd_Count(c));
     const tpNavPed *p = tpNavCrowd_Ped(c, (int)k - 1);
     lua_createtable(L, 0, 4);
-    tplPushPoints(L, p->pos, 1);
-    lua_rawgeti(L, -1, 1);
-    lua_setfield(L, -3, "pos");
-    lua_pop(L, 1);
-    tplPushPoints(L, p->dir, 1);
-    lua_rawgeti(L, -1, 1);
-    lua_setfield(L, -3, "dir");
-    lua_pop(L, 1);
+    tplSetPair(L, "pos", p->pos);
+    tplSetPair(L, "dir", p->dir);
     lua_pushinteger(L, p->goal + 1);
     lua_setfield(L, -2, "goal");
     lua_pushnumber(L, p->speed_factor);
@@ -787,14 +781,8 @@ static void tplPushEdge(lua_State *L, const tpNavSpace *sp, const tpNavSpaceEdge
     else
         lua_pushnil(L);
     lua_setfield(L, -2, "cost");
-    tplPushPoints(L, e->access, 1);
-    lua_rawgeti(L, -1, 1);
-    lua_setfield(L, -3, "access");
-    lua_pop(L, 1);
-    tplPushPoints(L, e->land, 1);
-    lua_rawgeti(L, -1, 1);
-    lua_setfield(L, -3, "land");
-    lua_pop(L, 1);
+    tplSetPair(L, "access", e->access);
+    tplSetPair(L, "land", e->land);
 }
 
 static int tplSurfaceArg(lua_State *L, const tpNavSpace *sp, int idx, const char *what)
@@ -947,10 +935,7 @@ static int tplSpaceAgentStep(lua_State *L)
         lua_rawseti(L, -2, k + 1);
     }
     lua_setfield(L, -2, "pos");
-    tplPushPoints(L, a->local, 1);
-    lua_rawgeti(L, -1, 1);
-    lua_setfield(L, -3, "local");
-    lua_pop(L, 1);
+    tplSetPair(L, "local", a->local);
     lua_pushinteger(L, a->replans);
     lua_setfield(L, -2, "replans");
     lua_pushinteger(L, a->transfers);
