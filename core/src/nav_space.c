@@ -23,7 +23,7 @@ typedef struct tpRect {
 
 /* A relation detected by an update (phase 1), applied to the graph in phase 2. */
 typedef struct tpSpaceHit {
-    int i, j;            /* from, to */
+    int i, j; /* from, to */
     tpNavRelation kind;
     double ps[2], pt[2]; /* m, world access and landing points */
 } tpSpaceHit;
@@ -35,29 +35,29 @@ struct tpNavSpace {
     int n;                  /* bodies */
     tpNavSpaceBody *bodies; /* last observation, n */
     bool observed;
-    double t;               /* s, time of the last observation */
-    double t_first;         /* s, time of the first observation */
+    double t;       /* s, time of the last observation */
+    double t_first; /* s, time of the first observation */
     long long nupdates;
-    int *edge_of;           /* n*n: edge index of (from, to), -1 none */
+    int *edge_of; /* n*n: edge index of (from, to), -1 none */
     tpNavSpaceEdge *edges;
     int nedges, cap_edges;
-    tpSpaceHit *hits;       /* relations of the current update (scratch) */
+    tpSpaceHit *hits; /* relations of the current update (scratch) */
     int cap_hits;
-    uint8_t *edge_now;      /* per edge: seen valid in the current update (scratch) */
+    uint8_t *edge_now; /* per edge: seen valid in the current update (scratch) */
     int cap_now;
-    int *obst;              /* per surface, the obstructing bodies: obst[s*n .. s*n + nobst[s]) */
-    int *nobst;             /* n */
+    int *obst;  /* per surface, the obstructing bodies: obst[s*n .. s*n + nobst[s]) */
+    int *nobst; /* n */
     tpNavSpaceStats stats;
     /* local search scratch (reused) */
-    int *target_of;      /* per cell: -2 none, -1 goal, else edge index */
+    int *target_of; /* per cell: -2 none, -1 goal, else edge index */
     size_t cap_cells;
-    uint8_t *closed;     /* bitset over (cell, min(tick, H)) */
-    size_t cap_closed;   /* bytes */
+    uint8_t *closed;                 /* bitset over (cell, min(tick, H)) */
+    size_t cap_closed;               /* bytes */
     int *n_cell, *n_tick, *n_parent; /* node pool */
     double *n_g;
     int cap_nodes;
-    int *heap;      /* open list: node indices (cap_nodes) */
-    double *heap_f; /* their f = g + h */
+    int *heap;              /* open list: node indices (cap_nodes) */
+    double *heap_f;         /* their f = g + h */
     struct tpTickObs *tobs; /* per search tick (H + 1) x obstructing bodies, see tpTickBlocked */
     tpRect *tsurf;          /* per search tick: the surface's face */
     uint8_t *tready;        /* per search tick: computed */
@@ -121,21 +121,29 @@ static bool tpSpaceCheckDef(const tpNavSpaceDef *d, char *err, size_t errlen)
         const char *name;
         double v, lo, hi;
     } f[] = {
-        {"height", d->height, 1e-6, TP_MAX_SIZE},         {"radius", d->radius, 0, TP_MAX_SIZE},
-        {"edge", d->edge, 0, TP_MAX_SIZE},                {"step_up", d->step_up, 0, TP_MAX_SIZE},
-        {"step_down", d->step_down, 0, TP_MAX_SIZE},      {"step_gap", d->step_gap, 0, TP_MAX_SIZE},
-        {"jump_vz", d->jump_vz, 0, TP_MAX_SPEED},         {"jump_vh", d->jump_vh, 0, TP_MAX_SPEED},
-        {"land_speed", d->land_speed, 0, TP_MAX_SPEED},   {"gravity", d->gravity, 1e-6, 1e6},
-        {"speed", d->speed, 1e-6, TP_MAX_SPEED},          {"cell", d->cell, 1e-4, TP_MAX_SIZE},
-        {"horizon", d->horizon, 0, 1e6},                  {"min_valid", d->min_valid, 0, 1e9},
-        {"max_rel_speed", d->max_rel_speed, 0, TP_MAX_SPEED}, {"epsilon", d->epsilon, 0, 1e9},
-        {"check_time", d->check_time, 0, 1e6},            {"max_nodes", d->max_nodes, 1, 1e8},
+        {"height", d->height, 1e-6, TP_MAX_SIZE},
+        {"radius", d->radius, 0, TP_MAX_SIZE},
+        {"edge", d->edge, 0, TP_MAX_SIZE},
+        {"step_up", d->step_up, 0, TP_MAX_SIZE},
+        {"step_down", d->step_down, 0, TP_MAX_SIZE},
+        {"step_gap", d->step_gap, 0, TP_MAX_SIZE},
+        {"jump_vz", d->jump_vz, 0, TP_MAX_SPEED},
+        {"jump_vh", d->jump_vh, 0, TP_MAX_SPEED},
+        {"land_speed", d->land_speed, 0, TP_MAX_SPEED},
+        {"gravity", d->gravity, 1e-6, 1e6},
+        {"speed", d->speed, 1e-6, TP_MAX_SPEED},
+        {"cell", d->cell, 1e-4, TP_MAX_SIZE},
+        {"horizon", d->horizon, 0, 1e6},
+        {"min_valid", d->min_valid, 0, 1e9},
+        {"max_rel_speed", d->max_rel_speed, 0, TP_MAX_SPEED},
+        {"epsilon", d->epsilon, 0, 1e9},
+        {"check_time", d->check_time, 0, 1e6},
+        {"max_nodes", d->max_nodes, 1, 1e8},
     };
     for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
         if (!(f[k].v >= f[k].lo && f[k].v <= f[k].hi)) {
             if (err && errlen)
-                snprintf(err, errlen, "%s: expected a number in [%g, %g], got %g", f[k].name, f[k].lo, f[k].hi,
-                         f[k].v);
+                snprintf(err, errlen, "%s: expected a number in [%g, %g], got %g", f[k].name, f[k].lo, f[k].hi, f[k].v);
             return false;
         }
     if (d->step_up >= d->height)
@@ -206,11 +214,26 @@ void tpNavSpace_Destroy(tpNavSpace *sp)
     free(sp);
 }
 
-const tpNavSpaceDef *tpNavSpace_Def(const tpNavSpace *sp) { return &sp->def; }
-int tpNavSpace_BodyCount(const tpNavSpace *sp) { return sp->n; }
-const tpNavSpaceStats *tpNavSpace_Stats(const tpNavSpace *sp) { return &sp->stats; }
-void tpNavSpace_ResetStats(tpNavSpace *sp) { memset(&sp->stats, 0, sizeof sp->stats); }
-int tpNavSpace_EdgeCount(const tpNavSpace *sp) { return sp->nedges; }
+const tpNavSpaceDef *tpNavSpace_Def(const tpNavSpace *sp)
+{
+    return &sp->def;
+}
+int tpNavSpace_BodyCount(const tpNavSpace *sp)
+{
+    return sp->n;
+}
+const tpNavSpaceStats *tpNavSpace_Stats(const tpNavSpace *sp)
+{
+    return &sp->stats;
+}
+void tpNavSpace_ResetStats(tpNavSpace *sp)
+{
+    memset(&sp->stats, 0, sizeof sp->stats);
+}
+int tpNavSpace_EdgeCount(const tpNavSpace *sp)
+{
+    return sp->nedges;
+}
 
 size_t tpNavSpace_Bytes(const tpNavSpace *sp)
 {
@@ -242,7 +265,10 @@ const tpNavSpaceEdge *tpNavSpace_FindEdge(const tpNavSpace *sp, int from, int to
 /* ------------------------------------------------------------------------------------------ */
 /* Geometry                                                                                    */
 
-static double tpClampD(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+static double tpClampD(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
 
 /* Body k extrapolated by s seconds (s >= 0, clamped to the horizon by the callers). */
 static void tpBodyAt(const tpNavSpaceBody *b, double s, double c[3], double *yaw)
@@ -451,7 +477,10 @@ bool tpNavSpace_IsSurface(const tpNavSpace *sp, int k)
 }
 
 /* Horizontal bounding radius of a body's footprint about its centre. */
-static double tpFootRadius(const tpNavSpaceBody *b) { return hypot(b->half[0], b->half[1]); }
+static double tpFootRadius(const tpNavSpaceBody *b)
+{
+    return hypot(b->half[0], b->half[1]);
+}
 
 /* Does body o obstruct surface s over the horizon (swept bounds)? */
 static bool tpObstructs(const tpNavSpace *sp, const tpNavSpaceBody *s, const tpNavSpaceBody *o)
@@ -629,7 +658,10 @@ bool tpNavSpace_Update(tpNavSpace *sp, double t, const tpNavSpaceBody *bodies, c
     return true;
 }
 
-bool tpNavSpace_EdgePeriodic(const tpNavSpaceEdge *e) { return e->nvalid >= 1 && e->ninvalid >= 1; }
+bool tpNavSpace_EdgePeriodic(const tpNavSpaceEdge *e)
+{
+    return e->nvalid >= 1 && e->ninvalid >= 1;
+}
 
 double tpNavSpace_EdgeCost(const tpNavSpace *sp, const tpNavSpaceEdge *e)
 {
@@ -889,8 +921,8 @@ static bool tpSpaceNodes(tpNavSpace *sp, int need)
     int c = sp->cap_nodes ? sp->cap_nodes : 1024;
     while (c < need)
         c *= 2;
-    void **arrs[6] = {(void **)&sp->n_cell, (void **)&sp->n_tick, (void **)&sp->n_parent, (void **)&sp->heap,
-                      (void **)&sp->n_g, (void **)&sp->heap_f};
+    void **arrs[6] = {(void **)&sp->n_cell, (void **)&sp->n_tick, (void **)&sp->n_parent,
+                      (void **)&sp->heap,   (void **)&sp->n_g,    (void **)&sp->heap_f};
     for (int k = 0; k < 6; k++) {
         void *q = realloc(*arrs[k], (size_t)c * (k < 4 ? sizeof(int) : sizeof(double)));
         if (!q)
@@ -1155,7 +1187,10 @@ void tpNavSpaceAgent_Init(tpNavSpaceAgent *a, int surface, const double p[2], in
     a->mode = TP_NAV_AGENT_NO_ROUTE;
 }
 
-void tpNavSpaceAgent_Free(tpNavSpaceAgent *a) { tpNavSpacePath_Free(&a->path); }
+void tpNavSpaceAgent_Free(tpNavSpaceAgent *a)
+{
+    tpNavSpacePath_Free(&a->path);
+}
 
 /* Routes from the agent's surface and plans the local path to the goal or to the next edge's
  * access point. Leaves the agent in WALK, or NO_ROUTE when either level fails. */
@@ -1227,7 +1262,9 @@ static bool tpAgentTryTransfer(tpNavSpace *sp, tpNavSpaceAgent *a)
     a->tr_t0 = a->t;
     a->tr_time = T;
     a->tr_to = j;
-    double vz = kind == TP_NAV_REL_JUMP ? sqrt(fmin(d->jump_vz * d->jump_vz, d->land_speed * d->land_speed + 2 * d->gravity * dz2)) : 0;
+    double vz = kind == TP_NAV_REL_JUMP
+                    ? sqrt(fmin(d->jump_vz * d->jump_vz, d->land_speed * d->land_speed + 2 * d->gravity * dz2))
+                    : 0;
     double peak = vz * vz / (2 * d->gravity); /* apex above the take-off */
     a->tr_apex = kind == TP_NAV_REL_JUMP ? fmax(0, peak - fmax(0, dz2) / 2) : 0;
     return true;

@@ -690,8 +690,8 @@ static int tplSpaceNew(lua_State *L)
         const char *what = "tp.nav.space: ";
         luaL_checktype(L, 2, LUA_TTABLE);
         tplCheckFields(L, 2, "tp.nav.space options", tplSpaceFields, 0);
-        double *p[] = {&d.height,  &d.radius,  &d.edge,  &d.step_up, &d.step_down, &d.step_gap, NULL,
-                       &d.jump_vz, &d.jump_vh, &d.land_speed, &d.gravity, &d.speed, &d.cell, &d.horizon,
+        double *p[] = {&d.height,  &d.radius,    &d.edge,          &d.step_up, &d.step_down, &d.step_gap, NULL,
+                       &d.jump_vz, &d.jump_vh,   &d.land_speed,    &d.gravity, &d.speed,     &d.cell,     &d.horizon,
                        NULL,       &d.min_valid, &d.max_rel_speed, &d.epsilon, &d.check_time};
         for (int i = 0; tplSpaceFields[i]; i++)
             if (p[i])
@@ -810,8 +810,8 @@ static int tplSpaceEdges(lua_State *L)
 static int tplSpaceEdge(lua_State *L)
 {
     tpNavSpace *sp = tplCheckSpace(L, 1);
-    const tpNavSpaceEdge *e = tpNavSpace_FindEdge(sp, tplSurfaceArg(L, sp, 2, "space:edge: from"),
-                                                  tplSurfaceArg(L, sp, 3, "space:edge: to"));
+    const tpNavSpaceEdge *e =
+        tpNavSpace_FindEdge(sp, tplSurfaceArg(L, sp, 2, "space:edge: from"), tplSurfaceArg(L, sp, 3, "space:edge: to"));
     if (e)
         tplPushEdge(L, sp, e);
     else
@@ -1164,10 +1164,9 @@ void tplOpenNav(lua_State *L)
     tplNewClass(L, TPL_NAVCROWD, crowd_methods, tplCrowdGc);
     static const luaL_Reg tree_methods[] = {{"clips", tplTreeClips}, {NULL, NULL}};
     tplNewClass(L, TPL_NAVTREE, tree_methods, tplTreeGc);
-    static const luaL_Reg space_methods[] = {{"update", tplSpaceUpdate}, {"edges", tplSpaceEdges},
-                                             {"edge", tplSpaceEdge},     {"route", tplSpaceRoute},
-                                             {"locate", tplSpaceLocate}, {"stats", tplSpaceStats},
-                                             {"agent", tplSpaceAgentNew}, {NULL, NULL}};
+    static const luaL_Reg space_methods[] = {
+        {"update", tplSpaceUpdate}, {"edges", tplSpaceEdges}, {"edge", tplSpaceEdge},      {"route", tplSpaceRoute},
+        {"locate", tplSpaceLocate}, {"stats", tplSpaceStats}, {"agent", tplSpaceAgentNew}, {NULL, NULL}};
     tplNewClass(L, TPL_NAVSPACE, space_methods, tplSpaceGc);
     static const luaL_Reg agent_methods[] = {{"step", tplSpaceAgentStep}, {NULL, NULL}};
     tplNewClass(L, TPL_NAVSPACEAGENT, agent_methods, tplSpaceAgentGc);

@@ -35,11 +35,11 @@
 #include "tp/base.h"
 #include "tp/nav.h"
 
-#define RIDE_WATCH 24.0 /* s of observation before a decision */
+#define RIDE_WATCH 24.0  /* s of observation before a decision */
 #define RIDE_OBS_DT 0.05 /* s between observations */
-#define RIDE_IDLE 1.0   /* s: a segment with no route ends after this */
-#define RIDE_STEP 0.05  /* m: largest height difference walked across (flush faces only) */
-#define RIDE_GAP 0.25   /* m: largest gap between two faces walked across */
+#define RIDE_IDLE 1.0    /* s: a segment with no route ends after this */
+#define RIDE_STEP 0.05   /* m: largest height difference walked across (flush faces only) */
+#define RIDE_GAP 0.25    /* m: largest gap between two faces walked across */
 #define RIDE_MAX_BODIES 256
 #define RIDE_ARRIVE 0.05 /* m: at the access point when this close */
 #define RIDE_LEG 0.5     /* s: a detour or a wait of the local plan is followed this long, then replanned */
@@ -52,8 +52,8 @@ static tpNavSpaceDef ride_def(const tpSkillDef *sk, const tpSkillCall *call)
     tpNavSpaceDef d = tpDefaultNavSpaceDef();
     const tpBodyDef *b = tpWorld_Body(call->world, sk->body);
     d.radius = tpCtl_Radius(call->world, sk->body);
-    d.height = b->shape == TP_SHAPE_BOX      ? b->size[2]
-               : b->shape == TP_SHAPE_SPHERE ? 2 * b->size[0]
+    d.height = b->shape == TP_SHAPE_BOX       ? b->size[2]
+               : b->shape == TP_SHAPE_SPHERE  ? 2 * b->size[0]
                : b->shape == TP_SHAPE_CAPSULE ? b->size[1] + 2 * b->size[0]
                                               : b->size[1];
     d.edge = d.radius + 0.05;
@@ -147,8 +147,7 @@ static int ride_locate(const tpNavSpace *sp, const double w[3], double l[2])
  * body goes straight (V[11] = -1); otherwise it follows the plan's point RIDE_LEG s ahead (V[12],
  * V[10]) and the segment ends at that time (V[11]) so that the next decision replans. No plan
  * (every target obstructed): straight, the contacts will tell. */
-static void ride_leg(tpNavSpace *sp, int from, const double start[2], double t, const double *goal, int edge,
-                     double *V)
+static void ride_leg(tpNavSpace *sp, int from, const double start[2], double t, const double *goal, int edge, double *V)
 {
     V[11] = -1;
     V[12] = V[4], V[10] = V[5];

@@ -9,7 +9,7 @@
 
 /* Ping-pong between a and b at speed v with a pause at each end: position and velocity at t. */
 static inline void pingpong(const double a[3], const double b[3], double v, double pause, double phase, double t,
-                     double p[3], double vel[3])
+                            double p[3], double vel[3])
 {
     double len = sqrt((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]));
     double tm = len / v, T = 2 * (tm + pause), u = fmod(t + phase, T), s, dir = 0;
@@ -28,7 +28,7 @@ static inline void pingpong(const double a[3], const double b[3], double v, doub
 }
 
 static inline void mover(tpNavSpaceBody *b, const double a[3], const double e[3], double v, double pause, double phase,
-                  double t)
+                         double t)
 {
     pingpong(a, e, v, pause, phase, t, b->center, b->vel);
 }
@@ -37,14 +37,14 @@ enum { PL_START = 0, PL_P1, PL_P2, PL_P3, PL_GOAL, PL_N };
 
 static inline int platforms(double t, tpNavSpaceBody *b)
 {
-    b[PL_START] = tpNavSpace_Box(-1, 0, -0.5, 1, 1, 0.5, 0);   /* face x in [-2, 0], top 0 */
-    b[PL_P1] = tpNavSpace_Box(0, 0, 0, 0.5, 0.5, 0.05, 0);     /* slides along x */
+    b[PL_START] = tpNavSpace_Box(-1, 0, -0.5, 1, 1, 0.5, 0); /* face x in [-2, 0], top 0 */
+    b[PL_P1] = tpNavSpace_Box(0, 0, 0, 0.5, 0.5, 0.05, 0);   /* slides along x */
     mover(&b[PL_P1], (double[3]){0.9, 0, -0.05}, (double[3]){2.4, 0, -0.05}, 0.5, 1, 0, t);
-    b[PL_P2] = tpNavSpace_Box(0, 0, 0, 0.5, 0.5, 0.05, 0);     /* slides along y */
+    b[PL_P2] = tpNavSpace_Box(0, 0, 0, 0.5, 0.5, 0.05, 0); /* slides along y */
     mover(&b[PL_P2], (double[3]){3.5, 0, -0.05}, (double[3]){3.5, 3, -0.05}, 0.5, 1, 1.3, t);
-    b[PL_P3] = tpNavSpace_Box(0, 0, 0, 0.5, 0.5, 0.05, 0);     /* lifts from 0 to 1 m */
+    b[PL_P3] = tpNavSpace_Box(0, 0, 0, 0.5, 0.5, 0.05, 0); /* lifts from 0 to 1 m */
     mover(&b[PL_P3], (double[3]){3.5, 4.2, -0.05}, (double[3]){3.5, 4.2, 0.95}, 0.5, 1, 0.7, t);
-    b[PL_GOAL] = tpNavSpace_Box(3.5, 6, 0.5, 1, 1, 0.5, 0);    /* face y in [5, 7], top 1 */
+    b[PL_GOAL] = tpNavSpace_Box(3.5, 6, 0.5, 1, 1, 0.5, 0); /* face y in [5, 7], top 1 */
     return PL_N;
 }
 

@@ -39,9 +39,9 @@ static double lift_top(double t, double *vz)
 
 static void elevator_scene(double t, tpNavSpaceBody b[NBODIES])
 {
-    b[FLOOR] = tpNavSpace_Box(2, 0, -0.5, 2, 2, 0.5, 0);     /* x in [0, 4], top 0 */
-    b[FLOOR_B] = tpNavSpace_Box(-2, 0, -0.5, 2, 2, 0.5, 0);  /* x in [-4, 0]: always next to FLOOR */
-    b[LEDGE] = tpNavSpace_Box(6.6, 0, 1, 1.4, 2, 1, 0);      /* x in [5.2, 8], top 2 */
+    b[FLOOR] = tpNavSpace_Box(2, 0, -0.5, 2, 2, 0.5, 0);    /* x in [0, 4], top 0 */
+    b[FLOOR_B] = tpNavSpace_Box(-2, 0, -0.5, 2, 2, 0.5, 0); /* x in [-4, 0]: always next to FLOOR */
+    b[LEDGE] = tpNavSpace_Box(6.6, 0, 1, 1.4, 2, 1, 0);     /* x in [5.2, 8], top 2 */
     double vz, top = lift_top(t, &vz);
     b[LIFT] = tpNavSpace_Box(4.6, 0, top - 0.05, 0.5, 0.5, 0.05, 0); /* x in [4.1, 5.1] */
     b[LIFT].vel[2] = vz;
