@@ -27,6 +27,7 @@ struct tpPlanner {
 
     int32_t *solutions; /* goal leaves in the order found */
     double *costs;      /* their costs (filled after the search) */
+    int64_t *sol_iters; /* the iteration (1-based) that found each */
     int nsolutions;
 
     bool ran;
@@ -159,6 +160,7 @@ void tpDestroyPlanner(tpPlanner *planner)
     free(planner->y);
     free(planner->solutions);
     free(planner->costs);
+    free(planner->sol_iters);
     free(planner);
 }
 
@@ -258,7 +260,7 @@ static bool choose_best(tpPlanner *pl)
     return true;
 }
 
-static bool push_solution(tpPlanner *pl, int32_t node, double t_start)
+static bool push_solution(tpPlanner *pl, int32_t node, int64_t iter, double t_start)
 {
     if (pl->nsolutions == 0) {
         pl->result.stats.t_first = tpClock_Now() - t_start;
@@ -267,10 +269,12 @@ static bool push_solution(tpPlanner *pl, int32_t node, double t_start)
     /* K is known up front, so one allocation of K entries suffices. */
     if (!pl->solutions) {
         pl->solutions = malloc((size_t)pl->def.solutions * sizeof(int32_t));
-        if (!pl->solutions) {
+        pl->sol_iters = malloc((size_t)pl->def.solutions * sizeof(int64_t));
+        if (!pl->solutions || !pl->sol_iters) {
             return false;
         }
     }
+    pl->sol_iters[pl->nsolutions] = iter;
     pl->solutions[pl->nsolutions++] = node;
     return true;
 }
@@ -304,6 +308,7 @@ static void finish(tpPlanner *pl, tpPlanStatus status, double t_start)
     r->nsolutions = pl->nsolutions;
     r->solutions = pl->solutions;
     r->costs = pl->costs;
+    r->solution_iters = pl->sol_iters;
     r->stats.nodes = pl->tree->count;
     r->stats.solutions = pl->nsolutions;
     double now = tpClock_Now();
@@ -365,6 +370,9 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
         /* The timestamp is taken every iteration anyway, so the limit check costs nothing. */
         if (time_limit > 0.0 && t0 - t_start >= time_limit) {
             break;
+        }
+        if (def->iteration_bound && iter >= def->iteration_bound(def->iteration_bound_user)) {
+            break; /* another worker's solution needed fewer iterations (docs/parallel.md) */
         }
         if (def->progress && t0 >= next_progress) {
             st->iterations = iter;
@@ -446,7 +454,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
             tpTree_Commit(tree, src, flags);
             if (g) {
                 busy = false;
-                if (!push_solution(pl, slot, t_start)) {
+                if (!push_solution(pl, slot, iter + 1, t_start)) {
                     tpLog(TP_LOG_ERROR, "planner: out of memory");
                     status = TP_PLAN_ERROR;
                     break;

@@ -115,6 +115,9 @@ typedef struct tpCliPlanOpts {
     const char *source;          /* NULL: read the script file; else its text (source_len bytes) and
                                     the path only names it in messages (`tplan worker`: "job.lua") */
     size_t source_len;
+    /* OR-parallel workers (par.h): tpPlannerDef.iteration_bound and its user; NULL = none */
+    int64_t (*iteration_bound)(void *user);
+    void *iteration_bound_user;
 } tpCliPlanOpts;
 
 /// Takes a planner or script-limit option (code TP_OPT_PLANNER..TP_OPT_CALL_TIME_LIMIT, value from tpCli_NextOption):
@@ -156,6 +159,10 @@ bool tpCli_RecordRun(const tpCliRun *run, const char *path, tpPlanRecord *rec, c
 /// Writes the search tree file (docs/tree-format.md) of a run: every non-static body's position
 /// per node, the busy/goal flags and the chosen branch (res->best) marked. False after logging.
 bool tpCli_WriteTree(const tpDomain *domain, const tpTree *tree, const tpPlanResult *res, const char *path);
+/// The same for the result `res` of the run (run->res, or a selection of its solutions: the
+/// OR-parallel workers, par.h).
+bool tpCli_RecordResult(const tpCliRun *run, const char *path, const tpPlanResult *res, tpPlanRecord *rec,
+                        char *err, size_t errlen);
 
 /// `replay --check` of world w (replay_check.c): prints the deepest overlap of each touching
 /// pair (the `show` deepest) unless quiet. Returns the number of pairs that sank into static

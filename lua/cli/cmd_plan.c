@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "par.h"
 #include "tp/base.h"
 
 static void plan_usage(FILE *f)
@@ -22,6 +23,12 @@ static void plan_usage(FILE *f)
                "  --max-iters N       maximum planner iterations z\n"
                "  --time-limit S      stop after S seconds of wall time (0 = none)\n"
                "  --solutions K       many-worlds: keep planning until K solutions, keep the best\n"
+               "  --jobs N            N independent searches in N worker processes (1..256; default 1),\n"
+               "                      worker k seeded (seed + k * 0x9E3779B9) mod 2^32; the answer does\n"
+               "                      not depend on timing: the solution found in the fewest iterations,\n"
+               "                      ties to the lowest worker (docs/parallel.md); --jobs 1 = today's run\n"
+               "  --mpi               the same search with one worker per MPI rank (mpirun -np R tplan plan\n"
+               "                      ... --mpi): the same plan as --jobs R; rank 0 writes the files\n"
                "  --no-nn-index       BK-RRT: exact linear-scan nearest neighbour instead of the spatial\n"
                "                      index (same plan; for timing comparisons)\n"
                "  --memory-limit MB   memory the script's Lua state may hold (default 2048)\n"
@@ -62,7 +69,7 @@ static void on_progress(void *user, const tpPlanStats *s)
 }
 
 static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlanResult *res, const tpPlanRecord *rec,
-                          const tpProblem *problem, const char *out)
+                          size_t state_bytes, int action_dim, const char *out)
 {
     const tpPlanStats *s = &res->stats;
     const tpPlanWorld *w = &rec->worlds[rec->selected];
@@ -90,9 +97,12 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
            (long long)s->nodes, (long long)s->rejected, rec->memory_bytes / 1048576.0);
     struct rusage ru;
     double peak_mb = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : 0.0; /* Linux: KiB */
+    if (getrusage(RUSAGE_CHILDREN, &ru) == 0 && (double)ru.ru_maxrss / 1024.0 > peak_mb) {
+        peak_mb = (double)ru.ru_maxrss / 1024.0; /* --jobs: the largest worker */
+    }
     printf("memory     %.1f KB per node (state %zu B + action %zu B), peak resident %.1f MB\n",
-           s->nodes > 0 ? (double)rec->memory_bytes / (double)s->nodes / 1024.0 : 0.0, problem->state_bytes,
-           (size_t)problem->action_dim * sizeof(double), peak_mb);
+           s->nodes > 0 ? (double)rec->memory_bytes / (double)s->nodes / 1024.0 : 0.0, state_bytes,
+           (size_t)action_dim * sizeof(double), peak_mb);
     if (rec->nreports > 0) {
         printf("report    ");
         for (int i = 0; i < rec->nreports; ++i) {
@@ -115,15 +125,145 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
     }
 }
 
+/* The outputs of a command (what plan_parallel needs of tpCmd_Plan's options). */
+typedef struct PlanOutputs {
+    const char *out, *tree_out;
+    bool no_out, quiet, view;
+    long long view_quit;
+} PlanOutputs;
+
+/* --jobs N > 1 or --mpi: the OR-parallel search (par.h), then the same outputs as one run. With
+ * --tree or --view the winning worker's search runs again here (same seed, stopped at B: the same
+ * tree, deterministic) since the workers' trees stay in their processes. */
+static int plan_parallel(const char *path, const tpCliParams *params, const tpCliPlanOpts *o, int jobs, bool mpi,
+                         PlanOutputs po)
+{
+    tpParTask task = {path, params->items, params->n, o, jobs};
+    tpParOutcome oc;
+    memset(&oc, 0, sizeof oc);
+    char err[2048] = "";
+    int code;
+    if (mpi) {
+        int rank = 0, size = 1;
+        if (!tpMpi_Init(&rank, &size)) {
+            return TP_EXIT_BAD_INPUT;
+        }
+        task.nworkers = size;
+        code = tpMpi_Plan(&task, &oc, err, sizeof err);
+        if (rank != 0) {
+            code = tpMpi_Broadcast(code); /* every rank exits as rank 0 does */
+            tpPar_OutcomeFree(&oc);
+            tpMpi_Finalize();
+            return code;
+        }
+    } else {
+        code = tpPar_PlanFork(&task, &oc, err, sizeof err);
+    }
+    tpPlanRecord *rec = &oc.rec;
+    const char *out = po.no_out ? NULL : po.out, *tree_out = po.tree_out;
+    char default_out[512];
+    if (code != TP_EXIT_OK) {
+        tpCli_PrintError(err);
+    } else if (!out && !po.no_out) {
+        snprintf(default_out, sizeof default_out, "%s.plan.json", rec->domain_name);
+        out = default_out;
+        const tpCliFile dfiles[] = {
+            {"the domain script", path, false}, {"--tree", tree_out, true}, {"the plan file", out, true}};
+        if (!tpCli_CheckFiles(dfiles, 3)) {
+            code = TP_EXIT_BAD_INPUT;
+        }
+    }
+    if (code == TP_EXIT_OK && out && !tpPlanRecord_Write(rec, out, err, sizeof err)) {
+        tpLog(TP_LOG_ERROR, "cannot write plan: %s", err);
+        code = TP_EXIT_FAILURE;
+    }
+    const tpParSummary *win = code == TP_EXIT_OK ? &oc.workers[oc.owner] : NULL;
+    if (code == TP_EXIT_OK && (tree_out || po.view)) {
+        tpCliPlanOpts ro = *o;
+        ro.seed = true;
+        ro.seed_v = win->seed;
+        ro.iters = true;
+        ro.iters_v = oc.bound < rec->max_iters ? oc.bound : rec->max_iters;
+        tpCliRun run;
+        tpCliLive live;
+        memset(&live, 0, sizeof live);
+        ProgressState ps = {false, false, po.view ? &live : NULL};
+        if (po.view) {
+            live.run = &run;
+            live.domain_file = path;
+            live.def = tpDefaultViewerDef();
+            live.def.quit_after = (int)po.view_quit;
+        }
+        const tpCliProgress progress = {on_progress, &ps, 0.05};
+        int rc = tpCli_PlanRun(path, params->items, params->n, &ro, po.view ? &progress : NULL, &run, err, sizeof err);
+        if (rc != TP_EXIT_OK) {
+            tpCli_PrintError(err);
+            code = rc;
+        } else {
+            if (tree_out && !tpCli_WriteTree(run.domain, tpPlanner_Tree(run.planner), &run.res, tree_out)) {
+                code = TP_EXIT_FAILURE;
+            }
+            if (po.view) {
+                tpCliLive_Finish(&live, rec, tpPlanner_Tree(run.planner), &run.res);
+            }
+        }
+        tpCliLive_Free(&live);
+        tpCli_PlanRunFree(&run);
+    }
+    if (win && !po.quiet) {
+        const tpParSummary *sw = &oc.workers[oc.stats_worker];
+        tpPlannerDef pd = tpDefaultPlannerDef();
+        pd.kind = strcmp(rec->planner, "rrt") == 0 ? TP_PLANNER_RRT : TP_PLANNER_BGT;
+        pd.mu = rec->mu;
+        pd.seed = oc.workers[0].seed;
+        pd.max_iters = rec->max_iters;
+        pd.time_limit = rec->time_limit;
+        pd.solutions = rec->solutions_requested;
+        tpPlanResult res;
+        memset(&res, 0, sizeof res);
+        res.status = strcmp(rec->status, "solved") == 0 ? TP_PLAN_SOLVED : TP_PLAN_APPROXIMATE;
+        res.nsolutions = rec->nsolutions;
+        res.stats = sw->stats;
+        print_summary(path, &pd, &res, rec, (size_t)win->state_bytes, win->action_dim, code == TP_EXIT_OK ? out : NULL);
+        printf("workers    %d %s; ", oc.nworkers, mpi ? "MPI ranks" : "processes");
+        if (oc.bound < INT64_MAX) {
+            printf("B = %lld iterations to %d solution%s; ", (long long)oc.bound, pd.solutions,
+                   pd.solutions == 1 ? "" : "s");
+        } else {
+            printf("no worker reached %d solution%s; ", pd.solutions, pd.solutions == 1 ? "" : "s");
+        }
+        printf("selected: worker %d (seed %u)\n", oc.owner, win->seed);
+        for (int k = 0; k < oc.nworkers; ++k) {
+            const tpParSummary *w = &oc.workers[k];
+            printf("  worker %-3d seed %-10u %10lld iterations %9lld nodes %4d solution%s", k, w->seed,
+                   (long long)w->stats.iterations, (long long)w->stats.nodes, w->nsolutions,
+                   w->nsolutions == 1 ? " " : "s");
+            if (w->nsolutions > 0) {
+                printf("  first at iteration %lld", (long long)oc.iters[k][0]);
+            }
+            printf("%s\n", k == oc.owner ? "  <- selected" : "");
+        }
+    }
+    if (code == TP_EXIT_OK && strcmp(rec->status, "solved") != 0) {
+        code = TP_EXIT_APPROXIMATE;
+    }
+    tpPar_OutcomeFree(&oc);
+    if (mpi) {
+        code = tpMpi_Broadcast(code);
+        tpMpi_Finalize();
+    }
+    return code;
+}
+
 int tpCmd_Plan(int argc, char **argv)
 {
     const char *domain_arg = NULL, *out = NULL, *tree_out = NULL;
-    bool no_out = false, quiet = false, view = false;
-    long long view_quit = 0;
+    bool no_out = false, quiet = false, view = false, mpi = false;
+    long long view_quit = 0, jobs = 1;
     tpCliParams params = {0};
     tpCliPlanOpts o;
     memset(&o, 0, sizeof o);
-    enum { OPT_SET = TP_OPT_FIRST_FREE, OPT_NO_OUT, OPT_TREE, OPT_VIEW, OPT_VIEW_QUIT };
+    enum { OPT_SET = TP_OPT_FIRST_FREE, OPT_NO_OUT, OPT_TREE, OPT_VIEW, OPT_VIEW_QUIT, OPT_JOBS, OPT_MPI };
     static const struct option longopts[] = {
         TP_CLI_PLANNER_LONGOPTS,
         {"set", required_argument, NULL, OPT_SET},
@@ -132,6 +272,8 @@ int tpCmd_Plan(int argc, char **argv)
         {"tree", required_argument, NULL, OPT_TREE},
         {"view", no_argument, NULL, OPT_VIEW},
         {"view-quit-after", required_argument, NULL, OPT_VIEW_QUIT},
+        {"jobs", required_argument, NULL, OPT_JOBS},
+        {"mpi", no_argument, NULL, OPT_MPI},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -171,6 +313,14 @@ int tpCmd_Plan(int argc, char **argv)
         case OPT_TREE:
             tree_out = v;
             break;
+        case OPT_JOBS:
+            if (!tpCli_ParseInt("--jobs", v, 1, TP_PAR_MAX_WORKERS, &jobs)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            break;
+        case OPT_MPI:
+            mpi = true;
+            break;
         case OPT_VIEW_QUIT:
             if (!tpCli_ParseInt("--view-quit-after", v, 1, 1000000000, &view_quit)) {
                 return TP_EXIT_BAD_INPUT;
@@ -208,6 +358,14 @@ int tpCmd_Plan(int argc, char **argv)
     const tpCliFile files[] = {{"the domain script", path, false}, {"--out", out, true}, {"--tree", tree_out, true}};
     if (!tpCli_CheckFiles(files, 3)) {
         return TP_EXIT_BAD_INPUT;
+    }
+    if (mpi && jobs > 1) {
+        tpLog(TP_LOG_ERROR, "--mpi and --jobs: the number of workers is the number of MPI ranks (mpirun -np R)");
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (jobs > 1 || mpi) {
+        PlanOutputs po = {out, tree_out, no_out, quiet, view, view_quit};
+        return plan_parallel(path, &params, &o, (int)jobs, mpi, po);
     }
     char err[2048] = "";
     tpCliRun run;
@@ -270,7 +428,7 @@ int tpCmd_Plan(int argc, char **argv)
     }
     if (!quiet) {
         const tpProblem problem = tpDomain_Problem(domain);
-        print_summary(path, &pd, &res, &rec, &problem, code == TP_EXIT_OK ? out : NULL);
+        print_summary(path, &pd, &res, &rec, problem.state_bytes, problem.action_dim, code == TP_EXIT_OK ? out : NULL);
     }
     if (code == TP_EXIT_OK && st == TP_PLAN_APPROXIMATE) {
         code = TP_EXIT_APPROXIMATE;

@@ -97,6 +97,8 @@ void tpCli_ApplyPlannerOptions(const tpCliPlanOpts *o, tpPlannerDef *pd)
     if (o->no_nn_index) {
         pd->nn_index = false;
     }
+    pd->iteration_bound = o->iteration_bound;
+    pd->iteration_bound_user = o->iteration_bound_user;
 }
 
 int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *o,
@@ -146,10 +148,11 @@ void tpCli_PlanRunFree(tpCliRun *run)
     memset(run, 0, sizeof *run);
 }
 
-bool tpCli_RecordRun(const tpCliRun *run, const char *path, tpPlanRecord *rec, char *err, size_t errlen)
+bool tpCli_RecordResult(const tpCliRun *run, const char *path, const tpPlanResult *res, tpPlanRecord *rec,
+                        char *err, size_t errlen)
 {
     memset(rec, 0, sizeof *rec);
-    if (!tpDomain_Record(run->domain, tpPlanner_Tree(run->planner), &run->res, &run->pd, rec, err, errlen)) {
+    if (!tpDomain_Record(run->domain, tpPlanner_Tree(run->planner), res, &run->pd, rec, err, errlen)) {
         return false;
     }
     const char *pj = tpScript_ParamsJson(run->script);
@@ -161,6 +164,11 @@ bool tpCli_RecordRun(const tpCliRun *run, const char *path, tpPlanRecord *rec, c
         return false;
     }
     return true;
+}
+
+bool tpCli_RecordRun(const tpCliRun *run, const char *path, tpPlanRecord *rec, char *err, size_t errlen)
+{
+    return tpCli_RecordResult(run, path, &run->res, rec, err, errlen);
 }
 
 bool tpCli_WriteTree(const tpDomain *domain, const tpTree *tree, const tpPlanResult *res, const char *path)

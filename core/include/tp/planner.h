@@ -126,6 +126,13 @@ typedef struct tpPlannerDef {
                                distance callback): use the exact spatial index for the nearest
                                neighbour. Same selections, hence the same plan, either way;
                                false = linear scan (for measurements). Default true */
+    /* OR-parallel search (tplan plan --jobs, docs/parallel.md): a bound on the iterations that may
+       shrink while the run goes on (another worker found a solution). Called before every
+       iteration with iteration_bound_user; the run stops, as at max_iters, before iteration n
+       (1-based) when n > the value returned. It only ever cuts a run short, so a run it does not
+       stop is exactly the run without it. NULL (the default): no bound. */
+    int64_t (*iteration_bound)(void *user);
+    void *iteration_bound_user;
 } tpPlannerDef;
 
 /// Default planner definition (see field comments).
@@ -161,6 +168,8 @@ typedef struct tpPlanResult {
     int nsolutions;          /* goal leaves found, in the order found */
     const int32_t *solutions;
     const double *costs;     /* cost of each solution (solution_cost or steps) */
+    const int64_t *solution_iters; /* iterations executed when each solution was found (1-based:
+                                      the iteration that found it); for the OR-parallel merge */
     int best_solution;       /* index into solutions of the selected one, -1 if none */
     tpPlanStats stats;
 } tpPlanResult;
