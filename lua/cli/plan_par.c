@@ -302,6 +302,10 @@ int tpPar_Decide(const tpParTask *task, const tpParLink *link, tpParOutcome *out
     for (int k = 0; k < n; ++k) { /* a failed run (a script error) fails the whole run: the lowest worker's message */
         if (out->workers[k].rc != TP_EXIT_OK) {
             snprintf(err, errlen, "%s", out->workers[k].err);
+            int32_t none = 0; /* release every worker (MPI ranks wait for a decision) */
+            for (int j = 0; j < n; ++j) {
+                link->send(link->ctx, j, &none, sizeof none);
+            }
             return out->workers[k].rc;
         }
     }
@@ -342,18 +346,21 @@ int tpPar_Decide(const tpParTask *task, const tpParLink *link, tpParOutcome *out
     if (out->stats_worker < 0) {
         out->stats_worker = out->owner;
     }
-    bool ok = true;
+    int32_t *idx = calloc((size_t)(np > 0 ? np : 1), sizeof *idx);
+    bool ok = idx != NULL;
     for (int k = 0; k < n && ok; ++k) { /* the kept solutions of worker k, in the order found */
-        ok = link->send(link->ctx, k, &nkeep[k], sizeof nkeep[k]);
-        for (int j = 0; ok && j < out->workers[k].nsolutions && nkeep[k] > 0; ++j) {
+        int m = 0;
+        for (int j = 0; j < out->workers[k].nsolutions && nkeep[k] > 0; ++j) {
             for (int i = 0; i < np; ++i) {
                 if (pool[i].worker == k && pool[i].index == j) {
-                    int32_t idx = j;
-                    ok = link->send(link->ctx, k, &idx, sizeof idx);
+                    idx[m++] = j;
                 }
             }
         }
+        ok = link->send(link->ctx, k, &nkeep[k], sizeof nkeep[k]) &&
+             (m == 0 || link->send(link->ctx, k, idx, (size_t)m * sizeof *idx));
     }
+    free(idx);
     free(pool);
     free(nkeep);
     if (!ok) {
