@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "bench.h"
+#include "par.h"
 #include "tp/base.h"
 
 #define MAX_LIST 16
@@ -45,6 +46,9 @@ static void bench_usage(FILE *f)
                "  --plot-iters N      iterations of the plot run (default: --max-iters or 100000)\n"
                "  --jobs N            run each row's seeds in N worker processes (1..256; default 1): the\n"
                "                      same records in the same order, timing and peak memory aside\n"
+               "  --mpi               spread each row's seeds over the MPI ranks (mpirun -np R tplan bench\n"
+               "                      ... --mpi; rank r: seeds r, r + R, ...); rank 0 prints and writes the\n"
+               "                      records, the same as a sequential run's (docs/parallel.md)\n"
                "  -q, --quiet         no progress line\n"
                "  -h, --help          this help\n"
                "\n"
@@ -492,6 +496,28 @@ static bool read_all(int fd, void *buf, size_t n)
     return true;
 }
 
+/* Appends the records of one row (indexed by seed - first seed) to runs in seed order; stops at
+ * the first failure, as a sequential run does, printing the row's error. */
+static bool gather_records(const WorkerRecord *recs, const bool *have, const char *label, tpPlannerKind kind,
+                           uint32_t first_seed, long long seeds, Runs *runs)
+{
+    bool ok = true;
+    for (long long s = 0; s < seeds && ok; ++s) {
+        if (have[s] && recs[s].rc != TP_EXIT_OK) {
+            printf("%-18s %-6s error: %s\n", label, kind_name(kind), recs[s].err);
+            ok = false;
+        } else if (!have[s]) {
+            printf("%-18s %-6s error: no record for seed %u\n", label, kind_name(kind), first_seed + (uint32_t)s);
+            ok = false;
+        } else if (!push_run(runs, &recs[s].run)) {
+            tpLog(TP_LOG_ERROR, "out of memory");
+            ok = false;
+        }
+    }
+    fflush(stdout);
+    return ok;
+}
+
 /* The seeds of one row over `jobs` worker processes: worker k runs seeds k, k + jobs, ... (each
  * run loads the script fresh, exactly as a sequential run does, so its record is the same but for
  * timing and peak memory). The records are appended to runs in seed order. False (the row's error
@@ -571,30 +597,56 @@ static bool bench_parallel(const char *path, const tpScriptParam *params, int np
         tpLog(TP_LOG_ERROR, "bench --jobs: cannot start the worker processes");
         ok = false;
     }
-    for (long long s = 0; s < seeds && ok; ++s) { /* seed order, the first failure as sequential */
-        if (have[s] && recs[s].rc != TP_EXIT_OK) {
-            printf("%-18s %-6s error: %s\n", label, kind_name(kind), recs[s].err);
-            ok = false;
-        } else if (!have[s]) {
-            printf("%-18s %-6s error: no record for seed %u\n", label, kind_name(kind), first_seed + (uint32_t)s);
-            ok = false;
-        } else if (!push_run(runs, &recs[s].run)) {
-            tpLog(TP_LOG_ERROR, "out of memory");
-            ok = false;
-        }
-    }
-    fflush(stdout);
+    ok = ok && gather_records(recs, have, label, kind, first_seed, seeds, runs);
     free(recs);
     free(have);
     return ok;
 }
 
-int tpCmd_Bench(int argc, char **argv)
+/* The seeds of one row over the MPI ranks: rank r runs seeds r, r + R, ... and sends each record
+ * to rank 0 (all of them, even after a failure, so that no message is left over), which appends
+ * them to runs in seed order. True on ranks other than 0. */
+static bool bench_mpi(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *ro,
+                      const char *label, tpPlannerKind kind, uint32_t first_seed, long long seeds, int rank, int size,
+                      Runs *runs)
+{
+    WorkerRecord *recs = rank == 0 ? calloc((size_t)seeds, sizeof *recs) : malloc(sizeof *recs);
+    bool *have = rank == 0 ? calloc((size_t)seeds, sizeof *have) : NULL;
+    bool ok = recs && (rank != 0 || have);
+    for (long long s = rank; s < seeds; s += size) {
+        WorkerRecord *w = rank == 0 ? &recs[s] : recs;
+        memset(w, 0, sizeof *w);
+        w->index = s;
+        w->rc = bench_one(path, params, nparams, ro, label, kind, first_seed + (uint32_t)s, NULL, &w->run, w->err,
+                          sizeof w->err);
+        if (rank != 0) {
+            ok = tpMpi_SendBytes(0, w, sizeof *w) && ok;
+        } else {
+            have[s] = true;
+        }
+    }
+    for (long long s = 0; rank == 0 && s < seeds; ++s) {
+        if (s % size != 0) {
+            have[s] = tpMpi_RecvBytes((int)(s % size), &recs[s], sizeof recs[s]) && recs[s].index == s;
+        }
+    }
+    if (!ok) {
+        tpLog(TP_LOG_ERROR, "bench --mpi: out of memory or a lost message");
+    }
+    ok = ok && (rank != 0 || gather_records(recs, have, label, kind, first_seed, seeds, runs));
+    free(recs);
+    free(have);
+    return ok;
+}
+
+/* The whole command; *mpi_started is set once MPI runs (tpCmd_Bench then ends it on every rank). */
+static int bench_main(int argc, char **argv, bool *mpi_started)
 {
     char domains_buf[1024] = DEFAULT_DOMAINS, planners_buf[64] = "rrt,bgt";
     const char *out = NULL, *plot = NULL, *plot_domain = NULL;
     long long seeds = 20, plot_iters = 0, jobs = 1;
-    bool quiet = false;
+    bool quiet = false, mpi = false;
+    int rank = 0, nranks = 1;
     char *sets[TP_MAX_PARAMS];
     int nsets = 0;
     tpCliPlanOpts o;
@@ -607,7 +659,8 @@ int tpCmd_Bench(int argc, char **argv)
         OPT_SET,
         OPT_PLOT,
         OPT_PLOT_DOMAIN,
-        OPT_JOBS
+        OPT_JOBS,
+        OPT_MPI
     };
     static const struct option longopts[] = {
         TP_CLI_PLANNER_LONGOPTS,
@@ -620,6 +673,7 @@ int tpCmd_Bench(int argc, char **argv)
         {"plot", required_argument, NULL, OPT_PLOT},
         {"plot-domain", required_argument, NULL, OPT_PLOT_DOMAIN},
         {"jobs", required_argument, NULL, OPT_JOBS},
+        {"mpi", no_argument, NULL, OPT_MPI},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -666,6 +720,9 @@ int tpCmd_Bench(int argc, char **argv)
             if (!tpCli_ParseInt("--jobs", v, 1, TP_BENCH_MAX_JOBS, &jobs)) {
                 return TP_EXIT_BAD_INPUT;
             }
+            break;
+        case OPT_MPI:
+            mpi = true;
             break;
         case OPT_PLOT_ITERS:
             if (!tpCli_ParseInt("--plot-iters", v, 1, LLONG_MAX, &plot_iters)) {
@@ -748,6 +805,18 @@ int tpCmd_Bench(int argc, char **argv)
     if (quiet) {
         tpLog_SetLevel(TP_LOG_ERROR);
     }
+    if (mpi && jobs > 1) {
+        tpLog(TP_LOG_ERROR, "--mpi and --jobs: the seeds are spread over the MPI ranks (mpirun -np R)");
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (mpi && !(*mpi_started = tpMpi_Init(&rank, &nranks))) {
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (rank != 0) {
+        quiet = true; /* rank 0 prints and writes */
+        out = NULL;
+        plot = NULL;
+    }
 
     Progress prog = {!quiet && isatty(2), NULL, TP_PLANNER_BGT, 0, 0};
     const tpCliProgress progress = {on_progress, &prog, 0.25};
@@ -800,7 +869,9 @@ int tpCmd_Bench(int argc, char **argv)
             prog.kind = kinds[p];
             prog.runs = (uint32_t)seeds;
             bool failed = false;
-            if (jobs > 1) {
+            if (mpi) {
+                failed = !bench_mpi(path, params, nparams, &ro, label, kinds[p], first_seed, seeds, rank, nranks, &runs);
+            } else if (jobs > 1) {
                 failed =
                     !bench_parallel(path, params, nparams, &ro, label, kinds[p], first_seed, seeds, (int)jobs, &runs);
             } else {
@@ -862,6 +933,17 @@ int tpCmd_Bench(int argc, char **argv)
         } else if (rc != TP_EXIT_OK && code == TP_EXIT_OK) {
             code = TP_EXIT_APPROXIMATE;
         }
+    }
+    return code;
+}
+
+int tpCmd_Bench(int argc, char **argv)
+{
+    bool mpi = false;
+    int code = bench_main(argc, argv, &mpi);
+    if (mpi) {
+        code = tpMpi_Broadcast(code); /* every rank exits as rank 0 does */
+        tpMpi_Finalize();
     }
     return code;
 }

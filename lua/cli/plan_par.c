@@ -225,14 +225,10 @@ typedef struct PoolEntry {
     int world;         /* its world in the worker's record (kept solutions, in order found) */
 } PoolEntry;
 
-static bool g_pool_by_cost; /* qsort has no user pointer: K > 1 orders by cost first */
-
-static int cmp_pool(const void *pa, const void *pb)
+/* K = 1: (iterations, worker); the index breaks no real tie (one solution per worker counts). */
+static int cmp_pool_iters(const void *pa, const void *pb)
 {
     const PoolEntry *a = pa, *b = pb;
-    if (g_pool_by_cost && a->cost != b->cost) {
-        return a->cost < b->cost ? -1 : 1;
-    }
     if (a->iters != b->iters) {
         return a->iters < b->iters ? -1 : 1;
     }
@@ -240,6 +236,16 @@ static int cmp_pool(const void *pa, const void *pb)
         return a->worker < b->worker ? -1 : 1;
     }
     return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* K > 1: (cost, iterations, worker). */
+static int cmp_pool_cost(const void *pa, const void *pb)
+{
+    const PoolEntry *a = pa, *b = pb;
+    if (a->cost != b->cost) {
+        return a->cost < b->cost ? -1 : 1;
+    }
+    return cmp_pool_iters(pa, pb);
 }
 
 /* The pool (solutions found at iterations <= B), ordered by the rule, cut to K; *n its length. */
@@ -263,8 +269,7 @@ static PoolEntry *make_pool(const tpParOutcome *out, int K, int *n)
             }
         }
     }
-    g_pool_by_cost = K > 1;
-    qsort(pool, (size_t)m, sizeof *pool, cmp_pool);
+    qsort(pool, (size_t)m, sizeof *pool, K > 1 ? cmp_pool_cost : cmp_pool_iters);
     *n = m < K ? m : K;
     return pool;
 }
