@@ -749,6 +749,75 @@ static void test_determinism(void **state)
     }
 }
 
+/* iteration_bound (OR-parallel search): a bound lowered during the run stops it exactly there,
+ * with the tree of a run given that max_iters; a bound that never bites changes nothing; the
+ * solutions' iteration numbers are those of the iterations that found them. */
+typedef struct BoundCalls {
+    int64_t calls, lower_after, to;
+} BoundCalls;
+
+static int64_t lowering_bound(void *user)
+{
+    BoundCalls *b = user;
+    return ++b->calls > b->lower_after ? b->to : INT64_MAX;
+}
+
+static void test_iteration_bound(void **state)
+{
+    (void)state;
+    ToyCtx c = toy_ctx();
+    c.goal[0] = 100.0; /* unreachable: the run goes on until a bound stops it */
+    c.use_y = 1;
+    tpProblem p = toy_problem(&c);
+    tpPlannerDef def = tpDefaultPlannerDef();
+    def.seed = 5;
+    def.max_iters = 120;
+    tpPlanner *plain = make(&def, &p);
+    tpPlanResult r0, r1;
+    assert_int_equal(tpPlanner_Run(plain, &r0), TP_PLAN_APPROXIMATE);
+    def.max_iters = 100000;
+    BoundCalls b = {0, 50, 120};
+    def.iteration_bound = lowering_bound;
+    def.iteration_bound_user = &b;
+    tpPlanner *bounded = make(&def, &p);
+    assert_int_equal(tpPlanner_Run(bounded, &r1), TP_PLAN_APPROXIMATE);
+    assert_int_equal(r1.stats.iterations, 120);
+    assert_int_equal(b.calls, 121); /* asked before every iteration, and once more to stop */
+    assert_true(same_tree(tpPlanner_Tree(plain), tpPlanner_Tree(bounded)));
+    assert_int_equal(r0.best, r1.best);
+    tpDestroyPlanner(plain);
+    tpDestroyPlanner(bounded);
+
+    /* many worlds: solution_iters, and a bound that never bites */
+    ToyCtx m = toy_ctx();
+    m.use_y = 1;
+    m.goal_r = 1.5;
+    tpProblem pm = toy_problem(&m);
+    tpPlannerDef dm = tpDefaultPlannerDef();
+    dm.kind = TP_PLANNER_RRT;
+    dm.solutions = 5;
+    dm.seed = 11;
+    tpPlanner *a = make(&dm, &pm);
+    BoundCalls never = {0, INT64_MAX, 0};
+    dm.iteration_bound = lowering_bound;
+    dm.iteration_bound_user = &never;
+    tpPlanner *bb = make(&dm, &pm);
+    tpPlanResult ra, rb;
+    assert_int_equal(tpPlanner_Run(a, &ra), TP_PLAN_SOLVED);
+    assert_int_equal(tpPlanner_Run(bb, &rb), TP_PLAN_SOLVED);
+    assert_int_equal(ra.nsolutions, 5);
+    assert_int_equal(rb.nsolutions, 5);
+    assert_int_equal(ra.solution_iters[4], ra.stats.iterations); /* the 5th solution ended the run */
+    for (int s = 0; s < 5; ++s) {
+        assert_true(s == 0 || ra.solution_iters[s] > ra.solution_iters[s - 1]);
+        assert_int_equal(ra.solution_iters[s], rb.solution_iters[s]);
+        assert_int_equal(ra.solutions[s], rb.solutions[s]);
+    }
+    assert_true(same_tree(tpPlanner_Tree(a), tpPlanner_Tree(bb)));
+    tpDestroyPlanner(a);
+    tpDestroyPlanner(bb);
+}
+
 static void test_sampling_every_non_busy_iteration(void **state)
 {
     (void)state;
@@ -961,6 +1030,7 @@ int main(void)
         cmocka_unit_test(test_ties_pick_first),
         cmocka_unit_test(test_approximate),
         cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_iteration_bound),
         cmocka_unit_test(test_sampling_every_non_busy_iteration),
         cmocka_unit_test(test_zero_y_without_sampler),
         cmocka_unit_test(test_invalid_def),
