@@ -461,40 +461,6 @@ typedef struct WorkerRecord {
     char err[512];
 } WorkerRecord;
 
-static bool write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) {
-            continue;
-        }
-        if (w <= 0) {
-            return false;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
-/* Reads exactly n bytes; false at end of file or on an error. */
-static bool read_all(int fd, void *buf, size_t n)
-{
-    char *p = buf;
-    while (n > 0) {
-        ssize_t g = read(fd, p, n);
-        if (g < 0 && errno == EINTR) {
-            continue;
-        }
-        if (g <= 0) {
-            return false;
-        }
-        p += g;
-        n -= (size_t)g;
-    }
-    return true;
-}
 
 /* Appends the records of one row (indexed by seed - first seed) to runs in seed order; stops at
  * the first failure, as a sequential run does, printing the row's error. */
@@ -561,7 +527,7 @@ static bool bench_parallel(const char *path, const tpScriptParam *params, int np
                 w.index = s;
                 w.rc = bench_one(path, params, nparams, ro, label, kind, first_seed + (uint32_t)s, NULL, &w.run, w.err,
                                  sizeof w.err);
-                if (!write_all(pfd[1], &w, sizeof w) || w.rc != TP_EXIT_OK) {
+                if (!tpCli_WriteAll(pfd[1], &w, sizeof w) || w.rc != TP_EXIT_OK) {
                     break;
                 }
             }
@@ -574,7 +540,7 @@ static bool bench_parallel(const char *path, const tpScriptParam *params, int np
     }
     for (int k = 0; k < started; ++k) { /* a worker blocked on a full pipe waits for its turn */
         WorkerRecord w;
-        while (read_all(fds[k], &w, sizeof w)) {
+        while (tpCli_ReadAll(fds[k], &w, sizeof w)) {
             if (w.index >= 0 && w.index < seeds) {
                 recs[w.index] = w;
                 have[w.index] = true;

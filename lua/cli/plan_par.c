@@ -499,50 +499,17 @@ typedef struct ForkLink {
     int to_coord, from_coord;                                             /* a worker's ends */
 } ForkLink;
 
-static bool write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) {
-            continue;
-        }
-        if (w <= 0) {
-            return false;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
-static bool read_all(int fd, void *buf, size_t n)
-{
-    char *p = buf;
-    while (n > 0) {
-        ssize_t g = read(fd, p, n);
-        if (g < 0 && errno == EINTR) {
-            continue;
-        }
-        if (g <= 0) {
-            return false;
-        }
-        p += g;
-        n -= (size_t)g;
-    }
-    return true;
-}
 
 static bool fork_send(void *ctx, int peer, const void *buf, size_t n)
 {
     ForkLink *f = ctx;
-    return write_all(peer == TP_PAR_COORD ? f->to_coord : f->to_worker[peer], buf, n);
+    return tpCli_WriteAll(peer == TP_PAR_COORD ? f->to_coord : f->to_worker[peer], buf, n);
 }
 
 static bool fork_recv(void *ctx, int peer, void *buf, size_t n)
 {
     ForkLink *f = ctx;
-    return read_all(peer == TP_PAR_COORD ? f->from_coord : f->from_worker[peer], buf, n);
+    return tpCli_ReadAll(peer == TP_PAR_COORD ? f->from_coord : f->from_worker[peer], buf, n);
 }
 
 static int64_t fork_bound(void *ctx)

@@ -113,13 +113,7 @@ for j in 1 2; do
     --jobs $j -q --out "$work/jobs$j.json" >/dev/null 2>&1
   check "bench --jobs $j ran" $?
 done
-python3 - "$work/jobs1.json" "$work/jobs2.json" <<'PY'
-import json, sys
-skip = {"time", "time_first", "maxrss_kb", "breakdown"}
-a, b = (json.load(open(f))["runs"] for f in sys.argv[1:3])
-strip = lambda runs: [{k: v for k, v in r.items() if k not in skip} for r in runs]
-assert len(a) == 9 and strip(a) == strip(b), "records differ between --jobs 1 and --jobs 2"
-PY
+python3 "$(dirname "$0")/same_records.py" "$work/jobs1.json" "$work/jobs2.json" 9
 check "bench --jobs 2: the records of --jobs 1, in the same order" $?
 "$tplan" bench --jobs 0 >/dev/null 2>&1; check "--jobs 0: exit 2" $([ $? -eq 2 ]; echo $?)
 

@@ -6,12 +6,7 @@
 set -u
 tplan=$1 work=$2/mpi mpirun=$3
 rm -rf "$work" && mkdir -p "$work"
-pass=0 fail=0
-check() { # name, condition result (0 = ok)
-  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
-body() { sed '/"timing"/,$d' "$1"; }
-same() { cmp -s <(body "$1") <(body "$2"); }
+. "$(dirname "$0")/plan_compare.sh"
 # a container: root allowed, shared memory + self transports only, no binding to cores
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
@@ -51,13 +46,7 @@ args=(--domains minigolf,dice --planners rrt,bgt --seeds 3 --max-iters 300 --set
 mpi 2 bench "${args[@]}" --mpi --out "$work/mpi.json" >"$work/bench.txt" 2>&1
 check "mpirun -np 2 bench --mpi ($(head -c 400 "$work/bench.txt"))" $?
 [ "$(grep -c '^minigolf  *BK-RRT' "$work/bench.txt")" -eq 1 ]; check "bench --mpi: one table, from rank 0" $?
-python3 - "$work/seq.json" "$work/mpi.json" <<'PY'
-import json, sys
-skip = {"time", "time_first", "maxrss_kb", "breakdown"}
-a, b = (json.load(open(f))["runs"] for f in sys.argv[1:3])
-strip = lambda runs: [{k: v for k, v in r.items() if k not in skip} for r in runs]
-assert len(a) == 9 and strip(a) == strip(b), "records differ between sequential and --mpi"
-PY
+python3 "$(dirname "$0")/same_records.py" "$work/seq.json" "$work/mpi.json" 9
 check "bench --mpi: the records of a sequential run, in the same order" $?
 
 echo "mpi.sh: $pass passed, $fail failed"

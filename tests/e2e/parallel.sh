@@ -9,13 +9,7 @@
 set -u
 tplan=$1 work=$2/parallel
 rm -rf "$work" && mkdir -p "$work"
-pass=0 fail=0
-check() { # name, condition result (0 = ok)
-  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
-# the plan up to stats.timing (the only wall-clock numbers; docs/plan-format.md)
-body() { sed '/"timing"/,$d' "$1"; }
-same() { cmp -s <(body "$1") <(body "$2"); }
+. "$(dirname "$0")/plan_compare.sh"
 seed_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["seed"])' "$1"; }
 
 # --- K = 1: --jobs 1 is today's run; --jobs 2 and 3 are deterministic -------------------------
