@@ -87,6 +87,11 @@ check "--jobs 2 --mpi: exit 2 (got $rc)" $([ $rc -eq 2 ]; echo $?)
 "$tplan" plan "$work/no_such.lua" --jobs 2 -q 2>/dev/null
 rc=$?
 check "--jobs 2, no such domain: exit 2 (got $rc)" $([ $rc -eq 2 ]; echo $?)
+printf 'error("boom")\n' >"$work/bad.lua"
+"$tplan" plan "$work/bad.lua" --jobs 2 -q 2>"$work/bad_script.txt"
+rc=$?
+check "--jobs 2, script error: exit 2 (got $rc)" $([ $rc -eq 2 ]; echo $?)
+grep -q 'bad.lua:1: boom' "$work/bad_script.txt"; check "--jobs 2, script error: the script's message" $?
 "$tplan" plan --help | grep -q -- "--jobs N" && "$tplan" plan --help | grep -q -- "--mpi"
 check "plan --help documents --jobs and --mpi" $?
 "$tplan" bench --help | grep -q -- "--mpi"; check "bench --help documents --mpi" $?
