@@ -166,8 +166,8 @@ bool tpCli_RecordRun(const tpCliRun *run, const char *path, tpPlanRecord *rec, c
 bool tpCli_WriteTree(const tpDomain *domain, const tpTree *tree, const tpPlanResult *res, const char *path);
 /// The same for the result `res` of the run (run->res, or a selection of its solutions: the
 /// OR-parallel workers, par.h).
-bool tpCli_RecordResult(const tpCliRun *run, const char *path, const tpPlanResult *res, tpPlanRecord *rec,
-                        char *err, size_t errlen);
+bool tpCli_RecordResult(const tpCliRun *run, const char *path, const tpPlanResult *res, tpPlanRecord *rec, char *err,
+                        size_t errlen);
 
 /// `replay --check` of world w (replay_check.c): prints the deepest overlap of each touching
 /// pair (the `show` deepest) unless quiet. Returns the number of pairs that sank into static

@@ -461,7 +461,6 @@ typedef struct WorkerRecord {
     char err[512];
 } WorkerRecord;
 
-
 /* Appends the records of one row (indexed by seed - first seed) to runs in seed order; stops at
  * the first failure, as a sequential run does, printing the row's error. */
 static bool gather_records(const WorkerRecord *recs, const bool *have, const char *label, tpPlannerKind kind,
@@ -836,7 +835,8 @@ static int bench_main(int argc, char **argv, bool *mpi_started)
             prog.runs = (uint32_t)seeds;
             bool failed = false;
             if (mpi) {
-                failed = !bench_mpi(path, params, nparams, &ro, label, kinds[p], first_seed, seeds, rank, nranks, &runs);
+                failed =
+                    !bench_mpi(path, params, nparams, &ro, label, kinds[p], first_seed, seeds, rank, nranks, &runs);
             } else if (jobs > 1) {
                 failed =
                     !bench_parallel(path, params, nparams, &ro, label, kinds[p], first_seed, seeds, (int)jobs, &runs);

@@ -23,20 +23,20 @@ typedef struct tpParLink {
     void *ctx;
     bool (*send)(void *ctx, int peer, const void *buf, size_t n);
     bool (*recv)(void *ctx, int peer, void *buf, size_t n);
-    int64_t (*bound)(void *ctx);                /* the best solution's iterations known so far */
+    int64_t (*bound)(void *ctx);               /* the best solution's iterations known so far */
     void (*publish)(void *ctx, int64_t iters); /* lowers the bound of every worker */
 } tpParLink;
 
 /// What one worker reports after its search (fixed part; the solutions' iterations and costs follow).
 typedef struct tpParSummary {
-    int32_t rc;          /* TP_EXIT_OK, or the exit code of a failed run (message in err) */
-    int32_t status;      /* tpPlanStatus */
-    uint32_t seed;       /* tpPar_Seed of the worker */
-    int32_t nsolutions;  /* solutions found */
-    int32_t requested;   /* K: solutions asked for (the planner definition's) */
-    tpPlanStats stats;   /* the worker's statistics */
+    int32_t rc;           /* TP_EXIT_OK, or the exit code of a failed run (message in err) */
+    int32_t status;       /* tpPlanStatus */
+    uint32_t seed;        /* tpPar_Seed of the worker */
+    int32_t nsolutions;   /* solutions found */
+    int32_t requested;    /* K: solutions asked for (the planner definition's) */
+    tpPlanStats stats;    /* the worker's statistics */
     int64_t memory_bytes; /* tree memory (as recorded in plan files) */
-    double quality;      /* approximate answer: quality of the best node (lower is better) */
+    double quality;       /* approximate answer: quality of the best node (lower is better) */
     uint64_t state_bytes;
     int32_t action_dim;
     char err[512];
@@ -44,24 +44,24 @@ typedef struct tpParSummary {
 
 /// One OR-parallel planning run: the inputs.
 typedef struct tpParTask {
-    const char *path;             /* domain script */
-    const tpScriptParam *params;  /* --set */
+    const char *path;            /* domain script */
+    const tpScriptParam *params; /* --set */
     int nparams;
-    const tpCliPlanOpts *opts;    /* the command line's planner options */
+    const tpCliPlanOpts *opts; /* the command line's planner options */
     int nworkers;
 } tpParTask;
 
 /// One OR-parallel planning run: what the coordinator decided and gathered.
 typedef struct tpParOutcome {
-    tpPlanRecord rec;        /* the merged plan (owned; tpPar_OutcomeFree) */
-    tpParSummary *workers;   /* nworkers summaries (owned) */
-    int64_t **iters;         /* per worker: iterations of its solutions (owned) */
-    double **costs;          /* per worker: costs of its solutions (owned) */
+    tpPlanRecord rec;      /* the merged plan (owned; tpPar_OutcomeFree) */
+    tpParSummary *workers; /* nworkers summaries (owned) */
+    int64_t **iters;       /* per worker: iterations of its solutions (owned) */
+    double **costs;        /* per worker: costs of its solutions (owned) */
     int nworkers;
-    int owner;               /* worker whose solution (or approximate node) was selected */
-    int stats_worker;        /* worker whose statistics the plan records */
-    int64_t bound;           /* B: the fewest iterations to K solutions (INT64_MAX: none reached K) */
-    int pooled;              /* solutions in the plan */
+    int owner;        /* worker whose solution (or approximate node) was selected */
+    int stats_worker; /* worker whose statistics the plan records */
+    int64_t bound;    /* B: the fewest iterations to K solutions (INT64_MAX: none reached K) */
+    int pooled;       /* solutions in the plan */
 } tpParOutcome;
 
 /// Worker k's whole part: plans with tpPar_Seed, reports its summary, waits for the decision

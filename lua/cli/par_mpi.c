@@ -102,12 +102,12 @@ int tpMpi_Broadcast(int v)
 typedef struct MpiLink {
     char *q; /* rank 0: its own worker's messages to and from the coordinator, a FIFO */
     size_t qlen, qcap, qpos;
-    int64_t bound;                       /* least published iteration count received so far */
-    int64_t mine;                        /* what this rank published (INT64_MAX: no bound) */
+    int64_t bound; /* least published iteration count received so far */
+    int64_t mine;  /* what this rank published (INT64_MAX: no bound) */
     bool published;
-    bool got[TP_PAR_MAX_WORKERS];        /* a bound message from that rank was received */
+    bool got[TP_PAR_MAX_WORKERS];         /* a bound message from that rank was received */
     MPI_Request sent[TP_PAR_MAX_WORKERS]; /* the Isends of this rank's bound */
-    double next_poll;                    /* tpClock_Now before which bound() does not poll */
+    double next_poll;                     /* tpClock_Now before which bound() does not poll */
 } MpiLink;
 
 static bool mpi_send(void *ctx, int peer, const void *buf, size_t n)

@@ -10,9 +10,7 @@ bool tpMpi_Init(int *rank, int *size)
     return false;
 }
 
-void tpMpi_Finalize(void)
-{
-}
+void tpMpi_Finalize(void) {}
 
 int tpMpi_Plan(const tpParTask *task, tpParOutcome *out, char *err, size_t errlen)
 {

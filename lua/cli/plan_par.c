@@ -496,9 +496,8 @@ void tpPar_OutcomeFree(tpParOutcome *out)
 typedef struct ForkLink {
     _Atomic int64_t *bound; /* shared by all processes (mmap MAP_SHARED | MAP_ANONYMOUS) */
     int to_worker[TP_PAR_MAX_WORKERS], from_worker[TP_PAR_MAX_WORKERS]; /* coordinator's ends */
-    int to_coord, from_coord;                                             /* a worker's ends */
+    int to_coord, from_coord;                                           /* a worker's ends */
 } ForkLink;
-
 
 static bool fork_send(void *ctx, int peer, const void *buf, size_t n)
 {

@@ -148,8 +148,8 @@ void tpCli_PlanRunFree(tpCliRun *run)
     memset(run, 0, sizeof *run);
 }
 
-bool tpCli_RecordResult(const tpCliRun *run, const char *path, const tpPlanResult *res, tpPlanRecord *rec,
-                        char *err, size_t errlen)
+bool tpCli_RecordResult(const tpCliRun *run, const char *path, const tpPlanResult *res, tpPlanRecord *rec, char *err,
+                        size_t errlen)
 {
     memset(rec, 0, sizeof *rec);
     if (!tpDomain_Record(run->domain, tpPlanner_Tree(run->planner), res, &run->pd, rec, err, errlen)) {
