@@ -13,7 +13,8 @@ export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMP
 mpi() { # ranks, args...
   local np=$1
   shift
-  "$mpirun" --oversubscribe --bind-to none -np "$np" "$tplan" "$@"
+  # a hang (a rank lost) fails here instead of at ctest's timeout
+  timeout 300 "$mpirun" --oversubscribe --bind-to none -np "$np" "$tplan" "$@"
 }
 
 row() { # name, expected exit, ranks, plan args...
@@ -39,6 +40,13 @@ row unsolved2 3 2 minigolf_random --seed 1 --max-iters 200
 # the summary is printed once, by rank 0
 mpi 2 plan soccer --seed 3 --mpi --no-out >"$work/summary.txt" 2>&1
 [ "$(grep -c '^workers    2 MPI ranks' "$work/summary.txt")" -eq 1 ]; check "one summary, from rank 0" $?
+
+# a script error on every rank: exit 2 from every rank, the script's message
+printf 'error("boom")\n' >"$work/bad.lua"
+mpi 2 plan "$work/bad.lua" --mpi -q >"$work/bad.txt" 2>&1
+rc=$?
+check "script error under --mpi: non-zero exit (got $rc)" $([ $rc -ne 0 ] && [ $rc -ne 124 ]; echo $?)
+grep -q 'bad.lua:1: boom' "$work/bad.txt"; check "script error under --mpi: the script's message" $?
 
 # --- bench --------------------------------------------------------------------------------------
 args=(--domains minigolf,dice --planners rrt,bgt --seeds 3 --max-iters 300 --set dice:count=10 -q)
