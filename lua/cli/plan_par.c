@@ -19,11 +19,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -556,8 +558,14 @@ int tpPar_PlanFork(const tpParTask *task, tpParOutcome *out, char *err, size_t e
             ok = false;
             break;
         }
+        const pid_t parent = getpid();
         pid_t pid = fork();
         if (pid == 0) { /* worker k: its own ends only */
+            /* a coordinator killed outright (SIGKILL, a service cancelling its job) takes its
+               workers with it instead of leaving them to search until max_iters */
+            if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {
+                _exit(1);
+            }
             for (int j = 0; j < started; ++j) {
                 close(f.to_worker[j]);
                 close(f.from_worker[j]);

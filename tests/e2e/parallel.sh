@@ -74,6 +74,17 @@ done
 same "$work/ap.1.json" "$work/ap.2.json"; check "--jobs 2 unsolved: the same plan bytes" $?
 grep -q '"status": "approximate"' "$work/ap.1.json"; check "--jobs 2 unsolved: an approximate plan" $?
 
+# --- the coordinator killed outright: its workers go with it (PR_SET_PDEATHSIG) ---------------
+"$tplan" plan minigolf_random --jobs 2 --max-iters 1000000000 --no-out -q &
+coord=$!
+# wait (bounded) until both workers run, then kill -9 the coordinator and wait for them to go
+timeout 60 bash -c "until [ \$(pgrep -c -P $coord) -eq 2 ]; do sleep 0.05; done"
+check "--jobs 2: two worker processes start" $?
+workers=$(pgrep -P $coord | tr '\n' ' ')
+{ kill -9 $coord && wait $coord; } 2>/dev/null
+timeout 60 bash -c "while kill -0 $workers 2>/dev/null; do sleep 0.05; done"
+check "--jobs 2: the workers ($workers) end with their killed coordinator" $?
+
 # --- bad input ------------------------------------------------------------------------------
 for bad in 0 257 x; do
   "$tplan" plan soccer --jobs $bad --no-out -q 2>"$work/bad.txt"
