@@ -182,11 +182,6 @@ static int plan_parallel(const char *path, const tpCliParams *params, const tpCl
     }
     const tpParSummary *win = code == TP_EXIT_OK ? &oc.workers[oc.owner] : NULL;
     if (code == TP_EXIT_OK && (tree_out || po.view)) {
-        tpCliPlanOpts ro = *o;
-        ro.seed = true;
-        ro.seed_v = win->seed;
-        ro.iters = true;
-        ro.iters_v = oc.bound < rec->max_iters ? oc.bound : rec->max_iters;
         tpCliRun run;
         tpCliLive live;
         memset(&live, 0, sizeof live);
@@ -198,7 +193,7 @@ static int plan_parallel(const char *path, const tpCliParams *params, const tpCl
             live.def.quit_after = (int)po.view_quit;
         }
         const tpCliProgress progress = {on_progress, &ps, 0.05};
-        int rc = tpCli_PlanRun(path, params->items, params->n, &ro, po.view ? &progress : NULL, &run, err, sizeof err);
+        int rc = tpPar_RerunSelected(&task, &oc, po.view ? &progress : NULL, &run, err, sizeof err);
         if (rc != TP_EXIT_OK) {
             tpCli_PrintError(err);
             code = rc;

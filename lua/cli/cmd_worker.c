@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "par.h"
 #include "tp/base.h"
 
 typedef struct WorkerProgress {
@@ -63,43 +64,57 @@ static void on_progress(void *user, const tpPlanStats *s)
     cJSON_Delete(o);
 }
 
-/* The summary `tplan plan` prints, as a JSON object (docs/service.md). */
-static cJSON *summary_json(const tpCliRun *run, const tpPlanRecord *rec)
+/* The summary `tplan plan` prints, as a JSON object (docs/service.md), from the plan record. */
+static cJSON *summary_json(const tpPlanRecord *rec)
 {
-    const tpPlannerDef *pd = &run->pd;
-    const tpPlanStats *s = &run->res.stats;
     const tpPlanWorld *w = &rec->worlds[rec->selected];
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "domain", rec->domain_name);
-    cJSON_AddStringToObject(o, "planner", pd->kind == TP_PLANNER_RRT ? "rrt" : "bgt");
-    cJSON_AddNumberToObject(o, "mu", pd->mu);
-    cJSON_AddNumberToObject(o, "seed", pd->seed);
-    cJSON_AddNumberToObject(o, "max_iters", (double)pd->max_iters);
-    cJSON_AddNumberToObject(o, "time_limit", pd->time_limit);
-    cJSON_AddNumberToObject(o, "solutions", pd->solutions);
-    cJSON_AddStringToObject(o, "status", run->res.status == TP_PLAN_SOLVED ? "solved" : "approximate");
-    cJSON_AddNumberToObject(o, "nsolutions", run->res.nsolutions);
+    cJSON_AddStringToObject(o, "planner", rec->planner);
+    cJSON_AddNumberToObject(o, "mu", rec->mu);
+    cJSON_AddNumberToObject(o, "seed", rec->seed);
+    cJSON_AddNumberToObject(o, "max_iters", (double)rec->max_iters);
+    cJSON_AddNumberToObject(o, "time_limit", rec->time_limit);
+    cJSON_AddNumberToObject(o, "solutions", rec->solutions_requested);
+    cJSON_AddStringToObject(o, "status", rec->status);
+    cJSON_AddNumberToObject(o, "nsolutions", rec->nsolutions);
     cJSON_AddNumberToObject(o, "steps", w->nsteps);
     cJSON_AddNumberToObject(o, "duration", w->nsteps * rec->dt);
     cJSON_AddNumberToObject(o, "cost", isfinite(w->cost) ? w->cost : 0);
-    cJSON_AddNumberToObject(o, "iterations", (double)s->iterations);
-    cJSON_AddNumberToObject(o, "nodes", (double)s->nodes);
-    cJSON_AddNumberToObject(o, "rejected", (double)s->rejected);
+    cJSON_AddNumberToObject(o, "iterations", (double)rec->iterations);
+    cJSON_AddNumberToObject(o, "nodes", (double)rec->nodes);
+    cJSON_AddNumberToObject(o, "rejected", (double)rec->rejected);
     cJSON_AddNumberToObject(o, "tree_mb", (double)rec->memory_bytes / 1048576.0);
     cJSON *rep = cJSON_AddObjectToObject(o, "report");
     for (int i = 0; i < rec->nreports; ++i) {
         cJSON_AddNumberToObject(rep, rec->report_names[i], rec->report_values[i]);
     }
     cJSON *t = cJSON_AddObjectToObject(o, "time");
-    cJSON_AddNumberToObject(t, "total", s->t_total);
-    cJSON_AddNumberToObject(t, "physics", s->t_physics);
-    cJSON_AddNumberToObject(t, "tactics", s->t_tactics);
-    cJSON_AddNumberToObject(t, "selection", s->t_select);
-    cJSON_AddNumberToObject(t, "checks", s->t_check);
-    if (isfinite(s->t_first)) {
-        cJSON_AddNumberToObject(t, "first_solution", s->t_first);
+    cJSON_AddNumberToObject(t, "total", rec->t_total);
+    cJSON_AddNumberToObject(t, "physics", rec->t_physics);
+    cJSON_AddNumberToObject(t, "tactics", rec->t_tactics);
+    cJSON_AddNumberToObject(t, "selection", rec->t_select);
+    cJSON_AddNumberToObject(t, "checks", rec->t_check);
+    if (rec->nodes_first > 0 && isfinite(rec->t_first)) {
+        cJSON_AddNumberToObject(t, "first_solution", rec->t_first);
     }
     return o;
+}
+
+/* --jobs: which worker's search was selected, and each worker's search (docs/parallel.md). */
+static void add_workers(cJSON *sum, const tpParOutcome *oc)
+{
+    cJSON_AddNumberToObject(sum, "selected_worker", oc->owner);
+    cJSON *arr = cJSON_AddArrayToObject(sum, "workers");
+    for (int k = 0; k < oc->nworkers; ++k) {
+        const tpParSummary *w = &oc->workers[k];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "seed", w->seed);
+        cJSON_AddNumberToObject(o, "iterations", (double)w->stats.iterations);
+        cJSON_AddNumberToObject(o, "nodes", (double)w->stats.nodes);
+        cJSON_AddNumberToObject(o, "solutions", w->nsolutions);
+        cJSON_AddItemToArray(arr, o);
+    }
 }
 
 /* Reads the request's planner fields into o (the server has checked their types and ranges). */
@@ -185,60 +200,83 @@ static void run_job(FILE *ev, const cJSON *m)
     tpScriptParam params[TP_MAX_PARAMS];
     char values[TP_MAX_PARAMS][64];
     int nparams = request_params(req, params, values);
+    long long jobs = (long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(req, "jobs"));
+    bool want_tree = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "tree"));
+    char planp[4096], treep[4096];
+    snprintf(planp, sizeof planp, "%s/plan.json", cJSON_IsString(dir) ? dir->valuestring : ".");
+    snprintf(treep, sizeof treep, "%s/tree.bin", cJSON_IsString(dir) ? dir->valuestring : ".");
     tpCliRun run;
+    memset(&run, 0, sizeof run);
     WorkerProgress wp = {ev, &run, 0, NAN};
     const tpCliProgress progress = {on_progress, &wp, isfinite(every) && every > 0 ? every : 0.25};
+    tpParTask task = {path, params, nparams, &o, jobs > 1 ? (int)jobs : 1};
+    tpParOutcome oc;
+    memset(&oc, 0, sizeof oc);
+    tpPlanRecord own;
+    memset(&own, 0, sizeof own);
+    tpPlanRecord *rec = &own;
     char err[2048] = "";
-    int code = tpCli_PlanRun(path, params, nparams, &o, &progress, &run, err, sizeof err);
+    int code;
+    bool tree_ok = false;
+    if (task.nworkers > 1) { /* the OR-parallel search (no progress reports during the race) */
+        code = tpPar_PlanFork(&task, &oc, err, sizeof err);
+        rec = &oc.rec;
+        if (code == TP_EXIT_OK && want_tree) {
+            int rc = tpPar_RerunSelected(&task, &oc, NULL, &run, err, sizeof err);
+            tree_ok = rc == TP_EXIT_OK && tpCli_WriteTree(run.domain, tpPlanner_Tree(run.planner), &run.res, treep);
+        }
+    } else {
+        code = tpCli_PlanRun(path, params, nparams, &o, &progress, &run, err, sizeof err);
+        if (code == TP_EXIT_OK && !tpCli_RecordRun(&run, path, &own, err, sizeof err)) {
+            code = TP_EXIT_FAILURE;
+        }
+        tree_ok = code == TP_EXIT_OK && want_tree &&
+                  tpCli_WriteTree(run.domain, tpPlanner_Tree(run.planner), &run.res, treep);
+    }
+    if (code == TP_EXIT_OK && !tpPlanRecord_Write(rec, planp, err, sizeof err)) {
+        code = TP_EXIT_FAILURE;
+    }
+    if (code == TP_EXIT_OK && want_tree && !tree_ok) {
+        code = TP_EXIT_FAILURE;
+        snprintf(err, sizeof err, "cannot write the tree file");
+    }
     const char *status = "failed";
     if (code == TP_EXIT_OK) {
-        char planp[4096], treep[4096];
-        snprintf(planp, sizeof planp, "%s/plan.json", cJSON_IsString(dir) ? dir->valuestring : ".");
-        snprintf(treep, sizeof treep, "%s/tree.bin", cJSON_IsString(dir) ? dir->valuestring : ".");
-        tpPlanRecord rec;
-        bool ok = tpCli_RecordRun(&run, path, &rec, err, sizeof err) && tpPlanRecord_Write(&rec, planp, err, sizeof err);
-        bool want_tree = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "tree"));
-        bool tree_ok = ok && want_tree && tpCli_WriteTree(run.domain, tpPlanner_Tree(run.planner), &run.res, treep);
-        if (ok && want_tree && !tree_ok) {
-            ok = false;
-            snprintf(err, sizeof err, "cannot write the tree file");
+        bool solved = strcmp(rec->status, "solved") == 0;
+        status = solved ? "solved" : "approximate";
+        cJSON *sum = summary_json(rec);
+        /* the worker's whole run: script load, planning, recording, plan and tree files */
+        cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(sum, "time"), "worker", tpClock_Now() - t_start);
+        if (task.nworkers > 1) {
+            add_workers(sum, &oc);
         }
-        if (ok) {
-            status = run.status == TP_PLAN_SOLVED ? "solved" : "approximate";
-            cJSON *sum = summary_json(&run, &rec);
-            /* the worker's whole run: script load, planning, recording, plan and tree files */
-            cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(sum, "time"), "worker", tpClock_Now() - t_start);
-            cJSON_AddItemToObject(done, "summary", sum);
-            cJSON_AddBoolToObject(done, "plan", true);
-            cJSON_AddBoolToObject(done, "tree", tree_ok);
-            const tpPlanStats *s = &run.res.stats;
-            cJSON_AddNumberToObject(done, "iterations", (double)s->iterations);
-            cJSON_AddNumberToObject(done, "nodes", (double)s->nodes);
-            cJSON_AddNumberToObject(done, "solutions", s->solutions);
-            cJSON_AddNumberToObject(done, "elapsed", s->t_total);
-            /* approximate: the selected node is the best by quality, and its quality is the cost */
-            double best = run.status == TP_PLAN_APPROXIMATE ? rec.worlds[rec.selected].cost : wp.best;
-            if (isfinite(best)) {
-                cJSON_AddNumberToObject(done, "best_quality", best);
-            }
-        } else {
-            cJSON *e = cJSON_AddObjectToObject(done, "error");
-            cJSON_AddStringToObject(e, "code", "internal");
-            cJSON_AddStringToObject(e, "message", err);
+        cJSON_AddItemToObject(done, "summary", sum);
+        cJSON_AddBoolToObject(done, "plan", true);
+        cJSON_AddBoolToObject(done, "tree", tree_ok);
+        cJSON_AddNumberToObject(done, "iterations", (double)rec->iterations);
+        cJSON_AddNumberToObject(done, "nodes", (double)rec->nodes);
+        cJSON_AddNumberToObject(done, "solutions", rec->nsolutions);
+        cJSON_AddNumberToObject(done, "elapsed", rec->t_total);
+        /* approximate: the selected node is the best by quality, and its quality is the cost */
+        double best = solved ? wp.best : rec->worlds[rec->selected].cost;
+        if (isfinite(best)) {
+            cJSON_AddNumberToObject(done, "best_quality", best);
         }
-        tpPlanRecord_Free(&rec);
     } else {
         cJSON *e = cJSON_AddObjectToObject(done, "error");
         /* the sandbox's limit messages name the limit; anything else is the script's own error */
-        const char *ecode = strstr(err, "time limit exceeded") ? "time_limit"
-                            : strstr(err, "memory limit of")   ? "memory_limit"
-                                                               : "script_error";
+        const char *ecode = code == TP_EXIT_FAILURE                 ? "internal"
+                            : strstr(err, "time limit exceeded") ? "time_limit"
+                            : strstr(err, "memory limit of")     ? "memory_limit"
+                                                                 : "script_error";
         cJSON_AddStringToObject(e, "code", ecode);
         cJSON_AddStringToObject(e, "message", err);
     }
     cJSON_AddStringToObject(done, "status", status);
     send_event(ev, done);
     cJSON_Delete(done);
+    tpPlanRecord_Free(&own);
+    tpPar_OutcomeFree(&oc);
     tpCli_PlanRunFree(&run);
 }
 

@@ -615,3 +615,14 @@ int tpPar_PlanFork(const tpParTask *task, tpParOutcome *out, char *err, size_t e
     munmap(page, sizeof *f.bound);
     return code;
 }
+
+int tpPar_RerunSelected(const tpParTask *task, const tpParOutcome *out, const tpCliProgress *progress,
+                        tpCliRun *run, char *err, size_t errlen)
+{
+    tpCliPlanOpts ro = *task->opts;
+    ro.seed = true;
+    ro.seed_v = out->workers[out->owner].seed;
+    ro.iters = true;
+    ro.iters_v = out->bound < out->rec.max_iters ? out->bound : out->rec.max_iters;
+    return tpCli_PlanRun(task->path, task->params, task->nparams, &ro, progress, run, err, errlen);
+}

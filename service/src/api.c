@@ -105,7 +105,7 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
 {
     tpService *svc = rq->svc;
     static const char *const known = "domain, script, set, planner, mu, seed, max_iters, time_limit, solutions, "
-                                     "tree, memory_mb";
+                                     "tree, memory_mb, jobs";
 #define BAD(code, field, ...)                                                                                      \
     do {                                                                                                           \
         *answered = svcHttp_Error(rq, code, code == 404 ? "unknown_domain" : "bad_field", field, __VA_ARGS__);    \
@@ -188,6 +188,10 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
         } else if (strcmp(k, "tree") == 0) {
             if (!cJSON_IsBool(f)) {
                 BAD(400, "tree", "tree must be true or false");
+            }
+        } else if (strcmp(k, "jobs") == 0) {
+            if (!is_integer(f, 1, svc->nworkers)) {
+                BAD(400, "jobs", "jobs must be an integer in 1..%d (the server's workers)", svc->nworkers);
             }
         } else if (strcmp(k, "memory_mb") == 0) {
             if (!is_integer(f, 16, svc->def.max_memory_mb)) {

@@ -125,6 +125,10 @@ bool svcSched_Enqueue(tpService *svc, svcJob *job)
     }
     job->worker = -1;
     job->version++;
+    cJSON *req = cJSON_Parse(job->request);
+    const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(req, "jobs");
+    job->jobs = cJSON_IsNumber(jobs) && jobs->valuedouble >= 1 ? (int)jobs->valuedouble : 1;
+    cJSON_Delete(req);
     svc->active[svc->nactive++] = job;
     svcSched_Wake(svc);
     return true;
@@ -139,11 +143,16 @@ int svcSched_Count(tpService *svc, svcStatus status)
     return n;
 }
 
+static bool worker_idle(const svcWorker *w)
+{
+    return w->pid > 0 && w->job == 0 && w->reserved_for == 0;
+}
+
 int svcSched_Busy(tpService *svc)
 {
     int n = 0;
     for (int i = 0; i < svc->nworkers; ++i) {
-        n += svc->workers[i].job != 0;
+        n += svc->workers[i].job != 0 || svc->workers[i].reserved_for != 0;
     }
     return n;
 }
@@ -167,6 +176,11 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
     }
     if (job->worker >= 0) {
         svc->workers[job->worker].job = 0;
+    }
+    for (int wi = 0; wi < svc->nworkers; ++wi) { /* the workers its --jobs search counted */
+        if (svc->workers[wi].reserved_for == job->id) {
+            svc->workers[wi].reserved_for = 0;
+        }
     }
     job->worker = -1;
     svcStore_Update(svc, job);
@@ -303,18 +317,36 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
     return true;
 }
 
+/* Starts queued jobs while workers are free. A job with "jobs" = J > 1 needs J free workers: it
+ * runs on one (which forks its J searches) and the others are reserved until it ends, so the
+ * machine's cores are never oversubscribed. The queue is strictly in order: a large job at its head
+ * waits for enough workers rather than being overtaken for ever by small ones. */
 static void dispatch(tpService *svc)
 {
-    for (int wi = 0; wi < svc->nworkers; ++wi) {
-        svcWorker *w = &svc->workers[wi];
-        if (w->pid <= 0 || w->job != 0) {
-            continue;
-        }
+    for (;;) {
         svcJob *job = next_queued(svc);
-        if (!job) {
+        int idle = 0, first = -1;
+        for (int wi = 0; wi < svc->nworkers; ++wi) {
+            if (worker_idle(&svc->workers[wi])) {
+                first = first < 0 ? wi : first;
+                ++idle;
+            }
+        }
+        if (!job || idle < job->jobs) {
             return;
         }
-        start_job(svc, w, wi, job);
+        int64_t id = job->id;
+        int more = job->jobs - 1;
+        if (!start_job(svc, &svc->workers[first], first, job)) {
+            return; /* the worker is gone: its pipe's end restarts it */
+        }
+        job = svcSched_Find(svc, id); /* NULL if it could not start (failed at once) */
+        for (int wi = 0; job && wi < svc->nworkers && more > 0; ++wi) {
+            if (wi != first && worker_idle(&svc->workers[wi])) {
+                svc->workers[wi].reserved_for = id;
+                --more;
+            }
+        }
     }
 }
 

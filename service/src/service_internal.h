@@ -50,6 +50,7 @@ typedef struct svcJob {
     double sync_deadline; /* tpClock time */
     double time_limit;    /* s: the planner's limit, as accepted */
     int memory_mb;
+    int jobs;             /* worker processes its OR-parallel search takes (request "jobs", >= 1) */
     int worker;           /* index of the worker running it, -1 */
     bool cancel;          /* DELETE asked for it while running */
     uint64_t version;     /* bumped on every change */
@@ -61,6 +62,7 @@ typedef struct svcWorker {
     int in_fd;     /* its stdin (we write jobs) */
     int ev_fd;     /* its fd 3 (we read events) */
     int64_t job;   /* the job it runs, 0 = idle */
+    int64_t reserved_for; /* a job with "jobs" > 1 runs on another worker and counts this one too */
     double hard_deadline; /* tpClock time at which the job is killed (time_limit + grace) */
     char *buf;     /* partial event line */
     size_t len, cap;

@@ -135,6 +135,24 @@ def test_sync_plan(s):
     assert st == 400 and err["code"] == "script_error" and err["message"].startswith("job.lua:3:"), (st, body)
 
 
+def test_jobs_budget(s):
+    """jobs: 2 plans as `tplan plan --jobs 2` and takes both workers while it runs."""
+    final = same_plan_as_cli(s, "soccer_jobs2", {"domain": "soccer", "seed": 3, "jobs": 2},
+                             ["soccer", "--seed", "3", "--jobs", "2"])
+    assert final["summary"]["selected_worker"] in (0, 1) and len(final["summary"]["workers"]) == 2, final["summary"]
+    a = s.submit(dict(LONG, jobs=2))
+    s.wait_status(a, ("running",))
+    _, _, text = s.request("GET", "/metrics")
+    assert b"tplan_workers_busy 2" in text, "a jobs=2 job must count both workers"
+    b = s.submit({"domain": "minigolf", "seed": 5})
+    _, _, jb = s.json("GET", "/v1/jobs/%d" % b, expect=200)
+    assert jb["status"] == "queued", jb
+    s.json("DELETE", "/v1/jobs/%d" % a, expect=200)
+    assert s.wait_final(b)["status"] == "solved"
+    st, _, e = s.json("POST", "/v1/jobs", {"domain": "minigolf", "jobs": 3})
+    assert st == 400 and e["error"]["field"] == "jobs", e
+
+
 def test_metrics(s):
     st, hd, text = s.request("GET", "/metrics")
     text = text.decode()
@@ -154,6 +172,7 @@ try:
                      ("pool plan = tplan plan", test_pool_bytes), ("script job with set", test_set_and_script),
                      ("list and pagination", test_list), ("idempotent POST", test_idempotency),
                      ("cancel queued and running", test_cancel), ("synchronous /v1/plan", test_sync_plan),
+                     ("jobs: 2 (OR-parallel) and the worker budget", test_jobs_budget),
                      ("metrics", test_metrics)]:
         r.run(name, fn, srv)
 finally:
