@@ -3,7 +3,8 @@
      with 1 and 2 workers (all jobs submitted at once, time until the last is final);
   2. the service's added latency per job: POST -> plan bytes received, one job at a time on an idle
      server, minus the worker's own run (script load + planning + plan file: summary.time.worker);
-  3. GET /v1/jobs/{id} latency (p50, p99) from 8 client threads while both workers plan;
+  3. GET /v1/jobs/{id} latency (p50, p99) from 8 client threads while both workers plan (and with
+     wrk, when installed: the server's latency without python's client overhead);
   4. DELETE of a running job: time until the answer (the job is cancelled when it returns).
 usage: bench_service.py TPLAN WORKDIR [N]"""
 import os
@@ -98,11 +99,16 @@ def status_latency():
             t.start()
         for t in threads:
             t.join()
+        wrk = None
+        if shutil.which("wrk"):  # the same measurement without python's client overhead
+            r = subprocess.run(["wrk", "-t2", "-c8", "-d5s", "--latency", "http://127.0.0.1:%d/v1/jobs/%d" % (s.port, a)],
+                               capture_output=True, text=True)
+            wrk = r.stdout
         t = time.perf_counter()
         s.json("DELETE", "/v1/jobs/%d" % a, expect=200)
         cancel = time.perf_counter() - t
         s.json("DELETE", "/v1/jobs/%d" % b, expect=200)
-        return lats, cancel
+        return lats, cancel, wrk
     finally:
         s.stop()
 
@@ -111,7 +117,7 @@ rate_cli, walls = cli_loop()
 rate1 = service_throughput(1)
 rate2 = service_throughput(2)
 lat, plan_t, over, work = added_latency()
-st, cancel = status_latency()
+st, cancel, wrk = status_latency()
 print("short minigolf jobs (seeds 1..%d, BK-BGT, solved):" % N)
 print("  tplan plan in a shell loop      %6.1f jobs/s   (process wall p50 %.1f ms)" % (rate_cli, 1000 * statistics.median(walls)))
 print("  service, 1 worker               %6.1f jobs/s" % rate1)
@@ -124,4 +130,7 @@ print("  service overhead per job        p50 %.2f ms  p90 %.2f ms  (%.1f %% of t
       % (1000 * statistics.median(over), 1000 * pct(over, 90), 100 * statistics.median(over) / statistics.median(work)))
 print("GET /v1/jobs/{id} with both workers planning, 8 clients, 5 s: %d requests, p50 %.2f ms, p99 %.2f ms"
       % (len(st), 1000 * statistics.median(st), 1000 * pct(st, 99)))
+if wrk:
+    print("the same with wrk -t2 -c8 -d5s --latency:")
+    print("\n".join("  " + l for l in wrk.splitlines() if l.strip().startswith(("50%", "90%", "99%", "Requests/sec"))))
 print("DELETE of a running job answered (cancelled) in %.1f ms" % (1000 * cancel))
