@@ -1,0 +1,130 @@
+// three.js objects for the bodies of a plan: one mesh per body with its recorded shape, size and
+// colour (cylinders and capsules along their local z, as in ODE), planes as large quads with a
+// grid. Pose rows are [px, py, pz, qw, qx, qy, qz, ...] (docs/plan-format.md).
+import * as THREE from "three";
+
+const UP = new THREE.Vector3(0, 0, 1);
+
+function material(color) {
+  const [r, g, b, a] = color || [0.7, 0.7, 0.7, 1];
+  return new THREE.MeshStandardMaterial({
+    color: new THREE.Color(r, g, b),
+    roughness: 0.65,
+    metalness: 0.05,
+    transparent: a < 1,
+    opacity: a,
+    depthWrite: a >= 1,
+  });
+}
+
+// Geometries are shared between bodies of the same shape and size (400 dice: one box geometry).
+const geometryCache = new Map();
+function geometry(shape, size) {
+  const key = shape + ":" + size.join(",");
+  let g = geometryCache.get(key);
+  if (g) return g;
+  switch (shape) {
+    case "box":
+      g = new THREE.BoxGeometry(size[0], size[1], size[2]);
+      break;
+    case "sphere":
+      g = new THREE.SphereGeometry(size[0], 32, 16);
+      break;
+    case "cylinder":
+      g = new THREE.CylinderGeometry(size[0], size[0], size[1], 32).rotateX(Math.PI / 2);
+      break;
+    case "capsule":
+      g = new THREE.CapsuleGeometry(size[0], size[1], 8, 24).rotateX(Math.PI / 2);
+      break;
+    default:
+      throw new Error(`unknown shape "${shape}"`);
+  }
+  geometryCache.set(key, g);
+  return g;
+}
+
+export function disposeGeometries() {
+  for (const g of geometryCache.values()) g.dispose();
+  geometryCache.clear();
+}
+
+// Largest distance from a body's origin to its surface (for fitting the camera).
+export function bodyRadius(b) {
+  const s = b.size;
+  switch (b.shape) {
+    case "box":
+      return 0.5 * Math.hypot(s[0], s[1], s[2]);
+    case "sphere":
+      return s[0];
+    case "cylinder":
+      return Math.hypot(s[0], 0.5 * s[1]);
+    case "capsule":
+      return s[0] + 0.5 * s[1];
+    default:
+      return 0;
+  }
+}
+
+export function setPose(obj, row, k = 0) {
+  obj.position.set(row[k], row[k + 1], row[k + 2]);
+  obj.quaternion.set(row[k + 4], row[k + 5], row[k + 6], row[k + 3]);
+}
+
+// Grid spacing: a power of ten giving 10 to 100 lines across `extent` (as the desktop viewer).
+function gridStep(extent) {
+  return Math.pow(10, Math.floor(Math.log10(Math.max(extent, 1e-6) / 10)));
+}
+
+// A plane ax + by + cz = d drawn as a square of side `extent` around the scene centre's
+// projection onto it, plus a grid slightly above it.
+function planeObject(body, center, extent) {
+  const [a, b, c, d] = body.size;
+  const n = new THREE.Vector3(a, b, c);
+  const len = n.length();
+  n.divideScalar(len);
+  const group = new THREE.Group();
+  const q = new THREE.Quaternion().setFromUnitVectors(UP, n);
+  const origin = n.clone().multiplyScalar(d / len);
+  const c0 = center.clone().sub(n.clone().multiplyScalar(center.clone().sub(origin).dot(n)));
+  group.position.copy(c0);
+  group.quaternion.copy(q);
+  const quad = new THREE.Mesh(new THREE.PlaneGeometry(extent, extent), material(body.color));
+  quad.material.polygonOffset = true;
+  quad.material.polygonOffsetFactor = 1;
+  quad.material.polygonOffsetUnits = 1;
+  group.add(quad);
+  const step = gridStep(extent / 6);
+  const divisions = Math.min(400, Math.round(extent / step));
+  const grid = new THREE.GridHelper(divisions * step, divisions, 0x000000, 0x000000);
+  grid.material.transparent = true;
+  grid.material.opacity = 0.12;
+  grid.rotation.x = Math.PI / 2; // GridHelper lies in x-z; the plane's local frame is x-y
+  group.add(grid);
+  group.userData.isPlane = true;
+  return group;
+}
+
+// Builds one mesh per non-plane body (static ones at their pose); returns the objects, one per
+// body, null for planes (added by addPlanes once the scene's extent is known).
+export function buildBodies(plan, scene) {
+  return plan.bodies.map((b) => {
+    if (b.shape === "plane") return null;
+    const obj = new THREE.Mesh(geometry(b.shape, b.size), material(b.color));
+    if (!b.moving) setPose(obj, b.pose);
+    obj.userData.body = b;
+    obj.name = b.name;
+    scene.add(obj);
+    return obj;
+  });
+}
+
+export function addPlanes(plan, scene, objects, center, extent) {
+  plan.bodies.forEach((b, i) => {
+    if (b.shape !== "plane") return;
+    const obj = planeObject(b, center, Math.max(extent, 1e-3));
+    obj.userData.body = b;
+    obj.name = b.name;
+    scene.add(obj);
+    objects[i] = obj;
+  });
+}

@@ -1,0 +1,193 @@
+// The job page (#/jobs/<id>): live progress from the job's event stream (iterations, nodes,
+// solutions, best quality over time as a chart), Cancel, and once the job is final its summary,
+// the plan and tree downloads, and the 3D playback.
+import { api, getBytes, withToken } from "./api.js";
+import { el, clear, duration, count, number, when, FINAL } from "./dom.js";
+import { Chart } from "./chart.js";
+import { parsePlan } from "./plan.js";
+import { parseTree } from "./tree.js";
+import { Player } from "./player.js";
+
+export class JobPage {
+  constructor(container, id, { onJob }) {
+    this.id = id;
+    this.onJob = onJob;
+    this.job = null;
+    this.closed = false;
+    this.root = el("section", { class: "job-page", dataset: { id: String(id) } });
+    container.append(this.root);
+    this.head = el("div", { class: "job-head" });
+    this.errorBox = el("div", { class: "error job-error", role: "alert", hidden: true });
+    this.progress = el("dl", { class: "progress" });
+    this.chartCanvas = el("canvas", { class: "chart", "aria-label": "best quality over time" });
+    this.chart = new Chart(this.chartCanvas);
+    this.liveNote = el("div", { class: "muted small" });
+    this.summary = el("div", { class: "summary" });
+    this.playerBox = el("div", { class: "player-box" });
+    this.playerStatus = el("div", { class: "muted small player-status" });
+    this.root.append(this.head, this.errorBox, this.playerStatus, this.playerBox,
+      el("div", { class: "job-grid" },
+        el("div", { class: "card" }, el("h3", {}, "Progress"), this.progress, this.chartCanvas, this.liveNote),
+        el("div", { class: "card" }, el("h3", {}, "Result"), this.summary)));
+    this.start();
+  }
+
+  async start() {
+    try {
+      this.show(await api.job(this.id));
+    } catch (err) {
+      this.fail(err.code === "not_found" ? `job ${this.id} not found` : `cannot load job ${this.id}: ${err.message}`);
+      return;
+    }
+    if (!FINAL.has(this.job.status)) this.listen();
+  }
+
+  listen() {
+    if (this.closed) return;
+    const es = new EventSource(api.eventsUrl(this.id));
+    this.es = es;
+    this.liveNote.textContent = "live";
+    const onEvent = (e) => {
+      try {
+        this.show(JSON.parse(e.data));
+      } catch (err) {
+        this.liveNote.textContent = `bad event from the server: ${err.message}`;
+      }
+    };
+    es.addEventListener("job", onEvent);
+    es.addEventListener("end", (e) => {
+      es.close();
+      onEvent(e);
+      this.liveNote.textContent = "";
+    });
+    es.addEventListener("error", async () => {
+      if (es.readyState !== EventSource.CLOSED) {
+        this.liveNote.textContent = "connection lost, reconnecting…";
+        return;
+      }
+      // closed by the browser (an HTTP error): read the job once more, which reports why
+      try {
+        this.show(await api.job(this.id));
+        if (!FINAL.has(this.job.status)) setTimeout(() => this.listen(), 2000);
+      } catch (err) {
+        this.liveNote.textContent = `live updates stopped: ${err.message}`;
+      }
+    });
+  }
+
+  fail(message) {
+    clear(this.head).append(el("h2", {}, `Job ${this.id}`));
+    this.errorBox.hidden = false;
+    this.errorBox.textContent = message;
+  }
+
+  show(job) {
+    const was = this.job;
+    this.job = job;
+    this.root.dataset.status = job.status;
+    this.onJob(job);
+    this.renderHead();
+    this.renderProgress();
+    const err = job.error;
+    this.errorBox.hidden = !err;
+    if (err) {
+      clear(this.errorBox).append(el("strong", {}, err.code), " ", el("span", { class: "mono message" }, err.message));
+    }
+    if (FINAL.has(job.status) && (!was || !FINAL.has(was.status) || !this.summaryShown)) {
+      this.summaryShown = true;
+      this.renderSummary();
+      this.loadResult();
+    }
+  }
+
+  renderHead() {
+    const j = this.job;
+    const cancel = el("button", { type: "button", class: "danger cancel", onclick: () => this.cancel() }, "Cancel");
+    cancel.hidden = FINAL.has(j.status);
+    clear(this.head).append(
+      el("h2", {}, `Job ${j.id} · ${j.domain}`, " ", el("span", { class: `badge ${j.status} job-status` }, j.status)),
+      el("div", { class: "muted small" },
+        `created ${when(j.created)}`, j.started ? ` · started ${when(j.started)}` : "", j.finished ? ` · finished ${when(j.finished)}` : ""),
+      cancel);
+    this.cancelButton = cancel;
+  }
+
+  renderProgress() {
+    const p = this.job.progress || {};
+    clear(this.progress);
+    const rows = [
+      ["iterations", count(p.iterations)], ["nodes", count(p.nodes)], ["solutions", count(p.solutions)],
+      ["best quality", p.best_quality === null || p.best_quality === undefined ? "–" : number(p.best_quality)],
+      ["elapsed", duration(p.elapsed)],
+    ];
+    for (const [k, v] of rows) this.progress.append(el("dt", {}, k), el("dd", { class: "num", dataset: { key: k } }, v));
+    this.chart.add(p.elapsed, p.best_quality);
+  }
+
+  renderSummary() {
+    const j = this.job;
+    const s = j.summary;
+    clear(this.summary);
+    if (s) {
+      const rows = [
+        ["status", s.status], ["planner", `${s.planner}${s.planner === "bgt" ? ` (μ ${s.mu})` : ""}`], ["seed", s.seed],
+        ["solutions", `${count(s.nsolutions)} of ${count(s.solutions)}`], ["steps", count(s.steps)],
+        ["duration", duration(s.duration)], ["cost", number(s.cost)], ["iterations", count(s.iterations)],
+        ["nodes", count(s.nodes)], ["rejected", count(s.rejected)], ["tree", s.tree_mb === undefined ? "–" : `${number(s.tree_mb)} MB`],
+      ];
+      for (const [k, v] of Object.entries(s.report || {})) rows.push([k, number(v)]);
+      if (s.time) rows.push(["time", Object.entries(s.time).map(([k, v]) => `${k} ${duration(v)}`).join(", ")]);
+      this.summary.append(el("dl", {}, ...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))])));
+    } else if (!j.error) {
+      this.summary.append(el("p", { class: "muted" }, "no summary"));
+    }
+    const links = el("div", { class: "downloads" });
+    if (j.plan) links.append(el("a", { href: withToken(j.plan), download: `job-${j.id}.plan.json`, class: "button" }, "⤓ plan"));
+    if (j.tree) links.append(el("a", { href: withToken(j.tree), download: `job-${j.id}.tree`, class: "button" }, "⤓ tree"));
+    if (links.firstChild) this.summary.append(links);
+    const req = { ...j.request };
+    this.summary.append(el("details", {}, el("summary", {}, "request"), el("pre", { class: "mono small" }, JSON.stringify(req, null, 2))));
+  }
+
+  async loadResult() {
+    const j = this.job;
+    if (!j.plan || this.player) return;
+    try {
+      this.playerStatus.textContent = "loading the plan…";
+      const plan = parsePlan(new TextDecoder().decode(await getBytes(j.plan)));
+      if (this.closed) return;
+      this.player = new Player(this.playerBox, plan);
+      this.playerStatus.textContent = "";
+      if (j.tree) {
+        this.playerStatus.textContent = "loading the search tree…";
+        const buf = await getBytes(j.tree, (got, total) => {
+          this.playerStatus.textContent = `loading the search tree… ${(got / 1e6).toFixed(1)}${total ? ` / ${(total / 1e6).toFixed(1)}` : ""} MB`;
+        });
+        if (this.closed) return;
+        this.player.setTree(parseTree(buf));
+        this.playerStatus.textContent = "";
+      }
+    } catch (err) {
+      this.playerStatus.textContent = "";
+      this.playerBox.append(el("div", { class: "error", role: "alert" }, `cannot show the result: ${err.message}`));
+    }
+  }
+
+  async cancel() {
+    this.cancelButton.disabled = true;
+    try {
+      this.show(await api.cancel(this.id));
+    } catch (err) {
+      this.errorBox.hidden = false;
+      this.errorBox.textContent = `cannot cancel: ${err.code}: ${err.message}`;
+      this.cancelButton.disabled = false;
+    }
+  }
+
+  dispose() {
+    this.closed = true;
+    if (this.es) this.es.close();
+    if (this.player) this.player.dispose();
+    this.root.remove();
+  }
+}

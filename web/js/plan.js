@@ -1,0 +1,79 @@
+// The plan file (docs/plan-format.md) as the player needs it: static bodies, moving bodies and
+// the worlds (0 = the selected solution, 1.. = the alternatives in file order), each world a map
+// body name -> Float64Array of (steps+1) x 13 state rows.
+
+// One colour per moving body for trails and the tree, as the desktop viewer (viewer/src/draw.c).
+export const PALETTE = [
+  [1.0, 0.55, 0.1], [0.2, 0.7, 1.0], [1.0, 0.3, 0.75], [0.65, 1.0, 0.2],
+  [0.7, 0.5, 1.0], [1.0, 0.9, 0.2], [0.2, 1.0, 0.8], [1.0, 0.35, 0.3],
+];
+
+export function paletteColor(i) {
+  return PALETTE[((i % PALETTE.length) + PALETTE.length) % PALETTE.length];
+}
+
+function rows(name, m, steps) {
+  if (!Array.isArray(m) || m.length !== steps + 1) {
+    throw new Error(`${name}: expected ${steps + 1} state rows, got ${Array.isArray(m) ? m.length : typeof m}`);
+  }
+  const out = new Float64Array(m.length * 13);
+  m.forEach((r, i) => {
+    if (!Array.isArray(r) || r.length !== 13) throw new Error(`${name}[${i}]: expected 13 numbers`);
+    out.set(r, i * 13);
+  });
+  return out;
+}
+
+export function parsePlan(text) {
+  let p;
+  try {
+    p = typeof text === "string" ? JSON.parse(text) : text;
+  } catch (err) {
+    throw new Error(`plan: invalid JSON (${err.message})`);
+  }
+  if (!p || p.format !== "tplan-plan") throw new Error("plan: not a tplan plan file");
+  if (p.version !== 1) throw new Error(`plan: unsupported plan version ${p.version} (this page reads version 1)`);
+  if (!(p.dt > 0) || !Array.isArray(p.bodies)) throw new Error("plan: missing dt or bodies");
+  const bodies = [];
+  const selected = { cost: p.cost, steps: p.steps, traj: new Map() };
+  let nmoving = 0;
+  for (const [i, b] of p.bodies.entries()) {
+    const moving = Array.isArray(b.trajectory);
+    const body = {
+      name: b.name,
+      cls: b.class,
+      shape: b.shape,
+      size: b.size,
+      color: b.color,
+      moving,
+      pose: moving ? null : Float64Array.from(b.pose || [0, 0, 0, 1, 0, 0, 0]),
+      palette: moving ? nmoving++ : -1,
+    };
+    if (moving) selected.traj.set(b.name, rows(`bodies[${i}].trajectory`, b.trajectory, p.steps));
+    bodies.push(body);
+  }
+  const worlds = [selected];
+  for (const [k, a] of (p.alternatives || []).entries()) {
+    const w = { cost: a.cost, steps: a.steps, traj: new Map() };
+    for (const b of bodies) {
+      if (!b.moving) continue;
+      const m = a.trajectories && a.trajectories[b.name];
+      if (!m) throw new Error(`plan: alternatives[${k}].trajectories: no entry for moving body "${b.name}"`);
+      w.traj.set(b.name, rows(`alternatives[${k}].trajectories.${b.name}`, m, a.steps));
+    }
+    worlds.push(w);
+  }
+  const tactics = (p.tactics || []).map((t) => ({ name: t.name, body: t.body, skills: t.skills, active: t.active }));
+  return {
+    domain: p.domain ? p.domain.name : "?",
+    planner: p.planner || {},
+    seed: p.seed,
+    status: p.status,
+    dt: p.dt,
+    view: p.view || null,
+    bodies,
+    tactics,
+    worlds,
+    stats: p.stats || {},
+  };
+}

@@ -1,0 +1,443 @@
+// 3D playback of a plan (and optionally its search tree) with three.js: the bodies move along the
+// trajectories of the world shown (interpolated between steps: linear position, normalized-lerp
+// orientation), orbit/pan/zoom with OrbitControls, the selected body's trail, many-worlds
+// alternatives, the tree layer. Keys as the desktop viewer (docs/viewer.md): space, arrows,
+// [ ], Home/End, R, N/P, T, L, C. Draws only when something changed (or while playing).
+import * as THREE from "three";
+import { OrbitControls } from "three/addons/controls/OrbitControls.js";
+import { buildBodies, addPlanes, bodyRadius, disposeGeometries } from "./bodies.js";
+import { buildTreeLayer, disposeTreeLayer } from "./treelayer.js";
+import { paletteColor } from "./plan.js";
+import { el } from "./dom.js";
+
+const SPEEDS = [1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 32, 64];
+
+function speedLabel(s) {
+  return s >= 1 ? `${s}×` : `1/${1 / s}×`;
+}
+
+// Scene bounds: every static non-plane body's box, and every moving body around every recorded
+// position of every world (sampled to at most ~200 rows per body and world).
+function sceneBounds(plan, objects) {
+  const box = new THREE.Box3();
+  const v = new THREE.Vector3();
+  for (const [i, b] of plan.bodies.entries()) {
+    if (b.shape === "plane") continue;
+    if (!b.moving) {
+      box.union(new THREE.Box3().setFromObject(objects[i]));
+      continue;
+    }
+    const r = bodyRadius(b);
+    const add = (row, k) => {
+      v.set(row[k], row[k + 1], row[k + 2]);
+      box.expandByPoint(v.clone().addScalar(r));
+      box.expandByPoint(v.clone().addScalar(-r));
+    };
+    for (const w of plan.worlds) {
+      const m = w.traj.get(b.name);
+      const n = m.length / 13;
+      const stride = Math.max(1, Math.floor(n / 200));
+      for (let k = 0; k < n; k += stride) add(m, k * 13);
+      add(m, (n - 1) * 13);
+    }
+  }
+  if (box.isEmpty()) box.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
+  return box;
+}
+
+export class Player {
+  constructor(container, plan) {
+    this.plan = plan;
+    this.world = 0;
+    this.time = 0;
+    this.playing = false;
+    this.speedIndex = SPEEDS.indexOf(1);
+    this.showTree = true;
+    this.showTrail = true;
+    this.tree = null;
+    this.treeLayer = null;
+    this.frames = 0; // frames drawn (for fps measurements)
+    this.dirty = true;
+    this.disposed = false;
+
+
+    this.root = el("div", { class: "player", tabindex: "0" });
+    this.viewport = el("div", { class: "viewport" });
+    this.root.append(this.viewport, this.buildBar());
+    container.append(this.root);
+
+    this.renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
+    this.renderer.domElement.className = "player-canvas";
+    this.viewport.append(this.renderer.domElement);
+
+    this.scene = new THREE.Scene();
+    this.scene.background = new THREE.Color(0x1d2128);
+    this.scene.add(new THREE.HemisphereLight(0xdde6ff, 0x3a3026, 1.2));
+    const key = new THREE.DirectionalLight(0xffffff, 2.0);
+    key.position.set(0.6, -0.8, 1.6);
+    const fill = new THREE.DirectionalLight(0xffffff, 0.5);
+    fill.position.set(-1, 0.7, 0.5);
+    this.scene.add(key, fill);
+
+    this.camera = new THREE.PerspectiveCamera(45, 1, 0.01, 1000);
+    this.camera.up.set(0, 0, 1);
+    this.controls = new OrbitControls(this.camera, this.renderer.domElement);
+    this.controls.addEventListener("change", () => (this.dirty = true));
+
+    this.objects = buildBodies(plan, this.scene);
+    this.bounds = sceneBounds(plan, this.objects);
+    this.center = this.bounds.getCenter(new THREE.Vector3());
+    this.radius = Math.max(1e-3, this.bounds.getSize(new THREE.Vector3()).length() / 2);
+    addPlanes(plan, this.scene, this.objects, this.center, this.radius * 8);
+    this.buildTrail();
+    this.selectBody(this.defaultBody());
+    this.resetCamera();
+
+    this.onKey = (e) => this.key(e);
+    document.addEventListener("keydown", this.onKey);
+    this.renderer.domElement.addEventListener("pointerdown", (e) => (this.down = [e.clientX, e.clientY]));
+    this.renderer.domElement.addEventListener("pointerup", (e) => this.click(e));
+    this.resizeObserver = new ResizeObserver(() => this.resize());
+    this.resizeObserver.observe(this.viewport);
+    this.resize();
+    this.resetCamera(); // the fit depends on the aspect ratio
+    this.last = performance.now();
+    this.loop = this.loop.bind(this);
+    this.raf = requestAnimationFrame(this.loop);
+    this.update();
+    window.tplanPlayer = this; // for the browser tests and measurements (docs/web.md)
+  }
+
+  // ---- the bar under the canvas ----
+  buildBar() {
+    const b = (label, title, fn) => el("button", { type: "button", title, onclick: fn }, label);
+    this.playButton = b("▶", "play / pause (space)", () => this.toggle());
+    this.scrub = el("input", { type: "range", min: "0", max: "1", step: "any", value: "0", class: "scrub", "aria-label": "timeline" });
+    this.scrub.addEventListener("input", () => this.seek(Number(this.scrub.value)));
+    this.timeLabel = el("span", { class: "time mono" });
+    this.speedLabel = el("span", { class: "mono speed" });
+    this.worldSelect = el("select", { title: "world (N / P)", "aria-label": "world" });
+    this.plan.worlds.forEach((w, k) =>
+      this.worldSelect.append(el("option", { value: String(k) }, `${k === 0 ? "selected" : "alternative " + k} · cost ${fmt(w.cost)}`)));
+    this.worldSelect.addEventListener("change", () => this.setWorld(Number(this.worldSelect.value)));
+    this.bodySelect = el("select", { title: "body whose trail is shown (or click a body)", "aria-label": "trail body" });
+    for (const [i, body] of this.plan.bodies.entries()) if (body.moving) this.bodySelect.append(el("option", { value: String(i) }, body.name));
+    this.bodySelect.addEventListener("change", () => this.selectBody(Number(this.bodySelect.value)));
+    this.treeBox = el("input", { type: "checkbox", checked: "" });
+    this.treeBox.addEventListener("change", () => this.setTreeVisible(this.treeBox.checked));
+    this.trailBox = el("input", { type: "checkbox", checked: "" });
+    this.trailBox.addEventListener("change", () => this.setTrailVisible(this.trailBox.checked));
+    this.treeLabel = el("label", { class: "toggle", title: "search tree (T)", hidden: "" }, this.treeBox, " tree");
+    this.treeInfo = el("span", { class: "muted small" });
+    this.skillLabel = el("div", { class: "skills muted small mono" });
+    return el("div", { class: "player-bar" },
+      el("div", { class: "row" },
+        b("|◀", "first step (Home)", () => this.seekStep(0)),
+        b("◀", "one step back (←)", () => this.stepBy(-1)),
+        this.playButton,
+        b("▶|", "one step forward (→)", () => this.stepBy(1)),
+        this.scrub, this.timeLabel),
+      el("div", { class: "row small" },
+        b("[", "half speed ([)", () => this.setSpeed(this.speedIndex - 1)), this.speedLabel,
+        b("]", "double speed (])", () => this.setSpeed(this.speedIndex + 1)),
+        el("label", { title: "world (N / P)" }, "world ", this.worldSelect),
+        el("label", { title: "trail of (L: on/off)" }, el("span", {}, "trail "), this.trailBox, " ", this.bodySelect),
+        this.treeLabel, this.treeInfo,
+        b("⟲ camera", "reset the camera (C)", () => this.resetCamera())),
+      this.skillLabel);
+  }
+
+  get steps() {
+    return this.plan.worlds[this.world].steps;
+  }
+
+  get duration() {
+    return this.steps * this.plan.dt;
+  }
+
+  defaultBody() {
+    const i = this.plan.bodies.findIndex((b) => b.moving && b.cls === "active");
+    return i >= 0 ? i : this.plan.bodies.findIndex((b) => b.moving);
+  }
+
+  // ---- camera: the plan's view, or fitted (from -y, 55 degrees up), as the desktop viewer ----
+  resetCamera() {
+    const v = this.plan.view || {};
+    const yaw = THREE.MathUtils.degToRad(v.yaw ?? -90);
+    const pitch = THREE.MathUtils.degToRad(v.pitch ?? 55);
+    const target = v.target ? new THREE.Vector3(...v.target) : this.center.clone();
+    const dir = new THREE.Vector3(Math.cos(pitch) * Math.cos(yaw), Math.cos(pitch) * Math.sin(yaw), Math.sin(pitch));
+    const dist = v.distance > 0 ? v.distance : this.fitDistance(target, dir);
+    this.camera.position.copy(target).addScaledVector(dir, dist);
+    this.camera.near = dist / 1000;
+    this.camera.far = dist * 50 + this.radius * 20;
+    this.camera.updateProjectionMatrix();
+    this.controls.target.copy(target);
+    this.controls.update();
+    this.dirty = true;
+  }
+
+  // The distance along `dir` from `target` at which every corner of the scene's bounds is in the
+  // view (both the vertical and the horizontal field of view), with a small margin.
+  fitDistance(target, dir) {
+    const right = new THREE.Vector3().crossVectors(dir, this.camera.up).normalize();
+    if (right.lengthSq() < 1e-12) right.set(1, 0, 0);
+    const up = new THREE.Vector3().crossVectors(right, dir).normalize();
+    const tv = Math.tan(THREE.MathUtils.degToRad(this.camera.fov / 2));
+    const th = tv * this.camera.aspect;
+    let d = 0;
+    const c = new THREE.Vector3();
+    for (let k = 0; k < 8; ++k) {
+      c.set(k & 1 ? this.bounds.max.x : this.bounds.min.x, k & 2 ? this.bounds.max.y : this.bounds.min.y,
+        k & 4 ? this.bounds.max.z : this.bounds.min.z).sub(target);
+      const along = c.dot(dir);
+      d = Math.max(d, along + Math.abs(c.dot(right)) / th, along + Math.abs(c.dot(up)) / tv);
+    }
+    return Math.max(d * 1.08, this.radius * 0.1);
+  }
+
+  resize() {
+    const w = Math.max(1, this.viewport.clientWidth), h = Math.max(1, this.viewport.clientHeight);
+    this.renderer.setSize(w, h, false);
+    this.camera.aspect = w / h;
+    this.camera.updateProjectionMatrix();
+    this.dirty = true;
+  }
+
+  // ---- trail of the selected body: whole path faint, travelled part bright ----
+  buildTrail() {
+    if (this.trail) {
+      this.scene.remove(this.trail.group);
+      this.trail.geometry.dispose();
+    }
+    this.trail = null;
+    const body = this.plan.bodies[this.selected];
+    if (!body || !body.moving) return;
+    const m = this.plan.worlds[this.world].traj.get(body.name);
+    const n = m.length / 13;
+    const pts = new Float32Array(n * 3);
+    for (let i = 0; i < n; ++i) pts.set([m[i * 13], m[i * 13 + 1], m[i * 13 + 2]], i * 3);
+    const geometry = new THREE.BufferGeometry();
+    geometry.setAttribute("position", new THREE.BufferAttribute(pts, 3));
+    const colour = new THREE.Color(...paletteColor(body.palette));
+    const faint = new THREE.Line(geometry, new THREE.LineBasicMaterial({ color: colour, transparent: true, opacity: 0.3 }));
+    const bright = new THREE.Line(geometry, new THREE.LineBasicMaterial({ color: colour }));
+    bright.renderOrder = 1;
+    const group = new THREE.Group();
+    group.add(faint, bright);
+    group.visible = this.showTrail;
+    this.scene.add(group);
+    this.trail = { group, geometry, bright, n };
+  }
+
+  selectBody(i) {
+    if (i < 0 || !this.plan.bodies[i] || !this.plan.bodies[i].moving) return;
+    this.selected = i;
+    this.bodySelect.value = String(i);
+    this.buildTrail();
+    this.update();
+  }
+
+  setTrailVisible(on) {
+    this.showTrail = on;
+    this.trailBox.checked = on;
+    if (this.trail) this.trail.group.visible = on;
+    this.dirty = true;
+  }
+
+  click(e) {
+    if (!this.down || Math.hypot(e.clientX - this.down[0], e.clientY - this.down[1]) > 4) return; // a drag
+    const r = this.renderer.domElement.getBoundingClientRect();
+    const ndc = new THREE.Vector2(((e.clientX - r.left) / r.width) * 2 - 1, -((e.clientY - r.top) / r.height) * 2 + 1);
+    const ray = new THREE.Raycaster();
+    ray.setFromCamera(ndc, this.camera);
+    const movers = this.objects.filter((o) => o.userData.body.moving);
+    const hit = ray.intersectObjects(movers, false)[0];
+    if (hit) this.selectBody(this.plan.bodies.indexOf(hit.object.userData.body));
+  }
+
+  // ---- tree ----
+  setTree(tree) {
+    if (this.treeLayer) {
+      this.scene.remove(this.treeLayer.group);
+      disposeTreeLayer(this.treeLayer);
+    }
+    this.treeLayer = buildTreeLayer(this.plan, tree);
+    this.treeLayer.group.visible = this.showTree && this.world === 0;
+    this.scene.add(this.treeLayer.group);
+    this.treeLabel.hidden = false;
+    this.treeInfo.textContent = this.treeLayer.info;
+    this.dirty = true;
+  }
+
+  setTreeVisible(on) {
+    this.showTree = on;
+    this.treeBox.checked = on;
+    if (this.treeLayer) this.treeLayer.group.visible = on;
+    this.dirty = true;
+  }
+
+  // ---- playback ----
+  setWorld(k) {
+    const n = this.plan.worlds.length;
+    this.world = ((k % n) + n) % n;
+    this.worldSelect.value = String(this.world);
+    this.time = Math.min(this.time, this.duration);
+    this.buildTrail();
+    this.update();
+  }
+
+  setSpeed(i) {
+    this.speedIndex = Math.max(0, Math.min(SPEEDS.length - 1, i));
+    this.update();
+  }
+
+  toggle() {
+    if (this.playing) this.pause();
+    else this.play();
+  }
+
+  play() {
+    if (this.time >= this.duration) this.time = 0;
+    this.playing = true;
+    this.last = performance.now();
+    this.update();
+  }
+
+  pause() {
+    this.playing = false;
+    this.update();
+  }
+
+  seek(t) {
+    this.time = Math.max(0, Math.min(this.duration, t));
+    this.update();
+  }
+
+  seekStep(s) {
+    this.pause();
+    this.seek(Math.max(0, Math.min(this.steps, s)) * this.plan.dt);
+  }
+
+  get step() {
+    return Math.min(this.steps, Math.floor(this.time / this.plan.dt + 1e-9));
+  }
+
+  stepBy(d) {
+    // from between two steps, one step forward lands on the next one and back on the previous
+    const s = d > 0 ? this.step + d : Math.ceil(this.time / this.plan.dt - 1e-9) + d;
+    this.seekStep(s);
+  }
+
+  key(e) {
+    if (this.disposed || e.ctrlKey || e.metaKey || e.altKey) return;
+    const t = e.target;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)) && t.type !== "range" && t.type !== "checkbox") return;
+    const actions = {
+      " ": () => this.toggle(),
+      ArrowLeft: () => this.stepBy(-1),
+      ArrowRight: () => this.stepBy(1),
+      ArrowDown: () => this.stepBy(-10),
+      ArrowUp: () => this.stepBy(10),
+      "[": () => this.setSpeed(this.speedIndex - 1),
+      "]": () => this.setSpeed(this.speedIndex + 1),
+      r: () => { this.time = 0; this.update(); },
+      Home: () => this.seekStep(0),
+      End: () => this.seekStep(this.steps),
+      n: () => this.setWorld(this.world + 1),
+      p: () => this.setWorld(this.world - 1),
+      t: () => this.treeLayer && this.setTreeVisible(!this.showTree),
+      l: () => this.setTrailVisible(!this.showTrail),
+      c: () => this.resetCamera(),
+    };
+    const fn = actions[e.key.length === 1 ? e.key.toLowerCase() : e.key];
+    if (!fn) return;
+    e.preventDefault();
+    fn();
+  }
+
+  // Places the moving bodies at this.time in the world shown; updates the bar.
+  update() {
+    const w = this.plan.worlds[this.world];
+    const f = this.time / this.plan.dt;
+    const i = Math.min(w.steps, Math.floor(f));
+    const j = Math.min(w.steps, i + 1);
+    const a = Math.min(1, Math.max(0, f - i));
+    const qa = new THREE.Quaternion(), qb = new THREE.Quaternion();
+    for (const obj of this.objects) {
+      const body = obj.userData.body;
+      if (!body.moving) continue;
+      const m = w.traj.get(body.name);
+      const p = i * 13, q = j * 13;
+      obj.position.set(m[p] + (m[q] - m[p]) * a, m[p + 1] + (m[q + 1] - m[p + 1]) * a, m[p + 2] + (m[q + 2] - m[p + 2]) * a);
+      qa.set(m[p + 4], m[p + 5], m[p + 6], m[p + 3]);
+      qb.set(m[q + 4], m[q + 5], m[q + 6], m[q + 3]);
+      if (qa.dot(qb) < 0) qb.set(-qb.x, -qb.y, -qb.z, -qb.w);
+      obj.quaternion.set(qa.x + (qb.x - qa.x) * a, qa.y + (qb.y - qa.y) * a, qa.z + (qb.z - qa.z) * a, qa.w + (qb.w - qa.w) * a).normalize();
+    }
+    if (this.trail) this.trail.bright.geometry.setDrawRange(0, Math.min(this.trail.n, i + 1));
+    if (this.treeLayer) this.treeLayer.group.visible = this.showTree;
+    this.scrub.max = String(this.duration);
+    this.scrub.value = String(this.time);
+    this.playButton.textContent = this.playing ? "❚❚" : "▶";
+    this.timeLabel.textContent = `step ${i} / ${w.steps} · ${this.time.toFixed(2)} / ${this.duration.toFixed(2)} s`;
+    this.speedLabel.textContent = speedLabel(SPEEDS[this.speedIndex]);
+    this.skillLabel.textContent = this.world === 0 ? this.skillsAt(Math.min(i, w.steps - 1)) : "";
+    this.root.dataset.step = String(i);
+    this.root.dataset.playing = String(this.playing);
+    this.root.dataset.world = String(this.world);
+    this.dirty = true;
+  }
+
+  // The skill each tactic applies at step s (a count per skill with more than 8 tactics).
+  skillsAt(s) {
+    const t = this.plan.tactics;
+    if (!t.length || s < 0) return "";
+    const name = (x) => (x.active && s < x.active.length ? x.skills[x.active[s]] : "–");
+    if (t.length <= 8) return t.map((x) => `${x.name}: ${name(x)}`).join(" · ");
+    const count = new Map();
+    for (const x of t) count.set(name(x), (count.get(name(x)) || 0) + 1);
+    return `${t.length} tactics: ` + [...count].map(([k, v]) => `${k} ${v}`).join(", ");
+  }
+
+  loop(now) {
+    if (this.disposed) return;
+    const dtWall = Math.min(0.25, (now - this.last) / 1000);
+    this.last = now;
+    if (this.playing) {
+      this.time += dtWall * SPEEDS[this.speedIndex];
+      if (this.time >= this.duration) {
+        this.time = this.duration;
+        this.playing = false;
+      }
+      this.update();
+    }
+    if (this.dirty) {
+      this.renderer.render(this.scene, this.camera);
+      this.frames++;
+      this.dirty = false;
+    }
+    this.raf = requestAnimationFrame(this.loop);
+  }
+
+  dispose() {
+    this.disposed = true;
+    cancelAnimationFrame(this.raf);
+    document.removeEventListener("keydown", this.onKey);
+    this.resizeObserver.disconnect();
+    this.controls.dispose();
+    disposeTreeLayer(this.treeLayer);
+    this.scene.traverse((o) => {
+      if (o.material) o.material.dispose();
+      if (o.geometry) o.geometry.dispose();
+    });
+    disposeGeometries();
+    this.renderer.dispose();
+    this.root.remove();
+  }
+}
+
+function fmt(x) {
+  return typeof x === "number" ? (Math.abs(x) >= 1000 || Number.isInteger(x) ? String(Math.round(x * 1000) / 1000) : x.toPrecision(4)) : "?";
+}
