@@ -9,6 +9,7 @@ import { buildBodies, addPlanes, bodyRadius, disposeGeometries } from "./bodies.
 import { buildTreeLayer, disposeTreeLayer } from "./treelayer.js";
 import { paletteColor } from "./plan.js";
 import { el } from "./dom.js";
+import { CachedStaticLayer, onLayer, softwareGL, STATIC, MOVING } from "./layers.js";
 
 const SPEEDS = [1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 32, 64];
 
@@ -66,30 +67,34 @@ export class Player {
     this.root.append(this.viewport, this.buildBar());
     container.append(this.root);
 
-    this.renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    const software = softwareGL();
+    this.renderer = new THREE.WebGLRenderer({ antialias: !software, preserveDrawingBuffer: true });
+    this.layers = new CachedStaticLayer(this.renderer, software ? 0 : 4);
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
     this.renderer.domElement.className = "player-canvas";
     this.viewport.append(this.renderer.domElement);
 
     this.scene = new THREE.Scene();
-    this.scene.background = new THREE.Color(0x1d2128);
+    this.renderer.setClearColor(0x1d2128, 1); // not scene.background, which would clear the cached layer
     this.scene.add(new THREE.HemisphereLight(0xdde6ff, 0x3a3026, 1.2));
     const key = new THREE.DirectionalLight(0xffffff, 2.0);
     key.position.set(0.6, -0.8, 1.6);
     const fill = new THREE.DirectionalLight(0xffffff, 0.5);
     fill.position.set(-1, 0.7, 0.5);
     this.scene.add(key, fill);
+    this.scene.traverse((o) => o.layers.enableAll()); // the lights
 
     this.camera = new THREE.PerspectiveCamera(45, 1, 0.01, 1000);
     this.camera.up.set(0, 0, 1);
     this.controls = new OrbitControls(this.camera, this.renderer.domElement);
-    this.controls.addEventListener("change", () => (this.dirty = true));
+    this.controls.addEventListener("change", () => this.redrawStatic());
 
     this.objects = buildBodies(plan, this.scene);
     this.bounds = sceneBounds(plan, this.objects);
     this.center = this.bounds.getCenter(new THREE.Vector3());
     this.radius = Math.max(1e-3, this.bounds.getSize(new THREE.Vector3()).length() / 2);
     addPlanes(plan, this.scene, this.objects, this.center, this.radius * 8);
+    for (const o of this.objects) if (o) onLayer(o, o.userData.body.moving ? MOVING : STATIC);
     this.buildTrail();
     this.selectBody(this.defaultBody());
     this.resetCamera();
@@ -175,7 +180,7 @@ export class Player {
     this.camera.updateProjectionMatrix();
     this.controls.target.copy(target);
     this.controls.update();
-    this.dirty = true;
+    this.redrawStatic();
   }
 
   // The distance along `dir` from `target` at which every corner of the scene's bounds is in the
@@ -197,9 +202,16 @@ export class Player {
     return Math.max(d * 1.08, this.radius * 0.1);
   }
 
+  redrawStatic() {
+    this.layers.stale = true;
+    this.dirty = true;
+  }
+
   resize() {
     const w = Math.max(1, this.viewport.clientWidth), h = Math.max(1, this.viewport.clientHeight);
     this.renderer.setSize(w, h, false);
+    const px = this.renderer.getDrawingBufferSize(new THREE.Vector2());
+    this.layers.setSize(px.x, px.y);
     this.camera.aspect = w / h;
     this.camera.updateProjectionMatrix();
     this.dirty = true;
@@ -227,6 +239,7 @@ export class Player {
     const group = new THREE.Group();
     group.add(faint, bright);
     group.visible = this.showTrail;
+    onLayer(group, MOVING);
     this.scene.add(group);
     this.trail = { group, geometry, bright, n };
   }
@@ -265,17 +278,18 @@ export class Player {
     }
     this.treeLayer = buildTreeLayer(this.plan, tree);
     this.treeLayer.group.visible = this.showTree && this.world === 0;
+    onLayer(this.treeLayer.group, STATIC);
     this.scene.add(this.treeLayer.group);
     this.treeLabel.hidden = false;
     this.treeInfo.textContent = this.treeLayer.info;
-    this.dirty = true;
+    this.redrawStatic();
   }
 
   setTreeVisible(on) {
     this.showTree = on;
     this.treeBox.checked = on;
     if (this.treeLayer) this.treeLayer.group.visible = on;
-    this.dirty = true;
+    this.redrawStatic();
   }
 
   // ---- playback ----
@@ -377,7 +391,6 @@ export class Player {
       obj.quaternion.set(qa.x + (qb.x - qa.x) * a, qa.y + (qb.y - qa.y) * a, qa.z + (qb.z - qa.z) * a, qa.w + (qb.w - qa.w) * a).normalize();
     }
     if (this.trail) this.trail.bright.geometry.setDrawRange(0, Math.min(this.trail.n, i + 1));
-    if (this.treeLayer) this.treeLayer.group.visible = this.showTree;
     this.scrub.max = String(this.duration);
     this.scrub.value = String(this.time);
     this.playButton.textContent = this.playing ? "❚❚" : "▶";
@@ -414,7 +427,7 @@ export class Player {
       this.update();
     }
     if (this.dirty) {
-      this.renderer.render(this.scene, this.camera);
+      this.layers.render(this.scene, this.camera);
       this.frames++;
       this.dirty = false;
     }
@@ -433,6 +446,7 @@ export class Player {
       if (o.geometry) o.geometry.dispose();
     });
     disposeGeometries();
+    this.layers.dispose();
     this.renderer.dispose();
     this.root.remove();
   }
