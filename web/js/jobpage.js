@@ -151,7 +151,8 @@ export class JobPage {
 
   async loadResult() {
     const j = this.job;
-    if (!j.plan || this.player) return;
+    if (!j.plan || this.loading) return;
+    this.loading = true;
     try {
       this.playerStatus.textContent = "loading the plan…";
       const plan = parsePlan(new TextDecoder().decode(await getBytes(j.plan)));

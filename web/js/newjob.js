@@ -8,7 +8,8 @@ import { el, clear } from "./dom.js";
 const PLANNER_FIELDS = [
   { name: "seed", label: "seed", integer: true, min: 0 },
   { name: "max_iters", label: "max iterations", integer: true, min: 1 },
-  { name: "time_limit", label: "time limit (s, 0 = none)", min: 0 },
+  // the service always limits a job's time: 0 or empty sends none, so the server's default applies
+  { name: "time_limit", label: "time limit (s, 0 = server default)", min: 0, zeroOmitted: true },
   { name: "solutions", label: "solutions", integer: true, min: 1 },
   { name: "mu", label: "μ (BGT ratio)", min: 0 },
 ];
@@ -159,6 +160,7 @@ export class NewJobForm {
       if (s === "") continue;
       const v = Number(s);
       if (!isFinite(v) || (f.integer && !Number.isInteger(v))) throw { field: f.name, message: `${f.label}: ${f.integer ? "an integer" : "a number"} is needed` };
+      if (f.zeroOmitted && v === 0) continue;
       body[f.name] = v;
     }
     body.tree = this.tree.checked;

@@ -116,7 +116,11 @@ export class Player {
 
   // ---- the bar under the canvas ----
   buildBar() {
-    const b = (label, title, fn) => el("button", { type: "button", title, onclick: fn }, label);
+    // a mouse click leaves no focus on the button, so that space plays/pauses instead of clicking it again
+    const b = (label, title, fn) => el("button", { type: "button", title, onclick: (e) => {
+      fn();
+      if (e.detail > 0) e.currentTarget.blur();
+    } }, label);
     this.playButton = b("▶", "play / pause (space)", () => this.toggle());
     this.scrub = el("input", { type: "range", min: "0", max: "1", step: "any", value: "0", class: "scrub", "aria-label": "timeline" });
     this.scrub.addEventListener("input", () => this.seek(Number(this.scrub.value)));
@@ -335,12 +339,13 @@ export class Player {
   }
 
   get step() {
-    return Math.min(this.steps, Math.floor(this.time / this.plan.dt + 1e-9));
+    // time / dt is not exact in binary: the end of the timeline (steps * dt) must be the last step
+    return Math.min(this.steps, Math.floor(this.time / this.plan.dt + 1e-6));
   }
 
   stepBy(d) {
     // from between two steps, one step forward lands on the next one and back on the previous
-    const s = d > 0 ? this.step + d : Math.ceil(this.time / this.plan.dt - 1e-9) + d;
+    const s = d > 0 ? this.step + d : Math.ceil(this.time / this.plan.dt - 1e-6) + d;
     this.seekStep(s);
   }
 
@@ -348,6 +353,7 @@ export class Player {
     if (this.disposed || e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
     if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)) && t.type !== "range" && t.type !== "checkbox") return;
+    if (t && (t.tagName === "BUTTON" || t.tagName === "A") && (e.key === " " || e.key === "Enter")) return; // activates it
     const actions = {
       " ": () => this.toggle(),
       ArrowLeft: () => this.stepBy(-1),
@@ -375,7 +381,7 @@ export class Player {
   update() {
     const w = this.plan.worlds[this.world];
     const f = this.time / this.plan.dt;
-    const i = Math.min(w.steps, Math.floor(f));
+    const i = this.step;
     const j = Math.min(w.steps, i + 1);
     const a = Math.min(1, Math.max(0, f - i));
     const qa = new THREE.Quaternion(), qb = new THREE.Quaternion();

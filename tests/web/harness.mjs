@@ -1,0 +1,156 @@
+// Shared by the web page's browser tests: starts `tplan serve` on a free port in a fresh data
+// directory (waits for its ready line, never sleeps), launches the system chromium headless
+// through puppeteer-core from web/node_modules, and cleans up. Exit 77 (ctest SKIP_RETURN_CODE)
+// only when chromium or web/node_modules is missing.
+import { spawn, execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const SOURCE = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const WEB = join(SOURCE, "web");
+export const CHROMIUM = process.env.TPLAN_CHROMIUM || "/usr/bin/chromium";
+export const SKIP = 77;
+
+const cleanups = [];
+let OUT = ".";
+
+export function log(...a) {
+  console.log(`[${new Date().toISOString().slice(11, 23)}]`, ...a);
+}
+
+export function fail(message) {
+  throw new Error(message);
+}
+
+export function check(cond, message) {
+  if (!cond) fail(message);
+}
+
+// Runs the test body; cleans up (browser, server) whatever happens; exit 0, 1 or 77.
+export async function main(body, { browser = true } = {}) {
+  const [tplan, outDir] = process.argv.slice(2);
+  if (!tplan || !outDir) {
+    console.error("usage: node test.mjs path/to/tplan OUTDIR");
+    process.exit(2);
+  }
+  if (browser && !existsSync(CHROMIUM)) {
+    console.log(`SKIP: no chromium at ${CHROMIUM} (.ci/install-deps installs it)`);
+    process.exit(SKIP);
+  }
+  if (browser && !existsSync(join(WEB, "node_modules/puppeteer-core/package.json"))) {
+    console.log("SKIP: web/node_modules has no puppeteer-core (.ci/install-deps runs npm ci in web/)");
+    process.exit(SKIP);
+  }
+  if (!existsSync(join(WEB, "node_modules/three/build/three.module.js"))) {
+    console.log("SKIP: web/node_modules has no three (.ci/install-deps runs npm ci in web/)");
+    process.exit(SKIP);
+  }
+  OUT = outDir;
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  let code = 0;
+  try {
+    await body({ tplan, outDir });
+    log("PASS");
+  } catch (err) {
+    console.error("FAIL:", err && err.stack ? err.stack : err);
+    code = 1;
+  }
+  for (const c of cleanups.reverse()) {
+    try {
+      await c();
+    } catch (err) {
+      console.error("cleanup:", err.message);
+      code = code || 1;
+    }
+  }
+  process.exit(code);
+}
+
+// A free TCP port on the loopback, chosen by the kernel (python3, as the service's tests).
+export function freePort() {
+  const out = execFileSync("python3", ["-c",
+    "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()"]);
+  return Number(String(out).trim());
+}
+
+// Starts the server; resolves with its base URL once it printed its ready line.
+export function startServer(tplan, outDir, extra = []) {
+  const port = freePort();
+  const data = join(outDir, "data");
+  const args = ["serve", "--port", String(port), "--data", data, "--workers", "2", "--web", WEB, ...extra];
+  log("tplan", args.join(" "));
+  const proc = spawn(tplan, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  proc.stderr.on("data", (d) => (stderr += d));
+  let exited = null;
+  const exitedP = new Promise((res) => proc.on("exit", (c, s) => res((exited = { code: c, signal: s }))));
+  cleanups.push(async () => {
+    if (exited) return;
+    proc.kill("SIGTERM");
+    const t = setTimeout(() => proc.kill("SIGKILL"), 20000);
+    const e = await exitedP;
+    clearTimeout(t);
+    if (e.signal || e.code !== 0) fail(`tplan serve stopped with ${e.signal || "exit " + e.code}\n${stderr.slice(-2000)}`);
+  });
+  return new Promise((res, rej) => {
+    let out = "";
+    const timer = setTimeout(() => rej(new Error(`no ready line from tplan serve within 60 s; stderr:\n${stderr}`)), 60000);
+    proc.stdout.on("data", (d) => {
+      out += d;
+      const m = /listening on (http:\/\/[^,\s]+),/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        log(m[0]);
+        res({ base: m[1], proc, stderr: () => stderr });
+      }
+    });
+    exitedP.then((e) => {
+      clearTimeout(timer);
+      rej(new Error(`tplan serve exited (${e.signal || e.code}) before it was ready:\n${stderr}`));
+    });
+  });
+}
+
+export async function launchBrowser() {
+  const require = createRequire(join(WEB, "package.json"));
+  const puppeteer = require("puppeteer-core");
+  const args = ["--use-gl=angle", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--window-size=1366,768"];
+  if (process.getuid && process.getuid() === 0) args.push("--no-sandbox");
+  const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args });
+  cleanups.push(() => browser.close());
+  return browser;
+}
+
+// A new page that records uncaught errors and failed requests (checked by assertNoPageErrors).
+export async function newPage(browser) {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1366, height: 768 });
+  page.errors = [];
+  page.on("pageerror", (e) => page.errors.push(`page error: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") page.errors.push(`console error: ${m.text()}`);
+  });
+  page.on("requestfailed", (r) => page.errors.push(`request failed: ${r.url()} ${r.failure() ? r.failure().errorText : ""}`));
+  return page;
+}
+
+export function assertNoPageErrors(page, allow = () => false) {
+  const errs = page.errors.filter((e) => !allow(e));
+  check(!errs.length, `the page reported errors:\n${errs.join("\n")}`);
+}
+
+// page.waitForSelector with a message naming what was awaited.
+export async function waitFor(page, selector, what, timeout = 60000) {
+  try {
+    return await page.waitForSelector(selector, { timeout });
+  } catch (err) {
+    const shot = join(OUT, `timeout-${Date.now()}.png`);
+    await page.screenshot({ path: shot }).catch(() => {});
+    fail(`timed out after ${timeout / 1000} s waiting for ${what} (${selector}); screenshot ${shot}`);
+  }
+}
+
+export { join };
