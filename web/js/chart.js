@@ -29,7 +29,7 @@ export class Chart {
     g.fillStyle = style.getPropertyValue("--muted") || "#889";
     const pts = this.points;
     if (!pts.length) {
-      g.fillText(`${this.label}: no value yet`, 8, h / 2);
+      g.fillText(`${this.label}: none reported (yet)`, 8, h / 2);
       return;
     }
     const pad = { l: 48, r: 10, t: 10, b: 18 };

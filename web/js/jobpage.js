@@ -29,6 +29,7 @@ export class JobPage {
       el("div", { class: "job-grid" },
         el("div", { class: "card" }, el("h3", {}, "Progress"), this.progress, this.chartCanvas, this.liveNote),
         el("div", { class: "card" }, el("h3", {}, "Result"), this.summary)));
+    this.chart.draw();
     this.start();
   }
 
