@@ -104,18 +104,56 @@ function planeObject(body, center, extent) {
   return group;
 }
 
-// Builds one mesh per non-plane body (static ones at their pose); returns the objects, one per
-// body, null for planes (added by addPlanes once the scene's extent is known).
+// Moving opaque bodies of the same shape and size drawn as one instanced mesh (one draw call for
+// 400 dice) when at least this many share it.
+const INSTANCE_MIN = 8;
+
+function shapeKey(b) {
+  return b.shape + ":" + b.size.join(",");
+}
+
+// Builds the bodies: one object per body (null for planes, added by addPlanes once the scene's
+// extent is known). Static bodies are meshes at their pose; a moving body is a mesh, or, in a
+// group of identical bodies, a proxy Object3D whose pose update() copies into its instance
+// (userData.instance = {mesh, k}). Returns {objects, instanced: [InstancedMesh]}.
 export function buildBodies(plan, scene) {
-  return plan.bodies.map((b) => {
+  const groups = new Map();
+  plan.bodies.forEach((b, i) => {
+    if (!b.moving || b.shape === "plane" || (b.color ? b.color[3] : 1) < 1) return;
+    const k = shapeKey(b);
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k).push(i);
+  });
+  const objects = plan.bodies.map((b) => {
     if (b.shape === "plane") return null;
     const obj = new THREE.Mesh(geometry(b.shape, b.size), material(b.color));
     if (!b.moving) setPose(obj, b.pose);
     obj.userData.body = b;
     obj.name = b.name;
-    scene.add(obj);
     return obj;
   });
+  const instanced = [];
+  for (const members of groups.values()) {
+    if (members.length < INSTANCE_MIN) continue;
+    const first = plan.bodies[members[0]];
+    const mesh = new THREE.InstancedMesh(geometry(first.shape, first.size), material([1, 1, 1, 1]), members.length);
+    mesh.frustumCulled = false; // the instances move
+    mesh.userData.bodies = members;
+    members.forEach((i, k) => {
+      const b = plan.bodies[i];
+      mesh.setColorAt(k, new THREE.Color(b.color[0], b.color[1], b.color[2]));
+      objects[i].material.dispose();
+      const proxy = new THREE.Object3D();
+      proxy.userData.body = b;
+      proxy.userData.instance = { mesh, k };
+      proxy.name = b.name;
+      objects[i] = proxy;
+    });
+    instanced.push(mesh);
+    scene.add(mesh);
+  }
+  for (const o of objects) if (o && !o.userData.instance) scene.add(o);
+  return { objects, instanced };
 }
 
 export function addPlanes(plan, scene, objects, center, extent) {

@@ -41,8 +41,11 @@ void main() {
 export class CachedStaticLayer {
   constructor(renderer, samples) {
     this.renderer = renderer;
+    // 8-bit sRGB: the GPU encodes on writing and decodes on sampling, so dark colours do not band
+    // (and sampling it is several times cheaper than half floats on software GL)
     this.target = new THREE.WebGLRenderTarget(1, 1, {
-      type: THREE.HalfFloatType,
+      type: THREE.UnsignedByteType,
+      colorSpace: THREE.SRGBColorSpace,
       samples,
       depthTexture: new THREE.DepthTexture(1, 1),
     });

@@ -89,12 +89,15 @@ export class Player {
     this.controls = new OrbitControls(this.camera, this.renderer.domElement);
     this.controls.addEventListener("change", () => this.redrawStatic());
 
-    this.objects = buildBodies(plan, this.scene);
+    const built = buildBodies(plan, this.scene);
+    this.objects = built.objects;
+    this.instanced = built.instanced;
+    for (const m of this.instanced) onLayer(m, MOVING);
     this.bounds = sceneBounds(plan, this.objects);
     this.center = this.bounds.getCenter(new THREE.Vector3());
     this.radius = Math.max(1e-3, this.bounds.getSize(new THREE.Vector3()).length() / 2);
     addPlanes(plan, this.scene, this.objects, this.center, this.radius * 8);
-    for (const o of this.objects) if (o) onLayer(o, o.userData.body.moving ? MOVING : STATIC);
+    for (const o of this.objects) if (o && !o.userData.instance) onLayer(o, o.userData.body.moving ? MOVING : STATIC);
     this.buildTrail();
     this.selectBody(this.defaultBody());
     this.resetCamera();
@@ -269,9 +272,11 @@ export class Player {
     const ndc = new THREE.Vector2(((e.clientX - r.left) / r.width) * 2 - 1, -((e.clientY - r.top) / r.height) * 2 + 1);
     const ray = new THREE.Raycaster();
     ray.setFromCamera(ndc, this.camera);
-    const movers = this.objects.filter((o) => o.userData.body.moving);
-    const hit = ray.intersectObjects(movers, false)[0];
-    if (hit) this.selectBody(this.plan.bodies.indexOf(hit.object.userData.body));
+    const movers = this.objects.filter((o) => o && o.userData.body.moving && !o.userData.instance);
+    const hit = ray.intersectObjects([...movers, ...this.instanced], false)[0];
+    if (!hit) return;
+    if (hit.object.isInstancedMesh) this.selectBody(hit.object.userData.bodies[hit.instanceId]);
+    else this.selectBody(this.plan.bodies.indexOf(hit.object.userData.body));
   }
 
   // ---- tree ----
@@ -386,8 +391,8 @@ export class Player {
     const a = Math.min(1, Math.max(0, f - i));
     const qa = new THREE.Quaternion(), qb = new THREE.Quaternion();
     for (const obj of this.objects) {
-      const body = obj.userData.body;
-      if (!body.moving) continue;
+      const body = obj && obj.userData.body;
+      if (!body || !body.moving) continue;
       const m = w.traj.get(body.name);
       const p = i * 13, q = j * 13;
       obj.position.set(m[p] + (m[q] - m[p]) * a, m[p + 1] + (m[q + 1] - m[p + 1]) * a, m[p + 2] + (m[q + 2] - m[p + 2]) * a);
@@ -395,7 +400,13 @@ export class Player {
       qb.set(m[q + 4], m[q + 5], m[q + 6], m[q + 3]);
       if (qa.dot(qb) < 0) qb.set(-qb.x, -qb.y, -qb.z, -qb.w);
       obj.quaternion.set(qa.x + (qb.x - qa.x) * a, qa.y + (qb.y - qa.y) * a, qa.z + (qb.z - qa.z) * a, qa.w + (qb.w - qa.w) * a).normalize();
+      const inst = obj.userData.instance;
+      if (inst) {
+        obj.updateMatrix();
+        inst.mesh.setMatrixAt(inst.k, obj.matrix);
+      }
     }
+    for (const m of this.instanced) m.instanceMatrix.needsUpdate = true;
     if (this.trail) this.trail.bright.geometry.setDrawRange(0, Math.min(this.trail.n, i + 1));
     this.scrub.max = String(this.duration);
     this.scrub.value = String(this.time);
