@@ -45,21 +45,22 @@ async function errorOf(res) {
   return new ApiError(res.status, "http_" + res.status, `HTTP ${res.status} ${res.statusText}`);
 }
 
-// fetch() with the token; on 401 asks for a token (once per failure) and retries.
-async function send(path, init = {}, retried = false) {
-  let res;
-  try {
-    res = await fetch(path, { ...init, headers: headers(init.headers) });
-  } catch (err) {
-    throw new ApiError(0, "network", `cannot reach the server (${err.message})`);
+// fetch() with the token; on 401 asks for a token (again, until one works) and retries. A request
+// that was sent with an older token than the current one retries at once without asking.
+async function send(path, init = {}) {
+  for (;;) {
+    const used = token();
+    let res;
+    try {
+      res = await fetch(path, { ...init, headers: headers(init.headers) });
+    } catch (err) {
+      throw new ApiError(0, "network", `cannot reach the server (${err.message})`);
+    }
+    if (res.ok) return res;
+    const err = await errorOf(res);
+    if (res.status !== 401 || !onUnauthorized) throw err;
+    if (token() === used) await onUnauthorized(err);
   }
-  if (res.ok) return res;
-  const err = await errorOf(res);
-  if (res.status === 401 && onUnauthorized && !retried) {
-    await onUnauthorized(err);
-    return send(path, init, true);
-  }
-  throw err;
 }
 
 export async function getJson(path) {

@@ -48,7 +48,9 @@ export class JobPage {
     const es = new EventSource(api.eventsUrl(this.id));
     this.es = es;
     this.liveNote.textContent = "live";
+    let events = 0;
     const onEvent = (e) => {
+      this.root.dataset.events = String(++events); // for the tests: the stream works
       try {
         this.show(JSON.parse(e.data));
       } catch (err) {
