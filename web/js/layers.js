@@ -73,6 +73,7 @@ export class CachedStaticLayer {
     const r = this.renderer;
     const layers = camera.layers.mask;
     if (this.stale) {
+      this.staticDraws = (this.staticDraws || 0) + 1;
       camera.layers.set(STATIC);
       r.setRenderTarget(this.target);
       r.render(scene, camera);

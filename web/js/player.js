@@ -216,6 +216,8 @@ export class Player {
 
   resize() {
     const w = Math.max(1, this.viewport.clientWidth), h = Math.max(1, this.viewport.clientHeight);
+    if (this.size && this.size[0] === w && this.size[1] === h) return; // (the observer also fires for no change)
+    this.size = [w, h];
     this.renderer.setSize(w, h, false);
     const px = this.renderer.getDrawingBufferSize(new THREE.Vector2());
     this.layers.setSize(px.x, px.y);
