@@ -133,7 +133,11 @@ export async function newPage(browser) {
   page.on("console", (m) => {
     if (m.type() === "error") page.errors.push(`console error: ${m.text()}`);
   });
-  page.on("requestfailed", (r) => page.errors.push(`request failed: ${r.url()} ${r.failure() ? r.failure().errorText : ""}`));
+  page.on("requestfailed", (r) => {
+    const why = r.failure() ? r.failure().errorText : "";
+    // aborted by the page itself (a navigation or a reload during a request, EventSource.close)
+    if (why !== "net::ERR_ABORTED") page.errors.push(`request failed: ${r.url()} ${why}`);
+  });
   return page;
 }
 
