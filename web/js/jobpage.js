@@ -91,6 +91,7 @@ export class JobPage {
     this.onJob(job);
     this.renderHead();
     this.renderProgress();
+    this.renderPending();
     const err = job.error;
     this.errorBox.hidden = !err;
     if (err) {
@@ -113,6 +114,12 @@ export class JobPage {
         `created ${when(j.created)}`, j.started ? ` · started ${when(j.started)}` : "", j.finished ? ` · finished ${when(j.finished)}` : ""),
       cancel);
     this.cancelButton = cancel;
+  }
+
+  renderPending() {
+    if (!FINAL.has(this.job.status) && !this.summary.firstChild) {
+      this.summary.append(el("p", { class: "muted" }, `the summary, downloads and 3D view come when the job ends (now ${this.job.status})`));
+    }
   }
 
   renderProgress() {
