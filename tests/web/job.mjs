@@ -4,8 +4,9 @@
 import { main, startServer, launchBrowser, newPage, waitFor, check, log, assertNoPageErrors, join } from "./harness.mjs";
 
 // Statistics of the WebGL canvas: pixels unlike the background and distinct colours; `pixels` to
-// compare two frames. The canvas keeps its drawing buffer (preserveDrawingBuffer).
+// compare two frames. The frame is drawn and read in the same task (the canvas keeps no copy).
 function canvasPixels() {
+  window.tplanPlayer.drawNow();
   const c = document.querySelector(".player-canvas");
   const g = Object.assign(document.createElement("canvas"), { width: c.width, height: c.height }).getContext("2d");
   g.drawImage(c, 0, 0);

@@ -68,7 +68,7 @@ export class Player {
     container.append(this.root);
 
     const software = softwareGL();
-    this.renderer = new THREE.WebGLRenderer({ antialias: !software, preserveDrawingBuffer: true });
+    this.renderer = new THREE.WebGLRenderer({ antialias: !software });
     this.layers = new CachedStaticLayer(this.renderer, software ? 0 : 4);
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
     this.renderer.domElement.className = "player-canvas";
@@ -433,6 +433,15 @@ export class Player {
     return `${t.length} tactics: ` + [...count].map(([k, v]) => `${k} ${v}`).join(", ");
   }
 
+  // Draws the frame at once. The canvas keeps no copy of its drawing buffer (that costs a
+  // full-canvas copy per frame on software GL): read it (drawImage, toDataURL) right after this
+  // call, in the same task.
+  drawNow() {
+    this.layers.render(this.scene, this.camera);
+    this.frames++;
+    this.dirty = false;
+  }
+
   loop(now) {
     if (this.disposed) return;
     const dtWall = Math.min(0.25, (now - this.last) / 1000);
@@ -445,11 +454,7 @@ export class Player {
       }
       this.update();
     }
-    if (this.dirty) {
-      this.layers.render(this.scene, this.camera);
-      this.frames++;
-      this.dirty = false;
-    }
+    if (this.dirty) this.drawNow();
     this.raf = requestAnimationFrame(this.loop);
   }
 
