@@ -27,25 +27,22 @@ export function softwareGL() {
   }
 }
 
-const VERT = `varying vec2 vUv;
-void main() { vUv = uv; gl_Position = vec4(position.xy, 0.0, 1.0); }`;
+const VERT = `void main() { gl_Position = vec4(position.xy, 0.0, 1.0); }`;
+// texelFetch: one texel per pixel, no filtering; no colour conversion (the page draws without
+// colour management: see player.js)
 const FRAG = `uniform sampler2D tColor;
 uniform sampler2D tDepth;
-varying vec2 vUv;
 void main() {
-  gl_FragColor = texture2D(tColor, vUv);
-  gl_FragDepth = texture2D(tDepth, vUv).r;
-  #include <colorspace_fragment>
+  ivec2 p = ivec2(gl_FragCoord.xy);
+  gl_FragColor = texelFetch(tColor, p, 0);
+  gl_FragDepth = texelFetch(tDepth, p, 0).r;
 }`;
 
 export class CachedStaticLayer {
   constructor(renderer, samples) {
     this.renderer = renderer;
-    // 8-bit sRGB: the GPU encodes on writing and decodes on sampling, so dark colours do not band
-    // (and sampling it is several times cheaper than half floats on software GL)
     this.target = new THREE.WebGLRenderTarget(1, 1, {
       type: THREE.UnsignedByteType,
-      colorSpace: THREE.SRGBColorSpace,
       samples,
       depthTexture: new THREE.DepthTexture(1, 1),
     });

@@ -11,6 +11,10 @@ import { paletteColor } from "./plan.js";
 import { el } from "./dom.js";
 import { CachedStaticLayer, onLayer, softwareGL, STATIC, MOVING } from "./layers.js";
 
+// Colours as in the plan and the desktop viewer (legacy OpenGL): no sRGB conversion of material
+// colours nor of the output. This also lets the cached layer be copied to the canvas as is.
+THREE.ColorManagement.enabled = false;
+
 const SPEEDS = [1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 32, 64];
 
 function speedLabel(s) {
@@ -69,6 +73,7 @@ export class Player {
 
     const software = softwareGL();
     this.renderer = new THREE.WebGLRenderer({ antialias: !software });
+    this.renderer.outputColorSpace = THREE.LinearSRGBColorSpace;
     this.layers = new CachedStaticLayer(this.renderer, software ? 0 : 4);
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
     this.renderer.domElement.className = "player-canvas";
@@ -76,10 +81,10 @@ export class Player {
 
     this.scene = new THREE.Scene();
     this.renderer.setClearColor(0x1d2128, 1); // not scene.background, which would clear the cached layer
-    this.scene.add(new THREE.HemisphereLight(0xdde6ff, 0x3a3026, 1.2));
-    const key = new THREE.DirectionalLight(0xffffff, 2.0);
+    this.scene.add(new THREE.HemisphereLight(0xdde6ff, 0x3a3026, 2.0));
+    const key = new THREE.DirectionalLight(0xffffff, 2.6);
     key.position.set(0.6, -0.8, 1.6);
-    const fill = new THREE.DirectionalLight(0xffffff, 0.5);
+    const fill = new THREE.DirectionalLight(0xffffff, 0.8);
     fill.position.set(-1, 0.7, 0.5);
     this.scene.add(key, fill);
     this.scene.traverse((o) => o.layers.enableAll()); // the lights
