@@ -61,11 +61,17 @@ await main(async ({ tplan, outDir }) => {
     await page.setCacheEnabled(false);
     await page.goto(base + "/", { waitUntil: "load" });
     await page.waitForSelector("select#domain option");
-    const t = await page.evaluate(() => {
+    const t = await page.evaluate(() => new Promise((resolve, reject) => {
       const nav = performance.getEntriesByType("navigation")[0];
-      const p = Object.fromEntries(performance.getEntriesByType("paint").map((e) => [e.name, e.startTime]));
-      return { fp: p["first-paint"], fcp: p["first-contentful-paint"], load: nav.loadEventEnd };
-    });
+      const timer = setTimeout(() => reject(new Error("no first-contentful-paint entry within 10 s")), 10000);
+      new PerformanceObserver((list, obs) => {
+        const e = list.getEntries().find((x) => x.name === "first-contentful-paint");
+        if (!e) return;
+        obs.disconnect();
+        clearTimeout(timer);
+        resolve({ fcp: e.startTime, load: nav.loadEventEnd });
+      }).observe({ type: "paint", buffered: true });
+    }));
     paints.push(t.fcp);
     loads.push(t.load);
     await page.goto("about:blank");

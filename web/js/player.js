@@ -415,6 +415,16 @@ export class Player {
     }
     for (const m of this.instanced) m.instanceMatrix.needsUpdate = true;
     if (this.trail) this.trail.bright.geometry.setDrawRange(0, Math.min(this.trail.n, i + 1));
+    this.dirty = true;
+    // While playing, the bar follows at 10 Hz: repainting page text every frame costs as much as
+    // the 3D frame on a software rasterizer.
+    const now = performance.now();
+    if (this.playing && now - (this.barTime || 0) < 100) return;
+    this.barTime = now;
+    this.updateBar(i, w);
+  }
+
+  updateBar(i, w) {
     this.scrub.max = String(this.duration);
     this.scrub.value = String(this.time);
     this.playButton.textContent = this.playing ? "❚❚" : "▶";
@@ -424,7 +434,6 @@ export class Player {
     this.root.dataset.step = String(i);
     this.root.dataset.playing = String(this.playing);
     this.root.dataset.world = String(this.world);
-    this.dirty = true;
   }
 
   // The skill each tactic applies at step s (a count per skill with more than 8 tactics).
