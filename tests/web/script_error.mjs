@@ -1,6 +1,7 @@
-// Errors on the page, never in an alert box: a field the server refuses (400 bad_field) is shown
+// Errors on the page, never in an alert box, and Cancel: a field the server refuses (400 bad_field) is shown
 // under the New-job form next to the field; a script with a syntax error becomes a failed job
-// whose page shows the `job.lua:LINE: message` of the server.
+// whose page shows the `job.lua:LINE: message` of the server. A running job is cancelled from its
+// page.
 import { main, startServer, launchBrowser, newPage, waitFor, check, log, assertNoPageErrors, join } from "./harness.mjs";
 
 await main(async ({ tplan, outDir }) => {
@@ -45,5 +46,22 @@ await main(async ({ tplan, outDir }) => {
   check(/job\.lua:3:/.test(message), `no job.lua:3: message on the page: ${message}`);
   await waitFor(page, `tr.job-row[data-id="${id}"][data-status="failed"]`, `job ${id} as failed in the jobs list`);
   await page.screenshot({ path: join(outDir, "script-error.png") });
+
+  log("Cancel: a long job (RRT, up to 1,000,000 iterations, 5 s at most) cancelled from its page");
+  await page.goto(base + "/#/", { waitUntil: "load" });
+  await waitFor(page, "select#domain option[value=minigolf]", "the domain picker");
+  await page.select("select#domain", "minigolf");
+  await page.select("#planner", "rrt");
+  await page.$eval("#pl-max_iters", (e) => (e.value = "1000000"));
+  await page.$eval("#pl-solutions", (e) => (e.value = "10000"));
+  await page.$eval("#pl-time_limit", (e) => (e.value = "5"));
+  await page.click("form.new-job button[type=submit]");
+  await page.waitForFunction((old) => /^#\/jobs\/\d+$/.test(location.hash) && location.hash !== old, { timeout: 30000 }, `#/jobs/${id}`);
+  const long = Number((await page.evaluate(() => location.hash)).split("/")[2]);
+  await waitFor(page, `.job-page[data-id="${long}"][data-status="running"] .cancel:not([hidden])`, `job ${long} running, with its Cancel button`);
+  await page.click(".job-page .cancel");
+  await waitFor(page, `.job-page[data-id="${long}"][data-status="cancelled"]`, `job ${long} cancelled`);
+  check(await page.$eval(".job-page .cancel", (b) => b.hidden), "the Cancel button is still shown after the cancel");
+  await waitFor(page, `tr.job-row[data-id="${long}"][data-status="cancelled"]`, `job ${long} as cancelled in the jobs list`);
   assertNoPageErrors(page, (e) => /status of 400/.test(e)); // the refused POST, shown by the form
 });

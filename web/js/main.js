@@ -1,7 +1,7 @@
 // The page: header (server health), jobs list (left), and the routed view (right):
 //   #/ (or #/new)   the New-job form      #/jobs/<id>   a job      #/open   play local files
 import { api, setToken, setUnauthorizedHandler, token } from "./api.js";
-import { el, clear } from "./dom.js";
+import { clear } from "./dom.js";
 import { JobsList } from "./jobslist.js";
 import { NewJobForm } from "./newjob.js";
 import { JobPage } from "./jobpage.js";

@@ -1,0 +1,58 @@
+// The page's plan and tree readers (web/js/plan.js, web/js/tree.js) on files written by
+// `tplan plan`, in node (no browser): the worlds of a many-worlds plan with their steps and
+// trajectories, the tree's names, counts and parents; a flipped byte anywhere in the tree is a
+// checksum error, a truncated tree and a plan of another format are refused with a message.
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { main, check, log, join, WEB } from "./harness.mjs";
+
+const { parsePlan } = await import(join(WEB, "js/plan.js"));
+const { parseTree } = await import(join(WEB, "js/tree.js"));
+
+function refused(fn, pattern, what) {
+  try {
+    fn();
+  } catch (err) {
+    check(pattern.test(err.message), `${what}: unexpected message "${err.message}"`);
+    log(`${what}: ${err.message}`);
+    return;
+  }
+  throw new Error(`${what}: not refused`);
+}
+
+await main(async ({ tplan, outDir }) => {
+  const planPath = join(outDir, "golf.json"), treePath = join(outDir, "golf.tree");
+  execFileSync(tplan, ["plan", "minigolf", "--solutions", "3",
+    "-q", "-o", planPath, "--tree", treePath], { stdio: "inherit" });
+  const raw = JSON.parse(readFileSync(planPath, "utf8"));
+  const plan = parsePlan(readFileSync(planPath, "utf8"));
+  log(`plan: ${plan.bodies.length} bodies, ${plan.worlds.length} worlds, steps ${plan.worlds.map((w) => w.steps).join(", ")}`);
+  check(plan.worlds.length === 1 + raw.alternatives.length, "one world per solution");
+  check(plan.worlds[0].steps === raw.steps && plan.worlds[0].cost === raw.cost, "world 0 is the selected solution");
+  raw.alternatives.forEach((a, k) => check(plan.worlds[k + 1].steps === a.steps, `world ${k + 1} has the steps of alternatives[${k}]`));
+  const moving = raw.bodies.filter((b) => b.trajectory);
+  for (const b of moving) {
+    const m = plan.worlds[0].traj.get(b.name);
+    check(m.length === (raw.steps + 1) * 13, `${b.name}: ${m.length / 13} state rows`);
+    check(m[13 * raw.steps + 2] === b.trajectory[raw.steps][2], `${b.name}: the last row's z`);
+  }
+  check(plan.bodies.filter((b) => b.moving).map((b) => b.palette).join() === moving.map((_, i) => i).join(),
+    "moving bodies get palette colours 0, 1, … in world order");
+
+  const bytes = readFileSync(treePath);
+  const buf = () => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
+  const tree = parseTree(buf());
+  log(`tree: ${tree.nnodes} nodes, bodies ${tree.names.join(", ")}`);
+  check(tree.names.join() === moving.map((b) => b.name).join(), "the tree's bodies are the plan's moving bodies");
+  check(tree.nnodes === raw.stats.nodes, `the tree has ${tree.nnodes} nodes, the plan says ${raw.stats.nodes}`);
+  check(tree.parent[0] === -1 && tree.pos.length === tree.nnodes * tree.nbodies * 3, "root and positions");
+  for (const at of [0, 30, Math.floor(bytes.length / 2), bytes.length - 9, bytes.length - 1]) {
+    const b = new Uint8Array(buf());
+    b[at] ^= 0x10;
+    refused(() => parseTree(b.buffer), /checksum mismatch|bad magic/, `byte ${at} flipped`);
+  }
+  refused(() => parseTree(buf().slice(0, bytes.length - 100)), /checksum|does not match|truncated/, "truncated tree");
+  refused(() => parsePlan(JSON.stringify({ ...raw, format: "x" })), /not a tplan plan/, "another format");
+  refused(() => parsePlan(JSON.stringify({ ...raw, version: 2 })), /unsupported plan version 2/, "version 2");
+  refused(() => parsePlan("{\"format\":"), /invalid JSON/, "truncated plan");
+}, { browser: false });
