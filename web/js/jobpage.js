@@ -79,6 +79,7 @@ export class JobPage {
   }
 
   fail(message) {
+    this.headParts = null;
     clear(this.head).append(el("h2", {}, `Job ${this.id}`));
     this.errorBox.hidden = false;
     this.errorBox.textContent = message;
@@ -104,16 +105,26 @@ export class JobPage {
     }
   }
 
+  // The head is built once and updated in place: a button replaced under the pointer between
+  // mouse down and up would lose the click (events come up to 4 times a second).
   renderHead() {
     const j = this.job;
-    const cancel = el("button", { type: "button", class: "danger cancel", onclick: () => this.cancel() }, "Cancel");
-    cancel.hidden = FINAL.has(j.status);
-    clear(this.head).append(
-      el("h2", {}, `Job ${j.id} · ${j.domain}`, " ", el("span", { class: `badge ${j.status} job-status` }, j.status)),
-      el("div", { class: "muted small" },
-        `created ${when(j.created)}`, j.started ? ` · started ${when(j.started)}` : "", j.finished ? ` · finished ${when(j.finished)}` : ""),
-      cancel);
-    this.cancelButton = cancel;
+    if (!this.headParts) {
+      const title = el("span");
+      const badge = el("span", { class: "badge job-status" });
+      const times = el("div", { class: "muted small" });
+      const cancel = el("button", { type: "button", class: "danger cancel", onclick: () => this.cancel() }, "Cancel");
+      clear(this.head).append(el("h2", {}, title, " ", badge), times, cancel);
+      this.headParts = { title, badge, times };
+      this.cancelButton = cancel;
+    }
+    const { title, badge, times } = this.headParts;
+    title.textContent = `Job ${j.id} · ${j.domain}`;
+    badge.className = `badge ${j.status} job-status`;
+    badge.textContent = j.status;
+    times.textContent = `created ${when(j.created)}` + (j.started ? ` · started ${when(j.started)}` : "") +
+      (j.finished ? ` · finished ${when(j.finished)}` : "");
+    this.cancelButton.hidden = FINAL.has(j.status);
   }
 
   renderPending() {

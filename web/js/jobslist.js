@@ -77,27 +77,46 @@ export class JobsList {
     this.render();
   }
 
+  // Rows are kept per job and updated in place (a row replaced between mouse down and up would
+  // lose the click); the body is re-ordered by moving the same nodes.
   render() {
     const jobs = [...this.jobs.values()].sort((a, b) => b.id - a.id);
-    clear(this.body);
-    if (!jobs.length) this.body.append(el("tr", {}, el("td", { colspan: 7, class: "muted" }, "no jobs yet")));
+    this.rows = this.rows || new Map();
+    for (const [id, tr] of this.rows) {
+      if (!this.jobs.has(id)) {
+        tr.remove();
+        this.rows.delete(id);
+      }
+    }
+    if (!jobs.length) {
+      clear(this.body).append(el("tr", {}, el("td", { colspan: 7, class: "muted" }, "no jobs yet")));
+    } else if (!this.body.querySelector("tr.job-row")) {
+      clear(this.body);
+    }
     for (const j of jobs) {
+      let tr = this.rows.get(j.id);
+      if (!tr) {
+        tr = el("tr", { class: "job-row", dataset: { id: String(j.id) }, onclick: () => (location.hash = `#/jobs/${j.id}`) },
+          el("td", {}, el("a", { href: `#/jobs/${j.id}` }, String(j.id))),
+          el("td", {}, el("span", {})), el("td", { class: "ellipsis" }), el("td"), el("td"),
+          el("td", { class: "num" }), el("td", { class: "num" }));
+        this.rows.set(j.id, tr);
+      }
       const req = j.request || {};
       const s = j.summary || {};
       const time = j.progress && typeof j.progress.elapsed === "number" ? j.progress.elapsed : null;
-      const tr = el("tr", {
-        class: "job-row" + (j.id === this.current ? " current" : ""),
-        dataset: { id: String(j.id), status: j.status },
-        onclick: () => (location.hash = `#/jobs/${j.id}`),
-      },
-        el("td", {}, el("a", { href: `#/jobs/${j.id}` }, String(j.id))),
-        el("td", {}, el("span", { class: `badge ${j.status}` }, j.status)),
-        el("td", { class: "ellipsis", title: j.domain }, j.domain),
-        el("td", {}, s.planner || req.planner || "–"),
-        el("td", {}, String(s.seed ?? req.seed ?? "–")),
-        el("td", { class: "num" }, time === null ? "–" : duration(time)),
-        el("td", { class: "num" }, count(j.progress ? j.progress.nodes : undefined)));
-      this.body.append(tr);
+      const cells = tr.children;
+      tr.className = "job-row" + (j.id === this.current ? " current" : "");
+      tr.dataset.status = j.status;
+      cells[1].firstChild.className = `badge ${j.status}`;
+      cells[1].firstChild.textContent = j.status;
+      cells[2].textContent = j.domain;
+      cells[2].title = j.domain;
+      cells[3].textContent = s.planner || req.planner || "–";
+      cells[4].textContent = String(s.seed ?? req.seed ?? "–");
+      cells[5].textContent = time === null ? "–" : duration(time);
+      cells[6].textContent = count(j.progress ? j.progress.nodes : undefined);
+      this.body.append(tr); // in order: moves the existing node
     }
     this.more.hidden = this.next === null;
   }
