@@ -97,7 +97,8 @@ export class NewJobForm {
       el("fieldset", {}, el("legend", {}, "Planner"),
         el("label", { class: "field", for: "planner" }, el("span", {}, "planner"), this.planner), ...rows,
         el("label", { class: "field", for: "pl-tree" }, el("span", {}, "also write the search tree"), this.tree)),
-      el("div", { class: "actions" }, this.submitButton), this.error);
+      // kept in view at the bottom of the scrolled form (a laptop screen does not show it all)
+      el("div", { class: "form-footer" }, this.error, el("div", { class: "actions" }, this.submitButton)));
     this.showDomain();
   }
 
