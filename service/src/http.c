@@ -304,6 +304,33 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     }
 }
 
+static int hex_value(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Percent-decoding of the path and the query values, in place, except that %00 stays as it is: a
+ * decoded NUL would silently cut a path short ("/index.html%00/../x" served as "/index.html") or a
+ * value (a token). With it kept, such a path names no file and such a value matches nothing. */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+    (void)cls;
+    (void)conn;
+    char *out = s;
+    for (const char *in = s; *in;) {
+        int hi = in[0] == '%' ? hex_value(in[1]) : -1;
+        int lo = hi >= 0 ? hex_value(in[2]) : -1;
+        if (lo >= 0 && (hi | lo) != 0) {
+            *out++ = (char)(hi * 16 + lo);
+            in += 3;
+        } else {
+            *out++ = *in++;
+        }
+    }
+    *out = '\0';
+    return (size_t)(out - s);
+}
+
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     char msg[512];
@@ -336,6 +363,7 @@ bool svcHttp_Start(tpService *svc, char *err, size_t errlen)
                                   MHD_OPTION_NOTIFY_COMPLETED, on_completed, svc,
                                   MHD_OPTION_CONNECTION_LIMIT, (unsigned)SVC_MAX_CONNECTIONS,
                                   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+                                  MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
                                   MHD_OPTION_END);
     if (!svc->httpd) {
         snprintf(err, errlen, "cannot listen on %s port %d (in use, or not an address of this machine)",
