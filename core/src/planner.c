@@ -8,6 +8,7 @@
 #include "tp/planner.h"
 
 #include "nn_index.h"
+#include "planner_testing.h"
 #include "tp/base.h"
 #include "tree_internal.h"
 

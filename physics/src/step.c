@@ -5,6 +5,7 @@
  * contacts in an order that depends only on body indices and contact positions, reset ODE's
  * random seed, step, read back. Nothing here allocates unless a scene produces more candidate
  * pairs than ever before. */
+#include "physics_testing.h"
 #include "world_internal.h"
 
 #include "tp/base.h"

@@ -10,6 +10,8 @@
 #include "tp/base.h"
 #include "tp/physics.h"
 
+#include "physics_testing.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

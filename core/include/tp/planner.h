@@ -189,10 +189,6 @@ size_t tpPlanner_IndexBytes(const tpPlanner *planner);
 /// Frees the planner, its tree and result arrays. NULL is allowed.
 void tpDestroyPlanner(tpPlanner *planner);
 
-/// BGT node-selection rule on its own (Algorithm 3), exposed for tests: returns true when a
-/// random non-leaf should be chosen, i.e. AvgLeafDepth / AvgBranchingFactor > mu.
-bool tpBgt_ChooseNonLeaf(double avg_leaf_depth, double avg_branching, double mu);
-
 #ifdef __cplusplus
 }
 #endif

@@ -252,9 +252,6 @@ size_t tpWorld_SnapshotSize(const tpWorld *world);
 void tpWorld_Snapshot(const tpWorld *world, void *buf);
 /// Restores the live ODE world from a snapshot. Legal only between steps.
 void tpWorld_Restore(tpWorld *world, const void *buf);
-/// Steps the live world once (no restore first) with the given action: the "continue" mode
-/// used by tests to show why Sim restores. Reads results with tpWorld_Snapshot.
-bool tpWorld_StepLive(tpWorld *world, const double *action);
 /// Time of the live world (s).
 double tpWorld_Time(const tpWorld *world);
 
