@@ -11,6 +11,14 @@
 #include "tp/tactics.h"
 #include "tp/viewer.h"
 
+/// Process exit codes used by every tplan command (documented in docs/cli.md).
+enum {
+    TP_EXIT_OK = 0,          /* solved / success */
+    TP_EXIT_FAILURE = 1,     /* internal failure, or replay mismatch */
+    TP_EXIT_BAD_INPUT = 2,   /* bad command line, script error, bad or corrupt file */
+    TP_EXIT_APPROXIMATE = 3, /* planner found no solution, returned the best node */
+};
+
 #define TP_MAX_PARAMS 64
 #define TP_CLI_MAX_SOLUTIONS 1000000 /* --solutions: many-worlds up to this many */
 

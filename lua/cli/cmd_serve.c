@@ -263,7 +263,8 @@ int tpCmd_Serve(int argc, char **argv)
         return TP_EXIT_FAILURE;
     }
     def.domains_json = domains;
-    int code = tpRunService(&def);
+    tpServiceStatus st = tpRunService(&def);
+    int code = st == TP_SERVICE_STOPPED ? TP_EXIT_OK : st == TP_SERVICE_BAD_INPUT ? TP_EXIT_BAD_INPUT : TP_EXIT_FAILURE;
     free(domains);
     free(token);
     return code;

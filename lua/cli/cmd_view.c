@@ -1,11 +1,88 @@
 /* tplan view / tplan render: the viewer (viewer/, tp_viewer) on plan and tree files. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "tp/base.h"
 #include "tp/viewer.h"
+
+/* The exit status of a viewer result (docs/cli.md). */
+static int exit_code(tpViewerStatus st)
+{
+    return st == TP_VIEWER_OK ? TP_EXIT_OK : st == TP_VIEWER_BAD_INPUT ? TP_EXIT_BAD_INPUT : TP_EXIT_FAILURE;
+}
+
+static bool on_path(const char *prog)
+{
+    const char *path = getenv("PATH");
+    if (!path) {
+        return false;
+    }
+    char buf[4096];
+    while (*path) {
+        const char *c = strchr(path, ':');
+        size_t len = c ? (size_t)(c - path) : strlen(path);
+        if (len > 0 && len + strlen(prog) + 2 < sizeof buf) {
+            memcpy(buf, path, len);
+            buf[len] = '/';
+            strcpy(buf + len + 1, prog);
+            if (access(buf, X_OK) == 0) {
+                return true;
+            }
+        }
+        path += len + (c ? 1 : 0);
+    }
+    return false;
+}
+
+/* `render --video`: the frames of out_dir encoded by ffmpeg (a program of the PATH) into video. */
+static int encode_video(const char *out_dir, double fps, const char *video)
+{
+    if (!on_path("ffmpeg")) {
+        tpLog(TP_LOG_ERROR, "--video: ffmpeg is not on the PATH; the frames are in %s", out_dir);
+        return TP_EXIT_FAILURE;
+    }
+    char pattern[4200], rate[32];
+    snprintf(pattern, sizeof pattern, "%s/frame_%%06d.png", out_dir);
+    snprintf(rate, sizeof rate, "%g", fps);
+    pid_t pid = fork();
+    if (pid < 0) {
+        tpLog(TP_LOG_ERROR, "--video: cannot start ffmpeg: %s", strerror(errno));
+        return TP_EXIT_FAILURE;
+    }
+    if (pid == 0) {
+        char *args[] = {"ffmpeg",
+                        "-nostdin", /* never read the terminal (a background job would stop) */
+                        "-y",
+                        "-loglevel",
+                        "error",
+                        "-framerate",
+                        rate,
+                        "-i",
+                        pattern,
+                        "-c:v",
+                        "libx264",
+                        "-pix_fmt",
+                        "yuv420p",
+                        "-vf",
+                        "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+                        (char *)video,
+                        NULL};
+        execvp("ffmpeg", args);
+        _exit(127);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        tpLog(TP_LOG_ERROR, "--video: ffmpeg failed encoding %s", video);
+        return TP_EXIT_FAILURE;
+    }
+    return TP_EXIT_OK;
+}
 
 static void view_usage(FILE *f)
 {
@@ -228,12 +305,13 @@ int tpCmd_View(int argc, char **argv)
         view_usage(stderr);
         return TP_EXIT_BAD_INPUT;
     }
-    return tpViewer_Run(plan, tree, &vd);
+    return exit_code(tpViewer_Run(plan, tree, &vd));
 }
 
 int tpCmd_Render(int argc, char **argv)
 {
     tpRenderDef rd = tpDefaultRenderDef();
+    const char *video = NULL;
     const char *plan = NULL, *tree = NULL;
     static const struct option longopts[] = {
         COMMON_LONGOPTS,
@@ -273,7 +351,7 @@ int tpCmd_Render(int argc, char **argv)
             rd.frames = v;
             break;
         case OPT_VIDEO:
-            rd.video = v;
+            video = v;
             break;
         case 1:
             if (!plan_argument(v, &plan)) {
@@ -292,14 +370,21 @@ int tpCmd_Render(int argc, char **argv)
         tpLog(TP_LOG_ERROR, "render: --out DIR is required (see 'tplan render --help')");
         return TP_EXIT_BAD_INPUT;
     }
-    if (rd.video && rd.frames) {
+    if (video && rd.frames) {
         tpLog(TP_LOG_ERROR, "render: --video encodes every frame; it cannot be combined with --frames");
         return TP_EXIT_BAD_INPUT;
     }
     /* the video must not replace the plan or the tree it is made from */
-    const tpCliFile files[] = {{"the plan file", plan, false}, {"--tree", tree, false}, {"--video", rd.video, true}};
+    const tpCliFile files[] = {{"the plan file", plan, false}, {"--tree", tree, false}, {"--video", video, true}};
     if (!tpCli_CheckFiles(files, 3)) {
         return TP_EXIT_BAD_INPUT;
     }
-    return tpViewer_Render(plan, tree, &rd);
+    int code = exit_code(tpViewer_Render(plan, tree, &rd));
+    if (code == TP_EXIT_OK && video) {
+        code = encode_video(rd.out_dir, rd.fps, video);
+        if (code == TP_EXIT_OK && !rd.quiet) {
+            printf("wrote %s\n", video);
+        }
+    }
+    return code;
 }

@@ -80,7 +80,7 @@ static void free_service(tpService *svc)
     pthread_cond_destroy(&svc->changed);
 }
 
-int tpRunService(const tpServiceDef *def)
+tpServiceStatus tpRunService(const tpServiceDef *def)
 {
     tpService svc;
     memset(&svc, 0, sizeof svc);
@@ -90,7 +90,7 @@ int tpRunService(const tpServiceDef *def)
     pthread_mutex_init(&svc.mu, NULL);
     pthread_cond_init(&svc.changed, NULL);
     char err[4200] = "";
-    int code = 2;
+    tpServiceStatus code = TP_SERVICE_BAD_INPUT;
     if (!def->domains_dir || !def->domains_json || !def->worker_argv || !def->worker_argv[0] || def->workers < 1 ||
         def->port < 0 || def->port > 65535 || def->max_queue < 1 || !(def->default_time > 0) ||
         !(def->max_time >= def->default_time) || def->default_memory_mb < 16 ||
@@ -136,7 +136,7 @@ int tpRunService(const tpServiceDef *def)
     bool started = svcSched_Start(&svc, err, sizeof err);
     pthread_mutex_unlock(&svc.mu);
     if (!started) {
-        code = 1;
+        code = TP_SERVICE_FAILURE;
         svcSched_Stop(&svc);
         svcStore_Close(&svc);
         goto out;
@@ -163,9 +163,9 @@ int tpRunService(const tpServiceDef *def)
     svcSched_Stop(&svc);
     svcStore_Close(&svc);
     svcLog(&svc, "stopped");
-    code = 0;
+    code = TP_SERVICE_STOPPED;
 out:
-    if (code != 0) {
+    if (code != TP_SERVICE_STOPPED) {
         svcLog(&svc, "serve: %s", err);
     }
     free_service(&svc);

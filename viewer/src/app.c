@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <stb_image_write.h>
@@ -46,8 +45,8 @@ static void on_glfw_error(int code, const char *msg)
     snprintf(glfw_error, sizeof glfw_error, "GLFW error %d: %s", code, msg);
 }
 
-/* Reads the plan and the optional tree; prints the reason and returns TP_EXIT_BAD_INPUT on any
- * problem, TP_EXIT_OK otherwise. */
+/* Reads the plan and the optional tree; prints the reason and returns TP_VIEWER_BAD_INPUT on any
+ * problem, TP_VIEWER_OK otherwise. */
 static int load_inputs(const char *plan_path, const char *tree_path, tpPlanRecord *rec, tpTreeRecord *tree,
                        bool *has_tree)
 {
@@ -57,13 +56,13 @@ static int load_inputs(const char *plan_path, const char *tree_path, tpPlanRecor
     *has_tree = false;
     if (!tpPlanRecord_Read(rec, plan_path, err, sizeof err)) {
         tpLog(TP_LOG_ERROR, "cannot read plan: %s", err);
-        return TP_EXIT_BAD_INPUT;
+        return TP_VIEWER_BAD_INPUT;
     }
     if (tree_path) {
         if (!tpTreeRecord_Read(tree, tree_path, err, sizeof err)) {
             tpLog(TP_LOG_ERROR, "cannot read tree: %s", err);
             tpPlanRecord_Free(rec);
-            return TP_EXIT_BAD_INPUT;
+            return TP_VIEWER_BAD_INPUT;
         }
         *has_tree = true;
         for (int i = 0; i < tree->nbodies; ++i) { /* a tree of another plan is refused up front */
@@ -77,11 +76,11 @@ static int load_inputs(const char *plan_path, const char *tree_path, tpPlanRecor
                 tpPlanRecord_Free(rec);
                 tpTreeRecord_Free(tree);
                 *has_tree = false;
-                return TP_EXIT_BAD_INPUT;
+                return TP_VIEWER_BAD_INPUT;
             }
         }
     }
-    return TP_EXIT_OK;
+    return TP_VIEWER_OK;
 }
 
 /* Opens a window with a compatibility (legacy) OpenGL >= 3.1 context. NULL with a message. */
@@ -660,23 +659,23 @@ static void app_install_callbacks(App *a)
     glfwSetScrollCallback(a->win, on_scroll);
 }
 
-int tpViewer_Run(const char *plan_path, const char *tree_path, const tpViewerDef *def)
+tpViewerStatus tpViewer_Run(const char *plan_path, const char *tree_path, const tpViewerDef *def)
 {
     if (!camera_ok(def)) {
-        return TP_EXIT_BAD_INPUT;
+        return TP_VIEWER_BAD_INPUT;
     }
     tpPlanRecord rec;
     tpTreeRecord tree;
     bool has_tree;
     int code = load_inputs(plan_path, tree_path, &rec, &tree, &has_tree);
-    if (code != TP_EXIT_OK) {
+    if (code != TP_VIEWER_OK) {
         return code;
     }
     if (def->world < 0 || def->world >= rec.nworlds) {
         tpLog(TP_LOG_ERROR, "view: --world %d: the plan has %d world(s)", def->world + 1, rec.nworlds);
         tpPlanRecord_Free(&rec);
         tpTreeRecord_Free(&tree);
-        return TP_EXIT_BAD_INPUT;
+        return TP_VIEWER_BAD_INPUT;
     }
     char err[1024], title[600];
     snprintf(title, sizeof title, "tplan view - %s", plan_path);
@@ -685,10 +684,10 @@ int tpViewer_Run(const char *plan_path, const char *tree_path, const tpViewerDef
         tpLog(TP_LOG_ERROR, "%s", err);
         tpPlanRecord_Free(&rec);
         tpTreeRecord_Free(&tree);
-        return TP_EXIT_FAILURE;
+        return TP_VIEWER_FAILURE;
     }
     App *a = calloc(1, sizeof *a);
-    code = TP_EXIT_FAILURE;
+    code = TP_VIEWER_FAILURE;
     if (!a) {
         goto out;
     }
@@ -697,7 +696,7 @@ int tpViewer_Run(const char *plan_path, const char *tree_path, const tpViewerDef
     if (!tpVScene_Init(&a->scene, &rec, err, sizeof err) ||
         !tpVScene_SetTree(&a->scene, has_tree ? &tree : NULL, tree_path, err, sizeof err)) {
         tpLog(TP_LOG_ERROR, "%s", err);
-        code = TP_EXIT_BAD_INPUT;
+        code = TP_VIEWER_BAD_INPUT;
         goto out;
     }
     a->scene_ok = true;
@@ -731,7 +730,7 @@ int tpViewer_Run(const char *plan_path, const char *tree_path, const tpViewerDef
         double el = glfwGetTime() - start;
         printf("average fps %.1f over %ld frames (%.2f s)\n", el > 0 ? frames / el : 0.0, frames, el);
     }
-    code = TP_EXIT_OK;
+    code = TP_VIEWER_OK;
 out:
     if (a && a->scene_ok) {
         tpVScene_Free(&a->scene);
@@ -800,95 +799,29 @@ static bool parse_frames(const char *spec, int nframes, unsigned char *sel, char
     return true;
 }
 
-static bool on_path(const char *prog)
-{
-    const char *path = getenv("PATH");
-    if (!path) {
-        return false;
-    }
-    char buf[4096];
-    while (*path) {
-        const char *c = strchr(path, ':');
-        size_t len = c ? (size_t)(c - path) : strlen(path);
-        if (len > 0 && len + strlen(prog) + 2 < sizeof buf) {
-            memcpy(buf, path, len);
-            buf[len] = '/';
-            strcpy(buf + len + 1, prog);
-            if (access(buf, X_OK) == 0) {
-                return true;
-            }
-        }
-        path += len + (c ? 1 : 0);
-    }
-    return false;
-}
-
-static int encode_video(const tpRenderDef *def)
-{
-    if (!on_path("ffmpeg")) {
-        tpLog(TP_LOG_ERROR, "--video: ffmpeg is not on the PATH; the frames are in %s", def->out_dir);
-        return TP_EXIT_FAILURE;
-    }
-    char pattern[4200], rate[32];
-    snprintf(pattern, sizeof pattern, "%s/frame_%%06d.png", def->out_dir);
-    snprintf(rate, sizeof rate, "%g", def->fps);
-    pid_t pid = fork();
-    if (pid < 0) {
-        tpLog(TP_LOG_ERROR, "--video: cannot start ffmpeg: %s", strerror(errno));
-        return TP_EXIT_FAILURE;
-    }
-    if (pid == 0) {
-        char *args[] = {"ffmpeg",
-                        "-nostdin", /* never read the terminal (a background job would stop) */
-                        "-y",
-                        "-loglevel",
-                        "error",
-                        "-framerate",
-                        rate,
-                        "-i",
-                        pattern,
-                        "-c:v",
-                        "libx264",
-                        "-pix_fmt",
-                        "yuv420p",
-                        "-vf",
-                        "pad=ceil(iw/2)*2:ceil(ih/2)*2",
-                        (char *)def->video,
-                        NULL};
-        execvp("ffmpeg", args);
-        _exit(127);
-    }
-    int status = 0;
-    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        tpLog(TP_LOG_ERROR, "--video: ffmpeg failed encoding %s", def->video);
-        return TP_EXIT_FAILURE;
-    }
-    return TP_EXIT_OK;
-}
-
-int tpViewer_Render(const char *plan_path, const char *tree_path, const tpRenderDef *def)
+tpViewerStatus tpViewer_Render(const char *plan_path, const char *tree_path, const tpRenderDef *def)
 {
     const tpViewerDef *vd = &def->view;
     if (!camera_ok(vd)) {
-        return TP_EXIT_BAD_INPUT;
+        return TP_VIEWER_BAD_INPUT;
     }
     if (!def->out_dir || !def->out_dir[0]) {
         tpLog(TP_LOG_ERROR, "render: --out DIR is required");
-        return TP_EXIT_BAD_INPUT;
+        return TP_VIEWER_BAD_INPUT;
     }
     if (!(def->fps > 0) || def->fps > 1000) {
         tpLog(TP_LOG_ERROR, "render: --fps must be in (0, 1000]");
-        return TP_EXIT_BAD_INPUT;
+        return TP_VIEWER_BAD_INPUT;
     }
     if (vd->width < 16 || vd->height < 16 || vd->width > 8192 || vd->height > 8192) {
         tpLog(TP_LOG_ERROR, "render: --size must be between 16x16 and 8192x8192");
-        return TP_EXIT_BAD_INPUT;
+        return TP_VIEWER_BAD_INPUT;
     }
     tpPlanRecord rec;
     tpTreeRecord tree;
     bool has_tree;
     int code = load_inputs(plan_path, tree_path, &rec, &tree, &has_tree);
-    if (code != TP_EXIT_OK) {
+    if (code != TP_VIEWER_OK) {
         return code;
     }
     char err[1024];
@@ -899,7 +832,7 @@ int tpViewer_Render(const char *plan_path, const char *tree_path, const tpRender
         free(a);
         tpPlanRecord_Free(&rec);
         tpTreeRecord_Free(&tree);
-        return TP_EXIT_BAD_INPUT;
+        return TP_VIEWER_BAD_INPUT;
     }
     int nframes = tpView_FrameCount(&rec, world, def->fps);
     unsigned char *sel = malloc((size_t)nframes);
@@ -907,14 +840,14 @@ int tpViewer_Render(const char *plan_path, const char *tree_path, const tpRender
     uint8_t *row = malloc((size_t)vd->width * 4);
     GLFWwindow *win = NULL;
     GLuint fbo[2] = {0, 0}, rb[3] = {0, 0, 0};
-    code = TP_EXIT_FAILURE;
+    code = TP_VIEWER_FAILURE;
     if (!a || !sel || !pix || !row) {
         tpLog(TP_LOG_ERROR, "render: out of memory");
         goto out;
     }
     if (!parse_frames(def->frames, nframes, sel, err, sizeof err)) {
         tpLog(TP_LOG_ERROR, "%s", err);
-        code = TP_EXIT_BAD_INPUT;
+        code = TP_VIEWER_BAD_INPUT;
         goto out;
     }
     if (mkdir(def->out_dir, 0777) != 0 && errno != EEXIST) {
@@ -933,7 +866,7 @@ int tpViewer_Render(const char *plan_path, const char *tree_path, const tpRender
     if (!tpVScene_Init(&a->scene, &rec, err, sizeof err) ||
         !tpVScene_SetTree(&a->scene, has_tree ? &tree : NULL, tree_path, err, sizeof err)) {
         tpLog(TP_LOG_ERROR, "%s", err);
-        code = TP_EXIT_BAD_INPUT;
+        code = TP_VIEWER_BAD_INPUT;
         goto out;
     }
     a->scene_ok = true;
@@ -997,13 +930,7 @@ int tpViewer_Render(const char *plan_path, const char *tree_path, const tpRender
         printf("wrote %d of %d frames (%dx%d, %g fps, %.2f s of motion) to %s/frame_NNNNNN.png\n", written, nframes,
                vd->width, vd->height, def->fps, rec.worlds[world].nsteps * rec.dt, def->out_dir);
     }
-    code = TP_EXIT_OK;
-    if (def->video) {
-        code = encode_video(def);
-        if (code == TP_EXIT_OK && !def->quiet) {
-            printf("wrote %s\n", def->video);
-        }
-    }
+    code = TP_VIEWER_OK;
 out:
     if (win) {
         glBindFramebuffer(GL_FRAMEBUFFER, 0);

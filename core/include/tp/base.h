@@ -35,13 +35,6 @@ extern "C" {
 #define TP_MAX_PLAN_BYTES ((size_t)1 << 30)    /* a plan file (400 dice with a long plan: ~100 MB) */
 #define TP_MAX_DATA_BYTES ((size_t)64 << 20)   /* an image or track file named by a script */
 
-/// Process exit codes used by every tplan command (documented in docs/cli.md).
-enum {
-    TP_EXIT_OK = 0,          /* solved / success */
-    TP_EXIT_FAILURE = 1,     /* internal failure, or replay mismatch */
-    TP_EXIT_BAD_INPUT = 2,   /* bad command line, script error, bad or corrupt file */
-    TP_EXIT_APPROXIMATE = 3, /* planner found no solution, returned the best node */
-};
 
 /// Monotonic wall clock in seconds (CLOCK_MONOTONIC).
 double tpClock_Now(void);

@@ -59,11 +59,17 @@ typedef struct tpServiceDef {
 /// Defaults (see the field comments); domains_dir, domains_json and worker_argv must be set.
 tpServiceDef tpDefaultServiceDef(void);
 
+/// How tpRunService ended (the program maps it to its exit status).
+typedef enum {
+    TP_SERVICE_STOPPED = 0,   /* a clean stop on SIGINT or SIGTERM */
+    TP_SERVICE_FAILURE = 1,   /* an internal failure (workers could not start, out of memory) */
+    TP_SERVICE_BAD_INPUT = 2, /* a bad definition, an unusable data directory or store, a port in use */
+} tpServiceStatus;
+
 /// Opens the store, starts the workers and the HTTP server, prints the ready line and serves until
-/// SIGINT or SIGTERM; then stops cleanly (running jobs go back to `queued` in the store). Returns a
-/// process exit status: 0 after a clean stop, 2 for a bad definition or an unusable data directory
-/// or port (one message logged), 1 for an internal failure.
-int tpRunService(const tpServiceDef *def);
+/// SIGINT or SIGTERM; then stops cleanly (running jobs go back to `queued` in the store). Failures
+/// are logged in one message.
+tpServiceStatus tpRunService(const tpServiceDef *def);
 
 #ifdef __cplusplus
 }

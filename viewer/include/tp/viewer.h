@@ -97,20 +97,26 @@ typedef struct tpRenderDef {
     const char *out_dir; /* directory of the frames (created if missing); required */
     double fps;          /* frames per second of motion. Default 60 */
     const char *frames;  /* which frames, e.g. "0,10-20,last"; NULL: all */
-    const char *video;   /* also encode this video with ffmpeg (NULL: none) */
     bool quiet;          /* print nothing but errors */
 } tpRenderDef;
 
 tpRenderDef tpDefaultRenderDef(void);
 
+/// What tpViewer_Run and tpViewer_Render report (the message is logged); the program decides what
+/// that means for its exit status.
+typedef enum {
+    TP_VIEWER_OK = 0,
+    TP_VIEWER_FAILURE = 1,   /* no window or OpenGL context, an I/O error */
+    TP_VIEWER_BAD_INPUT = 2, /* an unreadable or corrupt file (the message names the file and field),
+                                a bad option value */
+} tpViewerStatus;
+
 /// Opens the interactive viewer on a plan file and an optional tree file (NULL: none) and runs
-/// until the window is closed. Returns a TP_EXIT_* code: 2 for unreadable or corrupt files (the
-/// message names the file and field), 1 when no window can be opened.
-int tpViewer_Run(const char *plan_path, const char *tree_path, const tpViewerDef *def);
+/// until the window is closed.
+tpViewerStatus tpViewer_Run(const char *plan_path, const char *tree_path, const tpViewerDef *def);
 
 /// Renders PNG frames frame_000000.png, ... of the world def->view.world into def->out_dir.
-/// Returns a TP_EXIT_* code (2: bad file or option, 1: no OpenGL context, I/O or ffmpeg failure).
-int tpViewer_Render(const char *plan_path, const char *tree_path, const tpRenderDef *def);
+tpViewerStatus tpViewer_Render(const char *plan_path, const char *tree_path, const tpRenderDef *def);
 
 /// Number of frames a recording gives at `fps` frames per second (1 + floor(duration · fps)).
 int tpView_FrameCount(const tpPlanRecord *rec, int world, double fps);
