@@ -13,6 +13,23 @@ for seed in $(seq 1 "$n"); do
   rc=$?
   if [ $rc -eq 0 ]; then
     solved=$((solved + 1))
+    # the goal checked from the recorded trajectory, not by the planner's own code: the ball's last
+    # state is inside the hole's radius (the hole body's pose and size) and slower than 1 m/s
+    if ! python3 - "$out" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+bodies = {b["name"]: b for b in d["bodies"]}
+hole, ball = bodies["hole"], bodies["ball"]
+last = ball["trajectory"][-1]  # x y z, qw qx qy qz, vx vy vz, wx wy wz
+dist = math.hypot(last[0] - hole["pose"][0], last[1] - hole["pose"][1])
+speed = math.sqrt(sum(v * v for v in last[7:10]))
+if not (dist < hole["size"][0] and speed < 1.0):
+    sys.exit("ball ends %.3f m from the hole's centre (radius %.3f) at %.2f m/s" % (dist, hole["size"][0], speed))
+PY
+    then
+      echo "FAIL: seed $seed: solved, but the trajectory does not end in the hole"
+      fail=$((fail + 1))
+    fi
   elif [ $rc -ne 3 ]; then
     echo "FAIL: seed $seed: tplan plan exited $rc"
     fail=$((fail + 1))
