@@ -25,80 +25,11 @@ work=$work/$tag
 rm -rf "$work" && mkdir -p "$work"
 fail=0
 
-# max planar displacement (m) of each body whose name matches $2 over its recorded trajectory
-stripes_moved() {
-  awk -v pat="$2" '
-    /"name": "/ { match($0, /"name": "[^"]*"/); name = substr($0, RSTART + 9, RLENGTH - 10); intraj = 0 }
-    /"trajectory": \[/ { intraj = (name ~ pat); first = 1; next }
-    intraj && /^ *\[/ {
-      gsub(/[][,]/, " "); split($0, v, " ")
-      if (first) { x0 = v[1]; y0 = v[2]; first = 0 }
-      d = sqrt((v[1] - x0) ^ 2 + (v[2] - y0) ^ 2)
-      if (d > worst) { worst = d; who = name }
-    }
-    intraj && /^ *\]/ { intraj = 0 }
-    END { printf "%s %.6f\n", (who == "" ? "-" : who), worst }
-  ' "$1"
-}
-
-# smallest planar distance (m) between the robot and any adversary over the trajectory
-foes_closest() {
-  awk '
-    /"name": "/ { match($0, /"name": "[^"]*"/); name = substr($0, RSTART + 9, RLENGTH - 10); intraj = 0 }
-    /"trajectory": \[/ { intraj = (name == "robot" || name ~ /^(defender_n|defender_s|goalie)$/); row = 0; next }
-    intraj && /^ *\[/ { gsub(/[][,]/, " "); split($0, v, " "); X[name, row] = v[1]; Y[name, row] = v[2]; row++; n = row }
-    intraj && /^ *\]/ { intraj = 0 }
-    END {
-      best = 1e9
-      for (r = 0; r < n; r++) {
-        split("defender_n defender_s goalie", foes, " ")
-        for (k = 1; k <= 3; k++) {
-          d = sqrt((X["robot", r] - X[foes[k], r]) ^ 2 + (Y["robot", r] - Y[foes[k], r]) ^ 2)
-          if (d < best) best = d
-        }
-      }
-      printf "%.6f\n", best
-    }
-  ' "$1"
-}
-
-# "ball foe step sd" of the first step where the ball is inside an adversary's box or within
-# 0.015 m of it for the second step in a row ("- - - sd_min" when none); sd = 3D signed distance (m)
-# from the ball's centre to the box, the box turned by its yaw (adversaries are planar bodies)
-ball_through() {
-  awk '
-    /"name": "/ { match($0, /"name": "[^"]*"/); name = substr($0, RSTART + 9, RLENGTH - 10); intraj = 0 }
-    /"size": \[/ && name ~ /^(defender_n|defender_s|goalie)$/ {
-      s = $0; sub(/.*"size": \[/, "", s); split(s, v, /[],]/); HX[name] = v[1] / 2; HY[name] = v[2] / 2; HZ[name] = v[3] / 2
-    }
-    /"trajectory": \[/ { intraj = (name == "ball" || name ~ /^(defender_n|defender_s|goalie)$/); row = 0; next }
-    intraj && /^ *\[/ {
-      gsub(/[][,]/, " "); split($0, v, " ")
-      X[name, row] = v[1]; Y[name, row] = v[2]; Z[name, row] = v[3]; QW[name, row] = v[4]; QZ[name, row] = v[7]
-      row++; n = row
-    }
-    intraj && /^ *\]/ { intraj = 0 }
-    function max(a, b) { return a > b ? a : b }
-    function abs(a) { return a < 0 ? -a : a }
-    END {
-      split("defender_n defender_s goalie", foes, " ")
-      best = 1e9
-      for (k = 1; k <= 3; k++) {
-        f = foes[k]; prev = 1e9
-        for (r = 0; r < n; r++) {
-          yaw = 2 * atan2(QZ[f, r], QW[f, r]); c = cos(yaw); sn = sin(yaw)
-          dx = X["ball", r] - X[f, r]; dy = Y["ball", r] - Y[f, r]; dz = Z["ball", r] - Z[f, r]
-          qx = abs(c * dx + sn * dy) - HX[f]; qy = abs(-sn * dx + c * dy) - HY[f]; qz = abs(dz) - HZ[f]
-          sd = sqrt(max(qx, 0) ^ 2 + max(qy, 0) ^ 2 + max(qz, 0) ^ 2) + (max(qx, max(qy, qz)) < 0 ? max(qx, max(qy, qz)) : 0)
-          if (sd < best) best = sd
-          if (sd < 0 || (sd < 0.015 && prev < 0.015)) { printf "ball %s %d %.6f\n", f, r, sd; exit }
-          prev = sd
-        }
-      }
-      printf "- - - %.6f\n", best
-    }
-  ' "$1"
-}
+# the constraints read from the plan's recorded trajectories (plan_checks.py parses the JSON)
+checks="$(dirname "$0")/plan_checks.py"
+stripes_moved() { python3 "$checks" stripes "$1" "$2"; }
+foes_closest() { python3 "$checks" foes "$1"; }
+ball_through() { python3 "$checks" through "$1"; }
 
 for seed in $seeds; do
   out="$work/$seed.plan.json"
