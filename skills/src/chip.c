@@ -8,9 +8,7 @@
  * slot (class "active", with a max_force that bounds the kicker) — no tactic drives it; only a
  * chip skill ever writes its force, and only in that one step.
  *
- * Phases (V layout): V[1..2] landing point (m), V[3] launch speed (m/s, 0 = ballistic),
- * V[4] phase, V[5] phase start (s), V[6..7] locked direction, V[8] loft (rad),
- * V[13] yaw and V[14..15] velocity-error integrals of the drive controller.
+ * Phases (CHIP_V_PHASE; the variables are named by the CHIP_V_ enum below):
  *   APPROACH  drive to the stand-off point `approach` m behind the ball, facing the landing point
  *   CREEP     roll straight at the ball (at most 0.5 m/s) until it is within reach of the front
  *   FIRE      (one step) the kicker: ball velocity := launch velocity; the robot starts braking
@@ -23,6 +21,16 @@
 #include "skill_internal.h"
 #include "tp/base.h"
 
+enum {
+    CHIP_V_LAND_X = 1,      /* m, world: the landing point */
+    CHIP_V_LAND_Y = 2,      /* m */
+    CHIP_V_SPEED = 3,       /* m/s: launch speed, 0 = the ballistic speed for the landing point */
+    CHIP_V_PHASE = 4,       /* CH_APPROACH, CH_CREEP, CH_FIRE or CH_BRAKE */
+    CHIP_V_PHASE_START = 5, /* s: when the phase began */
+    CHIP_V_DIR_X = 6,       /* unit vector: the direction locked at the end of the approach */
+    CHIP_V_DIR_Y = 7,
+    CHIP_V_LOFT = 8,        /* rad: launch angle above the horizontal */
+};
 enum { CH_APPROACH = 0, CH_CREEP = 1, CH_FIRE = 2, CH_BRAKE = 3 };
 
 #define CH_CREEP_SPEED 0.5 /* m/s */
@@ -62,17 +70,17 @@ static double front_reach(const tpWorld *world, int body)
 
 static void set_phase(double *V, int phase, double t)
 {
-    V[4] = phase;
-    V[5] = t;
-    V[TP_V_INTEGRAL] = 0.0;
-    V[TP_V_INTEGRAL + 1] = 0.0;
+    V[CHIP_V_PHASE] = phase;
+    V[CHIP_V_PHASE_START] = t;
+    V[TP_V_INTEGRAL_X] = 0.0;
+    V[TP_V_INTEGRAL_Y] = 0.0;
     V[TP_V_YAW_INTEGRAL] = 0.0;
 }
 
 /* Unit direction from the ball to the landing point (x axis if they coincide). */
 static void aim_dir(const double *V, const tpBodyState *ball, double *dx, double *dy)
 {
-    double x = V[1] - ball->pos[0], y = V[2] - ball->pos[1];
+    double x = V[CHIP_V_LAND_X] - ball->pos[0], y = V[CHIP_V_LAND_Y] - ball->pos[1];
     double n = hyp(x, y);
     if (n < 1e-9) {
         *dx = 1.0;
@@ -99,25 +107,25 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
     if (call->fresh) {
         double p[3];
         tpSkill_SamplePoint(sk, call, &cb, p);
-        V[1] = p[0];
-        V[2] = p[1];
-        V[3] = tpSkill_Sample1(&sk->speed, call, 0.0);
-        V[8] = tpSkill_Sample1(&sk->loft, call, CH_DEFAULT_LOFT);
-        if (!(V[8] >= 0.0)) {
-            V[8] = 0.0;
-        } else if (V[8] > 1.4) {
-            V[8] = 1.4;
+        V[CHIP_V_LAND_X] = p[0];
+        V[CHIP_V_LAND_Y] = p[1];
+        V[CHIP_V_SPEED] = tpSkill_Sample1(&sk->speed, call, 0.0);
+        V[CHIP_V_LOFT] = tpSkill_Sample1(&sk->loft, call, CH_DEFAULT_LOFT);
+        if (!(V[CHIP_V_LOFT] >= 0.0)) {
+            V[CHIP_V_LOFT] = 0.0;
+        } else if (V[CHIP_V_LOFT] > 1.4) {
+            V[CHIP_V_LOFT] = 1.4;
         }
         set_phase(V, CH_APPROACH, t);
     }
-    if (t - V[0] >= timeout_of(sk) && (int)V[4] < CH_FIRE) {
+    if (t - V[TP_V_START] >= timeout_of(sk) && (int)V[CHIP_V_PHASE] < CH_FIRE) {
         set_phase(V, CH_BRAKE, t);
     }
     double ball_r = tpCtl_Radius(call->world, sk->target);
     double reach = front_reach(call->world, sk->body) + ball_r;
     double f[3] = {0, 0, 0};
     double vcmd[2];
-    int phase = (int)V[4];
+    int phase = (int)V[CHIP_V_PHASE];
     if (phase == CH_APPROACH) {
         double dx, dy;
         aim_dir(V, ball, &dx, &dy);
@@ -142,14 +150,14 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
         bool lined_up = err < 0.03 && hyp(cb.s.vel[0], cb.s.vel[1]) < 0.15 &&
                         fabs(tpCtl_YawError(&cb, heading)) < sk->angle_tolerance && fabs(cb.s.angvel[2]) < 0.5;
         if (lined_up) {
-            V[6] = dx;
-            V[7] = dy;
+            V[CHIP_V_DIR_X] = dx;
+            V[CHIP_V_DIR_Y] = dy;
             set_phase(V, CH_CREEP, t);
         }
         return 1;
     }
     if (phase == CH_CREEP) {
-        double dx = V[6], dy = V[7];
+        double dx = V[CHIP_V_DIR_X], dy = V[CHIP_V_DIR_Y];
         double rx = ball->pos[0] - cb.s.pos[0], ry = ball->pos[1] - cb.s.pos[1];
         double along = rx * dx + ry * dy, lateral = -rx * dy + ry * dx;
         double creep = sk->max_speed < CH_CREEP_SPEED ? sk->max_speed : CH_CREEP_SPEED;
@@ -174,11 +182,11 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
     if (phase == CH_FIRE) {
         double dx, dy;
         aim_dir(V, ball, &dx, &dy);
-        double loft = V[8];
+        double loft = V[CHIP_V_LOFT];
         double g = -tpWorld_Def(call->world)->gravity[2];
-        double v = V[3];
+        double v = V[CHIP_V_SPEED];
         if (!(v > 0)) {
-            double d = hyp(V[1] - ball->pos[0], V[2] - ball->pos[1]);
+            double d = hyp(V[CHIP_V_LAND_X] - ball->pos[0], V[CHIP_V_LAND_Y] - ball->pos[1]);
             double s2 = sin(2.0 * loft);
             v = (s2 > 1e-3 && g > 0) ? sqrt(g * d / s2) : sqrt(g > 0 ? g * d : d); /* flat: ~sqrt(g d) */
         }
@@ -195,8 +203,8 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
     tpCtl_Brake(sk, call, &cb);
     bool stopped = hyp(cb.s.vel[0], cb.s.vel[1]) < 0.05 && fabs(cb.s.angvel[2]) < 0.3;
     double bs = sqrt(ball->vel[0] * ball->vel[0] + ball->vel[1] * ball->vel[1] + ball->vel[2] * ball->vel[2]);
-    if (sk->follow && t - V[0] < timeout_of(sk) + 20.0 && bs >= sk->trigger_speed) {
+    if (sk->follow && t - V[TP_V_START] < timeout_of(sk) + 20.0 && bs >= sk->trigger_speed) {
         return 1;
     }
-    return (stopped || t - V[5] > 1.5) ? 0 : 1;
+    return (stopped || t - V[CHIP_V_PHASE_START] > 1.5) ? 0 : 1;
 }

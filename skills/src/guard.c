@@ -5,11 +5,16 @@
  * it is meant for deterministic foreign tactics: defenders blocking the ball-goal line, a goalie
  * tracking the ball in front of its goal.
  *
- * V layout: V[1..2] protected point (m, sampled once), V[13] yaw and V[14..15] velocity-error
- * integrals of the controller. */
+ * Besides the controller's integrals (TP_V_YAW_INTEGRAL, TP_V_INTEGRAL_X/Y) it keeps the protected
+ * point, sampled once. */
 #include <math.h>
 
 #include "skill_internal.h"
+
+enum {
+    GUARD_V_POINT_X = 1, /* m, world: the protected point */
+    GUARD_V_POINT_Y = 2, /* m */
+};
 
 int tpSkill_RunGuard(const tpSkillDef *sk, tpSkillCall *call)
 {
@@ -19,14 +24,14 @@ int tpSkill_RunGuard(const tpSkillDef *sk, tpSkillCall *call)
     if (call->fresh) {
         double p[3];
         tpSkill_SamplePoint(sk, call, &cb, p);
-        V[1] = p[0];
-        V[2] = p[1];
+        V[GUARD_V_POINT_X] = p[0];
+        V[GUARD_V_POINT_Y] = p[1];
     }
     tpBodyState ball;
     tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ball);
-    double ux = ball.pos[0] - V[1], uy = ball.pos[1] - V[2];
+    double ux = ball.pos[0] - V[GUARD_V_POINT_X], uy = ball.pos[1] - V[GUARD_V_POINT_Y];
     double n = sqrt(ux * ux + uy * uy);
-    double goal[2] = {V[1], V[2]};
+    double goal[2] = {V[GUARD_V_POINT_X], V[GUARD_V_POINT_Y]};
     double heading = 0.0;
     if (n > 1e-9) {
         ux /= n;

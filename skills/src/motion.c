@@ -121,8 +121,8 @@ void tpCtl_TrackVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double
     double ki = sk->kv * sk->kv * 0.25; /* 1/s²: critically damped with kv for a mass on friction */
     double ix = 0.0, iy = 0.0;
     if (V) {
-        ix = V[TP_V_INTEGRAL] + ex * dt;
-        iy = V[TP_V_INTEGRAL + 1] + ey * dt;
+        ix = V[TP_V_INTEGRAL_X] + ex * dt;
+        iy = V[TP_V_INTEGRAL_Y] + ey * dt;
         /* anti wind-up: the integral alone never asks for more than the force limit */
         double lim = cb->max_force / (cb->mass * ki);
         double n = sqrt(ix * ix + iy * iy);
@@ -139,8 +139,8 @@ void tpCtl_TrackVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double
          * stays put, else it winds up and the body overshoots the commanded speed */
         double fx = f[0], fy = f[1];
         if (sqrt(fx * fx + fy * fy) <= cb->max_force) {
-            V[TP_V_INTEGRAL] = ix;
-            V[TP_V_INTEGRAL + 1] = iy;
+            V[TP_V_INTEGRAL_X] = ix;
+            V[TP_V_INTEGRAL_Y] = iy;
         }
     }
 }

@@ -21,10 +21,9 @@
  * until `nav_replan` has passed, so a tactic that keeps re-selecting the skill replans once per
  * `nav_replan`, not every step.
  *
- * V[1..2] goal (m), V[3] cruise speed (m/s), V[4] status (1 leg ends at the goal, 2 leg ends at
- * an intermediate vertex, -1 no path), V[5..6] leg start (m), V[7] progress segment, V[8]
- * progress fraction, V[9] done flag, V[10..11] and V[12..13] the next vertices, V[14] integral of
- * the forward speed error (m), V[15] number of leg points (2 or 3). */
+ * The variables: NAV_V_GOAL_X/Y and NAV_V_CRUISE (skill_internal.h), the PATH_V_ enum below, and
+ * V[TP_V_INTEGRAL_X] as the integral of the forward speed error (m). The leg's points take slots 10..13
+ * and 15: this kind runs no yaw controller, so TP_V_YAW_INTEGRAL and TP_V_INTEGRAL_Y are free. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +32,20 @@
 #include "skill_internal.h"
 #include "tp/base.h"
 #include "tp/nav.h"
+
+enum {
+    PATH_V_STATUS = 4,   /* 1 the leg ends at the goal, 2 at an intermediate vertex, -1 no path */
+    PATH_V_LEG_X = 5,    /* m, world: the leg's first point (the body's position when planned) */
+    PATH_V_LEG_Y = 6,    /* m */
+    PATH_V_SEG = 7,      /* the follower's progress: leg segment index */
+    PATH_V_SEG_FRAC = 8, /* the follower's progress: fraction along that segment */
+    PATH_V_DONE = 9,     /* 1 once the follower reached the end of the leg */
+    PATH_V_NEXT_X = 10,  /* m, world: the leg's second point */
+    PATH_V_NEXT_Y = 11,  /* m */
+    PATH_V_AFTER_X = 12, /* m, world: the leg's third point (when PATH_V_NPOINTS is 3) */
+    PATH_V_AFTER_Y = 13, /* m (shares the slot of TP_V_YAW_INTEGRAL, which this kind does not use) */
+    PATH_V_NPOINTS = 15, /* number of leg points, 2 or 3 (shares TP_V_INTEGRAL_Y's slot) */
+};
 
 #define PATH_MAX_SIDE 1000
 #define PATH_SWEEP 4 /* a moving body is rasterised at 5 poses along its velocity over nav_replan */
@@ -150,14 +163,14 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
                     : bd->shape == TP_SHAPE_CAPSULE ? bd->size[1] / 2 + bd->size[0]
                                                     : bd->size[1] / 2;
     double radius = sk->nav_radius > 0 ? sk->nav_radius : cb.radius + 0.5 * sk->nav_lookahead;
-    double elapsed = call->t - V[0];
+    double elapsed = call->t - V[TP_V_START];
     bool period_over = elapsed + call->dt >= sk->nav_replan - 1e-9;
     if (call->fresh && call->overlay == NULL) { /* recording: V already holds the sampled goal */
         tpSkill_NavGoal(sk, call, &cb, V);
     }
     if (call->fresh) {
         /* band from the body's definition height (a planar body keeps it) */
-        double start[2] = {cb.s.pos[0], cb.s.pos[1]}, goal[2] = {V[1], V[2]}, leg[3][2];
+        double start[2] = {cb.s.pos[0], cb.s.pos[1]}, goal[2] = {V[NAV_V_GOAL_X], V[NAV_V_GOAL_Y]}, leg[3][2];
         bool final = false;
         const double z_min = bd->pos[2] - half_h + 0.02, z_max = bd->pos[2] + half_h;
         int n = planLeg(sk, call, true, radius, z_min, z_max, start, goal, leg, &final);
@@ -170,59 +183,59 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
             n = planLeg(sk, call, false, radius, z_min, z_max, start, goal, leg, &final);
         }
         if (n < 2) {
-            V[4] = -1;
+            V[PATH_V_STATUS] = -1;
         } else {
-            V[4] = final ? 1 : 2;
-            V[5] = leg[0][0];
-            V[6] = leg[0][1];
-            V[10] = leg[1][0];
-            V[11] = leg[1][1];
-            V[12] = n > 2 ? leg[2][0] : 0.0;
-            V[13] = n > 2 ? leg[2][1] : 0.0;
-            V[15] = n;
+            V[PATH_V_STATUS] = final ? 1 : 2;
+            V[PATH_V_LEG_X] = leg[0][0];
+            V[PATH_V_LEG_Y] = leg[0][1];
+            V[PATH_V_NEXT_X] = leg[1][0];
+            V[PATH_V_NEXT_Y] = leg[1][1];
+            V[PATH_V_AFTER_X] = n > 2 ? leg[2][0] : 0.0;
+            V[PATH_V_AFTER_Y] = n > 2 ? leg[2][1] : 0.0;
+            V[PATH_V_NPOINTS] = n;
         }
     }
-    if ((int)V[4] == -1) { /* no path: wait, then replan */
+    if ((int)V[PATH_V_STATUS] == -1) { /* no path: wait, then replan */
         tpCtl_Brake(sk, call, &cb);
         return period_over ? 0 : 1;
     }
-    double pts[6] = {V[5], V[6], V[10], V[11], V[12], V[13]};
+    double pts[6] = {V[PATH_V_LEG_X], V[PATH_V_LEG_Y], V[PATH_V_NEXT_X], V[PATH_V_NEXT_Y], V[PATH_V_AFTER_X], V[PATH_V_AFTER_Y]};
     tpNavFollowDef fd = tpDefaultNavFollowDef();
-    fd.speed = V[3];
+    fd.speed = V[NAV_V_CRUISE];
     fd.lookahead = sk->nav_lookahead;
-    bool final = (int)V[4] == 1;
+    bool final = (int)V[PATH_V_STATUS] == 1;
     /* an intermediate leg ends (and the next is planned) a look-ahead before its end, at speed */
     fd.stop_radius = final ? sk->tolerance : sk->nav_lookahead;
     if (!final) {
         fd.kp = 1e3;
     }
     fd.dt = call->dt;
-    fd.turn_speed = 0.1 * V[3];
+    fd.turn_speed = 0.1 * V[NAV_V_CRUISE];
     tpNavFollower f;
     tpNavFollower_Init(&f, &fd);
     f.points = pts; /* borrowed: the follower is not freed */
-    f.npoints = (int)V[15];
-    f.seg = (int)V[7];
-    f.s = V[8];
-    f.done = V[9] != 0;
+    f.npoints = (int)V[PATH_V_NPOINTS];
+    f.seg = (int)V[PATH_V_SEG];
+    f.s = V[PATH_V_SEG_FRAC];
+    f.done = V[PATH_V_DONE] != 0;
     double c = cos(cb.yaw), s = sin(cb.yaw);
     double vfwd = cb.s.vel[0] * c + cb.s.vel[1] * s, vlat = -cb.s.vel[0] * s + cb.s.vel[1] * c;
     tpNavAgent ag = {cb.s.pos[0], cb.s.pos[1], cb.yaw, vfwd > 0 ? vfwd : 0.0, cb.s.angvel[2]};
     double acc, alpha;
     tpNavFollower_Control(&f, &ag, &acc, &alpha);
-    V[7] = f.seg;
-    V[8] = f.s;
-    V[9] = f.done;
+    V[PATH_V_SEG] = f.seg;
+    V[PATH_V_SEG_FRAC] = f.s;
+    V[PATH_V_DONE] = f.done;
     if (f.done && !final) {
         return 0; /* end of an intermediate leg: replan at once, keeping the speed */
     }
     /* the controller's accelerations as a planar force and a torque, as in nav_to */
     if (f.done) {
-        V[TP_V_INTEGRAL] = 0.0;
+        V[TP_V_INTEGRAL_X] = 0.0;
     } else {
-        V[TP_V_INTEGRAL] = fmin(fmax(V[TP_V_INTEGRAL] + acc / fd.kv * call->dt, -0.5), 0.5);
+        V[TP_V_INTEGRAL_X] = fmin(fmax(V[TP_V_INTEGRAL_X] + acc / fd.kv * call->dt, -0.5), 0.5);
     }
-    double afwd = acc + 4.0 * V[TP_V_INTEGRAL] + (vfwd < 0 ? -sk->kv * vfwd : 0.0), alat = -sk->kv * vlat;
+    double afwd = acc + 4.0 * V[TP_V_INTEGRAL_X] + (vfwd < 0 ? -sk->kv * vfwd : 0.0), alat = -sk->kv * vlat;
     double force[3] = {cb.mass * (afwd * c - alat * s), cb.mass * (afwd * s + alat * c), 0.0};
     tpCtl_Apply(call, &cb, force, cb.izz * alpha);
     bool timed_out = elapsed >= tpSkill_DefaultTimeout(sk);

@@ -10,9 +10,8 @@
  * planar force (plus a lateral damping force: the disc model has no sideways speed) and a yaw
  * torque, clamped to the body's limits.
  *
- * V[1..2] goal (m), V[3] cruise speed (m/s), V[4] status (1 following, -1 no path), V[5..6]
- * start position (m), V[7] progress segment, V[8] progress fraction, V[9] done flag, V[14] integral
- * of the forward speed error (m).
+ * The variables: NAV_V_GOAL_X/Y and NAV_V_CRUISE (skill_internal.h), the NAVTO_V_ enum below, and
+ * V[TP_V_INTEGRAL_X] as the integral of the forward speed error (m).
  *
  * The caches belong to the loaded domain (tpSkillCache in tpSkillCall.cache): nothing is
  * process-wide, and destroying the domain frees them. Not thread-safe (a domain plans on one
@@ -25,6 +24,15 @@
 #include "skill_internal.h"
 #include "tp/base.h"
 #include "tp/nav.h"
+
+enum {
+    NAVTO_V_STATUS = 4,   /* 1 following the path, -1 no path (brake and end the segment) */
+    NAVTO_V_START_X = 5,  /* m, world: the start of the path (the body's position at the fresh call) */
+    NAVTO_V_START_Y = 6,  /* m */
+    NAVTO_V_SEG = 7,      /* the follower's progress: path segment index */
+    NAVTO_V_SEG_FRAC = 8, /* the follower's progress: fraction along that segment */
+    NAVTO_V_DONE = 9,     /* 1 once the follower reached the end of the path */
+};
 
 #define NAV_GRID_CACHE 4
 #define NAV_PATH_CACHE 64
@@ -311,16 +319,16 @@ static NavPathEntry *pathFor(NavGridEntry *e, const double a[2], const double b[
     return p->points ? p : NULL;
 }
 
-/* The goal of a navigation segment: V[1..2] a sampled point (in the skill's frame), V[3] the cruise
+/* The goal of a navigation segment: V[NAV_V_GOAL_X..Y] a sampled point (in the skill's frame), V[NAV_V_CRUISE] the cruise
  * speed (a sampled `speed` in (0, max_speed), else max_speed). Draws the point, then the speed. */
 void tpSkill_NavGoal(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, double *V)
 {
     double p[3];
     tpSkill_SamplePoint(sk, call, cb, p);
-    V[1] = p[0];
-    V[2] = p[1];
+    V[NAV_V_GOAL_X] = p[0];
+    V[NAV_V_GOAL_Y] = p[1];
     double cruise = tpSkill_Sample1(&sk->speed, call, sk->max_speed);
-    V[3] = cruise > 0 && cruise < sk->max_speed ? cruise : sk->max_speed;
+    V[NAV_V_CRUISE] = cruise > 0 && cruise < sk->max_speed ? cruise : sk->max_speed;
 }
 
 int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
@@ -333,9 +341,9 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     tpCtl_Load(call, sk->body, &cb);
     if (call->fresh && !call->overlay) { /* recording: V already holds the sampled values */
         tpSkill_NavGoal(sk, call, &cb, V);
-        V[4] = 1;
-        V[5] = cb.s.pos[0];
-        V[6] = cb.s.pos[1];
+        V[NAVTO_V_STATUS] = 1;
+        V[NAVTO_V_START_X] = cb.s.pos[0];
+        V[NAVTO_V_START_Y] = cb.s.pos[1];
     }
     /* Height band: the body's vertical extent above a 2 cm step (so the ground it stands on and
      * low kerbs do not block); radius: the body's horizontal radius unless given. */
@@ -352,8 +360,8 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     double z0 = bd->pos[2];
     params[2] = z0 - half_h + 0.02;
     params[3] = z0 + half_h;
-    double start[2] = {V[5], V[6]}, goal[2] = {V[1], V[2]};
-    NavGridEntry *ge = (int)V[4] == 1 ? gridFor(call->cache, call->world, sk->body, params, start, goal) : NULL;
+    double start[2] = {V[NAVTO_V_START_X], V[NAVTO_V_START_Y]}, goal[2] = {V[NAV_V_GOAL_X], V[NAV_V_GOAL_Y]};
+    NavGridEntry *ge = (int)V[NAVTO_V_STATUS] == 1 ? gridFor(call->cache, call->world, sk->body, params, start, goal) : NULL;
     NavPathEntry *pe = ge ? pathFor(ge, start, goal) : NULL;
     if (call->overlay && call->fresh && ge) { /* recording: what this segment planned */
         tpNavOverlay_Grid(call->overlay, ge->grid);
@@ -362,23 +370,23 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
         }
     }
     if (!pe || pe->npoints == 0) {
-        V[4] = -1; /* no path: brake and end the segment */
+        V[NAVTO_V_STATUS] = -1; /* no path: brake and end the segment */
         tpCtl_Brake(sk, call, &cb);
         return 0;
     }
     tpNavFollowDef fd = tpDefaultNavFollowDef();
-    fd.speed = V[3];
+    fd.speed = V[NAV_V_CRUISE];
     fd.lookahead = sk->nav_lookahead;
     fd.stop_radius = sk->tolerance;
     fd.dt = call->dt;
-    fd.turn_speed = 0.1 * V[3];
+    fd.turn_speed = 0.1 * V[NAV_V_CRUISE];
     tpNavFollower f;
     tpNavFollower_Init(&f, &fd);
     f.points = pe->points; /* borrowed: the follower is not freed */
     f.npoints = pe->npoints;
-    f.seg = (int)V[7];
-    f.s = V[8];
-    f.done = V[9] != 0;
+    f.seg = (int)V[NAVTO_V_SEG];
+    f.s = V[NAVTO_V_SEG_FRAC];
+    f.done = V[NAVTO_V_DONE] != 0;
     double c = cos(cb.yaw), s = sin(cb.yaw);
     tpNavAgent ag = {cb.s.pos[0], cb.s.pos[1], cb.yaw, cb.s.vel[0] * c + cb.s.vel[1] * s, cb.s.angvel[2]};
     if (ag.v < 0) {
@@ -386,32 +394,35 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     }
     double acc, alpha;
     tpNavFollower_Control(&f, &ag, &acc, &alpha);
-    V[7] = f.seg;
-    V[8] = f.s;
-    V[9] = f.done;
+    V[NAVTO_V_SEG] = f.seg;
+    V[NAVTO_V_SEG_FRAC] = f.s;
+    V[NAVTO_V_DONE] = f.done;
     /* Forward: the controller's acceleration plus the correction of any backward drift; sideways:
      * damp the lateral speed with the skill's velocity gain. */
     double vfwd = cb.s.vel[0] * c + cb.s.vel[1] * s, vlat = -cb.s.vel[0] * s + cb.s.vel[1] * c;
     /* Integral of the forward speed error (v^ - v = a / k_v), so ground friction cannot stall the
      * slow approach to the goal; reset once the goal is reached. */
     if (f.done) {
-        V[TP_V_INTEGRAL] = 0.0;
+        V[TP_V_INTEGRAL_X] = 0.0;
     } else {
-        V[TP_V_INTEGRAL] = fmin(fmax(V[TP_V_INTEGRAL] + acc / fd.kv * call->dt, -0.5), 0.5);
+        V[TP_V_INTEGRAL_X] = fmin(fmax(V[TP_V_INTEGRAL_X] + acc / fd.kv * call->dt, -0.5), 0.5);
     }
-    double afwd = acc + 4.0 * V[TP_V_INTEGRAL] + (vfwd < 0 ? -sk->kv * vfwd : 0.0), alat = -sk->kv * vlat;
+    double afwd = acc + 4.0 * V[TP_V_INTEGRAL_X] + (vfwd < 0 ? -sk->kv * vfwd : 0.0), alat = -sk->kv * vlat;
     double force[3] = {cb.mass * (afwd * c - alat * s), cb.mass * (afwd * s + alat * c), 0.0};
     tpCtl_Apply(call, &cb, force, cb.izz * alpha);
     double speed = hypot(cb.s.vel[0], cb.s.vel[1]);
     bool arrived = f.done && speed < 0.05;
-    bool timed_out = call->t - V[0] >= tpSkill_DefaultTimeout(sk);
+    bool timed_out = call->t - V[TP_V_START] >= tpSkill_DefaultTimeout(sk);
     return (arrived || timed_out) ? 0 : 1;
 }
 
 /* ---- follow_field ----------------------------------------------------------------------------
- * V[1..2] goal (m), V[3] cruise speed (m/s), V[4] status (1 following, -1 no field),
- * V[14..15] velocity-tracking integral. The harmonic map of the goal cell is cached like the
+ * NAV_V_GOAL_X/Y, NAV_V_CRUISE, FIELD_V_STATUS and the velocity-tracking integrals. The harmonic map of the goal cell is cached like the
  * grids (a pure function of the scene, the constants and the goal cell). */
+
+enum {
+    FIELD_V_STATUS = 4, /* 1 following, -1 no field or the body left the grid (brake, end) */
+};
 
 #define FIELD_N 15     /* local map order */
 #define FIELD_RELAX 30 /* relaxations per step (cold start: the skill keeps no map between steps) */
@@ -445,7 +456,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     tpCtl_Load(call, sk->body, &cb);
     if (call->fresh && !call->overlay) { /* recording: V already holds the sampled values */
         tpSkill_NavGoal(sk, call, &cb, V);
-        V[4] = 1;
+        V[FIELD_V_STATUS] = 1;
     }
     const tpBodyDef *bd = tpWorld_Body(call->world, sk->body);
     double half_h = bd->shape == TP_SHAPE_BOX       ? bd->size[2] / 2
@@ -454,8 +465,8 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
                                                     : bd->size[1] / 2;
     double radius = sk->nav_radius > 0 ? sk->nav_radius : cb.radius;
     double params[4] = {sk->nav_cell, radius, bd->pos[2] - half_h + 0.02, bd->pos[2] + half_h};
-    double goal[2] = {V[1], V[2]};
-    NavGridEntry *ge = (int)V[4] == 1 ? gridFor(call->cache, call->world, sk->body, params, goal, goal) : NULL;
+    double goal[2] = {V[NAV_V_GOAL_X], V[NAV_V_GOAL_Y]};
+    NavGridEntry *ge = (int)V[FIELD_V_STATUS] == 1 ? gridFor(call->cache, call->world, sk->body, params, goal, goal) : NULL;
     const tpNavField *field = NULL;
     int gi, gj;
     if (ge && tpNavGrid_CellOf(ge->grid, goal[0], goal[1], &gi, &gj) && tpNavGrid_NearestFree(ge->grid, &gi, &gj)) {
@@ -467,7 +478,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     }
     int ci, cj;
     if (!field || !tpNavGrid_CellOf(ge->grid, cb.s.pos[0], cb.s.pos[1], &ci, &cj)) {
-        V[4] = -1; /* no field, or the body left the grid: brake and end the segment */
+        V[FIELD_V_STATUS] = -1; /* no field, or the body left the grid: brake and end the segment */
         tpCtl_Brake(sk, call, &cb);
         return 0;
     }
@@ -476,7 +487,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     double vcmd[2], f[3];
     if (tpNavField_IsGoal(field, ci, cj) || dist < 2.0 * tpNavGrid_Def(ge->grid)->cell) {
         /* the goal cell: the final approach is a plain go-to */
-        tpCtl_GoToVelocity(sk, &cb, goal, V[3], vcmd);
+        tpCtl_GoToVelocity(sk, &cb, goal, V[NAV_V_CRUISE], vcmd);
     } else {
         /* the others: every non-static body but this one that can reach into the local map (the
          * local step ignores the rest), as (x, y, radius) */
@@ -519,7 +530,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
         if (call->overlay) { /* recording: this step's local map */
             tpNavOverlay_Window(call->overlay, ge->grid, cb.s.pos, FIELD_N, phi);
         }
-        double v = V[3] * fmax(fa, 0.05) * fmin(1.0, sk->kp * dist / V[3]);
+        double v = V[NAV_V_CRUISE] * fmax(fa, 0.05) * fmin(1.0, sk->kp * dist / V[NAV_V_CRUISE]);
         vcmd[0] = nd[0] * v;
         vcmd[1] = nd[1] * v;
     }
@@ -527,16 +538,23 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     double vc = hypot(vcmd[0], vcmd[1]);
     tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, vc > 0.1, atan2(vcmd[1], vcmd[0]), NULL, call->dt));
     bool arrived = dist < sk->tolerance && speed < 0.05;
-    bool timed_out = call->t - V[0] >= tpSkill_DefaultTimeout(sk);
+    bool timed_out = call->t - V[TP_V_START] >= tpSkill_DefaultTimeout(sk);
     return (arrived || timed_out) ? 0 : 1;
 }
 
 /* ---- drive_track ------------------------------------------------------------------------------
- * V[1..2] goal (m, with the sampled lane offset), V[3] clip index, V[4] clip start time (s), V[5] the
- * sampled horizon (clips; 0 = unset: TRACK_DEPTH). One skill activation plays one clip:
+ * The variables are the TRACK_V_ enum below. One skill activation plays one clip:
  * it ends at the clip boundary, where the tactic re-selects it and the fresh call replans (A* over
  * the move tree from the body's current pose and nearest speed level). The move tree (for the
  * body's mass and yaw inertia) and the scene's wall segments are cached by their inputs. */
+
+enum {
+    TRACK_V_GOAL_X = 1,     /* m, world: the A* goal (the sampled point with the sampled lane offset) */
+    TRACK_V_GOAL_Y = 2,     /* m */
+    TRACK_V_CLIP = 3,       /* index of the clip being played in the move tree */
+    TRACK_V_CLIP_START = 4, /* s: when the clip started */
+    TRACK_V_HORIZON = 5,    /* clips: the sampled A* horizon, 0 = unset (TRACK_DEPTH) */
+};
 
 static TrackCache *trackFor(tpSkillCache *c, const tpWorld *world, int self, const tpNavCarDef *car, double z_lo,
                             double z_hi)
@@ -646,22 +664,22 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
         if (!call->overlay) { /* recording: V already holds the sampled goal */
             double p[3] = {0, 0, 0};
             tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
-            V[1] = p[0];
-            V[2] = p[1];
+            V[TRACK_V_GOAL_X] = p[0];
+            V[TRACK_V_GOAL_Y] = p[1];
             if (sk->lane.kind != TP_DIST_UNSET) { /* to the left of car -> point */
                 double o[3] = {0, 0, 0};
                 tpDist_Sample(&sk->lane, call->rng, call->y, call->ydim, o);
                 double dx = p[0] - cb.s.pos[0], dy = p[1] - cb.s.pos[1], dl = hypot(dx, dy);
                 if (dl > 0) {
-                    V[1] -= o[0] * dy / dl;
-                    V[2] += o[0] * dx / dl;
+                    V[TRACK_V_GOAL_X] -= o[0] * dy / dl;
+                    V[TRACK_V_GOAL_Y] += o[0] * dx / dl;
                 }
             }
             if (sk->horizon.kind != TP_DIST_UNSET) {
                 double h[3] = {0, 0, 0};
                 tpDist_Sample(&sk->horizon, call->rng, call->y, call->ydim, h);
                 double r = isfinite(h[0]) ? round(h[0]) : TRACK_DEPTH;
-                V[5] = r < 1 ? 1 : r > 8 ? 8 : r;
+                V[TRACK_V_HORIZON] = r < 1 ? 1 : r > 8 ? 8 : r;
             }
         }
         /* the other moving bodies as traffic at their current velocities */
@@ -685,12 +703,12 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
             tcar->width = o->shape == TP_SHAPE_BOX ? o->size[1] : 2 * r;
         }
         /* a finish line through the goal, across the direction from the car */
-        double gx = V[1] - cb.s.pos[0], gy = V[2] - cb.s.pos[1], gl = hypot(gx, gy);
+        double gx = V[TRACK_V_GOAL_X] - cb.s.pos[0], gy = V[TRACK_V_GOAL_Y] - cb.s.pos[1], gl = hypot(gx, gy);
         double half = fmax(sk->tolerance, 3.0);
         double ux = gl > 0 ? -gy / gl : 0, uy = gl > 0 ? gx / gl : 1;
         tpNavTrack tr = {tc->nwalls,   (const double(*)[4])tc->walls,
                          no,           others,
-                         {V[1], V[2]}, {V[1] - half * ux, V[2] - half * uy, V[1] + half * ux, V[2] + half * uy}};
+                         {V[TRACK_V_GOAL_X], V[TRACK_V_GOAL_Y]}, {V[TRACK_V_GOAL_X] - half * ux, V[TRACK_V_GOAL_Y] - half * uy, V[TRACK_V_GOAL_X] + half * ux, V[TRACK_V_GOAL_Y] + half * uy}};
         int level = 0;
         for (int l = 1; l < md->nlevels; ++l) {
             if (fabs(md->levels[l] - vf) < fabs(md->levels[level] - vf)) {
@@ -698,7 +716,7 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
             }
         }
         tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
-        pd.depth = V[5] >= 1 ? (int)V[5] : TRACK_DEPTH; /* V[5] = 0: no horizon given */
+        pd.depth = V[TRACK_V_HORIZON] >= 1 ? (int)V[TRACK_V_HORIZON] : TRACK_DEPTH; /* 0: no horizon given */
         pd.node_limit = TRACK_NODES;
         if (sk->togo) {
             pd.togo = togoFor(tc, &tr);
@@ -725,16 +743,16 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
                 }
             }
         }
-        V[3] = k;
-        V[4] = call->t;
+        V[TRACK_V_CLIP] = k;
+        V[TRACK_V_CLIP_START] = call->t;
     }
-    int k = (int)V[3];
+    int k = (int)V[TRACK_V_CLIP];
     if (k < 0 || k >= tpNavMoveTree_ClipCount(tree)) {
         tpCtl_Brake(sk, call, &cb);
         return 0;
     }
     const tpNavClip *clip = tpNavMoveTree_Clip(tree, k);
-    int f = (int)floor((call->t - V[4]) / md->frame_dt + 1e-9);
+    int f = (int)floor((call->t - V[TRACK_V_CLIP_START]) / md->frame_dt + 1e-9);
     f = f < 0 ? 0 : f >= clip->nframes ? clip->nframes - 1 : f;
     tpNavCarState st = {cb.s.pos[0], cb.s.pos[1], cb.yaw, cb.s.vel[0], cb.s.vel[1], cb.s.angvel[2]};
     tpNavCarForces fo;
@@ -742,5 +760,5 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
     double force[3] = {fo.force[0], fo.force[1], 0.0};
     tpCtl_Apply(call, &cb, force, fo.torque);
     /* the segment ends with the clip (a decision point: the tactic replans) */
-    return call->t + call->dt < V[4] + clip->nframes * md->frame_dt - 1e-9 ? 1 : 0;
+    return call->t + call->dt < V[TRACK_V_CLIP_START] + clip->nframes * md->frame_dt - 1e-9 ? 1 : 0;
 }

@@ -21,12 +21,8 @@
  * stable relation. The character cannot jump (a box or a capsule on ODE contacts): jump = false,
  * steps of at most RIDE_STEP m (flush faces), gaps of at most RIDE_GAP m.
  *
- * V[1] phase, V[2] current surface (body index), V[3] next surface, V[4..5] access point (or the
- * goal on the goal's surface) in the current surface's frame, V[6..7] landing point in the next
- * surface's frame, V[8] margin (s), V[9] wait state (-3 a stable relation, -1 nothing seen yet, -2
- * seen not valid, >= 0 the time it became valid), V[11] end of a detour leg (s; -1 straight to the
- * target), V[12] (x) and V[10] (y) the leg's point in the current surface's frame, V[13..15] the
- * controller's integrals (TP_V_YAW_INTEGRAL, TP_V_INTEGRAL). Every quantity is a function of (x, t, V). */
+ * The variables are the RIDE_V_ enum below, plus the controller's integrals (TP_V_YAW_INTEGRAL,
+ * TP_V_INTEGRAL_X, TP_V_INTEGRAL_Y). Every quantity is a function of (x, t, V). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +41,21 @@
 #define RIDE_LEG 0.5     /* s: a detour or a wait of the local plan is followed this long, then replanned */
 
 enum { RIDE_NONE = 0, RIDE_WALK, RIDE_WAIT, RIDE_BOARD, RIDE_GOAL };
+
+enum {
+    RIDE_V_PHASE = 1,      /* RIDE_NONE, RIDE_WALK, RIDE_WAIT, RIDE_BOARD or RIDE_GOAL */
+    RIDE_V_CUR = 2,        /* body index of the current surface */
+    RIDE_V_NEXT = 3,       /* body index of the next surface */
+    RIDE_V_ACCESS_X = 4,   /* m, current surface's frame: the access point (or the goal on the goal's surface) */
+    RIDE_V_ACCESS_Y = 5,   /* m */
+    RIDE_V_LAND_X = 6,     /* m, next surface's frame: the landing point */
+    RIDE_V_LAND_Y = 7,     /* m */
+    RIDE_V_MARGIN = 8,     /* s: the sampled margin the relation must hold before boarding */
+    RIDE_V_WAIT_STATE = 9, /* -3 a stable relation, -1 nothing seen yet, -2 seen not valid, >= 0 the time (s) it became valid */
+    RIDE_V_LEG_Y = 10,     /* m, current surface's frame: the detour leg's point, y (x is RIDE_V_LEG_X) */
+    RIDE_V_LEG_END = 11,   /* s: end of a detour leg; -1 straight to the target */
+    RIDE_V_LEG_X = 12,     /* m: the detour leg's point, x */
+};
 
 /* The nav constants of the character: its horizontal radius, its height, flush steps only. */
 static tpNavSpaceDef ride_def(const tpSkillDef *sk, const tpSkillCall *call)
@@ -144,13 +155,13 @@ static int ride_locate(const tpNavSpace *sp, const double w[3], double l[2])
 
 /* The local space-time plan on the current surface (obstacles extrapolated linearly): when it is a
  * straight walk to the target (every point within 1.5 cells of the straight segment, no wait) the
- * body goes straight (V[11] = -1); otherwise it follows the plan's point RIDE_LEG s ahead (V[12],
- * V[10]) and the segment ends at that time (V[11]) so that the next decision replans. No plan
+ * body goes straight (V[RIDE_V_LEG_END] = -1); otherwise it follows the plan's point RIDE_LEG s ahead
+ * (V[RIDE_V_LEG_X], V[RIDE_V_LEG_Y]) and the segment ends at that time (V[RIDE_V_LEG_END]) so that the next decision replans. No plan
  * (every target obstructed): straight, the contacts will tell. */
 static void ride_leg(tpNavSpace *sp, int from, const double start[2], double t, const double *goal, int edge, double *V)
 {
-    V[11] = -1;
-    V[12] = V[4], V[10] = V[5];
+    V[RIDE_V_LEG_END] = -1;
+    V[RIDE_V_LEG_X] = V[RIDE_V_ACCESS_X], V[RIDE_V_LEG_Y] = V[RIDE_V_ACCESS_Y];
     tpNavSpacePath path;
     memset(&path, 0, sizeof path);
     bool ok = goal ? tpNavSpace_PlanLocal(sp, from, start, t, goal, NULL, 0, &path)
@@ -173,19 +184,19 @@ static void ride_leg(tpNavSpace *sp, int from, const double start[2], double t, 
             const double *q = &path.points[3 * k], *p = q - 3;
             double f = q[2] > p[2] ? (te - p[2]) / (q[2] - p[2]) : 1;
             f = f < 0 ? 0 : f > 1 ? 1 : f;
-            V[12] = p[0] + f * (q[0] - p[0]);
-            V[10] = p[1] + f * (q[1] - p[1]);
-            V[11] = b[2] > te ? te : -1;
+            V[RIDE_V_LEG_X] = p[0] + f * (q[0] - p[0]);
+            V[RIDE_V_LEG_Y] = p[1] + f * (q[1] - p[1]);
+            V[RIDE_V_LEG_END] = b[2] > te ? te : -1;
         }
     }
     tpNavSpacePath_Free(&path);
 }
 
-/* Fresh call: observe, locate, route; fills V[1..12]. */
+/* Fresh call: observe, locate, route; fills the RIDE_V_ variables. */
 static void ride_plan(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, double *V)
 {
-    V[1] = RIDE_NONE;
-    V[8] = tpSkill_Sample1(&sk->duration, call, 0.2);
+    V[RIDE_V_PHASE] = RIDE_NONE;
+    V[RIDE_V_MARGIN] = tpSkill_Sample1(&sk->duration, call, 0.2);
     double goal[3];
     tpSkill_SamplePoint(sk, call, cb, goal);
     int map[RIDE_MAX_BODIES], n = ride_bodies(sk, call, map);
@@ -214,19 +225,19 @@ static void ride_plan(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *
     tpNavSpaceRoute route;
     if (from < 0 || to < 0 || !tpNavSpace_Route(sp, from, to, &route))
         goto done;
-    V[2] = map[from];
+    V[RIDE_V_CUR] = map[from];
     if (route.nsurfaces == 1) {
-        V[1] = RIDE_GOAL;
-        V[4] = lgoal[0], V[5] = lgoal[1];
+        V[RIDE_V_PHASE] = RIDE_GOAL;
+        V[RIDE_V_ACCESS_X] = lgoal[0], V[RIDE_V_ACCESS_Y] = lgoal[1];
         ride_leg(sp, from, lfoot, call->t, lgoal, -1, V);
         goto done;
     }
     const tpNavSpaceEdge *e = tpNavSpace_FindEdge(sp, from, route.surfaces[1]);
-    V[1] = RIDE_WALK;
-    V[3] = map[route.surfaces[1]];
-    V[4] = e->access[0], V[5] = e->access[1];
-    V[6] = e->land[0], V[7] = e->land[1];
-    V[9] = e->stable ? -3 : -1;
+    V[RIDE_V_PHASE] = RIDE_WALK;
+    V[RIDE_V_NEXT] = map[route.surfaces[1]];
+    V[RIDE_V_ACCESS_X] = e->access[0], V[RIDE_V_ACCESS_Y] = e->access[1];
+    V[RIDE_V_LAND_X] = e->land[0], V[RIDE_V_LAND_Y] = e->land[1];
+    V[RIDE_V_WAIT_STATE] = e->stable ? -3 : -1;
     ride_leg(sp, from, lfoot, call->t, NULL, (int)(e - tpNavSpace_Edge(sp, 0)), V);
 done:
     free(bodies);
@@ -267,46 +278,46 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
     double *V = call->V;
     if (call->fresh && !call->overlay)
         ride_plan(sk, call, &cb, V);
-    double elapsed = call->t - V[0];
+    double elapsed = call->t - V[TP_V_START];
     if (elapsed >= tpSkill_DefaultTimeout(sk))
         return 0;
-    int phase = (int)V[1], cur = (int)V[2], next = (int)V[3];
+    int phase = (int)V[RIDE_V_PHASE], cur = (int)V[RIDE_V_CUR], next = (int)V[RIDE_V_NEXT];
     if (phase == RIDE_NONE) { /* no route yet: hold still, observe again after RIDE_IDLE */
         tpCtl_Brake(sk, call, &cb);
         return elapsed + call->dt < RIDE_IDLE ? 1 : 0;
     }
     tpNavSpaceDef d = ride_def(sk, call);
-    if ((phase == RIDE_GOAL || phase == RIDE_WALK) && V[11] >= 0) { /* a detour: follow the plan, then replan */
-        const double carrot[2] = {V[12], V[10]};
+    if ((phase == RIDE_GOAL || phase == RIDE_WALK) && V[RIDE_V_LEG_END] >= 0) { /* a detour: follow the plan, then replan */
+        const double carrot[2] = {V[RIDE_V_LEG_X], V[RIDE_V_LEG_Y]};
         ride_track(sk, call, &cb, cur, carrot, V);
-        return call->t + call->dt < V[11] ? 1 : 0;
+        return call->t + call->dt < V[RIDE_V_LEG_END] ? 1 : 0;
     }
     if (phase == RIDE_GOAL) {
-        double dist = ride_track(sk, call, &cb, cur, V + 4, V);
+        double dist = ride_track(sk, call, &cb, cur, V + RIDE_V_ACCESS_X, V);
         return dist > sk->tolerance ? 1 : 0;
     }
     if (phase == RIDE_WALK) {
-        double dist = ride_track(sk, call, &cb, cur, V + 4, V);
+        double dist = ride_track(sk, call, &cb, cur, V + RIDE_V_ACCESS_X, V);
         if (dist <= fmax(sk->tolerance, RIDE_ARRIVE)) {
-            V[1] = RIDE_WAIT;
-            V[9] = V[9] == -3 ? call->t : -1; /* a stable relation needs no rising edge */
+            V[RIDE_V_PHASE] = RIDE_WAIT;
+            V[RIDE_V_WAIT_STATE] = V[RIDE_V_WAIT_STATE] == -3 ? call->t : -1; /* a stable relation needs no rising edge */
         }
         return 1;
     }
     if (phase == RIDE_WAIT) {
-        ride_track(sk, call, &cb, cur, V + 4, V);
+        ride_track(sk, call, &cb, cur, V + RIDE_V_ACCESS_X, V);
         tpNavSpaceBody from, to;
         ride_body(call, cur, call->t, &from);
         ride_body(call, next, call->t, &to);
         double l[2];
         ride_local(call, cur, cb.s.pos, l);
-        bool valid = tpNavSpace_Transfer(&d, &from, l, &to, V + 6, NULL, NULL) != 0;
+        bool valid = tpNavSpace_Transfer(&d, &from, l, &to, V + RIDE_V_LAND_X, NULL, NULL) != 0;
         if (!valid)
-            V[9] = -2;
-        else if (V[9] == -2)
-            V[9] = call->t;
-        if (valid && V[9] >= 0 && call->t - V[9] >= V[8])
-            V[1] = RIDE_BOARD;
+            V[RIDE_V_WAIT_STATE] = -2;
+        else if (V[RIDE_V_WAIT_STATE] == -2)
+            V[RIDE_V_WAIT_STATE] = call->t;
+        if (valid && V[RIDE_V_WAIT_STATE] >= 0 && call->t - V[RIDE_V_WAIT_STATE] >= V[RIDE_V_MARGIN])
+            V[RIDE_V_PHASE] = RIDE_BOARD;
         return 1;
     }
     /* RIDE_BOARD: onto the landing point; the segment ends once the body stands there. While the
@@ -317,12 +328,12 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
     double l[2];
     ride_local(call, cur, cb.s.pos, l);
     if (fabs(l[0]) <= from.half[0] && fabs(l[1]) <= from.half[1] &&
-        !tpNavSpace_Transfer(&d, &from, l, &to, V + 6, NULL, NULL)) {
-        V[1] = RIDE_WAIT;
-        V[9] = -2;
-        ride_track(sk, call, &cb, cur, V + 4, V);
+        !tpNavSpace_Transfer(&d, &from, l, &to, V + RIDE_V_LAND_X, NULL, NULL)) {
+        V[RIDE_V_PHASE] = RIDE_WAIT;
+        V[RIDE_V_WAIT_STATE] = -2;
+        ride_track(sk, call, &cb, cur, V + RIDE_V_ACCESS_X, V);
         return 1;
     }
-    double dist = ride_track(sk, call, &cb, next, V + 6, V);
+    double dist = ride_track(sk, call, &cb, next, V + RIDE_V_LAND_X, V);
     return dist <= RIDE_ARRIVE && ride_on(call, &cb, next, d.height) ? 0 : 1;
 }

@@ -27,13 +27,27 @@ double tpCtl_Radius(const tpWorld *world, int body);
 double tpCtl_YawError(const tpCtlBody *cb, double want);
 /// Adds a force/torque to the body's action slot, clamped to its limits (planar: xy force, z torque).
 void tpCtl_Apply(const tpSkillCall *call, const tpCtlBody *cb, const double f[3], double tz);
-/* V slots shared by every controller: the integral of the yaw-rate error (rad) and of the
- * planar velocity error (m). Skills keep their own variables in V[1..12]. */
-#define TP_V_YAW_INTEGRAL 13
-#define TP_V_INTEGRAL 14
+/* The skill variables V (TP_SKILL_VARS doubles per tactic) have a named layout: never index V
+ * with a bare number. Every kind shares these slots; each kind names its own variables in V[1..12]
+ * with an enum `<KIND>_V_<NAME>` next to its f (e.g. KICK_V_PHASE in skills.c), and a kind that
+ * does not run the PI controllers below may reuse slots 13..15 (follow_path does). */
+enum {
+    TP_V_START = 0,         /* s: time of the fresh call (tpSkill_Run sets it) */
+    TP_V_YAW_INTEGRAL = 13, /* rad: integral of the yaw-rate error (tpCtl_YawTorque) */
+    TP_V_INTEGRAL_X = 14,   /* m: integral of the planar velocity error, x (tpCtl_TrackVelocity) */
+    TP_V_INTEGRAL_Y = 15,   /* m: the same, y */
+};
+_Static_assert(TP_V_INTEGRAL_Y < TP_SKILL_VARS, "the shared V slots must fit in TP_SKILL_VARS");
+/* The goal of the grid-navigation kinds (nav_to, follow_field, follow_path), filled by
+ * tpSkill_NavGoal. */
+enum {
+    NAV_V_GOAL_X = 1, /* m, world */
+    NAV_V_GOAL_Y = 2, /* m, world */
+    NAV_V_CRUISE = 3, /* m/s: cruise speed */
+};
 
 /// Force to track a commanded planar velocity: mass * (kv * e + ki * integral(e)), e = v_cmd - v.
-/// The integral (kept in V[TP_V_INTEGRAL..+1], clamped against wind-up) overcomes ground friction
+/// The integral (kept in V[TP_V_INTEGRAL_X], V[TP_V_INTEGRAL_Y], clamped against wind-up) overcomes ground friction
 /// that a pure P law would stall against; pass V = NULL for a pure P law.
 void tpCtl_TrackVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double vcmd[2], double *V, double dt,
                          double f[3]);
@@ -71,8 +85,8 @@ double tpSkill_DefaultTimeout(const tpSkillDef *sk);
 void tpSkill_SamplePoint(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *self, double out[3]);
 /// Draws one scalar from d, or `fallback` when d is unset.
 double tpSkill_Sample1(const tpDist *d, tpSkillCall *call, double fallback);
-/// Samples a navigation goal into V[1..2] (the skill's `point` in its frame) and the cruise speed
-/// into V[3] (`speed` if in (0, max_speed), else max_speed); nav_skill.c.
+/// Samples a navigation goal into V[NAV_V_GOAL_X..Y] (the skill's `point` in its frame) and the cruise
+/// speed into V[NAV_V_CRUISE] (`speed` if in (0, max_speed), else max_speed); nav_skill.c.
 void tpSkill_NavGoal(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, double *V);
 
 /* rest.c */

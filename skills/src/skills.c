@@ -2,7 +2,8 @@
  *
  * Each primitive samples its distributions only on its fresh call (a decision point), stores
  * what it sampled in V, and then runs a deterministic controller, reporting busy until the
- * segment ends. V[0] always holds the start time. */
+ * segment ends. V[TP_V_START] always holds the start time; each kind names its other variables
+ * with a `<KIND>_V_<NAME>` enum above its f (skill_internal.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -383,19 +384,23 @@ static int busy_until(const tpSkillCall *call, double t_end)
 
 static double hypot2(double x, double y) { return sqrt(x * x + y * y); }
 
-/* ---- wait: V[1] = end time ---------------------------------------------------------------- */
+/* ---- wait ---------------------------------------------------------------------------------- */
+enum {
+    WAIT_V_END = 1, /* s: end of the sampled duration */
+};
+
 static int run_wait(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
     if (call->fresh) {
         double d = sample1(&sk->duration, call, sk->target >= 0 ? 0.0 : 1.0);
-        V[1] = call->t + (d > 0 ? d : 0);
+        V[WAIT_V_END] = call->t + (d > 0 ? d : 0);
     }
     tpCtlBody cb;
     if (tpCtl_Load(call, sk->body, &cb) && cb.slot >= 0) {
         tpCtl_Brake(sk, call, &cb); /* hold still while waiting */
     }
-    if (sk->target >= 0 && call->t - V[0] < default_timeout(sk)) {
+    if (sk->target >= 0 && call->t - V[TP_V_START] < default_timeout(sk)) {
         /* watch a target: also busy until it comes to rest (e.g. a kicked ball settling) */
         tpBodyState ts;
         tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ts);
@@ -404,10 +409,19 @@ static int run_wait(const tpSkillDef *sk, tpSkillCall *call)
             return 1;
         }
     }
-    return busy_until(call, V[1]);
+    return busy_until(call, V[WAIT_V_END]);
 }
 
-/* ---- drive_to / turn_to: V[1..3] point, V[4] heading, V[5] has heading, V[6] cruise ------- */
+/* ---- drive_to / turn_to ------------------------------------------------------------------- */
+enum {
+    DRIVE_V_X = 1,           /* m, world: the point to reach (turn_to: the start position) */
+    DRIVE_V_Y = 2,           /* m */
+    DRIVE_V_Z = 3,           /* m (unused by the planar controller) */
+    DRIVE_V_HEADING = 4,     /* rad: yaw to reach */
+    DRIVE_V_HAS_HEADING = 5, /* 1 when a heading was given, else 0 */
+    DRIVE_V_CRUISE = 6,      /* m/s: cruise speed */
+};
+
 static int run_drive(const tpSkillDef *sk, tpSkillCall *call, bool turn_only)
 {
     double *V = call->V;
@@ -415,43 +429,51 @@ static int run_drive(const tpSkillDef *sk, tpSkillCall *call, bool turn_only)
     tpCtl_Load(call, sk->body, &cb);
     if (call->fresh) {
         if (turn_only) {
-            V[1] = cb.s.pos[0];
-            V[2] = cb.s.pos[1];
-            V[3] = cb.s.pos[2];
+            V[DRIVE_V_X] = cb.s.pos[0];
+            V[DRIVE_V_Y] = cb.s.pos[1];
+            V[DRIVE_V_Z] = cb.s.pos[2];
         } else {
-            sample_point(sk, call, &cb, V + 1);
+            sample_point(sk, call, &cb, V + DRIVE_V_X);
         }
-        V[5] = sk->heading.kind != TP_DIST_UNSET;
-        V[4] = V[5] ? sample1(&sk->heading, call, 0.0) : 0.0;
+        V[DRIVE_V_HAS_HEADING] = sk->heading.kind != TP_DIST_UNSET;
+        V[DRIVE_V_HEADING] = V[DRIVE_V_HAS_HEADING] ? sample1(&sk->heading, call, 0.0) : 0.0;
         double cruise = sample1(&sk->speed, call, sk->max_speed);
-        V[6] = cruise > sk->max_speed ? sk->max_speed : (cruise > 0 ? cruise : sk->max_speed);
+        V[DRIVE_V_CRUISE] = cruise > sk->max_speed ? sk->max_speed : (cruise > 0 ? cruise : sk->max_speed);
     }
-    double err = hypot2(V[1] - cb.s.pos[0], V[2] - cb.s.pos[1]);
+    double err = hypot2(V[DRIVE_V_X] - cb.s.pos[0], V[DRIVE_V_Y] - cb.s.pos[1]);
     double speed = hypot2(cb.s.vel[0], cb.s.vel[1]);
-    bool has_heading = V[5] != 0.0;
-    bool at_heading = !has_heading || fabs(tpCtl_YawError(&cb, V[4])) < sk->angle_tolerance;
+    bool has_heading = V[DRIVE_V_HAS_HEADING] != 0.0;
+    bool at_heading = !has_heading || fabs(tpCtl_YawError(&cb, V[DRIVE_V_HEADING])) < sk->angle_tolerance;
     bool arrived = err < sk->tolerance && speed < 0.05 && at_heading && fabs(cb.s.angvel[2]) < 0.5;
-    bool timed_out = call->t - V[0] >= default_timeout(sk);
+    bool timed_out = call->t - V[TP_V_START] >= default_timeout(sk);
     double vcmd[2], f[3];
-    tpCtl_GoToVelocity(sk, &cb, V + 1, V[6], vcmd);
+    tpCtl_GoToVelocity(sk, &cb, V + DRIVE_V_X, V[DRIVE_V_CRUISE], vcmd);
     tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
-    tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, has_heading, V[4], V, call->dt));
+    tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, has_heading, V[DRIVE_V_HEADING], V, call->dt));
     return (arrived || timed_out) ? 0 : 1;
 }
 
-/* ---- kick / push ---------------------------------------------------------------------------
- * V[1..2] destination of the target, V[3] target speed, V[4] phase (0 approach, 1 strike or
- * dribble, 2 brake), V[5] phase start time, V[6..7] locked direction, V[8] best distance to the
- * lining-up point so far, V[9] time it last improved (stall detection). */
+/* ---- kick / push --------------------------------------------------------------------------- */
+enum {
+    KICK_V_DEST_X = 1,      /* m, world: where the target is sent */
+    KICK_V_DEST_Y = 2,      /* m */
+    KICK_V_SPEED = 3,       /* m/s: the target's departure speed (push: its dribbling speed) */
+    KICK_V_PHASE = 4,       /* PH_APPROACH, PH_STRIKE (push: dribble) or PH_BRAKE */
+    KICK_V_PHASE_START = 5, /* s: when the phase began */
+    KICK_V_DIR_X = 6,       /* unit vector: the striking direction locked at the end of the approach */
+    KICK_V_DIR_Y = 7,
+    KICK_V_BEST_ERR = 8,    /* m: closest distance to the lining-up point so far (stall detection) */
+    KICK_V_BEST_TIME = 9,   /* s: when KICK_V_BEST_ERR last improved by 1 cm */
+};
 enum { PH_APPROACH = 0, PH_STRIKE = 1, PH_BRAKE = 2 };
 
 static void set_phase(double *V, int phase, double t)
 {
-    V[4] = phase;
-    V[5] = t;
+    V[KICK_V_PHASE] = phase;
+    V[KICK_V_PHASE_START] = t;
     /* a new phase tracks a new velocity: the old integral would push the body sideways */
-    V[TP_V_INTEGRAL] = 0.0;
-    V[TP_V_INTEGRAL + 1] = 0.0;
+    V[TP_V_INTEGRAL_X] = 0.0;
+    V[TP_V_INTEGRAL_Y] = 0.0;
     V[TP_V_YAW_INTEGRAL] = 0.0;
 }
 
@@ -487,8 +509,8 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
         } else {
             sample_point(sk, call, &cb, p);
         }
-        V[1] = p[0];
-        V[2] = p[1];
+        V[KICK_V_DEST_X] = p[0];
+        V[KICK_V_DEST_Y] = p[1];
         if (sk->arrive_speed.kind != TP_DIST_UNSET) {
             double va = sample1(&sk->arrive_speed, call, 0.0);
             int ground = kick_ground(sk, call->world);
@@ -496,10 +518,10 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
             const double *gv = tpWorld_Def(call->world)->gravity;
             double g = sqrt(gv[0] * gv[0] + gv[1] * gv[1] + gv[2] * gv[2]);
             double dist = hypot2(p[0] - ball.pos[0], p[1] - ball.pos[1]);
-            V[3] = tpKick_DepartureSpeed(ps.friction, ps.rolling_friction, tpWorld_Body(call->world, sk->target)->size[0],
+            V[KICK_V_SPEED] = tpKick_DepartureSpeed(ps.friction, ps.rolling_friction, tpWorld_Body(call->world, sk->target)->size[0],
                                          g, dist, va);
         } else {
-            V[3] = sample1(&sk->speed, call, 0.5 * sk->max_speed);
+            V[KICK_V_SPEED] = sample1(&sk->speed, call, 0.5 * sk->max_speed);
         }
         set_phase(V, PH_APPROACH, call->t);
     }
@@ -508,12 +530,12 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
     double target_r = tpCtl_Radius(call->world, sk->target);
     double f[3] = {0, 0, 0};
     double vcmd[2];
-    if (t - V[0] >= default_timeout(sk) && (int)V[4] != PH_BRAKE) {
+    if (t - V[TP_V_START] >= default_timeout(sk) && (int)V[KICK_V_PHASE] != PH_BRAKE) {
         set_phase(V, PH_BRAKE, t);
     }
-    int phase = (int)V[4];
+    int phase = (int)V[KICK_V_PHASE];
     if (phase == PH_APPROACH) {
-        double dx = V[1] - ball.pos[0], dy = V[2] - ball.pos[1];
+        double dx = V[KICK_V_DEST_X] - ball.pos[0], dy = V[KICK_V_DEST_Y] - ball.pos[1];
         double dn = hypot2(dx, dy);
         if (dn < 1e-9) {
             dx = 1.0;
@@ -526,7 +548,7 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
         /* the run-up: room to reach the striking speed at 80 % of the force limit */
         double run = sk->approach;
         if (!push) {
-            double vs = kick_strike_speed(sk, call, &cb, V[3]);
+            double vs = kick_strike_speed(sk, call, &cb, V[KICK_V_SPEED]);
             run = fmax(run, vs * vs / (2.0 * 0.8 * cb.max_accel));
         }
         double stand = cb.radius + target_r + run;
@@ -557,26 +579,26 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
         bool lined_up = err < 0.01 && hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.05 &&
                         fabs(tpCtl_YawError(&cb, heading)) < 0.25 * sk->angle_tolerance && fabs(cb.s.angvel[2]) < 0.1;
         /* friction can stall the last millimetres: after 2 s, roughly lined up is good enough */
-        bool close_enough = t - V[5] > 2.0 && err < 0.03 && fabs(tpCtl_YawError(&cb, heading)) < sk->angle_tolerance;
+        bool close_enough = t - V[KICK_V_PHASE_START] > 2.0 && err < 0.03 && fabs(tpCtl_YawError(&cb, heading)) < sk->angle_tolerance;
         /* Give up when stalled: no 1 cm of progress for a second (the spot behind the target
          * is blocked, e.g. by a wall); a timeout would waste the rest of the segment. */
-        if (call->fresh || err < V[8] - 0.01) {
-            V[8] = err;
-            V[9] = t;
-        } else if (t - V[9] > 1.0 && !lined_up && !close_enough) {
+        if (call->fresh || err < V[KICK_V_BEST_ERR] - 0.01) {
+            V[KICK_V_BEST_ERR] = err;
+            V[KICK_V_BEST_TIME] = t;
+        } else if (t - V[KICK_V_BEST_TIME] > 1.0 && !lined_up && !close_enough) {
             set_phase(V, PH_BRAKE, t);
             return 1;
         }
         if (lined_up || close_enough) {
-            V[6] = dx;
-            V[7] = dy;
+            V[KICK_V_DIR_X] = dx;
+            V[KICK_V_DIR_Y] = dy;
             set_phase(V, PH_STRIKE, t);
         }
         return 1;
     }
     if (phase == PH_STRIKE) {
-        double dx = V[6], dy = V[7];
-        double strike = push ? fmin(V[3], sk->max_speed) : kick_strike_speed(sk, call, &cb, V[3]);
+        double dx = V[KICK_V_DIR_X], dy = V[KICK_V_DIR_Y];
+        double strike = push ? fmin(V[KICK_V_SPEED], sk->max_speed) : kick_strike_speed(sk, call, &cb, V[KICK_V_SPEED]);
         /* Stay on the line through the target along the locked direction. */
         double rx = cb.s.pos[0] - ball.pos[0], ry = cb.s.pos[1] - ball.pos[1];
         double lateral = -rx * dy + ry * dx;
@@ -599,7 +621,7 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
         tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, atan2(dy, dx), V, call->dt));
         double along = rx * dx + ry * dy;
         if (push) {
-            double tx = V[1] - ball.pos[0], ty = V[2] - ball.pos[1];
+            double tx = V[KICK_V_DEST_X] - ball.pos[0], ty = V[KICK_V_DEST_Y] - ball.pos[1];
             bool reached = tx * dx + ty * dy <= 0.0 || hypot2(tx, ty) < sk->tolerance;
             bool lost = along > 0.0 || hypot2(rx, ry) > cb.radius + target_r + 2.0 * sk->approach;
             if (reached || lost) {
@@ -612,14 +634,21 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
     }
     tpCtl_Brake(sk, call, &cb);
     bool stopped = hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.05 && fabs(cb.s.angvel[2]) < 0.3;
-    if (sk->follow && t - V[0] < default_timeout(sk) + 20.0 &&
+    if (sk->follow && t - V[TP_V_START] < default_timeout(sk) + 20.0 &&
         sqrt(ball.vel[0] * ball.vel[0] + ball.vel[1] * ball.vel[1] + ball.vel[2] * ball.vel[2]) >= sk->trigger_speed) {
         return 1; /* follow-through: the target still moves */
     }
-    return (stopped || t - V[5] > 1.5) ? 0 : 1;
+    return (stopped || t - V[KICK_V_PHASE_START] > 1.5) ? 0 : 1;
 }
 
-/* ---- impulse: V[1..3] force, V[4] end time ------------------------------------------------- */
+/* ---- impulse ------------------------------------------------------------------------------- */
+enum {
+    IMPULSE_V_FORCE_X = 1, /* N, world: the force held during the segment (x, y, z) */
+    IMPULSE_V_FORCE_Y = 2,
+    IMPULSE_V_FORCE_Z = 3,
+    IMPULSE_V_END = 4,     /* s: end of the force phase */
+};
+
 static int run_impulse(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
@@ -635,9 +664,9 @@ static int run_impulse(const tpSkillDef *sk, tpSkillCall *call)
             double T = sample1(&sk->duration, call, call->dt);
             double m = T > 0 ? cb.mass * dv / T : 0.0;
             for (int k = 0; k < 3; ++k) {
-                V[1 + k] = m * d[k];
+                V[IMPULSE_V_FORCE_X + k] = m * d[k];
             }
-            V[4] = call->t + T;
+            V[IMPULSE_V_END] = call->t + T;
         } else {
             tpDist_Sample(&sk->force, call->rng, call->y, call->ydim, fv);
             if (sk->force.dim == 1) { /* magnitude only: along `direction`, else the body's heading */
@@ -647,19 +676,27 @@ static int run_impulse(const tpSkillDef *sk, tpSkillCall *call)
                     fv[k] = m * d[k];
                 }
             }
-            memcpy(V + 1, fv, sizeof fv);
-            V[4] = call->t + sample1(&sk->duration, call, call->dt);
+            memcpy(V + IMPULSE_V_FORCE_X, fv, sizeof fv);
+            V[IMPULSE_V_END] = call->t + sample1(&sk->duration, call, call->dt);
         }
     }
-    if (sk->follow && call->t >= V[4] - 1e-9) { /* follow-through: the force phase is over */
-        return (call->t - V[0] < default_timeout(sk) && tpCtl_WorldMoving(call, sk->trigger_speed)) ? 1 : 0;
+    if (sk->follow && call->t >= V[IMPULSE_V_END] - 1e-9) { /* follow-through: the force phase is over */
+        return (call->t - V[TP_V_START] < default_timeout(sk) && tpCtl_WorldMoving(call, sk->trigger_speed)) ? 1 : 0;
     }
-    tpCtl_Apply(call, &cb, V + 1, 0.0);
-    return sk->follow ? 1 : busy_until(call, V[4]);
+    tpCtl_Apply(call, &cb, V + IMPULSE_V_FORCE_X, 0.0);
+    return sk->follow ? 1 : busy_until(call, V[IMPULSE_V_END]);
 }
 
-/* ---- spin: V[1..2] aim point, V[3] magnitude, V[4] duration, V[5] 0 waiting / 1 pushing,
- *      V[6] push start ------------------------------------------------------------------------ */
+/* ---- spin ---------------------------------------------------------------------------------- */
+enum {
+    SPIN_V_AIM_X = 1,      /* m, world: the point the body is pushed (or steered) toward */
+    SPIN_V_AIM_Y = 2,      /* m */
+    SPIN_V_FORCE = 3,      /* N: force magnitude (aim: the lateral force limit) */
+    SPIN_V_DURATION = 4,   /* s: length of the push once it starts */
+    SPIN_V_PUSHING = 5,    /* 0 while waiting for the hit, 1 once pushing */
+    SPIN_V_PUSH_START = 6, /* s: when the body was hit */
+};
+
 static int run_spin(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
@@ -668,28 +705,28 @@ static int run_spin(const tpSkillDef *sk, tpSkillCall *call)
     if (call->fresh) {
         double p[3];
         sample_point(sk, call, &cb, p);
-        V[1] = p[0];
-        V[2] = p[1];
-        V[3] = sample1(&sk->force, call, 0.0);
-        V[4] = sample1(&sk->duration, call, 0.5);
-        V[5] = 0;
+        V[SPIN_V_AIM_X] = p[0];
+        V[SPIN_V_AIM_Y] = p[1];
+        V[SPIN_V_FORCE] = sample1(&sk->force, call, 0.0);
+        V[SPIN_V_DURATION] = sample1(&sk->duration, call, 0.5);
+        V[SPIN_V_PUSHING] = 0;
     }
     double speed = hypot2(cb.s.vel[0], cb.s.vel[1]);
-    if (V[5] == 0) {
+    if (V[SPIN_V_PUSHING] == 0) {
         if (speed > sk->trigger_speed) {
-            V[5] = 1;
-            V[6] = call->t;
+            V[SPIN_V_PUSHING] = 1;
+            V[SPIN_V_PUSH_START] = call->t;
         } else {
-            if (sk->follow && call->t - V[0] > 0.5 * call->dt && !tpCtl_WorldMoving(call, sk->trigger_speed)) {
+            if (sk->follow && call->t - V[TP_V_START] > 0.5 * call->dt && !tpCtl_WorldMoving(call, sk->trigger_speed)) {
                 return 0; /* follow-through: everything rests and this body was never hit */
             }
-            return call->t - V[0] < default_timeout(sk) ? 1 : 0;
+            return call->t - V[TP_V_START] < default_timeout(sk) ? 1 : 0;
         }
     }
-    if (sk->follow && call->t >= V[6] + V[4] - 1e-9) { /* follow-through after the push */
-        return (call->t - V[0] < default_timeout(sk) && tpCtl_WorldMoving(call, sk->trigger_speed)) ? 1 : 0;
+    if (sk->follow && call->t >= V[SPIN_V_PUSH_START] + V[SPIN_V_DURATION] - 1e-9) { /* follow-through after the push */
+        return (call->t - V[TP_V_START] < default_timeout(sk) && tpCtl_WorldMoving(call, sk->trigger_speed)) ? 1 : 0;
     }
-    double dx = V[1] - cb.s.pos[0], dy = V[2] - cb.s.pos[1];
+    double dx = V[SPIN_V_AIM_X] - cb.s.pos[0], dy = V[SPIN_V_AIM_Y] - cb.s.pos[1];
     double dn = hypot2(dx, dy);
     if (sk->aim) {
         /* Pure pursuit: the arc through the point tangent to the velocity has curvature
@@ -701,35 +738,47 @@ static int run_spin(const tpSkillDef *sk, tpSkillCall *call)
         if (speed > sk->trigger_speed && dn > sk->tolerance && vx * dx + vy * dy > 0.0) {
             double sin_e = (vx * dy - vy * dx) / (speed * dn);
             double lat = 1.4 * cb.mass * speed * speed * 2.0 * sin_e / dn;
-            lat = fmin(fmax(lat, -V[3]), V[3]);
+            lat = fmin(fmax(lat, -V[SPIN_V_FORCE]), V[SPIN_V_FORCE]);
             double f[3] = {-lat * vy / speed, lat * vx / speed, 0.0};
             tpCtl_Apply(call, &cb, f, 0.0);
         }
     } else if (dn > 1e-9) {
-        double f[3] = {V[3] * dx / dn, V[3] * dy / dn, 0.0};
+        double f[3] = {V[SPIN_V_FORCE] * dx / dn, V[SPIN_V_FORCE] * dy / dn, 0.0};
         tpCtl_Apply(call, &cb, f, 0.0);
     }
-    return sk->follow ? 1 : busy_until(call, V[6] + V[4]);
+    return sk->follow ? 1 : busy_until(call, V[SPIN_V_PUSH_START] + V[SPIN_V_DURATION]);
 }
 
-/* ---- brake: V[1] end time (0 = until rest) ------------------------------------------------- */
+/* ---- brake --------------------------------------------------------------------------------- */
+enum {
+    BRAKE_V_END = 1, /* s: end of the sampled duration; 0 = until the body rests */
+};
+
 static int run_brake(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
     tpCtlBody cb;
     tpCtl_Load(call, sk->body, &cb);
     if (call->fresh) {
-        V[1] = sk->duration.kind == TP_DIST_UNSET ? 0.0 : call->t + sample1(&sk->duration, call, 0.0);
+        V[BRAKE_V_END] = sk->duration.kind == TP_DIST_UNSET ? 0.0 : call->t + sample1(&sk->duration, call, 0.0);
     }
     tpCtl_Brake(sk, call, &cb);
-    if (V[1] > 0) {
-        return busy_until(call, V[1]);
+    if (V[BRAKE_V_END] > 0) {
+        return busy_until(call, V[BRAKE_V_END]);
     }
     bool rest = hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.02 && fabs(cb.s.angvel[2]) < 0.05;
-    return (rest || call->t - V[0] >= default_timeout(sk)) ? 0 : 1;
+    return (rest || call->t - V[TP_V_START] >= default_timeout(sk)) ? 0 : 1;
 }
 
-/* ---- random (kinodynamic RRT extend): V[1..3] force, V[4] torque z, V[5] end time --------- */
+/* ---- random (kinodynamic RRT extend) ------------------------------------------------------- */
+enum {
+    RANDOM_V_FORCE_X = 1,  /* N, world: the random force (x, y, z = 0) */
+    RANDOM_V_FORCE_Y = 2,
+    RANDOM_V_FORCE_Z = 3,
+    RANDOM_V_TORQUE_Z = 4, /* N·m: the random yaw torque */
+    RANDOM_V_END = 5,      /* s: end of the sampled duration */
+};
+
 static int run_random(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
@@ -746,21 +795,21 @@ static int run_random(const tpSkillDef *sk, tpSkillCall *call)
         } else {
             ang = tpRng_Uniform(call->rng, -TP_PI, TP_PI);
         }
-        V[1] = mag * cos(ang);
-        V[2] = mag * sin(ang);
-        V[3] = 0.0;
-        V[4] = tpRng_Uniform(call->rng, -cb.max_torque, cb.max_torque);
-        V[5] = call->t + sample1(&sk->duration, call, call->dt);
+        V[RANDOM_V_FORCE_X] = mag * cos(ang);
+        V[RANDOM_V_FORCE_Y] = mag * sin(ang);
+        V[RANDOM_V_FORCE_Z] = 0.0;
+        V[RANDOM_V_TORQUE_Z] = tpRng_Uniform(call->rng, -cb.max_torque, cb.max_torque);
+        V[RANDOM_V_END] = call->t + sample1(&sk->duration, call, call->dt);
     }
-    tpCtl_Apply(call, &cb, V + 1, V[4]);
-    return busy_until(call, V[5]);
+    tpCtl_Apply(call, &cb, V + RANDOM_V_FORCE_X, V[RANDOM_V_TORQUE_Z]);
+    return busy_until(call, V[RANDOM_V_END]);
 }
 
 int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call)
 {
     if (call->fresh && !call->overlay) { /* a recording replay brings the planning call's V */
         memset(call->V, 0, sizeof(double) * TP_SKILL_VARS);
-        call->V[0] = call->t;
+        call->V[TP_V_START] = call->t;
     }
     switch (skill->kind) {
     case TP_SKILL_WAIT:

@@ -6,14 +6,21 @@
  * sampled magnitude `force`. No vertical force and no torque: gravity and collisions stay in
  * charge. The segment lasts a sampled `duration` and ends early when the body leaves the band.
  *
- * V[0] start time, V[1..2] aim point (m), V[3] force limit (N), V[4] end time (s),
- * V[5] 1 once the point was reached (the rest of the segment only damps the velocity). */
+ * Only STEER_VARS variables are stored per tactic (hundreds of dice): the STEER_V_ enum below. */
 #include <math.h>
 #include <string.h>
 
 #include "skill_internal.h"
 
-#define STEER_VARS 6
+enum {
+    STEER_V_AIM_X = 1,   /* m, world: the aim point */
+    STEER_V_AIM_Y = 2,   /* m */
+    STEER_V_FORCE = 3,   /* N: the sampled force limit */
+    STEER_V_END = 4,     /* s: end of the sampled duration */
+    STEER_V_ARRIVED = 5, /* 1 once the point was reached (the rest of the segment only damps) */
+    STEER_VARS,          /* number of variables stored per tactic (tpSkill_VarCount) */
+};
+_Static_assert(STEER_VARS == 6, "the steer state is 6 doubles per tactic (plan bytes and memory)");
 
 int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
 {
@@ -43,18 +50,18 @@ int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
                 p[1] += ts.pos[1];
             }
         }
-        V[1] = p[0];
-        V[2] = p[1];
+        V[STEER_V_AIM_X] = p[0];
+        V[STEER_V_AIM_Y] = p[1];
         double f = 0.0;
         if (sk->force.kind != TP_DIST_UNSET) {
             tpDist_Sample(&sk->force, call->rng, call->y, call->ydim, &f);
         }
-        V[3] = f > 0 ? f : 0.0;
+        V[STEER_V_FORCE] = f > 0 ? f : 0.0;
         double d = 0.25;
         if (sk->duration.kind != TP_DIST_UNSET) {
             tpDist_Sample(&sk->duration, call->rng, call->y, call->ydim, &d);
         }
-        V[4] = call->t + (d > call->dt ? d : call->dt);
+        V[STEER_V_END] = call->t + (d > call->dt ? d : call->dt);
     }
     double z = cb.s.pos[2];
     if (z < sk->min_z || z > sk->max_z) {
@@ -63,13 +70,13 @@ int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
     /* Velocity command: toward the point at min(max_speed, sqrt(2 kp d)), i.e. a stopping
      * profile with deceleration kp (m/s²) that, unlike a linear law, does not stall against
      * ground friction short of the point; inside `tolerance` only the velocity is damped. */
-    double ex = V[1] - cb.s.pos[0], ey = V[2] - cb.s.pos[1];
+    double ex = V[STEER_V_AIM_X] - cb.s.pos[0], ey = V[STEER_V_AIM_Y] - cb.s.pos[1];
     double d = sqrt(ex * ex + ey * ey);
     double vx = 0.0, vy = 0.0;
     if (d <= sk->tolerance) {
-        V[5] = 1.0; /* arrived: hold (damp only) for the rest of the segment, no chatter */
+        V[STEER_V_ARRIVED] = 1.0; /* arrived: hold (damp only) for the rest of the segment, no chatter */
     }
-    if (V[5] == 0.0) {
+    if (V[STEER_V_ARRIVED] == 0.0) {
         double v = sqrt(2.0 * sk->kp * d);
         v = v < sk->max_speed ? v : sk->max_speed;
         vx = v * ex / d;
@@ -77,15 +84,15 @@ int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
     }
     double f[3] = {cb.mass * sk->kv * (vx - cb.s.vel[0]), cb.mass * sk->kv * (vy - cb.s.vel[1]), 0.0};
     double fn = sqrt(f[0] * f[0] + f[1] * f[1]);
-    if (fn > V[3]) {
-        double k = fn > 0 ? V[3] / fn : 0.0;
+    if (fn > V[STEER_V_FORCE]) {
+        double k = fn > 0 ? V[STEER_V_FORCE] / fn : 0.0;
         f[0] *= k;
         f[1] *= k;
     }
-    if (V[3] > 0) {
+    if (V[STEER_V_FORCE] > 0) {
         tpCtl_Apply(call, &cb, f, 0.0);
     }
-    return (call->t + call->dt < V[4] - 1e-9) ? 1 : 0;
+    return (call->t + call->dt < V[STEER_V_END] - 1e-9) ? 1 : 0;
 }
 
 int tpSkill_VarCount(const tpSkillDef *skill)
