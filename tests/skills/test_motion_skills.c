@@ -1,0 +1,309 @@
+/* The motion primitives (skills/src/skills.c, steer.c) against a tiny world, one test per kind:
+ * each checks the documented behaviour of f, not just that it runs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "skill_world.h"
+#include "tp/base.h"
+
+static double wrap(double a) { return tpAngle_Wrap(a); }
+
+/* wait: busy for exactly the sampled duration, braking the body to rest meanwhile. */
+static void test_wait(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.5);
+    tpBodyDef r = sw_robot("robot", 0, 0);
+    r.vel[0] = 0.4;
+    int robot = sw_add(&w, r);
+    sw_start(&w);
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_WAIT);
+    sk.body = robot;
+    sk.duration = tpDist_Const(0.5);
+    assert_int_equal(sw_run(&w, &sk, SW_MAX_STEPS), 30); /* 0.5 s at 60 Hz */
+    assert_true(sw_speed(&w, robot) < 0.02);
+    sw_free(&w);
+}
+
+/* wait with a target: also busy until the target (a rolling ball) rests. */
+static void test_wait_target(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.5);
+    w.mats[0].rolling_friction = 0.002;
+    int robot = sw_add(&w, sw_robot("robot", -1, 0));
+    tpBodyDef b = sw_ball("ball", 0, 0);
+    b.vel[0] = 0.8;
+    int ball = sw_add(&w, b);
+    sw_start(&w);
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_WAIT);
+    sk.body = robot;
+    sk.target = ball;
+    int n = sw_run(&w, &sk, SW_MAX_STEPS);
+    assert_true(n > 1 && n <= SW_MAX_STEPS);
+    assert_true(sw_speed(&w, ball) < sk.trigger_speed);
+    assert_true(sw_body(&w, ball)->pos[0] > 0.1); /* it rolled before it rested */
+    sw_free(&w);
+}
+
+/* drive_to: ends at the point (within tolerance) facing the heading (within angle_tolerance). */
+static void test_drive_to(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.5);
+    int robot = sw_add(&w, sw_robot("robot", 0, 0));
+    sw_start(&w);
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_DRIVE_TO);
+    sk.body = robot;
+    sk.point = tpDist_Const(0);
+    sk.point.dim = 2;
+    sk.point.a[0] = 0.8;
+    sk.point.a[1] = -0.4;
+    sk.heading = tpDist_Const(0.6);
+    int n = sw_run(&w, &sk, SW_MAX_STEPS);
+    assert_true(n < 6 * 60); /* arrived before the 6 s timeout */
+    const tpBodyState *s = sw_body(&w, robot);
+    assert_true(hypot(s->pos[0] - 0.8, s->pos[1] + 0.4) < sk.tolerance);
+    /* the square box is symmetric under quarter turns */
+    double e = fmod(fabs(wrap(sw_yaw(&w, robot) - 0.6)), 0.5 * TP_PI);
+    assert_true(fmin(e, 0.5 * TP_PI - e) < sk.angle_tolerance);
+    sw_free(&w);
+}
+
+/* turn_to: turns in place to the sampled heading; a long box (yaw period 2π) must face it. */
+static void test_turn_to(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.5);
+    tpBodyDef r = sw_robot("robot", 0.3, 0.2);
+    r.size[0] = 0.3;
+    r.size[1] = 0.12;
+    int robot = sw_add(&w, r);
+    sw_start(&w);
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_TURN_TO);
+    sk.body = robot;
+    sk.heading = tpDist_Uniform(2.0, 2.6);
+    int n = sw_run(&w, &sk, SW_MAX_STEPS);
+    assert_true(n < 6 * 60);
+    double yaw = sw_yaw(&w, robot);
+    assert_true(yaw > 2.0 - sk.angle_tolerance && yaw < 2.6 + sk.angle_tolerance);
+    const tpBodyState *s = sw_body(&w, robot);
+    assert_true(hypot(s->pos[0] - 0.3, s->pos[1] - 0.2) < sk.tolerance); /* in place */
+    assert_true(fabs(s->angvel[2]) < 0.5);
+    sw_free(&w);
+}
+
+/* brake: stops a body that slides and spins. */
+static void test_brake(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.5);
+    tpBodyDef r = sw_robot("robot", 0, 0);
+    r.vel[0] = 1.2;
+    r.vel[1] = -0.5;
+    r.angvel[2] = 3.0;
+    int robot = sw_add(&w, r);
+    sw_start(&w);
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_BRAKE);
+    sk.body = robot;
+    int n = sw_run(&w, &sk, SW_MAX_STEPS);
+    assert_true(n < 6 * 60); /* rest, not the timeout */
+    assert_true(sw_speed(&w, robot) < 0.02);
+    assert_true(fabs(sw_body(&w, robot)->angvel[2]) < 0.05);
+    /* 1.3 m/s against 20 N on 2.5 kg (plus friction) stops within about 0.1 m */
+    assert_true(hypot(sw_body(&w, robot)->pos[0], sw_body(&w, robot)->pos[1]) < 0.2);
+    sw_free(&w);
+}
+
+/* impulse: without gravity or contacts a force F held for T gives exactly dv = F T / m. */
+static void test_impulse(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.5);
+    w.scene.gravity[2] = 0.0;
+    tpBodyDef r = sw_robot("robot", 0, 0);
+    r.pos[2] = 1.0; /* floating */
+    r.planar_force = false;
+    int robot = sw_add(&w, r);
+    sw_start(&w);
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_IMPULSE);
+    sk.body = robot;
+    sk.force = tpDist_Const(0);
+    sk.force.dim = 2;
+    sk.force.a[0] = 2.0;
+    sk.force.a[1] = -1.0;
+    sk.duration = tpDist_Const(0.5);
+    assert_int_equal(sw_run(&w, &sk, SW_MAX_STEPS), 30);
+    const tpBodyState *s = sw_body(&w, robot);
+    assert_true(fabs(s->vel[0] - 2.0 * 0.5 / 2.5) < 1e-6);
+    assert_true(fabs(s->vel[1] + 1.0 * 0.5 / 2.5) < 1e-6);
+    assert_true(fabs(s->vel[2]) < 1e-9);
+    sw_free(&w);
+}
+
+/* random: a force of the sampled magnitude toward the RRT sample y, held for the duration. */
+static void test_random(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.5);
+    w.scene.gravity[2] = 0.0;
+    tpBodyDef r = sw_robot("robot", 0, 0);
+    r.pos[2] = 1.0;
+    r.max_torque = 1e-9; /* keep the random torque from mattering */
+    int robot = sw_add(&w, r);
+    sw_start(&w);
+    const double y[2] = {-1.0, 1.0};
+    w.y = y;
+    w.ydim = 2;
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_RANDOM);
+    sk.body = robot;
+    sk.force = tpDist_Const(5.0);
+    sk.duration = tpDist_Const(0.25);
+    assert_int_equal(sw_run(&w, &sk, SW_MAX_STEPS), 15);
+    const tpBodyState *s = sw_body(&w, robot);
+    assert_true(fabs(atan2(s->vel[1], s->vel[0]) - 0.75 * TP_PI) < 1e-6); /* toward y */
+    assert_true(fabs(hypot(s->vel[0], s->vel[1]) - 5.0 * 0.25 / 2.5) < 1e-6);
+    sw_free(&w);
+}
+
+/* push: dribbles the ball to the point; the ball ends near it, the robot behind it. */
+static void test_push(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.4);
+    w.mats[0].rolling_friction = 0.0015;
+    int robot = sw_add(&w, sw_robot("robot", -0.6, 0.1));
+    int ball = sw_add(&w, sw_ball("ball", 0, 0));
+    sw_start(&w);
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_PUSH);
+    sk.body = robot;
+    sk.target = ball;
+    sk.point = tpDist_Const(0);
+    sk.point.dim = 2;
+    sk.point.a[0] = 0.8;
+    sk.point.a[1] = 0.3;
+    sk.speed = tpDist_Const(0.3);
+    sw_run(&w, &sk, SW_MAX_STEPS);
+    const tpBodyState *b = sw_body(&w, ball);
+    double before = hypot(0.8, 0.3), after = hypot(b->pos[0] - 0.8, b->pos[1] - 0.3);
+    assert_true(after < 0.25 * before);
+    sw_free(&w);
+}
+
+/* kick: the ball leaves toward the point at about the asked speed. */
+static void test_kick(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.4);
+    w.mats[0].rolling_friction = 0.0015;
+    int robot = sw_add(&w, sw_robot("robot", -0.6, 0.0));
+    int ball = sw_add(&w, sw_ball("ball", 0, 0));
+    sw_start(&w);
+    w.watch = ball;
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_KICK);
+    sk.body = robot;
+    sk.target = ball;
+    sk.point = tpDist_Const(0);
+    sk.point.dim = 2;
+    sk.point.a[0] = 2.0;
+    sk.point.a[1] = 1.0;
+    sk.speed = tpDist_Const(1.0);
+    sk.follow = true; /* busy until the ball rests */
+    sw_run(&w, &sk, SW_MAX_STEPS);
+    const tpBodyState *b = sw_body(&w, ball);
+    assert_true(hypot(b->pos[0], b->pos[1]) > 0.3);
+    double dir = atan2(b->pos[1], b->pos[0]);
+    assert_true(fabs(wrap(dir - atan2(1.0, 2.0))) < 0.1);
+    assert_true(w.max_speed_seen > 0.7 && w.max_speed_seen < 1.3);
+    assert_true(sw_speed(&w, ball) < sk.trigger_speed);
+    sw_free(&w);
+}
+
+/* steer: a small horizontal force toward the point only inside the height band. */
+static void test_steer(void **state)
+{
+    (void)state;
+    double xs[2];
+    for (int band = 0; band < 2; ++band) {
+        SkWorld w;
+        sw_init(&w, 0.5);
+        tpBodyDef d = sw_robot("die", 0, 0);
+        d.pos[2] = 2.0;
+        d.planar_force = false;
+        int die = sw_add(&w, d);
+        sw_start(&w);
+        tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_STEER);
+        sk.body = die;
+        sk.point = tpDist_Const(0);
+        sk.point.dim = 2;
+        sk.point.a[0] = 1.0;
+        sk.force = tpDist_Const(5.0);
+        sk.duration = tpDist_Const(2.0);
+        sk.min_z = band ? 0.5 : 10.0; /* band 0: the body is never inside it */
+        sk.max_z = band ? 3.0 : 11.0;
+        sk.max_speed = 1.0;
+        sk.kp = 2.0;
+        int n = sw_run(&w, &sk, SW_MAX_STEPS);
+        assert_true(n <= 120);
+        xs[band] = sw_body(&w, die)->pos[0];
+        if (band) {
+            assert_true(sw_body(&w, die)->pos[2] < 0.5 + 1e-9 || n == 120); /* left the band, or the duration */
+        }
+        sw_free(&w);
+    }
+    assert_true(fabs(xs[0]) < 1e-9); /* outside its band it does nothing */
+    assert_true(xs[1] > 0.05);       /* inside, it moves the body toward the point */
+}
+
+static int custom_fn(void *user, int id, tpSkillCall *call)
+{
+    int *calls = user;
+    calls[id]++;
+    call->V[1] += 1.0;
+    return call->V[1] < 3.0 ? 1 : 0;
+}
+
+/* custom: the host's f is called with its user pointer and id, and its result is the skill's. */
+static void test_custom(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.5);
+    sw_add(&w, sw_robot("robot", 0, 0));
+    sw_start(&w);
+    int calls[3] = {0, 0, 0};
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_CUSTOM);
+    sk.fn = custom_fn;
+    sk.user = calls;
+    sk.id = 2;
+    assert_int_equal(sw_run(&w, &sk, SW_MAX_STEPS), 3);
+    assert_int_equal(calls[2], 3);
+    assert_int_equal(calls[0] + calls[1], 0);
+    sw_free(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wait),   cmocka_unit_test(test_wait_target), cmocka_unit_test(test_drive_to),
+        cmocka_unit_test(test_turn_to), cmocka_unit_test(test_brake),      cmocka_unit_test(test_impulse),
+        cmocka_unit_test(test_random), cmocka_unit_test(test_push),        cmocka_unit_test(test_kick),
+        cmocka_unit_test(test_steer),  cmocka_unit_test(test_custom),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
