@@ -188,12 +188,98 @@ static void test_follow_field(void **state)
     sw_free(&w);
 }
 
+/* Counts the sink's items of one kind. */
+static int count_overlays(const tpOverlaySink *sink, tpOverlayKind kind)
+{
+    int n = 0;
+    for (int i = 0; i < sink->n; ++i) {
+        n += sink->items[i].kind == kind;
+    }
+    return n;
+}
+
+/* follow_field in a recording replay: its harmonic field and its local maps go to the sink. */
+static void test_follow_field_overlay(void **state)
+{
+    (void)state;
+    SkWorld w;
+    int robot = wall_scene(&w);
+    tpOverlaySink sink;
+    memset(&sink, 0, sizeof sink);
+    sink.window_every = 1;
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_FOLLOW_FIELD);
+    sk.body = robot;
+    sk.point = point2(1.0, 0.0);
+    sw_step(&w, &sk, true); /* the planning call samples V; the replay below reuses it */
+    w.overlay = &sink;
+    for (int i = 0; i < 5; ++i) {
+        sw_step(&w, &sk, i == 0);
+    }
+    assert_false(sink.failed);
+    assert_true(count_overlays(&sink, TP_OVERLAY_FIELD) >= 1);
+    assert_true(count_overlays(&sink, TP_OVERLAY_WINDOW) >= 1);
+    tpOverlaySink_Free(&sink);
+    sw_free(&w);
+}
+
+/* drive_track: the Appendix A car (a 4 x 1.8 m box, 1500 kg, sliding on a frictionless road: the
+ * tyre forces come from the car model) reaches a point beside and ahead of it, clip after clip,
+ * and in a recording replay each decision's search tree goes to the sink. */
+static void test_drive_track(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.8);
+    tpContactDef road = {.material_a = 0, .material_b = 1, .friction = 0.0};
+    w.scene.ncontacts = 1;
+    w.scene.contacts = &road;
+    w.mats[1].friction = 0.8;
+    tpBodyDef car = sw_robot("car", 0, 0);
+    car.size[0] = 4;
+    car.size[1] = 1.8;
+    car.size[2] = 1.2;
+    car.pos[2] = 0.6;
+    car.mass = 1500;
+    car.max_force = 0;
+    car.max_torque = 0;
+    int body = sw_add(&w, car);
+    sw_add(&w, sw_wall("far", 40, 30, 1, 1)); /* a static body: the track's walls come from them */
+    sw_start(&w);
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_DRIVE_TRACK);
+    sk.body = body;
+    sk.point = point2(30.0, 8.0);
+    sk.tolerance = 3.0;
+    const double goal[2] = {30.0, 8.0};
+    int decisions = 0;
+    double best = 1e9;
+    bool fresh = true;
+    while (w.steps < 40 * 60 && best > sk.tolerance) {
+        decisions += fresh;
+        fresh = sw_step(&w, &sk, fresh) == 0;
+        const tpBodyState *s = sw_body(&w, body);
+        best = fmin(best, hypot(s->pos[0] - goal[0], s->pos[1] - goal[1]));
+    }
+    assert_true(best <= sk.tolerance);
+    assert_true(decisions > 1); /* one clip per activation: it replanned on the way */
+
+    tpOverlaySink sink;
+    memset(&sink, 0, sizeof sink);
+    sink.window_every = 1;
+    w.overlay = &sink;
+    sw_step(&w, &sk, true);
+    assert_false(sink.failed);
+    assert_int_equal(count_overlays(&sink, TP_OVERLAY_TREE), 1);
+    tpOverlaySink_Free(&sink);
+    sw_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nav_to),
         cmocka_unit_test(test_nav_to_overlay),  cmocka_unit_test(test_follow_path),
         cmocka_unit_test(test_follow_path_moving), cmocka_unit_test(test_follow_field),
+        cmocka_unit_test(test_follow_field_overlay), cmocka_unit_test(test_drive_track),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
