@@ -273,6 +273,61 @@ static void test_drive_track(void **state)
     sw_free(&w);
 }
 
+/* A static pad of top 0 (1 m thick) over x0..x1, y0..y1. */
+static tpBodyDef pad(const char *name, double x0, double y0, double x1, double y1)
+{
+    tpBodyDef b = sw_wall(name, 0.5 * (x0 + x1), 0.5 * (y0 + y1), x1 - x0, y1 - y0);
+    b.size[2] = 1.0;
+    b.pos[2] = -0.5;
+    return b;
+}
+
+/* ride: the rider of domains/lib/rider.lua (a 0.4 m box, 2 kg, 20 N) crosses from one pad to
+ * another over a 0.2 m gap (a stable relation: it boards at once) and stops on the goal, which
+ * lies on the second surface: the route has two surfaces and the body ends up on the second. */
+static void test_ride(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.8);
+    w.bodies[0].plane[3] = -1.0; /* the ground is a pit 1 m below the pads */
+    w.mats[1].friction = 0.8;
+    sw_add(&w, pad("start", -3, -1.5, 0, 1.5));
+    sw_add(&w, pad("goal", 0.2, -1.5, 3, 1.5));
+    tpBodyDef r = sw_robot("robot", -1.5, 0);
+    r.size[0] = r.size[1] = r.size[2] = 0.4;
+    r.pos[2] = 0.2;
+    r.mass = 2;
+    int robot = sw_add(&w, r);
+    sw_start(&w);
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_RIDE);
+    sk.body = robot;
+    sk.point = tpDist_Const(1.5);
+    sk.point.dim = 3;
+    sk.point.a[1] = 0.5;
+    sk.point.a[2] = 0.0;
+    sk.max_speed = 1.0;
+    sk.tolerance = 0.05;
+    char err[256];
+    assert_true(tpSkill_Validate(&sk, w.world, err, sizeof err));
+    bool fresh = true;
+    int segments = 0;
+    while (w.steps < 60 * 60) {
+        segments += fresh;
+        int res = sw_step(&w, &sk, fresh);
+        fresh = res == 0;
+        const tpBodyState *s = sw_body(&w, robot);
+        assert_true(s->pos[2] > 0.1); /* never fell into the gap */
+        if (res == 0 && hypot(s->pos[0] - 1.5, s->pos[1] - 0.5) < 0.1 && sw_speed(&w, robot) < 0.1) {
+            break;
+        }
+    }
+    const tpBodyState *s = sw_body(&w, robot);
+    assert_true(hypot(s->pos[0] - 1.5, s->pos[1] - 0.5) < 0.1);
+    assert_true(segments >= 2); /* the crossing ends a segment: a second one walks to the goal */
+    sw_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_nav_to_overlay),  cmocka_unit_test(test_follow_path),
         cmocka_unit_test(test_follow_path_moving), cmocka_unit_test(test_follow_field),
         cmocka_unit_test(test_follow_field_overlay), cmocka_unit_test(test_drive_track),
+        cmocka_unit_test(test_ride),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
