@@ -82,16 +82,49 @@ static int reach(SkWorld *w, const tpSkillDef *sk, int robot, double gx, double 
     return budget;
 }
 
+/* A navigation skill of `kind` for `robot`, to (1, 0) with a 5 cm tolerance. */
+static tpSkillDef goal_skill(tpSkillKind kind, int robot)
+{
+    tpSkillDef sk = tpDefaultSkillDef(kind);
+    sk.body = robot;
+    sk.point = point2(1.0, 0.0);
+    sk.tolerance = 0.05;
+    return sk;
+}
+
+/* Counts the sink's items of one kind. */
+static int count_overlays(const tpOverlaySink *sink, tpOverlayKind kind)
+{
+    int n = 0;
+    for (int i = 0; i < sink->n; ++i) {
+        n += sink->items[i].kind == kind;
+    }
+    return n;
+}
+
+/* What the recorder does: a planning call samples V, then the segment is replayed for n steps
+ * from its fresh call with the overlay sink set (the replay reuses V). The caller frees sink. */
+static void replay(SkWorld *w, const tpSkillDef *sk, int n, tpOverlaySink *sink)
+{
+    memset(sink, 0, sizeof *sink);
+    sink->window_every = 1;
+    w->overlay = NULL;
+    sw_step(w, sk, true);
+    w->overlay = sink;
+    for (int i = 0; i < n; ++i) {
+        sw_step(w, sk, i == 0);
+    }
+    w->overlay = NULL;
+    assert_false(sink->failed);
+}
+
 /* nav_to: reaches its point around a wall that blocks the straight line. */
 static void test_nav_to(void **state)
 {
     (void)state;
     SkWorld w;
     int robot = wall_scene(&w);
-    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_NAV_TO);
-    sk.body = robot;
-    sk.point = point2(1.0, 0.0);
-    sk.tolerance = 0.05;
+    tpSkillDef sk = goal_skill(TP_SKILL_NAV_TO, robot);
     reach(&w, &sk, robot, 1.0, 0.0, 0.1, 60 * 60, WALL);
     sw_free(&w);
 }
@@ -103,34 +136,18 @@ static void test_nav_to_overlay(void **state)
     (void)state;
     SkWorld w;
     int robot = wall_scene(&w);
+    tpSkillDef sk = goal_skill(TP_SKILL_NAV_TO, robot);
     tpOverlaySink sink;
-    memset(&sink, 0, sizeof sink);
-    sink.window_every = 1;
-    w.overlay = &sink;
-    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_NAV_TO);
-    sk.body = robot;
-    sk.point = point2(1.0, 0.0);
-    /* a replay brings the planning call's V: produce it with a plain fresh call first */
-    w.overlay = NULL;
-    sw_step(&w, &sk, WALL);
-    w.overlay = &sink;
-    for (int i = 0; i < 10; ++i) {
-        sw_step(&w, &sk, i == 0);
-    }
-    assert_false(sink.failed);
-    int grids = 0, paths = 0;
+    replay(&w, &sk, 10, &sink);
+    assert_true(count_overlays(&sink, TP_OVERLAY_GRID) >= 1);
+    assert_true(count_overlays(&sink, TP_OVERLAY_PATH) >= 1);
     for (int i = 0; i < sink.n; ++i) {
         const tpPlanOverlay *o = &sink.items[i];
-        if (o->kind == TP_OVERLAY_GRID) {
-            grids++;
-        } else if (o->kind == TP_OVERLAY_PATH) {
-            paths++;
+        if (o->kind == TP_OVERLAY_PATH) {
             assert_true(o->npoints >= 3); /* around the wall: not a straight segment */
             assert_true(hypot(o->points[2 * (o->npoints - 1)] - 1.0, o->points[2 * (o->npoints - 1) + 1]) < 0.1);
         }
     }
-    assert_true(grids >= 1);
-    assert_true(paths >= 1);
     tpOverlaySink_Free(&sink);
     sw_free(&w);
 }
@@ -141,10 +158,7 @@ static void test_follow_path(void **state)
     (void)state;
     SkWorld w;
     int robot = wall_scene(&w);
-    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_FOLLOW_PATH);
-    sk.body = robot;
-    sk.point = point2(1.0, 0.0);
-    sk.tolerance = 0.05;
+    tpSkillDef sk = goal_skill(TP_SKILL_FOLLOW_PATH, robot);
     sk.nav_replan = 0.5;
     reach(&w, &sk, robot, 1.0, 0.0, 0.1, 30 * 60, WALL);
     sw_free(&w);
@@ -164,10 +178,7 @@ static void test_follow_path_moving(void **state)
     other.mass = 50;
     int obstacle = sw_add(&w, other);
     sw_start(&w);
-    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_FOLLOW_PATH);
-    sk.body = robot;
-    sk.point = point2(1.0, 0.0);
-    sk.tolerance = 0.05;
+    tpSkillDef sk = goal_skill(TP_SKILL_FOLLOW_PATH, robot);
     reach(&w, &sk, robot, 1.0, 0.0, 0.1, 30 * 60, obstacle);
     /* it went around: the obstacle was never pushed out of the way */
     assert_true(hypot(sw_body(&w, obstacle)->pos[0], sw_body(&w, obstacle)->pos[1]) < 0.02);
@@ -180,22 +191,9 @@ static void test_follow_field(void **state)
     (void)state;
     SkWorld w;
     int robot = wall_scene(&w);
-    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_FOLLOW_FIELD);
-    sk.body = robot;
-    sk.point = point2(1.0, 0.0);
-    sk.tolerance = 0.05;
+    tpSkillDef sk = goal_skill(TP_SKILL_FOLLOW_FIELD, robot);
     reach(&w, &sk, robot, 1.0, 0.0, 0.15, 40 * 60, WALL);
     sw_free(&w);
-}
-
-/* Counts the sink's items of one kind. */
-static int count_overlays(const tpOverlaySink *sink, tpOverlayKind kind)
-{
-    int n = 0;
-    for (int i = 0; i < sink->n; ++i) {
-        n += sink->items[i].kind == kind;
-    }
-    return n;
 }
 
 /* follow_field in a recording replay: its harmonic field and its local maps go to the sink. */
@@ -204,18 +202,9 @@ static void test_follow_field_overlay(void **state)
     (void)state;
     SkWorld w;
     int robot = wall_scene(&w);
+    tpSkillDef sk = goal_skill(TP_SKILL_FOLLOW_FIELD, robot);
     tpOverlaySink sink;
-    memset(&sink, 0, sizeof sink);
-    sink.window_every = 1;
-    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_FOLLOW_FIELD);
-    sk.body = robot;
-    sk.point = point2(1.0, 0.0);
-    sw_step(&w, &sk, true); /* the planning call samples V; the replay below reuses it */
-    w.overlay = &sink;
-    for (int i = 0; i < 5; ++i) {
-        sw_step(&w, &sk, i == 0);
-    }
-    assert_false(sink.failed);
+    replay(&w, &sk, 5, &sink);
     assert_true(count_overlays(&sink, TP_OVERLAY_FIELD) >= 1);
     assert_true(count_overlays(&sink, TP_OVERLAY_WINDOW) >= 1);
     tpOverlaySink_Free(&sink);
@@ -263,11 +252,7 @@ static void test_drive_track(void **state)
     assert_true(decisions > 1); /* one clip per activation: it replanned on the way */
 
     tpOverlaySink sink;
-    memset(&sink, 0, sizeof sink);
-    sink.window_every = 1;
-    w.overlay = &sink;
-    sw_step(&w, &sk, true);
-    assert_false(sink.failed);
+    replay(&w, &sk, 1, &sink);
     assert_int_equal(count_overlays(&sink, TP_OVERLAY_TREE), 1);
     tpOverlaySink_Free(&sink);
     sw_free(&w);
