@@ -83,6 +83,14 @@ tpBodyDef sw_wall(const char *name, double x, double y, double sx, double sy)
     return b;
 }
 
+tpDist sw_point2(double x, double y)
+{
+    tpDist d = tpDist_Const(x);
+    d.dim = 2;
+    d.a[1] = y;
+    return d;
+}
+
 void sw_start(SkWorld *w)
 {
     w->scene.nmaterials = 2;

@@ -42,6 +42,8 @@ tpBodyDef sw_robot(const char *name, double x, double y);
 tpBodyDef sw_ball(const char *name, double x, double y);
 /// A static wall box of footprint sx x sy (m), 0.3 m tall, centred at (x, y).
 tpBodyDef sw_wall(const char *name, double x, double y, double sx, double sy);
+/// A constant 2D vector distribution (a point in m, or a planar force in N).
+tpDist sw_point2(double x, double y);
 /// Builds the world from the bodies (fails the test on an error) and sets the initial state.
 void sw_start(SkWorld *w);
 /// One control + simulate step: tpSkill_Run (fresh as given), then tpWorld_Step. Returns the

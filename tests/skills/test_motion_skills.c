@@ -64,10 +64,7 @@ static void test_drive_to(void **state)
     sw_start(&w);
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_DRIVE_TO);
     sk.body = robot;
-    sk.point = tpDist_Const(0);
-    sk.point.dim = 2;
-    sk.point.a[0] = 0.8;
-    sk.point.a[1] = -0.4;
+    sk.point = sw_point2(0.8, -0.4);
     sk.heading = tpDist_Const(0.6);
     int n = sw_run(&w, &sk, SW_MAX_STEPS);
     assert_true(n < 6 * 60); /* arrived before the 6 s timeout */
@@ -140,10 +137,7 @@ static void test_impulse(void **state)
     sw_start(&w);
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_IMPULSE);
     sk.body = robot;
-    sk.force = tpDist_Const(0);
-    sk.force.dim = 2;
-    sk.force.a[0] = 2.0;
-    sk.force.a[1] = -1.0;
+    sk.force = sw_point2(2.0, -1.0); /* N: a vector in the plane */
     sk.duration = tpDist_Const(0.5);
     assert_int_equal(sw_run(&w, &sk, SW_MAX_STEPS), 30);
     const tpBodyState *s = sw_body(&w, robot);
@@ -192,10 +186,7 @@ static void test_push(void **state)
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_PUSH);
     sk.body = robot;
     sk.target = ball;
-    sk.point = tpDist_Const(0);
-    sk.point.dim = 2;
-    sk.point.a[0] = 0.8;
-    sk.point.a[1] = 0.3;
+    sk.point = sw_point2(0.8, 0.3);
     sk.speed = tpDist_Const(0.3);
     sw_run(&w, &sk, SW_MAX_STEPS);
     const tpBodyState *b = sw_body(&w, ball);
@@ -218,10 +209,7 @@ static void test_kick(void **state)
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_KICK);
     sk.body = robot;
     sk.target = ball;
-    sk.point = tpDist_Const(0);
-    sk.point.dim = 2;
-    sk.point.a[0] = 2.0;
-    sk.point.a[1] = 1.0;
+    sk.point = sw_point2(2.0, 1.0);
     sk.speed = tpDist_Const(1.0);
     sk.follow = true; /* busy until the ball rests */
     sw_run(&w, &sk, SW_MAX_STEPS);
@@ -249,9 +237,7 @@ static void test_steer(void **state)
         sw_start(&w);
         tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_STEER);
         sk.body = die;
-        sk.point = tpDist_Const(0);
-        sk.point.dim = 2;
-        sk.point.a[0] = 1.0;
+        sk.point = sw_point2(1.0, 0.0);
         sk.force = tpDist_Const(5.0);
         sk.duration = tpDist_Const(2.0);
         sk.min_z = band ? 0.5 : 10.0; /* band 0: the body is never inside it */

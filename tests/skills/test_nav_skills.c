@@ -48,14 +48,6 @@ static int wall_scene(SkWorld *w)
     return robot;
 }
 
-static tpDist point2(double x, double y)
-{
-    tpDist d = tpDist_Const(x);
-    d.dim = 2;
-    d.a[1] = y;
-    return d;
-}
-
 /* Runs segments of `sk` (a fresh call each, like a tactic re-selecting it) until the robot is
  * within `tol` of (gx, gy) and slow, or `budget` steps pass; checks after every step that the
  * robot never touched the body `wall` (-1: none): it went around, it did not slide along it.
@@ -87,7 +79,7 @@ static tpSkillDef goal_skill(tpSkillKind kind, int robot)
 {
     tpSkillDef sk = tpDefaultSkillDef(kind);
     sk.body = robot;
-    sk.point = point2(1.0, 0.0);
+    sk.point = sw_point2(1.0, 0.0);
     sk.tolerance = 0.05;
     return sk;
 }
@@ -236,7 +228,7 @@ static void test_drive_track(void **state)
     sw_start(&w);
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_DRIVE_TRACK);
     sk.body = body;
-    sk.point = point2(30.0, 8.0);
+    sk.point = sw_point2(30.0, 8.0);
     sk.tolerance = 3.0;
     const double goal[2] = {30.0, 8.0};
     int decisions = 0;
