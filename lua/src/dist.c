@@ -281,8 +281,8 @@ static const char *const tplSkillConsts[] = {
 
 static double *tplSkillConst(tpSkillDef *s, int i)
 {
-    double *p[] = {&s->max_speed, &s->max_yaw_rate,    &s->kp,      &s->kv,       &s->kyaw,     &s->kyaw_rate,
-                   &s->tolerance, &s->angle_tolerance, &s->timeout, &s->approach, &s->transfer, &s->trigger_speed,
+    double *p[] = {&s->gains.max_speed, &s->gains.max_yaw_rate,    &s->gains.kp,      &s->gains.kv,       &s->gains.kyaw,     &s->gains.kyaw_rate,
+                   &s->gains.tolerance, &s->gains.angle_tolerance, &s->gains.timeout, &s->approach, &s->transfer, &s->trigger_speed,
                    &s->nav_cell,  &s->nav_radius,      &s->nav_lookahead, &s->nav_replan};
     return p[i];
 }

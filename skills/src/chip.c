@@ -93,7 +93,7 @@ static void aim_dir(const double *V, const tpBodyState *ball, double *dx, double
 
 static double timeout_of(const tpSkillDef *sk)
 {
-    return sk->timeout > 0 ? sk->timeout : 6.0;
+    return sk->gains.timeout > 0 ? sk->gains.timeout : 6.0;
 }
 
 int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
@@ -141,14 +141,14 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
             goal[0] = ball->pos[0] - dy * side * clear * 1.5 - dx * 0.5 * stand;
             goal[1] = ball->pos[1] + dx * side * clear * 1.5 - dy * 0.5 * stand;
         }
-        tpCtl_GoToVelocity(sk, &cb, goal, sk->max_speed, vcmd);
-        tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
-        tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, heading, V, call->dt));
+        tpCtl_GoToVelocity(&sk->gains, &cb, goal, sk->gains.max_speed, vcmd);
+        tpCtl_TrackVelocity(&sk->gains, &cb, vcmd, V, call->dt, f);
+        tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(&sk->gains, &cb, true, heading, V, call->dt));
         double err = hyp(goal[0] - cb.s.pos[0], goal[1] - cb.s.pos[1]);
         /* the launch direction does not depend on the robot's heading (the kicker aims at the
          * point), so "lined up" only needs the ball in front of the kicker, not a precise pose */
         bool lined_up = err < 0.03 && hyp(cb.s.vel[0], cb.s.vel[1]) < 0.15 &&
-                        fabs(tpCtl_YawError(&cb, heading)) < sk->angle_tolerance && fabs(cb.s.angvel[2]) < 0.5;
+                        fabs(tpCtl_YawError(&cb, heading)) < sk->gains.angle_tolerance && fabs(cb.s.angvel[2]) < 0.5;
         if (lined_up) {
             V[CHIP_V_DIR_X] = dx;
             V[CHIP_V_DIR_Y] = dy;
@@ -160,22 +160,22 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
         double dx = V[CHIP_V_DIR_X], dy = V[CHIP_V_DIR_Y];
         double rx = ball->pos[0] - cb.s.pos[0], ry = ball->pos[1] - cb.s.pos[1];
         double along = rx * dx + ry * dy, lateral = -rx * dy + ry * dx;
-        double creep = sk->max_speed < CH_CREEP_SPEED ? sk->max_speed : CH_CREEP_SPEED;
+        double creep = sk->gains.max_speed < CH_CREEP_SPEED ? sk->gains.max_speed : CH_CREEP_SPEED;
         /* keep on the line through the ball */
-        vcmd[0] = dx * creep - dy * sk->kp * lateral;
-        vcmd[1] = dy * creep + dx * sk->kp * lateral;
+        vcmd[0] = dx * creep - dy * sk->gains.kp * lateral;
+        vcmd[1] = dy * creep + dx * sk->gains.kp * lateral;
         bool lost = along < 0.0 || fabs(lateral) > 0.5 * reach || hyp(ball->vel[0], ball->vel[1]) > 0.3;
         if (lost) {
             set_phase(V, CH_BRAKE, t);
-            tpCtl_Brake(sk, call, &cb);
+            tpCtl_Brake(&sk->gains, call, &cb);
             return 1;
         }
         if (along <= reach + CH_REACH) {
             set_phase(V, CH_FIRE, t);
             phase = CH_FIRE; /* fire in this very step */
         } else {
-            tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
-            tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, atan2(dy, dx), V, call->dt));
+            tpCtl_TrackVelocity(&sk->gains, &cb, vcmd, V, call->dt, f);
+            tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(&sk->gains, &cb, true, atan2(dy, dx), V, call->dt));
             return 1;
         }
     }
@@ -196,11 +196,11 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
         double fb[3] = {k * (vl[0] - ball->vel[0]), k * (vl[1] - ball->vel[1]),
                         k * (vl[2] - ball->vel[2]) + bb.mass * g};
         tpCtl_Apply(call, &bb, fb, 0.0);
-        tpCtl_Brake(sk, call, &cb);
+        tpCtl_Brake(&sk->gains, call, &cb);
         set_phase(V, CH_BRAKE, t);
         return 1;
     }
-    tpCtl_Brake(sk, call, &cb);
+    tpCtl_Brake(&sk->gains, call, &cb);
     bool stopped = hyp(cb.s.vel[0], cb.s.vel[1]) < 0.05 && fabs(cb.s.angvel[2]) < 0.3;
     double bs = sqrt(ball->vel[0] * ball->vel[0] + ball->vel[1] * ball->vel[1] + ball->vel[2] * ball->vel[2]);
     if (sk->follow && t - V[TP_V_START] < timeout_of(sk) + 20.0 && bs >= sk->trigger_speed) {

@@ -50,8 +50,8 @@ int tpSkill_RunGuard(const tpSkillDef *sk, tpSkillCall *call)
         heading = atan2(uy, ux); /* face the ball (it lies ahead along u) */
     }
     double vcmd[2], f[3];
-    tpCtl_GoToVelocity(sk, &cb, goal, sk->max_speed, vcmd);
-    tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
-    tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, n > 1e-9, heading, V, call->dt));
+    tpCtl_GoToVelocity(&sk->gains, &cb, goal, sk->gains.max_speed, vcmd);
+    tpCtl_TrackVelocity(&sk->gains, &cb, vcmd, V, call->dt, f);
+    tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(&sk->gains, &cb, n > 1e-9, heading, V, call->dt));
     return 1;
 }

@@ -114,11 +114,11 @@ void tpCtl_Apply(const tpSkillCall *call, const tpCtlBody *cb, const double f[3]
     a[5] += tz;
 }
 
-void tpCtl_TrackVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double vcmd[2], double *V, double dt,
+void tpCtl_TrackVelocity(const tpSkillGains *g, const tpCtlBody *cb, const double vcmd[2], double *V, double dt,
                          double f[3])
 {
     double ex = vcmd[0] - cb->s.vel[0], ey = vcmd[1] - cb->s.vel[1];
-    double ki = sk->kv * sk->kv * 0.25; /* 1/s²: critically damped with kv for a mass on friction */
+    double ki = g->kv * g->kv * 0.25; /* 1/s²: critically damped with kv for a mass on friction */
     double ix = 0.0, iy = 0.0;
     if (V) {
         ix = V[TP_V_INTEGRAL_X] + ex * dt;
@@ -131,8 +131,8 @@ void tpCtl_TrackVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double
             iy *= lim / n;
         }
     }
-    f[0] = cb->mass * (sk->kv * ex + ki * ix);
-    f[1] = cb->mass * (sk->kv * ey + ki * iy);
+    f[0] = cb->mass * (g->kv * ex + ki * ix);
+    f[1] = cb->mass * (g->kv * ey + ki * iy);
     f[2] = 0.0;
     if (V) {
         /* conditional integration: while the force saturates (accelerating hard) the integral
@@ -145,22 +145,22 @@ void tpCtl_TrackVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double
     }
 }
 
-double tpCtl_YawTorque(const tpSkillDef *sk, const tpCtlBody *cb, bool has_heading, double want, double *V,
+double tpCtl_YawTorque(const tpSkillGains *g, const tpCtlBody *cb, bool has_heading, double want, double *V,
                        double dt)
 {
     double wcmd = 0.0;
     if (has_heading) {
-        wcmd = sk->kyaw * tpCtl_YawError(cb, want);
-        if (wcmd > sk->max_yaw_rate) {
-            wcmd = sk->max_yaw_rate;
-        } else if (wcmd < -sk->max_yaw_rate) {
-            wcmd = -sk->max_yaw_rate;
+        wcmd = g->kyaw * tpCtl_YawError(cb, want);
+        if (wcmd > g->max_yaw_rate) {
+            wcmd = g->max_yaw_rate;
+        } else if (wcmd < -g->max_yaw_rate) {
+            wcmd = -g->max_yaw_rate;
         }
     }
     double e = wcmd - cb->s.angvel[2];
     /* 1/s²: damping ratio 0.5 with kyaw_rate. A small body (izz) on a rough floor needs the
      * integral to grow fast: friction torque does not scale with the inertia. */
-    double ki = sk->kyaw_rate * sk->kyaw_rate;
+    double ki = g->kyaw_rate * g->kyaw_rate;
     double i = 0.0;
     if (V != NULL && cb->izz > 0.0) {
         i = V[TP_V_YAW_INTEGRAL] + e * dt;
@@ -172,10 +172,10 @@ double tpCtl_YawTorque(const tpSkillDef *sk, const tpCtlBody *cb, bool has_headi
         }
         V[TP_V_YAW_INTEGRAL] = i;
     }
-    return cb->izz * (sk->kyaw_rate * e + ki * i);
+    return cb->izz * (g->kyaw_rate * e + ki * i);
 }
 
-void tpCtl_GoToVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double p[2], double cruise, double v[2])
+void tpCtl_GoToVelocity(const tpSkillGains *g, const tpCtlBody *cb, const double p[2], double cruise, double v[2])
 {
     double ex = p[0] - cb->s.pos[0], ey = p[1] - cb->s.pos[1];
     double d = sqrt(ex * ex + ey * ey);
@@ -185,7 +185,7 @@ void tpCtl_GoToVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double 
     }
     /* Arrive at rest: never faster than the speed from which 70 % of the force limit stops us. */
     double speed = cruise;
-    double kp = sk->kp * d;
+    double kp = g->kp * d;
     double vstop = sqrt(1.4 * cb->max_accel * d);
     if (kp < speed) {
         speed = kp;
@@ -197,11 +197,11 @@ void tpCtl_GoToVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double 
     v[1] = ey / d * speed;
 }
 
-void tpCtl_Brake(const tpSkillDef *sk, const tpSkillCall *call, const tpCtlBody *cb)
+void tpCtl_Brake(const tpSkillGains *g, const tpSkillCall *call, const tpCtlBody *cb)
 {
     double zero[2] = {0.0, 0.0};
     double f[3];
-    tpCtl_TrackVelocity(sk, cb, zero, NULL, 0.0, f);
-    tpCtl_Apply(call, cb, f, tpCtl_YawTorque(sk, cb, false, 0.0, NULL, call->dt));
+    tpCtl_TrackVelocity(g, cb, zero, NULL, 0.0, f);
+    tpCtl_Apply(call, cb, f, tpCtl_YawTorque(g, cb, false, 0.0, NULL, call->dt));
 }
 

@@ -196,7 +196,7 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
         }
     }
     if ((int)V[PATH_V_STATUS] == -1) { /* no path: wait, then replan */
-        tpCtl_Brake(sk, call, &cb);
+        tpCtl_Brake(&sk->gains, call, &cb);
         return period_over ? 0 : 1;
     }
     double pts[6] = {V[PATH_V_LEG_X], V[PATH_V_LEG_Y], V[PATH_V_NEXT_X], V[PATH_V_NEXT_Y], V[PATH_V_AFTER_X], V[PATH_V_AFTER_Y]};
@@ -205,7 +205,7 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
     fd.lookahead = sk->nav_lookahead;
     bool final = (int)V[PATH_V_STATUS] == 1;
     /* an intermediate leg ends (and the next is planned) a look-ahead before its end, at speed */
-    fd.stop_radius = final ? sk->tolerance : sk->nav_lookahead;
+    fd.stop_radius = final ? sk->gains.tolerance : sk->nav_lookahead;
     if (!final) {
         fd.kp = 1e3;
     }
@@ -235,7 +235,7 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
     } else {
         V[TP_V_INTEGRAL_X] = fmin(fmax(V[TP_V_INTEGRAL_X] + acc / fd.kv * call->dt, -0.5), 0.5);
     }
-    double afwd = acc + 4.0 * V[TP_V_INTEGRAL_X] + (vfwd < 0 ? -sk->kv * vfwd : 0.0), alat = -sk->kv * vlat;
+    double afwd = acc + 4.0 * V[TP_V_INTEGRAL_X] + (vfwd < 0 ? -sk->gains.kv * vfwd : 0.0), alat = -sk->gains.kv * vlat;
     double force[3] = {cb.mass * (afwd * c - alat * s), cb.mass * (afwd * s + alat * c), 0.0};
     tpCtl_Apply(call, &cb, force, cb.izz * alpha);
     bool timed_out = elapsed >= tpSkill_DefaultTimeout(sk);

@@ -327,8 +327,8 @@ void tpSkill_NavGoal(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *c
     tpSkill_SamplePoint(sk, call, cb, p);
     V[NAV_V_GOAL_X] = p[0];
     V[NAV_V_GOAL_Y] = p[1];
-    double cruise = tpSkill_Sample1(&sk->speed, call, sk->max_speed);
-    V[NAV_V_CRUISE] = cruise > 0 && cruise < sk->max_speed ? cruise : sk->max_speed;
+    double cruise = tpSkill_Sample1(&sk->speed, call, sk->gains.max_speed);
+    V[NAV_V_CRUISE] = cruise > 0 && cruise < sk->gains.max_speed ? cruise : sk->gains.max_speed;
 }
 
 int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
@@ -371,13 +371,13 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     }
     if (!pe || pe->npoints == 0) {
         V[NAVTO_V_STATUS] = -1; /* no path: brake and end the segment */
-        tpCtl_Brake(sk, call, &cb);
+        tpCtl_Brake(&sk->gains, call, &cb);
         return 0;
     }
     tpNavFollowDef fd = tpDefaultNavFollowDef();
     fd.speed = V[NAV_V_CRUISE];
     fd.lookahead = sk->nav_lookahead;
-    fd.stop_radius = sk->tolerance;
+    fd.stop_radius = sk->gains.tolerance;
     fd.dt = call->dt;
     fd.turn_speed = 0.1 * V[NAV_V_CRUISE];
     tpNavFollower f;
@@ -407,7 +407,7 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     } else {
         V[TP_V_INTEGRAL_X] = fmin(fmax(V[TP_V_INTEGRAL_X] + acc / fd.kv * call->dt, -0.5), 0.5);
     }
-    double afwd = acc + 4.0 * V[TP_V_INTEGRAL_X] + (vfwd < 0 ? -sk->kv * vfwd : 0.0), alat = -sk->kv * vlat;
+    double afwd = acc + 4.0 * V[TP_V_INTEGRAL_X] + (vfwd < 0 ? -sk->gains.kv * vfwd : 0.0), alat = -sk->gains.kv * vlat;
     double force[3] = {cb.mass * (afwd * c - alat * s), cb.mass * (afwd * s + alat * c), 0.0};
     tpCtl_Apply(call, &cb, force, cb.izz * alpha);
     double speed = hypot(cb.s.vel[0], cb.s.vel[1]);
@@ -479,7 +479,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     int ci, cj;
     if (!field || !tpNavGrid_CellOf(ge->grid, cb.s.pos[0], cb.s.pos[1], &ci, &cj)) {
         V[FIELD_V_STATUS] = -1; /* no field, or the body left the grid: brake and end the segment */
-        tpCtl_Brake(sk, call, &cb);
+        tpCtl_Brake(&sk->gains, call, &cb);
         return 0;
     }
     double speed = hypot(cb.s.vel[0], cb.s.vel[1]);
@@ -487,7 +487,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     double vcmd[2], f[3];
     if (tpNavField_IsGoal(field, ci, cj) || dist < 2.0 * tpNavGrid_Def(ge->grid)->cell) {
         /* the goal cell: the final approach is a plain go-to */
-        tpCtl_GoToVelocity(sk, &cb, goal, V[NAV_V_CRUISE], vcmd);
+        tpCtl_GoToVelocity(&sk->gains, &cb, goal, V[NAV_V_CRUISE], vcmd);
     } else {
         /* the others: every non-static body but this one that can reach into the local map (the
          * local step ignores the rest), as (x, y, radius) */
@@ -530,14 +530,14 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
         if (call->overlay) { /* recording: this step's local map */
             tpNavOverlay_Window(call->overlay, ge->grid, cb.s.pos, FIELD_N, phi);
         }
-        double v = V[NAV_V_CRUISE] * fmax(fa, 0.05) * fmin(1.0, sk->kp * dist / V[NAV_V_CRUISE]);
+        double v = V[NAV_V_CRUISE] * fmax(fa, 0.05) * fmin(1.0, sk->gains.kp * dist / V[NAV_V_CRUISE]);
         vcmd[0] = nd[0] * v;
         vcmd[1] = nd[1] * v;
     }
-    tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
+    tpCtl_TrackVelocity(&sk->gains, &cb, vcmd, V, call->dt, f);
     double vc = hypot(vcmd[0], vcmd[1]);
-    tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, vc > 0.1, atan2(vcmd[1], vcmd[0]), NULL, call->dt));
-    bool arrived = dist < sk->tolerance && speed < 0.05;
+    tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(&sk->gains, &cb, vc > 0.1, atan2(vcmd[1], vcmd[0]), NULL, call->dt));
+    bool arrived = dist < sk->gains.tolerance && speed < 0.05;
     bool timed_out = call->t - V[TP_V_START] >= tpSkill_DefaultTimeout(sk);
     return (arrived || timed_out) ? 0 : 1;
 }
@@ -653,7 +653,7 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
     TrackCache *tc =
         trackFor(call->cache, call->world, sk->body, &car, bd->pos[2] - half_h + 0.05, bd->pos[2] + half_h);
     if (!tc) {
-        tpCtl_Brake(sk, call, &cb);
+        tpCtl_Brake(&sk->gains, call, &cb);
         return 0;
     }
     const tpNavMoveTree *tree = tc->tree;
@@ -704,7 +704,7 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
         }
         /* a finish line through the goal, across the direction from the car */
         double gx = V[TRACK_V_GOAL_X] - cb.s.pos[0], gy = V[TRACK_V_GOAL_Y] - cb.s.pos[1], gl = hypot(gx, gy);
-        double half = fmax(sk->tolerance, 3.0);
+        double half = fmax(sk->gains.tolerance, 3.0);
         double ux = gl > 0 ? -gy / gl : 0, uy = gl > 0 ? gx / gl : 1;
         tpNavTrack tr = {tc->nwalls,   (const double(*)[4])tc->walls,
                          no,           others,
@@ -748,7 +748,7 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
     }
     int k = (int)V[TRACK_V_CLIP];
     if (k < 0 || k >= tpNavMoveTree_ClipCount(tree)) {
-        tpCtl_Brake(sk, call, &cb);
+        tpCtl_Brake(&sk->gains, call, &cb);
         return 0;
     }
     const tpNavClip *clip = tpNavMoveTree_Clip(tree, k);

@@ -72,7 +72,7 @@ static tpNavSpaceDef ride_def(const tpSkillDef *sk, const tpSkillCall *call)
     d.step_gap = 2 * d.edge + RIDE_GAP;
     d.jump = false;
     d.cell = sk->nav_cell;
-    d.speed = sk->max_speed;
+    d.speed = sk->gains.max_speed;
     d.min_valid = 0.5;
     return d;
 }
@@ -250,10 +250,10 @@ static double ride_track(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBod
 {
     double w[3], vs[2], vgo[2], f[3];
     ride_point(call, b, l, w, vs);
-    tpCtl_GoToVelocity(sk, cb, w, sk->max_speed, vgo);
+    tpCtl_GoToVelocity(&sk->gains, cb, w, sk->gains.max_speed, vgo);
     double vcmd[2] = {vs[0] + vgo[0], vs[1] + vgo[1]};
-    tpCtl_TrackVelocity(sk, cb, vcmd, V, call->dt, f);
-    tpCtl_Apply(call, cb, f, tpCtl_YawTorque(sk, cb, false, 0, V, call->dt));
+    tpCtl_TrackVelocity(&sk->gains, cb, vcmd, V, call->dt, f);
+    tpCtl_Apply(call, cb, f, tpCtl_YawTorque(&sk->gains, cb, false, 0, V, call->dt));
     return hypot(w[0] - cb->s.pos[0], w[1] - cb->s.pos[1]);
 }
 
@@ -283,7 +283,7 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
         return 0;
     int phase = (int)V[RIDE_V_PHASE], cur = (int)V[RIDE_V_CUR], next = (int)V[RIDE_V_NEXT];
     if (phase == RIDE_NONE) { /* no route yet: hold still, observe again after RIDE_IDLE */
-        tpCtl_Brake(sk, call, &cb);
+        tpCtl_Brake(&sk->gains, call, &cb);
         return elapsed + call->dt < RIDE_IDLE ? 1 : 0;
     }
     tpNavSpaceDef d = ride_def(sk, call);
@@ -294,11 +294,11 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
     }
     if (phase == RIDE_GOAL) {
         double dist = ride_track(sk, call, &cb, cur, V + RIDE_V_ACCESS_X, V);
-        return dist > sk->tolerance ? 1 : 0;
+        return dist > sk->gains.tolerance ? 1 : 0;
     }
     if (phase == RIDE_WALK) {
         double dist = ride_track(sk, call, &cb, cur, V + RIDE_V_ACCESS_X, V);
-        if (dist <= fmax(sk->tolerance, RIDE_ARRIVE)) {
+        if (dist <= fmax(sk->gains.tolerance, RIDE_ARRIVE)) {
             V[RIDE_V_PHASE] = RIDE_WAIT;
             V[RIDE_V_WAIT_STATE] = V[RIDE_V_WAIT_STATE] == -3 ? call->t : -1; /* a stable relation needs no rising edge */
         }

@@ -49,18 +49,18 @@ enum {
 /// Force to track a commanded planar velocity: mass * (kv * e + ki * integral(e)), e = v_cmd - v.
 /// The integral (kept in V[TP_V_INTEGRAL_X], V[TP_V_INTEGRAL_Y], clamped against wind-up) overcomes ground friction
 /// that a pure P law would stall against; pass V = NULL for a pure P law.
-void tpCtl_TrackVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double vcmd[2], double *V, double dt,
+void tpCtl_TrackVelocity(const tpSkillGains *g, const tpCtlBody *cb, const double vcmd[2], double *V, double dt,
                          double f[3]);
 /// Torque to reach yaw `want` (when has_heading) or to stop turning otherwise: a PI law on the
 /// yaw-rate error, so that small heading errors still overcome the ground's friction torque
 /// (a P law stalls a box on the green 0.1 rad off). The integral lives in V[TP_V_YAW_INTEGRAL]
 /// (clamped against wind-up); pass V = NULL for a pure P law.
-double tpCtl_YawTorque(const tpSkillDef *sk, const tpCtlBody *cb, bool has_heading, double want, double *V,
+double tpCtl_YawTorque(const tpSkillGains *g, const tpCtlBody *cb, bool has_heading, double want, double *V,
                        double dt);
 /// Commanded velocity toward point p (xy) that arrives at rest: min(cruise, kp*d, sqrt(1.4*a*d)).
-void tpCtl_GoToVelocity(const tpSkillDef *sk, const tpCtlBody *cb, const double p[2], double cruise, double v[2]);
+void tpCtl_GoToVelocity(const tpSkillGains *g, const tpCtlBody *cb, const double p[2], double cruise, double v[2]);
 /// Full brake: force opposing the velocity, torque opposing the yaw rate. Adds to the action.
-void tpCtl_Brake(const tpSkillDef *sk, const tpSkillCall *call, const tpCtlBody *cb);
+void tpCtl_Brake(const tpSkillGains *g, const tpSkillCall *call, const tpCtlBody *cb);
 /// f of the steer kind (steer.c).
 int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call);
 
@@ -78,7 +78,7 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call);
 /// [z_min, z_max] and of the points a and b, with a margin (nav_skill.c; used by the grids).
 void tpSkill_NavBounds(const tpWorld *world, int self, double z_min, double z_max, const double a[2],
                        const double b[2], double margin, double bounds[4]);
-/// Default timeout of a kind when sk->timeout is 0 (s).
+/// Default timeout of a kind when sk->gains.timeout is 0 (s).
 double tpSkill_DefaultTimeout(const tpSkillDef *sk);
 /* Shared by the skill source files (skills.c defines them). */
 /// Samples `point` of the skill in its frame, resolved to world coordinates (m, z = 0 for 2D).

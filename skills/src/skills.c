@@ -47,14 +47,14 @@ tpSkillDef tpDefaultSkillDef(tpSkillKind kind)
     s.target = -1;
     s.ground = -1;
     s.frame = TP_FRAME_WORLD;
-    s.max_speed = 1.5;
-    s.max_yaw_rate = 6.0;
-    s.kp = 4.0;
-    s.kv = 12.0;
-    s.kyaw = 6.0;
-    s.kyaw_rate = 10.0;
-    s.tolerance = 0.02;
-    s.angle_tolerance = 0.08;
+    s.gains.max_speed = 1.5;
+    s.gains.max_yaw_rate = 6.0;
+    s.gains.kp = 4.0;
+    s.gains.kv = 12.0;
+    s.gains.kyaw = 6.0;
+    s.gains.kyaw_rate = 10.0;
+    s.gains.tolerance = 0.02;
+    s.gains.angle_tolerance = 0.08;
     s.approach = 0.2;
     s.trigger_speed = 0.05;
     s.min_z = -HUGE_VAL;
@@ -69,8 +69,8 @@ tpSkillDef tpDefaultSkillDef(tpSkillKind kind)
 
 static double default_timeout(const tpSkillDef *sk)
 {
-    if (sk->timeout > 0) {
-        return sk->timeout;
+    if (sk->gains.timeout > 0) {
+        return sk->gains.timeout;
     }
     switch (sk->kind) {
     case TP_SKILL_PUSH:
@@ -162,10 +162,10 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
         double v;
         bool positive;
     } nums[] = {
-        {"max_speed", sk->max_speed, true}, {"max_yaw_rate", sk->max_yaw_rate, true}, {"kp", sk->kp, true},
-        {"kv", sk->kv, true},   {"kyaw", sk->kyaw, true},   {"kyaw_rate", sk->kyaw_rate, true},
-        {"tolerance", sk->tolerance, true}, {"angle_tolerance", sk->angle_tolerance, true},
-        {"timeout", sk->timeout, false},    {"approach", sk->approach, true},
+        {"max_speed", sk->gains.max_speed, true}, {"max_yaw_rate", sk->gains.max_yaw_rate, true}, {"kp", sk->gains.kp, true},
+        {"kv", sk->gains.kv, true},   {"kyaw", sk->gains.kyaw, true},   {"kyaw_rate", sk->gains.kyaw_rate, true},
+        {"tolerance", sk->gains.tolerance, true}, {"angle_tolerance", sk->gains.angle_tolerance, true},
+        {"timeout", sk->gains.timeout, false},    {"approach", sk->approach, true},
         {"transfer", sk->transfer, false},  {"trigger_speed", sk->trigger_speed, false},
     };
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; ++i) {
@@ -398,7 +398,7 @@ static int run_wait(const tpSkillDef *sk, tpSkillCall *call)
     }
     tpCtlBody cb;
     if (tpCtl_Load(call, sk->body, &cb) && cb.slot >= 0) {
-        tpCtl_Brake(sk, call, &cb); /* hold still while waiting */
+        tpCtl_Brake(&sk->gains, call, &cb); /* hold still while waiting */
     }
     if (sk->target >= 0 && call->t - V[TP_V_START] < default_timeout(sk)) {
         /* watch a target: also busy until it comes to rest (e.g. a kicked ball settling) */
@@ -437,19 +437,19 @@ static int run_drive(const tpSkillDef *sk, tpSkillCall *call, bool turn_only)
         }
         V[DRIVE_V_HAS_HEADING] = sk->heading.kind != TP_DIST_UNSET;
         V[DRIVE_V_HEADING] = V[DRIVE_V_HAS_HEADING] ? sample1(&sk->heading, call, 0.0) : 0.0;
-        double cruise = sample1(&sk->speed, call, sk->max_speed);
-        V[DRIVE_V_CRUISE] = cruise > sk->max_speed ? sk->max_speed : (cruise > 0 ? cruise : sk->max_speed);
+        double cruise = sample1(&sk->speed, call, sk->gains.max_speed);
+        V[DRIVE_V_CRUISE] = cruise > sk->gains.max_speed ? sk->gains.max_speed : (cruise > 0 ? cruise : sk->gains.max_speed);
     }
     double err = hypot2(V[DRIVE_V_X] - cb.s.pos[0], V[DRIVE_V_Y] - cb.s.pos[1]);
     double speed = hypot2(cb.s.vel[0], cb.s.vel[1]);
     bool has_heading = V[DRIVE_V_HAS_HEADING] != 0.0;
-    bool at_heading = !has_heading || fabs(tpCtl_YawError(&cb, V[DRIVE_V_HEADING])) < sk->angle_tolerance;
-    bool arrived = err < sk->tolerance && speed < 0.05 && at_heading && fabs(cb.s.angvel[2]) < 0.5;
+    bool at_heading = !has_heading || fabs(tpCtl_YawError(&cb, V[DRIVE_V_HEADING])) < sk->gains.angle_tolerance;
+    bool arrived = err < sk->gains.tolerance && speed < 0.05 && at_heading && fabs(cb.s.angvel[2]) < 0.5;
     bool timed_out = call->t - V[TP_V_START] >= default_timeout(sk);
     double vcmd[2], f[3];
-    tpCtl_GoToVelocity(sk, &cb, V + DRIVE_V_X, V[DRIVE_V_CRUISE], vcmd);
-    tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
-    tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, has_heading, V[DRIVE_V_HEADING], V, call->dt));
+    tpCtl_GoToVelocity(&sk->gains, &cb, V + DRIVE_V_X, V[DRIVE_V_CRUISE], vcmd);
+    tpCtl_TrackVelocity(&sk->gains, &cb, vcmd, V, call->dt, f);
+    tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(&sk->gains, &cb, has_heading, V[DRIVE_V_HEADING], V, call->dt));
     return (arrived || timed_out) ? 0 : 1;
 }
 
@@ -487,7 +487,7 @@ static double kick_strike_speed(const tpSkillDef *sk, const tpSkillCall *call, c
         double mt = tpWorld_Body(call->world, sk->target)->mass;
         transfer = (1.0 + e) * cb->mass / (cb->mass + (mt > 0 ? mt : 0));
     }
-    return fmin(v_target / transfer, sk->max_speed);
+    return fmin(v_target / transfer, sk->gains.max_speed);
 }
 
 static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
@@ -521,7 +521,7 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
             V[KICK_V_SPEED] = tpKick_DepartureSpeed(ps.friction, ps.rolling_friction, tpWorld_Body(call->world, sk->target)->size[0],
                                          g, dist, va);
         } else {
-            V[KICK_V_SPEED] = sample1(&sk->speed, call, 0.5 * sk->max_speed);
+            V[KICK_V_SPEED] = sample1(&sk->speed, call, 0.5 * sk->gains.max_speed);
         }
         set_phase(V, PH_APPROACH, call->t);
     }
@@ -570,16 +570,16 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
             goal[0] = ball.pos[0] - dy * side * clear * 1.5 - dx * 0.5 * stand;
             goal[1] = ball.pos[1] + dx * side * clear * 1.5 - dy * 0.5 * stand;
         }
-        tpCtl_GoToVelocity(sk, &cb, goal, sk->max_speed, vcmd);
-        tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
-        tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, heading, V, call->dt));
+        tpCtl_GoToVelocity(&sk->gains, &cb, goal, sk->gains.max_speed, vcmd);
+        tpCtl_TrackVelocity(&sk->gains, &cb, vcmd, V, call->dt, f);
+        tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(&sk->gains, &cb, true, heading, V, call->dt));
         double err = hypot2(goal[0] - cb.s.pos[0], goal[1] - cb.s.pos[1]);
         /* Strike only when lined up: the ball leaves along the striking face's normal, so the
          * heading error becomes the shot's direction error. */
         bool lined_up = err < 0.01 && hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.05 &&
-                        fabs(tpCtl_YawError(&cb, heading)) < 0.25 * sk->angle_tolerance && fabs(cb.s.angvel[2]) < 0.1;
+                        fabs(tpCtl_YawError(&cb, heading)) < 0.25 * sk->gains.angle_tolerance && fabs(cb.s.angvel[2]) < 0.1;
         /* friction can stall the last millimetres: after 2 s, roughly lined up is good enough */
-        bool close_enough = t - V[KICK_V_PHASE_START] > 2.0 && err < 0.03 && fabs(tpCtl_YawError(&cb, heading)) < sk->angle_tolerance;
+        bool close_enough = t - V[KICK_V_PHASE_START] > 2.0 && err < 0.03 && fabs(tpCtl_YawError(&cb, heading)) < sk->gains.angle_tolerance;
         /* Give up when stalled: no 1 cm of progress for a second (the spot behind the target
          * is blocked, e.g. by a wall); a timeout would waste the rest of the segment. */
         if (call->fresh || err < V[KICK_V_BEST_ERR] - 0.01) {
@@ -598,31 +598,31 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
     }
     if (phase == PH_STRIKE) {
         double dx = V[KICK_V_DIR_X], dy = V[KICK_V_DIR_Y];
-        double strike = push ? fmin(V[KICK_V_SPEED], sk->max_speed) : kick_strike_speed(sk, call, &cb, V[KICK_V_SPEED]);
+        double strike = push ? fmin(V[KICK_V_SPEED], sk->gains.max_speed) : kick_strike_speed(sk, call, &cb, V[KICK_V_SPEED]);
         /* Stay on the line through the target along the locked direction. */
         double rx = cb.s.pos[0] - ball.pos[0], ry = cb.s.pos[1] - ball.pos[1];
         double lateral = -rx * dy + ry * dx;
         if (push) {
-            vcmd[0] = dx * strike + dy * sk->kp * lateral;
-            vcmd[1] = dy * strike - dx * sk->kp * lateral;
-            tpCtl_TrackVelocity(sk, &cb, vcmd, V, call->dt, f);
+            vcmd[0] = dx * strike + dy * sk->gains.kp * lateral;
+            vcmd[1] = dy * strike - dx * sk->gains.kp * lateral;
+            tpCtl_TrackVelocity(&sk->gains, &cb, vcmd, V, call->dt, f);
         } else {
             /* Full force along the line until the striking speed (the run-up is sized for it),
              * then hold it; a P law on the lateral offset keeps the face on the line. */
             double v_along = cb.s.vel[0] * dx + cb.s.vel[1] * dy;
             double v_side = cb.s.vel[0] * dy - cb.s.vel[1] * dx;
             double e = strike - v_along;
-            double f_along = e > 0.05 ? cb.max_force : cb.mass * sk->kv * e;
-            double f_side = cb.mass * sk->kv * (sk->kp * lateral - v_side);
+            double f_along = e > 0.05 ? cb.max_force : cb.mass * sk->gains.kv * e;
+            double f_side = cb.mass * sk->gains.kv * (sk->gains.kp * lateral - v_side);
             f[0] = dx * f_along + dy * f_side;
             f[1] = dy * f_along - dx * f_side;
             f[2] = 0.0;
         }
-        tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(sk, &cb, true, atan2(dy, dx), V, call->dt));
+        tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(&sk->gains, &cb, true, atan2(dy, dx), V, call->dt));
         double along = rx * dx + ry * dy;
         if (push) {
             double tx = V[KICK_V_DEST_X] - ball.pos[0], ty = V[KICK_V_DEST_Y] - ball.pos[1];
-            bool reached = tx * dx + ty * dy <= 0.0 || hypot2(tx, ty) < sk->tolerance;
+            bool reached = tx * dx + ty * dy <= 0.0 || hypot2(tx, ty) < sk->gains.tolerance;
             bool lost = along > 0.0 || hypot2(rx, ry) > cb.radius + target_r + 2.0 * sk->approach;
             if (reached || lost) {
                 set_phase(V, PH_BRAKE, t);
@@ -632,7 +632,7 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
         }
         return 1;
     }
-    tpCtl_Brake(sk, call, &cb);
+    tpCtl_Brake(&sk->gains, call, &cb);
     bool stopped = hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.05 && fabs(cb.s.angvel[2]) < 0.3;
     if (sk->follow && t - V[TP_V_START] < default_timeout(sk) + 20.0 &&
         sqrt(ball.vel[0] * ball.vel[0] + ball.vel[1] * ball.vel[1] + ball.vel[2] * ball.vel[2]) >= sk->trigger_speed) {
@@ -735,7 +735,7 @@ static int run_spin(const tpSkillDef *sk, tpSkillCall *call)
            sphere pushed at its centre. Fed back every step, so throw, sliding and the cloth's
            bending of the path are corrected as they happen; a body on course gets no force. */
         double vx = cb.s.vel[0], vy = cb.s.vel[1];
-        if (speed > sk->trigger_speed && dn > sk->tolerance && vx * dx + vy * dy > 0.0) {
+        if (speed > sk->trigger_speed && dn > sk->gains.tolerance && vx * dx + vy * dy > 0.0) {
             double sin_e = (vx * dy - vy * dx) / (speed * dn);
             double lat = 1.4 * cb.mass * speed * speed * 2.0 * sin_e / dn;
             lat = fmin(fmax(lat, -V[SPIN_V_FORCE]), V[SPIN_V_FORCE]);
@@ -762,7 +762,7 @@ static int run_brake(const tpSkillDef *sk, tpSkillCall *call)
     if (call->fresh) {
         V[BRAKE_V_END] = sk->duration.kind == TP_DIST_UNSET ? 0.0 : call->t + sample1(&sk->duration, call, 0.0);
     }
-    tpCtl_Brake(sk, call, &cb);
+    tpCtl_Brake(&sk->gains, call, &cb);
     if (V[BRAKE_V_END] > 0) {
         return busy_until(call, V[BRAKE_V_END]);
     }

@@ -73,16 +73,16 @@ int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
     double ex = V[STEER_V_AIM_X] - cb.s.pos[0], ey = V[STEER_V_AIM_Y] - cb.s.pos[1];
     double d = sqrt(ex * ex + ey * ey);
     double vx = 0.0, vy = 0.0;
-    if (d <= sk->tolerance) {
+    if (d <= sk->gains.tolerance) {
         V[STEER_V_ARRIVED] = 1.0; /* arrived: hold (damp only) for the rest of the segment, no chatter */
     }
     if (V[STEER_V_ARRIVED] == 0.0) {
-        double v = sqrt(2.0 * sk->kp * d);
-        v = v < sk->max_speed ? v : sk->max_speed;
+        double v = sqrt(2.0 * sk->gains.kp * d);
+        v = v < sk->gains.max_speed ? v : sk->gains.max_speed;
         vx = v * ex / d;
         vy = v * ey / d;
     }
-    double f[3] = {cb.mass * sk->kv * (vx - cb.s.vel[0]), cb.mass * sk->kv * (vy - cb.s.vel[1]), 0.0};
+    double f[3] = {cb.mass * sk->gains.kv * (vx - cb.s.vel[0]), cb.mass * sk->gains.kv * (vy - cb.s.vel[1]), 0.0};
     double fn = sqrt(f[0] * f[0] + f[1] * f[1]);
     if (fn > V[STEER_V_FORCE]) {
         double k = fn > 0 ? V[STEER_V_FORCE] / fn : 0.0;

@@ -69,10 +69,10 @@ static void test_drive_to(void **state)
     int n = sw_run(&w, &sk, SW_MAX_STEPS);
     assert_true(n < 6 * 60); /* arrived before the 6 s timeout */
     const tpBodyState *s = sw_body(&w, robot);
-    assert_true(hypot(s->pos[0] - 0.8, s->pos[1] + 0.4) < sk.tolerance);
+    assert_true(hypot(s->pos[0] - 0.8, s->pos[1] + 0.4) < sk.gains.tolerance);
     /* the square box is symmetric under quarter turns */
     double e = fmod(fabs(wrap(sw_yaw(&w, robot) - 0.6)), 0.5 * TP_PI);
-    assert_true(fmin(e, 0.5 * TP_PI - e) < sk.angle_tolerance);
+    assert_true(fmin(e, 0.5 * TP_PI - e) < sk.gains.angle_tolerance);
     sw_free(&w);
 }
 
@@ -93,9 +93,9 @@ static void test_turn_to(void **state)
     int n = sw_run(&w, &sk, SW_MAX_STEPS);
     assert_true(n < 6 * 60);
     double yaw = sw_yaw(&w, robot);
-    assert_true(yaw > 2.0 - sk.angle_tolerance && yaw < 2.6 + sk.angle_tolerance);
+    assert_true(yaw > 2.0 - sk.gains.angle_tolerance && yaw < 2.6 + sk.gains.angle_tolerance);
     const tpBodyState *s = sw_body(&w, robot);
-    assert_true(hypot(s->pos[0] - 0.3, s->pos[1] - 0.2) < sk.tolerance); /* in place */
+    assert_true(hypot(s->pos[0] - 0.3, s->pos[1] - 0.2) < sk.gains.tolerance); /* in place */
     assert_true(fabs(s->angvel[2]) < 0.5);
     sw_free(&w);
 }
@@ -242,8 +242,8 @@ static void test_steer(void **state)
         sk.duration = tpDist_Const(2.0);
         sk.min_z = band ? 0.5 : 10.0; /* band 0: the body is never inside it */
         sk.max_z = band ? 3.0 : 11.0;
-        sk.max_speed = 1.0;
-        sk.kp = 2.0;
+        sk.gains.max_speed = 1.0;
+        sk.gains.kp = 2.0;
         int n = sw_run(&w, &sk, SW_MAX_STEPS);
         assert_true(n <= 120);
         xs[band] = sw_body(&w, die)->pos[0];

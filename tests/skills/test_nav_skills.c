@@ -80,7 +80,7 @@ static tpSkillDef goal_skill(tpSkillKind kind, int robot)
     tpSkillDef sk = tpDefaultSkillDef(kind);
     sk.body = robot;
     sk.point = sw_point2(1.0, 0.0);
-    sk.tolerance = 0.05;
+    sk.gains.tolerance = 0.05;
     return sk;
 }
 
@@ -229,18 +229,18 @@ static void test_drive_track(void **state)
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_DRIVE_TRACK);
     sk.body = body;
     sk.point = sw_point2(30.0, 8.0);
-    sk.tolerance = 3.0;
+    sk.gains.tolerance = 3.0;
     const double goal[2] = {30.0, 8.0};
     int decisions = 0;
     double best = 1e9;
     bool fresh = true;
-    while (w.steps < 40 * 60 && best > sk.tolerance) {
+    while (w.steps < 40 * 60 && best > sk.gains.tolerance) {
         decisions += fresh;
         fresh = sw_step(&w, &sk, fresh) == 0;
         const tpBodyState *s = sw_body(&w, body);
         best = fmin(best, hypot(s->pos[0] - goal[0], s->pos[1] - goal[1]));
     }
-    assert_true(best <= sk.tolerance);
+    assert_true(best <= sk.gains.tolerance);
     assert_true(decisions > 1); /* one clip per activation: it replanned on the way */
 
     tpOverlaySink sink;
@@ -283,8 +283,8 @@ static void test_ride(void **state)
     sk.point.dim = 3;
     sk.point.a[1] = 0.5;
     sk.point.a[2] = 0.0;
-    sk.max_speed = 1.0;
-    sk.tolerance = 0.05;
+    sk.gains.max_speed = 1.0;
+    sk.gains.tolerance = 0.05;
     char err[256];
     assert_true(tpSkill_Validate(&sk, w.world, err, sizeof err));
     bool fresh = true;

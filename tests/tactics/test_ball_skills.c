@@ -319,7 +319,7 @@ static void test_impulse_follow_until_rest(void **state)
         im.force.a[0] = 2.0; /* 2 N for one step: 0.72 m/s */
         im.follow = follow != 0;
         im.trigger_speed = 0.02;
-        im.timeout = 30;
+        im.gains.timeout = 30;
         add_tactic(&s, 0, "cue", B_BALL, im, false);
         tpProblem p;
         unsigned char *traj;
@@ -450,7 +450,7 @@ static void test_spin_aim_reaches_point(void **state)
         sp.point.a[1] = off ? 0.06 : 0.0;
         sp.force = tpDist_Const(0.1); /* N: 0.22 of the ball's weight */
         sp.duration = tpDist_Const(3.0);
-        sp.tolerance = 0.005;
+        sp.gains.tolerance = 0.005;
         add_tactic(&s, 0, "spin", B_BALL, sp, false);
         tpProblem p;
         unsigned char *traj;

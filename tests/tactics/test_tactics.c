@@ -409,7 +409,7 @@ static void kick_to(double tox, double toy, double arrive, tpBodyState *nearest)
     f.skills[2].point.a[1] = toy;
     f.skills[2].speed.kind = TP_DIST_UNSET;
     f.skills[2].arrive_speed = tpDist_Const(arrive);
-    f.skills[2].max_speed = 2.5;
+    f.skills[2].gains.max_speed = 2.5;
     f.skills[2].follow = true;
     f.skills[2].trigger_speed = 0.01;
     memset(f.pi, 0, sizeof f.pi);

@@ -130,6 +130,21 @@ void tpDestroySkillCache(tpSkillCache *cache);
 /// Host-supplied f for TP_SKILL_CUSTOM: same contract as tpSkill_Run.
 typedef int (*tpSkillFn)(void *user, int skill_id, tpSkillCall *call);
 
+/// The constants of the drive controller every moving kind shares (skills/src/motion.c: a PI
+/// law on the planar velocity and one on the yaw rate) and of its end test. Plain value type;
+/// tpDefaultSkillDef fills the defaults.
+typedef struct tpSkillGains {
+    double max_speed;       /* m/s, cap on the body's commanded speed (default 1.5) */
+    double max_yaw_rate;    /* rad/s (default 6) */
+    double kp;              /* 1/s: position gain, commanded velocity = kp * error (default 4) */
+    double kv;              /* 1/s: velocity gain, force = mass * kv * (v_cmd - v) (default 12) */
+    double kyaw;            /* 1/s: yaw gain (default 6) */
+    double kyaw_rate;       /* 1/s: yaw-rate gain (default 10) */
+    double tolerance;       /* m: done when within it (default 0.02) */
+    double angle_tolerance; /* rad (default 0.08) */
+    double timeout;         /* s: longest busy segment, 0 = the kind's default (drive 6, kick 6, push 8) */
+} tpSkillGains;
+
 /// A skill definition: constants C and distributions D. Get defaults with tpDefaultSkillDef.
 typedef struct tpSkillDef {
     char name[TP_NAME_MAX]; /* unique within its tactic */
@@ -151,15 +166,7 @@ typedef struct tpSkillDef {
                            sphere sliding, then rolling, on `ground`). 0 places the target there */
     int ground;         /* kick with arrive_speed: body the target rolls on; -1 = the first static
                            plane of the scene */
-    double max_speed;   /* m/s, cap on the body's commanded speed (default 1.5) */
-    double max_yaw_rate;/* rad/s (default 6) */
-    double kp;          /* 1/s: position gain, commanded velocity = kp * error (default 4) */
-    double kv;          /* 1/s: velocity gain, force = mass * kv * (v_cmd - v) (default 12) */
-    double kyaw;        /* 1/s: yaw gain (default 6) */
-    double kyaw_rate;   /* 1/s: yaw-rate gain (default 10) */
-    double tolerance;   /* m: done when within it (default 0.02) */
-    double angle_tolerance; /* rad (default 0.08) */
-    double timeout;     /* s: longest busy segment, 0 = the kind's default (drive 6, kick 6, push 8) */
+    tpSkillGains gains; /* the controller's constants (every kind that drives its body) */
     double approach;    /* m: kick/push stand-off behind the target (default 0.2) */
     double transfer;    /* kick: target speed per striking speed, 0 = 1 + restitution of the pair */
     double trigger_speed; /* m/s: SPIN starts once the body moves faster (default 0.05); WAIT with a
