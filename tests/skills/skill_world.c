@@ -161,7 +161,10 @@ const tpBodyState *sw_body(const SkWorld *w, int body)
     return &w->x[slot];
 }
 
-double sw_yaw(const SkWorld *w, int body) { return tpQuat_Yaw(sw_body(w, body)->quat); }
+double sw_yaw(const SkWorld *w, int body)
+{
+    return tpQuat_Yaw(sw_body(w, body)->quat);
+}
 
 double sw_speed(const SkWorld *w, int body)
 {

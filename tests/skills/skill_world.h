@@ -13,23 +13,23 @@
 
 /// The test world. Zero-initialise with sw_init; owns the world, the cache and the trajectory.
 typedef struct SkWorld {
-    tpMaterialDef mats[2];          /* 0: ground and walls; 1: "robot" (the contacts of controlled boxes) */
+    tpMaterialDef mats[2]; /* 0: ground and walls; 1: "robot" (the contacts of controlled boxes) */
     tpBodyDef bodies[SW_MAX_BODIES];
     int nbodies;
-    tpSceneDef scene;               /* gravity, dt: change before sw_start */
-    tpWorld *world;                 /* after sw_start */
-    tpSkillCache *cache;            /* the navigation skills' caches (a domain owns one) */
-    tpBodyState *x;                 /* current stored body states */
-    double t;                       /* s, time of x */
-    double V[TP_SKILL_VARS];        /* the skill variables, kept between calls like a tactic's */
-    double *action;                 /* 6 doubles per control slot */
-    tpRng rng;                      /* seeded with 7 by sw_start */
-    const double *y;                /* RRT sample handed to fresh calls (NULL: none) */
+    tpSceneDef scene;        /* gravity, dt: change before sw_start */
+    tpWorld *world;          /* after sw_start */
+    tpSkillCache *cache;     /* the navigation skills' caches (a domain owns one) */
+    tpBodyState *x;          /* current stored body states */
+    double t;                /* s, time of x */
+    double V[TP_SKILL_VARS]; /* the skill variables, kept between calls like a tactic's */
+    double *action;          /* 6 doubles per control slot */
+    tpRng rng;               /* seeded with 7 by sw_start */
+    const double *y;         /* RRT sample handed to fresh calls (NULL: none) */
     int ydim;
-    tpOverlaySink *overlay;         /* non-NULL: handed to every call (a recording replay) */
-    double max_speed_seen;          /* m/s: the fastest the `watch` body moved during sw_run */
-    int watch;                      /* body whose speed sw_run tracks (-1: none) */
-    int steps;                      /* steps taken so far */
+    tpOverlaySink *overlay; /* non-NULL: handed to every call (a recording replay) */
+    double max_speed_seen;  /* m/s: the fastest the `watch` body moved during sw_run */
+    int watch;              /* body whose speed sw_run tracks (-1: none) */
+    int steps;              /* steps taken so far */
 } SkWorld;
 
 /// A ground plane (material 0, friction `friction`) and nothing else; dt 1/60, gravity -9.81.

@@ -12,7 +12,10 @@
 #include "skill_world.h"
 #include "tp/base.h"
 
-static double wrap(double a) { return tpAngle_Wrap(a); }
+static double wrap(double a)
+{
+    return tpAngle_Wrap(a);
+}
 
 /* wait: busy for exactly the sampled duration, braking the body to rest meanwhile. */
 static void test_wait(void **state)
@@ -286,10 +289,10 @@ static void test_custom(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_wait),   cmocka_unit_test(test_wait_target), cmocka_unit_test(test_drive_to),
-        cmocka_unit_test(test_turn_to), cmocka_unit_test(test_brake),      cmocka_unit_test(test_impulse),
-        cmocka_unit_test(test_random), cmocka_unit_test(test_push),        cmocka_unit_test(test_kick),
-        cmocka_unit_test(test_steer),  cmocka_unit_test(test_custom),
+        cmocka_unit_test(test_wait),    cmocka_unit_test(test_wait_target), cmocka_unit_test(test_drive_to),
+        cmocka_unit_test(test_turn_to), cmocka_unit_test(test_brake),       cmocka_unit_test(test_impulse),
+        cmocka_unit_test(test_random),  cmocka_unit_test(test_push),        cmocka_unit_test(test_kick),
+        cmocka_unit_test(test_steer),   cmocka_unit_test(test_custom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

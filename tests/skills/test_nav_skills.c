@@ -308,11 +308,10 @@ static void test_ride(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nav_to),
-        cmocka_unit_test(test_nav_to_overlay),  cmocka_unit_test(test_follow_path),
-        cmocka_unit_test(test_follow_path_moving), cmocka_unit_test(test_follow_field),
-        cmocka_unit_test(test_follow_field_overlay), cmocka_unit_test(test_drive_track),
-        cmocka_unit_test(test_ride),
+        cmocka_unit_test(test_nav_to),       cmocka_unit_test(test_nav_to_overlay),
+        cmocka_unit_test(test_follow_path),  cmocka_unit_test(test_follow_path_moving),
+        cmocka_unit_test(test_follow_field), cmocka_unit_test(test_follow_field_overlay),
+        cmocka_unit_test(test_drive_track),  cmocka_unit_test(test_ride),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
