@@ -281,9 +281,10 @@ static const char *const tplSkillConsts[] = {
 
 static double *tplSkillConst(tpSkillDef *s, int i)
 {
-    double *p[] = {&s->gains.max_speed, &s->gains.max_yaw_rate,    &s->gains.kp,      &s->gains.kv,       &s->gains.kyaw,     &s->gains.kyaw_rate,
-                   &s->gains.tolerance, &s->gains.angle_tolerance, &s->gains.timeout, &s->approach, &s->transfer, &s->trigger_speed,
-                   &s->nav_cell,  &s->nav_radius,      &s->nav_lookahead, &s->nav_replan};
+    double *p[] = {&s->gains.max_speed, &s->gains.max_yaw_rate, &s->gains.kp,        &s->gains.kv,
+                   &s->gains.kyaw,      &s->gains.kyaw_rate,    &s->gains.tolerance, &s->gains.angle_tolerance,
+                   &s->gains.timeout,   &s->approach,           &s->transfer,        &s->trigger_speed,
+                   &s->nav_cell,        &s->nav_radius,         &s->nav_lookahead,   &s->nav_replan};
     return p[i];
 }
 

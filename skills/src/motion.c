@@ -145,8 +145,7 @@ void tpCtl_TrackVelocity(const tpSkillGains *g, const tpCtlBody *cb, const doubl
     }
 }
 
-double tpCtl_YawTorque(const tpSkillGains *g, const tpCtlBody *cb, bool has_heading, double want, double *V,
-                       double dt)
+double tpCtl_YawTorque(const tpSkillGains *g, const tpCtlBody *cb, bool has_heading, double want, double *V, double dt)
 {
     double wcmd = 0.0;
     if (has_heading) {

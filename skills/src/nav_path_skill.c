@@ -199,7 +199,8 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
         tpCtl_Brake(&sk->gains, call, &cb);
         return period_over ? 0 : 1;
     }
-    double pts[6] = {V[PATH_V_LEG_X], V[PATH_V_LEG_Y], V[PATH_V_NEXT_X], V[PATH_V_NEXT_Y], V[PATH_V_AFTER_X], V[PATH_V_AFTER_Y]};
+    double pts[6] = {V[PATH_V_LEG_X],  V[PATH_V_LEG_Y],   V[PATH_V_NEXT_X],
+                     V[PATH_V_NEXT_Y], V[PATH_V_AFTER_X], V[PATH_V_AFTER_Y]};
     tpNavFollowDef fd = tpDefaultNavFollowDef();
     fd.speed = V[NAV_V_CRUISE];
     fd.lookahead = sk->nav_lookahead;

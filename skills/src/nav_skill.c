@@ -319,8 +319,8 @@ static NavPathEntry *pathFor(NavGridEntry *e, const double a[2], const double b[
     return p->points ? p : NULL;
 }
 
-/* The goal of a navigation segment: V[NAV_V_GOAL_X..Y] a sampled point (in the skill's frame), V[NAV_V_CRUISE] the cruise
- * speed (a sampled `speed` in (0, max_speed), else max_speed). Draws the point, then the speed. */
+/* The goal of a navigation segment: V[NAV_V_GOAL_X..Y] a sampled point (in the skill's frame), V[NAV_V_CRUISE] the
+ * cruise speed (a sampled `speed` in (0, max_speed), else max_speed). Draws the point, then the speed. */
 void tpSkill_NavGoal(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, double *V)
 {
     double p[3];
@@ -361,7 +361,8 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     params[2] = z0 - half_h + 0.02;
     params[3] = z0 + half_h;
     double start[2] = {V[NAVTO_V_START_X], V[NAVTO_V_START_Y]}, goal[2] = {V[NAV_V_GOAL_X], V[NAV_V_GOAL_Y]};
-    NavGridEntry *ge = (int)V[NAVTO_V_STATUS] == 1 ? gridFor(call->cache, call->world, sk->body, params, start, goal) : NULL;
+    NavGridEntry *ge =
+        (int)V[NAVTO_V_STATUS] == 1 ? gridFor(call->cache, call->world, sk->body, params, start, goal) : NULL;
     NavPathEntry *pe = ge ? pathFor(ge, start, goal) : NULL;
     if (call->overlay && call->fresh && ge) { /* recording: what this segment planned */
         tpNavOverlay_Grid(call->overlay, ge->grid);
@@ -417,8 +418,8 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
 }
 
 /* ---- follow_field ----------------------------------------------------------------------------
- * NAV_V_GOAL_X/Y, NAV_V_CRUISE, FIELD_V_STATUS and the velocity-tracking integrals. The harmonic map of the goal cell is cached like the
- * grids (a pure function of the scene, the constants and the goal cell). */
+ * NAV_V_GOAL_X/Y, NAV_V_CRUISE, FIELD_V_STATUS and the velocity-tracking integrals. The harmonic map of the goal cell
+ * is cached like the grids (a pure function of the scene, the constants and the goal cell). */
 
 enum {
     FIELD_V_STATUS = 4, /* 1 following, -1 no field or the body left the grid (brake, end) */
@@ -466,7 +467,8 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     double radius = sk->nav_radius > 0 ? sk->nav_radius : cb.radius;
     double params[4] = {sk->nav_cell, radius, bd->pos[2] - half_h + 0.02, bd->pos[2] + half_h};
     double goal[2] = {V[NAV_V_GOAL_X], V[NAV_V_GOAL_Y]};
-    NavGridEntry *ge = (int)V[FIELD_V_STATUS] == 1 ? gridFor(call->cache, call->world, sk->body, params, goal, goal) : NULL;
+    NavGridEntry *ge =
+        (int)V[FIELD_V_STATUS] == 1 ? gridFor(call->cache, call->world, sk->body, params, goal, goal) : NULL;
     const tpNavField *field = NULL;
     int gi, gj;
     if (ge && tpNavGrid_CellOf(ge->grid, goal[0], goal[1], &gi, &gj) && tpNavGrid_NearestFree(ge->grid, &gi, &gj)) {
@@ -706,9 +708,13 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
         double gx = V[TRACK_V_GOAL_X] - cb.s.pos[0], gy = V[TRACK_V_GOAL_Y] - cb.s.pos[1], gl = hypot(gx, gy);
         double half = fmax(sk->gains.tolerance, 3.0);
         double ux = gl > 0 ? -gy / gl : 0, uy = gl > 0 ? gx / gl : 1;
-        tpNavTrack tr = {tc->nwalls,   (const double(*)[4])tc->walls,
-                         no,           others,
-                         {V[TRACK_V_GOAL_X], V[TRACK_V_GOAL_Y]}, {V[TRACK_V_GOAL_X] - half * ux, V[TRACK_V_GOAL_Y] - half * uy, V[TRACK_V_GOAL_X] + half * ux, V[TRACK_V_GOAL_Y] + half * uy}};
+        tpNavTrack tr = {tc->nwalls,
+                         (const double(*)[4])tc->walls,
+                         no,
+                         others,
+                         {V[TRACK_V_GOAL_X], V[TRACK_V_GOAL_Y]},
+                         {V[TRACK_V_GOAL_X] - half * ux, V[TRACK_V_GOAL_Y] - half * uy, V[TRACK_V_GOAL_X] + half * ux,
+                          V[TRACK_V_GOAL_Y] + half * uy}};
         int level = 0;
         for (int l = 1; l < md->nlevels; ++l) {
             if (fabs(md->levels[l] - vf) < fabs(md->levels[level] - vf)) {

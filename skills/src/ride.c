@@ -43,18 +43,19 @@
 enum { RIDE_NONE = 0, RIDE_WALK, RIDE_WAIT, RIDE_BOARD, RIDE_GOAL };
 
 enum {
-    RIDE_V_PHASE = 1,      /* RIDE_NONE, RIDE_WALK, RIDE_WAIT, RIDE_BOARD or RIDE_GOAL */
-    RIDE_V_CUR = 2,        /* body index of the current surface */
-    RIDE_V_NEXT = 3,       /* body index of the next surface */
-    RIDE_V_ACCESS_X = 4,   /* m, current surface's frame: the access point (or the goal on the goal's surface) */
-    RIDE_V_ACCESS_Y = 5,   /* m */
-    RIDE_V_LAND_X = 6,     /* m, next surface's frame: the landing point */
-    RIDE_V_LAND_Y = 7,     /* m */
-    RIDE_V_MARGIN = 8,     /* s: the sampled margin the relation must hold before boarding */
-    RIDE_V_WAIT_STATE = 9, /* -3 a stable relation, -1 nothing seen yet, -2 seen not valid, >= 0 the time (s) it became valid */
-    RIDE_V_LEG_Y = 10,     /* m, current surface's frame: the detour leg's point, y (x is RIDE_V_LEG_X) */
-    RIDE_V_LEG_END = 11,   /* s: end of a detour leg; -1 straight to the target */
-    RIDE_V_LEG_X = 12,     /* m: the detour leg's point, x */
+    RIDE_V_PHASE = 1,    /* RIDE_NONE, RIDE_WALK, RIDE_WAIT, RIDE_BOARD or RIDE_GOAL */
+    RIDE_V_CUR = 2,      /* body index of the current surface */
+    RIDE_V_NEXT = 3,     /* body index of the next surface */
+    RIDE_V_ACCESS_X = 4, /* m, current surface's frame: the access point (or the goal on the goal's surface) */
+    RIDE_V_ACCESS_Y = 5, /* m */
+    RIDE_V_LAND_X = 6,   /* m, next surface's frame: the landing point */
+    RIDE_V_LAND_Y = 7,   /* m */
+    RIDE_V_MARGIN = 8,   /* s: the sampled margin the relation must hold before boarding */
+    RIDE_V_WAIT_STATE =
+        9, /* -3 a stable relation, -1 nothing seen yet, -2 seen not valid, >= 0 the time (s) it became valid */
+    RIDE_V_LEG_Y = 10,   /* m, current surface's frame: the detour leg's point, y (x is RIDE_V_LEG_X) */
+    RIDE_V_LEG_END = 11, /* s: end of a detour leg; -1 straight to the target */
+    RIDE_V_LEG_X = 12,   /* m: the detour leg's point, x */
 };
 
 /* The nav constants of the character: its horizontal radius, its height, flush steps only. */
@@ -156,8 +157,8 @@ static int ride_locate(const tpNavSpace *sp, const double w[3], double l[2])
 /* The local space-time plan on the current surface (obstacles extrapolated linearly): when it is a
  * straight walk to the target (every point within 1.5 cells of the straight segment, no wait) the
  * body goes straight (V[RIDE_V_LEG_END] = -1); otherwise it follows the plan's point RIDE_LEG s ahead
- * (V[RIDE_V_LEG_X], V[RIDE_V_LEG_Y]) and the segment ends at that time (V[RIDE_V_LEG_END]) so that the next decision replans. No plan
- * (every target obstructed): straight, the contacts will tell. */
+ * (V[RIDE_V_LEG_X], V[RIDE_V_LEG_Y]) and the segment ends at that time (V[RIDE_V_LEG_END]) so that the next decision
+ * replans. No plan (every target obstructed): straight, the contacts will tell. */
 static void ride_leg(tpNavSpace *sp, int from, const double start[2], double t, const double *goal, int edge, double *V)
 {
     V[RIDE_V_LEG_END] = -1;
@@ -287,7 +288,8 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
         return elapsed + call->dt < RIDE_IDLE ? 1 : 0;
     }
     tpNavSpaceDef d = ride_def(sk, call);
-    if ((phase == RIDE_GOAL || phase == RIDE_WALK) && V[RIDE_V_LEG_END] >= 0) { /* a detour: follow the plan, then replan */
+    if ((phase == RIDE_GOAL || phase == RIDE_WALK) &&
+        V[RIDE_V_LEG_END] >= 0) { /* a detour: follow the plan, then replan */
         const double carrot[2] = {V[RIDE_V_LEG_X], V[RIDE_V_LEG_Y]};
         ride_track(sk, call, &cb, cur, carrot, V);
         return call->t + call->dt < V[RIDE_V_LEG_END] ? 1 : 0;
@@ -300,7 +302,8 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
         double dist = ride_track(sk, call, &cb, cur, V + RIDE_V_ACCESS_X, V);
         if (dist <= fmax(sk->gains.tolerance, RIDE_ARRIVE)) {
             V[RIDE_V_PHASE] = RIDE_WAIT;
-            V[RIDE_V_WAIT_STATE] = V[RIDE_V_WAIT_STATE] == -3 ? call->t : -1; /* a stable relation needs no rising edge */
+            V[RIDE_V_WAIT_STATE] =
+                V[RIDE_V_WAIT_STATE] == -3 ? call->t : -1; /* a stable relation needs no rising edge */
         }
         return 1;
     }

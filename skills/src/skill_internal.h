@@ -55,8 +55,7 @@ void tpCtl_TrackVelocity(const tpSkillGains *g, const tpCtlBody *cb, const doubl
 /// yaw-rate error, so that small heading errors still overcome the ground's friction torque
 /// (a P law stalls a box on the green 0.1 rad off). The integral lives in V[TP_V_YAW_INTEGRAL]
 /// (clamped against wind-up); pass V = NULL for a pure P law.
-double tpCtl_YawTorque(const tpSkillGains *g, const tpCtlBody *cb, bool has_heading, double want, double *V,
-                       double dt);
+double tpCtl_YawTorque(const tpSkillGains *g, const tpCtlBody *cb, bool has_heading, double want, double *V, double dt);
 /// Commanded velocity toward point p (xy) that arrives at rest: min(cruise, kp*d, sqrt(1.4*a*d)).
 void tpCtl_GoToVelocity(const tpSkillGains *g, const tpCtlBody *cb, const double p[2], double cruise, double v[2]);
 /// Full brake: force opposing the velocity, torque opposing the yaw rate. Adds to the action.

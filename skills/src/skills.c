@@ -162,11 +162,18 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
         double v;
         bool positive;
     } nums[] = {
-        {"max_speed", sk->gains.max_speed, true}, {"max_yaw_rate", sk->gains.max_yaw_rate, true}, {"kp", sk->gains.kp, true},
-        {"kv", sk->gains.kv, true},   {"kyaw", sk->gains.kyaw, true},   {"kyaw_rate", sk->gains.kyaw_rate, true},
-        {"tolerance", sk->gains.tolerance, true}, {"angle_tolerance", sk->gains.angle_tolerance, true},
-        {"timeout", sk->gains.timeout, false},    {"approach", sk->approach, true},
-        {"transfer", sk->transfer, false},  {"trigger_speed", sk->trigger_speed, false},
+        {"max_speed", sk->gains.max_speed, true},
+        {"max_yaw_rate", sk->gains.max_yaw_rate, true},
+        {"kp", sk->gains.kp, true},
+        {"kv", sk->gains.kv, true},
+        {"kyaw", sk->gains.kyaw, true},
+        {"kyaw_rate", sk->gains.kyaw_rate, true},
+        {"tolerance", sk->gains.tolerance, true},
+        {"angle_tolerance", sk->gains.angle_tolerance, true},
+        {"timeout", sk->gains.timeout, false},
+        {"approach", sk->approach, true},
+        {"transfer", sk->transfer, false},
+        {"trigger_speed", sk->trigger_speed, false},
     };
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; ++i) {
         if (!isfinite(nums[i].v) || nums[i].v < 0 || (nums[i].positive && nums[i].v == 0)) {
@@ -438,7 +445,8 @@ static int run_drive(const tpSkillDef *sk, tpSkillCall *call, bool turn_only)
         V[DRIVE_V_HAS_HEADING] = sk->heading.kind != TP_DIST_UNSET;
         V[DRIVE_V_HEADING] = V[DRIVE_V_HAS_HEADING] ? sample1(&sk->heading, call, 0.0) : 0.0;
         double cruise = sample1(&sk->speed, call, sk->gains.max_speed);
-        V[DRIVE_V_CRUISE] = cruise > sk->gains.max_speed ? sk->gains.max_speed : (cruise > 0 ? cruise : sk->gains.max_speed);
+        V[DRIVE_V_CRUISE] =
+            cruise > sk->gains.max_speed ? sk->gains.max_speed : (cruise > 0 ? cruise : sk->gains.max_speed);
     }
     double err = hypot2(V[DRIVE_V_X] - cb.s.pos[0], V[DRIVE_V_Y] - cb.s.pos[1]);
     double speed = hypot2(cb.s.vel[0], cb.s.vel[1]);
@@ -462,8 +470,8 @@ enum {
     KICK_V_PHASE_START = 5, /* s: when the phase began */
     KICK_V_DIR_X = 6,       /* unit vector: the striking direction locked at the end of the approach */
     KICK_V_DIR_Y = 7,
-    KICK_V_BEST_ERR = 8,    /* m: closest distance to the lining-up point so far (stall detection) */
-    KICK_V_BEST_TIME = 9,   /* s: when KICK_V_BEST_ERR last improved by 1 cm */
+    KICK_V_BEST_ERR = 8,  /* m: closest distance to the lining-up point so far (stall detection) */
+    KICK_V_BEST_TIME = 9, /* s: when KICK_V_BEST_ERR last improved by 1 cm */
 };
 enum { PH_APPROACH = 0, PH_STRIKE = 1, PH_BRAKE = 2 };
 
@@ -518,8 +526,8 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
             const double *gv = tpWorld_Def(call->world)->gravity;
             double g = sqrt(gv[0] * gv[0] + gv[1] * gv[1] + gv[2] * gv[2]);
             double dist = hypot2(p[0] - ball.pos[0], p[1] - ball.pos[1]);
-            V[KICK_V_SPEED] = tpKick_DepartureSpeed(ps.friction, ps.rolling_friction, tpWorld_Body(call->world, sk->target)->size[0],
-                                         g, dist, va);
+            V[KICK_V_SPEED] = tpKick_DepartureSpeed(ps.friction, ps.rolling_friction,
+                                                    tpWorld_Body(call->world, sk->target)->size[0], g, dist, va);
         } else {
             V[KICK_V_SPEED] = sample1(&sk->speed, call, 0.5 * sk->gains.max_speed);
         }
@@ -577,9 +585,11 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
         /* Strike only when lined up: the ball leaves along the striking face's normal, so the
          * heading error becomes the shot's direction error. */
         bool lined_up = err < 0.01 && hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.05 &&
-                        fabs(tpCtl_YawError(&cb, heading)) < 0.25 * sk->gains.angle_tolerance && fabs(cb.s.angvel[2]) < 0.1;
+                        fabs(tpCtl_YawError(&cb, heading)) < 0.25 * sk->gains.angle_tolerance &&
+                        fabs(cb.s.angvel[2]) < 0.1;
         /* friction can stall the last millimetres: after 2 s, roughly lined up is good enough */
-        bool close_enough = t - V[KICK_V_PHASE_START] > 2.0 && err < 0.03 && fabs(tpCtl_YawError(&cb, heading)) < sk->gains.angle_tolerance;
+        bool close_enough = t - V[KICK_V_PHASE_START] > 2.0 && err < 0.03 &&
+                            fabs(tpCtl_YawError(&cb, heading)) < sk->gains.angle_tolerance;
         /* Give up when stalled: no 1 cm of progress for a second (the spot behind the target
          * is blocked, e.g. by a wall); a timeout would waste the rest of the segment. */
         if (call->fresh || err < V[KICK_V_BEST_ERR] - 0.01) {
@@ -598,7 +608,8 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
     }
     if (phase == PH_STRIKE) {
         double dx = V[KICK_V_DIR_X], dy = V[KICK_V_DIR_Y];
-        double strike = push ? fmin(V[KICK_V_SPEED], sk->gains.max_speed) : kick_strike_speed(sk, call, &cb, V[KICK_V_SPEED]);
+        double strike =
+            push ? fmin(V[KICK_V_SPEED], sk->gains.max_speed) : kick_strike_speed(sk, call, &cb, V[KICK_V_SPEED]);
         /* Stay on the line through the target along the locked direction. */
         double rx = cb.s.pos[0] - ball.pos[0], ry = cb.s.pos[1] - ball.pos[1];
         double lateral = -rx * dy + ry * dx;
@@ -646,7 +657,7 @@ enum {
     IMPULSE_V_FORCE_X = 1, /* N, world: the force held during the segment (x, y, z) */
     IMPULSE_V_FORCE_Y = 2,
     IMPULSE_V_FORCE_Z = 3,
-    IMPULSE_V_END = 4,     /* s: end of the force phase */
+    IMPULSE_V_END = 4, /* s: end of the force phase */
 };
 
 static int run_impulse(const tpSkillDef *sk, tpSkillCall *call)
@@ -772,7 +783,7 @@ static int run_brake(const tpSkillDef *sk, tpSkillCall *call)
 
 /* ---- random (kinodynamic RRT extend) ------------------------------------------------------- */
 enum {
-    RANDOM_V_FORCE_X = 1,  /* N, world: the random force (x, y, z = 0) */
+    RANDOM_V_FORCE_X = 1, /* N, world: the random force (x, y, z = 0) */
     RANDOM_V_FORCE_Y = 2,
     RANDOM_V_FORCE_Z = 3,
     RANDOM_V_TORQUE_Z = 4, /* N·m: the random yaw torque */
