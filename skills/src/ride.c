@@ -51,8 +51,8 @@ enum {
     RIDE_V_LAND_X = 6,   /* m, next surface's frame: the landing point */
     RIDE_V_LAND_Y = 7,   /* m */
     RIDE_V_MARGIN = 8,   /* s: the sampled margin the relation must hold before boarding */
-    RIDE_V_WAIT_STATE =
-        9, /* -3 a stable relation, -1 nothing seen yet, -2 seen not valid, >= 0 the time (s) it became valid */
+    /* -3 a stable relation, -1 nothing seen yet, -2 seen but not valid, >= 0 the time (s) it became valid */
+    RIDE_V_WAIT_STATE = 9,
     RIDE_V_LEG_Y = 10,   /* m, current surface's frame: the detour leg's point, y (x is RIDE_V_LEG_X) */
     RIDE_V_LEG_END = 11, /* s: end of a detour leg; -1 straight to the target */
     RIDE_V_LEG_X = 12,   /* m: the detour leg's point, x */
