@@ -286,13 +286,24 @@ static void test_custom(void **state)
     sw_free(&w);
 }
 
+/* The state stored per tactic: steer keeps 6 variables (hundreds of dice), every other kind all
+ * TP_SKILL_VARS; plan bytes depend on it. */
+static void test_var_count(void **state)
+{
+    (void)state;
+    for (int k = 0; k < TP_SKILL_KIND_COUNT; ++k) {
+        tpSkillDef sk = tpDefaultSkillDef((tpSkillKind)k);
+        assert_int_equal(tpSkill_VarCount(&sk), k == TP_SKILL_STEER ? 6 : TP_SKILL_VARS);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wait),    cmocka_unit_test(test_wait_target), cmocka_unit_test(test_drive_to),
         cmocka_unit_test(test_turn_to), cmocka_unit_test(test_brake),       cmocka_unit_test(test_impulse),
         cmocka_unit_test(test_random),  cmocka_unit_test(test_push),        cmocka_unit_test(test_kick),
-        cmocka_unit_test(test_steer),   cmocka_unit_test(test_custom),
+        cmocka_unit_test(test_steer),   cmocka_unit_test(test_custom),      cmocka_unit_test(test_var_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
