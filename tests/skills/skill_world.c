@@ -61,11 +61,11 @@ tpBodyDef sw_ball(const char *name, double x, double y)
     tpStrCopy(b.name, TP_NAME_MAX, name);
     b.cls = TP_BODY_PASSIVE;
     b.shape = TP_SHAPE_SPHERE;
-    b.size[0] = 0.0215;
+    b.size[0] = SW_BALL_R;
     b.mass = 0.046;
     b.pos[0] = x;
     b.pos[1] = y;
-    b.pos[2] = 0.0215;
+    b.pos[2] = SW_BALL_R;
     return b;
 }
 

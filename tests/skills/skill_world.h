@@ -9,7 +9,9 @@
 #include "tp/skills.h"
 
 #define SW_MAX_BODIES 16
-#define SW_MAX_STEPS 4000 /* 66.7 s at 60 Hz: longer than any skill's default timeout */
+#define SW_MAX_STEPS 4000
+#define SW_BALL_R                                                                                                      \
+    0.0215 /* m: radius of sw_ball (a golf ball) */ /* 66.7 s at 60 Hz: longer than any skill's default timeout */
 
 /// The test world. Zero-initialise with sw_init; owns the world, the cache and the trajectory.
 typedef struct SkWorld {

@@ -13,11 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "skill_world.h"
 #include "tp/base.h"
 #include "tp/tactics.h"
 
 enum { B_GROUND, B_ROBOT, B_BALL, B_FOE, B_OTHER, NB };
-#define BALL_R 0.0215
+#define BALL_R SW_BALL_R
 
 typedef struct Scene {
     tpMaterialDef mats[2];
@@ -27,35 +28,18 @@ typedef struct Scene {
     tpDomainDef def;
 } Scene;
 
+/* The bodies of the skill unit tests (tests/skills/skill_world.h), of the class this scene needs. */
 static tpBodyDef box(const char *name, tpBodyClass cls, double x, double y)
 {
-    tpBodyDef b = tpDefaultBodyDef();
-    tpStrCopy(b.name, TP_NAME_MAX, name);
+    tpBodyDef b = sw_robot(name, x, y);
     b.cls = cls;
-    b.size[0] = b.size[1] = 0.18;
-    b.size[2] = 0.15;
-    b.mass = 2.5;
-    b.pos[0] = x;
-    b.pos[1] = y;
-    b.pos[2] = 0.075;
-    b.max_force = 20;
-    b.max_torque = 2;
-    b.planar_force = true;
-    b.material = 1;
     return b;
 }
 
 static tpBodyDef ball(const char *name, tpBodyClass cls, double x, double y)
 {
-    tpBodyDef b = tpDefaultBodyDef();
-    tpStrCopy(b.name, TP_NAME_MAX, name);
+    tpBodyDef b = sw_ball(name, x, y);
     b.cls = cls;
-    b.shape = TP_SHAPE_SPHERE;
-    b.size[0] = BALL_R;
-    b.mass = 0.046;
-    b.pos[0] = x;
-    b.pos[1] = y;
-    b.pos[2] = BALL_R;
     if (cls == TP_BODY_ACTIVE) {
         b.max_force = 20; /* the kicker's strength */
     }
