@@ -260,6 +260,10 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
     luaL_setmetatable(L, TPL_WORLDGUARD);
     char err[512] = "";
     wg->world = tpCreateWorld(&def->scene, err, sizeof err);
+    if (!wg->world && tplHasPosition(err)) { /* a tp.motion function's error names its own line */
+        lua_pushstring(L, err);
+        lua_error(L);
+    }
     if (!wg->world)
         tplErrorAt(L, b->where, "%s", err);
     int nt = tplArrayField(L, "tactics", "tp.domain: ");

@@ -169,6 +169,9 @@ bool tplString(lua_State *L, int idx, const char *what, const char *key, char *o
 /// Optional vector of mindim..maxdim numbers; returns its dim, 0 if absent.
 int tplVector(lua_State *L, int idx, const char *what, const char *key, double *out, int mindim, int maxdim,
               bool allow_inf);
+/// True when msg already starts with a position: "<chunk>:<line>:" where the chunk is a file
+/// name ending in ".lua" or a load()ed "[string ...]".
+bool tplHasPosition(const char *msg);
 /// Reads the value at idx (absolute) as a vector; raises naming `label` on a bad value.
 int tplToVector(lua_State *L, int idx, const char *label, double *out, int mindim, int maxdim, bool allow_inf);
 /// The call site of the caller of the running C function, "file:line:" (pushed).
