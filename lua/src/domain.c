@@ -792,7 +792,6 @@ static int tplDomainNew(lua_State *L)
     tplCondGuard *goal = tplCondField(&b, "goal");   /* 7 */
     tplCondGuard *valid = tplCondField(&b, "valid"); /* 8 if present */
 
-
     /* tpCreateDomain owns the trees from here on, also when it fails */
     def.goal = goal->root;
     goal->root = NULL;

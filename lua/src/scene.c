@@ -422,8 +422,8 @@ static int tplBodyNew(lua_State *L)
 }
 
 static const luaL_Reg tplSceneFns[] = {
-    {"material", tplNewMaterial}, {"contact", tplNewContact},  {"rotate", tplRotate}, {"linear", tplLinear},
-    {"oscillate", tplOscillate},  {"waypoints", tplWaypoints}, {"motion", tplMotionNew},    {NULL, NULL},
+    {"material", tplNewMaterial}, {"contact", tplNewContact},  {"rotate", tplRotate},    {"linear", tplLinear},
+    {"oscillate", tplOscillate},  {"waypoints", tplWaypoints}, {"motion", tplMotionNew}, {NULL, NULL},
 };
 
 void tplOpenScene(lua_State *L)

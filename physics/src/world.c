@@ -611,8 +611,8 @@ static bool tpAllocArrays(tpWorld *w)
     w->action = calloc((size_t)nb * 6, sizeof(double));
     w->restored = malloc(sizeof(double) + (size_t)nb * sizeof(tpBodyState));
     w->motion_error = calloc(TP_MOTION_ERROR_MAX, 1);
-    return w->restored && w->motion_error && w->materials && w->contacts && w->bodies && w->rt && w->surfaces && w->state_body &&
-           w->control_body && w->kin_body && w->cgeoms && w->action;
+    return w->restored && w->motion_error && w->materials && w->contacts && w->bodies && w->rt && w->surfaces &&
+           w->state_body && w->control_body && w->kin_body && w->cgeoms && w->action;
 }
 
 tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)

@@ -24,9 +24,9 @@
  * V[1] phase, V[2] current surface (body index), V[3] next surface, V[4..5] access point (or the
  * goal on the goal's surface) in the current surface's frame, V[6..7] landing point in the next
  * surface's frame, V[8] margin (s), V[9] wait state (-3 a stable relation, -1 nothing seen yet, -2
- * seen not valid, >= 0 the time it became valid: set at the decision when boarding on arrival), V[11] end of a detour leg (s; -1 straight to the
- * target), V[12] (x) and V[10] (y) the leg's point in the current surface's frame, V[13..15] the
- * controller's integrals (TP_V_YAW_INTEGRAL, TP_V_INTEGRAL). Every quantity is a function of (x, t, V). */
+ * seen not valid, >= 0 the time it became valid: set at the decision when boarding on arrival), V[11] end of a detour
+ * leg (s; -1 straight to the target), V[12] (x) and V[10] (y) the leg's point in the current surface's frame, V[13..15]
+ * the controller's integrals (TP_V_YAW_INTEGRAL, TP_V_INTEGRAL). Every quantity is a function of (x, t, V). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +41,12 @@
 #define RIDE_STEP 0.05   /* m: largest height difference walked across (flush faces only) */
 #define RIDE_GAP 0.25    /* m: largest gap between two faces walked across */
 #define RIDE_MAX_BODIES 256
-#define RIDE_ARRIVE 0.05 /* m: at the access point when this close */
-#define RIDE_LEG 0.5     /* s: a detour or a wait of the local plan is followed this long, then replanned */
+#define RIDE_ARRIVE 0.05   /* m: at the access point when this close */
+#define RIDE_LEG 0.5       /* s: a detour or a wait of the local plan is followed this long, then replanned */
 #define RIDE_STEP_OVER 1.0 /* s: validity a boarding on arrival needs beyond the walk (the step over) */
-#define RIDE_BOARD_ON_ARRIVAL 0.9 /* probability of boarding on arrival when it is possible (bridge:
-                                     0.5 solved 17/20 seeds, 0.9 19/20, 1 20/20 but no waiting branch) */
+/* Probability of boarding on arrival when it is possible (bridge: 0.5 solved 17/20 seeds, 0.9
+ * 19/20, 1 20/20 but the tactics planner then never has the waiting branch). */
+#define RIDE_BOARD_ON_ARRIVAL 0.9
 
 enum { RIDE_NONE = 0, RIDE_WALK, RIDE_WAIT, RIDE_BOARD, RIDE_GOAL };
 

@@ -669,8 +669,8 @@ static void test_kinematic_function(void **state)
         assert_memory_equal(&ka, &kb, sizeof ka);
         top = fmax(top, xb.pos[2]);
     }
-    assert_true(top > 0.7);                    /* the crate rode up */
-    assert_true(fabs(xb.pos[0]) < 1e-3);       /* and stayed on */
+    assert_true(top > 0.7);              /* the crate rode up */
+    assert_true(fabs(xb.pos[0]) < 1e-3); /* and stayed on */
     assert_string_equal(tpWorld_MotionError(b), "");
     assert_true(fm.calls > 150);
 
