@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# tp.motion (issue 14): a foreign body moved by a Lua function of t.
+# tp.motion (issue 14): a foreign body moved by a Lua function of t (the ride on a tp.motion lift
+# is in motion.sh).
 #  1. Functions computing exactly what tp.linear, tp.oscillate and tp.rotate compute give the same
 #     plan file, byte for byte (but the overrides), on two seeds; a 1e-9 m nudge changes it.
-#  2. A crate rides a tp.motion lift whose function returns no velocities (central differences):
-#     solved, replayed bit for bit, the ride read from the plan file with python3.
-#  3. The error table: every mistake in or about the function is "file:line: message", exit 2,
+#  2. The error table: every mistake in or about the function is "file:line: message", exit 2,
 #     one line, whether it happens while the script loads (t = 0) or during planning, also inside
 #     a custom skill that reads the body; a nearly unit quaternion is normalised.
 # Usage: lua_motion.sh TPLAN SCRIPTS_DIR WORKDIR
@@ -42,28 +41,7 @@ assert spinner[30][3] != spinner[0][3], "the spinner did not turn"
 PY
 check "the tp.motion bodies moved the crate, with the velocities they returned" $?
 
-# 2. Riding a tp.motion lift with finite-difference velocities.
-for seed in 1 2; do
-  "$tplan" plan "$scripts/motion_ride.lua" --seed $seed -q -o "$work/ride$seed.json"
-  check "ride seed $seed: solved" $?
-  "$tplan" replay -q "$work/ride$seed.json"
-  check "ride seed $seed: replay bit for bit" $?
-  python3 - "$work/ride$seed.json" <<'PY'
-import json, sys
-plan = json.load(open(sys.argv[1]))
-bodies = {b["name"]: b for b in plan["bodies"]}
-crate, lift = bodies["crate"]["trajectory"], bodies["lift"]["trajectory"]
-assert crate[-1][2] > 2.1, f"the crate ends at z = {crate[-1][2]}"
-rising = [r[9] for r, t in zip(lift, range(len(lift))) if 1.1 < t * plan["dt"] % 8 < 3.9]
-assert rising and all(abs(v - 2 / 3) < 1e-6 for v in rising), "finite-difference vz is not 2/3 m/s"
-for c, l in zip(crate, lift):
-    assert abs(c[0] - l[0]) < 0.5 and abs(c[1] - l[1]) < 0.5, "the crate left the lift"
-    assert c[2] > l[2], "the crate is below the lift's centre"
-PY
-  check "ride seed $seed: the crate rode the lift, whose vz is 2/3 m/s while rising" $?
-done
-
-# 3. Errors. A domain whose lift moves by the function `fn` written at line 3 of the script;
+# 2. Errors. A domain whose lift moves by the function `fn` written at line 3 of the script;
 # RUN is the crate's skill (default: wait).
 make_domain() { # file, function body (one line), skill
   local skill=${3:-}

@@ -1,6 +1,6 @@
 -- A crate waits on a lift moved by tp.motion (up 2 m in 3 s, 1 s pauses, period 8 s); the function
 -- returns no velocities, so the physics gets central differences: the crate must ride up anyway.
--- e2e: lua_motion.sh plans, replays and reads the ride from the plan file.
+-- e2e: motion.sh plans, replays and reads the ride from the plan file.
 local tp = require "tp"
 local function lift(t)
   local u = t % 8
