@@ -163,6 +163,12 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
                 "tp.domain: bodies[%d]: expected a body (tp.box, tp.sphere, tp.cylinder, tp.capsule, tp.plane), got %s",
                 i + 1, tplTypeName(L, -1));
         bodies[i] = bd->def;
+        if (bd->def.motion.kind == TP_MOTION_FUNCTION && bd->def.cls == TP_BODY_FOREIGN) {
+            lua_getiuservalue(L, -1, 2);
+            bodies[i].motion.fn = tplMotionCallback;
+            bodies[i].motion.user = b->dom;
+            bodies[i].motion.fn_id = tplRegister(b);
+        }
         if (lua_getfield(L, b->names, bd->def.name) != LUA_TNIL)
             tplErrorAt(L, tplUdWhere(L, -2), "duplicate body name '%s'", bd->def.name);
         lua_pop(L, 1);
@@ -254,6 +260,10 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
     luaL_setmetatable(L, TPL_WORLDGUARD);
     char err[512] = "";
     wg->world = tpCreateWorld(&def->scene, err, sizeof err);
+    if (!wg->world && tplHasPosition(err)) { /* a tp.motion function's error names its own line */
+        lua_pushstring(L, err);
+        lua_error(L);
+    }
     if (!wg->world)
         tplErrorAt(L, b->where, "%s", err);
     int nt = tplArrayField(L, "tactics", "tp.domain: ");
@@ -764,6 +774,13 @@ static int tplDomainNew(lua_State *L)
         if (t == LUA_TNIL)
             tplError(L, "tp.domain: 'goal' is required");
     }
+    /* the registry refs come first: tp.motion functions run while the scene is checked */
+    lua_pushvalue(L, 5);
+    dom->namesref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushvalue(L, 6);
+    dom->fnref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_newtable(L);
+    dom->liveref = luaL_ref(L, LUA_REGISTRYINDEX);
     tplBuildScene(&b, &def.scene);
     tplBuildTactics(&b, &def);
     tplBuildSampling(&b, &def.sampling);
@@ -774,13 +791,6 @@ static int tplDomainNew(lua_State *L)
     tplBuildView(&b, &def.view);
     tplCondGuard *goal = tplCondField(&b, "goal");   /* 7 */
     tplCondGuard *valid = tplCondField(&b, "valid"); /* 8 if present */
-
-    lua_pushvalue(L, 5);
-    dom->namesref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_pushvalue(L, 6);
-    dom->fnref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_newtable(L);
-    dom->liveref = luaL_ref(L, LUA_REGISTRYINDEX);
 
     /* tpCreateDomain owns the trees from here on, also when it fails */
     def.goal = goal->root;

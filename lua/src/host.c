@@ -42,11 +42,13 @@ static void tplTrack(lua_State *L, const tplDomain *dom)
     lua_pop(L, 1);
 }
 
-static void tplExpire(lua_State *L, const tplDomain *dom)
+/* Expires the views registered after the first `keep` (those of the call that returns; a
+ * callback can run inside another: a tp.motion function evaluated by a custom skill's ctx). */
+static void tplExpire(lua_State *L, const tplDomain *dom, lua_Integer keep)
 {
     lua_rawgeti(L, LUA_REGISTRYINDEX, dom->liveref);
     lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-    for (lua_Integer i = n; i >= 1; i--) {
+    for (lua_Integer i = n; i > keep; i--) {
         lua_rawgeti(L, -1, i);
         tplLive *lv = lua_touserdata(L, -1);
         if (lv)
@@ -416,16 +418,29 @@ static int tplInvoke(tplDomain *dom, lua_CFunction runner, void *args)
         tplSetError(dom, "Lua stack exhausted");
         return -1;
     }
+    /* Nested in another callback, or run while the script loads (tp.motion functions checked by
+     * tp.domain): the running deadline stays, and only this call's views expire. */
     tplLimits *lim = tplGetLimits(L);
-    tplArm(L, lim->call_seconds, lim->call_what);
+    const double deadline = lim->deadline;
+    const char *deadline_what = lim->deadline_what;
+    if (deadline <= 0)
+        tplArm(L, lim->call_seconds, lim->call_what);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, dom->liveref);
+    lua_Integer keep = (lua_Integer)lua_rawlen(L, -1);
+    lua_pop(L, 1);
     lua_pushcfunction(L, tplMsgHandler);
     lua_pushcfunction(L, runner);
     lua_pushlightuserdata(L, args);
     int rc = lua_pcall(L, 1, 0, top + 1);
     if (rc != LUA_OK)
         tplSetError(dom, tplErrorText(L, -1));
-    tplDisarm(L);
-    tplExpire(L, dom);
+    if (deadline <= 0)
+        tplDisarm(L);
+    else {
+        lim->deadline = deadline;
+        lim->deadline_what = deadline_what;
+    }
+    tplExpire(L, dom, keep);
     lua_settop(L, top);
     return rc == LUA_OK ? 0 : -1;
 }
@@ -539,6 +554,94 @@ int tplCondCallback(void *user, int id, const tpStateView *x)
     if (tplInvoke(user, tplCondRun, &a) != 0)
         return -1;
     return a.result;
+}
+
+typedef struct tplMotionArgs {
+    tplDomain *dom;
+    int id;
+    double t;         /* s */
+    tpBodyState *out; /* the body's state at t */
+} tplMotionArgs;
+
+/* One call fn(t) -> pos, quat [, linvel, angvel] (fn at `fn`, its definition site `where`):
+ * types, sizes and finiteness checked; the quaternion is taken as is when its length is within
+ * 1e-9 of 1, normalised when within 1e-3, refused beyond. True when velocities were returned. */
+static bool tplMotionCall(lua_State *L, int fn, const char *where, double t, tpBodyState *out)
+{
+    lua_pushvalue(L, fn);
+    lua_pushnumber(L, t);
+    lua_call(L, 1, 4);
+    int r = lua_gettop(L) - 3;
+    static const char *const names[] = {"pos", "quat", "linvel", "angvel"};
+    double *dst[] = {out->pos, out->quat, out->vel, out->angvel};
+    bool given[4];
+    for (int k = 0; k < 4; k++)
+        given[k] = !lua_isnil(L, r + k);
+    if (given[2] != given[3])
+        tplError(L, "%s tp.motion function: return both linvel and angvel, or neither (got %s, %s)", where,
+                 tplTypeName(L, r + 2), tplTypeName(L, r + 3));
+    for (int k = 0; k < 4; k++) {
+        if (k >= 2 && !given[k])
+            continue;
+        char label[512];
+        snprintf(label, sizeof label, "%s tp.motion function: %s (result %d)", where, names[k], k + 1);
+        tplToVector(L, r + k, label, dst[k], k == 1 ? 4 : 3, k == 1 ? 4 : 3, false);
+    }
+    lua_settop(L, r - 1);
+    double *q = out->quat;
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (!(fabs(n - 1.0) <= 1e-3))
+        tplError(L, "%s tp.motion function: quat must be a unit quaternion {w, x, y, z} (length %g)", where, n);
+    if (fabs(n - 1.0) > 1e-9) /* rounding is left alone: the pose stays what the function computed */
+        for (int k = 0; k < 4; k++)
+            q[k] /= n;
+    return given[2];
+}
+
+/* The state of a tp.motion body at a->t: one call when the function returns velocities, else
+ * three (t - h, t, t + h) and central differences: v = (p+ - p-) / 2h, ω = 2 vec(q' q*). */
+static int tplMotionRun(lua_State *L)
+{
+    tplMotionArgs *a = lua_touserdata(L, 1);
+    tplPushFn(L, a->dom, a->id);
+    int fn = lua_gettop(L);
+    const char *where = tplFuncWhere(L, fn);
+    tpBodyState *s = a->out, lo, hi;
+    const bool given = tplMotionCall(L, fn, where, a->t, s);
+    if (!given) {
+        const double h = TPL_MOTION_FD_STEP;
+        tplMotionCall(L, fn, where, a->t - h, &lo);
+        tplMotionCall(L, fn, where, a->t + h, &hi);
+        double dq[4], dot_lo = 0, dot_hi = 0;
+        for (int k = 0; k < 4; k++) {
+            dot_lo += lo.quat[k] * s->quat[k];
+            dot_hi += hi.quat[k] * s->quat[k];
+        }
+        for (int k = 0; k < 4; k++) /* q and -q are the same rotation: difference in q's hemisphere */
+            dq[k] = ((dot_hi < 0 ? -hi.quat[k] : hi.quat[k]) - (dot_lo < 0 ? -lo.quat[k] : lo.quat[k])) / (2 * h);
+        for (int k = 0; k < 3; k++)
+            s->vel[k] = (hi.pos[k] - lo.pos[k]) / (2 * h);
+        const double *q = s->quat, *v = q + 1, *dv = dq + 1;
+        const double c[3] = {dv[1] * v[2] - dv[2] * v[1], dv[2] * v[0] - dv[0] * v[2], dv[0] * v[1] - dv[1] * v[0]};
+        for (int k = 0; k < 3; k++)
+            s->angvel[k] = 2 * (q[0] * dv[k] - dq[0] * v[k] - c[k]);
+    }
+    if (!tpWorld_StateInRange(s))
+        tplError(L, "%s tp.motion function: out of range (|pos| <= %g m, |linvel| <= %g m/s, |angvel| <= %g rad/s%s)",
+                 where, TP_MAX_COORD, TP_MAX_SPEED, TP_MAX_ANGVEL,
+                 given ? "" : "; velocities by finite differences: a jump in the pose?");
+    return 0;
+}
+
+bool tplMotionCallback(void *user, int id, double t, tpBodyState *out, char *err, size_t errlen)
+{
+    tplDomain *dom = user;
+    tplMotionArgs a = {dom, id, t, out};
+    if (tplInvoke(dom, tplMotionRun, &a) != 0) {
+        tpStrCopy(err, errlen, dom->domain ? tpDomain_Error(dom->domain) : dom->pending);
+        return false;
+    }
+    return true;
 }
 
 typedef struct tplMetricArgs {

@@ -60,12 +60,13 @@ typedef struct tplContact {
     double friction, restitution, rolling_friction, bounce_velocity; /* NAN: mixing rule */
 } tplContact;
 
-/// tp.motion: a kinematic motion for a foreign body.
+/// tp.rotate / tp.linear / ... / tp.motion: a kinematic motion for a foreign body; user value 1 =
+/// the function of tp.motion.
 typedef struct tplMotion {
     tpMotionDef def;
 } tplMotion;
 
-/// tp.box / tp.sphere / ...: user value 1 = call site.
+/// tp.box / tp.sphere / ...: user value 1 = call site, 2 = the tp.motion function (if any).
 typedef struct tplBody {
     tpBodyDef def;
     char material[TP_NAME_MAX]; /* "" = the first material */
@@ -168,6 +169,9 @@ bool tplString(lua_State *L, int idx, const char *what, const char *key, char *o
 /// Optional vector of mindim..maxdim numbers; returns its dim, 0 if absent.
 int tplVector(lua_State *L, int idx, const char *what, const char *key, double *out, int mindim, int maxdim,
               bool allow_inf);
+/// True when msg already starts with a position: "<chunk>:<line>:" where the chunk is a file
+/// name ending in ".lua" or a load()ed "[string ...]".
+bool tplHasPosition(const char *msg);
 /// Reads the value at idx (absolute) as a vector; raises naming `label` on a bad value.
 int tplToVector(lua_State *L, int idx, const char *label, double *out, int mindim, int maxdim, bool allow_inf);
 /// The call site of the caller of the running C function, "file:line:" (pushed).
@@ -265,6 +269,10 @@ char *tplReadData(lua_State *L, const char *path, size_t max_bytes, size_t *len,
 /* Host callbacks (host.c); `user` is a tplDomain. */
 int tplPiCallback(void *user, int tactic, int sigma, const tpStateView *x, double *probs);
 int tplCondCallback(void *user, int id, const tpStateView *x);
+/// tpMotionFn of tp.motion: runs function `id` at t (three times, for finite-difference
+/// velocities, when it returns none) and checks what it returned.
+bool tplMotionCallback(void *user, int id, double t, tpBodyState *out, char *err, size_t errlen);
+#define TPL_MOTION_FD_STEP 1e-3 /* s: step of the central differences of tp.motion velocities */
 double tplMetricCallback(void *user, int id, const tpStateView *states, const double *const *actions, int len);
 int tplSkillCallback(void *user, int skill_id, tpSkillCall *call);
 

@@ -92,7 +92,7 @@ static int tplNewContact(lua_State *L)
 
 static tplMotion *tplNewMotion(lua_State *L, tpMotionKind kind)
 {
-    tplMotion *m = lua_newuserdatauv(L, sizeof *m, 0);
+    tplMotion *m = lua_newuserdatauv(L, sizeof *m, 1);
     memset(m, 0, sizeof *m);
     luaL_setmetatable(L, TPL_MOTION);
     m->def.kind = kind;
@@ -218,6 +218,19 @@ static int tplWaypoints(lua_State *L)
     return 1;
 }
 
+/* tp.motion(function(t) return pos, quat [, linvel, angvel] end): the function is the motion's
+ * user value 1; tp.domain registers it as a host callback (tplMotionCallback). */
+static int tplMotionNew(lua_State *L)
+{
+    if (lua_type(L, 1) != LUA_TFUNCTION)
+        tplError(L, "tp.motion: expected a function of t returning pos, quat [, linvel, angvel], got %s",
+                 tplTypeName(L, 1));
+    tplNewMotion(L, TP_MOTION_FUNCTION);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    return 1;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Bodies                                                                                      */
 
@@ -297,7 +310,7 @@ static int tplBodyNew(lua_State *L)
                                                           : tplCylinderFields;
     tplCheckFields(L, 1, ctor, known, 0);
 
-    tplBody *b = lua_newuserdatauv(L, sizeof *b, 1);
+    tplBody *b = lua_newuserdatauv(L, sizeof *b, 2);
     memset(b, 0, sizeof *b);
     luaL_setmetatable(L, TPL_BODY);
     b->ctor = ctor;
@@ -350,11 +363,15 @@ static int tplBodyNew(lua_State *L)
     if (tplField(L, 1, "motion") != LUA_TNIL) {
         const tplMotion *m = luaL_testudata(L, -1, TPL_MOTION);
         if (!m)
-            tplError(L, "%smotion: expected tp.rotate, tp.linear, tp.oscillate or tp.waypoints, got %s", what,
-                     tplTypeName(L, -1));
+            tplError(L, "%smotion: expected tp.rotate, tp.linear, tp.oscillate, tp.waypoints or tp.motion, got %s",
+                     what, tplTypeName(L, -1));
         if (b->def.cls != TP_BODY_FOREIGN)
             tplError(L, "%smotion is only allowed for class \"foreign\"", what);
         b->def.motion = m->def;
+        if (m->def.kind == TP_MOTION_FUNCTION) {
+            lua_getiuservalue(L, -1, 1); /* the function, kept by the body (at 2) as its user value 2 */
+            lua_setiuservalue(L, 2, 2);
+        }
         kinematic = true;
     }
     lua_pop(L, 1);
@@ -405,8 +422,8 @@ static int tplBodyNew(lua_State *L)
 }
 
 static const luaL_Reg tplSceneFns[] = {
-    {"material", tplNewMaterial}, {"contact", tplNewContact},  {"rotate", tplRotate}, {"linear", tplLinear},
-    {"oscillate", tplOscillate},  {"waypoints", tplWaypoints}, {NULL, NULL},
+    {"material", tplNewMaterial}, {"contact", tplNewContact},  {"rotate", tplRotate},    {"linear", tplLinear},
+    {"oscillate", tplOscillate},  {"waypoints", tplWaypoints}, {"motion", tplMotionNew}, {NULL, NULL},
 };
 
 void tplOpenScene(lua_State *L)

@@ -243,9 +243,7 @@ void tplPushWhere(lua_State *L)
     luaL_where(L, 1);
 }
 
-/* True when msg already starts with a position: "<chunk>:<line>:" where the chunk is a file
- * name ending in ".lua" or a load()ed "[string ...]". */
-static bool tplHasPosition(const char *msg)
+bool tplHasPosition(const char *msg)
 {
     for (const char *p = msg; *p && *p != '\n'; p++) {
         if (p[0] != ':' || !(p[1] >= '0' && p[1] <= '9'))

@@ -90,6 +90,31 @@ static void tpWaypointsAt(const tpBodyDef *b, double t, tpBodyState *out)
     out->angvel[2] = v[3];
 }
 
+/* One call of a FUNCTION body's host function. False after an error (this one or an earlier
+ * one of any body: the first is kept in w->motion_error, which later calls do not overwrite). */
+bool tpWorld_CallMotion(const tpWorld *w, int body, double t, tpBodyState *out)
+{
+    const tpBodyDef *b = &w->bodies[body];
+    if (w->motion_error[0])
+        return false;
+    tpBodyState s;
+    memset(&s, 0, sizeof s);
+    char err[TP_MOTION_ERROR_MAX - 128] = "";
+    bool ok = b->motion.fn(b->motion.user, b->motion.fn_id, t, &s, err, sizeof err);
+    if (ok && !tpWorld_StateInRange(&s)) {
+        /* the host checks what its function returns; this guards other hosts */
+        tpErrorf(err, sizeof err, "motion function returned a pose or velocity out of range");
+        ok = false;
+    }
+    if (!ok) {
+        tpErrorf(w->motion_error, TP_MOTION_ERROR_MAX, "%s (body '%s', t = %g s)", err[0] ? err : "motion error",
+                 b->name, t);
+        return false;
+    }
+    *out = s;
+    return true;
+}
+
 void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out)
 {
     const tpBodyDef *b = &w->bodies[body];
@@ -131,6 +156,9 @@ void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out)
     }
     case TP_MOTION_WAYPOINTS:
         tpWaypointsAt(b, t, out);
+        break;
+    case TP_MOTION_FUNCTION:
+        tpWorld_CallMotion(w, body, t, out); /* after an error: the definition's pose, at rest */
         break;
     case TP_MOTION_TACTIC:
         break;
@@ -548,7 +576,12 @@ bool tpWorld_Step(tpWorld *w, const tpBodyState *x, double t, const double *acti
     for (int k = 0; k < w->nstate; k++)
         tpGetBody(w->rt[w->state_body[k]].body, &xnew[k]);
     w->time = t + w->def.dt;
-    return ok;
+    return ok && !w->motion_error[0]; /* a motion function failed: nothing here is physical */
+}
+
+const char *tpWorld_MotionError(const tpWorld *w)
+{
+    return w->motion_error;
 }
 
 bool tpWorld_StepLive(tpWorld *w, const double *action)

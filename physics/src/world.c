@@ -320,7 +320,7 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
     }
     if (b->cls == TP_BODY_FOREIGN) {
         const tpMotionDef *m = &b->motion;
-        if ((int)m->kind < TP_MOTION_TACTIC || (int)m->kind > TP_MOTION_WAYPOINTS) {
+        if ((int)m->kind < TP_MOTION_TACTIC || (int)m->kind > TP_MOTION_FUNCTION) {
             tpErrorf(err, errlen, "%s: motion.kind must be a tpMotionKind (got %d)", who, (int)m->kind);
             return false;
         }
@@ -339,6 +339,10 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
         }
         if (m->kind == TP_MOTION_ROTATE && tpNorm3(m->axis) <= 0.0) {
             tpErrorf(err, errlen, "%s: motion.axis must not be zero", who);
+            return false;
+        }
+        if (m->kind == TP_MOTION_FUNCTION && m->fn == NULL) {
+            tpErrorf(err, errlen, "%s: motion.fn must be set for a function motion", who);
             return false;
         }
         if (m->kind == TP_MOTION_WAYPOINTS && !tpCheckWaypoints(m, who, err, errlen))
@@ -606,8 +610,9 @@ static bool tpAllocArrays(tpWorld *w)
     w->cgeoms = calloc((size_t)d->max_contacts, sizeof *w->cgeoms);
     w->action = calloc((size_t)nb * 6, sizeof(double));
     w->restored = malloc(sizeof(double) + (size_t)nb * sizeof(tpBodyState));
-    return w->restored && w->materials && w->contacts && w->bodies && w->rt && w->surfaces && w->state_body &&
-           w->control_body && w->kin_body && w->cgeoms && w->action;
+    w->motion_error = calloc(TP_MOTION_ERROR_MAX, 1);
+    return w->restored && w->motion_error && w->materials && w->contacts && w->bodies && w->rt && w->surfaces &&
+           w->state_body && w->control_body && w->kin_body && w->cgeoms && w->action;
 }
 
 tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
@@ -654,6 +659,17 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         tpBodyRt *r = &w->rt[i];
         r->state_slot = -1;
         r->control_slot = -1;
+        if (b->cls == TP_BODY_FOREIGN && b->motion.kind == TP_MOTION_FUNCTION) {
+            /* its definition's pose is the function's at t = 0, for every reader of the def */
+            tpBodyState s0;
+            if (!tpWorld_CallMotion(w, i, 0.0, &s0)) {
+                tpErrorf(err, errlen, "%s", w->motion_error);
+                tpDestroyWorld(w);
+                return NULL;
+            }
+            memcpy(b->pos, s0.pos, sizeof b->pos);
+            memcpy(b->quat, s0.quat, sizeof b->quat);
+        }
         if (b->shape == TP_SHAPE_PLANE) {
             /* The plane pose is in plane[]; keep a well-formed quaternion for BodyState. */
             if (!tpFinite(b->quat, 4) || (b->quat[0] == 0 && b->quat[1] == 0 && b->quat[2] == 0 && b->quat[3] == 0)) {
@@ -758,6 +774,7 @@ void tpDestroyWorld(tpWorld *w)
     free(w->infos);
     free(w->merge);
     free(w->restored);
+    free(w->motion_error);
     free(w);
 }
 

@@ -68,10 +68,16 @@ struct tpWorld {
      * reading q back from ODE would not round-trip exactly. */
     unsigned char *restored;
     bool live_restored;
+    /* First error of a FUNCTION motion ("" = none). Heap memory, so that evaluating a body's
+     * pose (const world) can record it. */
+    char *motion_error; /* TP_MOTION_ERROR_MAX bytes */
 };
+
+#define TP_MOTION_ERROR_MAX 1280 /* bytes of tpWorld.motion_error */
 
 /* Defined in step.c, used by world.c. */
 void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out);
+bool tpWorld_CallMotion(const tpWorld *w, int body, double t, tpBodyState *out);
 bool tpWorld_GrowPairs(tpWorld *w, int cap);
 
 #endif

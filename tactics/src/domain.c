@@ -74,6 +74,17 @@ void tpDomain_SetError(tpDomain *d, const char *msg)
 
 /* ---- problem callbacks ---------------------------------------------------------------------- */
 
+/* A scripted motion function failed (in a skill, a condition or the step): the run's error. */
+static bool motion_failed(tpDomain *d)
+{
+    const char *e = tpWorld_MotionError(d->world);
+    if (!e[0]) {
+        return false;
+    }
+    tpDomain_SetError(d, e);
+    return true;
+}
+
 static void cb_initial(void *ctx, void *x)
 {
     tpDomain *d = ctx;
@@ -246,6 +257,9 @@ static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, voi
             return TP_CB_ERROR;
         }
     }
+    if (motion_failed(d)) {
+        return TP_CB_ERROR;
+    }
     /* Store the action as applied, so recorded controls are exactly what Sim used. */
     tpWorld_ClampAction(d->world, action);
     pack_action(d, action, stored);
@@ -259,6 +273,9 @@ static int cb_simulate(void *ctx, const void *x, const double *action, void *xne
     tpDomain_ExpandAction(d, action, d->act_full);
     bool ok = tpWorld_Step(d->world, tpState_Bodies(x), t, d->act_full, (tpBodyState *)((char *)xnew + d->off_bodies));
     *(double *)xnew = t + d->def.scene.dt;
+    if (!ok && motion_failed(d)) {
+        return TP_CB_ERROR;
+    }
     return ok ? TP_CB_TRUE : TP_CB_FALSE; /* a state that left the physical ranges: invalid */
 }
 
@@ -266,14 +283,16 @@ static int cb_valid(void *ctx, const void *x)
 {
     tpDomain *d = ctx;
     tpStateView v = tpDomain_View(d, x);
-    return tpCond_Eval(d->def.valid, &v, d->initial_all);
+    int r = tpCond_Eval(d->def.valid, &v, d->initial_all);
+    return motion_failed(d) ? TP_CB_ERROR : r;
 }
 
 static int cb_goal(void *ctx, const void *x)
 {
     tpDomain *d = ctx;
     tpStateView v = tpDomain_View(d, x);
-    return tpCond_Eval(d->def.goal, &v, d->initial_all);
+    int r = tpCond_Eval(d->def.goal, &v, d->initial_all);
+    return motion_failed(d) ? TP_CB_ERROR : r;
 }
 
 static double metric_distance(const tpDomain *d, const tpMetricDef *m, const void *x)

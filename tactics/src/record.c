@@ -290,6 +290,11 @@ int tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepO
             memcpy(action + 6 * k, pw->controls[b] + (size_t)i * TP_CONTROL_DOUBLES, sizeof(double) * 6);
         }
         if (!tpWorld_Step(d->world, x, t, action, x)) {
+            if (tpWorld_MotionError(d->world)[0]) {
+                tpErrorf(err, errlen, "%s", tpWorld_MotionError(d->world));
+                result = -2;
+                goto done;
+            }
             /* never a physical state: the plan was edited or its controls are out of range */
             tpErrorf(err, errlen,
                      "step %d: the controls are out of range, the simulation left the physical "

@@ -19,7 +19,7 @@ pass=0 fail=0
 check() { # name, condition result (0 = ok)
   if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
 }
-for run in elevator:1 elevator:2 platforms:1 platforms:2 bridge:1 bridge:4; do
+for run in elevator:1 elevator:2 platforms:1 platforms:2 bridge:2 bridge:3; do
   domain=${run%:*} seed=${run#*:}
   {
     plan=$work/$domain$seed.json

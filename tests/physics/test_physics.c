@@ -589,6 +589,107 @@ static void test_kinematic_linear_oscillate(void **state)
     tpDestroyWorld(w);
 }
 
+/* A host motion function: TP_MOTION_OSCILLATE's formula at p0 = (0, 0, 0.05), amplitude z 0.5,
+ * period 2 (the same operations in the same order); fails from t = fail_at on. */
+typedef struct FnMotion {
+    double fail_at; /* s */
+    int calls;
+} FnMotion;
+
+static bool fnOscillate(void *user, int id, double t, tpBodyState *out, char *err, size_t errlen)
+{
+    FnMotion *f = user;
+    f->calls++;
+    assert_int_equal(id, 7);
+    if (t >= f->fail_at) {
+        snprintf(err, errlen, "lift.lua:3: no pose after %g s", f->fail_at);
+        return false;
+    }
+    const double omega = 2.0 * TP_PI / 2.0, s = sin(omega * t), c = cos(omega * t);
+    out->pos[0] = 0.0 + 0.0 * s;
+    out->pos[1] = 0.0 + 0.0 * s;
+    out->pos[2] = 0.05 + 0.5 * s;
+    out->quat[0] = 1.0;
+    out->vel[0] = 0.0 * omega * c;
+    out->vel[1] = 0.0 * omega * c;
+    out->vel[2] = 0.5 * omega * c;
+    return true;
+}
+
+/* A lift oscillating up and down with a crate resting on it; the lift's motion either built in
+ * or a host function (user: FnMotion). */
+static tpWorld *liftWorld(FnMotion *fn, char *err, size_t errlen)
+{
+    Scene s;
+    sceneInit(&s);
+    tpBodyDef *b = sceneAdd(&s, "lift", TP_BODY_FOREIGN, TP_SHAPE_BOX);
+    b->size[0] = b->size[1] = 1, b->size[2] = 0.1;
+    b->pos[2] = 0.05;
+    if (fn) {
+        b->motion.kind = TP_MOTION_FUNCTION;
+        b->motion.fn = fnOscillate;
+        b->motion.user = fn;
+        b->motion.fn_id = 7;
+        b->pos[2] = 99; /* replaced by the function's pose at t = 0 */
+    } else {
+        b->motion.kind = TP_MOTION_OSCILLATE;
+        b->motion.amplitude[2] = 0.5;
+        b->motion.period = 2.0;
+    }
+    b = sceneAdd(&s, "crate", TP_BODY_PASSIVE, TP_SHAPE_BOX);
+    b->size[0] = b->size[1] = b->size[2] = 0.3;
+    b->mass = 1;
+    b->pos[2] = 0.25;
+    return tpCreateWorld(&s.def, err, errlen);
+}
+
+/* A TP_MOTION_FUNCTION body computing what TP_MOTION_OSCILLATE computes gives the same chain of
+ * Sim states bit for bit (the crate riding on it too); a failing function stops the steps with
+ * its message, the body and the time; a failure at t = 0 refuses the world. */
+static void test_kinematic_function(void **state)
+{
+    (void)state;
+    char err[512] = "";
+    FnMotion fm = {1e9, 0};
+    tpWorld *a = liftWorld(NULL, err, sizeof err), *b = liftWorld(&fm, err, sizeof err);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_true(tpWorld_Body(b, 0)->pos[2] == 0.05);
+    tpBodyState xa, xb, ka, kb;
+    tpWorld_InitialState(a, &xa);
+    tpWorld_InitialState(b, &xb);
+    double t = 0, top = 0;
+    for (int i = 0; i < 150; i++) {
+        assert_true(tpWorld_Step(a, &xa, t, NULL, &xa));
+        assert_true(tpWorld_Step(b, &xb, t, NULL, &xb));
+        t += tpWorld_Def(a)->dt;
+        assert_memory_equal(&xa, &xb, sizeof xa);
+        tpWorld_BodyState(a, &xa, t, 0, &ka);
+        tpWorld_BodyState(b, &xb, t, 0, &kb);
+        assert_memory_equal(&ka, &kb, sizeof ka);
+        top = fmax(top, xb.pos[2]);
+    }
+    assert_true(top > 0.7);              /* the crate rode up */
+    assert_true(fabs(xb.pos[0]) < 1e-3); /* and stayed on */
+    assert_string_equal(tpWorld_MotionError(b), "");
+    assert_true(fm.calls > 150);
+
+    fm.fail_at = t + 0.5 * tpWorld_Def(b)->dt; /* the next step's end */
+    assert_false(tpWorld_Step(b, &xb, t, NULL, &xb));
+    assert_non_null(strstr(tpWorld_MotionError(b), "lift.lua:3: no pose after"));
+    assert_non_null(strstr(tpWorld_MotionError(b), "(body 'lift', t = "));
+    tpWorld_BodyState(b, &xb, 0.0, 0, &kb); /* after an error: the initial pose, at rest */
+    assert_true(kb.pos[2] == 0.05 && kb.vel[2] == 0.0);
+    fm.fail_at = 1e9;
+    assert_false(tpWorld_Step(b, &xb, 0.0, NULL, &xb)); /* the error stays */
+    tpDestroyWorld(a);
+    tpDestroyWorld(b);
+
+    fm.fail_at = 0;
+    assert_null(liftWorld(&fm, err, sizeof err));
+    assert_string_equal(err, "lift.lua:3: no pose after 0 s (body 'lift', t = 0 s)");
+}
+
 /* Waypoints (an elevator): pauses, constant-velocity legs, pingpong and cycle, yaw; the
  * reported velocity is the derivative of the position (bodies resting on it ride along). */
 static void test_kinematic_waypoints(void **state)
@@ -933,6 +1034,7 @@ int main(void)
         cmocka_unit_test(test_contact_reporting),
         cmocka_unit_test(test_static_never_collide),
         cmocka_unit_test(test_kinematic_waypoints),
+        cmocka_unit_test(test_kinematic_function),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

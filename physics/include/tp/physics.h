@@ -35,6 +35,7 @@ typedef enum {
     TP_MOTION_LINEAR,      /* kinematic: p(t) = p0 + vel * t */
     TP_MOTION_OSCILLATE,   /* kinematic: p(t) = p0 + amplitude * sin(2π t / period + phase) */
     TP_MOTION_WAYPOINTS,   /* kinematic: piecewise linear through points, pausing at each stop */
+    TP_MOTION_FUNCTION,    /* kinematic: the pose is a host function of t (tp.motion in Lua) */
 } tpMotionKind;
 
 /// How a waypoint motion goes on after its last point.
@@ -45,6 +46,16 @@ typedef enum {
 } tpMotionLoop;
 
 #define TP_MAX_WAYPOINTS 16
+
+struct tpBodyState;
+
+/// State of a TP_MOTION_FUNCTION body at time t (s), computed by the host (the Lua layer runs the
+/// script's function): writes out->pos (m, world), out->quat (w,x,y,z, unit length), out->vel
+/// (m/s) and out->angvel (rad/s, world frame); the velocities are what contacts see, so a body
+/// resting on it rides along. Must depend on t only (Sim purity). Returns false on an error, with
+/// a message in err (the host's own words, "file:line: ..." for a script): the world keeps the
+/// first one (tpWorld_MotionError) and every later tpWorld_Step fails.
+typedef bool (*tpMotionFn)(void *user, int id, double t, struct tpBodyState *out, char *err, size_t errlen);
 
 /// Predictable motion of a kinematic foreign body; the pose is a function of time only.
 typedef struct tpMotionDef {
@@ -65,6 +76,12 @@ typedef struct tpMotionDef {
     double leg_time[TP_MAX_WAYPOINTS];      /* s, >= 1e-3 (npoints - 1 legs; npoints for CYCLE) */
     double pause;                           /* s at every stop, >= 0 */
     tpMotionLoop loop;
+    /* FUNCTION: state = fn(user, fn_id, t) in world coordinates, one call per evaluation of the
+     * body (each step, each tpWorld_BodyState); the body's pos and quat are replaced by the pose
+     * at t = 0 on creation. */
+    tpMotionFn fn; /* FUNCTION: host callback, pure in t; required */
+    void *user;    /* FUNCTION: passed to fn; owned by the host, must outlive the world */
+    int fn_id;     /* FUNCTION: the host's id of the function, passed to fn */
 } tpMotionDef;
 
 /// Surface material. Pair properties: friction = sqrt(f1*f2), restitution = max(e1, e2),
@@ -237,6 +254,12 @@ bool tpWorld_Step(tpWorld *world, const tpBodyState *x, double t, const double *
 /// True when s is finite, inside TP_MAX_COORD / TP_MAX_SPEED / TP_MAX_ANGVEL and its quaternion
 /// has a length in (0.5, 2).
 bool tpWorld_StateInRange(const tpBodyState *s);
+
+/// The first error of a TP_MOTION_FUNCTION body's function since the world was created ("" if
+/// none), with the body and the time appended. Owned by the world. After such an error the body
+/// is at its initial pose wherever it is evaluated and every tpWorld_Step returns false: callers
+/// that can report errors check this after a failed step (or after evaluating body states).
+const char *tpWorld_MotionError(const tpWorld *world);
 
 /// Deepest overlap (m) of a moving body with static geometry seen by the last tpWorld_Step (its
 /// substeps' contacts, and after the step in scenes with scripted bodies).
