@@ -174,7 +174,7 @@ static void simulateClip(const tpNavCarDef *c, const tpNavMoveTreeDef *d, double
     clip->skid = clip->rear_slip > d->skid_slip;
 }
 
-tpNavMoveTree *tpNavMoveTree_Build(const tpNavCarDef *car, const tpNavMoveTreeDef *def, char *err, size_t errlen)
+tpNavMoveTree *tpCreateNavMoveTree(const tpNavCarDef *car, const tpNavMoveTreeDef *def, char *err, size_t errlen)
 {
     tpNavMoveTreeDef d = def ? *def : tpDefaultNavMoveTreeDef();
     if (d.nlevels < 2 || d.nlevels > 8 || d.nsteer < 0 || d.nsteer > 4 || !(d.frame_dt > 0) || d.substeps < 1 ||
@@ -195,7 +195,7 @@ tpNavMoveTree *tpNavMoveTree_Build(const tpNavCarDef *car, const tpNavMoveTreeDe
     int cap = d.nlevels * (3 * (2 * d.nsteer + 1) + 2);
     if (!t || !(t->clips = malloc(sizeof *t->clips * (size_t)cap)) ||
         !(t->by_level = malloc(sizeof(int) * (size_t)cap))) {
-        tpNavMoveTree_Destroy(t);
+        tpDestroyNavMoveTree(t);
         tpErrorf(err, errlen, "move tree: out of memory");
         return NULL;
     }
@@ -283,7 +283,7 @@ tpNavMoveTree *tpNavMoveTree_Build(const tpNavCarDef *car, const tpNavMoveTreeDe
     return t;
 }
 
-void tpNavMoveTree_Destroy(tpNavMoveTree *t)
+void tpDestroyNavMoveTree(tpNavMoveTree *t)
 {
     if (!t) {
         return;
@@ -468,7 +468,7 @@ struct tpNavToGo {
     double *cost; /* cells to the goal, -1 unreachable */
 };
 
-tpNavToGo *tpNavToGo_Create(const tpNavTrack *tr, double cell, char *err, size_t errlen)
+tpNavToGo *tpCreateNavToGo(const tpNavTrack *tr, double cell, char *err, size_t errlen)
 {
     if (!(cell > 0) || !isfinite(cell)) {
         tpErrorf(err, errlen, "to-go field: cell must be > 0");
@@ -495,9 +495,9 @@ tpNavToGo *tpNavToGo_Create(const tpNavTrack *tr, double cell, char *err, size_t
     gd.nx = (int)nx;
     gd.ny = (int)ny;
     tpNavToGo *g = calloc(1, sizeof *g);
-    if (!g || !(g->grid = tpNavGrid_Create(&gd, err, errlen)) ||
+    if (!g || !(g->grid = tpCreateNavGrid(&gd, err, errlen)) ||
         !(g->cost = malloc(sizeof(double) * (size_t)gd.nx * (size_t)gd.ny))) {
-        tpNavToGo_Destroy(g);
+        tpDestroyNavToGo(g);
         tpErrorf(err, errlen, "to-go field: out of memory");
         return NULL;
     }
@@ -532,19 +532,19 @@ tpNavToGo *tpNavToGo_Create(const tpNavTrack *tr, double cell, char *err, size_t
     int gi, gj;
     if (!tpNavGrid_CellOf(g->grid, tr->goal[0], tr->goal[1], &gi, &gj) ||
         tpNav_CostField(g->grid, TP_NAV_SQRT2, gi, gj, g->cost) < 0) {
-        tpNavToGo_Destroy(g);
+        tpDestroyNavToGo(g);
         tpErrorf(err, errlen, "to-go field: the goal lies on a wall");
         return NULL;
     }
     return g;
 }
 
-void tpNavToGo_Destroy(tpNavToGo *g)
+void tpDestroyNavToGo(tpNavToGo *g)
 {
     if (!g) {
         return;
     }
-    tpNavGrid_Destroy(g->grid);
+    tpDestroyNavGrid(g->grid);
     free(g->cost);
     free(g);
 }

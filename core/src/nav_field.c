@@ -61,7 +61,7 @@ static double fullResidual(const tpNavField *f)
     return r;
 }
 
-tpNavField *tpNavField_Create(const tpNavGrid *grid, const int *goals, int ngoals, const tpNavFieldDef *def, char *err,
+tpNavField *tpCreateNavField(const tpNavGrid *grid, const int *goals, int ngoals, const tpNavFieldDef *def, char *err,
                               size_t errlen)
 {
     tpNavFieldDef d = def ? *def : tpDefaultNavFieldDef();
@@ -92,7 +92,7 @@ tpNavField *tpNavField_Create(const tpNavGrid *grid, const int *goals, int ngoal
     if (!f || !queue || !dist || !(f->kind = malloc(n)) || !(f->u = calloc(n, sizeof *f->u))) {
         free(queue);
         free(dist);
-        tpNavField_Destroy(f);
+        tpDestroyNavField(f);
         tpErrorf(err, errlen, "field: out of memory");
         return NULL;
     }
@@ -167,7 +167,7 @@ tpNavField *tpNavField_Create(const tpNavGrid *grid, const int *goals, int ngoal
     return f;
 }
 
-void tpNavField_Destroy(tpNavField *f)
+void tpDestroyNavField(tpNavField *f)
 {
     if (!f) {
         return;
@@ -254,7 +254,7 @@ tpNavPedDef tpDefaultNavPedDef(void)
     return d;
 }
 
-tpNavCrowd *tpNavCrowd_Create(const tpNavGrid *grid, char *err, size_t errlen)
+tpNavCrowd *tpCreateNavCrowd(const tpNavGrid *grid, char *err, size_t errlen)
 {
     if (!grid) {
         tpErrorf(err, errlen, "crowd: no grid");
@@ -269,7 +269,7 @@ tpNavCrowd *tpNavCrowd_Create(const tpNavGrid *grid, char *err, size_t errlen)
     return c;
 }
 
-void tpNavCrowd_Destroy(tpNavCrowd *c)
+void tpDestroyNavCrowd(tpNavCrowd *c)
 {
     if (!c) {
         return;

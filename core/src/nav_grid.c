@@ -267,7 +267,7 @@ tpNavGridDef tpDefaultNavGridDef(void)
     return d;
 }
 
-tpNavGrid *tpNavGrid_Create(const tpNavGridDef *def, char *err, size_t errlen)
+tpNavGrid *tpCreateNavGrid(const tpNavGridDef *def, char *err, size_t errlen)
 {
     if (!isfinite(def->x0) || !isfinite(def->y0)) {
         tpErrorf(err, errlen, "grid: x0 and y0 must be finite");
@@ -305,7 +305,7 @@ tpNavGrid *tpNavGrid_Create(const tpNavGridDef *def, char *err, size_t errlen)
     return g;
 }
 
-void tpNavGrid_Destroy(tpNavGrid *g)
+void tpDestroyNavGrid(tpNavGrid *g)
 {
     if (!g) {
         return;

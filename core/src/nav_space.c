@@ -151,7 +151,7 @@ static bool tpSpaceCheckDef(const tpNavSpaceDef *d, char *err, size_t errlen)
     return true;
 }
 
-tpNavSpace *tpNavSpace_Create(const tpNavSpaceDef *def, int nbodies, char *err, size_t errlen)
+tpNavSpace *tpCreateNavSpace(const tpNavSpaceDef *def, int nbodies, char *err, size_t errlen)
 {
     tpNavSpaceDef d = def ? *def : tpDefaultNavSpaceDef();
     if (!tpSpaceCheckDef(&d, err, errlen))
@@ -180,13 +180,13 @@ tpNavSpace *tpNavSpace_Create(const tpNavSpaceDef *def, int nbodies, char *err, 
         sp->edge_of[k] = -1;
     return sp;
 oom:
-    tpNavSpace_Destroy(sp);
+    tpDestroyNavSpace(sp);
     if (err && errlen)
         snprintf(err, errlen, "out of memory");
     return NULL;
 }
 
-void tpNavSpace_Destroy(tpNavSpace *sp)
+void tpDestroyNavSpace(tpNavSpace *sp)
 {
     if (!sp)
         return;

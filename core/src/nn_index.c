@@ -19,7 +19,7 @@ struct tpNnIndex {
     unsigned char *axis;/* split axis of the k-d node stored at each median position */
 };
 
-tpNnIndex *tpNnIndex_Create(int dim)
+tpNnIndex *tpCreateNnIndex(int dim)
 {
     if (dim < 1 || dim > 255) {
         return NULL;
@@ -31,7 +31,7 @@ tpNnIndex *tpNnIndex_Create(int dim)
     return ix;
 }
 
-void tpNnIndex_Destroy(tpNnIndex *ix)
+void tpDestroyNnIndex(tpNnIndex *ix)
 {
     if (!ix) {
         return;

@@ -33,9 +33,9 @@ struct tpTree;
 typedef struct tpNnIndex tpNnIndex;
 
 /// Creates an empty index for keys of `dim` doubles (dim >= 1). NULL on allocation failure.
-tpNnIndex *tpNnIndex_Create(int dim);
+tpNnIndex *tpCreateNnIndex(int dim);
 /// Frees the index. NULL is allowed.
-void tpNnIndex_Destroy(tpNnIndex *ix);
+void tpDestroyNnIndex(tpNnIndex *ix);
 /// Nearest selectable node of `tree` to y (key_dim doubles): writes its position in tree->rrt to
 /// *pos (-1 when the list is empty) and returns true. Returns false when the index cannot answer
 /// exactly (non-finite key or sample, or out of memory while catching up with the tree); the

@@ -133,7 +133,7 @@ tpPlanner *tpCreatePlanner(const tpPlannerDef *def, const tpProblem *problem, ch
     pl->def = *def;
     pl->prob = *problem;
     tpSelMode mode = def->kind == TP_PLANNER_RRT ? TP_SEL_RRT : TP_SEL_BGT;
-    pl->tree = tpTree_Create(problem->state_bytes, problem->action_dim, problem->key_dim, mode);
+    pl->tree = tpCreateTree(problem->state_bytes, problem->action_dim, problem->key_dim, mode);
     /* The Euclidean NN reads key_dim entries of y even if the sampler writes fewer. */
     int ydim = problem->sample_dim > problem->key_dim ? problem->sample_dim : problem->key_dim;
     pl->y = calloc((size_t)(ydim > 0 ? ydim : 1), sizeof(double));
@@ -144,7 +144,7 @@ tpPlanner *tpCreatePlanner(const tpPlannerDef *def, const tpProblem *problem, ch
     }
     if (def->nn_index && mode == TP_SEL_RRT && !problem->distance) {
         /* Without the index (allocation failure) the linear scan gives the same answer. */
-        pl->nn = tpNnIndex_Create(problem->key_dim);
+        pl->nn = tpCreateNnIndex(problem->key_dim);
     }
     pl->result.best = -1;
     pl->result.best_solution = -1;
@@ -156,8 +156,8 @@ void tpDestroyPlanner(tpPlanner *planner)
     if (!planner) {
         return;
     }
-    tpTree_Destroy(planner->tree);
-    tpNnIndex_Destroy(planner->nn);
+    tpDestroyTree(planner->tree);
+    tpDestroyNnIndex(planner->nn);
     free(planner->y);
     free(planner->solutions);
     free(planner->costs);

@@ -16,7 +16,7 @@
 #define TP_CHUNK_SHIFT_MAX 12
 #define TP_CHUNK_SHIFT_MIN 4
 
-tpTree *tpTree_Create(size_t state_bytes, int action_dim, int key_dim, tpSelMode mode)
+tpTree *tpCreateTree(size_t state_bytes, int action_dim, int key_dim, tpSelMode mode)
 {
     tpTree *tree = calloc(1, sizeof *tree);
     if (!tree) {
@@ -39,7 +39,7 @@ tpTree *tpTree_Create(size_t state_bytes, int action_dim, int key_dim, tpSelMode
     return tree;
 }
 
-void tpTree_Destroy(tpTree *tree)
+void tpDestroyTree(tpTree *tree)
 {
     if (!tree) {
         return;

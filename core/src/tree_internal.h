@@ -71,9 +71,9 @@ struct tpTree {
 };
 
 /// Creates an empty tree. Returns NULL on allocation failure.
-tpTree *tpTree_Create(size_t state_bytes, int action_dim, int key_dim, tpSelMode mode);
+tpTree *tpCreateTree(size_t state_bytes, int action_dim, int key_dim, tpSelMode mode);
 /// Frees the tree. NULL is allowed.
-void tpTree_Destroy(tpTree *tree);
+void tpDestroyTree(tpTree *tree);
 /// Makes room for node index tree->count (arena slot, header, selection lists) and returns
 /// that index, or -1 on allocation failure. Nothing is committed.
 int32_t tpTree_Prepare(tpTree *tree);

@@ -195,7 +195,7 @@ static int tplGridNew(lua_State *L)
     char err[256];
     tplHandle *ud = tplNewHandle(L, TPL_NAVGRID, 0);
     tplChargeHandle(L, ud, (size_t)d.nx * (size_t)d.ny); /* a byte per cell */
-    tpNavGrid *grid = ud->ptr = tpNavGrid_Create(&d, err, sizeof err);
+    tpNavGrid *grid = ud->ptr = tpCreateNavGrid(&d, err, sizeof err);
     if (!grid)
         tplError(L, "tp.nav.%s", err);
     int ud_idx = lua_gettop(L);
@@ -222,7 +222,7 @@ static int tplGridNew(lua_State *L)
 
 static int tplGridGc(lua_State *L)
 {
-    tpNavGrid_Destroy(tplTakeHandle(L, TPL_NAVGRID));
+    tpDestroyNavGrid(tplTakeHandle(L, TPL_NAVGRID));
     return 0;
 }
 
@@ -482,7 +482,7 @@ static int tplFieldNew(lua_State *L)
     const tpNavGridDef *gd = tpNavGrid_Def(g);
     tplChargeHandle(L, ud, (size_t)gd->nx * (size_t)gd->ny * (1 + sizeof(double))); /* kind + potential */
     char err[256];
-    ud->ptr = tpNavField_Create(g, cells, n, &d, err, sizeof err);
+    ud->ptr = tpCreateNavField(g, cells, n, &d, err, sizeof err);
     if (!ud->ptr)
         tplError(L, "tp.nav.%s", err);
     return 1;
@@ -495,7 +495,7 @@ static tpNavField *tplCheckField(lua_State *L, int idx)
 
 static int tplFieldGc(lua_State *L)
 {
-    tpNavField_Destroy(tplTakeHandle(L, TPL_NAVFIELD));
+    tpDestroyNavField(tplTakeHandle(L, TPL_NAVFIELD));
     return 0;
 }
 
@@ -534,7 +534,7 @@ static int tplCrowdNew(lua_State *L)
     tpNavGrid *g = tplCheckGrid(L, 1);
     tplHandle *ud = tplNewHandle(L, TPL_NAVCROWD, 2);
     char err[256];
-    ud->ptr = tpNavCrowd_Create(g, err, sizeof err);
+    ud->ptr = tpCreateNavCrowd(g, err, sizeof err);
     if (!ud->ptr)
         tplError(L, "tp.nav.%s", err);
     lua_pushvalue(L, 1);
@@ -551,7 +551,7 @@ static tpNavCrowd *tplCheckCrowd(lua_State *L, int idx)
 
 static int tplCrowdGc(lua_State *L)
 {
-    tpNavCrowd_Destroy(tplTakeHandle(L, TPL_NAVCROWD));
+    tpDestroyNavCrowd(tplTakeHandle(L, TPL_NAVCROWD));
     return 0;
 }
 
@@ -703,7 +703,7 @@ static int tplSpaceNew(lua_State *L)
     /* the fixed part: bodies, the n x n edge and obstruction maps */
     tplChargeHandle(L, ud, (size_t)n * (size_t)n * 2 * sizeof(int) + (size_t)n * 128);
     char err[256];
-    ud->ptr = tpNavSpace_Create(&d, (int)n, err, sizeof err);
+    ud->ptr = tpCreateNavSpace(&d, (int)n, err, sizeof err);
     if (!ud->ptr)
         tplError(L, "tp.nav.space: %s", err);
     tplSpaceRecharge(L, -1);
@@ -712,7 +712,7 @@ static int tplSpaceNew(lua_State *L)
 
 static int tplSpaceGc(lua_State *L)
 {
-    tpNavSpace_Destroy(tplTakeHandle(L, TPL_NAVSPACE));
+    tpDestroyNavSpace(tplTakeHandle(L, TPL_NAVSPACE));
     return 0;
 }
 
@@ -958,7 +958,7 @@ static int tplTreeNew(lua_State *L)
     tpNavCarDef car = tpDefaultNavCarDef();
     tplHandle *ud = tplNewHandle(L, TPL_NAVTREE, 0);
     char err[256];
-    ud->ptr = tpNavMoveTree_Build(&car, NULL, err, sizeof err);
+    ud->ptr = tpCreateNavMoveTree(&car, NULL, err, sizeof err);
     if (!ud->ptr)
         tplError(L, "tp.nav.%s", err);
     return 1;
@@ -966,7 +966,7 @@ static int tplTreeNew(lua_State *L)
 
 static int tplTreeGc(lua_State *L)
 {
-    tpNavMoveTree_Destroy(tplTakeHandle(L, TPL_NAVTREE));
+    tpDestroyNavMoveTree(tplTakeHandle(L, TPL_NAVTREE));
     return 0;
 }
 
@@ -1124,13 +1124,13 @@ static int tplDrive(lua_State *L)
     }
     char err[256];
     tpNavToGo *togo = NULL;
-    if (togo_cell > 0 && !(togo = tpNavToGo_Create(&tr, togo_cell, err, sizeof err)))
+    if (togo_cell > 0 && !(togo = tpCreateNavToGo(&tr, togo_cell, err, sizeof err)))
         tplError(L, "tp.nav.drive: %s", err);
     pd.togo = togo;
     /* a long drive runs in C, out of the instruction hook's sight: the deadline is checked at
      * every decision instead */
     tpNavDriveResult r = tpNavCar_Drive(tree, &tr, &pd, start, 0, max_time, tplDriveOnClip, tplGetLimits(L));
-    tpNavToGo_Destroy(togo);
+    tpDestroyNavToGo(togo);
     if (r.stopped)
         tplLimitExceeded(L);
     lua_createtable(L, 0, 5);

@@ -74,7 +74,7 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
     gd.ny = gd.ny < 1 ? 1 : gd.ny;
     gd.z_min = z_min;
     gd.z_max = z_max;
-    tpNavGrid *grid = tpNavGrid_Create(&gd, NULL, 0);
+    tpNavGrid *grid = tpCreateNavGrid(&gd, NULL, 0);
     if (!grid) {
         return 0;
     }
@@ -148,7 +148,7 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
         }
     }
     tpNavPath_Free(&path);
-    tpNavGrid_Destroy(grid);
+    tpDestroyNavGrid(grid);
     return n;
 }
 

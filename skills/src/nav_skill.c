@@ -181,21 +181,21 @@ void tpSkill_NavBounds(const tpWorld *world, int self, double z_min, double z_ma
 /* Grid over the static bodies' footprints (planes excluded) and the two points, with a margin. */
 static void releaseGrid(NavGridEntry *e)
 {
-    tpNavGrid_Destroy(e->grid);
+    tpDestroyNavGrid(e->grid);
     for (int k = 0; k < NAV_PATH_CACHE; ++k) {
         free(e->paths[k].points);
     }
     for (int k = 0; k < NAV_FIELD_CACHE; ++k) {
-        tpNavField_Destroy(e->fields[k].field);
+        tpDestroyNavField(e->fields[k].field);
     }
     memset(e, 0, sizeof *e);
 }
 
 static void releaseTrack(TrackCache *tc)
 {
-    tpNavMoveTree_Destroy(tc->tree);
+    tpDestroyNavMoveTree(tc->tree);
     for (int q = 0; q < TRACK_TOGO_CACHE; ++q) {
-        tpNavToGo_Destroy(tc->togo[q]);
+        tpDestroyNavToGo(tc->togo[q]);
     }
     memset(tc, 0, sizeof *tc);
 }
@@ -262,7 +262,7 @@ static NavGridEntry *gridFor(tpSkillCache *c, const tpWorld *world, int self, co
     gd.ny = gd.ny < 1 ? 1 : gd.ny;
     gd.z_min = params[2];
     gd.z_max = params[3];
-    e->grid = tpNavGrid_Create(&gd, NULL, 0);
+    e->grid = tpCreateNavGrid(&gd, NULL, 0);
     if (!e->grid) {
         return NULL;
     }
@@ -437,13 +437,13 @@ static const tpNavField *fieldFor(NavGridEntry *e, int gi, int gj)
     }
     NavFieldEntry *f = &e->fields[e->next_field];
     e->next_field = (e->next_field + 1) % NAV_FIELD_CACHE;
-    tpNavField_Destroy(f->field);
+    tpDestroyNavField(f->field);
     tpNavFieldDef fd = tpDefaultNavFieldDef();
     fd.tol = 1e-7;
     int goal[2] = {gi, gj};
     f->gi = gi;
     f->gj = gj;
-    f->field = tpNavField_Create(e->grid, goal, 1, &fd, NULL, 0);
+    f->field = tpCreateNavField(e->grid, goal, 1, &fd, NULL, 0);
     return f->field;
 }
 
@@ -579,7 +579,7 @@ static TrackCache *trackFor(tpSkillCache *c, const tpWorld *world, int self, con
         return tc;
     }
     releaseTrack(tc);
-    tc->tree = tpNavMoveTree_Build(car, NULL, NULL, 0);
+    tc->tree = tpCreateNavMoveTree(car, NULL, NULL, 0);
     if (!tc->tree) {
         return NULL;
     }
@@ -628,8 +628,8 @@ static const tpNavToGo *togoFor(TrackCache *tc, const tpNavTrack *tr)
     }
     int q = tc->next_togo;
     tc->next_togo = (q + 1) % TRACK_TOGO_CACHE;
-    tpNavToGo_Destroy(tc->togo[q]);
-    tc->togo[q] = tpNavToGo_Create(tr, TRACK_TOGO_CELL, NULL, 0);
+    tpDestroyNavToGo(tc->togo[q]);
+    tc->togo[q] = tpCreateNavToGo(tr, TRACK_TOGO_CELL, NULL, 0);
     tc->togo_goal[q][0] = tr->goal[0];
     tc->togo_goal[q][1] = tr->goal[1];
     return tc->togo[q];

@@ -216,7 +216,7 @@ static void ride_plan(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *
     if (n < 1)
         return;
     tpNavSpaceDef d = ride_def(sk, call);
-    tpNavSpace *sp = tpNavSpace_Create(&d, n, NULL, 0);
+    tpNavSpace *sp = tpCreateNavSpace(&d, n, NULL, 0);
     tpNavSpaceBody *bodies = malloc(sizeof *bodies * (size_t)n);
     if (!sp || !bodies)
         goto done;
@@ -263,7 +263,7 @@ static void ride_plan(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *
     ride_leg(sp, from, lfoot, call->t, NULL, (int)(e - tpNavSpace_Edge(sp, 0)), V);
 done:
     free(bodies);
-    tpNavSpace_Destroy(sp);
+    tpDestroyNavSpace(sp);
 }
 
 /* Drives toward local point l of body b, matching the body's motion there. Returns the distance. */

@@ -101,7 +101,7 @@ int main(int argc, char **argv)
         d.nx = d.ny = n;
         d.cell = (double)ROOMS / n;
         char err[128];
-        tpNavGrid *g = tpNavGrid_Create(&d, err, sizeof err);
+        tpNavGrid *g = tpCreateNavGrid(&d, err, sizeof err);
         if (!g) {
             fprintf(stderr, "%s\n", err);
             return 2;
@@ -150,7 +150,7 @@ int main(int argc, char **argv)
         printf("%6d %10.3f %10.3f %10.3f %10.3f %10.3f %9.1f %9d\n", n, 1e3 * traster / reps, 1e3 * tgrow / reps,
                1e3 * tastar / reps, 1e3 * tdijk / reps, 1e3 * tsmooth / reps, p.cost, expanded);
         tpNavPath_Free(&p);
-        tpNavGrid_Destroy(g);
+        tpDestroyNavGrid(g);
     }
     /* Harmonic map of the same maze (Gauss-Seidel, default relative tolerance 1e-9). */
     printf("\nharmonic map of the maze, goal = room (14,14), tol %.0e (relative residual)\n",
@@ -162,7 +162,7 @@ int main(int argc, char **argv)
         tpNavGridDef d = tpDefaultNavGridDef();
         d.nx = d.ny = n;
         d.cell = (double)ROOMS / n;
-        tpNavGrid *g = tpNavGrid_Create(&d, NULL, 0);
+        tpNavGrid *g = tpCreateNavGrid(&d, NULL, 0);
         for (int i = 0; i < w.n; ++i) {
             tpNavGrid_AddShape(g, &w.s[i], NULL, 0);
         }
@@ -170,12 +170,12 @@ int main(int argc, char **argv)
         tpNavGrid_CellOf(g, ROOMS - 0.5, ROOMS - 0.5, &goal[0], &goal[1]);
         tpNavFieldDef fd = tpDefaultNavFieldDef();
         double t0 = tpClock_Now();
-        tpNavField *f = tpNavField_Create(g, goal, 1, &fd, NULL, 0);
+        tpNavField *f = tpCreateNavField(g, goal, 1, &fd, NULL, 0);
         double t1 = tpClock_Now();
         printf("%6d %8.2f %10d %12.3g %12.1f\n", n, fd.omega, tpNavField_Iterations(f), tpNavField_Residual(f),
                1e3 * (t1 - t0));
-        tpNavField_Destroy(f);
-        tpNavGrid_Destroy(g);
+        tpDestroyNavField(f);
+        tpDestroyNavGrid(g);
     }
     /* Crowd: a 40 x 40 m park (0.25 m cells) with 20 random kiosks, 4 exits (one field each),
      * 300 pedestrians with random behaviours, 15 x 15 local maps, 30 and 60 relaxations. */
@@ -183,7 +183,7 @@ int main(int argc, char **argv)
         tpNavGridDef d = tpDefaultNavGridDef();
         d.nx = d.ny = 160;
         d.cell = 0.25;
-        tpNavGrid *g = tpNavGrid_Create(&d, NULL, 0);
+        tpNavGrid *g = tpCreateNavGrid(&d, NULL, 0);
         tpRng r2;
         tpRng_Seed(&r2, seed);
         for (int k = 0; k < 160; ++k) {
@@ -206,9 +206,9 @@ int main(int argc, char **argv)
                 goals[2 * q] = exits[e][0] + ((e < 2) ? q - 2 : 0);
                 goals[2 * q + 1] = exits[e][1] + ((e < 2) ? 0 : q - 2);
             }
-            fields[e] = tpNavField_Create(g, goals, 5, NULL, NULL, 0);
+            fields[e] = tpCreateNavField(g, goals, 5, NULL, NULL, 0);
         }
-        tpNavCrowd *c = tpNavCrowd_Create(g, NULL, 0);
+        tpNavCrowd *c = tpCreateNavCrowd(g, NULL, 0);
         int added = 0;
         while (added < 300) {
             tpNavPedDef p = tpDefaultNavPedDef();
@@ -246,18 +246,18 @@ int main(int argc, char **argv)
         printf("\ncrowd: 300 pedestrians, 15x15 local maps, %d relaxations: %.1f steps/s (%.2f ms/step); "
                "%d reached their first exit in %d steps\n",
                relax, steps / (t1 - t0), 1e3 * (t1 - t0) / steps, done, steps);
-        tpNavCrowd_Destroy(c);
+        tpDestroyNavCrowd(c);
         for (int e = 0; e < 4; ++e) {
-            tpNavField_Destroy(fields[e]);
+            tpDestroyNavField(fields[e]);
         }
-        tpNavGrid_Destroy(g);
+        tpDestroyNavGrid(g);
     }
     /* Vehicle: one replanning decision with 45,000 nodes, and full drives of a cornered track
      * with traffic at several horizons (the test track of tests/core/test_nav_car.c). */
     {
         tpNavCarDef car = tpDefaultNavCarDef();
         double t0 = tpClock_Now();
-        tpNavMoveTree *tree = tpNavMoveTree_Build(&car, NULL, NULL, 0);
+        tpNavMoveTree *tree = tpCreateNavMoveTree(&car, NULL, NULL, 0);
         double t1 = tpClock_Now();
         int skid_clips = 0;
         for (int k = 0; k < tpNavMoveTree_ClipCount(tree); ++k) {
@@ -274,7 +274,7 @@ int main(int argc, char **argv)
                                                 {{58, 50}, {0, 2}, 1.5708, 4, 1.8},
                                                 {{20, -3}, {6, 0}, 0, 4, 1.8}};
         tpNavTrack tr = {5, walls, 4, cars, {60, 120}, {54, 50, 66, 50}};
-        tpNavToGo *togo = tpNavToGo_Create(&tr, 0.5, NULL, 0);
+        tpNavToGo *togo = tpCreateNavToGo(&tr, 0.5, NULL, 0);
         tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
         pd.togo = togo;
         double start[3] = {0, 0, 0}, mid[3] = {30, 0, 0};
@@ -303,7 +303,7 @@ int main(int argc, char **argv)
             printf("%6d %6d %9d %9d %8.2f %6d %6d %13.1f\n", pd.depth, pd.node_limit, r.finished, r.crashed, r.time,
                    r.clips, r.skids, r.max_decision_ms);
         }
-        tpNavToGo_Destroy(togo);
+        tpDestroyNavToGo(togo);
         /* The thesis's scenarios as track files (domains/tracks) at several horizons. */
         static const char *const tracks[] = {"straight", "cornered", "cornered_cars", "sharp", "final"};
         printf("\n(depth Nc: with the closed set on the discretised state, closed_cell 1 m)");
@@ -317,7 +317,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s\n", err);
                 return 2;
             }
-            tpNavToGo *tg = tpNavToGo_Create(&tf->track, 0.5, err, sizeof err);
+            tpNavToGo *tg = tpCreateNavToGo(&tf->track, 0.5, err, sizeof err);
             /* the plain tree search at 2, 4, 6 clips, then the closed set (1 m cells) at 6 and 7 */
             const int hz[] = {2, 4, 6, 6, 7};
             for (int q = 0; q < 5; ++q) {
@@ -329,10 +329,10 @@ int main(int argc, char **argv)
                 printf("%-14s %6d%s %9d %9d %8.2f %6d %6d %13.1f\n", tracks[k], d2.depth, q >= 3 ? "c" : " ",
                        r.finished, r.crashed, r.time, r.clips, r.skids, r.max_decision_ms);
             }
-            tpNavToGo_Destroy(tg);
+            tpDestroyNavToGo(tg);
             tpNavTrack_Free(tf);
         }
-        tpNavMoveTree_Destroy(tree);
+        tpDestroyNavMoveTree(tree);
     }
     free(w.s);
     return 0;

@@ -26,7 +26,7 @@ static void run_scene(const char *name, SceneFn scene, int nbodies, int start_su
 {
     tpNavSpaceDef d = tpDefaultNavSpaceDef();
     char err[256];
-    tpNavSpace *sp = tpNavSpace_Create(&d, nbodies, err, sizeof err);
+    tpNavSpace *sp = tpCreateNavSpace(&d, nbodies, err, sizeof err);
     if (!sp) {
         fprintf(stderr, "%s\n", err);
         exit(1);
@@ -97,9 +97,9 @@ static void run_scene(const char *name, SceneFn scene, int nbodies, int start_su
            nrequests, routed, ok, 1e3 * tplan / nrequests, (double)s->expanded / (s->plans ? s->plans : 1),
            100 * s->obstruction_ms / (s->plan_ms > 0 ? s->plan_ms : 1));
     tpNavSpacePath_Free(&path);
-    tpNavSpace_Destroy(sp);
+    tpDestroyNavSpace(sp);
     /* a full run, observation from scratch */
-    sp = tpNavSpace_Create(&d, nbodies, err, sizeof err);
+    sp = tpCreateNavSpace(&d, nbodies, err, sizeof err);
     tpNavSpaceAgent a;
     memset(&a, 0, sizeof a);
     scene(0, b);
@@ -118,7 +118,7 @@ static void run_scene(const char *name, SceneFn scene, int nbodies, int start_su
            tpNavAgentMode_Name(a.mode), t, a.transfers, a.replans, a.wait_time, s->plans,
            s->plan_ms / (s->plans ? s->plans : 1));
     tpNavSpaceAgent_Free(&a);
-    tpNavSpace_Destroy(sp);
+    tpDestroyNavSpace(sp);
     free(b);
 }
 

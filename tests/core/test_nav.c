@@ -24,7 +24,7 @@ static tpNavGrid *makeGrid(int nx, int ny, double cell, double x0, double y0)
     d.x0 = x0;
     d.y0 = y0;
     char err[128];
-    tpNavGrid *g = tpNavGrid_Create(&d, err, sizeof err);
+    tpNavGrid *g = tpCreateNavGrid(&d, err, sizeof err);
     assert_non_null(g);
     return g;
 }
@@ -112,8 +112,8 @@ static void test_raster_axis_box(void **state)
             assert_int_equal(tpNavGrid_Blocked(g2, i, j), want);
         }
     }
-    tpNavGrid_Destroy(g);
-    tpNavGrid_Destroy(g2);
+    tpDestroyNavGrid(g);
+    tpDestroyNavGrid(g2);
 }
 
 static void test_raster_rotated_box(void **state)
@@ -146,7 +146,7 @@ static void test_raster_rotated_box(void **state)
                 }
             }
         }
-        tpNavGrid_Destroy(g);
+        tpDestroyNavGrid(g);
     }
 }
 
@@ -192,7 +192,7 @@ static void test_raster_disc_and_sphere(void **state)
                 }
             }
         }
-        tpNavGrid_Destroy(g);
+        tpDestroyNavGrid(g);
     }
 }
 
@@ -231,7 +231,7 @@ static void test_height_band(void **state)
     assert_true(fabs(ymin + sqrt(0.5)) < 1e-12 && fabs(ymax - sqrt(0.5)) < 1e-12);
     /* Band above the tilted cube's top (0.5 sqrt 2): nothing. */
     assert_int_equal(tpNav_Footprint(&cube, 0.71, 1.0, fp), 0);
-    tpNavGrid_Destroy(g);
+    tpDestroyNavGrid(g);
 }
 
 static void test_halfspace_polygon(void **state)
@@ -267,7 +267,7 @@ static void test_halfspace_polygon(void **state)
     tri.npoints = 0;
     assert_int_equal(tpNavGrid_AddShape(g, &tri, err, sizeof err), -1);
     assert_non_null(strstr(err, "npoints"));
-    tpNavGrid_Destroy(g);
+    tpDestroyNavGrid(g);
 }
 
 /* ---- growth ---- */
@@ -290,7 +290,7 @@ static void test_growth_disc(void **state)
     assert_int_equal(tpNavGrid_BlockedCount(g), 25);
     tpNavGrid_Grow(g, 0.0);
     assert_int_equal(tpNavGrid_BlockedCount(g), 1);
-    tpNavGrid_Destroy(g);
+    tpDestroyNavGrid(g);
 }
 
 /* Two walls across the grid with a gap of `gap` metres between y = 1 and 1 + gap (0.25 m cells). */
@@ -306,7 +306,7 @@ static tpNavResult gapPlan(double gap, double radius)
     double s[2] = {1.0, 1.0 + gap / 2}, e[2] = {9.0, 1.0 + gap / 2};
     tpNavResult r = tpNav_Plan(g, NULL, s, e, &p);
     tpNavPath_Free(&p);
-    tpNavGrid_Destroy(g);
+    tpDestroyNavGrid(g);
     return r;
 }
 
@@ -356,7 +356,7 @@ static void test_empty_grid_cost(void **state)
     assert_int_equal(tpNav_Plan(g, NULL, in, out, &p), TP_NAV_GOAL_BLOCKED);
     assert_string_equal(tpNavResult_Name(TP_NAV_NO_PATH), "no path");
     tpNavPath_Free(&p);
-    tpNavGrid_Destroy(g);
+    tpDestroyNavGrid(g);
 }
 
 /* Brute force: all-pairs shortest costs by Floyd-Warshall over the 8-connected free cells, and the
@@ -477,7 +477,7 @@ static void test_random_optimal_complete(void **state)
                 }
             }
         }
-        tpNavGrid_Destroy(g);
+        tpDestroyNavGrid(g);
     }
     assert_true(nopath > 1000 && found > 1000); /* both outcomes well exercised */
     tpNavPath_Free(&p);
@@ -525,7 +525,7 @@ static void test_astar_equals_dijkstra_field(void **state)
     assert_int_equal(checked, reach);
     tpNavPath_Free(&p);
     free(field);
-    tpNavGrid_Destroy(g);
+    tpDestroyNavGrid(g);
 }
 
 static void test_smoothing(void **state)
@@ -562,7 +562,7 @@ static void test_smoothing(void **state)
     assert_true(tpNav_LineOfSight(g, c, e));
     tpNavPath_Free(&p);
     tpNavPath_Free(&q);
-    tpNavGrid_Destroy(g);
+    tpDestroyNavGrid(g);
 }
 
 static void test_bad_defs(void **state)
@@ -571,15 +571,15 @@ static void test_bad_defs(void **state)
     char err[128];
     tpNavGridDef d = tpDefaultNavGridDef();
     d.cell = 0;
-    assert_null(tpNavGrid_Create(&d, err, sizeof err));
+    assert_null(tpCreateNavGrid(&d, err, sizeof err));
     assert_non_null(strstr(err, "cell"));
     d = tpDefaultNavGridDef();
     d.z_min = 3;
-    assert_null(tpNavGrid_Create(&d, err, sizeof err));
+    assert_null(tpCreateNavGrid(&d, err, sizeof err));
     assert_non_null(strstr(err, "z_min"));
     d = tpDefaultNavGridDef();
     d.nx = 0;
-    assert_null(tpNavGrid_Create(&d, err, sizeof err));
+    assert_null(tpCreateNavGrid(&d, err, sizeof err));
     tpNavShape s = tpNav_ShapeBox(0, 0, 0, -1, 1, 1, 0);
     assert_false(tpNav_ShapeValidate(&s, err, sizeof err));
     assert_non_null(strstr(err, "half"));
@@ -703,7 +703,7 @@ static void test_plan_and_follow(void **state)
     assert_true(f.done);
     tpNavFollower_Free(&f);
     tpNavPath_Free(&p);
-    tpNavGrid_Destroy(g);
+    tpDestroyNavGrid(g);
 }
 
 /* Several characters, each planning around the others (Kuffner Sec. 8): every 10 steps each one
@@ -791,7 +791,7 @@ static void test_multi_character_replanning(void **state)
     assert_true(replans > 3 * 10);
     assert_true(mind > 2 * R); /* the discs never overlap */
     tpNavPath_Free(&p);
-    tpNavGrid_Destroy(g);
+    tpDestroyNavGrid(g);
 }
 
 int main(void)

@@ -64,7 +64,7 @@ static void test_move_tree(void **state)
     tpNavCarDef car = tpDefaultNavCarDef();
     tpNavMoveTreeDef md = tpDefaultNavMoveTreeDef();
     char err[256];
-    tpNavMoveTree *t = tpNavMoveTree_Build(&car, &md, err, sizeof err);
+    tpNavMoveTree *t = tpCreateNavMoveTree(&car, &md, err, sizeof err);
     assert_non_null(t);
     int n = tpNavMoveTree_ClipCount(t), skids = 0;
     assert_true(n > 40);
@@ -104,9 +104,9 @@ static void test_move_tree(void **state)
     }
     assert_true(skids >= 4);
     md.nlevels = 1;
-    assert_null(tpNavMoveTree_Build(&car, &md, err, sizeof err));
+    assert_null(tpCreateNavMoveTree(&car, &md, err, sizeof err));
     assert_non_null(strstr(err, "levels"));
-    tpNavMoveTree_Destroy(t);
+    tpDestroyNavMoveTree(t);
 }
 
 /* The cornered track (domains/tracks/cornered_cars.json): a 12 m wide road along +x for 60 m,
@@ -126,7 +126,7 @@ static const tpNavTrafficCar k_cars[4] = {
 static tpNavDriveResult drive(const tpNavMoveTree *t, int depth, int nodes, int ncars)
 {
     tpNavTrack tr = {5, k_walls, ncars, k_cars, {60, 120}, {54, 50, 66, 50}};
-    tpNavToGo *togo = tpNavToGo_Create(&tr, 0.5, NULL, 0);
+    tpNavToGo *togo = tpCreateNavToGo(&tr, 0.5, NULL, 0);
     assert_non_null(togo);
     tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
     pd.depth = depth;
@@ -134,7 +134,7 @@ static tpNavDriveResult drive(const tpNavMoveTree *t, int depth, int nodes, int 
     pd.togo = togo;
     double start[3] = {0, 0, 0};
     tpNavDriveResult r = tpNavCar_Drive(t, &tr, &pd, start, 0, 60.0, NULL, NULL);
-    tpNavToGo_Destroy(togo);
+    tpDestroyNavToGo(togo);
     return r;
 }
 
@@ -142,7 +142,7 @@ static void test_cornered_track(void **state)
 {
     (void)state;
     tpNavCarDef car = tpDefaultNavCarDef();
-    tpNavMoveTree *t = tpNavMoveTree_Build(&car, NULL, NULL, 0);
+    tpNavMoveTree *t = tpCreateNavMoveTree(&car, NULL, NULL, 0);
     /* a horizon of 2 clips crashes; 6 clips finish without a crash, with and without traffic */
     tpNavDriveResult shallow = drive(t, 2, 5000, 4);
     assert_true(shallow.crashed && !shallow.finished);
@@ -162,7 +162,7 @@ static void test_cornered_track(void **state)
     on_car[0] = 36; /* the traffic car (4 m/s) is there a second later */
     assert_false(tpNavCar_Collides(t, &tr, on_car, 0));
     assert_true(tpNavCar_Collides(t, &tr, on_car, 1.0));
-    tpNavMoveTree_Destroy(t);
+    tpDestroyNavMoveTree(t);
 }
 
 /* Start x of every skid clip played (on_clip callback of tpNavCar_Drive). */
@@ -194,8 +194,8 @@ static void test_sharp_track_skid(void **state)
     tpNavTrackFile *tf = tpNavTrack_Load(TP_TRACKS_DIR "/sharp.json", err, sizeof err);
     assert_non_null(tf);
     tpNavCarDef car = tpDefaultNavCarDef();
-    tpNavMoveTree *t = tpNavMoveTree_Build(&car, NULL, NULL, 0);
-    tpNavToGo *togo = tpNavToGo_Create(&tf->track, 0.5, err, sizeof err);
+    tpNavMoveTree *t = tpCreateNavMoveTree(&car, NULL, NULL, 0);
+    tpNavToGo *togo = tpCreateNavToGo(&tf->track, 0.5, err, sizeof err);
     assert_non_null(togo);
     tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
     pd.togo = togo;
@@ -212,8 +212,8 @@ static void test_sharp_track_skid(void **state)
     assert_true(closed7.time < closed6.time);
     /* the skid starts on the approach to the corner, within 30 m of it */
     assert_true(log.n >= 1 && log.x[0] > 116.0 && log.x[0] < 146.0 && fabs(log.y[0]) < 4.0);
-    tpNavToGo_Destroy(togo);
-    tpNavMoveTree_Destroy(t);
+    tpDestroyNavToGo(togo);
+    tpDestroyNavMoveTree(t);
     tpNavTrack_Free(tf);
 }
 
@@ -230,7 +230,7 @@ static void test_togo_walls_on_cell_boundaries(void **state)
     static const double box[5][4] = {{0, 0, 10, 0}, {10, 0, 10, 4}, {10, 4, 0, 4}, {0, 4, 0, 0}, {0, 2, 8, 2}};
     tpNavTrack tr = {5, box, 0, NULL, {1, 1}, {0, 0, 1, 0}};
     char err[256];
-    tpNavToGo *togo = tpNavToGo_Create(&tr, 0.5, err, sizeof err);
+    tpNavToGo *togo = tpCreateNavToGo(&tr, 0.5, err, sizeof err);
     assert_non_null(togo);
     double beyond = tpNavToGo_Distance(togo, &tr, 1, 3), detour = 2 * sqrt(50.0);
     if (!(beyond > 10.0 && beyond <= detour)) {
@@ -239,11 +239,11 @@ static void test_togo_walls_on_cell_boundaries(void **state)
     assert_true(beyond > 10.0 && beyond <= detour);
     /* on the goal's side of the wall it stays the straight way */
     assert_true(fabs(tpNavToGo_Distance(togo, &tr, 5, 1) - 4.0) < 0.5);
-    tpNavToGo_Destroy(togo);
+    tpDestroyNavToGo(togo);
 
     static const double tri[5][4] = {{0, 0, 8, 0}, {8, 0, 8, 8}, {8, 8, 0, 8}, {0, 8, 0, 0}, {0, 0, 6, 6}};
     tpNavTrack td = {5, tri, 0, NULL, {3, 1}, {0, 0, 1, 0}};
-    togo = tpNavToGo_Create(&td, 0.5, err, sizeof err);
+    togo = tpCreateNavToGo(&td, 0.5, err, sizeof err);
     assert_non_null(togo);
     beyond = tpNavToGo_Distance(togo, &td, 1, 3);
     detour = 2 * sqrt(34.0);
@@ -251,8 +251,8 @@ static void test_togo_walls_on_cell_boundaries(void **state)
         fprintf(stderr, "to-go across the diagonal wall: %g m (detour %g m)\n", beyond, detour);
     }
     assert_true(beyond > 8.0 && beyond <= detour);
-    tpNavToGo_Destroy(togo);
-    assert_null(tpNavToGo_Create(&td, 0.0, err, sizeof err));
+    tpDestroyNavToGo(togo);
+    assert_null(tpCreateNavToGo(&td, 0.0, err, sizeof err));
     assert_non_null(strstr(err, "cell"));
 }
 

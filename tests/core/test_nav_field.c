@@ -21,7 +21,7 @@ static tpNavGrid *makeGrid(int nx, int ny, double cell)
     d.nx = nx;
     d.ny = ny;
     d.cell = cell;
-    tpNavGrid *g = tpNavGrid_Create(&d, NULL, 0);
+    tpNavGrid *g = tpCreateNavGrid(&d, NULL, 0);
     assert_non_null(g);
     return g;
 }
@@ -85,7 +85,7 @@ static void test_maze_no_local_minima(void **state)
         tpNavFieldDef fd = tpDefaultNavFieldDef();
         fd.tol = 1e-10;
         char err[128];
-        tpNavField *f = tpNavField_Create(g, goal, 1, &fd, err, sizeof err);
+        tpNavField *f = tpCreateNavField(g, goal, 1, &fd, err, sizeof err);
         assert_non_null(f);
         assert_true(tpNavField_Iterations(f) < fd.max_iters);
         assert_true(tpNavField_Residual(f) <= fd.tol);
@@ -125,8 +125,8 @@ static void test_maze_no_local_minima(void **state)
             }
         }
         assert_true(starts > 9 * r * r);
-        tpNavField_Destroy(f);
-        tpNavGrid_Destroy(g);
+        tpDestroyNavField(f);
+        tpDestroyNavGrid(g);
     }
 }
 
@@ -137,20 +137,20 @@ static void test_field_bad_input(void **state)
     tpNavGrid_SetObstacle(g, 3, 3, true);
     char err[128];
     int bad[2] = {3, 3};
-    assert_null(tpNavField_Create(g, bad, 1, NULL, err, sizeof err));
+    assert_null(tpCreateNavField(g, bad, 1, NULL, err, sizeof err));
     assert_non_null(strstr(err, "blocked"));
-    assert_null(tpNavField_Create(g, bad, 0, NULL, err, sizeof err));
+    assert_null(tpCreateNavField(g, bad, 0, NULL, err, sizeof err));
     int ok[2] = {5, 5};
     tpNavFieldDef fd = tpDefaultNavFieldDef();
     fd.omega = 2.5;
-    assert_null(tpNavField_Create(g, ok, 1, &fd, err, sizeof err));
+    assert_null(tpCreateNavField(g, ok, 1, &fd, err, sizeof err));
     assert_non_null(strstr(err, "omega"));
     /* Gauss-Seidel (omega 1) and SOR (omega 1.5) reach the same field within the tolerance */
     fd.omega = 1.0;
     fd.tol = 1e-12;
-    tpNavField *a = tpNavField_Create(g, ok, 1, &fd, err, sizeof err);
+    tpNavField *a = tpCreateNavField(g, ok, 1, &fd, err, sizeof err);
     fd.omega = 1.5;
-    tpNavField *b = tpNavField_Create(g, ok, 1, &fd, err, sizeof err);
+    tpNavField *b = tpCreateNavField(g, ok, 1, &fd, err, sizeof err);
     assert_true(tpNavField_Residual(a) <= 1e-12 && tpNavField_Residual(b) <= 1e-12);
     for (int j = 0; j < 10; ++j) {
         for (int i = 0; i < 10; ++i) {
@@ -158,9 +158,9 @@ static void test_field_bad_input(void **state)
             assert_true(fabs(ua - ub) <= 1e-7 * fmax(ua, 1e-300));
         }
     }
-    tpNavField_Destroy(a);
-    tpNavField_Destroy(b);
-    tpNavGrid_Destroy(g);
+    tpDestroyNavField(a);
+    tpDestroyNavField(b);
+    tpDestroyNavGrid(g);
 }
 
 /* Local map: a converged biased map with |eps| max(|vx|, |vy|) <= 2 is a convex combination of
@@ -248,14 +248,14 @@ static tpNavGrid *corridor(tpNavField **field)
         goals[2 * k] = 59;
         goals[2 * k + 1] = 1 + k;
     }
-    *field = tpNavField_Create(g, goals, 7, NULL, NULL, 0);
+    *field = tpCreateNavField(g, goals, 7, NULL, NULL, 0);
     assert_non_null(*field);
     return g;
 }
 
 static void runPed(const tpNavGrid *g, const tpNavPedDef *d, int steps, double *ys, double *xend, int *goal)
 {
-    tpNavCrowd *c = tpNavCrowd_Create(g, NULL, 0);
+    tpNavCrowd *c = tpCreateNavCrowd(g, NULL, 0);
     char err[128];
     assert_int_equal(tpNavCrowd_Add(c, d, err, sizeof err), 0);
     for (int t = 0; t < steps; ++t) {
@@ -264,7 +264,7 @@ static void runPed(const tpNavGrid *g, const tpNavPedDef *d, int steps, double *
     }
     *xend = tpNavCrowd_Ped(c, 0)->pos[0];
     *goal = tpNavCrowd_Ped(c, 0)->goal;
-    tpNavCrowd_Destroy(c);
+    tpDestroyNavCrowd(c);
 }
 
 static void test_corridor_centreline_and_mirror(void **state)
@@ -301,8 +301,8 @@ static void test_corridor_centreline_and_mirror(void **state)
     }
     assert_true(maxdev > 0.05); /* the bias moved it off the centreline */
     assert_true(fabs(xa - xb) < 1e-9);
-    tpNavField_Destroy(f);
-    tpNavGrid_Destroy(g);
+    tpDestroyNavField(f);
+    tpDestroyNavGrid(g);
 }
 
 static void test_crowd_two_way(void **state)
@@ -321,8 +321,8 @@ static void test_crowd_two_way(void **state)
         west[2 * k] = 1;
         east[2 * k + 1] = west[2 * k + 1] = 1 + k;
     }
-    tpNavField *fe = tpNavField_Create(g, east, 11, NULL, NULL, 0), *fw = tpNavField_Create(g, west, 11, NULL, NULL, 0);
-    tpNavCrowd *c = tpNavCrowd_Create(g, NULL, 0);
+    tpNavField *fe = tpCreateNavField(g, east, 11, NULL, NULL, 0), *fw = tpCreateNavField(g, west, 11, NULL, NULL, 0);
+    tpNavCrowd *c = tpCreateNavCrowd(g, NULL, 0);
     for (int k = 0; k < 6; ++k) {
         tpNavPedDef d = tpDefaultNavPedDef();
         bool toEast = k < 3;
@@ -350,10 +350,10 @@ static void test_crowd_two_way(void **state)
     }
     assert_true(all);
     assert_true(tpNavCrowd_Ped(c, 0)->pos[0] < 1.0); /* went east, then back west */
-    tpNavCrowd_Destroy(c);
-    tpNavField_Destroy(fe);
-    tpNavField_Destroy(fw);
-    tpNavGrid_Destroy(g);
+    tpDestroyNavCrowd(c);
+    tpDestroyNavField(fe);
+    tpDestroyNavField(fw);
+    tpDestroyNavGrid(g);
 }
 
 int main(void)

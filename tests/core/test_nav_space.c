@@ -52,7 +52,7 @@ static tpNavSpace *elevator_space(void)
     tpNavSpaceDef d = tpDefaultNavSpaceDef();
     d.jump = false; /* the ledge is 2 m up: only the elevator reaches it */
     char err[256];
-    tpNavSpace *sp = tpNavSpace_Create(&d, NBODIES, err, sizeof err);
+    tpNavSpace *sp = tpCreateNavSpace(&d, NBODIES, err, sizeof err);
     assert_non_null(sp);
     return sp;
 }
@@ -97,7 +97,7 @@ static void test_periodic_elevator_recognised(void **state)
     assert_int_equal(r.nsurfaces, 4);
     assert_int_equal(r.surfaces[1], FLOOR);
     assert_int_equal(r.surfaces[2], LIFT);
-    tpNavSpace_Destroy(sp);
+    tpDestroyNavSpace(sp);
 }
 
 static void test_rides_the_elevator(void **state)
@@ -143,7 +143,7 @@ static void test_rides_the_elevator(void **state)
     assert_true(a.wait_time > 0);
     assert_true(fabs(a.pos[0] - 7.6) < 1e-9 && fabs(a.pos[1] - 0.5) < 1e-9 && fabs(a.pos[2] - 2.0) < 1e-9);
     tpNavSpaceAgent_Free(&a);
-    tpNavSpace_Destroy(sp);
+    tpDestroyNavSpace(sp);
 }
 
 /* A corridor; a crate parked beside it starts moving across at t = 1.5 s and stops in the middle. */
@@ -165,7 +165,7 @@ static void test_obstruction_forces_replan(void **state)
     (void)state;
     tpNavSpaceDef d = tpDefaultNavSpaceDef();
     char err[256];
-    tpNavSpace *sp = tpNavSpace_Create(&d, 2, err, sizeof err);
+    tpNavSpace *sp = tpCreateNavSpace(&d, 2, err, sizeof err);
     assert_non_null(sp);
     tpNavSpaceBody b[2];
     corridor_scene(0, b);
@@ -192,7 +192,7 @@ static void test_obstruction_forces_replan(void **state)
     assert_true(a.replans >= 1);
     assert_true(tpNavSpace_Stats(sp)->plans >= 2);
     tpNavSpaceAgent_Free(&a);
-    tpNavSpace_Destroy(sp);
+    tpDestroyNavSpace(sp);
 }
 
 /* The disconnected environment (paper Fig. 6f): a jump onto a sliding platform, steps across two
@@ -201,7 +201,7 @@ static void test_hops_disconnected_platforms(void **state)
 {
     (void)state;
     char err[256];
-    tpNavSpace *sp = tpNavSpace_Create(NULL, PL_N, err, sizeof err);
+    tpNavSpace *sp = tpCreateNavSpace(NULL, PL_N, err, sizeof err);
     assert_non_null(sp);
     tpNavSpaceBody b[PL_N];
     platforms(0, b);
@@ -231,7 +231,7 @@ static void test_hops_disconnected_platforms(void **state)
     for (int k = 0; k < tpNavSpace_EdgeCount(sp); k++)
         assert_false(tpNavSpace_Edge(sp, k)->stable);
     tpNavSpaceAgent_Free(&a);
-    tpNavSpace_Destroy(sp);
+    tpDestroyNavSpace(sp);
 }
 
 static void test_bad_input(void **state)
@@ -240,11 +240,11 @@ static void test_bad_input(void **state)
     char err[256];
     tpNavSpaceDef d = tpDefaultNavSpaceDef();
     d.radius = -1;
-    assert_null(tpNavSpace_Create(&d, 3, err, sizeof err));
+    assert_null(tpCreateNavSpace(&d, 3, err, sizeof err));
     assert_non_null(strstr(err, "radius"));
-    assert_null(tpNavSpace_Create(NULL, 0, err, sizeof err));
+    assert_null(tpCreateNavSpace(NULL, 0, err, sizeof err));
     assert_non_null(strstr(err, "nbodies"));
-    tpNavSpace *sp = tpNavSpace_Create(NULL, 2, err, sizeof err);
+    tpNavSpace *sp = tpCreateNavSpace(NULL, 2, err, sizeof err);
     tpNavSpaceBody b[2] = {tpNavSpace_Box(0, 0, 0, 1, 1, 1, 0), tpNavSpace_Box(0, 0, 0, 1, -1, 1, 0)};
     assert_false(tpNavSpace_Update(sp, 0, b, err, sizeof err));
     assert_non_null(strstr(err, "bodies[2].half[2]"));
@@ -252,7 +252,7 @@ static void test_bad_input(void **state)
     assert_true(tpNavSpace_Update(sp, 0, b, err, sizeof err));
     assert_false(tpNavSpace_Update(sp, 0, b, err, sizeof err)); /* time must increase */
     assert_non_null(strstr(err, "t:"));
-    tpNavSpace_Destroy(sp);
+    tpDestroyNavSpace(sp);
 }
 
 int main(void)

@@ -74,8 +74,8 @@ static void check_equivalence(KeyKind kind, int dim, int32_t nodes, int queries_
 {
     tpRng rng;
     tpRng_Seed(&rng, seed);
-    tpTree *tree = tpTree_Create(8, 1, dim, TP_SEL_RRT);
-    tpNnIndex *nn = tpNnIndex_Create(dim);
+    tpTree *tree = tpCreateTree(8, 1, dim, TP_SEL_RRT);
+    tpNnIndex *nn = tpCreateNnIndex(dim);
     assert_non_null(tree);
     assert_non_null(nn);
     double y[8];
@@ -100,8 +100,8 @@ static void check_equivalence(KeyKind kind, int dim, int32_t nodes, int queries_
         }
     }
     assert_true(tpNnIndex_Bytes(nn) > sizeof(double) * (size_t)dim * (size_t)(nodes / 2));
-    tpNnIndex_Destroy(nn);
-    tpTree_Destroy(tree);
+    tpDestroyNnIndex(nn);
+    tpDestroyTree(tree);
     assert_int_equal(mismatches, 0);
     assert_true(queries > 1000);
 }
@@ -137,8 +137,8 @@ static void test_non_finite(void **state)
     (void)state;
     tpRng rng;
     tpRng_Seed(&rng, 5);
-    tpTree *tree = tpTree_Create(8, 1, 2, TP_SEL_RRT);
-    tpNnIndex *nn = tpNnIndex_Create(2);
+    tpTree *tree = tpCreateTree(8, 1, 2, TP_SEL_RRT);
+    tpNnIndex *nn = tpCreateNnIndex(2);
     assert_non_null(tree);
     assert_non_null(nn);
     for (int i = 0; i < 500; ++i) {
@@ -160,8 +160,8 @@ static void test_non_finite(void **state)
         assert_int_equal(tpTree_SelectNearest(tree, nn, y, NULL, NULL),
                          tpTree_SelectNearestLinear(tree, y, NULL, NULL));
     }
-    tpNnIndex_Destroy(nn);
-    tpTree_Destroy(tree);
+    tpDestroyNnIndex(nn);
+    tpDestroyTree(tree);
 }
 
 /* ------------------------------------------------------------------------------------------ */

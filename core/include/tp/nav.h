@@ -100,9 +100,9 @@ tpNavGridDef tpDefaultNavGridDef(void);
 typedef struct tpNavGrid tpNavGrid;
 
 /// Creates an all-free grid. NULL with a message naming the field on a bad definition.
-tpNavGrid *tpNavGrid_Create(const tpNavGridDef *def, char *err, size_t errlen);
+tpNavGrid *tpCreateNavGrid(const tpNavGridDef *def, char *err, size_t errlen);
 /// Frees a grid (NULL allowed).
-void tpNavGrid_Destroy(tpNavGrid *grid);
+void tpDestroyNavGrid(tpNavGrid *grid);
 /// The grid's definition (copied at creation; radius follows the last tpNavGrid_Grow).
 const tpNavGridDef *tpNavGrid_Def(const tpNavGrid *grid);
 /// Marks every cell free (obstacles and growth removed).
@@ -249,7 +249,7 @@ void tpNavFollower_Free(tpNavFollower *f);
  * relative tolerance: max over free cells of |mean of the 4 neighbours - u| / mean <= tol.
  */
 
-/// Options of tpNavField_Create. Get defaults from tpDefaultNavFieldDef().
+/// Options of tpCreateNavField. Get defaults from tpDefaultNavFieldDef().
 typedef struct tpNavFieldDef {
     double omega;  /* SOR factor in [1, 2); 1 = Gauss-Seidel (default 1: on mazes SOR's relative accuracy
                       in deep dead ends stalls, see nav_field.c); 0 = 2 / (1 + sin(pi / max(nx, ny))) */
@@ -264,9 +264,9 @@ typedef struct tpNavField tpNavField;
 /// Relaxes the harmonic map of `grid` for the goal cells (ngoals (i, j) pairs, free cells inside
 /// the grid; blocked or outside ones are refused with a message). The field copies what it needs
 /// from the grid. Cells not 4-connected to a goal keep u = 0 (phi = 1, flat). NULL on bad input.
-tpNavField *tpNavField_Create(const tpNavGrid *grid, const int *goals, int ngoals, const tpNavFieldDef *def, char *err,
+tpNavField *tpCreateNavField(const tpNavGrid *grid, const int *goals, int ngoals, const tpNavFieldDef *def, char *err,
                               size_t errlen);
-void tpNavField_Destroy(tpNavField *field);
+void tpDestroyNavField(tpNavField *field);
 /// Sweeps used, and the relative residual reached (recomputed over the final field).
 int tpNavField_Iterations(const tpNavField *field);
 double tpNavField_Residual(const tpNavField *field);
@@ -340,8 +340,8 @@ typedef struct tpNavPed {
 typedef struct tpNavCrowd tpNavCrowd;
 
 /// A crowd on one grid (not owned; it must outlive the crowd). NULL on bad input.
-tpNavCrowd *tpNavCrowd_Create(const tpNavGrid *grid, char *err, size_t errlen);
-void tpNavCrowd_Destroy(tpNavCrowd *crowd);
+tpNavCrowd *tpCreateNavCrowd(const tpNavGrid *grid, char *err, size_t errlen);
+void tpDestroyNavCrowd(tpNavCrowd *crowd);
 /// Adds a pedestrian; returns its index or -1 with a message naming the field.
 int tpNavCrowd_Add(tpNavCrowd *crowd, const tpNavPedDef *def, char *err, size_t errlen);
 int tpNavCrowd_Count(const tpNavCrowd *crowd);
@@ -454,8 +454,8 @@ typedef struct tpNavMoveTree tpNavMoveTree;
 /// the previous level (a turn phase, then a yaw-damping straightening phase), and skid clips
 /// (sharp steering with the brakes) from Med and faster; a clip is kept only if its end state
 /// matches a level's steady state within match_eps. NULL on bad options.
-tpNavMoveTree *tpNavMoveTree_Build(const tpNavCarDef *car, const tpNavMoveTreeDef *def, char *err, size_t errlen);
-void tpNavMoveTree_Destroy(tpNavMoveTree *tree);
+tpNavMoveTree *tpCreateNavMoveTree(const tpNavCarDef *car, const tpNavMoveTreeDef *def, char *err, size_t errlen);
+void tpDestroyNavMoveTree(tpNavMoveTree *tree);
 int tpNavMoveTree_ClipCount(const tpNavMoveTree *tree);
 const tpNavClip *tpNavMoveTree_Clip(const tpNavMoveTree *tree, int k);
 /// Clips starting at a level (indices into the tree), and its count.
@@ -489,8 +489,8 @@ typedef struct tpNavToGo tpNavToGo;
 /// as a quad 0.02 cell wide around its segment (and 0.01 cell beyond each end), so it blocks
 /// whatever its alignment: a wall on a cell boundary blocks the cells on both sides, one through
 /// cell corners blocks the diagonal steps across it. NULL on bad input.
-tpNavToGo *tpNavToGo_Create(const tpNavTrack *track, double cell, char *err, size_t errlen);
-void tpNavToGo_Destroy(tpNavToGo *togo);
+tpNavToGo *tpCreateNavToGo(const tpNavTrack *track, double cell, char *err, size_t errlen);
+void tpDestroyNavToGo(tpNavToGo *togo);
 /// Distance to go (m) from a point; the straight-line distance off the grid or in a blocked cell.
 double tpNavToGo_Distance(const tpNavToGo *togo, const tpNavTrack *track, double x, double y);
 
@@ -686,9 +686,9 @@ typedef struct tpNavSpaceStats {
 typedef struct tpNavSpace tpNavSpace;
 
 /// A space of `nbodies` bodies (1..TP_NAV_SPACE_MAX_BODIES), no observation yet. NULL with a
-/// message naming the field on bad input. Free with tpNavSpace_Destroy.
-tpNavSpace *tpNavSpace_Create(const tpNavSpaceDef *def, int nbodies, char *err, size_t errlen);
-void tpNavSpace_Destroy(tpNavSpace *space);
+/// message naming the field on bad input. Free with tpDestroyNavSpace.
+tpNavSpace *tpCreateNavSpace(const tpNavSpaceDef *def, int nbodies, char *err, size_t errlen);
+void tpDestroyNavSpace(tpNavSpace *space);
 const tpNavSpaceDef *tpNavSpace_Def(const tpNavSpace *space);
 int tpNavSpace_BodyCount(const tpNavSpace *space);
 /// Bytes the space holds (for memory accounting), edges and scratch included.
