@@ -204,13 +204,13 @@ int tpCmd_Replay(int argc, char **argv)
     int code = TP_EXIT_OK;
     int first = all ? 0 : rec.selected, last = all ? rec.nworlds - 1 : rec.selected;
     for (int w = first; w <= last && code == TP_EXIT_OK; ++w) {
-        int r = tpDomain_Replay(domain, &rec, w, err, sizeof err);
-        if (r == -2) {
+        tpReplayStatus r = tpDomain_Replay(domain, &rec, w, NULL, err, sizeof err);
+        if (r == TP_REPLAY_MISFIT) {
             tpLog(TP_LOG_ERROR, "%s: %s", plan_path, err);
             code = TP_EXIT_BAD_INPUT;
             break;
         }
-        if (r >= 0) {
+        if (r == TP_REPLAY_MISMATCH) {
             fprintf(stderr, "tplan: replay MISMATCH in world %d: %s\n", w, err);
             code = TP_EXIT_FAILURE;
             break;

@@ -21,8 +21,7 @@ int tpCli_ReplayCheck(tpDomain *domain, const tpPlanRecord *rec, int w, double t
 {
     tpPenetration *pairs = NULL;
     int n = 0;
-    int r = tpDomain_CheckPenetration(domain, rec, w, &pairs, &n, err, errlen);
-    if (r != -1) {
+    if (tpDomain_CheckPenetration(domain, rec, w, &pairs, &n, err, errlen) != TP_REPLAY_MATCH) {
         return -1;
     }
     qsort(pairs, (size_t)n, sizeof *pairs, by_depth);

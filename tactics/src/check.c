@@ -68,23 +68,23 @@ static void observe(void *user, int step, const tpWorld *world)
     }
 }
 
-int tpDomain_CheckPenetration(tpDomain *d, const tpPlanRecord *rec, int w, tpPenetration **pairs, int *npairs,
-                              char *err, size_t errlen)
+tpReplayStatus tpDomain_CheckPenetration(tpDomain *d, const tpPlanRecord *rec, int w, tpPenetration **pairs,
+                                         int *npairs, char *err, size_t errlen)
 {
     tpCheckAcc acc = {tpDomain_World(d), NULL, 0, 0, false};
     *pairs = NULL;
     *npairs = 0;
-    int r = tpDomain_ReplayObserved(d, rec, w, observe, &acc, err, errlen);
+    tpReplayStatus r = tpDomain_ReplayObserved(d, rec, w, observe, &acc, NULL, err, errlen);
     if (acc.oom) {
         free(acc.pairs);
         tpErrorf(err, errlen, "out of memory");
-        return -2;
+        return TP_REPLAY_MISFIT;
     }
-    if (r != -1) {
+    if (r != TP_REPLAY_MATCH) {
         free(acc.pairs);
         return r;
     }
     *pairs = acc.pairs;
     *npairs = acc.n;
-    return -1;
+    return TP_REPLAY_MATCH;
 }

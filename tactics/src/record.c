@@ -229,21 +229,24 @@ static bool same_row(const tpBodyState *s, const double *row, const char *body, 
     return true;
 }
 
-int tpDomain_Replay(tpDomain *d, const tpPlanRecord *rec, int w, char *err, size_t errlen)
+tpReplayStatus tpDomain_Replay(tpDomain *d, const tpPlanRecord *rec, int w, int *step, char *err, size_t errlen)
 {
-    return tpDomain_ReplayObserved(d, rec, w, NULL, NULL, err, errlen);
+    return tpDomain_ReplayObserved(d, rec, w, NULL, NULL, step, err, errlen);
 }
 
-int tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepObserver observe, void *user, char *err,
-                            size_t errlen)
+tpReplayStatus tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepObserver observe,
+                                       void *user, int *step, char *err, size_t errlen)
 {
+    int dummy;
+    step = step ? step : &dummy;
+    *step = 0;
     if (w < 0 || w >= rec->nworlds) {
         tpErrorf(err, errlen, "no world %d in the recording (it has %d)", w, rec->nworlds);
-        return -2;
+        return TP_REPLAY_MISFIT;
     }
     if (rec->nbodies != d->nbodies) {
         tpErrorf(err, errlen, "the recording has %d bodies, the domain %d", rec->nbodies, d->nbodies);
-        return -2;
+        return TP_REPLAY_MISFIT;
     }
     for (int b = 0; b < d->nbodies; ++b) {
         const tpPlanBody *pb = &rec->bodies[b];
@@ -253,12 +256,12 @@ int tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepO
             pb->controlled != controlled) {
             tpErrorf(err, errlen, "body %d: the recording has '%s', the domain '%s' (or its class differs)", b,
                      pb->name, tpWorld_Body(d->world, b)->name);
-            return -2;
+            return TP_REPLAY_MISFIT;
         }
     }
     if (memcmp(&rec->dt, &d->def.scene.dt, sizeof(double)) != 0) {
         tpErrorf(err, errlen, "dt differs: recording %.17g, domain %.17g", rec->dt, d->def.scene.dt);
-        return -2;
+        return TP_REPLAY_MISFIT;
     }
     const tpPlanWorld *pw = &rec->worlds[w];
     int ns = d->nstate > 0 ? d->nstate : 1;
@@ -268,9 +271,9 @@ int tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepO
         free(x);
         free(action);
         tpErrorf(err, errlen, "out of memory");
-        return -2;
+        return TP_REPLAY_MISFIT;
     }
-    int result = -1;
+    tpReplayStatus result = TP_REPLAY_MATCH;
     for (int k = 0; k < d->nstate; ++k) {
         int b = tpWorld_StateBody(d->world, k);
         row_state(pw->traj[b], &x[k]);
@@ -279,7 +282,7 @@ int tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepO
                      "the recorded initial state of body '%s' is not the domain's (was the domain "
                      "changed, or run with other --set values?)",
                      rec->bodies[b].name);
-            result = -2;
+            result = TP_REPLAY_MISFIT;
             goto done;
         }
     }
@@ -292,7 +295,7 @@ int tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepO
         if (!tpWorld_Step(d->world, x, t, action, x)) {
             if (tpWorld_MotionError(d->world)[0]) {
                 tpErrorf(err, errlen, "%s", tpWorld_MotionError(d->world));
-                result = -2;
+                result = TP_REPLAY_MISFIT;
                 goto done;
             }
             /* never a physical state: the plan was edited or its controls are out of range */
@@ -302,7 +305,8 @@ int tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepO
                      "static geometry (max_static_penetration %g m)",
                      i + 1, TP_MAX_FORCE, TP_MAX_COORD, TP_MAX_SPEED, tpWorld_StaticDepth(d->world),
                      d->def.scene.max_static_penetration);
-            result = i + 1;
+            result = TP_REPLAY_MISMATCH;
+            *step = i + 1;
             goto done;
         }
         t = t + d->def.scene.dt;
@@ -317,7 +321,8 @@ int tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepO
             tpWorld_BodyState(d->world, x, t, b, &s);
             if (!same_row(&s, pw->traj[b] + (size_t)(i + 1) * TP_STATE_DOUBLES, rec->bodies[b].name, i + 1, err,
                           errlen)) {
-                result = i + 1;
+                result = TP_REPLAY_MISMATCH;
+            *step = i + 1;
                 goto done;
             }
         }

@@ -487,14 +487,15 @@ static void test_plan_record_and_replay(void **state)
     tpPlanRecord rec;
     memset(&rec, 0, sizeof rec);
     assert_true(tpDomain_Record(d, tpPlanner_Tree(pl), &res, &pd, &rec, err, sizeof err));
-    assert_int_equal(tpDomain_Replay(d, &rec, rec.selected, err, sizeof err), -1);
+    assert_int_equal(tpDomain_Replay(d, &rec, rec.selected, NULL, err, sizeof err), TP_REPLAY_MATCH);
     /* flip one bit of one recorded control: replay must notice at or after that step */
     tpPlanWorld *w = &rec.worlds[rec.selected];
     int mid = w->nsteps / 2;
     double *c = &w->controls[B_ROBOT][(size_t)mid * 6];
     c[0] = nextafter(c[0], 1e9);
-    int r = tpDomain_Replay(d, &rec, rec.selected, err, sizeof err);
-    assert_true(r > mid);
+    int step = 0;
+    assert_int_equal(tpDomain_Replay(d, &rec, rec.selected, &step, err, sizeof err), TP_REPLAY_MISMATCH);
+    assert_true(step > mid);
     tpPlanRecord_Free(&rec);
     tpDestroyPlanner(pl);
     tpDestroyDomain(d);

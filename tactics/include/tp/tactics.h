@@ -242,11 +242,18 @@ int tpDomain_TacticVars(const tpDomain *domain, int tactic);
 bool tpDomain_Record(const tpDomain *domain, const tpTree *tree, const tpPlanResult *result,
                      const tpPlannerDef *planner, tpPlanRecord *rec, char *err, size_t errlen);
 
+/// What a replay found (tpDomain_Replay and the functions built on it).
+typedef enum {
+    TP_REPLAY_MATCH = 0,    /* every step reproduced bit for bit */
+    TP_REPLAY_MISMATCH = 1, /* a step differs (or left the physical ranges): *step, message in err */
+    TP_REPLAY_MISFIT = 2,   /* the recording does not fit the domain (bodies, dt, initial state), a
+                               motion function failed, or out of memory: message in err */
+} tpReplayStatus;
+
 /// Replays world w of a plan: restores the recorded initial state, applies the recorded controls
-/// step by step through Sim, and compares every moving body's state bit for bit. Returns -1 when
-/// everything matches, otherwise the first differing step (>= 0) with a description in err.
-/// -2 if the recording does not fit the domain (body names / counts differ).
-int tpDomain_Replay(tpDomain *domain, const tpPlanRecord *rec, int w, char *err, size_t errlen);
+/// step by step through Sim, and compares every moving body's state bit for bit. On
+/// TP_REPLAY_MISMATCH, *step (may be NULL) is the first differing step (1-based).
+tpReplayStatus tpDomain_Replay(tpDomain *domain, const tpPlanRecord *rec, int w, int *step, char *err, size_t errlen);
 /// Called after each replayed step (1-based) with the world as the step left it (its contacts).
 typedef void (*tpStepObserver)(void *user, int step, const tpWorld *world);
 /// The deepest penetration of one touching body pair during a replay.
@@ -258,13 +265,13 @@ typedef struct tpPenetration {
 } tpPenetration;
 
 /// Replays world w like tpDomain_Replay and records, per body pair that touched, the deepest
-/// penetration and its step. On -1 (the replay matched) *pairs is a new array of *npairs
-/// entries sorted by (a, b) that the caller frees; otherwise NULL and the tpDomain_Replay code.
-int tpDomain_CheckPenetration(tpDomain *domain, const tpPlanRecord *rec, int w, tpPenetration **pairs,
-                              int *npairs, char *err, size_t errlen);
+/// penetration and its step. On TP_REPLAY_MATCH *pairs is a new array of *npairs entries sorted
+/// by (a, b) that the caller frees; otherwise NULL.
+tpReplayStatus tpDomain_CheckPenetration(tpDomain *domain, const tpPlanRecord *rec, int w, tpPenetration **pairs,
+                                         int *npairs, char *err, size_t errlen);
 /// tpDomain_Replay that calls observe (may be NULL) after every step.
-int tpDomain_ReplayObserved(tpDomain *domain, const tpPlanRecord *rec, int w, tpStepObserver observe, void *user,
-                            char *err, size_t errlen);
+tpReplayStatus tpDomain_ReplayObserved(tpDomain *domain, const tpPlanRecord *rec, int w, tpStepObserver observe,
+                                       void *user, int *step, char *err, size_t errlen);
 /// Values of the domain's reports (nreports doubles) for the path root..leaf of a tree.
 /// Returns false (message in tpDomain_Error) when a callback metric fails.
 bool tpDomain_Reports(tpDomain *domain, const tpTree *tree, int32_t leaf, double *values);
