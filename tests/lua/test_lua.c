@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "tp/base.h"
 #include "tp/lua.h"
 
 #include <math.h>
@@ -54,6 +55,59 @@ static void expect_error(const char *name, const tpScriptParam *params, int n, i
         fprintf(stderr, "expected \"%s ...%s...\"\n     got \"%s\"\n", prefix, what, err);
     assert_memory_equal(err, prefix, strlen(prefix));
     assert_non_null(strstr(err, what));
+}
+
+/* The error fixtures that are scripts/base.lua with one edit: loading the edited text (as
+ * "<name>" with no folder) must fail at `line` with a message containing `what`. */
+typedef struct BaseEdit {
+    const char *name;      /* the script's name in messages */
+    const char *find;      /* text of base.lua to replace (must occur once) */
+    const char *replace;   /* its replacement */
+    int line;              /* the line the message must name */
+    const char *what;      /* a part of the message */
+} BaseEdit;
+
+static const BaseEdit base_edits[] = {
+    {"err_field.lua", "mass = 0.05", "mas = 0.05", 8, "unknown field 'mas' in tp.sphere (known: name, class"},
+    {"err_mass.lua", "mass = 0.05", "mass = -1", 8, "tp.sphere 'ball': mass must be > 0 (got -1)"},
+    {"err_dt.lua", "dt = 1/60", "dt = 0", 3, "dt must be > 0 (got 0)"},
+    {"err_prob.lua", "go = { wait = 1 }", "go = { wait = -0.5 }", 11,
+     "transitions.go.wait: probability must be >= 0 (got -0.5)"},
+    {"err_goal.lua", "goal = tp.within", "nogoal = tp.within", 3, "unknown field 'nogoal'"},
+    {"err_goal2.lua", "  goal = tp.within { body = \"ball\", center = {1, 0}, radius = 0.1 },\n", "", 3,
+     "'goal' is required"},
+    {"err_body.lua", "name = \"go\",", "name = \"go\", body = \"bal\",", 14,
+     "unknown body 'bal' (bodies: ground, robot, ball)"},
+    {"err_create.lua", "name = \"go\",", "name = \"go\", body = \"ball\",", 14,
+     "skill 'go': body 'ball' is not actively controlled"},
+};
+
+static void expect_base_edit(const char *base, const BaseEdit *e)
+{
+    const char *at = strstr(base, e->find);
+    assert_non_null(at);
+    assert_null(strstr(at + 1, e->find)); /* exactly one place */
+    size_t head = (size_t)(at - base), flen = strlen(e->find), rlen = strlen(e->replace);
+    size_t n = strlen(base) - flen + rlen;
+    char *text = malloc(n + 1);
+    assert_non_null(text);
+    memcpy(text, base, head);
+    memcpy(text + head, e->replace, rlen);
+    strcpy(text + head + rlen, at + flen);
+    tpScriptDef def = tpDefaultScriptDef();
+    def.path = e->name;
+    def.source = text;
+    def.source_len = n;
+    char err[2048] = "", prefix[128];
+    tpScript *sc = tpCreateScript(&def, err, sizeof err);
+    tpDestroyScript(sc);
+    free(text);
+    assert_null(sc);
+    snprintf(prefix, sizeof prefix, "%s:%d:", e->name, e->line);
+    if (strncmp(err, prefix, strlen(prefix)) != 0 || !strstr(err, e->what))
+        fprintf(stderr, "expected \"%s ...%s...\"\n     got \"%s\"\n", prefix, e->what, err);
+    assert_memory_equal(err, prefix, strlen(prefix));
+    assert_non_null(strstr(err, e->what));
 }
 
 static int find_skill(const tpTacticDef *t, const char *name)
@@ -176,15 +230,19 @@ static void test_errors(void **state)
     (void)state;
     expect_error("err_syntax.lua", NULL, 0, 3, "unexpected symbol");
     expect_error("err_runtime.lua", NULL, 0, 4, "attempt to call a nil value");
-    expect_error("err_field.lua", NULL, 0, 8, "unknown field 'mas' in tp.sphere (known: name, class");
     for (int i = 0; i < 8; i++) /* fresh states: string hashing (iteration order) changes each time */
         expect_error("err_fields2.lua", NULL, 0, 3, "unknown field 'aa' in tp.box");
-    expect_error("err_mass.lua", NULL, 0, 8, "tp.sphere 'ball': mass must be > 0 (got -1)");
-    expect_error("err_dt.lua", NULL, 0, 3, "dt must be > 0 (got 0)");
-    expect_error("err_prob.lua", NULL, 0, 11, "transitions.go.wait: probability must be >= 0 (got -0.5)");
-    expect_error("err_goal.lua", NULL, 0, 3, "'goal' is required");
-    expect_error("err_body.lua", NULL, 0, 14, "unknown body 'bal' (bodies: ground, robot, ball)");
-    expect_error("err_create.lua", NULL, 0, 14, "skill 'go': body 'ball' is not actively controlled");
+    /* base.lua must load; each one-edit variant must fail where its table row says */
+    tpScriptDef def = tpDefaultScriptDef();
+    def.path = fixture("base.lua");
+    size_t blen = 0;
+    char berr[512];
+    char *base = tpFile_Read(def.path, 1 << 20, &blen, berr, sizeof berr);
+    assert_non_null(base);
+    tpDestroyScript(load("base.lua", NULL, 0));
+    for (size_t i = 0; i < sizeof base_edits / sizeof base_edits[0]; i++)
+        expect_base_edit(base, &base_edits[i]);
+    free(base);
     expect_error("err_random.lua", NULL, 0, 3, "math.random is disabled: sampling must use tp distributions");
     expect_error("err_choice.lua", NULL, 0, 3, "tp.choice: spread[2] must be >= 0 (got -0.2)");
     expect_error("err_nav.lua", NULL, 0, 3, "tp.nav.grid: shapes[1].kind: unknown shape kind \"cone\"");
