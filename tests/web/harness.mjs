@@ -1,7 +1,8 @@
 // Shared by the web page's browser tests: starts `tplan serve` on a free port in a fresh data
-// directory (waits for its ready line, never sleeps), launches the system chromium headless
-// through puppeteer-core from web/node_modules, and cleans up. Exit 77 (ctest SKIP_RETURN_CODE)
-// only when chromium or web/node_modules is missing.
+// directory (waits for its ready line, never sleeps), launches the system browser headless
+// through puppeteer-core from web/node_modules, and cleans up. The browser is Debian's chromium
+// (DevTools protocol), or firefox-esr (WebDriver BiDi) with `--browser firefox` after the
+// arguments. Exit 77 (ctest SKIP_RETURN_CODE) only when that browser or web/node_modules is missing.
 import { spawn, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -11,6 +12,10 @@ import { fileURLToPath } from "node:url";
 export const SOURCE = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const WEB = join(SOURCE, "web");
 export const CHROMIUM = process.env.TPLAN_CHROMIUM || "/usr/bin/chromium";
+export const FIREFOX = process.env.TPLAN_FIREFOX || "/usr/bin/firefox-esr";
+const BROWSERS = { chromium: CHROMIUM, firefox: FIREFOX };
+// The browser the tests drive: "chromium" or "firefox" (set by main from the command line).
+export let BROWSER = "chromium";
 export const SKIP = 77;
 
 const cleanups = [];
@@ -30,13 +35,15 @@ export function check(cond, message) {
 
 // Runs the test body; cleans up (browser, server) whatever happens; exit 0, 1 or 77.
 export async function main(body, { browser = true } = {}) {
-  const [tplan, outDir] = process.argv.slice(2);
-  if (!tplan || !outDir) {
-    console.error("usage: node test.mjs path/to/tplan OUTDIR");
+  const [tplan, outDir, ...opts] = process.argv.slice(2);
+  if (opts.length === 2 && opts[0] === "--browser" && opts[1] in BROWSERS) BROWSER = opts[1];
+  if (!tplan || !outDir || (opts.length && BROWSER !== opts[1])) {
+    console.error("usage: node test.mjs path/to/tplan OUTDIR [--browser chromium|firefox]");
     process.exit(2);
   }
-  if (browser && !existsSync(CHROMIUM)) {
-    console.log(`SKIP: no chromium at ${CHROMIUM} (.ci/install-deps installs it)`);
+  const exe = BROWSERS[BROWSER];
+  if (browser && !existsSync(exe)) {
+    console.log(`SKIP: no ${BROWSER} at ${exe} (.ci/install-deps installs it)`);
     process.exit(SKIP);
   }
   if (browser && !existsSync(join(WEB, "node_modules/puppeteer-core/package.json"))) {
@@ -114,13 +121,64 @@ export function startServer(tplan, outDir, extra = []) {
   });
 }
 
+// A private X server (Xvfb, which picks a free display itself: -displayfd, no race between tests
+// run in parallel); resolves with its DISPLAY. Headless Firefox has WebGL only with a display: it
+// creates its GL contexts through GLX (here Mesa's llvmpipe); with none, WebGL is unavailable
+// (FEATURE_FAILURE_WEBGL_EXHAUSTED_DRIVERS). The page is still drawn headless, not in a window.
+function startXvfb() {
+  const proc = spawn("Xvfb", ["-displayfd", "3", "-screen", "0", "1366x768x24", "-nolisten", "tcp"],
+                     { stdio: ["ignore", "ignore", "pipe", "pipe"] });
+  let stderr = "";
+  proc.stderr.on("data", (d) => (stderr += d));
+  let exited = null;
+  const exitedP = new Promise((res) => proc.on("exit", (c, s) => res((exited = { code: c, signal: s }))));
+  cleanups.push(async () => {
+    if (exited) return;
+    proc.kill("SIGTERM");
+    const t = setTimeout(() => proc.kill("SIGKILL"), 10000);
+    await exitedP;
+    clearTimeout(t);
+  });
+  return new Promise((res, rej) => {
+    let out = "";
+    const timer = setTimeout(() => rej(new Error(`Xvfb gave no display within 30 s:\n${stderr}`)), 30000);
+    proc.stdio[3].on("data", (d) => {
+      out += d;
+      if (/\n/.test(out)) {
+        clearTimeout(timer);
+        log(`Xvfb on :${out.trim()}`);
+        res(`:${out.trim()}`);
+      }
+    });
+    proc.on("error", (err) => {
+      clearTimeout(timer);
+      rej(new Error(`cannot start Xvfb (the xvfb package; .ci/install-deps installs it): ${err.message}`));
+    });
+    exitedP.then((e) => {
+      clearTimeout(timer);
+      rej(new Error(`Xvfb exited (${e.signal || e.code}) before giving a display:\n${stderr}`));
+    });
+  });
+}
+
 export async function launchBrowser() {
   const require = createRequire(join(WEB, "package.json"));
   const puppeteer = require("puppeteer-core");
-  const args = ["--use-gl=angle", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--window-size=1366,768"];
-  if (process.getuid && process.getuid() === 0) args.push("--no-sandbox");
-  const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args });
+  let browser;
+  if (BROWSER === "firefox") {
+    const display = await startXvfb();
+    browser = await puppeteer.launch({
+      browser: "firefox", executablePath: FIREFOX, headless: true,
+      args: ["--width=1366", "--height=768"],
+      env: { ...process.env, DISPLAY: display },
+    });
+  } else {
+    const args = ["--use-gl=angle", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--window-size=1366,768"];
+    if (process.getuid && process.getuid() === 0) args.push("--no-sandbox");
+    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args });
+  }
   cleanups.push(() => browser.close());
+  log(`browser: ${await browser.version()}`);
   return browser;
 }
 

@@ -3,14 +3,17 @@
 // differs between two timeline positions; a screenshot is saved under OUTDIR.
 import { main, startServer, launchBrowser, newPage, waitFor, check, log, assertNoPageErrors, join } from "./harness.mjs";
 
-// Statistics of the WebGL canvas: pixels unlike the background and distinct colours; `pixels` to
-// compare two frames. The frame is drawn and read in the same task (the canvas keeps no copy).
-function canvasPixels() {
+// Statistics of the WebGL canvas: pixels unlike the background and distinct colours. The frame is
+// drawn and read in the same task (the canvas keeps no copy) and kept in the page as
+// window.tplanFrames[name], so that two frames are compared there (framesDiffering): sending the
+// pixels themselves to the test costs minutes through WebDriver BiDi (every number a JSON object).
+function canvasPixels(name) {
   window.tplanPlayer.drawNow();
   const c = document.querySelector(".player-canvas");
   const g = Object.assign(document.createElement("canvas"), { width: c.width, height: c.height }).getContext("2d");
   g.drawImage(c, 0, 0);
   const d = g.getImageData(0, 0, c.width, c.height).data;
+  (window.tplanFrames ||= {})[name] = d;
   const bg = [d[0], d[1], d[2]]; // a corner: the clear colour or the ground
   let unlike = 0;
   const colours = new Set();
@@ -18,10 +21,12 @@ function canvasPixels() {
     if (Math.abs(d[i] - bg[0]) + Math.abs(d[i + 1] - bg[1]) + Math.abs(d[i + 2] - bg[2]) > 30) unlike++;
     colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
   }
-  return { width: c.width, height: c.height, unlike, colours: colours.size, pixels: Array.from(d) };
+  return { width: c.width, height: c.height, unlike, colours: colours.size };
 }
 
-function differing(a, b) {
+// Pixels that differ between two frames kept by canvasPixels.
+function framesDiffering(x, y) {
+  const a = window.tplanFrames[x], b = window.tplanFrames[y];
   let n = 0;
   for (let i = 0; i < a.length; i += 4) {
     if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) > 30) n++;
@@ -81,26 +86,27 @@ await main(async ({ tplan, outDir }) => {
   await page.click('.player-bar button[title^="play / pause"]');
   await page.waitForFunction(() => document.querySelector(".player").dataset.playing === "true", { timeout: 10000 });
   await page.waitForFunction(() => Number(document.querySelector(".player").dataset.step) > 0, { timeout: 60000, polling: "raf" });
-  await page.keyboard.press("Space");
+  await page.keyboard.press(" "); // space: the key value, which both protocols know (BiDi has no "Space" name)
   await page.waitForFunction(() => document.querySelector(".player").dataset.playing === "false", { timeout: 10000 });
 
   log("two timeline positions: step 0 (Home) and the last step (the scrubber)");
   await page.keyboard.press("Home");
   await page.waitForFunction(() => document.querySelector(".player").dataset.step === "0", { timeout: 10000 });
   await drawn(page);
-  const first = await page.evaluate(canvasPixels);
+  const first = await page.evaluate(canvasPixels, "first");
   await page.$eval(".scrub", (s) => {
     s.value = s.max;
     s.dispatchEvent(new Event("input", { bubbles: true }));
   });
   await page.waitForFunction((n) => document.querySelector(".player").dataset.step === String(n), { timeout: 10000 }, info.steps);
   await drawn(page);
-  const last = await page.evaluate(canvasPixels);
+  const last = await page.evaluate(canvasPixels, "last");
+  const differ = await page.evaluate(framesDiffering, "first", "last");
   const total = first.width * first.height;
   log(`canvas ${first.width}x${first.height}: ${first.unlike} pixels unlike the corner, ${first.colours} colours; ` +
-      `${differing(first.pixels, last.pixels)} pixels differ between step 0 and step ${info.steps}`);
+      `${differ} pixels differ between step 0 and step ${info.steps}`);
   check(first.unlike > total * 0.01 && first.colours >= 16, "the canvas looks blank");
-  check(differing(first.pixels, last.pixels) >= 20, "the canvas does not change between step 0 and the last step");
+  check(differ >= 20, "the canvas does not change between step 0 and the last step");
 
   log("keys: ← one step back from the end, ] doubles the speed");
   await page.keyboard.press("ArrowLeft");
