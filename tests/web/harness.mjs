@@ -193,8 +193,9 @@ export async function newPage(browser) {
   });
   page.on("requestfailed", (r) => {
     const why = r.failure() ? r.failure().errorText : "";
-    // aborted by the page itself (a navigation or a reload during a request, EventSource.close)
-    if (why !== "net::ERR_ABORTED") page.errors.push(`request failed: ${r.url()} ${why}`);
+    // aborted by the page itself (a navigation or a reload during a request, EventSource.close):
+    // Chromium's and Firefox's names for it
+    if (why !== "net::ERR_ABORTED" && why !== "NS_BINDING_ABORTED") page.errors.push(`request failed: ${r.url()} ${why}`);
   });
   return page;
 }
