@@ -3,7 +3,7 @@
 // through puppeteer-core from web/node_modules, and cleans up. The browser is Debian's chromium
 // (DevTools protocol), or firefox-esr (WebDriver BiDi) with `--browser firefox` after the
 // arguments. Exit 77 (ctest SKIP_RETURN_CODE) only when that browser or web/node_modules is missing.
-import { spawn, execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
@@ -76,20 +76,10 @@ export async function main(body, { browser = true } = {}) {
   process.exit(code);
 }
 
-// A free TCP port on the loopback, chosen by the kernel (python3, as the service's tests).
-export function freePort() {
-  const out = execFileSync("python3", ["-c",
-    "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()"]);
-  return Number(String(out).trim());
-}
-
-// Starts the server; resolves with its base URL once it printed its ready line.
-export function startServer(tplan, outDir, extra = []) {
-  const port = freePort();
-  const data = join(outDir, "data");
-  const args = ["serve", "--port", String(port), "--data", data, "--workers", "2", "--web", WEB, ...extra];
-  log("tplan", args.join(" "));
-  const proc = spawn(tplan, args, { stdio: ["ignore", "pipe", "pipe"] });
+// A child process whose stderr is kept and which is stopped at the end of the test (SIGTERM, then
+// SIGKILL after graceMs); onStopped(exit) may fail the test on how it ended.
+function spawnTracked(cmd, args, stdio, graceMs, onStopped) {
+  const proc = spawn(cmd, args, { stdio });
   let stderr = "";
   proc.stderr.on("data", (d) => (stderr += d));
   let exited = null;
@@ -97,26 +87,38 @@ export function startServer(tplan, outDir, extra = []) {
   cleanups.push(async () => {
     if (exited) return;
     proc.kill("SIGTERM");
-    const t = setTimeout(() => proc.kill("SIGKILL"), 20000);
+    const t = setTimeout(() => proc.kill("SIGKILL"), graceMs);
     const e = await exitedP;
     clearTimeout(t);
+    if (onStopped) onStopped(e, stderr);
+  });
+  return { proc, exitedP, stderr: () => stderr };
+}
+
+// Starts the server on a port the system picks (--port 0); resolves with its base URL, read from
+// the ready line it prints.
+export function startServer(tplan, outDir, extra = []) {
+  const data = join(outDir, "data");
+  const args = ["serve", "--port", "0", "--data", data, "--workers", "2", "--web", WEB, ...extra];
+  log("tplan", args.join(" "));
+  const { proc, exitedP, stderr: err } = spawnTracked(tplan, args, ["ignore", "pipe", "pipe"], 20000, (e, stderr) => {
     if (e.signal || e.code !== 0) fail(`tplan serve stopped with ${e.signal || "exit " + e.code}\n${stderr.slice(-2000)}`);
   });
   return new Promise((res, rej) => {
     let out = "";
-    const timer = setTimeout(() => rej(new Error(`no ready line from tplan serve within 60 s; stderr:\n${stderr}`)), 60000);
+    const timer = setTimeout(() => rej(new Error(`no ready line from tplan serve within 60 s; stderr:\n${err()}`)), 60000);
     proc.stdout.on("data", (d) => {
       out += d;
       const m = /listening on (http:\/\/[^,\s]+),/.exec(out);
       if (m) {
         clearTimeout(timer);
         log(m[0]);
-        res({ base: m[1], proc, stderr: () => stderr });
+        res({ base: m[1], proc, stderr: err });
       }
     });
     exitedP.then((e) => {
       clearTimeout(timer);
-      rej(new Error(`tplan serve exited (${e.signal || e.code}) before it was ready:\n${stderr}`));
+      rej(new Error(`tplan serve exited (${e.signal || e.code}) before it was ready:\n${err()}`));
     });
   });
 }
@@ -126,22 +128,11 @@ export function startServer(tplan, outDir, extra = []) {
 // creates its GL contexts through GLX (here Mesa's llvmpipe); with none, WebGL is unavailable
 // (FEATURE_FAILURE_WEBGL_EXHAUSTED_DRIVERS). The page is still drawn headless, not in a window.
 function startXvfb() {
-  const proc = spawn("Xvfb", ["-displayfd", "3", "-screen", "0", "1366x768x24", "-nolisten", "tcp"],
-                     { stdio: ["ignore", "ignore", "pipe", "pipe"] });
-  let stderr = "";
-  proc.stderr.on("data", (d) => (stderr += d));
-  let exited = null;
-  const exitedP = new Promise((res) => proc.on("exit", (c, s) => res((exited = { code: c, signal: s }))));
-  cleanups.push(async () => {
-    if (exited) return;
-    proc.kill("SIGTERM");
-    const t = setTimeout(() => proc.kill("SIGKILL"), 10000);
-    await exitedP;
-    clearTimeout(t);
-  });
+  const { proc, exitedP, stderr } = spawnTracked("Xvfb", ["-displayfd", "3", "-screen", "0", "1366x768x24", "-nolisten", "tcp"],
+                                                 ["ignore", "ignore", "pipe", "pipe"], 10000, null);
   return new Promise((res, rej) => {
     let out = "";
-    const timer = setTimeout(() => rej(new Error(`Xvfb gave no display within 30 s:\n${stderr}`)), 30000);
+    const timer = setTimeout(() => rej(new Error(`Xvfb gave no display within 30 s:\n${stderr()}`)), 30000);
     proc.stdio[3].on("data", (d) => {
       out += d;
       if (/\n/.test(out)) {
@@ -156,7 +147,7 @@ function startXvfb() {
     });
     exitedP.then((e) => {
       clearTimeout(timer);
-      rej(new Error(`Xvfb exited (${e.signal || e.code}) before giving a display:\n${stderr}`));
+      rej(new Error(`Xvfb exited (${e.signal || e.code}) before giving a display:\n${stderr()}`));
     });
   });
 }
