@@ -299,3 +299,37 @@ void tpFile_AbortOut(tpFileOut *o)
     free(o->path);
     memset(o, 0, sizeof *o);
 }
+
+bool tpFd_WriteAll(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) {
+            continue;
+        }
+        if (w <= 0) {
+            return false;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+bool tpFd_ReadAll(int fd, void *buf, size_t n)
+{
+    char *p = buf;
+    while (n > 0) {
+        ssize_t g = read(fd, p, n);
+        if (g < 0 && errno == EINTR) {
+            continue;
+        }
+        if (g <= 0) {
+            return false;
+        }
+        p += g;
+        n -= (size_t)g;
+    }
+    return true;
+}

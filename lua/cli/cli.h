@@ -95,10 +95,6 @@ typedef struct tpCliFile {
 /// name) for files not yet there. Devices and FIFOs (/dev/null) are never refused.
 bool tpCli_CheckFiles(const tpCliFile *files, int n);
 
-/// Writes / reads exactly n bytes on a pipe or file descriptor (EINTR retried); false on an error
-/// or, reading, at end of file.
-bool tpCli_WriteAll(int fd, const void *buf, size_t n);
-bool tpCli_ReadAll(int fd, void *buf, size_t n);
 
 /// Parses "name=value" into params; false with a message on a malformed or excess option.
 bool tpCli_AddParam(tpCliParams *params, char *arg);

@@ -338,37 +338,3 @@ int tpCli_DomainFiles(const char *dir, char **names, int cap)
     qsort(names, (size_t)n, sizeof names[0], cmp_name);
     return n;
 }
-
-bool tpCli_WriteAll(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) {
-            continue;
-        }
-        if (w <= 0) {
-            return false;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
-bool tpCli_ReadAll(int fd, void *buf, size_t n)
-{
-    char *p = buf;
-    while (n > 0) {
-        ssize_t g = read(fd, p, n);
-        if (g < 0 && errno == EINTR) {
-            continue;
-        }
-        if (g <= 0) {
-            return false;
-        }
-        p += g;
-        n -= (size_t)g;
-    }
-    return true;
-}

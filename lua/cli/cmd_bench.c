@@ -526,7 +526,7 @@ static bool bench_parallel(const char *path, const tpScriptParam *params, int np
                 w.index = s;
                 w.rc = bench_one(path, params, nparams, ro, label, kind, first_seed + (uint32_t)s, NULL, &w.run, w.err,
                                  sizeof w.err);
-                if (!tpCli_WriteAll(pfd[1], &w, sizeof w) || w.rc != TP_EXIT_OK) {
+                if (!tpFd_WriteAll(pfd[1], &w, sizeof w) || w.rc != TP_EXIT_OK) {
                     break;
                 }
             }
@@ -539,7 +539,7 @@ static bool bench_parallel(const char *path, const tpScriptParam *params, int np
     }
     for (int k = 0; k < started; ++k) { /* a worker blocked on a full pipe waits for its turn */
         WorkerRecord w;
-        while (tpCli_ReadAll(fds[k], &w, sizeof w)) {
+        while (tpFd_ReadAll(fds[k], &w, sizeof w)) {
             if (w.index >= 0 && w.index < seeds) {
                 recs[w.index] = w;
                 have[w.index] = true;

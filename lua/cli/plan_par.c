@@ -504,13 +504,13 @@ typedef struct ForkLink {
 static bool fork_send(void *ctx, int peer, const void *buf, size_t n)
 {
     ForkLink *f = ctx;
-    return tpCli_WriteAll(peer == TP_PAR_COORD ? f->to_coord : f->to_worker[peer], buf, n);
+    return tpFd_WriteAll(peer == TP_PAR_COORD ? f->to_coord : f->to_worker[peer], buf, n);
 }
 
 static bool fork_recv(void *ctx, int peer, void *buf, size_t n)
 {
     ForkLink *f = ctx;
-    return tpCli_ReadAll(peer == TP_PAR_COORD ? f->from_coord : f->from_worker[peer], buf, n);
+    return tpFd_ReadAll(peer == TP_PAR_COORD ? f->from_coord : f->from_worker[peer], buf, n);
 }
 
 static int64_t fork_bound(void *ctx)

@@ -235,22 +235,6 @@ static svcJob *next_queued(tpService *svc)
     return best;
 }
 
-static bool write_all(int fd, const char *s, size_t n)
-{
-    while (n > 0) {
-        ssize_t k = write(fd, s, n);
-        if (k < 0 && errno == EINTR) {
-            continue;
-        }
-        if (k <= 0) {
-            return false;
-        }
-        s += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-
 /* The planner's time limit of a job started now. A synchronous job answers within its deadline:
  * it plans until shortly before it (the rest is for writing the plan and the reply). */
 static double effective_time_limit(const svcJob *job)
@@ -298,7 +282,7 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
     }
     size_t n = strlen(line);
     line[n] = '\n'; /* replaces the terminator: write n + 1 bytes */
-    bool ok = write_all(w->in_fd, line, n + 1);
+    bool ok = tpFd_WriteAll(w->in_fd, line, n + 1);
     free(line);
     if (!ok) {
         return false; /* the worker is gone: its pipe's end restarts it, the job stays queued */

@@ -58,6 +58,10 @@ void tpStrCopy(char *dst, size_t cap, const char *src);
 /// a device, a directory) or is longer than max_bytes, with "PATH: cannot open: ...", "PATH: not a
 /// regular file" or "PATH: larger than N bytes" in err. Returns NULL on failure.
 char *tpFile_Read(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen);
+/// Writes all n bytes to fd (retrying short writes and EINTR); false on an error or a closed pipe.
+bool tpFd_WriteAll(int fd, const void *buf, size_t n);
+/// Reads exactly n bytes from fd (retrying short reads and EINTR); false on an error or end of file.
+bool tpFd_ReadAll(int fd, void *buf, size_t n);
 
 /// An output file written under a temporary name in its destination's directory and renamed over the
 /// destination only when complete, so that a failed or killed run never leaves a partial file at path.
