@@ -28,26 +28,36 @@ static void wait_change(tpService *svc, double seconds)
 }
 
 /* The job object of id as JSON (malloc'd), from memory while active, else from the store; NULL if
- * unknown. status (may be NULL) gets its status. mu held. */
-static char *job_json(tpService *svc, int64_t id, svcStatus *status)
+ * unknown. mu held. */
+static char *job_json(tpService *svc, int64_t id)
 {
     svcJob *job = svcSched_Find(svc, id);
     if (job) {
-        if (status) {
-            *status = job->status;
-        }
         return svcJobJson(job);
     }
     job = svcStore_Get(svc, id, false);
     if (!job) {
         return NULL;
     }
-    if (status) {
-        *status = job->status;
-    }
     char *s = svcJobJson(job);
     svcJobFree(job);
     return s;
+}
+
+/* The status of job id (active or stored); false if unknown. mu held. */
+static bool job_status(tpService *svc, int64_t id, svcStatus *status)
+{
+    svcJob *job = svcSched_Find(svc, id);
+    if (job) {
+        *status = job->status;
+        return true;
+    }
+    job = svcStore_Get(svc, id, false);
+    if (job) {
+        *status = job->status;
+    }
+    svcJobFree(job);
+    return job != NULL;
 }
 
 enum MHD_Result svcApi_Health(svcReq *rq)
@@ -311,9 +321,8 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
         int64_t id = svcStore_FindIdem(svc, key, first, sizeof first);
         if (id > 0) {
             svcStatus st = SVC_QUEUED;
-            char *prev = job_json(svc, id, &st);
+            job_status(svc, id, &st);
             pthread_mutex_unlock(&svc->mu);
-            free(prev);
             svcJobFree(job);
             if (strcmp(first, hash) != 0) {
                 return svcHttp_Error(rq, 422, "idempotency_mismatch", "Idempotency-Key",
@@ -487,7 +496,7 @@ static enum MHD_Result unknown_job(svcReq *rq, int64_t id)
 enum MHD_Result svcApi_Get(svcReq *rq, int64_t id)
 {
     pthread_mutex_lock(&rq->svc->mu);
-    char *body = job_json(rq->svc, id, NULL);
+    char *body = job_json(rq->svc, id);
     pthread_mutex_unlock(&rq->svc->mu);
     return body ? svcHttp_JsonOwned(rq, 200, body) : unknown_job(rq, id);
 }
@@ -499,10 +508,9 @@ enum MHD_Result svcApi_Cancel(svcReq *rq, int64_t id)
     svcJob *job = svcSched_Find(svc, id);
     if (!job) {
         svcStatus st;
-        char *body = job_json(svc, id, &st);
+        bool known = job_status(svc, id, &st);
         pthread_mutex_unlock(&svc->mu);
-        free(body);
-        if (!body) {
+        if (!known) {
             return unknown_job(rq, id);
         }
         return svcHttp_Error(rq, 409, "conflict", NULL, "job %lld is already %s", (long long)id, svcStatusName(st));
@@ -513,7 +521,7 @@ enum MHD_Result svcApi_Cancel(svcReq *rq, int64_t id)
     while (svcSched_Find(svc, id) && !svc->stopping) {
         wait_change(svc, 0.25);
     }
-    char *body = job_json(svc, id, NULL);
+    char *body = job_json(svc, id);
     pthread_mutex_unlock(&svc->mu);
     return body ? svcHttp_JsonOwned(rq, 200, body) : unknown_job(rq, id);
 }
@@ -625,7 +633,7 @@ static bool sse_next(Sse *s)
             }
             continue;
         }
-        char *data = job_json(svc, s->id, NULL);
+        char *data = job_json(svc, s->id);
         bool ok = data && (s->sent_any || sse_push(s, "job", data)) && sse_push(s, "end", data);
         free(data);
         s->ended = true;
@@ -665,13 +673,9 @@ static void sse_free(void *cls)
 enum MHD_Result svcApi_Events(svcReq *rq, int64_t id)
 {
     tpService *svc = rq->svc;
+    svcStatus st;
     pthread_mutex_lock(&svc->mu);
-    bool exists = svcSched_Find(svc, id) != NULL;
-    if (!exists) {
-        svcJob *job = svcStore_Get(svc, id, false);
-        exists = job != NULL;
-        svcJobFree(job);
-    }
+    bool exists = job_status(svc, id, &st);
     pthread_mutex_unlock(&svc->mu);
     if (!exists) {
         return unknown_job(rq, id);
