@@ -441,11 +441,9 @@ static void worker_died(tpService *svc, int wi)
     int status = reap_worker(w);
     svcJob *job = w->job ? svcSched_Find(svc, w->job) : NULL;
     if (job) {
-        if (job->cancel && strcmp(w->kill_code, "cancelled") == 0) {
-            finish_job(svc, job, SVC_CANCELLED, "cancelled", w->kill_message);
-        } else if (killed) {
-            finish_job(svc, job, job->cancel && strcmp(w->kill_code, "no_worker") == 0 ? SVC_CANCELLED : SVC_FAILED,
-                       w->kill_code, w->kill_message);
+        if (killed) { /* by svcSched_Cancel: a DELETE ("cancelled") or the hard time limit */
+            finish_job(svc, job, strcmp(w->kill_code, "cancelled") == 0 ? SVC_CANCELLED : SVC_FAILED, w->kill_code,
+                       w->kill_message);
         } else {
             char msg[256];
             if (WIFSIGNALED(status)) {
