@@ -74,7 +74,7 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
     gd.ny = gd.ny < 1 ? 1 : gd.ny;
     gd.z_min = z_min;
     gd.z_max = z_max;
-    tpNavGrid *grid = tpCreateNavGrid(&gd, NULL, 0);
+    tpNavGrid *grid = tpSkill_ScratchGrid(call->cache, &gd); /* owned by the cache */
     if (!grid) {
         return 0;
     }
@@ -148,7 +148,6 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
         }
     }
     tpNavPath_Free(&path);
-    tpDestroyNavGrid(grid);
     return n;
 }
 

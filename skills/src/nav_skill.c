@@ -100,6 +100,7 @@ struct tpSkillCache {
     NavGridEntry grids[NAV_GRID_CACHE];
     int next_grid; /* round-robin replacement */
     TrackCache track;
+    tpNavGrid *scratch; /* owned: follow_path's grid, reset for every leg (tpSkill_ScratchGrid) */
 };
 
 int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
@@ -275,6 +276,16 @@ void tpSkill_SearchDone(tpSkillCache *cache, double t0)
     }
 }
 
+tpNavGrid *tpSkill_ScratchGrid(tpSkillCache *cache, const tpNavGridDef *def)
+{
+    if (cache->scratch && tpNavGrid_Reset(cache->scratch, def, NULL, 0)) {
+        return cache->scratch;
+    }
+    tpDestroyNavGrid(cache->scratch);
+    cache->scratch = tpCreateNavGrid(def, NULL, 0);
+    return cache->scratch;
+}
+
 void tpDestroySkillCache(tpSkillCache *c)
 {
     if (!c) {
@@ -284,6 +295,7 @@ void tpDestroySkillCache(tpSkillCache *c)
         releaseGrid(&c->grids[i]);
     }
     releaseTrack(&c->track);
+    tpDestroyNavGrid(c->scratch);
     free(c);
 }
 
