@@ -388,6 +388,22 @@ double tpNav_SpeedGovernor(double c)
 void tpNav_RelaxBiased(double *phi, const uint8_t *fixed, int n, double eps, const double v[2])
 {
     const double ex = eps * v[0] / 8.0, ey = eps * v[1] / 8.0;
+    if (ex == 0.0 && ey == 0.0) {
+        /* No bias (follow_field's local maps): the bias term below is then (e - w) * 0 + (no - s) * 0
+         * = +-0 for the finite values of a map, and x + (+-0) == x for every x >= +0 the mean gives,
+         * so dropping it changes no bit and saves a third of the work of the crowd's hottest loop. */
+        for (int colour = 0; colour < 2; ++colour) {
+            for (int b = 1; b < n - 1; ++b) {
+                for (int a = 1 + ((b + 1 + colour) & 1); a < n - 1; a += 2) {
+                    size_t c = (size_t)b * n + a;
+                    if (!fixed[c]) {
+                        phi[c] = ((phi[c - 1] + phi[c + 1]) + (phi[c - n] + phi[c + n])) * 0.25;
+                    }
+                }
+            }
+        }
+        return;
+    }
     for (int colour = 0; colour < 2; ++colour) {
         for (int b = 1; b < n - 1; ++b) {
             for (int a = 1 + ((b + 1 + colour) & 1); a < n - 1; a += 2) {
