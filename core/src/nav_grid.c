@@ -530,45 +530,75 @@ void tpNavGrid_Grow(tpNavGrid *g, double radius)
     if (kmax > nx + ny) {
         kmax = nx + ny;
     }
-    int side = 2 * kmax + 1;
-    int *off = malloc(sizeof(int) * 2 * (size_t)side * (size_t)side);
-    if (!off) {
+    /* The stamp around an obstacle cell: the cells (dx, dy), |dx|, |dy| <= kmax, whose nearest
+     * point is closer than r (ex, ey: the gaps along each axis). For each dy these are one run
+     * |dx| <= half[dy] (ex grows with |dx|), or none (half -1). */
+    int *half = malloc(sizeof(int) * (size_t)(2 * kmax + 1));
+    uint8_t *edge = malloc((size_t)nx);
+    if (!half || !edge) {
+        free(half);
+        free(edge);
         return;
     }
-    int noff = 0;
     for (int dy = -kmax; dy <= kmax; ++dy) {
-        for (int dx = -kmax; dx <= kmax; ++dx) {
-            double ex = fmax(fabs((double)dx) - 0.5, 0.0), ey = fmax(fabs((double)dy) - 0.5, 0.0);
-            if ((dx || dy) && ex * ex + ey * ey < r * r) {
-                off[2 * noff] = dx;
-                off[2 * noff + 1] = dy;
-                ++noff;
+        double ey = fmax(fabs((double)dy) - 0.5, 0.0);
+        int w = -1;
+        for (int dx = 0; dx <= kmax; ++dx) {
+            double ex = fmax((double)dx - 0.5, 0.0);
+            if (ex * ex + ey * ey < r * r) {
+                w = dx;
             }
         }
+        half[dy + kmax] = w;
     }
+    /* Every obstacle cell on the boundary of the obstacles (a 4-neighbour is not an obstacle)
+     * stamps its neighbourhood: free cells there become GROWN. The stamps of one row's boundary
+     * cells onto one target row are runs of equal width in increasing order, so they are merged
+     * before marking: each target cell is visited about once per (source row, dy) instead of once
+     * per stamp (the same cells end up GROWN: only FREE cells change, and never a source). */
     for (int j = 0; j < ny; ++j) {
+        const uint8_t *row = g->cells + (size_t)j * nx;
+        bool any = false;
         for (int i = 0; i < nx; ++i) {
-            const uint8_t *c = g->cells + (size_t)j * nx + i;
-            if (*c != TP_NAV_OBSTACLE) {
+            const uint8_t *c = row + i;
+            edge[i] = *c == TP_NAV_OBSTACLE &&
+                      ((i > 0 && c[-1] != TP_NAV_OBSTACLE) || (i + 1 < nx && c[1] != TP_NAV_OBSTACLE) ||
+                       (j > 0 && c[-nx] != TP_NAV_OBSTACLE) || (j + 1 < ny && c[nx] != TP_NAV_OBSTACLE));
+            any = any || edge[i];
+        }
+        if (!any) {
+            continue;
+        }
+        for (int dy = -kmax; dy <= kmax; ++dy) {
+            const int jj = j + dy, w = half[dy + kmax];
+            if (jj < 0 || jj >= ny || w < 0) {
                 continue;
             }
-            bool boundary = (i > 0 && c[-1] != TP_NAV_OBSTACLE) || (i + 1 < nx && c[1] != TP_NAV_OBSTACLE) ||
-                            (j > 0 && c[-nx] != TP_NAV_OBSTACLE) || (j + 1 < ny && c[nx] != TP_NAV_OBSTACLE);
-            if (!boundary) {
-                continue;
-            }
-            for (int k = 0; k < noff; ++k) {
-                int ii = i + off[2 * k], jj = j + off[2 * k + 1];
-                if (ii >= 0 && jj >= 0 && ii < nx && jj < ny) {
-                    uint8_t *t = g->cells + (size_t)jj * nx + ii;
-                    if (*t == TP_NAV_FREE) {
-                        *t = TP_NAV_GROWN;
+            uint8_t *target = g->cells + (size_t)jj * nx;
+            int lo = 0, hi = -1; /* the merged run being built; empty */
+            for (int i = 0; i <= nx; ++i) {
+                if (i < nx && !edge[i]) {
+                    continue;
+                }
+                int a = i - w, b = i + w; /* this cell's run (i == nx: flush) */
+                if (i == nx || a > hi + 1) {
+                    lo = lo < 0 ? 0 : lo;
+                    hi = hi >= nx ? nx - 1 : hi;
+                    for (int t = lo; t <= hi; ++t) {
+                        if (target[t] == TP_NAV_FREE) {
+                            target[t] = TP_NAV_GROWN;
+                        }
                     }
+                    lo = a;
+                    hi = b;
+                } else {
+                    hi = b;
                 }
             }
         }
     }
-    free(off);
+    free(half);
+    free(edge);
 }
 
 int tpNavGrid_Cell(const tpNavGrid *g, int i, int j)

@@ -293,6 +293,71 @@ static void test_reset_reuses_grid(void **state)
     }
 }
 
+/* tpNavGrid_Grow against the plain definition it implements: every free cell that the stamp of
+ * an obstacle cell on the obstacles' boundary reaches (offsets (dx, dy) with |dx|, |dy| <= kmax
+ * whose nearest point is closer than r cells) becomes GROWN. Random scenes of boxes and discs,
+ * radii from under a cell to several cells. */
+static void test_grow_matches_definition(void **state)
+{
+    (void)state;
+    tpRng rng;
+    tpRng_Seed(&rng, 7);
+    for (int trial = 0; trial < 60; ++trial) {
+        const int nx = 5 + (int)(tpRng_Res53(&rng) * 40), ny = 5 + (int)(tpRng_Res53(&rng) * 40);
+        tpNavGrid *g = makeGrid(nx, ny, 0.1, 0, 0);
+        int nshapes = 1 + (int)(tpRng_Res53(&rng) * 6);
+        for (int k = 0; k < nshapes; ++k) {
+            double cx = tpRng_Uniform(&rng, -0.5, nx * 0.1 + 0.5), cy = tpRng_Uniform(&rng, -0.5, ny * 0.1 + 0.5);
+            tpNavShape sh = tpRng_Res53(&rng) < 0.5
+                                ? tpNav_ShapeBox(cx, cy, 0.5, tpRng_Uniform(&rng, 0.02, 1), tpRng_Uniform(&rng, 0.02, 1),
+                                                 0.5, tpRng_Uniform(&rng, -3, 3))
+                                : (tpNavShape){.kind = TP_NAV_DISC,
+                                               .center = {cx, cy, 0},
+                                               .radius = tpRng_Uniform(&rng, 0.02, 0.8),
+                                               .z_lo = 0,
+                                               .z_hi = 1};
+            tpNavGrid_AddShape(g, &sh, NULL, 0);
+        }
+        const double radius = tpRng_Uniform(&rng, 0.01, 0.6), r = radius / 0.1;
+        uint8_t *obst = malloc((size_t)nx * ny), *want = malloc((size_t)nx * ny);
+        for (int j = 0; j < ny; ++j) {
+            for (int i = 0; i < nx; ++i) {
+                obst[j * nx + i] = tpNavGrid_Cell(g, i, j) == TP_NAV_OBSTACLE;
+                want[j * nx + i] = obst[j * nx + i] ? TP_NAV_OBSTACLE : TP_NAV_FREE;
+            }
+        }
+        int kmax = (int)ceil(r + 0.5);
+        for (int j = 0; j < ny; ++j) {
+            for (int i = 0; i < nx; ++i) {
+                const uint8_t *c = obst + j * nx + i;
+                if (!*c || !((i > 0 && !c[-1]) || (i + 1 < nx && !c[1]) || (j > 0 && !c[-nx]) || (j + 1 < ny && !c[nx]))) {
+                    continue;
+                }
+                for (int dy = -kmax; dy <= kmax; ++dy) {
+                    for (int dx = -kmax; dx <= kmax; ++dx) {
+                        double ex = fmax(fabs((double)dx) - 0.5, 0.0), ey = fmax(fabs((double)dy) - 0.5, 0.0);
+                        int ii = i + dx, jj = j + dy;
+                        if ((dx || dy) && ex * ex + ey * ey < r * r && ii >= 0 && jj >= 0 && ii < nx && jj < ny &&
+                            want[jj * nx + ii] == TP_NAV_FREE) {
+                            want[jj * nx + ii] = TP_NAV_GROWN;
+                        }
+                    }
+                }
+            }
+        }
+        tpNavGrid_Grow(g, 0.35); /* a previous growth is replaced, not added to */
+        tpNavGrid_Grow(g, radius);
+        for (int j = 0; j < ny; ++j) {
+            for (int i = 0; i < nx; ++i) {
+                assert_int_equal(tpNavGrid_Cell(g, i, j), want[j * nx + i]);
+            }
+        }
+        free(obst);
+        free(want);
+        tpDestroyNavGrid(g);
+    }
+}
+
 static void test_halfspace_polygon(void **state)
 {
     (void)state;
@@ -873,6 +938,7 @@ int main(void)
         cmocka_unit_test(test_plan_and_follow),
         cmocka_unit_test(test_multi_character_replanning),
         cmocka_unit_test(test_reset_reuses_grid),
+        cmocka_unit_test(test_grow_matches_definition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
