@@ -534,7 +534,7 @@ void tpNavGrid_Grow(tpNavGrid *g, double radius)
      * point is closer than r (ex, ey: the gaps along each axis). For each dy these are one run
      * |dx| <= half[dy] (ex grows with |dx|), or none (half -1). */
     int *half = malloc(sizeof(int) * (size_t)(2 * kmax + 1));
-    uint8_t *edge = malloc((size_t)nx);
+    int *edge = malloc(sizeof(int) * (size_t)nx); /* one row's boundary cells, increasing i */
     if (!half || !edge) {
         free(half);
         free(edge);
@@ -558,15 +558,16 @@ void tpNavGrid_Grow(tpNavGrid *g, double radius)
      * per stamp (the same cells end up GROWN: only FREE cells change, and never a source). */
     for (int j = 0; j < ny; ++j) {
         const uint8_t *row = g->cells + (size_t)j * nx;
-        bool any = false;
+        int nedge = 0;
         for (int i = 0; i < nx; ++i) {
             const uint8_t *c = row + i;
-            edge[i] = *c == TP_NAV_OBSTACLE &&
-                      ((i > 0 && c[-1] != TP_NAV_OBSTACLE) || (i + 1 < nx && c[1] != TP_NAV_OBSTACLE) ||
-                       (j > 0 && c[-nx] != TP_NAV_OBSTACLE) || (j + 1 < ny && c[nx] != TP_NAV_OBSTACLE));
-            any = any || edge[i];
+            if (*c == TP_NAV_OBSTACLE &&
+                ((i > 0 && c[-1] != TP_NAV_OBSTACLE) || (i + 1 < nx && c[1] != TP_NAV_OBSTACLE) ||
+                 (j > 0 && c[-nx] != TP_NAV_OBSTACLE) || (j + 1 < ny && c[nx] != TP_NAV_OBSTACLE))) {
+                edge[nedge++] = i;
+            }
         }
-        if (!any) {
+        if (nedge == 0) {
             continue;
         }
         for (int dy = -kmax; dy <= kmax; ++dy) {
@@ -576,12 +577,10 @@ void tpNavGrid_Grow(tpNavGrid *g, double radius)
             }
             uint8_t *target = g->cells + (size_t)jj * nx;
             int lo = 0, hi = -1; /* the merged run being built; empty */
-            for (int i = 0; i <= nx; ++i) {
-                if (i < nx && !edge[i]) {
-                    continue;
-                }
-                int a = i - w, b = i + w; /* this cell's run (i == nx: flush) */
-                if (i == nx || a > hi + 1) {
+            for (int e = 0; e <= nedge; ++e) {
+                const int i = e < nedge ? edge[e] : nx;
+                int a = i - w, b = i + w; /* this cell's run (e == nedge: flush) */
+                if (e == nedge || a > hi + 1) {
                     lo = lo < 0 ? 0 : lo;
                     hi = hi >= nx ? nx - 1 : hi;
                     for (int t = lo; t <= hi; ++t) {
