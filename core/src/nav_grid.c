@@ -337,6 +337,15 @@ void tpNavGrid_Clear(tpNavGrid *g)
     memset(g->cells, 0, (size_t)g->def.nx * (size_t)g->def.ny);
 }
 
+bool tpNavGrid_CopyCells(tpNavGrid *dst, const tpNavGrid *src)
+{
+    if (dst->def.nx != src->def.nx || dst->def.ny != src->def.ny) {
+        return false;
+    }
+    memcpy(dst->cells, src->cells, (size_t)src->def.nx * (size_t)src->def.ny);
+    return true;
+}
+
 bool tpNavGrid_Reset(tpNavGrid *g, const tpNavGridDef *def, char *err, size_t errlen)
 {
     if (!gridDefValid(def, err, errlen)) {

@@ -74,7 +74,7 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
     gd.ny = gd.ny < 1 ? 1 : gd.ny;
     gd.z_min = z_min;
     gd.z_max = z_max;
-    tpNavGrid *grid = tpSkill_ScratchGrid(call->cache, &gd); /* owned by the cache */
+    tpNavGrid *grid = tpSkill_StaticGrid(call->cache, world, sk->body, &gd); /* owned by the cache */
     if (!grid) {
         return 0;
     }
@@ -103,13 +103,8 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
                     tpNavGrid_AddShape(grid, &shapes[k], NULL, 0);
                 }
             }
-            continue;
         }
-        tpNavShape shapes[3];
-        int n = tpSkill_NavShapes(d, shapes);
-        for (int k = 0; k < n; ++k) {
-            tpNavGrid_AddShape(grid, &shapes[k], NULL, 0);
-        }
+        /* a static body: already in the grid (the cached raster) */
     }
     tpNavGrid_Grow(grid, radius);
     int si, sj, gi, gj;

@@ -100,7 +100,11 @@ struct tpSkillCache {
     NavGridEntry grids[NAV_GRID_CACHE];
     int next_grid; /* round-robin replacement */
     TrackCache track;
-    tpNavGrid *scratch; /* owned: follow_path's grid, reset for every leg (tpSkill_ScratchGrid) */
+    tpNavGrid *scratch; /* owned: follow_path's grid, reset for every leg (tpSkill_StaticGrid) */
+    /* follow_path's raster of the static bodies for the last grid definition it asked for */
+    tpNavGrid *raster;          /* owned; NULL = none yet */
+    const tpWorld *raster_world; /* not owned: the world it was rasterised from */
+    int raster_self;             /* the body left out */
 };
 
 int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
@@ -276,13 +280,45 @@ void tpSkill_SearchDone(tpSkillCache *cache, double t0)
     }
 }
 
-tpNavGrid *tpSkill_ScratchGrid(tpSkillCache *cache, const tpNavGridDef *def)
+static bool sameGridDef(const tpNavGridDef *a, const tpNavGridDef *b)
 {
-    if (cache->scratch && tpNavGrid_Reset(cache->scratch, def, NULL, 0)) {
-        return cache->scratch;
+    return a->x0 == b->x0 && a->y0 == b->y0 && a->cell == b->cell && a->nx == b->nx && a->ny == b->ny &&
+           a->z_min == b->z_min && a->z_max == b->z_max && a->radius == b->radius;
+}
+
+tpNavGrid *tpSkill_StaticGrid(tpSkillCache *cache, const tpWorld *world, int self, const tpNavGridDef *def)
+{
+    /* the raster of the static bodies (rasterising is a union of cells: the order in which the
+       shapes enter does not matter, so the moving bodies can be added after it) */
+    if (!cache->raster || cache->raster_world != world || cache->raster_self != self ||
+        !sameGridDef(tpNavGrid_Def(cache->raster), def)) {
+        tpDestroyNavGrid(cache->raster);
+        cache->raster = tpCreateNavGrid(def, NULL, 0);
+        if (!cache->raster) {
+            return NULL;
+        }
+        cache->raster_world = world;
+        cache->raster_self = self;
+        const int nb = tpWorld_BodyCount(world);
+        for (int i = 0; i < nb; ++i) {
+            const tpBodyDef *d = tpWorld_Body(world, i);
+            if (d->cls != TP_BODY_STATIC || i == self) {
+                continue;
+            }
+            tpNavShape sh[3];
+            int n = tpSkill_NavShapes(d, sh);
+            for (int k = 0; k < n; ++k) {
+                tpNavGrid_AddShape(cache->raster, &sh[k], NULL, 0);
+            }
+        }
     }
-    tpDestroyNavGrid(cache->scratch);
-    cache->scratch = tpCreateNavGrid(def, NULL, 0);
+    if (!(cache->scratch && tpNavGrid_Reset(cache->scratch, def, NULL, 0))) {
+        tpDestroyNavGrid(cache->scratch);
+        cache->scratch = tpCreateNavGrid(def, NULL, 0);
+    }
+    if (cache->scratch) {
+        tpNavGrid_CopyCells(cache->scratch, cache->raster);
+    }
     return cache->scratch;
 }
 
@@ -296,6 +332,7 @@ void tpDestroySkillCache(tpSkillCache *c)
     }
     releaseTrack(&c->track);
     tpDestroyNavGrid(c->scratch);
+    tpDestroyNavGrid(c->raster);
     free(c);
 }
 

@@ -81,10 +81,11 @@ void tpSkill_NavBounds(tpSkillCache *cache, const tpWorld *world, int self, doub
 /// Adds the wall-clock seconds since t0 (a tpClock_Now) to the cache's search total (see
 /// tpSkillCache_SearchSeconds); NULL cache: nothing. The navigation kinds bracket their searches.
 void tpSkill_SearchDone(tpSkillCache *cache, double t0);
-/// The cache's scratch grid made the all-free grid of `def` (reset in place when the size is
-/// the same, else created anew): owned by the cache, valid until the next call. NULL when out of
-/// memory or on a bad def.
-tpNavGrid *tpSkill_ScratchGrid(tpSkillCache *cache, const tpNavGridDef *def);
+/// The cache's scratch grid made the grid of `def` holding the raster of every static body of
+/// `world` but `self` (not grown): reset in place when the size is the same, and the raster copied
+/// from the one the cache keeps for the last (world, self, def). Owned by the cache, valid until
+/// the next call. NULL when out of memory or on a bad def.
+tpNavGrid *tpSkill_StaticGrid(tpSkillCache *cache, const tpWorld *world, int self, const tpNavGridDef *def);
 /// Default timeout of a kind when sk->gains.timeout is 0 (s).
 double tpSkill_DefaultTimeout(const tpSkillDef *sk);
 /* Shared by the skill source files (skills.c defines them). */

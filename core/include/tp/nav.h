@@ -113,6 +113,10 @@ void tpNavGrid_Clear(tpNavGrid *grid);
 /// touch of every page. The grid then answers exactly like tpCreateNavGrid(def) would. false
 /// with a message (the grid unchanged) on a bad def or another size.
 bool tpNavGrid_Reset(tpNavGrid *grid, const tpNavGridDef *def, char *err, size_t errlen);
+/// Copies the cell flags of src into dst (the definitions are not touched): a raster kept aside
+/// (the static scene) is laid into a working grid of the same size. false (dst unchanged) when
+/// nx or ny differ.
+bool tpNavGrid_CopyCells(tpNavGrid *dst, const tpNavGrid *src);
 /// Rasterises one shape exactly into the OBSTACLE layer (see the file comment). Returns the
 /// number of cells the footprint meets (0 if it misses the band or the grid), -1 on a bad shape.
 /// Growth is not updated: call tpNavGrid_Grow after adding shapes.
