@@ -303,12 +303,13 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
             /* a skill without a body drives its tactic's body */
             skills[i].body = sk->body[0] ? tplResolveBody(b, sk->body, swhere) : tbody;
             skills[i].target = sk->target[0] ? tplResolveBody(b, sk->target, swhere) : -1;
-            skills[i].ground = sk->ground[0] ? tplResolveBody(b, sk->ground, swhere) : -1;
+            if (sk->def.kind == TP_SKILL_KICK || sk->def.kind == TP_SKILL_PUSH)
+                skills[i].kick.ground = sk->ground[0] ? tplResolveBody(b, sk->ground, swhere) : -1;
             if (sk->def.kind == TP_SKILL_CUSTOM) {
                 lua_getiuservalue(L, -1, 2);
-                skills[i].fn = tplSkillCallback;
-                skills[i].user = b->dom;
-                skills[i].id = tplRegister(b);
+                skills[i].custom.fn = tplSkillCallback;
+                skills[i].custom.user = b->dom;
+                skills[i].custom.id = tplRegister(b);
             }
             if (!tpSkill_Validate(&skills[i], wg->world, err, sizeof err))
                 tplErrorAt(L, swhere, "%s", err);
