@@ -165,9 +165,9 @@ static void test_valid_domain(void **state)
     assert_int_equal(t->skills[kick].body, 2);   /* inherited from the tactic */
     assert_int_equal(t->skills[kick].target, 3); /* "ball" */
     assert_int_equal(t->skills[pos].frame, TP_FRAME_TARGET);
-    assert_int_equal(t->skills[pos].point.kind, TP_DIST_DISC);
-    assert_int_equal(t->skills[wait].duration.kind, TP_DIST_UNIFORM);
-    assert_true(t->skills[wait].duration.b[0] == 4.0);
+    assert_int_equal(t->skills[pos].drive.point.kind, TP_DIST_DISC);
+    assert_int_equal(t->skills[wait].wait.duration.kind, TP_DIST_UNIFORM);
+    assert_true(t->skills[wait].wait.duration.b[0] == 4.0);
     assert_true(t->pi[wait * 3 + pos] == 1.0);
     assert_true(t->pi[wait * 3 + kick] == 0.0);
     assert_true(t->pi[pos * 3 + kick] == 0.75);
