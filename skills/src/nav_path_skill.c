@@ -59,7 +59,7 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
     const tpWorld *world = call->world;
     const int nb = tpWorld_BodyCount(world);
     double bounds[4];
-    tpSkill_NavBounds(world, sk->body, z_min, z_max, start, goal, 2 * radius + 4 * sk->nav.cell, bounds);
+    tpSkill_NavBounds(call->cache, world, sk->body, z_min, z_max, start, goal, 2 * radius + 4 * sk->nav.cell, bounds);
     tpNavGridDef gd = tpDefaultNavGridDef();
     gd.cell = sk->nav.cell;
     double w = bounds[2] - bounds[0], h = bounds[3] - bounds[1];
@@ -154,6 +154,9 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
 
 int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
 {
+    if (!call->cache) {
+        return -1; /* the caches live in the domain: a host that runs skills must give one */
+    }
     double *V = call->V;
     tpCtlBody cb;
     tpCtl_Load(call, sk->body, &cb);

@@ -78,7 +78,24 @@ typedef struct TrackCache {
     int next_togo;                         /* round-robin replacement */
 } TrackCache;
 
+#define NAV_STATIC_MEMO 8
+
+/* What the static bodies contribute to a grid, per (world, self, height band): the hash of
+ * their geometry (part of a grid's key) and the bounds of their footprints in the band. Static
+ * bodies never move or change after tpCreateWorld, so this is computed once instead of on every
+ * call (it was over a third of a crowd run: 120 pedestrians a step, each hashing and
+ * rasterising the bounds of every wall). */
+typedef struct StaticMemo {
+    const tpWorld *world; /* not owned (the domain's world, which outlives the cache); NULL = empty */
+    int self;             /* the static body left out, -1 = none (self is a moving body) */
+    double z_min, z_max;  /* m: the band of the bounds */
+    uint64_t key;         /* hash of every static body's geometry but self's */
+    double lo[2], hi[2];  /* m: bounds of the footprints (+inf / -inf when there are none) */
+} StaticMemo;
+
 struct tpSkillCache {
+    StaticMemo statics[NAV_STATIC_MEMO];
+    int next_static; /* round-robin replacement */
     NavGridEntry grids[NAV_GRID_CACHE];
     int next_grid; /* round-robin replacement */
     TrackCache track;
@@ -139,43 +156,83 @@ int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
     return 0;
 }
 
-void tpSkill_NavBounds(const tpWorld *world, int self, double z_min, double z_max, const double a[2], const double b[2],
-                       double margin, double bounds[4])
+/* The static part of a grid of `world` for body `self` in [z_min, z_max], from the memo or
+ * computed into it. */
+static const StaticMemo *staticsFor(tpSkillCache *c, const tpWorld *world, int self, double z_min, double z_max)
 {
+    /* Only a static self changes the result: every moving body shares one entry (a crowd's
+     * pedestrians would otherwise each need their own). */
+    if (self < 0 || self >= tpWorld_BodyCount(world) || tpWorld_Body(world, self)->cls != TP_BODY_STATIC) {
+        self = -1;
+    }
+    for (int k = 0; k < NAV_STATIC_MEMO; ++k) {
+        const StaticMemo *m = &c->statics[k];
+        if (m->world == world && m->self == self && m->z_min == z_min && m->z_max == z_max) {
+            return m;
+        }
+    }
+    StaticMemo *m = &c->statics[c->next_static];
+    c->next_static = (c->next_static + 1) % NAV_STATIC_MEMO;
+    m->world = world;
+    m->self = self;
+    m->z_min = z_min;
+    m->z_max = z_max;
+    m->key = 0;
+    m->lo[0] = m->lo[1] = INFINITY;
+    m->hi[0] = m->hi[1] = -INFINITY;
     const int nb = tpWorld_BodyCount(world);
-    double lo[2] = {fmin(a[0], b[0]), fmin(a[1], b[1])}, hi[2] = {fmax(a[0], b[0]), fmax(a[1], b[1])};
     for (int i = 0; i < nb; ++i) {
         const tpBodyDef *d = tpWorld_Body(world, i);
-        if (d->cls != TP_BODY_STATIC || i == self || d->shape == TP_SHAPE_PLANE) {
+        if (d->cls != TP_BODY_STATIC || i == self) {
+            continue;
+        }
+        double geo[15] = {d->shape,   d->size[0],  d->size[1],  d->size[2],  d->pos[0],
+                          d->pos[1],  d->pos[2],   d->quat[0],  d->quat[1],  d->quat[2],
+                          d->quat[3], d->plane[0], d->plane[1], d->plane[2], d->plane[3]};
+        uint64_t h[2] = {m->key, tpHash_Fnv1a64(geo, sizeof geo)};
+        m->key = tpHash_Fnv1a64(h, sizeof h);
+        if (d->shape == TP_SHAPE_PLANE) {
             continue;
         }
         tpNavShape sh[3];
         int n = tpSkill_NavShapes(d, sh);
         for (int k = 0; k < n; ++k) {
             double fp[32][2];
-            int m = 0;
+            int np = 0;
             if (sh[k].kind == TP_NAV_BOX) {
-                m = tpNav_Footprint(&sh[k], z_min, z_max, fp);
+                np = tpNav_Footprint(&sh[k], z_min, z_max, fp);
             } else {
                 double r = sh[k].radius;
                 fp[0][0] = sh[k].center[0] - r;
                 fp[0][1] = sh[k].center[1] - r;
                 fp[1][0] = sh[k].center[0] + r;
                 fp[1][1] = sh[k].center[1] + r;
-                m = 2;
+                np = 2;
             }
-            for (int j = 0; j < m; ++j) {
-                lo[0] = fmin(lo[0], fp[j][0]);
-                lo[1] = fmin(lo[1], fp[j][1]);
-                hi[0] = fmax(hi[0], fp[j][0]);
-                hi[1] = fmax(hi[1], fp[j][1]);
+            for (int j = 0; j < np; ++j) {
+                m->lo[0] = fmin(m->lo[0], fp[j][0]);
+                m->lo[1] = fmin(m->lo[1], fp[j][1]);
+                m->hi[0] = fmax(m->hi[0], fp[j][0]);
+                m->hi[1] = fmax(m->hi[1], fp[j][1]);
             }
         }
     }
-    bounds[0] = lo[0] - margin;
-    bounds[1] = lo[1] - margin;
-    bounds[2] = hi[0] + margin;
-    bounds[3] = hi[1] + margin;
+    return m;
+}
+
+static void boundsOf(const StaticMemo *m, const double a[2], const double b[2], double margin, double bounds[4])
+{
+    /* fmin / fmax are exact, so the order in which the points enter does not matter */
+    bounds[0] = fmin(fmin(a[0], b[0]), m->lo[0]) - margin;
+    bounds[1] = fmin(fmin(a[1], b[1]), m->lo[1]) - margin;
+    bounds[2] = fmax(fmax(a[0], b[0]), m->hi[0]) + margin;
+    bounds[3] = fmax(fmax(a[1], b[1]), m->hi[1]) + margin;
+}
+
+void tpSkill_NavBounds(tpSkillCache *cache, const tpWorld *world, int self, double z_min, double z_max,
+                       const double a[2], const double b[2], double margin, double bounds[4])
+{
+    boundsOf(staticsFor(cache, world, self, z_min, z_max), a, b, margin, bounds);
 }
 
 /* Grid over the static bodies' footprints (planes excluded) and the two points, with a margin. */
@@ -221,25 +278,13 @@ static NavGridEntry *gridFor(tpSkillCache *c, const tpWorld *world, int self, co
                              const double b[2])
 {
     const int nb = tpWorld_BodyCount(world);
-    uint64_t key = tpHash_Fnv1a64(params, 4 * sizeof(double));
-    for (int i = 0; i < nb; ++i) {
-        const tpBodyDef *d = tpWorld_Body(world, i);
-        if (d->cls != TP_BODY_STATIC || i == self) {
-            continue;
-        }
-        uint64_t h[2] = {key, 0};
-        double geo[15] = {d->shape,   d->size[0],  d->size[1],  d->size[2],  d->pos[0],
-                          d->pos[1],  d->pos[2],   d->quat[0],  d->quat[1],  d->quat[2],
-                          d->quat[3], d->plane[0], d->plane[1], d->plane[2], d->plane[3]};
-        h[1] = tpHash_Fnv1a64(geo, sizeof geo);
-        key = tpHash_Fnv1a64(h, sizeof h);
-    }
+    const StaticMemo *sm = staticsFor(c, world, self, params[2], params[3]);
     /* Bounds: the footprints of every non-plane static body, plus start and goal. */
     const double cell = params[0], radius = params[1];
     double bounds[4];
-    tpSkill_NavBounds(world, self, params[2], params[3], a, b, 2 * radius + 4 * cell, bounds);
-    uint64_t h2[2] = {key, tpHash_Fnv1a64(bounds, sizeof bounds)};
-    key = tpHash_Fnv1a64(h2, sizeof h2);
+    boundsOf(sm, a, b, 2 * radius + 4 * cell, bounds);
+    uint64_t h1[3] = {tpHash_Fnv1a64(params, 4 * sizeof(double)), sm->key, tpHash_Fnv1a64(bounds, sizeof bounds)};
+    uint64_t key = tpHash_Fnv1a64(h1, sizeof h1);
     for (int i = 0; i < NAV_GRID_CACHE; ++i) {
         if (c->grids[i].grid && c->grids[i].key == key && memcmp(c->grids[i].params, params, 4 * sizeof(double)) == 0) {
             return &c->grids[i];

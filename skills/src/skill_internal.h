@@ -74,8 +74,9 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call);
 /// f of TP_SKILL_RIDE (skills/src/ride.c).
 int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call);
 /// Bounds (x0, y0, x1, y1, m) of the footprints of the static bodies but `self` in the band
-/// [z_min, z_max] and of the points a and b, with a margin (nav_skill.c; used by the grids).
-void tpSkill_NavBounds(const tpWorld *world, int self, double z_min, double z_max, const double a[2],
+/// [z_min, z_max] and of the points a and b, with a margin (nav_skill.c; used by the grids). The
+/// static part is computed once per (world, self, band) and kept in `cache`.
+void tpSkill_NavBounds(tpSkillCache *cache, const tpWorld *world, int self, double z_min, double z_max, const double a[2],
                        const double b[2], double margin, double bounds[4]);
 /// Default timeout of a kind when sk->gains.timeout is 0 (s).
 double tpSkill_DefaultTimeout(const tpSkillDef *sk);
