@@ -95,6 +95,7 @@ static tpDomain *run(Scene *s, int n, unsigned char **out, tpProblem *p)
 {
     char err[512] = "";
     tpDomain *d = tpCreateDomain(&s->def, err, sizeof err);
+    tpDestroyCond(s->def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     if (!d) {
         fail_msg("tpCreateDomain: %s", err);
     }
@@ -255,6 +256,7 @@ static void test_chip_rejects_passive_ball(void **state)
     add_tactic(&s, 0, "chipper", B_ROBOT, chip_skill(1.0, 0.0, 0.5), false);
     char err[512] = "";
     assert_null(tpCreateDomain(&s.def, err, sizeof err));
+    tpDestroyCond(s.def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     assert_non_null(strstr(err, "must be a controlled body"));
 }
 
@@ -378,6 +380,7 @@ static void test_impulse_speed_direction(void **state)
     make_scene(&s);
     char err[512] = "";
     tpDomain *d = tpCreateDomain(&s.def, err, sizeof err);
+    tpDestroyCond(s.def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     assert_non_null(d);
     const tpWorld *w = tpDomain_World(d);
     tpSkillDef im = tpDefaultSkillDef(TP_SKILL_IMPULSE);

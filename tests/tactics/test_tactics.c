@@ -256,6 +256,7 @@ static tpDomain *make_domain(Fixture *f)
     make_def(f);
     char err[512] = "";
     tpDomain *d = tpCreateDomain(&f->def, err, sizeof err);
+    tpDestroyCond(f->def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     if (!d) {
         fail_msg("tpCreateDomain: %s", err);
     }
@@ -270,22 +271,26 @@ static void test_domain_rejects_bad_input(void **state)
     make_def(&f);
     f.bodies[B_BALL].mass = -1;
     assert_null(tpCreateDomain(&f.def, err, sizeof err));
+    tpDestroyCond(f.def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     assert_non_null(strstr(err, "mass"));
 
     make_def(&f);
     f.pi[1] = -0.5;
     assert_null(tpCreateDomain(&f.def, err, sizeof err));
+    tpDestroyCond(f.def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     assert_non_null(strstr(err, "probability must be >= 0"));
 
     make_def(&f);
     tpDestroyCond(f.def.goal);
     f.def.goal = NULL;
     assert_null(tpCreateDomain(&f.def, err, sizeof err));
+    tpDestroyCond(f.def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     assert_non_null(strstr(err, "goal"));
 
     make_def(&f);
     f.skills[2].target = -1;
     assert_null(tpCreateDomain(&f.def, err, sizeof err));
+    tpDestroyCond(f.def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     assert_non_null(strstr(err, "target"));
 }
 
@@ -417,6 +422,7 @@ static void kick_to(double tox, double toy, double arrive, tpBodyState *nearest)
     f.pi[2 * 3 + 0] = 1;
     char err[512] = "";
     tpDomain *d = tpCreateDomain(&f.def, err, sizeof err);
+    tpDestroyCond(f.def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     if (!d) {
         fail_msg("tpCreateDomain: %s", err);
     }
