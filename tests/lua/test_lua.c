@@ -80,6 +80,15 @@ static const BaseEdit base_edits[] = {
      "unknown body 'bal' (bodies: ground, robot, ball)"},
     {"err_create.lua", "name = \"go\",", "name = \"go\", body = \"ball\",", 14,
      "skill 'go': body 'ball' is not actively controlled"},
+    /* per-kind field lists: a field of another kind names the skill, its kind and the field */
+    {"err_kind_field.lua", "name = \"go\",", "name = \"go\", nav_cell = 0.05,", 14,
+     "skill 'go' (drive_to): unknown field 'nav_cell' (drive_to takes: name, body, target, frame, toward, point,"},
+    {"err_kind_field2.lua", "duration = 0.5", "duration = 0.5, approach = 0.1, speed = 1", 13,
+     "skill 'wait' (wait): unknown field 'approach' (wait takes:"},
+    {"err_kind_field3.lua", "tp.skill.drive_to { name = \"go\",", "tp.skill.dribble { name = \"go\", direction = 0,",
+     14, "skill 'go' (push): unknown field 'direction'"},
+    {"err_kind_noname.lua", "tp.skill.wait { name = \"wait\",", "tp.skill.wait { name = 3, loft = 1,", 13,
+     "tp.skill.wait: unknown field 'loft' (wait takes:"},
 };
 
 static void expect_base_edit(const char *base, const BaseEdit *e)
