@@ -368,6 +368,7 @@ static NavPathEntry *pathFor(NavGridEntry *e, const double a[2], const double b[
  * cruise speed (a sampled `speed` in (0, max_speed), else max_speed). Draws the point, then the speed. */
 void tpSkill_NavGoal(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, double *V)
 {
+    TP_ASSERT(sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD || sk->kind == TP_SKILL_FOLLOW_PATH);
     double p[3];
     tpSkill_SamplePoint(sk, &sk->nav.point, call, cb, p);
     V[NAV_V_GOAL_X] = p[0];

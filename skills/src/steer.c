@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "skill_internal.h"
+#include "tp/base.h"
 
 enum {
     STEER_V_AIM_X = 1,   /* m, world: the aim point */
@@ -97,5 +98,6 @@ int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
 
 int tpSkill_VarCount(const tpSkillDef *skill)
 {
+    TP_ASSERT(skill);
     return skill->kind == TP_SKILL_STEER ? STEER_VARS : TP_SKILL_VARS;
 }

@@ -20,6 +20,7 @@ tpCond *tpCreateCond(tpCondKind kind)
 
 bool tpCond_Add(tpCond *parent, tpCond *child)
 {
+    TP_ASSERT(parent && child);
     tpCond **n = realloc(parent->children, sizeof *n * (size_t)(parent->nchildren + 1));
     if (!n) {
         return false;

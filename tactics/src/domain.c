@@ -36,6 +36,7 @@ const tpBodyState *tpState_Bodies(const void *x)
 
 const tpTacticState *tpState_Tactic(const tpDomain *d, const void *x, int tactic)
 {
+    TP_ASSERT(x && tactic >= 0 && tactic < d->ntactics);
     return (const tpTacticState *)((const char *)x + d->tac_off[tactic]);
 }
 
@@ -46,6 +47,7 @@ static tpTacticState *tactic_mut(const tpDomain *d, void *x, int tactic)
 
 int tpDomain_TacticVars(const tpDomain *d, int tactic)
 {
+    TP_ASSERT(tactic >= 0 && tactic < d->ntactics);
     return d->tac_nv[tactic];
 }
 

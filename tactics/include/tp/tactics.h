@@ -234,7 +234,7 @@ const char *tpDomain_Error(const tpDomain *domain);
 /// Stores a host callback's error message (used by the Lua layer).
 void tpDomain_SetError(tpDomain *domain, const char *msg);
 
-/// State blob accessors (x is state_bytes long).
+/// State blob accessors (x is state_bytes long; a tactic index must be valid: TP_ASSERT).
 double tpState_Time(const void *x);
 const tpBodyState *tpState_Bodies(const void *x);
 const tpTacticState *tpState_Tactic(const tpDomain *domain, const void *x, int tactic);
