@@ -297,6 +297,41 @@ static void test_var_count(void **state)
     }
 }
 
+/* tpDefaultSkillDef fills the shared fields and the defaults of the kind's own member of the
+ * union (kick and push share `kick`; nav_to, follow_field and follow_path share `nav`). */
+static void test_default_defs(void **state)
+{
+    (void)state;
+    tpSkillDef k = tpDefaultSkillDef(TP_SKILL_KICK);
+    assert_true(k.kick.approach == 0.2 && k.kick.trigger_speed == 0.05 && k.kick.ground == -1);
+    assert_true(k.kick.point.kind == TP_DIST_UNSET && k.kick.transfer == 0.0 && !k.kick.follow);
+    tpSkillDef p = tpDefaultSkillDef(TP_SKILL_PUSH);
+    assert_true(p.kick.approach == 0.2 && p.kick.ground == -1);
+    const tpSkillKind nav_kinds[] = {TP_SKILL_NAV_TO, TP_SKILL_FOLLOW_FIELD, TP_SKILL_FOLLOW_PATH};
+    for (int i = 0; i < 3; ++i) {
+        tpSkillDef n = tpDefaultSkillDef(nav_kinds[i]);
+        assert_true(n.nav.cell == 0.1 && n.nav.radius == 0.0 && n.nav.lookahead == 0.4 && n.nav.replan == 1.0);
+    }
+    tpSkillDef st = tpDefaultSkillDef(TP_SKILL_STEER);
+    assert_true(isinf(st.steer.min_z) && st.steer.min_z < 0 && isinf(st.steer.max_z) && st.steer.max_z > 0);
+    tpSkillDef r = tpDefaultSkillDef(TP_SKILL_RIDE);
+    assert_true(r.ride.cell == 0.1 && r.ride.margin.kind == TP_DIST_UNSET);
+    assert_true(tpDefaultSkillDef(TP_SKILL_WAIT).wait.trigger_speed == 0.05);
+    assert_true(tpDefaultSkillDef(TP_SKILL_SPIN).spin.trigger_speed == 0.05);
+    assert_true(tpDefaultSkillDef(TP_SKILL_IMPULSE).impulse.trigger_speed == 0.05);
+    tpSkillDef c = tpDefaultSkillDef(TP_SKILL_CHIP);
+    assert_true(c.chip.approach == 0.2 && c.chip.trigger_speed == 0.05);
+    assert_true(tpDefaultSkillDef(TP_SKILL_GUARD).guard.approach == 0.2);
+    for (int kind = 0; kind < TP_SKILL_KIND_COUNT; ++kind) { /* the shared fields */
+        tpSkillDef d = tpDefaultSkillDef((tpSkillKind)kind);
+        assert_int_equal(d.kind, kind);
+        assert_int_equal(d.body, -1);
+        assert_int_equal(d.target, -1);
+        assert_string_equal(d.name, tpSkillKind_Name((tpSkillKind)kind));
+        assert_true(d.gains.max_speed == 1.5 && d.gains.tolerance == 0.02 && d.gains.timeout == 0.0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -304,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_turn_to), cmocka_unit_test(test_brake),       cmocka_unit_test(test_impulse),
         cmocka_unit_test(test_random),  cmocka_unit_test(test_push),        cmocka_unit_test(test_kick),
         cmocka_unit_test(test_steer),   cmocka_unit_test(test_custom),      cmocka_unit_test(test_var_count),
+        cmocka_unit_test(test_default_defs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

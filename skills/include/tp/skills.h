@@ -270,7 +270,8 @@ typedef struct tpDriveTrackDef {
 /// TP_SKILL_CHIP.
 typedef struct tpChipDef {
     tpDist point;         /* m, dim 2 or 3 (required): where to send the target, in the skill's frame */
-    tpDist speed;         /* m/s, dim 1: launch speed (unset: 0, the kicker's default) */
+    tpDist speed;         /* m/s, dim 1: launch speed (unset or 0: the ballistic speed that lands the
+                             target on `point`) */
     tpDist loft;          /* rad, dim 1: launch angle above the horizontal (unset: 0.5); 0 = flat */
     double approach;      /* m: stand-off behind the target before creeping in (default 0.2) */
     bool follow;          /* after the launch, stay busy until the target rests (default false) */
