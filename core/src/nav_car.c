@@ -677,13 +677,15 @@ static bool crossesFinish(const tpNavTrack *tr, const double a[2], const double 
     return ((d1 < 0) != (d2 < 0)) && ((d3 < 0) != (d4 < 0));
 }
 
-/* Distance from point q to segment s (x0, y0, x1, y1). */
-static double segPointDist(const double s[4], const double q[2])
+/* Whether point q is within distance r of segment s (x0, y0, x1, y1): squared distances, no
+ * square root (this quick test runs for every wall at every clip of every A* expansion). */
+static bool segPointNear(const double s[4], const double q[2], double r)
 {
     double ex = s[2] - s[0], ey = s[3] - s[1], l2 = ex * ex + ey * ey;
     double u = l2 > 0 ? ((q[0] - s[0]) * ex + (q[1] - s[1]) * ey) / l2 : 0.0;
     u = u < 0 ? 0 : u > 1 ? 1 : u;
-    return hypot(s[0] + u * ex - q[0], s[1] + u * ey - q[1]);
+    double dx = s[0] + u * ex - q[0], dy = s[1] + u * ey - q[1];
+    return dx * dx + dy * dy <= r * r;
 }
 
 /* Plays clip k from pose p at time t: false if a check collides; sets the end pose and whether
@@ -701,15 +703,15 @@ static bool clipFree(const tpNavMoveTree *tree, const CarScene *sc, int checks, 
     double ctr[3];
     alignFrame(p, (const double[3]){c->bound[0], c->bound[1], 0.0}, ctr);
     const double R = c->bound[2], dur = c->nframes * fdt;
-    bool near = segPointDist(tr->finish, ctr) <= R;
+    bool near = segPointNear(tr->finish, ctr, R);
     for (int w = 0; w < tr->nwalls && !near; ++w) {
-        near = segPointDist(tr->walls[w], ctr) <= R;
+        near = segPointNear(tr->walls[w], ctr, R);
     }
     for (int k2 = 0; k2 < tr->ncars && !near; ++k2) {
         const tpNavTrafficCar *o = &tr->cars[k2];
         double path[4] = {o->pos[0] + o->vel[0] * t, o->pos[1] + o->vel[1] * t, o->pos[0] + o->vel[0] * (t + dur),
                           o->pos[1] + o->vel[1] * (t + dur)};
-        near = segPointDist(path, ctr) <= R + 0.5 * hypot(o->length, o->width);
+        near = segPointNear(path, ctr, R + sc->cars[k2][2]);
     }
     if (!near) {
         alignFrame(p, c->frame[c->nframes - 1], end);

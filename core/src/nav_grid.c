@@ -267,27 +267,35 @@ tpNavGridDef tpDefaultNavGridDef(void)
     return d;
 }
 
-tpNavGrid *tpCreateNavGrid(const tpNavGridDef *def, char *err, size_t errlen)
+static bool gridDefValid(const tpNavGridDef *def, char *err, size_t errlen)
 {
     if (!isfinite(def->x0) || !isfinite(def->y0)) {
         tpErrorf(err, errlen, "grid: x0 and y0 must be finite");
-        return NULL;
+        return false;
     }
     if (!isfinite(def->cell) || def->cell <= 0) {
         tpErrorf(err, errlen, "grid: cell must be > 0 (got %g)", def->cell);
-        return NULL;
+        return false;
     }
     if (def->nx < 1 || def->ny < 1 || (int64_t)def->nx * def->ny > TP_NAV_MAX_CELLS) {
         tpErrorf(err, errlen, "grid: nx and ny must be >= 1 with nx*ny <= %d (got %d x %d)", TP_NAV_MAX_CELLS, def->nx,
                  def->ny);
-        return NULL;
+        return false;
     }
     if (!isfinite(def->z_min) || !isfinite(def->z_max) || def->z_min > def->z_max) {
         tpErrorf(err, errlen, "grid: z_min and z_max must be finite with z_min <= z_max");
-        return NULL;
+        return false;
     }
     if (!isfinite(def->radius) || def->radius < 0) {
         tpErrorf(err, errlen, "grid: radius must be >= 0");
+        return false;
+    }
+    return true;
+}
+
+tpNavGrid *tpCreateNavGrid(const tpNavGridDef *def, char *err, size_t errlen)
+{
+    if (!gridDefValid(def, err, errlen)) {
         return NULL;
     }
     tpNavGrid *g = calloc(1, sizeof *g);
@@ -327,6 +335,21 @@ const tpNavGridDef *tpNavGrid_Def(const tpNavGrid *g)
 void tpNavGrid_Clear(tpNavGrid *g)
 {
     memset(g->cells, 0, (size_t)g->def.nx * (size_t)g->def.ny);
+}
+
+bool tpNavGrid_Reset(tpNavGrid *g, const tpNavGridDef *def, char *err, size_t errlen)
+{
+    if (!gridDefValid(def, err, errlen)) {
+        return false;
+    }
+    if (def->nx != g->def.nx || def->ny != g->def.ny) {
+        tpErrorf(err, errlen, "grid: reset to %d x %d cells, the grid has %d x %d", def->nx, def->ny, g->def.nx,
+                 g->def.ny);
+        return false;
+    }
+    g->def = *def;
+    tpNavGrid_Clear(g);
+    return true;
 }
 
 static void markRow(tpNavGrid *g, int j, int ilo, int ihi, int *count)

@@ -366,6 +366,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
     int32_t last = -1; /* the previous iteration's new node (busy continuation source) */
     double t_select = 0, t_tactics = 0, t_physics = 0, t_check = 0;
     double next_progress = t_start + progress_interval;
+    const double search0 = p->search_seconds ? p->search_seconds(p->ctx) : 0.0;
     double t0 = tpClock_Now();
     int64_t iter = 0;
 
@@ -383,6 +384,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
             st->solutions = pl->nsolutions;
             st->t_select = t_select;
             st->t_tactics = t_tactics;
+            st->t_search = p->search_seconds ? p->search_seconds(p->ctx) - search0 : 0.0;
             st->t_physics = t_physics;
             st->t_check = t_check;
             st->elapsed = t0 - t_start;
@@ -483,6 +485,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
     st->iterations = iter;
     st->t_select = t_select;
     st->t_tactics = t_tactics;
+    st->t_search = p->search_seconds ? p->search_seconds(p->ctx) - search0 : 0.0;
     st->t_physics = t_physics;
     st->t_check = t_check;
     if (status == TP_PLAN_ERROR) {

@@ -83,6 +83,7 @@ typedef struct Run {
     int64_t tree_bytes;  /* tree + NN index at the end of the run */
     long maxrss_kb;      /* process peak RSS so far (getrusage; monotone over the bench) */
     double t_select, t_tactics, t_physics, t_check;
+    double t_search; /* s, the part of t_tactics in the skills' navigation searches */
 } Run;
 
 #define TP_BENCH_MAX_JOBS 256
@@ -336,6 +337,7 @@ static bool write_json(const char *path, const Runs *runs, int seeds, const tpCl
         cJSON_AddNumberToObject(j, "maxrss_kb", (double)r->maxrss_kb);
         cJSON_AddNumberToObject(b, "select", r->t_select);
         cJSON_AddNumberToObject(b, "tactics", r->t_tactics);
+        cJSON_AddNumberToObject(b, "search", r->t_search);
         cJSON_AddNumberToObject(b, "physics", r->t_physics);
         cJSON_AddNumberToObject(b, "check", r->t_check);
         double other = r->time - r->t_select - r->t_tactics - r->t_physics - r->t_check;
@@ -447,6 +449,7 @@ static int bench_one(const char *path, const tpScriptParam *params, int nparams,
     r->maxrss_kb = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
     r->t_select = st->t_select;
     r->t_tactics = st->t_tactics;
+    r->t_search = st->t_search;
     r->t_physics = st->t_physics;
     r->t_check = st->t_check;
     tpCli_PlanRunFree(&run);

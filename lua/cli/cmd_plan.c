@@ -119,6 +119,11 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
            "other %.1f %%\n",
            s->t_total, 100 * s->t_physics / tot, 100 * s->t_tactics / tot, 100 * s->t_select / tot,
            100 * s->t_check / tot, 100 * (other > 0 ? other : 0) / tot);
+    if (s->t_search > 0) { /* the navigation skills' own planners, inside tactics/skills */
+        printf("           of which the skills' navigation searches %.1f %% (physics %.1f %% of the rest)\n",
+               100 * s->t_search / tot,
+               s->t_total - s->t_search > 0 ? 100 * s->t_physics / (s->t_total - s->t_search) : 0.0);
+    }
     if (s->solutions > 1 && s->nodes_first > 0) {
         printf("first      solution after %.3f s, %lld nodes (then %d more for the selection)\n", s->t_first,
                (long long)s->nodes_first, s->solutions - 1);

@@ -44,8 +44,11 @@ static void serve_usage(FILE *f)
             d.default_memory_mb);
 }
 
-/* {"domains":[{"name","description","params":[...],"planner":{...}}]} of the built-in domains. */
-static char *domains_json(const char *dir)
+/* {"domains":[{"name","description","params":[...],"planner":{...}}]} of the built-in domains. The
+ * planner defaults are those a job gets when it gives none: the script's, except time_limit, which
+ * is the service's default_time (a job always runs with a limit; the scripts' 0 = "none" is not a
+ * value a job may send). */
+static char *domains_json(const char *dir, double default_time)
 {
     char *names[256];
     int n = tpCli_DomainFiles(dir, names, 256);
@@ -74,7 +77,7 @@ static char *domains_json(const char *dir)
         cJSON_AddNumberToObject(p, "mu", def->planner.mu);
         cJSON_AddNumberToObject(p, "seed", def->planner.seed);
         cJSON_AddNumberToObject(p, "max_iters", (double)def->planner.max_iters);
-        cJSON_AddNumberToObject(p, "time_limit", def->planner.time_limit);
+        cJSON_AddNumberToObject(p, "time_limit", default_time);
         cJSON_AddNumberToObject(p, "solutions", def->planner.solutions);
         cJSON_AddItemToArray(arr, o);
         tpDestroyScript(s);
@@ -257,7 +260,7 @@ int tpCmd_Serve(int argc, char **argv)
         }
     }
     def.web_dir = web;
-    char *domains = domains_json(def.domains_dir);
+    char *domains = domains_json(def.domains_dir, def.default_time);
     if (!domains) {
         free(token);
         return TP_EXIT_FAILURE;

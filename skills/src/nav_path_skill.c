@@ -74,7 +74,7 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
     gd.ny = gd.ny < 1 ? 1 : gd.ny;
     gd.z_min = z_min;
     gd.z_max = z_max;
-    tpNavGrid *grid = tpCreateNavGrid(&gd, NULL, 0);
+    tpNavGrid *grid = tpSkill_ScratchGrid(call->cache, &gd); /* owned by the cache */
     if (!grid) {
         return 0;
     }
@@ -148,7 +148,6 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
         }
     }
     tpNavPath_Free(&path);
-    tpDestroyNavGrid(grid);
     return n;
 }
 
@@ -176,6 +175,7 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
         double start[2] = {cb.s.pos[0], cb.s.pos[1]}, goal[2] = {V[NAV_V_GOAL_X], V[NAV_V_GOAL_Y]}, leg[3][2];
         bool final = false;
         const double z_min = bd->pos[2] - half_h + 0.02, z_max = bd->pos[2] + half_h;
+        const double t_search = tpClock_Now();
         int n = planLeg(sk, call, true, radius, z_min, z_max, start, goal, leg, &final);
         if (n < 2 && radius > cb.radius) { /* the moving bodies close every way: squeeze, with the
                                               clearance reduced to the body's own radius */
@@ -185,6 +185,7 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
                         moving ones may have gone by the time they are reached */
             n = planLeg(sk, call, false, radius, z_min, z_max, start, goal, leg, &final);
         }
+        tpSkill_SearchDone(call->cache, t_search);
         if (n < 2) {
             V[PATH_V_STATUS] = -1;
         } else {

@@ -94,11 +94,13 @@ typedef struct StaticMemo {
 } StaticMemo;
 
 struct tpSkillCache {
+    double search_s; /* s, wall clock: running total of the searches (tpSkill_SearchDone) */
     StaticMemo statics[NAV_STATIC_MEMO];
     int next_static; /* round-robin replacement */
     NavGridEntry grids[NAV_GRID_CACHE];
     int next_grid; /* round-robin replacement */
     TrackCache track;
+    tpNavGrid *scratch; /* owned: follow_path's grid, reset for every leg (tpSkill_ScratchGrid) */
 };
 
 int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
@@ -262,6 +264,28 @@ tpSkillCache *tpCreateSkillCache(void)
     return calloc(1, sizeof(tpSkillCache));
 }
 
+double tpSkillCache_SearchSeconds(const tpSkillCache *cache)
+{
+    return cache ? cache->search_s : 0.0;
+}
+
+void tpSkill_SearchDone(tpSkillCache *cache, double t0)
+{
+    if (cache) {
+        cache->search_s += tpClock_Now() - t0;
+    }
+}
+
+tpNavGrid *tpSkill_ScratchGrid(tpSkillCache *cache, const tpNavGridDef *def)
+{
+    if (cache->scratch && tpNavGrid_Reset(cache->scratch, def, NULL, 0)) {
+        return cache->scratch;
+    }
+    tpDestroyNavGrid(cache->scratch);
+    cache->scratch = tpCreateNavGrid(def, NULL, 0);
+    return cache->scratch;
+}
+
 void tpDestroySkillCache(tpSkillCache *c)
 {
     if (!c) {
@@ -271,6 +295,7 @@ void tpDestroySkillCache(tpSkillCache *c)
         releaseGrid(&c->grids[i]);
     }
     releaseTrack(&c->track);
+    tpDestroyNavGrid(c->scratch);
     free(c);
 }
 
@@ -407,9 +432,11 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     params[2] = z0 - half_h + 0.02;
     params[3] = z0 + half_h;
     double start[2] = {V[NAVTO_V_START_X], V[NAVTO_V_START_Y]}, goal[2] = {V[NAV_V_GOAL_X], V[NAV_V_GOAL_Y]};
+    const double t_search = tpClock_Now();
     NavGridEntry *ge =
         (int)V[NAVTO_V_STATUS] == 1 ? gridFor(call->cache, call->world, sk->body, params, start, goal) : NULL;
     NavPathEntry *pe = ge ? pathFor(ge, start, goal) : NULL;
+    tpSkill_SearchDone(call->cache, t_search);
     if (call->overlay && call->fresh && ge) { /* recording: what this segment planned */
         tpNavOverlay_Grid(call->overlay, ge->grid);
         if (pe && pe->npoints > 0) {
@@ -513,6 +540,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     double radius = sk->nav.radius > 0 ? sk->nav.radius : cb.radius;
     double params[4] = {sk->nav.cell, radius, bd->pos[2] - half_h + 0.02, bd->pos[2] + half_h};
     double goal[2] = {V[NAV_V_GOAL_X], V[NAV_V_GOAL_Y]};
+    const double t_search = tpClock_Now();
     NavGridEntry *ge =
         (int)V[FIELD_V_STATUS] == 1 ? gridFor(call->cache, call->world, sk->body, params, goal, goal) : NULL;
     const tpNavField *field = NULL;
@@ -520,6 +548,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     if (ge && tpNavGrid_CellOf(ge->grid, goal[0], goal[1], &gi, &gj) && tpNavGrid_NearestFree(ge->grid, &gi, &gj)) {
         field = fieldFor(ge, gi, gj);
     }
+    tpSkill_SearchDone(call->cache, t_search);
     if (call->overlay && call->fresh && field) { /* recording: the grid and the global map */
         tpNavOverlay_Grid(call->overlay, ge->grid);
         tpNavOverlay_Field(call->overlay, ge->grid, field);
@@ -573,8 +602,10 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
         }
         const double v0[2] = {0, 0};
         double nd[2];
+        const double t_local = tpClock_Now();
         double fa = tpNav_LocalStep(ge->grid, field, cb.s.pos, dir, radius, 1.0, FIELD_N, FIELD_RELAX, 1, 0.0, v0,
                                     others, no, -1, phi, fixed, nd);
+        tpSkill_SearchDone(call->cache, t_local);
         if (call->overlay) { /* recording: this step's local map */
             tpNavOverlay_Window(call->overlay, ge->grid, cb.s.pos, FIELD_N, phi);
         }
@@ -698,8 +729,10 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
         car.width = bd->size[1];
     }
     const double half_h = bd->shape == TP_SHAPE_BOX ? bd->size[2] / 2 : cb.radius;
+    const double t_tree = tpClock_Now();
     TrackCache *tc =
         trackFor(call->cache, call->world, sk->body, &car, bd->pos[2] - half_h + 0.05, bd->pos[2] + half_h);
+    tpSkill_SearchDone(call->cache, t_tree);
     if (!tc) {
         tpCtl_Brake(&sk->gains, call, &cb);
         return 0;
@@ -767,6 +800,7 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
                 level = l;
             }
         }
+        const double t_search = tpClock_Now();
         tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
         pd.depth = V[TRACK_V_HORIZON] >= 1 ? (int)V[TRACK_V_HORIZON] : TRACK_DEPTH; /* 0: no horizon given */
         pd.node_limit = TRACK_NODES;
@@ -780,6 +814,7 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
             pd.on_node_user = &otree;
         }
         tpNavCarDecision dec = tpNavCar_Plan(tree, &tr, &pd, pose, level, 0.0);
+        tpSkill_SearchDone(call->cache, t_search);
         if (call->overlay) {
             tpNavOverlay_Tree(call->overlay, &otree, dec.best);
         }

@@ -298,8 +298,11 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
     if (!tpCtl_Load(call, sk->body, &cb))
         return 0;
     double *V = call->V;
-    if (call->fresh && !call->overlay)
+    if (call->fresh && !call->overlay) {
+        const double t_search = tpClock_Now();
         ride_plan(sk, call, &cb, V);
+        tpSkill_SearchDone(call->cache, t_search);
+    }
     double elapsed = call->t - V[TP_V_START];
     if (elapsed >= tpSkill_DefaultTimeout(sk))
         return 0;

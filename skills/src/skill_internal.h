@@ -78,6 +78,13 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call);
 /// static part is computed once per (world, self, band) and kept in `cache`.
 void tpSkill_NavBounds(tpSkillCache *cache, const tpWorld *world, int self, double z_min, double z_max, const double a[2],
                        const double b[2], double margin, double bounds[4]);
+/// Adds the wall-clock seconds since t0 (a tpClock_Now) to the cache's search total (see
+/// tpSkillCache_SearchSeconds); NULL cache: nothing. The navigation kinds bracket their searches.
+void tpSkill_SearchDone(tpSkillCache *cache, double t0);
+/// The cache's scratch grid made the all-free grid of `def` (reset in place when the size is
+/// the same, else created anew): owned by the cache, valid until the next call. NULL when out of
+/// memory or on a bad def.
+tpNavGrid *tpSkill_ScratchGrid(tpSkillCache *cache, const tpNavGridDef *def);
 /// Default timeout of a kind when sk->gains.timeout is 0 (s).
 double tpSkill_DefaultTimeout(const tpSkillDef *sk);
 /* Shared by the skill source files (skills.c defines them). */

@@ -189,6 +189,11 @@ static void pack_action(const tpDomain *d, const double *full, double *compact)
     }
 }
 
+static double cb_search_seconds(void *ctx)
+{
+    return tpSkillCache_SearchSeconds(((const tpDomain *)ctx)->skill_cache);
+}
+
 static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, void *xnew, double *stored)
 {
     tpDomain *d = ctx;
@@ -458,6 +463,7 @@ tpProblem tpDomain_Problem(tpDomain *d)
     p.key = cb_key;
     p.distance = p.key_is_euclidean ? NULL : cb_distance;
     p.control = cb_control;
+    p.search_seconds = cb_search_seconds;
     p.simulate = cb_simulate;
     p.valid = d->def.valid ? cb_valid : NULL;
     p.goal = cb_goal;

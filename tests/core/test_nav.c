@@ -234,6 +234,65 @@ static void test_height_band(void **state)
     tpDestroyNavGrid(g);
 }
 
+/* A grid reset to another scene of the same size answers like a fresh grid of that scene: the
+ * previous obstacles, growth and search scratch leave nothing behind (what follow_path relies
+ * on, reusing one grid for every leg); another size is refused and leaves the grid unchanged. */
+static void test_reset_reuses_grid(void **state)
+{
+    (void)state;
+    tpNavGridDef d = tpDefaultNavGridDef();
+    d.nx = 40;
+    d.ny = 20;
+    d.cell = 0.1;
+    d.z_min = 0;
+    d.z_max = 1;
+    tpNavGrid *reused = tpCreateNavGrid(&d, NULL, 0);
+    assert_non_null(reused);
+    tpNavShape wall = tpNav_ShapeBox(2.0, 0.8, 0.5, 0.1, 0.8, 0.5, 0);
+    tpNavGrid_AddShape(reused, &wall, NULL, 0);
+    tpNavGrid_Grow(reused, 0.25);
+    tpNavPath p = {0};
+    assert_int_equal(tpNav_PlanCells(reused, NULL, 1, 1, 38, 1, &p), TP_NAV_OK);
+    tpNavPath_Free(&p);
+    /* the second scene: shifted origin, another wall, smaller growth */
+    tpNavGridDef d2 = d;
+    d2.x0 = -0.35;
+    d2.y0 = 0.2;
+    char err[128] = "";
+    assert_true(tpNavGrid_Reset(reused, &d2, err, sizeof err));
+    tpNavGrid *fresh = tpCreateNavGrid(&d2, NULL, 0);
+    tpNavShape wall2 = tpNav_ShapeBox(1.0, 1.2, 0.5, 0.1, 0.8, 0.5, 0);
+    tpNavGrid *both[2] = {reused, fresh};
+    tpNavPath paths[2] = {{0}, {0}};
+    for (int k = 0; k < 2; ++k) {
+        tpNavGrid_AddShape(both[k], &wall2, NULL, 0);
+        tpNavGrid_Grow(both[k], 0.15);
+        assert_int_equal(tpNav_PlanCells(both[k], NULL, 2, 2, 37, 15, &paths[k]), TP_NAV_OK);
+    }
+    for (int j = 0; j < d.ny; ++j) {
+        for (int i = 0; i < d.nx; ++i) {
+            assert_int_equal(tpNavGrid_Cell(reused, i, j), tpNavGrid_Cell(fresh, i, j));
+        }
+    }
+    assert_int_equal(paths[0].npoints, paths[1].npoints);
+    assert_memory_equal(paths[0].points, paths[1].points, sizeof(double) * 2 * (size_t)paths[0].npoints);
+    assert_true(tpNavGrid_Def(reused)->x0 == -0.35 && tpNavGrid_Def(reused)->radius == 0.15);
+    /* another size: refused, unchanged */
+    tpNavGridDef d3 = d2;
+    d3.nx = 41;
+    assert_false(tpNavGrid_Reset(reused, &d3, err, sizeof err));
+    assert_non_null(strstr(err, "41 x 20"));
+    assert_int_equal(tpNavGrid_Def(reused)->nx, 40);
+    assert_int_equal(tpNavGrid_Cell(reused, 10, 12), tpNavGrid_Cell(fresh, 10, 12));
+    d3.nx = 40;
+    d3.cell = -1;
+    assert_false(tpNavGrid_Reset(reused, &d3, err, sizeof err));
+    for (int k = 0; k < 2; ++k) {
+        tpNavPath_Free(&paths[k]);
+        tpDestroyNavGrid(both[k]);
+    }
+}
+
 static void test_halfspace_polygon(void **state)
 {
     (void)state;
@@ -813,6 +872,7 @@ int main(void)
         cmocka_unit_test(test_controller_turn_and_replace),
         cmocka_unit_test(test_plan_and_follow),
         cmocka_unit_test(test_multi_character_replanning),
+        cmocka_unit_test(test_reset_reuses_grid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,7 +41,7 @@ grep -q "^dice  *rrt  *n/a: the domain has no sampling space" "$work/dice.txt"; 
 n=$(grep -c '"seed":' "$work/b.json")
 check "JSON: 8 run records (got $n)" $([ "$n" = 8 ]; echo $?)
 for f in domain planner seed solved time time_first nodes_first nodes iterations solution_steps tree_bytes \
-         maxrss_kb breakdown select tactics physics check other; do
+         maxrss_kb breakdown select tactics search physics check other; do
   c=$(grep -c "\"$f\":" "$work/b.json")
   check "JSON: field $f in every record (got $c)" $([ "$c" = 8 ]; echo $?)
 done
@@ -111,6 +111,22 @@ for j in 1 2; do
 done
 python3 "$(dirname "$0")/same_records.py" "$work/jobs1.json" "$work/jobs2.json" 9
 check "bench --jobs 2: the records of --jobs 1, in the same order" $?
+# --- the skills' navigation searches: measured inside tactics on a navigation domain, absent elsewhere ---
+"$tplan" bench --domains maze,minigolf --planners bgt --seeds 1 -q --out "$work/search.json" >/dev/null 2>&1
+check "bench maze,minigolf ran" $?
+python3 - "$work/search.json" <<'PY'
+import json, sys
+runs = {r["domain"]: r["breakdown"] for r in json.load(open(sys.argv[1]))["runs"]}
+maze, golf = runs["maze"], runs["minigolf"]
+ok = 0 < maze["search"] <= maze["tactics"] and golf["search"] == 0
+print("maze search %.4f of tactics %.4f; minigolf search %g" % (maze["search"], maze["tactics"], golf["search"]))
+sys.exit(0 if ok else 1)
+PY
+check "breakdown.search: > 0 and within tactics for maze (nav_to), 0 for minigolf" $?
+"$tplan" plan maze --seed 1 --no-out | grep -q "of which the skills' navigation searches"
+check "plan maze: prints the navigation-search share" $?
+"$tplan" plan minigolf --seed 1 --no-out | grep -q "navigation searches"
+check "plan minigolf: no navigation-search line" $([ $? -ne 0 ]; echo $?)
 "$tplan" bench --jobs 0 >/dev/null 2>&1; check "--jobs 0: exit 2" $([ $? -eq 2 ]; echo $?)
 
 echo "bench.sh: $pass passed, $fail failed"

@@ -25,6 +25,12 @@ def test_health_domains(s):
     count = next(p for p in dice["params"] if p["name"] == "count")
     assert count["type"] == "number" and count["default"] == 400 and count["integer"] is True, count
     assert dice["planner"]["planner"] in ("bgt", "rrt") and dice["description"]
+    # the planner defaults are values a job may send back as they are (a form prefilled from them):
+    # time_limit is the service's --default-time, not a script's 0 = "none", which a job may not ask
+    golf = next(x for x in d["domains"] if x["name"] == "minigolf")
+    assert golf["planner"]["time_limit"] == 60, golf
+    final = s.events(s.submit(dict(golf["planner"], domain="minigolf")))[-1][1]
+    assert final["status"] == "solved", final
 
 
 def same_plan_as_cli(s, tag, body, cli_args):

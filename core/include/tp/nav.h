@@ -107,6 +107,12 @@ void tpDestroyNavGrid(tpNavGrid *grid);
 const tpNavGridDef *tpNavGrid_Def(const tpNavGrid *grid);
 /// Marks every cell free (obstacles and growth removed).
 void tpNavGrid_Clear(tpNavGrid *grid);
+/// Makes the grid the all-free grid of `def` (which must have the same nx and ny; origin, cell,
+/// band and radius may differ), keeping its memory and search scratch: a caller that builds a
+/// grid of the same size again and again (a replanning skill) saves the allocation and the first
+/// touch of every page. The grid then answers exactly like tpCreateNavGrid(def) would. false
+/// with a message (the grid unchanged) on a bad def or another size.
+bool tpNavGrid_Reset(tpNavGrid *grid, const tpNavGridDef *def, char *err, size_t errlen);
 /// Rasterises one shape exactly into the OBSTACLE layer (see the file comment). Returns the
 /// number of cells the footprint meets (0 if it misses the band or the grid), -1 on a bad shape.
 /// Growth is not updated: call tpNavGrid_Grow after adding shapes.

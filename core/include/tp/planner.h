@@ -66,6 +66,11 @@ typedef struct tpProblem {
     /// Cost of a solution (many-worlds selection): lower is better. `path` lists node indices
     /// root..goal (len entries). NULL: number of steps (len - 1). Returns NAN on error.
     double (*solution_cost)(void *ctx, const tpTree *tree, const int32_t *path, int len);
+    /// Seconds that control() has spent so far inside the skills' own searches (the navigation
+    /// planners: grids, A*, harmonic fields, local maps, move trees, space-time graphs): a
+    /// running total, read at the start and the end of a run for tpPlanStats.t_search. NULL:
+    /// none. Only reported; it never affects the search.
+    double (*search_seconds)(void *ctx);
 } tpProblem;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -152,6 +157,8 @@ struct tpPlanStats {
     int solutions;       /* goal nodes found */
     double t_select;     /* node selection (NN / BGT selection, sampling y) */
     double t_tactics;    /* control(): tactics and skills */
+    double t_search;     /* the part of t_tactics spent in the skills' own searches
+                            (tpProblem.search_seconds; 0 without it) */
     double t_physics;    /* simulate(): the physics engine */
     double t_check;      /* valid(), goal(), key() on new nodes */
     double t_total;      /* the whole run */

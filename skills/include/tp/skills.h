@@ -126,6 +126,10 @@ typedef struct tpSkillCache tpSkillCache;
 tpSkillCache *tpCreateSkillCache(void);
 /// Frees the cache and everything in it. NULL is allowed.
 void tpDestroySkillCache(tpSkillCache *cache);
+/// Wall-clock seconds the navigation skills have spent in their own searches with this cache so
+/// far (grids, A* paths, harmonic fields, local maps, move-tree A*, space-time graphs): a running
+/// total for the planner's time breakdown (tpProblem.search_seconds). 0 for NULL.
+double tpSkillCache_SearchSeconds(const tpSkillCache *cache);
 
 /// Host-supplied f for TP_SKILL_CUSTOM: same contract as tpSkill_Run.
 typedef int (*tpSkillFn)(void *user, int skill_id, tpSkillCall *call);
