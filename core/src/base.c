@@ -70,6 +70,13 @@ void tpStrCopy(char *dst, size_t cap, const char *src)
     dst[n] = '\0';
 }
 
+void tpAssert_Fail(const char *expr, const char *file, int line)
+{
+    fprintf(stderr, "%s:%d: assertion failed: %s\n", file, line, expr);
+    fflush(stderr);
+    abort();
+}
+
 void tpErrorf(char *err, size_t errlen, const char *fmt, ...)
 {
     if (!err || errlen == 0) {

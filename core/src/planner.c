@@ -122,6 +122,7 @@ static bool validate(const tpPlannerDef *def, const tpProblem *p, char *err, siz
 
 tpPlanner *tpCreatePlanner(const tpPlannerDef *def, const tpProblem *problem, char *err, size_t errlen)
 {
+    TP_ASSERT(def && problem);
     if (!validate(def, problem, err, errlen)) {
         return NULL;
     }
@@ -320,6 +321,7 @@ static void finish(tpPlanner *pl, tpPlanStatus status, double t_start)
 tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
 {
     tpPlanner *pl = planner;
+    TP_ASSERT(pl); /* Release: TP_PLAN_ERROR */
     if (!pl) {
         return TP_PLAN_ERROR;
     }

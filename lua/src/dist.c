@@ -262,37 +262,236 @@ void tplOpenDist(lua_State *L)
 /* ------------------------------------------------------------------------------------------ */
 /* Skills                                                                                      */
 
-static const char *const tplSkillFields[] = {
-    "name",     "body",     "target",        "frame",     "duration",        "point",
-    "heading",  "speed",    "force",         "max_speed", "max_yaw_rate",    "kp",
-    "kv",       "kyaw",     "kyaw_rate",     "tolerance", "angle_tolerance", "timeout",
-    "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", "min_z", "max_z",
-    "nav_cell", "nav_radius", "nav_lookahead", "loft", "mark", "aim", "nav_replan", "lane", "horizon", "togo", "toward",
-    "direction",
-    NULL,
-};
+/* The fields each kind accepts (docs/lua-api.md lists them); any other field is an error naming
+ * the skill, its kind and the field. TPL_GAINS: the drive controller's constants, for the kinds
+ * that drive their body with it; TPL_FRAMED: the frame of a kind's `point`. */
+#define TPL_GAINS "max_speed", "max_yaw_rate", "kp", "kv", "kyaw", "kyaw_rate", "tolerance", "angle_tolerance"
+#define TPL_FRAMED "target", "frame", "toward", "point"
+static const char *const tplWaitFields[] = {"name", "body", "target", "duration", "trigger_speed", "timeout",
+                                            TPL_GAINS, NULL};
+static const char *const tplDriveToFields[] = {"name", "body", TPL_FRAMED, "heading", "speed", "timeout", TPL_GAINS,
+                                               NULL};
+static const char *const tplTurnToFields[] = {"name", "body", "heading", "speed", "timeout", TPL_GAINS, NULL};
+static const char *const tplKickFields[] = {"name",     "body",     TPL_FRAMED, "direction",     "speed",
+                                            "arrive_speed", "ground", "approach", "transfer", "follow",
+                                            "trigger_speed", "timeout", TPL_GAINS, NULL};
+static const char *const tplPushFields[] = {"name",   "body",          TPL_FRAMED, "speed", "approach",
+                                            "follow", "trigger_speed", "timeout",  TPL_GAINS, NULL};
+static const char *const tplImpulseFields[] = {"name",   "body",          "force",   "speed", "direction", "duration",
+                                               "follow", "trigger_speed", "timeout", NULL};
+static const char *const tplSpinFields[] = {"name",   "body", TPL_FRAMED,  "force",   "duration", "trigger_speed",
+                                            "follow", "aim",  "tolerance", "timeout", NULL};
+static const char *const tplBrakeFields[] = {"name", "body", "duration", "timeout", TPL_GAINS, NULL};
+static const char *const tplRandomFields[] = {"name", "body", "force", "duration", NULL};
 static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
-/* Non-negative constants of tpSkillDef, read in this order. */
-static const char *const tplSkillConsts[] = {
-    "max_speed",       "max_yaw_rate", "kp",       "kv",       "kyaw",          "kyaw_rate", "tolerance",
-    "angle_tolerance", "timeout",      "approach", "transfer", "trigger_speed",
-    "nav_cell",        "nav_radius",   "nav_lookahead", "nav_replan", NULL,
+static const char *const tplSteerFields[] = {"name",  "body",  "target",    "frame", "point", "force", "duration",
+                                             "min_z", "max_z", "max_speed", "kp",    "kv",    "tolerance", NULL};
+static const char *const tplNavToFields[] = {"name",     "body",       TPL_FRAMED,      "speed",   "nav_cell",
+                                             "nav_radius", "nav_lookahead", "timeout", TPL_GAINS, NULL};
+static const char *const tplFollowFieldFields[] = {"name",       "body",    TPL_FRAMED, "speed", "nav_cell",
+                                                   "nav_radius", "timeout", TPL_GAINS,  NULL};
+static const char *const tplFollowPathFields[] = {"name",          "body",       TPL_FRAMED, "speed",   "nav_cell",
+                                                  "nav_radius", "nav_lookahead", "nav_replan", "timeout", TPL_GAINS,
+                                                  NULL};
+static const char *const tplDriveTrackFields[] = {"name", "body", "point", "lane", "horizon", "togo", TPL_GAINS, NULL};
+static const char *const tplChipFields[] = {"name",   "body",          TPL_FRAMED, "speed",   "loft", "approach",
+                                            "follow", "trigger_speed", "timeout",  TPL_GAINS, NULL};
+static const char *const tplGuardFields[] = {"name", "body", TPL_FRAMED, "approach", "mark", TPL_GAINS, NULL};
+static const char *const tplRideFields[] = {"name",    "body",    TPL_FRAMED, "duration", "nav_cell",
+                                            "timeout", TPL_GAINS, NULL};
+
+static const char *const *const tplKindFields[TP_SKILL_KIND_COUNT] = {
+    [TP_SKILL_WAIT] = tplWaitFields,
+    [TP_SKILL_DRIVE_TO] = tplDriveToFields,
+    [TP_SKILL_TURN_TO] = tplTurnToFields,
+    [TP_SKILL_KICK] = tplKickFields,
+    [TP_SKILL_PUSH] = tplPushFields,
+    [TP_SKILL_IMPULSE] = tplImpulseFields,
+    [TP_SKILL_SPIN] = tplSpinFields,
+    [TP_SKILL_BRAKE] = tplBrakeFields,
+    [TP_SKILL_RANDOM] = tplRandomFields,
+    [TP_SKILL_CUSTOM] = tplCustomFields,
+    [TP_SKILL_STEER] = tplSteerFields,
+    [TP_SKILL_NAV_TO] = tplNavToFields,
+    [TP_SKILL_FOLLOW_FIELD] = tplFollowFieldFields,
+    [TP_SKILL_DRIVE_TRACK] = tplDriveTrackFields,
+    [TP_SKILL_CHIP] = tplChipFields,
+    [TP_SKILL_GUARD] = tplGuardFields,
+    [TP_SKILL_FOLLOW_PATH] = tplFollowPathFields,
+    [TP_SKILL_RIDE] = tplRideFields,
+};
+_Static_assert(TP_SKILL_RIDE + 1 == TP_SKILL_KIND_COUNT, "tplKindFields needs a field list for every kind");
+
+static bool tplListed(const char *key, const char *const *list)
+{
+    for (int i = 0; list[i]; i++)
+        if (strcmp(key, list[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Raises "skill 'NAME' (KIND): unknown field 'F' (KIND takes: ...)" for the alphabetically first
+ * string key of the table at idx that the kind does not accept (lua_next's order varies between
+ * runs). Before the name is known (or when it is not a string) the skill is "tp.skill.KIND". */
+static void tplCheckSkillFields(lua_State *L, int idx, const char *ctor, tpSkillKind kind)
+{
+    const char *const *known = tplKindFields[kind];
+    const char *first = NULL;
+    luaL_checkstack(L, 6, NULL);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            const char *k = lua_tostring(L, -1);
+            if (!tplListed(k, known) && (!first || strcmp(k, first) < 0))
+                first = k; /* key stays in the table */
+        }
+    }
+    if (!first)
+        return;
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 0; known[i]; i++) {
+        if (i)
+            luaL_addstring(&b, ", ");
+        luaL_addstring(&b, known[i]);
+    }
+    luaL_pushresult(&b);
+    const char *list = lua_tostring(L, -1);
+    const char *kname = tpSkillKind_Name(kind);
+    if (tplField(L, idx, "name") == LUA_TSTRING)
+        tplError(L, "skill '%s' (%s): unknown field '%s' (%s takes: %s)", lua_tostring(L, -1), kname, first, kname,
+                 list);
+    tplError(L, "%s: unknown field '%s' (%s takes: %s)", ctor, first, kname, list);
+}
+
+/* Controller constants of tpSkillGains, read in this order (each >= 0). */
+static const char *const tplGainsConsts[] = {
+    "max_speed",       "max_yaw_rate", "kp", "kv", "kyaw", "kyaw_rate", "tolerance",
+    "angle_tolerance", "timeout",      NULL,
 };
 
-static double *tplSkillConst(tpSkillDef *s, int i)
+static double *tplGainsConst(tpSkillGains *g, int i)
 {
-    double *p[] = {&s->gains.max_speed, &s->gains.max_yaw_rate, &s->gains.kp,        &s->gains.kv,
-                   &s->gains.kyaw,      &s->gains.kyaw_rate,    &s->gains.tolerance, &s->gains.angle_tolerance,
-                   &s->gains.timeout,   &s->approach,           &s->transfer,        &s->trigger_speed,
-                   &s->nav_cell,        &s->nav_radius,         &s->nav_lookahead,   &s->nav_replan};
+    double *p[] = {&g->max_speed, &g->max_yaw_rate, &g->kp,        &g->kv,     &g->kyaw,
+                   &g->kyaw_rate, &g->tolerance,    &g->angle_tolerance, &g->timeout};
     return p[i];
 }
 
-/* A duration distribution must never produce a negative time when it is a constant/interval. */
-static void tplCheckDuration(lua_State *L, const char *what, const tpDist *d)
+/* An optional constant that must be >= 0 (finite). */
+static double tplSkillNum(lua_State *L, const char *what, const char *key, double def)
 {
+    double v = tplNumber(L, 1, what, key, def, false);
+    if (v < 0)
+        tplError(L, "%s%s must be >= 0 (got %g)", what, key, v);
+    return v;
+}
+
+/* A duration distribution must never produce a negative time when it is a constant/interval. */
+static void tplDuration(lua_State *L, const char *what, tpDist *d)
+{
+    tplDistField(L, 1, what, "duration", d, 1, 1);
     if ((d->kind == TP_DIST_CONST || d->kind == TP_DIST_UNIFORM) && d->a[0] < 0)
         tplError(L, "%sduration must be >= 0 (got %g)", what, d->a[0]);
+}
+
+/* Reads the kind's own fields (table at index 1) into its member of sk->def. */
+static void tplReadKindFields(lua_State *L, const char *what, tplSkill *sk)
+{
+    tpSkillDef *d = &sk->def;
+    switch (d->kind) {
+    case TP_SKILL_WAIT:
+        tplDuration(L, what, &d->wait.duration);
+        d->wait.trigger_speed = tplSkillNum(L, what, "trigger_speed", d->wait.trigger_speed);
+        break;
+    case TP_SKILL_DRIVE_TO:
+    case TP_SKILL_TURN_TO:
+        tplDistField(L, 1, what, "point", &d->drive.point, 2, 3);
+        tplDistField(L, 1, what, "heading", &d->drive.heading, 1, 1);
+        tplDistField(L, 1, what, "speed", &d->drive.speed, 1, 1);
+        break;
+    case TP_SKILL_KICK:
+    case TP_SKILL_PUSH:
+        tplDistField(L, 1, what, "point", &d->kick.point, 2, 3);
+        tplDistField(L, 1, what, "speed", &d->kick.speed, 1, 1);
+        tplDistField(L, 1, what, "arrive_speed", &d->kick.arrive_speed, 1, 1);
+        tplString(L, 1, what, "ground", sk->ground, sizeof sk->ground);
+        tplDistField(L, 1, what, "direction", &d->kick.direction, 1, 2);
+        d->kick.follow = tplBool(L, 1, what, "follow", false);
+        d->kick.approach = tplSkillNum(L, what, "approach", d->kick.approach);
+        d->kick.transfer = tplSkillNum(L, what, "transfer", d->kick.transfer);
+        d->kick.trigger_speed = tplSkillNum(L, what, "trigger_speed", d->kick.trigger_speed);
+        break;
+    case TP_SKILL_IMPULSE:
+        tplDuration(L, what, &d->impulse.duration);
+        tplDistField(L, 1, what, "speed", &d->impulse.speed, 1, 1);
+        /* a vector, or a magnitude along `direction` or the body's heading */
+        tplDistField(L, 1, what, "force", &d->impulse.force, 1, 3);
+        tplDistField(L, 1, what, "direction", &d->impulse.direction, 1, 3);
+        d->impulse.follow = tplBool(L, 1, what, "follow", false);
+        d->impulse.trigger_speed = tplSkillNum(L, what, "trigger_speed", d->impulse.trigger_speed);
+        break;
+    case TP_SKILL_SPIN:
+        tplDuration(L, what, &d->spin.duration);
+        tplDistField(L, 1, what, "point", &d->spin.point, 2, 3);
+        tplDistField(L, 1, what, "force", &d->spin.force, 1, 1);
+        d->spin.follow = tplBool(L, 1, what, "follow", false);
+        d->spin.aim = tplBool(L, 1, what, "aim", false);
+        d->spin.trigger_speed = tplSkillNum(L, what, "trigger_speed", d->spin.trigger_speed);
+        break;
+    case TP_SKILL_BRAKE:
+        tplDuration(L, what, &d->brake.duration);
+        break;
+    case TP_SKILL_RANDOM:
+        tplDuration(L, what, &d->random.duration);
+        tplDistField(L, 1, what, "force", &d->random.force, 1, 1);
+        break;
+    case TP_SKILL_STEER:
+        tplDuration(L, what, &d->steer.duration);
+        tplDistField(L, 1, what, "point", &d->steer.point, 2, 3);
+        tplDistField(L, 1, what, "force", &d->steer.force, 1, 1);
+        d->steer.min_z = tplNumber(L, 1, what, "min_z", d->steer.min_z, true);
+        d->steer.max_z = tplNumber(L, 1, what, "max_z", d->steer.max_z, true);
+        if (!(d->steer.min_z <= d->steer.max_z))
+            tplError(L, "%smin_z must be <= max_z (got %g, %g)", what, d->steer.min_z, d->steer.max_z);
+        break;
+    case TP_SKILL_NAV_TO:
+    case TP_SKILL_FOLLOW_FIELD:
+    case TP_SKILL_FOLLOW_PATH:
+        tplDistField(L, 1, what, "point", &d->nav.point, 2, 3);
+        tplDistField(L, 1, what, "speed", &d->nav.speed, 1, 1);
+        d->nav.cell = tplSkillNum(L, what, "nav_cell", d->nav.cell);
+        d->nav.radius = tplSkillNum(L, what, "nav_radius", d->nav.radius);
+        d->nav.lookahead = tplSkillNum(L, what, "nav_lookahead", d->nav.lookahead);
+        d->nav.replan = tplSkillNum(L, what, "nav_replan", d->nav.replan);
+        break;
+    case TP_SKILL_DRIVE_TRACK:
+        tplDistField(L, 1, what, "point", &d->track.point, 2, 3);
+        tplDistField(L, 1, what, "lane", &d->track.lane, 1, 1);
+        tplDistField(L, 1, what, "horizon", &d->track.horizon, 1, 1);
+        d->track.togo = tplBool(L, 1, what, "togo", false);
+        break;
+    case TP_SKILL_CHIP:
+        tplDistField(L, 1, what, "point", &d->chip.point, 2, 3);
+        tplDistField(L, 1, what, "speed", &d->chip.speed, 1, 1);
+        tplDistField(L, 1, what, "loft", &d->chip.loft, 1, 1);
+        d->chip.follow = tplBool(L, 1, what, "follow", false);
+        d->chip.approach = tplSkillNum(L, what, "approach", d->chip.approach);
+        d->chip.trigger_speed = tplSkillNum(L, what, "trigger_speed", d->chip.trigger_speed);
+        break;
+    case TP_SKILL_GUARD:
+        tplDistField(L, 1, what, "point", &d->guard.point, 2, 3);
+        d->guard.mark = tplBool(L, 1, what, "mark", false);
+        d->guard.approach = tplSkillNum(L, what, "approach", d->guard.approach);
+        break;
+    case TP_SKILL_RIDE:
+        tplDistField(L, 1, what, "point", &d->ride.point, 2, 3);
+        tplDuration(L, what, &d->ride.margin);
+        d->ride.cell = tplSkillNum(L, what, "nav_cell", d->ride.cell);
+        break;
+    default: /* custom: read by the caller */
+        break;
+    }
 }
 
 /* Upvalue 1: kind; upvalue 2: constructor name ("tp.skill.kick"). */
@@ -302,7 +501,8 @@ static int tplSkillNew(lua_State *L)
     const char *ctor = lua_tostring(L, lua_upvalueindex(2));
     luaL_checktype(L, 1, LUA_TTABLE);
     bool custom = kind == TP_SKILL_CUSTOM;
-    tplCheckFields(L, 1, ctor, custom ? tplCustomFields : tplSkillFields, 0);
+    tplCheckSkillFields(L, 1, ctor, kind);
+    tplCheckFields(L, 1, ctor, tplKindFields[kind], 0); /* the string keys passed above: array entries */
 
     tplSkill *sk = lua_newuserdatauv(L, sizeof *sk, 2);
     memset(sk, 0, sizeof *sk);
@@ -334,42 +534,15 @@ static int tplSkillNew(lua_State *L)
         }
         if (sk->def.frame == TP_FRAME_TARGET && !sk->target[0])
             tplError(L, "%sframe \"target\" needs a 'target' body", what);
-        tplDistField(L, 1, what, "duration", &sk->def.duration, 1, 1);
-        tplCheckDuration(L, what, &sk->def.duration);
-        tplDistField(L, 1, what, "point", &sk->def.point, 2, 3);
-        tplDistField(L, 1, what, "heading", &sk->def.heading, 1, 1);
-        tplDistField(L, 1, what, "speed", &sk->def.speed, 1, 1);
-        tplDistField(L, 1, what, "arrive_speed", &sk->def.arrive_speed, 1, 1);
-        tplString(L, 1, what, "ground", sk->ground, sizeof sk->ground);
-        /* impulse: a vector, or a magnitude along the body's heading; others: a magnitude */
-        if (kind == TP_SKILL_IMPULSE)
-            tplDistField(L, 1, what, "force", &sk->def.force, 1, 3);
-        else
-            tplDistField(L, 1, what, "force", &sk->def.force, 1, 1);
-        tplDistField(L, 1, what, "direction", &sk->def.direction, 1, kind == TP_SKILL_KICK ? 2 : 3);
-        if (sk->def.direction.kind != TP_DIST_UNSET && kind != TP_SKILL_IMPULSE && kind != TP_SKILL_KICK)
-            tplError(L, "%sdirection is for impulse and kick", what);
-        tplDistField(L, 1, what, "loft", &sk->def.loft, 1, 1);
-        sk->def.follow = tplBool(L, 1, what, "follow", false);
-        sk->def.min_z = tplNumber(L, 1, what, "min_z", sk->def.min_z, true);
-        sk->def.max_z = tplNumber(L, 1, what, "max_z", sk->def.max_z, true);
-        if (!(sk->def.min_z <= sk->def.max_z))
-            tplError(L, "%smin_z must be <= max_z (got %g, %g)", what, sk->def.min_z, sk->def.max_z);
-        sk->def.mark = tplBool(L, 1, what, "mark", false);
-        sk->def.aim = tplBool(L, 1, what, "aim", false);
-        tplDistField(L, 1, what, "lane", &sk->def.lane, 1, 1);
-        tplDistField(L, 1, what, "horizon", &sk->def.horizon, 1, 1);
-        sk->def.togo = tplBool(L, 1, what, "togo", false);
         if (tplVector(L, 1, what, "toward", sk->def.toward, 2, 2, false)) {
             if (sk->def.frame == TP_FRAME_WORLD)
                 tplError(L, "%stoward needs frame \"target\" or \"body\" (the sampled point is an offset)", what);
             sk->def.has_toward = true;
         }
-        for (int i = 0; tplSkillConsts[i]; i++) {
-            double *p = tplSkillConst(&sk->def, i);
-            *p = tplNumber(L, 1, what, tplSkillConsts[i], *p, false);
-            if (*p < 0)
-                tplError(L, "%s%s must be >= 0 (got %g)", what, tplSkillConsts[i], *p);
+        tplReadKindFields(L, what, sk);
+        for (int i = 0; tplGainsConsts[i]; i++) {
+            double *p = tplGainsConst(&sk->def.gains, i);
+            *p = tplSkillNum(L, what, tplGainsConsts[i], *p);
         }
     }
     tplPushWhere(L);

@@ -2,8 +2,8 @@
  * material and skill name, and builds the tpDomain.
  *
  * Scratch arrays are Lua userdata kept in a `keep` table, so a Lua error anywhere leaves no
- * leak; condition trees hang off a guard userdata whose __gc frees them until tpCreateDomain
- * takes them over. Arrays are read in index order and named tables are looked up by name:
+ * leak; condition trees hang off a guard userdata whose __gc frees them (tpCreateDomain copies
+ * them). Arrays are read in index order and named tables are looked up by name:
  * Lua's table iteration order (randomised per run) never reaches the definition. */
 #include "lua_internal.h"
 
@@ -23,8 +23,6 @@ typedef struct tplBuild {
     int fns;                                   /* stack index: flat callback array */
     const char *bodylist;                      /* "ground, robot, ball" for messages (kept in `keep`) */
     const char *where;                         /* call site of tp.domain */
-    tplCondGuard *mguards[TP_MAX_REPORTS + 2]; /* arranged metrics (quality, solution, reports) */
-    int nmguards;
 } tplBuild;
 
 static void *tplScratch(tplBuild *b, size_t bytes)
@@ -303,12 +301,13 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
             /* a skill without a body drives its tactic's body */
             skills[i].body = sk->body[0] ? tplResolveBody(b, sk->body, swhere) : tbody;
             skills[i].target = sk->target[0] ? tplResolveBody(b, sk->target, swhere) : -1;
-            skills[i].ground = sk->ground[0] ? tplResolveBody(b, sk->ground, swhere) : -1;
+            if (sk->def.kind == TP_SKILL_KICK || sk->def.kind == TP_SKILL_PUSH)
+                skills[i].kick.ground = sk->ground[0] ? tplResolveBody(b, sk->ground, swhere) : -1;
             if (sk->def.kind == TP_SKILL_CUSTOM) {
                 lua_getiuservalue(L, -1, 2);
-                skills[i].fn = tplSkillCallback;
-                skills[i].user = b->dom;
-                skills[i].id = tplRegister(b);
+                skills[i].custom.fn = tplSkillCallback;
+                skills[i].custom.user = b->dom;
+                skills[i].custom.id = tplRegister(b);
             }
             if (!tpSkill_Validate(&skills[i], wg->world, err, sizeof err))
                 tplErrorAt(L, swhere, "%s", err);
@@ -530,17 +529,15 @@ static void tplBuildSampling(tplBuild *b, tpSamplingDef *s)
     lua_pop(L, 1);
 }
 
-/* Builds an arranged condition used as a metric: a guarded tree whose root the domain takes. */
+/* Builds an arranged condition used as a metric: a guarded tree (kept in `keep`, freed by its
+ * __gc) that tpCreateDomain copies. */
 static tpCond *tplMetricCond(tplBuild *b, int idx)
 {
     lua_State *L = b->L;
-    if (b->nmguards >= (int)(sizeof b->mguards / sizeof b->mguards[0]))
-        tplError(L, "tp.domain: too many arranged metrics");
     tplCondGuard *g = lua_newuserdatauv(L, sizeof *g, 0);
     g->root = NULL;
     luaL_setmetatable(L, TPL_CONDGUARD);
     lua_rawseti(L, b->keep, (lua_Integer)lua_rawlen(L, b->keep) + 1);
-    b->mguards[b->nmguards++] = g;
     tplBuildCond(b, idx, NULL, g);
     return g->root;
 }
@@ -762,7 +759,7 @@ static int tplDomainNew(lua_State *L)
     lua_newtable(L); /* 4: keep */
     lua_newtable(L); /* 5: names */
     lua_newtable(L); /* 6: fns */
-    tplBuild b = {L, dom, 4, 5, 6, "", dom->where, {NULL}, 0};
+    tplBuild b = {L, dom, 4, 5, 6, "", dom->where};
 
     tpDomainDef def = tpDefaultDomainDef();
     if (!tplString(L, 1, "tp.domain: ", "name", def.name, sizeof def.name) || !def.name[0])
@@ -792,17 +789,12 @@ static int tplDomainNew(lua_State *L)
     tplCondGuard *goal = tplCondField(&b, "goal");   /* 7 */
     tplCondGuard *valid = tplCondField(&b, "valid"); /* 8 if present */
 
-    /* tpCreateDomain owns the trees from here on, also when it fails */
+    /* tpCreateDomain copies the trees; the guards keep ours and free them with the rest */
     def.goal = goal->root;
-    goal->root = NULL;
-    if (valid) {
+    if (valid)
         def.valid = valid->root;
-        valid->root = NULL;
-    }
     char err[1024] = "";
     tpDomain *d = tpCreateDomain(&def, err, sizeof err);
-    for (int i = 0; i < b.nmguards; i++)
-        b.mguards[i]->root = NULL; /* owned (or freed) by tpCreateDomain */
     if (!d) {
         if (dom->pending[0])
             tplErrorAt(L, dom->where, "%s (%s)", err, dom->pending);

@@ -76,7 +76,8 @@ typedef struct tplBody {
 /// tp.skill.<kind>: user value 1 = call site, 2 = run function (custom only).
 typedef struct tplSkill {
     tpSkillDef def;
-    char body[TP_NAME_MAX], target[TP_NAME_MAX], ground[TP_NAME_MAX]; /* "" = unset */
+    char body[TP_NAME_MAX], target[TP_NAME_MAX]; /* body names, "" = unset */
+    char ground[TP_NAME_MAX];                    /* kick's `ground` body name, "" = unset */
 } tplSkill;
 
 /// tp.tactic: user value 1 = call site, 2 = array of tp.skill, 3 = dynamic rows

@@ -461,6 +461,7 @@ static double tpMax(double a, double b)
 
 tpPairSurface tpWorld_PairSurface(const tpWorld *w, int a, int b)
 {
+    TP_ASSERT(a >= 0 && a < w->def.nbodies && b >= 0 && b < w->def.nbodies);
     const tpSurface *s = &w->surfaces[w->bodies[a].material * w->def.nmaterials + w->bodies[b].material];
     tpPairSurface out = {s->mu, s->bounce, s->rho, s->bounce_vel};
     return out;
@@ -468,6 +469,7 @@ tpPairSurface tpWorld_PairSurface(const tpWorld *w, int a, int b)
 
 int tpWorld_RestingFriction(const tpWorld *w, int body, double *force)
 {
+    TP_ASSERT(body >= 0 && body < w->def.nbodies && force);
     const tpBodyDef *b = &w->bodies[body];
     *force = 0.0;
     const double *g = w->def.gravity;
@@ -617,6 +619,7 @@ static bool tpAllocArrays(tpWorld *w)
 
 tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
 {
+    TP_ASSERT(def); /* Release: "scene: definition is NULL" */
     if (!tpCheckScene(def, err, errlen))
         return NULL;
 
@@ -788,6 +791,7 @@ int tpWorld_BodyCount(const tpWorld *w)
 
 const tpBodyDef *tpWorld_Body(const tpWorld *w, int i)
 {
+    TP_ASSERT(i >= 0 && i < w->def.nbodies); /* Release: NULL */
     return (i >= 0 && i < w->def.nbodies) ? &w->bodies[i] : NULL;
 }
 
@@ -849,6 +853,7 @@ void tpWorld_InitialState(const tpWorld *w, tpBodyState *x)
 
 void tpWorld_BodyState(const tpWorld *w, const tpBodyState *x, double t, int body, tpBodyState *out)
 {
+    TP_ASSERT(body >= 0 && body < w->def.nbodies && out && (x || w->rt[body].state_slot < 0));
     const tpBodyRt *r = &w->rt[body];
     if (r->state_slot >= 0) {
         *out = x[r->state_slot];

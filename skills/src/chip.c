@@ -46,8 +46,8 @@ bool tpSkill_ValidateChip(const tpSkillDef *sk, const tpWorld *world, char *err,
                  sk->name, tpWorld_Body(world, sk->target)->name);
         return false;
     }
-    if (sk->loft.kind == TP_DIST_CONST && !(sk->loft.a[0] >= 0 && sk->loft.a[0] < 1.5)) {
-        tpErrorf(err, errlen, "skill '%s' (chip): loft must be in [0, 1.5) rad (got %g)", sk->name, sk->loft.a[0]);
+    if (sk->chip.loft.kind == TP_DIST_CONST && !(sk->chip.loft.a[0] >= 0 && sk->chip.loft.a[0] < 1.5)) {
+        tpErrorf(err, errlen, "skill '%s' (chip): loft must be in [0, 1.5) rad (got %g)", sk->name, sk->chip.loft.a[0]);
         return false;
     }
     return true;
@@ -106,11 +106,11 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
     double t = call->t;
     if (call->fresh) {
         double p[3];
-        tpSkill_SamplePoint(sk, call, &cb, p);
+        tpSkill_SamplePoint(sk, &sk->chip.point, call, &cb, p);
         V[CHIP_V_LAND_X] = p[0];
         V[CHIP_V_LAND_Y] = p[1];
-        V[CHIP_V_SPEED] = tpSkill_Sample1(&sk->speed, call, 0.0);
-        V[CHIP_V_LOFT] = tpSkill_Sample1(&sk->loft, call, CH_DEFAULT_LOFT);
+        V[CHIP_V_SPEED] = tpSkill_Sample1(&sk->chip.speed, call, 0.0);
+        V[CHIP_V_LOFT] = tpSkill_Sample1(&sk->chip.loft, call, CH_DEFAULT_LOFT);
         if (!(V[CHIP_V_LOFT] >= 0.0)) {
             V[CHIP_V_LOFT] = 0.0;
         } else if (V[CHIP_V_LOFT] > 1.4) {
@@ -130,7 +130,7 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
         double dx, dy;
         aim_dir(V, ball, &dx, &dy);
         double heading = atan2(dy, dx);
-        double stand = reach + sk->approach;
+        double stand = reach + sk->chip.approach;
         double goal[2] = {ball->pos[0] - dx * stand, ball->pos[1] - dy * stand};
         /* on the ball's far side: go around it through a point beside it */
         double rx = cb.s.pos[0] - ball->pos[0], ry = cb.s.pos[1] - ball->pos[1];
@@ -203,7 +203,7 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
     tpCtl_Brake(&sk->gains, call, &cb);
     bool stopped = hyp(cb.s.vel[0], cb.s.vel[1]) < 0.05 && fabs(cb.s.angvel[2]) < 0.3;
     double bs = sqrt(ball->vel[0] * ball->vel[0] + ball->vel[1] * ball->vel[1] + ball->vel[2] * ball->vel[2]);
-    if (sk->follow && t - V[TP_V_START] < timeout_of(sk) + 20.0 && bs >= sk->trigger_speed) {
+    if (sk->chip.follow && t - V[TP_V_START] < timeout_of(sk) + 20.0 && bs >= sk->chip.trigger_speed) {
         return 1;
     }
     return (stopped || t - V[CHIP_V_PHASE_START] > 1.5) ? 0 : 1;

@@ -23,7 +23,7 @@ int tpSkill_RunGuard(const tpSkillDef *sk, tpSkillCall *call)
     tpCtl_Load(call, sk->body, &cb);
     if (call->fresh) {
         double p[3];
-        tpSkill_SamplePoint(sk, call, &cb, p);
+        tpSkill_SamplePoint(sk, &sk->guard.point, call, &cb, p);
         V[GUARD_V_POINT_X] = p[0];
         V[GUARD_V_POINT_Y] = p[1];
     }
@@ -38,7 +38,7 @@ int tpSkill_RunGuard(const tpSkillDef *sk, tpSkillCall *call)
         uy /= n;
         /* never step onto the ball: stop a body radius plus the ball's radius short of it */
         double limit = n - cb.radius - tpCtl_Radius(call->world, sk->target);
-        double d = sk->mark ? n - sk->approach : sk->approach; /* marking: `approach` in front of the ball */
+        double d = sk->guard.mark ? n - sk->guard.approach : sk->guard.approach; /* marking: `approach` in front of the ball */
         if (d > limit) {
             d = limit;
         }

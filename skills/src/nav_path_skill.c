@@ -59,9 +59,9 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
     const tpWorld *world = call->world;
     const int nb = tpWorld_BodyCount(world);
     double bounds[4];
-    tpSkill_NavBounds(call->cache, world, sk->body, z_min, z_max, start, goal, 2 * radius + 4 * sk->nav_cell, bounds);
+    tpSkill_NavBounds(call->cache, world, sk->body, z_min, z_max, start, goal, 2 * radius + 4 * sk->nav.cell, bounds);
     tpNavGridDef gd = tpDefaultNavGridDef();
-    gd.cell = sk->nav_cell;
+    gd.cell = sk->nav.cell;
     double w = bounds[2] - bounds[0], h = bounds[3] - bounds[1];
     if (fmax(w, h) / gd.cell > PATH_MAX_SIDE) { /* coarser cells for huge scenes */
         gd.cell = fmax(w, h) / PATH_MAX_SIDE;
@@ -93,7 +93,7 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
             tpBodyDef moved = *d;
             memcpy(moved.quat, os.quat, sizeof moved.quat);
             for (int q = 0; q <= PATH_SWEEP; ++q) {
-                double tau = sk->nav_replan * q / PATH_SWEEP;
+                double tau = sk->nav.replan * q / PATH_SWEEP;
                 moved.pos[0] = os.pos[0] + os.vel[0] * tau;
                 moved.pos[1] = os.pos[1] + os.vel[1] * tau;
                 moved.pos[2] = os.pos[2];
@@ -159,9 +159,9 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
                     : bd->shape == TP_SHAPE_SPHERE  ? bd->size[0]
                     : bd->shape == TP_SHAPE_CAPSULE ? bd->size[1] / 2 + bd->size[0]
                                                     : bd->size[1] / 2;
-    double radius = sk->nav_radius > 0 ? sk->nav_radius : cb.radius + 0.5 * sk->nav_lookahead;
+    double radius = sk->nav.radius > 0 ? sk->nav.radius : cb.radius + 0.5 * sk->nav.lookahead;
     double elapsed = call->t - V[TP_V_START];
-    bool period_over = elapsed + call->dt >= sk->nav_replan - 1e-9;
+    bool period_over = elapsed + call->dt >= sk->nav.replan - 1e-9;
     if (call->fresh && call->overlay == NULL) { /* recording: V already holds the sampled goal */
         tpSkill_NavGoal(sk, call, &cb, V);
     }
@@ -202,10 +202,10 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
                      V[PATH_V_NEXT_Y], V[PATH_V_AFTER_X], V[PATH_V_AFTER_Y]};
     tpNavFollowDef fd = tpDefaultNavFollowDef();
     fd.speed = V[NAV_V_CRUISE];
-    fd.lookahead = sk->nav_lookahead;
+    fd.lookahead = sk->nav.lookahead;
     bool final = (int)V[PATH_V_STATUS] == 1;
     /* an intermediate leg ends (and the next is planned) a look-ahead before its end, at speed */
-    fd.stop_radius = final ? sk->gains.tolerance : sk->nav_lookahead;
+    fd.stop_radius = final ? sk->gains.tolerance : sk->nav.lookahead;
     if (!final) {
         fd.kp = 1e3;
     }

@@ -430,11 +430,12 @@ static NavPathEntry *pathFor(NavGridEntry *e, const double a[2], const double b[
  * cruise speed (a sampled `speed` in (0, max_speed), else max_speed). Draws the point, then the speed. */
 void tpSkill_NavGoal(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, double *V)
 {
+    TP_ASSERT(sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD || sk->kind == TP_SKILL_FOLLOW_PATH);
     double p[3];
-    tpSkill_SamplePoint(sk, call, cb, p);
+    tpSkill_SamplePoint(sk, &sk->nav.point, call, cb, p);
     V[NAV_V_GOAL_X] = p[0];
     V[NAV_V_GOAL_Y] = p[1];
-    double cruise = tpSkill_Sample1(&sk->speed, call, sk->gains.max_speed);
+    double cruise = tpSkill_Sample1(&sk->nav.speed, call, sk->gains.max_speed);
     V[NAV_V_CRUISE] = cruise > 0 && cruise < sk->gains.max_speed ? cruise : sk->gains.max_speed;
 }
 
@@ -461,9 +462,9 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
                                                     : bd->size[1] / 2;
     /* default clearance: the body's radius plus half the look-ahead, which bounds how far the
      * controller cuts inside a corner of the path */
-    double radius = sk->nav_radius > 0 ? sk->nav_radius : cb.radius + 0.5 * sk->nav_lookahead;
+    double radius = sk->nav.radius > 0 ? sk->nav.radius : cb.radius + 0.5 * sk->nav.lookahead;
     /* The band uses the start height (V does not change while busy, so neither does the grid). */
-    double params[4] = {sk->nav_cell, radius, 0, 0};
+    double params[4] = {sk->nav.cell, radius, 0, 0};
     double z0 = bd->pos[2];
     params[2] = z0 - half_h + 0.02;
     params[3] = z0 + half_h;
@@ -486,7 +487,7 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     }
     tpNavFollowDef fd = tpDefaultNavFollowDef();
     fd.speed = V[NAV_V_CRUISE];
-    fd.lookahead = sk->nav_lookahead;
+    fd.lookahead = sk->nav.lookahead;
     fd.stop_radius = sk->gains.tolerance;
     fd.dt = call->dt;
     fd.turn_speed = 0.1 * V[NAV_V_CRUISE];
@@ -573,8 +574,8 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
                     : bd->shape == TP_SHAPE_SPHERE  ? bd->size[0]
                     : bd->shape == TP_SHAPE_CAPSULE ? bd->size[1] / 2 + bd->size[0]
                                                     : bd->size[1] / 2;
-    double radius = sk->nav_radius > 0 ? sk->nav_radius : cb.radius;
-    double params[4] = {sk->nav_cell, radius, bd->pos[2] - half_h + 0.02, bd->pos[2] + half_h};
+    double radius = sk->nav.radius > 0 ? sk->nav.radius : cb.radius;
+    double params[4] = {sk->nav.cell, radius, bd->pos[2] - half_h + 0.02, bd->pos[2] + half_h};
     double goal[2] = {V[NAV_V_GOAL_X], V[NAV_V_GOAL_Y]};
     const double t_search = tpClock_Now();
     NavGridEntry *ge =
@@ -780,21 +781,21 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
     if (call->fresh) {
         if (!call->overlay) { /* recording: V already holds the sampled goal */
             double p[3] = {0, 0, 0};
-            tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
+            tpDist_Sample(&sk->track.point, call->rng, call->y, call->ydim, p);
             V[TRACK_V_GOAL_X] = p[0];
             V[TRACK_V_GOAL_Y] = p[1];
-            if (sk->lane.kind != TP_DIST_UNSET) { /* to the left of car -> point */
+            if (sk->track.lane.kind != TP_DIST_UNSET) { /* to the left of car -> point */
                 double o[3] = {0, 0, 0};
-                tpDist_Sample(&sk->lane, call->rng, call->y, call->ydim, o);
+                tpDist_Sample(&sk->track.lane, call->rng, call->y, call->ydim, o);
                 double dx = p[0] - cb.s.pos[0], dy = p[1] - cb.s.pos[1], dl = hypot(dx, dy);
                 if (dl > 0) {
                     V[TRACK_V_GOAL_X] -= o[0] * dy / dl;
                     V[TRACK_V_GOAL_Y] += o[0] * dx / dl;
                 }
             }
-            if (sk->horizon.kind != TP_DIST_UNSET) {
+            if (sk->track.horizon.kind != TP_DIST_UNSET) {
                 double h[3] = {0, 0, 0};
-                tpDist_Sample(&sk->horizon, call->rng, call->y, call->ydim, h);
+                tpDist_Sample(&sk->track.horizon, call->rng, call->y, call->ydim, h);
                 double r = isfinite(h[0]) ? round(h[0]) : TRACK_DEPTH;
                 V[TRACK_V_HORIZON] = r < 1 ? 1 : r > 8 ? 8 : r;
             }
@@ -840,7 +841,7 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
         tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
         pd.depth = V[TRACK_V_HORIZON] >= 1 ? (int)V[TRACK_V_HORIZON] : TRACK_DEPTH; /* 0: no horizon given */
         pd.node_limit = TRACK_NODES;
-        if (sk->togo) {
+        if (sk->track.togo) {
             pd.togo = togoFor(tc, &tr);
         }
         double pose[3] = {cb.s.pos[0], cb.s.pos[1], cb.yaw};

@@ -84,7 +84,7 @@ static tpNavSpaceDef ride_def(const tpSkillDef *sk, const tpSkillCall *call)
     d.step_gap = 2 * d.edge + RIDE_GAP;
     d.radius += RIDE_CLEARANCE; /* obstruction tests only: faces and transfers use edge and step_gap */
     d.jump = false;
-    d.cell = sk->nav_cell;
+    d.cell = sk->ride.cell;
     d.speed = sk->gains.max_speed;
     d.min_valid = 0.5;
     return d;
@@ -209,9 +209,9 @@ static void ride_leg(tpNavSpace *sp, int from, const double start[2], double t, 
 static void ride_plan(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, double *V)
 {
     V[RIDE_V_PHASE] = RIDE_NONE;
-    V[RIDE_V_MARGIN] = tpSkill_Sample1(&sk->duration, call, 0.2);
+    V[RIDE_V_MARGIN] = tpSkill_Sample1(&sk->ride.margin, call, 0.2);
     double goal[3];
-    tpSkill_SamplePoint(sk, call, cb, goal);
+    tpSkill_SamplePoint(sk, &sk->ride.point, call, cb, goal);
     int map[RIDE_MAX_BODIES], n = ride_bodies(sk, call, map);
     if (n < 1)
         return;

@@ -89,12 +89,14 @@ tpNavGrid *tpSkill_StaticGrid(tpSkillCache *cache, const tpWorld *world, int sel
 /// Default timeout of a kind when sk->gains.timeout is 0 (s).
 double tpSkill_DefaultTimeout(const tpSkillDef *sk);
 /* Shared by the skill source files (skills.c defines them). */
-/// Samples `point` of the skill in its frame, resolved to world coordinates (m, z = 0 for 2D).
-void tpSkill_SamplePoint(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *self, double out[3]);
+/// Samples `point` (the kind's point distribution) in the skill's frame (sk->frame, target, toward),
+/// resolved to world coordinates (m, z = 0 for 2D).
+void tpSkill_SamplePoint(const tpSkillDef *sk, const tpDist *point, tpSkillCall *call, const tpCtlBody *self,
+                         double out[3]);
 /// Draws one scalar from d, or `fallback` when d is unset.
 double tpSkill_Sample1(const tpDist *d, tpSkillCall *call, double fallback);
-/// Samples a navigation goal into V[NAV_V_GOAL_X..Y] (the skill's `point` in its frame) and the cruise
-/// speed into V[NAV_V_CRUISE] (`speed` if in (0, max_speed), else max_speed); nav_skill.c.
+/// Samples a navigation goal into V[NAV_V_GOAL_X..Y] (sk->nav.point in the skill's frame) and the cruise
+/// speed into V[NAV_V_CRUISE] (sk->nav.speed if in (0, max_speed), else max_speed); nav_skill.c.
 void tpSkill_NavGoal(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, double *V);
 
 /* rest.c */

@@ -40,12 +40,12 @@ int tpSkillKind_FromName(const char *name)
 
 tpSkillDef tpDefaultSkillDef(tpSkillKind kind)
 {
+    TP_ASSERT(kind >= 0 && kind < TP_SKILL_KIND_COUNT);
     tpSkillDef s;
     memset(&s, 0, sizeof s);
     s.kind = kind;
     s.body = -1;
     s.target = -1;
-    s.ground = -1;
     s.frame = TP_FRAME_WORLD;
     s.gains.max_speed = 1.5;
     s.gains.max_yaw_rate = 6.0;
@@ -55,14 +55,47 @@ tpSkillDef tpDefaultSkillDef(tpSkillKind kind)
     s.gains.kyaw_rate = 10.0;
     s.gains.tolerance = 0.02;
     s.gains.angle_tolerance = 0.08;
-    s.approach = 0.2;
-    s.trigger_speed = 0.05;
-    s.min_z = -HUGE_VAL;
-    s.max_z = HUGE_VAL;
-    s.nav_cell = 0.1;
-    s.nav_radius = 0.0;
-    s.nav_lookahead = 0.4;
-    s.nav_replan = 1.0;
+    switch (kind) {
+    case TP_SKILL_WAIT:
+        s.wait.trigger_speed = 0.05;
+        break;
+    case TP_SKILL_KICK:
+    case TP_SKILL_PUSH:
+        s.kick.ground = -1;
+        s.kick.approach = 0.2;
+        s.kick.trigger_speed = 0.05;
+        break;
+    case TP_SKILL_IMPULSE:
+        s.impulse.trigger_speed = 0.05;
+        break;
+    case TP_SKILL_SPIN:
+        s.spin.trigger_speed = 0.05;
+        break;
+    case TP_SKILL_STEER:
+        s.steer.min_z = -HUGE_VAL;
+        s.steer.max_z = HUGE_VAL;
+        break;
+    case TP_SKILL_NAV_TO:
+    case TP_SKILL_FOLLOW_FIELD:
+    case TP_SKILL_FOLLOW_PATH:
+        s.nav.cell = 0.1;
+        s.nav.radius = 0.0;
+        s.nav.lookahead = 0.4;
+        s.nav.replan = 1.0;
+        break;
+    case TP_SKILL_CHIP:
+        s.chip.approach = 0.2;
+        s.chip.trigger_speed = 0.05;
+        break;
+    case TP_SKILL_GUARD:
+        s.guard.approach = 0.2;
+        break;
+    case TP_SKILL_RIDE:
+        s.ride.cell = 0.1;
+        break;
+    default: /* drive_to, turn_to, brake, random, custom, drive_track: zeros and unset */
+        break;
+    }
     tpStrCopy(s.name, sizeof s.name, tpSkillKind_Name(kind));
     return s;
 }
@@ -93,8 +126,8 @@ static double default_timeout(const tpSkillDef *sk)
 /* The body a kicked ball rolls on: the skill's `ground`, else the first static plane. */
 static int kick_ground(const tpSkillDef *sk, const tpWorld *world)
 {
-    if (sk->ground >= 0) {
-        return sk->ground;
+    if (sk->kick.ground >= 0) {
+        return sk->kick.ground;
     }
     for (int i = 0; i < tpWorld_BodyCount(world); ++i) {
         const tpBodyDef *b = tpWorld_Body(world, i);
@@ -130,8 +163,245 @@ double tpKick_DepartureSpeed(double mu, double rho, double radius, double g, dou
 
 double tpSkill_DefaultTimeout(const tpSkillDef *sk) { return default_timeout(sk); }
 
+/* One named number of a def: finite, >= 0, and > 0 when `positive`. */
+typedef struct {
+    const char *n;
+    double v;
+    bool positive;
+} SkillNum;
+
+static bool check_nums(const tpSkillDef *sk, const SkillNum *nums, size_t n, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; ++i) {
+        if (!isfinite(nums[i].v) || nums[i].v < 0 || (nums[i].positive && nums[i].v == 0)) {
+            tpErrorf(err, errlen, "skill '%s': %s must be %s (got %g)", sk->name, nums[i].n,
+                     nums[i].positive ? "> 0" : ">= 0", nums[i].v);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* One named distribution of a def, with its allowed dimensions. */
+typedef struct {
+    const char *n;
+    const tpDist *d;
+    int dmin, dmax;
+} SkillDist;
+
+static bool check_dists(const tpSkillDef *sk, const SkillDist *dists, size_t n, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; ++i) {
+        char field[96];
+        snprintf(field, sizeof field, "skill '%s': %s", sk->name, dists[i].n);
+        if (!tpDist_Validate(dists[i].d, field, err, errlen)) {
+            return false;
+        }
+        if (dists[i].d->kind != TP_DIST_UNSET && (dists[i].d->dim < dists[i].dmin || dists[i].d->dim > dists[i].dmax)) {
+            tpErrorf(err, errlen, "%s: expected dimension %d..%d (got %d)", field, dists[i].dmin, dists[i].dmax,
+                     dists[i].d->dim);
+            return false;
+        }
+    }
+    return true;
+}
+
+#define NUMS(...)                                                                                                      \
+    do {                                                                                                               \
+        const SkillNum nums_[] = {__VA_ARGS__};                                                                        \
+        if (!check_nums(sk, nums_, sizeof nums_ / sizeof nums_[0], err, errlen)) {                                     \
+            return false;                                                                                              \
+        }                                                                                                              \
+    } while (0)
+#define DISTS(...)                                                                                                     \
+    do {                                                                                                               \
+        const SkillDist dists_[] = {__VA_ARGS__};                                                                      \
+        if (!check_dists(sk, dists_, sizeof dists_ / sizeof dists_[0], err, errlen)) {                                 \
+            return false;                                                                                              \
+        }                                                                                                              \
+    } while (0)
+
+static bool require_point(const tpSkillDef *sk, const tpDist *point, char *err, size_t errlen)
+{
+    if (point->kind == TP_DIST_UNSET) {
+        tpErrorf(err, errlen, "skill '%s' (%s): 'point' is required", sk->name, tpSkillKind_Name(sk->kind));
+        return false;
+    }
+    return true;
+}
+
+/* The checks of a kick or push (the kick member). */
+static bool validate_kick(const tpSkillDef *sk, const tpWorld *world, char *err, size_t errlen)
+{
+    const tpKickDef *k = &sk->kick;
+    bool kick = sk->kind == TP_SKILL_KICK;
+    NUMS({"approach", k->approach, true}, {"transfer", k->transfer, false}, {"trigger_speed", k->trigger_speed, false});
+    DISTS({"point", &k->point, 2, 3}, {"speed", &k->speed, 1, 1}, {"arrive_speed", &k->arrive_speed, 1, 1},
+          {"direction", &k->direction, 1, 3});
+    bool has_dir = k->direction.kind != TP_DIST_UNSET;
+    bool arrive = k->arrive_speed.kind != TP_DIST_UNSET;
+    if (!kick) {
+        if (has_dir) {
+            tpErrorf(err, errlen, "skill '%s' (%s): 'direction' is for impulse and kick", sk->name,
+                     tpSkillKind_Name(sk->kind));
+            return false;
+        }
+        if (arrive) {
+            tpErrorf(err, errlen, "skill '%s': 'arrive_speed' is for kick, instead of 'speed'", sk->name);
+            return false;
+        }
+        if (k->point.kind == TP_DIST_UNSET) {
+            tpErrorf(err, errlen, "skill '%s' (%s): 'point' (where to send the target) is required", sk->name,
+                     tpSkillKind_Name(sk->kind));
+            return false;
+        }
+        return true;
+    }
+    if (has_dir && (k->point.kind != TP_DIST_UNSET || arrive || k->direction.dim > 2)) {
+        tpErrorf(err, errlen,
+                 "skill '%s' (kick): 'direction' (an angle or a 2-vector) replaces 'point' and needs 'speed' "
+                 "(not 'point' or 'arrive_speed')",
+                 sk->name);
+        return false;
+    }
+    if (!has_dir && k->point.kind == TP_DIST_UNSET) {
+        tpErrorf(err, errlen, "skill '%s' (kick): 'point' (where to send the target) or 'direction' is required",
+                 sk->name);
+        return false;
+    }
+    if (k->speed.kind == TP_DIST_UNSET && !arrive) {
+        tpErrorf(err, errlen, "skill '%s' (kick): 'speed' or 'arrive_speed' is required", sk->name);
+        return false;
+    }
+    if (arrive) {
+        if (k->speed.kind != TP_DIST_UNSET) {
+            tpErrorf(err, errlen, "skill '%s': 'arrive_speed' is for kick, instead of 'speed'", sk->name);
+            return false;
+        }
+        if (tpWorld_Body(world, sk->target)->shape != TP_SHAPE_SPHERE) {
+            tpErrorf(err, errlen, "skill '%s': 'arrive_speed' needs a sphere target ('%s' is not one)", sk->name,
+                     tpWorld_Body(world, sk->target)->name);
+            return false;
+        }
+        if (k->ground >= tpWorld_BodyCount(world) || kick_ground(sk, world) < 0) {
+            tpErrorf(err, errlen, "skill '%s': 'arrive_speed' needs a 'ground' body (the scene has no static plane)",
+                     sk->name);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The checks of the kind's own fields (its union member). */
+static bool validate_kind(const tpSkillDef *sk, const tpWorld *world, char *err, size_t errlen)
+{
+    switch (sk->kind) {
+    case TP_SKILL_WAIT:
+        NUMS({"trigger_speed", sk->wait.trigger_speed, false});
+        DISTS({"duration", &sk->wait.duration, 1, 1});
+        return true;
+    case TP_SKILL_DRIVE_TO:
+    case TP_SKILL_TURN_TO:
+        DISTS({"point", &sk->drive.point, 2, 3}, {"heading", &sk->drive.heading, 1, 1},
+              {"speed", &sk->drive.speed, 1, 1});
+        if (sk->kind == TP_SKILL_TURN_TO && sk->drive.heading.kind == TP_DIST_UNSET) {
+            tpErrorf(err, errlen, "skill '%s' (turn_to): 'heading' is required", sk->name);
+            return false;
+        }
+        return sk->kind == TP_SKILL_TURN_TO || require_point(sk, &sk->drive.point, err, errlen);
+    case TP_SKILL_KICK:
+    case TP_SKILL_PUSH:
+        return validate_kick(sk, world, err, errlen);
+    case TP_SKILL_IMPULSE: {
+        const tpImpulseDef *im = &sk->impulse;
+        NUMS({"trigger_speed", im->trigger_speed, false});
+        DISTS({"duration", &im->duration, 1, 1}, {"speed", &im->speed, 1, 1}, {"force", &im->force, 1, 3},
+              {"direction", &im->direction, 1, 3});
+        bool has_force = im->force.kind != TP_DIST_UNSET, has_speed = im->speed.kind != TP_DIST_UNSET;
+        if (has_force == has_speed) {
+            tpErrorf(err, errlen, "skill '%s' (impulse): give 'force' or 'speed' (one of them)", sk->name);
+            return false;
+        }
+        if (im->direction.kind != TP_DIST_UNSET && has_force && im->force.dim != 1) {
+            tpErrorf(err, errlen,
+                     "skill '%s' (impulse): with 'direction', 'force' is a magnitude (dimension 1, got %d)", sk->name,
+                     im->force.dim);
+            return false;
+        }
+        return true;
+    }
+    case TP_SKILL_SPIN:
+        NUMS({"trigger_speed", sk->spin.trigger_speed, false});
+        DISTS({"point", &sk->spin.point, 2, 3}, {"force", &sk->spin.force, 1, 1}, {"duration", &sk->spin.duration, 1, 1});
+        return true;
+    case TP_SKILL_BRAKE:
+        DISTS({"duration", &sk->brake.duration, 1, 1});
+        return true;
+    case TP_SKILL_RANDOM:
+        DISTS({"force", &sk->random.force, 1, 1}, {"duration", &sk->random.duration, 1, 1});
+        return true;
+    case TP_SKILL_CUSTOM:
+        if (!sk->custom.fn) {
+            tpErrorf(err, errlen, "skill '%s' (custom): no function", sk->name);
+            return false;
+        }
+        return true;
+    case TP_SKILL_STEER:
+        DISTS({"point", &sk->steer.point, 2, 3}, {"force", &sk->steer.force, 1, 1},
+              {"duration", &sk->steer.duration, 1, 1});
+        if (isnan(sk->steer.min_z) || isnan(sk->steer.max_z) || sk->steer.min_z > sk->steer.max_z) {
+            tpErrorf(err, errlen, "skill '%s' (steer): min_z must be <= max_z (got %g, %g)", sk->name,
+                     sk->steer.min_z, sk->steer.max_z);
+            return false;
+        }
+        return true;
+    case TP_SKILL_NAV_TO:
+    case TP_SKILL_FOLLOW_FIELD:
+    case TP_SKILL_FOLLOW_PATH:
+        DISTS({"point", &sk->nav.point, 2, 3}, {"speed", &sk->nav.speed, 1, 1});
+        if (!require_point(sk, &sk->nav.point, err, errlen)) {
+            return false;
+        }
+        if (!(sk->nav.cell > 0) || !isfinite(sk->nav.cell) || !(sk->nav.radius >= 0) || !isfinite(sk->nav.radius) ||
+            !(sk->nav.lookahead > 0) || !isfinite(sk->nav.lookahead)) {
+            tpErrorf(err, errlen, "skill '%s' (%s): nav_cell and nav_lookahead must be > 0, nav_radius >= 0", sk->name,
+                     tpSkillKind_Name(sk->kind));
+            return false;
+        }
+        if (sk->kind == TP_SKILL_FOLLOW_PATH && (!(sk->nav.replan > 0) || !isfinite(sk->nav.replan))) {
+            tpErrorf(err, errlen, "skill '%s' (follow_path): nav_replan must be > 0", sk->name);
+            return false;
+        }
+        return true;
+    case TP_SKILL_DRIVE_TRACK:
+        DISTS({"point", &sk->track.point, 2, 3}, {"lane", &sk->track.lane, 1, 1}, {"horizon", &sk->track.horizon, 1, 1});
+        return require_point(sk, &sk->track.point, err, errlen);
+    case TP_SKILL_CHIP:
+        NUMS({"approach", sk->chip.approach, true}, {"trigger_speed", sk->chip.trigger_speed, false});
+        DISTS({"point", &sk->chip.point, 2, 3}, {"speed", &sk->chip.speed, 1, 1}, {"loft", &sk->chip.loft, 1, 1});
+        return require_point(sk, &sk->chip.point, err, errlen) && tpSkill_ValidateChip(sk, world, err, errlen);
+    case TP_SKILL_GUARD:
+        NUMS({"approach", sk->guard.approach, true});
+        DISTS({"point", &sk->guard.point, 2, 3});
+        return require_point(sk, &sk->guard.point, err, errlen);
+    case TP_SKILL_RIDE:
+        DISTS({"point", &sk->ride.point, 2, 3}, {"duration", &sk->ride.margin, 1, 1});
+        if (!require_point(sk, &sk->ride.point, err, errlen)) {
+            return false;
+        }
+        if (!(sk->ride.cell > 0) || !isfinite(sk->ride.cell)) {
+            tpErrorf(err, errlen, "skill '%s' (ride): nav_cell must be > 0", sk->name);
+            return false;
+        }
+        return true;
+    default:
+        return true;
+    }
+}
+
 bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, size_t errlen)
 {
+    TP_ASSERT(sk && world);
     int nb = tpWorld_BodyCount(world);
     if (sk->kind < 0 || sk->kind >= TP_SKILL_KIND_COUNT) {
         tpErrorf(err, errlen, "skill '%s': unknown kind %d", sk->name, (int)sk->kind);
@@ -157,157 +427,22 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
         tpErrorf(err, errlen, "skill '%s': 'target' must differ from 'body'", sk->name);
         return false;
     }
-    struct {
-        const char *n;
-        double v;
-        bool positive;
-    } nums[] = {
-        {"max_speed", sk->gains.max_speed, true},
-        {"max_yaw_rate", sk->gains.max_yaw_rate, true},
-        {"kp", sk->gains.kp, true},
-        {"kv", sk->gains.kv, true},
-        {"kyaw", sk->gains.kyaw, true},
-        {"kyaw_rate", sk->gains.kyaw_rate, true},
-        {"tolerance", sk->gains.tolerance, true},
-        {"angle_tolerance", sk->gains.angle_tolerance, true},
-        {"timeout", sk->gains.timeout, false},
-        {"approach", sk->approach, true},
-        {"transfer", sk->transfer, false},
-        {"trigger_speed", sk->trigger_speed, false},
-    };
-    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; ++i) {
-        if (!isfinite(nums[i].v) || nums[i].v < 0 || (nums[i].positive && nums[i].v == 0)) {
-            tpErrorf(err, errlen, "skill '%s': %s must be %s (got %g)", sk->name, nums[i].n,
-                     nums[i].positive ? "> 0" : ">= 0", nums[i].v);
-            return false;
-        }
-    }
-    struct {
-        const char *n;
-        const tpDist *d;
-        int dmin, dmax;
-    } dists[] = {
-        {"duration", &sk->duration, 1, 1},   {"point", &sk->point, 2, 3}, {"heading", &sk->heading, 1, 1},
-        {"speed", &sk->speed, 1, 1},         {"force", &sk->force, 1, 3}, {"arrive_speed", &sk->arrive_speed, 1, 1},
-        {"loft", &sk->loft, 1, 1},           {"lane", &sk->lane, 1, 1},   {"horizon", &sk->horizon, 1, 1},
-        {"direction", &sk->direction, 1, 3},
-    };
-    for (size_t i = 0; i < sizeof dists / sizeof dists[0]; ++i) {
-        char field[96];
-        snprintf(field, sizeof field, "skill '%s': %s", sk->name, dists[i].n);
-        if (!tpDist_Validate(dists[i].d, field, err, errlen)) {
-            return false;
-        }
-        if (dists[i].d->kind != TP_DIST_UNSET && (dists[i].d->dim < dists[i].dmin || dists[i].d->dim > dists[i].dmax)) {
-            tpErrorf(err, errlen, "%s: expected dimension %d..%d (got %d)", field, dists[i].dmin, dists[i].dmax,
-                     dists[i].d->dim);
-            return false;
-        }
-    }
-    if ((sk->kind == TP_SKILL_DRIVE_TO || sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD ||
-         sk->kind == TP_SKILL_DRIVE_TRACK || sk->kind == TP_SKILL_FOLLOW_PATH || sk->kind == TP_SKILL_RIDE) &&
-        sk->point.kind == TP_DIST_UNSET) {
-        tpErrorf(err, errlen, "skill '%s' (%s): 'point' is required", sk->name, tpSkillKind_Name(sk->kind));
-        return false;
-    }
-    if (sk->kind == TP_SKILL_FOLLOW_PATH && (!(sk->nav_replan > 0) || !isfinite(sk->nav_replan))) {
-        tpErrorf(err, errlen, "skill '%s' (follow_path): nav_replan must be > 0", sk->name);
-        return false;
-    }
-    if ((sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD || sk->kind == TP_SKILL_FOLLOW_PATH ||
-         sk->kind == TP_SKILL_RIDE) &&
-        (!(sk->nav_cell > 0) || !isfinite(sk->nav_cell) || !(sk->nav_radius >= 0) || !isfinite(sk->nav_radius) ||
-         !(sk->nav_lookahead > 0) || !isfinite(sk->nav_lookahead))) {
-        tpErrorf(err, errlen, "skill '%s' (%s): nav_cell and nav_lookahead must be > 0, nav_radius >= 0", sk->name,
-                 tpSkillKind_Name(sk->kind));
-        return false;
-    }
-    bool has_dir = sk->direction.kind != TP_DIST_UNSET;
-    if (has_dir && sk->kind != TP_SKILL_KICK && sk->kind != TP_SKILL_IMPULSE) {
-        tpErrorf(err, errlen, "skill '%s' (%s): 'direction' is for impulse and kick", sk->name,
-                 tpSkillKind_Name(sk->kind));
-        return false;
-    }
-    if (sk->kind == TP_SKILL_KICK && has_dir) {
-        if (sk->point.kind != TP_DIST_UNSET || sk->arrive_speed.kind != TP_DIST_UNSET || sk->direction.dim > 2) {
-            tpErrorf(err, errlen,
-                     "skill '%s' (kick): 'direction' (an angle or a 2-vector) replaces 'point' and needs 'speed' "
-                     "(not 'point' or 'arrive_speed')",
-                     sk->name);
-            return false;
-        }
-    }
-    if (sk->kind == TP_SKILL_KICK && !has_dir && sk->point.kind == TP_DIST_UNSET) {
-        tpErrorf(err, errlen, "skill '%s' (kick): 'point' (where to send the target) or 'direction' is required",
-                 sk->name);
-        return false;
-    }
-    if (sk->kind == TP_SKILL_PUSH && sk->point.kind == TP_DIST_UNSET) {
-        tpErrorf(err, errlen, "skill '%s' (%s): 'point' (where to send the target) is required", sk->name,
-                 tpSkillKind_Name(sk->kind));
-        return false;
-    }
-    if ((sk->kind == TP_SKILL_CHIP || sk->kind == TP_SKILL_GUARD) && sk->point.kind == TP_DIST_UNSET) {
-        tpErrorf(err, errlen, "skill '%s' (%s): 'point' is required", sk->name, tpSkillKind_Name(sk->kind));
-        return false;
-    }
-    if (sk->kind == TP_SKILL_CHIP && !tpSkill_ValidateChip(sk, world, err, errlen)) {
-        return false;
-    }
-    bool arrive = sk->arrive_speed.kind != TP_DIST_UNSET;
-    if (sk->kind == TP_SKILL_KICK && sk->speed.kind == TP_DIST_UNSET && !arrive) {
-        tpErrorf(err, errlen, "skill '%s' (kick): 'speed' or 'arrive_speed' is required", sk->name);
-        return false;
-    }
-    if (arrive) {
-        if (sk->kind != TP_SKILL_KICK || sk->speed.kind != TP_DIST_UNSET) {
-            tpErrorf(err, errlen, "skill '%s': 'arrive_speed' is for kick, instead of 'speed'", sk->name);
-            return false;
-        }
-        if (tpWorld_Body(world, sk->target)->shape != TP_SHAPE_SPHERE) {
-            tpErrorf(err, errlen, "skill '%s': 'arrive_speed' needs a sphere target ('%s' is not one)", sk->name,
-                     tpWorld_Body(world, sk->target)->name);
-            return false;
-        }
-        if (sk->ground >= nb || kick_ground(sk, world) < 0) {
-            tpErrorf(err, errlen, "skill '%s': 'arrive_speed' needs a 'ground' body (the scene has no static plane)",
-                     sk->name);
-            return false;
-        }
-    }
-    if (sk->kind == TP_SKILL_TURN_TO && sk->heading.kind == TP_DIST_UNSET) {
-        tpErrorf(err, errlen, "skill '%s' (turn_to): 'heading' is required", sk->name);
-        return false;
-    }
-    if (sk->kind == TP_SKILL_IMPULSE) {
-        bool has_force = sk->force.kind != TP_DIST_UNSET, has_speed = sk->speed.kind != TP_DIST_UNSET;
-        if (has_force == has_speed) {
-            tpErrorf(err, errlen, "skill '%s' (impulse): give 'force' or 'speed' (one of them)", sk->name);
-            return false;
-        }
-        if (has_dir && has_force && sk->force.dim != 1) {
-            tpErrorf(err, errlen,
-                     "skill '%s' (impulse): with 'direction', 'force' is a magnitude (dimension 1, got %d)", sk->name,
-                     sk->force.dim);
-            return false;
-        }
-    }
-    if (sk->kind == TP_SKILL_STEER && (isnan(sk->min_z) || isnan(sk->max_z) || sk->min_z > sk->max_z)) {
-        tpErrorf(err, errlen, "skill '%s' (steer): min_z must be <= max_z (got %g, %g)", sk->name, sk->min_z, sk->max_z);
-        return false;
-    }
-    if (sk->kind == TP_SKILL_CUSTOM && !sk->fn) {
-        tpErrorf(err, errlen, "skill '%s' (custom): no function", sk->name);
-        return false;
-    }
-    return true;
+    NUMS({"max_speed", sk->gains.max_speed, true}, {"max_yaw_rate", sk->gains.max_yaw_rate, true},
+         {"kp", sk->gains.kp, true}, {"kv", sk->gains.kv, true}, {"kyaw", sk->gains.kyaw, true},
+         {"kyaw_rate", sk->gains.kyaw_rate, true}, {"tolerance", sk->gains.tolerance, true},
+         {"angle_tolerance", sk->gains.angle_tolerance, true}, {"timeout", sk->gains.timeout, false});
+    return validate_kind(sk, world, err, errlen);
 }
 
-/* Samples `point` into out[0..2] (z = 0 for 2D) in the skill's frame, resolved to world. */
-static void sample_point(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *self, double out[3])
+#undef NUMS
+#undef DISTS
+
+/* Samples the kind's `point` into out[0..2] (z = 0 for 2D) in the skill's frame, resolved to world. */
+static void sample_point(const tpSkillDef *sk, const tpDist *point, tpSkillCall *call, const tpCtlBody *self,
+                         double out[3])
 {
     double p[3] = {0, 0, 0};
-    tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
+    tpDist_Sample(point, call->rng, call->y, call->ydim, p);
     const double *origin = NULL;
     tpBodyState ts;
     if (sk->frame == TP_FRAME_TARGET && sk->target >= 0) {
@@ -376,9 +511,10 @@ static void sample_direction(const tpDist *d, tpSkillCall *call, double yaw, dou
     }
 }
 
-void tpSkill_SamplePoint(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *self, double out[3])
+void tpSkill_SamplePoint(const tpSkillDef *sk, const tpDist *point, tpSkillCall *call, const tpCtlBody *self,
+                         double out[3])
 {
-    sample_point(sk, call, self, out);
+    sample_point(sk, point, call, self, out);
 }
 
 double tpSkill_Sample1(const tpDist *d, tpSkillCall *call, double fallback) { return sample1(d, call, fallback); }
@@ -400,7 +536,7 @@ static int run_wait(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
     if (call->fresh) {
-        double d = sample1(&sk->duration, call, sk->target >= 0 ? 0.0 : 1.0);
+        double d = sample1(&sk->wait.duration, call, sk->target >= 0 ? 0.0 : 1.0);
         V[WAIT_V_END] = call->t + (d > 0 ? d : 0);
     }
     tpCtlBody cb;
@@ -412,7 +548,7 @@ static int run_wait(const tpSkillDef *sk, tpSkillCall *call)
         tpBodyState ts;
         tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ts);
         double sp = sqrt(ts.vel[0] * ts.vel[0] + ts.vel[1] * ts.vel[1] + ts.vel[2] * ts.vel[2]);
-        if (sp >= sk->trigger_speed) {
+        if (sp >= sk->wait.trigger_speed) {
             return 1;
         }
     }
@@ -440,11 +576,11 @@ static int run_drive(const tpSkillDef *sk, tpSkillCall *call, bool turn_only)
             V[DRIVE_V_Y] = cb.s.pos[1];
             V[DRIVE_V_Z] = cb.s.pos[2];
         } else {
-            sample_point(sk, call, &cb, V + DRIVE_V_X);
+            sample_point(sk, &sk->drive.point, call, &cb, V + DRIVE_V_X);
         }
-        V[DRIVE_V_HAS_HEADING] = sk->heading.kind != TP_DIST_UNSET;
-        V[DRIVE_V_HEADING] = V[DRIVE_V_HAS_HEADING] ? sample1(&sk->heading, call, 0.0) : 0.0;
-        double cruise = sample1(&sk->speed, call, sk->gains.max_speed);
+        V[DRIVE_V_HAS_HEADING] = sk->drive.heading.kind != TP_DIST_UNSET;
+        V[DRIVE_V_HEADING] = V[DRIVE_V_HAS_HEADING] ? sample1(&sk->drive.heading, call, 0.0) : 0.0;
+        double cruise = sample1(&sk->drive.speed, call, sk->gains.max_speed);
         V[DRIVE_V_CRUISE] =
             cruise > sk->gains.max_speed ? sk->gains.max_speed : (cruise > 0 ? cruise : sk->gains.max_speed);
     }
@@ -489,7 +625,7 @@ static void set_phase(double *V, int phase, double t)
  * with the pair's restitution, unless the skill sets `transfer`; capped by max_speed. */
 static double kick_strike_speed(const tpSkillDef *sk, const tpSkillCall *call, const tpCtlBody *cb, double v_target)
 {
-    double transfer = sk->transfer;
+    double transfer = sk->kick.transfer;
     if (transfer <= 0) {
         double e = tpWorld_PairSurface(call->world, sk->body, sk->target).restitution;
         double mt = tpWorld_Body(call->world, sk->target)->mass;
@@ -500,6 +636,7 @@ static double kick_strike_speed(const tpSkillDef *sk, const tpSkillCall *call, c
 
 static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
 {
+    const tpKickDef *k = &sk->kick;
     double *V = call->V;
     tpCtlBody cb;
     tpCtl_Load(call, sk->body, &cb);
@@ -507,20 +644,20 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
     tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ball);
     if (call->fresh) {
         double p[3];
-        if (sk->direction.kind != TP_DIST_UNSET) {
+        if (k->direction.kind != TP_DIST_UNSET) {
             /* speed + direction: a point 1 m from the target along the direction (only its
              * direction from the target is used by a kick) */
             double d[3];
-            sample_direction(&sk->direction, call, 0.0, d);
+            sample_direction(&k->direction, call, 0.0, d);
             p[0] = ball.pos[0] + d[0];
             p[1] = ball.pos[1] + d[1];
         } else {
-            sample_point(sk, call, &cb, p);
+            sample_point(sk, &k->point, call, &cb, p);
         }
         V[KICK_V_DEST_X] = p[0];
         V[KICK_V_DEST_Y] = p[1];
-        if (sk->arrive_speed.kind != TP_DIST_UNSET) {
-            double va = sample1(&sk->arrive_speed, call, 0.0);
+        if (k->arrive_speed.kind != TP_DIST_UNSET) {
+            double va = sample1(&k->arrive_speed, call, 0.0);
             int ground = kick_ground(sk, call->world);
             tpPairSurface ps = tpWorld_PairSurface(call->world, sk->target, ground);
             const double *gv = tpWorld_Def(call->world)->gravity;
@@ -529,7 +666,7 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
             V[KICK_V_SPEED] = tpKick_DepartureSpeed(ps.friction, ps.rolling_friction,
                                                     tpWorld_Body(call->world, sk->target)->size[0], g, dist, va);
         } else {
-            V[KICK_V_SPEED] = sample1(&sk->speed, call, 0.5 * sk->gains.max_speed);
+            V[KICK_V_SPEED] = sample1(&k->speed, call, 0.5 * sk->gains.max_speed);
         }
         set_phase(V, PH_APPROACH, call->t);
     }
@@ -554,7 +691,7 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
         dy /= dn;
         double heading = atan2(dy, dx);
         /* the run-up: room to reach the striking speed at 80 % of the force limit */
-        double run = sk->approach;
+        double run = k->approach;
         if (!push) {
             double vs = kick_strike_speed(sk, call, &cb, V[KICK_V_SPEED]);
             run = fmax(run, vs * vs / (2.0 * 0.8 * cb.max_accel));
@@ -634,7 +771,7 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
         if (push) {
             double tx = V[KICK_V_DEST_X] - ball.pos[0], ty = V[KICK_V_DEST_Y] - ball.pos[1];
             bool reached = tx * dx + ty * dy <= 0.0 || hypot2(tx, ty) < sk->gains.tolerance;
-            bool lost = along > 0.0 || hypot2(rx, ry) > cb.radius + target_r + 2.0 * sk->approach;
+            bool lost = along > 0.0 || hypot2(rx, ry) > cb.radius + target_r + 2.0 * k->approach;
             if (reached || lost) {
                 set_phase(V, PH_BRAKE, t);
             }
@@ -645,8 +782,8 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call, bool push)
     }
     tpCtl_Brake(&sk->gains, call, &cb);
     bool stopped = hypot2(cb.s.vel[0], cb.s.vel[1]) < 0.05 && fabs(cb.s.angvel[2]) < 0.3;
-    if (sk->follow && t - V[TP_V_START] < default_timeout(sk) + 20.0 &&
-        sqrt(ball.vel[0] * ball.vel[0] + ball.vel[1] * ball.vel[1] + ball.vel[2] * ball.vel[2]) >= sk->trigger_speed) {
+    if (k->follow && t - V[TP_V_START] < default_timeout(sk) + 20.0 &&
+        sqrt(ball.vel[0] * ball.vel[0] + ball.vel[1] * ball.vel[1] + ball.vel[2] * ball.vel[2]) >= k->trigger_speed) {
         return 1; /* follow-through: the target still moves */
     }
     return (stopped || t - V[KICK_V_PHASE_START] > 1.5) ? 0 : 1;
@@ -662,40 +799,41 @@ enum {
 
 static int run_impulse(const tpSkillDef *sk, tpSkillCall *call)
 {
+    const tpImpulseDef *im = &sk->impulse;
     double *V = call->V;
     tpCtlBody cb;
     tpCtl_Load(call, sk->body, &cb);
     if (call->fresh) {
         double fv[3] = {0, 0, 0};
-        if (sk->speed.kind != TP_DIST_UNSET) {
+        if (im->speed.kind != TP_DIST_UNSET) {
             /* speed + direction: the force that changes a free body's velocity by `speed` over
              * `duration` (F = m dv / T); contacts and the body's max_force are not compensated */
-            double dv = sample1(&sk->speed, call, 0.0), d[3];
-            sample_direction(&sk->direction, call, cb.yaw, d);
-            double T = sample1(&sk->duration, call, call->dt);
+            double dv = sample1(&im->speed, call, 0.0), d[3];
+            sample_direction(&im->direction, call, cb.yaw, d);
+            double T = sample1(&im->duration, call, call->dt);
             double m = T > 0 ? cb.mass * dv / T : 0.0;
             for (int k = 0; k < 3; ++k) {
                 V[IMPULSE_V_FORCE_X + k] = m * d[k];
             }
             V[IMPULSE_V_END] = call->t + T;
         } else {
-            tpDist_Sample(&sk->force, call->rng, call->y, call->ydim, fv);
-            if (sk->force.dim == 1) { /* magnitude only: along `direction`, else the body's heading */
+            tpDist_Sample(&im->force, call->rng, call->y, call->ydim, fv);
+            if (im->force.dim == 1) { /* magnitude only: along `direction`, else the body's heading */
                 double m = fv[0], d[3];
-                sample_direction(&sk->direction, call, cb.yaw, d);
+                sample_direction(&im->direction, call, cb.yaw, d);
                 for (int k = 0; k < 3; ++k) {
                     fv[k] = m * d[k];
                 }
             }
             memcpy(V + IMPULSE_V_FORCE_X, fv, sizeof fv);
-            V[IMPULSE_V_END] = call->t + sample1(&sk->duration, call, call->dt);
+            V[IMPULSE_V_END] = call->t + sample1(&im->duration, call, call->dt);
         }
     }
-    if (sk->follow && call->t >= V[IMPULSE_V_END] - 1e-9) { /* follow-through: the force phase is over */
-        return (call->t - V[TP_V_START] < default_timeout(sk) && tpCtl_WorldMoving(call, sk->trigger_speed)) ? 1 : 0;
+    if (im->follow && call->t >= V[IMPULSE_V_END] - 1e-9) { /* follow-through: the force phase is over */
+        return (call->t - V[TP_V_START] < default_timeout(sk) && tpCtl_WorldMoving(call, im->trigger_speed)) ? 1 : 0;
     }
     tpCtl_Apply(call, &cb, V + IMPULSE_V_FORCE_X, 0.0);
-    return sk->follow ? 1 : busy_until(call, V[IMPULSE_V_END]);
+    return im->follow ? 1 : busy_until(call, V[IMPULSE_V_END]);
 }
 
 /* ---- spin ---------------------------------------------------------------------------------- */
@@ -710,43 +848,44 @@ enum {
 
 static int run_spin(const tpSkillDef *sk, tpSkillCall *call)
 {
+    const tpSpinDef *sp = &sk->spin;
     double *V = call->V;
     tpCtlBody cb;
     tpCtl_Load(call, sk->body, &cb);
     if (call->fresh) {
         double p[3];
-        sample_point(sk, call, &cb, p);
+        sample_point(sk, &sp->point, call, &cb, p);
         V[SPIN_V_AIM_X] = p[0];
         V[SPIN_V_AIM_Y] = p[1];
-        V[SPIN_V_FORCE] = sample1(&sk->force, call, 0.0);
-        V[SPIN_V_DURATION] = sample1(&sk->duration, call, 0.5);
+        V[SPIN_V_FORCE] = sample1(&sp->force, call, 0.0);
+        V[SPIN_V_DURATION] = sample1(&sp->duration, call, 0.5);
         V[SPIN_V_PUSHING] = 0;
     }
     double speed = hypot2(cb.s.vel[0], cb.s.vel[1]);
     if (V[SPIN_V_PUSHING] == 0) {
-        if (speed > sk->trigger_speed) {
+        if (speed > sp->trigger_speed) {
             V[SPIN_V_PUSHING] = 1;
             V[SPIN_V_PUSH_START] = call->t;
         } else {
-            if (sk->follow && call->t - V[TP_V_START] > 0.5 * call->dt && !tpCtl_WorldMoving(call, sk->trigger_speed)) {
+            if (sp->follow && call->t - V[TP_V_START] > 0.5 * call->dt && !tpCtl_WorldMoving(call, sp->trigger_speed)) {
                 return 0; /* follow-through: everything rests and this body was never hit */
             }
             return call->t - V[TP_V_START] < default_timeout(sk) ? 1 : 0;
         }
     }
-    if (sk->follow && call->t >= V[SPIN_V_PUSH_START] + V[SPIN_V_DURATION] - 1e-9) { /* follow-through after the push */
-        return (call->t - V[TP_V_START] < default_timeout(sk) && tpCtl_WorldMoving(call, sk->trigger_speed)) ? 1 : 0;
+    if (sp->follow && call->t >= V[SPIN_V_PUSH_START] + V[SPIN_V_DURATION] - 1e-9) { /* follow-through after the push */
+        return (call->t - V[TP_V_START] < default_timeout(sk) && tpCtl_WorldMoving(call, sp->trigger_speed)) ? 1 : 0;
     }
     double dx = V[SPIN_V_AIM_X] - cb.s.pos[0], dy = V[SPIN_V_AIM_Y] - cb.s.pos[1];
     double dn = hypot2(dx, dy);
-    if (sk->aim) {
+    if (sp->aim) {
         /* Pure pursuit: the arc through the point tangent to the velocity has curvature
            2 sin(e) / d (heading error e, distance d); the lateral force that keeps the body on it
            is m_eff v^2 2 sin(e) / d with m_eff = 7/5 m, the effective mass of a rolling solid
            sphere pushed at its centre. Fed back every step, so throw, sliding and the cloth's
            bending of the path are corrected as they happen; a body on course gets no force. */
         double vx = cb.s.vel[0], vy = cb.s.vel[1];
-        if (speed > sk->trigger_speed && dn > sk->gains.tolerance && vx * dx + vy * dy > 0.0) {
+        if (speed > sp->trigger_speed && dn > sk->gains.tolerance && vx * dx + vy * dy > 0.0) {
             double sin_e = (vx * dy - vy * dx) / (speed * dn);
             double lat = 1.4 * cb.mass * speed * speed * 2.0 * sin_e / dn;
             lat = fmin(fmax(lat, -V[SPIN_V_FORCE]), V[SPIN_V_FORCE]);
@@ -757,7 +896,7 @@ static int run_spin(const tpSkillDef *sk, tpSkillCall *call)
         double f[3] = {V[SPIN_V_FORCE] * dx / dn, V[SPIN_V_FORCE] * dy / dn, 0.0};
         tpCtl_Apply(call, &cb, f, 0.0);
     }
-    return sk->follow ? 1 : busy_until(call, V[SPIN_V_PUSH_START] + V[SPIN_V_DURATION]);
+    return sp->follow ? 1 : busy_until(call, V[SPIN_V_PUSH_START] + V[SPIN_V_DURATION]);
 }
 
 /* ---- brake --------------------------------------------------------------------------------- */
@@ -771,7 +910,8 @@ static int run_brake(const tpSkillDef *sk, tpSkillCall *call)
     tpCtlBody cb;
     tpCtl_Load(call, sk->body, &cb);
     if (call->fresh) {
-        V[BRAKE_V_END] = sk->duration.kind == TP_DIST_UNSET ? 0.0 : call->t + sample1(&sk->duration, call, 0.0);
+        V[BRAKE_V_END] =
+            sk->brake.duration.kind == TP_DIST_UNSET ? 0.0 : call->t + sample1(&sk->brake.duration, call, 0.0);
     }
     tpCtl_Brake(&sk->gains, call, &cb);
     if (V[BRAKE_V_END] > 0) {
@@ -796,7 +936,7 @@ static int run_random(const tpSkillDef *sk, tpSkillCall *call)
     tpCtlBody cb;
     tpCtl_Load(call, sk->body, &cb);
     if (call->fresh) {
-        double mag = sample1(&sk->force, call, -1.0);
+        double mag = sample1(&sk->random.force, call, -1.0);
         if (mag < 0) {
             mag = tpRng_Uniform(call->rng, 0.0, cb.max_force);
         }
@@ -810,7 +950,7 @@ static int run_random(const tpSkillDef *sk, tpSkillCall *call)
         V[RANDOM_V_FORCE_Y] = mag * sin(ang);
         V[RANDOM_V_FORCE_Z] = 0.0;
         V[RANDOM_V_TORQUE_Z] = tpRng_Uniform(call->rng, -cb.max_torque, cb.max_torque);
-        V[RANDOM_V_END] = call->t + sample1(&sk->duration, call, call->dt);
+        V[RANDOM_V_END] = call->t + sample1(&sk->random.duration, call, call->dt);
     }
     tpCtl_Apply(call, &cb, V + RANDOM_V_FORCE_X, V[RANDOM_V_TORQUE_Z]);
     return busy_until(call, V[RANDOM_V_END]);
@@ -818,6 +958,8 @@ static int run_random(const tpSkillDef *sk, tpSkillCall *call)
 
 int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call)
 {
+    TP_ASSERT(skill && call && call->world && call->V && call->action);
+    TP_ASSERT(skill->kind >= 0 && skill->kind < TP_SKILL_KIND_COUNT);
     if (call->fresh && !call->overlay) { /* a recording replay brings the planning call's V */
         memset(call->V, 0, sizeof(double) * TP_SKILL_VARS);
         call->V[TP_V_START] = call->t;
@@ -842,7 +984,7 @@ int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call)
     case TP_SKILL_RANDOM:
         return run_random(skill, call);
     case TP_SKILL_CUSTOM:
-        return skill->fn ? skill->fn(skill->user, skill->id, call) : -1;
+        return skill->custom.fn ? skill->custom.fn(skill->custom.user, skill->custom.id, call) : -1;
     case TP_SKILL_STEER:
         return tpSteer_Run(skill, call);
     case TP_SKILL_NAV_TO:

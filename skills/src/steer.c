@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "skill_internal.h"
+#include "tp/base.h"
 
 enum {
     STEER_V_AIM_X = 1,   /* m, world: the aim point */
@@ -38,8 +39,8 @@ int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
     cb.max_torque = 0.0;
     if (call->fresh) {
         double p[3] = {cb.s.pos[0], cb.s.pos[1], 0.0};
-        if (sk->point.kind != TP_DIST_UNSET) {
-            tpDist_Sample(&sk->point, call->rng, call->y, call->ydim, p);
+        if (sk->steer.point.kind != TP_DIST_UNSET) {
+            tpDist_Sample(&sk->steer.point, call->rng, call->y, call->ydim, p);
             if (sk->frame == TP_FRAME_BODY) {
                 p[0] += cb.s.pos[0];
                 p[1] += cb.s.pos[1];
@@ -53,18 +54,18 @@ int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
         V[STEER_V_AIM_X] = p[0];
         V[STEER_V_AIM_Y] = p[1];
         double f = 0.0;
-        if (sk->force.kind != TP_DIST_UNSET) {
-            tpDist_Sample(&sk->force, call->rng, call->y, call->ydim, &f);
+        if (sk->steer.force.kind != TP_DIST_UNSET) {
+            tpDist_Sample(&sk->steer.force, call->rng, call->y, call->ydim, &f);
         }
         V[STEER_V_FORCE] = f > 0 ? f : 0.0;
         double d = 0.25;
-        if (sk->duration.kind != TP_DIST_UNSET) {
-            tpDist_Sample(&sk->duration, call->rng, call->y, call->ydim, &d);
+        if (sk->steer.duration.kind != TP_DIST_UNSET) {
+            tpDist_Sample(&sk->steer.duration, call->rng, call->y, call->ydim, &d);
         }
         V[STEER_V_END] = call->t + (d > call->dt ? d : call->dt);
     }
     double z = cb.s.pos[2];
-    if (z < sk->min_z || z > sk->max_z) {
+    if (z < sk->steer.min_z || z > sk->steer.max_z) {
         return 0; /* left the phase: the tactic decides again */
     }
     /* Velocity command: toward the point at min(max_speed, sqrt(2 kp d)), i.e. a stopping
@@ -97,5 +98,6 @@ int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
 
 int tpSkill_VarCount(const tpSkillDef *skill)
 {
+    TP_ASSERT(skill);
     return skill->kind == TP_SKILL_STEER ? STEER_VARS : TP_SKILL_VARS;
 }

@@ -20,6 +20,7 @@ tpCond *tpCreateCond(tpCondKind kind)
 
 bool tpCond_Add(tpCond *parent, tpCond *child)
 {
+    TP_ASSERT(parent && child);
     tpCond **n = realloc(parent->children, sizeof *n * (size_t)(parent->nchildren + 1));
     if (!n) {
         return false;
@@ -41,6 +42,37 @@ void tpDestroyCond(tpCond *cond)
     free(cond->target_bodies);
     free(cond->target_points);
     free(cond);
+}
+
+tpCond *tpCond_Copy(const tpCond *cond)
+{
+    if (!cond) {
+        return NULL;
+    }
+    tpCond *c = malloc(sizeof *c);
+    if (!c) {
+        return NULL;
+    }
+    *c = *cond; /* fn and user are the host's: shared, never owned */
+    c->nchildren = 0;
+    c->children = NULL;
+    c->ntargets = 0;
+    c->target_bodies = NULL;
+    c->target_points = NULL;
+    if (cond->ntargets > 0 && !tpCond_SetTargets(c, cond->ntargets, cond->target_bodies, cond->target_points,
+                                                 cond->target_dim)) {
+        tpDestroyCond(c);
+        return NULL;
+    }
+    for (int i = 0; i < cond->nchildren; ++i) {
+        tpCond *child = tpCond_Copy(cond->children[i]);
+        if (!child || !tpCond_Add(c, child)) {
+            tpDestroyCond(child);
+            tpDestroyCond(c);
+            return NULL;
+        }
+    }
+    return c;
 }
 
 bool tpCond_SetTargets(tpCond *c, int n, const int *bodies, const double *points, int dim)

@@ -36,6 +36,7 @@ const tpBodyState *tpState_Bodies(const void *x)
 
 const tpTacticState *tpState_Tactic(const tpDomain *d, const void *x, int tactic)
 {
+    TP_ASSERT(x && tactic >= 0 && tactic < d->ntactics);
     return (const tpTacticState *)((const char *)x + d->tac_off[tactic]);
 }
 
@@ -46,6 +47,7 @@ static tpTacticState *tactic_mut(const tpDomain *d, void *x, int tactic)
 
 int tpDomain_TacticVars(const tpDomain *d, int tactic)
 {
+    TP_ASSERT(tactic >= 0 && tactic < d->ntactics);
     return d->tac_nv[tactic];
 }
 
@@ -659,26 +661,39 @@ static bool check_metric(const tpDomain *d, const tpMetricDef *m, const char *wh
 
 tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
 {
+    TP_ASSERT(def);
     tpDomain *d = calloc(1, sizeof *d);
     if (!d) {
-        tpDestroyCond(def->goal);
-        tpDestroyCond(def->valid);
-        tpDestroyCond(def->quality.cond);
-        tpDestroyCond(def->solution.cond);
-        for (int r = 0; r < def->nreports && r < TP_MAX_REPORTS; ++r) {
-            tpDestroyCond(def->reports[r].metric.cond);
-        }
         tpErrorf(err, errlen, "out of memory");
         return NULL;
     }
-    d->def = *def; /* takes ownership of goal and valid */
+    d->def = *def;
+    /* The domain's own copies of the condition trees (the caller keeps and frees its own). */
+    d->def.goal = d->def.valid = d->def.quality.cond = d->def.solution.cond = NULL;
+    d->def.nreports = 0;
+    d->def.tactics = NULL;
     if (def->nreports < 0 || def->nreports > TP_MAX_REPORTS) {
-        d->def.nreports = 0;
         tpErrorf(err, errlen, "domain '%s': at most %d reports (got %d)", def->name, TP_MAX_REPORTS, def->nreports);
         tpDestroyDomain(d);
         return NULL;
     }
-    d->def.tactics = NULL;
+    for (int r = 0; r < def->nreports; ++r) {
+        d->def.reports[r].metric.cond = NULL;
+    }
+    d->def.nreports = def->nreports;
+    bool copied = (d->def.goal = tpCond_Copy(def->goal)) != NULL || !def->goal;
+    copied = copied && ((d->def.valid = tpCond_Copy(def->valid)) != NULL || !def->valid);
+    copied = copied && ((d->def.quality.cond = tpCond_Copy(def->quality.cond)) != NULL || !def->quality.cond);
+    copied = copied && ((d->def.solution.cond = tpCond_Copy(def->solution.cond)) != NULL || !def->solution.cond);
+    for (int r = 0; r < def->nreports && copied; ++r) {
+        const tpCond *c = def->reports[r].metric.cond;
+        copied = (d->def.reports[r].metric.cond = tpCond_Copy(c)) != NULL || !c;
+    }
+    if (!copied) {
+        tpErrorf(err, errlen, "out of memory");
+        tpDestroyDomain(d);
+        return NULL;
+    }
     d->skill_cache = tpCreateSkillCache();
     if (!d->skill_cache) {
         tpErrorf(err, errlen, "out of memory");

@@ -90,6 +90,8 @@ static bool fill_world(const tpDomain *d, const tpTree *tree, int32_t leaf, doub
 bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *result, const tpPlannerDef *planner,
                      tpPlanRecord *rec, char *err, size_t errlen)
 {
+    TP_ASSERT(d && tree && result && planner && rec);
+    memset(rec, 0, sizeof *rec);
     rec->domain_name = dup(d->def.name);
     rec->seed = planner->seed;
     rec->planner = dup(planner->kind == TP_PLANNER_RRT ? "rrt" : "bgt");

@@ -51,7 +51,7 @@ static void test_arrange_plans(void **state)
     const tpDomainDef *def = tpDomain_Def(d);
     assert_int_equal(tpWorld_Def(tpDomain_World(d))->space, TP_SPACE_SAP);
     assert_int_equal(def->tactics[0].skills[0].kind, TP_SKILL_STEER);
-    assert_true(def->tactics[0].skills[0].max_z == 1.0 && isinf(def->tactics[0].skills[0].min_z));
+    assert_true(def->tactics[0].skills[0].steer.max_z == 1.0 && isinf(def->tactics[0].skills[0].steer.min_z));
     /* steer keeps 6 variables: 3 tactics of 8 + 48 bytes after t and 3 body states */
     assert_int_equal(tpDomain_TacticVars(d, 0), 6);
     tpProblem p = tpDomain_Problem(d);

@@ -80,6 +80,15 @@ static const BaseEdit base_edits[] = {
      "unknown body 'bal' (bodies: ground, robot, ball)"},
     {"err_create.lua", "name = \"go\",", "name = \"go\", body = \"ball\",", 14,
      "skill 'go': body 'ball' is not actively controlled"},
+    /* per-kind field lists: a field of another kind names the skill, its kind and the field */
+    {"err_kind_field.lua", "name = \"go\",", "name = \"go\", nav_cell = 0.05,", 14,
+     "skill 'go' (drive_to): unknown field 'nav_cell' (drive_to takes: name, body, target, frame, toward, point,"},
+    {"err_kind_field2.lua", "duration = 0.5", "duration = 0.5, approach = 0.1, speed = 1", 13,
+     "skill 'wait' (wait): unknown field 'approach' (wait takes:"},
+    {"err_kind_field3.lua", "tp.skill.drive_to { name = \"go\",", "tp.skill.dribble { name = \"go\", direction = 0,",
+     14, "skill 'go' (push): unknown field 'direction'"},
+    {"err_kind_noname.lua", "tp.skill.wait { name = \"wait\",", "tp.skill.wait { name = 3, loft = 1,", 13,
+     "tp.skill.wait: unknown field 'loft' (wait takes:"},
 };
 
 static void expect_base_edit(const char *base, const BaseEdit *e)
@@ -165,9 +174,9 @@ static void test_valid_domain(void **state)
     assert_int_equal(t->skills[kick].body, 2);   /* inherited from the tactic */
     assert_int_equal(t->skills[kick].target, 3); /* "ball" */
     assert_int_equal(t->skills[pos].frame, TP_FRAME_TARGET);
-    assert_int_equal(t->skills[pos].point.kind, TP_DIST_DISC);
-    assert_int_equal(t->skills[wait].duration.kind, TP_DIST_UNIFORM);
-    assert_true(t->skills[wait].duration.b[0] == 4.0);
+    assert_int_equal(t->skills[pos].drive.point.kind, TP_DIST_DISC);
+    assert_int_equal(t->skills[wait].wait.duration.kind, TP_DIST_UNIFORM);
+    assert_true(t->skills[wait].wait.duration.b[0] == 4.0);
     assert_true(t->pi[wait * 3 + pos] == 1.0);
     assert_true(t->pi[wait * 3 + kick] == 0.0);
     assert_true(t->pi[pos * 3 + kick] == 0.75);

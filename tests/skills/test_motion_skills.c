@@ -29,7 +29,7 @@ static void test_wait(void **state)
     sw_start(&w);
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_WAIT);
     sk.body = robot;
-    sk.duration = tpDist_Const(0.5);
+    sk.wait.duration = tpDist_Const(0.5);
     assert_int_equal(sw_run(&w, &sk, SW_MAX_STEPS), 30); /* 0.5 s at 60 Hz */
     assert_true(sw_speed(&w, robot) < 0.02);
     sw_free(&w);
@@ -52,7 +52,7 @@ static void test_wait_target(void **state)
     sk.target = ball;
     int n = sw_run(&w, &sk, SW_MAX_STEPS);
     assert_true(n > 1 && n <= SW_MAX_STEPS);
-    assert_true(sw_speed(&w, ball) < sk.trigger_speed);
+    assert_true(sw_speed(&w, ball) < sk.wait.trigger_speed);
     assert_true(sw_body(&w, ball)->pos[0] > 0.1); /* it rolled before it rested */
     sw_free(&w);
 }
@@ -67,8 +67,8 @@ static void test_drive_to(void **state)
     sw_start(&w);
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_DRIVE_TO);
     sk.body = robot;
-    sk.point = sw_point2(0.8, -0.4);
-    sk.heading = tpDist_Const(0.6);
+    sk.drive.point = sw_point2(0.8, -0.4);
+    sk.drive.heading = tpDist_Const(0.6);
     int n = sw_run(&w, &sk, SW_MAX_STEPS);
     assert_true(n < 6 * 60); /* arrived before the 6 s timeout */
     const tpBodyState *s = sw_body(&w, robot);
@@ -92,7 +92,7 @@ static void test_turn_to(void **state)
     sw_start(&w);
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_TURN_TO);
     sk.body = robot;
-    sk.heading = tpDist_Uniform(2.0, 2.6);
+    sk.drive.heading = tpDist_Uniform(2.0, 2.6);
     int n = sw_run(&w, &sk, SW_MAX_STEPS);
     assert_true(n < 6 * 60);
     double yaw = sw_yaw(&w, robot);
@@ -140,8 +140,8 @@ static void test_impulse(void **state)
     sw_start(&w);
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_IMPULSE);
     sk.body = robot;
-    sk.force = sw_point2(2.0, -1.0); /* N: a vector in the plane */
-    sk.duration = tpDist_Const(0.5);
+    sk.impulse.force = sw_point2(2.0, -1.0); /* N: a vector in the plane */
+    sk.impulse.duration = tpDist_Const(0.5);
     assert_int_equal(sw_run(&w, &sk, SW_MAX_STEPS), 30);
     const tpBodyState *s = sw_body(&w, robot);
     assert_true(fabs(s->vel[0] - 2.0 * 0.5 / 2.5) < 1e-6);
@@ -167,8 +167,8 @@ static void test_random(void **state)
     w.ydim = 2;
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_RANDOM);
     sk.body = robot;
-    sk.force = tpDist_Const(5.0);
-    sk.duration = tpDist_Const(0.25);
+    sk.random.force = tpDist_Const(5.0);
+    sk.random.duration = tpDist_Const(0.25);
     assert_int_equal(sw_run(&w, &sk, SW_MAX_STEPS), 15);
     const tpBodyState *s = sw_body(&w, robot);
     assert_true(fabs(atan2(s->vel[1], s->vel[0]) - 0.75 * TP_PI) < 1e-6); /* toward y */
@@ -189,8 +189,8 @@ static void test_push(void **state)
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_PUSH);
     sk.body = robot;
     sk.target = ball;
-    sk.point = sw_point2(0.8, 0.3);
-    sk.speed = tpDist_Const(0.3);
+    sk.kick.point = sw_point2(0.8, 0.3);
+    sk.kick.speed = tpDist_Const(0.3);
     sw_run(&w, &sk, SW_MAX_STEPS);
     const tpBodyState *b = sw_body(&w, ball);
     double before = hypot(0.8, 0.3), after = hypot(b->pos[0] - 0.8, b->pos[1] - 0.3);
@@ -212,16 +212,16 @@ static void test_kick(void **state)
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_KICK);
     sk.body = robot;
     sk.target = ball;
-    sk.point = sw_point2(2.0, 1.0);
-    sk.speed = tpDist_Const(1.0);
-    sk.follow = true; /* busy until the ball rests */
+    sk.kick.point = sw_point2(2.0, 1.0);
+    sk.kick.speed = tpDist_Const(1.0);
+    sk.kick.follow = true; /* busy until the ball rests */
     sw_run(&w, &sk, SW_MAX_STEPS);
     const tpBodyState *b = sw_body(&w, ball);
     assert_true(hypot(b->pos[0], b->pos[1]) > 0.3);
     double dir = atan2(b->pos[1], b->pos[0]);
     assert_true(fabs(wrap(dir - atan2(1.0, 2.0))) < 0.1);
     assert_true(w.max_speed_seen > 0.7 && w.max_speed_seen < 1.3);
-    assert_true(sw_speed(&w, ball) < sk.trigger_speed);
+    assert_true(sw_speed(&w, ball) < sk.kick.trigger_speed);
     sw_free(&w);
 }
 
@@ -240,11 +240,11 @@ static void test_steer(void **state)
         sw_start(&w);
         tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_STEER);
         sk.body = die;
-        sk.point = sw_point2(1.0, 0.0);
-        sk.force = tpDist_Const(5.0);
-        sk.duration = tpDist_Const(2.0);
-        sk.min_z = band ? 0.5 : 10.0; /* band 0: the body is never inside it */
-        sk.max_z = band ? 3.0 : 11.0;
+        sk.steer.point = sw_point2(1.0, 0.0);
+        sk.steer.force = tpDist_Const(5.0);
+        sk.steer.duration = tpDist_Const(2.0);
+        sk.steer.min_z = band ? 0.5 : 10.0; /* band 0: the body is never inside it */
+        sk.steer.max_z = band ? 3.0 : 11.0;
         sk.gains.max_speed = 1.0;
         sk.gains.kp = 2.0;
         int n = sw_run(&w, &sk, SW_MAX_STEPS);
@@ -277,9 +277,9 @@ static void test_custom(void **state)
     sw_start(&w);
     int calls[3] = {0, 0, 0};
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_CUSTOM);
-    sk.fn = custom_fn;
-    sk.user = calls;
-    sk.id = 2;
+    sk.custom.fn = custom_fn;
+    sk.custom.user = calls;
+    sk.custom.id = 2;
     assert_int_equal(sw_run(&w, &sk, SW_MAX_STEPS), 3);
     assert_int_equal(calls[2], 3);
     assert_int_equal(calls[0] + calls[1], 0);
@@ -297,6 +297,41 @@ static void test_var_count(void **state)
     }
 }
 
+/* tpDefaultSkillDef fills the shared fields and the defaults of the kind's own member of the
+ * union (kick and push share `kick`; nav_to, follow_field and follow_path share `nav`). */
+static void test_default_defs(void **state)
+{
+    (void)state;
+    tpSkillDef k = tpDefaultSkillDef(TP_SKILL_KICK);
+    assert_true(k.kick.approach == 0.2 && k.kick.trigger_speed == 0.05 && k.kick.ground == -1);
+    assert_true(k.kick.point.kind == TP_DIST_UNSET && k.kick.transfer == 0.0 && !k.kick.follow);
+    tpSkillDef p = tpDefaultSkillDef(TP_SKILL_PUSH);
+    assert_true(p.kick.approach == 0.2 && p.kick.ground == -1);
+    const tpSkillKind nav_kinds[] = {TP_SKILL_NAV_TO, TP_SKILL_FOLLOW_FIELD, TP_SKILL_FOLLOW_PATH};
+    for (int i = 0; i < 3; ++i) {
+        tpSkillDef n = tpDefaultSkillDef(nav_kinds[i]);
+        assert_true(n.nav.cell == 0.1 && n.nav.radius == 0.0 && n.nav.lookahead == 0.4 && n.nav.replan == 1.0);
+    }
+    tpSkillDef st = tpDefaultSkillDef(TP_SKILL_STEER);
+    assert_true(isinf(st.steer.min_z) && st.steer.min_z < 0 && isinf(st.steer.max_z) && st.steer.max_z > 0);
+    tpSkillDef r = tpDefaultSkillDef(TP_SKILL_RIDE);
+    assert_true(r.ride.cell == 0.1 && r.ride.margin.kind == TP_DIST_UNSET);
+    assert_true(tpDefaultSkillDef(TP_SKILL_WAIT).wait.trigger_speed == 0.05);
+    assert_true(tpDefaultSkillDef(TP_SKILL_SPIN).spin.trigger_speed == 0.05);
+    assert_true(tpDefaultSkillDef(TP_SKILL_IMPULSE).impulse.trigger_speed == 0.05);
+    tpSkillDef c = tpDefaultSkillDef(TP_SKILL_CHIP);
+    assert_true(c.chip.approach == 0.2 && c.chip.trigger_speed == 0.05);
+    assert_true(tpDefaultSkillDef(TP_SKILL_GUARD).guard.approach == 0.2);
+    for (int kind = 0; kind < TP_SKILL_KIND_COUNT; ++kind) { /* the shared fields */
+        tpSkillDef d = tpDefaultSkillDef((tpSkillKind)kind);
+        assert_int_equal(d.kind, kind);
+        assert_int_equal(d.body, -1);
+        assert_int_equal(d.target, -1);
+        assert_string_equal(d.name, tpSkillKind_Name((tpSkillKind)kind));
+        assert_true(d.gains.max_speed == 1.5 && d.gains.tolerance == 0.02 && d.gains.timeout == 0.0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -304,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_turn_to), cmocka_unit_test(test_brake),       cmocka_unit_test(test_impulse),
         cmocka_unit_test(test_random),  cmocka_unit_test(test_push),        cmocka_unit_test(test_kick),
         cmocka_unit_test(test_steer),   cmocka_unit_test(test_custom),      cmocka_unit_test(test_var_count),
+        cmocka_unit_test(test_default_defs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

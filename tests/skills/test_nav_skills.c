@@ -74,12 +74,13 @@ static int reach(SkWorld *w, const tpSkillDef *sk, int robot, double gx, double 
     return budget;
 }
 
-/* A navigation skill of `kind` for `robot`, to (1, 0) with a 5 cm tolerance. */
+/* A grid-navigation skill of `kind` (nav_to, follow_path, follow_field: the nav member) for `robot`,
+ * to (1, 0) with a 5 cm tolerance. */
 static tpSkillDef goal_skill(tpSkillKind kind, int robot)
 {
     tpSkillDef sk = tpDefaultSkillDef(kind);
     sk.body = robot;
-    sk.point = sw_point2(1.0, 0.0);
+    sk.nav.point = sw_point2(1.0, 0.0);
     sk.gains.tolerance = 0.05;
     return sk;
 }
@@ -151,7 +152,7 @@ static void test_follow_path(void **state)
     SkWorld w;
     int robot = wall_scene(&w);
     tpSkillDef sk = goal_skill(TP_SKILL_FOLLOW_PATH, robot);
-    sk.nav_replan = 0.5;
+    sk.nav.replan = 0.5;
     reach(&w, &sk, robot, 1.0, 0.0, 0.1, 30 * 60, WALL);
     sw_free(&w);
 }
@@ -228,7 +229,7 @@ static void test_drive_track(void **state)
     sw_start(&w);
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_DRIVE_TRACK);
     sk.body = body;
-    sk.point = sw_point2(30.0, 8.0);
+    sk.track.point = sw_point2(30.0, 8.0);
     sk.gains.tolerance = 3.0;
     const double goal[2] = {30.0, 8.0};
     int decisions = 0;
@@ -279,10 +280,10 @@ static void test_ride(void **state)
     sw_start(&w);
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_RIDE);
     sk.body = robot;
-    sk.point = tpDist_Const(1.5);
-    sk.point.dim = 3;
-    sk.point.a[1] = 0.5;
-    sk.point.a[2] = 0.0;
+    sk.ride.point = tpDist_Const(1.5);
+    sk.ride.point.dim = 3;
+    sk.ride.point.a[1] = 0.5;
+    sk.ride.point.a[2] = 0.0;
     sk.gains.max_speed = 1.0;
     sk.gains.tolerance = 0.05;
     char err[256];

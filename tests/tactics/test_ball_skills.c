@@ -95,6 +95,7 @@ static tpDomain *run(Scene *s, int n, unsigned char **out, tpProblem *p)
 {
     char err[512] = "";
     tpDomain *d = tpCreateDomain(&s->def, err, sizeof err);
+    tpDestroyCond(s->def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     if (!d) {
         fail_msg("tpCreateDomain: %s", err);
     }
@@ -128,11 +129,11 @@ static tpSkillDef chip_skill(double px, double py, double loft)
     tpSkillDef c = tpDefaultSkillDef(TP_SKILL_CHIP);
     c.body = B_ROBOT;
     c.target = B_BALL;
-    c.point = tpDist_Const(px);
-    c.point.dim = 2;
-    c.point.a[1] = py;
-    c.loft = tpDist_Const(loft);
-    c.approach = 0.1;
+    c.chip.point = tpDist_Const(px);
+    c.chip.point.dim = 2;
+    c.chip.point.a[1] = py;
+    c.chip.loft = tpDist_Const(loft);
+    c.chip.approach = 0.1;
     return c;
 }
 
@@ -215,7 +216,7 @@ static void test_chip_flat_kick(void **state)
     Scene s;
     make_scene(&s);
     tpSkillDef c = chip_skill(2.0, -1.0, 0.0);
-    c.speed = tpDist_Const(4.0);
+    c.chip.speed = tpDist_Const(4.0);
     add_tactic(&s, 0, "kicker", B_ROBOT, c, false);
     tpProblem p;
     unsigned char *traj;
@@ -255,6 +256,7 @@ static void test_chip_rejects_passive_ball(void **state)
     add_tactic(&s, 0, "chipper", B_ROBOT, chip_skill(1.0, 0.0, 0.5), false);
     char err[512] = "";
     assert_null(tpCreateDomain(&s.def, err, sizeof err));
+    tpDestroyCond(s.def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     assert_non_null(strstr(err, "must be a controlled body"));
 }
 
@@ -268,10 +270,10 @@ static void test_guard_blocks_line(void **state)
     tpSkillDef g = tpDefaultSkillDef(TP_SKILL_GUARD);
     g.body = B_FOE;
     g.target = B_BALL;
-    g.point = tpDist_Const(2.0);
-    g.point.dim = 2;
-    g.point.a[1] = 0.5;
-    g.approach = 0.8;
+    g.guard.point = tpDist_Const(2.0);
+    g.guard.point.dim = 2;
+    g.guard.point.a[1] = 0.5;
+    g.guard.approach = 0.8;
     add_tactic(&s, 0, "defend", B_FOE, g, true);
     tpProblem p;
     unsigned char *traj;
@@ -298,11 +300,11 @@ static void test_impulse_follow_until_rest(void **state)
         s.bodies[B_ROBOT].pos[1] = -1.5;
         tpSkillDef im = tpDefaultSkillDef(TP_SKILL_IMPULSE);
         im.body = B_BALL;
-        im.force.kind = TP_DIST_CONST;
-        im.force.dim = 3;
-        im.force.a[0] = 2.0; /* 2 N for one step: 0.72 m/s */
-        im.follow = follow != 0;
-        im.trigger_speed = 0.02;
+        im.impulse.force.kind = TP_DIST_CONST;
+        im.impulse.force.dim = 3;
+        im.impulse.force.a[0] = 2.0; /* 2 N for one step: 0.72 m/s */
+        im.impulse.follow = follow != 0;
+        im.impulse.trigger_speed = 0.02;
         im.gains.timeout = 30;
         add_tactic(&s, 0, "cue", B_BALL, im, false);
         tpProblem p;
@@ -341,23 +343,23 @@ static void test_impulse_speed_direction(void **state)
         s.bodies[B_ROBOT].pos[1] = -1.5;
         tpSkillDef im = tpDefaultSkillDef(TP_SKILL_IMPULSE);
         im.body = B_BALL;
-        im.direction.kind = TP_DIST_CONST;
+        im.impulse.direction.kind = TP_DIST_CONST;
         if (form == 0) { /* speed along a 2-vector (normalised) */
-            im.speed = tpDist_Uniform(0.5, 0.5);
-            im.direction.dim = 2;
-            im.direction.a[0] = 0.0;
-            im.direction.a[1] = 3.0;
+            im.impulse.speed = tpDist_Uniform(0.5, 0.5);
+            im.impulse.direction.dim = 2;
+            im.impulse.direction.a[0] = 0.0;
+            im.impulse.direction.a[1] = 3.0;
         } else if (form == 1) { /* speed along a heading angle */
-            im.speed = tpDist_Uniform(0.5, 0.5);
-            im.direction.dim = 1;
-            im.direction.a[0] = 0.5 * 3.14159265358979323846;
+            im.impulse.speed = tpDist_Uniform(0.5, 0.5);
+            im.impulse.direction.dim = 1;
+            im.impulse.direction.a[0] = 0.5 * 3.14159265358979323846;
         } else if (form == 2) { /* a force magnitude along the direction: 0.046 kg * 0.5 m/s * 60 /s */
-            im.force = tpDist_Uniform(1.38, 1.38);
-            im.direction.dim = 1;
-            im.direction.a[0] = 0.5 * 3.14159265358979323846;
+            im.impulse.force = tpDist_Uniform(1.38, 1.38);
+            im.impulse.direction.dim = 1;
+            im.impulse.direction.a[0] = 0.5 * 3.14159265358979323846;
         } else { /* speed without a direction: along the body's heading (+x) */
-            im.speed = tpDist_Uniform(0.5, 0.5);
-            im.direction.kind = TP_DIST_UNSET;
+            im.impulse.speed = tpDist_Uniform(0.5, 0.5);
+            im.impulse.direction.kind = TP_DIST_UNSET;
         }
         add_tactic(&s, 0, "cue", B_BALL, im, false);
         tpProblem p;
@@ -378,37 +380,40 @@ static void test_impulse_speed_direction(void **state)
     make_scene(&s);
     char err[512] = "";
     tpDomain *d = tpCreateDomain(&s.def, err, sizeof err);
+    tpDestroyCond(s.def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     assert_non_null(d);
     const tpWorld *w = tpDomain_World(d);
     tpSkillDef im = tpDefaultSkillDef(TP_SKILL_IMPULSE);
     tpStrCopy(im.name, TP_NAME_MAX, "im");
     im.body = B_BALL;
-    im.speed = tpDist_Uniform(1, 1);
-    im.force = tpDist_Uniform(1, 1);
+    im.impulse.speed = tpDist_Uniform(1, 1);
+    im.impulse.force = tpDist_Uniform(1, 1);
     assert_false(tpSkill_Validate(&im, w, err, sizeof err));
     assert_non_null(strstr(err, "give 'force' or 'speed'"));
-    im.speed.kind = TP_DIST_UNSET;
-    im.force.dim = 3;
-    im.direction.kind = TP_DIST_CONST;
-    im.direction.dim = 1;
+    im.impulse.speed.kind = TP_DIST_UNSET;
+    im.impulse.force.dim = 3;
+    im.impulse.direction.kind = TP_DIST_CONST;
+    im.impulse.direction.dim = 1;
     assert_false(tpSkill_Validate(&im, w, err, sizeof err));
     assert_non_null(strstr(err, "'force' is a magnitude"));
-    tpSkillDef dr = tpDefaultSkillDef(TP_SKILL_DRIVE_TO);
+    /* push shares kick's def struct (tpKickDef) but not its `direction` */
+    tpSkillDef dr = tpDefaultSkillDef(TP_SKILL_PUSH);
     tpStrCopy(dr.name, TP_NAME_MAX, "dr");
     dr.body = B_ROBOT;
-    dr.point = tpDist_Uniform(0, 0);
-    dr.point.dim = 2;
-    dr.direction = im.direction;
+    dr.target = B_OTHER;
+    dr.kick.point = tpDist_Uniform(0, 0);
+    dr.kick.point.dim = 2;
+    dr.kick.direction = im.impulse.direction;
     assert_false(tpSkill_Validate(&dr, w, err, sizeof err));
     assert_non_null(strstr(err, "'direction' is for impulse and kick"));
     tpSkillDef k = tpDefaultSkillDef(TP_SKILL_KICK);
     tpStrCopy(k.name, TP_NAME_MAX, "k");
     k.body = B_ROBOT;
     k.target = B_OTHER;
-    k.speed = tpDist_Uniform(1, 1);
-    k.direction = im.direction;
+    k.kick.speed = tpDist_Uniform(1, 1);
+    k.kick.direction = im.impulse.direction;
     assert_true(tpSkill_Validate(&k, w, err, sizeof err));
-    k.point = dr.point;
+    k.kick.point = dr.kick.point;
     assert_false(tpSkill_Validate(&k, w, err, sizeof err));
     assert_non_null(strstr(err, "replaces 'point'"));
     tpDestroyDomain(d);
@@ -428,12 +433,12 @@ static void test_spin_aim_reaches_point(void **state)
         s.bodies[B_BALL].angvel[1] = 1.0 / BALL_R; /* rolling */
         tpSkillDef sp = tpDefaultSkillDef(TP_SKILL_SPIN);
         sp.body = B_BALL;
-        sp.aim = true;
-        sp.point = tpDist_Const(0.5);
-        sp.point.dim = 2;
-        sp.point.a[1] = off ? 0.06 : 0.0;
-        sp.force = tpDist_Const(0.1); /* N: 0.22 of the ball's weight */
-        sp.duration = tpDist_Const(3.0);
+        sp.spin.aim = true;
+        sp.spin.point = tpDist_Const(0.5);
+        sp.spin.point.dim = 2;
+        sp.spin.point.a[1] = off ? 0.06 : 0.0;
+        sp.spin.force = tpDist_Const(0.1); /* N: 0.22 of the ball's weight */
+        sp.spin.duration = tpDist_Const(3.0);
         sp.gains.tolerance = 0.005;
         add_tactic(&s, 0, "spin", B_BALL, sp, false);
         tpProblem p;
@@ -443,7 +448,7 @@ static void test_spin_aim_reaches_point(void **state)
         double best = 1e9, max_lat = 0.0;
         for (int i = 0; i < n; ++i) {
             const tpBodyState *b = body_at(d, &p, traj, i, B_BALL);
-            double dist = hypot(b->pos[0] - 0.5, b->pos[1] - sp.point.a[1]);
+            double dist = hypot(b->pos[0] - 0.5, b->pos[1] - sp.spin.point.a[1]);
             best = dist < best ? dist : best;
             max_lat = fabs(b->pos[1]) > max_lat ? fabs(b->pos[1]) : max_lat;
         }

@@ -193,26 +193,26 @@ static void make_def(Fixture *f)
 
     f->skills[0] = tpDefaultSkillDef(TP_SKILL_WAIT);
     f->skills[0].body = B_ROBOT;
-    f->skills[0].duration = tpDist_Uniform(0, 1);
+    f->skills[0].wait.duration = tpDist_Uniform(0, 1);
     f->skills[1] = tpDefaultSkillDef(TP_SKILL_DRIVE_TO);
     tpStrCopy(f->skills[1].name, TP_NAME_MAX, "position");
     f->skills[1].body = B_ROBOT;
     f->skills[1].target = B_BALL;
     f->skills[1].frame = TP_FRAME_TARGET;
-    f->skills[1].point.kind = TP_DIST_DISC;
-    f->skills[1].point.dim = 2;
-    f->skills[1].point.b[0] = 0.2;
-    f->skills[1].point.b[1] = 0.4;
+    f->skills[1].drive.point.kind = TP_DIST_DISC;
+    f->skills[1].drive.point.dim = 2;
+    f->skills[1].drive.point.b[0] = 0.2;
+    f->skills[1].drive.point.b[1] = 0.4;
     f->skills[2] = tpDefaultSkillDef(TP_SKILL_KICK);
     f->skills[2].body = B_ROBOT;
     f->skills[2].target = B_BALL;
-    f->skills[2].point.kind = TP_DIST_UNIFORM;
-    f->skills[2].point.dim = 2;
-    f->skills[2].point.a[0] = 1.0;
-    f->skills[2].point.a[1] = -0.5;
-    f->skills[2].point.b[0] = 1.4;
-    f->skills[2].point.b[1] = 0.5;
-    f->skills[2].speed = tpDist_Uniform(0.5, 2.0);
+    f->skills[2].kick.point.kind = TP_DIST_UNIFORM;
+    f->skills[2].kick.point.dim = 2;
+    f->skills[2].kick.point.a[0] = 1.0;
+    f->skills[2].kick.point.a[1] = -0.5;
+    f->skills[2].kick.point.b[0] = 1.4;
+    f->skills[2].kick.point.b[1] = 0.5;
+    f->skills[2].kick.speed = tpDist_Uniform(0.5, 2.0);
     /* wait -> position -> kick -> wait */
     f->pi[0 * 3 + 1] = 1;
     f->pi[1 * 3 + 2] = 1;
@@ -256,6 +256,7 @@ static tpDomain *make_domain(Fixture *f)
     make_def(f);
     char err[512] = "";
     tpDomain *d = tpCreateDomain(&f->def, err, sizeof err);
+    tpDestroyCond(f->def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     if (!d) {
         fail_msg("tpCreateDomain: %s", err);
     }
@@ -270,22 +271,26 @@ static void test_domain_rejects_bad_input(void **state)
     make_def(&f);
     f.bodies[B_BALL].mass = -1;
     assert_null(tpCreateDomain(&f.def, err, sizeof err));
+    tpDestroyCond(f.def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     assert_non_null(strstr(err, "mass"));
 
     make_def(&f);
     f.pi[1] = -0.5;
     assert_null(tpCreateDomain(&f.def, err, sizeof err));
+    tpDestroyCond(f.def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     assert_non_null(strstr(err, "probability must be >= 0"));
 
     make_def(&f);
     tpDestroyCond(f.def.goal);
     f.def.goal = NULL;
     assert_null(tpCreateDomain(&f.def, err, sizeof err));
+    tpDestroyCond(f.def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     assert_non_null(strstr(err, "goal"));
 
     make_def(&f);
     f.skills[2].target = -1;
     assert_null(tpCreateDomain(&f.def, err, sizeof err));
+    tpDestroyCond(f.def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     assert_non_null(strstr(err, "target"));
 }
 
@@ -403,20 +408,21 @@ static void kick_to(double tox, double toy, double arrive, tpBodyState *nearest)
     f.mats[2].friction = 0.01;
     f.def.scene.nmaterials = 3;
     f.bodies[B_ROBOT].material = 2;
-    f.skills[0].duration = tpDist_Const(0.0);
-    f.skills[2].point = tpDist_Const(tox);
-    f.skills[2].point.dim = 2;
-    f.skills[2].point.a[1] = toy;
-    f.skills[2].speed.kind = TP_DIST_UNSET;
-    f.skills[2].arrive_speed = tpDist_Const(arrive);
+    f.skills[0].wait.duration = tpDist_Const(0.0);
+    f.skills[2].kick.point = tpDist_Const(tox);
+    f.skills[2].kick.point.dim = 2;
+    f.skills[2].kick.point.a[1] = toy;
+    f.skills[2].kick.speed.kind = TP_DIST_UNSET;
+    f.skills[2].kick.arrive_speed = tpDist_Const(arrive);
     f.skills[2].gains.max_speed = 2.5;
-    f.skills[2].follow = true;
-    f.skills[2].trigger_speed = 0.01;
+    f.skills[2].kick.follow = true;
+    f.skills[2].kick.trigger_speed = 0.01;
     memset(f.pi, 0, sizeof f.pi);
     f.pi[0 * 3 + 2] = 1; /* wait 0 s -> kick -> wait */
     f.pi[2 * 3 + 0] = 1;
     char err[512] = "";
     tpDomain *d = tpCreateDomain(&f.def, err, sizeof err);
+    tpDestroyCond(f.def.goal); /* tpCreateDomain copies the trees: ours stay ours */
     if (!d) {
         fail_msg("tpCreateDomain: %s", err);
     }

@@ -89,6 +89,19 @@ void tpFile_RemoveTemps(void);
 /// snprintf into an error buffer if it is not NULL. Returns nothing; used for "err, errlen" out-params.
 void tpErrorf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/// TP_ASSERT(expr): a programmer error of a C caller (a bad body index, a def of the wrong kind,
+/// NULL where none is allowed), never something a script, plan file or request can cause (those
+/// return a clear error). On in Debug builds and in the sanitizer build (-DTP_SANITIZE=ON defines
+/// TP_ENABLE_ASSERT), where a false expr prints "file:line: assertion failed: expr" to stderr and
+/// aborts; off in Release (NDEBUG), where expr is not evaluated.
+#if !defined(NDEBUG) || defined(TP_ENABLE_ASSERT)
+#define TP_ASSERT(expr) ((expr) ? (void)0 : tpAssert_Fail(#expr, __FILE__, __LINE__))
+#else
+#define TP_ASSERT(expr) ((void)sizeof((expr) ? 1 : 0))
+#endif
+/// Prints "file:line: assertion failed: expr" to stderr and aborts (TP_ASSERT's failure path).
+void tpAssert_Fail(const char *expr, const char *file, int line) __attribute__((noreturn));
+
 #ifdef __cplusplus
 }
 #endif

@@ -194,7 +194,7 @@ void tpDestroyWorld(tpWorld *world);
 
 /// Number of bodies (all classes), in definition order.
 int tpWorld_BodyCount(const tpWorld *world);
-/// The (copied) definition of body i.
+/// The (copied) definition of body i, 0 <= i < tpWorld_BodyCount (TP_ASSERT; Release: NULL).
 const tpBodyDef *tpWorld_Body(const tpWorld *world, int i);
 /// Body index by name, -1 if none.
 int tpWorld_FindBody(const tpWorld *world, const char *name);
@@ -210,14 +210,14 @@ typedef struct tpPairSurface {
     double bounce_velocity;  /* m/s */
 } tpPairSurface;
 
-/// The surface parameters used when bodies a and b touch.
+/// The surface parameters used when bodies a and b touch (valid body indices: TP_ASSERT).
 tpPairSurface tpWorld_PairSurface(const tpWorld *world, int a, int b);
 
 /// The static body an upright dynamic box rests on at its initial pose (its bottom within 1 cm
 /// of a horizontal plane or the top of an unrotated static box), and in *force the Coulomb
 /// friction force (N) holding it there: mu of the pair x mass x |g|. -1 (force 0) for other
 /// shapes, tilted bodies, gravity not along -z, or no support. Used to warn of a controlled body
-/// whose max_force cannot make it slide.
+/// whose max_force cannot make it slide. `body` must be a valid index (TP_ASSERT).
 int tpWorld_RestingFriction(const tpWorld *world, int body, double *force);
 
 /// Number of state slots: bodies whose state is stored in x (passive, active and
@@ -237,7 +237,7 @@ int tpWorld_StateBody(const tpWorld *world, int slot);
 /// Writes the initial state: StateCount() entries.
 void tpWorld_InitialState(const tpWorld *world, tpBodyState *x);
 /// Pose and velocity of any body at time t given the stored states x (static: its definition;
-/// kinematic: its motion at t; otherwise x[slot]).
+/// kinematic: its motion at t; otherwise x[slot]). `body` must be a valid index (TP_ASSERT).
 void tpWorld_BodyState(const tpWorld *world, const tpBodyState *x, double t, int body, tpBodyState *out);
 
 /// Clamps an action to the controlled bodies' limits (max_force, max_torque, planar_force).

@@ -149,70 +149,188 @@ typedef struct tpSkillGains {
     double timeout;         /* s: longest busy segment, 0 = the kind's default (drive 6, kick 6, push 8) */
 } tpSkillGains;
 
-/// A skill definition: constants C and distributions D. Get defaults with tpDefaultSkillDef.
+/* Per-kind definitions (Box2D style: one def struct per kind). tpSkillDef holds what every kind
+ * shares and, in an anonymous union selected by `kind`, the kind's own struct; tpDefaultSkillDef
+ * fills that member's defaults. A distribution left unset (TP_DIST_UNSET) takes the documented
+ * default. The Lua binding accepts exactly the fields of the kind (docs/lua-api.md). */
+
+/// TP_SKILL_WAIT.
+typedef struct tpWaitDef {
+    tpDist duration;      /* s, dim 1 (unset: 1 s, or 0 s with a `target`) */
+    double trigger_speed; /* m/s: with a `target`, also wait until its speed is below this, at most
+                             `timeout` (default 0.05) */
+} tpWaitDef;
+
+/// TP_SKILL_DRIVE_TO and TP_SKILL_TURN_TO.
+typedef struct tpDriveDef {
+    tpDist point;   /* m, dim 2 or 3, DRIVE_TO only (required): where to drive, in the skill's frame */
+    tpDist heading; /* rad, dim 1: yaw about +z to reach (TURN_TO: required; DRIVE_TO: unset = any) */
+    tpDist speed;   /* m/s, dim 1: cruise speed (unset, <= 0 or above max_speed: max_speed) */
+} tpDriveDef;
+
+/// TP_SKILL_KICK and TP_SKILL_PUSH (dribble).
+typedef struct tpKickDef {
+    tpDist point;        /* m, dim 2 or 3: where to send the target, in the skill's frame (required,
+                            except for a kick with `direction`) */
+    tpDist direction;    /* KICK only, dim 1 (yaw, rad) or 2 (a vector, normalised): instead of
+                            `point`, the target leaves along it (needs `speed`); unset: use point */
+    tpDist speed;        /* m/s, dim 1: kick: the target's departure speed (unset: 0.5 max_speed);
+                            push: its dribbling speed (capped by max_speed) */
+    tpDist arrive_speed; /* m/s, dim 1, KICK only (instead of `speed`): the target's speed when it
+                            reaches `point`; the departure speed comes from tpKick_DepartureSpeed (a
+                            sphere sliding, then rolling, on `ground`). 0 places the target there */
+    int ground;          /* KICK with arrive_speed: body index the target rolls on; -1 (default) =
+                            the first static plane of the scene */
+    double approach;     /* m: stand-off behind the target (default 0.2) */
+    double transfer;     /* KICK only: target speed per striking speed; 0 (default) = from the pair's
+                            restitution and masses */
+    bool follow;         /* after the strike, stay busy until the target rests (speed below
+                            trigger_speed): the roll is part of the deterministic segment, so no
+                            decision point interrupts it (default false) */
+    double trigger_speed; /* m/s: the target's resting speed for `follow` (default 0.05) */
+} tpKickDef;
+
+/// TP_SKILL_IMPULSE.
+typedef struct tpImpulseDef {
+    tpDist force;         /* N: a magnitude along `direction` or the body's heading (dim 1) or a
+                             vector (dim 2: xy, dim 3); exactly one of force and speed is set */
+    tpDist speed;         /* m/s, dim 1: instead of `force`, the velocity change of a free body over
+                             `duration` along `direction` or the heading (F = m dv / T) */
+    tpDist direction;     /* world direction, dim 1 (yaw, rad) or 2/3 (a vector, normalised); unset:
+                             the body's heading */
+    tpDist duration;      /* s, dim 1: how long the force is held (unset: one step) */
+    bool follow;          /* after the force phase, stay busy until every moving body rests (speed
+                             below trigger_speed) or `timeout` passes (default false) */
+    double trigger_speed; /* m/s: resting speed for `follow` (default 0.05) */
+} tpImpulseDef;
+
+/// TP_SKILL_SPIN.
+typedef struct tpSpinDef {
+    tpDist point;         /* m, dim 2 or 3: where the force pushes (or, with aim, steers) the body,
+                             in the skill's frame (unset: the frame's origin) */
+    tpDist force;         /* N, dim 1: force magnitude (aim: the lateral force limit); unset: 0 */
+    tpDist duration;      /* s, dim 1: length of the push once the body is hit (unset: 0.5) */
+    double trigger_speed; /* m/s: the push starts once the body moves faster (default 0.05); with
+                             follow, also the resting speed */
+    bool follow;          /* after the push, stay busy until every moving body rests or `timeout`
+                             passes; a body never hit also ends once everything rests (default false) */
+    bool aim;             /* instead of a constant push toward `point`, steer the body's path onto
+                             it after the hit (pure pursuit: the lateral force 7/5 m v^2 2 sin(e) / d
+                             that bends the path onto the arc through the point, for heading error e
+                             and distance d; zero on course), clamped to `force`, until `duration`
+                             ends, the point is within `tolerance` or behind the body (default false) */
+} tpSpinDef;
+
+/// TP_SKILL_BRAKE (hold).
+typedef struct tpBrakeDef {
+    tpDist duration; /* s, dim 1: brake this long; unset (default): until the body rests or `timeout` */
+} tpBrakeDef;
+
+/// TP_SKILL_RANDOM.
+typedef struct tpRandomDef {
+    tpDist force;    /* N, dim 1: force magnitude (unset: uniform in [0, the body's max_force)) */
+    tpDist duration; /* s, dim 1: how long the force is held (unset: one step) */
+} tpRandomDef;
+
+/// TP_SKILL_CUSTOM: f supplied by the host.
+typedef struct tpCustomDef {
+    tpSkillFn fn; /* required: called every step with (user, id, call) */
+    void *user;   /* passed to fn (not owned; must outlive the domain) */
+    int id;       /* passed to fn (default 0) */
+} tpCustomDef;
+
+/// TP_SKILL_STEER.
+typedef struct tpSteerDef {
+    tpDist point;    /* m, dim 2 or 3: where to steer, in the skill's frame (unset: straight down) */
+    tpDist force;    /* N, dim 1: the horizontal force limit (unset: 0, no force) */
+    tpDist duration; /* s, dim 1: length of the segment (unset: 0.25; at least one step) */
+    double min_z;    /* m: the skill acts only while the body's height is in [min_z, max_z]; leaving */
+    double max_z;    /* m: the band ends the segment (defaults -inf, +inf) */
+} tpSteerDef;
+
+/// TP_SKILL_NAV_TO, TP_SKILL_FOLLOW_FIELD and TP_SKILL_FOLLOW_PATH (Lua: nav_cell, nav_radius, ...).
+typedef struct tpNavDef {
+    tpDist point;     /* m, dim 2 or 3 (required): the goal, in the skill's frame */
+    tpDist speed;     /* m/s, dim 1: cruise speed (unset, <= 0 or above max_speed: max_speed) */
+    double cell;      /* m: grid cell size (default 0.1) */
+    double radius;    /* m: obstacle growth; 0 (default) = nav_to, follow_path: the body's horizontal
+                         radius + lookahead / 2, follow_field: the body's horizontal radius */
+    double lookahead; /* m, NAV_TO and FOLLOW_PATH: look-ahead distance along the path (default 0.4) */
+    double replan;    /* s, FOLLOW_PATH only: longest segment before replanning (default 1) */
+} tpNavDef;
+
+/// TP_SKILL_DRIVE_TRACK. lane and horizon are sampled at every decision point (fresh call), so a
+/// planner's tree branches there; unset keeps the plain behaviour.
+typedef struct tpDriveTrackDef {
+    tpDist point;   /* m, dim 2 or 3 (required): the goal, world coordinates */
+    tpDist lane;    /* m, dim 1: lateral offset of the A* goal from `point`, to the left of the
+                       direction car -> point (unset: 0, no draw) */
+    tpDist horizon; /* clips, dim 1: A* horizon of this decision, rounded and clamped to 1..8
+                       (unset: 4) */
+    bool togo;      /* A* heuristic: the shortest path around the walls to the goal (a to-go field,
+                       0.5 m cells, cached per goal) instead of the straight line (default false) */
+} tpDriveTrackDef;
+
+/// TP_SKILL_CHIP.
+typedef struct tpChipDef {
+    tpDist point;         /* m, dim 2 or 3 (required): where to send the target, in the skill's frame */
+    tpDist speed;         /* m/s, dim 1: launch speed (unset or 0: the ballistic speed that lands the
+                             target on `point`) */
+    tpDist loft;          /* rad, dim 1: launch angle above the horizontal (unset: 0.5); 0 = flat */
+    double approach;      /* m: stand-off behind the target before creeping in (default 0.2) */
+    bool follow;          /* after the launch, stay busy until the target rests (default false) */
+    double trigger_speed; /* m/s: the target's resting speed for `follow` (default 0.05) */
+} tpChipDef;
+
+/// TP_SKILL_GUARD.
+typedef struct tpGuardDef {
+    tpDist point;    /* m, dim 2 or 3 (required): the protected point, in the skill's frame */
+    double approach; /* m: distance from the point along point -> target (default 0.2) */
+    bool mark;       /* measure `approach` from the target instead of the protected point
+                        (man-marking: stay `approach` m in front of the ball; default false) */
+} tpGuardDef;
+
+/// TP_SKILL_RIDE.
+typedef struct tpRideDef {
+    tpDist point;  /* m, dim 2 or 3 (required): the goal, in the skill's frame */
+    tpDist margin; /* s, dim 1 (Lua: duration): extra wait after the boarding relation holds
+                      (unset: 0.2) */
+    double cell;   /* m (Lua: nav_cell): grid cell size of the walks (default 0.1) */
+} tpRideDef;
+
+/// A skill definition: the constants C and distributions D every kind shares, and the kind's own
+/// in the union member named in `kind`'s comment. Get defaults with tpDefaultSkillDef(kind); the
+/// domain copies it (tpDomainDef), so the caller keeps and frees whatever it points to.
 typedef struct tpSkillDef {
-    char name[TP_NAME_MAX]; /* unique within its tactic */
-    tpSkillKind kind;
-    int body;           /* controlled body index (must have a control slot, except WAIT/CUSTOM) */
-    int target;         /* other body (kick/push ball, TP_FRAME_TARGET origin), -1 = none */
-    tpFrame frame;      /* frame of `point` */
-    tpDist duration;    /* s */
-    tpDist point;       /* m, dim 2 or 3: where to drive / where to send the target */
-    tpDist heading;     /* rad, yaw about +z */
-    tpDist speed;       /* m/s: kick/push speed of the target; drive cruise speed */
-    tpDist force;       /* N: IMPULSE magnitude along the heading or `direction` (dim 1) or a vector (dim 2:
-                           xy, dim 3), SPIN / RANDOM magnitude (dim 1) */
-    tpDist direction;   /* world direction of IMPULSE (dim 1: a yaw angle in rad; dim 2/3: a vector, normalised)
-                           and KICK (dim 1 or 2, instead of `point`: the target leaves along it); unset:
-                           IMPULSE along the body's heading */
-    tpDist arrive_speed;/* m/s, kick (instead of `speed`): the target's speed when it reaches
-                           `point`; the departure speed comes from tpKick_DepartureSpeed (a
-                           sphere sliding, then rolling, on `ground`). 0 places the target there */
-    int ground;         /* kick with arrive_speed: body the target rolls on; -1 = the first static
-                           plane of the scene */
-    tpSkillGains gains; /* the controller's constants (every kind that drives its body) */
-    double approach;    /* m: kick/push stand-off behind the target (default 0.2) */
-    double transfer;    /* kick: target speed per striking speed, 0 = 1 + restitution of the pair */
-    double trigger_speed; /* m/s: SPIN starts once the body moves faster (default 0.05); WAIT with a
-                             target and `follow`: the target counts as resting below it */
-    bool follow;        /* kick/push: after the strike, stay busy until the target rests (speed
-                           below trigger_speed): the roll is part of the deterministic segment, so
-                           no decision point interrupts it (default false). impulse/spin: after the
-                           force phase, stay busy until every moving body of the world rests
-                           (speed below trigger_speed) or `timeout` passes; a spin whose body is
-                           never hit also ends once everything rests */
-    bool aim;           /* SPIN: instead of a constant push toward `point`, steer the body's path
-                           onto `point` after the hit (pure pursuit: the lateral force 7/5 m v^2
-                           2 sin(e) / d that bends the path onto the arc through the point, for
-                           heading error e and distance d; zero on course), clamped to `force`,
-                           until `duration` ends, the point is within `tolerance` or behind the
-                           body (default false) */
-    bool mark;          /* GUARD: measure `approach` from the target instead of the protected point
-                           (man-marking: stay `approach` m in front of the ball, toward the goal) */
-    tpDist loft;        /* rad, CHIP: launch angle above the horizontal (default 0.5); 0 = a flat kick */
-    tpSkillFn fn;       /* CUSTOM only */
-    void *user;         /* CUSTOM only: passed to fn */
-    int id;             /* CUSTOM only: passed to fn */
-    double min_z, max_z; /* STEER: height band (m) in which the skill acts; leaving it ends the
-                           segment. Defaults -inf, +inf */
-    /* NAV_TO, FOLLOW_PATH and FOLLOW_FIELD only (appended; other kinds ignore them): */
-    double nav_cell;    /* m: grid cell size (default 0.1) */
-    double nav_radius;  /* m: obstacle growth; 0 = nav_to: the body's horizontal radius + nav_lookahead / 2,
-                           follow_field: the body's horizontal radius */
-    double nav_lookahead; /* m: nav_to: look-ahead distance along the path (default 0.4) */
-    double nav_replan;  /* s: FOLLOW_PATH only: longest segment before replanning (default 1) */
-    /* DRIVE_TRACK only (appended; other kinds ignore them). Sampled at every decision point (fresh
-       call), so a planner's tree branches there; unset keeps the plain behaviour: */
-    tpDist lane;        /* m: lateral offset of the A* goal from `point`, to the left of the direction
-                           car -> point (unset: 0, no draw) */
-    tpDist horizon;     /* clips: A* horizon of this decision, rounded and clamped to 1..8 (unset: 4) */
-    bool togo;          /* A* heuristic: the shortest path around the walls to the goal (a to-go field,
-                           0.5 m cells, cached per goal) instead of the straight line (default false) */
-    /* Any kind with frame "target" or "body" (appended; unset keeps the plain world axes): */
-    bool has_toward;    /* true: `point` is sampled in a frame whose +x axis points from the frame's
-                           origin (the target's or the body's position at skill start) toward the
-                           world point `toward`, so "ahead" means "toward the goal" (default false) */
+    char name[TP_NAME_MAX]; /* unique within its tactic (default: the kind's name) */
+    tpSkillKind kind;   /* selects the union member; set by tpDefaultSkillDef, never change it after */
+    int body;           /* controlled body index (must have a control slot, except WAIT/CUSTOM);
+                           default -1 */
+    int target;         /* other body (the kicked ball, the watched or guarded body, the
+                           TP_FRAME_TARGET origin), -1 (default) = none */
+    tpFrame frame;      /* frame of the kind's `point` (default world) */
+    bool has_toward;    /* true: with frame "target" or "body", `point` is sampled in a frame whose +x
+                           axis points from the frame's origin (the target's or the body's position
+                           at skill start) toward the world point `toward`, so "ahead" means "toward
+                           the goal" (default false) */
     double toward[2];   /* m, world xy; used only when has_toward */
+    tpSkillGains gains; /* the controller's constants (every kind that drives its body) */
+    union {
+        tpWaitDef wait;          /* WAIT */
+        tpDriveDef drive;        /* DRIVE_TO, TURN_TO */
+        tpKickDef kick;          /* KICK, PUSH */
+        tpImpulseDef impulse;    /* IMPULSE */
+        tpSpinDef spin;          /* SPIN */
+        tpBrakeDef brake;        /* BRAKE */
+        tpRandomDef random;      /* RANDOM */
+        tpCustomDef custom;      /* CUSTOM */
+        tpSteerDef steer;        /* STEER */
+        tpNavDef nav;            /* NAV_TO, FOLLOW_FIELD, FOLLOW_PATH */
+        tpDriveTrackDef track;   /* DRIVE_TRACK */
+        tpChipDef chip;          /* CHIP */
+        tpGuardDef guard;        /* GUARD */
+        tpRideDef ride;          /* RIDE */
+    };
 } tpSkillDef;
 
 /// Departure speed (m/s) for a solid sphere struck centrally, with no spin, to have speed
@@ -221,7 +339,8 @@ typedef struct tpSkillDef {
 /// braked at rho * g / (1.4 * radius). g in m/s², radius in m.
 double tpKick_DepartureSpeed(double mu, double rho, double radius, double g, double dist, double arrive);
 
-/// Defaults for `kind` (see field comments); body = target = -1, distributions unset.
+/// Defaults for `kind` (see field comments): the shared fields and the kind's union member;
+/// body = target = -1, distributions unset. `kind` must be a valid kind (TP_ASSERT).
 tpSkillDef tpDefaultSkillDef(tpSkillKind kind);
 /// Name of a kind ("wait", "drive_to", ...), and the reverse lookup (-1 if unknown).
 const char *tpSkillKind_Name(tpSkillKind kind);

@@ -113,6 +113,9 @@ tpCond *tpCreateCond(tpCondKind kind);
 bool tpCond_Add(tpCond *parent, tpCond *child);
 /// Frees a condition tree. NULL is allowed.
 void tpDestroyCond(tpCond *cond);
+/// A deep copy of a condition tree (children and target arrays; fn and user are shared), NULL
+/// when cond is NULL or out of memory. Free it with tpDestroyCond.
+tpCond *tpCond_Copy(const tpCond *cond);
 /// ARRANGED, SETTLED: copies n body indices and n target points (3 doubles each; z ignored when dim == 2).
 bool tpCond_SetTargets(tpCond *cond, int n, const int *bodies, const double *points, int dim);
 /// ARRANGED: the fraction of its bodies that are on target in x (0..1).
@@ -148,7 +151,7 @@ typedef struct tpMetricDef {
     tpMetricFn fn;     /* CALLBACK */
     void *user;
     int id;
-    tpCond *cond;      /* ARRANGED: owned by the domain once given to tpCreateDomain */
+    tpCond *cond;      /* ARRANGED: the condition (tpCreateDomain copies it; the caller keeps its own) */
 } tpMetricDef;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -182,16 +185,17 @@ typedef struct tpReportDef {
     tpMetricDef metric;
 } tpReportDef;
 
-/// Domain definition. tpCreateDomain copies it, deep-copies tactics and skills, and takes
-/// ownership of the goal and valid condition trees (also when it fails).
+/// Domain definition. tpCreateDomain copies all of it, deep: tactics, skills, Π, and the goal,
+/// valid and metric condition trees; the caller keeps (and frees) everything it passed, whether
+/// the call succeeds or fails. Host pointers (callbacks' `user`) are shared, never owned.
 typedef struct tpDomainDef {
     char name[TP_NAME_MAX];
     char description[256];
     tpSceneDef scene;
     int ntactics;
     const tpTacticDef *tactics;
-    tpCond *goal;            /* required */
-    tpCond *valid;           /* NULL: X_valid = X */
+    tpCond *goal;            /* required (copied by tpCreateDomain) */
+    tpCond *valid;           /* NULL: X_valid = X (copied by tpCreateDomain) */
     tpSamplingDef sampling;
     tpMetricDef quality;     /* approximate answer */
     tpMetricDef solution;    /* many-worlds selection */
@@ -230,7 +234,7 @@ const char *tpDomain_Error(const tpDomain *domain);
 /// Stores a host callback's error message (used by the Lua layer).
 void tpDomain_SetError(tpDomain *domain, const char *msg);
 
-/// State blob accessors (x is state_bytes long).
+/// State blob accessors (x is state_bytes long; a tactic index must be valid: TP_ASSERT).
 double tpState_Time(const void *x);
 const tpBodyState *tpState_Bodies(const void *x);
 const tpTacticState *tpState_Tactic(const tpDomain *domain, const void *x, int tactic);
@@ -238,7 +242,9 @@ const tpTacticState *tpState_Tactic(const tpDomain *domain, const void *x, int t
 int tpDomain_TacticVars(const tpDomain *domain, int tactic);
 
 /// Fills a plan record (metadata, all solution worlds or the approximate path, stats) from a
-/// finished run. `rec` must be zeroed; strings are copied. Returns false on allocation failure.
+/// finished run. `rec` is an output: whatever it held is overwritten, not freed (pass a fresh
+/// one); free it with tpPlanRecord_Free, also after a failure. Strings are copied. Returns false on
+/// allocation failure.
 bool tpDomain_Record(const tpDomain *domain, const tpTree *tree, const tpPlanResult *result,
                      const tpPlannerDef *planner, tpPlanRecord *rec, char *err, size_t errlen);
 
