@@ -268,7 +268,7 @@ static const char *const tplSkillFields[] = {
     "kv",       "kyaw",     "kyaw_rate",     "tolerance", "angle_tolerance", "timeout",
     "approach", "transfer", "trigger_speed", "follow", "arrive_speed", "ground", "min_z", "max_z",
     "nav_cell", "nav_radius", "nav_lookahead", "loft", "mark", "aim", "nav_replan", "lane", "horizon", "togo", "toward",
-    "direction",
+    "direction", "jump", "jump_vz", "jump_vh", "walk_force",
     NULL,
 };
 static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
@@ -276,7 +276,7 @@ static const char *const tplCustomFields[] = {"name", "body", "target", "run", N
 static const char *const tplSkillConsts[] = {
     "max_speed",       "max_yaw_rate", "kp",       "kv",       "kyaw",          "kyaw_rate", "tolerance",
     "angle_tolerance", "timeout",      "approach", "transfer", "trigger_speed",
-    "nav_cell",        "nav_radius",   "nav_lookahead", "nav_replan", NULL,
+    "nav_cell",        "nav_radius",   "nav_lookahead", "nav_replan", "jump_vz", "jump_vh", "walk_force", NULL,
 };
 
 static double *tplSkillConst(tpSkillDef *s, int i)
@@ -284,7 +284,8 @@ static double *tplSkillConst(tpSkillDef *s, int i)
     double *p[] = {&s->gains.max_speed, &s->gains.max_yaw_rate, &s->gains.kp,        &s->gains.kv,
                    &s->gains.kyaw,      &s->gains.kyaw_rate,    &s->gains.tolerance, &s->gains.angle_tolerance,
                    &s->gains.timeout,   &s->approach,           &s->transfer,        &s->trigger_speed,
-                   &s->nav_cell,        &s->nav_radius,         &s->nav_lookahead,   &s->nav_replan};
+                   &s->nav_cell,        &s->nav_radius,         &s->nav_lookahead,   &s->nav_replan,
+                   &s->jump_vz,         &s->jump_vh,            &s->walk_force};
     return p[i];
 }
 
@@ -360,6 +361,16 @@ static int tplSkillNew(lua_State *L)
         tplDistField(L, 1, what, "lane", &sk->def.lane, 1, 1);
         tplDistField(L, 1, what, "horizon", &sk->def.horizon, 1, 1);
         sk->def.togo = tplBool(L, 1, what, "togo", false);
+        sk->def.jump = tplBool(L, 1, what, "jump", false);
+        if (kind != TP_SKILL_RIDE) {
+            static const char *const ride_only[] = {"jump", "jump_vz", "jump_vh", "walk_force", NULL};
+            for (int i = 0; ride_only[i]; i++) {
+                bool has = tplField(L, 1, ride_only[i]) != LUA_TNIL;
+                lua_pop(L, 1);
+                if (has)
+                    tplError(L, "%s%s is for ride", what, ride_only[i]);
+            }
+        }
         if (tplVector(L, 1, what, "toward", sk->def.toward, 2, 2, false)) {
             if (sk->def.frame == TP_FRAME_WORLD)
                 tplError(L, "%stoward needs frame \"target\" or \"body\" (the sampled point is an offset)", what);

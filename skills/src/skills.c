@@ -63,6 +63,8 @@ tpSkillDef tpDefaultSkillDef(tpSkillKind kind)
     s.nav_radius = 0.0;
     s.nav_lookahead = 0.4;
     s.nav_replan = 1.0;
+    s.jump_vz = 2.0;
+    s.jump_vh = 2.0;
     tpStrCopy(s.name, sizeof s.name, tpSkillKind_Name(kind));
     return s;
 }
@@ -220,6 +222,13 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
          !(sk->nav_lookahead > 0) || !isfinite(sk->nav_lookahead))) {
         tpErrorf(err, errlen, "skill '%s' (%s): nav_cell and nav_lookahead must be > 0, nav_radius >= 0", sk->name,
                  tpSkillKind_Name(sk->kind));
+        return false;
+    }
+    if (sk->kind == TP_SKILL_RIDE &&
+        (!(sk->jump_vz >= 0) || !(sk->jump_vz <= TP_MAX_SPEED) || !(sk->jump_vh >= 0) ||
+         !(sk->jump_vh <= TP_MAX_SPEED) || !(sk->walk_force >= 0) || !(sk->walk_force <= TP_MAX_FORCE))) {
+        tpErrorf(err, errlen, "skill '%s' (ride): jump_vz and jump_vh must be in [0, %g] m/s, walk_force in [0, %g] N",
+                 sk->name, TP_MAX_SPEED, TP_MAX_FORCE);
         return false;
     }
     bool has_dir = sk->direction.kind != TP_DIST_UNSET;

@@ -197,6 +197,17 @@ typedef struct tpSkillDef {
                            follow_field: the body's horizontal radius */
     double nav_lookahead; /* m: nav_to: look-ahead distance along the path (default 0.4) */
     double nav_replan;  /* s: FOLLOW_PATH only: longest segment before replanning (default 1) */
+    /* RIDE only (appended; other kinds ignore them): the optional jump of the character
+       (skills/src/ride.c). With `jump` the nav space is planned with JUMP relations (Lopez 2011's
+       ballistic hop within jump_vz / jump_vh, landing vertical speed <= 3 m/s), the standable
+       inset shrinks to a quarter of the body's width plus 2 cm (it must take off from, and land
+       near, a border), and the skill takes off with one step of force through the body's control
+       slot (so the body's max_force, not planar, must allow m (dv / dt + g)); walking forces are
+       capped by walk_force: */
+    bool jump;          /* the character may hop between surfaces (default false) */
+    double jump_vz;     /* m/s: largest vertical take-off speed (default 2, the paper's) */
+    double jump_vh;     /* m/s: largest horizontal take-off speed, world frame (default 2, the paper's) */
+    double walk_force;  /* N: cap on the walking controller's force; 0 = the body's max_force (default 0) */
     /* DRIVE_TRACK only (appended; other kinds ignore them). Sampled at every decision point (fresh
        call), so a planner's tree branches there; unset keeps the plain behaviour: */
     tpDist lane;        /* m: lateral offset of the A* goal from `point`, to the left of the direction
