@@ -34,7 +34,7 @@ end
 function rider.tactic(point, margin, jump)
   local ride = { name = "ride", body = "robot", point = point, duration = margin, max_speed = 1.0, tolerance = 0.05 }
   if jump then
-    ride.jump, ride.walk_force = true, 20
+    ride.jump, ride.walk_force = true, 40
   end
   return tp.tactic {
     name = "crosser", body = "robot", start = "ride",

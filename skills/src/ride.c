@@ -270,8 +270,10 @@ static void ride_plan(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *
     goal[2] = goal[2] + d.step_up / 2;
     int to = ride_locate(sp, goal, lgoal);
     tpNavSpaceRoute route;
-    if (from < 0 || to < 0 || !tpNavSpace_Route(sp, from, to, &route))
+    if (from < 0 || to < 0 || !tpNavSpace_Route(sp, from, to, &route)) {
+        if (getenv("RIDE_DEBUG")) fprintf(stderr, "DBG t=%.3f NOROUTE from=%d to=%d foot=%.2f,%.2f,%.2f\n", call->t, from < 0 ? -1 : map[from], to < 0 ? -1 : map[to], foot[0], foot[1], foot[2]);
         goto done;
+    }
     V[RIDE_V_CUR] = map[from];
     if (route.nsurfaces == 1) {
         V[RIDE_V_PHASE] = RIDE_GOAL;
@@ -375,6 +377,7 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
     if (elapsed >= tpSkill_DefaultTimeout(sk))
         return 0;
     int phase = (int)V[RIDE_V_PHASE], cur = (int)V[RIDE_V_CUR], next = (int)V[RIDE_V_NEXT];
+    if (call->overlay && getenv("RIDE_DEBUG")) fprintf(stderr, "STEP t=%.3f fresh=%d phase=%d cur=%d next=%d ws=%.2f legend=%.2f leg=%.2f,%.2f acc=%.2f,%.2f\n", call->t, call->fresh, phase, cur, next, V[RIDE_V_WAIT_STATE], V[RIDE_V_LEG_END], V[RIDE_V_LEG_X], V[RIDE_V_LEG_Y], V[RIDE_V_ACCESS_X], V[RIDE_V_ACCESS_Y]);
     if (phase == RIDE_NONE) { /* no route yet: hold still, observe again after RIDE_IDLE */
         tpCtl_Brake(&sk->gains, call, &cb);
         return elapsed + call->dt < RIDE_IDLE ? 1 : 0;
