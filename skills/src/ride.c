@@ -39,7 +39,6 @@
  * The variables are the RIDE_V_ enum below, plus the controller's integrals (TP_V_YAW_INTEGRAL,
  * TP_V_INTEGRAL_X, TP_V_INTEGRAL_Y). Every quantity is a function of (x, t, V). */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,10 +269,8 @@ static void ride_plan(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *
     goal[2] = goal[2] + d.step_up / 2;
     int to = ride_locate(sp, goal, lgoal);
     tpNavSpaceRoute route;
-    if (from < 0 || to < 0 || !tpNavSpace_Route(sp, from, to, &route)) {
-        if (getenv("RIDE_DEBUG")) fprintf(stderr, "DBG t=%.3f NOROUTE from=%d to=%d foot=%.2f,%.2f,%.2f\n", call->t, from < 0 ? -1 : map[from], to < 0 ? -1 : map[to], foot[0], foot[1], foot[2]);
+    if (from < 0 || to < 0 || !tpNavSpace_Route(sp, from, to, &route))
         goto done;
-    }
     V[RIDE_V_CUR] = map[from];
     if (route.nsurfaces == 1) {
         V[RIDE_V_PHASE] = RIDE_GOAL;
@@ -297,7 +294,6 @@ static void ride_plan(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *
         e->since + e->mean_valid - call->t >= walk + RIDE_STEP_OVER && tpRng_Res53(call->rng) < RIDE_BOARD_ON_ARRIVAL)
         V[RIDE_V_WAIT_STATE] = e->since;
     ride_leg(sp, from, lfoot, call->t, NULL, (int)(e - tpNavSpace_Edge(sp, 0)), V);
-    if (getenv("RIDE_DEBUG")) fprintf(stderr, "DBG t=%.3f from=%d to=%d next=%d valid=%d since=%.2f mean_valid=%.2f nvalid=%d kind=%d wait=%.2f walk=%.2f access=%.2f,%.2f land=%.2f,%.2f legend=%.2f\n", call->t, map[from], map[to], (int)V[RIDE_V_NEXT], e->valid, e->since, e->mean_valid, e->nvalid, e->kind, V[RIDE_V_WAIT_STATE], walk, e->access[0], e->access[1], e->land[0], e->land[1], V[RIDE_V_LEG_END]);
 done:
     free(bodies);
     tpDestroyNavSpace(sp);
@@ -377,7 +373,6 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
     if (elapsed >= tpSkill_DefaultTimeout(sk))
         return 0;
     int phase = (int)V[RIDE_V_PHASE], cur = (int)V[RIDE_V_CUR], next = (int)V[RIDE_V_NEXT];
-    if (call->overlay && getenv("RIDE_DEBUG")) fprintf(stderr, "STEP t=%.3f fresh=%d phase=%d cur=%d next=%d ws=%.2f legend=%.2f leg=%.2f,%.2f acc=%.2f,%.2f\n", call->t, call->fresh, phase, cur, next, V[RIDE_V_WAIT_STATE], V[RIDE_V_LEG_END], V[RIDE_V_LEG_X], V[RIDE_V_LEG_Y], V[RIDE_V_ACCESS_X], V[RIDE_V_ACCESS_Y]);
     if (phase == RIDE_NONE) { /* no route yet: hold still, observe again after RIDE_IDLE */
         tpCtl_Brake(&sk->gains, call, &cb);
         return elapsed + call->dt < RIDE_IDLE ? 1 : 0;

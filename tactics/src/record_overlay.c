@@ -21,7 +21,7 @@
 static bool emits(tpSkillKind kind)
 {
     return kind == TP_SKILL_NAV_TO || kind == TP_SKILL_FOLLOW_PATH || kind == TP_SKILL_FOLLOW_FIELD ||
-           kind == TP_SKILL_DRIVE_TRACK || (kind == TP_SKILL_RIDE && getenv("RIDE_DEBUG"));
+           kind == TP_SKILL_DRIVE_TRACK;
 }
 
 bool tpDomain_RecordOverlays(const tpDomain *d, const tpTree *tree, int32_t leaf, tpPlanRecord *rec, char *err,
