@@ -103,7 +103,8 @@ typedef enum {
     TP_SKILL_RIDE,     /* cross moving surfaces to a sampled `point` (Lopez 2011 through tp/nav.h's tpNavSpace): the
                           fresh call observes the scene's boxes over the last 24 s and routes over the learnt
                           graph; then walk to the boarding point, wait until the relation holds plus a sampled
-                          margin (`duration`), step on, stay while carried; the segment ends on the next surface
+                          margin (`duration`), step on (or, with `jump`, hop: one step of take-off force, a
+                          ballistic flight), stay while carried; the segment ends on the next surface
                           (skills/src/ride.c) */
     TP_SKILL_KIND_COUNT
 } tpSkillKind;
