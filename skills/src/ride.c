@@ -30,11 +30,12 @@
  * to the landing point extrapolated T ahead: horizontal (landing - centre) / T, vertical the
  * largest allowed by jump_vz and the landing speed). The body holds the access point while the
  * take-off is not possible (tilted more than RIDE_TAKEOFF_TILT, tipping faster than
- * RIDE_TAKEOFF_SPIN, or the force beyond its max_force) and the relation holds. In flight no force at all; the flight ends when the
- * body stands on the next face again and moves vertically with it (within RIDE_LANDED_VZ); then
- * RIDE_LAND tracks the landing point until the body stands there, which ends the segment. A hop
- * that has not landed RIDE_MISS s after the expected landing ends the segment wherever the body
- * is. Walking forces are capped by walk_force (the body's max_force must allow the take-off).
+ * RIDE_TAKEOFF_SPIN, or the force beyond its max_force) and the relation holds. In flight no
+ * force at all; the flight ends when the body stands on the next face again and moves vertically
+ * with it (within RIDE_LANDED_VZ); then RIDE_LAND tracks the landing point until the body stands
+ * there, which ends the segment. A hop that has not landed RIDE_MISS s after the expected landing
+ * ends the segment wherever the body is. Walking forces are capped by walk_force (the body's
+ * max_force must allow the take-off).
  *
  * The variables are the RIDE_V_ enum below, plus the controller's integrals (TP_V_YAW_INTEGRAL,
  * TP_V_INTEGRAL_X, TP_V_INTEGRAL_Y). Every quantity is a function of (x, t, V). */
@@ -329,7 +330,8 @@ static bool ride_on(const tpSkillCall *call, const tpCtlBody *cb, int b, double 
  * face there, T s ahead): the ballistic take-off velocity and the one step of force that gives it
  * (m dv / dt, plus m g upward: the body leaves the face within the step, so the contact carries
  * nothing). False, with nothing applied, when that force exceeds the body's max_force (`full`
- * holds the uncapped limit) or the body is not standing on `from`. */
+ * holds the uncapped limit), the horizontal speed exceeds jump_vh, the body is not standing on
+ * `from`, or it is tilted or tipping (RIDE_TAKEOFF_TILT, RIDE_TAKEOFF_SPIN). */
 static bool ride_takeoff(const tpNavSpaceDef *d, tpSkillCall *call, const tpCtlBody *full, const tpNavSpaceBody *from,
                          const double landing[3], double T, double *V)
 {
