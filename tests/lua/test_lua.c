@@ -80,6 +80,7 @@ static const BaseEdit base_edits[] = {
      "unknown body 'bal' (bodies: ground, robot, ball)"},
     {"err_create.lua", "name = \"go\",", "name = \"go\", body = \"ball\",", 14,
      "skill 'go': body 'ball' is not actively controlled"},
+    {"err_jump.lua", "name = \"go\",", "name = \"go\", jump = true,", 14, "tp.skill.drive_to 'go': jump is for ride"},
 };
 
 static void expect_base_edit(const char *base, const BaseEdit *e)
