@@ -297,8 +297,8 @@ static const char *const tplDriveTrackFields[] = {"name", "body", "point", "lane
 static const char *const tplChipFields[] = {"name",   "body",          TPL_FRAMED, "speed",   "loft", "approach",
                                             "follow", "trigger_speed", "timeout",  TPL_GAINS, NULL};
 static const char *const tplGuardFields[] = {"name", "body", TPL_FRAMED, "approach", "mark", TPL_GAINS, NULL};
-static const char *const tplRideFields[] = {"name",    "body",    TPL_FRAMED, "duration", "nav_cell",
-                                            "timeout", TPL_GAINS, NULL};
+static const char *const tplRideFields[] = {"name",    "body",   TPL_FRAMED, "duration", "nav_cell", "jump",
+                                            "jump_vz", "jump_vh", "walk_force", "timeout", TPL_GAINS, NULL};
 
 static const char *const *const tplKindFields[TP_SKILL_KIND_COUNT] = {
     [TP_SKILL_WAIT] = tplWaitFields,
@@ -488,6 +488,10 @@ static void tplReadKindFields(lua_State *L, const char *what, tplSkill *sk)
         tplDistField(L, 1, what, "point", &d->ride.point, 2, 3);
         tplDuration(L, what, &d->ride.margin);
         d->ride.cell = tplSkillNum(L, what, "nav_cell", d->ride.cell);
+        d->ride.jump = tplBool(L, 1, what, "jump", false);
+        d->ride.jump_vz = tplSkillNum(L, what, "jump_vz", d->ride.jump_vz);
+        d->ride.jump_vh = tplSkillNum(L, what, "jump_vh", d->ride.jump_vh);
+        d->ride.walk_force = tplSkillNum(L, what, "walk_force", d->ride.walk_force);
         break;
     default: /* custom: read by the caller */
         break;

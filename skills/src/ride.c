@@ -18,8 +18,24 @@
  * with the PI law of the other skills; the yaw is held. Boarding starts once the relation
  * (tpNavSpace_Transfer, from where the body stands to the landing point) has been seen to become
  * valid and has stayed valid for the sampled margin (`duration`, s; default 0.2), or at once for a
- * stable relation. The character cannot jump (a box or a capsule on ODE contacts): jump = false,
- * steps of at most RIDE_STEP m (flush faces), gaps of at most RIDE_GAP m.
+ * stable relation. Without `jump` the character cannot jump: jump = false, steps of at most
+ * RIDE_STEP m (flush faces), gaps of at most RIDE_GAP m.
+ *
+ * The jump (`jump` true: Lopez 2011's ballistic hop). The nav space is planned with JUMP relations
+ * bounded by jump_vz, jump_vh and the 3 m/s landing speed, and a standable inset of a quarter of
+ * the body's width plus RIDE_JUMP_EDGE (the take-off and the landing are near a border; the centre
+ * stays over the face, so an upright box does not tip). When the boarding starts and the relation
+ * is a jump, the take-off is one step: the force m ((v - v_now) / dt + g z) through the body's
+ * control slot, where v is the ballistic take-off velocity (tpNavSpace_Transfer's flight time T
+ * to the landing point extrapolated T ahead: horizontal (landing - centre) / T, vertical the
+ * largest allowed by jump_vz and the landing speed). The body holds the access point while the
+ * take-off is not possible (tilted more than RIDE_TAKEOFF_TILT, tipping faster than
+ * RIDE_TAKEOFF_SPIN, or the force beyond its max_force) and the relation holds. In flight no
+ * force at all; the flight ends when the body stands on the next face again and moves vertically
+ * with it (within RIDE_LANDED_VZ); then RIDE_LAND tracks the landing point until the body stands
+ * there, which ends the segment. A hop that has not landed RIDE_MISS s after the expected landing
+ * ends the segment wherever the body is. Walking forces are capped by walk_force (the body's
+ * max_force must allow the take-off).
  *
  * The variables are the RIDE_V_ enum below, plus the controller's integrals (TP_V_YAW_INTEGRAL,
  * TP_V_INTEGRAL_X, TP_V_INTEGRAL_Y). Every quantity is a function of (x, t, V). */
@@ -49,11 +65,17 @@
  * check and RIDE_CLEARANCE: 0.5 solved 17/20 seeds, 0.9 19/20, 1 20/20 but the tactics planner
  * then never has the waiting branch). */
 #define RIDE_BOARD_ON_ARRIVAL 0.9
+#define RIDE_JUMP_EDGE 0.02 /* m added to a quarter of a jumper's width in its standable inset */
+#define RIDE_TAKEOFF_TILT 0.05 /* rad: largest tilt of the body at a take-off */
+#define RIDE_TAKEOFF_SPIN 0.2  /* rad/s: largest tipping rate (about a horizontal axis) at a take-off */
+#define RIDE_MISS 0.5       /* s after the expected landing: a hop that has not landed ends the segment */
+/* m/s: a flight has landed once the body's vertical speed relative to the face under it is below this */
+#define RIDE_LANDED_VZ 0.2
 
-enum { RIDE_NONE = 0, RIDE_WALK, RIDE_WAIT, RIDE_BOARD, RIDE_GOAL };
+enum { RIDE_NONE = 0, RIDE_WALK, RIDE_WAIT, RIDE_BOARD, RIDE_GOAL, RIDE_FLY, RIDE_LAND };
 
 enum {
-    RIDE_V_PHASE = 1,    /* RIDE_NONE, RIDE_WALK, RIDE_WAIT, RIDE_BOARD or RIDE_GOAL */
+    RIDE_V_PHASE = 1,    /* RIDE_NONE, RIDE_WALK, RIDE_WAIT, RIDE_BOARD, RIDE_GOAL, RIDE_FLY or RIDE_LAND */
     RIDE_V_CUR = 2,      /* body index of the current surface */
     RIDE_V_NEXT = 3,     /* body index of the next surface */
     RIDE_V_ACCESS_X = 4, /* m, current surface's frame: the access point (or the goal on the goal's surface) */
@@ -65,7 +87,9 @@ enum {
      * valid (set at the decision already when boarding on arrival) */
     RIDE_V_WAIT_STATE = 9,
     RIDE_V_LEG_Y = 10,   /* m, current surface's frame: the detour leg's point, y (x is RIDE_V_LEG_X) */
-    RIDE_V_LEG_END = 11, /* s: end of a detour leg; -1 straight to the target */
+    RIDE_V_LEG_END = 11, /* s: end of a detour leg; -1 straight to the target. RIDE_FLY (no detour in
+                            flight): the expected landing time, see RIDE_V_LANDING */
+    RIDE_V_LANDING = 11, /* s, RIDE_FLY only: the expected landing time (take-off + T) */
     RIDE_V_LEG_X = 12,   /* m: the detour leg's point, x */
 };
 
@@ -83,7 +107,17 @@ static tpNavSpaceDef ride_def(const tpSkillDef *sk, const tpSkillCall *call)
     d.step_up = d.step_down = RIDE_STEP;
     d.step_gap = 2 * d.edge + RIDE_GAP;
     d.radius += RIDE_CLEARANCE; /* obstruction tests only: faces and transfers use edge and step_gap */
-    d.jump = false;
+    d.jump = sk->ride.jump;
+    if (sk->ride.jump) {
+        double half = b->shape == TP_SHAPE_BOX ? fmin(b->size[0], b->size[1]) / 2 : b->size[0];
+        d.edge = half / 2 + RIDE_JUMP_EDGE;
+        d.step_gap = 2 * d.edge + RIDE_GAP;
+        d.jump_vz = sk->ride.jump_vz;
+        d.jump_vh = sk->ride.jump_vh;
+        const double *g = tpWorld_Def(call->world)->gravity;
+        if (g[2] < 0)
+            d.gravity = -g[2];
+    }
     d.cell = sk->ride.cell;
     d.speed = sk->gains.max_speed;
     d.min_valid = 0.5;
@@ -279,17 +313,49 @@ static double ride_track(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBod
     return hypot(w[0] - cb->s.pos[0], w[1] - cb->s.pos[1]);
 }
 
-/* True if the body's centre stands on body b's face (inside it seen from above, its bottom within
- * a step of the top). */
-static bool ride_on(const tpSkillCall *call, const tpCtlBody *cb, int b, double height)
+/* True if the body's centre stands on body b's face (inside it seen from above, at least half the
+ * body's radius or half the standable inset `edge` in from the border, whichever is less, its bottom
+ * within 0.1 m of the top). */
+static bool ride_on(const tpSkillCall *call, const tpCtlBody *cb, int b, double height, double edge)
 {
     tpNavSpaceBody nb;
     ride_body(call, b, call->t, &nb);
     double l[2];
     ride_local(call, b, cb->s.pos, l);
-    double bottom = cb->s.pos[2] - height / 2, top = nb.center[2] + nb.half[2];
-    return fabs(l[0]) <= nb.half[0] - cb->radius / 2 && fabs(l[1]) <= nb.half[1] - cb->radius / 2 &&
-           fabs(bottom - top) <= 0.1;
+    double bottom = cb->s.pos[2] - height / 2, top = nb.center[2] + nb.half[2], in = fmin(cb->radius, edge) / 2;
+    return fabs(l[0]) <= nb.half[0] - in && fabs(l[1]) <= nb.half[1] - in && fabs(bottom - top) <= 0.1;
+}
+
+/* The take-off of a hop from surface `from` to the world landing point `landing` (x, y, top of the
+ * face there, T s ahead): the ballistic take-off velocity and the one step of force that gives it
+ * (m dv / dt, plus m g upward: the body leaves the face within the step, so the contact carries
+ * nothing). False, with nothing applied, when that force exceeds the body's max_force (`full`
+ * holds the uncapped limit), the horizontal speed exceeds jump_vh, the body is not standing on
+ * `from`, or it is tilted or tipping (RIDE_TAKEOFF_TILT, RIDE_TAKEOFF_SPIN). */
+static bool ride_takeoff(const tpNavSpaceDef *d, tpSkillCall *call, const tpCtlBody *full, const tpNavSpaceBody *from,
+                         const double landing[3], double T, double *V)
+{
+    double bottom = full->s.pos[2] - d->height / 2, top = from->center[2] + from->half[2], dz = landing[2] - top;
+    if (!(T > 0) || fabs(bottom - top) > 0.1)
+        return false;
+    /* a stance, not a stumble: the impulse through the centre adds no rotation, so a body that
+       takes off tipping (a platform that stopped under it) lands on an edge */
+    const double *q = full->s.quat, *w = full->s.angvel;
+    if (2 * asin(fmin(1, hypot(q[1], q[2]))) > RIDE_TAKEOFF_TILT || hypot(w[0], w[1]) > RIDE_TAKEOFF_SPIN)
+        return false;
+    double vz = sqrt(fmax(0, fmin(d->jump_vz * d->jump_vz, d->land_speed * d->land_speed + 2 * d->gravity * dz)));
+    double v[3] = {(landing[0] - full->s.pos[0]) / T, (landing[1] - full->s.pos[1]) / T, vz};
+    double f[3];
+    for (int k = 0; k < 3; k++)
+        f[k] = full->mass * (v[k] - full->s.vel[k]) / call->dt;
+    f[2] += full->mass * d->gravity;
+    if (hypot(hypot(f[0], f[1]), f[2]) > full->max_force || hypot(v[0], v[1]) > d->jump_vh * (1 + 1e-9))
+        return false;
+    tpCtl_Apply(call, full, f, 0);
+    V[RIDE_V_PHASE] = RIDE_FLY;
+    V[RIDE_V_LANDING] = call->t + T;
+    V[TP_V_INTEGRAL_X] = V[TP_V_INTEGRAL_Y] = 0; /* the walk's integral means nothing after a flight */
+    return true;
 }
 
 int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
@@ -297,6 +363,11 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
     tpCtlBody cb;
     if (!tpCtl_Load(call, sk->body, &cb))
         return 0;
+    tpCtlBody full = cb; /* the body's own limit: the take-off of a hop */
+    if (sk->ride.walk_force > 0 && sk->ride.walk_force < cb.max_force) {
+        cb.max_force = sk->ride.walk_force;
+        cb.max_accel = cb.max_force / cb.mass;
+    }
     double *V = call->V;
     if (call->fresh && !call->overlay) {
         const double t_search = tpClock_Now();
@@ -347,20 +418,42 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
             V[RIDE_V_PHASE] = RIDE_BOARD;
         return 1;
     }
+    if (phase == RIDE_FLY) { /* ballistic: no force until the body stands on the next face again */
+        tpNavSpaceBody to;
+        ride_body(call, next, call->t, &to);
+        if (ride_on(call, &cb, next, d.height, d.edge) && fabs(cb.s.vel[2] - to.vel[2]) <= RIDE_LANDED_VZ) {
+            V[RIDE_V_PHASE] = RIDE_LAND;
+            ride_track(sk, call, &cb, next, V + RIDE_V_LAND_X, V);
+            return 1;
+        }
+        return call->t + call->dt < V[RIDE_V_LANDING] + RIDE_MISS ? 1 : 0;
+    }
+    if (phase == RIDE_LAND) { /* landed: onto the landing point, then the segment ends */
+        double dist = ride_track(sk, call, &cb, next, V + RIDE_V_LAND_X, V);
+        return dist <= RIDE_ARRIVE && ride_on(call, &cb, next, d.height, d.edge) ? 0 : 1;
+    }
     /* RIDE_BOARD: onto the landing point; the segment ends once the body stands there. While the
-       body's centre is still over the source face and the relation stops holding, back to waiting */
+       body's centre is still over the source face and the relation stops holding, back to waiting.
+       A jump relation takes off at once (ride_takeoff) */
     tpNavSpaceBody from, to;
     ride_body(call, cur, call->t, &from);
     ride_body(call, next, call->t, &to);
     double l[2];
     ride_local(call, cur, cb.s.pos, l);
-    if (fabs(l[0]) <= from.half[0] && fabs(l[1]) <= from.half[1] &&
-        !tpNavSpace_Transfer(&d, &from, l, &to, V + RIDE_V_LAND_X, NULL, NULL)) {
+    bool over = fabs(l[0]) <= from.half[0] && fabs(l[1]) <= from.half[1];
+    double T = 0, landing[3];
+    tpNavRelation rel = over ? tpNavSpace_Transfer(&d, &from, l, &to, V + RIDE_V_LAND_X, &T, landing) : 0;
+    if (rel == TP_NAV_REL_JUMP) {
+        if (!ride_takeoff(&d, call, &full, &from, landing, T, V)) /* not ready: hold the access point */
+            ride_track(sk, call, &cb, cur, V + RIDE_V_ACCESS_X, V);
+        return 1;
+    }
+    if (over && rel != TP_NAV_REL_STEP) {
         V[RIDE_V_PHASE] = RIDE_WAIT;
         V[RIDE_V_WAIT_STATE] = -2;
         ride_track(sk, call, &cb, cur, V + RIDE_V_ACCESS_X, V);
         return 1;
     }
     double dist = ride_track(sk, call, &cb, next, V + RIDE_V_LAND_X, V);
-    return dist <= RIDE_ARRIVE && ride_on(call, &cb, next, d.height) ? 0 : 1;
+    return dist <= RIDE_ARRIVE && ride_on(call, &cb, next, d.height, d.edge) ? 0 : 1;
 }

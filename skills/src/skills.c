@@ -92,6 +92,8 @@ tpSkillDef tpDefaultSkillDef(tpSkillKind kind)
         break;
     case TP_SKILL_RIDE:
         s.ride.cell = 0.1;
+        s.ride.jump_vz = 2.0;
+        s.ride.jump_vh = 2.0;
         break;
     default: /* drive_to, turn_to, brake, random, custom, drive_track: zeros and unset */
         break;
@@ -391,6 +393,14 @@ static bool validate_kind(const tpSkillDef *sk, const tpWorld *world, char *err,
         }
         if (!(sk->ride.cell > 0) || !isfinite(sk->ride.cell)) {
             tpErrorf(err, errlen, "skill '%s' (ride): nav_cell must be > 0", sk->name);
+            return false;
+        }
+        if (!(sk->ride.jump_vz >= 0) || !(sk->ride.jump_vz <= TP_MAX_SPEED) || !(sk->ride.jump_vh >= 0) ||
+            !(sk->ride.jump_vh <= TP_MAX_SPEED) || !(sk->ride.walk_force >= 0) ||
+            !(sk->ride.walk_force <= TP_MAX_FORCE)) {
+            tpErrorf(err, errlen,
+                     "skill '%s' (ride): jump_vz and jump_vh must be in [0, %g] m/s, walk_force in [0, %g] N",
+                     sk->name, TP_MAX_SPEED, TP_MAX_FORCE);
             return false;
         }
         return true;

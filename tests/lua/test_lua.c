@@ -89,6 +89,8 @@ static const BaseEdit base_edits[] = {
      14, "skill 'go' (push): unknown field 'direction'"},
     {"err_kind_noname.lua", "tp.skill.wait { name = \"wait\",", "tp.skill.wait { name = 3, loft = 1,", 13,
      "tp.skill.wait: unknown field 'loft' (wait takes:"},
+    {"err_jump.lua", "name = \"go\",", "name = \"go\", jump = true,", 14,
+     "skill 'go' (drive_to): unknown field 'jump'"},
 };
 
 static void expect_base_edit(const char *base, const BaseEdit *e)

@@ -306,6 +306,76 @@ static void test_ride(void **state)
     sw_free(&w);
 }
 
+/* ride with `jump`: the jumper of domains/lib/rider.lua (a 0.4 m box, 2 kg, not planar, walking
+ * with 40 N) on a start pad, the goal point on a second pad 0.45 m away (wider than the box: not
+ * walkable). Runs segments until the body rests at the goal or `budget` steps pass; reports whether
+ * it was ever airborne over the gap (bottom 5 cm above the faces, centre between them) and where it
+ * ends. It never falls below the faces. */
+static void ride_hop(bool jump, double max_force, int budget, bool *airborne, double end[2])
+{
+    SkWorld w;
+    sw_init(&w, 0.8);
+    w.bodies[0].plane[3] = -1.0; /* a pit 1 m below the pads */
+    w.mats[1].friction = 0.8;
+    w.scene.substeps = 4; /* as platforms.lua: a landing at 2 m/s sinks 3.3 cm per 1/60 s step */
+    sw_add(&w, pad("start", -3, -1.5, 0, 1.5));
+    sw_add(&w, pad("goal", 0.45, -1.5, 3, 1.5));
+    tpBodyDef r = sw_robot("robot", -1.5, 0);
+    r.size[0] = r.size[1] = r.size[2] = 0.4;
+    r.pos[2] = 0.2;
+    r.mass = 2;
+    r.max_force = max_force;
+    r.planar_force = false;
+    int robot = sw_add(&w, r);
+    sw_start(&w);
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_RIDE);
+    sk.body = robot;
+    sk.ride.point = tpDist_Const(1.5);
+    sk.ride.point.dim = 3;
+    sk.ride.point.a[1] = 0.5;
+    sk.ride.point.a[2] = 0.0;
+    sk.gains.max_speed = 1.0;
+    sk.gains.tolerance = 0.05;
+    sk.ride.jump = jump;
+    sk.ride.walk_force = 40;
+    char err[256];
+    assert_true(tpSkill_Validate(&sk, w.world, err, sizeof err));
+    *airborne = false;
+    bool fresh = true;
+    while (w.steps < budget) {
+        int res = sw_step(&w, &sk, fresh);
+        fresh = res == 0;
+        const tpBodyState *s = sw_body(&w, robot);
+        assert_true(s->pos[2] > 0.15); /* never fell into the gap */
+        if (s->pos[0] > 0 && s->pos[0] < 0.45 && s->pos[2] - 0.2 > 0.05)
+            *airborne = true;
+        if (res == 0 && hypot(s->pos[0] - 1.5, s->pos[1] - 0.5) < 0.1 && sw_speed(&w, robot) < 0.1)
+            break;
+    }
+    const tpBodyState *s = sw_body(&w, robot);
+    end[0] = s->pos[0], end[1] = s->pos[1];
+    sw_free(&w);
+}
+
+/* The hop crosses, in flight over the gap; without `jump` the gap stops the body (no route: it
+ * holds still on the start pad); with a body too weak for the take-off (100 N < the 2 kg x
+ * ~2.8 m/s / (1/60 s) it needs) it waits at the border and never takes off. */
+static void test_ride_jump(void **state)
+{
+    (void)state;
+    bool airborne;
+    double end[2];
+    ride_hop(true, 450, 60 * 20, &airborne, end);
+    assert_true(airborne);
+    assert_true(hypot(end[0] - 1.5, end[1] - 0.5) < 0.1);
+    ride_hop(false, 450, 60 * 10, &airborne, end);
+    assert_false(airborne);
+    assert_true(end[0] < 0);
+    ride_hop(true, 100, 60 * 10, &airborne, end);
+    assert_false(airborne);
+    assert_true(end[0] < 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -313,6 +383,7 @@ int main(void)
         cmocka_unit_test(test_follow_path),  cmocka_unit_test(test_follow_path_moving),
         cmocka_unit_test(test_follow_field), cmocka_unit_test(test_follow_field_overlay),
         cmocka_unit_test(test_drive_track),  cmocka_unit_test(test_ride),
+        cmocka_unit_test(test_ride_jump),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

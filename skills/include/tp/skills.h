@@ -103,7 +103,8 @@ typedef enum {
     TP_SKILL_RIDE,     /* cross moving surfaces to a sampled `point` (Lopez 2011 through tp/nav.h's tpNavSpace): the
                           fresh call observes the scene's boxes over the last 24 s and routes over the learnt
                           graph; then walk to the boarding point, wait until the relation holds plus a sampled
-                          margin (`duration`), step on, stay while carried; the segment ends on the next surface
+                          margin (`duration`), step on (or, with `jump`, hop: one step of take-off force, a
+                          ballistic flight), stay while carried; the segment ends on the next surface
                           (skills/src/ride.c) */
     TP_SKILL_KIND_COUNT
 } tpSkillKind;
@@ -296,6 +297,16 @@ typedef struct tpRideDef {
     tpDist margin; /* s, dim 1 (Lua: duration): extra wait after the boarding relation holds
                       (unset: 0.2) */
     double cell;   /* m (Lua: nav_cell): grid cell size of the walks (default 0.1) */
+    /* The optional jump of the character (skills/src/ride.c). With `jump` the nav space is planned
+       with JUMP relations (Lopez 2011's ballistic hop within jump_vz / jump_vh, landing vertical
+       speed <= 3 m/s), the standable inset shrinks to a quarter of the body's width plus 2 cm (it
+       must take off from, and land near, a border), and the skill takes off with one step of force
+       through the body's control slot (so the body's max_force, not planar, must allow
+       m (dv / dt + g)); walking forces are capped by walk_force. */
+    bool jump;         /* the character may hop between surfaces (default false) */
+    double jump_vz;    /* m/s: largest vertical take-off speed (default 2, the paper's) */
+    double jump_vh;    /* m/s: largest horizontal take-off speed, world frame (default 2, the paper's) */
+    double walk_force; /* N: cap on the walking controller's force; 0 = the body's max_force (default 0) */
 } tpRideDef;
 
 /// A skill definition: the constants C and distributions D every kind shares, and the kind's own
