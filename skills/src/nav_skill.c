@@ -280,6 +280,23 @@ void tpSkill_SearchDone(tpSkillCache *cache, double t0)
     }
 }
 
+/* Rasterises every static body of the world but `self` into the grid (not grown). */
+static void addStatics(tpNavGrid *grid, const tpWorld *world, int self)
+{
+    const int nb = tpWorld_BodyCount(world);
+    for (int i = 0; i < nb; ++i) {
+        const tpBodyDef *d = tpWorld_Body(world, i);
+        if (d->cls != TP_BODY_STATIC || i == self) {
+            continue;
+        }
+        tpNavShape sh[3];
+        int n = tpSkill_NavShapes(d, sh);
+        for (int k = 0; k < n; ++k) {
+            tpNavGrid_AddShape(grid, &sh[k], NULL, 0);
+        }
+    }
+}
+
 static bool sameGridDef(const tpNavGridDef *a, const tpNavGridDef *b)
 {
     return a->x0 == b->x0 && a->y0 == b->y0 && a->cell == b->cell && a->nx == b->nx && a->ny == b->ny &&
@@ -299,18 +316,7 @@ tpNavGrid *tpSkill_StaticGrid(tpSkillCache *cache, const tpWorld *world, int sel
         }
         cache->raster_world = world;
         cache->raster_self = self;
-        const int nb = tpWorld_BodyCount(world);
-        for (int i = 0; i < nb; ++i) {
-            const tpBodyDef *d = tpWorld_Body(world, i);
-            if (d->cls != TP_BODY_STATIC || i == self) {
-                continue;
-            }
-            tpNavShape sh[3];
-            int n = tpSkill_NavShapes(d, sh);
-            for (int k = 0; k < n; ++k) {
-                tpNavGrid_AddShape(cache->raster, &sh[k], NULL, 0);
-            }
-        }
+        addStatics(cache->raster, world, self);
     }
     if (!(cache->scratch && tpNavGrid_Reset(cache->scratch, def, NULL, 0))) {
         tpDestroyNavGrid(cache->scratch);
@@ -339,7 +345,6 @@ void tpDestroySkillCache(tpSkillCache *c)
 static NavGridEntry *gridFor(tpSkillCache *c, const tpWorld *world, int self, const double params[4], const double a[2],
                              const double b[2])
 {
-    const int nb = tpWorld_BodyCount(world);
     const StaticMemo *sm = staticsFor(c, world, self, params[2], params[3]);
     /* Bounds: the footprints of every non-plane static body, plus start and goal. */
     const double cell = params[0], radius = params[1];
@@ -375,17 +380,7 @@ static NavGridEntry *gridFor(tpSkillCache *c, const tpWorld *world, int self, co
     }
     e->key = key;
     memcpy(e->params, params, 4 * sizeof(double));
-    for (int i = 0; i < nb; ++i) {
-        const tpBodyDef *d = tpWorld_Body(world, i);
-        if (d->cls != TP_BODY_STATIC || i == self) {
-            continue;
-        }
-        tpNavShape sh[3];
-        int n = tpSkill_NavShapes(d, sh);
-        for (int k = 0; k < n; ++k) {
-            tpNavGrid_AddShape(e->grid, &sh[k], NULL, 0);
-        }
-    }
+    addStatics(e->grid, world, self);
     tpNavGrid_Grow(e->grid, radius);
     return e;
 }
