@@ -315,7 +315,7 @@ void tpDestroyNavGrid(tpNavGrid *g)
     free(g->parent);
     free(g->stamp);
     free(g->closed);
-    free(g->heap);
+    tpHeap_Free(&g->open);
     free(g);
 }
 

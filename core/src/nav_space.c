@@ -12,6 +12,7 @@
 
 #include "tp/base.h"
 #include "tp/nav.h"
+#include "tp/util.h"
 
 /* A standable rectangle (or a footprint) in the world at one instant. */
 typedef struct tpRect {
@@ -56,8 +57,7 @@ struct tpNavSpace {
     int *n_cell, *n_tick, *n_parent; /* node pool */
     double *n_g;
     int cap_nodes;
-    int *heap;              /* open list: node indices (cap_nodes) */
-    double *heap_f;         /* their f = g + h */
+    tpHeap open;            /* open list: (f = g + h in ticks, node index) */
     struct tpTickObs *tobs; /* per search tick (H + 1) x obstructing bodies, see tpTickBlocked */
     tpRect *tsurf;          /* per search tick: the surface's face */
     uint8_t *tready;        /* per search tick: computed */
@@ -203,8 +203,7 @@ void tpDestroyNavSpace(tpNavSpace *sp)
     free(sp->n_tick);
     free(sp->n_parent);
     free(sp->n_g);
-    free(sp->heap);
-    free(sp->heap_f);
+    tpHeap_Free(&sp->open);
     free(sp->tobs);
     free(sp->tsurf);
     free(sp->tready);
@@ -912,8 +911,7 @@ static bool tpSpaceGrow(void **p, int *cap, int need, size_t elem)
     return true;
 }
 
-/* Grows the node pool and the heap (they share one capacity: the heap never holds more entries
- * than there are nodes). */
+/* Grows the node pool. */
 static bool tpSpaceNodes(tpNavSpace *sp, int need)
 {
     if (need <= sp->cap_nodes)
@@ -921,59 +919,15 @@ static bool tpSpaceNodes(tpNavSpace *sp, int need)
     int c = sp->cap_nodes ? sp->cap_nodes : 1024;
     while (c < need)
         c *= 2;
-    void **arrs[6] = {(void **)&sp->n_cell, (void **)&sp->n_tick, (void **)&sp->n_parent,
-                      (void **)&sp->heap,   (void **)&sp->n_g,    (void **)&sp->heap_f};
-    for (int k = 0; k < 6; k++) {
-        void *q = realloc(*arrs[k], (size_t)c * (k < 4 ? sizeof(int) : sizeof(double)));
+    void **arrs[4] = {(void **)&sp->n_cell, (void **)&sp->n_tick, (void **)&sp->n_parent, (void **)&sp->n_g};
+    for (int k = 0; k < 4; k++) {
+        void *q = realloc(*arrs[k], (size_t)c * (k < 3 ? sizeof(int) : sizeof(double)));
         if (!q)
             return false;
         *arrs[k] = q;
     }
     sp->cap_nodes = c;
     return true;
-}
-
-/* Binary heap on (f, node index). */
-static bool tpHeapLess(const tpNavSpace *sp, int a, int b)
-{
-    return sp->heap_f[a] < sp->heap_f[b] || (sp->heap_f[a] == sp->heap_f[b] && sp->heap[a] < sp->heap[b]);
-}
-
-static void tpHeapSwap(tpNavSpace *sp, int a, int b)
-{
-    int h = sp->heap[a];
-    double f = sp->heap_f[a];
-    sp->heap[a] = sp->heap[b], sp->heap_f[a] = sp->heap_f[b];
-    sp->heap[b] = h, sp->heap_f[b] = f;
-}
-
-static void tpHeapPush(tpNavSpace *sp, int *len, int node, double f)
-{
-    int k = (*len)++;
-    sp->heap[k] = node;
-    sp->heap_f[k] = f;
-    while (k > 0 && tpHeapLess(sp, k, (k - 1) / 2)) {
-        tpHeapSwap(sp, k, (k - 1) / 2);
-        k = (k - 1) / 2;
-    }
-}
-
-static int tpHeapPop(tpNavSpace *sp, int *len)
-{
-    int top = sp->heap[0];
-    tpHeapSwap(sp, 0, --*len);
-    for (int k = 0;;) {
-        int l = 2 * k + 1, r = l + 1, m = k;
-        if (l < *len && tpHeapLess(sp, l, m))
-            m = l;
-        if (r < *len && tpHeapLess(sp, r, m))
-            m = r;
-        if (m == k)
-            break;
-        tpHeapSwap(sp, k, m);
-        k = m;
-    }
-    return top;
 }
 
 void tpNavSpacePath_Free(tpNavSpacePath *path)
@@ -1056,7 +1010,8 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
         return false;
     int si, sj;
     tpCellOf(&g, start, &si, &sj);
-    int len = 0, nnodes = 0, found = -1;
+    int nnodes = 0, found = -1;
+    tpHeap_Clear(&sp->open);
     if (!tpSpaceNodes(sp, 1024))
         goto done;
     {
@@ -1066,9 +1021,10 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
         sp->n_parent[0] = -1;
         sp->n_g[0] = 0;
         nnodes = 1;
-        tpHeapPush(sp, &len, 0, 0);
-        while (len > 0) {
-            int u = tpHeapPop(sp, &len);
+        if (!tpHeap_Push(&sp->open, 0, 0))
+            goto done;
+        while (sp->open.len > 0) {
+            int u = tpHeap_Pop(&sp->open).id;
             int cu = sp->n_cell[u], tu = sp->n_tick[u];
             size_t key = (size_t)cu * (size_t)(H + 1) + (size_t)(tu < H ? tu : H);
             if (sp->closed[key >> 3] & (1u << (key & 7)))
@@ -1120,7 +1076,8 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
                 sp->n_tick[nnodes] = tv;
                 sp->n_parent[nnodes] = u;
                 sp->n_g[nnodes] = tv;
-                tpHeapPush(sp, &len, nnodes, (double)tv + h);
+                if (!tpHeap_Push(&sp->open, (double)tv + h, nnodes))
+                    goto done;
                 nnodes++;
             }
         }
