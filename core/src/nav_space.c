@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tp/base.h"
+#include "tp/mathx.h"
 #include "tp/nav.h"
 #include "tp/util.h"
 
@@ -264,11 +265,6 @@ const tpNavSpaceEdge *tpNavSpace_FindEdge(const tpNavSpace *sp, int from, int to
 /* ------------------------------------------------------------------------------------------ */
 /* Geometry                                                                                    */
 
-static double tpClampD(double v, double lo, double hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
 /* Body k extrapolated by s seconds (s >= 0, clamped to the horizon by the callers). */
 static void tpBodyAt(const tpNavSpaceBody *b, double s, double c[3], double *yaw)
 {
@@ -311,8 +307,8 @@ static double tpRectClosest(const tpRect *r, const double p[2], double q[2])
 {
     double l[2];
     tpRectToLocal(r, p, l);
-    l[0] = tpClampD(l[0], -r->h[0], r->h[0]);
-    l[1] = tpClampD(l[1], -r->h[1], r->h[1]);
+    l[0] = tpClamp(l[0], -r->h[0], r->h[0]);
+    l[1] = tpClamp(l[1], -r->h[1], r->h[1]);
     tpRectToWorld(r, l, q);
     return hypot(p[0] - q[0], p[1] - q[1]);
 }
@@ -795,7 +791,7 @@ static void tpCellOf(const tpSurfGrid *g, const double l[2], int *i, int *j)
  * inside an obstacle related to s (linear extrapolation, clamped to the horizon)? */
 static bool tpSpaceBlocked(tpNavSpace *sp, int s, const double l[2], double s_off)
 {
-    double off = tpClampD(s_off, 0, sp->def.horizon);
+    double off = tpClamp(s_off, 0, sp->def.horizon);
     tpRect r = tpStandable(&sp->bodies[s], off, 0);
     double p[2];
     tpRectToWorld(&r, l, p);
@@ -857,7 +853,7 @@ static bool tpTickBlocked(tpNavSpace *sp, int s, const double l[2], int tick, do
     tpTickObs *to = &sp->tobs[(size_t)k * (size_t)(nob > 0 ? nob : 1)];
     double r = sp->def.radius;
     if (!sp->tready[k]) {
-        double off = tpClampD(off0 + k * tau, 0, sp->def.horizon);
+        double off = tpClamp(off0 + k * tau, 0, sp->def.horizon);
         sp->tsurf[k] = tpStandable(&sp->bodies[s], off, 0);
         for (int m = 0; m < nob; m++) {
             const tpNavSpaceBody *o = &sp->bodies[ob[m]];
