@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "tp/base.h"
 #include "tp/mathx.h"
+#include "tp/util.h"
 
 /* Segments uploaded at most (all bodies together); larger trees show their first bodies only. */
 #define TREE_MAX_SEGMENTS (12 * 1000 * 1000)
@@ -27,19 +28,18 @@ void tpVPalette(int i, float rgb[3])
 /* ---- meshes: interleaved normal (3 floats) + vertex (3 floats), GL_TRIANGLES ---- */
 
 typedef struct MeshBuf {
-    float *v;
-    int n, cap;
+    float *v;   /* n vertices of 6 floats (owned; room for cap) */
+    int n;      /* vertices */
+    size_t cap; /* vertices v has room for */
 } MeshBuf;
 
 static void mesh_put(MeshBuf *m, const float nrm[3], const float p[3])
 {
-    if (m->n == m->cap) {
-        m->cap = m->cap ? m->cap * 2 : 256;
-        m->v = realloc(m->v, (size_t)m->cap * 6 * sizeof *m->v);
-        if (!m->v) {
-            abort(); /* a few kilobytes; out of memory here is unrecoverable */
-        }
+    float *v = tpArray_Grow(m->v, &m->cap, (size_t)m->n + 1, 6 * sizeof *v);
+    if (!v) {
+        abort(); /* a few kilobytes; out of memory here is unrecoverable */
     }
+    m->v = v;
     memcpy(m->v + (size_t)m->n * 6, nrm, 3 * sizeof *nrm);
     memcpy(m->v + (size_t)m->n * 6 + 3, p, 3 * sizeof *p);
     m->n++;
