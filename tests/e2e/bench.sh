@@ -8,10 +8,7 @@
 set -u
 tplan=$1 work=$2/bench
 rm -rf "$work" && mkdir -p "$work"
-pass=0 fail=0
-check() { # name, condition result (0 = ok)
-  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
+. "$(dirname "$0")/lib.sh"
 ok() { [ "$1" ] && echo 0 || echo 1; }
 
 # --- table + JSON -------------------------------------------------------------------------
@@ -113,5 +110,4 @@ python3 "$(dirname "$0")/same_records.py" "$work/jobs1.json" "$work/jobs2.json" 
 check "bench --jobs 2: the records of --jobs 1, in the same order" $?
 "$tplan" bench --jobs 0 >/dev/null 2>&1; check "--jobs 0: exit 2" $([ $? -eq 2 ]; echo $?)
 
-echo "bench.sh: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish bench.sh
