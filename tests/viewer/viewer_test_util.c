@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <stb_image.h>
@@ -61,4 +62,24 @@ unsigned char *vtLoadPng(const char *path, int w, int h)
     assert_int_equal(iw, w);
     assert_int_equal(ih, h);
     return img;
+}
+
+bool vtArgs(int argc, char **argv, const char *domain_name, const char **tplan, const char **domain,
+            const char **work)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s TPLAN %s WORKDIR\n", argv[0], domain_name);
+        return false;
+    }
+    *tplan = argv[1], *domain = argv[2], *work = argv[3];
+    mkdir(*work, 0777);
+    return true;
+}
+
+void vtDefaultCamera(tpViewCamera *cam, const tpPlanRecord *rec, int w, int h)
+{
+    tpViewCamera_Fit(cam, rec, (double)w / h);
+    if (rec->view.set) {
+        tpViewCamera_SetView(cam, &rec->view, rec, (double)w / h);
+    }
 }
