@@ -22,17 +22,11 @@
 
 static char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = '\0';
-    *len = (size_t)n;
+    char err[512];
+    char *buf = tpFile_Read(path, TP_MAX_PLAN_BYTES, len, err, sizeof err);
+    if (!buf) {
+        fail_msg("%s", err);
+    }
     return buf;
 }
 

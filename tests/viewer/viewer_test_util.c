@@ -12,6 +12,7 @@
 
 #include <stb_image.h>
 
+#include "tp/base.h"
 #include "viewer_test_util.h"
 
 int vtRun(const char *fmt, ...)
@@ -30,18 +31,7 @@ int vtRun(const char *fmt, ...)
 
 char *vtSlurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    b[*len] = '\0';
-    fclose(f);
-    return b;
+    return tpFile_Read(path, TP_MAX_PLAN_BYTES, len, NULL, 0);
 }
 
 void vtSpit(const char *path, const char *data, size_t len)
