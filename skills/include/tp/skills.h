@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tp/mathx.h" /* tpQuat_Yaw, tpAngle_Wrap (declared here before) */
 #include "tp/nav.h"
 #include "tp/physics.h"
 #include "tp/plan.h"
