@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tp/base.h"
+#include "tp/mathx.h"
 #include "tp/nav.h"
 
 tpNavCarDef tpDefaultNavCarDef(void)
@@ -28,11 +29,6 @@ tpNavCarDef tpDefaultNavCarDef(void)
     return c;
 }
 
-static double clampd(double v, double lo, double hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
 void tpNavCar_Forces(const tpNavCarDef *c, const tpNavCarState *s, double steer, double throttle, double brake,
                      tpNavCarForces *out)
 {
@@ -45,8 +41,8 @@ void tpNavCar_Forces(const tpNavCarDef *c, const tpNavCarState *s, double steer,
     const double ss = vx == 0.0 ? 0.0 : atan2(vy, vx);       /* sideslip */
     const double saf = ss + ra - steer, sar = ss - ra;       /* slip angles front / rear */
     const double w = c->mass * c->gravity * 0.5;             /* weight per axle */
-    const double flatf = clampd(c->ca_f * saf, -c->max_grip, c->max_grip) * w;
-    const double flatr = clampd(c->ca_r * sar, -c->max_grip, c->max_grip) * w;
+    const double flatf = tpClamp(c->ca_f * saf, -c->max_grip, c->max_grip) * w;
+    const double flatr = tpClamp(c->ca_r * sar, -c->max_grip, c->max_grip) * w;
     const double sgn = vx > 0 ? 1.0 : vx < 0 ? -1.0 : 0.0;
     const double ftx = c->traction * (throttle - brake * sgn);
     const double rsx = -(c->resistance * vx + c->drag * vx * fabs(vx));
@@ -134,13 +130,13 @@ static void simulateClip(const tpNavCarDef *c, const tpNavMoveTreeDef *d, double
             double beta = vf > 1 ? atan2(vl, vf) : 0.0;
             bool turning = t < turn_end;
             /* phase 1 steers; phase 2 damps the yaw rate and the side slip to a straight run */
-            double st = turning ? steer : clampd(-0.5 * s.omega - 0.5 * beta, -0.4, 0.4);
+            double st = turning ? steer : tpClamp(-0.5 * s.omega - 0.5 * beta, -0.4, 0.4);
             double want = v1, thr, brk = 0.0;
             double e = want - vf;
-            thr = clampd(holdThrottle(c, want) + 3.0 * c->mass * e / c->traction, 0.0, 100.0);
+            thr = tpClamp(holdThrottle(c, want) + 3.0 * c->mass * e / c->traction, 0.0, 100.0);
             if (e < -0.5) {
                 thr = 0.0;
-                brk = clampd(-3.0 * c->mass * e / c->traction, 0.0, 100.0);
+                brk = tpClamp(-3.0 * c->mass * e / c->traction, 0.0, 100.0);
             }
             if (skid && turning) { /* skid: sharp steering on the brakes */
                 thr = 0.0;

@@ -232,8 +232,9 @@ bool tpNavField_Descent(const tpNavField *f, double x, double y, double dir[2])
 
 struct tpNavCrowd {
     const tpNavGrid *grid;
-    tpNavPed *peds;
-    int n, cap;
+    tpNavPed *peds; /* n pedestrians (owned; room for cap) */
+    int n;
+    size_t cap;
     double *scratch; /* 4 doubles per pedestrian: new position and heading */
     double *others;  /* 3 doubles per pedestrian: position and radius at the start of the step */
 };
@@ -318,17 +319,17 @@ int tpNavCrowd_Add(tpNavCrowd *c, const tpNavPedDef *def, char *err, size_t errl
             return -1;
         }
     }
-    if (c->n == c->cap) {
-        int cap = c->cap ? 2 * c->cap : 16;
-        tpNavPed *p = realloc(c->peds, sizeof *p * (size_t)cap);
-        double *s = p ? realloc(c->scratch, sizeof(double) * 4 * (size_t)cap) : NULL;
+    if ((size_t)c->n == c->cap) {
+        size_t cap = tpArray_NextCap(c->cap, c->cap + 1, sizeof(tpNavPed) + 7 * sizeof(double));
+        tpNavPed *p = cap ? tpArray_Resize(c->peds, cap, sizeof *p) : NULL;
+        double *s = p ? tpArray_Resize(c->scratch, cap, 4 * sizeof(double)) : NULL;
         if (p) {
             c->peds = p;
         }
         if (s) {
             c->scratch = s;
         }
-        double *o = s ? realloc(c->others, sizeof(double) * 3 * (size_t)cap) : NULL;
+        double *o = s ? tpArray_Resize(c->others, cap, 3 * sizeof(double)) : NULL;
         if (!p || !s || !o) {
             tpErrorf(err, errlen, "crowd: out of memory");
             return -1;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tp/base.h"
+#include "tp/mathx.h"
 #include "tp/nav.h"
 
 tpNavFollowDef tpDefaultNavFollowDef(void)
@@ -21,17 +22,6 @@ tpNavFollowDef tpDefaultNavFollowDef(void)
     d.lookahead = 0.5;
     d.stop_radius = 0.05;
     return d;
-}
-
-static double wrapAngle(double a)
-{
-    a = fmod(a, 2.0 * TP_PI);
-    if (a <= -TP_PI) {
-        a += 2.0 * TP_PI;
-    } else if (a > TP_PI) {
-        a -= 2.0 * TP_PI;
-    }
-    return a;
 }
 
 void tpNavFollower_Init(tpNavFollower *f, const tpNavFollowDef *def)
@@ -164,7 +154,7 @@ void tpNavFollower_Control(tpNavFollower *f, const tpNavAgent *ag, double *a, do
             f->done = true;
         } else {
             double th = atan2(tgt[1] - ag->y, tgt[0] - ag->x);
-            double err = wrapAngle(th - ag->theta);
+            double err = tpAngle_WrapPrecise(th - ag->theta);
             whhat = d->ktheta * err;
             vhat = d->speed;
             if (at_end) {
@@ -191,5 +181,5 @@ void tpNavFollower_Step(tpNavFollower *f, tpNavAgent *ag)
     ag->omega += alpha * dt;
     ag->x = x;
     ag->y = y;
-    ag->theta = wrapAngle(th);
+    ag->theta = tpAngle_WrapPrecise(th);
 }

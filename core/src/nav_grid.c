@@ -6,6 +6,7 @@
 
 #include "nav_internal.h"
 #include "tp/base.h"
+#include "tp/mathx.h"
 
 #define TP_NAV_MAX_CELLS (1 << 26)
 
@@ -56,18 +57,12 @@ tpNavShape tpNav_ShapeBox(double cx, double cy, double cz, double hx, double hy,
 
 void tpNav_ShapeSetQuat(tpNavShape *s, const double q[4])
 {
-    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    double w = 1, x = 0, y = 0, z = 0;
-    if (n > 0) {
-        w = q[0] / n;
-        x = q[1] / n;
-        y = q[2] / n;
-        z = q[3] / n;
+    double u[4] = {q[0], q[1], q[2], q[3]};
+    if (!(tpQuat_Norm(u) > 0)) {
+        u[0] = 1, u[1] = u[2] = u[3] = 0;
     }
-    double r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
-                   2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                   2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
-    memcpy(s->rot, r, sizeof r);
+    tpQuat_Normalize(u);
+    tpQuat_ToMatrix(u, s->rot);
 }
 
 static bool allFinite(const double *v, int n)
@@ -323,7 +318,7 @@ void tpDestroyNavGrid(tpNavGrid *g)
     free(g->parent);
     free(g->stamp);
     free(g->closed);
-    free(g->heap);
+    tpHeap_Free(&g->open);
     free(g);
 }
 

@@ -3,12 +3,7 @@
 #define TP_NAV_INTERNAL_H
 
 #include "tp/nav.h"
-
-/// One open-list entry: priority f (cells) and the cell index (ties broken by the index).
-typedef struct tpNavHeapItem {
-    double f;
-    int32_t cell;
-} tpNavHeapItem;
+#include "tp/util.h"
 
 struct tpNavGrid {
     tpNavGridDef def;
@@ -20,8 +15,7 @@ struct tpNavGrid {
     uint32_t *stamp;
     uint32_t *closed;
     uint32_t gen;
-    tpNavHeapItem *heap; /* binary min-heap on (f, cell), owned */
-    size_t heap_len, heap_cap;
+    tpHeap open; /* open list: (f in cells, cell index), owned */
 };
 
 #endif

@@ -72,62 +72,7 @@ static void newGeneration(tpNavGrid *g)
         memset(g->closed, 0, n * sizeof *g->closed);
         g->gen = 1;
     }
-    g->heap_len = 0;
-}
-
-static bool less(const tpNavHeapItem *a, const tpNavHeapItem *b)
-{
-    return a->f < b->f || (a->f == b->f && a->cell < b->cell);
-}
-
-static bool heapPush(tpNavGrid *g, double f, int32_t cell)
-{
-    if (g->heap_len == g->heap_cap) {
-        size_t cap = g->heap_cap ? 2 * g->heap_cap : 1024;
-        tpNavHeapItem *h = realloc(g->heap, cap * sizeof *h);
-        if (!h) {
-            return false;
-        }
-        g->heap = h;
-        g->heap_cap = cap;
-    }
-    size_t k = g->heap_len++;
-    tpNavHeapItem it = {f, cell};
-    while (k > 0) {
-        size_t p = (k - 1) / 2;
-        if (!less(&it, &g->heap[p])) {
-            break;
-        }
-        g->heap[k] = g->heap[p];
-        k = p;
-    }
-    g->heap[k] = it;
-    return true;
-}
-
-static tpNavHeapItem heapPop(tpNavGrid *g)
-{
-    tpNavHeapItem top = g->heap[0];
-    tpNavHeapItem last = g->heap[--g->heap_len];
-    size_t n = g->heap_len, k = 0;
-    for (;;) {
-        size_t c = 2 * k + 1;
-        if (c >= n) {
-            break;
-        }
-        if (c + 1 < n && less(&g->heap[c + 1], &g->heap[c])) {
-            ++c;
-        }
-        if (!less(&g->heap[c], &last)) {
-            break;
-        }
-        g->heap[k] = g->heap[c];
-        k = c;
-    }
-    if (n > 0) {
-        g->heap[k] = last;
-    }
-    return top;
+    tpHeap_Clear(&g->open);
 }
 
 static double octile(int i, int j, int gi, int gj, double diag)
@@ -153,13 +98,12 @@ static int search(tpNavGrid *g, int si, int sj, int ti, int tj, bool astar, doub
     g->parent[s] = -1;
     g->stamp[s] = gen;
     *found = false;
-    if (!heapPush(g, astar ? octile(si, sj, ti, tj, diag) : 0.0, s)) {
+    if (!tpHeap_Push(&g->open, astar ? octile(si, sj, ti, tj, diag) : 0.0, s)) {
         return -1;
     }
     int expanded = 0;
-    while (g->heap_len > 0) {
-        tpNavHeapItem it = heapPop(g);
-        int32_t c = it.cell;
+    while (g->open.len > 0) {
+        int32_t c = tpHeap_Pop(&g->open).id;
         if (g->closed[c] == gen) {
             continue; /* stale duplicate */
         }
@@ -187,7 +131,7 @@ static int search(tpNavGrid *g, int si, int sj, int ti, int tj, bool astar, doub
             g->stamp[nc] = gen;
             g->g[nc] = ng;
             g->parent[nc] = c;
-            if (!heapPush(g, astar ? ng + octile(ni, nj, ti, tj, diag) : ng, nc)) {
+            if (!tpHeap_Push(&g->open, astar ? ng + octile(ni, nj, ti, tj, diag) : ng, nc)) {
                 return -1;
             }
         }

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "tp/base.h"
+#include "tp/mathx.h"
 #include "tp/nav.h"
+#include "tp/util.h"
 
 /* A standable rectangle (or a footprint) in the world at one instant. */
 typedef struct tpRect {
@@ -28,8 +30,6 @@ typedef struct tpSpaceHit {
     double ps[2], pt[2]; /* m, world access and landing points */
 } tpSpaceHit;
 
-static bool tpSpaceGrow(void **p, int *cap, int need, size_t elem);
-
 struct tpNavSpace {
     tpNavSpaceDef def;
     int n;                  /* bodies */
@@ -39,12 +39,13 @@ struct tpNavSpace {
     double t_first; /* s, time of the first observation */
     long long nupdates;
     int *edge_of; /* n*n: edge index of (from, to), -1 none */
-    tpNavSpaceEdge *edges;
-    int nedges, cap_edges;
-    tpSpaceHit *hits; /* relations of the current update (scratch) */
-    int cap_hits;
-    uint8_t *edge_now; /* per edge: seen valid in the current update (scratch) */
-    int cap_now;
+    tpNavSpaceEdge *edges; /* nedges edges (room for cap_edges) */
+    int nedges;
+    size_t cap_edges;
+    tpSpaceHit *hits; /* relations of the current update (scratch, room for cap_hits) */
+    size_t cap_hits;
+    uint8_t *edge_now; /* per edge: seen valid in the current update (scratch, cap_now bytes) */
+    size_t cap_now;
     int *obst;  /* per surface, the obstructing bodies: obst[s*n .. s*n + nobst[s]) */
     int *nobst; /* n */
     tpNavSpaceStats stats;
@@ -55,9 +56,8 @@ struct tpNavSpace {
     size_t cap_closed;               /* bytes */
     int *n_cell, *n_tick, *n_parent; /* node pool */
     double *n_g;
-    int cap_nodes;
-    int *heap;              /* open list: node indices (cap_nodes) */
-    double *heap_f;         /* their f = g + h */
+    size_t cap_nodes;
+    tpHeap open;            /* open list: (f = g + h in ticks, node index) */
     struct tpTickObs *tobs; /* per search tick (H + 1) x obstructing bodies, see tpTickBlocked */
     tpRect *tsurf;          /* per search tick: the surface's face */
     uint8_t *tready;        /* per search tick: computed */
@@ -203,8 +203,7 @@ void tpDestroyNavSpace(tpNavSpace *sp)
     free(sp->n_tick);
     free(sp->n_parent);
     free(sp->n_g);
-    free(sp->heap);
-    free(sp->heap_f);
+    tpHeap_Free(&sp->open);
     free(sp->tobs);
     free(sp->tsurf);
     free(sp->tready);
@@ -239,9 +238,10 @@ size_t tpNavSpace_Bytes(const tpNavSpace *sp)
 {
     size_t n = (size_t)sp->n;
     return sizeof *sp + n * sizeof(tpNavSpaceBody) + 2 * n * n * sizeof(int) + n * (sizeof(int) * 3 + sizeof(double)) +
-           (size_t)sp->cap_edges * sizeof(tpNavSpaceEdge) + sp->cap_cells * sizeof(int) + sp->cap_closed +
-           (size_t)sp->cap_nodes * (4 * sizeof(int) + 2 * sizeof(double)) + sp->cap_tobs * 9 * sizeof(double) +
-           sp->cap_ticks * (sizeof(tpRect) + 1) + (size_t)sp->cap_hits * sizeof(tpSpaceHit) + (size_t)sp->cap_now;
+           sp->cap_edges * sizeof(tpNavSpaceEdge) + sp->cap_cells * sizeof(int) + sp->cap_closed +
+           sp->cap_nodes * (3 * sizeof(int) + sizeof(double)) + sp->open.cap * sizeof(tpHeapItem) +
+           sp->cap_tobs * 9 * sizeof(double) + sp->cap_ticks * (sizeof(tpRect) + 1) +
+           sp->cap_hits * sizeof(tpSpaceHit) + sp->cap_now;
 }
 
 const tpNavSpaceBody *tpNavSpace_Body(const tpNavSpace *sp, int k)
@@ -264,11 +264,6 @@ const tpNavSpaceEdge *tpNavSpace_FindEdge(const tpNavSpace *sp, int from, int to
 
 /* ------------------------------------------------------------------------------------------ */
 /* Geometry                                                                                    */
-
-static double tpClampD(double v, double lo, double hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
 
 /* Body k extrapolated by s seconds (s >= 0, clamped to the horizon by the callers). */
 static void tpBodyAt(const tpNavSpaceBody *b, double s, double c[3], double *yaw)
@@ -312,8 +307,8 @@ static double tpRectClosest(const tpRect *r, const double p[2], double q[2])
 {
     double l[2];
     tpRectToLocal(r, p, l);
-    l[0] = tpClampD(l[0], -r->h[0], r->h[0]);
-    l[1] = tpClampD(l[1], -r->h[1], r->h[1]);
+    l[0] = tpClamp(l[0], -r->h[0], r->h[0]);
+    l[1] = tpClamp(l[1], -r->h[1], r->h[1]);
     tpRectToWorld(r, l, q);
     return hypot(p[0] - q[0], p[1] - q[1]);
 }
@@ -525,14 +520,10 @@ static bool tpCheckBody(const tpNavSpaceBody *b, int k, char *err, size_t errlen
 
 static tpNavSpaceEdge *tpSpaceNewEdge(tpNavSpace *sp, int from, int to)
 {
-    if (sp->nedges == sp->cap_edges) {
-        int cap = sp->cap_edges ? 2 * sp->cap_edges : 64;
-        tpNavSpaceEdge *e = realloc(sp->edges, (size_t)cap * sizeof *e);
-        if (!e)
-            return NULL;
-        sp->edges = e;
-        sp->cap_edges = cap;
-    }
+    tpNavSpaceEdge *grown = tpArray_Grow(sp->edges, &sp->cap_edges, (size_t)sp->nedges + 1, sizeof *grown);
+    if (!grown)
+        return NULL;
+    sp->edges = grown;
     tpNavSpaceEdge *e = &sp->edges[sp->nedges];
     memset(e, 0, sizeof *e);
     e->from = from;
@@ -604,17 +595,22 @@ bool tpNavSpace_Update(tpNavSpace *sp, double t, const tpNavSpaceBody *bodies, c
             h.kind = tpRelation(d, &rect[i], &rect[j], h.ps, h.pt);
             if (!h.kind)
                 continue;
-            if (nhits == sp->cap_hits && !tpSpaceGrow((void **)&sp->hits, &sp->cap_hits, nhits + 1, sizeof h))
+            tpSpaceHit *hits = tpArray_Grow(sp->hits, &sp->cap_hits, (size_t)nhits + 1, sizeof h);
+            if (!hits)
                 break; /* out of memory: the remaining relations stay unseen this update */
+            sp->hits = hits;
             sp->hits[nhits++] = h;
         }
     }
     double t1 = tpClock_Now();
     /* phase 2, the graph: rising edges (new periods), observations, falling edges */
-    if (!tpSpaceGrow((void **)&sp->edge_now, &sp->cap_now, sp->nedges + nhits, 1))
+    uint8_t *now = tpArray_Grow(sp->edge_now, &sp->cap_now, (size_t)sp->nedges + (size_t)nhits, 1);
+    if (now)
+        sp->edge_now = now;
+    else
         nhits = 0;
     if (sp->cap_now > 0) /* nothing allocated before the first edge */
-        memset(sp->edge_now, 0, (size_t)sp->cap_now);
+        memset(sp->edge_now, 0, sp->cap_now);
     for (int k = 0; k < nhits; k++) {
         const tpSpaceHit *h = &sp->hits[k];
         int idx = sp->edge_of[(size_t)h->i * (size_t)n + (size_t)h->j];
@@ -796,7 +792,7 @@ static void tpCellOf(const tpSurfGrid *g, const double l[2], int *i, int *j)
  * inside an obstacle related to s (linear extrapolation, clamped to the horizon)? */
 static bool tpSpaceBlocked(tpNavSpace *sp, int s, const double l[2], double s_off)
 {
-    double off = tpClampD(s_off, 0, sp->def.horizon);
+    double off = tpClamp(s_off, 0, sp->def.horizon);
     tpRect r = tpStandable(&sp->bodies[s], off, 0);
     double p[2];
     tpRectToWorld(&r, l, p);
@@ -858,7 +854,7 @@ static bool tpTickBlocked(tpNavSpace *sp, int s, const double l[2], int tick, do
     tpTickObs *to = &sp->tobs[(size_t)k * (size_t)(nob > 0 ? nob : 1)];
     double r = sp->def.radius;
     if (!sp->tready[k]) {
-        double off = tpClampD(off0 + k * tau, 0, sp->def.horizon);
+        double off = tpClamp(off0 + k * tau, 0, sp->def.horizon);
         sp->tsurf[k] = tpStandable(&sp->bodies[s], off, 0);
         for (int m = 0; m < nob; m++) {
             const tpNavSpaceBody *o = &sp->bodies[ob[m]];
@@ -897,83 +893,27 @@ bool tpNavSpace_Blocked(tpNavSpace *sp, int k, const double p[2], double ahead)
     return tpSpaceBlocked(sp, k, p, ahead);
 }
 
-static bool tpSpaceGrow(void **p, int *cap, int need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    int c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, (size_t)c * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
-
-/* Grows the node pool and the heap (they share one capacity: the heap never holds more entries
- * than there are nodes). */
+/* Grows the node pool. */
 static bool tpSpaceNodes(tpNavSpace *sp, int need)
 {
-    if (need <= sp->cap_nodes)
+    if ((size_t)need <= sp->cap_nodes)
         return true;
-    int c = sp->cap_nodes ? sp->cap_nodes : 1024;
-    while (c < need)
-        c *= 2;
-    void **arrs[6] = {(void **)&sp->n_cell, (void **)&sp->n_tick, (void **)&sp->n_parent,
-                      (void **)&sp->heap,   (void **)&sp->n_g,    (void **)&sp->heap_f};
-    for (int k = 0; k < 6; k++) {
-        void *q = realloc(*arrs[k], (size_t)c * (k < 4 ? sizeof(int) : sizeof(double)));
-        if (!q)
-            return false;
-        *arrs[k] = q;
-    }
+    size_t c = tpArray_NextCap(sp->cap_nodes, (size_t)need, sizeof(double));
+    int *cell = c ? tpArray_Resize(sp->n_cell, c, sizeof(int)) : NULL;
+    if (cell)
+        sp->n_cell = cell;
+    int *tick = cell ? tpArray_Resize(sp->n_tick, c, sizeof(int)) : NULL;
+    if (tick)
+        sp->n_tick = tick;
+    int *parent = tick ? tpArray_Resize(sp->n_parent, c, sizeof(int)) : NULL;
+    if (parent)
+        sp->n_parent = parent;
+    double *g = parent ? tpArray_Resize(sp->n_g, c, sizeof(double)) : NULL;
+    if (!g)
+        return false;
+    sp->n_g = g;
     sp->cap_nodes = c;
     return true;
-}
-
-/* Binary heap on (f, node index). */
-static bool tpHeapLess(const tpNavSpace *sp, int a, int b)
-{
-    return sp->heap_f[a] < sp->heap_f[b] || (sp->heap_f[a] == sp->heap_f[b] && sp->heap[a] < sp->heap[b]);
-}
-
-static void tpHeapSwap(tpNavSpace *sp, int a, int b)
-{
-    int h = sp->heap[a];
-    double f = sp->heap_f[a];
-    sp->heap[a] = sp->heap[b], sp->heap_f[a] = sp->heap_f[b];
-    sp->heap[b] = h, sp->heap_f[b] = f;
-}
-
-static void tpHeapPush(tpNavSpace *sp, int *len, int node, double f)
-{
-    int k = (*len)++;
-    sp->heap[k] = node;
-    sp->heap_f[k] = f;
-    while (k > 0 && tpHeapLess(sp, k, (k - 1) / 2)) {
-        tpHeapSwap(sp, k, (k - 1) / 2);
-        k = (k - 1) / 2;
-    }
-}
-
-static int tpHeapPop(tpNavSpace *sp, int *len)
-{
-    int top = sp->heap[0];
-    tpHeapSwap(sp, 0, --*len);
-    for (int k = 0;;) {
-        int l = 2 * k + 1, r = l + 1, m = k;
-        if (l < *len && tpHeapLess(sp, l, m))
-            m = l;
-        if (r < *len && tpHeapLess(sp, r, m))
-            m = r;
-        if (m == k)
-            break;
-        tpHeapSwap(sp, k, m);
-        k = m;
-    }
-    return top;
 }
 
 void tpNavSpacePath_Free(tpNavSpacePath *path)
@@ -984,7 +924,13 @@ void tpNavSpacePath_Free(tpNavSpacePath *path)
 
 static bool tpPathReserve(tpNavSpacePath *path, int n)
 {
-    return tpSpaceGrow((void **)&path->points, &path->capacity, n, 3 * sizeof(double));
+    size_t cap = (size_t)path->capacity;
+    double *p = tpArray_Grow(path->points, &cap, (size_t)n, 3 * sizeof(double));
+    if (!p)
+        return false;
+    path->points = p;
+    path->capacity = cap > INT32_MAX ? INT32_MAX : (int)cap; /* n is an int: it always fits */
+    return true;
 }
 
 bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t, const double goal[2],
@@ -1003,10 +949,10 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
     int ncells = g.nx * g.ny;
     double tau = d->cell / d->speed;
     int H = (int)ceil(d->horizon / tau);
-    int hcap = (int)sp->cap_cells;
-    if (!tpSpaceGrow((void **)&sp->target_of, &hcap, ncells, sizeof(int)))
+    int *target_of = tpArray_Grow(sp->target_of, &sp->cap_cells, (size_t)ncells, sizeof(int));
+    if (!target_of)
         return false;
-    sp->cap_cells = (size_t)hcap;
+    sp->target_of = target_of;
     size_t bits = (size_t)ncells * (size_t)(H + 1), bytes = (bits + 7) / 8;
     if (bytes > sp->cap_closed) {
         uint8_t *c = realloc(sp->closed, bytes);
@@ -1056,7 +1002,8 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
         return false;
     int si, sj;
     tpCellOf(&g, start, &si, &sj);
-    int len = 0, nnodes = 0, found = -1;
+    int nnodes = 0, found = -1;
+    tpHeap_Clear(&sp->open);
     if (!tpSpaceNodes(sp, 1024))
         goto done;
     {
@@ -1066,9 +1013,10 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
         sp->n_parent[0] = -1;
         sp->n_g[0] = 0;
         nnodes = 1;
-        tpHeapPush(sp, &len, 0, 0);
-        while (len > 0) {
-            int u = tpHeapPop(sp, &len);
+        if (!tpHeap_Push(&sp->open, 0, 0))
+            goto done;
+        while (sp->open.len > 0) {
+            int u = tpHeap_Pop(&sp->open).id;
             int cu = sp->n_cell[u], tu = sp->n_tick[u];
             size_t key = (size_t)cu * (size_t)(H + 1) + (size_t)(tu < H ? tu : H);
             if (sp->closed[key >> 3] & (1u << (key & 7)))
@@ -1120,7 +1068,8 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
                 sp->n_tick[nnodes] = tv;
                 sp->n_parent[nnodes] = u;
                 sp->n_g[nnodes] = tv;
-                tpHeapPush(sp, &len, nnodes, (double)tv + h);
+                if (!tpHeap_Push(&sp->open, (double)tv + h, nnodes))
+                    goto done;
                 nnodes++;
             }
         }

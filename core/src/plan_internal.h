@@ -63,8 +63,9 @@ typedef struct tpPlanPacked {
 } tpPlanPacked;
 
 typedef struct tpPlanPackTable {
-    int n, cap;
-    tpPlanPacked *items;
+    int n;               /* matrices held */
+    size_t cap;          /* matrices items has room for */
+    tpPlanPacked *items; /* n matrices (owned) */
 } tpPlanPackTable;
 
 /// Replaces, in place, every well-formed trajectory / controls matrix of the JSON text (bodies[i].

@@ -17,6 +17,7 @@
 #include "plan_internal.h"
 #include "tp/base.h"
 #include "tp/plan.h"
+#include "tp/util.h"
 
 #define TP_OVERLAY_MAX_CELLS (1 << 26)
 #define TP_OVERLAY_MAX_POINTS (1 << 24)
@@ -102,17 +103,13 @@ void tpOverlaySink_Add(tpOverlaySink *s, tpPlanOverlay *item)
             break;
         }
     }
-    if (s->n == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 64;
-        tpPlanOverlay *bigger = realloc(s->items, (size_t)cap * sizeof *bigger);
-        if (!bigger) {
-            s->failed = true;
-            tpPlanOverlay_Free(item);
-            return;
-        }
-        s->items = bigger;
-        s->cap = cap;
+    tpPlanOverlay *bigger = tpArray_Grow(s->items, &s->cap, (size_t)s->n + 1, sizeof *bigger);
+    if (!bigger) {
+        s->failed = true;
+        tpPlanOverlay_Free(item);
+        return;
     }
+    s->items = bigger;
     item->tactic = s->tactic;
     item->first = s->step;
     item->last = -1;

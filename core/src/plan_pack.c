@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "tp/util.h"
 
 enum { KEY_OTHER = 0, KEY_TRAJECTORY, KEY_CONTROLS, KEY_TRAJECTORIES, KEY_BODIES, KEY_ALTERNATIVES };
 enum { TP_PACK_MAX_DEPTH = 256, TP_PACK_MARK = 1 };
@@ -178,15 +179,12 @@ static const char *matrix(const char *p, const char *end, int cols, double **dat
             while (p < end && is_ws(*p)) {
                 ++p;
             }
-            if (n == cap) {
-                size_t nc = cap ? 2 * cap : 1024;
-                double *nd = realloc(d, nc * sizeof *d);
-                if (!nd) {
-                    free(d);
-                    return NULL;
-                }
-                d = nd, cap = nc;
+            double *nd = tpArray_Grow(d, &cap, n + 1, sizeof *d);
+            if (!nd) {
+                free(d);
+                return NULL;
             }
+            d = nd;
             p = json_number(p, end, &d[n++]);
             if (!p) {
                 free(d);
@@ -280,15 +278,12 @@ void tpPlan_PackMatrices(char *text, size_t len, tpPlanPackTable *table)
             if (mend) {
                 char ph[32];
                 int phl = snprintf(ph, sizeof ph, "\"%c%d\"", TP_PACK_MARK, table->n);
-                if (table->n == table->cap) {
-                    int nc = table->cap ? 2 * table->cap : 64;
-                    tpPlanPacked *ni = realloc(table->items, (size_t)nc * sizeof *ni);
-                    if (!ni) {
-                        free(data);
-                        return;
-                    }
-                    table->items = ni, table->cap = nc;
+                tpPlanPacked *ni = tpArray_Grow(table->items, &table->cap, (size_t)table->n + 1, sizeof *ni);
+                if (!ni) {
+                    free(data);
+                    return;
                 }
+                table->items = ni;
                 if (phl > (int)(mend - p)) {
                     free(data); /* too short to hold the placeholder: left to cJSON */
                 } else {

@@ -8,6 +8,7 @@
 
 #include "export_internal.h"
 #include "tp/base.h"
+#include "tp/util.h"
 
 enum {
     GL_ARRAY_BUFFER = 34962,
@@ -67,14 +68,18 @@ typedef struct G {
     unsigned char buf[1 << 16];
     size_t nbuf;
     bool io_error;
-    View *views;
-    int nviews, cview;
-    Acc *accs;
-    int naccs, caccs;
-    Material *mats;
+    View *views;    /* nviews buffer views (owned; capacity cview) */
+    int nviews;
+    size_t cview;
+    Acc *accs;      /* naccs accessors (owned; capacity caccs) */
+    int naccs;
+    size_t caccs;
+    Material *mats; /* nmats materials (owned; capacity cmats) */
     int nmats;
-    Mesh *meshes;
+    size_t cmats;
+    Mesh *meshes;   /* nmeshes meshes (owned; capacity cmeshes) */
     int nmeshes;
+    size_t cmeshes;
     int *body_mesh; /* per body: mesh index or -1 */
     double scene_center[3], plane_half;
     int nw;         /* exported worlds (animations) */
@@ -149,15 +154,12 @@ static void pad4(G *g)
 static int begin_view(G *g, int target)
 {
     pad4(g);
-    if (g->nviews == g->cview) {
-        int cap = g->cview ? 2 * g->cview : 256;
-        View *v = realloc(g->views, sizeof *v * (size_t)cap);
-        if (!v) {
-            g->oom = true;
-            return -1;
-        }
-        g->views = v, g->cview = cap;
+    View *v = tpArray_Grow(g->views, &g->cview, (size_t)g->nviews + 1, sizeof *v);
+    if (!v) {
+        g->oom = true;
+        return -1;
     }
+    g->views = v;
     g->views[g->nviews] = (View){g->off, 0, target};
     return g->nviews++;
 }
@@ -171,15 +173,12 @@ static void end_view(G *g, int view)
 
 static int add_acc(G *g, int view, int ctype, int64_t count, int ncomp)
 {
-    if (g->naccs == g->caccs) {
-        int cap = g->caccs ? 2 * g->caccs : 256;
-        Acc *a = realloc(g->accs, sizeof *a * (size_t)cap);
-        if (!a) {
-            g->oom = true;
-            return -1;
-        }
-        g->accs = a, g->caccs = cap;
+    Acc *a = tpArray_Grow(g->accs, &g->caccs, (size_t)g->naccs + 1, sizeof *a);
+    if (!a) {
+        g->oom = true;
+        return -1;
     }
+    g->accs = a;
     g->accs[g->naccs] = (Acc){view, ctype, count, ncomp, false, {0}, {0}};
     return g->naccs++;
 }
@@ -242,7 +241,7 @@ static int find_material(G *g, const float rgba[4], bool double_sided)
             return i;
         }
     }
-    Material *m = realloc(g->mats, sizeof *m * (size_t)(g->nmats + 1));
+    Material *m = tpArray_Grow(g->mats, &g->cmats, (size_t)g->nmats + 1, sizeof *m);
     if (!m) {
         g->oom = true;
         return 0;
@@ -256,7 +255,7 @@ static int find_material(G *g, const float rgba[4], bool double_sided)
 
 static Mesh *new_mesh(G *g, int nprims)
 {
-    Mesh *m = realloc(g->meshes, sizeof *m * (size_t)(g->nmeshes + 1));
+    Mesh *m = tpArray_Grow(g->meshes, &g->cmeshes, (size_t)g->nmeshes + 1, sizeof *m);
     if (!m) {
         g->oom = true;
         return NULL;
@@ -612,16 +611,12 @@ static void sp(Str *s, const char *fmt, ...)
             s->n += (size_t)k;
             return;
         }
-        size_t cap = s->cap ? s->cap : 1 << 16;
-        while (cap < s->n + (size_t)k + 1) {
-            cap *= 2;
-        }
-        char *p = realloc(s->s, cap);
+        char *p = tpArray_Grow(s->s, &s->cap, s->n + (size_t)k + 1, 1);
         if (!p) {
             s->oom = true;
             return;
         }
-        s->s = p, s->cap = cap;
+        s->s = p;
     }
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "tp/export.h"
+#include "tp/mathx.h"
 
 void tpExport_VecToYup(const double v[3], double out[3])
 {
@@ -57,14 +58,6 @@ static double quat_angle(const double a[4], const double b[4])
     return 4 * atan2(fmin(dm, dp), fmax(dm, dp));
 }
 
-static void normalize4(double q[4])
-{
-    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (int k = 0; k < 4; ++k) {
-        q[k] /= n;
-    }
-}
-
 double tpExport_KeyError(tpKeyChannel channel, const float *times, const float *stored, const double *exact, int a,
                          int b, int i)
 {
@@ -85,9 +78,9 @@ double tpExport_KeyError(tpKeyChannel channel, const float *times, const float *
     for (int k = 0; k < 4; ++k) {
         A[k] = qa[k], B[k] = qb[k], e[k] = exact[4 * i + k];
     }
-    normalize4(A);
-    normalize4(B);
-    normalize4(e);
+    tpQuat_Normalize(A);
+    tpQuat_Normalize(B);
+    tpQuat_Normalize(e);
     double dot = A[0] * B[0] + A[1] * B[1] + A[2] * B[2] + A[3] * B[3];
     if (b > a && dot < 0) {
         return INFINITY; /* consecutive keys must stay sign-continuous (no flip in any consumer) */
@@ -105,13 +98,13 @@ double tpExport_KeyError(tpKeyChannel channel, const float *times, const float *
             s[k] = sa * A[k] + sb * B[k];
         }
     }
-    normalize4(s);
+    tpQuat_Normalize(s);
     /* per-component lerp, normalised: how Blender's imported f-curves (and sampled engines) play it */
     double l[4];
     for (int k = 0; k < 4; ++k) {
         l[k] = A[k] + u * (B[k] - A[k]);
     }
-    normalize4(l);
+    tpQuat_Normalize(l);
     return fmax(quat_angle(s, e), quat_angle(l, e));
 }
 

@@ -8,13 +8,15 @@
 
 #include "export_internal.h"
 #include "tp/base.h"
+#include "tp/util.h"
 
 enum { TP_SEGMENTS = 32, TP_RINGS = 8 }; /* around the axis; per quarter circle of a round end */
 
 typedef struct Builder {
-    tpXMesh *m;
-    int vcap, icap;
-    bool failed;
+    tpXMesh *m;  /* the mesh being built (not owned) */
+    size_t vcap; /* vertices m->pos and m->nrm have room for */
+    size_t icap; /* indices m->idx has room for */
+    bool failed; /* out of memory: the mesh is incomplete */
 } Builder;
 
 static int add_vertex(Builder *b, const double p[3], const double n[3])
@@ -23,13 +25,13 @@ static int add_vertex(Builder *b, const double p[3], const double n[3])
     if (b->failed) {
         return 0;
     }
-    if (m->nverts == b->vcap) {
-        int cap = b->vcap ? 2 * b->vcap : 64;
-        float *pos = realloc(m->pos, sizeof(float) * 3 * (size_t)cap);
+    if ((size_t)m->nverts == b->vcap) {
+        size_t cap = tpArray_NextCap(b->vcap, b->vcap + 1, sizeof(float) * 3);
+        float *pos = cap ? tpArray_Resize(m->pos, cap, sizeof(float) * 3) : NULL;
         if (pos) {
             m->pos = pos;
         }
-        float *nrm = pos ? realloc(m->nrm, sizeof(float) * 3 * (size_t)cap) : NULL;
+        float *nrm = pos ? tpArray_Resize(m->nrm, cap, sizeof(float) * 3) : NULL;
         if (!nrm) {
             b->failed = true;
             return 0;
@@ -55,16 +57,12 @@ static void add_triangle(Builder *b, int i0, int i1, int i2)
     if (b->failed) {
         return;
     }
-    if (m->nidx + 3 > b->icap) {
-        int cap = b->icap ? 2 * b->icap : 192;
-        uint32_t *idx = realloc(m->idx, sizeof(uint32_t) * (size_t)cap);
-        if (!idx) {
-            b->failed = true;
-            return;
-        }
-        m->idx = idx;
-        b->icap = cap;
+    uint32_t *idx = tpArray_Grow(m->idx, &b->icap, (size_t)m->nidx + 3, sizeof *idx);
+    if (!idx) {
+        b->failed = true;
+        return;
     }
+    m->idx = idx;
     const float *p0 = m->pos + 3 * i0, *p1 = m->pos + 3 * i1, *p2 = m->pos + 3 * i2;
     double e1[3], e2[3], nsum[3];
     for (int k = 0; k < 3; ++k) {

@@ -10,6 +10,7 @@
 
 #include "bench.h"
 #include "tp/base.h"
+#include "tp/util.h"
 
 #define SAMPLE_INTERVAL 0.02 /* s between samples of the breakdown */
 
@@ -23,16 +24,12 @@ typedef struct Fig13 {
 
 static void add_sample(Fig13 *f, const tpPlanStats *s, double total)
 {
-    if (f->n == f->cap) {
-        size_t ncap = f->cap ? f->cap * 2 : 256;
-        tpBenchSample *p = realloc(f->v, ncap * sizeof *p);
-        if (!p) {
-            f->oom = true;
-            return;
-        }
-        f->v = p;
-        f->cap = ncap;
+    tpBenchSample *p = tpArray_Grow(f->v, &f->cap, f->n + 1, sizeof *p);
+    if (!p) {
+        f->oom = true;
+        return;
     }
+    f->v = p;
     f->v[f->n++] = (tpBenchSample){s->nodes, s->iterations, s->t_select, s->t_tactics, s->t_physics, s->t_check, total};
 }
 

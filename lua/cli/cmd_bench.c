@@ -16,6 +16,7 @@
 #include "bench.h"
 #include "par.h"
 #include "tp/base.h"
+#include "tp/util.h"
 
 #define MAX_LIST 16
 #define DEFAULT_DOMAINS "minigolf,minigolf_random,soccer,pool,dice"
@@ -95,15 +96,11 @@ typedef struct Runs {
 
 static bool push_run(Runs *r, const Run *run)
 {
-    if (r->n == r->cap) {
-        size_t ncap = r->cap ? r->cap * 2 : 64;
-        Run *p = realloc(r->v, ncap * sizeof *p);
-        if (!p) {
-            return false;
-        }
-        r->v = p;
-        r->cap = ncap;
+    Run *p = tpArray_Grow(r->v, &r->cap, r->n + 1, sizeof *p);
+    if (!p) {
+        return false;
     }
+    r->v = p;
     r->v[r->n++] = *run;
     return true;
 }

@@ -16,6 +16,7 @@
 
 #include "par.h"
 #include "tp/base.h"
+#include "tp/util.h"
 
 #define CHUNK ((size_t)1 << 28) /* bytes per MPI message (counts are ints) */
 enum { TAG_DATA = 1, TAG_BOUND = 2 };
@@ -117,15 +118,11 @@ static bool mpi_send(void *ctx, int peer, const void *buf, size_t n)
     if (to != g_rank) {
         return tpMpi_SendBytes(to, buf, n);
     }
-    if (m->qlen + n > m->qcap) {
-        size_t cap = (m->qlen + n) * 2;
-        char *q = realloc(m->q, cap);
-        if (!q) {
-            return false;
-        }
-        m->q = q;
-        m->qcap = cap;
+    char *q = tpArray_Grow(m->q, &m->qcap, m->qlen + n, 1);
+    if (!q) {
+        return false;
     }
+    m->q = q;
     memcpy(m->q + m->qlen, buf, n);
     m->qlen += n;
     return true;

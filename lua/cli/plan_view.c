@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "tp/base.h"
+#include "tp/util.h"
 
 /* Appends the tree nodes not yet in live->tr (positions of every non-static body). */
 static bool sync_tree(tpCliLive *live, const tpTree *tree)
@@ -32,27 +33,24 @@ static bool sync_tree(tpCliLive *live, const tpTree *tree)
     }
     int64_t n = tpTree_Count(tree);
     if (n > live->cap) {
-        int64_t cap = live->cap ? live->cap : 4096;
-        while (cap < n) {
-            cap *= 2;
-        }
         int nbs = tr->nbodies > 0 ? tr->nbodies : 1;
-        int32_t *parent = realloc(tr->parent, (size_t)cap * sizeof *parent);
+        size_t cap = tpArray_NextCap((size_t)live->cap, (size_t)n, (size_t)nbs * 3 * sizeof(float));
+        int32_t *parent = cap ? tpArray_Resize(tr->parent, cap, sizeof *parent) : NULL;
         if (parent) {
             tr->parent = parent;
         }
-        uint8_t *flags = realloc(tr->flags, (size_t)cap);
+        uint8_t *flags = cap ? tpArray_Resize(tr->flags, cap, 1) : NULL;
         if (flags) {
             tr->flags = flags;
         }
-        float *pos = realloc(tr->pos, (size_t)cap * (size_t)nbs * 3 * sizeof *pos);
+        float *pos = cap ? tpArray_Resize(tr->pos, cap, (size_t)nbs * 3 * sizeof *pos) : NULL;
         if (pos) {
             tr->pos = pos;
         }
         if (!parent || !flags || !pos) {
             return false;
         }
-        live->cap = cap;
+        live->cap = (int64_t)cap;
     }
     for (int64_t i = tr->nnodes; i < n; ++i) {
         const tpNode *nd = tpTree_Node(tree, (int32_t)i);

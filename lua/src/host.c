@@ -8,6 +8,7 @@
  * live table and marked invalid when the call returns: a view kept by the script raises on
  * use instead of reading freed memory. */
 #include "lua_internal.h"
+#include "tp/mathx.h"
 
 #include <math.h>
 #include <stdio.h>

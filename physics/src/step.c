@@ -9,6 +9,7 @@
 #include "world_internal.h"
 
 #include "tp/base.h"
+#include "tp/util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -197,16 +198,14 @@ static void tpSetKinematic(tpWorld *w, double t)
 /* Room for n contact infos (and the merge scratch); keeps the contents. */
 static bool tpReserveInfos(tpWorld *w, int n)
 {
-    if (n <= w->cap_infos)
+    if ((size_t)n <= w->cap_infos)
         return true;
-    int cap = w->cap_infos > 0 ? w->cap_infos : 16;
-    while (cap < n)
-        cap *= 2;
-    tpContactInfo *c = realloc(w->infos, (size_t)cap * sizeof *c);
+    size_t cap = tpArray_NextCap(w->cap_infos, (size_t)n, sizeof(tpContactInfo));
+    tpContactInfo *c = cap ? tpArray_Resize(w->infos, cap, sizeof *c) : NULL;
     if (c == NULL)
         return false;
     w->infos = c;
-    tpContactInfo *m = realloc(w->merge, (size_t)cap * sizeof *m);
+    tpContactInfo *m = tpArray_Resize(w->merge, cap, sizeof *m);
     if (m == NULL)
         return false;
     w->merge = m;

@@ -3,6 +3,7 @@
 #include "world_internal.h"
 
 #include "tp/base.h"
+#include "tp/mathx.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -447,13 +448,6 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
 /* ------------------------------------------------------------------------------------------ */
 /* Construction                                                                                */
 
-static void tpNormalise4(double q[4])
-{
-    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (int k = 0; k < 4; k++)
-        q[k] /= n;
-}
-
 static double tpMax(double a, double b)
 {
     return a > b ? a : b;
@@ -680,7 +674,7 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
                 b->quat[1] = b->quat[2] = b->quat[3] = 0.0;
             }
         }
-        tpNormalise4(b->quat);
+        tpQuat_Normalize(b->quat);
 
         r->geom = tpCreateGeom(w->space, b);
         dGeomSetData(r->geom, (void *)(intptr_t)i);

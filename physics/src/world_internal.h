@@ -56,7 +56,8 @@ struct tpWorld {
     uint64_t *pairs;       /* candidate pairs, (a << 32) | b with a < b */
     int npairs, cap_pairs;
     tpContactInfo *infos;  /* touching pairs of the last step (all substeps), cap_infos entries */
-    int ninfos, cap_infos;
+    int ninfos;
+    size_t cap_infos;      /* entries infos and merge have room for */
     double static_depth;   /* m: deepest moving-body overlap with static geometry, last step */
     tpContactInfo *merge;  /* scratch for merging the substeps' pairs, cap_infos entries */
     dContactGeom *cgeoms;  /* max_contacts entries for one dCollide call */

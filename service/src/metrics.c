@@ -77,14 +77,12 @@ static void put(Text *t, const char *fmt, ...)
             t->len += (size_t)n;
             return;
         }
-        size_t cap = (t->cap + (size_t)n + 1) * 2;
-        char *grown = realloc(t->s, cap);
+        char *grown = tpArray_Grow(t->s, &t->cap, t->len + (size_t)n + 1, 1);
         if (!grown) {
             t->failed = true;
             return;
         }
         t->s = grown;
-        t->cap = cap;
     }
 }
 

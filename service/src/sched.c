@@ -114,15 +114,11 @@ svcJob *svcSched_Find(tpService *svc, int64_t id)
 
 bool svcSched_Enqueue(tpService *svc, svcJob *job)
 {
-    if (svc->nactive == svc->cap_active) {
-        int cap = svc->cap_active ? 2 * svc->cap_active : 64;
-        svcJob **grown = realloc(svc->active, (size_t)cap * sizeof *grown);
-        if (!grown) {
-            return false;
-        }
-        svc->active = grown;
-        svc->cap_active = cap;
+    svcJob **grown = tpArray_Grow(svc->active, &svc->cap_active, (size_t)svc->nactive + 1, sizeof *grown);
+    if (!grown) {
+        return false;
     }
+    svc->active = grown;
     job->worker = -1;
     job->version++;
     cJSON *req = cJSON_Parse(job->request);

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "tp/service.h"
+#include "tp/util.h"
 
 typedef struct sqlite3 sqlite3;
 struct MHD_Daemon;
@@ -95,8 +96,9 @@ typedef struct tpService {
     pthread_mutex_t mu;
     pthread_cond_t changed;
     sqlite3 *db;
-    svcJob **active; /* queued and running jobs */
-    int nactive, cap_active;
+    svcJob **active; /* nactive queued and running jobs (owned array; room for cap_active) */
+    int nactive;
+    size_t cap_active;
     svcWorker *workers;
     int nworkers;
     int wake[2]; /* self-pipe: wakes the scheduler */

@@ -349,16 +349,13 @@ svcJob **svcStore_Recover(tpService *svc, int *n)
         return NULL;
     }
     svcJob **jobs = NULL;
-    int cap = 0;
+    size_t cap = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            svcJob **grown = realloc(jobs, (size_t)cap * sizeof *jobs);
-            if (!grown) {
-                break;
-            }
-            jobs = grown;
+        svcJob **grown = tpArray_Grow(jobs, &cap, (size_t)*n + 1, sizeof *jobs);
+        if (!grown) {
+            break;
         }
+        jobs = grown;
         svcJob *job = job_from_row(st);
         if (job && !load_script(svc, job)) {
             svcJobFree(job);

@@ -9,20 +9,6 @@
 /* Stand-in acceleration bound for bodies declared without a force limit (m/s²). */
 #define TP_UNLIMITED_ACCEL 10.0
 
-double tpAngle_Wrap(double a)
-{
-    a = fmod(a + TP_PI, 2.0 * TP_PI);
-    if (a <= 0) {
-        a += 2.0 * TP_PI;
-    }
-    return a - TP_PI;
-}
-
-double tpQuat_Yaw(const double q[4])
-{
-    return atan2(2.0 * (q[0] * q[3] + q[1] * q[2]), 1.0 - 2.0 * (q[2] * q[2] + q[3] * q[3]));
-}
-
 double tpCtl_Radius(const tpWorld *world, int body)
 {
     const tpBodyDef *d = tpWorld_Body(world, body);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nav_overlay.h"
+#include "tp/util.h"
 
 void tpNavOverlay_Grid(tpOverlaySink *s, const tpNavGrid *g)
 {
@@ -129,10 +130,10 @@ void tpNavOverlay_TreeNode(void *user, int id, int parent, int clip, const doubl
         t->failed = true;
         return;
     }
-    if (t->n == t->cap) {
-        int cap = t->cap ? 2 * t->cap : 256;
-        double *p = realloc(t->points, 2 * (size_t)cap * sizeof *p);
-        int32_t *q = p ? realloc(t->parent, (size_t)cap * sizeof *q) : NULL;
+    if ((size_t)t->n == t->cap) {
+        size_t cap = tpArray_NextCap(t->cap, t->cap + 1, 2 * sizeof(double));
+        double *p = cap ? tpArray_Resize(t->points, cap, 2 * sizeof *p) : NULL;
+        int32_t *q = p ? tpArray_Resize(t->parent, cap, sizeof *q) : NULL;
         if (p) {
             t->points = p;
         }

@@ -21,10 +21,11 @@ void tpNavOverlay_Window(tpOverlaySink *sink, const tpNavGrid *grid, const doubl
 
 /// Collects a clip search tree through tpNavCarPlanDef.on_node. Zero-initialise.
 typedef struct tpNavOverlayTree {
-    int n, cap;
-    double *points;  /* n x (x, y) */
-    int32_t *parent; /* n */
-    bool failed;
+    int n;           /* nodes collected */
+    size_t cap;      /* nodes points and parent have room for */
+    double *points;  /* n x (x, y), m (owned until tpNavOverlay_Tree) */
+    int32_t *parent; /* n: parent node, -1 for the root (owned until tpNavOverlay_Tree) */
+    bool failed;     /* an allocation failed or a node came out of order */
 } tpNavOverlayTree;
 
 /// tpNavCarPlanDef.on_node callback (user = a tpNavOverlayTree).

@@ -2,6 +2,7 @@
 #ifndef TP_SKILL_INTERNAL_H
 #define TP_SKILL_INTERNAL_H
 
+#include "tp/mathx.h"
 #include "tp/skills.h"
 
 /// What a controller needs to know about the controlled body this step.

@@ -6,14 +6,16 @@
 #include "tp/tactics.h"
 
 #include "tp/base.h"
+#include "tp/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct tpCheckAcc {
     const tpWorld *world;
-    tpPenetration *pairs; /* sorted by (a, b) */
-    int n, cap;
+    tpPenetration *pairs; /* n pairs sorted by (a, b) (owned; room for cap) */
+    int n;
+    size_t cap;
     bool oom;
 } tpCheckAcc;
 
@@ -46,16 +48,12 @@ static void observe(void *user, int step, const tpWorld *world)
             }
             continue;
         }
-        if (acc->n == acc->cap) {
-            int cap = acc->cap ? 2 * acc->cap : 32;
-            tpPenetration *p = realloc(acc->pairs, sizeof *p * (size_t)cap);
-            if (!p) {
-                acc->oom = true;
-                return;
-            }
-            acc->pairs = p;
-            acc->cap = cap;
+        tpPenetration *grown = tpArray_Grow(acc->pairs, &acc->cap, (size_t)acc->n + 1, sizeof *grown);
+        if (!grown) {
+            acc->oom = true;
+            return;
         }
+        acc->pairs = grown;
         memmove(acc->pairs + i + 1, acc->pairs + i, sizeof *acc->pairs * (size_t)(acc->n - i));
         tpPenetration *p = &acc->pairs[i];
         p->a = c[k].a;

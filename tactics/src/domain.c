@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "domain_internal.h"
+#include "tp/mathx.h"
 
 tpDomainDef tpDefaultDomainDef(void)
 {

@@ -8,24 +8,24 @@
 
 #include "tp/base.h"
 #include "tp/nav.h"
+#include "tp/util.h"
 #include "tp/rng.h"
 
 #define ROOMS 15
 
 typedef struct {
-    tpNavShape *s;
-    int n, cap;
+    tpNavShape *s; /* n walls (owned; room for cap) */
+    int n;
+    size_t cap;
 } Shapes;
 
 static void addWall(Shapes *w, double x0, double y0, double x1, double y1)
 {
-    if (w->n == w->cap) {
-        w->cap = w->cap ? 2 * w->cap : 256;
-        w->s = realloc(w->s, sizeof *w->s * (size_t)w->cap);
-        if (!w->s) {
-            exit(1);
-        }
+    tpNavShape *s = tpArray_Grow(w->s, &w->cap, (size_t)w->n + 1, sizeof *s);
+    if (!s) {
+        exit(1);
     }
+    w->s = s;
     w->s[w->n++] = tpNav_ShapeBox((x0 + x1) / 2, (y0 + y1) / 2, 1.0, (x1 - x0) / 2, (y1 - y0) / 2, 1.0, 0.0);
 }
 

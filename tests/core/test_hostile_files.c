@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,42 +22,7 @@
 #include "tp/pattern.h"
 #include "tp/plan.h"
 
-static char g_dir[64];
-
-static const char *tmp_path(const char *name)
-{
-    static char buf[8][384];
-    static int slot;
-    char *p = buf[slot++ % 8];
-    snprintf(p, 384, "%s/%s", g_dir, name);
-    return p;
-}
-
-static int setup_dir(void **state)
-{
-    (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/tp_hostile_XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
-}
-
-static int teardown_dir(void **state)
-{
-    (void)state;
-    DIR *d = opendir(g_dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-                const char *p = tmp_path(e->d_name);
-                if (rmdir(p) != 0) {
-                    unlink(p);
-                }
-            }
-        }
-        closedir(d);
-    }
-    return rmdir(g_dir);
-}
+#include "tmp_dir.h"
 
 static void spit(const char *path, const void *data, size_t len)
 {
@@ -460,5 +424,5 @@ int main(void)
         cmocka_unit_test(test_tree_special_files), cmocka_unit_test(test_pnm_special_files),
         cmocka_unit_test(test_pattern_sparse),     cmocka_unit_test(test_track_refusals),
     };
-    return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+    return cmocka_run_group_tests(tests, tmp_dir_setup, tmp_dir_teardown);
 }

@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
@@ -19,55 +18,15 @@
 #include "tp/base.h"
 #include "tp/plan.h"
 
-static char g_dir[64];
-
-static const char *tmp_path(const char *name)
-{
-    static char buf[8][128];
-    static int slot;
-    char *p = buf[slot++ % 8];
-    if (snprintf(p, 128, "%s/%s", g_dir, name) >= 128) {
-        fail_msg("temporary path too long");
-    }
-    return p;
-}
-
-static int setup_dir(void **state)
-{
-    (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/tp_plan_file_XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
-}
-
-static int teardown_dir(void **state)
-{
-    (void)state;
-    DIR *d = opendir(g_dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-                unlink(tmp_path(e->d_name));
-            }
-        }
-        closedir(d);
-    }
-    return rmdir(g_dir);
-}
+#include "tmp_dir.h"
 
 static char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = '\0';
-    *len = (size_t)n;
+    char err[512];
+    char *buf = tpFile_Read(path, TP_MAX_PLAN_BYTES, len, err, sizeof err);
+    if (!buf) {
+        fail_msg("%s", err);
+    }
     return buf;
 }
 
@@ -1066,5 +1025,5 @@ int main(void)
         cmocka_unit_test(test_tree_round_trip),
         cmocka_unit_test(test_tree_refusals),
     };
-    return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+    return cmocka_run_group_tests(tests, tmp_dir_setup, tmp_dir_teardown);
 }

@@ -8,10 +8,7 @@
 set -u
 tplan=$1 work=$2/bench
 rm -rf "$work" && mkdir -p "$work"
-pass=0 fail=0
-check() { # name, condition result (0 = ok)
-  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
+. "$(dirname "$0")/lib.sh"
 ok() { [ "$1" ] && echo 0 || echo 1; }
 
 # --- table + JSON -------------------------------------------------------------------------
@@ -129,5 +126,4 @@ check "plan maze: prints the navigation-search share" $?
 check "plan minigolf: no navigation-search line" $([ $? -ne 0 ]; echo $?)
 "$tplan" bench --jobs 0 >/dev/null 2>&1; check "--jobs 0: exit 2" $([ $? -eq 2 ]; echo $?)
 
-echo "bench.sh: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish bench.sh

@@ -5,10 +5,7 @@
 set -u
 tplan=$1 scripts=$2 work=$3/cli
 rm -rf "$work" && mkdir -p "$work"
-pass=0 fail=0
-check() { # name, condition result (0 = ok)
-  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # Bad scripts: exit 2 and the message is one line, file:line of the bad statement, no Lua stack
 # traceback (TPLAN_TRACEBACK=1 adds it), whether error() or a tp.* function raised it, while
@@ -217,5 +214,4 @@ expect_refused "replay: override with a newline" "^$work/bad_ov4.json: overrides
 sed 's/"mode":"single"/"mode":[1]/' "$work/pool1.json" >"$work/bad_ov3.json"
 expect_refused "replay: override of a bad type" "$work/bad_ov3.json: overrides.mode: " "$tplan" replay "$work/bad_ov3.json"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

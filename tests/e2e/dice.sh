@@ -9,35 +9,27 @@
 set -u
 tplan=$1 work=$2/dice
 rm -rf "$work" && mkdir -p "$work"
-fail=0
-check() { # check DESCRIPTION COMMAND...
-  local what=$1
-  shift
-  if ! "$@"; then
-    echo "FAIL: $what"
-    fail=$((fail + 1))
-  fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # (seeds 1-8 at the default 4 physics substeps: 6 solved; 2 and 4 reach 83 % and 87 %)
 for seed in 1 3 5; do
   out="$work/i$seed.plan.json"
   "$tplan" plan dice --set count=30 --set text=I --set force=0.3 --seed "$seed" -o "$out" > "$work/i$seed.txt"
   rc=$?
-  check "seed $seed: plan exited $rc (expected 0, solved)" test $rc -eq 0
-  check "seed $seed: replay, no die deeper than 5 cm in the floor or a peg" "$tplan" replay -q --check --tolerance 0.05 "$out"
+  expect "seed $seed: plan exited $rc (expected 0, solved)" test $rc -eq 0
+  expect "seed $seed: replay, no die deeper than 5 cm in the floor or a peg" "$tplan" replay -q --check --tolerance 0.05 "$out"
   # the summary reports the domain's figures generically
   frac=$(awk '/^report/ { for (i = 1; i <= NF; i++) if ($i == "on_target") print $(i + 1) }' "$work/i$seed.txt" | tr -d ,)
   peak=$(awk '/^report/ { for (i = 1; i <= NF; i++) if ($i == "peak_force_per_weight") print $(i + 1) }' "$work/i$seed.txt")
-  check "seed $seed: on_target '$frac' >= 0.9" awk -v f="$frac" 'BEGIN { exit !(f != "" && f >= 0.9) }'
+  expect "seed $seed: on_target '$frac' >= 0.9" awk -v f="$frac" 'BEGIN { exit !(f != "" && f >= 0.9) }'
   # the dice's force bound (--set force=0.3: 0.3 of the weight) holds on every recorded control
-  check "seed $seed: peak force '$peak' in (0, 0.3]" awk -v f="$peak" 'BEGIN { exit !(f != "" && f > 0 && f <= 0.3 + 1e-9) }'
-  check "seed $seed: stats.report in the plan file" grep -q '"report": {"on_target": ' "$out"
+  expect "seed $seed: peak force '$peak' in (0, 0.3]" awk -v f="$peak" 'BEGIN { exit !(f != "" && f > 0 && f <= 0.3 + 1e-9) }'
+  expect "seed $seed: stats.report in the plan file" grep -q '"report": {"on_target": ' "$out"
 done
 
 # determinism: the same run twice gives the same plan file apart from stats.timing
 "$tplan" plan dice --set count=30 --set text=I --set force=0.3 --seed 3 -q -o "$work/again.plan.json"
-check "determinism" cmp <(grep -v '"timing"' "$work/i3.plan.json") <(grep -v '"timing"' "$work/again.plan.json")
+expect "determinism" cmp <(grep -v '"timing"' "$work/i3.plan.json") <(grep -v '"timing"' "$work/again.plan.json")
 
 # an image pattern (P4 bitmap of an "L"), 20 dice. Images are confined to the script's folder,
 # so the domain is copied next to them.
@@ -46,8 +38,8 @@ printf 'P4\n# an L\n8 8\n' > "$work/l.pbm"
 printf '\xc0\xc0\xc0\xc0\xc0\xc0\xff\xff' >> "$work/l.pbm"
 "$tplan" plan "$work/dice.lua" --set count=20 --set "image=l.pbm" --seed 1 -q -o "$work/l.plan.json"
 rc=$?
-check "image: plan exited $rc (expected 0 or 3)" test $rc -eq 0 -o $rc -eq 3
-check "image: replay" "$tplan" replay -q "$work/l.plan.json"
+expect "image: plan exited $rc (expected 0 or 3)" test $rc -eq 0 -o $rc -eq 3
+expect "image: replay" "$tplan" replay -q "$work/l.plan.json"
 
 # corrupted images: exit 2 with the file and the problem named
 printf 'P4\n8 8\n\xc0\xc0' > "$work/short.pbm"
@@ -56,8 +48,8 @@ for img in short.pbm:"truncated raster" bad.pgm:"exceeds maxval" missing.pgm:"ca
   file=${img%%:*} msg=${img#*:}
   "$tplan" plan "$work/dice.lua" --set count=20 --set "image=$file" --no-out > /dev/null 2> "$work/err.txt"
   rc=$?
-  check "$file: exit $rc (expected 2)" test $rc -eq 2
-  check "$file: message names the file and '$msg'" grep -q "$work/$file: .*$msg" "$work/err.txt"
+  expect "$file: exit $rc (expected 2)" test $rc -eq 2
+  expect "$file: message names the file and '$msg'" grep -q "$work/$file: .*$msg" "$work/err.txt"
 done
 
 # an image outside the script's folder is refused before it is opened: absolute paths, '..',
@@ -68,9 +60,8 @@ for img in /etc/shadow:"must be a path inside" ../dice.sh:"must be a path inside
   file=${img%%:*} msg=${img#*:}
   "$tplan" plan "$work/dice.lua" --set count=20 --set "image=$file" --no-out > /dev/null 2> "$work/err.txt"
   rc=$?
-  check "image=$file: exit $rc (expected 2)" test $rc -eq 2
-  check "image=$file: '$msg' in $(cat "$work/err.txt")" grep -q "dice.lua:[0-9]*: .*$msg" "$work/err.txt"
+  expect "image=$file: exit $rc (expected 2)" test $rc -eq 2
+  expect "image=$file: '$msg' in $(cat "$work/err.txt")" grep -q "dice.lua:[0-9]*: .*$msg" "$work/err.txt"
 done
 
-echo "dice: $fail failure(s)"
-[ $fail -eq 0 ]
+finish dice

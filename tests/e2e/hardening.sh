@@ -7,10 +7,7 @@
 set -u
 tplan=$1 work=$2/hardening
 rm -rf "$work" && mkdir -p "$work"
-pass=0 fail=0
-check() { # name, condition result (0 = ok)
-  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # A one-robot domain; $1 = file, then named pieces (defaults in braces).
 #   BODY: extra fields of the robot; TOP: code before tp.domain; SKILL: the robot's skill;
@@ -104,5 +101,4 @@ for mf in 30:1 40:0; do
   check "max_force ${mf%%:*}: ${mf#*:} warning(s) expected, got $n: $(head -c 300 "$work/err.txt")" $([ "$n" -eq "${mf#*:}" ]; echo $?)
 done
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -8,10 +8,7 @@
 set -u
 tplan=$1 work=$2/hostile_files
 rm -rf "$work" && mkdir -p "$work"
-pass=0 fail=0
-check() { # name, condition result (0 = ok)
-  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
+. "$(dirname "$0")/lib.sh"
 # expect_refusal NAME FRAGMENT COMMAND...: exit 2, one line on stderr containing FRAGMENT.
 expect_refusal() {
   local name=$1 want=$2
@@ -74,5 +71,4 @@ grep -qF '\u0000 (NUL) inside a string' "$work/err.txt"
 found=$?
 check "NUL in a name: the message says why" $found
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

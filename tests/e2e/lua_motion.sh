@@ -10,10 +10,7 @@
 set -u
 tplan=$1 scripts=$2 work=$3/lua_motion
 rm -rf "$work" && mkdir -p "$work"
-pass=0 fail=0
-check() { # name, condition result (0 = ok)
-  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
+. "$(dirname "$0")/lib.sh"
 body() { sed -e '/"overrides"/d' -e '/"timing"/,$d' "$1"; } # the plan file but overrides and timing
 
 # 1. Same motion, same plan.
@@ -125,5 +122,4 @@ check "a custom skill reads the tp.motion body and keeps using ctx: solved" $?
 "$tplan" replay -q "$work/nested.json"
 check "nested: replay" $?
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

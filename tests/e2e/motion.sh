@@ -9,10 +9,7 @@
 set -u
 tplan=$1 scripts=$2 work=$3/motion
 rm -rf "$work" && mkdir -p "$work"
-pass=0 fail=0
-check() { # name, condition result (0 = ok)
-  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
+. "$(dirname "$0")/lib.sh"
 for run in elevator_ride:1 elevator_ride:2 motion_ride:1 motion_ride:2; do
   script=${run%:*} seed=${run#*:}
   plan=$work/$script$seed.json
@@ -48,5 +45,4 @@ check "kinematic crush, check off: exit $rc, expected 0 (the crush 'solves' it)"
 "$tplan" replay -q "$work/crush.json"
 check "kinematic crush, check off: replay" $?
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -20,10 +20,7 @@
 set -u
 tplan=$1 domains=$2 work=$3/moving_surfaces
 rm -rf "$work" && mkdir -p "$work"
-pass=0 fail=0
-check() { # name, condition result (0 = ok)
-  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
+. "$(dirname "$0")/lib.sh"
 for run in elevator:1 elevator:2 platforms:1 platforms:2 bridge:2 bridge:3; do
   domain=${run%:*} seed=${run#*:}
   {
@@ -119,5 +116,4 @@ PY
     check "$domain seed $seed: the robot crossed on the moving surfaces (python3 reads the plan)" $?
   }
 done
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -6,7 +6,7 @@
 set -u
 tplan=$1 work=$2/mpi mpirun=$3
 rm -rf "$work" && mkdir -p "$work"
-. "$(dirname "$0")/plan_compare.sh"
+. "$(dirname "$0")/lib.sh"
 # a container: root allowed, shared memory + self transports only, no binding to cores
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
@@ -57,5 +57,4 @@ check "mpirun -np 2 bench --mpi ($(head -c 400 "$work/bench.txt"))" $?
 python3 "$(dirname "$0")/same_records.py" "$work/seq.json" "$work/mpi.json" 9
 check "bench --mpi: the records of a sequential run, in the same order" $?
 
-echo "mpi.sh: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish mpi.sh

@@ -9,7 +9,7 @@
 set -u
 tplan=$1 work=$2/parallel
 rm -rf "$work" && mkdir -p "$work"
-. "$(dirname "$0")/plan_compare.sh"
+. "$(dirname "$0")/lib.sh"
 seed_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["seed"])' "$1"; }
 
 # --- K = 1: --jobs 1 is today's run; --jobs 2 and 3 are deterministic -------------------------
@@ -107,5 +107,4 @@ grep -q 'bad.lua:1: boom' "$work/bad_script.txt"; check "--jobs 2, script error:
 check "plan --help documents --jobs and --mpi" $?
 "$tplan" bench --help | grep -q -- "--mpi"; check "bench --help documents --mpi" $?
 
-echo "parallel.sh: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish parallel.sh

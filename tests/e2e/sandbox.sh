@@ -8,10 +8,7 @@
 set -u
 tplan=$1 work=$2/sandbox
 rm -rf "$work" && mkdir -p "$work/box/lib" "$work/outside"
-pass=0 fail=0
-check() { # name, condition result (0 = ok)
-  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # A domain around a probe: the probe's value goes to stderr as "PROBE=<value>".
 domain() { # file, top-level Lua code, goal expression (a function of s)
@@ -118,5 +115,4 @@ for row in "${limits[@]}"; do
   check "limit '$name': the message starts with the script's path: $(head -c 300 "$work/err.txt")" $r
 done
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

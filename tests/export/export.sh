@@ -11,15 +11,7 @@
 set -u
 tplan=$1 check=$2 tools=$3 work=$4/export quick=${5:-}
 rm -rf "$work" && mkdir -p "$work"
-fail=0
-check() { # check DESCRIPTION COMMAND...
-  local what=$1
-  shift
-  if ! "$@"; then
-    echo "FAIL: $what"
-    fail=$((fail + 1))
-  fi
-}
+. "$(dirname "$0")/../e2e/lib.sh"
 if ! command -v node > /dev/null || [ ! -d "$tools/node_modules/gltf-validator" ]; then
   echo "FAIL: node or the glTF-Validator (tests/export/node_modules) is missing: run .ci/install-deps"
   exit 1
@@ -30,7 +22,7 @@ plan() { # plan NAME ARGS...: writes $work/NAME.json (and NAME.tree)
   shift
   "$tplan" plan "$@" -q -o "$work/$name.json" --tree "$work/$name.tree"
   local rc=$?
-  check "$name: plan exited $rc" test $rc -eq 0
+  expect "$name: plan exited $rc" test $rc -eq 0
 }
 plan minigolf minigolf --seed 1 --solutions 3
 plan pool pool --seed 1
@@ -45,32 +37,32 @@ files=()
 for p in "$work"/*.json; do
   n=$(basename "$p" .json)
   # unreduced GLB: within float32 rounding of the plan at every step
-  check "$n: export glb" "$tplan" export "$p" --format glb -o "$work/$n.glb" -q
-  check "$n: glb animation = plan" "$check" anim "$p" "$work/$n.glb" 0
+  expect "$n: export glb" "$tplan" export "$p" --format glb -o "$work/$n.glb" -q
+  expect "$n: glb animation = plan" "$check" anim "$p" "$work/$n.glb" 0
   # .gltf + .bin with every extra
-  check "$n: export gltf" "$tplan" export "$p" --format gltf -o "$work/$n.gltf" --alternatives --tree "$work/$n.tree" \
+  expect "$n: export gltf" "$tplan" export "$p" --format gltf -o "$work/$n.gltf" --alternatives --tree "$work/$n.tree" \
     --overlays -q
-  check "$n: gltf animations = plan (every solution)" "$check" anim "$p" "$work/$n.gltf" 0
+  expect "$n: gltf animations = plan (every solution)" "$check" anim "$p" "$work/$n.gltf" 0
   # reduced: within the tolerance at every step; report the size reduction
   "$tplan" export "$p" -o "$work/$n.r.glb" --tolerance 1e-4 > "$work/$n.r.txt"
-  check "$n: export --tolerance 1e-4" test $? -eq 0
-  check "$n: reduced animation within 1e-4" "$check" anim "$p" "$work/$n.r.glb" 1e-4
+  expect "$n: export --tolerance 1e-4" test $? -eq 0
+  expect "$n: reduced animation within 1e-4" "$check" anim "$p" "$work/$n.r.glb" 1e-4
   echo "$n: $(stat -c %s "$work/$n.glb") bytes unreduced, $(stat -c %s "$work/$n.r.glb") reduced;" \
     "$(grep ^keys "$work/$n.r.txt")"
   files+=("$work/$n.glb" "$work/$n.gltf" "$work/$n.r.glb")
   # CSV: bit for bit
-  check "$n: export csv" "$tplan" export "$p" --format csv -o "$work/$n.csv" -q
-  check "$n: csv = plan bit for bit" "$check" csv "$p" "$work/$n.csv"
+  expect "$n: export csv" "$tplan" export "$p" --format csv -o "$work/$n.csv" -q
+  expect "$n: csv = plan bit for bit" "$check" csv "$p" "$work/$n.csv"
 done
 # a file name that needs percent-encoding in the .bin's URI
-check "export to a name with a space" "$tplan" export "$work/pool.json" --format gltf -o "$work/my shot #1.gltf" -q
-check "its .bin beside it" test -f "$work/my shot #1.bin"
+expect "export to a name with a space" "$tplan" export "$work/pool.json" --format gltf -o "$work/my shot #1.gltf" -q
+expect "its .bin beside it" test -f "$work/my shot #1.bin"
 files+=("$work/my shot #1.gltf")
-check "the overlay paths are in the maze export" grep -q '"path ' "$work/maze.gltf"
-check "the search tree is in the minigolf export" grep -q '"search tree"' "$work/minigolf.gltf"
-check "three animations in the minigolf export" test "$(grep -o '"name":"solution [0-9]*"' "$work/minigolf.gltf" | wc -l)" -eq 2
+expect "the overlay paths are in the maze export" grep -q '"path ' "$work/maze.gltf"
+expect "the search tree is in the minigolf export" grep -q '"search tree"' "$work/minigolf.gltf"
+expect "three animations in the minigolf export" test "$(grep -o '"name":"solution [0-9]*"' "$work/minigolf.gltf" | wc -l)" -eq 2
 # the Khronos glTF-Validator: 0 errors, 0 warnings on every file
-check "glTF-Validator" node "$tools/validate.js" "${files[@]}"
+expect "glTF-Validator" node "$tools/validate.js" "${files[@]}"
 
 # bad input: exit 2, one line on stderr, no file (nor temporary file) left behind
 bad() { # bad DESCRIPTION OUT ARGS...
@@ -78,9 +70,9 @@ bad() { # bad DESCRIPTION OUT ARGS...
   shift 2
   "$tplan" export "$@" 2> "$work/bad.err" > /dev/null
   local rc=$?
-  check "$what: exit $rc (expected 2)" test $rc -eq 2
-  check "$what: one line on stderr" test "$(wc -l < "$work/bad.err")" -eq 1
-  check "$what: no output left" test ! -e "$out"
+  expect "$what: exit $rc (expected 2)" test $rc -eq 2
+  expect "$what: one line on stderr" test "$(wc -l < "$work/bad.err")" -eq 1
+  expect "$what: no output left" test ! -e "$out"
   echo "$what: exit $rc: $(cat "$work/bad.err")"
 }
 mkdir -p "$work/bad"
@@ -91,11 +83,10 @@ bad "wrong version" "$work/bad/b.glb" "$work/bad/v7.json" -o "$work/bad/b.glb"
 bad "unknown format" "$work/bad/c.obj" "$work/pool.json" --format obj -o "$work/bad/c.obj"
 bad "unwritable output" "$work/bad/no/such/dir/d.glb" "$work/pool.json" -o "$work/bad/no/such/dir/d.glb"
 bad "tree of another plan" "$work/bad/e.glb" "$work/pool.json" --tree "$work/maze.tree" -o "$work/bad/e.glb"
-check "no temporary files left" test -z "$(find "$work" -name '.*.??????')"
+expect "no temporary files left" test -z "$(find "$work" -name '.*.??????')"
 if [ "$(id -u)" -ne 0 ]; then # a read-only folder (root ignores permissions)
   mkdir -p "$work/ro" && chmod 555 "$work/ro"
   bad "read-only folder" "$work/ro/f.glb" "$work/pool.json" -o "$work/ro/f.glb"
 fi
 
-echo "export: $fail failure(s)"
-[ $fail -eq 0 ]
+finish export

@@ -7,27 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = 0;
-        *len = (size_t)n;
-    }
-    return buf;
-}
+#include "tp/base.h"
 
 static uint32_t le32(const unsigned char *p)
 {
@@ -38,9 +18,8 @@ bool tpTestGltf_Load(tpTestGltf *g, const char *path, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
     size_t len = 0;
-    unsigned char *data = slurp(path, &len);
+    unsigned char *data = (unsigned char *)tpFile_Read(path, TP_MAX_PLAN_BYTES, &len, err, errlen);
     if (!data) {
-        snprintf(err, errlen, "%s: cannot read", path);
         return false;
     }
     if (len >= 20 && memcmp(data, "glTF", 4) == 0) {
@@ -74,9 +53,8 @@ bool tpTestGltf_Load(tpTestGltf *g, const char *path, char *err, size_t errlen)
             char bp[4096];
             const char *slash = strrchr(path, '/');
             snprintf(bp, sizeof bp, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, uri->valuestring);
-            g->bin = slurp(bp, &g->binlen);
+            g->bin = (unsigned char *)tpFile_Read(bp, TP_MAX_PLAN_BYTES, &g->binlen, err, errlen);
             if (!g->bin) {
-                snprintf(err, errlen, "%s: cannot read", bp);
                 cJSON_Delete(g->json);
                 return false;
             }

@@ -18,6 +18,7 @@
 
 #include "glb_read.h"
 #include "tp/export.h"
+#include "tp/mathx.h"
 
 #define TP_TEST_PI 3.14159265358979323846
 
@@ -30,12 +31,10 @@ static double rnd(void) /* deterministic uniform [0, 1) */
 
 static void quat_rotate(const double q[4], const double v[3], double out[3]) /* q = (w, x, y, z) */
 {
-    double w = q[0], x = q[1], y = q[2], z = q[3];
-    double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
-                      {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
-                      {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
+    double r[9];
+    tpQuat_ToMatrix(q, r);
     for (int i = 0; i < 3; ++i) {
-        out[i] = r[i][0] * v[0] + r[i][1] * v[1] + r[i][2] * v[2];
+        out[i] = r[3 * i] * v[0] + r[3 * i + 1] * v[1] + r[3 * i + 2] * v[2];
     }
 }
 

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "tp/base.h"
+#include "tp/mathx.h"
 #include "tp/physics.h"
 
 #include "physics_testing.h"
@@ -502,14 +503,6 @@ static void test_marker_never_collides(void **state)
 
 /* ------------------------------------------------------------------------------------------ */
 
-static void quatToMatrix(const double q[4], double m[3][3])
-{
-    double w = q[0], x = q[1], y = q[2], z = q[3];
-    m[0][0] = 1 - 2 * (y * y + z * z), m[0][1] = 2 * (x * y - w * z), m[0][2] = 2 * (x * z + w * y);
-    m[1][0] = 2 * (x * y + w * z), m[1][1] = 1 - 2 * (x * x + z * z), m[1][2] = 2 * (y * z - w * x);
-    m[2][0] = 2 * (x * z - w * y), m[2][1] = 2 * (y * z + w * x), m[2][2] = 1 - 2 * (x * x + y * y);
-}
-
 static void test_kinematic_rotate(void **state)
 {
     (void)state;
@@ -533,15 +526,15 @@ static void test_kinematic_rotate(void **state)
     double t = 1.7, th = 0.3 + 2.0 * t;
     tpBodyState bs;
     tpWorld_BodyState(w, NULL, t, 1, &bs);
-    double m[3][3], rz[3][3] = {{cos(th), -sin(th), 0}, {sin(th), cos(th), 0}, {0, 0, 1}};
+    double m[9], rz[3][3] = {{cos(th), -sin(th), 0}, {sin(th), cos(th), 0}, {0, 0, 1}};
     double rx[3][3] = {{1, 0, 0}, {0, cos(0.2), -sin(0.2)}, {0, sin(0.2), cos(0.2)}};
-    quatToMatrix(bs.quat, m);
+    tpQuat_ToMatrix(bs.quat, m);
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) {
             double e = 0;
             for (int k = 0; k < 3; k++)
                 e += rz[i][k] * rx[k][j];
-            assert_true(fabs(m[i][j] - e) < 1e-12);
+            assert_true(fabs(m[3 * i + j] - e) < 1e-12);
         }
     }
     assert_true(fabs(bs.angvel[2] - 2.0) < 1e-15 && bs.angvel[0] == 0.0 && bs.angvel[1] == 0.0);

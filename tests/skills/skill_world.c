@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tp/base.h"
+#include "tp/mathx.h"
 
 void sw_init(SkWorld *w, double friction)
 {

@@ -11,11 +11,7 @@
 
 #include "skill_world.h"
 #include "tp/base.h"
-
-static double wrap(double a)
-{
-    return tpAngle_Wrap(a);
-}
+#include "tp/mathx.h"
 
 /* wait: busy for exactly the sampled duration, braking the body to rest meanwhile. */
 static void test_wait(void **state)
@@ -74,7 +70,7 @@ static void test_drive_to(void **state)
     const tpBodyState *s = sw_body(&w, robot);
     assert_true(hypot(s->pos[0] - 0.8, s->pos[1] + 0.4) < sk.gains.tolerance);
     /* the square box is symmetric under quarter turns */
-    double e = fmod(fabs(wrap(sw_yaw(&w, robot) - 0.6)), 0.5 * TP_PI);
+    double e = fmod(fabs(tpAngle_Wrap(sw_yaw(&w, robot) - 0.6)), 0.5 * TP_PI);
     assert_true(fmin(e, 0.5 * TP_PI - e) < sk.gains.angle_tolerance);
     sw_free(&w);
 }
@@ -219,7 +215,7 @@ static void test_kick(void **state)
     const tpBodyState *b = sw_body(&w, ball);
     assert_true(hypot(b->pos[0], b->pos[1]) > 0.3);
     double dir = atan2(b->pos[1], b->pos[0]);
-    assert_true(fabs(wrap(dir - atan2(1.0, 2.0))) < 0.1);
+    assert_true(fabs(tpAngle_Wrap(dir - atan2(1.0, 2.0))) < 0.1);
     assert_true(w.max_speed_seen > 0.7 && w.max_speed_seen < 1.3);
     assert_true(sw_speed(&w, ball) < sk.kick.trigger_speed);
     sw_free(&w);

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "tp/plan.h"
 #include "tp/viewer.h"
@@ -83,10 +82,7 @@ static void test_ball_in_first_and_last_frame(void **state)
     assert_true(ball >= 0);
     int last = tpView_FrameCount(&rec, 0, 60) - 1;
     tpViewCamera cam;
-    tpViewCamera_Fit(&cam, &rec, (double)W / H); /* the renderer's default camera */
-    if (rec.view.set) { /* the domain's default view */
-        tpViewCamera_SetView(&cam, &rec.view, &rec, (double)W / H);
-    }
+    vtDefaultCamera(&cam, &rec, W, H);
     double px[2], py[2];
     unsigned char *img[2];
     for (int k = 0; k < 2; ++k) {
@@ -455,12 +451,9 @@ static void test_bad_options(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s TPLAN DOMAIN WORKDIR\n", argv[0]);
+    if (!vtArgs(argc, argv, "DOMAIN", &g_tplan, &g_domain, &g_work)) {
         return 2;
     }
-    g_tplan = argv[1], g_domain = argv[2], g_work = argv[3];
-    mkdir(g_work, 0777);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ball_in_first_and_last_frame),
         cmocka_unit_test(test_tree_layer_toggles),

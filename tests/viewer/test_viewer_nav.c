@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "tp/plan.h"
 #include "tp/viewer.h"
@@ -143,10 +142,7 @@ static void test_path_colour_along_path(void **state)
     assert_non_null(path);
     assert_true(path->npoints >= 2);
     tpViewCamera cam;
-    tpViewCamera_Fit(&cam, &rec, (double)W / H); /* the renderer's default camera */
-    if (rec.view.set) { /* the domain's default view */
-        tpViewCamera_SetView(&cam, &rec.view, &rec, (double)W / H);
-    }
+    vtDefaultCamera(&cam, &rec, W, H);
     unsigned char *img = render("nav_paths", "paths"), *none = render("nav_none", "none");
     int samples = 0, hits = 0, hits_none = 0;
     for (int k = 0; k + 1 < path->npoints; ++k) {
@@ -224,12 +220,9 @@ static void test_corrupt_overlays_refused(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s TPLAN MAZE_DOMAIN WORKDIR\n", argv[0]);
+    if (!vtArgs(argc, argv, "MAZE_DOMAIN", &g_tplan, &g_domain, &g_work)) {
         return 2;
     }
-    g_tplan = argv[1], g_domain = argv[2], g_work = argv[3];
-    mkdir(g_work, 0777);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layers_change_pixels),
         cmocka_unit_test(test_path_colour_along_path),

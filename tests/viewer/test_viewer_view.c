@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "tp/plan.h"
 #include "tp/viewer.h"
@@ -167,12 +166,9 @@ static void test_renderer_uses_view(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s TPLAN DOMAIN WORKDIR\n", argv[0]);
+    if (!vtArgs(argc, argv, "DOMAIN", &g_tplan, &g_domain, &g_work)) {
         return 2;
     }
-    g_tplan = argv[1], g_domain = argv[2], g_work = argv[3];
-    mkdir(g_work, 0777);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_view_round_trip),
         cmocka_unit_test(test_view_refused_when_bad),

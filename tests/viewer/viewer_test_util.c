@@ -7,10 +7,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <stb_image.h>
 
+#include "tp/base.h"
 #include "viewer_test_util.h"
 
 int vtRun(const char *fmt, ...)
@@ -29,18 +31,7 @@ int vtRun(const char *fmt, ...)
 
 char *vtSlurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    b[*len] = '\0';
-    fclose(f);
-    return b;
+    return tpFile_Read(path, TP_MAX_PLAN_BYTES, len, NULL, 0);
 }
 
 void vtSpit(const char *path, const char *data, size_t len)
@@ -61,4 +52,24 @@ unsigned char *vtLoadPng(const char *path, int w, int h)
     assert_int_equal(iw, w);
     assert_int_equal(ih, h);
     return img;
+}
+
+bool vtArgs(int argc, char **argv, const char *domain_name, const char **tplan, const char **domain,
+            const char **work)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s TPLAN %s WORKDIR\n", argv[0], domain_name);
+        return false;
+    }
+    *tplan = argv[1], *domain = argv[2], *work = argv[3];
+    mkdir(*work, 0777);
+    return true;
+}
+
+void vtDefaultCamera(tpViewCamera *cam, const tpPlanRecord *rec, int w, int h)
+{
+    tpViewCamera_Fit(cam, rec, (double)w / h);
+    if (rec->view.set) {
+        tpViewCamera_SetView(cam, &rec->view, rec, (double)w / h);
+    }
 }

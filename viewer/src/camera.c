@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tp/base.h"
+#include "tp/mathx.h"
 #include "tp/viewer.h"
 
 void tpView_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3]);
@@ -102,10 +103,8 @@ static void grow_body(double lo[3], double hi[3], const tpPlanBody *b, const dou
     } else if (strcmp(b->shape, "cylinder") == 0) {
         h[0] = h[1] = s[0], h[2] = 0.5 * s[1];
     }
-    double w = x[3], qx = x[4], qy = x[5], qz = x[6];
-    double r[9] = {1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - w * qz),      2 * (qx * qz + w * qy),
-                   2 * (qx * qy + w * qz),      1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - w * qx),
-                   2 * (qx * qz - w * qy),      2 * (qy * qz + w * qx),      1 - 2 * (qx * qx + qy * qy)};
+    double r[9];
+    tpQuat_ToMatrix(x + 3, r);
     for (int i = 0; i < 3; ++i) {
         double e = fabs(r[3 * i]) * h[0] + fabs(r[3 * i + 1]) * h[1] + fabs(r[3 * i + 2]) * h[2];
         lo[i] = fmin(lo[i], x[i] - e);

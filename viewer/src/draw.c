@@ -9,6 +9,8 @@
 
 #include "internal.h"
 #include "tp/base.h"
+#include "tp/mathx.h"
+#include "tp/util.h"
 
 /* Segments uploaded at most (all bodies together); larger trees show their first bodies only. */
 #define TREE_MAX_SEGMENTS (12 * 1000 * 1000)
@@ -26,19 +28,18 @@ void tpVPalette(int i, float rgb[3])
 /* ---- meshes: interleaved normal (3 floats) + vertex (3 floats), GL_TRIANGLES ---- */
 
 typedef struct MeshBuf {
-    float *v;
-    int n, cap;
+    float *v;   /* n vertices of 6 floats (owned; room for cap) */
+    int n;      /* vertices */
+    size_t cap; /* vertices v has room for */
 } MeshBuf;
 
 static void mesh_put(MeshBuf *m, const float nrm[3], const float p[3])
 {
-    if (m->n == m->cap) {
-        m->cap = m->cap ? m->cap * 2 : 256;
-        m->v = realloc(m->v, (size_t)m->cap * 6 * sizeof *m->v);
-        if (!m->v) {
-            abort(); /* a few kilobytes; out of memory here is unrecoverable */
-        }
+    float *v = tpArray_Grow(m->v, &m->cap, (size_t)m->n + 1, 6 * sizeof *v);
+    if (!v) {
+        abort(); /* a few kilobytes; out of memory here is unrecoverable */
     }
+    m->v = v;
     memcpy(m->v + (size_t)m->n * 6, nrm, 3 * sizeof *nrm);
     memcpy(m->v + (size_t)m->n * 6 + 3, p, 3 * sizeof *p);
     m->n++;
@@ -448,14 +449,11 @@ void tpVScene_Free(tpVScene *sc)
 
 static void quat_matrix(const double p[3], const double q[4], float m[16])
 {
-    double w = q[0], x = q[1], y = q[2], z = q[3];
-    double r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + w * z),     2 * (x * z - w * y),
-                   2 * (x * y - w * z),     1 - 2 * (x * x + z * z), 2 * (y * z + w * x),
-                   2 * (x * z + w * y),     2 * (y * z - w * x),     1 - 2 * (x * x + y * y)};
-    /* r is column-major: column c = r[3c..3c+2] */
-    for (int c = 0; c < 3; ++c) {
+    double r[9]; /* row-major */
+    tpQuat_ToMatrix(q, r);
+    for (int c = 0; c < 3; ++c) { /* m is column-major */
         for (int k = 0; k < 3; ++k) {
-            m[c * 4 + k] = (float)r[c * 3 + k];
+            m[c * 4 + k] = (float)r[k * 3 + c];
         }
         m[c * 4 + 3] = 0;
     }
@@ -715,13 +713,9 @@ typedef struct Geo {
 
 static void geo_make(Geo *g, const tpPlanBody *b, const double p[3], const double q[4])
 {
-    double w = q[0], x = q[1], y = q[2], z = q[3];
-    double r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
-                   2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                   2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
     g->b = b;
     memcpy(g->p, p, sizeof g->p);
-    memcpy(g->r, r, sizeof r);
+    tpQuat_ToMatrix(q, g->r);
     const double *s = b->size;
     g->radius = is_shape(b, "box")        ? 0.5 * sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2])
                 : is_shape(b, "sphere")   ? s[0]

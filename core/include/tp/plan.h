@@ -176,8 +176,9 @@ typedef struct tpOverlaySink {
     int step;         /* step being replayed (set by the recorder) */
     int window_every; /* WINDOW items are kept every this many steps of a segment (>= 1) */
     int seg_start;    /* step at which the owner's current skill segment started */
-    int n, cap;
-    tpPlanOverlay *items; /* first = step; last = -1 while open */
+    int n;                /* items held */
+    size_t cap;           /* items allocated */
+    tpPlanOverlay *items; /* n items (owned; room for cap); first = step; last = -1 while open */
     bool failed;          /* an allocation failed (the sink then drops what it is given) */
 } tpOverlaySink;
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tp/mathx.h" /* tpQuat_Yaw, tpAngle_Wrap (declared here before) */
 #include "tp/nav.h"
 #include "tp/physics.h"
 #include "tp/plan.h"
@@ -393,10 +394,6 @@ int tpSkill_VarCount(const tpSkillDef *skill);
 /// (it never collides). Returns the count (<= 3).
 int tpSkill_NavShapes(const tpBodyDef *body, tpNavShape out[3]);
 
-/// Yaw (rad, about +z) of a quaternion (w,x,y,z).
-double tpQuat_Yaw(const double q[4]);
-/// Wraps an angle to (-π, π].
-double tpAngle_Wrap(double a);
 /// Moment of inertia about the body's vertical axis from its shape and mass (kg·m²).
 double tpBody_InertiaZ(const tpBodyDef *body);
 

@@ -1,0 +1,202 @@
+/* The shared helpers of tp/util.h (growable array, (key, id) min-heap) and tp/mathx.h (angle wraps,
+ * quaternions, clamp). Every input is fixed or drawn from a seeded stream: deterministic. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp/mathx.h"
+#include "tp/rng.h"
+#include "tp/util.h"
+
+static void test_array_grows_by_doubling(void **state)
+{
+    (void)state;
+    int *v = NULL;
+    size_t n = 0, cap = 0, caps_seen = 0, last_cap = 0;
+    for (int i = 0; i < 1000; ++i) {
+        int *p = tpArray_Grow(v, &cap, n + 1, sizeof *p);
+        assert_non_null(p);
+        v = p;
+        v[n++] = i;
+        assert_true(cap >= n);
+        if (cap != last_cap) {
+            assert_true(last_cap == 0 ? cap == 16 : cap == 2 * last_cap); /* 16, 32, 64, ... */
+            last_cap = cap;
+            ++caps_seen;
+        }
+    }
+    assert_int_equal(caps_seen, 7); /* 16 .. 1024 */
+    for (int i = 0; i < 1000; ++i) {
+        assert_int_equal(v[i], i); /* the contents survive every move */
+    }
+    /* room enough already: the same array back, capacity untouched */
+    assert_ptr_equal(tpArray_Grow(v, &cap, 10, sizeof *v), v);
+    assert_int_equal(cap, 1024);
+    /* a jump past the doubled capacity doubles until it fits */
+    int *p = tpArray_Grow(v, &cap, 5000, sizeof *p);
+    assert_non_null(p);
+    v = p;
+    assert_int_equal(cap, 8192);
+    free(v);
+    /* need 0 on an empty array still gives an array */
+    size_t c0 = 0;
+    void *q = tpArray_Grow(NULL, &c0, 0, 8);
+    assert_non_null(q);
+    assert_int_equal(c0, 16);
+    free(q);
+}
+
+static void test_array_refuses_overflow(void **state)
+{
+    (void)state;
+    assert_int_equal(tpArray_NextCap(0, SIZE_MAX / 8 + 1, 8), 0);
+    assert_int_equal(tpArray_NextCap(0, 1, 0), 0);
+    assert_int_equal(tpArray_NextCap(100, 50, 8), 100);
+    /* doubling stops at the largest count a byte size can describe */
+    assert_int_equal(tpArray_NextCap(SIZE_MAX / 16 - 1, SIZE_MAX / 16, 16), SIZE_MAX / 16);
+    assert_null(tpArray_Resize(NULL, SIZE_MAX / 4, 8));
+    assert_null(tpArray_Resize(NULL, 0, 8));
+    double *v = NULL;
+    size_t cap = 0;
+    double *p = tpArray_Grow(v, &cap, 4, sizeof *p);
+    assert_non_null(p);
+    v = p;
+    v[0] = 1.5;
+    size_t before = cap;
+    assert_null(tpArray_Grow(v, &cap, SIZE_MAX / 2, sizeof *v)); /* too large: refused ... */
+    assert_int_equal(cap, before);                              /* ... and nothing changed */
+    assert_true(v[0] == 1.5);
+    free(v);
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+    const tpHeapItem *x = a, *y = b;
+    if (x->key != y->key) {
+        return x->key < y->key ? -1 : 1;
+    }
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static void test_heap_pops_in_key_then_id_order(void **state)
+{
+    (void)state;
+    tpRng rng;
+    tpRng_Seed(&rng, 16);
+    enum { N = 2000 };
+    tpHeapItem *ref = malloc(N * sizeof *ref);
+    assert_non_null(ref);
+    tpHeap h = {0};
+    int n = 0;
+    for (int round = 0; round < 2; ++round) { /* a second round reuses the cleared heap */
+        n = 0;
+        for (int i = 0; i < N; ++i) {
+            /* few distinct keys, so that many ties are broken by the id */
+            double key = (double)(tpRng_U32(&rng) % 50) * 0.5;
+            int32_t id = (int32_t)(tpRng_U32(&rng) % 100000);
+            assert_true(tpHeap_Push(&h, key, id));
+            ref[n++] = (tpHeapItem){key, id};
+        }
+        assert_int_equal(h.len, N);
+        qsort(ref, (size_t)n, sizeof *ref, cmp_item);
+        for (int i = 0; i < n; ++i) {
+            tpHeapItem it = tpHeap_Pop(&h);
+            assert_true(it.key == ref[i].key);
+            assert_int_equal(it.id, ref[i].id);
+        }
+        assert_int_equal(h.len, 0);
+        assert_true(tpHeap_Push(&h, 1.0, 7));
+        tpHeap_Clear(&h);
+        assert_int_equal(h.len, 0);
+    }
+    /* interleaved pushes and pops: always the smallest entry held */
+    assert_true(tpHeap_Push(&h, 3.0, 1));
+    assert_true(tpHeap_Push(&h, 1.0, 9));
+    assert_true(tpHeap_Push(&h, 1.0, 2));
+    assert_int_equal(tpHeap_Pop(&h).id, 2);
+    assert_true(tpHeap_Push(&h, 0.5, 4));
+    assert_int_equal(tpHeap_Pop(&h).id, 4);
+    assert_int_equal(tpHeap_Pop(&h).id, 9);
+    assert_int_equal(tpHeap_Pop(&h).id, 1);
+    tpHeap_Free(&h);
+    assert_null(h.items);
+    assert_int_equal(h.cap, 0);
+    tpHeap_Free(NULL);
+    free(ref);
+}
+
+static void test_angle_wraps(void **state)
+{
+    (void)state;
+    const double a[] = {0, 1, -1, TP_PI, -TP_PI, 3 * TP_PI, -3 * TP_PI, 7.5, -7.5, 100.25, -1e-12, 1e-12};
+    for (size_t i = 0; i < sizeof a / sizeof a[0]; ++i) {
+        double w = tpAngle_Wrap(a[i]), p = tpAngle_WrapPrecise(a[i]);
+        assert_true(w > -TP_PI && w <= TP_PI);
+        assert_true(p > -TP_PI && p <= TP_PI);
+        /* both are a minus a whole number of turns */
+        assert_true(fabs(remainder(a[i] - w, 2 * TP_PI)) < 1e-12);
+        assert_true(fabs(remainder(a[i] - p, 2 * TP_PI)) < 1e-12);
+    }
+    assert_true(tpAngle_Wrap(-TP_PI) == TP_PI);
+    assert_true(tpAngle_WrapPrecise(-TP_PI) == TP_PI);
+    /* the precise wrap keeps a small angle's bits; the other rounds it through a + pi */
+    assert_true(tpAngle_WrapPrecise(1e-12) == 1e-12);
+    assert_true(tpAngle_Wrap(1e-12) != 1e-12);
+}
+
+static void test_quaternions(void **state)
+{
+    (void)state;
+    /* 90 degrees about z: x -> y */
+    double h = sqrt(0.5), qz[4] = {h, 0, 0, h}, r[9];
+    tpQuat_ToMatrix(qz, r);
+    const double want[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1};
+    for (int k = 0; k < 9; ++k) {
+        assert_true(fabs(r[k] - want[k]) < 1e-15);
+    }
+    assert_true(fabs(tpQuat_Yaw(qz) - 0.5 * TP_PI) < 1e-15);
+    /* a yaw of -2 rad round trips, and the matrix of any unit quaternion is orthonormal */
+    double qy[4] = {cos(-1.0), 0, 0, sin(-1.0)};
+    assert_true(fabs(tpQuat_Yaw(qy) + 2.0) < 1e-14);
+    double q[4] = {0.3, -0.4, 1.2, 0.7};
+    tpQuat_Normalize(q);
+    assert_true(fabs(tpQuat_Norm(q) - 1.0) < 1e-15);
+    tpQuat_ToMatrix(q, r);
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            double d = r[3 * i] * r[3 * j] + r[3 * i + 1] * r[3 * j + 1] + r[3 * i + 2] * r[3 * j + 2];
+            assert_true(fabs(d - (i == j ? 1.0 : 0.0)) < 1e-14);
+        }
+    }
+    double zero[4] = {0, 0, 0, 0};
+    tpQuat_Normalize(zero); /* left as it is, no NaN */
+    assert_true(zero[0] == 0 && zero[1] == 0 && zero[2] == 0 && zero[3] == 0);
+}
+
+static void test_clamp(void **state)
+{
+    (void)state;
+    assert_true(tpClamp(-2, -1, 1) == -1);
+    assert_true(tpClamp(2, -1, 1) == 1);
+    assert_true(tpClamp(0.25, -1, 1) == 0.25);
+    assert_true(isnan(tpClamp(NAN, -1, 1)));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_array_grows_by_doubling),
+        cmocka_unit_test(test_array_refuses_overflow),
+        cmocka_unit_test(test_heap_pops_in_key_then_id_order),
+        cmocka_unit_test(test_angle_wraps),
+        cmocka_unit_test(test_quaternions),
+        cmocka_unit_test(test_clamp),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

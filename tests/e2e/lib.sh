@@ -1,0 +1,19 @@
+# Sourced by the e2e scripts (and tests/export/export.sh): pass/fail counters, the two ways of
+# counting a check, plan comparisons and the closing line. Usage: . "$(dirname "$0")/lib.sh"
+pass=0 fail=0
+check() { # NAME STATUS: counts a condition's result (0 = ok)
+  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
+}
+expect() { # NAME COMMAND...: runs the command and counts its exit status (0 = ok)
+  local what=$1
+  shift
+  "$@"
+  check "$what" $?
+}
+# the plan up to stats.timing (the only wall-clock numbers; docs/plan-format.md)
+body() { sed '/"timing"/,$d' "$1"; }
+same() { cmp -s <(body "$1") <(body "$2"); }
+finish() { # [LABEL]: prints the counts; the status is non-zero when a check failed
+  echo "${1:+$1: }$pass passed, $fail failed"
+  [ "$fail" -eq 0 ]
+}
