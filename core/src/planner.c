@@ -364,7 +364,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
     tpPlanStatus status = TP_PLAN_APPROXIMATE;
     bool busy = false;
     int32_t last = -1; /* the previous iteration's new node (busy continuation source) */
-    double t_select = 0, t_tactics = 0, t_physics = 0, t_check = 0;
+    double t_select = 0, t_copy = 0, t_tactics = 0, t_physics = 0, t_check = 0;
     double next_progress = t_start + progress_interval;
     const double search0 = p->search_seconds ? p->search_seconds(p->ctx) : 0.0;
     double t0 = tpClock_Now();
@@ -383,6 +383,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
             st->nodes = tree->count;
             st->solutions = pl->nsolutions;
             st->t_select = t_select;
+            st->t_copy = t_copy;
             st->t_tactics = t_tactics;
             st->t_search = p->search_seconds ? p->search_seconds(p->ctx) - search0 : 0.0;
             st->t_physics = t_physics;
@@ -422,9 +423,11 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
         /* --- tactics: xnew <- x; a <- 0; control --- */
         memcpy(xnew, x, state_bytes);
         memset(a, 0, action_bytes);
+        const double t1c = tpClock_Now();
+        t_copy += t1c - t1;
         int b_and = p->control(ctx, x, y, &pl->rng, xnew, a);
         double t2 = tpClock_Now();
-        t_tactics += t2 - t1;
+        t_tactics += t2 - t1c;
         if (b_and == TP_CB_ERROR) {
             status = TP_PLAN_ERROR;
             break;
@@ -484,6 +487,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
 
     st->iterations = iter;
     st->t_select = t_select;
+    st->t_copy = t_copy;
     st->t_tactics = t_tactics;
     st->t_search = p->search_seconds ? p->search_seconds(p->ctx) - search0 : 0.0;
     st->t_physics = t_physics;

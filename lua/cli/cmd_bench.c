@@ -85,6 +85,7 @@ typedef struct Run {
     long maxrss_kb;      /* process peak RSS so far (getrusage; monotone over the bench) */
     double t_select, t_tactics, t_physics, t_check;
     double t_search; /* s, the part of t_tactics in the skills' navigation searches */
+    double t_copy;   /* s, the state copies into new nodes (tpPlanStats.t_copy) */
 } Run;
 
 #define TP_BENCH_MAX_JOBS 256
@@ -335,9 +336,10 @@ static bool write_json(const char *path, const Runs *runs, int seeds, const tpCl
         cJSON_AddNumberToObject(b, "select", r->t_select);
         cJSON_AddNumberToObject(b, "tactics", r->t_tactics);
         cJSON_AddNumberToObject(b, "search", r->t_search);
+        cJSON_AddNumberToObject(b, "copy", r->t_copy);
         cJSON_AddNumberToObject(b, "physics", r->t_physics);
         cJSON_AddNumberToObject(b, "check", r->t_check);
-        double other = r->time - r->t_select - r->t_tactics - r->t_physics - r->t_check;
+        double other = r->time - r->t_select - r->t_copy - r->t_tactics - r->t_physics - r->t_check;
         cJSON_AddNumberToObject(b, "other", other > 0 ? other : 0);
         cJSON_AddItemToObject(j, "breakdown", b);
         cJSON_AddItemToArray(arr, j);
@@ -363,18 +365,18 @@ static bool write_csv(const char *path, const Runs *runs)
         return false;
     }
     fprintf(f, "domain,planner,seed,solved,time_s,nodes,iterations,solution_steps,tree_bytes,maxrss_kb,"
-               "select_s,tactics_s,physics_s,check_s,other_s,first_time_s,first_nodes\n");
+               "select_s,tactics_s,physics_s,check_s,other_s,first_time_s,first_nodes,search_s,copy_s\n");
     for (size_t i = 0; i < runs->n; ++i) {
         const Run *r = &runs->v[i];
-        double other = r->time - r->t_select - r->t_tactics - r->t_physics - r->t_check;
+        double other = r->time - r->t_select - r->t_copy - r->t_tactics - r->t_physics - r->t_check;
         char first[64] = ","; /* empty fields when unsolved */
         if (r->solved) {
             snprintf(first, sizeof first, "%.6f,%lld", r->t_first, (long long)r->nodes_first);
         }
-        fprintf(f, "%s,%s,%u,%d,%.6f,%lld,%lld,%d,%lld,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,%s\n", r->domain,
+        fprintf(f, "%s,%s,%u,%d,%.6f,%lld,%lld,%d,%lld,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,%s,%.6f,%.6f\n", r->domain,
                 kind_name(r->kind), r->seed, r->solved ? 1 : 0, r->time, (long long)r->nodes, (long long)r->iterations,
                 r->steps, (long long)r->tree_bytes, r->maxrss_kb, r->t_select, r->t_tactics, r->t_physics, r->t_check,
-                other > 0 ? other : 0, first);
+                other > 0 ? other : 0, first, r->t_search, r->t_copy);
     }
     return tpFile_CommitOut(&o, NULL, 0);
 }
@@ -447,6 +449,7 @@ static int bench_one(const char *path, const tpScriptParam *params, int nparams,
     r->t_select = st->t_select;
     r->t_tactics = st->t_tactics;
     r->t_search = st->t_search;
+    r->t_copy = st->t_copy;
     r->t_physics = st->t_physics;
     r->t_check = st->t_check;
     tpCli_PlanRunFree(&run);

@@ -114,11 +114,11 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
         printf("\n");
     }
     double tot = s->t_total > 0 ? s->t_total : 1e-12;
-    double other = s->t_total - s->t_physics - s->t_tactics - s->t_select - s->t_check;
-    printf("time       %.3f s: physics %.1f %%, tactics/skills %.1f %%, selection %.1f %%, checks %.1f %%, "
-           "other %.1f %%\n",
-           s->t_total, 100 * s->t_physics / tot, 100 * s->t_tactics / tot, 100 * s->t_select / tot,
-           100 * s->t_check / tot, 100 * (other > 0 ? other : 0) / tot);
+    double other = s->t_total - s->t_physics - s->t_tactics - s->t_copy - s->t_select - s->t_check;
+    printf("time       %.3f s: physics %.1f %%, tactics/skills %.1f %%, state copy %.1f %%, selection %.1f %%, "
+           "checks %.1f %%, other %.1f %%\n",
+           s->t_total, 100 * s->t_physics / tot, 100 * s->t_tactics / tot, 100 * s->t_copy / tot,
+           100 * s->t_select / tot, 100 * s->t_check / tot, 100 * (other > 0 ? other : 0) / tot);
     if (s->t_search > 0) { /* the navigation skills' own planners, inside tactics/skills */
         printf("           of which the skills' navigation searches %.1f %% (physics %.1f %% of the rest)\n",
                100 * s->t_search / tot,

@@ -38,7 +38,7 @@ grep -q "^dice  *rrt  *n/a: the domain has no sampling space" "$work/dice.txt"; 
 n=$(grep -c '"seed":' "$work/b.json")
 check "JSON: 8 run records (got $n)" $([ "$n" = 8 ]; echo $?)
 for f in domain planner seed solved time time_first nodes_first nodes iterations solution_steps tree_bytes \
-         maxrss_kb breakdown select tactics search physics check other; do
+         maxrss_kb breakdown select copy tactics search physics check other; do
   c=$(grep -c "\"$f\":" "$work/b.json")
   check "JSON: field $f in every record (got $c)" $([ "$c" = 8 ]; echo $?)
 done
@@ -57,10 +57,10 @@ rc=$?
 check "CSV run: exit 0 (got $rc; $(head -c 300 "$work/err2.txt"))" $([ $rc -eq 0 ]; echo $?)
 n=$(wc -l <"$work/b.csv")
 check "CSV: header + 4 runs (got $n lines)" $([ "$n" = 5 ]; echo $?)
-head -1 "$work/b.csv" | grep -q "^domain,planner,seed,solved,time_s,nodes,iterations,solution_steps,tree_bytes,maxrss_kb,select_s,tactics_s,physics_s,check_s,other_s,first_time_s,first_nodes$"
+head -1 "$work/b.csv" | grep -q "^domain,planner,seed,solved,time_s,nodes,iterations,solution_steps,tree_bytes,maxrss_kb,select_s,tactics_s,physics_s,check_s,other_s,first_time_s,first_nodes,search_s,copy_s$"
 check "CSV header" $?
-bad=$(awk -F, 'NR > 1 && NF != 17' "$work/b.csv" | wc -l)
-check "CSV: 17 columns per run" $([ "$bad" = 0 ]; echo $?)
+bad=$(awk -F, 'NR > 1 && NF != 19' "$work/b.csv" | wc -l)
+check "CSV: 19 columns per run" $([ "$bad" = 0 ]; echo $?)
 # pool (3 solutions, many-worlds selection) solves in well under a second: the first solution
 # came before the end of the run, with fewer nodes
 "$tplan" bench --domains pool --planners bgt --seeds 2 --out "$work/pool.csv" -q >"$work/pool.txt" 2>&1

@@ -156,6 +156,8 @@ struct tpPlanStats {
     int64_t rejected;    /* new states outside X_valid (not added) */
     int solutions;       /* goal nodes found */
     double t_select;     /* node selection (NN / BGT selection, sampling y) */
+    double t_copy;       /* the copy of the source state into the new node before control() (and
+                            the action's zeroing): memory-bound, the source being any old node */
     double t_tactics;    /* control(): tactics and skills */
     double t_search;     /* the part of t_tactics spent in the skills' own searches
                             (tpProblem.search_seconds; 0 without it) */
