@@ -8,7 +8,11 @@ cf=$(command -v clang-format-14 || command -v clang-format) || {
   echo "check_format: clang-format is not installed (.ci/install-deps installs it)" >&2
   exit 2
 }
-mapfile -t files < <(git ls-files '*.c' '*.h')
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  mapfile -t files < <(git ls-files '*.c' '*.h')
+else # a source tree without git: the modules' and tests' C files
+  mapfile -t files < <(find core physics skills tactics lua viewer export service tests -name '*.c' -o -name '*.h' | sort)
+fi
 if [ "${1:-}" = --fix ]; then
   "$cf" -i --style=file "${files[@]}"
   exit $?

@@ -62,7 +62,7 @@ static double fullResidual(const tpNavField *f)
 }
 
 tpNavField *tpCreateNavField(const tpNavGrid *grid, const int *goals, int ngoals, const tpNavFieldDef *def, char *err,
-                              size_t errlen)
+                             size_t errlen)
 {
     tpNavFieldDef d = def ? *def : tpDefaultNavFieldDef();
     const tpNavGridDef *gd = tpNavGrid_Def(grid);

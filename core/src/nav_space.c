@@ -38,7 +38,7 @@ struct tpNavSpace {
     double t;       /* s, time of the last observation */
     double t_first; /* s, time of the first observation */
     long long nupdates;
-    int *edge_of; /* n*n: edge index of (from, to), -1 none */
+    int *edge_of;          /* n*n: edge index of (from, to), -1 none */
     tpNavSpaceEdge *edges; /* nedges edges (room for cap_edges) */
     int nedges;
     size_t cap_edges;

@@ -9,14 +9,14 @@
 
 struct tpNnIndex {
     int dim;
-    int32_t indexed;    /* list positions [0, indexed) are in the forest */
-    int32_t checked;    /* list positions [0, checked) were checked for non-finite keys */
-    bool nonfinite;     /* a key with a NaN or an infinity exists: the index cannot be exact */
-    uint32_t levels;    /* bit j set: level j (TP_NN_BUCKET << j points) is filled */
-    int32_t cap;        /* capacity of the arrays below, in points */
-    int32_t *pos;       /* list position of each point (level j at offset B * (2^j - 1)) */
-    double *keys;       /* copy of each point's key (dim doubles), for locality */
-    unsigned char *axis;/* split axis of the k-d node stored at each median position */
+    int32_t indexed;     /* list positions [0, indexed) are in the forest */
+    int32_t checked;     /* list positions [0, checked) were checked for non-finite keys */
+    bool nonfinite;      /* a key with a NaN or an infinity exists: the index cannot be exact */
+    uint32_t levels;     /* bit j set: level j (TP_NN_BUCKET << j points) is filled */
+    int32_t cap;         /* capacity of the arrays below, in points */
+    int32_t *pos;        /* list position of each point (level j at offset B * (2^j - 1)) */
+    double *keys;        /* copy of each point's key (dim doubles), for locality */
+    unsigned char *axis; /* split axis of the k-d node stored at each median position */
 };
 
 tpNnIndex *tpCreateNnIndex(int dim)
@@ -100,7 +100,10 @@ static bool reserve(tpNnIndex *ix, int64_t need)
     return true;
 }
 
-static inline double *key_at(const tpNnIndex *ix, int32_t i) { return ix->keys + (size_t)i * (size_t)ix->dim; }
+static inline double *key_at(const tpNnIndex *ix, int32_t i)
+{
+    return ix->keys + (size_t)i * (size_t)ix->dim;
+}
 
 static void swap_points(tpNnIndex *ix, int32_t a, int32_t b)
 {

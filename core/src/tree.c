@@ -350,7 +350,10 @@ int32_t tpTree_SelectNearestLinear(const tpTree *tree, const double *y,
 /* ------------------------------------------------------------------------------------------ */
 /* Public read-only accessors                                                                  */
 
-int32_t tpTree_Count(const tpTree *tree) { return tree ? tree->count : 0; }
+int32_t tpTree_Count(const tpTree *tree)
+{
+    return tree ? tree->count : 0;
+}
 
 const tpNode *tpTree_Node(const tpTree *tree, int32_t i)
 {
@@ -388,4 +391,7 @@ int tpTree_Path(const tpTree *tree, int32_t leaf, int32_t *out, int cap)
     return len;
 }
 
-size_t tpTree_MemoryBytes(const tpTree *tree) { return tree ? tree->heap_bytes : 0; }
+size_t tpTree_MemoryBytes(const tpTree *tree)
+{
+    return tree ? tree->heap_bytes : 0;
+}

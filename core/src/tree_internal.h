@@ -94,7 +94,6 @@ int32_t tpTree_SelectNearest(const tpTree *tree, struct tpNnIndex *nn, const dou
 int32_t tpTree_SelectNearestLinear(const tpTree *tree, const double *y,
                                    double (*distance)(void *ctx, const double *key, const double *y), void *ctx);
 
-
 static inline void *tpTree_StateMut(tpTree *tree, int32_t i)
 {
     return tree->states[i >> tree->chunk_shift] + (size_t)(i & tree->chunk_mask) * tree->state_stride;

@@ -68,16 +68,16 @@ typedef struct G {
     unsigned char buf[1 << 16];
     size_t nbuf;
     bool io_error;
-    View *views;    /* nviews buffer views (owned; capacity cview) */
+    View *views; /* nviews buffer views (owned; capacity cview) */
     int nviews;
     size_t cview;
-    Acc *accs;      /* naccs accessors (owned; capacity caccs) */
+    Acc *accs; /* naccs accessors (owned; capacity caccs) */
     int naccs;
     size_t caccs;
     Material *mats; /* nmats materials (owned; capacity cmats) */
     int nmats;
     size_t cmats;
-    Mesh *meshes;   /* nmeshes meshes (owned; capacity cmeshes) */
+    Mesh *meshes; /* nmeshes meshes (owned; capacity cmeshes) */
     int nmeshes;
     size_t cmeshes;
     int *body_mesh; /* per body: mesh index or -1 */

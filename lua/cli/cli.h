@@ -95,7 +95,6 @@ typedef struct tpCliFile {
 /// name) for files not yet there. Devices and FIFOs (/dev/null) are never refused.
 bool tpCli_CheckFiles(const tpCliFile *files, int n);
 
-
 /// Parses "name=value" into params; false with a message on a malformed or excess option.
 bool tpCli_AddParam(tpCliParams *params, char *arg);
 /// Resolves a domain argument: an existing path is used as is; a bare name ("minigolf") is looked

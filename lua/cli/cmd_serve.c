@@ -112,8 +112,10 @@ static char *read_token(const char *path)
         printable = printable && start[i] > 0x20 && start[i] < 0x7f;
     }
     if (!printable) {
-        tpLog(TP_LOG_ERROR, "--token-file %s: the first line must be a token of at least 8 printable characters, "
-                            "no spaces", path);
+        tpLog(TP_LOG_ERROR,
+              "--token-file %s: the first line must be a token of at least 8 printable characters, "
+              "no spaces",
+              path);
         free(text);
         return NULL;
     }
@@ -134,8 +136,18 @@ int tpCmd_Serve(int argc, char **argv)
     long long v;
     double dv;
     enum {
-        OPT_BIND = TP_OPT_FIRST_FREE, OPT_PORT, OPT_WORKERS, OPT_DATA, OPT_TOKEN, OPT_QUEUE, OPT_DTIME, OPT_MTIME,
-        OPT_MMEM, OPT_WMEM, OPT_WEB, OPT_NO_WEB
+        OPT_BIND = TP_OPT_FIRST_FREE,
+        OPT_PORT,
+        OPT_WORKERS,
+        OPT_DATA,
+        OPT_TOKEN,
+        OPT_QUEUE,
+        OPT_DTIME,
+        OPT_MTIME,
+        OPT_MMEM,
+        OPT_WMEM,
+        OPT_WEB,
+        OPT_NO_WEB
     };
     static const struct option longopts[] = {
         {"bind", required_argument, NULL, OPT_BIND},

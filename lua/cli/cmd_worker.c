@@ -21,8 +21,8 @@
 typedef struct WorkerProgress {
     FILE *ev;
     tpCliRun *run;
-    int64_t scanned;     /* tree nodes whose quality is already in best */
-    double best;         /* lowest quality so far (NAN: none or no quality metric) */
+    int64_t scanned; /* tree nodes whose quality is already in best */
+    double best;     /* lowest quality so far (NAN: none or no quality metric) */
 } WorkerProgress;
 
 static void send_event(FILE *ev, cJSON *o)
@@ -265,7 +265,7 @@ static void run_job(FILE *ev, const cJSON *m)
     } else {
         cJSON *e = cJSON_AddObjectToObject(done, "error");
         /* the sandbox's limit messages name the limit; anything else is the script's own error */
-        const char *ecode = code == TP_EXIT_FAILURE                 ? "internal"
+        const char *ecode = code == TP_EXIT_FAILURE              ? "internal"
                             : strstr(err, "time limit exceeded") ? "time_limit"
                             : strstr(err, "memory limit of")     ? "memory_limit"
                                                                  : "script_error";

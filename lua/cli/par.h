@@ -86,8 +86,8 @@ int tpPar_PlanFork(const tpParTask *task, tpParOutcome *out, char *err, size_t e
 /// Plans the selected worker's search again in this process (its seed, stopped at B): the same tree
 /// as the worker's, for --tree and --view (a worker's tree stays in its process). progress may be
 /// NULL. Free run with tpCli_PlanRunFree in every case; returns as tpCli_PlanRun.
-int tpPar_RerunSelected(const tpParTask *task, const tpParOutcome *out, const tpCliProgress *progress,
-                        tpCliRun *run, char *err, size_t errlen);
+int tpPar_RerunSelected(const tpParTask *task, const tpParOutcome *out, const tpCliProgress *progress, tpCliRun *run,
+                        char *err, size_t errlen);
 
 /// MPI (par_mpi.c, built with TP_MPI): starts MPI and returns this process's rank and the number
 /// of ranks; false with a message when MPI cannot start or tplan was built without it.

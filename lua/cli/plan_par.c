@@ -616,8 +616,8 @@ int tpPar_PlanFork(const tpParTask *task, tpParOutcome *out, char *err, size_t e
     return code;
 }
 
-int tpPar_RerunSelected(const tpParTask *task, const tpParOutcome *out, const tpCliProgress *progress,
-                        tpCliRun *run, char *err, size_t errlen)
+int tpPar_RerunSelected(const tpParTask *task, const tpParOutcome *out, const tpCliProgress *progress, tpCliRun *run,
+                        char *err, size_t errlen)
 {
     tpCliPlanOpts ro = *task->opts;
     ro.seed = true;

@@ -221,4 +221,3 @@ bool tpCli_WriteTree(const tpDomain *domain, const tpTree *tree, const tpPlanRes
     free(tr.pos);
     return ok;
 }
-

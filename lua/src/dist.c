@@ -267,38 +267,38 @@ void tplOpenDist(lua_State *L)
  * that drive their body with it; TPL_FRAMED: the frame of a kind's `point`. */
 #define TPL_GAINS "max_speed", "max_yaw_rate", "kp", "kv", "kyaw", "kyaw_rate", "tolerance", "angle_tolerance"
 #define TPL_FRAMED "target", "frame", "toward", "point"
-static const char *const tplWaitFields[] = {"name", "body", "target", "duration", "trigger_speed", "timeout",
-                                            TPL_GAINS, NULL};
-static const char *const tplDriveToFields[] = {"name", "body", TPL_FRAMED, "heading", "speed", "timeout", TPL_GAINS,
-                                               NULL};
-static const char *const tplTurnToFields[] = {"name", "body", "heading", "speed", "timeout", TPL_GAINS, NULL};
-static const char *const tplKickFields[] = {"name",     "body",     TPL_FRAMED, "direction",     "speed",
-                                            "arrive_speed", "ground", "approach", "transfer", "follow",
+static const char *const tplWaitFields[] = {"name",          "body",    "target",  "duration",
                                             "trigger_speed", "timeout", TPL_GAINS, NULL};
-static const char *const tplPushFields[] = {"name",   "body",          TPL_FRAMED, "speed", "approach",
+static const char *const tplDriveToFields[] = {"name",  "body",    TPL_FRAMED, "heading",
+                                               "speed", "timeout", TPL_GAINS,  NULL};
+static const char *const tplTurnToFields[] = {"name", "body", "heading", "speed", "timeout", TPL_GAINS, NULL};
+static const char *const tplKickFields[] = {"name",          "body",    TPL_FRAMED, "direction", "speed",
+                                            "arrive_speed",  "ground",  "approach", "transfer",  "follow",
+                                            "trigger_speed", "timeout", TPL_GAINS,  NULL};
+static const char *const tplPushFields[] = {"name",   "body",          TPL_FRAMED, "speed",   "approach",
                                             "follow", "trigger_speed", "timeout",  TPL_GAINS, NULL};
-static const char *const tplImpulseFields[] = {"name",   "body",          "force",   "speed", "direction", "duration",
-                                               "follow", "trigger_speed", "timeout", NULL};
+static const char *const tplImpulseFields[] = {"name",     "body",   "force",         "speed",   "direction",
+                                               "duration", "follow", "trigger_speed", "timeout", NULL};
 static const char *const tplSpinFields[] = {"name",   "body", TPL_FRAMED,  "force",   "duration", "trigger_speed",
                                             "follow", "aim",  "tolerance", "timeout", NULL};
 static const char *const tplBrakeFields[] = {"name", "body", "duration", "timeout", TPL_GAINS, NULL};
 static const char *const tplRandomFields[] = {"name", "body", "force", "duration", NULL};
 static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
-static const char *const tplSteerFields[] = {"name",  "body",  "target",    "frame", "point", "force", "duration",
+static const char *const tplSteerFields[] = {"name",  "body",  "target",    "frame", "point", "force",     "duration",
                                              "min_z", "max_z", "max_speed", "kp",    "kv",    "tolerance", NULL};
-static const char *const tplNavToFields[] = {"name",     "body",       TPL_FRAMED,      "speed",   "nav_cell",
-                                             "nav_radius", "nav_lookahead", "timeout", TPL_GAINS, NULL};
+static const char *const tplNavToFields[] = {"name",       "body",          TPL_FRAMED, "speed",   "nav_cell",
+                                             "nav_radius", "nav_lookahead", "timeout",  TPL_GAINS, NULL};
 static const char *const tplFollowFieldFields[] = {"name",       "body",    TPL_FRAMED, "speed", "nav_cell",
                                                    "nav_radius", "timeout", TPL_GAINS,  NULL};
-static const char *const tplFollowPathFields[] = {"name",          "body",       TPL_FRAMED, "speed",   "nav_cell",
+static const char *const tplFollowPathFields[] = {"name",       "body",          TPL_FRAMED,   "speed",   "nav_cell",
                                                   "nav_radius", "nav_lookahead", "nav_replan", "timeout", TPL_GAINS,
                                                   NULL};
 static const char *const tplDriveTrackFields[] = {"name", "body", "point", "lane", "horizon", "togo", TPL_GAINS, NULL};
 static const char *const tplChipFields[] = {"name",   "body",          TPL_FRAMED, "speed",   "loft", "approach",
                                             "follow", "trigger_speed", "timeout",  TPL_GAINS, NULL};
 static const char *const tplGuardFields[] = {"name", "body", TPL_FRAMED, "approach", "mark", TPL_GAINS, NULL};
-static const char *const tplRideFields[] = {"name",    "body",   TPL_FRAMED, "duration", "nav_cell", "jump",
-                                            "jump_vz", "jump_vh", "walk_force", "timeout", TPL_GAINS, NULL};
+static const char *const tplRideFields[] = {"name",    "body",    TPL_FRAMED,   "duration", "nav_cell", "jump",
+                                            "jump_vz", "jump_vh", "walk_force", "timeout",  TPL_GAINS,  NULL};
 
 static const char *const *const tplKindFields[TP_SKILL_KIND_COUNT] = {
     [TP_SKILL_WAIT] = tplWaitFields,
@@ -367,14 +367,13 @@ static void tplCheckSkillFields(lua_State *L, int idx, const char *ctor, tpSkill
 
 /* Controller constants of tpSkillGains, read in this order (each >= 0). */
 static const char *const tplGainsConsts[] = {
-    "max_speed",       "max_yaw_rate", "kp", "kv", "kyaw", "kyaw_rate", "tolerance",
-    "angle_tolerance", "timeout",      NULL,
+    "max_speed", "max_yaw_rate", "kp", "kv", "kyaw", "kyaw_rate", "tolerance", "angle_tolerance", "timeout", NULL,
 };
 
 static double *tplGainsConst(tpSkillGains *g, int i)
 {
-    double *p[] = {&g->max_speed, &g->max_yaw_rate, &g->kp,        &g->kv,     &g->kyaw,
-                   &g->kyaw_rate, &g->tolerance,    &g->angle_tolerance, &g->timeout};
+    double *p[] = {&g->max_speed, &g->max_yaw_rate,    &g->kp,     &g->kv, &g->kyaw, &g->kyaw_rate,
+                   &g->tolerance, &g->angle_tolerance, &g->timeout};
     return p[i];
 }
 
@@ -558,21 +557,34 @@ static const struct {
     const char *name;
     tpSkillKind kind;
 } tplSkillKinds[] = {
-    {"wait", TP_SKILL_WAIT},       {"drive_to", TP_SKILL_DRIVE_TO}, {"turn_to", TP_SKILL_TURN_TO},
-    {"kick", TP_SKILL_KICK},       {"push", TP_SKILL_PUSH},         {"dribble", TP_SKILL_PUSH},
-    {"impulse", TP_SKILL_IMPULSE}, {"spin", TP_SKILL_SPIN},         {"brake", TP_SKILL_BRAKE},
-    {"hold", TP_SKILL_BRAKE},      {"random", TP_SKILL_RANDOM},     {"custom", TP_SKILL_CUSTOM},
+    {"wait", TP_SKILL_WAIT},
+    {"drive_to", TP_SKILL_DRIVE_TO},
+    {"turn_to", TP_SKILL_TURN_TO},
+    {"kick", TP_SKILL_KICK},
+    {"push", TP_SKILL_PUSH},
+    {"dribble", TP_SKILL_PUSH},
+    {"impulse", TP_SKILL_IMPULSE},
+    {"spin", TP_SKILL_SPIN},
+    {"brake", TP_SKILL_BRAKE},
+    {"hold", TP_SKILL_BRAKE},
+    {"random", TP_SKILL_RANDOM},
+    {"custom", TP_SKILL_CUSTOM},
     {"steer", TP_SKILL_STEER},
-    {"nav_to", TP_SKILL_NAV_TO},   {"follow_field", TP_SKILL_FOLLOW_FIELD}, {"drive_track", TP_SKILL_DRIVE_TRACK},
-    {"chip", TP_SKILL_CHIP},       {"guard", TP_SKILL_GUARD},
-    {"follow_path", TP_SKILL_FOLLOW_PATH}, {"ride", TP_SKILL_RIDE},
+    {"nav_to", TP_SKILL_NAV_TO},
+    {"follow_field", TP_SKILL_FOLLOW_FIELD},
+    {"drive_track", TP_SKILL_DRIVE_TRACK},
+    {"chip", TP_SKILL_CHIP},
+    {"guard", TP_SKILL_GUARD},
+    {"follow_path", TP_SKILL_FOLLOW_PATH},
+    {"ride", TP_SKILL_RIDE},
 };
 
 static int tplSkillIndex(lua_State *L)
 {
     return tplError(L,
                     "tp.skill.%s: unknown skill kind (kinds: wait, drive_to, turn_to, kick, push, dribble, "
-                    "impulse, spin, brake, hold, random, steer, custom, nav_to, follow_path, follow_field, drive_track, chip, guard, ride)",
+                    "impulse, spin, brake, hold, random, steer, custom, nav_to, follow_path, follow_field, "
+                    "drive_track, chip, guard, ride)",
                     luaL_optstring(L, 2, "?"));
 }
 

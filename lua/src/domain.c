@@ -18,11 +18,11 @@ typedef struct tplCondGuard {
 typedef struct tplBuild {
     lua_State *L;
     tplDomain *dom;
-    int keep;                                  /* stack index: table that keeps scratch userdata alive */
-    int names;                                 /* stack index: body name -> index */
-    int fns;                                   /* stack index: flat callback array */
-    const char *bodylist;                      /* "ground, robot, ball" for messages (kept in `keep`) */
-    const char *where;                         /* call site of tp.domain */
+    int keep;             /* stack index: table that keeps scratch userdata alive */
+    int names;            /* stack index: body name -> index */
+    int fns;              /* stack index: flat callback array */
+    const char *bodylist; /* "ground, robot, ball" for messages (kept in `keep`) */
+    const char *where;    /* call site of tp.domain */
 } tplBuild;
 
 static void *tplScratch(tplBuild *b, size_t bytes)

@@ -218,20 +218,20 @@ enum { TPL_TRIP_NONE = 0, TPL_TRIP_TIME, TPL_TRIP_MEMORY };
 
 /// The limits of one lua_State; its address is in the state's extra space. Owned by tpScript.
 typedef struct tplLimits {
-    size_t max_bytes;      /* allocator cap (bytes) */
-    size_t used;           /* bytes allocated now */
-    size_t external;       /* bytes of C objects held by Lua handles (nav grids, fields): counted
-                              against max_bytes too, since Lua's collector does not see them */
-    double deadline;       /* tpClock_Now() time after which the hook raises; 0 = none */
+    size_t max_bytes;          /* allocator cap (bytes) */
+    size_t used;               /* bytes allocated now */
+    size_t external;           /* bytes of C objects held by Lua handles (nav grids, fields): counted
+                                  against max_bytes too, since Lua's collector does not see them */
+    double deadline;           /* tpClock_Now() time after which the hook raises; 0 = none */
     const char *deadline_what; /* which limit the deadline is, for the message (one of the
                                   buffers below) */
-    double call_seconds;   /* limit of one callback while planning (s) */
-    double run_deadline;   /* the planning run's --time-limit, absolute; 0 = none */
+    double call_seconds;       /* limit of one callback while planning (s) */
+    double run_deadline;       /* the planning run's --time-limit, absolute; 0 = none */
     char load_what[96], call_what[96], run_what[96];
-    int tripped;           /* TPL_TRIP_*: once set, every protected call re-raises msg */
-    char msg[512];         /* "file:line: time limit exceeded (...)" */
-    char where[400];       /* "file:line: " of the script when the hook last ran */
-    char path[400];        /* the script's name, for a message with no line */
+    int tripped;     /* TPL_TRIP_*: once set, every protected call re-raises msg */
+    char msg[512];   /* "file:line: time limit exceeded (...)" */
+    char where[400]; /* "file:line: " of the script when the hook last ran */
+    char path[400];  /* the script's name, for a message with no line */
 } tplLimits;
 
 /// lua_Alloc counting into the tplLimits ud and refusing to grow past max_bytes.

@@ -72,7 +72,7 @@ static void tplDeclareParam(lua_State *L, const char *name, double lo, double hi
         break;
     case LUA_TBOOLEAN:
         luaL_addstring(&b, lua_toboolean(L, 2) ? ",\"type\":\"boolean\",\"default\":true"
-                                              : ",\"type\":\"boolean\",\"default\":false");
+                                               : ",\"type\":\"boolean\",\"default\":false");
         break;
     default:
         luaL_addstring(&b, ",\"type\":\"string\",\"default\":");

@@ -53,15 +53,15 @@ struct tpWorld {
     dJointGroupID group;
 
     /* Per-step scratch, preallocated so that a step never allocates (grown rarely). */
-    uint64_t *pairs;       /* candidate pairs, (a << 32) | b with a < b */
+    uint64_t *pairs; /* candidate pairs, (a << 32) | b with a < b */
     int npairs, cap_pairs;
-    tpContactInfo *infos;  /* touching pairs of the last step (all substeps), cap_infos entries */
+    tpContactInfo *infos; /* touching pairs of the last step (all substeps), cap_infos entries */
     int ninfos;
-    size_t cap_infos;      /* entries infos and merge have room for */
-    double static_depth;   /* m: deepest moving-body overlap with static geometry, last step */
-    tpContactInfo *merge;  /* scratch for merging the substeps' pairs, cap_infos entries */
-    dContactGeom *cgeoms;  /* max_contacts entries for one dCollide call */
-    double *action;        /* 6 * ncontrol: the clamped copy of the caller's action */
+    size_t cap_infos;     /* entries infos and merge have room for */
+    double static_depth;  /* m: deepest moving-body overlap with static geometry, last step */
+    tpContactInfo *merge; /* scratch for merging the substeps' pairs, cap_infos entries */
+    dContactGeom *cgeoms; /* max_contacts entries for one dCollide call */
+    double *action;       /* 6 * ncontrol: the clamped copy of the caller's action */
 
     double time; /* s, time of the live world */
     /* Snapshot taken by the last Restore, returned verbatim until the next step: ODE

@@ -96,8 +96,7 @@ typedef struct Submission {
 
 static bool is_integer(const cJSON *v, double lo, double hi)
 {
-    return cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && v->valuedouble >= lo &&
-           v->valuedouble <= hi;
+    return cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && v->valuedouble >= lo && v->valuedouble <= hi;
 }
 
 static bool known_domain(const tpService *svc, const char *name)
@@ -116,10 +115,10 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
     tpService *svc = rq->svc;
     static const char *const known = "domain, script, set, planner, mu, seed, max_iters, time_limit, solutions, "
                                      "tree, memory_mb, jobs";
-#define BAD(code, field, ...)                                                                                      \
-    do {                                                                                                           \
-        *answered = svcHttp_Error(rq, code, code == 404 ? "unknown_domain" : "bad_field", field, __VA_ARGS__);    \
-        return false;                                                                                              \
+#define BAD(code, field, ...)                                                                                          \
+    do {                                                                                                               \
+        *answered = svcHttp_Error(rq, code, code == 404 ? "unknown_domain" : "bad_field", field, __VA_ARGS__);         \
+        return false;                                                                                                  \
     } while (0)
     memset(sub, 0, sizeof *sub);
     sub->time_limit = svc->def.default_time;
@@ -257,7 +256,8 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
         }
     }
     if (!rq->body || rq->len == 0) {
-        return svcHttp_Error(rq, 400, "bad_json", NULL, "the body must be a JSON object, e.g. {\"domain\":\"minigolf\"}");
+        return svcHttp_Error(rq, 400, "bad_json", NULL,
+                             "the body must be a JSON object, e.g. {\"domain\":\"minigolf\"}");
     }
     const char *end = NULL;
     cJSON *req = cJSON_ParseWithLengthOpts(rq->body, rq->len, &end, false);
@@ -268,8 +268,8 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     for (const char *p = end; p && p < rq->body + rq->len; ++p) {
         if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
             cJSON_Delete(req);
-            return svcHttp_Error(rq, 400, "bad_json", NULL, "malformed JSON at byte %zu (0-based): text after the object",
-                                 (size_t)(p - rq->body));
+            return svcHttp_Error(rq, 400, "bad_json", NULL,
+                                 "malformed JSON at byte %zu (0-based): text after the object", (size_t)(p - rq->body));
         }
     }
     if (!cJSON_IsObject(req)) {

@@ -60,8 +60,7 @@ void svcHttp_Header(svcReq *rq, const char *name, const char *value)
 
 enum MHD_Result svcHttp_Text(svcReq *rq, unsigned code, const char *body, const char *type)
 {
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
     return svcHttp_Send(rq, code, r, type);
 }
 
@@ -81,8 +80,7 @@ enum MHD_Result svcHttp_JsonOwned(svcReq *rq, unsigned code, char *body)
     return svcHttp_Send(rq, code, r, "application/json");
 }
 
-enum MHD_Result svcHttp_Error(svcReq *rq, unsigned code, const char *err_code, const char *field, const char *fmt,
-                              ...)
+enum MHD_Result svcHttp_Error(svcReq *rq, unsigned code, const char *err_code, const char *field, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -306,7 +304,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 static int hex_value(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 /* Percent-decoding of the path and the query values, in place, except that %00 stays as it is: a
@@ -342,8 +343,7 @@ bool svcHttp_Start(tpService *svc, char *err, size_t errlen)
 {
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof ss);
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
-                     MHD_USE_ITC;
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
     struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
     struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
     if (inet_pton(AF_INET, svc->def.bind, &a4->sin_addr) == 1) {
@@ -357,17 +357,14 @@ bool svcHttp_Start(tpService *svc, char *err, size_t errlen)
         snprintf(err, errlen, "--bind %s: not an IPv4 or IPv6 address", svc->def.bind);
         return false;
     }
-    svc->httpd = MHD_start_daemon(flags, (uint16_t)svc->def.port, NULL, NULL, on_request, svc,
-                                  MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, svc,
-                                  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, svc,
-                                  MHD_OPTION_CONNECTION_LIMIT, (unsigned)SVC_MAX_CONNECTIONS,
-                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-                                  MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-                                  MHD_OPTION_END);
+    svc->httpd = MHD_start_daemon(
+        flags, (uint16_t)svc->def.port, NULL, NULL, on_request, svc, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, svc,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED, on_completed, svc,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)SVC_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
     if (!svc->httpd) {
-        snprintf(err, errlen, "cannot listen on %s port %d (in use, or not an address of this machine)",
-                 svc->def.bind, svc->def.port);
+        snprintf(err, errlen, "cannot listen on %s port %d (in use, or not an address of this machine)", svc->def.bind,
+                 svc->def.port);
         return false;
     }
     return true;

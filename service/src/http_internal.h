@@ -19,8 +19,8 @@ typedef struct svcReq {
     const char *route; /* the route template, for logs and metrics */
     char *body;        /* the request body (NUL-terminated), NULL if none */
     size_t len, cap;
-    bool too_big;      /* over TP_SERVICE_MAX_BODY_BYTES: answered 413 */
-    double t0;         /* svcNow() when it arrived */
+    bool too_big;                          /* over TP_SERVICE_MAX_BODY_BYTES: answered 413 */
+    double t0;                             /* svcNow() when it arrived */
     char headers[SVC_MAX_HEADERS][2][160]; /* extra response headers (name, value) */
     int nheaders;
 } svcReq;
@@ -33,8 +33,8 @@ enum MHD_Result svcHttp_Text(svcReq *rq, unsigned code, const char *body, const 
 /// A JSON body (malloc'd; freed by libmicrohttpd). NULL body: 500.
 enum MHD_Result svcHttp_JsonOwned(svcReq *rq, unsigned code, char *body);
 /// {"error":{"code","message"[,"field"]}} with the status code.
-enum MHD_Result svcHttp_Error(svcReq *rq, unsigned code, const char *err_code, const char *field, const char *fmt,
-                              ...) __attribute__((format(printf, 5, 6)));
+enum MHD_Result svcHttp_Error(svcReq *rq, unsigned code, const char *err_code, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /// Logs the request line and counts it (svcHttp_Send does it for ordinary responses).
 void svcHttp_Log(svcReq *rq, unsigned code);
 

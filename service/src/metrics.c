@@ -8,10 +8,17 @@
 #include "service_internal.h"
 
 /* route templates, the label values of tplan_http_requests_total */
-static const char *const routes[] = {"/v1/health",           "/v1/domains",        "/v1/jobs",
-                                     "/v1/jobs/{id}",        "/v1/jobs/{id}/plan", "/v1/jobs/{id}/tree",
-                                     "/v1/jobs/{id}/events", "/v1/plan",           "/metrics",
-                                     "static",               "other"};
+static const char *const routes[] = {"/v1/health",
+                                     "/v1/domains",
+                                     "/v1/jobs",
+                                     "/v1/jobs/{id}",
+                                     "/v1/jobs/{id}/plan",
+                                     "/v1/jobs/{id}/tree",
+                                     "/v1/jobs/{id}/events",
+                                     "/v1/plan",
+                                     "/metrics",
+                                     "static",
+                                     "other"};
 #define NROUTES ((int)(sizeof routes / sizeof routes[0]))
 
 /* the status codes counted one by one; others are counted under 0 ("other") */
@@ -100,8 +107,9 @@ char *svcMetrics_Text(tpService *svc)
     put(&t, "# HELP tplan_workers Worker processes.\n# TYPE tplan_workers gauge\ntplan_workers %d\n", svc->nworkers);
     put(&t, "# HELP tplan_workers_busy Workers planning a job.\n# TYPE tplan_workers_busy gauge\n");
     put(&t, "tplan_workers_busy %d\n", svcSched_Busy(svc));
-    put(&t, "# HELP tplan_worker_restarts_total Workers that died and were restarted.\n"
-            "# TYPE tplan_worker_restarts_total counter\ntplan_worker_restarts_total %llu\n",
+    put(&t,
+        "# HELP tplan_worker_restarts_total Workers that died and were restarted.\n"
+        "# TYPE tplan_worker_restarts_total counter\ntplan_worker_restarts_total %llu\n",
         (unsigned long long)svc->metrics.worker_restarts);
     put(&t, "# HELP tplan_jobs_finished_total Jobs finished since the server started, by final status.\n"
             "# TYPE tplan_jobs_finished_total counter\n");

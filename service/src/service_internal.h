@@ -33,9 +33,9 @@ typedef enum {
 typedef struct svcJob {
     int64_t id;
     svcStatus status;
-    char *domain;       /* the built-in name, or "job.lua" for a submitted script */
-    char *request;      /* JSON object text of the accepted request (script replaced by script_bytes) */
-    char *script;       /* the submitted Lua text (NULL for a built-in domain); script_len bytes */
+    char *domain;  /* the built-in name, or "job.lua" for a submitted script */
+    char *request; /* JSON object text of the accepted request (script replaced by script_bytes) */
+    char *script;  /* the submitted Lua text (NULL for a built-in domain); script_len bytes */
     size_t script_len;
     double created, started, finished; /* unix s; 0 = not yet */
     int64_t iterations, nodes;
@@ -51,23 +51,23 @@ typedef struct svcJob {
     double sync_deadline; /* tpClock time */
     double time_limit;    /* s: the planner's limit, as accepted */
     int memory_mb;
-    int jobs;             /* worker processes its OR-parallel search takes (request "jobs", >= 1) */
-    int worker;           /* index of the worker running it, -1 */
-    bool cancel;          /* DELETE asked for it while running */
-    uint64_t version;     /* bumped on every change */
+    int jobs;         /* worker processes its OR-parallel search takes (request "jobs", >= 1) */
+    int worker;       /* index of the worker running it, -1 */
+    bool cancel;      /* DELETE asked for it while running */
+    uint64_t version; /* bumped on every change */
 } svcJob;
 
 /// A worker process.
 typedef struct svcWorker {
-    pid_t pid;     /* 0 = not running */
-    int in_fd;     /* its stdin (we write jobs) */
-    int ev_fd;     /* its fd 3 (we read events) */
-    int64_t job;   /* the job it runs, 0 = idle */
+    pid_t pid;            /* 0 = not running */
+    int in_fd;            /* its stdin (we write jobs) */
+    int ev_fd;            /* its fd 3 (we read events) */
+    int64_t job;          /* the job it runs, 0 = idle */
     int64_t reserved_for; /* a job with "jobs" > 1 runs on another worker and counts this one too */
     double hard_deadline; /* tpClock time at which the job is killed (time_limit + grace) */
-    char *buf;     /* partial event line */
+    char *buf;            /* partial event line */
     size_t len, cap;
-    bool killed;   /* we sent SIGKILL (cancel or time limit): its death is not a crash */
+    bool killed; /* we sent SIGKILL (cancel or time limit): its death is not a crash */
     char kill_code[32];
     char kill_message[256];
 } svcWorker;
@@ -76,7 +76,7 @@ typedef struct svcWorker {
 #define SVC_MAX_ROUTES 16
 
 typedef struct svcMetrics {
-    uint64_t codes[SVC_MAX_ROUTES][16]; /* requests: route x status code (the tables of metrics.c) */
+    uint64_t codes[SVC_MAX_ROUTES][16];       /* requests: route x status code (the tables of metrics.c) */
     uint64_t plan_hist[SVC_HIST_BUCKETS + 1]; /* planning-time histogram (cumulative on output) */
     double plan_sum;
     uint64_t plan_count;
@@ -111,7 +111,7 @@ typedef struct tpService {
 } tpService;
 
 /* ---- util.c ---- */
-double svcNow(void);             /* unix time, s */
+double svcNow(void); /* unix time, s */
 const char *svcStatusName(svcStatus s);
 bool svcStatusFinal(svcStatus s);
 int svcStatusFromName(const char *name); /* -1 if unknown */
@@ -159,7 +159,7 @@ int svcSched_Busy(tpService *svc);                    /* workers running a job; 
 
 /* ---- metrics.c ---- */
 int svcRouteIndex(const char *route);
-void svcMetrics_Request(tpService *svc, const char *route, unsigned code); /* mu held */
+void svcMetrics_Request(tpService *svc, const char *route, unsigned code);    /* mu held */
 void svcMetrics_JobDone(tpService *svc, svcStatus status, double planning_s); /* mu held */
 /// Prometheus text exposition; caller frees. mu held.
 char *svcMetrics_Text(tpService *svc);

@@ -39,7 +39,8 @@ bool svcStore_Open(tpService *svc, char *err, size_t errlen)
     snprintf(path, sizeof path, "%s/tplan.db", svc->data_dir);
     int rc = sqlite3_open_v2(path, &svc->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
-        snprintf(err, errlen, "%s: cannot open the store: %s", path, svc->db ? sqlite3_errmsg(svc->db) : "out of memory");
+        snprintf(err, errlen, "%s: cannot open the store: %s", path,
+                 svc->db ? sqlite3_errmsg(svc->db) : "out of memory");
         sqlite3_close(svc->db);
         svc->db = NULL;
         return false;
@@ -49,7 +50,8 @@ bool svcStore_Open(tpService *svc, char *err, size_t errlen)
     char *msg = NULL;
     int version = -1;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(svc->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+    if (sqlite3_prepare_v2(svc->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
         version = sqlite3_column_int(st, 0);
     }
     sqlite3_finalize(st);
@@ -58,11 +60,12 @@ bool svcStore_Open(tpService *svc, char *err, size_t errlen)
         goto fail;
     }
     if (version > SVC_SCHEMA_VERSION) {
-        snprintf(err, errlen, "%s: store version %d is newer than this tplan's (%d)", path, version, SVC_SCHEMA_VERSION);
+        snprintf(err, errlen, "%s: store version %d is newer than this tplan's (%d)", path, version,
+                 SVC_SCHEMA_VERSION);
         goto fail;
     }
-    if (sqlite3_exec(svc->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", NULL,
-                     NULL, &msg) != SQLITE_OK ||
+    if (sqlite3_exec(svc->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", NULL, NULL,
+                     &msg) != SQLITE_OK ||
         sqlite3_exec(svc->db, schema, NULL, NULL, &msg) != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot set up the store: %s", path, msg ? msg : sqlite3_errmsg(svc->db));
         sqlite3_free(msg);
@@ -72,7 +75,8 @@ bool svcStore_Open(tpService *svc, char *err, size_t errlen)
     snprintf(sql, sizeof sql, "PRAGMA user_version=%d", SVC_SCHEMA_VERSION);
     sqlite3_exec(svc->db, sql, NULL, NULL, NULL);
     /* the jobs table must have the columns this version reads */
-    if (sqlite3_prepare_v2(svc->db, "SELECT id, status, domain, request, script, idem_key, idem_hash, created, started,"
+    if (sqlite3_prepare_v2(svc->db,
+                           "SELECT id, status, domain, request, script, idem_key, idem_hash, created, started,"
                            " finished, iterations, nodes, solutions, best_quality, elapsed, summary, error_code,"
                            " error_message, has_plan, has_tree, time_limit, memory_mb FROM jobs LIMIT 0",
                            -1, &st, NULL) != SQLITE_OK) {
@@ -190,8 +194,8 @@ static char *column_dup(sqlite3_stmt *st, int i)
     return t ? strdup((const char *)t) : NULL;
 }
 
-#define JOB_COLUMNS                                                                                                \
-    "id, status, domain, request, created, started, finished, iterations, nodes, solutions, best_quality,"        \
+#define JOB_COLUMNS                                                                                                    \
+    "id, status, domain, request, created, started, finished, iterations, nodes, solutions, best_quality,"             \
     " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb"
 
 static svcJob *job_from_row(sqlite3_stmt *st)

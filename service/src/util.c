@@ -15,8 +15,8 @@ double svcNow(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static const char *const status_names[SVC_NSTATUS] = {"queued", "running", "solved", "approximate", "failed",
-                                                      "cancelled"};
+static const char *const status_names[SVC_NSTATUS] = {"queued",      "running", "solved",
+                                                      "approximate", "failed",  "cancelled"};
 
 const char *svcStatusName(svcStatus s)
 {

@@ -29,7 +29,7 @@ enum {
     CHIP_V_PHASE_START = 5, /* s: when the phase began */
     CHIP_V_DIR_X = 6,       /* unit vector: the direction locked at the end of the approach */
     CHIP_V_DIR_Y = 7,
-    CHIP_V_LOFT = 8,        /* rad: launch angle above the horizontal */
+    CHIP_V_LOFT = 8, /* rad: launch angle above the horizontal */
 };
 enum { CH_APPROACH = 0, CH_CREEP = 1, CH_FIRE = 2, CH_BRAKE = 3 };
 

@@ -52,8 +52,8 @@ bool tpDist_Validate(const tpDist *d, const char *field, char *err, size_t errle
     case TP_DIST_UNIFORM:
         for (int i = 0; i < d->dim; ++i) {
             if (!isfinite(d->a[i]) || !isfinite(d->b[i]) || d->a[i] > d->b[i]) {
-                tpErrorf(err, errlen, "%s: uniform bounds must be finite with lo <= hi (component %d: %g, %g)",
-                         field, i + 1, d->a[i], d->b[i]);
+                tpErrorf(err, errlen, "%s: uniform bounds must be finite with lo <= hi (component %d: %g, %g)", field,
+                         i + 1, d->a[i], d->b[i]);
                 return false;
             }
         }
@@ -61,8 +61,8 @@ bool tpDist_Validate(const tpDist *d, const char *field, char *err, size_t errle
     case TP_DIST_NORMAL:
         for (int i = 0; i < d->dim; ++i) {
             if (!isfinite(d->a[i]) || !isfinite(d->b[i]) || d->b[i] < 0) {
-                tpErrorf(err, errlen, "%s: normal needs a finite mean and sd >= 0 (component %d: sd %g)", field,
-                         i + 1, d->b[i]);
+                tpErrorf(err, errlen, "%s: normal needs a finite mean and sd >= 0 (component %d: sd %g)", field, i + 1,
+                         d->b[i]);
                 return false;
             }
         }

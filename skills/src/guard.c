@@ -38,7 +38,8 @@ int tpSkill_RunGuard(const tpSkillDef *sk, tpSkillCall *call)
         uy /= n;
         /* never step onto the ball: stop a body radius plus the ball's radius short of it */
         double limit = n - cb.radius - tpCtl_Radius(call->world, sk->target);
-        double d = sk->guard.mark ? n - sk->guard.approach : sk->guard.approach; /* marking: `approach` in front of the ball */
+        double d =
+            sk->guard.mark ? n - sk->guard.approach : sk->guard.approach; /* marking: `approach` in front of the ball */
         if (d > limit) {
             d = limit;
         }

@@ -189,4 +189,3 @@ void tpCtl_Brake(const tpSkillGains *g, const tpSkillCall *call, const tpCtlBody
     tpCtl_TrackVelocity(g, cb, zero, NULL, 0.0, f);
     tpCtl_Apply(call, cb, f, tpCtl_YawTorque(g, cb, false, 0.0, NULL, call->dt));
 }
-

@@ -102,7 +102,7 @@ struct tpSkillCache {
     TrackCache track;
     tpNavGrid *scratch; /* owned: follow_path's grid, reset for every leg (tpSkill_StaticGrid) */
     /* follow_path's raster of the static bodies for the last grid definition it asked for */
-    tpNavGrid *raster;          /* owned; NULL = none yet */
+    tpNavGrid *raster;           /* owned; NULL = none yet */
     const tpWorld *raster_world; /* not owned: the world it was rasterised from */
     int raster_self;             /* the body left out */
 };

@@ -65,10 +65,10 @@
  * check and RIDE_CLEARANCE: 0.5 solved 17/20 seeds, 0.9 19/20, 1 20/20 but the tactics planner
  * then never has the waiting branch). */
 #define RIDE_BOARD_ON_ARRIVAL 0.9
-#define RIDE_JUMP_EDGE 0.02 /* m added to a quarter of a jumper's width in its standable inset */
+#define RIDE_JUMP_EDGE 0.02    /* m added to a quarter of a jumper's width in its standable inset */
 #define RIDE_TAKEOFF_TILT 0.05 /* rad: largest tilt of the body at a take-off */
 #define RIDE_TAKEOFF_SPIN 0.2  /* rad/s: largest tipping rate (about a horizontal axis) at a take-off */
-#define RIDE_MISS 0.5       /* s after the expected landing: a hop that has not landed ends the segment */
+#define RIDE_MISS 0.5          /* s after the expected landing: a hop that has not landed ends the segment */
 /* m/s: a flight has landed once the body's vertical speed relative to the face under it is below this */
 #define RIDE_LANDED_VZ 0.2
 

@@ -7,17 +7,17 @@
 
 /// What a controller needs to know about the controlled body this step.
 typedef struct tpCtlBody {
-    int body;            /* body index */
-    int slot;            /* control slot, -1 if the body takes no forces */
-    tpBodyState s;       /* state at the call's time */
-    double mass;         /* kg */
-    double izz;          /* kg·m², inertia about the vertical axis */
-    double max_force;    /* N (a large number when unlimited) */
-    double max_torque;   /* N·m */
-    double max_accel;    /* m/s², max_force / mass */
-    double yaw;          /* rad */
-    double yaw_period;   /* rad: yaw symmetry of the shape (π/2 for boxes with square base, 2π otherwise) */
-    double radius;       /* m: horizontal half-extent, for stand-off distances */
+    int body;          /* body index */
+    int slot;          /* control slot, -1 if the body takes no forces */
+    tpBodyState s;     /* state at the call's time */
+    double mass;       /* kg */
+    double izz;        /* kg·m², inertia about the vertical axis */
+    double max_force;  /* N (a large number when unlimited) */
+    double max_torque; /* N·m */
+    double max_accel;  /* m/s², max_force / mass */
+    double yaw;        /* rad */
+    double yaw_period; /* rad: yaw symmetry of the shape (π/2 for boxes with square base, 2π otherwise) */
+    double radius;     /* m: horizontal half-extent, for stand-off distances */
 } tpCtlBody;
 
 /// Loads the controlled body's state and limits. Returns false if body < 0.
@@ -77,8 +77,8 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call);
 /// Bounds (x0, y0, x1, y1, m) of the footprints of the static bodies but `self` in the band
 /// [z_min, z_max] and of the points a and b, with a margin (nav_skill.c; used by the grids). The
 /// static part is computed once per (world, self, band) and kept in `cache`.
-void tpSkill_NavBounds(tpSkillCache *cache, const tpWorld *world, int self, double z_min, double z_max, const double a[2],
-                       const double b[2], double margin, double bounds[4]);
+void tpSkill_NavBounds(tpSkillCache *cache, const tpWorld *world, int self, double z_min, double z_max,
+                       const double a[2], const double b[2], double margin, double bounds[4]);
 /// Adds the wall-clock seconds since t0 (a tpClock_Now) to the cache's search total (see
 /// tpSkillCache_SearchSeconds); NULL cache: nothing. The navigation kinds bracket their searches.
 void tpSkill_SearchDone(tpSkillCache *cache, double t0);

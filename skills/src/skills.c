@@ -12,9 +12,8 @@
 #include "tp/base.h"
 
 static const char *const k_kind_names[TP_SKILL_KIND_COUNT] = {
-    "wait", "drive_to", "turn_to", "kick", "push", "impulse", "spin", "brake", "random", "custom", "steer",
-    "nav_to", "follow_field", "drive_track",
-    "chip", "guard", "follow_path", "ride",
+    "wait",   "drive_to", "turn_to", "kick",         "push",        "impulse", "spin",  "brake",       "random",
+    "custom", "steer",    "nav_to",  "follow_field", "drive_track", "chip",    "guard", "follow_path", "ride",
 };
 
 const char *tpSkillKind_Name(tpSkillKind kind)
@@ -163,7 +162,10 @@ double tpKick_DepartureSpeed(double mu, double rho, double radius, double g, dou
     return slid <= dist ? v0 : slide;
 }
 
-double tpSkill_DefaultTimeout(const tpSkillDef *sk) { return default_timeout(sk); }
+double tpSkill_DefaultTimeout(const tpSkillDef *sk)
+{
+    return default_timeout(sk);
+}
 
 /* One named number of a def: finite, >= 0, and > 0 when `positive`. */
 typedef struct {
@@ -334,7 +336,8 @@ static bool validate_kind(const tpSkillDef *sk, const tpWorld *world, char *err,
     }
     case TP_SKILL_SPIN:
         NUMS({"trigger_speed", sk->spin.trigger_speed, false});
-        DISTS({"point", &sk->spin.point, 2, 3}, {"force", &sk->spin.force, 1, 1}, {"duration", &sk->spin.duration, 1, 1});
+        DISTS({"point", &sk->spin.point, 2, 3}, {"force", &sk->spin.force, 1, 1},
+              {"duration", &sk->spin.duration, 1, 1});
         return true;
     case TP_SKILL_BRAKE:
         DISTS({"duration", &sk->brake.duration, 1, 1});
@@ -352,8 +355,8 @@ static bool validate_kind(const tpSkillDef *sk, const tpWorld *world, char *err,
         DISTS({"point", &sk->steer.point, 2, 3}, {"force", &sk->steer.force, 1, 1},
               {"duration", &sk->steer.duration, 1, 1});
         if (isnan(sk->steer.min_z) || isnan(sk->steer.max_z) || sk->steer.min_z > sk->steer.max_z) {
-            tpErrorf(err, errlen, "skill '%s' (steer): min_z must be <= max_z (got %g, %g)", sk->name,
-                     sk->steer.min_z, sk->steer.max_z);
+            tpErrorf(err, errlen, "skill '%s' (steer): min_z must be <= max_z (got %g, %g)", sk->name, sk->steer.min_z,
+                     sk->steer.max_z);
             return false;
         }
         return true;
@@ -376,7 +379,8 @@ static bool validate_kind(const tpSkillDef *sk, const tpWorld *world, char *err,
         }
         return true;
     case TP_SKILL_DRIVE_TRACK:
-        DISTS({"point", &sk->track.point, 2, 3}, {"lane", &sk->track.lane, 1, 1}, {"horizon", &sk->track.horizon, 1, 1});
+        DISTS({"point", &sk->track.point, 2, 3}, {"lane", &sk->track.lane, 1, 1},
+              {"horizon", &sk->track.horizon, 1, 1});
         return require_point(sk, &sk->track.point, err, errlen);
     case TP_SKILL_CHIP:
         NUMS({"approach", sk->chip.approach, true}, {"trigger_speed", sk->chip.trigger_speed, false});
@@ -399,8 +403,8 @@ static bool validate_kind(const tpSkillDef *sk, const tpWorld *world, char *err,
             !(sk->ride.jump_vh <= TP_MAX_SPEED) || !(sk->ride.walk_force >= 0) ||
             !(sk->ride.walk_force <= TP_MAX_FORCE)) {
             tpErrorf(err, errlen,
-                     "skill '%s' (ride): jump_vz and jump_vh must be in [0, %g] m/s, walk_force in [0, %g] N",
-                     sk->name, TP_MAX_SPEED, TP_MAX_FORCE);
+                     "skill '%s' (ride): jump_vz and jump_vh must be in [0, %g] m/s, walk_force in [0, %g] N", sk->name,
+                     TP_MAX_SPEED, TP_MAX_FORCE);
             return false;
         }
         return true;
@@ -423,8 +427,9 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
         return false;
     }
     if (needs_body && tpWorld_ControlSlot(world, sk->body) < 0) {
-        tpErrorf(err, errlen, "skill '%s': body '%s' is not actively controlled (class active or tactic-driven foreign)",
-                 sk->name, tpWorld_Body(world, sk->body)->name);
+        tpErrorf(err, errlen,
+                 "skill '%s': body '%s' is not actively controlled (class active or tactic-driven foreign)", sk->name,
+                 tpWorld_Body(world, sk->body)->name);
         return false;
     }
     bool needs_target = sk->kind == TP_SKILL_KICK || sk->kind == TP_SKILL_PUSH || sk->kind == TP_SKILL_CHIP ||
@@ -527,7 +532,10 @@ void tpSkill_SamplePoint(const tpSkillDef *sk, const tpDist *point, tpSkillCall 
     sample_point(sk, point, call, self, out);
 }
 
-double tpSkill_Sample1(const tpDist *d, tpSkillCall *call, double fallback) { return sample1(d, call, fallback); }
+double tpSkill_Sample1(const tpDist *d, tpSkillCall *call, double fallback)
+{
+    return sample1(d, call, fallback);
+}
 
 /* Time-based busy flag: still busy if the segment ends after the state this step produces. */
 static int busy_until(const tpSkillCall *call, double t_end)
@@ -535,7 +543,10 @@ static int busy_until(const tpSkillCall *call, double t_end)
     return (call->t + call->dt < t_end - 1e-9) ? 1 : 0;
 }
 
-static double hypot2(double x, double y) { return sqrt(x * x + y * y); }
+static double hypot2(double x, double y)
+{
+    return sqrt(x * x + y * y);
+}
 
 /* ---- wait ---------------------------------------------------------------------------------- */
 enum {

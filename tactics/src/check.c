@@ -60,8 +60,8 @@ static void observe(void *user, int step, const tpWorld *world)
         p->b = c[k].b;
         p->depth = c[k].max_depth;
         p->step = step;
-        p->static_pair = tpWorld_Body(world, c[k].a)->cls == TP_BODY_STATIC ||
-                         tpWorld_Body(world, c[k].b)->cls == TP_BODY_STATIC;
+        p->static_pair =
+            tpWorld_Body(world, c[k].a)->cls == TP_BODY_STATIC || tpWorld_Body(world, c[k].b)->cls == TP_BODY_STATIC;
         acc->n++;
     }
 }

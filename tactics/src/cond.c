@@ -59,8 +59,8 @@ tpCond *tpCond_Copy(const tpCond *cond)
     c->ntargets = 0;
     c->target_bodies = NULL;
     c->target_points = NULL;
-    if (cond->ntargets > 0 && !tpCond_SetTargets(c, cond->ntargets, cond->target_bodies, cond->target_points,
-                                                 cond->target_dim)) {
+    if (cond->ntargets > 0 &&
+        !tpCond_SetTargets(c, cond->ntargets, cond->target_bodies, cond->target_points, cond->target_dim)) {
         tpDestroyCond(c);
         return NULL;
     }

@@ -6,29 +6,29 @@
 #include "tp/tactics.h"
 
 struct tpDomain {
-    tpDomainDef def;          /* copy; def.tactics points at `tactics` */
-    tpWorld *world;           /* owned */
+    tpDomainDef def; /* copy; def.tactics points at `tactics` */
+    tpWorld *world;  /* owned */
     int nbodies, nstate, ncontrol, ntactics;
-    tpTacticDef *tactics;     /* owned deep copies (skills, pi, pi_dynamic arrays owned too) */
+    tpTacticDef *tactics; /* owned deep copies (skills, pi, pi_dynamic arrays owned too) */
     int max_skills;
-    double *probs;            /* scratch: max_skills doubles */
-    size_t off_bodies;        /* byte offset of the body states in a state blob */
-    size_t off_tactics;       /* byte offset of the tactic states */
-    size_t *tac_off;          /* per tactic: byte offset of its tpTacticState in a blob */
-    int *tac_nv;              /* per tactic: skill variables stored (max tpSkill_VarCount of its skills) */
-    int action_dim;           /* doubles of a stored (compact) action: 3 per planar control slot
-                                 (fx, fy, tz: the clamp zeroes the rest), 6 per other slot */
-    int *act_off;             /* per control slot: offset of its entries in a compact action */
-    bool *act_planar;         /* per control slot: stored as 3 doubles */
-    double *act_full;         /* scratch: one full action, 6 per control slot */
-    double *act_zero;         /* a full action of zeros (the root's, for callbacks) */
+    double *probs;      /* scratch: max_skills doubles */
+    size_t off_bodies;  /* byte offset of the body states in a state blob */
+    size_t off_tactics; /* byte offset of the tactic states */
+    size_t *tac_off;    /* per tactic: byte offset of its tpTacticState in a blob */
+    int *tac_nv;        /* per tactic: skill variables stored (max tpSkill_VarCount of its skills) */
+    int action_dim;     /* doubles of a stored (compact) action: 3 per planar control slot
+                           (fx, fy, tz: the clamp zeroes the rest), 6 per other slot */
+    int *act_off;       /* per control slot: offset of its entries in a compact action */
+    bool *act_planar;   /* per control slot: stored as 3 doubles */
+    double *act_full;   /* scratch: one full action, 6 per control slot */
+    double *act_zero;   /* a full action of zeros (the root's, for callbacks) */
     size_t state_bytes;
     tpBodyState *initial_all; /* every body's state at t = 0 (for "moved") */
     int key_body;             /* body compared with y in BK-RRT, -1 if none */
     int sample_dim, key_dim;
     double max_accel, max_angaccel; /* min-time distance bounds */
-    tpSkillCache *skill_cache; /* owned: the navigation skills' grids, paths, fields, move trees */
-    char error[1024];         /* last host-callback error */
+    tpSkillCache *skill_cache;      /* owned: the navigation skills' grids, paths, fields, move trees */
+    char error[1024];               /* last host-callback error */
 };
 
 /// Structural checks of a condition tree against the world.

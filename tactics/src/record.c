@@ -236,8 +236,8 @@ tpReplayStatus tpDomain_Replay(tpDomain *d, const tpPlanRecord *rec, int w, int 
     return tpDomain_ReplayObserved(d, rec, w, NULL, NULL, step, err, errlen);
 }
 
-tpReplayStatus tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepObserver observe,
-                                       void *user, int *step, char *err, size_t errlen)
+tpReplayStatus tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepObserver observe, void *user,
+                                       int *step, char *err, size_t errlen)
 {
     int dummy;
     step = step ? step : &dummy;
@@ -324,7 +324,7 @@ tpReplayStatus tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int
             if (!same_row(&s, pw->traj[b] + (size_t)(i + 1) * TP_STATE_DOUBLES, rec->bodies[b].name, i + 1, err,
                           errlen)) {
                 result = TP_REPLAY_MISMATCH;
-            *step = i + 1;
+                *step = i + 1;
                 goto done;
             }
         }

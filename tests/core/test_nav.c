@@ -309,8 +309,8 @@ static void test_grow_matches_definition(void **state)
         for (int k = 0; k < nshapes; ++k) {
             double cx = tpRng_Uniform(&rng, -0.5, nx * 0.1 + 0.5), cy = tpRng_Uniform(&rng, -0.5, ny * 0.1 + 0.5);
             tpNavShape sh = tpRng_Res53(&rng) < 0.5
-                                ? tpNav_ShapeBox(cx, cy, 0.5, tpRng_Uniform(&rng, 0.02, 1), tpRng_Uniform(&rng, 0.02, 1),
-                                                 0.5, tpRng_Uniform(&rng, -3, 3))
+                                ? tpNav_ShapeBox(cx, cy, 0.5, tpRng_Uniform(&rng, 0.02, 1),
+                                                 tpRng_Uniform(&rng, 0.02, 1), 0.5, tpRng_Uniform(&rng, -3, 3))
                                 : (tpNavShape){.kind = TP_NAV_DISC,
                                                .center = {cx, cy, 0},
                                                .radius = tpRng_Uniform(&rng, 0.02, 0.8),
@@ -330,7 +330,8 @@ static void test_grow_matches_definition(void **state)
         for (int j = 0; j < ny; ++j) {
             for (int i = 0; i < nx; ++i) {
                 const uint8_t *c = obst + j * nx + i;
-                if (!*c || !((i > 0 && !c[-1]) || (i + 1 < nx && !c[1]) || (j > 0 && !c[-nx]) || (j + 1 < ny && !c[nx]))) {
+                if (!*c ||
+                    !((i > 0 && !c[-1]) || (i + 1 < nx && !c[1]) || (j > 0 && !c[-nx]) || (j + 1 < ny && !c[nx]))) {
                     continue;
                 }
                 for (int dy = -kmax; dy <= kmax; ++dy) {

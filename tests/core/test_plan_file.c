@@ -50,9 +50,23 @@ static uint32_t lcg(uint64_t *s)
 
 static double awkward(int i)
 {
-    const double v[] = {0.1,     1.0 / 3.0, -0.0,     1e-300,        5e-324,  DBL_MAX, -DBL_MAX,
-                        9007199254740993.0, 123456789012345678.0, 0.0, 1e22, DBL_MIN, -2.5,
-                        nextafter(1.0, 2.0), 6.02214076e23, -1e-310, 100.0};
+    const double v[] = {0.1,
+                        1.0 / 3.0,
+                        -0.0,
+                        1e-300,
+                        5e-324,
+                        DBL_MAX,
+                        -DBL_MAX,
+                        9007199254740993.0,
+                        123456789012345678.0,
+                        0.0,
+                        1e22,
+                        DBL_MIN,
+                        -2.5,
+                        nextafter(1.0, 2.0),
+                        6.02214076e23,
+                        -1e-310,
+                        100.0};
     return v[i % (int)(sizeof v / sizeof v[0])];
 }
 
@@ -317,19 +331,56 @@ static void test_number_format(void **state)
         s ^= s << 13, s ^= s >> 7, s ^= s << 17;
         double u = (double)(s >> 11) / 9007199254740992.0;
         switch (i % 8) {
-        case 0: v[i] = (u - 0.5) * 20.0; break;                             /* simulated-looking */
-        case 1: v[i] = (double)(int64_t)(s % 2000001) / 1000.0 - 1000.0; break; /* short decimals */
-        case 2: v[i] = ldexp(u, (int)(s % 200) - 100); break;              /* any magnitude */
-        case 3: v[i] = (double)(int64_t)(s % 100000) * 1e-7; break;
-        case 4: { uint64_t bits = s; memcpy(&v[i], &bits, sizeof bits); if (!isfinite(v[i])) v[i] = u; } break;
-        case 5: v[i] = nextafter(pow(10.0, (double)(int)(s % 40) - 20), (s & 1) ? 0.0 : 1e300); break;
-        case 6: v[i] = (double)(int64_t)(s % 1000000007) * pow(10.0, -(double)(s % 16)); break;
-        default: v[i] = u * 1e-300 * ((s & 2) ? 1e-10 : 1.0); break;      /* tiny, subnormal */
+        case 0:
+            v[i] = (u - 0.5) * 20.0;
+            break; /* simulated-looking */
+        case 1:
+            v[i] = (double)(int64_t)(s % 2000001) / 1000.0 - 1000.0;
+            break; /* short decimals */
+        case 2:
+            v[i] = ldexp(u, (int)(s % 200) - 100);
+            break; /* any magnitude */
+        case 3:
+            v[i] = (double)(int64_t)(s % 100000) * 1e-7;
+            break;
+        case 4: {
+            uint64_t bits = s;
+            memcpy(&v[i], &bits, sizeof bits);
+            if (!isfinite(v[i]))
+                v[i] = u;
+        } break;
+        case 5:
+            v[i] = nextafter(pow(10.0, (double)(int)(s % 40) - 20), (s & 1) ? 0.0 : 1e300);
+            break;
+        case 6:
+            v[i] = (double)(int64_t)(s % 1000000007) * pow(10.0, -(double)(s % 16));
+            break;
+        default:
+            v[i] = u * 1e-300 * ((s & 2) ? 1e-10 : 1.0);
+            break; /* tiny, subnormal */
         }
     }
-    const double special[] = {0.0, -0.0, 1.0, -1.0, 0.1, 0.2, 0.3, 1.0 / 3.0, 2.0 / 3.0, 1e300, -1e-300,
-                              5e-324, DBL_MAX, DBL_MIN, 9.9999999999999998, 0.016666666666666666, 100.0, 1e15, 1e16,
-                              1e17, 123456789012345678.0};
+    const double special[] = {0.0,
+                              -0.0,
+                              1.0,
+                              -1.0,
+                              0.1,
+                              0.2,
+                              0.3,
+                              1.0 / 3.0,
+                              2.0 / 3.0,
+                              1e300,
+                              -1e-300,
+                              5e-324,
+                              DBL_MAX,
+                              DBL_MIN,
+                              9.9999999999999998,
+                              0.016666666666666666,
+                              100.0,
+                              1e15,
+                              1e16,
+                              1e17,
+                              123456789012345678.0};
     const int ns = (int)(sizeof special / sizeof special[0]);
     for (int i = 0; i < ns; ++i) {
         v[i] = special[i];
@@ -491,8 +542,7 @@ static char *replace(const char *text, const char *after, const char *from, cons
     return out;
 }
 
-static void expect_edit_refused(const char *text, const char *after, const char *from, const char *to,
-                                const char *want)
+static void expect_edit_refused(const char *text, const char *after, const char *from, const char *to, const char *want)
 {
     char *bad = replace(text, after, from, to);
     expect_refusal(bad, strlen(bad), want);
@@ -558,7 +608,8 @@ static void test_plan_refusals(void **state)
         free(bad);
     }
     /* A row too many in the selected trajectory. */
-    expect_edit_refused(text, "\"name\": \"ball\"", "\"trajectory\": [\n", "\"trajectory\": [\n[0,0,0,0,0,0,0,0,0,0,0,0,0],",
+    expect_edit_refused(text, "\"name\": \"ball\"", "\"trajectory\": [\n",
+                        "\"trajectory\": [\n[0,0,0,0,0,0,0,0,0,0,0,0,0],",
                         "bodies[1].trajectory: expected 5 rows (steps + 1), got 6");
     /* Skill index past the tactic's skills (tactics[0] has 3 skills). */
     expect_edit_refused(text, "\"name\": \"putt\"", "\"active\": [1", "\"active\": [7",
@@ -823,7 +874,6 @@ static void test_tree_refusals(void **state)
     tpTreeRecord_Free(&t);
 }
 
-
 /* ---- overlays ---- */
 
 static void add_overlays(tpPlanRecord *rec)
@@ -943,7 +993,8 @@ static void test_plan_overlays(void **state)
     expect_edit_refused(fa, "\"overlays\"", "\"steps\": [2, 3]", "\"steps\": [2, 4]", "overlays[2].steps: [2, 4]");
     expect_edit_refused(fa, "\"overlays\"", "\"steps\": [2, 3]", "\"steps\": [3, 2]", "overlays[2].steps");
     expect_edit_refused(fa, "\"overlays\"", "001f3e5dff", "001f3e5dfg", "overlays[3].levels: not a lowercase hex");
-    expect_edit_refused(fa, "\"overlays\"", "001f3e5dff9bbad9f8", "001f", "overlays[3].levels: expected a string of 18");
+    expect_edit_refused(fa, "\"overlays\"", "001f3e5dff9bbad9f8", "001f",
+                        "overlays[3].levels: expected a string of 18");
     expect_edit_refused(fa, "\"overlays\"", "\"kind\": \"window\"", "\"kind\": \"blob\"", "overlays[3].kind");
     expect_edit_refused(fa, "\"overlays\"", ", 2]]", ", 3]]", "overlays[4].nodes[3]: parent 3");
     expect_edit_refused(fa, "\"overlays\"", "\"chosen\": [0, 2, 3]", "\"chosen\": [0, 2, 4]", "overlays[4].chosen[2]");
@@ -1014,16 +1065,11 @@ static void test_overlay_sink(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_number_format),
-        cmocka_unit_test(test_world_alloc),
-        cmocka_unit_test(test_plan_round_trip),
-        cmocka_unit_test(test_plan_minimal),
-        cmocka_unit_test(test_plan_refusals),
-        cmocka_unit_test(test_plan_random_corruption),
-        cmocka_unit_test(test_plan_overlays),
-        cmocka_unit_test(test_overlay_sink),
-        cmocka_unit_test(test_tree_round_trip),
-        cmocka_unit_test(test_tree_refusals),
+        cmocka_unit_test(test_number_format),   cmocka_unit_test(test_world_alloc),
+        cmocka_unit_test(test_plan_round_trip), cmocka_unit_test(test_plan_minimal),
+        cmocka_unit_test(test_plan_refusals),   cmocka_unit_test(test_plan_random_corruption),
+        cmocka_unit_test(test_plan_overlays),   cmocka_unit_test(test_overlay_sink),
+        cmocka_unit_test(test_tree_round_trip), cmocka_unit_test(test_tree_refusals),
     };
     return cmocka_run_group_tests(tests, tmp_dir_setup, tmp_dir_teardown);
 }

@@ -480,8 +480,8 @@ static void test_bgt_solves(void **state)
 static void test_bgt_choose_nonleaf(void **state)
 {
     (void)state;
-    assert_true(tpBgt_ChooseNonLeaf(10.0, 2.0, 4.0));  /* 5 > 4 */
-    assert_false(tpBgt_ChooseNonLeaf(8.0, 2.0, 4.0));  /* 4 is not > 4 */
+    assert_true(tpBgt_ChooseNonLeaf(10.0, 2.0, 4.0)); /* 5 > 4 */
+    assert_false(tpBgt_ChooseNonLeaf(8.0, 2.0, 4.0)); /* 4 is not > 4 */
     assert_false(tpBgt_ChooseNonLeaf(3.0, 1.0, 4.0));
     assert_true(tpBgt_ChooseNonLeaf(3.0, 1.0, 2.9));
     assert_false(tpBgt_ChooseNonLeaf(0.0, 1.0, 1e-9)); /* a lone root: always a leaf */
@@ -955,11 +955,21 @@ static void test_callback_errors(void **state)
             tpProblem p = toy_problem(&c);
             p.solution_cost = toy_cost;
             switch (which) {
-            case 0: c.fail_control_at = 50; break;
-            case 1: c.fail_sim_at = 60; break;
-            case 2: c.fail_goal_at = 30; break;
-            case 3: c.fail_valid_at = 40; break;
-            default: c.cost_nan = 1; break;
+            case 0:
+                c.fail_control_at = 50;
+                break;
+            case 1:
+                c.fail_sim_at = 60;
+                break;
+            case 2:
+                c.fail_goal_at = 30;
+                break;
+            case 3:
+                c.fail_valid_at = 40;
+                break;
+            default:
+                c.cost_nan = 1;
+                break;
             }
             tpPlannerDef def = tpDefaultPlannerDef();
             def.kind = (tpPlannerKind)kind;
@@ -978,8 +988,14 @@ static void test_callback_errors(void **state)
             }
             if (which < 4) {
                 /* stopped right away: no further callbacks after the failing one */
-                long calls = which == 0 ? c.control_calls : which == 1 ? c.sim_calls : which == 2 ? c.goal_calls : c.valid_calls;
-                long at = which == 0 ? c.fail_control_at : which == 1 ? c.fail_sim_at : which == 2 ? c.fail_goal_at : c.fail_valid_at;
+                long calls = which == 0   ? c.control_calls
+                             : which == 1 ? c.sim_calls
+                             : which == 2 ? c.goal_calls
+                                          : c.valid_calls;
+                long at = which == 0   ? c.fail_control_at
+                          : which == 1 ? c.fail_sim_at
+                          : which == 2 ? c.fail_goal_at
+                                       : c.fail_valid_at;
                 assert_int_equal(calls, at);
                 assert_true(tpTree_Count(tpPlanner_Tree(pl)) <= at);
             } else {

@@ -15,9 +15,8 @@ static const uint32_t k_ref_key[4] = {0x123, 0x234, 0x345, 0x456};
 
 /* The first three lines of "1000 outputs of genrand_int32()" in mt19937ar.out. */
 static const uint32_t k_ref_int32[15] = {
-    1067595299u, 955945823u,  477289528u, 4107218783u, 4228976476u,
-    3344332714u, 3355579695u, 227628506u, 810200273u,  2591290167u,
-    2560260675u, 3242736208u, 646746669u, 1479517882u, 4245472273u,
+    1067595299u, 955945823u,  477289528u,  4107218783u, 4228976476u, 3344332714u, 3355579695u, 227628506u,
+    810200273u,  2591290167u, 2560260675u, 3242736208u, 646746669u,  1479517882u, 4245472273u,
 };
 
 /* The first ten "genrand_real2()" outputs of mt19937ar.out, which follow the 1000 int32s. */
@@ -202,14 +201,10 @@ static void test_below_no_modulo_bias(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reference_int32),
-        cmocka_unit_test(test_reference_real2_after_1000),
-        cmocka_unit_test(test_init_genrand_default),
-        cmocka_unit_test(test_res53),
-        cmocka_unit_test(test_same_seed_same_stream),
-        cmocka_unit_test(test_uniform),
-        cmocka_unit_test(test_normal_moments),
-        cmocka_unit_test(test_below_chi_square),
+        cmocka_unit_test(test_reference_int32),       cmocka_unit_test(test_reference_real2_after_1000),
+        cmocka_unit_test(test_init_genrand_default),  cmocka_unit_test(test_res53),
+        cmocka_unit_test(test_same_seed_same_stream), cmocka_unit_test(test_uniform),
+        cmocka_unit_test(test_normal_moments),        cmocka_unit_test(test_below_chi_square),
         cmocka_unit_test(test_below_no_modulo_bias),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

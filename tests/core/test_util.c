@@ -70,7 +70,7 @@ static void test_array_refuses_overflow(void **state)
     v[0] = 1.5;
     size_t before = cap;
     assert_null(tpArray_Grow(v, &cap, SIZE_MAX / 2, sizeof *v)); /* too large: refused ... */
-    assert_int_equal(cap, before);                              /* ... and nothing changed */
+    assert_int_equal(cap, before);                               /* ... and nothing changed */
     assert_true(v[0] == 1.5);
     free(v);
 }

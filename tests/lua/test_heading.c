@@ -44,14 +44,14 @@ static int heading_goal(const char *vx, const char *tx, const char *ty, const ch
 static void test_heading(void **state)
 {
     (void)state;
-    assert_int_equal(heading_goal("1", "2", "0", "0.1"), 1);      /* straight ahead */
-    assert_int_equal(heading_goal("1", "2", "0.1", "0.1"), 1);    /* 2.9 degrees off, within 5.7 */
-    assert_int_equal(heading_goal("1", "2", "0.5", "0.1"), 0);    /* 14 degrees off */
-    assert_int_equal(heading_goal("1", "2", "0.5", "0.3"), 1);    /* ... within 17 */
-    assert_int_equal(heading_goal("1", "-2", "0", "3"), 0);       /* behind: 180 degrees */
-    assert_int_equal(heading_goal("1", "-2", "0.1", "3.1"), 1);    /* 177 degrees off, within 178 */
-    assert_int_equal(heading_goal("0.2", "2", "0", "0.1"), 0);    /* slower than speed = 0.5 */
-    assert_int_equal(heading_goal("-1", "-2", "0", "0.1"), 1);    /* rolling the other way */
+    assert_int_equal(heading_goal("1", "2", "0", "0.1"), 1);    /* straight ahead */
+    assert_int_equal(heading_goal("1", "2", "0.1", "0.1"), 1);  /* 2.9 degrees off, within 5.7 */
+    assert_int_equal(heading_goal("1", "2", "0.5", "0.1"), 0);  /* 14 degrees off */
+    assert_int_equal(heading_goal("1", "2", "0.5", "0.3"), 1);  /* ... within 17 */
+    assert_int_equal(heading_goal("1", "-2", "0", "3"), 0);     /* behind: 180 degrees */
+    assert_int_equal(heading_goal("1", "-2", "0.1", "3.1"), 1); /* 177 degrees off, within 178 */
+    assert_int_equal(heading_goal("0.2", "2", "0", "0.1"), 0);  /* slower than speed = 0.5 */
+    assert_int_equal(heading_goal("-1", "-2", "0", "0.1"), 1);  /* rolling the other way */
 }
 
 static void test_heading_error(void **state)

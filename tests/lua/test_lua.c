@@ -60,11 +60,11 @@ static void expect_error(const char *name, const tpScriptParam *params, int n, i
 /* The error fixtures that are scripts/base.lua with one edit: loading the edited text (as
  * "<name>" with no folder) must fail at `line` with a message containing `what`. */
 typedef struct BaseEdit {
-    const char *name;      /* the script's name in messages */
-    const char *find;      /* text of base.lua to replace (must occur once) */
-    const char *replace;   /* its replacement */
-    int line;              /* the line the message must name */
-    const char *what;      /* a part of the message */
+    const char *name;    /* the script's name in messages */
+    const char *find;    /* text of base.lua to replace (must occur once) */
+    const char *replace; /* its replacement */
+    int line;            /* the line the message must name */
+    const char *what;    /* a part of the message */
 } BaseEdit;
 
 static const BaseEdit base_edits[] = {

@@ -331,10 +331,10 @@ static void test_default_defs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_wait),    cmocka_unit_test(test_wait_target), cmocka_unit_test(test_drive_to),
-        cmocka_unit_test(test_turn_to), cmocka_unit_test(test_brake),       cmocka_unit_test(test_impulse),
-        cmocka_unit_test(test_random),  cmocka_unit_test(test_push),        cmocka_unit_test(test_kick),
-        cmocka_unit_test(test_steer),   cmocka_unit_test(test_custom),      cmocka_unit_test(test_var_count),
+        cmocka_unit_test(test_wait),         cmocka_unit_test(test_wait_target), cmocka_unit_test(test_drive_to),
+        cmocka_unit_test(test_turn_to),      cmocka_unit_test(test_brake),       cmocka_unit_test(test_impulse),
+        cmocka_unit_test(test_random),       cmocka_unit_test(test_push),        cmocka_unit_test(test_kick),
+        cmocka_unit_test(test_steer),        cmocka_unit_test(test_custom),      cmocka_unit_test(test_var_count),
         cmocka_unit_test(test_default_defs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

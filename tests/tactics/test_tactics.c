@@ -371,8 +371,8 @@ static void test_skills_move_robot_and_ball(void **state)
     assert_true(positioned);
     assert_true(kicked);
     const tpBodyState *ball_end = &tpState_Bodies(traj + (size_t)(n - 1) * p.state_bytes)[ball_slot];
-    assert_true(max_ball_speed > 0.3);       /* the kick moved the ball */
-    assert_true(ball_end->pos[0] > -0.3);     /* toward the target side (+x) */
+    assert_true(max_ball_speed > 0.3);    /* the kick moved the ball */
+    assert_true(ball_end->pos[0] > -0.3); /* toward the target side (+x) */
     free(x0);
     free(traj);
     tpDestroyDomain(d);

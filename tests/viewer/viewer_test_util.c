@@ -54,8 +54,7 @@ unsigned char *vtLoadPng(const char *path, int w, int h)
     return img;
 }
 
-bool vtArgs(int argc, char **argv, const char *domain_name, const char **tplan, const char **domain,
-            const char **work)
+bool vtArgs(int argc, char **argv, const char *domain_name, const char **tplan, const char **domain, const char **work)
 {
     if (argc != 4) {
         fprintf(stderr, "usage: %s TPLAN %s WORKDIR\n", argv[0], domain_name);

@@ -24,8 +24,7 @@ unsigned char *vtLoadPng(const char *path, int w, int h);
 /// The command line TPLAN DOMAIN WORKDIR of a viewer test: sets the three (pointers into argv) and
 /// makes WORKDIR. False, after printing the usage (domain_name names the DOMAIN argument), when
 /// the count is wrong.
-bool vtArgs(int argc, char **argv, const char *domain_name, const char **tplan, const char **domain,
-            const char **work);
+bool vtArgs(int argc, char **argv, const char *domain_name, const char **tplan, const char **domain, const char **work);
 /// The renderer's default camera for rec in a w x h frame: fitted to the scene, then the domain's
 /// recorded view when it has one.
 void vtDefaultCamera(tpViewCamera *cam, const tpPlanRecord *rec, int w, int h);

@@ -19,14 +19,14 @@ extern "C" {
  * skill outputs, plan files) and on every simulated state: a value beyond them is refused with
  * a clear error, and a state that leaves them is an invalid node. ODE aborts the process on
  * non-finite or overflowing quaternions, so nothing near overflow may reach it. */
-#define TP_MAX_COORD 1e6  /* m: |position component| */
-#define TP_MAX_SPEED 1e5  /* m/s: |linear velocity component| */
-#define TP_MAX_ANGVEL 1e5 /* rad/s: |angular velocity component| */
-#define TP_MAX_FORCE 1e12 /* N (force) and N m (torque): |action component| */
-#define TP_MIN_SIZE 1e-6  /* m: smallest box extent, radius or length */
-#define TP_MAX_SIZE 1e5   /* m: largest box extent, radius or length */
-#define TP_MIN_MASS 1e-6  /* kg: lightest dynamic body */
-#define TP_MAX_MASS 1e12  /* kg: heaviest dynamic body */
+#define TP_MAX_COORD 1e6     /* m: |position component| */
+#define TP_MAX_SPEED 1e5     /* m/s: |linear velocity component| */
+#define TP_MAX_ANGVEL 1e5    /* rad/s: |angular velocity component| */
+#define TP_MAX_FORCE 1e12    /* N (force) and N m (torque): |action component| */
+#define TP_MIN_SIZE 1e-6     /* m: smallest box extent, radius or length */
+#define TP_MAX_SIZE 1e5      /* m: largest box extent, radius or length */
+#define TP_MIN_MASS 1e-6     /* kg: lightest dynamic body */
+#define TP_MAX_MASS 1e12     /* kg: heaviest dynamic body */
 #define TP_MAX_BODIES 200000 /* bodies in one scene */
 
 /* File size caps (bytes), documented in docs/cli.md. Readers refuse larger files and
@@ -34,7 +34,6 @@ extern "C" {
 #define TP_MAX_SCRIPT_BYTES ((size_t)16 << 20) /* a Lua domain script or module */
 #define TP_MAX_PLAN_BYTES ((size_t)1 << 30)    /* a plan file (400 dice with a long plan: ~100 MB) */
 #define TP_MAX_DATA_BYTES ((size_t)64 << 20)   /* an image or track file named by a script */
-
 
 /// Monotonic wall clock in seconds (CLOCK_MONOTONIC).
 double tpClock_Now(void);

@@ -275,7 +275,7 @@ typedef struct tpNavField tpNavField;
 /// the grid; blocked or outside ones are refused with a message). The field copies what it needs
 /// from the grid. Cells not 4-connected to a goal keep u = 0 (phi = 1, flat). NULL on bad input.
 tpNavField *tpCreateNavField(const tpNavGrid *grid, const int *goals, int ngoals, const tpNavFieldDef *def, char *err,
-                              size_t errlen);
+                             size_t errlen);
 void tpDestroyNavField(tpNavField *field);
 /// Sweeps used, and the relative residual reached (recomputed over the final field).
 int tpNavField_Iterations(const tpNavField *field);
@@ -515,11 +515,11 @@ typedef struct tpNavCarPlanDef {
        (id 0, parent -1, clip -1) and for every generated node, with its end pose (x, y, heading). */
     void (*on_node)(void *user, int id, int parent, int clip, const double pose[3]);
     void *on_node_user;
-    double closed_cell;    /* m: > 0 enables a closed set keyed on the discretised state (x, y in cells of
-                              this size, heading in closed_angle bins, speed level): a child whose cell already
-                              holds a node reached no later (g) with no more clips (depth) is dropped.
-                              0 = off, the plain tree search of the thesis (default 0) */
-    double closed_angle;   /* rad: heading bin of the closed set (default 0.1745 = 10 degrees) */
+    double closed_cell;  /* m: > 0 enables a closed set keyed on the discretised state (x, y in cells of
+                            this size, heading in closed_angle bins, speed level): a child whose cell already
+                            holds a node reached no later (g) with no more clips (depth) is dropped.
+                            0 = off, the plain tree search of the thesis (default 0) */
+    double closed_angle; /* rad: heading bin of the closed set (default 0.1745 = 10 degrees) */
 } tpNavCarPlanDef;
 
 tpNavCarPlanDef tpDefaultNavCarPlanDef(void);
@@ -681,16 +681,16 @@ typedef struct tpNavSpaceEdge {
 
 /// Counters and cumulative wall-clock times (reporting only; never used by the planner).
 typedef struct tpNavSpaceStats {
-    long long updates;      /* tpNavSpace_Update calls */
-    long long checks;       /* interaction-volume pair tests (accessibility + obstruction) */
-    double cd_ms;           /* ms in those tests */
-    double graph_ms;        /* ms in updating the edges' statistics */
-    long long plans;        /* local plans (first plans and replans) */
-    long long routes;       /* global plans */
-    double plan_ms;         /* ms in global + local planning */
+    long long updates;           /* tpNavSpace_Update calls */
+    long long checks;            /* interaction-volume pair tests (accessibility + obstruction) */
+    double cd_ms;                /* ms in those tests */
+    double graph_ms;             /* ms in updating the edges' statistics */
+    long long plans;             /* local plans (first plans and replans) */
+    long long routes;            /* global plans */
+    double plan_ms;              /* ms in global + local planning */
     long long obstruction_tests; /* character-vs-obstacle tests of the local searches */
-    double obstruction_ms;  /* ms in those tests (measured per search node) */
-    long long expanded;     /* nodes expanded by the local searches */
+    double obstruction_ms;       /* ms in those tests (measured per search node) */
+    long long expanded;          /* nodes expanded by the local searches */
 } tpNavSpaceStats;
 
 typedef struct tpNavSpace tpNavSpace;
@@ -743,9 +743,9 @@ tpNavRelation tpNavSpace_Transfer(const tpNavSpaceDef *def, const tpNavSpaceBody
 
 /// A global plan: the surfaces to cross, start to goal.
 typedef struct tpNavSpaceRoute {
-    int nsurfaces;                     /* 1..TP_NAV_ROUTE_MAX (1: already on the goal's surface) */
-    int surfaces[TP_NAV_ROUTE_MAX];    /* body indices */
-    double cost;                       /* sum of the edge costs */
+    int nsurfaces;                  /* 1..TP_NAV_ROUTE_MAX (1: already on the goal's surface) */
+    int surfaces[TP_NAV_ROUTE_MAX]; /* body indices */
+    double cost;                    /* sum of the edge costs */
 } tpNavSpaceRoute;
 
 /// Dijkstra over the filtered graph (ties by surface index). False if the goal surface is not
@@ -754,12 +754,12 @@ bool tpNavSpace_Route(tpNavSpace *space, int from, int to, tpNavSpaceRoute *rout
 
 /// A local space-time path on one surface: points in the surface's frame with absolute times.
 typedef struct tpNavSpacePath {
-    int surface;      /* body index */
-    int npoints;      /* >= 1 */
-    int capacity;     /* allocated points */
-    double *points;   /* npoints x (x, y, t): m, m, s (owned; free with tpNavSpacePath_Free) */
-    int target;       /* -1: the goal; else the index of the edge whose access point is reached */
-    int expanded;     /* nodes expanded by the search */
+    int surface;    /* body index */
+    int npoints;    /* >= 1 */
+    int capacity;   /* allocated points */
+    double *points; /* npoints x (x, y, t): m, m, s (owned; free with tpNavSpacePath_Free) */
+    int target;     /* -1: the goal; else the index of the edge whose access point is reached */
+    int expanded;   /* nodes expanded by the search */
 } tpNavSpacePath;
 
 void tpNavSpacePath_Free(tpNavSpacePath *path);
@@ -783,24 +783,24 @@ typedef enum {
 /// A character driven by the two-level planner. Zero-initialise, then tpNavSpaceAgent_Init;
 /// free with tpNavSpaceAgent_Free.
 typedef struct tpNavSpaceAgent {
-    int surface;             /* body index it stands on */
-    double local[2];         /* m, position in the surface's frame */
-    double pos[3];           /* m, world position of the root (after the last step) */
-    double t;                /* s, the agent's clock */
+    int surface;     /* body index it stands on */
+    double local[2]; /* m, position in the surface's frame */
+    double pos[3];   /* m, world position of the root (after the last step) */
+    double t;        /* s, the agent's clock */
     tpNavAgentMode mode;
-    int goal_surface;        /* body index of the goal */
-    double goal[2];          /* m, goal in its surface's frame */
-    tpNavSpaceRoute route;   /* the current global plan */
-    int edge;                /* edge index being waited for / taken, -1 if none */
-    tpNavSpacePath path;     /* the current local plan */
-    int replans;             /* local plans made after an unexpected obstruction */
-    int transfers;           /* surfaces changed */
-    double wait_time;        /* s, total time spent waiting at access points */
-    double tr_start[3];      /* transfer: world start point (m) */
-    double tr_land[3];       /* transfer: world landing point extrapolated at the take-off (m) */
-    double tr_t0, tr_time;   /* transfer: start time and duration (s) */
-    double tr_apex;          /* transfer: m, height of the jump's apex above the straight line */
-    int tr_to;               /* transfer: target surface */
+    int goal_surface;      /* body index of the goal */
+    double goal[2];        /* m, goal in its surface's frame */
+    tpNavSpaceRoute route; /* the current global plan */
+    int edge;              /* edge index being waited for / taken, -1 if none */
+    tpNavSpacePath path;   /* the current local plan */
+    int replans;           /* local plans made after an unexpected obstruction */
+    int transfers;         /* surfaces changed */
+    double wait_time;      /* s, total time spent waiting at access points */
+    double tr_start[3];    /* transfer: world start point (m) */
+    double tr_land[3];     /* transfer: world landing point extrapolated at the take-off (m) */
+    double tr_t0, tr_time; /* transfer: start time and duration (s) */
+    double tr_apex;        /* transfer: m, height of the jump's apex above the straight line */
+    int tr_to;             /* transfer: target surface */
 } tpNavSpaceAgent;
 
 /// Places the agent at local point p of `surface` at time t with goal (goal_surface, goal).

@@ -15,20 +15,20 @@ extern "C" {
 
 #define TP_PLAN_FORMAT "tplan-plan"
 #define TP_PLAN_VERSION 1
-#define TP_STATE_DOUBLES 13 /* pos[3] m, quat[4] (w,x,y,z), vel[3] m/s, angvel[3] rad/s (world frame) */
-#define TP_CONTROL_DOUBLES 6 /* force[3] N, torque[3] N·m (world frame) */
+#define TP_STATE_DOUBLES 13   /* pos[3] m, quat[4] (w,x,y,z), vel[3] m/s, angvel[3] rad/s (world frame) */
+#define TP_CONTROL_DOUBLES 6  /* force[3] N, torque[3] N·m (world frame) */
 #define TP_PLAN_MAX_REPORTS 8 /* named figures in stats.report */
 
 /// Static description of one body in a recording.
 typedef struct tpPlanBody {
-    char *name;        /* unique body name */
-    char *cls;         /* "static", "passive", "active" or "foreign" */
-    char *shape;       /* "box", "sphere", "cylinder", "capsule" or "plane" */
-    double size[4];    /* box: full extents x,y,z (m); sphere: radius; cylinder/capsule: radius,
-                          length (m, along local z); plane: normal a,b,c and offset d (ax+by+cz=d) */
-    float color[4];    /* RGBA in [0,1] */
-    bool moving;       /* has a trajectory (passive, active, foreign); false: `pose` only */
-    bool controlled;   /* has per-step controls (active, and tactic-driven foreign bodies) */
+    char *name;                    /* unique body name */
+    char *cls;                     /* "static", "passive", "active" or "foreign" */
+    char *shape;                   /* "box", "sphere", "cylinder", "capsule" or "plane" */
+    double size[4];                /* box: full extents x,y,z (m); sphere: radius; cylinder/capsule: radius,
+                                      length (m, along local z); plane: normal a,b,c and offset d (ax+by+cz=d) */
+    float color[4];                /* RGBA in [0,1] */
+    bool moving;                   /* has a trajectory (passive, active, foreign); false: `pose` only */
+    bool controlled;               /* has per-step controls (active, and tactic-driven foreign bodies) */
     double pose[TP_STATE_DOUBLES]; /* pose of a non-moving body (velocities zero) */
 } tpPlanBody;
 
@@ -44,10 +44,10 @@ typedef struct tpPlanWorld {
 
 /// One tactic in a recording.
 typedef struct tpPlanTactic {
-    char *name;     /* tactic name */
-    char *body;     /* name of the body it controls */
+    char *name; /* tactic name */
+    char *body; /* name of the body it controls */
     int nskills;
-    char **skills;  /* skill names, indexed by tpPlanWorld.active values */
+    char **skills; /* skill names, indexed by tpPlanWorld.active values */
 } tpPlanTactic;
 
 /// Kinds of navigation overlay layers (see docs/plan-format.md, "overlays").
@@ -66,21 +66,21 @@ typedef enum {
 /// the viewer can draw it without recomputing anything. Arrays are heap-owned by the record.
 typedef struct tpPlanOverlay {
     tpOverlayKind kind;
-    int tactic;                /* owner: index into tpPlanRecord.tactics */
-    int first, last;           /* steps of the selected solution it belongs to, inclusive */
+    int tactic;      /* owner: index into tpPlanRecord.tactics */
+    int first, last; /* steps of the selected solution it belongs to, inclusive */
     /* GRID, FIELD, WINDOW: cell (i, j) covers [x0 + i cell, x0 + (i+1) cell) x [y0 + j cell, ...);
        arrays are row-major with index j * nx + i */
-    double origin[2];          /* m: x0, y0 */
-    double cell;               /* m */
+    double origin[2]; /* m: x0, y0 */
+    double cell;      /* m */
     int nx, ny;
-    uint8_t *cells;            /* GRID: nx*ny flags 0 free, 1 obstacle, 2 grown */
-    double *values;            /* FIELD: nx*ny log10(u) (m: none), NAN where u = 0 (blocked, unreachable) */
-    uint8_t *levels;           /* WINDOW: nx*ny levels 0..254 of log10(u) linear in [vmin, 0], or TP_OVERLAY_NONE */
-    double vmin;               /* WINDOW: log10(u) of level 0 (< 0) */
-    int npoints;               /* PATH: polyline vertices; TREE: nodes (node 0 is the root) */
-    double *points;            /* PATH, TREE: npoints x (x, y), m */
-    int32_t *parent;           /* TREE: per node its parent node (< its own index), -1 for the root */
-    uint8_t *chosen;           /* TREE: per node 1 if it is on the chosen clip sequence */
+    uint8_t *cells;  /* GRID: nx*ny flags 0 free, 1 obstacle, 2 grown */
+    double *values;  /* FIELD: nx*ny log10(u) (m: none), NAN where u = 0 (blocked, unreachable) */
+    uint8_t *levels; /* WINDOW: nx*ny levels 0..254 of log10(u) linear in [vmin, 0], or TP_OVERLAY_NONE */
+    double vmin;     /* WINDOW: log10(u) of level 0 (< 0) */
+    int npoints;     /* PATH: polyline vertices; TREE: nodes (node 0 is the root) */
+    double *points;  /* PATH, TREE: npoints x (x, y), m */
+    int32_t *parent; /* TREE: per node its parent node (< its own index), -1 for the root */
+    uint8_t *chosen; /* TREE: per node 1 if it is on the chosen clip sequence */
 } tpPlanOverlay;
 
 /// A domain's default camera (optional member "view" of a plan file): an orbit camera in the
@@ -100,27 +100,27 @@ bool tpPlanView_Valid(const tpPlanView *v);
 /// A whole plan recording. All strings and arrays are heap-owned by the record
 /// (free with tpPlanRecord_Free).
 typedef struct tpPlanRecord {
-    char *domain_name;  /* e.g. "minigolf" */
-    char *domain_file;  /* path of the script as given on the command line */
-    char *domain_hash;  /* "fnv1a64:<16 hex digits>" of the script bytes */
+    char *domain_name; /* e.g. "minigolf" */
+    char *domain_file; /* path of the script as given on the command line */
+    char *domain_hash; /* "fnv1a64:<16 hex digits>" of the script bytes */
     uint32_t seed;
-    char *planner;      /* "rrt" or "bgt" */
-    double mu;          /* BGT ratio */
+    char *planner; /* "rrt" or "bgt" */
+    double mu;     /* BGT ratio */
     int64_t max_iters;
-    double time_limit;  /* s, 0 = none */
+    double time_limit;       /* s, 0 = none */
     int solutions_requested; /* K */
-    char *status;       /* "solved" or "approximate" */
-    double dt;          /* s */
-    char *overrides;    /* JSON object text of --set overrides, or NULL */
-    tpPlanView view;    /* the domain's default camera (optional member "view") */
+    char *status;            /* "solved" or "approximate" */
+    double dt;               /* s */
+    char *overrides;         /* JSON object text of --set overrides, or NULL */
+    tpPlanView view;         /* the domain's default camera (optional member "view") */
 
     int nbodies;
     tpPlanBody *bodies;
     int ntactics;
     tpPlanTactic *tactics;
-    int nworlds;        /* >= 1 */
+    int nworlds; /* >= 1 */
     tpPlanWorld *worlds;
-    int selected;       /* index of the chosen world */
+    int selected; /* index of the chosen world */
 
     /* statistics (deterministic part) */
     int64_t iterations, nodes, rejected;
@@ -129,12 +129,12 @@ typedef struct tpPlanRecord {
     int nreports;         /* domain reports of the selected plan (stats.report), in domain order */
     char report_names[TP_PLAN_MAX_REPORTS][64];
     double report_values[TP_PLAN_MAX_REPORTS];
-    int64_t nodes_first;  /* tree size when the first solution was found; 0 = not recorded
-                             (written only when > 0: optional member stats.first_solution_nodes) */
+    int64_t nodes_first; /* tree size when the first solution was found; 0 = not recorded
+                            (written only when > 0: optional member stats.first_solution_nodes) */
     /* timing (the only non-deterministic part; kept in stats.timing) */
     double t_select, t_tactics, t_physics, t_check, t_total;
-    double t_first;       /* s to the first solution (stats.timing.first_solution, written with
-                             nodes_first) */
+    double t_first; /* s to the first solution (stats.timing.first_solution, written with
+                       nodes_first) */
     /* navigation overlays of the selected solution (optional member "overlays"; 0 / NULL if none) */
     int noverlays;
     tpPlanOverlay *overlays;
@@ -172,10 +172,10 @@ const char *tpOverlayKind_Name(tpOverlayKind kind);
 /// order, which is deterministic. Zero-initialise; free with tpOverlaySink_Free unless the items
 /// were moved into a record with tpOverlaySink_Take.
 typedef struct tpOverlaySink {
-    int tactic;       /* owner of the items emitted next (set by the recorder) */
-    int step;         /* step being replayed (set by the recorder) */
-    int window_every; /* WINDOW items are kept every this many steps of a segment (>= 1) */
-    int seg_start;    /* step at which the owner's current skill segment started */
+    int tactic;           /* owner of the items emitted next (set by the recorder) */
+    int step;             /* step being replayed (set by the recorder) */
+    int window_every;     /* WINDOW items are kept every this many steps of a segment (>= 1) */
+    int seg_start;        /* step at which the owner's current skill segment started */
     int n;                /* items held */
     size_t cap;           /* items allocated */
     tpPlanOverlay *items; /* n items (owned; room for cap); first = step; last = -1 while open */
@@ -202,12 +202,12 @@ void tpOverlaySink_Free(tpOverlaySink *sink);
 
 /// In-memory tree recording. Heap-owned; free with tpTreeRecord_Free.
 typedef struct tpTreeRecord {
-    int nbodies;        /* moving bodies recorded per node */
+    int nbodies; /* moving bodies recorded per node */
     char **body_names;
     int64_t nnodes;
-    int32_t *parent;    /* nnodes entries, -1 for the root */
-    uint8_t *flags;     /* nnodes entries: bit0 busy, bit1 goal, bit2 on the selected solution */
-    float *pos;         /* nnodes × nbodies × 3, m */
+    int32_t *parent; /* nnodes entries, -1 for the root */
+    uint8_t *flags;  /* nnodes entries: bit0 busy, bit1 goal, bit2 on the selected solution */
+    float *pos;      /* nnodes × nbodies × 3, m */
 } tpTreeRecord;
 
 /// Writes a tree file (little-endian, documented in docs/tree-format.md).

@@ -29,11 +29,11 @@ enum { TP_CB_FALSE = 0, TP_CB_TRUE = 1, TP_CB_ERROR = -1 };
 /// The planning problem. All callbacks receive `ctx` first. State blobs are `state_bytes` long,
 /// opaque to the planner, and copied with memcpy (no pointers inside them).
 typedef struct tpProblem {
-    void *ctx;          /* owned by the caller */
-    size_t state_bytes; /* size of one state blob x (bodies + tactic state + time) */
-    int action_dim;     /* doubles per action a (0 allowed) */
-    int sample_dim;     /* dims of a sample y from SampleRandomState (0 = no sampling space) */
-    int key_dim;        /* dims of a node's nearest-neighbour key (BK-RRT); 0 = RRT unavailable */
+    void *ctx;             /* owned by the caller */
+    size_t state_bytes;    /* size of one state blob x (bodies + tactic state + time) */
+    int action_dim;        /* doubles per action a (0 allowed) */
+    int sample_dim;        /* dims of a sample y from SampleRandomState (0 = no sampling space) */
+    int key_dim;           /* dims of a node's nearest-neighbour key (BK-RRT); 0 = RRT unavailable */
     bool key_is_euclidean; /* distance(key, y) is Euclidean over the first key_dim dims of y:
                               allows a spatial index for NN (exact fallback otherwise) */
 
@@ -118,19 +118,19 @@ typedef void (*tpProgressFn)(void *user, const tpPlanStats *stats);
 
 /// Planner definition. Get defaults from tpDefaultPlannerDef(); tpCreatePlanner copies it.
 typedef struct tpPlannerDef {
-    tpPlannerKind kind;     /* BK-BGT (default) or BK-RRT */
-    double mu;              /* BGT: target AvgLeafDepth / AvgBranchingFactor; > 0. Default 1000 */
-    int64_t max_iters;      /* z: maximum iterations; > 0. Default 50000 */
-    double time_limit;      /* seconds of wall time; 0 = no limit. Default 0 */
-    int solutions;          /* K: keep planning until K solutions (many-worlds). Default 1 */
-    uint32_t seed;          /* seeds the run's MT19937 (init_genrand). Default 1 */
-    tpProgressFn progress;  /* may be NULL */
-    void *progress_user;    /* passed to progress */
+    tpPlannerKind kind;       /* BK-BGT (default) or BK-RRT */
+    double mu;                /* BGT: target AvgLeafDepth / AvgBranchingFactor; > 0. Default 1000 */
+    int64_t max_iters;        /* z: maximum iterations; > 0. Default 50000 */
+    double time_limit;        /* seconds of wall time; 0 = no limit. Default 0 */
+    int solutions;            /* K: keep planning until K solutions (many-worlds). Default 1 */
+    uint32_t seed;            /* seeds the run's MT19937 (init_genrand). Default 1 */
+    tpProgressFn progress;    /* may be NULL */
+    void *progress_user;      /* passed to progress */
     double progress_interval; /* seconds between progress calls. Default 0.25 */
-    bool nn_index;          /* BK-RRT with a plain Euclidean distance (key_is_euclidean and no
-                               distance callback): use the exact spatial index for the nearest
-                               neighbour. Same selections, hence the same plan, either way;
-                               false = linear scan (for measurements). Default true */
+    bool nn_index;            /* BK-RRT with a plain Euclidean distance (key_is_euclidean and no
+                                 distance callback): use the exact spatial index for the nearest
+                                 neighbour. Same selections, hence the same plan, either way;
+                                 false = linear scan (for measurements). Default true */
     /* OR-parallel search (tplan plan --jobs, docs/parallel.md): a bound on the iterations that may
        shrink while the run goes on (another worker found a solution). Called before every
        iteration with iteration_bound_user; the run stops, as at max_iters, before iteration n
@@ -173,13 +173,13 @@ struct tpPlanStats {
 /// Result of a run; arrays are owned by the planner and valid until it is destroyed.
 typedef struct tpPlanResult {
     tpPlanStatus status;
-    int32_t best;            /* selected solution leaf, or best approximate node */
-    int nsolutions;          /* goal leaves found, in the order found */
+    int32_t best;   /* selected solution leaf, or best approximate node */
+    int nsolutions; /* goal leaves found, in the order found */
     const int32_t *solutions;
-    const double *costs;     /* cost of each solution (solution_cost or steps) */
+    const double *costs;           /* cost of each solution (solution_cost or steps) */
     const int64_t *solution_iters; /* iterations executed when each solution was found (1-based:
                                       the iteration that found it); for the OR-parallel merge */
-    int best_solution;       /* index into solutions of the selected one, -1 if none */
+    int best_solution;             /* index into solutions of the selected one, -1 if none */
     tpPlanStats stats;
 } tpPlanResult;
 

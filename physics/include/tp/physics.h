@@ -30,12 +30,12 @@ typedef enum { TP_SHAPE_BOX = 0, TP_SHAPE_SPHERE, TP_SHAPE_CYLINDER, TP_SHAPE_CA
 
 /// Motion of a foreign body.
 typedef enum {
-    TP_MOTION_TACTIC = 0,  /* dynamic body driven by a deterministic tactic (forces, like active) */
-    TP_MOTION_ROTATE,      /* kinematic: spins about `axis` through its initial position at `rate` rad/s */
-    TP_MOTION_LINEAR,      /* kinematic: p(t) = p0 + vel * t */
-    TP_MOTION_OSCILLATE,   /* kinematic: p(t) = p0 + amplitude * sin(2π t / period + phase) */
-    TP_MOTION_WAYPOINTS,   /* kinematic: piecewise linear through points, pausing at each stop */
-    TP_MOTION_FUNCTION,    /* kinematic: the pose is a host function of t (tp.motion in Lua) */
+    TP_MOTION_TACTIC = 0, /* dynamic body driven by a deterministic tactic (forces, like active) */
+    TP_MOTION_ROTATE,     /* kinematic: spins about `axis` through its initial position at `rate` rad/s */
+    TP_MOTION_LINEAR,     /* kinematic: p(t) = p0 + vel * t */
+    TP_MOTION_OSCILLATE,  /* kinematic: p(t) = p0 + amplitude * sin(2π t / period + phase) */
+    TP_MOTION_WAYPOINTS,  /* kinematic: piecewise linear through points, pausing at each stop */
+    TP_MOTION_FUNCTION,   /* kinematic: the pose is a host function of t (tp.motion in Lua) */
 } tpMotionKind;
 
 /// How a waypoint motion goes on after its last point.
@@ -71,10 +71,10 @@ typedef struct tpMotionDef {
      * next stop at constant velocity in leg_time[k] s (leg k: point k -> point (k+1) % npoints;
      * pingpong legs backwards take the forward leg's time). Position is continuous in t, the
      * velocity reported is the one that moves it, so bodies resting on it ride along. */
-    int npoints;                            /* 2..TP_MAX_WAYPOINTS */
-    double points[TP_MAX_WAYPOINTS][4];     /* m, m, m, rad; points[0] is usually zero */
-    double leg_time[TP_MAX_WAYPOINTS];      /* s, >= 1e-3 (npoints - 1 legs; npoints for CYCLE) */
-    double pause;                           /* s at every stop, >= 0 */
+    int npoints;                        /* 2..TP_MAX_WAYPOINTS */
+    double points[TP_MAX_WAYPOINTS][4]; /* m, m, m, rad; points[0] is usually zero */
+    double leg_time[TP_MAX_WAYPOINTS];  /* s, >= 1e-3 (npoints - 1 legs; npoints for CYCLE) */
+    double pause;                       /* s at every stop, >= 0 */
     tpMotionLoop loop;
     /* FUNCTION: state = fn(user, fn_id, t) in world coordinates, one call per evaluation of the
      * body (each step, each tpWorld_BodyState); the body's pos and quat are replaced by the pose
@@ -102,23 +102,23 @@ typedef struct tpContactDef {
 
 /// One body of the scene. Get defaults from tpDefaultBodyDef().
 typedef struct tpBodyDef {
-    char name[TP_NAME_MAX];  /* unique, non-empty */
+    char name[TP_NAME_MAX]; /* unique, non-empty */
     tpBodyClass cls;
     tpShapeKind shape;
-    double size[3];     /* box: full extents x,y,z (m); sphere: radius in [0]; cylinder and capsule:
-                           radius in [0], length in [1] (along local z) */
-    double plane[4];    /* plane only: a,b,c,d with a*x+b*y+c*z = d (normal need not be unit) */
-    double mass;        /* kg, > 0 for non-static bodies (ignored for static/kinematic) */
-    double pos[3];      /* initial position (m, world) */
-    double quat[4];     /* initial orientation (w,x,y,z), normalised on creation */
-    double vel[3];      /* initial linear velocity (m/s) */
-    double angvel[3];   /* initial angular velocity (rad/s) */
-    int material;       /* index into tpSceneDef.materials; default 0 */
-    float color[4];     /* RGBA for viewers */
-    double max_force;   /* controlled bodies: |F| limit (N); 0 = unlimited */
-    double max_torque;  /* controlled bodies: |τ| limit (N·m); 0 = unlimited */
-    bool planar_force;  /* controlled bodies: force restricted to the xy plane, torque to z */
-    double linear_damping;  /* ODE per-body damping (0 = none) */
+    double size[3];        /* box: full extents x,y,z (m); sphere: radius in [0]; cylinder and capsule:
+                              radius in [0], length in [1] (along local z) */
+    double plane[4];       /* plane only: a,b,c,d with a*x+b*y+c*z = d (normal need not be unit) */
+    double mass;           /* kg, > 0 for non-static bodies (ignored for static/kinematic) */
+    double pos[3];         /* initial position (m, world) */
+    double quat[4];        /* initial orientation (w,x,y,z), normalised on creation */
+    double vel[3];         /* initial linear velocity (m/s) */
+    double angvel[3];      /* initial angular velocity (rad/s) */
+    int material;          /* index into tpSceneDef.materials; default 0 */
+    float color[4];        /* RGBA for viewers */
+    double max_force;      /* controlled bodies: |F| limit (N); 0 = unlimited */
+    double max_torque;     /* controlled bodies: |τ| limit (N·m); 0 = unlimited */
+    bool planar_force;     /* controlled bodies: force restricted to the xy plane, torque to z */
+    double linear_damping; /* ODE per-body damping (0 = none) */
     double angular_damping;
     tpMotionDef motion; /* foreign bodies only */
     bool marker;        /* static bodies only: recorded and drawn, but never collides (a hole, a
@@ -138,16 +138,16 @@ typedef enum {
 
 /// Scene definition. tpCreateWorld copies everything; the arrays stay owned by the caller.
 typedef struct tpSceneDef {
-    double gravity[3];     /* m/s², default (0, 0, -9.81) */
-    double dt;             /* Δt in s, > 0, default 1/60 */
-    tpSolverKind solver;   /* default TP_SOLVER_STEP (dWorldStep) */
-    int quickstep_iters;   /* default 20 */
-    double erp, cfm;       /* ODE error reduction / constraint force mixing; defaults 0.2, 1e-5 */
-    int max_contacts;      /* per geom pair, default 8 */
-    int substeps;          /* ODE steps per Δt, each Δt / substeps with the same action (collision
-                              detection runs every substep, so a fast small body cannot pass
-                              through a thin one between two steps); 1..64, default 1 */
-    tpSpaceKind space;     /* broad phase, default TP_SPACE_AUTO */
+    double gravity[3];             /* m/s², default (0, 0, -9.81) */
+    double dt;                     /* Δt in s, > 0, default 1/60 */
+    tpSolverKind solver;           /* default TP_SOLVER_STEP (dWorldStep) */
+    int quickstep_iters;           /* default 20 */
+    double erp, cfm;               /* ODE error reduction / constraint force mixing; defaults 0.2, 1e-5 */
+    int max_contacts;              /* per geom pair, default 8 */
+    int substeps;                  /* ODE steps per Δt, each Δt / substeps with the same action (collision
+                                      detection runs every substep, so a fast small body cannot pass
+                                      through a thin one between two steps); 1..64, default 1 */
+    tpSpaceKind space;             /* broad phase, default TP_SPACE_AUTO */
     double max_static_penetration; /* m: a step after which a moving body overlaps static geometry
                               (floor, walls) deeper than this is invalid: a scripted body crushing
                               it through the floor, a body driven into a wall. 0 = no check.
@@ -178,9 +178,9 @@ typedef struct tpBodyState {
 /// A contact pair touched during the last step (between body indices a < b; -1 never appears).
 /// With substeps, the pairs that touched in any substep, each once (point of its first substep).
 typedef struct tpContactInfo {
-    int a, b;        /* body indices, a < b */
-    double pos[3];   /* first contact point (m) */
-    double depth;    /* penetration at that point (m) */
+    int a, b;         /* body indices, a < b */
+    double pos[3];    /* first contact point (m) */
+    double depth;     /* penetration at that point (m) */
     double max_depth; /* deepest penetration of the pair over its contact points and substeps (m) */
 } tpContactInfo;
 

@@ -34,26 +34,26 @@ extern "C" {
 /// How to run the service. Get defaults from tpDefaultServiceDef(); tpRunService copies what it
 /// needs and keeps no pointer into the definition once it returns.
 typedef struct tpServiceDef {
-    const char *bind;         /* address to listen on (IPv4 or IPv6 literal). Default "127.0.0.1" */
-    int port;                 /* TCP port; 0 = a free port chosen by the system. Default 8087 */
-    int workers;              /* worker processes (>= 1). Default: the number of online cores */
-    const char *data_dir;     /* the store (DIR/tplan.db) and job files (DIR/jobs/<id>/); created
-                                 if missing. Default "./tplan-data" */
-    const char *token;        /* bearer token every /v1 and /metrics request must carry; NULL = none */
-    int max_queue;            /* queued jobs at most (429 beyond). Default 1000 */
-    double default_time;      /* s: a job's time_limit when it gives none. Default 60 */
-    double max_time;          /* s: the largest time_limit a job may ask. Default 600 */
-    int default_memory_mb;    /* MB of Lua memory of a job that asks none. Default 2048 */
-    int max_memory_mb;        /* MB: the largest memory_mb a job may ask. Default 4096 */
-    int worker_memory_mb;     /* MB: address-space limit (RLIMIT_AS) of a worker process; 0 = none.
-                                 Default 0 (the Lua cap bounds scripts; see docs/service.md) */
-    const char *web_dir;      /* static files served at / (the web page); NULL = none */
-    const char *domains_dir;  /* the built-in domain scripts (<dir>/<name>.lua) */
-    const char *domains_json; /* body of GET /v1/domains: {"domains":[{"name":...},...]} */
+    const char *bind;               /* address to listen on (IPv4 or IPv6 literal). Default "127.0.0.1" */
+    int port;                       /* TCP port; 0 = a free port chosen by the system. Default 8087 */
+    int workers;                    /* worker processes (>= 1). Default: the number of online cores */
+    const char *data_dir;           /* the store (DIR/tplan.db) and job files (DIR/jobs/<id>/); created
+                                       if missing. Default "./tplan-data" */
+    const char *token;              /* bearer token every /v1 and /metrics request must carry; NULL = none */
+    int max_queue;                  /* queued jobs at most (429 beyond). Default 1000 */
+    double default_time;            /* s: a job's time_limit when it gives none. Default 60 */
+    double max_time;                /* s: the largest time_limit a job may ask. Default 600 */
+    int default_memory_mb;          /* MB of Lua memory of a job that asks none. Default 2048 */
+    int max_memory_mb;              /* MB: the largest memory_mb a job may ask. Default 4096 */
+    int worker_memory_mb;           /* MB: address-space limit (RLIMIT_AS) of a worker process; 0 = none.
+                                       Default 0 (the Lua cap bounds scripts; see docs/service.md) */
+    const char *web_dir;            /* static files served at / (the web page); NULL = none */
+    const char *domains_dir;        /* the built-in domain scripts (<dir>/<name>.lua) */
+    const char *domains_json;       /* body of GET /v1/domains: {"domains":[{"name":...},...]} */
     const char *const *worker_argv; /* argv of a worker process, NULL-terminated (argv[0] = the
                                        executable); must speak the protocol above */
-    FILE *log;                /* one line per request and per job state change. Default stderr */
-    FILE *ready;              /* the "listening on ..." line. Default stdout */
+    FILE *log;                      /* one line per request and per job state change. Default stderr */
+    FILE *ready;                    /* the "listening on ..." line. Default stdout */
 } tpServiceDef;
 
 /// Defaults (see the field comments); domains_dir, domains_json and worker_argv must be set.

@@ -40,11 +40,11 @@ typedef enum {
 /// A sampling distribution over scalars (dim 1) or 2D/3D points (dim 2, 3). Plain value type.
 typedef struct tpDist {
     tpDistKind kind;
-    int dim;       /* 1..3 */
-    double a[3];   /* CONST value, UNIFORM lower bound, NORMAL mean, DISC centre */
-    double b[3];   /* UNIFORM upper bound, NORMAL sd, DISC radii (b[0] inner, b[1] outer) */
-    int offset;    /* SAMPLE: first index into y */
-    int nchoices;  /* CHOICE */
+    int dim;                                 /* 1..3 */
+    double a[3];                             /* CONST value, UNIFORM lower bound, NORMAL mean, DISC centre */
+    double b[3];                             /* UNIFORM upper bound, NORMAL sd, DISC radii (b[0] inner, b[1] outer) */
+    int offset;                              /* SAMPLE: first index into y */
+    int nchoices;                            /* CHOICE */
     double choices[TP_DIST_MAX_CHOICES * 3]; /* CHOICE values: entry i at choices[3*i .. 3*i+dim) */
     double weights[TP_DIST_MAX_CHOICES];     /* CHOICE weights (>= 0, sum > 0) */
     double spread[TP_DIST_MAX_CHOICES];      /* CHOICE: the picked value is then drawn uniformly
@@ -64,49 +64,49 @@ void tpDist_Sample(const tpDist *d, tpRng *rng, const double *y, int ydim, doubl
 /* Skills                                                                                      */
 
 typedef enum {
-    TP_SKILL_WAIT = 0, /* hold still for a sampled `duration`; with a `target`, also until the target
-                          body rests (speed < trigger_speed; at most `timeout`, default 20 s) */
-    TP_SKILL_DRIVE_TO, /* drive to a sampled `point` (and `heading`), PD-controlled within limits */
-    TP_SKILL_TURN_TO,  /* turn in place to a sampled `heading` */
-    TP_SKILL_KICK,     /* approach `target` body from behind, strike it toward `point` at `speed` */
-    TP_SKILL_PUSH,     /* dribble: keep pushing `target` body toward `point` at `speed` */
-    TP_SKILL_IMPULSE,  /* apply a sampled `force` (vector) for a sampled `duration` once */
-    TP_SKILL_SPIN,     /* after the body is hit (speed > trigger_speed), a small sampled force
-                          (`force`, magnitude) toward `point` for `duration`: a perturbation */
-    TP_SKILL_BRAKE,    /* hold: oppose the body's motion until it rests (or `duration` passes) */
-    TP_SKILL_RANDOM,   /* kinodynamic-RRT extend: random force toward y (or random direction),
-                          held for a sampled `duration` */
-    TP_SKILL_CUSTOM,   /* f supplied by the host (e.g. a Lua function), called every step */
-    TP_SKILL_STEER,    /* a small bounded horizontal force steering the body toward a sampled `point`
-                          for a sampled `duration`, only while its height is within [min_z, max_z]
-                          (a phase of a fall: many-dice, Sec. 6.4) */
-    TP_SKILL_NAV_TO,   /* go to a sampled `point` around the static bodies: grid plan (Kuffner 1998,
-                          tp/nav.h) at skill start, then the path-following controller (skills/src/nav_skill.c) */
+    TP_SKILL_WAIT = 0,     /* hold still for a sampled `duration`; with a `target`, also until the target
+                              body rests (speed < trigger_speed; at most `timeout`, default 20 s) */
+    TP_SKILL_DRIVE_TO,     /* drive to a sampled `point` (and `heading`), PD-controlled within limits */
+    TP_SKILL_TURN_TO,      /* turn in place to a sampled `heading` */
+    TP_SKILL_KICK,         /* approach `target` body from behind, strike it toward `point` at `speed` */
+    TP_SKILL_PUSH,         /* dribble: keep pushing `target` body toward `point` at `speed` */
+    TP_SKILL_IMPULSE,      /* apply a sampled `force` (vector) for a sampled `duration` once */
+    TP_SKILL_SPIN,         /* after the body is hit (speed > trigger_speed), a small sampled force
+                              (`force`, magnitude) toward `point` for `duration`: a perturbation */
+    TP_SKILL_BRAKE,        /* hold: oppose the body's motion until it rests (or `duration` passes) */
+    TP_SKILL_RANDOM,       /* kinodynamic-RRT extend: random force toward y (or random direction),
+                              held for a sampled `duration` */
+    TP_SKILL_CUSTOM,       /* f supplied by the host (e.g. a Lua function), called every step */
+    TP_SKILL_STEER,        /* a small bounded horizontal force steering the body toward a sampled `point`
+                              for a sampled `duration`, only while its height is within [min_z, max_z]
+                              (a phase of a fall: many-dice, Sec. 6.4) */
+    TP_SKILL_NAV_TO,       /* go to a sampled `point` around the static bodies: grid plan (Kuffner 1998,
+                              tp/nav.h) at skill start, then the path-following controller (skills/src/nav_skill.c) */
     TP_SKILL_FOLLOW_FIELD, /* go to a sampled `point` by Dapper's potential fields: the harmonic map of the
                           static bodies for that goal, and every step a 15 x 15 local map around the body in
                           which every other moving body is an obstacle (skills/src/nav_skill.c) */
-    TP_SKILL_DRIVE_TRACK, /* drive the body as the Appendix A car of Adam (2007) toward a sampled `point`:
-                          at every clip boundary a finite-horizon A* over the move tree (walls = the edges
-                          of the static bodies, traffic = the other moving bodies at their velocities), then
-                          the chosen clip's controls through tpNavCar_Forces (skills/src/nav_skill.c) */
-    TP_SKILL_CHIP,     /* approach `target` from behind, creep into reach, then a kicker device launches
-                          it toward `point` at `loft` above the ground (3D; the target needs a control
-                          slot: the kicker's impulse is a force on it); skills/src/chip.c */
-    TP_SKILL_GUARD,    /* keep the body between `target` and the protected `point`, `approach` m from
-                          the point along the line point -> target (defenders, goalies); busy forever;
-                          skills/src/guard.c */
-    TP_SKILL_FOLLOW_PATH, /* go to a sampled `point` around the static AND the moving bodies: like NAV_TO, but
-                          the fresh call plans on a grid of the static bodies plus every other moving body at
-                          its current pose, and the segment ends after `nav_replan` seconds (or at the end of
-                          the planned leg), where the tactic re-selects the skill and it replans from the
-                          current state: a goal on a moving `target` (frame "target") or moving obstacles are
-                          followed (skills/src/nav_path_skill.c) */
-    TP_SKILL_RIDE,     /* cross moving surfaces to a sampled `point` (Lopez 2011 through tp/nav.h's tpNavSpace): the
-                          fresh call observes the scene's boxes over the last 24 s and routes over the learnt
-                          graph; then walk to the boarding point, wait until the relation holds plus a sampled
-                          margin (`duration`), step on (or, with `jump`, hop: one step of take-off force, a
-                          ballistic flight), stay while carried; the segment ends on the next surface
-                          (skills/src/ride.c) */
+    TP_SKILL_DRIVE_TRACK,  /* drive the body as the Appendix A car of Adam (2007) toward a sampled `point`:
+                           at every clip boundary a finite-horizon A* over the move tree (walls = the edges
+                           of the static bodies, traffic = the other moving bodies at their velocities), then
+                           the chosen clip's controls through tpNavCar_Forces (skills/src/nav_skill.c) */
+    TP_SKILL_CHIP,         /* approach `target` from behind, creep into reach, then a kicker device launches
+                              it toward `point` at `loft` above the ground (3D; the target needs a control
+                              slot: the kicker's impulse is a force on it); skills/src/chip.c */
+    TP_SKILL_GUARD,        /* keep the body between `target` and the protected `point`, `approach` m from
+                              the point along the line point -> target (defenders, goalies); busy forever;
+                              skills/src/guard.c */
+    TP_SKILL_FOLLOW_PATH,  /* go to a sampled `point` around the static AND the moving bodies: like NAV_TO, but
+                           the fresh call plans on a grid of the static bodies plus every other moving body at
+                           its current pose, and the segment ends after `nav_replan` seconds (or at the end of
+                           the planned leg), where the tactic re-selects the skill and it replans from the
+                           current state: a goal on a moving `target` (frame "target") or moving obstacles are
+                           followed (skills/src/nav_path_skill.c) */
+    TP_SKILL_RIDE,         /* cross moving surfaces to a sampled `point` (Lopez 2011 through tp/nav.h's tpNavSpace): the
+                              fresh call observes the scene's boxes over the last 24 s and routes over the learnt
+                              graph; then walk to the boarding point, wait until the relation holds plus a sampled
+                              margin (`duration`), step on (or, with `jump`, hop: one step of take-off force, a
+                              ballistic flight), stay while carried; the segment ends on the next surface
+                              (skills/src/ride.c) */
     TP_SKILL_KIND_COUNT
 } tpSkillKind;
 
@@ -172,23 +172,23 @@ typedef struct tpDriveDef {
 
 /// TP_SKILL_KICK and TP_SKILL_PUSH (dribble).
 typedef struct tpKickDef {
-    tpDist point;        /* m, dim 2 or 3: where to send the target, in the skill's frame (required,
-                            except for a kick with `direction`) */
-    tpDist direction;    /* KICK only, dim 1 (yaw, rad) or 2 (a vector, normalised): instead of
-                            `point`, the target leaves along it (needs `speed`); unset: use point */
-    tpDist speed;        /* m/s, dim 1: kick: the target's departure speed (unset: 0.5 max_speed);
-                            push: its dribbling speed (capped by max_speed) */
-    tpDist arrive_speed; /* m/s, dim 1, KICK only (instead of `speed`): the target's speed when it
-                            reaches `point`; the departure speed comes from tpKick_DepartureSpeed (a
-                            sphere sliding, then rolling, on `ground`). 0 places the target there */
-    int ground;          /* KICK with arrive_speed: body index the target rolls on; -1 (default) =
-                            the first static plane of the scene */
-    double approach;     /* m: stand-off behind the target (default 0.2) */
-    double transfer;     /* KICK only: target speed per striking speed; 0 (default) = from the pair's
-                            restitution and masses */
-    bool follow;         /* after the strike, stay busy until the target rests (speed below
-                            trigger_speed): the roll is part of the deterministic segment, so no
-                            decision point interrupts it (default false) */
+    tpDist point;         /* m, dim 2 or 3: where to send the target, in the skill's frame (required,
+                             except for a kick with `direction`) */
+    tpDist direction;     /* KICK only, dim 1 (yaw, rad) or 2 (a vector, normalised): instead of
+                             `point`, the target leaves along it (needs `speed`); unset: use point */
+    tpDist speed;         /* m/s, dim 1: kick: the target's departure speed (unset: 0.5 max_speed);
+                             push: its dribbling speed (capped by max_speed) */
+    tpDist arrive_speed;  /* m/s, dim 1, KICK only (instead of `speed`): the target's speed when it
+                             reaches `point`; the departure speed comes from tpKick_DepartureSpeed (a
+                             sphere sliding, then rolling, on `ground`). 0 places the target there */
+    int ground;           /* KICK with arrive_speed: body index the target rolls on; -1 (default) =
+                             the first static plane of the scene */
+    double approach;      /* m: stand-off behind the target (default 0.2) */
+    double transfer;      /* KICK only: target speed per striking speed; 0 (default) = from the pair's
+                             restitution and masses */
+    bool follow;          /* after the strike, stay busy until the target rests (speed below
+                             trigger_speed): the roll is part of the deterministic segment, so no
+                             decision point interrupts it (default false) */
     double trigger_speed; /* m/s: the target's resting speed for `follow` (default 0.05) */
 } tpKickDef;
 
@@ -315,33 +315,33 @@ typedef struct tpRideDef {
 /// domain copies it (tpDomainDef), so the caller keeps and frees whatever it points to.
 typedef struct tpSkillDef {
     char name[TP_NAME_MAX]; /* unique within its tactic (default: the kind's name) */
-    tpSkillKind kind;   /* selects the union member; set by tpDefaultSkillDef, never change it after */
-    int body;           /* controlled body index (must have a control slot, except WAIT/CUSTOM);
-                           default -1 */
-    int target;         /* other body (the kicked ball, the watched or guarded body, the
-                           TP_FRAME_TARGET origin), -1 (default) = none */
-    tpFrame frame;      /* frame of the kind's `point` (default world) */
-    bool has_toward;    /* true: with frame "target" or "body", `point` is sampled in a frame whose +x
-                           axis points from the frame's origin (the target's or the body's position
-                           at skill start) toward the world point `toward`, so "ahead" means "toward
-                           the goal" (default false) */
-    double toward[2];   /* m, world xy; used only when has_toward */
-    tpSkillGains gains; /* the controller's constants (every kind that drives its body) */
+    tpSkillKind kind;       /* selects the union member; set by tpDefaultSkillDef, never change it after */
+    int body;               /* controlled body index (must have a control slot, except WAIT/CUSTOM);
+                               default -1 */
+    int target;             /* other body (the kicked ball, the watched or guarded body, the
+                               TP_FRAME_TARGET origin), -1 (default) = none */
+    tpFrame frame;          /* frame of the kind's `point` (default world) */
+    bool has_toward;        /* true: with frame "target" or "body", `point` is sampled in a frame whose +x
+                               axis points from the frame's origin (the target's or the body's position
+                               at skill start) toward the world point `toward`, so "ahead" means "toward
+                               the goal" (default false) */
+    double toward[2];       /* m, world xy; used only when has_toward */
+    tpSkillGains gains;     /* the controller's constants (every kind that drives its body) */
     union {
-        tpWaitDef wait;          /* WAIT */
-        tpDriveDef drive;        /* DRIVE_TO, TURN_TO */
-        tpKickDef kick;          /* KICK, PUSH */
-        tpImpulseDef impulse;    /* IMPULSE */
-        tpSpinDef spin;          /* SPIN */
-        tpBrakeDef brake;        /* BRAKE */
-        tpRandomDef random;      /* RANDOM */
-        tpCustomDef custom;      /* CUSTOM */
-        tpSteerDef steer;        /* STEER */
-        tpNavDef nav;            /* NAV_TO, FOLLOW_FIELD, FOLLOW_PATH */
-        tpDriveTrackDef track;   /* DRIVE_TRACK */
-        tpChipDef chip;          /* CHIP */
-        tpGuardDef guard;        /* GUARD */
-        tpRideDef ride;          /* RIDE */
+        tpWaitDef wait;        /* WAIT */
+        tpDriveDef drive;      /* DRIVE_TO, TURN_TO */
+        tpKickDef kick;        /* KICK, PUSH */
+        tpImpulseDef impulse;  /* IMPULSE */
+        tpSpinDef spin;        /* SPIN */
+        tpBrakeDef brake;      /* BRAKE */
+        tpRandomDef random;    /* RANDOM */
+        tpCustomDef custom;    /* CUSTOM */
+        tpSteerDef steer;      /* STEER */
+        tpNavDef nav;          /* NAV_TO, FOLLOW_FIELD, FOLLOW_PATH */
+        tpDriveTrackDef track; /* DRIVE_TRACK */
+        tpChipDef chip;        /* CHIP */
+        tpGuardDef guard;      /* GUARD */
+        tpRideDef ride;        /* RIDE */
     };
 } tpSkillDef;
 
@@ -368,10 +368,10 @@ struct tpSkillCall {
     double dt;            /* s */
     const double *y;      /* RRT sample (ydim doubles), may be NULL */
     int ydim;
-    tpRng *rng;           /* the run's generator (sampling happens only when fresh) */
-    bool fresh;           /* first call since G selected this skill: V holds zeros */
-    double *V;            /* TP_SKILL_VARS doubles, persisted while busy */
-    double *action;       /* full action vector (6 doubles per control slot): add to it */
+    tpRng *rng;             /* the run's generator (sampling happens only when fresh) */
+    bool fresh;             /* first call since G selected this skill: V holds zeros */
+    double *V;              /* TP_SKILL_VARS doubles, persisted while busy */
+    double *action;         /* full action vector (6 doubles per control slot): add to it */
     tpOverlaySink *overlay; /* NULL while planning. Set only when a plan is recorded (tactics/record):
                                the call replays one step of the solution, V already holds what the
                                planning call left in it (so a fresh call must not sample again), and

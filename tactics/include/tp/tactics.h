@@ -41,18 +41,18 @@ typedef int (*tpPiFn)(void *user, int tactic, int sigma, const tpStateView *x, d
 /// Tactic definition. tpCreateDomain deep-copies it.
 typedef struct tpTacticDef {
     char name[TP_NAME_MAX];
-    int body;                /* body the tactic drives (informational; skills name their bodies) */
-    bool foreign;            /* a deterministic prediction model for a foreign body: its busy flag
-                                does not count toward b_and (it never marks a decision point) */
-    int nskills;             /* k >= 1 */
+    int body;     /* body the tactic drives (informational; skills name their bodies) */
+    bool foreign; /* a deterministic prediction model for a foreign body: its busy flag
+                     does not count toward b_and (it never marks a decision point) */
+    int nskills;  /* k >= 1 */
     const tpSkillDef *skills;
-    const double *pi;        /* k*k row-major Π(σ, σ') constants; NULL if pi_fn covers all rows */
-    const bool *pi_dynamic;  /* k flags: row σ comes from pi_fn (NULL: none) */
+    const double *pi;       /* k*k row-major Π(σ, σ') constants; NULL if pi_fn covers all rows */
+    const bool *pi_dynamic; /* k flags: row σ comes from pi_fn (NULL: none) */
     tpPiFn pi_fn;
     void *pi_user;
-    int initial;             /* σ_init: the skill active in the initial state. It runs first (G is
-                                first applied when it is no longer busy), so a tactic
-                                wait -> drive -> kick starts by waiting. */
+    int initial; /* σ_init: the skill active in the initial state. It runs first (G is
+                    first applied when it is no longer busy), so a tactic
+                    wait -> drive -> kick starts by waiting. */
 } tpTacticDef;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -143,15 +143,15 @@ typedef double (*tpMetricFn)(void *user, int id, const tpStateView *states, cons
 
 typedef struct tpMetricDef {
     tpMetricKind kind;
-    int body;          /* DISTANCE */
-    double point[3];   /* DISTANCE: m */
-    bool planar;       /* DISTANCE: ignore z */
-    int nbodies;       /* EFFORT */
-    int bodies[16];    /* EFFORT: body indices */
-    tpMetricFn fn;     /* CALLBACK */
+    int body;        /* DISTANCE */
+    double point[3]; /* DISTANCE: m */
+    bool planar;     /* DISTANCE: ignore z */
+    int nbodies;     /* EFFORT */
+    int bodies[16];  /* EFFORT: body indices */
+    tpMetricFn fn;   /* CALLBACK */
     void *user;
     int id;
-    tpCond *cond;      /* ARRANGED: the condition (tpCreateDomain copies it; the caller keeps its own) */
+    tpCond *cond; /* ARRANGED: the condition (tpCreateDomain copies it; the caller keeps its own) */
 } tpMetricDef;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -164,12 +164,12 @@ typedef enum {
 } tpDistanceKind;
 
 typedef struct tpSamplingDef {
-    int ndists;                     /* y is the concatenation of these (sample_dim = sum of dims) */
-    tpDist dists[4];                /* e.g. a 2D box over the field, then a heading */
+    int ndists;      /* y is the concatenation of these (sample_dim = sum of dims) */
+    tpDist dists[4]; /* e.g. a 2D box over the field, then a heading */
     tpDistanceKind distance;
-    int body;                       /* body whose state is compared with y; -1: first controlled */
-    double max_accel;               /* m/s², 0: max_force / mass of that body */
-    double max_angaccel;            /* rad/s², 0: derived from max_torque and the inertia about z */
+    int body;            /* body whose state is compared with y; -1: first controlled */
+    double max_accel;    /* m/s², 0: max_force / mass of that body */
+    double max_angaccel; /* rad/s², 0: derived from max_torque and the inertia about z */
 } tpSamplingDef;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -194,13 +194,13 @@ typedef struct tpDomainDef {
     tpSceneDef scene;
     int ntactics;
     const tpTacticDef *tactics;
-    tpCond *goal;            /* required (copied by tpCreateDomain) */
-    tpCond *valid;           /* NULL: X_valid = X (copied by tpCreateDomain) */
+    tpCond *goal;  /* required (copied by tpCreateDomain) */
+    tpCond *valid; /* NULL: X_valid = X (copied by tpCreateDomain) */
     tpSamplingDef sampling;
-    tpMetricDef quality;     /* approximate answer */
-    tpMetricDef solution;    /* many-worlds selection */
-    tpPlannerDef planner;    /* the domain's planner defaults (the command line overrides them) */
-    int nreports;            /* named figures printed with the plan and stored in its stats */
+    tpMetricDef quality;  /* approximate answer */
+    tpMetricDef solution; /* many-worlds selection */
+    tpPlannerDef planner; /* the domain's planner defaults (the command line overrides them) */
+    int nreports;         /* named figures printed with the plan and stored in its stats */
     tpReportDef reports[TP_MAX_REPORTS];
     tpPlanView view; /* the default camera, recorded in plans for viewers (view.set false: none) */
 } tpDomainDef;

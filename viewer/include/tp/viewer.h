@@ -72,18 +72,18 @@ bool tpView_ParseNavLayers(const char *text, unsigned *bits, char *err, size_t e
 
 /// What is drawn and how. Get defaults from tpDefaultViewerDef().
 typedef struct tpViewerDef {
-    int width, height;  /* window / image size in pixels. Default 1280 x 720 */
-    bool show_tree;     /* search tree layer (needs a tree). Default true when a tree is given */
-    bool show_trails;   /* trajectories of the moving bodies up to the current time. Default true */
-    bool show_contacts; /* approximate contacts derived from geometry. Default false */
-    bool show_overlay;  /* text overlay and timeline. Default true */
-    bool print_fps;     /* view: print the frame rate once a second and at exit. Default false */
-    int quit_after;     /* view: close after this many frames (0 = when the user closes it) */
-    bool print_state;   /* view: print the playback state, layers and camera at exit (scripted tests) */
-    const char *camera; /* "--camera" text (tpViewCamera_Parse) applied over the camera fitted to
-                           the scene, so YAW,PITCH,DIST keeps the scene's centre as the target;
-                           NULL (default): the fitted camera */
-    int world;          /* world shown first (index into rec->worlds; 0 = the selected one) */
+    int width, height;   /* window / image size in pixels. Default 1280 x 720 */
+    bool show_tree;      /* search tree layer (needs a tree). Default true when a tree is given */
+    bool show_trails;    /* trajectories of the moving bodies up to the current time. Default true */
+    bool show_contacts;  /* approximate contacts derived from geometry. Default false */
+    bool show_overlay;   /* text overlay and timeline. Default true */
+    bool print_fps;      /* view: print the frame rate once a second and at exit. Default false */
+    int quit_after;      /* view: close after this many frames (0 = when the user closes it) */
+    bool print_state;    /* view: print the playback state, layers and camera at exit (scripted tests) */
+    const char *camera;  /* "--camera" text (tpViewCamera_Parse) applied over the camera fitted to
+                            the scene, so YAW,PITCH,DIST keeps the scene's centre as the target;
+                            NULL (default): the fitted camera */
+    int world;           /* world shown first (index into rec->worlds; 0 = the selected one) */
     unsigned nav_layers; /* TP_VIEW_NAV_* bits of the navigation overlays drawn (when the plan has
                             any). Default TP_VIEW_NAV_ALL */
 } tpViewerDef;
