@@ -322,14 +322,6 @@ static const char *const *const tplKindFields[TP_SKILL_KIND_COUNT] = {
 };
 _Static_assert(TP_SKILL_RIDE + 1 == TP_SKILL_KIND_COUNT, "tplKindFields needs a field list for every kind");
 
-static bool tplListed(const char *key, const char *const *list)
-{
-    for (int i = 0; list[i]; i++)
-        if (strcmp(key, list[i]) == 0)
-            return true;
-    return false;
-}
-
 /* Raises "skill 'NAME' (KIND): unknown field 'F' (KIND takes: ...)" for the alphabetically first
  * string key of the table at idx that the kind does not accept (lua_next's order varies between
  * runs). Before the name is known (or when it is not a string) the skill is "tp.skill.KIND". */
@@ -343,20 +335,13 @@ static void tplCheckSkillFields(lua_State *L, int idx, const char *ctor, tpSkill
         lua_pop(L, 1);
         if (lua_type(L, -1) == LUA_TSTRING) {
             const char *k = lua_tostring(L, -1);
-            if (!tplListed(k, known) && (!first || strcmp(k, first) < 0))
+            if (!tplIsKnown(k, known) && (!first || strcmp(k, first) < 0))
                 first = k; /* key stays in the table */
         }
     }
     if (!first)
         return;
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    for (int i = 0; known[i]; i++) {
-        if (i)
-            luaL_addstring(&b, ", ");
-        luaL_addstring(&b, known[i]);
-    }
-    luaL_pushresult(&b);
+    tplPushJoined(L, known);
     const char *list = lua_tostring(L, -1);
     const char *kname = tpSkillKind_Name(kind);
     if (tplField(L, idx, "name") == LUA_TSTRING)

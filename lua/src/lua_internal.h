@@ -144,6 +144,10 @@ typedef struct tplLive {
 /// luaL_error with C printf formatting (%g prints -1, not Lua's -1.0): raises "file:line: msg"
 /// naming the Lua line that called the running C function.
 int tplError(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/// True if key is one of the NULL-terminated names.
+bool tplIsKnown(const char *key, const char *const *names);
+/// Pushes the NULL-terminated names joined by ", " (for "known: ..." messages).
+void tplPushJoined(lua_State *L, const char *const *names);
 /// Raises "where message" (where is a stored call site "file:line:").
 int tplErrorAt(lua_State *L, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /// Raises unless every string key of the table at idx is in known (NULL-terminated); reports

@@ -48,12 +48,24 @@ const char *tplTypeName(lua_State *L, int idx)
     return luaL_typename(L, idx);
 }
 
-static bool tplIsKnown(const char *key, const char *const *known)
+bool tplIsKnown(const char *key, const char *const *known)
 {
     for (int i = 0; known[i]; i++)
         if (strcmp(key, known[i]) == 0)
             return true;
     return false;
+}
+
+void tplPushJoined(lua_State *L, const char *const *names)
+{
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 0; names[i]; i++) {
+        if (i)
+            luaL_addstring(&b, ", ");
+        luaL_addstring(&b, names[i]);
+    }
+    luaL_pushresult(&b);
 }
 
 void tplCheckFields(lua_State *L, int idx, const char *what, const char *const *known, int narray)
@@ -85,14 +97,7 @@ void tplCheckKeys(lua_State *L, int idx, const char *what, const char *const *kn
         }
     }
     if (first) {
-        luaL_Buffer b;
-        luaL_buffinit(L, &b);
-        for (int i = 0; known[i]; i++) {
-            if (i)
-                luaL_addstring(&b, ", ");
-            luaL_addstring(&b, known[i]);
-        }
-        luaL_pushresult(&b);
+        tplPushJoined(L, known);
         tplError(L, "unknown %s '%s' in %s (known: %s)", noun, first, what, lua_tostring(L, -1));
     }
     if (bad_array) {
