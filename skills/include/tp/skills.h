@@ -122,7 +122,10 @@ typedef struct tpSkillCall tpSkillCall;
 /// Caches of the navigation skills (grids, A* paths, harmonic fields, move trees, to-go fields),
 /// keyed by exactly their inputs, so a hit and a recomputation give the same result. One per
 /// loaded domain (tpDomain owns one): two domains in one process, or the jobs of a long-lived
-/// service worker, share nothing, and destroying the domain frees it all.
+/// service worker, share nothing, and destroying the domain frees it all. A cache serves the
+/// world its skills run in and remembers that world's static bodies by its address (they never
+/// change after tpCreateWorld): destroy the cache with, or before, that world, never reuse it
+/// for another.
 typedef struct tpSkillCache tpSkillCache;
 /// A new empty cache (NULL when out of memory). Destroy with tpDestroySkillCache.
 tpSkillCache *tpCreateSkillCache(void);
