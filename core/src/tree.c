@@ -18,9 +18,23 @@
  * the faults of a fresh chunk were 6 % of an elevator run, counted in tactics (the state copy). */
 #define TP_CHUNK_MAP_BYTES ((size_t)256 << 10)
 
+/* The sanitizer builds keep malloc: its redzones guard the chunks (GCC defines
+ * __SANITIZE_ADDRESS__, clang answers __has_feature). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TP_CHUNK_MAP 0
+#endif
+#endif
+#if !defined(TP_CHUNK_MAP) && defined(__SANITIZE_ADDRESS__)
+#define TP_CHUNK_MAP 0
+#endif
+#ifndef TP_CHUNK_MAP
+#define TP_CHUNK_MAP 1
+#endif
+
 static void *chunkAlloc(size_t bytes)
 {
-    if (bytes >= TP_CHUNK_MAP_BYTES) {
+    if (TP_CHUNK_MAP && bytes >= TP_CHUNK_MAP_BYTES) {
         void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
         return p == MAP_FAILED ? NULL : p;
     }
@@ -30,7 +44,7 @@ static void *chunkAlloc(size_t bytes)
 /* Frees what chunkAlloc(bytes) returned (NULL allowed). */
 static void chunkFree(void *p, size_t bytes)
 {
-    if (p && bytes >= TP_CHUNK_MAP_BYTES) {
+    if (TP_CHUNK_MAP && p && bytes >= TP_CHUNK_MAP_BYTES) {
         munmap(p, bytes);
     } else {
         free(p);
