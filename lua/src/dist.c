@@ -328,17 +328,7 @@ _Static_assert(TP_SKILL_RIDE + 1 == TP_SKILL_KIND_COUNT, "tplKindFields needs a 
 static void tplCheckSkillFields(lua_State *L, int idx, const char *ctor, tpSkillKind kind)
 {
     const char *const *known = tplKindFields[kind];
-    const char *first = NULL;
-    luaL_checkstack(L, 6, NULL);
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        if (lua_type(L, -1) == LUA_TSTRING) {
-            const char *k = lua_tostring(L, -1);
-            if (!tplIsKnown(k, known) && (!first || strcmp(k, first) < 0))
-                first = k; /* key stays in the table */
-        }
-    }
+    const char *first = tplFirstUnknownKey(L, idx, known, 0, NULL);
     if (!first)
         return;
     tplPushJoined(L, known);

@@ -148,6 +148,11 @@ int tplError(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2
 bool tplIsKnown(const char *key, const char *const *names);
 /// Pushes the NULL-terminated names joined by ", " (for "known: ..." messages).
 void tplPushJoined(lua_State *L, const char *const *names);
+/// The alphabetically first string key of the table at idx that is not in `known` (so a message
+/// never depends on lua_next's order), NULL if none; the string lives in the table. With
+/// bad_array, also sets *bad_array when a key is neither a string nor an integer in 1..narray
+/// (other keys are ignored with NULL).
+const char *tplFirstUnknownKey(lua_State *L, int idx, const char *const *known, int narray, bool *bad_array);
 /// Raises "where message" (where is a stored call site "file:line:").
 int tplErrorAt(lua_State *L, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /// Raises unless every string key of the table at idx is in known (NULL-terminated); reports

@@ -68,19 +68,13 @@ void tplPushJoined(lua_State *L, const char *const *names)
     luaL_pushresult(&b);
 }
 
-void tplCheckFields(lua_State *L, int idx, const char *what, const char *const *known, int narray)
-{
-    tplCheckKeys(L, idx, what, known, narray, "field");
-}
-
-void tplCheckKeys(lua_State *L, int idx, const char *what, const char *const *known, int narray, const char *noun)
+const char *tplFirstUnknownKey(lua_State *L, int idx, const char *const *known, int narray, bool *bad_array)
 {
     idx = lua_absindex(L, idx);
     luaL_checkstack(L, 6, NULL);
     /* Lua randomises string hashing per run, so lua_next order differs between runs: collect
      * the alphabetically first unknown key so the message never depends on it. */
     const char *first = NULL;
-    bool bad_array = false;
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
@@ -88,14 +82,24 @@ void tplCheckKeys(lua_State *L, int idx, const char *what, const char *const *kn
             const char *k = lua_tostring(L, -1);
             if (!tplIsKnown(k, known) && (!first || strcmp(k, first) < 0))
                 first = k; /* key stays in the table */
-        } else if (lua_isinteger(L, -1)) {
-            lua_Integer i = lua_tointeger(L, -1);
+        } else if (bad_array) {
+            lua_Integer i = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
             if (i < 1 || i > narray)
-                bad_array = true;
-        } else {
-            bad_array = true;
+                *bad_array = true;
         }
     }
+    return first;
+}
+
+void tplCheckFields(lua_State *L, int idx, const char *what, const char *const *known, int narray)
+{
+    tplCheckKeys(L, idx, what, known, narray, "field");
+}
+
+void tplCheckKeys(lua_State *L, int idx, const char *what, const char *const *known, int narray, const char *noun)
+{
+    bool bad_array = false;
+    const char *first = tplFirstUnknownKey(L, idx, known, narray, &bad_array);
     if (first) {
         tplPushJoined(L, known);
         tplError(L, "unknown %s '%s' in %s (known: %s)", noun, first, what, lua_tostring(L, -1));
