@@ -16,12 +16,10 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tplan_service import Server  # noqa: E402
+from tplan_service import Server, fresh_dir  # noqa: E402
 
-TPLAN, WORK = sys.argv[1], sys.argv[2]
+TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 N = int(sys.argv[3]) if len(sys.argv) > 3 else 40
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
 
 
 def pct(xs, p):

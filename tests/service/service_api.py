@@ -3,16 +3,11 @@ idempotent POST, cancel, the synchronous /v1/plan, metrics.
 usage: service_api.py TPLAN WORKDIR"""
 import json
 import os
-import shutil
 import sys
 
-from tplan_service import Runner, Server, cli_plan, strip_timing
+from tplan_service import Runner, Server, cli_plan, strip_timing, fresh_dir, SCRIPTS, LONG
 
-TPLAN, WORK = sys.argv[1], sys.argv[2]
-SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scripts")
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
-LONG = {"domain": "minigolf_random", "max_iters": 1000000000, "time_limit": 300}
+TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 
 
 def test_health_domains(s):

@@ -3,16 +3,12 @@ job runs; the server killed with SIGKILL while jobs are queued and running resta
 re-plans the interrupted ones to the same plan bytes and serves the finished ones unchanged.
 usage: service_crash.py TPLAN WORKDIR"""
 import os
-import shutil
 import signal
 import sys
 
-from tplan_service import Runner, Server, cli_plan, strip_timing
+from tplan_service import Runner, Server, cli_plan, strip_timing, fresh_dir, LONG
 
-TPLAN, WORK = sys.argv[1], sys.argv[2]
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
-LONG = {"domain": "minigolf_random", "max_iters": 1000000000, "time_limit": 300}
+TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 
 
 def test_worker_kill(tplan, work):

@@ -2,17 +2,12 @@
 wedges the server; the token; limits on scripts (memory, endless loops); the static files' paths.
 usage: service_errors.py TPLAN WORKDIR"""
 import os
-import shutil
 import socket
 import sys
 
-from tplan_service import Runner, Server
+from tplan_service import Runner, Server, fresh_dir, SCRIPTS, LONG
 
-TPLAN, WORK = sys.argv[1], sys.argv[2]
-SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scripts")
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
-LONG = {"domain": "minigolf_random", "max_iters": 1000000000, "time_limit": 300}
+TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 
 
 def script(name):

@@ -3,18 +3,15 @@ concurrent clients, each polling its jobs' status; every job ends in a final sta
 duplicated, and the server's resident memory stays flat from one round of jobs to the next.
 usage: service_load.py TPLAN WORKDIR [JOBS CLIENTS]"""
 import os
-import shutil
 import sys
 import threading
 
-from tplan_service import Runner, Server
+from tplan_service import Runner, Server, fresh_dir, SCRIPTS
 
-TPLAN, WORK = sys.argv[1], sys.argv[2]
+TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 JOBS = int(sys.argv[3]) if len(sys.argv) > 3 else 200
 CLIENTS = int(sys.argv[4]) if len(sys.argv) > 4 else 20
-SCRIPT = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "scripts", "tiny.lua")).read()
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
+SCRIPT = open(os.path.join(SCRIPTS, "tiny.lua")).read()
 FINAL = ("solved", "approximate", "failed", "cancelled")
 
 

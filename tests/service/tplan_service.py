@@ -5,6 +5,7 @@ import http.client
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,6 +14,18 @@ import urllib.error
 import urllib.request
 
 TIMEOUT = 300  # s: the bound of any single wait (a loaded CI machine is slow, never this slow)
+
+
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scripts")
+# a job that plans until it is cancelled, killed or its 300 s limit: for cancel, crash and load tests
+LONG = {"domain": "minigolf_random", "max_iters": 1000000000, "time_limit": 300}
+
+
+def fresh_dir(path):
+    """An empty directory at path (removed first if it exists); returns path."""
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
 
 
 class Server:
