@@ -260,24 +260,26 @@ static tpBodyDef pad(const char *name, double x0, double y0, double x1, double y
     return b;
 }
 
-/* ride: the rider of domains/lib/rider.lua (a 0.4 m box, 2 kg, 20 N) crosses from one pad to
- * another over a 0.2 m gap (a stable relation: it boards at once) and stops on the goal, which
- * lies on the second surface: the route has two surfaces and the body ends up on the second. */
-static void test_ride(void **state)
+/* The ride tests' scene: a start pad (x -3..0) and a goal pad (x goal_x0..3) over a pit 1 m deep,
+ * and the rider of domains/lib/rider.lua (a 0.4 m box of 2 kg at (-1.5, 0), not yet added: the
+ * caller may change it, then sw_add and sw_start). */
+static tpBodyDef ride_pads(SkWorld *w, double goal_x0)
 {
-    (void)state;
-    SkWorld w;
-    sw_init(&w, 0.8);
-    w.bodies[0].plane[3] = -1.0; /* the ground is a pit 1 m below the pads */
-    w.mats[1].friction = 0.8;
-    sw_add(&w, pad("start", -3, -1.5, 0, 1.5));
-    sw_add(&w, pad("goal", 0.2, -1.5, 3, 1.5));
+    sw_init(w, 0.8);
+    w->bodies[0].plane[3] = -1.0; /* the ground is a pit 1 m below the pads */
+    w->mats[1].friction = 0.8;
+    sw_add(w, pad("start", -3, -1.5, 0, 1.5));
+    sw_add(w, pad("goal", goal_x0, -1.5, 3, 1.5));
     tpBodyDef r = sw_robot("robot", -1.5, 0);
     r.size[0] = r.size[1] = r.size[2] = 0.4;
     r.pos[2] = 0.2;
     r.mass = 2;
-    int robot = sw_add(&w, r);
-    sw_start(&w);
+    return r;
+}
+
+/* A ride skill for `robot` to the point (1.5, 0.5, 0) on the goal pad, 1 m/s, 5 cm tolerance. */
+static tpSkillDef ride_skill(int robot)
+{
     tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_RIDE);
     sk.body = robot;
     sk.ride.point = tpDist_Const(1.5);
@@ -286,6 +288,20 @@ static void test_ride(void **state)
     sk.ride.point.a[2] = 0.0;
     sk.gains.max_speed = 1.0;
     sk.gains.tolerance = 0.05;
+    return sk;
+}
+
+/* ride: the rider of domains/lib/rider.lua (a 0.4 m box, 2 kg, 20 N) crosses from one pad to
+ * another over a 0.2 m gap (a stable relation: it boards at once) and stops on the goal, which
+ * lies on the second surface: the route has two surfaces and the body ends up on the second. */
+static void test_ride(void **state)
+{
+    (void)state;
+    SkWorld w;
+    tpBodyDef r = ride_pads(&w, 0.2);
+    int robot = sw_add(&w, r);
+    sw_start(&w);
+    tpSkillDef sk = ride_skill(robot);
     char err[256];
     assert_true(tpSkill_Validate(&sk, w.world, err, sizeof err));
     bool fresh = true;
@@ -314,28 +330,13 @@ static void test_ride(void **state)
 static void ride_hop(bool jump, double max_force, int budget, bool *airborne, double end[2])
 {
     SkWorld w;
-    sw_init(&w, 0.8);
-    w.bodies[0].plane[3] = -1.0; /* a pit 1 m below the pads */
-    w.mats[1].friction = 0.8;
+    tpBodyDef r = ride_pads(&w, 0.45);
     w.scene.substeps = 4; /* as platforms.lua: a landing at 2 m/s sinks 3.3 cm per 1/60 s step */
-    sw_add(&w, pad("start", -3, -1.5, 0, 1.5));
-    sw_add(&w, pad("goal", 0.45, -1.5, 3, 1.5));
-    tpBodyDef r = sw_robot("robot", -1.5, 0);
-    r.size[0] = r.size[1] = r.size[2] = 0.4;
-    r.pos[2] = 0.2;
-    r.mass = 2;
     r.max_force = max_force;
     r.planar_force = false;
     int robot = sw_add(&w, r);
     sw_start(&w);
-    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_RIDE);
-    sk.body = robot;
-    sk.ride.point = tpDist_Const(1.5);
-    sk.ride.point.dim = 3;
-    sk.ride.point.a[1] = 0.5;
-    sk.ride.point.a[2] = 0.0;
-    sk.gains.max_speed = 1.0;
-    sk.gains.tolerance = 0.05;
+    tpSkillDef sk = ride_skill(robot);
     sk.ride.jump = jump;
     sk.ride.walk_force = 40;
     char err[256];
