@@ -105,6 +105,7 @@ struct tpSkillCache {
     tpNavGrid *raster;           /* owned; NULL = none yet */
     const tpWorld *raster_world; /* not owned: the world it was rasterised from */
     int raster_self;             /* the body left out */
+    tpRideCache *ride;           /* owned: the ride skill's observation checkpoints (ride.c) */
 };
 
 int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
@@ -339,7 +340,13 @@ void tpDestroySkillCache(tpSkillCache *c)
     releaseTrack(&c->track);
     tpDestroyNavGrid(c->scratch);
     tpDestroyNavGrid(c->raster);
+    tpDestroyRideCache(c->ride);
     free(c);
+}
+
+tpRideCache **tpSkillCache_Ride(tpSkillCache *c)
+{
+    return &c->ride;
 }
 
 static NavGridEntry *gridFor(tpSkillCache *c, const tpWorld *world, int self, const double params[4], const double a[2],

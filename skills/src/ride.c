@@ -239,6 +239,105 @@ static void ride_leg(tpNavSpace *sp, int from, const double start[2], double t, 
     tpNavSpacePath_Free(&path);
 }
 
+/* One observation sample: the bodies of map at time t (scratch `bodies`, n entries). */
+static bool ride_observe(const tpSkillCall *call, tpNavSpace *sp, const int *map, int n, tpNavSpaceBody *bodies,
+                         double t)
+{
+    for (int m = 0; m < n; m++)
+        ride_body(call, map[m], t, &bodies[m]);
+    return tpNavSpace_Update(sp, t, bodies, NULL, 0);
+}
+
+/* Checkpoints of the observations that start at t = 0. Such an observation samples the scene at
+ * k * RIDE_OBS_DT for k < steps, then at the decision's time: its first samples are the same for
+ * every decision, as long as the observer's constants, the observed bodies and the stored bodies'
+ * current states (a stored body is seen where it is now at every sample time; the static and
+ * scripted ones are functions of time) are. The cache keeps the space after every
+ * RIDE_CKPT_STEPS samples for one such input, so a decision clones the latest checkpoint at or
+ * before its own samples and observes only the rest: elevator's and bridge's decisions had spent
+ * most of their time re-observing the same first seconds. A checkpoint is a pure function of the
+ * input it is kept for, so no plan depends on what was planned before. */
+#define RIDE_CKPT_STEPS 20 /* samples between two checkpoints (1 s) */
+#define RIDE_CKPTS 24      /* the last checkpoint: RIDE_WATCH / (RIDE_CKPT_STEPS * RIDE_OBS_DT) */
+
+struct tpRideCache {
+    const tpWorld *world; /* not owned: the world the checkpoints observed */
+    tpNavSpaceDef def;    /* the observer's constants */
+    int n;                /* observed bodies */
+    int map[RIDE_MAX_BODIES];
+    tpBodyState *stored;              /* owned, n: the bodies' states at call->x (zero for the unstored ones) */
+    tpNavSpace *ckpt[RIDE_CKPTS + 1]; /* owned; ckpt[j]: after the samples k < j * RIDE_CKPT_STEPS; NULL = not yet */
+};
+
+void tpDestroyRideCache(tpRideCache *rc)
+{
+    if (!rc)
+        return;
+    for (int j = 0; j <= RIDE_CKPTS; j++)
+        tpDestroyNavSpace(rc->ckpt[j]);
+    free(rc->stored);
+    free(rc);
+}
+
+/* A space that has observed the samples k < *k_done of an observation from t = 0 (*k_done the
+ * largest multiple of RIDE_CKPT_STEPS <= steps, at most the last checkpoint's), building the
+ * missing checkpoints; NULL (and *k_done 0) without a cache or out of memory: the caller observes
+ * from the start. `bodies` is scratch for n bodies. */
+static tpNavSpace *ride_resume(tpSkillCall *call, const tpNavSpaceDef *d, const int *map, int n, int steps,
+                               tpNavSpaceBody *bodies, int *k_done)
+{
+    *k_done = 0;
+    if (!call->cache)
+        return NULL;
+    tpBodyState *stored = calloc((size_t)n, sizeof *stored);
+    if (!stored)
+        return NULL;
+    for (int m = 0; m < n; m++)
+        if (tpWorld_StateSlot(call->world, map[m]) >= 0)
+            tpWorld_BodyState(call->world, call->x, call->t, map[m], &stored[m]);
+    tpRideCache **slot = tpSkillCache_Ride(call->cache), *rc = *slot;
+    /* the definition is compared bytewise: ride_def starts from the zeroed default, so its
+     * padding is zero */
+    if (!rc || rc->world != call->world || rc->n != n || memcmp(&rc->def, d, sizeof *d) != 0 ||
+        memcmp(rc->map, map, (size_t)n * sizeof *map) != 0 ||
+        memcmp(rc->stored, stored, (size_t)n * sizeof *stored) != 0) {
+        tpDestroyRideCache(rc);
+        *slot = rc = calloc(1, sizeof *rc);
+        if (!rc) {
+            free(stored);
+            return NULL;
+        }
+        rc->world = call->world;
+        rc->def = *d;
+        rc->n = n;
+        memcpy(rc->map, map, (size_t)n * sizeof *map);
+        rc->stored = stored;
+    } else {
+        free(stored);
+    }
+    int last = steps / RIDE_CKPT_STEPS;
+    last = last > RIDE_CKPTS ? RIDE_CKPTS : last;
+    if (!rc->ckpt[0])
+        rc->ckpt[0] = tpCreateNavSpace(d, n, NULL, 0);
+    for (int j = 1; j <= last && rc->ckpt[j - 1]; j++) {
+        if (rc->ckpt[j])
+            continue;
+        tpNavSpace *sp = tpCloneNavSpace(rc->ckpt[j - 1]);
+        for (int k = (j - 1) * RIDE_CKPT_STEPS; sp && k < j * RIDE_CKPT_STEPS; k++)
+            if (!ride_observe(call, sp, map, n, bodies, 0.0 + k * RIDE_OBS_DT)) {
+                tpDestroyNavSpace(sp);
+                sp = NULL;
+            }
+        rc->ckpt[j] = sp;
+    }
+    if (!rc->ckpt[last])
+        return NULL;
+    tpNavSpace *sp = tpCloneNavSpace(rc->ckpt[last]);
+    if (sp)
+        *k_done = last * RIDE_CKPT_STEPS;
+    return sp;
+}
+
 /* Fresh call: observe, locate, route; fills the RIDE_V_ variables. */
 static void ride_plan(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, double *V)
 {
@@ -250,19 +349,20 @@ static void ride_plan(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *
     if (n < 1)
         return;
     tpNavSpaceDef d = ride_def(sk, call);
-    tpNavSpace *sp = tpCreateNavSpace(&d, n, NULL, 0);
+    const double t0 = fmax(0, call->t - RIDE_WATCH);
+    const int steps = (int)floor((call->t - t0) / RIDE_OBS_DT + 1e-9);
+    int k = 0;
+    tpNavSpace *sp = NULL;
     tpNavSpaceBody *bodies = malloc(sizeof *bodies * (size_t)n);
+    if (bodies && t0 == 0) /* from a checkpoint of the shared prefix, when there is one */
+        sp = ride_resume(call, &d, map, n, steps, bodies, &k);
+    if (!sp)
+        sp = tpCreateNavSpace(&d, n, NULL, 0);
     if (!sp || !bodies)
         goto done;
-    double t0 = fmax(0, call->t - RIDE_WATCH);
-    int steps = (int)floor((call->t - t0) / RIDE_OBS_DT + 1e-9);
-    for (int k = 0; k <= steps; k++) { /* t0, t0 + dt, ..., and now (strictly increasing) */
-        double t = k == steps ? call->t : t0 + k * RIDE_OBS_DT;
-        for (int m = 0; m < n; m++)
-            ride_body(call, map[m], t, &bodies[m]);
-        if (!tpNavSpace_Update(sp, t, bodies, NULL, 0))
+    for (; k <= steps; k++) /* t0, t0 + dt, ..., and now (strictly increasing) */
+        if (!ride_observe(call, sp, map, n, bodies, k == steps ? call->t : t0 + k * RIDE_OBS_DT))
             goto done;
-    }
     /* the surfaces under the body and under the goal (a little above the face) */
     double foot[3] = {cb->s.pos[0], cb->s.pos[1], cb->s.pos[2] - d.height / 2 + d.step_up / 2};
     double lfoot[2], lgoal[2];

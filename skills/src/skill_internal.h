@@ -82,6 +82,12 @@ void tpSkill_NavBounds(tpSkillCache *cache, const tpWorld *world, int self, doub
 /// Adds the wall-clock seconds since t0 (a tpClock_Now) to the cache's search total (see
 /// tpSkillCache_SearchSeconds); NULL cache: nothing. The navigation kinds bracket their searches.
 void tpSkill_SearchDone(tpSkillCache *cache, double t0);
+
+/// The ride skill's observation checkpoints (ride.c), owned by the skill cache: the cache's slot
+/// for them (never NULL), and their destructor (NULL allowed).
+typedef struct tpRideCache tpRideCache;
+tpRideCache **tpSkillCache_Ride(tpSkillCache *cache);
+void tpDestroyRideCache(tpRideCache *rc);
 /// The cache's scratch grid made the grid of `def` holding the raster of every static body of
 /// `world` but `self` (not grown): reset in place when the size is the same, and the raster copied
 /// from the one the cache keeps for the last (world, self, def). Owned by the cache, valid until
