@@ -100,6 +100,54 @@ static void test_periodic_elevator_recognised(void **state)
     tpDestroyNavSpace(sp);
 }
 
+/* A clone has observed what its source has: given the same further updates, both learn the same
+ * graph (every edge's statistics, bit for bit) and route the same way; updating one leaves the
+ * other as it was. */
+static void test_clone_continues_like_the_source(void **state)
+{
+    (void)state;
+    tpNavSpace *sp = elevator_space();
+    tpNavSpaceBody b[NBODIES];
+    char err[256];
+    const double dt = 0.05;
+    int k = 0;
+    for (; k < 7 * 20; k++) { /* 7 s: the first period is not complete yet */
+        elevator_scene(k * dt, b);
+        assert_true(tpNavSpace_Update(sp, k * dt, b, err, sizeof err));
+    }
+    tpNavSpace *cl = tpCloneNavSpace(sp);
+    assert_non_null(cl);
+    assert_int_equal(tpNavSpace_EdgeCount(cl), tpNavSpace_EdgeCount(sp));
+    for (; k <= 26 * 20; k++) {
+        elevator_scene(k * dt, b);
+        assert_true(tpNavSpace_Update(sp, k * dt, b, err, sizeof err));
+        assert_true(tpNavSpace_Update(cl, k * dt, b, err, sizeof err));
+    }
+    assert_true(tpNavSpace_EdgeCount(sp) > 0);
+    assert_int_equal(tpNavSpace_EdgeCount(cl), tpNavSpace_EdgeCount(sp));
+    for (int e = 0; e < tpNavSpace_EdgeCount(sp); e++)
+        assert_memory_equal(tpNavSpace_Edge(cl, e), tpNavSpace_Edge(sp, e), sizeof(tpNavSpaceEdge));
+    tpNavSpaceRoute r1, r2;
+    assert_true(tpNavSpace_Route(sp, FLOOR_B, LEDGE, &r1));
+    assert_true(tpNavSpace_Route(cl, FLOOR_B, LEDGE, &r2));
+    assert_int_equal(r1.nsurfaces, r2.nsurfaces);
+    assert_memory_equal(r1.surfaces, r2.surfaces, sizeof r1.surfaces[0] * (size_t)r1.nsurfaces);
+    /* independent: a clone taken now, then the source goes on alone */
+    tpNavSpace *frozen = tpCloneNavSpace(sp);
+    assert_non_null(frozen);
+    tpNavSpaceEdge before;
+    memcpy(&before, tpNavSpace_FindEdge(frozen, FLOOR, LIFT), sizeof before);
+    for (int q = 0; q < 6 * 20; q++, k++) { /* past the next rising edge of floor -> lift */
+        elevator_scene(k * dt, b);
+        assert_true(tpNavSpace_Update(sp, k * dt, b, err, sizeof err));
+    }
+    assert_memory_equal(tpNavSpace_FindEdge(frozen, FLOOR, LIFT), &before, sizeof before);
+    assert_memory_not_equal(tpNavSpace_FindEdge(sp, FLOOR, LIFT), &before, sizeof before);
+    tpDestroyNavSpace(frozen);
+    tpDestroyNavSpace(cl);
+    tpDestroyNavSpace(sp);
+}
+
 static void test_rides_the_elevator(void **state)
 {
     (void)state;
@@ -258,11 +306,9 @@ static void test_bad_input(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_periodic_elevator_recognised),
-        cmocka_unit_test(test_rides_the_elevator),
-        cmocka_unit_test(test_obstruction_forces_replan),
-        cmocka_unit_test(test_hops_disconnected_platforms),
-        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_periodic_elevator_recognised), cmocka_unit_test(test_clone_continues_like_the_source),
+        cmocka_unit_test(test_rides_the_elevator),           cmocka_unit_test(test_obstruction_forces_replan),
+        cmocka_unit_test(test_hops_disconnected_platforms),  cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
