@@ -505,8 +505,10 @@ static double tpFootRadius(const tpNavSpaceBody *b)
     return hypot(b->half[0], b->half[1]);
 }
 
-/* Does body o obstruct surface s over the horizon (swept bounds)? */
-static bool tpObstructs(const tpNavSpace *sp, const tpNavSpaceBody *s, const tpNavSpaceBody *o)
+/* Does body o obstruct surface s over the horizon (swept bounds)? foot_* are the bodies'
+ * tpFootRadius, speed_* their horizontal speeds (hypot), computed once per update. */
+static bool tpObstructs(const tpNavSpace *sp, const tpNavSpaceBody *s, const tpNavSpaceBody *o, double foot_s,
+                        double foot_o, double speed_s, double speed_o)
 {
     double H = sp->def.horizon;
     double top = s->center[2] + s->half[2];
@@ -515,8 +517,7 @@ static bool tpObstructs(const tpNavSpace *sp, const tpNavSpaceBody *s, const tpN
     double ohi = o->center[2] + o->half[2] + fmax(0, o->vel[2] * H);
     if (ohi <= slo || olo >= shi)
         return false;
-    double reach = tpFootRadius(s) + tpFootRadius(o) + sp->def.radius +
-                   H * (hypot(s->vel[0], s->vel[1]) + hypot(o->vel[0], o->vel[1]));
+    double reach = foot_s + foot_o + sp->def.radius + H * (speed_s + speed_o);
     double dx = o->center[0] - s->center[0], dy = o->center[1] - s->center[1];
     return dx * dx + dy * dy < reach * reach; /* hypot was a fifth of an update */
 }
@@ -600,9 +601,12 @@ bool tpNavSpace_Update(tpNavSpace *sp, double t, const tpNavSpaceBody *bodies, c
     }
     tpRect rect[TP_NAV_SPACE_MAX_BODIES];
     double bound[TP_NAV_SPACE_MAX_BODIES];
+    double foot[TP_NAV_SPACE_MAX_BODIES], hspeed[TP_NAV_SPACE_MAX_BODIES];
     for (int i = 0; i < n; i++) {
         rect[i] = tpStandable(&bodies[i], 0, d->edge);
         bound[i] = hypot(fmax(0, rect[i].h[0]), fmax(0, rect[i].h[1]));
+        foot[i] = tpFootRadius(&bodies[i]);
+        hspeed[i] = hypot(bodies[i].vel[0], bodies[i].vel[1]);
     }
     /* phase 1, collision detection between interaction volumes: the relations holding now */
     long long checks = 0;
@@ -617,7 +621,7 @@ bool tpNavSpace_Update(tpNavSpace *sp, double t, const tpNavSpaceBody *bodies, c
             if (j == i)
                 continue;
             checks++;
-            if (tpObstructs(sp, &bodies[i], &bodies[j]))
+            if (tpObstructs(sp, &bodies[i], &bodies[j], foot[i], foot[j], hspeed[i], hspeed[j]))
                 ob[sp->nobst[i]++] = j;
             double dx = rect[i].c[0] - rect[j].c[0], dy = rect[i].c[1] - rect[j].c[1],
                    far = bound[i] + bound[j] + reach;
