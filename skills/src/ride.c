@@ -4,14 +4,15 @@
  *
  * Observation, not foreknowledge. The fresh call (a decision point) builds a tpNavSpace of the
  * scene's boxes other than the body and feeds it what the character could have seen: their poses
- * and velocities every RIDE_OBS_DT over the RIDE_WATCH seconds before now (from time 0 if the run is
- * younger). Scripted bodies are evaluated at those past times (tpWorld_BodyState); bodies whose
- * state is stored are seen at their current pose. The graph's route from the surface under the body
- * to the surface under the sampled goal gives the next relation; its access and landing points, in
- * the two surfaces' own frames, go into V. Until the graph has seen a usable relation there is no
+ * and velocities every RIDE_OBS_DT from the start of its observation window (ride_watch_start: at
+ * least the RIDE_WATCH seconds before now, from time 0 while the run is younger) until now.
+ * Scripted bodies are evaluated at those past times (tpWorld_BodyState); bodies whose state is
+ * stored are seen at their current pose. The graph's route from the surface under the body to the
+ * surface under the sampled goal gives the next relation; its access and landing points, in the
+ * two surfaces' own frames, go into V. Until the graph has seen a usable relation there is no
  * route: the body holds still and the segment ends after RIDE_IDLE seconds (the tactic re-selects
- * the skill and it observes again, longer). The segment also ends when the body has crossed onto the
- * next surface (so every surface change is a decision point), at the goal, or at the timeout.
+ * the skill and it observes again, longer). The segment also ends when the body has crossed onto
+ * the next surface (so every surface change is a decision point), at the goal, or at the timeout.
  *
  * The controller tracks a point fixed in a surface's frame: the commanded planar velocity is the
  * surface's velocity at that point plus a go-to velocity (tpCtl_GoToVelocity) toward it, tracked
@@ -47,11 +48,12 @@
 #include "tp/base.h"
 #include "tp/nav.h"
 
-#define RIDE_WATCH 24.0  /* s of observation before a decision */
-#define RIDE_OBS_DT 0.05 /* s between observations */
-#define RIDE_IDLE 1.0    /* s: a segment with no route ends after this */
-#define RIDE_STEP 0.05   /* m: largest height difference walked across (flush faces only) */
-#define RIDE_GAP 0.25    /* m: largest gap between two faces walked across */
+#define RIDE_WATCH 24.0      /* s: the shortest observation before a decision (once the run is older) */
+#define RIDE_WATCH_ALIGN 8.0 /* s: observations start at multiples of this (ride_watch_start) */
+#define RIDE_OBS_DT 0.05     /* s between observations */
+#define RIDE_IDLE 1.0        /* s: a segment with no route ends after this */
+#define RIDE_STEP 0.05       /* m: largest height difference walked across (flush faces only) */
+#define RIDE_GAP 0.25        /* m: largest gap between two faces walked across */
 #define RIDE_MAX_BODIES 256
 #define RIDE_ARRIVE 0.05   /* m: at the access point when this close */
 #define RIDE_LEG 0.5       /* s: a detour or a wait of the local plan is followed this long, then replanned */
@@ -248,45 +250,67 @@ static bool ride_observe(const tpSkillCall *call, tpNavSpace *sp, const int *map
     return tpNavSpace_Update(sp, t, bodies, NULL, 0);
 }
 
-/* Checkpoints of the observations that start at t = 0. Such an observation samples the scene at
- * k * RIDE_OBS_DT for k < steps, then at the decision's time: its first samples are the same for
- * every decision, as long as the observer's constants, the observed bodies and the stored bodies'
- * current states (a stored body is seen where it is now at every sample time; the static and
- * scripted ones are functions of time) are. The cache keeps the space after every
- * RIDE_CKPT_STEPS samples for one such input, so a decision clones the latest checkpoint at or
- * before its own samples and observes only the rest: elevator's and bridge's decisions had spent
- * most of their time re-observing the same first seconds. A checkpoint is a pure function of the
- * input it is kept for, so no plan depends on what was planned before. */
+/* Checkpoints of the observations. An observation starts at t0 (ride_watch_start) and samples the
+ * scene at t0 + k * RIDE_OBS_DT for k < steps, then at the decision's time: its first samples are
+ * the same for every decision with the same start, as long as the observer's constants, the
+ * observed bodies and the stored bodies' current states (a stored body is seen where it is now at
+ * every sample time; the static and scripted ones are functions of time) are. For each such input
+ * the cache keeps the space after every RIDE_CKPT_STEPS samples, so a decision clones the latest
+ * checkpoint at or before its own samples and observes only the rest (at most 1 s): elevator's and
+ * bridge's decisions had spent most of their time re-observing the same seconds. A checkpoint is a
+ * pure function of the input it is kept for, so no plan depends on what was planned before. */
 #define RIDE_CKPT_STEPS 20 /* samples between two checkpoints (1 s) */
-#define RIDE_CKPTS 24      /* the last checkpoint: RIDE_WATCH / (RIDE_CKPT_STEPS * RIDE_OBS_DT) */
+/* the last checkpoint: the longest observation, RIDE_WATCH + RIDE_WATCH_ALIGN, in checkpoints */
+#define RIDE_CKPTS 32
+#define RIDE_CACHE_STARTS 2 /* observation starts kept (a tree's decisions straddle one change) */
+
+typedef struct RideStart {
+    double t0;                        /* s: the observation's start (ride_watch_start) */
+    long long use;                    /* the cache's use count at the last use (least recently used is replaced) */
+    tpNavSpace *ckpt[RIDE_CKPTS + 1]; /* owned; ckpt[j]: after the samples k < j * RIDE_CKPT_STEPS; NULL = not yet */
+} RideStart;
 
 struct tpRideCache {
     const tpWorld *world; /* not owned: the world the checkpoints observed */
     tpNavSpaceDef def;    /* the observer's constants */
     int n;                /* observed bodies */
     int map[RIDE_MAX_BODIES];
-    tpBodyState *stored;              /* owned, n: the bodies' states at call->x (zero for the unstored ones) */
-    tpNavSpace *ckpt[RIDE_CKPTS + 1]; /* owned; ckpt[j]: after the samples k < j * RIDE_CKPT_STEPS; NULL = not yet */
+    tpBodyState *stored; /* owned, n: the bodies' states at call->x (zero for the unstored ones) */
+    long long uses;
+    RideStart starts[RIDE_CACHE_STARTS]; /* ckpt[0] NULL: unused */
 };
+
+/* The start of a decision's observation: the latest multiple of RIDE_WATCH_ALIGN that leaves at
+ * least RIDE_WATCH seconds before t, 0 while the run is younger. The window is 24 to 32 s long and
+ * moves in 8 s jumps, so that the decisions of a tree share their first samples (the cache above);
+ * a window ending exactly 24 s before each decision shared nothing, and re-observing it was most of
+ * bridge's search time. */
+static double ride_watch_start(double t)
+{
+    return fmax(0, RIDE_WATCH_ALIGN * floor((t - RIDE_WATCH) / RIDE_WATCH_ALIGN));
+}
+
+static void ride_free_start(RideStart *st)
+{
+    for (int j = 0; j <= RIDE_CKPTS; j++)
+        tpDestroyNavSpace(st->ckpt[j]);
+    memset(st, 0, sizeof *st);
+}
 
 void tpDestroyRideCache(tpRideCache *rc)
 {
     if (!rc)
         return;
-    for (int j = 0; j <= RIDE_CKPTS; j++)
-        tpDestroyNavSpace(rc->ckpt[j]);
+    for (int q = 0; q < RIDE_CACHE_STARTS; q++)
+        ride_free_start(&rc->starts[q]);
     free(rc->stored);
     free(rc);
 }
 
-/* A space that has observed the samples k < *k_done of an observation from t = 0 (*k_done the
- * largest multiple of RIDE_CKPT_STEPS <= steps, at most the last checkpoint's), building the
- * missing checkpoints; NULL (and *k_done 0) without a cache or out of memory: the caller observes
- * from the start. `bodies` is scratch for n bodies. */
-static tpNavSpace *ride_resume(tpSkillCall *call, const tpNavSpaceDef *d, const int *map, int n, int steps,
-                               tpNavSpaceBody *bodies, int *k_done)
+/* The cache for this call's observer, bodies and stored states (a new one when they changed);
+ * NULL without a skill cache or out of memory. */
+static tpRideCache *ride_cache(tpSkillCall *call, const tpNavSpaceDef *d, const int *map, int n)
 {
-    *k_done = 0;
     if (!call->cache)
         return NULL;
     tpBodyState *stored = calloc((size_t)n, sizeof *stored);
@@ -298,41 +322,69 @@ static tpNavSpace *ride_resume(tpSkillCall *call, const tpNavSpaceDef *d, const 
     tpRideCache **slot = tpSkillCache_Ride(call->cache), *rc = *slot;
     /* the definition is compared bytewise: ride_def starts from the zeroed default, so its
      * padding is zero */
-    if (!rc || rc->world != call->world || rc->n != n || memcmp(&rc->def, d, sizeof *d) != 0 ||
-        memcmp(rc->map, map, (size_t)n * sizeof *map) != 0 ||
-        memcmp(rc->stored, stored, (size_t)n * sizeof *stored) != 0) {
-        tpDestroyRideCache(rc);
-        *slot = rc = calloc(1, sizeof *rc);
-        if (!rc) {
-            free(stored);
-            return NULL;
-        }
-        rc->world = call->world;
-        rc->def = *d;
-        rc->n = n;
-        memcpy(rc->map, map, (size_t)n * sizeof *map);
-        rc->stored = stored;
-    } else {
+    if (rc && rc->world == call->world && rc->n == n && memcmp(&rc->def, d, sizeof *d) == 0 &&
+        memcmp(rc->map, map, (size_t)n * sizeof *map) == 0 &&
+        memcmp(rc->stored, stored, (size_t)n * sizeof *stored) == 0) {
         free(stored);
+        return rc;
     }
+    tpDestroyRideCache(rc);
+    *slot = rc = calloc(1, sizeof *rc);
+    if (!rc) {
+        free(stored);
+        return NULL;
+    }
+    rc->world = call->world;
+    rc->def = *d;
+    rc->n = n;
+    memcpy(rc->map, map, (size_t)n * sizeof *map);
+    rc->stored = stored;
+    return rc;
+}
+
+/* A space that has observed the samples k < *k_done of the observation from t0 (*k_done the
+ * largest multiple of RIDE_CKPT_STEPS <= steps, at most the last checkpoint's), building the
+ * missing checkpoints; NULL (and *k_done 0) without a cache or out of memory: the caller observes
+ * from the start. `bodies` is scratch for n bodies. */
+static tpNavSpace *ride_resume(tpSkillCall *call, const tpNavSpaceDef *d, const int *map, int n, double t0, int steps,
+                               tpNavSpaceBody *bodies, int *k_done)
+{
+    *k_done = 0;
+    tpRideCache *rc = ride_cache(call, d, map, n);
+    if (!rc)
+        return NULL;
+    RideStart *st = NULL;
+    for (int q = 0; q < RIDE_CACHE_STARTS && !st; q++)
+        if (rc->starts[q].ckpt[0] && rc->starts[q].t0 == t0)
+            st = &rc->starts[q];
+    if (!st) { /* replace the least recently used start */
+        st = &rc->starts[0];
+        for (int q = 1; q < RIDE_CACHE_STARTS; q++)
+            if (rc->starts[q].use < st->use)
+                st = &rc->starts[q];
+        ride_free_start(st);
+        st->t0 = t0;
+        st->ckpt[0] = tpCreateNavSpace(d, n, NULL, 0);
+        if (!st->ckpt[0])
+            return NULL;
+    }
+    st->use = ++rc->uses;
     int last = steps / RIDE_CKPT_STEPS;
     last = last > RIDE_CKPTS ? RIDE_CKPTS : last;
-    if (!rc->ckpt[0])
-        rc->ckpt[0] = tpCreateNavSpace(d, n, NULL, 0);
-    for (int j = 1; j <= last && rc->ckpt[j - 1]; j++) {
-        if (rc->ckpt[j])
+    for (int j = 1; j <= last && st->ckpt[j - 1]; j++) {
+        if (st->ckpt[j])
             continue;
-        tpNavSpace *sp = tpCloneNavSpace(rc->ckpt[j - 1]);
+        tpNavSpace *sp = tpCloneNavSpace(st->ckpt[j - 1]);
         for (int k = (j - 1) * RIDE_CKPT_STEPS; sp && k < j * RIDE_CKPT_STEPS; k++)
-            if (!ride_observe(call, sp, map, n, bodies, 0.0 + k * RIDE_OBS_DT)) {
+            if (!ride_observe(call, sp, map, n, bodies, t0 + k * RIDE_OBS_DT)) {
                 tpDestroyNavSpace(sp);
                 sp = NULL;
             }
-        rc->ckpt[j] = sp;
+        st->ckpt[j] = sp;
     }
-    if (!rc->ckpt[last])
+    if (!st->ckpt[last])
         return NULL;
-    tpNavSpace *sp = tpCloneNavSpace(rc->ckpt[last]);
+    tpNavSpace *sp = tpCloneNavSpace(st->ckpt[last]);
     if (sp)
         *k_done = last * RIDE_CKPT_STEPS;
     return sp;
@@ -349,13 +401,13 @@ static void ride_plan(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *
     if (n < 1)
         return;
     tpNavSpaceDef d = ride_def(sk, call);
-    const double t0 = fmax(0, call->t - RIDE_WATCH);
+    const double t0 = ride_watch_start(call->t);
     const int steps = (int)floor((call->t - t0) / RIDE_OBS_DT + 1e-9);
     int k = 0;
     tpNavSpace *sp = NULL;
     tpNavSpaceBody *bodies = malloc(sizeof *bodies * (size_t)n);
-    if (bodies && t0 == 0) /* from a checkpoint of the shared prefix, when there is one */
-        sp = ride_resume(call, &d, map, n, steps, bodies, &k);
+    if (bodies) /* from the latest checkpoint of the shared samples */
+        sp = ride_resume(call, &d, map, n, t0, steps, bodies, &k);
     if (!sp)
         sp = tpCreateNavSpace(&d, n, NULL, 0);
     if (!sp || !bodies)
