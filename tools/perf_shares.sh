@@ -2,7 +2,8 @@
 # The physics share of planning time two ways: as `tplan bench` reports it (its own timers around
 # the physics callback) and as `perf` samples it (the samples under cb_simulate, the physics
 # callback, over those under tpPlanner_Run, with DWARF call graphs). The two should agree within a
-# few points; a large gap means a timer is attributing work to the wrong column. Needs perf
+# few points (in_planner: the share of all samples inside the planner; the rest is start-up,
+# Lua loading and the bench itself); a large gap means a timer is attributing work to the wrong column. Needs perf
 # (Debian: apt-get install linux-perf) and a Release build with symbols (the default).
 # usage: tools/perf_shares.sh [BUILD_DIR] [SEEDS] DOMAIN...   (default: build, 10 seeds, BK-BGT)
 # e.g.   tools/perf_shares.sh build 10 pool elevator
