@@ -76,6 +76,7 @@ typedef struct TrackCache {
     double togo_goal[TRACK_TOGO_CACHE][2]; /* m: the goal of each field below */
     tpNavToGo *togo[TRACK_TOGO_CACHE];     /* owned; NULL = empty slot */
     int next_togo;                         /* round-robin replacement */
+    tpNavCarScratch *scratch;              /* owned: the A*'s buffers, reused by every decision; NULL = none yet */
 } TrackCache;
 
 #define NAV_STATIC_MEMO 8
@@ -260,6 +261,7 @@ static void releaseTrack(TrackCache *tc)
     for (int q = 0; q < TRACK_TOGO_CACHE; ++q) {
         tpDestroyNavToGo(tc->togo[q]);
     }
+    tpDestroyNavCarScratch(tc->scratch);
     memset(tc, 0, sizeof *tc);
 }
 
@@ -836,6 +838,10 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
         tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
         pd.depth = V[TRACK_V_HORIZON] >= 1 ? (int)V[TRACK_V_HORIZON] : TRACK_DEPTH; /* 0: no horizon given */
         pd.node_limit = TRACK_NODES;
+        if (!tc->scratch) {
+            tc->scratch = tpCreateNavCarScratch(); /* NULL (out of memory): the search allocates its own */
+        }
+        pd.scratch = tc->scratch;
         if (sk->track.togo) {
             pd.togo = togoFor(tc, &tr);
         }
