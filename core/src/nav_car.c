@@ -29,18 +29,36 @@ tpNavCarDef tpDefaultNavCarDef(void)
     return c;
 }
 
-void tpNavCar_Forces(const tpNavCarDef *c, const tpNavCarState *s, double steer, double throttle, double brake,
-                     tpNavCarForces *out)
+/* What the forces take from the state before the tyre model: the heading's sine and cosine, the
+ * velocity in the car frame, the rotation angle and the sideslip (rad). simulateClip reads the
+ * same values for its controller, so one evaluation serves both. */
+typedef struct CarFrame {
+    double sn, cs; /* sin, cos of the heading */
+    double vx, vy; /* m/s, velocity in the car frame (forward, left) */
+    double ra, ss; /* rad: rotation angle, sideslip (0 at vx = 0) */
+} CarFrame;
+
+static void carFrame(const tpNavCarDef *c, const tpNavCarState *s, CarFrame *fr)
 {
     const double sn = sin(s->heading), cs = cos(s->heading);
     /* velocity in the car frame */
     const double vx = cs * s->vx + sn * s->vy, vy = -sn * s->vx + cs * s->vy;
     const double wheelbase = c->cg_front + c->cg_rear;
     const double yawspeed = wheelbase * 0.5 * s->omega;
-    const double ra = vx == 0.0 ? 0.0 : atan2(yawspeed, vx); /* rotation angle */
-    const double ss = vx == 0.0 ? 0.0 : atan2(vy, vx);       /* sideslip */
-    const double saf = ss + ra - steer, sar = ss - ra;       /* slip angles front / rear */
-    const double w = c->mass * c->gravity * 0.5;             /* weight per axle */
+    fr->sn = sn;
+    fr->cs = cs;
+    fr->vx = vx;
+    fr->vy = vy;
+    fr->ra = vx == 0.0 ? 0.0 : atan2(yawspeed, vx); /* rotation angle */
+    fr->ss = vx == 0.0 ? 0.0 : atan2(vy, vx);       /* sideslip */
+}
+
+static void forcesFrame(const tpNavCarDef *c, const CarFrame *fr, double steer, double throttle, double brake,
+                        tpNavCarForces *out)
+{
+    const double sn = fr->sn, cs = fr->cs, vx = fr->vx, vy = fr->vy, ra = fr->ra, ss = fr->ss;
+    const double saf = ss + ra - steer, sar = ss - ra; /* slip angles front / rear */
+    const double w = c->mass * c->gravity * 0.5;       /* weight per axle */
     const double flatf = tpClamp(c->ca_f * saf, -c->max_grip, c->max_grip) * w;
     const double flatr = tpClamp(c->ca_r * sar, -c->max_grip, c->max_grip) * w;
     const double sgn = vx > 0 ? 1.0 : vx < 0 ? -1.0 : 0.0;
@@ -57,16 +75,33 @@ void tpNavCar_Forces(const tpNavCarDef *c, const tpNavCarState *s, double steer,
     out->sideslip = ss;
 }
 
-void tpNavCar_Step(const tpNavCarDef *c, tpNavCarState *s, double steer, double throttle, double brake, double dt)
+void tpNavCar_Forces(const tpNavCarDef *c, const tpNavCarState *s, double steer, double throttle, double brake,
+                     tpNavCarForces *out)
+{
+    CarFrame fr;
+    carFrame(c, s, &fr);
+    forcesFrame(c, &fr, steer, throttle, brake, out);
+}
+
+/* One explicit Euler step of s, whose car-frame quantities are fr (carFrame of s). */
+static void stepFrame(const tpNavCarDef *c, const CarFrame *fr, tpNavCarState *s, double steer, double throttle,
+                      double brake, double dt)
 {
     tpNavCarForces f;
-    tpNavCar_Forces(c, s, steer, throttle, brake, &f);
+    forcesFrame(c, fr, steer, throttle, brake, &f);
     s->vx += dt * f.force[0] / c->mass;
     s->vy += dt * f.force[1] / c->mass;
     s->x += dt * s->vx;
     s->y += dt * s->vy;
     s->omega += dt * f.torque / c->inertia;
     s->heading += dt * s->omega;
+}
+
+void tpNavCar_Step(const tpNavCarDef *c, tpNavCarState *s, double steer, double throttle, double brake, double dt)
+{
+    CarFrame fr;
+    carFrame(c, s, &fr);
+    stepFrame(c, &fr, s, steer, throttle, brake, dt);
 }
 
 /* ---- move tree ---- */
@@ -128,9 +163,10 @@ static void simulateClip(const tpNavCarDef *c, const tpNavMoveTreeDef *d, double
     for (int k = 0; k < nframes; ++k) {
         for (int q = 0; q < d->substeps; ++q) {
             double t = (k * d->substeps + q) * h;
-            const double sn = sin(s.heading), cs = cos(s.heading);
-            double vf = cs * s.vx + sn * s.vy, vl = -sn * s.vx + cs * s.vy;
-            double beta = vf > 1 ? atan2(vl, vf) : 0.0;
+            CarFrame fr; /* the car-frame velocity, sideslip and rotation angle (also the forces') */
+            carFrame(c, &s, &fr);
+            const double vf = fr.vx;
+            const double beta = vf > 1 ? fr.ss : 0.0; /* = atan2(vl, vf), as fr.vx != 0 */
             bool turning = t < turn_end;
             /* phase 1 steers; phase 2 damps the yaw rate and the side slip to a straight run */
             double st = turning ? steer : tpClamp(-0.5 * s.omega - 0.5 * beta, -0.4, 0.4);
@@ -146,15 +182,14 @@ static void simulateClip(const tpNavCarDef *c, const tpNavMoveTreeDef *d, double
                 brk = 100.0;
             }
             if (vf > 1.0) { /* rear tyre slip angle sar = beta - ra (Appendix A) */
-                double ra = atan2((c->cg_front + c->cg_rear) * 0.5 * s.omega, vf);
-                clip->rear_slip = fmax(clip->rear_slip, fabs(beta - ra));
+                clip->rear_slip = fmax(clip->rear_slip, fabs(beta - fr.ra));
             }
             if (q == 0) {
                 clip->control[k][0] = st;
                 clip->control[k][1] = thr;
                 clip->control[k][2] = brk;
             }
-            tpNavCar_Step(c, &s, st, thr, brk, h);
+            stepFrame(c, &fr, &s, st, thr, brk, h);
             if (vf > 1.0) {
                 clip->max_slip = fmax(clip->max_slip, fabs(beta));
             }
