@@ -517,6 +517,38 @@ static bool scratchSearch(tpNavCarScratch *s, int nodes, size_t slots)
 
 /* ---- collisions against a scene ---- */
 
+/* Whether the rectangle r (4 corners) overlaps the segment s: the separating-axis test of
+ * convexOverlap(r, 4, s, 2), the same axes and projections, so the same answer. The answer does not
+ * depend on the order of the axes, and the segment's second axis (v -> u) is exactly the negation of
+ * its first (a negated difference and negated products round the same), which separates exactly
+ * when the first does; so the segment's normal comes first (for a car beside a wall the one that
+ * usually separates) and the second is skipped. */
+static bool rectSegOverlap(const double r[4][2], const double s[2][2])
+{
+    for (int k = -1; k < 4; ++k) {
+        const double *u = k < 0 ? s[0] : r[k], *v = k < 0 ? s[1] : r[(k + 1) % 4];
+        double ax = -(v[1] - u[1]), ay = v[0] - u[0];
+        if (ax == 0 && ay == 0) {
+            continue;
+        }
+        double amin = INFINITY, amax = -INFINITY, bmin = INFINITY, bmax = -INFINITY;
+        for (int q = 0; q < 4; ++q) {
+            double d = r[q][0] * ax + r[q][1] * ay;
+            amin = d < amin ? d : amin;
+            amax = d > amax ? d : amax;
+        }
+        for (int q = 0; q < 2; ++q) {
+            double d = s[q][0] * ax + s[q][1] * ay;
+            bmin = d < bmin ? d : bmin;
+            bmax = d > bmax ? d : bmax;
+        }
+        if (amax < bmin || bmax < amin) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* What the collision checks of one decision need, computed once per decision (arrays in the
  * scratch): the car's bounding-circle radius, every wall's bounding box and direction, every
  * traffic car's heading cosine / sine and bounding-circle radius. The values are the ones the
@@ -583,7 +615,7 @@ static bool collidesCS(const tpNavMoveTree *tree, const CarScene *sc, const int 
             have_me = true;
         }
         const double seg[2][2] = {{s[0], s[1]}, {s[2], s[3]}};
-        if (convexOverlap((const double(*)[2])me, 4, seg, 2)) {
+        if (rectSegOverlap((const double(*)[2])me, seg)) {
             return true;
         }
     }

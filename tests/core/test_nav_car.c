@@ -307,6 +307,88 @@ static void test_track_files(void **state)
     assert_non_null(strstr(err, "cannot open"));
 }
 
+/* Reference: the generic separating-axis test of two convex polygons (every edge normal of both). */
+static bool refOverlap(const double (*a)[2], int n, const double (*b)[2], int m)
+{
+    for (int pass = 0; pass < 2; ++pass) {
+        const double(*p)[2] = pass ? b : a;
+        int np = pass ? m : n;
+        for (int k = 0; k < np; ++k) {
+            double ax = -(p[(k + 1) % np][1] - p[k][1]), ay = p[(k + 1) % np][0] - p[k][0];
+            if (ax == 0 && ay == 0) {
+                continue;
+            }
+            double amin = INFINITY, amax = -INFINITY, bmin = INFINITY, bmax = -INFINITY;
+            for (int q = 0; q < n; ++q) {
+                double d = a[q][0] * ax + a[q][1] * ay;
+                amin = fmin(amin, d);
+                amax = fmax(amax, d);
+            }
+            for (int q = 0; q < m; ++q) {
+                double d = b[q][0] * ax + b[q][1] * ay;
+                bmin = fmin(bmin, d);
+                bmax = fmax(bmax, d);
+            }
+            if (amax < bmin || bmax < amin) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* tpNavCar_Collides against one wall (its rectangle-segment test tries the wall's normal first
+ * and skips the normal's negation) agrees with the generic test over random poses and walls,
+ * many of them just touching or just clear of the car (endpoints on and near its corners and
+ * edges), and walls of zero length. */
+static void test_collides_wall_sat(void **state)
+{
+    (void)state;
+    tpNavCarDef car = tpDefaultNavCarDef();
+    tpNavMoveTree *t = tpCreateNavMoveTree(&car, NULL, NULL, 0);
+    assert_non_null(t);
+    tpRng rng;
+    tpRng_Seed(&rng, 29);
+    int hits = 0, misses = 0;
+    for (int it = 0; it < 20000; ++it) {
+        double pose[3] = {tpRng_Uniform(&rng, -5, 5), tpRng_Uniform(&rng, -5, 5), tpRng_Uniform(&rng, -4, 4)};
+        const double c = cos(pose[2]), s = sin(pose[2]), hl = car.length / 2, hw = car.width / 2;
+        double me[4][2];
+        const double lx[4] = {hl, -hl, -hl, hl}, ly[4] = {hw, hw, -hw, -hw};
+        for (int k = 0; k < 4; ++k) {
+            me[k][0] = pose[0] + c * lx[k] - s * ly[k];
+            me[k][1] = pose[1] + s * lx[k] + c * ly[k];
+        }
+        double wall[1][4];
+        for (int e = 0; e < 2; ++e) {
+            int mode = (int)tpRng_Below(&rng, 6);
+            mode = mode > 3 ? 0 : mode;
+            double *w = &wall[0][2 * e];
+            if (mode == 0) { /* anywhere around */
+                w[0] = pose[0] + tpRng_Uniform(&rng, -8, 8);
+                w[1] = pose[1] + tpRng_Uniform(&rng, -8, 8);
+            } else { /* on or near a corner or an edge of the car */
+                int k = (int)tpRng_Below(&rng, 4);
+                double u = mode == 1 ? 0.0 : tpRng_Res53(&rng), d = mode == 3 ? tpRng_Uniform(&rng, -1e-9, 1e-9) : 0.0;
+                w[0] = me[k][0] + u * (me[(k + 1) % 4][0] - me[k][0]) + d;
+                w[1] = me[k][1] + u * (me[(k + 1) % 4][1] - me[k][1]) - d;
+            }
+        }
+        if (tpRng_Below(&rng, 50) == 0) { /* a point */
+            wall[0][2] = wall[0][0];
+            wall[0][3] = wall[0][1];
+        }
+        tpNavTrack tr = {1, (const double(*)[4])wall, 0, NULL, {100, 0}, {100, -1, 100, 1}};
+        const double seg[2][2] = {{wall[0][0], wall[0][1]}, {wall[0][2], wall[0][3]}};
+        bool want = refOverlap((const double(*)[2])me, 4, seg, 2);
+        assert_true(tpNavCar_Collides(t, &tr, pose, 0.0) == want);
+        hits += want;
+        misses += !want;
+    }
+    assert_true(hits > 2000 && misses > 1000);
+    tpDestroyNavMoveTree(t);
+}
+
 /* The search tree of one decision as the on_node observer sees it. */
 typedef struct SearchLog {
     int n, cap;
@@ -468,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_sharp_track_skid),
         cmocka_unit_test(test_track_files),
         cmocka_unit_test(test_togo_walls_on_cell_boundaries),
+        cmocka_unit_test(test_collides_wall_sat),
         cmocka_unit_test(test_plan_near_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
