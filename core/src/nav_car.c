@@ -208,6 +208,27 @@ static void simulateClip(const tpNavCarDef *c, const tpNavMoveTreeDef *d, double
     clip->skid = clip->rear_slip > d->skid_slip;
 }
 
+/* Matches a simulated clip's end state to the nearest level and appends it to the tree, or drops
+ * it if it matches none (only kept clips are written: the array's tail is never touched). */
+static void keepMatched(tpNavMoveTree *t, tpNavClip *c)
+{
+    const tpNavMoveTreeDef *d = &t->def;
+    int best = -1;
+    double be = INFINITY;
+    for (int l = 0; l < d->nlevels; ++l) {
+        double e = fabs(c->end_vel[0] - d->levels[l]) + fabs(c->end_vel[1]) + fabs(c->end_vel[2]);
+        if (e < be) {
+            be = e;
+            best = l;
+        }
+    }
+    if (be < d->match_eps) {
+        c->to = best;
+        c->end_error = be;
+        t->clips[t->nclips++] = *c;
+    }
+}
+
 tpNavMoveTree *tpCreateNavMoveTree(const tpNavCarDef *car, const tpNavMoveTreeDef *def, char *err, size_t errlen)
 {
     tpNavMoveTreeDef d = def ? *def : tpDefaultNavMoveTreeDef();
@@ -250,7 +271,7 @@ tpNavMoveTree *tpCreateNavMoveTree(const tpNavCarDef *car, const tpNavMoveTreeDe
                 memset(&clip, 0, sizeof clip);
                 clip.from = l;
                 simulateClip(car, &d, d.levels[l], d.levels[to], steer, false, &clip);
-                t->clips[t->nclips++] = clip;
+                keepMatched(t, &clip);
             }
         }
         if (l >= 3 && d.skid_steer > 0) { /* skids from Med and faster, ending two levels down */
@@ -259,30 +280,10 @@ tpNavMoveTree *tpCreateNavMoveTree(const tpNavCarDef *car, const tpNavMoveTreeDe
                 memset(&clip, 0, sizeof clip);
                 clip.from = l;
                 simulateClip(car, &d, d.levels[l], d.levels[l - 2], side * d.skid_steer, true, &clip);
-                t->clips[t->nclips++] = clip;
+                keepMatched(t, &clip);
             }
         }
     }
-    /* Match every end state to the nearest level; drop clips that match none. */
-    int kept = 0;
-    for (int k = 0; k < t->nclips; ++k) {
-        tpNavClip *c = &t->clips[k];
-        int best = -1;
-        double be = INFINITY;
-        for (int l = 0; l < d.nlevels; ++l) {
-            double e = fabs(c->end_vel[0] - d.levels[l]) + fabs(c->end_vel[1]) + fabs(c->end_vel[2]);
-            if (e < be) {
-                be = e;
-                best = l;
-            }
-        }
-        if (be < d.match_eps) {
-            c->to = best;
-            c->end_error = be;
-            t->clips[kept++] = *c;
-        }
-    }
-    t->nclips = kept;
     int n = 0;
     for (int l = 0; l <= d.nlevels; ++l) {
         t->start[l] = n;

@@ -674,17 +674,9 @@ static TrackCache *trackFor(tpSkillCache *c, const tpWorld *world, int self, con
 {
     const int nb = tpWorld_BodyCount(world);
     double head[4] = {car->mass, car->inertia, z_lo, z_hi};
-    uint64_t key = tpHash_Fnv1a64(head, sizeof head);
-    for (int i = 0; i < nb; ++i) {
-        const tpBodyDef *d = tpWorld_Body(world, i);
-        if (d->cls != TP_BODY_STATIC || i == self) {
-            continue;
-        }
-        double geo[11] = {d->shape,  d->size[0], d->size[1], d->size[2], d->pos[0], d->pos[1],
-                          d->pos[2], d->quat[0], d->quat[1], d->quat[2], d->quat[3]};
-        uint64_t h[2] = {key, tpHash_Fnv1a64(geo, sizeof geo)};
-        key = tpHash_Fnv1a64(h, sizeof h);
-    }
+    /* the static geometry's hash is memoised per (world, band): this runs at every control step */
+    uint64_t h[2] = {tpHash_Fnv1a64(head, sizeof head), staticsFor(c, world, self, z_lo, z_hi)->key};
+    uint64_t key = tpHash_Fnv1a64(h, sizeof h);
     TrackCache *tc = &c->track;
     if (tc->tree && tc->key == key) {
         return tc;
