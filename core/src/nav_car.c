@@ -867,15 +867,25 @@ static void alignFrame(const double p[3], const double fr[3], double out[3])
     alignFrameCS(p, cos(p[2]), sin(p[2]), fr, out);
 }
 
+/* Side of point a relative to the finish line f (the sign: which side). */
+static double finishSide(const double f[4], const double a[2])
+{
+    return (f[2] - f[0]) * (a[1] - f[1]) - (f[3] - f[1]) * (a[0] - f[0]);
+}
+
+/* Whether the finish line's ends lie on different sides of the line through a and b. */
+static bool finishEndsSplit(const double f[4], const double a[2], const double b[2])
+{
+    double d3 = (b[0] - a[0]) * (f[1] - a[1]) - (b[1] - a[1]) * (f[0] - a[0]);
+    double d4 = (b[0] - a[0]) * (f[3] - a[1]) - (b[1] - a[1]) * (f[2] - a[0]);
+    return (d3 < 0) != (d4 < 0);
+}
+
 /* Does the segment a->b cross the finish line? */
 static bool crossesFinish(const tpNavTrack *tr, const double a[2], const double b[2])
 {
     const double *f = tr->finish;
-    double d1 = (f[2] - f[0]) * (a[1] - f[1]) - (f[3] - f[1]) * (a[0] - f[0]);
-    double d2 = (f[2] - f[0]) * (b[1] - f[1]) - (f[3] - f[1]) * (b[0] - f[0]);
-    double d3 = (b[0] - a[0]) * (f[1] - a[1]) - (b[1] - a[1]) * (f[0] - a[0]);
-    double d4 = (b[0] - a[0]) * (f[3] - a[1]) - (b[1] - a[1]) * (f[2] - a[0]);
-    return ((d1 < 0) != (d2 < 0)) && ((d3 < 0) != (d4 < 0));
+    return ((finishSide(f, a) < 0) != (finishSide(f, b) < 0)) && finishEndsSplit(f, a, b);
 }
 
 /* Squared distance (m^2) from point q to segment s (x0, y0, x1, y1) whose direction and squared
@@ -973,6 +983,9 @@ static bool clipFree(const tpNavMoveTree *tree, const CarScene *sc, tpNavCarScra
     /* `checks` per clip_time: long (skid) clips get proportionally more */
     int nchk = (int)lround((checks < 1 ? 1 : checks) * c->nframes * fdt / tree->def.clip_time);
     nchk = nchk < 1 ? 1 : nchk > c->nframes ? c->nframes : nchk;
+    /* crossesFinish(prev, pose) per check, each point's side of the finish line computed once (a
+       check's pose is the next check's prev) */
+    bool prev_neg = finishSide(tr->finish, prev) < 0;
     for (int q = 1; q <= nchk; ++q) {
         int f = (int)((long)c->nframes * q / nchk) - 1;
         double pose[3] = {p[0] + c0 * c->frame[f][0] - s0 * c->frame[f][1],
@@ -983,9 +996,11 @@ static bool clipFree(const tpNavMoveTree *tree, const CarScene *sc, tpNavCarScra
             collidesCS(tree, sc, scr->wclip, mw, scr->cclip, mc, pose[0], pose[1], hc, hs, t + (f + 1) * fdt)) {
             return false;
         }
-        if (crossesFinish(tr, prev, pose)) {
+        const bool neg = finishSide(tr->finish, pose) < 0;
+        if (neg != prev_neg && finishEndsSplit(tr->finish, prev, pose)) {
             *finish = true;
         }
+        prev_neg = neg;
         memcpy(prev, pose, sizeof prev);
     }
     alignFrameCS(p, c0, s0, c->frame[c->nframes - 1], end);
