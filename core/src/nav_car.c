@@ -641,23 +641,29 @@ static bool collidesCS(const tpNavMoveTree *tree, const CarScene *sc, const int 
     return false;
 }
 
+/* tpNavCar_Collides with the scene arrays in scr (grown as needed). */
+static bool collidesAll(const tpNavMoveTree *tree, const tpNavTrack *track, tpNavCarScratch *scr, const double pose[3],
+                        double t)
+{
+    CarScene sc;
+    if (!sceneInit(&sc, tree, track, scr)) {
+        return true; /* out of memory: report a collision (the safe answer) */
+    }
+    for (int w = 0; w < track->nwalls; ++w) {
+        scr->wnear[w] = w;
+    }
+    for (int k = 0; k < track->ncars; ++k) {
+        scr->cnear[k] = k;
+    }
+    return collidesCS(tree, &sc, scr->wnear, track->nwalls, scr->cnear, track->ncars, pose[0], pose[1], cos(pose[2]),
+                      sin(pose[2]), t);
+}
+
 bool tpNavCar_Collides(const tpNavMoveTree *tree, const tpNavTrack *track, const double pose[3], double t)
 {
     tpNavCarScratch scr;
     memset(&scr, 0, sizeof scr);
-    CarScene sc;
-    if (!sceneInit(&sc, tree, track, &scr)) {
-        scratchRelease(&scr);
-        return true; /* out of memory: report a collision (the safe answer) */
-    }
-    for (int w = 0; w < track->nwalls; ++w) {
-        scr.wnear[w] = w;
-    }
-    for (int k = 0; k < track->ncars; ++k) {
-        scr.cnear[k] = k;
-    }
-    bool hit = collidesCS(tree, &sc, scr.wnear, track->nwalls, scr.cnear, track->ncars, pose[0], pose[1], cos(pose[2]),
-                          sin(pose[2]), t);
+    bool hit = collidesAll(tree, track, &scr, pose, t);
     scratchRelease(&scr);
     return hit;
 }
@@ -1168,7 +1174,7 @@ static tpNavDriveResult drive(const tpNavMoveTree *tree, const tpNavTrack *tr, c
             double p[3];
             alignFrame(pose, c->frame[f], p);
             double tf = t + (f + 1) * tree->def.frame_dt;
-            if (tpNavCar_Collides(tree, tr, p, tf)) {
+            if (d->scratch ? collidesAll(tree, tr, d->scratch, p, tf) : tpNavCar_Collides(tree, tr, p, tf)) {
                 r.crashed = true;
                 r.time = tf;
                 return r;
