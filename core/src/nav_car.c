@@ -915,10 +915,11 @@ static double segDist2Plain(const double s[4], const double q[2])
  * TP_MAX_COORD), so a wall or car left out of a list could not have touched the car. */
 #define CAR_NEAR_EPS 1e-3
 
-/* The walls and traffic cars that any clip from an expanded node at pose p (heading cosine /
- * sine c0, s0), speed level `level` and time t could touch: within the level's reach (clip circle
- * centre distance + radius, tpNavMoveTree) of p, a car's path over the level's longest clip.
- * Fills scr->wnear / scr->cnear; returns their counts through nw / nc. */
+/* The walls and traffic cars that any clip from an expanded node at position p, speed level
+ * `level` and time t (s) could touch: within the level's reach (m: clip circle centre distance +
+ * radius, tpNavMoveTree.level_reach) of p, for a car its path over the level's longest clip. A
+ * clip's circle lies within that reach of p, so a wall or car left out is farther than the margin
+ * from every clip's circle. Fills scr->wnear / scr->cnear; returns their counts through nw / nc. */
 static void nearNode(const tpNavMoveTree *tree, const CarScene *sc, tpNavCarScratch *scr, const double p[3], int level,
                      double t, int *nw, int *nc)
 {
