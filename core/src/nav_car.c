@@ -29,18 +29,36 @@ tpNavCarDef tpDefaultNavCarDef(void)
     return c;
 }
 
-void tpNavCar_Forces(const tpNavCarDef *c, const tpNavCarState *s, double steer, double throttle, double brake,
-                     tpNavCarForces *out)
+/* What the forces take from the state before the tyre model: the heading's sine and cosine, the
+ * velocity in the car frame, the rotation angle and the sideslip (rad). simulateClip reads the
+ * same values for its controller, so one evaluation serves both. */
+typedef struct CarFrame {
+    double sn, cs; /* sin, cos of the heading */
+    double vx, vy; /* m/s, velocity in the car frame (forward, left) */
+    double ra, ss; /* rad: rotation angle, sideslip (0 at vx = 0) */
+} CarFrame;
+
+static void carFrame(const tpNavCarDef *c, const tpNavCarState *s, CarFrame *fr)
 {
     const double sn = sin(s->heading), cs = cos(s->heading);
     /* velocity in the car frame */
     const double vx = cs * s->vx + sn * s->vy, vy = -sn * s->vx + cs * s->vy;
     const double wheelbase = c->cg_front + c->cg_rear;
     const double yawspeed = wheelbase * 0.5 * s->omega;
-    const double ra = vx == 0.0 ? 0.0 : atan2(yawspeed, vx); /* rotation angle */
-    const double ss = vx == 0.0 ? 0.0 : atan2(vy, vx);       /* sideslip */
-    const double saf = ss + ra - steer, sar = ss - ra;       /* slip angles front / rear */
-    const double w = c->mass * c->gravity * 0.5;             /* weight per axle */
+    fr->sn = sn;
+    fr->cs = cs;
+    fr->vx = vx;
+    fr->vy = vy;
+    fr->ra = vx == 0.0 ? 0.0 : atan2(yawspeed, vx); /* rotation angle */
+    fr->ss = vx == 0.0 ? 0.0 : atan2(vy, vx);       /* sideslip */
+}
+
+static void forcesFrame(const tpNavCarDef *c, const CarFrame *fr, double steer, double throttle, double brake,
+                        tpNavCarForces *out)
+{
+    const double sn = fr->sn, cs = fr->cs, vx = fr->vx, vy = fr->vy, ra = fr->ra, ss = fr->ss;
+    const double saf = ss + ra - steer, sar = ss - ra; /* slip angles front / rear */
+    const double w = c->mass * c->gravity * 0.5;       /* weight per axle */
     const double flatf = tpClamp(c->ca_f * saf, -c->max_grip, c->max_grip) * w;
     const double flatr = tpClamp(c->ca_r * sar, -c->max_grip, c->max_grip) * w;
     const double sgn = vx > 0 ? 1.0 : vx < 0 ? -1.0 : 0.0;
@@ -57,16 +75,33 @@ void tpNavCar_Forces(const tpNavCarDef *c, const tpNavCarState *s, double steer,
     out->sideslip = ss;
 }
 
-void tpNavCar_Step(const tpNavCarDef *c, tpNavCarState *s, double steer, double throttle, double brake, double dt)
+void tpNavCar_Forces(const tpNavCarDef *c, const tpNavCarState *s, double steer, double throttle, double brake,
+                     tpNavCarForces *out)
+{
+    CarFrame fr;
+    carFrame(c, s, &fr);
+    forcesFrame(c, &fr, steer, throttle, brake, out);
+}
+
+/* One explicit Euler step of s, whose car-frame quantities are fr (carFrame of s). */
+static void stepFrame(const tpNavCarDef *c, const CarFrame *fr, tpNavCarState *s, double steer, double throttle,
+                      double brake, double dt)
 {
     tpNavCarForces f;
-    tpNavCar_Forces(c, s, steer, throttle, brake, &f);
+    forcesFrame(c, fr, steer, throttle, brake, &f);
     s->vx += dt * f.force[0] / c->mass;
     s->vy += dt * f.force[1] / c->mass;
     s->x += dt * s->vx;
     s->y += dt * s->vy;
     s->omega += dt * f.torque / c->inertia;
     s->heading += dt * s->omega;
+}
+
+void tpNavCar_Step(const tpNavCarDef *c, tpNavCarState *s, double steer, double throttle, double brake, double dt)
+{
+    CarFrame fr;
+    carFrame(c, s, &fr);
+    stepFrame(c, &fr, s, steer, throttle, brake, dt);
 }
 
 /* ---- move tree ---- */
@@ -79,6 +114,9 @@ struct tpNavMoveTree {
     int *by_level;    /* clip indices grouped by `from`, owned */
     int start[9];     /* by_level[start[l] .. start[l+1]) start at level l */
     double top_speed; /* m/s, the largest displacement per second over all clips */
+    /* per level, over the clips from it: m, the largest distance from the start to a point of
+       the clip's circle (|bound centre| + bound radius); s, the longest duration */
+    double level_reach[8], level_span[8];
 };
 
 tpNavMoveTreeDef tpDefaultNavMoveTreeDef(void)
@@ -125,9 +163,10 @@ static void simulateClip(const tpNavCarDef *c, const tpNavMoveTreeDef *d, double
     for (int k = 0; k < nframes; ++k) {
         for (int q = 0; q < d->substeps; ++q) {
             double t = (k * d->substeps + q) * h;
-            const double sn = sin(s.heading), cs = cos(s.heading);
-            double vf = cs * s.vx + sn * s.vy, vl = -sn * s.vx + cs * s.vy;
-            double beta = vf > 1 ? atan2(vl, vf) : 0.0;
+            CarFrame fr; /* the car-frame velocity, sideslip and rotation angle (also the forces') */
+            carFrame(c, &s, &fr);
+            const double vf = fr.vx;
+            const double beta = vf > 1 ? fr.ss : 0.0; /* = atan2(vl, vf), as fr.vx != 0 */
             bool turning = t < turn_end;
             /* phase 1 steers; phase 2 damps the yaw rate and the side slip to a straight run */
             double st = turning ? steer : tpClamp(-0.5 * s.omega - 0.5 * beta, -0.4, 0.4);
@@ -143,15 +182,14 @@ static void simulateClip(const tpNavCarDef *c, const tpNavMoveTreeDef *d, double
                 brk = 100.0;
             }
             if (vf > 1.0) { /* rear tyre slip angle sar = beta - ra (Appendix A) */
-                double ra = atan2((c->cg_front + c->cg_rear) * 0.5 * s.omega, vf);
-                clip->rear_slip = fmax(clip->rear_slip, fabs(beta - ra));
+                clip->rear_slip = fmax(clip->rear_slip, fabs(beta - fr.ra));
             }
             if (q == 0) {
                 clip->control[k][0] = st;
                 clip->control[k][1] = thr;
                 clip->control[k][2] = brk;
             }
-            tpNavCar_Step(c, &s, st, thr, brk, h);
+            stepFrame(c, &fr, &s, st, thr, brk, h);
             if (vf > 1.0) {
                 clip->max_slip = fmax(clip->max_slip, fabs(beta));
             }
@@ -168,6 +206,27 @@ static void simulateClip(const tpNavCarDef *c, const tpNavMoveTreeDef *d, double
     clip->end_vel[2] = s.omega;
     clip->steer = steer;
     clip->skid = clip->rear_slip > d->skid_slip;
+}
+
+/* Matches a simulated clip's end state to the nearest level and appends it to the tree, or drops
+ * it if it matches none (only kept clips are written: the array's tail is never touched). */
+static void keepMatched(tpNavMoveTree *t, tpNavClip *c)
+{
+    const tpNavMoveTreeDef *d = &t->def;
+    int best = -1;
+    double be = INFINITY;
+    for (int l = 0; l < d->nlevels; ++l) {
+        double e = fabs(c->end_vel[0] - d->levels[l]) + fabs(c->end_vel[1]) + fabs(c->end_vel[2]);
+        if (e < be) {
+            be = e;
+            best = l;
+        }
+    }
+    if (be < d->match_eps) {
+        c->to = best;
+        c->end_error = be;
+        t->clips[t->nclips++] = *c;
+    }
 }
 
 tpNavMoveTree *tpCreateNavMoveTree(const tpNavCarDef *car, const tpNavMoveTreeDef *def, char *err, size_t errlen)
@@ -212,7 +271,7 @@ tpNavMoveTree *tpCreateNavMoveTree(const tpNavCarDef *car, const tpNavMoveTreeDe
                 memset(&clip, 0, sizeof clip);
                 clip.from = l;
                 simulateClip(car, &d, d.levels[l], d.levels[to], steer, false, &clip);
-                t->clips[t->nclips++] = clip;
+                keepMatched(t, &clip);
             }
         }
         if (l >= 3 && d.skid_steer > 0) { /* skids from Med and faster, ending two levels down */
@@ -221,30 +280,10 @@ tpNavMoveTree *tpCreateNavMoveTree(const tpNavCarDef *car, const tpNavMoveTreeDe
                 memset(&clip, 0, sizeof clip);
                 clip.from = l;
                 simulateClip(car, &d, d.levels[l], d.levels[l - 2], side * d.skid_steer, true, &clip);
-                t->clips[t->nclips++] = clip;
+                keepMatched(t, &clip);
             }
         }
     }
-    /* Match every end state to the nearest level; drop clips that match none. */
-    int kept = 0;
-    for (int k = 0; k < t->nclips; ++k) {
-        tpNavClip *c = &t->clips[k];
-        int best = -1;
-        double be = INFINITY;
-        for (int l = 0; l < d.nlevels; ++l) {
-            double e = fabs(c->end_vel[0] - d.levels[l]) + fabs(c->end_vel[1]) + fabs(c->end_vel[2]);
-            if (e < be) {
-                be = e;
-                best = l;
-            }
-        }
-        if (be < d.match_eps) {
-            c->to = best;
-            c->end_error = be;
-            t->clips[kept++] = *c;
-        }
-    }
-    t->nclips = kept;
     int n = 0;
     for (int l = 0; l <= d.nlevels; ++l) {
         t->start[l] = n;
@@ -275,6 +314,8 @@ tpNavMoveTree *tpCreateNavMoveTree(const tpNavCarDef *car, const tpNavMoveTreeDe
             disp = fmax(disp, hypot(c->frame[f][0], c->frame[f][1]) * (c->nframes) / (f + 1));
         }
         t->top_speed = fmax(t->top_speed, disp / (c->nframes * d.frame_dt));
+        t->level_reach[c->from] = fmax(t->level_reach[c->from], hypot(c->bound[0], c->bound[1]) + c->bound[2]);
+        t->level_span[c->from] = fmax(t->level_span[c->from], c->nframes * d.frame_dt);
     }
     return t;
 }
@@ -357,35 +398,191 @@ static bool convexOverlap(const double (*a)[2], int n, const double (*b)[2], int
     return true;
 }
 
-/* What the collision checks of one decision need, computed once per decision: the car's
- * bounding-circle radius, every wall's bounding box, every traffic car's heading cosine / sine
- * and bounding-circle radius. The values are the ones the checks computed inline before, so the
- * results are identical. */
+/* ---- search scratch ---- */
+
+typedef struct CarNode {
+    double pose[3];
+    double g, f; /* s */
+    int level, depth, first, parent;
+    bool finish;
+} CarNode;
+
+typedef struct CarHeapItem {
+    double f; /* s, a copy of nodes[id].f: the heap compares without touching the nodes */
+    int id;
+} CarHeapItem;
+
+/* Buffers of tpNavCar_Plan, kept across calls so a decision neither allocates nor first-touches
+ * pages (the node array alone is node_limit * 64 bytes). Every array grows on demand and is owned
+ * by the scratch; none carries anything from one call to the next. */
+struct tpNavCarScratch {
+    CarNode *nodes;      /* node_cap */
+    CarHeapItem *heap;   /* node_cap */
+    int node_cap;        /* nodes */
+    int64_t *closed_key; /* closed_slots */
+    int *closed_node;    /* closed_slots */
+    size_t closed_slots; /* slots allocated (0 = none) */
+    double (*wbox)[4];   /* wall_cap: per wall min x, max x, min y, max y */
+    double (*wdir)[3];   /* wall_cap: per wall x1 - x0, y1 - y0, squared length (m, m^2) */
+    int *wnear, *wclip;  /* wall_cap: the walls near an expanded node / near one of its clips */
+    int wall_cap;        /* walls */
+    double (*cars)[3];   /* car_cap: per traffic car cos, sin (heading), bounding-circle radius (m) */
+    int *cnear, *cclip;  /* car_cap: the traffic cars near an expanded node / one of its clips */
+    int car_cap;         /* cars */
+};
+
+tpNavCarScratch *tpCreateNavCarScratch(void)
+{
+    return calloc(1, sizeof(tpNavCarScratch));
+}
+
+static void scratchRelease(tpNavCarScratch *s)
+{
+    free(s->nodes);
+    free(s->heap);
+    free(s->closed_key);
+    free(s->closed_node);
+    free(s->wbox);
+    free(s->wdir);
+    free(s->wnear);
+    free(s->wclip);
+    free(s->cars);
+    free(s->cnear);
+    free(s->cclip);
+    memset(s, 0, sizeof *s);
+}
+
+void tpDestroyNavCarScratch(tpNavCarScratch *s)
+{
+    if (!s) {
+        return;
+    }
+    scratchRelease(s);
+    free(s);
+}
+
+/* Grows *p to hold n elements of size sz (the contents need not survive). */
+static bool growArray(void **p, size_t n, size_t sz)
+{
+    void *q = realloc(*p, n * sz);
+    if (!q) {
+        return false;
+    }
+    *p = q;
+    return true;
+}
+
+/* Makes room for `walls` walls and `cars` traffic cars (each at least 1). */
+static bool scratchScene(tpNavCarScratch *s, int walls, int cars)
+{
+    walls = walls > 1 ? walls : 1;
+    cars = cars > 1 ? cars : 1;
+    if (walls > s->wall_cap) {
+        size_t n = (size_t)walls;
+        if (!growArray((void **)&s->wbox, n, sizeof *s->wbox) || !growArray((void **)&s->wdir, n, sizeof *s->wdir) ||
+            !growArray((void **)&s->wnear, n, sizeof(int)) || !growArray((void **)&s->wclip, n, sizeof(int))) {
+            return false;
+        }
+        s->wall_cap = walls;
+    }
+    if (cars > s->car_cap) {
+        size_t n = (size_t)cars;
+        if (!growArray((void **)&s->cars, n, sizeof *s->cars) || !growArray((void **)&s->cnear, n, sizeof(int)) ||
+            !growArray((void **)&s->cclip, n, sizeof(int))) {
+            return false;
+        }
+        s->car_cap = cars;
+    }
+    return true;
+}
+
+/* Makes room for `nodes` nodes and, if slots > 0, a closed set of `slots` slots. */
+static bool scratchSearch(tpNavCarScratch *s, int nodes, size_t slots)
+{
+    if (nodes > s->node_cap) {
+        if (!growArray((void **)&s->nodes, (size_t)nodes, sizeof *s->nodes) ||
+            !growArray((void **)&s->heap, (size_t)nodes, sizeof *s->heap)) {
+            return false;
+        }
+        s->node_cap = nodes;
+    }
+    if (slots > s->closed_slots) {
+        if (!growArray((void **)&s->closed_key, slots, sizeof(int64_t)) ||
+            !growArray((void **)&s->closed_node, slots, sizeof(int))) {
+            return false;
+        }
+        s->closed_slots = slots;
+    }
+    return true;
+}
+
+/* ---- collisions against a scene ---- */
+
+/* Whether the rectangle r (4 corners) overlaps the segment s: the separating-axis test of
+ * convexOverlap(r, 4, s, 2), the same axes and projections, so the same answer. The answer does not
+ * depend on the order of the axes, and the segment's second axis (v -> u) is exactly the negation of
+ * its first (a negated difference and negated products round the same), which separates exactly
+ * when the first does; so the segment's normal comes first (for a car beside a wall the one that
+ * usually separates) and the second is skipped. */
+static bool rectSegOverlap(const double r[4][2], const double s[2][2])
+{
+    for (int k = -1; k < 4; ++k) {
+        const double *u = k < 0 ? s[0] : r[k], *v = k < 0 ? s[1] : r[(k + 1) % 4];
+        double ax = -(v[1] - u[1]), ay = v[0] - u[0];
+        if (ax == 0 && ay == 0) {
+            continue;
+        }
+        double amin = INFINITY, amax = -INFINITY, bmin = INFINITY, bmax = -INFINITY;
+        for (int q = 0; q < 4; ++q) {
+            double d = r[q][0] * ax + r[q][1] * ay;
+            amin = d < amin ? d : amin;
+            amax = d > amax ? d : amax;
+        }
+        for (int q = 0; q < 2; ++q) {
+            double d = s[q][0] * ax + s[q][1] * ay;
+            bmin = d < bmin ? d : bmin;
+            bmax = d > bmax ? d : bmax;
+        }
+        if (amax < bmin || bmax < amin) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* What the collision checks of one decision need, computed once per decision (arrays in the
+ * scratch): the car's bounding-circle radius, every wall's bounding box and direction, every
+ * traffic car's heading cosine / sine and bounding-circle radius. The values are the ones the
+ * checks computed inline before, so the results are identical. */
 typedef struct CarScene {
     const tpNavTrack *track;
     double reach;      /* m, the car's bounding-circle radius */
     double (*wbox)[4]; /* per wall: min x, max x, min y, max y */
+    double (*wdir)[3]; /* per wall: x1 - x0, y1 - y0, squared length */
     double (*cars)[3]; /* per traffic car: cos, sin (heading), bounding-circle radius */
 } CarScene;
 
-static bool sceneInit(CarScene *sc, const tpNavMoveTree *tree, const tpNavTrack *track)
+static bool sceneInit(CarScene *sc, const tpNavMoveTree *tree, const tpNavTrack *track, tpNavCarScratch *scr)
 {
     memset(sc, 0, sizeof *sc);
-    sc->track = track;
-    sc->reach = 0.5 * hypot(tree->car.length, tree->car.width);
-    sc->wbox = malloc(sizeof *sc->wbox * (size_t)(track->nwalls > 0 ? track->nwalls : 1));
-    sc->cars = malloc(sizeof *sc->cars * (size_t)(track->ncars > 0 ? track->ncars : 1));
-    if (!sc->wbox || !sc->cars) {
-        free(sc->wbox);
-        free(sc->cars);
+    if (!scratchScene(scr, track->nwalls, track->ncars)) {
         return false;
     }
+    sc->track = track;
+    sc->reach = 0.5 * hypot(tree->car.length, tree->car.width);
+    sc->wbox = scr->wbox;
+    sc->wdir = scr->wdir;
+    sc->cars = scr->cars;
     for (int w = 0; w < track->nwalls; ++w) {
         const double *s = track->walls[w];
         sc->wbox[w][0] = fmin(s[0], s[2]);
         sc->wbox[w][1] = fmax(s[0], s[2]);
         sc->wbox[w][2] = fmin(s[1], s[3]);
         sc->wbox[w][3] = fmax(s[1], s[3]);
+        double ex = s[2] - s[0], ey = s[3] - s[1];
+        sc->wdir[w][0] = ex;
+        sc->wdir[w][1] = ey;
+        sc->wdir[w][2] = ex * ex + ey * ey;
     }
     for (int k = 0; k < track->ncars; ++k) {
         const tpNavTrafficCar *o = &track->cars[k];
@@ -396,21 +593,18 @@ static bool sceneInit(CarScene *sc, const tpNavMoveTree *tree, const tpNavTrack 
     return true;
 }
 
-static void sceneFree(CarScene *sc)
-{
-    free(sc->wbox);
-    free(sc->cars);
-}
-
-/* Collision of the car at (x, y) with heading cosine / sine (hc, hs) at time t. */
-static bool collidesCS(const tpNavMoveTree *tree, const CarScene *sc, double x, double y, double hc, double hs,
-                       double t)
+/* Collision of the car at (x, y) with heading cosine / sine (hc, hs) at time t with the walls
+ * walls[0 .. nw) and the traffic cars cars[0 .. nc) (indices into the track; the callers leave out
+ * only walls and cars too far away to touch the car, so the answer is the one over all of them). */
+static bool collidesCS(const tpNavMoveTree *tree, const CarScene *sc, const int *walls, int nw, const int *cars, int nc,
+                       double x, double y, double hc, double hs, double t)
 {
     const tpNavTrack *track = sc->track;
     const double reach = sc->reach;
     double me[4][2];
     bool have_me = false;
-    for (int w = 0; w < track->nwalls; ++w) {
+    for (int i = 0; i < nw; ++i) {
+        const int w = walls[i];
         const double *b = sc->wbox[w];
         /* cheap reject: the car's bounding circle against the segment's bounding box */
         if (x + reach < b[0] || x - reach > b[1] || y + reach < b[2] || y - reach > b[3]) {
@@ -422,11 +616,12 @@ static bool collidesCS(const tpNavMoveTree *tree, const CarScene *sc, double x, 
             have_me = true;
         }
         const double seg[2][2] = {{s[0], s[1]}, {s[2], s[3]}};
-        if (convexOverlap((const double(*)[2])me, 4, seg, 2)) {
+        if (rectSegOverlap((const double(*)[2])me, seg)) {
             return true;
         }
     }
-    for (int k = 0; k < track->ncars; ++k) {
+    for (int i = 0; i < nc; ++i) {
+        const int k = cars[i];
         const tpNavTrafficCar *o = &track->cars[k];
         double ox = o->pos[0] + o->vel[0] * t, oy = o->pos[1] + o->vel[1] * t;
         double r2 = reach + sc->cars[k][2];
@@ -446,14 +641,30 @@ static bool collidesCS(const tpNavMoveTree *tree, const CarScene *sc, double x, 
     return false;
 }
 
-bool tpNavCar_Collides(const tpNavMoveTree *tree, const tpNavTrack *track, const double pose[3], double t)
+/* tpNavCar_Collides with the scene arrays in scr (grown as needed). */
+static bool collidesAll(const tpNavMoveTree *tree, const tpNavTrack *track, tpNavCarScratch *scr, const double pose[3],
+                        double t)
 {
     CarScene sc;
-    if (!sceneInit(&sc, tree, track)) {
+    if (!sceneInit(&sc, tree, track, scr)) {
         return true; /* out of memory: report a collision (the safe answer) */
     }
-    bool hit = collidesCS(tree, &sc, pose[0], pose[1], cos(pose[2]), sin(pose[2]), t);
-    sceneFree(&sc);
+    for (int w = 0; w < track->nwalls; ++w) {
+        scr->wnear[w] = w;
+    }
+    for (int k = 0; k < track->ncars; ++k) {
+        scr->cnear[k] = k;
+    }
+    return collidesCS(tree, &sc, scr->wnear, track->nwalls, scr->cnear, track->ncars, pose[0], pose[1], cos(pose[2]),
+                      sin(pose[2]), t);
+}
+
+bool tpNavCar_Collides(const tpNavMoveTree *tree, const tpNavTrack *track, const double pose[3], double t)
+{
+    tpNavCarScratch scr;
+    memset(&scr, 0, sizeof scr);
+    bool hit = collidesAll(tree, track, &scr, pose, t);
+    scratchRelease(&scr);
     return hit;
 }
 
@@ -571,6 +782,7 @@ tpNavCarPlanDef tpDefaultNavCarPlanDef(void)
     d.on_node_user = NULL;
     d.closed_cell = 0.0;
     d.closed_angle = 0.1745;
+    d.scratch = NULL;
     return d;
 }
 
@@ -599,95 +811,145 @@ static uint64_t mix64(uint64_t x)
     return x;
 }
 
-typedef struct CarNode {
-    double pose[3];
-    double g, f; /* s */
-    int level, depth, first, parent;
-    bool finish;
-} CarNode;
-
 typedef struct CarHeap {
-    int *idx;
+    CarHeapItem *item;
     int n;
 } CarHeap;
 
-static bool nodeLess(const CarNode *nodes, int a, int b)
+static bool itemLess(CarHeapItem a, CarHeapItem b)
 {
-    return nodes[a].f < nodes[b].f || (nodes[a].f == nodes[b].f && a < b);
+    return a.f < b.f || (a.f == b.f && a.id < b.id);
 }
 
-static void heapPush(CarHeap *h, const CarNode *nodes, int id)
+static void heapPush(CarHeap *h, CarHeapItem it)
 {
     int k = h->n++;
     while (k > 0) {
         int p = (k - 1) / 2;
-        if (!nodeLess(nodes, id, h->idx[p])) {
+        if (!itemLess(it, h->item[p])) {
             break;
         }
-        h->idx[k] = h->idx[p];
+        h->item[k] = h->item[p];
         k = p;
     }
-    h->idx[k] = id;
+    h->item[k] = it;
 }
 
-static int heapPop(CarHeap *h, const CarNode *nodes)
+static int heapPop(CarHeap *h)
 {
-    int top = h->idx[0], last = h->idx[--h->n], k = 0;
+    int top = h->item[0].id, k = 0;
+    CarHeapItem last = h->item[--h->n];
     for (;;) {
         int c = 2 * k + 1;
         if (c >= h->n) {
             break;
         }
-        if (c + 1 < h->n && nodeLess(nodes, h->idx[c + 1], h->idx[c])) {
+        if (c + 1 < h->n && itemLess(h->item[c + 1], h->item[c])) {
             ++c;
         }
-        if (!nodeLess(nodes, h->idx[c], last)) {
+        if (!itemLess(h->item[c], last)) {
             break;
         }
-        h->idx[k] = h->idx[c];
+        h->item[k] = h->item[c];
         k = c;
     }
     if (h->n > 0) {
-        h->idx[k] = last;
+        h->item[k] = last;
     }
     return top;
+}
+
+/* Pose of clip frame f aligned to the start pose p, whose heading has cosine c and sine s. */
+static void alignFrameCS(const double p[3], double c, double s, const double fr[3], double out[3])
+{
+    out[0] = p[0] + c * fr[0] - s * fr[1];
+    out[1] = p[1] + s * fr[0] + c * fr[1];
+    out[2] = p[2] + fr[2];
 }
 
 /* Pose of clip frame f aligned to the start pose p. */
 static void alignFrame(const double p[3], const double fr[3], double out[3])
 {
-    const double c = cos(p[2]), s = sin(p[2]);
-    out[0] = p[0] + c * fr[0] - s * fr[1];
-    out[1] = p[1] + s * fr[0] + c * fr[1];
-    out[2] = p[2] + fr[2];
+    alignFrameCS(p, cos(p[2]), sin(p[2]), fr, out);
+}
+
+/* Side of point a relative to the finish line f (the sign: which side). */
+static double finishSide(const double f[4], const double a[2])
+{
+    return (f[2] - f[0]) * (a[1] - f[1]) - (f[3] - f[1]) * (a[0] - f[0]);
+}
+
+/* Whether the finish line's ends lie on different sides of the line through a and b. */
+static bool finishEndsSplit(const double f[4], const double a[2], const double b[2])
+{
+    double d3 = (b[0] - a[0]) * (f[1] - a[1]) - (b[1] - a[1]) * (f[0] - a[0]);
+    double d4 = (b[0] - a[0]) * (f[3] - a[1]) - (b[1] - a[1]) * (f[2] - a[0]);
+    return (d3 < 0) != (d4 < 0);
 }
 
 /* Does the segment a->b cross the finish line? */
 static bool crossesFinish(const tpNavTrack *tr, const double a[2], const double b[2])
 {
     const double *f = tr->finish;
-    double d1 = (f[2] - f[0]) * (a[1] - f[1]) - (f[3] - f[1]) * (a[0] - f[0]);
-    double d2 = (f[2] - f[0]) * (b[1] - f[1]) - (f[3] - f[1]) * (b[0] - f[0]);
-    double d3 = (b[0] - a[0]) * (f[1] - a[1]) - (b[1] - a[1]) * (f[0] - a[0]);
-    double d4 = (b[0] - a[0]) * (f[3] - a[1]) - (b[1] - a[1]) * (f[2] - a[0]);
-    return ((d1 < 0) != (d2 < 0)) && ((d3 < 0) != (d4 < 0));
+    return ((finishSide(f, a) < 0) != (finishSide(f, b) < 0)) && finishEndsSplit(f, a, b);
 }
 
-/* Whether point q is within distance r of segment s (x0, y0, x1, y1): squared distances, no
- * square root (this quick test runs for every wall at every clip of every A* expansion). */
-static bool segPointNear(const double s[4], const double q[2], double r)
+/* Squared distance (m^2) from point q to segment s (x0, y0, x1, y1) whose direction and squared
+ * length are e = (x1 - x0, y1 - y0, |.|^2): no square root (this quick test runs for the walls
+ * near every clip of every A* expansion). */
+static double segDist2(const double s[4], const double e[3], const double q[2])
 {
-    double ex = s[2] - s[0], ey = s[3] - s[1], l2 = ex * ex + ey * ey;
-    double u = l2 > 0 ? ((q[0] - s[0]) * ex + (q[1] - s[1]) * ey) / l2 : 0.0;
+    double u = e[2] > 0 ? ((q[0] - s[0]) * e[0] + (q[1] - s[1]) * e[1]) / e[2] : 0.0;
     u = u < 0 ? 0 : u > 1 ? 1 : u;
-    double dx = s[0] + u * ex - q[0], dy = s[1] + u * ey - q[1];
-    return dx * dx + dy * dy <= r * r;
+    double dx = s[0] + u * e[0] - q[0], dy = s[1] + u * e[1] - q[1];
+    return dx * dx + dy * dy;
 }
 
-/* Plays clip k from pose p at time t: false if a check collides; sets the end pose and whether
- * it crosses the finish line. */
-static bool clipFree(const tpNavMoveTree *tree, const CarScene *sc, int checks, const double p[3], double t, int k,
-                     double end[3], bool *finish)
+static double segDist2Plain(const double s[4], const double q[2])
+{
+    const double e[3] = {s[2] - s[0], s[3] - s[1], (s[2] - s[0]) * (s[2] - s[0]) + (s[3] - s[1]) * (s[3] - s[1])};
+    return segDist2(s, e, q);
+}
+
+/* Margin (m) of the near lists: far above the rounding of the distances (coordinates up to
+ * TP_MAX_COORD), so a wall or car left out of a list could not have touched the car. */
+#define CAR_NEAR_EPS 1e-3
+
+/* The walls and traffic cars that any clip from an expanded node at position p, speed level
+ * `level` and time t (s) could touch: within the level's reach (m: clip circle centre distance +
+ * radius, tpNavMoveTree.level_reach) of p, for a car its path over the level's longest clip. A
+ * clip's circle lies within that reach of p, so a wall or car left out is farther than the margin
+ * from every clip's circle. Fills scr->wnear / scr->cnear; returns their counts through nw / nc. */
+static void nearNode(const tpNavMoveTree *tree, const CarScene *sc, tpNavCarScratch *scr, const double p[3], int level,
+                     double t, int *nw, int *nc)
+{
+    const tpNavTrack *tr = sc->track;
+    const double R = tree->level_reach[level] + CAR_NEAR_EPS, span = tree->level_span[level];
+    int n = 0;
+    for (int w = 0; w < tr->nwalls; ++w) {
+        if (segDist2(tr->walls[w], sc->wdir[w], p) <= R * R) {
+            scr->wnear[n++] = w;
+        }
+    }
+    *nw = n;
+    n = 0;
+    for (int k = 0; k < tr->ncars; ++k) {
+        const tpNavTrafficCar *o = &tr->cars[k];
+        double path[4] = {o->pos[0] + o->vel[0] * t, o->pos[1] + o->vel[1] * t, o->pos[0] + o->vel[0] * (t + span),
+                          o->pos[1] + o->vel[1] * (t + span)};
+        double r = R + sc->cars[k][2];
+        if (segDist2Plain(path, p) <= r * r) {
+            scr->cnear[n++] = k;
+        }
+    }
+    *nc = n;
+}
+
+/* Plays clip k from pose p (heading cosine / sine c0, s0) at time t against the walls and cars
+ * nearNode listed for p: false if a check collides; sets the end pose and whether it crosses the
+ * finish line. */
+static bool clipFree(const tpNavMoveTree *tree, const CarScene *sc, tpNavCarScratch *scr, int nw, int nc, int checks,
+                     const double p[3], double c0, double s0, double t, int k, double end[3], bool *finish)
 {
     const tpNavTrack *tr = sc->track;
     const tpNavClip *c = &tree->clips[k];
@@ -695,43 +957,60 @@ static bool clipFree(const tpNavMoveTree *tree, const CarScene *sc, int checks, 
     double prev[3] = {p[0], p[1], p[2]};
     *finish = false;
     /* Quick accept: nothing (wall, traffic car over the clip's time span, finish line) comes
-     * near the circle around the whole clip. */
+     * near the circle around the whole clip. The walls and cars within the circle (plus the
+     * margin) are the only ones the checks below need. */
     double ctr[3];
-    alignFrame(p, (const double[3]){c->bound[0], c->bound[1], 0.0}, ctr);
-    const double R = c->bound[2], dur = c->nframes * fdt;
-    bool near = segPointNear(tr->finish, ctr, R);
-    for (int w = 0; w < tr->nwalls && !near; ++w) {
-        near = segPointNear(tr->walls[w], ctr, R);
+    alignFrameCS(p, c0, s0, (const double[3]){c->bound[0], c->bound[1], 0.0}, ctr);
+    const double R = c->bound[2], dur = c->nframes * fdt, RR = R * R, Rm = R + CAR_NEAR_EPS;
+    bool near = segDist2Plain(tr->finish, ctr) <= RR;
+    int mw = 0, mc = 0;
+    for (int i = 0; i < nw; ++i) {
+        const int w = scr->wnear[i];
+        double d2 = segDist2(tr->walls[w], sc->wdir[w], ctr);
+        near = near || d2 <= RR;
+        if (d2 <= Rm * Rm) {
+            scr->wclip[mw++] = w;
+        }
     }
-    for (int k2 = 0; k2 < tr->ncars && !near; ++k2) {
+    for (int i = 0; i < nc; ++i) {
+        const int k2 = scr->cnear[i];
         const tpNavTrafficCar *o = &tr->cars[k2];
         double path[4] = {o->pos[0] + o->vel[0] * t, o->pos[1] + o->vel[1] * t, o->pos[0] + o->vel[0] * (t + dur),
                           o->pos[1] + o->vel[1] * (t + dur)};
-        near = segPointNear(path, ctr, R + sc->cars[k2][2]);
+        double d2 = segDist2Plain(path, ctr), r = R + sc->cars[k2][2], rm = Rm + sc->cars[k2][2];
+        near = near || d2 <= r * r;
+        if (d2 <= rm * rm) {
+            scr->cclip[mc++] = k2;
+        }
     }
     if (!near) {
-        alignFrame(p, c->frame[c->nframes - 1], end);
+        alignFrameCS(p, c0, s0, c->frame[c->nframes - 1], end);
         return true;
     }
     /* `checks` per clip_time: long (skid) clips get proportionally more */
     int nchk = (int)lround((checks < 1 ? 1 : checks) * c->nframes * fdt / tree->def.clip_time);
     nchk = nchk < 1 ? 1 : nchk > c->nframes ? c->nframes : nchk;
-    const double c0 = cos(p[2]), s0 = sin(p[2]);
+    /* crossesFinish(prev, pose) per check, each point's side of the finish line computed once (a
+       check's pose is the next check's prev) */
+    bool prev_neg = finishSide(tr->finish, prev) < 0;
     for (int q = 1; q <= nchk; ++q) {
         int f = (int)((long)c->nframes * q / nchk) - 1;
         double pose[3] = {p[0] + c0 * c->frame[f][0] - s0 * c->frame[f][1],
                           p[1] + s0 * c->frame[f][0] + c0 * c->frame[f][1], p[2] + c->frame[f][2]};
         double hc = c0 * c->frame_cs[f][0] - s0 * c->frame_cs[f][1],
                hs = s0 * c->frame_cs[f][0] + c0 * c->frame_cs[f][1];
-        if (collidesCS(tree, sc, pose[0], pose[1], hc, hs, t + (f + 1) * fdt)) {
+        if ((mw > 0 || mc > 0) &&
+            collidesCS(tree, sc, scr->wclip, mw, scr->cclip, mc, pose[0], pose[1], hc, hs, t + (f + 1) * fdt)) {
             return false;
         }
-        if (crossesFinish(tr, prev, pose)) {
+        const bool neg = finishSide(tr->finish, pose) < 0;
+        if (neg != prev_neg && finishEndsSplit(tr->finish, prev, pose)) {
             *finish = true;
         }
+        prev_neg = neg;
         memcpy(prev, pose, sizeof prev);
     }
-    alignFrame(p, c->frame[c->nframes - 1], end);
+    alignFrameCS(p, c0, s0, c->frame[c->nframes - 1], end);
     return true;
 }
 
@@ -741,44 +1020,45 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
     tpNavCarPlanDef d = def ? *def : tpDefaultNavCarPlanDef();
     tpNavCarDecision out = {-1, 0, 0, INFINITY, false, -1};
     int cap = d.node_limit > 1 ? d.node_limit : 1;
-    CarNode *nodes = malloc(sizeof *nodes * (size_t)cap);
-    CarHeap heap = {malloc(sizeof(int) * (size_t)cap), 0};
-    CarScene sc;
-    CarClosed closed = {NULL, NULL, 0};
-    if (d.closed_cell > 0 && d.closed_angle > 0) {
-        size_t slots = 64;
+    tpNavCarScratch local;
+    memset(&local, 0, sizeof local);
+    tpNavCarScratch *scr = d.scratch ? d.scratch : &local;
+    const bool use_closed = d.closed_cell > 0 && d.closed_angle > 0;
+    size_t slots = 0;
+    if (use_closed) {
+        slots = 64;
         while (slots < 2 * (size_t)cap) {
             slots *= 2;
         }
-        closed.key = malloc(sizeof(int64_t) * slots);
-        closed.node = malloc(sizeof(int) * slots);
-        closed.mask = slots - 1;
-        if (closed.key) {
-            for (size_t k = 0; k < slots; ++k) {
-                closed.key[k] = INT64_MIN;
-            }
-        }
     }
-    if (!nodes || !heap.idx || (d.closed_cell > 0 && d.closed_angle > 0 && (!closed.key || !closed.node)) ||
-        !sceneInit(&sc, tree, tr)) {
-        free(nodes);
-        free(heap.idx);
-        free(closed.key);
-        free(closed.node);
+    CarScene sc;
+    if (!scratchSearch(scr, cap, slots) || !sceneInit(&sc, tree, tr, scr)) {
+        scratchRelease(&local);
         return out;
+    }
+    CarNode *nodes = scr->nodes;
+    CarHeap heap = {scr->heap, 0};
+    CarClosed closed = {NULL, NULL, 0};
+    if (use_closed) {
+        closed.key = scr->closed_key;
+        closed.node = scr->closed_node;
+        closed.mask = slots - 1;
+        for (size_t k = 0; k < slots; ++k) {
+            closed.key[k] = INT64_MIN;
+        }
     }
     const double vmax = tree->top_speed > 0 ? tree->top_speed : 1.0;
     int n = 0;
     CarNode root = {{pose[0], pose[1], pose[2]}, 0.0, 0.0, level, 0, -1, -1, false};
     root.f = tpNavToGo_Distance(d.togo, tr, pose[0], pose[1]) / vmax;
     nodes[n++] = root;
-    heapPush(&heap, nodes, 0);
+    heapPush(&heap, (CarHeapItem){root.f, 0});
     if (d.on_node) {
         d.on_node(d.on_node_user, 0, -1, -1, root.pose);
     }
     int best = -1;
     while (heap.n > 0) {
-        int id = heapPop(&heap, nodes);
+        int id = heapPop(&heap);
         CarNode cur = nodes[id];
         if (cur.depth >= d.depth || cur.finish) {
             best = id;
@@ -786,6 +1066,12 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
         }
         const int *kids;
         int nk = tpNavMoveTree_ClipsFrom(tree, cur.level, &kids);
+        if (nk == 0) {
+            continue;
+        }
+        const double c0 = cos(cur.pose[2]), s0 = sin(cur.pose[2]);
+        int nw, nc;
+        nearNode(tree, &sc, scr, cur.pose, cur.level, t + cur.g, &nw, &nc);
         bool full = false;
         for (int q = 0; q < nk; ++q) {
             if (n >= cap) {
@@ -794,7 +1080,7 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
             }
             double end[3];
             bool fin;
-            if (!clipFree(tree, &sc, d.checks, cur.pose, t + cur.g, kids[q], end, &fin)) {
+            if (!clipFree(tree, &sc, scr, nw, nc, d.checks, cur.pose, c0, s0, t + cur.g, kids[q], end, &fin)) {
                 continue;
             }
             CarNode c = {{end[0], end[1], end[2]},
@@ -822,7 +1108,7 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
                 closed.node[slot] = n;
             }
             nodes[n] = c;
-            heapPush(&heap, nodes, n);
+            heapPush(&heap, (CarHeapItem){c.f, n});
             if (d.on_node) {
                 d.on_node(d.on_node_user, n, id, kids[q], c.pose);
             }
@@ -848,26 +1134,21 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
         out.best = best;
     }
     out.nodes = n;
-    sceneFree(&sc);
-    free(closed.key);
-    free(closed.node);
-    free(nodes);
-    free(heap.idx);
+    scratchRelease(&local);
     return out;
 }
 
-tpNavDriveResult tpNavCar_Drive(const tpNavMoveTree *tree, const tpNavTrack *tr, const tpNavCarPlanDef *def,
-                                const double start[3], int level, double max_time,
-                                bool (*on_clip)(void *user, const double pose[3], int clip), void *user)
+static tpNavDriveResult drive(const tpNavMoveTree *tree, const tpNavTrack *tr, const tpNavCarPlanDef *d,
+                              const double start[3], int level, double max_time,
+                              bool (*on_clip)(void *user, const double pose[3], int clip), void *user)
 {
     tpNavDriveResult r;
     memset(&r, 0, sizeof r);
     double pose[3] = {start[0], start[1], start[2]};
     double t = 0.0;
-    const tpNavCarPlanDef d = def ? *def : tpDefaultNavCarPlanDef();
     while (t < max_time) {
         double t0 = tpClock_Now();
-        tpNavCarDecision dec = tpNavCar_Plan(tree, tr, &d, pose, level, t);
+        tpNavCarDecision dec = tpNavCar_Plan(tree, tr, d, pose, level, t);
         r.max_decision_ms = fmax(r.max_decision_ms, 1e3 * (tpClock_Now() - t0));
         int k = dec.clip;
         if (k < 0) { /* every clip collides: play the straightest one and crash */
@@ -894,7 +1175,7 @@ tpNavDriveResult tpNavCar_Drive(const tpNavMoveTree *tree, const tpNavTrack *tr,
             double p[3];
             alignFrame(pose, c->frame[f], p);
             double tf = t + (f + 1) * tree->def.frame_dt;
-            if (tpNavCar_Collides(tree, tr, p, tf)) {
+            if (d->scratch ? collidesAll(tree, tr, d->scratch, p, tf) : tpNavCar_Collides(tree, tr, p, tf)) {
                 r.crashed = true;
                 r.time = tf;
                 return r;
@@ -915,5 +1196,17 @@ tpNavDriveResult tpNavCar_Drive(const tpNavMoveTree *tree, const tpNavTrack *tr,
         r.skids += c->skid;
     }
     r.time = t;
+    return r;
+}
+
+tpNavDriveResult tpNavCar_Drive(const tpNavMoveTree *tree, const tpNavTrack *tr, const tpNavCarPlanDef *def,
+                                const double start[3], int level, double max_time,
+                                bool (*on_clip)(void *user, const double pose[3], int clip), void *user)
+{
+    tpNavCarPlanDef d = def ? *def : tpDefaultNavCarPlanDef();
+    tpNavCarScratch *own = d.scratch ? NULL : tpCreateNavCarScratch(); /* one for every decision of the drive */
+    d.scratch = d.scratch ? d.scratch : own; /* (NULL if out of memory: then each decision has its own) */
+    tpNavDriveResult r = drive(tree, tr, &d, start, level, max_time, on_clip, user);
+    tpDestroyNavCarScratch(own);
     return r;
 }

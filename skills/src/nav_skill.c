@@ -76,6 +76,7 @@ typedef struct TrackCache {
     double togo_goal[TRACK_TOGO_CACHE][2]; /* m: the goal of each field below */
     tpNavToGo *togo[TRACK_TOGO_CACHE];     /* owned; NULL = empty slot */
     int next_togo;                         /* round-robin replacement */
+    tpNavCarScratch *scratch;              /* owned: the A*'s buffers, reused by every decision; NULL = none yet */
 } TrackCache;
 
 #define NAV_STATIC_MEMO 8
@@ -261,6 +262,7 @@ static void releaseTrack(TrackCache *tc)
     for (int q = 0; q < TRACK_TOGO_CACHE; ++q) {
         tpDestroyNavToGo(tc->togo[q]);
     }
+    tpDestroyNavCarScratch(tc->scratch);
     memset(tc, 0, sizeof *tc);
 }
 
@@ -679,17 +681,9 @@ static TrackCache *trackFor(tpSkillCache *c, const tpWorld *world, int self, con
 {
     const int nb = tpWorld_BodyCount(world);
     double head[4] = {car->mass, car->inertia, z_lo, z_hi};
-    uint64_t key = tpHash_Fnv1a64(head, sizeof head);
-    for (int i = 0; i < nb; ++i) {
-        const tpBodyDef *d = tpWorld_Body(world, i);
-        if (d->cls != TP_BODY_STATIC || i == self) {
-            continue;
-        }
-        double geo[11] = {d->shape,  d->size[0], d->size[1], d->size[2], d->pos[0], d->pos[1],
-                          d->pos[2], d->quat[0], d->quat[1], d->quat[2], d->quat[3]};
-        uint64_t h[2] = {key, tpHash_Fnv1a64(geo, sizeof geo)};
-        key = tpHash_Fnv1a64(h, sizeof h);
-    }
+    /* the static geometry's hash is memoised per (world, band): this runs at every control step */
+    uint64_t h[2] = {tpHash_Fnv1a64(head, sizeof head), staticsFor(c, world, self, z_lo, z_hi)->key};
+    uint64_t key = tpHash_Fnv1a64(h, sizeof h);
     TrackCache *tc = &c->track;
     if (tc->tree && tc->key == key) {
         return tc;
@@ -843,6 +837,10 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
         tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
         pd.depth = V[TRACK_V_HORIZON] >= 1 ? (int)V[TRACK_V_HORIZON] : TRACK_DEPTH; /* 0: no horizon given */
         pd.node_limit = TRACK_NODES;
+        if (!tc->scratch) {
+            tc->scratch = tpCreateNavCarScratch(); /* NULL (out of memory): the search allocates its own */
+        }
+        pd.scratch = tc->scratch;
         if (sk->track.togo) {
             pd.togo = togoFor(tc, &tr);
         }

@@ -14,6 +14,7 @@
 
 #include "tp/base.h"
 #include "tp/nav.h"
+#include "tp/rng.h"
 
 static void test_lateral_saturation(void **state)
 {
@@ -306,6 +307,239 @@ static void test_track_files(void **state)
     assert_non_null(strstr(err, "cannot open"));
 }
 
+/* Reference: the generic separating-axis test of two convex polygons (every edge normal of both). */
+static bool refOverlap(const double (*a)[2], int n, const double (*b)[2], int m)
+{
+    for (int pass = 0; pass < 2; ++pass) {
+        const double(*p)[2] = pass ? b : a;
+        int np = pass ? m : n;
+        for (int k = 0; k < np; ++k) {
+            double ax = -(p[(k + 1) % np][1] - p[k][1]), ay = p[(k + 1) % np][0] - p[k][0];
+            if (ax == 0 && ay == 0) {
+                continue;
+            }
+            double amin = INFINITY, amax = -INFINITY, bmin = INFINITY, bmax = -INFINITY;
+            for (int q = 0; q < n; ++q) {
+                double d = a[q][0] * ax + a[q][1] * ay;
+                amin = fmin(amin, d);
+                amax = fmax(amax, d);
+            }
+            for (int q = 0; q < m; ++q) {
+                double d = b[q][0] * ax + b[q][1] * ay;
+                bmin = fmin(bmin, d);
+                bmax = fmax(bmax, d);
+            }
+            if (amax < bmin || bmax < amin) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* tpNavCar_Collides against one wall (its rectangle-segment test tries the wall's normal first
+ * and skips the normal's negation) agrees with the generic test over random poses and walls,
+ * many of them just touching or just clear of the car (endpoints on and near its corners and
+ * edges), and walls of zero length. */
+static void test_collides_wall_sat(void **state)
+{
+    (void)state;
+    tpNavCarDef car = tpDefaultNavCarDef();
+    tpNavMoveTree *t = tpCreateNavMoveTree(&car, NULL, NULL, 0);
+    assert_non_null(t);
+    tpRng rng;
+    tpRng_Seed(&rng, 29);
+    int hits = 0, misses = 0;
+    for (int it = 0; it < 20000; ++it) {
+        double pose[3] = {tpRng_Uniform(&rng, -5, 5), tpRng_Uniform(&rng, -5, 5), tpRng_Uniform(&rng, -4, 4)};
+        const double c = cos(pose[2]), s = sin(pose[2]), hl = car.length / 2, hw = car.width / 2;
+        double me[4][2];
+        const double lx[4] = {hl, -hl, -hl, hl}, ly[4] = {hw, hw, -hw, -hw};
+        for (int k = 0; k < 4; ++k) {
+            me[k][0] = pose[0] + c * lx[k] - s * ly[k];
+            me[k][1] = pose[1] + s * lx[k] + c * ly[k];
+        }
+        double wall[1][4];
+        for (int e = 0; e < 2; ++e) {
+            int mode = (int)tpRng_Below(&rng, 6);
+            mode = mode > 3 ? 0 : mode;
+            double *w = &wall[0][2 * e];
+            if (mode == 0) { /* anywhere around */
+                w[0] = pose[0] + tpRng_Uniform(&rng, -8, 8);
+                w[1] = pose[1] + tpRng_Uniform(&rng, -8, 8);
+            } else { /* on or near a corner or an edge of the car */
+                int k = (int)tpRng_Below(&rng, 4);
+                double u = mode == 1 ? 0.0 : tpRng_Res53(&rng), d = mode == 3 ? tpRng_Uniform(&rng, -1e-9, 1e-9) : 0.0;
+                w[0] = me[k][0] + u * (me[(k + 1) % 4][0] - me[k][0]) + d;
+                w[1] = me[k][1] + u * (me[(k + 1) % 4][1] - me[k][1]) - d;
+            }
+        }
+        if (tpRng_Below(&rng, 50) == 0) { /* a point */
+            wall[0][2] = wall[0][0];
+            wall[0][3] = wall[0][1];
+        }
+        tpNavTrack tr = {1, (const double(*)[4])wall, 0, NULL, {100, 0}, {100, -1, 100, 1}};
+        const double seg[2][2] = {{wall[0][0], wall[0][1]}, {wall[0][2], wall[0][3]}};
+        bool want = refOverlap((const double(*)[2])me, 4, seg, 2);
+        assert_true(tpNavCar_Collides(t, &tr, pose, 0.0) == want);
+        hits += want;
+        misses += !want;
+    }
+    assert_true(hits > 2000 && misses > 1000);
+    tpDestroyNavMoveTree(t);
+}
+
+/* The search tree of one decision as the on_node observer sees it. */
+typedef struct SearchLog {
+    int n, cap;
+    int *parent, *clip;
+    double (*pose)[3];
+} SearchLog;
+
+static void logNode(void *user, int id, int parent, int clip, const double pose[3])
+{
+    SearchLog *log = user;
+    assert_true(id == log->n && id < log->cap);
+    log->parent[id] = parent;
+    log->clip[id] = clip;
+    memcpy(log->pose[id], pose, sizeof log->pose[id]);
+    log->n++;
+}
+
+/* Whether clip k played from pose p at time t collides at one of its checks (the frames
+ * tpNavCar_Plan checks), by the brute-force test over every wall and car (tpNavCar_Collides). */
+static bool clipCollides(const tpNavMoveTree *t, const tpNavTrack *tr, int checks, const double p[3], double time,
+                         int k)
+{
+    const tpNavClip *c = tpNavMoveTree_Clip(t, k);
+    const tpNavMoveTreeDef *md = tpNavMoveTree_Def(t);
+    int nchk = (int)lround(checks * c->nframes * md->frame_dt / md->clip_time);
+    nchk = nchk < 1 ? 1 : nchk > c->nframes ? c->nframes : nchk;
+    for (int q = 1; q <= nchk; ++q) {
+        int f = (int)((long)c->nframes * q / nchk) - 1;
+        const double cs = cos(p[2]), sn = sin(p[2]);
+        double pose[3] = {p[0] + cs * c->frame[f][0] - sn * c->frame[f][1],
+                          p[1] + sn * c->frame[f][0] + cs * c->frame[f][1], p[2] + c->frame[f][2]};
+        if (tpNavCar_Collides(t, tr, pose, time + (f + 1) * md->frame_dt)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The search leaves out of each clip's checks the walls and cars too far from the clip to touch
+ * it, and reuses its buffers (tpNavCarScratch) across decisions. On random scenes of many short
+ * walls and moving cars: every generated child is free and every clip of an expanded node that
+ * was not generated collides, by the brute-force test over every wall and car; and the decision
+ * is the same with a reused scratch, with none, with the closed set on and at several node
+ * limits (the buffers grow and shrink between calls). */
+static void test_plan_near_lists(void **state)
+{
+    (void)state;
+    tpNavCarDef car = tpDefaultNavCarDef();
+    tpNavMoveTree *t = tpCreateNavMoveTree(&car, NULL, NULL, 0);
+    tpNavCarScratch *scr = tpCreateNavCarScratch();
+    assert_non_null(t);
+    assert_non_null(scr);
+    const int cap = 3000;
+    SearchLog log = {0, cap, malloc(sizeof(int) * cap), malloc(sizeof(int) * cap), malloc(sizeof(double[3]) * cap)};
+    double *g = malloc(sizeof(double) * cap);
+    int *level = malloc(sizeof(int) * cap);
+    assert_true(log.parent && log.clip && log.pose && g && level);
+    tpRng rng;
+    tpRng_Seed(&rng, 17);
+    int checked_free = 0, checked_hit = 0;
+    for (int scene = 0; scene < 24; ++scene) {
+        double walls[40][4];
+        tpNavTrafficCar cars[6];
+        int nw = 5 + (int)tpRng_Below(&rng, 36), nc = (int)tpRng_Below(&rng, 7);
+        for (int w = 0; w < nw; ++w) {
+            double x = tpRng_Uniform(&rng, -10, 70), y = tpRng_Uniform(&rng, -30, 30);
+            double a = tpRng_Uniform(&rng, -TP_PI, TP_PI), l = tpRng_Uniform(&rng, 0.0, 12.0);
+            walls[w][0] = x;
+            walls[w][1] = y;
+            walls[w][2] = x + l * cos(a);
+            walls[w][3] = y + l * sin(a);
+        }
+        for (int k = 0; k < nc; ++k) {
+            cars[k] = (tpNavTrafficCar){{tpRng_Uniform(&rng, 0, 60), tpRng_Uniform(&rng, -20, 20)},
+                                        {tpRng_Uniform(&rng, -6, 6), tpRng_Uniform(&rng, -6, 6)},
+                                        tpRng_Uniform(&rng, -TP_PI, TP_PI),
+                                        4.0,
+                                        1.8};
+        }
+        tpNavTrack tr = {nw, (const double(*)[4])walls, nc, cars, {80, 0}, {78, -6, 78, 6}};
+        const double pose[3] = {0, 0, tpRng_Uniform(&rng, -0.5, 0.5)};
+        const int lv = (int)tpRng_Below(&rng, 7);
+        const double t0 = tpRng_Uniform(&rng, 0, 3);
+        tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
+        pd.depth = 3;
+        pd.node_limit = cap;
+        pd.on_node = logNode;
+        pd.on_node_user = &log;
+        pd.scratch = scr;
+        log.n = 0;
+        tpNavCarDecision dec = tpNavCar_Plan(t, &tr, &pd, pose, lv, t0);
+        assert_int_equal(log.n, dec.nodes);
+        for (int id = 0; id < log.n; ++id) { /* level and time of every node */
+            int p = log.parent[id];
+            const tpNavClip *c = p < 0 ? NULL : tpNavMoveTree_Clip(t, log.clip[id]);
+            level[id] = p < 0 ? lv : c->to;
+            g[id] = p < 0 ? 0.0 : g[p] + c->nframes * tpNavMoveTree_Def(t)->frame_dt;
+        }
+        for (int id = 1; id < log.n; ++id) {
+            int p = log.parent[id];
+            if (id > 1 && log.parent[id - 1] == p) {
+                continue; /* each expanded node once: at its first child */
+            }
+            const int *kids;
+            int nk = tpNavMoveTree_ClipsFrom(t, level[p], &kids);
+            int last = id; /* the children of p are ids id .. last */
+            while (last + 1 < log.n && log.parent[last + 1] == p) {
+                ++last;
+            }
+            bool cut = last == log.n - 1 && log.n == cap; /* the node limit stopped this expansion */
+            for (int q = 0; q < nk; ++q) {
+                bool generated = false;
+                for (int c = id; c <= last; ++c) {
+                    generated = generated || log.clip[c] == kids[q];
+                }
+                bool hit = clipCollides(t, &tr, pd.checks, log.pose[p], t0 + g[p], kids[q]);
+                if (generated) {
+                    assert_false(hit);
+                    checked_free++;
+                } else if (!cut) {
+                    assert_true(hit);
+                    checked_hit++;
+                }
+            }
+        }
+        /* the same decision without a scratch, with the closed set, at other node limits */
+        pd.on_node = NULL;
+        for (int v = 0; v < 3; ++v) {
+            pd.node_limit = v == 0 ? cap : v == 1 ? 200 : 4 * cap;
+            pd.closed_cell = v == 2 ? 1.0 : 0.0;
+            pd.scratch = scr;
+            tpNavCarDecision a = tpNavCar_Plan(t, &tr, &pd, pose, lv, t0);
+            pd.scratch = NULL;
+            tpNavCarDecision b = tpNavCar_Plan(t, &tr, &pd, pose, lv, t0);
+            assert_true(a.clip == b.clip && a.nodes == b.nodes && a.depth == b.depth && a.best == b.best &&
+                        a.finishes == b.finishes && (a.f == b.f || (isinf(a.f) && isinf(b.f))));
+            if (v == 0) {
+                assert_true(a.clip == dec.clip && a.nodes == dec.nodes && a.best == dec.best);
+            }
+        }
+    }
+    assert_true(checked_free > 1000 && checked_hit > 1000); /* the scenes exercise both answers */
+    free(log.parent);
+    free(log.clip);
+    free(log.pose);
+    free(g);
+    free(level);
+    tpDestroyNavCarScratch(scr);
+    tpDestroyNavMoveTree(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +550,8 @@ int main(void)
         cmocka_unit_test(test_sharp_track_skid),
         cmocka_unit_test(test_track_files),
         cmocka_unit_test(test_togo_walls_on_cell_boundaries),
+        cmocka_unit_test(test_collides_wall_sat),
+        cmocka_unit_test(test_plan_near_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -504,6 +504,15 @@ void tpDestroyNavToGo(tpNavToGo *togo);
 /// Distance to go (m) from a point; the straight-line distance off the grid or in a blocked cell.
 double tpNavToGo_Distance(const tpNavToGo *togo, const tpNavTrack *track, double x, double y);
 
+/// Working memory of tpNavCar_Plan (nodes, heap, closed set, per-decision scene data), kept across
+/// decisions so that a search neither allocates nor first-touches fresh pages. It holds nothing from
+/// one call to the next: a decision is the same with a fresh scratch, a reused one or none. One
+/// search at a time per scratch. tpCreateNavCarScratch returns NULL when out of memory.
+typedef struct tpNavCarScratch tpNavCarScratch;
+tpNavCarScratch *tpCreateNavCarScratch(void);
+/// Frees a scratch and its buffers. NULL is allowed.
+void tpDestroyNavCarScratch(tpNavCarScratch *scratch);
+
 /// Search options. Get defaults from tpDefaultNavCarPlanDef().
 typedef struct tpNavCarPlanDef {
     int depth;             /* horizon in clips (6) */
@@ -515,11 +524,13 @@ typedef struct tpNavCarPlanDef {
        (id 0, parent -1, clip -1) and for every generated node, with its end pose (x, y, heading). */
     void (*on_node)(void *user, int id, int parent, int clip, const double pose[3]);
     void *on_node_user;
-    double closed_cell;  /* m: > 0 enables a closed set keyed on the discretised state (x, y in cells of
-                            this size, heading in closed_angle bins, speed level): a child whose cell already
-                            holds a node reached no later (g) with no more clips (depth) is dropped.
-                            0 = off, the plain tree search of the thesis (default 0) */
-    double closed_angle; /* rad: heading bin of the closed set (default 0.1745 = 10 degrees) */
+    double closed_cell;       /* m: > 0 enables a closed set keyed on the discretised state (x, y in cells of
+                                 this size, heading in closed_angle bins, speed level): a child whose cell already
+                                 holds a node reached no later (g) with no more clips (depth) is dropped.
+                                 0 = off, the plain tree search of the thesis (default 0) */
+    double closed_angle;      /* rad: heading bin of the closed set (default 0.1745 = 10 degrees) */
+    tpNavCarScratch *scratch; /* not owned: buffers reused across calls (grown as needed); NULL = the call
+                                 allocates and frees its own (default NULL) */
 } tpNavCarPlanDef;
 
 tpNavCarPlanDef tpDefaultNavCarPlanDef(void);
