@@ -115,6 +115,35 @@ static void test_heap_pops_in_key_then_id_order(void **state)
         tpHeap_Clear(&h);
         assert_int_equal(h.len, 0);
     }
+    /* random interleaved pushes and pops against the plain definition: a pop returns the
+       smallest (key, id) held, found by a linear scan of the entries kept aside */
+    for (int trial = 0; trial < 20; ++trial) {
+        tpHeap_Clear(&h);
+        n = 0;
+        for (int step = 0; step < 3000; ++step) {
+            if (n > 0 && tpRng_U32(&rng) % 3 == 0) {
+                int best = 0;
+                for (int i = 1; i < n; ++i) {
+                    if (cmp_item(&ref[i], &ref[best]) < 0) {
+                        best = i;
+                    }
+                }
+                tpHeapItem it = tpHeap_Pop(&h);
+                assert_true(it.key == ref[best].key);
+                assert_int_equal(it.id, ref[best].id);
+                ref[best] = ref[--n];
+            } else if (n < N) {
+                /* negative keys too, and -0 (equal to +0: the id decides) */
+                double key = ((double)(tpRng_U32(&rng) % (2 * trial + 3)) - (double)(trial + 1)) * 0.25;
+                key = key == 0.0 && tpRng_U32(&rng) % 2 ? -0.0 : key;
+                int32_t id = (int32_t)(tpRng_U32(&rng) % 64);
+                assert_true(tpHeap_Push(&h, key, id));
+                ref[n++] = (tpHeapItem){key, id};
+            }
+            assert_int_equal(h.len, (size_t)n);
+        }
+    }
+    tpHeap_Clear(&h);
     /* interleaved pushes and pops: always the smallest entry held */
     assert_true(tpHeap_Push(&h, 3.0, 1));
     assert_true(tpHeap_Push(&h, 1.0, 9));
