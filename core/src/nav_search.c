@@ -203,11 +203,13 @@ static bool reservePath(tpNavPath *p, int n)
     return true;
 }
 
-static void smoothPath(const tpNavGrid *g, tpNavPath *p)
+/* Greedy line-of-sight smoothing in place; stops once `limit` (> 0) vertices are out: the first
+ * vertices do not depend on the later ones. */
+static void smoothPath(const tpNavGrid *g, tpNavPath *p, int limit)
 {
     int out = 1, i = 0;
     double *pt = p->points;
-    while (i < p->npoints - 1) {
+    while (i < p->npoints - 1 && out < limit) {
         int j = i + 1;
         while (j + 1 < p->npoints && tpNav_LineOfSight(g, pt + 2 * i, pt + 2 * (j + 1))) {
             ++j;
@@ -263,8 +265,12 @@ tpNavResult tpNav_PlanCells(tpNavGrid *g, const tpNavPlanDef *def, int si, int s
         tpNavGrid_CellCenter(g, path->cells[k] % nx, path->cells[k] / nx, path->points + 2 * k);
     }
     path->npoints = n;
+    const int limit = d.max_points > 0 ? d.max_points : n;
     if (d.smooth) {
-        smoothPath(g, path);
+        smoothPath(g, path, limit);
+    }
+    if (path->npoints > limit) {
+        path->npoints = limit;
     }
     for (k = 1; k < path->npoints; ++k) {
         path->length +=
