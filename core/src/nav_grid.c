@@ -314,10 +314,7 @@ void tpDestroyNavGrid(tpNavGrid *g)
         return;
     }
     free(g->cells);
-    free(g->g);
-    free(g->parent);
-    free(g->stamp);
-    free(g->closed);
+    free(g->node);
     tpHeap_Free(&g->open);
     free(g);
 }

@@ -51,8 +51,8 @@ enum {
 #define PATH_MAX_SIDE 1000
 #define PATH_SWEEP 4 /* a moving body is rasterised at 5 poses along its velocity over nav_replan */
 
-#define LEG_GRIDS 8      /* grown leg grids kept (one per distinct input, see LegGrid) */
-#define LEG_SEARCHES 128 /* search results kept per leg grid */
+#define LEG_GRIDS 16     /* grown leg grids kept (one per distinct input, see LegGrid) */
+#define LEG_SEARCHES 256 /* search results kept per leg grid */
 #define LEG_KEY_BODY 10  /* key doubles per moving body: index, pos (3), quat (4), planar vel (2) */
 
 /* One search on a leg grid, for the start and goal cells as computed from the points (before
