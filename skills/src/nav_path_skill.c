@@ -77,15 +77,16 @@ typedef struct LegGrid {
     tpNavGrid *grid; /* owned: the static raster plus the moving bodies, grown by def.radius */
     LegSearch searches[LEG_SEARCHES];
     int nsearch, next_search; /* filled entries; round-robin replacement once full */
+    unsigned long used;       /* the cache's tick at the last use (the least recently used goes first) */
 } LegGrid;
 
 struct tpLegCache {
     LegGrid grids[LEG_GRIDS];
-    int next_grid;     /* round-robin replacement */
-    tpNavGrid *moving; /* owned scratch: the moving bodies' raster, grown onto a leg grid */
-    double *key;       /* owned scratch: this leg's key (nkey doubles, capacity cap) */
-    size_t nkey, cap;  /* doubles */
-    tpNavPath path;    /* owned scratch: the search's path buffers, reused */
+    unsigned long tick; /* uses so far (LegGrid.used) */
+    tpNavGrid *moving;  /* owned scratch: the moving bodies' raster, grown onto a leg grid */
+    double *key;        /* owned scratch: this leg's key (nkey doubles, capacity cap) */
+    size_t nkey, cap;   /* doubles */
+    tpNavPath path;     /* owned scratch: the search's path buffers, reused */
 };
 
 void tpDestroyLegCache(tpLegCache *lc)
@@ -177,10 +178,11 @@ static void addMoving(tpNavGrid *moving, const tpSkillDef *sk, const tpWorld *wo
     }
 }
 
-/* The leg grid for (world, self, def, the key in lc), from the cache or built into it: the cached
- * grown static raster with the moving bodies grown onto it (tpNavGrid_AddGrown: the same cells as
- * rasterising everything and growing it at once). NULL when out of memory. */
-static LegGrid *legGrid(tpLegCache *lc, tpSkillCache *cache, const tpSkillDef *sk, const tpWorld *world,
+/* The leg grid for (world, self, def, the key in lc), from the cache or built into it: statics
+ * (the grown static raster for world, self and def) with the moving bodies grown onto it
+ * (tpNavGrid_AddGrown: the same cells as rasterising everything and growing it at once). NULL
+ * when out of memory. */
+static LegGrid *legGrid(tpLegCache *lc, const tpNavGrid *statics, const tpSkillDef *sk, const tpWorld *world,
                         const tpNavGridDef *def)
 {
     const size_t kbytes = lc->nkey * sizeof(double);
@@ -188,15 +190,25 @@ static LegGrid *legGrid(tpLegCache *lc, tpSkillCache *cache, const tpSkillDef *s
         LegGrid *e = &lc->grids[k];
         if (e->world == world && e->self == sk->body && e->nkey == lc->nkey && sameDef(&e->def, def) &&
             (kbytes == 0 || memcmp(e->key, lc->key, kbytes) == 0)) {
+            e->used = ++lc->tick;
             return e;
         }
     }
-    const tpNavGrid *statics = tpSkill_StaticGrid(cache, world, sk->body, def);
-    if (!statics) {
-        return NULL;
+    /* replace an empty slot, else the least recently used grid of the same size (its memory and
+       search scratch are kept: no allocation, no first touch of fresh pages), else the least
+       recently used one */
+    LegGrid *e = NULL;
+    for (int pass = 0; pass < 3 && !e; ++pass) {
+        for (int k = 0; k < LEG_GRIDS; ++k) {
+            LegGrid *q = &lc->grids[k];
+            const tpNavGridDef *qd = q->grid ? tpNavGrid_Def(q->grid) : NULL;
+            bool fits = pass == 0 ? q->grid == NULL : pass == 1 ? qd && qd->nx == def->nx && qd->ny == def->ny : true;
+            if (fits && (!e || q->used < e->used)) {
+                e = q;
+            }
+        }
     }
-    LegGrid *e = &lc->grids[lc->next_grid];
-    lc->next_grid = (lc->next_grid + 1) % LEG_GRIDS;
+    e->used = ++lc->tick;
     e->world = NULL; /* empty until built */
     double *key = lc->nkey > 0 ? tpArray_Resize(e->key, lc->nkey, sizeof *key) : e->key;
     if (lc->nkey > 0 && !key) {
@@ -258,7 +270,12 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
     if (!legKey(lc, sk, call, others)) {
         return 0;
     }
-    LegGrid *lg = legGrid(lc, call->cache, sk, world, &gd);
+    /* the static raster (every leg grid's base), from the skill cache */
+    const tpNavGrid *statics = tpSkill_StaticGrid(call->cache, world, sk->body, &gd);
+    if (!statics) {
+        return 0;
+    }
+    LegGrid *lg = legGrid(lc, statics, sk, world, &gd);
     if (!lg) {
         return 0;
     }

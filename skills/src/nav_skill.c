@@ -93,7 +93,7 @@ typedef struct StaticMemo {
     double lo[2], hi[2];  /* m: bounds of the footprints (+inf / -inf when there are none) */
 } StaticMemo;
 
-#define NAV_STATIC_GRIDS 4
+#define NAV_STATIC_GRIDS 8
 
 /* follow_path's raster of the static bodies for one grid definition (radius included), grown. */
 typedef struct StaticGrid {
@@ -314,6 +314,10 @@ static bool sameGridDef(const tpNavGridDef *a, const tpNavGridDef *b)
 
 const tpNavGrid *tpSkill_StaticGrid(tpSkillCache *cache, const tpWorld *world, int self, const tpNavGridDef *def)
 {
+    /* only a static self changes the raster: every moving body shares one entry */
+    if (self < 0 || self >= tpWorld_BodyCount(world) || tpWorld_Body(world, self)->cls != TP_BODY_STATIC) {
+        self = -1;
+    }
     for (int k = 0; k < NAV_STATIC_GRIDS; ++k) {
         const StaticGrid *e = &cache->statics_grown[k];
         if (e->grid && e->world == world && e->self == self && sameGridDef(tpNavGrid_Def(e->grid), def)) {

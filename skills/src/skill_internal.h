@@ -84,8 +84,8 @@ void tpSkill_NavBounds(tpSkillCache *cache, const tpWorld *world, int self, doub
 void tpSkill_SearchDone(tpSkillCache *cache, double t0);
 /// The grid of `def` holding the raster of every static body of `world` but `self`, grown by
 /// def->radius (m, >= 0): kept by the cache for the last few (world, self, def) asked for, so it is
-/// rasterised and grown once. Owned by the cache, read-only, valid until the next call. NULL when
-/// out of memory or on a bad def.
+/// rasterised and grown once (self counts only when it is a static body). Owned by the cache, read-only, valid until
+/// the next call. NULL when out of memory or on a bad def.
 const tpNavGrid *tpSkill_StaticGrid(tpSkillCache *cache, const tpWorld *world, int self, const tpNavGridDef *def);
 /// follow_path's own caches (nav_path_skill.c), kept in the skill cache: the slot (NULL until
 /// follow_path creates them) and their destructor (NULL allowed), which tpDestroySkillCache calls.
