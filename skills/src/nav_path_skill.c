@@ -5,8 +5,9 @@
  * (8-connected, line-of-sight smoothed) on a grid of the static bodies plus every other non-static
  * body at its pose in the current state (`tpSkill_NavShapes` at that pose), all grown by the
  * clearance; a moving body is swept along its current velocity over the next `nav_replan` seconds
- * (5 poses). The grid is a pure function of the current state and the skill's constants, built
- * afresh at each replanning (no cache, so nothing about replay depends on process history).
+ * (5 poses). The grid and the path are pure functions of the current state and the skill's
+ * constants; they are cached by exactly those inputs (see LegGrid), so a miss recomputes the
+ * identical leg and nothing about replay depends on process history.
  *
  * Only the first leg of the path is kept — the start and the next two vertices — in V; the
  * segment ends when the follower reaches the end of that leg, or after `nav_replan` seconds, or
