@@ -54,6 +54,7 @@ enum {
 
 #define LEG_GRIDS 16     /* grown leg grids kept (one per distinct input, see LegGrid) */
 #define LEG_SEARCHES 256 /* search results kept per leg grid */
+#define LEG_WORK 2       /* search grids kept (one per grid size) */
 #define LEG_KEY_BODY 10  /* key doubles per moving body: index, pos (3), quat (4), planar vel (2) */
 
 /* One search on a leg grid, for the start and goal cells as computed from the points (before
@@ -85,9 +86,13 @@ struct tpLegCache {
     LegGrid grids[LEG_GRIDS];
     unsigned long tick; /* uses so far (LegGrid.used) */
     tpNavGrid *moving;  /* owned scratch: the moving bodies' raster, grown onto a leg grid */
-    double *key;        /* owned scratch: this leg's key (nkey doubles, capacity cap) */
-    size_t nkey, cap;   /* doubles */
-    tpNavPath path;     /* owned scratch: the search's path buffers, reused */
+    /* owned: the grids the searches run on, a leg grid's cells copied in: only these hold search
+       scratch (a few hundred kB each), not every cached grid; one per grid size in use */
+    tpNavGrid *work[LEG_WORK];
+    int next_work;    /* round-robin replacement */
+    double *key;      /* owned scratch: this leg's key (nkey doubles, capacity cap) */
+    size_t nkey, cap; /* doubles */
+    tpNavPath path;   /* owned scratch: the search's path buffers, reused */
 };
 
 void tpDestroyLegCache(tpLegCache *lc)
@@ -100,6 +105,9 @@ void tpDestroyLegCache(tpLegCache *lc)
         tpDestroyNavGrid(lc->grids[k].grid);
     }
     tpDestroyNavGrid(lc->moving);
+    for (int k = 0; k < LEG_WORK; ++k) {
+        tpDestroyNavGrid(lc->work[k]);
+    }
     free(lc->key);
     tpNavPath_Free(&lc->path);
     free(lc);
@@ -195,9 +203,8 @@ static LegGrid *legGrid(tpLegCache *lc, const tpNavGrid *statics, const tpSkillD
             return e;
         }
     }
-    /* replace an empty slot, else the least recently used grid of the same size (its memory and
-       search scratch are kept: no allocation, no first touch of fresh pages), else the least
-       recently used one */
+    /* replace an empty slot, else the least recently used grid of the same size (its memory is
+       kept: no allocation, no first touch of fresh pages), else the least recently used one */
     LegGrid *e = NULL;
     for (int pass = 0; pass < 3 && !e; ++pass) {
         for (int k = 0; k < LEG_GRIDS; ++k) {
@@ -236,6 +243,26 @@ static LegGrid *legGrid(tpLegCache *lc, const tpNavGrid *statics, const tpSkillD
     e->nkey = lc->nkey;
     e->nsearch = e->next_search = 0;
     return e;
+}
+
+/* A search grid of def (radius included) holding the cells of `cells` (a leg grid of the same
+ * def): the one kept for that size, or a new one. NULL when out of memory. */
+static tpNavGrid *workGrid(tpLegCache *lc, const tpNavGridDef *def, const tpNavGrid *cells)
+{
+    int at = -1;
+    for (int k = 0; k < LEG_WORK && at < 0; ++k) {
+        const tpNavGridDef *d = lc->work[k] ? tpNavGrid_Def(lc->work[k]) : NULL;
+        at = d && d->nx == def->nx && d->ny == def->ny ? k : at;
+    }
+    if (at < 0) {
+        at = lc->next_work;
+        lc->next_work = (lc->next_work + 1) % LEG_WORK;
+    }
+    lc->work[at] = resetGrid(lc->work[at], def);
+    if (lc->work[at]) {
+        tpNavGrid_CopyCells(lc->work[at], cells);
+    }
+    return lc->work[at];
 }
 
 /* Plans from `start` to `goal` on the grid of the static bodies plus the other moving bodies at
@@ -280,7 +307,7 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
     if (!lg) {
         return 0;
     }
-    tpNavGrid *grid = lg->grid;
+    const tpNavGrid *cells = lg->grid;
     int si, sj, gi, gj;
     si = (int)floor((start[0] - gd.x0) / gd.cell);
     sj = (int)floor((start[1] - gd.y0) / gd.cell);
@@ -296,6 +323,10 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
     }
     LegSearch made = {si, sj, gi, gj, 0, {{0, 0}, {0, 0}}};
     if (!found) {
+        tpNavGrid *grid = workGrid(lc, &gd, cells);
+        if (!grid) {
+            return 0;
+        }
         tpNavPath *path = &lc->path;
         tpNavPlanDef pd = tpDefaultNavPlanDef();
         pd.smooth = true;
