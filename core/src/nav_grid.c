@@ -315,7 +315,8 @@ void tpDestroyNavGrid(tpNavGrid *g)
     }
     free(g->cells);
     free(g->node);
-    tpHeap_Free(&g->open);
+    free(g->pos);
+    free(g->open.e);
     free(g);
 }
 

@@ -3,6 +3,7 @@
 #define TP_NAV_INTERNAL_H
 
 #include "tp/nav.h"
+#include "nav_open.h"
 #include "tp/util.h"
 
 /* One cell's search state (nav_search.c): kept together so that relaxing a neighbour touches
@@ -20,8 +21,9 @@ struct tpNavGrid {
     /* Search scratch, allocated on first use (nx*ny entries), owned. A cell's g and parent are
      * valid iff stamp == gen; it is closed iff closed == gen (lazy reset per search). */
     tpNavNode *node;
+    int32_t *pos; /* nx*ny: a cell's index in open while it is held there */
     uint32_t gen;
-    tpHeap open; /* open list: (f in cells, cell index), owned */
+    tpNavOpen open; /* open list: (f in cells, cell index), owned */
 };
 
 #endif

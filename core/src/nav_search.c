@@ -47,7 +47,12 @@ static bool ensureScratch(tpNavGrid *g)
     }
     size_t n = (size_t)g->def.nx * (size_t)g->def.ny;
     g->node = calloc(n, sizeof *g->node); /* stamp and closed 0: no generation yet */
-    if (!g->node) {
+    g->pos = malloc(n * sizeof *g->pos);
+    if (!g->node || !g->pos) {
+        free(g->node);
+        free(g->pos);
+        g->node = NULL;
+        g->pos = NULL;
         return false;
     }
     g->gen = 0;
@@ -63,7 +68,7 @@ static void newGeneration(tpNavGrid *g)
         }
         g->gen = 1;
     }
-    tpHeap_Clear(&g->open);
+    g->open.len = 0;
 }
 
 static double octile(int i, int j, int gi, int gj, double diag)
@@ -95,15 +100,13 @@ static int search(tpNavGrid *g, int si, int sj, int ti, int tj, bool astar, doub
     node[s].parent = -1;
     node[s].stamp = gen;
     *found = false;
-    if (!tpHeap_Push(&g->open, astar ? octile(si, sj, ti, tj, diag) : 0.0, s)) {
+    int32_t *const pos = g->pos;
+    if (!tpNavOpen_Push(&g->open, pos, astar ? octile(si, sj, ti, tj, diag) : 0.0, s)) {
         return -1;
     }
     int expanded = 0;
     while (g->open.len > 0) {
-        int32_t c = tpHeap_Pop(&g->open).id;
-        if (node[c].closed == gen) {
-            continue; /* stale duplicate */
-        }
+        int32_t c = tpNavOpen_Pop(&g->open, pos); /* each cell is held once: never stale */
         node[c].closed = gen;
         ++expanded;
         if (c == target) {
@@ -128,10 +131,14 @@ static int search(tpNavGrid *g, int si, int sj, int ti, int tj, bool astar, doub
             if (nn->stamp == gen && nn->g <= ng) {
                 continue;
             }
+            const bool held = nn->stamp == gen; /* reached before, not closed: in open */
             nn->stamp = gen;
             nn->g = ng;
             nn->parent = c;
-            if (!tpHeap_Push(&g->open, astar ? ng + octile(ni, nj, ti, tj, diag) : ng, nc)) {
+            const double key = astar ? ng + octile(ni, nj, ti, tj, diag) : ng;
+            if (held) {
+                tpNavOpen_Decrease(&g->open, pos, key, nc);
+            } else if (!tpNavOpen_Push(&g->open, pos, key, nc)) {
                 return -1;
             }
         }
