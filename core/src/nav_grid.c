@@ -617,10 +617,17 @@ bool tpNavGrid_AddGrown(tpNavGrid *dst, const tpNavGrid *src)
     if (dst->def.nx != src->def.nx || dst->def.ny != src->def.ny) {
         return false;
     }
-    const size_t n = (size_t)src->def.nx * (size_t)src->def.ny;
-    for (size_t k = 0; k < n; ++k) {
-        if (src->cells[k] == TP_NAV_OBSTACLE) {
-            dst->cells[k] = TP_NAV_OBSTACLE;
+    const size_t nx = (size_t)src->def.nx;
+    for (size_t j = 0; j < (size_t)src->def.ny; ++j) {
+        const uint8_t *row = src->cells + j * nx;
+        if (memchr(row, TP_NAV_OBSTACLE, nx) == NULL) {
+            continue; /* src is mostly empty (a few moving bodies): most rows are skipped */
+        }
+        uint8_t *out = dst->cells + j * nx;
+        for (size_t i = 0; i < nx; ++i) {
+            if (row[i] == TP_NAV_OBSTACLE) {
+                out[i] = TP_NAV_OBSTACLE;
+            }
         }
     }
     growFrom(dst, src, dst->def.radius / dst->def.cell);
