@@ -314,11 +314,9 @@ void tpDestroyNavGrid(tpNavGrid *g)
         return;
     }
     free(g->cells);
-    free(g->g);
-    free(g->parent);
-    free(g->stamp);
-    free(g->closed);
-    tpHeap_Free(&g->open);
+    free(g->node);
+    free(g->pos);
+    free(g->open.e);
     free(g);
 }
 
@@ -515,18 +513,13 @@ void tpNavGrid_SetObstacle(tpNavGrid *g, int i, int j, bool obstacle)
 
 /* Growth: the nearest obstacle cell to a free cell always has a non-obstacle 4-neighbour (moving
  * an obstacle square one cell toward the free cell strictly reduces the distance), so dilating
- * only the boundary obstacle cells by the disc of offsets gives the full result. */
-void tpNavGrid_Grow(tpNavGrid *g, double radius)
+ * only the boundary obstacle cells by the disc of offsets gives the full result. Marks GROWN the
+ * FREE cells of dst within r cells of an OBSTACLE cell of src (same size; dst == src allowed:
+ * only FREE cells change, and a GROWN cell is as much "not an obstacle" as a FREE one, so the
+ * boundary found in src does not change under the marking). r <= 0: nothing. */
+static void growFrom(tpNavGrid *dst, const tpNavGrid *src, double r)
 {
-    const int nx = g->def.nx, ny = g->def.ny;
-    const size_t n = (size_t)nx * (size_t)ny;
-    for (size_t k = 0; k < n; ++k) {
-        if (g->cells[k] == TP_NAV_GROWN) {
-            g->cells[k] = TP_NAV_FREE;
-        }
-    }
-    g->def.radius = radius > 0 && isfinite(radius) ? radius : 0.0;
-    const double r = g->def.radius / g->def.cell; /* cells */
+    const int nx = src->def.nx, ny = src->def.ny;
     if (r <= 0) {
         return;
     }
@@ -561,7 +554,10 @@ void tpNavGrid_Grow(tpNavGrid *g, double radius)
      * before marking: each target cell is visited about once per (source row, dy) instead of once
      * per stamp (the same cells end up GROWN: only FREE cells change, and never a source). */
     for (int j = 0; j < ny; ++j) {
-        const uint8_t *row = g->cells + (size_t)j * nx;
+        const uint8_t *row = src->cells + (size_t)j * nx;
+        if (memchr(row, TP_NAV_OBSTACLE, (size_t)nx) == NULL) {
+            continue; /* no obstacle in the row: no boundary cell either */
+        }
         int nedge = 0;
         for (int i = 0; i < nx; ++i) {
             const uint8_t *c = row + i;
@@ -579,7 +575,7 @@ void tpNavGrid_Grow(tpNavGrid *g, double radius)
             if (jj < 0 || jj >= ny || w < 0) {
                 continue;
             }
-            uint8_t *target = g->cells + (size_t)jj * nx;
+            uint8_t *target = dst->cells + (size_t)jj * nx;
             int lo = 0, hi = -1; /* the merged run being built; empty */
             for (int e = 0; e <= nedge; ++e) {
                 const int i = e < nedge ? edge[e] : nx;
@@ -602,6 +598,40 @@ void tpNavGrid_Grow(tpNavGrid *g, double radius)
     }
     free(half);
     free(edge);
+}
+
+void tpNavGrid_Grow(tpNavGrid *g, double radius)
+{
+    const size_t n = (size_t)g->def.nx * (size_t)g->def.ny;
+    for (size_t k = 0; k < n; ++k) {
+        if (g->cells[k] == TP_NAV_GROWN) {
+            g->cells[k] = TP_NAV_FREE;
+        }
+    }
+    g->def.radius = radius > 0 && isfinite(radius) ? radius : 0.0;
+    growFrom(g, g, g->def.radius / g->def.cell);
+}
+
+bool tpNavGrid_AddGrown(tpNavGrid *dst, const tpNavGrid *src)
+{
+    if (dst->def.nx != src->def.nx || dst->def.ny != src->def.ny) {
+        return false;
+    }
+    const size_t nx = (size_t)src->def.nx;
+    for (size_t j = 0; j < (size_t)src->def.ny; ++j) {
+        const uint8_t *row = src->cells + j * nx;
+        if (memchr(row, TP_NAV_OBSTACLE, nx) == NULL) {
+            continue; /* src is mostly empty (a few moving bodies): most rows are skipped */
+        }
+        uint8_t *out = dst->cells + j * nx;
+        for (size_t i = 0; i < nx; ++i) {
+            if (row[i] == TP_NAV_OBSTACLE) {
+                out[i] = TP_NAV_OBSTACLE;
+            }
+        }
+    }
+    growFrom(dst, src, dst->def.radius / dst->def.cell);
+    return true;
 }
 
 int tpNavGrid_Cell(const tpNavGrid *g, int i, int j)

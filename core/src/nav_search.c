@@ -42,22 +42,17 @@ void tpNavPath_Free(tpNavPath *p)
 
 static bool ensureScratch(tpNavGrid *g)
 {
-    if (g->g) {
+    if (g->node) {
         return true;
     }
     size_t n = (size_t)g->def.nx * (size_t)g->def.ny;
-    g->g = malloc(n * sizeof *g->g);
-    g->parent = malloc(n * sizeof *g->parent);
-    g->stamp = calloc(n, sizeof *g->stamp);
-    g->closed = calloc(n, sizeof *g->closed);
-    if (!g->g || !g->parent || !g->stamp || !g->closed) {
-        free(g->g);
-        free(g->parent);
-        free(g->stamp);
-        free(g->closed);
-        g->g = NULL;
-        g->parent = NULL;
-        g->stamp = g->closed = NULL;
+    g->node = calloc(n, sizeof *g->node); /* stamp and closed 0: no generation yet */
+    g->pos = malloc(n * sizeof *g->pos);
+    if (!g->node || !g->pos) {
+        free(g->node);
+        free(g->pos);
+        g->node = NULL;
+        g->pos = NULL;
         return false;
     }
     g->gen = 0;
@@ -68,11 +63,12 @@ static void newGeneration(tpNavGrid *g)
 {
     if (++g->gen == 0) { /* wrapped: clear the stamps once every 2^32 searches */
         size_t n = (size_t)g->def.nx * (size_t)g->def.ny;
-        memset(g->stamp, 0, n * sizeof *g->stamp);
-        memset(g->closed, 0, n * sizeof *g->closed);
+        for (size_t k = 0; k < n; ++k) {
+            g->node[k].stamp = g->node[k].closed = 0;
+        }
         g->gen = 1;
     }
-    tpHeap_Clear(&g->open);
+    g->open.len = 0;
 }
 
 static double octile(int i, int j, int gi, int gj, double diag)
@@ -94,49 +90,67 @@ static int search(tpNavGrid *g, int si, int sj, int ti, int tj, bool astar, doub
     const int32_t target = ti >= 0 ? tj * nx + ti : -1;
     newGeneration(g);
     const uint32_t gen = g->gen;
-    g->g[s] = 0.0;
-    g->parent[s] = -1;
-    g->stamp[s] = gen;
+    tpNavNode *const node = g->node;
+    const uint8_t *const cells = g->cells;
+    int32_t off[8]; /* cell index offsets of the 8 neighbours */
+    for (int k = 0; k < 8; ++k) {
+        off[k] = k_dy[k] * nx + k_dx[k];
+    }
+    node[s].g = 0.0;
+    node[s].parent = -1;
+    node[s].stamp = gen;
     *found = false;
-    if (!tpHeap_Push(&g->open, astar ? octile(si, sj, ti, tj, diag) : 0.0, s)) {
+    int32_t *const pos = g->pos;
+    if (!tpNavOpen_Push(&g->open, pos, astar ? octile(si, sj, ti, tj, diag) : 0.0, s)) {
         return -1;
     }
     int expanded = 0;
     while (g->open.len > 0) {
-        int32_t c = tpHeap_Pop(&g->open).id;
-        if (g->closed[c] == gen) {
-            continue; /* stale duplicate */
-        }
-        g->closed[c] = gen;
+        int32_t c = tpNavOpen_Pop(&g->open, pos); /* each cell is held once: never stale */
+        node[c].closed = gen;
         ++expanded;
         if (c == target) {
             *found = true;
             break;
         }
         const int ci = c % nx, cj = c / nx;
-        const double gc = g->g[c];
+        const double gc = node[c].g;
+        /* away from the border every neighbour is in the grid: no bounds tests */
+        const bool inner = ci > 0 && cj > 0 && ci < nx - 1 && cj < ny - 1;
         for (int k = 0; k < 8; ++k) {
             int ni = ci + k_dx[k], nj = cj + k_dy[k];
-            if (ni < 0 || nj < 0 || ni >= nx || nj >= ny) {
+            if (!inner && (ni < 0 || nj < 0 || ni >= nx || nj >= ny)) {
                 continue;
             }
-            int32_t nc = nj * nx + ni;
-            if (g->cells[nc] != TP_NAV_FREE || g->closed[nc] == gen) {
+            const int32_t nc = c + off[k];
+            tpNavNode *const nn = &node[nc];
+            if (cells[nc] != TP_NAV_FREE || nn->closed == gen) {
                 continue;
             }
             double ng = gc + (k < 4 ? 1.0 : diag);
-            if (g->stamp[nc] == gen && g->g[nc] <= ng) {
+            if (nn->stamp == gen && nn->g <= ng) {
                 continue;
             }
-            g->stamp[nc] = gen;
-            g->g[nc] = ng;
-            g->parent[nc] = c;
-            if (!tpHeap_Push(&g->open, astar ? ng + octile(ni, nj, ti, tj, diag) : ng, nc)) {
+            const bool held = nn->stamp == gen; /* reached before, not closed: in open */
+            nn->stamp = gen;
+            nn->g = ng;
+            nn->parent = c;
+            const double key = astar ? ng + octile(ni, nj, ti, tj, diag) : ng;
+            if (held) {
+                tpNavOpen_Decrease(&g->open, pos, key, nc);
+            } else if (!tpNavOpen_Push(&g->open, pos, key, nc)) {
                 return -1;
             }
         }
     }
     return expanded;
+}
+
+/* tpNavGrid_Blocked without the call: outside the grid or not FREE. */
+static inline bool blockedAt(const tpNavGrid *g, int i, int j)
+{
+    return i < 0 || j < 0 || i >= g->def.nx || j >= g->def.ny ||
+           g->cells[(size_t)j * (size_t)g->def.nx + (size_t)i] != TP_NAV_FREE;
 }
 
 bool tpNav_LineOfSight(const tpNavGrid *g, const double a[2], const double b[2])
@@ -164,13 +178,13 @@ bool tpNav_LineOfSight(const tpNavGrid *g, const double a[2], const double b[2])
             double tm = 0.5 * (t + tn);
             double u = ax + tm * dx, v = ay + tm * dy;
             double fu = floor(u), fv = floor(v);
-            if (tpNavGrid_Blocked(g, (int)fu, (int)fv)) {
+            if (blockedAt(g, (int)fu, (int)fv)) {
                 return false;
             }
-            if (u == fu && tpNavGrid_Blocked(g, (int)fu - 1, (int)fv)) {
+            if (u == fu && blockedAt(g, (int)fu - 1, (int)fv)) {
                 return false;
             }
-            if (v == fv && tpNavGrid_Blocked(g, (int)fu, (int)fv - 1)) {
+            if (v == fv && blockedAt(g, (int)fu, (int)fv - 1)) {
                 return false;
             }
         }
@@ -203,11 +217,13 @@ static bool reservePath(tpNavPath *p, int n)
     return true;
 }
 
-static void smoothPath(const tpNavGrid *g, tpNavPath *p)
+/* Greedy line-of-sight smoothing in place; stops once `limit` (> 0) vertices are out: the first
+ * vertices do not depend on the later ones. */
+static void smoothPath(const tpNavGrid *g, tpNavPath *p, int limit)
 {
     int out = 1, i = 0;
     double *pt = p->points;
-    while (i < p->npoints - 1) {
+    while (i < p->npoints - 1 && out < limit) {
         int j = i + 1;
         while (j + 1 < p->npoints && tpNav_LineOfSight(g, pt + 2 * i, pt + 2 * (j + 1))) {
             ++j;
@@ -247,24 +263,28 @@ tpNavResult tpNav_PlanCells(tpNavGrid *g, const tpNavPlanDef *def, int si, int s
     const int nx = g->def.nx;
     int32_t goal = gj * nx + gi;
     int n = 0;
-    for (int32_t c = goal; c >= 0; c = g->parent[c]) {
+    for (int32_t c = goal; c >= 0; c = g->node[c].parent) {
         ++n;
     }
     if (!reservePath(path, n)) {
         return TP_NAV_NO_PATH;
     }
     int k = n;
-    for (int32_t c = goal; c >= 0; c = g->parent[c]) {
+    for (int32_t c = goal; c >= 0; c = g->node[c].parent) {
         path->cells[--k] = c;
     }
     path->ncells = n;
-    path->cost = g->g[goal];
+    path->cost = g->node[goal].g;
     for (k = 0; k < n; ++k) {
         tpNavGrid_CellCenter(g, path->cells[k] % nx, path->cells[k] / nx, path->points + 2 * k);
     }
     path->npoints = n;
+    const int limit = d.max_points > 0 ? d.max_points : n;
     if (d.smooth) {
-        smoothPath(g, path);
+        smoothPath(g, path, limit);
+    }
+    if (path->npoints > limit) {
+        path->npoints = limit;
     }
     for (k = 1; k < path->npoints; ++k) {
         path->length +=
@@ -303,7 +323,7 @@ int tpNav_CostField(tpNavGrid *g, double diag, int gi, int gj, double *cost)
     }
     size_t n = (size_t)g->def.nx * (size_t)g->def.ny;
     for (size_t k = 0; k < n; ++k) {
-        cost[k] = g->closed[k] == g->gen ? g->g[k] : -1.0;
+        cost[k] = g->node[k].closed == g->gen ? g->node[k].g : -1.0;
     }
     return expanded;
 }

@@ -267,7 +267,7 @@ size_t tpNavSpace_Bytes(const tpNavSpace *sp)
     size_t n = (size_t)sp->n;
     return sizeof *sp + n * sizeof(tpNavSpaceBody) + 2 * n * n * sizeof(int) + n * (sizeof(int) * 3 + sizeof(double)) +
            sp->cap_edges * sizeof(tpNavSpaceEdge) + sp->cap_cells * sizeof(int) + sp->cap_closed +
-           sp->cap_nodes * (3 * sizeof(int) + sizeof(double)) + sp->open.cap * sizeof(tpHeapItem) +
+           sp->cap_nodes * (3 * sizeof(int) + sizeof(double)) + sp->open.cap * sizeof(tpHeapSlot) +
            sp->cap_tobs * 9 * sizeof(double) + sp->cap_ticks * (sizeof(tpRect) + 1) +
            sp->cap_hits * sizeof(tpSpaceHit) + sp->cap_now;
 }

@@ -1,4 +1,4 @@
-/* Growable array and binary min-heap shared by the project's modules (tp/util.h). */
+/* Growable array and 4-ary min-heap shared by the project's modules (tp/util.h). */
 #include "tp/util.h"
 
 #include <assert.h>
@@ -51,55 +51,105 @@ void *tpArray_Grow(void *arr, size_t *cap, size_t need, size_t elem)
     return p;
 }
 
-static bool tpHeapLess(const tpHeapItem *a, const tpHeapItem *b)
+/* The heap is 4-ary (children of k: 4k+1 .. 4k+4): half the levels of a binary heap, and the
+ * four children share a cache line or two, so a pop (the bulk of a grid search) costs fewer
+ * dependent loads. Keys are stored mapped to integers of the same order, and two entries are
+ * compared without branches. The order of the pops is fixed by the entries alone (a total order
+ * on (key, id)), so it is the same as with any other heap shape or key encoding. */
+
+/* Order-preserving map of a non-NaN double to uint64: the sign bit flipped for a positive value,
+ * every bit flipped for a negative one; -0 is first made +0 (x + 0.0 in round-to-nearest) so
+ * that the two zeros, equal as doubles, stay equal. */
+static uint64_t keyToBits(double x)
 {
-    return a->key < b->key || (a->key == b->key && a->id < b->id);
+    x += 0.0;
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return (b >> 63) ? ~b : b | (UINT64_C(1) << 63);
+}
+
+static double bitsToKey(uint64_t u)
+{
+    uint64_t b = (u >> 63) ? u & ~(UINT64_C(1) << 63) : ~u;
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 tpU128; /* GCC / Clang on 64-bit targets */
+#endif
+
+static inline bool tpHeapLess(const tpHeapSlot *a, const tpHeapSlot *b)
+{
+#ifdef __SIZEOF_INT128__
+    /* one 128-bit compare of (key, id + 2^31): a compare and a subtract with borrow, no branch */
+    tpU128 x = ((tpU128)a->key << 32) | (uint32_t)(a->id ^ INT32_MIN);
+    tpU128 y = ((tpU128)b->key << 32) | (uint32_t)(b->id ^ INT32_MIN);
+    return x < y;
+#else
+    /* | and & instead of || and &&: no branch on the tie test */
+    return (a->key < b->key) | ((a->key == b->key) & (a->id < b->id));
+#endif
 }
 
 bool tpHeap_Push(tpHeap *h, double key, int32_t id)
 {
-    tpHeapItem *items = tpArray_Grow(h->items, &h->cap, h->len + 1, sizeof *items);
-    if (!items) {
-        return false;
+    if (h->len == h->cap) {
+        tpHeapSlot *items = tpArray_Grow(h->items, &h->cap, h->len + 1, sizeof *items);
+        if (!items) {
+            return false;
+        }
+        h->items = items;
     }
-    h->items = items;
+    tpHeapSlot *it = h->items;
     size_t k = h->len++;
-    tpHeapItem it = {key, id};
+    const tpHeapSlot x = {keyToBits(key), id};
     while (k > 0) { /* sift the hole up to where the new entry belongs */
-        size_t p = (k - 1) / 2;
-        if (!tpHeapLess(&it, &h->items[p])) {
+        size_t p = (k - 1) / 4;
+        if (!tpHeapLess(&x, &it[p])) {
             break;
         }
-        h->items[k] = h->items[p];
+        it[k] = it[p];
         k = p;
     }
-    h->items[k] = it;
+    it[k] = x;
     return true;
 }
 
 tpHeapItem tpHeap_Pop(tpHeap *h)
 {
     assert(h->len > 0);
-    tpHeapItem top = h->items[0];
-    tpHeapItem last = h->items[--h->len];
-    size_t n = h->len, k = 0;
+    tpHeapSlot *it = h->items;
+    const tpHeapItem top = {bitsToKey(it[0].key), it[0].id};
+    const size_t n = --h->len;
+    if (n == 0) {
+        return top;
+    }
+    const tpHeapSlot last = it[n];
+    size_t k = 0;
     for (;;) { /* sift the hole at the root down to where the last entry belongs */
-        size_t c = 2 * k + 1;
+        size_t c = 4 * k + 1;
         if (c >= n) {
             break;
         }
-        if (c + 1 < n && tpHeapLess(&h->items[c + 1], &h->items[c])) {
-            ++c;
+        size_t m = c; /* the smallest child */
+        if (c + 3 < n) {
+            size_t a = tpHeapLess(&it[c + 1], &it[c]) ? c + 1 : c;
+            size_t b = tpHeapLess(&it[c + 3], &it[c + 2]) ? c + 3 : c + 2;
+            m = tpHeapLess(&it[b], &it[a]) ? b : a;
+        } else {
+            for (size_t q = c + 1; q < n; ++q) {
+                m = tpHeapLess(&it[q], &it[m]) ? q : m;
+            }
         }
-        if (!tpHeapLess(&h->items[c], &last)) {
+        if (!tpHeapLess(&it[m], &last)) {
             break;
         }
-        h->items[k] = h->items[c];
-        k = c;
+        it[k] = it[m];
+        k = m;
     }
-    if (n > 0) {
-        h->items[k] = last;
-    }
+    it[k] = last;
     return top;
 }
 

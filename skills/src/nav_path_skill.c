@@ -5,8 +5,9 @@
  * (8-connected, line-of-sight smoothed) on a grid of the static bodies plus every other non-static
  * body at its pose in the current state (`tpSkill_NavShapes` at that pose), all grown by the
  * clearance; a moving body is swept along its current velocity over the next `nav_replan` seconds
- * (5 poses). The grid is a pure function of the current state and the skill's constants, built
- * afresh at each replanning (no cache, so nothing about replay depends on process history).
+ * (5 poses). The grid and the path are pure functions of the current state and the skill's
+ * constants; they are cached by exactly those inputs (see LegGrid), so a miss recomputes the
+ * identical leg and nothing about replay depends on process history.
  *
  * Only the first leg of the path is kept — the start and the next two vertices — in V; the
  * segment ends when the follower reaches the end of that leg, or after `nav_replan` seconds, or
@@ -32,6 +33,7 @@
 #include "skill_internal.h"
 #include "tp/base.h"
 #include "tp/nav.h"
+#include "tp/util.h"
 
 enum {
     PATH_V_STATUS = 4,   /* 1 the leg ends at the goal, 2 at an intermediate vertex, -1 no path */
@@ -50,14 +52,232 @@ enum {
 #define PATH_MAX_SIDE 1000
 #define PATH_SWEEP 4 /* a moving body is rasterised at 5 poses along its velocity over nav_replan */
 
+#define LEG_GRIDS 16     /* grown leg grids kept (one per distinct input, see LegGrid) */
+#define LEG_SEARCHES 256 /* search results kept per leg grid */
+#define LEG_WORK 2       /* search grids kept (one per grid size) */
+#define LEG_KEY_BODY 10  /* key doubles per moving body: index, pos (3), quat (4), planar vel (2) */
+
+/* One search on a leg grid, for the start and goal cells as computed from the points (before
+ * tpNavGrid_NearestFree, which is a function of the grid and the cells). */
+typedef struct LegSearch {
+    int si, sj, gi, gj;
+    int npoints;      /* smoothed path vertices, capped at 4 (whether there are more than 3 is all
+                         that matters); 0 = no path */
+    double pts[2][2]; /* m, world: the path's vertices 1 and 2 (those npoints says exist) */
+} LegSearch;
+
+/* A leg's grown grid and the searches made on it. The grid is a pure function of (world, self,
+ * def with the radius, key), so a hit gives exactly the grid a rebuild would: the planner expands
+ * one state again and again (each time sampling another goal), and the foreign characters replan
+ * from the same states in every branch. */
+typedef struct LegGrid {
+    const tpWorld *world; /* not owned; NULL = empty slot */
+    int self;             /* the follower's body */
+    tpNavGridDef def;     /* the grid, radius (m) included */
+    double *key;          /* owned: the moving bodies' part (legKey), nkey doubles */
+    size_t nkey;
+    tpNavGrid *grid; /* owned: the static raster plus the moving bodies, grown by def.radius */
+    LegSearch searches[LEG_SEARCHES];
+    int nsearch, next_search; /* filled entries; round-robin replacement once full */
+    unsigned long used;       /* the cache's tick at the last use (the least recently used goes first) */
+} LegGrid;
+
+struct tpLegCache {
+    LegGrid grids[LEG_GRIDS];
+    unsigned long tick; /* uses so far (LegGrid.used) */
+    tpNavGrid *moving;  /* owned scratch: the moving bodies' raster, grown onto a leg grid */
+    /* owned: the grids the searches run on, a leg grid's cells copied in: only these hold search
+       scratch (a few hundred kB each), not every cached grid; one per grid size in use */
+    tpNavGrid *work[LEG_WORK];
+    int next_work;    /* round-robin replacement */
+    double *key;      /* owned scratch: this leg's key (nkey doubles, capacity cap) */
+    size_t nkey, cap; /* doubles */
+    tpNavPath path;   /* owned scratch: the search's path buffers, reused */
+};
+
+void tpDestroyLegCache(tpLegCache *lc)
+{
+    if (!lc) {
+        return;
+    }
+    for (int k = 0; k < LEG_GRIDS; ++k) {
+        free(lc->grids[k].key);
+        tpDestroyNavGrid(lc->grids[k].grid);
+    }
+    tpDestroyNavGrid(lc->moving);
+    for (int k = 0; k < LEG_WORK; ++k) {
+        tpDestroyNavGrid(lc->work[k]);
+    }
+    free(lc->key);
+    tpNavPath_Free(&lc->path);
+    free(lc);
+}
+
+static bool sameDef(const tpNavGridDef *a, const tpNavGridDef *b)
+{
+    return a->x0 == b->x0 && a->y0 == b->y0 && a->cell == b->cell && a->nx == b->nx && a->ny == b->ny &&
+           a->z_min == b->z_min && a->z_max == b->z_max && a->radius == b->radius;
+}
+
+/* The grid `grid` made the grid of def (all free), kept when the size matches. */
+static tpNavGrid *resetGrid(tpNavGrid *grid, const tpNavGridDef *def)
+{
+    if (grid && tpNavGrid_Reset(grid, def, NULL, 0)) {
+        return grid;
+    }
+    tpDestroyNavGrid(grid);
+    return tpCreateNavGrid(def, NULL, 0);
+}
+
+/* Fills lc->key with the part of a leg grid's inputs that changes from call to call: the sweep's
+ * horizon and, for every other moving body, its index and its pose and planar velocity in the
+ * call's state (its definition, fixed for the world, supplies the rest of its shapes). Empty when
+ * the leg ignores the moving bodies. false when out of memory. */
+static bool legKey(tpLegCache *lc, const tpSkillDef *sk, const tpSkillCall *call, bool others)
+{
+    const tpWorld *world = call->world;
+    const int nb = tpWorld_BodyCount(world);
+    lc->nkey = 0;
+    if (!others) {
+        return true;
+    }
+    double *k = tpArray_Grow(lc->key, &lc->cap, 1 + (size_t)nb * LEG_KEY_BODY, sizeof *k);
+    if (!k) {
+        return false;
+    }
+    lc->key = k;
+    k[lc->nkey++] = sk->nav.replan; /* s: the sweep's horizon */
+    for (int i = 0; i < nb; ++i) {
+        const tpBodyDef *d = tpWorld_Body(world, i);
+        if (i == sk->body || d->cls == TP_BODY_STATIC || d->shape == TP_SHAPE_PLANE) {
+            continue;
+        }
+        tpBodyState os;
+        tpWorld_BodyState(world, call->x, call->t, i, &os);
+        double *e = k + lc->nkey;
+        e[0] = i;
+        memcpy(e + 1, os.pos, 3 * sizeof(double));
+        memcpy(e + 4, os.quat, 4 * sizeof(double));
+        e[8] = os.vel[0];
+        e[9] = os.vel[1];
+        lc->nkey += LEG_KEY_BODY;
+    }
+    return true;
+}
+
+/* Rasterises every moving body of the key into `moving` (cleared first): its shape at its pose
+ * and where its current velocity takes it within nav_replan. */
+static void addMoving(tpNavGrid *moving, const tpSkillDef *sk, const tpWorld *world, const double *key, size_t nkey)
+{
+    for (size_t e = 1; e + LEG_KEY_BODY <= nkey; e += LEG_KEY_BODY) {
+        const double *b = key + e;
+        tpBodyDef moved = *tpWorld_Body(world, (int)b[0]);
+        memcpy(moved.quat, b + 4, sizeof moved.quat);
+        for (int q = 0; q <= PATH_SWEEP; ++q) {
+            double tau = sk->nav.replan * q / PATH_SWEEP;
+            moved.pos[0] = b[1] + b[8] * tau;
+            moved.pos[1] = b[2] + b[9] * tau;
+            moved.pos[2] = b[3];
+            tpNavShape shapes[3];
+            int n = tpSkill_NavShapes(&moved, shapes);
+            for (int k = 0; k < n; ++k) {
+                tpNavGrid_AddShape(moving, &shapes[k], NULL, 0);
+            }
+        }
+    }
+}
+
+/* The leg grid for (world, self, def, the key in lc), from the cache or built into it: statics
+ * (the grown static raster for world, self and def) with the moving bodies grown onto it
+ * (tpNavGrid_AddGrown: the same cells as rasterising everything and growing it at once). NULL
+ * when out of memory. */
+static LegGrid *legGrid(tpLegCache *lc, const tpNavGrid *statics, const tpSkillDef *sk, const tpWorld *world,
+                        const tpNavGridDef *def)
+{
+    const size_t kbytes = lc->nkey * sizeof(double);
+    for (int k = 0; k < LEG_GRIDS; ++k) {
+        LegGrid *e = &lc->grids[k];
+        if (e->world == world && e->self == sk->body && e->nkey == lc->nkey && sameDef(&e->def, def) &&
+            (kbytes == 0 || memcmp(e->key, lc->key, kbytes) == 0)) {
+            e->used = ++lc->tick;
+            return e;
+        }
+    }
+    /* replace an empty slot, else the least recently used grid of the same size (its memory is
+       kept: no allocation, no first touch of fresh pages), else the least recently used one */
+    LegGrid *e = NULL;
+    for (int pass = 0; pass < 3 && !e; ++pass) {
+        for (int k = 0; k < LEG_GRIDS; ++k) {
+            LegGrid *q = &lc->grids[k];
+            const tpNavGridDef *qd = q->grid ? tpNavGrid_Def(q->grid) : NULL;
+            bool fits = pass == 0 ? q->grid == NULL : pass == 1 ? qd && qd->nx == def->nx && qd->ny == def->ny : true;
+            if (fits && (!e || q->used < e->used)) {
+                e = q;
+            }
+        }
+    }
+    e->used = ++lc->tick;
+    e->world = NULL; /* empty until built */
+    double *key = lc->nkey > 0 ? tpArray_Resize(e->key, lc->nkey, sizeof *key) : e->key;
+    if (lc->nkey > 0 && !key) {
+        return NULL;
+    }
+    e->key = key;
+    e->grid = resetGrid(e->grid, def);
+    if (!e->grid) {
+        return NULL;
+    }
+    tpNavGrid_CopyCells(e->grid, statics);
+    if (lc->nkey > 0) {
+        lc->moving = resetGrid(lc->moving, def);
+        if (!lc->moving) {
+            return NULL;
+        }
+        addMoving(lc->moving, sk, world, lc->key, lc->nkey);
+        tpNavGrid_AddGrown(e->grid, lc->moving);
+        memcpy(e->key, lc->key, kbytes);
+    }
+    e->world = world;
+    e->self = sk->body;
+    e->def = *def;
+    e->nkey = lc->nkey;
+    e->nsearch = e->next_search = 0;
+    return e;
+}
+
+/* A search grid of def (radius included) holding the cells of `cells` (a leg grid of the same
+ * def): the one kept for that size, or a new one. NULL when out of memory. */
+static tpNavGrid *workGrid(tpLegCache *lc, const tpNavGridDef *def, const tpNavGrid *cells)
+{
+    int at = -1;
+    for (int k = 0; k < LEG_WORK && at < 0; ++k) {
+        const tpNavGridDef *d = lc->work[k] ? tpNavGrid_Def(lc->work[k]) : NULL;
+        at = d && d->nx == def->nx && d->ny == def->ny ? k : at;
+    }
+    if (at < 0) {
+        at = lc->next_work;
+        lc->next_work = (lc->next_work + 1) % LEG_WORK;
+    }
+    lc->work[at] = resetGrid(lc->work[at], def);
+    if (lc->work[at]) {
+        tpNavGrid_CopyCells(lc->work[at], cells);
+    }
+    return lc->work[at];
+}
+
 /* Plans from `start` to `goal` on the grid of the static bodies plus the other moving bodies at
  * their poses in the call's state. Writes up to 3 leg points; returns their count (0 = no path)
- * and sets *final when the leg ends at the goal. */
+ * and sets *final when the leg ends at the goal. Grid and search come from the leg cache when
+ * they were made before (pure functions of their inputs: the same leg either way). */
 static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, double radius, double z_min,
                    double z_max, const double start[2], const double goal[2], double leg[3][2], bool *final)
 {
     const tpWorld *world = call->world;
-    const int nb = tpWorld_BodyCount(world);
+    tpLegCache **slot = tpSkill_LegCache(call->cache);
+    if (!*slot && !(*slot = calloc(1, sizeof **slot))) {
+        return 0;
+    }
+    tpLegCache *lc = *slot;
     double bounds[4];
     tpSkill_NavBounds(call->cache, world, sk->body, z_min, z_max, start, goal, 2 * radius + 4 * sk->nav.cell, bounds);
     tpNavGridDef gd = tpDefaultNavGridDef();
@@ -74,61 +294,76 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
     gd.ny = gd.ny < 1 ? 1 : gd.ny;
     gd.z_min = z_min;
     gd.z_max = z_max;
-    tpNavGrid *grid = tpSkill_StaticGrid(call->cache, world, sk->body, &gd); /* owned by the cache */
-    if (!grid) {
+    gd.radius = radius > 0 && isfinite(radius) ? radius : 0.0; /* as tpNavGrid_Grow keeps it */
+    if (!legKey(lc, sk, call, others)) {
         return 0;
     }
-    for (int i = 0; i < nb; ++i) {
-        const tpBodyDef *d = tpWorld_Body(world, i);
-        if (i == sk->body) {
-            continue;
-        }
-        if (d->cls != TP_BODY_STATIC) { /* a moving body: its shape at its current pose and where
-                                           its current velocity takes it within nav_replan */
-            if (!others || d->shape == TP_SHAPE_PLANE) {
-                continue;
-            }
-            tpBodyState os;
-            tpWorld_BodyState(world, call->x, call->t, i, &os);
-            tpBodyDef moved = *d;
-            memcpy(moved.quat, os.quat, sizeof moved.quat);
-            for (int q = 0; q <= PATH_SWEEP; ++q) {
-                double tau = sk->nav.replan * q / PATH_SWEEP;
-                moved.pos[0] = os.pos[0] + os.vel[0] * tau;
-                moved.pos[1] = os.pos[1] + os.vel[1] * tau;
-                moved.pos[2] = os.pos[2];
-                tpNavShape shapes[3];
-                int n = tpSkill_NavShapes(&moved, shapes);
-                for (int k = 0; k < n; ++k) {
-                    tpNavGrid_AddShape(grid, &shapes[k], NULL, 0);
-                }
-            }
-        }
-        /* a static body: already in the grid (the cached raster) */
+    /* the static raster (every leg grid's base), from the skill cache */
+    const tpNavGrid *statics = tpSkill_StaticGrid(call->cache, world, sk->body, &gd);
+    if (!statics) {
+        return 0;
     }
-    tpNavGrid_Grow(grid, radius);
+    LegGrid *lg = legGrid(lc, statics, sk, world, &gd);
+    if (!lg) {
+        return 0;
+    }
+    const tpNavGrid *cells = lg->grid;
     int si, sj, gi, gj;
     si = (int)floor((start[0] - gd.x0) / gd.cell);
     sj = (int)floor((start[1] - gd.y0) / gd.cell);
     gi = (int)floor((goal[0] - gd.x0) / gd.cell);
     gj = (int)floor((goal[1] - gd.y0) / gd.cell);
-    tpNavPath path = {0};
-    tpNavPlanDef pd = tpDefaultNavPlanDef();
-    pd.smooth = true;
-    int n = 0;
-    if (tpNavGrid_NearestFree(grid, &si, &sj) && tpNavGrid_NearestFree(grid, &gi, &gj) &&
-        tpNav_PlanCells(grid, &pd, si, sj, gi, gj, &path) == TP_NAV_OK && path.npoints >= 1) {
-        if (call->overlay != NULL) { /* recording: what this segment planned */
-            tpNavOverlay_Grid(call->overlay, grid);
-            tpNavOverlay_Path(call->overlay, path.points, path.npoints);
+    const LegSearch *found = NULL;
+    for (int k = 0; k < lg->nsearch && call->overlay == NULL; ++k) {
+        const LegSearch *q = &lg->searches[k];
+        if (q->si == si && q->sj == sj && q->gi == gi && q->gj == gj) {
+            found = q;
+            break;
         }
+    }
+    LegSearch made = {si, sj, gi, gj, 0, {{0, 0}, {0, 0}}};
+    if (!found) {
+        tpNavGrid *grid = workGrid(lc, &gd, cells);
+        if (!grid) {
+            return 0;
+        }
+        tpNavPath *path = &lc->path;
+        tpNavPlanDef pd = tpDefaultNavPlanDef();
+        pd.smooth = true;
+        pd.max_points = call->overlay == NULL ? 4 : 0; /* recording: the whole path for the overlay */
+        if (tpNavGrid_NearestFree(grid, &si, &sj) && tpNavGrid_NearestFree(grid, &gi, &gj) &&
+            tpNav_PlanCells(grid, &pd, si, sj, gi, gj, path) == TP_NAV_OK && path->npoints >= 1) {
+            if (call->overlay != NULL) { /* recording: what this segment planned */
+                tpNavOverlay_Grid(call->overlay, grid);
+                tpNavOverlay_Path(call->overlay, path->points, path->npoints);
+            }
+            made.npoints = path->npoints < 4 ? path->npoints : 4;
+            for (int k = 1; k < made.npoints && k < 3; ++k) {
+                made.pts[k - 1][0] = path->points[2 * k];
+                made.pts[k - 1][1] = path->points[2 * k + 1];
+            }
+        }
+        if (call->overlay == NULL) {
+            int at = lg->nsearch;
+            if (at < LEG_SEARCHES) {
+                ++lg->nsearch;
+            } else { /* full: replace round-robin */
+                at = lg->next_search;
+                lg->next_search = (at + 1) % LEG_SEARCHES;
+            }
+            lg->searches[at] = made;
+        }
+        found = &made;
+    }
+    int n = 0;
+    if (found->npoints >= 1) {
         /* the leg starts at the body's position (not its cell centre): no sideways jump */
         leg[0][0] = start[0];
         leg[0][1] = start[1];
         n = 1;
-        for (int k = 1; k < path.npoints && n < 3; ++k) {
-            leg[n][0] = path.points[2 * k];
-            leg[n][1] = path.points[2 * k + 1];
+        for (int k = 1; k < found->npoints && n < 3; ++k) {
+            leg[n][0] = found->pts[k - 1][0];
+            leg[n][1] = found->pts[k - 1][1];
             ++n;
         }
         if (n == 1) { /* start and goal in the same cell */
@@ -136,13 +371,12 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
             leg[1][1] = goal[1];
             n = 2;
         }
-        *final = path.npoints <= 3;
+        *final = found->npoints <= 3;
         if (*final) { /* the last vertex is the goal cell's centre: end at the goal itself */
             leg[n - 1][0] = goal[0];
             leg[n - 1][1] = goal[1];
         }
     }
-    tpNavPath_Free(&path);
     return n;
 }
 

@@ -94,6 +94,15 @@ typedef struct StaticMemo {
     double lo[2], hi[2];  /* m: bounds of the footprints (+inf / -inf when there are none) */
 } StaticMemo;
 
+#define NAV_STATIC_GRIDS 8
+
+/* follow_path's raster of the static bodies for one grid definition (radius included), grown. */
+typedef struct StaticGrid {
+    tpNavGrid *grid;      /* owned; NULL = empty slot */
+    const tpWorld *world; /* not owned: the world it was rasterised from */
+    int self;             /* the body left out */
+} StaticGrid;
+
 struct tpSkillCache {
     double search_s; /* s, wall clock: running total of the searches (tpSkill_SearchDone) */
     StaticMemo statics[NAV_STATIC_MEMO];
@@ -101,12 +110,12 @@ struct tpSkillCache {
     NavGridEntry grids[NAV_GRID_CACHE];
     int next_grid; /* round-robin replacement */
     TrackCache track;
-    tpNavGrid *scratch; /* owned: follow_path's grid, reset for every leg (tpSkill_StaticGrid) */
-    /* follow_path's raster of the static bodies for the last grid definition it asked for */
-    tpNavGrid *raster;           /* owned; NULL = none yet */
-    const tpWorld *raster_world; /* not owned: the world it was rasterised from */
-    int raster_self;             /* the body left out */
-    tpRideCache *ride;           /* owned: the ride skill's observation checkpoints (ride.c) */
+    /* follow_path's grown rasters of the static bodies for the last grid definitions it asked
+       for (a leg with the clearance squeezed asks for another radius and grid) */
+    StaticGrid statics_grown[NAV_STATIC_GRIDS];
+    int next_static_grown; /* round-robin replacement */
+    tpLegCache *leg;       /* owned: follow_path's own caches (nav_path_skill.c); NULL = none yet */
+    tpRideCache *ride;     /* owned: the ride skill's observation checkpoints (ride.c) */
 };
 
 int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
@@ -306,29 +315,39 @@ static bool sameGridDef(const tpNavGridDef *a, const tpNavGridDef *b)
            a->z_min == b->z_min && a->z_max == b->z_max && a->radius == b->radius;
 }
 
-tpNavGrid *tpSkill_StaticGrid(tpSkillCache *cache, const tpWorld *world, int self, const tpNavGridDef *def)
+const tpNavGrid *tpSkill_StaticGrid(tpSkillCache *cache, const tpWorld *world, int self, const tpNavGridDef *def)
 {
-    /* the raster of the static bodies (rasterising is a union of cells: the order in which the
-       shapes enter does not matter, so the moving bodies can be added after it) */
-    if (!cache->raster || cache->raster_world != world || cache->raster_self != self ||
-        !sameGridDef(tpNavGrid_Def(cache->raster), def)) {
-        tpDestroyNavGrid(cache->raster);
-        cache->raster = tpCreateNavGrid(def, NULL, 0);
-        if (!cache->raster) {
+    /* only a static self changes the raster: every moving body shares one entry */
+    if (self < 0 || self >= tpWorld_BodyCount(world) || tpWorld_Body(world, self)->cls != TP_BODY_STATIC) {
+        self = -1;
+    }
+    for (int k = 0; k < NAV_STATIC_GRIDS; ++k) {
+        const StaticGrid *e = &cache->statics_grown[k];
+        if (e->grid && e->world == world && e->self == self && sameGridDef(tpNavGrid_Def(e->grid), def)) {
+            return e->grid;
+        }
+    }
+    StaticGrid *e = &cache->statics_grown[cache->next_static_grown];
+    cache->next_static_grown = (cache->next_static_grown + 1) % NAV_STATIC_GRIDS;
+    tpNavGridDef raw = *def;
+    raw.radius = 0.0;
+    if (!(e->grid && tpNavGrid_Reset(e->grid, &raw, NULL, 0))) {
+        tpDestroyNavGrid(e->grid);
+        e->grid = tpCreateNavGrid(&raw, NULL, 0);
+        if (!e->grid) {
             return NULL;
         }
-        cache->raster_world = world;
-        cache->raster_self = self;
-        addStatics(cache->raster, world, self);
     }
-    if (!(cache->scratch && tpNavGrid_Reset(cache->scratch, def, NULL, 0))) {
-        tpDestroyNavGrid(cache->scratch);
-        cache->scratch = tpCreateNavGrid(def, NULL, 0);
-    }
-    if (cache->scratch) {
-        tpNavGrid_CopyCells(cache->scratch, cache->raster);
-    }
-    return cache->scratch;
+    e->world = world;
+    e->self = self;
+    addStatics(e->grid, world, self);
+    tpNavGrid_Grow(e->grid, def->radius); /* a radius that Grow normalises never matches again */
+    return e->grid;
+}
+
+tpLegCache **tpSkill_LegCache(tpSkillCache *cache)
+{
+    return &cache->leg;
 }
 
 void tpDestroySkillCache(tpSkillCache *c)
@@ -340,8 +359,10 @@ void tpDestroySkillCache(tpSkillCache *c)
         releaseGrid(&c->grids[i]);
     }
     releaseTrack(&c->track);
-    tpDestroyNavGrid(c->scratch);
-    tpDestroyNavGrid(c->raster);
+    for (int k = 0; k < NAV_STATIC_GRIDS; ++k) {
+        tpDestroyNavGrid(c->statics_grown[k].grid);
+    }
+    tpDestroyLegCache(c->leg);
     tpDestroyRideCache(c->ride);
     free(c);
 }

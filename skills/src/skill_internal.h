@@ -82,17 +82,21 @@ void tpSkill_NavBounds(tpSkillCache *cache, const tpWorld *world, int self, doub
 /// Adds the wall-clock seconds since t0 (a tpClock_Now) to the cache's search total (see
 /// tpSkillCache_SearchSeconds); NULL cache: nothing. The navigation kinds bracket their searches.
 void tpSkill_SearchDone(tpSkillCache *cache, double t0);
-
 /// The ride skill's observation checkpoints (ride.c), owned by the skill cache: the cache's slot
 /// for them (never NULL), and their destructor (NULL allowed).
 typedef struct tpRideCache tpRideCache;
 tpRideCache **tpSkillCache_Ride(tpSkillCache *cache);
 void tpDestroyRideCache(tpRideCache *rc);
-/// The cache's scratch grid made the grid of `def` holding the raster of every static body of
-/// `world` but `self` (not grown): reset in place when the size is the same, and the raster copied
-/// from the one the cache keeps for the last (world, self, def). Owned by the cache, valid until
+/// The grid of `def` holding the raster of every static body of `world` but `self`, grown by
+/// def->radius (m, >= 0): kept by the cache for the last few (world, self, def) asked for, so it is
+/// rasterised and grown once (self counts only when it is a static body). Owned by the cache, read-only, valid until
 /// the next call. NULL when out of memory or on a bad def.
-tpNavGrid *tpSkill_StaticGrid(tpSkillCache *cache, const tpWorld *world, int self, const tpNavGridDef *def);
+const tpNavGrid *tpSkill_StaticGrid(tpSkillCache *cache, const tpWorld *world, int self, const tpNavGridDef *def);
+/// follow_path's own caches (nav_path_skill.c), kept in the skill cache: the slot (NULL until
+/// follow_path creates them) and their destructor (NULL allowed), which tpDestroySkillCache calls.
+typedef struct tpLegCache tpLegCache;
+tpLegCache **tpSkill_LegCache(tpSkillCache *cache);
+void tpDestroyLegCache(tpLegCache *leg);
 /// Default timeout of a kind when sk->gains.timeout is 0 (s).
 double tpSkill_DefaultTimeout(const tpSkillDef *sk);
 /* Shared by the skill source files (skills.c defines them). */

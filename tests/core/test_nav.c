@@ -359,6 +359,56 @@ static void test_grow_matches_definition(void **state)
     }
 }
 
+static tpNavShape randomShape(tpRng *rng, int nx, int ny)
+{
+    double cx = tpRng_Uniform(rng, -0.5, nx * 0.1 + 0.5), cy = tpRng_Uniform(rng, -0.5, ny * 0.1 + 0.5);
+    if (tpRng_Res53(rng) < 0.5) {
+        return tpNav_ShapeBox(cx, cy, 0.5, tpRng_Uniform(rng, 0.02, 1), tpRng_Uniform(rng, 0.02, 1), 0.5,
+                              tpRng_Uniform(rng, -3, 3));
+    }
+    return (tpNavShape){
+        .kind = TP_NAV_DISC, .center = {cx, cy, 0}, .radius = tpRng_Uniform(rng, 0.02, 0.8), .z_lo = 0, .z_hi = 1};
+}
+
+/* tpNavGrid_AddGrown against its definition: a grown raster of one set of shapes plus the
+ * obstacles of another, grown onto it, is cell for cell the grid of both sets grown at once. */
+static void test_add_grown_matches_grow(void **state)
+{
+    (void)state;
+    tpRng rng;
+    tpRng_Seed(&rng, 11);
+    for (int trial = 0; trial < 80; ++trial) {
+        const int nx = 5 + (int)(tpRng_Res53(&rng) * 40), ny = 5 + (int)(tpRng_Res53(&rng) * 40);
+        tpNavGrid *both = makeGrid(nx, ny, 0.1, 0, 0), *base = makeGrid(nx, ny, 0.1, 0, 0);
+        tpNavGrid *extra = makeGrid(nx, ny, 0.1, 0, 0);
+        int nbase = (int)(tpRng_Res53(&rng) * 5), nextra = (int)(tpRng_Res53(&rng) * 4);
+        for (int k = 0; k < nbase + nextra; ++k) {
+            tpNavShape sh = randomShape(&rng, nx, ny);
+            tpNavGrid_AddShape(both, &sh, NULL, 0);
+            tpNavGrid_AddShape(k < nbase ? base : extra, &sh, NULL, 0);
+        }
+        if (tpRng_Res53(&rng) < 0.2) { /* a growth stamp left in src is not read as an obstacle */
+            tpNavGrid_Grow(extra, 0.3);
+        }
+        const double radius = tpRng_Uniform(&rng, 0.0, 0.6);
+        tpNavGrid_Grow(both, radius);
+        tpNavGrid_Grow(base, radius);
+        assert_true(tpNavGrid_AddGrown(base, extra));
+        for (int j = 0; j < ny; ++j) {
+            for (int i = 0; i < nx; ++i) {
+                assert_int_equal(tpNavGrid_Cell(base, i, j), tpNavGrid_Cell(both, i, j));
+            }
+        }
+        tpDestroyNavGrid(both);
+        tpDestroyNavGrid(base);
+        tpDestroyNavGrid(extra);
+    }
+    tpNavGrid *a = makeGrid(4, 4, 0.1, 0, 0), *b = makeGrid(5, 4, 0.1, 0, 0);
+    assert_false(tpNavGrid_AddGrown(a, b));
+    tpDestroyNavGrid(a);
+    tpDestroyNavGrid(b);
+}
+
 static void test_halfspace_polygon(void **state)
 {
     (void)state;
@@ -940,6 +990,7 @@ int main(void)
         cmocka_unit_test(test_multi_character_replanning),
         cmocka_unit_test(test_reset_reuses_grid),
         cmocka_unit_test(test_grow_matches_definition),
+        cmocka_unit_test(test_add_grown_matches_grow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

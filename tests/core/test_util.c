@@ -12,6 +12,7 @@
 
 #include "tp/mathx.h"
 #include "tp/rng.h"
+#include "nav_open.h" /* core/src: the grid search's open list */
 #include "tp/util.h"
 
 static void test_array_grows_by_doubling(void **state)
@@ -115,6 +116,35 @@ static void test_heap_pops_in_key_then_id_order(void **state)
         tpHeap_Clear(&h);
         assert_int_equal(h.len, 0);
     }
+    /* random interleaved pushes and pops against the plain definition: a pop returns the
+       smallest (key, id) held, found by a linear scan of the entries kept aside */
+    for (int trial = 0; trial < 20; ++trial) {
+        tpHeap_Clear(&h);
+        n = 0;
+        for (int step = 0; step < 3000; ++step) {
+            if (n > 0 && tpRng_U32(&rng) % 3 == 0) {
+                int best = 0;
+                for (int i = 1; i < n; ++i) {
+                    if (cmp_item(&ref[i], &ref[best]) < 0) {
+                        best = i;
+                    }
+                }
+                tpHeapItem it = tpHeap_Pop(&h);
+                assert_true(it.key == ref[best].key);
+                assert_int_equal(it.id, ref[best].id);
+                ref[best] = ref[--n];
+            } else if (n < N) {
+                /* negative keys too, and -0 (equal to +0: the id decides) */
+                double key = ((double)(tpRng_U32(&rng) % (2 * trial + 3)) - (double)(trial + 1)) * 0.25;
+                key = key == 0.0 && tpRng_U32(&rng) % 2 ? -0.0 : key;
+                int32_t id = (int32_t)(tpRng_U32(&rng) % 64);
+                assert_true(tpHeap_Push(&h, key, id));
+                ref[n++] = (tpHeapItem){key, id};
+            }
+            assert_int_equal(h.len, (size_t)n);
+        }
+    }
+    tpHeap_Clear(&h);
     /* interleaved pushes and pops: always the smallest entry held */
     assert_true(tpHeap_Push(&h, 3.0, 1));
     assert_true(tpHeap_Push(&h, 1.0, 9));
@@ -188,12 +218,66 @@ static void test_clamp(void **state)
     assert_true(isnan(tpClamp(NAN, -1, 1)));
 }
 
+/* The grid search's open list (decrease-key heap) against the plain definition: random pushes of
+ * ids not held, decreases of held ids and pops; a pop returns the smallest (key, id) held (linear
+ * scan), and pos[] always points at each held id's entry. */
+static void test_nav_open_matches_definition(void **state)
+{
+    (void)state;
+    tpRng rng;
+    tpRng_Seed(&rng, 17);
+    enum { IDS = 300 };
+    double key[IDS];
+    bool held[IDS];
+    int32_t pos[IDS];
+    tpNavOpen o = {0};
+    for (int trial = 0; trial < 20; ++trial) {
+        o.len = 0;
+        memset(held, 0, sizeof held);
+        int nheld = 0;
+        for (int step = 0; step < 4000; ++step) {
+            const uint32_t op = tpRng_U32(&rng) % 3;
+            const int32_t id = (int32_t)(tpRng_U32(&rng) % IDS);
+            /* few distinct keys: many ties broken by the id */
+            const double k = (double)(tpRng_U32(&rng) % (unsigned)(trial + 3)) * 0.5;
+            if (op == 0 && !held[id]) {
+                assert_true(tpNavOpen_Push(&o, pos, k, id));
+                held[id] = true;
+                key[id] = k;
+                ++nheld;
+            } else if (op == 1 && held[id] && k <= key[id]) {
+                tpNavOpen_Decrease(&o, pos, k, id);
+                key[id] = k;
+            } else if (op == 2 && nheld > 0) {
+                int32_t best = -1;
+                for (int32_t q = 0; q < IDS; ++q) {
+                    if (held[q] && (best < 0 || key[q] < key[best] || (key[q] == key[best] && q < best))) {
+                        best = q;
+                    }
+                }
+                assert_int_equal(tpNavOpen_Pop(&o, pos), best);
+                held[best] = false;
+                --nheld;
+            }
+            assert_int_equal(o.len, (size_t)nheld);
+            for (int32_t q = 0; q < IDS; ++q) {
+                if (held[q]) {
+                    assert_int_equal(o.e[pos[q]].id, q);
+                    assert_true(o.e[pos[q]].key == tpNavOpen_Bits(key[q]));
+                }
+            }
+        }
+    }
+    free(o.e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_array_grows_by_doubling),
         cmocka_unit_test(test_array_refuses_overflow),
         cmocka_unit_test(test_heap_pops_in_key_then_id_order),
+        cmocka_unit_test(test_nav_open_matches_definition),
         cmocka_unit_test(test_angle_wraps),
         cmocka_unit_test(test_quaternions),
         cmocka_unit_test(test_clamp),

@@ -125,6 +125,13 @@ int tpNavGrid_AddShape(tpNavGrid *grid, const tpNavShape *shape, char *err, size
 void tpNavGrid_SetObstacle(tpNavGrid *grid, int i, int j, bool obstacle);
 /// Recomputes the GROWN layer from the OBSTACLE layer for agent radius `radius` (m, >= 0).
 void tpNavGrid_Grow(tpNavGrid *grid, double radius);
+/// Adds the OBSTACLE cells of src (same nx and ny; its other flags and its definition are not
+/// read) to dst, already grown (tpNavGrid_Grow), and grows them by dst's radius: dst ends exactly
+/// as if src's obstacles had been added before dst's tpNavGrid_Grow (growth of a union is the
+/// union of the growths), at the cost of growing src's obstacles only. A cached grown raster of
+/// the static scene plus a few moving bodies rasterised into src is the use. false (dst
+/// unchanged) when the sizes differ.
+bool tpNavGrid_AddGrown(tpNavGrid *dst, const tpNavGrid *src);
 /// Flags of cell (i, j): TP_NAV_FREE, TP_NAV_OBSTACLE or TP_NAV_GROWN; cells outside the grid
 /// report TP_NAV_OBSTACLE.
 int tpNavGrid_Cell(const tpNavGrid *grid, int i, int j);
@@ -157,6 +164,9 @@ typedef struct tpNavPlanDef {
     tpNavAlgo algo; /* default TP_NAV_ASTAR */
     double diag;    /* diagonal step cost in cells, in [1, 2] (default 1.4 as in the paper) */
     bool smooth;    /* line-of-sight smoothing of the polyline (default false) */
+    int max_points; /* > 0: keep only the first max_points polyline vertices (after smoothing,
+                       which then stops there: a caller that follows the first leg of a path it
+                       replans does not pay for smoothing the rest); 0 (default): all */
 } tpNavPlanDef;
 
 tpNavPlanDef tpDefaultNavPlanDef(void);

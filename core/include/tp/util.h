@@ -1,5 +1,5 @@
 /* tplan core: small helpers the project's own modules share instead of growing copies of them: a
- * growable array and a binary min-heap. Internal to tplan (no stable API promise); every module
+ * growable array and a min-heap. Internal to tplan (no stable API promise); every module
  * links core, so any of them may use these. Knows nothing of ODE or Lua. */
 #ifndef TP_UTIL_H
 #define TP_UTIL_H
@@ -30,7 +30,7 @@ void *tpArray_Resize(void *arr, size_t n, size_t elem);
 /// use: `T *p = tpArray_Grow(a->v, &a->cap, a->n + 1, sizeof *p); if (!p) fail; a->v = p;`.
 void *tpArray_Grow(void *arr, size_t *cap, size_t need, size_t elem);
 
-/* ---- binary min-heap on (key, id) ---- */
+/* ---- min-heap on (key, id) ---- */
 
 /// One heap entry: ordered by key, ties broken by the smaller id, so that the order in which
 /// entries leave the heap is fixed by the entries alone (not by the order of the pushes).
@@ -39,16 +39,25 @@ typedef struct tpHeapItem {
     int32_t id; /* the caller's index of the item (a cell, a node) */
 } tpHeapItem;
 
-/// A binary min-heap; zero-initialise it ({0}) before the first push, release it with tpHeap_Free.
+/// An entry as the heap stores it: the key mapped to an unsigned integer of the same order (the
+/// map is util.c's; -0 and +0 map to the same value, as they compare equal), so that ordering two
+/// entries takes integer compares only.
+typedef struct tpHeapSlot {
+    uint64_t key; /* the mapped key */
+    int32_t id;
+} tpHeapSlot;
+
+/// A min-heap (4-ary); zero-initialise it ({0}) before the first push, release it with tpHeap_Free.
 typedef struct tpHeap {
-    tpHeapItem *items; /* len entries in heap order (owned; capacity cap) */
+    tpHeapSlot *items; /* len entries in heap order (owned; capacity cap) */
     size_t len;        /* entries held */
     size_t cap;        /* entries allocated */
 } tpHeap;
 
 /// Adds (key, id). Returns false, leaving the heap as it was, when it cannot grow (out of memory).
 bool tpHeap_Push(tpHeap *h, double key, int32_t id);
-/// Removes and returns the smallest entry. The heap must not be empty (h->len > 0).
+/// Removes and returns the smallest entry (a key pushed as -0 comes back as +0). The heap must not
+/// be empty (h->len > 0).
 tpHeapItem tpHeap_Pop(tpHeap *h);
 /// Empties the heap and keeps its memory for the next use.
 void tpHeap_Clear(tpHeap *h);
