@@ -222,6 +222,47 @@ static void test_local_map_maximum_principle(void **state)
     }
 }
 
+/* tpNav_RelaxSweeps is tpNav_RelaxBiased repeated, bit for bit: random maps of odd and even
+ * orders (and one above the packed kernel's limit), random values and fixed cells, with and
+ * without bias. */
+static void test_relax_sweeps_bit_identical(void **state)
+{
+    (void)state;
+    tpRng rng;
+    tpRng_Seed(&rng, 29);
+    const int orders[] = {3, 4, 5, 6, 15, 16, 31, 63, 64};
+    const double cases[][3] = {{0, 0, 0}, {1, 0, 1}, {2, 1, 0}, {-2, 0.7, -0.7}, {1.5, -1, 0.3}, {0, 1, 1}};
+    double *a = malloc(sizeof(double) * 64 * 64), *b = malloc(sizeof(double) * 64 * 64);
+    uint8_t *fixed = malloc(64 * 64);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(fixed);
+    for (size_t o = 0; o < sizeof orders / sizeof orders[0]; ++o) {
+        const int n = orders[o];
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+            for (int trial = 0; trial < 3; ++trial) {
+                for (int q = 0; q < n * n; ++q) {
+                    /* a third of the maps start cold (all 1, as the skill's), the rest at random */
+                    a[q] = trial == 0 ? 1.0 : tpRng_Res53(&rng);
+                    fixed[q] = tpRng_Res53(&rng) < 0.25;
+                }
+                a[(int)tpRng_Below(&rng, (uint32_t)(n * n))] = 0.0;
+                memcpy(b, a, sizeof(double) * n * n);
+                const double v[2] = {cases[c][1], cases[c][2]};
+                const int sweeps = 1 + (int)tpRng_Below(&rng, 40);
+                for (int r = 0; r < sweeps; ++r) {
+                    tpNav_RelaxBiased(a, fixed, n, cases[c][0], v);
+                }
+                tpNav_RelaxSweeps(b, fixed, n, cases[c][0], v, sweeps);
+                assert_memory_equal(a, b, sizeof(double) * n * n);
+            }
+        }
+    }
+    free(a);
+    free(b);
+    free(fixed);
+}
+
 static void test_governor(void **state)
 {
     (void)state;
@@ -359,9 +400,13 @@ static void test_crowd_two_way(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_maze_no_local_minima),           cmocka_unit_test(test_field_bad_input),
-        cmocka_unit_test(test_local_map_maximum_principle),    cmocka_unit_test(test_governor),
-        cmocka_unit_test(test_corridor_centreline_and_mirror), cmocka_unit_test(test_crowd_two_way),
+        cmocka_unit_test(test_maze_no_local_minima),
+        cmocka_unit_test(test_field_bad_input),
+        cmocka_unit_test(test_local_map_maximum_principle),
+        cmocka_unit_test(test_governor),
+        cmocka_unit_test(test_relax_sweeps_bit_identical),
+        cmocka_unit_test(test_corridor_centreline_and_mirror),
+        cmocka_unit_test(test_crowd_two_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
