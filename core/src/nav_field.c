@@ -609,26 +609,28 @@ double tpNav_LocalStep(const tpNavGrid *grid, const tpNavField *field, const dou
     if (!tpNavGrid_CellOf(grid, pos[0], pos[1], &ci, &cj)) {
         return 0.0;
     }
-    /* zones */
-    for (int b = 0; b < n; ++b) {
-        for (int a = 0; a < n; ++a) {
+    /* zones: ring 0 (the border) fixed at 1, zone L (rings 1..free_width) free, and beyond it the
+     * grid's blocked cells (cells outside the grid are blocked) fixed at 1 and the field's goal
+     * cells at 0; the free cells keep phi */
+    memset(fx, 0, (size_t)n * n);
+    for (int a = 0; a < n; ++a) {
+        size_t top = (size_t)(n - 1) * n + a, left = (size_t)a * n, right = (size_t)a * n + n - 1;
+        fx[a] = fx[top] = fx[left] = fx[right] = 1;
+        phi[a] = phi[top] = phi[left] = phi[right] = 1.0;
+    }
+    const int lo = 1 + free_width, hi = n - 2 - free_width;
+    for (int b = lo; b <= hi; ++b) {
+        const int gj = cj - h + b;
+        for (int a = lo; a <= hi; ++a) {
+            const int gi = ci - h + a;
             size_t q = (size_t)b * n + a;
-            int ring = a < b ? a : b;
-            ring = ring < n - 1 - a ? ring : n - 1 - a;
-            ring = ring < n - 1 - b ? ring : n - 1 - b;
-            fx[q] = 0;
-            if (ring == 0) {
+            if (gi < 0 || gj < 0 || gi >= gd->nx || gj >= gd->ny ||
+                grid->cells[(size_t)gj * gd->nx + gi] != TP_NAV_FREE) {
                 fx[q] = 1;
                 phi[q] = 1.0;
-            } else if (ring > free_width) {
-                int gi = ci - h + a, gj = cj - h + b;
-                if (tpNavGrid_Blocked(grid, gi, gj)) {
-                    fx[q] = 1;
-                    phi[q] = 1.0;
-                } else if (tpNavField_IsGoal(field, gi, gj)) {
-                    fx[q] = 1;
-                    phi[q] = 0.0;
-                }
+            } else if (gi < field->nx && gj < field->ny && field->kind[(size_t)gj * field->nx + gi] == F_GOAL) {
+                fx[q] = 1;
+                phi[q] = 0.0;
             }
         }
     }

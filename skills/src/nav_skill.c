@@ -93,6 +93,18 @@ typedef struct StaticMemo {
     double lo[2], hi[2];  /* m: bounds of the footprints (+inf / -inf when there are none) */
 } StaticMemo;
 
+/* The moving (non-static) bodies of the cache's world in index order, with what follow_field's
+ * neighbour scan reads of each: built once, since a body's class, shape and state slot never
+ * change after tpCreateWorld (the scan ran tpWorld_Body, tpCtl_Radius and a full
+ * tpWorld_BodyState per body per call: 120 pedestrians a step, each over every body). */
+typedef struct MoverMemo {
+    const tpWorld *world; /* not owned (the domain's world); NULL = not built */
+    int count;
+    int *body;      /* owned: count body indices */
+    int *slot;      /* owned: the state slot of each, -1 = a pose that is a function of time */
+    double *radius; /* owned: m, tpCtl_Radius of each */
+} MoverMemo;
+
 struct tpSkillCache {
     double search_s; /* s, wall clock: running total of the searches (tpSkill_SearchDone) */
     StaticMemo statics[NAV_STATIC_MEMO];
@@ -105,6 +117,7 @@ struct tpSkillCache {
     tpNavGrid *raster;           /* owned; NULL = none yet */
     const tpWorld *raster_world; /* not owned: the world it was rasterised from */
     int raster_self;             /* the body left out */
+    MoverMemo movers;
 };
 
 int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
@@ -339,6 +352,9 @@ void tpDestroySkillCache(tpSkillCache *c)
     releaseTrack(&c->track);
     tpDestroyNavGrid(c->scratch);
     tpDestroyNavGrid(c->raster);
+    free(c->movers.body);
+    free(c->movers.slot);
+    free(c->movers.radius);
     free(c);
 }
 
@@ -533,6 +549,42 @@ enum {
 #define FIELD_N 15     /* local map order */
 #define FIELD_RELAX 30 /* relaxations per step (cold start: the skill keeps no map between steps) */
 
+/* The moving bodies of `world`, from the memo or listed into it; NULL when out of memory. */
+static const MoverMemo *moversFor(tpSkillCache *c, const tpWorld *world)
+{
+    MoverMemo *m = &c->movers;
+    if (m->world == world) {
+        return m;
+    }
+    free(m->body);
+    free(m->slot);
+    free(m->radius);
+    memset(m, 0, sizeof *m);
+    const int nb = tpWorld_BodyCount(world);
+    size_t cap = nb > 0 ? (size_t)nb : 1;
+    m->body = malloc(cap * sizeof *m->body);
+    m->slot = malloc(cap * sizeof *m->slot);
+    m->radius = malloc(cap * sizeof *m->radius);
+    if (!m->body || !m->slot || !m->radius) {
+        free(m->body);
+        free(m->slot);
+        free(m->radius);
+        memset(m, 0, sizeof *m);
+        return NULL;
+    }
+    for (int i = 0; i < nb; ++i) {
+        if (tpWorld_Body(world, i)->cls == TP_BODY_STATIC) {
+            continue;
+        }
+        m->body[m->count] = i;
+        m->slot[m->count] = tpWorld_StateSlot(world, i);
+        m->radius[m->count] = tpCtl_Radius(world, i);
+        ++m->count;
+    }
+    m->world = world;
+    return m;
+}
+
 static const tpNavField *fieldFor(NavGridEntry *e, int gi, int gj)
 {
     for (int k = 0; k < NAV_FIELD_CACHE; ++k) {
@@ -600,22 +652,33 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     } else {
         /* the others: every non-static body but this one that can reach into the local map (the
          * local step ignores the rest), as (x, y, radius) */
-        const int nb = tpWorld_BodyCount(call->world);
+        const MoverMemo *mm = moversFor(call->cache, call->world);
+        if (!mm) {
+            V[FIELD_V_STATUS] = -1; /* out of memory: brake and end the segment */
+            tpCtl_Brake(&sk->gains, call, &cb);
+            return 0;
+        }
         double others[3 * 64];
         int no = 0;
         const double reach = (FIELD_N / 2 + 2) * tpNavGrid_Def(ge->grid)->cell + radius;
-        for (int i = 0; i < nb && no < 64; ++i) {
-            if (i == sk->body || tpWorld_Body(call->world, i)->cls == TP_BODY_STATIC) {
+        for (int k = 0; k < mm->count && no < 64; ++k) {
+            const int i = mm->body[k];
+            if (i == sk->body) {
                 continue;
             }
             tpBodyState os;
-            tpWorld_BodyState(call->world, call->x, call->t, i, &os);
-            double ro = tpCtl_Radius(call->world, i);
-            if (fabs(os.pos[0] - cb.s.pos[0]) > reach + ro || fabs(os.pos[1] - cb.s.pos[1]) > reach + ro) {
+            const double *pos = os.pos;
+            if (mm->slot[k] >= 0) {
+                pos = call->x[mm->slot[k]].pos; /* what tpWorld_BodyState would copy */
+            } else {
+                tpWorld_BodyState(call->world, call->x, call->t, i, &os);
+            }
+            double ro = mm->radius[k];
+            if (fabs(pos[0] - cb.s.pos[0]) > reach + ro || fabs(pos[1] - cb.s.pos[1]) > reach + ro) {
                 continue;
             }
-            others[3 * no] = os.pos[0];
-            others[3 * no + 1] = os.pos[1];
+            others[3 * no] = pos[0];
+            others[3 * no + 1] = pos[1];
             others[3 * no + 2] = ro;
             ++no;
         }
