@@ -61,6 +61,33 @@ static double fullResidual(const tpNavField *f)
     return r;
 }
 
+/* One half-sweep of tpCreateNavField's red-black SOR over the free cells of one colour, each
+ * updated to u + omega (m - u) with m its neighbours' mean (cells outside the grid count 0), in
+ * cellResidual's order of operations. Returns whether some cell's residual before its update is
+ * above tol, computed only while `over` is still false (the iteration needs no more). */
+static bool sorHalf(tpNavField *f, int colour, double omega, double tol, bool over)
+{
+    const int nx = f->nx, ny = f->ny;
+    double *u = f->u;
+    for (int j = 0; j < ny; ++j) {
+        const bool south = j > 0, north = j < ny - 1;
+        for (int i = (j + colour) & 1; i < nx; i += 2) {
+            size_t c = (size_t)j * nx + i;
+            if (f->kind[c] != F_FREE) {
+                continue;
+            }
+            double uw = i > 0 ? u[c - 1] : 0.0, ue = i < nx - 1 ? u[c + 1] : 0.0;
+            double us = south ? u[c - nx] : 0.0, un = north ? u[c + nx] : 0.0;
+            double m = ((uw + ue) + (us + un)) * 0.25, uc = u[c];
+            if (!over) { /* cellResidual(f, i, j) > tol */
+                over = m > 0 ? fabs(m - uc) / m > tol : (uc == 0 ? 0.0 : 1.0) > tol;
+            }
+            u[c] = uc + omega * (m - uc);
+        }
+    }
+    return over;
+}
+
 tpNavField *tpCreateNavField(const tpNavGrid *grid, const int *goals, int ngoals, const tpNavFieldDef *def, char *err,
                              size_t errlen)
 {
@@ -142,22 +169,11 @@ tpNavField *tpCreateNavField(const tpNavGrid *grid, const int *goals, int ngoals
      * Gauss-Seidel reaches the floating-point fixed point (residual 0); hence the default 1. */
     int it = 0;
     for (; it < d.max_iters; ++it) {
-        double maxr = 0;
+        bool over = false; /* some cell's residual (before its update) is above tol */
         for (int colour = 0; colour < 2; ++colour) {
-            for (int j = 0; j < f->ny; ++j) {
-                for (int i = (j + colour) & 1; i < f->nx; i += 2) {
-                    size_t c = (size_t)j * f->nx + i;
-                    if (f->kind[c] != F_FREE) {
-                        continue;
-                    }
-                    double m;
-                    maxr = fmax(maxr, cellResidual(f, i, j, &m));
-                    double nu = f->u[c] + d.omega * (m - f->u[c]);
-                    f->u[c] = nu;
-                }
-            }
+            over = sorHalf(f, colour, d.omega, d.tol, over);
         }
-        if (maxr <= d.tol) {
+        if (!over) {
             ++it;
             break;
         }

@@ -130,6 +130,110 @@ static void test_maze_no_local_minima(void **state)
     }
 }
 
+/* The simple definition of tpCreateNavField's solve (as first written): closeness 1 on the goal,
+ * 2^-(BFS distance) on the free cells connected to it, 0 elsewhere; red-black SOR sweeps over the
+ * connected free cells, each cell's relative residual taken before its update, until the largest
+ * one of a sweep is <= tol. Writes u (nx * ny) and returns the number of sweeps. */
+static int referenceField(const tpNavGrid *g, int gi, int gj, double omega, double tol, int max_iters, double *u)
+{
+    const tpNavGridDef *d = tpNavGrid_Def(g);
+    const int nx = d->nx, ny = d->ny;
+    int *dist = malloc(sizeof(int) * nx * ny), *queue = malloc(sizeof(int) * nx * ny), head = 0, tail = 0;
+    for (int c = 0; c < nx * ny; ++c) {
+        dist[c] = -1;
+        u[c] = 0.0;
+    }
+    dist[gj * nx + gi] = 0;
+    u[gj * nx + gi] = 1.0;
+    queue[tail++] = gj * nx + gi;
+    while (head < tail) {
+        int c = queue[head++];
+        const int di[4] = {1, -1, 0, 0}, dj[4] = {0, 0, 1, -1};
+        for (int k = 0; k < 4; ++k) {
+            int i = c % nx + di[k], j = c / nx + dj[k];
+            if (i >= 0 && j >= 0 && i < nx && j < ny && dist[j * nx + i] < 0 && !tpNavGrid_Blocked(g, i, j)) {
+                dist[j * nx + i] = dist[c] + 1;
+                u[j * nx + i] = fmax(ldexp(1.0, -dist[j * nx + i]), 1e-300);
+                queue[tail++] = j * nx + i;
+            }
+        }
+    }
+#define U(i, j) ((i) < 0 || (j) < 0 || (i) >= nx || (j) >= ny ? 0.0 : u[(j)*nx + (i)])
+    int it = 0;
+    for (; it < max_iters; ++it) {
+        double maxr = 0;
+        for (int colour = 0; colour < 2; ++colour) {
+            for (int j = 0; j < ny; ++j) {
+                for (int i = (j + colour) & 1; i < nx; i += 2) {
+                    int c = j * nx + i;
+                    if (dist[c] <= 0) { /* the goal, walls and cut-off cells stay */
+                        continue;
+                    }
+                    double m = ((U(i - 1, j) + U(i + 1, j)) + (U(i, j - 1) + U(i, j + 1))) * 0.25;
+                    maxr = fmax(maxr, m > 0 ? fabs(m - u[c]) / m : (u[c] == 0 ? 0.0 : 1.0));
+                    u[c] = u[c] + omega * (m - u[c]);
+                }
+            }
+        }
+        if (maxr <= tol) {
+            ++it;
+            break;
+        }
+    }
+#undef U
+    free(dist);
+    free(queue);
+    return it;
+}
+
+/* tpCreateNavField gives the reference's closeness bit for bit and the same sweep count: a maze,
+ * an open room with a cut-off pocket, Gauss-Seidel and over-relaxed, tight and loose tolerances. */
+static void test_field_matches_reference(void **state)
+{
+    (void)state;
+    tpRng rng;
+    tpRng_Seed(&rng, 41);
+    for (int k = 0; k < 4; ++k) {
+        tpNavGrid *g;
+        int goal[2];
+        if (k < 2) {
+            g = makeMaze(&rng, 5);
+            goal[0] = goal[1] = 18;
+        } else {
+            g = makeGrid(23, 17, 0.5);
+            for (int j = 0; j < 17; ++j) {
+                for (int i = 0; i < 23; ++i) {
+                    bool pocket = (i == 3 || i == 7) ? j <= 4 : (j == 4 && i >= 3 && i <= 7); /* walls a pocket */
+                    if (pocket || tpRng_Res53(&rng) < 0.1) {
+                        tpNavGrid_SetObstacle(g, i, j, true);
+                    }
+                }
+            }
+            goal[0] = 20;
+            goal[1] = 14;
+            tpNavGrid_SetObstacle(g, goal[0], goal[1], false);
+        }
+        const tpNavGridDef *d = tpNavGrid_Def(g);
+        tpNavFieldDef fd = tpDefaultNavFieldDef();
+        fd.omega = k % 2 ? 1.5 : 1.0;
+        fd.tol = k < 2 ? 1e-9 : 1e-5;
+        tpNavField *f = tpCreateNavField(g, goal, 1, &fd, NULL, 0);
+        assert_non_null(f);
+        double *u = malloc(sizeof(double) * d->nx * d->ny);
+        int iters = referenceField(g, goal[0], goal[1], fd.omega, fd.tol, fd.max_iters, u);
+        assert_int_equal(tpNavField_Iterations(f), iters);
+        for (int j = 0; j < d->ny; ++j) {
+            for (int i = 0; i < d->nx; ++i) {
+                double a = tpNavField_Closeness(f, i, j);
+                assert_memory_equal(&a, &u[j * d->nx + i], sizeof a);
+            }
+        }
+        free(u);
+        tpDestroyNavField(f);
+        tpDestroyNavGrid(g);
+    }
+}
+
 static void test_field_bad_input(void **state)
 {
     (void)state;
@@ -400,13 +504,10 @@ static void test_crowd_two_way(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_maze_no_local_minima),
-        cmocka_unit_test(test_field_bad_input),
-        cmocka_unit_test(test_local_map_maximum_principle),
-        cmocka_unit_test(test_governor),
-        cmocka_unit_test(test_relax_sweeps_bit_identical),
-        cmocka_unit_test(test_corridor_centreline_and_mirror),
-        cmocka_unit_test(test_crowd_two_way),
+        cmocka_unit_test(test_maze_no_local_minima),           cmocka_unit_test(test_field_bad_input),
+        cmocka_unit_test(test_local_map_maximum_principle),    cmocka_unit_test(test_governor),
+        cmocka_unit_test(test_relax_sweeps_bit_identical),     cmocka_unit_test(test_field_matches_reference),
+        cmocka_unit_test(test_corridor_centreline_and_mirror), cmocka_unit_test(test_crowd_two_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
