@@ -94,16 +94,22 @@ typedef struct StaticMemo {
 } StaticMemo;
 
 /* The moving (non-static) bodies of the cache's world in index order, with what follow_field's
- * neighbour scan reads of each: built once, since a body's class, shape and state slot never
- * change after tpCreateWorld (the scan ran tpWorld_Body, tpCtl_Radius and a full
- * tpWorld_BodyState per body per call: 120 pedestrians a step, each over every body). */
-typedef struct MoverMemo {
+ * neighbour scan reads of each: the list and radii built once, since a body's class, shape and
+ * state slot never change after tpCreateWorld, and the positions once per control step (the scan
+ * ran tpWorld_Body, tpCtl_Radius and a full tpWorld_BodyState per body per call: 120 pedestrians
+ * a step, each over every body). */
+typedef struct MoverMemo MoverMemo;
+static void freeMovers(MoverMemo *m);
+
+struct MoverMemo {
     const tpWorld *world; /* not owned (the domain's world); NULL = not built */
     int count;
     int *body;      /* owned: count body indices */
     int *slot;      /* owned: the state slot of each, -1 = a pose that is a function of time */
     double *radius; /* owned: m, tpCtl_Radius of each */
-} MoverMemo;
+    double *pos;    /* owned: m, world (x, y) of each at tpSkillCall.step `step` */
+    uint64_t step;  /* the step pos belongs to; 0 = none (filled for the call alone) */
+};
 
 struct tpSkillCache {
     double search_s; /* s, wall clock: running total of the searches (tpSkill_SearchDone) */
@@ -352,9 +358,7 @@ void tpDestroySkillCache(tpSkillCache *c)
     releaseTrack(&c->track);
     tpDestroyNavGrid(c->scratch);
     tpDestroyNavGrid(c->raster);
-    free(c->movers.body);
-    free(c->movers.slot);
-    free(c->movers.radius);
+    freeMovers(&c->movers);
     free(c);
 }
 
@@ -549,28 +553,28 @@ enum {
 #define FIELD_N 15     /* local map order */
 #define FIELD_RELAX 30 /* relaxations per step (cold start: the skill keeps no map between steps) */
 
-/* The moving bodies of `world`, from the memo or listed into it; NULL when out of memory. */
-static const MoverMemo *moversFor(tpSkillCache *c, const tpWorld *world)
+static void freeMovers(MoverMemo *m)
 {
-    MoverMemo *m = &c->movers;
-    if (m->world == world) {
-        return m;
-    }
     free(m->body);
     free(m->slot);
     free(m->radius);
+    free(m->pos);
     memset(m, 0, sizeof *m);
+}
+
+/* Lists the moving bodies of `world` into m (positions not filled); false when out of memory. */
+static bool listMovers(MoverMemo *m, const tpWorld *world)
+{
+    freeMovers(m);
     const int nb = tpWorld_BodyCount(world);
     size_t cap = nb > 0 ? (size_t)nb : 1;
     m->body = malloc(cap * sizeof *m->body);
     m->slot = malloc(cap * sizeof *m->slot);
     m->radius = malloc(cap * sizeof *m->radius);
-    if (!m->body || !m->slot || !m->radius) {
-        free(m->body);
-        free(m->slot);
-        free(m->radius);
-        memset(m, 0, sizeof *m);
-        return NULL;
+    m->pos = malloc(2 * cap * sizeof *m->pos);
+    if (!m->body || !m->slot || !m->radius || !m->pos) {
+        freeMovers(m);
+        return false;
     }
     for (int i = 0; i < nb; ++i) {
         if (tpWorld_Body(world, i)->cls == TP_BODY_STATIC) {
@@ -582,6 +586,29 @@ static const MoverMemo *moversFor(tpSkillCache *c, const tpWorld *world)
         ++m->count;
     }
     m->world = world;
+    return true;
+}
+
+/* The moving bodies of the call's world with their positions at the call's x and t, from the memo
+ * (the same nonzero step) or filled into it; NULL when out of memory. */
+static const MoverMemo *moversFor(tpSkillCache *c, const tpSkillCall *call)
+{
+    MoverMemo *m = &c->movers;
+    if (m->world != call->world && !listMovers(m, call->world)) {
+        return NULL;
+    }
+    if (call->step == 0 || m->step != call->step) {
+        for (int k = 0; k < m->count; ++k) {
+            if (m->slot[k] >= 0) {
+                memcpy(m->pos + 2 * k, call->x[m->slot[k]].pos, 2 * sizeof(double)); /* as tpWorld_BodyState */
+            } else {
+                tpBodyState os;
+                tpWorld_BodyState(call->world, call->x, call->t, m->body[k], &os);
+                memcpy(m->pos + 2 * k, os.pos, 2 * sizeof(double));
+            }
+        }
+        m->step = call->step;
+    }
     return m;
 }
 
@@ -652,7 +679,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     } else {
         /* the others: every non-static body but this one that can reach into the local map (the
          * local step ignores the rest), as (x, y, radius) */
-        const MoverMemo *mm = moversFor(call->cache, call->world);
+        const MoverMemo *mm = moversFor(call->cache, call);
         if (!mm) {
             V[FIELD_V_STATUS] = -1; /* out of memory: brake and end the segment */
             tpCtl_Brake(&sk->gains, call, &cb);
@@ -666,13 +693,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
             if (i == sk->body) {
                 continue;
             }
-            tpBodyState os;
-            const double *pos = os.pos;
-            if (mm->slot[k] >= 0) {
-                pos = call->x[mm->slot[k]].pos; /* what tpWorld_BodyState would copy */
-            } else {
-                tpWorld_BodyState(call->world, call->x, call->t, i, &os);
-            }
+            const double *pos = mm->pos + 2 * k;
             double ro = mm->radius[k];
             if (fabs(pos[0] - cb.s.pos[0]) > reach + ro || fabs(pos[1] - cb.s.pos[1]) > reach + ro) {
                 continue;
