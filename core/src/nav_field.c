@@ -522,6 +522,15 @@ void tpNav_RelaxSweeps(double *phi, const uint8_t *fixed, int n, double eps, con
     }
 }
 
+enum { TP_NAV_LOCAL_MAX = 64 }; /* local map orders up to this keep their cell centres in a table */
+
+/* floor(v) as an int, for |v| < 2^31 (truncation, one down for a negative non-integer). */
+static inline int floorInt(double v)
+{
+    int i = (int)v;
+    return i - (v < (double)i);
+}
+
 static void unit(double v[2])
 {
     double s = fmax(fabs(v[0]), fabs(v[1]));
@@ -635,8 +644,21 @@ double tpNav_LocalStep(const tpNavGrid *grid, const tpNavField *field, const dou
         phi[a] = phi[top] = phi[left] = phi[right] = 1.0;
     }
     const int lo = 1 + free_width, hi = n - 2 - free_width;
+    const bool same = field->nx == gd->nx && field->ny == gd->ny; /* the field's grid (always, in use) */
     for (int b = lo; b <= hi; ++b) {
-        const int gj = cj - h + b;
+        const int gj = cj - h + b, i0 = ci - h + lo, i1 = ci - h + hi;
+        if (same && gj >= 0 && gj < gd->ny && i0 >= 0 && i1 < gd->nx) { /* the row inside the grid */
+            const uint8_t *cells = grid->cells + (size_t)gj * gd->nx + i0;
+            const uint8_t *kind = field->kind + (size_t)gj * gd->nx + i0;
+            uint8_t *frow = fx + (size_t)b * n + lo;
+            double *prow = phi + (size_t)b * n + lo;
+            for (int a = 0; a <= hi - lo; ++a) {
+                bool blocked = cells[a] != TP_NAV_FREE, goal = kind[a] == F_GOAL;
+                frow[a] = blocked || goal;
+                prow[a] = blocked ? 1.0 : goal ? 0.0 : prow[a];
+            }
+            continue;
+        }
         for (int a = lo; a <= hi; ++a) {
             const int gi = ci - h + a;
             size_t q = (size_t)b * n + a;
@@ -653,6 +675,12 @@ double tpNav_LocalStep(const tpNavGrid *grid, const tpNavField *field, const dou
     /* other agents in zone A */
     const double cell = gd->cell;
     const double lx0 = gd->x0 + (ci - h) * cell, ly0 = gd->y0 + (cj - h) * cell; /* local map corner */
+    double cx[TP_NAV_LOCAL_MAX], cy[TP_NAV_LOCAL_MAX];                           /* m: the cell centres' coordinates */
+    const int nc = n < TP_NAV_LOCAL_MAX ? n : TP_NAV_LOCAL_MAX;
+    for (int a = 0; a < nc; ++a) {
+        cx[a] = lx0 + (a + 0.5) * cell;
+        cy[a] = ly0 + (a + 0.5) * cell;
+    }
     for (int o = 0; o < nothers; ++o) {
         if (o == skip) {
             continue;
@@ -662,8 +690,9 @@ double tpNav_LocalStep(const tpNavGrid *grid, const tpNavField *field, const dou
         if (q[0] + rr < lx0 || q[0] - rr > lx0 + n * cell || q[1] + rr < ly0 || q[1] - rr > ly0 + n * cell) {
             continue;
         }
-        int a0 = (int)floor((q[0] - rr - lx0) / cell), a1 = (int)floor((q[0] + rr - lx0) / cell);
-        int b0 = (int)floor((q[1] - rr - ly0) / cell), b1 = (int)floor((q[1] + rr - ly0) / cell);
+        /* the prefilter bounds these quotients to about [-2 rr / cell, n + 2 rr / cell] */
+        int a0 = floorInt((q[0] - rr - lx0) / cell), a1 = floorInt((q[0] + rr - lx0) / cell);
+        int b0 = floorInt((q[1] - rr - ly0) / cell), b1 = floorInt((q[1] + rr - ly0) / cell);
         int lim = 1 + free_width;
         a0 = a0 < lim ? lim : a0;
         b0 = b0 < lim ? lim : b0;
@@ -674,7 +703,9 @@ double tpNav_LocalStep(const tpNavGrid *grid, const tpNavField *field, const dou
                 if (a == h && b == h) {
                     continue;
                 }
-                double x = lx0 + (a + 0.5) * cell - q[0], y = ly0 + (b + 0.5) * cell - q[1];
+                /* as lx0 + (a + 0.5) * cell - q[0], ly0 + (b + 0.5) * cell - q[1] */
+                double x = (a < nc ? cx[a] : lx0 + (a + 0.5) * cell) - q[0];
+                double y = (b < nc ? cy[b] : ly0 + (b + 0.5) * cell) - q[1];
                 if (x * x + y * y < rr * rr) {
                     fx[(size_t)b * n + a] = 1;
                     phi[(size_t)b * n + a] = 1.0;
