@@ -61,31 +61,117 @@ static double fullResidual(const tpNavField *f)
     return r;
 }
 
-/* One half-sweep of tpCreateNavField's red-black SOR over the free cells of one colour, each
- * updated to u + omega (m - u) with m its neighbours' mean (cells outside the grid count 0), in
- * cellResidual's order of operations. Returns whether some cell's residual before its update is
- * above tol, computed only while `over` is still false (the iteration needs no more). */
-static bool sorHalf(tpNavField *f, int colour, double omega, double tol, bool over)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+/* AVX2 doubles the lanes where the CPU has it (chosen once at load time). The same IEEE
+ * additions and multiplications either way (the build does not contract them into FMAs: C17
+ * without GNU extensions), so every clone gives the same bits. */
+#define TP_RELAX_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TP_RELAX_CLONES
+#endif
+
+/* The bits of a where mask is set, else those of b (a select the compiler vectorises). */
+static inline double selectBits(uint64_t mask, double a, double b)
 {
-    const int nx = f->nx, ny = f->ny;
-    double *u = f->u;
-    for (int j = 0; j < ny; ++j) {
-        const bool south = j > 0, north = j < ny - 1;
-        for (int i = (j + colour) & 1; i < nx; i += 2) {
-            size_t c = (size_t)j * nx + i;
-            if (f->kind[c] != F_FREE) {
-                continue;
+    uint64_t ua, ub;
+    memcpy(&ua, &a, sizeof ua);
+    memcpy(&ub, &b, sizeof ub);
+    ub = (ua & mask) | (ub & ~mask);
+    memcpy(&b, &ub, sizeof b);
+    return b;
+}
+
+/* tpCreateNavField's red-black SOR in a packed layout: the grid padded with a zero row below and
+ * above and zero columns on the right (to an odd width W; a cell outside the grid counts 0 in the
+ * mean, as a padding cell does), cell p = (j + 1) W + i at [p / 2] of the array of p's parity. As
+ * in tpNav_RelaxSweeps, the four neighbours are then at constant offsets in the other array and a
+ * half-sweep is one flat loop; every free cell gets cellResidual's mean and the update
+ * u + omega (m - u) with the same operations in the same order, the others (and the padding) are
+ * kept. */
+typedef struct SorPack {
+    int w, half;       /* padded width (odd); cells per array */
+    double *q[2];      /* values by parity of p, owned */
+    uint64_t *keep[2]; /* all ones: not free (kept) */
+} SorPack;
+
+/* One half-sweep over the cells of one parity: D and keep theirs, O the other parity, cells
+ * i0..i1, neighbour offsets west (east = west + 1), south and north. With `check`, returns whether
+ * some free cell's residual before its update is above tol (cellResidual > tol), else false. */
+TP_RELAX_CLONES static bool sorHalf(double *restrict D, const uint64_t *restrict keep, const double *restrict O, int i0,
+                                    int i1, int west, int south, int north, double omega, double tol, bool check)
+{
+    const double *Ow = O + west, *Oe = O + west + 1, *Os = O + south, *On = O + north;
+    if (!check) {
+        for (int i = i0; i <= i1; ++i) {
+            double m = ((Ow[i] + Oe[i]) + (Os[i] + On[i])) * 0.25, uc = D[i];
+            D[i] = selectBits(keep[i], uc, uc + omega * (m - uc));
+        }
+        return false;
+    }
+    uint64_t over = 0;
+    const uint64_t flat = 1.0 > tol ? ~(uint64_t)0 : 0; /* a zero mean beside a nonzero u: residual 1 */
+    for (int i = i0; i <= i1; ++i) {
+        double m = ((Ow[i] + Oe[i]) + (Os[i] + On[i])) * 0.25, uc = D[i];
+        double r = fabs(m - uc) / m; /* used only where m > 0 */
+        uint64_t pos = m > 0 ? ~(uint64_t)0 : 0, big = r > tol ? ~(uint64_t)0 : 0, nz = uc != 0 ? ~(uint64_t)0 : 0;
+        over |= ~keep[i] & ((pos & big) | (~pos & nz & flat));
+        D[i] = selectBits(keep[i], uc, uc + omega * (m - uc));
+    }
+    return over != 0;
+}
+
+/* Solves f's map in place (u and kind set up) and returns the sweep count, as the plain loop:
+ * sweeps of both colours until no free cell's residual is above tol, at most max_iters. -1 when
+ * out of memory. */
+static int sorSolve(tpNavField *f, double omega, double tol, int max_iters)
+{
+    const int nx = f->nx, ny = f->ny, w = nx % 2 ? nx + 2 : nx + 1, cells = w * (ny + 2);
+    SorPack k = {w, (cells + 1) / 2, {NULL, NULL}, {NULL, NULL}};
+    for (int par = 0; par < 2; ++par) {
+        k.q[par] = calloc((size_t)k.half, sizeof(double));
+        k.keep[par] = malloc((size_t)k.half * sizeof(uint64_t));
+    }
+    int it = -1;
+    if (k.q[0] && k.q[1] && k.keep[0] && k.keep[1]) {
+        for (int par = 0; par < 2; ++par) {
+            for (int i = 0; i < k.half; ++i) {
+                k.keep[par][i] = ~(uint64_t)0;
             }
-            double uw = i > 0 ? u[c - 1] : 0.0, ue = i < nx - 1 ? u[c + 1] : 0.0;
-            double us = south ? u[c - nx] : 0.0, un = north ? u[c + nx] : 0.0;
-            double m = ((uw + ue) + (us + un)) * 0.25, uc = u[c];
-            if (!over) { /* cellResidual(f, i, j) > tol */
-                over = m > 0 ? fabs(m - uc) / m > tol : (uc == 0 ? 0.0 : 1.0) > tol;
+        }
+        for (int j = 0; j < ny; ++j) {
+            for (int i = 0; i < nx; ++i) {
+                int p = (j + 1) * w + i;
+                size_t c = (size_t)j * nx + i;
+                k.q[p & 1][p / 2] = f->u[c];
+                k.keep[p & 1][p / 2] = f->kind[c] == F_FREE ? 0 : ~(uint64_t)0;
             }
-            u[c] = uc + omega * (m - uc);
+        }
+        /* rows 1..ny of the padded grid: p in [w, w (ny + 1) - 1]; cell (i, j) of colour
+         * (i + j) & 1 has parity 1 - colour (w is odd), so colour 0 is the odd p */
+        const int p0 = w, p1 = w * (ny + 1) - 1, up = (w + 1) / 2, dn = (w - 1) / 2;
+        const int plast_odd = p1 & 1 ? p1 : p1 - 1, plast_even = p1 & 1 ? p1 - 1 : p1;
+        const int o0 = (p0 - 1) / 2, o1 = (plast_odd - 1) / 2; /* odd p: index (p - 1) / 2; p0 is odd */
+        const int e0 = (p0 + 1) / 2, e1 = plast_even / 2;      /* even p: index p / 2 */
+        for (it = 0; it < max_iters; ++it) {
+            bool over = sorHalf(k.q[1], k.keep[1], k.q[0], o0, o1, 0, -dn, up, omega, tol, true);
+            over = sorHalf(k.q[0], k.keep[0], k.q[1], e0, e1, -1, -up, dn, omega, tol, !over) || over;
+            if (!over) {
+                ++it;
+                break;
+            }
+        }
+        for (int j = 0; j < ny; ++j) {
+            for (int i = 0; i < nx; ++i) {
+                int p = (j + 1) * w + i;
+                f->u[(size_t)j * nx + i] = k.q[p & 1][p / 2];
+            }
         }
     }
-    return over;
+    for (int par = 0; par < 2; ++par) {
+        free(k.q[par]);
+        free(k.keep[par]);
+    }
+    return it;
 }
 
 tpNavField *tpCreateNavField(const tpNavGrid *grid, const int *goals, int ngoals, const tpNavFieldDef *def, char *err,
@@ -167,16 +253,11 @@ tpNavField *tpCreateNavField(const tpNavGrid *grid, const int *goals, int ngoals
     /* Red-black SOR (Gauss-Seidel for omega = 1). Measured on mazes: with omega > 1 the relative
      * residual in deep dead ends (u ~ 1e-24 and below) stalls between 1e-13 and 1e-1, while
      * Gauss-Seidel reaches the floating-point fixed point (residual 0); hence the default 1. */
-    int it = 0;
-    for (; it < d.max_iters; ++it) {
-        bool over = false; /* some cell's residual (before its update) is above tol */
-        for (int colour = 0; colour < 2; ++colour) {
-            over = sorHalf(f, colour, d.omega, d.tol, over);
-        }
-        if (!over) {
-            ++it;
-            break;
-        }
+    int it = sorSolve(f, d.omega, d.tol, d.max_iters);
+    if (it < 0) {
+        tpDestroyNavField(f);
+        tpErrorf(err, errlen, "field: out of memory");
+        return NULL;
     }
     f->iters = it;
     f->residual = fullResidual(f);
@@ -444,26 +525,6 @@ void tpNav_RelaxBiased(double *phi, const uint8_t *fixed, int n, double eps, con
  * cells of one colour read only the other colour (the order within a half-sweep changes no bit),
  * and the border cells of the rows swept are computed but kept, like the fixed ones. */
 enum { RELAX_MAX_N = 63, RELAX_MAX_HALF = (RELAX_MAX_N * RELAX_MAX_N + 1) / 2 };
-
-/* The bits of a where mask is set, else those of b (a select the compiler vectorises). */
-static inline double selectBits(uint64_t mask, double a, double b)
-{
-    uint64_t ua, ub;
-    memcpy(&ua, &a, sizeof ua);
-    memcpy(&ub, &b, sizeof ub);
-    ub = (ua & mask) | (ub & ~mask);
-    memcpy(&b, &ub, sizeof b);
-    return b;
-}
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-/* AVX2 doubles the lanes where the CPU has it (chosen once at load time). The same IEEE
- * additions and multiplications either way (the build does not contract them into FMAs: C17
- * without GNU extensions), so every clone gives the same bits. */
-#define TP_RELAX_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define TP_RELAX_CLONES
-#endif
 
 /* One half-sweep: D[i0..i1] the cells of the colour being updated, keep their masks (all ones:
  * fixed or border), O the other colour; west, south and north are the offsets of the neighbours
