@@ -222,6 +222,16 @@ static void test_follow_field_step_ids(void **state)
     tpBodyDef other = sw_robot("other", -0.7, 0.2);
     other.cls = TP_BODY_PASSIVE;
     int obstacle = sw_add(&w, other);
+    /* ten more moving bodies, five near the path and five far off (the calls with ids find them
+     * through buckets, here about 2 m wide) */
+    static const char *names[10] = {"m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"};
+    static const double at[10][2] = {{-1.5, 0.6}, {-0.5, -0.6}, {-1.6, 0.1}, {-0.4, 0.75}, {0.5, -0.8},
+                                     {-15, 10},   {12, -9},     {18, 14},    {-17, -12},   {9, 16}};
+    for (int k = 0; k < 10; ++k) {
+        tpBodyDef b = sw_robot(names[k], at[k][0], at[k][1]);
+        b.cls = TP_BODY_PASSIVE;
+        sw_add(&w, b);
+    }
     sw_start(&w);
     tpSkillCache *ids = tpCreateSkillCache();
     assert_non_null(ids);
