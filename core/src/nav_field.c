@@ -61,6 +61,119 @@ static double fullResidual(const tpNavField *f)
     return r;
 }
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+/* AVX2 doubles the lanes where the CPU has it (chosen once at load time). The same IEEE
+ * additions and multiplications either way (the build does not contract them into FMAs: C17
+ * without GNU extensions), so every clone gives the same bits. */
+#define TP_RELAX_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TP_RELAX_CLONES
+#endif
+
+/* The bits of a where mask is set, else those of b (a select the compiler vectorises). */
+static inline double selectBits(uint64_t mask, double a, double b)
+{
+    uint64_t ua, ub;
+    memcpy(&ua, &a, sizeof ua);
+    memcpy(&ub, &b, sizeof ub);
+    ub = (ua & mask) | (ub & ~mask);
+    memcpy(&b, &ub, sizeof b);
+    return b;
+}
+
+/* tpCreateNavField's red-black SOR in a packed layout: the grid padded with a zero row below and
+ * above and zero columns on the right (to an odd width W; a cell outside the grid counts 0 in the
+ * mean, as a padding cell does), cell p = (j + 1) W + i at [p / 2] of the array of p's parity. As
+ * in tpNav_RelaxSweeps, the four neighbours are then at constant offsets in the other array and a
+ * half-sweep is one flat loop; every free cell gets cellResidual's mean and the update
+ * u + omega (m - u) with the same operations in the same order, the others (and the padding) are
+ * kept. */
+typedef struct SorPack {
+    int w, half;       /* padded width (odd); cells per array */
+    double *q[2];      /* values by parity of p, owned */
+    uint64_t *keep[2]; /* all ones: not free (kept) */
+} SorPack;
+
+/* One half-sweep over the cells of one parity: D and keep theirs, O the other parity, cells
+ * i0..i1, neighbour offsets west (east = west + 1), south and north. With `check`, returns whether
+ * some free cell's residual before its update is above tol (cellResidual > tol), else false. */
+TP_RELAX_CLONES static bool sorHalf(double *restrict D, const uint64_t *restrict keep, const double *restrict O, int i0,
+                                    int i1, int west, int south, int north, double omega, double tol, bool check)
+{
+    const double *Ow = O + west, *Oe = O + west + 1, *Os = O + south, *On = O + north;
+    if (!check) {
+        for (int i = i0; i <= i1; ++i) {
+            double m = ((Ow[i] + Oe[i]) + (Os[i] + On[i])) * 0.25, uc = D[i];
+            D[i] = selectBits(keep[i], uc, uc + omega * (m - uc));
+        }
+        return false;
+    }
+    uint64_t over = 0;
+    const uint64_t flat = 1.0 > tol ? ~(uint64_t)0 : 0; /* a zero mean beside a nonzero u: residual 1 */
+    for (int i = i0; i <= i1; ++i) {
+        double m = ((Ow[i] + Oe[i]) + (Os[i] + On[i])) * 0.25, uc = D[i];
+        double r = fabs(m - uc) / m; /* used only where m > 0 */
+        uint64_t pos = m > 0 ? ~(uint64_t)0 : 0, big = r > tol ? ~(uint64_t)0 : 0, nz = uc != 0 ? ~(uint64_t)0 : 0;
+        over |= ~keep[i] & ((pos & big) | (~pos & nz & flat));
+        D[i] = selectBits(keep[i], uc, uc + omega * (m - uc));
+    }
+    return over != 0;
+}
+
+/* Solves f's map in place (u and kind set up) and returns the sweep count, as the plain loop:
+ * sweeps of both colours until no free cell's residual is above tol, at most max_iters. -1 when
+ * out of memory. */
+static int sorSolve(tpNavField *f, double omega, double tol, int max_iters)
+{
+    const int nx = f->nx, ny = f->ny, w = nx % 2 ? nx + 2 : nx + 1, cells = w * (ny + 2);
+    SorPack k = {w, (cells + 1) / 2, {NULL, NULL}, {NULL, NULL}};
+    for (int par = 0; par < 2; ++par) {
+        k.q[par] = calloc((size_t)k.half, sizeof(double));
+        k.keep[par] = malloc((size_t)k.half * sizeof(uint64_t));
+    }
+    int it = -1;
+    if (k.q[0] && k.q[1] && k.keep[0] && k.keep[1]) {
+        for (int par = 0; par < 2; ++par) {
+            for (int i = 0; i < k.half; ++i) {
+                k.keep[par][i] = ~(uint64_t)0;
+            }
+        }
+        for (int j = 0; j < ny; ++j) {
+            for (int i = 0; i < nx; ++i) {
+                int p = (j + 1) * w + i;
+                size_t c = (size_t)j * nx + i;
+                k.q[p & 1][p / 2] = f->u[c];
+                k.keep[p & 1][p / 2] = f->kind[c] == F_FREE ? 0 : ~(uint64_t)0;
+            }
+        }
+        /* rows 1..ny of the padded grid: p in [w, w (ny + 1) - 1]; cell (i, j) of colour
+         * (i + j) & 1 has parity 1 - colour (w is odd), so colour 0 is the odd p */
+        const int p0 = w, p1 = w * (ny + 1) - 1, up = (w + 1) / 2, dn = (w - 1) / 2;
+        const int plast_odd = p1 & 1 ? p1 : p1 - 1, plast_even = p1 & 1 ? p1 - 1 : p1;
+        const int o0 = (p0 - 1) / 2, o1 = (plast_odd - 1) / 2; /* odd p: index (p - 1) / 2; p0 is odd */
+        const int e0 = (p0 + 1) / 2, e1 = plast_even / 2;      /* even p: index p / 2 */
+        for (it = 0; it < max_iters; ++it) {
+            bool over = sorHalf(k.q[1], k.keep[1], k.q[0], o0, o1, 0, -dn, up, omega, tol, true);
+            over = sorHalf(k.q[0], k.keep[0], k.q[1], e0, e1, -1, -up, dn, omega, tol, !over) || over;
+            if (!over) {
+                ++it;
+                break;
+            }
+        }
+        for (int j = 0; j < ny; ++j) {
+            for (int i = 0; i < nx; ++i) {
+                int p = (j + 1) * w + i;
+                f->u[(size_t)j * nx + i] = k.q[p & 1][p / 2];
+            }
+        }
+    }
+    for (int par = 0; par < 2; ++par) {
+        free(k.q[par]);
+        free(k.keep[par]);
+    }
+    return it;
+}
+
 tpNavField *tpCreateNavField(const tpNavGrid *grid, const int *goals, int ngoals, const tpNavFieldDef *def, char *err,
                              size_t errlen)
 {
@@ -140,27 +253,11 @@ tpNavField *tpCreateNavField(const tpNavGrid *grid, const int *goals, int ngoals
     /* Red-black SOR (Gauss-Seidel for omega = 1). Measured on mazes: with omega > 1 the relative
      * residual in deep dead ends (u ~ 1e-24 and below) stalls between 1e-13 and 1e-1, while
      * Gauss-Seidel reaches the floating-point fixed point (residual 0); hence the default 1. */
-    int it = 0;
-    for (; it < d.max_iters; ++it) {
-        double maxr = 0;
-        for (int colour = 0; colour < 2; ++colour) {
-            for (int j = 0; j < f->ny; ++j) {
-                for (int i = (j + colour) & 1; i < f->nx; i += 2) {
-                    size_t c = (size_t)j * f->nx + i;
-                    if (f->kind[c] != F_FREE) {
-                        continue;
-                    }
-                    double m;
-                    maxr = fmax(maxr, cellResidual(f, i, j, &m));
-                    double nu = f->u[c] + d.omega * (m - f->u[c]);
-                    f->u[c] = nu;
-                }
-            }
-        }
-        if (maxr <= d.tol) {
-            ++it;
-            break;
-        }
+    int it = sorSolve(f, d.omega, d.tol, d.max_iters);
+    if (it < 0) {
+        tpDestroyNavField(f);
+        tpErrorf(err, errlen, "field: out of memory");
+        return NULL;
     }
     f->iters = it;
     f->residual = fullResidual(f);
@@ -419,6 +516,82 @@ void tpNav_RelaxBiased(double *phi, const uint8_t *fixed, int n, double eps, con
     }
 }
 
+/* tpNav_RelaxSweeps' packed layout of an n x n map, n odd: the cell c = b n + a has the colour
+ * of c's parity ((a + b) & 1, colour 0 first as in tpNav_RelaxBiased) and sits at [c / 2] of its
+ * colour's array. A cell's four neighbours c -+ 1, c -+ n are all of the other colour, at constant
+ * offsets: for an even c (index i) at i - 1, i, i - (n + 1) / 2, i + (n - 1) / 2; for an odd c at
+ * i, i + 1, i - (n - 1) / 2, i + (n + 1) / 2. So a half-sweep is one flat loop the compiler
+ * vectorises; every cell gets the same operations in the same order as in tpNav_RelaxBiased, the
+ * cells of one colour read only the other colour (the order within a half-sweep changes no bit),
+ * and the border cells of the rows swept are computed but kept, like the fixed ones. */
+enum { RELAX_MAX_N = 63, RELAX_MAX_HALF = (RELAX_MAX_N * RELAX_MAX_N + 1) / 2 };
+
+/* One half-sweep: D[i0..i1] the cells of the colour being updated, keep their masks (all ones:
+ * fixed or border), O the other colour; west, south and north are the offsets of the neighbours
+ * in O from i (east is west + 1). */
+TP_RELAX_CLONES static void relaxHalf(double *restrict D, const uint64_t *restrict keep, const double *restrict O,
+                                      int i0, int i1, int west, int south, int north, double ex, double ey)
+{
+    const double *Ow = O + west, *Oe = O + west + 1, *Os = O + south, *On = O + north;
+    if (ex == 0.0 && ey == 0.0) { /* as tpNav_RelaxBiased's unbiased loop: no bias term */
+        for (int i = i0; i <= i1; ++i) {
+            double nv = ((Ow[i] + Oe[i]) + (Os[i] + On[i])) * 0.25;
+            D[i] = selectBits(keep[i], D[i], nv);
+        }
+        return;
+    }
+    for (int i = i0; i <= i1; ++i) {
+        double w = Ow[i], e = Oe[i], s = Os[i], no = On[i];
+        double nv = ((w + e) + (s + no)) * 0.25 + ((e - w) * ex + (no - s) * ey);
+        D[i] = selectBits(keep[i], D[i], nv);
+    }
+}
+
+void tpNav_RelaxSweeps(double *phi, const uint8_t *fixed, int n, double eps, const double v[2], int sweeps)
+{
+    if (n < 3 || n > RELAX_MAX_N || n % 2 == 0) {
+        for (int r = 0; r < sweeps; ++r) {
+            tpNav_RelaxBiased(phi, fixed, n, eps, v);
+        }
+        return;
+    }
+    const double ex = eps * v[0] / 8.0, ey = eps * v[1] / 8.0; /* as tpNav_RelaxBiased */
+    double P[2][RELAX_MAX_HALF];                               /* values per colour */
+    uint64_t K[2][RELAX_MAX_HALF];                             /* keep masks per colour */
+    const int nn = n * n, half = nn / 2; /* cells 2 i and 2 i + 1 for i < half, then cell nn - 1 */
+    for (int i = 0; i < half; ++i) {
+        P[0][i] = phi[2 * i];
+        P[1][i] = phi[2 * i + 1];
+        K[0][i] = fixed[2 * i] ? ~(uint64_t)0 : 0;
+        K[1][i] = fixed[2 * i + 1] ? ~(uint64_t)0 : 0;
+    }
+    P[0][half] = phi[nn - 1];
+    K[0][half] = ~(uint64_t)0;
+    for (int b = 1; b < n - 1; ++b) { /* the border cells of the rows swept are kept */
+        int w = b * n, e = b * n + n - 1;
+        K[w & 1][w / 2] = K[e & 1][e / 2] = ~(uint64_t)0;
+    }
+    /* the rows 1..n-2: cells c0..c1, both odd (n is) */
+    const int c0 = n, c1 = n * (n - 1) - 1, up = (n + 1) / 2, dn = (n - 1) / 2;
+    for (int r = 0; r < sweeps; ++r) {
+        relaxHalf(P[0], K[0], P[1], (c0 + 1) / 2, (c1 - 1) / 2, -1, -up, dn, ex, ey);
+        relaxHalf(P[1], K[1], P[0], (c0 - 1) / 2, (c1 - 1) / 2, 0, -dn, up, ex, ey);
+    }
+    for (int i = (c0 - 1) / 2; i <= (c1 - 1) / 2; ++i) { /* cells c0 - 1..c1: even and odd in turn */
+        phi[2 * i] = P[0][i];
+        phi[2 * i + 1] = P[1][i];
+    }
+}
+
+enum { TP_NAV_LOCAL_MAX = 64 }; /* local map orders up to this keep their cell centres in a table */
+
+/* floor(v) as an int, for |v| < 2^31 (truncation, one down for a negative non-integer). */
+static inline int floorInt(double v)
+{
+    int i = (int)v;
+    return i - (v < (double)i);
+}
+
 static void unit(double v[2])
 {
     double s = fmax(fabs(v[0]), fabs(v[1]));
@@ -522,32 +695,53 @@ double tpNav_LocalStep(const tpNavGrid *grid, const tpNavField *field, const dou
     if (!tpNavGrid_CellOf(grid, pos[0], pos[1], &ci, &cj)) {
         return 0.0;
     }
-    /* zones */
-    for (int b = 0; b < n; ++b) {
-        for (int a = 0; a < n; ++a) {
+    /* zones: ring 0 (the border) fixed at 1, zone L (rings 1..free_width) free, and beyond it the
+     * grid's blocked cells (cells outside the grid are blocked) fixed at 1 and the field's goal
+     * cells at 0; the free cells keep phi */
+    memset(fx, 0, (size_t)n * n);
+    for (int a = 0; a < n; ++a) {
+        size_t top = (size_t)(n - 1) * n + a, left = (size_t)a * n, right = (size_t)a * n + n - 1;
+        fx[a] = fx[top] = fx[left] = fx[right] = 1;
+        phi[a] = phi[top] = phi[left] = phi[right] = 1.0;
+    }
+    const int lo = 1 + free_width, hi = n - 2 - free_width;
+    const bool same = field->nx == gd->nx && field->ny == gd->ny; /* the field's grid (always, in use) */
+    for (int b = lo; b <= hi; ++b) {
+        const int gj = cj - h + b, i0 = ci - h + lo, i1 = ci - h + hi;
+        if (same && gj >= 0 && gj < gd->ny && i0 >= 0 && i1 < gd->nx) { /* the row inside the grid */
+            const uint8_t *cells = grid->cells + (size_t)gj * gd->nx + i0;
+            const uint8_t *kind = field->kind + (size_t)gj * gd->nx + i0;
+            uint8_t *frow = fx + (size_t)b * n + lo;
+            double *prow = phi + (size_t)b * n + lo;
+            for (int a = 0; a <= hi - lo; ++a) {
+                bool blocked = cells[a] != TP_NAV_FREE, goal = kind[a] == F_GOAL;
+                frow[a] = blocked || goal;
+                prow[a] = blocked ? 1.0 : goal ? 0.0 : prow[a];
+            }
+            continue;
+        }
+        for (int a = lo; a <= hi; ++a) {
+            const int gi = ci - h + a;
             size_t q = (size_t)b * n + a;
-            int ring = a < b ? a : b;
-            ring = ring < n - 1 - a ? ring : n - 1 - a;
-            ring = ring < n - 1 - b ? ring : n - 1 - b;
-            fx[q] = 0;
-            if (ring == 0) {
+            if (gi < 0 || gj < 0 || gi >= gd->nx || gj >= gd->ny ||
+                grid->cells[(size_t)gj * gd->nx + gi] != TP_NAV_FREE) {
                 fx[q] = 1;
                 phi[q] = 1.0;
-            } else if (ring > free_width) {
-                int gi = ci - h + a, gj = cj - h + b;
-                if (tpNavGrid_Blocked(grid, gi, gj)) {
-                    fx[q] = 1;
-                    phi[q] = 1.0;
-                } else if (tpNavField_IsGoal(field, gi, gj)) {
-                    fx[q] = 1;
-                    phi[q] = 0.0;
-                }
+            } else if (gi < field->nx && gj < field->ny && field->kind[(size_t)gj * field->nx + gi] == F_GOAL) {
+                fx[q] = 1;
+                phi[q] = 0.0;
             }
         }
     }
     /* other agents in zone A */
     const double cell = gd->cell;
     const double lx0 = gd->x0 + (ci - h) * cell, ly0 = gd->y0 + (cj - h) * cell; /* local map corner */
+    double cx[TP_NAV_LOCAL_MAX], cy[TP_NAV_LOCAL_MAX];                           /* m: the cell centres' coordinates */
+    const int nc = n < TP_NAV_LOCAL_MAX ? n : TP_NAV_LOCAL_MAX;
+    for (int a = 0; a < nc; ++a) {
+        cx[a] = lx0 + (a + 0.5) * cell;
+        cy[a] = ly0 + (a + 0.5) * cell;
+    }
     for (int o = 0; o < nothers; ++o) {
         if (o == skip) {
             continue;
@@ -557,8 +751,9 @@ double tpNav_LocalStep(const tpNavGrid *grid, const tpNavField *field, const dou
         if (q[0] + rr < lx0 || q[0] - rr > lx0 + n * cell || q[1] + rr < ly0 || q[1] - rr > ly0 + n * cell) {
             continue;
         }
-        int a0 = (int)floor((q[0] - rr - lx0) / cell), a1 = (int)floor((q[0] + rr - lx0) / cell);
-        int b0 = (int)floor((q[1] - rr - ly0) / cell), b1 = (int)floor((q[1] + rr - ly0) / cell);
+        /* the prefilter bounds these quotients to about [-2 rr / cell, n + 2 rr / cell] */
+        int a0 = floorInt((q[0] - rr - lx0) / cell), a1 = floorInt((q[0] + rr - lx0) / cell);
+        int b0 = floorInt((q[1] - rr - ly0) / cell), b1 = floorInt((q[1] + rr - ly0) / cell);
         int lim = 1 + free_width;
         a0 = a0 < lim ? lim : a0;
         b0 = b0 < lim ? lim : b0;
@@ -569,7 +764,9 @@ double tpNav_LocalStep(const tpNavGrid *grid, const tpNavField *field, const dou
                 if (a == h && b == h) {
                     continue;
                 }
-                double x = lx0 + (a + 0.5) * cell - q[0], y = ly0 + (b + 0.5) * cell - q[1];
+                /* as lx0 + (a + 0.5) * cell - q[0], ly0 + (b + 0.5) * cell - q[1] */
+                double x = (a < nc ? cx[a] : lx0 + (a + 0.5) * cell) - q[0];
+                double y = (b < nc ? cy[b] : ly0 + (b + 0.5) * cell) - q[1];
                 if (x * x + y * y < rr * rr) {
                     fx[(size_t)b * n + a] = 1;
                     phi[(size_t)b * n + a] = 1.0;
@@ -589,9 +786,7 @@ double tpNav_LocalStep(const tpNavGrid *grid, const tpNavField *field, const dou
     gb = gb < 0 ? 0 : gb > n - 1 ? n - 1 : gb;
     fx[(size_t)gb * n + ga] = 1;
     phi[(size_t)gb * n + ga] = 0.0;
-    for (int r = 0; r < relax; ++r) {
-        tpNav_RelaxBiased(phi, fx, n, eps, v);
-    }
+    tpNav_RelaxSweeps(phi, fx, n, eps, v, relax);
     /* descent at the centre (Eq. 5.3 negated), inertia (Eq. 5.6), governor (Eq. 5.7) */
     double lg[2] = {-(phi[(size_t)h * n + h + 1] - phi[(size_t)h * n + h - 1]) * 0.5,
                     -(phi[(size_t)(h + 1) * n + h] - phi[(size_t)(h - 1) * n + h]) * 0.5};

@@ -103,6 +103,37 @@ typedef struct StaticGrid {
     int self;             /* the body left out */
 } StaticGrid;
 
+/* The moving (non-static) bodies of the cache's world in index order, with what follow_field's
+ * neighbour scan reads of each: the list and radii built once, since a body's class, shape and
+ * state slot never change after tpCreateWorld, and the positions once per control step (the scan
+ * ran tpWorld_Body, tpCtl_Radius and a full tpWorld_BodyState per body per call: 120 pedestrians
+ * a step, each over every body). */
+typedef struct MoverMemo MoverMemo;
+static void freeMovers(MoverMemo *m);
+
+struct MoverMemo {
+    const tpWorld *world; /* not owned (the domain's world); NULL = not built */
+    int count;
+    int *body;         /* owned: count body indices */
+    int *slot;         /* owned: the state slot of each, -1 = a pose that is a function of time */
+    double *radius;    /* owned: m, tpCtl_Radius of each */
+    double max_radius; /* m: the largest of them (0 with none) */
+    double *pos;       /* owned: m, world (x, y) of each at tpSkillCall.step `step` */
+    uint64_t step;     /* the step pos belongs to; 0 = none (filled for the call alone) */
+    /* With a step: the positions in buckets, a grid of nu x nv squares of side `side` from
+     * (x0, y0) clamped at its edges; bucket b lists its movers in index order as
+     * items[start[b] .. start[b + 1]). Non-finite positions are in no bucket but in `loose`. */
+    double x0, y0, side; /* m */
+    int nu, nv, nloose;
+    int *start; /* owned: MOVER_BUCKETS + 1 */
+    int *items; /* owned: count */
+    int *loose; /* owned: count */
+    int *cand;  /* owned: count, a query's scratch */
+};
+
+#define MOVER_SIDE 2.0     /* m: the buckets' least side */
+#define MOVER_BUCKETS 4096 /* at most 64 x 64 buckets (wider scenes get wider buckets) */
+
 struct tpSkillCache {
     double search_s; /* s, wall clock: running total of the searches (tpSkill_SearchDone) */
     StaticMemo statics[NAV_STATIC_MEMO];
@@ -116,6 +147,7 @@ struct tpSkillCache {
     int next_static_grown; /* round-robin replacement */
     tpLegCache *leg;       /* owned: follow_path's own caches (nav_path_skill.c); NULL = none yet */
     tpRideCache *ride;     /* owned: the ride skill's observation checkpoints (ride.c) */
+    MoverMemo movers;      /* follow_field's moving bodies (MoverMemo) */
 };
 
 int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
@@ -364,6 +396,7 @@ void tpDestroySkillCache(tpSkillCache *c)
     }
     tpDestroyLegCache(c->leg);
     tpDestroyRideCache(c->ride);
+    freeMovers(&c->movers);
     free(c);
 }
 
@@ -563,6 +596,160 @@ enum {
 #define FIELD_N 15     /* local map order */
 #define FIELD_RELAX 30 /* relaxations per step (cold start: the skill keeps no map between steps) */
 
+static void freeMovers(MoverMemo *m)
+{
+    free(m->body);
+    free(m->slot);
+    free(m->radius);
+    free(m->pos);
+    free(m->start);
+    free(m->items);
+    free(m->loose);
+    free(m->cand);
+    memset(m, 0, sizeof *m);
+}
+
+/* Lists the moving bodies of `world` into m (positions not filled); false when out of memory. */
+static bool listMovers(MoverMemo *m, const tpWorld *world)
+{
+    freeMovers(m);
+    const int nb = tpWorld_BodyCount(world);
+    size_t cap = nb > 0 ? (size_t)nb : 1;
+    m->body = malloc(cap * sizeof *m->body);
+    m->slot = malloc(cap * sizeof *m->slot);
+    m->radius = malloc(cap * sizeof *m->radius);
+    m->pos = malloc(2 * cap * sizeof *m->pos);
+    m->start = malloc((MOVER_BUCKETS + 1) * sizeof *m->start);
+    m->items = malloc(cap * sizeof *m->items);
+    m->loose = malloc(cap * sizeof *m->loose);
+    m->cand = malloc(cap * sizeof *m->cand);
+    if (!m->body || !m->slot || !m->radius || !m->pos || !m->start || !m->items || !m->loose || !m->cand) {
+        freeMovers(m);
+        return false;
+    }
+    for (int i = 0; i < nb; ++i) {
+        if (tpWorld_Body(world, i)->cls == TP_BODY_STATIC) {
+            continue;
+        }
+        m->body[m->count] = i;
+        m->slot[m->count] = tpWorld_StateSlot(world, i);
+        m->radius[m->count] = tpCtl_Radius(world, i);
+        m->max_radius = fmax(m->max_radius, m->radius[m->count]);
+        ++m->count;
+    }
+    m->world = world;
+    return true;
+}
+
+static void bucketMovers(MoverMemo *m);
+
+/* The moving bodies of the call's world with their positions at the call's x and t, from the memo
+ * (the same nonzero step) or filled into it; NULL when out of memory. */
+static MoverMemo *moversFor(tpSkillCache *c, const tpSkillCall *call)
+{
+    MoverMemo *m = &c->movers;
+    if (m->world != call->world && !listMovers(m, call->world)) {
+        return NULL;
+    }
+    if (call->step == 0 || m->step != call->step) {
+        for (int k = 0; k < m->count; ++k) {
+            if (m->slot[k] >= 0) {
+                memcpy(m->pos + 2 * k, call->x[m->slot[k]].pos, 2 * sizeof(double)); /* as tpWorld_BodyState */
+            } else {
+                tpBodyState os;
+                tpWorld_BodyState(call->world, call->x, call->t, m->body[k], &os);
+                memcpy(m->pos + 2 * k, os.pos, 2 * sizeof(double));
+            }
+        }
+        m->step = call->step;
+        if (m->step != 0) {
+            bucketMovers(m);
+        }
+    }
+    return m;
+}
+
+/* The bucket of a finite coordinate along an axis of n buckets from o. */
+static int moverBucket(double v, double o, double side, int n)
+{
+    double b = floor((v - o) / side);
+    return b < 0 ? 0 : b >= n ? n - 1 : (int)b;
+}
+
+/* Sorts m's positions into its buckets (counting sort: each bucket keeps index order). */
+static void bucketMovers(MoverMemo *m)
+{
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (int k = 0; k < m->count; ++k) {
+        const double *p = m->pos + 2 * k;
+        if (isfinite(p[0]) && isfinite(p[1])) {
+            lo[0] = fmin(lo[0], p[0]);
+            lo[1] = fmin(lo[1], p[1]);
+            hi[0] = fmax(hi[0], p[0]);
+            hi[1] = fmax(hi[1], p[1]);
+        }
+    }
+    m->x0 = lo[0] <= hi[0] ? lo[0] : 0.0;
+    m->y0 = lo[1] <= hi[1] ? lo[1] : 0.0;
+    double ext = lo[0] <= hi[0] ? fmax(hi[0] - lo[0], hi[1] - lo[1]) : 0.0;
+    m->side = fmax(MOVER_SIDE, ext / 63.0); /* so at most 64 buckets a side */
+    m->nu = lo[0] <= hi[0] ? (int)fmin(64.0, floor((hi[0] - lo[0]) / m->side) + 1) : 1;
+    m->nv = lo[0] <= hi[0] ? (int)fmin(64.0, floor((hi[1] - lo[1]) / m->side) + 1) : 1;
+    const int nb = m->nu * m->nv;
+    memset(m->start, 0, (size_t)(nb + 1) * sizeof *m->start);
+    m->nloose = 0;
+    for (int k = 0; k < m->count; ++k) { /* counts, shifted by one */
+        const double *p = m->pos + 2 * k;
+        if (isfinite(p[0]) && isfinite(p[1])) {
+            m->start[moverBucket(p[1], m->y0, m->side, m->nv) * m->nu + moverBucket(p[0], m->x0, m->side, m->nu) + 1]++;
+        } else {
+            m->loose[m->nloose++] = k;
+        }
+    }
+    for (int b = 0; b < nb; ++b) {
+        m->start[b + 1] += m->start[b];
+    }
+    for (int k = 0; k < m->count; ++k) { /* fill: start[b] runs to the end of bucket b, then is shifted back */
+        const double *p = m->pos + 2 * k;
+        if (isfinite(p[0]) && isfinite(p[1])) {
+            int b = moverBucket(p[1], m->y0, m->side, m->nv) * m->nu + moverBucket(p[0], m->x0, m->side, m->nu);
+            m->items[m->start[b]++] = k;
+        }
+    }
+    for (int b = nb; b > 0; --b) {
+        m->start[b] = m->start[b - 1];
+    }
+    m->start[0] = 0;
+}
+
+/* The movers whose positions may lie in [x - r, x + r] x [y - r, y + r] (a superset: whole
+ * buckets, and every non-finite position), bucket by bucket, into m->cand; returns how many. */
+static int moverQuery(MoverMemo *m, double x, double y, double r)
+{
+    int n = 0;
+    if (x - r <= x + r && y - r <= y + r) { /* a NaN centre or radius: every mover */
+        const int u0 = moverBucket(fmax(x - r, -1e300), m->x0, m->side, m->nu);
+        const int u1 = moverBucket(fmin(x + r, 1e300), m->x0, m->side, m->nu);
+        const int v0 = moverBucket(fmax(y - r, -1e300), m->y0, m->side, m->nv);
+        const int v1 = moverBucket(fmin(y + r, 1e300), m->y0, m->side, m->nv);
+        for (int v = v0; v <= v1; ++v) {
+            for (int b = v * m->nu + u0; b <= v * m->nu + u1; ++b) {
+                for (int q = m->start[b]; q < m->start[b + 1]; ++q) {
+                    m->cand[n++] = m->items[q];
+                }
+            }
+        }
+        for (int q = 0; q < m->nloose; ++q) {
+            m->cand[n++] = m->loose[q];
+        }
+    } else {
+        for (int k = 0; k < m->count; ++k) {
+            m->cand[n++] = k;
+        }
+    }
+    return n;
+}
+
 static const tpNavField *fieldFor(NavGridEntry *e, int gi, int gj)
 {
     for (int k = 0; k < NAV_FIELD_CACHE; ++k) {
@@ -630,23 +817,55 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     } else {
         /* the others: every non-static body but this one that can reach into the local map (the
          * local step ignores the rest), as (x, y, radius) */
-        const int nb = tpWorld_BodyCount(call->world);
+        MoverMemo *mm = moversFor(call->cache, call);
+        if (!mm) {
+            V[FIELD_V_STATUS] = -1; /* out of memory: brake and end the segment */
+            tpCtl_Brake(&sk->gains, call, &cb);
+            return 0;
+        }
         double others[3 * 64];
         int no = 0;
         const double reach = (FIELD_N / 2 + 2) * tpNavGrid_Def(ge->grid)->cell + radius;
-        for (int i = 0; i < nb && no < 64; ++i) {
-            if (i == sk->body || tpWorld_Body(call->world, i)->cls == TP_BODY_STATIC) {
-                continue;
+        /* With a step id only the movers in the buckets around are tested (the query box is a hair
+         * wider than any body's test, so rounding cannot leave one out), bucket by bucket: the local
+         * step does not depend on the order of the others (each fixes cells at 1), so only when
+         * more than 64 pass does the order matter, and then the first 64 by index are kept, as the
+         * full scan keeps them. */
+        int npass = 0, *pass = mm->cand;
+        if (mm->step != 0) {
+            const double box = (reach + mm->max_radius) * (1 + 1e-9) + 1e-9;
+            const int ncand = moverQuery(mm, cb.s.pos[0], cb.s.pos[1], box);
+            for (int c = 0; c < ncand; ++c) {
+                const int k = mm->cand[c];
+                const double *pos = mm->pos + 2 * k, ro = mm->radius[k];
+                if (mm->body[k] != sk->body && !(fabs(pos[0] - cb.s.pos[0]) > reach + ro) &&
+                    !(fabs(pos[1] - cb.s.pos[1]) > reach + ro)) {
+                    pass[npass++] = k; /* npass <= c: written behind the reading */
+                }
             }
-            tpBodyState os;
-            tpWorld_BodyState(call->world, call->x, call->t, i, &os);
-            double ro = tpCtl_Radius(call->world, i);
-            if (fabs(os.pos[0] - cb.s.pos[0]) > reach + ro || fabs(os.pos[1] - cb.s.pos[1]) > reach + ro) {
-                continue;
+            if (npass > 64) {
+                for (int a = 1; a < npass; ++a) { /* insertion sort by index */
+                    int k = pass[a], b = a;
+                    for (; b > 0 && pass[b - 1] > k; --b) {
+                        pass[b] = pass[b - 1];
+                    }
+                    pass[b] = k;
+                }
             }
-            others[3 * no] = os.pos[0];
-            others[3 * no + 1] = os.pos[1];
-            others[3 * no + 2] = ro;
+        } else {
+            for (int k = 0; k < mm->count && npass < 64; ++k) {
+                const double *pos = mm->pos + 2 * k, ro = mm->radius[k];
+                if (mm->body[k] != sk->body && !(fabs(pos[0] - cb.s.pos[0]) > reach + ro) &&
+                    !(fabs(pos[1] - cb.s.pos[1]) > reach + ro)) {
+                    pass[npass++] = k;
+                }
+            }
+        }
+        for (int c = 0; c < npass && no < 64; ++c) {
+            const int k = pass[c];
+            others[3 * no] = mm->pos[2 * k];
+            others[3 * no + 1] = mm->pos[2 * k + 1];
+            others[3 * no + 2] = mm->radius[k];
             ++no;
         }
         double dir[2];

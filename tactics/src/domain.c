@@ -203,6 +203,7 @@ static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, voi
     double *action = d->act_full;
     memset(action, 0, sizeof(double) * 6 * (size_t)d->ncontrol);
     bool band = false, any = false;
+    const uint64_t step = ++d->skill_step; /* every skill below sees this x and t */
     for (int i = 0; i < d->ntactics; ++i) {
         const tpTacticDef *tac = &d->tactics[i];
         const tpTacticState *ts = tpState_Tactic(d, x, i);
@@ -239,8 +240,8 @@ static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, voi
         if (!fresh) {
             memcpy(V, ts->V, sizeof(double) * (size_t)nv);
         }
-        tpSkillCall call = {d->world, view.bodies, view.t, d->def.scene.dt, y,    d->sample_dim,
-                            rng,      fresh,       V,      action,          NULL, d->skill_cache};
+        tpSkillCall call = {d->world, view.bodies, view.t, d->def.scene.dt, y,   d->sample_dim, rng, fresh,
+                            V,        action,      NULL,   d->skill_cache,  step};
         int b = tpSkill_Run(&tac->skills[sigma], &call);
         memcpy(tn->V, V, sizeof(double) * (size_t)nv);
         if (b < 0) {

@@ -28,6 +28,7 @@ struct tpDomain {
     int sample_dim, key_dim;
     double max_accel, max_angaccel; /* min-time distance bounds */
     tpSkillCache *skill_cache;      /* owned: the navigation skills' grids, paths, fields, move trees */
+    uint64_t skill_step;            /* the last tpSkillCall.step given (one per cb_control call) */
     char error[1024];               /* last host-callback error */
 };
 

@@ -74,7 +74,8 @@ bool tpDomain_RecordOverlays(const tpDomain *d, const tpTree *tree, int32_t leaf
             sink.step = i;
             sink.seg_start = seg_start[t];
             tpSkillCall call = {d->world, view.bodies, view.t, dt,     NULL,  0,
-                                &dummy,   fresh,       V,      action, &sink, d->skill_cache};
+                                &dummy,   fresh,       V,      action, &sink, d->skill_cache,
+                                0 /* no step id: nothing shared between the recorded calls */};
             tpSkill_Run(&tac->skills[tc->sigma], &call);
         }
     }

@@ -130,6 +130,110 @@ static void test_maze_no_local_minima(void **state)
     }
 }
 
+/* The simple definition of tpCreateNavField's solve (as first written): closeness 1 on the goal,
+ * 2^-(BFS distance) on the free cells connected to it, 0 elsewhere; red-black SOR sweeps over the
+ * connected free cells, each cell's relative residual taken before its update, until the largest
+ * one of a sweep is <= tol. Writes u (nx * ny) and returns the number of sweeps. */
+static int referenceField(const tpNavGrid *g, int gi, int gj, double omega, double tol, int max_iters, double *u)
+{
+    const tpNavGridDef *d = tpNavGrid_Def(g);
+    const int nx = d->nx, ny = d->ny;
+    int *dist = malloc(sizeof(int) * nx * ny), *queue = malloc(sizeof(int) * nx * ny), head = 0, tail = 0;
+    for (int c = 0; c < nx * ny; ++c) {
+        dist[c] = -1;
+        u[c] = 0.0;
+    }
+    dist[gj * nx + gi] = 0;
+    u[gj * nx + gi] = 1.0;
+    queue[tail++] = gj * nx + gi;
+    while (head < tail) {
+        int c = queue[head++];
+        const int di[4] = {1, -1, 0, 0}, dj[4] = {0, 0, 1, -1};
+        for (int k = 0; k < 4; ++k) {
+            int i = c % nx + di[k], j = c / nx + dj[k];
+            if (i >= 0 && j >= 0 && i < nx && j < ny && dist[j * nx + i] < 0 && !tpNavGrid_Blocked(g, i, j)) {
+                dist[j * nx + i] = dist[c] + 1;
+                u[j * nx + i] = fmax(ldexp(1.0, -dist[j * nx + i]), 1e-300);
+                queue[tail++] = j * nx + i;
+            }
+        }
+    }
+#define U(i, j) ((i) < 0 || (j) < 0 || (i) >= nx || (j) >= ny ? 0.0 : u[(j)*nx + (i)])
+    int it = 0;
+    for (; it < max_iters; ++it) {
+        double maxr = 0;
+        for (int colour = 0; colour < 2; ++colour) {
+            for (int j = 0; j < ny; ++j) {
+                for (int i = (j + colour) & 1; i < nx; i += 2) {
+                    int c = j * nx + i;
+                    if (dist[c] <= 0) { /* the goal, walls and cut-off cells stay */
+                        continue;
+                    }
+                    double m = ((U(i - 1, j) + U(i + 1, j)) + (U(i, j - 1) + U(i, j + 1))) * 0.25;
+                    maxr = fmax(maxr, m > 0 ? fabs(m - u[c]) / m : (u[c] == 0 ? 0.0 : 1.0));
+                    u[c] = u[c] + omega * (m - u[c]);
+                }
+            }
+        }
+        if (maxr <= tol) {
+            ++it;
+            break;
+        }
+    }
+#undef U
+    free(dist);
+    free(queue);
+    return it;
+}
+
+/* tpCreateNavField gives the reference's closeness bit for bit and the same sweep count: a maze,
+ * an open room with a cut-off pocket, Gauss-Seidel and over-relaxed, tight and loose tolerances. */
+static void test_field_matches_reference(void **state)
+{
+    (void)state;
+    tpRng rng;
+    tpRng_Seed(&rng, 41);
+    for (int k = 0; k < 4; ++k) {
+        tpNavGrid *g;
+        int goal[2];
+        if (k < 2) {
+            g = makeMaze(&rng, 5);
+            goal[0] = goal[1] = 18;
+        } else {
+            g = makeGrid(23, 17, 0.5);
+            for (int j = 0; j < 17; ++j) {
+                for (int i = 0; i < 23; ++i) {
+                    bool pocket = (i == 3 || i == 7) ? j <= 4 : (j == 4 && i >= 3 && i <= 7); /* walls a pocket */
+                    if (pocket || tpRng_Res53(&rng) < 0.1) {
+                        tpNavGrid_SetObstacle(g, i, j, true);
+                    }
+                }
+            }
+            goal[0] = 20;
+            goal[1] = 14;
+            tpNavGrid_SetObstacle(g, goal[0], goal[1], false);
+        }
+        const tpNavGridDef *d = tpNavGrid_Def(g);
+        tpNavFieldDef fd = tpDefaultNavFieldDef();
+        fd.omega = k % 2 ? 1.5 : 1.0;
+        fd.tol = k < 2 ? 1e-9 : 1e-5;
+        tpNavField *f = tpCreateNavField(g, goal, 1, &fd, NULL, 0);
+        assert_non_null(f);
+        double *u = malloc(sizeof(double) * d->nx * d->ny);
+        int iters = referenceField(g, goal[0], goal[1], fd.omega, fd.tol, fd.max_iters, u);
+        assert_int_equal(tpNavField_Iterations(f), iters);
+        for (int j = 0; j < d->ny; ++j) {
+            for (int i = 0; i < d->nx; ++i) {
+                double a = tpNavField_Closeness(f, i, j);
+                assert_memory_equal(&a, &u[j * d->nx + i], sizeof a);
+            }
+        }
+        free(u);
+        tpDestroyNavField(f);
+        tpDestroyNavGrid(g);
+    }
+}
+
 static void test_field_bad_input(void **state)
 {
     (void)state;
@@ -220,6 +324,217 @@ static void test_local_map_maximum_principle(void **state)
             }
         }
     }
+}
+
+/* tpNav_RelaxSweeps is tpNav_RelaxBiased repeated, bit for bit: random maps of odd and even
+ * orders (and one above the packed kernel's limit), random values and fixed cells, with and
+ * without bias. */
+static void test_relax_sweeps_bit_identical(void **state)
+{
+    (void)state;
+    tpRng rng;
+    tpRng_Seed(&rng, 29);
+    const int orders[] = {3, 4, 5, 6, 15, 16, 31, 63, 64};
+    const double cases[][3] = {{0, 0, 0}, {1, 0, 1}, {2, 1, 0}, {-2, 0.7, -0.7}, {1.5, -1, 0.3}, {0, 1, 1}};
+    double *a = malloc(sizeof(double) * 64 * 64), *b = malloc(sizeof(double) * 64 * 64);
+    uint8_t *fixed = malloc(64 * 64);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(fixed);
+    for (size_t o = 0; o < sizeof orders / sizeof orders[0]; ++o) {
+        const int n = orders[o];
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+            for (int trial = 0; trial < 3; ++trial) {
+                for (int q = 0; q < n * n; ++q) {
+                    /* a third of the maps start cold (all 1, as the skill's), the rest at random */
+                    a[q] = trial == 0 ? 1.0 : tpRng_Res53(&rng);
+                    fixed[q] = tpRng_Res53(&rng) < 0.25;
+                }
+                a[(int)tpRng_Below(&rng, (uint32_t)(n * n))] = 0.0;
+                memcpy(b, a, sizeof(double) * n * n);
+                const double v[2] = {cases[c][1], cases[c][2]};
+                const int sweeps = 1 + (int)tpRng_Below(&rng, 40);
+                for (int r = 0; r < sweeps; ++r) {
+                    tpNav_RelaxBiased(a, fixed, n, cases[c][0], v);
+                }
+                tpNav_RelaxSweeps(b, fixed, n, cases[c][0], v, sweeps);
+                assert_memory_equal(a, b, sizeof(double) * n * n);
+            }
+        }
+    }
+    free(a);
+    free(b);
+    free(fixed);
+}
+
+static void refUnit(double v[2])
+{
+    double s = fmax(fabs(v[0]), fabs(v[1]));
+    if (!(s > 0)) {
+        return;
+    }
+    v[0] /= s;
+    v[1] /= s;
+    double l = hypot(v[0], v[1]);
+    v[0] /= l;
+    v[1] /= l;
+}
+
+/* The simple definition of tpNav_LocalStep (as first written, through the public calls). */
+static double referenceLocalStep(const tpNavGrid *grid, const tpNavField *field, const double pos[2],
+                                 const double dir[2], double radius, double ma, int n, int relax, int free_width,
+                                 double eps, const double v[2], const double *others, int nothers, int skip,
+                                 double *phi, uint8_t *fx, double out_dir[2])
+{
+    const tpNavGridDef *gd = tpNavGrid_Def(grid);
+    const int h = n / 2;
+    int ci, cj;
+    out_dir[0] = dir[0];
+    out_dir[1] = dir[1];
+    if (!tpNavGrid_CellOf(grid, pos[0], pos[1], &ci, &cj)) {
+        return 0.0;
+    }
+    /* zones */
+    for (int b = 0; b < n; ++b) {
+        for (int a = 0; a < n; ++a) {
+            size_t q = (size_t)b * n + a;
+            int ring = a < b ? a : b;
+            ring = ring < n - 1 - a ? ring : n - 1 - a;
+            ring = ring < n - 1 - b ? ring : n - 1 - b;
+            fx[q] = 0;
+            if (ring == 0) {
+                fx[q] = 1;
+                phi[q] = 1.0;
+            } else if (ring > free_width) {
+                int gi = ci - h + a, gj = cj - h + b;
+                if (tpNavGrid_Blocked(grid, gi, gj)) {
+                    fx[q] = 1;
+                    phi[q] = 1.0;
+                } else if (tpNavField_IsGoal(field, gi, gj)) {
+                    fx[q] = 1;
+                    phi[q] = 0.0;
+                }
+            }
+        }
+    }
+    /* other agents in zone A */
+    const double cell = gd->cell;
+    const double lx0 = gd->x0 + (ci - h) * cell, ly0 = gd->y0 + (cj - h) * cell; /* local map corner */
+    for (int o = 0; o < nothers; ++o) {
+        if (o == skip) {
+            continue;
+        }
+        const double *q = others + 3 * (size_t)o;
+        double rr = radius + q[2];
+        if (q[0] + rr < lx0 || q[0] - rr > lx0 + n * cell || q[1] + rr < ly0 || q[1] - rr > ly0 + n * cell) {
+            continue;
+        }
+        int a0 = (int)floor((q[0] - rr - lx0) / cell), a1 = (int)floor((q[0] + rr - lx0) / cell);
+        int b0 = (int)floor((q[1] - rr - ly0) / cell), b1 = (int)floor((q[1] + rr - ly0) / cell);
+        int lim = 1 + free_width;
+        a0 = a0 < lim ? lim : a0;
+        b0 = b0 < lim ? lim : b0;
+        a1 = a1 > n - 1 - lim ? n - 1 - lim : a1;
+        b1 = b1 > n - 1 - lim ? n - 1 - lim : b1;
+        for (int b = b0; b <= b1; ++b) {
+            for (int a = a0; a <= a1; ++a) {
+                if (a == h && b == h) {
+                    continue;
+                }
+                double x = lx0 + (a + 0.5) * cell - q[0], y = ly0 + (b + 0.5) * cell - q[1];
+                if (x * x + y * y < rr * rr) {
+                    fx[(size_t)b * n + a] = 1;
+                    phi[(size_t)b * n + a] = 1.0;
+                }
+            }
+        }
+    }
+    /* local goal on the border along the global descent direction */
+    double g[2];
+    if (!tpNavField_Descent(field, pos[0], pos[1], g)) {
+        g[0] = dir[0];
+        g[1] = dir[1];
+    }
+    double tt = h / fmax(fabs(g[0]), fabs(g[1]));
+    int ga = h + (int)lround(tt * g[0]), gb = h + (int)lround(tt * g[1]);
+    ga = ga < 0 ? 0 : ga > n - 1 ? n - 1 : ga;
+    gb = gb < 0 ? 0 : gb > n - 1 ? n - 1 : gb;
+    fx[(size_t)gb * n + ga] = 1;
+    phi[(size_t)gb * n + ga] = 0.0;
+    for (int r = 0; r < relax; ++r) {
+        tpNav_RelaxBiased(phi, fx, n, eps, v);
+    }
+    /* descent at the centre (Eq. 5.3 negated), inertia (Eq. 5.6), governor (Eq. 5.7) */
+    double lg[2] = {-(phi[(size_t)h * n + h + 1] - phi[(size_t)h * n + h - 1]) * 0.5,
+                    -(phi[(size_t)(h + 1) * n + h] - phi[(size_t)(h - 1) * n + h]) * 0.5};
+    if (hypot(lg[0], lg[1]) < 1e-8) {
+        lg[0] = g[0]; /* flat: head for the sub-goal on the border */
+        lg[1] = g[1];
+    }
+    refUnit(lg);
+    double cosv = lg[0] * dir[0] + lg[1] * dir[1];
+    double fa = tpNav_SpeedGovernor(cosv);
+    double nd[2] = {ma * dir[0] + lg[0], ma * dir[1] + lg[1]};
+    if (!(hypot(nd[0], nd[1]) > 1e-12)) {
+        nd[0] = lg[0];
+        nd[1] = lg[1];
+    }
+    refUnit(nd);
+    out_dir[0] = nd[0];
+    out_dir[1] = nd[1];
+    return fa;
+}
+
+/* tpNav_LocalStep gives the simple definition's heading, F_a, map and fixed cells bit for bit: a
+ * grid with random obstacles and two goal cells, agents anywhere on it (local maps cut by the
+ * grid's edge included), others around them, with and without bias, warm and cold maps. */
+static void test_local_step_matches_reference(void **state)
+{
+    (void)state;
+    tpRng rng;
+    tpRng_Seed(&rng, 53);
+    tpNavGrid *g = makeGrid(40, 30, 0.5);
+    for (int j = 0; j < 30; ++j) {
+        for (int i = 0; i < 40; ++i) {
+            if (tpRng_Res53(&rng) < 0.12) {
+                tpNavGrid_SetObstacle(g, i, j, true);
+            }
+        }
+    }
+    int goals[4] = {35, 25, 5, 26};
+    tpNavGrid_SetObstacle(g, goals[0], goals[1], false);
+    tpNavGrid_SetObstacle(g, goals[2], goals[3], false);
+    tpNavField *f = tpCreateNavField(g, goals, 2, NULL, NULL, 0);
+    assert_non_null(f);
+    for (int trial = 0; trial < 300; ++trial) {
+        const int n = trial % 3 == 0 ? 15 : trial % 3 == 1 ? 9 : 21, fw = (int)tpRng_Below(&rng, 3);
+        double pos[2] = {-1.0 + 22.0 * tpRng_Res53(&rng), -1.0 + 17.0 * tpRng_Res53(&rng)};
+        double ang = 2 * TP_PI * tpRng_Res53(&rng), dir[2] = {cos(ang), sin(ang)};
+        double others[3 * 24];
+        int no = (int)tpRng_Below(&rng, 25);
+        for (int k = 0; k < no; ++k) {
+            others[3 * k] = pos[0] - 5.0 + 10.0 * tpRng_Res53(&rng);
+            others[3 * k + 1] = pos[1] - 5.0 + 10.0 * tpRng_Res53(&rng);
+            others[3 * k + 2] = 0.1 + 0.4 * tpRng_Res53(&rng);
+        }
+        const double eps = trial % 2 ? 0.0 : -2.0 + 4.0 * tpRng_Res53(&rng), v[2] = {0.6, -0.8};
+        double pa[21 * 21], pb[21 * 21], da[2], db[2];
+        uint8_t fa[21 * 21], fb[21 * 21];
+        for (int q = 0; q < n * n; ++q) {
+            pa[q] = pb[q] = trial % 4 < 2 ? 1.0 : tpRng_Res53(&rng);
+        }
+        int skip = no > 0 ? (int)tpRng_Below(&rng, (uint32_t)no) : -1;
+        double ra = referenceLocalStep(g, f, pos, dir, 0.25, 1.0, n, 20, fw, eps, v, others, no, skip, pa, fa, da);
+        double rb = tpNav_LocalStep(g, f, pos, dir, 0.25, 1.0, n, 20, fw, eps, v, others, no, skip, pb, fb, db);
+        assert_memory_equal(&ra, &rb, sizeof ra);
+        assert_memory_equal(da, db, sizeof da);
+        if (tpNavGrid_CellOf(g, pos[0], pos[1], &(int){0}, &(int){0})) {
+            assert_memory_equal(pa, pb, sizeof(double) * n * n);
+            assert_memory_equal(fa, fb, (size_t)n * n);
+        }
+    }
+    tpDestroyNavField(f);
+    tpDestroyNavGrid(g);
 }
 
 static void test_governor(void **state)
@@ -359,9 +674,15 @@ static void test_crowd_two_way(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_maze_no_local_minima),           cmocka_unit_test(test_field_bad_input),
-        cmocka_unit_test(test_local_map_maximum_principle),    cmocka_unit_test(test_governor),
-        cmocka_unit_test(test_corridor_centreline_and_mirror), cmocka_unit_test(test_crowd_two_way),
+        cmocka_unit_test(test_maze_no_local_minima),
+        cmocka_unit_test(test_field_bad_input),
+        cmocka_unit_test(test_local_map_maximum_principle),
+        cmocka_unit_test(test_governor),
+        cmocka_unit_test(test_relax_sweeps_bit_identical),
+        cmocka_unit_test(test_field_matches_reference),
+        cmocka_unit_test(test_local_step_matches_reference),
+        cmocka_unit_test(test_corridor_centreline_and_mirror),
+        cmocka_unit_test(test_crowd_two_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

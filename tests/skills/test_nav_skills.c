@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "skill_world.h"
@@ -204,6 +205,85 @@ static void test_follow_field_overlay(void **state)
     sw_free(&w);
 }
 
+/* follow_field shares the moving bodies' positions between the calls of one control step
+ * (tpSkillCall.step): calls with ids (on their own cache, which sees ids only) give the forces and
+ * variables of calls without (step 0), bit for bit, a repeated id reuses them, and a new id after
+ * the state changed sees the change. */
+static void test_follow_field_step_ids(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.3);
+    w.mats[1].friction = 0.01;
+    int robot = sw_add(&w, character("robot", -1, 0));
+    assert_int_equal(sw_add(&w, sw_wall("wall", 0, 0, 0.1, 0.01 * 2 * WALL_HALF_Y)), WALL);
+    sw_add(&w, sw_wall("post_a", -2.5, -2.0, 0.1, 0.1));
+    sw_add(&w, sw_wall("post_b", 2.5, 2.0, 0.1, 0.1));
+    tpBodyDef other = sw_robot("other", -0.7, 0.2);
+    other.cls = TP_BODY_PASSIVE;
+    int obstacle = sw_add(&w, other);
+    /* ten more moving bodies, five near the path and five far off (the calls with ids find them
+     * through buckets, here about 2 m wide) */
+    static const char *names[10] = {"m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"};
+    static const double at[10][2] = {{-1.5, 0.6}, {-0.5, -0.6}, {-1.6, 0.1}, {-0.4, 0.75}, {0.5, -0.8},
+                                     {-15, 10},   {12, -9},     {18, 14},    {-17, -12},   {9, 16}};
+    for (int k = 0; k < 10; ++k) {
+        tpBodyDef b = sw_robot(names[k], at[k][0], at[k][1]);
+        b.cls = TP_BODY_PASSIVE;
+        sw_add(&w, b);
+    }
+    sw_start(&w);
+    tpSkillCache *ids = tpCreateSkillCache();
+    assert_non_null(ids);
+    tpSkillDef sk = goal_skill(TP_SKILL_FOLLOW_FIELD, robot);
+    const int slot = tpWorld_StateSlot(w.world, obstacle), na = 6 * tpWorld_ControlCount(w.world);
+    double *acts = calloc((size_t)na * 3, sizeof(double));
+    assert_non_null(acts);
+    int differ = 0; /* steps whose force changed with the obstacle's move */
+    for (int k = 0; k < 40; ++k) {
+        w.x[slot].pos[1] = 0.1 + 0.05 * (k % 5); /* the obstacle moves between the steps */
+        double V[3][TP_SKILL_VARS];
+        for (int r = 0; r < 3; ++r) { /* step 0, a new id, the same id again */
+            memcpy(V[r], w.V, sizeof w.V);
+            memset(acts + r * na, 0, sizeof(double) * na);
+            tpRng rng = w.rng;
+            tpSkillCall call = {.world = w.world,
+                                .x = w.x,
+                                .t = w.t,
+                                .dt = w.scene.dt,
+                                .rng = &rng,
+                                .fresh = k == 0,
+                                .V = V[r],
+                                .action = acts + r * na,
+                                .cache = r == 0 ? w.cache : ids,
+                                .step = r == 0 ? 0 : 100 + (uint64_t)k};
+            assert_true(tpSkill_Run(&sk, &call) >= 0);
+        }
+        for (int r = 1; r < 3; ++r) {
+            assert_memory_equal(acts, acts + r * na, sizeof(double) * na);
+            assert_memory_equal(V[0], V[r], sizeof V[0]);
+        }
+        /* the move matters: the same state with the obstacle elsewhere gives another force */
+        double saved = w.x[slot].pos[1], Vo[TP_SKILL_VARS];
+        w.x[slot].pos[1] = 1.0;
+        memcpy(Vo, w.V, sizeof w.V);
+        memset(acts + na, 0, sizeof(double) * na);
+        tpRng rng = w.rng;
+        tpSkillCall far = {w.world, w.x, w.t, w.scene.dt, NULL, 0, &rng, k == 0, Vo, acts + na, NULL, w.cache, 0};
+        assert_true(tpSkill_Run(&sk, &far) >= 0);
+        differ += memcmp(acts, acts + na, sizeof(double) * na) != 0;
+        w.x[slot].pos[1] = saved;
+        memcpy(w.V, V[0], sizeof w.V);
+        w.rng = rng; /* as every call above left its copy */
+        assert_true(tpWorld_Step(w.world, w.x, w.t, acts, w.x));
+        w.t += w.scene.dt;
+    }
+    assert_true(differ > 0);
+    free(acts);
+    tpDestroySkillCache(ids);
+    sw_free(&w);
+}
+
 /* drive_track: the Appendix A car (a 4 x 1.8 m box, 1500 kg, sliding on a frictionless road: the
  * tyre forces come from the car model) reaches a point beside and ahead of it, clip after clip,
  * and in a recording replay each decision's search tree goes to the sink. */
@@ -380,10 +460,15 @@ static void test_ride_jump(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nav_to),       cmocka_unit_test(test_nav_to_overlay),
-        cmocka_unit_test(test_follow_path),  cmocka_unit_test(test_follow_path_moving),
-        cmocka_unit_test(test_follow_field), cmocka_unit_test(test_follow_field_overlay),
-        cmocka_unit_test(test_drive_track),  cmocka_unit_test(test_ride),
+        cmocka_unit_test(test_nav_to),
+        cmocka_unit_test(test_nav_to_overlay),
+        cmocka_unit_test(test_follow_path),
+        cmocka_unit_test(test_follow_path_moving),
+        cmocka_unit_test(test_follow_field),
+        cmocka_unit_test(test_follow_field_overlay),
+        cmocka_unit_test(test_follow_field_step_ids),
+        cmocka_unit_test(test_drive_track),
+        cmocka_unit_test(test_ride),
         cmocka_unit_test(test_ride_jump),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

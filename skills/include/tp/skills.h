@@ -382,6 +382,10 @@ struct tpSkillCall {
                                map, search tree) into the sink. Other kinds ignore it. */
     tpSkillCache *cache;    /* the domain's navigation caches (not owned); the navigation skills
                                fail without one, the other kinds ignore it */
+    uint64_t step;          /* 0 = unknown, or the host's id of this control step: every call with
+                               the same nonzero id (and cache) sees the same x and t, so the skills may
+                               share work between them (follow_field: the moving bodies' positions).
+                               A host gives each new (x, t) a new id and never reuses one. */
 };
 
 /// f(C, D, V, x, a) -> (a', V', b): returns 1 while busy, 0 when this step ends the skill's
