@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Digest of every shipped domain's plan for seeds 1-5 (dice at count=30), without the timing
-# block (the only wall-clock numbers) and the domain file's absolute path (so two checkouts, e.g.
-# git worktrees, compare). A refactor that must keep plans byte-identical (issue 16)
+# block (the only wall-clock numbers), the domain file's absolute path (so two checkouts, e.g.
+# git worktrees, compare) and the tree's memory_bytes (what the allocator reserved, which changes
+# with the tree's chunk sizes, not with the plan). A refactor that must keep plans byte-identical (issue 16)
 # compares two runs of this:   tools/plan_digests.sh build > before.txt; ...; diff before.txt after.txt
 # usage: tools/plan_digests.sh [BUILD_DIR] [SEEDS]   (default: build, "1 2 3 4 5")
 set -u
@@ -13,7 +14,7 @@ for d in $("$build/tplan" domains | awk 'NR>0 && $1 !~ /:$/ {print $1}'); do
   for s in $seeds; do
     "$build/tplan" plan "$d" --seed "$s" -q -o "$tmp/p.json" "${extra[@]}" --time-limit 0 >/dev/null 2>&1
     rc=$?
-    if [ -f "$tmp/p.json" ]; then h=$(sed -e '/"timing"/,$d' -e 's/"file": "[^"]*"/"file": ""/' "$tmp/p.json" | sha256sum | cut -c1-16); else h=none; fi
+    if [ -f "$tmp/p.json" ]; then h=$(sed -e '/"timing"/,$d' -e 's/"file": "[^"]*"/"file": ""/' -e 's/"memory_bytes": [0-9]*/"memory_bytes": 0/' "$tmp/p.json" | sha256sum | cut -c1-16); else h=none; fi
     echo "$d seed=$s rc=$rc $h"; rm -f "$tmp/p.json"
   done
 done

@@ -92,10 +92,13 @@ static size_t actionChunkBytes(const tpTree *tree)
     return ((size_t)1 << tree->chunk_shift) * (size_t)tree->action_dim * sizeof(double);
 }
 
-/* Aim for state chunks of at most this many bytes: with large states (hundreds of bodies)
- * 4096 nodes per chunk would make even a tiny tree cost hundreds of megabytes. */
-#define TP_STATE_CHUNK_TARGET_BYTES ((size_t)8 << 20)
-#define TP_CHUNK_SHIFT_MAX 12
+/* Nodes per chunk: the fewest (a power of two, 16 to 65,536) whose states fill a huge page, so
+ * that every state chunk is mapped on huge pages (chunkAlloc). With 4,096 nodes a chunk, the
+ * states of the small-state domains (minigolf, maze, elevator: 200-400 bytes) sat on 4 KiB pages:
+ * BK-BGT's reads of random old nodes then missed the TLB, and the copy into a new node took 0.38
+ * us an iteration instead of 0.11 (5 % of minigolf, measured). Large states (hundreds of bodies)
+ * get 16 or 32 nodes a chunk, so a tiny tree never costs more than a few megabytes. */
+#define TP_CHUNK_SHIFT_MAX 16
 #define TP_CHUNK_SHIFT_MIN 4
 
 tpTree *tpCreateTree(size_t state_bytes, int action_dim, int key_dim, tpSelMode mode)
@@ -111,9 +114,9 @@ tpTree *tpCreateTree(size_t state_bytes, int action_dim, int key_dim, tpSelMode 
     tree->action_dim = action_dim > 0 ? action_dim : 0;
     tree->key_dim = key_dim > 0 ? key_dim : 0;
     tree->mode = mode;
-    int shift = TP_CHUNK_SHIFT_MAX;
-    while (shift > TP_CHUNK_SHIFT_MIN && (tree->state_stride << shift) > TP_STATE_CHUNK_TARGET_BYTES) {
-        --shift;
+    int shift = TP_CHUNK_SHIFT_MIN;
+    while (shift < TP_CHUNK_SHIFT_MAX && (tree->state_stride << shift) < TP_CHUNK_HUGE_BYTES) {
+        ++shift;
     }
     tree->chunk_shift = shift;
     tree->chunk_mask = (1 << shift) - 1;
