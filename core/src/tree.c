@@ -40,22 +40,29 @@
 #define TP_CHUNK_MAP 1
 #endif
 
+/* Bytes mapped for a huge-page chunk of `bytes`: whole huge pages, so that its last part is not
+ * left on 4 KiB pages (the rest past `bytes` is never touched, so it costs address space only). */
+static size_t hugeLength(size_t bytes)
+{
+    return (bytes + TP_CHUNK_HUGE_BYTES - 1) & ~(TP_CHUNK_HUGE_BYTES - 1);
+}
+
 /* `bytes` of anonymous memory starting on a TP_CHUNK_HUGE_BYTES boundary, advised for huge
- * pages; NULL when out of address space. munmap(p, bytes) frees it. */
+ * pages; NULL when out of address space. munmap(p, hugeLength(bytes)) frees it. */
 static void *hugeChunk(size_t bytes)
 {
-    const size_t huge = TP_CHUNK_HUGE_BYTES;
-    unsigned char *raw = mmap(NULL, bytes + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const size_t huge = TP_CHUNK_HUGE_BYTES, len = hugeLength(bytes);
+    unsigned char *raw = mmap(NULL, len + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) {
         return NULL;
     }
     unsigned char *p = (unsigned char *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
-    if (p > raw) { /* trim the unaligned head and the tail past bytes */
+    if (p > raw) { /* trim the unaligned head and the tail past len */
         munmap(raw, (size_t)(p - raw));
     }
-    munmap(p + bytes, (size_t)(raw + bytes + huge - (p + bytes)));
+    munmap(p + len, (size_t)(raw + len + huge - (p + len)));
 #ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE); /* advice only: failure leaves 4 KiB pages */
+    madvise(p, len, MADV_HUGEPAGE); /* advice only: failure leaves 4 KiB pages */
 #endif
     return p;
 }
@@ -75,7 +82,9 @@ static void *chunkAlloc(size_t bytes)
 /* Frees what chunkAlloc(bytes) returned (NULL allowed). */
 static void chunkFree(void *p, size_t bytes)
 {
-    if (TP_CHUNK_MAP && p && bytes >= TP_CHUNK_MAP_BYTES) {
+    if (TP_CHUNK_MAP && p && bytes >= TP_CHUNK_HUGE_BYTES) {
+        munmap(p, hugeLength(bytes));
+    } else if (TP_CHUNK_MAP && p && bytes >= TP_CHUNK_MAP_BYTES) {
         munmap(p, bytes);
     } else {
         free(p);
