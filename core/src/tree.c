@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* State and action chunks of at least this many bytes are mapped with their pages populated in
+/* State chunks of at least this many bytes are mapped with their pages populated in
  * one call (MAP_POPULATE) instead of faulting in one 4 KiB page at a time when the planner first
  * copies a state into them. On this project's virtual machines a page fault costs microseconds:
  * the faults of a fresh chunk were 6 % of an elevator run, counted in tactics (the state copy). */
@@ -105,8 +105,8 @@ static size_t actionChunkBytes(const tpTree *tree)
  * that every state chunk is mapped on huge pages (chunkAlloc). With 4,096 nodes a chunk, the
  * states of the small-state domains (minigolf, maze, elevator: 200-400 bytes) sat on 4 KiB pages:
  * BK-BGT's reads of random old nodes then missed the TLB, and the copy into a new node took 0.38
- * us an iteration instead of 0.11 (5 % of minigolf, measured). Large states (hundreds of bodies)
- * get 16 or 32 nodes a chunk, so a tiny tree never costs more than a few megabytes. */
+ * us an iteration instead of 0.07-0.11 (5 % of minigolf, measured). Large states (hundreds of
+ * bodies) get 16 to 64 nodes a chunk, so a tiny tree never costs more than a few megabytes. */
 #define TP_CHUNK_SHIFT_MAX 16
 #define TP_CHUNK_SHIFT_MIN 4
 
@@ -140,7 +140,7 @@ void tpDestroyTree(tpTree *tree)
     }
     for (int32_t c = 0; c < tree->nchunks; ++c) {
         chunkFree(tree->states[c], stateChunkBytes(tree));
-        chunkFree(tree->actions[c], actionChunkBytes(tree));
+        free(tree->actions[c]);
     }
     for (int32_t c = 0; c < tree->nkey_chunks; ++c) {
         free(tree->key_chunks[c]);
@@ -213,10 +213,12 @@ int32_t tpTree_Prepare(tpTree *tree)
         tree->actions = ap;
         size_t sbytes = stateChunkBytes(tree), abytes = actionChunkBytes(tree);
         unsigned char *s = chunkAlloc(sbytes);
-        double *a = chunkAlloc(abytes);
+        /* actions: malloc's pages, faulted in as the nodes are written in order (a few bytes a
+           node: populating a chunk of them up front cost more than it saved) */
+        double *a = malloc(abytes ? abytes : 1);
         if (!s || !a) {
             chunkFree(s, sbytes);
-            chunkFree(a, abytes);
+            free(a);
             return -1;
         }
         tree->states[chunk] = s;
