@@ -9,11 +9,25 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <x86intrin.h>
+#endif
 #include <unistd.h>
 
 /* The log threshold is the one process-wide setting: it only filters messages and never
  * influences planning results. */
 static tpLogLevel s_log_level = TP_LOG_INFO;
+
+uint64_t tpClock_Ticks(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    return __rdtsc();
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
 
 double tpClock_Now(void)
 {

@@ -121,12 +121,14 @@ typedef struct tpPlannerDef {
     tpPlannerKind kind;       /* BK-BGT (default) or BK-RRT */
     double mu;                /* BGT: target AvgLeafDepth / AvgBranchingFactor; > 0. Default 1000 */
     int64_t max_iters;        /* z: maximum iterations; > 0. Default 50000 */
-    double time_limit;        /* seconds of wall time; 0 = no limit. Default 0 */
+    double time_limit;        /* seconds of wall time; 0 = no limit. Checked every 16 iterations
+                                 (the wall clock is read that often). Default 0 */
     int solutions;            /* K: keep planning until K solutions (many-worlds). Default 1 */
     uint32_t seed;            /* seeds the run's MT19937 (init_genrand). Default 1 */
     tpProgressFn progress;    /* may be NULL */
     void *progress_user;      /* passed to progress */
-    double progress_interval; /* seconds between progress calls. Default 0.25 */
+    double progress_interval; /* seconds between progress calls, checked every 16 iterations;
+                                 0 = after every iteration. Default 0.25 */
     bool nn_index;            /* BK-RRT with a plain Euclidean distance (key_is_euclidean and no
                                  distance callback): use the exact spatial index for the nearest
                                  neighbour. Same selections, hence the same plan, either way;
