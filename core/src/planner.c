@@ -321,6 +321,14 @@ static void finish(tpPlanner *pl, tpPlanStatus status, double t_start)
 /* Iterations between two reads of the wall clock in the planning loop (a power of two). */
 #define TP_WALL_EVERY 16
 
+/* Ticks from a to b; 0 if the counter went back (a time-stamp counter read on another core that
+ * is not in step: never on the machines tplan targets, but a wrapped difference would swamp the
+ * sums). */
+static uint64_t tickSpan(uint64_t a, uint64_t b)
+{
+    return b > a ? b - a : 0;
+}
+
 /* Seconds per tick over [(c0, k0), (c1, k1)] (wall clock, ticks); 0 when no tick passed. */
 static double tickSeconds(double c0, uint64_t k0, double c1, uint64_t k1)
 {
@@ -440,16 +448,16 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
         void *xnew = tpTree_StateMut(tree, slot);
         double *a = tpTree_ActionMut(tree, slot);
         const uint64_t k1 = tpClock_Ticks();
-        k_select += k1 - k0;
+        k_select += tickSpan(k0, k1);
 
         /* --- tactics: xnew <- x; a <- 0; control --- */
         memcpy(xnew, x, state_bytes);
         memset(a, 0, action_bytes);
         const uint64_t k1c = tpClock_Ticks();
-        k_copy += k1c - k1;
+        k_copy += tickSpan(k1, k1c);
         int b_and = p->control(ctx, x, y, &pl->rng, xnew, a);
         const uint64_t k2 = tpClock_Ticks();
-        k_tactics += k2 - k1c;
+        k_tactics += tickSpan(k1c, k2);
         if (b_and == TP_CB_ERROR) {
             status = TP_PLAN_ERROR;
             break;
@@ -458,7 +466,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
         /* --- physics --- */
         int rc = p->simulate(ctx, x, a, xnew);
         const uint64_t k3 = tpClock_Ticks();
-        k_physics += k3 - k2;
+        k_physics += tickSpan(k2, k3);
         if (rc == TP_CB_ERROR) {
             status = TP_PLAN_ERROR;
             break;
@@ -492,7 +500,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
                 if (pl->nsolutions >= def->solutions) {
                     ++iter;
                     k0 = tpClock_Ticks();
-                    k_check += k0 - k3;
+                    k_check += tickSpan(k3, k0);
                     break;
                 }
             } else {
@@ -504,7 +512,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
             busy = false;
         }
         k0 = tpClock_Ticks();
-        k_check += k0 - k3;
+        k_check += tickSpan(k3, k0);
     }
 
     const double spt = tickSeconds(c_loop, k_loop, tpClock_Now(), tpClock_Ticks());
