@@ -329,6 +329,22 @@ static uint64_t tickSpan(uint64_t a, uint64_t b)
     return b > a ? b - a : 0;
 }
 
+/* Tick sums of the five intervals of an iteration of the planning loop. */
+typedef struct LoopTicks {
+    uint64_t select, copy, tactics, physics, check;
+} LoopTicks;
+
+/* The interval sums into st in seconds (spt: seconds per tick), with the skills' search time. */
+static void storeTimes(tpPlanStats *st, const LoopTicks *k, double spt, double t_search)
+{
+    st->t_select = spt * (double)k->select;
+    st->t_copy = spt * (double)k->copy;
+    st->t_tactics = spt * (double)k->tactics;
+    st->t_search = t_search;
+    st->t_physics = spt * (double)k->physics;
+    st->t_check = spt * (double)k->check;
+}
+
 /* Seconds per tick over [(c0, k0), (c1, k1)] (wall clock, ticks); 0 when no tick passed. */
 static double tickSeconds(double c0, uint64_t k0, double c1, uint64_t k1)
 {
@@ -386,7 +402,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
        machines, where five reads an iteration were 4 % of a light domain's run) and converted to
        seconds with the ratio of the two clocks over the loop (tickSeconds). The wall clock is
        read every TP_WALL_EVERY iterations, for the time limit and the progress report. */
-    uint64_t k_select = 0, k_copy = 0, k_tactics = 0, k_physics = 0, k_check = 0;
+    LoopTicks k = {0, 0, 0, 0, 0};
     double next_progress = t_start + progress_interval;
     const double search0 = p->search_seconds ? p->search_seconds(p->ctx) : 0.0;
     const double c_loop = tpClock_Now();
@@ -408,16 +424,11 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
             break; /* another worker's solution needed fewer iterations (docs/parallel.md) */
         }
         if (def->progress && t0 > 0.0 && t0 >= next_progress) {
-            const double spt = tickSeconds(c_loop, k_loop, t0, k0);
             st->iterations = iter;
             st->nodes = tree->count;
             st->solutions = pl->nsolutions;
-            st->t_select = spt * (double)k_select;
-            st->t_copy = spt * (double)k_copy;
-            st->t_tactics = spt * (double)k_tactics;
-            st->t_search = p->search_seconds ? p->search_seconds(p->ctx) - search0 : 0.0;
-            st->t_physics = spt * (double)k_physics;
-            st->t_check = spt * (double)k_check;
+            storeTimes(st, &k, tickSeconds(c_loop, k_loop, t0, k0),
+                       p->search_seconds ? p->search_seconds(p->ctx) - search0 : 0.0);
             st->elapsed = t0 - t_start;
             def->progress(def->progress_user, st);
             next_progress = tpClock_Now() + progress_interval;
@@ -448,16 +459,16 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
         void *xnew = tpTree_StateMut(tree, slot);
         double *a = tpTree_ActionMut(tree, slot);
         const uint64_t k1 = tpClock_Ticks();
-        k_select += tickSpan(k0, k1);
+        k.select += tickSpan(k0, k1);
 
         /* --- tactics: xnew <- x; a <- 0; control --- */
         memcpy(xnew, x, state_bytes);
         memset(a, 0, action_bytes);
         const uint64_t k1c = tpClock_Ticks();
-        k_copy += tickSpan(k1, k1c);
+        k.copy += tickSpan(k1, k1c);
         int b_and = p->control(ctx, x, y, &pl->rng, xnew, a);
         const uint64_t k2 = tpClock_Ticks();
-        k_tactics += tickSpan(k1c, k2);
+        k.tactics += tickSpan(k1c, k2);
         if (b_and == TP_CB_ERROR) {
             status = TP_PLAN_ERROR;
             break;
@@ -466,7 +477,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
         /* --- physics --- */
         int rc = p->simulate(ctx, x, a, xnew);
         const uint64_t k3 = tpClock_Ticks();
-        k_physics += tickSpan(k2, k3);
+        k.physics += tickSpan(k2, k3);
         if (rc == TP_CB_ERROR) {
             status = TP_PLAN_ERROR;
             break;
@@ -500,7 +511,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
                 if (pl->nsolutions >= def->solutions) {
                     ++iter;
                     k0 = tpClock_Ticks();
-                    k_check += tickSpan(k3, k0);
+                    k.check += tickSpan(k3, k0);
                     break;
                 }
             } else {
@@ -512,17 +523,12 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
             busy = false;
         }
         k0 = tpClock_Ticks();
-        k_check += tickSpan(k3, k0);
+        k.check += tickSpan(k3, k0);
     }
 
-    const double spt = tickSeconds(c_loop, k_loop, tpClock_Now(), tpClock_Ticks());
     st->iterations = iter;
-    st->t_select = spt * (double)k_select;
-    st->t_copy = spt * (double)k_copy;
-    st->t_tactics = spt * (double)k_tactics;
-    st->t_search = p->search_seconds ? p->search_seconds(p->ctx) - search0 : 0.0;
-    st->t_physics = spt * (double)k_physics;
-    st->t_check = spt * (double)k_check;
+    storeTimes(st, &k, tickSeconds(c_loop, k_loop, tpClock_Now(), tpClock_Ticks()),
+               p->search_seconds ? p->search_seconds(p->ctx) - search0 : 0.0);
     if (status == TP_PLAN_ERROR) {
         /* The failed iteration still counts as executed. */
         st->iterations = iter + 1;
