@@ -57,40 +57,13 @@ void *tpArray_Grow(void *arr, size_t *cap, size_t need, size_t elem)
  * compared without branches. The order of the pops is fixed by the entries alone (a total order
  * on (key, id)), so it is the same as with any other heap shape or key encoding. */
 
-/* Order-preserving map of a non-NaN double to uint64: the sign bit flipped for a positive value,
- * every bit flipped for a negative one; -0 is first made +0 (x + 0.0 in round-to-nearest) so
- * that the two zeros, equal as doubles, stay equal. */
-static uint64_t keyToBits(double x)
-{
-    x += 0.0;
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    return (b >> 63) ? ~b : b | (UINT64_C(1) << 63);
-}
-
+/* The inverse of tpHeap_KeyBits (tp/util.h), -0 excepted (it comes back as +0). */
 static double bitsToKey(uint64_t u)
 {
     uint64_t b = (u >> 63) ? u & ~(UINT64_C(1) << 63) : ~u;
     double x;
     memcpy(&x, &b, sizeof x);
     return x;
-}
-
-#ifdef __SIZEOF_INT128__
-__extension__ typedef unsigned __int128 tpU128; /* GCC / Clang on 64-bit targets */
-#endif
-
-static inline bool tpHeapLess(const tpHeapSlot *a, const tpHeapSlot *b)
-{
-#ifdef __SIZEOF_INT128__
-    /* one 128-bit compare of (key, id + 2^31): a compare and a subtract with borrow, no branch */
-    tpU128 x = ((tpU128)a->key << 32) | (uint32_t)(a->id ^ INT32_MIN);
-    tpU128 y = ((tpU128)b->key << 32) | (uint32_t)(b->id ^ INT32_MIN);
-    return x < y;
-#else
-    /* | and & instead of || and &&: no branch on the tie test */
-    return (a->key < b->key) | ((a->key == b->key) & (a->id < b->id));
-#endif
 }
 
 bool tpHeap_Push(tpHeap *h, double key, int32_t id)
@@ -104,10 +77,10 @@ bool tpHeap_Push(tpHeap *h, double key, int32_t id)
     }
     tpHeapSlot *it = h->items;
     size_t k = h->len++;
-    const tpHeapSlot x = {keyToBits(key), id};
+    const tpHeapSlot x = {tpHeap_KeyBits(key), id};
     while (k > 0) { /* sift the hole up to where the new entry belongs */
         size_t p = (k - 1) / 4;
-        if (!tpHeapLess(&x, &it[p])) {
+        if (!tpHeapSlot_Less(&x, &it[p])) {
             break;
         }
         it[k] = it[p];
@@ -135,15 +108,15 @@ tpHeapItem tpHeap_Pop(tpHeap *h)
         }
         size_t m = c; /* the smallest child */
         if (c + 3 < n) {
-            size_t a = tpHeapLess(&it[c + 1], &it[c]) ? c + 1 : c;
-            size_t b = tpHeapLess(&it[c + 3], &it[c + 2]) ? c + 3 : c + 2;
-            m = tpHeapLess(&it[b], &it[a]) ? b : a;
+            size_t a = tpHeapSlot_Less(&it[c + 1], &it[c]) ? c + 1 : c;
+            size_t b = tpHeapSlot_Less(&it[c + 3], &it[c + 2]) ? c + 3 : c + 2;
+            m = tpHeapSlot_Less(&it[b], &it[a]) ? b : a;
         } else {
             for (size_t q = c + 1; q < n; ++q) {
-                m = tpHeapLess(&it[q], &it[m]) ? q : m;
+                m = tpHeapSlot_Less(&it[q], &it[m]) ? q : m;
             }
         }
-        if (!tpHeapLess(&it[m], &last)) {
+        if (!tpHeapSlot_Less(&it[m], &last)) {
             break;
         }
         it[k] = it[m];

@@ -263,7 +263,7 @@ static void test_nav_open_matches_definition(void **state)
             for (int32_t q = 0; q < IDS; ++q) {
                 if (held[q]) {
                     assert_int_equal(o.e[pos[q]].id, q);
-                    assert_true(o.e[pos[q]].key == tpNavOpen_Bits(key[q]));
+                    assert_true(o.e[pos[q]].key == tpHeap_KeyBits(key[q]));
                 }
             }
         }

@@ -43,9 +43,41 @@ typedef struct tpHeapItem {
 /// map is util.c's; -0 and +0 map to the same value, as they compare equal), so that ordering two
 /// entries takes integer compares only.
 typedef struct tpHeapSlot {
-    uint64_t key; /* the mapped key */
+    uint64_t key; /* the mapped key (tpHeap_KeyBits) */
     int32_t id;
 } tpHeapSlot;
+
+/// The order-preserving map of a non-NaN double to tpHeapSlot.key: the sign bit flipped for a
+/// positive value, every bit flipped for a negative one; -0 is first made +0 (x + 0.0 in
+/// round-to-nearest) so that the two zeros, equal as doubles, stay equal.
+static inline uint64_t tpHeap_KeyBits(double x)
+{
+    x += 0.0;
+    union {
+        double d;
+        uint64_t u;
+    } v = {x};
+    return (v.u >> 63) ? ~v.u : v.u | (UINT64_C(1) << 63);
+}
+
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 tpHeapU128; /* GCC / Clang on 64-bit targets */
+#endif
+
+/// Whether slot a leaves a heap before slot b: the smaller key, ties to the smaller id (a total
+/// order, so the order of the pops is fixed by the entries alone). No branch.
+static inline bool tpHeapSlot_Less(const tpHeapSlot *a, const tpHeapSlot *b)
+{
+#ifdef __SIZEOF_INT128__
+    /* one 128-bit compare of (key, id + 2^31): a compare and a subtract with borrow */
+    tpHeapU128 x = ((tpHeapU128)a->key << 32) | (uint32_t)(a->id ^ INT32_MIN);
+    tpHeapU128 y = ((tpHeapU128)b->key << 32) | (uint32_t)(b->id ^ INT32_MIN);
+    return x < y;
+#else
+    /* | and & instead of || and &&: no branch on the tie test */
+    return (a->key < b->key) | ((a->key == b->key) & (a->id < b->id));
+#endif
+}
 
 /// A min-heap (4-ary); zero-initialise it ({0}) before the first push, release it with tpHeap_Free.
 typedef struct tpHeap {
