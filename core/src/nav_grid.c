@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "nav_internal.h"
+#include "tp/util.h"
 #include "tp/base.h"
 #include "tp/mathx.h"
 
@@ -314,8 +315,7 @@ void tpDestroyNavGrid(tpNavGrid *g)
         return;
     }
     free(g->cells);
-    free(g->node);
-    free(g->pos);
+    tpPages_Free(g->scratch, g->scratch_bytes);
     free(g->open.e);
     free(g);
 }

@@ -8,21 +8,23 @@
 
 /* One cell's search state (nav_search.c): kept together so that relaxing a neighbour touches
  * one cache line, not four arrays. */
-typedef struct tpNavNode {
-    double g;        /* cost from the search source (cells); valid iff stamp == gen */
-    int32_t parent;  /* predecessor cell, -1 = none; valid iff stamp == gen */
-    uint32_t stamp;  /* the search generation that set g and parent */
-    uint32_t closed; /* the search generation that expanded the cell */
-} tpNavNode;
 
 struct tpNavGrid {
     tpNavGridDef def;
     uint8_t *cells; /* nx*ny flags (TP_NAV_FREE / OBSTACLE / GROWN), owned */
-    /* Search scratch, allocated on first use (nx*ny entries), owned. A cell's g and parent are
-     * valid iff stamp == gen; it is closed iff closed == gen (lazy reset per search). */
-    tpNavNode *node;
-    int32_t *pos; /* nx*ny: a cell's index in open while it is held there */
-    uint32_t gen;
+    /* Search scratch: one block of nx*ny cells' worth (tpPages_Alloc, scratch_bytes), allocated
+     * on the first search, owned. Per cell c: stamp[c] is gen while c is open and gen + 1 once it
+     * is closed (gen advances by 2 a search; older values mean "not reached"), and g[c] (cost from
+     * the source, cells) and parent[c] (the predecessor cell, -1 = none) are valid iff stamp[c] is
+     * one of those two (a lazy reset per search). pos[c] is c's index in open while it is held
+     * there. Separate arrays keep the test of a neighbour (cells, then stamp) on 2 bytes a cell. */
+    void *scratch;
+    size_t scratch_bytes;
+    double *g;
+    int32_t *parent;
+    int32_t *pos;
+    uint8_t *stamp;
+    uint8_t gen;    /* even, 2 .. 254 once a search ran; the stamps are cleared when it wraps */
     tpNavOpen open; /* open list: (f in cells, cell index), owned */
 };
 

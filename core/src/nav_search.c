@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "nav_internal.h"
+#include "tp/util.h"
 #include "tp/base.h"
 
 tpNavPlanDef tpDefaultNavPlanDef(void)
@@ -42,32 +43,35 @@ void tpNavPath_Free(tpNavPath *p)
 
 static bool ensureScratch(tpNavGrid *g)
 {
-    if (g->node) {
+    if (g->scratch) {
         return true;
     }
-    size_t n = (size_t)g->def.nx * (size_t)g->def.ny;
-    g->node = calloc(n, sizeof *g->node); /* stamp and closed 0: no generation yet */
-    g->pos = malloc(n * sizeof *g->pos);
-    if (!g->node || !g->pos) {
-        free(g->node);
-        free(g->pos);
-        g->node = NULL;
-        g->pos = NULL;
+    const size_t n = (size_t)g->def.nx * (size_t)g->def.ny; /* <= 2^26 (tpNavGridDef) */
+    const size_t bytes = n * (sizeof *g->g + sizeof *g->parent + sizeof *g->pos + sizeof *g->stamp);
+    unsigned char *b = tpPages_Alloc(bytes);
+    if (!b) {
         return false;
     }
+    g->scratch = b;
+    g->scratch_bytes = bytes;
+    g->g = (double *)b; /* the widest first: every array stays aligned */
+    g->parent = (int32_t *)(b + n * sizeof *g->g);
+    g->pos = g->parent + n;
+    g->stamp = (uint8_t *)(g->pos + n);
+    memset(g->stamp, 0, n); /* 0: no generation yet */
     g->gen = 0;
     return true;
 }
 
+/* Starts a search: gen advances by 2 (open = gen, closed = gen + 1); every 127 searches the
+ * stamps are cleared (n bytes) and the count starts again. */
 static void newGeneration(tpNavGrid *g)
 {
-    if (++g->gen == 0) { /* wrapped: clear the stamps once every 2^32 searches */
-        size_t n = (size_t)g->def.nx * (size_t)g->def.ny;
-        for (size_t k = 0; k < n; ++k) {
-            g->node[k].stamp = g->node[k].closed = 0;
-        }
-        g->gen = 1;
+    if (g->gen >= 254) {
+        memset(g->stamp, 0, (size_t)g->def.nx * (size_t)g->def.ny);
+        g->gen = 0;
     }
+    g->gen = (uint8_t)(g->gen + 2);
     g->open.len = 0;
 }
 
@@ -89,16 +93,18 @@ static int search(tpNavGrid *g, int si, int sj, int ti, int tj, bool astar, doub
     const int32_t s = sj * nx + si;
     const int32_t target = ti >= 0 ? tj * nx + ti : -1;
     newGeneration(g);
-    const uint32_t gen = g->gen;
-    tpNavNode *const node = g->node;
+    const uint8_t open = g->gen, closed = (uint8_t)(g->gen + 1);
+    uint8_t *const stamp = g->stamp;
+    double *const gv = g->g;
+    int32_t *const parent = g->parent;
     const uint8_t *const cells = g->cells;
     int32_t off[8]; /* cell index offsets of the 8 neighbours */
     for (int k = 0; k < 8; ++k) {
         off[k] = k_dy[k] * nx + k_dx[k];
     }
-    node[s].g = 0.0;
-    node[s].parent = -1;
-    node[s].stamp = gen;
+    gv[s] = 0.0;
+    parent[s] = -1;
+    stamp[s] = open;
     *found = false;
     int32_t *const pos = g->pos;
     if (!tpNavOpen_Push(&g->open, pos, astar ? octile(si, sj, ti, tj, diag) : 0.0, s)) {
@@ -107,14 +113,14 @@ static int search(tpNavGrid *g, int si, int sj, int ti, int tj, bool astar, doub
     int expanded = 0;
     while (g->open.len > 0) {
         int32_t c = tpNavOpen_Pop(&g->open, pos); /* each cell is held once: never stale */
-        node[c].closed = gen;
+        stamp[c] = closed;
         ++expanded;
         if (c == target) {
             *found = true;
             break;
         }
         const int ci = c % nx, cj = c / nx;
-        const double gc = node[c].g;
+        const double gc = gv[c];
         /* away from the border every neighbour is in the grid: no bounds tests */
         const bool inner = ci > 0 && cj > 0 && ci < nx - 1 && cj < ny - 1;
         for (int k = 0; k < 8; ++k) {
@@ -123,18 +129,18 @@ static int search(tpNavGrid *g, int si, int sj, int ti, int tj, bool astar, doub
                 continue;
             }
             const int32_t nc = c + off[k];
-            tpNavNode *const nn = &node[nc];
-            if (cells[nc] != TP_NAV_FREE || nn->closed == gen) {
+            const uint8_t st = stamp[nc];
+            if (cells[nc] != TP_NAV_FREE || st == closed) {
                 continue;
             }
             double ng = gc + (k < 4 ? 1.0 : diag);
-            if (nn->stamp == gen && nn->g <= ng) {
+            const bool held = st == open; /* reached before, not closed: in open */
+            if (held && gv[nc] <= ng) {
                 continue;
             }
-            const bool held = nn->stamp == gen; /* reached before, not closed: in open */
-            nn->stamp = gen;
-            nn->g = ng;
-            nn->parent = c;
+            stamp[nc] = open;
+            gv[nc] = ng;
+            parent[nc] = c;
             const double key = astar ? ng + octile(ni, nj, ti, tj, diag) : ng;
             if (held) {
                 tpNavOpen_Decrease(&g->open, pos, key, nc);
@@ -263,18 +269,18 @@ tpNavResult tpNav_PlanCells(tpNavGrid *g, const tpNavPlanDef *def, int si, int s
     const int nx = g->def.nx;
     int32_t goal = gj * nx + gi;
     int n = 0;
-    for (int32_t c = goal; c >= 0; c = g->node[c].parent) {
+    for (int32_t c = goal; c >= 0; c = g->parent[c]) {
         ++n;
     }
     if (!reservePath(path, n)) {
         return TP_NAV_NO_PATH;
     }
     int k = n;
-    for (int32_t c = goal; c >= 0; c = g->node[c].parent) {
+    for (int32_t c = goal; c >= 0; c = g->parent[c]) {
         path->cells[--k] = c;
     }
     path->ncells = n;
-    path->cost = g->node[goal].g;
+    path->cost = g->g[goal];
     for (k = 0; k < n; ++k) {
         tpNavGrid_CellCenter(g, path->cells[k] % nx, path->cells[k] / nx, path->points + 2 * k);
     }
@@ -323,7 +329,7 @@ int tpNav_CostField(tpNavGrid *g, double diag, int gi, int gj, double *cost)
     }
     size_t n = (size_t)g->def.nx * (size_t)g->def.ny;
     for (size_t k = 0; k < n; ++k) {
-        cost[k] = g->node[k].closed == g->gen ? g->node[k].g : -1.0;
+        cost[k] = g->stamp[k] == (uint8_t)(g->gen + 1) ? g->g[k] : -1.0;
     }
     return expanded;
 }

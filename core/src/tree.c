@@ -1,9 +1,9 @@
 /* The search tree: node pool, chunked state/action/key arenas, and the O(1) bookkeeping the
  * BK-BGT and BK-RRT node selections need (Zickler & Veloso 2009, Sec. 5). */
-#define _GNU_SOURCE /* MAP_POPULATE */
 #include "tree_internal.h"
 
 #include "nn_index.h"
+#include "tp/util.h"
 
 #include <assert.h>
 #include <math.h>
@@ -11,85 +11,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
-/* State chunks of at least this many bytes are mapped with their pages populated in
- * one call (MAP_POPULATE) instead of faulting in one 4 KiB page at a time when the planner first
- * copies a state into them. On this project's virtual machines a page fault costs microseconds:
- * the faults of a fresh chunk were 6 % of an elevator run, counted in tactics (the state copy). */
-#define TP_CHUNK_MAP_BYTES ((size_t)256 << 10)
-/* Chunks of at least one huge page (2 MiB, x86-64 and arm64 Linux) are mapped on a huge-page
- * boundary and given to transparent huge pages (MADV_HUGEPAGE), unpopulated: the first touch of
- * each 2 MiB maps one huge page in one fault. BK-BGT reads the states of random old nodes, and
- * with 4 KiB pages nearly every such read also missed the TLB (a two-level page walk on a
- * virtual machine): on pool that was 2 us of every 15 us iteration, in the state copy. Where
- * THP is off the advice is ignored and the pages fault in one at a time, as malloc's would. */
-#define TP_CHUNK_HUGE_BYTES ((size_t)2 << 20)
-
-/* The sanitizer builds keep malloc: its redzones guard the chunks (GCC defines
- * __SANITIZE_ADDRESS__, clang answers __has_feature). */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TP_CHUNK_MAP 0
-#endif
-#endif
-#if !defined(TP_CHUNK_MAP) && defined(__SANITIZE_ADDRESS__)
-#define TP_CHUNK_MAP 0
-#endif
-#ifndef TP_CHUNK_MAP
-#define TP_CHUNK_MAP 1
-#endif
-
-/* Bytes mapped for a huge-page chunk of `bytes`: whole huge pages, so that its last part is not
- * left on 4 KiB pages (the rest past `bytes` is never touched, so it costs address space only). */
-static size_t hugeLength(size_t bytes)
-{
-    return (bytes + TP_CHUNK_HUGE_BYTES - 1) & ~(TP_CHUNK_HUGE_BYTES - 1);
-}
-
-/* `bytes` of anonymous memory starting on a TP_CHUNK_HUGE_BYTES boundary, advised for huge
- * pages; NULL when out of address space. munmap(p, hugeLength(bytes)) frees it. */
-static void *hugeChunk(size_t bytes)
-{
-    const size_t huge = TP_CHUNK_HUGE_BYTES, len = hugeLength(bytes);
-    unsigned char *raw = mmap(NULL, len + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED) {
-        return NULL;
-    }
-    unsigned char *p = (unsigned char *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
-    if (p > raw) { /* trim the unaligned head and the tail past len */
-        munmap(raw, (size_t)(p - raw));
-    }
-    munmap(p + len, (size_t)(raw + len + huge - (p + len)));
-#ifdef MADV_HUGEPAGE
-    madvise(p, len, MADV_HUGEPAGE); /* advice only: failure leaves 4 KiB pages */
-#endif
-    return p;
-}
-
-static void *chunkAlloc(size_t bytes)
-{
-    if (TP_CHUNK_MAP && bytes >= TP_CHUNK_HUGE_BYTES) {
-        return hugeChunk(bytes);
-    }
-    if (TP_CHUNK_MAP && bytes >= TP_CHUNK_MAP_BYTES) {
-        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-        return p == MAP_FAILED ? NULL : p;
-    }
-    return malloc(bytes ? bytes : 1); /* malloc(0) may return NULL: one byte keeps empty chunks legal */
-}
-
-/* Frees what chunkAlloc(bytes) returned (NULL allowed). */
-static void chunkFree(void *p, size_t bytes)
-{
-    if (TP_CHUNK_MAP && p && bytes >= TP_CHUNK_HUGE_BYTES) {
-        munmap(p, hugeLength(bytes));
-    } else if (TP_CHUNK_MAP && p && bytes >= TP_CHUNK_MAP_BYTES) {
-        munmap(p, bytes);
-    } else {
-        free(p);
-    }
-}
+/* State chunks come from tpPages_Alloc (tp/util.h): a chunk fills at least one huge page
+ * (2 MiB, see chunkShift), so it is mapped on a huge-page boundary and given to transparent huge
+ * pages, unpopulated: the first touch of each 2 MiB maps one huge page in one fault. BK-BGT reads
+ * the states of random old nodes, and with 4 KiB pages nearly every such read also missed the TLB
+ * (a two-level page walk on a virtual machine): on pool that was 2 us of every 15 us iteration, in
+ * the state copy; and the 4 KiB faults of fresh chunks were 6 % of an elevator run. */
 
 static size_t stateChunkBytes(const tpTree *tree)
 {
@@ -102,7 +30,7 @@ static size_t actionChunkBytes(const tpTree *tree)
 }
 
 /* Nodes per chunk: the fewest (a power of two, 16 to 65,536) whose states fill a huge page, so
- * that every state chunk is mapped on huge pages (chunkAlloc). With 4,096 nodes a chunk, the
+ * that every state chunk is mapped on huge pages (tpPages_Alloc). With 4,096 nodes a chunk, the
  * states of the small-state domains (minigolf, maze, elevator: 200-400 bytes) sat on 4 KiB pages:
  * BK-BGT's reads of random old nodes then missed the TLB, and the copy into a new node took 0.38
  * us an iteration instead of 0.07-0.11 (5 % of minigolf, measured). Large states (hundreds of
@@ -124,7 +52,7 @@ tpTree *tpCreateTree(size_t state_bytes, int action_dim, int key_dim, tpSelMode 
     tree->key_dim = key_dim > 0 ? key_dim : 0;
     tree->mode = mode;
     int shift = TP_CHUNK_SHIFT_MIN;
-    while (shift < TP_CHUNK_SHIFT_MAX && (tree->state_stride << shift) < TP_CHUNK_HUGE_BYTES) {
+    while (shift < TP_CHUNK_SHIFT_MAX && (tree->state_stride << shift) < TP_PAGES_HUGE_BYTES) {
         ++shift;
     }
     tree->chunk_shift = shift;
@@ -139,7 +67,7 @@ void tpDestroyTree(tpTree *tree)
         return;
     }
     for (int32_t c = 0; c < tree->nchunks; ++c) {
-        chunkFree(tree->states[c], stateChunkBytes(tree));
+        tpPages_Free(tree->states[c], stateChunkBytes(tree));
         free(tree->actions[c]);
     }
     for (int32_t c = 0; c < tree->nkey_chunks; ++c) {
@@ -212,12 +140,12 @@ int32_t tpTree_Prepare(tpTree *tree)
         }
         tree->actions = ap;
         size_t sbytes = stateChunkBytes(tree), abytes = actionChunkBytes(tree);
-        unsigned char *s = chunkAlloc(sbytes);
+        unsigned char *s = tpPages_Alloc(sbytes);
         /* actions: malloc's pages, faulted in as the nodes are written in order (a few bytes a
            node: populating a chunk of them up front cost more than it saved) */
         double *a = malloc(abytes ? abytes : 1);
         if (!s || !a) {
-            chunkFree(s, sbytes);
+            tpPages_Free(s, sbytes);
             free(a);
             return -1;
         }

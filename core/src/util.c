@@ -1,10 +1,26 @@
 /* Growable array and 4-ary min-heap shared by the project's modules (tp/util.h). */
+#define _GNU_SOURCE /* MADV_HUGEPAGE */
 #include "tp/util.h"
 
 #include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* The sanitizer builds keep malloc for tpPages_Alloc: its redzones guard the buffers (GCC defines
+ * __SANITIZE_ADDRESS__, clang answers __has_feature). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TP_PAGES_MAP 0
+#endif
+#endif
+#if !defined(TP_PAGES_MAP) && defined(__SANITIZE_ADDRESS__)
+#define TP_PAGES_MAP 0
+#endif
+#ifndef TP_PAGES_MAP
+#define TP_PAGES_MAP 1
+#endif
 
 #define TP_ARRAY_MIN_CAP 16 /* elements: the first capacity of an empty array */
 
@@ -138,4 +154,47 @@ void tpHeap_Free(tpHeap *h)
     }
     free(h->items);
     memset(h, 0, sizeof *h);
+}
+
+/* Bytes mapped for a buffer of `bytes`: whole huge pages, so that its last part is not left on
+ * 4 KiB pages (the rest past `bytes` is never touched, so it costs address space only). */
+static size_t pagesLength(size_t bytes)
+{
+    return (bytes + TP_PAGES_HUGE_BYTES - 1) & ~(TP_PAGES_HUGE_BYTES - 1);
+}
+
+void *tpPages_Alloc(size_t bytes)
+{
+    if (!TP_PAGES_MAP || bytes < TP_PAGES_MIN_BYTES) {
+        return malloc(bytes ? bytes : 1); /* malloc(0) may return NULL: one byte keeps it legal */
+    }
+    const size_t huge = TP_PAGES_HUGE_BYTES, len = pagesLength(bytes);
+    if (len < bytes || len + huge < len) {
+        return NULL; /* the rounding overflowed */
+    }
+    unsigned char *raw = mmap(NULL, len + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) {
+        return NULL;
+    }
+    unsigned char *p = (unsigned char *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
+    if (p > raw) { /* trim the unaligned head and the tail past len */
+        munmap(raw, (size_t)(p - raw));
+    }
+    munmap(p + len, (size_t)(raw + len + huge - (p + len)));
+#ifdef MADV_HUGEPAGE
+    madvise(p, len, MADV_HUGEPAGE); /* advice only: failure leaves 4 KiB pages */
+#endif
+    return p;
+}
+
+void tpPages_Free(void *p, size_t bytes)
+{
+    if (!p) {
+        return;
+    }
+    if (TP_PAGES_MAP && bytes >= TP_PAGES_MIN_BYTES) {
+        munmap(p, pagesLength(bytes));
+    } else {
+        free(p);
+    }
 }

@@ -659,6 +659,44 @@ static void test_random_optimal_complete(void **state)
     free(dist);
 }
 
+/* A grid's search marks are reset lazily (a generation count that wraps, see tpNavGrid): a cell
+ * last reached any number of searches ago must not look reached (or closed) now. The left half of
+ * the grid is searched once, then the right half, which the wall cuts off, n times, then the left
+ * half again; that search must equal the one on a fresh grid, for every n up to 600 (several wraps
+ * of the count at every phase). */
+static void test_search_marks_reset(void **state)
+{
+    (void)state;
+    const int nx = 21, ny = 9;
+    tpNavGrid *g = makeGrid(nx, ny, 1.0, 0, 0), *fresh = makeGrid(nx, ny, 1.0, 0, 0);
+    for (int j = 0; j < ny; ++j) {
+        tpNavGrid_SetObstacle(g, 10, j, true);
+        tpNavGrid_SetObstacle(fresh, 10, j, true);
+    }
+    tpNavGrid_SetObstacle(g, 5, 4, true); /* so that the left half's path is not a straight line */
+    tpNavGrid_SetObstacle(fresh, 5, 4, true);
+    tpNavPlanDef d = tpDefaultNavPlanDef();
+    tpNavPath p = {0}, q = {0};
+    assert_int_equal(tpNav_PlanCells(fresh, &d, 0, 8, 9, 0, &q), TP_NAV_OK);
+    for (int n = 0; n <= 600; ++n) {
+        assert_int_equal(tpNav_PlanCells(g, &d, 0, 0, 9, 8, &p), TP_NAV_OK);
+        for (int k = 0; k < n; ++k) {
+            assert_int_equal(tpNav_PlanCells(g, &d, 11 + k % 3, 0, 20, 8, &p), TP_NAV_OK);
+        }
+        assert_int_equal(tpNav_PlanCells(g, &d, 0, 8, 9, 0, &p), TP_NAV_OK);
+        assert_int_equal(p.ncells, q.ncells);
+        assert_int_equal(p.expanded, q.expanded);
+        assert_true(p.cost == q.cost);
+        assert_memory_equal(p.cells, q.cells, sizeof(int) * (size_t)q.ncells);
+        /* and a search from the right half into the left one finds no way */
+        assert_int_equal(tpNav_PlanCells(g, &d, 12, 4, 3, 4, &p), TP_NAV_NO_PATH);
+    }
+    tpNavPath_Free(&p);
+    tpNavPath_Free(&q);
+    tpDestroyNavGrid(g);
+    tpDestroyNavGrid(fresh);
+}
+
 static void test_astar_equals_dijkstra_field(void **state)
 {
     (void)state;
@@ -981,6 +1019,7 @@ int main(void)
         cmocka_unit_test(test_growth_gaps),
         cmocka_unit_test(test_empty_grid_cost),
         cmocka_unit_test(test_random_optimal_complete),
+        cmocka_unit_test(test_search_marks_reset),
         cmocka_unit_test(test_astar_equals_dijkstra_field),
         cmocka_unit_test(test_smoothing),
         cmocka_unit_test(test_bad_defs),

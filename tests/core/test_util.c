@@ -1,5 +1,6 @@
 /* The shared helpers of tp/util.h (growable array, (key, id) min-heap) and tp/mathx.h (angle wraps,
- * quaternions, clamp). Every input is fixed or drawn from a seeded stream: deterministic. */
+ * quaternions, clamp), and tpPages_Alloc's large buffers. Every input is fixed or drawn from a seeded stream:
+ * deterministic. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -161,6 +162,32 @@ static void test_heap_pops_in_key_then_id_order(void **state)
     free(ref);
 }
 
+/* tpPages_Alloc: small and large buffers hold every byte written; a large one starts on a huge-page
+ * boundary (except under the sanitizers, where every buffer comes from malloc). */
+static void test_pages_alloc(void **state)
+{
+    (void)state;
+    const size_t sizes[] = {0, 1, 4096, TP_PAGES_MIN_BYTES - 1, TP_PAGES_MIN_BYTES, TP_PAGES_HUGE_BYTES + 12345};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+        const size_t n = sizes[k];
+        unsigned char *p = tpPages_Alloc(n);
+        assert_non_null(p);
+        for (size_t i = 0; i < n; ++i) {
+            p[i] = (unsigned char)(i * 7 + k);
+        }
+        for (size_t i = 0; i < n; ++i) {
+            assert_int_equal(p[i], (unsigned char)(i * 7 + k));
+        }
+#if !defined(__SANITIZE_ADDRESS__)
+        if (n >= TP_PAGES_MIN_BYTES) {
+            assert_int_equal((uintptr_t)p % TP_PAGES_HUGE_BYTES, 0);
+        }
+#endif
+        tpPages_Free(p, n);
+    }
+    tpPages_Free(NULL, TP_PAGES_MIN_BYTES); /* allowed, like free(NULL) */
+}
+
 static void test_angle_wraps(void **state)
 {
     (void)state;
@@ -278,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_array_refuses_overflow),
         cmocka_unit_test(test_heap_pops_in_key_then_id_order),
         cmocka_unit_test(test_nav_open_matches_definition),
+        cmocka_unit_test(test_pages_alloc),
         cmocka_unit_test(test_angle_wraps),
         cmocka_unit_test(test_quaternions),
         cmocka_unit_test(test_clamp),

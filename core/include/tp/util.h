@@ -30,6 +30,27 @@ void *tpArray_Resize(void *arr, size_t n, size_t elem);
 /// use: `T *p = tpArray_Grow(a->v, &a->cap, a->n + 1, sizeof *p); if (!p) fail; a->v = p;`.
 void *tpArray_Grow(void *arr, size_t *cap, size_t need, size_t elem);
 
+/* ---- large buffers: memory that is cheap to fault in ---- */
+
+/// Buffers of at least this many bytes come from tpPages_Alloc's huge-page mappings.
+#define TP_PAGES_MIN_BYTES ((size_t)256 << 10)
+/// The huge-page size the mappings are aligned to and rounded up to (x86-64 and arm64 Linux).
+#define TP_PAGES_HUGE_BYTES ((size_t)2 << 20)
+
+/// `bytes` of memory for a large, long-lived buffer (a search tree's state chunk, a grid search's
+/// scratch), contents unspecified, like malloc. From TP_PAGES_MIN_BYTES on it is an anonymous
+/// mapping on a TP_PAGES_HUGE_BYTES boundary, in whole huge pages, advised for transparent huge
+/// pages (MADV_HUGEPAGE) and unpopulated: the first touch of each 2 MiB maps one huge page in one
+/// fault. On the virtual machines this project runs on a 4 KiB page fault costs about 10 us, so a
+/// fresh 400 KiB buffer cost 1 ms in faults; one huge page costs 70-250 us and, for buffers read
+/// at random, also spares the TLB. Where THP is off the advice is ignored and the pages fault in
+/// one at a time, as malloc's would. Smaller buffers, and every buffer in the sanitizer builds
+/// (whose redzones guard heap blocks), come from malloc. NULL when out of memory or address space.
+/// Free with tpPages_Free and the same `bytes`.
+void *tpPages_Alloc(size_t bytes);
+/// Frees what tpPages_Alloc(bytes) returned (NULL allowed); `bytes` must be the same.
+void tpPages_Free(void *p, size_t bytes);
+
 /* ---- min-heap on (key, id) ---- */
 
 /// One heap entry: ordered by key, ties broken by the smaller id, so that the order in which
