@@ -1,4 +1,5 @@
-/* The plan reader's fast path: trajectories and controls are most of a plan file (400 dice: 5
+/* The plan file's number fast paths. Writing: tpPlan_FormatG, printf's %.*g in integer
+ * arithmetic. Reading: trajectories and controls are most of a plan file (400 dice: 5
  * million numbers, 113 MB). Parsed by cJSON they cost a 64-byte node and an allocation per number
  * (646 MB peak and 1.9 s for that file); here they are read straight into doubles with strtod and
  * replaced by a short placeholder before cJSON sees the (then small) rest. Only well-formed
@@ -7,6 +8,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -329,4 +331,158 @@ void tpPlan_FreePacked(tpPlanPackTable *table)
     }
     free(table->items);
     memset(table, 0, sizeof *table);
+}
+
+/* ---- writing: %.17g ---- */
+
+__extension__ typedef unsigned __int128 U128; /* GCC / Clang on 64-bit targets */
+
+/* 10^k for 0 <= k <= 38 (10^38 < 2^127). */
+static U128 pow10u128(int k)
+{
+    static const uint64_t small[20] = {1ull,
+                                       10ull,
+                                       100ull,
+                                       1000ull,
+                                       10000ull,
+                                       100000ull,
+                                       1000000ull,
+                                       10000000ull,
+                                       100000000ull,
+                                       1000000000ull,
+                                       10000000000ull,
+                                       100000000000ull,
+                                       1000000000000ull,
+                                       10000000000000ull,
+                                       100000000000000ull,
+                                       1000000000000000ull,
+                                       10000000000000000ull,
+                                       100000000000000000ull,
+                                       1000000000000000000ull,
+                                       10000000000000000000ull};
+    return k < 20 ? (U128)small[k] : (U128)small[19] * small[k - 19];
+}
+
+/* m * 2^e * 10^k rounded to an integer, ties to even (printf's rounding in the default mode), for
+ * m < 2^53; false when an intermediate would not fit in 128 bits (the caller falls back). */
+static bool scaledRound(uint64_t m, int e, int k, U128 *out)
+{
+    if (k >= 0) {
+        if (k > 22) { /* m * 10^k < 2^53 * 2^74 = 2^127 only up to 10^22 */
+            return false;
+        }
+        U128 n = (U128)m * pow10u128(k);
+        if (e >= 0) {
+            if (e > 126 || (n >> (126 - e)) != 0) {
+                return false;
+            }
+            *out = n << e;
+            return true;
+        }
+        const int s = -e;
+        if (s > 126) {
+            return false;
+        }
+        U128 q = n >> s, r = n - (q << s), half = (U128)1 << (s - 1);
+        *out = q + (r > half || (r == half && (q & 1)));
+        return true;
+    }
+    if (e < 0 || e > 73 || k < -38) { /* m * 2^e < 2^126 */
+        return false;
+    }
+    U128 n = (U128)m << e, p = pow10u128(-k), q = n / p, r = n - q * p;
+    *out = q + (2 * r > p || (2 * r == p && (q & 1)));
+    return true;
+}
+
+int tpPlan_FormatG(double v, int precision, char *buf)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    const int be = (int)((bits >> 52) & 0x7FF);
+    const double a = fabs(v);
+    /* the exact integer path covers 1e-6 <= |v| < 1e38 (every intermediate below 2^127) */
+    const int P = precision < 1 ? 1 : precision > 17 ? 17 : precision;
+    if (be == 0 || be == 0x7FF || !(a >= 1e-6 && a < 1e38)) {
+        return snprintf(buf, 32, "%.*g", P, v);
+    }
+    const uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+    const int e = be - 1075; /* v = +-m * 2^e */
+    const U128 lo = pow10u128(P - 1), hi = pow10u128(P);
+    /* x: printf's decimal exponent, that of v rounded to P digits. log10's estimate may be one
+     * off either way; a rounding that carries makes 10^(P-1) at the next exponent. */
+    int x = (int)floor(log10(a));
+    U128 d = 0;
+    for (int tries = 0;; ++tries) {
+        if (tries == 3 || !scaledRound(m, e, P - 1 - x, &d)) {
+            return snprintf(buf, 32, "%.*g", P, v);
+        }
+        if (d >= hi) { /* P + 1 digits: x was too small (or the rounding carried) */
+            ++x;
+        } else if (d < lo) { /* P - 1 digits: x was too large */
+            --x;
+        } else {
+            break;
+        }
+    }
+    if (d == lo) { /* 10^(P-1): v itself, or v below 10^x rounded up at x; then x - 1 is right
+                      unless its P digits carry too */
+        U128 d1;
+        if (!scaledRound(m, e, P - x, &d1)) {
+            return snprintf(buf, 32, "%.*g", P, v);
+        }
+        if (d1 < hi) {
+            d = d1;
+            --x;
+        }
+    }
+    char dig[17];
+    uint64_t dd = (uint64_t)d; /* < 10^17 < 2^57 */
+    for (int i = P - 1; i >= 0; --i) {
+        dig[i] = (char)('0' + dd % 10);
+        dd /= 10;
+    }
+    int nd = P; /* significant digits left once the trailing zeros go (%g drops them) */
+    while (nd > 1 && dig[nd - 1] == '0') {
+        --nd;
+    }
+    char *o = buf;
+    if (bits >> 63) {
+        *o++ = '-';
+    }
+    if (x < -4 || x >= P) { /* %e style: d.ddde+XX */
+        *o++ = dig[0];
+        if (nd > 1) {
+            *o++ = '.';
+            memcpy(o, dig + 1, (size_t)nd - 1);
+            o += nd - 1;
+        }
+        *o++ = 'e';
+        *o++ = x < 0 ? '-' : '+';
+        int ax = x < 0 ? -x : x;
+        if (ax >= 10) {
+            *o++ = (char)('0' + ax / 10);
+        } else {
+            *o++ = '0';
+        }
+        *o++ = (char)('0' + ax % 10);
+    } else if (x >= 0) { /* %f style, x + 1 integer digits */
+        memcpy(o, dig, (size_t)x + 1);
+        o += x + 1;
+        if (nd > x + 1) {
+            *o++ = '.';
+            memcpy(o, dig + x + 1, (size_t)(nd - x - 1));
+            o += nd - x - 1;
+        }
+    } else { /* %f style below 1: 0.000ddd */
+        *o++ = '0';
+        *o++ = '.';
+        for (int z = 0; z < -x - 1; ++z) {
+            *o++ = '0';
+        }
+        memcpy(o, dig, (size_t)nd);
+        o += nd;
+    }
+    *o = '\0';
+    return (int)(o - buf);
 }

@@ -582,11 +582,15 @@ static bool tpNeeds17(const char *g17, double v)
 static void tpPutDouble(FILE *f, double v)
 {
     char buf[40];
-    snprintf(buf, sizeof buf, "%.17g", v);
+    if (v == 0) {
+        fputs(signbit(v) ? "-0" : "0", f); /* what %.15g prints */
+        return;
+    }
+    tpPlan_FormatG(v, 17, buf); /* snprintf's %.17g, faster */
     if (!tpNeeds17(buf, v)) {
         char b15[40];
-        snprintf(b15, sizeof b15, "%.15g", v);
-        double back = strtod(b15, NULL);
+        const int n = tpPlan_FormatG(v, 15, b15);
+        double back = tpPlan_ParseNumber(b15, (size_t)n); /* strtod's result, faster */
         if (memcmp(&back, &v, sizeof v) == 0) {
             memcpy(buf, b15, sizeof buf);
         }

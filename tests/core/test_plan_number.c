@@ -1,7 +1,8 @@
 /* The plan reader's number conversion (core/src/plan_pack.c, tpPlan_ParseNumber) returns exactly
  * what strtod returns, bit for bit: random doubles of every magnitude printed as the plan writer
  * prints them (%.17g, %.15g) and shorter, random digit strings of up to 19 digits with exponents,
- * and the hard cases (halfway points between doubles, subnormals, -0, huge exponents). */
+ * and the hard cases (halfway points between doubles, subnormals, -0, huge exponents). And the
+ * writer's tpPlan_FormatG prints exactly what snprintf's %.*g prints, byte for byte. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,10 +125,92 @@ static void test_hard_cases(void **st)
     }
 }
 
+static void checkFormat(double v)
+{
+    static const int precisions[] = {17, 15, 16, 6, 1};
+    for (size_t k = 0; k < sizeof precisions / sizeof precisions[0]; ++k) {
+        const int p = precisions[k];
+        char want[64], got[64];
+        int nw = snprintf(want, sizeof want, "%.*g", p, v), ng = tpPlan_FormatG(v, p, got);
+        if (nw != ng || strcmp(want, got) != 0) {
+            fail_msg("%%.%dg of %a: snprintf \"%s\", tpPlan_FormatG \"%s\" (%d)", p, v, want, got, ng);
+        }
+    }
+}
+
+/* Random doubles of every magnitude (random bits), plan-like values, integers (exact ties at 18+
+ * digits), decimals with few digits, and the boundaries: powers of ten and their neighbours (where
+ * log10 may be off and the rounding may carry into an 18th digit), the ends of the integer path
+ * (1e-6, 1e38) and of %f style (1e-4, 1e17), -0, subnormals, infinities and NaN. */
+static void test_format_g(void **st)
+{
+    (void)st;
+    for (int i = 0; i < 150000; ++i) {
+        uint64_t u = next();
+        double d;
+        switch (i % 5) {
+        case 0: /* any double */
+            memcpy(&d, &u, sizeof d);
+            break;
+        case 1: /* plan-like magnitudes */
+            d = ((double)(u >> 11) / 9007199254740992.0 - 0.5) * pow(10, (int)(next() % 20) - 8);
+            break;
+        case 2: /* within the integer path: 2^-20 .. 2^126 */
+            d = ldexp(1.0 + (double)(u >> 12) * 0x1p-52, (int)(next() % 147) - 20);
+            break;
+        case 3: /* large integers (18 to 20 digits: ties at the 17th) */
+            d = (double)(u >> (next() % 10));
+            break;
+        default: /* short decimals */
+            d = (double)(int64_t)(u % 2000001 - 1000000) / pow(10, (int)(next() % 12));
+            break;
+        }
+        checkFormat(d);
+        checkFormat(-d);
+    }
+    for (int k = -12; k <= 40; ++k) {
+        double p = pow(10, k);
+        double around[] = {p, nextafter(p, 0), nextafter(p, INFINITY), p * (1 - 1e-17), p * (1 + 1e-16)};
+        for (size_t j = 0; j < sizeof around / sizeof around[0]; ++j) {
+            checkFormat(around[j]);
+            checkFormat(-around[j]);
+            checkFormat(around[j] * 9.999999999999999);
+            checkFormat(around[j] * 0.99999999999999999);
+        }
+    }
+    const double cases[] = {0.0,
+                            -0.0,
+                            1e-6,
+                            nextafter(1e-6, 0),
+                            1e38,
+                            nextafter(1e38, 0),
+                            1e-4,
+                            nextafter(1e-4, 0),
+                            1e17,
+                            nextafter(1e17, 0),
+                            99999999999999999.0,
+                            0.1,
+                            0.30000000000000004,
+                            1.0 / 3,
+                            2.0 / 3,
+                            123456789012345678.0,
+                            9007199254740993.0,
+                            5e-324,
+                            2.2250738585072014e-308,
+                            1.7976931348623157e308,
+                            INFINITY,
+                            -INFINITY,
+                            NAN};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        checkFormat(cases[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_printed_doubles),
+        cmocka_unit_test(test_format_g),
         cmocka_unit_test(test_digit_strings),
         cmocka_unit_test(test_hard_cases),
     };
