@@ -77,7 +77,7 @@ typedef struct tpPlanPackTable {
 void tpPlan_PackMatrices(char *text, size_t len, tpPlanPackTable *table);
 /// Writes v to buf (at least 32 bytes) exactly as snprintf(buf, 32, "%.*g", precision, v) in the C
 /// locale and returns the length, for a precision of 1 to 17 (clamped): v's value rounded to that
-/// many significant digits, ties to even, computed in 128-bit integer arithmetic for 1e-6 <= |v| <
+/// many significant digits, ties to even, computed in 128-bit integer arithmetic for 1e-16 <= |v| <
 /// 1e38 (4 times faster than glibc's printf, which the other values go to).
 int tpPlan_FormatG(double v, int precision, char *buf);
 /// The double nearest to the JSON number s[0..n) (what strtod returns, bit for bit), faster than

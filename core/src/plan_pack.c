@@ -363,14 +363,31 @@ static U128 pow10u128(int k)
     return k < 20 ? (U128)small[k] : (U128)small[19] * small[k - 19];
 }
 
+/* 5^k for 0 <= k <= 27 (5^27 < 2^64). */
+static uint64_t pow5u64(int k)
+{
+    uint64_t p = 1;
+    for (int i = 0; i < k; ++i) {
+        p *= 5;
+    }
+    return p;
+}
+
 /* m * 2^e * 10^k rounded to an integer, ties to even (printf's rounding in the default mode), for
  * m < 2^53; false when an intermediate would not fit in 128 bits (the caller falls back). */
 static bool scaledRound(uint64_t m, int e, int k, U128 *out)
 {
-    if (k >= 0) {
-        if (k > 22) { /* m * 10^k < 2^53 * 2^74 = 2^127 only up to 10^22 */
+    if (k > 22) { /* small v: m * 10^k / 2^s = m * 5^k / 2^(s - k), and m * 5^k < 2^128 up to 5^32 */
+        const int s = -e - k;
+        if (k > 32 || s < 1 || s > 127) {
             return false;
         }
+        const U128 f5 = k <= 27 ? (U128)pow5u64(k) : (U128)pow5u64(27) * pow5u64(k - 27);
+        U128 n = (U128)m * f5, q = n >> s, r = n - (q << s), half = (U128)1 << (s - 1);
+        *out = q + (r > half || (r == half && (q & 1)));
+        return true;
+    }
+    if (k >= 0) { /* m * 10^k < 2^53 * 2^74 = 2^127 */
         U128 n = (U128)m * pow10u128(k);
         if (e >= 0) {
             if (e > 126 || (n >> (126 - e)) != 0) {
@@ -401,9 +418,9 @@ int tpPlan_FormatG(double v, int precision, char *buf)
     memcpy(&bits, &v, sizeof bits);
     const int be = (int)((bits >> 52) & 0x7FF);
     const double a = fabs(v);
-    /* the exact integer path covers 1e-6 <= |v| < 1e38 (every intermediate below 2^127) */
+    /* the exact integer path covers 1e-16 <= |v| < 1e38 (every intermediate below 2^128) */
     const int P = precision < 1 ? 1 : precision > 17 ? 17 : precision;
-    if (be == 0 || be == 0x7FF || !(a >= 1e-6 && a < 1e38)) {
+    if (be == 0 || be == 0x7FF || !(a >= 1e-16 && a < 1e38)) {
         return snprintf(buf, 32, "%.*g", P, v);
     }
     const uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);

@@ -141,7 +141,7 @@ static void checkFormat(double v)
 /* Random doubles of every magnitude (random bits), plan-like values, integers (exact ties at 18+
  * digits), decimals with few digits, and the boundaries: powers of ten and their neighbours (where
  * log10 may be off and the rounding may carry into an 18th digit), the ends of the integer path
- * (1e-6, 1e38) and of %f style (1e-4, 1e17), -0, subnormals, infinities and NaN. */
+ * (1e-16, 1e38) and of %f style (1e-4, 1e17), -0, subnormals, infinities and NaN. */
 static void test_format_g(void **st)
 {
     (void)st;
@@ -155,8 +155,8 @@ static void test_format_g(void **st)
         case 1: /* plan-like magnitudes */
             d = ((double)(u >> 11) / 9007199254740992.0 - 0.5) * pow(10, (int)(next() % 20) - 8);
             break;
-        case 2: /* within the integer path: 2^-20 .. 2^126 */
-            d = ldexp(1.0 + (double)(u >> 12) * 0x1p-52, (int)(next() % 147) - 20);
+        case 2: /* the integer path and around it: 2^-60 .. 2^126 */
+            d = ldexp(1.0 + (double)(u >> 12) * 0x1p-52, (int)(next() % 187) - 60);
             break;
         case 3: /* large integers (18 to 20 digits: ties at the 17th) */
             d = (double)(u >> (next() % 10));
@@ -182,6 +182,9 @@ static void test_format_g(void **st)
                             -0.0,
                             1e-6,
                             nextafter(1e-6, 0),
+                            1e-16,
+                            nextafter(1e-16, 0),
+                            nextafter(1e-16, 1),
                             1e38,
                             nextafter(1e38, 0),
                             1e-4,
