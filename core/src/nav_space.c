@@ -57,7 +57,7 @@ struct tpNavSpace {
     int *n_cell, *n_tick, *n_parent; /* node pool */
     double *n_g;
     size_t cap_nodes;
-    tpHeap open;            /* open list: (f = g + h in ticks, node index) */
+    tpBucketQueue open;     /* open list: f = g + h in ticks (integers), ties to the older node */
     struct tpTickObs *tobs; /* per search tick (H + 1) x obstructing bodies, see tpTickBlocked */
     tpRect *tsurf;          /* per search tick: the surface's face */
     uint8_t *tready;        /* per search tick: computed */
@@ -231,7 +231,7 @@ void tpDestroyNavSpace(tpNavSpace *sp)
     free(sp->n_tick);
     free(sp->n_parent);
     free(sp->n_g);
-    tpHeap_Free(&sp->open);
+    tpBucketQueue_Free(&sp->open);
     free(sp->tobs);
     free(sp->tsurf);
     free(sp->tready);
@@ -267,7 +267,7 @@ size_t tpNavSpace_Bytes(const tpNavSpace *sp)
     size_t n = (size_t)sp->n;
     return sizeof *sp + n * sizeof(tpNavSpaceBody) + 2 * n * n * sizeof(int) + n * (sizeof(int) * 3 + sizeof(double)) +
            sp->cap_edges * sizeof(tpNavSpaceEdge) + sp->cap_cells * sizeof(int) + sp->cap_closed +
-           sp->cap_nodes * (3 * sizeof(int) + sizeof(double)) + sp->open.cap * sizeof(tpHeapSlot) +
+           sp->cap_nodes * (3 * sizeof(int) + sizeof(double)) + (2 * sp->open.nkeys + sp->open.nids) * sizeof(int32_t) +
            sp->cap_tobs * 9 * sizeof(double) + sp->cap_ticks * (sizeof(tpRect) + 1) +
            sp->cap_hits * sizeof(tpSpaceHit) + sp->cap_now;
 }
@@ -1042,7 +1042,7 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
     int si, sj;
     tpCellOf(&g, start, &si, &sj);
     int nnodes = 0, found = -1;
-    tpHeap_Clear(&sp->open);
+    tpBucketQueue_Clear(&sp->open);
     if (!tpSpaceNodes(sp, 1024))
         goto done;
     {
@@ -1052,10 +1052,10 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
         sp->n_parent[0] = -1;
         sp->n_g[0] = 0;
         nnodes = 1;
-        if (!tpHeap_Push(&sp->open, 0, 0))
+        if (!tpBucketQueue_Push(&sp->open, 0, 0))
             goto done;
         while (sp->open.len > 0) {
-            int u = tpHeap_Pop(&sp->open).id;
+            int u = tpBucketQueue_Pop(&sp->open); /* what a (key, id) heap pops: ids rise */
             int cu = sp->n_cell[u], tu = sp->n_tick[u];
             size_t key = (size_t)cu * (size_t)(H + 1) + (size_t)(tu < H ? tu : H);
             if (sp->closed[key >> 3] & (1u << (key & 7)))
@@ -1107,7 +1107,7 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
                 sp->n_tick[nnodes] = tv;
                 sp->n_parent[nnodes] = u;
                 sp->n_g[nnodes] = tv;
-                if (!tpHeap_Push(&sp->open, (double)tv + h, nnodes))
+                if (!tpBucketQueue_Push(&sp->open, tv + h, nnodes))
                     goto done;
                 nnodes++;
             }

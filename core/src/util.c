@@ -156,6 +156,92 @@ void tpHeap_Free(tpHeap *h)
     memset(h, 0, sizeof *h);
 }
 
+/* ---- bucket queue ---- */
+
+#define TP_BUCKET_MAX ((int32_t)1 << 30) /* keys and ids past this are refused */
+
+/* Grows an int32 array of *cap entries to hold index i, the new entries -1. */
+static bool growIds(int32_t **arr, size_t *cap, int32_t i)
+{
+    if ((size_t)i < *cap) {
+        return true;
+    }
+    size_t old = *cap;
+    int32_t *p = tpArray_Grow(*arr, cap, (size_t)i + 1, sizeof *p);
+    if (!p) {
+        return false;
+    }
+    for (size_t k = old; k < *cap; ++k) {
+        p[k] = -1;
+    }
+    *arr = p;
+    return true;
+}
+
+bool tpBucketQueue_Push(tpBucketQueue *q, int32_t key, int32_t id)
+{
+    if (key < 0 || id < 0 || key >= TP_BUCKET_MAX || id >= TP_BUCKET_MAX) {
+        return false;
+    }
+    if ((size_t)key >= q->nkeys) { /* head and tail grow together */
+        size_t nk = q->nkeys, nt = q->nkeys;
+        if (!growIds(&q->head, &nk, key) || !growIds(&q->tail, &nt, (int32_t)(nk - 1))) {
+            return false;
+        }
+        q->nkeys = nk;
+    }
+    if (!growIds(&q->next, &q->nids, id)) {
+        return false;
+    }
+    if (q->len == 0) {
+        q->lo = q->hi = key;
+    }
+    q->next[id] = -1;
+    if (q->tail[key] >= 0) {
+        q->next[q->tail[key]] = id;
+    } else {
+        q->head[key] = id;
+    }
+    q->tail[key] = id;
+    q->lo = key < q->lo ? key : q->lo;
+    q->hi = key > q->hi ? key : q->hi;
+    ++q->len;
+    return true;
+}
+
+int32_t tpBucketQueue_Pop(tpBucketQueue *q)
+{
+    assert(q->len > 0);
+    while (q->head[q->lo] < 0) {
+        ++q->lo;
+    }
+    const int32_t key = q->lo, id = q->head[key];
+    q->head[key] = q->next[id];
+    if (q->head[key] < 0) {
+        q->tail[key] = -1;
+    }
+    --q->len;
+    return id;
+}
+
+void tpBucketQueue_Clear(tpBucketQueue *q)
+{
+    if (q->len > 0) { /* only keys in [lo, hi] can hold entries */
+        for (int32_t k = q->lo; k <= q->hi; ++k) {
+            q->head[k] = q->tail[k] = -1;
+        }
+    }
+    q->len = 0;
+}
+
+void tpBucketQueue_Free(tpBucketQueue *q)
+{
+    free(q->head);
+    free(q->tail);
+    free(q->next);
+    memset(q, 0, sizeof *q);
+}
+
 /* Bytes mapped for a buffer of `bytes`: whole huge pages, so that its last part is not left on
  * 4 KiB pages (the rest past `bytes` is never touched, so it costs address space only). */
 static size_t pagesLength(size_t bytes)

@@ -534,7 +534,6 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
         tpCtl_Brake(&sk->gains, call, &cb);
         return elapsed + call->dt < RIDE_IDLE ? 1 : 0;
     }
-    tpNavSpaceDef d = ride_def(sk, call);
     if ((phase == RIDE_GOAL || phase == RIDE_WALK) &&
         V[RIDE_V_LEG_END] >= 0) { /* a detour: follow the plan, then replan */
         const double carrot[2] = {V[RIDE_V_LEG_X], V[RIDE_V_LEG_Y]};
@@ -554,6 +553,7 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
         }
         return 1;
     }
+    const tpNavSpaceDef d = ride_def(sk, call); /* the phases below test transfers and landings */
     if (phase == RIDE_WAIT) {
         ride_track(sk, call, &cb, cur, V + RIDE_V_ACCESS_X, V);
         tpNavSpaceBody from, to;

@@ -1,6 +1,6 @@
 /* The shared helpers of tp/util.h (growable array, (key, id) min-heap) and tp/mathx.h (angle wraps,
- * quaternions, clamp), and tpPages_Alloc's large buffers. Every input is fixed or drawn from a seeded stream:
- * deterministic. */
+ * quaternions, clamp), the bucket queue, and tpPages_Alloc's large buffers. Every input is fixed or drawn from a seeded
+ * stream: deterministic. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -162,6 +162,51 @@ static void test_heap_pops_in_key_then_id_order(void **state)
     free(ref);
 }
 
+/* tpBucketQueue pops in tpHeap's (key, id) order when ids are pushed in increasing order: random
+ * interleavings of pushes and pops, keys mostly at or above the last popped (an A* with a
+ * consistent heuristic) and sometimes below it, clears in between, and pushes that must refuse. */
+static void test_bucket_queue_matches_heap(void **state)
+{
+    (void)state;
+    tpRng rng;
+    tpRng_Seed(&rng, 77);
+    tpBucketQueue q = {0};
+    tpHeap h = {0};
+    for (int round = 0; round < 200; ++round) {
+        int32_t next_id = 0, last = 0;
+        const int ops = 1 + (int)(tpRng_Res53(&rng) * 3000);
+        for (int op = 0; op < ops; ++op) {
+            if (h.len > 0 && tpRng_Res53(&rng) < 0.45) {
+                tpHeapItem want = tpHeap_Pop(&h);
+                int32_t got = tpBucketQueue_Pop(&q);
+                assert_int_equal(got, want.id);
+                last = (int32_t)want.key;
+            } else {
+                double u = tpRng_Res53(&rng);
+                int32_t key = u < 0.05 ? (int32_t)(tpRng_Res53(&rng) * (last + 1)) : last + (int32_t)(u * 40);
+                assert_true(tpBucketQueue_Push(&q, key, next_id));
+                assert_true(tpHeap_Push(&h, (double)key, next_id));
+                ++next_id;
+            }
+            assert_int_equal(q.len, h.len);
+        }
+        if (round % 2) { /* drain */
+            while (h.len > 0) {
+                assert_int_equal(tpBucketQueue_Pop(&q), tpHeap_Pop(&h).id);
+            }
+        }
+        tpBucketQueue_Clear(&q);
+        tpHeap_Clear(&h);
+        assert_int_equal(q.len, 0);
+    }
+    assert_false(tpBucketQueue_Push(&q, -1, 0));
+    assert_false(tpBucketQueue_Push(&q, 0, -1));
+    assert_false(tpBucketQueue_Push(&q, (int32_t)1 << 30, 0));
+    assert_int_equal(q.len, 0);
+    tpBucketQueue_Free(&q);
+    tpHeap_Free(&h);
+}
+
 /* tpPages_Alloc: small and large buffers hold every byte written; a large one starts on a huge-page
  * boundary (except under the sanitizers, where every buffer comes from malloc). */
 static void test_pages_alloc(void **state)
@@ -305,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_array_refuses_overflow),
         cmocka_unit_test(test_heap_pops_in_key_then_id_order),
         cmocka_unit_test(test_nav_open_matches_definition),
+        cmocka_unit_test(test_bucket_queue_matches_heap),
         cmocka_unit_test(test_pages_alloc),
         cmocka_unit_test(test_angle_wraps),
         cmocka_unit_test(test_quaternions),

@@ -30,6 +30,32 @@ void *tpArray_Resize(void *arr, size_t n, size_t elem);
 /// use: `T *p = tpArray_Grow(a->v, &a->cap, a->n + 1, sizeof *p); if (!p) fail; a->v = p;`.
 void *tpArray_Grow(void *arr, size_t *cap, size_t need, size_t elem);
 
+/* ---- bucket queue: a min-queue on small integer keys ---- */
+
+/// A min-queue on small non-negative integer keys whose entries leave by key, ties in the order
+/// they were pushed: one FIFO list per key and a pointer to the smallest key held. For A* with
+/// integer costs and a consistent heuristic (the keys pushed never fall below the last one popped)
+/// a push and a pop are O(1); a smaller key is allowed and moves the pointer back. When the ids are
+/// pushed in increasing order (a search numbering its nodes as it makes them) the pops come in the
+/// same order as tpHeap's, (key, id). Zero-initialise it ({0}); release it with tpBucketQueue_Free.
+typedef struct tpBucketQueue {
+    int32_t *head, *tail; /* per key: first and last id held, -1 none (nkeys allocated) */
+    int32_t *next;        /* per id: the id after it under the same key (nids allocated) */
+    size_t nkeys, nids;
+    int32_t lo, hi; /* no key below lo is held; keys above hi were never pushed since the clear */
+    size_t len;     /* entries held */
+} tpBucketQueue;
+
+/// Adds id (>= 0) under key (>= 0); an id is held at most once. False, leaving the queue as it
+/// was, when it cannot grow (out of memory, or a key or an id past 2^30).
+bool tpBucketQueue_Push(tpBucketQueue *q, int32_t key, int32_t id);
+/// Removes and returns the first id of the smallest key (q->len > 0).
+int32_t tpBucketQueue_Pop(tpBucketQueue *q);
+/// Empties the queue (keeps its memory).
+void tpBucketQueue_Clear(tpBucketQueue *q);
+/// Releases the queue's memory; it is then empty (and may be used again).
+void tpBucketQueue_Free(tpBucketQueue *q);
+
 /* ---- large buffers: memory that is cheap to fault in ---- */
 
 /// Buffers of at least this many bytes come from tpPages_Alloc's huge-page mappings.
