@@ -134,6 +134,20 @@ struct MoverMemo {
 #define MOVER_SIDE 2.0     /* m: the buckets' least side */
 #define MOVER_BUCKETS 4096 /* at most 64 x 64 buckets (wider scenes get wider buckets) */
 
+/* nav_to's last lookup: the grid and path entries that gridFor and pathFor returned for these
+ * inputs. A segment asks for the same ones at every control step, and a hit of either lookup
+ * changes nothing, so skipping both gives the same entries -- once they are checked to still hold
+ * what they held (a slot may have been refilled since: then the lookups run). */
+typedef struct NavToMemo {
+    const tpWorld *world; /* NULL: empty */
+    int self;
+    double in[8]; /* params (4), start (2), goal (2) */
+    NavGridEntry *ge;
+    uint64_t grid_key; /* ge->key then */
+    NavPathEntry *pe;
+    int cells[4]; /* pe's si, sj, gi, gj then */
+} NavToMemo;
+
 struct tpSkillCache {
     double search_s; /* s, wall clock: running total of the searches (tpSkill_SearchDone) */
     StaticMemo statics[NAV_STATIC_MEMO];
@@ -148,6 +162,7 @@ struct tpSkillCache {
     tpLegCache *leg;       /* owned: follow_path's own caches (nav_path_skill.c); NULL = none yet */
     tpRideCache *ride;     /* owned: the ride skill's observation checkpoints (ride.c) */
     MoverMemo movers;      /* follow_field's moving bodies (MoverMemo) */
+    NavToMemo navto;       /* nav_to's last grid and path lookup */
 };
 
 int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
@@ -527,11 +542,28 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     params[2] = z0 - half_h + 0.02;
     params[3] = z0 + half_h;
     double start[2] = {V[NAVTO_V_START_X], V[NAVTO_V_START_Y]}, goal[2] = {V[NAV_V_GOAL_X], V[NAV_V_GOAL_Y]};
-    const double t_search = tpClock_Now();
-    NavGridEntry *ge =
-        (int)V[NAVTO_V_STATUS] == 1 ? gridFor(call->cache, call->world, sk->body, params, start, goal) : NULL;
-    NavPathEntry *pe = ge ? pathFor(ge, start, goal) : NULL;
-    tpSkill_SearchDone(call->cache, t_search);
+    NavGridEntry *ge = NULL;
+    NavPathEntry *pe = NULL;
+    if ((int)V[NAVTO_V_STATUS] == 1) {
+        NavToMemo *m = &call->cache->navto;
+        const double in[8] = {params[0], params[1], params[2], params[3], start[0], start[1], goal[0], goal[1]};
+        if (m->world == call->world && m->self == sk->body && memcmp(m->in, in, sizeof in) == 0 && m->ge->grid &&
+            m->ge->key == m->grid_key && m->pe->points && m->pe->si == m->cells[0] && m->pe->sj == m->cells[1] &&
+            m->pe->gi == m->cells[2] && m->pe->gj == m->cells[3]) {
+            ge = m->ge;
+            pe = m->pe;
+        } else {
+            const double t_search = tpClock_Now();
+            ge = gridFor(call->cache, call->world, sk->body, params, start, goal);
+            pe = ge ? pathFor(ge, start, goal) : NULL;
+            tpSkill_SearchDone(call->cache, t_search);
+            m->world = NULL;
+            if (pe) {
+                *m = (NavToMemo){call->world, sk->body, {0}, ge, ge->key, pe, {pe->si, pe->sj, pe->gi, pe->gj}};
+                memcpy(m->in, in, sizeof in);
+            }
+        }
+    }
     if (call->overlay && call->fresh && ge) { /* recording: what this segment planned */
         tpNavOverlay_Grid(call->overlay, ge->grid);
         if (pe && pe->npoints > 0) {
