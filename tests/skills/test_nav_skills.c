@@ -123,6 +123,84 @@ static void test_nav_to(void **state)
     sw_free(&w);
 }
 
+/* nav_to keeps its last grid and path lookup between control steps (NavToMemo). follow_field
+ * skills with other cell sizes (five grids for a cache of four) run on the same cache between the
+ * steps and refill the grid slots the memo points at (they share the grid cache, not the memo):
+ * every step must still give the action and the variables that a fresh cache gives, and the robot
+ * still reaches its point. */
+static void test_nav_to_memo_refills(void **state)
+{
+    (void)state;
+    SkWorld w;
+    int robot = wall_scene(&w);
+    tpSkillDef sk = goal_skill(TP_SKILL_NAV_TO, robot), other[5];
+    for (int k = 0; k < 5; ++k) {
+        other[k] = goal_skill(TP_SKILL_FOLLOW_FIELD, robot);
+        other[k].nav.cell = 0.05 + 0.01 * k;
+        other[k].nav.point = sw_point2(-0.5 + 0.3 * k, 0.8);
+    }
+    const int na = 6 * tpWorld_ControlCount(w.world);
+    double *acts = calloc((size_t)na * 2, sizeof(double));
+    assert_non_null(acts);
+    bool fresh = true, arrived = false;
+    for (int step = 0; step < 60 * 40 && !arrived; ++step) {
+        double V[2][TP_SKILL_VARS];
+        int r[2];
+        for (int c = 0; c < 2; ++c) { /* the shared cache, then a new one */
+            tpSkillCache *cache = c == 0 ? w.cache : tpCreateSkillCache();
+            assert_non_null(cache);
+            memcpy(V[c], w.V, sizeof w.V);
+            memset(acts + c * na, 0, sizeof(double) * (size_t)na);
+            tpRng rng = w.rng;
+            tpSkillCall call = {.world = w.world,
+                                .x = w.x,
+                                .t = w.t,
+                                .dt = w.scene.dt,
+                                .rng = &rng,
+                                .fresh = fresh,
+                                .V = V[c],
+                                .action = acts + c * na,
+                                .cache = cache};
+            r[c] = tpSkill_Run(&sk, &call);
+            if (c == 1) {
+                tpDestroySkillCache(cache);
+            } else {
+                w.rng = rng;
+            }
+        }
+        assert_int_equal(r[0], r[1]);
+        assert_memory_equal(acts, acts + na, sizeof(double) * (size_t)na);
+        assert_memory_equal(V[0], V[1], sizeof V[0]);
+        if (step % 3 == 1) { /* the follow_field skills, fresh, on the shared cache */
+            for (int k = 0; k < 5; ++k) {
+                double Vo[TP_SKILL_VARS] = {0}, *ao = calloc((size_t)na, sizeof(double));
+                assert_non_null(ao);
+                tpRng rng = w.rng;
+                tpSkillCall call = {.world = w.world,
+                                    .x = w.x,
+                                    .t = w.t,
+                                    .dt = w.scene.dt,
+                                    .rng = &rng,
+                                    .fresh = true,
+                                    .V = Vo,
+                                    .action = ao,
+                                    .cache = w.cache};
+                assert_true(tpSkill_Run(&other[k], &call) >= 0);
+                free(ao);
+            }
+        }
+        memcpy(w.V, V[0], sizeof w.V);
+        assert_true(tpWorld_Step(w.world, w.x, w.t, acts, w.x));
+        w.t += w.scene.dt;
+        fresh = r[0] == 0;
+        const tpBodyState *b = sw_body(&w, robot);
+        arrived = r[0] == 0 && hypot(b->pos[0] - 1.0, b->pos[1]) < 0.1 && sw_speed(&w, robot) < 0.1;
+    }
+    assert_true(arrived);
+    free(acts);
+    sw_free(&w);
+}
+
 /* nav_to in a recording replay: the grid and the path it planned go to the overlay sink, and the
  * path ends at the goal. */
 static void test_nav_to_overlay(void **state)
@@ -461,6 +539,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nav_to),
+        cmocka_unit_test(test_nav_to_memo_refills),
         cmocka_unit_test(test_nav_to_overlay),
         cmocka_unit_test(test_follow_path),
         cmocka_unit_test(test_follow_path_moving),
