@@ -123,6 +123,23 @@ static void test_nav_to(void **state)
     sw_free(&w);
 }
 
+/* One call of sk in w's current state with the given variables, action block, cache and random
+ * stream (w itself is not advanced). Returns tpSkill_Run's result. */
+static int run_at(SkWorld *w, const tpSkillDef *sk, bool fresh, double *V, double *action, tpSkillCache *cache,
+                  tpRng *rng)
+{
+    tpSkillCall call = {.world = w->world,
+                        .x = w->x,
+                        .t = w->t,
+                        .dt = w->scene.dt,
+                        .rng = rng,
+                        .fresh = fresh,
+                        .V = V,
+                        .action = action,
+                        .cache = cache};
+    return tpSkill_Run(sk, &call);
+}
+
 /* nav_to keeps its last grid and path lookup between control steps (NavToMemo). follow_field
  * skills with other cell sizes (five grids for a cache of four) run on the same cache between the
  * steps and refill the grid slots the memo points at (they share the grid cache, not the memo):
@@ -152,16 +169,7 @@ static void test_nav_to_memo_refills(void **state)
             memcpy(V[c], w.V, sizeof w.V);
             memset(acts + c * na, 0, sizeof(double) * (size_t)na);
             tpRng rng = w.rng;
-            tpSkillCall call = {.world = w.world,
-                                .x = w.x,
-                                .t = w.t,
-                                .dt = w.scene.dt,
-                                .rng = &rng,
-                                .fresh = fresh,
-                                .V = V[c],
-                                .action = acts + c * na,
-                                .cache = cache};
-            r[c] = tpSkill_Run(&sk, &call);
+            r[c] = run_at(&w, &sk, fresh, V[c], acts + c * na, cache, &rng);
             if (c == 1) {
                 tpDestroySkillCache(cache);
             } else {
@@ -176,16 +184,7 @@ static void test_nav_to_memo_refills(void **state)
                 double Vo[TP_SKILL_VARS] = {0}, *ao = calloc((size_t)na, sizeof(double));
                 assert_non_null(ao);
                 tpRng rng = w.rng;
-                tpSkillCall call = {.world = w.world,
-                                    .x = w.x,
-                                    .t = w.t,
-                                    .dt = w.scene.dt,
-                                    .rng = &rng,
-                                    .fresh = true,
-                                    .V = Vo,
-                                    .action = ao,
-                                    .cache = w.cache};
-                assert_true(tpSkill_Run(&other[k], &call) >= 0);
+                assert_true(run_at(&w, &other[k], true, Vo, ao, w.cache, &rng) >= 0);
                 free(ao);
             }
         }
