@@ -333,8 +333,9 @@ void tpPlan_FreePacked(tpPlanPackTable *table)
     memset(table, 0, sizeof *table);
 }
 
-/* ---- writing: %.17g ---- */
+/* ---- writing: %.*g ---- */
 
+#ifdef __SIZEOF_INT128__
 __extension__ typedef unsigned __int128 U128; /* GCC / Clang on 64-bit targets */
 
 /* 10^k for 0 <= k <= 38 (10^38 < 2^127). */
@@ -414,12 +415,12 @@ static bool scaledRound(uint64_t m, int e, int k, U128 *out)
 
 int tpPlan_FormatG(double v, int precision, char *buf)
 {
+    const int P = precision < 1 ? 1 : precision > 17 ? 17 : precision;
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
     const int be = (int)((bits >> 52) & 0x7FF);
     const double a = fabs(v);
     /* the exact integer path covers 1e-16 <= |v| < 1e38 (every intermediate below 2^128) */
-    const int P = precision < 1 ? 1 : precision > 17 ? 17 : precision;
     if (be == 0 || be == 0x7FF || !(a >= 1e-16 && a < 1e38)) {
         return snprintf(buf, 32, "%.*g", P, v);
     }
@@ -503,3 +504,9 @@ int tpPlan_FormatG(double v, int precision, char *buf)
     *o = '\0';
     return (int)(o - buf);
 }
+#else /* no 128-bit integers: printf itself */
+int tpPlan_FormatG(double v, int precision, char *buf)
+{
+    return snprintf(buf, 32, "%.*g", precision < 1 ? 1 : precision > 17 ? 17 : precision, v);
+}
+#endif
