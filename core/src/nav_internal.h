@@ -6,9 +6,6 @@
 #include "nav_open.h"
 #include "tp/util.h"
 
-/* One cell's search state (nav_search.c): kept together so that relaxing a neighbour touches
- * one cache line, not four arrays. */
-
 struct tpNavGrid {
     tpNavGridDef def;
     uint8_t *cells; /* nx*ny flags (TP_NAV_FREE / OBSTACLE / GROWN), owned */
