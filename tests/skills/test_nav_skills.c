@@ -35,7 +35,7 @@ static tpBodyDef character(const char *name, double x, double y)
 /* A wall across the straight line from the robot at (-1, 0) to the goal at (1, 0):
  * 0.1 m thick, from y = -0.6 to 0.6. */
 enum { WALL = 2, WALL_HALF_Y = 60 }; /* body index of the wall; its half length in cm */
-static int wall_scene(SkWorld *w)
+static int wall_bodies(SkWorld *w)   /* the bodies only: more may be added before sw_start */
 {
     sw_init(w, 0.3);
     w->mats[1].friction = 0.01;
@@ -45,6 +45,12 @@ static int wall_scene(SkWorld *w)
      * plus a margin, and a goal on that margin would sit in the grown border */
     sw_add(w, sw_wall("post_a", -2.5, -2.0, 0.1, 0.1));
     sw_add(w, sw_wall("post_b", 2.5, 2.0, 0.1, 0.1));
+    return robot;
+}
+
+static int wall_scene(SkWorld *w)
+{
+    int robot = wall_bodies(w);
     sw_start(w);
     return robot;
 }
@@ -123,10 +129,10 @@ static void test_nav_to(void **state)
     sw_free(&w);
 }
 
-/* One call of sk in w's current state with the given variables, action block, cache and random
- * stream (w itself is not advanced). Returns tpSkill_Run's result. */
+/* One call of sk in w's current state with the given variables, action block, cache, random
+ * stream and control-step id (0: none; w itself is not advanced). Returns tpSkill_Run's result. */
 static int run_at(SkWorld *w, const tpSkillDef *sk, bool fresh, double *V, double *action, tpSkillCache *cache,
-                  tpRng *rng)
+                  tpRng *rng, uint64_t step)
 {
     tpSkillCall call = {.world = w->world,
                         .x = w->x,
@@ -136,7 +142,8 @@ static int run_at(SkWorld *w, const tpSkillDef *sk, bool fresh, double *V, doubl
                         .fresh = fresh,
                         .V = V,
                         .action = action,
-                        .cache = cache};
+                        .cache = cache,
+                        .step = step};
     return tpSkill_Run(sk, &call);
 }
 
@@ -169,7 +176,7 @@ static void test_nav_to_memo_refills(void **state)
             memcpy(V[c], w.V, sizeof w.V);
             memset(acts + c * na, 0, sizeof(double) * (size_t)na);
             tpRng rng = w.rng;
-            r[c] = run_at(&w, &sk, fresh, V[c], acts + c * na, cache, &rng);
+            r[c] = run_at(&w, &sk, fresh, V[c], acts + c * na, cache, &rng, 0);
             if (c == 1) {
                 tpDestroySkillCache(cache);
             } else {
@@ -184,7 +191,7 @@ static void test_nav_to_memo_refills(void **state)
                 double Vo[TP_SKILL_VARS] = {0}, *ao = calloc((size_t)na, sizeof(double));
                 assert_non_null(ao);
                 tpRng rng = w.rng;
-                assert_true(run_at(&w, &other[k], true, Vo, ao, w.cache, &rng) >= 0);
+                assert_true(run_at(&w, &other[k], true, Vo, ao, w.cache, &rng, 0) >= 0);
                 free(ao);
             }
         }
@@ -290,12 +297,7 @@ static void test_follow_field_step_ids(void **state)
 {
     (void)state;
     SkWorld w;
-    sw_init(&w, 0.3);
-    w.mats[1].friction = 0.01;
-    int robot = sw_add(&w, character("robot", -1, 0));
-    assert_int_equal(sw_add(&w, sw_wall("wall", 0, 0, 0.1, 0.01 * 2 * WALL_HALF_Y)), WALL);
-    sw_add(&w, sw_wall("post_a", -2.5, -2.0, 0.1, 0.1));
-    sw_add(&w, sw_wall("post_b", 2.5, 2.0, 0.1, 0.1));
+    int robot = wall_bodies(&w);
     tpBodyDef other = sw_robot("other", -0.7, 0.2);
     other.cls = TP_BODY_PASSIVE;
     int obstacle = sw_add(&w, other);
@@ -324,17 +326,8 @@ static void test_follow_field_step_ids(void **state)
             memcpy(V[r], w.V, sizeof w.V);
             memset(acts + r * na, 0, sizeof(double) * na);
             tpRng rng = w.rng;
-            tpSkillCall call = {.world = w.world,
-                                .x = w.x,
-                                .t = w.t,
-                                .dt = w.scene.dt,
-                                .rng = &rng,
-                                .fresh = k == 0,
-                                .V = V[r],
-                                .action = acts + r * na,
-                                .cache = r == 0 ? w.cache : ids,
-                                .step = r == 0 ? 0 : 100 + (uint64_t)k};
-            assert_true(tpSkill_Run(&sk, &call) >= 0);
+            const uint64_t step = r == 0 ? 0 : 100 + (uint64_t)k;
+            assert_true(run_at(&w, &sk, k == 0, V[r], acts + r * na, r == 0 ? w.cache : ids, &rng, step) >= 0);
         }
         for (int r = 1; r < 3; ++r) {
             assert_memory_equal(acts, acts + r * na, sizeof(double) * na);
@@ -346,8 +339,7 @@ static void test_follow_field_step_ids(void **state)
         memcpy(Vo, w.V, sizeof w.V);
         memset(acts + na, 0, sizeof(double) * na);
         tpRng rng = w.rng;
-        tpSkillCall far = {w.world, w.x, w.t, w.scene.dt, NULL, 0, &rng, k == 0, Vo, acts + na, NULL, w.cache, 0};
-        assert_true(tpSkill_Run(&sk, &far) >= 0);
+        assert_true(run_at(&w, &sk, k == 0, Vo, acts + na, w.cache, &rng, 0) >= 0);
         differ += memcmp(acts, acts + na, sizeof(double) * na) != 0;
         w.x[slot].pos[1] = saved;
         memcpy(w.V, V[0], sizeof w.V);
