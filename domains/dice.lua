@@ -79,15 +79,38 @@ local function rand()
 end
 
 -- Dice start at random positions above the bucket (a little inside its walls), at staggered
--- heights so they do not all arrive at once, in random orientations.
+-- heights so they do not all arrive at once, in random orientations, and apart: no two start
+-- closer than a die's diagonal (a die drawn too close to an earlier one is drawn again), so none
+-- overlaps another at the start (the physics refuses overlaps deeper than 5 mm).
 local starts = {}
 local TOP = GRID_HEIGHT + 0.5
+local APART = EDGE * math.sqrt(3) + 0.005           -- m: the diagonal, and a little air
+local cells_taken = {}                               -- spatial hash of the dice placed so far
+local function cell_key(ix, iy, iz) return (ix * 4096 + iy) * 4096 + iz end
+local function too_close(p)
+  local ix, iy, iz = math.floor(p[1] / APART), math.floor(p[2] / APART), math.floor(p[3] / APART)
+  for dx = -1, 1 do for dy = -1, 1 do for dz = -1, 1 do
+    for _, q in ipairs(cells_taken[cell_key(ix + dx, iy + dy, iz + dz)] or {}) do
+      if (p[1] - q[1]) ^ 2 + (p[2] - q[2]) ^ 2 + (p[3] - q[3]) ^ 2 < APART * APART then return true end
+    end
+  end end end
+  return false
+end
 for i = 1, COUNT do
+  local pos
+  for _ = 1, 1000 do
+    pos = { BX0 + 0.3 + (BX1 - BX0 - 0.6) * rand(), BY0 + 0.3 + (BY1 - BY0 - 0.6) * rand(), TOP + DROP * rand() }
+    if not too_close(pos) then break end
+    pos = nil
+  end
+  assert(pos, "dice: no room to drop " .. COUNT .. " dice apart over this bucket (fewer dice, or a larger drop)")
+  local k = cell_key(math.floor(pos[1] / APART), math.floor(pos[2] / APART), math.floor(pos[3] / APART))
+  cells_taken[k] = cells_taken[k] or {}
+  table.insert(cells_taken[k], pos)
   local u1, u2, u3 = rand(), rand(), rand()
   local s1, s2 = math.sqrt(1 - u1), math.sqrt(u1)
   starts[i] = {
-    pos = { BX0 + 0.3 + (BX1 - BX0 - 0.6) * rand(), BY0 + 0.3 + (BY1 - BY0 - 0.6) * rand(),
-            TOP + DROP * rand() },
+    pos = pos,
     quat = { s2 * math.cos(2 * math.pi * u3), s1 * math.sin(2 * math.pi * u2), s1 * math.cos(2 * math.pi * u2),
              s2 * math.sin(2 * math.pi * u3) },
   }

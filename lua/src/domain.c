@@ -124,6 +124,10 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
     if (!(scene->max_static_penetration >= 0 && scene->max_static_penetration <= 1000))
         tplError(L, "tp.domain: max_static_penetration must be in [0, 1000] m (0 = no check; got %g)",
                  scene->max_static_penetration);
+    scene->max_body_penetration = tplNumber(L, 1, what, "max_body_penetration", scene->max_body_penetration, false);
+    if (!(scene->max_body_penetration >= 0 && scene->max_body_penetration <= 1000))
+        tplError(L, "tp.domain: max_body_penetration must be in [0, 1000] m (0 = no check; got %g)",
+                 scene->max_body_penetration);
 
     /* materials: none given means one default material */
     int nm = tplArrayField(L, "materials", what);
@@ -734,6 +738,7 @@ static const char *const tplDomainFields[] = {
     "space",
     "substeps",
     "max_static_penetration",
+    "max_body_penetration",
     "view",
     NULL,
 };

@@ -11,6 +11,7 @@
 #include "tp/base.h"
 #include "tp/util.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,9 +362,9 @@ static void tpFrictionDirection(dBodyID a, dBodyID b, dContact *c)
         c->fdir1[i] = v[i];
 }
 
-/* Merges the infos appended by a later substep (infos[first..ninfos), sorted by pair like the
- * earlier ones infos[0..first)) into one sorted list with each pair once; an earlier substep's
- * entry wins. */
+/* Merges the infos appended by a later pass (infos[first..ninfos), sorted by pair like the
+ * earlier ones infos[0..first)) into one sorted list with each pair once; an earlier entry wins
+ * (its deepest overlap is the deeper of the two). */
 static void tpMergeInfos(tpWorld *w, int first)
 {
     int i = 0, j = first, n = 0;
@@ -388,35 +389,116 @@ static void tpMergeInfos(tpWorld *w, int first)
     w->ninfos = n;
 }
 
-/* Deepest overlap between a stored body and static geometry at the current poses, into
- * w->static_depth; no contact joints and no touching record (it only looks). */
-static void tpStaticPass(tpWorld *w)
+/* Keeps the deepest overlaps of the step: static geometry against a moving body, and two moving
+ * bodies (dynamic or scripted) against each other. */
+static void tpNoteDepth(tpWorld *w, int a, int b, double depth)
+{
+    if (w->bodies[a].cls == TP_BODY_STATIC || w->bodies[b].cls == TP_BODY_STATIC) {
+        if (depth > w->static_depth) {
+            w->static_depth = depth;
+            w->static_pair[0] = a;
+            w->static_pair[1] = b;
+        }
+    } else if (depth > w->body_depth) {
+        w->body_depth = depth;
+        w->body_pair[0] = a;
+        w->body_pair[1] = b;
+    }
+}
+
+/* Deepest overlaps at the current poses (after a step in scenes with scripted bodies: an infinite
+ * mass can push a body into static geometry, or into another body, during the last substep); no
+ * contact joints and no touching record (it only looks). */
+static void tpDepthPass(tpWorld *w)
 {
     w->npairs = 0;
     dSpaceCollide(w->space, w, tpNearCallback);
     for (int p = 0; p < w->npairs; p++) {
         int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
-        if (w->bodies[a].cls != TP_BODY_STATIC && w->bodies[b].cls != TP_BODY_STATIC)
-            continue;
         int n = dCollide(w->rt[a].geom, w->rt[b].geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
         for (int k = 0; k < n; k++)
-            if (w->cgeoms[k].depth > w->static_depth)
-                w->static_depth = w->cgeoms[k].depth;
+            tpNoteDepth(w, a, b, w->cgeoms[k].depth);
     }
 }
 
-/* Collision detection for one (sub)step; keep = true adds to the touching pairs of the earlier
- * substeps of the same step instead of starting over. */
+/* Room for n pending contacts (and their feedback records); keeps the contents. */
+static bool tpReservePending(tpWorld *w, int n)
+{
+    if (n <= w->cap_pend)
+        return true;
+    size_t cap = tpArray_NextCap((size_t)w->cap_pend, (size_t)n, sizeof(tpPendingContact));
+    if (cap == 0 || cap > INT_MAX)
+        return false;
+    tpPendingContact *p = tpArray_Resize(w->pend, cap, sizeof *p);
+    if (p == NULL)
+        return false;
+    w->pend = p;
+    dJointFeedback *f = tpArray_Resize(w->feedback, cap, sizeof *f);
+    if (f == NULL)
+        return false;
+    w->feedback = f;
+    w->cap_pend = (int)cap;
+    return true;
+}
+
+static bool tpReserveTouch(tpWorld *w, int n)
+{
+    if (n <= w->cap_touch)
+        return true;
+    size_t cap = tpArray_NextCap((size_t)w->cap_touch, (size_t)n, sizeof(tpTouch));
+    tpTouch *t = cap && cap <= INT_MAX ? tpArray_Resize(w->touch, cap, sizeof *t) : NULL;
+    if (t == NULL)
+        return false;
+    w->touch = t;
+    w->cap_touch = (int)cap;
+    return true;
+}
+
+/* The surface of a contact between bodies a and b, as ODE takes it (no bounce yet). */
+static dContact tpBaseContact(const tpWorld *w, int a, int b)
+{
+    const tpSurface *s = &w->surfaces[w->bodies[a].material * w->def.nmaterials + w->bodies[b].material];
+    dContact c;
+    memset(&c, 0, sizeof c);
+    c.surface.mode = dContactApprox1;
+    c.surface.mu = s->mu;
+    if (s->rho > 0.0) {
+        /* Rolling resistance about both tangent axes; no spinning friction (rhoN = 0). */
+        c.surface.mode |= dContactRolling;
+        c.surface.rho = s->rho;
+        c.surface.rho2 = s->rho;
+        c.surface.rhoN = 0.0;
+    }
+    return c;
+}
+
+static void tpPushPending(tpWorld *w, const dContact *c, int a, int b, bool speculative)
+{
+    if (w->npend == w->cap_pend && !tpReservePending(w, w->npend + 1)) {
+        tpLog(TP_LOG_ERROR, "physics: out of memory for contact joints");
+        abort();
+    }
+    tpPendingContact *p = &w->pend[w->npend++];
+    p->c = *c;
+    p->a = a;
+    p->b = b;
+    p->speculative = speculative;
+}
+
+/* Collision detection at the substep's start poses: the real contacts, appended to w->pend, and
+ * the touching record (keep = true adds to the earlier substeps' pairs instead of starting over). */
 static void tpCollide(tpWorld *w, bool keep)
 {
     w->npairs = 0;
+    w->ntouch = 0;
+    w->stamp++;
     if (!keep)
         w->ninfos = 0;
     const int first = w->ninfos;
     dSpaceCollide(w->space, w, tpNearCallback);
     tpSortKeys(w->pairs, w->npairs);
     /* contacts still become joints when this fails; only the touching record is incomplete */
-    const bool record = tpReserveInfos(w, first + w->npairs);
+    const bool record = tpReserveInfos(w, first + w->npairs) && tpReserveTouch(w, w->npairs);
     if (!record)
         tpLog(TP_LOG_ERROR, "physics: out of memory for the contact record");
 
@@ -430,46 +512,342 @@ static void tpCollide(tpWorld *w, bool keep)
         tpSortContacts(w->cgeoms, n);
 
         const tpSurface *s = &w->surfaces[w->bodies[a].material * nmat + w->bodies[b].material];
-        dContact c;
-        memset(&c, 0, sizeof c);
-        c.surface.mode = dContactApprox1;
-        c.surface.mu = s->mu;
+        dContact c = tpBaseContact(w, a, b);
         if (s->bounce > 0.0) {
             c.surface.mode |= dContactBounce;
             c.surface.bounce = s->bounce;
             c.surface.bounce_vel = s->bounce_vel;
         }
-        if (s->rho > 0.0) {
-            /* Rolling resistance about both tangent axes; no spinning friction (rhoN = 0). */
-            c.surface.mode |= dContactRolling;
-            c.surface.rho = s->rho;
-            c.surface.rho2 = s->rho;
-            c.surface.rhoN = 0.0;
-        }
-        const int mode = c.surface.mode;
+        double deepest = 0.0;
+        const int pfirst = w->npend;
         for (int k = 0; k < n; k++) {
             c.geom = w->cgeoms[k];
-            c.surface.mode = mode;
-            tpFrictionDirection(ra->body, rb->body, &c);
-            dJointID j = dJointCreateContact(w->world, w->group, &c);
-            dJointAttach(j, ra->body, rb->body);
+            tpPushPending(w, &c, a, b, false);
+            deepest = w->cgeoms[k].depth > deepest ? w->cgeoms[k].depth : deepest;
         }
+        tpNoteDepth(w, a, b, deepest);
+        w->rt[a].contact_stamp = w->rt[b].contact_stamp = w->stamp;
         if (!record)
             continue;
+        w->touch[w->ntouch].key = w->pairs[p];
+        w->touch[w->ntouch].first = pfirst;
+        w->touch[w->ntouch].count = n;
+        w->ntouch++;
         tpContactInfo *info = &w->infos[w->ninfos++];
         info->a = a;
         info->b = b;
         memcpy(info->pos, w->cgeoms[0].pos, sizeof info->pos);
         info->depth = w->cgeoms[0].depth;
-        info->max_depth = 0.0;
-        for (int k = 0; k < n; k++)
-            info->max_depth = w->cgeoms[k].depth > info->max_depth ? w->cgeoms[k].depth : info->max_depth;
-        if ((w->bodies[a].cls == TP_BODY_STATIC || w->bodies[b].cls == TP_BODY_STATIC) &&
-            info->max_depth > w->static_depth)
-            w->static_depth = info->max_depth;
+        info->max_depth = deepest;
     }
     if (first > 0)
         tpMergeInfos(w, first);
+}
+
+/* The pair's entry among the substep's touching pairs, or NULL. */
+static const tpTouch *tpTouching(const tpWorld *w, uint64_t key)
+{
+    int lo = 0, hi = w->ntouch;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (w->touch[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < w->ntouch && w->touch[lo].key == key ? &w->touch[lo] : NULL;
+}
+
+/* The pair has speculative contacts: those of the swept pass and of the discovery rounds follow
+ * the real ones in runs, each in pair order (w->run[0 .. nrun] bound them). */
+static bool tpHasSpeculative(const tpWorld *w, uint64_t key)
+{
+    const int a = (int)(key >> 32), b = (int)(key & 0xffffffffu);
+    for (int r = 0; r < w->nrun; r++) {
+        int lo = w->run[r], hi = w->run[r + 1];
+        const int end = hi;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            const tpPendingContact *m = &w->pend[mid];
+            if (m->a < a || (m->a == a && m->b < b))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < end && w->pend[lo].a == a && w->pend[lo].b == b)
+            return true;
+    }
+    return false;
+}
+
+/* A real contact of the pair lies within d of point p. */
+static bool tpNearContact(const tpWorld *w, const tpTouch *t, const double p[3], double d)
+{
+    for (int k = t->first; k < t->first + t->count; k++) {
+        const dReal *q = w->pend[k].c.geom.pos;
+        double dx = q[0] - p[0], dy = q[1] - p[1], dz = q[2] - p[2];
+        if (dx * dx + dy * dy + dz * dz < d * d)
+            return true;
+    }
+    return false;
+}
+
+/* Speculative contacts (Catto's "speculative contacts", as in Box2D v3): a body that moves
+ * further in one substep than TP_SWEEP_MIN sinks that far into whatever it meets before the
+ * collision is seen at the next substep (a die landing at 10 m/s with 4 substeps: 4 cm, half a
+ * die). So the fast bodies are also collided at their swept poses p + v h: a pair that is not
+ * touching now but will overlap there gets contacts whose constraint lets the bodies close the
+ * present gap g and no more (normal velocity >= -g / h, through ODE's dContactMotionN with no
+ * depth), or, when the impact falls within the substep and is fast enough to bounce, leaves with
+ * the restitution velocity right away. A contact the solver does not need applies no force, so a
+ * near miss costs nothing but the test. Deterministic: a function of the restored state only; the
+ * bodies are put back at exactly their start positions (translation only, so ODE's rotation
+ * matrices are untouched). */
+#define TP_MAX_SUBSTEPS 64 /* the most substeps a step takes (fast bodies ask for more) */
+#define TP_SWEEP_MIN 0.001 /* m per substep: slower bodies sink at most the contact surface layer */
+#define TP_SPECULATIVE_MARGIN 0.002 /* m: fast bodies' geoms grow by this in the swept pass, so
+                                      that what is nearly touching is seen too (the far rim of a
+                                      tilted cylinder, which its own contact forces bring down) */
+#define TP_DISCOVER_DEPTH 0.002 /* m: an unforeseen overlap this deep is solved again */
+#define TP_DISCOVER_ROUNDS TP_DISCOVER_ROUNDS_MAX /* at most this many solves again per substep */
+#define TP_SPECULATIVE_NEAR 0.2 /* of the larger bounding radius: a swept contact this close to a
+                                   real contact of the pair adds nothing */
+
+/* The sweep velocity of body i (m/s, point velocity at p of the body moving with its sweep
+ * velocity and its angular velocity), for a fast body; 0 for the others (static, kinematic and
+ * slow bodies stay at their start poses in the swept pass). */
+static void tpSweepPointVel(const tpWorld *w, int i, const dReal *p, double out[3])
+{
+    const tpBodyRt *r = &w->rt[i];
+    out[0] = out[1] = out[2] = 0.0;
+    if (r->body == NULL || r->sweep_stamp != w->stamp)
+        return;
+    const dReal *c = dBodyGetPosition(r->body), *om = dBodyGetAngularVel(r->body);
+    const double d[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+    out[0] = r->vsweep[0] + om[1] * d[2] - om[2] * d[1];
+    out[1] = r->vsweep[1] + om[2] * d[0] - om[0] * d[2];
+    out[2] = r->vsweep[2] + om[0] * d[1] - om[1] * d[0];
+}
+
+/* Grows body i's geom by m (m) on every side, or back to its definition's size (m = 0). */
+static void tpInflate(tpWorld *w, int i, double m)
+{
+    const tpBodyDef *b = &w->bodies[i];
+    dGeomID g = w->rt[i].geom;
+    switch (b->shape) {
+    case TP_SHAPE_BOX:
+        dGeomBoxSetLengths(g, b->size[0] + 2 * m, b->size[1] + 2 * m, b->size[2] + 2 * m);
+        break;
+    case TP_SHAPE_SPHERE:
+        dGeomSphereSetRadius(g, b->size[0] + m);
+        break;
+    case TP_SHAPE_CYLINDER:
+        dGeomCylinderSetParams(g, b->size[0] + m, b->size[1] + 2 * m);
+        break;
+    case TP_SHAPE_CAPSULE:
+        dGeomCapsuleSetParams(g, b->size[0] + m, b->size[1]);
+        break;
+    case TP_SHAPE_PLANE:
+        break;
+    }
+}
+
+/* The point of the start pose that body i's sweep (by v h and turned by omega h about its
+ * centre) takes to p1: a corner of a spinning die is where the corner was, not where its swept
+ * position less the translation is (1.5 cm apart at 40 rad/s). A sphere's surface point under a
+ * contact moves with the centre alone, so for spheres only the translation is undone (turning it
+ * back would put the point off the line through the centre: a torque that is not there). */
+static void tpSweepBack(const tpWorld *w, int i, double h, const dReal *p1, double out[3])
+{
+    const tpBodyRt *r = &w->rt[i];
+    const dReal *c = dBodyGetPosition(r->body), *om = dBodyGetAngularVel(r->body);
+    double d[3];
+    for (int k = 0; k < 3; k++)
+        d[k] = p1[k] - (c[k] + h * r->vsweep[k]);
+    double spin = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
+    if (w->bodies[i].shape != TP_SHAPE_SPHERE && spin > 0.0) {
+        /* Rodrigues: rotate d by -spin h about the unit axis om / spin */
+        const double ang = -spin * h, cs = cos(ang), sn = sin(ang);
+        const double u[3] = {om[0] / spin, om[1] / spin, om[2] / spin};
+        const double ud = u[0] * d[0] + u[1] * d[1] + u[2] * d[2];
+        const double x[3] = {u[1] * d[2] - u[2] * d[1], u[2] * d[0] - u[0] * d[2], u[0] * d[1] - u[1] * d[0]};
+        double e[3];
+        for (int k = 0; k < 3; k++)
+            e[k] = d[k] * cs + x[k] * sn + u[k] * ud * (1.0 - cs);
+        memcpy(d, e, sizeof d);
+    }
+    for (int k = 0; k < 3; k++)
+        out[k] = c[k] + d[k];
+}
+
+static void tpSpeculate(tpWorld *w, double h)
+{
+    int nfast = 0;
+    for (int k = 0; k < w->nstate + w->nkinematic; k++) {
+        /* scripted bodies sweep too: one moving into a resting body crushes it otherwise */
+        int i = k < w->nstate ? w->state_body[k] : w->kin_body[k - w->nstate];
+        tpBodyRt *r = &w->rt[i];
+        const dReal *v0 = dBodyGetLinearVel(r->body), *om = dBodyGetAngularVel(r->body);
+        /* the velocity at the end of a free substep (ODE moves by h times that): gravity and the
+         * action count, or a body let go at rest would sink g h^2 before its contact is seen. A
+         * body with contacts already is held by them: its own velocity is its sweep (else a box
+         * resting on the floor would sweep down with the box above it and never meet it). */
+        const int slot = r->control_slot;
+        const bool supported = r->contact_stamp == w->stamp || r->kinematic;
+        for (int c = 0; c < 3; c++)
+            r->vsweep[c] = supported ? v0[c]
+                                     : v0[c] + h * (w->def.gravity[c] +
+                                                    (slot >= 0 ? w->action[6 * slot + c] / r->mass : 0.0));
+        double speed = sqrt(r->vsweep[0] * r->vsweep[0] + r->vsweep[1] * r->vsweep[1] + r->vsweep[2] * r->vsweep[2]);
+        double spin = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
+        if ((speed + spin * r->radius) * h <= TP_SWEEP_MIN)
+            continue;
+        /* The geom (not the body: its rotation matrix is hidden state) goes to the swept pose
+         * through an offset, position p + v h and orientation turned by omega h. */
+        const dReal *p = dBodyGetPosition(r->body), *q = dBodyGetQuaternion(r->body);
+        double ang = spin * h, dq[4] = {1.0, 0.0, 0.0, 0.0};
+        if (spin > 0.0) {
+            double sn = sin(0.5 * ang) / spin;
+            dq[0] = cos(0.5 * ang);
+            dq[1] = om[0] * sn;
+            dq[2] = om[1] * sn;
+            dq[3] = om[2] * sn;
+        }
+        dQuaternion q1;
+        q1[0] = dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3];
+        q1[1] = dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2];
+        q1[2] = dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1];
+        q1[3] = dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0];
+        dGeomSetOffsetWorldQuaternion(r->geom, q1);
+        tpInflate(w, i, TP_SPECULATIVE_MARGIN);
+        dGeomSetOffsetWorldPosition(r->geom, p[0] + r->vsweep[0] * h, p[1] + r->vsweep[1] * h, p[2] + r->vsweep[2] * h);
+        r->sweep_stamp = w->stamp;
+        w->fast[nfast++] = i;
+    }
+    w->run[0] = w->run[1] = w->npend;
+    w->nrun = 1;
+    if (nfast == 0)
+        return;
+    w->npairs = 0;
+    dSpaceCollide(w->space, w, tpNearCallback);
+    tpSortKeys(w->pairs, w->npairs);
+    const int first = w->npend;
+    for (int p = 0; p < w->npairs; p++) {
+        int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
+        const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
+        const bool fa = ra->sweep_stamp == w->stamp && ra->body != NULL;
+        const bool fb = rb->sweep_stamp == w->stamp && rb->body != NULL;
+        if (!fa && !fb)
+            continue; /* neither is fast: its contacts, if any, are the real ones */
+        /* A touching pair still gets speculative contacts where it has none yet: the far rim of
+         * a rocking cylinder comes down while its near rim touches. */
+        const tpTouch *touch = tpTouching(w, w->pairs[p]);
+        const double near = TP_SPECULATIVE_NEAR * (ra->radius > rb->radius ? ra->radius : rb->radius);
+        int n = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        if (n <= 0)
+            continue;
+        tpSortContacts(w->cgeoms, n);
+        const tpSurface *s = &w->surfaces[w->bodies[a].material * w->def.nmaterials + w->bodies[b].material];
+        for (int k = 0; k < n; k++) {
+            const dContactGeom *g = &w->cgeoms[k];
+            /* The pair's relative velocity at the point along ODE's normal (which separates a, the
+             * first geom, from b when a moves along it): the depth now is the swept depth less
+             * the approach over the substep, h vn. */
+            double va[3], vb[3], vn = 0.0;
+            tpSweepPointVel(w, a, g->pos, va);
+            tpSweepPointVel(w, b, g->pos, vb);
+            for (int c = 0; c < 3; c++)
+                vn += (va[c] - vb[c]) * g->normal[c];
+            if (vn >= 0.0)
+                continue; /* not closing in */
+            double gap = (fa ? TP_SPECULATIVE_MARGIN : 0.0) + (fb ? TP_SPECULATIVE_MARGIN : 0.0) - g->depth - vn * h;
+            if (gap < 0.0)
+                gap = 0.0;
+            dContact c = tpBaseContact(w, a, b);
+            c.geom = *g;
+            c.geom.depth = 0.0;
+            /* the point at the start poses: where the fast body's swept motion took it from */
+            double pa[3], pb[3];
+            if (fa)
+                tpSweepBack(w, a, h, g->pos, pa);
+            if (fb)
+                tpSweepBack(w, b, h, g->pos, pb);
+            for (int q = 0; q < 3; q++)
+                c.geom.pos[q] = fa && fb ? 0.5 * (pa[q] + pb[q]) : fa ? pa[q] : pb[q];
+            if (touch != NULL && tpNearContact(w, touch, c.geom.pos, near))
+                continue; /* a real contact holds this part of the pair already */
+            c.surface.mode |= dContactMotionN;
+            if (s->bounce > 0.0 && -vn > s->bounce_vel && -vn * h > gap)
+                c.surface.motionN = -s->bounce * vn; /* the impact is within the substep: bounce */
+            else
+                c.surface.motionN = -gap / h;
+            tpPushPending(w, &c, a, b, true);
+        }
+    }
+    for (int f = 0; f < nfast; f++) {
+        tpInflate(w, w->fast[f], 0.0);
+        dGeomClearOffset(w->rt[w->fast[f]].geom); /* the geom follows its body's pose exactly again */
+    }
+    w->run[1] = w->npend;
+    w->speculative += w->npend - first;
+}
+
+/* Creates the substep's contact joints (friction direction from the current velocities); the
+ * speculative ones get a feedback record, so that those the solver used count as touching. */
+static void tpCreateJoints(tpWorld *w)
+{
+    int nspec = 0;
+    for (int k = 0; k < w->npend; k++) {
+        tpPendingContact *p = &w->pend[k];
+        dBodyID ba = w->rt[p->a].body, bb = w->rt[p->b].body;
+        dContact c = p->c;
+        tpFrictionDirection(ba, bb, &c);
+        dJointID j = dJointCreateContact(w->world, w->group, &c);
+        dJointAttach(j, ba, bb);
+        if (p->speculative) {
+            memset(&w->feedback[nspec], 0, sizeof w->feedback[nspec]);
+            dJointSetFeedback(j, &w->feedback[nspec++]);
+        }
+    }
+}
+
+/* After the solve: the speculative contacts pend[from .. to) that pushed (the bodies met within
+ * the substep) join the touching record, at depth 0; they come in pair order. nspec counts the
+ * speculative contacts before `from` (their feedback records come first). */
+static int tpRecordRun(tpWorld *w, int from, int to, int nspec)
+{
+    const int first = w->ninfos;
+    for (int k = from; k < to; k++) {
+        const tpPendingContact *p = &w->pend[k];
+        if (!p->speculative)
+            continue;
+        const dJointFeedback *f = &w->feedback[nspec++];
+        if (f->f1[0] == 0 && f->f1[1] == 0 && f->f1[2] == 0 && f->f2[0] == 0 && f->f2[1] == 0 && f->f2[2] == 0)
+            continue;
+        if (w->ninfos > first && w->infos[w->ninfos - 1].a == p->a && w->infos[w->ninfos - 1].b == p->b)
+            continue; /* this pair's earlier contact is recorded */
+        if (!tpReserveInfos(w, w->ninfos + 1)) {
+            tpLog(TP_LOG_ERROR, "physics: out of memory for the contact record");
+            return nspec;
+        }
+        tpContactInfo *info = &w->infos[w->ninfos++];
+        info->a = p->a;
+        info->b = p->b;
+        memcpy(info->pos, p->c.geom.pos, sizeof info->pos);
+        info->depth = 0.0;
+        info->max_depth = 0.0;
+    }
+    if (first > 0 && w->ninfos > first)
+        tpMergeInfos(w, first);
+    return nspec;
+}
+
+/* The swept pass's and each discovery round's contacts are runs, each in pair order. */
+static void tpRecordSpeculative(tpWorld *w)
+{
+    int nspec = 0;
+    for (int r = 0; r < w->nrun; r++)
+        nspec = tpRecordRun(w, w->run[r], w->run[r + 1], nspec);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -507,6 +885,219 @@ bool tpWorld_StateInRange(const tpBodyState *s)
     return q2 > 0.25 && q2 < 4.0; /* NaN fails too */
 }
 
+/* The action on the controlled bodies for one substep (ODE clears the accumulated forces after
+ * each step). */
+static void tpApplyAction(tpWorld *w)
+{
+    for (int k = 0; k < w->nstate; k++) {
+        dBodyID body = w->rt[w->state_body[k]].body;
+        dBodySetForce(body, 0, 0, 0);
+        dBodySetTorque(body, 0, 0, 0);
+    }
+    for (int k = 0; k < w->ncontrol; k++) {
+        dBodyID body = w->rt[w->control_body[k]].body;
+        const double *f = w->action + 6 * k;
+        dBodyAddForce(body, f[0], f[1], f[2]);
+        dBodyAddTorque(body, f[3], f[4], f[5]);
+    }
+}
+
+/* The degeneracy breaker of the Dantzig fallback: every contact may close in by at most this much
+ * (m per substep) more, a different amount each so that no two rows tie. */
+#define TP_LCP_NUDGE 1e-6
+
+/* Puts the bodies back at the substep's start and solves it once more. */
+static int tpResolve(tpWorld *w, double h, bool exact)
+{
+    for (int k = 0; k < w->nstate; k++)
+        tpSetBody(w->rt[w->state_body[k]].body, &w->sub0[k]);
+    tpApplyAction(w);
+    tpCreateJoints(w);
+    dRandSetSeed(0);
+    int ok = exact ? dWorldStep(w->world, h) : dWorldQuickStep(w->world, h);
+    dJointGroupEmpty(w->group);
+    return ok;
+}
+
+/* One solve of the substep's contacts and forces. With solver "step", ODE's Dantzig LCP gives up
+ * on a degenerate problem -- rows whose slack is exactly zero where the pivoting needs it to be
+ * positive, as with two boxes stacked exactly touching (both fall with g, so their relative
+ * acceleration is exactly 0) -- and then leaves every force it had not solved at zero: the
+ * bottom box free-fell through the floor. Such a substep is solved again from the same start
+ * state, with each contact allowed to close in by a different sub-micrometre amount
+ * (TP_LCP_NUDGE, through ODE's normal surface velocity), which makes every slack strictly
+ * positive; should that fail too, by the iterative solver (projected Gauss-Seidel, which cannot
+ * fail that way). Deterministic: whether a solve fails is a function of the state. */
+static void tpSolve(tpWorld *w, double h)
+{
+    const bool exact = w->def.solver != TP_SOLVER_QUICKSTEP;
+    unsigned long fails = exact ? tpOde_LcpFailures() : 0;
+    tpApplyAction(w);
+    tpCreateJoints(w);
+    /* dWorldQuickStep shuffles constraint rows with ODE's global generator. */
+    dRandSetSeed(0);
+    int ok = exact ? dWorldStep(w->world, h) : dWorldQuickStep(w->world, h);
+    dJointGroupEmpty(w->group);
+    if (exact && tpOde_LcpFailures() != fails) {
+        w->lcp_nudges++;
+        for (int k = 0; k < w->npend; k++) {
+            dContact *c = &w->pend[k].c;
+            if (!(c->surface.mode & dContactMotionN)) {
+                c->surface.mode |= dContactMotionN;
+                c->surface.motionN = 0.0;
+            }
+            c->surface.motionN -= TP_LCP_NUDGE * (1.0 + (k % 16) / 16.0) / h;
+        }
+        fails = tpOde_LcpFailures();
+        ok = tpResolve(w, h, true);
+        if (tpOde_LcpFailures() != fails) {
+            w->lcp_fallbacks++;
+            ok = tpResolve(w, h, false);
+        }
+    }
+    if (!ok)
+        tpLog(TP_LOG_ERROR, "physics: ODE step failed (out of memory)");
+}
+
+/* A body the solve changed more than its free motion would (|dv| h + |d omega| r h beyond
+ * TP_SWEEP_MIN): something hit it within the substep. */
+static bool tpSurprised(const tpWorld *w, int k, double h)
+{
+    const int i = w->state_body[k];
+    const tpBodyRt *r = &w->rt[i];
+    const dReal *v = dBodyGetLinearVel(r->body), *om = dBodyGetAngularVel(r->body);
+    const double *om0 = w->sub0[k].angvel;
+    double dv = 0.0, dw = 0.0;
+    for (int c = 0; c < 3; c++) {
+        dv += (v[c] - r->vsweep[c]) * (v[c] - r->vsweep[c]);
+        dw += (om[c] - om0[c]) * (om[c] - om0[c]);
+    }
+    return (sqrt(dv) + sqrt(dw) * r->radius) * h > TP_SWEEP_MIN;
+}
+
+/* The start-pose point of body i whose end pose holds p1 (state bodies: from the substep's start
+ * state; scripted bodies: back by their velocities), into out; *disp gets the point's travel. */
+static void tpPointAtStart(const tpWorld *w, int i, double h, const dReal *p1, double out[3], double disp[3])
+{
+    const tpBodyRt *r = &w->rt[i];
+    if (r->body == NULL) { /* static */
+        memcpy(out, p1, 3 * sizeof(double));
+        disp[0] = disp[1] = disp[2] = 0.0;
+        return;
+    }
+    const dReal *c1 = dBodyGetPosition(r->body), *q1 = dBodyGetQuaternion(r->body);
+    double c0[3], q0[4];
+    if (r->state_slot >= 0) {
+        memcpy(c0, w->sub0[r->state_slot].pos, sizeof c0);
+        memcpy(q0, w->sub0[r->state_slot].quat, sizeof q0);
+    } else {
+        const dReal *v = dBodyGetLinearVel(r->body);
+        for (int k = 0; k < 3; k++)
+            c0[k] = c1[k] - h * v[k];
+        memcpy(q0, q1, sizeof q0);
+    }
+    /* d0 = R0 R1^T (p1 - c1): rotate by q0 * conj(q1) */
+    double d[3] = {p1[0] - c1[0], p1[1] - c1[1], p1[2] - c1[2]};
+    const double qc[4] = {q0[0] * q1[0] + q0[1] * q1[1] + q0[2] * q1[2] + q0[3] * q1[3],
+                          -q0[0] * q1[1] + q0[1] * q1[0] - q0[2] * q1[3] + q0[3] * q1[2],
+                          -q0[0] * q1[2] + q0[1] * q1[3] + q0[2] * q1[0] - q0[3] * q1[1],
+                          -q0[0] * q1[3] - q0[1] * q1[2] + q0[2] * q1[1] + q0[3] * q1[0]};
+    dVector3 dr;
+    dQuaternion qq = {qc[0], qc[1], qc[2], qc[3]};
+    dMatrix3 R;
+    dQtoR(qq, R);
+    dMultiply0_331(dr, R, d);
+    for (int k = 0; k < 3; k++) {
+        disp[k] = p1[k] - (c0[k] + dr[k]);
+        /* a sphere's surface point under a contact moves with its centre (see tpSweepBack) */
+        out[k] = w->bodies[i].shape == TP_SHAPE_SPHERE ? p1[k] - (c1[k] - c0[k]) : c0[k] + dr[k];
+    }
+}
+
+/* Speculative contacts only see what a body's free motion approaches. A die slammed onto the floor
+ * by another die landing on it moves where its own sweep never went, within the same substep (9 mm
+ * into the floor in one 1/360 s substep). So after the solve, the bodies it surprised are
+ * collided at their end poses against pairs that had no contact in it; a pair found deeper than
+ * TP_DISCOVER_DEPTH gets contacts that let it close its start gap and no more, and the substep is
+ * solved again from its start (tpAdvance, at most TP_DISCOVER_ROUNDS times). Returns whether any
+ * contact was added. Deterministic: a function of the substep's start state. */
+static bool tpDiscover(tpWorld *w, double h)
+{
+    w->npairs = 0;
+    for (int k = 0; k < w->nstate; k++)
+        if (tpSurprised(w, k, h))
+            dSpaceCollide2(w->rt[w->state_body[k]].geom, (dGeomID)w->space, w, tpNearCallback);
+    if (w->npairs == 0)
+        return false;
+    tpSortKeys(w->pairs, w->npairs);
+    const int first = w->npend;
+    for (int p = 0; p < w->npairs; p++) {
+        if (p > 0 && w->pairs[p] == w->pairs[p - 1])
+            continue;
+        if (tpTouching(w, w->pairs[p]) != NULL || tpHasSpeculative(w, w->pairs[p]))
+            continue;
+        int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
+        const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
+        int n = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        double deepest = 0.0;
+        for (int k = 0; k < n; k++)
+            deepest = w->cgeoms[k].depth > deepest ? w->cgeoms[k].depth : deepest;
+        if (!(deepest > TP_DISCOVER_DEPTH))
+            continue;
+        tpSortContacts(w->cgeoms, n);
+        for (int k = 0; k < n; k++) {
+            const dContactGeom *g = &w->cgeoms[k];
+            double pa[3], pb[3], da[3], db[3];
+            tpPointAtStart(w, a, h, g->pos, pa, da);
+            tpPointAtStart(w, b, h, g->pos, pb, db);
+            /* the depth grew by the points' approach along the normal (which separates a) */
+            double approach = 0.0;
+            for (int c = 0; c < 3; c++)
+                approach += (db[c] - da[c]) * g->normal[c];
+            double gap = approach - g->depth;
+            if (gap < 0.0)
+                gap = 0.0;
+            dContact c = tpBaseContact(w, a, b);
+            c.geom = *g;
+            c.geom.depth = 0.0;
+            for (int q = 0; q < 3; q++)
+                c.geom.pos[q] = ra->body != NULL && rb->body != NULL ? 0.5 * (pa[q] + pb[q]) : ra->body != NULL ? pa[q] : pb[q];
+            c.surface.mode |= dContactMotionN;
+            c.surface.motionN = -gap / h;
+            tpPushPending(w, &c, a, b, true);
+        }
+    }
+    w->discovered += w->npend - first;
+    if (w->npend == first)
+        return false;
+    w->run[++w->nrun] = w->npend;
+    return true;
+}
+
+/* Substeps of the step from t: the scene's own, or more when a moving body would otherwise travel
+ * further than its own thickness in one substep (the swept pass can only see what a substep's
+ * travel overlaps: a pool ball at 6 m/s moves 10 cm in 1/60 s, past a ball 5.7 cm wide). A
+ * function of the state at t, so deterministic; at most TP_MAX_SUBSTEPS. */
+static int tpSubsteps(tpWorld *w, double t)
+{
+    double need = w->def.substeps;
+    if (w->nkinematic > 0)
+        tpSetKinematic(w, t);
+    for (int i = 0; i < w->def.nbodies; i++) {
+        const tpBodyRt *r = &w->rt[i];
+        if (r->body == NULL || !(r->thickness > 0.0))
+            continue;
+        const dReal *v = dBodyGetLinearVel(r->body), *om = dBodyGetAngularVel(r->body);
+        double travel = (sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+                         r->radius * sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2])) *
+                        w->def.dt;
+        double n = ceil(travel / r->thickness);
+        if (n > need)
+            need = n;
+    }
+    return need < TP_MAX_SUBSTEPS ? (int)need : TP_MAX_SUBSTEPS;
+}
+
 /* Shared tail of Step and StepLive: the dynamic bodies already hold their start state.
  * False (and the world left as it is) when the action or a resulting state is out of range. */
 static bool tpAdvance(tpWorld *w, double t, const double *action)
@@ -518,53 +1109,61 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
         memset(w->action, 0, nact * sizeof(double));
     w->live_restored = false;
     w->static_depth = 0.0;
+    w->body_depth = 0.0;
+    w->static_pair[0] = w->static_pair[1] = w->body_pair[0] = w->body_pair[1] = -1;
     if (!tpWithin(w->action, (int)nact, TP_MAX_FORCE))
         return false;
     tpWorld_ClampAction(w, w->action);
 
     /* Substeps continue the world without a restore in between: that is deterministic because
        every Sim call (and replay) runs the same chain from the same restored state. */
-    const int ns = w->def.substeps;
+    const int ns = tpSubsteps(w, t);
     const double h = w->def.dt / ns;
     for (int s = 0; s < ns; s++) {
         tpSetKinematic(w, t + s * h);
-        /* ODE clears the accumulated forces after each step: apply the action every substep */
-        for (int k = 0; k < w->nstate; k++) {
-            dBodyID body = w->rt[w->state_body[k]].body;
-            dBodySetForce(body, 0, 0, 0);
-            dBodySetTorque(body, 0, 0, 0);
-        }
-        for (int k = 0; k < w->ncontrol; k++) {
-            dBodyID body = w->rt[w->control_body[k]].body;
-            const double *f = w->action + 6 * k;
-            dBodyAddForce(body, f[0], f[1], f[2]);
-            dBodyAddTorque(body, f[3], f[4], f[5]);
-        }
+        w->npend = 0;
         tpCollide(w, s > 0);
-
-        /* dWorldQuickStep shuffles constraint rows with ODE's global generator. */
-        dRandSetSeed(0);
-        int ok = w->def.solver == TP_SOLVER_QUICKSTEP ? dWorldQuickStep(w->world, h) : dWorldStep(w->world, h);
-        if (!ok)
-            tpLog(TP_LOG_ERROR, "physics: ODE step failed (out of memory)");
-        dJointGroupEmpty(w->group);
+        tpSpeculate(w, h);
+        for (int k = 0; k < w->nstate; k++)
+            tpGetBody(w->rt[w->state_body[k]].body, &w->sub0[k]);
+        tpSolve(w, h);
+        for (int round = 0; round < TP_DISCOVER_ROUNDS && tpDiscover(w, h); round++) {
+            for (int k = 0; k < w->nstate; k++)
+                tpSetBody(w->rt[w->state_body[k]].body, &w->sub0[k]);
+            tpSetKinematic(w, t + s * h);
+            tpSolve(w, h);
+        }
+        tpRecordSpeculative(w);
         /* Checked after every substep: a state that left the ranges never reaches ODE again. */
         if (!tpStatesInRange(w))
             return false;
     }
-    /* The substeps' contacts were generated at their start poses; a scripted body (infinite
-     * mass) can push a body into static geometry during the last one, so scenes with scripted
-     * bodies look once more after the step. */
-    if (w->nkinematic > 0 && w->def.max_static_penetration > 0) {
+    /* The substeps' contacts were generated at their start poses, so the overlap the last
+     * substep leaves is seen by the next step's first collision. A scripted body (infinite mass)
+     * can crush a body during that substep and carry on, so scenes with scripted bodies look
+     * once more at the end poses (only when a limit asks for it). */
+    if (w->nkinematic > 0 && (w->def.max_static_penetration > 0 || w->def.max_body_penetration > 0)) {
         tpSetKinematic(w, t + w->def.dt);
-        tpStaticPass(w);
+        tpDepthPass(w);
     }
-    return w->def.max_static_penetration <= 0 || w->static_depth <= w->def.max_static_penetration;
+    return (w->def.max_static_penetration <= 0 || w->static_depth <= w->def.max_static_penetration) &&
+           (w->def.max_body_penetration <= 0 || w->body_depth <= w->def.max_body_penetration);
 }
 
 double tpWorld_StaticDepth(const tpWorld *w)
 {
     return w->static_depth;
+}
+
+double tpWorld_BodyDepth(const tpWorld *w)
+{
+    return w->body_depth;
+}
+
+tpPhysicsStats tpWorld_Stats(const tpWorld *w)
+{
+    tpPhysicsStats s = {w->lcp_nudges, w->lcp_fallbacks, w->speculative, w->discovered};
+    return s;
 }
 
 bool tpWorld_Step(tpWorld *w, const tpBodyState *x, double t, const double *action, tpBodyState *xnew)
@@ -646,3 +1245,4 @@ void tpWorld_Restore(tpWorld *w, const void *buf)
     }
     tpSetKinematic(w, w->time);
 }
+

@@ -25,7 +25,8 @@ tpSceneDef tpDefaultSceneDef(void)
     d.cfm = 1e-5;
     d.max_contacts = 8;
     d.substeps = 1;
-    d.max_static_penetration = 0.05;
+    d.max_static_penetration = 0.005;
+    d.max_body_penetration = 0.005;
     return d;
 }
 
@@ -79,12 +80,97 @@ static void tpOdeDebug(int num, const char *msg, va_list ap)
 {
     tpOdeVLog(TP_LOG_ERROR, num, msg, ap);
 }
-/* ODE's messages are solver notes such as "LCP internal error, s <= 0" on redundant stacked
- * contacts; it recovers from them, and at hundreds of thousands of steps per plan they would
- * drown the log, so they go to the debug level. */
+/* ODE reports one thing through its message handler that the physics must act on: its Dantzig
+ * LCP solver (dWorldStep) giving up on a degenerate pivot ("LCP internal error, s <= 0"). It then
+ * zeroes every force it had not solved yet, so bodies resting on each other free-fall for the
+ * step (two boxes stacked exactly touching fell through the floor). The message handler is ODE's
+ * only channel for that, and it is process-wide: the count is per thread (worlds are stepped by
+ * one thread at a time), read before and after each step by step.c, which then solves the
+ * substep again with the iterative solver. At hundreds of thousands of steps per plan the
+ * messages themselves would drown the log, so they go to the debug level. */
+static _Thread_local unsigned long g_lcp_failures;
+
+unsigned long tpOde_LcpFailures(void)
+{
+    return g_lcp_failures;
+}
+
 static void tpOdeMessage(int num, const char *msg, va_list ap)
 {
+    if (num == d_ERR_LCP)
+        g_lcp_failures++;
     tpOdeVLog(TP_LOG_DEBUG, num, msg, ap);
+}
+
+/* Cylinder against plane. ODE's own collider returns the deepest rim point alone as soon as the
+ * cylinder tilts by a hair: a cylinder standing on the floor and pushed along it then rests on one
+ * point, its contact forces tip it onto the opposite rim within the step, and it rocks rim to rim
+ * sinking deeper each time (the maze robot: 6 mm in five steps). This one returns, for each cap,
+ * its lowest rim point and the rim points 90, 180 and 270 degrees from it, those below the plane,
+ * the deepest first: a standing cylinder gets its whole base, a lying one both ends of its line
+ * of contact. A function of the two poses only. */
+static int tpCollideCylinderPlane(dGeomID cyl, dGeomID plane, int flags, dContactGeom *contact, int skip)
+{
+    dVector4 pl;
+    dGeomPlaneGetParams(plane, pl); /* a x + b y + c z = d, (a, b, c) unit, pointing out of it */
+    dReal r, len;
+    dGeomCylinderGetParams(cyl, &r, &len);
+    const dReal *c = dGeomGetPosition(cyl), *R = dGeomGetRotation(cyl);
+    const double ax[3] = {R[2], R[6], R[10]}, u0[3] = {R[0], R[4], R[8]};
+    const double na = pl[0] * ax[0] + pl[1] * ax[1] + pl[2] * ax[2];
+    /* the direction in the cap's plane toward the plane: -(n - (n.a) a), normalised */
+    double dn[3] = {-(pl[0] - na * ax[0]), -(pl[1] - na * ax[1]), -(pl[2] - na * ax[2])};
+    double dl = sqrt(dn[0] * dn[0] + dn[1] * dn[1] + dn[2] * dn[2]);
+    if (dl < 1e-12) { /* upright: any rim direction will do */
+        dn[0] = u0[0];
+        dn[1] = u0[1];
+        dn[2] = u0[2];
+    } else {
+        for (int k = 0; k < 3; k++)
+            dn[k] /= dl;
+    }
+    const double dm[3] = {ax[1] * dn[2] - ax[2] * dn[1], ax[2] * dn[0] - ax[0] * dn[2], ax[0] * dn[1] - ax[1] * dn[0]};
+    const int max = flags & 0xffff;
+    double pts[8][4];
+    int np = 0;
+    for (int cap = 0; cap < 2; cap++) {
+        const double h = cap == 0 ? -0.5 * len : 0.5 * len;
+        for (int q = 0; q < 4; q++) {
+            const double cs = q == 0 ? 1.0 : q == 2 ? -1.0 : 0.0, sn = q == 1 ? 1.0 : q == 3 ? -1.0 : 0.0;
+            double p[3];
+            for (int k = 0; k < 3; k++)
+                p[k] = c[k] + h * ax[k] + r * (cs * dn[k] + sn * dm[k]);
+            double depth = pl[3] - (pl[0] * p[0] + pl[1] * p[1] + pl[2] * p[2]);
+            if (!(depth > 0.0))
+                continue;
+            /* insertion by depth, deepest first (ties keep the generation order) */
+            int j = np++;
+            while (j > 0 && pts[j - 1][3] < depth) {
+                memcpy(pts[j], pts[j - 1], sizeof pts[j]);
+                j--;
+            }
+            pts[j][0] = p[0];
+            pts[j][1] = p[1];
+            pts[j][2] = p[2];
+            pts[j][3] = depth;
+        }
+    }
+    if (np > max)
+        np = max;
+    for (int i = 0; i < np; i++) {
+        dContactGeom *g = (dContactGeom *)((char *)contact + (size_t)i * (size_t)skip);
+        g->pos[0] = pts[i][0];
+        g->pos[1] = pts[i][1];
+        g->pos[2] = pts[i][2];
+        g->normal[0] = pl[0];
+        g->normal[1] = pl[1];
+        g->normal[2] = pl[2];
+        g->depth = pts[i][3];
+        g->g1 = cyl;
+        g->g2 = plane;
+        g->side1 = g->side2 = -1;
+    }
+    return np;
 }
 
 static void tpOdeAcquire(void)
@@ -94,6 +180,7 @@ static void tpOdeAcquire(void)
         dSetDebugHandler(tpOdeDebug);
         dSetMessageHandler(tpOdeMessage);
         dInitODE2(0);
+        dSetColliderOverride(dCylinderClass, dPlaneClass, tpCollideCylinderPlane);
         dAllocateODEDataForThread(dAllocateMaskAll);
     }
 }
@@ -387,6 +474,11 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
                  def->max_static_penetration);
         return false;
     }
+    if (!(def->max_body_penetration >= 0.0) || def->max_body_penetration > 1e3) {
+        tpErrorf(err, errlen, "scene: max_body_penetration must be in [0, 1000] m (got %g)",
+                 def->max_body_penetration);
+        return false;
+    }
     if (!(def->cfm >= 0.0) || !isfinite(def->cfm)) {
         tpErrorf(err, errlen, "scene: cfm must be >= 0 (got %g)", def->cfm);
         return false;
@@ -591,6 +683,45 @@ static void tpShapeMass(const tpBodyDef *b, double total, dMass *m)
     }
 }
 
+/* Bounding radius (m) of a shape about its centre: how far a point of it can be from the centre
+ * of mass, which bounds the sweep of a spinning body. */
+static double tpShapeRadius(const tpBodyDef *b)
+{
+    switch (b->shape) {
+    case TP_SHAPE_BOX:
+        return 0.5 * tpNorm3(b->size);
+    case TP_SHAPE_SPHERE:
+        return b->size[0];
+    case TP_SHAPE_CYLINDER:
+        return sqrt(b->size[0] * b->size[0] + 0.25 * b->size[1] * b->size[1]);
+    case TP_SHAPE_CAPSULE:
+        return b->size[0] + 0.5 * b->size[1];
+    case TP_SHAPE_PLANE:
+        break;
+    }
+    return 0.0;
+}
+
+/* The smallest half extent of a shape (m): a body that moves further than this in one substep
+ * can pass through a body of its own size between two collision tests. */
+static double tpShapeThickness(const tpBodyDef *b)
+{
+    switch (b->shape) {
+    case TP_SHAPE_BOX: {
+        double m = b->size[0] < b->size[1] ? b->size[0] : b->size[1];
+        return 0.5 * (m < b->size[2] ? m : b->size[2]);
+    }
+    case TP_SHAPE_SPHERE:
+    case TP_SHAPE_CAPSULE:
+        return b->size[0];
+    case TP_SHAPE_CYLINDER:
+        return b->size[0] < 0.5 * b->size[1] ? b->size[0] : 0.5 * b->size[1];
+    case TP_SHAPE_PLANE:
+        break;
+    }
+    return 0.0;
+}
+
 static bool tpAllocArrays(tpWorld *w)
 {
     const tpSceneDef *d = &w->def;
@@ -607,7 +738,9 @@ static bool tpAllocArrays(tpWorld *w)
     w->action = calloc((size_t)nb * 6, sizeof(double));
     w->restored = malloc(sizeof(double) + (size_t)nb * sizeof(tpBodyState));
     w->motion_error = calloc(TP_MOTION_ERROR_MAX, 1);
-    return w->restored && w->motion_error && w->materials && w->contacts && w->bodies && w->rt && w->surfaces &&
+    w->fast = calloc((size_t)nb, sizeof *w->fast);
+    w->sub0 = calloc((size_t)nb, sizeof *w->sub0);
+    return w->fast && w->sub0 && w->restored && w->motion_error && w->materials && w->contacts && w->bodies && w->rt && w->surfaces &&
            w->state_body && w->control_body && w->kin_body && w->cgeoms && w->action;
 }
 
@@ -700,6 +833,9 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         dBodySetLinearVel(r->body, b->vel[0], b->vel[1], b->vel[2]);
         dBodySetAngularVel(r->body, b->angvel[0], b->angvel[1], b->angvel[2]);
         dBodySetAutoDisableFlag(r->body, 0);
+        r->radius = tpShapeRadius(b);
+        r->thickness = tpShapeThickness(b);
+        r->mass = m.mass;
 
         if (tpIsDynamic(b)) {
             if (b->linear_damping > 0.0)
@@ -772,6 +908,11 @@ void tpDestroyWorld(tpWorld *w)
     free(w->merge);
     free(w->restored);
     free(w->motion_error);
+    free(w->fast);
+    free(w->sub0);
+    free(w->pend);
+    free(w->feedback);
+    free(w->touch);
     free(w);
 }
 

@@ -33,7 +33,32 @@ typedef struct tpBodyRt {
     int control_slot; /* -1 unless active or foreign TACTIC */
     bool kinematic;   /* foreign ROTATE / LINEAR / OSCILLATE */
     double axis[3];   /* ROTATE: unit axis */
+    double mass;      /* kg (dynamic bodies) */
+    double thickness; /* m: smallest half extent (moving bodies) */
+    uint32_t contact_stamp; /* tpWorld.stamp of the last substep in which it had a contact */
+    uint32_t sweep_stamp;   /* tpWorld.stamp of the last substep in which it was fast */
+    double vsweep[3];       /* m/s: its velocity over a free substep (valid when sweep_stamp is
+                               the current stamp) */
+    double radius;    /* m: bounding radius about the centre of mass (dynamic bodies; the sweep of a
+                         spinning body is |omega| * radius per second) */
 } tpBodyRt;
+
+/// A contact joint of the current substep, kept so that the substep can be solved again (the
+/// Dantzig fallback) without colliding twice.
+typedef struct tpPendingContact {
+    dContact c;       /* as handed to dJointCreateContact, less the friction direction (set from
+                         the velocities when the joint is made) */
+    int a, b;         /* body indices, a < b */
+    bool speculative; /* from the swept pass: the pair was not touching yet */
+} tpPendingContact;
+
+/// A pair touching at the substep's start and where its real contacts are in tpWorld.pend.
+typedef struct tpTouch {
+    uint64_t key;     /* (a << 32) | b */
+    int first, count; /* pend[first .. first + count) */
+} tpTouch;
+
+#define TP_DISCOVER_ROUNDS_MAX 3 /* step.c: solves again after a discovery, per substep */
 
 struct tpWorld {
     tpSceneDef def;           /* copy; its arrays point at the copies below */
@@ -62,6 +87,29 @@ struct tpWorld {
     tpContactInfo *merge; /* scratch for merging the substeps' pairs, cap_infos entries */
     dContactGeom *cgeoms; /* max_contacts entries for one dCollide call */
     double *action;       /* 6 * ncontrol: the clamped copy of the caller's action */
+    double body_depth;    /* m: deepest overlap between two moving bodies, last step */
+    int static_pair[2];   /* bodies of the deepest static overlap (-1 = none), last step */
+    int body_pair[2];     /* bodies of the deepest moving-body overlap (-1 = none), last step */
+
+    /* Contacts of the current substep (real and speculative), for joint creation and the
+     * fallback solve; grown rarely. */
+    tpPendingContact *pend;
+    int npend, cap_pend;
+    dJointFeedback *feedback; /* one per speculative contact of the substep (cap_pend entries) */
+    tpTouch *touch;           /* the pairs touching at the substep's start, sorted by key */
+    int ntouch, cap_touch;
+    int *fast;               /* indices of the fast bodies of the substep (nbodies entries) */
+    tpBodyState *sub0;       /* nstate states at the substep's start (Dantzig fallback) */
+    uint32_t stamp;          /* substep counter for tpBodyRt.contact_stamp (wraps harmlessly) */
+    int64_t lcp_nudges;      /* substeps solved again by dWorldStep with the nudge (statistics) */
+    int64_t lcp_fallbacks;   /* ... and then by the iterative solver (statistics) */
+    int64_t speculative;     /* speculative contacts created (statistics) */
+    int64_t discovered;      /* contacts added after a solve found an unforeseen overlap (statistics) */
+    /* pend[0 .. run[0]) are the substep's real contacts; pend[run[r] .. run[r + 1]) for r < nrun
+     * the runs of speculative ones (the swept pass's, then each discovery round's), each in pair
+     * order */
+    int run[TP_DISCOVER_ROUNDS_MAX + 2];
+    int nrun;
 
     double time; /* s, time of the live world */
     /* Snapshot taken by the last Restore, returned verbatim until the next step: ODE
@@ -80,5 +128,8 @@ struct tpWorld {
 void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out);
 bool tpWorld_CallMotion(const tpWorld *w, int body, double t, tpBodyState *out);
 bool tpWorld_GrowPairs(tpWorld *w, int cap);
+/* Defined in world.c: how many times ODE's Dantzig LCP solver gave up on this thread ("LCP
+ * internal error, s <= 0"), a running count read before and after a dWorldStep. */
+unsigned long tpOde_LcpFailures(void);
 
 #endif
