@@ -694,10 +694,15 @@ static void tpSpeculate(tpWorld *w, double h)
          * resting on the floor would sweep down with the box above it and never meet it). */
         const int slot = r->control_slot;
         const bool supported = r->contact_stamp == w->stamp || r->kinematic;
-        for (int c = 0; c < 3; c++)
-            r->vsweep[c] = supported ? v0[c]
-                                     : v0[c] + h * (w->def.gravity[c] +
-                                                    (slot >= 0 ? w->action[6 * slot + c] / r->mass : 0.0));
+        double acc2 = 0.0;
+        for (int c = 0; c < 3; c++) {
+            const double acc = supported ? 0.0 : w->def.gravity[c] + (slot >= 0 ? w->action[6 * slot + c] / r->mass : 0.0);
+            r->vsweep[c] = v0[c] + h * acc;
+            acc2 += acc * acc;
+        }
+        /* A free body grows by its own fall in the substep too: boxes stacked with hair-wide
+         * gaps (no contact yet) all fall together, so their sweeps alone never meet. */
+        r->inflate = TP_SPECULATIVE_MARGIN + sqrt(acc2) * h * h;
         double speed = sqrt(r->vsweep[0] * r->vsweep[0] + r->vsweep[1] * r->vsweep[1] + r->vsweep[2] * r->vsweep[2]);
         double spin = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
         if ((speed + spin * r->radius) * h <= TP_SWEEP_MIN)
@@ -719,7 +724,7 @@ static void tpSpeculate(tpWorld *w, double h)
         q1[2] = dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1];
         q1[3] = dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0];
         dGeomSetOffsetWorldQuaternion(r->geom, q1);
-        tpInflate(w, i, TP_SPECULATIVE_MARGIN);
+        tpInflate(w, i, r->inflate);
         dGeomSetOffsetWorldPosition(r->geom, p[0] + r->vsweep[0] * h, p[1] + r->vsweep[1] * h, p[2] + r->vsweep[2] * h);
         r->sweep_stamp = w->stamp;
         w->fast[nfast++] = i;
@@ -758,11 +763,11 @@ static void tpSpeculate(tpWorld *w, double h)
             tpSweepPointVel(w, b, g->pos, vb);
             for (int c = 0; c < 3; c++)
                 vn += (va[c] - vb[c]) * g->normal[c];
-            if (vn >= 0.0)
-                continue; /* not closing in */
-            double gap = (fa ? TP_SPECULATIVE_MARGIN : 0.0) + (fb ? TP_SPECULATIVE_MARGIN : 0.0) - g->depth - vn * h;
+            double gap = (fa ? ra->inflate : 0.0) + (fb ? rb->inflate : 0.0) - g->depth - vn * h;
             if (gap < 0.0)
                 gap = 0.0;
+            if (vn >= 0.0 && gap > TP_SPECULATIVE_MARGIN)
+                continue; /* not closing in, and not so near that a push within the substep could close it */
             dContact c = tpBaseContact(w, a, b);
             c.geom = *g;
             c.geom.depth = 0.0;
@@ -777,10 +782,22 @@ static void tpSpeculate(tpWorld *w, double h)
             if (touch != NULL && tpNearContact(w, touch, c.geom.pos, near))
                 continue; /* a real contact holds this part of the pair already */
             c.surface.mode |= dContactMotionN;
-            if (s->bounce > 0.0 && -vn > s->bounce_vel && -vn * h > gap)
-                c.surface.motionN = -s->bounce * vn; /* the impact is within the substep: bounce */
-            else
+            if (s->bounce > 0.0 && -vn > s->bounce_vel && -vn * h > gap) {
+                /* The impact is within the substep: the pair bounces now, gap short of the
+                 * surface. It leaves with the speed the true bounce has when it passes back
+                 * through this gap: in at v, accelerated by gravity along the normal (a) over
+                 * the gap to sqrt(v^2 + 2 a gap), out at e times that, slowed over the gap. The
+                 * path after is the true one, only earlier by the round trip over the gap. */
+                double an = 0.0;
+                for (int q = 0; q < 3; q++)
+                    an -= ((ra->body != NULL && !ra->kinematic ? w->def.gravity[q] : 0.0) -
+                           (rb->body != NULL && !rb->kinematic ? w->def.gravity[q] : 0.0)) *
+                          g->normal[q];
+                const double e = s->bounce, out2 = e * e * (vn * vn + 2.0 * an * gap) - 2.0 * an * gap;
+                c.surface.motionN = out2 > 0.0 ? sqrt(out2) : 0.0;
+            } else {
                 c.surface.motionN = -gap / h;
+            }
             tpPushPending(w, &c, a, b, true);
         }
     }

@@ -39,6 +39,7 @@ typedef struct tpBodyRt {
     uint32_t sweep_stamp;   /* tpWorld.stamp of the last substep in which it was fast */
     double vsweep[3];       /* m/s: its velocity over a free substep (valid when sweep_stamp is
                                the current stamp) */
+    double inflate;         /* m: how much its geom grows in the swept pass (idem) */
     double radius;    /* m: bounding radius about the centre of mass (dynamic bodies; the sweep of a
                          spinning body is |omega| * radius per second) */
 } tpBodyRt;
