@@ -453,6 +453,32 @@ typedef struct tpReadState {
     tpNameIndex *tactic_ix; /* tactics by name */
 } tpReadState;
 
+/* Optional member "limits": the penetration limits of the run (m, in [0, 1000]); -1 when absent. */
+static bool tpReadLimits(const tpReader *r, const cJSON *root, tpPlanRecord *rec)
+{
+    rec->max_static_penetration = rec->max_body_penetration = -1.0;
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, "limits");
+    if (!obj) {
+        return true;
+    }
+    if (!cJSON_IsObject(obj)) {
+        return tpFail(r, "limits", "expected an object, got %s", tpTypeName(obj));
+    }
+    if (!tpMemberDouble(r, obj, "limits", "max_static_penetration", &rec->max_static_penetration) ||
+        !tpMemberDouble(r, obj, "limits", "max_body_penetration", &rec->max_body_penetration)) {
+        return false;
+    }
+    if (!(rec->max_static_penetration >= 0 && rec->max_static_penetration <= 1000)) {
+        return tpFail(r, "limits.max_static_penetration", "%.17g is not a depth in [0, 1000] m",
+                      rec->max_static_penetration);
+    }
+    if (!(rec->max_body_penetration >= 0 && rec->max_body_penetration <= 1000)) {
+        return tpFail(r, "limits.max_body_penetration", "%.17g is not a depth in [0, 1000] m",
+                      rec->max_body_penetration);
+    }
+    return true;
+}
+
 /* Optional member "view": the domain's default camera. */
 static bool tpReadView(const tpReader *r, const cJSON *root, tpPlanView *v)
 {
@@ -549,7 +575,7 @@ static bool tpReadHeader(const tpReader *r, const cJSON *root, tpPlanRecord *rec
     if (!(rec->dt > 0.0 && rec->dt <= TP_PLAN_MAX_DT)) {
         return tpFail(r, "dt", "%.17g is not a step length in (0, %g] s", rec->dt, TP_PLAN_MAX_DT);
     }
-    return tpReadView(r, root, &rec->view);
+    return tpReadLimits(r, root, rec) && tpReadView(r, root, &rec->view);
 }
 
 static bool tpReadBodies(tpReadState *st, const cJSON *root)

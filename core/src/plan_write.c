@@ -794,6 +794,13 @@ static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
     tpPutString(f, rec->status);
     fputs(",\n  \"dt\": ", f);
     tpPutDouble(f, rec->dt);
+    if (rec->max_static_penetration >= 0 && rec->max_body_penetration >= 0) {
+        fputs(",\n  \"limits\": {\"max_static_penetration\": ", f);
+        tpPutDouble(f, rec->max_static_penetration);
+        fputs(", \"max_body_penetration\": ", f);
+        tpPutDouble(f, rec->max_body_penetration);
+        fputc('}', f);
+    }
     if (rec->view.set) {
         fputs(",\n  \"view\": {\"yaw\": ", f);
         tpPutDouble(f, rec->view.yaw);

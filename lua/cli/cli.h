@@ -173,10 +173,11 @@ bool tpCli_RecordResult(const tpCliRun *run, const char *path, const tpPlanResul
                         size_t errlen);
 
 /// `replay --check` of world w (replay_check.c): prints the deepest overlap of each touching
-/// pair (the `show` deepest) unless quiet. Returns the number of pairs that sank into static
-/// geometry deeper than tolerance (m), or -1 when the replay itself failed (message in err).
-int tpCli_ReplayCheck(tpDomain *domain, const tpPlanRecord *rec, int w, double tolerance, int show, bool quiet,
-                      char *err, size_t errlen);
+/// pair (the `show` deepest) unless quiet. Returns the number of pairs that overlapped deeper
+/// than their limit (static_tol for a moving body in static geometry, body_tol between two moving
+/// bodies; m, 0 = not checked), or -1 when the replay itself failed (message in err).
+int tpCli_ReplayCheck(tpDomain *domain, const tpPlanRecord *rec, int w, double static_tol, double body_tol, int show,
+                      bool quiet, char *err, size_t errlen);
 
 /// State of `tplan plan --view` (plan_view.c): the live window fed by the progress callback.
 typedef struct tpCliLive {

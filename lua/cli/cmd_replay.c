@@ -20,15 +20,17 @@ static void replay_usage(FILE *f)
                "  --domain FILE   use this script instead of the recorded path\n"
                "  --all           check every recorded solution (many-worlds), not just the selected one\n"
                "  --check         also report the deepest overlap of every touching body pair (m, and the\n"
-               "                  step), and fail when a body sank into static geometry deeper than\n"
-               "                  --tolerance\n"
-               "  --tolerance M   static-geometry tolerance of --check in metres (default 0.01)\n"
+               "                  step), and fail when a pair overlapped deeper than its limit: the\n"
+               "                  limits the planner held every state to, recorded in the plan\n"
+               "                  (the domain's max_static_penetration for a body in static geometry,\n"
+               "                  max_body_penetration between moving bodies; 5 mm by default)\n"
+               "  --tolerance M   check both kinds of pair against M metres instead (0 = no limit)\n"
                "  -q, --quiet     print nothing but errors\n"
                "  -h, --help      this help\n"
                "\n"
                "exit status: 0 everything matches, 1 a state differs, the goal does not hold (the first\n"
-               "differing step is printed) or --check found a body deeper than --tolerance in static\n"
-               "geometry, 2 bad input (unreadable plan, script error).\n");
+               "differing step is printed) or --check found a pair deeper than its limit, 2 bad input\n"
+               "(unreadable plan, script error).\n");
 }
 
 /* Rebuilds --set parameters from the plan's "overrides" object. Strings point into `json`, or
@@ -114,7 +116,7 @@ int tpCmd_Replay(int argc, char **argv)
     const char *plan_path = NULL, *domain_override = NULL;
     bool all = false, quiet = false;
     bool check = false;
-    double tolerance = 0.01;
+    double tolerance = -1.0; /* --tolerance: both limits; default: the plan's recorded limits */
     enum { OPT_DOMAIN = TP_OPT_FIRST_FREE, OPT_ALL, OPT_CHECK, OPT_TOLERANCE };
     static const struct option longopts[] = {
         {"domain", required_argument, NULL, OPT_DOMAIN},
@@ -249,13 +251,23 @@ int tpCmd_Replay(int argc, char **argv)
                    solved ? "; goal holds" : " (approximate plan)");
         }
         if (code == TP_EXIT_OK && check) {
-            int over = tpCli_ReplayCheck(domain, &rec, w, tolerance, 12, quiet, err, sizeof err);
+            /* the limits the planner held the plan to (older files: the domain's own) */
+            const tpSceneDef *sd = tpWorld_Def(world);
+            double st = tolerance >= 0                    ? tolerance
+                        : rec.max_static_penetration >= 0 ? rec.max_static_penetration
+                                                          : sd->max_static_penetration;
+            double bt = tolerance >= 0                  ? tolerance
+                        : rec.max_body_penetration >= 0 ? rec.max_body_penetration
+                                                        : sd->max_body_penetration;
+            int over = tpCli_ReplayCheck(domain, &rec, w, st, bt, 12, quiet, err, sizeof err);
             if (over != 0) {
                 if (over < 0) {
                     tpCli_PrintError(err);
                 } else {
-                    fprintf(stderr, "tplan: check of world %d: %d pair%s sank into static geometry deeper than %g m\n",
-                            w, over, over == 1 ? "" : "s", tolerance);
+                    fprintf(stderr,
+                            "tplan: check of world %d: %d pair%s overlapped deeper than their limit (static "
+                            "geometry %g m, moving bodies %g m)\n",
+                            w, over, over == 1 ? "" : "s", st, bt);
                 }
                 code = TP_EXIT_FAILURE;
             }

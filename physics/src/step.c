@@ -605,13 +605,17 @@ static bool tpNearContact(const tpWorld *w, const tpTouch *t, const double p[3],
  * matrices are untouched). */
 #define TP_MAX_SUBSTEPS 64 /* the most substeps a step takes (fast bodies ask for more) */
 #define TP_SWEEP_MIN 0.001 /* m per substep: slower bodies sink at most the contact surface layer */
-#define TP_SPECULATIVE_MARGIN 0.002 /* m: fast bodies' geoms grow by this in the swept pass, so
-                                      that what is nearly touching is seen too (the far rim of a
-                                      tilted cylinder, which its own contact forces bring down) */
-#define TP_DISCOVER_DEPTH 0.002 /* m: an unforeseen overlap this deep is solved again */
+#define TP_SPECULATIVE_MARGIN                                                                                          \
+    0.002                                         /* m: fast bodies' geoms grow by this in the swept pass, so          \
+                                                    that what is nearly touching is seen too (the far rim of a         \
+                                                    tilted cylinder, which its own contact forces bring down) */
+#define TP_BOUNCE_GAP 0.0002   /* m: a bounce predicted further from the surface cuts the substep */
+#define TP_MAX_CUTS 16          /* ... at most this many times a step */
+#define TP_DISCOVER_DEPTH 0.002                   /* m: an unforeseen overlap this deep is solved again */
 #define TP_DISCOVER_ROUNDS TP_DISCOVER_ROUNDS_MAX /* at most this many solves again per substep */
-#define TP_SPECULATIVE_NEAR 0.2 /* of the larger bounding radius: a swept contact this close to a
-                                   real contact of the pair adds nothing */
+#define TP_SPECULATIVE_NEAR                                                                                            \
+    0.2 /* of the larger bounding radius: a swept contact this close to a                                              \
+           real contact of the pair adds nothing */
 
 /* The sweep velocity of body i (m/s, point velocity at p of the body moving with its sweep
  * velocity and its angular velocity), for a fast body; 0 for the others (static, kinematic and
@@ -680,9 +684,10 @@ static void tpSweepBack(const tpWorld *w, int i, double h, const dReal *p1, doub
         out[k] = c[k] + d[k];
 }
 
-static void tpSpeculate(tpWorld *w, double h)
+static double tpSpeculate(tpWorld *w, double h, bool split)
 {
     int nfast = 0;
+    double first_bounce = h;
     for (int k = 0; k < w->nstate + w->nkinematic; k++) {
         /* scripted bodies sweep too: one moving into a resting body crushes it otherwise */
         int i = k < w->nstate ? w->state_body[k] : w->kin_body[k - w->nstate];
@@ -696,7 +701,8 @@ static void tpSpeculate(tpWorld *w, double h)
         const bool supported = r->contact_stamp == w->stamp || r->kinematic;
         double acc2 = 0.0;
         for (int c = 0; c < 3; c++) {
-            const double acc = supported ? 0.0 : w->def.gravity[c] + (slot >= 0 ? w->action[6 * slot + c] / r->mass : 0.0);
+            const double acc =
+                supported ? 0.0 : w->def.gravity[c] + (slot >= 0 ? w->action[6 * slot + c] / r->mass : 0.0);
             r->vsweep[c] = v0[c] + h * acc;
             acc2 += acc * acc;
         }
@@ -732,7 +738,7 @@ static void tpSpeculate(tpWorld *w, double h)
     w->run[0] = w->run[1] = w->npend;
     w->nrun = 1;
     if (nfast == 0)
-        return;
+        return h;
     w->npairs = 0;
     dSpaceCollide(w->space, w, tpNearCallback);
     tpSortKeys(w->pairs, w->npairs);
@@ -782,7 +788,14 @@ static void tpSpeculate(tpWorld *w, double h)
             if (touch != NULL && tpNearContact(w, touch, c.geom.pos, near))
                 continue; /* a real contact holds this part of the pair already */
             c.surface.mode |= dContactMotionN;
-            if (s->bounce > 0.0 && -vn > s->bounce_vel && -vn * h > gap) {
+            if (s->bounce > 0.0 && -vn > s->bounce_vel && -vn * h > gap && split && gap > TP_BOUNCE_GAP) {
+                /* A bounce within the substep, short of the surface: the substep is cut at the
+                 * impact (tpAdvance), so that the bounce starts from the surface itself. */
+                const double tau = gap / -vn;
+                if (tau < first_bounce)
+                    first_bounce = tau;
+                c.surface.motionN = -gap / h;
+            } else if (s->bounce > 0.0 && -vn > s->bounce_vel && -vn * h > gap) {
                 /* The impact is within the substep: the pair bounces now, gap short of the
                  * surface. It leaves with the speed the true bounce has when it passes back
                  * through this gap: in at v, accelerated by gravity along the normal (a) over
@@ -807,6 +820,7 @@ static void tpSpeculate(tpWorld *w, double h)
     }
     w->run[1] = w->npend;
     w->speculative += w->npend - first;
+    return first_bounce;
 }
 
 /* Creates the substep's contact joints (friction direction from the current velocities); the
@@ -1078,7 +1092,9 @@ static bool tpDiscover(tpWorld *w, double h)
             c.geom = *g;
             c.geom.depth = 0.0;
             for (int q = 0; q < 3; q++)
-                c.geom.pos[q] = ra->body != NULL && rb->body != NULL ? 0.5 * (pa[q] + pb[q]) : ra->body != NULL ? pa[q] : pb[q];
+                c.geom.pos[q] = ra->body != NULL && rb->body != NULL ? 0.5 * (pa[q] + pb[q])
+                                : ra->body != NULL                   ? pa[q]
+                                                                     : pb[q];
             c.surface.mode |= dContactMotionN;
             c.surface.motionN = -gap / h;
             tpPushPending(w, &c, a, b, true);
@@ -1135,22 +1151,37 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
     /* Substeps continue the world without a restore in between: that is deterministic because
        every Sim call (and replay) runs the same chain from the same restored state. */
     const int ns = tpSubsteps(w, t);
-    const double h = w->def.dt / ns;
-    for (int s = 0; s < ns; s++) {
-        tpSetKinematic(w, t + s * h);
+    const double hn = w->def.dt / ns;
+    /* Substep s covers [t + done, t + done + h); a substep in which a bounce would start short of
+     * the surface is cut at the impact (TP_BOUNCE_GAP), and the step goes on from there. */
+    double done = 0.0;
+    int cuts = 0;
+    for (int s = 0, left = ns; left > 0; s++) {
+        double h = left == 1 ? w->def.dt - done : hn;
+        const double ts = t + done;
+        tpSetKinematic(w, ts);
         w->npend = 0;
         tpCollide(w, s > 0);
-        tpSpeculate(w, h);
+        double tau = tpSpeculate(w, h, cuts < TP_MAX_CUTS);
+        if (tau < h) {
+            cuts++;
+            h = tau;
+            w->npend = w->run[0]; /* the swept pass again, for the shorter substep */
+            tpSpeculate(w, h, false);
+        } else {
+            left--;
+        }
         for (int k = 0; k < w->nstate; k++)
             tpGetBody(w->rt[w->state_body[k]].body, &w->sub0[k]);
         tpSolve(w, h);
         for (int round = 0; round < TP_DISCOVER_ROUNDS && tpDiscover(w, h); round++) {
             for (int k = 0; k < w->nstate; k++)
                 tpSetBody(w->rt[w->state_body[k]].body, &w->sub0[k]);
-            tpSetKinematic(w, t + s * h);
+            tpSetKinematic(w, ts);
             tpSolve(w, h);
         }
         tpRecordSpeculative(w);
+        done += h;
         /* Checked after every substep: a state that left the ranges never reaches ODE again. */
         if (!tpStatesInRange(w))
             return false;
@@ -1262,4 +1293,3 @@ void tpWorld_Restore(tpWorld *w, const void *buf)
     }
     tpSetKinematic(w, w->time);
 }
-

@@ -475,8 +475,7 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
         return false;
     }
     if (!(def->max_body_penetration >= 0.0) || def->max_body_penetration > 1e3) {
-        tpErrorf(err, errlen, "scene: max_body_penetration must be in [0, 1000] m (got %g)",
-                 def->max_body_penetration);
+        tpErrorf(err, errlen, "scene: max_body_penetration must be in [0, 1000] m (got %g)", def->max_body_penetration);
         return false;
     }
     if (!(def->cfm >= 0.0) || !isfinite(def->cfm)) {
@@ -740,8 +739,8 @@ static bool tpAllocArrays(tpWorld *w)
     w->motion_error = calloc(TP_MOTION_ERROR_MAX, 1);
     w->fast = calloc((size_t)nb, sizeof *w->fast);
     w->sub0 = calloc((size_t)nb, sizeof *w->sub0);
-    return w->fast && w->sub0 && w->restored && w->motion_error && w->materials && w->contacts && w->bodies && w->rt && w->surfaces &&
-           w->state_body && w->control_body && w->kin_body && w->cgeoms && w->action;
+    return w->fast && w->sub0 && w->restored && w->motion_error && w->materials && w->contacts && w->bodies && w->rt &&
+           w->surfaces && w->state_body && w->control_body && w->kin_body && w->cgeoms && w->action;
 }
 
 tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)

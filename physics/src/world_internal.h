@@ -27,21 +27,21 @@ typedef struct tpSurface {
 
 /// Runtime data of one body.
 typedef struct tpBodyRt {
-    dBodyID body;     /* NULL for static bodies (geom only) */
-    dGeomID geom;     /* one geom per body; its data holds the body index (the canonical id) */
-    int state_slot;   /* -1 for static and kinematic */
-    int control_slot; /* -1 unless active or foreign TACTIC */
-    bool kinematic;   /* foreign ROTATE / LINEAR / OSCILLATE */
-    double axis[3];   /* ROTATE: unit axis */
-    double mass;      /* kg (dynamic bodies) */
-    double thickness; /* m: smallest half extent (moving bodies) */
+    dBodyID body;           /* NULL for static bodies (geom only) */
+    dGeomID geom;           /* one geom per body; its data holds the body index (the canonical id) */
+    int state_slot;         /* -1 for static and kinematic */
+    int control_slot;       /* -1 unless active or foreign TACTIC */
+    bool kinematic;         /* foreign ROTATE / LINEAR / OSCILLATE */
+    double axis[3];         /* ROTATE: unit axis */
+    double mass;            /* kg (dynamic bodies) */
+    double thickness;       /* m: smallest half extent (moving bodies) */
     uint32_t contact_stamp; /* tpWorld.stamp of the last substep in which it had a contact */
     uint32_t sweep_stamp;   /* tpWorld.stamp of the last substep in which it was fast */
     double vsweep[3];       /* m/s: its velocity over a free substep (valid when sweep_stamp is
                                the current stamp) */
     double inflate;         /* m: how much its geom grows in the swept pass (idem) */
-    double radius;    /* m: bounding radius about the centre of mass (dynamic bodies; the sweep of a
-                         spinning body is |omega| * radius per second) */
+    double radius;          /* m: bounding radius about the centre of mass (dynamic bodies; the sweep of a
+                               spinning body is |omega| * radius per second) */
 } tpBodyRt;
 
 /// A contact joint of the current substep, kept so that the substep can be solved again (the
@@ -99,13 +99,13 @@ struct tpWorld {
     dJointFeedback *feedback; /* one per speculative contact of the substep (cap_pend entries) */
     tpTouch *touch;           /* the pairs touching at the substep's start, sorted by key */
     int ntouch, cap_touch;
-    int *fast;               /* indices of the fast bodies of the substep (nbodies entries) */
-    tpBodyState *sub0;       /* nstate states at the substep's start (Dantzig fallback) */
-    uint32_t stamp;          /* substep counter for tpBodyRt.contact_stamp (wraps harmlessly) */
-    int64_t lcp_nudges;      /* substeps solved again by dWorldStep with the nudge (statistics) */
-    int64_t lcp_fallbacks;   /* ... and then by the iterative solver (statistics) */
-    int64_t speculative;     /* speculative contacts created (statistics) */
-    int64_t discovered;      /* contacts added after a solve found an unforeseen overlap (statistics) */
+    int *fast;             /* indices of the fast bodies of the substep (nbodies entries) */
+    tpBodyState *sub0;     /* nstate states at the substep's start (Dantzig fallback) */
+    uint32_t stamp;        /* substep counter for tpBodyRt.contact_stamp (wraps harmlessly) */
+    int64_t lcp_nudges;    /* substeps solved again by dWorldStep with the nudge (statistics) */
+    int64_t lcp_fallbacks; /* ... and then by the iterative solver (statistics) */
+    int64_t speculative;   /* speculative contacts created (statistics) */
+    int64_t discovered;    /* contacts added after a solve found an unforeseen overlap (statistics) */
     /* pend[0 .. run[0]) are the substep's real contacts; pend[run[r] .. run[r + 1]) for r < nrun
      * the runs of speculative ones (the swept pass's, then each discovery round's), each in pair
      * order */

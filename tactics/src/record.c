@@ -101,6 +101,8 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
     rec->solutions_requested = planner->solutions;
     rec->status = dup(result->status == TP_PLAN_SOLVED ? "solved" : "approximate");
     rec->dt = d->def.scene.dt;
+    rec->max_static_penetration = d->def.scene.max_static_penetration;
+    rec->max_body_penetration = d->def.scene.max_body_penetration;
     rec->view = d->def.view;
     rec->nbodies = d->nbodies;
     rec->bodies = calloc((size_t)d->nbodies, sizeof *rec->bodies);

@@ -111,8 +111,12 @@ typedef struct tpPlanRecord {
     int solutions_requested; /* K */
     char *status;            /* "solved" or "approximate" */
     double dt;               /* s */
-    char *overrides;         /* JSON object text of --set overrides, or NULL */
-    tpPlanView view;         /* the domain's default camera (optional member "view") */
+    /* The penetration limits the planner held every state to (optional member "limits"; both -1
+     * in files written before it existed): m, 0 = not checked. `tplan replay --check` checks
+     * against these. */
+    double max_static_penetration, max_body_penetration;
+    char *overrides; /* JSON object text of --set overrides, or NULL */
+    tpPlanView view; /* the domain's default camera (optional member "view") */
 
     int nbodies;
     tpPlanBody *bodies;

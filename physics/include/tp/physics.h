@@ -138,16 +138,16 @@ typedef enum {
 
 /// Scene definition. tpCreateWorld copies everything; the arrays stay owned by the caller.
 typedef struct tpSceneDef {
-    double gravity[3];             /* m/s², default (0, 0, -9.81) */
-    double dt;                     /* Δt in s, > 0, default 1/60 */
-    tpSolverKind solver;           /* default TP_SOLVER_STEP (dWorldStep) */
-    int quickstep_iters;           /* default 20 */
-    double erp, cfm;               /* ODE error reduction / constraint force mixing; defaults 0.2, 1e-5 */
-    int max_contacts;              /* per geom pair, default 8 */
-    int substeps;                  /* ODE steps per Δt, each Δt / substeps with the same action (collision
-                                      detection runs every substep, so a fast small body cannot pass
-                                      through a thin one between two steps); 1..64, default 1 */
-    tpSpaceKind space;             /* broad phase, default TP_SPACE_AUTO */
+    double gravity[3];   /* m/s², default (0, 0, -9.81) */
+    double dt;           /* Δt in s, > 0, default 1/60 */
+    tpSolverKind solver; /* default TP_SOLVER_STEP (dWorldStep) */
+    int quickstep_iters; /* default 20 */
+    double erp, cfm;     /* ODE error reduction / constraint force mixing; defaults 0.2, 1e-5 */
+    int max_contacts;    /* per geom pair, default 8 */
+    int substeps;        /* ODE steps per Δt, each Δt / substeps with the same action (collision
+                            detection runs every substep, so a fast small body cannot pass
+                            through a thin one between two steps); 1..64, default 1 */
+    tpSpaceKind space;   /* broad phase, default TP_SPACE_AUTO */
     /* Penetration limits (m; 0 = no check). A step after which a moving body overlaps static
        geometry (floor, walls) deeper than max_static_penetration, or two moving bodies (dynamic or
        scripted) overlap deeper than max_body_penetration, is invalid: a scripted body crushing a
