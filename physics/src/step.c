@@ -807,7 +807,10 @@ static double tpSpeculate(tpWorld *w, double h, bool split)
                            (rb->body != NULL && !rb->kinematic ? w->def.gravity[q] : 0.0)) *
                           g->normal[q];
                 const double e = s->bounce, out2 = e * e * (vn * vn + 2.0 * an * gap) - 2.0 * an * gap;
-                c.surface.motionN = out2 > 0.0 ? sqrt(out2) : 0.0;
+                /* ... and the constraint holds at the end of the substep, after gravity has acted
+                 * on the way out for h (else the rebound is a g h too fast: +2 % at 1/240 s) */
+                const double out = (out2 > 0.0 ? sqrt(out2) : 0.0) - an * h;
+                c.surface.motionN = out > 0.0 ? out : 0.0;
             } else {
                 c.surface.motionN = -gap / h;
             }
