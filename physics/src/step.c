@@ -609,8 +609,8 @@ static bool tpNearContact(const tpWorld *w, const tpTouch *t, const double p[3],
     0.002                                         /* m: fast bodies' geoms grow by this in the swept pass, so          \
                                                     that what is nearly touching is seen too (the far rim of a         \
                                                     tilted cylinder, which its own contact forces bring down) */
-#define TP_BOUNCE_GAP 0.0002   /* m: a bounce predicted further from the surface cuts the substep */
-#define TP_MAX_CUTS 16          /* ... at most this many times a step */
+#define TP_BOUNCE_GAP 0.0002                      /* m: a bounce predicted further from the surface cuts the substep */
+#define TP_MAX_CUTS 16                            /* ... at most this many times a step */
 #define TP_DISCOVER_DEPTH 0.002                   /* m: an unforeseen overlap this deep is solved again */
 #define TP_DISCOVER_ROUNDS TP_DISCOVER_ROUNDS_MAX /* at most this many solves again per substep */
 #define TP_SPECULATIVE_NEAR                                                                                            \
@@ -1155,39 +1155,42 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
        every Sim call (and replay) runs the same chain from the same restored state. */
     const int ns = tpSubsteps(w, t);
     const double hn = w->def.dt / ns;
-    /* Substep s covers [t + done, t + done + h); a substep in which a bounce would start short of
-     * the surface is cut at the impact (TP_BOUNCE_GAP), and the step goes on from there. */
+    /* Substep j ends at (j + 1) hn (the last at dt exactly). A substep in which a bounce would
+     * start short of the surface is cut at the impact (TP_BOUNCE_GAP), and the next piece runs
+     * from there to the same end. */
     double done = 0.0;
-    int cuts = 0;
-    for (int s = 0, left = ns; left > 0; s++) {
-        double h = left == 1 ? w->def.dt - done : hn;
-        const double ts = t + done;
-        tpSetKinematic(w, ts);
-        w->npend = 0;
-        tpCollide(w, s > 0);
-        double tau = tpSpeculate(w, h, cuts < TP_MAX_CUTS);
-        if (tau < h) {
-            cuts++;
-            h = tau;
-            w->npend = w->run[0]; /* the swept pass again, for the shorter substep */
-            tpSpeculate(w, h, false);
-        } else {
-            left--;
-        }
-        for (int k = 0; k < w->nstate; k++)
-            tpGetBody(w->rt[w->state_body[k]].body, &w->sub0[k]);
-        tpSolve(w, h);
-        for (int round = 0; round < TP_DISCOVER_ROUNDS && tpDiscover(w, h); round++) {
-            for (int k = 0; k < w->nstate; k++)
-                tpSetBody(w->rt[w->state_body[k]].body, &w->sub0[k]);
+    int cuts = 0, s = 0;
+    for (int j = 0; j < ns; j++) {
+        const double end = j == ns - 1 ? w->def.dt : (j + 1) * hn;
+        while (end - done > 1e-9 * w->def.dt) {
+            double h = end - done;
+            const double ts = t + done;
             tpSetKinematic(w, ts);
+            w->npend = 0;
+            tpCollide(w, s > 0);
+            double tau = tpSpeculate(w, h, cuts < TP_MAX_CUTS);
+            if (tau < h) {
+                cuts++;
+                h = tau;
+                w->npend = w->run[0]; /* the swept pass again, for the shorter substep */
+                tpSpeculate(w, h, false);
+            }
+            for (int k = 0; k < w->nstate; k++)
+                tpGetBody(w->rt[w->state_body[k]].body, &w->sub0[k]);
             tpSolve(w, h);
+            for (int round = 0; round < TP_DISCOVER_ROUNDS && tpDiscover(w, h); round++) {
+                for (int k = 0; k < w->nstate; k++)
+                    tpSetBody(w->rt[w->state_body[k]].body, &w->sub0[k]);
+                tpSetKinematic(w, ts);
+                tpSolve(w, h);
+            }
+            tpRecordSpeculative(w);
+            done += h;
+            s++;
+            /* Checked after every substep: a state that left the ranges never reaches ODE again. */
+            if (!tpStatesInRange(w))
+                return false;
         }
-        tpRecordSpeculative(w);
-        done += h;
-        /* Checked after every substep: a state that left the ranges never reaches ODE again. */
-        if (!tpStatesInRange(w))
-            return false;
     }
     /* The substeps' contacts were generated at their start poses, so the overlap the last
      * substep leaves is seen by the next step's first collision. A scripted body (infinite mass)

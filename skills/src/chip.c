@@ -14,7 +14,8 @@
  *   FIRE      (one step) the kicker: ball velocity := launch velocity; the robot starts braking
  *   BRAKE     the robot stops; with `follow`, busy until the ball rests (like kick)
  * Launch: direction toward the landing point, `loft` above the horizontal, speed `speed` if given,
- * otherwise the ballistic speed that lands the ball on the point: v = sqrt(g d / sin(2 loft)). */
+ * otherwise the speed that lands the ball on the point: the ballistic sqrt(g d / sin(2 loft)) less
+ * what the kicker's own step carries the ball (launch_speed). */
 #include <math.h>
 #include <string.h>
 
@@ -56,6 +57,35 @@ bool tpSkill_ValidateChip(const tpSkillDef *sk, const tpWorld *world, char *err,
 static double hyp(double x, double y)
 {
     return sqrt(x * x + y * y);
+}
+
+/* Horizontal distance (m) a ball launched at speed v (m/s), loft rad above the horizontal, covers
+ * before it is back at its launch height: the kicker's step first (dt s at the launch velocity:
+ * the force acts through the whole step, so the ball ends it dt v further on and dt v sin(loft)
+ * higher), then the ballistic flight down from there. */
+static double chip_range(double v, double loft, double g, double dt)
+{
+    const double c = cos(loft), s = sin(loft), z1 = dt * v * s;
+    const double t = (v * s + sqrt(v * s * v * s + 2.0 * g * z1)) / g;
+    return v * c * (dt + t);
+}
+
+/* The launch speed (m/s) that lands the ball d m away (chip_range(v) = d, by bisection: the range
+ * grows with v). Without gravity or loft: the ballistic guess sqrt(g d / sin 2 loft) or ~sqrt(g d). */
+static double launch_speed(double d, double loft, double g, double dt)
+{
+    const double s2 = sin(2.0 * loft);
+    if (!(s2 > 1e-3 && g > 0 && d > 0))
+        return sqrt(g > 0 ? g * d : d);           /* flat: ~sqrt(g d) */
+    double lo = 0.0, hi = 2.0 * sqrt(g * d / s2); /* chip_range(hi) > d: the ballistic range alone is 4 d */
+    for (int i = 0; i < 60; i++) {
+        const double mid = 0.5 * (lo + hi);
+        if (chip_range(mid, loft, g, dt) < d)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
 }
 
 /* Distance from the controlled body's centre to its front face (m). */
@@ -187,8 +217,7 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
         double v = V[CHIP_V_SPEED];
         if (!(v > 0)) {
             double d = hyp(V[CHIP_V_LAND_X] - ball->pos[0], V[CHIP_V_LAND_Y] - ball->pos[1]);
-            double s2 = sin(2.0 * loft);
-            v = (s2 > 1e-3 && g > 0) ? sqrt(g * d / s2) : sqrt(g > 0 ? g * d : d); /* flat: ~sqrt(g d) */
+            v = launch_speed(d, loft, g, call->dt);
         }
         double vl[3] = {v * cos(loft) * dx, v * cos(loft) * dy, v * sin(loft)};
         /* the force that makes the ball's velocity vl after this step (and holds its weight) */
