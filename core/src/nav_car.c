@@ -593,6 +593,26 @@ static bool sceneInit(CarScene *sc, const tpNavMoveTree *tree, const tpNavTrack 
     return true;
 }
 
+/* Pose of traffic car o at time t: (x, y) and, for a car with a known path, its heading cosine /
+ * sine (hc, hs; a constant-velocity car keeps the scene's precomputed ones, left untouched). */
+static void trafficAt(const tpNavTrafficCar *o, double t, double *x, double *y, double *hc, double *hs)
+{
+    if (o->npath < 2) {
+        *x = o->pos[0] + o->vel[0] * t;
+        *y = o->pos[1] + o->vel[1] * t;
+        return;
+    }
+    const double u = t / o->path_dt;
+    int k = u <= 0 ? 0 : u >= o->npath - 1 ? o->npath - 2 : (int)u;
+    const double f = u <= 0 ? 0 : u - k; /* > 1 past the end: extrapolated along the last interval */
+    const double *a = o->path[k], *b = o->path[k + 1];
+    *x = a[0] + f * (b[0] - a[0]);
+    *y = a[1] + f * (b[1] - a[1]);
+    const double h = a[2] + f * (b[2] - a[2]);
+    *hc = cos(h);
+    *hs = sin(h);
+}
+
 /* Collision of the car at (x, y) with heading cosine / sine (hc, hs) at time t with the walls
  * walls[0 .. nw) and the traffic cars cars[0 .. nc) (indices into the track; the callers leave out
  * only walls and cars too far away to touch the car, so the answer is the one over all of them). */
@@ -623,7 +643,8 @@ static bool collidesCS(const tpNavMoveTree *tree, const CarScene *sc, const int 
     for (int i = 0; i < nc; ++i) {
         const int k = cars[i];
         const tpNavTrafficCar *o = &track->cars[k];
-        double ox = o->pos[0] + o->vel[0] * t, oy = o->pos[1] + o->vel[1] * t;
+        double ox, oy, oc = sc->cars[k][0], os = sc->cars[k][1];
+        trafficAt(o, t, &ox, &oy, &oc, &os);
         double r2 = reach + sc->cars[k][2];
         if (fabs(ox - x) > r2 || fabs(oy - y) > r2) {
             continue;
@@ -633,7 +654,7 @@ static bool collidesCS(const tpNavMoveTree *tree, const CarScene *sc, const int 
             have_me = true;
         }
         double other[4][2];
-        rectCorners(ox, oy, sc->cars[k][0], sc->cars[k][1], o->length, o->width, other);
+        rectCorners(ox, oy, oc, os, o->length, o->width, other);
         if (convexOverlap((const double(*)[2])me, 4, (const double(*)[2])other, 4)) {
             return true;
         }
@@ -911,6 +932,36 @@ static double segDist2Plain(const double s[4], const double q[2])
     return segDist2(s, e, q);
 }
 
+/* Squared distance from q to the way traffic car o's centre goes over [t0, t1]: the segment at
+ * constant velocity, or the polyline through its path's samples in between. */
+static double trafficSweepDist2(const tpNavTrafficCar *o, double t0, double t1, const double q[2])
+{
+    if (o->npath < 2) {
+        double path[4] = {o->pos[0] + o->vel[0] * t0, o->pos[1] + o->vel[1] * t0, o->pos[0] + o->vel[0] * t1,
+                          o->pos[1] + o->vel[1] * t1};
+        return segDist2Plain(path, q);
+    }
+    double seg[4], c, s;
+    trafficAt(o, t0, &seg[0], &seg[1], &c, &s);
+    double best = HUGE_VAL;
+    /* the samples strictly inside (t0, t1), then the end */
+    int k = t0 <= 0 ? 1 : (int)floor(t0 / o->path_dt) + 1;
+    for (;; ++k) {
+        const double tk = k * o->path_dt;
+        if (k >= o->npath || tk >= t1) {
+            trafficAt(o, t1, &seg[2], &seg[3], &c, &s);
+            double d = segDist2Plain(seg, q);
+            return d < best ? d : best;
+        }
+        seg[2] = o->path[k][0];
+        seg[3] = o->path[k][1];
+        double d = segDist2Plain(seg, q);
+        best = d < best ? d : best;
+        seg[0] = seg[2];
+        seg[1] = seg[3];
+    }
+}
+
 /* Margin (m) of the near lists: far above the rounding of the distances (coordinates up to
  * TP_MAX_COORD), so a wall or car left out of a list could not have touched the car. */
 #define CAR_NEAR_EPS 1e-3
@@ -935,10 +986,8 @@ static void nearNode(const tpNavMoveTree *tree, const CarScene *sc, tpNavCarScra
     n = 0;
     for (int k = 0; k < tr->ncars; ++k) {
         const tpNavTrafficCar *o = &tr->cars[k];
-        double path[4] = {o->pos[0] + o->vel[0] * t, o->pos[1] + o->vel[1] * t, o->pos[0] + o->vel[0] * (t + span),
-                          o->pos[1] + o->vel[1] * (t + span)};
         double r = R + sc->cars[k][2];
-        if (segDist2Plain(path, p) <= r * r) {
+        if (trafficSweepDist2(o, t, t + span, p) <= r * r) {
             scr->cnear[n++] = k;
         }
     }
@@ -975,9 +1024,7 @@ static bool clipFree(const tpNavMoveTree *tree, const CarScene *sc, tpNavCarScra
     for (int i = 0; i < nc; ++i) {
         const int k2 = scr->cnear[i];
         const tpNavTrafficCar *o = &tr->cars[k2];
-        double path[4] = {o->pos[0] + o->vel[0] * t, o->pos[1] + o->vel[1] * t, o->pos[0] + o->vel[0] * (t + dur),
-                          o->pos[1] + o->vel[1] * (t + dur)};
-        double d2 = segDist2Plain(path, ctr), r = R + sc->cars[k2][2], rm = Rm + sc->cars[k2][2];
+        double d2 = trafficSweepDist2(o, t, t + dur, ctr), r = R + sc->cars[k2][2], rm = Rm + sc->cars[k2][2];
         near = near || d2 <= r * r;
         if (d2 <= rm * rm) {
             scr->cclip[mc++] = k2;
