@@ -22,6 +22,11 @@
 -- offset of its goal (--set lane=2) at every decision point, so that the search tree branches;
 -- measured over seeds 1-5 that solved fewer tracks (sharp 4/5) than the fixed 4-clip horizon and no
 -- offset, which solve all five on every seed -- so those are the defaults.
+-- Traffic follows the road (ROADS: each track's centre line; a track file with cars needs one):
+-- it keeps its lane round the corners, faces where it drives and stops queued at the road's end,
+-- and drive_track predicts it along its known future poses. On cornered_cars and final the cars
+-- turning the corners beside the car squeeze it at full speed (0 of 5 seeds solved), so there the
+-- car's top speed is 12 m/s by default (--set top=M m/s, 0 = none; 5 of 5 solved).
 local tp = require "tp"
 
 local TRACK = tp.param("track", "builtin")
@@ -32,6 +37,11 @@ local hs = {}
 for h = HMIN, HMAX do hs[#hs + 1] = h end
 local HORIZON = tp.choice(hs)
 local LANE = LANE_M > 0 and tp.choice({-LANE_M, 0, LANE_M}) or nil
+-- the car's top speed (m/s, 0 = none): by default 12 m/s on the file tracks whose traffic turns
+-- corners (cornered_cars, final), none elsewhere (see ROADS below and docs/domains.md)
+local TOP_DEFAULT = { cornered_cars = 12, final = 12 }
+local TOP_MS = tp.param("top", TOP_DEFAULT[TRACK] or 0, { min = 0, max = 100 })
+local TOP = TOP_MS > 0 and TOP_MS or nil
 
 local H, T = 1.0, 0.5
 local function wall(name, x0, y0, x1, y1)
@@ -231,6 +241,7 @@ if TRACK == "builtin" then
     -- the nearest-node search back to the first straight)
     sampling = { tp.choice(road), body = "car" },
     quality = tp.distance { body = "car", to = {60, 60}, planar = true },
+    speed = TOP,
   }
   local cars = { { pos = {30, 2}, vel = {4, 0}, heading = 0 }, { pos = {60, 30}, vel = {0, 3}, heading = math.pi / 2 },
                  { pos = {20, -3}, vel = {6, 0}, heading = 0 } }
@@ -270,7 +281,7 @@ else
     -- drive_track samples at every decision point (so the BK-BGT tree branches there): the A*
     -- horizon in clips and a lateral offset of the A* goal; its heuristic is the shortest path
     -- around the walls (the straight line leads into the outer wall of the S-curve's corners)
-    togo = true, horizon = HORIZON, lane = LANE,
+    togo = true, horizon = HORIZON, lane = LANE, speed = TOP,
     goal = tp.inside { body = "car", min = lo, max = hi },
     quality = tp.distance { body = "car", to = {(f[1] + f[3]) / 2, (f[2] + f[4]) / 2}, planar = true },
   }
@@ -292,7 +303,7 @@ return tp.domain {
   tactics = {
     tp.tactic {
       name = "driver", body = "car", start = "drive",
-      skills = { tp.skill.drive_track { name = "drive", point = scene.target, tolerance = 6, togo = scene.togo, lane = scene.lane, horizon = scene.horizon } },
+      skills = { tp.skill.drive_track { name = "drive", point = scene.target, tolerance = 6, togo = scene.togo, lane = scene.lane, horizon = scene.horizon, speed = scene.speed } },
       transitions = { drive = { drive = 1 } },
     },
   },

@@ -804,6 +804,7 @@ tpNavCarPlanDef tpDefaultNavCarPlanDef(void)
     d.closed_cell = 0.0;
     d.closed_angle = 0.1745;
     d.scratch = NULL;
+    d.max_level = -1;
     return d;
 }
 
@@ -1127,6 +1128,9 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
             }
             double end[3];
             bool fin;
+            if (d.max_level >= 0 && tree->clips[kids[q]].to > d.max_level && tree->clips[kids[q]].to >= cur.level) {
+                continue; /* faster than this decision's top speed (and not slowing down toward it) */
+            }
             if (!clipFree(tree, &sc, scr, nw, nc, d.checks, cur.pose, c0, s0, t + cur.g, kids[q], end, &fin)) {
                 continue;
             }

@@ -950,6 +950,7 @@ enum {
     TRACK_V_CLIP = 3,       /* index of the clip being played in the move tree */
     TRACK_V_CLIP_START = 4, /* s: when the clip started */
     TRACK_V_HORIZON = 5,    /* clips: the sampled A* horizon, 0 = unset (TRACK_DEPTH) */
+    TRACK_V_TOP = 6,        /* the sampled top speed level + 1, 0 = unset (any level) */
 };
 
 static TrackCache *trackFor(tpSkillCache *c, const tpWorld *world, int self, const tpNavCarDef *car, double z_lo,
@@ -1080,6 +1081,17 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
                 double r = isfinite(h[0]) ? round(h[0]) : TRACK_DEPTH;
                 V[TRACK_V_HORIZON] = r < 1 ? 1 : r > 8 ? 8 : r;
             }
+            if (sk->track.speed.kind != TP_DIST_UNSET) { /* the fastest level not above it */
+                double v[3] = {0, 0, 0};
+                tpDist_Sample(&sk->track.speed, call->rng, call->y, call->ydim, v);
+                int top = 0;
+                for (int l = 1; l < md->nlevels; ++l) {
+                    if (md->levels[l] <= v[0] + 1e-9) {
+                        top = l;
+                    }
+                }
+                V[TRACK_V_TOP] = top + 1;
+            }
         }
         /* the other moving bodies as traffic: at their current velocities, or, for a scripted
          * body whose motion is not linear (tp.waypoints, tp.oscillate, tp.rotate), along its known
@@ -1164,6 +1176,7 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
         tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
         pd.depth = V[TRACK_V_HORIZON] >= 1 ? (int)V[TRACK_V_HORIZON] : TRACK_DEPTH; /* 0: no horizon given */
         pd.node_limit = TRACK_NODES;
+        pd.max_level = V[TRACK_V_TOP] >= 1 ? (int)V[TRACK_V_TOP] - 1 : -1;
         if (!tc->scratch) {
             tc->scratch = tpCreateNavCarScratch(); /* NULL (out of memory): the search allocates its own */
         }

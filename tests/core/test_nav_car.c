@@ -488,6 +488,48 @@ static void test_traffic_path(void **state)
     tpDestroyNavMoveTree(t);
 }
 
+/* tpNavCarPlanDef.max_level: no generated clip ends above the top level (drive_track's sampled
+ * top speed) unless it slows down from above it, and without it the search does go faster. */
+static void test_plan_max_level(void **state)
+{
+    (void)state;
+    tpNavCarDef car = tpDefaultNavCarDef();
+    tpNavMoveTree *t = tpCreateNavMoveTree(&car, NULL, NULL, 0);
+    assert_non_null(t);
+    const int cap = 6000;
+    SearchLog log = {0, cap, malloc(sizeof(int) * cap), malloc(sizeof(int) * cap), malloc(sizeof(double[3]) * cap)};
+    assert_true(log.parent && log.clip && log.pose);
+    const tpNavTrack tr = {5, k_walls, 0, k_cars, {60, 120}, {54, 50, 66, 50}};
+    const double pose[3] = {0, 0, 0};
+    for (int start = 0; start < 7; start += 5) { /* from rest, and from level 5 (above the top) */
+        for (int top = -1; top <= 2; top += 3) {
+            tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
+            pd.depth = 3;
+            pd.node_limit = cap;
+            pd.max_level = top;
+            pd.on_node = logNode;
+            pd.on_node_user = &log;
+            log.n = 0;
+            tpNavCarDecision dec = tpNavCar_Plan(t, &tr, &pd, pose, start, 0.0);
+            assert_true(dec.clip >= 0);
+            int fastest = 0;
+            for (int id = 1; id < log.n; ++id) {
+                const tpNavClip *c = tpNavMoveTree_Clip(t, log.clip[id]);
+                const int from = log.parent[id] == 0 ? start : tpNavMoveTree_Clip(t, log.clip[log.parent[id]])->to;
+                if (top >= 0) { /* at most the top, or slowing down from above it */
+                    assert_true(c->to <= top || c->to < from);
+                }
+                fastest = c->to > fastest ? c->to : fastest;
+            }
+            assert_true(top >= 0 || fastest > 2); /* without a top the search goes faster */
+        }
+    }
+    free(log.parent);
+    free(log.clip);
+    free(log.pose);
+    tpDestroyNavMoveTree(t);
+}
+
 /* The search leaves out of each clip's checks the walls and cars too far from the clip to touch
  * it, and reuses its buffers (tpNavCarScratch) across decisions. On random scenes of many short
  * walls and moving cars: every generated child is free and every clip of an expanded node that
@@ -637,7 +679,7 @@ int main(void)
         cmocka_unit_test(test_track_files),
         cmocka_unit_test(test_togo_walls_on_cell_boundaries),
         cmocka_unit_test(test_collides_wall_sat),
-        cmocka_unit_test(test_traffic_path), cmocka_unit_test(test_plan_near_lists),
+        cmocka_unit_test(test_traffic_path), cmocka_unit_test(test_plan_max_level), cmocka_unit_test(test_plan_near_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

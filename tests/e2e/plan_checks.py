@@ -5,11 +5,12 @@ writer's layout). Used by domains.sh; prints what the shell compares.
   plan_checks.py through PLAN         -> "ball <foe> <step> <sd>" of the first step where the ball is
                                          inside an adversary's box, or within 0.015 m of it two steps
                                          in a row; "- - - <smallest sd>" when none (sd: signed distance)
-  plan_checks.py road PLAN REGEX    -> for the scripted bodies matching REGEX (racing traffic): "ok <smallest
+  plan_checks.py road PLAN REGEX [CAR] -> for the scripted bodies matching REGEX (racing traffic): "ok <smallest
                                          gap to a wall m> <largest heading error rad>", or "FAIL <body> <step>
                                          <why>" at the first step where a footprint (the box seen from above)
                                          overlaps a static box, leaves the static boxes' bounding rectangle
-                                         (off the track), or does not face the way the body moves (> 0.2 rad)"""
+                                         (off the track), or does not face the way the body moves (> 0.2 rad),
+                                         or (with CAR) touches that body's footprint"""
 import json
 import math
 import re
@@ -97,7 +98,7 @@ def gap(p, q):
     return best
 
 
-def road(path, pattern):
+def road(path, pattern, car=None):
     bs = json.load(open(path))["bodies"]
     walls = []
     for b in bs:
@@ -137,9 +138,22 @@ def road(path, pattern):
     if n == 0:
         print("FAIL no body matches %s" % pattern)
         return
+    # the driven car never touches the traffic
+    by = {b["name"]: b for b in bs}
+    if car:
+        me = by[car]
+        for b in bs:
+            if "trajectory" not in b or not re.search(pattern, b["name"]):
+                continue
+            for k, (r, o) in enumerate(zip(me["trajectory"], b["trajectory"])):
+                g = gap(corners(r[0], r[1], yaw_of(r), me["size"][0] / 2, me["size"][1] / 2),
+                        corners(o[0], o[1], yaw_of(o), b["size"][0] / 2, b["size"][1] / 2))
+                if g <= 1e-9:
+                    print("FAIL %s %d touches %s" % (b["name"], k, car))
+                    return
     print("ok %.6f %.6f" % (smallest, worst_heading))
 
 
 if __name__ == "__main__":
     {"stripes": lambda: stripes(sys.argv[2], sys.argv[3]), "foes": lambda: foes(sys.argv[2]),
-     "through": lambda: through(sys.argv[2]), "road": lambda: road(sys.argv[2], sys.argv[3])}[sys.argv[1]]()
+     "through": lambda: through(sys.argv[2]), "road": lambda: road(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)}[sys.argv[1]]()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Racing traffic follows the road (issue 24): on the builtin track and on every track file with cars,
 # the plan of seed 1 must be solved, and over its whole horizon no traffic car's footprint may touch
-# a wall, leave the track's bounding rectangle (the open ends) or face away from where it moves
-# (plan_checks.py road). Constant-velocity traffic drove through the corner walls and off the end.
+# a wall, leave the track's bounding rectangle (the open ends) or face away from where it moves, and
+# the car never touches a traffic car (plan_checks.py road). Constant-velocity traffic drove through
+# the corner walls and off the open end.
 # Usage: racing_traffic.sh TPLAN WORKDIR
 set -u
 tplan=$1 work=$2/racing-traffic
@@ -18,7 +19,7 @@ for track in builtin cornered_cars final straight; do
     fail=$((fail + 1))
     continue
   fi
-  res=$(python3 "$here/plan_checks.py" road "$out" '^traffic_')
+  res=$(python3 "$here/plan_checks.py" road "$out" '^traffic_' car)
   echo "racing track=$track: $res"
   case "$res" in ok\ *) ;; *) fail=$((fail + 1)) ;; esac
 done

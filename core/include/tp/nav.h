@@ -553,6 +553,8 @@ typedef struct tpNavCarPlanDef {
     double closed_angle;      /* rad: heading bin of the closed set (default 0.1745 = 10 degrees) */
     tpNavCarScratch *scratch; /* not owned: buffers reused across calls (grown as needed); NULL = the call
                                  allocates and frees its own (default NULL) */
+    int max_level;            /* highest speed level a clip may end at (a clip slowing down from above it is
+                                 allowed); -1 = any (default) */
 } tpNavCarPlanDef;
 
 tpNavCarPlanDef tpDefaultNavCarPlanDef(void);
