@@ -593,9 +593,9 @@ static bool sceneInit(CarScene *sc, const tpNavMoveTree *tree, const tpNavTrack 
     return true;
 }
 
-/* Pose of traffic car o at time t: (x, y) and, for a car with a known path, its heading cosine /
- * sine (hc, hs; a constant-velocity car keeps the scene's precomputed ones, left untouched). */
-static void trafficAt(const tpNavTrafficCar *o, double t, double *x, double *y, double *hc, double *hs)
+/* Position of traffic car o at time t, and (for a car with a known path; untouched otherwise) its
+ * heading (rad): the caller takes the cosine and sine only when the car comes near. */
+static void trafficAt(const tpNavTrafficCar *o, double t, double *x, double *y, double *h)
 {
     if (o->npath < 2) {
         *x = o->pos[0] + o->vel[0] * t;
@@ -608,9 +608,7 @@ static void trafficAt(const tpNavTrafficCar *o, double t, double *x, double *y, 
     const double *a = o->path[k], *b = o->path[k + 1];
     *x = a[0] + f * (b[0] - a[0]);
     *y = a[1] + f * (b[1] - a[1]);
-    const double h = a[2] + f * (b[2] - a[2]);
-    *hc = cos(h);
-    *hs = sin(h);
+    *h = a[2] + f * (b[2] - a[2]);
 }
 
 /* Collision of the car at (x, y) with heading cosine / sine (hc, hs) at time t with the walls
@@ -643,11 +641,15 @@ static bool collidesCS(const tpNavMoveTree *tree, const CarScene *sc, const int 
     for (int i = 0; i < nc; ++i) {
         const int k = cars[i];
         const tpNavTrafficCar *o = &track->cars[k];
-        double ox, oy, oc = sc->cars[k][0], os = sc->cars[k][1];
-        trafficAt(o, t, &ox, &oy, &oc, &os);
+        double ox, oy, oh = 0, oc = sc->cars[k][0], os = sc->cars[k][1];
+        trafficAt(o, t, &ox, &oy, &oh);
         double r2 = reach + sc->cars[k][2];
         if (fabs(ox - x) > r2 || fabs(oy - y) > r2) {
             continue;
+        }
+        if (o->npath >= 2) {
+            oc = cos(oh);
+            os = sin(oh);
         }
         if (!have_me) {
             rectCorners(x, y, hc, hs, tree->car.length, tree->car.width, me);
@@ -942,15 +944,15 @@ static double trafficSweepDist2(const tpNavTrafficCar *o, double t0, double t1, 
                           o->pos[1] + o->vel[1] * t1};
         return segDist2Plain(path, q);
     }
-    double seg[4], c, s;
-    trafficAt(o, t0, &seg[0], &seg[1], &c, &s);
+    double seg[4], h;
+    trafficAt(o, t0, &seg[0], &seg[1], &h);
     double best = HUGE_VAL;
     /* the samples strictly inside (t0, t1), then the end */
     int k = t0 <= 0 ? 1 : (int)floor(t0 / o->path_dt) + 1;
     for (;; ++k) {
         const double tk = k * o->path_dt;
         if (k >= o->npath || tk >= t1) {
-            trafficAt(o, t1, &seg[2], &seg[3], &c, &s);
+            trafficAt(o, t1, &seg[2], &seg[3], &h);
             double d = segDist2Plain(seg, q);
             return d < best ? d : best;
         }

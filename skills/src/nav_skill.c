@@ -63,7 +63,7 @@ typedef struct NavGridEntry {
 
 #define TRACK_DEPTH 4    /* clips of horizon per decision */
 #define TRACK_NODES 5000 /* node limit per decision */
-#define TRACK_PATH_DT 0.05 /* s between the sampled future poses of scripted traffic */
+#define TRACK_PATH_DT 0.1 /* s between the sampled future poses of scripted traffic */
 #define TRACK_MAX_WALLS 512
 
 #define TRACK_TOGO_CACHE 8  /* to-go fields kept per scene (one per goal point) */
