@@ -26,7 +26,7 @@
 -- it keeps its lane round the corners, faces where it drives and stops queued at the road's end,
 -- and drive_track predicts it along its known future poses. On cornered_cars and final the cars
 -- turning the corners beside the car squeeze it at full speed (0 of 5 seeds solved), so there the
--- car's top speed is 12 m/s by default (--set top=M m/s, 0 = none; 5 of 5 solved).
+-- car's top speed is 12 m/s by default (--set top=M m/s, 0 = none; 5 of 5 solved; docs/domains.md).
 local tp = require "tp"
 
 local TRACK = tp.param("track", "builtin")
