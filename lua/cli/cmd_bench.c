@@ -50,7 +50,7 @@ static void bench_usage(FILE *f)
                "  --mpi               spread each row's seeds over the MPI ranks (mpirun -np R tplan bench\n"
                "                      ... --mpi; rank r: seeds r, r + R, ...); rank 0 prints and writes the\n"
                "                      records, the same as a sequential run's (docs/parallel.md)\n"
-               "  -q, --quiet         no progress line\n"
+               "  -q, --quiet         no progress line (warnings and errors still print)\n"
                "  -h, --help          this help\n"
                "\n"
                "exit status: 0 every row ran, 3 some domain was not found or failed (the others ran and\n"

@@ -293,7 +293,8 @@ static const char *const tplFollowFieldFields[] = {"name",       "body",    TPL_
 static const char *const tplFollowPathFields[] = {"name",       "body",          TPL_FRAMED,   "speed",   "nav_cell",
                                                   "nav_radius", "nav_lookahead", "nav_replan", "timeout", TPL_GAINS,
                                                   NULL};
-static const char *const tplDriveTrackFields[] = {"name", "body", "point", "lane", "horizon", "speed", "togo", TPL_GAINS, NULL};
+static const char *const tplDriveTrackFields[] = {"name",  "body", "point",   "lane", "horizon",
+                                                  "speed", "togo", TPL_GAINS, NULL};
 static const char *const tplChipFields[] = {"name",   "body",          TPL_FRAMED, "speed",   "loft", "approach",
                                             "follow", "trigger_speed", "timeout",  TPL_GAINS, NULL};
 static const char *const tplGuardFields[] = {"name", "body", TPL_FRAMED, "approach", "mark", TPL_GAINS, NULL};

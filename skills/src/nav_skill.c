@@ -61,8 +61,8 @@ typedef struct NavGridEntry {
     int next_field;
 } NavGridEntry;
 
-#define TRACK_DEPTH 4    /* clips of horizon per decision */
-#define TRACK_NODES 5000 /* node limit per decision */
+#define TRACK_DEPTH 4     /* clips of horizon per decision */
+#define TRACK_NODES 5000  /* node limit per decision */
 #define TRACK_PATH_DT 0.1 /* s between the sampled future poses of scripted traffic */
 #define TRACK_MAX_WALLS 512
 

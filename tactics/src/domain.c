@@ -86,8 +86,8 @@ static void addWarning(tpDomain *d, const tpDomainDef *def, int body, const char
 {
     d->warnings_seen++;
     if (d->warnings_seen > TP_MAX_WARNINGS) {
-        snprintf(d->warnings[TP_MAX_WARNINGS - 1], TP_WARNING_MAX, "domain '%s': %d more warnings not shown",
-                 def->name, d->warnings_seen - (TP_MAX_WARNINGS - 1));
+        snprintf(d->warnings[TP_MAX_WARNINGS - 1], TP_WARNING_MAX, "domain '%s': %d more warnings not shown", def->name,
+                 d->warnings_seen - (TP_MAX_WARNINGS - 1));
         return;
     }
     char *w = d->warnings[d->nwarnings++];

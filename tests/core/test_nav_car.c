@@ -572,7 +572,10 @@ static void test_plan_near_lists(void **state)
                                         {tpRng_Uniform(&rng, -6, 6), tpRng_Uniform(&rng, -6, 6)},
                                         tpRng_Uniform(&rng, -TP_PI, TP_PI),
                                         4.0,
-                                        1.8, 0, NULL, 0};
+                                        1.8,
+                                        0,
+                                        NULL,
+                                        0};
             /* every other car follows a known path instead (a scripted body round a corner): a
                turning arc sampled every path_dt, short enough on some scenes to be extrapolated
                (drawn from a second generator: the scenes above stay those of the plain cars) */
@@ -658,7 +661,7 @@ static void test_plan_near_lists(void **state)
         }
     }
     assert_true(checked_free > 1000 && checked_hit > 1000); /* the scenes exercise both answers */
-    assert_true(npath_cars > 10);                               /* and cars with known paths */
+    assert_true(npath_cars > 10);                           /* and cars with known paths */
     free(log.parent);
     free(log.clip);
     free(log.pose);
@@ -679,7 +682,9 @@ int main(void)
         cmocka_unit_test(test_track_files),
         cmocka_unit_test(test_togo_walls_on_cell_boundaries),
         cmocka_unit_test(test_collides_wall_sat),
-        cmocka_unit_test(test_traffic_path), cmocka_unit_test(test_plan_max_level), cmocka_unit_test(test_plan_near_lists),
+        cmocka_unit_test(test_traffic_path),
+        cmocka_unit_test(test_plan_max_level),
+        cmocka_unit_test(test_plan_near_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

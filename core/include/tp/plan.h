@@ -15,9 +15,9 @@ extern "C" {
 
 #define TP_PLAN_FORMAT "tplan-plan"
 #define TP_PLAN_VERSION 1
-#define TP_STATE_DOUBLES 13   /* pos[3] m, quat[4] (w,x,y,z), vel[3] m/s, angvel[3] rad/s (world frame) */
-#define TP_CONTROL_DOUBLES 6  /* force[3] N, torque[3] N·m (world frame) */
-#define TP_PLAN_MAX_REPORTS 8 /* named figures in stats.report */
+#define TP_STATE_DOUBLES 13            /* pos[3] m, quat[4] (w,x,y,z), vel[3] m/s, angvel[3] rad/s (world frame) */
+#define TP_CONTROL_DOUBLES 6           /* force[3] N, torque[3] N·m (world frame) */
+#define TP_PLAN_MAX_REPORTS 8          /* named figures in stats.report */
 #define TP_PLAN_MAX_WARNINGS 64        /* strings in stats.warnings */
 #define TP_PLAN_MAX_WARNING_BYTES 4096 /* bytes of one of them */
 

@@ -232,8 +232,8 @@ const tpWorld *tpDomain_World(const tpDomain *domain);
 const tpDomainDef *tpDomain_Def(const tpDomain *domain);
 /// The problem the core planner runs (ctx = domain; valid while the domain lives).
 tpProblem tpDomain_Problem(tpDomain *domain);
-#define TP_MAX_WARNINGS 16   /* warnings a domain keeps (the last one counts the rest) */
-#define TP_WARNING_MAX 512   /* bytes of one warning, with its NUL */
+#define TP_MAX_WARNINGS 16 /* warnings a domain keeps (the last one counts the rest) */
+#define TP_WARNING_MAX 512 /* bytes of one warning, with its NUL */
 
 /// Number of warnings tpCreateDomain found: problems that are not errors but make the domain
 /// unlikely to be solved (a controlled body whose max_force cannot overcome its floor friction).
