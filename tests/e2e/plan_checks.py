@@ -9,8 +9,8 @@ writer's layout). Used by domains.sh; prints what the shell compares.
                                          gap to a wall m> <largest heading error rad>", or "FAIL <body> <step>
                                          <why>" at the first step where a footprint (the box seen from above)
                                          overlaps a static box, leaves the static boxes' bounding rectangle
-                                         (off the track), or does not face the way the body moves (> 0.2 rad),
-                                         or (with CAR) touches that body's footprint"""
+                                         (off the track), does not face the way the body moves (> 0.2 rad) or
+                                         overlaps another of them, or (with CAR) touches that body's footprint"""
 import json
 import math
 import re
@@ -138,6 +138,16 @@ def road(path, pattern, car=None):
     if n == 0:
         print("FAIL no body matches %s" % pattern)
         return
+    # no two of them overlap (kinematic bodies pass through each other: it would only show)
+    moving = [b for b in bs if "trajectory" in b and re.search(pattern, b["name"])]
+    for i, a in enumerate(moving):
+        for o in moving[i + 1:]:
+            for k, (r, q) in enumerate(zip(a["trajectory"], o["trajectory"])):
+                g = gap(corners(r[0], r[1], yaw_of(r), a["size"][0] / 2, a["size"][1] / 2),
+                        corners(q[0], q[1], yaw_of(q), o["size"][0] / 2, o["size"][1] / 2))
+                if g <= 1e-9:
+                    print("FAIL %s %d overlaps %s" % (a["name"], k, o["name"]))
+                    return
     # the driven car never touches the traffic
     by = {b["name"]: b for b in bs}
     if car:
