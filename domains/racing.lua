@@ -8,7 +8,7 @@
 --   car      box 4 x 1.8 x 1.2 m, 1500 kg, from rest at (0, 0) heading +x
 --   traffic  three slower cars (tactic-free foreign bodies): each keeps its lane along the road,
 --            round the corner and up the leg, facing where it drives (tp.waypoints), and stops at
---            the road's end (y = 97, one car length apart in its lane)
+--            the road's end (its front 3 m short of y = 100, queued 6.5 m apart in its lane)
 --   goal     the car's centre past y = 50 in the upward leg
 --
 -- The thesis's other scenarios come from the track files in domains/tracks/ (walls as segments,
