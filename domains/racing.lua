@@ -1,7 +1,7 @@
 -- Racing (issue 5, Adam 2007): a car driven by the Appendix A model rounds a 90 degree corner
 -- among traffic. The drive_track skill replans at every clip boundary (finite-horizon A* over the
 -- automatically built move tree: walls = the static boxes' edges, traffic = the other moving
--- bodies at their velocities) and plays the chosen clip's steering/throttle/brake through the
+-- bodies along their known paths) and plays the chosen clip's steering/throttle/brake through the
 -- car model's tyre forces on the ODE body (the ground itself has no friction with the car).
 --
 --   road     12 m wide along +x for 60 m, then a left corner and up along +y; walls 1 m high
