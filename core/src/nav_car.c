@@ -593,6 +593,24 @@ static bool sceneInit(CarScene *sc, const tpNavMoveTree *tree, const tpNavTrack 
     return true;
 }
 
+/* Position of traffic car o at time t, and (for a car with a known path; untouched otherwise) its
+ * heading (rad): the caller takes the cosine and sine only when the car comes near. */
+static void trafficAt(const tpNavTrafficCar *o, double t, double *x, double *y, double *h)
+{
+    if (o->npath < 2) {
+        *x = o->pos[0] + o->vel[0] * t;
+        *y = o->pos[1] + o->vel[1] * t;
+        return;
+    }
+    const double u = t / o->path_dt;
+    int k = u <= 0 ? 0 : u >= o->npath - 1 ? o->npath - 2 : (int)u;
+    const double f = u <= 0 ? 0 : u - k; /* > 1 past the end: extrapolated along the last interval */
+    const double *a = o->path[k], *b = o->path[k + 1];
+    *x = a[0] + f * (b[0] - a[0]);
+    *y = a[1] + f * (b[1] - a[1]);
+    *h = a[2] + f * (b[2] - a[2]);
+}
+
 /* Collision of the car at (x, y) with heading cosine / sine (hc, hs) at time t with the walls
  * walls[0 .. nw) and the traffic cars cars[0 .. nc) (indices into the track; the callers leave out
  * only walls and cars too far away to touch the car, so the answer is the one over all of them). */
@@ -623,17 +641,22 @@ static bool collidesCS(const tpNavMoveTree *tree, const CarScene *sc, const int 
     for (int i = 0; i < nc; ++i) {
         const int k = cars[i];
         const tpNavTrafficCar *o = &track->cars[k];
-        double ox = o->pos[0] + o->vel[0] * t, oy = o->pos[1] + o->vel[1] * t;
+        double ox, oy, oh = 0, oc = sc->cars[k][0], os = sc->cars[k][1];
+        trafficAt(o, t, &ox, &oy, &oh);
         double r2 = reach + sc->cars[k][2];
         if (fabs(ox - x) > r2 || fabs(oy - y) > r2) {
             continue;
+        }
+        if (o->npath >= 2) {
+            oc = cos(oh);
+            os = sin(oh);
         }
         if (!have_me) {
             rectCorners(x, y, hc, hs, tree->car.length, tree->car.width, me);
             have_me = true;
         }
         double other[4][2];
-        rectCorners(ox, oy, sc->cars[k][0], sc->cars[k][1], o->length, o->width, other);
+        rectCorners(ox, oy, oc, os, o->length, o->width, other);
         if (convexOverlap((const double(*)[2])me, 4, (const double(*)[2])other, 4)) {
             return true;
         }
@@ -783,6 +806,7 @@ tpNavCarPlanDef tpDefaultNavCarPlanDef(void)
     d.closed_cell = 0.0;
     d.closed_angle = 0.1745;
     d.scratch = NULL;
+    d.max_level = -1;
     return d;
 }
 
@@ -911,6 +935,36 @@ static double segDist2Plain(const double s[4], const double q[2])
     return segDist2(s, e, q);
 }
 
+/* Squared distance from q to the way traffic car o's centre goes over [t0, t1]: the segment at
+ * constant velocity, or the polyline through its path's samples in between. */
+static double trafficSweepDist2(const tpNavTrafficCar *o, double t0, double t1, const double q[2])
+{
+    if (o->npath < 2) {
+        double path[4] = {o->pos[0] + o->vel[0] * t0, o->pos[1] + o->vel[1] * t0, o->pos[0] + o->vel[0] * t1,
+                          o->pos[1] + o->vel[1] * t1};
+        return segDist2Plain(path, q);
+    }
+    double seg[4], h;
+    trafficAt(o, t0, &seg[0], &seg[1], &h);
+    double best = HUGE_VAL;
+    /* the samples strictly inside (t0, t1), then the end */
+    int k = t0 <= 0 ? 1 : (int)floor(t0 / o->path_dt) + 1;
+    for (;; ++k) {
+        const double tk = k * o->path_dt;
+        if (k >= o->npath || tk >= t1) {
+            trafficAt(o, t1, &seg[2], &seg[3], &h);
+            double d = segDist2Plain(seg, q);
+            return d < best ? d : best;
+        }
+        seg[2] = o->path[k][0];
+        seg[3] = o->path[k][1];
+        double d = segDist2Plain(seg, q);
+        best = d < best ? d : best;
+        seg[0] = seg[2];
+        seg[1] = seg[3];
+    }
+}
+
 /* Margin (m) of the near lists: far above the rounding of the distances (coordinates up to
  * TP_MAX_COORD), so a wall or car left out of a list could not have touched the car. */
 #define CAR_NEAR_EPS 1e-3
@@ -935,10 +989,8 @@ static void nearNode(const tpNavMoveTree *tree, const CarScene *sc, tpNavCarScra
     n = 0;
     for (int k = 0; k < tr->ncars; ++k) {
         const tpNavTrafficCar *o = &tr->cars[k];
-        double path[4] = {o->pos[0] + o->vel[0] * t, o->pos[1] + o->vel[1] * t, o->pos[0] + o->vel[0] * (t + span),
-                          o->pos[1] + o->vel[1] * (t + span)};
         double r = R + sc->cars[k][2];
-        if (segDist2Plain(path, p) <= r * r) {
+        if (trafficSweepDist2(o, t, t + span, p) <= r * r) {
             scr->cnear[n++] = k;
         }
     }
@@ -975,9 +1027,7 @@ static bool clipFree(const tpNavMoveTree *tree, const CarScene *sc, tpNavCarScra
     for (int i = 0; i < nc; ++i) {
         const int k2 = scr->cnear[i];
         const tpNavTrafficCar *o = &tr->cars[k2];
-        double path[4] = {o->pos[0] + o->vel[0] * t, o->pos[1] + o->vel[1] * t, o->pos[0] + o->vel[0] * (t + dur),
-                          o->pos[1] + o->vel[1] * (t + dur)};
-        double d2 = segDist2Plain(path, ctr), r = R + sc->cars[k2][2], rm = Rm + sc->cars[k2][2];
+        double d2 = trafficSweepDist2(o, t, t + dur, ctr), r = R + sc->cars[k2][2], rm = Rm + sc->cars[k2][2];
         near = near || d2 <= r * r;
         if (d2 <= rm * rm) {
             scr->cclip[mc++] = k2;
@@ -1080,6 +1130,9 @@ tpNavCarDecision tpNavCar_Plan(const tpNavMoveTree *tree, const tpNavTrack *tr, 
             }
             double end[3];
             bool fin;
+            if (d.max_level >= 0 && tree->clips[kids[q]].to > d.max_level && tree->clips[kids[q]].to >= cur.level) {
+                continue; /* faster than this decision's top speed (and not slowing down toward it) */
+            }
             if (!clipFree(tree, &sc, scr, nw, nc, d.checks, cur.pose, c0, s0, t + cur.g, kids[q], end, &fin)) {
                 continue;
             }

@@ -953,6 +953,34 @@ static bool tpReadStats(const tpReader *r, const cJSON *root, tpPlanRecord *rec)
             rec->report_values[rec->nreports++] = e->valuedouble;
         }
     }
+    const cJSON *warn = cJSON_GetObjectItemCaseSensitive(s, "warnings");
+    if (warn) {
+        if (!cJSON_IsArray(warn)) {
+            return tpFail(r, "stats.warnings", "expected an array, got %s", tpTypeName(warn));
+        }
+        int n = cJSON_GetArraySize(warn);
+        if (n > TP_PLAN_MAX_WARNINGS) {
+            return tpFail(r, "stats.warnings", "at most %d entries (got %d)", TP_PLAN_MAX_WARNINGS, n);
+        }
+        rec->warnings = calloc((size_t)(n > 0 ? n : 1), sizeof *rec->warnings);
+        if (!rec->warnings) {
+            return tpFail(r, "stats.warnings", "out of memory");
+        }
+        for (const cJSON *e = warn->child; e; e = e->next) {
+            if (!cJSON_IsString(e) || !e->valuestring) {
+                return tpFail(r, "stats.warnings", "entry %d: expected a string, got %s", rec->nwarnings,
+                              tpTypeName(e));
+            }
+            if (strlen(e->valuestring) >= TP_PLAN_MAX_WARNING_BYTES) {
+                return tpFail(r, "stats.warnings", "entry %d: longer than %d bytes", rec->nwarnings,
+                              TP_PLAN_MAX_WARNING_BYTES - 1);
+            }
+            if (!(rec->warnings[rec->nwarnings] = tpDup(e->valuestring))) {
+                return tpFail(r, "stats.warnings", "out of memory");
+            }
+            rec->nwarnings++;
+        }
+    }
     const cJSON *t = tpMember(r, s, "stats", "timing", TP_T_OBJECT);
     return t && tpMemberDouble(r, t, "stats.timing", "select", &rec->t_select) &&
            tpMemberDouble(r, t, "stats.timing", "tactics", &rec->t_tactics) &&

@@ -193,6 +193,10 @@ void tpPlanRecord_Free(tpPlanRecord *rec)
     free(rec->planner);
     free(rec->status);
     free(rec->overrides);
+    for (int i = 0; i < rec->nwarnings && rec->warnings; ++i) {
+        free(rec->warnings[i]);
+    }
+    free(rec->warnings);
     if (rec->worlds) {
         for (int k = 0; k < rec->nworlds; ++k) {
             tpPlanWorld_FreeArrays(&rec->worlds[k], rec->nbodies, rec->ntactics);
@@ -405,6 +409,15 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
         snprintf(field, sizeof field, "stats.report.%.63s", rec->report_names[i]);
         if (!rec->report_names[i][0] || !tpCheckFinite(c, &rec->report_values[i], 1, field)) {
             return rec->report_names[i][0] ? false : tpCheckFail(c, "stats.report: entry %d has no name", i + 1);
+        }
+    }
+    if (rec->nwarnings < 0 || rec->nwarnings > TP_PLAN_MAX_WARNINGS || (rec->nwarnings > 0 && !rec->warnings)) {
+        return tpCheckFail(c, "stats.warnings: %d entries (at most %d)", rec->nwarnings, TP_PLAN_MAX_WARNINGS);
+    }
+    for (int i = 0; i < rec->nwarnings; ++i) {
+        if (!rec->warnings[i] || strlen(rec->warnings[i]) >= TP_PLAN_MAX_WARNING_BYTES) {
+            return tpCheckFail(c, "stats.warnings[%d]: missing or longer than %d bytes", i,
+                               TP_PLAN_MAX_WARNING_BYTES - 1);
         }
     }
     /* Counts travel through JSON numbers (doubles): beyond 2^53 they would not read back. */
@@ -875,6 +888,15 @@ static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
             tpPutDouble(f, rec->report_values[i]);
         }
         fputs("},\n", f);
+    }
+    if (rec->nwarnings > 0) {
+        /* the domain's warnings: deterministic, so before timing */
+        fputs("    \"warnings\": [", f);
+        for (int i = 0; i < rec->nwarnings; ++i) {
+            fputs(i ? ", " : "", f);
+            tpPutString(f, rec->warnings[i]);
+        }
+        fputs("],\n", f);
     }
     fputs("    \"timing\": {\"select\": ", f);
     tpPutDouble(f, rec->t_select);

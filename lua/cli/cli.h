@@ -126,6 +126,7 @@ typedef struct tpCliPlanOpts {
     /* OR-parallel workers (par.h): tpPlannerDef.iteration_bound and its user; NULL = none */
     int64_t (*iteration_bound)(void *user);
     void *iteration_bound_user;
+    bool warn; /* tpCli_PlanRun prints the domain's warnings once the script is loaded (before planning) */
 } tpCliPlanOpts;
 
 /// Takes a planner or script-limit option (code TP_OPT_PLANNER..TP_OPT_CALL_TIME_LIMIT, value from tpCli_NextOption):
@@ -135,6 +136,13 @@ int tpCli_PlannerOption(tpCliPlanOpts *o, int code, const char *value);
 tpScriptDef tpCli_ScriptDef(const tpCliPlanOpts *o, const char *path, const tpScriptParam *params, int nparams);
 /// Overrides the script's planner defaults with the options that were given.
 void tpCli_ApplyPlannerOptions(const tpCliPlanOpts *o, tpPlannerDef *pd);
+
+/// Prints the domain's warnings (tpDomain_Warning) on stderr, "tplan: warning: file:line: ...", after
+/// flushing stdout so that they come before anything the command prints next. Shown under -q too.
+void tpCli_PrintWarnings(const tpDomain *domain);
+/// Loads the script only to print its domain's warnings (bench: once per domain, not per run).
+/// A script that fails to load prints nothing (the run reports the error).
+void tpCli_ScriptWarnings(const tpCliPlanOpts *o, const char *path, const tpScriptParam *params, int nparams);
 
 /// Progress reporting of a run (see tpPlannerDef.progress).
 typedef struct tpCliProgress {

@@ -50,7 +50,7 @@ static void bench_usage(FILE *f)
                "  --mpi               spread each row's seeds over the MPI ranks (mpirun -np R tplan bench\n"
                "                      ... --mpi; rank r: seeds r, r + R, ...); rank 0 prints and writes the\n"
                "                      records, the same as a sequential run's (docs/parallel.md)\n"
-               "  -q, --quiet         no progress line\n"
+               "  -q, --quiet         no progress line (warnings and errors still print)\n"
                "  -h, --help          this help\n"
                "\n"
                "exit status: 0 every row ran, 3 some domain was not found or failed (the others ran and\n"
@@ -771,7 +771,7 @@ static int bench_main(int argc, char **argv, bool *mpi_started)
         return TP_EXIT_BAD_INPUT;
     }
     if (quiet) {
-        tpLog_SetLevel(TP_LOG_ERROR);
+        tpLog_SetLevel(TP_LOG_WARN);
     }
     if (mpi && jobs > 1) {
         tpLog(TP_LOG_ERROR, "--mpi and --jobs: the seeds are spread over the MPI ranks (mpirun -np R)");
@@ -820,6 +820,9 @@ static int bench_main(int argc, char **argv, bool *mpi_started)
         tpScriptParam params[TP_MAX_PARAMS];
         char storage[8192];
         int nparams = params_for(sets, nsets, label, params, storage, sizeof storage);
+        if (!mpi || rank == 0) {
+            tpCli_ScriptWarnings(&o, path, params, nparams); /* once per domain, before its rows */
+        }
         for (int p = 0; p < nplanners; ++p) {
             size_t first = runs.n;
             if (kinds[p] == TP_PLANNER_RRT && !has_sampling_space(&o, path, params, nparams)) {

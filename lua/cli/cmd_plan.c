@@ -43,7 +43,7 @@ static void plan_usage(FILE *f)
                "  --tree FILE         also write the search tree (docs/tree-format.md)\n"
                "  --view              watch the tree grow in a window, then play the plan (close to exit)\n"
                "  --view-quit-after N with --view: close the playback after N frames (scripted runs)\n"
-               "  -q, --quiet         print nothing but errors\n"
+               "  -q, --quiet         print nothing but warnings and errors\n"
                "  -h, --help          this help\n"
                "\n"
                "exit status: 0 solved, 3 approximate (no solution; the best node by the domain's quality\n"
@@ -345,8 +345,9 @@ int tpCmd_Plan(int argc, char **argv)
         return TP_EXIT_BAD_INPUT;
     }
     if (quiet) {
-        tpLog_SetLevel(TP_LOG_ERROR);
+        tpLog_SetLevel(TP_LOG_WARN); /* warnings are not chatter: a script must learn its robot cannot move */
     }
+    o.warn = true;
     char path[4096];
     if (!tpCli_ResolveDomain(domain_arg, path, sizeof path)) {
         char q[512];

@@ -89,6 +89,12 @@ static cJSON *summary_json(const tpPlanRecord *rec)
     for (int i = 0; i < rec->nreports; ++i) {
         cJSON_AddNumberToObject(rep, rec->report_names[i], rec->report_values[i]);
     }
+    if (rec->nwarnings > 0) { /* the domain's warnings (stats.warnings of the plan file) */
+        cJSON *warn = cJSON_AddArrayToObject(o, "warnings");
+        for (int i = 0; i < rec->nwarnings; ++i) {
+            cJSON_AddItemToArray(warn, cJSON_CreateString(rec->warnings[i]));
+        }
+    }
     cJSON *t = cJSON_AddObjectToObject(o, "time");
     cJSON_AddNumberToObject(t, "total", rec->t_total);
     cJSON_AddNumberToObject(t, "physics", rec->t_physics);

@@ -94,6 +94,7 @@ int tpPar_WorkerSearch(const tpParTask *task, int k, const tpParLink *link, tpCl
     o.seed_v = s.seed;
     o.iteration_bound = link_bound;
     o.iteration_bound_user = (void *)link;
+    o.warn = o.warn && k == 0; /* the same domain in every worker: one says it */
     s.rc = tpCli_PlanRun(task->path, task->params, task->nparams, &o, NULL, run, s.err, sizeof s.err);
     s.requested = run->pd.solutions > 0 ? run->pd.solutions : 1;
     const int64_t *iters = NULL;
@@ -624,5 +625,6 @@ int tpPar_RerunSelected(const tpParTask *task, const tpParOutcome *out, const tp
     ro.seed_v = out->workers[out->owner].seed;
     ro.iters = true;
     ro.iters_v = out->bound < out->rec.max_iters ? out->bound : out->rec.max_iters;
+    ro.warn = false; /* worker 0 said them */
     return tpCli_PlanRun(task->path, task->params, task->nparams, &ro, progress, run, err, errlen);
 }

@@ -101,6 +101,28 @@ void tpCli_ApplyPlannerOptions(const tpCliPlanOpts *o, tpPlannerDef *pd)
     pd->iteration_bound_user = o->iteration_bound_user;
 }
 
+void tpCli_PrintWarnings(const tpDomain *domain)
+{
+    const int n = tpDomain_WarningCount(domain);
+    if (n > 0) {
+        fflush(stdout);
+    }
+    for (int i = 0; i < n; ++i) {
+        tpLog(TP_LOG_WARN, "%s", tpDomain_Warning(domain, i));
+    }
+}
+
+void tpCli_ScriptWarnings(const tpCliPlanOpts *o, const char *path, const tpScriptParam *params, int nparams)
+{
+    char err[256];
+    tpScriptDef def = tpCli_ScriptDef(o, path, params, nparams);
+    tpScript *s = tpCreateScript(&def, err, sizeof err);
+    if (s) {
+        tpCli_PrintWarnings(tpScript_Domain(s));
+    }
+    tpDestroyScript(s);
+}
+
 int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *o,
                   const tpCliProgress *progress, tpCliRun *run, char *err, size_t errlen)
 {
@@ -111,6 +133,9 @@ int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, co
         return TP_EXIT_BAD_INPUT;
     }
     run->domain = tpScript_Domain(run->script);
+    if (o->warn) {
+        tpCli_PrintWarnings(run->domain);
+    }
     run->pd = tpDomain_Def(run->domain)->planner;
     tpCli_ApplyPlannerOptions(o, &run->pd);
     if (progress) {

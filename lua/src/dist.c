@@ -293,7 +293,8 @@ static const char *const tplFollowFieldFields[] = {"name",       "body",    TPL_
 static const char *const tplFollowPathFields[] = {"name",       "body",          TPL_FRAMED,   "speed",   "nav_cell",
                                                   "nav_radius", "nav_lookahead", "nav_replan", "timeout", TPL_GAINS,
                                                   NULL};
-static const char *const tplDriveTrackFields[] = {"name", "body", "point", "lane", "horizon", "togo", TPL_GAINS, NULL};
+static const char *const tplDriveTrackFields[] = {"name",  "body", "point",   "lane", "horizon",
+                                                  "speed", "togo", TPL_GAINS, NULL};
 static const char *const tplChipFields[] = {"name",   "body",          TPL_FRAMED, "speed",   "loft", "approach",
                                             "follow", "trigger_speed", "timeout",  TPL_GAINS, NULL};
 static const char *const tplGuardFields[] = {"name", "body", TPL_FRAMED, "approach", "mark", TPL_GAINS, NULL};
@@ -443,6 +444,7 @@ static void tplReadKindFields(lua_State *L, const char *what, tplSkill *sk)
         tplDistField(L, 1, what, "point", &d->track.point, 2, 3);
         tplDistField(L, 1, what, "lane", &d->track.lane, 1, 1);
         tplDistField(L, 1, what, "horizon", &d->track.horizon, 1, 1);
+        tplDistField(L, 1, what, "speed", &d->track.speed, 1, 1);
         d->track.togo = tplBool(L, 1, what, "togo", false);
         break;
     case TP_SKILL_CHIP:

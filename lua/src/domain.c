@@ -70,6 +70,17 @@ static const char *tplUdWhere(lua_State *L, int idx)
     return w ? w : "?:";
 }
 
+/* Index of the material called name among mats[0 .. n), "default" being mdef; -1 if none. */
+static int tplMaterialIndex(const tpMaterialDef *mats, int n, int mdef, const char *name)
+{
+    if (strcmp(name, "default") == 0)
+        return mdef;
+    for (int j = 0; j < n; j++)
+        if (strcmp(mats[j].name, name) == 0)
+            return j;
+    return -1;
+}
+
 static int tplResolveBody(tplBuild *b, const char *name, const char *where)
 {
     lua_State *L = b->L;
@@ -143,12 +154,37 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
         mats[i] = m->def;
         for (int j = 0; j < i; j++)
             if (strcmp(mats[j].name, mats[i].name) == 0)
-                tplErrorAt(L, tplUdWhere(L, -1), "duplicate material name '%s'", mats[i].name);
+                tplErrorAt(L, tplUdWhere(L, -1), "duplicate material name '%s'%s", mats[i].name,
+                           strcmp(mats[i].name, "default") == 0
+                               ? " (a material named \"default\" replaces the built-in default: define it once)"
+                               : "");
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
     scene->materials = mats;
     scene->nmaterials = nmat;
+    /* "default" names the material of bodies that name none: the script's own material called
+       "default" (its properties replace the built-in default's), else its first material, else
+       the built-in one (tpDefaultMaterialDef, named "default") */
+    int mdef = 0;
+    for (int j = 0; j < nmat; j++)
+        if (strcmp(mats[j].name, "default") == 0)
+            mdef = j;
+    /* the list for "unknown material" messages */
+    luaL_Buffer mlist;
+    luaL_buffinit(L, &mlist);
+    for (int j = 0; j < nmat; j++) {
+        if (j)
+            luaL_addstring(&mlist, ", ");
+        luaL_addstring(&mlist, mats[j].name);
+    }
+    if (strcmp(mats[mdef].name, "default") != 0) {
+        luaL_addstring(&mlist, "; \"default\" is ");
+        luaL_addstring(&mlist, mats[mdef].name);
+    }
+    luaL_pushresult(&mlist);
+    const char *matlist = lua_tostring(L, -1);
+    lua_rawseti(L, b->keep, (lua_Integer)lua_rawlen(L, b->keep) + 1); /* keeps matlist alive */
 
     /* bodies: the array order is the body index */
     int nb = tplArrayField(L, "bodies", what);
@@ -176,15 +212,11 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
         lua_pop(L, 1);
         lua_pushinteger(L, i);
         lua_setfield(L, b->names, bd->def.name);
-        bodies[i].material = 0;
+        bodies[i].material = mdef;
         if (bd->material[0]) {
-            bodies[i].material = -1;
-            for (int j = 0; j < nm; j++)
-                if (strcmp(mats[j].name, bd->material) == 0)
-                    bodies[i].material = j;
+            bodies[i].material = tplMaterialIndex(mats, nmat, mdef, bd->material);
             if (bodies[i].material < 0)
-                tplErrorAt(L, tplUdWhere(L, -1), "unknown material '%s' (materials: %s)", bd->material,
-                           nm > 0 ? "see the domain's materials" : "none defined");
+                tplErrorAt(L, tplUdWhere(L, -1), "unknown material '%s' (materials: %s)", bd->material, matlist);
         }
         lua_pop(L, 1);
     }
@@ -212,15 +244,10 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
         const tplContact *c = luaL_testudata(L, -1, TPL_CONTACT);
         if (!c)
             tplError(L, "tp.domain: contacts[%d]: expected tp.contact, got %s", i + 1, tplTypeName(L, -1));
-        int ia = -1, ib = -1;
-        for (int j = 0; j < nm; j++) {
-            if (strcmp(mats[j].name, c->a) == 0)
-                ia = j;
-            if (strcmp(mats[j].name, c->b) == 0)
-                ib = j;
-        }
+        int ia = tplMaterialIndex(mats, nmat, mdef, c->a), ib = tplMaterialIndex(mats, nmat, mdef, c->b);
         if (ia < 0 || ib < 0)
-            tplErrorAt(L, tplUdWhere(L, -1), "unknown material '%s' in tp.contact", ia < 0 ? c->a : c->b);
+            tplErrorAt(L, tplUdWhere(L, -1), "unknown material '%s' in tp.contact (materials: %s)",
+                       ia < 0 ? c->a : c->b, matlist);
         const tpMaterialDef *ma = &mats[ia], *mb = &mats[ib];
         cons[i].material_a = ia;
         cons[i].material_b = ib;
@@ -798,6 +825,17 @@ static int tplDomainNew(lua_State *L)
     def.goal = goal->root;
     if (valid)
         def.valid = valid->root;
+    /* where each body is defined, for the domain's warnings about it (the bodies' userdata, held
+       by the domain table, keep the strings alive) */
+    const char **body_where = tplScratch(&b, sizeof *body_where * (size_t)def.scene.nbodies);
+    tplField(L, 1, "bodies");
+    for (int i = 0; i < def.scene.nbodies; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        body_where[i] = tplUdWhere(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    def.body_where = body_where;
     char err[1024] = "";
     tpDomain *d = tpCreateDomain(&def, err, sizeof err);
     if (!d) {

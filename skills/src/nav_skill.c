@@ -61,8 +61,9 @@ typedef struct NavGridEntry {
     int next_field;
 } NavGridEntry;
 
-#define TRACK_DEPTH 4    /* clips of horizon per decision */
-#define TRACK_NODES 5000 /* node limit per decision */
+#define TRACK_DEPTH 4     /* clips of horizon per decision */
+#define TRACK_NODES 5000  /* node limit per decision */
+#define TRACK_PATH_DT 0.1 /* s between the sampled future poses of scripted traffic */
 #define TRACK_MAX_WALLS 512
 
 #define TRACK_TOGO_CACHE 8  /* to-go fields kept per scene (one per goal point) */
@@ -77,6 +78,8 @@ typedef struct TrackCache {
     tpNavToGo *togo[TRACK_TOGO_CACHE];     /* owned; NULL = empty slot */
     int next_togo;                         /* round-robin replacement */
     tpNavCarScratch *scratch;              /* owned: the A*'s buffers, reused by every decision; NULL = none yet */
+    double (*paths)[3];                    /* owned: the sampled future poses of scripted traffic (a decision's) */
+    int path_cap;                          /* samples paths holds */
 } TrackCache;
 
 #define NAV_STATIC_MEMO 8
@@ -319,6 +322,7 @@ static void releaseTrack(TrackCache *tc)
         tpDestroyNavToGo(tc->togo[q]);
     }
     tpDestroyNavCarScratch(tc->scratch);
+    free(tc->paths);
     memset(tc, 0, sizeof *tc);
 }
 
@@ -946,6 +950,7 @@ enum {
     TRACK_V_CLIP = 3,       /* index of the clip being played in the move tree */
     TRACK_V_CLIP_START = 4, /* s: when the clip started */
     TRACK_V_HORIZON = 5,    /* clips: the sampled A* horizon, 0 = unset (TRACK_DEPTH) */
+    TRACK_V_TOP = 6,        /* the sampled top speed level + 1, 0 = unset (any level) */
 };
 
 static TrackCache *trackFor(tpSkillCache *c, const tpWorld *world, int self, const tpNavCarDef *car, double z_lo,
@@ -1017,6 +1022,15 @@ static const tpNavToGo *togoFor(TrackCache *tc, const tpNavTrack *tr)
     return tc->togo[q];
 }
 
+/* A scripted body whose future the car search samples: kinematic (its pose a function of time)
+ * with a built-in motion other than linear (linear traffic is exactly its velocity's line). */
+static bool trackScripted(const tpWorld *w, int i, const tpBodyDef *o)
+{
+    const tpMotionKind k = o->motion.kind;
+    return o->cls == TP_BODY_FOREIGN && tpWorld_StateSlot(w, i) < 0 &&
+           (k == TP_MOTION_WAYPOINTS || k == TP_MOTION_OSCILLATE || k == TP_MOTION_ROTATE);
+}
+
 int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
 {
     if (!call->cache) {
@@ -1067,11 +1081,42 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
                 double r = isfinite(h[0]) ? round(h[0]) : TRACK_DEPTH;
                 V[TRACK_V_HORIZON] = r < 1 ? 1 : r > 8 ? 8 : r;
             }
+            if (sk->track.speed.kind != TP_DIST_UNSET) { /* the fastest level not above it */
+                double v[3] = {0, 0, 0};
+                tpDist_Sample(&sk->track.speed, call->rng, call->y, call->ydim, v);
+                int top = 0;
+                for (int l = 1; l < md->nlevels; ++l) {
+                    if (md->levels[l] <= v[0] + 1e-9) {
+                        top = l;
+                    }
+                }
+                V[TRACK_V_TOP] = top + 1;
+            }
         }
-        /* the other moving bodies as traffic at their current velocities */
-        tpNavTrafficCar others[32];
-        int no = 0;
-        for (int i = 0; i < tpWorld_BodyCount(call->world) && no < 32; ++i) {
+        /* the other moving bodies as traffic: at their current velocities, or, for a scripted
+         * body whose motion is not linear (tp.waypoints, tp.oscillate, tp.rotate), along its known
+         * future poses sampled over the horizon (traffic that follows the road round a corner:
+         * extrapolating its velocity would see it drive into the outer wall). A tp.motion function
+         * is not called ahead of the plan: it may be defined only for the times the plan reaches. */
+        enum { MAX_OTHERS = 32 };
+        const int horizon = V[TRACK_V_HORIZON] >= 1 ? (int)V[TRACK_V_HORIZON] : TRACK_DEPTH;
+        const int nsamp = (int)ceil(2.0 * horizon * md->clip_time / TRACK_PATH_DT) + 2;
+        int nscripted = 0;
+        for (int i = 0; i < tpWorld_BodyCount(call->world); ++i) {
+            const tpBodyDef *o = tpWorld_Body(call->world, i);
+            nscripted += i != sk->body && trackScripted(call->world, i, o);
+        }
+        nscripted = nscripted > MAX_OTHERS ? MAX_OTHERS : nscripted;
+        if (nscripted * nsamp > tc->path_cap) {
+            double(*grown)[3] = realloc(tc->paths, (size_t)(nscripted * nsamp) * sizeof *grown);
+            if (grown) {
+                tc->paths = grown;
+                tc->path_cap = nscripted * nsamp;
+            }
+        }
+        tpNavTrafficCar others[MAX_OTHERS];
+        int no = 0, used = 0;
+        for (int i = 0; i < tpWorld_BodyCount(call->world) && no < MAX_OTHERS; ++i) {
             const tpBodyDef *o = tpWorld_Body(call->world, i);
             if (i == sk->body || o->cls == TP_BODY_STATIC) {
                 continue;
@@ -1079,6 +1124,7 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
             tpBodyState os;
             tpWorld_BodyState(call->world, call->x, call->t, i, &os);
             tpNavTrafficCar *tcar = &others[no++];
+            memset(tcar, 0, sizeof *tcar);
             tcar->pos[0] = os.pos[0];
             tcar->pos[1] = os.pos[1];
             tcar->vel[0] = os.vel[0];
@@ -1087,6 +1133,27 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
             double r = tpCtl_Radius(call->world, i);
             tcar->length = o->shape == TP_SHAPE_BOX ? o->size[0] : 2 * r;
             tcar->width = o->shape == TP_SHAPE_BOX ? o->size[1] : 2 * r;
+            if (trackScripted(call->world, i, o) && used + nsamp <= tc->path_cap) {
+                double(*path)[3] = tc->paths + used;
+                used += nsamp;
+                for (int q = 0; q < nsamp; ++q) {
+                    tpBodyState ps = os;
+                    if (q > 0) {
+                        tpWorld_BodyState(call->world, call->x, call->t + q * TRACK_PATH_DT, i, &ps);
+                    }
+                    path[q][0] = ps.pos[0];
+                    path[q][1] = ps.pos[1];
+                    /* continuous heading: the nearest turn of the wrapped yaw to the previous one */
+                    double h = tpQuat_Yaw(ps.quat);
+                    if (q > 0) {
+                        h += 2 * TP_PI * round((path[q - 1][2] - h) / (2 * TP_PI));
+                    }
+                    path[q][2] = h;
+                }
+                tcar->npath = nsamp;
+                tcar->path = (const double(*)[3])path;
+                tcar->path_dt = TRACK_PATH_DT;
+            }
         }
         /* a finish line through the goal, across the direction from the car */
         double gx = V[TRACK_V_GOAL_X] - cb.s.pos[0], gy = V[TRACK_V_GOAL_Y] - cb.s.pos[1], gl = hypot(gx, gy);
@@ -1109,6 +1176,7 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
         tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
         pd.depth = V[TRACK_V_HORIZON] >= 1 ? (int)V[TRACK_V_HORIZON] : TRACK_DEPTH; /* 0: no horizon given */
         pd.node_limit = TRACK_NODES;
+        pd.max_level = V[TRACK_V_TOP] >= 1 ? (int)V[TRACK_V_TOP] - 1 : -1;
         if (!tc->scratch) {
             tc->scratch = tpCreateNavCarScratch(); /* NULL (out of memory): the search allocates its own */
         }

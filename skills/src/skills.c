@@ -379,8 +379,8 @@ static bool validate_kind(const tpSkillDef *sk, const tpWorld *world, char *err,
         }
         return true;
     case TP_SKILL_DRIVE_TRACK:
-        DISTS({"point", &sk->track.point, 2, 3}, {"lane", &sk->track.lane, 1, 1},
-              {"horizon", &sk->track.horizon, 1, 1});
+        DISTS({"point", &sk->track.point, 2, 3}, {"lane", &sk->track.lane, 1, 1}, {"horizon", &sk->track.horizon, 1, 1},
+              {"speed", &sk->track.speed, 1, 1});
         return require_point(sk, &sk->track.point, err, errlen);
     case TP_SKILL_CHIP:
         NUMS({"approach", sk->chip.approach, true}, {"trigger_speed", sk->chip.trigger_speed, false});

@@ -7,6 +7,7 @@
  *                                         8 + 8 * nv bytes: a tactic of small skills stays small
  * The control callback is the tactics loop of Algorithm 2; simulate is Sim (tpWorld_Step). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,50 @@ const tpDomainDef *tpDomain_Def(const tpDomain *d)
 {
     return &d->def;
 }
+int tpDomain_WarningCount(const tpDomain *d)
+{
+    return d->nwarnings;
+}
+
+const char *tpDomain_Warning(const tpDomain *d, int i)
+{
+    TP_ASSERT(i >= 0 && i < d->nwarnings);
+    return d->warnings[i];
+}
+
+/* Adds a warning about body `body` (-1: the domain): prefixed by where the script defines the
+ * body when the definition says, else by the domain's name. The last slot counts the overflow. */
+static void addWarning(tpDomain *d, const tpDomainDef *def, int body, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void addWarning(tpDomain *d, const tpDomainDef *def, int body, const char *fmt, ...)
+{
+    d->warnings_seen++;
+    if (d->warnings_seen > TP_MAX_WARNINGS) {
+        snprintf(d->warnings[TP_MAX_WARNINGS - 1], TP_WARNING_MAX, "domain '%s': %d more warnings not shown", def->name,
+                 d->warnings_seen - (TP_MAX_WARNINGS - 1));
+        return;
+    }
+    char *w = d->warnings[d->nwarnings++];
+    int n;
+    if (def->body_where && body >= 0 && def->body_where[body] && def->body_where[body][0]) {
+        const char *at = def->body_where[body]; /* "file:line:", perhaps with a space */
+        size_t len = strlen(at);
+        while (len > 0 && at[len - 1] == ' ') {
+            --len;
+        }
+        n = snprintf(w, TP_WARNING_MAX, "%.*s ", (int)(len < 400 ? len : 400), at);
+    } else {
+        n = snprintf(w, TP_WARNING_MAX, "domain '%s': ", def->name);
+    }
+    if (n < 0 || n >= TP_WARNING_MAX) {
+        n = 0;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w + n, TP_WARNING_MAX - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
 const char *tpDomain_Error(const tpDomain *d)
 {
     return d->error;
@@ -670,6 +715,7 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
         return NULL;
     }
     d->def = *def;
+    d->def.body_where = NULL; /* not kept */
     /* The domain's own copies of the condition trees (the caller keeps and frees its own). */
     d->def.goal = d->def.valid = d->def.quality.cond = d->def.solution.cond = NULL;
     d->def.nreports = 0;
@@ -717,11 +763,11 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
         double need = 0;
         const int support = tpWorld_RestingFriction(d->world, b, &need);
         if (support >= 0 && bd->max_force > 0 && bd->max_force <= need) {
-            tpLog(TP_LOG_WARN,
-                  "domain '%s': body '%s' cannot slide: max_force %g N is not above its friction on '%s' "
-                  "(mu %g x %g kg x %g m/s^2 = %g N)",
-                  def->name, bd->name, bd->max_force, tpWorld_Body(d->world, support)->name,
-                  tpWorld_PairSurface(d->world, b, support).friction, bd->mass, gn, need);
+            addWarning(d, def, b,
+                       "body '%s' cannot slide: max_force %g N is not above its friction on '%s' "
+                       "(mu %g x %g kg x %g m/s^2 = %g N): raise max_force above %g N or lower the friction",
+                       bd->name, bd->max_force, tpWorld_Body(d->world, support)->name,
+                       tpWorld_PairSurface(d->world, b, support).friction, bd->mass, gn, need, need);
         }
     }
     /* The world keeps its own copies of the scene arrays: point the definition at them. */

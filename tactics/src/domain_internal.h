@@ -30,6 +30,9 @@ struct tpDomain {
     tpSkillCache *skill_cache;      /* owned: the navigation skills' grids, paths, fields, move trees */
     uint64_t skill_step;            /* the last tpSkillCall.step given (one per cb_control call) */
     char error[1024];               /* last host-callback error */
+    int nwarnings;                  /* warnings kept (tpDomain_Warning) */
+    int warnings_seen;              /* all found, also those beyond TP_MAX_WARNINGS */
+    char warnings[TP_MAX_WARNINGS][TP_WARNING_MAX];
 };
 
 /// Structural checks of a condition tree against the world.

@@ -185,6 +185,19 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
             rec->report_values[i] = values[i];
         }
     }
+    if (d->nwarnings > 0) { /* the domain's warnings travel with its plans (stats.warnings) */
+        const int n = d->nwarnings < TP_PLAN_MAX_WARNINGS ? d->nwarnings : TP_PLAN_MAX_WARNINGS;
+        rec->warnings = calloc((size_t)n, sizeof *rec->warnings);
+        if (!rec->warnings) {
+            goto oom;
+        }
+        for (int i = 0; i < n; ++i) {
+            if (!(rec->warnings[i] = dup(d->warnings[i]))) {
+                goto oom;
+            }
+            rec->nwarnings = i + 1;
+        }
+    }
     {
         int32_t leaf = result->status == TP_PLAN_SOLVED && result->nsolutions > 0
                            ? result->solutions[result->best_solution]

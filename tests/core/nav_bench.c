@@ -269,10 +269,10 @@ int main(int argc, char **argv)
          * the walls' ends, so without it the to-go field's shortest way leaves by the open back */
         static const double walls[5][4] = {
             {-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100}, {-5, -6, -5, 6}};
-        static const tpNavTrafficCar cars[4] = {{{30, 2}, {4, 0}, 0, 4, 1.8},
-                                                {{60, 30}, {0, 3}, 1.5708, 4, 1.8},
-                                                {{58, 50}, {0, 2}, 1.5708, 4, 1.8},
-                                                {{20, -3}, {6, 0}, 0, 4, 1.8}};
+        static const tpNavTrafficCar cars[4] = {{{30, 2}, {4, 0}, 0, 4, 1.8, 0, NULL, 0},
+                                                {{60, 30}, {0, 3}, 1.5708, 4, 1.8, 0, NULL, 0},
+                                                {{58, 50}, {0, 2}, 1.5708, 4, 1.8, 0, NULL, 0},
+                                                {{20, -3}, {6, 0}, 0, 4, 1.8, 0, NULL, 0}};
         tpNavTrack tr = {5, walls, 4, cars, {60, 120}, {54, 50, 66, 50}};
         tpNavToGo *togo = tpCreateNavToGo(&tr, 0.5, NULL, 0);
         tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();

@@ -118,10 +118,10 @@ static void test_move_tree(void **state)
 static const double k_walls[5][4] = {
     {-5, -6, 66, -6}, {66, -6, 66, 100}, {-5, 6, 54, 6}, {54, 6, 54, 100}, {-5, -6, -5, 6}};
 static const tpNavTrafficCar k_cars[4] = {
-    {{30, 2}, {4, 0}, 0, 4, 1.8},
-    {{60, 30}, {0, 3}, 1.5708, 4, 1.8},
-    {{58, 50}, {0, 2}, 1.5708, 4, 1.8},
-    {{20, -3}, {6, 0}, 0, 4, 1.8},
+    {{30, 2}, {4, 0}, 0, 4, 1.8, 0, NULL, 0},
+    {{60, 30}, {0, 3}, 1.5708, 4, 1.8, 0, NULL, 0},
+    {{58, 50}, {0, 2}, 1.5708, 4, 1.8, 0, NULL, 0},
+    {{20, -3}, {6, 0}, 0, 4, 1.8, 0, NULL, 0},
 };
 
 static tpNavDriveResult drive(const tpNavMoveTree *t, int depth, int nodes, int ncars)
@@ -427,6 +427,109 @@ static bool clipCollides(const tpNavMoveTree *t, const tpNavTrack *tr, int check
     return false;
 }
 
+/* Traffic with a known path (tpNavTrafficCar.path, scripted bodies): sampled from a constant
+ * velocity it collides exactly where the constant-velocity car does, within the samples and
+ * extrapolated past them; a car turning round a corner is met where it turns to, not where its
+ * velocity at time 0 points. */
+static void test_traffic_path(void **state)
+{
+    (void)state;
+    tpNavCarDef car = tpDefaultNavCarDef();
+    tpNavMoveTree *t = tpCreateNavMoveTree(&car, NULL, NULL, 0);
+    assert_non_null(t);
+    const tpNavTrafficCar line = {{10, 0}, {3, 1}, 0.3, 4, 1.8, 0, NULL, 0};
+    double samples[21][3];
+    for (int q = 0; q < 21; ++q) {
+        samples[q][0] = 10 + 3 * 0.1 * q;
+        samples[q][1] = 0 + 1 * 0.1 * q;
+        samples[q][2] = 0.3;
+    }
+    tpNavTrafficCar pathed = line;
+    pathed.npath = 21;
+    pathed.path = (const double(*)[3])samples;
+    pathed.path_dt = 0.1;
+    const tpNavTrack a = {0, NULL, 1, &line, {100, 0}, {99, -5, 99, 5}};
+    const tpNavTrack b = {0, NULL, 1, &pathed, {100, 0}, {99, -5, 99, 5}};
+    tpRng rng;
+    tpRng_Seed(&rng, 5);
+    int hits = 0;
+    for (int i = 0; i < 4000; ++i) {
+        const double tt = tpRng_Uniform(&rng, 0, 4); /* the samples end at 2 s */
+        const double pose[3] = {10 + 3 * tt + tpRng_Uniform(&rng, -5, 5), tt + tpRng_Uniform(&rng, -5, 5),
+                                tpRng_Uniform(&rng, -TP_PI, TP_PI)};
+        const bool ha = tpNavCar_Collides(t, &a, pose, tt);
+        assert_true(ha == tpNavCar_Collides(t, &b, pose, tt));
+        hits += ha;
+    }
+    assert_true(hits > 500 && hits < 3500);
+    /* a left turn: from (0, 0) heading +x at 5 m/s round a quarter circle of radius 6 to (6, 6)
+       heading +y, then up; the search must meet it up the leg, not straight ahead */
+    double turn[41][3];
+    for (int q = 0; q < 41; ++q) {
+        const double s = 5 * 0.1 * q, arc = 6 * TP_PI / 2;
+        if (s <= arc) {
+            turn[q][0] = 6 * sin(s / 6);
+            turn[q][1] = 6 - 6 * cos(s / 6);
+            turn[q][2] = s / 6;
+        } else {
+            turn[q][0] = 6;
+            turn[q][1] = 6 + (s - arc);
+            turn[q][2] = TP_PI / 2;
+        }
+    }
+    tpNavTrafficCar turning = {{0, 0}, {5, 0}, 0, 4, 1.8, 41, (const double(*)[3])turn, 0.1};
+    const tpNavTrack c = {0, NULL, 1, &turning, {100, 0}, {99, -5, 99, 5}};
+    const double up[3] = {6, 6 + (5 * 3.0 - 6 * TP_PI / 2), TP_PI / 2}, ahead[3] = {15, 0, 0};
+    assert_true(tpNavCar_Collides(t, &c, up, 3.0));
+    assert_false(tpNavCar_Collides(t, &c, ahead, 3.0));
+    turning.npath = 0; /* its velocity at time 0 says the opposite */
+    assert_false(tpNavCar_Collides(t, &c, up, 3.0));
+    assert_true(tpNavCar_Collides(t, &c, ahead, 3.0));
+    tpDestroyNavMoveTree(t);
+}
+
+/* tpNavCarPlanDef.max_level: no generated clip ends above the top level (drive_track's sampled
+ * top speed) unless it slows down from above it, and without it the search does go faster. */
+static void test_plan_max_level(void **state)
+{
+    (void)state;
+    tpNavCarDef car = tpDefaultNavCarDef();
+    tpNavMoveTree *t = tpCreateNavMoveTree(&car, NULL, NULL, 0);
+    assert_non_null(t);
+    const int cap = 6000;
+    SearchLog log = {0, cap, malloc(sizeof(int) * cap), malloc(sizeof(int) * cap), malloc(sizeof(double[3]) * cap)};
+    assert_true(log.parent && log.clip && log.pose);
+    const tpNavTrack tr = {5, k_walls, 0, k_cars, {60, 120}, {54, 50, 66, 50}};
+    const double pose[3] = {0, 0, 0};
+    for (int start = 0; start < 7; start += 5) { /* from rest, and from level 5 (above the top) */
+        for (int top = -1; top <= 2; top += 3) {
+            tpNavCarPlanDef pd = tpDefaultNavCarPlanDef();
+            pd.depth = 3;
+            pd.node_limit = cap;
+            pd.max_level = top;
+            pd.on_node = logNode;
+            pd.on_node_user = &log;
+            log.n = 0;
+            tpNavCarDecision dec = tpNavCar_Plan(t, &tr, &pd, pose, start, 0.0);
+            assert_true(dec.clip >= 0);
+            int fastest = 0;
+            for (int id = 1; id < log.n; ++id) {
+                const tpNavClip *c = tpNavMoveTree_Clip(t, log.clip[id]);
+                const int from = log.parent[id] == 0 ? start : tpNavMoveTree_Clip(t, log.clip[log.parent[id]])->to;
+                if (top >= 0) { /* at most the top, or slowing down from above it */
+                    assert_true(c->to <= top || c->to < from);
+                }
+                fastest = c->to > fastest ? c->to : fastest;
+            }
+            assert_true(top >= 0 || fastest > 2); /* without a top the search goes faster */
+        }
+    }
+    free(log.parent);
+    free(log.clip);
+    free(log.pose);
+    tpDestroyNavMoveTree(t);
+}
+
 /* The search leaves out of each clip's checks the walls and cars too far from the clip to touch
  * it, and reuses its buffers (tpNavCarScratch) across decisions. On random scenes of many short
  * walls and moving cars: every generated child is free and every clip of an expanded node that
@@ -448,10 +551,13 @@ static void test_plan_near_lists(void **state)
     assert_true(log.parent && log.clip && log.pose && g && level);
     tpRng rng;
     tpRng_Seed(&rng, 17);
-    int checked_free = 0, checked_hit = 0;
+    tpRng prng;
+    tpRng_Seed(&prng, 23);
+    int checked_free = 0, checked_hit = 0, npath_cars = 0;
     for (int scene = 0; scene < 24; ++scene) {
         double walls[40][4];
         tpNavTrafficCar cars[6];
+        double paths[6][40][3];
         int nw = 5 + (int)tpRng_Below(&rng, 36), nc = (int)tpRng_Below(&rng, 7);
         for (int w = 0; w < nw; ++w) {
             double x = tpRng_Uniform(&rng, -10, 70), y = tpRng_Uniform(&rng, -30, 30);
@@ -466,7 +572,31 @@ static void test_plan_near_lists(void **state)
                                         {tpRng_Uniform(&rng, -6, 6), tpRng_Uniform(&rng, -6, 6)},
                                         tpRng_Uniform(&rng, -TP_PI, TP_PI),
                                         4.0,
-                                        1.8};
+                                        1.8,
+                                        0,
+                                        NULL,
+                                        0};
+            /* every other car follows a known path instead (a scripted body round a corner): a
+               turning arc sampled every path_dt, short enough on some scenes to be extrapolated
+               (drawn from a second generator: the scenes above stay those of the plain cars) */
+            if (tpRng_Below(&prng, 2) == 0) {
+                const int np = 2 + (int)tpRng_Below(&prng, 39);
+                const double dt = tpRng_Uniform(&prng, 0.05, 0.3), v = tpRng_Uniform(&prng, 0, 8);
+                const double w = tpRng_Uniform(&prng, -1.5, 1.5);
+                double x = cars[k].pos[0], y = cars[k].pos[1], h = cars[k].heading;
+                for (int q = 0; q < np; ++q) {
+                    paths[k][q][0] = x;
+                    paths[k][q][1] = y;
+                    paths[k][q][2] = h;
+                    x += v * dt * cos(h);
+                    y += v * dt * sin(h);
+                    h += w * dt;
+                }
+                cars[k].npath = np;
+                cars[k].path = (const double(*)[3])paths[k];
+                cars[k].path_dt = dt;
+                npath_cars++;
+            }
         }
         tpNavTrack tr = {nw, (const double(*)[4])walls, nc, cars, {80, 0}, {78, -6, 78, 6}};
         const double pose[3] = {0, 0, tpRng_Uniform(&rng, -0.5, 0.5)};
@@ -531,6 +661,7 @@ static void test_plan_near_lists(void **state)
         }
     }
     assert_true(checked_free > 1000 && checked_hit > 1000); /* the scenes exercise both answers */
+    assert_true(npath_cars > 10);                           /* and cars with known paths */
     free(log.parent);
     free(log.clip);
     free(log.pose);
@@ -551,6 +682,8 @@ int main(void)
         cmocka_unit_test(test_track_files),
         cmocka_unit_test(test_togo_walls_on_cell_boundaries),
         cmocka_unit_test(test_collides_wall_sat),
+        cmocka_unit_test(test_traffic_path),
+        cmocka_unit_test(test_plan_max_level),
         cmocka_unit_test(test_plan_near_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -136,6 +136,20 @@ def test_sync_plan(s):
     assert st == 400 and err["code"] == "script_error" and err["message"].startswith("job.lua:3:"), (st, body)
 
 
+def test_warnings(s):
+    """The domain's warnings (a robot that cannot slide) are in the job's summary, file:line of the
+    body in the job's script, one and two workers alike; a job without any has no such member."""
+    text = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e", "scripts",
+                             "weak_force.lua")).read()
+    for jobs in (1, 2):
+        final = s.wait_final(s.submit({"script": text, "jobs": jobs}))
+        assert final["status"] == "approximate", final
+        w = final["summary"].get("warnings")
+        assert w and len(w) == 1 and w[0].startswith("job.lua:10: body 'robot' cannot slide: max_force 2 N"), final
+    final = s.wait_final(s.submit({"script": text, "set": {"max_force": 20}}))
+    assert "warnings" not in final["summary"], final["summary"]
+
+
 def test_jobs_budget(s):
     """jobs: 2 plans as `tplan plan --jobs 2` and takes both workers while it runs."""
     final = same_plan_as_cli(s, "soccer_jobs2", {"domain": "soccer", "seed": 3, "jobs": 2},
@@ -173,6 +187,7 @@ try:
                      ("pool plan = tplan plan", test_pool_bytes), ("script job with set", test_set_and_script),
                      ("list and pagination", test_list), ("idempotent POST", test_idempotency),
                      ("cancel queued and running", test_cancel), ("synchronous /v1/plan", test_sync_plan),
+                     ("domain warnings in the summary", test_warnings),
                      ("jobs: 2 (OR-parallel) and the worker budget", test_jobs_budget),
                      ("metrics", test_metrics)]:
         r.run(name, fn, srv)

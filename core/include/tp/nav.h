@@ -485,11 +485,20 @@ const tpNavClip *tpNavMoveTree_Clip(const tpNavMoveTree *tree, int k);
 int tpNavMoveTree_ClipsFrom(const tpNavMoveTree *tree, int level, const int **clips);
 const tpNavMoveTreeDef *tpNavMoveTree_Def(const tpNavMoveTree *tree);
 
-/// A car moving at constant velocity (an obstacle).
+/// A car moving at constant velocity (an obstacle), or along a known path (a scripted body whose
+/// future poses are known: traffic that follows the road round a corner).
 typedef struct tpNavTrafficCar {
     double pos[2], vel[2]; /* m, m/s at time 0 */
     double heading;        /* rad */
     double length, width;  /* m */
+    /* Optional known motion (npath 0 = none: constant velocity from pos at vel, heading fixed).
+       npath >= 2: the pose at time k * path_dt is path[k] = {x, y, heading} (m, m, rad; heading
+       continuous, not wrapped), linearly interpolated between samples; before 0 the first pose,
+       after the last it moves on at the last interval's velocity and heading. pos, vel and
+       heading are then not used. */
+    int npath;
+    const double (*path)[3]; /* npath samples; not owned, must outlive the calls using the track */
+    double path_dt;          /* s between samples, > 0 */
 } tpNavTrafficCar;
 
 /// A track: walls as 2D segments, traffic, a goal point and a finish line.
@@ -544,6 +553,8 @@ typedef struct tpNavCarPlanDef {
     double closed_angle;      /* rad: heading bin of the closed set (default 0.1745 = 10 degrees) */
     tpNavCarScratch *scratch; /* not owned: buffers reused across calls (grown as needed); NULL = the call
                                  allocates and frees its own (default NULL) */
+    int max_level;            /* highest speed level a clip may end at (a clip slowing down from above it is
+                                 allowed); -1 = any (default) */
 } tpNavCarPlanDef;
 
 tpNavCarPlanDef tpDefaultNavCarPlanDef(void);

@@ -15,9 +15,11 @@ extern "C" {
 
 #define TP_PLAN_FORMAT "tplan-plan"
 #define TP_PLAN_VERSION 1
-#define TP_STATE_DOUBLES 13   /* pos[3] m, quat[4] (w,x,y,z), vel[3] m/s, angvel[3] rad/s (world frame) */
-#define TP_CONTROL_DOUBLES 6  /* force[3] N, torque[3] N·m (world frame) */
-#define TP_PLAN_MAX_REPORTS 8 /* named figures in stats.report */
+#define TP_STATE_DOUBLES 13            /* pos[3] m, quat[4] (w,x,y,z), vel[3] m/s, angvel[3] rad/s (world frame) */
+#define TP_CONTROL_DOUBLES 6           /* force[3] N, torque[3] N·m (world frame) */
+#define TP_PLAN_MAX_REPORTS 8          /* named figures in stats.report */
+#define TP_PLAN_MAX_WARNINGS 64        /* strings in stats.warnings */
+#define TP_PLAN_MAX_WARNING_BYTES 4096 /* bytes of one of them */
 
 /// Static description of one body in a recording.
 typedef struct tpPlanBody {
@@ -133,6 +135,8 @@ typedef struct tpPlanRecord {
     int nreports;         /* domain reports of the selected plan (stats.report), in domain order */
     char report_names[TP_PLAN_MAX_REPORTS][64];
     double report_values[TP_PLAN_MAX_REPORTS];
+    int nwarnings;       /* the domain's warnings (stats.warnings, optional: written only when > 0) */
+    char **warnings;     /* nwarnings strings, one line each ("file:line: body 'robot' cannot slide: ...") */
     int64_t nodes_first; /* tree size when the first solution was found; 0 = not recorded
                             (written only when > 0: optional member stats.first_solution_nodes) */
     /* timing (the only non-deterministic part; kept in stats.timing) */

@@ -272,6 +272,8 @@ typedef struct tpDriveTrackDef {
                        direction car -> point (unset: 0, no draw) */
     tpDist horizon; /* clips, dim 1: A* horizon of this decision, rounded and clamped to 1..8
                        (unset: 4) */
+    tpDist speed;   /* m/s, dim 1: top speed of this decision: the A* keeps only clips ending at a
+                       speed level at most this (braking from above it is allowed; unset: any) */
     bool togo;      /* A* heuristic: the shortest path around the walls to the goal (a to-go field,
                        0.5 m cells, cached per goal) instead of the straight line (default false) */
 } tpDriveTrackDef;

@@ -203,6 +203,9 @@ typedef struct tpDomainDef {
     int nreports;         /* named figures printed with the plan and stored in its stats */
     tpReportDef reports[TP_MAX_REPORTS];
     tpPlanView view; /* the default camera, recorded in plans for viewers (view.set false: none) */
+    /* Optional (NULL: none): scene.nbodies strings, where each body is defined ("file:line", the
+       script's line of its constructor), put before the warnings about it. Not kept. */
+    const char *const *body_where;
 } tpDomainDef;
 
 /// Zeroed definition with default scene, sampling, metrics and planner.
@@ -229,6 +232,17 @@ const tpWorld *tpDomain_World(const tpDomain *domain);
 const tpDomainDef *tpDomain_Def(const tpDomain *domain);
 /// The problem the core planner runs (ctx = domain; valid while the domain lives).
 tpProblem tpDomain_Problem(tpDomain *domain);
+#define TP_MAX_WARNINGS 16 /* warnings a domain keeps (the last one counts the rest) */
+#define TP_WARNING_MAX 512 /* bytes of one warning, with its NUL */
+
+/// Number of warnings tpCreateDomain found: problems that are not errors but make the domain
+/// unlikely to be solved (a controlled body whose max_force cannot overcome its floor friction).
+/// They are the domain's data, never printed by the library; docs/lua-api.md#warnings.
+int tpDomain_WarningCount(const tpDomain *domain);
+/// Warning i (0 <= i < tpDomain_WarningCount), one line: "file:line: message" when the definition
+/// gave body_where, else "domain 'name': message". Owned by the domain.
+const char *tpDomain_Warning(const tpDomain *domain, int i);
+
 /// Message left by the last failing host callback ("" if none).
 const char *tpDomain_Error(const tpDomain *domain);
 /// Stores a host callback's error message (used by the Lua layer).
