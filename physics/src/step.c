@@ -388,6 +388,16 @@ static void tpMergeInfos(tpWorld *w, int first)
     w->ninfos = n;
 }
 
+/* A deeper overlap with static geometry than any before in this step: its depth and its pair
+ * (for tpWorld_LastFailure). */
+static void tpNoteStaticDepth(tpWorld *w, int a, int b, double depth)
+{
+    w->static_depth = depth;
+    w->static_a = a;
+    w->static_b = b;
+    w->static_sub = w->substep;
+}
+
 /* Deepest overlap between a stored body and static geometry at the current poses, into
  * w->static_depth; no contact joints and no touching record (it only looks). */
 static void tpStaticPass(tpWorld *w)
@@ -401,7 +411,7 @@ static void tpStaticPass(tpWorld *w)
         int n = dCollide(w->rt[a].geom, w->rt[b].geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
         for (int k = 0; k < n; k++)
             if (w->cgeoms[k].depth > w->static_depth)
-                w->static_depth = w->cgeoms[k].depth;
+                tpNoteStaticDepth(w, a, b, w->cgeoms[k].depth);
     }
 }
 
@@ -466,7 +476,7 @@ static void tpCollide(tpWorld *w, bool keep)
             info->max_depth = w->cgeoms[k].depth > info->max_depth ? w->cgeoms[k].depth : info->max_depth;
         if ((w->bodies[a].cls == TP_BODY_STATIC || w->bodies[b].cls == TP_BODY_STATIC) &&
             info->max_depth > w->static_depth)
-            w->static_depth = info->max_depth;
+            tpNoteStaticDepth(w, a, b, info->max_depth);
     }
     if (first > 0)
         tpMergeInfos(w, first);
@@ -484,16 +494,50 @@ static bool tpWithin(const double *v, int n, double max)
     return true;
 }
 
+/* The first entry of v[0..n) outside +-max (NaN included) into w->failure; false if none. */
+static bool tpNoteOutside(tpWorld *w, tpStepValue what, const double *v, int n, double max)
+{
+    for (int k = 0; k < n; k++)
+        if (!(fabs(v[k]) <= max)) {
+            w->failure.what = what;
+            w->failure.axis = k;
+            w->failure.value = v[k];
+            w->failure.limit = max;
+            return true;
+        }
+    return false;
+}
+
+/* Body `body`'s state s failed tpWorld_StateInRange: which value, into w->failure (cold path). */
+static void tpNoteRange(tpWorld *w, int body, const tpBodyState *s)
+{
+    tpStepFailure *f = &w->failure;
+    f->kind = TP_STEP_OUT_OF_RANGE;
+    f->a = body;
+    f->substep = w->substep;
+    if (tpNoteOutside(w, TP_STEP_VALUE_POSITION, s->pos, 3, TP_MAX_COORD) ||
+        tpNoteOutside(w, TP_STEP_VALUE_SPEED, s->vel, 3, TP_MAX_SPEED) ||
+        tpNoteOutside(w, TP_STEP_VALUE_ANGVEL, s->angvel, 3, TP_MAX_ANGVEL))
+        return;
+    double q2 = s->quat[0] * s->quat[0] + s->quat[1] * s->quat[1] + s->quat[2] * s->quat[2] + s->quat[3] * s->quat[3];
+    f->what = TP_STEP_VALUE_QUAT;
+    f->axis = -1;
+    f->value = q2;
+    f->limit = q2 <= 0.25 ? 0.25 : 4.0;
+}
+
 /* The state of every stored body is finite and inside the TP_MAX_* ranges (quaternions near
  * unit length): only such a state may be handed to ODE, whose quaternion normalisation aborts
- * the process on a non-finite value. */
-static bool tpStatesInRange(const tpWorld *w)
+ * the process on a non-finite value. On failure, the first body out of range is recorded. */
+static bool tpStatesInRange(tpWorld *w)
 {
     for (int k = 0; k < w->nstate; k++) {
         tpBodyState s;
         tpGetBody(w->rt[w->state_body[k]].body, &s);
-        if (!tpWorld_StateInRange(&s))
+        if (!tpWorld_StateInRange(&s)) {
+            tpNoteRange(w, w->state_body[k], &s);
             return false;
+        }
     }
     return true;
 }
@@ -518,8 +562,18 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
         memset(w->action, 0, nact * sizeof(double));
     w->live_restored = false;
     w->static_depth = 0.0;
-    if (!tpWithin(w->action, (int)nact, TP_MAX_FORCE))
+    w->static_a = w->static_b = -1;
+    w->failure = (tpStepFailure){TP_STEP_OK, -1, -1, TP_STEP_VALUE_NONE, -1, 0.0, 0.0, -1, w->def.substeps, t};
+    if (!tpWithin(w->action, (int)nact, TP_MAX_FORCE)) {
+        for (int k = 0; k < w->ncontrol; k++)
+            if (tpNoteOutside(w, TP_STEP_VALUE_FORCE, w->action + 6 * k, 3, TP_MAX_FORCE) ||
+                tpNoteOutside(w, TP_STEP_VALUE_TORQUE, w->action + 6 * k + 3, 3, TP_MAX_FORCE)) {
+                w->failure.kind = TP_STEP_BAD_ACTION;
+                w->failure.a = w->control_body[k];
+                break;
+            }
         return false;
+    }
     tpWorld_ClampAction(w, w->action);
 
     /* Substeps continue the world without a restore in between: that is deterministic because
@@ -527,6 +581,7 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
     const int ns = w->def.substeps;
     const double h = w->def.dt / ns;
     for (int s = 0; s < ns; s++) {
+        w->substep = s;
         tpSetKinematic(w, t + s * h);
         /* ODE clears the accumulated forces after each step: apply the action every substep */
         for (int k = 0; k < w->nstate; k++) {
@@ -556,10 +611,26 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
      * mass) can push a body into static geometry during the last one, so scenes with scripted
      * bodies look once more after the step. */
     if (w->nkinematic > 0 && w->def.max_static_penetration > 0) {
+        w->substep = ns;
         tpSetKinematic(w, t + w->def.dt);
         tpStaticPass(w);
     }
-    return w->def.max_static_penetration <= 0 || w->static_depth <= w->def.max_static_penetration;
+    if (w->def.max_static_penetration <= 0 || w->static_depth <= w->def.max_static_penetration)
+        return true;
+    /* the moving body first: a static body has no state slot */
+    bool a_static = w->rt[w->static_a].state_slot < 0;
+    w->failure.kind = TP_STEP_STATIC_PENETRATION;
+    w->failure.a = a_static ? w->static_b : w->static_a;
+    w->failure.b = a_static ? w->static_a : w->static_b;
+    w->failure.value = w->static_depth;
+    w->failure.limit = w->def.max_static_penetration;
+    w->failure.substep = w->static_sub;
+    return false;
+}
+
+const tpStepFailure *tpWorld_LastFailure(const tpWorld *w)
+{
+    return &w->failure;
 }
 
 double tpWorld_StaticDepth(const tpWorld *w)
@@ -575,7 +646,9 @@ bool tpWorld_Step(tpWorld *w, const tpBodyState *x, double t, const double *acti
     for (int k = 0; k < w->nstate; k++)
         tpGetBody(w->rt[w->state_body[k]].body, &xnew[k]);
     w->time = t + w->def.dt;
-    return ok && !w->motion_error[0]; /* a motion function failed: nothing here is physical */
+    if (ok && w->motion_error[0]) /* a motion function failed: nothing here is physical */
+        w->failure.kind = TP_STEP_MOTION_ERROR;
+    return ok && !w->motion_error[0];
 }
 
 const char *tpWorld_MotionError(const tpWorld *w)
