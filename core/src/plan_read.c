@@ -916,8 +916,8 @@ static bool tpReadRejections(const tpReader *r, const cJSON *s, tpPlanRecord *re
         }
         tpRejectStat *st = &rec->rejections[k];
         const cJSON *first = tpMember(r, e, base, "first", TP_T_STRING);
-        if (!tpMemberInt64(r, e, base, "count", &st->count) || !tpMemberInt64(r, e, base, "iteration", &st->iteration) ||
-            !first) {
+        if (!tpMemberInt64(r, e, base, "count", &st->count) ||
+            !tpMemberInt64(r, e, base, "iteration", &st->iteration) || !first) {
             return false;
         }
         if (st->count < 1) {

@@ -84,9 +84,9 @@ typedef struct Run {
     int64_t tree_bytes;  /* tree + NN index at the end of the run */
     long maxrss_kb;      /* process peak RSS so far (getrusage; monotone over the bench) */
     double t_select, t_tactics, t_physics, t_check;
-    double t_search; /* s, the part of t_tactics in the skills' navigation searches */
-    double t_copy;   /* s, the state copies into new nodes (tpPlanStats.t_copy) */
-    int64_t rejected;                        /* new states rejected */
+    double t_search;                          /* s, the part of t_tactics in the skills' navigation searches */
+    double t_copy;                            /* s, the state copies into new nodes (tpPlanStats.t_copy) */
+    int64_t rejected;                         /* new states rejected */
     tpRejectStat rejections[TP_REJECT_KINDS]; /* by reason (tpPlanStats.reject) */
 } Run;
 

@@ -374,9 +374,9 @@ static tpCond *tplNewNode(lua_State *L, tpCondKind kind, tpCond *parent, tplCond
 
 /* The constructor that makes each condition kind (one row per tpCondKind), for labels. */
 static const char *const tplCondCtors[] = {
-    "true",        "tp.within",  "tp.within", "tp.inside",   "tp.slower",  "tp.faster", "tp.near",
-    "tp.touching", "tp.moved",   "tp.all",    "tp.any",      "tp.negate",  "function",  "tp.arranged",
-    "tp.heading",  "tp.upright", "tp.tilted", "tp.settled",
+    "true",     "tp.within",   "tp.within",  "tp.inside",  "tp.slower", "tp.faster",
+    "tp.near",  "tp.touching", "tp.moved",   "tp.all",     "tp.any",    "tp.negate",
+    "function", "tp.arranged", "tp.heading", "tp.upright", "tp.tilted", "tp.settled",
 };
 _Static_assert(sizeof tplCondCtors / sizeof tplCondCtors[0] == TP_COND_SETTLED + 1, "one row per tpCondKind");
 

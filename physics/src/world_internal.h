@@ -59,13 +59,15 @@ struct tpWorld {
     int ninfos;
     size_t cap_infos;     /* entries infos and merge have room for */
     double static_depth;  /* m: deepest moving-body overlap with static geometry, last step */
-    int static_a, static_b; /* the pair of that overlap (body indices, a < b), -1 if none */
-    int static_sub;         /* substep in which it was seen (def.substeps: after the step) */
-    int substep;            /* the substep being simulated (def.substeps: the check after it) */
-    tpStepFailure failure;  /* why the last step failed (kind TP_STEP_OK if it did not) */
     tpContactInfo *merge; /* scratch for merging the substeps' pairs, cap_infos entries */
     dContactGeom *cgeoms; /* max_contacts entries for one dCollide call */
     double *action;       /* 6 * ncontrol: the clamped copy of the caller's action */
+
+    /* Why the last step failed (tpWorld_LastFailure), and what its checks need to say so. */
+    tpStepFailure failure;  /* kind TP_STEP_OK after a step that succeeded */
+    int static_a, static_b; /* the pair of the static_depth overlap (body indices, a < b), -1: none */
+    int static_sub;         /* the substep whose collision pass saw it */
+    int substep;            /* the substep being simulated (def.substeps: the check after the last) */
 
     double time; /* s, time of the live world */
     /* Snapshot taken by the last Restore, returned verbatim until the next step: ODE

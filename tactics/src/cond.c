@@ -370,8 +370,8 @@ int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initia
 
 /* Generic names of the kinds, for conditions without a label (one row per tpCondKind). */
 static const char *const k_cond_names[] = {
-    "true",    "in_circle", "in_sphere", "in_box", "speed_below", "speed_above", "near",    "touching", "moved",
-    "and",     "or",        "not",       "callback", "arranged",  "heading",     "upright", "tilted",   "settled",
+    "true", "in_circle", "in_sphere", "in_box",   "speed_below", "speed_above", "near",    "touching", "moved",
+    "and",  "or",        "not",       "callback", "arranged",    "heading",     "upright", "tilted",   "settled",
 };
 _Static_assert(sizeof k_cond_names / sizeof k_cond_names[0] == TP_COND_SETTLED + 1, "one name per tpCondKind");
 
@@ -411,8 +411,8 @@ void tpCond_Describe(const tpCond *c, const tpStateView *v, const tpBodyState *i
     case TP_COND_SPEED_ABOVE:
     case TP_COND_HEADING:
         body_state(v, c->body, &s);
-        snprintf(what, sizeof what, "'%s' at %.4g m/s (velocity %.4g, %.4g, %.4g)", body_name(v, c->body),
-                 norm3(s.vel), s.vel[0], s.vel[1], s.vel[2]);
+        snprintf(what, sizeof what, "'%s' at %.4g m/s (velocity %.4g, %.4g, %.4g)", body_name(v, c->body), norm3(s.vel),
+                 s.vel[0], s.vel[1], s.vel[2]);
         break;
     case TP_COND_NEAR: {
         body_state(v, c->body, &s);
@@ -438,7 +438,9 @@ void tpCond_Describe(const tpCond *c, const tpStateView *v, const tpBodyState *i
         body_state(v, c->body, &s);
         double up = axis_up(&s, c->center);
         snprintf(what, sizeof what, "'%s' axis %.4g rad from +z", body_name(v, c->body),
-                 acos(up < -1 ? -1 : up > 1 ? 1 : up));
+                 acos(up < -1  ? -1
+                      : up > 1 ? 1
+                               : up));
         break;
     }
     case TP_COND_SETTLED:

@@ -338,8 +338,8 @@ static void describe_step(const tpDomain *d, const tpStepFailure *f, char *out, 
         }
         break;
     case TP_STEP_BAD_ACTION:
-        snprintf(out, outlen, "the action's %s %c on '%s' = %.6g %s beyond +-%g %s", what[k], axis,
-                 body_name(d, f->a), f->value, unit[k], f->limit, when);
+        snprintf(out, outlen, "the action's %s %c on '%s' = %.6g %s beyond +-%g %s", what[k], axis, body_name(d, f->a),
+                 f->value, unit[k], f->limit, when);
         break;
     default:
         snprintf(out, outlen, "the physics refused the step from t = %.6g s", f->t);

@@ -450,12 +450,12 @@ static void test_track_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plan_valid_base),    cmocka_unit_test(test_plan_ranges),
-        cmocka_unit_test(test_plan_strings),       cmocka_unit_test(test_plan_special_files),
-        cmocka_unit_test(test_plan_grid_budget),   cmocka_unit_test(test_plan_placeholder),
-        cmocka_unit_test(test_plan_rejections),
-        cmocka_unit_test(test_tree_special_files), cmocka_unit_test(test_pnm_special_files),
-        cmocka_unit_test(test_pattern_sparse),     cmocka_unit_test(test_track_refusals),
+        cmocka_unit_test(test_plan_valid_base),   cmocka_unit_test(test_plan_ranges),
+        cmocka_unit_test(test_plan_strings),      cmocka_unit_test(test_plan_special_files),
+        cmocka_unit_test(test_plan_grid_budget),  cmocka_unit_test(test_plan_placeholder),
+        cmocka_unit_test(test_plan_rejections),   cmocka_unit_test(test_tree_special_files),
+        cmocka_unit_test(test_pnm_special_files), cmocka_unit_test(test_pattern_sparse),
+        cmocka_unit_test(test_track_refusals),
     };
     return cmocka_run_group_tests(tests, tmp_dir_setup, tmp_dir_teardown);
 }

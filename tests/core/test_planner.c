@@ -52,12 +52,12 @@ typedef struct ToyCtx {
     double search_s; /* s: what search_seconds reports (control adds 0.25 per call) */
 
     /* rejection reasons: simulate refuses a speed component above vmax (0: never) */
-    double vmax;                          /* m/s */
-    int reject_kind_sim, reject_kind_val; /* what toy_reject answers for each refusal */
-    long rejects[TP_REJECT_KINDS];        /* toy_reject calls per kind it answered */
-    long first_iter[TP_REJECT_KINDS];     /* control calls (= 1-based iteration) at the first */
+    double vmax;                                          /* m/s */
+    int reject_kind_sim, reject_kind_val;                 /* what toy_reject answers for each refusal */
+    long rejects[TP_REJECT_KINDS];                        /* toy_reject calls per kind it answered */
+    long first_iter[TP_REJECT_KINDS];                     /* control calls (= 1-based iteration) at the first */
     char first_text[TP_REJECT_KINDS][TP_REJECT_TEXT_MAX]; /* what it would say of the first */
-    long text_calls[TP_REJECT_KINDS];     /* calls that asked for the words */
+    long text_calls[TP_REJECT_KINDS];                     /* calls that asked for the words */
 
     /* in-run checks */
     const tpPlanner *planner; /* set to check selections from inside control() */

@@ -95,9 +95,9 @@ static void test_out_of_range(void **state)
     tpWorld *w = create(&s);
     tpBodyState x, xn;
     tpWorld_InitialState(w, &x);
-    x.pos[2] = 50.0;                       /* in the air, away from the ground */
-    x.vel[1] = TP_MAX_SPEED - 1.0;         /* 1 m/s below the limit */
-    double a[6] = {0, 1e7, 0, 0, 0, 0};    /* +1e7 N on 1 kg: +8.3e4 m/s in a substep */
+    x.pos[2] = 50.0;                    /* in the air, away from the ground */
+    x.vel[1] = TP_MAX_SPEED - 1.0;      /* 1 m/s below the limit */
+    double a[6] = {0, 1e7, 0, 0, 0, 0}; /* +1e7 N on 1 kg: +8.3e4 m/s in a substep */
     assert_false(tpWorld_Step(w, &x, 0.0, a, &xn));
     const tpStepFailure *f = tpWorld_LastFailure(w);
     assert_int_equal(f->kind, TP_STEP_OUT_OF_RANGE);

@@ -194,7 +194,6 @@ struct tpPlanStats {
     int64_t iterations;  /* loop iterations executed */
     int64_t nodes;       /* nodes in the tree (including the root) */
     int64_t rejected;    /* new states outside X_valid (not added): the sum of reject[].count */
-    tpRejectStat reject[TP_REJECT_KINDS]; /* the rejections by reason (tpProblem.reject) */
     int solutions;       /* goal nodes found */
     double t_select;     /* node selection (NN / BGT selection, sampling y) */
     double t_copy;       /* the copy of the source state into the new node before control() (and
@@ -209,6 +208,8 @@ struct tpPlanStats {
                             reports: its planners stop there); NAN when none was found */
     int64_t nodes_first; /* nodes in the tree when the first solution was found; -1 when none */
     double elapsed;      /* seconds since the start (for progress reports) */
+
+    tpRejectStat reject[TP_REJECT_KINDS]; /* the rejections by reason (tpProblem.reject) */
 };
 
 /// Result of a run; arrays are owned by the planner and valid until it is destroyed.

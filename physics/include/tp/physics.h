@@ -279,16 +279,16 @@ typedef enum {
 /// Why the last tpWorld_Step / tpWorld_StepLive returned false: plain data, reset by every step.
 typedef struct tpStepFailure {
     tpStepFailureKind kind;
-    int a, b;          /* body indices, -1 if unused. Penetration: a is the moving body (for
-                          static penetration; the lower index of two moving ones), b the other */
-    tpStepValue what;  /* OUT_OF_RANGE, BAD_ACTION: the quantity; else TP_STEP_VALUE_NONE */
-    int axis;          /* component of `what` (0..2: x, y, z), -1 for a norm */
-    double value;      /* the offending value (penetration: depth in m) */
-    double limit;      /* the limit it broke (m, m/s, rad/s, N; QUAT: 4, or 0.25 for a short one) */
-    int substep;       /* 0-based substep in which it happened; substeps = after the last one (the
-                          static check of scenes with scripted bodies); -1 before stepping */
-    int substeps;      /* substeps per step of the world */
-    double t;          /* s, time at the start of the failed step */
+    int a, b;         /* body indices, -1 if unused. Penetration: a is the moving body (for
+                         static penetration; the lower index of two moving ones), b the other */
+    tpStepValue what; /* OUT_OF_RANGE, BAD_ACTION: the quantity; else TP_STEP_VALUE_NONE */
+    int axis;         /* component of `what` (0..2: x, y, z), -1 for a norm */
+    double value;     /* the offending value (penetration: depth in m) */
+    double limit;     /* the limit it broke (m, m/s, rad/s, N; QUAT: 4, or 0.25 for a short one) */
+    int substep;      /* 0-based substep in which it happened; substeps = after the last one (the
+                         static check of scenes with scripted bodies); -1 before stepping */
+    int substeps;     /* substeps per step of the world */
+    double t;         /* s, time at the start of the failed step */
 } tpStepFailure;
 
 /// The failure record of the last step (kind TP_STEP_OK after a successful one). Owned by the
