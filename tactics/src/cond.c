@@ -385,20 +385,58 @@ static double norm3(const double *a)
     return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
 }
 
+/* The node's label, or a generic name from its kind and bodies. */
+static void cond_name(const tpCond *c, const tpStateView *v, char *name, size_t cap)
+{
+    if (c->label[0]) {
+        tpStrCopy(name, cap, c->label);
+    } else if (c->body >= 0 && c->other >= 0) {
+        snprintf(name, cap, "%s '%s' '%s'", k_cond_names[c->kind], body_name(v, c->body), body_name(v, c->other));
+    } else if (c->body >= 0) {
+        snprintf(name, cap, "%s '%s'", k_cond_names[c->kind], body_name(v, c->body));
+    } else {
+        snprintf(name, cap, "%s", (unsigned)c->kind <= TP_COND_SETTLED ? k_cond_names[c->kind] : "?");
+    }
+}
+
+/* True when the tree calls no host function (so evaluating it again changes nothing). */
+static bool data_only(const tpCond *c)
+{
+    if (c->kind == TP_COND_CALLBACK) {
+        return false;
+    }
+    for (int i = 0; i < c->nchildren; ++i) {
+        if (!data_only(c->children[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The negated condition that held: its name and, for an `or`, the first operand that held (data
+ * conditions only: host functions are not called again). */
+static void describe_held(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, char *out,
+                          size_t cap)
+{
+    char name[200];
+    cond_name(c, v, name, sizeof name);
+    for (int i = 0; c->kind == TP_COND_OR && i < c->nchildren; ++i) {
+        const tpCond *k = c->children[i];
+        if (data_only(k) && tpCond_Eval(k, v, initial_all) == 1) {
+            char held[200];
+            cond_name(k, v, held, sizeof held);
+            snprintf(out, cap, "%.199s held, by %.199s", name, held);
+            return;
+        }
+    }
+    snprintf(out, cap, "%.199s held", name);
+}
+
 void tpCond_Describe(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, char *out, size_t outlen)
 {
     char name[200];
-    if (c->label[0]) {
-        tpStrCopy(name, sizeof name, c->label);
-    } else if (c->body >= 0 && c->other >= 0) {
-        snprintf(name, sizeof name, "%s '%s' '%s'", k_cond_names[c->kind], body_name(v, c->body),
-                 body_name(v, c->other));
-    } else if (c->body >= 0) {
-        snprintf(name, sizeof name, "%s '%s'", k_cond_names[c->kind], body_name(v, c->body));
-    } else {
-        snprintf(name, sizeof name, "%s", (unsigned)c->kind <= TP_COND_SETTLED ? k_cond_names[c->kind] : "?");
-    }
-    char what[200] = "";
+    cond_name(c, v, name, sizeof name);
+    char what[440] = "";
     tpBodyState s, o;
     switch (c->kind) {
     case TP_COND_IN_CIRCLE:
@@ -460,7 +498,7 @@ void tpCond_Describe(const tpCond *c, const tpStateView *v, const tpBodyState *i
         snprintf(what, sizeof what, "none of its %d conditions held", c->nchildren);
         break;
     case TP_COND_NOT:
-        snprintf(what, sizeof what, "its condition held");
+        describe_held(c->children[0], v, initial_all, what, sizeof what);
         break;
     case TP_COND_CALLBACK:
         snprintf(what, sizeof what, "it returned false");
