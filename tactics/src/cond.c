@@ -415,8 +415,7 @@ static bool data_only(const tpCond *c)
 
 /* The negated condition that held: its name and, for an `or`, the first operand that held (data
  * conditions only: host functions are not called again). */
-static void describe_held(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, char *out,
-                          size_t cap)
+static void describe_held(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, char *out, size_t cap)
 {
     char name[200];
     cond_name(c, v, name, sizeof name);
