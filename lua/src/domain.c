@@ -381,9 +381,15 @@ static const char *const tplCondCtors[] = {
 _Static_assert(sizeof tplCondCtors / sizeof tplCondCtors[0] == TP_COND_SETTLED + 1, "one row per tpCondKind");
 
 /* c->label: the constructor, its bodies and where the script called it ("file:line: " from
- * `where`, or a function's definition), as the summary of rejected states names it. */
-static void tplCondLabel(tpCond *c, const tplCond *lc, const char *where)
+ * `where`, or a function's definition), as the summary of rejected states names it. The file is
+ * named relative to the script's folder, so that the words, which plan files record, do not
+ * depend on where the checkout is (a built-in domain's path is absolute). */
+static void tplCondLabel(const tplBuild *b, tpCond *c, const tplCond *lc, const char *where)
 {
+    const char *slash = strrchr(b->dom->path, '/');
+    size_t dir = slash ? (size_t)(slash - b->dom->path) + 1 : 0;
+    if (dir > 0 && strncmp(where, b->dom->path, dir) == 0)
+        where += dir;
     size_t n = strlen(where);
     while (n > 0 && (where[n - 1] == ' ' || where[n - 1] == ':'))
         n--;
@@ -413,9 +419,10 @@ static void tplBuildCond(tplBuild *b, int idx, tpCond *parent, tplCondGuard *g)
         lua_Debug ar;
         lua_pushvalue(L, idx);
         if (lua_getinfo(L, ">S", &ar)) {
-            char where[LUA_IDSIZE + 24];
-            snprintf(where, sizeof where, "%s:%d", ar.short_src, ar.linedefined);
-            tplCondLabel(c, NULL, where);
+            char where[1100];
+            snprintf(where, sizeof where, "%s:%d", ar.source[0] == '@' ? ar.source + 1 : ar.short_src,
+                     ar.linedefined);
+            tplCondLabel(b, c, NULL, where);
         }
         return;
     }
@@ -428,7 +435,7 @@ static void tplBuildCond(tplBuild *b, int idx, tpCond *parent, tplCondGuard *g)
     tpCond *c = tplNewNode(L, lc->kind, parent, g);
     c->body = body;
     c->other = other;
-    tplCondLabel(c, lc, where);
+    tplCondLabel(b, c, lc, where);
     memcpy(c->center, lc->center, sizeof c->center);
     c->radius = lc->radius;
     memcpy(c->lo, lc->lo, sizeof c->lo);
