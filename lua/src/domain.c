@@ -420,8 +420,7 @@ static void tplBuildCond(tplBuild *b, int idx, tpCond *parent, tplCondGuard *g)
         lua_pushvalue(L, idx);
         if (lua_getinfo(L, ">S", &ar)) {
             char where[1100];
-            snprintf(where, sizeof where, "%s:%d", ar.source[0] == '@' ? ar.source + 1 : ar.short_src,
-                     ar.linedefined);
+            snprintf(where, sizeof where, "%s:%d", ar.source[0] == '@' ? ar.source + 1 : ar.short_src, ar.linedefined);
             tplCondLabel(b, c, NULL, where);
         }
         return;
