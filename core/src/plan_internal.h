@@ -37,6 +37,12 @@ int tpPlan_ControlProblem(const double *c, char *why, size_t cap);
 /// coefficients within +-TP_MAX_COORD and its normal non-zero.
 int tpPlan_SizeProblem(const char *shape, const double *size, char *why, size_t cap);
 
+/// The record's rejections by reason (stats.rejections): every kind in use has a count in
+/// 1..rejected, a first iteration in 1..iterations and a one-line description (no control
+/// characters) shorter than TP_REJECT_TEXT_MAX; when any is in use the counts add up to rejected.
+/// False with the field ("stats.rejections.valid.count") and the reason.
+bool tpPlan_RejectionsProblem(const tpPlanRecord *rec, char *field, size_t fcap, char *why, size_t cap);
+
 /// Frees the arrays of one world allocated for nbodies bodies and ntactics tactics, zeroes it.
 void tpPlanWorld_FreeArrays(tpPlanWorld *w, int nbodies, int ntactics);
 

@@ -71,3 +71,50 @@ int tpPlan_SizeProblem(const char *shape, const double *size, char *why, size_t 
     }
     return -1;
 }
+
+bool tpPlan_RejectionsProblem(const tpPlanRecord *rec, char *field, size_t fcap, char *why, size_t cap)
+{
+    int64_t sum = 0;
+    bool any = false;
+    for (int k = 0; k < TP_REJECT_KINDS; ++k) {
+        const tpRejectStat *r = &rec->rejections[k];
+        const char *name = tpRejectKind_Name((tpRejectKind)k);
+        if (r->count == 0 && r->iteration == 0 && r->first[0] == '\0') {
+            continue;
+        }
+        any = true;
+        snprintf(field, fcap, "stats.rejections.%s.count", name);
+        if (r->count < 1 || r->count > rec->rejected) {
+            snprintf(why, cap, "must be in 1..stats.rejected (%lld), got %lld", (long long)rec->rejected,
+                     (long long)r->count);
+            return false;
+        }
+        sum += r->count;
+        snprintf(field, fcap, "stats.rejections.%s.iteration", name);
+        if (r->iteration < 1 || r->iteration > rec->iterations) {
+            snprintf(why, cap, "must be in 1..stats.iterations (%lld), got %lld", (long long)rec->iterations,
+                     (long long)r->iteration);
+            return false;
+        }
+        snprintf(field, fcap, "stats.rejections.%s.first", name);
+        size_t n = strnlen(r->first, sizeof r->first);
+        if (n >= sizeof r->first) {
+            snprintf(why, cap, "longer than %d bytes", TP_REJECT_TEXT_MAX - 1);
+            return false;
+        }
+        for (size_t i = 0; i < n; ++i) {
+            unsigned char ch = (unsigned char)r->first[i];
+            if (ch < 0x20 || ch == 0x7f) {
+                snprintf(why, cap, "control character 0x%02x at byte %zu (one line of text expected)", ch, i);
+                return false;
+            }
+        }
+    }
+    if (any && sum != rec->rejected) {
+        snprintf(field, fcap, "stats.rejections");
+        snprintf(why, cap, "the counts add up to %lld, not stats.rejected (%lld)", (long long)sum,
+                 (long long)rec->rejected);
+        return false;
+    }
+    return true;
+}

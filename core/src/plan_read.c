@@ -907,6 +907,66 @@ static bool tpReadWorld(tpReadState *st, const cJSON *obj, int k, tpPlanWorld *w
     return ok;
 }
 
+/* Optional stats.rejections (absent in files older than it, and when nothing was rejected). */
+static bool tpReadRejections(const tpReader *r, const cJSON *s, tpPlanRecord *rec)
+{
+    const cJSON *rj = cJSON_GetObjectItemCaseSensitive(s, "rejections");
+    if (!rj) {
+        return true;
+    }
+    if (!cJSON_IsObject(rj)) {
+        return tpFail(r, "stats.rejections", "expected an object, got %s", tpTypeName(rj));
+    }
+    for (const cJSON *e = rj->child; e; e = e->next) {
+        int k = e->string ? tpRejectKind_Find(e->string) : -1;
+        if (k < 0) {
+            char list[160] = "";
+            for (int j = 0; j < TP_REJECT_KINDS; ++j) {
+                size_t n = strlen(list);
+                snprintf(list + n, sizeof list - n, "%s%s", j ? ", " : "", tpRejectKind_Name((tpRejectKind)j));
+            }
+            return tpFail(r, "stats.rejections", "unknown reason \"%.64s\" (expected one of %s)",
+                          e->string ? e->string : "", list);
+        }
+        char base[TP_PATH_CAP];
+        tpJoin(base, sizeof base, "stats.rejections", e->string);
+        if (!cJSON_IsObject(e)) {
+            return tpFail(r, base, "expected an object, got %s", tpTypeName(e));
+        }
+        for (const cJSON *m = e->child; m; m = m->next) {
+            if (!m->string || (strcmp(m->string, "count") != 0 && strcmp(m->string, "iteration") != 0 &&
+                               strcmp(m->string, "first") != 0)) {
+                return tpFail(r, base, "unknown field \"%.64s\" (expected count, iteration, first)",
+                              m->string ? m->string : "");
+            }
+        }
+        tpRejectStat *st = &rec->rejections[k];
+        const cJSON *first = tpMember(r, e, base, "first", TP_T_STRING);
+        if (!tpMemberInt64(r, e, base, "count", &st->count) ||
+            !tpMemberInt64(r, e, base, "iteration", &st->iteration) || !first) {
+            return false;
+        }
+        if (st->count < 1) {
+            char path[TP_PATH_CAP];
+            tpJoin(path, sizeof path, base, "count");
+            return tpFail(r, path, "must be >= 1 (a reason without rejections is left out), got %lld",
+                          (long long)st->count);
+        }
+        size_t n = strlen(first->valuestring);
+        if (n >= sizeof st->first) {
+            char path[TP_PATH_CAP];
+            tpJoin(path, sizeof path, base, "first");
+            return tpFail(r, path, "longer than %d bytes", TP_REJECT_TEXT_MAX - 1);
+        }
+        memcpy(st->first, first->valuestring, n + 1);
+    }
+    char field[128], why[256];
+    if (!tpPlan_RejectionsProblem(rec, field, sizeof field, why, sizeof why)) {
+        return tpFail(r, field, "%s", why);
+    }
+    return true;
+}
+
 static bool tpReadStats(const tpReader *r, const cJSON *root, tpPlanRecord *rec)
 {
     const cJSON *s = tpMember(r, root, "", "stats", TP_T_OBJECT);
@@ -980,6 +1040,9 @@ static bool tpReadStats(const tpReader *r, const cJSON *root, tpPlanRecord *rec)
             }
             rec->nwarnings++;
         }
+    }
+    if (!tpReadRejections(r, s, rec)) {
+        return false;
     }
     const cJSON *t = tpMember(r, s, "stats", "timing", TP_T_OBJECT);
     return t && tpMemberDouble(r, t, "stats.timing", "select", &rec->t_select) &&

@@ -431,6 +431,10 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
                                counts[i]);
         }
     }
+    char reason[256];
+    if (!tpPlan_RejectionsProblem(rec, field, sizeof field, reason, sizeof reason)) {
+        return tpCheckFail(c, "%s: %s", field, reason);
+    }
     const double timing[6] = {rec->t_select, rec->t_tactics, rec->t_physics,
                               rec->t_check,  rec->t_total,   rec->nodes_first > 0 ? rec->t_first : 0.0};
     if (!tpCheckFinite(c, timing, 6, "stats.timing")) {
@@ -783,6 +787,28 @@ static void tpPutAlternative(FILE *f, const tpPlanRecord *rec, const tpPlanWorld
     fputs(rec->ntactics ? "\n      }\n    }" : "}\n    }", f);
 }
 
+/* stats.rejections: the reasons in use, one a line (nothing when none is: files of runs without
+ * rejections, and records read from files older than the member, keep their old bytes). */
+static void tpPutRejections(FILE *f, const tpPlanRecord *rec)
+{
+    bool first = true;
+    for (int k = 0; k < TP_REJECT_KINDS; ++k) {
+        const tpRejectStat *r = &rec->rejections[k];
+        if (r->count == 0) {
+            continue;
+        }
+        fputs(first ? "    \"rejections\": {\n" : ",\n", f);
+        first = false;
+        fprintf(f, "      \"%s\": {\"count\": %" PRId64 ", \"iteration\": %" PRId64 ", \"first\": ",
+                tpRejectKind_Name((tpRejectKind)k), r->count, r->iteration);
+        tpPutString(f, r->first);
+        fputc('}', f);
+    }
+    if (!first) {
+        fputs("},\n", f);
+    }
+}
+
 static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
 {
     const tpPlanWorld *sel = &rec->worlds[rec->selected];
@@ -898,6 +924,7 @@ static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
         }
         fputs("],\n", f);
     }
+    tpPutRejections(f, rec);
     fputs("    \"timing\": {\"select\": ", f);
     tpPutDouble(f, rec->t_select);
     fputs(", \"tactics\": ", f);

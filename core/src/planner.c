@@ -52,6 +52,59 @@ tpPlannerDef tpDefaultPlannerDef(void)
     return def;
 }
 
+/* Rejection reasons: one row per tpRejectKind, in the enum's order. */
+static const struct {
+    const char *name, *label;
+} k_reject_kinds[TP_REJECT_KINDS] = {
+    {"static_penetration", "static penetration"},
+    {"body_penetration", "body penetration"},
+    {"out_of_range", "out of range"},
+    {"valid", "valid"},
+    {"unspecified", "unspecified"},
+};
+
+const char *tpRejectKind_Name(tpRejectKind kind)
+{
+    return (unsigned)kind < TP_REJECT_KINDS ? k_reject_kinds[kind].name : NULL;
+}
+
+const char *tpRejectKind_Label(tpRejectKind kind)
+{
+    return (unsigned)kind < TP_REJECT_KINDS ? k_reject_kinds[kind].label : NULL;
+}
+
+int tpRejectKind_Find(const char *name)
+{
+    for (int k = 0; name && k < TP_REJECT_KINDS; ++k) {
+        if (strcmp(name, k_reject_kinds[k].name) == 0) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* Counts a rejection by its reason; the problem describes only the first of each kind, so the
+ * common case costs one cheap callback. iter is 1-based. */
+static void note_rejection(tpPlanner *pl, int by, const void *xnew, int64_t iter)
+{
+    const tpProblem *p = &pl->prob;
+    tpPlanStats *st = &pl->result.stats;
+    st->rejected++;
+    int kind = p->reject ? p->reject(p->ctx, by, xnew, NULL, 0) : TP_REJECT_UNSPECIFIED;
+    if (kind < 0 || kind >= TP_REJECT_KINDS) {
+        kind = TP_REJECT_UNSPECIFIED;
+    }
+    tpRejectStat *r = &st->reject[kind];
+    if (r->count++ == 0) {
+        r->iteration = iter;
+        r->first[0] = '\0';
+        if (p->reject) {
+            (void)p->reject(p->ctx, by, xnew, r->first, sizeof r->first);
+            r->first[sizeof r->first - 1] = '\0';
+        }
+    }
+}
+
 static bool validate(const tpPlannerDef *def, const tpProblem *p, char *err, size_t errlen)
 {
     if (!def || !p) {
@@ -519,7 +572,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
                 last = slot;
             }
         } else {
-            st->rejected++;
+            note_rejection(pl, rc == TP_CB_FALSE ? TP_REFUSED_BY_SIMULATE : TP_REFUSED_BY_VALID, xnew, iter + 1);
             busy = false;
         }
         k0 = tpClock_Ticks();

@@ -5,11 +5,21 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tp/lua.h"
 #include "tp/planner.h"
 #include "tp/tactics.h"
 #include "tp/viewer.h"
+
+struct cJSON;
+
+/// The summary's lines on rejected states, one per reason in use (docs/cli.md):
+/// "rejected   N <reason>, first at iteration I: <what the domain said>".
+void tpCli_PrintRejections(FILE *f, const tpRejectStat *reject);
+/// The reasons in use as a JSON object {"<reason>": {"count", "iteration", "first"}} (the shape of
+/// plan files' stats.rejections; docs/service.md, the bench's JSON). NULL when out of memory.
+struct cJSON *tpCli_RejectionsJson(const tpRejectStat *reject);
 
 /// Process exit codes used by every tplan command (documented in docs/cli.md).
 enum {

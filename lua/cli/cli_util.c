@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli.h"
 #include "tp/base.h"
 
@@ -337,4 +339,35 @@ int tpCli_DomainFiles(const char *dir, char **names, int cap)
     closedir(d);
     qsort(names, (size_t)n, sizeof names[0], cmp_name);
     return n;
+}
+
+void tpCli_PrintRejections(FILE *f, const tpRejectStat *reject)
+{
+    for (int k = 0; k < TP_REJECT_KINDS; ++k) {
+        const tpRejectStat *r = &reject[k];
+        if (r->count <= 0) {
+            continue;
+        }
+        fprintf(f, "rejected   %lld %s, first at iteration %lld%s%s\n", (long long)r->count,
+                tpRejectKind_Label((tpRejectKind)k), (long long)r->iteration, r->first[0] ? ": " : "", r->first);
+    }
+}
+
+cJSON *tpCli_RejectionsJson(const tpRejectStat *reject)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int k = 0; o && k < TP_REJECT_KINDS; ++k) {
+        const tpRejectStat *r = &reject[k];
+        if (r->count <= 0) {
+            continue;
+        }
+        cJSON *e = cJSON_AddObjectToObject(o, tpRejectKind_Name((tpRejectKind)k));
+        if (!e || !cJSON_AddNumberToObject(e, "count", (double)r->count) ||
+            !cJSON_AddNumberToObject(e, "iteration", (double)r->iteration) ||
+            !cJSON_AddStringToObject(e, "first", r->first)) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+    }
+    return o;
 }

@@ -84,8 +84,10 @@ typedef struct Run {
     int64_t tree_bytes;  /* tree + NN index at the end of the run */
     long maxrss_kb;      /* process peak RSS so far (getrusage; monotone over the bench) */
     double t_select, t_tactics, t_physics, t_check;
-    double t_search; /* s, the part of t_tactics in the skills' navigation searches */
-    double t_copy;   /* s, the state copies into new nodes (tpPlanStats.t_copy) */
+    double t_search;                          /* s, the part of t_tactics in the skills' navigation searches */
+    double t_copy;                            /* s, the state copies into new nodes (tpPlanStats.t_copy) */
+    int64_t rejected;                         /* new states rejected */
+    tpRejectStat rejections[TP_REJECT_KINDS]; /* by reason (tpPlanStats.reject) */
 } Run;
 
 #define TP_BENCH_MAX_JOBS 256
@@ -330,6 +332,15 @@ static bool write_json(const char *path, const Runs *runs, int seeds, const tpCl
         }
         cJSON_AddNumberToObject(j, "nodes", (double)r->nodes);
         cJSON_AddNumberToObject(j, "iterations", (double)r->iterations);
+        cJSON_AddNumberToObject(j, "rejected", (double)r->rejected);
+        cJSON *rj = tpCli_RejectionsJson(r->rejections);
+        if (!rj) {
+            cJSON_Delete(j);
+            cJSON_Delete(b);
+            ok = false;
+            break;
+        }
+        cJSON_AddItemToObject(j, "rejections", rj);
         cJSON_AddNumberToObject(j, "solution_steps", r->steps);
         cJSON_AddNumberToObject(j, "tree_bytes", (double)r->tree_bytes);
         cJSON_AddNumberToObject(j, "maxrss_kb", (double)r->maxrss_kb);
@@ -441,6 +452,8 @@ static int bench_one(const char *path, const tpScriptParam *params, int nparams,
     r->nodes_first = r->solved ? st->nodes_first : -1;
     r->nodes = st->nodes;
     r->iterations = st->iterations;
+    r->rejected = st->rejected;
+    memcpy(r->rejections, st->reject, sizeof r->rejections);
     const tpTree *tree = tpPlanner_Tree(run.planner);
     r->steps = run.res.best >= 0 ? tpTree_Node(tree, run.res.best)->depth : -1;
     r->tree_bytes = (int64_t)(tpTree_MemoryBytes(tree) + tpPlanner_IndexBytes(run.planner));

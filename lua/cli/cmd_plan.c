@@ -98,6 +98,7 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
     printf("plan       %d steps (%.2f s of motion), cost %.6g\n", w->nsteps, w->nsteps * rec->dt, w->cost);
     printf("search     %lld iterations, %lld nodes, %lld rejected (invalid), %.1f MB tree\n", (long long)s->iterations,
            (long long)s->nodes, (long long)s->rejected, rec->memory_bytes / 1048576.0);
+    tpCli_PrintRejections(stdout, s->reject);
     struct rusage ru;
     double peak_mb = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : 0.0; /* Linux: KiB */
     if (getrusage(RUSAGE_CHILDREN, &ru) == 0 && (double)ru.ru_maxrss / 1024.0 > peak_mb) {

@@ -84,6 +84,10 @@ static cJSON *summary_json(const tpPlanRecord *rec)
     cJSON_AddNumberToObject(o, "iterations", (double)rec->iterations);
     cJSON_AddNumberToObject(o, "nodes", (double)rec->nodes);
     cJSON_AddNumberToObject(o, "rejected", (double)rec->rejected);
+    cJSON *rj = tpCli_RejectionsJson(rec->rejections);
+    if (rj) {
+        cJSON_AddItemToObject(o, "rejections", rj);
+    }
     cJSON_AddNumberToObject(o, "tree_mb", (double)rec->memory_bytes / 1048576.0);
     cJSON *rep = cJSON_AddObjectToObject(o, "report");
     for (int i = 0; i < rec->nreports; ++i) {

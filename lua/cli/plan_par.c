@@ -461,6 +461,7 @@ int tpPar_Collect(const tpParTask *task, const tpParLink *link, tpParOutcome *ou
         base->iterations = s->stats.iterations;
         base->nodes = s->stats.nodes;
         base->rejected = s->stats.rejected;
+        memcpy(base->rejections, s->stats.reject, sizeof base->rejections);
         base->memory_bytes = s->memory_bytes;
         base->nodes_first = s->stats.nodes_first > 0 ? s->stats.nodes_first : 0;
         base->t_first = s->stats.t_first;

@@ -403,6 +403,36 @@ static tpCond *tplNewNode(lua_State *L, tpCondKind kind, tpCond *parent, tplCond
     return c;
 }
 
+/* The constructor that makes each condition kind (one row per tpCondKind), for labels. */
+static const char *const tplCondCtors[] = {
+    "true",     "tp.within",   "tp.within",  "tp.inside",  "tp.slower", "tp.faster",
+    "tp.near",  "tp.touching", "tp.moved",   "tp.all",     "tp.any",    "tp.negate",
+    "function", "tp.arranged", "tp.heading", "tp.upright", "tp.tilted", "tp.settled",
+};
+_Static_assert(sizeof tplCondCtors / sizeof tplCondCtors[0] == TP_COND_SETTLED + 1, "one row per tpCondKind");
+
+/* c->label: the constructor, its bodies and where the script called it ("file:line: " from
+ * `where`, or a function's definition), as the summary of rejected states names it. The file is
+ * named relative to the script's folder, so that the words, which plan files record, do not
+ * depend on where the checkout is (a built-in domain's path is absolute). */
+static void tplCondLabel(const tplBuild *b, tpCond *c, const tplCond *lc, const char *where)
+{
+    const char *slash = strrchr(b->dom->path, '/');
+    size_t dir = slash ? (size_t)(slash - b->dom->path) + 1 : 0;
+    if (dir > 0 && strncmp(where, b->dom->path, dir) == 0)
+        where += dir;
+    size_t n = strlen(where);
+    while (n > 0 && (where[n - 1] == ' ' || where[n - 1] == ':'))
+        n--;
+    const char *ctor = (unsigned)c->kind <= TP_COND_SETTLED ? tplCondCtors[c->kind] : "?";
+    char bodies[2 * TP_NAME_MAX + 8] = "";
+    if (lc && lc->body[0] && lc->other[0])
+        snprintf(bodies, sizeof bodies, " '%s' '%s'", lc->body, lc->other);
+    else if (lc && lc->body[0])
+        snprintf(bodies, sizeof bodies, " '%s'", lc->body);
+    snprintf(c->label, sizeof c->label, "%s%s (%.*s)", ctor, bodies, (int)n, where);
+}
+
 /* Converts the condition or function at idx and attaches it to parent (or the guard): every
  * node is reachable from the guard as soon as it exists, so an error frees it. */
 static void tplBuildCond(tplBuild *b, int idx, tpCond *parent, tplCondGuard *g)
@@ -417,6 +447,13 @@ static void tplBuildCond(tplBuild *b, int idx, tpCond *parent, tplCondGuard *g)
         c->fn = tplCondCallback;
         c->user = b->dom;
         c->id = id;
+        lua_Debug ar;
+        lua_pushvalue(L, idx);
+        if (lua_getinfo(L, ">S", &ar)) {
+            char where[1100];
+            snprintf(where, sizeof where, "%s:%d", ar.source[0] == '@' ? ar.source + 1 : ar.short_src, ar.linedefined);
+            tplCondLabel(b, c, NULL, where);
+        }
         return;
     }
     const tplCond *lc = luaL_testudata(L, idx, TPL_COND);
@@ -428,6 +465,7 @@ static void tplBuildCond(tplBuild *b, int idx, tpCond *parent, tplCondGuard *g)
     tpCond *c = tplNewNode(L, lc->kind, parent, g);
     c->body = body;
     c->other = other;
+    tplCondLabel(b, c, lc, where);
     memcpy(c->center, lc->center, sizeof c->center);
     c->radius = lc->radius;
     memcpy(c->lo, lc->lo, sizeof c->lo);

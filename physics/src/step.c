@@ -398,11 +398,13 @@ static void tpNoteDepth(tpWorld *w, int a, int b, double depth)
             w->static_depth = depth;
             w->static_pair[0] = a;
             w->static_pair[1] = b;
+            w->static_sub = w->substep;
         }
     } else if (depth > w->body_depth) {
         w->body_depth = depth;
         w->body_pair[0] = a;
         w->body_pair[1] = b;
+        w->body_sub = w->substep;
     }
 }
 
@@ -896,16 +898,50 @@ static bool tpWithin(const double *v, int n, double max)
     return true;
 }
 
+/* The first entry of v[0..n) outside +-max (NaN included) into w->failure; false if none. */
+static bool tpNoteOutside(tpWorld *w, tpStepValue what, const double *v, int n, double max)
+{
+    for (int k = 0; k < n; k++)
+        if (!(fabs(v[k]) <= max)) {
+            w->failure.what = what;
+            w->failure.axis = k;
+            w->failure.value = v[k];
+            w->failure.limit = max;
+            return true;
+        }
+    return false;
+}
+
+/* Body `body`'s state s failed tpWorld_StateInRange: which value, into w->failure (cold path). */
+static void tpNoteRange(tpWorld *w, int body, const tpBodyState *s)
+{
+    tpStepFailure *f = &w->failure;
+    f->kind = TP_STEP_OUT_OF_RANGE;
+    f->a = body;
+    f->substep = w->substep;
+    if (tpNoteOutside(w, TP_STEP_VALUE_POSITION, s->pos, 3, TP_MAX_COORD) ||
+        tpNoteOutside(w, TP_STEP_VALUE_SPEED, s->vel, 3, TP_MAX_SPEED) ||
+        tpNoteOutside(w, TP_STEP_VALUE_ANGVEL, s->angvel, 3, TP_MAX_ANGVEL))
+        return;
+    double q2 = s->quat[0] * s->quat[0] + s->quat[1] * s->quat[1] + s->quat[2] * s->quat[2] + s->quat[3] * s->quat[3];
+    f->what = TP_STEP_VALUE_QUAT;
+    f->axis = -1;
+    f->value = q2;
+    f->limit = q2 <= 0.25 ? 0.25 : 4.0;
+}
+
 /* The state of every stored body is finite and inside the TP_MAX_* ranges (quaternions near
  * unit length): only such a state may be handed to ODE, whose quaternion normalisation aborts
- * the process on a non-finite value. */
-static bool tpStatesInRange(const tpWorld *w)
+ * the process on a non-finite value. On failure, the first body out of range is recorded. */
+static bool tpStatesInRange(tpWorld *w)
 {
     for (int k = 0; k < w->nstate; k++) {
         tpBodyState s;
         tpGetBody(w->rt[w->state_body[k]].body, &s);
-        if (!tpWorld_StateInRange(&s))
+        if (!tpWorld_StateInRange(&s)) {
+            tpNoteRange(w, w->state_body[k], &s);
             return false;
+        }
     }
     return true;
 }
@@ -1147,14 +1183,24 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
     w->static_depth = 0.0;
     w->body_depth = 0.0;
     w->static_pair[0] = w->static_pair[1] = w->body_pair[0] = w->body_pair[1] = -1;
-    if (!tpWithin(w->action, (int)nact, TP_MAX_FORCE))
+    w->failure = (tpStepFailure){TP_STEP_OK, -1, -1, TP_STEP_VALUE_NONE, -1, 0.0, 0.0, -1, w->def.substeps, t};
+    if (!tpWithin(w->action, (int)nact, TP_MAX_FORCE)) {
+        for (int k = 0; k < w->ncontrol; k++)
+            if (tpNoteOutside(w, TP_STEP_VALUE_FORCE, w->action + 6 * k, 3, TP_MAX_FORCE) ||
+                tpNoteOutside(w, TP_STEP_VALUE_TORQUE, w->action + 6 * k + 3, 3, TP_MAX_FORCE)) {
+                w->failure.kind = TP_STEP_BAD_ACTION;
+                w->failure.a = w->control_body[k];
+                break;
+            }
         return false;
+    }
     tpWorld_ClampAction(w, w->action);
 
     /* Substeps continue the world without a restore in between: that is deterministic because
        every Sim call (and replay) runs the same chain from the same restored state. */
     const int ns = tpSubsteps(w, t);
     const double hn = w->def.dt / ns;
+    w->failure.substeps = ns;
     /* Substep j ends at (j + 1) hn (the last at dt exactly). A substep in which a bounce would
      * start short of the surface is cut at the impact (TP_BOUNCE_GAP), and the next piece runs
      * from there to the same end. */
@@ -1162,6 +1208,7 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
     int cuts = 0, s = 0;
     for (int j = 0; j < ns; j++) {
         const double end = j == ns - 1 ? w->def.dt : (j + 1) * hn;
+        w->substep = j;
         while (end - done > 1e-9 * w->def.dt) {
             double h = end - done;
             const double ts = t + done;
@@ -1197,11 +1244,31 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
      * can crush a body during that substep and carry on, so scenes with scripted bodies look
      * once more at the end poses (only when a limit asks for it). */
     if (w->nkinematic > 0 && (w->def.max_static_penetration > 0 || w->def.max_body_penetration > 0)) {
+        w->substep = ns;
         tpSetKinematic(w, t + w->def.dt);
         tpDepthPass(w);
     }
-    return (w->def.max_static_penetration <= 0 || w->static_depth <= w->def.max_static_penetration) &&
-           (w->def.max_body_penetration <= 0 || w->body_depth <= w->def.max_body_penetration);
+    if (w->def.max_static_penetration > 0 && w->static_depth > w->def.max_static_penetration) {
+        /* the moving body first: a static body has no state slot */
+        const bool a_static = w->rt[w->static_pair[0]].state_slot < 0;
+        w->failure.kind = TP_STEP_STATIC_PENETRATION;
+        w->failure.a = a_static ? w->static_pair[1] : w->static_pair[0];
+        w->failure.b = a_static ? w->static_pair[0] : w->static_pair[1];
+        w->failure.value = w->static_depth;
+        w->failure.limit = w->def.max_static_penetration;
+        w->failure.substep = w->static_sub;
+        return false;
+    }
+    if (w->def.max_body_penetration > 0 && w->body_depth > w->def.max_body_penetration) {
+        w->failure.kind = TP_STEP_BODY_PENETRATION;
+        w->failure.a = w->body_pair[0];
+        w->failure.b = w->body_pair[1];
+        w->failure.value = w->body_depth;
+        w->failure.limit = w->def.max_body_penetration;
+        w->failure.substep = w->body_sub;
+        return false;
+    }
+    return true;
 }
 
 double tpWorld_StaticDepth(const tpWorld *w)
@@ -1212,6 +1279,11 @@ double tpWorld_StaticDepth(const tpWorld *w)
 double tpWorld_BodyDepth(const tpWorld *w)
 {
     return w->body_depth;
+}
+
+const tpStepFailure *tpWorld_LastFailure(const tpWorld *w)
+{
+    return &w->failure;
 }
 
 tpPhysicsStats tpWorld_Stats(const tpWorld *w)
@@ -1228,7 +1300,9 @@ bool tpWorld_Step(tpWorld *w, const tpBodyState *x, double t, const double *acti
     for (int k = 0; k < w->nstate; k++)
         tpGetBody(w->rt[w->state_body[k]].body, &xnew[k]);
     w->time = t + w->def.dt;
-    return ok && !w->motion_error[0]; /* a motion function failed: nothing here is physical */
+    if (ok && w->motion_error[0]) /* a motion function failed: nothing here is physical */
+        w->failure.kind = TP_STEP_MOTION_ERROR;
+    return ok && !w->motion_error[0];
 }
 
 const char *tpWorld_MotionError(const tpWorld *w)

@@ -112,6 +112,12 @@ struct tpWorld {
     int run[TP_DISCOVER_ROUNDS_MAX + 2];
     int nrun;
 
+    /* Why the last step failed (tpWorld_LastFailure), and what its checks need to say so. */
+    tpStepFailure failure; /* kind TP_STEP_OK after a step that succeeded */
+    int static_sub;        /* the substep whose collision pass saw the static_depth overlap */
+    int body_sub;          /* ... and the body_depth one */
+    int substep;           /* the substep being simulated (the step's count: the check after the last) */
+
     double time; /* s, time of the live world */
     /* Snapshot taken by the last Restore, returned verbatim until the next step: ODE
      * renormalises a quaternion on every dBodySetQuaternion, which may change its last bit, so

@@ -1,5 +1,6 @@
 /* Goal and validity conditions as data, evaluated in C on every new node. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,7 +237,10 @@ static bool settled(const tpCond *c, const tpStateView *v)
     return true;
 }
 
-int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all)
+static int eval_blame(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, const tpCond **blame);
+
+/* One node's value; `and`, `or` and `not` evaluate their operands with eval_blame. */
+static int eval_node(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, const tpCond **blame)
 {
     tpBodyState s;
     switch (c->kind) {
@@ -304,7 +308,7 @@ int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initia
     }
     case TP_COND_AND:
         for (int i = 0; i < c->nchildren; ++i) {
-            int r = tpCond_Eval(c->children[i], v, initial_all);
+            int r = eval_blame(c->children[i], v, initial_all, blame);
             if (r != 1) {
                 return r;
             }
@@ -312,14 +316,14 @@ int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initia
         return 1;
     case TP_COND_OR:
         for (int i = 0; i < c->nchildren; ++i) {
-            int r = tpCond_Eval(c->children[i], v, initial_all);
+            int r = eval_blame(c->children[i], v, initial_all, blame);
             if (r != 0) {
                 return r;
             }
         }
         return 0;
     case TP_COND_NOT: {
-        int r = tpCond_Eval(c->children[0], v, initial_all);
+        int r = eval_blame(c->children[0], v, initial_all, blame);
         return r < 0 ? r : !r;
     }
     case TP_COND_UPRIGHT:
@@ -339,4 +343,167 @@ int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initia
     default:
         return -1;
     }
+}
+
+/* A node that answers 0 blames itself, except `and`, whose false operand has already blamed
+ * itself (so the last node to write *blame explains the root's 0). */
+static int eval_blame(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, const tpCond **blame)
+{
+    int r = eval_node(c, v, initial_all, blame);
+    if (r == 0 && c->kind != TP_COND_AND) {
+        *blame = c;
+    }
+    return r;
+}
+
+int tpCond_EvalBlame(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, const tpCond **blame)
+{
+    TP_ASSERT(blame);
+    return eval_blame(c, v, initial_all, blame);
+}
+
+int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all)
+{
+    const tpCond *blame = NULL;
+    return eval_blame(c, v, initial_all, &blame);
+}
+
+/* Generic names of the kinds, for conditions without a label (one row per tpCondKind). */
+static const char *const k_cond_names[] = {
+    "true", "in_circle", "in_sphere", "in_box",   "speed_below", "speed_above", "near",    "touching", "moved",
+    "and",  "or",        "not",       "callback", "arranged",    "heading",     "upright", "tilted",   "settled",
+};
+_Static_assert(sizeof k_cond_names / sizeof k_cond_names[0] == TP_COND_SETTLED + 1, "one name per tpCondKind");
+
+static const char *body_name(const tpStateView *v, int body)
+{
+    return body >= 0 && body < tpWorld_BodyCount(v->world) ? tpWorld_Body(v->world, body)->name : "?";
+}
+
+static double norm3(const double *a)
+{
+    return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+}
+
+/* The node's label, or a generic name from its kind and bodies. */
+static void cond_name(const tpCond *c, const tpStateView *v, char *name, size_t cap)
+{
+    if (c->label[0]) {
+        tpStrCopy(name, cap, c->label);
+    } else if (c->body >= 0 && c->other >= 0) {
+        snprintf(name, cap, "%s '%s' '%s'", k_cond_names[c->kind], body_name(v, c->body), body_name(v, c->other));
+    } else if (c->body >= 0) {
+        snprintf(name, cap, "%s '%s'", k_cond_names[c->kind], body_name(v, c->body));
+    } else {
+        snprintf(name, cap, "%s", (unsigned)c->kind <= TP_COND_SETTLED ? k_cond_names[c->kind] : "?");
+    }
+}
+
+/* True when the tree calls no host function (so evaluating it again changes nothing). */
+static bool data_only(const tpCond *c)
+{
+    if (c->kind == TP_COND_CALLBACK) {
+        return false;
+    }
+    for (int i = 0; i < c->nchildren; ++i) {
+        if (!data_only(c->children[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The negated condition that held: its name and, for an `or`, the first operand that held (data
+ * conditions only: host functions are not called again). */
+static void describe_held(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, char *out, size_t cap)
+{
+    char name[200];
+    cond_name(c, v, name, sizeof name);
+    for (int i = 0; c->kind == TP_COND_OR && i < c->nchildren; ++i) {
+        const tpCond *k = c->children[i];
+        if (data_only(k) && tpCond_Eval(k, v, initial_all) == 1) {
+            char held[200];
+            cond_name(k, v, held, sizeof held);
+            snprintf(out, cap, "%.199s held, by %.199s", name, held);
+            return;
+        }
+    }
+    snprintf(out, cap, "%.199s held", name);
+}
+
+void tpCond_Describe(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, char *out, size_t outlen)
+{
+    char name[200];
+    cond_name(c, v, name, sizeof name);
+    char what[440] = "";
+    tpBodyState s, o;
+    switch (c->kind) {
+    case TP_COND_IN_CIRCLE:
+    case TP_COND_IN_SPHERE:
+    case TP_COND_IN_BOX:
+        body_state(v, c->body, &s);
+        snprintf(what, sizeof what, "'%s' at (%.4g, %.4g, %.4g)", body_name(v, c->body), s.pos[0], s.pos[1], s.pos[2]);
+        break;
+    case TP_COND_SPEED_BELOW:
+    case TP_COND_SPEED_ABOVE:
+    case TP_COND_HEADING:
+        body_state(v, c->body, &s);
+        snprintf(what, sizeof what, "'%s' at %.4g m/s (velocity %.4g, %.4g, %.4g)", body_name(v, c->body), norm3(s.vel),
+                 s.vel[0], s.vel[1], s.vel[2]);
+        break;
+    case TP_COND_NEAR: {
+        body_state(v, c->body, &s);
+        body_state(v, c->other, &o);
+        double d[3] = {s.pos[0] - o.pos[0], s.pos[1] - o.pos[1], s.pos[2] - o.pos[2]};
+        snprintf(what, sizeof what, "'%s' and '%s' %.4g m apart", body_name(v, c->body), body_name(v, c->other),
+                 norm3(d));
+        break;
+    }
+    case TP_COND_TOUCHING:
+        snprintf(what, sizeof what, "'%s' and '%s' not touching", body_name(v, c->body), body_name(v, c->other));
+        break;
+    case TP_COND_MOVED: {
+        body_state(v, c->body, &s);
+        const tpBodyState *s0 = &initial_all[c->body];
+        double d[3] = {s.pos[0] - s0->pos[0], s.pos[1] - s0->pos[1], s.pos[2] - s0->pos[2]};
+        snprintf(what, sizeof what, "'%s' %.4g m from its start at %.4g m/s", body_name(v, c->body), norm3(d),
+                 norm3(s.vel));
+        break;
+    }
+    case TP_COND_UPRIGHT:
+    case TP_COND_TILTED: {
+        body_state(v, c->body, &s);
+        double up = axis_up(&s, c->center);
+        snprintf(what, sizeof what, "'%s' axis %.4g rad from +z", body_name(v, c->body),
+                 acos(up < -1  ? -1
+                      : up > 1 ? 1
+                               : up));
+        break;
+    }
+    case TP_COND_SETTLED:
+        for (int i = 0; i < c->ntargets; ++i) {
+            body_state(v, c->target_bodies[i], &s);
+            if (!(norm3(s.vel) < c->value) || !(norm3(s.angvel) < c->angular)) {
+                snprintf(what, sizeof what, "'%s' at %.4g m/s, %.4g rad/s", body_name(v, c->target_bodies[i]),
+                         norm3(s.vel), norm3(s.angvel));
+                break;
+            }
+        }
+        break;
+    case TP_COND_ARRANGED:
+        snprintf(what, sizeof what, "%d of %d bodies on target", arranged_count(c, v), c->ntargets);
+        break;
+    case TP_COND_OR:
+        snprintf(what, sizeof what, "none of its %d conditions held", c->nchildren);
+        break;
+    case TP_COND_NOT:
+        describe_held(c->children[0], v, initial_all, what, sizeof what);
+        break;
+    case TP_COND_CALLBACK:
+        snprintf(what, sizeof what, "it returned false");
+        break;
+    default:
+        break;
+    }
+    snprintf(out, outlen, "%s was false%s%s at t = %.6g s", name, what[0] ? ": " : "", what, v->t);
 }

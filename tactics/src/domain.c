@@ -337,8 +337,92 @@ static int cb_valid(void *ctx, const void *x)
 {
     tpDomain *d = ctx;
     tpStateView v = tpDomain_View(d, x);
-    int r = tpCond_Eval(d->def.valid, &v, d->initial_all);
+    int r = tpCond_EvalBlame(d->def.valid, &v, d->initial_all, &d->valid_blame);
     return motion_failed(d) ? TP_CB_ERROR : r;
+}
+
+static const char *body_name(const tpDomain *d, int body)
+{
+    return body >= 0 && body < d->nbodies ? tpWorld_Body(d->world, body)->name : "?";
+}
+
+/* One line on a failed step (tpWorld_LastFailure) with the bodies' names. */
+static void describe_step(const tpDomain *d, const tpStepFailure *f, char *out, size_t outlen)
+{
+    static const char *const what[] = {"", "position", "speed", "angular speed", "quaternion", "force", "torque"};
+    static const char *const unit[] = {"", "m", "m/s", "rad/s", "", "N", "N m"};
+    char when[96];
+    if (f->substep < 0) {
+        snprintf(when, sizeof when, "before the step from t = %.6g s", f->t);
+    } else if (f->substeps <= 1) {
+        snprintf(when, sizeof when, "in the step from t = %.6g s", f->t);
+    } else if (f->substep >= f->substeps) {
+        snprintf(when, sizeof when, "after the step from t = %.6g s", f->t);
+    } else {
+        snprintf(when, sizeof when, "in substep %d of %d of the step from t = %.6g s", f->substep + 1, f->substeps,
+                 f->t);
+    }
+    const char axis = f->axis >= 0 && f->axis < 3 ? "xyz"[f->axis] : '?';
+    const int k = (int)f->what >= 0 && (int)f->what < 7 ? (int)f->what : 0;
+    switch (f->kind) {
+    case TP_STEP_STATIC_PENETRATION:
+        snprintf(out, outlen, "'%s' %.4g m into static '%s' (limit %g m) %s", body_name(d, f->a), f->value,
+                 body_name(d, f->b), f->limit, when);
+        break;
+    case TP_STEP_BODY_PENETRATION:
+        snprintf(out, outlen, "'%s' and '%s' overlap %.4g m (limit %g m) %s", body_name(d, f->a), body_name(d, f->b),
+                 f->value, f->limit, when);
+        break;
+    case TP_STEP_OUT_OF_RANGE:
+        if (f->what == TP_STEP_VALUE_QUAT) {
+            snprintf(out, outlen, "'%s' quaternion squared norm %.6g outside (0.25, 4) %s", body_name(d, f->a),
+                     f->value, when);
+        } else {
+            snprintf(out, outlen, "'%s' %s %c = %.6g %s beyond +-%g %s", body_name(d, f->a), what[k], axis, f->value,
+                     unit[k], f->limit, when);
+        }
+        break;
+    case TP_STEP_BAD_ACTION:
+        snprintf(out, outlen, "the action's %s %c on '%s' = %.6g %s beyond +-%g %s", what[k], axis, body_name(d, f->a),
+                 f->value, unit[k], f->limit, when);
+        break;
+    default:
+        snprintf(out, outlen, "the physics refused the step from t = %.6g s", f->t);
+        break;
+    }
+}
+
+/* tpProblem.reject: the kind from the world's failure record or the valid condition's blame (a
+ * load or two); the words only for the first of each kind. */
+static int cb_reject(void *ctx, int by, const void *xnew, char *text, size_t textlen)
+{
+    tpDomain *d = ctx;
+    if (by == TP_REFUSED_BY_VALID) {
+        if (text) {
+            tpStateView v = tpDomain_View(d, xnew);
+            if (d->valid_blame) {
+                tpCond_Describe(d->valid_blame, &v, d->initial_all, text, textlen);
+            } else {
+                snprintf(text, textlen, "the valid condition was false at t = %.6g s", v.t);
+            }
+        }
+        return TP_REJECT_VALID;
+    }
+    const tpStepFailure *f = tpWorld_LastFailure(d->world);
+    if (text) {
+        describe_step(d, f, text, textlen);
+    }
+    switch (f->kind) {
+    case TP_STEP_STATIC_PENETRATION:
+        return TP_REJECT_STATIC_PENETRATION;
+    case TP_STEP_BODY_PENETRATION:
+        return TP_REJECT_BODY_PENETRATION;
+    case TP_STEP_OUT_OF_RANGE:
+    case TP_STEP_BAD_ACTION:
+        return TP_REJECT_OUT_OF_RANGE;
+    default:
+        return TP_REJECT_UNSPECIFIED;
+    }
 }
 
 static int cb_goal(void *ctx, const void *x)
@@ -513,6 +597,7 @@ tpProblem tpDomain_Problem(tpDomain *d)
     p.search_seconds = cb_search_seconds;
     p.simulate = cb_simulate;
     p.valid = d->def.valid ? cb_valid : NULL;
+    p.reject = cb_reject;
     p.goal = cb_goal;
     p.quality = cb_quality;
     p.solution_cost = cb_solution_cost;

@@ -171,6 +171,7 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
     rec->iterations = result->stats.iterations;
     rec->nodes = result->stats.nodes;
     rec->rejected = result->stats.rejected;
+    memcpy(rec->rejections, result->stats.reject, sizeof rec->rejections);
     rec->nsolutions = result->stats.solutions;
     rec->memory_bytes = (int64_t)tpTree_MemoryBytes(tree);
     if (d->def.nreports > 0 && result->best >= 0) {

@@ -214,6 +214,38 @@ static void test_plan_strings(void **state)
     free(text);
 }
 
+static void test_plan_rejections(void **state)
+{
+    (void)state;
+    /* stats.rejections is untrusted text printed by the viewer and the service: one line, known
+       reasons, counts that add up */
+    const char *ok = "\"rejected\": 3, \"rejections\": {\"valid\": {\"count\": 3, \"iteration\": 1, "
+                     "\"first\": \"function (t.lua:3) was false\"}}";
+    char *text = plan_with("\"rejected\": 0", ok);
+    char err[512] = "";
+    tpPlanRecord rec;
+    if (!parse_exact(text, strlen(text), &rec, err, sizeof err)) {
+        fail_msg("a plan with rejections is refused: %s", err);
+    }
+    assert_int_equal(rec.rejections[TP_REJECT_VALID].count, 3);
+    tpPlanRecord_Free(&rec);
+    free(text);
+    expect_plan_refused("\"rejected\": 0", "\"rejected\": 0, \"rejections\": {\"\\u001b[2J\": {}}",
+                        "stats.rejections: unknown reason");
+    expect_plan_refused("\"rejected\": 0",
+                        "\"rejected\": 1, \"rejections\": {\"valid\": {\"count\": 1, \"iteration\": 1, "
+                        "\"first\": \"\\u001b[2J\"}}",
+                        "stats.rejections.valid.first: control character 0x1b at byte 0");
+    expect_plan_refused("\"rejected\": 0",
+                        "\"rejected\": 1, \"rejections\": {\"valid\": {\"count\": 9007199254740993, "
+                        "\"iteration\": 1, \"first\": \"\"}}",
+                        "stats.rejections.valid.count: must be in 1..stats.rejected (1), got 9007199254740992");
+    expect_plan_refused("\"rejected\": 0",
+                        "\"rejected\": 1, \"rejections\": {\"valid\": {\"count\": 1, \"iteration\": 2, "
+                        "\"first\": \"\"}}",
+                        "stats.rejections.valid.iteration: must be in 1..stats.iterations (1), got 2");
+}
+
 static void test_plan_grid_budget(void **state)
 {
     (void)state;
@@ -418,11 +450,12 @@ static void test_track_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plan_valid_base),    cmocka_unit_test(test_plan_ranges),
-        cmocka_unit_test(test_plan_strings),       cmocka_unit_test(test_plan_special_files),
-        cmocka_unit_test(test_plan_grid_budget),   cmocka_unit_test(test_plan_placeholder),
-        cmocka_unit_test(test_tree_special_files), cmocka_unit_test(test_pnm_special_files),
-        cmocka_unit_test(test_pattern_sparse),     cmocka_unit_test(test_track_refusals),
+        cmocka_unit_test(test_plan_valid_base),   cmocka_unit_test(test_plan_ranges),
+        cmocka_unit_test(test_plan_strings),      cmocka_unit_test(test_plan_special_files),
+        cmocka_unit_test(test_plan_grid_budget),  cmocka_unit_test(test_plan_placeholder),
+        cmocka_unit_test(test_plan_rejections),   cmocka_unit_test(test_tree_special_files),
+        cmocka_unit_test(test_pnm_special_files), cmocka_unit_test(test_pattern_sparse),
+        cmocka_unit_test(test_track_refusals),
     };
     return cmocka_run_group_tests(tests, tmp_dir_setup, tmp_dir_teardown);
 }

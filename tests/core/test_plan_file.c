@@ -177,7 +177,14 @@ static void build_record(tpPlanRecord *rec)
     }
     rec->iterations = 9007199254740991;
     rec->nodes = 1234567;
-    rec->rejected = 0;
+    rec->rejected = 15;
+    rec->rejections[TP_REJECT_STATIC_PENETRATION].count = 10;
+    rec->rejections[TP_REJECT_STATIC_PENETRATION].iteration = 3;
+    strcpy(rec->rejections[TP_REJECT_STATIC_PENETRATION].first,
+           "'crate' 0.06 m into static 'floor' (limit 0.05 m) in the step from t = 0.5 s");
+    rec->rejections[TP_REJECT_VALID].count = 5;
+    rec->rejections[TP_REJECT_VALID].iteration = 40;
+    strcpy(rec->rejections[TP_REJECT_VALID].first, "function (\"a b\".lua:3) was false \xc2\xb1");
     rec->nsolutions = 1;
     rec->memory_bytes = 123456789012;
     rec->nreports = 2;
@@ -275,6 +282,11 @@ static void assert_record_equal(const tpPlanRecord *a, const tpPlanRecord *b)
     assert_int_equal(a->iterations, b->iterations);
     assert_int_equal(a->nodes, b->nodes);
     assert_int_equal(a->rejected, b->rejected);
+    for (int r = 0; r < TP_REJECT_KINDS; ++r) {
+        assert_int_equal(a->rejections[r].count, b->rejections[r].count);
+        assert_int_equal(a->rejections[r].iteration, b->rejections[r].iteration);
+        assert_string_equal(a->rejections[r].first, b->rejections[r].first);
+    }
     assert_int_equal(a->nsolutions, b->nsolutions);
     assert_int_equal(a->memory_bytes, b->memory_bytes);
     assert_int_equal(a->nreports, b->nreports);
@@ -460,6 +472,13 @@ static void test_plan_round_trip(void **state)
     assert_string_equal(fa + la - 5, "}}\n}\n");
     assert_non_null(strstr(fa, "\"format\": \"tplan-plan\""));
     assert_non_null(strstr(fa, "-0,")); /* negative zero keeps its sign */
+    /* the reasons of the rejections: deterministic, so before the timing, in kind order */
+    const char *rj = strstr(fa, "\"rejections\": {");
+    assert_non_null(rj);
+    assert_true(rj < timing);
+    assert_non_null(strstr(rj, "\"static_penetration\": {\"count\": 10, \"iteration\": 3, \"first\": "));
+    assert_true(strstr(rj, "\"static_penetration\"") < strstr(rj, "\"valid\": {\"count\": 5"));
+    assert_null(strstr(rj, "\"out_of_range\""));
 
     /* Changing only the timing changes only the bytes after "timing". */
     back.t_total = 99.0;
@@ -506,6 +525,11 @@ static void test_plan_minimal(void **state)
     assert_true(tpPlanRecord_Read(&back, p, err, sizeof err));
     assert_record_equal(&rec, &back);
     assert_null(back.overrides);
+    /* nothing rejected: no "rejections" member (such files keep their old bytes) */
+    size_t len;
+    char *text = slurp(p, &len);
+    assert_null(strstr(text, "rejections"));
+    free(text);
     tpPlanRecord_Free(&back);
     tpPlanRecord_Free(&rec);
 }
@@ -625,7 +649,73 @@ static void test_plan_refusals(void **state)
                         "alternatives[0].controls: no controlled body named \"ball\"");
     expect_edit_refused(text, "\"alternatives\"", "\"steps\": 6", "\"steps\": 2000000000",
                         "alternatives[0].trajectories.ball: expected 2000000001 rows (steps + 1), got 7");
+    /* stats.rejections, checked as strictly as the rest */
+    const char *sp = "\"static_penetration\": {\"count\": 10";
+    expect_edit_refused(text, NULL, "\"static_penetration\":", "\"sinking\":",
+                        "stats.rejections: unknown reason \"sinking\" (expected one of static_penetration, "
+                        "body_penetration, out_of_range, valid, unspecified)");
+    expect_edit_refused(text, NULL, sp, "\"static_penetration\": {\"count\": 11",
+                        "stats.rejections: the counts add up to 16, not stats.rejected (15)");
+    expect_edit_refused(text, NULL, sp, "\"static_penetration\": {\"count\": 0",
+                        "stats.rejections.static_penetration.count: must be >= 1");
+    expect_edit_refused(text, NULL, sp, "\"static_penetration\": {\"count\": \"10\"",
+                        "stats.rejections.static_penetration.count: expected a number, got a string");
+    expect_edit_refused(text, NULL, "\"iteration\": 3,", "\"iteration\": 0,",
+                        "stats.rejections.static_penetration.iteration: must be in 1..stats.iterations");
+    expect_edit_refused(text, NULL, "\"iteration\": 3,", "",
+                        "stats.rejections.static_penetration: missing field \"iteration\"");
+    expect_edit_refused(text, NULL, "\"first\": \"'crate'", "\"first\": 7, \"x\": \"",
+                        "stats.rejections.static_penetration: unknown field \"x\"");
+    expect_edit_refused(text, NULL, "\"first\": \"'crate'", "\"first\": [\"'crate'\"], \"y\": \"",
+                        "stats.rejections.static_penetration: unknown field \"y\"");
+    expect_edit_refused(text, NULL, "\"first\": \"'crate'", "\"first\": \"\\n'crate'",
+                        "stats.rejections.static_penetration.first: control character 0x0a at byte 0");
+    expect_edit_refused(text, NULL, "\"rejections\": {", "\"rejections\": [1], \"r\": {",
+                        "stats.rejections: expected an object, got an array");
+    expect_edit_refused(text, NULL, sp, "\"out_of_range\": 3, \"static_penetration\": {\"count\": 10",
+                        "stats.rejections.out_of_range: expected an object, got a number");
+    expect_edit_refused(text, NULL, sp, "\"valid\": {}, \"static_penetration\": {\"count\": 10",
+                        "stats.rejections: duplicate member \"valid\"");
+    {
+        /* a first example longer than a record holds */
+        char longer[400] = "\"first\": \"";
+        memset(longer + strlen(longer), 'a', 300);
+        expect_edit_refused(text, NULL, "\"first\": \"", longer,
+                            "stats.rejections.static_penetration.first: longer than 255 bytes");
+    }
+    {
+        /* files older than the member read as before, with no reasons */
+        const char *from = strstr(text, "    \"rejections\"");
+        const char *to = strstr(from, "    \"timing\"");
+        assert_non_null(from);
+        assert_non_null(to);
+        char *old = malloc(len + 1);
+        memcpy(old, text, (size_t)(from - text));
+        strcpy(old + (from - text), to);
+        const char *p = tmp_path("old.json");
+        spit(p, old, strlen(old));
+        tpPlanRecord o;
+        if (!tpPlanRecord_Read(&o, p, err, sizeof err)) {
+            fail_msg("a plan without stats.rejections is refused: %s", err);
+        }
+        assert_int_equal(o.rejected, 15);
+        for (int k = 0; k < TP_REJECT_KINDS; ++k) {
+            assert_int_equal(o.rejections[k].count, 0);
+        }
+        tpPlanRecord_Free(&o);
+        free(old);
+    }
     free(text);
+
+    /* The writer checks the reasons too. */
+    rec.rejections[TP_REJECT_VALID].count = 4;
+    assert_false(tpPlanRecord_Write(&rec, tmp_path("r.json"), err, sizeof err));
+    assert_non_null(strstr(err, "stats.rejections: the counts add up to 14, not stats.rejected (15)"));
+    rec.rejections[TP_REJECT_VALID].count = 5;
+    rec.rejections[TP_REJECT_VALID].iteration = 0;
+    assert_false(tpPlanRecord_Write(&rec, tmp_path("r.json"), err, sizeof err));
+    assert_non_null(strstr(err, "stats.rejections.valid.iteration: must be in 1..stats.iterations"));
+    rec.rejections[TP_REJECT_VALID].iteration = 40;
 
     /* The writer refuses non-finite numbers, names the field, and leaves no file behind. */
     const char *nanfile = tmp_path("nan.json");

@@ -51,6 +51,14 @@ typedef struct ToyCtx {
 
     double search_s; /* s: what search_seconds reports (control adds 0.25 per call) */
 
+    /* rejection reasons: simulate refuses a speed component above vmax (0: never) */
+    double vmax;                                          /* m/s */
+    int reject_kind_sim, reject_kind_val;                 /* what toy_reject answers for each refusal */
+    long rejects[TP_REJECT_KINDS];                        /* toy_reject calls per kind it answered */
+    long first_iter[TP_REJECT_KINDS];                     /* control calls (= 1-based iteration) at the first */
+    char first_text[TP_REJECT_KINDS][TP_REJECT_TEXT_MAX]; /* what it would say of the first */
+    long text_calls[TP_REJECT_KINDS];                     /* calls that asked for the words */
+
     /* in-run checks */
     const tpPlanner *planner; /* set to check selections from inside control() */
     int check_rrt, check_bgt;
@@ -218,7 +226,36 @@ static int toy_simulate(void *vctx, const void *x, const double *action, void *x
         n->pos[k] = s->pos[k] + n->vel[k] * TOY_DT;
     }
     n->t = s->t + TOY_DT;
+    if (c->vmax > 0.0 && (fabs(n->vel[0]) > c->vmax || fabs(n->vel[1]) > c->vmax)) {
+        return TP_CB_FALSE;
+    }
     return TP_CB_TRUE;
+}
+
+/* tpProblem.reject of the toy: the kinds it was told to answer, words naming the value. */
+static int toy_reject(void *vctx, int by, const void *xnew, char *text, size_t textlen)
+{
+    ToyCtx *c = vctx;
+    const Toy *s = xnew;
+    int kind = by == TP_REFUSED_BY_SIMULATE ? c->reject_kind_sim : c->reject_kind_val;
+    int k = kind >= 0 && kind < TP_REJECT_KINDS ? kind : TP_REJECT_UNSPECIFIED;
+    char words[TP_REJECT_TEXT_MAX];
+    if (by == TP_REFUSED_BY_SIMULATE) {
+        snprintf(words, sizeof words, "speed (%.17g, %.17g) beyond %g at t = %.17g", s->vel[0], s->vel[1], c->vmax,
+                 s->t);
+    } else {
+        snprintf(words, sizeof words, "position (%.17g, %.17g) outside +-%g", s->pos[0], s->pos[1], c->bound);
+    }
+    /* every rejection is asked about once without text; the first of a kind once more with */
+    if (!text && c->rejects[k]++ == 0) {
+        c->first_iter[k] = c->control_calls;
+        memcpy(c->first_text[k], words, sizeof words);
+    }
+    if (text) {
+        c->text_calls[k]++;
+        snprintf(text, textlen, "%s", words);
+    }
+    return kind;
 }
 
 static int toy_valid(void *vctx, const void *x)
@@ -1047,6 +1084,87 @@ static void test_progress(void **state)
     tpDestroyPlanner(pl);
 }
 
+/* Rejections are counted by the kind the problem reports, the first of each described. */
+static void test_rejection_reasons(void **state)
+{
+    (void)state;
+    ToyCtx c = toy_ctx();
+    c.goal[0] = 100.0; /* unreachable: the run goes to max_iters */
+    c.bound = 3.0;
+    c.vmax = 1.5;
+    c.reject_kind_sim = TP_REJECT_OUT_OF_RANGE;
+    c.reject_kind_val = TP_REJECT_VALID;
+    tpProblem p = toy_problem(&c);
+    p.reject = toy_reject;
+    tpPlannerDef def = tpDefaultPlannerDef();
+    def.max_iters = 3000;
+    def.seed = 5;
+    tpPlanner *pl = make(&def, &p);
+    tpPlanResult r;
+    assert_int_equal(tpPlanner_Run(pl, &r), TP_PLAN_APPROXIMATE);
+    const tpRejectStat *out = &r.stats.reject[TP_REJECT_OUT_OF_RANGE], *val = &r.stats.reject[TP_REJECT_VALID];
+    /* both reasons occur, and they are all there is */
+    assert_true(out->count > 0 && val->count > 0);
+    assert_int_equal(out->count + val->count, r.stats.rejected);
+    assert_int_equal(r.stats.nodes, 1 + r.stats.iterations - r.stats.rejected);
+    for (int k = 0; k < TP_REJECT_KINDS; ++k) {
+        assert_int_equal(r.stats.reject[k].count, c.rejects[k]);
+        /* the words are asked for once per kind, for its first rejection */
+        assert_int_equal(c.text_calls[k], c.rejects[k] > 0 ? 1 : 0);
+        if (c.rejects[k] == 0) {
+            assert_int_equal(r.stats.reject[k].iteration, 0);
+            assert_string_equal(r.stats.reject[k].first, "");
+            continue;
+        }
+        assert_int_equal(r.stats.reject[k].iteration, c.first_iter[k]);
+        assert_string_equal(r.stats.reject[k].first, c.first_text[k]);
+    }
+    assert_non_null(strstr(out->first, "beyond 1.5"));
+    assert_non_null(strstr(val->first, "outside +-3"));
+    assert_true(out->iteration >= 1 && out->iteration <= r.stats.iterations);
+    tpDestroyPlanner(pl);
+
+    /* The same run without the callback: the same counts, all unspecified, no words. */
+    ToyCtx c2 = toy_ctx();
+    c2.goal[0] = 100.0;
+    c2.bound = 3.0;
+    c2.vmax = 1.5;
+    p = toy_problem(&c2);
+    pl = make(&def, &p);
+    tpPlanResult r2;
+    assert_int_equal(tpPlanner_Run(pl, &r2), TP_PLAN_APPROXIMATE);
+    assert_int_equal(r2.stats.rejected, r.stats.rejected);
+    assert_int_equal(r2.stats.reject[TP_REJECT_UNSPECIFIED].count, r.stats.rejected);
+    assert_int_equal(r2.stats.reject[TP_REJECT_UNSPECIFIED].iteration,
+                     out->iteration < val->iteration ? out->iteration : val->iteration);
+    assert_string_equal(r2.stats.reject[TP_REJECT_UNSPECIFIED].first, "");
+    tpDestroyPlanner(pl);
+
+    /* A kind out of range counts as unspecified (and its words are kept). */
+    ToyCtx c3 = toy_ctx();
+    c3.goal[0] = 100.0;
+    c3.bound = 3.0;
+    c3.vmax = 1.5;
+    c3.reject_kind_sim = 99;
+    c3.reject_kind_val = TP_REJECT_VALID;
+    p = toy_problem(&c3);
+    p.reject = toy_reject;
+    pl = make(&def, &p);
+    tpPlanResult r3;
+    assert_int_equal(tpPlanner_Run(pl, &r3), TP_PLAN_APPROXIMATE);
+    assert_int_equal(r3.stats.reject[TP_REJECT_UNSPECIFIED].count, out->count);
+    assert_int_equal(r3.stats.reject[TP_REJECT_VALID].count, val->count);
+    assert_string_equal(r3.stats.reject[TP_REJECT_UNSPECIFIED].first, out->first);
+    tpDestroyPlanner(pl);
+
+    /* names */
+    assert_string_equal(tpRejectKind_Name(TP_REJECT_STATIC_PENETRATION), "static_penetration");
+    assert_string_equal(tpRejectKind_Label(TP_REJECT_OUT_OF_RANGE), "out of range");
+    assert_int_equal(tpRejectKind_Find("valid"), TP_REJECT_VALID);
+    assert_int_equal(tpRejectKind_Find("Valid"), -1);
+    assert_null(tpRejectKind_Name(TP_REJECT_KINDS));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1065,6 +1183,7 @@ int main(void)
         cmocka_unit_test(test_invalid_def),
         cmocka_unit_test(test_callback_errors),
         cmocka_unit_test(test_progress),
+        cmocka_unit_test(test_rejection_reasons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

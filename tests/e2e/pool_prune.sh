@@ -3,13 +3,15 @@
 # only save simulation: it must never reject a shot that would still pocket both targets. Every
 # expansion of the pool tree is one whole shot drawn from the same random stream whatever the
 # prunes do, so planning with and without them (--set prune=false) must select the very same
-# solutions: the plan files must be equal apart from the recorded override and the search stats.
+# solutions: the plan files must be equal apart from the recorded override and the search stats
+# (counts, rejections by reason, timing).
 # Usage: pool_prune.sh TPLAN WORKDIR "SEEDS" [PLANNER]
 set -u
 tplan=$1 work=$2 seeds=$3 planner=${4:-bgt}
 rm -rf "$work" && mkdir -p "$work"
 fail=0
-strip() { grep -v -e '"overrides"' -e '"stats"' -e '"first_solution_nodes"' -e '"timing"' "$1"; }
+# (stats.rejections spans lines: from its opening line to the one closing it, "...}},")
+strip() { sed '/"rejections": {/,/}},$/d' "$1" | grep -v -e '"overrides"' -e '"stats"' -e '"first_solution_nodes"' -e '"timing"'; }
 for seed in $seeds; do
   a="$work/$seed.pruned.json" b="$work/$seed.unpruned.json"
   if ! "$tplan" plan pool --planner "$planner" --seed "$seed" -q -o "$a" ||

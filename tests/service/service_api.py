@@ -54,6 +54,13 @@ def test_minigolf_bytes(s):
     final = same_plan_as_cli(s, "minigolf", {"domain": "minigolf", "tree": True}, ["minigolf"])
     assert final["request"] == {"domain": "minigolf", "tree": True}, final["request"]
     assert final["summary"]["planner"] == "bgt" and final["summary"]["time"]["physics"] > 0
+    # why states were rejected: the plan file's stats.rejections (minigolf seed 1 rejects a few)
+    sm = final["summary"]
+    _, _, plan = s.request("GET", final["plan"])
+    stats = json.loads(plan)["stats"]
+    assert sm["rejected"] == stats["rejected"] > 0, (sm, stats)
+    assert sm["rejections"] == stats["rejections"], (sm["rejections"], stats.get("rejections"))
+    assert sum(r["count"] for r in sm["rejections"].values()) == sm["rejected"], sm
 
 
 def test_pool_bytes(s):

@@ -156,6 +156,10 @@ export class JobPage {
         ["duration", duration(s.duration)], ["cost", number(s.cost)], ["iterations", count(s.iterations)],
         ["nodes", count(s.nodes)], ["rejected", count(s.rejected)], ["tree", s.tree_mb === undefined ? "–" : `${number(s.tree_mb)} MB`],
       ];
+      // why states were rejected: a row per reason, its count and the first as the domain put it
+      for (const [k, r] of Object.entries(s.rejections || {})) {
+        rows.push([`rejected: ${k.replace(/_/g, " ")}`, `${count(r.count)}, first at iteration ${count(r.iteration)}: ${r.first}`]);
+      }
       for (const [k, v] of Object.entries(s.report || {})) rows.push([k, number(v)]);
       if (s.time) rows.push(["time", Object.entries(s.time).map(([k, v]) => `${k} ${duration(v)}`).join(", ")]);
       this.summary.append(el("dl", {}, ...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))])));

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tp/planner.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -130,6 +132,8 @@ typedef struct tpPlanRecord {
 
     /* statistics (deterministic part) */
     int64_t iterations, nodes, rejected;
+    tpRejectStat rejections[TP_REJECT_KINDS]; /* rejected by reason (optional member
+                                                 stats.rejections: all zero when absent) */
     int nsolutions;
     int64_t memory_bytes; /* tree memory at the end of the run */
     int nreports;         /* domain reports of the selected plan (stats.report), in domain order */

@@ -26,6 +26,30 @@ typedef struct tpTree tpTree;
 /// message in their context; the planner then stops with TP_PLAN_ERROR.
 enum { TP_CB_FALSE = 0, TP_CB_TRUE = 1, TP_CB_ERROR = -1 };
 
+/// Why a new state was rejected (tpPlanStats.reject): what the problem's `reject` callback
+/// answers. The order is the order of reports; names in tpRejectKind_Name.
+typedef enum {
+    TP_REJECT_STATIC_PENETRATION = 0, /* a moving body sank into static geometry past the limit */
+    TP_REJECT_BODY_PENETRATION,       /* two moving bodies overlapped past the limit */
+    TP_REJECT_OUT_OF_RANGE,           /* a body's state, or the action, left its physical range */
+    TP_REJECT_VALID,                  /* the problem's valid() refused the state */
+    TP_REJECT_UNSPECIFIED,            /* no reason given (no `reject` callback, or an unknown kind) */
+    TP_REJECT_KINDS
+} tpRejectKind;
+
+/// Which callback refused a new state (the `by` argument of tpProblem.reject).
+typedef enum { TP_REFUSED_BY_SIMULATE = 0, TP_REFUSED_BY_VALID = 1 } tpRefusal;
+
+#define TP_REJECT_TEXT_MAX 256 /* bytes of a rejection's description, with the NUL */
+
+/// "static_penetration", "body_penetration", "out_of_range", "valid", "unspecified" (the keys of
+/// plan files' stats.rejections); NULL out of range.
+const char *tpRejectKind_Name(tpRejectKind kind);
+/// The same in words for people ("static penetration", ...); NULL out of range.
+const char *tpRejectKind_Label(tpRejectKind kind);
+/// The kind named `name` (tpRejectKind_Name), -1 if none.
+int tpRejectKind_Find(const char *name);
+
 /// The planning problem. All callbacks receive `ctx` first. State blobs are `state_bytes` long,
 /// opaque to the planner, and copied with memcpy (no pointers inside them).
 typedef struct tpProblem {
@@ -58,6 +82,13 @@ typedef struct tpProblem {
     int (*simulate)(void *ctx, const void *x, const double *action, void *xnew);
     /// x in X_valid? NULL: every state is valid. Called right after simulate on every new node.
     int (*valid)(void *ctx, const void *x);
+    /// Why the simulate() (by = TP_REFUSED_BY_SIMULATE) or valid() (TP_REFUSED_BY_VALID) call just
+    /// made refused xnew: called right after the refusing call, before any other callback. Returns
+    /// a tpRejectKind (anything else counts as TP_REJECT_UNSPECIFIED). text is NULL, except for
+    /// the first rejection of each kind in a run: then the problem also writes a one-line
+    /// description of it (at most textlen bytes with the NUL; "" is allowed). So the common call
+    /// must be cheap; the description may take its time. NULL: every rejection is unspecified.
+    int (*reject)(void *ctx, int by, const void *xnew, char *text, size_t textlen);
     /// x in X_goal? Required.
     int (*goal)(void *ctx, const void *x);
     /// Quality of a non-goal node for the approximate answer: lower is better; NAN on a callback
@@ -151,11 +182,18 @@ typedef enum {
     TP_PLAN_ERROR = 2,       /* a callback failed (see the problem's own error message) */
 } tpPlanStatus;
 
+/// Rejections of one kind in a run, with the first one described.
+typedef struct tpRejectStat {
+    int64_t count;                  /* new states rejected for this reason */
+    int64_t iteration;              /* 1-based iteration of the first of them; 0 when count == 0 */
+    char first[TP_REJECT_TEXT_MAX]; /* the problem's description of the first ("" if none) */
+} tpRejectStat;
+
 /// Statistics of one run. Times are wall-clock seconds (the breakdown of the paper's Fig. 13).
 struct tpPlanStats {
     int64_t iterations;  /* loop iterations executed */
     int64_t nodes;       /* nodes in the tree (including the root) */
-    int64_t rejected;    /* new states outside X_valid (not added) */
+    int64_t rejected;    /* new states outside X_valid (not added): the sum of reject[].count */
     int solutions;       /* goal nodes found */
     double t_select;     /* node selection (NN / BGT selection, sampling y) */
     double t_copy;       /* the copy of the source state into the new node before control() (and
@@ -170,6 +208,8 @@ struct tpPlanStats {
                             reports: its planners stop there); NAN when none was found */
     int64_t nodes_first; /* nodes in the tree when the first solution was found; -1 when none */
     double elapsed;      /* seconds since the start (for progress reports) */
+
+    tpRejectStat reject[TP_REJECT_KINDS]; /* the rejections by reason (tpProblem.reject) */
 };
 
 /// Result of a run; arrays are owned by the planner and valid until it is destroyed.

@@ -260,6 +260,46 @@ bool tpWorld_Step(tpWorld *world, const tpBodyState *x, double t, const double *
 /// has a length in (0.5, 2).
 bool tpWorld_StateInRange(const tpBodyState *s);
 
+/// Why a step failed (tpStepFailure.kind).
+typedef enum {
+    TP_STEP_OK = 0,             /* the last step succeeded (or none was made) */
+    TP_STEP_BAD_ACTION,         /* an action component non-finite or beyond TP_MAX_FORCE: nothing simulated */
+    TP_STEP_OUT_OF_RANGE,       /* a body's state left tpWorld_StateInRange */
+    TP_STEP_STATIC_PENETRATION, /* a moving body overlapped static geometry deeper than max_static_penetration */
+    TP_STEP_BODY_PENETRATION,   /* two moving bodies overlapped deeper than the moving-body limit */
+    TP_STEP_MOTION_ERROR,       /* a TP_MOTION_FUNCTION body's function failed (tpWorld_MotionError) */
+} tpStepFailureKind;
+
+/// The quantity a TP_STEP_OUT_OF_RANGE or TP_STEP_BAD_ACTION failure is about.
+typedef enum {
+    TP_STEP_VALUE_NONE = 0,
+    TP_STEP_VALUE_POSITION, /* pos[axis], m; limit TP_MAX_COORD */
+    TP_STEP_VALUE_SPEED,    /* vel[axis], m/s; limit TP_MAX_SPEED */
+    TP_STEP_VALUE_ANGVEL,   /* angvel[axis], rad/s; limit TP_MAX_ANGVEL */
+    TP_STEP_VALUE_QUAT,     /* squared norm of the quaternion (axis -1); allowed in (0.25, 4) */
+    TP_STEP_VALUE_FORCE,    /* action force[axis], N; limit TP_MAX_FORCE */
+    TP_STEP_VALUE_TORQUE,   /* action torque[axis], N·m; limit TP_MAX_FORCE */
+} tpStepValue;
+
+/// Why the last tpWorld_Step / tpWorld_StepLive returned false: plain data, reset by every step.
+typedef struct tpStepFailure {
+    tpStepFailureKind kind;
+    int a, b;         /* body indices, -1 if unused. Penetration: a is the moving body (for
+                         static penetration; the lower index of two moving ones), b the other */
+    tpStepValue what; /* OUT_OF_RANGE, BAD_ACTION: the quantity; else TP_STEP_VALUE_NONE */
+    int axis;         /* component of `what` (0..2: x, y, z), -1 for a norm */
+    double value;     /* the offending value (penetration: depth in m) */
+    double limit;     /* the limit it broke (m, m/s, rad/s, N; QUAT: 4, or 0.25 for a short one) */
+    int substep;      /* 0-based substep in which it happened; substeps = after the last one (the
+                         static check of scenes with scripted bodies); -1 before stepping */
+    int substeps;     /* substeps per step of the world */
+    double t;         /* s, time at the start of the failed step */
+} tpStepFailure;
+
+/// The failure record of the last step (kind TP_STEP_OK after a successful one). Owned by the
+/// world, overwritten by the next step.
+const tpStepFailure *tpWorld_LastFailure(const tpWorld *world);
+
 /// The first error of a TP_MOTION_FUNCTION body's function since the world was created ("" if
 /// none), with the body and the time appended. Owned by the world. After such an error the body
 /// is at its initial pose wherever it is evaluated and every tpWorld_Step returns false: callers

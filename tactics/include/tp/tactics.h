@@ -105,6 +105,9 @@ typedef struct tpCond {
     int target_dim;        /* 2: planar distance, 3: 3D distance */
     double fraction;       /* ARRANGED: in (0, 1] */
     double angular;        /* SETTLED: rad/s */
+    char label[160];       /* how the host's script wrote it, for reports of rejected states (e.g.
+                              "tp.inside 'box' (stack.lua:12)", "function (stack.lua:30)"); "":
+                              a generic name from the kind and the bodies */
 } tpCond;
 
 /// Allocates a zeroed condition of the given kind (body = other = -1).

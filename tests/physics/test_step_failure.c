@@ -1,0 +1,145 @@
+/* tpWorld_LastFailure: why a step returned false (bad action, a state out of range, a body sunk
+ * into static geometry), and nothing after a step that succeeded. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "tp/base.h"
+#include "tp/physics.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct Scene {
+    tpSceneDef def;
+    tpMaterialDef mat;
+    tpBodyDef bodies[4];
+} Scene;
+
+/* ground (0, static plane z = 0), box (1, active 0.2 m cube resting at z = 0.1) */
+static void scene(Scene *s)
+{
+    memset(s, 0, sizeof *s);
+    s->def = tpDefaultSceneDef();
+    s->mat = tpDefaultMaterialDef();
+    tpStrCopy(s->mat.name, TP_NAME_MAX, "m");
+    s->def.materials = &s->mat;
+    s->def.nmaterials = 1;
+    s->def.bodies = s->bodies;
+    s->def.nbodies = 2;
+    s->bodies[0] = tpDefaultBodyDef();
+    tpStrCopy(s->bodies[0].name, TP_NAME_MAX, "ground");
+    s->bodies[0].cls = TP_BODY_STATIC;
+    s->bodies[0].shape = TP_SHAPE_PLANE;
+    s->bodies[0].plane[2] = 1.0;
+    s->bodies[1] = tpDefaultBodyDef();
+    tpStrCopy(s->bodies[1].name, TP_NAME_MAX, "box");
+    s->bodies[1].cls = TP_BODY_ACTIVE;
+    s->bodies[1].size[0] = s->bodies[1].size[1] = s->bodies[1].size[2] = 0.2;
+    s->bodies[1].mass = 1.0;
+    s->bodies[1].pos[2] = 0.1;
+}
+
+static tpWorld *create(const Scene *s)
+{
+    char err[256] = "";
+    tpWorld *w = tpCreateWorld(&s->def, err, sizeof err);
+    if (!w)
+        fail_msg("tpCreateWorld: %s", err);
+    return w;
+}
+
+static void test_ok_and_bad_action(void **state)
+{
+    (void)state;
+    Scene s;
+    scene(&s);
+    tpWorld *w = create(&s);
+    tpBodyState x, xn;
+    tpWorld_InitialState(w, &x);
+    double a[6] = {0, 0, 0, 0, 0, 0};
+    assert_true(tpWorld_Step(w, &x, 0.5, a, &xn));
+    assert_int_equal(tpWorld_LastFailure(w)->kind, TP_STEP_OK);
+    a[4] = -2e12; /* torque y beyond TP_MAX_FORCE */
+    assert_false(tpWorld_Step(w, &x, 0.5, a, &xn));
+    const tpStepFailure *f = tpWorld_LastFailure(w);
+    assert_int_equal(f->kind, TP_STEP_BAD_ACTION);
+    assert_int_equal(f->a, 1);
+    assert_int_equal(f->what, TP_STEP_VALUE_TORQUE);
+    assert_int_equal(f->axis, 1);
+    assert_true(f->value == -2e12 && f->limit == TP_MAX_FORCE);
+    assert_int_equal(f->substep, -1);
+    assert_true(f->t == 0.5);
+    a[4] = 0.0;
+    a[0] = NAN;
+    assert_false(tpWorld_Step(w, &x, 0.5, a, &xn));
+    assert_int_equal(f->what, TP_STEP_VALUE_FORCE);
+    assert_int_equal(f->axis, 0);
+    assert_true(isnan(f->value));
+    /* a good step clears the record */
+    a[0] = 1.0;
+    assert_true(tpWorld_Step(w, &x, 0.5, a, &xn));
+    assert_int_equal(f->kind, TP_STEP_OK);
+    tpDestroyWorld(w);
+}
+
+static void test_out_of_range(void **state)
+{
+    (void)state;
+    Scene s;
+    scene(&s);
+    s.def.substeps = 2;
+    tpWorld *w = create(&s);
+    tpBodyState x, xn;
+    tpWorld_InitialState(w, &x);
+    x.pos[2] = 50.0;                    /* in the air, away from the ground */
+    x.vel[1] = TP_MAX_SPEED - 1.0;      /* 1 m/s below the limit */
+    double a[6] = {0, 1e7, 0, 0, 0, 0}; /* +1e7 N on 1 kg: +8.3e4 m/s in a substep */
+    assert_false(tpWorld_Step(w, &x, 0.0, a, &xn));
+    const tpStepFailure *f = tpWorld_LastFailure(w);
+    assert_int_equal(f->kind, TP_STEP_OUT_OF_RANGE);
+    assert_int_equal(f->a, 1);
+    assert_int_equal(f->b, -1);
+    assert_int_equal(f->what, TP_STEP_VALUE_SPEED);
+    assert_int_equal(f->axis, 1);
+    assert_true(f->value > TP_MAX_SPEED && f->limit == TP_MAX_SPEED);
+    assert_int_equal(f->substep, 0);
+    assert_int_equal(f->substeps, 2);
+    tpDestroyWorld(w);
+}
+
+static void test_static_penetration(void **state)
+{
+    (void)state;
+    Scene s;
+    scene(&s);
+    s.def.max_static_penetration = 0.05;
+    s.bodies[1].pos[2] = 0.02; /* 8 cm into the ground */
+    tpWorld *w = create(&s);
+    tpBodyState x, xn;
+    tpWorld_InitialState(w, &x);
+    assert_false(tpWorld_Step(w, &x, 1.0, NULL, &xn));
+    const tpStepFailure *f = tpWorld_LastFailure(w);
+    assert_int_equal(f->kind, TP_STEP_STATIC_PENETRATION);
+    assert_int_equal(f->a, 1); /* the moving body first */
+    assert_int_equal(f->b, 0);
+    assert_true(fabs(f->value - 0.08) < 1e-9);
+    assert_true(f->value == tpWorld_StaticDepth(w));
+    assert_true(f->limit == 0.05);
+    assert_int_equal(f->substep, 0);
+    assert_true(f->t == 1.0);
+    tpDestroyWorld(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ok_and_bad_action),
+        cmocka_unit_test(test_out_of_range),
+        cmocka_unit_test(test_static_penetration),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
