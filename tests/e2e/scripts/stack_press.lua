@@ -20,6 +20,8 @@ elseif REFUSE == "function" then
 end
 return tp.domain {
   name = "stack_press",
+  -- 5 cm rather than the default 5 mm: the press must get deep enough for `valid` to refuse first
+  max_static_penetration = 0.05, max_body_penetration = 0.05,
   bodies = {
     tp.plane { name = "floor" },
     -- slab 0.1 thick, centre z = 0.55 - 0.6 sin(2 pi t / 8): from 0.1 m above the stack down through it
