@@ -183,6 +183,24 @@ static void tpGetBody(dBodyID body, tpBodyState *s)
     memcpy(s->angvel, dBodyGetAngularVel(body), sizeof s->angvel);
 }
 
+/* Scripted bodies at their poses at t, moving over [t, t + h] at the velocity that takes them
+ * to their poses at t + h: ODE moves a kinematic body by its velocity, and contacts push by it,
+ * so a lift that starts abruptly carries its crate without sinking into it (with the instant
+ * velocity at t, a lift starting at t moved, but pushed as if it stood: 5.7 mm into the crate).
+ * The angular velocity is the instant one. */
+static void tpSetKinematicOver(tpWorld *w, double t, double h)
+{
+    for (int k = 0; k < w->nkinematic; k++) {
+        tpBodyState s, e;
+        int i = w->kin_body[k];
+        tpWorld_MotionAt(w, i, t, &s);
+        tpWorld_MotionAt(w, i, t + h, &e);
+        for (int c = 0; c < 3; c++)
+            s.vel[c] = (e.pos[c] - s.pos[c]) / h;
+        tpSetBody(w->rt[i].body, &s);
+    }
+}
+
 static void tpSetKinematic(tpWorld *w, double t)
 {
     for (int k = 0; k < w->nkinematic; k++) {
@@ -534,6 +552,7 @@ static void tpCollide(tpWorld *w, bool keep)
         w->touch[w->ntouch].key = w->pairs[p];
         w->touch[w->ntouch].first = pfirst;
         w->touch[w->ntouch].count = n;
+        w->touch[w->ntouch].deepest = deepest;
         w->ntouch++;
         tpContactInfo *info = &w->infos[w->ninfos++];
         info->a = a;
@@ -1104,22 +1123,32 @@ static bool tpDiscover(tpWorld *w, double h)
     for (int p = 0; p < w->npairs; p++) {
         if (p > 0 && w->pairs[p] == w->pairs[p - 1])
             continue;
-        if (tpTouching(w, w->pairs[p]) != NULL || tpHasSpeculative(w, w->pairs[p]))
+        if (tpHasSpeculative(w, w->pairs[p]))
             continue;
+        /* a touching pair counts when it went deeper than it started, where it had no contact (a
+         * die's corner driven in beside the four contacts its face had) */
+        const tpTouch *touch = tpTouching(w, w->pairs[p]);
+        const double base = (touch != NULL ? touch->deepest : 0.0) + TP_DISCOVER_DEPTH;
         int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
         const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
+        const double near = TP_SPECULATIVE_NEAR * (ra->radius > rb->radius ? ra->radius : rb->radius);
         int n = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
         double deepest = 0.0;
         for (int k = 0; k < n; k++)
             deepest = w->cgeoms[k].depth > deepest ? w->cgeoms[k].depth : deepest;
-        if (!(deepest > TP_DISCOVER_DEPTH))
+        if (!(deepest > base))
             continue;
         tpSortContacts(w->cgeoms, n);
         for (int k = 0; k < n; k++) {
             const dContactGeom *g = &w->cgeoms[k];
+            if (touch != NULL && !(g->depth > base))
+                continue;
             double pa[3], pb[3], da[3], db[3];
             tpPointAtStart(w, a, h, g->pos, pa, da);
             tpPointAtStart(w, b, h, g->pos, pb, db);
+            const double *p0 = ra->body != NULL ? pa : pb;
+            if (touch != NULL && tpNearContact(w, touch, p0, near))
+                continue;
             /* the depth grew by the points' approach along the normal (which separates a) */
             double approach = 0.0;
             for (int c = 0; c < 3; c++)
@@ -1212,13 +1241,16 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
         while (end - done > 1e-9 * w->def.dt) {
             double h = end - done;
             const double ts = t + done;
-            tpSetKinematic(w, ts);
+            if (w->nkinematic > 0)
+                tpSetKinematicOver(w, ts, h);
             w->npend = 0;
             tpCollide(w, s > 0);
             double tau = tpSpeculate(w, h, cuts < TP_MAX_CUTS);
             if (tau < h) {
                 cuts++;
                 h = tau;
+                if (w->nkinematic > 0)
+                    tpSetKinematicOver(w, ts, h);
                 w->npend = w->run[0]; /* the swept pass again, for the shorter substep */
                 tpSpeculate(w, h, false);
             }
@@ -1228,7 +1260,8 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
             for (int round = 0; round < TP_DISCOVER_ROUNDS && tpDiscover(w, h); round++) {
                 for (int k = 0; k < w->nstate; k++)
                     tpSetBody(w->rt[w->state_body[k]].body, &w->sub0[k]);
-                tpSetKinematic(w, ts);
+                if (w->nkinematic > 0)
+                    tpSetKinematicOver(w, ts, h);
                 tpSolve(w, h);
             }
             tpRecordSpeculative(w);

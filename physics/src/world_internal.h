@@ -57,6 +57,7 @@ typedef struct tpPendingContact {
 typedef struct tpTouch {
     uint64_t key;     /* (a << 32) | b */
     int first, count; /* pend[first .. first + count) */
+    double deepest;   /* m: its deepest contact then */
 } tpTouch;
 
 #define TP_DISCOVER_ROUNDS_MAX 3 /* step.c: solves again after a discovery, per substep */
