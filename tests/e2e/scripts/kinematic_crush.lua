@@ -1,13 +1,15 @@
 -- A scripted slab comes down on a resting crate (the repro of issue 14): ODE gives scripted
 -- bodies infinite mass, so it squeezes the crate through the static floor. The goal "the crate's
 -- centre 5 cm below the floor" is reached by simply waiting unless the physics refuses states
--- where a body sank deeper than max_static_penetration into static geometry (default 0.05 m).
---   --set check=0   turns the check off (the planner then "solves" it by the crush)
+-- where a body sank deeper than max_static_penetration into static geometry (here 0.05 m; the
+-- slab pressing into the crate meets max_body_penetration, set to the same).
+--   --set check=0   turns both checks off (the planner then "solves" it by the crush)
 local tp = require "tp"
 local CHECK = tp.param("check", 0.05, { min = 0, max = 1 })
 return tp.domain {
   name = "kinematic_crush",
   max_static_penetration = CHECK,
+  max_body_penetration = CHECK,
   bodies = {
     tp.plane { name = "floor" },
     -- slab 0.1 thick, centre z = 0.35 + 0.6 sin(2 pi t / 8): it comes down through the crate and the floor
