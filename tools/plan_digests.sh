@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Digest of every shipped domain's plan for seeds 1-5 (dice at count=30), without the timing
+# Digest of every shipped domain's plan for seeds 1-5 (dice at count=30, and the 400-dice default
+# for the first seed: the flagship at its real size, issue 24), without the timing
 # block (the only wall-clock numbers), the domain file's absolute path (so two checkouts, e.g.
 # git worktrees, compare) and the tree's memory_bytes (what the allocator reserved, which changes
 # with the tree's chunk sizes, not with the plan). A refactor that must keep plans byte-identical (issue 16)
@@ -17,4 +18,11 @@ for d in $("$build/tplan" domains | awk 'NR>0 && $1 !~ /:$/ {print $1}'); do
     if [ -f "$tmp/p.json" ]; then h=$(sed -e '/"timing"/,$d' -e 's/"file": "[^"]*"/"file": ""/' -e 's/"memory_bytes": [0-9]*/"memory_bytes": 0/' "$tmp/p.json" | sha256sum | cut -c1-16); else h=none; fi
     echo "$d seed=$s rc=$rc $h"; rm -f "$tmp/p.json"
   done
+  if [ "$d" = dice ]; then
+    s=${seeds%% *}
+    "$build/tplan" plan dice --seed "$s" -q -o "$tmp/p.json" --time-limit 0 >/dev/null 2>&1
+    rc=$?
+    if [ -f "$tmp/p.json" ]; then h=$(sed -e '/"timing"/,$d' -e 's/"file": "[^"]*"/"file": ""/' -e 's/"memory_bytes": [0-9]*/"memory_bytes": 0/' "$tmp/p.json" | sha256sum | cut -c1-16); else h=none; fi
+    echo "dice count=400 seed=$s rc=$rc $h"; rm -f "$tmp/p.json"
+  fi
 done
