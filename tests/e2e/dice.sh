@@ -17,7 +17,7 @@ for seed in 1 3 5; do
   "$tplan" plan dice --set count=30 --set text=I --set force=0.3 --seed "$seed" -o "$out" > "$work/i$seed.txt"
   rc=$?
   expect "seed $seed: plan exited $rc (expected 0, solved)" test $rc -eq 0
-  expect "seed $seed: replay, no die deeper than the domain's 2 cm limit in the floor, a peg or a die" "$tplan" replay -q --check "$out"
+  expect "seed $seed: replay, no die deeper than the domain's 3 cm limit in the floor, a peg or a die" "$tplan" replay -q --check "$out"
   # the summary reports the domain's figures generically
   frac=$(awk '/^report/ { for (i = 1; i <= NF; i++) if ($i == "on_target") print $(i + 1) }' "$work/i$seed.txt" | tr -d ,)
   peak=$(awk '/^report/ { for (i = 1; i <= NF; i++) if ($i == "peak_force_per_weight") print $(i + 1) }' "$work/i$seed.txt")
