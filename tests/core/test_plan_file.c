@@ -175,6 +175,8 @@ static void build_record(tpPlanRecord *rec)
             pw->active[1][s] = 0;
         }
     }
+    rec->max_static_penetration = 0.005;
+    rec->max_body_penetration = 0.0125;
     rec->iterations = 9007199254740991;
     rec->nodes = 1234567;
     rec->rejected = 15;
@@ -243,6 +245,8 @@ static void assert_record_equal(const tpPlanRecord *a, const tpPlanRecord *b)
     assert_int_equal(a->solutions_requested, b->solutions_requested);
     assert_string_equal(a->status, b->status);
     assert_bits_equal(&a->dt, &b->dt, 1);
+    assert_bits_equal(&a->max_static_penetration, &b->max_static_penetration, 1);
+    assert_bits_equal(&a->max_body_penetration, &b->max_body_penetration, 1);
     assert_int_equal(a->overrides != NULL, b->overrides != NULL);
     if (a->overrides) {
         assert_string_equal(a->overrides, b->overrides);
@@ -649,6 +653,14 @@ static void test_plan_refusals(void **state)
                         "alternatives[0].controls: no controlled body named \"ball\"");
     expect_edit_refused(text, "\"alternatives\"", "\"steps\": 6", "\"steps\": 2000000000",
                         "alternatives[0].trajectories.ball: expected 2000000001 rows (steps + 1), got 7");
+    /* the penetration limits: optional, both or none, depths in [0, 1000] m */
+    expect_edit_refused(text, NULL, "\"max_body_penetration\": 0.0125", "\"max_body_penetration\": -1",
+                        "limits.max_body_penetration: -1 is not a depth in [0, 1000] m");
+    expect_edit_refused(text, NULL, "\"max_static_penetration\": 0.005", "\"max_static_penetration\": \"5 mm\"",
+                        "limits.max_static_penetration: expected a number, got a string");
+    expect_edit_refused(text, NULL, ", \"max_body_penetration\": 0.0125", "",
+                        "limits: missing field \"max_body_penetration\"");
+    expect_edit_refused(text, NULL, "\"limits\": {", "\"limits\": [], \"x\": {", "limits: expected an object");
     /* stats.rejections, checked as strictly as the rest */
     const char *sp = "\"static_penetration\": {\"count\": 10";
     expect_edit_refused(text, NULL, "\"static_penetration\":", "\"sinking\":",
