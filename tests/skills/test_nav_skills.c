@@ -153,8 +153,8 @@ static int run_at(SkWorld *w, const tpSkillDef *sk, bool fresh, double *V, doubl
  * every step must still give the action and the variables that a fresh cache gives, and the robot
  * still reaches its point. The other grids are coarser than nav_to's 0.1 m: each refill evicts
  * one, so every follow_field call builds its grid and harmonic map anew (280 maps in the run), and
- * at 0.05..0.09 m cells those maps took 200 s of the test's 205 s under ASan; any other cell size
- * refills the slots alike (without the memo's checks the first step after a refill fails). */
+ * at 0.05..0.09 m cells those maps took about 195 s of this binary's 200 s under ASan; any other
+ * cell size refills the slots alike (without the memo's checks the first step after a refill fails). */
 static void test_nav_to_memo_refills(void **state)
 {
     (void)state;
