@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Plans a navigation domain (maze: nav_to; crowd: follow_field) for seeds 1..N; every seed must be
-# solved (exit 0) and its plan must replay bit for bit.
-# Usage: nav_domain.sh TPLAN DOMAIN N WORKDIR [TAG PLAN-ARGS...] (e.g. office --set layout=office)
+# Plans a navigation domain (maze: nav_to; crowd: follow_field) for seeds 1..N (or FIRST..LAST when
+# the third argument is FIRST-LAST); every seed must be solved (exit 0) and its plan must replay bit
+# for bit.
+# Usage: nav_domain.sh TPLAN DOMAIN N|FIRST-LAST WORKDIR [TAG PLAN-ARGS...] (e.g. office --set layout=office)
 set -u
-tplan=$1 domain=$2 n=$3 work=$4/nav-$2
+tplan=$1 domain=$2 seeds=$3 work=$4/nav-$2
+case "$seeds" in
+  *-*) first=${seeds%-*} last=${seeds#*-} ;;
+  *) first=1 last=$seeds ;;
+esac
+n=$((last - first + 1))
 shift 4
 if [ $# -gt 0 ]; then
   work=$work-$1
@@ -11,7 +17,7 @@ if [ $# -gt 0 ]; then
 fi
 rm -rf "$work" && mkdir -p "$work"
 fail=0
-for seed in $(seq 1 "$n"); do
+for seed in $(seq "$first" "$last"); do
   out="$work/$seed.plan.json"
   "$tplan" plan "$domain" --seed "$seed" "$@" -q -o "$out"
   rc=$?
@@ -27,5 +33,5 @@ for seed in $(seq 1 "$n"); do
     fail=$((fail + 1))
   fi
 done
-echo "$domain $*: $((n - fail)) of $n seeds solved and replayed"
+echo "$domain $*: $((n - fail)) of $n seeds ($first..$last) solved and replayed"
 [ $fail -eq 0 ]
