@@ -12,6 +12,7 @@
 #include "tp/util.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -624,24 +625,31 @@ static bool tpNearContact(const tpWorld *w, const tpTouch *t, const double p[3],
  * near miss costs nothing but the test. Deterministic: a function of the restored state only; the
  * bodies are put back at exactly their start positions (translation only, so ODE's rotation
  * matrices are untouched). */
-#define TP_MAX_SUBSTEPS 64 /* the most substeps a step takes (fast bodies ask for more) */
-#define TP_SWEEP_MIN 0.001 /* m per substep: slower bodies sink at most the contact surface layer */
-#define TP_SPECULATIVE_MARGIN                                                                                          \
-    0.002                    /* m: fast bodies' geoms grow by this in the swept pass, so                               \
-                               that what is nearly touching is seen too (the far rim of a                              \
-                               tilted cylinder, which its own contact forces bring down) */
-#define TP_BOUNCE_GAP 0.0002 /* m: a bounce predicted further from the surface cuts the substep */
-#define TP_BOUNCE_CUT_E                                                                                                \
-    0.5                         /* ... for pairs this bouncy: a livelier bounce's rebound shows where                  \
-                                   it started (a chipped ball landing, a pool ball off a cushion);                     \
-                                   a die (e 0.05-0.2) reversing a gap short of the floor does not,                     \
-                                   and the cuts would double the physics of 400 dice landing */
-#define TP_MAX_CUTS 16          /* ... at most this many times a step */
-#define TP_DISCOVER_DEPTH 0.002 /* m: an unforeseen overlap this deep is solved again */
-#define TP_DISCOVER_ROUNDS TP_DISCOVER_ROUNDS_MAX /* at most this many solves again per substep */
-#define TP_SPECULATIVE_NEAR                                                                                            \
-    0.2 /* of the larger bounding radius: a swept contact this close to a                                              \
-           real contact of the pair adds nothing */
+/* The most substeps a step takes (fast bodies ask for more). */
+#define TP_MAX_SUBSTEPS 64
+/* m per substep: slower bodies sink at most the contact surface layer, and get no sweep. */
+#define TP_SWEEP_MIN 0.001
+/* m: fast bodies' geoms grow by this in the swept pass, so that what is nearly touching is seen
+ * too (the far rim of a tilted cylinder, which its own contact forces bring down). */
+#define TP_SPECULATIVE_MARGIN 0.002
+/* m: a parting pair this near still gets its swept contacts (boxes stacked with hair-wide gaps,
+ * all falling together). */
+#define TP_SPECULATIVE_HAIR 1e-4
+/* Of the larger bounding radius: a swept contact this close to a real contact of the pair adds
+ * nothing. */
+#define TP_SPECULATIVE_NEAR 0.2
+/* m: a bounce predicted further from the surface than this cuts the substep at the impact... */
+#define TP_BOUNCE_GAP 0.0002
+/* ... for pairs this bouncy: a livelier bounce's rebound shows where it started (a chipped ball
+ * landing, a pool ball off a cushion); a die (e 0.05-0.2) reversing a gap short of the floor does
+ * not, and the cuts would double the physics of 400 dice landing... */
+#define TP_BOUNCE_CUT_E 0.5
+/* ... at most this many times a step. */
+#define TP_MAX_CUTS 16
+/* m: an unforeseen overlap this deep after a solve is solved again... */
+#define TP_DISCOVER_DEPTH 0.002
+/* ... at most this many times per substep. */
+#define TP_DISCOVER_ROUNDS TP_DISCOVER_ROUNDS_MAX
 
 /* The sweep velocity of body i (m/s, point velocity at p of the body moving with its sweep
  * velocity and its angular velocity), for a fast body; 0 for the others (static, kinematic and
@@ -712,6 +720,13 @@ static void tpSweepBack(const tpWorld *w, int i, double h, const dReal *p1, doub
 
 static double tpSpeculate(tpWorld *w, double h, bool split)
 {
+    if (getenv("NO_SPEC")) {
+        w->run[0] = w->run[1] = w->npend;
+        w->nrun = 1;
+        return h;
+    }
+    if (getenv("NO_CUT"))
+        split = false;
     int nfast = 0;
     double first_bounce = h;
     for (int k = 0; k < w->nstate + w->nkinematic; k++) {
@@ -730,6 +745,8 @@ static double tpSpeculate(tpWorld *w, double h, bool split)
             const double acc =
                 supported ? 0.0 : w->def.gravity[c] + (slot >= 0 ? w->action[6 * slot + c] / r->mass : 0.0);
             r->vsweep[c] = v0[c] + h * acc;
+            /* what the body would do if nothing but its support touched it: the action acts */
+            r->vfree[c] = supported && slot >= 0 ? v0[c] + h * w->action[6 * slot + c] / r->mass : r->vsweep[c];
             acc2 += acc * acc;
         }
         /* A free body grows by its own fall in the substep too: boxes stacked with hair-wide
@@ -798,7 +815,7 @@ static double tpSpeculate(tpWorld *w, double h, bool split)
             double gap = (fa ? ra->inflate : 0.0) + (fb ? rb->inflate : 0.0) - g->depth - vn * h;
             if (gap < 0.0)
                 gap = 0.0;
-            if (vn >= 0.0 && gap > TP_SPECULATIVE_MARGIN)
+            if (vn >= 0.0 && gap > TP_SPECULATIVE_HAIR)
                 continue; /* not closing in, and not so near that a push within the substep could close it */
             dContact c = tpBaseContact(w, a, b);
             c.geom = *g;
@@ -1063,7 +1080,7 @@ static bool tpSurprised(const tpWorld *w, int k, double h)
     const double *om0 = w->sub0[k].angvel;
     double dv = 0.0, dw = 0.0;
     for (int c = 0; c < 3; c++) {
-        dv += (v[c] - r->vsweep[c]) * (v[c] - r->vsweep[c]);
+        dv += (v[c] - r->vfree[c]) * (v[c] - r->vfree[c]);
         dw += (om[c] - om0[c]) * (om[c] - om0[c]);
     }
     return (sqrt(dv) + sqrt(dw) * r->radius) * h > TP_SWEEP_MIN;
@@ -1117,6 +1134,8 @@ static void tpPointAtStart(const tpWorld *w, int i, double h, const dReal *p1, d
  * contact was added. Deterministic: a function of the substep's start state. */
 static bool tpDiscover(tpWorld *w, double h)
 {
+    if (getenv("NO_DISC"))
+        return false;
     w->npairs = 0;
     for (int k = 0; k < w->nstate; k++)
         if (tpSurprised(w, k, h))
@@ -1186,6 +1205,8 @@ static bool tpDiscover(tpWorld *w, double h)
  * function of the state at t, so deterministic; at most TP_MAX_SUBSTEPS. */
 static int tpSubsteps(tpWorld *w, double t)
 {
+    if (getenv("NO_ADAPT"))
+        return w->def.substeps;
     double need = w->def.substeps;
     if (w->nkinematic > 0)
         tpSetKinematic(w, t);
@@ -1197,7 +1218,7 @@ static int tpSubsteps(tpWorld *w, double t)
         double travel = (sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
                          r->radius * sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2])) *
                         w->def.dt;
-        double n = ceil(travel / r->thickness);
+        double n = ceil(travel / (2.0 * r->thickness));
         if (n > need)
             need = n;
     }

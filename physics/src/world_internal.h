@@ -40,6 +40,8 @@ typedef struct tpBodyRt {
     double vsweep[3];       /* m/s: its velocity over a free substep (valid when sweep_stamp is
                                the current stamp) */
     double inflate;         /* m: how much its geom grows in the swept pass (idem) */
+    double vfree[3];        /* m/s: its velocity after the substep if only its support touched it
+                               (what tpDiscover calls unsurprising; set with vsweep) */
     double radius;          /* m: bounding radius about the centre of mass (dynamic bodies; the sweep of a
                                spinning body is |omega| * radius per second) */
 } tpBodyRt;
