@@ -155,35 +155,55 @@ static int find_body(const tpPlanRecord *rec, const char *name)
     return -1;
 }
 
-/* Many worlds: --world 2 renders the second solution (the ball where that solution has it). */
+/* The frame where the two solutions' balls are farthest apart on screen, into *best and pw;
+ * returns that distance (px). */
+static double farthest_frame(const tpPlanRecord *rec, const tpViewCamera *cam, int ball, int *best, double pw[2][2])
+{
+    int n = tpView_FrameCount(rec, 0, 60), n1 = tpView_FrameCount(rec, 1, 60);
+    double bestd = -1;
+    *best = 0;
+    for (int k = 0; k < (n < n1 ? n : n1); ++k) {
+        double p[2][2];
+        for (int w = 0; w < 2; ++w) {
+            double pos[3], q[4];
+            tpView_BodyPose(rec, w, ball, k / 60.0, pos, q);
+            assert_true(tpViewCamera_Project(cam, W, H, pos, &p[w][0], &p[w][1]));
+        }
+        double d = hypot(p[1][0] - p[0][0], p[1][1] - p[0][1]);
+        if (d > bestd) {
+            bestd = d, *best = k;
+            memcpy(pw, p, 4 * sizeof(double));
+        }
+    }
+    return bestd;
+}
+
+/* Many worlds: --world 2 renders the second solution (the ball where that solution has it). The
+ * first seed (from 2) whose two solutions' balls part by more than 40 px somewhere: how far
+ * they part depends on the physics, which the test is not about. */
 static void test_render_second_world(void **state)
 {
     (void)state;
     tpPlanRecord rec;
     char err[1024];
-    assert_true(tpPlanRecord_Read(&rec, g_many, err, sizeof err));
-    assert_int_equal(rec.nworlds, 2);
-    int ball = find_body(&rec, "ball");
     /* top-down (walls never hide the ball), centred on the scene as --camera does */
     const char *top = "-90,89,3.3";
     tpViewCamera cam;
-    tpViewCamera_Fit(&cam, &rec, (double)W / H);
-    assert_true(tpViewCamera_Parse(&cam, top, err, sizeof err));
-    /* the frame where the two solutions' balls are farthest apart on screen */
-    int n = tpView_FrameCount(&rec, 0, 60), n1 = tpView_FrameCount(&rec, 1, 60), best = 0;
+    int best = 0, ball = -1;
     double bestd = -1, pw[2][2] = {{0, 0}, {0, 0}};
-    for (int k = 0; k < (n < n1 ? n : n1); ++k) {
-        double p[2][2];
-        for (int w = 0; w < 2; ++w) {
-            double pos[3], q[4];
-            tpView_BodyPose(&rec, w, ball, k / 60.0, pos, q);
-            assert_true(tpViewCamera_Project(&cam, W, H, pos, &p[w][0], &p[w][1]));
-        }
-        double d = hypot(p[1][0] - p[0][0], p[1][1] - p[0][1]);
-        if (d > bestd) {
-            bestd = d, best = k;
-            memcpy(pw, p, sizeof p);
-        }
+    for (int seed = 2;; ++seed) {
+        assert_true(tpPlanRecord_Read(&rec, g_many, err, sizeof err));
+        assert_int_equal(rec.nworlds, 2);
+        ball = find_body(&rec, "ball");
+        tpViewCamera_Fit(&cam, &rec, (double)W / H);
+        assert_true(tpViewCamera_Parse(&cam, top, err, sizeof err));
+        bestd = farthest_frame(&rec, &cam, ball, &best, pw);
+        if (bestd > 40 || seed == 8)
+            break;
+        tpPlanRecord_Free(&rec);
+        assert_int_equal(vtRun("'%s' plan '%s' --planner rrt --seed %d --solutions 2 --max-iters 200000 -q -o '%s'",
+                               g_tplan, g_domain, seed + 1, g_many),
+                         0);
     }
     assert_true(bestd > 40);
     for (int w = 0; w < 2; ++w) {
