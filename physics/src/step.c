@@ -580,9 +580,10 @@ static const tpTouch *tpTouching(const tpWorld *w, uint64_t key)
     return lo < w->ntouch && w->touch[lo].key == key ? &w->touch[lo] : NULL;
 }
 
-/* The pair has speculative contacts: those of the swept pass and of the discovery rounds follow
- * the real ones in runs, each in pair order (w->run[0 .. nrun] bound them). */
-static bool tpHasSpeculative(const tpWorld *w, uint64_t key)
+/* One of the pair's speculative contacts lies within d of point p. Those of the swept pass and
+ * of each discovery round follow the real ones in runs, each in pair order (w->run[0 .. nrun]
+ * bound them). */
+static bool tpNearSpeculative(const tpWorld *w, uint64_t key, const double p[3], double d)
 {
     const int a = (int)(key >> 32), b = (int)(key & 0xffffffffu);
     for (int r = 0; r < w->nrun; r++) {
@@ -596,8 +597,12 @@ static bool tpHasSpeculative(const tpWorld *w, uint64_t key)
             else
                 hi = mid;
         }
-        if (lo < end && w->pend[lo].a == a && w->pend[lo].b == b)
-            return true;
+        for (int k = lo; k < end && w->pend[k].a == a && w->pend[k].b == b; k++) {
+            const dReal *q = w->pend[k].c.geom.pos;
+            double dx = q[0] - p[0], dy = q[1] - p[1], dz = q[2] - p[2];
+            if (dx * dx + dy * dy + dz * dz < d * d)
+                return true;
+        }
     }
     return false;
 }
@@ -638,6 +643,8 @@ static bool tpNearContact(const tpWorld *w, const tpTouch *t, const double p[3],
 /* Of the larger bounding radius: a swept contact this close to a real contact of the pair adds
  * nothing. */
 #define TP_SPECULATIVE_NEAR 0.2
+/* At most this many poses along a pair's sweep (tpSweepSamples). */
+#define TP_SWEEP_SAMPLES 4
 /* m: a bounce predicted further from the surface than this cuts the substep at the impact... */
 #define TP_BOUNCE_GAP 0.0002
 /* ... for pairs this bouncy: a livelier bounce's rebound shows where it started (a chipped ball
@@ -718,6 +725,79 @@ static void tpSweepBack(const tpWorld *w, int i, double h, const dReal *p1, doub
         out[k] = c[k] + d[k];
 }
 
+/* Puts fast body i's geom (not the body: its rotation matrix is hidden state) at the fraction f of
+ * its sweep over h, through an offset: position p + f v h, orientation turned by f omega h. */
+static void tpSweepPose(tpWorld *w, int i, double h, double f)
+{
+    const tpBodyRt *r = &w->rt[i];
+    const dReal *p = dBodyGetPosition(r->body), *q = dBodyGetQuaternion(r->body), *om = dBodyGetAngularVel(r->body);
+    const double spin = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
+    double dq[4] = {1.0, 0.0, 0.0, 0.0};
+    if (spin > 0.0) {
+        const double ang = f * spin * h, sn = sin(0.5 * ang) / spin;
+        dq[0] = cos(0.5 * ang);
+        dq[1] = om[0] * sn;
+        dq[2] = om[1] * sn;
+        dq[3] = om[2] * sn;
+    }
+    dQuaternion q1;
+    q1[0] = dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3];
+    q1[1] = dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2];
+    q1[2] = dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1];
+    q1[3] = dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0];
+    dGeomSetOffsetWorldQuaternion(r->geom, q1);
+    dGeomSetOffsetWorldPosition(r->geom, p[0] + f * h * r->vsweep[0], p[1] + f * h * r->vsweep[1],
+                                p[2] + f * h * r->vsweep[2]);
+}
+
+/* The swept pose shows where a pair overlaps at the end of the substep, and its normal is the
+ * overlap's: a die falling past the edge of another overlaps it less sideways than vertically at
+ * the end, so the normal said "side by side" while the die was about to land on the edge (2-3 cm
+ * deep a step later). A pair whose sweep carries one past the other by more than half the thinner
+ * body's thickness is therefore also collided at fractions of the sweep, and the first fraction
+ * where it overlaps gives the contacts (at most TP_SWEEP_SAMPLES). Returns the fraction used and
+ * leaves the contacts in w->cgeoms (*n of them). */
+static double tpSweepSamples(tpWorld *w, int a, int b, bool fa, bool fb, double h, int *n)
+{
+    const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
+    double rel = 0.0, thin = INFINITY;
+    for (int c = 0; c < 3; c++) {
+        const double d = (fa ? ra->vsweep[c] : 0.0) - (fb ? rb->vsweep[c] : 0.0);
+        rel += d * d;
+    }
+    rel = sqrt(rel) * h;
+    if (ra->body != NULL && ra->thickness > 0.0)
+        thin = ra->thickness;
+    if (rb->body != NULL && rb->thickness > 0.0 && rb->thickness < thin)
+        thin = rb->thickness;
+    int k = (int)ceil(rel / (0.5 * thin));
+    if (!(k > 1))
+        return 1.0;
+    if (k > TP_SWEEP_SAMPLES)
+        k = TP_SWEEP_SAMPLES;
+    double used = 1.0;
+    for (int j = 1; j < k; j++) {
+        const double f = (double)j / k;
+        if (fa)
+            tpSweepPose(w, a, h, f);
+        if (fb)
+            tpSweepPose(w, b, h, f);
+        int m = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        if (m > 0) {
+            *n = m;
+            used = f;
+            break;
+        }
+    }
+    if (fa)
+        tpSweepPose(w, a, h, 1.0);
+    if (fb)
+        tpSweepPose(w, b, h, 1.0);
+    if (used == 1.0) /* no earlier overlap: the full sweep's contacts again */
+        *n = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+    return used;
+}
+
 static double tpSpeculate(tpWorld *w, double h, bool split)
 {
     if (getenv("NO_SPEC")) {
@@ -756,25 +836,8 @@ static double tpSpeculate(tpWorld *w, double h, bool split)
         double spin = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
         if ((speed + spin * r->radius) * h <= TP_SWEEP_MIN)
             continue;
-        /* The geom (not the body: its rotation matrix is hidden state) goes to the swept pose
-         * through an offset, position p + v h and orientation turned by omega h. */
-        const dReal *p = dBodyGetPosition(r->body), *q = dBodyGetQuaternion(r->body);
-        double ang = spin * h, dq[4] = {1.0, 0.0, 0.0, 0.0};
-        if (spin > 0.0) {
-            double sn = sin(0.5 * ang) / spin;
-            dq[0] = cos(0.5 * ang);
-            dq[1] = om[0] * sn;
-            dq[2] = om[1] * sn;
-            dq[3] = om[2] * sn;
-        }
-        dQuaternion q1;
-        q1[0] = dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3];
-        q1[1] = dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2];
-        q1[2] = dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1];
-        q1[3] = dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0];
-        dGeomSetOffsetWorldQuaternion(r->geom, q1);
         tpInflate(w, i, r->inflate);
-        dGeomSetOffsetWorldPosition(r->geom, p[0] + r->vsweep[0] * h, p[1] + r->vsweep[1] * h, p[2] + r->vsweep[2] * h);
+        tpSweepPose(w, i, h, 1.0);
         r->sweep_stamp = w->stamp;
         w->fast[nfast++] = i;
     }
@@ -800,6 +863,7 @@ static double tpSpeculate(tpWorld *w, double h, bool split)
         int n = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
         if (n <= 0)
             continue;
+        const double f = tpSweepSamples(w, a, b, fa, fb, h, &n);
         tpSortContacts(w->cgeoms, n);
         const tpSurface *s = &w->surfaces[w->bodies[a].material * w->def.nmaterials + w->bodies[b].material];
         for (int k = 0; k < n; k++) {
@@ -812,7 +876,7 @@ static double tpSpeculate(tpWorld *w, double h, bool split)
             tpSweepPointVel(w, b, g->pos, vb);
             for (int c = 0; c < 3; c++)
                 vn += (va[c] - vb[c]) * g->normal[c];
-            double gap = (fa ? ra->inflate : 0.0) + (fb ? rb->inflate : 0.0) - g->depth - vn * h;
+            double gap = (fa ? ra->inflate : 0.0) + (fb ? rb->inflate : 0.0) - g->depth - vn * f * h;
             if (gap < 0.0)
                 gap = 0.0;
             if (vn >= 0.0 && gap > TP_SPECULATIVE_HAIR)
@@ -823,9 +887,9 @@ static double tpSpeculate(tpWorld *w, double h, bool split)
             /* the point at the start poses: where the fast body's swept motion took it from */
             double pa[3], pb[3];
             if (fa)
-                tpSweepBack(w, a, h, g->pos, pa);
+                tpSweepBack(w, a, f * h, g->pos, pa);
             if (fb)
-                tpSweepBack(w, b, h, g->pos, pb);
+                tpSweepBack(w, b, f * h, g->pos, pb);
             for (int q = 0; q < 3; q++)
                 c.geom.pos[q] = fa && fb ? 0.5 * (pa[q] + pb[q]) : fa ? pa[q] : pb[q];
             if (touch != NULL && tpNearContact(w, touch, c.geom.pos, near))
@@ -1147,10 +1211,9 @@ static bool tpDiscover(tpWorld *w, double h)
     for (int p = 0; p < w->npairs; p++) {
         if (p > 0 && w->pairs[p] == w->pairs[p - 1])
             continue;
-        if (tpHasSpeculative(w, w->pairs[p]))
-            continue;
-        /* a touching pair counts when it went deeper than it started, where it had no contact (a
-         * die's corner driven in beside the four contacts its face had) */
+        /* a pair counts where it went deeper than it started and it had no contact, real or
+         * speculative (a die's corner driven in beside the four contacts its face had; a die
+         * slammed into the floor by another, beside the one corner its sweep foresaw) */
         const tpTouch *touch = tpTouching(w, w->pairs[p]);
         const double base = (touch != NULL ? touch->deepest : 0.0) + TP_DISCOVER_DEPTH;
         int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
@@ -1171,7 +1234,7 @@ static bool tpDiscover(tpWorld *w, double h)
             tpPointAtStart(w, a, h, g->pos, pa, da);
             tpPointAtStart(w, b, h, g->pos, pb, db);
             const double *p0 = ra->body != NULL ? pa : pb;
-            if (touch != NULL && tpNearContact(w, touch, p0, near))
+            if ((touch != NULL && tpNearContact(w, touch, p0, near)) || tpNearSpeculative(w, w->pairs[p], p0, near))
                 continue;
             /* the depth grew by the points' approach along the normal (which separates a) */
             double approach = 0.0;
