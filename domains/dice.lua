@@ -18,7 +18,7 @@
 --   physics  4 substeps per 1/60 s step (`--set substeps=N`; a step takes more by itself while a
 --            die would move more than half its size in one): dice reach 6-11 m/s, 10-18 cm per
 --            step. Speculative contacts stop them at the pegs, the floor and each other instead
---            of a step later (400 dice, seed 1: deepest 1.9 cm, 10 of 1,171 touching pairs
+--            of a step later (400 dice, seed 1: deepest 1.3 cm, 4 of 1,176 touching pairs
 --            beyond 5 mm; before them 4.4 cm, 425 pairs beyond 1 cm); the limits below say so.
 --   planner  BK-BGT, mu 1000, a preset tree of at most 3000 nodes; the approximate answer is the
 --            node with the most dice on target. `report` prints the on-target fraction and the
@@ -271,13 +271,12 @@ return tp.domain {
   quickstep_iters = 10,
   max_contacts = 4,
   -- Penetration limits (docs/physics.md): 3 cm, not the default 5 mm. Dice land at 6-11 m/s, in
-  -- crowds: a die struck by another within one substep, pinned between several, or falling past a
-  -- neighbour's edge (the swept pass then sees the side face, not the edge it is about to hit)
-  -- sinks up to about 2.3 cm before the iterative solver (10 iterations, 4 contacts a pair, what
-  -- keeps 400 dice affordable) pushes it out. Measured: over the plans of 20 seeds the deepest
-  -- overlap is about 2 cm; with a 2 cm limit 5 of 20 seeds lose their whole search at one such
-  -- collision (2.03-2.28 cm) that no die's control can avoid. Before speculative contacts a plan
-  -- had 4.4 cm and 425 pairs beyond 1 cm.
+  -- crowds: a die struck by another within one substep, or pinned between several, sinks a
+  -- centimetre or two before the iterative solver (10 iterations, 4 contacts a pair, what keeps 400
+  -- dice affordable) pushes it out. Measured: seed 1's plan reaches 1.3 cm (4 of 1,176 touching
+  -- pairs beyond 5 mm); the worst collisions of 20 seeds reach 2-3 cm, and with a 2 cm limit some
+  -- seeds lost their whole search at one of them, which no die's control can avoid. Before
+  -- speculative contacts a plan had 4.4 cm and 425 pairs beyond 1 cm.
   max_static_penetration = 0.03, max_body_penetration = 0.03,
   materials = {
     tp.material { name = "die", friction = 0.3, restitution = 0.2 },
