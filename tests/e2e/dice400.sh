@@ -2,7 +2,7 @@
 # The flagship at its real size (issue 24): the default dice domain, 400 dice spelling "TP"
 # (paper Sec. 6.4), seed 1, planned end to end. It must be solved (>= 90 % of the dice resting on
 # their cells), replay bit for bit with --check at the plan's own limits (the domain's
-# 3 cm, docs/physics.md), start with no two dice overlapping (centres at least a die's diagonal apart)
+# 2 cm, docs/physics.md), start with no two dice overlapping (centres at least a die's diagonal apart)
 # and end with every die inside the bucket (its centre within the walls' inner faces, below their
 # top). A change that breaks the 400-dice scene cannot land unnoticed: the 30-dice tests did not
 # see it go from 20/20 to 17/20. Release build only (about 10 s of planning; `tplan bench` has the
