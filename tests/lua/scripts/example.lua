@@ -49,5 +49,5 @@ return tp.domain {
   valid = tp.inside { body = "ball", min = { -1.5, -1 }, max = { 1.5, 1 } },
   quality = tp.distance { body = "ball", to = GOAL },
   solution_metric = "steps",
-  planner = { algorithm = "bgt", mu = 1000, max_iters = 20000, solutions = 1, seed = 1 },
+  planner = { algorithm = "bgt", mu = 1000, max_iters = 20000, solutions = 1, seed = 2 },
 }
