@@ -134,6 +134,31 @@ struct tpWorld {
 
 #define TP_MOTION_ERROR_MAX 1280 /* bytes of tpWorld.motion_error */
 
+/* Defined in contacts.c, called by step.c once per substep (in this order: Collide at the start
+ * poses, Speculate for the fast bodies, then the solve with CreateJoints, Discover and solve again
+ * while it finds something, Record), and DepthPass after a step in scenes with scripted bodies. */
+/* The most substeps a step takes (fast bodies ask for more). */
+#define TP_MAX_SUBSTEPS 64
+/* A step cuts a substep at a lively bounce (contacts.c) at most this many times. */
+#define TP_MAX_CUTS 16
+/* A substep is solved again after a discovery (contacts.c) at most this many times. */
+#define TP_DISCOVER_ROUNDS TP_DISCOVER_ROUNDS_MAX
+/// The real contacts at the substep's start poses into w->pend, and the touching record (keep:
+/// add to the earlier substeps' pairs).
+void tpContacts_Collide(tpWorld *w, bool keep);
+/// The swept pass: speculative contacts for the fast bodies over a substep of h s. Returns h, or
+/// the time of the first lively bounce short of a surface when split allows cutting there.
+double tpContacts_Speculate(tpWorld *w, double h, bool split);
+/// The substep's contact joints from w->pend (friction direction from the current velocities).
+void tpContacts_CreateJoints(tpWorld *w);
+/// After a solve: contacts for overlaps the solve caused that no contact foresaw; true when it
+/// added some (the substep is then solved again from w->sub0).
+bool tpContacts_Discover(tpWorld *w, double h);
+/// The speculative contacts the solver used join the touching record.
+void tpContacts_Record(tpWorld *w);
+/// The deepest overlaps at the current poses, without joints (after a step with scripted bodies).
+void tpContacts_DepthPass(tpWorld *w);
+
 /* Defined in step.c, used by world.c. */
 void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out);
 bool tpWorld_CallMotion(const tpWorld *w, int body, double t, tpBodyState *out);

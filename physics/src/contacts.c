@@ -1,0 +1,916 @@
+/* tplan physics: contacts -- the canonical collision pass, speculative contacts for fast bodies
+ * (the swept pass, sweep samples, bounce cuts), the discovery of overlaps a solve caused, the
+ * contact joints and the touching record. step.c drives them once per substep (docs/physics.md).
+ * Every function here is a function of the restored state, so Sim stays pure. */
+#include "world_internal.h"
+
+#include "tp/base.h"
+#include "tp/util.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------ */
+/* Canonical collisions                                                                        */
+
+/* Room for n contact infos (and the merge scratch); keeps the contents. */
+static bool tpReserveInfos(tpWorld *w, int n)
+{
+    if ((size_t)n <= w->cap_infos)
+        return true;
+    size_t cap = tpArray_NextCap(w->cap_infos, (size_t)n, sizeof(tpContactInfo));
+    tpContactInfo *c = cap ? tpArray_Resize(w->infos, cap, sizeof *c) : NULL;
+    if (c == NULL)
+        return false;
+    w->infos = c;
+    tpContactInfo *m = tpArray_Resize(w->merge, cap, sizeof *m);
+    if (m == NULL)
+        return false;
+    w->merge = m;
+    w->cap_infos = cap;
+    return true;
+}
+
+bool tpWorld_GrowPairs(tpWorld *w, int cap)
+{
+    if (cap <= w->cap_pairs)
+        return true;
+    uint64_t *p = realloc(w->pairs, (size_t)cap * sizeof *p);
+    if (p == NULL)
+        return false;
+    w->pairs = p;
+    w->cap_pairs = cap;
+    return true;
+}
+
+/* Broad phase only: records the candidate pair under its canonical key. The space hands pairs
+ * over in an order that depends on its history, so nothing is decided here. */
+static void tpNearCallback(void *data, dGeomID g1, dGeomID g2)
+{
+    tpWorld *w = data;
+    int a = (int)(intptr_t)dGeomGetData(g1);
+    int b = (int)(intptr_t)dGeomGetData(g2);
+    /* The category bits already keep static/kinematic geoms apart; this guards the rule. */
+    if (w->rt[a].state_slot < 0 && w->rt[b].state_slot < 0)
+        return;
+    if (a == b)
+        return;
+    if (a > b) {
+        int tmp = a;
+        a = b;
+        b = tmp;
+    }
+    if (w->npairs == w->cap_pairs && !tpWorld_GrowPairs(w, 2 * w->cap_pairs)) {
+        tpLog(TP_LOG_ERROR, "physics: out of memory for collision pairs");
+        abort();
+    }
+    w->pairs[w->npairs++] = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+}
+
+/* Heap sort: in place, no allocation, O(n log n) whatever the space's order was. The keys are
+ * unique, so stability does not matter. */
+static void tpSiftDown(uint64_t *v, int start, int n)
+{
+    int root = start;
+    for (;;) {
+        int child = 2 * root + 1;
+        if (child >= n)
+            return;
+        if (child + 1 < n && v[child + 1] > v[child])
+            child++;
+        if (v[root] >= v[child])
+            return;
+        uint64_t tmp = v[root];
+        v[root] = v[child];
+        v[child] = tmp;
+        root = child;
+    }
+}
+
+static void tpSortKeys(uint64_t *v, int n)
+{
+    if (n < 16) {
+        for (int i = 1; i < n; i++) {
+            uint64_t key = v[i];
+            int j = i - 1;
+            while (j >= 0 && v[j] > key) {
+                v[j + 1] = v[j];
+                j--;
+            }
+            v[j + 1] = key;
+        }
+        return;
+    }
+    for (int i = n / 2 - 1; i >= 0; i--)
+        tpSiftDown(v, i, n);
+    for (int end = n - 1; end > 0; end--) {
+        uint64_t tmp = v[0];
+        v[0] = v[end];
+        v[end] = tmp;
+        tpSiftDown(v, 0, end);
+    }
+}
+
+/* Total order on contacts of one pair: position, then depth, then normal. */
+static int tpContactCmp(const dContactGeom *x, const dContactGeom *y)
+{
+    for (int k = 0; k < 3; k++)
+        if (x->pos[k] != y->pos[k])
+            return x->pos[k] < y->pos[k] ? -1 : 1;
+    if (x->depth != y->depth)
+        return x->depth < y->depth ? -1 : 1;
+    for (int k = 0; k < 3; k++)
+        if (x->normal[k] != y->normal[k])
+            return x->normal[k] < y->normal[k] ? -1 : 1;
+    return 0;
+}
+
+static void tpSortContacts(dContactGeom *c, int n)
+{
+    for (int i = 1; i < n; i++) {
+        dContactGeom key = c[i];
+        int j = i - 1;
+        while (j >= 0 && tpContactCmp(&c[j], &key) > 0) {
+            c[j + 1] = c[j];
+            j--;
+        }
+        c[j + 1] = key;
+    }
+}
+
+/* ODE's friction is a pyramid: the two tangent directions are limited independently (and
+ * rolling resistance acts about each of them independently), so a body sliding or rolling
+ * diagonally to them is braked unevenly and its path bends toward an axis (a kicked ball
+ * curved by 0.1 rad over 3 m). Aligning the first friction direction with the sliding velocity
+ * at the contact -- or, while rolling, with the bodies' relative velocity -- makes friction and
+ * rolling resistance oppose the motion exactly, as an isotropic (cone) law does.
+ * Deterministic: a function of the restored state only. */
+static bool tpTangent(const dReal *nrm, double v[3])
+{
+    double vn = v[0] * nrm[0] + v[1] * nrm[1] + v[2] * nrm[2];
+    for (int i = 0; i < 3; i++)
+        v[i] -= vn * nrm[i];
+    double s = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (s < 1e-6)
+        return false;
+    for (int i = 0; i < 3; i++)
+        v[i] /= s;
+    return true;
+}
+
+static void tpFrictionDirection(dBodyID a, dBodyID b, dContact *c)
+{
+    const dReal *p = c->geom.pos, *nrm = c->geom.normal;
+    dVector3 va = {0, 0, 0}, vb = {0, 0, 0};
+    if (a != NULL)
+        dBodyGetPointVel(a, p[0], p[1], p[2], va);
+    if (b != NULL)
+        dBodyGetPointVel(b, p[0], p[1], p[2], vb);
+    double v[3] = {va[0] - vb[0], va[1] - vb[1], va[2] - vb[2]};
+    if (!tpTangent(nrm, v)) {
+        const dReal *la = a != NULL ? dBodyGetLinearVel(a) : NULL, *lb = b != NULL ? dBodyGetLinearVel(b) : NULL;
+        for (int i = 0; i < 3; i++)
+            v[i] = (la != NULL ? la[i] : 0.0) - (lb != NULL ? lb[i] : 0.0);
+        if (!tpTangent(nrm, v))
+            return; /* at rest relative to each other: ODE's default basis */
+    }
+    c->surface.mode |= dContactFDir1;
+    for (int i = 0; i < 3; i++)
+        c->fdir1[i] = v[i];
+}
+
+/* Merges the infos appended by a later pass (infos[first..ninfos), sorted by pair like the
+ * earlier ones infos[0..first)) into one sorted list with each pair once; an earlier entry wins
+ * (its deepest overlap is the deeper of the two). */
+static void tpMergeInfos(tpWorld *w, int first)
+{
+    int i = 0, j = first, n = 0;
+    while (i < first || j < w->ninfos) {
+        const tpContactInfo *a = i < first ? &w->infos[i] : NULL, *b = j < w->ninfos ? &w->infos[j] : NULL;
+        if (a != NULL && b != NULL && a->a == b->a && a->b == b->b) {
+            w->merge[n] = *a;
+            if (b->max_depth > a->max_depth)
+                w->merge[n].max_depth = b->max_depth;
+            n++;
+            i++;
+            j++;
+        } else if (b == NULL || (a != NULL && (a->a < b->a || (a->a == b->a && a->b < b->b)))) {
+            w->merge[n++] = *a;
+            i++;
+        } else {
+            w->merge[n++] = *b;
+            j++;
+        }
+    }
+    memcpy(w->infos, w->merge, (size_t)n * sizeof *w->infos);
+    w->ninfos = n;
+}
+
+/* Keeps the deepest overlaps of the step: static geometry against a moving body, and two moving
+ * bodies (dynamic or scripted) against each other. */
+static void tpNoteDepth(tpWorld *w, int a, int b, double depth)
+{
+    if (w->bodies[a].cls == TP_BODY_STATIC || w->bodies[b].cls == TP_BODY_STATIC) {
+        if (depth > w->static_depth) {
+            w->static_depth = depth;
+            w->static_pair[0] = a;
+            w->static_pair[1] = b;
+            w->static_sub = w->substep;
+        }
+    } else if (depth > w->body_depth) {
+        w->body_depth = depth;
+        w->body_pair[0] = a;
+        w->body_pair[1] = b;
+        w->body_sub = w->substep;
+    }
+}
+
+/* Deepest overlaps at the current poses (after a step in scenes with scripted bodies: an infinite
+ * mass can push a body into static geometry, or into another body, during the last substep); no
+ * contact joints and no touching record (it only looks). */
+void tpContacts_DepthPass(tpWorld *w)
+{
+    w->npairs = 0;
+    dSpaceCollide(w->space, w, tpNearCallback);
+    for (int p = 0; p < w->npairs; p++) {
+        int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
+        int n = dCollide(w->rt[a].geom, w->rt[b].geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        for (int k = 0; k < n; k++)
+            tpNoteDepth(w, a, b, w->cgeoms[k].depth);
+    }
+}
+
+/* Room for n pending contacts (and their feedback records); keeps the contents. */
+static bool tpReservePending(tpWorld *w, int n)
+{
+    if (n <= w->cap_pend)
+        return true;
+    size_t cap = tpArray_NextCap((size_t)w->cap_pend, (size_t)n, sizeof(tpPendingContact));
+    if (cap == 0 || cap > INT_MAX)
+        return false;
+    tpPendingContact *p = tpArray_Resize(w->pend, cap, sizeof *p);
+    if (p == NULL)
+        return false;
+    w->pend = p;
+    dJointFeedback *f = tpArray_Resize(w->feedback, cap, sizeof *f);
+    if (f == NULL)
+        return false;
+    w->feedback = f;
+    w->cap_pend = (int)cap;
+    return true;
+}
+
+static bool tpReserveTouch(tpWorld *w, int n)
+{
+    if (n <= w->cap_touch)
+        return true;
+    size_t cap = tpArray_NextCap((size_t)w->cap_touch, (size_t)n, sizeof(tpTouch));
+    tpTouch *t = cap && cap <= INT_MAX ? tpArray_Resize(w->touch, cap, sizeof *t) : NULL;
+    if (t == NULL)
+        return false;
+    w->touch = t;
+    w->cap_touch = (int)cap;
+    return true;
+}
+
+/* The surface of a contact between bodies a and b, as ODE takes it (no bounce yet). */
+static dContact tpBaseContact(const tpWorld *w, int a, int b)
+{
+    const tpSurface *s = &w->surfaces[w->bodies[a].material * w->def.nmaterials + w->bodies[b].material];
+    dContact c;
+    memset(&c, 0, sizeof c);
+    c.surface.mode = dContactApprox1;
+    c.surface.mu = s->mu;
+    if (s->rho > 0.0) {
+        /* Rolling resistance about both tangent axes; no spinning friction (rhoN = 0). */
+        c.surface.mode |= dContactRolling;
+        c.surface.rho = s->rho;
+        c.surface.rho2 = s->rho;
+        c.surface.rhoN = 0.0;
+    }
+    return c;
+}
+
+static void tpPushPending(tpWorld *w, const dContact *c, int a, int b, bool speculative)
+{
+    if (w->npend == w->cap_pend && !tpReservePending(w, w->npend + 1)) {
+        tpLog(TP_LOG_ERROR, "physics: out of memory for contact joints");
+        abort();
+    }
+    tpPendingContact *p = &w->pend[w->npend++];
+    p->c = *c;
+    p->a = a;
+    p->b = b;
+    p->speculative = speculative;
+}
+
+/* Collision detection at the substep's start poses: the real contacts, appended to w->pend, and
+ * the touching record (keep = true adds to the earlier substeps' pairs instead of starting over). */
+void tpContacts_Collide(tpWorld *w, bool keep)
+{
+    w->npairs = 0;
+    w->ntouch = 0;
+    w->stamp++;
+    if (!keep)
+        w->ninfos = 0;
+    const int first = w->ninfos;
+    dSpaceCollide(w->space, w, tpNearCallback);
+    tpSortKeys(w->pairs, w->npairs);
+    /* contacts still become joints when this fails; only the touching record is incomplete */
+    const bool record = tpReserveInfos(w, first + w->npairs) && tpReserveTouch(w, w->npairs);
+    if (!record)
+        tpLog(TP_LOG_ERROR, "physics: out of memory for the contact record");
+
+    const int nmat = w->def.nmaterials;
+    for (int p = 0; p < w->npairs; p++) {
+        int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
+        const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
+        int n = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        if (n <= 0)
+            continue;
+        tpSortContacts(w->cgeoms, n);
+
+        const tpSurface *s = &w->surfaces[w->bodies[a].material * nmat + w->bodies[b].material];
+        dContact c = tpBaseContact(w, a, b);
+        if (s->bounce > 0.0) {
+            c.surface.mode |= dContactBounce;
+            c.surface.bounce = s->bounce;
+            c.surface.bounce_vel = s->bounce_vel;
+        }
+        double deepest = 0.0;
+        const int pfirst = w->npend;
+        for (int k = 0; k < n; k++) {
+            c.geom = w->cgeoms[k];
+            tpPushPending(w, &c, a, b, false);
+            deepest = w->cgeoms[k].depth > deepest ? w->cgeoms[k].depth : deepest;
+        }
+        tpNoteDepth(w, a, b, deepest);
+        w->rt[a].contact_stamp = w->rt[b].contact_stamp = w->stamp;
+        if (!record)
+            continue;
+        w->touch[w->ntouch].key = w->pairs[p];
+        w->touch[w->ntouch].first = pfirst;
+        w->touch[w->ntouch].count = n;
+        w->touch[w->ntouch].deepest = deepest;
+        w->ntouch++;
+        tpContactInfo *info = &w->infos[w->ninfos++];
+        info->a = a;
+        info->b = b;
+        memcpy(info->pos, w->cgeoms[0].pos, sizeof info->pos);
+        info->depth = w->cgeoms[0].depth;
+        info->max_depth = deepest;
+    }
+    if (first > 0)
+        tpMergeInfos(w, first);
+}
+
+/* The pair's entry among the substep's touching pairs, or NULL. */
+static const tpTouch *tpTouching(const tpWorld *w, uint64_t key)
+{
+    int lo = 0, hi = w->ntouch;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (w->touch[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < w->ntouch && w->touch[lo].key == key ? &w->touch[lo] : NULL;
+}
+
+/* One of the pair's speculative contacts lies within d of point p. Those of the swept pass and
+ * of each discovery round follow the real ones in runs, each in pair order (w->run[0 .. nrun]
+ * bound them). */
+static bool tpNearSpeculative(const tpWorld *w, uint64_t key, const double p[3], double d)
+{
+    const int a = (int)(key >> 32), b = (int)(key & 0xffffffffu);
+    for (int r = 0; r < w->nrun; r++) {
+        int lo = w->run[r], hi = w->run[r + 1];
+        const int end = hi;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            const tpPendingContact *m = &w->pend[mid];
+            if (m->a < a || (m->a == a && m->b < b))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (int k = lo; k < end && w->pend[k].a == a && w->pend[k].b == b; k++) {
+            const dReal *q = w->pend[k].c.geom.pos;
+            double dx = q[0] - p[0], dy = q[1] - p[1], dz = q[2] - p[2];
+            if (dx * dx + dy * dy + dz * dz < d * d)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* A real contact of the pair lies within d of point p. */
+static bool tpNearContact(const tpWorld *w, const tpTouch *t, const double p[3], double d)
+{
+    for (int k = t->first; k < t->first + t->count; k++) {
+        const dReal *q = w->pend[k].c.geom.pos;
+        double dx = q[0] - p[0], dy = q[1] - p[1], dz = q[2] - p[2];
+        if (dx * dx + dy * dy + dz * dz < d * d)
+            return true;
+    }
+    return false;
+}
+
+/* Speculative contacts (Catto's "speculative contacts", as in Box2D v3): a body that moves
+ * further in one substep than TP_SWEEP_MIN sinks that far into whatever it meets before the
+ * collision is seen at the next substep (a die landing at 10 m/s with 4 substeps: 4 cm, half a
+ * die). So the fast bodies are also collided at their swept poses (p + v h, turned by omega h,
+ * grown by a margin): a pair that is not touching now but will overlap there gets contacts whose
+ * constraint lets the bodies close the present gap g and no more (normal velocity >= -g / h,
+ * through ODE's dContactMotionN with no depth), or, when the impact falls within the substep and
+ * is fast enough to bounce, leaves with the restitution velocity (or cuts the substep at the
+ * impact). A contact the solver does not need applies no force, so a near miss costs nothing but
+ * the test. Deterministic: a function of the restored state only; only the geoms move, through
+ * offsets that are cleared afterwards, so the bodies (and ODE's rotation matrices) are untouched. */
+
+/* m per substep: slower bodies sink at most the contact surface layer, and get no sweep. */
+#define TP_SWEEP_MIN 0.001
+/* m: fast bodies' geoms grow by this in the swept pass, so that what is nearly touching is seen
+ * too (the far rim of a tilted cylinder, which its own contact forces bring down). */
+#define TP_SPECULATIVE_MARGIN 0.002
+/* m: a parting pair this near still gets its swept contacts (boxes stacked with hair-wide gaps,
+ * all falling together). */
+#define TP_SPECULATIVE_HAIR 1e-4
+/* Of the larger bounding radius: a swept contact this close to a real contact of the pair adds
+ * nothing. */
+#define TP_SPECULATIVE_NEAR 0.2
+/* At most this many poses along a pair's sweep (tpSweepSamples). */
+#define TP_SWEEP_SAMPLES 4
+/* m: a bounce predicted further from the surface than this cuts the substep at the impact... */
+#define TP_BOUNCE_GAP 0.0002
+/* ... for pairs this bouncy (and at most TP_MAX_CUTS times a step): a livelier bounce's rebound
+ * shows where it started (a chipped ball landing, a pool ball off a cushion); a die (e 0.05-0.2)
+ * reversing a gap short of the floor does not, and the cuts would double the physics of 400 dice
+ * landing. */
+#define TP_BOUNCE_CUT_E 0.5
+/* m: an unforeseen overlap this deep after a solve is solved again (TP_DISCOVER_ROUNDS). */
+#define TP_DISCOVER_DEPTH 0.002
+
+/* The sweep velocity of body i (m/s, point velocity at p of the body moving with its sweep
+ * velocity and its angular velocity), for a fast body; 0 for the others (static, kinematic and
+ * slow bodies stay at their start poses in the swept pass). */
+static void tpSweepPointVel(const tpWorld *w, int i, const dReal *p, double out[3])
+{
+    const tpBodyRt *r = &w->rt[i];
+    out[0] = out[1] = out[2] = 0.0;
+    if (r->body == NULL || r->sweep_stamp != w->stamp)
+        return;
+    const dReal *c = dBodyGetPosition(r->body), *om = dBodyGetAngularVel(r->body);
+    const double d[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+    out[0] = r->vsweep[0] + om[1] * d[2] - om[2] * d[1];
+    out[1] = r->vsweep[1] + om[2] * d[0] - om[0] * d[2];
+    out[2] = r->vsweep[2] + om[0] * d[1] - om[1] * d[0];
+}
+
+/* Grows body i's geom by m (m) on every side, or back to its definition's size (m = 0). */
+static void tpInflate(tpWorld *w, int i, double m)
+{
+    const tpBodyDef *b = &w->bodies[i];
+    dGeomID g = w->rt[i].geom;
+    switch (b->shape) {
+    case TP_SHAPE_BOX:
+        dGeomBoxSetLengths(g, b->size[0] + 2 * m, b->size[1] + 2 * m, b->size[2] + 2 * m);
+        break;
+    case TP_SHAPE_SPHERE:
+        dGeomSphereSetRadius(g, b->size[0] + m);
+        break;
+    case TP_SHAPE_CYLINDER:
+        dGeomCylinderSetParams(g, b->size[0] + m, b->size[1] + 2 * m);
+        break;
+    case TP_SHAPE_CAPSULE:
+        dGeomCapsuleSetParams(g, b->size[0] + m, b->size[1]);
+        break;
+    case TP_SHAPE_PLANE:
+        break;
+    }
+}
+
+/* The point of the start pose that body i's sweep (by v h and turned by omega h about its
+ * centre) takes to p1: a corner of a spinning die is where the corner was, not where its swept
+ * position less the translation is (1.5 cm apart at 40 rad/s). A sphere's surface point under a
+ * contact moves with the centre alone, so for spheres only the translation is undone (turning it
+ * back would put the point off the line through the centre: a torque that is not there). */
+static void tpSweepBack(const tpWorld *w, int i, double h, const dReal *p1, double out[3])
+{
+    const tpBodyRt *r = &w->rt[i];
+    const dReal *c = dBodyGetPosition(r->body), *om = dBodyGetAngularVel(r->body);
+    double d[3];
+    for (int k = 0; k < 3; k++)
+        d[k] = p1[k] - (c[k] + h * r->vsweep[k]);
+    double spin = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
+    if (w->bodies[i].shape != TP_SHAPE_SPHERE && spin > 0.0) {
+        /* Rodrigues: rotate d by -spin h about the unit axis om / spin */
+        const double ang = -spin * h, cs = cos(ang), sn = sin(ang);
+        const double u[3] = {om[0] / spin, om[1] / spin, om[2] / spin};
+        const double ud = u[0] * d[0] + u[1] * d[1] + u[2] * d[2];
+        const double x[3] = {u[1] * d[2] - u[2] * d[1], u[2] * d[0] - u[0] * d[2], u[0] * d[1] - u[1] * d[0]};
+        double e[3];
+        for (int k = 0; k < 3; k++)
+            e[k] = d[k] * cs + x[k] * sn + u[k] * ud * (1.0 - cs);
+        memcpy(d, e, sizeof d);
+    }
+    for (int k = 0; k < 3; k++)
+        out[k] = c[k] + d[k];
+}
+
+/* Puts fast body i's geom (not the body: its rotation matrix is hidden state) at the fraction f of
+ * its sweep over h, through an offset: position p + f v h, orientation turned by f omega h. */
+static void tpSweepPose(tpWorld *w, int i, double h, double f)
+{
+    const tpBodyRt *r = &w->rt[i];
+    const dReal *p = dBodyGetPosition(r->body), *q = dBodyGetQuaternion(r->body), *om = dBodyGetAngularVel(r->body);
+    const double spin = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
+    double dq[4] = {1.0, 0.0, 0.0, 0.0};
+    if (spin > 0.0) {
+        const double ang = f * spin * h, sn = sin(0.5 * ang) / spin;
+        dq[0] = cos(0.5 * ang);
+        dq[1] = om[0] * sn;
+        dq[2] = om[1] * sn;
+        dq[3] = om[2] * sn;
+    }
+    dQuaternion q1;
+    q1[0] = dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3];
+    q1[1] = dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2];
+    q1[2] = dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1];
+    q1[3] = dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0];
+    dGeomSetOffsetWorldQuaternion(r->geom, q1);
+    dGeomSetOffsetWorldPosition(r->geom, p[0] + f * h * r->vsweep[0], p[1] + f * h * r->vsweep[1],
+                                p[2] + f * h * r->vsweep[2]);
+}
+
+/* The swept pose shows where a pair overlaps at the end of the substep, and its normal is the
+ * overlap's: a die falling past the edge of another overlaps it less sideways than vertically at
+ * the end, so the normal said "side by side" while the die was about to land on the edge (2-3 cm
+ * deep a step later). A pair whose sweep carries one past the other by more than half the thinner
+ * body's thickness is therefore also collided at fractions of the sweep, and the first fraction
+ * where it overlaps gives the contacts (at most TP_SWEEP_SAMPLES). Returns the fraction used and
+ * leaves the contacts in w->cgeoms (*n of them). */
+static double tpSweepSamples(tpWorld *w, int a, int b, bool fa, bool fb, double h, int *n)
+{
+    const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
+    double rel = 0.0, thin = INFINITY;
+    for (int c = 0; c < 3; c++) {
+        const double d = (fa ? ra->vsweep[c] : 0.0) - (fb ? rb->vsweep[c] : 0.0);
+        rel += d * d;
+    }
+    rel = sqrt(rel) * h;
+    if (ra->body != NULL && ra->thickness > 0.0)
+        thin = ra->thickness;
+    if (rb->body != NULL && rb->thickness > 0.0 && rb->thickness < thin)
+        thin = rb->thickness;
+    int k = (int)ceil(rel / (0.5 * thin));
+    if (!(k > 1))
+        return 1.0;
+    if (k > TP_SWEEP_SAMPLES)
+        k = TP_SWEEP_SAMPLES;
+    double used = 1.0;
+    for (int j = 1; j < k; j++) {
+        const double f = (double)j / k;
+        if (fa)
+            tpSweepPose(w, a, h, f);
+        if (fb)
+            tpSweepPose(w, b, h, f);
+        int m = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        if (m > 0) {
+            *n = m;
+            used = f;
+            break;
+        }
+    }
+    if (fa)
+        tpSweepPose(w, a, h, 1.0);
+    if (fb)
+        tpSweepPose(w, b, h, 1.0);
+    if (used == 1.0) /* no earlier overlap: the full sweep's contacts again */
+        *n = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+    return used;
+}
+
+double tpContacts_Speculate(tpWorld *w, double h, bool split)
+{
+    if (getenv("NO_SPEC")) {
+        w->run[0] = w->run[1] = w->npend;
+        w->nrun = 1;
+        return h;
+    }
+    if (getenv("NO_CUT"))
+        split = false;
+    int nfast = 0;
+    double first_bounce = h;
+    for (int k = 0; k < w->nstate + w->nkinematic; k++) {
+        /* scripted bodies sweep too: one moving into a resting body crushes it otherwise */
+        int i = k < w->nstate ? w->state_body[k] : w->kin_body[k - w->nstate];
+        tpBodyRt *r = &w->rt[i];
+        const dReal *v0 = dBodyGetLinearVel(r->body), *om = dBodyGetAngularVel(r->body);
+        /* the velocity at the end of a free substep (ODE moves by h times that): gravity and the
+         * action count, or a body let go at rest would sink g h^2 before its contact is seen. A
+         * body with contacts already is held by them: its own velocity is its sweep (else a box
+         * resting on the floor would sweep down with the box above it and never meet it). */
+        const int slot = r->control_slot;
+        const bool supported = r->contact_stamp == w->stamp || r->kinematic;
+        double acc2 = 0.0;
+        for (int c = 0; c < 3; c++) {
+            const double acc =
+                supported ? 0.0 : w->def.gravity[c] + (slot >= 0 ? w->action[6 * slot + c] / r->mass : 0.0);
+            r->vsweep[c] = v0[c] + h * acc;
+            /* what the body would do if nothing but its support touched it: the action acts */
+            r->vfree[c] = supported && slot >= 0 ? v0[c] + h * w->action[6 * slot + c] / r->mass : r->vsweep[c];
+            acc2 += acc * acc;
+        }
+        /* A free body grows by its own fall in the substep too: boxes stacked with hair-wide
+         * gaps (no contact yet) all fall together, so their sweeps alone never meet. */
+        r->inflate = TP_SPECULATIVE_MARGIN + sqrt(acc2) * h * h;
+        double speed = sqrt(r->vsweep[0] * r->vsweep[0] + r->vsweep[1] * r->vsweep[1] + r->vsweep[2] * r->vsweep[2]);
+        double spin = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
+        if ((speed + spin * r->radius) * h <= TP_SWEEP_MIN)
+            continue;
+        tpInflate(w, i, r->inflate);
+        tpSweepPose(w, i, h, 1.0);
+        r->sweep_stamp = w->stamp;
+        w->fast[nfast++] = i;
+    }
+    w->run[0] = w->run[1] = w->npend;
+    w->nrun = 1;
+    if (nfast == 0)
+        return h;
+    w->npairs = 0;
+    dSpaceCollide(w->space, w, tpNearCallback);
+    tpSortKeys(w->pairs, w->npairs);
+    const int first = w->npend;
+    for (int p = 0; p < w->npairs; p++) {
+        int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
+        const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
+        const bool fa = ra->sweep_stamp == w->stamp && ra->body != NULL;
+        const bool fb = rb->sweep_stamp == w->stamp && rb->body != NULL;
+        if (!fa && !fb)
+            continue; /* neither is fast: its contacts, if any, are the real ones */
+        /* A touching pair still gets speculative contacts where it has none yet: the far rim of
+         * a rocking cylinder comes down while its near rim touches. */
+        const tpTouch *touch = tpTouching(w, w->pairs[p]);
+        const double near = TP_SPECULATIVE_NEAR * (ra->radius > rb->radius ? ra->radius : rb->radius);
+        int n = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        if (n <= 0)
+            continue;
+        const double f = tpSweepSamples(w, a, b, fa, fb, h, &n);
+        tpSortContacts(w->cgeoms, n);
+        const tpSurface *s = &w->surfaces[w->bodies[a].material * w->def.nmaterials + w->bodies[b].material];
+        for (int k = 0; k < n; k++) {
+            const dContactGeom *g = &w->cgeoms[k];
+            /* The pair's relative velocity at the point along ODE's normal (which separates a, the
+             * first geom, from b when a moves along it): the depth now is the swept depth less
+             * the approach over the substep, h vn. */
+            double va[3], vb[3], vn = 0.0;
+            tpSweepPointVel(w, a, g->pos, va);
+            tpSweepPointVel(w, b, g->pos, vb);
+            for (int c = 0; c < 3; c++)
+                vn += (va[c] - vb[c]) * g->normal[c];
+            double gap = (fa ? ra->inflate : 0.0) + (fb ? rb->inflate : 0.0) - g->depth - vn * f * h;
+            if (gap < 0.0)
+                gap = 0.0;
+            if (vn >= 0.0 && gap > TP_SPECULATIVE_HAIR)
+                continue; /* not closing in, and not so near that a push within the substep could close it */
+            dContact c = tpBaseContact(w, a, b);
+            c.geom = *g;
+            c.geom.depth = 0.0;
+            /* the point at the start poses: where the fast body's swept motion took it from */
+            double pa[3], pb[3];
+            if (fa)
+                tpSweepBack(w, a, f * h, g->pos, pa);
+            if (fb)
+                tpSweepBack(w, b, f * h, g->pos, pb);
+            for (int q = 0; q < 3; q++)
+                c.geom.pos[q] = fa && fb ? 0.5 * (pa[q] + pb[q]) : fa ? pa[q] : pb[q];
+            if (touch != NULL && tpNearContact(w, touch, c.geom.pos, near))
+                continue; /* a real contact holds this part of the pair already */
+            c.surface.mode |= dContactMotionN;
+            if (s->bounce >= TP_BOUNCE_CUT_E && -vn > s->bounce_vel && -vn * h > gap && split && gap > TP_BOUNCE_GAP) {
+                /* A bounce within the substep, short of the surface: the substep is cut at the
+                 * impact (tpAdvance), so that the bounce starts from the surface itself. */
+                const double tau = gap / -vn;
+                if (tau < first_bounce)
+                    first_bounce = tau;
+                c.surface.motionN = -gap / h;
+            } else if (s->bounce > 0.0 && -vn > s->bounce_vel && -vn * h > gap) {
+                /* The impact is within the substep: the pair bounces now, gap short of the
+                 * surface. It leaves with the speed the true bounce has when it passes back
+                 * through this gap: in at v, accelerated by gravity along the normal (a) over
+                 * the gap to sqrt(v^2 + 2 a gap), out at e times that, slowed over the gap. The
+                 * path after is the true one, only earlier by the round trip over the gap. */
+                double an = 0.0;
+                for (int q = 0; q < 3; q++)
+                    an -= ((ra->body != NULL && !ra->kinematic ? w->def.gravity[q] : 0.0) -
+                           (rb->body != NULL && !rb->kinematic ? w->def.gravity[q] : 0.0)) *
+                          g->normal[q];
+                const double e = s->bounce, out2 = e * e * (vn * vn + 2.0 * an * gap) - 2.0 * an * gap;
+                /* ... and the constraint holds at the end of the substep, after gravity has acted
+                 * on the way out for h (else the rebound is a g h too fast: +2 % at 1/240 s) */
+                const double out = (out2 > 0.0 ? sqrt(out2) : 0.0) - an * h;
+                c.surface.motionN = out > 0.0 ? out : 0.0;
+            } else {
+                c.surface.motionN = -gap / h;
+            }
+            tpPushPending(w, &c, a, b, true);
+        }
+    }
+    for (int f = 0; f < nfast; f++) {
+        tpInflate(w, w->fast[f], 0.0);
+        dGeomClearOffset(w->rt[w->fast[f]].geom); /* the geom follows its body's pose exactly again */
+    }
+    w->run[1] = w->npend;
+    w->speculative += w->npend - first;
+    return first_bounce;
+}
+
+/* Creates the substep's contact joints (friction direction from the current velocities); the
+ * speculative ones get a feedback record, so that those the solver used count as touching. */
+void tpContacts_CreateJoints(tpWorld *w)
+{
+    int nspec = 0;
+    for (int k = 0; k < w->npend; k++) {
+        tpPendingContact *p = &w->pend[k];
+        dBodyID ba = w->rt[p->a].body, bb = w->rt[p->b].body;
+        dContact c = p->c;
+        tpFrictionDirection(ba, bb, &c);
+        dJointID j = dJointCreateContact(w->world, w->group, &c);
+        dJointAttach(j, ba, bb);
+        if (p->speculative) {
+            memset(&w->feedback[nspec], 0, sizeof w->feedback[nspec]);
+            dJointSetFeedback(j, &w->feedback[nspec++]);
+        }
+    }
+}
+
+/* After the solve: the speculative contacts pend[from .. to) that pushed (the bodies met within
+ * the substep) join the touching record, at depth 0; they come in pair order. nspec counts the
+ * speculative contacts before `from` (their feedback records come first). */
+static int tpRecordRun(tpWorld *w, int from, int to, int nspec)
+{
+    const int first = w->ninfos;
+    for (int k = from; k < to; k++) {
+        const tpPendingContact *p = &w->pend[k];
+        if (!p->speculative)
+            continue;
+        const dJointFeedback *f = &w->feedback[nspec++];
+        if (f->f1[0] == 0 && f->f1[1] == 0 && f->f1[2] == 0 && f->f2[0] == 0 && f->f2[1] == 0 && f->f2[2] == 0)
+            continue;
+        if (w->ninfos > first && w->infos[w->ninfos - 1].a == p->a && w->infos[w->ninfos - 1].b == p->b)
+            continue; /* this pair's earlier contact is recorded */
+        if (!tpReserveInfos(w, w->ninfos + 1)) {
+            tpLog(TP_LOG_ERROR, "physics: out of memory for the contact record");
+            return nspec;
+        }
+        tpContactInfo *info = &w->infos[w->ninfos++];
+        info->a = p->a;
+        info->b = p->b;
+        memcpy(info->pos, p->c.geom.pos, sizeof info->pos);
+        info->depth = 0.0;
+        info->max_depth = 0.0;
+    }
+    if (first > 0 && w->ninfos > first)
+        tpMergeInfos(w, first);
+    return nspec;
+}
+
+/* The swept pass's and each discovery round's contacts are runs, each in pair order. */
+void tpContacts_Record(tpWorld *w)
+{
+    int nspec = 0;
+    for (int r = 0; r < w->nrun; r++)
+        nspec = tpRecordRun(w, w->run[r], w->run[r + 1], nspec);
+}
+
+/* A body the solve changed more than its free motion would (|dv| h + |d omega| r h beyond
+ * TP_SWEEP_MIN): something hit it within the substep. */
+static bool tpSurprised(const tpWorld *w, int k, double h)
+{
+    const int i = w->state_body[k];
+    const tpBodyRt *r = &w->rt[i];
+    const dReal *v = dBodyGetLinearVel(r->body), *om = dBodyGetAngularVel(r->body);
+    const double *om0 = w->sub0[k].angvel;
+    double dv = 0.0, dw = 0.0;
+    for (int c = 0; c < 3; c++) {
+        dv += (v[c] - r->vfree[c]) * (v[c] - r->vfree[c]);
+        dw += (om[c] - om0[c]) * (om[c] - om0[c]);
+    }
+    return (sqrt(dv) + sqrt(dw) * r->radius) * h > TP_SWEEP_MIN;
+}
+
+/* The start-pose point of body i whose end pose holds p1 (state bodies: from the substep's start
+ * state; scripted bodies: back by their velocities), into out; *disp gets the point's travel. */
+static void tpPointAtStart(const tpWorld *w, int i, double h, const dReal *p1, double out[3], double disp[3])
+{
+    const tpBodyRt *r = &w->rt[i];
+    if (r->body == NULL) { /* static */
+        memcpy(out, p1, 3 * sizeof(double));
+        disp[0] = disp[1] = disp[2] = 0.0;
+        return;
+    }
+    const dReal *c1 = dBodyGetPosition(r->body), *q1 = dBodyGetQuaternion(r->body);
+    double c0[3], q0[4];
+    if (r->state_slot >= 0) {
+        memcpy(c0, w->sub0[r->state_slot].pos, sizeof c0);
+        memcpy(q0, w->sub0[r->state_slot].quat, sizeof q0);
+    } else {
+        const dReal *v = dBodyGetLinearVel(r->body);
+        for (int k = 0; k < 3; k++)
+            c0[k] = c1[k] - h * v[k];
+        memcpy(q0, q1, sizeof q0);
+    }
+    /* d0 = R0 R1^T (p1 - c1): rotate by q0 * conj(q1) */
+    double d[3] = {p1[0] - c1[0], p1[1] - c1[1], p1[2] - c1[2]};
+    const double qc[4] = {q0[0] * q1[0] + q0[1] * q1[1] + q0[2] * q1[2] + q0[3] * q1[3],
+                          -q0[0] * q1[1] + q0[1] * q1[0] - q0[2] * q1[3] + q0[3] * q1[2],
+                          -q0[0] * q1[2] + q0[1] * q1[3] + q0[2] * q1[0] - q0[3] * q1[1],
+                          -q0[0] * q1[3] - q0[1] * q1[2] + q0[2] * q1[1] + q0[3] * q1[0]};
+    dVector3 dr;
+    dQuaternion qq = {qc[0], qc[1], qc[2], qc[3]};
+    dMatrix3 R;
+    dQtoR(qq, R);
+    dMultiply0_331(dr, R, d);
+    for (int k = 0; k < 3; k++) {
+        disp[k] = p1[k] - (c0[k] + dr[k]);
+        /* a sphere's surface point under a contact moves with its centre (see tpSweepBack) */
+        out[k] = w->bodies[i].shape == TP_SHAPE_SPHERE ? p1[k] - (c1[k] - c0[k]) : c0[k] + dr[k];
+    }
+}
+
+/* Speculative contacts only see what a body's free motion approaches. A die slammed onto the floor
+ * by another die landing on it moves where its own sweep never went, within the same substep (9 mm
+ * into the floor in one 1/360 s substep). So after the solve, the bodies it surprised are
+ * collided at their end poses against pairs that had no contact in it; a pair found deeper than
+ * TP_DISCOVER_DEPTH gets contacts that let it close its start gap and no more, and the substep is
+ * solved again from its start (tpAdvance, at most TP_DISCOVER_ROUNDS times). Returns whether any
+ * contact was added. Deterministic: a function of the substep's start state. */
+bool tpContacts_Discover(tpWorld *w, double h)
+{
+    if (getenv("NO_DISC"))
+        return false;
+    w->npairs = 0;
+    for (int k = 0; k < w->nstate; k++)
+        if (tpSurprised(w, k, h))
+            dSpaceCollide2(w->rt[w->state_body[k]].geom, (dGeomID)w->space, w, tpNearCallback);
+    if (w->npairs == 0)
+        return false;
+    tpSortKeys(w->pairs, w->npairs);
+    const int first = w->npend;
+    for (int p = 0; p < w->npairs; p++) {
+        if (p > 0 && w->pairs[p] == w->pairs[p - 1])
+            continue;
+        /* a pair counts where it went deeper than it started and it had no contact, real or
+         * speculative (a die's corner driven in beside the four contacts its face had; a die
+         * slammed into the floor by another, beside the one corner its sweep foresaw) */
+        const tpTouch *touch = tpTouching(w, w->pairs[p]);
+        const double base = (touch != NULL ? touch->deepest : 0.0) + TP_DISCOVER_DEPTH;
+        int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
+        const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
+        const double near = TP_SPECULATIVE_NEAR * (ra->radius > rb->radius ? ra->radius : rb->radius);
+        int n = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        double deepest = 0.0;
+        for (int k = 0; k < n; k++)
+            deepest = w->cgeoms[k].depth > deepest ? w->cgeoms[k].depth : deepest;
+        if (!(deepest > base))
+            continue;
+        tpSortContacts(w->cgeoms, n);
+        for (int k = 0; k < n; k++) {
+            const dContactGeom *g = &w->cgeoms[k];
+            if (touch != NULL && !(g->depth > base))
+                continue;
+            double pa[3], pb[3], da[3], db[3];
+            tpPointAtStart(w, a, h, g->pos, pa, da);
+            tpPointAtStart(w, b, h, g->pos, pb, db);
+            const double *p0 = ra->body != NULL ? pa : pb;
+            if ((touch != NULL && tpNearContact(w, touch, p0, near)) || tpNearSpeculative(w, w->pairs[p], p0, near))
+                continue;
+            /* the depth grew by the points' approach along the normal (which separates a) */
+            double approach = 0.0;
+            for (int c = 0; c < 3; c++)
+                approach += (db[c] - da[c]) * g->normal[c];
+            double gap = approach - g->depth;
+            if (gap < 0.0)
+                gap = 0.0;
+            dContact c = tpBaseContact(w, a, b);
+            c.geom = *g;
+            c.geom.depth = 0.0;
+            for (int q = 0; q < 3; q++)
+                c.geom.pos[q] = ra->body != NULL && rb->body != NULL ? 0.5 * (pa[q] + pb[q])
+                                : ra->body != NULL                   ? pa[q]
+                                                                     : pb[q];
+            c.surface.mode |= dContactMotionN;
+            c.surface.motionN = -gap / h;
+            tpPushPending(w, &c, a, b, true);
+        }
+    }
+    w->discovered += w->npend - first;
+    if (w->npend == first)
+        return false;
+    w->run[++w->nrun] = w->npend;
+    return true;
+}
