@@ -12,8 +12,6 @@
 #include "tp/base.h"
 #include "tp/util.h"
 
-#include <limits.h>
-#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
