@@ -596,13 +596,6 @@ static double tpSweepSamples(tpWorld *w, int a, int b, bool fa, bool fb, double 
 
 double tpContacts_Speculate(tpWorld *w, double h, bool split)
 {
-    if (getenv("NO_SPEC")) {
-        w->run[0] = w->run[1] = w->npend;
-        w->nrun = 1;
-        return h;
-    }
-    if (getenv("NO_CUT"))
-        split = false;
     int nfast = 0;
     double first_bounce = h;
     for (int k = 0; k < w->nstate + w->nkinematic; k++) {
@@ -851,8 +844,6 @@ static void tpPointAtStart(const tpWorld *w, int i, double h, const dReal *p1, d
  * contact was added. Deterministic: a function of the substep's start state. */
 bool tpContacts_Discover(tpWorld *w, double h)
 {
-    if (getenv("NO_DISC"))
-        return false;
     w->npairs = 0;
     for (int k = 0; k < w->nstate; k++)
         if (tpSurprised(w, k, h))

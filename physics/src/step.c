@@ -360,8 +360,6 @@ static void tpSolve(tpWorld *w, double h)
  * function of the state at t, so deterministic; at most TP_MAX_SUBSTEPS. */
 static int tpSubsteps(tpWorld *w, double t)
 {
-    if (getenv("NO_ADAPT"))
-        return w->def.substeps;
     double need = w->def.substeps;
     if (w->nkinematic > 0)
         tpSetKinematic(w, t);
