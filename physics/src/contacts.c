@@ -686,7 +686,7 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
             c.surface.mode |= dContactMotionN;
             if (s->bounce >= TP_BOUNCE_CUT_E && -vn > s->bounce_vel && -vn * h > gap && split && gap > TP_BOUNCE_GAP) {
                 /* A bounce within the substep, short of the surface: the substep is cut at the
-                 * impact (tpAdvance), so that the bounce starts from the surface itself. */
+                 * impact (step.c), so that the bounce starts from the surface itself. */
                 const double tau = gap / -vn;
                 if (tau < first_bounce)
                     first_bounce = tau;
@@ -840,7 +840,7 @@ static void tpPointAtStart(const tpWorld *w, int i, double h, const dReal *p1, d
  * into the floor in one 1/360 s substep). So after the solve, the bodies it surprised are
  * collided at their end poses against pairs that had no contact in it; a pair found deeper than
  * TP_DISCOVER_DEPTH gets contacts that let it close its start gap and no more, and the substep is
- * solved again from its start (tpAdvance, at most TP_DISCOVER_ROUNDS times). Returns whether any
+ * solved again from its start (step.c, at most TP_DISCOVER_ROUNDS times). Returns whether any
  * contact was added. Deterministic: a function of the substep's start state. */
 bool tpContacts_Discover(tpWorld *w, double h)
 {

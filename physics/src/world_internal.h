@@ -37,11 +37,11 @@ typedef struct tpBodyRt {
     double thickness;       /* m: smallest half extent (moving bodies) */
     uint32_t contact_stamp; /* tpWorld.stamp of the last substep in which it had a contact */
     uint32_t sweep_stamp;   /* tpWorld.stamp of the last substep in which it was fast */
-    double vsweep[3];       /* m/s: its velocity over a free substep (valid when sweep_stamp is
-                               the current stamp) */
-    double inflate;         /* m: how much its geom grows in the swept pass (idem) */
+    double vsweep[3];       /* m/s: its velocity over a free substep (set every substep for every
+                               moving body; the swept pass moves the fast ones by it) */
+    double inflate;         /* m: how much its geom grows in the swept pass (set with vsweep) */
     double vfree[3];        /* m/s: its velocity after the substep if only its support touched it
-                               (what tpDiscover calls unsurprising; set with vsweep) */
+                               (what tpContacts_Discover calls unsurprising; set with vsweep) */
     double radius;          /* m: bounding radius about the centre of mass (dynamic bodies; the sweep of a
                                spinning body is |omega| * radius per second) */
 } tpBodyRt;
@@ -52,7 +52,7 @@ typedef struct tpPendingContact {
     dContact c;       /* as handed to dJointCreateContact, less the friction direction (set from
                          the velocities when the joint is made) */
     int a, b;         /* body indices, a < b */
-    bool speculative; /* from the swept pass: the pair was not touching yet */
+    bool speculative; /* from the swept pass or a discovery: limits the pair's approach to its gap */
 } tpPendingContact;
 
 /// A pair touching at the substep's start and where its real contacts are in tpWorld.pend.
