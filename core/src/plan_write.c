@@ -971,3 +971,34 @@ bool tpPlanRecord_Write(const tpPlanRecord *rec, const char *path, char *err, si
     }
     return true;
 }
+
+bool tpPlanRecord_WriteMem(const tpPlanRecord *rec, char **out, size_t *len, char *err, size_t errlen)
+{
+    const tpCheck c = {"plan", err, errlen};
+    char *overrides = NULL;
+    *out = NULL;
+    *len = 0;
+    if (!rec) {
+        return tpCheckFail(&c, "no record");
+    }
+    if (!tpCheckRecord(&c, rec, &overrides)) {
+        return false;
+    }
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f) {
+        cJSON_free(overrides);
+        return tpCheckFail(&c, "out of memory");
+    }
+    tpPutRecord(f, rec, overrides);
+    cJSON_free(overrides);
+    bool ok = !ferror(f);
+    if (fclose(f) != 0 || !ok || !buf) {
+        free(buf);
+        return tpCheckFail(&c, "out of memory");
+    }
+    *out = buf;
+    *len = n;
+    return true;
+}

@@ -9,6 +9,7 @@
 
 #include "tp/lua.h"
 #include "tp/planner.h"
+#include "tp/run.h"
 #include "tp/tactics.h"
 #include "tp/viewer.h"
 
@@ -30,7 +31,6 @@ enum {
 };
 
 #define TP_MAX_PARAMS 64
-#define TP_CLI_MAX_SOLUTIONS 1000000 /* --solutions: many-worlds up to this many */
 
 /// Parsed `--set name=value` options (pointers into argv).
 typedef struct tpCliParams {
@@ -110,8 +110,12 @@ bool tpCli_AddParam(tpCliParams *params, char *arg);
 /// Resolves a domain argument: an existing path is used as is; a bare name ("minigolf") is looked
 /// up as <domains dir>/<name>.lua. Writes into out; false if nothing exists.
 bool tpCli_ResolveDomain(const char *arg, char *out, size_t cap);
-/// The built-in domains directory ($TPLAN_DOMAINS, else the source tree's domains/).
+/// The built-in domains directory ($TPLAN_DOMAINS, else the installed share/tplan/domains, else
+/// the source tree's domains/).
 const char *tpCli_DomainsDir(void);
+/// A folder of tplan's data: PREFIX/share/tplan/WHAT when this tplan is installed as
+/// PREFIX/bin/tplan and that folder exists, else source_dir (a build tree's tplan).
+const char *tpCli_DataDir(const char *what, const char *source_dir);
 /// The names of the domain scripts in dir ("minigolf" for minigolf.lua), sorted, at most cap, each
 /// malloc'd (the caller frees them). -1 after logging when dir cannot be read.
 int tpCli_DomainFiles(const char *dir, char **names, int cap);
@@ -121,17 +125,13 @@ bool tpCli_ParseInt(const char *opt, const char *s, long long min, long long max
 /// one message naming opt.
 bool tpCli_ParseDouble(const char *opt, const char *s, double lo, bool lo_open, double hi, double *out);
 
-/// Planner options shared by `plan` and `bench` (set flag = given on the command line).
+/// Planner options shared by `plan` and `bench`: the run definition (tplan/tplan.h, tp/run.h), in
+/// which a field left at its default leaves the domain's own value, plus what the program adds.
 typedef struct tpCliPlanOpts {
-    bool planner, mu, seed, iters, limit, sols, no_nn_index;
-    tpPlannerKind kind;
-    double mu_v, limit_v;
-    long long seed_v, iters_v, sols_v;
-    /* script limits (0 = the tpScriptDef default) */
-    long long memory_mb;         /* --memory-limit MB */
-    double load_time, call_time; /* --load-time-limit S, --call-time-limit S */
-    const char *source;          /* NULL: read the script file; else its text (source_len bytes) and
-                                    the path only names it in messages (`tplan worker`: "job.lua") */
+    tplan_run_def run;  /* --planner, --mu, --seed, --max-iters, --time-limit, --solutions,
+                           --no-nn-index, --memory-limit, --load-time-limit, --call-time-limit */
+    const char *source; /* NULL: read the script file; else its text (source_len bytes) and
+                           the path only names it in messages (`tplan worker`: "job.lua") */
     size_t source_len;
     /* OR-parallel workers (par.h): tpPlannerDef.iteration_bound and its user; NULL = none */
     int64_t (*iteration_bound)(void *user);
@@ -139,13 +139,13 @@ typedef struct tpCliPlanOpts {
     bool warn; /* tpCli_PlanRun prints the domain's warnings once the script is loaded (before planning) */
 } tpCliPlanOpts;
 
+/// Zeroes o and sets its run definition's defaults (tplan_run_def_init).
+void tpCli_PlanOptsInit(tpCliPlanOpts *o);
 /// Takes a planner or script-limit option (code TP_OPT_PLANNER..TP_OPT_CALL_TIME_LIMIT, value from tpCli_NextOption):
 /// 1 = taken, 0 = not a planner option, -1 = bad value (one message logged).
 int tpCli_PlannerOption(tpCliPlanOpts *o, int code, const char *value);
 /// The script definition for path with the options' limits (params may be NULL if n is 0).
 tpScriptDef tpCli_ScriptDef(const tpCliPlanOpts *o, const char *path, const tpScriptParam *params, int nparams);
-/// Overrides the script's planner defaults with the options that were given.
-void tpCli_ApplyPlannerOptions(const tpCliPlanOpts *o, tpPlannerDef *pd);
 
 /// Prints the domain's warnings (tpDomain_Warning) on stderr, "tplan: warning: file:line: ...", after
 /// flushing stdout so that they come before anything the command prints next. Shown under -q too.
@@ -161,15 +161,8 @@ typedef struct tpCliProgress {
     double interval; /* s */
 } tpCliProgress;
 
-/// One planning run; everything is owned by the run (free with tpCli_PlanRunFree).
-typedef struct tpCliRun {
-    tpScript *script;
-    tpDomain *domain;   /* owned by script */
-    tpPlannerDef pd;    /* the definition used: script defaults + options */
-    tpPlanner *planner; /* its tree and result arrays stay valid until freed */
-    tpPlanResult res;
-    tpPlanStatus status;
-} tpCliRun;
+/// One planning run (tp/run.h); free it with tpCli_PlanRunFree.
+typedef tpRun tpCliRun;
 
 /// Loads the domain script at path fresh (with the --set params), applies the options to its
 /// planner defaults and plans. Returns TP_EXIT_OK when the planner ran (solved or approximate:

@@ -300,10 +300,10 @@ static bool write_json(const char *path, const Runs *runs, int seeds, const tpCl
     if (ok) {
         cJSON_AddStringToObject(root, "tplan_bench", "1");
         cJSON_AddNumberToObject(root, "seeds", seeds);
-        if (o->iters) {
-            cJSON_AddNumberToObject(root, "max_iters", (double)o->iters_v);
+        if (o->run.max_iters > 0) {
+            cJSON_AddNumberToObject(root, "max_iters", (double)o->run.max_iters);
         }
-        cJSON_AddBoolToObject(root, "nn_index", !o->no_nn_index);
+        cJSON_AddBoolToObject(root, "nn_index", o->run.nn_index != 0);
         cJSON_AddItemToObject(root, "runs", arr);
     } else {
         cJSON_Delete(arr);
@@ -434,7 +434,7 @@ static int bench_one(const char *path, const tpScriptParam *params, int nparams,
                      char *err, size_t errlen)
 {
     tpCliPlanOpts ro = *ro0;
-    ro.seed_v = seed;
+    ro.run.seed = seed;
     tpCliRun run;
     int rc = tpCli_PlanRun(path, params, nparams, &ro, progress, &run, err, errlen);
     if (rc != TP_EXIT_OK) {
@@ -631,7 +631,7 @@ static int bench_main(int argc, char **argv, bool *mpi_started)
     char *sets[TP_MAX_PARAMS];
     int nsets = 0;
     tpCliPlanOpts o;
-    memset(&o, 0, sizeof o);
+    tpCli_PlanOptsInit(&o);
     enum {
         OPT_DOMAINS = TP_OPT_FIRST_FREE,
         OPT_PLANNERS,
@@ -761,7 +761,7 @@ static int bench_main(int argc, char **argv, bool *mpi_started)
             return TP_EXIT_BAD_INPUT;
         }
     }
-    const uint32_t first_seed = o.seed ? (uint32_t)o.seed_v : 1u;
+    const uint32_t first_seed = o.run.seed >= 0 ? (uint32_t)o.run.seed : 1u;
     if ((long long)first_seed + seeds - 1 > 4294967295LL) {
         tpLog(TP_LOG_ERROR, "--seed + --seeds exceeds the seed range");
         return TP_EXIT_BAD_INPUT;
@@ -807,12 +807,12 @@ static int bench_main(int argc, char **argv, bool *mpi_started)
     char plot_path_buf[4096];
     char plot_label[256] = "";
     printf("tplan bench: %lld seed%s per row (from %u)", seeds, seeds == 1 ? "" : "s", first_seed);
-    if (o.iters) {
-        printf(", max-iters %lld", o.iters_v);
+    if (o.run.max_iters > 0) {
+        printf(", max-iters %lld", (long long)o.run.max_iters);
     }
     printf("%s; times are medians / 90th percentiles over all runs (unsolved ones included);\n"
            "shares are of the summed planning time; paper = Table 1 (Pentium 4, averages)\n",
-           o.no_nn_index ? ", no NN index" : "");
+           !o.run.nn_index ? ", no NN index" : "");
     print_header();
     for (int d = 0; d < ndomains; ++d) {
         char label[256], path[4096];
@@ -846,9 +846,8 @@ static int bench_main(int argc, char **argv, bool *mpi_started)
                 continue;
             }
             tpCliPlanOpts ro = o;
-            ro.planner = true;
-            ro.kind = kinds[p];
-            ro.seed = true;
+            ro.run.planner = kinds[p] == TP_PLANNER_RRT ? TPLAN_PLANNER_RRT : TPLAN_PLANNER_BGT;
+            ro.run.seed = first_seed;
             prog.label = label;
             prog.kind = kinds[p];
             prog.runs = (uint32_t)seeds;
@@ -905,13 +904,12 @@ static int bench_main(int argc, char **argv, bool *mpi_started)
                   plot_domain ? plot_domain : "none");
             return code == TP_EXIT_FAILURE ? code : TP_EXIT_APPROXIMATE;
         }
-        int64_t iters = plot_iters > 0 ? plot_iters : o.iters ? o.iters_v : 100000;
+        int64_t iters = plot_iters > 0 ? plot_iters : o.run.max_iters > 0 ? o.run.max_iters : 100000;
         tpScriptParam params[TP_MAX_PARAMS];
         char storage[8192];
         int nparams = params_for(sets, nsets, plot_label, params, storage, sizeof storage);
         tpCliPlanOpts po = o;
-        po.seed = true;
-        po.seed_v = first_seed;
+        po.run.seed = first_seed;
         int rc = tpBench_Fig13(plot_path, plot_label, params, nparams, &po, iters, plot, prog.tty);
         if (rc == TP_EXIT_FAILURE) {
             code = TP_EXIT_FAILURE;

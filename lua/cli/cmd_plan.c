@@ -266,7 +266,7 @@ int tpCmd_Plan(int argc, char **argv)
     long long view_quit = 0, jobs = 1;
     tpCliParams params = {0};
     tpCliPlanOpts o;
-    memset(&o, 0, sizeof o);
+    tpCli_PlanOptsInit(&o);
     enum { OPT_SET = TP_OPT_FIRST_FREE, OPT_NO_OUT, OPT_TREE, OPT_VIEW, OPT_VIEW_QUIT, OPT_JOBS, OPT_MPI };
     static const struct option longopts[] = {
         TP_CLI_PLANNER_LONGOPTS,

@@ -35,7 +35,8 @@ static void serve_usage(FILE *f)
             "  --max-memory MB     the largest memory_mb (Lua memory) a job may ask (default %d; a job's\n"
             "                      default is %d)\n"
             "  --worker-memory MB  address-space limit of each worker process (default: none)\n"
-            "  --web DIR           the web page's files (default: $TPLAN_WEB, else the source tree's web/)\n"
+            "  --web DIR           the web page's files (default: $TPLAN_WEB, else the installed\n"
+            "                      share/tplan/web, else the source tree's web/)\n"
             "  --no-web            serve no web page\n"
             "  -h, --help          this help\n"
             "\n"
@@ -265,7 +266,7 @@ int tpCmd_Serve(int argc, char **argv)
     if (no_web) {
         web = NULL;
     } else if (!web) {
-        web = TP_SOURCE_WEB;
+        web = tpCli_DataDir("web", TP_SOURCE_WEB);
         if (stat(web, &sb) != 0) {
             tpLog(TP_LOG_WARN, "serve: no web page (%s is missing); the API works without it", web);
             web = NULL;

@@ -127,30 +127,20 @@ static void add_workers(cJSON *sum, const tpParOutcome *oc)
     }
 }
 
-/* Reads the request's planner fields into o (the server has checked their types and ranges). */
-static void request_options(const cJSON *req, tpCliPlanOpts *o)
+/* Reads the request's run fields into o: the run definition's own reader (the server has checked
+ * them with it, so a failure here is the server's bug, reported as such). */
+static bool request_options(const cJSON *req, tpCliPlanOpts *o, char *err, size_t errlen)
 {
     const cJSON *v;
-    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(req, "planner"))) {
-        o->planner = true;
-        o->kind = strcmp(v->valuestring, "rrt") == 0 ? TP_PLANNER_RRT : TP_PLANNER_BGT;
+    cJSON_ArrayForEach(v, req)
+    {
+        tplan_error e;
+        if (tpRun_ReadJsonField(&o->run, v, &e) < 0) {
+            snprintf(err, errlen, "request: %.1000s", e.message);
+            return false;
+        }
     }
-    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(req, "mu"))) {
-        o->mu = true;
-        o->mu_v = v->valuedouble;
-    }
-    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(req, "seed"))) {
-        o->seed = true;
-        o->seed_v = (long long)v->valuedouble;
-    }
-    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(req, "max_iters"))) {
-        o->iters = true;
-        o->iters_v = (long long)v->valuedouble;
-    }
-    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(req, "solutions"))) {
-        o->sols = true;
-        o->sols_v = (long long)v->valuedouble;
-    }
+    return true;
 }
 
 /* The `set` object as --set parameters; values are written as `tplan plan --set` would take them. */
@@ -195,13 +185,15 @@ static void run_job(FILE *ev, const cJSON *m)
     cJSON *done = cJSON_CreateObject();
     cJSON_AddStringToObject(done, "type", "done");
     tpCliPlanOpts o;
-    memset(&o, 0, sizeof o);
-    request_options(req, &o);
-    o.limit = true;
-    o.limit_v = isfinite(limit) && limit > 0 ? limit : 60;
-    o.memory_mb = isfinite(mem) && mem >= 16 ? (long long)mem : 0;
-    o.load_time = fmin(TP_SCRIPT_DEFAULT_LOAD_TIME, o.limit_v);
-    o.call_time = fmin(TP_SCRIPT_DEFAULT_CALL_TIME, o.limit_v);
+    tpCli_PlanOptsInit(&o);
+    char err[2048] = "";
+    const bool req_ok = request_options(req, &o, err, sizeof err);
+    /* the scheduler's limits for this job (its default applied, cut to a synchronous deadline) */
+    o.run.time_limit = isfinite(limit) && limit > 0 ? limit : 0;
+    o.run.memory_limit_mb = isfinite(mem) && mem >= 16 ? (int64_t)mem : 0;
+    o.run.load_time_limit = o.run.time_limit > 0 ? fmin(TP_SCRIPT_DEFAULT_LOAD_TIME, o.run.time_limit) : 0;
+    o.run.call_time_limit = o.run.time_limit > 0 ? fmin(TP_SCRIPT_DEFAULT_CALL_TIME, o.run.time_limit) : 0;
+    o.run.jobs = 1; /* the request's jobs are the OR-parallel task's workers (below) */
     const char *path = cJSON_IsString(dpath) ? dpath->valuestring : "job.lua";
     if (cJSON_IsString(script)) {
         o.source = script->valuestring;
@@ -225,10 +217,11 @@ static void run_job(FILE *ev, const cJSON *m)
     tpPlanRecord own;
     memset(&own, 0, sizeof own);
     tpPlanRecord *rec = &own;
-    char err[2048] = "";
     int code;
     bool tree_ok = false;
-    if (task.nworkers > 1) { /* the OR-parallel search (no progress reports during the race) */
+    if (!req_ok) {
+        code = TP_EXIT_FAILURE;
+    } else if (task.nworkers > 1) { /* the OR-parallel search (no progress reports during the race) */
         code = tpPar_PlanFork(&task, &oc, err, sizeof err);
         rec = &oc.rec;
         if (code == TP_EXIT_OK && want_tree) {

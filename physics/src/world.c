@@ -6,6 +6,7 @@
 #include "tp/mathx.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,10 @@ tpMaterialDef tpDefaultMaterialDef(void)
 /* ------------------------------------------------------------------------------------------ */
 /* ODE library lifetime: one dInitODE2 for any number of worlds (ODE keeps global state).      */
 
+/* Worlds in use in the process, guarded by g_ode_lock (the embedding API lets several threads
+ * create and destroy worlds); the second piece of process-wide state besides the log level. */
 static int g_ode_users;
+static pthread_mutex_t g_ode_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void tpOdeVLog(tpLogLevel level, int num, const char *msg, va_list ap)
 {
@@ -175,20 +179,26 @@ static int tpCollideCylinderPlane(dGeomID cyl, dGeomID plane, int flags, dContac
 
 static void tpOdeAcquire(void)
 {
+    pthread_mutex_lock(&g_ode_lock);
     if (g_ode_users++ == 0) {
         dSetErrorHandler(tpOdeError);
         dSetDebugHandler(tpOdeDebug);
         dSetMessageHandler(tpOdeMessage);
         dInitODE2(0);
         dSetColliderOverride(dCylinderClass, dPlaneClass, tpCollideCylinderPlane);
-        dAllocateODEDataForThread(dAllocateMaskAll);
     }
+    /* ODE's per-thread collision data: once per thread that steps worlds (a no-op when there). */
+    dAllocateODEDataForThread(dAllocateMaskAll);
+    pthread_mutex_unlock(&g_ode_lock);
 }
 
 static void tpOdeRelease(void)
 {
-    if (--g_ode_users == 0)
+    pthread_mutex_lock(&g_ode_lock);
+    if (--g_ode_users == 0) {
         dCloseODE();
+    }
+    pthread_mutex_unlock(&g_ode_lock);
 }
 
 /* ------------------------------------------------------------------------------------------ */

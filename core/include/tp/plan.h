@@ -163,6 +163,9 @@ void tpPlanRecord_Free(tpPlanRecord *rec);
 /// they parse back to the identical bits. Output is byte-identical for identical records,
 /// apart from stats.timing. Returns false and fills err on I/O failure.
 bool tpPlanRecord_Write(const tpPlanRecord *rec, const char *path, char *err, size_t errlen);
+/// The same bytes into a new NUL-terminated buffer (*out, malloc'd: the caller frees it; *len
+/// bytes without the NUL). False with a message in err (invalid record, out of memory).
+bool tpPlanRecord_WriteMem(const tpPlanRecord *rec, char **out, size_t *len, char *err, size_t errlen);
 
 /// Reads and validates a plan file. On any problem (missing file, bad JSON, wrong format or
 /// version, missing/ill-typed field, inconsistent array lengths) returns false with a message
