@@ -94,6 +94,18 @@ static void tpOdeDebug(int num, const char *msg, va_list ap)
  * messages themselves would drown the log, so they go to the debug level. */
 static _Thread_local unsigned long g_lcp_failures;
 
+int tpOde_Solve(dWorldID world, double h, bool exact)
+{
+    if (exact) {
+        return dWorldStep(world, h);
+    }
+    pthread_mutex_lock(&g_ode_lock);
+    dRandSetSeed(0);
+    int ok = dWorldQuickStep(world, h);
+    pthread_mutex_unlock(&g_ode_lock);
+    return ok;
+}
+
 unsigned long tpOde_LcpFailures(void)
 {
     return g_lcp_failures;
@@ -782,6 +794,13 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
 
     tpOdeAcquire();
     w->world = dWorldCreate();
+    /* ODE's default stepping "threading" is one process-wide object without locks: a world
+     * stepped while another thread steps another world aborts in it. Each world its own. */
+    w->threading = dThreadingAllocateSelfThreadedImplementation();
+    if (w->threading) {
+        dWorldSetStepThreadingImplementation(w->world, dThreadingImplementationGetFunctions(w->threading),
+                                             w->threading);
+    }
     w->space = tpCreateSpace(def);
     w->group = dJointGroupCreate(0);
     dWorldSetGravity(w->world, def->gravity[0], def->gravity[1], def->gravity[2]);
@@ -903,6 +922,9 @@ void tpDestroyWorld(tpWorld *w)
         dJointGroupDestroy(w->group);
         dSpaceDestroy(w->space); /* destroys the geoms it holds (cleanup mode is on by default) */
         dWorldDestroy(w->world); /* destroys the bodies */
+        if (w->threading) {
+            dThreadingFreeImplementation(w->threading);
+        }
         tpOdeRelease();
     }
     free(w->materials);

@@ -78,6 +78,7 @@ struct tpWorld {
     int *kin_body;     /* nkinematic body indices */
 
     dWorldID world;
+    dThreadingImplementationID threading; /* the world's own (tpCreateWorld); NULL: ODE's shared one */
     dSpaceID space;
     dJointGroupID group;
 
@@ -166,5 +167,9 @@ bool tpWorld_GrowPairs(tpWorld *w, int cap);
 /* Defined in world.c: how many times ODE's Dantzig LCP solver gave up on this thread ("LCP
  * internal error, s <= 0"), a running count read before and after a dWorldStep. */
 unsigned long tpOde_LcpFailures(void);
+/// One ODE solve of world over h seconds: dWorldStep (exact) or dWorldQuickStep. Quickstep
+/// shuffles constraint rows with ODE's one process-wide generator: it is reset to the same seed
+/// before each solve, under a lock, so that worlds stepped by several threads stay deterministic.
+int tpOde_Solve(dWorldID world, double h, bool exact);
 
 #endif

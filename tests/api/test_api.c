@@ -342,9 +342,11 @@ static void test_progress_stops(void **state)
     tplan_domain_free(d);
 }
 
-/* Two threads planning minigolf at once get the plan one thread gets alone. */
+/* Two threads planning at once get the plan one thread gets alone: minigolf (solver "step") and
+ * a few dice (solver "quickstep", which shuffles rows with ODE's process-wide generator). */
 typedef struct {
-    char *plan; /* up to "timing" */
+    int dice;   /* in: plan dice (count=12, 40 iterations) instead of minigolf */
+    char *plan; /* out: the plan up to "timing" */
     size_t len;
 } Planned;
 
@@ -352,10 +354,13 @@ static void *plan_minigolf(void *arg)
 {
     Planned *out = arg;
     tplan_error e;
-    tplan_domain *d = tplan_domain_load_file(MINIGOLF, NULL, 0, NULL, &e);
+    tplan_param count = {"count", "12"};
+    tplan_domain *d = out->dice ? tplan_domain_load_file(TP_SOURCE_DOMAINS "/dice.lua", &count, 1, NULL, &e)
+                                : tplan_domain_load_file(MINIGOLF, NULL, 0, NULL, &e);
     tplan_run_def run;
     tplan_run_def_init(&run);
     run.seed = 2;
+    run.max_iters = out->dice ? 40 : 0;
     tplan_result *r = d ? tplan_plan(d, &run, &e) : NULL;
     if (r) {
         size_t len;
@@ -372,8 +377,8 @@ static void *plan_minigolf(void *arg)
 
 static void test_threads(void **state)
 {
-    (void)state;
-    Planned alone = {0}, a = {0}, b = {0};
+    const int dice = *(int *)*state;
+    Planned alone = {dice, NULL, 0}, a = {dice, NULL, 0}, b = {dice, NULL, 0};
     plan_minigolf(&alone);
     assert_non_null(alone.plan);
     pthread_t ta, tb;
@@ -394,6 +399,7 @@ static void test_threads(void **state)
 
 int main(void)
 {
+    static int minigolf = 0, dice = 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_def_defaults_and_ranges),
         cmocka_unit_test(test_run_def_older_caller),
@@ -402,7 +408,8 @@ int main(void)
         cmocka_unit_test(test_script_errors_are_codes_not_output),
         cmocka_unit_test(test_plan_read_replay),
         cmocka_unit_test(test_progress_stops),
-        cmocka_unit_test(test_threads),
+        cmocka_unit_test_prestate(test_threads, &minigolf),
+        cmocka_unit_test_prestate(test_threads, &dice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
