@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "tp/base.h"
+#include "tplan/version.h"
 
 static void usage(FILE *f)
 {
@@ -71,7 +72,7 @@ int main(int argc, char **argv)
         return TP_EXIT_OK;
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("tplan %s\n", TP_VERSION);
+        printf("tplan %s\n", TPLAN_VERSION); /* project(VERSION), as libtplan reports it */
         return TP_EXIT_OK;
     }
     if (strcmp(cmd, "help") == 0) {
