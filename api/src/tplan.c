@@ -421,6 +421,32 @@ const char *tplan_result_plan(const tplan_result *r, size_t *len)
     return r ? r->plan : NULL;
 }
 
+tplan_code tplan_result_write_plan(const tplan_result *r, const char *path, tplan_error *err)
+{
+    if (!r || !path) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s", !r ? "no result (NULL)" : "no path (NULL)");
+        return TPLAN_ERR_ARGUMENT;
+    }
+    tpFileOut out;
+    char msg[512];
+    FILE *f = tpFile_OpenOut(&out, path, "wb", msg, sizeof msg);
+    if (!f) {
+        tpRun_Fail(err, TPLAN_ERR_IO, NULL, "%s: %s", path, msg);
+        return TPLAN_ERR_IO;
+    }
+    if (fwrite(r->plan, 1, r->plan_len, f) != r->plan_len) {
+        tpFile_AbortOut(&out);
+        tpRun_Fail(err, TPLAN_ERR_IO, NULL, "%s: write error", path);
+        return TPLAN_ERR_IO;
+    }
+    if (!tpFile_CommitOut(&out, msg, sizeof msg)) {
+        tpRun_Fail(err, TPLAN_ERR_IO, NULL, "%s: %s", path, msg);
+        return TPLAN_ERR_IO;
+    }
+    tpOk(err);
+    return TPLAN_OK;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Replay                                                                                      */
 

@@ -266,6 +266,23 @@ static void test_plan_read_replay(void **state)
     assert_non_null(strstr(plan, "\"format\": \"tplan-plan\""));
     assert_int_equal(tplan_replay(d, plan, len, &e), TPLAN_OK);
 
+    /* written to a file: the same bytes; an unwritable path is an I/O error naming it */
+    char path[] = "/tmp/tplan_test_api_plan_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(tplan_result_write_plan(r, path, &e), TPLAN_OK);
+    FILE *pf = fopen(path, "rb");
+    char *back = calloc(1, len + 1);
+    assert_int_equal(fread(back, 1, len + 1, pf), len);
+    fclose(pf);
+    assert_memory_equal(back, plan, len);
+    free(back);
+    unlink(path);
+    assert_int_equal(tplan_result_write_plan(r, "/nonexistent/dir/plan.json", &e), TPLAN_ERR_IO);
+    assert_non_null(strstr(e.message, "/nonexistent/dir/plan.json"));
+    assert_int_equal(tplan_result_write_plan(NULL, path, &e), TPLAN_ERR_ARGUMENT);
+
     /* the same domain and run plan the same bytes again (the script runs afresh) */
     tplan_result *r2 = tplan_plan(d, &run, &e);
     size_t len2 = 0;

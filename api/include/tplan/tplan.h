@@ -216,6 +216,10 @@ TPLAN_API double tplan_result_seconds(const tplan_result *result);
 /// The plan file (docs/plan-format.md) as `tplan plan -o` writes it: *len bytes (len may be
 /// NULL), NUL-terminated. Replay it with tplan_replay or `tplan replay`.
 TPLAN_API const char *tplan_result_plan(const tplan_result *result, size_t *len);
+/// Writes those bytes to the file at path, replacing it only once complete (a temporary file
+/// renamed into place: a failed write leaves the file as it was). TPLAN_ERR_IO with the reason
+/// for a path that cannot be written.
+TPLAN_API tplan_code tplan_result_write_plan(const tplan_result *result, const char *path, tplan_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Replay                                                                                      */
