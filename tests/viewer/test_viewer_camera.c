@@ -117,7 +117,7 @@ static void test_pose_interpolation(void **state)
     assert_int_equal(tpView_FrameCount(&rec, 0, 60), 60); /* 1 s of motion: 60 frames of 1/60 s */
     assert_int_equal(tpView_FrameCount(&rec, 0, 25), 25);
     assert_int_equal(tpView_FrameCount(&rec, 0, 2.5), 3); /* 2.5 frames' time: the last one covers the end */
-    assert_int_equal(tpView_FrameCount(&rec, 1, 25), 0); /* no such world */
+    assert_int_equal(tpView_FrameCount(&rec, 1, 25), 0);  /* no such world */
     tpPlanRecord_Free(&rec);
 }
 
