@@ -49,9 +49,9 @@ static int white_pixels(const unsigned char *img, int x0, int y0, int x1, int y1
 static unsigned char *render(const char *name, const char *opts)
 {
     char path[1200];
-    assert_int_equal(
-        vtRun("'%s' render '%s' --out '%s/%s' --size %dx%d --frames 0 %s -q", g_tplan, g_plan, g_work, name, W, H, opts),
-        0);
+    assert_int_equal(vtRun("'%s' render '%s' --out '%s/%s' --size %dx%d --frames 0 %s -q", g_tplan, g_plan, g_work,
+                           name, W, H, opts),
+                     0);
     snprintf(path, sizeof path, "%s/%s/frame_000000.png", g_work, name);
     return vtLoadPng(path, W, H);
 }
@@ -121,9 +121,9 @@ static void test_frame_count(void **state)
         /* the renderer's "last" frame is frame want - 1, and there is none after it */
         char dir[1100], path[1200];
         snprintf(dir, sizeof dir, "%s/count%d", g_work, i);
-        assert_int_equal(vtRun("'%s' render '%s' --out '%s' --size 32x32 --fps %g --frames last -q", g_tplan, g_plan,
-                               dir, fps[i]),
-                         0);
+        assert_int_equal(
+            vtRun("'%s' render '%s' --out '%s' --size 32x32 --fps %g --frames last -q", g_tplan, g_plan, dir, fps[i]),
+            0);
         snprintf(path, sizeof path, "%s/frame_%06d.png", dir, want - 1);
         free(vtLoadPng(path, 32, 32));
         assert_int_equal(vtRun("'%s' render '%s' --out '%s' --size 32x32 --fps %g --frames %d -q 2>/dev/null", g_tplan,
