@@ -58,6 +58,7 @@ tpScriptDef tpCli_ScriptDef(const tpCliPlanOpts *o, const char *path, const tpSc
 {
     tpScriptDef def = tpDefaultScriptDef();
     def.path = path;
+    def.name = o->name;
     def.source = o->source;
     def.source_len = o->source_len;
     def.params = params;
@@ -123,6 +124,31 @@ void tpCli_ScriptWarnings(const tpCliPlanOpts *o, const char *path, const tpScri
     tpDestroyScript(s);
 }
 
+/* An output must not replace a file the script read (a module, a track, an image), or the next
+   run of the domain would fail: false with "OUT is ...: refusing to overwrite an input" in err. */
+static bool outputs_spare_inputs(const tpScript *script, const char *path, const tpCliPlanOpts *o, char *err,
+                                 size_t errlen)
+{
+    int n = 0;
+    const tpScriptFile *files = tpScript_Files(script, &n);
+    const char *slash = strrchr(path, '/');
+    int dir = slash ? (int)(slash - path) + 1 : 0;
+    for (int k = 1; k < n && !o->source; ++k) {
+        char disk[4096];
+        snprintf(disk, sizeof disk, "%.*s%s", dir, path, files[k].path);
+        for (int i = 0; i < o->noutputs; ++i) {
+            if (o->outputs[i].path && tpCli_SameFile(o->outputs[i].path, disk)) {
+                char q1[512], q2[512];
+                snprintf(err, errlen, "%s '%s' is '%s', a file the domain script read: refusing to overwrite an input",
+                         o->outputs[i].what, tpCli_Escape(o->outputs[i].path, q1, sizeof q1),
+                         tpCli_Escape(files[k].path, q2, sizeof q2));
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *o,
                   const tpCliProgress *progress, tpCliRun *run, char *err, size_t errlen)
 {
@@ -133,6 +159,9 @@ int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, co
         return TP_EXIT_BAD_INPUT;
     }
     run->domain = tpScript_Domain(run->script);
+    if (!outputs_spare_inputs(run->script, path, o, err, errlen)) {
+        return TP_EXIT_BAD_INPUT;
+    }
     if (o->warn) {
         tpCli_PrintWarnings(run->domain);
     }
@@ -147,7 +176,7 @@ int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, co
     char perr[1024] = "";
     run->planner = tpCreatePlanner(&run->pd, &problem, perr, sizeof perr);
     if (!run->planner) {
-        snprintf(err, errlen, "%s: %s", path, perr);
+        snprintf(err, errlen, "%s: %s", o->name ? o->name : path, perr);
         return TP_EXIT_BAD_INPUT;
     }
     if (run->pd.time_limit > 0) {
@@ -181,10 +210,40 @@ bool tpCli_RecordResult(const tpCliRun *run, const char *path, const tpPlanResul
         return false;
     }
     const char *pj = tpScript_ParamsJson(run->script);
-    rec->domain_file = strdup(path);
+    /* The plan names the script by its file name and embeds it with every file it read, by paths
+       relative to its folder: it replays anywhere, and no absolute path gets into it. */
+    (void)path;
+    int nfiles = 0;
+    const tpScriptFile *files = tpScript_Files(run->script, &nfiles);
+    rec->domain_file = nfiles > 0 ? strdup(files[0].path) : NULL;
     rec->domain_hash = strdup(tpScript_Hash(run->script));
     rec->overrides = (pj && strcmp(pj, "{}") != 0) ? strdup(pj) : NULL;
-    if (!rec->domain_file || !rec->domain_hash || (pj && strcmp(pj, "{}") != 0 && !rec->overrides)) {
+    rec->sources = calloc((size_t)(nfiles > 0 ? nfiles : 1), sizeof *rec->sources);
+    bool ok = rec->domain_file && rec->domain_hash && rec->sources && !(pj && strcmp(pj, "{}") != 0 && !rec->overrides);
+    for (int k = 0; ok && k < nfiles; ++k) {
+        tpPlanSource *ps = &rec->sources[k];
+        char hash[32];
+        tpPlan_HashString(files[k].data, files[k].len, hash);
+        ps->path = strdup(files[k].path);
+        ps->hash = strdup(hash);
+        ps->data = malloc(files[k].len + 1);
+        ok = ps->path && ps->hash && ps->data;
+        if (ok) {
+            memcpy(ps->data, files[k].data, files[k].len);
+            ps->data[files[k].len] = '\0';
+            ps->len = files[k].len;
+        }
+        rec->nsources = k + 1;
+    }
+    /* the warnings name the script's files relative to its folder too (as the rejections do) */
+    const char *name = tpScript_Name(run->script), *slash = strrchr(name, '/');
+    size_t dir = slash ? (size_t)(slash - name) + 1 : 0;
+    for (int i = 0; ok && dir > 0 && i < rec->nwarnings; ++i) {
+        if (strncmp(rec->warnings[i], name, dir) == 0) {
+            memmove(rec->warnings[i], rec->warnings[i] + dir, strlen(rec->warnings[i] + dir) + 1);
+        }
+    }
+    if (!ok) {
         snprintf(err, errlen, "out of memory");
         return false;
     }
