@@ -138,8 +138,8 @@ typedef struct tpCliPlanOpts {
     const char *source;          /* NULL: read the script file; else its text (source_len bytes) and
                                     the path only names it in messages (`tplan worker`: "job.lua") */
     size_t source_len;
-    const char *name; /* how messages name the script (tpScriptDef.name: "maze.lua" for a built-in
-                         domain); NULL: its path */
+    const char *name;         /* how messages name the script (tpScriptDef.name: "maze.lua" for a built-in
+                                 domain); NULL: its path */
     const tpCliFile *outputs; /* files the command will write (noutputs): tpCli_PlanRun refuses,
                                  before planning, one that is a module, track or image the script
                                  read (the script itself is the caller's to check) */

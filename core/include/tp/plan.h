@@ -122,11 +122,11 @@ bool tpPlanView_Valid(const tpPlanView *v);
 /// A whole plan recording. All strings and arrays are heap-owned by the record
 /// (free with tpPlanRecord_Free).
 typedef struct tpPlanRecord {
-    char *domain_name; /* e.g. "minigolf" */
-    char *domain_file; /* the script's file name in its folder ("maze.lua"; older files: the
-                          path as given on the command line) */
-    char *domain_hash; /* "fnv1a64:<16 hex digits>" of the script bytes */
-    int nsources;      /* files embedded (optional member "sources"; 0 in older files) */
+    char *domain_name;     /* e.g. "minigolf" */
+    char *domain_file;     /* the script's file name in its folder ("maze.lua"; older files: the
+                              path as given on the command line) */
+    char *domain_hash;     /* "fnv1a64:<16 hex digits>" of the script bytes */
+    int nsources;          /* files embedded (optional member "sources"; 0 in older files) */
     tpPlanSource *sources; /* the script (sources[0], path = domain_file), then the modules, tracks
                               and images it read, in the order first read */
     uint32_t seed;

@@ -44,9 +44,9 @@ typedef struct tpScriptDef {
     const char *source; /* NULL: read `path`. Else the script text (source_len bytes): the script
                            has no folder, so it can require only "tp" and name no data files */
     size_t source_len;
-    const char *name;   /* how messages name the script read from `path` (its chunk name; modules
-                           and data files are named relative to its folder): "maze.lua" for a
-                           built-in domain, so messages show no install path. NULL: `path` */
+    const char *name;          /* how messages name the script read from `path` (its chunk name; modules
+                                  and data files are named relative to its folder): "maze.lua" for a
+                                  built-in domain, so messages show no install path. NULL: `path` */
     const tpScriptFile *files; /* a script and the files it read, recorded in a plan (replay):
                                   files[0] is the script and `path` its name; require, tracks and
                                   images read these (by path) and never the disk. NULL: the disk */
