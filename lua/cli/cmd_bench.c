@@ -833,6 +833,7 @@ static int bench_main(int argc, char **argv, bool *mpi_started)
         tpScriptParam params[TP_MAX_PARAMS];
         char storage[8192];
         int nparams = params_for(sets, nsets, label, params, storage, sizeof storage);
+        o.name = tpCli_DomainName(domains[d], path); /* messages name a built-in by its file name */
         if (!mpi || rank == 0) {
             tpCli_ScriptWarnings(&o, path, params, nparams); /* once per domain, before its rows */
         }

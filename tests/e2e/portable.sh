@@ -57,6 +57,11 @@ sys.exit(0 if ok else print("domain:", p["domain"], "sources:", got) or 1)
 PY
 check "domain.file and the embedded sources (script, module, track, image)" $?
 
+# the same domain in another folder, planned by a relative path from elsewhere: the same bytes
+cp -r "$src" "$work/src_copy"
+(cd "$work/cwd" && "$tplan" plan ../src_copy/dom.lua --seed 2 --set max_force=25 -q -o "$work/p2.json")
+check "the same plan from another folder and path" $(same "$work/p.json" "$work/p2.json"; echo $?)
+
 # move the plan away, rename the domain's folder away, replay from elsewhere: bit for bit
 cp "$work/p.json" "$work/elsewhere/moved.json"
 mv "$src" "$work/src_gone"
