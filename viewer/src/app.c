@@ -331,6 +331,8 @@ static void draw_overlay(App *a, int w, int h)
         float col[4] = {rgb[0], rgb[1], rgb[2], 1};
         tpVText_Size(rec->bodies[b].name, sc, &lw, &lh);
         tpVText_Rect((float)w - lw - 40, y - 4, lw + 34, 12 * sc + 2, panel);
+        const float edge[4] = {0.7f, 0.7f, 0.7f, 1}; /* a dark body's swatch stays visible */
+        tpVText_Rect((float)w - lw - 35, y + 1, 14, 10, edge);
         tpVText_Rect((float)w - lw - 34, y + 2, 12, 8, col);
         tpVText_Draw((float)w - lw - 16, y, sc, rec->bodies[b].name, white); /* legible on any colour */
         y += line;

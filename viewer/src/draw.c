@@ -22,6 +22,20 @@ void tpVScene_KeyColour(const tpVScene *sc, int b, float rgb[3])
     memcpy(rgb, sc->rec->bodies[b].color, 3 * sizeof *rgb);
 }
 
+/* The colour of body b's lines (trail, tree): its own colour, lifted toward white when it is too
+   dark to see on the dark background (the black pool ball's trail is grey, not invisible). */
+static void line_colour(const tpVScene *sc, int b, float rgb[3])
+{
+    tpVScene_KeyColour(sc, b, rgb);
+    float m = fmaxf(rgb[0], fmaxf(rgb[1], rgb[2]));
+    if (m < 0.4f) {
+        float k = (0.4f - m) / (1.0f - m); /* mix with white so that the brightest channel is 0.4 */
+        for (int i = 0; i < 3; ++i) {
+            rgb[i] += k * (1.0f - rgb[i]);
+        }
+    }
+}
+
 /* ---- meshes: interleaved normal (3 floats) + vertex (3 floats), GL_TRIANGLES ---- */
 
 typedef struct MeshBuf {
@@ -276,7 +290,7 @@ static bool tree_upload(tpVScene *sc, const tpTreeRecord *tree, int64_t from, in
             uint8_t c[4];
             if (b < 8 && i == from) {
                 float rgb[3];
-                tpVScene_KeyColour(sc, sc->tree_body[b], rgb);
+                line_colour(sc, sc->tree_body[b], rgb);
                 for (int k = 0; k < 3; ++k) {
                     col[b][k] = (uint8_t)(rgb[k] * 255 + 0.5f);
                 }
@@ -286,7 +300,7 @@ static bool tree_upload(tpVScene *sc, const tpTreeRecord *tree, int64_t from, in
                 memcpy(c, col[b], 4);
             } else {
                 float rgb[3];
-                tpVScene_KeyColour(sc, sc->tree_body[b], rgb);
+                line_colour(sc, sc->tree_body[b], rgb);
                 c[0] = (uint8_t)(rgb[0] * 255 + 0.5f), c[1] = (uint8_t)(rgb[1] * 255 + 0.5f);
                 c[2] = (uint8_t)(rgb[2] * 255 + 0.5f), c[3] = 140;
             }
@@ -644,7 +658,7 @@ static void draw_tree_solution(const tpVScene *sc)
     glBindBuffer(GL_ARRAY_BUFFER, sc->tree_sel_vbo);
     glVertexPointer(3, GL_FLOAT, 0, 0);
     for (int b = 0; b < sc->tree_nbodies; ++b) {
-        tpVScene_KeyColour(sc, sc->tree_body[b], rgb);
+        line_colour(sc, sc->tree_body[b], rgb);
         glColor4f(0.5f + 0.5f * rgb[0], 0.5f + 0.5f * rgb[1], 0.5f + 0.5f * rgb[2], 1.0f);
         glDrawArrays(GL_LINES, (GLint)(2 * sc->tree_nsel * b), (GLsizei)(2 * sc->tree_nsel));
     }
@@ -689,7 +703,7 @@ static void draw_trails(const tpVScene *sc, double t, bool whole)
         if (sc->trail_first[b] < 0) {
             continue;
         }
-        tpVScene_KeyColour(sc, b, rgb);
+        line_colour(sc, b, rgb);
         glColor4f(rgb[0], rgb[1], rgb[2], whole ? 0.35f : 1.0f);
         glDrawArrays(GL_LINE_STRIP, sc->trail_first[b] + first, whole ? sc->trail_len : upto - first);
     }

@@ -82,7 +82,8 @@ void tpVScene_SetWorld(tpVScene *sc, int world);
 void tpVScene_Draw(tpVScene *sc, const tpVFrame *f);
 /// Frees GL objects and memory (the context must still be current).
 void tpVScene_Free(tpVScene *sc);
-/// RGB colour (0..1) of plan body b's trail, tree branches and legend entry: the body's own colour.
+/// RGB colour (0..1) of plan body b's legend entry: the body's own colour (its trail and tree
+/// branches too, lifted toward white when too dark to see on the background).
 void tpVScene_KeyColour(const tpVScene *sc, int b, float rgb[3]);
 
 /// World-axis-aligned bounds (m) of the scene the camera fits (camera.c).
