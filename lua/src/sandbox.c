@@ -359,7 +359,8 @@ static int tplRequire(lua_State *L)
         lua_setfield(L, 2, name);
         return 1;
     }
-    return tplError(L, "module '%s' not found (looked for %s and %s)", name, cand[0], cand[1]);
+    return tplError(L, "module '%s' not found (looked for %s and %s%s)", name, cand[0], cand[1],
+                    tplGetLimits(L)->embedded ? " among the files recorded in the plan" : "");
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -72,6 +72,28 @@ check "replay of the moved plan, source folder gone: exit $rc, expected 0: $(tai
 check "replay says bit for bit" $(grep -q "replayed bit for bit" "$work/replay.txt"; echo $?)
 check "replay output holds no absolute path" $(! grep -q "$src" "$work/replay.txt"; echo $?)
 
+# the embedded files win over files on the disk: a broken dom.lua and lib/walls.lua beside the plan
+# and in the working folder change nothing
+mkdir -p "$work/elsewhere/lib" "$work/cwd/lib"
+for d in "$work/elsewhere" "$work/cwd"; do
+  echo 'error("the disk was read")' >"$d/dom.lua"
+  echo 'error("the disk was read")' >"$d/lib/walls.lua"
+done
+(cd "$work/cwd" && "$tplan" replay ../elsewhere/moved.json -q)
+check "replay ignores same-named files on the disk: exit $?" $?
+# a plan whose sources lack a file the script reads: refused, naming the file relative to the folder
+python3 - "$work/elsewhere/moved.json" "$work/elsewhere/nomodule.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["sources"] = [s for s in p["sources"] if s["path"] != "lib/walls.lua"]
+json.dump(p, open(sys.argv[2], "w"))
+PY
+"$tplan" replay "$work/elsewhere/nomodule.json" -q 2>"$work/nomodule.txt"
+rc=$?
+check "a module missing from the sources: exit $rc, expected 2: $(cat "$work/nomodule.txt")" $([ $rc -eq 2 ]; echo $?)
+check "a module missing from the sources: says which"   $(grep -q "module 'walls' not found (looked for lib/walls.lua and walls.lua among the files recorded in the plan)" \
+    "$work/nomodule.txt"; echo $?)
+
 # exports hold no absolute path either
 for fmt in glb gltf csv; do
   out="$work/elsewhere/x.$fmt"
