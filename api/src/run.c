@@ -39,8 +39,8 @@ tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const t
         return code;
     }
     run->domain = tpScript_Domain(run->script);
-    if (hooks && hooks->loaded) {
-        hooks->loaded(hooks->loaded_user, run->domain);
+    if (hooks && hooks->loaded && !hooks->loaded(hooks->loaded_user, run->script, err)) {
+        return err->code;
     }
     run->pd = tpDomain_Def(run->domain)->planner;
     tpRun_ApplyPlanner(def, &run->pd);
@@ -55,7 +55,11 @@ tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const t
     char perr[1024] = "";
     run->planner = tpCreatePlanner(&run->pd, &problem, perr, sizeof perr);
     if (!run->planner) {
-        tpRun_Fail(err, TPLAN_ERR_SCRIPT, NULL, "%s: %s", sdef->path ? sdef->path : "domain", perr);
+        tpRun_Fail(err, TPLAN_ERR_SCRIPT, NULL, "%s: %s",
+                   sdef->name   ? sdef->name
+                   : sdef->path ? sdef->path
+                                : "domain",
+                   perr);
         return TPLAN_ERR_SCRIPT;
     }
     if (run->pd.time_limit > 0) {
@@ -96,10 +100,40 @@ bool tpRun_Record(const tpRun *run, const char *path, const tpPlanResult *res, t
     }
     const char *pj = tpScript_ParamsJson(run->script);
     const bool has_params = pj && strcmp(pj, "{}") != 0;
-    rec->domain_file = strdup(path);
+    /* The plan names the script by its file name and embeds it with every file it read, by paths
+       relative to its folder: it replays anywhere, and no absolute path gets into it. */
+    (void)path;
+    int nfiles = 0;
+    const tpScriptFile *files = tpScript_Files(run->script, &nfiles);
+    rec->domain_file = nfiles > 0 ? strdup(files[0].path) : NULL;
     rec->domain_hash = strdup(tpScript_Hash(run->script));
     rec->overrides = has_params ? strdup(pj) : NULL;
-    if (!rec->domain_file || !rec->domain_hash || (has_params && !rec->overrides)) {
+    rec->sources = calloc((size_t)(nfiles > 0 ? nfiles : 1), sizeof *rec->sources);
+    bool ok = rec->domain_file && rec->domain_hash && rec->sources && !(has_params && !rec->overrides);
+    for (int k = 0; ok && k < nfiles; ++k) {
+        tpPlanSource *ps = &rec->sources[k];
+        char hash[32];
+        tpPlan_HashString(files[k].data, files[k].len, hash);
+        ps->path = strdup(files[k].path);
+        ps->hash = strdup(hash);
+        ps->data = malloc(files[k].len + 1);
+        ok = ps->path && ps->hash && ps->data;
+        if (ok) {
+            memcpy(ps->data, files[k].data, files[k].len);
+            ps->data[files[k].len] = '\0';
+            ps->len = files[k].len;
+        }
+        rec->nsources = k + 1;
+    }
+    /* the warnings name the script's files relative to its folder too (as the rejections do) */
+    const char *name = tpScript_Name(run->script), *slash = strrchr(name, '/');
+    size_t dir = slash ? (size_t)(slash - name) + 1 : 0;
+    for (int i = 0; ok && dir > 0 && i < rec->nwarnings; ++i) {
+        if (strncmp(rec->warnings[i], name, dir) == 0) {
+            memmove(rec->warnings[i], rec->warnings[i] + dir, strlen(rec->warnings[i] + dir) + 1);
+        }
+    }
+    if (!ok) {
         snprintf(err, errlen, "out of memory");
         return false;
     }

@@ -1093,7 +1093,8 @@ static bool tpReadRecord(tpReadState *st, const cJSON *root)
             return false;
         }
     }
-    return tpReadStats(r, root, rec) && tpPlan_ReadOverlays(r->file, root, rec, r->err, r->errlen);
+    return tpReadStats(r, root, rec) && tpPlan_ReadOverlays(r->file, root, rec, r->err, r->errlen) &&
+           tpPlan_ReadSources(r->file, root, rec, r->err, r->errlen);
 }
 
 /* Reads the plan in text[0..len) (modified: matrices are packed in place); file names it. */

@@ -226,6 +226,7 @@ void tpPlanRecord_Free(tpPlanRecord *rec)
     }
     free(rec->tactics);
     tpPlan_FreeOverlays(rec);
+    tpPlan_FreeSources(rec);
     memset(rec, 0, sizeof *rec);
 }
 
@@ -538,7 +539,7 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
         }
     }
     char ov_err[400];
-    if (!tpPlan_CheckOverlays(rec, ov_err, sizeof ov_err)) {
+    if (!tpPlan_CheckOverlays(rec, ov_err, sizeof ov_err) || !tpPlan_CheckSources(rec, ov_err, sizeof ov_err)) {
         return tpCheckFail(c, "%s", ov_err);
     }
     if (rec->overrides) {
@@ -896,6 +897,7 @@ static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
     }
     fputs(first ? "],\n" : "\n  ],\n", f);
     tpPlan_PutOverlays(f, rec);
+    tpPlan_PutSources(f, rec);
     /* timing is last so that everything before it is byte-identical across identical runs. */
     fprintf(f,
             "  \"stats\": {\"iterations\": %" PRId64 ", \"nodes\": %" PRId64 ", \"rejected\": %" PRId64

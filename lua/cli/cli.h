@@ -104,12 +104,17 @@ typedef struct tpCliFile {
 /// the same device and inode for existing regular files, the same resolved path (real directory +
 /// name) for files not yet there. Devices and FIFOs (/dev/null) are never refused.
 bool tpCli_CheckFiles(const tpCliFile *files, int n);
+/// True when a and b are the same file by tpCli_CheckFiles' rules (devices and FIFOs never are).
+bool tpCli_SameFile(const char *a, const char *b);
 
 /// Parses "name=value" into params; false with a message on a malformed or excess option.
 bool tpCli_AddParam(tpCliParams *params, char *arg);
 /// Resolves a domain argument: an existing path is used as is; a bare name ("minigolf") is looked
 /// up as <domains dir>/<name>.lua. Writes into out; false if nothing exists.
 bool tpCli_ResolveDomain(const char *arg, char *out, size_t cap);
+/// How messages name a resolved domain script (tpCliPlanOpts.name): NULL (its path, as given) when
+/// arg was a path, else the built-in script's file name ("minigolf.lua": no install path shown).
+const char *tpCli_DomainName(const char *arg, const char *resolved);
 /// The built-in domains directory ($TPLAN_DOMAINS, else the installed share/tplan/domains, else
 /// the source tree's domains/).
 const char *tpCli_DomainsDir(void);
@@ -133,6 +138,12 @@ typedef struct tpCliPlanOpts {
     const char *source; /* NULL: read the script file; else its text (source_len bytes) and
                            the path only names it in messages (`tplan worker`: "job.lua") */
     size_t source_len;
+    const char *name;         /* how messages name the script (tpScriptDef.name: "maze.lua" for a built-in
+                                 domain); NULL: its path */
+    const tpCliFile *outputs; /* files the command will write (noutputs): tpCli_PlanRun refuses,
+                                 before planning, one that is a module, track or image the script
+                                 read (the script itself is the caller's to check) */
+    int noutputs;
     /* OR-parallel workers (par.h): tpPlannerDef.iteration_bound and its user; NULL = none */
     int64_t (*iteration_bound)(void *user);
     void *iteration_bound_user;
@@ -172,7 +183,8 @@ int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, co
                   const tpCliProgress *progress, tpCliRun *run, char *err, size_t errlen);
 void tpCli_PlanRunFree(tpCliRun *run);
 /// The plan record of a finished run, as `tplan plan` writes it: the domain's recording plus the
-/// script path (as given), its hash and the --set overrides. rec is zeroed first; free it with
+/// script's file name, its hash, the --set overrides and every file the script read (sources);
+/// warnings name files relative to the script's folder. `path` is not recorded. rec is zeroed first; free it with
 /// tpPlanRecord_Free in every case. False with a message in err.
 bool tpCli_RecordRun(const tpCliRun *run, const char *path, tpPlanRecord *rec, char *err, size_t errlen);
 /// Writes the search tree file (docs/tree-format.md) of a run: every non-static body's position

@@ -110,6 +110,15 @@ bool tpCli_ResolveDomain(const char *arg, char *out, size_t cap)
     return false;
 }
 
+const char *tpCli_DomainName(const char *arg, const char *resolved)
+{
+    if (strcmp(arg, resolved) == 0) {
+        return NULL;
+    }
+    const char *slash = strrchr(resolved, '/');
+    return slash ? slash + 1 : resolved;
+}
+
 /* A number as written by a person: starts with a digit (or a sign or a point before one), so that
    nothing strtoll / strtod would skip or interpret (spaces, "nan", "inf") gets through. */
 static bool plain_number(const char *s, bool allow_point)
@@ -354,6 +363,14 @@ bool tpCli_CheckFiles(const tpCliFile *files, int n)
         }
     }
     return true;
+}
+
+bool tpCli_SameFile(const char *a, const char *b)
+{
+    FileId x, y;
+    file_id(a, &x);
+    file_id(b, &y);
+    return same_file(&x, &y);
 }
 
 static int cmp_name(const void *a, const void *b)

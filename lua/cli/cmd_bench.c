@@ -833,19 +833,21 @@ static int bench_main(int argc, char **argv, bool *mpi_started)
         tpScriptParam params[TP_MAX_PARAMS];
         char storage[8192];
         int nparams = params_for(sets, nsets, label, params, storage, sizeof storage);
+        tpCliPlanOpts dom_o = o;
+        dom_o.name = tpCli_DomainName(domains[d], path); /* messages name a built-in by its file name */
         if (!mpi || rank == 0) {
-            tpCli_ScriptWarnings(&o, path, params, nparams); /* once per domain, before its rows */
+            tpCli_ScriptWarnings(&dom_o, path, params, nparams); /* once per domain, before its rows */
         }
         for (int p = 0; p < nplanners; ++p) {
             size_t first = runs.n;
-            if (kinds[p] == TP_PLANNER_RRT && !has_sampling_space(&o, path, params, nparams)) {
+            if (kinds[p] == TP_PLANNER_RRT && !has_sampling_space(&dom_o, path, params, nparams)) {
                 printf("%-18s %-6s n/a: the domain has no sampling space (BK-BGT only; Table 1 has no BK-RRT time "
                        "either)\n",
                        label, kind_name(kinds[p]));
                 fflush(stdout);
                 continue;
             }
-            tpCliPlanOpts ro = o;
+            tpCliPlanOpts ro = dom_o;
             ro.run.planner = kinds[p] == TP_PLANNER_RRT ? TPLAN_PLANNER_RRT : TPLAN_PLANNER_BGT;
             ro.run.seed = first_seed;
             prog.label = label;

@@ -228,7 +228,8 @@ static int plan_parallel(const char *path, const tpCliParams *params, const tpCl
         res.status = strcmp(rec->status, "solved") == 0 ? TP_PLAN_SOLVED : TP_PLAN_APPROXIMATE;
         res.nsolutions = rec->nsolutions;
         res.stats = sw->stats;
-        print_summary(path, &pd, &res, rec, (size_t)win->state_bytes, win->action_dim, code == TP_EXIT_OK ? out : NULL);
+        print_summary(o->name ? o->name : path, &pd, &res, rec, (size_t)win->state_bytes, win->action_dim,
+                      code == TP_EXIT_OK ? out : NULL);
         printf("workers    %d %s; ", oc.nworkers, mpi ? "MPI ranks" : "processes");
         if (oc.bound < INT64_MAX) {
             printf("B = %lld iterations to %d solution%s; ", (long long)oc.bound, pd.solutions,
@@ -359,11 +360,15 @@ int tpCmd_Plan(int argc, char **argv)
     if (no_out) {
         out = NULL;
     }
-    /* before planning: an output must not replace the script, nor another output */
+    o.name = tpCli_DomainName(domain_arg, path); /* a built-in is named "maze.lua", not by its install path */
+    /* before planning: an output must not replace the script, nor another output (nor, once the
+       script has run, a file it read: tpCli_PlanRun) */
     const tpCliFile files[] = {{"the domain script", path, false}, {"--out", out, true}, {"--tree", tree_out, true}};
     if (!tpCli_CheckFiles(files, 3)) {
         return TP_EXIT_BAD_INPUT;
     }
+    o.outputs = files + 1;
+    o.noutputs = 2;
     if (mpi && jobs > 1) {
         tpLog(TP_LOG_ERROR, "--mpi and --jobs: the number of workers is the number of MPI ranks (mpirun -np R)");
         return TP_EXIT_BAD_INPUT;
@@ -433,7 +438,8 @@ int tpCmd_Plan(int argc, char **argv)
     }
     if (!quiet) {
         const tpProblem problem = tpDomain_Problem(domain);
-        print_summary(path, &pd, &res, &rec, problem.state_bytes, problem.action_dim, code == TP_EXIT_OK ? out : NULL);
+        print_summary(o.name ? o.name : path, &pd, &res, &rec, problem.state_bytes, problem.action_dim,
+                      code == TP_EXIT_OK ? out : NULL);
     }
     if (code == TP_EXIT_OK && st == TP_PLAN_APPROXIMATE) {
         code = TP_EXIT_APPROXIMATE;

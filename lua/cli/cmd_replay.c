@@ -12,12 +12,14 @@ static void replay_usage(FILE *f)
 {
     fprintf(f, "usage: tplan replay PLAN.json [options]\n"
                "\n"
-               "Loads the plan's domain script (the path recorded in the plan, with its recorded --set\n"
-               "overrides), re-simulates the recorded controls from the recorded initial state and checks\n"
+               "Loads the plan's domain script (the script and the files it read, embedded in the plan;\n"
+               "older plans: the path recorded in the plan) with its recorded --set overrides,\n"
+               "re-simulates the recorded controls from the recorded initial state and checks\n"
                "that every body's state matches the recorded trajectory bit for bit, and that the goal holds\n"
                "at the end of a solved plan.\n"
                "\n"
-               "  --domain FILE   use this script instead of the recorded path\n"
+               "  --domain FILE   use this script (and the files of its folder) instead of the ones\n"
+               "                  embedded in the plan\n"
                "  --all           check every recorded solution (many-worlds), not just the selected one\n"
                "  --check         also report the deepest overlap of every touching body pair (m, and the\n"
                "                  step), and fail when a pair overlapped deeper than its limit: the\n"
@@ -174,33 +176,60 @@ int tpCmd_Replay(int argc, char **argv)
         fprintf(stderr, "tplan: error: %s\n", err);
         return TP_EXIT_BAD_INPUT;
     }
+    /* The script and every file it read are embedded in the plan (sources, checked against their
+       hashes by the reader): replay runs those, wherever the plan and the domain are. --domain
+       FILE, and plans written before sources existed, load a script from the disk instead. */
+    bool embedded = !domain_override && rec.nsources > 0;
     char path[4096];
     const char *want = domain_override ? domain_override : rec.domain_file;
-    if (!tpCli_ResolveDomain(want, path, sizeof path)) {
-        tpLog(TP_LOG_ERROR, "%s: domain script '%s' not found (use --domain FILE)", plan_path, want);
+    if (!embedded && !tpCli_ResolveDomain(want, path, sizeof path)) {
+        char q[512];
+        tpLog(TP_LOG_ERROR, "%s: domain script '%s' not found (use --domain FILE)", plan_path,
+              tpCli_Escape(want, q, sizeof q));
         tpPlanRecord_Free(&rec);
         return TP_EXIT_BAD_INPUT;
     }
+    tpScriptFile *files = embedded ? calloc((size_t)rec.nsources, sizeof *files) : NULL;
     cJSON *ov = NULL;
     tpCliParams params = {0};
     char bufs[TP_MAX_PARAMS][64];
-    if (!params_from_overrides(plan_path, rec.overrides, &ov, &params, bufs)) {
+    if ((embedded && !files) || !params_from_overrides(plan_path, rec.overrides, &ov, &params, bufs)) {
         cJSON_Delete(ov);
+        free(files);
         tpPlanRecord_Free(&rec);
         return TP_EXIT_BAD_INPUT;
     }
-    tpScript *script = tpLoadScript(path, params.items, params.n, err, sizeof err);
+    tpScriptDef sdef = tpDefaultScriptDef();
+    sdef.params = params.items;
+    sdef.nparams = params.n;
+    if (embedded) {
+        for (int k = 0; k < rec.nsources; ++k) {
+            files[k] = (tpScriptFile){rec.sources[k].path, rec.sources[k].data, rec.sources[k].len};
+        }
+        sdef.path = rec.sources[0].path;
+        sdef.files = files;
+        sdef.nfiles = rec.nsources;
+    } else {
+        sdef.path = path;
+        sdef.name = tpCli_DomainName(want, path);
+    }
+    tpScript *script = tpCreateScript(&sdef, err, sizeof err);
     if (!script && !print_override_error(plan_path, &params, err)) {
         tpCli_PrintError(err);
     }
     cJSON_Delete(ov);
     if (!script) {
+        free(files);
         tpPlanRecord_Free(&rec);
         return TP_EXIT_BAD_INPUT;
     }
     if (strcmp(tpScript_Hash(script), rec.domain_hash) != 0) {
-        tpLog(TP_LOG_WARN, "%s: the script changed since planning (hash %s, plan recorded %s)", path,
+        tpLog(TP_LOG_WARN, "%s: the script changed since planning (hash %s, plan recorded %s)", tpScript_Name(script),
               tpScript_Hash(script), rec.domain_hash);
+    }
+    if (embedded && !quiet) {
+        printf("script: %s and %d more file%s embedded in the plan\n", rec.sources[0].path, rec.nsources - 1,
+               rec.nsources == 2 ? "" : "s");
     }
     tpDomain *domain = tpScript_Domain(script);
     int code = TP_EXIT_OK;
@@ -277,6 +306,7 @@ int tpCmd_Replay(int argc, char **argv)
         printf("replay OK: %s\n", plan_path);
     }
     tpDestroyScript(script);
+    free(files);
     tpPlanRecord_Free(&rec);
     return code;
 }

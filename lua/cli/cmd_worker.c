@@ -195,6 +195,10 @@ static void run_job(FILE *ev, const cJSON *m)
     o.run.call_time_limit = o.run.time_limit > 0 ? fmin(TP_SCRIPT_DEFAULT_CALL_TIME, o.run.time_limit) : 0;
     o.run.jobs = 1; /* the request's jobs are the OR-parallel task's workers (below) */
     const char *path = cJSON_IsString(dpath) ? dpath->valuestring : "job.lua";
+    /* a built-in domain is named by its file name in messages and plans, never by the server's
+       install path; its plan embeds the files it read (plan_run.c), so it replays anywhere */
+    const char *slash = strrchr(path, '/');
+    o.name = slash ? slash + 1 : NULL;
     if (cJSON_IsString(script)) {
         o.source = script->valuestring;
         o.source_len = strlen(script->valuestring);

@@ -84,7 +84,9 @@ int tpCli_PlannerOption(tpCliPlanOpts *o, int code, const char *v)
 
 tpScriptDef tpCli_ScriptDef(const tpCliPlanOpts *o, const char *path, const tpScriptParam *params, int nparams)
 {
-    return tpRun_ScriptDef(&o->run, path, o->source, o->source_len, params, nparams);
+    tpScriptDef def = tpRun_ScriptDef(&o->run, path, o->source, o->source_len, params, nparams);
+    def.name = o->name;
+    return def;
 }
 
 void tpCli_PrintWarnings(const tpDomain *domain)
@@ -109,10 +111,49 @@ void tpCli_ScriptWarnings(const tpCliPlanOpts *o, const char *path, const tpScri
     tpDestroyScript(s);
 }
 
-static void print_warnings(void *user, const tpDomain *domain)
+/* An output must not replace a file the script read (a module, a track, an image), or the next
+   run of the domain would fail: false with "OUT is ...: refusing to overwrite an input" in err. */
+static bool outputs_spare_inputs(const tpScript *script, const char *path, const tpCliPlanOpts *o, char *err,
+                                 size_t errlen)
 {
-    (void)user;
-    tpCli_PrintWarnings(domain);
+    int n = 0;
+    const tpScriptFile *files = tpScript_Files(script, &n);
+    const char *slash = strrchr(path, '/');
+    int dir = slash ? (int)(slash - path) + 1 : 0;
+    for (int k = 1; k < n && !o->source; ++k) {
+        char disk[4096];
+        snprintf(disk, sizeof disk, "%.*s%s", dir, path, files[k].path);
+        for (int i = 0; i < o->noutputs; ++i) {
+            if (o->outputs[i].path && tpCli_SameFile(o->outputs[i].path, disk)) {
+                char q1[512], q2[512];
+                snprintf(err, errlen, "%s '%s' is '%s', a file the domain script read: refusing to overwrite an input",
+                         o->outputs[i].what, tpCli_Escape(o->outputs[i].path, q1, sizeof q1),
+                         tpCli_Escape(files[k].path, q2, sizeof q2));
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* What the program does once the script is loaded, before planning: refuse an output that is one
+   of the script's inputs, print the domain's warnings. */
+typedef struct LoadedCheck {
+    const tpCliPlanOpts *o;
+    const char *path;
+} LoadedCheck;
+
+static bool on_loaded(void *user, tpScript *script, tplan_error *err)
+{
+    const LoadedCheck *c = user;
+    if (!outputs_spare_inputs(script, c->path, c->o, err->message, sizeof err->message)) {
+        err->code = TPLAN_ERR_ARGUMENT;
+        return false;
+    }
+    if (c->o->warn) {
+        tpCli_PrintWarnings(tpScript_Domain(script));
+    }
+    return true;
 }
 
 int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *o,
@@ -128,7 +169,9 @@ int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, co
     }
     hooks.iteration_bound = o->iteration_bound;
     hooks.iteration_bound_user = o->iteration_bound_user;
-    hooks.loaded = o->warn ? print_warnings : NULL;
+    LoadedCheck check = {o, path};
+    hooks.loaded = on_loaded;
+    hooks.loaded_user = &check;
     tplan_run_def def = o->run;
     def.jobs = 1; /* --jobs runs OR-parallel searches of one run each (par.h) */
     tplan_error e;

@@ -306,6 +306,9 @@ int tpView_FrameCount(const tpPlanRecord *rec, int world, double fps)
     if (world < 0 || world >= rec->nworlds) {
         return 0;
     }
+    /* frame k shows time k/fps and lasts 1/fps: ceil(duration * fps) frames cover the motion
+       exactly, the video is as long as the motion (not one frame longer); at least one frame */
     double dur = rec->worlds[world].nsteps * rec->dt;
-    return 1 + (int)floor(dur * fps + 1e-9);
+    int n = (int)ceil(dur * fps - 1e-9);
+    return n > 1 ? n : 1;
 }

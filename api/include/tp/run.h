@@ -47,7 +47,8 @@ void tpRun_Fail(tplan_error *err, tplan_code code, const char *field, const char
 /// the sandbox's time and memory limits, _IO for a script file that cannot be read, else _SCRIPT.
 tplan_code tpRun_ScriptCode(const char *msg);
 /// The script definition of a run: path (or, with source, its text of source_len bytes; the
-/// path then only names it in messages), the parameters and the run's script limits.
+/// path then only names it in messages), the parameters and the run's script limits. Its name
+/// (how messages name the script) is the caller's to set.
 tpScriptDef tpRun_ScriptDef(const tplan_run_def *def, const char *path, const char *source, size_t source_len,
                             const tpScriptParam *params, int nparams);
 /// The domain's planner defaults (pd, from its `planner` table) overridden by the run's fields.
@@ -60,9 +61,10 @@ typedef struct tpRunHooks {
     double progress_interval;
     int64_t (*iteration_bound)(void *user); /* tpPlannerDef.iteration_bound (OR-parallel, stop) */
     void *iteration_bound_user;
-    /* called once the script is loaded, before planning (the program prints the domain's
-       warnings there); may be NULL */
-    void (*loaded)(void *user, const tpDomain *domain);
+    /* called once the script is loaded, before planning (the program refuses an output that is
+       one of the script's inputs and prints the domain's warnings there); false stops the run
+       with err as the hook set it. May be NULL */
+    bool (*loaded)(void *user, tpScript *script, tplan_error *err);
     void *loaded_user;
 } tpRunHooks;
 
@@ -85,9 +87,10 @@ tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const t
                       tplan_error *err);
 void tpRun_Free(tpRun *run);
 /// The plan record of result res of a finished run (run->res, or a selection of its solutions),
-/// as `tplan plan` writes it: the domain's recording plus the script's name (path, as given),
-/// its hash and the parameters used. rec is zeroed first; free it with tpPlanRecord_Free in
-/// every case. False with a message in err.
+/// as `tplan plan` writes it: the domain's recording plus the script's file name, its hash, the
+/// parameters used and every file the script read (`sources`: the plan replays anywhere, and no
+/// absolute path gets into it; path, the script as the caller named it, is not recorded). rec is zeroed first; free it
+/// with tpPlanRecord_Free in every case. False with a message in err.
 bool tpRun_Record(const tpRun *run, const char *path, const tpPlanResult *res, tpPlanRecord *rec, char *err,
                   size_t errlen);
 

@@ -22,6 +22,8 @@ extern "C" {
 #define TP_PLAN_MAX_REPORTS 8          /* named figures in stats.report */
 #define TP_PLAN_MAX_WARNINGS 64        /* strings in stats.warnings */
 #define TP_PLAN_MAX_WARNING_BYTES 4096 /* bytes of one of them */
+#define TP_PLAN_MAX_SOURCES 1024       /* files in "sources" (the script and what it read) */
+#define TP_PLAN_MAX_SOURCE_PATH 1024   /* bytes of one source's path */
 
 /// Static description of one body in a recording.
 typedef struct tpPlanBody {
@@ -87,6 +89,22 @@ typedef struct tpPlanOverlay {
     uint8_t *chosen; /* TREE: per node 1 if it is on the chosen clip sequence */
 } tpPlanOverlay;
 
+/// A file the domain script read, embedded in the plan (member "sources"): `tplan replay` loads the
+/// script from these, so that the plan replays wherever it and the domain are. Heap-owned.
+typedef struct tpPlanSource {
+    char *path;          /* relative to the script's folder, '/' between names, no "." or ".."
+                            ("maze.lua", "lib/walls.lua", "tracks/final.json") */
+    char *hash;          /* "fnv1a64:<16 hex digits>" of the bytes */
+    unsigned char *data; /* len bytes, followed by a NUL that len does not count */
+    size_t len;
+} tpPlanSource;
+
+/// True when path can name a source: relative, '/' between non-empty names, none "." or "..", no
+/// control characters or backslashes, 1..TP_PLAN_MAX_SOURCE_PATH bytes.
+bool tpPlan_IsSourcePath(const char *path);
+/// Writes "fnv1a64:<16 hex digits>" of data[0..len) (the plan's hash strings) into out.
+void tpPlan_HashString(const void *data, size_t len, char out[32]);
+
 /// A domain's default camera (optional member "view" of a plan file): an orbit camera in the
 /// terms of the viewer's --camera YAW,PITCH,DIST[,TX,TY,TZ]. Plain value type.
 typedef struct tpPlanView {
@@ -104,9 +122,13 @@ bool tpPlanView_Valid(const tpPlanView *v);
 /// A whole plan recording. All strings and arrays are heap-owned by the record
 /// (free with tpPlanRecord_Free).
 typedef struct tpPlanRecord {
-    char *domain_name; /* e.g. "minigolf" */
-    char *domain_file; /* path of the script as given on the command line */
-    char *domain_hash; /* "fnv1a64:<16 hex digits>" of the script bytes */
+    char *domain_name;     /* e.g. "minigolf" */
+    char *domain_file;     /* the script's file name in its folder ("maze.lua"; older files: the
+                              path as given on the command line) */
+    char *domain_hash;     /* "fnv1a64:<16 hex digits>" of the script bytes */
+    int nsources;          /* files embedded (optional member "sources"; 0 in older files) */
+    tpPlanSource *sources; /* the script (sources[0], path = domain_file), then the modules, tracks
+                              and images it read, in the order first read */
     uint32_t seed;
     char *planner; /* "rrt" or "bgt" */
     double mu;     /* BGT ratio */
