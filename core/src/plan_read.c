@@ -533,6 +533,17 @@ static bool tpReadHeader(const tpReader *r, const cJSON *root, tpPlanRecord *rec
         return tpFail(r, "version", "unsupported plan version %.17g (this tplan reads version %d)", version,
                       TP_PLAN_VERSION);
     }
+    /* optional "tplan": the writer's version, three numbers */
+    if (cJSON_GetObjectItemCaseSensitive(root, "tplan")) {
+        if (!tpMemberString(r, root, "", "tplan", &rec->tplan_version)) {
+            return false;
+        }
+        unsigned a, b, c;
+        char end;
+        if (strlen(rec->tplan_version) > 32 || sscanf(rec->tplan_version, "%u.%u.%u%c", &a, &b, &c, &end) != 3) {
+            return tpFail(r, "tplan", "expected a version \"MAJOR.MINOR.PATCH\", got \"%.40s\"", rec->tplan_version);
+        }
+    }
     const cJSON *domain = tpMember(r, root, "", "domain", TP_T_OBJECT);
     if (!domain || !tpMemberString(r, domain, "domain", "name", &rec->domain_name) ||
         !tpMemberString(r, domain, "domain", "file", &rec->domain_file) ||

@@ -15,6 +15,7 @@
 #include "plan_internal.h"
 #include "tp/base.h"
 #include "tp/plan.h"
+#include "tplan/version.h"
 
 #define TP_JSON_INT_LIMIT (INT64_C(1) << 53)
 
@@ -190,6 +191,7 @@ void tpPlanRecord_Free(tpPlanRecord *rec)
     free(rec->domain_name);
     free(rec->domain_file);
     free(rec->domain_hash);
+    free(rec->tplan_version);
     free(rec->planner);
     free(rec->status);
     free(rec->overrides);
@@ -813,8 +815,8 @@ static void tpPutRejections(FILE *f, const tpPlanRecord *rec)
 static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
 {
     const tpPlanWorld *sel = &rec->worlds[rec->selected];
-    fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"domain\": {\"name\": ", TP_PLAN_FORMAT,
-            TP_PLAN_VERSION);
+    fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"tplan\": \"%s\",\n  \"domain\": {\"name\": ",
+            TP_PLAN_FORMAT, TP_PLAN_VERSION, TPLAN_VERSION);
     tpPutString(f, rec->domain_name);
     fputs(", \"file\": ", f);
     tpPutString(f, rec->domain_file);

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "tp/base.h"
+#include "tplan/version.h"
 
 static void replay_usage(FILE *f)
 {
@@ -243,6 +244,10 @@ int tpCmd_Replay(int argc, char **argv)
         }
         if (r == TP_REPLAY_MISMATCH) {
             fprintf(stderr, "tplan: replay MISMATCH in world %d: %s\n", w, err);
+            if (rec.tplan_version && strcmp(rec.tplan_version, TPLAN_VERSION) != 0) {
+                fprintf(stderr, "tplan: the plan was written by tplan %s; this is tplan %s\n", rec.tplan_version,
+                        TPLAN_VERSION);
+            }
             code = TP_EXIT_FAILURE;
             break;
         }

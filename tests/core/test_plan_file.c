@@ -17,6 +17,7 @@
 #include "plan_internal.h"
 #include "tp/base.h"
 #include "tp/plan.h"
+#include "tplan/version.h"
 
 #include "tmp_dir.h"
 
@@ -653,6 +654,13 @@ static void test_plan_refusals(void **state)
                         "alternatives[0].controls: no controlled body named \"ball\"");
     expect_edit_refused(text, "\"alternatives\"", "\"steps\": 6", "\"steps\": 2000000000",
                         "alternatives[0].trajectories.ball: expected 2000000001 rows (steps + 1), got 7");
+    /* "tplan": the writer's version, MAJOR.MINOR.PATCH (optional: older files lack it) */
+    assert_non_null(strstr(text, "\"tplan\": \"" TPLAN_VERSION "\""));
+    expect_edit_refused(text, NULL, "\"tplan\": \"" TPLAN_VERSION "\"", "\"tplan\": \"0.1\"",
+                        "tplan: expected a version \"MAJOR.MINOR.PATCH\", got \"0.1\"");
+    expect_edit_refused(text, NULL, "\"tplan\": \"" TPLAN_VERSION "\"", "\"tplan\": 1", "tplan: expected a string");
+    expect_edit_refused(text, NULL, "\"tplan\": \"" TPLAN_VERSION "\"", "\"tplan\": \"1.2.3x\"",
+                        "tplan: expected a version \"MAJOR.MINOR.PATCH\", got \"1.2.3x\"");
     /* the penetration limits: optional, both or none, depths in [0, 1000] m */
     expect_edit_refused(text, NULL, "\"max_body_penetration\": 0.0125", "\"max_body_penetration\": -1",
                         "limits.max_body_penetration: -1 is not a depth in [0, 1000] m");

@@ -126,6 +126,8 @@ typedef struct tpPlanRecord {
     char *domain_file;     /* the script's file name in its folder ("maze.lua"; older files: the
                               path as given on the command line) */
     char *domain_hash;     /* "fnv1a64:<16 hex digits>" of the script bytes */
+    char *tplan_version;   /* the version of tplan that wrote the file ("0.1.0"; member "tplan"); NULL
+                              in files older than it. The writer always writes its own version */
     int nsources;          /* files embedded (optional member "sources"; 0 in older files) */
     tpPlanSource *sources; /* the script (sources[0], path = domain_file), then the modules, tracks
                               and images it read, in the order first read */
