@@ -35,13 +35,18 @@ static void serve_usage(FILE *f)
             "  --max-memory MB     the largest memory_mb (Lua memory) a job may ask (default %d; a job's\n"
             "                      default is %d)\n"
             "  --worker-memory MB  address-space limit of each worker process (default: none)\n"
+            "  --max-connections N open HTTP connections at most, one thread each (default %d)\n"
+            "  --max-per-address N open connections from one client address at most; more are closed at\n"
+            "                      once (default %d; raise it behind a reverse proxy)\n"
+            "  --request-timeout S a connection must send a complete request within S seconds of opening\n"
+            "                      (or of its previous answer), else it is closed (default %g)\n"
             "  --web DIR           the web page's files (default: $TPLAN_WEB, else the source tree's web/)\n"
             "  --no-web            serve no web page\n"
             "  -h, --help          this help\n"
             "\n"
             "exit status: 0 after a clean stop, 2 bad option / data directory / port, 1 internal failure.\n",
             d.bind, d.port, d.workers, d.data_dir, d.max_queue, d.default_time, d.max_time, d.max_memory_mb,
-            d.default_memory_mb);
+            d.default_memory_mb, d.max_connections, d.max_per_address, d.request_timeout);
 }
 
 /* {"domains":[{"name","description","params":[...],"planner":{...}}]} of the built-in domains. The
@@ -147,7 +152,10 @@ int tpCmd_Serve(int argc, char **argv)
         OPT_MMEM,
         OPT_WMEM,
         OPT_WEB,
-        OPT_NO_WEB
+        OPT_NO_WEB,
+        OPT_MCONN,
+        OPT_PERADDR,
+        OPT_REQTIME
     };
     static const struct option longopts[] = {
         {"bind", required_argument, NULL, OPT_BIND},
@@ -162,6 +170,9 @@ int tpCmd_Serve(int argc, char **argv)
         {"worker-memory", required_argument, NULL, OPT_WMEM},
         {"web", required_argument, NULL, OPT_WEB},
         {"no-web", no_argument, NULL, OPT_NO_WEB},
+        {"max-connections", required_argument, NULL, OPT_MCONN},
+        {"max-per-address", required_argument, NULL, OPT_PERADDR},
+        {"request-timeout", required_argument, NULL, OPT_REQTIME},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -232,6 +243,24 @@ int tpCmd_Serve(int argc, char **argv)
             break;
         case OPT_NO_WEB:
             no_web = true;
+            break;
+        case OPT_MCONN:
+            if (!tpCli_ParseInt("--max-connections", a, 1, 100000, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.max_connections = (int)v;
+            break;
+        case OPT_PERADDR:
+            if (!tpCli_ParseInt("--max-per-address", a, 1, 100000, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.max_per_address = (int)v;
+            break;
+        case OPT_REQTIME:
+            if (!tpCli_ParseDouble("--request-timeout", a, 0, true, 3600, &dv)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.request_timeout = dv;
             break;
         case 1: {
             char q[256];

@@ -8,7 +8,6 @@
 #include "service_internal.h"
 
 #define SVC_MAX_HEADERS 6
-#define SVC_MAX_CONNECTIONS 512
 
 /// One request (the connection's context while it is served).
 typedef struct svcReq {

@@ -18,6 +18,7 @@
 
 typedef struct sqlite3 sqlite3;
 struct MHD_Daemon;
+struct svcConns;
 
 typedef enum {
     SVC_QUEUED = 0,
@@ -105,6 +106,7 @@ typedef struct tpService {
     pthread_t sched;
     bool sched_started;
     struct MHD_Daemon *httpd;
+    struct svcConns *conns; /* http.c: open connections and their request deadlines */
     volatile sig_atomic_t stopping;
     svcMetrics metrics;
     double started_at;

@@ -47,6 +47,13 @@ typedef struct tpServiceDef {
     int max_memory_mb;              /* MB: the largest memory_mb a job may ask. Default 4096 */
     int worker_memory_mb;           /* MB: address-space limit (RLIMIT_AS) of a worker process; 0 = none.
                                        Default 0 (the Lua cap bounds scripts; see docs/service.md) */
+    int max_connections;            /* open HTTP connections at most (one thread each). Default 1024 */
+    int max_per_address;            /* open HTTP connections from one client address at most (more are
+                                       closed at once): one client cannot take every connection.
+                                       Default 32 */
+    double request_timeout;         /* s: a connection must deliver a complete request (head and body)
+                                       within this time of opening (or of its previous answer), however
+                                       slowly it trickles bytes; then it is closed. Default 30 */
     const char *web_dir;            /* static files served at / (the web page); NULL = none */
     const char *domains_dir;        /* the built-in domain scripts (<dir>/<name>.lua) */
     const char *domains_json;       /* body of GET /v1/domains: {"domains":[{"name":...},...]} */

@@ -1,0 +1,127 @@
+"""tplan serve against hostile clients (docs/service.md#connections, #limits): slow and idle
+connections, a job's memory, script output, and requests that must be refused.
+Usage: service_hostile.py TPLAN WORKDIR. Every wait is for an event (a socket closed, a status) with
+a generous bound; no assertion is about how long something took."""
+import errno
+import json
+import os
+import resource
+import select
+import socket
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tplan_service import TIMEOUT, Runner, Server, fresh_dir  # noqa: E402
+
+TPLAN, WORK = sys.argv[1], sys.argv[2]
+
+
+def slow_socket(port, source):
+    """A connection from the loopback address `source` that has sent half a request head."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind((source, 0))
+    s.settimeout(TIMEOUT)
+    s.connect(("127.0.0.1", port))
+    s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
+    return s
+
+
+def closed_by_server(s):
+    """True if the server has closed s (end of stream or reset); s must be readable."""
+    try:
+        return s.recv(4096) == b""
+    except OSError as e:
+        return e.errno in (errno.ECONNRESET, errno.EPIPE)
+
+
+def health_from(port, source):
+    """GET /v1/health from the loopback address source: (status line, body)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind((source, 0))
+    s.settimeout(TIMEOUT)
+    s.connect(("127.0.0.1", port))
+    s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    data = b""
+    while True:
+        b = s.recv(4096)
+        if not b:
+            break
+        data += b
+    s.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    return head.split(b"\r\n", 1)[0].decode(), body
+
+
+def test_one_address_cannot_take_every_connection():
+    """Repro slowloris_connection_cap.py: one client opens more idle connections than the server
+    takes in all; those beyond its per-address share are closed at once, and another client's
+    /v1/health is answered while the share is held."""
+    n, share, cap = 150, 8, 64
+    srv = Server(TPLAN, fresh_dir(os.path.join(WORK, "slow")), "--max-connections", str(cap),
+                 "--max-per-address", str(share), workers=1).start()
+    socks = []
+    try:
+        socks = [slow_socket(srv.port, "127.0.0.2") for _ in range(n)]
+        # wait until the server has closed every connection beyond the share (an event per socket)
+        pending, closed = list(socks), 0
+        while closed < n - share:
+            ready, _, _ = select.select(pending, [], [], TIMEOUT)
+            assert ready, "the server closed %d of the %d connections beyond the share" % (closed, n - share)
+            for s in ready:
+                pending.remove(s)
+                assert closed_by_server(s), "the server answered a half-sent request"
+                closed += 1
+        assert len(pending) == share, len(pending)
+        line, body = health_from(srv.port, "127.0.0.1")
+        assert line == "HTTP/1.1 200 OK", line
+        assert json.loads(body)["status"] == "ok"
+        # the held ones are still open (not answered, not closed)
+        ready, _, _ = select.select(pending, [], [], 0)
+        assert not ready, "a held connection was closed or answered"
+    finally:
+        for s in socks:
+            s.close()
+        srv.stop()
+
+
+def test_request_deadline_is_not_reset_by_each_byte():
+    """A connection that trickles one header byte after another, never ending its head, is closed
+    at --request-timeout (libmicrohttpd's own idle timeout, 120 s, restarts on every byte)."""
+    srv = Server(TPLAN, fresh_dir(os.path.join(WORK, "drip")), "--request-timeout", "1", workers=1).start()
+    try:
+        s = slow_socket(srv.port, "127.0.0.3")
+        t_end = time.time() + 100  # the bound of the wait for the close, far beyond the 1 s asked
+        closed = False
+        while time.time() < t_end and not closed:
+            ready, _, _ = select.select([s], [], [], 0.2)
+            if ready:
+                closed = closed_by_server(s)
+                assert closed, "the server answered a half-sent request"
+            else:
+                try:
+                    s.send(b"X")
+                except OSError:
+                    closed = True
+        assert closed, "a trickling connection was still open after 100 s with --request-timeout 1"
+        s.close()
+        assert "without a complete request within 1 s" in srv.log()
+        # and an ordinary request is answered as before, a kept-alive connection too
+        st, _, _ = srv.request("GET", "/v1/health")
+        assert st == 200
+    finally:
+        srv.stop()
+
+
+def main():
+    lim = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if lim[0] < 1024 and lim[1] >= 1024:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, lim[1]))
+    r = Runner()
+    r.run("one_address_cannot_take_every_connection", test_one_address_cannot_take_every_connection)
+    r.run("request_deadline_is_not_reset_by_each_byte", test_request_deadline_is_not_reset_by_each_byte)
+    r.finish()
+
+
+if __name__ == "__main__":
+    main()
