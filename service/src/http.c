@@ -8,7 +8,10 @@
  * (libmicrohttpd closes the others at once), (2) every connection must deliver a complete request
  * within request_timeout of opening or of its previous answer, however slowly it trickles bytes
  * (libmicrohttpd's own timeout restarts on every byte): a reaper thread shuts down the sockets of
- * late ones, and (3) at most max_connections are open at all. */
+ * late ones, (3) at most max_connections are open at all, and (4) connections still waiting for
+ * their request may hold at most three quarters of them: a new connection beyond that closes the
+ * one that has waited longest (a client from many addresses cannot hold the rest idle either: an
+ * ordinary request arrives within milliseconds, a slow client's waits for ever). */
 #define _GNU_SOURCE /* strcasestr, memmem */
 #include <errno.h>
 #include <fcntl.h>
@@ -259,6 +262,9 @@ struct svcConns {
     pthread_t reaper;
     bool reaper_started;
     svcConn head; /* sentinel of a circular list */
+    int count;    /* connections in the list */
+    int evicted;  /* closed to make room since the reaper's last log line */
+    char evicted_addr[64];
     double log_second;
     int log_lines, log_dropped; /* libmicrohttpd's messages in the current second, and those dropped */
 };
@@ -300,6 +306,22 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         c->prev = &cs->head;
         cs->head.next->prev = c;
         cs->head.next = c;
+        if (++cs->count > svc->def.max_connections - svc->def.max_connections / 4) {
+            int waiting = 0;
+            svcConn *oldest = NULL;
+            for (svcConn *o = cs->head.next; o != &cs->head; o = o->next) {
+                if (o->deadline > 0) {
+                    ++waiting;
+                    oldest = !oldest || o->deadline < oldest->deadline ? o : oldest;
+                }
+            }
+            if (oldest && oldest != c && waiting > svc->def.max_connections - svc->def.max_connections / 4) {
+                shutdown(oldest->fd, SHUT_RDWR);
+                oldest->deadline = 0;
+                cs->evicted++;
+                snprintf(cs->evicted_addr, sizeof cs->evicted_addr, "%s", oldest->addr);
+            }
+        }
         pthread_mutex_unlock(&cs->mu);
         *socket_context = c;
     } else if (*socket_context) {
@@ -307,6 +329,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         pthread_mutex_lock(&cs->mu);
         c->prev->next = c->next;
         c->next->prev = c->prev;
+        cs->count--;
         pthread_mutex_unlock(&cs->mu);
         free(c);
         *socket_context = NULL;
@@ -332,10 +355,21 @@ static void *reaper_main(void *arg)
                 ++closed;
             }
         }
-        if (closed > 0) {
+        int evicted = cs->evicted;
+        char eaddr[64];
+        snprintf(eaddr, sizeof eaddr, "%s", cs->evicted_addr);
+        cs->evicted = 0;
+        if (closed > 0 || evicted > 0) {
             pthread_mutex_unlock(&cs->mu);
-            svcLog(svc, "http: closed %d connection%s without a complete request within %g s (last from %s)", closed,
-                   closed == 1 ? "" : "s", svc->def.request_timeout, last[0] ? last : "?");
+            if (closed > 0) {
+                svcLog(svc, "http: closed %d connection%s without a complete request within %g s (last from %s)",
+                       closed, closed == 1 ? "" : "s", svc->def.request_timeout, last[0] ? last : "?");
+            }
+            if (evicted > 0) {
+                svcLog(svc,
+                       "http: closed %d connection%s that waited longest for a request, to make room (last from %s)",
+                       evicted, evicted == 1 ? "" : "s", eaddr[0] ? eaddr : "?");
+            }
             pthread_mutex_lock(&cs->mu);
         }
         struct timespec ts;

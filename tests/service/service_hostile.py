@@ -64,14 +64,7 @@ def test_one_address_cannot_take_every_connection():
     try:
         socks = [slow_socket(srv.port, "127.0.0.2") for _ in range(n)]
         # wait until the server has closed every connection beyond the share (an event per socket)
-        pending, closed = list(socks), 0
-        while closed < n - share:
-            ready, _, _ = select.select(pending, [], [], TIMEOUT)
-            assert ready, "the server closed %d of the %d connections beyond the share" % (closed, n - share)
-            for s in ready:
-                pending.remove(s)
-                assert closed_by_server(s), "the server answered a half-sent request"
-                closed += 1
+        pending = wait_closed(socks, n - share)
         assert len(pending) == share, len(pending)
         line, body = health_from(srv.port, "127.0.0.1")
         assert line == "HTTP/1.1 200 OK", line
@@ -79,6 +72,48 @@ def test_one_address_cannot_take_every_connection():
         # the held ones are still open (not answered, not closed)
         ready, _, _ = select.select(pending, [], [], 0)
         assert not ready, "a held connection was closed or answered"
+    finally:
+        for s in socks:
+            s.close()
+        srv.stop()
+
+
+def wait_log(srv, text):
+    """Waits until the server's log has text (it is written just after the event it reports)."""
+    t_end = time.time() + TIMEOUT
+    while text not in srv.log():
+        assert time.time() < t_end, "no %r in the server's log" % text
+        time.sleep(0.05)
+
+
+def wait_closed(socks, want):
+    """Waits until the server has closed `want` of socks; returns those still open."""
+    pending, closed = list(socks), 0
+    while closed < want:
+        ready, _, _ = select.select(pending, [], [], TIMEOUT)
+        assert ready, "the server closed %d of the %d connections expected" % (closed, want)
+        for s in ready:
+            pending.remove(s)
+            assert closed_by_server(s), "the server answered a half-sent request"
+            closed += 1
+    return pending
+
+
+def test_many_addresses_cannot_hold_every_connection():
+    """Slow connections from many addresses, each within its share: those waiting for a request
+    hold at most 3/4 of --max-connections (a new one closes the one that waited longest), so an
+    ordinary request still gets a connection and its answer."""
+    n, cap = 100, 64
+    srv = Server(TPLAN, fresh_dir(os.path.join(WORK, "slowmany")), "--max-connections", str(cap),
+                 "--max-per-address", "8", workers=1).start()
+    socks = []
+    try:
+        socks = [slow_socket(srv.port, "127.0.2.%d" % (1 + i % 20)) for i in range(n)]
+        held = wait_closed(socks, n - (cap - cap // 4))
+        line, body = health_from(srv.port, "127.0.0.1")
+        assert line == "HTTP/1.1 200 OK", line
+        assert len(held) == cap - cap // 4
+        wait_log(srv, "that waited longest for a request, to make room")
     finally:
         for s in socks:
             s.close()
@@ -105,7 +140,7 @@ def test_request_deadline_is_not_reset_by_each_byte():
                     closed = True
         assert closed, "a trickling connection was still open after 100 s with --request-timeout 1"
         s.close()
-        assert "without a complete request within 1 s" in srv.log()
+        wait_log(srv, "without a complete request within 1 s")
         # and an ordinary request is answered as before, a kept-alive connection too
         st, _, _ = srv.request("GET", "/v1/health")
         assert st == 200
@@ -119,6 +154,7 @@ def main():
         resource.setrlimit(resource.RLIMIT_NOFILE, (1024, lim[1]))
     r = Runner()
     r.run("one_address_cannot_take_every_connection", test_one_address_cannot_take_every_connection)
+    r.run("many_addresses_cannot_hold_every_connection", test_many_addresses_cannot_hold_every_connection)
     r.run("request_deadline_is_not_reset_by_each_byte", test_request_deadline_is_not_reset_by_each_byte)
     r.finish()
 
