@@ -50,6 +50,7 @@ enum {
     TP_OPT_MEMORY_LIMIT,
     TP_OPT_LOAD_TIME_LIMIT,
     TP_OPT_CALL_TIME_LIMIT,
+    TP_OPT_SEARCH_MEMORY,
     TP_OPT_FIRST_FREE, /* first code a subcommand may use for its own options */
 };
 
@@ -65,7 +66,8 @@ enum {
     {"no-nn-index", no_argument, NULL, TP_OPT_NO_NN_INDEX},                  \
     {"memory-limit", required_argument, NULL, TP_OPT_MEMORY_LIMIT},          \
     {"load-time-limit", required_argument, NULL, TP_OPT_LOAD_TIME_LIMIT},    \
-    {"call-time-limit", required_argument, NULL, TP_OPT_CALL_TIME_LIMIT}
+    {"call-time-limit", required_argument, NULL, TP_OPT_CALL_TIME_LIMIT},    \
+    {"search-memory", required_argument, NULL, TP_OPT_SEARCH_MEMORY}
 // clang-format on
 
 /// State of tpCli_NextOption over one subcommand's arguments (zero it, then fill the inputs).
@@ -130,6 +132,7 @@ typedef struct tpCliPlanOpts {
     /* script limits (0 = the tpScriptDef default) */
     long long memory_mb;         /* --memory-limit MB */
     double load_time, call_time; /* --load-time-limit S, --call-time-limit S */
+    long long search_mb;         /* --search-memory MB: tpPlannerDef.memory_limit (0 = none) */
     const char *source;          /* NULL: read the script file; else its text (source_len bytes) and
                                     the path only names it in messages (`tplan worker`: "job.lua") */
     size_t source_len;
@@ -139,7 +142,7 @@ typedef struct tpCliPlanOpts {
     bool warn; /* tpCli_PlanRun prints the domain's warnings once the script is loaded (before planning) */
 } tpCliPlanOpts;
 
-/// Takes a planner or script-limit option (code TP_OPT_PLANNER..TP_OPT_CALL_TIME_LIMIT, value from tpCli_NextOption):
+/// Takes a planner or script-limit option (code TP_OPT_PLANNER..TP_OPT_SEARCH_MEMORY, value from tpCli_NextOption):
 /// 1 = taken, 0 = not a planner option, -1 = bad value (one message logged).
 int tpCli_PlannerOption(tpCliPlanOpts *o, int code, const char *value);
 /// The script definition for path with the options' limits (params may be NULL if n is 0).

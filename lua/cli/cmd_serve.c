@@ -14,6 +14,19 @@
 #include "tp/base.h"
 #include "tp/service.h"
 
+/* AddressSanitizer reserves terabytes of address space at start: an RLIMIT_AS would make every
+ * later allocation of the sanitizer build fail, so that build sets no default limit. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TP_SERVE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TP_SERVE_ASAN 1
+#endif
+#endif
+#ifndef TP_SERVE_ASAN
+#define TP_SERVE_ASAN 0
+#endif
+
 static void serve_usage(FILE *f)
 {
     tpServiceDef d = tpDefaultServiceDef();
@@ -34,7 +47,8 @@ static void serve_usage(FILE *f)
             "  --max-time S        the largest time_limit a job may ask (default %g)\n"
             "  --max-memory MB     the largest memory_mb (Lua memory) a job may ask (default %d; a job's\n"
             "                      default is %d)\n"
-            "  --worker-memory MB  address-space limit of each worker process (default: none)\n"
+            "  --worker-memory MB  address-space limit of each worker process (default: 2 x --max-memory\n"
+            "                      + 1024, the bound of everything a job holds; 0 = none)\n"
             "  --max-connections N open HTTP connections at most, one thread each (default %d)\n"
             "  --max-per-address N open connections from one client address at most; more are closed at\n"
             "                      once (default %d; raise it behind a reverse proxy)\n"
@@ -137,7 +151,7 @@ int tpCmd_Serve(int argc, char **argv)
 {
     tpServiceDef def = tpDefaultServiceDef();
     const char *token_file = NULL, *web = getenv("TPLAN_WEB");
-    bool no_web = false;
+    bool no_web = false, wmem_given = false;
     long long v;
     double dv;
     enum {
@@ -233,10 +247,15 @@ int tpCmd_Serve(int argc, char **argv)
             }
             break;
         case OPT_WMEM:
-            if (!tpCli_ParseInt("--worker-memory", a, 64, 1 << 30, &v)) {
+            if (!tpCli_ParseInt("--worker-memory", a, 0, 1 << 30, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            if (v > 0 && v < 64) {
+                tpLog(TP_LOG_ERROR, "--worker-memory %lld: 0 (none) or at least 64 MB", v);
                 return TP_EXIT_BAD_INPUT;
             }
             def.worker_memory_mb = (int)v;
+            wmem_given = true;
             break;
         case OPT_WEB:
             web = a;
@@ -279,6 +298,14 @@ int tpCmd_Serve(int argc, char **argv)
     if (!realpath("/proc/self/exe", exe)) {
         tpLog(TP_LOG_ERROR, "serve: cannot find the tplan executable (/proc/self/exe)");
         return TP_EXIT_FAILURE;
+    }
+    if (!wmem_given) { /* a job's Lua heap and its search each hold at most --max-memory; 1 GB for the rest */
+        def.worker_memory_mb = 2 * def.max_memory_mb + 1024;
+    }
+    if (TP_SERVE_ASAN && def.worker_memory_mb > 0) {
+        tpLog(TP_LOG_WARN, "serve: the sanitizer build sets no --worker-memory (AddressSanitizer reserves "
+                           "terabytes of address space)");
+        def.worker_memory_mb = 0;
     }
     char rlimit[32];
     snprintf(rlimit, sizeof rlimit, "%d", def.worker_memory_mb);

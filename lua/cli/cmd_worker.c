@@ -200,6 +200,7 @@ static void run_job(FILE *ev, const cJSON *m)
     o.limit = true;
     o.limit_v = isfinite(limit) && limit > 0 ? limit : 60;
     o.memory_mb = isfinite(mem) && mem >= 16 ? (long long)mem : 0;
+    o.search_mb = o.memory_mb; /* the search (tree and index) has the same bound as the Lua heap */
     o.load_time = fmin(TP_SCRIPT_DEFAULT_LOAD_TIME, o.limit_v);
     o.call_time = fmin(TP_SCRIPT_DEFAULT_CALL_TIME, o.limit_v);
     const char *path = cJSON_IsString(dpath) ? dpath->valuestring : "job.lua";
@@ -260,6 +261,15 @@ static void run_job(FILE *ev, const cJSON *m)
         if (task.nworkers > 1) {
             add_workers(sum, &oc);
         }
+        if (task.nworkers <= 1 && run.res.stats.memory_limited) {
+            char msg[256];
+            snprintf(msg, sizeof msg,
+                     "the search reached its memory bound (memory_mb %lld: %.1f MB in %lld nodes); the plan is the "
+                     "best found by then",
+                     o.memory_mb, (double)run.res.stats.memory_bytes / 1048576.0, (long long)run.res.stats.nodes);
+            cJSON_AddStringToObject(sum, "stopped", "memory_limit");
+            cJSON_AddStringToObject(sum, "stopped_message", msg);
+        }
         cJSON_AddItemToObject(done, "summary", sum);
         cJSON_AddBoolToObject(done, "plan", true);
         cJSON_AddBoolToObject(done, "tree", tree_ok);
@@ -275,10 +285,12 @@ static void run_job(FILE *ev, const cJSON *m)
     } else {
         cJSON *e = cJSON_AddObjectToObject(done, "error");
         /* the sandbox's limit messages name the limit; anything else is the script's own error */
-        const char *ecode = code == TP_EXIT_FAILURE              ? "internal"
-                            : strstr(err, "time limit exceeded") ? "time_limit"
-                            : strstr(err, "memory limit of")     ? "memory_limit"
-                                                                 : "script_error";
+        const char *ecode =
+            code == TP_EXIT_FAILURE              ? "internal"
+            : strstr(err, "time limit exceeded") ? "time_limit"
+            : strstr(err, "memory limit of") || strstr(err, "out of memory") || strstr(err, "not enough memory")
+                ? "memory_limit"
+                : "script_error";
         cJSON_AddStringToObject(e, "code", ecode);
         cJSON_AddStringToObject(e, "message", err);
     }

@@ -49,6 +49,8 @@ int tpCli_PlannerOption(tpCliPlanOpts *o, int code, const char *v)
         return tpCli_ParseDouble("--load-time-limit", v, 0, true, 1e6, &o->load_time) ? 1 : -1;
     case TP_OPT_CALL_TIME_LIMIT:
         return tpCli_ParseDouble("--call-time-limit", v, 0, true, 1e6, &o->call_time) ? 1 : -1;
+    case TP_OPT_SEARCH_MEMORY:
+        return tpCli_ParseInt("--search-memory", v, 1, 1LL << 30, &o->search_mb) ? 1 : -1;
     default:
         return 0;
     }
@@ -96,6 +98,9 @@ void tpCli_ApplyPlannerOptions(const tpCliPlanOpts *o, tpPlannerDef *pd)
     }
     if (o->no_nn_index) {
         pd->nn_index = false;
+    }
+    if (o->search_mb > 0) {
+        pd->memory_limit = (size_t)o->search_mb << 20;
     }
     pd->iteration_bound = o->iteration_bound;
     pd->iteration_bound_user = o->iteration_bound_user;
@@ -160,7 +165,10 @@ int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, co
     }
     run->status = tpPlanner_Run(run->planner, &run->res);
     if (run->status == TP_PLAN_ERROR) {
-        snprintf(err, errlen, "%s", tpDomain_Error(run->domain)[0] ? tpDomain_Error(run->domain) : "planning failed");
+        snprintf(err, errlen, "%s",
+                 tpDomain_Error(run->domain)[0] ? tpDomain_Error(run->domain)
+                                                : "planning failed: out of memory (an allocation of "
+                                                  "the planner failed)");
         return TP_EXIT_BAD_INPUT;
     }
     return TP_EXIT_OK;

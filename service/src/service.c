@@ -177,6 +177,11 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
         svcStore_Close(&svc);
         goto out;
     }
+    if (def->worker_memory_mb > 0) {
+        svcLog(&svc, "workers: address space at most %d MB each (--worker-memory)", def->worker_memory_mb);
+    } else {
+        svcLog(&svc, "workers: no address-space limit (--worker-memory 0)");
+    }
     FILE *ready = def->ready ? def->ready : stdout;
     const char *host = svc.def.bind;
     bool v6 = strchr(host, ':') != NULL;

@@ -148,6 +148,70 @@ def test_request_deadline_is_not_reset_by_each_byte():
         srv.stop()
 
 
+# a domain that can never be solved: its search grows until a limit stops it
+NOSOLVE = """local tp = require "tp"
+return tp.domain {
+  name = "nosolve",
+  bodies = { tp.plane { name = "ground" },
+    tp.box { name = "robot", class = "active", size = {0.2,0.2,0.2}, mass = 1, pos = {0,0,0.1}, max_force = 10 } },
+  tactics = { tp.tactic { name = "t", body = "robot", skills = { tp.skill.wait { name = "w", duration = 0.1 } } } },
+  goal = function(s) return false end,
+  planner = { max_iters = 1e9 },
+}
+"""
+
+
+def test_search_memory_is_bounded():
+    """Repro worker_memory_unbounded.py: memory_mb bounds the search (tree and index) too; at the
+    bound the job ends approximate with the best plan found and says why."""
+    srv = Server(TPLAN, fresh_dir(os.path.join(WORK, "mem")), workers=1).start()
+    try:
+        jid = srv.submit({"script": NOSOLVE, "memory_mb": 16, "time_limit": 300})
+        job = srv.wait_final(jid)
+        assert job["status"] == "approximate", job
+        s = job["summary"]
+        assert s["stopped"] == "memory_limit", s
+        assert "memory bound (memory_mb 16:" in s["stopped_message"], s
+        assert 16 <= s["tree_mb"] < 24, s["tree_mb"]
+        st, _, _ = srv.request("GET", "/v1/jobs/%d/plan" % jid)
+        assert st == 200
+        # the bound counts bytes, not time: the same job stops at the same node, the same plan
+        again = srv.wait_final(srv.submit({"script": NOSOLVE, "memory_mb": 16, "time_limit": 300}))
+        assert again["summary"]["nodes"] == s["nodes"], (again["summary"]["nodes"], s["nodes"])
+    finally:
+        srv.stop()
+
+
+def test_worker_memory_exhaustion_is_reported():
+    """Repro worker_memory_oom_misreported.sh: when the worker's address-space limit stops the
+    tree from growing, the job keeps the best plan found (approximate, stopped: memory_limit)
+    instead of failing as a script_error 'planning failed'."""
+    srv = Server(TPLAN, fresh_dir(os.path.join(WORK, "wmem")), "--worker-memory", "300", workers=1).start()
+    try:
+        if "no address-space limit" in srv.log():
+            print("      (the sanitizer build sets no address-space limit: part skipped)")
+            return
+        job = srv.wait_final(srv.submit({"script": NOSOLVE, "time_limit": 300}))
+        assert job["status"] == "approximate", job
+        assert job["summary"]["stopped"] == "memory_limit", job["summary"]
+    finally:
+        srv.stop()
+
+
+def test_default_worker_memory():
+    """Without --worker-memory, each worker's address space is bounded (2 x --max-memory + 1024)."""
+    srv = Server(TPLAN, fresh_dir(os.path.join(WORK, "wdef")), "--max-memory", "1000", workers=1).start()
+    try:
+        log = srv.log()
+        assert ("address space at most 3024 MB each" in log) or ("no address-space limit" in log), log[-500:]
+        if "at most 3024 MB" in log:
+            w = srv.workers_pids()[0]
+            lim = [l for l in open("/proc/%d/limits" % w) if l.startswith("Max address space")][0].split()
+            assert lim[3] == str(3024 << 20), lim
+    finally:
+        srv.stop()
+
+
 def main():
     lim = resource.getrlimit(resource.RLIMIT_NOFILE)
     if lim[0] < 1024 and lim[1] >= 1024:
@@ -156,6 +220,9 @@ def main():
     r.run("one_address_cannot_take_every_connection", test_one_address_cannot_take_every_connection)
     r.run("many_addresses_cannot_hold_every_connection", test_many_addresses_cannot_hold_every_connection)
     r.run("request_deadline_is_not_reset_by_each_byte", test_request_deadline_is_not_reset_by_each_byte)
+    r.run("search_memory_is_bounded", test_search_memory_is_bounded)
+    r.run("worker_memory_exhaustion_is_reported", test_worker_memory_exhaustion_is_reported)
+    r.run("default_worker_memory", test_default_worker_memory)
     r.finish()
 
 

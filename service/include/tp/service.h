@@ -46,7 +46,8 @@ typedef struct tpServiceDef {
     int default_memory_mb;          /* MB of Lua memory of a job that asks none. Default 2048 */
     int max_memory_mb;              /* MB: the largest memory_mb a job may ask. Default 4096 */
     int worker_memory_mb;           /* MB: address-space limit (RLIMIT_AS) of a worker process; 0 = none.
-                                       Default 0 (the Lua cap bounds scripts; see docs/service.md) */
+                                       Default 0 here; `tplan serve` sets 2 x max_memory_mb + 1024
+                                       (docs/service.md#memory) */
     int max_connections;            /* open HTTP connections at most (one thread each). Default 1024 */
     int max_per_address;            /* open HTTP connections from one client address at most (more are
                                        closed at once): one client cannot take every connection.

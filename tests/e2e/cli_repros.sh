@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Defects found by attacking the CLI as a hostile user would (issue 25), each a check:
+# - a scene of 100,000 bodies: the duplicate-name check was quadratic inside one C call (50,000
+#   bodies took 26.6 s past --time-limit 2, where no limit could see it); now a hash set, and a
+#   duplicate among them is still found and named;
+# - the time limit is read at every iteration once iterations are slow (it used to be read every
+#   16, each over a second with 100,000 bodies).
+# `timeout` only guards against a hang; no check depends on how long anything takes.
+# Usage: cli_repros.sh TPLAN WORKDIR
+set -u
+tplan=$1 work=$2/cli_repros
+rm -rf "$work" && mkdir -p "$work"
+. "$(dirname "$0")/lib.sh"
+asan=""
+grep -q -a __asan_init "$tplan" && asan=1
+
+cat >"$work/many.lua" <<'LUA'
+local tp = require "tp"
+local n = tp.param("n", 100000)
+local dup = tp.param("dup", false)
+local b = { tp.plane { name = "g" },
+            tp.box { name = "robot", class = "active", size = {1,1,1}, mass = 1, pos = {0,0,0.5} } }
+for i = 1, n do
+  b[#b + 1] = tp.box { name = "s" .. i, class = "static", size = {0.01,0.01,0.01}, pos = {i * 0.03, 5, 0.005} }
+end
+if dup then b[#b + 1] = tp.box { name = "s17", class = "static", size = {0.01,0.01,0.01}, pos = {0, 9, 0.005} } end
+return tp.domain { name = "m", bodies = b,
+  tactics = { tp.tactic { name = "t", body = "robot", skills = { tp.skill.wait { name = "w", duration = 0.1 } } } },
+  goal = function(s) return s.t > 10 end, planner = { max_iters = 20 } }
+LUA
+n=100000
+[ -n "$asan" ] && n=20000 # the sanitizer build: the same checks on a smaller scene
+timeout 600 "$tplan" plan "$work/many.lua" --set n=$n --set dup=true --no-out -q 2>"$work/err.txt"
+rc=$?
+check "a duplicate among $n bodies: exit $rc, expected 2" $([ $rc -eq 2 ]; echo $?)
+grep -q "duplicate name (also body #18)" "$work/err.txt"
+check "the duplicate is named with the first body of that name: $(head -c 300 "$work/err.txt")" $?
+timeout 600 "$tplan" plan "$work/many.lua" --set n=$n --time-limit 0.5 -o "$work/many.json" >"$work/out.txt" 2>&1
+rc=$?
+check "$n bodies, --time-limit 0.5: exit $rc, expected 3 (approximate at the limit)" $([ $rc -eq 3 ]; echo $?)
+iters=$(awk '/^search/ {print $2}' "$work/out.txt")
+# the iterations are slow (seconds each): the limit must stop the run before the 16th
+check "$n bodies: the time limit stopped the run after $iters iterations (slow iterations read the clock each time)" \
+  $([ -n "$iters" ] && [ "$iters" -lt 16 ]; echo $?)
+
+finish cli_repros
