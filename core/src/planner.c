@@ -599,7 +599,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
     }
 
     st->iterations = iter;
-    st->memory_bytes = (int64_t)(tpTree_MemoryBytes(tree) + tpNnIndex_Bytes(pl->nn));
+    st->mem_bytes = (int64_t)(tpTree_MemoryBytes(tree) + tpNnIndex_Bytes(pl->nn));
     storeTimes(st, &k, tickSeconds(c_loop, k_loop, tpClock_Now(), tpClock_Ticks()),
                p->search_seconds ? p->search_seconds(p->ctx) - search0 : 0.0);
     if (status == TP_PLAN_ERROR) {

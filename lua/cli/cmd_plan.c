@@ -99,7 +99,7 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
     }
     if (s->memory_limited) {
         printf("stopped    at the search's memory bound: %.1f MB (--search-memory, or out of memory)\n",
-               (double)s->memory_bytes / 1048576.0);
+               (double)s->mem_bytes / 1048576.0);
     }
     printf("plan       %d steps (%.2f s of motion), cost %.6g\n", w->nsteps, w->nsteps * rec->dt, w->cost);
     printf("search     %lld iterations, %lld nodes, %lld rejected (invalid), %.1f MB tree\n", (long long)s->iterations,

@@ -266,7 +266,7 @@ static void run_job(FILE *ev, const cJSON *m)
             snprintf(msg, sizeof msg,
                      "the search reached its memory bound (memory_mb %lld: %.1f MB in %lld nodes); the plan is the "
                      "best found by then",
-                     o.memory_mb, (double)run.res.stats.memory_bytes / 1048576.0, (long long)run.res.stats.nodes);
+                     o.memory_mb, (double)run.res.stats.mem_bytes / 1048576.0, (long long)run.res.stats.nodes);
             cJSON_AddStringToObject(sum, "stopped", "memory_limit");
             cJSON_AddStringToObject(sum, "stopped_message", msg);
         }

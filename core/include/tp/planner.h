@@ -216,7 +216,7 @@ struct tpPlanStats {
     double elapsed;      /* seconds since the start (for progress reports) */
     bool memory_limited; /* the run stopped at memory_limit, or because the tree could not grow
                             (an allocation failed: the run keeps what it found) */
-    int64_t memory_bytes; /* the search's bytes when the run stopped (tree + index) */
+    int64_t mem_bytes;   /* the search's bytes when the run stopped (tree + index) */
 
     tpRejectStat reject[TP_REJECT_KINDS]; /* the rejections by reason (tpProblem.reject) */
 };
