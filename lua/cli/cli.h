@@ -140,6 +140,7 @@ typedef struct tpCliPlanOpts {
     int64_t (*iteration_bound)(void *user);
     void *iteration_bound_user;
     bool warn; /* tpCli_PlanRun prints the domain's warnings once the script is loaded (before planning) */
+    FILE *print_to; /* the script's print() (tpScriptDef.print_to); NULL = stderr */
 } tpCliPlanOpts;
 
 /// Takes a planner or script-limit option (code TP_OPT_PLANNER..TP_OPT_SEARCH_MEMORY, value from tpCli_NextOption):

@@ -62,6 +62,7 @@ tpScriptDef tpCli_ScriptDef(const tpCliPlanOpts *o, const char *path, const tpSc
     def.path = path;
     def.source = o->source;
     def.source_len = o->source_len;
+    def.print_to = o->print_to;
     def.params = params;
     def.nparams = nparams;
     if (o->memory_mb > 0) {

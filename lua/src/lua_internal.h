@@ -241,6 +241,7 @@ typedef struct tplLimits {
     char msg[512];   /* "file:line: time limit exceeded (...)" */
     char where[400]; /* "file:line: " of the script when the hook last ran */
     char path[400];  /* the script's name, for a message with no line */
+    FILE *print_to;  /* print()'s stream (tpScriptDef.print_to); NULL = stderr */
 } tplLimits;
 
 /// lua_Alloc counting into the tplLimits ud and refusing to grow past max_bytes.

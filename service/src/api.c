@@ -575,6 +575,34 @@ enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan)
                 : send_file(rq, id, "tree.bin", "application/octet-stream", 200);
 }
 
+/* GET /v1/jobs/{id}/log: what the job's script printed (written by its worker, capped, escaped:
+ * lua/cli/cmd_worker.c); there while the job runs and after. */
+enum MHD_Result svcApi_Log(svcReq *rq, int64_t id)
+{
+    svcStatus st;
+    pthread_mutex_lock(&rq->svc->mu);
+    bool known = job_status(rq->svc, id, &st);
+    pthread_mutex_unlock(&rq->svc->mu);
+    if (!known) {
+        return unknown_job(rq, id);
+    }
+    char path[4096];
+    svcJobPath(rq->svc, id, "log.txt", path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        return svcHttp_Error(rq, 404, "not_found", NULL, "job %lld has no log: its script printed nothing (%s)",
+                             (long long)id, svcStatusName(st));
+    }
+    struct MHD_Response *r = MHD_create_response_from_fd((uint64_t)sb.st_size, fd); /* closes fd */
+    svcHttp_Header(rq, "Cache-Control", "no-store");
+    svcHttp_Header(rq, "X-Content-Type-Options", "nosniff");
+    return svcHttp_Send(rq, 200, r, "text/plain; charset=utf-8");
+}
+
 /* ---- GET /v1/jobs/{id}/events: Server-Sent Events -------------------------------------------- */
 
 typedef struct Sse {

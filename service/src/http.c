@@ -231,6 +231,10 @@ static enum MHD_Result route(svcReq *rq)
             rq->route = rest[1] == 'p' ? "/v1/jobs/{id}/plan" : "/v1/jobs/{id}/tree";
             return is(rq, "GET") ? svcApi_File(rq, id, rest[1] == 'p') : method_not_allowed(rq, "GET");
         }
+        if (strcmp(rest, "/log") == 0) {
+            rq->route = "/v1/jobs/{id}/log";
+            return is(rq, "GET") ? svcApi_Log(rq, id) : method_not_allowed(rq, "GET");
+        }
         if (strcmp(rest, "/events") == 0) {
             rq->route = "/v1/jobs/{id}/events";
             return is(rq, "GET") ? svcApi_Events(rq, id) : method_not_allowed(rq, "GET");

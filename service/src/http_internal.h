@@ -45,6 +45,7 @@ enum MHD_Result svcApi_Get(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_Cancel(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan);
 enum MHD_Result svcApi_Events(svcReq *rq, int64_t id);
+enum MHD_Result svcApi_Log(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_Metrics(svcReq *rq);
 
 /* web.c */

@@ -212,6 +212,37 @@ def test_default_worker_memory():
         srv.stop()
 
 
+def test_print_goes_to_the_jobs_log():
+    """Repro print_floods_server_log.sh: a script's print() is the job's, never the server's log:
+    GET /v1/jobs/{id}/log, at most 1 MiB, control characters and bad bytes escaped."""
+    srv = Server(TPLAN, fresh_dir(os.path.join(WORK, "print")), workers=1).start()
+    try:
+        src = ('local tp = require "tp"\n'
+               'print("2026-01-01T00:00:00Z job 1 solved (FORGED by a script)")\n'
+               'print("bell\\7 escape\\27[31m bad\\255\\254 ok \\u{e9}")\n'
+               'for i = 1, 2000 do print(string.rep("x", 1000)) end\n'
+               'return tp.domain { name = "x" }\n')
+        jid = srv.submit({"script": src})
+        job = srv.wait_final(jid)
+        assert job["status"] == "failed", job  # the domain is incomplete: what matters is its output
+        assert "FORGED" not in srv.log() and "xxxxxxxx" not in srv.log(), "script output in the server's log"
+        st, hd, body = srv.request("GET", "/v1/jobs/%d/log" % jid)
+        assert st == 200 and hd["content-type"].startswith("text/plain"), (st, hd)
+        text = body.decode("utf-8")  # valid UTF-8
+        lines = text.split("\n")
+        assert lines[0] == "2026-01-01T00:00:00Z job 1 solved (FORGED by a script)", lines[0]
+        assert lines[1] == "bell\\x07 escape\\x1B[31m bad\\xFF\\xFE ok \u00e9", repr(lines[1])
+        assert len(body) <= (1 << 20) + 200, len(body)
+        assert "more bytes of output left out: a job's log keeps 1048576 bytes" in lines[-2], lines[-2][:200]
+        # a job that printed nothing has no log
+        quiet = srv.submit({"domain": "minigolf", "max_iters": 5})
+        srv.wait_final(quiet)
+        st, _, body = srv.request("GET", "/v1/jobs/%d/log" % quiet)
+        assert st == 404 and json.loads(body)["error"]["code"] == "not_found", (st, body)
+    finally:
+        srv.stop()
+
+
 def main():
     lim = resource.getrlimit(resource.RLIMIT_NOFILE)
     if lim[0] < 1024 and lim[1] >= 1024:
@@ -223,6 +254,7 @@ def main():
     r.run("search_memory_is_bounded", test_search_memory_is_bounded)
     r.run("worker_memory_exhaustion_is_reported", test_worker_memory_exhaustion_is_reported)
     r.run("default_worker_memory", test_default_worker_memory)
+    r.run("print_goes_to_the_jobs_log", test_print_goes_to_the_jobs_log)
     r.finish()
 
 

@@ -30,6 +30,7 @@ extern "C" {
 
 #define TP_SERVICE_MAX_SCRIPT_BYTES ((size_t)1 << 20) /* a submitted script: 1 MiB */
 #define TP_SERVICE_MAX_BODY_BYTES ((size_t)4 << 20)   /* a request body: 4 MiB (413 beyond) */
+#define TP_SERVICE_MAX_LOG_BYTES ((size_t)1 << 20)    /* a job's log (its script's print): 1 MiB kept */
 
 /// How to run the service. Get defaults from tpDefaultServiceDef(); tpRunService copies what it
 /// needs and keeps no pointer into the definition once it returns.
