@@ -139,7 +139,7 @@ typedef struct tpCliPlanOpts {
     /* OR-parallel workers (par.h): tpPlannerDef.iteration_bound and its user; NULL = none */
     int64_t (*iteration_bound)(void *user);
     void *iteration_bound_user;
-    bool warn; /* tpCli_PlanRun prints the domain's warnings once the script is loaded (before planning) */
+    bool warn;      /* tpCli_PlanRun prints the domain's warnings once the script is loaded (before planning) */
     FILE *print_to; /* the script's print() (tpScriptDef.print_to); NULL = stderr */
 } tpCliPlanOpts;
 
