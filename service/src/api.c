@@ -467,16 +467,23 @@ enum MHD_Result svcApi_List(svcReq *rq)
     pthread_mutex_lock(&svc->mu);
     int n = 0;
     int64_t *ids = svcStore_List(svc, status, after, (int)limit, &n);
-    for (int i = 0; i < n; ++i) {
+    pthread_mutex_unlock(&svc->mu);
+    for (int i = 0; i < n; ++i) { /* the lock job by job: a long list never stalls other requests */
+        pthread_mutex_lock(&svc->mu);
         svcJob *job = svcSched_Find(svc, ids[i]);
-        svcJob *stored = job ? NULL : svcStore_Get(svc, ids[i], false);
-        cJSON *j = job ? svcJobToCJson(job) : stored ? svcJobToCJson(stored) : NULL;
-        svcJobFree(stored);
+        cJSON *j = job ? svcJobToCJson(job) : NULL;
+        pthread_mutex_unlock(&svc->mu);
+        if (!job) {
+            pthread_mutex_lock(&svc->mu);
+            svcJob *stored = svcStore_Get(svc, ids[i], false);
+            pthread_mutex_unlock(&svc->mu);
+            j = stored ? svcJobToCJson(stored) : NULL;
+            svcJobFree(stored);
+        }
         if (j) {
             cJSON_AddItemToArray(arr, j);
         }
     }
-    pthread_mutex_unlock(&svc->mu);
     if (n == limit && n > 0) {
         cJSON_AddNumberToObject(o, "next", (double)ids[n - 1]);
     } else {

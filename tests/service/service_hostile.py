@@ -205,6 +205,7 @@ def test_default_worker_memory():
         log = srv.log()
         assert ("address space at most 3024 MB each" in log) or ("no address-space limit" in log), log[-500:]
         if "at most 3024 MB" in log:
+            srv.wait_final(srv.submit({"domain": "minigolf", "max_iters": 5}))  # the worker has set its limit
             w = srv.workers_pids()[0]
             lim = [l for l in open("/proc/%d/limits" % w) if l.startswith("Max address space")][0].split()
             assert lim[3] == str(3024 << 20), lim
@@ -243,6 +244,27 @@ def test_print_goes_to_the_jobs_log():
         srv.stop()
 
 
+def test_job_objects_do_not_echo_large_requests():
+    """Repros sse_amplification.py / list_amplification.py: a job object shows a long `set` string
+    as its size, so GET, the list and every SSE event stay small whatever the request carried."""
+    srv = Server(TPLAN, fresh_dir(os.path.join(WORK, "echo")), workers=1).start()
+    try:
+        big = {"p%d" % i: "v" * 65000 for i in range(8)}
+        big["short"] = "kept as it is"
+        jid = srv.submit({"domain": "minigolf", "set": big, "max_iters": 5})
+        events = srv.events(jid)
+        assert events and all(len(json.dumps(d)) < 8192 for _, d in events), [len(json.dumps(d)) for _, d in events]
+        st, _, body = srv.request("GET", "/v1/jobs/%d" % jid)
+        job = json.loads(body)
+        assert len(body) < 8192, len(body)
+        assert job["request"]["set"]["p0"] == {"bytes": 65000}, job["request"]["set"]["p0"]
+        assert job["request"]["set"]["short"] == "kept as it is"
+        st, _, body = srv.request("GET", "/v1/jobs")
+        assert st == 200 and len(body) < 8192, len(body)
+    finally:
+        srv.stop()
+
+
 def main():
     lim = resource.getrlimit(resource.RLIMIT_NOFILE)
     if lim[0] < 1024 and lim[1] >= 1024:
@@ -255,6 +277,7 @@ def main():
     r.run("worker_memory_exhaustion_is_reported", test_worker_memory_exhaustion_is_reported)
     r.run("default_worker_memory", test_default_worker_memory)
     r.run("print_goes_to_the_jobs_log", test_print_goes_to_the_jobs_log)
+    r.run("job_objects_do_not_echo_large_requests", test_job_objects_do_not_echo_large_requests)
     r.finish()
 
 
