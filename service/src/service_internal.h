@@ -34,10 +34,9 @@ typedef enum {
 typedef struct svcJob {
     int64_t id;
     svcStatus status;
-    char *domain;        /* the built-in name, or "job.lua" for a submitted script */
-    char *request;       /* JSON object text of the accepted request (script replaced by script_bytes) */
-    char *request_shown; /* the request as job objects show it (util.c; made on first use, then kept) */
-    char *script;        /* the submitted Lua text (NULL for a built-in domain); script_len bytes */
+    char *domain;  /* the built-in name, or "job.lua" for a submitted script */
+    char *request; /* JSON object text of the accepted request (script replaced by script_bytes) */
+    char *script;  /* the submitted Lua text (NULL for a built-in domain); script_len bytes */
     size_t script_len;
     double created, started, finished; /* unix s; 0 = not yet */
     int64_t iterations, nodes;
@@ -57,6 +56,8 @@ typedef struct svcJob {
     int worker;       /* index of the worker running it, -1 */
     bool cancel;      /* DELETE asked for it while running */
     uint64_t version; /* bumped on every change */
+
+    char *request_shown; /* the request as job objects show it (util.c; made on first use, then kept) */
 } svcJob;
 
 /// A worker process.
