@@ -43,6 +43,8 @@ static void serve_usage(FILE *f)
             "  --data DIR          job store DIR/tplan.db and job files DIR/jobs/<id>/ (default %s)\n"
             "  --token-file F      require 'Authorization: Bearer <token>' with the token in F (its first line)\n"
             "  --max-queue N       queued jobs at most; beyond, POST answers 429 (default %d)\n"
+            "  --max-queued-per-client N  queued jobs of one client address at most; beyond, 429\n"
+            "                      client_quota (default: 250, or --max-queue if smaller)\n"
             "  --default-time S    a job's time limit when it gives none (default %g)\n"
             "  --max-time S        the largest time_limit a job may ask (default %g)\n"
             "  --max-memory MB     the largest memory_mb (Lua memory) a job may ask (default %d; a job's\n"
@@ -169,7 +171,8 @@ int tpCmd_Serve(int argc, char **argv)
         OPT_NO_WEB,
         OPT_MCONN,
         OPT_PERADDR,
-        OPT_REQTIME
+        OPT_REQTIME,
+        OPT_QCLIENT
     };
     static const struct option longopts[] = {
         {"bind", required_argument, NULL, OPT_BIND},
@@ -187,6 +190,7 @@ int tpCmd_Serve(int argc, char **argv)
         {"max-connections", required_argument, NULL, OPT_MCONN},
         {"max-per-address", required_argument, NULL, OPT_PERADDR},
         {"request-timeout", required_argument, NULL, OPT_REQTIME},
+        {"max-queued-per-client", required_argument, NULL, OPT_QCLIENT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -274,6 +278,12 @@ int tpCmd_Serve(int argc, char **argv)
                 return TP_EXIT_BAD_INPUT;
             }
             def.max_per_address = (int)v;
+            break;
+        case OPT_QCLIENT:
+            if (!tpCli_ParseInt("--max-queued-per-client", a, 1, 10000000, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.max_queued_per_client = (int)v;
             break;
         case OPT_REQTIME:
             if (!tpCli_ParseDouble("--request-timeout", a, 0, true, 3600, &dv)) {

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include "http_internal.h"
 #include "tp/base.h"
@@ -242,6 +244,19 @@ static char *normalized_request(const cJSON *req, const Submission *sub)
 
 static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline);
 
+/* The client's IP address as text ("" if unknown). */
+static void client_address(svcReq *rq, char *out, size_t cap)
+{
+    const union MHD_ConnectionInfo *ai = MHD_get_connection_info(rq->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ai ? ai->client_addr : NULL;
+    out[0] = '\0';
+    if (sa && sa->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out, (socklen_t)cap);
+    } else if (sa && sa->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out, (socklen_t)cap);
+    }
+}
+
 enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
 {
     tpService *svc = rq->svc;
@@ -338,6 +353,23 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
             }
             return svcHttp_Text(rq, 201, body, "application/json");
         }
+    }
+    client_address(rq, job->client, sizeof job->client);
+    int quota = svc->def.max_queued_per_client > 0 ? svc->def.max_queued_per_client
+                : svc->def.max_queue < 250         ? svc->def.max_queue
+                                                   : 250;
+    int mine = 0;
+    for (int i = 0; i < svc->nactive && job->client[0]; ++i) {
+        mine += svc->active[i]->status == SVC_QUEUED && strcmp(svc->active[i]->client, job->client) == 0;
+    }
+    if (mine >= quota && svcSched_Count(svc, SVC_QUEUED) < svc->def.max_queue) {
+        pthread_mutex_unlock(&svc->mu);
+        svcJobFree(job);
+        svcHttp_Header(rq, "Retry-After", "1");
+        return svcHttp_Error(rq, 429, "client_quota", NULL,
+                             "%d of your jobs are waiting, the most one client may queue (--max-queued-per-client); "
+                             "retry when one has started",
+                             mine);
     }
     if (svcSched_Count(svc, SVC_QUEUED) >= svc->def.max_queue) {
         pthread_mutex_unlock(&svc->mu);

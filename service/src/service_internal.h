@@ -58,6 +58,7 @@ typedef struct svcJob {
     uint64_t version; /* bumped on every change */
 
     char *request_shown; /* the request as job objects show it (util.c; made on first use, then kept) */
+    char client[64];     /* the submitter's address, for --max-queued-per-client ("" after a restart) */
 } svcJob;
 
 /// A worker process.

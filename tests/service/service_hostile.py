@@ -12,7 +12,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tplan_service import TIMEOUT, Runner, Server, fresh_dir  # noqa: E402
+from tplan_service import LONG, TIMEOUT, Runner, Server, fresh_dir  # noqa: E402
+import http.client  # noqa: E402
 
 TPLAN, WORK = sys.argv[1], sys.argv[2]
 
@@ -265,6 +266,33 @@ def test_job_objects_do_not_echo_large_requests():
         srv.stop()
 
 
+def post_from(srv, source, body):
+    """POST /v1/jobs from the loopback address source: (status, error code or job id)."""
+    c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=TIMEOUT, source_address=(source, 0))
+    c.request("POST", "/v1/jobs", body=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    r = c.getresponse()
+    obj = json.loads(r.read())
+    c.close()
+    return r.status, (obj["error"]["code"] if "error" in obj else obj["id"])
+
+
+def test_one_client_cannot_fill_the_queue():
+    """Fairness: one client address may have --max-queued-per-client jobs waiting (429
+    client_quota beyond); another client still gets its jobs in."""
+    srv = Server(TPLAN, fresh_dir(os.path.join(WORK, "quota")), "--max-queue", "10", "--max-queued-per-client", "2",
+                 workers=1).start()
+    try:
+        busy = srv.submit(LONG)
+        srv.wait_status(busy, ["running"])  # the worker is taken: what follows stays queued
+        assert post_from(srv, "127.0.0.5", {"domain": "minigolf"})[0] == 201
+        assert post_from(srv, "127.0.0.5", {"domain": "minigolf"})[0] == 201
+        assert post_from(srv, "127.0.0.5", {"domain": "minigolf"}) == (429, "client_quota")
+        assert post_from(srv, "127.0.0.6", {"domain": "minigolf"})[0] == 201
+        srv.json("DELETE", "/v1/jobs/%d" % busy, expect=200)
+    finally:
+        srv.stop()
+
+
 def main():
     lim = resource.getrlimit(resource.RLIMIT_NOFILE)
     if lim[0] < 1024 and lim[1] >= 1024:
@@ -278,6 +306,7 @@ def main():
     r.run("default_worker_memory", test_default_worker_memory)
     r.run("print_goes_to_the_jobs_log", test_print_goes_to_the_jobs_log)
     r.run("job_objects_do_not_echo_large_requests", test_job_objects_do_not_echo_large_requests)
+    r.run("one_client_cannot_fill_the_queue", test_one_client_cannot_fill_the_queue)
     r.finish()
 
 

@@ -42,6 +42,8 @@ typedef struct tpServiceDef {
                                        if missing. Default "./tplan-data" */
     const char *token;              /* bearer token every /v1 and /metrics request must carry; NULL = none */
     int max_queue;                  /* queued jobs at most (429 beyond). Default 1000 */
+    int max_queued_per_client;      /* queued jobs of one client address at most (429 beyond): one
+                                       client cannot fill the queue. 0 = min(250, max_queue) */
     double default_time;            /* s: a job's time_limit when it gives none. Default 60 */
     double max_time;                /* s: the largest time_limit a job may ask. Default 600 */
     int default_memory_mb;          /* MB of Lua memory of a job that asks none. Default 2048 */
