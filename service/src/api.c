@@ -291,6 +291,11 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
         cJSON_Delete(req);
         return svcHttp_Error(rq, 400, "bad_json", NULL, "the body must be a JSON object");
     }
+    char bad[256], bad_field[80];
+    if (!svcBodyCheck(rq->body, rq->len, req, bad, sizeof bad, bad_field, sizeof bad_field)) {
+        cJSON_Delete(req);
+        return svcHttp_Error(rq, 400, "bad_json", bad_field[0] ? bad_field : NULL, "%s", bad);
+    }
     Submission sub;
     enum MHD_Result answered = MHD_NO;
     if (!check_request(rq, req, &sub, &answered)) {
@@ -661,7 +666,9 @@ static bool sse_push(Sse *s, const char *event, const char *data)
         return false;
     }
     s->pending = grown;
+    size_t at = s->plen;
     s->plen += (size_t)snprintf(s->pending + s->plen, n, "event: %s\ndata: %s\n\n", event, data);
+    svcUtf8Repair(s->pending + at); /* valid UTF-8 whatever a script's message held */
     return true;
 }
 

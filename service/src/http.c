@@ -81,8 +81,8 @@ enum MHD_Result svcHttp_JsonOwned(svcReq *rq, unsigned code, char *body)
     if (!body) {
         return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
     }
+    svcUtf8Repair(body); /* a script's message or an echoed path may hold any bytes */
     size_t n = strlen(body);
-    body[n] = '\0';
     struct MHD_Response *r = MHD_create_response_from_buffer(n, body, MHD_RESPMEM_MUST_FREE);
     if (!r) {
         free(body);

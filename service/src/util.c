@@ -45,12 +45,14 @@ void svcLog(tpService *svc, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    /* one line: control characters of echoed values (paths, messages) are replaced */
+    /* one line: control characters of echoed values (paths, messages) are replaced, and so are
+       bytes that are not UTF-8 */
     for (char *p = line; *p; ++p) {
         if ((unsigned char)*p < 0x20) {
             *p = ' ';
         }
     }
+    svcUtf8Repair(line);
     time_t t = time(NULL);
     struct tm tm;
     char stamp[32];

@@ -293,6 +293,52 @@ def test_one_client_cannot_fill_the_queue():
         srv.stop()
 
 
+def strict_json(data):
+    """json.loads of bytes that must be UTF-8 (RFC 8259): raises on any other byte."""
+    return json.loads(data.decode("utf-8", errors="strict"))
+
+
+def test_requests_that_are_not_what_they_seem():
+    """Repros nul_truncates_strings.sh, duplicate_json_keys.sh, invalid_utf8_in_job_json.sh,
+    non_utf8_error_messages.sh: a NUL inside a string, a member given twice and a body that is not
+    UTF-8 are refused (400 bad_json); every answer is UTF-8, whatever a script's message held."""
+    srv = Server(TPLAN, fresh_dir(os.path.join(WORK, "bodies")), workers=1).start()
+    try:
+        def refused(raw, field=None, path="/v1/jobs"):
+            st, _, body = srv.request("POST", path, raw=raw)
+            err = strict_json(body)["error"]
+            assert st == 400 and err["code"] == "bad_json", (raw[:80], st, body)
+            assert err.get("field") == field, (raw[:80], err)
+            return err["message"]
+        assert "\\u0000 (NUL)" in refused(b'{"domain":"minigolf\\u0000junk","max_iters":5}')
+        refused(b'{"domain":"minigolf","seed\\u0000x":5}')
+        refused(b'{"script":"return 1\\u0000 garbage"}')
+        refused(b'{"domain":"minigolf\\u0000junk"}', path="/v1/plan?wait=1")
+        assert refused(b'{"domain":"minigolf","seed":1,"seed":2}', "seed") == "member 'seed' is given twice"
+        refused(b'{"domain":"minigolf","domain":"pool"}', "domain")
+        refused(b'{"domain":"minigolf","set":{"a":1,"a":2}}', "a")
+        assert "not UTF-8: byte 33" in refused(b'{"domain":"minigolf","set":{"x":"\xfe\xff"}}')
+        # escaped characters that are not NUL are fine, and so is UTF-8 text
+        st, _, _ = srv.request("POST", "/v1/jobs", raw='{"domain":"minigolf","max_iters":5,"set":{}}'.encode())
+        assert st == 201
+        # a script's error message with arbitrary bytes: the job, the list and the stream stay UTF-8
+        src = 'local tp = require "tp"\nerror("bad bytes: \\xff\\xfe")\nreturn tp.domain {}\n'
+        jid = srv.submit({"script": src})
+        srv.wait_final(jid)
+        st, _, body = srv.request("GET", "/v1/jobs/%d" % jid)
+        job = strict_json(body)
+        assert job["status"] == "failed" and "bad bytes: ??" in job["error"]["message"], job["error"]
+        strict_json(srv.request("GET", "/v1/jobs")[2])
+        # tplan's own messages: a raw path byte, a name cut inside a character
+        st, _, body = srv.request("GET", "/v1/%FF")
+        assert st == 404 and "no route /v1/?" in strict_json(body)["error"]["message"]
+        st, _, body = srv.request("POST", "/v1/jobs", raw=json.dumps({"domain": "a" + "\u00e9" * 40},
+                                                                       ensure_ascii=False).encode())
+        assert st == 404 and strict_json(body)["error"]["code"] == "unknown_domain", body[-80:]
+    finally:
+        srv.stop()
+
+
 def main():
     lim = resource.getrlimit(resource.RLIMIT_NOFILE)
     if lim[0] < 1024 and lim[1] >= 1024:
@@ -307,6 +353,7 @@ def main():
     r.run("print_goes_to_the_jobs_log", test_print_goes_to_the_jobs_log)
     r.run("job_objects_do_not_echo_large_requests", test_job_objects_do_not_echo_large_requests)
     r.run("one_client_cannot_fill_the_queue", test_one_client_cannot_fill_the_queue)
+    r.run("requests_that_are_not_what_they_seem", test_requests_that_are_not_what_they_seem)
     r.finish()
 
 
