@@ -339,6 +339,45 @@ def test_requests_that_are_not_what_they_seem():
         srv.stop()
 
 
+def serve_exit(data, *args):
+    """Runs tplan serve on data expecting it to refuse to start: (exit status, stderr)."""
+    import subprocess
+    r = subprocess.run([TPLAN, "serve", "--port", "0", "--data", data, "--workers", "1"] + list(args),
+                       capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    return r.returncode, r.stderr
+
+
+def test_foreign_or_damaged_store_refused():
+    """Repro foreign_sqlite_adopted.sh: an SQLite database with tables of its own is refused
+    (exit 2), untouched; a damaged store is refused at start instead of answering 500 later."""
+    import sqlite3
+    d = fresh_dir(os.path.join(WORK, "foreign"))
+    db = sqlite3.connect(os.path.join(d, "tplan.db"))
+    db.execute("create table customers(id integer primary key, name text)")
+    db.execute("insert into customers values (1, 'alice')")
+    db.commit()
+    db.close()
+    rc, err = serve_exit(d)
+    assert rc == 2 and "not a tplan store: an SQLite database with 1 tables" in err, (rc, err)
+    db = sqlite3.connect(os.path.join(d, "tplan.db"))
+    assert [r[0] for r in db.execute("select name from sqlite_master")] == ["customers"]
+    assert db.execute("pragma user_version").fetchone()[0] == 0
+    db.close()
+    # a store of ours, damaged: a page of its jobs overwritten
+    d = fresh_dir(os.path.join(WORK, "damaged"))
+    srv = Server(TPLAN, d, workers=1).start()
+    for i in range(40):
+        srv.submit({"domain": "minigolf", "max_iters": 5, "seed": i + 1, "set": {"pad": "x" * 900}})
+    srv.wait_final(40)
+    srv.stop()
+    path = os.path.join(d, "tplan.db")
+    with open(path, "r+b") as f:
+        f.seek(3 * 4096)
+        f.write(b"\xa5" * 4096)
+    rc, err = serve_exit(d)
+    assert rc == 2 and "the store is damaged" in err, (rc, err)
+
+
 def main():
     lim = resource.getrlimit(resource.RLIMIT_NOFILE)
     if lim[0] < 1024 and lim[1] >= 1024:
@@ -354,6 +393,7 @@ def main():
     r.run("job_objects_do_not_echo_large_requests", test_job_objects_do_not_echo_large_requests)
     r.run("one_client_cannot_fill_the_queue", test_one_client_cannot_fill_the_queue)
     r.run("requests_that_are_not_what_they_seem", test_requests_that_are_not_what_they_seem)
+    r.run("foreign_or_damaged_store_refused", test_foreign_or_damaged_store_refused)
     r.finish()
 
 
