@@ -28,7 +28,7 @@ tpServiceDef tpDefaultServiceDef(void)
     d.default_memory_mb = 2048;
     d.max_memory_mb = 4096;
     d.max_connections = 1024;
-    d.max_per_address = 32;
+    d.max_per_address = 128;
     d.request_timeout = 30;
     return d;
 }

@@ -66,8 +66,7 @@ static bool store_is_ours(tpService *svc, int version, const char *path, char *e
     }
     sqlite3_finalize(st);
     if (strcmp(result, "ok") != 0) {
-        snprintf(err, errlen, "%s: the store is damaged (%s); restore it from a backup or move it away", path,
-                 result);
+        snprintf(err, errlen, "%s: the store is damaged (%s); restore it from a backup or move it away", path, result);
         return false;
     }
     return true;

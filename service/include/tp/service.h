@@ -54,7 +54,7 @@ typedef struct tpServiceDef {
     int max_connections;            /* open HTTP connections at most (one thread each). Default 1024 */
     int max_per_address;            /* open HTTP connections from one client address at most (more are
                                        closed at once): one client cannot take every connection.
-                                       Default 32 */
+                                       Default 128 */
     double request_timeout;         /* s: a connection must deliver a complete request (head and body)
                                        within this time of opening (or of its previous answer), however
                                        slowly it trickles bytes; then it is closed. Default 30 */
