@@ -106,6 +106,8 @@ typedef struct tpCliFile {
 /// the same device and inode for existing regular files, the same resolved path (real directory +
 /// name) for files not yet there. Devices and FIFOs (/dev/null) are never refused.
 bool tpCli_CheckFiles(const tpCliFile *files, int n);
+/// True when a and b name the same file by the rules of tpCli_CheckFiles.
+bool tpCli_SameFile(const char *a, const char *b);
 
 /// Parses "name=value" into params; false with a message on a malformed or excess option.
 bool tpCli_AddParam(tpCliParams *params, char *arg);
@@ -139,8 +141,10 @@ typedef struct tpCliPlanOpts {
     /* OR-parallel workers (par.h): tpPlannerDef.iteration_bound and its user; NULL = none */
     int64_t (*iteration_bound)(void *user);
     void *iteration_bound_user;
-    bool warn;      /* tpCli_PlanRun prints the domain's warnings once the script is loaded (before planning) */
-    FILE *print_to; /* the script's print() (tpScriptDef.print_to); NULL = stderr */
+    bool warn;              /* tpCli_PlanRun prints the domain's warnings once the script is loaded (before planning) */
+    FILE *print_to;         /* the script's print() (tpScriptDef.print_to); NULL = stderr */
+    const char *outputs[2]; /* files the run will write (NULL = none): tpCli_PlanRun refuses one
+                               that is a file the script read (a module, an image) */
 } tpCliPlanOpts;
 
 /// Takes a planner or script-limit option (code TP_OPT_PLANNER..TP_OPT_SEARCH_MEMORY, value from tpCli_NextOption):

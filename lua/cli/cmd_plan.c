@@ -365,11 +365,14 @@ int tpCmd_Plan(int argc, char **argv)
     if (no_out) {
         out = NULL;
     }
-    /* before planning: an output must not replace the script, nor another output */
+    /* before planning: an output must not replace the script, nor another output (nor, checked
+       once the script is loaded, a file it read) */
     const tpCliFile files[] = {{"the domain script", path, false}, {"--out", out, true}, {"--tree", tree_out, true}};
     if (!tpCli_CheckFiles(files, 3)) {
         return TP_EXIT_BAD_INPUT;
     }
+    o.outputs[0] = out;
+    o.outputs[1] = tree_out;
     if (mpi && jobs > 1) {
         tpLog(TP_LOG_ERROR, "--mpi and --jobs: the number of workers is the number of MPI ranks (mpirun -np R)");
         return TP_EXIT_BAD_INPUT;

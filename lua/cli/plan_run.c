@@ -139,6 +139,20 @@ int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, co
         return TP_EXIT_BAD_INPUT;
     }
     run->domain = tpScript_Domain(run->script);
+    for (int k = 0; k < 2; ++k) {
+        for (int i = 0; o->outputs[k] && i < tpScript_InputCount(run->script); ++i) {
+            if (tpCli_SameFile(o->outputs[k], tpScript_Input(run->script, i))) {
+                char q1[512], q2[512];
+                const char *read = tpScript_Input(run->script, i);
+                bool same_text = strcmp(read, o->outputs[k]) == 0;
+                snprintf(err, errlen, "%s '%s' is a file the script read%s%s%s: refusing to overwrite an input",
+                         k == 0 ? "--out" : "--tree", tpCli_Escape(o->outputs[k], q1, sizeof q1),
+                         same_text ? "" : " ('", same_text ? "" : tpCli_Escape(read, q2, sizeof q2),
+                         same_text ? "" : "')");
+                return TP_EXIT_BAD_INPUT;
+            }
+        }
+    }
     if (o->warn) {
         tpCli_PrintWarnings(run->domain);
     }

@@ -10,6 +10,7 @@
  * (realpath, no trailing slash). Absent for a script submitted as text (no folder). */
 #define TPL_SCRIPT_DIR "tplan.script_dir"
 #define TPL_SCRIPT_REALDIR "tplan.script_realdir"
+#define TPL_REG_INPUTS "tplan.inputs" /* array of the paths of the files a script read (tpScript_Input) */
 
 #include <lauxlib.h>
 #include <lua.h>

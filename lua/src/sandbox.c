@@ -572,8 +572,19 @@ bool tplConfined(lua_State *L, const char *path, char *err, size_t errlen)
     free(real);
     if (!inside) {
         tpErrorf(err, errlen, "%s: outside the script's folder (a link that leaves it?)", path);
+        return false;
     }
-    return inside;
+    /* every file a script reads is an input the run must not overwrite (tpScript_Input) */
+    if (lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_INPUTS) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, TPL_REG_INPUTS);
+    }
+    lua_pushstring(L, path);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    lua_pop(L, 1);
+    return true;
 }
 
 char *tplReadData(lua_State *L, const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen)

@@ -602,6 +602,29 @@ tpDomain *tpScript_Domain(tpScript *script)
     return script ? script->domain : NULL;
 }
 
+int tpScript_InputCount(const tpScript *script)
+{
+    if (!script) {
+        return 0;
+    }
+    int n =
+        lua_getfield(script->L, LUA_REGISTRYINDEX, TPL_REG_INPUTS) == LUA_TTABLE ? (int)lua_rawlen(script->L, -1) : 0;
+    lua_pop(script->L, 1);
+    return n;
+}
+
+const char *tpScript_Input(const tpScript *script, int i)
+{
+    if (i < 0 || i >= tpScript_InputCount(script)) {
+        return NULL;
+    }
+    lua_getfield(script->L, LUA_REGISTRYINDEX, TPL_REG_INPUTS);
+    lua_rawgeti(script->L, -1, i + 1);
+    const char *path = lua_tostring(script->L, -1); /* kept alive by the registry's table */
+    lua_pop(script->L, 2);
+    return path;
+}
+
 const char *tpScript_Hash(const tpScript *script)
 {
     return script ? script->hash : "";

@@ -5,10 +5,14 @@
 #   duplicate among them is still found and named;
 # - the time limit is read at every iteration once iterations are slow (it used to be read every
 #   16, each over a second with 100,000 bodies).
+# - tplan plan -o / --tree naming a module the script required (plan_out_overwrites_module.sh)
+#   replaced the module with the plan; refused now, exit 2, the module untouched;
+# - tplan export's glTF buffer (x.gltf -> x.bin) and CSV tables (states.csv) are outputs too: a
+#   plan named like one of them was overwritten (export_sidecar_overwrites_input.sh).
 # `timeout` only guards against a hang; no check depends on how long anything takes.
 # Usage: cli_repros.sh TPLAN WORKDIR
 set -u
-tplan=$1 work=$2/cli_repros
+tplan=$(realpath "$1") work=$2/cli_repros
 rm -rf "$work" && mkdir -p "$work"
 . "$(dirname "$0")/lib.sh"
 asan=""
@@ -42,5 +46,43 @@ iters=$(awk '/^search/ {print $2}' "$work/out.txt")
 # the iterations are slow (seconds each): the limit must stop the run before the 16th
 check "$n bodies: the time limit stopped the run after $iters iterations (slow iterations read the clock each time)" \
   $([ -n "$iters" ] && [ "$iters" -lt 16 ]; echo $?)
+
+# outputs that are files the script read
+domains=$(cd "$(dirname "$0")/../../domains" && pwd)
+mkdir -p "$work/nav" && cp "$domains/navigation.lua" "$work/nav/" && cp -r "$domains/lib" "$work/nav/"
+cp "$work/nav/lib/walls.lua" "$work/walls.orig"
+for opt in -o --tree; do
+  other=--no-out
+  [ "$opt" = -o ] && other=-q
+  timeout 600 "$tplan" plan "$work/nav/navigation.lua" $opt "$work/nav/lib/walls.lua" --max-iters 100 $other -q \
+    2>"$work/err.txt"
+  rc=$?
+  check "plan $opt lib/walls.lua (a module the script read): exit $rc, expected 2" $([ $rc -eq 2 ]; echo $?)
+  grep -q "is a file the script read: refusing to overwrite an input" "$work/err.txt"
+  check "plan $opt: the message names the input: $(head -c 300 "$work/err.txt")" $?
+  cmp -s "$work/walls.orig" "$work/nav/lib/walls.lua"
+  check "plan $opt: the module is untouched" $?
+done
+timeout 600 "$tplan" plan "$work/nav/navigation.lua" --jobs 2 -o "$work/nav/lib/walls.lua" --max-iters 100 -q \
+  2>"$work/err.txt"
+rc=$?
+check "plan --jobs 2 -o lib/walls.lua: exit $rc, expected 2" $([ $rc -eq 2 ]; echo $?)
+cmp -s "$work/walls.orig" "$work/nav/lib/walls.lua"
+check "plan --jobs 2: the module is untouched" $?
+# export's files beside --out
+timeout 600 "$tplan" plan minigolf --max-iters 2000 -o "$work/g.json" -q
+mkdir -p "$work/ex" && cp "$work/g.json" "$work/ex/p.bin" && cp "$work/g.json" "$work/ex/states.csv"
+(cd "$work/ex" && timeout 600 "$tplan" export p.bin -o p.gltf -q 2>"$work/err.txt")
+rc=$?
+check "export p.bin -o p.gltf (its buffer is p.bin): exit $rc, expected 2" $([ $rc -eq 2 ]; echo $?)
+grep -q "glTF buffer 'p.bin' is the plan 'p.bin': refusing to overwrite an input" "$work/err.txt"
+check "export: the message names the buffer: $(head -c 300 "$work/err.txt")" $?
+(cd "$work/ex" && timeout 600 "$tplan" export states.csv --format csv -o . -q 2>"$work/err.txt")
+rc=$?
+check "export states.csv --format csv -o .: exit $rc, expected 2" $([ $rc -eq 2 ]; echo $?)
+cmp -s "$work/g.json" "$work/ex/p.bin" && cmp -s "$work/g.json" "$work/ex/states.csv"
+check "export: both plans untouched" $?
+(cd "$work/ex" && timeout 600 "$tplan" export p.bin -o out.gltf -q)
+check "export p.bin -o out.gltf still works (out.bin beside it)" $([ -s "$work/ex/out.bin" ]; echo $?)
 
 finish cli_repros

@@ -60,6 +60,10 @@ tpScript *tpLoadScript(const char *path, const tpScriptParam *params, int nparam
 /// running then raises "file:line: time limit exceeded (--time-limit S s)". `what` names the
 /// limit in that message (copied).
 void tpScript_SetDeadline(tpScript *script, double deadline, const char *what);
+/// The files the script read besides itself (modules it required, images, tracks), in the order
+/// read: count, and path i (owned by the script; NULL when i is out of range).
+int tpScript_InputCount(const tpScript *script);
+const char *tpScript_Input(const tpScript *script, int i);
 /// Frees the Lua state and the domain. NULL is allowed.
 void tpDestroyScript(tpScript *script);
 /// The domain built by the script (owned by the script).
