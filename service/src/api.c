@@ -67,11 +67,13 @@ enum MHD_Result svcApi_Health(svcReq *rq)
     tpService *svc = rq->svc;
     char body[256];
     pthread_mutex_lock(&svc->mu);
-    snprintf(body, sizeof body, "{\"status\":\"ok\",\"workers\":%d,\"queued\":%d,\"running\":%d}", svc->nworkers,
-             svcSched_Count(svc, SVC_QUEUED), svcSched_Count(svc, SVC_RUNNING));
+    bool failed = svc->store_failed;
+    snprintf(body, sizeof body, "{\"status\":\"%s\",\"workers\":%d,\"queued\":%d,\"running\":%d}",
+             failed ? "store_failed" : "ok", svc->nworkers, svcSched_Count(svc, SVC_QUEUED),
+             svcSched_Count(svc, SVC_RUNNING));
     pthread_mutex_unlock(&svc->mu);
     svcHttp_Header(rq, "Cache-Control", "no-store");
-    return svcHttp_Text(rq, 200, body, "application/json");
+    return svcHttp_Text(rq, failed ? 503 : 200, body, "application/json");
 }
 
 enum MHD_Result svcApi_Metrics(svcReq *rq)
@@ -358,6 +360,13 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
             }
             return svcHttp_Text(rq, 201, body, "application/json");
         }
+    }
+    if (svc->store_failed) {
+        pthread_mutex_unlock(&svc->mu);
+        svcJobFree(job);
+        return svcHttp_Error(rq, 503, "store_unavailable", NULL,
+                             "the job store cannot be written (disk full? see the server's log): no new jobs "
+                             "until the server is restarted");
     }
     client_address(rq, job->client, sizeof job->client);
     int quota = svc->def.max_queued_per_client > 0 ? svc->def.max_queued_per_client

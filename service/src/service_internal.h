@@ -113,6 +113,8 @@ typedef struct tpService {
     volatile sig_atomic_t stopping;
     svcMetrics metrics;
     double started_at;
+    bool store_failed; /* a write to the store failed (disk full, I/O error): no new jobs, health
+                          says so, until a restart (store.c; mu held) */
 } tpService;
 
 /* ---- util.c ---- */

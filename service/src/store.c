@@ -31,6 +31,14 @@ static const char *const schema =
 static void db_error(tpService *svc, const char *what)
 {
     svcLog(svc, "store: %s: %s", what, sqlite3_errmsg(svc->db));
+    int code = sqlite3_errcode(svc->db) & 0xff;
+    if (!svc->store_failed && (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_READONLY ||
+                               code == SQLITE_CORRUPT || code == SQLITE_NOTADB || code == SQLITE_CANTOPEN)) {
+        /* what the store says and what the scheduler holds now differ: take no more jobs, and say so */
+        svc->store_failed = true;
+        svcLog(svc, "store: it cannot be written: no new jobs are taken and /v1/health answers 503 "
+                    "store_failed until the server is restarted");
+    }
 }
 
 /* Refuses a database that is someone else's (tables of its own and no tplan version: it was

@@ -378,6 +378,48 @@ def test_foreign_or_damaged_store_refused():
     assert rc == 2 and "the store is damaged" in err, (rc, err)
 
 
+def test_store_that_cannot_be_written():
+    """Repro disk_full_store_diverges.sh without a small file system: the server runs with a file
+    size limit (RLIMIT_FSIZE, SIGXFSZ ignored), so the store's writes fail as on a full disk.
+    Then POST answers 503 store_unavailable and /v1/health 503 store_failed, instead of jobs
+    shown "queued" for ever and health "ok"."""
+    import signal
+    import subprocess
+
+    def limited():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+
+    d = fresh_dir(os.path.join(WORK, "full"))
+    srv = Server(TPLAN, d, workers=1)
+    orig = subprocess.Popen
+
+    def popen(*a, **k):
+        k["preexec_fn"] = limited
+        return orig(*a, **k)
+    subprocess.Popen = popen
+    try:
+        srv.start()
+    finally:
+        subprocess.Popen = orig
+    try:
+        big = {"domain": "minigolf", "max_iters": 5, "set": {"p%d" % i: "v" * 60000 for i in range(8)}}
+        codes = []
+        for _ in range(20):  # 480 KB a job: the 1 MiB limit is passed within a few
+            st, _, body = srv.request("POST", "/v1/jobs", body=big)
+            codes.append(st)
+            if st != 201:
+                break
+        assert codes[-1] in (500, 503) and codes.count(201) >= 1, codes  # the insert or an update failed
+        st, _, body = srv.request("GET", "/v1/health")
+        assert st == 503 and json.loads(body)["status"] == "store_failed", (st, body)
+        st, _, body = srv.request("POST", "/v1/jobs", body={"domain": "minigolf", "max_iters": 5})
+        assert st == 503 and json.loads(body)["error"]["code"] == "store_unavailable", (st, body)
+        assert "store: it cannot be written" in srv.log()
+    finally:
+        srv.stop()
+
+
 def main():
     lim = resource.getrlimit(resource.RLIMIT_NOFILE)
     if lim[0] < 1024 and lim[1] >= 1024:
@@ -394,6 +436,7 @@ def main():
     r.run("one_client_cannot_fill_the_queue", test_one_client_cannot_fill_the_queue)
     r.run("requests_that_are_not_what_they_seem", test_requests_that_are_not_what_they_seem)
     r.run("foreign_or_damaged_store_refused", test_foreign_or_damaged_store_refused)
+    r.run("store_that_cannot_be_written", test_store_that_cannot_be_written)
     r.finish()
 
 
