@@ -522,8 +522,9 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
         tpErrorf(err, errlen, "scene: substeps must be in [1, 64] (got %d)", def->substeps);
         return false;
     }
-    if (def->nmaterials < 1 || def->materials == NULL) {
-        tpErrorf(err, errlen, "scene: at least one material is required (nmaterials = %d)", def->nmaterials);
+    if (def->nmaterials < 1 || def->materials == NULL || def->nmaterials > TP_MAX_MATERIALS) {
+        tpErrorf(err, errlen, "scene: 1 to %d materials are required (nmaterials = %d)", TP_MAX_MATERIALS,
+                 def->nmaterials);
         return false;
     }
     for (int i = 0; i < def->nmaterials; i++) {

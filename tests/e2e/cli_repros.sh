@@ -8,7 +8,8 @@
 # - tplan plan -o / --tree naming a module the script required (plan_out_overwrites_module.sh)
 #   replaced the module with the plan; refused now, exit 2, the module untouched;
 # - tplan export's glTF buffer (x.gltf -> x.bin) and CSV tables (states.csv) are outputs too: a
-#   plan named like one of them was overwritten (export_sidecar_overwrites_input.sh).
+#   plan named like one of them was overwritten (export_sidecar_overwrites_input.sh);
+# - materials are capped at 1,024 (every pair has a surface: 10,000 materials made a table of 100 M).
 # `timeout` only guards against a hang; no check depends on how long anything takes.
 # Usage: cli_repros.sh TPLAN WORKDIR
 set -u
@@ -46,6 +47,26 @@ iters=$(awk '/^search/ {print $2}' "$work/out.txt")
 # the iterations are slow (seconds each): the limit must stop the run before the 16th
 check "$n bodies: the time limit stopped the run after $iters iterations (slow iterations read the clock each time)" \
   $([ -n "$iters" ] && [ "$iters" -lt 16 ]; echo $?)
+
+# materials: every pair has a surface, a table that grows with the square: at most 1,024
+cat >"$work/mats.lua" <<'LUA'
+local tp = require "tp"
+local m = {}
+for i = 1, tp.param("m", 1025) do m[i] = tp.material { name = "m" .. i, friction = 0.5 } end
+return tp.domain { name = "mats", materials = m,
+  bodies = { tp.plane { name = "g" },
+             tp.box { name = "robot", class = "active", size = {1,1,1}, mass = 1, pos = {0,0,0.5}, material = "m7" } },
+  tactics = { tp.tactic { name = "t", body = "robot", skills = { tp.skill.wait { name = "w", duration = 0.1 } } } },
+  goal = function(s) return s.t > 10 end, planner = { max_iters = 5 } }
+LUA
+timeout 600 "$tplan" plan "$work/mats.lua" --no-out -q 2>"$work/err.txt"
+rc=$?
+check "1,025 materials: exit $rc, expected 2" $([ $rc -eq 2 ]; echo $?)
+grep -q "1025 materials, at most 1024" "$work/err.txt"
+check "1,025 materials: the message names the limit: $(head -c 300 "$work/err.txt")" $?
+timeout 600 "$tplan" plan "$work/mats.lua" --set m=1024 --no-out -q 2>"$work/err.txt"
+rc=$?
+check "1,024 materials: exit $rc, expected 0 or 3" $([ $rc -eq 0 ] || [ $rc -eq 3 ]; echo $?)
 
 # outputs that are files the script read
 domains=$(cd "$(dirname "$0")/../../domains" && pwd)
