@@ -46,7 +46,7 @@ typedef struct tpServiceDef {
                                        client cannot fill the queue. 0 = min(250, max_queue) */
     double default_time;            /* s: a job's time_limit when it gives none. Default 60 */
     double max_time;                /* s: the largest time_limit a job may ask. Default 600 */
-    int default_memory_mb;          /* MB of Lua memory of a job that asks none. Default 2048 */
+    int default_memory_mb;          /* MB a job that asks none gets: its Lua heap and its search each. Default 2048 */
     int max_memory_mb;              /* MB: the largest memory_mb a job may ask. Default 4096 */
     int worker_memory_mb;           /* MB: address-space limit (RLIMIT_AS) of a worker process; 0 = none.
                                        Default 0 here; `tplan serve` sets 2 x max_memory_mb + 1024
