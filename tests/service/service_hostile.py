@@ -378,6 +378,29 @@ def test_foreign_or_damaged_store_refused():
     assert rc == 2 and "the store is damaged" in err, (rc, err)
 
 
+def test_workers_go_to_the_client_with_fewer_running():
+    """Fairness of worker time: a client with a job running does not take the next free worker
+    before another client's job, even an older one of its own."""
+    srv = Server(TPLAN, fresh_dir(os.path.join(WORK, "fair")), workers=2).start()
+    try:
+        a = "127.0.0.7"
+        st, long1 = post_from(srv, a, LONG)
+        st, long2 = post_from(srv, a, LONG)
+        srv.wait_status(long1, ["running"])
+        srv.wait_status(long2, ["running"])  # both workers: client a's
+        quick = {"domain": "minigolf", "max_iters": 50}
+        st, a1 = post_from(srv, a, quick)  # queued first
+        st, b1 = post_from(srv, "127.0.0.8", quick)  # queued after it, from another client
+        assert st == 201
+        srv.json("DELETE", "/v1/jobs/%d" % long1, expect=200)  # one worker frees up
+        job_b = srv.wait_final(b1)
+        srv.json("DELETE", "/v1/jobs/%d" % long2, expect=200)
+        job_a = srv.wait_final(a1)
+        assert job_b["started"] <= job_a["started"], ("client a's job went first", job_a["started"], job_b["started"])
+    finally:
+        srv.stop()
+
+
 def test_store_that_cannot_be_written():
     """Repro disk_full_store_diverges.sh without a small file system: the server runs with a file
     size limit (RLIMIT_FSIZE, SIGXFSZ ignored), so the store's writes fail as on a full disk.
@@ -436,6 +459,7 @@ def main():
     r.run("one_client_cannot_fill_the_queue", test_one_client_cannot_fill_the_queue)
     r.run("requests_that_are_not_what_they_seem", test_requests_that_are_not_what_they_seem)
     r.run("foreign_or_damaged_store_refused", test_foreign_or_damaged_store_refused)
+    r.run("workers_go_to_the_client_with_fewer_running", test_workers_go_to_the_client_with_fewer_running)
     r.run("store_that_cannot_be_written", test_store_that_cannot_be_written)
     r.finish()
 
