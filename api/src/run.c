@@ -74,7 +74,8 @@ tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const t
     if (run->status == TP_PLAN_ERROR) {
         const char *e = tpDomain_Error(run->domain);
         code = e[0] ? tpRun_ScriptCode(e) : TPLAN_ERR_SCRIPT;
-        tpRun_Fail(err, code, NULL, "%s", e[0] ? e : "planning failed");
+        tpRun_Fail(err, code, NULL, "%s",
+                   e[0] ? e : "planning failed: out of memory (an allocation of the planner failed)");
         return code;
     }
     if (err) {

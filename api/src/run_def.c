@@ -125,15 +125,19 @@ tplan_code tplan_run_def_check(const tplan_run_def *def0, tplan_error *err)
         TP_BAD("call_time_limit", "call_time_limit must be a number of seconds in (0, %g] (or 0: 10)",
                TP_RUN_MAX_SCRIPT_TIME);
     }
+    if (d.search_memory_mb < 0 || d.search_memory_mb > TP_RUN_MAX_MEMORY_MB) {
+        TP_BAD("search_memory_mb", "search_memory_mb must be an integer in 1..%lld (or 0: no bound)",
+               TP_RUN_MAX_MEMORY_MB);
+    }
 #undef TP_BAD
     tpRunOk(err);
     return TPLAN_OK;
 }
 
 /* The JSON fields, in the order tplan_run_def_to_json writes them. */
-static const char *const k_fields[] = {"planner",        "mu",       "seed", "max_iters", "time_limit",
-                                       "solutions",      "nn_index", "jobs", "memory_mb", "load_time_limit",
-                                       "call_time_limit"};
+static const char *const k_fields[] = {
+    "planner",  "mu",   "seed",      "max_iters",       "time_limit",      "solutions",
+    "nn_index", "jobs", "memory_mb", "load_time_limit", "call_time_limit", "search_memory_mb"};
 enum { TP_RUN_NFIELDS = sizeof k_fields / sizeof k_fields[0] };
 
 static int tpFieldIndex(const char *name)
@@ -213,6 +217,12 @@ int tpRun_ReadJsonField(tplan_run_def *def, const cJSON *item, tplan_error *err)
             TP_BAD("memory_mb must be an integer in %d..%lld", TP_RUN_MIN_MEMORY_MB, TP_RUN_MAX_MEMORY_MB);
         }
         def->memory_limit_mb = (int64_t)v;
+        return 1;
+    case 11: /* search_memory_mb */
+        if (!tpInt(v, 1, (double)TP_RUN_MAX_MEMORY_MB)) {
+            TP_BAD("search_memory_mb must be an integer in 1..%lld", TP_RUN_MAX_MEMORY_MB);
+        }
+        def->search_memory_mb = (int64_t)v;
         return 1;
     default: /* load_time_limit, call_time_limit */
         if (!(isfinite(v) && v > 0 && v <= TP_RUN_MAX_SCRIPT_TIME)) {
@@ -295,6 +305,7 @@ bool tpRun_WriteJsonFields(const tplan_run_def *def, cJSON *o)
     TP_NUM(d.memory_limit_mb > 0, "memory_mb", d.memory_limit_mb);
     TP_NUM(d.load_time_limit > 0, "load_time_limit", d.load_time_limit);
     TP_NUM(d.call_time_limit > 0, "call_time_limit", d.call_time_limit);
+    TP_NUM(d.search_memory_mb > 0, "search_memory_mb", d.search_memory_mb);
 #undef TP_NUM
     return ok;
 }
@@ -360,5 +371,8 @@ void tpRun_ApplyPlanner(const tplan_run_def *def, tpPlannerDef *pd)
     }
     if (!def->nn_index) {
         pd->nn_index = false;
+    }
+    if (def->search_memory_mb > 0) {
+        pd->memory_limit = (size_t)def->search_memory_mb << 20;
     }
 }

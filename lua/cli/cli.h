@@ -50,6 +50,7 @@ enum {
     TP_OPT_MEMORY_LIMIT,
     TP_OPT_LOAD_TIME_LIMIT,
     TP_OPT_CALL_TIME_LIMIT,
+    TP_OPT_SEARCH_MEMORY,
     TP_OPT_FIRST_FREE, /* first code a subcommand may use for its own options */
 };
 
@@ -65,7 +66,8 @@ enum {
     {"no-nn-index", no_argument, NULL, TP_OPT_NO_NN_INDEX},                  \
     {"memory-limit", required_argument, NULL, TP_OPT_MEMORY_LIMIT},          \
     {"load-time-limit", required_argument, NULL, TP_OPT_LOAD_TIME_LIMIT},    \
-    {"call-time-limit", required_argument, NULL, TP_OPT_CALL_TIME_LIMIT}
+    {"call-time-limit", required_argument, NULL, TP_OPT_CALL_TIME_LIMIT},    \
+    {"search-memory", required_argument, NULL, TP_OPT_SEARCH_MEMORY}
 // clang-format on
 
 /// State of tpCli_NextOption over one subcommand's arguments (zero it, then fill the inputs).
@@ -104,7 +106,7 @@ typedef struct tpCliFile {
 /// the same device and inode for existing regular files, the same resolved path (real directory +
 /// name) for files not yet there. Devices and FIFOs (/dev/null) are never refused.
 bool tpCli_CheckFiles(const tpCliFile *files, int n);
-/// True when a and b are the same file by tpCli_CheckFiles' rules (devices and FIFOs never are).
+/// True when a and b name the same file by the rules of tpCli_CheckFiles.
 bool tpCli_SameFile(const char *a, const char *b);
 
 /// Parses "name=value" into params; false with a message on a malformed or excess option.
@@ -134,7 +136,8 @@ bool tpCli_ParseDouble(const char *opt, const char *s, double lo, bool lo_open, 
 /// which a field left at its default leaves the domain's own value, plus what the program adds.
 typedef struct tpCliPlanOpts {
     tplan_run_def run;  /* --planner, --mu, --seed, --max-iters, --time-limit, --solutions,
-                           --no-nn-index, --memory-limit, --load-time-limit, --call-time-limit */
+                           --no-nn-index, --memory-limit, --load-time-limit, --call-time-limit,
+                           --search-memory */
     const char *source; /* NULL: read the script file; else its text (source_len bytes) and
                            the path only names it in messages (`tplan worker`: "job.lua") */
     size_t source_len;
@@ -147,12 +150,13 @@ typedef struct tpCliPlanOpts {
     /* OR-parallel workers (par.h): tpPlannerDef.iteration_bound and its user; NULL = none */
     int64_t (*iteration_bound)(void *user);
     void *iteration_bound_user;
-    bool warn; /* tpCli_PlanRun prints the domain's warnings once the script is loaded (before planning) */
+    bool warn;      /* tpCli_PlanRun prints the domain's warnings once the script is loaded (before planning) */
+    FILE *print_to; /* the script's print() (tpScriptDef.print_to); NULL = stderr */
 } tpCliPlanOpts;
 
 /// Zeroes o and sets its run definition's defaults (tplan_run_def_init).
 void tpCli_PlanOptsInit(tpCliPlanOpts *o);
-/// Takes a planner or script-limit option (code TP_OPT_PLANNER..TP_OPT_CALL_TIME_LIMIT, value from tpCli_NextOption):
+/// Takes a planner or script-limit option (code TP_OPT_PLANNER..TP_OPT_SEARCH_MEMORY, value from tpCli_NextOption):
 /// 1 = taken, 0 = not a planner option, -1 = bad value (one message logged).
 int tpCli_PlannerOption(tpCliPlanOpts *o, int code, const char *value);
 /// The script definition for path with the options' limits (params may be NULL if n is 0).

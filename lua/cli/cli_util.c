@@ -332,6 +332,14 @@ static bool same_file(const FileId *x, const FileId *y)
     return x->exists ? x->dev == y->dev && x->ino == y->ino : strcmp(x->resolved, y->resolved) == 0;
 }
 
+bool tpCli_SameFile(const char *a, const char *b)
+{
+    FileId x, y;
+    file_id(a, &x);
+    file_id(b, &y);
+    return same_file(&x, &y);
+}
+
 bool tpCli_CheckFiles(const tpCliFile *files, int n)
 {
     for (int i = 0; i < n; ++i) {
@@ -363,14 +371,6 @@ bool tpCli_CheckFiles(const tpCliFile *files, int n)
         }
     }
     return true;
-}
-
-bool tpCli_SameFile(const char *a, const char *b)
-{
-    FileId x, y;
-    file_id(a, &x);
-    file_id(b, &y);
-    return same_file(&x, &y);
 }
 
 static int cmp_name(const void *a, const void *b)

@@ -133,8 +133,24 @@ int tpCmd_Export(int argc, char **argv)
         tpLog(TP_LOG_ERROR, "--tree, --alternatives and --overlays are glTF options (not for --format csv)");
         return TP_EXIT_BAD_INPUT;
     }
-    const tpCliFile files[] = {{"the plan", plan, false}, {"--tree", tree_path, false}, {"--out", out, true}};
-    if (!tpCli_CheckFiles(files, 3)) {
+    /* the files written beside --out are outputs too: glTF's buffer (x.gltf -> x.bin, as gltf.c
+       names it) and the CSV folder's two files; a plan named like one of them was overwritten */
+    char side1[4096] = "", side2[4096] = "";
+    if (def.format == TP_EXPORT_GLTF) {
+        size_t len = strlen(out);
+        size_t stem = len > 5 && strcmp(out + len - 5, ".gltf") == 0 ? len - 5 : len;
+        snprintf(side1, sizeof side1, "%.*s.bin", (int)stem, out);
+    } else if (def.format == TP_EXPORT_CSV) {
+        snprintf(side1, sizeof side1, "%s/states.csv", out);
+        snprintf(side2, sizeof side2, "%s/controls.csv", out);
+    }
+    const tpCliFile files[] = {
+        {"the plan", plan, false},
+        {"--tree", tree_path, false},
+        {"--out", out, true},
+        {def.format == TP_EXPORT_CSV ? "--out's states.csv" : "--out's glTF buffer", side1[0] ? side1 : NULL, true},
+        {"--out's controls.csv", side2[0] ? side2 : NULL, true}};
+    if (!tpCli_CheckFiles(files, 5)) {
         return TP_EXIT_BAD_INPUT;
     }
     char err[1024];

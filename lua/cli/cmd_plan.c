@@ -37,6 +37,8 @@ static void plan_usage(FILE *f)
                "  --memory-limit MB   memory the script's Lua state may hold (default 2048)\n"
                "  --load-time-limit S wall time for running the script's top level (default 10)\n"
                "  --call-time-limit S wall time for one Lua callback while planning (default 10)\n"
+               "  --search-memory MB  memory the search (tree and index) may hold; reached, planning stops\n"
+               "                      with what it found, as at --max-iters (default: no bound)\n"
                "  --set NAME=VALUE    override a script parameter read with tp.param (repeatable)\n"
                "  -o, --out FILE      plan file to write (default: <domain name>.plan.json)\n"
                "  --no-out            do not write a plan file\n"
@@ -94,6 +96,10 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
                res->nsolutions > 1 ? ", best selected" : "");
     } else {
         printf("status     approximate: no solution within the limits; best node by quality %.6g\n", w->cost);
+    }
+    if (s->memory_limited) {
+        printf("stopped    at the search's memory bound: %.1f MB (--search-memory, or out of memory)\n",
+               (double)s->mem_bytes / 1048576.0);
     }
     printf("plan       %d steps (%.2f s of motion), cost %.6g\n", w->nsteps, w->nsteps * rec->dt, w->cost);
     printf("search     %lld iterations, %lld nodes, %lld rejected (invalid), %.1f MB tree\n", (long long)s->iterations,

@@ -71,6 +71,10 @@ int tpCli_PlannerOption(tpCliPlanOpts *o, int code, const char *v)
         ok = tpCli_ParseDouble("--call-time-limit", v, 0, true, TP_RUN_MAX_SCRIPT_TIME, &d);
         r->call_time_limit = d;
         break;
+    case TP_OPT_SEARCH_MEMORY:
+        ok = tpCli_ParseInt("--search-memory", v, 1, TP_RUN_MAX_MEMORY_MB, &n);
+        r->search_memory_mb = n;
+        break;
     default:
         return 0;
     }
@@ -86,6 +90,7 @@ tpScriptDef tpCli_ScriptDef(const tpCliPlanOpts *o, const char *path, const tpSc
 {
     tpScriptDef def = tpRun_ScriptDef(&o->run, path, o->source, o->source_len, params, nparams);
     def.name = o->name;
+    def.print_to = o->print_to;
     return def;
 }
 

@@ -142,6 +142,11 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
 
     /* materials: none given means one default material */
     int nm = tplArrayField(L, "materials", what);
+    if (nm > TP_MAX_MATERIALS)
+        tplError(L,
+                 "tp.domain: %d materials, at most %d (every pair of materials has a surface: the table grows "
+                 "with the square)",
+                 nm, TP_MAX_MATERIALS);
     int msrc = lua_gettop(L);
     int nmat = nm > 0 ? nm : 1;
     tpMaterialDef *mats = tplScratch(b, sizeof *mats * (size_t)nmat);

@@ -252,6 +252,7 @@ typedef struct tplLimits {
     size_t files_cap;
     const tpScriptFile *embedded;
     int nembedded;
+    FILE *print_to; /* print()'s stream (tpScriptDef.print_to); NULL = stderr */
 } tplLimits;
 
 /// lua_Alloc counting into the tplLimits ud and refusing to grow past max_bytes.

@@ -270,16 +270,17 @@ static int tplDisabled(lua_State *L)
 
 static int tplPrint(lua_State *L)
 {
+    FILE *out = tplGetLimits(L)->print_to ? tplGetLimits(L)->print_to : stderr;
     int n = lua_gettop(L);
     for (int i = 1; i <= n; i++) {
         size_t len = 0;
         const char *s = luaL_tolstring(L, i, &len);
         if (i > 1)
-            fputc('\t', stderr);
-        fwrite(s, 1, len, stderr);
+            fputc('\t', out);
+        fwrite(s, 1, len, out);
         lua_pop(L, 1);
     }
-    fputc('\n', stderr);
+    fputc('\n', out);
     return 0;
 }
 
@@ -633,8 +634,9 @@ bool tplConfined(lua_State *L, const char *path, char *err, size_t errlen)
     free(real);
     if (!inside) {
         tpErrorf(err, errlen, "%s: outside the script's folder (a link that leaves it?)", path);
+        return false;
     }
-    return inside;
+    return true;
 }
 
 int tplRecordFile(tplLimits *lim, const char *path, const void *data, size_t len)

@@ -517,6 +517,7 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
         return NULL;
     }
     s->limits.max_bytes = def->memory_limit > 0 ? def->memory_limit : TP_SCRIPT_DEFAULT_MEMORY;
+    s->limits.print_to = def->print_to;
     tpStrCopy(s->limits.path, sizeof s->limits.path, name);
     s->limits.call_seconds = def->call_time_limit > 0 ? def->call_time_limit : TP_SCRIPT_DEFAULT_CALL_TIME;
     s->limits.embedded = def->files;

@@ -8,7 +8,6 @@
 #include "service_internal.h"
 
 #define SVC_MAX_HEADERS 6
-#define SVC_MAX_CONNECTIONS 512
 
 /// One request (the connection's context while it is served).
 typedef struct svcReq {
@@ -46,6 +45,7 @@ enum MHD_Result svcApi_Get(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_Cancel(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan);
 enum MHD_Result svcApi_Events(svcReq *rq, int64_t id);
+enum MHD_Result svcApi_Log(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_Metrics(svcReq *rq);
 
 /* web.c */

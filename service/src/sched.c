@@ -216,16 +216,41 @@ void svcSched_Cancel(tpService *svc, svcJob *job, const char *code, const char *
 
 /* ---- dispatch --------------------------------------------------------------------------- */
 
+/* Running jobs (of the nrun in run) submitted from job's client address (0 when it is not
+ * known: after a restart). */
+static int running_of_client(svcJob *const *run, int nrun, const svcJob *job)
+{
+    int n = 0;
+    for (int i = 0; i < nrun && job->client[0]; ++i) {
+        n += strcmp(run[i]->client, job->client) == 0;
+    }
+    return n;
+}
+
+/* The next job: synchronous ones first; then the job of the client with the fewest jobs running
+ * (fairness: a client that has both workers busy does not take the next one before another
+ * client's job), the oldest among equals. */
 static svcJob *next_queued(tpService *svc)
 {
     svcJob *best = NULL;
+    int best_running = 0;
+    svcJob *run[256]; /* the running jobs: as many as workers at most (--workers is at most 256) */
+    int nrun = 0;
+    for (int i = 0; i < svc->nactive && nrun < 256; ++i) {
+        if (svc->active[i]->status == SVC_RUNNING) {
+            run[nrun++] = svc->active[i];
+        }
+    }
     for (int i = 0; i < svc->nactive; ++i) {
         svcJob *j = svc->active[i];
         if (j->status != SVC_QUEUED) {
             continue;
         }
-        if (!best || (j->sync && !best->sync) || (j->sync == best->sync && j->id < best->id)) {
+        int running = running_of_client(run, nrun, j);
+        if (!best || (j->sync && !best->sync) ||
+            (j->sync == best->sync && (running < best_running || (running == best_running && j->id < best->id)))) {
             best = j;
+            best_running = running;
         }
     }
     return best;

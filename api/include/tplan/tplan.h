@@ -96,22 +96,24 @@ typedef enum tplan_planner {
 /// "the domain's" leaves the domain script's own `planner` table in force.
 /// Initialise with tplan_run_def_init (defaults below), then set what you need.
 typedef struct tplan_run_def {
-    size_t size;             /* sizeof(tplan_run_def) as the caller compiled it (set by init) */
-    tplan_planner planner;   /* default TPLAN_PLANNER_DOMAIN */
-    double mu;               /* BK-BGT's μ (target leaf depth / branching factor), > 0; 0 (default): the domain's */
-    int64_t seed;            /* 0..4294967295: seeds the run's one RNG; -1 (default): the domain's */
-    int64_t max_iters;       /* iterations, >= 1; 0 (default): the domain's */
-    double time_limit;       /* s of wall time for planning, 0 = none; < 0 (default -1): the domain's.
-                                A run stopped by it returns its best (approximate) plan */
-    int solutions;           /* many-worlds: plan until this many solutions, 1..1000000;
-                                0 (default): the domain's */
-    int nn_index;            /* 1 (default): the exact spatial index for BK-RRT's nearest neighbour;
-                                0: a linear scan (same plan, for measurements) */
-    int jobs;                /* OR-parallel searches, 1..256 (default 1). The library plans in the
-                                calling thread: > 1 is for the tplan program (fork), refused here */
-    int64_t memory_limit_mb; /* MB the script's Lua state may hold, 16..1073741824; 0 (default): 2048 */
-    double load_time_limit;  /* s for the script's top level, (0, 1e6]; 0 (default): 10 */
-    double call_time_limit;  /* s for one Lua callback while planning, (0, 1e6]; 0 (default): 10 */
+    size_t size;              /* sizeof(tplan_run_def) as the caller compiled it (set by init) */
+    tplan_planner planner;    /* default TPLAN_PLANNER_DOMAIN */
+    double mu;                /* BK-BGT's μ (target leaf depth / branching factor), > 0; 0 (default): the domain's */
+    int64_t seed;             /* 0..4294967295: seeds the run's one RNG; -1 (default): the domain's */
+    int64_t max_iters;        /* iterations, >= 1; 0 (default): the domain's */
+    double time_limit;        /* s of wall time for planning, 0 = none; < 0 (default -1): the domain's.
+                                 A run stopped by it returns its best (approximate) plan */
+    int solutions;            /* many-worlds: plan until this many solutions, 1..1000000;
+                                 0 (default): the domain's */
+    int nn_index;             /* 1 (default): the exact spatial index for BK-RRT's nearest neighbour;
+                                 0: a linear scan (same plan, for measurements) */
+    int jobs;                 /* OR-parallel searches, 1..256 (default 1). The library plans in the
+                                 calling thread: > 1 is for the tplan program (fork), refused here */
+    int64_t memory_limit_mb;  /* MB the script's Lua state may hold, 16..1073741824; 0 (default): 2048 */
+    double load_time_limit;   /* s for the script's top level, (0, 1e6]; 0 (default): 10 */
+    double call_time_limit;   /* s for one Lua callback while planning, (0, 1e6]; 0 (default): 10 */
+    int64_t search_memory_mb; /* MB the search (tree and index) may hold, 1..1073741824; 0 (default):
+                                 no bound. At the bound the run stops with its best plan so far */
 } tplan_run_def;
 
 /// Fills def with the defaults above. Use the macro: it passes the struct's size as compiled.
@@ -121,7 +123,7 @@ TPLAN_API void tplan_run_def_init_(tplan_run_def *def, size_t size);
 TPLAN_API tplan_code tplan_run_def_check(const tplan_run_def *def, tplan_error *err);
 /// Reads a JSON object (len bytes at json, UTF-8) into def, over its current values: the fields
 /// "planner" ("rrt" | "bgt"), "mu", "seed", "max_iters", "time_limit", "solutions", "nn_index"
-/// (boolean), "jobs", "memory_mb", "load_time_limit", "call_time_limit". Strict: an unknown or
+/// (boolean), "jobs", "memory_mb", "load_time_limit", "call_time_limit", "search_memory_mb". Strict: an unknown or
 /// repeated field, a value of the wrong type or out of range is refused naming the field.
 TPLAN_API tplan_code tplan_run_def_from_json(tplan_run_def *def, const char *json, size_t len, tplan_error *err);
 /// The fields that differ from the defaults as a JSON object ("{}" for the defaults); what

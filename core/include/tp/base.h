@@ -29,6 +29,8 @@ extern "C" {
 #define TP_MAX_MASS 1e12     /* kg: heaviest dynamic body */
 #define TP_MAX_BODIES 200000 /* bodies in one scene */
 
+#define TP_MAX_MATERIALS 1024 /* materials in one scene: every pair has a surface (a table of 1024^2) */
+
 /* File size caps (bytes), documented in docs/cli.md. Readers refuse larger files and
  * non-regular files (FIFOs, devices, directories). */
 #define TP_MAX_SCRIPT_BYTES ((size_t)16 << 20) /* a Lua domain script or module */

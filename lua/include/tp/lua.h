@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tp/tactics.h"
 
@@ -58,6 +59,8 @@ typedef struct tpScriptDef {
                                requires); 0 = TP_SCRIPT_DEFAULT_LOAD_TIME */
     double call_time_limit; /* s of wall time for one Lua callback while planning (a condition, a
                                metric, a custom skill...); 0 = TP_SCRIPT_DEFAULT_CALL_TIME */
+    FILE *print_to;         /* where the script's print() writes (not owned; must outlive the
+                               script); NULL = stderr. `tplan worker`: the job's own log */
 } tpScriptDef;
 
 /// Defaults: no path, no source, no params, the TP_SCRIPT_DEFAULT_* limits.
