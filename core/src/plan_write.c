@@ -19,7 +19,7 @@
 #define TP_JSON_INT_LIMIT (INT64_C(1) << 53)
 
 const char *const tpPlan_Classes[] = {"static", "passive", "active", "foreign", NULL};
-const char *const tpPlan_Shapes[] = {"box", "sphere", "cylinder", "capsule", "plane", NULL};
+const char *const tpPlan_Shapes[] = {"box", "sphere", "cylinder", "capsule", "plane", "mesh", NULL};
 const char *const tpPlan_Statuses[] = {"solved", "approximate", NULL};
 const char *const tpPlan_Algorithms[] = {"bgt", "rrt", NULL};
 

@@ -149,7 +149,7 @@ bool tpXMesh_Shape(const tpPlanBody *pb, tpXMesh *m)
     const double *s = pb->size;
     Profile pr[4 * (TP_RINGS + 1) + 8];
     int np = 0;
-    if (strcmp(pb->shape, "box") == 0) {
+    if (strcmp(pb->shape, "box") == 0 || strcmp(pb->shape, "mesh") == 0) { /* a mesh: its bounding box */
         double h[3] = {s[0] / 2, s[1] / 2, s[2] / 2};
         for (int axis = 0; axis < 3; ++axis) {
             for (int sign = -1; sign <= 1; sign += 2) {
@@ -282,7 +282,7 @@ void tpX_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3])
 double tpX_BoundingRadius(const tpPlanBody *pb)
 {
     const double *s = pb->size;
-    if (strcmp(pb->shape, "box") == 0) {
+    if (strcmp(pb->shape, "box") == 0 || strcmp(pb->shape, "mesh") == 0) { /* a mesh: its bounding box */
         return 0.5 * sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
     }
     if (strcmp(pb->shape, "sphere") == 0) {

@@ -488,6 +488,9 @@ static void tpInflate(tpWorld *w, int i, double m)
     case TP_SHAPE_CAPSULE:
         dGeomCapsuleSetParams(g, b->size[0] + m, b->size[1]);
         break;
+    case TP_SHAPE_MESH:
+        tpMeshGeom_Inflate(w->rt[i].mesh, g, m);
+        break;
     case TP_SHAPE_PLANE:
         break;
     }

@@ -21,8 +21,8 @@ static const char *class_name(tpBodyClass c)
 
 static const char *shape_name(tpShapeKind s)
 {
-    static const char *const names[] = {"box", "sphere", "cylinder", "capsule", "plane"};
-    return (s >= 0 && s <= TP_SHAPE_PLANE) ? names[s] : "box";
+    static const char *const names[] = {"box", "sphere", "cylinder", "capsule", "plane", "mesh"};
+    return (s >= 0 && s <= TP_SHAPE_MESH) ? names[s] : "box";
 }
 
 static char *dup(const char *s)
@@ -122,6 +122,12 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
         }
         if (bd->shape == TP_SHAPE_PLANE) {
             memcpy(pb->size, bd->plane, sizeof pb->size);
+        } else if (bd->shape == TP_SHAPE_MESH) {
+            /* the box about the body's origin that holds the mesh: what viewers draw for it */
+            double lo[3], hi[3];
+            tpMesh_Bounds(&bd->mesh, lo, hi);
+            for (int k = 0; k < 3; k++)
+                pb->size[k] = 2.0 * fmax(fabs(lo[k]), fabs(hi[k]));
         } else {
             memcpy(pb->size, bd->size, sizeof bd->size);
         }
