@@ -665,8 +665,17 @@ static bool tpScene(tpGltf *g, tpGltfScene *sc)
             cJSON_ArrayForEach(r, rn)
             {
                 double v = cJSON_IsNumber(r) ? r->valuedouble : -1;
-                if (!(v >= 0 && v < nn && v == floor(v)) || parent[(int)v] >= 0 || seen[(int)v]) {
-                    tpErrorf(g->err, g->errlen, "%s: scenes[%ld].nodes: %g is not a root node index", g->name, si, v);
+                if (v >= 0 && v < nn && v == floor(v) && parent[(int)v] >= 0) {
+                    tpErrorf(g->err, g->errlen,
+                             "%s: scenes[%ld].nodes: node %d is also a child of node %d (a root "
+                             "cannot have a parent: a cycle?)",
+                             g->name, si, (int)v, parent[(int)v]);
+                    ok = false;
+                    break;
+                }
+                if (!(v >= 0 && v < nn && v == floor(v)) || seen[(int)v]) {
+                    tpErrorf(g->err, g->errlen, "%s: scenes[%ld].nodes: %g is not a node index (or listed twice)",
+                             g->name, si, v);
                     ok = false;
                     break;
                 }

@@ -10,7 +10,9 @@
 void tplMeshRead(lua_State *L, const char *what, const char *file, bool y_up, double scale, tpMesh *out)
 {
     const tpMeshLimits lim = tpDefaultMeshLimits();
-    const char *path = tplDataPath(L, what, file);
+    char label[256];
+    snprintf(label, sizeof label, "%sfile", what);
+    const char *path = tplDataPath(L, label, file);
     char err[512];
     size_t len = 0;
     char *data = tplReadData(L, path, lim.max_bytes, &len, err, sizeof err);
@@ -152,7 +154,7 @@ int tplSceneFile(lua_State *L)
             tplError(L,
                      "tp.scene: %s: node '%s' moves but has no mass (OMI_physics_body motion.mass, extras.mass or "
                      "extras.density; or tp.scene's density option)",
-                     file, nd->name);
+                     file, b->def.name);
         }
         char where[TP_GLTF_NAME_MAX + 300];
         snprintf(where, sizeof where, "%s (node '%s')", file, nd->name);
@@ -165,7 +167,7 @@ int tplSceneFile(lua_State *L)
             if (!tpMesh_CheckClosed(&v, why, sizeof why)) {
                 tpMesh_Free(&m);
                 tpGltfScene_Free(keep);
-                tplError(L, "tp.scene: %s: node '%s' cannot be a moving body: its mesh %s", file, nd->name, why);
+                tplError(L, "tp.scene: %s: node '%s' cannot be a moving body: its mesh %s", file, b->def.name, why);
             }
         }
         tplMeshAttach(L, -1, b, &m, where, nd->mass, density, com);
@@ -176,5 +178,14 @@ int tplSceneFile(lua_State *L)
     }
     tpGltfScene_Free(keep);
     lua_remove(L, keep_idx);
-    return 1;
+    /* second result: the bodies' names, in the same order (bodies are opaque values) */
+    lua_createtable(L, n, 0);
+    for (int i = 1; i <= n; i++) {
+        lua_rawgeti(L, -2, i);
+        const tplBody *b = lua_touserdata(L, -1);
+        lua_pushstring(L, b->def.name);
+        lua_rawseti(L, -3, i);
+        lua_pop(L, 1);
+    }
+    return 2;
 }
