@@ -1031,6 +1031,24 @@ static void benchRest(const char *label, const Scene *s)
            r.depth.a, r.depth.b);
 }
 
+/* 30 dice (0.1 m, 0.15 kg) in a 6 x 5 grid, tilted and spinning, dropped from 0.3-0.5 m onto the
+ * floor, or into the static mesh bowl: as boxes or as convex meshes (the same cube). */
+static void buildDice(Scene *s, tpSolverKind solver, bool mesh, bool bowl)
+{
+    sceneInit(s, solver);
+    if (bowl) {
+        tpBodyDef *b = sceneAdd(s, "bowl", TP_BODY_STATIC, TP_SHAPE_MESH);
+        b->mesh = bowlMesh();
+    } else {
+        addFloor(s, NULL);
+    }
+    for (int i = 0; i < 30; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "die%d", i);
+        addDie(s, name, mesh, 0.12 * (i % 6 - 2.5), 0.12 * (i / 6 - 2), 0.3 + 0.2 * (i % 2), 0.3 + 0.1 * (i % 7), 2.0);
+    }
+}
+
 /* The stacks are benched settled (each box sunk 1 mm, ODE's contact surface layer, into the floor
  * or the box below: where a resting stack ends up) as well as exactly touching: exactly touching,
  * today's step solver loses them (scenes 1, 2, 8), and a collapsed pile costs differently from a
@@ -1053,6 +1071,18 @@ static int bench(int reps)
         benchScene("20-box pyramid, touching", &s, 150, reps);
         buildPyramid(&s, solver, -SURFACE_LAYER);
         benchScene("20-box pyramid, settled", &s, 150, reps);
+    }
+    for (int sv = 0; sv < 2; sv++) {
+        tpSolverKind solver = sv ? TP_SOLVER_QUICKSTEP : TP_SOLVER_STEP;
+        Scene s;
+        buildDice(&s, solver, false, false);
+        benchScene("30 dice on the floor, boxes", &s, 150, reps);
+        buildDice(&s, solver, true, false);
+        benchScene("30 dice on the floor, meshes", &s, 150, reps);
+        buildDice(&s, solver, false, true);
+        benchScene("30 dice in a mesh bowl, boxes", &s, 150, reps);
+        buildDice(&s, solver, true, true);
+        benchScene("30 dice in a mesh bowl, meshes", &s, 150, reps);
     }
     printf("quickstep iterations: cost and resting figures (standard: drift <= 1 mm, overlap <= 5 mm)\n");
     const int iters[] = {20, 50, 100, 200};
