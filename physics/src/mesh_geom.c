@@ -1,7 +1,7 @@
 /* Mesh bodies: static triangle meshes (dCreateTriMesh) and moving convex hulls (dCreateConvex,
  * the hull computed by qhull), their mass from the closed mesh, and the sizes the contact
  * pipeline needs (bounding radius, thickness, inflation for the swept pass). */
-#include "world_internal.h"
+#include "mesh_geom_internal.h"
 
 #include "tp/base.h"
 
@@ -10,21 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct tpMeshRt {
-    double *vertices; /* the world's copy of the mesh (3 per vertex) */
-    int32_t *triangles;
-    dTriMeshDataID tri; /* static: ODE's triangle mesh data */
-    dTriIndex *indices; /* static: the triangles as ODE's index type */
-    /* moving: the hull; ODE keeps pointers to points/planes/polygons, so they live here */
-    unsigned nplanes, npoints;
-    double *planes;  /* 4 per face: unit normal, offset (n . x = d), as ODE wants them */
-    double *points;  /* 3 per hull vertex */
-    double *planes0; /* the uninflated planes and points */
-    double *points0;
-    unsigned *polygons; /* per face: count, then the vertex indices counter-clockwise */
-    double min_offset;  /* smallest plane offset (m): the inflation scale's reference */
-};
 
 bool tpMeshGeom_Check(const tpBodyDef *b, const char *who, char *err, size_t errlen)
 {
@@ -236,6 +221,17 @@ static bool tpHull(tpMeshRt *rt, int nv, const double *v, const char *who, char 
     return true;
 }
 
+static bool tpMeshGeom_BoxTopo(tpPolyTopo *t)
+{
+    double unit[24];
+    for (int i = 0; i < 8; i++) {
+        unit[3 * i] = (i & 1) ? 0.5 : -0.5;
+        unit[3 * i + 1] = (i & 2) ? 0.5 : -0.5;
+        unit[3 * i + 2] = (i & 4) ? 0.5 : -0.5;
+    }
+    return tpPolyTopo_Build(t, 8, unit, 6, tpBoxLoops);
+}
+
 dGeomID tpMeshGeom_Create(dSpaceID space, tpBodyDef *b, tpMeshRt **out, char *err, size_t errlen)
 {
     char who[TP_NAME_MAX + 16];
@@ -252,6 +248,8 @@ dGeomID tpMeshGeom_Create(dSpaceID space, tpBodyDef *b, tpMeshRt **out, char *er
         tpErrorf(err, errlen, "%s: out of memory for its mesh", who);
         return NULL;
     }
+    rt->nvert = m->nvertices;
+    rt->ntri = m->ntriangles;
     memcpy(rt->vertices, m->vertices, (size_t)m->nvertices * 3 * sizeof(double));
     memcpy(rt->triangles, m->triangles, (size_t)m->ntriangles * 3 * sizeof(int32_t));
     b->mesh.vertices = rt->vertices;
@@ -277,6 +275,15 @@ dGeomID tpMeshGeom_Create(dSpaceID space, tpBodyDef *b, tpMeshRt **out, char *er
     } else {
         if (!tpHull(rt, m->nvertices, rt->vertices, who, err, errlen)) {
             tpMeshGeom_Free(rt);
+            return NULL;
+        }
+        rt->wv = malloc((size_t)rt->npoints * 3 * sizeof(double));
+        rt->wplane = malloc((size_t)rt->nplanes * 4 * sizeof(double));
+        if (!rt->wv || !rt->wplane ||
+            !tpPolyTopo_Build(&rt->topo, (int)rt->npoints, rt->points0, (int)rt->nplanes, rt->polygons) ||
+            !tpMeshGeom_BoxTopo(&rt->boxtopo)) {
+            tpMeshGeom_Free(rt);
+            tpErrorf(err, errlen, "%s: out of memory for its mesh", who);
             return NULL;
         }
         g = dCreateConvex(space, rt->planes, rt->nplanes, rt->points, rt->npoints, rt->polygons);
@@ -315,5 +322,15 @@ void tpMeshGeom_Free(tpMeshRt *rt)
     free(rt->points);
     free(rt->points0);
     free(rt->polygons);
+    free(rt->wv);
+    free(rt->wplane);
+    free(rt->tw);
+    free(rt->tbox);
+    free(rt->tstamp);
+    free(rt->gstart);
+    free(rt->gtri);
+    free(rt->gfill);
+    tpPolyTopo_Free(&rt->topo);
+    tpPolyTopo_Free(&rt->boxtopo);
     free(rt);
 }
