@@ -76,8 +76,8 @@ refuse "an absolute path" "class = \"static\", file = \"$work/outside/die.obj\""
 refuse "a link leaving the folder" 'class = "static", file = "leak.obj"' "outside the script's folder"
 refuse "a bad up" 'class = "static", file = "die.obj", up = "x"' 'up must be "z" or "y"'
 
-# an open bowl is fine as static geometry, and a mesh die dropped into it stays in it (a ball rolling
-# in a mesh bowl is conformance case meshBowl)
+# an open bowl is fine as static geometry, and a mesh die and a ball dropped into it stay in it,
+# pressed together at its bottom within the 5 mm limits
 cat >"$work/box/bowl.lua" <<'EOF'
 local tp = require "tp"
 return tp.domain {
@@ -86,20 +86,21 @@ return tp.domain {
     tp.mesh { name = "bowl", class = "static", file = "bowl.obj" },
     tp.box { name = "robot", class = "active", size = {0.1, 0.1, 0.1}, mass = 1, pos = {-2, 0, 0.05} },
     tp.mesh { name = "die", class = "passive", file = "die.stl", density = 150, pos = {0.2, 0, 0.5}, quat = {0.9, 0.3, 0.2, 0.1} },
+    tp.sphere { name = "ball", class = "passive", radius = 0.04, mass = 0.1, pos = {-0.3, 0.1, 0.5} },
   },
   tactics = { tp.tactic { name = "t", body = "robot", skills = { tp.skill.wait { name = "w", duration = 0.5 } } } },
   goal = function(s) return s.t > 3 end,
 }
 EOF
 "$tplan" plan "$work/box/bowl.lua" -q -o "$work/bowl.json" >"$work/out.txt" 2>&1
-check "a static open bowl with a mesh die: plans" $?
+check "a static open bowl with a mesh die and a ball: plans" $?
 "$tplan" replay "$work/bowl.json" --check >"$work/replay.txt" 2>&1
 check "... replay --check" $?
 "$tplan" export "$work/bowl.json" --format csv -o "$work/bcsv" >/dev/null 2>&1
-awk -F, '$3 == "die" { last[$3] = $4 " " $5 " " $6 } END {
+awk -F, '$3 == "die" || $3 == "ball" { last[$3] = $4 " " $5 " " $6 } END {
   for (b in last) { split(last[b], p, " "); r = sqrt(p[1] * p[1] + p[2] * p[2]); if (r > 0.45 || p[3] < 0 || p[3] > 0.5) exit 1 } }' \
   "$work/bcsv/states.csv"
-check "... the die ends inside the bowl" $?
+check "... both end inside the bowl" $?
 
 # tp.scene: node names, classes, poses and materials from the glTF file
 cat >"$work/box/scene.lua" <<'EOF'
