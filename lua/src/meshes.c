@@ -70,6 +70,8 @@ void tplMeshAttach(lua_State *L, int bidx, tplBody *b, tpMesh *m, const char *fi
 
 void tplMeshPlace(tplBody *b, const double com[3])
 {
+    for (int k = 0; k < 3; k++)
+        b->def.mesh_origin[k] = -com[k];
     double q[4], R[9];
     memcpy(q, b->def.quat, sizeof q);
     double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);

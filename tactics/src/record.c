@@ -128,6 +128,18 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
             tpMesh_Bounds(&bd->mesh, lo, hi);
             for (int k = 0; k < 3; k++)
                 pb->size[k] = 2.0 * fmax(fabs(lo[k]), fabs(hi[k]));
+            /* the triangles themselves, for exporters to write the artist's object back */
+            const tpMeshView *mv = &bd->mesh;
+            pb->mesh_vertices = malloc((size_t)mv->nvertices * 3 * sizeof(double));
+            pb->mesh_triangles = malloc((size_t)mv->ntriangles * 3 * sizeof(int32_t));
+            if (!pb->mesh_vertices || !pb->mesh_triangles) {
+                goto oom;
+            }
+            memcpy(pb->mesh_vertices, mv->vertices, (size_t)mv->nvertices * 3 * sizeof(double));
+            memcpy(pb->mesh_triangles, mv->triangles, (size_t)mv->ntriangles * 3 * sizeof(int32_t));
+            pb->mesh_nvertices = mv->nvertices;
+            pb->mesh_ntriangles = mv->ntriangles;
+            memcpy(pb->mesh_origin, bd->mesh_origin, sizeof pb->mesh_origin);
         } else {
             memcpy(pb->size, bd->size, sizeof bd->size);
         }

@@ -121,7 +121,7 @@ EOF
 for f in scene.glb scene.gltf; do
   "$tplan" plan "$work/box/scene.lua" --set file=$f -o "$work/s.json" >"$work/out.txt" 2>&1
   check "tp.scene $f: plans" $?
-  grep -q "NAMES=Bucket,Die.000,Die.001,Die.002,Die.003,Die.004,Die.005,Die.Child,Ball,Lamp" "$work/out.txt"
+  grep -q "NAMES=Bucket,Die.000,Die.001,Die.002,Die.003,Die.004,Die.005,Die.Child,Ball,Lamp,Offset" "$work/out.txt"
   check "tp.scene $f: node names become body names, in node order" $?
   "$tplan" replay "$work/s.json" --check >"$work/replay.txt" 2>&1
   check "tp.scene $f: replay --check" $?
@@ -145,6 +145,55 @@ awk -F, 'BEGIN { n = 0 } $3 ~ /^Die/ { last[$3] = $4 " " $5 " " $6 } END {
   for (d in last) { split(last[d], p, " "); n++; if (sqrt(p[1] * p[1] + p[2] * p[2]) > 0.33 || p[3] < 0.02 || p[3] > 0.3) { print "  " d " at " last[d]; exit 1 } }
   exit !(n == 7) }' "$work/scsv/states.csv"
 check "tp.scene: the dice fall into the mesh bucket and stay in it" $?
+
+# the body of a die modelled off its origin sits at its centre of mass: (0.6, 0.5, 0.3)
+awk -F, '$1 == 0 && $3 == "Offset" { exit !($4 > 0.5999999 && $4 < 0.6000001 && $5 > 0.4999999 && $5 < 0.5000001 && $6 > 0.2999999 && $6 < 0.3000001) }' \
+  "$work/scsv/states.csv"
+check "tp.scene: a moving body is placed at its mesh's centre of mass" $?
+
+# keyframes back on the artist's objects: the plan records the meshes, and export writes them with
+# the node names, the nodes on the artist's origins (y up) at step 0, the animation moving them
+"$tplan" export "$work/s.json" --format glb -o "$work/s.glb" >/dev/null 2>&1
+check "export --format glb of a plan from a scene" $?
+python3 - "$work/s.glb" "$work/box/scene.glb" <<'EOF'
+import json, struct, sys
+def load(p):
+    d = open(p, "rb").read()
+    n = struct.unpack_from("<I", d, 12)[0]
+    return json.loads(d[20:20 + n]), d
+out, raw = load(sys.argv[1])
+src, _ = load(sys.argv[2])
+nodes = {n["name"]: n for n in out["nodes"]}
+orig = {n["name"]: n for n in src["nodes"]}
+bad = []
+for name in ("Offset", "Die.000", "Bucket", "Ball"):
+    n = nodes.get(name)
+    if n is None:
+        bad.append(name + ": missing"); continue
+    t = n.get("translation", [0, 0, 0])
+    want = orig[name].get("translation", [0, 0, 0])
+    if max(abs(a - b) for a, b in zip(t, want)) > 1e-6:
+        bad.append("%s: translation %s, the artist's %s" % (name, t, want))
+    prim = out["meshes"][n["mesh"]]["primitives"][0]
+    acc = out["accessors"][prim["attributes"]["POSITION"]]
+    # the artist's triangles (flat shaded: 3 vertices each), not a stand-in box (24 vertices)
+    src_mesh = src["meshes"][orig[name]["mesh"]]["primitives"][0]
+    ntri = src["accessors"][src_mesh["indices"]]["count"] // 3
+    if acc["count"] != 3 * ntri:
+        bad.append("%s: %d vertices, want %d" % (name, acc["count"], 3 * ntri))
+    if name == "Offset" and abs(0.5 * (acc["min"][0] + acc["max"][0]) - 0.1) > 1e-6:
+        bad.append("Offset: mesh centred at x %g, the artist's 0.1" % (0.5 * (acc["min"][0] + acc["max"][0])))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+check "export: the artist's meshes, names and origins" $?
+tools=$(cd "$(dirname "$0")/../export" && pwd)
+if command -v node >/dev/null && [ -d "$tools/node_modules/gltf-validator" ]; then
+  node "$tools/validate.js" "$work/s.glb" | grep -q ": 0 errors, 0 warnings"
+  check "export: the Khronos glTF-Validator passes the scene's .glb with 0 errors, 0 warnings" $?
+else
+  echo "SKIP: the glTF-Validator (tests/export/node_modules, .ci/install-deps) is missing"
+fi
 
 # hostile glTF files: refused with their reason, exit 2, never a crash
 while IFS='|' read -r f words; do

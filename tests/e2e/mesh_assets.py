@@ -191,6 +191,10 @@ def scene(ndice=6):
     g.node("Ball", md, translation=(-0.8, 0.0, 0.05),
            extensions={"OMI_physics_body": {"motion": {"type": "dynamic", "mass": 0.2}, "collider": {"shape": 0}}})
     g.node("Lamp", g.mesh(*cube(0.05), "lamp"), translation=(1.0, 1.0, 0.025))
+    # a die modelled off its origin (its centre 0.1 m along the node's x): the body sits at its
+    # centre of mass, and export must put the node back on the artist's origin
+    g.node("Offset", g.mesh(*cube(c=(0.1, 0.0, 0.0)), "offset die"), translation=(0.5, 0.5, 0.3),
+           extras={"tplan_class": "passive", "mass": 0.1})
     return g
 
 

@@ -141,6 +141,9 @@ typedef struct tpBodyDef {
        mesh by volume integration, scaled to `mass`. size[] is not used. The arrays stay owned by
        the caller: tpCreateWorld copies them. */
     tpMeshView mesh;
+    double mesh_origin[3]; /* TP_SHAPE_MESH: where the origin of the artist's object (the mesh file's,
+                              the glTF node's) is in the body frame (m); recorded for exporters, not
+                              used by the physics. 0 when the body frame is the file's. */
 } tpBodyDef;
 
 typedef enum { TP_SOLVER_STEP = 0, TP_SOLVER_QUICKSTEP = 1 } tpSolverKind;
