@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TP_CLIP_MAX 128 /* points of a clipped polygon; bigger faces fall back to ODE's collider */
+#define TP_CLIP_MAX 256 /* points of a clipped polygon; bigger faces fall back to ODE's collider */
 
 typedef struct tpPoly {
     int nv, nf, ne, nsearch; /* nsearch: faces usable as axes and incident faces (a triangle: 1) */
@@ -632,6 +632,8 @@ static int tpHullTriMesh(tpMeshRt *ra, dGeomID ga, tpMeshRt *rb, dGeomID gb, int
                     if (dot3(B.plane, A.c) < B.plane[3])
                         continue; /* A's centre is behind this one-sided triangle */
                     int m = tpPolyContacts(&A, &B, true, tmp, 16);
+                    if (m < 0)
+                        return -1; /* a hull face too large to clip: ODE's collider for the pair */
                     for (int i = 0; i < m; i++) {
                         if (n < cap) {
                             out[n++] = tmp[i];
