@@ -495,12 +495,58 @@ static bool tpNodePhysics(tpGltf *g, const cJSON *node, long ni, tpGltfNode *out
     return true;
 }
 
-static bool tpWalk(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, int nn, const int *roots, int nroots)
+/* The OMI_physics_body member `key` ("motion", "collider") of a node, or NULL. */
+static const cJSON *tpOmi(const cJSON *node, const char *key)
+{
+    const cJSON *ext = cJSON_GetObjectItemCaseSensitive(node, "extensions");
+    const cJSON *omi = ext ? cJSON_GetObjectItemCaseSensitive(ext, "OMI_physics_body") : NULL;
+    return omi ? cJSON_GetObjectItemCaseSensitive(omi, key) : NULL;
+}
+
+/* Godot 4 writes a rigid body as a node with OMI_physics_body.motion and children: a collider
+ * node (OMI_physics_body.collider, a convex or trimesh shape) and a visual mesh node. A node
+ * without physics of its own under such a body: a collider becomes the body (its shape's mesh,
+ * the body's name, class and mass); a mesh node becomes it too when the body has no collider
+ * below it, and is skipped (visual only) when it has one. anc: the nearest ancestor with a
+ * motion, has_coll[anc]: a collider below it. Returns 1 to keep the node, 0 to skip it, -1 on an
+ * error (in g->err). */
+static int tpInherit(tpGltf *g, const cJSON *nodes, int anc, const char *has_coll, bool own_collider, long mi,
+                     tpGltfNode *out)
+{
+    if (anc < 0 || out->cls != TP_GLTF_NONE)
+        return 1;
+    if (!own_collider && (mi < 0 || has_coll[anc]))
+        return 0; /* a visual mesh of a body that has colliders, or no mesh at all */
+    const cJSON *an = cJSON_GetArrayItem(nodes, anc);
+    tpGltfNode body;
+    memset(&body, 0, sizeof body);
+    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(an, "name");
+    if (cJSON_IsString(nm) && nm->valuestring[0] && strlen(nm->valuestring) < TP_GLTF_NAME_MAX)
+        snprintf(body.name, sizeof body.name, "%s", nm->valuestring);
+    else
+        snprintf(body.name, sizeof body.name, "node%d", anc);
+    long unused = -1;
+    if (!tpNodePhysics(g, an, anc, &body, &unused))
+        return -1;
+    out->cls = body.cls;
+    out->mass = body.mass;
+    if (out->density == 0)
+        out->density = body.density;
+    if (!out->material[0])
+        snprintf(out->material, sizeof out->material, "%s", body.material);
+    if (cJSON_GetObjectItemCaseSensitive(an, "mesh") == NULL)
+        snprintf(out->name, sizeof out->name, "%s", body.name); /* the body's only shape: its name */
+    return 1;
+}
+
+static bool tpWalk(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, int nn, const int *roots, int nroots,
+                   const char *has_coll)
 {
     /* iterative depth-first walk; every node has at most one parent (checked), so a node is
      * visited at most once and the stack never holds more than nn entries */
     typedef struct {
         int node;
+        int anc; /* nearest ancestor with an OMI_physics_body motion, -1 */
         double world[12];
     } tpFrame;
     tpFrame *stack = malloc((size_t)(nn > 0 ? nn : 1) * sizeof *stack);
@@ -510,6 +556,7 @@ static bool tpWalk(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, int nn, const
     static const double ident[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
     for (int r = nroots - 1; r >= 0; r--) {
         stack[top].node = roots[r];
+        stack[top].anc = -1;
         memcpy(stack[top].world, ident, sizeof ident);
         top++;
     }
@@ -527,6 +574,7 @@ static bool tpWalk(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, int nn, const
         int nch = cJSON_IsArray(ch) ? cJSON_GetArraySize(ch) : 0;
         for (int c = nch - 1; c >= 0 && top < nn; c--) {
             stack[top].node = (int)cJSON_GetArrayItem(ch, c)->valuedouble;
+            stack[top].anc = tpOmi(node, "motion") ? f.node : f.anc;
             memcpy(stack[top].world, world, sizeof world);
             top++;
         }
@@ -554,6 +602,14 @@ static bool tpWalk(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, int nn, const
             ok = false;
             break;
         }
+        const bool own_collider = tpOmi(node, "collider") != NULL && tpOmi(node, "motion") == NULL;
+        int keep = tpInherit(g, nodes, f.anc, has_coll, own_collider, mi, &out);
+        if (keep < 0) {
+            ok = false;
+            break;
+        }
+        if (keep == 0)
+            continue;
         if (mi < 0)
             continue;
         /* world = [R S | t] in glTF axes: columns orthogonal, positive scale, no mirror */
@@ -701,8 +757,26 @@ static bool tpScene(tpGltf *g, tpGltfScene *sc)
             }
         }
     }
+    /* which bodies (nodes with a motion) have a collider node below them */
+    char *has_coll = calloc((size_t)(nn > 0 ? nn : 1), 1);
+    if (ok && !has_coll) {
+        tpErrorf(g->err, g->errlen, "%s: out of memory", g->name);
+        ok = false;
+    }
+    for (int i = 0; ok && i < nn; i++) {
+        const cJSON *node = cJSON_GetArrayItem(nodes, i);
+        if (!tpOmi(node, "collider") || tpOmi(node, "motion"))
+            continue;
+        for (int k = parent[i], steps = 0; k >= 0 && steps <= nn; k = parent[k], steps++) {
+            if (tpOmi(cJSON_GetArrayItem(nodes, k), "motion")) {
+                has_coll[k] = 1;
+                break;
+            }
+        }
+    }
     if (ok)
-        ok = tpWalk(g, sc, nodes, nn, roots, nroots);
+        ok = tpWalk(g, sc, nodes, nn, roots, nroots, has_coll);
+    free(has_coll);
     free(parent);
     free(roots);
     free(seen);
@@ -727,8 +801,8 @@ bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMe
         uint32_t ver = tpLe32(d + 4), total = tpLe32(d + 8), clen = tpLe32(d + 12), ctype = tpLe32(d + 16);
         if (ver != 2)
             FAIL(&g, "GLB: version %u (only 2)", ver);
-        if (total > len)
-            FAIL(&g, "GLB: header says %u bytes, the file has %zu", total, len);
+        if (total > len || total < 20)
+            FAIL(&g, "GLB: header says %u bytes, the file has %zu (and a GLB has at least 20)", total, len);
         if (ctype != 0x4E4F534Au || clen > total - 20)
             FAIL(&g, "GLB: the first chunk must be JSON and inside the file");
         json = (const char *)d + 20;

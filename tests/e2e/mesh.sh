@@ -121,7 +121,7 @@ EOF
 for f in scene.glb scene.gltf; do
   "$tplan" plan "$work/box/scene.lua" --set file=$f -o "$work/s.json" >"$work/out.txt" 2>&1
   check "tp.scene $f: plans" $?
-  grep -q "NAMES=Bucket,Die.000,Die.001,Die.002,Die.003,Die.004,Die.005,Die.Child,Ball,Lamp,Offset" "$work/out.txt"
+  grep -q "NAMES=Bucket,Die.000,Die.001,Die.002,Die.003,Die.004,Die.005,Die.Child,Ball,Lamp,Offset,GodotDie$" "$work/out.txt"
   check "tp.scene $f: node names become body names, in node order" $?
   "$tplan" replay "$work/s.json" --check >"$work/replay.txt" 2>&1
   check "tp.scene $f: replay --check" $?
@@ -130,11 +130,14 @@ python3 - "$work/s.json" <<'EOF'
 import json, sys
 p = json.load(open(sys.argv[1]))
 cls = {b["name"]: b["class"] for b in p["bodies"]}
-want = {"Bucket": "static", "Die.000": "passive", "Die.Child": "passive", "Ball": "passive", "Lamp": "static"}
+want = {"Bucket": "static", "Die.000": "passive", "Die.Child": "passive", "Ball": "passive", "Lamp": "static",
+        "GodotDie": "passive"}
+if "MeshInstance3D" in cls or "CollisionShape3D" in cls:
+    sys.exit(1)  # Godot's collider child becomes the body, its visual mesh is not a second body
 bad = {k: cls.get(k) for k in want if cls.get(k) != want[k]}
 sys.exit(1 if bad else 0)
 EOF
-check "tp.scene: classes from extras.tplan_class, OMI_physics_body and the static default" $?
+check "tp.scene: classes from extras.tplan_class, OMI_physics_body (also Godot's body/collider/mesh nodes) and the static default" $?
 "$tplan" export "$work/s.json" --format csv -o "$work/scsv" >/dev/null 2>&1
 # Die.Child: under a group 0.4 m up turned 90 degrees about z, 0.1 m along the group's x: (0, 0.1, 0.4)
 awk -F, '$1 == 0 && $3 == "Die.Child" { exit !(($4 < 1e-9 && $4 > -1e-9) && $5 > 0.0999999 && $5 < 0.1000001 && $6 > 0.3999999 && $6 < 0.4000001 && $10 > 0.7071 && $10 < 0.7072) }' \

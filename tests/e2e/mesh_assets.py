@@ -195,6 +195,14 @@ def scene(ndice=6):
     # centre of mass, and export must put the node back on the artist's origin
     g.node("Offset", g.mesh(*cube(c=(0.1, 0.0, 0.0)), "offset die"), translation=(0.5, 0.5, 0.3),
            extras={"tplan_class": "passive", "mass": 0.1})
+    # Godot 4's layout: a rigid body node with a motion and no mesh, a collider child (a convex
+    # shape of the die mesh) and a visual mesh child: one passive body named after the body node
+    body = g.node("GodotDie", None, translation=(-0.5, 0.5, 0.4),
+                  extensions={"OMI_physics_body": {"motion": {"type": "dynamic", "mass": 0.12}}})
+    coll = g.node("CollisionShape3D", None, root=False,
+                  extensions={"OMI_physics_body": {"collider": {"shape": 0}}})
+    vis = g.node("MeshInstance3D", md, root=False)
+    g.doc["nodes"][body]["children"] = [coll, vis]
     return g
 
 

@@ -49,8 +49,8 @@ def rot(q, v):  # (w, x, y, z) applied to v
     return [sum(R[i][j] * v[j] for j in range(3)) for i in range(3)]
 
 
-nodes = {n["name"]: n for n in src["nodes"] if "mesh" in n}
 bodies = {b["name"]: b for b in plan["bodies"]}
+nodes = {n["name"]: n for n in src["nodes"] if "mesh" in n and n["name"] in bodies}
 for name, node in nodes.items():
     ob = bpy.data.objects.get(name)
     if ob is None or ob.type != "MESH":

@@ -113,7 +113,10 @@ typedef struct tpGltfScene {
 /// rotation times a positive scale is refused), its scale goes into its mesh's vertices, and
 /// everything is turned from glTF's y up to tplan's z up. Physics from the OMI_physics_body
 /// extension (motion type static / kinematic -> static, dynamic -> passive; mass) or else from
-/// extras (tplan_class "static" | "passive" | "active", mass, density, material). False with
+/// extras (tplan_class "static" | "passive" | "active", mass, density, material); a node without
+/// either under an ancestor with an OMI motion takes the ancestor's physics (Godot 4: a body node,
+/// a collider child and a visual mesh child make one body; the visual mesh is skipped when the
+/// body has a collider). False with
 /// "name: ..." in err; on success the caller frees *out with tpGltfScene_Free.
 bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMeshLimits *limits, tpGltfScene *out,
                       char *err, size_t errlen);
