@@ -42,7 +42,7 @@ static void cross3(const double *a, const double *b, double *o)
 /* ------------------------------------------------------------------------------------------ */
 /* Topology: faces and edges of a polytope from its face loops                                  */
 
-bool tpPolyTopo_Build(tpPolyTopo *t, int nv, const double *v, int nf, const unsigned *loops)
+bool tpPolyTopo_Build(tpPolyTopo *t, const double *v, int nf, const unsigned *loops)
 {
     memset(t, 0, sizeof *t);
     int total = 0;
@@ -102,7 +102,6 @@ bool tpPolyTopo_Build(tpPolyTopo *t, int nv, const double *v, int nf, const unsi
                 t->e[t->ne++] = (tpPolyEdge){a, b, f, twin};
         }
     }
-    (void)nv;
     return true;
 }
 
@@ -260,9 +259,9 @@ static int tpClip(const tpPoly *ref, int f, const double (*in)[3], int n, double
 }
 
 /* Face contact: reference face f of ref (its outward normal is -N if ref is A, +N if ref is B),
- * incident face of inc. N points from B into A. Appends to c (room: cap), returns the count. */
-static int tpFaceContacts(const tpPoly *ref, int f, const tpPoly *inc, bool ref_is_a, const double N[3],
-                          dContactGeom *c, int cap)
+ * incident face of inc. N points from B into A. Writes to c (room: cap), returns the count, or
+ * -1 when a face is too large for the clipping buffers. */
+static int tpFaceContacts(const tpPoly *ref, int f, const tpPoly *inc, const double N[3], dContactGeom *c, int cap)
 {
     const double *nr = ref->plane + 4 * f;
     int fi = -1;
@@ -295,7 +294,6 @@ static int tpFaceContacts(const tpPoly *ref, int f, const tpPoly *inc, bool ref_
         }
         g->depth = depth;
     }
-    (void)ref_is_a;
     k = tpReduce(buf, k, cap);
     memcpy(c, buf, (size_t)k * sizeof *c);
     return k;
@@ -359,11 +357,11 @@ static int tpPolyContacts(const tpPoly *A, const tpPoly *B, bool front, dContact
     if (sb + tol >= sa || !a_ok) {
         if (fb < 0)
             return 0;
-        return tpFaceContacts(B, fb, A, false, B->plane + 4 * fb, c, cap);
+        return tpFaceContacts(B, fb, A, B->plane + 4 * fb, c, cap);
     }
     const double *na = A->plane + 4 * fa;
     const double N[3] = {-na[0], -na[1], -na[2]};
-    return tpFaceContacts(A, fa, B, true, N, c, cap);
+    return tpFaceContacts(A, fa, B, N, c, cap);
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -229,7 +229,7 @@ static bool tpMeshGeom_BoxTopo(tpPolyTopo *t)
         unit[3 * i + 1] = (i & 2) ? 0.5 : -0.5;
         unit[3 * i + 2] = (i & 4) ? 0.5 : -0.5;
     }
-    return tpPolyTopo_Build(t, 8, unit, 6, tpBoxLoops);
+    return tpPolyTopo_Build(t, unit, 6, tpBoxLoops);
 }
 
 dGeomID tpMeshGeom_Create(dSpaceID space, tpBodyDef *b, tpMeshRt **out, char *err, size_t errlen)
@@ -279,8 +279,7 @@ dGeomID tpMeshGeom_Create(dSpaceID space, tpBodyDef *b, tpMeshRt **out, char *er
         }
         rt->wv = malloc((size_t)rt->npoints * 3 * sizeof(double));
         rt->wplane = malloc((size_t)rt->nplanes * 4 * sizeof(double));
-        if (!rt->wv || !rt->wplane ||
-            !tpPolyTopo_Build(&rt->topo, (int)rt->npoints, rt->points0, (int)rt->nplanes, rt->polygons) ||
+        if (!rt->wv || !rt->wplane || !tpPolyTopo_Build(&rt->topo, rt->points0, (int)rt->nplanes, rt->polygons) ||
             !tpMeshGeom_BoxTopo(&rt->boxtopo)) {
             tpMeshGeom_Free(rt);
             tpErrorf(err, errlen, "%s: out of memory for its mesh", who);

@@ -22,8 +22,9 @@ typedef struct tpPolyTopo {
 /// The faces of the unit cube whose vertex i is ((i & 1) - 1/2, (i & 2) / 2 - 1/2, (i & 4) / 4 - 1/2),
 /// counter-clockwise from outside, as face loops.
 extern const unsigned tpBoxLoops[30];
-/// Builds the topology of a polytope from its face loops (per face: count, then vertex indices).
-bool tpPolyTopo_Build(tpPolyTopo *t, int nv, const double *v, int nf, const unsigned *loops);
+/// Builds the topology of a polytope from its vertices v (3 per vertex) and face loops (per face:
+/// count, then vertex indices). False when out of memory (t is then empty).
+bool tpPolyTopo_Build(tpPolyTopo *t, const double *v, int nf, const unsigned *loops);
 void tpPolyTopo_Free(tpPolyTopo *t);
 
 struct tpMeshRt {
