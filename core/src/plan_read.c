@@ -279,6 +279,81 @@ static bool tpRows(const tpReader *r, const cJSON *item, const char *path, int c
     return true;
 }
 
+/* A mesh body's "mesh": {"origin": [3], "vertices": [[x, y, z], ...], "triangles": [[a, b, c], ...]}. */
+static bool tpReadBodyMesh(const tpReader *r, const cJSON *mesh, const char *base, tpPlanBody *b)
+{
+    char path[TP_PATH_CAP], sub[TP_PATH_CAP];
+    tpJoin(path, sizeof path, base, "mesh");
+    if (strcmp(b->shape, "mesh") != 0) {
+        return tpFail(r, path, "only a body of shape \"mesh\" carries one (this one is \"%s\")", b->shape);
+    }
+    if (!cJSON_IsObject(mesh)) {
+        return tpFail(r, path, "expected an object, got %s", tpTypeName(mesh));
+    }
+    const cJSON *origin = cJSON_GetObjectItemCaseSensitive(mesh, "origin");
+    const cJSON *verts = cJSON_GetObjectItemCaseSensitive(mesh, "vertices");
+    const cJSON *tris = cJSON_GetObjectItemCaseSensitive(mesh, "triangles");
+    if (!origin || !verts || !tris) {
+        return tpFail(r, path, "needs \"origin\", \"vertices\" and \"triangles\"");
+    }
+    tpJoin(sub, sizeof sub, path, "origin");
+    if (!tpVector(r, origin, sub, -1, 3, b->mesh_origin)) {
+        return false;
+    }
+    for (int k = 0; k < 3; ++k) {
+        if (fabs(b->mesh_origin[k]) > TP_MAX_COORD) {
+            char elem[TP_PATH_CAP];
+            tpJoinIndex(elem, sizeof elem, sub, k);
+            return tpFail(r, elem, "%.17g is outside +-%g", b->mesh_origin[k], TP_MAX_COORD);
+        }
+    }
+    int nv = cJSON_IsArray(verts) ? cJSON_GetArraySize(verts) : -1;
+    int nt = cJSON_IsArray(tris) ? cJSON_GetArraySize(tris) : -1;
+    if (nv < 3 || nv > TP_PLAN_MAX_MESH_VERTICES || nt < 1 || nt > TP_PLAN_MAX_MESH_TRIANGLES) {
+        return tpFail(r, path, "needs 3..%d vertices and 1..%d triangles as arrays (got %d and %d)",
+                      TP_PLAN_MAX_MESH_VERTICES, TP_PLAN_MAX_MESH_TRIANGLES, nv, nt);
+    }
+    b->mesh_vertices = malloc((size_t)nv * 3 * sizeof(double));
+    b->mesh_triangles = malloc((size_t)nt * 3 * sizeof(int32_t));
+    double *td = malloc((size_t)nt * 3 * sizeof(double));
+    if (!b->mesh_vertices || !b->mesh_triangles || !td) {
+        free(td);
+        return tpFail(r, path, "out of memory");
+    }
+    b->mesh_nvertices = nv;
+    b->mesh_ntriangles = nt;
+    tpJoin(sub, sizeof sub, path, "vertices");
+    if (!tpRows(r, verts, sub, 3, b->mesh_vertices)) {
+        free(td);
+        return false;
+    }
+    for (int k = 0; k < 3 * nv; ++k) {
+        if (fabs(b->mesh_vertices[k]) > TP_MAX_COORD) {
+            free(td);
+            char elem[TP_PATH_CAP + 32];
+            snprintf(elem, sizeof elem, "%s[%d][%d]", sub, k / 3, k % 3);
+            return tpFail(r, elem, "%.17g is outside +-%g", b->mesh_vertices[k], TP_MAX_COORD);
+        }
+    }
+    tpJoin(sub, sizeof sub, path, "triangles");
+    if (!tpRows(r, tris, sub, 3, td)) {
+        free(td);
+        return false;
+    }
+    for (int k = 0; k < 3 * nt; ++k) {
+        if (!(td[k] >= 0 && td[k] < nv && td[k] == floor(td[k]))) {
+            char elem[TP_PATH_CAP + 32];
+            snprintf(elem, sizeof elem, "%s[%d][%d]", sub, k / 3, k % 3);
+            double v = td[k];
+            free(td);
+            return tpFail(r, elem, "%.17g is not a vertex index (%d vertices)", v, nv);
+        }
+        b->mesh_triangles[k] = (int32_t)td[k];
+    }
+    free(td);
+    return true;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Physical ranges (plan_range.c)                                                             */
 
@@ -642,6 +717,10 @@ static bool tpReadBodies(tpReadState *st, const cJSON *root)
         b->controlled = cJSON_GetObjectItemCaseSensitive(o, "controls") != NULL;
         if (traj && pose) {
             return tpFail(r, base, "has both \"trajectory\" (moving body) and \"pose\" (non-moving body)");
+        }
+        const cJSON *mesh = cJSON_GetObjectItemCaseSensitive(o, "mesh");
+        if (mesh && !tpReadBodyMesh(r, mesh, base, b)) {
+            return false;
         }
         if (!traj) {
             if (!pose) {

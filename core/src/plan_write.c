@@ -20,7 +20,7 @@
 #define TP_JSON_INT_LIMIT (INT64_C(1) << 53)
 
 const char *const tpPlan_Classes[] = {"static", "passive", "active", "foreign", NULL};
-const char *const tpPlan_Shapes[] = {"box", "sphere", "cylinder", "capsule", "plane", NULL};
+const char *const tpPlan_Shapes[] = {"box", "sphere", "cylinder", "capsule", "plane", "mesh", NULL};
 const char *const tpPlan_Statuses[] = {"solved", "approximate", NULL};
 const char *const tpPlan_Algorithms[] = {"bgt", "rrt", NULL};
 
@@ -210,6 +210,8 @@ void tpPlanRecord_Free(tpPlanRecord *rec)
             free(rec->bodies[i].name);
             free(rec->bodies[i].cls);
             free(rec->bodies[i].shape);
+            free(rec->bodies[i].mesh_vertices);
+            free(rec->bodies[i].mesh_triangles);
         }
     }
     free(rec->bodies);
@@ -475,6 +477,39 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
         for (int j = 0; j < 4; ++j) {
             if (!(b->color[j] >= 0.0f && b->color[j] <= 1.0f)) {
                 return tpCheckFail(c, "bodies[%d].color[%d]: %g is outside [0, 1]", i, j, (double)b->color[j]);
+            }
+        }
+        if (b->mesh_nvertices != 0 || b->mesh_ntriangles != 0) {
+            if (strcmp(b->shape, "mesh") != 0 || b->mesh_nvertices < 3 || b->mesh_ntriangles < 1 ||
+                b->mesh_nvertices > TP_PLAN_MAX_MESH_VERTICES || b->mesh_ntriangles > TP_PLAN_MAX_MESH_TRIANGLES ||
+                !b->mesh_vertices || !b->mesh_triangles) {
+                return tpCheckFail(c, "bodies[%d].mesh: %d vertices and %d triangles on a \"%s\" body", i,
+                                   b->mesh_nvertices, b->mesh_ntriangles, b->shape);
+            }
+            snprintf(field, sizeof field, "bodies[%d].mesh.vertices", i);
+            if (!tpCheckFinite(c, b->mesh_vertices, 3 * b->mesh_nvertices, field)) {
+                return false;
+            }
+            for (int k = 0; k < 3 * b->mesh_nvertices; ++k) {
+                if (fabs(b->mesh_vertices[k]) > TP_MAX_COORD) {
+                    return tpCheckFail(c, "%s[%d][%d]: %g is outside +-%g", field, k / 3, k % 3, b->mesh_vertices[k],
+                                       TP_MAX_COORD);
+                }
+            }
+            for (int k = 0; k < 3 * b->mesh_ntriangles; ++k) {
+                if (b->mesh_triangles[k] < 0 || b->mesh_triangles[k] >= b->mesh_nvertices) {
+                    return tpCheckFail(c, "bodies[%d].mesh.triangles[%d][%d]: %d is not a vertex index (%d vertices)",
+                                       i, k / 3, k % 3, (int)b->mesh_triangles[k], b->mesh_nvertices);
+                }
+            }
+            snprintf(field, sizeof field, "bodies[%d].mesh.origin", i);
+            if (!tpCheckFinite(c, b->mesh_origin, 3, field)) {
+                return false;
+            }
+            for (int k = 0; k < 3; ++k) {
+                if (fabs(b->mesh_origin[k]) > TP_MAX_COORD) {
+                    return tpCheckFail(c, "%s[%d]: %g is outside +-%g", field, k, b->mesh_origin[k], TP_MAX_COORD);
+                }
             }
         }
         if (!b->moving) {
@@ -750,6 +785,18 @@ static void tpPutBody(FILE *f, const tpPlanRecord *rec, int i)
     if (b->controlled) {
         fputs(",\n      \"controls\": ", f);
         tpPutRows(f, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, "      ");
+    }
+    if (b->mesh_nvertices > 0) {
+        fputs(",\n      \"mesh\": {\"origin\": ", f);
+        tpPutDoubleArray(f, b->mesh_origin, 3);
+        fputs(",\n        \"vertices\": ", f);
+        tpPutRows(f, b->mesh_vertices, b->mesh_nvertices, 3, "        ");
+        fputs(",\n        \"triangles\": [", f);
+        for (int t = 0; t < b->mesh_ntriangles; ++t) {
+            const int32_t *x = b->mesh_triangles + 3 * t;
+            fprintf(f, "%s[%" PRId32 ", %" PRId32 ", %" PRId32 "]", t ? ", " : "", x[0], x[1], x[2]);
+        }
+        fputs("]}", f);
     }
     fputs("\n    }", f);
 }

@@ -209,6 +209,19 @@ void tplOpenSkills(lua_State *L);
 
 /// Registers tp.material, tp.contact, tp.box, ... and the motions into the table at -1.
 void tplOpenScene(lua_State *L);
+/* Mesh bodies and glTF scenes (meshes.c) */
+/// Reads a mesh file named by a script (inside its folder, tp/mesh.h caps); raises "what: ...".
+void tplMeshRead(lua_State *L, const char *what, const char *file, bool y_up, double scale, tpMesh *out);
+/// Gives body b (the userdata at bidx) mesh m (freed here): a moving body's mesh must be closed
+/// (else raises naming file) and is moved so that its centre of mass is the origin (com: where
+/// that was in the file's frame); its mass is `mass`, or density x volume. The vertices live in a
+/// userdata kept as the body's user value 3.
+void tplMeshAttach(lua_State *L, int bidx, tplBody *b, tpMesh *m, const char *file, double mass, double density,
+                   double com[3]);
+/// Moves a body placed by its file's origin to its centre of mass: pos += R(quat) com.
+void tplMeshPlace(tplBody *b, const double com[3]);
+/// tp.scene(file [, options]): the bodies of a glTF scene.
+int tplSceneFile(lua_State *L);
 /// Registers tp.tactic, conditions and metrics into the table at -1.
 void tplOpenTactics(lua_State *L);
 /// tp.arranged, tp.peak_force, tp.pattern (arrange.c).

@@ -361,7 +361,7 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
         tpErrorf(err, errlen, "%s: cls must be a tpBodyClass (got %d)", who, (int)b->cls);
         return false;
     }
-    if ((int)b->shape < TP_SHAPE_BOX || (int)b->shape > TP_SHAPE_PLANE) {
+    if ((int)b->shape < TP_SHAPE_BOX || (int)b->shape > TP_SHAPE_MESH) {
         tpErrorf(err, errlen, "%s: shape must be a tpShapeKind (got %d)", who, (int)b->shape);
         return false;
     }
@@ -397,8 +397,10 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
         return true;
     }
 
+    if (b->shape == TP_SHAPE_MESH && !tpMeshGeom_Check(b, who, err, errlen))
+        return false;
     static const char *const axis_name[3] = {"size[0]", "size[1]", "size[2]"};
-    int nsize = b->shape == TP_SHAPE_BOX ? 3 : b->shape == TP_SHAPE_SPHERE ? 1 : 2;
+    int nsize = b->shape == TP_SHAPE_BOX ? 3 : b->shape == TP_SHAPE_SPHERE ? 1 : b->shape == TP_SHAPE_MESH ? 0 : 2;
     for (int k = 0; k < nsize; k++) {
         if (!(b->size[k] > 0.0) || !isfinite(b->size[k])) {
             tpErrorf(err, errlen, "%s: %s must be > 0 (got %g)", who, axis_name[k], b->size[k]);
@@ -681,7 +683,9 @@ static dSpaceID tpCreateSpace(const tpSceneDef *def)
             if (b->shape == TP_SHAPE_PLANE)
                 continue;
             double e = b->shape == TP_SHAPE_BOX ? fmax(b->size[0], fmax(b->size[1], b->size[2]))
-                                                : 2.0 * b->size[0] + (b->shape == TP_SHAPE_SPHERE ? 0.0 : b->size[1]);
+                       : b->shape == TP_SHAPE_MESH
+                           ? tpMeshGeom_Extent(b)
+                           : 2.0 * b->size[0] + (b->shape == TP_SHAPE_SPHERE ? 0.0 : b->size[1]);
             lo = fmin(lo, e);
             hi = fmax(hi, e);
         }
@@ -711,6 +715,8 @@ static dGeomID tpCreateGeom(dSpaceID space, const tpBodyDef *b)
         return dCreateCapsule(space, b->size[0], b->size[1]);
     case TP_SHAPE_PLANE:
         return dCreatePlane(space, b->plane[0], b->plane[1], b->plane[2], b->plane[3]);
+    case TP_SHAPE_MESH:
+        break; /* tpMeshGeom_Create */
     }
     return NULL;
 }
@@ -733,6 +739,9 @@ static void tpShapeMass(const tpBodyDef *b, double total, dMass *m)
     case TP_SHAPE_PLANE:
         dMassSetZero(m);
         break;
+    case TP_SHAPE_MESH:
+        tpMeshGeom_Mass(b, total, m);
+        break;
     }
 }
 
@@ -749,6 +758,8 @@ static double tpShapeRadius(const tpBodyDef *b)
         return sqrt(b->size[0] * b->size[0] + 0.25 * b->size[1] * b->size[1]);
     case TP_SHAPE_CAPSULE:
         return b->size[0] + 0.5 * b->size[1];
+    case TP_SHAPE_MESH:
+        return tpMeshGeom_Radius(b);
     case TP_SHAPE_PLANE:
         break;
     }
@@ -769,6 +780,8 @@ static double tpShapeThickness(const tpBodyDef *b)
         return b->size[0];
     case TP_SHAPE_CYLINDER:
         return b->size[0] < 0.5 * b->size[1] ? b->size[0] : 0.5 * b->size[1];
+    case TP_SHAPE_MESH:
+        return tpMeshGeom_Thickness(b);
     case TP_SHAPE_PLANE:
         break;
     }
@@ -872,7 +885,12 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         }
         tpQuat_Normalize(b->quat);
 
-        r->geom = tpCreateGeom(w->space, b);
+        r->geom = b->shape == TP_SHAPE_MESH ? tpMeshGeom_Create(w->space, b, &r->mesh, err, errlen)
+                                            : tpCreateGeom(w->space, b);
+        if (r->geom == NULL) {
+            tpDestroyWorld(w);
+            return NULL;
+        }
         dGeomSetData(r->geom, (void *)(intptr_t)i);
 
         if (b->cls == TP_BODY_STATIC) {
@@ -954,6 +972,8 @@ void tpDestroyWorld(tpWorld *w)
         dJointGroupDestroy(w->group);
         dSpaceDestroy(w->space); /* destroys the geoms it holds (cleanup mode is on by default) */
         dWorldDestroy(w->world); /* destroys the bodies */
+        for (int i = 0; w->rt && i < w->def.nbodies; i++)
+            tpMeshGeom_Free(w->rt[i].mesh); /* after its geom */
         if (w->threading) {
             dThreadingFreeImplementation(w->threading);
         }

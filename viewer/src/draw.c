@@ -132,6 +132,9 @@ static void mesh_cylinder(MeshBuf *m)
 
 static bool is_shape(const tpPlanBody *b, const char *s)
 {
+    /* a mesh body is drawn as its bounding box (size: its full extents about its origin) */
+    if (strcmp(b->shape, "mesh") == 0)
+        return strcmp(s, "box") == 0;
     return strcmp(b->shape, s) == 0;
 }
 

@@ -17,13 +17,15 @@ extern "C" {
 
 #define TP_PLAN_FORMAT "tplan-plan"
 #define TP_PLAN_VERSION 1
-#define TP_STATE_DOUBLES 13            /* pos[3] m, quat[4] (w,x,y,z), vel[3] m/s, angvel[3] rad/s (world frame) */
-#define TP_CONTROL_DOUBLES 6           /* force[3] N, torque[3] N·m (world frame) */
-#define TP_PLAN_MAX_REPORTS 8          /* named figures in stats.report */
-#define TP_PLAN_MAX_WARNINGS 64        /* strings in stats.warnings */
-#define TP_PLAN_MAX_WARNING_BYTES 4096 /* bytes of one of them */
-#define TP_PLAN_MAX_SOURCES 1024       /* files in "sources" (the script and what it read) */
-#define TP_PLAN_MAX_SOURCE_PATH 1024   /* bytes of one source's path */
+#define TP_STATE_DOUBLES 13                /* pos[3] m, quat[4] (w,x,y,z), vel[3] m/s, angvel[3] rad/s (world frame) */
+#define TP_CONTROL_DOUBLES 6               /* force[3] N, torque[3] N·m (world frame) */
+#define TP_PLAN_MAX_REPORTS 8              /* named figures in stats.report */
+#define TP_PLAN_MAX_WARNINGS 64            /* strings in stats.warnings */
+#define TP_PLAN_MAX_WARNING_BYTES 4096     /* bytes of one of them */
+#define TP_PLAN_MAX_MESH_VERTICES 1000000  /* a mesh body's recorded vertices (tp/mesh.h's cap) */
+#define TP_PLAN_MAX_MESH_TRIANGLES 2000000 /* ... and triangles */
+#define TP_PLAN_MAX_SOURCES 1024           /* files in "sources" (the script and what it read) */
+#define TP_PLAN_MAX_SOURCE_PATH 1024       /* bytes of one source's path */
 
 /// Static description of one body in a recording.
 typedef struct tpPlanBody {
@@ -36,6 +38,15 @@ typedef struct tpPlanBody {
     bool moving;                   /* has a trajectory (passive, active, foreign); false: `pose` only */
     bool controlled;               /* has per-step controls (active, and tactic-driven foreign bodies) */
     double pose[TP_STATE_DOUBLES]; /* pose of a non-moving body (velocities zero) */
+    /* shape "mesh" only, optional (0 vertices: none recorded): the body's triangles in its frame
+       (m; a moving body's frame is centred on its centre of mass) and where the origin of the
+       artist's object (the mesh file's, the glTF node's) is in that frame, so exporters can write
+       the original object back. Owned by the record. */
+    int mesh_nvertices;      /* <= TP_PLAN_MAX_MESH_VERTICES */
+    double *mesh_vertices;   /* mesh_nvertices x 3 */
+    int mesh_ntriangles;     /* <= TP_PLAN_MAX_MESH_TRIANGLES */
+    int32_t *mesh_triangles; /* mesh_ntriangles x 3 indices into the vertices, counter-clockwise from outside */
+    double mesh_origin[3];   /* m, body frame */
 } tpPlanBody;
 
 /// One solution ("world"): trajectories, controls and active skills over nsteps steps.
