@@ -143,7 +143,7 @@ typedef struct tplLive {
 #define TPL_REG_SHORT_SRC "tp.short_src" /* Lua's chunk id of the script (may start with "...") */
 
 /* ------------------------------------------------------------------------------------------ */
-/* Field helpers (util.c). `what` names the constructor in messages ("tp.box 'robot'").       */
+/* Field helpers (fields.c). `what` names the constructor in messages ("tp.box 'robot'").       */
 
 /// luaL_error with C printf formatting (%g prints -1, not Lua's -1.0): raises "file:line: msg"
 /// naming the Lua line that called the running C function.
