@@ -28,7 +28,7 @@ void tpRun_Fail(tplan_error *err, tplan_code code, const char *field, const char
     }
 }
 
-static void tpRunOk(tplan_error *err)
+static void run_ok(tplan_error *err)
 {
     if (err) {
         err->code = TPLAN_OK;
@@ -54,7 +54,7 @@ void tplan_run_def_init_(tplan_run_def *def, size_t size)
 }
 
 /* The caller's struct with the fields it does not have (an older caller) at their defaults. */
-static bool tpRunDefFull(const tplan_run_def *def, tplan_run_def *full, tplan_error *err)
+static bool run_def_full(const tplan_run_def *def, tplan_run_def *full, tplan_error *err)
 {
     if (!def) {
         tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "no run definition (NULL)");
@@ -72,7 +72,7 @@ static bool tpRunDefFull(const tplan_run_def *def, tplan_run_def *full, tplan_er
     return true;
 }
 
-static bool tpInt(double v, double lo, double hi)
+static bool is_int_in(double v, double lo, double hi)
 {
     return isfinite(v) && v == floor(v) && v >= lo && v <= hi;
 }
@@ -80,7 +80,7 @@ static bool tpInt(double v, double lo, double hi)
 tplan_code tplan_run_def_check(const tplan_run_def *def0, tplan_error *err)
 {
     tplan_run_def d;
-    if (!tpRunDefFull(def0, &d, err)) {
+    if (!run_def_full(def0, &d, err)) {
         return TPLAN_ERR_ARGUMENT;
     }
 #define TP_BAD(field, ...)                                                                                             \
@@ -130,7 +130,7 @@ tplan_code tplan_run_def_check(const tplan_run_def *def0, tplan_error *err)
                TP_RUN_MAX_MEMORY_MB);
     }
 #undef TP_BAD
-    tpRunOk(err);
+    run_ok(err);
     return TPLAN_OK;
 }
 
@@ -140,7 +140,7 @@ static const char *const k_fields[] = {
     "nn_index", "jobs", "memory_mb", "load_time_limit", "call_time_limit", "search_memory_mb"};
 enum { TP_RUN_NFIELDS = sizeof k_fields / sizeof k_fields[0] };
 
-static int tpFieldIndex(const char *name)
+static int field_index(const char *name)
 {
     for (int i = 0; i < TP_RUN_NFIELDS; ++i) {
         if (strcmp(name, k_fields[i]) == 0) {
@@ -153,7 +153,7 @@ static int tpFieldIndex(const char *name)
 int tpRun_ReadJsonField(tplan_run_def *def, const cJSON *item, tplan_error *err)
 {
     const char *k = item->string ? item->string : "";
-    int f = tpFieldIndex(k);
+    int f = field_index(k);
     if (f < 0) {
         return 0;
     }
@@ -177,13 +177,13 @@ int tpRun_ReadJsonField(tplan_run_def *def, const cJSON *item, tplan_error *err)
         def->mu = v;
         return 1;
     case 2: /* seed */
-        if (!tpInt(v, 0, (double)TP_RUN_SEED_MAX)) {
+        if (!is_int_in(v, 0, (double)TP_RUN_SEED_MAX)) {
             TP_BAD("seed must be an integer in 0..%lld", TP_RUN_SEED_MAX);
         }
         def->seed = (int64_t)v;
         return 1;
     case 3: /* max_iters: integers a double holds exactly */
-        if (!tpInt(v, 1, 9007199254740992.0)) {
+        if (!is_int_in(v, 1, 9007199254740992.0)) {
             TP_BAD("max_iters must be an integer in 1..9007199254740992");
         }
         def->max_iters = (int64_t)v;
@@ -195,7 +195,7 @@ int tpRun_ReadJsonField(tplan_run_def *def, const cJSON *item, tplan_error *err)
         def->time_limit = v;
         return 1;
     case 5: /* solutions */
-        if (!tpInt(v, 1, TP_RUN_MAX_SOLUTIONS)) {
+        if (!is_int_in(v, 1, TP_RUN_MAX_SOLUTIONS)) {
             TP_BAD("solutions must be an integer in 1..%d", TP_RUN_MAX_SOLUTIONS);
         }
         def->solutions = (int)v;
@@ -207,19 +207,19 @@ int tpRun_ReadJsonField(tplan_run_def *def, const cJSON *item, tplan_error *err)
         def->nn_index = cJSON_IsTrue(item) ? 1 : 0;
         return 1;
     case 7: /* jobs */
-        if (!tpInt(v, 1, TP_RUN_MAX_JOBS)) {
+        if (!is_int_in(v, 1, TP_RUN_MAX_JOBS)) {
             TP_BAD("jobs must be an integer in 1..%d", TP_RUN_MAX_JOBS);
         }
         def->jobs = (int)v;
         return 1;
     case 8: /* memory_mb */
-        if (!tpInt(v, TP_RUN_MIN_MEMORY_MB, (double)TP_RUN_MAX_MEMORY_MB)) {
+        if (!is_int_in(v, TP_RUN_MIN_MEMORY_MB, (double)TP_RUN_MAX_MEMORY_MB)) {
             TP_BAD("memory_mb must be an integer in %d..%lld", TP_RUN_MIN_MEMORY_MB, TP_RUN_MAX_MEMORY_MB);
         }
         def->memory_limit_mb = (int64_t)v;
         return 1;
     case 11: /* search_memory_mb */
-        if (!tpInt(v, 1, (double)TP_RUN_MAX_MEMORY_MB)) {
+        if (!is_int_in(v, 1, (double)TP_RUN_MAX_MEMORY_MB)) {
             TP_BAD("search_memory_mb must be an integer in 1..%lld", TP_RUN_MAX_MEMORY_MB);
         }
         def->search_memory_mb = (int64_t)v;
@@ -237,7 +237,7 @@ int tpRun_ReadJsonField(tplan_run_def *def, const cJSON *item, tplan_error *err)
 tplan_code tplan_run_def_from_json(tplan_run_def *def0, const char *json, size_t len, tplan_error *err)
 {
     tplan_run_def def;
-    if (!json || !tpRunDefFull(def0, &def, err)) {
+    if (!json || !run_def_full(def0, &def, err)) {
         if (!json) {
             tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "no JSON text (NULL)");
         }
@@ -261,7 +261,7 @@ tplan_code tplan_run_def_from_json(tplan_run_def *def0, const char *json, size_t
     const cJSON *it;
     cJSON_ArrayForEach(it, root)
     {
-        int f = tpFieldIndex(it->string);
+        int f = field_index(it->string);
         char name[72];
         snprintf(name, sizeof name, "%.60s", it->string);
         if (f < 0) {
@@ -280,14 +280,14 @@ tplan_code tplan_run_def_from_json(tplan_run_def *def0, const char *json, size_t
     const size_t size = def0->size;
     memcpy(def0, &def, size); /* the caller's fields only */
     def0->size = size;
-    tpRunOk(err);
+    run_ok(err);
     return TPLAN_OK;
 }
 
 bool tpRun_WriteJsonFields(const tplan_run_def *def, cJSON *o)
 {
     tplan_run_def d;
-    if (!tpRunDefFull(def, &d, NULL)) {
+    if (!run_def_full(def, &d, NULL)) {
         return false;
     }
     bool ok = true;

@@ -51,7 +51,7 @@ typedef struct tpQuiet {
     char last_error[1024];
 } tpQuiet;
 
-static void tpQuietSink(void *user, tpLogLevel level, const char *msg)
+static void quiet_sink(void *user, tpLogLevel level, const char *msg)
 {
     tpQuiet *q = user;
     if (level >= TP_LOG_ERROR) {
@@ -59,18 +59,18 @@ static void tpQuietSink(void *user, tpLogLevel level, const char *msg)
     }
 }
 
-static void tpQuietBegin(tpQuiet *q)
+static void quiet_begin(tpQuiet *q)
 {
     q->last_error[0] = '\0';
-    tpLog_SetThreadSink(tpQuietSink, q);
+    tpLog_SetThreadSink(quiet_sink, q);
 }
 
-static void tpQuietEnd(void)
+static void quiet_end(void)
 {
     tpLog_SetThreadSink(NULL, NULL);
 }
 
-static void tpOk(tplan_error *err)
+static void set_ok(tplan_error *err)
 {
     if (err) {
         err->code = TPLAN_OK;
@@ -81,15 +81,15 @@ static void tpOk(tplan_error *err)
 /* ------------------------------------------------------------------------------------------ */
 /* Domains                                                                                     */
 
-static tpScriptDef tpDomainScriptDef(const tplan_domain *d, const tplan_run_def *limits)
+static tpScriptDef domain_script_def(const tplan_domain *d, const tplan_run_def *limits)
 {
     return tpRun_ScriptDef(limits, d->path, d->source, d->source_len, d->params, d->nparams);
 }
 
 /* Loads d's script fresh into *out (a replay and every plan start from the script's own state). */
-static tplan_code tpDomainLoad(const tplan_domain *d, tpScript **out, tplan_error *err)
+static tplan_code domain_load(const tplan_domain *d, tpScript **out, tplan_error *err)
 {
-    tpScriptDef sdef = tpDomainScriptDef(d, &d->limits);
+    tpScriptDef sdef = domain_script_def(d, &d->limits);
     char msg[sizeof err->message];
     *out = tpCreateScript(&sdef, msg, sizeof msg);
     if (!*out) {
@@ -100,8 +100,8 @@ static tplan_code tpDomainLoad(const tplan_domain *d, tpScript **out, tplan_erro
     return TPLAN_OK;
 }
 
-static tplan_domain *tpDomainNew(const char *path, const char *source, size_t len, const tplan_param *params,
-                                 int nparams, const tplan_run_def *def, tplan_error *err)
+static tplan_domain *domain_new(const char *path, const char *source, size_t len, const tplan_param *params,
+                                int nparams, const tplan_run_def *def, tplan_error *err)
 {
     if (!path || nparams < 0 || (nparams > 0 && !params)) {
         tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s", !path ? "no script path or name (NULL)" : "bad parameters");
@@ -148,21 +148,21 @@ static tplan_domain *tpDomainNew(const char *path, const char *source, size_t le
         return NULL;
     }
     tpQuiet q;
-    tpQuietBegin(&q);
-    tplan_code code = tpDomainLoad(d, &d->script, err);
-    tpQuietEnd();
+    quiet_begin(&q);
+    tplan_code code = domain_load(d, &d->script, err);
+    quiet_end();
     if (code != TPLAN_OK) {
         tplan_domain_free(d);
         return NULL;
     }
-    tpOk(err);
+    set_ok(err);
     return d;
 }
 
 tplan_domain *tplan_domain_load_file(const char *path, const tplan_param *params, int nparams, const tplan_run_def *def,
                                      tplan_error *err)
 {
-    return tpDomainNew(path, NULL, 0, params, nparams, def, err);
+    return domain_new(path, NULL, 0, params, nparams, def, err);
 }
 
 tplan_domain *tplan_domain_load_string(const char *name, const char *source, size_t len, const tplan_param *params,
@@ -172,7 +172,7 @@ tplan_domain *tplan_domain_load_string(const char *name, const char *source, siz
         tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "no script text (NULL)");
         return NULL;
     }
-    return tpDomainNew(name, source, len, params, nparams, def, err);
+    return domain_new(name, source, len, params, nparams, def, err);
 }
 
 void tplan_domain_free(tplan_domain *d)
@@ -237,7 +237,7 @@ typedef struct tpProgressLink {
     int64_t stop_at; /* INT64_MAX: not stopped */
 } tpProgressLink;
 
-static void tpOnProgress(void *user, const tpPlanStats *s)
+static void on_progress(void *user, const tpPlanStats *s)
 {
     tpProgressLink *l = user;
     tplan_progress p = {s->iterations, s->nodes, s->rejected, s->solutions, s->elapsed};
@@ -246,7 +246,7 @@ static void tpOnProgress(void *user, const tpPlanStats *s)
     }
 }
 
-static int64_t tpStopBound(void *user)
+static int64_t stop_bound(void *user)
 {
     return ((const tpProgressLink *)user)->stop_at;
 }
@@ -278,14 +278,14 @@ tplan_result *tplan_plan_progress(tplan_domain *d, const tplan_run_def *def0, tp
     tpProgressLink link = {fn, user, INT64_MAX};
     tpRunHooks hooks;
     memset(&hooks, 0, sizeof hooks);
-    hooks.progress = tpOnProgress;
+    hooks.progress = on_progress;
     hooks.progress_user = &link;
     hooks.progress_interval = fn ? interval : 1e9;
-    hooks.iteration_bound = fn ? tpStopBound : NULL;
+    hooks.iteration_bound = fn ? stop_bound : NULL;
     hooks.iteration_bound_user = &link;
-    tpScriptDef sdef = tpDomainScriptDef(d, &def);
+    tpScriptDef sdef = domain_script_def(d, &def);
     tpQuiet q;
-    tpQuietBegin(&q);
+    quiet_begin(&q);
     tpRun run;
     tplan_result *r = NULL;
     tplan_code code = tpRun_Plan(&def, &sdef, &hooks, &run, err);
@@ -301,9 +301,9 @@ tplan_result *tplan_plan_progress(tplan_domain *d, const tplan_run_def *def0, tp
         }
     }
     tpRun_Free(&run);
-    tpQuietEnd();
+    quiet_end();
     if (r) {
-        tpOk(err);
+        set_ok(err);
     }
     return r;
 }
@@ -323,7 +323,7 @@ void tplan_result_free(tplan_result *r)
     free(r);
 }
 
-static const tpPlanWorld *tpSelected(const tplan_result *r)
+static const tpPlanWorld *selected_(const tplan_result *r)
 {
     return &r->rec.worlds[r->rec.selected];
 }
@@ -335,7 +335,7 @@ tplan_status tplan_result_status(const tplan_result *r)
 
 int tplan_result_steps(const tplan_result *r)
 {
-    return r ? tpSelected(r)->nsteps : 0;
+    return r ? selected_(r)->nsteps : 0;
 }
 
 double tplan_result_dt(const tplan_result *r)
@@ -372,7 +372,7 @@ const double *tplan_result_states(const tplan_result *r, int body, int *rows)
         return NULL;
     }
     const tpPlanBody *b = &r->rec.bodies[body];
-    const tpPlanWorld *w = tpSelected(r);
+    const tpPlanWorld *w = selected_(r);
     if (b->moving && w->traj[body]) {
         if (rows) {
             *rows = w->nsteps + 1;
@@ -390,7 +390,7 @@ const double *tplan_result_controls(const tplan_result *r, int body)
     if (!r || body < 0 || body >= r->rec.nbodies) {
         return NULL;
     }
-    return tpSelected(r)->controls[body];
+    return selected_(r)->controls[body];
 }
 
 int64_t tplan_result_iterations(const tplan_result *r)
@@ -443,7 +443,7 @@ tplan_code tplan_result_write_plan(const tplan_result *r, const char *path, tpla
         tpRun_Fail(err, TPLAN_ERR_IO, NULL, "%s: %s", path, msg);
         return TPLAN_ERR_IO;
     }
-    tpOk(err);
+    set_ok(err);
     return TPLAN_OK;
 }
 
@@ -460,13 +460,13 @@ tplan_code tplan_replay(tplan_domain *d, const char *plan, size_t len, tplan_err
     memset(&rec, 0, sizeof rec);
     char msg[sizeof err->message];
     tpQuiet q;
-    tpQuietBegin(&q);
+    quiet_begin(&q);
     tplan_code code = TPLAN_OK;
     tpScript *script = NULL;
     if (!tpPlanRecord_Parse(&rec, plan, len, "plan", msg, sizeof msg)) {
         code = strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_PLAN_FILE;
         tpRun_Fail(err, code, NULL, "%s", msg);
-    } else if ((code = tpDomainLoad(d, &script, err)) == TPLAN_OK) {
+    } else if ((code = domain_load(d, &script, err)) == TPLAN_OK) {
         switch (tpRun_ReplayWorld(tpScript_Domain(script), &rec, rec.selected, msg, sizeof msg)) {
         case TP_RUN_REPLAY_OK:
             break;
@@ -485,11 +485,11 @@ tplan_code tplan_replay(tplan_domain *d, const char *plan, size_t len, tplan_err
             tpRun_Fail(err, code, NULL, "%s", msg);
         }
     }
-    tpQuietEnd();
+    quiet_end();
     tpDestroyScript(script);
     tpPlanRecord_Free(&rec);
     if (code == TPLAN_OK) {
-        tpOk(err);
+        set_ok(err);
     }
     return code;
 }

@@ -97,7 +97,7 @@ typedef struct tpWeldKey {
     int32_t i;
 } tpWeldKey;
 
-static int tpWeldCmp(const void *pa, const void *pb)
+static int weld_cmp(const void *pa, const void *pb)
 {
     const tpWeldKey *a = pa, *b = pb;
     for (int k = 0; k < 3; k++) {
@@ -128,7 +128,7 @@ bool tpMesh_Weld(tpMesh *m)
         memcpy(key[i].v, m->vertices + 3 * i, sizeof key[i].v);
         key[i].i = i;
     }
-    qsort(key, (size_t)n, sizeof *key, tpWeldCmp);
+    qsort(key, (size_t)n, sizeof *key, weld_cmp);
     /* each group of equal coordinates maps to its lowest original index (ties sort by index), and
      * the kept vertices stay in their original order: the result is a function of the input */
     for (int s = 0; s < n;) {
@@ -164,7 +164,7 @@ bool tpMesh_Weld(tpMesh *m)
 /* OBJ                                                                                         */
 
 /* Reads one "f" index ("7", "7/2", "7//3", "-1/..."): a 0-based vertex index or -1 on an error. */
-static int tpObjIndex(const char **pp, const char *end, int nvert)
+static int obj_index(const char **pp, const char *end, int nvert)
 {
     const char *p = *pp;
     char buf[32];
@@ -186,7 +186,7 @@ static int tpObjIndex(const char **pp, const char *end, int nvert)
     return (i >= 0 && i < nvert) ? (int)i : -2;
 }
 
-static bool tpReadObj(tpMeshBuild *b, const char *text, size_t len)
+static bool read_obj(tpMeshBuild *b, const char *text, size_t len)
 {
     const char *p = text, *end = text + len;
     int line = 0;
@@ -227,7 +227,7 @@ static bool tpReadObj(tpMeshBuild *b, const char *text, size_t len)
                     s++;
                 if (s >= eol)
                     break;
-                int i = tpObjIndex(&s, eol, b->mesh.nvertices);
+                int i = obj_index(&s, eol, b->mesh.nvertices);
                 if (i < 0) {
                     tpErrorf(b->err, b->errlen, "%s: line %d: %s", b->name, line,
                              i == -2 ? "face index out of range (vertices must come before the faces using them)"
@@ -257,7 +257,7 @@ static bool tpReadObj(tpMeshBuild *b, const char *text, size_t len)
 /* ------------------------------------------------------------------------------------------ */
 /* STL (binary and ASCII)                                                                      */
 
-static float tpLeFloat(const unsigned char *p)
+static float le_float(const unsigned char *p)
 {
     uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
     float f;
@@ -265,7 +265,7 @@ static float tpLeFloat(const unsigned char *p)
     return f;
 }
 
-static bool tpIsBinaryStl(const unsigned char *d, size_t len)
+static bool is_binary_stl(const unsigned char *d, size_t len)
 {
     if (len < 84)
         return false;
@@ -273,15 +273,15 @@ static bool tpIsBinaryStl(const unsigned char *d, size_t len)
     return (uint64_t)n * 50u + 84u == len;
 }
 
-static bool tpReadStl(tpMeshBuild *b, const unsigned char *d, size_t len)
+static bool read_stl(tpMeshBuild *b, const unsigned char *d, size_t len)
 {
-    if (tpIsBinaryStl(d, len)) {
+    if (is_binary_stl(d, len)) {
         size_t n = (len - 84) / 50;
         for (size_t t = 0; t < n; t++) {
             const unsigned char *f = d + 84 + 50 * t + 12; /* skip the normal */
             int base = b->mesh.nvertices;
             for (int c = 0; c < 3; c++) {
-                double v[3] = {tpLeFloat(f + 12 * c), tpLeFloat(f + 12 * c + 4), tpLeFloat(f + 12 * c + 8)};
+                double v[3] = {le_float(f + 12 * c), le_float(f + 12 * c + 4), le_float(f + 12 * c + 8)};
                 if (!tpMeshB_AddVertex(b, v))
                     return false;
             }
@@ -344,7 +344,7 @@ static bool tpReadStl(tpMeshBuild *b, const unsigned char *d, size_t len)
 
 /* ------------------------------------------------------------------------------------------ */
 
-static bool tpEndsWith(const char *s, const char *suffix)
+static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     if (n < m)
@@ -384,7 +384,7 @@ bool tpMesh_Read(const char *name, const void *data, size_t len, const tpMeshLim
     }
     const unsigned char *d = data;
     bool glb = len >= 4 && memcmp(d, "glTF", 4) == 0;
-    if (glb || tpEndsWith(name, ".glb") || tpEndsWith(name, ".gltf")) {
+    if (glb || ends_with(name, ".glb") || ends_with(name, ".gltf")) {
         tpGltfScene sc;
         if (!tpGltf_ReadScene(name, data, len, &lim, &sc, err, errlen))
             return false;
@@ -426,10 +426,10 @@ bool tpMesh_Read(const char *name, const void *data, size_t len, const tpMeshLim
     }
     tpMeshBuild b = {.name = name, .limits = lim, .err = err, .errlen = errlen};
     bool ok;
-    if (tpEndsWith(name, ".obj")) {
-        ok = tpReadObj(&b, data, len);
-    } else if (tpEndsWith(name, ".stl") || tpIsBinaryStl(d, len)) {
-        ok = tpReadStl(&b, d, len);
+    if (ends_with(name, ".obj")) {
+        ok = read_obj(&b, data, len);
+    } else if (ends_with(name, ".stl") || is_binary_stl(d, len)) {
+        ok = read_stl(&b, d, len);
     } else {
         tpErrorf(err, errlen, "%s: unknown mesh format (use .obj, .stl, .gltf or .glb)", name);
         ok = false;
@@ -473,7 +473,7 @@ typedef struct tpEdge {
     int32_t tri;
 } tpEdge;
 
-static int tpEdgeCmp(const void *pa, const void *pb)
+static int edge_cmp(const void *pa, const void *pb)
 {
     const tpEdge *a = pa, *b = pb;
     if (a->a != b->a)
@@ -548,7 +548,7 @@ bool tpMesh_CheckClosed(const tpMeshView *m, char *why, size_t whylen)
             x->tri = t;
         }
     }
-    qsort(e, ne, sizeof *e, tpEdgeCmp);
+    qsort(e, ne, sizeof *e, edge_cmp);
     for (size_t s = 0; s < ne;) {
         size_t f = s + 1;
         while (f < ne && e[f].a == e[s].a && e[f].b == e[s].b)

@@ -37,13 +37,13 @@ typedef struct tpGltf {
         return false;                                                                                                  \
     } while (0)
 
-static uint32_t tpLe32(const unsigned char *p)
+static uint32_t le32(const unsigned char *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* A non-negative integer member (or def when absent); false when present but not one. */
-static bool tpInt(tpGltf *g, const cJSON *o, const char *key, long def, long max, long *out, const char *where)
+static bool member_int(tpGltf *g, const cJSON *o, const char *key, long def, long max, long *out, const char *where)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v) {
@@ -57,7 +57,7 @@ static bool tpInt(tpGltf *g, const cJSON *o, const char *key, long def, long max
     return true;
 }
 
-static const cJSON *tpArrayItem(const cJSON *root, const char *key, long i)
+static const cJSON *array_item(const cJSON *root, const char *key, long i)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
     if (!cJSON_IsArray(a) || i < 0 || i >= cJSON_GetArraySize(a))
@@ -65,7 +65,7 @@ static const cJSON *tpArrayItem(const cJSON *root, const char *key, long i)
     return cJSON_GetArrayItem(a, (int)i);
 }
 
-static int tpB64(int c)
+static int b64(int c)
 {
     if (c >= 'A' && c <= 'Z')
         return c - 'A';
@@ -80,7 +80,7 @@ static int tpB64(int c)
     return -1;
 }
 
-static bool tpLoadBuffers(tpGltf *g, const unsigned char *bin, size_t binlen)
+static bool load_buffers(tpGltf *g, const unsigned char *bin, size_t binlen)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(g->root, "buffers");
     int n = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0;
@@ -93,7 +93,7 @@ static bool tpLoadBuffers(tpGltf *g, const unsigned char *bin, size_t binlen)
     for (int i = 0; i < n; i++) {
         const cJSON *b = cJSON_GetArrayItem(a, i);
         long blen;
-        if (!cJSON_IsObject(b) || !tpInt(g, b, "byteLength", -2, (long)g->limits.max_bytes, &blen, "buffers[]"))
+        if (!cJSON_IsObject(b) || !member_int(g, b, "byteLength", -2, (long)g->limits.max_bytes, &blen, "buffers[]"))
             FAIL(g, "buffers[%d]: expected an object with byteLength", i);
         const cJSON *uri = cJSON_GetObjectItemCaseSensitive(b, "uri");
         if (!uri) {
@@ -119,7 +119,7 @@ static bool tpLoadBuffers(tpGltf *g, const unsigned char *bin, size_t binlen)
         uint32_t acc = 0;
         int bits = 0;
         for (size_t k = 0; k < slen && s[k] != '='; k++) {
-            int v = tpB64((unsigned char)s[k]);
+            int v = b64((unsigned char)s[k]);
             if (v < 0) {
                 free(out);
                 FAIL(g, "buffers[%d]: bad base64 character at offset %zu", i, k);
@@ -148,19 +148,19 @@ typedef struct tpAcc {
     int ncomp, ctype; /* components, glTF componentType */
 } tpAcc;
 
-static bool tpAccessor(tpGltf *g, long idx, int want_comp, bool indices, tpAcc *acc)
+static bool read_accessor(tpGltf *g, long idx, int want_comp, bool indices, tpAcc *acc)
 {
-    const cJSON *a = tpArrayItem(g->root, "accessors", idx);
+    const cJSON *a = array_item(g->root, "accessors", idx);
     if (!cJSON_IsObject(a))
         FAIL(g, "accessor %ld does not exist", idx);
     if (cJSON_GetObjectItemCaseSensitive(a, "sparse"))
         FAIL(g, "accessors[%ld]: sparse accessors are not supported", idx);
     long view, off, count, ctype;
     const long maxn = indices ? 3L * g->limits.max_triangles : g->limits.max_vertices;
-    if (!tpInt(g, a, "bufferView", -2, 1L << 30, &view, "accessors[]") ||
-        !tpInt(g, a, "byteOffset", 0, 1L << 40, &off, "accessors[]") ||
-        !tpInt(g, a, "count", -2, 1L << 40, &count, "accessors[]") ||
-        !tpInt(g, a, "componentType", -2, 6000, &ctype, "accessors[]"))
+    if (!member_int(g, a, "bufferView", -2, 1L << 30, &view, "accessors[]") ||
+        !member_int(g, a, "byteOffset", 0, 1L << 40, &off, "accessors[]") ||
+        !member_int(g, a, "count", -2, 1L << 40, &count, "accessors[]") ||
+        !member_int(g, a, "componentType", -2, 6000, &ctype, "accessors[]"))
         FAIL(g, "accessors[%ld]: needs bufferView, count and componentType", idx);
     if (count > maxn)
         FAIL(g, "accessors[%ld]: count %ld beyond the cap of %ld", idx, count, maxn);
@@ -181,14 +181,14 @@ static bool tpAccessor(tpGltf *g, long idx, int want_comp, bool indices, tpAcc *
             FAIL(g, "accessors[%ld]: normalized positions are not supported", idx);
         csize = 4;
     }
-    const cJSON *bv = tpArrayItem(g->root, "bufferViews", view);
+    const cJSON *bv = array_item(g->root, "bufferViews", view);
     if (!cJSON_IsObject(bv))
         FAIL(g, "accessors[%ld]: bufferView %ld does not exist", idx, view);
     long buf, voff, vlen, stride;
-    if (!tpInt(g, bv, "buffer", -2, 1L << 30, &buf, "bufferViews[]") ||
-        !tpInt(g, bv, "byteOffset", 0, 1L << 40, &voff, "bufferViews[]") ||
-        !tpInt(g, bv, "byteLength", -2, 1L << 40, &vlen, "bufferViews[]") ||
-        !tpInt(g, bv, "byteStride", 0, 252, &stride, "bufferViews[]"))
+    if (!member_int(g, bv, "buffer", -2, 1L << 30, &buf, "bufferViews[]") ||
+        !member_int(g, bv, "byteOffset", 0, 1L << 40, &voff, "bufferViews[]") ||
+        !member_int(g, bv, "byteLength", -2, 1L << 40, &vlen, "bufferViews[]") ||
+        !member_int(g, bv, "byteStride", 0, 252, &stride, "bufferViews[]"))
         FAIL(g, "bufferViews[%ld]: needs buffer and byteLength", view);
     if (buf >= g->nbufs)
         FAIL(g, "bufferViews[%ld]: buffer %ld does not exist", view, buf);
@@ -217,7 +217,7 @@ static bool tpAccessor(tpGltf *g, long idx, int want_comp, bool indices, tpAcc *
     return true;
 }
 
-static double tpAccGet(const tpAcc *a, long k, int c)
+static double acc_get(const tpAcc *a, long k, int c)
 {
     const unsigned char *p = a->base + (size_t)k * a->stride;
     switch (a->ctype) {
@@ -226,9 +226,9 @@ static double tpAccGet(const tpAcc *a, long k, int c)
     case 5123:
         return (double)((unsigned)p[2 * c] | (unsigned)p[2 * c + 1] << 8);
     case 5125:
-        return (double)tpLe32(p + 4 * c);
+        return (double)le32(p + 4 * c);
     default: {
-        uint32_t u = tpLe32(p + 4 * c);
+        uint32_t u = le32(p + 4 * c);
         float f;
         memcpy(&f, &u, sizeof f);
         return f;
@@ -238,9 +238,9 @@ static double tpAccGet(const tpAcc *a, long k, int c)
 
 /* The triangles of mesh `mi`, vertices scaled per axis by s (glTF local axes) then turned to z
  * up, into out. */
-static bool tpReadMesh(tpGltf *g, long mi, const double s[3], tpMesh *out)
+static bool read_mesh(tpGltf *g, long mi, const double s[3], tpMesh *out)
 {
-    const cJSON *mesh = tpArrayItem(g->root, "meshes", mi);
+    const cJSON *mesh = array_item(g->root, "meshes", mi);
     if (!cJSON_IsObject(mesh))
         FAIL(g, "mesh %ld does not exist", mi);
     const cJSON *prims = cJSON_GetObjectItemCaseSensitive(mesh, "primitives");
@@ -252,8 +252,8 @@ static bool tpReadMesh(tpGltf *g, long mi, const double s[3], tpMesh *out)
     cJSON_ArrayForEach(p, prims)
     {
         long mode, pos, ind;
-        if (!cJSON_IsObject(p) || !tpInt(g, p, "mode", 4, 6, &mode, "primitives[]") ||
-            !tpInt(g, p, "indices", -1, 1L << 30, &ind, "primitives[]"))
+        if (!cJSON_IsObject(p) || !member_int(g, p, "mode", 4, 6, &mode, "primitives[]") ||
+            !member_int(g, p, "indices", -1, 1L << 30, &ind, "primitives[]"))
             goto fail;
         if (mode != 4) {
             tpErrorf(g->err, g->errlen, "%s: meshes[%ld].primitives[%d]: mode %ld is not triangles (4)", g->name, mi,
@@ -261,12 +261,12 @@ static bool tpReadMesh(tpGltf *g, long mi, const double s[3], tpMesh *out)
             goto fail;
         }
         const cJSON *attr = cJSON_GetObjectItemCaseSensitive(p, "attributes");
-        if (!cJSON_IsObject(attr) || !tpInt(g, attr, "POSITION", -2, 1L << 30, &pos, "attributes")) {
+        if (!cJSON_IsObject(attr) || !member_int(g, attr, "POSITION", -2, 1L << 30, &pos, "attributes")) {
             tpErrorf(g->err, g->errlen, "%s: meshes[%ld].primitives[%d]: no POSITION attribute", g->name, mi, pi);
             goto fail;
         }
         tpAcc pa, ia;
-        if (!tpAccessor(g, pos, 3, false, &pa) || (ind >= 0 && !tpAccessor(g, ind, 1, true, &ia)))
+        if (!read_accessor(g, pos, 3, false, &pa) || (ind >= 0 && !read_accessor(g, ind, 1, true, &ia)))
             goto fail;
         g->total_vertices += pa.count;
         if (g->total_vertices > g->limits.max_vertices) {
@@ -275,7 +275,7 @@ static bool tpReadMesh(tpGltf *g, long mi, const double s[3], tpMesh *out)
         }
         int base = b.mesh.nvertices;
         for (long k = 0; k < pa.count; k++) {
-            double x = tpAccGet(&pa, k, 0) * s[0], y = tpAccGet(&pa, k, 1) * s[1], z = tpAccGet(&pa, k, 2) * s[2];
+            double x = acc_get(&pa, k, 0) * s[0], y = acc_get(&pa, k, 1) * s[1], z = acc_get(&pa, k, 2) * s[2];
             const double v[3] = {x, -z, y}; /* y up -> z up */
             if (!tpMeshB_AddVertex(&b, v))
                 goto fail;
@@ -294,7 +294,7 @@ static bool tpReadMesh(tpGltf *g, long mi, const double s[3], tpMesh *out)
         for (long k = 0; k < n; k += 3) {
             long t[3];
             for (int c = 0; c < 3; c++) {
-                t[c] = ind >= 0 ? (long)tpAccGet(&ia, k + c, 0) : k + c;
+                t[c] = ind >= 0 ? (long)acc_get(&ia, k + c, 0) : k + c;
                 if (t[c] >= pa.count) {
                     tpErrorf(g->err, g->errlen, "%s: meshes[%ld].primitives[%d]: index %ld out of range (%ld vertices)",
                              g->name, mi, pi, t[c], pa.count);
@@ -318,7 +318,7 @@ fail:
 }
 
 /* Affine transforms: row-major 3x4 [R | t]. */
-static void tpMul34(const double a[12], const double b[12], double out[12])
+static void mul34(const double a[12], const double b[12], double out[12])
 {
     double r[12];
     for (int i = 0; i < 3; i++) {
@@ -332,7 +332,7 @@ static void tpMul34(const double a[12], const double b[12], double out[12])
     memcpy(out, r, sizeof r);
 }
 
-static bool tpNumbers(const cJSON *a, int n, double *out)
+static bool numbers_(const cJSON *a, int n, double *out)
 {
     if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
         return false;
@@ -347,12 +347,12 @@ static bool tpNumbers(const cJSON *a, int n, double *out)
     return true;
 }
 
-static bool tpLocal(tpGltf *g, const cJSON *node, long ni, double m[12])
+static bool local_(tpGltf *g, const cJSON *node, long ni, double m[12])
 {
     double mat[16];
     const cJSON *jm = cJSON_GetObjectItemCaseSensitive(node, "matrix");
     if (jm) {
-        if (!tpNumbers(jm, 16, mat))
+        if (!numbers_(jm, 16, mat))
             FAIL(g, "nodes[%ld].matrix: expected 16 finite numbers", ni);
         for (int i = 0; i < 3; i++) /* column-major */
             for (int j = 0; j < 4; j++)
@@ -363,7 +363,7 @@ static bool tpLocal(tpGltf *g, const cJSON *node, long ni, double m[12])
     const cJSON *jt = cJSON_GetObjectItemCaseSensitive(node, "translation");
     const cJSON *jr = cJSON_GetObjectItemCaseSensitive(node, "rotation");
     const cJSON *js = cJSON_GetObjectItemCaseSensitive(node, "scale");
-    if ((jt && !tpNumbers(jt, 3, t)) || (jr && !tpNumbers(jr, 4, q)) || (js && !tpNumbers(js, 3, s)))
+    if ((jt && !numbers_(jt, 3, t)) || (jr && !numbers_(jr, 4, q)) || (js && !numbers_(js, 3, s)))
         FAIL(g, "nodes[%ld]: translation, rotation and scale must be 3, 4 and 3 finite numbers", ni);
     double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (!(n > 1e-6))
@@ -379,7 +379,7 @@ static bool tpLocal(tpGltf *g, const cJSON *node, long ni, double m[12])
     return true;
 }
 
-static void tpMatrixToQuat(const double R[9], double q[4])
+static void matrix_to_quat(const double R[9], double q[4])
 {
     double tr = R[0] + R[4] + R[8];
     if (tr > 0) {
@@ -417,7 +417,7 @@ static void tpMatrixToQuat(const double R[9], double q[4])
 
 /* Physics of a node: OMI_physics_body first, then extras. *mesh_index may be replaced by the
  * collider shape's mesh. */
-static bool tpNodePhysics(tpGltf *g, const cJSON *node, long ni, tpGltfNode *out, long *mesh_index)
+static bool node_physics(tpGltf *g, const cJSON *node, long ni, tpGltfNode *out, long *mesh_index)
 {
     out->convex = true;
     const cJSON *ext = cJSON_GetObjectItemCaseSensitive(node, "extensions");
@@ -442,10 +442,10 @@ static bool tpNodePhysics(tpGltf *g, const cJSON *node, long ni, tpGltfNode *out
         }
         const cJSON *coll = cJSON_GetObjectItemCaseSensitive(omi, "collider");
         long si;
-        if (coll && tpInt(g, coll, "shape", -1, 1L << 20, &si, "OMI_physics_body.collider") && si >= 0) {
+        if (coll && member_int(g, coll, "shape", -1, 1L << 20, &si, "OMI_physics_body.collider") && si >= 0) {
             const cJSON *rext = cJSON_GetObjectItemCaseSensitive(g->root, "extensions");
             const cJSON *shapes = rext ? cJSON_GetObjectItemCaseSensitive(rext, "OMI_physics_shape") : NULL;
-            const cJSON *shape = shapes ? tpArrayItem(shapes, "shapes", si) : NULL;
+            const cJSON *shape = shapes ? array_item(shapes, "shapes", si) : NULL;
             const cJSON *st = shape ? cJSON_GetObjectItemCaseSensitive(shape, "type") : NULL;
             if (!cJSON_IsString(st))
                 FAIL(g, "nodes[%ld] '%s': OMI_physics_body.collider.shape %ld does not exist", ni, out->name, si);
@@ -453,7 +453,7 @@ static bool tpNodePhysics(tpGltf *g, const cJSON *node, long ni, tpGltfNode *out
                 out->convex = strcmp(st->valuestring, "convex") == 0;
                 const cJSON *sub = cJSON_GetObjectItemCaseSensitive(shape, st->valuestring);
                 long m;
-                if (sub && tpInt(g, sub, "mesh", -1, 1L << 30, &m, "OMI_physics_shape") && m >= 0)
+                if (sub && member_int(g, sub, "mesh", -1, 1L << 30, &m, "OMI_physics_shape") && m >= 0)
                     *mesh_index = m;
             }
         }
@@ -496,7 +496,7 @@ static bool tpNodePhysics(tpGltf *g, const cJSON *node, long ni, tpGltfNode *out
 }
 
 /* The OMI_physics_body member `key` ("motion", "collider") of a node, or NULL. */
-static const cJSON *tpOmi(const cJSON *node, const char *key)
+static const cJSON *omi_(const cJSON *node, const char *key)
 {
     const cJSON *ext = cJSON_GetObjectItemCaseSensitive(node, "extensions");
     const cJSON *omi = ext ? cJSON_GetObjectItemCaseSensitive(ext, "OMI_physics_body") : NULL;
@@ -510,8 +510,8 @@ static const cJSON *tpOmi(const cJSON *node, const char *key)
  * below it, and is skipped (visual only) when it has one. anc: the nearest ancestor with a
  * motion, has_coll[anc]: a collider below it. Returns 1 to keep the node, 0 to skip it, -1 on an
  * error (in g->err). */
-static int tpInherit(tpGltf *g, const cJSON *nodes, int anc, const char *has_coll, bool own_collider, long mi,
-                     tpGltfNode *out)
+static int inherit(tpGltf *g, const cJSON *nodes, int anc, const char *has_coll, bool own_collider, long mi,
+                   tpGltfNode *out)
 {
     if (anc < 0 || out->cls != TP_GLTF_NONE)
         return 1;
@@ -526,7 +526,7 @@ static int tpInherit(tpGltf *g, const cJSON *nodes, int anc, const char *has_col
     else
         snprintf(body.name, sizeof body.name, "node%d", anc);
     long unused = -1;
-    if (!tpNodePhysics(g, an, anc, &body, &unused))
+    if (!node_physics(g, an, anc, &body, &unused))
         return -1;
     out->cls = body.cls;
     out->mass = body.mass;
@@ -539,8 +539,8 @@ static int tpInherit(tpGltf *g, const cJSON *nodes, int anc, const char *has_col
     return 1;
 }
 
-static bool tpWalk(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, int nn, const int *roots, int nroots,
-                   const char *has_coll)
+static bool walk_(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, int nn, const int *roots, int nroots,
+                  const char *has_coll)
 {
     /* iterative depth-first walk; every node has at most one parent (checked), so a node is
      * visited at most once and the stack never holds more than nn entries */
@@ -565,21 +565,21 @@ static bool tpWalk(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, int nn, const
         tpFrame f = stack[--top];
         const cJSON *node = cJSON_GetArrayItem(nodes, f.node);
         double local[12], world[12];
-        if (!tpLocal(g, node, f.node, local)) {
+        if (!local_(g, node, f.node, local)) {
             ok = false;
             break;
         }
-        tpMul34(f.world, local, world);
+        mul34(f.world, local, world);
         const cJSON *ch = cJSON_GetObjectItemCaseSensitive(node, "children");
         int nch = cJSON_IsArray(ch) ? cJSON_GetArraySize(ch) : 0;
         for (int c = nch - 1; c >= 0 && top < nn; c--) {
             stack[top].node = (int)cJSON_GetArrayItem(ch, c)->valuedouble;
-            stack[top].anc = tpOmi(node, "motion") ? f.node : f.anc;
+            stack[top].anc = omi_(node, "motion") ? f.node : f.anc;
             memcpy(stack[top].world, world, sizeof world);
             top++;
         }
         long mi;
-        if (!tpInt(g, node, "mesh", -1, 1L << 30, &mi, "nodes[]")) {
+        if (!member_int(g, node, "mesh", -1, 1L << 30, &mi, "nodes[]")) {
             ok = false;
             break;
         }
@@ -598,12 +598,12 @@ static bool tpWalk(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, int nn, const
         } else {
             snprintf(out.name, sizeof out.name, "node%d", f.node);
         }
-        if (!tpNodePhysics(g, node, f.node, &out, &mi)) {
+        if (!node_physics(g, node, f.node, &out, &mi)) {
             ok = false;
             break;
         }
-        const bool own_collider = tpOmi(node, "collider") != NULL && tpOmi(node, "motion") == NULL;
-        int keep = tpInherit(g, nodes, f.anc, has_coll, own_collider, mi, &out);
+        const bool own_collider = omi_(node, "collider") != NULL && omi_(node, "motion") == NULL;
+        int keep = inherit(g, nodes, f.anc, has_coll, own_collider, mi, &out);
         if (keep < 0) {
             ok = false;
             break;
@@ -638,11 +638,11 @@ static bool tpWalk(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, int nn, const
         }
         /* tplan frame: R' = A R A^T, p = A t with A (x, y, z) = (x, -z, y) */
         const double Rz[9] = {R[0], -R[2], R[1], -R[6], R[8], -R[7], R[3], -R[5], R[4]};
-        tpMatrixToQuat(Rz, out.quat);
+        matrix_to_quat(Rz, out.quat);
         out.pos[0] = world[3];
         out.pos[1] = -world[11];
         out.pos[2] = world[7];
-        if (!tpReadMesh(g, mi, s, &out.mesh)) {
+        if (!read_mesh(g, mi, s, &out.mesh)) {
             ok = false;
             break;
         }
@@ -660,7 +660,7 @@ static bool tpWalk(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, int nn, const
     return ok;
 }
 
-static bool tpScene(tpGltf *g, tpGltfScene *sc)
+static bool scene_(tpGltf *g, tpGltfScene *sc)
 {
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(g->root, "nodes");
     int nn = cJSON_IsArray(nodes) ? cJSON_GetArraySize(nodes) : 0;
@@ -710,7 +710,7 @@ static bool tpScene(tpGltf *g, tpGltfScene *sc)
     if (ok) {
         long si;
         const cJSON *scenes = cJSON_GetObjectItemCaseSensitive(g->root, "scenes");
-        ok = tpInt(g, g->root, "scene", 0, 1L << 20, &si, "glTF");
+        ok = member_int(g, g->root, "scene", 0, 1L << 20, &si, "glTF");
         const cJSON *scene = ok && cJSON_IsArray(scenes) ? cJSON_GetArrayItem(scenes, (int)si) : NULL;
         if (ok && cJSON_IsArray(scenes) && !scene) {
             tpErrorf(g->err, g->errlen, "%s: scene %ld does not exist", g->name, si);
@@ -765,17 +765,17 @@ static bool tpScene(tpGltf *g, tpGltfScene *sc)
     }
     for (int i = 0; ok && i < nn; i++) {
         const cJSON *node = cJSON_GetArrayItem(nodes, i);
-        if (!tpOmi(node, "collider") || tpOmi(node, "motion"))
+        if (!omi_(node, "collider") || omi_(node, "motion"))
             continue;
         for (int k = parent[i], steps = 0; k >= 0 && steps <= nn; k = parent[k], steps++) {
-            if (tpOmi(cJSON_GetArrayItem(nodes, k), "motion")) {
+            if (omi_(cJSON_GetArrayItem(nodes, k), "motion")) {
                 has_coll[k] = 1;
                 break;
             }
         }
     }
     if (ok)
-        ok = tpWalk(g, sc, nodes, nn, roots, nroots, has_coll);
+        ok = walk_(g, sc, nodes, nn, roots, nroots, has_coll);
     free(has_coll);
     free(parent);
     free(roots);
@@ -798,7 +798,7 @@ bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMe
     if (len >= 4 && memcmp(d, "glTF", 4) == 0) {
         if (len < 20)
             FAIL(&g, "GLB: %zu bytes is too short for a header", len);
-        uint32_t ver = tpLe32(d + 4), total = tpLe32(d + 8), clen = tpLe32(d + 12), ctype = tpLe32(d + 16);
+        uint32_t ver = le32(d + 4), total = le32(d + 8), clen = le32(d + 12), ctype = le32(d + 16);
         if (ver != 2)
             FAIL(&g, "GLB: version %u (only 2)", ver);
         if (total > len || total < 20)
@@ -809,7 +809,7 @@ bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMe
         jlen = clen;
         size_t next = 20 + (size_t)clen;
         if (next + 8 <= total) {
-            uint32_t blen = tpLe32(d + next), btype = tpLe32(d + next + 4);
+            uint32_t blen = le32(d + next), btype = le32(d + next + 4);
             if (btype == 0x004E4942u) {
                 if (blen > total - next - 8)
                     FAIL(&g, "GLB: the binary chunk runs past the end of the file");
@@ -838,7 +838,7 @@ bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMe
         ok = false;
     }
     if (ok)
-        ok = tpLoadBuffers(&g, bin, binlen) && tpScene(&g, out);
+        ok = load_buffers(&g, bin, binlen) && scene_(&g, out);
     for (int i = 0; i < g.nbufs; i++)
         free(g.bufs[i].owned);
     free(g.bufs);

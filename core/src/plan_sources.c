@@ -59,7 +59,7 @@ bool tpPlan_IsSourcePath(const char *path)
 
 /* True when data[0..len) is well-formed UTF-8 (no overlong forms, surrogates or code points
  * above U+10FFFF) without a NUL byte: what a JSON string can carry unchanged. */
-static bool tpIsText(const unsigned char *s, size_t len)
+static bool is_text(const unsigned char *s, size_t len)
 {
     size_t i = 0;
     while (i < len) {
@@ -92,7 +92,7 @@ static bool tpIsText(const unsigned char *s, size_t len)
 
 static const char k_b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-static void tpPutBase64(FILE *f, const unsigned char *s, size_t len)
+static void put_base64(FILE *f, const unsigned char *s, size_t len)
 {
     fputc('"', f);
     for (size_t i = 0; i < len; i += 3) {
@@ -107,7 +107,7 @@ static void tpPutBase64(FILE *f, const unsigned char *s, size_t len)
 
 /* Decodes canonical base64 (RFC 4648, padded, no whitespace, zero pad bits) into a new buffer
  * (with a NUL after the *len bytes). NULL when malformed or out of memory (*oom tells which). */
-static unsigned char *tpDecodeBase64(const char *s, size_t *len, bool *oom)
+static unsigned char *decode_base64(const char *s, size_t *len, bool *oom)
 {
     size_t n = strlen(s);
     *oom = false;
@@ -151,9 +151,9 @@ static unsigned char *tpDecodeBase64(const char *s, size_t *len, bool *oom)
     return out;
 }
 
-static bool tpFailf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-static bool tpFailf(char *err, size_t errlen, const char *fmt, ...)
+static bool failf(char *err, size_t errlen, const char *fmt, ...)
 {
     if (err && errlen) {
         va_list ap;
@@ -165,14 +165,14 @@ static bool tpFailf(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* The rules both sides apply to the record's sources; messages start with the field. */
-static bool tpSourcesProblem(const tpPlanRecord *rec, char *err, size_t errlen)
+static bool sources_problem(const tpPlanRecord *rec, char *err, size_t errlen)
 {
     if (rec->nsources < 0 || rec->nsources > TP_PLAN_MAX_SOURCES || (rec->nsources > 0 && !rec->sources)) {
-        return tpFailf(err, errlen, "sources: %d files, expected 1..%d", rec->nsources, TP_PLAN_MAX_SOURCES);
+        return failf(err, errlen, "sources: %d files, expected 1..%d", rec->nsources, TP_PLAN_MAX_SOURCES);
     }
     const char **paths = malloc(sizeof *paths * (size_t)(rec->nsources > 0 ? rec->nsources : 1));
     if (!paths) {
-        return tpFailf(err, errlen, "sources: out of memory");
+        return failf(err, errlen, "sources: out of memory");
     }
     bool ok = true;
     for (int k = 0; k < rec->nsources && ok; ++k) {
@@ -180,36 +180,36 @@ static bool tpSourcesProblem(const tpPlanRecord *rec, char *err, size_t errlen)
         char hash[32];
         paths[k] = s->path;
         if (!tpPlan_IsSourcePath(s->path)) {
-            ok = tpFailf(err, errlen,
-                         "sources[%d].path: \"%.200s\" is not a path inside the script's folder (relative, '/' "
-                         "between names, no '.' or '..', at most %d bytes)",
-                         k, s->path ? s->path : "(null)", TP_PLAN_MAX_SOURCE_PATH);
+            ok = failf(err, errlen,
+                       "sources[%d].path: \"%.200s\" is not a path inside the script's folder (relative, '/' "
+                       "between names, no '.' or '..', at most %d bytes)",
+                       k, s->path ? s->path : "(null)", TP_PLAN_MAX_SOURCE_PATH);
         } else if (k == 0 && strchr(s->path, '/')) {
-            ok = tpFailf(err, errlen, "sources[0].path: \"%.200s\": the script is named without a folder", s->path);
+            ok = failf(err, errlen, "sources[0].path: \"%.200s\": the script is named without a folder", s->path);
         } else if (s->len > TP_MAX_DATA_BYTES || (!s->data && s->len > 0)) {
-            ok = tpFailf(err, errlen, "sources[%d]: %zu bytes, at most %zu", k, s->len, (size_t)TP_MAX_DATA_BYTES);
+            ok = failf(err, errlen, "sources[%d]: %zu bytes, at most %zu", k, s->len, (size_t)TP_MAX_DATA_BYTES);
         } else if (!tpPlan_IsHashString(s->hash)) {
-            ok = tpFailf(err, errlen, "sources[%d].hash: expected \"fnv1a64:\" and 16 lowercase hex digits", k);
+            ok = failf(err, errlen, "sources[%d].hash: expected \"fnv1a64:\" and 16 lowercase hex digits", k);
         } else if (tpPlan_HashString(s->data ? s->data : (const unsigned char *)"", s->len, hash),
                    strcmp(hash, s->hash) != 0) {
-            ok = tpFailf(err, errlen,
-                         "sources[%d]: the bytes of '%s' hash to %s, not to the recorded %s: the embedded file "
-                         "was changed after planning",
-                         k, s->path, hash, s->hash);
+            ok = failf(err, errlen,
+                       "sources[%d]: the bytes of '%s' hash to %s, not to the recorded %s: the embedded file "
+                       "was changed after planning",
+                       k, s->path, hash, s->hash);
         }
     }
     int a, b;
     if (ok && tpPlan_FindDuplicate(paths, rec->nsources, &a, &b)) {
-        ok = tpFailf(err, errlen, "sources[%d].path: \"%s\" is also the path of sources[%d]", b, paths[b], a);
+        ok = failf(err, errlen, "sources[%d].path: \"%s\" is also the path of sources[%d]", b, paths[b], a);
     }
     free(paths);
     if (ok && rec->nsources > 0) {
         if (!rec->domain_file || strcmp(rec->sources[0].path, rec->domain_file) != 0) {
-            ok = tpFailf(err, errlen, "sources[0].path: \"%s\" is not the script of domain.file (\"%s\")",
-                         rec->sources[0].path, rec->domain_file ? rec->domain_file : "(null)");
+            ok = failf(err, errlen, "sources[0].path: \"%s\" is not the script of domain.file (\"%s\")",
+                       rec->sources[0].path, rec->domain_file ? rec->domain_file : "(null)");
         } else if (!rec->domain_hash || strcmp(rec->sources[0].hash, rec->domain_hash) != 0) {
-            ok = tpFailf(err, errlen, "sources[0].hash: %s is not the script's hash of domain.hash (%s)",
-                         rec->sources[0].hash, rec->domain_hash ? rec->domain_hash : "(null)");
+            ok = failf(err, errlen, "sources[0].hash: %s is not the script's hash of domain.hash (%s)",
+                       rec->sources[0].hash, rec->domain_hash ? rec->domain_hash : "(null)");
         }
     }
     return ok;
@@ -217,7 +217,7 @@ static bool tpSourcesProblem(const tpPlanRecord *rec, char *err, size_t errlen)
 
 bool tpPlan_CheckSources(const tpPlanRecord *rec, char *err, size_t errlen)
 {
-    return tpSourcesProblem(rec, err, errlen);
+    return sources_problem(rec, err, errlen);
 }
 
 void tpPlan_PutSources(FILE *f, const tpPlanRecord *rec)
@@ -232,12 +232,12 @@ void tpPlan_PutSources(FILE *f, const tpPlanRecord *rec)
         tpPlan_PutString(f, s->path);
         fputs(", \"hash\": ", f);
         tpPlan_PutString(f, s->hash);
-        if (tpIsText(s->data, s->len)) {
+        if (is_text(s->data, s->len)) {
             fputs(",\n     \"text\": ", f);
             tpPlan_PutString(f, s->len ? (const char *)s->data : "");
         } else {
             fputs(",\n     \"base64\": ", f);
-            tpPutBase64(f, s->data, s->len);
+            put_base64(f, s->data, s->len);
         }
         fputc('}', f);
     }
@@ -252,11 +252,11 @@ bool tpPlan_ReadSources(const char *file, const cJSON *root, tpPlanRecord *rec, 
     }
     int n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : -1;
     if (n < 1 || n > TP_PLAN_MAX_SOURCES) {
-        return tpFailf(err, errlen, "%s: sources: expected an array of 1..%d files", file, TP_PLAN_MAX_SOURCES);
+        return failf(err, errlen, "%s: sources: expected an array of 1..%d files", file, TP_PLAN_MAX_SOURCES);
     }
     rec->sources = calloc((size_t)n, sizeof *rec->sources);
     if (!rec->sources) {
-        return tpFailf(err, errlen, "%s: sources: out of memory", file);
+        return failf(err, errlen, "%s: sources: out of memory", file);
     }
     rec->nsources = n;
     int k = 0;
@@ -267,43 +267,43 @@ bool tpPlan_ReadSources(const char *file, const cJSON *root, tpPlanRecord *rec, 
         const cJSON *text = cJSON_GetObjectItemCaseSensitive(o, "text");
         const cJSON *b64 = cJSON_GetObjectItemCaseSensitive(o, "base64");
         if (!cJSON_IsObject(o)) {
-            return tpFailf(err, errlen, "%s: sources[%d]: expected an object", file, k);
+            return failf(err, errlen, "%s: sources[%d]: expected an object", file, k);
         }
         if (!cJSON_IsString(path) || !cJSON_IsString(hash)) {
-            return tpFailf(err, errlen, "%s: sources[%d]: expected the strings \"path\" and \"hash\"", file, k);
+            return failf(err, errlen, "%s: sources[%d]: expected the strings \"path\" and \"hash\"", file, k);
         }
         if (!text == !b64 || (text && !cJSON_IsString(text)) || (b64 && !cJSON_IsString(b64))) {
-            return tpFailf(err, errlen, "%s: sources[%d]: expected exactly one of the strings \"text\" and \"base64\"",
-                           file, k);
+            return failf(err, errlen, "%s: sources[%d]: expected exactly one of the strings \"text\" and \"base64\"",
+                         file, k);
         }
         s->path = strdup(path->valuestring);
         s->hash = strdup(hash->valuestring);
         if (!s->path || !s->hash) {
-            return tpFailf(err, errlen, "%s: sources: out of memory", file);
+            return failf(err, errlen, "%s: sources: out of memory", file);
         }
         if (text) {
             s->len = strlen(text->valuestring);
-            if (!tpIsText((const unsigned char *)text->valuestring, s->len)) {
-                return tpFailf(err, errlen, "%s: sources[%d].text: not valid UTF-8 (binary files are in \"base64\")",
-                               file, k);
+            if (!is_text((const unsigned char *)text->valuestring, s->len)) {
+                return failf(err, errlen, "%s: sources[%d].text: not valid UTF-8 (binary files are in \"base64\")",
+                             file, k);
             }
             s->data = (unsigned char *)strdup(text->valuestring);
             if (!s->data) {
-                return tpFailf(err, errlen, "%s: sources: out of memory", file);
+                return failf(err, errlen, "%s: sources: out of memory", file);
             }
         } else {
             bool oom;
-            s->data = tpDecodeBase64(b64->valuestring, &s->len, &oom);
+            s->data = decode_base64(b64->valuestring, &s->len, &oom);
             if (!s->data && oom) {
-                return tpFailf(err, errlen, "%s: sources: out of memory", file);
+                return failf(err, errlen, "%s: sources: out of memory", file);
             } else if (!s->data) {
-                return tpFailf(err, errlen, "%s: sources[%d].base64: not canonical base64 (RFC 4648, padded)", file, k);
+                return failf(err, errlen, "%s: sources[%d].base64: not canonical base64 (RFC 4648, padded)", file, k);
             }
         }
     }
     char why[600];
-    if (!tpSourcesProblem(rec, why, sizeof why)) {
-        return tpFailf(err, errlen, "%s: %s", file, why);
+    if (!sources_problem(rec, why, sizeof why)) {
+        return failf(err, errlen, "%s: %s", file, why);
     }
     return true;
 }

@@ -119,7 +119,7 @@ void tpPolyTopo_Free(tpPolyTopo *t)
 /* The separating-axis test                                                                    */
 
 /* Deepest extent of b below face f of a: max over faces of min over b's vertices of n.v - d. */
-static double tpFaceQuery(const tpPoly *a, const tpPoly *b, int *best)
+static double face_query(const tpPoly *a, const tpPoly *b, int *best)
 {
     double sep = -INFINITY;
     *best = -1;
@@ -139,7 +139,7 @@ static double tpFaceQuery(const tpPoly *a, const tpPoly *b, int *best)
 }
 
 /* Do the arcs (a, b) and (c, d) of the Gauss map cross (c, d already negated)? */
-static bool tpMinkowskiFace(const double *a, const double *b, const double *c, const double *d)
+static bool minkowski_face(const double *a, const double *b, const double *c, const double *d)
 {
     double bxa[3], dxc[3];
     cross3(b, a, bxa);
@@ -148,7 +148,7 @@ static bool tpMinkowskiFace(const double *a, const double *b, const double *c, c
     return cba * dba < 0 && adc * bdc < 0 && cba * bdc > 0;
 }
 
-static double tpEdgeQuery(const tpPoly *a, const tpPoly *b, int *ea, int *eb, double axis[3])
+static double edge_query(const tpPoly *a, const tpPoly *b, int *ea, int *eb, double axis[3])
 {
     double sep = -INFINITY;
     *ea = *eb = -1;
@@ -161,7 +161,7 @@ static double tpEdgeQuery(const tpPoly *a, const tpPoly *b, int *ea, int *eb, do
             const tpPolyEdge *y = &b->e[j];
             const double *m1 = b->plane + 4 * y->f0, *m2 = b->plane + 4 * y->f1;
             const double c[3] = {-m1[0], -m1[1], -m1[2]}, d[3] = {-m2[0], -m2[1], -m2[2]};
-            if (!tpMinkowskiFace(n1, n2, c, d))
+            if (!minkowski_face(n1, n2, c, d))
                 continue;
             const double *pb = b->v + 3 * y->v0, *qb = b->v + 3 * y->v1;
             double db[3] = {qb[0] - pb[0], qb[1] - pb[1], qb[2] - pb[2]}, l[3];
@@ -189,7 +189,7 @@ static double tpEdgeQuery(const tpPoly *a, const tpPoly *b, int *ea, int *eb, do
 }
 
 /* Keeps at most cap contacts: the deepest first, then each next the one farthest from those kept. */
-static int tpReduce(dContactGeom *c, int n, int cap)
+static int reduce(dContactGeom *c, int n, int cap)
 {
     if (n <= cap)
         return n;
@@ -224,7 +224,7 @@ static int tpReduce(dContactGeom *c, int n, int cap)
 
 /* Clips the polygon (n points) against the side planes of reference face f of poly ref; writes
  * the result to out (TP_CLIP_MAX), returns its size. */
-static int tpClip(const tpPoly *ref, int f, const double (*in)[3], int n, double (*out)[3], double (*tmp)[3])
+static int clip_polygon(const tpPoly *ref, int f, const double (*in)[3], int n, double (*out)[3], double (*tmp)[3])
 {
     const double *nr = ref->plane + 4 * f;
     int cnt = ref->fcount[f];
@@ -261,7 +261,7 @@ static int tpClip(const tpPoly *ref, int f, const double (*in)[3], int n, double
 /* Face contact: reference face f of ref (its outward normal is -N if ref is A, +N if ref is B),
  * incident face of inc. N points from B into A. Writes to c (room: cap), returns the count, or
  * -1 when a face is too large for the clipping buffers. */
-static int tpFaceContacts(const tpPoly *ref, int f, const tpPoly *inc, const double N[3], dContactGeom *c, int cap)
+static int face_contacts(const tpPoly *ref, int f, const tpPoly *inc, const double N[3], dContactGeom *c, int cap)
 {
     const double *nr = ref->plane + 4 * f;
     int fi = -1;
@@ -279,7 +279,7 @@ static int tpFaceContacts(const tpPoly *ref, int f, const tpPoly *inc, const dou
     int n = inc->fcount[fi];
     for (int i = 0; i < n; i++)
         memcpy(in[i], inc->v + 3 * inc->fidx[inc->fstart[fi] + i], sizeof in[0]);
-    int m = tpClip(ref, f, (const double(*)[3])in, n, out, tmp);
+    int m = clip_polygon(ref, f, (const double(*)[3])in, n, out, tmp);
     int k = 0;
     dContactGeom buf[TP_CLIP_MAX];
     for (int i = 0; i < m; i++) {
@@ -294,13 +294,13 @@ static int tpFaceContacts(const tpPoly *ref, int f, const tpPoly *inc, const dou
         }
         g->depth = depth;
     }
-    k = tpReduce(buf, k, cap);
+    k = reduce(buf, k, cap);
     memcpy(c, buf, (size_t)k * sizeof *c);
     return k;
 }
 
-static void tpClosestSegments(const double *p1, const double *q1, const double *p2, const double *q2, double *c1,
-                              double *c2)
+static void closest_segments(const double *p1, const double *q1, const double *p2, const double *q2, double *c1,
+                             double *c2)
 {
     double d1[3] = {q1[0] - p1[0], q1[1] - p1[1], q1[2] - p1[2]}, d2[3] = {q2[0] - p2[0], q2[1] - p2[1], q2[2] - p2[2]};
     double r[3] = {p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2]};
@@ -325,18 +325,18 @@ static void tpClosestSegments(const double *p1, const double *q1, const double *
 /* The contacts of polytopes A (a moving hull) and B. front: B is a one-sided triangle whose face
  * 0 normal may only push A toward its front. N of each contact points from B into A. Returns the
  * count (0: apart), or -1 when a face is too large for the clipping buffers. */
-static int tpPolyContacts(const tpPoly *A, const tpPoly *B, bool front, dContactGeom *c, int cap)
+static int poly_contacts(const tpPoly *A, const tpPoly *B, bool front, dContactGeom *c, int cap)
 {
     const double tol = 1e-5; /* m: prefer faces, and B's faces, within this */
     int fa, fb, ea, eb;
-    double sa = tpFaceQuery(A, B, &fa);
+    double sa = face_query(A, B, &fa);
     if (sa > 0)
         return 0;
-    double sb = tpFaceQuery(B, A, &fb);
+    double sb = face_query(B, A, &fb);
     if (sb > 0)
         return 0;
     double axis[3];
-    double se = tpEdgeQuery(A, B, &ea, &eb, axis);
+    double se = edge_query(A, B, &ea, &eb, axis);
     if (se > 0)
         return 0;
     const double *nt = B->plane; /* a triangle's front normal */
@@ -345,7 +345,7 @@ static int tpPolyContacts(const tpPoly *A, const tpPoly *B, bool front, dContact
     if (edge_ok && se > sa + tol && se > sb + tol) {
         const tpPolyEdge *x = &A->e[ea], *y = &B->e[eb];
         double c1[3], c2[3];
-        tpClosestSegments(A->v + 3 * x->v0, A->v + 3 * x->v1, B->v + 3 * y->v0, B->v + 3 * y->v1, c1, c2);
+        closest_segments(A->v + 3 * x->v0, A->v + 3 * x->v1, B->v + 3 * y->v0, B->v + 3 * y->v1, c1, c2);
         memset(c, 0, sizeof *c);
         for (int k = 0; k < 3; k++) {
             c->pos[k] = 0.5 * (c1[k] + c2[k]);
@@ -357,17 +357,17 @@ static int tpPolyContacts(const tpPoly *A, const tpPoly *B, bool front, dContact
     if (sb + tol >= sa || !a_ok) {
         if (fb < 0)
             return 0;
-        return tpFaceContacts(B, fb, A, B->plane + 4 * fb, c, cap);
+        return face_contacts(B, fb, A, B->plane + 4 * fb, c, cap);
     }
     const double *na = A->plane + 4 * fa;
     const double N[3] = {-na[0], -na[1], -na[2]};
-    return tpFaceContacts(A, fa, B, N, c, cap);
+    return face_contacts(A, fa, B, N, c, cap);
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Posing polytopes                                                                            */
 
-static void tpPose(dGeomID g, double R[9], double p[3])
+static void pose(dGeomID g, double R[9], double p[3])
 {
     const dReal *r = dGeomGetRotation(g), *q = dGeomGetPosition(g);
     for (int i = 0; i < 3; i++) {
@@ -377,17 +377,17 @@ static void tpPose(dGeomID g, double R[9], double p[3])
     }
 }
 
-static void tpXform(const double R[9], const double p[3], const double *v, double *o)
+static void xform(const double R[9], const double p[3], const double *v, double *o)
 {
     for (int i = 0; i < 3; i++)
         o[i] = R[3 * i] * v[0] + R[3 * i + 1] * v[1] + R[3 * i + 2] * v[2] + p[i];
 }
 
 /* A's hull in world coordinates, into its scratch arrays. */
-static void tpHullPoly(tpMeshRt *rt, dGeomID g, tpPoly *out)
+static void hull_poly(tpMeshRt *rt, dGeomID g, tpPoly *out)
 {
     double R[9], p[3];
-    tpPose(g, R, p);
+    pose(g, R, p);
     out->nv = (int)rt->npoints;
     out->nf = out->nsearch = rt->topo.nf;
     out->ne = rt->topo.ne;
@@ -397,7 +397,7 @@ static void tpHullPoly(tpMeshRt *rt, dGeomID g, tpPoly *out)
     out->e = rt->topo.e;
     out->c[0] = out->c[1] = out->c[2] = 0;
     for (unsigned i = 0; i < rt->npoints; i++) {
-        tpXform(R, p, rt->points + 3 * i, rt->wv + 3 * i);
+        xform(R, p, rt->points + 3 * i, rt->wv + 3 * i);
         for (int k = 0; k < 3; k++)
             out->c[k] += rt->wv[3 * i + k] / rt->npoints;
     }
@@ -421,7 +421,7 @@ typedef struct tpBoxPoly {
     const tpPolyTopo *topo;
 } tpBoxPoly;
 
-static void tpBoxPolyMake(dGeomID g, const tpPolyTopo *topo, tpBoxPoly *bp, tpPoly *out)
+static void box_poly_make(dGeomID g, const tpPolyTopo *topo, tpBoxPoly *bp, tpPoly *out)
 {
     dVector3 len;
     dGeomBoxGetLengths(g, len);
@@ -433,11 +433,11 @@ static void tpBoxPolyMake(dGeomID g, const tpPolyTopo *topo, tpBoxPoly *bp, tpPo
     }
     bp->topo = topo;
     double R[9], p[3];
-    tpPose(g, R, p);
+    pose(g, R, p);
     out->c[0] = p[0], out->c[1] = p[1], out->c[2] = p[2];
     for (int i = 0; i < 8; i++) {
         double l[3] = {unit[3 * i] * len[0], unit[3 * i + 1] * len[1], unit[3 * i + 2] * len[2]};
-        tpXform(R, p, l, bp->v + 3 * i);
+        xform(R, p, l, bp->v + 3 * i);
     }
     for (int f = 0; f < 6; f++) {
         const double *n = bp->topo->plane + 4 * f;
@@ -465,7 +465,7 @@ typedef struct tpTriPoly {
     tpPolyEdge e[3];
 } tpTriPoly;
 
-static bool tpTriPolyMake(const double *a, const double *b, const double *cc, tpTriPoly *tp, tpPoly *out)
+static bool tri_poly_make(const double *a, const double *b, const double *cc, tpTriPoly *tp, tpPoly *out)
 {
     memcpy(tp->v, a, 3 * sizeof(double));
     memcpy(tp->v + 3, b, 3 * sizeof(double));
@@ -509,10 +509,10 @@ static bool tpTriPolyMake(const double *a, const double *b, const double *cc, tp
 /* ------------------------------------------------------------------------------------------ */
 /* Static meshes: world triangles and a uniform grid of their bounding boxes                    */
 
-static bool tpTriGridBuild(tpMeshRt *rt, dGeomID g)
+static bool tri_grid_build(tpMeshRt *rt, dGeomID g)
 {
     double R[9], p[3];
-    tpPose(g, R, p);
+    pose(g, R, p);
     int nt = rt->ntri;
     rt->tw = malloc((size_t)rt->nvert * 3 * sizeof(double));
     rt->tbox = malloc((size_t)nt * 6 * sizeof(double));
@@ -520,7 +520,7 @@ static bool tpTriGridBuild(tpMeshRt *rt, dGeomID g)
     if (!rt->tw || !rt->tbox || !rt->tstamp)
         return false;
     for (int i = 0; i < rt->nvert; i++)
-        tpXform(R, p, rt->vertices + 3 * i, rt->tw + 3 * i);
+        xform(R, p, rt->vertices + 3 * i, rt->tw + 3 * i);
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int t = 0; t < nt; t++) {
         double *bx = rt->tbox + 6 * t;
@@ -586,12 +586,12 @@ static bool tpTriGridBuild(tpMeshRt *rt, dGeomID g)
     return true;
 }
 
-static int tpHullTriMesh(tpMeshRt *ra, dGeomID ga, tpMeshRt *rb, dGeomID gb, int cap, dContactGeom *out)
+static int hull_tri_mesh(tpMeshRt *ra, dGeomID ga, tpMeshRt *rb, dGeomID gb, int cap, dContactGeom *out)
 {
-    if (!rb->grid_ready && !tpTriGridBuild(rb, gb))
+    if (!rb->grid_ready && !tri_grid_build(rb, gb))
         return -1;
     tpPoly A;
-    tpHullPoly(ra, ga, &A);
+    hull_poly(ra, ga, &A);
     dReal aabb[6];
     dGeomGetAABB(ga, aabb); /* minx, maxx, miny, maxy, minz, maxz */
     int a[3], b[3];
@@ -625,11 +625,11 @@ static int tpHullTriMesh(tpMeshRt *ra, dGeomID ga, tpMeshRt *rb, dGeomID gb, int
                     tpTriPoly tp;
                     tpPoly B;
                     const int32_t *tr = rb->triangles + 3 * t;
-                    if (!tpTriPolyMake(rb->tw + 3 * tr[0], rb->tw + 3 * tr[1], rb->tw + 3 * tr[2], &tp, &B))
+                    if (!tri_poly_make(rb->tw + 3 * tr[0], rb->tw + 3 * tr[1], rb->tw + 3 * tr[2], &tp, &B))
                         continue;
                     if (dot3(B.plane, A.c) < B.plane[3])
                         continue; /* A's centre is behind this one-sided triangle */
-                    int m = tpPolyContacts(&A, &B, true, tmp, 16);
+                    int m = poly_contacts(&A, &B, true, tmp, 16);
                     if (m < 0)
                         return -1; /* a hull face too large to clip: ODE's collider for the pair */
                     for (int i = 0; i < m; i++) {
@@ -652,7 +652,7 @@ static int tpHullTriMesh(tpMeshRt *ra, dGeomID ga, tpMeshRt *rb, dGeomID gb, int
 /* A hull against a sphere (centre cs, radius r): one contact at the hull's point closest to the
  * centre (the deepest face's when the centre is inside). ODE's sphere-convex collider let a ball
  * pressed against a die in a bowl sink 6 mm. N points from the sphere into the hull. */
-static int tpHullSphere(const tpPoly *A, const double cs[3], double r, dContactGeom *c)
+static int hull_sphere(const tpPoly *A, const double cs[3], double r, dContactGeom *c)
 {
     int fmax = -1;
     double smax = -INFINITY;
@@ -740,24 +740,24 @@ int tpMeshGeom_Collide(tpMeshRt *ra, dGeomID ga, tpMeshRt *rb, dGeomID gb, int c
         return -1;
     int cls = dGeomGetClass(gb), n;
     if (cls == dTriMeshClass && rb && rb->ntri > 0) {
-        n = tpHullTriMesh(ra, ga, rb, gb, cap, out);
+        n = hull_tri_mesh(ra, ga, rb, gb, cap, out);
     } else if (cls == dConvexClass && rb && rb->planes0) {
         tpPoly A, B;
-        tpHullPoly(ra, ga, &A);
-        tpHullPoly(rb, gb, &B);
-        n = tpPolyContacts(&A, &B, false, out, cap);
+        hull_poly(ra, ga, &A);
+        hull_poly(rb, gb, &B);
+        n = poly_contacts(&A, &B, false, out, cap);
     } else if (cls == dBoxClass) {
         tpPoly A, B;
         tpBoxPoly bp;
-        tpHullPoly(ra, ga, &A);
-        tpBoxPolyMake(gb, &ra->boxtopo, &bp, &B);
-        n = tpPolyContacts(&A, &B, false, out, cap);
+        hull_poly(ra, ga, &A);
+        box_poly_make(gb, &ra->boxtopo, &bp, &B);
+        n = poly_contacts(&A, &B, false, out, cap);
     } else if (cls == dSphereClass) {
         tpPoly A;
-        tpHullPoly(ra, ga, &A);
+        hull_poly(ra, ga, &A);
         const dReal *cs = dGeomGetPosition(gb);
         const double c3[3] = {cs[0], cs[1], cs[2]};
-        n = tpHullSphere(&A, c3, dGeomSphereGetRadius(gb), out);
+        n = hull_sphere(&A, c3, dGeomSphereGetRadius(gb), out);
     } else {
         return -1; /* planes, capsules, cylinders: ODE's colliders serve */
     }

@@ -59,7 +59,7 @@ bool tpMeshGeom_Check(const tpBodyDef *b, const char *who, char *err, size_t err
     return true;
 }
 
-static void tpMeshDims(const tpBodyDef *b, double lo[3], double hi[3])
+static void mesh_dims(const tpBodyDef *b, double lo[3], double hi[3])
 {
     tpMesh_Bounds(&b->mesh, lo, hi);
 }
@@ -78,14 +78,14 @@ double tpMeshGeom_Radius(const tpBodyDef *b)
 double tpMeshGeom_Thickness(const tpBodyDef *b)
 {
     double lo[3], hi[3];
-    tpMeshDims(b, lo, hi);
+    mesh_dims(b, lo, hi);
     return 0.5 * fmin(hi[0] - lo[0], fmin(hi[1] - lo[1], hi[2] - lo[2]));
 }
 
 double tpMeshGeom_Extent(const tpBodyDef *b)
 {
     double lo[3], hi[3];
-    tpMeshDims(b, lo, hi);
+    mesh_dims(b, lo, hi);
     return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
 }
 
@@ -99,7 +99,7 @@ void tpMeshGeom_Mass(const tpBodyDef *b, double total, dMass *m)
 
 /* The convex hull of the mesh's vertices with qhull (merged coplanar facets, so a box has 6
  * faces): faces as ODE's planes and polygons, vertices counter-clockwise seen from outside. */
-static bool tpHull(tpMeshRt *rt, int nv, const double *v, const char *who, char *err, size_t errlen)
+static bool make_hull(tpMeshRt *rt, int nv, const double *v, const char *who, char *err, size_t errlen)
 {
     qhT qh_qh;
     qhT *qh = &qh_qh;
@@ -221,7 +221,7 @@ static bool tpHull(tpMeshRt *rt, int nv, const double *v, const char *who, char 
     return true;
 }
 
-static bool tpMeshGeom_BoxTopo(tpPolyTopo *t)
+static bool mesh_geom_box_topo(tpPolyTopo *t)
 {
     double unit[24];
     for (int i = 0; i < 8; i++) {
@@ -273,14 +273,14 @@ dGeomID tpMeshGeom_Create(dSpaceID space, tpBodyDef *b, tpMeshRt **out, char *er
             NULL);
         g = dCreateTriMesh(space, rt->tri, NULL, NULL, NULL);
     } else {
-        if (!tpHull(rt, m->nvertices, rt->vertices, who, err, errlen)) {
+        if (!make_hull(rt, m->nvertices, rt->vertices, who, err, errlen)) {
             tpMeshGeom_Free(rt);
             return NULL;
         }
         rt->wv = malloc((size_t)rt->npoints * 3 * sizeof(double));
         rt->wplane = malloc((size_t)rt->nplanes * 4 * sizeof(double));
         if (!rt->wv || !rt->wplane || !tpPolyTopo_Build(&rt->topo, rt->points0, (int)rt->nplanes, rt->polygons) ||
-            !tpMeshGeom_BoxTopo(&rt->boxtopo)) {
+            !mesh_geom_box_topo(&rt->boxtopo)) {
             tpMeshGeom_Free(rt);
             tpErrorf(err, errlen, "%s: out of memory for its mesh", who);
             return NULL;
