@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "tp/plan.h"
+#include "plan_testing.h" /* the plan files' numbers, also for tests */
 
 /* Accepted values of the enumerated string fields (NULL-terminated lists). */
 extern const char *const tpPlan_Classes[];    /* body "class" */
@@ -46,8 +47,7 @@ bool tpPlan_RejectionsProblem(const tpPlanRecord *rec, char *field, size_t fcap,
 /// Frees the arrays of one world allocated for nbodies bodies and ntactics tactics, zeroes it.
 void tpPlanWorld_FreeArrays(tpPlanWorld *w, int nbodies, int ntactics);
 
-/// Exact shortest round-trip double, and a JSON string literal (plan_write.c).
-void tpPlan_PutDouble(FILE *f, double v);
+/// A JSON string literal (plan_write.c).
 void tpPlan_PutString(FILE *f, const char *s);
 
 /* Overlays (plan_overlay.c). */
@@ -92,14 +92,6 @@ typedef struct tpPlanPackTable {
 /// left to cJSON and the reader's checks, so messages are unchanged. Text with a 0x01 byte is
 /// left alone (the placeholder's marker). A table that cannot grow stops the packing.
 void tpPlan_PackMatrices(char *text, size_t len, tpPlanPackTable *table);
-/// Writes v to buf (at least 32 bytes) exactly as snprintf(buf, 32, "%.*g", precision, v) in the C
-/// locale and returns the length, for a precision of 1 to 17 (clamped): v's value rounded to that
-/// many significant digits, ties to even, computed in 128-bit integer arithmetic for 1e-16 <= |v| <
-/// 1e38 (4 times faster than glibc's printf, which the other values go to).
-int tpPlan_FormatG(double v, int precision, char *buf);
-/// The double nearest to the JSON number s[0..n) (what strtod returns, bit for bit), faster than
-/// strtod for up to 19 significant digits and exponents within +-27 (plan files' %.17g numbers).
-double tpPlan_ParseNumber(const char *s, size_t n);
 /// The packed matrix a placeholder item stands for, or NULL (item may be NULL).
 const tpPlanPacked *tpPlan_Packed(const tpPlanPackTable *table, const struct cJSON *item);
 /// Frees the table's matrices and zeroes it.

@@ -9,6 +9,7 @@
 #define TP_TREE_INTERNAL_H
 
 #include "tp/planner.h"
+#include "tree_testing.h" /* building and searching a tree, also for tests */
 
 struct tpNnIndex;
 
@@ -19,9 +20,6 @@ struct tpNnIndex;
 /* Keys of selectable nodes (BK-RRT) are kept in chunks of this many entries. */
 #define TP_KEY_CHUNK_SHIFT 12
 #define TP_KEY_CHUNK (1 << TP_KEY_CHUNK_SHIFT)
-
-/// Which selection structure the tree maintains for the planner.
-typedef enum { TP_SEL_BGT = 0, TP_SEL_RRT = 1 } tpSelMode;
 
 /// A growable array of node indices (selectable nodes).
 typedef struct tpIndexList {
@@ -70,30 +68,8 @@ struct tpTree {
     size_t heap_bytes; /* bytes currently held (for tpTree_MemoryBytes) */
 };
 
-/// Creates an empty tree. Returns NULL on allocation failure.
-tpTree *tpCreateTree(size_t state_bytes, int action_dim, int key_dim, tpSelMode mode);
-/// Frees the tree. NULL is allowed.
-void tpDestroyTree(tpTree *tree);
-/// Makes room for node index tree->count (arena slot, header, selection lists) and returns
-/// that index, or -1 on allocation failure. Nothing is committed.
-int32_t tpTree_Prepare(tpTree *tree);
-/// Commits the prepared node (index tree->count) as a child of parent (-1 for the root).
-/// The state/action (and for RRT selectable nodes, the key slot) must already be written.
-/// Cannot fail after a successful tpTree_Prepare.
-int32_t tpTree_Commit(tpTree *tree, int32_t parent, uint32_t flags);
-/// RRT: the key slot the next selectable node will use (valid after tpTree_Prepare).
-double *tpTree_NextKey(tpTree *tree);
 /// BGT selection (Algorithm 3). Returns -1 if no node is selectable.
 int32_t tpTree_SelectBgt(tpTree *tree, double mu, tpRng *rng);
-/// RRT selection: the selectable node whose key is nearest to y (first one on ties), or -1.
-/// distance == NULL: Euclidean over key_dim dims, answered by the spatial index `nn` when one is
-/// given (the planner owns it; the result is the same node either way).
-int32_t tpTree_SelectNearest(const tpTree *tree, struct tpNnIndex *nn, const double *y,
-                             double (*distance)(void *ctx, const double *key, const double *y), void *ctx);
-/// The same selection by the exact linear scan only (the reference the index must match).
-int32_t tpTree_SelectNearestLinear(const tpTree *tree, const double *y,
-                                   double (*distance)(void *ctx, const double *key, const double *y), void *ctx);
-
 static inline void *tpTree_StateMut(tpTree *tree, int32_t i)
 {
     return tree->states[i >> tree->chunk_shift] + (size_t)(i & tree->chunk_mask) * tree->state_stride;

@@ -4,6 +4,7 @@
 
 #include "tp/base.h"
 #include "tp/tactics.h"
+#include "cond_testing.h" /* the condition evaluator (cond.c), also for tests */
 
 struct tpDomain {
     tpDomainDef def; /* copy; def.tactics points at `tactics` */
@@ -35,18 +36,6 @@ struct tpDomain {
     char warnings[TP_MAX_WARNINGS][TP_WARNING_MAX];
     const tpCond *valid_blame; /* the node of def.valid that refused the last state valid() refused */
 };
-
-/// Structural checks of a condition tree against the world.
-bool tpCond_Check(const tpCond *c, const tpWorld *world, char *err, size_t errlen);
-/// Evaluates a condition: 1 true, 0 false, -1 host error.
-int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all);
-/// tpCond_Eval that also says, when the answer is 0, which node made it false (*blame, not NULL):
-/// the false leaf, the `or` none of whose operands held, or the `not` whose operand held.
-int tpCond_EvalBlame(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, const tpCond **blame);
-/// One line on a node tpCond_EvalBlame blamed, at the state v: its label (or a generic name) and
-/// the values that made it false, e.g. "tp.inside 'box' (stack.lua:12) was false: 'box' at
-/// (0.1, 0, -0.3)". Host callbacks are not called again.
-void tpCond_Describe(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, char *out, size_t outlen);
 
 /// Full action (6 doubles per control slot) from a compact stored one.
 void tpDomain_ExpandAction(const tpDomain *d, const double *compact, double *full);

@@ -16,7 +16,7 @@
 
 #include "nn_index.h"
 #include "tp/planner.h"
-#include "tree_internal.h"
+#include "tree_testing.h"
 
 typedef enum { KEYS_UNIFORM, KEYS_GRID, KEYS_CLUSTER, KEYS_LINE } KeyKind;
 

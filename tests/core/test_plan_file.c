@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plan_internal.h"
+#include "plan_testing.h"
 #include "tp/base.h"
 #include "tp/plan.h"
 #include "tplan/version.h"

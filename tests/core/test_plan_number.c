@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan_internal.h"
+#include "plan_testing.h"
 
 static uint64_t state = 88172645463325252ull;
 static uint64_t next(void) /* xorshift64: deterministic */

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "domain_internal.h" /* tpCond_EvalBlame, tpCond_Describe */
+#include "cond_testing.h"
 #include "tp/base.h"
 #include "tp/tactics.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "tp/base.h"
-#include "domain_internal.h" /* tpCond_Check, tpCond_Eval */
+#include "cond_testing.h"
 #include "tp/tactics.h"
 
 enum { B_GROUND, B_PIN, B_BALL, NB };
