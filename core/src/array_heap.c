@@ -1,8 +1,8 @@
 /* Growable array and 4-ary min-heap shared by the project's modules (tp/util.h). */
 #define _GNU_SOURCE /* MADV_HUGEPAGE */
+#include "tp/base.h"
 #include "tp/util.h"
 
-#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +108,7 @@ bool tpHeap_Push(tpHeap *h, double key, int32_t id)
 
 tpHeapItem tpHeap_Pop(tpHeap *h)
 {
-    assert(h->len > 0);
+    TP_INVARIANT(h->len > 0);
     tpHeapSlot *it = h->items;
     const tpHeapItem top = {bitsToKey(it[0].key), it[0].id};
     const size_t n = --h->len;
@@ -211,7 +211,7 @@ bool tpBucketQueue_Push(tpBucketQueue *q, int32_t key, int32_t id)
 
 int32_t tpBucketQueue_Pop(tpBucketQueue *q)
 {
-    assert(q->len > 0);
+    TP_INVARIANT(q->len > 0);
     while (q->head[q->lo] < 0) {
         ++q->lo;
     }

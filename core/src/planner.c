@@ -610,5 +610,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
     if (result) {
         *result = pl->result;
     }
+    char why[256] = "";
+    TP_INVARIANT(tpTree_Check(pl->tree, why, sizeof why)); /* debug and sanitizer builds: O(nodes) */
     return pl->result.status;
 }

@@ -1,9 +1,9 @@
 /* MT19937 (Matsumoto & Nishimura 1998), written from the published mt19937ar algorithm
  * description: a 624-word twisted GFSR with tempering. Reproducing the reference output
  * exactly matters because plans are replayed and compared bit for bit across runs. */
+#include "tp/base.h"
 #include "tp/rng.h"
 
-#include <assert.h>
 #include <math.h>
 #include <stddef.h>
 
@@ -30,7 +30,7 @@ void tpRng_Seed(tpRng *rng, uint32_t seed)
 
 void tpRng_SeedArray(tpRng *rng, const uint32_t *key, int len)
 {
-    assert(key != NULL && len >= 1);
+    TP_INVARIANT(key != NULL && len >= 1);
     uint32_t *mt = rng->mt;
     tpRng_Seed(rng, 19650218u);
     int i = 1;
@@ -137,7 +137,7 @@ double tpRng_Normal(tpRng *rng, double mean, double sd)
 
 uint32_t tpRng_Below(tpRng *rng, uint32_t n)
 {
-    assert(n > 0);
+    TP_INVARIANT(n > 0);
     /* Reject the lowest (2^32 mod n) outputs so the accepted range is a multiple of n. */
     uint32_t threshold = (uint32_t)(-n) % n;
     for (;;) {

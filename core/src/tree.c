@@ -3,9 +3,9 @@
 #include "tree_internal.h"
 
 #include "nn_index.h"
+#include "tp/base.h"
 #include "tp/util.h"
 
-#include <assert.h>
 #include <math.h>
 #include <stdalign.h>
 #include <stdint.h>
@@ -195,8 +195,8 @@ double *tpTree_NextKey(tpTree *tree)
 int32_t tpTree_Commit(tpTree *tree, int32_t parent, uint32_t flags)
 {
     int32_t i = tree->count;
-    assert(i < tree->cap && (i >> tree->chunk_shift) < tree->nchunks);
-    assert(parent >= -1 && parent < i);
+    TP_INVARIANT(i < tree->cap && (i >> tree->chunk_shift) < tree->nchunks);
+    TP_INVARIANT(parent >= -1 && parent < i);
     tpNode *node = &tree->nodes[i];
     node->parent = parent;
     node->depth = 0;
@@ -214,11 +214,13 @@ int32_t tpTree_Commit(tpTree *tree, int32_t parent, uint32_t flags)
             tree->nnonleaves++;
             if (tree->mode == TP_SEL_BGT && p->slot >= 0) {
                 int32_t pos = p->slot;
+                TP_INVARIANT(pos < tree->leaves.count && tree->leaves.idx[pos] == parent);
                 int32_t last = tree->leaves.idx[--tree->leaves.count];
                 tree->leaves.idx[pos] = last;
                 tree->nodes[last].slot = pos;
                 p->slot = tree->nonleaves.count;
                 tree->nonleaves.idx[tree->nonleaves.count++] = parent;
+                TP_INVARIANT(pos == tree->leaves.count || tree->nodes[tree->leaves.idx[pos]].slot == pos);
             }
         }
         p->nchildren++;
@@ -232,6 +234,72 @@ int32_t tpTree_Commit(tpTree *tree, int32_t parent, uint32_t flags)
     }
     tree->count = i + 1;
     return i;
+}
+
+/* One selection list: every entry a node of the tree whose slot is its position, selectable
+   (neither busy nor goal) and a leaf or not as the list says (want_leaf < 0: either). */
+static bool list_consistent(const tpTree *tree, const tpIndexList *list, int want_leaf, const char *name, char *why,
+                            size_t cap)
+{
+    for (int32_t k = 0; k < list->count; ++k) {
+        int32_t i = list->idx[k];
+        if (i < 0 || i >= tree->count) {
+            tpErrorf(why, cap, "%s[%d] = %d: not a node", name, (int)k, (int)i);
+            return false;
+        }
+        const tpNode *n = &tree->nodes[i];
+        if (n->slot != k || (n->flags & (TP_NODE_BUSY | TP_NODE_GOAL)) ||
+            (want_leaf >= 0 && (n->nchildren == 0) != (want_leaf == 1))) {
+            tpErrorf(why, cap, "%s[%d] = node %d: slot %d, flags %u, %d children", name, (int)k, (int)i, (int)n->slot,
+                     (unsigned)n->flags, (int)n->nchildren);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool tpTree_Check(const tpTree *tree, char *why, size_t cap)
+{
+    int64_t leaves = 0, nonleaves = 0, edges = 0, sum_depth = 0, selectable = 0;
+    for (int32_t i = 0; i < tree->count; ++i) {
+        const tpNode *n = &tree->nodes[i];
+        if (n->parent >= i || n->parent < -1 || (n->parent >= 0 && n->depth != tree->nodes[n->parent].depth + 1)) {
+            tpErrorf(why, cap, "node %d: parent %d, depth %d", (int)i, (int)n->parent, (int)n->depth);
+            return false;
+        }
+        edges += n->parent >= 0;
+        if (n->nchildren == 0) {
+            leaves++;
+            sum_depth += n->depth;
+        } else {
+            nonleaves++;
+        }
+        selectable += !(n->flags & (TP_NODE_BUSY | TP_NODE_GOAL)) && n->slot >= 0;
+    }
+    if (leaves != tree->nleaves || nonleaves != tree->nnonleaves || edges != tree->nedges ||
+        sum_depth != (int64_t)tree->sum_leaf_depth) {
+        tpErrorf(why, cap, "counts: %lld leaves (kept %lld), %lld non-leaves (kept %lld), %lld edges (kept %lld)",
+                 (long long)leaves, (long long)tree->nleaves, (long long)nonleaves, (long long)tree->nnonleaves,
+                 (long long)edges, (long long)tree->nedges);
+        return false;
+    }
+    if (tree->mode == TP_SEL_BGT) {
+        if (!list_consistent(tree, &tree->leaves, 1, "leaves", why, cap) ||
+            !list_consistent(tree, &tree->nonleaves, 0, "nonleaves", why, cap)) {
+            return false;
+        }
+        if ((int64_t)tree->leaves.count + tree->nonleaves.count != selectable) {
+            tpErrorf(why, cap, "%d + %d listed, %lld selectable", (int)tree->leaves.count, (int)tree->nonleaves.count,
+                     (long long)selectable);
+            return false;
+        }
+    } else if (!list_consistent(tree, &tree->rrt, -1, "rrt", why, cap)) {
+        return false;
+    } else if (tree->rrt.count != selectable) {
+        tpErrorf(why, cap, "%d listed, %lld selectable", (int)tree->rrt.count, (long long)selectable);
+        return false;
+    }
+    return true;
 }
 
 bool tpBgt_ChooseNonLeaf(double avg_leaf_depth, double avg_branching, double mu)
@@ -345,19 +413,19 @@ int32_t tpTree_Count(const tpTree *tree)
 
 const tpNode *tpTree_Node(const tpTree *tree, int32_t i)
 {
-    assert(tree && i >= 0 && i < tree->count);
+    TP_INVARIANT(tree && i >= 0 && i < tree->count);
     return &tree->nodes[i];
 }
 
 const void *tpTree_State(const tpTree *tree, int32_t i)
 {
-    assert(tree && i >= 0 && i < tree->count);
+    TP_INVARIANT(tree && i >= 0 && i < tree->count);
     return tpTree_StateMut((tpTree *)tree, i);
 }
 
 const double *tpTree_Action(const tpTree *tree, int32_t i)
 {
-    assert(tree && i >= 0 && i < tree->count);
+    TP_INVARIANT(tree && i >= 0 && i < tree->count);
     return tpTree_ActionMut((tpTree *)tree, i);
 }
 
@@ -375,7 +443,7 @@ int tpTree_Path(const tpTree *tree, int32_t leaf, int32_t *out, int cap)
         out[k] = i;
         i = tree->nodes[i].parent;
     }
-    assert(i == -1);
+    TP_INVARIANT(i == -1);
     return len;
 }
 

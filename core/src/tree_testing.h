@@ -34,5 +34,10 @@ int32_t tpTree_SelectNearest(const tpTree *tree, struct tpNnIndex *nn, const dou
 /// The same selection by the exact linear scan only (the reference the index must match).
 int32_t tpTree_SelectNearestLinear(const tpTree *tree, const double *y,
                                    double (*distance)(void *ctx, const double *key, const double *y), void *ctx);
+/// Checks the tree's bookkeeping against its nodes: parents and depths, the leaf / non-leaf / edge
+/// counts and the leaf-depth sum of Algorithm 3, and every selection list (each entry a selectable
+/// node of the right kind whose slot is its position, every selectable node listed). False with
+/// the first inconsistency in why. O(nodes): for tests and the sanitizer build.
+bool tpTree_Check(const tpTree *tree, char *why, size_t cap);
 
 #endif

@@ -100,6 +100,10 @@ static void check_equivalence(KeyKind kind, int dim, int32_t nodes, int queries_
         }
     }
     assert_true(tpNnIndex_Bytes(nn) > sizeof(double) * (size_t)dim * (size_t)(nodes / 2));
+    char why[256] = "";
+    if (!tpTree_Check(tree, why, sizeof why)) { /* the tree's own bookkeeping, busy and goal nodes included */
+        fail_msg("%s", why);
+    }
     tpDestroyNnIndex(nn);
     tpDestroyTree(tree);
     assert_int_equal(mismatches, 0);

@@ -110,6 +110,10 @@ void tpErrorf(char *err, size_t errlen, const char *fmt, ...) __attribute__((for
 #else
 #define TP_ASSERT(expr) ((void)sizeof((expr) ? 1 : 0))
 #endif
+/// TP_INVARIANT(expr): the same check for a data structure's own consistency (the tree's index-swap
+/// lists, the heaps, the k-d forest, the plan packer): a false one is a bug of tplan itself. On and
+/// off with TP_ASSERT; the sanitizer build (`make test-asan`) runs every test with both on.
+#define TP_INVARIANT(expr) TP_ASSERT(expr)
 /// Prints "file:line: assertion failed: expr" to stderr and aborts (TP_ASSERT's failure path).
 void tpAssert_Fail(const char *expr, const char *file, int line) __attribute__((noreturn));
 
