@@ -25,4 +25,18 @@ struct tpNavGrid {
     tpNavOpen open; /* open list: (f in cells, cell index), owned */
 };
 
+/* A move tree (nav_car.c builds it, nav_car_search.c searches it). */
+struct tpNavMoveTree {
+    tpNavMoveTreeDef def;
+    tpNavCarDef car;
+    int nclips;
+    tpNavClip *clips; /* owned */
+    int *by_level;    /* clip indices grouped by `from`, owned */
+    int start[9];     /* by_level[start[l] .. start[l+1]) start at level l */
+    double top_speed; /* m/s, the largest displacement per second over all clips */
+    /* per level, over the clips from it: m, the largest distance from the start to a point of
+       the clip's circle (|bound centre| + bound radius); s, the longest duration */
+    double level_reach[8], level_span[8];
+};
+
 #endif
