@@ -5,7 +5,7 @@
 set -euo pipefail
 tplan=$1; out=$2; version=$3
 mkdir -p "$out"
-# the subcommands as `tplan --help` lists them (its command table, lua/cli/main.c)
+# the subcommands as `tplan --help` lists them (its command table, cli/main.c)
 cmds=$("$tplan" --help | sed -n '/^commands:/,/^$/p' | awk 'NR > 1 && $1 != "help" && NF {print $1}')
 
 # roff-safe text: backslashes doubled, a leading . or ' protected by \&

@@ -1,5 +1,5 @@
 /* Checks on JSON text that cJSON does not make (see json_text.h). */
-#include "json_text.h"
+#include "tp/json_text.h"
 
 #include <string.h>
 

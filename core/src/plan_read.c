@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_text.h"
+#include "tp/json_text.h"
 #include "plan_internal.h"
 #include "tp/base.h"
 #include "tp/plan.h"

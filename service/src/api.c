@@ -629,7 +629,7 @@ enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan)
 }
 
 /* GET /v1/jobs/{id}/log: what the job's script printed (written by its worker, capped, escaped:
- * lua/cli/cmd_worker.c); there while the job runs and after. */
+ * cli/cmd_worker.c); there while the job runs and after. */
 enum MHD_Result svcApi_Log(svcReq *rq, int64_t id)
 {
     svcStatus st;

@@ -4,7 +4,7 @@
  * under a data directory and hands them to worker *processes* it starts and restarts: planning
  * never runs in the server's threads (Debian's ODE is not thread-safe, and a crash in someone
  * else's script must not take the server down). This module knows nothing of ODE or Lua: it links
- * only core; the worker side of the protocol is `tplan worker` (lua/cli/cmd_worker.c).
+ * only core; the worker side of the protocol is `tplan worker` (cli/cmd_worker.c).
  *
  * Worker protocol. A worker reads one job per line on its standard input and writes events, one
  * JSON object per line, on file descriptor 3 (stdout and stderr stay free for logs):

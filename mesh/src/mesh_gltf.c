@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_text.h"
+#include "tp/json_text.h"
 #include "mesh_internal.h"
 #include "tp/base.h"
 

@@ -1,4 +1,5 @@
-/* Private checks on JSON text before cJSON parses it (plan files, track files). */
+/* Checks on JSON text before cJSON parses it, for tplan's file readers (plan files in core, track
+ * files in nav, glTF in mesh). */
 #ifndef TP_JSON_TEXT_H
 #define TP_JSON_TEXT_H
 

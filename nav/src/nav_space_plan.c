@@ -486,7 +486,8 @@ tpNavRelation tpNavSpace_Transfer(const tpNavSpaceDef *d, const tpNavSpaceBody *
     tpNavRelation kind = tpNavSpace_Reach(d, hypot(W[0] - P[0], W[1] - P[1]), dz);
     if (!kind)
         return 0;
-    double T = kind == TP_NAV_REL_JUMP ? tpNavSpace_JumpTime(d, dz) : fmax(hypot(W[0] - P[0], W[1] - P[1]), d->cell) / d->speed;
+    double T = kind == TP_NAV_REL_JUMP ? tpNavSpace_JumpTime(d, dz)
+                                       : fmax(hypot(W[0] - P[0], W[1] - P[1]), d->cell) / d->speed;
     if (T > d->horizon)
         return 0;
     /* the take-off is from where the character is now; the landing point is extrapolated */

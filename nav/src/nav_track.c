@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_text.h"
+#include "tp/json_text.h"
 #include "tp/base.h"
 #include "tp/nav.h"
 
