@@ -41,39 +41,57 @@ int tpCli_PlannerOption(tpCliPlanOpts *o, int code, const char *v)
         return 1;
     case TP_OPT_MU:
         ok = tpCli_ParseDouble("--mu", v, 0, true, INFINITY, &d);
-        r->mu = d;
+        if (ok) {
+            r->mu = d;
+        }
         break;
     case TP_OPT_SEED:
         ok = tpCli_ParseInt("--seed", v, 0, TP_RUN_SEED_MAX, &n);
-        r->seed = n;
+        if (ok) {
+            r->seed = n;
+        }
         break;
     case TP_OPT_MAX_ITERS:
         ok = tpCli_ParseInt("--max-iters", v, 1, LLONG_MAX, &n);
-        r->max_iters = n;
+        if (ok) {
+            r->max_iters = n;
+        }
         break;
     case TP_OPT_TIME_LIMIT:
         ok = tpCli_ParseDouble("--time-limit", v, 0, false, INFINITY, &d);
-        r->time_limit = d;
+        if (ok) {
+            r->time_limit = d;
+        }
         break;
     case TP_OPT_SOLUTIONS:
         ok = tpCli_ParseInt("--solutions", v, 1, TP_RUN_MAX_SOLUTIONS, &n);
-        r->solutions = (int)n;
+        if (ok) {
+            r->solutions = (int)n;
+        }
         break;
     case TP_OPT_MEMORY_LIMIT:
         ok = tpCli_ParseInt("--memory-limit", v, TP_RUN_MIN_MEMORY_MB, TP_RUN_MAX_MEMORY_MB, &n);
-        r->memory_limit_mb = n;
+        if (ok) {
+            r->memory_limit_mb = n;
+        }
         break;
     case TP_OPT_LOAD_TIME_LIMIT:
         ok = tpCli_ParseDouble("--load-time-limit", v, 0, true, TP_RUN_MAX_SCRIPT_TIME, &d);
-        r->load_time_limit = d;
+        if (ok) {
+            r->load_time_limit = d;
+        }
         break;
     case TP_OPT_CALL_TIME_LIMIT:
         ok = tpCli_ParseDouble("--call-time-limit", v, 0, true, TP_RUN_MAX_SCRIPT_TIME, &d);
-        r->call_time_limit = d;
+        if (ok) {
+            r->call_time_limit = d;
+        }
         break;
     case TP_OPT_SEARCH_MEMORY:
         ok = tpCli_ParseInt("--search-memory", v, 1, TP_RUN_MAX_MEMORY_MB, &n);
-        r->search_memory_mb = n;
+        if (ok) {
+            r->search_memory_mb = n;
+        }
         break;
     default:
         return 0;
