@@ -198,8 +198,8 @@ int main(void)
 {
     tpLog_SetLevel(TP_LOG_QUIET); /* the refusals' messages are expected */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_next_option),       cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_planner_options),   cmocka_unit_test(test_params),
+        cmocka_unit_test(test_next_option),      cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_planner_options),  cmocka_unit_test(test_params),
         cmocka_unit_test(test_escape_and_names), cmocka_unit_test(test_check_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
