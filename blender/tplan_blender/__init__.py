@@ -189,6 +189,8 @@ def finish_plan(scene, run):
         st = plan.get("stats", {})
         t.status = "%s: %d steps, %d solution(s), %d iterations, %.2f s" % (
             run.status, plan["steps"], t.nsolutions, st.get("iterations", 0), st.get("timing", {}).get("total", 0))
+    elif run.error == "cancelled":
+        t.status = "cancelled"
     else:
         t.status = "failed: " + run.error
 
@@ -360,9 +362,12 @@ class TPLAN_OT_plan(bpy.types.Operator):
                 finish_plan(scene, run)
                 self.report({"INFO"} if run.state == "done" else {"ERROR"}, scene.tplan.status)
                 return self._end(context, {"FINISHED"} if run.state == "done" else {"CANCELLED"})
+            # redraw only the sidebars (the panel), not the viewports
             for area in context.screen.areas if context.screen else []:
                 if area.type == "VIEW_3D":
-                    area.tag_redraw()
+                    for region in area.regions:
+                        if region.type == "UI":
+                            region.tag_redraw()
         return {"PASS_THROUGH"}
 
     def _end(self, context, result):
