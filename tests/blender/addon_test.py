@@ -284,6 +284,13 @@ finally:
     server.send_signal(signal.SIGTERM)
     server.wait(60)
     log.close()
+    # the sanitizer build: a report from the server or a worker fails the test
+    text = open(os.path.join(work, "serve.log"), errors="replace").read()
+    for bad in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+        if bad in text:
+            fail("sanitizer report in %s" % os.path.join(work, "serve.log"))
+    if server.returncode != 0:
+        fail("the server exited with status %s" % server.returncode)
 
 print("blender_addon: %s" % ("FAILED (%d)" % len(failures) if failures else "ok"))
 sys.exit(1 if failures else 0)
