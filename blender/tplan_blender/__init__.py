@@ -52,8 +52,9 @@ class TplanSettings(bpy.types.PropertyGroup):
     min_time: FloatProperty(name="Not before", default=0.5, min=0, unit="TIME_ABSOLUTE",
                             description="s: the goal holds no earlier (objects at rest at the start do not count)")
     rest_speed: FloatProperty(name="Rest speed", default=0.05, min=1e-4, description="m/s: at rest below it")
-    force: FloatProperty(name="Push", default=0.25, min=0.0, max=100.0,
-                         description="active objects push themselves with at most this fraction of their weight")
+    force: FloatProperty(name="Push", default=0.8, min=0.0, max=100.0,
+                         description="active objects push themselves sideways with at most this fraction of their "
+                         "weight (above the friction coefficient to slide on something; above 1 a cube tips)")
     ground: BoolProperty(name="Ground plane", default=True, description="a static plane at z = 0")
     time_budget: FloatProperty(name="Time budget", default=30.0, min=0.1, description="s of planning at most")
     iterations: IntProperty(name="Iterations", default=20000, min=1, description="planner iterations at most")
@@ -152,6 +153,7 @@ def start_plan(context):
     scene = context.scene
     t = scene.tplan
     s = build_settings(context)
+    core.domain_script(s)  # its checks, before anything is written
     folder = bpy.path.abspath(t.work_dir) if t.work_dir else tempfile.mkdtemp(prefix="tplan-")
     os.makedirs(folder, exist_ok=True)
     glb = os.path.join(folder, "scene.glb")

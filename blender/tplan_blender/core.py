@@ -175,7 +175,7 @@ def domain_script(s):
     # tactics: every active object pushes itself toward the target (or waits); with no active
     # object, one tactic that only waits: the plan is the passive physics until the goal holds
     w("local tactics = {}")
-    force = float(s.get("force", 0.25))
+    force = float(s.get("force", 0.8))
     for o in active:
         F = force * o["mass"] * G
         aim = vec(target[:2]) if target else None
@@ -187,7 +187,7 @@ def domain_script(s):
         trans = ""
         if aim:
             skills.append('tp.skill.steer { name = "steer", point = tp.normal(%s, 0.05), force = tp.uniform(0.3 * F, F), '
-                          'duration = tp.uniform(0.1, 0.4), kp = 1.5, kv = 4, max_speed = 1.5 }' % aim)
+                          'duration = tp.uniform(0.1, 0.4), kp = 2, kv = 20, max_speed = 1 }' % aim)
             trans = ', transitions = { wait = { wait = 1, steer = 1 }, steer = { wait = 1, steer = 1 } }'
         w("  tactics[#tactics + 1] = tp.tactic { name = %s, body = %s, skills = { %s }%s }"
           % (lua_string(o["name"]), lua_string(o["name"]), ", ".join(skills), trans))

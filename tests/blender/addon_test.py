@@ -272,6 +272,45 @@ try:
         if [x["trajectories"] for x in ls] != [x["trajectories"] for x in sols]:
             fail("the local tplan and the service planned different trajectories")
 
+    # ---- the other goal templates (local tplan): a body reaches a point; objects at rest -----------
+    point = bpy.data.objects.new("Point", None)
+    scene.collection.objects.link(point)
+    point.location = (0.12, 0.1, 0.05)
+    t.goal, t.body, t.target, t.radius, t.solutions = "REACH", d2, point, 0.06, 1
+    try:
+        r = bpy.ops.tplan.plan()
+    except RuntimeError as e:
+        r = str(e)
+    print("reach plan:", t.status)
+    if r != {"FINISHED"} or not t.status.startswith("solved"):
+        fail("REACH: %s, %s" % (r, t.status))
+    else:
+        bpy.ops.tplan.apply()
+        reach = json.load(open(t.plan_path))
+        scene.frame_set(scene.frame_start + reach["steps"])
+        c = d2.matrix_world @ Vector(d2.bound_box[0]).lerp(Vector(d2.bound_box[6]), 0.5)  # the die's centre
+        if math.hypot(c[0] - 0.12, c[1] - 0.1) > 0.06 + 1e-6:
+            fail("REACH: the active die ends at %s, not within 0.06 m of (0.12, 0.1)" % tuple(c))
+        scene.frame_set(scene.frame_start)
+    for o in (d0, d1, d2):
+        o.animation_data.action = None
+        o.location, o.rotation_quaternion = basis[o.name]
+    t.goal = "REST"
+    try:
+        r = bpy.ops.tplan.plan()
+    except RuntimeError as e:
+        r = str(e)
+    print("rest plan:", t.status)
+    if r != {"FINISHED"} or not t.status.startswith("solved"):
+        fail("REST: %s, %s" % (r, t.status))
+    else:
+        rest = json.load(open(t.plan_path))
+        for b in rest["bodies"]:
+            if "trajectory" in b:
+                v = b["trajectory"][-1][7:10]
+                if math.sqrt(sum(x * x for x in v)) >= 0.05 or rest["steps"] * rest["dt"] < 0.5 - 1e-9:
+                    fail("REST: %s still moves at the end (%s)" % (b["name"], v))
+
     # ---- refusals before anything runs -------------------------------------------------------------
     del d0["mass"]
     try:
