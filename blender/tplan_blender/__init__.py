@@ -81,8 +81,9 @@ class TplanSettings(bpy.types.PropertyGroup):
     nsolutions: IntProperty(default=0)
 
 
-def _marked(scene):
-    return [o for o in scene.objects if o.get("tplan_class") in core.CLASSES]
+def _marked(context):
+    """The marked objects of the view layer (objects of excluded collections take no part)."""
+    return [o for o in context.view_layer.objects if o.get("tplan_class") in core.CLASSES]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -124,7 +125,7 @@ def build_settings(context):
     scene = context.scene
     t = scene.tplan
     objs = []
-    for o in _marked(scene):
+    for o in _marked(context):
         if o.type != "MESH":
             raise core.PlanError("%s: only mesh objects can be bodies" % o.name)
         objs.append({"name": o.name, "cls": o["tplan_class"], "mass": float(o.get("mass", 0.0)),
@@ -157,7 +158,7 @@ def start_plan(context):
     folder = bpy.path.abspath(t.work_dir) if t.work_dir else tempfile.mkdtemp(prefix="tplan-")
     os.makedirs(folder, exist_ok=True)
     glb = os.path.join(folder, "scene.glb")
-    _export_glb(context, glb, _marked(scene))
+    _export_glb(context, glb, _marked(context))
     script = os.path.join(folder, "blender.lua")
     plan = os.path.join(folder, "plan.json")
     if os.path.exists(plan):

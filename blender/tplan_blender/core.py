@@ -254,9 +254,11 @@ class LocalRun(Run):
         try:
             import pty
             self.master, slave = pty.openpty()
-            self.proc = subprocess.Popen(args, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                         stderr=slave)
-            os.close(slave)
+            try:
+                self.proc = subprocess.Popen(args, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                             stderr=slave)
+            finally:
+                os.close(slave)
         except (ImportError, OSError):
             if self.master is not None:
                 os.close(self.master)
@@ -328,14 +330,14 @@ class ServiceRun(Run):
         job = self._call("POST", "/v1/jobs", body)
         self.job = job["id"]
 
-    def _call(self, method, path, body=None, raw=False):
+    def _call(self, method, path, body=None, raw=False, timeout=30):
         req = urllib.request.Request(self.url + path, data=body, method=method)
         if body is not None:
             req.add_header("Content-Type", "application/json")
         if self.token:
             req.add_header("Authorization", "Bearer " + self.token)
         try:
-            with urllib.request.urlopen(req, timeout=30) as r:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
                 data = r.read()
                 if r.headers.get("Content-Encoding") == "gzip":
                     data = gzip.decompress(data)
@@ -354,7 +356,7 @@ class ServiceRun(Run):
             return self.state
         self.last_poll = time.monotonic()
         try:
-            job = self._call("GET", "/v1/jobs/%d" % self.job)
+            job = self._call("GET", "/v1/jobs/%d" % self.job, timeout=5)  # the UI waits on it
             p = job.get("progress") or {}
             self.progress = {"elapsed": float(p.get("elapsed") or 0), "iterations": int(p.get("iterations") or 0),
                              "nodes": int(p.get("nodes") or 0), "solutions": int(p.get("solutions") or 0)}
