@@ -45,11 +45,12 @@ def lua_string(s):
 
 def lua_bytes(data, width=120):
     """A Lua string literal holding exactly the bytes data: printable ASCII as is, every other byte
-    as a 3-digit decimal escape, lines joined by \\z (which skips the line break)."""
+    as a 3-digit decimal escape, lines joined by \\z (which skips the line break and every blank
+    after it: so a space that starts a line is escaped too)."""
     out, line = [], []
     n = 0
     for b in data:
-        if 32 <= b < 127 and b not in (34, 92):
+        if 32 <= b < 127 and b not in (34, 92) and not (b == 32 and not line):
             piece = chr(b)
         else:
             piece = "\\%03d" % b

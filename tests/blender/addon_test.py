@@ -98,9 +98,12 @@ def die_mesh(name):
 
 bucket = link("Bucket", bucket_mesh())
 dice_me = die_mesh("die")
-s = math.sqrt(0.5)
+# a die modelled off its origin (its centre 4 cm along its x): the body is at its centre of mass,
+# the keys must put the artist's origin back where it belongs
+off_me = die_mesh("die_off")
+off_me.transform(Matrix.Translation((0.04, 0.0, 0.0)))
 d0 = link("Die.A", dice_me, (0.08, 0.0, 0.45), (math.cos(0.2), math.sin(0.2), 0, 0))
-d1 = link("Die.B", dice_me, (-0.1, 0.05, 0.62), (math.cos(0.4), 0, math.sin(0.4), 0))
+d1 = link("Die.B", off_me, (-0.14, 0.05, 0.62), (math.cos(0.4), 0, math.sin(0.4), 0))
 # a die under an empty moved up 0.3 m and turned 90 degrees about z: its key must undo the parent's
 group = bpy.data.objects.new("Group", None)
 scene.collection.objects.link(group)
@@ -137,6 +140,14 @@ t.iterations = 20000
 t.time_budget = 60
 t.tplan_path = tplan
 
+class Stop(Exception):
+    """A failure after which the rest cannot run (already counted by fail)."""
+
+
+def plan_origin(plan, name):
+    return next(b for b in plan["bodies"] if b["name"] == name)["mesh"]["origin"]
+
+
 # ---- a real tplan serve --------------------------------------------------------------------------
 data = os.path.join(work, "serve")
 shutil.rmtree(data, ignore_errors=True)
@@ -162,7 +173,7 @@ try:
     print("service plan:", t.status)
     if r != {"FINISHED"}:
         fail("plan through the service: %s" % t.status)
-        raise SystemExit
+        raise Stop
     plan = json.load(open(t.plan_path))
     if plan["domain"]["file"] != "job.lua" or plan["status"] != "solved":
         fail("the service's plan: file %s, status %s" % (plan["domain"]["file"], plan["status"]))
@@ -173,11 +184,18 @@ try:
         fail("many worlds: the two solutions move the active die alike")
 
     # ---- apply and read the keys back --------------------------------------------------------------
+    if max(abs(c) for c in plan_origin(plan, "Die.B")) < 0.01:
+        fail("Die.B: the plan's mesh origin %s, the mesh is 4 cm off it" % plan_origin(plan, "Die.B"))
+    for o in scene.objects:  # the selected objects only
+        o.select_set(o is d0)
+    bpy.ops.tplan.apply()
+    if d1.animation_data is not None and d1.animation_data.action is not None:
+        fail("apply with Die.A selected keyed Die.B too")
     for o in scene.objects:
         o.select_set(o in (d0, d1, d2))
     if bpy.ops.tplan.apply() != {"FINISHED"}:
         fail("apply")
-        raise SystemExit
+        raise Stop
     bodies = {b["name"]: b for b in plan["bodies"]}
     rate = scene.render.fps / scene.render.fps_base
     worst = 0.0
@@ -319,6 +337,8 @@ try:
         r = str(e)
     if "Die.A: a passive object needs a mass" not in t.status:
         fail("a passive object without mass: %s, %r" % (r, t.status))
+except Stop:
+    pass
 finally:
     server.send_signal(signal.SIGTERM)
     server.wait(60)

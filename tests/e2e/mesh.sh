@@ -264,4 +264,27 @@ check "tp.scene data: a number refused" $?
 [ $? -eq 2 ] && grep -qF "tp.scene: scene.glb: GLB" "$work/out.txt"
 check "tp.scene data: damaged bytes refused as from a file" $?
 
+# the add-on's encoder through tplan's own Lua: every byte value, runs of spaces (a space that
+# starts a line must survive the \z that joins lines), random bytes: the string is the bytes
+python3 - "$(dirname "$0")/../../blender/tplan_blender" "$work/emb" <<'EOF'
+import random, sys
+sys.path.insert(0, sys.argv[1])
+sys.dont_write_bytecode = True
+import core
+r = random.Random(7)
+data = bytes(range(256)) + b" " * 300 + b"a \\\" \n\r\t\0 " * 40 + bytes(r.randrange(256) for _ in range(3000))
+for w in (1, 7, 120):
+    data += core.lua_bytes(data[:50], w).encode()
+lua = ["local tp = require \"tp\"", "local DATA = " + core.lua_bytes(data),
+       "local WANT = {" + ",".join(str(b) for b in data) + "}",
+       "assert(#DATA == #WANT, 'length ' .. #DATA .. ' ~= ' .. #WANT)",
+       "for i = 1, #WANT do assert(DATA:byte(i) == WANT[i], 'byte ' .. i) end",
+       "return tp.domain { name = 'bytes', bodies = { tp.plane { name = 'floor' } }, goal = function(s) return true end }"]
+open(sys.argv[2] + "/bytes.lua", "w").write("\n".join(lua) + "\n")
+EOF
+"$tplan" plan "$work/emb/bytes.lua" -q --no-out >"$work/out.txt" 2>&1
+rc=$?
+[ $rc -eq 0 ] || head -c 200 "$work/out.txt"
+check "the add-on's Lua string encoder keeps every byte" $rc
+
 finish mesh
