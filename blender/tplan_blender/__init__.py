@@ -128,7 +128,11 @@ def build_settings(context):
     for o in _marked(context):
         if o.type != "MESH":
             raise core.PlanError("%s: only mesh objects can be bodies" % o.name)
-        objs.append({"name": o.name, "cls": o["tplan_class"], "mass": float(o.get("mass", 0.0)),
+        try:
+            mass = float(o.get("mass", 0.0))
+        except (TypeError, ValueError):
+            raise core.PlanError("%s: mass must be a number of kg (got %r)" % (o.name, o.get("mass")))
+        objs.append({"name": o.name, "cls": o["tplan_class"], "mass": mass,
                      "material": str(o.get("material", "default"))})
     moving = [o["name"] for o in objs if o["cls"] != "static"]
     s = {"objects": objs, "goal": t.goal, "min_time": t.min_time, "rest_speed": t.rest_speed, "force": t.force,
@@ -335,7 +339,7 @@ class TPLAN_OT_plan(bpy.types.Operator):
             return {"CANCELLED"}
         try:
             run = start_plan(context)
-        except core.PlanError as e:
+        except (core.PlanError, OSError, RuntimeError) as e:  # RuntimeError: the glTF exporter's
             context.scene.tplan.status = "failed: %s" % e
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
