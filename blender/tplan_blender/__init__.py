@@ -74,7 +74,8 @@ class TplanSettings(bpy.types.PropertyGroup):
                              description="where scene.glb, blender.lua and plan.json go (empty: a temporary folder)")
     # results
     status: StringProperty(name="Status", default="")
-    plan_path: StringProperty(name="Plan", default="", subtype="FILE_PATH")
+    plan_path: StringProperty(name="Plan", default="", subtype="FILE_PATH",
+                              description="the plan file Apply reads (Plan sets it; any tplan plan file will do)")
     start_frame: IntProperty(name="From frame", default=1,
                              description="the frame the plan starts at: the scene was planned as it stood there")
     solution: IntProperty(name="Solution", default=0, min=0, update=lambda self, ctx: _select_solution(ctx.scene))
@@ -452,8 +453,12 @@ class TPLAN_PT_panel(bpy.types.Panel):
         row.operator("tplan.plan", icon="PLAY")
         if t.status:
             lay.label(text=t.status)
+        if not running:
+            lay.prop(t, "plan_path")
         if t.plan_path and not running:
-            lay.operator("tplan.apply", icon="KEYINGSET")
+            row = lay.row()
+            row.operator("tplan.apply", icon="KEYINGSET")
+            row.prop(t, "start_frame")
             if t.nsolutions > 1:
                 lay.prop(t, "solution", text="Solution (0 = selected)")
 

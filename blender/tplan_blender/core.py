@@ -347,6 +347,8 @@ class ServiceRun(Run):
                 msg = json.loads(e.read())["error"]["message"]
             except (ValueError, KeyError, TypeError):
                 msg = str(e)
+            if e.code == 413:  # the scene travels inside the script, which the service caps
+                msg += " (the scene is inside the script: plan this scene with the local tplan)"
             raise PlanError("%s %s: %d %s" % (method, path, e.code, msg))
         except (urllib.error.URLError, OSError) as e:
             raise PlanError("%s%s: %s" % (self.url, path, e))
