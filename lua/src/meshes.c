@@ -85,7 +85,7 @@ void tplMeshPlace(tplBody *b, const double com[3])
 /* ------------------------------------------------------------------------------------------ */
 /* tp.scene                                                                                    */
 
-static const char *const tplSceneOptFields[] = {"default", "density", "color", NULL};
+static const char *const tplSceneOptFields[] = {"data", "default", "density", "color", NULL};
 
 int tplSceneFile(lua_State *L)
 {
@@ -113,13 +113,33 @@ int tplSceneFile(lua_State *L)
             }
     }
     const tpMeshLimits lim = tpDefaultMeshLimits();
-    const char *path = tplDataPath(L, "tp.scene", file);
     char err[512];
     size_t len = 0;
-    char *data = tplReadData(L, path, lim.max_bytes, &len, err, sizeof err);
-    lua_pop(L, 1);
-    if (!data)
-        tplError(L, "tp.scene: %s", err);
+    char *data = NULL;
+    /* data = the file's bytes in the script itself: a script without a folder (a job of tplan
+     * serve, the Blender add-on's) can carry its scene; `file` then only names it in messages */
+    if (!lua_isnoneornil(L, 2) && lua_getfield(L, 2, "data") != LUA_TNIL) {
+        if (lua_type(L, -1) != LUA_TSTRING)
+            tplError(L, "tp.scene: data: expected a string (the bytes of a .glb or .gltf file), got %s",
+                     luaL_typename(L, -1));
+        const char *bytes = lua_tolstring(L, -1, &len);
+        if (len > lim.max_bytes)
+            tplError(L, "tp.scene: %s: data of %zu bytes, more than the %zu allowed", file, len, lim.max_bytes);
+        data = malloc(len + 1);
+        if (!data)
+            tplError(L, "tp.scene: %s: out of memory", file);
+        memcpy(data, bytes, len);
+        data[len] = '\0';
+        lua_pop(L, 1);
+    } else {
+        if (!lua_isnoneornil(L, 2))
+            lua_pop(L, 1);
+        const char *path = tplDataPath(L, "tp.scene", file);
+        data = tplReadData(L, path, lim.max_bytes, &len, err, sizeof err);
+        lua_pop(L, 1);
+        if (!data)
+            tplError(L, "tp.scene: %s", err);
+    }
     tpGltfScene sc;
     bool ok = tpGltf_ReadScene(file, data, len, &lim, &sc, err, sizeof err);
     free(data);

@@ -230,4 +230,61 @@ for row in "nomass.glb|node 'Heavy' moves but has no mass" "openmoving.glb|node 
   [ $st -eq 0 ] || echo "  $f: rc $rc, said: $(head -c 300 "$work/out.txt")"
   check "refused: $f ($words)" $st
 done
+# tp.scene's data option: the scene's bytes inside the script (a script without a folder, as the
+# service's jobs and the Blender add-on's are), escaped by the add-on's encoder: the same plan as
+# from the file, in a folder without the file; a wrong type and damaged bytes are refused
+mkdir -p "$work/emb"
+python3 - "$(dirname "$0")/../../blender/tplan_blender" "$work/box" "$work/emb" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+sys.dont_write_bytecode = True
+import core
+src = open(sys.argv[2] + "/scene.lua").read()
+data = open(sys.argv[2] + "/scene.glb", "rb").read()
+call = 'tp.scene(tp.param("file", "scene.glb"))'
+assert call in src
+emb = src.replace(call, 'tp.scene("scene.glb", { data = DATA })')
+open(sys.argv[3] + "/scene.lua", "w").write("local DATA = " + core.lua_bytes(data) + "\n" + emb)
+open(sys.argv[3] + "/badtype.lua", "w").write(src.replace(call, 'tp.scene("scene.glb", { data = 5 })'))
+open(sys.argv[3] + "/cut.lua", "w").write("local DATA = " + core.lua_bytes(data[:200]) + "\n" + emb)
+EOF
+"$tplan" plan "$work/box/scene.lua" --set file=scene.glb -q -o "$work/file.json" >/dev/null 2>&1 &&
+  "$tplan" plan "$work/emb/scene.lua" -q -o "$work/emb.json" >/dev/null 2>&1 &&
+  python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(0 if a["bodies"] == b["bodies"] and a["steps"] == b["steps"] else 1)' "$work/file.json" "$work/emb.json"
+check "tp.scene data: the scene inside the script plans as the file does" $?
+"$tplan" replay "$work/emb.json" --check >/dev/null 2>&1
+check "tp.scene data: the plan replays (the bytes travel in the script)" $?
+"$tplan" plan "$work/emb/badtype.lua" -q --no-out >"$work/out.txt" 2>&1
+[ $? -eq 2 ] && grep -qF "tp.scene: data: expected a string (the bytes of a .glb or .gltf file), got number" "$work/out.txt"
+check "tp.scene data: a number refused" $?
+"$tplan" plan "$work/emb/cut.lua" -q --no-out >"$work/out.txt" 2>&1
+[ $? -eq 2 ] && grep -qF "tp.scene: scene.glb: GLB" "$work/out.txt"
+check "tp.scene data: damaged bytes refused as from a file" $?
+
+# the add-on's encoder through tplan's own Lua: every byte value, runs of spaces (a space that
+# starts a line must survive the \z that joins lines), random bytes: the string is the bytes
+python3 - "$(dirname "$0")/../../blender/tplan_blender" "$work/emb" <<'EOF'
+import random, sys
+sys.path.insert(0, sys.argv[1])
+sys.dont_write_bytecode = True
+import core
+r = random.Random(7)
+data = bytes(range(256)) + b" " * 300 + b"a \\\" \n\r\t\0 " * 40 + bytes(r.randrange(256) for _ in range(3000))
+for w in (1, 7, 120):
+    data += core.lua_bytes(data[:50], w).encode()
+lua = ["local tp = require \"tp\"", "local DATA = " + core.lua_bytes(data),
+       "local WANT = {" + ",".join(str(b) for b in data) + "}",
+       "assert(#DATA == #WANT, 'length ' .. #DATA .. ' ~= ' .. #WANT)",
+       "for i = 1, #WANT do assert(DATA:byte(i) == WANT[i], 'byte ' .. i) end",
+       "return tp.domain { name = 'bytes', bodies = { tp.plane { name = 'floor' } }, goal = function(s) return true end }"]
+open(sys.argv[2] + "/bytes.lua", "w").write("\n".join(lua) + "\n")
+EOF
+"$tplan" plan "$work/emb/bytes.lua" -q --no-out >"$work/out.txt" 2>&1
+rc=$?
+[ $rc -eq 0 ] || head -c 200 "$work/out.txt"
+check "the add-on's Lua string encoder keeps every byte" $rc
+
 finish mesh

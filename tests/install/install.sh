@@ -16,7 +16,7 @@ cmake --install "$build" --prefix "$P" > "$tmp/install.log" 2>&1
 check "cmake --install" $?
 libdir=$(dirname "$(find "$P" -name 'libtplan.so' | head -1)")
 for f in bin/tplan include/tplan/tplan.h include/tplan/version.h share/tplan/domains/minigolf.lua \
-         share/tplan/domains/lib/pool_table.lua share/tplan/web/index.html \
+         share/tplan/domains/lib/pool_table.lua share/tplan/web/index.html share/tplan/blender/tplan_blender/core.py \
          share/tplan/web/node_modules/three/build/three.module.js share/man/man1/tplan.1 \
          share/man/man1/tplan-plan.1 share/man/man1/tplan-serve.1 share/doc/tplan/CHANGELOG.md; do
   [ -e "$P/$f" ]; check "installed $f" $?

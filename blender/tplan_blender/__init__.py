@@ -1,0 +1,478 @@
+# tplan Blender add-on: mark objects for physics, plan their motion with tplan (the local program or
+# a `tplan serve` URL) and key the result on the artist's own objects. docs/blender.md.
+bl_info = {
+    "name": "tplan",
+    "author": "tplan",
+    "version": (0, 1, 0),
+    "blender": (3, 4, 0),
+    "location": "View3D > Sidebar > tplan",
+    "description": "Plan physics-based motion with tplan and key it on your objects",
+    "doc_url": "https://github.com/tplan/tplan/blob/main/docs/blender.md",
+    "category": "Animation",
+}
+
+import json
+import os
+import tempfile
+
+import bpy
+from bpy.props import (BoolProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty,
+                       StringProperty)
+from mathutils import Matrix, Quaternion, Vector
+
+from . import core
+
+# Debian 12 pairs Blender 3.4 with numpy 1.24, which removed the alias numpy.bool that Blender 3.4's
+# glTF exporter and importer still use; restore it so they run unchanged (a no-op elsewhere).
+try:
+    import numpy
+    if "bool" not in numpy.__dict__:
+        numpy.bool = bool
+except ImportError:
+    pass
+
+_runs = {}  # scene name -> the core.Run in progress (one per scene)
+
+
+# ------------------------------------------------------------------------------------------------
+# Settings
+
+class TplanSettings(bpy.types.PropertyGroup):
+    goal: EnumProperty(name="Goal", items=[
+        ("INSIDE", "End inside a region", "every passive and active object ends at rest inside the region object's box"),
+        ("REACH", "Body reaches a point", "one body ends within the radius of the target object's origin"),
+        ("REST", "Objects at rest", "every passive and active object comes to rest"),
+    ], default="INSIDE")
+    region: PointerProperty(name="Region", type=bpy.types.Object,
+                            description="its world-space bounding box is the region (it is not a body)")
+    body: PointerProperty(name="Body", type=bpy.types.Object, description="the body that must reach the point")
+    target: PointerProperty(name="Point", type=bpy.types.Object, description="its origin is the point")
+    radius: FloatProperty(name="Radius", default=0.1, min=1e-4, unit="LENGTH", description="m around the point")
+    goal_3d: BoolProperty(name="In 3D", default=False, description="the point in 3D (else in the xy plane)")
+    min_time: FloatProperty(name="Not before", default=0.5, min=0, unit="TIME_ABSOLUTE",
+                            description="s: the goal holds no earlier (objects at rest at the start do not count)")
+    rest_speed: FloatProperty(name="Rest speed", default=0.05, min=1e-4, description="m/s: at rest below it")
+    force: FloatProperty(name="Push", default=0.8, min=0.0, max=100.0,
+                         description="active objects push themselves sideways with at most this fraction of their "
+                         "weight (above the friction coefficient to slide on something; above 1 a cube tips)")
+    ground: BoolProperty(name="Ground plane", default=True, description="a static plane at z = 0")
+    time_budget: FloatProperty(name="Time budget", default=30.0, min=0.1, description="s of planning at most")
+    iterations: IntProperty(name="Iterations", default=20000, min=1, description="planner iterations at most")
+    seed: IntProperty(name="Seed", default=1, min=0, description="the planner's seed: the same seed, the same plan")
+    solutions: IntProperty(name="Solutions", default=1, min=1, max=1000,
+                           description="many worlds: keep planning until this many solutions (one action each)")
+    backend: EnumProperty(name="Planner", items=[
+        ("LOCAL", "Local tplan", "run the tplan program on this machine"),
+        ("SERVICE", "tplan serve", "submit a job to a tplan serve URL"),
+    ], default="LOCAL")
+    tplan_path: StringProperty(name="tplan", default="tplan", subtype="FILE_PATH",
+                               description="the tplan program (a name on the PATH or a path)")
+    url: StringProperty(name="URL", default="http://127.0.0.1:8087")
+    token: StringProperty(name="Token", default="", subtype="PASSWORD",
+                          description="the service's bearer token, if it has one")
+    work_dir: StringProperty(name="Folder", default="", subtype="DIR_PATH",
+                             description="where scene.glb, blender.lua and plan.json go (empty: a temporary folder)")
+    # results
+    status: StringProperty(name="Status", default="")
+    plan_path: StringProperty(name="Plan", default="", subtype="FILE_PATH",
+                              description="the plan file Apply reads (Plan sets it; any tplan plan file will do)")
+    start_frame: IntProperty(name="From frame", default=1,
+                             description="the frame the plan starts at: the scene was planned as it stood there")
+    solution: IntProperty(name="Solution", default=0, min=0, update=lambda self, ctx: _select_solution(ctx.scene))
+    nsolutions: IntProperty(default=0)
+
+
+def _marked(context):
+    """The marked objects of the view layer (objects of excluded collections take no part)."""
+    return [o for o in context.view_layer.objects if o.get("tplan_class") in core.CLASSES]
+
+
+# ------------------------------------------------------------------------------------------------
+# Export and script
+
+def _export_glb(context, path, objects):
+    """Blender's glTF exporter on the marked objects and their ancestors, with custom properties as
+    extras (tplan_class, mass, material). Only options this Blender version has are passed."""
+    keep = set()
+    for o in objects:
+        while o is not None:
+            keep.add(o)
+            o = o.parent
+    view_layer = context.view_layer
+    was_sel = {o.name: o.select_get() for o in view_layer.objects}
+    was_active = view_layer.objects.active
+    try:
+        for o in view_layer.objects:
+            o.select_set(o in keep)
+        have = bpy.ops.export_scene.gltf.get_rna_type().properties.keys()
+        want = {"filepath": path, "export_format": "GLB", "use_selection": True, "export_extras": True,
+                "export_yup": True, "export_apply": True, "export_normals": False, "export_texcoords": False,
+                "export_materials": "NONE", "export_colors": False, "export_animations": False,
+                "export_cameras": False, "export_lights": False, "export_skins": False, "export_morph": False}
+        bpy.ops.export_scene.gltf(**{k: v for k, v in want.items() if k in have})
+    finally:
+        for o in view_layer.objects:
+            o.select_set(was_sel.get(o.name, False))
+        view_layer.objects.active = was_active
+
+
+def _world_box(o):
+    pts = [o.matrix_world @ Vector(c) for c in o.bound_box]
+    return [min(p[k] for p in pts) for k in range(3)], [max(p[k] for p in pts) for k in range(3)]
+
+
+def build_settings(context):
+    """The settings dict of core.domain_script from the scene (raises core.PlanError)."""
+    scene = context.scene
+    t = scene.tplan
+    objs = []
+    for o in _marked(context):
+        if o.type != "MESH":
+            raise core.PlanError("%s: only mesh objects can be bodies" % o.name)
+        try:
+            mass = float(o.get("mass", 0.0))
+        except (TypeError, ValueError):
+            raise core.PlanError("%s: mass must be a number of kg (got %r)" % (o.name, o.get("mass")))
+        objs.append({"name": o.name, "cls": o["tplan_class"], "mass": mass,
+                     "material": str(o.get("material", "default"))})
+    moving = [o["name"] for o in objs if o["cls"] != "static"]
+    s = {"objects": objs, "goal": t.goal, "min_time": t.min_time, "rest_speed": t.rest_speed, "force": t.force,
+         "fps": scene.render.fps / scene.render.fps_base, "seed": t.seed, "iterations": t.iterations,
+         "solutions": t.solutions, "ground": t.ground, "scene_file": "scene.glb", "subjects": moving}
+    if t.goal == "INSIDE":
+        if t.region is None:
+            raise core.PlanError("choose the region object")
+        if t.region.get("tplan_class") in core.CLASSES:
+            raise core.PlanError("%s: the region must not be a body (clear its tplan class)" % t.region.name)
+        s["region"] = _world_box(t.region)
+    elif t.goal == "REACH":
+        if t.body is None or t.target is None:
+            raise core.PlanError("choose the body and the point object")
+        s["subjects"] = [t.body.name]
+        s["point"] = list(t.target.matrix_world.translation)
+        s["radius"], s["goal_3d"] = t.radius, t.goal_3d
+    return s
+
+
+def start_plan(context):
+    """Exports the scene, writes the script and starts the run (returns it)."""
+    scene = context.scene
+    t = scene.tplan
+    s = build_settings(context)
+    core.domain_script(s)  # its checks, before anything is written
+    folder = bpy.path.abspath(t.work_dir) if t.work_dir else tempfile.mkdtemp(prefix="tplan-")
+    os.makedirs(folder, exist_ok=True)
+    glb = os.path.join(folder, "scene.glb")
+    _export_glb(context, glb, _marked(context))
+    script = os.path.join(folder, "blender.lua")
+    plan = os.path.join(folder, "plan.json")
+    if os.path.exists(plan):
+        os.remove(plan)
+    if t.backend == "SERVICE":
+        with open(glb, "rb") as f:
+            s["scene_data"] = f.read()
+        text = core.domain_script(s)
+        with open(script, "w") as f:
+            f.write(text)
+        run = core.ServiceRun(t.url, text, plan, t.time_budget, t.token)
+    else:
+        text = core.domain_script(s)
+        with open(script, "w") as f:
+            f.write(text)
+        run = core.LocalRun(bpy.path.abspath(t.tplan_path) if os.sep in t.tplan_path else t.tplan_path,
+                            script, plan, t.time_budget)
+    t.plan_path = plan
+    t.start_frame = scene.frame_current
+    t.status = "planning..."
+    _runs[scene.name] = run
+    return run
+
+
+def finish_plan(scene, run):
+    t = scene.tplan
+    _runs.pop(scene.name, None)
+    if run.state == "done":
+        plan = core.read_plan(run.plan_path)
+        t.nsolutions = len(core.solutions(plan))
+        st = plan.get("stats", {})
+        t.status = "%s: %d steps, %d solution(s), %d iterations, %.2f s" % (
+            run.status, plan["steps"], t.nsolutions, st.get("iterations", 0), st.get("timing", {}).get("total", 0))
+    elif run.error == "cancelled":
+        t.status = "cancelled"
+    else:
+        t.status = "failed: " + run.error
+
+
+# ------------------------------------------------------------------------------------------------
+# Apply
+
+def _frame_of(scene, dt, i):
+    """The scene frame of plan step i: from the frame the scene was planned at, at the scene's frame
+    rate (a plan made at that rate keys whole frames; another rate keys between frames)."""
+    rate = scene.render.fps / scene.render.fps_base
+    f = i * dt * rate
+    return scene.tplan.start_frame + (round(f) if abs(f - round(f)) < 1e-6 else f)
+
+
+def _action_name(obj_name, k):
+    return "%s.tplan.%d" % (obj_name, k)
+
+
+def apply_plan(context, objects=None):
+    """Keys the plan on the objects (default: the selected ones, or every planned object when none
+    is selected): one action per object and solution, location + rotation_quaternion, linear.
+    Returns the number of objects keyed."""
+    scene = context.scene
+    t = scene.tplan
+    plan = core.read_plan(bpy.path.abspath(t.plan_path))
+    sols = core.solutions(plan)
+    origins = {b["name"]: (b.get("mesh") or {}).get("origin", [0.0, 0.0, 0.0]) for b in plan["bodies"]}
+    if objects is None:
+        objects = [o for o in context.selected_objects if o.name in sols[0]["trajectories"]]
+        if not objects:
+            objects = [o for o in scene.objects if o.name in sols[0]["trajectories"]]
+    objects = [o for o in objects if o.name in sols[0]["trajectories"]]
+    if not objects:
+        raise core.PlanError("no object of the plan's moving bodies to key")
+    last = scene.frame_end
+    for o in objects:
+        scale = o.matrix_world.to_scale()
+        # keys are the object's own (basis) transform: undo a parent's, which must not move
+        to_basis = None
+        if o.parent is not None:
+            to_basis = (o.parent.matrix_world @ o.matrix_parent_inverse).inverted()
+        o.rotation_mode = "QUATERNION"
+        o.animation_data_create()
+        for k, sol in enumerate(sols):
+            name = _action_name(o.name, k)
+            act = bpy.data.actions.get(name) or bpy.data.actions.new(name)
+            for c in list(act.fcurves):  # planned again: the new keys replace the old
+                act.fcurves.remove(c)
+            act.use_fake_user = True  # the alternatives survive saving while another is assigned
+            act["tplan_solution"] = k
+            poses = core.artist_poses(sol["trajectories"][o.name], origins.get(o.name, [0, 0, 0]))
+            frames = [_frame_of(scene, plan["dt"], i) for i in range(len(poses))]
+            vals = []
+            for loc, q in poses:
+                if to_basis is not None:
+                    m = to_basis @ Matrix.LocRotScale(Vector(loc), Quaternion(q), scale)
+                    l2, q2, _ = m.decompose()
+                    loc, q = tuple(l2), tuple(q2)
+                vals.append((loc, q))
+            for path, n, pick in (("location", 3, 0), ("rotation_quaternion", 4, 1)):
+                for idx in range(n):
+                    fc = act.fcurves.new(path, index=idx, action_group="Object Transforms")
+                    fc.keyframe_points.add(len(frames))
+                    co = []
+                    for f, v in zip(frames, vals):
+                        co += [f, v[pick][idx]]
+                    fc.keyframe_points.foreach_set("co", co)
+                    for kp in fc.keyframe_points:
+                        kp.interpolation = "LINEAR"
+                    fc.update()
+            last = max(last, int(frames[-1] + 0.999))
+        o.animation_data.action = bpy.data.actions[_action_name(o.name, min(t.solution, len(sols) - 1))]
+    scene.frame_end = last
+    t.nsolutions = len(sols)
+    t["tplan_keyed"] = json.dumps(sorted(o.name for o in objects))
+    return len(objects)
+
+
+def _select_solution(scene):
+    """Assigns solution k's action to every keyed object."""
+    t = scene.tplan
+    names = json.loads(t.get("tplan_keyed", "[]"))
+    for n in names:
+        o = scene.objects.get(n)
+        act = bpy.data.actions.get(_action_name(n, t.solution))
+        if o is not None and act is not None:
+            o.animation_data_create()
+            o.animation_data.action = act
+
+
+# ------------------------------------------------------------------------------------------------
+# Operators
+
+class TPLAN_OT_mark(bpy.types.Operator):
+    """Mark the selected objects as tplan bodies (custom properties, exported as glTF extras)"""
+    bl_idname = "tplan.mark"
+    bl_label = "Mark"
+    bl_options = {"REGISTER", "UNDO"}
+
+    cls: EnumProperty(name="Class", items=[
+        ("static", "Static", "never moves (floor, walls, a bucket)"),
+        ("passive", "Passive", "moves by gravity and contacts only"),
+        ("active", "Active", "moves by itself: the planner pushes it"),
+        ("NONE", "Clear", "not a body")], default="passive")
+    mass: FloatProperty(name="Mass", default=0.1, min=1e-6, description="kg (passive and active objects)")
+    material: EnumProperty(name="Material", items=[(m, m, "friction %g, restitution %g" % v)
+                                                    for m, v in core.MATERIALS.items()], default="default")
+
+    def execute(self, context):
+        n = 0
+        for o in context.selected_objects:
+            if self.cls == "NONE":
+                for k in ("tplan_class", "mass", "material"):
+                    if k in o:
+                        del o[k]
+            else:
+                o["tplan_class"] = self.cls
+                o["material"] = self.material
+                if self.cls != "static":
+                    o["mass"] = self.mass
+                elif "mass" in o:
+                    del o["mass"]
+            n += 1
+        self.report({"INFO"}, "%d object(s) marked %s" % (n, self.cls))
+        return {"FINISHED"}
+
+
+class TPLAN_OT_plan(bpy.types.Operator):
+    """Export the marked objects, write the domain script and plan it (Esc cancels)"""
+    bl_idname = "tplan.plan"
+    bl_label = "Plan"
+
+    _timer = None
+
+    def execute(self, context):
+        if context.scene.name in _runs:
+            self.report({"ERROR"}, "a plan is already running")
+            return {"CANCELLED"}
+        try:
+            run = start_plan(context)
+        except (core.PlanError, OSError, RuntimeError) as e:  # RuntimeError: the glTF exporter's
+            context.scene.tplan.status = "failed: %s" % e
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        if bpy.app.background:  # no event loop: poll here, printing the progress
+            import time
+            while run.poll() == "running":
+                time.sleep(0.1)
+            finish_plan(context.scene, run)
+            print("tplan:", context.scene.tplan.status)
+            return {"FINISHED"} if run.state == "done" else {"CANCELLED"}
+        wm = context.window_manager
+        self._timer = wm.event_timer_add(0.2, window=context.window)
+        wm.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context, event):
+        scene = context.scene
+        run = _runs.get(scene.name)
+        if run is None:
+            return self._end(context, {"CANCELLED"})
+        if event.type == "ESC":
+            run.cancel()
+        if event.type in ("TIMER", "ESC"):
+            if run.poll() == "running":
+                scene.tplan.status = "planning: " + run.text()
+            else:
+                finish_plan(scene, run)
+                self.report({"INFO"} if run.state == "done" else {"ERROR"}, scene.tplan.status)
+                return self._end(context, {"FINISHED"} if run.state == "done" else {"CANCELLED"})
+            # redraw only the sidebars (the panel), not the viewports
+            for area in context.screen.areas if context.screen else []:
+                if area.type == "VIEW_3D":
+                    for region in area.regions:
+                        if region.type == "UI":
+                            region.tag_redraw()
+        return {"PASS_THROUGH"}
+
+    def _end(self, context, result):
+        if self._timer is not None:
+            context.window_manager.event_timer_remove(self._timer)
+        return result
+
+
+class TPLAN_OT_apply(bpy.types.Operator):
+    """Key the plan on the selected objects (every planned object when none is selected)"""
+    bl_idname = "tplan.apply"
+    bl_label = "Apply"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        try:
+            n = apply_plan(context)
+        except (core.PlanError, OSError, ValueError, KeyError) as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        self.report({"INFO"}, "keyed %d object(s), %d solution(s)" % (n, context.scene.tplan.nsolutions))
+        return {"FINISHED"}
+
+
+class TPLAN_PT_panel(bpy.types.Panel):
+    bl_label = "tplan"
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "tplan"
+
+    def draw(self, context):
+        lay = self.layout
+        t = context.scene.tplan
+        box = lay.box()
+        box.label(text="Bodies (selected objects)")
+        row = box.row(align=True)
+        for cls, label in (("static", "Static"), ("passive", "Passive"), ("active", "Active"), ("NONE", "Clear")):
+            op = row.operator("tplan.mark", text=label)
+            op.cls = cls
+        o = context.active_object
+        if o is not None and o.get("tplan_class") in core.CLASSES:
+            col = box.column(align=True)
+            col.label(text="%s: %s" % (o.name, o["tplan_class"]))
+            if "mass" in o:
+                col.prop(o, '["mass"]', text="Mass (kg)")
+            col.prop(o, '["material"]', text="Material")
+        box = lay.box()
+        box.prop(t, "goal")
+        if t.goal == "INSIDE":
+            box.prop(t, "region")
+        elif t.goal == "REACH":
+            box.prop(t, "body")
+            box.prop(t, "target")
+            row = box.row()
+            row.prop(t, "radius")
+            row.prop(t, "goal_3d")
+        box.prop(t, "min_time")
+        box.prop(t, "rest_speed")
+        box.prop(t, "force")
+        box.prop(t, "ground")
+        box = lay.box()
+        box.prop(t, "backend", expand=True)
+        box.prop(t, "tplan_path" if t.backend == "LOCAL" else "url")
+        if t.backend == "SERVICE":
+            box.prop(t, "token")
+        box.prop(t, "time_budget")
+        row = box.row()
+        row.prop(t, "iterations")
+        row.prop(t, "seed")
+        box.prop(t, "solutions")
+        box.prop(t, "work_dir")
+        running = context.scene.name in _runs
+        row = lay.row()
+        row.enabled = not running
+        row.operator("tplan.plan", icon="PLAY")
+        if t.status:
+            lay.label(text=t.status)
+        if not running:
+            lay.prop(t, "plan_path")
+        if t.plan_path and not running:
+            row = lay.row()
+            row.operator("tplan.apply", icon="KEYINGSET")
+            row.prop(t, "start_frame")
+            if t.nsolutions > 1:
+                lay.prop(t, "solution", text="Solution (0 = selected)")
+
+
+classes = (TplanSettings, TPLAN_OT_mark, TPLAN_OT_plan, TPLAN_OT_apply, TPLAN_PT_panel)
+
+
+def register():
+    for c in classes:
+        bpy.utils.register_class(c)
+    bpy.types.Scene.tplan = PointerProperty(type=TplanSettings)
+
+
+def unregister():
+    del bpy.types.Scene.tplan
+    for c in reversed(classes):
+        bpy.utils.unregister_class(c)
