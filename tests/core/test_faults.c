@@ -28,8 +28,8 @@ void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t n);
 
-static long g_calls;          /* allocations since fault_reset */
-static long g_fail_at = -1;   /* the call (1-based) that fails; -1: none */
+static long g_calls;        /* allocations since fault_reset */
+static long g_fail_at = -1; /* the call (1-based) that fails; -1: none */
 
 static bool fault_now(void)
 {
@@ -115,8 +115,8 @@ static void every_failure(const char *file, Reader run)
     }
     /* most failures must be reported (a few may hit allocations whose failure is survivable) */
     assert_true(failed * 2 >= total);
-    printf("%s: %ld allocations, each failed once: %ld runs refused with a message, %ld coped\n", file, total,
-           failed, total - failed);
+    printf("%s: %ld allocations, each failed once: %ld runs refused with a message, %ld coped\n", file, total, failed,
+           total - failed);
     free(data);
 }
 
