@@ -283,20 +283,7 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
     tpLegCache *lc = *slot;
     double bounds[4];
     tpSkill_NavBounds(call->cache, world, sk->body, z_min, z_max, start, goal, 2 * radius + 4 * sk->nav.cell, bounds);
-    tpNavGridDef gd = tpDefaultNavGridDef();
-    gd.cell = sk->nav.cell;
-    double w = bounds[2] - bounds[0], h = bounds[3] - bounds[1];
-    if (fmax(w, h) / gd.cell > PATH_MAX_SIDE) { /* coarser cells for huge scenes */
-        gd.cell = fmax(w, h) / PATH_MAX_SIDE;
-    }
-    gd.x0 = bounds[0];
-    gd.y0 = bounds[1];
-    gd.nx = (int)ceil(w / gd.cell);
-    gd.ny = (int)ceil(h / gd.cell);
-    gd.nx = gd.nx < 1 ? 1 : gd.nx;
-    gd.ny = gd.ny < 1 ? 1 : gd.ny;
-    gd.z_min = z_min;
-    gd.z_max = z_max;
+    tpNavGridDef gd = tpSkill_GridOver(bounds, sk->nav.cell, PATH_MAX_SIDE, z_min, z_max);
     gd.radius = radius > 0 && isfinite(radius) ? radius : 0.0; /* as tpNavGrid_Grow keeps it */
     if (!legKey(lc, sk, call, others)) {
         return 0;
@@ -452,7 +439,7 @@ static int run_follow_path(const tpSkillDef *sk, tpSkillCall *call)
     f.s = V[PATH_V_SEG_FRAC];
     f.done = V[PATH_V_DONE] != 0;
     double c = cos(cb.yaw), s = sin(cb.yaw);
-    double vfwd = cb.s.vel[0] * c + cb.s.vel[1] * s, vlat = -cb.s.vel[0] * s + cb.s.vel[1] * c;
+    double vfwd = cb.s.vel[0] * c + cb.s.vel[1] * s;
     tpNavAgent ag = {cb.s.pos[0], cb.s.pos[1], cb.yaw, vfwd > 0 ? vfwd : 0.0, cb.s.angvel[2]};
     double acc, alpha;
     tpNavFollower_Control(&f, &ag, &acc, &alpha);
@@ -463,14 +450,7 @@ static int run_follow_path(const tpSkillDef *sk, tpSkillCall *call)
         return 0; /* end of an intermediate leg: replan at once, keeping the speed */
     }
     /* the controller's accelerations as a planar force and a torque, as in nav_to */
-    if (f.done) {
-        V[TP_V_INTEGRAL_X] = 0.0;
-    } else {
-        V[TP_V_INTEGRAL_X] = fmin(fmax(V[TP_V_INTEGRAL_X] + acc / fd.kv * call->dt, -0.5), 0.5);
-    }
-    double afwd = acc + 4.0 * V[TP_V_INTEGRAL_X] + (vfwd < 0 ? -sk->gains.kv * vfwd : 0.0), alat = -sk->gains.kv * vlat;
-    double force[3] = {cb.mass * (afwd * c - alat * s), cb.mass * (afwd * s + alat * c), 0.0};
-    tpCtl_Apply(call, &cb, force, cb.izz * alpha);
+    tpSkill_FollowerApply(sk, call, &cb, f.done, acc, alpha, fd.kv);
     bool timed_out = elapsed >= tpSkill_Timeout(sk, 30.0);
     return (period_over || timed_out) ? 0 : 1;
 }

@@ -174,6 +174,22 @@ static void destroyNavCache(void *p)
 }
 
 /* The family's caches in the call's skill cache, made on first use; NULL when out of memory. */
+static NavCache *navCache(tpSkillCache *cache);
+
+/* The family's prologue: the body (cb, *bd) and the family's caches, NULL without a skill cache or
+ * out of memory (f then returns -1); with `goal`, a fresh planning call samples the goal
+ * (tpSkill_NavGoal). */
+static NavCache *navBegin(const tpSkillDef *sk, tpSkillCall *call, bool goal, tpCtlBody *cb, const tpBodyDef **bd)
+{
+    *bd = tpSkill_NavBegin(sk, call, cb);
+    NavCache *nc = *bd ? navCache(call->cache) : NULL;
+    if (nc && goal && call->fresh && !call->overlay) { /* recording: V already holds the sampled values */
+        tpSkill_NavGoal(sk, call, cb, call->V);
+    }
+    return nc;
+}
+
+/* The family's caches in the call's skill cache, made on first use; NULL when out of memory. */
 static NavCache *navCache(tpSkillCache *cache)
 {
     void **slot = tpSkillCache_Slot(cache, TP_SKILL_NAV_TO, destroyNavCache);
@@ -200,20 +216,7 @@ static NavGridEntry *gridFor(tpSkillCache *cache, NavCache *c, const tpWorld *wo
     NavGridEntry *e = &c->grids[c->next_grid];
     c->next_grid = (c->next_grid + 1) % NAV_GRID_CACHE;
     releaseGrid(e);
-    tpNavGridDef gd = tpDefaultNavGridDef();
-    gd.cell = cell;
-    double w = bounds[2] - bounds[0], hgt = bounds[3] - bounds[1];
-    if (fmax(w, hgt) / cell > NAV_MAX_SIDE) { /* coarser cells for huge scenes */
-        gd.cell = fmax(w, hgt) / NAV_MAX_SIDE;
-    }
-    gd.x0 = bounds[0];
-    gd.y0 = bounds[1];
-    gd.nx = (int)ceil(w / gd.cell);
-    gd.ny = (int)ceil(hgt / gd.cell);
-    gd.nx = gd.nx < 1 ? 1 : gd.nx;
-    gd.ny = gd.ny < 1 ? 1 : gd.ny;
-    gd.z_min = params[2];
-    gd.z_max = params[3];
+    tpNavGridDef gd = tpSkill_GridOver(bounds, cell, NAV_MAX_SIDE, params[2], params[3]);
     e->grid = tpCreateNavGrid(&gd, NULL, 0);
     if (!e->grid) {
         return NULL;
@@ -265,13 +268,12 @@ static int run_nav_to(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
     tpCtlBody cb;
-    const tpBodyDef *bd = tpSkill_NavBegin(sk, call, &cb);
-    NavCache *nc = bd ? navCache(call->cache) : NULL;
+    const tpBodyDef *bd;
+    NavCache *nc = navBegin(sk, call, true, &cb, &bd);
     if (!nc) {
         return -1;
     }
-    if (call->fresh && !call->overlay) { /* recording: V already holds the sampled values */
-        tpSkill_NavGoal(sk, call, &cb, V);
+    if (call->fresh && !call->overlay) {
         V[NAVTO_V_STATUS] = 1;
         V[NAVTO_V_START_X] = cb.s.pos[0];
         V[NAVTO_V_START_Y] = cb.s.pos[1];
@@ -344,19 +346,7 @@ static int run_nav_to(const tpSkillDef *sk, tpSkillCall *call)
     V[NAVTO_V_SEG] = f.seg;
     V[NAVTO_V_SEG_FRAC] = f.s;
     V[NAVTO_V_DONE] = f.done;
-    /* Forward: the controller's acceleration plus the correction of any backward drift; sideways:
-     * damp the lateral speed with the skill's velocity gain. */
-    double vfwd = cb.s.vel[0] * c + cb.s.vel[1] * s, vlat = -cb.s.vel[0] * s + cb.s.vel[1] * c;
-    /* Integral of the forward speed error (v^ - v = a / k_v), so ground friction cannot stall the
-     * slow approach to the goal; reset once the goal is reached. */
-    if (f.done) {
-        V[TP_V_INTEGRAL_X] = 0.0;
-    } else {
-        V[TP_V_INTEGRAL_X] = fmin(fmax(V[TP_V_INTEGRAL_X] + acc / fd.kv * call->dt, -0.5), 0.5);
-    }
-    double afwd = acc + 4.0 * V[TP_V_INTEGRAL_X] + (vfwd < 0 ? -sk->gains.kv * vfwd : 0.0), alat = -sk->gains.kv * vlat;
-    double force[3] = {cb.mass * (afwd * c - alat * s), cb.mass * (afwd * s + alat * c), 0.0};
-    tpCtl_Apply(call, &cb, force, cb.izz * alpha);
+    tpSkill_FollowerApply(sk, call, &cb, f.done, acc, alpha, fd.kv);
     double speed = hypot(cb.s.vel[0], cb.s.vel[1]);
     bool arrived = f.done && speed < 0.05;
     bool timed_out = call->t - V[TP_V_START] >= tpSkill_Timeout(sk, NAV_TIMEOUT);
@@ -551,13 +541,12 @@ static int run_follow_field(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
     tpCtlBody cb;
-    const tpBodyDef *bd = tpSkill_NavBegin(sk, call, &cb);
-    NavCache *nc = bd ? navCache(call->cache) : NULL;
+    const tpBodyDef *bd;
+    NavCache *nc = navBegin(sk, call, true, &cb, &bd);
     if (!nc) {
         return -1;
     }
-    if (call->fresh && !call->overlay) { /* recording: V already holds the sampled values */
-        tpSkill_NavGoal(sk, call, &cb, V);
+    if (call->fresh && !call->overlay) {
         V[FIELD_V_STATUS] = 1;
     }
     double half_h = tpSkill_HalfHeight(bd);
@@ -774,8 +763,8 @@ static int run_drive_track(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
     tpCtlBody cb;
-    const tpBodyDef *bd = tpSkill_NavBegin(sk, call, &cb);
-    NavCache *nc = bd ? navCache(call->cache) : NULL;
+    const tpBodyDef *bd;
+    NavCache *nc = navBegin(sk, call, false, &cb, &bd);
     if (!nc) {
         return -1;
     }

@@ -14,7 +14,6 @@
 #include "tp/base.h"
 #include "tp/nav.h"
 
-
 #define NAV_STATIC_MEMO 8
 
 /* What the static bodies contribute to a grid, per (world, self, height band): the hash of
@@ -52,7 +51,7 @@ struct tpSkillCache {
     /* the grown rasters of the static bodies for the last grid definitions asked for (follow_path:
        a leg with the clearance squeezed asks for another radius and grid) */
     StaticGrid statics_grown[NAV_STATIC_GRIDS];
-    int next_static_grown;                /* round-robin replacement */
+    int next_static_grown;               /* round-robin replacement */
     KindSlot kinds[TP_SKILL_KIND_COUNT]; /* each kind's own caches (tpSkillCache_Slot) */
 };
 
@@ -125,7 +124,6 @@ int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
     }
     return 0;
 }
-
 
 /* The static part of a grid of `world` for body `self` in [z_min, z_max], from the memo or
  * computed into it. */
@@ -225,6 +223,25 @@ void tpSkill_SearchDone(tpSkillCache *cache, double t0)
     }
 }
 
+tpNavGridDef tpSkill_GridOver(const double bounds[4], double cell, int max_side, double z_min, double z_max)
+{
+    tpNavGridDef gd = tpDefaultNavGridDef();
+    gd.cell = cell;
+    double w = bounds[2] - bounds[0], h = bounds[3] - bounds[1];
+    if (fmax(w, h) / gd.cell > max_side) { /* coarser cells for huge scenes */
+        gd.cell = fmax(w, h) / max_side;
+    }
+    gd.x0 = bounds[0];
+    gd.y0 = bounds[1];
+    gd.nx = (int)ceil(w / gd.cell);
+    gd.ny = (int)ceil(h / gd.cell);
+    gd.nx = gd.nx < 1 ? 1 : gd.nx;
+    gd.ny = gd.ny < 1 ? 1 : gd.ny;
+    gd.z_min = z_min;
+    gd.z_max = z_max;
+    return gd;
+}
+
 uint64_t tpSkill_StaticsKey(tpSkillCache *cache, const tpWorld *world, int self, double z_min, double z_max)
 {
     return staticsFor(cache, world, self, z_min, z_max)->key;
@@ -281,7 +298,6 @@ const tpNavGrid *tpSkill_StaticGrid(tpSkillCache *cache, const tpWorld *world, i
     tpNavGrid_Grow(e->grid, def->radius); /* a radius that Grow normalises never matches again */
     return e->grid;
 }
-
 
 void **tpSkillCache_Slot(tpSkillCache *cache, tpSkillKind kind, void (*destroy)(void *))
 {

@@ -104,7 +104,6 @@ static int run_brake(const tpSkillDef *sk, tpSkillCall *call)
     return (rest || call->t - V[TP_V_START] >= tpSkill_Timeout(sk, BRAKE_TIMEOUT)) ? 0 : 1;
 }
 
-
 static void wait_defaults(tpSkillDef *def)
 {
     def->wait.trigger_speed = 0.05;
@@ -142,8 +141,8 @@ static bool validate_brake(const tpSkillKindInfo *kind, const tpSkillDef *sk, co
     return true;
 }
 
-static const char *const k_wait_keys[] = {"name", "body", "target", "duration", "trigger_speed", "timeout",
-                                          TP_SKILL_GAIN_KEYS, NULL};
+static const char *const k_wait_keys[] = {"name",          "body",    "target",           "duration",
+                                          "trigger_speed", "timeout", TP_SKILL_GAIN_KEYS, NULL};
 static const tpSkillField k_wait_fields[] = {
     TP_SKILL_FIELD("duration", TP_FIELD_DURATION, wait, duration),
     TP_SKILL_FIELD("trigger_speed", TP_FIELD_NONNEG, wait, trigger_speed),

@@ -53,7 +53,10 @@ static int run_impulse(const tpSkillDef *sk, tpSkillCall *call)
         }
     }
     if (im->follow && call->t >= V[IMPULSE_V_END] - 1e-9) { /* follow-through: the force phase is over */
-        return (call->t - V[TP_V_START] < tpSkill_Timeout(sk, IMPULSE_TIMEOUT) && tpCtl_WorldMoving(call, im->trigger_speed)) ? 1 : 0;
+        return (call->t - V[TP_V_START] < tpSkill_Timeout(sk, IMPULSE_TIMEOUT) &&
+                tpCtl_WorldMoving(call, im->trigger_speed))
+                   ? 1
+                   : 0;
     }
     tpCtl_Apply(call, &cb, V + IMPULSE_V_FORCE_X, 0.0);
     return im->follow ? 1 : tpSkill_BusyUntil(call, V[IMPULSE_V_END]);
@@ -97,7 +100,10 @@ static int run_spin(const tpSkillDef *sk, tpSkillCall *call)
         }
     }
     if (sp->follow && call->t >= V[SPIN_V_PUSH_START] + V[SPIN_V_DURATION] - 1e-9) { /* follow-through after the push */
-        return (call->t - V[TP_V_START] < tpSkill_Timeout(sk, SPIN_TIMEOUT) && tpCtl_WorldMoving(call, sp->trigger_speed)) ? 1 : 0;
+        return (call->t - V[TP_V_START] < tpSkill_Timeout(sk, SPIN_TIMEOUT) &&
+                tpCtl_WorldMoving(call, sp->trigger_speed))
+                   ? 1
+                   : 0;
     }
     double dx = V[SPIN_V_AIM_X] - cb.s.pos[0], dy = V[SPIN_V_AIM_Y] - cb.s.pos[1];
     double dn = tpSkill_Norm2(dx, dy);
@@ -156,7 +162,6 @@ static int run_random(const tpSkillDef *sk, tpSkillCall *call)
     tpCtl_Apply(call, &cb, V + RANDOM_V_FORCE_X, V[RANDOM_V_TORQUE_Z]);
     return tpSkill_BusyUntil(call, V[RANDOM_V_END]);
 }
-
 
 static void impulse_defaults(tpSkillDef *def)
 {
@@ -225,8 +230,9 @@ static bool validate_spin(const tpSkillKindInfo *kind, const tpSkillDef *sk, con
     return true;
 }
 
-static const char *const k_spin_keys[] = {"name",   "body", TP_SKILL_FRAMED_KEYS, "force",   "duration", "trigger_speed",
-                                          "follow", "aim",  "tolerance",          "timeout", NULL};
+static const char *const k_spin_keys[] = {
+    "name",   "body", TP_SKILL_FRAMED_KEYS, "force",   "duration", "trigger_speed",
+    "follow", "aim",  "tolerance",          "timeout", NULL};
 static const tpSkillField k_spin_fields[] = {
     TP_SKILL_FIELD("duration", TP_FIELD_DURATION, spin, duration),
     TP_SKILL_DIST(spin, point, 2, 3),

@@ -74,6 +74,9 @@ uint64_t tpSkill_NavBounds(tpSkillCache *cache, const tpWorld *world, int self, 
                            const double a[2], const double b[2], double margin, double bounds[4]);
 /// The hash of the geometry of the static bodies but `self` (as tpSkill_NavBounds returns it).
 uint64_t tpSkill_StaticsKey(tpSkillCache *cache, const tpWorld *world, int self, double z_min, double z_max);
+/// The definition of a grid of `cell` m covering `bounds` (x0, y0, x1, y1, m) in the height band
+/// [z_min, z_max]: coarser cells when a side would exceed max_side cells, at least 1 x 1 cells.
+tpNavGridDef tpSkill_GridOver(const double bounds[4], double cell, int max_side, double z_min, double z_max);
 /// Rasterises every static body of the world but `self` into the grid (not grown).
 void tpSkill_AddStatics(tpNavGrid *grid, const tpWorld *world, int self);
 /// Adds the wall-clock seconds since t0 (a tpClock_Now) to the cache's search total (see
@@ -106,6 +109,11 @@ void tpSkill_NavGoal(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *c
 /// a host that runs them must give one; f then returns -1), else loads the body into cb and
 /// returns its definition.
 const tpBodyDef *tpSkill_NavBegin(const tpSkillDef *sk, const tpSkillCall *call, tpCtlBody *cb);
+/// The path follower's output (tpNavFollower_Control: forward acceleration acc, m/s², and yaw
+/// acceleration alpha, rad/s²) as a planar force and a torque on the body, with the integral of the
+/// forward speed error in V[TP_V_INTEGRAL_X] (kv: the follower's velocity gain, 1/s; reset when done).
+void tpSkill_FollowerApply(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, bool done, double acc,
+                           double alpha, double kv);
 /// Time-based busy flag: 1 if the segment ends after the state this step produces, else 0.
 int tpSkill_BusyUntil(const tpSkillCall *call, double t_end);
 /// The longest busy segment (s): sk->gains.timeout when set (> 0), else the kind's default.

@@ -64,8 +64,7 @@ static bool validate_kick(const tpSkillKindInfo *kind, const tpSkillDef *sk, con
     bool arrive = k->arrive_speed.kind != TP_DIST_UNSET;
     if (!kick) {
         if (has_dir) {
-            tpErrorf(err, errlen, "skill '%s' (%s): 'direction' is for impulse and kick", sk->name,
-                     kind->name);
+            tpErrorf(err, errlen, "skill '%s' (%s): 'direction' is for impulse and kick", sk->name, kind->name);
             return false;
         }
         if (arrive) {
@@ -316,7 +315,6 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call)
     return (stopped || t - V[KICK_V_PHASE_START] > 1.5) ? 0 : 1;
 }
 
-
 static void kick_defaults(tpSkillDef *def)
 {
     def->kick.ground = -1;
@@ -352,8 +350,9 @@ const tpSkillKindInfo tpSkillKindKick = {
     .fields = k_kick_fields,
 };
 
-static const char *const k_push_keys[] = {"name",   "body",          TP_SKILL_FRAMED_KEYS, "speed",            "approach",
-                                          "follow", "trigger_speed", "timeout",            TP_SKILL_GAIN_KEYS, NULL};
+static const char *const k_push_keys[] = {
+    "name",          "body",    TP_SKILL_FRAMED_KEYS, "speed", "approach", "follow",
+    "trigger_speed", "timeout", TP_SKILL_GAIN_KEYS,   NULL};
 const tpSkillKindInfo tpSkillKindPush = {
     .name = "push",
     .alias = "dribble",

@@ -24,17 +24,16 @@ struct tpSkillKindInfo {
     /* The checks of the kind's own fields against a world, after the shared ones (bodies exist,
        gains are valid); false with a message in err. `kind` is this row (its name for messages).
        NULL: nothing to check. */
-    bool (*validate)(const tpSkillKindInfo *kind, const tpSkillDef *sk, const tpWorld *world, char *err,
-                     size_t errlen);
+    bool (*validate)(const tpSkillKindInfo *kind, const tpSkillDef *sk, const tpWorld *world, char *err, size_t errlen);
     /* The checks that need no world, run by tpSkill_CheckFields (front ends) and before validate;
        the message names no skill (the caller prefixes it). NULL: none. */
     bool (*check)(const tpSkillDef *sk, char *err, size_t errlen);
     /* f: tpSkill_Run's contract (V zeroed and V[TP_V_START] set on a fresh planning call). */
     int (*run)(const tpSkillDef *sk, tpSkillCall *call);
-    int vars;           /* V slots stored per tactic (tpSkill_VarCount): TP_SKILL_VARS unless fewer */
-    double timeout;     /* s: the longest busy segment when gains.timeout is 0 (tpSkill_Timeout) */
-    bool needs_body;    /* `body` must name a controlled body */
-    bool needs_target;  /* `target` must name a body */
+    int vars;                    /* V slots stored per tactic (tpSkill_VarCount): TP_SKILL_VARS unless fewer */
+    double timeout;              /* s: the longest busy segment when gains.timeout is 0 (tpSkill_Timeout) */
+    bool needs_body;             /* `body` must name a controlled body */
+    bool needs_target;           /* `target` must name a body */
     const char *const *accepted; /* every key a script may give, NULL-terminated (tpSkillKind_Fields) */
     const tpSkillField *fields;  /* the kind's own typed fields, ending with a NULL name */
 };
@@ -45,8 +44,17 @@ struct tpSkillKindInfo {
 #define TP_SKILL_FRAMED_KEYS "target", "frame", "toward", "point"
 
 /* A typed field of the member `m` of tpSkillDef: TP_SKILL_DIST(kick, point, 2, 3). */
-#define TP_SKILL_DIST(member, f, lo, hi) {#f, TP_FIELD_DIST, offsetof(tpSkillDef, member.f), lo, hi}
-#define TP_SKILL_FIELD(key, type, member, f) {key, type, offsetof(tpSkillDef, member.f), 0, 0}
-#define TP_SKILL_FIELDS_END {NULL, TP_FIELD_DIST, 0, 0, 0}
+#define TP_SKILL_DIST(member, f, lo, hi)                                                                               \
+    {                                                                                                                  \
+#f, TP_FIELD_DIST, offsetof(tpSkillDef, member.f), lo, hi                                                      \
+    }
+#define TP_SKILL_FIELD(key, type, member, f)                                                                           \
+    {                                                                                                                  \
+        key, type, offsetof(tpSkillDef, member.f), 0, 0                                                                \
+    }
+#define TP_SKILL_FIELDS_END                                                                                            \
+    {                                                                                                                  \
+        NULL, TP_FIELD_DIST, 0, 0, 0                                                                                   \
+    }
 
 #endif

@@ -47,7 +47,6 @@ bool tpSkill_RequirePoint(const tpSkillDef *sk, const char *kind, const tpDist *
     return true;
 }
 
-
 void tpSkill_SamplePoint(const tpSkillDef *sk, const tpDist *point, tpSkillCall *call, const tpCtlBody *self,
                          double out[3])
 {
@@ -157,4 +156,24 @@ const tpBodyDef *tpSkill_NavBegin(const tpSkillDef *sk, const tpSkillCall *call,
     }
     tpCtl_Load(call, sk->body, cb);
     return tpWorld_Body(call->world, sk->body);
+}
+
+void tpSkill_FollowerApply(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, bool done, double acc,
+                           double alpha, double kv)
+{
+    double *V = call->V;
+    const double c = cos(cb->yaw), s = sin(cb->yaw);
+    /* Forward: the controller's acceleration plus the correction of any backward drift; sideways:
+     * damp the lateral speed with the skill's velocity gain. */
+    double vfwd = cb->s.vel[0] * c + cb->s.vel[1] * s, vlat = -cb->s.vel[0] * s + cb->s.vel[1] * c;
+    /* Integral of the forward speed error (v^ - v = a / k_v), so ground friction cannot stall the
+     * slow approach to the goal; reset once the goal is reached. */
+    if (done) {
+        V[TP_V_INTEGRAL_X] = 0.0;
+    } else {
+        V[TP_V_INTEGRAL_X] = fmin(fmax(V[TP_V_INTEGRAL_X] + acc / kv * call->dt, -0.5), 0.5);
+    }
+    double afwd = acc + 4.0 * V[TP_V_INTEGRAL_X] + (vfwd < 0 ? -sk->gains.kv * vfwd : 0.0), alat = -sk->gains.kv * vlat;
+    double force[3] = {cb->mass * (afwd * c - alat * s), cb->mass * (afwd * s + alat * c), 0.0};
+    tpCtl_Apply(call, cb, force, cb->izz * alpha);
 }
