@@ -997,6 +997,14 @@ const tpSkillField tpSkill_NavFields[] = {
 static const char *const k_nav_to_keys[] = {
     "name",          "body",    TP_SKILL_FRAMED_KEYS, "speed", "nav_cell", "nav_radius",
     "nav_lookahead", "timeout", TP_SKILL_GAIN_KEYS,   NULL};
+static const tpSkillField k_nav_to_fields[] = {
+    TP_SKILL_DIST(nav, point, 2, 3),
+    TP_SKILL_DIST(nav, speed, 1, 1),
+    TP_SKILL_FIELD("nav_cell", TP_FIELD_NONNEG, nav, cell),
+    TP_SKILL_FIELD("nav_radius", TP_FIELD_NONNEG, nav, radius),
+    TP_SKILL_FIELD("nav_lookahead", TP_FIELD_NONNEG, nav, lookahead),
+    TP_SKILL_FIELDS_END,
+};
 const tpSkillKindInfo tpSkillKindNavTo = {
     .name = "nav_to",
     .defaults = tpSkill_NavDefaults,
@@ -1006,11 +1014,18 @@ const tpSkillKindInfo tpSkillKindNavTo = {
     .timeout = NAV_TIMEOUT,
     .needs_body = true,
     .accepted = k_nav_to_keys,
-    .fields = tpSkill_NavFields,
+    .fields = k_nav_to_fields,
 };
 
 static const char *const k_follow_field_keys[] = {"name",       "body",    TP_SKILL_FRAMED_KEYS, "speed", "nav_cell",
                                                   "nav_radius", "timeout", TP_SKILL_GAIN_KEYS,   NULL};
+static const tpSkillField k_follow_field_fields[] = {
+    TP_SKILL_DIST(nav, point, 2, 3),
+    TP_SKILL_DIST(nav, speed, 1, 1),
+    TP_SKILL_FIELD("nav_cell", TP_FIELD_NONNEG, nav, cell),
+    TP_SKILL_FIELD("nav_radius", TP_FIELD_NONNEG, nav, radius),
+    TP_SKILL_FIELDS_END,
+};
 const tpSkillKindInfo tpSkillKindFollowField = {
     .name = "follow_field",
     .defaults = tpSkill_NavDefaults,
@@ -1020,7 +1035,7 @@ const tpSkillKindInfo tpSkillKindFollowField = {
     .timeout = NAV_TIMEOUT,
     .needs_body = true,
     .accepted = k_follow_field_keys,
-    .fields = tpSkill_NavFields,
+    .fields = k_follow_field_fields,
 };
 
 static bool validate_drive_track(const tpSkillKindInfo *kind, const tpSkillDef *sk, const tpWorld *world, char *err,

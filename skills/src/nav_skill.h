@@ -10,7 +10,7 @@ void tpSkill_NavDefaults(tpSkillDef *def);
 /// The checks of a tpNavDef kind (point required, grid constants, follow_path's replan).
 bool tpSkill_ValidateNav(const tpSkillKindInfo *kind, const tpSkillDef *sk, const tpWorld *world, char *err,
                          size_t errlen);
-/// The typed script fields of the tpNavDef kinds (tpSkillKindInfo.fields).
+/// The typed script fields of follow_path, every tpNavDef field (nav_to and follow_field read fewer).
 extern const tpSkillField tpSkill_NavFields[];
 
 #endif

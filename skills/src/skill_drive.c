@@ -178,6 +178,11 @@ const tpSkillKindInfo tpSkillKindDriveTo = {
     .fields = k_drive_fields,
 };
 
+static const tpSkillField k_turn_to_fields[] = {
+    TP_SKILL_DIST(drive, heading, 1, 1),
+    TP_SKILL_DIST(drive, speed, 1, 1),
+    TP_SKILL_FIELDS_END,
+};
 static const char *const k_turn_to_keys[] = {"name", "body", "heading", "speed", "timeout", TP_SKILL_GAIN_KEYS, NULL};
 const tpSkillKindInfo tpSkillKindTurnTo = {
     .name = "turn_to",
@@ -187,7 +192,7 @@ const tpSkillKindInfo tpSkillKindTurnTo = {
     .timeout = DRIVE_TIMEOUT,
     .needs_body = true,
     .accepted = k_turn_to_keys,
-    .fields = k_drive_fields,
+    .fields = k_turn_to_fields,
 };
 
 static const char *const k_brake_keys[] = {"name", "body", "duration", "timeout", TP_SKILL_GAIN_KEYS, NULL};

@@ -353,6 +353,14 @@ const tpSkillKindInfo tpSkillKindKick = {
 static const char *const k_push_keys[] = {
     "name",          "body",    TP_SKILL_FRAMED_KEYS, "speed", "approach", "follow",
     "trigger_speed", "timeout", TP_SKILL_GAIN_KEYS,   NULL};
+static const tpSkillField k_push_fields[] = {
+    TP_SKILL_DIST(kick, point, 2, 3),
+    TP_SKILL_DIST(kick, speed, 1, 1),
+    TP_SKILL_FIELD("follow", TP_FIELD_BOOL, kick, follow),
+    TP_SKILL_FIELD("approach", TP_FIELD_NONNEG, kick, approach),
+    TP_SKILL_FIELD("trigger_speed", TP_FIELD_NONNEG, kick, trigger_speed),
+    TP_SKILL_FIELDS_END,
+};
 const tpSkillKindInfo tpSkillKindPush = {
     .name = "push",
     .alias = "dribble",
@@ -364,5 +372,5 @@ const tpSkillKindInfo tpSkillKindPush = {
     .needs_body = true,
     .needs_target = true,
     .accepted = k_push_keys,
-    .fields = k_kick_fields,
+    .fields = k_push_fields,
 };
