@@ -177,14 +177,15 @@ static void destroyNavCache(void *p)
 static NavCache *navCache(tpSkillCache *cache);
 
 /* The family's prologue: the body (cb, *bd) and the family's caches, NULL without a skill cache or
- * out of memory (f then returns -1); with `goal`, a fresh planning call samples the goal
- * (tpSkill_NavGoal). */
-static NavCache *navBegin(const tpSkillDef *sk, tpSkillCall *call, bool goal, tpCtlBody *cb, const tpBodyDef **bd)
+ * out of memory (f then returns -1). With a `status` slot (>= 0), a fresh planning call samples the
+ * goal (tpSkill_NavGoal) and sets V[status] = 1 (recording: V already holds them). */
+static NavCache *navBegin(const tpSkillDef *sk, tpSkillCall *call, int status, tpCtlBody *cb, const tpBodyDef **bd)
 {
     *bd = tpSkill_NavBegin(sk, call, cb);
     NavCache *nc = *bd ? navCache(call->cache) : NULL;
-    if (nc && goal && call->fresh && !call->overlay) { /* recording: V already holds the sampled values */
+    if (nc && status >= 0 && call->fresh && !call->overlay) {
         tpSkill_NavGoal(sk, call, cb, call->V);
+        call->V[status] = 1;
     }
     return nc;
 }
@@ -269,12 +270,11 @@ static int run_nav_to(const tpSkillDef *sk, tpSkillCall *call)
     double *V = call->V;
     tpCtlBody cb;
     const tpBodyDef *bd;
-    NavCache *nc = navBegin(sk, call, true, &cb, &bd);
+    NavCache *nc = navBegin(sk, call, NAVTO_V_STATUS, &cb, &bd);
     if (!nc) {
         return -1;
     }
     if (call->fresh && !call->overlay) {
-        V[NAVTO_V_STATUS] = 1;
         V[NAVTO_V_START_X] = cb.s.pos[0];
         V[NAVTO_V_START_Y] = cb.s.pos[1];
     }
@@ -542,12 +542,9 @@ static int run_follow_field(const tpSkillDef *sk, tpSkillCall *call)
     double *V = call->V;
     tpCtlBody cb;
     const tpBodyDef *bd;
-    NavCache *nc = navBegin(sk, call, true, &cb, &bd);
+    NavCache *nc = navBegin(sk, call, FIELD_V_STATUS, &cb, &bd);
     if (!nc) {
         return -1;
-    }
-    if (call->fresh && !call->overlay) {
-        V[FIELD_V_STATUS] = 1;
     }
     double half_h = tpSkill_HalfHeight(bd);
     double radius = sk->nav.radius > 0 ? sk->nav.radius : cb.radius;
@@ -764,7 +761,7 @@ static int run_drive_track(const tpSkillDef *sk, tpSkillCall *call)
     double *V = call->V;
     tpCtlBody cb;
     const tpBodyDef *bd;
-    NavCache *nc = navBegin(sk, call, false, &cb, &bd);
+    NavCache *nc = navBegin(sk, call, -1, &cb, &bd);
     if (!nc) {
         return -1;
     }
