@@ -32,7 +32,7 @@ double tpCtl_YawError(const tpCtlBody *cb, double want);
 void tpCtl_Apply(const tpSkillCall *call, const tpCtlBody *cb, const double f[3], double tz);
 /* The skill variables V (TP_SKILL_VARS doubles per tactic) have a named layout: never index V
  * with a bare number. Every kind shares these slots; each kind names its own variables in V[1..12]
- * with an enum `<KIND>_V_<NAME>` next to its f (e.g. KICK_V_PHASE in skills.c), and a kind that
+ * with an enum `<KIND>_V_<NAME>` next to its f (e.g. KICK_V_PHASE in skill_kick.c), and a kind that
  * does not run the PI controllers below may reuse slots 13..15 (follow_path does). */
 enum {
     TP_V_START = 0,         /* s: time of the fresh call (tpSkill_Run sets it) */
@@ -167,11 +167,13 @@ bool tpSkill_RequirePoint(const tpSkillDef *sk, const char *kind, const tpDist *
 bool tpCtl_WorldMoving(const tpSkillCall *call, double speed);
 
 /* skill_kick.c: the approach both kick and chip drive (chip.c uses it). */
-/// The point to drive to so the body lines up `stand` m behind the target at `ball` for a shot
-/// along the unit direction (dx, dy): straight behind, or, when the body is on the target's far
-/// side (closer than half the stand-off along the line and within `clear` of it), a point beside
-/// the target first. `back` is the stand-off to use when already behind (kick: may be shorter).
-void tpKick_ApproachGoal(const tpCtlBody *cb, const double ball[2], double dx, double dy, double stand, double back,
-                         double clear, double goal[2]);
+/// The point (m, world xy) to drive to so the body (cb) lines up `stand` m behind the target at
+/// `ball` for a shot along the unit direction (dx, dy): straight behind -- or closer, down to
+/// `min_stand` m, when it is already behind within `clear` of the line (a target near a wall leaves
+/// no room for the full stand-off; chip passes min_stand = stand) -- or, when the body is on the
+/// target's far side (less than stand / 2 behind it, within `clear` of the line), a point beside
+/// the target first.
+void tpKick_ApproachGoal(const tpCtlBody *cb, const double ball[2], double dx, double dy, double stand,
+                         double min_stand, double clear, double goal[2]);
 
 #endif
