@@ -262,73 +262,23 @@ void tplOpenDist(lua_State *L)
 /* ------------------------------------------------------------------------------------------ */
 /* Skills                                                                                      */
 
-/* The fields each kind accepts (docs/lua-api.md lists them); any other field is an error naming
- * the skill, its kind and the field. TPL_GAINS: the drive controller's constants, for the kinds
- * that drive their body with it; TPL_FRAMED: the frame of a kind's `point`. */
-#define TPL_GAINS "max_speed", "max_yaw_rate", "kp", "kv", "kyaw", "kyaw_rate", "tolerance", "angle_tolerance"
-#define TPL_FRAMED "target", "frame", "toward", "point"
-static const char *const tplWaitFields[] = {"name",          "body",    "target",  "duration",
-                                            "trigger_speed", "timeout", TPL_GAINS, NULL};
-static const char *const tplDriveToFields[] = {"name",  "body",    TPL_FRAMED, "heading",
-                                               "speed", "timeout", TPL_GAINS,  NULL};
-static const char *const tplTurnToFields[] = {"name", "body", "heading", "speed", "timeout", TPL_GAINS, NULL};
-static const char *const tplKickFields[] = {"name",          "body",    TPL_FRAMED, "direction", "speed",
-                                            "arrive_speed",  "ground",  "approach", "transfer",  "follow",
-                                            "trigger_speed", "timeout", TPL_GAINS,  NULL};
-static const char *const tplPushFields[] = {"name",   "body",          TPL_FRAMED, "speed",   "approach",
-                                            "follow", "trigger_speed", "timeout",  TPL_GAINS, NULL};
-static const char *const tplImpulseFields[] = {"name",     "body",   "force",         "speed",   "direction",
-                                               "duration", "follow", "trigger_speed", "timeout", NULL};
-static const char *const tplSpinFields[] = {"name",   "body", TPL_FRAMED,  "force",   "duration", "trigger_speed",
-                                            "follow", "aim",  "tolerance", "timeout", NULL};
-static const char *const tplBrakeFields[] = {"name", "body", "duration", "timeout", TPL_GAINS, NULL};
-static const char *const tplRandomFields[] = {"name", "body", "force", "duration", NULL};
-static const char *const tplCustomFields[] = {"name", "body", "target", "run", NULL};
-static const char *const tplSteerFields[] = {"name",  "body",  "target",    "frame", "point", "force",     "duration",
-                                             "min_z", "max_z", "max_speed", "kp",    "kv",    "tolerance", NULL};
-static const char *const tplNavToFields[] = {"name",       "body",          TPL_FRAMED, "speed",   "nav_cell",
-                                             "nav_radius", "nav_lookahead", "timeout",  TPL_GAINS, NULL};
-static const char *const tplFollowFieldFields[] = {"name",       "body",    TPL_FRAMED, "speed", "nav_cell",
-                                                   "nav_radius", "timeout", TPL_GAINS,  NULL};
-static const char *const tplFollowPathFields[] = {"name",       "body",          TPL_FRAMED,   "speed",   "nav_cell",
-                                                  "nav_radius", "nav_lookahead", "nav_replan", "timeout", TPL_GAINS,
-                                                  NULL};
-static const char *const tplDriveTrackFields[] = {"name",  "body", "point",   "lane", "horizon",
-                                                  "speed", "togo", TPL_GAINS, NULL};
-static const char *const tplChipFields[] = {"name",   "body",          TPL_FRAMED, "speed",   "loft", "approach",
-                                            "follow", "trigger_speed", "timeout",  TPL_GAINS, NULL};
-static const char *const tplGuardFields[] = {"name", "body", TPL_FRAMED, "approach", "mark", TPL_GAINS, NULL};
-static const char *const tplRideFields[] = {"name",    "body",    TPL_FRAMED,   "duration", "nav_cell", "jump",
-                                            "jump_vz", "jump_vh", "walk_force", "timeout",  TPL_GAINS,  NULL};
-
-static const char *const *const tplKindFields[TP_SKILL_KIND_COUNT] = {
-    [TP_SKILL_WAIT] = tplWaitFields,
-    [TP_SKILL_DRIVE_TO] = tplDriveToFields,
-    [TP_SKILL_TURN_TO] = tplTurnToFields,
-    [TP_SKILL_KICK] = tplKickFields,
-    [TP_SKILL_PUSH] = tplPushFields,
-    [TP_SKILL_IMPULSE] = tplImpulseFields,
-    [TP_SKILL_SPIN] = tplSpinFields,
-    [TP_SKILL_BRAKE] = tplBrakeFields,
-    [TP_SKILL_RANDOM] = tplRandomFields,
-    [TP_SKILL_CUSTOM] = tplCustomFields,
-    [TP_SKILL_STEER] = tplSteerFields,
-    [TP_SKILL_NAV_TO] = tplNavToFields,
-    [TP_SKILL_FOLLOW_FIELD] = tplFollowFieldFields,
-    [TP_SKILL_DRIVE_TRACK] = tplDriveTrackFields,
-    [TP_SKILL_CHIP] = tplChipFields,
-    [TP_SKILL_GUARD] = tplGuardFields,
-    [TP_SKILL_FOLLOW_PATH] = tplFollowPathFields,
-    [TP_SKILL_RIDE] = tplRideFields,
-};
-_Static_assert(TP_SKILL_RIDE + 1 == TP_SKILL_KIND_COUNT, "tplKindFields needs a field list for every kind");
+/* The fields each kind accepts (docs/lua-api.md lists them) come from the kind's descriptor row
+ * (tpSkillKind_Fields): the accepted keys, in the order a message lists them, and the kind's own
+ * typed fields, read generically below; any other field is an error naming the skill, its kind
+ * and the field. */
+static const char *const *tplKindKeys(tpSkillKind kind)
+{
+    const char *const *keys = NULL;
+    tpSkillKind_Fields(kind, &keys);
+    return keys;
+}
 
 /* Raises "skill 'NAME' (KIND): unknown field 'F' (KIND takes: ...)" for the alphabetically first
  * string key of the table at idx that the kind does not accept (lua_next's order varies between
  * runs). Before the name is known (or when it is not a string) the skill is "tp.skill.KIND". */
 static void tplCheckSkillFields(lua_State *L, int idx, const char *ctor, tpSkillKind kind)
 {
-    const char *const *known = tplKindFields[kind];
+    const char *const *known = tplKindKeys(kind);
     const char *first = tplFirstUnknownKey(L, idx, known, 0, NULL);
     if (!first)
         return;
@@ -363,115 +313,45 @@ static double tplSkillNum(lua_State *L, const char *what, const char *key, doubl
 }
 
 /* A duration distribution must never produce a negative time when it is a constant/interval. */
-static void tplDuration(lua_State *L, const char *what, tpDist *d)
+static void tplDuration(lua_State *L, const char *what, const char *key, tpDist *d)
 {
-    tplDistField(L, 1, what, "duration", d, 1, 1);
+    tplDistField(L, 1, what, key, d, 1, 1);
     if ((d->kind == TP_DIST_CONST || d->kind == TP_DIST_UNIFORM) && d->a[0] < 0)
-        tplError(L, "%sduration must be >= 0 (got %g)", what, d->a[0]);
+        tplError(L, "%s%s must be >= 0 (got %g)", what, key, d->a[0]);
 }
 
-/* Reads the kind's own fields (table at index 1) into its member of sk->def. */
+/* Reads the kind's own fields (table at index 1) into its member of sk->def, as the kind's row
+ * lists them (tpSkillKind_Fields), then runs the kind's world-free checks. */
 static void tplReadKindFields(lua_State *L, const char *what, tplSkill *sk)
 {
     tpSkillDef *d = &sk->def;
-    switch (d->kind) {
-    case TP_SKILL_WAIT:
-        tplDuration(L, what, &d->wait.duration);
-        d->wait.trigger_speed = tplSkillNum(L, what, "trigger_speed", d->wait.trigger_speed);
-        break;
-    case TP_SKILL_DRIVE_TO:
-    case TP_SKILL_TURN_TO:
-        tplDistField(L, 1, what, "point", &d->drive.point, 2, 3);
-        tplDistField(L, 1, what, "heading", &d->drive.heading, 1, 1);
-        tplDistField(L, 1, what, "speed", &d->drive.speed, 1, 1);
-        break;
-    case TP_SKILL_KICK:
-    case TP_SKILL_PUSH:
-        tplDistField(L, 1, what, "point", &d->kick.point, 2, 3);
-        tplDistField(L, 1, what, "speed", &d->kick.speed, 1, 1);
-        tplDistField(L, 1, what, "arrive_speed", &d->kick.arrive_speed, 1, 1);
-        tplString(L, 1, what, "ground", sk->ground, sizeof sk->ground);
-        tplDistField(L, 1, what, "direction", &d->kick.direction, 1, 2);
-        d->kick.follow = tplBool(L, 1, what, "follow", false);
-        d->kick.approach = tplSkillNum(L, what, "approach", d->kick.approach);
-        d->kick.transfer = tplSkillNum(L, what, "transfer", d->kick.transfer);
-        d->kick.trigger_speed = tplSkillNum(L, what, "trigger_speed", d->kick.trigger_speed);
-        break;
-    case TP_SKILL_IMPULSE:
-        tplDuration(L, what, &d->impulse.duration);
-        tplDistField(L, 1, what, "speed", &d->impulse.speed, 1, 1);
-        /* a vector, or a magnitude along `direction` or the body's heading */
-        tplDistField(L, 1, what, "force", &d->impulse.force, 1, 3);
-        tplDistField(L, 1, what, "direction", &d->impulse.direction, 1, 3);
-        d->impulse.follow = tplBool(L, 1, what, "follow", false);
-        d->impulse.trigger_speed = tplSkillNum(L, what, "trigger_speed", d->impulse.trigger_speed);
-        break;
-    case TP_SKILL_SPIN:
-        tplDuration(L, what, &d->spin.duration);
-        tplDistField(L, 1, what, "point", &d->spin.point, 2, 3);
-        tplDistField(L, 1, what, "force", &d->spin.force, 1, 1);
-        d->spin.follow = tplBool(L, 1, what, "follow", false);
-        d->spin.aim = tplBool(L, 1, what, "aim", false);
-        d->spin.trigger_speed = tplSkillNum(L, what, "trigger_speed", d->spin.trigger_speed);
-        break;
-    case TP_SKILL_BRAKE:
-        tplDuration(L, what, &d->brake.duration);
-        break;
-    case TP_SKILL_RANDOM:
-        tplDuration(L, what, &d->random.duration);
-        tplDistField(L, 1, what, "force", &d->random.force, 1, 1);
-        break;
-    case TP_SKILL_STEER:
-        tplDuration(L, what, &d->steer.duration);
-        tplDistField(L, 1, what, "point", &d->steer.point, 2, 3);
-        tplDistField(L, 1, what, "force", &d->steer.force, 1, 1);
-        d->steer.min_z = tplNumber(L, 1, what, "min_z", d->steer.min_z, true);
-        d->steer.max_z = tplNumber(L, 1, what, "max_z", d->steer.max_z, true);
-        if (!(d->steer.min_z <= d->steer.max_z))
-            tplError(L, "%smin_z must be <= max_z (got %g, %g)", what, d->steer.min_z, d->steer.max_z);
-        break;
-    case TP_SKILL_NAV_TO:
-    case TP_SKILL_FOLLOW_FIELD:
-    case TP_SKILL_FOLLOW_PATH:
-        tplDistField(L, 1, what, "point", &d->nav.point, 2, 3);
-        tplDistField(L, 1, what, "speed", &d->nav.speed, 1, 1);
-        d->nav.cell = tplSkillNum(L, what, "nav_cell", d->nav.cell);
-        d->nav.radius = tplSkillNum(L, what, "nav_radius", d->nav.radius);
-        d->nav.lookahead = tplSkillNum(L, what, "nav_lookahead", d->nav.lookahead);
-        d->nav.replan = tplSkillNum(L, what, "nav_replan", d->nav.replan);
-        break;
-    case TP_SKILL_DRIVE_TRACK:
-        tplDistField(L, 1, what, "point", &d->track.point, 2, 3);
-        tplDistField(L, 1, what, "lane", &d->track.lane, 1, 1);
-        tplDistField(L, 1, what, "horizon", &d->track.horizon, 1, 1);
-        tplDistField(L, 1, what, "speed", &d->track.speed, 1, 1);
-        d->track.togo = tplBool(L, 1, what, "togo", false);
-        break;
-    case TP_SKILL_CHIP:
-        tplDistField(L, 1, what, "point", &d->chip.point, 2, 3);
-        tplDistField(L, 1, what, "speed", &d->chip.speed, 1, 1);
-        tplDistField(L, 1, what, "loft", &d->chip.loft, 1, 1);
-        d->chip.follow = tplBool(L, 1, what, "follow", false);
-        d->chip.approach = tplSkillNum(L, what, "approach", d->chip.approach);
-        d->chip.trigger_speed = tplSkillNum(L, what, "trigger_speed", d->chip.trigger_speed);
-        break;
-    case TP_SKILL_GUARD:
-        tplDistField(L, 1, what, "point", &d->guard.point, 2, 3);
-        d->guard.mark = tplBool(L, 1, what, "mark", false);
-        d->guard.approach = tplSkillNum(L, what, "approach", d->guard.approach);
-        break;
-    case TP_SKILL_RIDE:
-        tplDistField(L, 1, what, "point", &d->ride.point, 2, 3);
-        tplDuration(L, what, &d->ride.margin);
-        d->ride.cell = tplSkillNum(L, what, "nav_cell", d->ride.cell);
-        d->ride.jump = tplBool(L, 1, what, "jump", false);
-        d->ride.jump_vz = tplSkillNum(L, what, "jump_vz", d->ride.jump_vz);
-        d->ride.jump_vh = tplSkillNum(L, what, "jump_vh", d->ride.jump_vh);
-        d->ride.walk_force = tplSkillNum(L, what, "walk_force", d->ride.walk_force);
-        break;
-    default: /* custom: read by the caller */
-        break;
+    for (const tpSkillField *f = tpSkillKind_Fields(d->kind, NULL); f->name; f++) {
+        void *p = (char *)d + f->offset;
+        switch (f->type) {
+        case TP_FIELD_DIST:
+            tplDistField(L, 1, what, f->name, p, f->dmin, f->dmax);
+            break;
+        case TP_FIELD_DURATION:
+            tplDuration(L, what, f->name, p);
+            break;
+        case TP_FIELD_NONNEG:
+            *(double *)p = tplSkillNum(L, what, f->name, *(double *)p);
+            break;
+        case TP_FIELD_NUMBER:
+            *(double *)p = tplNumber(L, 1, what, f->name, *(double *)p, true);
+            break;
+        case TP_FIELD_BOOL:
+            *(bool *)p = tplBool(L, 1, what, f->name, *(bool *)p);
+            break;
+        case TP_FIELD_BODY: /* a body name, resolved when the domain is built (domain.c) */
+            if (tplString(L, 1, what, f->name, sk->ground, sizeof sk->ground))
+                sk->ground_offset = f->offset;
+            break;
+        }
     }
+    char err[256];
+    if (!tpSkill_CheckFields(d, err, sizeof err))
+        tplError(L, "%s%s", what, err);
 }
 
 /* Upvalue 1: kind; upvalue 2: constructor name ("tp.skill.kick"). */
@@ -482,7 +362,7 @@ static int tplSkillNew(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     bool custom = kind == TP_SKILL_CUSTOM;
     tplCheckSkillFields(L, 1, ctor, kind);
-    tplCheckFields(L, 1, ctor, tplKindFields[kind], 0); /* the string keys passed above: array entries */
+    tplCheckFields(L, 1, ctor, tplKindKeys(kind), 0); /* the string keys passed above: array entries */
 
     tplSkill *sk = lua_newuserdatauv(L, sizeof *sk, 2);
     memset(sk, 0, sizeof *sk);
@@ -530,51 +410,42 @@ static int tplSkillNew(lua_State *L)
     return 1;
 }
 
-static const struct {
-    const char *name;
-    tpSkillKind kind;
-} tplSkillKinds[] = {
-    {"wait", TP_SKILL_WAIT},
-    {"drive_to", TP_SKILL_DRIVE_TO},
-    {"turn_to", TP_SKILL_TURN_TO},
-    {"kick", TP_SKILL_KICK},
-    {"push", TP_SKILL_PUSH},
-    {"dribble", TP_SKILL_PUSH},
-    {"impulse", TP_SKILL_IMPULSE},
-    {"spin", TP_SKILL_SPIN},
-    {"brake", TP_SKILL_BRAKE},
-    {"hold", TP_SKILL_BRAKE},
-    {"random", TP_SKILL_RANDOM},
-    {"custom", TP_SKILL_CUSTOM},
-    {"steer", TP_SKILL_STEER},
-    {"nav_to", TP_SKILL_NAV_TO},
-    {"follow_field", TP_SKILL_FOLLOW_FIELD},
-    {"drive_track", TP_SKILL_DRIVE_TRACK},
-    {"chip", TP_SKILL_CHIP},
-    {"guard", TP_SKILL_GUARD},
-    {"follow_path", TP_SKILL_FOLLOW_PATH},
-    {"ride", TP_SKILL_RIDE},
-};
-
 static int tplSkillIndex(lua_State *L)
 {
-    return tplError(L,
-                    "tp.skill.%s: unknown skill kind (kinds: wait, drive_to, turn_to, kick, push, dribble, "
-                    "impulse, spin, brake, hold, random, steer, custom, nav_to, follow_path, follow_field, "
-                    "drive_track, chip, guard, ride)",
-                    luaL_optstring(L, 2, "?"));
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int k = 0; k < TP_SKILL_KIND_COUNT; k++) {
+        const char *alias = tpSkillKind_Alias((tpSkillKind)k);
+        if (k)
+            luaL_addstring(&b, ", ");
+        luaL_addstring(&b, tpSkillKind_Name((tpSkillKind)k));
+        if (alias) {
+            luaL_addstring(&b, ", ");
+            luaL_addstring(&b, alias);
+        }
+    }
+    luaL_pushresult(&b);
+    return tplError(L, "tp.skill.%s: unknown skill kind (kinds: %s)", luaL_optstring(L, 2, "?"), lua_tostring(L, -1));
+}
+
+/* tp.skill.<name> for a kind's name (and alias): upvalues kind and "tp.skill.<name>". */
+static void tplSetSkillCtor(lua_State *L, tpSkillKind kind, const char *name)
+{
+    lua_pushinteger(L, kind);
+    lua_pushfstring(L, "tp.skill.%s", name);
+    lua_pushcclosure(L, tplSkillNew, 2);
+    lua_setfield(L, -2, name);
 }
 
 void tplOpenSkills(lua_State *L)
 {
     luaL_newmetatable(L, TPL_SKILL);
     lua_pop(L, 1);
-    lua_createtable(L, 0, (int)(sizeof tplSkillKinds / sizeof tplSkillKinds[0]));
-    for (size_t i = 0; i < sizeof tplSkillKinds / sizeof tplSkillKinds[0]; i++) {
-        lua_pushinteger(L, tplSkillKinds[i].kind);
-        lua_pushfstring(L, "tp.skill.%s", tplSkillKinds[i].name);
-        lua_pushcclosure(L, tplSkillNew, 2);
-        lua_setfield(L, -2, tplSkillKinds[i].name);
+    lua_createtable(L, 0, TP_SKILL_KIND_COUNT + 2);
+    for (int k = 0; k < TP_SKILL_KIND_COUNT; k++) {
+        tplSetSkillCtor(L, (tpSkillKind)k, tpSkillKind_Name((tpSkillKind)k));
+        if (tpSkillKind_Alias((tpSkillKind)k))
+            tplSetSkillCtor(L, (tpSkillKind)k, tpSkillKind_Alias((tpSkillKind)k));
     }
     /* tp.skill.typo raises instead of returning nil (which would fail later as "call a nil") */
     lua_createtable(L, 0, 1);

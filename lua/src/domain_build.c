@@ -341,8 +341,8 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
             /* a skill without a body drives its tactic's body */
             skills[i].body = sk->body[0] ? tplResolveBody(b, sk->body, swhere) : tbody;
             skills[i].target = sk->target[0] ? tplResolveBody(b, sk->target, swhere) : -1;
-            if (sk->def.kind == TP_SKILL_KICK || sk->def.kind == TP_SKILL_PUSH)
-                skills[i].kick.ground = sk->ground[0] ? tplResolveBody(b, sk->ground, swhere) : -1;
+            if (sk->ground_offset && sk->ground[0]) /* the kind's body field (kick's `ground`), by name */
+                *(int *)((char *)&skills[i] + sk->ground_offset) = tplResolveBody(b, sk->ground, swhere);
             if (sk->def.kind == TP_SKILL_CUSTOM) {
                 lua_getiuservalue(L, -1, 2);
                 skills[i].custom.fn = tplSkillCallback;

@@ -81,7 +81,8 @@ typedef struct tplBody {
 typedef struct tplSkill {
     tpSkillDef def;
     char body[TP_NAME_MAX], target[TP_NAME_MAX]; /* body names, "" = unset */
-    char ground[TP_NAME_MAX];                    /* kick's `ground` body name, "" = unset */
+    char ground[TP_NAME_MAX];                    /* the kind's TP_FIELD_BODY field (kick's `ground`), "" = unset */
+    size_t ground_offset;                        /* where in def that body's index goes (0 = none given) */
 } tplSkill;
 
 /// tp.tactic: user value 1 = call site, 2 = array of tp.skill, 3 = dynamic rows

@@ -17,30 +17,72 @@
 #define TPL_NAVSPACE "tp.nav.space"
 #define TPL_NAVSPACEAGENT "tp.nav.space_agent"
 
-/* A grid, field, crowd or move tree: a userdata of metatable `tname` holding the owned object,
- * NULL until created and after __gc (a crowd has user value 1 = its grid, 2 = a list of the
- * fields its pedestrians use, kept alive). */
+/* A grid, field, crowd, space or move tree: a userdata of its class's metatable holding the owned
+ * object, NULL until created and after __gc (a crowd has user value 1 = its grid, 2 = a list of
+ * the fields its pedestrians use, kept alive). */
 typedef struct tplHandle {
     void *ptr;
     size_t charged; /* bytes counted against the script's memory limit (tplCharge) */
 } tplHandle;
 
-/* Pushes a new handle with metatable tname and nuv user values; ptr NULL (set it next). */
-static tplHandle *tplNewHandle(lua_State *L, const char *tname, int nuv)
+/* One kind of handle: its metatable, the noun of its messages and its destructor (one row each
+ * below; one __gc, tplHandleGc, serves them all). */
+typedef struct tplHandleClass {
+    const char *tname;        /* metatable name */
+    const char *noun;         /* "grid": "tp.nav: the grid was freed" */
+    void (*destroy)(void *p); /* frees the object (never called with NULL) */
+} tplHandleClass;
+
+static void tplFreeGrid(void *p)
+{
+    tpDestroyNavGrid(p);
+}
+static void tplFreeField(void *p)
+{
+    tpDestroyNavField(p);
+}
+static void tplFreeCrowd(void *p)
+{
+    tpDestroyNavCrowd(p);
+}
+static void tplFreeSpace(void *p)
+{
+    tpDestroyNavSpace(p);
+}
+static void tplFreeTree(void *p)
+{
+    tpDestroyNavMoveTree(p);
+}
+
+static const tplHandleClass tplGridClass = {TPL_NAVGRID, "grid", tplFreeGrid};
+static const tplHandleClass tplFieldClass = {TPL_NAVFIELD, "field", tplFreeField};
+static const tplHandleClass tplCrowdClass = {TPL_NAVCROWD, "crowd", tplFreeCrowd};
+static const tplHandleClass tplSpaceClass = {TPL_NAVSPACE, "space", tplFreeSpace};
+static const tplHandleClass tplTreeClass = {TPL_NAVTREE, "move tree", tplFreeTree};
+
+/* Pushes a new handle of class `cls` with nuv user values; ptr NULL (set it next). */
+static tplHandle *tplNewHandle(lua_State *L, const tplHandleClass *cls, int nuv)
 {
     tplHandle *h = lua_newuserdatauv(L, sizeof *h, nuv);
     h->ptr = NULL;
     h->charged = 0;
-    luaL_setmetatable(L, tname);
+    luaL_setmetatable(L, cls->tname);
     return h;
 }
 
-/* The object of the handle at idx; raises if it is not a tname or was freed ("the <noun>"). */
-static void *tplCheckHandle(lua_State *L, int idx, const char *tname, const char *noun)
+/* Raises "tp.nav.<err>" when the handle's object could not be created (ptr still NULL). */
+static void tplHandleMade(lua_State *L, const tplHandle *h, const char *err)
 {
-    tplHandle *h = luaL_checkudata(L, idx, tname);
     if (!h->ptr)
-        tplError(L, "tp.nav: the %s was freed", noun);
+        tplError(L, "tp.nav.%s", err);
+}
+
+/* The object of the handle at idx; raises if it is not of class `cls` or was freed. */
+static void *tplCheckHandle(lua_State *L, int idx, const tplHandleClass *cls)
+{
+    tplHandle *h = luaL_checkudata(L, idx, cls->tname);
+    if (!h->ptr)
+        tplError(L, "tp.nav: the %s was freed", cls->noun);
     return h->ptr;
 }
 
@@ -52,15 +94,35 @@ static void tplChargeHandle(lua_State *L, tplHandle *h, size_t bytes)
     h->charged = bytes;
 }
 
-/* __gc: takes the object out of the handle at 1 (the caller destroys it; NULL if already). */
-static void *tplTakeHandle(lua_State *L, const char *tname)
+/* __gc of every handle class (upvalue 1: its tplHandleClass): frees the object, once. */
+static int tplHandleGc(lua_State *L)
 {
-    tplHandle *h = luaL_checkudata(L, 1, tname);
+    const tplHandleClass *cls = lua_touserdata(L, lua_upvalueindex(1));
+    tplHandle *h = luaL_checkudata(L, 1, cls->tname);
     void *ptr = h->ptr;
     h->ptr = NULL;
     tplUncharge(L, h->charged);
     h->charged = 0;
-    return ptr;
+    if (ptr)
+        cls->destroy(ptr);
+    return 0;
+}
+
+/* Sets field `key` of the table on top of the stack (results of the methods below). */
+static void tplSetNumber(lua_State *L, const char *key, double v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, key);
+}
+static void tplSetInteger(lua_State *L, const char *key, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, key);
+}
+static void tplSetBool(lua_State *L, const char *key, bool v)
+{
+    lua_pushboolean(L, v);
+    lua_setfield(L, -2, key);
 }
 
 typedef struct tplNavFollower {
@@ -69,7 +131,7 @@ typedef struct tplNavFollower {
 
 static tpNavGrid *tplCheckGrid(lua_State *L, int idx)
 {
-    return tplCheckHandle(L, idx, TPL_NAVGRID, "grid");
+    return tplCheckHandle(L, idx, &tplGridClass);
 }
 
 static const char *const tplShapeFields[] = {"kind", "center", "half", "yaw", "radius", "z", "points", "plane", NULL};
@@ -194,11 +256,10 @@ static int tplGridNew(lua_State *L)
     }
     double radius = tplNumber(L, 1, what, "radius", 0.0, false);
     char err[256];
-    tplHandle *ud = tplNewHandle(L, TPL_NAVGRID, 0);
+    tplHandle *ud = tplNewHandle(L, &tplGridClass, 0);
     tplChargeHandle(L, ud, (size_t)d.nx * (size_t)d.ny); /* a byte per cell */
     tpNavGrid *grid = ud->ptr = tpCreateNavGrid(&d, err, sizeof err);
-    if (!grid)
-        tplError(L, "tp.nav.%s", err);
+    tplHandleMade(L, ud, err);
     int ud_idx = lua_gettop(L);
     int t = tplField(L, 1, "shapes");
     if (t == LUA_TTABLE) {
@@ -219,12 +280,6 @@ static int tplGridNew(lua_State *L)
     tpNavGrid_Grow(grid, radius);
     lua_pushvalue(L, ud_idx);
     return 1;
-}
-
-static int tplGridGc(lua_State *L)
-{
-    tpDestroyNavGrid(tplTakeHandle(L, TPL_NAVGRID));
-    return 0;
 }
 
 /* g:add(shape) -> cells met; growth is redone with the grid's radius */
@@ -333,14 +388,10 @@ static int tplGridPlan(lua_State *L)
     lua_createtable(L, 0, 5);
     tplPushPoints(L, p.points, p.npoints);
     lua_setfield(L, -2, "points");
-    lua_pushnumber(L, p.cost);
-    lua_setfield(L, -2, "cost");
-    lua_pushnumber(L, p.length);
-    lua_setfield(L, -2, "length");
-    lua_pushinteger(L, p.ncells);
-    lua_setfield(L, -2, "cells");
-    lua_pushinteger(L, p.expanded);
-    lua_setfield(L, -2, "expanded");
+    tplSetNumber(L, "cost", p.cost);
+    tplSetNumber(L, "length", p.length);
+    tplSetInteger(L, "cells", p.ncells);
+    tplSetInteger(L, "expanded", p.expanded);
     tpNavPath_Free(&p);
     return 1;
 }
@@ -365,10 +416,8 @@ static int tplGridInfo(lua_State *L)
     tplSetPair(L, "origin", o);
     tplSetPair(L, "size", sz);
     tplSetPair(L, "band", band);
-    lua_pushnumber(L, d->cell);
-    lua_setfield(L, -2, "cell");
-    lua_pushnumber(L, d->radius);
-    lua_setfield(L, -2, "radius");
+    tplSetNumber(L, "cell", d->cell);
+    tplSetNumber(L, "radius", d->radius);
     return 1;
 }
 
@@ -479,25 +528,18 @@ static int tplFieldNew(lua_State *L)
         if (!tpNavGrid_CellOf(g, p[0], p[1], &cells[2 * i], &cells[2 * i + 1]))
             tplError(L, "%s: (%g, %g) is outside the grid", label, p[0], p[1]);
     }
-    tplHandle *ud = tplNewHandle(L, TPL_NAVFIELD, 0);
+    tplHandle *ud = tplNewHandle(L, &tplFieldClass, 0);
     const tpNavGridDef *gd = tpNavGrid_Def(g);
     tplChargeHandle(L, ud, (size_t)gd->nx * (size_t)gd->ny * (1 + sizeof(double))); /* kind + potential */
     char err[256];
     ud->ptr = tpCreateNavField(g, cells, n, &d, err, sizeof err);
-    if (!ud->ptr)
-        tplError(L, "tp.nav.%s", err);
+    tplHandleMade(L, ud, err);
     return 1;
 }
 
 static tpNavField *tplCheckField(lua_State *L, int idx)
 {
-    return tplCheckHandle(L, idx, TPL_NAVFIELD, "field");
-}
-
-static int tplFieldGc(lua_State *L)
-{
-    tpDestroyNavField(tplTakeHandle(L, TPL_NAVFIELD));
-    return 0;
+    return tplCheckHandle(L, idx, &tplFieldClass);
 }
 
 /* f:descent(x, y) -> dx, dy (unit) or nil */
@@ -533,11 +575,10 @@ static int tplFieldStats(lua_State *L)
 static int tplCrowdNew(lua_State *L)
 {
     tpNavGrid *g = tplCheckGrid(L, 1);
-    tplHandle *ud = tplNewHandle(L, TPL_NAVCROWD, 2);
+    tplHandle *ud = tplNewHandle(L, &tplCrowdClass, 2);
     char err[256];
     ud->ptr = tpCreateNavCrowd(g, err, sizeof err);
-    if (!ud->ptr)
-        tplError(L, "tp.nav.%s", err);
+    tplHandleMade(L, ud, err);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1);
     lua_newtable(L);
@@ -547,13 +588,7 @@ static int tplCrowdNew(lua_State *L)
 
 static tpNavCrowd *tplCheckCrowd(lua_State *L, int idx)
 {
-    return tplCheckHandle(L, idx, TPL_NAVCROWD, "crowd");
-}
-
-static int tplCrowdGc(lua_State *L)
-{
-    tpDestroyNavCrowd(tplTakeHandle(L, TPL_NAVCROWD));
-    return 0;
+    return tplCheckHandle(L, idx, &tplCrowdClass);
 }
 
 static const char *const tplPedFields[] = {"pos", "dir",   "radius",     "step",   "ma",
@@ -638,10 +673,8 @@ static int tplCrowdPed(lua_State *L)
     lua_createtable(L, 0, 4);
     tplSetPair(L, "pos", p->pos);
     tplSetPair(L, "dir", p->dir);
-    lua_pushinteger(L, p->goal + 1);
-    lua_setfield(L, -2, "goal");
-    lua_pushnumber(L, p->speed_factor);
-    lua_setfield(L, -2, "speed");
+    tplSetInteger(L, "goal", p->goal + 1);
+    tplSetNumber(L, "speed", p->speed_factor);
     return 1;
 }
 
@@ -656,6 +689,19 @@ static void tplNewClass(lua_State *L, const char *name, const luaL_Reg *methods,
     lua_pop(L, 1);
 }
 
+/* The metatable of a handle class: its methods, and tplHandleGc as __gc. */
+static void tplNewHandleClass(lua_State *L, const tplHandleClass *cls, const luaL_Reg *methods)
+{
+    luaL_newmetatable(L, cls->tname);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "__index");
+    lua_pushlightuserdata(L, (void *)cls);
+    lua_pushcclosure(L, tplHandleGc, 1);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+}
+
 /* ---- space-time navigation over moving surfaces (Lopez et al. 2011) ---- */
 
 static const char *const tplSpaceFields[] = {"height",    "radius",        "edge",    "step_up",    "step_down",
@@ -665,7 +711,7 @@ static const char *const tplSpaceFields[] = {"height",    "radius",        "edge
 
 static tpNavSpace *tplCheckSpace(lua_State *L, int idx)
 {
-    return tplCheckHandle(L, idx, TPL_NAVSPACE, "space");
+    return tplCheckHandle(L, idx, &tplSpaceClass);
 }
 
 /* Charges the space's growth since the last charge (its search scratch grows with the surfaces
@@ -700,7 +746,7 @@ static int tplSpaceNew(lua_State *L)
         d.jump = tplBool(L, 2, what, "jump", d.jump);
         d.max_nodes = (int)tplInteger(L, 2, what, "max_nodes", d.max_nodes, 1, 100000000);
     }
-    tplHandle *ud = tplNewHandle(L, TPL_NAVSPACE, 0);
+    tplHandle *ud = tplNewHandle(L, &tplSpaceClass, 0);
     /* the fixed part: bodies, the n x n edge and obstruction maps */
     tplChargeHandle(L, ud, (size_t)n * (size_t)n * 2 * sizeof(int) + (size_t)n * 128);
     char err[256];
@@ -709,12 +755,6 @@ static int tplSpaceNew(lua_State *L)
         tplError(L, "tp.nav.space: %s", err);
     tplSpaceRecharge(L, -1);
     return 1;
-}
-
-static int tplSpaceGc(lua_State *L)
-{
-    tpDestroyNavSpace(tplTakeHandle(L, TPL_NAVSPACE));
-    return 0;
 }
 
 static const char *const tplSpaceBodyFields[] = {"center", "half", "yaw", "vel", "yaw_rate", "surface", NULL};
@@ -756,26 +796,17 @@ static int tplSpaceUpdate(lua_State *L)
 static void tplPushEdge(lua_State *L, const tpNavSpace *sp, const tpNavSpaceEdge *e)
 {
     lua_createtable(L, 0, 14);
-    lua_pushinteger(L, e->from + 1);
-    lua_setfield(L, -2, "from");
-    lua_pushinteger(L, e->to + 1);
-    lua_setfield(L, -2, "to");
+    tplSetInteger(L, "from", e->from + 1);
+    tplSetInteger(L, "to", e->to + 1);
     lua_pushstring(L, e->kind == TP_NAV_REL_JUMP ? "jump" : "step");
     lua_setfield(L, -2, "kind");
-    lua_pushboolean(L, e->valid);
-    lua_setfield(L, -2, "valid");
-    lua_pushboolean(L, e->stable);
-    lua_setfield(L, -2, "stable");
-    lua_pushboolean(L, tpNavSpace_EdgePeriodic(e));
-    lua_setfield(L, -2, "periodic");
-    lua_pushinteger(L, e->periods);
-    lua_setfield(L, -2, "periods");
-    lua_pushnumber(L, e->mean_valid);
-    lua_setfield(L, -2, "mean_valid");
-    lua_pushnumber(L, e->mean_invalid);
-    lua_setfield(L, -2, "mean_invalid");
-    lua_pushnumber(L, e->mean_speed);
-    lua_setfield(L, -2, "mean_speed");
+    tplSetBool(L, "valid", e->valid);
+    tplSetBool(L, "stable", e->stable);
+    tplSetBool(L, "periodic", tpNavSpace_EdgePeriodic(e));
+    tplSetInteger(L, "periods", e->periods);
+    tplSetNumber(L, "mean_valid", e->mean_valid);
+    tplSetNumber(L, "mean_invalid", e->mean_invalid);
+    tplSetNumber(L, "mean_speed", e->mean_speed);
     double c = tpNavSpace_EdgeCost(sp, e);
     if (c >= 0)
         lua_pushnumber(L, c);
@@ -928,8 +959,7 @@ static int tplSpaceAgentStep(lua_State *L)
     lua_createtable(L, 0, 7);
     lua_pushstring(L, tpNavAgentMode_Name(m));
     lua_setfield(L, -2, "mode");
-    lua_pushinteger(L, a->surface + 1);
-    lua_setfield(L, -2, "surface");
+    tplSetInteger(L, "surface", a->surface + 1);
     lua_createtable(L, 3, 0);
     for (int k = 0; k < 3; k++) {
         lua_pushnumber(L, a->pos[k]);
@@ -937,12 +967,9 @@ static int tplSpaceAgentStep(lua_State *L)
     }
     lua_setfield(L, -2, "pos");
     tplSetPair(L, "local", a->local);
-    lua_pushinteger(L, a->replans);
-    lua_setfield(L, -2, "replans");
-    lua_pushinteger(L, a->transfers);
-    lua_setfield(L, -2, "transfers");
-    lua_pushnumber(L, a->wait_time);
-    lua_setfield(L, -2, "wait_time");
+    tplSetInteger(L, "replans", a->replans);
+    tplSetInteger(L, "transfers", a->transfers);
+    tplSetNumber(L, "wait_time", a->wait_time);
     return 1;
 }
 
@@ -950,25 +977,18 @@ static int tplSpaceAgentStep(lua_State *L)
 
 static tpNavMoveTree *tplCheckTree(lua_State *L, int idx)
 {
-    return tplCheckHandle(L, idx, TPL_NAVTREE, "move tree");
+    return tplCheckHandle(L, idx, &tplTreeClass);
 }
 
 /* tp.nav.move_tree() -> the automatically built move tree with the Appendix A car */
 static int tplTreeNew(lua_State *L)
 {
     tpNavCarDef car = tpDefaultNavCarDef();
-    tplHandle *ud = tplNewHandle(L, TPL_NAVTREE, 0);
+    tplHandle *ud = tplNewHandle(L, &tplTreeClass, 0);
     char err[256];
     ud->ptr = tpCreateNavMoveTree(&car, NULL, err, sizeof err);
-    if (!ud->ptr)
-        tplError(L, "tp.nav.%s", err);
+    tplHandleMade(L, ud, err);
     return 1;
-}
-
-static int tplTreeGc(lua_State *L)
-{
-    tpDestroyNavMoveTree(tplTakeHandle(L, TPL_NAVTREE));
-    return 0;
 }
 
 /* tree:clips() -> list of {from, to, steer, skid, frames} (levels 1-based as in Lua) */
@@ -980,16 +1000,11 @@ static int tplTreeClips(lua_State *L)
     for (int k = 0; k < n; k++) {
         const tpNavClip *c = tpNavMoveTree_Clip(tree, k);
         lua_createtable(L, 0, 5);
-        lua_pushinteger(L, c->from + 1);
-        lua_setfield(L, -2, "from");
-        lua_pushinteger(L, c->to + 1);
-        lua_setfield(L, -2, "to");
-        lua_pushnumber(L, c->steer);
-        lua_setfield(L, -2, "steer");
-        lua_pushboolean(L, c->skid);
-        lua_setfield(L, -2, "skid");
-        lua_pushinteger(L, c->nframes);
-        lua_setfield(L, -2, "frames");
+        tplSetInteger(L, "from", c->from + 1);
+        tplSetInteger(L, "to", c->to + 1);
+        tplSetNumber(L, "steer", c->steer);
+        tplSetBool(L, "skid", c->skid);
+        tplSetInteger(L, "frames", c->nframes);
         lua_rawseti(L, -2, k + 1);
     }
     return 1;
@@ -1041,12 +1056,9 @@ static int tplTrack(lua_State *L)
         lua_setfield(L, -2, "pos");
         tplPushVector(L, c->vel, 2);
         lua_setfield(L, -2, "vel");
-        lua_pushnumber(L, c->heading);
-        lua_setfield(L, -2, "heading");
-        lua_pushnumber(L, c->length);
-        lua_setfield(L, -2, "length");
-        lua_pushnumber(L, c->width);
-        lua_setfield(L, -2, "width");
+        tplSetNumber(L, "heading", c->heading);
+        tplSetNumber(L, "length", c->length);
+        tplSetNumber(L, "width", c->width);
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "cars");
@@ -1138,16 +1150,11 @@ static int tplDrive(lua_State *L)
     if (r.stopped)
         tplLimitExceeded(L);
     lua_createtable(L, 0, 5);
-    lua_pushboolean(L, r.finished);
-    lua_setfield(L, -2, "finished");
-    lua_pushboolean(L, r.crashed);
-    lua_setfield(L, -2, "crashed");
-    lua_pushnumber(L, r.time);
-    lua_setfield(L, -2, "time");
-    lua_pushinteger(L, r.clips);
-    lua_setfield(L, -2, "clips");
-    lua_pushinteger(L, r.skids);
-    lua_setfield(L, -2, "skids");
+    tplSetBool(L, "finished", r.finished);
+    tplSetBool(L, "crashed", r.crashed);
+    tplSetNumber(L, "time", r.time);
+    tplSetInteger(L, "clips", r.clips);
+    tplSetInteger(L, "skids", r.skids);
     return 1;
 }
 
@@ -1157,39 +1164,29 @@ void tplOpenNav(lua_State *L)
         {"add", tplGridAdd},           {"grow", tplGridGrow},           {"cell", tplGridCell}, {"plan", tplGridPlan},
         {"line_of_sight", tplGridLos}, {"blocked_count", tplGridCount}, {"info", tplGridInfo}, {NULL, NULL},
     };
-    tplNewClass(L, TPL_NAVGRID, grid_methods, tplGridGc);
+    tplNewHandleClass(L, &tplGridClass, grid_methods);
     static const luaL_Reg follower_methods[] = {{"step", tplFollowerStep}, {NULL, NULL}};
     tplNewClass(L, TPL_NAVFOLLOWER, follower_methods, tplFollowerGc);
     static const luaL_Reg field_methods[] = {
         {"descent", tplFieldDescent}, {"closeness", tplFieldCloseness}, {"stats", tplFieldStats}, {NULL, NULL}};
-    tplNewClass(L, TPL_NAVFIELD, field_methods, tplFieldGc);
+    tplNewHandleClass(L, &tplFieldClass, field_methods);
     static const luaL_Reg crowd_methods[] = {
         {"add", tplCrowdAdd}, {"step", tplCrowdStep}, {"count", tplCrowdCount}, {"ped", tplCrowdPed}, {NULL, NULL}};
-    tplNewClass(L, TPL_NAVCROWD, crowd_methods, tplCrowdGc);
+    tplNewHandleClass(L, &tplCrowdClass, crowd_methods);
     static const luaL_Reg tree_methods[] = {{"clips", tplTreeClips}, {NULL, NULL}};
-    tplNewClass(L, TPL_NAVTREE, tree_methods, tplTreeGc);
+    tplNewHandleClass(L, &tplTreeClass, tree_methods);
     static const luaL_Reg space_methods[] = {
         {"update", tplSpaceUpdate}, {"edges", tplSpaceEdges}, {"edge", tplSpaceEdge},      {"route", tplSpaceRoute},
         {"locate", tplSpaceLocate}, {"stats", tplSpaceStats}, {"agent", tplSpaceAgentNew}, {NULL, NULL}};
-    tplNewClass(L, TPL_NAVSPACE, space_methods, tplSpaceGc);
+    tplNewHandleClass(L, &tplSpaceClass, space_methods);
     static const luaL_Reg agent_methods[] = {{"step", tplSpaceAgentStep}, {NULL, NULL}};
     tplNewClass(L, TPL_NAVSPACEAGENT, agent_methods, tplSpaceAgentGc);
+    static const luaL_Reg nav_fns[] = {
+        {"space", tplSpaceNew}, {"move_tree", tplTreeNew},    {"drive", tplDrive},
+        {"track", tplTrack},    {"field", tplFieldNew},       {"crowd", tplCrowdNew},
+        {"grid", tplGridNew},   {"follower", tplFollowerNew}, {NULL, NULL},
+    };
     lua_createtable(L, 0, 8);
-    lua_pushcfunction(L, tplSpaceNew);
-    lua_setfield(L, -2, "space");
-    lua_pushcfunction(L, tplTreeNew);
-    lua_setfield(L, -2, "move_tree");
-    lua_pushcfunction(L, tplDrive);
-    lua_setfield(L, -2, "drive");
-    lua_pushcfunction(L, tplTrack);
-    lua_setfield(L, -2, "track");
-    lua_pushcfunction(L, tplFieldNew);
-    lua_setfield(L, -2, "field");
-    lua_pushcfunction(L, tplCrowdNew);
-    lua_setfield(L, -2, "crowd");
-    lua_pushcfunction(L, tplGridNew);
-    lua_setfield(L, -2, "grid");
-    lua_pushcfunction(L, tplFollowerNew);
-    lua_setfield(L, -2, "follower");
+    luaL_setfuncs(L, nav_fns, 0);
     lua_setfield(L, -2, "nav");
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "skill_internal.h"
+#include "skill_kind.h"
 #include "tp/base.h"
 
 enum {
@@ -38,8 +39,16 @@ enum { CH_APPROACH = 0, CH_CREEP = 1, CH_FIRE = 2, CH_BRAKE = 3 };
 #define CH_REACH 0.015     /* m: gap between the robot's front and the ball at which the kicker fires */
 #define CH_DEFAULT_LOFT 0.5
 
-bool tpSkill_ValidateChip(const tpSkillDef *sk, const tpWorld *world, char *err, size_t errlen)
+#define CH_TIMEOUT 6.0 /* s */
+
+static bool validate_chip(const tpSkillKindInfo *kind, const tpSkillDef *sk, const tpWorld *world, char *err,
+                          size_t errlen)
 {
+    TP_SKILL_NUMS({"approach", sk->chip.approach, true}, {"trigger_speed", sk->chip.trigger_speed, false});
+    TP_SKILL_DISTS({"point", &sk->chip.point, 2, 3}, {"speed", &sk->chip.speed, 1, 1}, {"loft", &sk->chip.loft, 1, 1});
+    if (!tpSkill_RequirePoint(sk, kind->name, &sk->chip.point, err, errlen)) {
+        return false;
+    }
     if (tpWorld_ControlSlot(world, sk->target) < 0) {
         tpErrorf(err, errlen,
                  "skill '%s' (chip): target '%s' must be a controlled body (class \"active\" with a max_force): "
@@ -52,11 +61,6 @@ bool tpSkill_ValidateChip(const tpSkillDef *sk, const tpWorld *world, char *err,
         return false;
     }
     return true;
-}
-
-static double hyp(double x, double y)
-{
-    return sqrt(x * x + y * y);
 }
 
 /* Horizontal distance (m) a ball launched at speed v (m/s), loft rad above the horizontal, covers
@@ -111,7 +115,7 @@ static void set_phase(double *V, int phase, double t)
 static void aim_dir(const double *V, const tpBodyState *ball, double *dx, double *dy)
 {
     double x = V[CHIP_V_LAND_X] - ball->pos[0], y = V[CHIP_V_LAND_Y] - ball->pos[1];
-    double n = hyp(x, y);
+    double n = tpSkill_Norm2(x, y);
     if (n < 1e-9) {
         *dx = 1.0;
         *dy = 0.0;
@@ -121,12 +125,7 @@ static void aim_dir(const double *V, const tpBodyState *ball, double *dx, double
     }
 }
 
-static double timeout_of(const tpSkillDef *sk)
-{
-    return sk->gains.timeout > 0 ? sk->gains.timeout : 6.0;
-}
-
-int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
+static int run_chip(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
     tpCtlBody cb, bb;
@@ -148,7 +147,7 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
         }
         set_phase(V, CH_APPROACH, t);
     }
-    if (t - V[TP_V_START] >= timeout_of(sk) && (int)V[CHIP_V_PHASE] < CH_FIRE) {
+    if (t - V[TP_V_START] >= tpSkill_Timeout(sk, CH_TIMEOUT) && (int)V[CHIP_V_PHASE] < CH_FIRE) {
         set_phase(V, CH_BRAKE, t);
     }
     double ball_r = tpCtl_Radius(call->world, sk->target);
@@ -161,23 +160,16 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
         aim_dir(V, ball, &dx, &dy);
         double heading = atan2(dy, dx);
         double stand = reach + sk->chip.approach;
-        double goal[2] = {ball->pos[0] - dx * stand, ball->pos[1] - dy * stand};
-        /* on the ball's far side: go around it through a point beside it */
-        double rx = cb.s.pos[0] - ball->pos[0], ry = cb.s.pos[1] - ball->pos[1];
-        double along = rx * dx + ry * dy, lateral = -rx * dy + ry * dx;
         double clear = cb.radius + ball_r + 0.05;
-        if (along > -0.5 * stand && fabs(lateral) < clear) {
-            double side = lateral >= 0 ? 1.0 : -1.0;
-            goal[0] = ball->pos[0] - dy * side * clear * 1.5 - dx * 0.5 * stand;
-            goal[1] = ball->pos[1] + dx * side * clear * 1.5 - dy * 0.5 * stand;
-        }
+        double goal[2]; /* on the ball's far side: go around it through a point beside it */
+        tpKick_ApproachGoal(&cb, ball->pos, dx, dy, stand, stand, clear, goal);
         tpCtl_GoToVelocity(&sk->gains, &cb, goal, sk->gains.max_speed, vcmd);
         tpCtl_TrackVelocity(&sk->gains, &cb, vcmd, V, call->dt, f);
         tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(&sk->gains, &cb, true, heading, V, call->dt));
-        double err = hyp(goal[0] - cb.s.pos[0], goal[1] - cb.s.pos[1]);
+        double err = tpSkill_Norm2(goal[0] - cb.s.pos[0], goal[1] - cb.s.pos[1]);
         /* the launch direction does not depend on the robot's heading (the kicker aims at the
          * point), so "lined up" only needs the ball in front of the kicker, not a precise pose */
-        bool lined_up = err < 0.03 && hyp(cb.s.vel[0], cb.s.vel[1]) < 0.15 &&
+        bool lined_up = err < 0.03 && tpSkill_Norm2(cb.s.vel[0], cb.s.vel[1]) < 0.15 &&
                         fabs(tpCtl_YawError(&cb, heading)) < sk->gains.angle_tolerance && fabs(cb.s.angvel[2]) < 0.5;
         if (lined_up) {
             V[CHIP_V_DIR_X] = dx;
@@ -194,7 +186,7 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
         /* keep on the line through the ball */
         vcmd[0] = dx * creep - dy * sk->gains.kp * lateral;
         vcmd[1] = dy * creep + dx * sk->gains.kp * lateral;
-        bool lost = along < 0.0 || fabs(lateral) > 0.5 * reach || hyp(ball->vel[0], ball->vel[1]) > 0.3;
+        bool lost = along < 0.0 || fabs(lateral) > 0.5 * reach || tpSkill_Norm2(ball->vel[0], ball->vel[1]) > 0.3;
         if (lost) {
             set_phase(V, CH_BRAKE, t);
             tpCtl_Brake(&sk->gains, call, &cb);
@@ -216,7 +208,7 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
         double g = -tpWorld_Def(call->world)->gravity[2];
         double v = V[CHIP_V_SPEED];
         if (!(v > 0)) {
-            double d = hyp(V[CHIP_V_LAND_X] - ball->pos[0], V[CHIP_V_LAND_Y] - ball->pos[1]);
+            double d = tpSkill_Norm2(V[CHIP_V_LAND_X] - ball->pos[0], V[CHIP_V_LAND_Y] - ball->pos[1]);
             v = launch_speed(d, loft, g, call->dt);
         }
         double vl[3] = {v * cos(loft) * dx, v * cos(loft) * dy, v * sin(loft)};
@@ -230,10 +222,41 @@ int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call)
         return 1;
     }
     tpCtl_Brake(&sk->gains, call, &cb);
-    bool stopped = hyp(cb.s.vel[0], cb.s.vel[1]) < 0.05 && fabs(cb.s.angvel[2]) < 0.3;
+    bool stopped = tpSkill_Norm2(cb.s.vel[0], cb.s.vel[1]) < 0.05 && fabs(cb.s.angvel[2]) < 0.3;
     double bs = sqrt(ball->vel[0] * ball->vel[0] + ball->vel[1] * ball->vel[1] + ball->vel[2] * ball->vel[2]);
-    if (sk->chip.follow && t - V[TP_V_START] < timeout_of(sk) + 20.0 && bs >= sk->chip.trigger_speed) {
+    if (sk->chip.follow && t - V[TP_V_START] < tpSkill_Timeout(sk, CH_TIMEOUT) + 20.0 && bs >= sk->chip.trigger_speed) {
         return 1;
     }
     return (stopped || t - V[CHIP_V_PHASE_START] > 1.5) ? 0 : 1;
 }
+
+static void chip_defaults(tpSkillDef *def)
+{
+    def->chip.approach = 0.2;
+    def->chip.trigger_speed = 0.05;
+}
+
+static const char *const k_chip_keys[] = {"name",     "body",   TP_SKILL_FRAMED_KEYS, "speed",   "loft",
+                                          "approach", "follow", "trigger_speed",      "timeout", TP_SKILL_GAIN_KEYS,
+                                          NULL};
+static const tpSkillField k_chip_fields[] = {
+    TP_SKILL_DIST(chip, point, 2, 3),
+    TP_SKILL_DIST(chip, speed, 1, 1),
+    TP_SKILL_DIST(chip, loft, 1, 1),
+    TP_SKILL_FIELD("follow", TP_FIELD_BOOL, chip, follow),
+    TP_SKILL_FIELD("approach", TP_FIELD_NONNEG, chip, approach),
+    TP_SKILL_FIELD("trigger_speed", TP_FIELD_NONNEG, chip, trigger_speed),
+    TP_SKILL_FIELDS_END,
+};
+const tpSkillKindInfo tpSkillKindChip = {
+    .name = "chip",
+    .defaults = chip_defaults,
+    .validate = validate_chip,
+    .run = run_chip,
+    .vars = TP_SKILL_VARS,
+    .timeout = CH_TIMEOUT,
+    .needs_body = true,
+    .needs_target = true,
+    .accepted = k_chip_keys,
+    .fields = k_chip_fields,
+};

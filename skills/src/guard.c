@@ -10,13 +10,14 @@
 #include <math.h>
 
 #include "skill_internal.h"
+#include "skill_kind.h"
 
 enum {
     GUARD_V_POINT_X = 1, /* m, world: the protected point */
     GUARD_V_POINT_Y = 2, /* m */
 };
 
-int tpSkill_RunGuard(const tpSkillDef *sk, tpSkillCall *call)
+static int run_guard(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
     tpCtlBody cb;
@@ -56,3 +57,38 @@ int tpSkill_RunGuard(const tpSkillDef *sk, tpSkillCall *call)
     tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(&sk->gains, &cb, n > 1e-9, heading, V, call->dt));
     return 1;
 }
+
+static void guard_defaults(tpSkillDef *def)
+{
+    def->guard.approach = 0.2;
+}
+
+static bool validate_guard(const tpSkillKindInfo *kind, const tpSkillDef *sk, const tpWorld *world, char *err,
+                           size_t errlen)
+{
+    (void)world;
+    TP_SKILL_NUMS({"approach", sk->guard.approach, true});
+    TP_SKILL_DISTS({"point", &sk->guard.point, 2, 3});
+    return tpSkill_RequirePoint(sk, kind->name, &sk->guard.point, err, errlen);
+}
+
+static const char *const k_guard_keys[] = {"name", "body", TP_SKILL_FRAMED_KEYS, "approach", "mark", TP_SKILL_GAIN_KEYS,
+                                           NULL};
+static const tpSkillField k_guard_fields[] = {
+    TP_SKILL_DIST(guard, point, 2, 3),
+    TP_SKILL_FIELD("mark", TP_FIELD_BOOL, guard, mark),
+    TP_SKILL_FIELD("approach", TP_FIELD_NONNEG, guard, approach),
+    TP_SKILL_FIELDS_END,
+};
+const tpSkillKindInfo tpSkillKindGuard = {
+    .name = "guard",
+    .defaults = guard_defaults,
+    .validate = validate_guard,
+    .run = run_guard,
+    .vars = TP_SKILL_VARS,
+    .timeout = 6.0,
+    .needs_body = true,
+    .needs_target = true,
+    .accepted = k_guard_keys,
+    .fields = k_guard_fields,
+};

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "nav_overlay.h"
+#include "nav_skill.h"
 #include "skill_internal.h"
 #include "tp/base.h"
 #include "tp/nav.h"
@@ -82,6 +83,7 @@ typedef struct LegGrid {
     unsigned long used;       /* the cache's tick at the last use (the least recently used goes first) */
 } LegGrid;
 
+typedef struct tpLegCache tpLegCache;
 struct tpLegCache {
     LegGrid grids[LEG_GRIDS];
     unsigned long tick; /* uses so far (LegGrid.used) */
@@ -95,8 +97,9 @@ struct tpLegCache {
     tpNavPath path;   /* owned scratch: the search's path buffers, reused */
 };
 
-void tpDestroyLegCache(tpLegCache *lc)
+static void destroyLegCache(void *p)
 {
+    tpLegCache *lc = p;
     if (!lc) {
         return;
     }
@@ -273,27 +276,14 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
                    double z_max, const double start[2], const double goal[2], double leg[3][2], bool *final)
 {
     const tpWorld *world = call->world;
-    tpLegCache **slot = tpSkill_LegCache(call->cache);
-    if (!*slot && !(*slot = calloc(1, sizeof **slot))) {
+    void **slot = tpSkillCache_Slot(call->cache, TP_SKILL_FOLLOW_PATH, destroyLegCache);
+    if (!*slot && !(*slot = calloc(1, sizeof(tpLegCache)))) {
         return 0;
     }
     tpLegCache *lc = *slot;
     double bounds[4];
     tpSkill_NavBounds(call->cache, world, sk->body, z_min, z_max, start, goal, 2 * radius + 4 * sk->nav.cell, bounds);
-    tpNavGridDef gd = tpDefaultNavGridDef();
-    gd.cell = sk->nav.cell;
-    double w = bounds[2] - bounds[0], h = bounds[3] - bounds[1];
-    if (fmax(w, h) / gd.cell > PATH_MAX_SIDE) { /* coarser cells for huge scenes */
-        gd.cell = fmax(w, h) / PATH_MAX_SIDE;
-    }
-    gd.x0 = bounds[0];
-    gd.y0 = bounds[1];
-    gd.nx = (int)ceil(w / gd.cell);
-    gd.ny = (int)ceil(h / gd.cell);
-    gd.nx = gd.nx < 1 ? 1 : gd.nx;
-    gd.ny = gd.ny < 1 ? 1 : gd.ny;
-    gd.z_min = z_min;
-    gd.z_max = z_max;
+    tpNavGridDef gd = tpSkill_GridOver(bounds, sk->nav.cell, PATH_MAX_SIDE, z_min, z_max);
     gd.radius = radius > 0 && isfinite(radius) ? radius : 0.0; /* as tpNavGrid_Grow keeps it */
     if (!legKey(lc, sk, call, others)) {
         return 0;
@@ -380,19 +370,15 @@ static int planLeg(const tpSkillDef *sk, const tpSkillCall *call, bool others, d
     return n;
 }
 
-int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
+static int run_follow_path(const tpSkillDef *sk, tpSkillCall *call)
 {
-    if (!call->cache) {
-        return -1; /* the caches live in the domain: a host that runs skills must give one */
-    }
     double *V = call->V;
     tpCtlBody cb;
-    tpCtl_Load(call, sk->body, &cb);
-    const tpBodyDef *bd = tpWorld_Body(call->world, sk->body);
-    double half_h = bd->shape == TP_SHAPE_BOX       ? bd->size[2] / 2
-                    : bd->shape == TP_SHAPE_SPHERE  ? bd->size[0]
-                    : bd->shape == TP_SHAPE_CAPSULE ? bd->size[1] / 2 + bd->size[0]
-                                                    : bd->size[1] / 2;
+    const tpBodyDef *bd = tpSkill_NavBegin(sk, call, &cb);
+    if (!bd) {
+        return -1;
+    }
+    double half_h = tpSkill_HalfHeight(bd);
     double radius = sk->nav.radius > 0 ? sk->nav.radius : cb.radius + 0.5 * sk->nav.lookahead;
     double elapsed = call->t - V[TP_V_START];
     bool period_over = elapsed + call->dt >= sk->nav.replan - 1e-9;
@@ -453,7 +439,7 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
     f.s = V[PATH_V_SEG_FRAC];
     f.done = V[PATH_V_DONE] != 0;
     double c = cos(cb.yaw), s = sin(cb.yaw);
-    double vfwd = cb.s.vel[0] * c + cb.s.vel[1] * s, vlat = -cb.s.vel[0] * s + cb.s.vel[1] * c;
+    double vfwd = cb.s.vel[0] * c + cb.s.vel[1] * s;
     tpNavAgent ag = {cb.s.pos[0], cb.s.pos[1], cb.yaw, vfwd > 0 ? vfwd : 0.0, cb.s.angvel[2]};
     double acc, alpha;
     tpNavFollower_Control(&f, &ag, &acc, &alpha);
@@ -464,14 +450,22 @@ int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call)
         return 0; /* end of an intermediate leg: replan at once, keeping the speed */
     }
     /* the controller's accelerations as a planar force and a torque, as in nav_to */
-    if (f.done) {
-        V[TP_V_INTEGRAL_X] = 0.0;
-    } else {
-        V[TP_V_INTEGRAL_X] = fmin(fmax(V[TP_V_INTEGRAL_X] + acc / fd.kv * call->dt, -0.5), 0.5);
-    }
-    double afwd = acc + 4.0 * V[TP_V_INTEGRAL_X] + (vfwd < 0 ? -sk->gains.kv * vfwd : 0.0), alat = -sk->gains.kv * vlat;
-    double force[3] = {cb.mass * (afwd * c - alat * s), cb.mass * (afwd * s + alat * c), 0.0};
-    tpCtl_Apply(call, &cb, force, cb.izz * alpha);
-    bool timed_out = elapsed >= tpSkill_DefaultTimeout(sk);
+    tpSkill_FollowerApply(sk, call, &cb, f.done, acc, alpha, fd.kv);
+    bool timed_out = elapsed >= tpSkill_Timeout(sk, 30.0);
     return (period_over || timed_out) ? 0 : 1;
 }
+
+static const char *const k_follow_path_keys[] = {
+    "name",       "body",    TP_SKILL_FRAMED_KEYS, "speed", "nav_cell", "nav_radius", "nav_lookahead",
+    "nav_replan", "timeout", TP_SKILL_GAIN_KEYS,   NULL};
+const tpSkillKindInfo tpSkillKindFollowPath = {
+    .name = "follow_path",
+    .defaults = tpSkill_NavDefaults,
+    .validate = tpSkill_ValidateNav,
+    .run = run_follow_path,
+    .vars = TP_SKILL_VARS,
+    .timeout = 30.0,
+    .needs_body = true,
+    .accepted = k_follow_path_keys,
+    .fields = tpSkill_NavFields,
+};

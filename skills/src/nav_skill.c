@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "nav_overlay.h"
+#include "nav_skill.h"
 #include "skill_internal.h"
 #include "tp/base.h"
 #include "tp/nav.h"
@@ -34,6 +35,7 @@ enum {
     NAVTO_V_DONE = 9,     /* 1 once the follower reached the end of the path */
 };
 
+#define NAV_TIMEOUT 30.0 /* s: the longest segment of nav_to and follow_field (follow_path: the same) */
 #define NAV_GRID_CACHE 4
 #define NAV_PATH_CACHE 64
 #define NAV_MAX_SIDE 1000
@@ -82,30 +84,6 @@ typedef struct TrackCache {
     int path_cap;                          /* samples paths holds */
 } TrackCache;
 
-#define NAV_STATIC_MEMO 8
-
-/* What the static bodies contribute to a grid, per (world, self, height band): the hash of
- * their geometry (part of a grid's key) and the bounds of their footprints in the band. Static
- * bodies never move or change after tpCreateWorld, so this is computed once instead of on every
- * call (it was over a third of a crowd run: 120 pedestrians a step, each hashing and
- * rasterising the bounds of every wall). */
-typedef struct StaticMemo {
-    const tpWorld *world; /* not owned (the domain's world, which outlives the cache); NULL = empty */
-    int self;             /* the static body left out, -1 = none (self is a moving body) */
-    double z_min, z_max;  /* m: the band of the bounds */
-    uint64_t key;         /* hash of every static body's geometry but self's */
-    double lo[2], hi[2];  /* m: bounds of the footprints (+inf / -inf when there are none) */
-} StaticMemo;
-
-#define NAV_STATIC_GRIDS 8
-
-/* follow_path's raster of the static bodies for one grid definition (radius included), grown. */
-typedef struct StaticGrid {
-    tpNavGrid *grid;      /* owned; NULL = empty slot */
-    const tpWorld *world; /* not owned: the world it was rasterised from */
-    int self;             /* the body left out */
-} StaticGrid;
-
 /* The moving (non-static) bodies of the cache's world in index order, with what follow_field's
  * neighbour scan reads of each: the list and radii built once, since a body's class, shape and
  * state slot never change after tpCreateWorld, and the positions once per control step (the scan
@@ -151,171 +129,14 @@ typedef struct NavToMemo {
     int cells[4]; /* pe's si, sj, gi, gj then */
 } NavToMemo;
 
-struct tpSkillCache {
-    double search_s; /* s, wall clock: running total of the searches (tpSkill_SearchDone) */
-    StaticMemo statics[NAV_STATIC_MEMO];
-    int next_static; /* round-robin replacement */
+/* The family's own caches (nav_to, follow_field, drive_track), in the skill cache's nav_to slot. */
+typedef struct NavCache {
     NavGridEntry grids[NAV_GRID_CACHE];
     int next_grid; /* round-robin replacement */
     TrackCache track;
-    /* follow_path's grown rasters of the static bodies for the last grid definitions it asked
-       for (a leg with the clearance squeezed asks for another radius and grid) */
-    StaticGrid statics_grown[NAV_STATIC_GRIDS];
-    int next_static_grown; /* round-robin replacement */
-    tpLegCache *leg;       /* owned: follow_path's own caches (nav_path_skill.c); NULL = none yet */
-    tpRideCache *ride;     /* owned: the ride skill's observation checkpoints (ride.c) */
-    MoverMemo movers;      /* follow_field's moving bodies (MoverMemo) */
-    NavToMemo navto;       /* nav_to's last grid and path lookup */
-};
-
-int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
-{
-    memset(out, 0, 3 * sizeof out[0]);
-    if (b->marker) {
-        return 0; /* drawn, never collides: not an obstacle */
-    }
-    const double *q = b->quat;
-    /* body z axis in world: third column of the rotation */
-    double zx = 2 * (q[1] * q[3] + q[0] * q[2]), zy = 2 * (q[2] * q[3] - q[0] * q[1]);
-    bool vertical = fabs(zx) < 1e-9 && fabs(zy) < 1e-9;
-    switch (b->shape) {
-    case TP_SHAPE_BOX:
-        out[0] = tpNav_ShapeBox(b->pos[0], b->pos[1], b->pos[2], b->size[0] / 2, b->size[1] / 2, b->size[2] / 2, 0);
-        tpNav_ShapeSetQuat(&out[0], q);
-        return 1;
-    case TP_SHAPE_MESH: { /* conservative: the oriented bounding box of its vertices */
-        double lo[3], hi[3], c[3], R[9], w[3];
-        tpMesh_Bounds(&b->mesh, lo, hi);
-        for (int k = 0; k < 3; ++k) {
-            c[k] = 0.5 * (lo[k] + hi[k]);
-        }
-        tpQuat_ToMatrix(q, R);
-        for (int k = 0; k < 3; ++k) {
-            w[k] = b->pos[k] + R[3 * k] * c[0] + R[3 * k + 1] * c[1] + R[3 * k + 2] * c[2];
-        }
-        out[0] =
-            tpNav_ShapeBox(w[0], w[1], w[2], 0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1]), 0.5 * (hi[2] - lo[2]), 0);
-        tpNav_ShapeSetQuat(&out[0], q);
-        return 1;
-    }
-    case TP_SHAPE_SPHERE:
-        out[0].kind = TP_NAV_SPHERE;
-        memcpy(out[0].center, b->pos, sizeof b->pos);
-        out[0].radius = b->size[0];
-        return 1;
-    case TP_SHAPE_CYLINDER:
-    case TP_SHAPE_CAPSULE: {
-        double r = b->size[0], hl = b->size[1] / 2;
-        bool capsule = b->shape == TP_SHAPE_CAPSULE;
-        if (!vertical) { /* conservative: the oriented box around it */
-            out[0] = tpNav_ShapeBox(b->pos[0], b->pos[1], b->pos[2], r, r, hl + (capsule ? r : 0), 0);
-            tpNav_ShapeSetQuat(&out[0], q);
-            return 1;
-        }
-        out[0].kind = TP_NAV_DISC;
-        out[0].center[0] = b->pos[0];
-        out[0].center[1] = b->pos[1];
-        out[0].radius = r;
-        out[0].z_lo = b->pos[2] - hl;
-        out[0].z_hi = b->pos[2] + hl;
-        if (!capsule) {
-            return 1;
-        }
-        for (int k = 0; k < 2; ++k) {
-            out[1 + k].kind = TP_NAV_SPHERE;
-            out[1 + k].center[0] = b->pos[0];
-            out[1 + k].center[1] = b->pos[1];
-            out[1 + k].center[2] = b->pos[2] + (k ? hl : -hl);
-            out[1 + k].radius = r;
-        }
-        return 3;
-    }
-    case TP_SHAPE_PLANE:
-        out[0].kind = TP_NAV_HALFSPACE;
-        memcpy(out[0].plane, b->plane, sizeof b->plane);
-        return 1;
-    }
-    return 0;
-}
-
-/* The static part of a grid of `world` for body `self` in [z_min, z_max], from the memo or
- * computed into it. */
-static const StaticMemo *staticsFor(tpSkillCache *c, const tpWorld *world, int self, double z_min, double z_max)
-{
-    /* Only a static self changes the result: every moving body shares one entry (a crowd's
-     * pedestrians would otherwise each need their own). */
-    if (self < 0 || self >= tpWorld_BodyCount(world) || tpWorld_Body(world, self)->cls != TP_BODY_STATIC) {
-        self = -1;
-    }
-    for (int k = 0; k < NAV_STATIC_MEMO; ++k) {
-        const StaticMemo *m = &c->statics[k];
-        if (m->world == world && m->self == self && m->z_min == z_min && m->z_max == z_max) {
-            return m;
-        }
-    }
-    StaticMemo *m = &c->statics[c->next_static];
-    c->next_static = (c->next_static + 1) % NAV_STATIC_MEMO;
-    m->world = world;
-    m->self = self;
-    m->z_min = z_min;
-    m->z_max = z_max;
-    m->key = 0;
-    m->lo[0] = m->lo[1] = INFINITY;
-    m->hi[0] = m->hi[1] = -INFINITY;
-    const int nb = tpWorld_BodyCount(world);
-    for (int i = 0; i < nb; ++i) {
-        const tpBodyDef *d = tpWorld_Body(world, i);
-        if (d->cls != TP_BODY_STATIC || i == self) {
-            continue;
-        }
-        double geo[15] = {d->shape,   d->size[0],  d->size[1],  d->size[2],  d->pos[0],
-                          d->pos[1],  d->pos[2],   d->quat[0],  d->quat[1],  d->quat[2],
-                          d->quat[3], d->plane[0], d->plane[1], d->plane[2], d->plane[3]};
-        uint64_t h[2] = {m->key, tpHash_Fnv1a64(geo, sizeof geo)};
-        m->key = tpHash_Fnv1a64(h, sizeof h);
-        if (d->shape == TP_SHAPE_PLANE) {
-            continue;
-        }
-        tpNavShape sh[3];
-        int n = tpSkill_NavShapes(d, sh);
-        for (int k = 0; k < n; ++k) {
-            double fp[32][2];
-            int np = 0;
-            if (sh[k].kind == TP_NAV_BOX) {
-                np = tpNav_Footprint(&sh[k], z_min, z_max, fp);
-            } else {
-                double r = sh[k].radius;
-                fp[0][0] = sh[k].center[0] - r;
-                fp[0][1] = sh[k].center[1] - r;
-                fp[1][0] = sh[k].center[0] + r;
-                fp[1][1] = sh[k].center[1] + r;
-                np = 2;
-            }
-            for (int j = 0; j < np; ++j) {
-                m->lo[0] = fmin(m->lo[0], fp[j][0]);
-                m->lo[1] = fmin(m->lo[1], fp[j][1]);
-                m->hi[0] = fmax(m->hi[0], fp[j][0]);
-                m->hi[1] = fmax(m->hi[1], fp[j][1]);
-            }
-        }
-    }
-    return m;
-}
-
-static void boundsOf(const StaticMemo *m, const double a[2], const double b[2], double margin, double bounds[4])
-{
-    /* fmin / fmax are exact, so the order in which the points enter does not matter */
-    bounds[0] = fmin(fmin(a[0], b[0]), m->lo[0]) - margin;
-    bounds[1] = fmin(fmin(a[1], b[1]), m->lo[1]) - margin;
-    bounds[2] = fmax(fmax(a[0], b[0]), m->hi[0]) + margin;
-    bounds[3] = fmax(fmax(a[1], b[1]), m->hi[1]) + margin;
-}
-
-void tpSkill_NavBounds(tpSkillCache *cache, const tpWorld *world, int self, double z_min, double z_max,
-                       const double a[2], const double b[2], double margin, double bounds[4])
-{
-    boundsOf(staticsFor(cache, world, self, z_min, z_max), a, b, margin, bounds);
-}
+    MoverMemo movers; /* follow_field's moving bodies (MoverMemo) */
+    NavToMemo navto;  /* nav_to's last grid and path lookup */
+} NavCache;
 
 /* Grid over the static bodies' footprints (planes excluded) and the two points, with a margin. */
 static void releaseGrid(NavGridEntry *e)
@@ -341,113 +162,52 @@ static void releaseTrack(TrackCache *tc)
     memset(tc, 0, sizeof *tc);
 }
 
-tpSkillCache *tpCreateSkillCache(void)
+static void destroyNavCache(void *p)
 {
-    return calloc(1, sizeof(tpSkillCache));
-}
-
-double tpSkillCache_SearchSeconds(const tpSkillCache *cache)
-{
-    return cache ? cache->search_s : 0.0;
-}
-
-void tpSkill_SearchDone(tpSkillCache *cache, double t0)
-{
-    if (cache) {
-        cache->search_s += tpClock_Now() - t0;
-    }
-}
-
-/* Rasterises every static body of the world but `self` into the grid (not grown). */
-static void addStatics(tpNavGrid *grid, const tpWorld *world, int self)
-{
-    const int nb = tpWorld_BodyCount(world);
-    for (int i = 0; i < nb; ++i) {
-        const tpBodyDef *d = tpWorld_Body(world, i);
-        if (d->cls != TP_BODY_STATIC || i == self) {
-            continue;
-        }
-        tpNavShape sh[3];
-        int n = tpSkill_NavShapes(d, sh);
-        for (int k = 0; k < n; ++k) {
-            tpNavGrid_AddShape(grid, &sh[k], NULL, 0);
-        }
-    }
-}
-
-static bool sameGridDef(const tpNavGridDef *a, const tpNavGridDef *b)
-{
-    return a->x0 == b->x0 && a->y0 == b->y0 && a->cell == b->cell && a->nx == b->nx && a->ny == b->ny &&
-           a->z_min == b->z_min && a->z_max == b->z_max && a->radius == b->radius;
-}
-
-const tpNavGrid *tpSkill_StaticGrid(tpSkillCache *cache, const tpWorld *world, int self, const tpNavGridDef *def)
-{
-    /* only a static self changes the raster: every moving body shares one entry */
-    if (self < 0 || self >= tpWorld_BodyCount(world) || tpWorld_Body(world, self)->cls != TP_BODY_STATIC) {
-        self = -1;
-    }
-    for (int k = 0; k < NAV_STATIC_GRIDS; ++k) {
-        const StaticGrid *e = &cache->statics_grown[k];
-        if (e->grid && e->world == world && e->self == self && sameGridDef(tpNavGrid_Def(e->grid), def)) {
-            return e->grid;
-        }
-    }
-    StaticGrid *e = &cache->statics_grown[cache->next_static_grown];
-    cache->next_static_grown = (cache->next_static_grown + 1) % NAV_STATIC_GRIDS;
-    tpNavGridDef raw = *def;
-    raw.radius = 0.0;
-    if (!(e->grid && tpNavGrid_Reset(e->grid, &raw, NULL, 0))) {
-        tpDestroyNavGrid(e->grid);
-        e->grid = tpCreateNavGrid(&raw, NULL, 0);
-        if (!e->grid) {
-            return NULL;
-        }
-    }
-    e->world = world;
-    e->self = self;
-    addStatics(e->grid, world, self);
-    tpNavGrid_Grow(e->grid, def->radius); /* a radius that Grow normalises never matches again */
-    return e->grid;
-}
-
-tpLegCache **tpSkill_LegCache(tpSkillCache *cache)
-{
-    return &cache->leg;
-}
-
-void tpDestroySkillCache(tpSkillCache *c)
-{
-    if (!c) {
-        return;
-    }
+    NavCache *c = p;
     for (int i = 0; i < NAV_GRID_CACHE; ++i) {
         releaseGrid(&c->grids[i]);
     }
     releaseTrack(&c->track);
-    for (int k = 0; k < NAV_STATIC_GRIDS; ++k) {
-        tpDestroyNavGrid(c->statics_grown[k].grid);
-    }
-    tpDestroyLegCache(c->leg);
-    tpDestroyRideCache(c->ride);
     freeMovers(&c->movers);
     free(c);
 }
 
-tpRideCache **tpSkillCache_Ride(tpSkillCache *c)
+/* The family's caches in the call's skill cache, made on first use; NULL when out of memory. */
+static NavCache *navCache(tpSkillCache *cache);
+
+/* The family's prologue: the body (cb, *bd) and the family's caches, NULL without a skill cache or
+ * out of memory (f then returns -1). With a `status` slot (>= 0), a fresh planning call samples the
+ * goal (tpSkill_NavGoal) and sets V[status] = 1 (recording: V already holds them). */
+static NavCache *navBegin(const tpSkillDef *sk, tpSkillCall *call, int status, tpCtlBody *cb, const tpBodyDef **bd)
 {
-    return &c->ride;
+    *bd = tpSkill_NavBegin(sk, call, cb);
+    NavCache *nc = *bd ? navCache(call->cache) : NULL;
+    if (nc && status >= 0 && call->fresh && !call->overlay) {
+        tpSkill_NavGoal(sk, call, cb, call->V);
+        call->V[status] = 1;
+    }
+    return nc;
 }
 
-static NavGridEntry *gridFor(tpSkillCache *c, const tpWorld *world, int self, const double params[4], const double a[2],
-                             const double b[2])
+/* The family's caches in the call's skill cache, made on first use; NULL when out of memory. */
+static NavCache *navCache(tpSkillCache *cache)
 {
-    const StaticMemo *sm = staticsFor(c, world, self, params[2], params[3]);
+    void **slot = tpSkillCache_Slot(cache, TP_SKILL_NAV_TO, destroyNavCache);
+    if (!*slot) {
+        *slot = calloc(1, sizeof(NavCache));
+    }
+    return *slot;
+}
+
+static NavGridEntry *gridFor(tpSkillCache *cache, NavCache *c, const tpWorld *world, int self, const double params[4],
+                             const double a[2], const double b[2])
+{
     /* Bounds: the footprints of every non-plane static body, plus start and goal. */
     const double cell = params[0], radius = params[1];
     double bounds[4];
-    boundsOf(sm, a, b, 2 * radius + 4 * cell, bounds);
-    uint64_t h1[3] = {tpHash_Fnv1a64(params, 4 * sizeof(double)), sm->key, tpHash_Fnv1a64(bounds, sizeof bounds)};
+    uint64_t statics = tpSkill_NavBounds(cache, world, self, params[2], params[3], a, b, 2 * radius + 4 * cell, bounds);
+    uint64_t h1[3] = {tpHash_Fnv1a64(params, 4 * sizeof(double)), statics, tpHash_Fnv1a64(bounds, sizeof bounds)};
     uint64_t key = tpHash_Fnv1a64(h1, sizeof h1);
     for (int i = 0; i < NAV_GRID_CACHE; ++i) {
         if (c->grids[i].grid && c->grids[i].key == key && memcmp(c->grids[i].params, params, 4 * sizeof(double)) == 0) {
@@ -457,27 +217,14 @@ static NavGridEntry *gridFor(tpSkillCache *c, const tpWorld *world, int self, co
     NavGridEntry *e = &c->grids[c->next_grid];
     c->next_grid = (c->next_grid + 1) % NAV_GRID_CACHE;
     releaseGrid(e);
-    tpNavGridDef gd = tpDefaultNavGridDef();
-    gd.cell = cell;
-    double w = bounds[2] - bounds[0], hgt = bounds[3] - bounds[1];
-    if (fmax(w, hgt) / cell > NAV_MAX_SIDE) { /* coarser cells for huge scenes */
-        gd.cell = fmax(w, hgt) / NAV_MAX_SIDE;
-    }
-    gd.x0 = bounds[0];
-    gd.y0 = bounds[1];
-    gd.nx = (int)ceil(w / gd.cell);
-    gd.ny = (int)ceil(hgt / gd.cell);
-    gd.nx = gd.nx < 1 ? 1 : gd.nx;
-    gd.ny = gd.ny < 1 ? 1 : gd.ny;
-    gd.z_min = params[2];
-    gd.z_max = params[3];
+    tpNavGridDef gd = tpSkill_GridOver(bounds, cell, NAV_MAX_SIDE, params[2], params[3]);
     e->grid = tpCreateNavGrid(&gd, NULL, 0);
     if (!e->grid) {
         return NULL;
     }
     e->key = key;
     memcpy(e->params, params, 4 * sizeof(double));
-    addStatics(e->grid, world, self);
+    tpSkill_AddStatics(e->grid, world, self);
     tpNavGrid_Grow(e->grid, radius);
     return e;
 }
@@ -518,40 +265,22 @@ static NavPathEntry *pathFor(NavGridEntry *e, const double a[2], const double b[
     return p->points ? p : NULL;
 }
 
-/* The goal of a navigation segment: V[NAV_V_GOAL_X..Y] a sampled point (in the skill's frame), V[NAV_V_CRUISE] the
- * cruise speed (a sampled `speed` in (0, max_speed), else max_speed). Draws the point, then the speed. */
-void tpSkill_NavGoal(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, double *V)
+static int run_nav_to(const tpSkillDef *sk, tpSkillCall *call)
 {
-    TP_ASSERT(sk->kind == TP_SKILL_NAV_TO || sk->kind == TP_SKILL_FOLLOW_FIELD || sk->kind == TP_SKILL_FOLLOW_PATH);
-    double p[3];
-    tpSkill_SamplePoint(sk, &sk->nav.point, call, cb, p);
-    V[NAV_V_GOAL_X] = p[0];
-    V[NAV_V_GOAL_Y] = p[1];
-    double cruise = tpSkill_Sample1(&sk->nav.speed, call, sk->gains.max_speed);
-    V[NAV_V_CRUISE] = cruise > 0 && cruise < sk->gains.max_speed ? cruise : sk->gains.max_speed;
-}
-
-int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
-{
-    if (!call->cache) {
-        return -1; /* the caches live in the domain: a host that runs skills must give one */
-    }
     double *V = call->V;
     tpCtlBody cb;
-    tpCtl_Load(call, sk->body, &cb);
-    if (call->fresh && !call->overlay) { /* recording: V already holds the sampled values */
-        tpSkill_NavGoal(sk, call, &cb, V);
-        V[NAVTO_V_STATUS] = 1;
+    const tpBodyDef *bd;
+    NavCache *nc = navBegin(sk, call, NAVTO_V_STATUS, &cb, &bd);
+    if (!nc) {
+        return -1;
+    }
+    if (call->fresh && !call->overlay) {
         V[NAVTO_V_START_X] = cb.s.pos[0];
         V[NAVTO_V_START_Y] = cb.s.pos[1];
     }
     /* Height band: the body's vertical extent above a 2 cm step (so the ground it stands on and
      * low kerbs do not block); radius: the body's horizontal radius unless given. */
-    const tpBodyDef *bd = tpWorld_Body(call->world, sk->body);
-    double half_h = bd->shape == TP_SHAPE_BOX       ? bd->size[2] / 2
-                    : bd->shape == TP_SHAPE_SPHERE  ? bd->size[0]
-                    : bd->shape == TP_SHAPE_CAPSULE ? bd->size[1] / 2 + bd->size[0]
-                                                    : bd->size[1] / 2;
+    double half_h = tpSkill_HalfHeight(bd);
     /* default clearance: the body's radius plus half the look-ahead, which bounds how far the
      * controller cuts inside a corner of the path */
     double radius = sk->nav.radius > 0 ? sk->nav.radius : cb.radius + 0.5 * sk->nav.lookahead;
@@ -564,7 +293,7 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     NavGridEntry *ge = NULL;
     NavPathEntry *pe = NULL;
     if ((int)V[NAVTO_V_STATUS] == 1) {
-        NavToMemo *m = &call->cache->navto;
+        NavToMemo *m = &nc->navto;
         const double in[8] = {params[0], params[1], params[2], params[3], start[0], start[1], goal[0], goal[1]};
         if (m->world == call->world && m->self == sk->body && memcmp(m->in, in, sizeof in) == 0 && m->ge->grid &&
             m->ge->key == m->grid_key && m->pe->points && m->pe->si == m->cells[0] && m->pe->sj == m->cells[1] &&
@@ -573,7 +302,7 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
             pe = m->pe;
         } else {
             const double t_search = tpClock_Now();
-            ge = gridFor(call->cache, call->world, sk->body, params, start, goal);
+            ge = gridFor(call->cache, nc, call->world, sk->body, params, start, goal);
             pe = ge ? pathFor(ge, start, goal) : NULL;
             tpSkill_SearchDone(call->cache, t_search);
             m->world = NULL;
@@ -617,22 +346,10 @@ int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call)
     V[NAVTO_V_SEG] = f.seg;
     V[NAVTO_V_SEG_FRAC] = f.s;
     V[NAVTO_V_DONE] = f.done;
-    /* Forward: the controller's acceleration plus the correction of any backward drift; sideways:
-     * damp the lateral speed with the skill's velocity gain. */
-    double vfwd = cb.s.vel[0] * c + cb.s.vel[1] * s, vlat = -cb.s.vel[0] * s + cb.s.vel[1] * c;
-    /* Integral of the forward speed error (v^ - v = a / k_v), so ground friction cannot stall the
-     * slow approach to the goal; reset once the goal is reached. */
-    if (f.done) {
-        V[TP_V_INTEGRAL_X] = 0.0;
-    } else {
-        V[TP_V_INTEGRAL_X] = fmin(fmax(V[TP_V_INTEGRAL_X] + acc / fd.kv * call->dt, -0.5), 0.5);
-    }
-    double afwd = acc + 4.0 * V[TP_V_INTEGRAL_X] + (vfwd < 0 ? -sk->gains.kv * vfwd : 0.0), alat = -sk->gains.kv * vlat;
-    double force[3] = {cb.mass * (afwd * c - alat * s), cb.mass * (afwd * s + alat * c), 0.0};
-    tpCtl_Apply(call, &cb, force, cb.izz * alpha);
+    tpSkill_FollowerApply(sk, call, &cb, f.done, acc, alpha, fd.kv);
     double speed = hypot(cb.s.vel[0], cb.s.vel[1]);
     bool arrived = f.done && speed < 0.05;
-    bool timed_out = call->t - V[TP_V_START] >= tpSkill_DefaultTimeout(sk);
+    bool timed_out = call->t - V[TP_V_START] >= tpSkill_Timeout(sk, NAV_TIMEOUT);
     return (arrived || timed_out) ? 0 : 1;
 }
 
@@ -696,7 +413,7 @@ static void bucketMovers(MoverMemo *m);
 
 /* The moving bodies of the call's world with their positions at the call's x and t, from the memo
  * (the same nonzero step) or filled into it; NULL when out of memory. */
-static MoverMemo *moversFor(tpSkillCache *c, const tpSkillCall *call)
+static MoverMemo *moversFor(NavCache *c, const tpSkillCall *call)
 {
     MoverMemo *m = &c->movers;
     if (m->world != call->world && !listMovers(m, call->world)) {
@@ -820,29 +537,22 @@ static const tpNavField *fieldFor(NavGridEntry *e, int gi, int gj)
     return f->field;
 }
 
-int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
+static int run_follow_field(const tpSkillDef *sk, tpSkillCall *call)
 {
-    if (!call->cache) {
-        return -1; /* the caches live in the domain: a host that runs skills must give one */
-    }
     double *V = call->V;
     tpCtlBody cb;
-    tpCtl_Load(call, sk->body, &cb);
-    if (call->fresh && !call->overlay) { /* recording: V already holds the sampled values */
-        tpSkill_NavGoal(sk, call, &cb, V);
-        V[FIELD_V_STATUS] = 1;
+    const tpBodyDef *bd;
+    NavCache *nc = navBegin(sk, call, FIELD_V_STATUS, &cb, &bd);
+    if (!nc) {
+        return -1;
     }
-    const tpBodyDef *bd = tpWorld_Body(call->world, sk->body);
-    double half_h = bd->shape == TP_SHAPE_BOX       ? bd->size[2] / 2
-                    : bd->shape == TP_SHAPE_SPHERE  ? bd->size[0]
-                    : bd->shape == TP_SHAPE_CAPSULE ? bd->size[1] / 2 + bd->size[0]
-                                                    : bd->size[1] / 2;
+    double half_h = tpSkill_HalfHeight(bd);
     double radius = sk->nav.radius > 0 ? sk->nav.radius : cb.radius;
     double params[4] = {sk->nav.cell, radius, bd->pos[2] - half_h + 0.02, bd->pos[2] + half_h};
     double goal[2] = {V[NAV_V_GOAL_X], V[NAV_V_GOAL_Y]};
     const double t_search = tpClock_Now();
     NavGridEntry *ge =
-        (int)V[FIELD_V_STATUS] == 1 ? gridFor(call->cache, call->world, sk->body, params, goal, goal) : NULL;
+        (int)V[FIELD_V_STATUS] == 1 ? gridFor(call->cache, nc, call->world, sk->body, params, goal, goal) : NULL;
     const tpNavField *field = NULL;
     int gi, gj;
     if (ge && tpNavGrid_CellOf(ge->grid, goal[0], goal[1], &gi, &gj) && tpNavGrid_NearestFree(ge->grid, &gi, &gj)) {
@@ -868,7 +578,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     } else {
         /* the others: every non-static body but this one that can reach into the local map (the
          * local step ignores the rest), as (x, y, radius) */
-        MoverMemo *mm = moversFor(call->cache, call);
+        MoverMemo *mm = moversFor(nc, call);
         if (!mm) {
             V[FIELD_V_STATUS] = -1; /* out of memory: brake and end the segment */
             tpCtl_Brake(&sk->gains, call, &cb);
@@ -949,7 +659,7 @@ int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call)
     double vc = hypot(vcmd[0], vcmd[1]);
     tpCtl_Apply(call, &cb, f, tpCtl_YawTorque(&sk->gains, &cb, vc > 0.1, atan2(vcmd[1], vcmd[0]), NULL, call->dt));
     bool arrived = dist < sk->gains.tolerance && speed < 0.05;
-    bool timed_out = call->t - V[TP_V_START] >= tpSkill_DefaultTimeout(sk);
+    bool timed_out = call->t - V[TP_V_START] >= tpSkill_Timeout(sk, NAV_TIMEOUT);
     return (arrived || timed_out) ? 0 : 1;
 }
 
@@ -968,13 +678,13 @@ enum {
     TRACK_V_TOP = 6,        /* the sampled top speed level + 1, 0 = unset (any level) */
 };
 
-static TrackCache *trackFor(tpSkillCache *c, const tpWorld *world, int self, const tpNavCarDef *car, double z_lo,
-                            double z_hi)
+static TrackCache *trackFor(tpSkillCache *cache, NavCache *c, const tpWorld *world, int self, const tpNavCarDef *car,
+                            double z_lo, double z_hi)
 {
     const int nb = tpWorld_BodyCount(world);
     double head[4] = {car->mass, car->inertia, z_lo, z_hi};
     /* the static geometry's hash is memoised per (world, band): this runs at every control step */
-    uint64_t h[2] = {tpHash_Fnv1a64(head, sizeof head), staticsFor(c, world, self, z_lo, z_hi)->key};
+    uint64_t h[2] = {tpHash_Fnv1a64(head, sizeof head), tpSkill_StaticsKey(cache, world, self, z_lo, z_hi)};
     uint64_t key = tpHash_Fnv1a64(h, sizeof h);
     TrackCache *tc = &c->track;
     if (tc->tree && tc->key == key) {
@@ -1046,15 +756,15 @@ static bool trackScripted(const tpWorld *w, int i, const tpBodyDef *o)
            (k == TP_MOTION_WAYPOINTS || k == TP_MOTION_OSCILLATE || k == TP_MOTION_ROTATE);
 }
 
-int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
+static int run_drive_track(const tpSkillDef *sk, tpSkillCall *call)
 {
-    if (!call->cache) {
-        return -1; /* the caches live in the domain: a host that runs skills must give one */
-    }
     double *V = call->V;
     tpCtlBody cb;
-    tpCtl_Load(call, sk->body, &cb);
-    const tpBodyDef *bd = tpWorld_Body(call->world, sk->body);
+    const tpBodyDef *bd;
+    NavCache *nc = navBegin(sk, call, -1, &cb, &bd);
+    if (!nc) {
+        return -1;
+    }
     tpNavCarDef car = tpDefaultNavCarDef();
     car.mass = cb.mass;
     car.inertia = cb.izz;
@@ -1065,7 +775,7 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
     const double half_h = bd->shape == TP_SHAPE_BOX ? bd->size[2] / 2 : cb.radius;
     const double t_tree = tpClock_Now();
     TrackCache *tc =
-        trackFor(call->cache, call->world, sk->body, &car, bd->pos[2] - half_h + 0.05, bd->pos[2] + half_h);
+        trackFor(call->cache, nc, call->world, sk->body, &car, bd->pos[2] - half_h + 0.05, bd->pos[2] + half_h);
     tpSkill_SearchDone(call->cache, t_tree);
     if (!tc) {
         tpCtl_Brake(&sk->gains, call, &cb);
@@ -1241,3 +951,116 @@ int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call)
     /* the segment ends with the clip (a decision point: the tactic replans) */
     return call->t + call->dt < V[TRACK_V_CLIP_START] + clip->nframes * md->frame_dt - 1e-9 ? 1 : 0;
 }
+
+void tpSkill_NavDefaults(tpSkillDef *def)
+{
+    def->nav.cell = 0.1;
+    def->nav.radius = 0.0;
+    def->nav.lookahead = 0.4;
+    def->nav.replan = 1.0;
+}
+
+bool tpSkill_ValidateNav(const tpSkillKindInfo *kind, const tpSkillDef *sk, const tpWorld *world, char *err,
+                         size_t errlen)
+{
+    (void)world;
+    TP_SKILL_DISTS({"point", &sk->nav.point, 2, 3}, {"speed", &sk->nav.speed, 1, 1});
+    if (!tpSkill_RequirePoint(sk, kind->name, &sk->nav.point, err, errlen)) {
+        return false;
+    }
+    if (!(sk->nav.cell > 0) || !isfinite(sk->nav.cell) || !(sk->nav.radius >= 0) || !isfinite(sk->nav.radius) ||
+        !(sk->nav.lookahead > 0) || !isfinite(sk->nav.lookahead)) {
+        tpErrorf(err, errlen, "skill '%s' (%s): nav_cell and nav_lookahead must be > 0, nav_radius >= 0", sk->name,
+                 kind->name);
+        return false;
+    }
+    if (sk->kind == TP_SKILL_FOLLOW_PATH && (!(sk->nav.replan > 0) || !isfinite(sk->nav.replan))) {
+        tpErrorf(err, errlen, "skill '%s' (follow_path): nav_replan must be > 0", sk->name);
+        return false;
+    }
+    return true;
+}
+
+const tpSkillField tpSkill_NavFields[] = {
+    TP_SKILL_DIST(nav, point, 2, 3),
+    TP_SKILL_DIST(nav, speed, 1, 1),
+    TP_SKILL_FIELD("nav_cell", TP_FIELD_NONNEG, nav, cell),
+    TP_SKILL_FIELD("nav_radius", TP_FIELD_NONNEG, nav, radius),
+    TP_SKILL_FIELD("nav_lookahead", TP_FIELD_NONNEG, nav, lookahead),
+    TP_SKILL_FIELD("nav_replan", TP_FIELD_NONNEG, nav, replan),
+    TP_SKILL_FIELDS_END,
+};
+
+static const char *const k_nav_to_keys[] = {
+    "name",          "body",    TP_SKILL_FRAMED_KEYS, "speed", "nav_cell", "nav_radius",
+    "nav_lookahead", "timeout", TP_SKILL_GAIN_KEYS,   NULL};
+static const tpSkillField k_nav_to_fields[] = {
+    TP_SKILL_DIST(nav, point, 2, 3),
+    TP_SKILL_DIST(nav, speed, 1, 1),
+    TP_SKILL_FIELD("nav_cell", TP_FIELD_NONNEG, nav, cell),
+    TP_SKILL_FIELD("nav_radius", TP_FIELD_NONNEG, nav, radius),
+    TP_SKILL_FIELD("nav_lookahead", TP_FIELD_NONNEG, nav, lookahead),
+    TP_SKILL_FIELDS_END,
+};
+const tpSkillKindInfo tpSkillKindNavTo = {
+    .name = "nav_to",
+    .defaults = tpSkill_NavDefaults,
+    .validate = tpSkill_ValidateNav,
+    .run = run_nav_to,
+    .vars = TP_SKILL_VARS,
+    .timeout = NAV_TIMEOUT,
+    .needs_body = true,
+    .accepted = k_nav_to_keys,
+    .fields = k_nav_to_fields,
+};
+
+static const char *const k_follow_field_keys[] = {"name",       "body",    TP_SKILL_FRAMED_KEYS, "speed", "nav_cell",
+                                                  "nav_radius", "timeout", TP_SKILL_GAIN_KEYS,   NULL};
+static const tpSkillField k_follow_field_fields[] = {
+    TP_SKILL_DIST(nav, point, 2, 3),
+    TP_SKILL_DIST(nav, speed, 1, 1),
+    TP_SKILL_FIELD("nav_cell", TP_FIELD_NONNEG, nav, cell),
+    TP_SKILL_FIELD("nav_radius", TP_FIELD_NONNEG, nav, radius),
+    TP_SKILL_FIELDS_END,
+};
+const tpSkillKindInfo tpSkillKindFollowField = {
+    .name = "follow_field",
+    .defaults = tpSkill_NavDefaults,
+    .validate = tpSkill_ValidateNav,
+    .run = run_follow_field,
+    .vars = TP_SKILL_VARS,
+    .timeout = NAV_TIMEOUT,
+    .needs_body = true,
+    .accepted = k_follow_field_keys,
+    .fields = k_follow_field_fields,
+};
+
+static bool validate_drive_track(const tpSkillKindInfo *kind, const tpSkillDef *sk, const tpWorld *world, char *err,
+                                 size_t errlen)
+{
+    (void)world;
+    TP_SKILL_DISTS({"point", &sk->track.point, 2, 3}, {"lane", &sk->track.lane, 1, 1},
+                   {"horizon", &sk->track.horizon, 1, 1}, {"speed", &sk->track.speed, 1, 1});
+    return tpSkill_RequirePoint(sk, kind->name, &sk->track.point, err, errlen);
+}
+
+static const char *const k_drive_track_keys[] = {
+    "name", "body", "point", "lane", "horizon", "speed", "togo", TP_SKILL_GAIN_KEYS, NULL};
+static const tpSkillField k_drive_track_fields[] = {
+    TP_SKILL_DIST(track, point, 2, 3),
+    TP_SKILL_DIST(track, lane, 1, 1),
+    TP_SKILL_DIST(track, horizon, 1, 1),
+    TP_SKILL_DIST(track, speed, 1, 1),
+    TP_SKILL_FIELD("togo", TP_FIELD_BOOL, track, togo),
+    TP_SKILL_FIELDS_END,
+};
+const tpSkillKindInfo tpSkillKindDriveTrack = {
+    .name = "drive_track",
+    .validate = validate_drive_track,
+    .run = run_drive_track,
+    .vars = TP_SKILL_VARS,
+    .timeout = 6.0,
+    .needs_body = true,
+    .accepted = k_drive_track_keys,
+    .fields = k_drive_track_fields,
+};

@@ -45,9 +45,11 @@
 #include <string.h>
 
 #include "skill_internal.h"
+#include "skill_kind.h"
 #include "tp/base.h"
 #include "tp/nav.h"
 
+#define RIDE_TIMEOUT 40.0    /* s: the longest segment */
 #define RIDE_WATCH 24.0      /* s: the shortest observation before a decision (once the run is older) */
 #define RIDE_WATCH_ALIGN 8.0 /* s: observations start at multiples of this (ride_watch_start) */
 #define RIDE_OBS_DT 0.05     /* s between observations */
@@ -270,6 +272,7 @@ typedef struct RideStart {
     tpNavSpace *ckpt[RIDE_CKPTS + 1]; /* owned; ckpt[j]: after the samples k < j * RIDE_CKPT_STEPS; NULL = not yet */
 } RideStart;
 
+typedef struct tpRideCache tpRideCache;
 struct tpRideCache {
     const tpWorld *world; /* not owned: the world the checkpoints observed */
     tpNavSpaceDef def;    /* the observer's constants */
@@ -297,8 +300,9 @@ static void ride_free_start(RideStart *st)
     memset(st, 0, sizeof *st);
 }
 
-void tpDestroyRideCache(tpRideCache *rc)
+static void destroy_ride_cache(void *p)
 {
+    tpRideCache *rc = p;
     if (!rc)
         return;
     for (int q = 0; q < RIDE_CACHE_STARTS; q++)
@@ -319,7 +323,8 @@ static tpRideCache *ride_cache(tpSkillCall *call, const tpNavSpaceDef *d, const 
     for (int m = 0; m < n; m++)
         if (tpWorld_StateSlot(call->world, map[m]) >= 0)
             tpWorld_BodyState(call->world, call->x, call->t, map[m], &stored[m]);
-    tpRideCache **slot = tpSkillCache_Ride(call->cache), *rc = *slot;
+    void **slot = tpSkillCache_Slot(call->cache, TP_SKILL_RIDE, destroy_ride_cache);
+    tpRideCache *rc = *slot;
     /* the definition is compared bytewise: ride_def starts from the zeroed default, so its
      * padding is zero */
     if (rc && rc->world == call->world && rc->n == n && memcmp(&rc->def, d, sizeof *d) == 0 &&
@@ -328,7 +333,7 @@ static tpRideCache *ride_cache(tpSkillCall *call, const tpNavSpaceDef *d, const 
         free(stored);
         return rc;
     }
-    tpDestroyRideCache(rc);
+    destroy_ride_cache(rc);
     *slot = rc = calloc(1, sizeof *rc);
     if (!rc) {
         free(stored);
@@ -510,7 +515,7 @@ static bool ride_takeoff(const tpNavSpaceDef *d, tpSkillCall *call, const tpCtlB
     return true;
 }
 
-int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
+static int run_ride(const tpSkillDef *sk, tpSkillCall *call)
 {
     tpCtlBody cb;
     if (!tpCtl_Load(call, sk->body, &cb))
@@ -527,7 +532,7 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
         tpSkill_SearchDone(call->cache, t_search);
     }
     double elapsed = call->t - V[TP_V_START];
-    if (elapsed >= tpSkill_DefaultTimeout(sk))
+    if (elapsed >= tpSkill_Timeout(sk, RIDE_TIMEOUT))
         return 0;
     int phase = (int)V[RIDE_V_PHASE], cur = (int)V[RIDE_V_CUR], next = (int)V[RIDE_V_NEXT];
     if (phase == RIDE_NONE) { /* no route yet: hold still, observe again after RIDE_IDLE */
@@ -609,3 +614,56 @@ int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call)
     double dist = ride_track(sk, call, &cb, next, V + RIDE_V_LAND_X, V);
     return dist <= RIDE_ARRIVE && ride_on(call, &cb, next, d.height, d.edge) ? 0 : 1;
 }
+
+static void ride_defaults(tpSkillDef *def)
+{
+    def->ride.cell = 0.1;
+    def->ride.jump_vz = 2.0;
+    def->ride.jump_vh = 2.0;
+}
+
+static bool validate_ride(const tpSkillKindInfo *kind, const tpSkillDef *sk, const tpWorld *world, char *err,
+                          size_t errlen)
+{
+    (void)world;
+    TP_SKILL_DISTS({"point", &sk->ride.point, 2, 3}, {"duration", &sk->ride.margin, 1, 1});
+    if (!tpSkill_RequirePoint(sk, kind->name, &sk->ride.point, err, errlen)) {
+        return false;
+    }
+    if (!(sk->ride.cell > 0) || !isfinite(sk->ride.cell)) {
+        tpErrorf(err, errlen, "skill '%s' (ride): nav_cell must be > 0", sk->name);
+        return false;
+    }
+    if (!(sk->ride.jump_vz >= 0) || !(sk->ride.jump_vz <= TP_MAX_SPEED) || !(sk->ride.jump_vh >= 0) ||
+        !(sk->ride.jump_vh <= TP_MAX_SPEED) || !(sk->ride.walk_force >= 0) || !(sk->ride.walk_force <= TP_MAX_FORCE)) {
+        tpErrorf(err, errlen, "skill '%s' (ride): jump_vz and jump_vh must be in [0, %g] m/s, walk_force in [0, %g] N",
+                 sk->name, TP_MAX_SPEED, TP_MAX_FORCE);
+        return false;
+    }
+    return true;
+}
+
+static const char *const k_ride_keys[] = {
+    "name",    "body",    TP_SKILL_FRAMED_KEYS, "duration", "nav_cell",         "jump",
+    "jump_vz", "jump_vh", "walk_force",         "timeout",  TP_SKILL_GAIN_KEYS, NULL};
+static const tpSkillField k_ride_fields[] = {
+    TP_SKILL_DIST(ride, point, 2, 3),
+    TP_SKILL_FIELD("duration", TP_FIELD_DURATION, ride, margin),
+    TP_SKILL_FIELD("nav_cell", TP_FIELD_NONNEG, ride, cell),
+    TP_SKILL_FIELD("jump", TP_FIELD_BOOL, ride, jump),
+    TP_SKILL_FIELD("jump_vz", TP_FIELD_NONNEG, ride, jump_vz),
+    TP_SKILL_FIELD("jump_vh", TP_FIELD_NONNEG, ride, jump_vh),
+    TP_SKILL_FIELD("walk_force", TP_FIELD_NONNEG, ride, walk_force),
+    TP_SKILL_FIELDS_END,
+};
+const tpSkillKindInfo tpSkillKindRide = {
+    .name = "ride",
+    .defaults = ride_defaults,
+    .validate = validate_ride,
+    .run = run_ride,
+    .vars = TP_SKILL_VARS,
+    .timeout = RIDE_TIMEOUT,
+    .needs_body = true,
+    .accepted = k_ride_keys,
+    .fields = k_ride_fields,
+};

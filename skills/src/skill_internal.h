@@ -2,6 +2,8 @@
 #ifndef TP_SKILL_INTERNAL_H
 #define TP_SKILL_INTERNAL_H
 
+#include <math.h>
+
 #include "tp/mathx.h"
 #include "tp/skills.h"
 
@@ -30,7 +32,7 @@ double tpCtl_YawError(const tpCtlBody *cb, double want);
 void tpCtl_Apply(const tpSkillCall *call, const tpCtlBody *cb, const double f[3], double tz);
 /* The skill variables V (TP_SKILL_VARS doubles per tactic) have a named layout: never index V
  * with a bare number. Every kind shares these slots; each kind names its own variables in V[1..12]
- * with an enum `<KIND>_V_<NAME>` next to its f (e.g. KICK_V_PHASE in skills.c), and a kind that
+ * with an enum `<KIND>_V_<NAME>` next to its f (e.g. KICK_V_PHASE in skill_kick.c), and a kind that
  * does not run the PI controllers below may reuse slots 13..15 (follow_path does). */
 enum {
     TP_V_START = 0,         /* s: time of the fresh call (tpSkill_Run sets it) */
@@ -61,65 +63,117 @@ double tpCtl_YawTorque(const tpSkillGains *g, const tpCtlBody *cb, bool has_head
 void tpCtl_GoToVelocity(const tpSkillGains *g, const tpCtlBody *cb, const double p[2], double cruise, double v[2]);
 /// Full brake: force opposing the velocity, torque opposing the yaw rate. Adds to the action.
 void tpCtl_Brake(const tpSkillGains *g, const tpSkillCall *call, const tpCtlBody *cb);
-/// f of the steer kind (steer.c).
-int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call);
-
-/// f of TP_SKILL_NAV_TO (skills/src/nav_skill.c).
-int tpSkill_RunNavTo(const tpSkillDef *sk, tpSkillCall *call);
-/// f of TP_SKILL_FOLLOW_FIELD (skills/src/nav_skill.c).
-int tpSkill_RunFollowField(const tpSkillDef *sk, tpSkillCall *call);
-/// f of TP_SKILL_DRIVE_TRACK (skills/src/nav_skill.c).
-int tpSkill_RunDriveTrack(const tpSkillDef *sk, tpSkillCall *call);
-/// f of TP_SKILL_FOLLOW_PATH (skills/src/nav_path_skill.c).
-int tpSkill_RunFollowPath(const tpSkillDef *sk, tpSkillCall *call);
-/// f of TP_SKILL_RIDE (skills/src/ride.c).
-int tpSkill_RunRide(const tpSkillDef *sk, tpSkillCall *call);
+/* skill_cache.c: the domain's skill cache (tpSkillCache). It holds what several kinds share (the
+ * static bodies' bounds and grown rasters, the search clock) and one slot per kind (or family)
+ * for the kind's own caches, which the cache frees with the destructor stored with them. */
 /// Bounds (x0, y0, x1, y1, m) of the footprints of the static bodies but `self` in the band
-/// [z_min, z_max] and of the points a and b, with a margin (nav_skill.c; used by the grids). The
-/// static part is computed once per (world, self, band) and kept in `cache`.
-void tpSkill_NavBounds(tpSkillCache *cache, const tpWorld *world, int self, double z_min, double z_max,
-                       const double a[2], const double b[2], double margin, double bounds[4]);
+/// [z_min, z_max] and of the points a and b, with a margin (used by the grids). The static part is
+/// computed once per (world, self, band) and kept in `cache`. Returns the hash of the geometry of
+/// those static bodies (part of a grid's cache key).
+uint64_t tpSkill_NavBounds(tpSkillCache *cache, const tpWorld *world, int self, double z_min, double z_max,
+                           const double a[2], const double b[2], double margin, double bounds[4]);
+/// The hash of the geometry of the static bodies but `self` (as tpSkill_NavBounds returns it).
+uint64_t tpSkill_StaticsKey(tpSkillCache *cache, const tpWorld *world, int self, double z_min, double z_max);
+/// The definition of a grid of `cell` m covering `bounds` (x0, y0, x1, y1, m) in the height band
+/// [z_min, z_max]: coarser cells when a side would exceed max_side cells, at least 1 x 1 cells.
+tpNavGridDef tpSkill_GridOver(const double bounds[4], double cell, int max_side, double z_min, double z_max);
+/// Rasterises every static body of the world but `self` into the grid (not grown).
+void tpSkill_AddStatics(tpNavGrid *grid, const tpWorld *world, int self);
 /// Adds the wall-clock seconds since t0 (a tpClock_Now) to the cache's search total (see
 /// tpSkillCache_SearchSeconds); NULL cache: nothing. The navigation kinds bracket their searches.
 void tpSkill_SearchDone(tpSkillCache *cache, double t0);
-/// The ride skill's observation checkpoints (ride.c), owned by the skill cache: the cache's slot
-/// for them (never NULL), and their destructor (NULL allowed).
-typedef struct tpRideCache tpRideCache;
-tpRideCache **tpSkillCache_Ride(tpSkillCache *cache);
-void tpDestroyRideCache(tpRideCache *rc);
 /// The grid of `def` holding the raster of every static body of `world` but `self`, grown by
 /// def->radius (m, >= 0): kept by the cache for the last few (world, self, def) asked for, so it is
 /// rasterised and grown once (self counts only when it is a static body). Owned by the cache, read-only, valid until
 /// the next call. NULL when out of memory or on a bad def.
 const tpNavGrid *tpSkill_StaticGrid(tpSkillCache *cache, const tpWorld *world, int self, const tpNavGridDef *def);
-/// follow_path's own caches (nav_path_skill.c), kept in the skill cache: the slot (NULL until
-/// follow_path creates them) and their destructor (NULL allowed), which tpDestroySkillCache calls.
-typedef struct tpLegCache tpLegCache;
-tpLegCache **tpSkill_LegCache(tpSkillCache *cache);
-void tpDestroyLegCache(tpLegCache *leg);
-/// Default timeout of a kind when sk->gains.timeout is 0 (s).
-double tpSkill_DefaultTimeout(const tpSkillDef *sk);
-/* Shared by the skill source files (skills.c defines them). */
+/// The slot of a kind's own cache in `cache` (a family shares the slot of one of its kinds): NULL
+/// until the kind stores something there; the kind allocates and replaces it, and the cache calls
+/// `destroy` on it (when not NULL) when it is destroyed (the last `destroy` given for the slot).
+void **tpSkillCache_Slot(tpSkillCache *cache, tpSkillKind kind, void (*destroy)(void *));
+
+/* skill_support.c: what every kind's f and validate share. */
 /// Samples `point` (the kind's point distribution) in the skill's frame (sk->frame, target, toward),
 /// resolved to world coordinates (m, z = 0 for 2D).
 void tpSkill_SamplePoint(const tpSkillDef *sk, const tpDist *point, tpSkillCall *call, const tpCtlBody *self,
                          double out[3]);
 /// Draws one scalar from d, or `fallback` when d is unset.
 double tpSkill_Sample1(const tpDist *d, tpSkillCall *call, double fallback);
+/// Draws a unit world direction into out: dim 1 is a yaw angle (rad), dim 2/3 a vector (normalised;
+/// a zero vector means `yaw`); unset means the yaw angle `yaw`.
+void tpSkill_SampleDirection(const tpDist *d, tpSkillCall *call, double yaw, double out[3]);
 /// Samples a navigation goal into V[NAV_V_GOAL_X..Y] (sk->nav.point in the skill's frame) and the cruise
-/// speed into V[NAV_V_CRUISE] (sk->nav.speed if in (0, max_speed), else max_speed); nav_skill.c.
+/// speed into V[NAV_V_CRUISE] (sk->nav.speed if in (0, max_speed), else max_speed).
 void tpSkill_NavGoal(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, double *V);
+/// The navigation kinds' prologue: NULL when the call has no cache (the caches live in the domain:
+/// a host that runs them must give one; f then returns -1), else loads the body into cb and
+/// returns its definition.
+const tpBodyDef *tpSkill_NavBegin(const tpSkillDef *sk, const tpSkillCall *call, tpCtlBody *cb);
+/// The path follower's output (tpNavFollower_Control: forward acceleration acc, m/s², and yaw
+/// acceleration alpha, rad/s²) as a planar force and a torque on the body, with the integral of the
+/// forward speed error in V[TP_V_INTEGRAL_X] (kv: the follower's velocity gain, 1/s; reset when done).
+void tpSkill_FollowerApply(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, bool done, double acc,
+                           double alpha, double kv);
+/// Time-based busy flag: 1 if the segment ends after the state this step produces, else 0.
+int tpSkill_BusyUntil(const tpSkillCall *call, double t_end);
+/// The longest busy segment (s): sk->gains.timeout when set (> 0), else the kind's default.
+double tpSkill_Timeout(const tpSkillDef *sk, double kind_default);
+/// Planar norm sqrt(x² + y²) (not hypot: the plans' bits depend on this exact expression).
+static inline double tpSkill_Norm2(double x, double y)
+{
+    return sqrt(x * x + y * y);
+}
+/// Half the height of a body's shape along its own z axis (m): box size[2] / 2, sphere radius,
+/// cylinder size[1] / 2, capsule size[1] / 2 + radius; 0 for a plane.
+double tpSkill_HalfHeight(const tpBodyDef *body);
+
+/// One named number of a def: finite, >= 0, and > 0 when `positive`.
+typedef struct tpSkillNum {
+    const char *n;
+    double v;
+    bool positive;
+} tpSkillNum;
+/// One named distribution of a def, with its allowed dimensions.
+typedef struct tpSkillDistCheck {
+    const char *n;
+    const tpDist *d;
+    int dmin, dmax;
+} tpSkillDistCheck;
+/// Checks named numbers / distributions; false with "skill 'name': field ..." in err.
+bool tpSkill_CheckNums(const tpSkillDef *sk, const tpSkillNum *nums, size_t n, char *err, size_t errlen);
+bool tpSkill_CheckDists(const tpSkillDef *sk, const tpSkillDistCheck *dists, size_t n, char *err, size_t errlen);
+/// "skill 'name' (kind): 'point' is required" when point is unset (`kind`: the kind's name).
+bool tpSkill_RequirePoint(const tpSkillDef *sk, const char *kind, const tpDist *point, char *err, size_t errlen);
+/* In a validate function with parameters (sk, world, err, errlen): return false on the first
+ * failing number / distribution. */
+#define TP_SKILL_NUMS(...)                                                                                             \
+    do {                                                                                                               \
+        const tpSkillNum nums_[] = {__VA_ARGS__};                                                                      \
+        if (!tpSkill_CheckNums(sk, nums_, sizeof nums_ / sizeof nums_[0], err, errlen)) {                              \
+            return false;                                                                                              \
+        }                                                                                                              \
+    } while (0)
+#define TP_SKILL_DISTS(...)                                                                                            \
+    do {                                                                                                               \
+        const tpSkillDistCheck dists_[] = {__VA_ARGS__};                                                               \
+        if (!tpSkill_CheckDists(sk, dists_, sizeof dists_ / sizeof dists_[0], err, errlen)) {                          \
+            return false;                                                                                              \
+        }                                                                                                              \
+    } while (0)
 
 /* rest.c */
 /// True while any stored (moving) body of the world is faster than `speed` (m/s) in x: the
 /// follow-through test of impulse and spin ("the shot is over when everything rests").
 bool tpCtl_WorldMoving(const tpSkillCall *call, double speed);
 
-/* chip.c */
-/// Extra checks of a chip skill (target controllable, loft range). false with a message.
-bool tpSkill_ValidateChip(const tpSkillDef *sk, const tpWorld *world, char *err, size_t errlen);
-int tpSkill_RunChip(const tpSkillDef *sk, tpSkillCall *call);
-/* guard.c */
-int tpSkill_RunGuard(const tpSkillDef *sk, tpSkillCall *call);
+/* skill_kick.c: the approach both kick and chip drive (chip.c uses it). */
+/// The point (m, world xy) to drive to so the body (cb) lines up `stand` m behind the target at
+/// `ball` for a shot along the unit direction (dx, dy): straight behind -- or closer, down to
+/// `min_stand` m, when it is already behind within `clear` of the line (a target near a wall leaves
+/// no room for the full stand-off; chip passes min_stand = stand) -- or, when the body is on the
+/// target's far side (less than stand / 2 behind it, within `clear` of the line), a point beside
+/// the target first.
+void tpKick_ApproachGoal(const tpCtlBody *cb, const double ball[2], double dx, double dy, double stand,
+                         double min_stand, double clear, double goal[2]);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "skill_internal.h"
+#include "skill_kind.h"
 #include "tp/base.h"
 
 enum {
@@ -19,11 +20,11 @@ enum {
     STEER_V_FORCE = 3,   /* N: the sampled force limit */
     STEER_V_END = 4,     /* s: end of the sampled duration */
     STEER_V_ARRIVED = 5, /* 1 once the point was reached (the rest of the segment only damps) */
-    STEER_VARS,          /* number of variables stored per tactic (tpSkill_VarCount) */
+    STEER_VARS,          /* number of variables stored per tactic (the row's vars) */
 };
 _Static_assert(STEER_VARS == 6, "the steer state is 6 doubles per tactic (plan bytes and memory)");
 
-int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
+static int run_steer(const tpSkillDef *sk, tpSkillCall *call)
 {
     double *V = call->V;
     /* A lighter load than tpCtl_Load (no yaw, inertia or radius): this skill runs for hundreds of
@@ -96,8 +97,50 @@ int tpSteer_Run(const tpSkillDef *sk, tpSkillCall *call)
     return (call->t + call->dt < V[STEER_V_END] - 1e-9) ? 1 : 0;
 }
 
-int tpSkill_VarCount(const tpSkillDef *skill)
+static void steer_defaults(tpSkillDef *def)
 {
-    TP_ASSERT(skill);
-    return skill->kind == TP_SKILL_STEER ? STEER_VARS : TP_SKILL_VARS;
+    def->steer.min_z = -HUGE_VAL;
+    def->steer.max_z = HUGE_VAL;
 }
+
+static bool check_steer(const tpSkillDef *sk, char *err, size_t errlen)
+{
+    if (isnan(sk->steer.min_z) || isnan(sk->steer.max_z) || sk->steer.min_z > sk->steer.max_z) {
+        tpErrorf(err, errlen, "min_z must be <= max_z (got %g, %g)", sk->steer.min_z, sk->steer.max_z);
+        return false;
+    }
+    return true;
+}
+
+static bool validate_steer(const tpSkillKindInfo *kind, const tpSkillDef *sk, const tpWorld *world, char *err,
+                           size_t errlen)
+{
+    (void)kind;
+    (void)world;
+    TP_SKILL_DISTS({"point", &sk->steer.point, 2, 3}, {"force", &sk->steer.force, 1, 1},
+                   {"duration", &sk->steer.duration, 1, 1});
+    return true;
+}
+
+static const char *const k_steer_keys[] = {"name",  "body",  "target",    "frame", "point", "force",     "duration",
+                                           "min_z", "max_z", "max_speed", "kp",    "kv",    "tolerance", NULL};
+static const tpSkillField k_steer_fields[] = {
+    TP_SKILL_FIELD("duration", TP_FIELD_DURATION, steer, duration),
+    TP_SKILL_DIST(steer, point, 2, 3),
+    TP_SKILL_DIST(steer, force, 1, 1),
+    TP_SKILL_FIELD("min_z", TP_FIELD_NUMBER, steer, min_z),
+    TP_SKILL_FIELD("max_z", TP_FIELD_NUMBER, steer, max_z),
+    TP_SKILL_FIELDS_END,
+};
+const tpSkillKindInfo tpSkillKindSteer = {
+    .name = "steer",
+    .defaults = steer_defaults,
+    .validate = validate_steer,
+    .check = check_steer,
+    .run = run_steer,
+    .vars = STEER_VARS,
+    .timeout = 6.0,
+    .needs_body = true,
+    .accepted = k_steer_keys,
+    .fields = k_steer_fields,
+};

@@ -293,6 +293,55 @@ static void test_var_count(void **state)
     }
 }
 
+/* Every kind's row is whole and self-consistent: its name and alias map back to it, its typed
+ * script fields are all among the keys it accepts and lie inside tpSkillDef, and a default
+ * definition passes the world-free checks. Fails on a row with a typo in a field or a key. */
+static void test_kind_rows(void **state)
+{
+    (void)state;
+    for (int k = 0; k < TP_SKILL_KIND_COUNT; ++k) {
+        const char *name = tpSkillKind_Name((tpSkillKind)k);
+        assert_string_not_equal(name, "?");
+        assert_int_equal(tpSkillKind_FromName(name), k);
+        const char *alias = tpSkillKind_Alias((tpSkillKind)k);
+        if (alias) {
+            assert_int_equal(tpSkillKind_FromName(alias), k);
+        }
+        const char *const *keys = NULL;
+        const tpSkillField *f = tpSkillKind_Fields((tpSkillKind)k, &keys);
+        assert_non_null(f);
+        assert_non_null(keys);
+        assert_string_equal(keys[0], "name");
+        for (; f->name; ++f) {
+            bool accepted = false;
+            for (int i = 0; keys[i] && !accepted; ++i) {
+                accepted = strcmp(keys[i], f->name) == 0;
+            }
+            if (!accepted) {
+                fail_msg("kind %s: field '%s' is not among its accepted keys", name, f->name);
+            }
+            assert_true(f->offset > offsetof(tpSkillDef, gains) && f->offset < sizeof(tpSkillDef));
+            if (f->type == TP_FIELD_DIST) {
+                assert_true(1 <= f->dmin && f->dmin <= f->dmax && f->dmax <= 3);
+            }
+        }
+        tpSkillDef sk = tpDefaultSkillDef((tpSkillKind)k);
+        assert_string_equal(sk.name, name);
+        char err[256];
+        assert_true(tpSkill_CheckFields(&sk, err, sizeof err));
+    }
+    assert_int_equal(tpSkillKind_FromName("dribble"), TP_SKILL_PUSH);
+    assert_int_equal(tpSkillKind_FromName("hold"), TP_SKILL_BRAKE);
+    assert_int_equal(tpSkillKind_FromName("no_such_kind"), -1);
+    /* the world-free check of steer, as the Lua constructor reports it */
+    tpSkillDef st = tpDefaultSkillDef(TP_SKILL_STEER);
+    st.steer.min_z = 2.0;
+    st.steer.max_z = 1.0;
+    char err[256];
+    assert_false(tpSkill_CheckFields(&st, err, sizeof err));
+    assert_string_equal(err, "min_z must be <= max_z (got 2, 1)");
+}
+
 /* tpDefaultSkillDef fills the shared fields and the defaults of the kind's own member of the
  * union (kick and push share `kick`; nav_to, follow_field and follow_path share `nav`). */
 static void test_default_defs(void **state)
@@ -335,7 +384,7 @@ int main(void)
         cmocka_unit_test(test_turn_to),      cmocka_unit_test(test_brake),       cmocka_unit_test(test_impulse),
         cmocka_unit_test(test_random),       cmocka_unit_test(test_push),        cmocka_unit_test(test_kick),
         cmocka_unit_test(test_steer),        cmocka_unit_test(test_custom),      cmocka_unit_test(test_var_count),
-        cmocka_unit_test(test_default_defs),
+        cmocka_unit_test(test_default_defs), cmocka_unit_test(test_kind_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

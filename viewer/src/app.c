@@ -48,8 +48,8 @@ static void on_glfw_error(int code, const char *msg)
 
 /* Reads the plan and the optional tree; prints the reason and returns TP_VIEWER_BAD_INPUT on any
  * problem, TP_VIEWER_OK otherwise. */
-static int load_inputs(const char *plan_path, const char *tree_path, tpPlanRecord *rec, tpTreeRecord *tree,
-                       bool *has_tree)
+static int load_inputs(const char *cmd, const char *plan_path, const char *tree_path, int world, tpPlanRecord *rec,
+                       tpTreeRecord *tree, bool *has_tree)
 {
     char err[2048];
     memset(rec, 0, sizeof *rec);
@@ -80,6 +80,13 @@ static int load_inputs(const char *plan_path, const char *tree_path, tpPlanRecor
                 return TP_VIEWER_BAD_INPUT;
             }
         }
+    }
+    if (world < 0 || world >= rec->nworlds) {
+        tpLog(TP_LOG_ERROR, "%s: --world %d: the plan has %d world(s)", cmd, world + 1, rec->nworlds);
+        tpPlanRecord_Free(rec);
+        tpTreeRecord_Free(tree);
+        *has_tree = false;
+        return TP_VIEWER_BAD_INPUT;
     }
     return TP_VIEWER_OK;
 }
@@ -676,15 +683,9 @@ tpViewerStatus tpViewer_Run(const char *plan_path, const char *tree_path, const 
     tpPlanRecord rec;
     tpTreeRecord tree;
     bool has_tree;
-    int code = load_inputs(plan_path, tree_path, &rec, &tree, &has_tree);
+    int code = load_inputs("view", plan_path, tree_path, def->world, &rec, &tree, &has_tree);
     if (code != TP_VIEWER_OK) {
         return code;
-    }
-    if (def->world < 0 || def->world >= rec.nworlds) {
-        tpLog(TP_LOG_ERROR, "view: --world %d: the plan has %d world(s)", def->world + 1, rec.nworlds);
-        tpPlanRecord_Free(&rec);
-        tpTreeRecord_Free(&tree);
-        return TP_VIEWER_BAD_INPUT;
     }
     char err[1024], title[600];
     snprintf(title, sizeof title, "tplan view - %s", plan_path);
@@ -829,20 +830,13 @@ tpViewerStatus tpViewer_Render(const char *plan_path, const char *tree_path, con
     tpPlanRecord rec;
     tpTreeRecord tree;
     bool has_tree;
-    int code = load_inputs(plan_path, tree_path, &rec, &tree, &has_tree);
+    int code = load_inputs("render", plan_path, tree_path, vd->world, &rec, &tree, &has_tree);
     if (code != TP_VIEWER_OK) {
         return code;
     }
     char err[1024];
     App *a = calloc(1, sizeof *a);
     int world = vd->world;
-    if (world < 0 || world >= rec.nworlds) {
-        tpLog(TP_LOG_ERROR, "render: --world %d: the plan has %d world(s)", world + 1, rec.nworlds);
-        free(a);
-        tpPlanRecord_Free(&rec);
-        tpTreeRecord_Free(&tree);
-        return TP_VIEWER_BAD_INPUT;
-    }
     int nframes = tpView_FrameCount(&rec, world, def->fps);
     unsigned char *sel = malloc((size_t)nframes);
     uint8_t *pix = malloc((size_t)vd->width * vd->height * 4);

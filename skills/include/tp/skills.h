@@ -359,9 +359,41 @@ double tpKick_DepartureSpeed(double mu, double rho, double radius, double g, dou
 /// Defaults for `kind` (see field comments): the shared fields and the kind's union member;
 /// body = target = -1, distributions unset. `kind` must be a valid kind (TP_ASSERT).
 tpSkillDef tpDefaultSkillDef(tpSkillKind kind);
-/// Name of a kind ("wait", "drive_to", ...), and the reverse lookup (-1 if unknown).
+/// Name of a kind ("wait", "drive_to", ...), and the reverse lookup (-1 if unknown; the aliases
+/// "dribble" and "hold" name push and brake).
 const char *tpSkillKind_Name(tpSkillKind kind);
 int tpSkillKind_FromName(const char *name);
+/// Alias of a kind ("dribble" for push, "hold" for brake), NULL for none.
+const char *tpSkillKind_Alias(tpSkillKind kind);
+
+/// How a script gives one of a kind's own fields (tpSkillField.type).
+typedef enum {
+    TP_FIELD_DIST,     /* a distribution (tpDist at `offset`), dimension dmin..dmax */
+    TP_FIELD_DURATION, /* a duration distribution (tpDist, dim 1) whose constant or interval is >= 0 */
+    TP_FIELD_NONNEG,   /* a finite number >= 0 (double) */
+    TP_FIELD_NUMBER,   /* a number, +-inf allowed (double) */
+    TP_FIELD_BOOL,     /* a boolean (bool) */
+    TP_FIELD_BODY,     /* a body name, resolved to its index (int) when the domain is built */
+} tpSkillFieldType;
+
+/// One field of a kind's definition as a script names it: `offset` is the byte offset of its
+/// value in tpSkillDef (inside the kind's union member). Plain value type.
+typedef struct tpSkillField {
+    const char *name; /* the script's key ("point", "nav_cell") */
+    tpSkillFieldType type;
+    size_t offset;  /* offsetof(tpSkillDef, <member>.<field>) */
+    int dmin, dmax; /* TP_FIELD_DIST: allowed dimensions */
+} tpSkillField;
+
+/// The fields a script may give for `kind` (tp.skill.<name>{...}): every accepted key, in the
+/// order an "unknown field" message lists them, NULL-terminated (*accepted), and the kind's own
+/// typed fields, in the order they are read, ending with a NULL name (return value). The shared
+/// keys (name, body, target, frame, toward, the gains, timeout) are accepted but not in the typed
+/// list; a custom kind's `run` is the host's. Static storage; `kind` must be valid (TP_ASSERT).
+const tpSkillField *tpSkillKind_Fields(tpSkillKind kind, const char *const **accepted);
+/// The checks of a kind's own fields that need no world (steer: min_z <= max_z), for a front end
+/// to run right after reading them: false with a message (no "skill 'name'" prefix) in err.
+bool tpSkill_CheckFields(const tpSkillDef *skill, char *err, size_t errlen);
 /// Checks a skill against a world: bodies exist and are controllable, distributions are valid.
 bool tpSkill_Validate(const tpSkillDef *skill, const tpWorld *world, char *err, size_t errlen);
 
