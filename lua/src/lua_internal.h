@@ -193,7 +193,7 @@ int tplToVector(lua_State *L, int idx, const char *label, double *out, int mindi
 void tplPushWhere(lua_State *L);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Distributions (dist.c)                                                                      */
+/* Distributions (skill_ctors.c)                                                                */
 
 /// Reads the value at idx as a distribution (tp.dist, number or vector) of a dim in
 /// [mindim, maxdim]; raises naming `label`.

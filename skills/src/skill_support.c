@@ -1,7 +1,7 @@
 /* What every skill kind's f and validate share (skill_internal.h): sampling a kind's point,
  * scalars and directions in the skill's frame, the time-based busy flag and timeouts, the checks of
  * named numbers and distributions, and the navigation kinds' goal and prologue. Calls only
- * downward (dist.c, motion.c, the world): no kind and no table. */
+ * downward (sampling.c, motion.c, the world): no kind and no table. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
