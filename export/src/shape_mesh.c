@@ -144,7 +144,7 @@ static int round_profile(Profile *out, double r, double h)
 
 /* A mesh body's own triangles, flat shaded (3 vertices per triangle with its normal), placed so
  * that the node's origin is the artist's object's (mesh_origin), in y-up. */
-static bool tpXMesh_Recorded(const tpPlanBody *pb, tpXMesh *m)
+static bool x_mesh_recorded(const tpPlanBody *pb, tpXMesh *m)
 {
     int nt = pb->mesh_ntriangles;
     m->nverts = m->nidx = 3 * nt;
@@ -189,7 +189,7 @@ bool tpXMesh_Shape(const tpPlanBody *pb, tpXMesh *m)
 {
     memset(m, 0, sizeof *m);
     if (strcmp(pb->shape, "mesh") == 0 && pb->mesh_nvertices > 0 && pb->mesh_ntriangles > 0) {
-        return tpXMesh_Recorded(pb, m);
+        return x_mesh_recorded(pb, m);
     }
     Builder b = {m, 0, 0, false};
     const double *s = pb->size;

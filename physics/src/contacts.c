@@ -14,7 +14,7 @@
 
 /* dCollide for a pair, with the moving mesh hulls' own collider for the pairs ODE's colliders get
  * wrong (hull-hull, hull-box, hull-triangle mesh: mesh_collide.c). Contacts into w->cgeoms. */
-static int tpCollidePair(tpWorld *w, const tpBodyRt *ra, const tpBodyRt *rb)
+static int collide_pair(tpWorld *w, const tpBodyRt *ra, const tpBodyRt *rb)
 {
     if (ra->mesh != NULL || rb->mesh != NULL) {
         int n = tpMeshGeom_Collide(ra->mesh, ra->geom, rb->mesh, rb->geom, w->def.max_contacts, w->cgeoms);
@@ -28,7 +28,7 @@ static int tpCollidePair(tpWorld *w, const tpBodyRt *ra, const tpBodyRt *rb)
 /* Canonical collisions                                                                        */
 
 /* Room for n contact infos (and the merge scratch); keeps the contents. */
-static bool tpReserveInfos(tpWorld *w, int n)
+static bool reserve_infos(tpWorld *w, int n)
 {
     if ((size_t)n <= w->cap_infos)
         return true;
@@ -59,7 +59,7 @@ bool tpWorld_GrowPairs(tpWorld *w, int cap)
 
 /* Broad phase only: records the candidate pair under its canonical key. The space hands pairs
  * over in an order that depends on its history, so nothing is decided here. */
-static void tpNearCallback(void *data, dGeomID g1, dGeomID g2)
+static void near_callback(void *data, dGeomID g1, dGeomID g2)
 {
     tpWorld *w = data;
     int a = (int)(intptr_t)dGeomGetData(g1);
@@ -83,7 +83,7 @@ static void tpNearCallback(void *data, dGeomID g1, dGeomID g2)
 
 /* Heap sort: in place, no allocation, O(n log n) whatever the space's order was. The keys are
  * unique, so stability does not matter. */
-static void tpSiftDown(uint64_t *v, int start, int n)
+static void sift_down(uint64_t *v, int start, int n)
 {
     int root = start;
     for (;;) {
@@ -101,7 +101,7 @@ static void tpSiftDown(uint64_t *v, int start, int n)
     }
 }
 
-static void tpSortKeys(uint64_t *v, int n)
+static void sort_keys(uint64_t *v, int n)
 {
     if (n < 16) {
         for (int i = 1; i < n; i++) {
@@ -116,17 +116,17 @@ static void tpSortKeys(uint64_t *v, int n)
         return;
     }
     for (int i = n / 2 - 1; i >= 0; i--)
-        tpSiftDown(v, i, n);
+        sift_down(v, i, n);
     for (int end = n - 1; end > 0; end--) {
         uint64_t tmp = v[0];
         v[0] = v[end];
         v[end] = tmp;
-        tpSiftDown(v, 0, end);
+        sift_down(v, 0, end);
     }
 }
 
 /* Total order on contacts of one pair: position, then depth, then normal. */
-static int tpContactCmp(const dContactGeom *x, const dContactGeom *y)
+static int contact_cmp(const dContactGeom *x, const dContactGeom *y)
 {
     for (int k = 0; k < 3; k++)
         if (x->pos[k] != y->pos[k])
@@ -139,12 +139,12 @@ static int tpContactCmp(const dContactGeom *x, const dContactGeom *y)
     return 0;
 }
 
-static void tpSortContacts(dContactGeom *c, int n)
+static void sort_contacts(dContactGeom *c, int n)
 {
     for (int i = 1; i < n; i++) {
         dContactGeom key = c[i];
         int j = i - 1;
-        while (j >= 0 && tpContactCmp(&c[j], &key) > 0) {
+        while (j >= 0 && contact_cmp(&c[j], &key) > 0) {
             c[j + 1] = c[j];
             j--;
         }
@@ -159,7 +159,7 @@ static void tpSortContacts(dContactGeom *c, int n)
  * at the contact -- or, while rolling, with the bodies' relative velocity -- makes friction and
  * rolling resistance oppose the motion exactly, as an isotropic (cone) law does.
  * Deterministic: a function of the restored state only. */
-static bool tpTangent(const dReal *nrm, double v[3])
+static bool contact_tangent(const dReal *nrm, double v[3])
 {
     double vn = v[0] * nrm[0] + v[1] * nrm[1] + v[2] * nrm[2];
     for (int i = 0; i < 3; i++)
@@ -172,7 +172,7 @@ static bool tpTangent(const dReal *nrm, double v[3])
     return true;
 }
 
-static void tpFrictionDirection(dBodyID a, dBodyID b, dContact *c)
+static void friction_direction(dBodyID a, dBodyID b, dContact *c)
 {
     const dReal *p = c->geom.pos, *nrm = c->geom.normal;
     dVector3 va = {0, 0, 0}, vb = {0, 0, 0};
@@ -181,11 +181,11 @@ static void tpFrictionDirection(dBodyID a, dBodyID b, dContact *c)
     if (b != NULL)
         dBodyGetPointVel(b, p[0], p[1], p[2], vb);
     double v[3] = {va[0] - vb[0], va[1] - vb[1], va[2] - vb[2]};
-    if (!tpTangent(nrm, v)) {
+    if (!contact_tangent(nrm, v)) {
         const dReal *la = a != NULL ? dBodyGetLinearVel(a) : NULL, *lb = b != NULL ? dBodyGetLinearVel(b) : NULL;
         for (int i = 0; i < 3; i++)
             v[i] = (la != NULL ? la[i] : 0.0) - (lb != NULL ? lb[i] : 0.0);
-        if (!tpTangent(nrm, v))
+        if (!contact_tangent(nrm, v))
             return; /* at rest relative to each other: ODE's default basis */
     }
     c->surface.mode |= dContactFDir1;
@@ -196,7 +196,7 @@ static void tpFrictionDirection(dBodyID a, dBodyID b, dContact *c)
 /* Merges the infos appended by a later pass (infos[first..ninfos), sorted by pair like the
  * earlier ones infos[0..first)) into one sorted list with each pair once; an earlier entry wins
  * (its deepest overlap is the deeper of the two). */
-static void tpMergeInfos(tpWorld *w, int first)
+static void merge_infos(tpWorld *w, int first)
 {
     int i = 0, j = first, n = 0;
     while (i < first || j < w->ninfos) {
@@ -222,7 +222,7 @@ static void tpMergeInfos(tpWorld *w, int first)
 
 /* Keeps the deepest overlaps of the step: static geometry against a moving body, and two moving
  * bodies (dynamic or scripted) against each other. */
-static void tpNoteDepth(tpWorld *w, int a, int b, double depth)
+static void note_depth(tpWorld *w, int a, int b, double depth)
 {
     if (w->bodies[a].cls == TP_BODY_STATIC || w->bodies[b].cls == TP_BODY_STATIC) {
         if (depth > w->static_depth) {
@@ -245,17 +245,17 @@ static void tpNoteDepth(tpWorld *w, int a, int b, double depth)
 void tpContacts_DepthPass(tpWorld *w)
 {
     w->npairs = 0;
-    dSpaceCollide(w->space, w, tpNearCallback);
+    dSpaceCollide(w->space, w, near_callback);
     for (int p = 0; p < w->npairs; p++) {
         int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
-        int n = tpCollidePair(w, &w->rt[a], &w->rt[b]);
+        int n = collide_pair(w, &w->rt[a], &w->rt[b]);
         for (int k = 0; k < n; k++)
-            tpNoteDepth(w, a, b, w->cgeoms[k].depth);
+            note_depth(w, a, b, w->cgeoms[k].depth);
     }
 }
 
 /* Room for n pending contacts (and their feedback records); keeps the contents. */
-static bool tpReservePending(tpWorld *w, int n)
+static bool reserve_pending(tpWorld *w, int n)
 {
     if (n <= w->cap_pend)
         return true;
@@ -274,7 +274,7 @@ static bool tpReservePending(tpWorld *w, int n)
     return true;
 }
 
-static bool tpReserveTouch(tpWorld *w, int n)
+static bool reserve_touch(tpWorld *w, int n)
 {
     if (n <= w->cap_touch)
         return true;
@@ -288,7 +288,7 @@ static bool tpReserveTouch(tpWorld *w, int n)
 }
 
 /* The surface of a contact between bodies a and b, as ODE takes it (no bounce yet). */
-static dContact tpBaseContact(const tpWorld *w, int a, int b)
+static dContact base_contact(const tpWorld *w, int a, int b)
 {
     const tpSurface *s = &w->surfaces[w->bodies[a].material * w->def.nmaterials + w->bodies[b].material];
     dContact c;
@@ -305,9 +305,9 @@ static dContact tpBaseContact(const tpWorld *w, int a, int b)
     return c;
 }
 
-static void tpPushPending(tpWorld *w, const dContact *c, int a, int b, bool speculative)
+static void push_pending(tpWorld *w, const dContact *c, int a, int b, bool speculative)
 {
-    if (w->npend == w->cap_pend && !tpReservePending(w, w->npend + 1)) {
+    if (w->npend == w->cap_pend && !reserve_pending(w, w->npend + 1)) {
         tpLog(TP_LOG_ERROR, "physics: out of memory for contact joints");
         abort();
     }
@@ -328,10 +328,10 @@ void tpContacts_Collide(tpWorld *w, bool keep)
     if (!keep)
         w->ninfos = 0;
     const int first = w->ninfos;
-    dSpaceCollide(w->space, w, tpNearCallback);
-    tpSortKeys(w->pairs, w->npairs);
+    dSpaceCollide(w->space, w, near_callback);
+    sort_keys(w->pairs, w->npairs);
     /* contacts still become joints when this fails; only the touching record is incomplete */
-    const bool record = tpReserveInfos(w, first + w->npairs) && tpReserveTouch(w, w->npairs);
+    const bool record = reserve_infos(w, first + w->npairs) && reserve_touch(w, w->npairs);
     if (!record)
         tpLog(TP_LOG_ERROR, "physics: out of memory for the contact record");
 
@@ -339,13 +339,13 @@ void tpContacts_Collide(tpWorld *w, bool keep)
     for (int p = 0; p < w->npairs; p++) {
         int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
         const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
-        int n = tpCollidePair(w, ra, rb);
+        int n = collide_pair(w, ra, rb);
         if (n <= 0)
             continue;
-        tpSortContacts(w->cgeoms, n);
+        sort_contacts(w->cgeoms, n);
 
         const tpSurface *s = &w->surfaces[w->bodies[a].material * nmat + w->bodies[b].material];
-        dContact c = tpBaseContact(w, a, b);
+        dContact c = base_contact(w, a, b);
         if (s->bounce > 0.0) {
             c.surface.mode |= dContactBounce;
             c.surface.bounce = s->bounce;
@@ -355,10 +355,10 @@ void tpContacts_Collide(tpWorld *w, bool keep)
         const int pfirst = w->npend;
         for (int k = 0; k < n; k++) {
             c.geom = w->cgeoms[k];
-            tpPushPending(w, &c, a, b, false);
+            push_pending(w, &c, a, b, false);
             deepest = w->cgeoms[k].depth > deepest ? w->cgeoms[k].depth : deepest;
         }
-        tpNoteDepth(w, a, b, deepest);
+        note_depth(w, a, b, deepest);
         w->rt[a].contact_stamp = w->rt[b].contact_stamp = w->stamp;
         if (!record)
             continue;
@@ -375,11 +375,11 @@ void tpContacts_Collide(tpWorld *w, bool keep)
         info->max_depth = deepest;
     }
     if (first > 0)
-        tpMergeInfos(w, first);
+        merge_infos(w, first);
 }
 
 /* The pair's entry among the substep's touching pairs, or NULL. */
-static const tpTouch *tpTouching(const tpWorld *w, uint64_t key)
+static const tpTouch *find_touching(const tpWorld *w, uint64_t key)
 {
     int lo = 0, hi = w->ntouch;
     while (lo < hi) {
@@ -395,7 +395,7 @@ static const tpTouch *tpTouching(const tpWorld *w, uint64_t key)
 /* One of the pair's speculative contacts lies within d of point p. Those of the swept pass and
  * of each discovery round follow the real ones in runs, each in pair order (w->run[0 .. nrun]
  * bound them). */
-static bool tpNearSpeculative(const tpWorld *w, uint64_t key, const double p[3], double d)
+static bool near_speculative(const tpWorld *w, uint64_t key, const double p[3], double d)
 {
     const int a = (int)(key >> 32), b = (int)(key & 0xffffffffu);
     for (int r = 0; r < w->nrun; r++) {
@@ -420,7 +420,7 @@ static bool tpNearSpeculative(const tpWorld *w, uint64_t key, const double p[3],
 }
 
 /* A real contact of the pair lies within d of point p. */
-static bool tpNearContact(const tpWorld *w, const tpTouch *t, const double p[3], double d)
+static bool near_contact(const tpWorld *w, const tpTouch *t, const double p[3], double d)
 {
     for (int k = t->first; k < t->first + t->count; k++) {
         const dReal *q = w->pend[k].c.geom.pos;
@@ -454,7 +454,7 @@ static bool tpNearContact(const tpWorld *w, const tpTouch *t, const double p[3],
 /* Of the larger bounding radius: a swept contact this close to a real contact of the pair adds
  * nothing. */
 #define TP_SPECULATIVE_NEAR 0.2
-/* At most this many poses along a pair's sweep (tpSweepSamples). */
+/* At most this many poses along a pair's sweep (sweep_samples). */
 #define TP_SWEEP_SAMPLES 4
 /* m: a bounce predicted further from the surface than this cuts the substep at the impact... */
 #define TP_BOUNCE_GAP 0.0002
@@ -469,7 +469,7 @@ static bool tpNearContact(const tpWorld *w, const tpTouch *t, const double p[3],
 /* The sweep velocity of body i (m/s, point velocity at p of the body moving with its sweep
  * velocity and its angular velocity), for a fast body; 0 for the others (static, kinematic and
  * slow bodies stay at their start poses in the swept pass). */
-static void tpSweepPointVel(const tpWorld *w, int i, const dReal *p, double out[3])
+static void sweep_point_vel(const tpWorld *w, int i, const dReal *p, double out[3])
 {
     const tpBodyRt *r = &w->rt[i];
     out[0] = out[1] = out[2] = 0.0;
@@ -483,7 +483,7 @@ static void tpSweepPointVel(const tpWorld *w, int i, const dReal *p, double out[
 }
 
 /* Grows body i's geom by m (m) on every side, or back to its definition's size (m = 0). */
-static void tpInflate(tpWorld *w, int i, double m)
+static void inflate_geom(tpWorld *w, int i, double m)
 {
     const tpBodyDef *b = &w->bodies[i];
     dGeomID g = w->rt[i].geom;
@@ -513,7 +513,7 @@ static void tpInflate(tpWorld *w, int i, double m)
  * position less the translation is (1.5 cm apart at 40 rad/s). A sphere's surface point under a
  * contact moves with the centre alone, so for spheres only the translation is undone (turning it
  * back would put the point off the line through the centre: a torque that is not there). */
-static void tpSweepBack(const tpWorld *w, int i, double h, const dReal *p1, double out[3])
+static void sweep_back(const tpWorld *w, int i, double h, const dReal *p1, double out[3])
 {
     const tpBodyRt *r = &w->rt[i];
     const dReal *c = dBodyGetPosition(r->body), *om = dBodyGetAngularVel(r->body);
@@ -538,7 +538,7 @@ static void tpSweepBack(const tpWorld *w, int i, double h, const dReal *p1, doub
 
 /* Puts fast body i's geom (not the body: its rotation matrix is hidden state) at the fraction f of
  * its sweep over h, through an offset: position p + f v h, orientation turned by f omega h. */
-static void tpSweepPose(tpWorld *w, int i, double h, double f)
+static void sweep_pose(tpWorld *w, int i, double h, double f)
 {
     const tpBodyRt *r = &w->rt[i];
     const dReal *p = dBodyGetPosition(r->body), *q = dBodyGetQuaternion(r->body), *om = dBodyGetAngularVel(r->body);
@@ -568,7 +568,7 @@ static void tpSweepPose(tpWorld *w, int i, double h, double f)
  * body's thickness is therefore also collided at fractions of the sweep, and the first fraction
  * where it overlaps gives the contacts (at most TP_SWEEP_SAMPLES). Returns the fraction used and
  * leaves the contacts in w->cgeoms (*n of them). */
-static double tpSweepSamples(tpWorld *w, int a, int b, bool fa, bool fb, double h, int *n)
+static double sweep_samples(tpWorld *w, int a, int b, bool fa, bool fb, double h, int *n)
 {
     const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
     double rel = 0.0, thin = INFINITY;
@@ -590,10 +590,10 @@ static double tpSweepSamples(tpWorld *w, int a, int b, bool fa, bool fb, double 
     for (int j = 1; j < k; j++) {
         const double f = (double)j / k;
         if (fa)
-            tpSweepPose(w, a, h, f);
+            sweep_pose(w, a, h, f);
         if (fb)
-            tpSweepPose(w, b, h, f);
-        int m = tpCollidePair(w, ra, rb);
+            sweep_pose(w, b, h, f);
+        int m = collide_pair(w, ra, rb);
         if (m > 0) {
             *n = m;
             used = f;
@@ -601,11 +601,11 @@ static double tpSweepSamples(tpWorld *w, int a, int b, bool fa, bool fb, double 
         }
     }
     if (fa)
-        tpSweepPose(w, a, h, 1.0);
+        sweep_pose(w, a, h, 1.0);
     if (fb)
-        tpSweepPose(w, b, h, 1.0);
+        sweep_pose(w, b, h, 1.0);
     if (used == 1.0) /* no earlier overlap: the full sweep's contacts again */
-        *n = tpCollidePair(w, ra, rb);
+        *n = collide_pair(w, ra, rb);
     return used;
 }
 
@@ -640,8 +640,8 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
         double spin = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
         if ((speed + spin * r->radius) * h <= TP_SWEEP_MIN)
             continue;
-        tpInflate(w, i, r->inflate);
-        tpSweepPose(w, i, h, 1.0);
+        inflate_geom(w, i, r->inflate);
+        sweep_pose(w, i, h, 1.0);
         r->sweep_stamp = w->stamp;
         w->fast[nfast++] = i;
     }
@@ -650,8 +650,8 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
     if (nfast == 0)
         return h;
     w->npairs = 0;
-    dSpaceCollide(w->space, w, tpNearCallback);
-    tpSortKeys(w->pairs, w->npairs);
+    dSpaceCollide(w->space, w, near_callback);
+    sort_keys(w->pairs, w->npairs);
     const int first = w->npend;
     for (int p = 0; p < w->npairs; p++) {
         int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
@@ -662,13 +662,13 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
             continue; /* neither is fast: its contacts, if any, are the real ones */
         /* A touching pair still gets speculative contacts where it has none yet: the far rim of
          * a rocking cylinder comes down while its near rim touches. */
-        const tpTouch *touch = tpTouching(w, w->pairs[p]);
+        const tpTouch *touch = find_touching(w, w->pairs[p]);
         const double near = TP_SPECULATIVE_NEAR * (ra->radius > rb->radius ? ra->radius : rb->radius);
-        int n = tpCollidePair(w, ra, rb);
+        int n = collide_pair(w, ra, rb);
         if (n <= 0)
             continue;
-        const double f = tpSweepSamples(w, a, b, fa, fb, h, &n);
-        tpSortContacts(w->cgeoms, n);
+        const double f = sweep_samples(w, a, b, fa, fb, h, &n);
+        sort_contacts(w->cgeoms, n);
         const tpSurface *s = &w->surfaces[w->bodies[a].material * w->def.nmaterials + w->bodies[b].material];
         for (int k = 0; k < n; k++) {
             const dContactGeom *g = &w->cgeoms[k];
@@ -676,8 +676,8 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
              * first geom, from b when a moves along it): the depth now is the swept depth less
              * the approach over the substep, h vn. */
             double va[3], vb[3], vn = 0.0;
-            tpSweepPointVel(w, a, g->pos, va);
-            tpSweepPointVel(w, b, g->pos, vb);
+            sweep_point_vel(w, a, g->pos, va);
+            sweep_point_vel(w, b, g->pos, vb);
             for (int c = 0; c < 3; c++)
                 vn += (va[c] - vb[c]) * g->normal[c];
             double gap = (fa ? ra->inflate : 0.0) + (fb ? rb->inflate : 0.0) - g->depth - vn * f * h;
@@ -685,18 +685,18 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
                 gap = 0.0;
             if (vn >= 0.0 && gap > TP_SPECULATIVE_HAIR)
                 continue; /* not closing in, and not so near that a push within the substep could close it */
-            dContact c = tpBaseContact(w, a, b);
+            dContact c = base_contact(w, a, b);
             c.geom = *g;
             c.geom.depth = 0.0;
             /* the point at the start poses: where the fast body's swept motion took it from */
             double pa[3], pb[3];
             if (fa)
-                tpSweepBack(w, a, f * h, g->pos, pa);
+                sweep_back(w, a, f * h, g->pos, pa);
             if (fb)
-                tpSweepBack(w, b, f * h, g->pos, pb);
+                sweep_back(w, b, f * h, g->pos, pb);
             for (int q = 0; q < 3; q++)
                 c.geom.pos[q] = fa && fb ? 0.5 * (pa[q] + pb[q]) : fa ? pa[q] : pb[q];
-            if (touch != NULL && tpNearContact(w, touch, c.geom.pos, near))
+            if (touch != NULL && near_contact(w, touch, c.geom.pos, near))
                 continue; /* a real contact holds this part of the pair already */
             c.surface.mode |= dContactMotionN;
             if (s->bounce >= TP_BOUNCE_CUT_E && -vn > s->bounce_vel && -vn * h > gap && split && gap > TP_BOUNCE_GAP) {
@@ -725,11 +725,11 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
             } else {
                 c.surface.motionN = -gap / h;
             }
-            tpPushPending(w, &c, a, b, true);
+            push_pending(w, &c, a, b, true);
         }
     }
     for (int f = 0; f < nfast; f++) {
-        tpInflate(w, w->fast[f], 0.0);
+        inflate_geom(w, w->fast[f], 0.0);
         dGeomClearOffset(w->rt[w->fast[f]].geom); /* the geom follows its body's pose exactly again */
     }
     w->run[1] = w->npend;
@@ -746,7 +746,7 @@ void tpContacts_CreateJoints(tpWorld *w)
         tpPendingContact *p = &w->pend[k];
         dBodyID ba = w->rt[p->a].body, bb = w->rt[p->b].body;
         dContact c = p->c;
-        tpFrictionDirection(ba, bb, &c);
+        friction_direction(ba, bb, &c);
         dJointID j = dJointCreateContact(w->world, w->group, &c);
         dJointAttach(j, ba, bb);
         if (p->speculative) {
@@ -759,7 +759,7 @@ void tpContacts_CreateJoints(tpWorld *w)
 /* After the solve: the speculative contacts pend[from .. to) that pushed (the bodies met within
  * the substep) join the touching record, at depth 0; they come in pair order. nspec counts the
  * speculative contacts before `from` (their feedback records come first). */
-static int tpRecordRun(tpWorld *w, int from, int to, int nspec)
+static int record_run(tpWorld *w, int from, int to, int nspec)
 {
     const int first = w->ninfos;
     for (int k = from; k < to; k++) {
@@ -771,7 +771,7 @@ static int tpRecordRun(tpWorld *w, int from, int to, int nspec)
             continue;
         if (w->ninfos > first && w->infos[w->ninfos - 1].a == p->a && w->infos[w->ninfos - 1].b == p->b)
             continue; /* this pair's earlier contact is recorded */
-        if (!tpReserveInfos(w, w->ninfos + 1)) {
+        if (!reserve_infos(w, w->ninfos + 1)) {
             tpLog(TP_LOG_ERROR, "physics: out of memory for the contact record");
             return nspec;
         }
@@ -783,7 +783,7 @@ static int tpRecordRun(tpWorld *w, int from, int to, int nspec)
         info->max_depth = 0.0;
     }
     if (first > 0 && w->ninfos > first)
-        tpMergeInfos(w, first);
+        merge_infos(w, first);
     return nspec;
 }
 
@@ -792,12 +792,12 @@ void tpContacts_Record(tpWorld *w)
 {
     int nspec = 0;
     for (int r = 0; r < w->nrun; r++)
-        nspec = tpRecordRun(w, w->run[r], w->run[r + 1], nspec);
+        nspec = record_run(w, w->run[r], w->run[r + 1], nspec);
 }
 
 /* A body the solve changed more than its free motion would (|dv| h + |d omega| r h beyond
  * TP_SWEEP_MIN): something hit it within the substep. */
-static bool tpSurprised(const tpWorld *w, int k, double h)
+static bool is_surprise(const tpWorld *w, int k, double h)
 {
     const int i = w->state_body[k];
     const tpBodyRt *r = &w->rt[i];
@@ -813,7 +813,7 @@ static bool tpSurprised(const tpWorld *w, int k, double h)
 
 /* The start-pose point of body i whose end pose holds p1 (state bodies: from the substep's start
  * state; scripted bodies: back by their velocities), into out; *disp gets the point's travel. */
-static void tpPointAtStart(const tpWorld *w, int i, double h, const dReal *p1, double out[3], double disp[3])
+static void point_at_start(const tpWorld *w, int i, double h, const dReal *p1, double out[3], double disp[3])
 {
     const tpBodyRt *r = &w->rt[i];
     if (r->body == NULL) { /* static */
@@ -845,7 +845,7 @@ static void tpPointAtStart(const tpWorld *w, int i, double h, const dReal *p1, d
     dMultiply0_331(dr, R, d);
     for (int k = 0; k < 3; k++) {
         disp[k] = p1[k] - (c0[k] + dr[k]);
-        /* a sphere's surface point under a contact moves with its centre (see tpSweepBack) */
+        /* a sphere's surface point under a contact moves with its centre (see sweep_back) */
         out[k] = w->bodies[i].shape == TP_SHAPE_SPHERE ? p1[k] - (c1[k] - c0[k]) : c0[k] + dr[k];
     }
 }
@@ -861,11 +861,11 @@ bool tpContacts_Discover(tpWorld *w, double h)
 {
     w->npairs = 0;
     for (int k = 0; k < w->nstate; k++)
-        if (tpSurprised(w, k, h))
-            dSpaceCollide2(w->rt[w->state_body[k]].geom, (dGeomID)w->space, w, tpNearCallback);
+        if (is_surprise(w, k, h))
+            dSpaceCollide2(w->rt[w->state_body[k]].geom, (dGeomID)w->space, w, near_callback);
     if (w->npairs == 0)
         return false;
-    tpSortKeys(w->pairs, w->npairs);
+    sort_keys(w->pairs, w->npairs);
     const int first = w->npend;
     for (int p = 0; p < w->npairs; p++) {
         if (p > 0 && w->pairs[p] == w->pairs[p - 1])
@@ -873,27 +873,27 @@ bool tpContacts_Discover(tpWorld *w, double h)
         /* a pair counts where it went deeper than it started and it had no contact, real or
          * speculative (a die's corner driven in beside the four contacts its face had; a die
          * slammed into the floor by another, beside the one corner its sweep foresaw) */
-        const tpTouch *touch = tpTouching(w, w->pairs[p]);
+        const tpTouch *touch = find_touching(w, w->pairs[p]);
         const double base = (touch != NULL ? touch->deepest : 0.0) + TP_DISCOVER_DEPTH;
         int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
         const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
         const double near = TP_SPECULATIVE_NEAR * (ra->radius > rb->radius ? ra->radius : rb->radius);
-        int n = tpCollidePair(w, ra, rb);
+        int n = collide_pair(w, ra, rb);
         double deepest = 0.0;
         for (int k = 0; k < n; k++)
             deepest = w->cgeoms[k].depth > deepest ? w->cgeoms[k].depth : deepest;
         if (!(deepest > base))
             continue;
-        tpSortContacts(w->cgeoms, n);
+        sort_contacts(w->cgeoms, n);
         for (int k = 0; k < n; k++) {
             const dContactGeom *g = &w->cgeoms[k];
             if (touch != NULL && !(g->depth > base))
                 continue;
             double pa[3], pb[3], da[3], db[3];
-            tpPointAtStart(w, a, h, g->pos, pa, da);
-            tpPointAtStart(w, b, h, g->pos, pb, db);
+            point_at_start(w, a, h, g->pos, pa, da);
+            point_at_start(w, b, h, g->pos, pb, db);
             const double *p0 = ra->body != NULL ? pa : pb;
-            if ((touch != NULL && tpNearContact(w, touch, p0, near)) || tpNearSpeculative(w, w->pairs[p], p0, near))
+            if ((touch != NULL && near_contact(w, touch, p0, near)) || near_speculative(w, w->pairs[p], p0, near))
                 continue;
             /* the depth grew by the points' approach along the normal (which separates a) */
             double approach = 0.0;
@@ -902,7 +902,7 @@ bool tpContacts_Discover(tpWorld *w, double h)
             double gap = approach - g->depth;
             if (gap < 0.0)
                 gap = 0.0;
-            dContact c = tpBaseContact(w, a, b);
+            dContact c = base_contact(w, a, b);
             c.geom = *g;
             c.geom.depth = 0.0;
             for (int q = 0; q < 3; q++)
@@ -911,7 +911,7 @@ bool tpContacts_Discover(tpWorld *w, double h)
                                                                      : pb[q];
             c.surface.mode |= dContactMotionN;
             c.surface.motionN = -gap / h;
-            tpPushPending(w, &c, a, b, true);
+            push_pending(w, &c, a, b, true);
         }
     }
     w->discovered += w->npend - first;

@@ -23,7 +23,7 @@ _Static_assert(sizeof(tpBodyState) == 13 * sizeof(double), "tpBodyState must be 
 
 /* Leg j of a waypoint schedule: from stop *from to stop *to, taking *dur s. Legs per period:
  * ONCE n-1, CYCLE n, PINGPONG 2(n-1). */
-static void tpWaypointLeg(const tpMotionDef *m, int j, int *from, int *to, double *dur)
+static void waypoint_leg(const tpMotionDef *m, int j, int *from, int *to, double *dur)
 {
     const int n = m->npoints;
     if (m->loop == TP_LOOP_PINGPONG && j >= n - 1) {
@@ -39,7 +39,7 @@ static void tpWaypointLeg(const tpMotionDef *m, int j, int *from, int *to, doubl
 }
 
 /* Pose and velocity of a waypoint motion at t (out holds p0 and q0 on entry). */
-static void tpWaypointsAt(const tpBodyDef *b, double t, tpBodyState *out)
+static void waypoints_at(const tpBodyDef *b, double t, tpBodyState *out)
 {
     const tpMotionDef *m = &b->motion;
     const int n = m->npoints;
@@ -48,7 +48,7 @@ static void tpWaypointsAt(const tpBodyDef *b, double t, tpBodyState *out)
     for (int j = 0; j < legs; j++) {
         int a, c;
         double d;
-        tpWaypointLeg(m, j, &a, &c, &d);
+        waypoint_leg(m, j, &a, &c, &d);
         period += m->pause + d;
     }
     double tau = t > 0 ? t : 0;
@@ -60,7 +60,7 @@ static void tpWaypointsAt(const tpBodyDef *b, double t, tpBodyState *out)
         for (int j = 0; j < legs; j++) {
             int a, c;
             double d;
-            tpWaypointLeg(m, j, &a, &c, &d);
+            waypoint_leg(m, j, &a, &c, &d);
             if (tau < m->pause) {
                 memcpy(p, m->points[a], sizeof p);
                 break;
@@ -157,7 +157,7 @@ void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out)
         break;
     }
     case TP_MOTION_WAYPOINTS:
-        tpWaypointsAt(b, t, out);
+        waypoints_at(b, t, out);
         break;
     case TP_MOTION_FUNCTION:
         tpWorld_CallMotion(w, body, t, out); /* after an error: the definition's pose, at rest */
@@ -167,7 +167,7 @@ void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out)
     }
 }
 
-static void tpSetBody(dBodyID body, const tpBodyState *s)
+static void set_body(dBodyID body, const tpBodyState *s)
 {
     dBodySetPosition(body, s->pos[0], s->pos[1], s->pos[2]);
     dBodySetQuaternion(body, s->quat);
@@ -175,7 +175,7 @@ static void tpSetBody(dBodyID body, const tpBodyState *s)
     dBodySetAngularVel(body, s->angvel[0], s->angvel[1], s->angvel[2]);
 }
 
-static void tpGetBody(dBodyID body, tpBodyState *s)
+static void get_body(dBodyID body, tpBodyState *s)
 {
     memcpy(s->pos, dBodyGetPosition(body), sizeof s->pos);
     memcpy(s->quat, dBodyGetQuaternion(body), sizeof s->quat);
@@ -188,7 +188,7 @@ static void tpGetBody(dBodyID body, tpBodyState *s)
  * so a lift that starts abruptly carries its crate without sinking into it (with the instant
  * velocity at t, a lift starting at t moved, but pushed as if it stood: 5.7 mm into the crate).
  * The angular velocity is the instant one. */
-static void tpSetKinematicOver(tpWorld *w, double t, double h)
+static void set_kinematic_over(tpWorld *w, double t, double h)
 {
     for (int k = 0; k < w->nkinematic; k++) {
         tpBodyState s, e;
@@ -197,17 +197,17 @@ static void tpSetKinematicOver(tpWorld *w, double t, double h)
         tpWorld_MotionAt(w, i, t + h, &e);
         for (int c = 0; c < 3; c++)
             s.vel[c] = (e.pos[c] - s.pos[c]) / h;
-        tpSetBody(w->rt[i].body, &s);
+        set_body(w->rt[i].body, &s);
     }
 }
 
-static void tpSetKinematic(tpWorld *w, double t)
+static void set_kinematic(tpWorld *w, double t)
 {
     for (int k = 0; k < w->nkinematic; k++) {
         tpBodyState s;
         int i = w->kin_body[k];
         tpWorld_MotionAt(w, i, t, &s);
-        tpSetBody(w->rt[i].body, &s);
+        set_body(w->rt[i].body, &s);
     }
 }
 
@@ -215,7 +215,7 @@ static void tpSetKinematic(tpWorld *w, double t)
 /* Stepping                                                                                    */
 
 /* |v[k]| <= max for k < n, NaN failing. */
-static bool tpWithin(const double *v, int n, double max)
+static bool within(const double *v, int n, double max)
 {
     for (int k = 0; k < n; k++)
         if (!(fabs(v[k]) <= max))
@@ -224,7 +224,7 @@ static bool tpWithin(const double *v, int n, double max)
 }
 
 /* The first entry of v[0..n) outside +-max (NaN included) into w->failure; false if none. */
-static bool tpNoteOutside(tpWorld *w, tpStepValue what, const double *v, int n, double max)
+static bool note_outside(tpWorld *w, tpStepValue what, const double *v, int n, double max)
 {
     for (int k = 0; k < n; k++)
         if (!(fabs(v[k]) <= max)) {
@@ -238,15 +238,15 @@ static bool tpNoteOutside(tpWorld *w, tpStepValue what, const double *v, int n, 
 }
 
 /* Body `body`'s state s failed tpWorld_StateInRange: which value, into w->failure (cold path). */
-static void tpNoteRange(tpWorld *w, int body, const tpBodyState *s)
+static void note_range(tpWorld *w, int body, const tpBodyState *s)
 {
     tpStepFailure *f = &w->failure;
     f->kind = TP_STEP_OUT_OF_RANGE;
     f->a = body;
     f->substep = w->substep;
-    if (tpNoteOutside(w, TP_STEP_VALUE_POSITION, s->pos, 3, TP_MAX_COORD) ||
-        tpNoteOutside(w, TP_STEP_VALUE_SPEED, s->vel, 3, TP_MAX_SPEED) ||
-        tpNoteOutside(w, TP_STEP_VALUE_ANGVEL, s->angvel, 3, TP_MAX_ANGVEL))
+    if (note_outside(w, TP_STEP_VALUE_POSITION, s->pos, 3, TP_MAX_COORD) ||
+        note_outside(w, TP_STEP_VALUE_SPEED, s->vel, 3, TP_MAX_SPEED) ||
+        note_outside(w, TP_STEP_VALUE_ANGVEL, s->angvel, 3, TP_MAX_ANGVEL))
         return;
     double q2 = s->quat[0] * s->quat[0] + s->quat[1] * s->quat[1] + s->quat[2] * s->quat[2] + s->quat[3] * s->quat[3];
     f->what = TP_STEP_VALUE_QUAT;
@@ -258,13 +258,13 @@ static void tpNoteRange(tpWorld *w, int body, const tpBodyState *s)
 /* The state of every stored body is finite and inside the TP_MAX_* ranges (quaternions near
  * unit length): only such a state may be handed to ODE, whose quaternion normalisation aborts
  * the process on a non-finite value. On failure, the first body out of range is recorded. */
-static bool tpStatesInRange(tpWorld *w)
+static bool states_in_range(tpWorld *w)
 {
     for (int k = 0; k < w->nstate; k++) {
         tpBodyState s;
-        tpGetBody(w->rt[w->state_body[k]].body, &s);
+        get_body(w->rt[w->state_body[k]].body, &s);
         if (!tpWorld_StateInRange(&s)) {
-            tpNoteRange(w, w->state_body[k], &s);
+            note_range(w, w->state_body[k], &s);
             return false;
         }
     }
@@ -273,8 +273,7 @@ static bool tpStatesInRange(tpWorld *w)
 
 bool tpWorld_StateInRange(const tpBodyState *s)
 {
-    if (!tpWithin(s->pos, 3, TP_MAX_COORD) || !tpWithin(s->vel, 3, TP_MAX_SPEED) ||
-        !tpWithin(s->angvel, 3, TP_MAX_ANGVEL))
+    if (!within(s->pos, 3, TP_MAX_COORD) || !within(s->vel, 3, TP_MAX_SPEED) || !within(s->angvel, 3, TP_MAX_ANGVEL))
         return false;
     double q2 = s->quat[0] * s->quat[0] + s->quat[1] * s->quat[1] + s->quat[2] * s->quat[2] + s->quat[3] * s->quat[3];
     return q2 > 0.25 && q2 < 4.0; /* NaN fails too */
@@ -282,7 +281,7 @@ bool tpWorld_StateInRange(const tpBodyState *s)
 
 /* The action on the controlled bodies for one substep (ODE clears the accumulated forces after
  * each step). */
-static void tpApplyAction(tpWorld *w)
+static void apply_action(tpWorld *w)
 {
     for (int k = 0; k < w->nstate; k++) {
         dBodyID body = w->rt[w->state_body[k]].body;
@@ -302,11 +301,11 @@ static void tpApplyAction(tpWorld *w)
 #define TP_LCP_NUDGE 1e-6
 
 /* Puts the bodies back at the substep's start and solves it once more. */
-static int tpResolve(tpWorld *w, double h, bool exact)
+static int resolve(tpWorld *w, double h, bool exact)
 {
     for (int k = 0; k < w->nstate; k++)
-        tpSetBody(w->rt[w->state_body[k]].body, &w->sub0[k]);
-    tpApplyAction(w);
+        set_body(w->rt[w->state_body[k]].body, &w->sub0[k]);
+    apply_action(w);
     tpContacts_CreateJoints(w);
     int ok = tpOde_Solve(w->world, h, exact);
     dJointGroupEmpty(w->group);
@@ -322,11 +321,11 @@ static int tpResolve(tpWorld *w, double h, bool exact)
  * (TP_LCP_NUDGE, through ODE's normal surface velocity), which makes every slack strictly
  * positive; should that fail too, by the iterative solver (projected Gauss-Seidel, which cannot
  * fail that way). Deterministic: whether a solve fails is a function of the state. */
-static void tpSolve(tpWorld *w, double h)
+static void solve_substep(tpWorld *w, double h)
 {
     const bool exact = w->def.solver != TP_SOLVER_QUICKSTEP;
     unsigned long fails = exact ? tpOde_LcpFailures() : 0;
-    tpApplyAction(w);
+    apply_action(w);
     tpContacts_CreateJoints(w);
     int ok = tpOde_Solve(w->world, h, exact);
     dJointGroupEmpty(w->group);
@@ -341,10 +340,10 @@ static void tpSolve(tpWorld *w, double h)
             c->surface.motionN -= TP_LCP_NUDGE * (1.0 + (k % 16) / 16.0) / h;
         }
         fails = tpOde_LcpFailures();
-        ok = tpResolve(w, h, true);
+        ok = resolve(w, h, true);
         if (tpOde_LcpFailures() != fails) {
             w->lcp_fallbacks++;
-            ok = tpResolve(w, h, false);
+            ok = resolve(w, h, false);
         }
     }
     if (!ok)
@@ -355,11 +354,11 @@ static void tpSolve(tpWorld *w, double h)
  * further than its own thickness in one substep (the swept pass can only see what a substep's
  * travel overlaps: a pool ball at 6 m/s moves 10 cm in 1/60 s, past a ball 5.7 cm wide). A
  * function of the state at t, so deterministic; at most TP_MAX_SUBSTEPS. */
-static int tpSubsteps(tpWorld *w, double t)
+static int count_substeps(tpWorld *w, double t)
 {
     double need = w->def.substeps;
     if (w->nkinematic > 0)
-        tpSetKinematic(w, t);
+        set_kinematic(w, t);
     for (int i = 0; i < w->def.nbodies; i++) {
         const tpBodyRt *r = &w->rt[i];
         if (r->body == NULL || !(r->thickness > 0.0))
@@ -377,7 +376,7 @@ static int tpSubsteps(tpWorld *w, double t)
 
 /* Shared tail of Step and StepLive: the dynamic bodies already hold their start state.
  * False (and the world left as it is) when the action or a resulting state is out of range. */
-static bool tpAdvance(tpWorld *w, double t, const double *action)
+static bool advance(tpWorld *w, double t, const double *action)
 {
     size_t nact = (size_t)w->ncontrol * 6;
     if (action != NULL)
@@ -389,10 +388,10 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
     w->body_depth = 0.0;
     w->static_pair[0] = w->static_pair[1] = w->body_pair[0] = w->body_pair[1] = -1;
     w->failure = (tpStepFailure){TP_STEP_OK, -1, -1, TP_STEP_VALUE_NONE, -1, 0.0, 0.0, -1, w->def.substeps, t};
-    if (!tpWithin(w->action, (int)nact, TP_MAX_FORCE)) {
+    if (!within(w->action, (int)nact, TP_MAX_FORCE)) {
         for (int k = 0; k < w->ncontrol; k++)
-            if (tpNoteOutside(w, TP_STEP_VALUE_FORCE, w->action + 6 * k, 3, TP_MAX_FORCE) ||
-                tpNoteOutside(w, TP_STEP_VALUE_TORQUE, w->action + 6 * k + 3, 3, TP_MAX_FORCE)) {
+            if (note_outside(w, TP_STEP_VALUE_FORCE, w->action + 6 * k, 3, TP_MAX_FORCE) ||
+                note_outside(w, TP_STEP_VALUE_TORQUE, w->action + 6 * k + 3, 3, TP_MAX_FORCE)) {
                 w->failure.kind = TP_STEP_BAD_ACTION;
                 w->failure.a = w->control_body[k];
                 break;
@@ -403,7 +402,7 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
 
     /* Substeps continue the world without a restore in between: that is deterministic because
        every Sim call (and replay) runs the same chain from the same restored state. */
-    const int ns = tpSubsteps(w, t);
+    const int ns = count_substeps(w, t);
     const double hn = w->def.dt / ns;
     w->failure.substeps = ns;
     /* Substep j ends at (j + 1) hn (the last at dt exactly). A substep in which a bounce would
@@ -418,7 +417,7 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
             double h = end - done;
             const double ts = t + done;
             if (w->nkinematic > 0)
-                tpSetKinematicOver(w, ts, h);
+                set_kinematic_over(w, ts, h);
             w->npend = 0;
             tpContacts_Collide(w, s > 0);
             double tau = tpContacts_Speculate(w, h, cuts < TP_MAX_CUTS);
@@ -426,25 +425,25 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
                 cuts++;
                 h = tau;
                 if (w->nkinematic > 0)
-                    tpSetKinematicOver(w, ts, h);
+                    set_kinematic_over(w, ts, h);
                 w->npend = w->run[0]; /* the swept pass again, for the shorter substep */
                 tpContacts_Speculate(w, h, false);
             }
             for (int k = 0; k < w->nstate; k++)
-                tpGetBody(w->rt[w->state_body[k]].body, &w->sub0[k]);
-            tpSolve(w, h);
+                get_body(w->rt[w->state_body[k]].body, &w->sub0[k]);
+            solve_substep(w, h);
             for (int round = 0; round < TP_DISCOVER_ROUNDS && tpContacts_Discover(w, h); round++) {
                 for (int k = 0; k < w->nstate; k++)
-                    tpSetBody(w->rt[w->state_body[k]].body, &w->sub0[k]);
+                    set_body(w->rt[w->state_body[k]].body, &w->sub0[k]);
                 if (w->nkinematic > 0)
-                    tpSetKinematicOver(w, ts, h);
-                tpSolve(w, h);
+                    set_kinematic_over(w, ts, h);
+                solve_substep(w, h);
             }
             tpContacts_Record(w);
             done += h;
             s++;
             /* Checked after every substep: a state that left the ranges never reaches ODE again. */
-            if (!tpStatesInRange(w))
+            if (!states_in_range(w))
                 return false;
         }
     }
@@ -454,7 +453,7 @@ static bool tpAdvance(tpWorld *w, double t, const double *action)
      * once more at the end poses (only when a limit asks for it). */
     if (w->nkinematic > 0 && (w->def.max_static_penetration > 0 || w->def.max_body_penetration > 0)) {
         w->substep = ns;
-        tpSetKinematic(w, t + w->def.dt);
+        set_kinematic(w, t + w->def.dt);
         tpContacts_DepthPass(w);
     }
     if (w->def.max_static_penetration > 0 && w->static_depth > w->def.max_static_penetration) {
@@ -504,10 +503,10 @@ tpPhysicsStats tpWorld_Stats(const tpWorld *w)
 bool tpWorld_Step(tpWorld *w, const tpBodyState *x, double t, const double *action, tpBodyState *xnew)
 {
     for (int k = 0; k < w->nstate; k++)
-        tpSetBody(w->rt[w->state_body[k]].body, &x[k]);
-    bool ok = tpAdvance(w, t, action);
+        set_body(w->rt[w->state_body[k]].body, &x[k]);
+    bool ok = advance(w, t, action);
     for (int k = 0; k < w->nstate; k++)
-        tpGetBody(w->rt[w->state_body[k]].body, &xnew[k]);
+        get_body(w->rt[w->state_body[k]].body, &xnew[k]);
     w->time = t + w->def.dt;
     if (ok && w->motion_error[0]) /* a motion function failed: nothing here is physical */
         w->failure.kind = TP_STEP_MOTION_ERROR;
@@ -521,7 +520,7 @@ const char *tpWorld_MotionError(const tpWorld *w)
 
 bool tpWorld_StepLive(tpWorld *w, const double *action)
 {
-    bool ok = tpAdvance(w, w->time, action);
+    bool ok = advance(w, w->time, action);
     w->time += w->def.dt;
     return ok;
 }
@@ -561,7 +560,7 @@ void tpWorld_Snapshot(const tpWorld *w, void *buf)
     p += sizeof(double);
     for (int k = 0; k < w->nstate; k++) {
         tpBodyState s;
-        tpGetBody(w->rt[w->state_body[k]].body, &s);
+        get_body(w->rt[w->state_body[k]].body, &s);
         memcpy(p, &s, sizeof s);
         p += sizeof s;
     }
@@ -578,7 +577,7 @@ void tpWorld_Restore(tpWorld *w, const void *buf)
         tpBodyState s;
         memcpy(&s, p, sizeof s);
         p += sizeof s;
-        tpSetBody(w->rt[w->state_body[k]].body, &s);
+        set_body(w->rt[w->state_body[k]].body, &s);
     }
-    tpSetKinematic(w, w->time);
+    set_kinematic(w, w->time);
 }

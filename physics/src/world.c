@@ -70,19 +70,19 @@ tpMaterialDef tpDefaultMaterialDef(void)
 static int g_ode_users;
 static pthread_mutex_t g_ode_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void tpOdeVLog(tpLogLevel level, int num, const char *msg, va_list ap)
+static void ode_v_log(tpLogLevel level, int num, const char *msg, va_list ap)
 {
     char buf[512];
     vsnprintf(buf, sizeof buf, msg, ap);
     tpLog(level, "ODE (%d): %s", num, buf);
 }
-static void tpOdeError(int num, const char *msg, va_list ap)
+static void ode_error(int num, const char *msg, va_list ap)
 {
-    tpOdeVLog(TP_LOG_ERROR, num, msg, ap);
+    ode_v_log(TP_LOG_ERROR, num, msg, ap);
 }
-static void tpOdeDebug(int num, const char *msg, va_list ap)
+static void ode_debug(int num, const char *msg, va_list ap)
 {
-    tpOdeVLog(TP_LOG_ERROR, num, msg, ap);
+    ode_v_log(TP_LOG_ERROR, num, msg, ap);
 }
 /* ODE reports one thing through its message handler that the physics must act on: its Dantzig
  * LCP solver (dWorldStep) giving up on a degenerate pivot ("LCP internal error, s <= 0"). It then
@@ -111,11 +111,11 @@ unsigned long tpOde_LcpFailures(void)
     return g_lcp_failures;
 }
 
-static void tpOdeMessage(int num, const char *msg, va_list ap)
+static void ode_message(int num, const char *msg, va_list ap)
 {
     if (num == d_ERR_LCP)
         g_lcp_failures++;
-    tpOdeVLog(TP_LOG_DEBUG, num, msg, ap);
+    ode_v_log(TP_LOG_DEBUG, num, msg, ap);
 }
 
 /* Cylinder against plane. ODE's own collider returns the deepest rim point alone as soon as the
@@ -125,7 +125,7 @@ static void tpOdeMessage(int num, const char *msg, va_list ap)
  * its lowest rim point and the rim points 90, 180 and 270 degrees from it, those below the plane,
  * the deepest first: a standing cylinder gets its whole base, a lying one both ends of its line
  * of contact. A function of the two poses only. */
-static int tpCollideCylinderPlane(dGeomID cyl, dGeomID plane, int flags, dContactGeom *contact, int skip)
+static int collide_cylinder_plane(dGeomID cyl, dGeomID plane, int flags, dContactGeom *contact, int skip)
 {
     dVector4 pl;
     dGeomPlaneGetParams(plane, pl); /* a x + b y + c z = d, (a, b, c) unit, pointing out of it */
@@ -189,22 +189,22 @@ static int tpCollideCylinderPlane(dGeomID cyl, dGeomID plane, int flags, dContac
     return np;
 }
 
-static void tpOdeAcquire(void)
+static void ode_acquire(void)
 {
     pthread_mutex_lock(&g_ode_lock);
     if (g_ode_users++ == 0) {
-        dSetErrorHandler(tpOdeError);
-        dSetDebugHandler(tpOdeDebug);
-        dSetMessageHandler(tpOdeMessage);
+        dSetErrorHandler(ode_error);
+        dSetDebugHandler(ode_debug);
+        dSetMessageHandler(ode_message);
         dInitODE2(0);
-        dSetColliderOverride(dCylinderClass, dPlaneClass, tpCollideCylinderPlane);
+        dSetColliderOverride(dCylinderClass, dPlaneClass, collide_cylinder_plane);
     }
     /* ODE's per-thread collision data: once per thread that steps worlds (a no-op when there). */
     dAllocateODEDataForThread(dAllocateMaskAll);
     pthread_mutex_unlock(&g_ode_lock);
 }
 
-static void tpOdeRelease(void)
+static void ode_release(void)
 {
     pthread_mutex_lock(&g_ode_lock);
     if (--g_ode_users == 0) {
@@ -216,12 +216,12 @@ static void tpOdeRelease(void)
 /* ------------------------------------------------------------------------------------------ */
 /* Validation                                                                                  */
 
-static double tpNorm3(const double v[3])
+static double norm3(const double v[3])
 {
     return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
 
-static bool tpFinite(const double *v, int n)
+static bool all_finite(const double *v, int n)
 {
     for (int i = 0; i < n; i++)
         if (!isfinite(v[i]))
@@ -229,7 +229,7 @@ static bool tpFinite(const double *v, int n)
     return true;
 }
 
-static bool tpCheckWaypoints(const tpMotionDef *m, const char *who, char *err, size_t errlen)
+static bool check_waypoints(const tpMotionDef *m, const char *who, char *err, size_t errlen)
 {
     if (m->npoints < 2 || m->npoints > TP_MAX_WAYPOINTS) {
         tpErrorf(err, errlen, "%s: motion needs 2..%d waypoints (got %d)", who, TP_MAX_WAYPOINTS, m->npoints);
@@ -260,7 +260,7 @@ static bool tpCheckWaypoints(const tpMotionDef *m, const char *who, char *err, s
         }
         const double *a = m->points[k], *b = m->points[(k + 1) % m->npoints];
         double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-        if (tpNorm3(d) / m->leg_time[k] > TP_MAX_SPEED || fabs(b[3] - a[3]) / m->leg_time[k] > TP_MAX_ANGVEL) {
+        if (norm3(d) / m->leg_time[k] > TP_MAX_SPEED || fabs(b[3] - a[3]) / m->leg_time[k] > TP_MAX_ANGVEL) {
             tpErrorf(err, errlen, "%s: motion leg %d is faster than %g m/s or %g rad/s", who, k, TP_MAX_SPEED,
                      TP_MAX_ANGVEL);
             return false;
@@ -270,7 +270,7 @@ static bool tpCheckWaypoints(const tpMotionDef *m, const char *who, char *err, s
 }
 
 /* Label used in messages: the quoted name, or the index for a body without a usable name. */
-static void tpBodyLabel(const tpBodyDef *b, int i, char *out, size_t cap)
+static void body_label(const tpBodyDef *b, int i, char *out, size_t cap)
 {
     if (memchr(b->name, '\0', TP_NAME_MAX) != NULL && b->name[0] != '\0')
         snprintf(out, cap, "body \"%s\"", b->name);
@@ -278,8 +278,8 @@ static void tpBodyLabel(const tpBodyDef *b, int i, char *out, size_t cap)
         snprintf(out, cap, "body #%d", i);
 }
 
-static bool tpCheckMaterial(double friction, double restitution, double rolling, double bounce_vel, const char *what,
-                            char *err, size_t errlen)
+static bool check_material(double friction, double restitution, double rolling, double bounce_vel, const char *what,
+                           char *err, size_t errlen)
 {
     if (!(friction >= 0.0) || !isfinite(friction)) {
         tpErrorf(err, errlen, "%s: friction must be finite and >= 0 (got %g)", what, friction);
@@ -300,7 +300,7 @@ static bool tpCheckMaterial(double friction, double restitution, double rolling,
     return true;
 }
 
-static bool tpIsDynamic(const tpBodyDef *b)
+static bool is_dynamic(const tpBodyDef *b)
 {
     return b->cls == TP_BODY_PASSIVE || b->cls == TP_BODY_ACTIVE ||
            (b->cls == TP_BODY_FOREIGN && b->motion.kind == TP_MOTION_TACTIC);
@@ -310,7 +310,7 @@ static bool tpIsDynamic(const tpBodyDef *b)
  * and comparing each name with every earlier one took 26 s at 50,000 inside one C call that no
  * time limit sees): an open-addressing hash set of body indices. Names are checked terminated
  * and non-empty first. Reports the first body (in order) whose name an earlier body has. */
-static bool tpCheckBodyNames(const tpSceneDef *def, char *err, size_t errlen)
+static bool check_body_names(const tpSceneDef *def, char *err, size_t errlen)
 {
     size_t cap = 16;
     while (cap < 2 * (size_t)def->nbodies) {
@@ -333,7 +333,7 @@ static bool tpCheckBodyNames(const tpSceneDef *def, char *err, size_t errlen)
         }
         if (slots[k] >= 0) {
             char who[TP_NAME_MAX + 16];
-            tpBodyLabel(&def->bodies[i], i, who, sizeof who);
+            body_label(&def->bodies[i], i, who, sizeof who);
             tpErrorf(err, errlen, "%s: duplicate name (also body #%d)", who, slots[k]);
             ok = false;
         }
@@ -343,11 +343,11 @@ static bool tpCheckBodyNames(const tpSceneDef *def, char *err, size_t errlen)
     return ok;
 }
 
-static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
+static bool check_body(const tpSceneDef *def, int i, char *err, size_t errlen)
 {
     const tpBodyDef *b = &def->bodies[i];
     char who[TP_NAME_MAX + 16];
-    tpBodyLabel(b, i, who, sizeof who);
+    body_label(b, i, who, sizeof who);
 
     if (memchr(b->name, '\0', TP_NAME_MAX) == NULL) {
         tpErrorf(err, errlen, "%s: name is not terminated within %d bytes", who, TP_NAME_MAX);
@@ -380,11 +380,11 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
             tpErrorf(err, errlen, "%s: a plane must be static", who);
             return false;
         }
-        if (!tpFinite(b->plane, 4)) {
+        if (!all_finite(b->plane, 4)) {
             tpErrorf(err, errlen, "%s: plane coefficients must be finite", who);
             return false;
         }
-        double nn = tpNorm3(b->plane);
+        double nn = norm3(b->plane);
         if (!(nn >= 1e-6) || nn > 1e6) {
             tpErrorf(err, errlen, "%s: plane normal (plane[0..2]) must have a length in [1e-6, 1e6] (got %g)", who, nn);
             return false;
@@ -407,7 +407,7 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
             return false;
         }
     }
-    if (!tpFinite(b->pos, 3) || !tpFinite(b->vel, 3) || !tpFinite(b->angvel, 3)) {
+    if (!all_finite(b->pos, 3) || !all_finite(b->vel, 3) || !all_finite(b->angvel, 3)) {
         tpErrorf(err, errlen, "%s: pos, vel and angvel must be finite", who);
         return false;
     }
@@ -433,15 +433,15 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
             }
         }
     }
-    if (!tpFinite(b->quat, 4) || (b->quat[0] == 0.0 && b->quat[1] == 0.0 && b->quat[2] == 0.0 && b->quat[3] == 0.0)) {
+    if (!all_finite(b->quat, 4) || (b->quat[0] == 0.0 && b->quat[1] == 0.0 && b->quat[2] == 0.0 && b->quat[3] == 0.0)) {
         tpErrorf(err, errlen, "%s: quat must be finite and non-zero", who);
         return false;
     }
-    if (tpIsDynamic(b) && (!(b->mass > 0.0) || !isfinite(b->mass))) {
+    if (is_dynamic(b) && (!(b->mass > 0.0) || !isfinite(b->mass))) {
         tpErrorf(err, errlen, "%s: mass must be > 0 (got %g)", who, b->mass);
         return false;
     }
-    if (tpIsDynamic(b) && (b->mass < TP_MIN_MASS || b->mass > TP_MAX_MASS)) {
+    if (is_dynamic(b) && (b->mass < TP_MIN_MASS || b->mass > TP_MAX_MASS)) {
         tpErrorf(err, errlen, "%s: mass = %g is outside [%g, %g] kg", who, b->mass, TP_MIN_MASS, TP_MAX_MASS);
         return false;
     }
@@ -467,20 +467,20 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
             tpErrorf(err, errlen, "%s: motion.kind must be a tpMotionKind (got %d)", who, (int)m->kind);
             return false;
         }
-        if (!tpFinite(m->axis, 3) || !isfinite(m->rate) || !isfinite(m->phase) || !tpFinite(m->vel, 3) ||
-            !tpFinite(m->amplitude, 3)) {
+        if (!all_finite(m->axis, 3) || !isfinite(m->rate) || !isfinite(m->phase) || !all_finite(m->vel, 3) ||
+            !all_finite(m->amplitude, 3)) {
             tpErrorf(err, errlen, "%s: motion parameters must be finite", who);
             return false;
         }
-        if (fabs(m->rate) > TP_MAX_ANGVEL || fabs(m->phase) > 1e6 || tpNorm3(m->vel) > TP_MAX_SPEED ||
-            tpNorm3(m->amplitude) > TP_MAX_COORD || tpNorm3(m->axis) > 1e6) {
+        if (fabs(m->rate) > TP_MAX_ANGVEL || fabs(m->phase) > 1e6 || norm3(m->vel) > TP_MAX_SPEED ||
+            norm3(m->amplitude) > TP_MAX_COORD || norm3(m->axis) > 1e6) {
             tpErrorf(err, errlen,
                      "%s: motion parameters out of range (|rate| <= %g rad/s, |vel| <= %g m/s, |amplitude| <= %g m, "
                      "|phase| <= 1e6 rad)",
                      who, TP_MAX_ANGVEL, TP_MAX_SPEED, TP_MAX_COORD);
             return false;
         }
-        if (m->kind == TP_MOTION_ROTATE && tpNorm3(m->axis) <= 0.0) {
+        if (m->kind == TP_MOTION_ROTATE && norm3(m->axis) <= 0.0) {
             tpErrorf(err, errlen, "%s: motion.axis must not be zero", who);
             return false;
         }
@@ -488,7 +488,7 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
             tpErrorf(err, errlen, "%s: motion.fn must be set for a function motion", who);
             return false;
         }
-        if (m->kind == TP_MOTION_WAYPOINTS && !tpCheckWaypoints(m, who, err, errlen))
+        if (m->kind == TP_MOTION_WAYPOINTS && !check_waypoints(m, who, err, errlen))
             return false;
         if (m->kind == TP_MOTION_OSCILLATE && (!(m->period >= 1e-3) || !(m->period <= 1e9))) {
             tpErrorf(err, errlen, "%s: motion.period must be in [0.001, 1e9] s (got %g)", who, m->period);
@@ -498,7 +498,7 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
     return true;
 }
 
-static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
+static bool check_scene(const tpSceneDef *def, char *err, size_t errlen)
 {
     if (def == NULL) {
         tpErrorf(err, errlen, "scene: definition is NULL");
@@ -508,7 +508,7 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
         tpErrorf(err, errlen, "scene: dt must be in [1e-6, 1] s (got %g)", def->dt);
         return false;
     }
-    if (!tpFinite(def->gravity, 3) || tpNorm3(def->gravity) > 1e4) {
+    if (!all_finite(def->gravity, 3) || norm3(def->gravity) > 1e4) {
         tpErrorf(err, errlen, "scene: gravity must be finite and at most 1e4 m/s^2");
         return false;
     }
@@ -558,7 +558,7 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
             snprintf(who, sizeof who, "material \"%s\"", m->name);
         else
             snprintf(who, sizeof who, "material #%d", i);
-        if (!tpCheckMaterial(m->friction, m->restitution, m->rolling_friction, m->bounce_velocity, who, err, errlen))
+        if (!check_material(m->friction, m->restitution, m->rolling_friction, m->bounce_velocity, who, err, errlen))
             return false;
     }
     if (def->ncontacts < 0 || (def->ncontacts > 0 && def->contacts == NULL)) {
@@ -575,7 +575,7 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
                      c->material_a, c->material_b);
             return false;
         }
-        if (!tpCheckMaterial(c->friction, c->restitution, c->rolling_friction, c->bounce_velocity, who, err, errlen))
+        if (!check_material(c->friction, c->restitution, c->rolling_friction, c->bounce_velocity, who, err, errlen))
             return false;
     }
     if (def->nbodies < 0 || (def->nbodies > 0 && def->bodies == NULL)) {
@@ -587,15 +587,15 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
         return false;
     }
     for (int i = 0; i < def->nbodies; i++)
-        if (!tpCheckBody(def, i, err, errlen))
+        if (!check_body(def, i, err, errlen))
             return false;
-    return tpCheckBodyNames(def, err, errlen);
+    return check_body_names(def, err, errlen);
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Construction                                                                                */
 
-static double tpMax(double a, double b)
+static double max_of(double a, double b)
 {
     return a > b ? a : b;
 }
@@ -616,7 +616,7 @@ int tpWorld_RestingFriction(const tpWorld *w, int body, double *force)
     const double *g = w->def.gravity;
     double gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
     /* Only an upright box on a horizontal floor slides rather than rolls (z up, gravity down). */
-    if (b->shape != TP_SHAPE_BOX || !tpIsDynamic(b) || !(gn > 0) || g[0] != 0.0 || g[1] != 0.0 || g[2] >= 0.0)
+    if (b->shape != TP_SHAPE_BOX || !is_dynamic(b) || !(gn > 0) || g[0] != 0.0 || g[1] != 0.0 || g[2] >= 0.0)
         return -1;
     double qn = sqrt(b->quat[0] * b->quat[0] + b->quat[3] * b->quat[3]);
     double q2 = b->quat[0] * b->quat[0] + b->quat[1] * b->quat[1] + b->quat[2] * b->quat[2] + b->quat[3] * b->quat[3];
@@ -646,7 +646,7 @@ int tpWorld_RestingFriction(const tpWorld *w, int body, double *force)
 
 /* Pair table: the mixing rule, then the explicit tpContactDefs (later entries win). The bounce
  * threshold mixes by max, the conservative choice: a pair bounces only above both thresholds. */
-static void tpBuildSurfaces(tpWorld *w)
+static void build_surfaces(tpWorld *w)
 {
     int n = w->def.nmaterials;
     for (int i = 0; i < n; i++) {
@@ -654,9 +654,9 @@ static void tpBuildSurfaces(tpWorld *w)
             const tpMaterialDef *a = &w->materials[i], *b = &w->materials[j];
             tpSurface *s = &w->surfaces[i * n + j];
             s->mu = sqrt(a->friction * b->friction);
-            s->bounce = tpMax(a->restitution, b->restitution);
-            s->rho = tpMax(a->rolling_friction, b->rolling_friction);
-            s->bounce_vel = tpMax(a->bounce_velocity, b->bounce_velocity);
+            s->bounce = max_of(a->restitution, b->restitution);
+            s->rho = max_of(a->rolling_friction, b->rolling_friction);
+            s->bounce_vel = max_of(a->bounce_velocity, b->bounce_velocity);
         }
     }
     for (int c = 0; c < w->def.ncontacts; c++) {
@@ -669,7 +669,7 @@ static void tpBuildSurfaces(tpWorld *w)
 
 /* The broad phase (see tpSpaceKind). Hash levels span the smallest to the largest finite body
  * extent, so each geom lands in cells about its own size. */
-static dSpaceID tpCreateSpace(const tpSceneDef *def)
+static dSpaceID create_space(const tpSceneDef *def)
 {
     switch (def->space) {
     case TP_SPACE_SIMPLE:
@@ -702,7 +702,7 @@ static dSpaceID tpCreateSpace(const tpSceneDef *def)
     }
 }
 
-static dGeomID tpCreateGeom(dSpaceID space, const tpBodyDef *b)
+static dGeomID create_geom(dSpaceID space, const tpBodyDef *b)
 {
     switch (b->shape) {
     case TP_SHAPE_BOX:
@@ -721,7 +721,7 @@ static dGeomID tpCreateGeom(dSpaceID space, const tpBodyDef *b)
     return NULL;
 }
 
-static void tpShapeMass(const tpBodyDef *b, double total, dMass *m)
+static void shape_mass(const tpBodyDef *b, double total, dMass *m)
 {
     switch (b->shape) {
     case TP_SHAPE_BOX:
@@ -747,11 +747,11 @@ static void tpShapeMass(const tpBodyDef *b, double total, dMass *m)
 
 /* Bounding radius (m) of a shape about its centre: how far a point of it can be from the centre
  * of mass, which bounds the sweep of a spinning body. */
-static double tpShapeRadius(const tpBodyDef *b)
+static double shape_radius(const tpBodyDef *b)
 {
     switch (b->shape) {
     case TP_SHAPE_BOX:
-        return 0.5 * tpNorm3(b->size);
+        return 0.5 * norm3(b->size);
     case TP_SHAPE_SPHERE:
         return b->size[0];
     case TP_SHAPE_CYLINDER:
@@ -768,7 +768,7 @@ static double tpShapeRadius(const tpBodyDef *b)
 
 /* The smallest half extent of a shape (m): a body that moves further than this in one substep
  * can pass through a body of its own size between two collision tests. */
-static double tpShapeThickness(const tpBodyDef *b)
+static double shape_thickness(const tpBodyDef *b)
 {
     switch (b->shape) {
     case TP_SHAPE_BOX: {
@@ -788,7 +788,7 @@ static double tpShapeThickness(const tpBodyDef *b)
     return 0.0;
 }
 
-static bool tpAllocArrays(tpWorld *w)
+static bool alloc_arrays(tpWorld *w)
 {
     const tpSceneDef *d = &w->def;
     int nb = d->nbodies > 0 ? d->nbodies : 1;
@@ -813,7 +813,7 @@ static bool tpAllocArrays(tpWorld *w)
 tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
 {
     TP_ASSERT(def); /* Release: "scene: definition is NULL" */
-    if (!tpCheckScene(def, err, errlen))
+    if (!check_scene(def, err, errlen))
         return NULL;
 
     tpWorld *w = calloc(1, sizeof *w);
@@ -822,7 +822,7 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         return NULL;
     }
     w->def = *def;
-    if (!tpAllocArrays(w)) {
+    if (!alloc_arrays(w)) {
         tpDestroyWorld(w);
         tpErrorf(err, errlen, "scene: out of memory");
         return NULL;
@@ -835,9 +835,9 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
     w->def.materials = w->materials;
     w->def.contacts = w->contacts;
     w->def.bodies = w->bodies;
-    tpBuildSurfaces(w);
+    build_surfaces(w);
 
-    tpOdeAcquire();
+    ode_acquire();
     w->world = dWorldCreate();
     /* ODE's default stepping "threading" is one process-wide object without locks: a world
      * stepped while another thread steps another world aborts in it. Each world its own. */
@@ -846,7 +846,7 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         dWorldSetStepThreadingImplementation(w->world, dThreadingImplementationGetFunctions(w->threading),
                                              w->threading);
     }
-    w->space = tpCreateSpace(def);
+    w->space = create_space(def);
     w->group = dJointGroupCreate(0);
     dWorldSetGravity(w->world, def->gravity[0], def->gravity[1], def->gravity[2]);
     dWorldSetERP(w->world, def->erp);
@@ -878,7 +878,7 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         }
         if (b->shape == TP_SHAPE_PLANE) {
             /* The plane pose is in plane[]; keep a well-formed quaternion for BodyState. */
-            if (!tpFinite(b->quat, 4) || (b->quat[0] == 0 && b->quat[1] == 0 && b->quat[2] == 0 && b->quat[3] == 0)) {
+            if (!all_finite(b->quat, 4) || (b->quat[0] == 0 && b->quat[1] == 0 && b->quat[2] == 0 && b->quat[3] == 0)) {
                 b->quat[0] = 1.0;
                 b->quat[1] = b->quat[2] = b->quat[3] = 0.0;
             }
@@ -886,7 +886,7 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         tpQuat_Normalize(b->quat);
 
         r->geom = b->shape == TP_SHAPE_MESH ? tpMeshGeom_Create(w->space, b, &r->mesh, err, errlen)
-                                            : tpCreateGeom(w->space, b);
+                                            : create_geom(w->space, b);
         if (r->geom == NULL) {
             tpDestroyWorld(w);
             return NULL;
@@ -906,7 +906,7 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
 
         r->body = dBodyCreate(w->world);
         dMass m;
-        tpShapeMass(b, b->mass > 0.0 ? b->mass : 1.0, &m);
+        shape_mass(b, b->mass > 0.0 ? b->mass : 1.0, &m);
         dBodySetMass(r->body, &m);
         dGeomSetBody(r->geom, r->body);
         dBodySetPosition(r->body, b->pos[0], b->pos[1], b->pos[2]);
@@ -914,11 +914,11 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         dBodySetLinearVel(r->body, b->vel[0], b->vel[1], b->vel[2]);
         dBodySetAngularVel(r->body, b->angvel[0], b->angvel[1], b->angvel[2]);
         dBodySetAutoDisableFlag(r->body, 0);
-        r->radius = tpShapeRadius(b);
-        r->thickness = tpShapeThickness(b);
+        r->radius = shape_radius(b);
+        r->thickness = shape_thickness(b);
         r->mass = m.mass;
 
-        if (tpIsDynamic(b)) {
+        if (is_dynamic(b)) {
             if (b->linear_damping > 0.0)
                 dBodySetLinearDamping(r->body, b->linear_damping);
             if (b->angular_damping > 0.0)
@@ -936,7 +936,7 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
              * velocity matters: contacts use it to push dynamic bodies. */
             dBodySetKinematic(r->body);
             r->kinematic = true;
-            double n = tpNorm3(b->motion.axis);
+            double n = norm3(b->motion.axis);
             for (int k = 0; k < 3; k++)
                 r->axis[k] = n > 0.0 ? b->motion.axis[k] / n : (k == 2 ? 1.0 : 0.0);
             w->kin_body[w->nkinematic++] = i;
@@ -977,7 +977,7 @@ void tpDestroyWorld(tpWorld *w)
         if (w->threading) {
             dThreadingFreeImplementation(w->threading);
         }
-        tpOdeRelease();
+        ode_release();
     }
     free(w->materials);
     free(w->contacts);
@@ -1098,7 +1098,7 @@ void tpWorld_ClampAction(const tpWorld *w, double *action)
             tau[0] = tau[1] = 0.0;
         }
         if (b->max_force > 0.0) {
-            double n = tpNorm3(f);
+            double n = norm3(f);
             if (n > b->max_force) {
                 double s = b->max_force / n;
                 for (int j = 0; j < 3; j++)
@@ -1106,7 +1106,7 @@ void tpWorld_ClampAction(const tpWorld *w, double *action)
             }
         }
         if (b->max_torque > 0.0) {
-            double n = tpNorm3(tau);
+            double n = norm3(tau);
             if (n > b->max_torque) {
                 double s = b->max_torque / n;
                 for (int j = 0; j < 3; j++)

@@ -11,7 +11,7 @@
 #include "tp/base.h"
 #include "tp/plan.h"
 
-static void tpFuzz_Tree(const uint8_t *data, size_t size)
+static void fuzz_tree(const uint8_t *data, size_t size)
 {
     char in[1024], out[1024], err[1024] = "";
     strcpy(in, tpFuzz_Path("in.tree"));
@@ -38,7 +38,7 @@ static void tpFuzz_Tree(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    tpFuzz_Tree(data, size);
+    fuzz_tree(data, size);
     if (size >= 8) {
         uint8_t *sealed = malloc(size);
         memcpy(sealed, data, size);
@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int i = 0; i < 8; ++i) {
             sealed[size - 8 + i] = (uint8_t)(sum >> (8 * i));
         }
-        tpFuzz_Tree(sealed, size);
+        fuzz_tree(sealed, size);
         free(sealed);
     }
     return 0;

@@ -10,7 +10,7 @@
 
 static char g_dir[512];
 
-static void tpFuzz_RemoveDir(void)
+static void fuzz_remove_dir(void)
 {
     DIR *d = opendir(g_dir);
     if (d) {
@@ -37,7 +37,7 @@ const char *tpFuzz_Path(const char *name)
             perror("tp fuzz: mkdtemp");
             abort();
         }
-        atexit(tpFuzz_RemoveDir);
+        atexit(fuzz_remove_dir);
     }
     snprintf(path, sizeof path, "%s/%s", g_dir, name);
     return path;
