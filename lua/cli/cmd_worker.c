@@ -18,6 +18,21 @@
 #include "par.h"
 #include "tp/base.h"
 
+/* POST /v1/jobs/{id}/stop: the server sends SIGUSR1 to the worker's process group; the search (and
+ * each search of a "jobs" > 1 job, children that inherit the handler) ends before its next iteration
+ * as at max_iters and the best plan is written. Planning is otherwise untouched. */
+static int64_t stop_bound(void *user)
+{
+    (void)user;
+    return tpCli_StopRequested ? 0 : INT64_MAX;
+}
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    tpCli_StopRequested = 1;
+}
+
 typedef struct WorkerProgress {
     FILE *ev;
     tpCliRun *run;
@@ -199,6 +214,7 @@ static void run_job(FILE *ev, const cJSON *m)
     request_options(req, &o);
     o.limit = true;
     o.limit_v = isfinite(limit) && limit > 0 ? limit : 60;
+    o.iteration_bound = stop_bound; /* with "jobs" > 1 the OR-parallel link checks the flag itself */
     o.memory_mb = isfinite(mem) && mem >= 16 ? (long long)mem : 0;
     o.load_time = fmin(TP_SCRIPT_DEFAULT_LOAD_TIME, o.limit_v);
     o.call_time = fmin(TP_SCRIPT_DEFAULT_CALL_TIME, o.limit_v);
@@ -305,6 +321,12 @@ int tpCmd_Worker(int argc, char **argv)
         }
     }
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the server */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
     if (getppid() == 1) {
         return TP_EXIT_FAILURE;
     }
@@ -331,6 +353,7 @@ int tpCmd_Worker(int argc, char **argv)
             send_event(ev, done);
             cJSON_Delete(done);
         } else {
+            tpCli_StopRequested = 0; /* a stop asked for the previous job is not this one's */
             run_job(ev, m);
         }
         cJSON_Delete(m);
