@@ -82,7 +82,7 @@ typedef struct svcWorker {
 #define SVC_MAX_ROUTES 16
 
 typedef struct svcMetrics {
-    uint64_t codes[SVC_MAX_ROUTES][16];       /* requests: route x status code (the tables of metrics.c) */
+    uint64_t codes[SVC_MAX_ROUTES][20];       /* requests: route x status code (the tables of metrics.c) */
     uint64_t plan_hist[SVC_HIST_BUCKETS + 1]; /* planning-time histogram (cumulative on output) */
     double plan_sum;
     uint64_t plan_count;

@@ -214,7 +214,6 @@ static char *column_dup(sqlite3_stmt *st, int i)
 
 #define JOB_COLUMNS                                                                                                    \
     "id, status, domain, request, created, started, finished, iterations, nodes, solutions, best_quality,"             \
-    "
     " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags"
 
 static svcJob *job_from_row(sqlite3_stmt *st)

@@ -34,6 +34,7 @@ class Server:
         self.proc = None
         self.port = None
         self.log_path = os.path.join(data, "server.log")
+        self.responses = []  # (method, path, status, content type, body) of every JSON answer: openapi_check
 
     def start(self):
         os.makedirs(self.data, exist_ok=True)
@@ -91,7 +92,12 @@ class Server:
         r = conn.getresponse()
         payload = r.read()
         conn.close()
-        return r.status, {k.lower(): v for k, v in r.getheaders()}, payload
+        hd = {k.lower(): v for k, v in r.getheaders()}
+        if method != "HEAD" and len(self.responses) < 5000 and len(payload) < (1 << 20):
+            self.responses.append({"method": method, "path": path, "status": r.status,
+                                   "type": hd.get("content-type", ""), "encoding": hd.get("content-encoding", ""),
+                                   "body": payload.decode("utf-8", "replace")})
+        return r.status, hd, payload
 
     def json(self, method, path, body=None, headers=None, expect=None, raw=None):
         st, hd, data = self.request(method, path, body, headers, raw)
@@ -158,6 +164,25 @@ class Server:
                         raise AssertionError("job %d ended %s, not %s" % (job_id, job["status"], statuses))
         finally:
             conn.close()
+
+
+def openapi_check(servers, work):
+    """Validates the OpenAPI document (GET /v1/openapi.json) with @seriousme/openapi-schema-validator
+    and every JSON response the servers gave against it with ajv (tests/service/openapi_check.mjs)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if not os.path.isdir(os.path.join(here, "node_modules", "ajv")):
+        raise AssertionError("tests/service/node_modules is missing: run .ci/install-deps (npm ci)")
+    doc_path = os.path.join(work, "openapi.json")
+    with open(doc_path, "wb") as f:
+        f.write(servers[0].request("GET", "/v1/openapi.json")[2])
+    rec = os.path.join(work, "responses.json")
+    with open(rec, "w") as f:
+        json.dump([r for s in servers for r in s.responses], f)
+    out = subprocess.run(["node", os.path.join(here, "openapi_check.mjs"), doc_path, rec], capture_output=True,
+                         text=True)
+    print(out.stdout.strip())
+    if out.returncode != 0:
+        raise AssertionError("OpenAPI check failed:\n" + out.stdout[-3000:] + out.stderr[-3000:])
 
 
 def strip_timing(plan_bytes):
