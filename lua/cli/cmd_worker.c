@@ -27,10 +27,24 @@ static int64_t stop_bound(void *user)
     return tpCli_StopRequested ? 0 : INT64_MAX;
 }
 
-static void on_stop_signal(int sig)
+/* The server queues SIGUSR1 with the job's id (sigqueue): a request that arrives before the worker
+ * read that job's line is kept (stop_id) and one for a job already done never stops the next. The
+ * worker forwards it to its process group (plain kill: the searches of a "jobs" > 1 job). */
+static volatile sig_atomic_t stop_id = 0, current_id = 0;
+
+static void on_stop_signal(int sig, siginfo_t *info, void *uctx)
 {
     (void)sig;
-    tpCli_StopRequested = 1;
+    (void)uctx;
+    if (info->si_code == SI_QUEUE) {
+        stop_id = info->si_value.sival_int;
+        if (stop_id == current_id && current_id != 0) {
+            tpCli_StopRequested = 1;
+            kill(0, SIGUSR1);
+        }
+    } else {
+        tpCli_StopRequested = 1;
+    }
 }
 
 typedef struct WorkerProgress {
@@ -323,10 +337,14 @@ int tpCmd_Worker(int argc, char **argv)
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the server */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sa.sa_flags = SA_RESTART;
+    sa.sa_sigaction = on_stop_signal;
+    sa.sa_flags = SA_RESTART | SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR1, &sa, NULL);
+    sigset_t usr1; /* the server starts workers with it blocked: from here on it stops the current job */
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    sigprocmask(SIG_UNBLOCK, &usr1, NULL);
     if (getppid() == 1) {
         return TP_EXIT_FAILURE;
     }
@@ -353,8 +371,11 @@ int tpCmd_Worker(int argc, char **argv)
             send_event(ev, done);
             cJSON_Delete(done);
         } else {
-            tpCli_StopRequested = 0; /* a stop asked for the previous job is not this one's */
+            current_id = (sig_atomic_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "id"));
+            tpCli_StopRequested = stop_id == current_id; /* asked before the line was read */
             run_job(ev, m);
+            current_id = 0;
+            tpCli_StopRequested = 0;
         }
         cJSON_Delete(m);
     }

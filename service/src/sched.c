@@ -46,6 +46,8 @@ static bool spawn_worker(tpService *svc, svcWorker *w)
     posix_spawnattr_init(&at);
     sigset_t none, defaults;
     sigemptyset(&none); /* the server's threads block SIGINT/SIGTERM (sigwait): the worker must not */
+    sigaddset(&none, SIGUSR1); /* a stop request before the worker installed its handler must wait for it
+                                  (tplan worker unblocks it then), not kill it */
     sigemptyset(&defaults);
     sigaddset(&defaults, SIGPIPE); /* ignored in the server, default in the worker */
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
@@ -244,9 +246,11 @@ void svcSched_StopJob(tpService *svc, svcJob *job)
     if (job->worker >= 0 && !job->cancel && !job->stop) {
         job->stop = true;
         job->version++;
-        /* the worker (and the searches of a "jobs" > 1 job, its children in its process group) end
-         * their search at the next iteration and write the best plan, as at max_iters */
-        kill(-svc->workers[job->worker].pid, SIGUSR1);
+        /* the worker (and the searches of a "jobs" > 1 job, its children, to which it forwards it) end
+         * their search at the next iteration and write the best plan, as at max_iters; the job's id
+         * goes with the signal, so that it can never stop another job */
+        union sigval v = {.sival_int = (int)job->id};
+        sigqueue(svc->workers[job->worker].pid, SIGUSR1, v);
         pthread_cond_broadcast(&svc->changed);
     }
 }

@@ -144,6 +144,10 @@ class Server:
 
     def wait_status(self, job_id, statuses):
         """Follows the job's events until its status is one of statuses (or it ends)."""
+        return self.wait_until(job_id, lambda job: job["status"] in statuses, statuses)
+
+    def wait_until(self, job_id, pred, what="the condition"):
+        """Follows the job's events until pred(job object) holds; fails if the job ends first."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT)
         conn.request("GET", "/v1/jobs/%d/events" % job_id)
         r = conn.getresponse()
@@ -152,16 +156,16 @@ class Server:
             while True:
                 line = r.fp.readline()
                 if not line:
-                    raise AssertionError("job %d: stream ended before %s" % (job_id, statuses))
+                    raise AssertionError("job %d: stream ended before %s" % (job_id, what))
                 line = line.decode().rstrip("\n")
                 if line.startswith("event: "):
                     event = line[7:]
                 elif line.startswith("data: "):
                     job = json.loads(line[6:])
-                    if job["status"] in statuses:
+                    if pred(job):
                         return job
                     if event == "end":
-                        raise AssertionError("job %d ended %s, not %s" % (job_id, job["status"], statuses))
+                        raise AssertionError("job %d ended %s before %s" % (job_id, job["status"], what))
         finally:
             conn.close()
 
