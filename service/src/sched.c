@@ -24,7 +24,8 @@
 extern char **environ;
 
 #define SVC_HARD_GRACE 10.0       /* s past a job's time_limit before its worker is killed */
-#define SVC_RETENTION_EVERY 10.0  /* s between two retention passes (each is one indexed query) */
+#define SVC_RETENTION_EVERY 10.0    /* s between two retention passes (each is one query, ~1 ms) */
+#define SVC_RETENTION_AFTER_JOB 1.0 /* s: a job's end brings the next pass forward, at most this often */
 
 /* ---- workers ---------------------------------------------------------------------------- */
 
@@ -204,6 +205,9 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
         svcStore_Update(svc, job);
     }
     svcMetrics_JobDone(svc, status, job->started > 0 ? job->elapsed : 0);
+    if (svc->next_retention - SVC_RETENTION_EVERY + SVC_RETENTION_AFTER_JOB < svcNow()) {
+        svc->next_retention = 0; /* a pass soon after a job ends (at most one a second) */
+    }
     if (code) {
         svcLog(svc, "job %lld %s: %s: %s", (long long)job->id, svcStatusName(status), code,
                job->err_message ? job->err_message : "");
