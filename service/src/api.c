@@ -1129,3 +1129,31 @@ enum MHD_Result svcApi_OpenApi(svcReq *rq)
     svcHttp_Header(rq, "Cache-Control", "public, max-age=3600");
     return svcHttp_Send(rq, 200, r, "application/json");
 }
+
+enum MHD_Result svcApi_Script(svcReq *rq, int64_t id)
+{
+    const char *bad = svcHttp_UnknownQuery(rq, "");
+    if (bad) {
+        return svcHttp_BadQuery(rq, bad, "none");
+    }
+    tpService *svc = rq->svc;
+    pthread_mutex_lock(&svc->mu);
+    svcJob *job = svcStore_Get(svc, id, true);
+    pthread_mutex_unlock(&svc->mu);
+    if (!job) {
+        return unknown_job(rq, id);
+    }
+    if (!job->script) {
+        char shown[160];
+        snprintf(shown, sizeof shown, "%s", job->domain ? job->domain : "");
+        svcJobFree(job);
+        return svcHttp_Error(rq, 404, "not_found", NULL,
+                             "job %lld planned the built-in domain '%s' (GET /v1/domains), not a submitted script",
+                             (long long)id, shown);
+    }
+    struct MHD_Response *r = MHD_create_response_from_buffer(job->script_len, job->script, MHD_RESPMEM_MUST_FREE);
+    job->script = NULL; /* libmicrohttpd frees it */
+    svcJobFree(job);
+    svcHttp_Header(rq, "Cache-Control", "private, no-cache");
+    return svcHttp_Send(rq, 200, r, "text/x-lua; charset=utf-8");
+}

@@ -276,6 +276,10 @@ static enum MHD_Result route(svcReq *rq)
             rq->route = "/v1/jobs/{id}/events";
             return is(rq, "GET") ? svcApi_Events(rq, id) : method_not_allowed(rq, "GET");
         }
+        if (strcmp(rest, "/script") == 0) {
+            rq->route = "/v1/jobs/{id}/script";
+            return is_get(rq) ? svcApi_Script(rq, id) : method_not_allowed(rq, "GET, HEAD");
+        }
         if (strcmp(rest, "/stop") == 0 || strcmp(rest, "/cancel") == 0) {
             rq->route = rest[1] == 's' ? "/v1/jobs/{id}/stop" : "/v1/jobs/{id}/cancel";
             return is(rq, "POST") ? svcApi_Action(rq, id, rest + 1) : method_not_allowed(rq, "POST");

@@ -57,6 +57,8 @@ enum MHD_Result svcApi_Domains(svcReq *rq);
 enum MHD_Result svcApi_OpenApi(svcReq *rq);
 /// POST /v1/jobs/{id}/stop or /cancel (action "stop" or "cancel").
 enum MHD_Result svcApi_Action(svcReq *rq, int64_t id, const char *action);
+/// GET /v1/jobs/{id}/script: the submitted Lua text (to edit and submit again); 404 for a built-in domain.
+enum MHD_Result svcApi_Script(svcReq *rq, int64_t id);
 /// DELETE /v1/jobs/{id}: cancels an active job, deletes a finished one (and its files).
 enum MHD_Result svcApi_Delete(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_Submit(svcReq *rq, bool sync);

@@ -19,6 +19,7 @@ static const char *const routes[] = {"/v1/health",
                                      "/v1/openapi.json",
                                      "/v1/jobs/{id}/stop",
                                      "/v1/jobs/{id}/cancel",
+                                     "/v1/jobs/{id}/script",
                                      "/metrics",
                                      "static",
                                      "other"};

@@ -79,7 +79,7 @@ typedef struct svcWorker {
 } svcWorker;
 
 #define SVC_HIST_BUCKETS 12
-#define SVC_MAX_ROUTES 16
+#define SVC_MAX_ROUTES 20
 
 typedef struct svcMetrics {
     uint64_t codes[SVC_MAX_ROUTES][20];       /* requests: route x status code (the tables of metrics.c) */

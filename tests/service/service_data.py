@@ -50,6 +50,10 @@ def test_names_and_filters(s):
     c = s.wait_final(s.submit({"script": "error('x')", "name": "my domain"}))
     assert a["name"] == "hole 1" and a["tags"] == ["golf", "level-3"] and b["tags"] == ["pool"], (a, b)
     assert c["name"] == "my domain" and c["tags"] == [] and c["domain"] == "job.lua", c
+    # a script job's text comes back (to edit and submit again); a built-in domain has none
+    st, hd, text = s.request("GET", "/v1/jobs/%d/script" % c["id"])
+    assert st == 200 and text == b"error('x')" and hd["content-type"].startswith("text/x-lua"), (st, hd, text)
+    s.json("GET", "/v1/jobs/%d/script" % a["id"], expect=404)
 
     def ids(query):
         _, _, page = s.json("GET", "/v1/jobs?" + query, expect=200)
