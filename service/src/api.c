@@ -78,10 +78,13 @@ enum MHD_Result svcApi_Health(svcReq *rq, bool full)
     if (!full) { /* liveness without the token: nothing about the jobs */
         return svcHttp_Text(rq, 200, "{\"status\":\"ok\"}", "application/json");
     }
-    char body[256];
+    char body[384];
     pthread_mutex_lock(&svc->mu);
-    snprintf(body, sizeof body, "{\"status\":\"ok\",\"workers\":%d,\"queued\":%d,\"running\":%d}", svc->nworkers,
-             svcSched_Count(svc, SVC_QUEUED), svcSched_Count(svc, SVC_RUNNING));
+    snprintf(body, sizeof body,
+             "{\"status\":\"ok\",\"workers\":%d,\"interactive_workers\":%d,\"queued\":%d,\"running\":%d,"
+             "\"retention\":{\"keep_days\":%g,\"keep_jobs\":%d,\"keep_mb\":%lld}}",
+             svc->nworkers, svc->ninteractive, svcSched_Count(svc, SVC_QUEUED), svcSched_Count(svc, SVC_RUNNING),
+             svc->def.keep_days, svc->def.keep_jobs, svc->def.keep_mb);
     pthread_mutex_unlock(&svc->mu);
     return svcHttp_Text(rq, 200, body, "application/json");
 }
