@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -21,10 +22,19 @@
 /* POST /v1/jobs/{id}/stop: the server sends SIGUSR1 to the worker's process group; the search (and
  * each search of a "jobs" > 1 job, children that inherit the handler) ends before its next iteration
  * as at max_iters and the best plan is written. Planning is otherwise untouched. */
+static double answer_by = 0; /* unix s: a synchronous job's search ends here whatever its load took; 0 = none */
+
+static double unix_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int64_t stop_bound(void *user)
 {
     (void)user;
-    return tpCli_StopRequested ? 0 : INT64_MAX;
+    return tpCli_StopRequested || (answer_by > 0 && unix_now() >= answer_by) ? 0 : INT64_MAX;
 }
 
 /* The server queues SIGUSR1 with the job's id (sigqueue): a request that arrives before the worker
@@ -221,6 +231,10 @@ static void run_job(FILE *ev, const cJSON *m)
     double limit = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "time_limit"));
     double mem = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "memory_mb"));
     double every = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "progress"));
+    /* a synchronous job: the server's deadline for the end of the search (the planner's own time
+     * limit starts after the script's load, which a loaded machine can make long) */
+    double by = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "answer_by"));
+    answer_by = isfinite(by) && by > 0 ? by : 0;
     cJSON *done = cJSON_CreateObject();
     cJSON_AddStringToObject(done, "type", "done");
     tpCliPlanOpts o;

@@ -24,6 +24,10 @@
 extern char **environ;
 
 #define SVC_HARD_GRACE 10.0       /* s past a job's time_limit before its worker is killed */
+/* a synchronous job's search ends this share of its wait (at least the minimum, s) before its
+ * deadline: the rest is for writing the plan and the reply, on a loaded machine too */
+#define SVC_SYNC_MARGIN 0.2
+#define SVC_SYNC_MARGIN_MIN 0.08
 #define SVC_RETENTION_EVERY 10.0    /* s between two retention passes (each is one query, ~1 ms) */
 #define SVC_RETENTION_AFTER_JOB 1.0 /* s: a job's end brings the next pass forward, at most this often */
 
@@ -353,7 +357,7 @@ static double effective_time_limit(const svcJob *job)
         return job->time_limit;
     }
     double remaining = job->sync_deadline - svcNow(); /* both wall-clock (unix) times */
-    double margin = fmax(0.05, 0.15 * remaining);
+    double margin = fmax(SVC_SYNC_MARGIN_MIN, SVC_SYNC_MARGIN * remaining);
     return fmax(0.01, fmin(job->time_limit, remaining - margin));
 }
 
@@ -389,6 +393,10 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
         cJSON_AddStringToObject(m, "domain_path", path);
     }
     cJSON_AddNumberToObject(m, "time_limit", limit);
+    if (job->sync) { /* the search ends here even if the script's load took part of the time */
+        double wait = job->sync_deadline - job->created;
+        cJSON_AddNumberToObject(m, "answer_by", job->sync_deadline - fmax(SVC_SYNC_MARGIN_MIN, SVC_SYNC_MARGIN * wait));
+    }
     cJSON_AddNumberToObject(m, "memory_mb", job->memory_mb);
     cJSON_AddNumberToObject(m, "progress", 0.25);
     char *line = cJSON_PrintUnformatted(m);
