@@ -144,7 +144,8 @@ static int tplParam(lua_State *L)
             lua_pop(L, 1);
         }
         if (!has_default)
-            tplError(L, "%sthe default '%s' is not one of its choices", what, tplShown(lua_tostring(L, 2), shown, sizeof shown));
+            tplError(L, "%sthe default '%s' is not one of its choices", what,
+                     tplShown(lua_tostring(L, 2), shown, sizeof shown));
         lua_replace(L, 3); /* the choices list itself at 3 */
         choices = true;
     } else if (!lua_isnoneornil(L, 3)) {

@@ -899,7 +899,8 @@ static enum MHD_Result send_file(svcReq *rq, int64_t id, const char *name, const
         Gzip *g = calloc(1, sizeof *g);
         if (g && deflateInit2(&g->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK) {
             g->fd = fd;
-            struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 65536, gzip_read, g, gzip_free);
+            struct MHD_Response *r =
+                MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 65536, gzip_read, g, gzip_free);
             if (r) {
                 svcHttp_Header(rq, "Content-Encoding", "gzip");
                 return svcHttp_Send(rq, code, r, type);

@@ -8,26 +8,15 @@
 #include "service_internal.h"
 
 /* route templates, the label values of tplan_http_requests_total */
-static const char *const routes[] = {"/v1/health",
-                                     "/v1/domains",
-                                     "/v1/jobs",
-                                     "/v1/jobs/{id}",
-                                     "/v1/jobs/{id}/plan",
-                                     "/v1/jobs/{id}/tree",
-                                     "/v1/jobs/{id}/events",
-                                     "/v1/plan",
-                                     "/v1/openapi.json",
-                                     "/v1/jobs/{id}/stop",
-                                     "/v1/jobs/{id}/cancel",
-                                     "/v1/jobs/{id}/script",
-                                     "/metrics",
-                                     "static",
-                                     "other"};
+static const char *const routes[] = {
+    "/v1/health",           "/v1/domains",          "/v1/jobs", "/v1/jobs/{id}",    "/v1/jobs/{id}/plan",
+    "/v1/jobs/{id}/tree",   "/v1/jobs/{id}/events", "/v1/plan", "/v1/openapi.json", "/v1/jobs/{id}/stop",
+    "/v1/jobs/{id}/cancel", "/v1/jobs/{id}/script", "/metrics", "static",           "other"};
 #define NROUTES ((int)(sizeof routes / sizeof routes[0]))
 
 /* the status codes counted one by one; others are counted under 0 ("other") */
-static const unsigned codes[] = {0, 200, 201, 204, 304, 400, 401, 404, 405, 409, 413, 429, 500, 503, 504, 422,
-                                 206, 403, 416};
+static const unsigned codes[] = {0,   200, 201, 204, 304, 400, 401, 404, 405, 409,
+                                 413, 429, 500, 503, 504, 422, 206, 403, 416};
 
 /* upper bounds of the planning-time buckets, s */
 static const double buckets[SVC_HIST_BUCKETS] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60};

@@ -23,7 +23,7 @@
 
 extern char **environ;
 
-#define SVC_HARD_GRACE 10.0       /* s past a job's time_limit before its worker is killed */
+#define SVC_HARD_GRACE 10.0 /* s past a job's time_limit before its worker is killed */
 /* a synchronous job's search ends this share of its wait (at least the minimum, s) before its
  * deadline: the rest is for writing the plan and the reply, on a loaded machine too */
 #define SVC_SYNC_MARGIN 0.2
@@ -50,7 +50,7 @@ static bool spawn_worker(tpService *svc, svcWorker *w)
     posix_spawnattr_t at;
     posix_spawnattr_init(&at);
     sigset_t none, defaults;
-    sigemptyset(&none); /* the server's threads block SIGINT/SIGTERM (sigwait): the worker must not */
+    sigemptyset(&none);        /* the server's threads block SIGINT/SIGTERM (sigwait): the worker must not */
     sigaddset(&none, SIGUSR1); /* a stop request before the worker installed its handler must wait for it
                                   (tplan worker unblocks it then), not kill it */
     sigemptyset(&defaults);
@@ -365,7 +365,7 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
 {
     char dir[4096];
     svcJobPath(svc, job->id, NULL, dir, sizeof dir);
-    svcJobRemoveFiles(svc, job->id); /* a job planned again (after a stop or crash) starts clean */
+    svcJobRemoveFiles(svc, job->id);      /* a job planned again (after a stop or crash) starts clean */
     if (!svcStore_LoadScript(svc, job)) { /* a queued script waits in the store, not in memory */
         job->worker = -1;
         finish_job(svc, job, SVC_FAILED, "internal", "the job's script could not be read from the store");

@@ -38,8 +38,8 @@ typedef struct svcJob {
     char *script;  /* the submitted Lua text: only while a request or the scheduler handles it; a queued
                       job keeps it in the store, not in memory (NULL for a built-in domain) */
     size_t script_len;
-    char *name;    /* the client's name of the job (NULL = none) */
-    char *tags;    /* JSON array text of the client's tags (NULL = none) */
+    char *name;                        /* the client's name of the job (NULL = none) */
+    char *tags;                        /* JSON array text of the client's tags (NULL = none) */
     double created, started, finished; /* unix s; 0 = not yet */
     int64_t iterations, nodes;
     int solutions;
@@ -105,12 +105,12 @@ typedef struct tpService {
     svcJob **active; /* nactive queued and running jobs (owned array; room for cap_active) */
     int nactive;
     size_t cap_active;
-    svcWorker *workers; /* nworkers batch workers, then ninteractive interactive ones */
-    int nworkers;       /* batch workers (--workers): the cores batch jobs may take */
-    int ninteractive;   /* interactive workers (--interactive-workers) */
-    int nprocs;         /* nworkers + ninteractive */
+    svcWorker *workers;    /* nworkers batch workers, then ninteractive interactive ones */
+    int nworkers;          /* batch workers (--workers): the cores batch jobs may take */
+    int ninteractive;      /* interactive workers (--interactive-workers) */
+    int nprocs;            /* nworkers + ninteractive */
     double next_retention; /* svcNow() time of the next retention pass */
-    int wake[2]; /* self-pipe: wakes the scheduler */
+    int wake[2];           /* self-pipe: wakes the scheduler */
     pthread_t sched;
     bool sched_started;
     struct MHD_Daemon *httpd;

@@ -26,7 +26,7 @@ static const char *const schema =
     " summary TEXT, error_code TEXT, error_message TEXT,"
     " has_plan INTEGER NOT NULL DEFAULT 0, has_tree INTEGER NOT NULL DEFAULT 0,"
     " time_limit REAL NOT NULL, memory_mb INTEGER NOT NULL,"
-    " name TEXT, tags TEXT," /* the client's name of the job; JSON array of its tags */
+    " name TEXT, tags TEXT,"              /* the client's name of the job; JSON array of its tags */
     " bytes INTEGER NOT NULL DEFAULT 0);" /* size of the job's files once it finished */
     "CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs(status, id);";
 
@@ -69,8 +69,9 @@ bool svcStore_Open(tpService *svc, char *err, size_t errlen)
     /* a new store gives the pages of deleted jobs back to the file system (retention, DELETE); it
      * must be set before the first table exists, and is a no-op on an older store (whose free pages
      * are reused by new jobs) */
-    if (sqlite3_exec(svc->db, "PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                              " PRAGMA foreign_keys=ON;",
+    if (sqlite3_exec(svc->db,
+                     "PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                     " PRAGMA foreign_keys=ON;",
                      NULL, NULL, &msg) != SQLITE_OK ||
         sqlite3_exec(svc->db, schema, NULL, NULL, &msg) != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot set up the store: %s", path, msg ? msg : sqlite3_errmsg(svc->db));
@@ -78,9 +79,10 @@ bool svcStore_Open(tpService *svc, char *err, size_t errlen)
         goto fail;
     }
     if (version == 1) { /* version 1 stores had no name and tags */
-        if (sqlite3_exec(svc->db, "ALTER TABLE jobs ADD COLUMN name TEXT; ALTER TABLE jobs ADD COLUMN tags TEXT;"
-                                  " ALTER TABLE jobs ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;", NULL,
-                         NULL, &msg) != SQLITE_OK) {
+        if (sqlite3_exec(svc->db,
+                         "ALTER TABLE jobs ADD COLUMN name TEXT; ALTER TABLE jobs ADD COLUMN tags TEXT;"
+                         " ALTER TABLE jobs ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;",
+                         NULL, NULL, &msg) != SQLITE_OK) {
             snprintf(err, errlen, "%s: cannot upgrade the store: %s", path, msg ? msg : sqlite3_errmsg(svc->db));
             sqlite3_free(msg);
             goto fail;
@@ -90,11 +92,12 @@ bool svcStore_Open(tpService *svc, char *err, size_t errlen)
     snprintf(sql, sizeof sql, "PRAGMA user_version=%d", SVC_SCHEMA_VERSION);
     sqlite3_exec(svc->db, sql, NULL, NULL, NULL);
     /* the jobs table must have the columns this version reads */
-    if (sqlite3_prepare_v2(svc->db,
-                           "SELECT id, status, domain, request, script, idem_key, idem_hash, created, started,"
-                           " finished, iterations, nodes, solutions, best_quality, elapsed, summary, error_code,"
-                           " error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, bytes FROM jobs LIMIT 0",
-                           -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(
+            svc->db,
+            "SELECT id, status, domain, request, script, idem_key, idem_hash, created, started,"
+            " finished, iterations, nodes, solutions, best_quality, elapsed, summary, error_code,"
+            " error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, bytes FROM jobs LIMIT 0",
+            -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: not a tplan store (%s)", path, sqlite3_errmsg(svc->db));
         goto fail;
     }
@@ -429,7 +432,8 @@ int64_t *svcStore_Expired(tpService *svc, double now, int *n)
     while (sqlite3_step(st) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         double when = sqlite3_column_double(st, 1);
-        bool drop = (d->keep_jobs > 0 && kept >= d->keep_jobs) || (d->keep_days > 0 && now - when > d->keep_days * 86400.0);
+        bool drop =
+            (d->keep_jobs > 0 && kept >= d->keep_jobs) || (d->keep_days > 0 && now - when > d->keep_days * 86400.0);
         bytes += sqlite3_column_int64(st, 2); /* once over keep_mb, every older job goes too */
         drop = drop || bytes > max_bytes;
         if (!drop) {
