@@ -1,6 +1,6 @@
 """tplan serve: the data kept tidy and the documented API. Cancelled and failed jobs leave no files
 (repro cancelled_jobs_leave_files.py), queued scripts wait on disk and not in the server's memory
-(repro store_no_retention_queue_memory.py), DELETE of a finished job, the retention policy (count,
+(repro store_no_retention_queue_memory.py: 400 of them held 455 MB), DELETE of a finished job, the retention policy (count,
 at start and while running; folders of no job), name and tags with the list filters, gzip, Range,
 HEAD and ETags on files, CORS for --cors-origin only; every response checked against the OpenAPI
 document.
@@ -108,19 +108,19 @@ def test_file_transfer(s):
 
 
 def test_queued_scripts_on_disk(tplan, work):
-    """80 queued 1 MiB scripts behind a busy worker: the server's memory does not hold them."""
+    """50 queued 1 MiB scripts behind a busy worker: the server's memory does not hold them."""
     s = Server(tplan, os.path.join(work, "queue"), "--interactive-workers", "0", workers=1).start()
     try:
         blocker = s.submit(LONG)
         s.wait_status(blocker, ("running",))
         before = s.rss_kb()
         script = "error('x')\n--" + "A" * ((1 << 20) - 20) + "\n"
-        ids = [s.submit({"script": script + str(i)}) for i in range(80)]
+        ids = [s.submit({"script": script + str(i)}) for i in range(50)]
         grown_mb = (s.rss_kb() - before) / 1024.0
         _, _, h = s.json("GET", "/v1/health", expect=200)
-        assert h["queued"] == 80, h
+        assert h["queued"] == 50, h
         if not SANITIZED:  # ASan keeps freed memory in quarantine: RSS says nothing there
-            assert grown_mb < 40, "the server grew by %.0f MB holding 80 MiB of queued scripts" % grown_mb
+            assert grown_mb < 25, "the server grew by %.0f MB holding 50 MiB of queued scripts" % grown_mb
         s.json("DELETE", "/v1/jobs/%d" % blocker, expect=200)
         last = s.wait_final(ids[-1])  # each read back from the store when its turn came
         assert last["status"] == "failed" and last["error"]["message"].startswith("job.lua:"), last
