@@ -434,7 +434,7 @@ int64_t *svcStore_Expired(tpService *svc, double now, int *n)
         double when = sqlite3_column_double(st, 1);
         bool drop =
             (d->keep_jobs > 0 && kept >= d->keep_jobs) || (d->keep_days > 0 && now - when > d->keep_days * 86400.0);
-        bytes += sqlite3_column_int64(st, 2); /* once over keep_mb, every older job goes too */
+        bytes += sqlite3_column_int64(st, 2);           /* once over keep_mb, every older job goes too */
         drop = drop || (bytes > max_bytes && kept > 0); /* the newest finished job stays, however large */
         if (!drop) {
             ++kept;
