@@ -100,7 +100,15 @@ char *svcMetrics_Text(tpService *svc)
     put(&t, "tplan_queue_depth %d\n", svcSched_Count(svc, SVC_QUEUED));
     put(&t, "# HELP tplan_workers Worker processes.\n# TYPE tplan_workers gauge\ntplan_workers %d\n", svc->nworkers);
     put(&t, "# HELP tplan_workers_busy Workers planning a job.\n# TYPE tplan_workers_busy gauge\n");
-    put(&t, "tplan_workers_busy %d\n", svcSched_Busy(svc));
+    put(&t, "tplan_workers_busy %d\n", svcSched_Busy(svc, false));
+    put(&t,
+        "# HELP tplan_interactive_workers Worker processes kept for POST /v1/plan.\n"
+        "# TYPE tplan_interactive_workers gauge\ntplan_interactive_workers %d\n",
+        svc->ninteractive);
+    put(&t,
+        "# HELP tplan_interactive_workers_busy Interactive workers planning a job.\n"
+        "# TYPE tplan_interactive_workers_busy gauge\ntplan_interactive_workers_busy %d\n",
+        svcSched_Busy(svc, true));
     put(&t,
         "# HELP tplan_worker_restarts_total Workers that died and were restarted.\n"
         "# TYPE tplan_worker_restarts_total counter\ntplan_worker_restarts_total %llu\n",

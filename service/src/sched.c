@@ -160,10 +160,10 @@ static bool worker_idle(const svcWorker *w)
     return w->pid > 0 && w->job == 0 && w->reserved_for == 0;
 }
 
-int svcSched_Busy(tpService *svc)
+int svcSched_Busy(tpService *svc, bool interactive)
 {
     int n = 0;
-    for (int i = 0; i < svc->nprocs; ++i) {
+    for (int i = interactive ? svc->nworkers : 0; i < (interactive ? svc->nprocs : svc->nworkers); ++i) {
         n += svc->workers[i].job != 0 || svc->workers[i].reserved_for != 0;
     }
     return n;

@@ -182,7 +182,7 @@ bool svcSched_Enqueue(tpService *svc, svcJob *job);
 /// finishes it). svc->mu held.
 void svcSched_Cancel(tpService *svc, svcJob *job, const char *code, const char *message);
 int svcSched_Count(tpService *svc, svcStatus status); /* active jobs in this status; mu held */
-int svcSched_Busy(tpService *svc);                    /* workers running a job; mu held */
+int svcSched_Busy(tpService *svc, bool interactive);  /* batch (or interactive) workers running a job; mu held */
 /// Asks a running job to stop now and keep its best plan (solved or approximate). mu held.
 void svcSched_StopJob(tpService *svc, svcJob *job);
 /// Deletes a finished job: its row and its folder. mu held. False on a store error.

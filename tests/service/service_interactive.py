@@ -42,6 +42,8 @@ def test_served_beside_batch(s):
                     "--time-limit", "300")
     assert strip_timing(served) == strip_timing(want), "the batch plan changed beside the interactive job"
     s.json("DELETE", "/v1/jobs/%d" % long_id, expect=200)
+    text = s.request("GET", "/metrics")[2]
+    assert b"tplan_workers 2\n" in text and b"tplan_interactive_workers 1\n" in text, text
 
 
 def test_stop_keeps_best(s):
