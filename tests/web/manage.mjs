@@ -2,7 +2,8 @@
 // a job's name and tags (form, job page, jobs list), Stop keeps the best plan where Cancel keeps
 // none (and the user's own cancel is a note, not a red error), a job that failed before planning
 // shows no empty Progress card, a failed script job is edited and resubmitted, Delete removes a
-// finished job, the "approximate" badge stays in its column, and the header shows the retention.
+// finished job, the "approximate" badge stays in its column, the header shows the retention, and
+// the soccer ball gets a marker of a few pixels whatever the zoom.
 import { main, startServer, launchBrowser, newPage, waitFor, check, log, assertNoPageErrors, join } from "./harness.mjs";
 
 const LONG = { planner: "rrt", max_iters: "1000000000", solutions: "10000", time_limit: "300" };
@@ -109,6 +110,16 @@ await main(async ({ tplan, outDir }) => {
   await waitFor(page, `.job-page[data-id="${again}"][data-status="failed"]`, `job ${again} failed`, 120000);
   const msg = await page.$eval(".job-error", (e) => e.innerText);
   check(/job\.lua:2: still not/.test(msg), `the edited script did not run: ${msg}`);
+
+  log("soccer: the ball, a few pixels at the fitted view, gets a marker");
+  const soccer = await page.evaluate(async () => (await (await fetch("/v1/jobs", { method: "POST",
+    body: JSON.stringify({ domain: "soccer", seed: 3, tree: false }) })).json()).id);
+  await page.goto(base + `/#/jobs/${soccer}`, { waitUntil: "load" });
+  await waitFor(page, `.job-page[data-id="${soccer}"][data-status="solved"] .player[data-markers]`, "the soccer plan's player", 120000);
+  const markers = await page.$eval(".player", (p) => Number(p.dataset.markers));
+  check(markers >= 1, `no marker for the soccer ball (${markers})`);
+  await page.evaluate(() => window.tplanPlayer.drawNow());
+  await page.screenshot({ path: join(outDir, "soccer.png") });
 
   log("Delete removes a finished job, from the list too");
   await page.goto(base + `/#/jobs/${named}`, { waitUntil: "load" });
