@@ -13,7 +13,7 @@ from tplan_service import Server, cli_plan, strip_timing, fresh_dir
 
 TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 ITERS = int(sys.argv[3]) if len(sys.argv) > 3 else 4000000
-s = Server(TPLAN, os.path.join(WORK, "data")).start()
+s = Server(TPLAN, os.path.join(WORK, "data"), batch_nice=None).start()  # the service's defaults
 try:
     batch = [{"domain": "minigolf_random", "seed": 10 + k, "max_iters": ITERS, "time_limit": 600} for k in range(2)]
     ids = [s.submit(b) for b in batch]

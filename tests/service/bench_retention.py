@@ -11,7 +11,7 @@ from tplan_service import Server, fresh_dir
 TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 N = int(sys.argv[3]) if len(sys.argv) > 3 else 10000
 data = os.path.join(WORK, "data")
-s = Server(TPLAN, data).start()
+s = Server(TPLAN, data, batch_nice=None).start()  # the service's defaults
 
 
 def du(path):

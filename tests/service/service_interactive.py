@@ -89,7 +89,7 @@ def test_refused_not_left(tplan, work):
 
 
 r = Runner()
-srv = Server(TPLAN, os.path.join(WORK, "data")).start()
+srv = Server(TPLAN, os.path.join(WORK, "data"), batch_nice=None).start()  # the service's default, 10
 try:
     r.run("interactive served beside batch jobs", test_served_beside_batch, srv)
     r.run("stop keeps the best plan, cancel none", test_stop_keeps_best, srv)
