@@ -7,14 +7,24 @@ JOBS ?= 2
 DOMAIN ?= domains/minigolf.lua
 PLAN ?= minigolf-plan.json
 
-.PHONY: all deps build run bench test test-fast test-asan fuzz test-fuzz clean
+PREFIX ?= /usr/local
+
+.PHONY: all deps deps-build deps-package build run bench install package test test-fast test-asan fuzz test-fuzz clean
 
 all: build
 
+# Debian packages (.ci/install-deps): building and planning need only --build; `make install` and
+# `make package` add the web page's three.js and lintian; the tests need everything.
 deps:
-	@bash .ci/install-deps
+	@bash .ci/install-deps --all
 
-build: deps
+deps-build:
+	@bash .ci/install-deps --build
+
+deps-package:
+	@bash .ci/install-deps --package
+
+build: deps-build
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 
@@ -31,10 +41,20 @@ bench: build
 	  if [ $$rc -eq 3 ]; then echo "(some domains are missing or failed; the others were benchmarked)"; exit 0; fi; \
 	  exit $$rc
 
+# Installs into PREFIX (default /usr/local): bin/tplan, lib/libtplan.so*, include/tplan, pkg-config
+# and CMake files, share/tplan (domains, web page), docs and man pages (docs/install.md).
+install: deps-package build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# The Debian package tplan_<version>_amd64.deb in $(BUILD)/ (CPack; docs/install.md).
+package: deps-package build
+	cd $(BUILD) && cpack -G DEB
+	@ls $(BUILD)/tplan_*_amd64.deb
+
 # Every test through ctest, then the same suite once more under ASan + UBSan, then a short fuzz run.
 test: test-fast test-asan test-fuzz
 
-test-fast: build
+test-fast: deps build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
 test-asan: deps
@@ -45,7 +65,7 @@ test-asan: deps
 
 # libFuzzer targets (clang, docs/fuzzing.md), each for FUZZ_SECONDS; fails on any crash, sanitizer
 # report, hang or OOM. The normal build's tplan seeds them with plans of the shipped domains.
-fuzz: build
+fuzz: deps build
 	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DTP_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_targets
 	TPLAN=$(BUILD)/tplan bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)

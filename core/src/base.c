@@ -17,6 +17,9 @@
 /* The log threshold is the one process-wide setting: it only filters messages and never
  * influences planning results. */
 static tpLogLevel s_log_level = TP_LOG_INFO;
+/* A thread's own destination for its messages (the embedding API: a library never prints). */
+static _Thread_local tpLogSink s_log_sink;
+static _Thread_local void *s_log_sink_user;
 
 uint64_t tpClock_Ticks(void)
 {
@@ -41,8 +44,27 @@ void tpLog_SetLevel(tpLogLevel level)
     s_log_level = level;
 }
 
+void tpLog_SetThreadSink(tpLogSink sink, void *user)
+{
+    s_log_sink = sink;
+    s_log_sink_user = user;
+}
+
 void tpLog(tpLogLevel level, const char *fmt, ...)
 {
+    if (s_log_sink) {
+        char msg[2048];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        size_t n = strlen(msg);
+        if (n > 0 && msg[n - 1] == '\n') {
+            msg[n - 1] = '\0';
+        }
+        s_log_sink(s_log_sink_user, level, msg);
+        return;
+    }
     if (level < s_log_level) {
         return;
     }

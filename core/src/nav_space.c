@@ -58,7 +58,7 @@ struct tpNavSpace {
     double *n_g;
     size_t cap_nodes;
     tpBucketQueue open;     /* open list: f = g + h in ticks (integers), ties to the older node */
-    struct tpTickObs *tobs; /* per search tick (H + 1) x obstructing bodies, see tpTickBlocked */
+    struct tpTickObs *tobs; /* per search tick (H + 1) x obstructing bodies, see tick_blocked */
     tpRect *tsurf;          /* per search tick: the surface's face */
     uint8_t *tready;        /* per search tick: computed */
     size_t cap_tobs, cap_ticks;
@@ -108,14 +108,14 @@ tpNavSpaceBody tpNavSpace_Box(double cx, double cy, double cz, double hx, double
     return b;
 }
 
-static bool tpSpaceFail(char *err, size_t errlen, const char *fmt, const char *field, double v)
+static bool space_fail(char *err, size_t errlen, const char *fmt, const char *field, double v)
 {
     if (err && errlen)
         snprintf(err, errlen, fmt, field, v);
     return false;
 }
 
-static bool tpSpaceCheckDef(const tpNavSpaceDef *d, char *err, size_t errlen)
+static bool space_check_def(const tpNavSpaceDef *d, char *err, size_t errlen)
 {
     struct {
         const char *name;
@@ -147,14 +147,14 @@ static bool tpSpaceCheckDef(const tpNavSpaceDef *d, char *err, size_t errlen)
             return false;
         }
     if (d->step_up >= d->height)
-        return tpSpaceFail(err, errlen, "%s: must be below height (got %g)", "step_up", d->step_up);
+        return space_fail(err, errlen, "%s: must be below height (got %g)", "step_up", d->step_up);
     return true;
 }
 
 tpNavSpace *tpCreateNavSpace(const tpNavSpaceDef *def, int nbodies, char *err, size_t errlen)
 {
     tpNavSpaceDef d = def ? *def : tpDefaultNavSpaceDef();
-    if (!tpSpaceCheckDef(&d, err, errlen))
+    if (!space_check_def(&d, err, errlen))
         return NULL;
     if (nbodies < 1 || nbodies > TP_NAV_SPACE_MAX_BODIES) {
         if (err && errlen)
@@ -294,7 +294,7 @@ const tpNavSpaceEdge *tpNavSpace_FindEdge(const tpNavSpace *sp, int from, int to
 /* Geometry                                                                                    */
 
 /* Body k extrapolated by s seconds (s >= 0, clamped to the horizon by the callers). */
-static void tpBodyAt(const tpNavSpaceBody *b, double s, double c[3], double *yaw)
+static void body_at(const tpNavSpaceBody *b, double s, double c[3], double *yaw)
 {
     for (int a = 0; a < 3; a++)
         c[a] = b->center[a] + b->vel[a] * s;
@@ -302,11 +302,11 @@ static void tpBodyAt(const tpNavSpaceBody *b, double s, double c[3], double *yaw
 }
 
 /* The standable rectangle of surface b at offset s (inset by `inset`; h may come out <= 0). */
-static tpRect tpStandable(const tpNavSpaceBody *b, double s, double inset)
+static tpRect standable_(const tpNavSpaceBody *b, double s, double inset)
 {
     tpRect r;
     double c[3], yaw;
-    tpBodyAt(b, s, c, &yaw);
+    body_at(b, s, c, &yaw);
     r.c[0] = c[0];
     r.c[1] = c[1];
     r.ax[0] = cos(yaw);
@@ -317,41 +317,41 @@ static tpRect tpStandable(const tpNavSpaceBody *b, double s, double inset)
     return r;
 }
 
-static void tpRectToLocal(const tpRect *r, const double p[2], double l[2])
+static void rect_to_local(const tpRect *r, const double p[2], double l[2])
 {
     double dx = p[0] - r->c[0], dy = p[1] - r->c[1];
     l[0] = dx * r->ax[0] + dy * r->ax[1];
     l[1] = -dx * r->ax[1] + dy * r->ax[0];
 }
 
-static void tpRectToWorld(const tpRect *r, const double l[2], double p[2])
+static void rect_to_world(const tpRect *r, const double l[2], double p[2])
 {
     p[0] = r->c[0] + l[0] * r->ax[0] - l[1] * r->ax[1];
     p[1] = r->c[1] + l[0] * r->ax[1] + l[1] * r->ax[0];
 }
 
 /* Closest point of r to p (world), returns the distance. */
-static double tpRectClosest(const tpRect *r, const double p[2], double q[2])
+static double rect_closest(const tpRect *r, const double p[2], double q[2])
 {
     double l[2];
-    tpRectToLocal(r, p, l);
+    rect_to_local(r, p, l);
     l[0] = tpClamp(l[0], -r->h[0], r->h[0]);
     l[1] = tpClamp(l[1], -r->h[1], r->h[1]);
-    tpRectToWorld(r, l, q);
+    rect_to_world(r, l, q);
     return hypot(p[0] - q[0], p[1] - q[1]);
 }
 
-static void tpRectCorners(const tpRect *r, double v[4][2])
+static void rect_corners(const tpRect *r, double v[4][2])
 {
     static const double sx[4] = {-1, 1, 1, -1}, sy[4] = {-1, -1, 1, 1};
     for (int k = 0; k < 4; k++) {
         double l[2] = {sx[k] * r->h[0], sy[k] * r->h[1]};
-        tpRectToWorld(r, l, v[k]);
+        rect_to_world(r, l, v[k]);
     }
 }
 
 /* Separating-axis overlap test of two rectangles (closed). */
-static bool tpRectOverlap(const tpRect *a, const tpRect *b)
+static bool rect_overlap(const tpRect *a, const tpRect *b)
 {
     const tpRect *rs[2] = {a, b};
     double d[2] = {b->c[0] - a->c[0], b->c[1] - a->c[1]};
@@ -377,25 +377,25 @@ static bool tpRectOverlap(const tpRect *a, const tpRect *b)
 
 /* Distance between two rectangles with the closest points pa (on a) and pb (on b). When they
  * overlap: pa = b's centre clamped into a, pb = pa clamped into b (distance 0). */
-static double tpRectDistance(const tpRect *a, const tpRect *b, double pa[2], double pb[2])
+static double rect_distance(const tpRect *a, const tpRect *b, double pa[2], double pb[2])
 {
-    if (tpRectOverlap(a, b)) {
-        tpRectClosest(a, b->c, pa);
-        tpRectClosest(b, pa, pb);
+    if (rect_overlap(a, b)) {
+        rect_closest(a, b->c, pa);
+        rect_closest(b, pa, pb);
         return 0;
     }
     double best = INFINITY, v[4][2], q[2];
-    tpRectCorners(a, v);
+    rect_corners(a, v);
     for (int k = 0; k < 4; k++) {
-        double dd = tpRectClosest(b, v[k], q);
+        double dd = rect_closest(b, v[k], q);
         if (dd < best) {
             best = dd;
             pa[0] = v[k][0], pa[1] = v[k][1], pb[0] = q[0], pb[1] = q[1];
         }
     }
-    tpRectCorners(b, v);
+    rect_corners(b, v);
     for (int k = 0; k < 4; k++) {
-        double dd = tpRectClosest(a, v[k], q);
+        double dd = rect_closest(a, v[k], q);
         if (dd < best) {
             best = dd;
             pb[0] = v[k][0], pb[1] = v[k][1], pa[0] = q[0], pa[1] = q[1];
@@ -404,8 +404,8 @@ static double tpRectDistance(const tpRect *a, const tpRect *b, double pa[2], dou
     /* facing edges: prefer the pair on the line toward b's centre when it is as close (the middle
        of the facing part rather than a corner) */
     double qa[2], qb[2];
-    tpRectClosest(a, b->c, qa);
-    if (tpRectClosest(b, qa, qb) <= best + 1e-9) {
+    rect_closest(a, b->c, qa);
+    if (rect_closest(b, qa, qb) <= best + 1e-9) {
         pa[0] = qa[0], pa[1] = qa[1], pb[0] = qb[0], pb[1] = qb[1];
     }
     return best;
@@ -413,7 +413,7 @@ static double tpRectDistance(const tpRect *a, const tpRect *b, double pa[2], dou
 
 /* Ballistic jump to a landing dz higher (negative: lower): the flight time of the highest allowed
  * vertical impulse, or -1 if dz cannot be reached within the impulse and landing bounds. */
-static double tpJumpTime(const tpNavSpaceDef *d, double dz)
+static double jump_time(const tpNavSpaceDef *d, double dz)
 {
     double g = d->gravity;
     double vz2 = fmin(d->jump_vz * d->jump_vz, d->land_speed * d->land_speed + 2 * g * dz);
@@ -425,12 +425,12 @@ static double tpJumpTime(const tpNavSpaceDef *d, double dz)
 
 /* The relation a character can take across a horizontal distance dist to a face dz higher
  * (negative: lower): a step, else a jump, else none. */
-static tpNavRelation tpReach(const tpNavSpaceDef *d, double dist, double dz)
+static tpNavRelation reach_(const tpNavSpaceDef *d, double dist, double dz)
 {
     if (dz >= -d->step_down && dz <= d->step_up && dist <= d->step_gap)
         return TP_NAV_REL_STEP;
     if (d->jump) {
-        double tj = tpJumpTime(d, dz);
+        double tj = jump_time(d, dz);
         if (tj >= 0 && dist <= d->jump_vh * tj)
             return TP_NAV_REL_JUMP;
     }
@@ -443,7 +443,7 @@ static tpNavRelation tpReach(const tpNavSpaceDef *d, double dist, double dz)
  * paired with its nearest standable point of the higher face; the closest pair whose lower point
  * is standable wins (ties: the first side, -x, +x, -y, +y). Returns the distance, or -1 if the
  * faces are not in that case or no candidate is standable. ps on a, pt on b. */
-static double tpBesideAccess(const tpNavSpaceDef *d, const tpRect *a, const tpRect *b, double ps[2], double pt[2])
+static double beside_access(const tpNavSpaceDef *d, const tpRect *a, const tpRect *b, double ps[2], double pt[2])
 {
     bool b_up = b->top > a->top;
     const tpRect *up = b_up ? b : a, *lo = b_up ? a : b;
@@ -454,11 +454,11 @@ static double tpBesideAccess(const tpNavSpaceDef *d, const tpRect *a, const tpRe
     for (int k = 0; k < 4; k++) {
         double reach = (side[k][0] != 0 ? up->h[0] : up->h[1]) + d->edge + d->radius + d->cell / 4;
         double l[2] = {side[k][0] * reach, side[k][1] * reach}, ql[2], qu[2], ll[2];
-        tpRectToWorld(up, l, ql);
-        tpRectToLocal(lo, ql, ll);
+        rect_to_world(up, l, ql);
+        rect_to_local(lo, ql, ll);
         if (fabs(ll[0]) > lo->h[0] || fabs(ll[1]) > lo->h[1])
             continue;
-        double dist = tpRectClosest(up, ql, qu);
+        double dist = rect_closest(up, ql, qu);
         if (best < 0 || dist < best) {
             best = dist;
             const double *src = b_up ? ql : qu, *dst = b_up ? qu : ql;
@@ -470,25 +470,25 @@ static double tpBesideAccess(const tpNavSpaceDef *d, const tpRect *a, const tpRe
 
 /* Relation a -> b between two standable rectangles: the kind (0: none), the access point ps on a
  * and the landing point pt on b (world). */
-static tpNavRelation tpRelation(const tpNavSpaceDef *d, const tpRect *a, const tpRect *b, double ps[2], double pt[2])
+static tpNavRelation relation_(const tpNavSpaceDef *d, const tpRect *a, const tpRect *b, double ps[2], double pt[2])
 {
     double dist = -1;
-    if (tpRectOverlap(a, b))
-        dist = tpBesideAccess(d, a, b, ps, pt);
+    if (rect_overlap(a, b))
+        dist = beside_access(d, a, b, ps, pt);
     if (dist < 0)
-        dist = tpRectDistance(a, b, ps, pt);
-    return tpReach(d, dist, b->top - a->top);
+        dist = rect_distance(a, b, ps, pt);
+    return reach_(d, dist, b->top - a->top);
 }
 
 /* Velocity of the world point p carried by body b (m/s). */
-static void tpCarried(const tpNavSpaceBody *b, const double p[2], double v[3])
+static void carried_(const tpNavSpaceBody *b, const double p[2], double v[3])
 {
     v[0] = b->vel[0] - b->yaw_rate * (p[1] - b->center[1]);
     v[1] = b->vel[1] + b->yaw_rate * (p[0] - b->center[0]);
     v[2] = b->vel[2];
 }
 
-static bool tpSpaceStandable(const tpNavSpace *sp, int k)
+static bool space_standable(const tpNavSpace *sp, int k)
 {
     const tpNavSpaceBody *b = &sp->bodies[k];
     return b->surface && b->half[0] > sp->def.edge && b->half[1] > sp->def.edge;
@@ -496,19 +496,19 @@ static bool tpSpaceStandable(const tpNavSpace *sp, int k)
 
 bool tpNavSpace_IsSurface(const tpNavSpace *sp, int k)
 {
-    return sp->observed && k >= 0 && k < sp->n && tpSpaceStandable(sp, k);
+    return sp->observed && k >= 0 && k < sp->n && space_standable(sp, k);
 }
 
 /* Horizontal bounding radius of a body's footprint about its centre. */
-static double tpFootRadius(const tpNavSpaceBody *b)
+static double foot_radius(const tpNavSpaceBody *b)
 {
     return hypot(b->half[0], b->half[1]);
 }
 
 /* Does body o obstruct surface s over the horizon (swept bounds)? foot_* are the bodies'
- * tpFootRadius, speed_* their horizontal speeds (hypot), computed once per update. */
-static bool tpObstructs(const tpNavSpace *sp, const tpNavSpaceBody *s, const tpNavSpaceBody *o, double foot_s,
-                        double foot_o, double speed_s, double speed_o)
+ * foot_radius, speed_* their horizontal speeds (hypot), computed once per update. */
+static bool obstructs(const tpNavSpace *sp, const tpNavSpaceBody *s, const tpNavSpaceBody *o, double foot_s,
+                      double foot_o, double speed_s, double speed_o)
 {
     double H = sp->def.horizon;
     double top = s->center[2] + s->half[2];
@@ -525,7 +525,7 @@ static bool tpObstructs(const tpNavSpace *sp, const tpNavSpaceBody *s, const tpN
 /* ------------------------------------------------------------------------------------------ */
 /* Observation: the topological graph                                                          */
 
-static bool tpCheckBody(const tpNavSpaceBody *b, int k, char *err, size_t errlen)
+static bool check_body(const tpNavSpaceBody *b, int k, char *err, size_t errlen)
 {
     const double *v[4] = {b->center, b->half, b->vel, NULL};
     const char *names[3] = {"center", "half", "vel"};
@@ -548,7 +548,7 @@ static bool tpCheckBody(const tpNavSpaceBody *b, int k, char *err, size_t errlen
     return true;
 }
 
-static tpNavSpaceEdge *tpSpaceNewEdge(tpNavSpace *sp, int from, int to)
+static tpNavSpaceEdge *space_new_edge(tpNavSpace *sp, int from, int to)
 {
     tpNavSpaceEdge *grown = tpArray_Grow(sp->edges, &sp->cap_edges, (size_t)sp->nedges + 1, sizeof *grown);
     if (!grown)
@@ -563,7 +563,7 @@ static tpNavSpaceEdge *tpSpaceNewEdge(tpNavSpace *sp, int from, int to)
     return e;
 }
 
-static void tpRunningMean(double *mean, int *count, double v)
+static void running_mean(double *mean, int *count, double v)
 {
     (*count)++;
     *mean += (v - *mean) / *count;
@@ -577,7 +577,7 @@ bool tpNavSpace_Update(tpNavSpace *sp, double t, const tpNavSpaceBody *bodies, c
         return false;
     }
     for (int k = 0; k < sp->n; k++)
-        if (!tpCheckBody(&bodies[k], k, err, errlen))
+        if (!check_body(&bodies[k], k, err, errlen))
             return false;
     /* The phases are timed in one update of 16 (times 16): with a few bodies three clock reads
      * were a third of an update. */
@@ -595,24 +595,24 @@ bool tpNavSpace_Update(tpNavSpace *sp, double t, const tpNavSpaceBody *bodies, c
     /* the farthest horizontal reach of any relation, for a cheap bounding-circle reject */
     double reach = d->step_gap;
     if (d->jump) {
-        double tj = tpJumpTime(d, -d->land_speed * d->land_speed / (2 * d->gravity));
-        double tz = tpJumpTime(d, 0);
+        double tj = jump_time(d, -d->land_speed * d->land_speed / (2 * d->gravity));
+        double tz = jump_time(d, 0);
         reach = fmax(reach, d->jump_vh * fmax(tj, tz));
     }
     tpRect rect[TP_NAV_SPACE_MAX_BODIES];
     double bound[TP_NAV_SPACE_MAX_BODIES];
     double foot[TP_NAV_SPACE_MAX_BODIES], hspeed[TP_NAV_SPACE_MAX_BODIES];
     for (int i = 0; i < n; i++) {
-        rect[i] = tpStandable(&bodies[i], 0, d->edge);
+        rect[i] = standable_(&bodies[i], 0, d->edge);
         bound[i] = hypot(fmax(0, rect[i].h[0]), fmax(0, rect[i].h[1]));
-        foot[i] = tpFootRadius(&bodies[i]);
+        foot[i] = foot_radius(&bodies[i]);
         hspeed[i] = hypot(bodies[i].vel[0], bodies[i].vel[1]);
     }
     /* phase 1, collision detection between interaction volumes: the relations holding now */
     long long checks = 0;
     int nhits = 0;
     for (int i = 0; i < n; i++) {
-        bool si = tpSpaceStandable(sp, i);
+        bool si = space_standable(sp, i);
         int *ob = &sp->obst[(size_t)i * (size_t)n];
         sp->nobst[i] = 0;
         if (!si)
@@ -621,15 +621,15 @@ bool tpNavSpace_Update(tpNavSpace *sp, double t, const tpNavSpaceBody *bodies, c
             if (j == i)
                 continue;
             checks++;
-            if (tpObstructs(sp, &bodies[i], &bodies[j], foot[i], foot[j], hspeed[i], hspeed[j]))
+            if (obstructs(sp, &bodies[i], &bodies[j], foot[i], foot[j], hspeed[i], hspeed[j]))
                 ob[sp->nobst[i]++] = j;
             double dx = rect[i].c[0] - rect[j].c[0], dy = rect[i].c[1] - rect[j].c[1],
                    far = bound[i] + bound[j] + reach;
-            if (!tpSpaceStandable(sp, j) || dx * dx + dy * dy > far * far)
+            if (!space_standable(sp, j) || dx * dx + dy * dy > far * far)
                 continue;
             checks++;
             tpSpaceHit h = {i, j, 0, {0, 0}, {0, 0}};
-            h.kind = tpRelation(d, &rect[i], &rect[j], h.ps, h.pt);
+            h.kind = relation_(d, &rect[i], &rect[j], h.ps, h.pt);
             if (!h.kind)
                 continue;
             tpSpaceHit *hits = tpArray_Grow(sp->hits, &sp->cap_hits, (size_t)nhits + 1, sizeof h);
@@ -651,28 +651,28 @@ bool tpNavSpace_Update(tpNavSpace *sp, double t, const tpNavSpaceBody *bodies, c
     for (int k = 0; k < nhits; k++) {
         const tpSpaceHit *h = &sp->hits[k];
         int idx = sp->edge_of[(size_t)h->i * (size_t)n + (size_t)h->j];
-        tpNavSpaceEdge *e = idx >= 0 ? &sp->edges[idx] : tpSpaceNewEdge(sp, h->i, h->j);
+        tpNavSpaceEdge *e = idx >= 0 ? &sp->edges[idx] : space_new_edge(sp, h->i, h->j);
         if (!e)
             continue; /* out of memory: the relation stays unknown */
         sp->edge_now[e - sp->edges] = 1;
         if (!e->valid) {
             if (e->periods > 0)
-                tpRunningMean(&e->mean_invalid, &e->ninvalid, t - e->since);
+                running_mean(&e->mean_invalid, &e->ninvalid, t - e->since);
             e->periods++;
             e->valid = true;
             e->since = t;
         }
         e->kind = h->kind;
         double va[3], vb[3];
-        tpCarried(&bodies[h->i], h->ps, va);
-        tpCarried(&bodies[h->j], h->pt, vb);
+        carried_(&bodies[h->i], h->ps, va);
+        carried_(&bodies[h->j], h->pt, vb);
         double speed = sqrt((va[0] - vb[0]) * (va[0] - vb[0]) + (va[1] - vb[1]) * (va[1] - vb[1]) +
                             (va[2] - vb[2]) * (va[2] - vb[2]));
-        tpRunningMean(&e->mean_speed, &e->nspeed, speed);
+        running_mean(&e->mean_speed, &e->nspeed, speed);
         if (e->nspeed == 1 || speed <= e->access_speed + 1e-9) { /* the slowest observation: a pause */
             e->access_speed = speed;
-            tpRectToLocal(&rect[h->i], h->ps, e->access);
-            tpRectToLocal(&rect[h->j], h->pt, e->land);
+            rect_to_local(&rect[h->i], h->ps, e->access);
+            rect_to_local(&rect[h->j], h->pt, e->land);
         }
     }
     for (int k = 0; k < sp->nedges; k++) {
@@ -680,7 +680,7 @@ bool tpNavSpace_Update(tpNavSpace *sp, double t, const tpNavSpaceBody *bodies, c
         if (sp->edge_now[k] || !e->valid)
             continue;
         if (e->since > sp->t_first) /* a period seen from its start (not cut by the first observation) */
-            tpRunningMean(&e->mean_valid, &e->nvalid, t - e->since);
+            running_mean(&e->mean_valid, &e->nvalid, t - e->since);
         e->valid = false;
         e->stable = false;
         e->since = t;
@@ -714,8 +714,8 @@ double tpNavSpace_EdgeCost(const tpNavSpace *sp, const tpNavSpaceEdge *e)
 
 void tpNavSpace_ToWorld(const tpNavSpace *sp, int k, const double p[2], double out[3])
 {
-    tpRect r = tpStandable(&sp->bodies[k], 0, 0);
-    tpRectToWorld(&r, p, out);
+    tpRect r = standable_(&sp->bodies[k], 0, 0);
+    rect_to_world(&r, p, out);
     out[2] = r.top;
 }
 
@@ -724,11 +724,11 @@ int tpNavSpace_Locate(const tpNavSpace *sp, const double w[3], double local[2])
     int best = -1;
     double best_top = -INFINITY;
     for (int k = 0; sp->observed && k < sp->n; k++) {
-        if (!tpSpaceStandable(sp, k))
+        if (!space_standable(sp, k))
             continue;
-        tpRect r = tpStandable(&sp->bodies[k], 0, sp->def.edge);
+        tpRect r = standable_(&sp->bodies[k], 0, sp->def.edge);
         double l[2];
-        tpRectToLocal(&r, w, l);
+        rect_to_local(&r, w, l);
         if (fabs(l[0]) <= r.h[0] && fabs(l[1]) <= r.h[1] && r.top <= w[2] + sp->def.step_up && r.top > best_top) {
             best = k;
             best_top = r.top;
@@ -801,7 +801,7 @@ typedef struct tpSurfGrid {
     double sx, sy; /* m, standable half extents */
 } tpSurfGrid;
 
-static tpSurfGrid tpSpaceGrid(const tpNavSpace *sp, int s)
+static tpSurfGrid space_grid(const tpNavSpace *sp, int s)
 {
     tpSurfGrid g;
     g.sx = sp->bodies[s].half[0] - sp->def.edge;
@@ -814,13 +814,13 @@ static tpSurfGrid tpSpaceGrid(const tpNavSpace *sp, int s)
     return g;
 }
 
-static void tpCellCentre(const tpSurfGrid *g, int i, int j, double l[2])
+static void cell_centre(const tpSurfGrid *g, int i, int j, double l[2])
 {
     l[0] = -g->sx + (i + 0.5) * g->cx;
     l[1] = -g->sy + (j + 0.5) * g->cy;
 }
 
-static void tpCellOf(const tpSurfGrid *g, const double l[2], int *i, int *j)
+static void cell_of(const tpSurfGrid *g, const double l[2], int *i, int *j)
 {
     int a = (int)floor((l[0] + g->sx) / g->cx), b = (int)floor((l[1] + g->sy) / g->cy);
     *i = a < 0 ? 0 : a >= g->nx ? g->nx - 1 : a;
@@ -829,12 +829,12 @@ static void tpCellOf(const tpSurfGrid *g, const double l[2], int *i, int *j)
 
 /* Is the character at local point l of surface s, `s_off` seconds after the last observation,
  * inside an obstacle related to s (linear extrapolation, clamped to the horizon)? */
-static bool tpSpaceBlocked(tpNavSpace *sp, int s, const double l[2], double s_off)
+static bool space_blocked(tpNavSpace *sp, int s, const double l[2], double s_off)
 {
     double off = tpClamp(s_off, 0, sp->def.horizon);
-    tpRect r = tpStandable(&sp->bodies[s], off, 0);
+    tpRect r = standable_(&sp->bodies[s], off, 0);
     double p[2];
-    tpRectToWorld(&r, l, p);
+    rect_to_world(&r, l, p);
     const int *ob = &sp->obst[(size_t)s * (size_t)sp->n];
     for (int k = 0; k < sp->nobst[s]; k++) {
         const tpNavSpaceBody *o = &sp->bodies[ob[k]];
@@ -842,9 +842,9 @@ static bool tpSpaceBlocked(tpNavSpace *sp, int s, const double l[2], double s_of
         double oz = o->center[2] + o->vel[2] * off;
         if (oz + o->half[2] <= r.top + sp->def.step_up || oz - o->half[2] >= r.top + sp->def.height)
             continue;
-        tpRect f = tpStandable(o, off, 0);
+        tpRect f = standable_(o, off, 0);
         double q[2];
-        if (tpRectClosest(&f, p, q) < sp->def.radius)
+        if (rect_closest(&f, p, q) < sp->def.radius)
             return true;
     }
     return false;
@@ -859,7 +859,7 @@ typedef struct tpTickObs {
 } tpTickObs;
 
 /* Makes room for the tick cache of a search on surface s with ticks 0..H (all marked not ready). */
-static bool tpTickPrepare(tpNavSpace *sp, int s, int H)
+static bool tick_prepare(tpNavSpace *sp, int s, int H)
 {
     size_t nt = (size_t)H + 1, no = nt * (size_t)(sp->nobst[s] > 0 ? sp->nobst[s] : 1);
     if (no > sp->cap_tobs) {
@@ -884,9 +884,9 @@ static bool tpTickPrepare(tpNavSpace *sp, int s, int H)
     return true;
 }
 
-/* tpSpaceBlocked for search tick `tick` (clamped to H) at offset off0 + tick tau, with the
+/* space_blocked for search tick `tick` (clamped to H) at offset off0 + tick tau, with the
  * obstacles' extrapolated footprints computed once per tick. */
-static bool tpTickBlocked(tpNavSpace *sp, int s, const double l[2], int tick, double off0, double tau, int H)
+static bool tick_blocked(tpNavSpace *sp, int s, const double l[2], int tick, double off0, double tau, int H)
 {
     int k = tick < H ? tick : H, nob = sp->nobst[s];
     const int *ob = &sp->obst[(size_t)s * (size_t)sp->n];
@@ -894,11 +894,11 @@ static bool tpTickBlocked(tpNavSpace *sp, int s, const double l[2], int tick, do
     double r = sp->def.radius;
     if (!sp->tready[k]) {
         double off = tpClamp(off0 + k * tau, 0, sp->def.horizon);
-        sp->tsurf[k] = tpStandable(&sp->bodies[s], off, 0);
+        sp->tsurf[k] = standable_(&sp->bodies[s], off, 0);
         for (int m = 0; m < nob; m++) {
             const tpNavSpaceBody *o = &sp->bodies[ob[m]];
             tpTickObs *t = &to[m];
-            t->f = tpStandable(o, off, 0);
+            t->f = standable_(o, off, 0);
             double oz = o->center[2] + o->vel[2] * off;
             t->zlo = oz - o->half[2];
             t->zhi = oz + o->half[2];
@@ -911,7 +911,7 @@ static bool tpTickBlocked(tpNavSpace *sp, int s, const double l[2], int tick, do
     }
     const tpRect *sr = &sp->tsurf[k];
     double p[2], q[2];
-    tpRectToWorld(sr, l, p);
+    rect_to_world(sr, l, p);
     double lo = sr->top + sp->def.step_up, hi = sr->top + sp->def.height;
     sp->stats.obstruction_tests += nob;
     for (int m = 0; m < nob; m++) {
@@ -919,7 +919,7 @@ static bool tpTickBlocked(tpNavSpace *sp, int s, const double l[2], int tick, do
         if (t->zhi <= lo || t->zlo >= hi || p[0] <= t->box[0] || p[0] >= t->box[1] || p[1] <= t->box[2] ||
             p[1] >= t->box[3])
             continue;
-        if (tpRectClosest(&t->f, p, q) < r)
+        if (rect_closest(&t->f, p, q) < r)
             return true;
     }
     return false;
@@ -927,13 +927,13 @@ static bool tpTickBlocked(tpNavSpace *sp, int s, const double l[2], int tick, do
 
 bool tpNavSpace_Blocked(tpNavSpace *sp, int k, const double p[2], double ahead)
 {
-    if (!sp->observed || k < 0 || k >= sp->n || !tpSpaceStandable(sp, k))
+    if (!sp->observed || k < 0 || k >= sp->n || !space_standable(sp, k))
         return true;
-    return tpSpaceBlocked(sp, k, p, ahead);
+    return space_blocked(sp, k, p, ahead);
 }
 
 /* Grows the node pool. */
-static bool tpSpaceNodes(tpNavSpace *sp, int need)
+static bool space_nodes(tpNavSpace *sp, int need)
 {
     if ((size_t)need <= sp->cap_nodes)
         return true;
@@ -961,7 +961,7 @@ void tpNavSpacePath_Free(tpNavSpacePath *path)
     memset(path, 0, sizeof *path);
 }
 
-static bool tpPathReserve(tpNavSpacePath *path, int n)
+static bool path_reserve(tpNavSpacePath *path, int n)
 {
     size_t cap = (size_t)path->capacity;
     double *p = tpArray_Grow(path->points, &cap, (size_t)n, 3 * sizeof(double));
@@ -981,10 +981,10 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
     path->npoints = 0;
     path->expanded = 0;
     path->surface = s;
-    if (!sp->observed || s < 0 || s >= sp->n || !tpSpaceStandable(sp, s))
+    if (!sp->observed || s < 0 || s >= sp->n || !space_standable(sp, s))
         return false;
     const tpNavSpaceDef *d = &sp->def;
-    tpSurfGrid g = tpSpaceGrid(sp, s);
+    tpSurfGrid g = space_grid(sp, s);
     int ncells = g.nx * g.ny;
     double tau = d->cell / d->speed;
     int H = (int)ceil(d->horizon / tau);
@@ -1009,7 +1009,7 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
     bool overflow = false;
     if (goal) {
         int i, j;
-        tpCellOf(&g, goal, &i, &j);
+        cell_of(&g, goal, &i, &j);
         sp->target_of[j * g.nx + i] = -1;
         tcell[nt++] = j * g.nx + i;
     }
@@ -1018,14 +1018,14 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
         double rad = 1.5 * fmax(g.cx, g.cy);
         int i0, j0, i1, j1;
         double lo[2] = {ed->access[0] - rad, ed->access[1] - rad}, hi[2] = {ed->access[0] + rad, ed->access[1] + rad};
-        tpCellOf(&g, lo, &i0, &j0);
-        tpCellOf(&g, hi, &i1, &j1);
+        cell_of(&g, lo, &i0, &j0);
+        cell_of(&g, hi, &i1, &j1);
         for (int j = j0; j <= j1; j++)
             for (int i = i0; i <= i1; i++) {
                 double c[2];
-                tpCellCentre(&g, i, j, c);
+                cell_centre(&g, i, j, c);
                 int ai, aj;
-                tpCellOf(&g, ed->access, &ai, &aj);
+                cell_of(&g, ed->access, &ai, &aj);
                 if ((i != ai || j != aj) && hypot(c[0] - ed->access[0], c[1] - ed->access[1]) > rad)
                     continue;
                 if (sp->target_of[j * g.nx + i] == -2) {
@@ -1037,13 +1037,13 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
                 }
             }
     }
-    if (nt == 0 || !tpTickPrepare(sp, s, H))
+    if (nt == 0 || !tick_prepare(sp, s, H))
         return false;
     int si, sj;
-    tpCellOf(&g, start, &si, &sj);
+    cell_of(&g, start, &si, &sj);
     int nnodes = 0, found = -1;
     tpBucketQueue_Clear(&sp->open);
-    if (!tpSpaceNodes(sp, 1024))
+    if (!space_nodes(sp, 1024))
         goto done;
     {
         double off0 = t - sp->t;
@@ -1079,20 +1079,20 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
                 if (sp->closed[kv >> 3] & (1u << (kv & 7)))
                     continue;
                 double l[2];
-                tpCellCentre(&g, vi, vj, l);
+                cell_centre(&g, vi, vj, l);
                 /* the share of time in obstruction tests is sampled (one test in 16 timed, times 16):
                    a clock read around every test would cost as much as the test */
                 bool blocked;
                 if ((++ntests & 15) == 0) {
                     double b0 = tpClock_Now();
-                    blocked = tpTickBlocked(sp, s, l, tv, off0, tau, H);
+                    blocked = tick_blocked(sp, s, l, tv, off0, tau, H);
                     blocked_s += 16 * (tpClock_Now() - b0);
                 } else {
-                    blocked = tpTickBlocked(sp, s, l, tv, off0, tau, H);
+                    blocked = tick_blocked(sp, s, l, tv, off0, tau, H);
                 }
                 if (blocked)
                     continue;
-                if (!tpSpaceNodes(sp, nnodes + 1))
+                if (!space_nodes(sp, nnodes + 1))
                     goto done;
                 int h = INT32_MAX;
                 for (int k = 0; k < nt && !overflow; k++) {
@@ -1117,12 +1117,12 @@ bool tpNavSpace_PlanLocal(tpNavSpace *sp, int s, const double start[2], double t
         int np = 0;
         for (int v = found; v >= 0; v = sp->n_parent[v])
             np++;
-        if (!tpPathReserve(path, np + 1))
+        if (!path_reserve(path, np + 1))
             goto done;
         int k = np - 1;
         for (int v = found; v >= 0; v = sp->n_parent[v], k--) {
             double l[2];
-            tpCellCentre(&g, sp->n_cell[v] % g.nx, sp->n_cell[v] / g.nx, l);
+            cell_centre(&g, sp->n_cell[v] % g.nx, sp->n_cell[v] / g.nx, l);
             path->points[3 * k] = l[0];
             path->points[3 * k + 1] = l[1];
             path->points[3 * k + 2] = t + sp->n_tick[v] * tau;
@@ -1182,7 +1182,7 @@ void tpNavSpaceAgent_Free(tpNavSpaceAgent *a)
 
 /* Routes from the agent's surface and plans the local path to the goal or to the next edge's
  * access point. Leaves the agent in WALK, or NO_ROUTE when either level fails. */
-static void tpAgentPlan(tpNavSpace *sp, tpNavSpaceAgent *a)
+static void agent_plan(tpNavSpace *sp, tpNavSpaceAgent *a)
 {
     a->mode = TP_NAV_AGENT_NO_ROUTE;
     a->edge = -1;
@@ -1204,25 +1204,25 @@ static void tpAgentPlan(tpNavSpace *sp, tpNavSpaceAgent *a)
 tpNavRelation tpNavSpace_Transfer(const tpNavSpaceDef *d, const tpNavSpaceBody *from, const double p[2],
                                   const tpNavSpaceBody *to, const double land[2], double *duration, double landing[3])
 {
-    tpRect ri = tpStandable(from, 0, d->edge), rj = tpStandable(to, 0, d->edge);
+    tpRect ri = standable_(from, 0, d->edge), rj = standable_(to, 0, d->edge);
     double P[2], W[2];
-    tpRectToWorld(&ri, p, P);
-    tpRectToWorld(&rj, land, W);
+    rect_to_world(&ri, p, P);
+    rect_to_world(&rj, land, W);
     double dz = rj.top - ri.top;
-    tpNavRelation kind = tpReach(d, hypot(W[0] - P[0], W[1] - P[1]), dz);
+    tpNavRelation kind = reach_(d, hypot(W[0] - P[0], W[1] - P[1]), dz);
     if (!kind)
         return 0;
-    double T = kind == TP_NAV_REL_JUMP ? tpJumpTime(d, dz) : fmax(hypot(W[0] - P[0], W[1] - P[1]), d->cell) / d->speed;
+    double T = kind == TP_NAV_REL_JUMP ? jump_time(d, dz) : fmax(hypot(W[0] - P[0], W[1] - P[1]), d->cell) / d->speed;
     if (T > d->horizon)
         return 0;
     /* the take-off is from where the character is now; the landing point is extrapolated */
-    tpRect rjT = tpStandable(to, T, d->edge);
+    tpRect rjT = standable_(to, T, d->edge);
     double pt2[2];
-    tpRectToWorld(&rjT, land, pt2);
+    rect_to_world(&rjT, land, pt2);
     double dz2 = rjT.top - ri.top;
-    kind = tpReach(d, hypot(pt2[0] - P[0], pt2[1] - P[1]), dz2);
+    kind = reach_(d, hypot(pt2[0] - P[0], pt2[1] - P[1]), dz2);
     if (kind == TP_NAV_REL_JUMP)
-        T = tpJumpTime(d, dz2);
+        T = jump_time(d, dz2);
     if (duration)
         *duration = T;
     if (landing)
@@ -1232,14 +1232,14 @@ tpNavRelation tpNavSpace_Transfer(const tpNavSpaceDef *d, const tpNavSpaceBody *
 
 /* Starts the transfer along the agent's edge if it can be taken from where the agent stands now
  * (tpNavSpace_Transfer) and the landing point is not obstructed. */
-static bool tpAgentTryTransfer(tpNavSpace *sp, tpNavSpaceAgent *a)
+static bool agent_try_transfer(tpNavSpace *sp, tpNavSpaceAgent *a)
 {
     const tpNavSpaceDef *d = &sp->def;
     const tpNavSpaceEdge *e = &sp->edges[a->edge];
     int j = e->to;
     double T, land[3];
     tpNavRelation kind = tpNavSpace_Transfer(d, &sp->bodies[a->surface], a->local, &sp->bodies[j], e->land, &T, land);
-    if (!kind || tpSpaceBlocked(sp, j, e->land, T + (a->t - sp->t)))
+    if (!kind || space_blocked(sp, j, e->land, T + (a->t - sp->t)))
         return false;
     double P[3], dz2 = land[2];
     tpNavSpace_ToWorld(sp, a->surface, a->local, P);
@@ -1259,7 +1259,7 @@ static bool tpAgentTryTransfer(tpNavSpace *sp, tpNavSpaceAgent *a)
 }
 
 /* Local point of the agent's path at time t (clamped to its ends). */
-static void tpPathAt(const tpNavSpacePath *p, double t, double l[2])
+static void path_at(const tpNavSpacePath *p, double t, double l[2])
 {
     const double *q = p->points;
     int n = p->npoints;
@@ -1280,7 +1280,7 @@ static void tpPathAt(const tpNavSpacePath *p, double t, double l[2])
 }
 
 /* True if the rest of the path within check_time of now is obstructed at the latest observation. */
-static bool tpAgentPathBlocked(tpNavSpace *sp, const tpNavSpaceAgent *a)
+static bool agent_path_blocked(tpNavSpace *sp, const tpNavSpaceAgent *a)
 {
     const tpNavSpacePath *p = &a->path;
     for (int k = 0; k < p->npoints; k++) {
@@ -1289,7 +1289,7 @@ static bool tpAgentPathBlocked(tpNavSpace *sp, const tpNavSpaceAgent *a)
             continue;
         if (q[2] > a->t + sp->def.check_time)
             break;
-        if (tpSpaceBlocked(sp, a->surface, q, q[2] - sp->t))
+        if (space_blocked(sp, a->surface, q, q[2] - sp->t))
             return true;
     }
     return false;
@@ -1303,10 +1303,10 @@ tpNavAgentMode tpNavSpaceAgent_Step(tpNavSpace *sp, tpNavSpaceAgent *a, double t
     a->t = t;
     switch (a->mode) {
     case TP_NAV_AGENT_NO_ROUTE:
-        tpAgentPlan(sp, a);
+        agent_plan(sp, a);
         break;
     case TP_NAV_AGENT_WALK: {
-        tpPathAt(&a->path, t, a->local);
+        path_at(&a->path, t, a->local);
         const double *last = &a->path.points[3 * (a->path.npoints - 1)];
         if (t >= last[2]) {
             if (a->path.target == -1) {
@@ -1314,18 +1314,18 @@ tpNavAgentMode tpNavSpaceAgent_Step(tpNavSpace *sp, tpNavSpaceAgent *a, double t
             } else {
                 a->mode = TP_NAV_AGENT_WAIT;
                 a->edge = a->path.target;
-                tpAgentTryTransfer(sp, a);
+                agent_try_transfer(sp, a);
             }
-        } else if (tpAgentPathBlocked(sp, a)) {
+        } else if (agent_path_blocked(sp, a)) {
             a->replans++;
-            tpAgentPlan(sp, a);
+            agent_plan(sp, a);
         }
         break;
     }
     case TP_NAV_AGENT_WAIT:
         a->wait_time += dt;
-        if (!tpAgentTryTransfer(sp, a) && tpNavSpace_EdgeCost(sp, &sp->edges[a->edge]) < 0)
-            tpAgentPlan(sp, a); /* the relation was discarded meanwhile: route again */
+        if (!agent_try_transfer(sp, a) && tpNavSpace_EdgeCost(sp, &sp->edges[a->edge]) < 0)
+            agent_plan(sp, a); /* the relation was discarded meanwhile: route again */
         break;
     case TP_NAV_AGENT_TRANSFER: {
         double s = (t - a->tr_t0) / a->tr_time;
@@ -1336,14 +1336,14 @@ tpNavAgentMode tpNavSpaceAgent_Step(tpNavSpace *sp, tpNavSpaceAgent *a, double t
             return a->mode;
         }
         /* landing: on the face as it is now (not as it was extrapolated)? */
-        tpRect r = tpStandable(&sp->bodies[a->tr_to], 0, 0);
+        tpRect r = standable_(&sp->bodies[a->tr_to], 0, 0);
         double l[2];
-        tpRectToLocal(&r, a->tr_land, l);
+        rect_to_local(&r, a->tr_land, l);
         if (fabs(l[0]) <= r.h[0] && fabs(l[1]) <= r.h[1] && fabs(r.top - a->tr_land[2]) <= sp->def.step_up) {
             a->surface = a->tr_to;
             a->local[0] = l[0], a->local[1] = l[1];
             a->transfers++;
-            tpAgentPlan(sp, a);
+            agent_plan(sp, a);
         } else {
             a->mode = TP_NAV_AGENT_FELL;
             for (int k = 0; k < 3; k++)

@@ -61,6 +61,17 @@ void tpPlan_PutOverlays(FILE *f, const tpPlanRecord *rec);
 /// Reads the optional "overlays" member of a parsed plan (after bodies, tactics and worlds).
 bool tpPlan_ReadOverlays(const char *file, const struct cJSON *root, tpPlanRecord *rec, char *err, size_t errlen);
 
+/* Embedded sources (plan_sources.c). */
+/// Frees rec->sources and zeroes the count.
+void tpPlan_FreeSources(tpPlanRecord *rec);
+/// Checks the sources (writer side): paths, hashes against the bytes, sources[0] = domain.file and
+/// domain.hash; false with "sources[k].field: reason".
+bool tpPlan_CheckSources(const tpPlanRecord *rec, char *err, size_t errlen);
+/// Writes the "sources" member (and its trailing comma) if there are any.
+void tpPlan_PutSources(FILE *f, const tpPlanRecord *rec);
+/// Reads the optional "sources" member of a parsed plan (after the header) and checks it as above.
+bool tpPlan_ReadSources(const char *file, const struct cJSON *root, tpPlanRecord *rec, char *err, size_t errlen);
+
 /* Packed trajectories (plan_pack.c): the reader's fast path for the big number matrices. */
 /// One matrix of rows x cols finite doubles lifted out of the text before cJSON parses it.
 typedef struct tpPlanPacked {

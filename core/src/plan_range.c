@@ -9,7 +9,7 @@
 #include "plan_internal.h"
 #include "tp/base.h"
 
-static int tpOutside(double v, double max, int index, char *why, size_t cap)
+static int out_of_range(double v, double max, int index, char *why, size_t cap)
 {
     snprintf(why, cap, "%.17g is outside +-%g", v, max);
     return index;
@@ -19,7 +19,7 @@ int tpPlan_StateProblem(const double *s, char *why, size_t cap)
 {
     for (int j = 0; j < 3; ++j) {
         if (!(fabs(s[j]) <= TP_MAX_COORD)) {
-            return tpOutside(s[j], TP_MAX_COORD, j, why, cap);
+            return out_of_range(s[j], TP_MAX_COORD, j, why, cap);
         }
     }
     /* The quaternion before the velocities: entries are reported in file order. */
@@ -31,7 +31,7 @@ int tpPlan_StateProblem(const double *s, char *why, size_t cap)
     for (int j = 7; j < 13; ++j) {
         double max = j < 10 ? TP_MAX_SPEED : TP_MAX_ANGVEL;
         if (!(fabs(s[j]) <= max)) {
-            return tpOutside(s[j], max, j, why, cap);
+            return out_of_range(s[j], max, j, why, cap);
         }
     }
     return -1;
@@ -41,7 +41,7 @@ int tpPlan_ControlProblem(const double *c, char *why, size_t cap)
 {
     for (int j = 0; j < TP_CONTROL_DOUBLES; ++j) {
         if (!(fabs(c[j]) <= TP_MAX_FORCE)) {
-            return tpOutside(c[j], TP_MAX_FORCE, j, why, cap);
+            return out_of_range(c[j], TP_MAX_FORCE, j, why, cap);
         }
     }
     return -1;
@@ -52,7 +52,7 @@ int tpPlan_SizeProblem(const char *shape, const double *size, char *why, size_t 
     if (strcmp(shape, "plane") == 0) {
         for (int j = 0; j < 4; ++j) {
             if (!(fabs(size[j]) <= TP_MAX_COORD)) {
-                return tpOutside(size[j], TP_MAX_COORD, j, why, cap);
+                return out_of_range(size[j], TP_MAX_COORD, j, why, cap);
             }
         }
         if (size[0] == 0.0 && size[1] == 0.0 && size[2] == 0.0) {
@@ -62,7 +62,7 @@ int tpPlan_SizeProblem(const char *shape, const double *size, char *why, size_t 
         return -1;
     }
     /* Entries the shape does not use are not checked (the format says 0). */
-    int n = strcmp(shape, "box") == 0 ? 3 : strcmp(shape, "sphere") == 0 ? 1 : 2;
+    int n = strcmp(shape, "box") == 0 || strcmp(shape, "mesh") == 0 ? 3 : strcmp(shape, "sphere") == 0 ? 1 : 2;
     for (int j = 0; j < n; ++j) {
         if (!(size[j] > 0.0 && size[j] <= TP_MAX_COORD)) {
             snprintf(why, cap, "%.17g is not a length in (0, %g] m", size[j], TP_MAX_COORD);

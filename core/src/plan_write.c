@@ -15,11 +15,12 @@
 #include "plan_internal.h"
 #include "tp/base.h"
 #include "tp/plan.h"
+#include "tplan/version.h"
 
 #define TP_JSON_INT_LIMIT (INT64_C(1) << 53)
 
 const char *const tpPlan_Classes[] = {"static", "passive", "active", "foreign", NULL};
-const char *const tpPlan_Shapes[] = {"box", "sphere", "cylinder", "capsule", "plane", NULL};
+const char *const tpPlan_Shapes[] = {"box", "sphere", "cylinder", "capsule", "plane", "mesh", NULL};
 const char *const tpPlan_Statuses[] = {"solved", "approximate", NULL};
 const char *const tpPlan_Algorithms[] = {"bgt", "rrt", NULL};
 
@@ -66,7 +67,7 @@ typedef struct tpNameRef {
     int index;
 } tpNameRef;
 
-static int tpCompareNameRef(const void *a, const void *b)
+static int compare_name_ref(const void *a, const void *b)
 {
     const tpNameRef *x = a, *y = b;
     int c = strcmp(x->name, y->name);
@@ -97,7 +98,7 @@ bool tpPlan_FindDuplicate(const char *const *names, int n, int *first, int *seco
         refs[i].name = names[i];
         refs[i].index = i;
     }
-    qsort(refs, (size_t)n, sizeof *refs, tpCompareNameRef);
+    qsort(refs, (size_t)n, sizeof *refs, compare_name_ref);
     bool found = false;
     for (int i = 1; i < n; ++i) {
         if (strcmp(refs[i - 1].name, refs[i].name) == 0) {
@@ -190,6 +191,7 @@ void tpPlanRecord_Free(tpPlanRecord *rec)
     free(rec->domain_name);
     free(rec->domain_file);
     free(rec->domain_hash);
+    free(rec->tplan_version);
     free(rec->planner);
     free(rec->status);
     free(rec->overrides);
@@ -208,6 +210,8 @@ void tpPlanRecord_Free(tpPlanRecord *rec)
             free(rec->bodies[i].name);
             free(rec->bodies[i].cls);
             free(rec->bodies[i].shape);
+            free(rec->bodies[i].mesh_vertices);
+            free(rec->bodies[i].mesh_triangles);
         }
     }
     free(rec->bodies);
@@ -226,6 +230,7 @@ void tpPlanRecord_Free(tpPlanRecord *rec)
     }
     free(rec->tactics);
     tpPlan_FreeOverlays(rec);
+    tpPlan_FreeSources(rec);
     memset(rec, 0, sizeof *rec);
 }
 
@@ -238,9 +243,9 @@ typedef struct tpCheck {
     size_t errlen;
 } tpCheck;
 
-static bool tpCheckFail(const tpCheck *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool check_fail(const tpCheck *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static bool tpCheckFail(const tpCheck *c, const char *fmt, ...)
+static bool check_fail(const tpCheck *c, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -253,28 +258,28 @@ static bool tpCheckFail(const tpCheck *c, const char *fmt, ...)
 
 /* Path of a world's data in the file: the selected world lives at the top level, the
  * others under alternatives[k] in world order. Used only to name fields in messages. */
-static int tpAlternativeIndex(const tpPlanRecord *rec, int w)
+static int alternative_index(const tpPlanRecord *rec, int w)
 {
     return w < rec->selected ? w : w - 1;
 }
 
-static bool tpCheckFinite(const tpCheck *c, const double *v, int n, const char *field)
+static bool check_finite(const tpCheck *c, const double *v, int n, const char *field)
 {
     for (int i = 0; i < n; ++i) {
         if (!isfinite(v[i])) {
-            return tpCheckFail(c, "%s[%d]: not a finite number (%g)", field, i, v[i]);
+            return check_fail(c, "%s[%d]: not a finite number (%g)", field, i, v[i]);
         }
     }
     return true;
 }
 
-static bool tpCheckRows(const tpCheck *c, const double *v, int rows, int cols, const char *field)
+static bool check_rows(const tpCheck *c, const double *v, int rows, int cols, const char *field)
 {
     for (int r = 0; r < rows; ++r) {
         for (int j = 0; j < cols; ++j) {
             double x = v[(size_t)r * (size_t)cols + (size_t)j];
             if (!isfinite(x)) {
-                return tpCheckFail(c, "%s[%d][%d]: not a finite number (%g)", field, r, j, x);
+                return check_fail(c, "%s[%d][%d]: not a finite number (%g)", field, r, j, x);
             }
         }
     }
@@ -282,43 +287,43 @@ static bool tpCheckRows(const tpCheck *c, const double *v, int rows, int cols, c
 }
 
 /* The physical ranges of plan_range.c, row by row (single: one row named "field[col]"). */
-static bool tpCheckRanges(const tpCheck *c, const double *v, int rows, int cols, const char *field, bool single,
-                          int (*problem)(const double *, char *, size_t))
+static bool check_ranges(const tpCheck *c, const double *v, int rows, int cols, const char *field, bool single,
+                         int (*problem)(const double *, char *, size_t))
 {
     char why[160];
     for (int r = 0; r < rows; ++r) {
         int j = problem(v + (size_t)r * (size_t)cols, why, sizeof why);
         if (j >= 0) {
-            return single ? tpCheckFail(c, "%s[%d]: %s", field, j, why)
-                          : tpCheckFail(c, "%s[%d][%d]: %s", field, r, j, why);
+            return single ? check_fail(c, "%s[%d]: %s", field, j, why)
+                          : check_fail(c, "%s[%d][%d]: %s", field, r, j, why);
         }
     }
     return true;
 }
 
-static bool tpCheckString(const tpCheck *c, const char *s, const char *field)
+static bool check_string(const tpCheck *c, const char *s, const char *field)
 {
-    return s ? true : tpCheckFail(c, "%s: missing (NULL)", field);
+    return s ? true : check_fail(c, "%s: missing (NULL)", field);
 }
 
-static bool tpCheckWorld(const tpCheck *c, const tpPlanRecord *rec, int wi)
+static bool check_world(const tpCheck *c, const tpPlanRecord *rec, int wi)
 {
     const tpPlanWorld *w = &rec->worlds[wi];
     char base[64], field[192];
     if (wi == rec->selected) {
         base[0] = '\0';
     } else {
-        snprintf(base, sizeof base, "alternatives[%d].", tpAlternativeIndex(rec, wi));
+        snprintf(base, sizeof base, "alternatives[%d].", alternative_index(rec, wi));
     }
     if (w->nsteps < 0 || w->nsteps > INT32_MAX - 1) {
-        return tpCheckFail(c, "%ssteps: invalid step count %d", base, w->nsteps);
+        return check_fail(c, "%ssteps: invalid step count %d", base, w->nsteps);
     }
     snprintf(field, sizeof field, "%scost", base);
-    if (!tpCheckFinite(c, &w->cost, 1, field)) {
+    if (!check_finite(c, &w->cost, 1, field)) {
         return false;
     }
     if ((rec->nbodies > 0 && (!w->traj || !w->controls)) || (rec->ntactics > 0 && !w->active)) {
-        return tpCheckFail(c, "worlds[%d]: arrays not allocated", wi);
+        return check_fail(c, "worlds[%d]: arrays not allocated", wi);
     }
     for (int i = 0; i < rec->nbodies; ++i) {
         const tpPlanBody *b = &rec->bodies[i];
@@ -329,10 +334,10 @@ static bool tpCheckWorld(const tpCheck *c, const tpPlanRecord *rec, int wi)
                 snprintf(field, sizeof field, "%strajectories.%s", base, b->name);
             }
             if (!w->traj[i]) {
-                return tpCheckFail(c, "%s: missing (NULL) for a moving body", field);
+                return check_fail(c, "%s: missing (NULL) for a moving body", field);
             }
-            if (!tpCheckRows(c, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, field) ||
-                !tpCheckRanges(c, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, field, false, tpPlan_StateProblem)) {
+            if (!check_rows(c, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, field) ||
+                !check_ranges(c, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, field, false, tpPlan_StateProblem)) {
                 return false;
             }
         }
@@ -343,10 +348,10 @@ static bool tpCheckWorld(const tpCheck *c, const tpPlanRecord *rec, int wi)
                 snprintf(field, sizeof field, "%scontrols.%s", base, b->name);
             }
             if (!w->controls[i] && w->nsteps > 0) {
-                return tpCheckFail(c, "%s: missing (NULL) for a controlled body", field);
+                return check_fail(c, "%s: missing (NULL) for a controlled body", field);
             }
-            if (!tpCheckRows(c, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, field) ||
-                !tpCheckRanges(c, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, field, false, tpPlan_ControlProblem)) {
+            if (!check_rows(c, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, field) ||
+                !check_ranges(c, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, field, false, tpPlan_ControlProblem)) {
                 return false;
             }
         }
@@ -359,13 +364,12 @@ static bool tpCheckWorld(const tpCheck *c, const tpPlanRecord *rec, int wi)
             snprintf(field, sizeof field, "%sactive.%s", base, tac->name);
         }
         if (!w->active[t] && w->nsteps > 0) {
-            return tpCheckFail(c, "%s: missing (NULL)", field);
+            return check_fail(c, "%s: missing (NULL)", field);
         }
         for (int s = 0; s < w->nsteps; ++s) {
             int32_t a = w->active[t][s];
             if (a < 0 || a >= tac->nskills) {
-                return tpCheckFail(c, "%s[%d]: skill index %" PRId32 " out of range [0, %d)", field, s, a,
-                                   tac->nskills);
+                return check_fail(c, "%s[%d]: skill index %" PRId32 " out of range [0, %d)", field, s, a, tac->nskills);
             }
         }
     }
@@ -373,51 +377,51 @@ static bool tpCheckWorld(const tpCheck *c, const tpPlanRecord *rec, int wi)
 }
 
 /* Checks the record; on success *overrides_out holds the normalized overrides text (or NULL). */
-static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **overrides_out)
+static bool check_record(const tpCheck *c, const tpPlanRecord *rec, char **overrides_out)
 {
     char field[128];
     *overrides_out = NULL;
-    if (!tpCheckString(c, rec->domain_name, "domain.name") || !tpCheckString(c, rec->domain_file, "domain.file")) {
+    if (!check_string(c, rec->domain_name, "domain.name") || !check_string(c, rec->domain_file, "domain.file")) {
         return false;
     }
     if (!tpPlan_IsHashString(rec->domain_hash)) {
-        return tpCheckFail(c, "domain.hash: expected \"fnv1a64:\" and 16 lowercase hex digits, got \"%s\"",
-                           rec->domain_hash ? rec->domain_hash : "(null)");
+        return check_fail(c, "domain.hash: expected \"fnv1a64:\" and 16 lowercase hex digits, got \"%s\"",
+                          rec->domain_hash ? rec->domain_hash : "(null)");
     }
     if (!tpPlan_IsOneOf(rec->planner, tpPlan_Algorithms)) {
-        return tpCheckFail(c, "planner.algorithm: expected \"bgt\" or \"rrt\", got \"%s\"",
-                           rec->planner ? rec->planner : "(null)");
+        return check_fail(c, "planner.algorithm: expected \"bgt\" or \"rrt\", got \"%s\"",
+                          rec->planner ? rec->planner : "(null)");
     }
     if (!tpPlan_IsOneOf(rec->status, tpPlan_Statuses)) {
-        return tpCheckFail(c, "status: expected \"solved\" or \"approximate\", got \"%s\"",
-                           rec->status ? rec->status : "(null)");
+        return check_fail(c, "status: expected \"solved\" or \"approximate\", got \"%s\"",
+                          rec->status ? rec->status : "(null)");
     }
-    if (!tpCheckFinite(c, &rec->mu, 1, "planner.mu") || !tpCheckFinite(c, &rec->time_limit, 1, "planner.time_limit") ||
-        !tpCheckFinite(c, &rec->dt, 1, "dt")) {
+    if (!check_finite(c, &rec->mu, 1, "planner.mu") || !check_finite(c, &rec->time_limit, 1, "planner.time_limit") ||
+        !check_finite(c, &rec->dt, 1, "dt")) {
         return false;
     }
     if (!(rec->dt > 0.0 && rec->dt <= TP_PLAN_MAX_DT)) {
-        return tpCheckFail(c, "dt: %.17g is not a step length in (0, %g] s", rec->dt, TP_PLAN_MAX_DT);
+        return check_fail(c, "dt: %.17g is not a step length in (0, %g] s", rec->dt, TP_PLAN_MAX_DT);
     }
     if (rec->view.set && !tpPlanView_Valid(&rec->view)) {
-        return tpCheckFail(c, "view: expected finite numbers, distance >= 0 and pitch within -89.9..89.9 degrees");
+        return check_fail(c, "view: expected finite numbers, distance >= 0 and pitch within -89.9..89.9 degrees");
     }
     if (rec->nreports < 0 || rec->nreports > TP_PLAN_MAX_REPORTS) {
-        return tpCheckFail(c, "stats.report: %d entries (at most %d)", rec->nreports, TP_PLAN_MAX_REPORTS);
+        return check_fail(c, "stats.report: %d entries (at most %d)", rec->nreports, TP_PLAN_MAX_REPORTS);
     }
     for (int i = 0; i < rec->nreports; ++i) {
         snprintf(field, sizeof field, "stats.report.%.63s", rec->report_names[i]);
-        if (!rec->report_names[i][0] || !tpCheckFinite(c, &rec->report_values[i], 1, field)) {
-            return rec->report_names[i][0] ? false : tpCheckFail(c, "stats.report: entry %d has no name", i + 1);
+        if (!rec->report_names[i][0] || !check_finite(c, &rec->report_values[i], 1, field)) {
+            return rec->report_names[i][0] ? false : check_fail(c, "stats.report: entry %d has no name", i + 1);
         }
     }
     if (rec->nwarnings < 0 || rec->nwarnings > TP_PLAN_MAX_WARNINGS || (rec->nwarnings > 0 && !rec->warnings)) {
-        return tpCheckFail(c, "stats.warnings: %d entries (at most %d)", rec->nwarnings, TP_PLAN_MAX_WARNINGS);
+        return check_fail(c, "stats.warnings: %d entries (at most %d)", rec->nwarnings, TP_PLAN_MAX_WARNINGS);
     }
     for (int i = 0; i < rec->nwarnings; ++i) {
         if (!rec->warnings[i] || strlen(rec->warnings[i]) >= TP_PLAN_MAX_WARNING_BYTES) {
-            return tpCheckFail(c, "stats.warnings[%d]: missing or longer than %d bytes", i,
-                               TP_PLAN_MAX_WARNING_BYTES - 1);
+            return check_fail(c, "stats.warnings[%d]: missing or longer than %d bytes", i,
+                              TP_PLAN_MAX_WARNING_BYTES - 1);
         }
     }
     /* Counts travel through JSON numbers (doubles): beyond 2^53 they would not read back. */
@@ -427,57 +431,90 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
                                                "stats.rejected",    "stats.memory_bytes", "stats.first_solution_nodes"};
     for (int i = 0; i < 6; ++i) {
         if (counts[i] > TP_JSON_INT_LIMIT || counts[i] < -TP_JSON_INT_LIMIT) {
-            return tpCheckFail(c, "%s: %" PRId64 " is beyond the exact range of JSON numbers (2^53)", count_names[i],
-                               counts[i]);
+            return check_fail(c, "%s: %" PRId64 " is beyond the exact range of JSON numbers (2^53)", count_names[i],
+                              counts[i]);
         }
     }
     char reason[256];
     if (!tpPlan_RejectionsProblem(rec, field, sizeof field, reason, sizeof reason)) {
-        return tpCheckFail(c, "%s: %s", field, reason);
+        return check_fail(c, "%s: %s", field, reason);
     }
     const double timing[6] = {rec->t_select, rec->t_tactics, rec->t_physics,
                               rec->t_check,  rec->t_total,   rec->nodes_first > 0 ? rec->t_first : 0.0};
-    if (!tpCheckFinite(c, timing, 6, "stats.timing")) {
+    if (!check_finite(c, timing, 6, "stats.timing")) {
         return false;
     }
     if (rec->nbodies < 0 || rec->ntactics < 0 || (rec->nbodies > 0 && !rec->bodies) ||
         (rec->ntactics > 0 && !rec->tactics)) {
-        return tpCheckFail(c, "invalid body/tactic counts (%d, %d)", rec->nbodies, rec->ntactics);
+        return check_fail(c, "invalid body/tactic counts (%d, %d)", rec->nbodies, rec->ntactics);
     }
     if (rec->nworlds < 1 || !rec->worlds || rec->selected < 0 || rec->selected >= rec->nworlds) {
-        return tpCheckFail(c, "needs at least one world and a valid selection (nworlds %d, selected %d)", rec->nworlds,
-                           rec->selected);
+        return check_fail(c, "needs at least one world and a valid selection (nworlds %d, selected %d)", rec->nworlds,
+                          rec->selected);
     }
     for (int i = 0; i < rec->nbodies; ++i) {
         const tpPlanBody *b = &rec->bodies[i];
         snprintf(field, sizeof field, "bodies[%d].name", i);
-        if (!tpCheckString(c, b->name, field)) {
+        if (!check_string(c, b->name, field)) {
             return false;
         }
         if (!tpPlan_IsOneOf(b->cls, tpPlan_Classes)) {
-            return tpCheckFail(c, "bodies[%d].class: unknown class \"%s\"", i, b->cls ? b->cls : "(null)");
+            return check_fail(c, "bodies[%d].class: unknown class \"%s\"", i, b->cls ? b->cls : "(null)");
         }
         if (!tpPlan_IsOneOf(b->shape, tpPlan_Shapes)) {
-            return tpCheckFail(c, "bodies[%d].shape: unknown shape \"%s\"", i, b->shape ? b->shape : "(null)");
+            return check_fail(c, "bodies[%d].shape: unknown shape \"%s\"", i, b->shape ? b->shape : "(null)");
         }
         snprintf(field, sizeof field, "bodies[%d].size", i);
-        if (!tpCheckFinite(c, b->size, 4, field)) {
+        if (!check_finite(c, b->size, 4, field)) {
             return false;
         }
         char why[160];
         int bad = tpPlan_SizeProblem(b->shape, b->size, why, sizeof why);
         if (bad >= 0) {
-            return tpCheckFail(c, "%s[%d]: %s", field, bad, why);
+            return check_fail(c, "%s[%d]: %s", field, bad, why);
         }
         for (int j = 0; j < 4; ++j) {
             if (!(b->color[j] >= 0.0f && b->color[j] <= 1.0f)) {
-                return tpCheckFail(c, "bodies[%d].color[%d]: %g is outside [0, 1]", i, j, (double)b->color[j]);
+                return check_fail(c, "bodies[%d].color[%d]: %g is outside [0, 1]", i, j, (double)b->color[j]);
+            }
+        }
+        if (b->mesh_nvertices != 0 || b->mesh_ntriangles != 0) {
+            if (strcmp(b->shape, "mesh") != 0 || b->mesh_nvertices < 3 || b->mesh_ntriangles < 1 ||
+                b->mesh_nvertices > TP_PLAN_MAX_MESH_VERTICES || b->mesh_ntriangles > TP_PLAN_MAX_MESH_TRIANGLES ||
+                !b->mesh_vertices || !b->mesh_triangles) {
+                return check_fail(c, "bodies[%d].mesh: %d vertices and %d triangles on a \"%s\" body", i,
+                                  b->mesh_nvertices, b->mesh_ntriangles, b->shape);
+            }
+            snprintf(field, sizeof field, "bodies[%d].mesh.vertices", i);
+            if (!check_finite(c, b->mesh_vertices, 3 * b->mesh_nvertices, field)) {
+                return false;
+            }
+            for (int k = 0; k < 3 * b->mesh_nvertices; ++k) {
+                if (fabs(b->mesh_vertices[k]) > TP_MAX_COORD) {
+                    return check_fail(c, "%s[%d][%d]: %g is outside +-%g", field, k / 3, k % 3, b->mesh_vertices[k],
+                                      TP_MAX_COORD);
+                }
+            }
+            for (int k = 0; k < 3 * b->mesh_ntriangles; ++k) {
+                if (b->mesh_triangles[k] < 0 || b->mesh_triangles[k] >= b->mesh_nvertices) {
+                    return check_fail(c, "bodies[%d].mesh.triangles[%d][%d]: %d is not a vertex index (%d vertices)", i,
+                                      k / 3, k % 3, (int)b->mesh_triangles[k], b->mesh_nvertices);
+                }
+            }
+            snprintf(field, sizeof field, "bodies[%d].mesh.origin", i);
+            if (!check_finite(c, b->mesh_origin, 3, field)) {
+                return false;
+            }
+            for (int k = 0; k < 3; ++k) {
+                if (fabs(b->mesh_origin[k]) > TP_MAX_COORD) {
+                    return check_fail(c, "%s[%d]: %g is outside +-%g", field, k, b->mesh_origin[k], TP_MAX_COORD);
+                }
             }
         }
         if (!b->moving) {
             snprintf(field, sizeof field, "bodies[%d].pose", i);
-            if (!tpCheckFinite(c, b->pose, TP_STATE_DOUBLES, field) ||
-                !tpCheckRanges(c, b->pose, 1, TP_STATE_DOUBLES, field, true, tpPlan_StateProblem)) {
+            if (!check_finite(c, b->pose, TP_STATE_DOUBLES, field) ||
+                !check_ranges(c, b->pose, 1, TP_STATE_DOUBLES, field, true, tpPlan_StateProblem)) {
                 return false;
             }
         }
@@ -485,11 +522,11 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
     for (int t = 0; t < rec->ntactics; ++t) {
         const tpPlanTactic *tac = &rec->tactics[t];
         snprintf(field, sizeof field, "tactics[%d].name", t);
-        if (!tpCheckString(c, tac->name, field)) {
+        if (!check_string(c, tac->name, field)) {
             return false;
         }
         snprintf(field, sizeof field, "tactics[%d].body", t);
-        if (!tpCheckString(c, tac->body, field)) {
+        if (!check_string(c, tac->body, field)) {
             return false;
         }
         bool found = false;
@@ -497,14 +534,14 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
             found = strcmp(rec->bodies[i].name, tac->body) == 0;
         }
         if (!found) {
-            return tpCheckFail(c, "tactics[%d].body: no body named \"%s\"", t, tac->body);
+            return check_fail(c, "tactics[%d].body: no body named \"%s\"", t, tac->body);
         }
         if (tac->nskills < 0 || (tac->nskills > 0 && !tac->skills)) {
-            return tpCheckFail(c, "tactics[%d].skills: invalid skill count %d", t, tac->nskills);
+            return check_fail(c, "tactics[%d].skills: invalid skill count %d", t, tac->nskills);
         }
         for (int s = 0; s < tac->nskills; ++s) {
             snprintf(field, sizeof field, "tactics[%d].skills[%d]", t, s);
-            if (!tpCheckString(c, tac->skills[s], field)) {
+            if (!check_string(c, tac->skills[s], field)) {
                 return false;
             }
         }
@@ -513,7 +550,7 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
     int n = rec->nbodies > rec->ntactics ? rec->nbodies : rec->ntactics;
     const char **names = malloc(((size_t)n + 1) * sizeof *names);
     if (!names) {
-        return tpCheckFail(c, "out of memory");
+        return check_fail(c, "out of memory");
     }
     int a = 0, b = 0;
     for (int i = 0; i < rec->nbodies; ++i) {
@@ -522,7 +559,7 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
     bool dup_body = tpPlan_FindDuplicate(names, rec->nbodies, &a, &b);
     if (dup_body) {
         free(names);
-        return tpCheckFail(c, "bodies[%d].name: \"%s\" is also the name of bodies[%d]", b, rec->bodies[b].name, a);
+        return check_fail(c, "bodies[%d].name: \"%s\" is also the name of bodies[%d]", b, rec->bodies[b].name, a);
     }
     for (int t = 0; t < rec->ntactics; ++t) {
         names[t] = rec->tactics[t].name;
@@ -530,28 +567,28 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
     bool dup_tactic = tpPlan_FindDuplicate(names, rec->ntactics, &a, &b);
     free(names);
     if (dup_tactic) {
-        return tpCheckFail(c, "tactics[%d].name: \"%s\" is also the name of tactics[%d]", b, rec->tactics[b].name, a);
+        return check_fail(c, "tactics[%d].name: \"%s\" is also the name of tactics[%d]", b, rec->tactics[b].name, a);
     }
     for (int wi = 0; wi < rec->nworlds; ++wi) {
-        if (!tpCheckWorld(c, rec, wi)) {
+        if (!check_world(c, rec, wi)) {
             return false;
         }
     }
     char ov_err[400];
-    if (!tpPlan_CheckOverlays(rec, ov_err, sizeof ov_err)) {
-        return tpCheckFail(c, "%s", ov_err);
+    if (!tpPlan_CheckOverlays(rec, ov_err, sizeof ov_err) || !tpPlan_CheckSources(rec, ov_err, sizeof ov_err)) {
+        return check_fail(c, "%s", ov_err);
     }
     if (rec->overrides) {
         /* Embedded as a parsed object (normalized by cJSON) so the file stays valid JSON. */
         cJSON *ov = cJSON_Parse(rec->overrides);
         if (!ov || !cJSON_IsObject(ov)) {
             cJSON_Delete(ov);
-            return tpCheckFail(c, "overrides: not a JSON object");
+            return check_fail(c, "overrides: not a JSON object");
         }
         *overrides_out = cJSON_PrintUnformatted(ov);
         cJSON_Delete(ov);
         if (!*overrides_out) {
-            return tpCheckFail(c, "overrides: out of memory");
+            return check_fail(c, "overrides: out of memory");
         }
     }
     return true;
@@ -561,7 +598,7 @@ static bool tpCheckRecord(const tpCheck *c, const tpPlanRecord *rec, char **over
 /* Output                                                                                     */
 
 /* A domain script may have switched LC_NUMERIC; JSON always wants '.'. */
-static void tpNormalizeNumber(char *buf)
+static void normalize_number(char *buf)
 {
     for (char *p = buf; *p; ++p) {
         if (!((*p >= '0' && *p <= '9') || *p == '-' || *p == '+' || *p == 'e' || *p == 'E')) {
@@ -574,7 +611,7 @@ static void tpNormalizeNumber(char *buf)
  * v is the double nearest a 15-digit decimal D, and |v - D| <= ulp(v) / 2 < 11.1 units of the
  * 17th significant digit (for normal v): the last two of 17 digits are then within 12 of a
  * multiple of 100. Other endings (and only for 17 digits and a normal v) rule %.15g out. */
-static bool tpNeeds17(const char *g17, double v)
+static bool needs17(const char *g17, double v)
 {
     if (!isnormal(v)) {
         return false;
@@ -594,9 +631,9 @@ static bool tpNeeds17(const char *g17, double v)
 
 /* Shortest of %.15g / %.17g that reads back to the same bits: %.15g keeps common values
  * such as 0.1 readable, %.17g is always exact. -0.0 prints as "-0" (strtod keeps the sign).
- * Most simulated values need 17 digits, which tpNeeds17 sees without a strtod (a plan of 400
+ * Most simulated values need 17 digits, which needs17 sees without a strtod (a plan of 400
  * dice holds millions of numbers); the result is the same as trying %.15g first. */
-static void tpPutDouble(FILE *f, double v)
+static void put_double(FILE *f, double v)
 {
     char buf[40];
     if (v == 0) {
@@ -604,7 +641,7 @@ static void tpPutDouble(FILE *f, double v)
         return;
     }
     tpPlan_FormatG(v, 17, buf); /* snprintf's %.17g, faster */
-    if (!tpNeeds17(buf, v)) {
+    if (!needs17(buf, v)) {
         char b15[40];
         const int n = tpPlan_FormatG(v, 15, b15);
         double back = tpPlan_ParseNumber(b15, (size_t)n); /* strtod's result, faster */
@@ -612,40 +649,40 @@ static void tpPutDouble(FILE *f, double v)
             memcpy(buf, b15, sizeof buf);
         }
     }
-    tpNormalizeNumber(buf);
+    normalize_number(buf);
     fputs(buf, f);
 }
 
 /* Colors are floats: the shortest digits that come back as the same float through the
  * reader's path (strtod, then a cast), so 0.2f prints as 0.2 rather than 0.20000000298023224. */
-static void tpPutFloat(FILE *f, float v)
+static void put_float(FILE *f, float v)
 {
     char buf[40];
     for (int digits = 6; digits <= 9; ++digits) {
         snprintf(buf, sizeof buf, "%.*g", digits, (double)v);
         float back = (float)strtod(buf, NULL);
         if (memcmp(&back, &v, sizeof v) == 0) {
-            tpNormalizeNumber(buf);
+            normalize_number(buf);
             fputs(buf, f);
             return;
         }
     }
-    tpPutDouble(f, (double)v); /* exact as a double, hence exact after the cast */
+    put_double(f, (double)v); /* exact as a double, hence exact after the cast */
 }
 
 void tpPlan_PutDouble(FILE *f, double v)
 {
-    tpPutDouble(f, v);
+    put_double(f, v);
 }
 
-static void tpPutString(FILE *f, const char *s);
+static void put_string(FILE *f, const char *s);
 
 void tpPlan_PutString(FILE *f, const char *s)
 {
-    tpPutString(f, s);
+    put_string(f, s);
 }
 
-static void tpPutString(FILE *f, const char *s)
+static void put_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
@@ -682,20 +719,20 @@ static void tpPutString(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void tpPutDoubleArray(FILE *f, const double *v, int n)
+static void put_double_array(FILE *f, const double *v, int n)
 {
     fputc('[', f);
     for (int i = 0; i < n; ++i) {
         if (i) {
             fputs(", ", f);
         }
-        tpPutDouble(f, v[i]);
+        put_double(f, v[i]);
     }
     fputc(']', f);
 }
 
 /* One row per line: a trajectory is read by people as a table of states. */
-static void tpPutRows(FILE *f, const double *v, int rows, int cols, const char *indent)
+static void put_rows(FILE *f, const double *v, int rows, int cols, const char *indent)
 {
     if (rows == 0) {
         fputs("[]", f);
@@ -704,13 +741,13 @@ static void tpPutRows(FILE *f, const double *v, int rows, int cols, const char *
     fputs("[\n", f);
     for (int r = 0; r < rows; ++r) {
         fprintf(f, "%s  ", indent);
-        tpPutDoubleArray(f, v + (size_t)r * (size_t)cols, cols);
+        put_double_array(f, v + (size_t)r * (size_t)cols, cols);
         fputs(r + 1 < rows ? ",\n" : "\n", f);
     }
     fprintf(f, "%s]", indent);
 }
 
-static void tpPutActive(FILE *f, const int32_t *a, int n)
+static void put_active(FILE *f, const int32_t *a, int n)
 {
     fputc('[', f);
     for (int i = 0; i < n; ++i) {
@@ -719,50 +756,62 @@ static void tpPutActive(FILE *f, const int32_t *a, int n)
     fputc(']', f);
 }
 
-static void tpPutBody(FILE *f, const tpPlanRecord *rec, int i)
+static void put_body(FILE *f, const tpPlanRecord *rec, int i)
 {
     const tpPlanBody *b = &rec->bodies[i];
     const tpPlanWorld *w = &rec->worlds[rec->selected];
     fputs("    {\n      \"name\": ", f);
-    tpPutString(f, b->name);
+    put_string(f, b->name);
     fputs(", \"class\": ", f);
-    tpPutString(f, b->cls);
+    put_string(f, b->cls);
     fputs(", \"shape\": ", f);
-    tpPutString(f, b->shape);
+    put_string(f, b->shape);
     fputs(",\n      \"size\": ", f);
-    tpPutDoubleArray(f, b->size, 4);
+    put_double_array(f, b->size, 4);
     fputs(", \"color\": [", f);
     for (int j = 0; j < 4; ++j) {
         fputs(j ? ", " : "", f);
-        tpPutFloat(f, b->color[j]);
+        put_float(f, b->color[j]);
     }
     fputc(']', f);
     if (b->moving) {
         fputs(",\n      \"trajectory\": ", f);
-        tpPutRows(f, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, "      ");
+        put_rows(f, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, "      ");
     } else {
         fputs(",\n      \"pose\": ", f);
-        tpPutDoubleArray(f, b->pose, TP_STATE_DOUBLES);
+        put_double_array(f, b->pose, TP_STATE_DOUBLES);
     }
     if (b->controlled) {
         fputs(",\n      \"controls\": ", f);
-        tpPutRows(f, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, "      ");
+        put_rows(f, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, "      ");
+    }
+    if (b->mesh_nvertices > 0) {
+        fputs(",\n      \"mesh\": {\"origin\": ", f);
+        put_double_array(f, b->mesh_origin, 3);
+        fputs(",\n        \"vertices\": ", f);
+        put_rows(f, b->mesh_vertices, b->mesh_nvertices, 3, "        ");
+        fputs(",\n        \"triangles\": [", f);
+        for (int t = 0; t < b->mesh_ntriangles; ++t) {
+            const int32_t *x = b->mesh_triangles + 3 * t;
+            fprintf(f, "%s[%" PRId32 ", %" PRId32 ", %" PRId32 "]", t ? ", " : "", x[0], x[1], x[2]);
+        }
+        fputs("]}", f);
     }
     fputs("\n    }", f);
 }
 
-static void tpPutAlternative(FILE *f, const tpPlanRecord *rec, const tpPlanWorld *w)
+static void put_alternative(FILE *f, const tpPlanRecord *rec, const tpPlanWorld *w)
 {
     fputs("    {\n      \"cost\": ", f);
-    tpPutDouble(f, w->cost);
+    put_double(f, w->cost);
     fprintf(f, ", \"steps\": %d,\n      \"trajectories\": {", w->nsteps);
     bool first = true;
     for (int i = 0; i < rec->nbodies; ++i) {
         if (rec->bodies[i].moving) {
             fputs(first ? "\n        " : ",\n        ", f);
-            tpPutString(f, rec->bodies[i].name);
+            put_string(f, rec->bodies[i].name);
             fputs(": ", f);
-            tpPutRows(f, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, "        ");
+            put_rows(f, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, "        ");
             first = false;
         }
     }
@@ -771,25 +820,25 @@ static void tpPutAlternative(FILE *f, const tpPlanRecord *rec, const tpPlanWorld
     for (int i = 0; i < rec->nbodies; ++i) {
         if (rec->bodies[i].controlled) {
             fputs(first ? "\n        " : ",\n        ", f);
-            tpPutString(f, rec->bodies[i].name);
+            put_string(f, rec->bodies[i].name);
             fputs(": ", f);
-            tpPutRows(f, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, "        ");
+            put_rows(f, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, "        ");
             first = false;
         }
     }
     fputs(first ? "},\n      \"active\": {" : "\n      },\n      \"active\": {", f);
     for (int t = 0; t < rec->ntactics; ++t) {
         fputs(t ? ",\n        " : "\n        ", f);
-        tpPutString(f, rec->tactics[t].name);
+        put_string(f, rec->tactics[t].name);
         fputs(": ", f);
-        tpPutActive(f, w->active[t], w->nsteps);
+        put_active(f, w->active[t], w->nsteps);
     }
     fputs(rec->ntactics ? "\n      }\n    }" : "}\n    }", f);
 }
 
 /* stats.rejections: the reasons in use, one a line (nothing when none is: files of runs without
  * rejections, and records read from files older than the member, keep their old bytes). */
-static void tpPutRejections(FILE *f, const tpPlanRecord *rec)
+static void put_rejections(FILE *f, const tpPlanRecord *rec)
 {
     bool first = true;
     for (int k = 0; k < TP_REJECT_KINDS; ++k) {
@@ -801,7 +850,7 @@ static void tpPutRejections(FILE *f, const tpPlanRecord *rec)
         first = false;
         fprintf(f, "      \"%s\": {\"count\": %" PRId64 ", \"iteration\": %" PRId64 ", \"first\": ",
                 tpRejectKind_Name((tpRejectKind)k), r->count, r->iteration);
-        tpPutString(f, r->first);
+        put_string(f, r->first);
         fputc('}', f);
     }
     if (!first) {
@@ -809,80 +858,80 @@ static void tpPutRejections(FILE *f, const tpPlanRecord *rec)
     }
 }
 
-static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
+static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
 {
     const tpPlanWorld *sel = &rec->worlds[rec->selected];
-    fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"domain\": {\"name\": ", TP_PLAN_FORMAT,
-            TP_PLAN_VERSION);
-    tpPutString(f, rec->domain_name);
+    fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"tplan\": \"%s\",\n  \"domain\": {\"name\": ",
+            TP_PLAN_FORMAT, TP_PLAN_VERSION, TPLAN_VERSION);
+    put_string(f, rec->domain_name);
     fputs(", \"file\": ", f);
-    tpPutString(f, rec->domain_file);
+    put_string(f, rec->domain_file);
     fputs(", \"hash\": ", f);
-    tpPutString(f, rec->domain_hash);
+    put_string(f, rec->domain_hash);
     fprintf(f, "},\n  \"seed\": %" PRIu32 ",\n  \"planner\": {\"algorithm\": ", rec->seed);
-    tpPutString(f, rec->planner);
+    put_string(f, rec->planner);
     fputs(", \"mu\": ", f);
-    tpPutDouble(f, rec->mu);
+    put_double(f, rec->mu);
     fprintf(f, ", \"max_iters\": %" PRId64 ", \"time_limit\": ", rec->max_iters);
-    tpPutDouble(f, rec->time_limit);
+    put_double(f, rec->time_limit);
     fprintf(f, ", \"solutions\": %d},\n", rec->solutions_requested);
     if (overrides) {
         fprintf(f, "  \"overrides\": %s,\n", overrides);
     }
     fputs("  \"status\": ", f);
-    tpPutString(f, rec->status);
+    put_string(f, rec->status);
     fputs(",\n  \"dt\": ", f);
-    tpPutDouble(f, rec->dt);
+    put_double(f, rec->dt);
     if (rec->max_static_penetration >= 0 && rec->max_body_penetration >= 0) {
         fputs(",\n  \"limits\": {\"max_static_penetration\": ", f);
-        tpPutDouble(f, rec->max_static_penetration);
+        put_double(f, rec->max_static_penetration);
         fputs(", \"max_body_penetration\": ", f);
-        tpPutDouble(f, rec->max_body_penetration);
+        put_double(f, rec->max_body_penetration);
         fputc('}', f);
     }
     if (rec->view.set) {
         fputs(",\n  \"view\": {\"yaw\": ", f);
-        tpPutDouble(f, rec->view.yaw);
+        put_double(f, rec->view.yaw);
         fputs(", \"pitch\": ", f);
-        tpPutDouble(f, rec->view.pitch);
+        put_double(f, rec->view.pitch);
         if (rec->view.distance > 0) {
             fputs(", \"distance\": ", f);
-            tpPutDouble(f, rec->view.distance);
+            put_double(f, rec->view.distance);
         }
         if (rec->view.has_target) {
             fputs(", \"target\": [", f);
             for (int k = 0; k < 3; ++k) {
                 fputs(k ? ", " : "", f);
-                tpPutDouble(f, rec->view.target[k]);
+                put_double(f, rec->view.target[k]);
             }
             fputc(']', f);
         }
         fputc('}', f);
     }
     fprintf(f, ",\n  \"steps\": %d,\n  \"cost\": ", sel->nsteps);
-    tpPutDouble(f, sel->cost);
+    put_double(f, sel->cost);
 
     fputs(",\n  \"bodies\": [", f);
     for (int i = 0; i < rec->nbodies; ++i) {
         fputs(i ? ",\n" : "\n", f);
-        tpPutBody(f, rec, i);
+        put_body(f, rec, i);
     }
     fputs(rec->nbodies ? "\n  ],\n  \"tactics\": [" : "],\n  \"tactics\": [", f);
     for (int t = 0; t < rec->ntactics; ++t) {
         const tpPlanTactic *tac = &rec->tactics[t];
         fputs(t ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-        tpPutString(f, tac->name);
+        put_string(f, tac->name);
         fputs(", \"body\": ", f);
-        tpPutString(f, tac->body);
+        put_string(f, tac->body);
         fputs(", \"skills\": [", f);
         for (int s = 0; s < tac->nskills; ++s) {
             if (s) {
                 fputs(", ", f);
             }
-            tpPutString(f, tac->skills[s]);
+            put_string(f, tac->skills[s]);
         }
         fputs("],\n     \"active\": ", f);
-        tpPutActive(f, sel->active[t], sel->nsteps);
+        put_active(f, sel->active[t], sel->nsteps);
         fputc('}', f);
     }
     fputs(rec->ntactics ? "\n  ],\n  \"alternatives\": [" : "],\n  \"alternatives\": [", f);
@@ -890,12 +939,13 @@ static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
     for (int wi = 0; wi < rec->nworlds; ++wi) {
         if (wi != rec->selected) {
             fputs(first ? "\n" : ",\n", f);
-            tpPutAlternative(f, rec, &rec->worlds[wi]);
+            put_alternative(f, rec, &rec->worlds[wi]);
             first = false;
         }
     }
     fputs(first ? "],\n" : "\n  ],\n", f);
     tpPlan_PutOverlays(f, rec);
+    tpPlan_PutSources(f, rec);
     /* timing is last so that everything before it is byte-identical across identical runs. */
     fprintf(f,
             "  \"stats\": {\"iterations\": %" PRId64 ", \"nodes\": %" PRId64 ", \"rejected\": %" PRId64
@@ -909,9 +959,9 @@ static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
         fputs("    \"report\": {", f);
         for (int i = 0; i < rec->nreports; ++i) {
             fputs(i ? ", " : "", f);
-            tpPutString(f, rec->report_names[i]);
+            put_string(f, rec->report_names[i]);
             fputs(": ", f);
-            tpPutDouble(f, rec->report_values[i]);
+            put_double(f, rec->report_values[i]);
         }
         fputs("},\n", f);
     }
@@ -920,24 +970,24 @@ static void tpPutRecord(FILE *f, const tpPlanRecord *rec, const char *overrides)
         fputs("    \"warnings\": [", f);
         for (int i = 0; i < rec->nwarnings; ++i) {
             fputs(i ? ", " : "", f);
-            tpPutString(f, rec->warnings[i]);
+            put_string(f, rec->warnings[i]);
         }
         fputs("],\n", f);
     }
-    tpPutRejections(f, rec);
+    put_rejections(f, rec);
     fputs("    \"timing\": {\"select\": ", f);
-    tpPutDouble(f, rec->t_select);
+    put_double(f, rec->t_select);
     fputs(", \"tactics\": ", f);
-    tpPutDouble(f, rec->t_tactics);
+    put_double(f, rec->t_tactics);
     fputs(", \"physics\": ", f);
-    tpPutDouble(f, rec->t_physics);
+    put_double(f, rec->t_physics);
     fputs(", \"check\": ", f);
-    tpPutDouble(f, rec->t_check);
+    put_double(f, rec->t_check);
     fputs(", \"total\": ", f);
-    tpPutDouble(f, rec->t_total);
+    put_double(f, rec->t_total);
     if (rec->nodes_first > 0) {
         fputs(", \"first_solution\": ", f);
-        tpPutDouble(f, rec->t_first);
+        put_double(f, rec->t_first);
     }
     fputs("}}\n}\n", f);
 }
@@ -947,9 +997,9 @@ bool tpPlanRecord_Write(const tpPlanRecord *rec, const char *path, char *err, si
     const tpCheck c = {path, err, errlen};
     char *overrides = NULL;
     if (!rec) {
-        return tpCheckFail(&c, "no record");
+        return check_fail(&c, "no record");
     }
-    if (!tpCheckRecord(&c, rec, &overrides)) {
+    if (!check_record(&c, rec, &overrides)) {
         return false;
     }
     /* Written to a temporary file renamed into place: a failed write leaves no partial plan. */
@@ -963,11 +1013,42 @@ bool tpPlanRecord_Write(const tpPlanRecord *rec, const char *path, char *err, si
     }
     /* Large buffer: the writer emits many small pieces. */
     setvbuf(f, NULL, _IOFBF, 1 << 16);
-    tpPutRecord(f, rec, overrides);
+    put_record(f, rec, overrides);
     cJSON_free(overrides);
     if (!tpFile_CommitOut(&out, ferr, sizeof ferr)) {
         tpErrorf(err, errlen, "%s: %s", path, ferr);
         return false;
     }
+    return true;
+}
+
+bool tpPlanRecord_WriteMem(const tpPlanRecord *rec, char **out, size_t *len, char *err, size_t errlen)
+{
+    const tpCheck c = {"plan", err, errlen};
+    char *overrides = NULL;
+    *out = NULL;
+    *len = 0;
+    if (!rec) {
+        return check_fail(&c, "no record");
+    }
+    if (!check_record(&c, rec, &overrides)) {
+        return false;
+    }
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f) {
+        cJSON_free(overrides);
+        return check_fail(&c, "out of memory");
+    }
+    put_record(f, rec, overrides);
+    cJSON_free(overrides);
+    bool ok = !ferror(f);
+    if (fclose(f) != 0 || !ok || !buf) {
+        free(buf);
+        return check_fail(&c, "out of memory");
+    }
+    *out = buf;
+    *len = n;
     return true;
 }

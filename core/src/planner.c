@@ -461,7 +461,14 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
     const double c_loop = tpClock_Now();
     const uint64_t k_loop = tpClock_Ticks();
     uint64_t k0 = k_loop;
-    const int64_t wall_mask = def->progress && !(progress_interval > 0.0) ? 0 : TP_WALL_EVERY - 1;
+    const int64_t wall_mask_fast = def->progress && !(progress_interval > 0.0) ? 0 : TP_WALL_EVERY - 1;
+    /* Slow iterations (a scene of 100,000 bodies: over a second each) read the clock at every
+       iteration, so that the time limit is not passed by 15 of them; the clock's cost is then
+       nothing beside an iteration. Only when the limit is checked changes, never the search. The
+       first iterations read it until one is measured. */
+    int64_t wall_mask = 0;
+    double t_wall_prev = t_start;
+    int64_t iter_wall_prev = 0;
     int64_t iter = 0;
 
     for (; iter < def->max_iters; ++iter) {
@@ -469,12 +476,21 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
                             a progress report asked for at every iteration) */
         if ((iter & wall_mask) == 0) {
             t0 = tpClock_Now();
+            if (iter > iter_wall_prev) {
+                wall_mask = (t0 - t_wall_prev) > 1e-4 * (double)(iter - iter_wall_prev) ? 0 : wall_mask_fast;
+                t_wall_prev = t0;
+                iter_wall_prev = iter;
+            }
             if (time_limit > 0.0 && t0 - t_start >= time_limit) {
                 break;
             }
         }
         if (def->iteration_bound && iter >= def->iteration_bound(def->iteration_bound_user)) {
             break; /* another worker's solution needed fewer iterations (docs/parallel.md) */
+        }
+        if (def->memory_limit > 0 && tpTree_MemoryBytes(tree) + tpNnIndex_Bytes(pl->nn) >= def->memory_limit) {
+            st->memory_limited = true; /* the search's memory bound: stop with what was found */
+            break;
         }
         if (def->progress && t0 > 0.0 && t0 >= next_progress) {
             st->iterations = iter;
@@ -504,8 +520,11 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
         }
         const int32_t slot = tpTree_Prepare(tree);
         if (slot < 0) {
-            tpLog(TP_LOG_ERROR, "planner: out of memory after %lld nodes", (long long)tree->count);
-            status = TP_PLAN_ERROR;
+            /* the tree could not grow (a process memory limit): the tree is intact, so the run
+               ends with what it found, as at a memory_limit */
+            tpLog(TP_LOG_WARN, "planner: out of memory after %lld nodes: stopping with what was found",
+                  (long long)tree->count);
+            st->memory_limited = true;
             break;
         }
         const void *x = tpTree_StateMut(tree, src);
@@ -580,6 +599,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
     }
 
     st->iterations = iter;
+    st->mem_bytes = (int64_t)(tpTree_MemoryBytes(tree) + tpNnIndex_Bytes(pl->nn));
     storeTimes(st, &k, tickSeconds(c_loop, k_loop, tpClock_Now(), tpClock_Ticks()),
                p->search_seconds ? p->search_seconds(p->ctx) - search0 : 0.0);
     if (status == TP_PLAN_ERROR) {

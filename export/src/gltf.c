@@ -274,6 +274,22 @@ static Mesh *new_mesh(G *g, int nprims)
     return x;
 }
 
+/* Position (z up) of a body's node at state st: the body's own, or for a mesh body with a
+ * recorded mesh the origin of the artist's object, st.pos + R(st.quat) mesh_origin. */
+static void node_position(const tpPlanBody *pb, const double *st, double out[3])
+{
+    memcpy(out, st, 3 * sizeof(double));
+    if (pb->mesh_nvertices > 0) {
+        const double w = st[3], x = st[4], y = st[5], z = st[6], *o = pb->mesh_origin;
+        const double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
+                             2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                             2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+        for (int k = 0; k < 3; ++k) {
+            out[k] += R[3 * k] * o[0] + R[3 * k + 1] * o[1] + R[3 * k + 2] * o[2];
+        }
+    }
+}
+
 static bool is_plane(const tpPlanBody *b)
 {
     return strcmp(b->shape, "plane") == 0;
@@ -287,10 +303,10 @@ static void plan_meshes(G *g)
         const tpPlanBody *pb = &rec->bodies[b];
         int mat = find_material(g, pb->color, is_plane(pb));
         g->body_mesh[b] = -1;
-        if (!is_plane(pb)) {
+        if (!is_plane(pb) && pb->mesh_nvertices == 0) { /* a recorded mesh is the body's own */
             for (int m = 0; m < g->nmeshes; ++m) {
                 const tpPlanBody *o = g->meshes[m].body >= 0 ? &rec->bodies[g->meshes[m].body] : NULL;
-                if (o && !is_plane(o) && strcmp(o->shape, pb->shape) == 0 &&
+                if (o && !is_plane(o) && o->mesh_nvertices == 0 && strcmp(o->shape, pb->shape) == 0 &&
                     memcmp(o->size, pb->size, sizeof pb->size) == 0 && g->meshes[m].prims[0].material == mat) {
                     g->body_mesh[b] = m;
                     break;
@@ -312,6 +328,8 @@ static void plan_meshes(G *g)
         m->prims[0].mode = MODE_TRIANGLES;
         if (is_plane(pb)) {
             snprintf(m->name, sizeof m->name, "%s plane", pb->name);
+        } else if (pb->mesh_nvertices > 0) {
+            snprintf(m->name, sizeof m->name, "%s", pb->name);
         } else {
             snprintf(m->name, sizeof m->name, "%s %.6gx%.6gx%.6g", pb->shape, pb->size[0], pb->size[1], pb->size[2]);
         }
@@ -451,7 +469,9 @@ static void samples(G *g, int w, int b, int ch)
         g->ftimes[i] = (float)(i * g->rec->dt);
         const double *s = tr + (size_t)i * TP_STATE_DOUBLES;
         if (ch == 0) {
-            tpExport_VecToYup(s, g->dvals + 3 * i);
+            double p[3];
+            node_position(&g->rec->bodies[b], s, p);
+            tpExport_VecToYup(p, g->dvals + 3 * i);
         } else {
             tpExport_QuatToYup(s + 3, g->dvals + 4 * i);
         }
@@ -669,8 +689,9 @@ static void json_nodes(G *g, Str *s, int *nnodes)
         }
         if (!is_plane(pb)) { /* planes are meshed in world coordinates */
             const double *st = pb->moving ? rec->worlds[g->worlds[0]].traj[b] : pb->pose;
-            double t[3], q[4];
-            tpExport_VecToYup(st, t);
+            double t[3], q[4], p[3];
+            node_position(pb, st, p);
+            tpExport_VecToYup(p, t);
             tpExport_QuatToYup(st + 3, q);
             sp(s, ",\"translation\":[");
             for (int k = 0; k < 3; ++k) {

@@ -136,19 +136,16 @@ int tpBench_Fig13(const char *path, const char *label, const tpScriptParam *para
 {
     Fig13 f = {NULL, 0, 0, false, tty, label};
     tpCliPlanOpts o = *opts;
-    o.planner = true;
-    o.kind = TP_PLANNER_RRT;
-    o.iters = true;
-    o.iters_v = iters;
+    o.run.planner = TPLAN_PLANNER_RRT;
+    o.run.max_iters = iters;
     /* Keep growing the tree after goals are found (many-worlds with an unreachable K), so the
      * breakdown covers tree sizes up to `iters` nodes. */
-    o.sols = true;
-    o.sols_v = 1000000;
+    o.run.solutions = TP_RUN_MAX_SOLUTIONS;
     const tpCliProgress progress = {on_sample, &f, SAMPLE_INTERVAL};
     tpCliRun run;
     char err[2048] = "";
     printf("fig13: BK-RRT on %s, seed %lld, up to %lld iterations (the run continues past solutions)\n", label,
-           opts->seed_v, (long long)iters);
+           (long long)opts->run.seed, (long long)iters);
     fflush(stdout);
     int rc = tpCli_PlanRun(path, params, nparams, &o, &progress, &run, err, sizeof err);
     if (tty) {

@@ -10,6 +10,7 @@
 
 #include "tp/lua.h"
 #include "tp/planner.h"
+#include "tp/run.h"
 #include "tp/tactics.h"
 #include "tp/viewer.h"
 
@@ -31,7 +32,6 @@ enum {
 };
 
 #define TP_MAX_PARAMS 64
-#define TP_CLI_MAX_SOLUTIONS 1000000 /* --solutions: many-worlds up to this many */
 
 /// Parsed `--set name=value` options (pointers into argv).
 typedef struct tpCliParams {
@@ -51,6 +51,7 @@ enum {
     TP_OPT_MEMORY_LIMIT,
     TP_OPT_LOAD_TIME_LIMIT,
     TP_OPT_CALL_TIME_LIMIT,
+    TP_OPT_SEARCH_MEMORY,
     TP_OPT_FIRST_FREE, /* first code a subcommand may use for its own options */
 };
 
@@ -66,7 +67,8 @@ enum {
     {"no-nn-index", no_argument, NULL, TP_OPT_NO_NN_INDEX},                  \
     {"memory-limit", required_argument, NULL, TP_OPT_MEMORY_LIMIT},          \
     {"load-time-limit", required_argument, NULL, TP_OPT_LOAD_TIME_LIMIT},    \
-    {"call-time-limit", required_argument, NULL, TP_OPT_CALL_TIME_LIMIT}
+    {"call-time-limit", required_argument, NULL, TP_OPT_CALL_TIME_LIMIT},    \
+    {"search-memory", required_argument, NULL, TP_OPT_SEARCH_MEMORY}
 // clang-format on
 
 /// State of tpCli_NextOption over one subcommand's arguments (zero it, then fill the inputs).
@@ -105,14 +107,23 @@ typedef struct tpCliFile {
 /// the same device and inode for existing regular files, the same resolved path (real directory +
 /// name) for files not yet there. Devices and FIFOs (/dev/null) are never refused.
 bool tpCli_CheckFiles(const tpCliFile *files, int n);
+/// True when a and b name the same file by the rules of tpCli_CheckFiles.
+bool tpCli_SameFile(const char *a, const char *b);
 
 /// Parses "name=value" into params; false with a message on a malformed or excess option.
 bool tpCli_AddParam(tpCliParams *params, char *arg);
 /// Resolves a domain argument: an existing path is used as is; a bare name ("minigolf") is looked
 /// up as <domains dir>/<name>.lua. Writes into out; false if nothing exists.
 bool tpCli_ResolveDomain(const char *arg, char *out, size_t cap);
-/// The built-in domains directory ($TPLAN_DOMAINS, else the source tree's domains/).
+/// How messages name a resolved domain script (tpCliPlanOpts.name): NULL (its path, as given) when
+/// arg was a path, else the built-in script's file name ("minigolf.lua": no install path shown).
+const char *tpCli_DomainName(const char *arg, const char *resolved);
+/// The built-in domains directory ($TPLAN_DOMAINS, else the installed share/tplan/domains, else
+/// the source tree's domains/).
 const char *tpCli_DomainsDir(void);
+/// A folder of tplan's data: PREFIX/share/tplan/WHAT when this tplan is installed as
+/// PREFIX/bin/tplan and that folder exists, else source_dir (a build tree's tplan).
+const char *tpCli_DataDir(const char *what, const char *source_dir);
 /// The names of the domain scripts in dir ("minigolf" for minigolf.lua), sorted, at most cap, each
 /// malloc'd (the caller frees them). -1 after logging when dir cannot be read.
 int tpCli_DomainFiles(const char *dir, char **names, int cap);
@@ -122,31 +133,35 @@ bool tpCli_ParseInt(const char *opt, const char *s, long long min, long long max
 /// one message naming opt.
 bool tpCli_ParseDouble(const char *opt, const char *s, double lo, bool lo_open, double hi, double *out);
 
-/// Planner options shared by `plan` and `bench` (set flag = given on the command line).
+/// Planner options shared by `plan` and `bench`: the run definition (tplan/tplan.h, tp/run.h), in
+/// which a field left at its default leaves the domain's own value, plus what the program adds.
 typedef struct tpCliPlanOpts {
-    bool planner, mu, seed, iters, limit, sols, no_nn_index;
-    tpPlannerKind kind;
-    double mu_v, limit_v;
-    long long seed_v, iters_v, sols_v;
-    /* script limits (0 = the tpScriptDef default) */
-    long long memory_mb;         /* --memory-limit MB */
-    double load_time, call_time; /* --load-time-limit S, --call-time-limit S */
-    const char *source;          /* NULL: read the script file; else its text (source_len bytes) and
-                                    the path only names it in messages (`tplan worker`: "job.lua") */
+    tplan_run_def run;  /* --planner, --mu, --seed, --max-iters, --time-limit, --solutions,
+                           --no-nn-index, --memory-limit, --load-time-limit, --call-time-limit,
+                           --search-memory */
+    const char *source; /* NULL: read the script file; else its text (source_len bytes) and
+                           the path only names it in messages (`tplan worker`: "job.lua") */
     size_t source_len;
+    const char *name;         /* how messages name the script (tpScriptDef.name: "maze.lua" for a built-in
+                                 domain); NULL: its path */
+    const tpCliFile *outputs; /* files the command will write (noutputs): tpCli_PlanRun refuses,
+                                 before planning, one that is a module, track or image the script
+                                 read (the script itself is the caller's to check) */
+    int noutputs;
     /* OR-parallel workers (par.h): tpPlannerDef.iteration_bound and its user; NULL = none */
     int64_t (*iteration_bound)(void *user);
     void *iteration_bound_user;
-    bool warn; /* tpCli_PlanRun prints the domain's warnings once the script is loaded (before planning) */
+    bool warn;      /* tpCli_PlanRun prints the domain's warnings once the script is loaded (before planning) */
+    FILE *print_to; /* the script's print() (tpScriptDef.print_to); NULL = stderr */
 } tpCliPlanOpts;
 
-/// Takes a planner or script-limit option (code TP_OPT_PLANNER..TP_OPT_CALL_TIME_LIMIT, value from tpCli_NextOption):
+/// Zeroes o and sets its run definition's defaults (tplan_run_def_init).
+void tpCli_PlanOptsInit(tpCliPlanOpts *o);
+/// Takes a planner or script-limit option (code TP_OPT_PLANNER..TP_OPT_SEARCH_MEMORY, value from tpCli_NextOption):
 /// 1 = taken, 0 = not a planner option, -1 = bad value (one message logged).
 int tpCli_PlannerOption(tpCliPlanOpts *o, int code, const char *value);
 /// The script definition for path with the options' limits (params may be NULL if n is 0).
 tpScriptDef tpCli_ScriptDef(const tpCliPlanOpts *o, const char *path, const tpScriptParam *params, int nparams);
-/// Overrides the script's planner defaults with the options that were given.
-void tpCli_ApplyPlannerOptions(const tpCliPlanOpts *o, tpPlannerDef *pd);
 
 /// Prints the domain's warnings (tpDomain_Warning) on stderr, "tplan: warning: file:line: ...", after
 /// flushing stdout so that they come before anything the command prints next. Shown under -q too.
@@ -166,15 +181,8 @@ typedef struct tpCliProgress {
     double interval; /* s */
 } tpCliProgress;
 
-/// One planning run; everything is owned by the run (free with tpCli_PlanRunFree).
-typedef struct tpCliRun {
-    tpScript *script;
-    tpDomain *domain;   /* owned by script */
-    tpPlannerDef pd;    /* the definition used: script defaults + options */
-    tpPlanner *planner; /* its tree and result arrays stay valid until freed */
-    tpPlanResult res;
-    tpPlanStatus status;
-} tpCliRun;
+/// One planning run (tp/run.h); free it with tpCli_PlanRunFree.
+typedef tpRun tpCliRun;
 
 /// Loads the domain script at path fresh (with the --set params), applies the options to its
 /// planner defaults and plans. Returns TP_EXIT_OK when the planner ran (solved or approximate:
@@ -184,7 +192,8 @@ int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, co
                   const tpCliProgress *progress, tpCliRun *run, char *err, size_t errlen);
 void tpCli_PlanRunFree(tpCliRun *run);
 /// The plan record of a finished run, as `tplan plan` writes it: the domain's recording plus the
-/// script path (as given), its hash and the --set overrides. rec is zeroed first; free it with
+/// script's file name, its hash, the --set overrides and every file the script read (sources);
+/// warnings name files relative to the script's folder. `path` is not recorded. rec is zeroed first; free it with
 /// tpPlanRecord_Free in every case. False with a message in err.
 bool tpCli_RecordRun(const tpCliRun *run, const char *path, tpPlanRecord *rec, char *err, size_t errlen);
 /// Writes the search tree file (docs/tree-format.md) of a run: every non-static body's position

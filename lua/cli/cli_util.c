@@ -43,10 +43,50 @@ bool tpCli_AddParam(tpCliParams *params, char *arg)
     return true;
 }
 
+const char *tpCli_DataDir(const char *what, const char *source_dir)
+{
+    /* an installed tplan: PREFIX/bin/tplan next to PREFIX/share/tplan/WHAT (cmake --install);
+     * the answers are kept (one per folder name) so that the pointer stays valid */
+    enum { TP_DATA_DIRS = 4 };
+    static struct {
+        char what[32];
+        char dir[4096];
+        bool installed;
+    } cache[TP_DATA_DIRS];
+    static int ncache;
+    for (int i = 0; i < ncache; ++i) {
+        if (strcmp(cache[i].what, what) == 0) {
+            return cache[i].installed ? cache[i].dir : source_dir;
+        }
+    }
+    if (ncache == TP_DATA_DIRS || strlen(what) >= sizeof cache[0].what) {
+        return source_dir;
+    }
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+        *slash = '\0';
+    }
+    struct stat st;
+    int k = ncache++;
+    snprintf(cache[k].what, sizeof cache[k].what, "%s", what);
+    cache[k].installed =
+        slash &&
+        snprintf(cache[k].dir, sizeof cache[k].dir, "%s/../share/tplan/%s", exe, what) < (int)sizeof cache[k].dir &&
+        stat(cache[k].dir, &st) == 0 && S_ISDIR(st.st_mode);
+    char real[PATH_MAX];
+    if (cache[k].installed && realpath(cache[k].dir, real) && strlen(real) < sizeof cache[k].dir) {
+        snprintf(cache[k].dir, sizeof cache[k].dir, "%s", real); /* PREFIX/share/tplan/WHAT, no ".." */
+    }
+    return cache[k].installed ? cache[k].dir : source_dir;
+}
+
 const char *tpCli_DomainsDir(void)
 {
     const char *env = getenv("TPLAN_DOMAINS");
-    return (env && *env) ? env : TP_SOURCE_DOMAINS;
+    return (env && *env) ? env : tpCli_DataDir("domains", TP_SOURCE_DOMAINS);
 }
 
 static bool is_file(const char *path)
@@ -70,6 +110,15 @@ bool tpCli_ResolveDomain(const char *arg, char *out, size_t cap)
         }
     }
     return false;
+}
+
+const char *tpCli_DomainName(const char *arg, const char *resolved)
+{
+    if (strcmp(arg, resolved) == 0) {
+        return NULL;
+    }
+    const char *slash = strrchr(resolved, '/');
+    return slash ? slash + 1 : resolved;
 }
 
 /* A number as written by a person: starts with a digit (or a sign or a point before one), so that
@@ -283,6 +332,14 @@ static bool same_file(const FileId *x, const FileId *y)
         return false;
     }
     return x->exists ? x->dev == y->dev && x->ino == y->ino : strcmp(x->resolved, y->resolved) == 0;
+}
+
+bool tpCli_SameFile(const char *a, const char *b)
+{
+    FileId x, y;
+    file_id(a, &x);
+    file_id(b, &y);
+    return same_file(&x, &y);
 }
 
 bool tpCli_CheckFiles(const tpCliFile *files, int n)

@@ -38,7 +38,8 @@ static void bench_usage(FILE *f)
                "  --seed S            first seed (default 1)\n"
                "  --max-iters N       maximum planner iterations per run (default: the script's)\n"
                "  --mu M, --time-limit S, --solutions K, --no-nn-index   as in 'tplan plan'\n"
-               "  --memory-limit MB, --load-time-limit S, --call-time-limit S   as in 'tplan plan'\n"
+               "  --memory-limit MB, --load-time-limit S, --call-time-limit S, --search-memory MB   as in\n"
+               "                      'tplan plan'\n"
                "  --set [DOMAIN:]NAME=VALUE   script parameter, for every domain or only DOMAIN\n"
                "  --out FILE          raw per-run records, FILE.json or FILE.csv\n"
                "  --plot FILE.png     Fig. 13: BK-RRT breakdown against tree size (data in FILE.png.dat;\n"
@@ -300,10 +301,10 @@ static bool write_json(const char *path, const Runs *runs, int seeds, const tpCl
     if (ok) {
         cJSON_AddStringToObject(root, "tplan_bench", "1");
         cJSON_AddNumberToObject(root, "seeds", seeds);
-        if (o->iters) {
-            cJSON_AddNumberToObject(root, "max_iters", (double)o->iters_v);
+        if (o->run.max_iters > 0) {
+            cJSON_AddNumberToObject(root, "max_iters", (double)o->run.max_iters);
         }
-        cJSON_AddBoolToObject(root, "nn_index", !o->no_nn_index);
+        cJSON_AddBoolToObject(root, "nn_index", o->run.nn_index != 0);
         cJSON_AddItemToObject(root, "runs", arr);
     } else {
         cJSON_Delete(arr);
@@ -434,7 +435,7 @@ static int bench_one(const char *path, const tpScriptParam *params, int nparams,
                      char *err, size_t errlen)
 {
     tpCliPlanOpts ro = *ro0;
-    ro.seed_v = seed;
+    ro.run.seed = seed;
     tpCliRun run;
     int rc = tpCli_PlanRun(path, params, nparams, &ro, progress, &run, err, errlen);
     if (rc != TP_EXIT_OK) {
@@ -621,28 +622,110 @@ static bool bench_mpi(const char *path, const tpScriptParam *params, int nparams
 }
 
 /* The whole command; *mpi_started is set once MPI runs (tpCmd_Bench then ends it on every rank). */
-static int bench_main(int argc, char **argv, bool *mpi_started)
+/* The options of `tplan bench` that are not planner options. */
+enum {
+    OPT_DOMAINS = TP_OPT_FIRST_FREE,
+    OPT_PLANNERS,
+    OPT_SEEDS,
+    OPT_PLOT_ITERS,
+    OPT_SET,
+    OPT_PLOT,
+    OPT_PLOT_DOMAIN,
+    OPT_JOBS,
+    OPT_MPI
+};
+
+/* The command line of `tplan bench`, parsed and checked. */
+typedef struct BenchCmd {
+    char domains_buf[1024], planners_buf[64];
+    const char *out, *plot, *plot_domain;
+    long long seeds, plot_iters, jobs;
+    bool quiet, mpi;
+    char *sets[TP_MAX_PARAMS]; /* --set [domain:]name=value (pointers into argv) */
+    int nsets;
+    tpCliPlanOpts o; /* the run definition of every run (planner and seed set per row and run) */
+    char *domains[MAX_LIST], *planners[MAX_LIST];
+    int ndomains, nplanners;
+    tpPlannerKind kinds[MAX_LIST];
+    uint32_t first_seed;
+} BenchCmd;
+
+/* Reads one option that is not a planner option into b: 1 taken, or an exit code. */
+static int bench_option(BenchCmd *b, int c, const tpCliArgs *args)
 {
-    char domains_buf[1024] = DEFAULT_DOMAINS, planners_buf[64] = "rrt,bgt";
-    const char *out = NULL, *plot = NULL, *plot_domain = NULL;
-    long long seeds = 20, plot_iters = 0, jobs = 1;
-    bool quiet = false, mpi = false;
-    int rank = 0, nranks = 1;
-    char *sets[TP_MAX_PARAMS];
-    int nsets = 0;
-    tpCliPlanOpts o;
-    memset(&o, 0, sizeof o);
-    enum {
-        OPT_DOMAINS = TP_OPT_FIRST_FREE,
-        OPT_PLANNERS,
-        OPT_SEEDS,
-        OPT_PLOT_ITERS,
-        OPT_SET,
-        OPT_PLOT,
-        OPT_PLOT_DOMAIN,
-        OPT_JOBS,
-        OPT_MPI
-    };
+    const char *v = args->value;
+    char q[512];
+    switch (c) {
+    case 'h':
+        bench_usage(stdout);
+        return TP_EXIT_OK;
+    case 'q':
+        b->quiet = true;
+        return 1;
+    case OPT_DOMAINS:
+    case OPT_PLANNERS: {
+        char *dst = c == OPT_DOMAINS ? b->domains_buf : b->planners_buf;
+        size_t cap = c == OPT_DOMAINS ? sizeof b->domains_buf : sizeof b->planners_buf;
+        if (strlen(v) >= cap) {
+            tpLog(TP_LOG_ERROR, "%s: list too long", args->name);
+            return TP_EXIT_BAD_INPUT;
+        }
+        snprintf(dst, cap, "%s", v);
+        return 1;
+    }
+    case OPT_SEEDS:
+        return tpCli_ParseInt("--seeds", v, 1, 100000, &b->seeds) ? 1 : TP_EXIT_BAD_INPUT;
+    case OPT_JOBS:
+        return tpCli_ParseInt("--jobs", v, 1, TP_BENCH_MAX_JOBS, &b->jobs) ? 1 : TP_EXIT_BAD_INPUT;
+    case OPT_MPI:
+        b->mpi = true;
+        return 1;
+    case OPT_PLOT_ITERS:
+        return tpCli_ParseInt("--plot-iters", v, 1, LLONG_MAX, &b->plot_iters) ? 1 : TP_EXIT_BAD_INPUT;
+    case OPT_SET: {
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v || eq[-1] == ':') {
+            tpLog(TP_LOG_ERROR, "--set expects [domain:]name=value (got '%s')", tpCli_Escape(v, q, sizeof q));
+            return TP_EXIT_BAD_INPUT;
+        }
+        if (b->nsets == TP_MAX_PARAMS) {
+            tpLog(TP_LOG_ERROR, "too many --set options (at most %d)", TP_MAX_PARAMS);
+            return TP_EXIT_BAD_INPUT;
+        }
+        b->sets[b->nsets++] = (char *)v; /* points into argv */
+        return 1;
+    }
+    case 'o':
+        b->out = v;
+        if (!ends_with(v, ".json") && !ends_with(v, ".csv")) {
+            tpLog(TP_LOG_ERROR, "--out: the file name must end in .json or .csv (got '%s')",
+                  tpCli_Escape(v, q, sizeof q));
+            return TP_EXIT_BAD_INPUT;
+        }
+        return 1;
+    case OPT_PLOT:
+        b->plot = v;
+        return 1;
+    case OPT_PLOT_DOMAIN:
+        b->plot_domain = v;
+        return 1;
+    case 1:
+        tpLog(TP_LOG_ERROR, "unexpected argument '%s' (see 'tplan bench --help')", tpCli_Escape(v, q, sizeof q));
+        return TP_EXIT_BAD_INPUT;
+    default:
+        return TP_EXIT_BAD_INPUT;
+    }
+}
+
+/* Parses and checks the command line into b: -1 to go on, else the exit code. */
+static int bench_parse(int argc, char **argv, BenchCmd *b)
+{
+    memset(b, 0, sizeof *b);
+    snprintf(b->domains_buf, sizeof b->domains_buf, "%s", DEFAULT_DOMAINS);
+    snprintf(b->planners_buf, sizeof b->planners_buf, "rrt,bgt");
+    b->seeds = 20;
+    b->jobs = 1;
+    tpCli_PlanOptsInit(&b->o);
     static const struct option longopts[] = {
         TP_CLI_PLANNER_LONGOPTS,
         {"domains", required_argument, NULL, OPT_DOMAINS},
@@ -662,263 +745,225 @@ static int bench_main(int argc, char **argv, bool *mpi_started)
     tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "bench", .shortopts = "hqo:", .longopts = longopts};
     int c;
     while ((c = tpCli_NextOption(&args)) != -1) {
-        const char *v = args.value;
-        char q[512];
         if (c == TP_OPT_PLANNER) {
             tpLog(TP_LOG_ERROR, "--planner: use --planners rrt,bgt with bench");
             return TP_EXIT_BAD_INPUT;
         }
-        int po = tpCli_PlannerOption(&o, c, v);
+        int po = tpCli_PlannerOption(&b->o, c, args.value);
         if (po < 0) {
             return TP_EXIT_BAD_INPUT;
-        } else if (po > 0) {
-            continue;
         }
-        switch (c) {
-        case 'h':
-            bench_usage(stdout);
-            return TP_EXIT_OK;
-        case 'q':
-            quiet = true;
-            break;
-        case OPT_DOMAINS:
-        case OPT_PLANNERS: {
-            char *dst = c == OPT_DOMAINS ? domains_buf : planners_buf;
-            size_t cap = c == OPT_DOMAINS ? sizeof domains_buf : sizeof planners_buf;
-            if (strlen(v) >= cap) {
-                tpLog(TP_LOG_ERROR, "%s: list too long", args.name);
-                return TP_EXIT_BAD_INPUT;
-            }
-            snprintf(dst, cap, "%s", v);
-            break;
-        }
-        case OPT_SEEDS:
-            if (!tpCli_ParseInt("--seeds", v, 1, 100000, &seeds)) {
-                return TP_EXIT_BAD_INPUT;
-            }
-            break;
-        case OPT_JOBS:
-            if (!tpCli_ParseInt("--jobs", v, 1, TP_BENCH_MAX_JOBS, &jobs)) {
-                return TP_EXIT_BAD_INPUT;
-            }
-            break;
-        case OPT_MPI:
-            mpi = true;
-            break;
-        case OPT_PLOT_ITERS:
-            if (!tpCli_ParseInt("--plot-iters", v, 1, LLONG_MAX, &plot_iters)) {
-                return TP_EXIT_BAD_INPUT;
-            }
-            break;
-        case OPT_SET: {
-            const char *eq = strchr(v, '=');
-            if (!eq || eq == v || eq[-1] == ':') {
-                tpLog(TP_LOG_ERROR, "--set expects [domain:]name=value (got '%s')", tpCli_Escape(v, q, sizeof q));
-                return TP_EXIT_BAD_INPUT;
-            }
-            if (nsets == TP_MAX_PARAMS) {
-                tpLog(TP_LOG_ERROR, "too many --set options (at most %d)", TP_MAX_PARAMS);
-                return TP_EXIT_BAD_INPUT;
-            }
-            sets[nsets++] = (char *)v; /* points into argv */
-            break;
-        }
-        case 'o':
-            out = v;
-            if (!ends_with(out, ".json") && !ends_with(out, ".csv")) {
-                tpLog(TP_LOG_ERROR, "--out: the file name must end in .json or .csv (got '%s')",
-                      tpCli_Escape(out, q, sizeof q));
-                return TP_EXIT_BAD_INPUT;
-            }
-            break;
-        case OPT_PLOT:
-            plot = v;
-            break;
-        case OPT_PLOT_DOMAIN:
-            plot_domain = v;
-            break;
-        case 1:
-            tpLog(TP_LOG_ERROR, "unexpected argument '%s' (see 'tplan bench --help')", tpCli_Escape(v, q, sizeof q));
-            return TP_EXIT_BAD_INPUT;
-        default:
-            return TP_EXIT_BAD_INPUT;
+        int r = po > 0 ? 1 : bench_option(b, c, &args);
+        if (r != 1) {
+            return r;
         }
     }
-    char *domains[MAX_LIST], *planners[MAX_LIST];
-    int ndomains = split_list(domains_buf, domains, MAX_LIST, "--domains");
-    int nplanners = split_list(planners_buf, planners, MAX_LIST, "--planners");
-    if (ndomains <= 0 || nplanners <= 0) {
+    b->ndomains = split_list(b->domains_buf, b->domains, MAX_LIST, "--domains");
+    b->nplanners = split_list(b->planners_buf, b->planners, MAX_LIST, "--planners");
+    if (b->ndomains <= 0 || b->nplanners <= 0) {
         return TP_EXIT_BAD_INPUT;
     }
-    tpPlannerKind kinds[MAX_LIST];
-    for (int p = 0; p < nplanners; ++p) {
-        if (strcmp(planners[p], "rrt") == 0) {
-            kinds[p] = TP_PLANNER_RRT;
-        } else if (strcmp(planners[p], "bgt") == 0) {
-            kinds[p] = TP_PLANNER_BGT;
+    for (int p = 0; p < b->nplanners; ++p) {
+        if (strcmp(b->planners[p], "rrt") == 0) {
+            b->kinds[p] = TP_PLANNER_RRT;
+        } else if (strcmp(b->planners[p], "bgt") == 0) {
+            b->kinds[p] = TP_PLANNER_BGT;
         } else {
-            tpLog(TP_LOG_ERROR, "--planners: expected rrt or bgt (got '%s')", planners[p]);
+            tpLog(TP_LOG_ERROR, "--planners: expected rrt or bgt (got '%s')", b->planners[p]);
             return TP_EXIT_BAD_INPUT;
         }
     }
-    const uint32_t first_seed = o.seed ? (uint32_t)o.seed_v : 1u;
-    if ((long long)first_seed + seeds - 1 > 4294967295LL) {
+    b->first_seed = b->o.run.seed >= 0 ? (uint32_t)b->o.run.seed : 1u;
+    if ((long long)b->first_seed + b->seeds - 1 > 4294967295LL) {
         tpLog(TP_LOG_ERROR, "--seed + --seeds exceeds the seed range");
         return TP_EXIT_BAD_INPUT;
     }
     /* outputs: each its own file, none of them a domain script */
     char plot_dat[4096] = "";
-    if (plot) {
-        snprintf(plot_dat, sizeof plot_dat, "%s.dat", plot);
+    if (b->plot) {
+        snprintf(plot_dat, sizeof plot_dat, "%s.dat", b->plot);
     }
     tpCliFile files[MAX_LIST + 3] = {
-        {"--out", out, true}, {"--plot", plot, true}, {"--plot data", plot ? plot_dat : NULL, true}};
+        {"--out", b->out, true}, {"--plot", b->plot, true}, {"--plot data", b->plot ? plot_dat : NULL, true}};
     char scripts[MAX_LIST][4096];
     int nfiles = 3;
-    for (int d = 0; d < ndomains; ++d) {
-        if (tpCli_ResolveDomain(domains[d], scripts[d], sizeof scripts[d])) {
+    for (int d = 0; d < b->ndomains; ++d) {
+        if (tpCli_ResolveDomain(b->domains[d], scripts[d], sizeof scripts[d])) {
             files[nfiles++] = (tpCliFile){"the domain script", scripts[d], false};
         }
     }
     if (!tpCli_CheckFiles(files, nfiles)) {
         return TP_EXIT_BAD_INPUT;
     }
-    if (quiet) {
-        tpLog_SetLevel(TP_LOG_WARN);
-    }
-    if (mpi && jobs > 1) {
+    if (b->mpi && b->jobs > 1) {
         tpLog(TP_LOG_ERROR, "--mpi and --jobs: the seeds are spread over the MPI ranks (mpirun -np R)");
         return TP_EXIT_BAD_INPUT;
     }
-    if (mpi && !(*mpi_started = tpMpi_Init(&rank, &nranks))) {
+    return -1;
+}
+
+/* One row: every seed of (domain path, planner p) into runs, then its summary line. False when
+   the row failed (its runs are dropped, reported); -1 in *oom when memory ran out. */
+static bool bench_row(const BenchCmd *b, const tpCliPlanOpts *dom_o, const char *path, const char *label,
+                      const tpScriptParam *params, int nparams, int p, int rank, int nranks, Progress *prog, Runs *runs,
+                      bool *oom)
+{
+    size_t first = runs->n;
+    const tpPlannerKind kind = b->kinds[p];
+    tpCliPlanOpts ro = *dom_o;
+    ro.run.planner = kind == TP_PLANNER_RRT ? TPLAN_PLANNER_RRT : TPLAN_PLANNER_BGT;
+    ro.run.seed = b->first_seed;
+    prog->label = label;
+    prog->kind = kind;
+    prog->runs = (uint32_t)b->seeds;
+    const tpCliProgress progress = {on_progress, prog, 0.25};
+    bool failed = false;
+    if (b->mpi) {
+        failed = !bench_mpi(path, params, nparams, &ro, label, kind, b->first_seed, b->seeds, rank, nranks, runs);
+    } else if (b->jobs > 1) {
+        failed = !bench_parallel(path, params, nparams, &ro, label, kind, b->first_seed, b->seeds, (int)b->jobs, runs);
+    } else {
+        for (long long s = 0; s < b->seeds && !failed; ++s) {
+            prog->run = (uint32_t)s + 1;
+            on_progress(prog, &(tpPlanStats){0});
+            Run r;
+            char err[2048] = "";
+            if (bench_one(path, params, nparams, &ro, label, kind, b->first_seed + (uint32_t)s, &progress, &r, err,
+                          sizeof err) != TP_EXIT_OK) {
+                clear_progress(prog);
+                printf("%-18s %-6s error: %s\n", label, kind_name(kind), err);
+                fflush(stdout);
+                failed = true;
+            } else if (!push_run(runs, &r)) {
+                clear_progress(prog);
+                tpLog(TP_LOG_ERROR, "out of memory");
+                *oom = true;
+                return false;
+            }
+        }
+    }
+    clear_progress(prog);
+    if (failed) {
+        runs->n = first; /* a row with an error is not summarised */
+        return false;
+    }
+    print_row(label, kind, runs->v + first, runs->n - first);
+    return true;
+}
+
+/* After the rows: the --out file and the --plot figure. The exit code, from the rows' one. */
+static int bench_report(const BenchCmd *b, const Runs *runs, const char *plot_path, const char *plot_label, bool tty,
+                        int code)
+{
+    if (b->out) {
+        bool ok = ends_with(b->out, ".csv") ? write_csv(b->out, runs) : write_json(b->out, runs, (int)b->seeds, &b->o);
+        if (!ok) {
+            tpLog(TP_LOG_ERROR, "cannot write %s", b->out);
+            code = TP_EXIT_FAILURE;
+        } else {
+            printf("wrote %s (%zu runs)\n", b->out, runs->n);
+        }
+    }
+    if (!b->plot) {
+        return code;
+    }
+    if (!plot_path) {
+        tpLog(TP_LOG_ERROR, "--plot: no domain to plot (%s not among the domains found)",
+              b->plot_domain ? b->plot_domain : "none");
+        return code == TP_EXIT_FAILURE ? code : TP_EXIT_APPROXIMATE;
+    }
+    int64_t iters = b->plot_iters > 0 ? b->plot_iters : b->o.run.max_iters > 0 ? b->o.run.max_iters : 100000;
+    tpScriptParam params[TP_MAX_PARAMS];
+    char storage[8192];
+    int nparams = params_for((char **)b->sets, b->nsets, plot_label, params, storage, sizeof storage);
+    tpCliPlanOpts po = b->o;
+    po.run.seed = b->first_seed;
+    int rc = tpBench_Fig13(plot_path, plot_label, params, nparams, &po, iters, b->plot, tty);
+    if (rc == TP_EXIT_FAILURE) {
+        code = TP_EXIT_FAILURE;
+    } else if (rc != TP_EXIT_OK && code == TP_EXIT_OK) {
+        code = TP_EXIT_APPROXIMATE;
+    }
+    return code;
+}
+
+static int bench_main(int argc, char **argv, bool *mpi_started)
+{
+    BenchCmd b;
+    int code = bench_parse(argc, argv, &b);
+    if (code >= 0) {
+        return code;
+    }
+    if (b.quiet) {
+        tpLog_SetLevel(TP_LOG_WARN);
+    }
+    int rank = 0, nranks = 1;
+    if (b.mpi && !(*mpi_started = tpMpi_Init(&rank, &nranks))) {
         return TP_EXIT_BAD_INPUT;
     }
     if (rank != 0) {
-        quiet = true; /* rank 0 prints and writes */
-        out = NULL;
-        plot = NULL;
+        b.quiet = true; /* rank 0 prints and writes */
+        b.out = NULL;
+        b.plot = NULL;
     }
-
-    Progress prog = {!quiet && isatty(2), NULL, TP_PLANNER_BGT, 0, 0};
-    const tpCliProgress progress = {on_progress, &prog, 0.25};
+    Progress prog = {!b.quiet && isatty(2), NULL, TP_PLANNER_BGT, 0, 0};
     Runs runs = {0};
     bool partial = false;
     const char *plot_path = NULL;
     char plot_path_buf[4096];
     char plot_label[256] = "";
-    printf("tplan bench: %lld seed%s per row (from %u)", seeds, seeds == 1 ? "" : "s", first_seed);
-    if (o.iters) {
-        printf(", max-iters %lld", o.iters_v);
+    printf("tplan bench: %lld seed%s per row (from %u)", b.seeds, b.seeds == 1 ? "" : "s", b.first_seed);
+    if (b.o.run.max_iters > 0) {
+        printf(", max-iters %lld", (long long)b.o.run.max_iters);
     }
     printf("%s; times are medians / 90th percentiles over all runs (unsolved ones included);\n"
            "shares are of the summed planning time; paper = Table 1 (Pentium 4, averages)\n",
-           o.no_nn_index ? ", no NN index" : "");
+           !b.o.run.nn_index ? ", no NN index" : "");
     print_header();
-    for (int d = 0; d < ndomains; ++d) {
+    for (int d = 0; d < b.ndomains; ++d) {
         char label[256], path[4096];
-        domain_label(domains[d], label, sizeof label);
-        if (!tpCli_ResolveDomain(domains[d], path, sizeof path)) {
+        domain_label(b.domains[d], label, sizeof label);
+        if (!tpCli_ResolveDomain(b.domains[d], path, sizeof path)) {
             printf("%-18s domain not found (no file, no built-in %s/%s.lua): skipped\n", label, tpCli_DomainsDir(),
                    label);
             fflush(stdout);
             partial = true;
             continue;
         }
-        if (plot && !plot_path &&
-            (!plot_domain || strcmp(plot_domain, domains[d]) == 0 || strcmp(plot_domain, label) == 0)) {
+        if (b.plot && !plot_path &&
+            (!b.plot_domain || strcmp(b.plot_domain, b.domains[d]) == 0 || strcmp(b.plot_domain, label) == 0)) {
             snprintf(plot_path_buf, sizeof plot_path_buf, "%s", path);
             snprintf(plot_label, sizeof plot_label, "%s", label);
             plot_path = plot_path_buf;
         }
         tpScriptParam params[TP_MAX_PARAMS];
         char storage[8192];
-        int nparams = params_for(sets, nsets, label, params, storage, sizeof storage);
-        if (!mpi || rank == 0) {
-            tpCli_ScriptWarnings(&o, path, params, nparams); /* once per domain, before its rows */
+        int nparams = params_for(b.sets, b.nsets, label, params, storage, sizeof storage);
+        tpCliPlanOpts dom_o = b.o;
+        dom_o.name = tpCli_DomainName(b.domains[d], path); /* messages name a built-in by its file name */
+        if (!b.mpi || rank == 0) {
+            tpCli_ScriptWarnings(&dom_o, path, params, nparams); /* once per domain, before its rows */
         }
-        for (int p = 0; p < nplanners; ++p) {
-            size_t first = runs.n;
-            if (kinds[p] == TP_PLANNER_RRT && !has_sampling_space(&o, path, params, nparams)) {
+        for (int p = 0; p < b.nplanners; ++p) {
+            if (b.kinds[p] == TP_PLANNER_RRT && !has_sampling_space(&dom_o, path, params, nparams)) {
                 printf("%-18s %-6s n/a: the domain has no sampling space (BK-BGT only; Table 1 has no BK-RRT time "
                        "either)\n",
-                       label, kind_name(kinds[p]));
+                       label, kind_name(b.kinds[p]));
                 fflush(stdout);
                 continue;
             }
-            tpCliPlanOpts ro = o;
-            ro.planner = true;
-            ro.kind = kinds[p];
-            ro.seed = true;
-            prog.label = label;
-            prog.kind = kinds[p];
-            prog.runs = (uint32_t)seeds;
-            bool failed = false;
-            if (mpi) {
-                failed =
-                    !bench_mpi(path, params, nparams, &ro, label, kinds[p], first_seed, seeds, rank, nranks, &runs);
-            } else if (jobs > 1) {
-                failed =
-                    !bench_parallel(path, params, nparams, &ro, label, kinds[p], first_seed, seeds, (int)jobs, &runs);
-            } else {
-                for (long long s = 0; s < seeds && !failed; ++s) {
-                    prog.run = (uint32_t)s + 1;
-                    on_progress(&prog, &(tpPlanStats){0});
-                    Run r;
-                    char err[2048] = "";
-                    if (bench_one(path, params, nparams, &ro, label, kinds[p], first_seed + (uint32_t)s, &progress, &r,
-                                  err, sizeof err) != TP_EXIT_OK) {
-                        clear_progress(&prog);
-                        printf("%-18s %-6s error: %s\n", label, kind_name(kinds[p]), err);
-                        fflush(stdout);
-                        failed = true;
-                    } else if (!push_run(&runs, &r)) {
-                        clear_progress(&prog);
-                        tpLog(TP_LOG_ERROR, "out of memory");
-                        free(runs.v);
-                        return TP_EXIT_FAILURE;
-                    }
+            bool oom = false;
+            if (!bench_row(&b, &dom_o, path, label, params, nparams, p, rank, nranks, &prog, &runs, &oom)) {
+                if (oom) {
+                    free(runs.v);
+                    return TP_EXIT_FAILURE;
                 }
-            }
-            clear_progress(&prog);
-            if (failed) {
                 partial = true;
-                runs.n = first; /* a row with an error is not summarised */
-                continue;
             }
-            print_row(label, kinds[p], runs.v + first, runs.n - first);
         }
     }
-    int code = partial ? TP_EXIT_APPROXIMATE : TP_EXIT_OK;
-    if (out) {
-        bool ok = ends_with(out, ".csv") ? write_csv(out, &runs) : write_json(out, &runs, (int)seeds, &o);
-        if (!ok) {
-            tpLog(TP_LOG_ERROR, "cannot write %s", out);
-            code = TP_EXIT_FAILURE;
-        } else {
-            printf("wrote %s (%zu runs)\n", out, runs.n);
-        }
-    }
+    code = bench_report(&b, &runs, plot_path, plot_label, prog.tty, partial ? TP_EXIT_APPROXIMATE : TP_EXIT_OK);
     free(runs.v);
-    if (plot) {
-        if (!plot_path) {
-            tpLog(TP_LOG_ERROR, "--plot: no domain to plot (%s not among the domains found)",
-                  plot_domain ? plot_domain : "none");
-            return code == TP_EXIT_FAILURE ? code : TP_EXIT_APPROXIMATE;
-        }
-        int64_t iters = plot_iters > 0 ? plot_iters : o.iters ? o.iters_v : 100000;
-        tpScriptParam params[TP_MAX_PARAMS];
-        char storage[8192];
-        int nparams = params_for(sets, nsets, plot_label, params, storage, sizeof storage);
-        tpCliPlanOpts po = o;
-        po.seed = true;
-        po.seed_v = first_seed;
-        int rc = tpBench_Fig13(plot_path, plot_label, params, nparams, &po, iters, plot, prog.tty);
-        if (rc == TP_EXIT_FAILURE) {
-            code = TP_EXIT_FAILURE;
-        } else if (rc != TP_EXIT_OK && code == TP_EXIT_OK) {
-            code = TP_EXIT_APPROXIMATE;
-        }
-    }
     return code;
 }
 

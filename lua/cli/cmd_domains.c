@@ -13,9 +13,9 @@ int tpCmd_Domains(int argc, char **argv)
     int c;
     while ((c = tpCli_NextOption(&args)) != -1) {
         if (c == 'h') {
-            printf("usage: tplan domains\n\nLists the built-in domains (the *.lua scripts in %s,\n"
-                   "or in $TPLAN_DOMAINS) with their descriptions. Plan one with 'tplan plan NAME'.\n",
-                   tpCli_DomainsDir());
+            printf("usage: tplan domains\n\nLists the built-in domains with their descriptions: the *.lua scripts in\n"
+                   "$TPLAN_DOMAINS if set, else in PREFIX/share/tplan/domains of an installed tplan, else in\n"
+                   "the source tree's domains/. Plan one with 'tplan plan NAME'.\n");
             return TP_EXIT_OK;
         }
         if (c == 1) {

@@ -41,11 +41,18 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-int tpCmd_Export(int argc, char **argv)
+/* The command line of `tplan export`. */
+typedef struct ExportCmd {
+    tpExportDef def;
+    const char *plan, *out, *tree_path, *format;
+    bool quiet;
+} ExportCmd;
+
+/* Parses and checks the options into e: -1 to go on, else the exit code. */
+static int export_parse(int argc, char **argv, ExportCmd *e)
 {
-    tpExportDef def = tpDefaultExportDef();
-    const char *plan = NULL, *out = NULL, *tree_path = NULL, *format = NULL;
-    bool quiet = false;
+    memset(e, 0, sizeof *e);
+    e->def = tpDefaultExportDef();
     enum { OPT_FORMAT = TP_OPT_FIRST_FREE, OPT_TOL, OPT_ATOL, OPT_WORLD, OPT_TREE, OPT_ALT, OPT_OVERLAYS };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, OPT_FORMAT},
@@ -71,109 +78,137 @@ int tpCmd_Export(int argc, char **argv)
             export_usage(stdout);
             return TP_EXIT_OK;
         case 'q':
-            quiet = true;
+            e->quiet = true;
             break;
         case 'o':
-            out = args.value;
+            e->out = args.value;
             break;
         case OPT_FORMAT:
-            format = args.value;
+            e->format = args.value;
             break;
         case OPT_TOL:
         case OPT_ATOL:
             if (!tpCli_ParseDouble(args.name, args.value, 0, false, 1e6, &x)) {
                 return TP_EXIT_BAD_INPUT;
             }
-            *(c == OPT_TOL ? &def.tolerance : &def.angle_tolerance) = x;
+            *(c == OPT_TOL ? &e->def.tolerance : &e->def.angle_tolerance) = x;
             break;
         case OPT_WORLD:
             if (!tpCli_ParseInt(args.name, args.value, 1, 1000000, &k)) {
                 return TP_EXIT_BAD_INPUT;
             }
-            def.world = (int)k - 1;
+            e->def.world = (int)k - 1;
             break;
         case OPT_TREE:
-            tree_path = args.value;
+            e->tree_path = args.value;
             break;
         case OPT_ALT:
-            def.alternatives = true;
+            e->def.alternatives = true;
             break;
         case OPT_OVERLAYS:
-            def.overlays = true;
+            e->def.overlays = true;
             break;
         case 1:
-            if (plan) {
+            if (e->plan) {
                 tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(args.value, q, sizeof q));
                 return TP_EXIT_BAD_INPUT;
             }
-            plan = args.value;
+            e->plan = args.value;
             break;
         default:
             return TP_EXIT_BAD_INPUT;
         }
     }
-    if (!plan || !out) {
-        tpLog(TP_LOG_ERROR, "export: %s is required (see 'tplan export --help')", plan ? "-o OUT" : "a plan file");
+    if (!e->plan || !e->out) {
+        tpLog(TP_LOG_ERROR, "export: %s is required (see 'tplan export --help')", e->plan ? "-o OUT" : "a plan file");
         return TP_EXIT_BAD_INPUT;
     }
-    if (!format) {
-        format = ends_with(out, ".gltf") ? "gltf" : "glb";
-    }
+    const char *format = e->format ? e->format : ends_with(e->out, ".gltf") ? "gltf" : "glb";
     if (strcmp(format, "glb") == 0) {
-        def.format = TP_EXPORT_GLB;
+        e->def.format = TP_EXPORT_GLB;
     } else if (strcmp(format, "gltf") == 0) {
-        def.format = TP_EXPORT_GLTF;
+        e->def.format = TP_EXPORT_GLTF;
     } else if (strcmp(format, "csv") == 0) {
-        def.format = TP_EXPORT_CSV;
+        e->def.format = TP_EXPORT_CSV;
     } else {
         tpLog(TP_LOG_ERROR, "--format: unknown format '%s' (glb, gltf or csv)", format);
         return TP_EXIT_BAD_INPUT;
     }
-    if (def.format == TP_EXPORT_CSV && (tree_path || def.alternatives || def.overlays)) {
+    if (e->def.format == TP_EXPORT_CSV && (e->tree_path || e->def.alternatives || e->def.overlays)) {
         tpLog(TP_LOG_ERROR, "--tree, --alternatives and --overlays are glTF options (not for --format csv)");
         return TP_EXIT_BAD_INPUT;
     }
-    const tpCliFile files[] = {{"the plan", plan, false}, {"--tree", tree_path, false}, {"--out", out, true}};
-    if (!tpCli_CheckFiles(files, 3)) {
-        return TP_EXIT_BAD_INPUT;
+    /* the files written beside --out are outputs too: glTF's buffer (x.gltf -> x.bin, as gltf.c
+       names it) and the CSV folder's two files; a plan named like one of them was overwritten */
+    char side1[4096] = "", side2[4096] = "";
+    const char *out = e->out;
+    if (e->def.format == TP_EXPORT_GLTF) {
+        size_t len = strlen(out);
+        size_t stem = len > 5 && strcmp(out + len - 5, ".gltf") == 0 ? len - 5 : len;
+        snprintf(side1, sizeof side1, "%.*s.bin", (int)stem, out);
+    } else if (e->def.format == TP_EXPORT_CSV) {
+        snprintf(side1, sizeof side1, "%s/states.csv", out);
+        snprintf(side2, sizeof side2, "%s/controls.csv", out);
+    }
+    const tpCliFile files[] = {
+        {"the plan", e->plan, false},
+        {"--tree", e->tree_path, false},
+        {"--out", out, true},
+        {e->def.format == TP_EXPORT_CSV ? "--out's states.csv" : "--out's glTF buffer", side1[0] ? side1 : NULL, true},
+        {"--out's controls.csv", side2[0] ? side2 : NULL, true}};
+    return tpCli_CheckFiles(files, 5) ? -1 : TP_EXIT_BAD_INPUT;
+}
+
+/* What was written, and how long reading and writing took. */
+static void export_report(const ExportCmd *e, const tpExportStats *st, double t_read, double t_write)
+{
+    if (e->def.format == TP_EXPORT_CSV) {
+        printf("wrote      %s/states.csv and controls.csv (%.1f MB)\n", e->out, st->bytes / 1e6);
+    } else {
+        printf("wrote      %s (%.1f MB): %d nodes, %d meshes, %d materials, %d animation%s\n", e->out, st->bytes / 1e6,
+               st->nodes, st->meshes, st->materials, st->animations, st->animations == 1 ? "" : "s");
+        printf("keys       %lld of %lld (%.1f %%), max error %.3g m, %.3g rad (float32 included)\n",
+               (long long)st->keys_kept, (long long)st->keys_full,
+               st->keys_full ? 100.0 * (double)st->keys_kept / (double)st->keys_full : 100.0, st->max_pos_err,
+               st->max_ang_err);
+    }
+    printf("time       %.3f s: reading %.3f s, writing %.3f s\n", t_read + t_write, t_read, t_write);
+}
+
+int tpCmd_Export(int argc, char **argv)
+{
+    ExportCmd e;
+    int code = export_parse(argc, argv, &e);
+    if (code >= 0) {
+        return code;
     }
     char err[1024];
     double t0 = tpClock_Now();
     tpPlanRecord rec;
-    if (!tpPlanRecord_Read(&rec, plan, err, sizeof err)) {
+    if (!tpPlanRecord_Read(&rec, e.plan, err, sizeof err)) {
         tpLog(TP_LOG_ERROR, "%s", err);
         return TP_EXIT_BAD_INPUT;
     }
     tpTreeRecord tree;
     memset(&tree, 0, sizeof tree);
-    if (tree_path) {
-        if (!tpTreeRecord_Read(&tree, tree_path, err, sizeof err)) {
+    if (e.tree_path) {
+        if (!tpTreeRecord_Read(&tree, e.tree_path, err, sizeof err)) {
             tpLog(TP_LOG_ERROR, "%s", err);
             tpPlanRecord_Free(&rec);
             return TP_EXIT_BAD_INPUT;
         }
-        def.tree = &tree;
+        e.def.tree = &tree;
     }
     double t1 = tpClock_Now();
     tpExportStats st;
-    bool ok = tpExport_Write(&rec, out, &def, &st, err, sizeof err);
+    bool ok = tpExport_Write(&rec, e.out, &e.def, &st, err, sizeof err);
     double t2 = tpClock_Now();
-    int code = TP_EXIT_OK;
+    code = TP_EXIT_OK;
     if (!ok) {
         tpLog(TP_LOG_ERROR, "%s", err);
         code = strncmp(err, "out of memory", 13) == 0 ? TP_EXIT_FAILURE : TP_EXIT_BAD_INPUT;
-    } else if (!quiet) {
-        if (def.format == TP_EXPORT_CSV) {
-            printf("wrote      %s/states.csv and controls.csv (%.1f MB)\n", out, st.bytes / 1e6);
-        } else {
-            printf("wrote      %s (%.1f MB): %d nodes, %d meshes, %d materials, %d animation%s\n", out, st.bytes / 1e6,
-                   st.nodes, st.meshes, st.materials, st.animations, st.animations == 1 ? "" : "s");
-            printf("keys       %lld of %lld (%.1f %%), max error %.3g m, %.3g rad (float32 included)\n",
-                   (long long)st.keys_kept, (long long)st.keys_full,
-                   st.keys_full ? 100.0 * (double)st.keys_kept / (double)st.keys_full : 100.0, st.max_pos_err,
-                   st.max_ang_err);
-        }
-        printf("time       %.3f s: reading %.3f s, writing %.3f s\n", t2 - t0, t1 - t0, t2 - t1);
+    } else if (!e.quiet) {
+        export_report(&e, &st, t1 - t0, t2 - t1);
     }
     tpTreeRecord_Free(&tree);
     tpPlanRecord_Free(&rec);

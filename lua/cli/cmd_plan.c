@@ -37,6 +37,8 @@ static void plan_usage(FILE *f)
                "  --memory-limit MB   memory the script's Lua state may hold (default 2048)\n"
                "  --load-time-limit S wall time for running the script's top level (default 10)\n"
                "  --call-time-limit S wall time for one Lua callback while planning (default 10)\n"
+               "  --search-memory MB  memory the search (tree and index) may hold; reached, planning stops\n"
+               "                      with what it found, as at --max-iters (default: no bound)\n"
                "  --set NAME=VALUE    override a script parameter read with tp.param (repeatable)\n"
                "  -o, --out FILE      plan file to write (default: <domain name>.plan.json)\n"
                "  --no-out            do not write a plan file\n"
@@ -94,6 +96,10 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
                res->nsolutions > 1 ? ", best selected" : "");
     } else {
         printf("status     approximate: no solution within the limits; best node by quality %.6g\n", w->cost);
+    }
+    if (s->memory_limited) {
+        printf("stopped    at the search's memory bound: %.1f MB (--search-memory, or out of memory)\n",
+               (double)s->mem_bytes / 1048576.0);
     }
     printf("plan       %d steps (%.2f s of motion), cost %.6g\n", w->nsteps, w->nsteps * rec->dt, w->cost);
     printf("search     %lld iterations, %lld nodes, %lld rejected (invalid), %.1f MB tree\n", (long long)s->iterations,
@@ -228,7 +234,8 @@ static int plan_parallel(const char *path, const tpCliParams *params, const tpCl
         res.status = strcmp(rec->status, "solved") == 0 ? TP_PLAN_SOLVED : TP_PLAN_APPROXIMATE;
         res.nsolutions = rec->nsolutions;
         res.stats = sw->stats;
-        print_summary(path, &pd, &res, rec, (size_t)win->state_bytes, win->action_dim, code == TP_EXIT_OK ? out : NULL);
+        print_summary(o->name ? o->name : path, &pd, &res, rec, (size_t)win->state_bytes, win->action_dim,
+                      code == TP_EXIT_OK ? out : NULL);
         printf("workers    %d %s; ", oc.nworkers, mpi ? "MPI ranks" : "processes");
         if (oc.bound < INT64_MAX) {
             printf("B = %lld iterations to %d solution%s; ", (long long)oc.bound, pd.solutions,
@@ -259,14 +266,21 @@ static int plan_parallel(const char *path, const tpCliParams *params, const tpCl
     return code;
 }
 
-int tpCmd_Plan(int argc, char **argv)
+/* The command line of `tplan plan`. */
+typedef struct PlanCmd {
+    const char *domain_arg, *out, *tree_out;
+    bool no_out, quiet, view, mpi;
+    long long view_quit, jobs;
+    tpCliParams params;
+    tpCliPlanOpts o; /* the run definition and what the program adds to a run */
+} PlanCmd;
+
+/* Parses the options into p: -1 to go on, else the exit code (--help, a bad option). */
+static int plan_parse(int argc, char **argv, PlanCmd *p)
 {
-    const char *domain_arg = NULL, *out = NULL, *tree_out = NULL;
-    bool no_out = false, quiet = false, view = false, mpi = false;
-    long long view_quit = 0, jobs = 1;
-    tpCliParams params = {0};
-    tpCliPlanOpts o;
-    memset(&o, 0, sizeof o);
+    memset(p, 0, sizeof *p);
+    p->jobs = 1;
+    tpCli_PlanOptsInit(&p->o);
     enum { OPT_SET = TP_OPT_FIRST_FREE, OPT_NO_OUT, OPT_TREE, OPT_VIEW, OPT_VIEW_QUIT, OPT_JOBS, OPT_MPI };
     static const struct option longopts[] = {
         TP_CLI_PLANNER_LONGOPTS,
@@ -287,7 +301,7 @@ int tpCmd_Plan(int argc, char **argv)
     while ((c = tpCli_NextOption(&args)) != -1) {
         const char *v = args.value;
         char q[256];
-        int po = tpCli_PlannerOption(&o, c, v);
+        int po = tpCli_PlannerOption(&p->o, c, v);
         if (po < 0) {
             return TP_EXIT_BAD_INPUT;
         } else if (po > 0) {
@@ -298,123 +312,72 @@ int tpCmd_Plan(int argc, char **argv)
             plan_usage(stdout);
             return TP_EXIT_OK;
         case 'q':
-            quiet = true;
+            p->quiet = true;
             break;
         case 'o':
-            out = v;
+            p->out = v;
             break;
         case OPT_NO_OUT:
-            no_out = true;
+            p->no_out = true;
             break;
         case OPT_VIEW:
-            view = true;
+            p->view = true;
             break;
         case OPT_SET:
-            if (!tpCli_AddParam(&params, (char *)v)) { /* v points into argv */
+            if (!tpCli_AddParam(&p->params, (char *)v)) { /* v points into argv */
                 return TP_EXIT_BAD_INPUT;
             }
             break;
         case OPT_TREE:
-            tree_out = v;
+            p->tree_out = v;
             break;
         case OPT_JOBS:
-            if (!tpCli_ParseInt("--jobs", v, 1, TP_PAR_MAX_WORKERS, &jobs)) {
+            if (!tpCli_ParseInt("--jobs", v, 1, TP_PAR_MAX_WORKERS, &p->jobs)) {
                 return TP_EXIT_BAD_INPUT;
             }
             break;
         case OPT_MPI:
-            mpi = true;
+            p->mpi = true;
             break;
         case OPT_VIEW_QUIT:
-            if (!tpCli_ParseInt("--view-quit-after", v, 1, 1000000000, &view_quit)) {
+            if (!tpCli_ParseInt("--view-quit-after", v, 1, 1000000000, &p->view_quit)) {
                 return TP_EXIT_BAD_INPUT;
             }
             break;
         case 1:
-            if (domain_arg) {
+            if (p->domain_arg) {
                 tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(v, q, sizeof q));
                 return TP_EXIT_BAD_INPUT;
             }
-            domain_arg = v;
+            p->domain_arg = v;
             break;
         default: /* '?': reported */
             return TP_EXIT_BAD_INPUT;
         }
     }
-    if (!domain_arg) {
+    if (!p->domain_arg) {
         plan_usage(stderr);
         return TP_EXIT_BAD_INPUT;
     }
-    if (quiet) {
-        tpLog_SetLevel(TP_LOG_WARN); /* warnings are not chatter: a script must learn its robot cannot move */
-    }
-    o.warn = true;
-    char path[4096];
-    if (!tpCli_ResolveDomain(domain_arg, path, sizeof path)) {
-        char q[512];
-        tpLog(TP_LOG_ERROR, "no such domain '%s' (not a file, and not a built-in: see 'tplan domains')",
-              tpCli_Escape(domain_arg, q, sizeof q));
-        return TP_EXIT_BAD_INPUT;
-    }
-    if (no_out) {
-        out = NULL;
-    }
-    /* before planning: an output must not replace the script, nor another output */
-    const tpCliFile files[] = {{"the domain script", path, false}, {"--out", out, true}, {"--tree", tree_out, true}};
-    if (!tpCli_CheckFiles(files, 3)) {
-        return TP_EXIT_BAD_INPUT;
-    }
-    if (mpi && jobs > 1) {
+    if (p->mpi && p->jobs > 1) {
         tpLog(TP_LOG_ERROR, "--mpi and --jobs: the number of workers is the number of MPI ranks (mpirun -np R)");
         return TP_EXIT_BAD_INPUT;
     }
-    if (jobs > 1 || mpi) {
-        PlanOutputs po = {out, tree_out, no_out, quiet, view, view_quit};
-        return plan_parallel(path, &params, &o, (int)jobs, mpi, po);
+    if (p->no_out) {
+        p->out = NULL;
     }
-    char err[2048] = "";
-    tpCliRun run;
-    tpCliLive live;
-    memset(&live, 0, sizeof live);
-    ProgressState ps = {!quiet && isatty(2), false, view ? &live : NULL};
-    if (view) {
-        live.run = &run; /* bound before planning: the live view never sees a half-set run */
-        live.domain_file = path;
-        live.def = tpDefaultViewerDef();
-        live.def.quit_after = (int)view_quit;
-    }
-    /* with --view, poll the window often; redraws are rate-limited (plan_view.c) */
-    const tpCliProgress progress = {on_progress, &ps, view ? 0.05 : 0.25};
-    int code = tpCli_PlanRun(path, params.items, params.n, &o, &progress, &run, err, sizeof err);
-    if (ps.shown) {
-        fprintf(stderr, "\n");
-    }
-    if (code != TP_EXIT_OK) {
-        if (run.script && !run.planner) {
-            tpLog(TP_LOG_ERROR, "%s", err); /* an invalid planner definition */
-        } else {
-            tpCli_PrintError(err); /* script errors name file:line themselves */
-        }
-        tpCliLive_Free(&live);
-        tpCli_PlanRunFree(&run);
-        return code;
-    }
-    tpDomain *domain = run.domain;
-    tpPlanner *planner = run.planner;
-    const tpPlannerDef pd = run.pd;
-    const tpPlanResult res = run.res;
-    const tpPlanStatus st = run.status;
-    tpPlanRecord rec;
-    if (!tpCli_RecordRun(&run, path, &rec, err, sizeof err)) {
-        tpLog(TP_LOG_ERROR, "%s", err);
-        tpPlanRecord_Free(&rec);
-        tpCliLive_Free(&live);
-        tpCli_PlanRunFree(&run);
-        return TP_EXIT_FAILURE;
-    }
-    char default_out[512];
-    if (!out && !no_out) {
-        snprintf(default_out, sizeof default_out, "%s.plan.json", rec.domain_name);
+    return -1;
+}
+
+/* Writes what a finished run produced -- the plan file (by default DOMAIN.plan.json), the tree
+   file -- and prints the summary. The exit code. */
+static int plan_report(PlanCmd *p, const char *path, tpCliRun *run, const tpPlanRecord *rec)
+{
+    int code = TP_EXIT_OK;
+    char err[2048] = "", default_out[512];
+    const char *out = p->out, *tree_out = p->tree_out;
+    if (!out && !p->no_out) {
+        snprintf(default_out, sizeof default_out, "%s.plan.json", rec->domain_name);
         out = default_out;
         const tpCliFile dfiles[] = {
             {"the domain script", path, false}, {"--tree", tree_out, true}, {"the plan file", out, true}};
@@ -424,22 +387,90 @@ int tpCmd_Plan(int argc, char **argv)
             tree_out = NULL;
         }
     }
-    if (out && !tpPlanRecord_Write(&rec, out, err, sizeof err)) {
+    if (out && !tpPlanRecord_Write(rec, out, err, sizeof err)) {
         tpLog(TP_LOG_ERROR, "cannot write plan: %s", err);
         code = TP_EXIT_FAILURE;
     }
-    if (code == TP_EXIT_OK && tree_out && !tpCli_WriteTree(domain, tpPlanner_Tree(planner), &res, tree_out)) {
+    if (code == TP_EXIT_OK && tree_out &&
+        !tpCli_WriteTree(run->domain, tpPlanner_Tree(run->planner), &run->res, tree_out)) {
         code = TP_EXIT_FAILURE;
     }
-    if (!quiet) {
-        const tpProblem problem = tpDomain_Problem(domain);
-        print_summary(path, &pd, &res, &rec, problem.state_bytes, problem.action_dim, code == TP_EXIT_OK ? out : NULL);
+    if (!p->quiet) {
+        const tpProblem problem = tpDomain_Problem(run->domain);
+        print_summary(p->o.name ? p->o.name : path, &run->pd, &run->res, rec, problem.state_bytes, problem.action_dim,
+                      code == TP_EXIT_OK ? out : NULL);
     }
-    if (code == TP_EXIT_OK && st == TP_PLAN_APPROXIMATE) {
+    if (code == TP_EXIT_OK && run->status == TP_PLAN_APPROXIMATE) {
         code = TP_EXIT_APPROXIMATE;
     }
-    if (view) {
-        tpCliLive_Finish(&live, &rec, tpPlanner_Tree(planner), &res);
+    return code;
+}
+
+int tpCmd_Plan(int argc, char **argv)
+{
+    PlanCmd p;
+    int code = plan_parse(argc, argv, &p);
+    if (code >= 0) {
+        return code;
+    }
+    if (p.quiet) {
+        tpLog_SetLevel(TP_LOG_WARN); /* warnings are not chatter: a script must learn its robot cannot move */
+    }
+    p.o.warn = true;
+    char path[4096];
+    if (!tpCli_ResolveDomain(p.domain_arg, path, sizeof path)) {
+        char q[512];
+        tpLog(TP_LOG_ERROR, "no such domain '%s' (not a file, and not a built-in: see 'tplan domains')",
+              tpCli_Escape(p.domain_arg, q, sizeof q));
+        return TP_EXIT_BAD_INPUT;
+    }
+    p.o.name = tpCli_DomainName(p.domain_arg, path); /* a built-in is named "maze.lua", not by its install path */
+    /* before planning: an output must not replace the script, nor another output (nor, once the
+       script has run, a file it read: tpCli_PlanRun) */
+    const tpCliFile files[] = {
+        {"the domain script", path, false}, {"--out", p.out, true}, {"--tree", p.tree_out, true}};
+    if (!tpCli_CheckFiles(files, 3)) {
+        return TP_EXIT_BAD_INPUT;
+    }
+    p.o.outputs = files + 1;
+    p.o.noutputs = 2;
+    if (p.jobs > 1 || p.mpi) {
+        PlanOutputs po = {p.out, p.tree_out, p.no_out, p.quiet, p.view, p.view_quit};
+        return plan_parallel(path, &p.params, &p.o, (int)p.jobs, p.mpi, po);
+    }
+    char err[2048] = "";
+    tpCliRun run;
+    tpCliLive live;
+    memset(&live, 0, sizeof live);
+    ProgressState ps = {!p.quiet && isatty(2), false, p.view ? &live : NULL};
+    if (p.view) {
+        live.run = &run; /* bound before planning: the live view never sees a half-set run */
+        live.domain_file = path;
+        live.def = tpDefaultViewerDef();
+        live.def.quit_after = (int)p.view_quit;
+    }
+    /* with --view, poll the window often; redraws are rate-limited (plan_view.c) */
+    const tpCliProgress progress = {on_progress, &ps, p.view ? 0.05 : 0.25};
+    code = tpCli_PlanRun(path, p.params.items, p.params.n, &p.o, &progress, &run, err, sizeof err);
+    if (ps.shown) {
+        fprintf(stderr, "\n");
+    }
+    tpPlanRecord rec;
+    memset(&rec, 0, sizeof rec);
+    if (code != TP_EXIT_OK) {
+        if (run.script && !run.planner) {
+            tpLog(TP_LOG_ERROR, "%s", err); /* an invalid planner definition */
+        } else {
+            tpCli_PrintError(err); /* script errors name file:line themselves */
+        }
+    } else if (!tpCli_RecordRun(&run, path, &rec, err, sizeof err)) {
+        tpLog(TP_LOG_ERROR, "%s", err);
+        code = TP_EXIT_FAILURE;
+    } else {
+        code = plan_report(&p, path, &run, &rec);
+        if (p.view) {
+            tpCliLive_Finish(&live, &rec, tpPlanner_Tree(run.planner), &run.res);
+        }
     }
     tpPlanRecord_Free(&rec);
     tpCliLive_Free(&live);

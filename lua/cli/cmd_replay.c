@@ -7,17 +7,20 @@
 
 #include "cli.h"
 #include "tp/base.h"
+#include "tplan/version.h"
 
 static void replay_usage(FILE *f)
 {
     fprintf(f, "usage: tplan replay PLAN.json [options]\n"
                "\n"
-               "Loads the plan's domain script (the path recorded in the plan, with its recorded --set\n"
-               "overrides), re-simulates the recorded controls from the recorded initial state and checks\n"
+               "Loads the plan's domain script (the script and the files it read, embedded in the plan;\n"
+               "older plans: the path recorded in the plan) with its recorded --set overrides,\n"
+               "re-simulates the recorded controls from the recorded initial state and checks\n"
                "that every body's state matches the recorded trajectory bit for bit, and that the goal holds\n"
                "at the end of a solved plan.\n"
                "\n"
-               "  --domain FILE   use this script instead of the recorded path\n"
+               "  --domain FILE   use this script (and the files of its folder) instead of the ones\n"
+               "                  embedded in the plan\n"
                "  --all           check every recorded solution (many-worlds), not just the selected one\n"
                "  --check         also report the deepest overlap of every touching body pair (m, and the\n"
                "                  step), and fail when a pair overlapped deeper than its limit: the\n"
@@ -111,12 +114,18 @@ static bool print_override_error(const char *plan, const tpCliParams *params, co
     return false;
 }
 
-int tpCmd_Replay(int argc, char **argv)
+/* The command line of `tplan replay`. */
+typedef struct ReplayOpts {
+    const char *plan_path, *domain_override;
+    bool all, quiet, check;
+    double tolerance; /* --tolerance: both limits; < 0 (default): the plan's recorded limits */
+} ReplayOpts;
+
+/* Parses the options into o: -1 to go on, else the exit code (--help, a bad option). */
+static int replay_parse(int argc, char **argv, ReplayOpts *o)
 {
-    const char *plan_path = NULL, *domain_override = NULL;
-    bool all = false, quiet = false;
-    bool check = false;
-    double tolerance = -1.0; /* --tolerance: both limits; default: the plan's recorded limits */
+    memset(o, 0, sizeof *o);
+    o->tolerance = -1.0;
     enum { OPT_DOMAIN = TP_OPT_FIRST_FREE, OPT_ALL, OPT_CHECK, OPT_TOLERANCE };
     static const struct option longopts[] = {
         {"domain", required_argument, NULL, OPT_DOMAIN},
@@ -136,147 +145,173 @@ int tpCmd_Replay(int argc, char **argv)
             replay_usage(stdout);
             return TP_EXIT_OK;
         case 'q':
-            quiet = true;
+            o->quiet = true;
             break;
         case OPT_ALL:
-            all = true;
+            o->all = true;
             break;
         case OPT_DOMAIN:
-            domain_override = args.value;
+            o->domain_override = args.value;
             break;
         case OPT_CHECK:
-            check = true;
+            o->check = true;
             break;
         case OPT_TOLERANCE:
-            if (!tpCli_ParseDouble(args.name, args.value, 0, false, 1000, &tolerance)) {
+            if (!tpCli_ParseDouble(args.name, args.value, 0, false, 1000, &o->tolerance)) {
                 return TP_EXIT_BAD_INPUT;
             }
             break;
         case 1:
-            if (plan_path) {
+            if (o->plan_path) {
                 tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(args.value, q, sizeof q));
                 return TP_EXIT_BAD_INPUT;
             }
-            plan_path = args.value;
+            o->plan_path = args.value;
             break;
         default:
             return TP_EXIT_BAD_INPUT;
         }
     }
-    if (!plan_path) {
+    if (!o->plan_path) {
         replay_usage(stderr);
         return TP_EXIT_BAD_INPUT;
+    }
+    return -1;
+}
+
+/* Loads the plan's script: the one embedded in the plan with every file it read (sources, checked
+   against their hashes by the reader), wherever the plan and the domain are; or, with --domain FILE
+   and for plans written before sources existed, a script from the disk. *files (freed by the
+   caller) holds the embedded files the script reads. NULL after printing why. */
+static tpScript *replay_load(const ReplayOpts *o, const tpPlanRecord *rec, tpScriptFile **files)
+{
+    *files = NULL;
+    bool embedded = !o->domain_override && rec->nsources > 0;
+    char path[4096];
+    const char *want = o->domain_override ? o->domain_override : rec->domain_file;
+    if (!embedded && !tpCli_ResolveDomain(want, path, sizeof path)) {
+        char q[512];
+        tpLog(TP_LOG_ERROR, "%s: domain script '%s' not found (use --domain FILE)", o->plan_path,
+              tpCli_Escape(want, q, sizeof q));
+        return NULL;
+    }
+    *files = embedded ? calloc((size_t)rec->nsources, sizeof **files) : NULL;
+    cJSON *ov = NULL;
+    tpCliParams params = {0};
+    char bufs[TP_MAX_PARAMS][64];
+    if ((embedded && !*files) || !params_from_overrides(o->plan_path, rec->overrides, &ov, &params, bufs)) {
+        cJSON_Delete(ov);
+        return NULL;
+    }
+    tpScriptDef sdef = tpDefaultScriptDef();
+    sdef.params = params.items;
+    sdef.nparams = params.n;
+    if (embedded) {
+        for (int k = 0; k < rec->nsources; ++k) {
+            (*files)[k] = (tpScriptFile){rec->sources[k].path, rec->sources[k].data, rec->sources[k].len};
+        }
+        sdef.path = rec->sources[0].path;
+        sdef.files = *files;
+        sdef.nfiles = rec->nsources;
+    } else {
+        sdef.path = path;
+        sdef.name = tpCli_DomainName(want, path);
+    }
+    char err[2048] = "";
+    tpScript *script = tpCreateScript(&sdef, err, sizeof err);
+    if (!script && !print_override_error(o->plan_path, &params, err)) {
+        tpCli_PrintError(err);
+    }
+    cJSON_Delete(ov);
+    if (script && strcmp(tpScript_Hash(script), rec->domain_hash) != 0) {
+        tpLog(TP_LOG_WARN, "%s: the script changed since planning (hash %s, plan recorded %s)", tpScript_Name(script),
+              tpScript_Hash(script), rec->domain_hash);
+    }
+    if (script && embedded && !o->quiet) {
+        printf("script: %s and %d more file%s embedded in the plan\n", rec->sources[0].path, rec->nsources - 1,
+               rec->nsources == 2 ? "" : "s");
+    }
+    return script;
+}
+
+/* Replays world w (the run's replay: bit for bit, then the goal) and, with --check, its overlaps;
+   reports it. The exit code of this world. */
+static int replay_world(const ReplayOpts *o, tpDomain *domain, const tpPlanRecord *rec, int w)
+{
+    char err[2048] = "";
+    switch (tpRun_ReplayWorld(domain, rec, w, err, sizeof err)) {
+    case TP_RUN_REPLAY_MISFIT:
+        tpLog(TP_LOG_ERROR, "%s: %s", o->plan_path, err);
+        return TP_EXIT_BAD_INPUT;
+    case TP_RUN_REPLAY_MISMATCH:
+        fprintf(stderr, "tplan: replay MISMATCH in world %d: %s\n", w, err);
+        if (rec->tplan_version && strcmp(rec->tplan_version, TPLAN_VERSION) != 0) {
+            fprintf(stderr, "tplan: the plan was written by tplan %s; this is tplan %s\n", rec->tplan_version,
+                    TPLAN_VERSION);
+        }
+        return TP_EXIT_FAILURE;
+    case TP_RUN_REPLAY_ERROR: /* a condition of the goal failed (the script's message) */
+        fprintf(stderr, "%s\n", err);
+        return TP_EXIT_BAD_INPUT;
+    case TP_RUN_REPLAY_GOAL_FAILS:
+        fprintf(stderr, "tplan: replay of world %d matches, but the goal does not hold at its end\n", w);
+        return TP_EXIT_FAILURE;
+    case TP_RUN_REPLAY_OK:
+        break;
+    }
+    if (!o->quiet) {
+        printf("world %d: %d steps replayed bit for bit%s\n", w, rec->worlds[w].nsteps,
+               strcmp(rec->status, "solved") == 0 ? "; goal holds" : " (approximate plan)");
+    }
+    if (!o->check) {
+        return TP_EXIT_OK;
+    }
+    /* the limits the planner held the plan to (older files: the domain's own) */
+    const tpSceneDef *sd = tpWorld_Def(tpDomain_World(domain));
+    double st = o->tolerance >= 0                  ? o->tolerance
+                : rec->max_static_penetration >= 0 ? rec->max_static_penetration
+                                                   : sd->max_static_penetration;
+    double bt = o->tolerance >= 0                ? o->tolerance
+                : rec->max_body_penetration >= 0 ? rec->max_body_penetration
+                                                 : sd->max_body_penetration;
+    int over = tpCli_ReplayCheck(domain, rec, w, st, bt, 12, o->quiet, err, sizeof err);
+    if (over < 0) {
+        tpCli_PrintError(err);
+    } else if (over > 0) {
+        fprintf(stderr,
+                "tplan: check of world %d: %d pair%s overlapped deeper than their limit (static geometry %g m, "
+                "moving bodies %g m)\n",
+                w, over, over == 1 ? "" : "s", st, bt);
+    }
+    return over == 0 ? TP_EXIT_OK : TP_EXIT_FAILURE;
+}
+
+int tpCmd_Replay(int argc, char **argv)
+{
+    ReplayOpts o;
+    int code = replay_parse(argc, argv, &o);
+    if (code >= 0) {
+        return code;
     }
     char err[2048] = "";
     tpPlanRecord rec;
     memset(&rec, 0, sizeof rec);
-    if (!tpPlanRecord_Read(&rec, plan_path, err, sizeof err)) {
+    if (!tpPlanRecord_Read(&rec, o.plan_path, err, sizeof err)) {
         fprintf(stderr, "tplan: error: %s\n", err);
         return TP_EXIT_BAD_INPUT;
     }
-    char path[4096];
-    const char *want = domain_override ? domain_override : rec.domain_file;
-    if (!tpCli_ResolveDomain(want, path, sizeof path)) {
-        tpLog(TP_LOG_ERROR, "%s: domain script '%s' not found (use --domain FILE)", plan_path, want);
-        tpPlanRecord_Free(&rec);
-        return TP_EXIT_BAD_INPUT;
+    tpScriptFile *files = NULL;
+    tpScript *script = replay_load(&o, &rec, &files);
+    code = script ? TP_EXIT_OK : TP_EXIT_BAD_INPUT;
+    int first = o.all ? 0 : rec.selected, last = o.all ? rec.nworlds - 1 : rec.selected;
+    for (int w = first; script && w <= last && code == TP_EXIT_OK; ++w) {
+        code = replay_world(&o, tpScript_Domain(script), &rec, w);
     }
-    cJSON *ov = NULL;
-    tpCliParams params = {0};
-    char bufs[TP_MAX_PARAMS][64];
-    if (!params_from_overrides(plan_path, rec.overrides, &ov, &params, bufs)) {
-        cJSON_Delete(ov);
-        tpPlanRecord_Free(&rec);
-        return TP_EXIT_BAD_INPUT;
-    }
-    tpScript *script = tpLoadScript(path, params.items, params.n, err, sizeof err);
-    if (!script && !print_override_error(plan_path, &params, err)) {
-        tpCli_PrintError(err);
-    }
-    cJSON_Delete(ov);
-    if (!script) {
-        tpPlanRecord_Free(&rec);
-        return TP_EXIT_BAD_INPUT;
-    }
-    if (strcmp(tpScript_Hash(script), rec.domain_hash) != 0) {
-        tpLog(TP_LOG_WARN, "%s: the script changed since planning (hash %s, plan recorded %s)", path,
-              tpScript_Hash(script), rec.domain_hash);
-    }
-    tpDomain *domain = tpScript_Domain(script);
-    int code = TP_EXIT_OK;
-    int first = all ? 0 : rec.selected, last = all ? rec.nworlds - 1 : rec.selected;
-    for (int w = first; w <= last && code == TP_EXIT_OK; ++w) {
-        tpReplayStatus r = tpDomain_Replay(domain, &rec, w, NULL, err, sizeof err);
-        if (r == TP_REPLAY_MISFIT) {
-            tpLog(TP_LOG_ERROR, "%s: %s", plan_path, err);
-            code = TP_EXIT_BAD_INPUT;
-            break;
-        }
-        if (r == TP_REPLAY_MISMATCH) {
-            fprintf(stderr, "tplan: replay MISMATCH in world %d: %s\n", w, err);
-            code = TP_EXIT_FAILURE;
-            break;
-        }
-        const tpPlanWorld *pw = &rec.worlds[w];
-        const tpWorld *world = tpDomain_World(domain);
-        int ns = tpWorld_StateCount(world);
-        tpBodyState *x = calloc((size_t)(ns > 0 ? ns : 1), sizeof *x);
-        if (!x) {
-            code = TP_EXIT_FAILURE;
-            break;
-        }
-        for (int k = 0; k < ns; ++k) {
-            int b = tpWorld_StateBody(world, k);
-            const double *row = pw->traj[b] + (size_t)pw->nsteps * TP_STATE_DOUBLES;
-            memcpy(x[k].pos, row, sizeof x[k].pos);
-            memcpy(x[k].quat, row + 3, sizeof x[k].quat);
-            memcpy(x[k].vel, row + 7, sizeof x[k].vel);
-            memcpy(x[k].angvel, row + 10, sizeof x[k].angvel);
-        }
-        double t = 0.0;
-        for (int i = 0; i < pw->nsteps; ++i) {
-            t = t + rec.dt; /* the planner accumulates time the same way */
-        }
-        int goal = tpDomain_GoalHolds(domain, x, t);
-        free(x);
-        bool solved = strcmp(rec.status, "solved") == 0;
-        if (goal < 0) {
-            fprintf(stderr, "%s\n", tpDomain_Error(domain));
-            code = TP_EXIT_BAD_INPUT;
-        } else if (solved && goal != 1) {
-            fprintf(stderr, "tplan: replay of world %d matches, but the goal does not hold at its end\n", w);
-            code = TP_EXIT_FAILURE;
-        } else if (!quiet) {
-            printf("world %d: %d steps replayed bit for bit%s\n", w, pw->nsteps,
-                   solved ? "; goal holds" : " (approximate plan)");
-        }
-        if (code == TP_EXIT_OK && check) {
-            /* the limits the planner held the plan to (older files: the domain's own) */
-            const tpSceneDef *sd = tpWorld_Def(world);
-            double st = tolerance >= 0                    ? tolerance
-                        : rec.max_static_penetration >= 0 ? rec.max_static_penetration
-                                                          : sd->max_static_penetration;
-            double bt = tolerance >= 0                  ? tolerance
-                        : rec.max_body_penetration >= 0 ? rec.max_body_penetration
-                                                        : sd->max_body_penetration;
-            int over = tpCli_ReplayCheck(domain, &rec, w, st, bt, 12, quiet, err, sizeof err);
-            if (over != 0) {
-                if (over < 0) {
-                    tpCli_PrintError(err);
-                } else {
-                    fprintf(stderr,
-                            "tplan: check of world %d: %d pair%s overlapped deeper than their limit (static "
-                            "geometry %g m, moving bodies %g m)\n",
-                            w, over, over == 1 ? "" : "s", st, bt);
-                }
-                code = TP_EXIT_FAILURE;
-            }
-        }
-    }
-    if (code == TP_EXIT_OK && !quiet) {
-        printf("replay OK: %s\n", plan_path);
+    if (code == TP_EXIT_OK && !o.quiet) {
+        printf("replay OK: %s\n", o.plan_path);
     }
     tpDestroyScript(script);
+    free(files);
     tpPlanRecord_Free(&rec);
     return code;
 }

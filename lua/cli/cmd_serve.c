@@ -14,6 +14,19 @@
 #include "tp/base.h"
 #include "tp/service.h"
 
+/* AddressSanitizer reserves terabytes of address space at start: an RLIMIT_AS would make every
+ * later allocation of the sanitizer build fail, so that build sets no default limit. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TP_SERVE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TP_SERVE_ASAN 1
+#endif
+#endif
+#ifndef TP_SERVE_ASAN
+#define TP_SERVE_ASAN 0
+#endif
+
 static void serve_usage(FILE *f)
 {
     tpServiceDef d = tpDefaultServiceDef();
@@ -34,22 +47,32 @@ static void serve_usage(FILE *f)
             "  --data DIR          job store DIR/tplan.db and job files DIR/jobs/<id>/ (default %s)\n"
             "  --token-file F      require 'Authorization: Bearer <token>' with the token in F (its first line)\n"
             "  --max-queue N       queued jobs at most; beyond, POST answers 429 (default %d)\n"
+            "  --max-queued-per-client N  queued jobs of one client address at most; beyond, 429\n"
+            "                      client_quota (default: 250, or --max-queue if smaller)\n"
             "  --default-time S    a job's time limit when it gives none (default %g)\n"
             "  --max-time S        the largest time_limit a job may ask (default %g)\n"
-            "  --max-memory MB     the largest memory_mb (Lua memory) a job may ask (default %d; a job's\n"
-            "                      default is %d)\n"
-            "  --worker-memory MB  address-space limit of each worker process (default: none)\n"
+            "  --max-memory MB     the largest memory_mb a job may ask: its Lua heap, and its search,\n"
+            "                      each (default %d; a job's default is %d)\n"
+            "  --worker-memory MB  address-space limit of each worker process (default: 2 x --max-memory\n"
+            "                      + 1024, the bound of everything a job holds; 0 = none)\n"
+            "  --max-connections N open HTTP connections at most, one thread each (default %d)\n"
+            "  --max-per-address N open connections from one client address at most; more are closed at\n"
+            "                      once (default %d; raise it behind a reverse proxy)\n"
+            "  --request-timeout S a connection must send a complete request within S seconds of opening\n"
+            "                      (or of its previous answer), else it is closed (default %g)\n"
             "  --keep-days D       delete finished jobs older than D days with their files (default %g; 0 = keep)\n"
             "  --keep-jobs N       keep at most N finished jobs, the newest (default %d; 0 = no bound)\n"
             "  --keep-mb MB        keep at most MB of finished jobs' files and scripts (default %lld; 0 = no bound)\n"
             "  --cors-origin URL   let the page at this origin call the API from a browser (default: none)\n"
-            "  --web DIR           the web page's files (default: $TPLAN_WEB, else the source tree's web/)\n"
+            "  --web DIR           the web page's files (default: $TPLAN_WEB, else the installed\n"
+            "                      share/tplan/web, else the source tree's web/)\n"
             "  --no-web            serve no web page\n"
             "  -h, --help          this help\n"
             "\n"
             "exit status: 0 after a clean stop, 2 bad option / data directory / port, 1 internal failure.\n",
             d.bind, d.port, d.workers, d.interactive_workers, d.batch_nice, d.data_dir, d.max_queue, d.default_time,
-            d.max_time, d.max_memory_mb, d.default_memory_mb, d.keep_days, d.keep_jobs, d.keep_mb);
+            d.max_time, d.max_memory_mb, d.default_memory_mb, d.max_connections, d.max_per_address, d.request_timeout,
+            d.keep_days, d.keep_jobs, d.keep_mb);
 }
 
 /* {"domains":[{"name","description","params":[...],"planner":{...}}]} of the built-in domains. The
@@ -140,7 +163,7 @@ int tpCmd_Serve(int argc, char **argv)
 {
     tpServiceDef def = tpDefaultServiceDef();
     const char *token_file = NULL, *web = getenv("TPLAN_WEB");
-    bool no_web = false;
+    bool no_web = false, wmem_given = false;
     long long v;
     double dv;
     enum {
@@ -156,6 +179,10 @@ int tpCmd_Serve(int argc, char **argv)
         OPT_WMEM,
         OPT_WEB,
         OPT_NO_WEB,
+        OPT_MCONN,
+        OPT_PERADDR,
+        OPT_REQTIME,
+        OPT_QCLIENT,
         OPT_INTERACTIVE,
         OPT_NICE,
         OPT_KEEP_DAYS,
@@ -176,6 +203,10 @@ int tpCmd_Serve(int argc, char **argv)
         {"worker-memory", required_argument, NULL, OPT_WMEM},
         {"web", required_argument, NULL, OPT_WEB},
         {"no-web", no_argument, NULL, OPT_NO_WEB},
+        {"max-connections", required_argument, NULL, OPT_MCONN},
+        {"max-per-address", required_argument, NULL, OPT_PERADDR},
+        {"request-timeout", required_argument, NULL, OPT_REQTIME},
+        {"max-queued-per-client", required_argument, NULL, OPT_QCLIENT},
         {"interactive-workers", required_argument, NULL, OPT_INTERACTIVE},
         {"batch-nice", required_argument, NULL, OPT_NICE},
         {"keep-days", required_argument, NULL, OPT_KEEP_DAYS},
@@ -242,16 +273,45 @@ int tpCmd_Serve(int argc, char **argv)
             }
             break;
         case OPT_WMEM:
-            if (!tpCli_ParseInt("--worker-memory", a, 64, 1 << 30, &v)) {
+            if (!tpCli_ParseInt("--worker-memory", a, 0, 1 << 30, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            if (v > 0 && v < 64) {
+                tpLog(TP_LOG_ERROR, "--worker-memory %lld: 0 (none) or at least 64 MB", v);
                 return TP_EXIT_BAD_INPUT;
             }
             def.worker_memory_mb = (int)v;
+            wmem_given = true;
             break;
         case OPT_WEB:
             web = a;
             break;
         case OPT_NO_WEB:
             no_web = true;
+            break;
+        case OPT_MCONN:
+            if (!tpCli_ParseInt("--max-connections", a, 1, 100000, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.max_connections = (int)v;
+            break;
+        case OPT_PERADDR:
+            if (!tpCli_ParseInt("--max-per-address", a, 1, 100000, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.max_per_address = (int)v;
+            break;
+        case OPT_QCLIENT:
+            if (!tpCli_ParseInt("--max-queued-per-client", a, 1, 10000000, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.max_queued_per_client = (int)v;
+            break;
+        case OPT_REQTIME:
+            if (!tpCli_ParseDouble("--request-timeout", a, 0, true, 3600, &dv)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.request_timeout = dv;
             break;
         case OPT_INTERACTIVE:
             if (!tpCli_ParseInt("--interactive-workers", a, 0, 64, &v)) {
@@ -310,6 +370,14 @@ int tpCmd_Serve(int argc, char **argv)
         tpLog(TP_LOG_ERROR, "serve: cannot find the tplan executable (/proc/self/exe)");
         return TP_EXIT_FAILURE;
     }
+    if (!wmem_given) { /* a job's Lua heap and its search each hold at most --max-memory; 1 GB for the rest */
+        def.worker_memory_mb = 2 * def.max_memory_mb + 1024;
+    }
+    if (TP_SERVE_ASAN && def.worker_memory_mb > 0) {
+        tpLog(TP_LOG_WARN, "serve: the sanitizer build sets no --worker-memory (AddressSanitizer reserves "
+                           "terabytes of address space)");
+        def.worker_memory_mb = 0;
+    }
     char rlimit[32];
     snprintf(rlimit, sizeof rlimit, "%d", def.worker_memory_mb);
     const char *wargv[] = {exe, "worker", def.worker_memory_mb > 0 ? "--rlimit-as" : NULL, rlimit, NULL};
@@ -324,7 +392,7 @@ int tpCmd_Serve(int argc, char **argv)
     if (no_web) {
         web = NULL;
     } else if (!web) {
-        web = TP_SOURCE_WEB;
+        web = tpCli_DataDir("web", TP_SOURCE_WEB);
         if (stat(web, &sb) != 0) {
             tpLog(TP_LOG_WARN, "serve: no web page (%s is missing); the API works without it", web);
             web = NULL;

@@ -126,8 +126,9 @@ static void render_usage(FILE *f)
     fprintf(f, "usage: tplan render PLAN.json --out DIR [options]\n"
                "\n"
                "Renders the plan's motion offscreen, with the same look as 'tplan view', into numbered PNG\n"
-               "frames DIR/frame_000000.png, ... (frame k shows time k/FPS). Needs an X display; on a\n"
-               "machine without one, run it under xvfb-run.\n"
+               "frames DIR/frame_000000.png, ... (frame k shows time k/FPS; ceil(duration x FPS) frames,\n"
+               "as long as the motion). Frames show the scene only, for deliverables; --hud adds the\n"
+               "viewer's text. Needs an X display; on a machine without one, run it under xvfb-run.\n"
                "\n"
                "  --out DIR           output directory (created if missing)\n"
                "  --size WxH          image size in pixels (default 1280x720)\n"
@@ -139,7 +140,9 @@ static void render_usage(FILE *f)
                "  --world K           render solution K (1 = the selected one)\n"
                "  --no-trails         no trails\n"
                "  --contacts          draw approximate contact points (derived from geometry)\n"
-               "  --no-overlay        no text overlay and timeline\n"
+               "  --hud               draw the text overlay (domain, planner, step, skills), the legend\n"
+               "                      of the moving bodies and the timeline; default: the scene only\n"
+               "  --no-overlay        no overlay (the default; kept for older command lines)\n"
                "  --nav LIST          navigation layers (plans with overlays): a comma list of grid,\n"
                "                      field, arrows, paths, windows, trees; all (default) or none\n"
                "  --video FILE        also encode the frames with ffmpeg (must be on the PATH)\n"
@@ -177,6 +180,7 @@ enum {
     OPT_PRINT_STATE,
     OPT_FRAMES, /* render only */
     OPT_VIDEO,
+    OPT_HUD,
 };
 // clang-format off
 #define COMMON_LONGOPTS                                             \
@@ -319,6 +323,7 @@ int tpCmd_Render(int argc, char **argv)
         {"fps", required_argument, NULL, OPT_FPS},
         {"frames", required_argument, NULL, OPT_FRAMES},
         {"video", required_argument, NULL, OPT_VIDEO},
+        {"hud", no_argument, NULL, OPT_HUD},
         {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
@@ -352,6 +357,9 @@ int tpCmd_Render(int argc, char **argv)
             break;
         case OPT_VIDEO:
             video = v;
+            break;
+        case OPT_HUD:
+            rd.view.show_overlay = true;
             break;
         case 1:
             if (!plan_argument(v, &plan)) {

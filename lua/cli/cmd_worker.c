@@ -18,6 +18,136 @@
 #include "cli.h"
 #include "par.h"
 #include "tp/base.h"
+#include "tp/service.h"
+
+/* The job's log (DATA/jobs/ID/log.txt, GET /v1/jobs/ID/log): what its script print()s, never the
+ * server's log. At most TP_SERVICE_MAX_LOG_BYTES are kept (then one line says how much was left
+ * out), and the text is made safe to show: bytes that are not UTF-8, and control characters but
+ * tab and newline, are written as \xHH, so a script can neither break a terminal nor forge lines
+ * of another log. */
+typedef struct JobLog {
+    FILE *file;  /* the log file (append) */
+    size_t kept; /* bytes written to it */
+    size_t dropped;
+    unsigned char pend[4]; /* an incomplete UTF-8 sequence at the end of the last write */
+    int npend;
+} JobLog;
+
+/* Appends s to out (room for 4 * 4100 bytes: every byte escaped) within the log's cap. */
+static void log_put(JobLog *lg, char *out, size_t *nout, const char *s, size_t n)
+{
+    if (lg->kept + n > TP_SERVICE_MAX_LOG_BYTES) {
+        lg->dropped += n;
+        return;
+    }
+    memcpy(out + *nout, s, n);
+    *nout += n;
+    lg->kept += n;
+}
+
+/* Length of the valid UTF-8 sequence at p (n bytes available): 1..4, 0 = invalid, -1 = cut short. */
+static int utf8_len(const unsigned char *p, size_t n)
+{
+    int len = p[0] < 0x80 ? 1 : (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3 : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (len == 0 || (len == 2 && p[0] < 0xC2) || (len == 4 && p[0] > 0xF4)) {
+        return 0;
+    }
+    for (int i = 1; i < len; ++i) {
+        if ((size_t)i >= n) {
+            return -1;
+        }
+        if ((p[i] & 0xC0) != 0x80) {
+            return 0;
+        }
+    }
+    if ((len == 3 && p[0] == 0xE0 && p[1] < 0xA0) || (len == 3 && p[0] == 0xED && p[1] >= 0xA0) ||
+        (len == 4 && p[0] == 0xF0 && p[1] < 0x90) || (len == 4 && p[0] == 0xF4 && p[1] >= 0x90)) {
+        return 0; /* overlong, surrogate, beyond U+10FFFF */
+    }
+    return len;
+}
+
+static ssize_t log_write(void *cookie, const char *buf, size_t size)
+{
+    JobLog *lg = cookie;
+    unsigned char tmp[4 + 4096];
+    char out[4 * (4 + 4096)];
+    size_t done = 0;
+    while (done < size && lg->kept < TP_SERVICE_MAX_LOG_BYTES) {
+        size_t take = size - done < 4096 ? size - done : 4096;
+        memcpy(tmp, lg->pend, (size_t)lg->npend);
+        memcpy(tmp + lg->npend, buf + done, take);
+        size_t n = (size_t)lg->npend + take, i = 0, nout = 0;
+        lg->npend = 0;
+        done += take;
+        while (i < n) {
+            int len = utf8_len(tmp + i, n - i);
+            if (len < 0) { /* a sequence cut by the end of this write: the next one completes it */
+                memcpy(lg->pend, tmp + i, n - i);
+                lg->npend = (int)(n - i);
+                break;
+            }
+            if (len == 0 || (tmp[i] < 0x20 && tmp[i] != '\n' && tmp[i] != '\t') || tmp[i] == 0x7F) {
+                char esc[8];
+                snprintf(esc, sizeof esc, "\\x%02X", tmp[i]);
+                log_put(lg, out, &nout, esc, 4);
+                ++i;
+            } else {
+                log_put(lg, out, &nout, (const char *)tmp + i, (size_t)len);
+                i += (size_t)len;
+            }
+        }
+        fwrite(out, 1, nout, lg->file); /* unbuffered: one write, kept even if a --jobs child _exits */
+    }
+    lg->dropped += size - done;
+    return (ssize_t)size;
+}
+
+static FILE *log_open(JobLog *lg, const char *path)
+{
+    memset(lg, 0, sizeof *lg);
+    lg->file = fopen(path, "we"); /* a job planned again after a restart starts a new log */
+    if (!lg->file) {
+        return NULL;
+    }
+    setvbuf(lg->file, NULL, _IONBF, 0);
+    cookie_io_functions_t io = {NULL, log_write, NULL, NULL};
+    FILE *f = fopencookie(lg, "w", io);
+    if (!f) {
+        fclose(lg->file);
+        return NULL;
+    }
+    setvbuf(f, NULL, _IOLBF, 0); /* line by line: the log can be read while the job runs */
+    return f;
+}
+
+/* Closes the job's log; its size in bytes (0 = nothing printed: the file is removed). */
+static size_t log_close(JobLog *lg, FILE *f, const char *path)
+{
+    if (!f) {
+        return 0;
+    }
+    fclose(f); /* flushes into lg */
+    char out[32];
+    size_t nout = 0;
+    for (int i = 0; i < lg->npend; ++i) { /* a sequence the output ended inside */
+        char esc[8];
+        snprintf(esc, sizeof esc, "\\x%02X", lg->pend[i]);
+        log_put(lg, out, &nout, esc, 4);
+    }
+    fwrite(out, 1, nout, lg->file);
+    if (lg->dropped > 0) {
+        fprintf(lg->file, "[tplan: %zu more bytes of output left out: a job's log keeps %zu bytes]\n", lg->dropped,
+                (size_t)TP_SERVICE_MAX_LOG_BYTES);
+    }
+    long size = ftell(lg->file);
+    fclose(lg->file);
+    if (size <= 0) {
+        unlink(path);
+        return 0;
+    }
+    return (size_t)size;
+}
 
 /* POST /v1/jobs/{id}/stop: the server sends SIGUSR1 to the worker's process group; the search (and
  * each search of a "jobs" > 1 job, children that inherit the handler) ends before its next iteration
@@ -166,30 +296,20 @@ static void add_workers(cJSON *sum, const tpParOutcome *oc)
     }
 }
 
-/* Reads the request's planner fields into o (the server has checked their types and ranges). */
-static void request_options(const cJSON *req, tpCliPlanOpts *o)
+/* Reads the request's run fields into o: the run definition's own reader (the server has checked
+ * them with it, so a failure here is the server's bug, reported as such). */
+static bool request_options(const cJSON *req, tpCliPlanOpts *o, char *err, size_t errlen)
 {
     const cJSON *v;
-    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(req, "planner"))) {
-        o->planner = true;
-        o->kind = strcmp(v->valuestring, "rrt") == 0 ? TP_PLANNER_RRT : TP_PLANNER_BGT;
+    cJSON_ArrayForEach(v, req)
+    {
+        tplan_error e;
+        if (tpRun_ReadJsonField(&o->run, v, &e) < 0) {
+            snprintf(err, errlen, "request: %.1000s", e.message);
+            return false;
+        }
     }
-    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(req, "mu"))) {
-        o->mu = true;
-        o->mu_v = v->valuedouble;
-    }
-    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(req, "seed"))) {
-        o->seed = true;
-        o->seed_v = (long long)v->valuedouble;
-    }
-    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(req, "max_iters"))) {
-        o->iters = true;
-        o->iters_v = (long long)v->valuedouble;
-    }
-    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(req, "solutions"))) {
-        o->sols = true;
-        o->sols_v = (long long)v->valuedouble;
-    }
+    return true;
 }
 
 /* The `set` object as --set parameters; values are written as `tplan plan --set` would take them. */
@@ -238,15 +358,22 @@ static void run_job(FILE *ev, const cJSON *m)
     cJSON *done = cJSON_CreateObject();
     cJSON_AddStringToObject(done, "type", "done");
     tpCliPlanOpts o;
-    memset(&o, 0, sizeof o);
-    request_options(req, &o);
-    o.limit = true;
-    o.limit_v = isfinite(limit) && limit > 0 ? limit : 60;
-    o.iteration_bound = stop_bound; /* with "jobs" > 1 the OR-parallel link checks the flag itself */
-    o.memory_mb = isfinite(mem) && mem >= 16 ? (long long)mem : 0;
-    o.load_time = fmin(TP_SCRIPT_DEFAULT_LOAD_TIME, o.limit_v);
-    o.call_time = fmin(TP_SCRIPT_DEFAULT_CALL_TIME, o.limit_v);
+    tpCli_PlanOptsInit(&o);
+    char err[2048] = "";
+    const bool req_ok = request_options(req, &o, err, sizeof err);
+    /* the scheduler's limits for this job (its default applied, cut to a synchronous deadline) */
+    o.run.time_limit = isfinite(limit) && limit > 0 ? limit : 0;
+    o.run.memory_limit_mb = isfinite(mem) && mem >= 16 ? (int64_t)mem : 0;
+    o.run.load_time_limit = o.run.time_limit > 0 ? fmin(TP_SCRIPT_DEFAULT_LOAD_TIME, o.run.time_limit) : 0;
+    o.run.call_time_limit = o.run.time_limit > 0 ? fmin(TP_SCRIPT_DEFAULT_CALL_TIME, o.run.time_limit) : 0;
+    o.run.search_memory_mb = o.run.memory_limit_mb; /* the search (tree and index): the Lua heap's bound */
+    o.run.jobs = 1;                                 /* the request's jobs are the OR-parallel task's workers (below) */
+    o.iteration_bound = stop_bound;                 /* with "jobs" > 1 the OR-parallel link checks the flag itself */
     const char *path = cJSON_IsString(dpath) ? dpath->valuestring : "job.lua";
+    /* a built-in domain is named by its file name in messages and plans, never by the server's
+       install path; its plan embeds the files it read (plan_run.c), so it replays anywhere */
+    const char *slash = strrchr(path, '/');
+    o.name = slash ? slash + 1 : NULL;
     if (cJSON_IsString(script)) {
         o.source = script->valuestring;
         o.source_len = strlen(script->valuestring);
@@ -256,7 +383,10 @@ static void run_job(FILE *ev, const cJSON *m)
     int nparams = request_params(req, params, values);
     long long jobs = (long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(req, "jobs"));
     bool want_tree = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "tree"));
-    char planp[4096], treep[4096];
+    char planp[4096], treep[4096], logp[4096];
+    snprintf(logp, sizeof logp, "%s/log.txt", cJSON_IsString(dir) ? dir->valuestring : ".");
+    JobLog lg;
+    o.print_to = log_open(&lg, logp);
     snprintf(planp, sizeof planp, "%s/plan.json", cJSON_IsString(dir) ? dir->valuestring : ".");
     snprintf(treep, sizeof treep, "%s/tree.bin", cJSON_IsString(dir) ? dir->valuestring : ".");
     tpCliRun run;
@@ -269,10 +399,11 @@ static void run_job(FILE *ev, const cJSON *m)
     tpPlanRecord own;
     memset(&own, 0, sizeof own);
     tpPlanRecord *rec = &own;
-    char err[2048] = "";
     int code;
     bool tree_ok = false;
-    if (task.nworkers > 1) { /* the OR-parallel search (no progress reports during the race) */
+    if (!req_ok) {
+        code = TP_EXIT_FAILURE;
+    } else if (task.nworkers > 1) { /* the OR-parallel search (no progress reports during the race) */
         code = tpPar_PlanFork(&task, &oc, err, sizeof err);
         rec = &oc.rec;
         if (code == TP_EXIT_OK && want_tree) {
@@ -304,6 +435,16 @@ static void run_job(FILE *ev, const cJSON *m)
         if (task.nworkers > 1) {
             add_workers(sum, &oc);
         }
+        if (task.nworkers <= 1 && run.res.stats.memory_limited) {
+            char msg[256];
+            snprintf(msg, sizeof msg,
+                     "the search reached its memory bound (memory_mb %lld: %.1f MB in %lld nodes); the plan is the "
+                     "best found by then",
+                     (long long)o.run.search_memory_mb, (double)run.res.stats.mem_bytes / 1048576.0,
+                     (long long)run.res.stats.nodes);
+            cJSON_AddStringToObject(sum, "stopped", "memory_limit");
+            cJSON_AddStringToObject(sum, "stopped_message", msg);
+        }
         cJSON_AddItemToObject(done, "summary", sum);
         cJSON_AddBoolToObject(done, "plan", true);
         cJSON_AddBoolToObject(done, "tree", tree_ok);
@@ -319,19 +460,22 @@ static void run_job(FILE *ev, const cJSON *m)
     } else {
         cJSON *e = cJSON_AddObjectToObject(done, "error");
         /* the sandbox's limit messages name the limit; anything else is the script's own error */
-        const char *ecode = code == TP_EXIT_FAILURE              ? "internal"
-                            : strstr(err, "time limit exceeded") ? "time_limit"
-                            : strstr(err, "memory limit of")     ? "memory_limit"
-                                                                 : "script_error";
+        const char *ecode =
+            code == TP_EXIT_FAILURE              ? "internal"
+            : strstr(err, "time limit exceeded") ? "time_limit"
+            : strstr(err, "memory limit of") || strstr(err, "out of memory") || strstr(err, "not enough memory")
+                ? "memory_limit"
+                : "script_error";
         cJSON_AddStringToObject(e, "code", ecode);
         cJSON_AddStringToObject(e, "message", err);
     }
     cJSON_AddStringToObject(done, "status", status);
+    tpCli_PlanRunFree(&run); /* the script is gone: nothing prints any more */
+    cJSON_AddNumberToObject(done, "log_bytes", (double)log_close(&lg, o.print_to, logp));
     send_event(ev, done);
     cJSON_Delete(done);
     tpPlanRecord_Free(&own);
     tpPar_OutcomeFree(&oc);
-    tpCli_PlanRunFree(&run);
 }
 
 int tpCmd_Worker(int argc, char **argv)

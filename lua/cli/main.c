@@ -5,6 +5,38 @@
 
 #include "cli.h"
 #include "tp/base.h"
+#include "tplan/version.h"
+
+/* The subcommands: one row each (name, what `tplan --help` says of it, entry point). A hidden
+ * command (no summary) is dispatched but not listed. tools/man.sh makes a man page per listed row. */
+typedef struct Command {
+    const char *name;
+    const char *args;    /* after the name in the list ("DOMAIN") */
+    const char *summary; /* NULL: internal, not listed */
+    int (*run)(int argc, char **argv);
+} Command;
+
+static const Command k_commands[] = {
+    {"plan", "DOMAIN", "plan a domain script (a path, or a built-in name such as minigolf)", tpCmd_Plan},
+    {"replay", "PLAN", "re-simulate a plan file and check it bit for bit", tpCmd_Replay},
+    {"bench", "", "benchmark domains x planners over seeds (paper Table 1, Fig. 13)", tpCmd_Bench},
+    {"view", "PLAN", "play back a plan (and its search tree) in a window", tpCmd_View},
+    {"render", "PLAN", "render a plan's motion to numbered PNG frames (offscreen)", tpCmd_Render},
+    {"export", "PLAN", "export a plan to glTF (.glb, .gltf) or CSV for animation tools", tpCmd_Export},
+    {"serve", "", "run the planner as an HTTP/JSON job service with a web page", tpCmd_Serve},
+    {"domains", "", "list the built-in domains", tpCmd_Domains},
+    {"worker", "", NULL, tpCmd_Worker}, /* the worker process of `tplan serve` */
+};
+
+static const Command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; ++i) {
+        if (strcmp(k_commands[i].name, name) == 0) {
+            return &k_commands[i];
+        }
+    }
+    return NULL;
+}
 
 static void usage(FILE *f)
 {
@@ -13,16 +45,16 @@ static void usage(FILE *f)
                "Plans forces and torques for rigid bodies so that an ODE simulation reaches a goal,\n"
                "guided by Tactics and Skills written in Lua (BK-RRT and BK-BGT, Zickler & Veloso 2009).\n"
                "\n"
-               "commands:\n"
-               "  plan DOMAIN     plan a domain script (a path, or a built-in name such as minigolf)\n"
-               "  replay PLAN     re-simulate a plan file and check it bit for bit\n"
-               "  bench           benchmark domains x planners over seeds (paper Table 1, Fig. 13)\n"
-               "  view PLAN       play back a plan (and its search tree) in a window\n"
-               "  render PLAN     render a plan's motion to numbered PNG frames (offscreen)\n"
-               "  export PLAN     export a plan to glTF (.glb, .gltf) or CSV for animation tools\n"
-               "  serve           run the planner as an HTTP/JSON job service with a web page\n"
-               "  domains         list the built-in domains\n"
-               "  help [COMMAND]  show help for a command\n"
+               "commands:\n");
+    for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; ++i) {
+        const Command *c = &k_commands[i];
+        if (c->summary) {
+            char head[32];
+            snprintf(head, sizeof head, "%s %s", c->name, c->args);
+            fprintf(f, "  %-15s %s\n", head, c->summary);
+        }
+    }
+    fprintf(f, "  help [COMMAND]  show help for a command\n"
                "\n"
                "options:\n"
                "  -h, --help      this help\n"
@@ -71,7 +103,7 @@ int main(int argc, char **argv)
         return TP_EXIT_OK;
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("tplan %s\n", TP_VERSION);
+        printf("tplan %s\n", TPLAN_VERSION); /* project(VERSION), as libtplan reports it */
         return TP_EXIT_OK;
     }
     if (strcmp(cmd, "help") == 0) {
@@ -87,32 +119,9 @@ int main(int argc, char **argv)
         argc -= 1;
         argv += 1;
     }
-    if (strcmp(cmd, "plan") == 0) {
-        return tpCmd_Plan(argc, argv);
-    }
-    if (strcmp(cmd, "replay") == 0) {
-        return tpCmd_Replay(argc, argv);
-    }
-    if (strcmp(cmd, "bench") == 0) {
-        return tpCmd_Bench(argc, argv);
-    }
-    if (strcmp(cmd, "view") == 0) {
-        return tpCmd_View(argc, argv);
-    }
-    if (strcmp(cmd, "render") == 0) {
-        return tpCmd_Render(argc, argv);
-    }
-    if (strcmp(cmd, "export") == 0) {
-        return tpCmd_Export(argc, argv);
-    }
-    if (strcmp(cmd, "domains") == 0) {
-        return tpCmd_Domains(argc, argv);
-    }
-    if (strcmp(cmd, "serve") == 0) {
-        return tpCmd_Serve(argc, argv);
-    }
-    if (strcmp(cmd, "worker") == 0) { /* internal: the worker process of `tplan serve` */
-        return tpCmd_Worker(argc, argv);
+    const Command *c = find_command(cmd);
+    if (c) {
+        return c->run(argc, argv);
     }
     tpLog(TP_LOG_ERROR, "unknown command '%s' (try 'tplan --help')", cmd);
     return TP_EXIT_BAD_INPUT;

@@ -79,8 +79,8 @@ int tpPar_WorkerSearch(const tpParTask *task, int k, const tpParLink *link, tpCl
     tpParSummary s;
     memset(&s, 0, sizeof s);
     tpCliPlanOpts o = *task->opts;
-    uint32_t seed0 = o.seed ? (uint32_t)o.seed_v : 0;
-    bool script_seed = !o.seed; /* no --seed: the script's planner.seed is the run's seed */
+    uint32_t seed0 = o.run.seed >= 0 ? (uint32_t)o.run.seed : 0;
+    bool script_seed = o.run.seed < 0; /* no --seed: the script's planner.seed is the run's seed */
     if (script_seed) {
         /* the script's default seed must be known first: load it once (cheap next to planning) */
         char e[256];
@@ -90,8 +90,7 @@ int tpPar_WorkerSearch(const tpParTask *task, int k, const tpParLink *link, tpCl
         tpDestroyScript(sc);
     }
     s.seed = tpPar_Seed(seed0, k);
-    o.seed = true;
-    o.seed_v = s.seed;
+    o.run.seed = s.seed;
     o.iteration_bound = link_bound;
     o.iteration_bound_user = (void *)link;
     o.warn = o.warn && k == 0; /* the same domain in every worker: one says it */
@@ -622,10 +621,8 @@ int tpPar_RerunSelected(const tpParTask *task, const tpParOutcome *out, const tp
                         char *err, size_t errlen)
 {
     tpCliPlanOpts ro = *task->opts;
-    ro.seed = true;
-    ro.seed_v = out->workers[out->owner].seed;
-    ro.iters = true;
-    ro.iters_v = out->bound < out->rec.max_iters ? out->bound : out->rec.max_iters;
+    ro.run.seed = out->workers[out->owner].seed;
+    ro.run.max_iters = out->bound < out->rec.max_iters ? out->bound : out->rec.max_iters;
     ro.warn = false; /* worker 0 said them */
     return tpCli_PlanRun(task->path, task->params, task->nparams, &ro, progress, run, err, errlen);
 }

@@ -10,95 +10,88 @@
 #include "cli.h"
 #include "tp/base.h"
 
+void tpCli_PlanOptsInit(tpCliPlanOpts *o)
+{
+    memset(o, 0, sizeof *o);
+    tplan_run_def_init(&o->run);
+}
+
+/* Parses an option into the run definition; its range is the run definition's (tp/run.h), and
+ * tplan_run_def_check has the last word, naming the option in its message. */
 int tpCli_PlannerOption(tpCliPlanOpts *o, int code, const char *v)
 {
     char q[256];
+    tplan_run_def *r = &o->run;
+    long long n;
+    double d;
+    bool ok = true;
     switch (code) {
     case TP_OPT_NO_NN_INDEX:
-        o->no_nn_index = true;
+        r->nn_index = 0;
         return 1;
     case TP_OPT_PLANNER:
         if (strcmp(v, "rrt") == 0) {
-            o->kind = TP_PLANNER_RRT;
+            r->planner = TPLAN_PLANNER_RRT;
         } else if (strcmp(v, "bgt") == 0) {
-            o->kind = TP_PLANNER_BGT;
+            r->planner = TPLAN_PLANNER_BGT;
         } else {
             tpLog(TP_LOG_ERROR, "--planner expects rrt or bgt (got '%s')", tpCli_Escape(v, q, sizeof q));
             return -1;
         }
-        o->planner = true;
         return 1;
     case TP_OPT_MU:
-        o->mu = tpCli_ParseDouble("--mu", v, 0, true, INFINITY, &o->mu_v);
-        return o->mu ? 1 : -1;
+        ok = tpCli_ParseDouble("--mu", v, 0, true, INFINITY, &d);
+        r->mu = d;
+        break;
     case TP_OPT_SEED:
-        o->seed = tpCli_ParseInt("--seed", v, 0, 4294967295LL, &o->seed_v);
-        return o->seed ? 1 : -1;
+        ok = tpCli_ParseInt("--seed", v, 0, TP_RUN_SEED_MAX, &n);
+        r->seed = n;
+        break;
     case TP_OPT_MAX_ITERS:
-        o->iters = tpCli_ParseInt("--max-iters", v, 1, LLONG_MAX, &o->iters_v);
-        return o->iters ? 1 : -1;
+        ok = tpCli_ParseInt("--max-iters", v, 1, LLONG_MAX, &n);
+        r->max_iters = n;
+        break;
     case TP_OPT_TIME_LIMIT:
-        o->limit = tpCli_ParseDouble("--time-limit", v, 0, false, INFINITY, &o->limit_v);
-        return o->limit ? 1 : -1;
+        ok = tpCli_ParseDouble("--time-limit", v, 0, false, INFINITY, &d);
+        r->time_limit = d;
+        break;
     case TP_OPT_SOLUTIONS:
-        o->sols = tpCli_ParseInt("--solutions", v, 1, TP_CLI_MAX_SOLUTIONS, &o->sols_v);
-        return o->sols ? 1 : -1;
+        ok = tpCli_ParseInt("--solutions", v, 1, TP_RUN_MAX_SOLUTIONS, &n);
+        r->solutions = (int)n;
+        break;
     case TP_OPT_MEMORY_LIMIT:
-        return tpCli_ParseInt("--memory-limit", v, 16, 1LL << 30, &o->memory_mb) ? 1 : -1;
+        ok = tpCli_ParseInt("--memory-limit", v, TP_RUN_MIN_MEMORY_MB, TP_RUN_MAX_MEMORY_MB, &n);
+        r->memory_limit_mb = n;
+        break;
     case TP_OPT_LOAD_TIME_LIMIT:
-        return tpCli_ParseDouble("--load-time-limit", v, 0, true, 1e6, &o->load_time) ? 1 : -1;
+        ok = tpCli_ParseDouble("--load-time-limit", v, 0, true, TP_RUN_MAX_SCRIPT_TIME, &d);
+        r->load_time_limit = d;
+        break;
     case TP_OPT_CALL_TIME_LIMIT:
-        return tpCli_ParseDouble("--call-time-limit", v, 0, true, 1e6, &o->call_time) ? 1 : -1;
+        ok = tpCli_ParseDouble("--call-time-limit", v, 0, true, TP_RUN_MAX_SCRIPT_TIME, &d);
+        r->call_time_limit = d;
+        break;
+    case TP_OPT_SEARCH_MEMORY:
+        ok = tpCli_ParseInt("--search-memory", v, 1, TP_RUN_MAX_MEMORY_MB, &n);
+        r->search_memory_mb = n;
+        break;
     default:
         return 0;
     }
+    tplan_error e;
+    if (ok && tplan_run_def_check(r, &e) != TPLAN_OK) {
+        tpLog(TP_LOG_ERROR, "%s", e.message);
+        ok = false;
+    }
+    return ok ? 1 : -1;
 }
 
 tpScriptDef tpCli_ScriptDef(const tpCliPlanOpts *o, const char *path, const tpScriptParam *params, int nparams)
 {
-    tpScriptDef def = tpDefaultScriptDef();
-    def.path = path;
-    def.source = o->source;
-    def.source_len = o->source_len;
-    def.params = params;
-    def.nparams = nparams;
-    if (o->memory_mb > 0) {
-        def.memory_limit = (size_t)o->memory_mb << 20;
-    }
-    if (o->load_time > 0) {
-        def.load_time_limit = o->load_time;
-    }
-    if (o->call_time > 0) {
-        def.call_time_limit = o->call_time;
-    }
+    tpScriptDef def = tpRun_ScriptDef(&o->run, path, o->source, o->source_len, params, nparams);
+    def.name = o->name;
+    def.print_to = o->print_to;
     return def;
-}
-
-void tpCli_ApplyPlannerOptions(const tpCliPlanOpts *o, tpPlannerDef *pd)
-{
-    if (o->planner) {
-        pd->kind = o->kind;
-    }
-    if (o->mu) {
-        pd->mu = o->mu_v;
-    }
-    if (o->seed) {
-        pd->seed = (uint32_t)o->seed_v;
-    }
-    if (o->iters) {
-        pd->max_iters = o->iters_v;
-    }
-    if (o->limit) {
-        pd->time_limit = o->limit_v;
-    }
-    if (o->sols) {
-        pd->solutions = (int)o->sols_v;
-    }
-    if (o->no_nn_index) {
-        pd->nn_index = false;
-    }
-    pd->iteration_bound = o->iteration_bound;
-    pd->iteration_bound_user = o->iteration_bound_user;
 }
 
 void tpCli_PrintWarnings(const tpDomain *domain)
@@ -123,44 +116,72 @@ void tpCli_ScriptWarnings(const tpCliPlanOpts *o, const char *path, const tpScri
     tpDestroyScript(s);
 }
 
+/* An output must not replace a file the script read (a module, a track, an image), or the next
+   run of the domain would fail: false with "OUT is ...: refusing to overwrite an input" in err. */
+static bool outputs_spare_inputs(const tpScript *script, const char *path, const tpCliPlanOpts *o, char *err,
+                                 size_t errlen)
+{
+    int n = 0;
+    const tpScriptFile *files = tpScript_Files(script, &n);
+    const char *slash = strrchr(path, '/');
+    int dir = slash ? (int)(slash - path) + 1 : 0;
+    for (int k = 1; k < n && !o->source; ++k) {
+        char disk[4096];
+        snprintf(disk, sizeof disk, "%.*s%s", dir, path, files[k].path);
+        for (int i = 0; i < o->noutputs; ++i) {
+            if (o->outputs[i].path && tpCli_SameFile(o->outputs[i].path, disk)) {
+                char q1[512], q2[512];
+                snprintf(err, errlen, "%s '%s' is '%s', a file the domain script read: refusing to overwrite an input",
+                         o->outputs[i].what, tpCli_Escape(o->outputs[i].path, q1, sizeof q1),
+                         tpCli_Escape(files[k].path, q2, sizeof q2));
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* What the program does once the script is loaded, before planning: refuse an output that is one
+   of the script's inputs, print the domain's warnings. */
+typedef struct LoadedCheck {
+    const tpCliPlanOpts *o;
+    const char *path;
+} LoadedCheck;
+
+static bool on_loaded(void *user, tpScript *script, tplan_error *err)
+{
+    const LoadedCheck *c = user;
+    if (!outputs_spare_inputs(script, c->path, c->o, err->message, sizeof err->message)) {
+        err->code = TPLAN_ERR_ARGUMENT;
+        return false;
+    }
+    if (c->o->warn) {
+        tpCli_PrintWarnings(tpScript_Domain(script));
+    }
+    return true;
+}
+
 int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *o,
                   const tpCliProgress *progress, tpCliRun *run, char *err, size_t errlen)
 {
-    memset(run, 0, sizeof *run);
     tpScriptDef sdef = tpCli_ScriptDef(o, path, params, nparams);
-    run->script = tpCreateScript(&sdef, err, errlen);
-    if (!run->script) {
-        return TP_EXIT_BAD_INPUT;
-    }
-    run->domain = tpScript_Domain(run->script);
-    if (o->warn) {
-        tpCli_PrintWarnings(run->domain);
-    }
-    run->pd = tpDomain_Def(run->domain)->planner;
-    tpCli_ApplyPlannerOptions(o, &run->pd);
+    tpRunHooks hooks;
+    memset(&hooks, 0, sizeof hooks);
     if (progress) {
-        run->pd.progress = progress->fn;
-        run->pd.progress_user = progress->user;
-        run->pd.progress_interval = progress->interval;
+        hooks.progress = progress->fn;
+        hooks.progress_user = progress->user;
+        hooks.progress_interval = progress->interval;
     }
-    tpProblem problem = tpDomain_Problem(run->domain);
-    char perr[1024] = "";
-    run->planner = tpCreatePlanner(&run->pd, &problem, perr, sizeof perr);
-    if (!run->planner) {
-        snprintf(err, errlen, "%s: %s", path, perr);
-        return TP_EXIT_BAD_INPUT;
-    }
-    if (run->pd.time_limit > 0) {
-        /* The planner stops between iterations at the limit; a Lua callback still running a
-         * second later is stuck (one iteration takes milliseconds) and is stopped by the hook.
-         * The grace keeps a normal run at its limit an approximate answer, not an error. */
-        char what[64];
-        snprintf(what, sizeof what, "--time-limit %g s, plus 1 s of grace", run->pd.time_limit);
-        tpScript_SetDeadline(run->script, tpClock_Now() + run->pd.time_limit + 1.0, what);
-    }
-    run->status = tpPlanner_Run(run->planner, &run->res);
-    if (run->status == TP_PLAN_ERROR) {
-        snprintf(err, errlen, "%s", tpDomain_Error(run->domain)[0] ? tpDomain_Error(run->domain) : "planning failed");
+    hooks.iteration_bound = o->iteration_bound;
+    hooks.iteration_bound_user = o->iteration_bound_user;
+    LoadedCheck check = {o, path};
+    hooks.loaded = on_loaded;
+    hooks.loaded_user = &check;
+    tplan_run_def def = o->run;
+    def.jobs = 1; /* --jobs runs OR-parallel searches of one run each (par.h) */
+    tplan_error e;
+    if (tpRun_Plan(&def, &sdef, &hooks, run, &e) != TPLAN_OK) {
+        snprintf(err, errlen, "%s", e.message);
         return TP_EXIT_BAD_INPUT;
     }
     return TP_EXIT_OK;
@@ -168,32 +189,18 @@ int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, co
 
 void tpCli_PlanRunFree(tpCliRun *run)
 {
-    tpDestroyPlanner(run->planner);
-    tpDestroyScript(run->script);
-    memset(run, 0, sizeof *run);
+    tpRun_Free(run);
 }
 
 bool tpCli_RecordResult(const tpCliRun *run, const char *path, const tpPlanResult *res, tpPlanRecord *rec, char *err,
                         size_t errlen)
 {
-    memset(rec, 0, sizeof *rec);
-    if (!tpDomain_Record(run->domain, tpPlanner_Tree(run->planner), res, &run->pd, rec, err, errlen)) {
-        return false;
-    }
-    const char *pj = tpScript_ParamsJson(run->script);
-    rec->domain_file = strdup(path);
-    rec->domain_hash = strdup(tpScript_Hash(run->script));
-    rec->overrides = (pj && strcmp(pj, "{}") != 0) ? strdup(pj) : NULL;
-    if (!rec->domain_file || !rec->domain_hash || (pj && strcmp(pj, "{}") != 0 && !rec->overrides)) {
-        snprintf(err, errlen, "out of memory");
-        return false;
-    }
-    return true;
+    return tpRun_Record(run, path, res, rec, err, errlen);
 }
 
 bool tpCli_RecordRun(const tpCliRun *run, const char *path, tpPlanRecord *rec, char *err, size_t errlen)
 {
-    return tpCli_RecordResult(run, path, &run->res, rec, err, errlen);
+    return tpRun_Record(run, path, &run->res, rec, err, errlen);
 }
 
 bool tpCli_WriteTree(const tpDomain *domain, const tpTree *tree, const tpPlanResult *res, const char *path)

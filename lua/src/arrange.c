@@ -177,7 +177,10 @@ static int tplPattern(lua_State *L)
         char what[64];
         snprintf(what, sizeof what, "%s: image", ctor);
         const char *img = tplDataPath(L, what, lua_tostring(L, -1));
-        ok = tplConfined(L, img, err, sizeof err) && tpBitmap_ReadPnm(img, invert, &bm, err, sizeof err);
+        size_t len = 0;
+        unsigned char *data = (unsigned char *)tplReadData(L, img, TP_MAX_DATA_BYTES, &len, err, sizeof err);
+        ok = data && tpBitmap_ParsePnm(data, len, img, invert, &bm, err, sizeof err);
+        free(data);
     }
     if (!ok)
         tplError(L, "%s: %s", ctor, err);

@@ -6,9 +6,13 @@
  * site of the constructor that made it. No C globals: everything lives in the lua_State. */
 #ifndef TP_LUA_INTERNAL_H
 #define TP_LUA_INTERNAL_H
-/* Registry keys: the loaded script's directory with a trailing slash, as given and resolved
- * (realpath, no trailing slash). Absent for a script submitted as text (no folder). */
+/* Registry keys: the loaded script's directory with a trailing slash as messages name it (the
+ * folder of tpScriptDef.name: "" for a built-in domain), the folder files are read from (as
+ * given, trailing slash) and that folder resolved (realpath, no trailing slash). DIR is absent for
+ * a script submitted as text (no folder); DISKDIR and REALDIR also when the script and its files
+ * come from a plan (tpScriptDef.files). */
 #define TPL_SCRIPT_DIR "tplan.script_dir"
+#define TPL_SCRIPT_DISKDIR "tplan.script_diskdir"
 #define TPL_SCRIPT_REALDIR "tplan.script_realdir"
 
 #include <lauxlib.h>
@@ -139,7 +143,7 @@ typedef struct tplLive {
 #define TPL_REG_SHORT_SRC "tp.short_src" /* Lua's chunk id of the script (may start with "...") */
 
 /* ------------------------------------------------------------------------------------------ */
-/* Field helpers (util.c). `what` names the constructor in messages ("tp.box 'robot'").       */
+/* Field helpers (fields.c). `what` names the constructor in messages ("tp.box 'robot'").       */
 
 /// luaL_error with C printf formatting (%g prints -1, not Lua's -1.0): raises "file:line: msg"
 /// naming the Lua line that called the running C function.
@@ -205,6 +209,19 @@ void tplOpenSkills(lua_State *L);
 
 /// Registers tp.material, tp.contact, tp.box, ... and the motions into the table at -1.
 void tplOpenScene(lua_State *L);
+/* Mesh bodies and glTF scenes (meshes.c) */
+/// Reads a mesh file named by a script (inside its folder, tp/mesh.h caps); raises "what: ...".
+void tplMeshRead(lua_State *L, const char *what, const char *file, bool y_up, double scale, tpMesh *out);
+/// Gives body b (the userdata at bidx) mesh m (freed here): a moving body's mesh must be closed
+/// (else raises naming file) and is moved so that its centre of mass is the origin (com: where
+/// that was in the file's frame); its mass is `mass`, or density x volume. The vertices live in a
+/// userdata kept as the body's user value 3.
+void tplMeshAttach(lua_State *L, int bidx, tplBody *b, tpMesh *m, const char *file, double mass, double density,
+                   double com[3]);
+/// Moves a body placed by its file's origin to its centre of mass: pos += R(quat) com.
+void tplMeshPlace(tplBody *b, const double com[3]);
+/// tp.scene(file [, options]): the bodies of a glTF scene.
+int tplSceneFile(lua_State *L);
 /// Registers tp.tactic, conditions and metrics into the table at -1.
 void tplOpenTactics(lua_State *L);
 /// tp.arranged, tp.peak_force, tp.pattern (arrange.c).
@@ -241,6 +258,14 @@ typedef struct tplLimits {
     char msg[512];   /* "file:line: time limit exceeded (...)" */
     char where[400]; /* "file:line: " of the script when the hook last ran */
     char path[400];  /* the script's name, for a message with no line */
+    /* the files the script read (tpScript_Files; paths and bytes owned), and the files of a plan
+       to read instead of the disk (not owned; NULL: the disk) */
+    tpScriptFile *files;
+    int nfiles;
+    size_t files_cap;
+    const tpScriptFile *embedded;
+    int nembedded;
+    FILE *print_to; /* print()'s stream (tpScriptDef.print_to); NULL = stderr */
 } tplLimits;
 
 /// lua_Alloc counting into the tplLimits ud and refusing to grow past max_bytes.
@@ -271,10 +296,23 @@ const char *tplErrorText(lua_State *L, int idx);
 /// Pushes "<script dir><name>" for a data file a script names; raises (naming `what`) when
 /// name is absolute or has a ".." component, or the script has no folder.
 const char *tplDataPath(lua_State *L, const char *what, const char *name);
-/// True when path (existing) resolves inside the script's folder; else a message in err.
+/// True when path (from tplDataPath; existing) resolves inside the script's folder; else a message in err.
 bool tplConfined(lua_State *L, const char *path, char *err, size_t errlen);
-/// tpFile_Read of a path inside the script's folder (tplConfined first); err names the path.
+/// The bytes of a file of the script's folder (path from tplDataPath: "<script dir><name>"), with
+/// a NUL after them (malloc'd; the caller frees): from the disk, confined to the folder
+/// (tplConfined), or from the plan's files when the script came from one. Records the file for
+/// tpScript_Files (raises when a file read twice changed in between). NULL with a message naming
+/// the path in err.
 char *tplReadData(lua_State *L, const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen);
+/// True when the script's folder holds path (from tplDataPath): on the disk (a dangling link
+/// counts, so that reading it reports it), or among the plan's files.
+bool tplDataExists(lua_State *L, const char *path);
+/// Records a file the script read (copies path and bytes) for tpScript_Files. Returns 1 when new,
+/// 0 when the same bytes were recorded before, -1 when different bytes were (the file changed),
+/// -2 when out of memory.
+int tplRecordFile(tplLimits *lim, const char *path, const void *data, size_t len);
+/// Frees the recorded files.
+void tplFreeFiles(tplLimits *lim);
 
 /* Host callbacks (host.c); `user` is a tplDomain. */
 int tplPiCallback(void *user, int tactic, int sigma, const tpStateView *x, double *probs);

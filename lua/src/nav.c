@@ -3,6 +3,7 @@
  * __gc; every function is a pure computation on its arguments (no randomness, no hidden state),
  * so scripts stay deterministic. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lua_internal.h"
@@ -1017,7 +1018,10 @@ static int tplTrack(lua_State *L)
         tplError(L, "tp.nav.track: '%s' is not a track name (letters, digits, '_' and '-' only)", name);
     char err[512];
     const char *path = tplDataPath(L, "tp.nav.track", lua_pushfstring(L, "tracks/%s.json", name));
-    tpNavTrackFile *tf = tplConfined(L, path, err, sizeof err) ? tpNavTrack_Load(path, err, sizeof err) : NULL;
+    size_t len = 0;
+    char *text = tplReadData(L, path, TP_MAX_DATA_BYTES, &len, err, sizeof err); /* recorded for the plan */
+    tpNavTrackFile *tf = text ? tpNavTrack_Parse(text, len, path, err, sizeof err) : NULL;
+    free(text);
     if (!tf)
         tplError(L, "tp.nav.track: %s", err);
     lua_createtable(L, 0, 6);

@@ -19,6 +19,7 @@
 #include "lua_internal.h"
 
 #include "tp/base.h"
+#include "tp/util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -269,16 +270,17 @@ static int tplDisabled(lua_State *L)
 
 static int tplPrint(lua_State *L)
 {
+    FILE *out = tplGetLimits(L)->print_to ? tplGetLimits(L)->print_to : stderr;
     int n = lua_gettop(L);
     for (int i = 1; i <= n; i++) {
         size_t len = 0;
         const char *s = luaL_tolstring(L, i, &len);
         if (i > 1)
-            fputc('\t', stderr);
-        fwrite(s, 1, len, stderr);
+            fputc('\t', out);
+        fwrite(s, 1, len, out);
         lua_pop(L, 1);
     }
-    fputc('\n', stderr);
+    fputc('\n', out);
     return 0;
 }
 
@@ -330,11 +332,10 @@ static int tplRequire(lua_State *L)
     const char *cand[2];
     cand[0] = lua_pushfstring(L, "%slib/%s.lua", dir, rel);
     cand[1] = lua_pushfstring(L, "%s%s.lua", dir, rel);
-    char err[256];
+    char err[512];
     for (int i = 0; i < 2; i++) {
         size_t n = 0;
-        struct stat st;
-        if (lstat(cand[i], &st) != 0 && errno == ENOENT)
+        if (!tplDataExists(L, cand[i]))
             continue; /* not this candidate (a dangling link is one, and is refused below) */
         char *src = tplReadData(L, cand[i], TP_MAX_SCRIPT_BYTES, &n, err, sizeof err);
         if (!src)
@@ -359,7 +360,8 @@ static int tplRequire(lua_State *L)
         lua_setfield(L, 2, name);
         return 1;
     }
-    return tplError(L, "module '%s' not found (looked for %s and %s)", name, cand[0], cand[1]);
+    return tplError(L, "module '%s' not found (looked for %s and %s%s)", name, cand[0], cand[1],
+                    tplGetLimits(L)->embedded ? " among the files recorded in the plan" : "");
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -552,16 +554,77 @@ const char *tplDataPath(lua_State *L, const char *what, const char *name)
     return path;
 }
 
+/* The name of path (from tplDataPath: "<script dir><name>") relative to the script's folder. */
+static const char *tplRelName(lua_State *L, const char *path)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, TPL_SCRIPT_DIR);
+    const char *dir = lua_tostring(L, -1);
+    size_t n = dir ? strlen(dir) : 0;
+    lua_pop(L, 1); /* the registry keeps the string */
+    return dir && strncmp(path, dir, n) == 0 ? path + n : path;
+}
+
+/* Pushes the path to read path from on the disk ("<folder as given><name>"); NULL (nothing
+ * pushed) when the script has no folder on the disk. */
+static const char *tplDiskPath(lua_State *L, const char *path)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, TPL_SCRIPT_DISKDIR);
+    if (!lua_isstring(L, -1)) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    const char *disk = lua_pushfstring(L, "%s%s", lua_tostring(L, -1), tplRelName(L, path));
+    lua_remove(L, -2);
+    return disk;
+}
+
+static const tpScriptFile *tplEmbedded(const tplLimits *lim, const char *rel)
+{
+    for (int i = 0; i < lim->nembedded; i++)
+        if (strcmp(lim->embedded[i].path, rel) == 0)
+            return &lim->embedded[i];
+    return NULL;
+}
+
+bool tplDataExists(lua_State *L, const char *path)
+{
+    tplLimits *lim = tplGetLimits(L);
+    if (lim->embedded)
+        return tplEmbedded(lim, tplRelName(L, path)) != NULL;
+    const char *disk = tplDiskPath(L, path);
+    if (!disk)
+        return false;
+    struct stat st;
+    bool there = !(lstat(disk, &st) != 0 && errno == ENOENT);
+    lua_pop(L, 1);
+    return there;
+}
+
+/* Rewrites a message about `disk` (tpFile_Read's, realpath's) to name `shown` instead. */
+static void tplRename(char *err, size_t errlen, const char *disk, const char *shown)
+{
+    size_t n = strlen(disk);
+    if (err && errlen && strncmp(err, disk, n) == 0 && strcmp(disk, shown) != 0) {
+        char tail[512];
+        tpStrCopy(tail, sizeof tail, err + n);
+        snprintf(err, errlen, "%s%s", shown, tail);
+    }
+}
+
 bool tplConfined(lua_State *L, const char *path, char *err, size_t errlen)
 {
+    if (tplGetLimits(L)->embedded)
+        return true; /* the plan's files are the folder */
     lua_getfield(L, LUA_REGISTRYINDEX, TPL_SCRIPT_REALDIR);
     const char *root = lua_tostring(L, -1);
     lua_pop(L, 1); /* the registry keeps the string */
-    if (!root) {
+    const char *disk = root ? tplDiskPath(L, path) : NULL;
+    if (!disk) {
         tpErrorf(err, errlen, "the script has no folder");
         return false;
     }
-    char *real = realpath(path, NULL);
+    char *real = realpath(disk, NULL);
+    lua_pop(L, 1);
     if (!real) {
         tpErrorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return false;
@@ -571,13 +634,93 @@ bool tplConfined(lua_State *L, const char *path, char *err, size_t errlen)
     free(real);
     if (!inside) {
         tpErrorf(err, errlen, "%s: outside the script's folder (a link that leaves it?)", path);
+        return false;
     }
-    return inside;
+    return true;
+}
+
+int tplRecordFile(tplLimits *lim, const char *path, const void *data, size_t len)
+{
+    for (int i = 0; i < lim->nfiles; i++)
+        if (strcmp(lim->files[i].path, path) == 0)
+            return lim->files[i].len == len && memcmp(lim->files[i].data, data, len) == 0 ? 0 : -1;
+    tpScriptFile *f = tpArray_Grow(lim->files, &lim->files_cap, (size_t)lim->nfiles + 1, sizeof *f);
+    if (!f)
+        return -2;
+    lim->files = f;
+    char *p = strdup(path);
+    unsigned char *d = malloc(len + 1);
+    if (!p || !d) {
+        free(p);
+        free(d);
+        return -2;
+    }
+    memcpy(d, data, len);
+    d[len] = '\0';
+    f[lim->nfiles++] = (tpScriptFile){p, d, len};
+    return 1;
+}
+
+void tplFreeFiles(tplLimits *lim)
+{
+    for (int i = 0; i < lim->nfiles; i++) {
+        free((char *)lim->files[i].path);
+        free((unsigned char *)lim->files[i].data);
+    }
+    free(lim->files);
+    lim->files = NULL;
+    lim->nfiles = 0;
+    lim->files_cap = 0;
 }
 
 char *tplReadData(lua_State *L, const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen)
 {
-    if (!tplConfined(L, path, err, errlen))
+    tplLimits *lim = tplGetLimits(L);
+    const char *rel = tplRelName(L, path);
+    char *data = NULL;
+    if (lim->embedded) {
+        const tpScriptFile *f = tplEmbedded(lim, rel);
+        if (!f) {
+            tpErrorf(err, errlen,
+                     "%s: not among the files recorded in the plan (the script read other files when it "
+                     "was planned)",
+                     path);
+            return NULL;
+        }
+        if (f->len > max_bytes) {
+            tpErrorf(err, errlen, "%s: larger than %zu bytes", path, max_bytes);
+            return NULL;
+        }
+        data = malloc(f->len + 1);
+        if (!data) {
+            tpErrorf(err, errlen, "%s: out of memory", path);
+            return NULL;
+        }
+        memcpy(data, f->data, f->len);
+        data[f->len] = '\0';
+        *len = f->len;
+    } else {
+        if (!tplConfined(L, path, err, errlen))
+            return NULL;
+        const char *disk = tplDiskPath(L, path);
+        if (!disk) {
+            tpErrorf(err, errlen, "%s: the script has no folder", path);
+            return NULL;
+        }
+        data = tpFile_Read(disk, max_bytes, len, err, errlen);
+        tplRename(err, errlen, disk, path);
+        lua_pop(L, 1);
+        if (!data)
+            return NULL;
+    }
+    int rc = tplRecordFile(lim, rel, data, *len);
+    if (rc < 0) {
+        tpErrorf(err, errlen,
+                 rc == -1 ? "%s: the file changed while the script ran (read twice, different bytes)"
+                          : "%s: out of memory",
+                 path);
+        free(data);
         return NULL;
-    return tpFile_Read(path, max_bytes, len, err, errlen);
+    }
+    return data;
 }

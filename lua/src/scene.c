@@ -244,6 +244,7 @@ static const char *const tplBoxFields[] = {TPL_BODY_HEAD, "size", TPL_BODY_TAIL,
 static const char *const tplSphereFields[] = {TPL_BODY_HEAD, "radius", TPL_BODY_TAIL, NULL};
 static const char *const tplCylinderFields[] = {TPL_BODY_HEAD, "radius", "length", TPL_BODY_TAIL, NULL};
 static const char *const tplPlaneFields[] = {TPL_BODY_HEAD, "normal", "offset", "marker", NULL};
+static const char *const tplMeshFields[] = {TPL_BODY_HEAD, "file", "scale", "up", "density", TPL_BODY_TAIL, NULL};
 
 static tpBodyClass tplClass(lua_State *L, const char *what, tpBodyClass def)
 {
@@ -301,16 +302,17 @@ static void tplColor(lua_State *L, const char *what, float *color)
 static int tplBodyNew(lua_State *L)
 {
     tpShapeKind shape = (tpShapeKind)lua_tointeger(L, lua_upvalueindex(1));
-    static const char *const ctors[] = {"tp.box", "tp.sphere", "tp.cylinder", "tp.capsule", "tp.plane"};
+    static const char *const ctors[] = {"tp.box", "tp.sphere", "tp.cylinder", "tp.capsule", "tp.plane", "tp.mesh"};
     const char *ctor = ctors[shape];
     luaL_checktype(L, 1, LUA_TTABLE);
     const char *const *known = shape == TP_SHAPE_BOX      ? tplBoxFields
                                : shape == TP_SHAPE_SPHERE ? tplSphereFields
                                : shape == TP_SHAPE_PLANE  ? tplPlaneFields
+                               : shape == TP_SHAPE_MESH   ? tplMeshFields
                                                           : tplCylinderFields;
     tplCheckFields(L, 1, ctor, known, 0);
 
-    tplBody *b = lua_newuserdatauv(L, sizeof *b, 2);
+    tplBody *b = lua_newuserdatauv(L, sizeof *b, 3);
     memset(b, 0, sizeof *b);
     luaL_setmetatable(L, TPL_BODY);
     b->ctor = ctor;
@@ -351,6 +353,8 @@ static int tplBodyNew(lua_State *L)
         b->def.size[0] = tplPositive(L, what, "radius");
         b->def.size[1] = b->def.size[2] = 0;
         break;
+    case TP_SHAPE_MESH:
+        break; /* after the class and the motion: the mesh is read below */
     default:
         b->def.size[0] = tplPositive(L, what, "radius");
         b->def.size[1] = tplPositive(L, what, "length");
@@ -378,7 +382,32 @@ static int tplBodyNew(lua_State *L)
     bool dynamic = b->def.cls != TP_BODY_STATIC && !kinematic;
     bool controlled = b->def.cls == TP_BODY_ACTIVE || (b->def.cls == TP_BODY_FOREIGN && !kinematic);
 
-    if (tplHas(L, "mass") || dynamic) {
+    double com[3] = {0, 0, 0};
+    if (shape == TP_SHAPE_MESH) {
+        char file[1024];
+        if (!tplString(L, 1, what, "file", file, sizeof file) || !file[0])
+            tplError(L, "%s'file' is required (an .obj, .stl, .gltf or .glb inside the script's folder)", what);
+        double scale = tplNumber(L, 1, what, "scale", 1.0, false);
+        char up[8] = "z";
+        tplString(L, 1, what, "up", up, sizeof up);
+        if (strcmp(up, "z") != 0 && strcmp(up, "y") != 0)
+            tplError(L, "%sup must be \"z\" or \"y\" (got \"%s\")", what, up);
+        double density = tplNumber(L, 1, what, "density", 0.0, false);
+        if (tplHas(L, "density") && !(density > 0))
+            tplError(L, "%sdensity must be > 0 (got %g)", what, density);
+        if (tplHas(L, "density") && tplHas(L, "mass"))
+            tplError(L, "%sgive either mass or density, not both", what);
+        if (!(scale > 0))
+            tplError(L, "%sscale must be > 0 (got %g)", what, scale);
+        tpMesh m;
+        tplMeshRead(L, what, file, strcmp(up, "y") == 0, scale, &m);
+        double mass = tplHas(L, "mass") ? tplPositive(L, what, "mass") : 0.0;
+        tplMeshAttach(L, 2, b, &m, file, mass, density, com);
+        if (dynamic && !tplHas(L, "mass") && !tplHas(L, "density"))
+            tplError(L, "%s'mass' or 'density' is required for a %s body", what,
+                     b->def.cls == TP_BODY_ACTIVE ? "active" : "moving");
+    }
+    if (shape != TP_SHAPE_MESH && (tplHas(L, "mass") || dynamic)) {
         if (!tplHas(L, "mass")) {
             static const char *const cls[] = {"static", "passive", "active", "foreign"};
             tplError(L, "%s'mass' is required for a %s body", what, cls[b->def.cls]);
@@ -417,13 +446,16 @@ static int tplBodyNew(lua_State *L)
     b->def.marker = tplBool(L, 1, what, "marker", false);
     if (b->def.marker && b->def.cls != TP_BODY_STATIC)
         tplError(L, "%smarker is only for static bodies (drawn, never colliding)", what);
+    if (shape == TP_SHAPE_MESH)
+        tplMeshPlace(b, com);
     tplSetWhere(L);
     return 1;
 }
 
 static const luaL_Reg tplSceneFns[] = {
-    {"material", tplNewMaterial}, {"contact", tplNewContact},  {"rotate", tplRotate},    {"linear", tplLinear},
-    {"oscillate", tplOscillate},  {"waypoints", tplWaypoints}, {"motion", tplMotionNew}, {NULL, NULL},
+    {"material", tplNewMaterial}, {"contact", tplNewContact},  {"rotate", tplRotate},
+    {"linear", tplLinear},        {"oscillate", tplOscillate}, {"waypoints", tplWaypoints},
+    {"motion", tplMotionNew},     {"scene", tplSceneFile},     {NULL, NULL},
 };
 
 void tplOpenScene(lua_State *L)
@@ -437,12 +469,9 @@ void tplOpenScene(lua_State *L)
     static const struct {
         const char *name;
         tpShapeKind shape;
-    } shapes[] = {{"box", TP_SHAPE_BOX},
-                  {"sphere", TP_SHAPE_SPHERE},
-                  {"cylinder", TP_SHAPE_CYLINDER},
-                  {"capsule", TP_SHAPE_CAPSULE},
-                  {"plane", TP_SHAPE_PLANE}};
-    for (int i = 0; i < 5; i++) {
+    } shapes[] = {{"box", TP_SHAPE_BOX},         {"sphere", TP_SHAPE_SPHERE}, {"cylinder", TP_SHAPE_CYLINDER},
+                  {"capsule", TP_SHAPE_CAPSULE}, {"plane", TP_SHAPE_PLANE},   {"mesh", TP_SHAPE_MESH}};
+    for (int i = 0; i < 6; i++) {
         lua_pushinteger(L, shapes[i].shape);
         lua_pushcclosure(L, tplBodyNew, 1);
         lua_setfield(L, -2, shapes[i].name);

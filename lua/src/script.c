@@ -21,6 +21,7 @@ struct tpScript {
     tplLimits limits; /* the state's allocator and hook read it: freed after lua_close */
     tpDomain *domain; /* owned by the tp.domain userdata kept in the registry */
     char hash[32];
+    char *name; /* how messages name the script (tpScript_Name) */
     char *params_json;
     char *params_info_json; /* the declared parameters (tpScript_ParamsInfoJson) */
 };
@@ -257,8 +258,11 @@ int luaopen_tp(lua_State *L)
 }
 
 typedef struct tplSetupArgs {
-    const char *path;
-    const char *dir; /* the script's folder with a trailing slash; NULL: none (text source) */
+    const char *path;    /* the script as messages name it */
+    const char *dir;     /* its folder as messages name it, trailing slash ("" or "domains/");
+                            NULL: none (text source) */
+    const char *diskdir; /* the folder to read files from (trailing slash); NULL: none (text
+                            source, or the files of a plan) */
     const tpScriptParam *params;
     int nparams;
 } tplSetupArgs;
@@ -268,10 +272,14 @@ static int tplSetup(lua_State *L)
     tplSetupArgs *a = lua_touserdata(L, 1);
     tplOpenSandbox(L);
     if (a->dir) {
-        /* require and data files (tp.nav.track, tp.pattern images) are confined to this folder */
         lua_pushstring(L, a->dir);
         lua_setfield(L, LUA_REGISTRYINDEX, TPL_SCRIPT_DIR);
-        char *real = realpath(a->dir, NULL);
+    }
+    if (a->diskdir) {
+        /* require and data files (tp.nav.track, tp.pattern images) are confined to this folder */
+        lua_pushstring(L, a->diskdir);
+        lua_setfield(L, LUA_REGISTRYINDEX, TPL_SCRIPT_DISKDIR);
+        char *real = realpath(a->diskdir, NULL);
         if (!real)
             tplError(L, "%s: cannot resolve the script's folder: %s", a->path, strerror(errno));
         lua_pushstring(L, real);
@@ -507,19 +515,41 @@ tpScript *tpLoadScript(const char *path, const tpScriptParam *params, int nparam
     return tpCreateScript(&def, err, errlen);
 }
 
+/* malloc'd "<folder of path>/" ("" or `nodir` when path has no slash); NULL when out of memory. */
+static char *tplFolderOf(const char *path, const char *nodir)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) + 1 : strlen(nodir);
+    char *dir = malloc(n + 1);
+    if (dir) {
+        memcpy(dir, slash ? path : nodir, n);
+        dir[n] = '\0';
+    }
+    return dir;
+}
+
 tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
 {
     if (err && errlen)
         err[0] = '\0';
     if (!def || !def->path || !def->path[0] || def->nparams < 0 || (def->nparams > 0 && !def->params) ||
-        !(def->load_time_limit >= 0) || !(def->call_time_limit >= 0)) {
-        tpErrorf(err, errlen, "tpCreateScript: no script path, bad parameter list or bad limits");
+        !(def->load_time_limit >= 0) || !(def->call_time_limit >= 0) || (def->files && def->nfiles < 1) ||
+        (def->files && def->source)) {
+        tpErrorf(err, errlen, "tpCreateScript: no script path, bad parameter list, files or limits");
         return NULL;
     }
     const char *path = def->path;
+    /* messages and chunk names use `name`; files are read from `path`'s folder (or the plan's) */
+    const char *name = def->files || !def->name || !def->name[0] ? path : def->name;
     size_t len = 0;
     char *src = NULL;
-    if (def->source) {
+    if (def->files) {
+        if (def->files[0].len > TP_MAX_SCRIPT_BYTES) {
+            tpErrorf(err, errlen, "%s: the script is larger than %zu bytes", name, TP_MAX_SCRIPT_BYTES);
+            return NULL;
+        }
+        len = def->files[0].len;
+    } else if (def->source) {
         if (def->source_len > TP_MAX_SCRIPT_BYTES) {
             tpErrorf(err, errlen, "%s: the script is larger than %zu bytes", path, TP_MAX_SCRIPT_BYTES);
             return NULL;
@@ -528,25 +558,46 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
     } else {
         src = tpFile_Read(path, TP_MAX_SCRIPT_BYTES, &len, err, errlen);
         if (!src) {
+            size_t n = strlen(path);
+            if (name != path && err && strncmp(err, path, n) == 0) { /* name it as messages do */
+                char tail[512];
+                tpStrCopy(tail, sizeof tail, err + n);
+                snprintf(err, errlen, "%s%s", name, tail);
+            }
             return NULL;
         }
     }
-    const char *text = def->source ? def->source : src;
+    const char *text = def->files ? (const char *)def->files[0].data : def->source ? def->source : src;
     tpScript *s = calloc(1, sizeof *s);
-    if (!s) {
+    if (!s || !(s->name = strdup(name))) {
+        free(s);
         free(src);
-        tpErrorf(err, errlen, "%s: out of memory", path);
+        tpErrorf(err, errlen, "%s: out of memory", name);
         return NULL;
     }
     s->limits.max_bytes = def->memory_limit > 0 ? def->memory_limit : TP_SCRIPT_DEFAULT_MEMORY;
-    tpStrCopy(s->limits.path, sizeof s->limits.path, path);
+    s->limits.print_to = def->print_to;
+    tpStrCopy(s->limits.path, sizeof s->limits.path, name);
     s->limits.call_seconds = def->call_time_limit > 0 ? def->call_time_limit : TP_SCRIPT_DEFAULT_CALL_TIME;
+    s->limits.embedded = def->files;
+    s->limits.nembedded = def->files ? def->nfiles : 0;
     double load_limit = def->load_time_limit > 0 ? def->load_time_limit : TP_SCRIPT_DEFAULT_LOAD_TIME;
-    lua_State *L = lua_newstate(tplAlloc, &s->limits);
-    if (!L) {
+    /* the script is the first file it read, named by its file name (a plan's sources[0]) */
+    const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    if (tplRecordFile(&s->limits, base, text, len) < 0) {
+        free(s->name);
         free(s);
         free(src);
-        tpErrorf(err, errlen, "%s: out of memory", path);
+        tpErrorf(err, errlen, "%s: out of memory", name);
+        return NULL;
+    }
+    lua_State *L = lua_newstate(tplAlloc, &s->limits);
+    if (!L) {
+        tplFreeFiles(&s->limits);
+        free(s->name);
+        free(s);
+        free(src);
+        tpErrorf(err, errlen, "%s: out of memory", name);
         return NULL;
     }
     s->L = L;
@@ -558,35 +609,31 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
              s->limits.call_seconds);
     tplArm(L, load_limit, s->limits.load_what);
 
-    char *dir = NULL;
+    /* the folder as messages name it: "" for a renamed (built-in) or embedded script, else the
+       path's own ("./" when it has none, as before) */
+    char *dir = NULL, *diskdir = NULL;
     if (!def->source) {
-        const char *slash = strrchr(path, '/');
-        size_t n = slash ? (size_t)(slash - path) + 1 : 0;
-        dir = malloc(n + 3);
-        if (!dir) {
-            tpErrorf(err, errlen, "%s: out of memory", path);
+        dir = tplFolderOf(name, name != path || def->files ? "" : "./");
+        diskdir = def->files ? NULL : tplFolderOf(path, "./");
+        if (!dir || (!def->files && !diskdir)) {
+            tpErrorf(err, errlen, "%s: out of memory", name);
             goto fail;
         }
-        if (slash)
-            memcpy(dir, path, n);
-        else
-            memcpy(dir, "./", n = 2);
-        dir[n] = '\0';
     }
-    tplSetupArgs setup = {path, dir, def->params, def->nparams};
+    tplSetupArgs setup = {name, dir, diskdir, def->params, def->nparams};
     lua_pushcfunction(L, tplSetup);
     lua_pushlightuserdata(L, &setup);
     if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
-        tplScriptError(L, path, err, errlen);
+        tplScriptError(L, name, err, errlen);
         goto fail;
     }
     lua_pushcfunction(L, tplMsgHandler); /* 1 */
     lua_pushcfunction(L, tplRun);        /* 2 */
-    const char *chunkname = lua_pushfstring(L, "@%s", path);
+    const char *chunkname = lua_pushfstring(L, "@%s", name);
     int rc = luaL_loadbufferx(L, text, len, chunkname, "t"); /* 4: the chunk */
     lua_remove(L, 3);
     if (rc != LUA_OK) {
-        tplScriptError(L, path, err, errlen);
+        tplScriptError(L, name, err, errlen);
         goto fail;
     }
     {
@@ -599,7 +646,7 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
     free(src);
     src = NULL;
     if (lua_pcall(L, 1, 1, 1) != LUA_OK) {
-        tplScriptError(L, path, err, errlen);
+        tplScriptError(L, name, err, errlen);
         goto fail;
     }
     /* stack: handler, result */
@@ -608,18 +655,18 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
     lua_pushlightuserdata(L, &fin);
     lua_pushvalue(L, 2);
     if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
-        tplScriptError(L, path, err, errlen);
+        tplScriptError(L, name, err, errlen);
         goto fail;
     }
     s->params_json = malloc(strlen(fin.json) + 1);
     if (!s->params_json) {
-        tpErrorf(err, errlen, "%s: out of memory", path);
+        tpErrorf(err, errlen, "%s: out of memory", name);
         goto fail;
     }
     memcpy(s->params_json, fin.json, strlen(fin.json) + 1);
     s->params_info_json = strdup(fin.info_json);
     if (!s->params_info_json) {
-        tpErrorf(err, errlen, "%s: out of memory", path);
+        tpErrorf(err, errlen, "%s: out of memory", name);
         goto fail;
     }
     s->domain = fin.domain;
@@ -627,10 +674,12 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
     lua_gc(L, LUA_GCCOLLECT); /* drop unreturned domains and scratch now, not mid-planning */
     tplDisarm(L);
     free(dir);
+    free(diskdir);
     return s;
 
 fail:
     free(dir);
+    free(diskdir);
     free(src);
     tpDestroyScript(s);
     return NULL;
@@ -652,6 +701,8 @@ void tpDestroyScript(tpScript *script)
         lua_close(script->L); /* finalizes the tp.domain userdata: frees the domain */
     free(script->params_json);
     free(script->params_info_json);
+    tplFreeFiles(&script->limits);
+    free(script->name);
     free(script);
 }
 
@@ -663,6 +714,17 @@ tpDomain *tpScript_Domain(tpScript *script)
 const char *tpScript_Hash(const tpScript *script)
 {
     return script ? script->hash : "";
+}
+
+const char *tpScript_Name(const tpScript *script)
+{
+    return script && script->name ? script->name : "";
+}
+
+const tpScriptFile *tpScript_Files(const tpScript *script, int *n)
+{
+    *n = script ? script->limits.nfiles : 0;
+    return script ? script->limits.files : NULL;
 }
 
 const char *tpScript_ParamsJson(const tpScript *script)

@@ -2,7 +2,7 @@
  * (the swept pass, sweep samples, bounce cuts), the discovery of overlaps a solve caused, the
  * contact joints and the touching record. step.c drives them once per substep (docs/physics.md).
  * Every function here is a function of the restored state, so Sim stays pure. */
-#include "world_internal.h"
+#include "mesh_geom_internal.h"
 
 #include "tp/base.h"
 #include "tp/util.h"
@@ -11,6 +11,18 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* dCollide for a pair, with the moving mesh hulls' own collider for the pairs ODE's colliders get
+ * wrong (hull-hull, hull-box, hull-triangle mesh: mesh_collide.c). Contacts into w->cgeoms. */
+static int tpCollidePair(tpWorld *w, const tpBodyRt *ra, const tpBodyRt *rb)
+{
+    if (ra->mesh != NULL || rb->mesh != NULL) {
+        int n = tpMeshGeom_Collide(ra->mesh, ra->geom, rb->mesh, rb->geom, w->def.max_contacts, w->cgeoms);
+        if (n >= 0)
+            return n;
+    }
+    return dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Canonical collisions                                                                        */
@@ -236,7 +248,7 @@ void tpContacts_DepthPass(tpWorld *w)
     dSpaceCollide(w->space, w, tpNearCallback);
     for (int p = 0; p < w->npairs; p++) {
         int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
-        int n = dCollide(w->rt[a].geom, w->rt[b].geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        int n = tpCollidePair(w, &w->rt[a], &w->rt[b]);
         for (int k = 0; k < n; k++)
             tpNoteDepth(w, a, b, w->cgeoms[k].depth);
     }
@@ -327,7 +339,7 @@ void tpContacts_Collide(tpWorld *w, bool keep)
     for (int p = 0; p < w->npairs; p++) {
         int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
         const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
-        int n = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        int n = tpCollidePair(w, ra, rb);
         if (n <= 0)
             continue;
         tpSortContacts(w->cgeoms, n);
@@ -488,6 +500,9 @@ static void tpInflate(tpWorld *w, int i, double m)
     case TP_SHAPE_CAPSULE:
         dGeomCapsuleSetParams(g, b->size[0] + m, b->size[1]);
         break;
+    case TP_SHAPE_MESH:
+        tpMeshGeom_Inflate(w->rt[i].mesh, g, m);
+        break;
     case TP_SHAPE_PLANE:
         break;
     }
@@ -578,7 +593,7 @@ static double tpSweepSamples(tpWorld *w, int a, int b, bool fa, bool fb, double 
             tpSweepPose(w, a, h, f);
         if (fb)
             tpSweepPose(w, b, h, f);
-        int m = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        int m = tpCollidePair(w, ra, rb);
         if (m > 0) {
             *n = m;
             used = f;
@@ -590,7 +605,7 @@ static double tpSweepSamples(tpWorld *w, int a, int b, bool fa, bool fb, double 
     if (fb)
         tpSweepPose(w, b, h, 1.0);
     if (used == 1.0) /* no earlier overlap: the full sweep's contacts again */
-        *n = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        *n = tpCollidePair(w, ra, rb);
     return used;
 }
 
@@ -649,7 +664,7 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
          * a rocking cylinder comes down while its near rim touches. */
         const tpTouch *touch = tpTouching(w, w->pairs[p]);
         const double near = TP_SPECULATIVE_NEAR * (ra->radius > rb->radius ? ra->radius : rb->radius);
-        int n = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        int n = tpCollidePair(w, ra, rb);
         if (n <= 0)
             continue;
         const double f = tpSweepSamples(w, a, b, fa, fb, h, &n);
@@ -863,7 +878,7 @@ bool tpContacts_Discover(tpWorld *w, double h)
         int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
         const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
         const double near = TP_SPECULATIVE_NEAR * (ra->radius > rb->radius ? ra->radius : rb->radius);
-        int n = dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+        int n = tpCollidePair(w, ra, rb);
         double deepest = 0.0;
         for (int k = 0; k < n; k++)
             deepest = w->cgeoms[k].depth > deepest ? w->cgeoms[k].depth : deepest;

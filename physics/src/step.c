@@ -308,8 +308,7 @@ static int tpResolve(tpWorld *w, double h, bool exact)
         tpSetBody(w->rt[w->state_body[k]].body, &w->sub0[k]);
     tpApplyAction(w);
     tpContacts_CreateJoints(w);
-    dRandSetSeed(0);
-    int ok = exact ? dWorldStep(w->world, h) : dWorldQuickStep(w->world, h);
+    int ok = tpOde_Solve(w->world, h, exact);
     dJointGroupEmpty(w->group);
     return ok;
 }
@@ -329,9 +328,7 @@ static void tpSolve(tpWorld *w, double h)
     unsigned long fails = exact ? tpOde_LcpFailures() : 0;
     tpApplyAction(w);
     tpContacts_CreateJoints(w);
-    /* dWorldQuickStep shuffles constraint rows with ODE's global generator. */
-    dRandSetSeed(0);
-    int ok = exact ? dWorldStep(w->world, h) : dWorldQuickStep(w->world, h);
+    int ok = tpOde_Solve(w->world, h, exact);
     dJointGroupEmpty(w->group);
     if (exact && tpOde_LcpFailures() != fails) {
         w->lcp_nudges++;

@@ -6,6 +6,7 @@
 #include "tp/mathx.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,10 @@ tpMaterialDef tpDefaultMaterialDef(void)
 /* ------------------------------------------------------------------------------------------ */
 /* ODE library lifetime: one dInitODE2 for any number of worlds (ODE keeps global state).      */
 
+/* Worlds in use in the process, guarded by g_ode_lock (the embedding API lets several threads
+ * create and destroy worlds); the second piece of process-wide state besides the log level. */
 static int g_ode_users;
+static pthread_mutex_t g_ode_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void tpOdeVLog(tpLogLevel level, int num, const char *msg, va_list ap)
 {
@@ -89,6 +93,18 @@ static void tpOdeDebug(int num, const char *msg, va_list ap)
  * substep again with the iterative solver. At hundreds of thousands of steps per plan the
  * messages themselves would drown the log, so they go to the debug level. */
 static _Thread_local unsigned long g_lcp_failures;
+
+int tpOde_Solve(dWorldID world, double h, bool exact)
+{
+    if (exact) {
+        return dWorldStep(world, h);
+    }
+    pthread_mutex_lock(&g_ode_lock);
+    dRandSetSeed(0);
+    int ok = dWorldQuickStep(world, h);
+    pthread_mutex_unlock(&g_ode_lock);
+    return ok;
+}
 
 unsigned long tpOde_LcpFailures(void)
 {
@@ -175,20 +191,26 @@ static int tpCollideCylinderPlane(dGeomID cyl, dGeomID plane, int flags, dContac
 
 static void tpOdeAcquire(void)
 {
+    pthread_mutex_lock(&g_ode_lock);
     if (g_ode_users++ == 0) {
         dSetErrorHandler(tpOdeError);
         dSetDebugHandler(tpOdeDebug);
         dSetMessageHandler(tpOdeMessage);
         dInitODE2(0);
         dSetColliderOverride(dCylinderClass, dPlaneClass, tpCollideCylinderPlane);
-        dAllocateODEDataForThread(dAllocateMaskAll);
     }
+    /* ODE's per-thread collision data: once per thread that steps worlds (a no-op when there). */
+    dAllocateODEDataForThread(dAllocateMaskAll);
+    pthread_mutex_unlock(&g_ode_lock);
 }
 
 static void tpOdeRelease(void)
 {
-    if (--g_ode_users == 0)
+    pthread_mutex_lock(&g_ode_lock);
+    if (--g_ode_users == 0) {
         dCloseODE();
+    }
+    pthread_mutex_unlock(&g_ode_lock);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -284,6 +306,43 @@ static bool tpIsDynamic(const tpBodyDef *b)
            (b->cls == TP_BODY_FOREIGN && b->motion.kind == TP_MOTION_TACTIC);
 }
 
+/* Duplicate body names, in time linear in the number of bodies (a scene may have TP_MAX_BODIES,
+ * and comparing each name with every earlier one took 26 s at 50,000 inside one C call that no
+ * time limit sees): an open-addressing hash set of body indices. Names are checked terminated
+ * and non-empty first. Reports the first body (in order) whose name an earlier body has. */
+static bool tpCheckBodyNames(const tpSceneDef *def, char *err, size_t errlen)
+{
+    size_t cap = 16;
+    while (cap < 2 * (size_t)def->nbodies) {
+        cap *= 2;
+    }
+    int *slots = malloc(cap * sizeof *slots);
+    if (!slots) {
+        tpErrorf(err, errlen, "scene: out of memory checking %d body names", def->nbodies);
+        return false;
+    }
+    for (size_t k = 0; k < cap; k++) {
+        slots[k] = -1;
+    }
+    bool ok = true;
+    for (int i = 0; i < def->nbodies && ok; i++) {
+        const char *name = def->bodies[i].name;
+        size_t k = (size_t)tpHash_Fnv1a64(name, strlen(name)) & (cap - 1);
+        while (slots[k] >= 0 && strcmp(def->bodies[slots[k]].name, name) != 0) {
+            k = (k + 1) & (cap - 1);
+        }
+        if (slots[k] >= 0) {
+            char who[TP_NAME_MAX + 16];
+            tpBodyLabel(&def->bodies[i], i, who, sizeof who);
+            tpErrorf(err, errlen, "%s: duplicate name (also body #%d)", who, slots[k]);
+            ok = false;
+        }
+        slots[k] = i;
+    }
+    free(slots);
+    return ok;
+}
+
 static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
 {
     const tpBodyDef *b = &def->bodies[i];
@@ -298,17 +357,11 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
         tpErrorf(err, errlen, "%s: name must not be empty", who);
         return false;
     }
-    for (int j = 0; j < i; j++) {
-        if (strcmp(def->bodies[j].name, b->name) == 0) {
-            tpErrorf(err, errlen, "%s: duplicate name (also body #%d)", who, j);
-            return false;
-        }
-    }
     if ((int)b->cls < TP_BODY_STATIC || (int)b->cls > TP_BODY_FOREIGN) {
         tpErrorf(err, errlen, "%s: cls must be a tpBodyClass (got %d)", who, (int)b->cls);
         return false;
     }
-    if ((int)b->shape < TP_SHAPE_BOX || (int)b->shape > TP_SHAPE_PLANE) {
+    if ((int)b->shape < TP_SHAPE_BOX || (int)b->shape > TP_SHAPE_MESH) {
         tpErrorf(err, errlen, "%s: shape must be a tpShapeKind (got %d)", who, (int)b->shape);
         return false;
     }
@@ -344,8 +397,10 @@ static bool tpCheckBody(const tpSceneDef *def, int i, char *err, size_t errlen)
         return true;
     }
 
+    if (b->shape == TP_SHAPE_MESH && !tpMeshGeom_Check(b, who, err, errlen))
+        return false;
     static const char *const axis_name[3] = {"size[0]", "size[1]", "size[2]"};
-    int nsize = b->shape == TP_SHAPE_BOX ? 3 : b->shape == TP_SHAPE_SPHERE ? 1 : 2;
+    int nsize = b->shape == TP_SHAPE_BOX ? 3 : b->shape == TP_SHAPE_SPHERE ? 1 : b->shape == TP_SHAPE_MESH ? 0 : 2;
     for (int k = 0; k < nsize; k++) {
         if (!(b->size[k] > 0.0) || !isfinite(b->size[k])) {
             tpErrorf(err, errlen, "%s: %s must be > 0 (got %g)", who, axis_name[k], b->size[k]);
@@ -491,8 +546,9 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
         tpErrorf(err, errlen, "scene: substeps must be in [1, 64] (got %d)", def->substeps);
         return false;
     }
-    if (def->nmaterials < 1 || def->materials == NULL) {
-        tpErrorf(err, errlen, "scene: at least one material is required (nmaterials = %d)", def->nmaterials);
+    if (def->nmaterials < 1 || def->materials == NULL || def->nmaterials > TP_MAX_MATERIALS) {
+        tpErrorf(err, errlen, "scene: 1 to %d materials are required (nmaterials = %d)", TP_MAX_MATERIALS,
+                 def->nmaterials);
         return false;
     }
     for (int i = 0; i < def->nmaterials; i++) {
@@ -533,7 +589,7 @@ static bool tpCheckScene(const tpSceneDef *def, char *err, size_t errlen)
     for (int i = 0; i < def->nbodies; i++)
         if (!tpCheckBody(def, i, err, errlen))
             return false;
-    return true;
+    return tpCheckBodyNames(def, err, errlen);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -627,7 +683,9 @@ static dSpaceID tpCreateSpace(const tpSceneDef *def)
             if (b->shape == TP_SHAPE_PLANE)
                 continue;
             double e = b->shape == TP_SHAPE_BOX ? fmax(b->size[0], fmax(b->size[1], b->size[2]))
-                                                : 2.0 * b->size[0] + (b->shape == TP_SHAPE_SPHERE ? 0.0 : b->size[1]);
+                       : b->shape == TP_SHAPE_MESH
+                           ? tpMeshGeom_Extent(b)
+                           : 2.0 * b->size[0] + (b->shape == TP_SHAPE_SPHERE ? 0.0 : b->size[1]);
             lo = fmin(lo, e);
             hi = fmax(hi, e);
         }
@@ -657,6 +715,8 @@ static dGeomID tpCreateGeom(dSpaceID space, const tpBodyDef *b)
         return dCreateCapsule(space, b->size[0], b->size[1]);
     case TP_SHAPE_PLANE:
         return dCreatePlane(space, b->plane[0], b->plane[1], b->plane[2], b->plane[3]);
+    case TP_SHAPE_MESH:
+        break; /* tpMeshGeom_Create */
     }
     return NULL;
 }
@@ -679,6 +739,9 @@ static void tpShapeMass(const tpBodyDef *b, double total, dMass *m)
     case TP_SHAPE_PLANE:
         dMassSetZero(m);
         break;
+    case TP_SHAPE_MESH:
+        tpMeshGeom_Mass(b, total, m);
+        break;
     }
 }
 
@@ -695,6 +758,8 @@ static double tpShapeRadius(const tpBodyDef *b)
         return sqrt(b->size[0] * b->size[0] + 0.25 * b->size[1] * b->size[1]);
     case TP_SHAPE_CAPSULE:
         return b->size[0] + 0.5 * b->size[1];
+    case TP_SHAPE_MESH:
+        return tpMeshGeom_Radius(b);
     case TP_SHAPE_PLANE:
         break;
     }
@@ -715,6 +780,8 @@ static double tpShapeThickness(const tpBodyDef *b)
         return b->size[0];
     case TP_SHAPE_CYLINDER:
         return b->size[0] < 0.5 * b->size[1] ? b->size[0] : 0.5 * b->size[1];
+    case TP_SHAPE_MESH:
+        return tpMeshGeom_Thickness(b);
     case TP_SHAPE_PLANE:
         break;
     }
@@ -772,6 +839,13 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
 
     tpOdeAcquire();
     w->world = dWorldCreate();
+    /* ODE's default stepping "threading" is one process-wide object without locks: a world
+     * stepped while another thread steps another world aborts in it. Each world its own. */
+    w->threading = dThreadingAllocateSelfThreadedImplementation();
+    if (w->threading) {
+        dWorldSetStepThreadingImplementation(w->world, dThreadingImplementationGetFunctions(w->threading),
+                                             w->threading);
+    }
     w->space = tpCreateSpace(def);
     w->group = dJointGroupCreate(0);
     dWorldSetGravity(w->world, def->gravity[0], def->gravity[1], def->gravity[2]);
@@ -811,7 +885,12 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         }
         tpQuat_Normalize(b->quat);
 
-        r->geom = tpCreateGeom(w->space, b);
+        r->geom = b->shape == TP_SHAPE_MESH ? tpMeshGeom_Create(w->space, b, &r->mesh, err, errlen)
+                                            : tpCreateGeom(w->space, b);
+        if (r->geom == NULL) {
+            tpDestroyWorld(w);
+            return NULL;
+        }
         dGeomSetData(r->geom, (void *)(intptr_t)i);
 
         if (b->cls == TP_BODY_STATIC) {
@@ -893,6 +972,11 @@ void tpDestroyWorld(tpWorld *w)
         dJointGroupDestroy(w->group);
         dSpaceDestroy(w->space); /* destroys the geoms it holds (cleanup mode is on by default) */
         dWorldDestroy(w->world); /* destroys the bodies */
+        for (int i = 0; w->rt && i < w->def.nbodies; i++)
+            tpMeshGeom_Free(w->rt[i].mesh); /* after its geom */
+        if (w->threading) {
+            dThreadingFreeImplementation(w->threading);
+        }
         tpOdeRelease();
     }
     free(w->materials);

@@ -25,6 +25,9 @@ typedef struct tpSurface {
     double rho;        /* rolling friction (m) */
 } tpSurface;
 
+/// ODE data of a mesh body (mesh_geom.c): a triangle mesh (static) or a convex hull (moving).
+typedef struct tpMeshRt tpMeshRt;
+
 /// Runtime data of one body.
 typedef struct tpBodyRt {
     dBodyID body;           /* NULL for static bodies (geom only) */
@@ -44,6 +47,7 @@ typedef struct tpBodyRt {
                                (what tpContacts_Discover calls unsurprising; set with vsweep) */
     double radius;          /* m: bounding radius about the centre of mass (dynamic bodies; the sweep of a
                                spinning body is |omega| * radius per second) */
+    tpMeshRt *mesh;         /* TP_SHAPE_MESH: ODE's data for its geom (owned), else NULL */
 } tpBodyRt;
 
 /// A contact joint of the current substep, kept so that the substep can be solved again (the
@@ -62,6 +66,25 @@ typedef struct tpTouch {
     double deepest;   /* m: its deepest contact then */
 } tpTouch;
 
+/* Mesh bodies (mesh_geom.c) */
+/// Checks the mesh of body b (who: its label for messages); moving bodies need a closed mesh
+/// centred on its centre of mass. False with a message naming the body and the problem.
+bool tpMeshGeom_Check(const tpBodyDef *b, const char *who, char *err, size_t errlen);
+/// Copies b's mesh into the world (b->mesh then points at the copy) and creates its geom in
+/// space: a triangle mesh when static, the convex hull when moving. NULL with a message in err.
+dGeomID tpMeshGeom_Create(dSpaceID space, tpBodyDef *b, tpMeshRt **rt, char *err, size_t errlen);
+/// Frees what tpMeshGeom_Create allocated (after the geom was destroyed). NULL is allowed.
+void tpMeshGeom_Free(tpMeshRt *rt);
+/// Mass of a moving mesh body: `total` kg with the mesh's inertia (volume integration).
+void tpMeshGeom_Mass(const tpBodyDef *b, double total, dMass *m);
+/// Bounding radius about the origin and smallest half extent of the bounding box (m).
+double tpMeshGeom_Radius(const tpBodyDef *b);
+double tpMeshGeom_Thickness(const tpBodyDef *b);
+/// Largest extent of the bounding box (m), for the hash space's levels.
+double tpMeshGeom_Extent(const tpBodyDef *b);
+/// Grows a moving mesh body's hull by at least m on every face (m = 0: back to its size).
+void tpMeshGeom_Inflate(tpMeshRt *rt, dGeomID g, double m);
+
 #define TP_DISCOVER_ROUNDS_MAX 3 /* step.c: solves again after a discovery, per substep */
 
 struct tpWorld {
@@ -78,6 +101,7 @@ struct tpWorld {
     int *kin_body;     /* nkinematic body indices */
 
     dWorldID world;
+    dThreadingImplementationID threading; /* the world's own (tpCreateWorld); NULL: ODE's shared one */
     dSpaceID space;
     dJointGroupID group;
 
@@ -166,5 +190,9 @@ bool tpWorld_GrowPairs(tpWorld *w, int cap);
 /* Defined in world.c: how many times ODE's Dantzig LCP solver gave up on this thread ("LCP
  * internal error, s <= 0"), a running count read before and after a dWorldStep. */
 unsigned long tpOde_LcpFailures(void);
+/// One ODE solve of world over h seconds: dWorldStep (exact) or dWorldQuickStep. Quickstep
+/// shuffles constraint rows with ODE's one process-wide generator: it is reset to the same seed
+/// before each solve, under a lock, so that worlds stepped by several threads stay deterministic.
+int tpOde_Solve(dWorldID world, double h, bool exact);
 
 #endif

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <zlib.h>
 
 #include "http_internal.h"
@@ -75,18 +77,22 @@ enum MHD_Result svcApi_Health(svcReq *rq, bool full)
         return svcHttp_BadQuery(rq, bad, "none");
     }
     svcHttp_Header(rq, "Cache-Control", "no-store");
+    pthread_mutex_lock(&svc->mu);
+    bool failed = svc->store_failed;
+    pthread_mutex_unlock(&svc->mu);
     if (!full) { /* liveness without the token: nothing about the jobs */
-        return svcHttp_Text(rq, 200, "{\"status\":\"ok\"}", "application/json");
+        return svcHttp_Text(rq, failed ? 503 : 200, failed ? "{\"status\":\"store_failed\"}" : "{\"status\":\"ok\"}",
+                            "application/json");
     }
     char body[384];
     pthread_mutex_lock(&svc->mu);
     snprintf(body, sizeof body,
-             "{\"status\":\"ok\",\"workers\":%d,\"interactive_workers\":%d,\"queued\":%d,\"running\":%d,"
+             "{\"status\":\"%s\",\"workers\":%d,\"interactive_workers\":%d,\"queued\":%d,\"running\":%d,"
              "\"retention\":{\"keep_days\":%g,\"keep_jobs\":%d,\"keep_mb\":%lld}}",
-             svc->nworkers, svc->ninteractive, svcSched_Count(svc, SVC_QUEUED), svcSched_Count(svc, SVC_RUNNING),
-             svc->def.keep_days, svc->def.keep_jobs, svc->def.keep_mb);
+             failed ? "store_failed" : "ok", svc->nworkers, svc->ninteractive, svcSched_Count(svc, SVC_QUEUED),
+             svcSched_Count(svc, SVC_RUNNING), svc->def.keep_days, svc->def.keep_jobs, svc->def.keep_mb);
     pthread_mutex_unlock(&svc->mu);
-    return svcHttp_Text(rq, 200, body, "application/json");
+    return svcHttp_Text(rq, failed ? 503 : 200, body, "application/json");
 }
 
 enum MHD_Result svcApi_Metrics(svcReq *rq)
@@ -296,13 +302,26 @@ static char *normalized_request(const cJSON *req, const Submission *sub)
 
 static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline);
 
+/* The client's IP address as text ("" if unknown). */
+static void client_address(svcReq *rq, char *out, size_t cap)
+{
+    const union MHD_ConnectionInfo *ai = MHD_get_connection_info(rq->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ai ? ai->client_addr : NULL;
+    out[0] = '\0';
+    if (sa && sa->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out, (socklen_t)cap);
+    } else if (sa && sa->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out, (socklen_t)cap);
+    }
+}
+
 enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
 {
     tpService *svc = rq->svc;
     double wait = 0;
-    const char *bad = svcHttp_UnknownQuery(rq, sync ? "wait" : "");
-    if (bad) {
-        return svcHttp_BadQuery(rq, bad, sync ? "wait" : "none");
+    const char *unknown = svcHttp_UnknownQuery(rq, sync ? "wait" : "");
+    if (unknown) {
+        return svcHttp_BadQuery(rq, unknown, sync ? "wait" : "none");
     }
     if (sync) {
         const char *w = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "wait");
@@ -333,6 +352,11 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     if (!cJSON_IsObject(req)) {
         cJSON_Delete(req);
         return svcHttp_Error(rq, 400, "bad_json", NULL, "the body must be a JSON object");
+    }
+    char bad[256], bad_field[80];
+    if (!svcBodyCheck(rq->body, rq->len, req, bad, sizeof bad, bad_field, sizeof bad_field)) {
+        cJSON_Delete(req);
+        return svcHttp_Error(rq, 400, "bad_json", bad_field[0] ? bad_field : NULL, "%s", bad);
     }
     Submission sub;
     enum MHD_Result answered = MHD_NO;
@@ -399,6 +423,30 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
             }
             return svcHttp_Text(rq, 201, body, "application/json");
         }
+    }
+    if (svc->store_failed) {
+        pthread_mutex_unlock(&svc->mu);
+        svcJobFree(job);
+        return svcHttp_Error(rq, 503, "store_unavailable", NULL,
+                             "the job store cannot be written (disk full? see the server's log): no new jobs "
+                             "until the server is restarted");
+    }
+    client_address(rq, job->client, sizeof job->client);
+    int quota = svc->def.max_queued_per_client > 0 ? svc->def.max_queued_per_client
+                : svc->def.max_queue < 250         ? svc->def.max_queue
+                                                   : 250;
+    int mine = 0;
+    for (int i = 0; i < svc->nactive && job->client[0]; ++i) {
+        mine += svc->active[i]->status == SVC_QUEUED && strcmp(svc->active[i]->client, job->client) == 0;
+    }
+    if (mine >= quota && svcSched_Count(svc, SVC_QUEUED) < svc->def.max_queue) {
+        pthread_mutex_unlock(&svc->mu);
+        svcJobFree(job);
+        svcHttp_Header(rq, "Retry-After", "1");
+        return svcHttp_Error(rq, 429, "client_quota", NULL,
+                             "%d of your jobs are waiting, the most one client may queue (--max-queued-per-client); "
+                             "retry when one has started",
+                             mine);
     }
     if (svcSched_Count(svc, SVC_QUEUED) >= svc->def.max_queue) {
         pthread_mutex_unlock(&svc->mu);
@@ -591,16 +639,23 @@ enum MHD_Result svcApi_List(svcReq *rq)
     pthread_mutex_lock(&svc->mu);
     int n = 0;
     int64_t *ids = svcStore_List(svc, &f, &n);
-    for (int i = 0; i < n; ++i) {
+    pthread_mutex_unlock(&svc->mu);
+    for (int i = 0; i < n; ++i) { /* the lock job by job: a long list never stalls other requests */
+        pthread_mutex_lock(&svc->mu);
         svcJob *job = svcSched_Find(svc, ids[i]);
-        svcJob *stored = job ? NULL : svcStore_Get(svc, ids[i], false);
-        cJSON *j = job ? svcJobToCJson(job) : stored ? svcJobToCJson(stored) : NULL;
-        svcJobFree(stored);
+        cJSON *j = job ? svcJobToCJson(job) : NULL;
+        pthread_mutex_unlock(&svc->mu);
+        if (!job) {
+            pthread_mutex_lock(&svc->mu);
+            svcJob *stored = svcStore_Get(svc, ids[i], false);
+            pthread_mutex_unlock(&svc->mu);
+            j = stored ? svcJobToCJson(stored) : NULL;
+            svcJobFree(stored);
+        }
         if (j) {
             cJSON_AddItemToArray(arr, j);
         }
     }
-    pthread_mutex_unlock(&svc->mu);
     if (!ids) {
         cJSON_Delete(o);
         return svcHttp_Error(rq, 500, "internal", NULL, "the job list could not be read");
@@ -943,6 +998,34 @@ enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan)
                 : send_file(rq, id, "tree.bin", "application/octet-stream", 200, finished);
 }
 
+/* GET /v1/jobs/{id}/log: what the job's script printed (written by its worker, capped, escaped:
+ * lua/cli/cmd_worker.c); there while the job runs and after. */
+enum MHD_Result svcApi_Log(svcReq *rq, int64_t id)
+{
+    svcStatus st;
+    pthread_mutex_lock(&rq->svc->mu);
+    bool known = job_status(rq->svc, id, &st);
+    pthread_mutex_unlock(&rq->svc->mu);
+    if (!known) {
+        return unknown_job(rq, id);
+    }
+    char path[4096];
+    svcJobPath(rq->svc, id, "log.txt", path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        return svcHttp_Error(rq, 404, "not_found", NULL, "job %lld has no log: its script printed nothing (%s)",
+                             (long long)id, svcStatusName(st));
+    }
+    struct MHD_Response *r = MHD_create_response_from_fd((uint64_t)sb.st_size, fd); /* closes fd */
+    svcHttp_Header(rq, "Cache-Control", "no-store");
+    svcHttp_Header(rq, "X-Content-Type-Options", "nosniff");
+    return svcHttp_Send(rq, 200, r, "text/plain; charset=utf-8");
+}
+
 /* ---- GET /v1/jobs/{id}/events: Server-Sent Events -------------------------------------------- */
 
 typedef struct Sse {
@@ -962,7 +1045,9 @@ static bool sse_push(Sse *s, const char *event, const char *data)
         return false;
     }
     s->pending = grown;
+    size_t at = s->plen;
     s->plen += (size_t)snprintf(s->pending + s->plen, n, "event: %s\ndata: %s\n\n", event, data);
+    svcUtf8Repair(s->pending + at); /* valid UTF-8 whatever a script's message held */
     return true;
 }
 

@@ -1,7 +1,17 @@
 /* tplan service: the HTTP layer (libmicrohttpd, one thread per connection, so a handler may block
  * on svc->changed: SSE streams, DELETE of a running job, the synchronous /v1/plan). Routing, bearer
  * tokens, request bodies, the /v1 handlers and the static web page. Every error body is
- * {"error":{"code":"...","message":"..."}}; every request is logged on one line and counted. */
+ * {"error":{"code":"...","message":"..."}}; every request is logged on one line and counted.
+ *
+ * Hostile clients (docs/service.md#connections): a thread per connection means an idle connection
+ * costs a thread, so (1) one client address may hold at most max_per_address connections
+ * (libmicrohttpd closes the others at once), (2) every connection must deliver a complete request
+ * within request_timeout of opening or of its previous answer, however slowly it trickles bytes
+ * (libmicrohttpd's own timeout restarts on every byte): a reaper thread shuts down the sockets of
+ * late ones, (3) at most max_connections are open at all, and (4) connections still waiting for
+ * their request may hold at most three quarters of them: a new connection beyond that closes the
+ * one that has waited longest (a client from many addresses cannot hold the rest idle either: an
+ * ordinary request arrives within milliseconds, a slow client's waits for ever). */
 #define _GNU_SOURCE /* strcasestr, memmem */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,8 +100,8 @@ enum MHD_Result svcHttp_JsonOwned(svcReq *rq, unsigned code, char *body)
     if (!body) {
         return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
     }
+    svcUtf8Repair(body); /* a script's message or an echoed path may hold any bytes */
     size_t n = strlen(body);
-    body[n] = '\0';
     struct MHD_Response *r = MHD_create_response_from_buffer(n, body, MHD_RESPMEM_MUST_FREE);
     if (!r) {
         free(body);
@@ -272,6 +283,10 @@ static enum MHD_Result route(svcReq *rq)
             rq->route = rest[1] == 'p' ? "/v1/jobs/{id}/plan" : "/v1/jobs/{id}/tree";
             return is_get(rq) ? svcApi_File(rq, id, rest[1] == 'p') : method_not_allowed(rq, "GET, HEAD");
         }
+        if (strcmp(rest, "/log") == 0) {
+            rq->route = "/v1/jobs/{id}/log";
+            return is(rq, "GET") ? svcApi_Log(rq, id) : method_not_allowed(rq, "GET");
+        }
         if (strcmp(rest, "/events") == 0) {
             rq->route = "/v1/jobs/{id}/events";
             return is(rq, "GET") ? svcApi_Events(rq, id) : method_not_allowed(rq, "GET");
@@ -291,6 +306,147 @@ static enum MHD_Result route(svcReq *rq)
     }
     rq->route = "static";
     return svcWeb_Serve(rq);
+}
+
+/* ---- connections and their request deadlines -------------------------------------------- */
+
+/* One open connection. Entries are added and removed by libmicrohttpd's connection notifications,
+ * which it calls before it closes the socket: an fd in the list is still this connection's. */
+typedef struct svcConn {
+    struct svcConn *prev, *next;
+    int fd;
+    double deadline; /* svcNow() by which the current request must be complete; 0 = none (answering) */
+    char addr[64];   /* the client's address, for the log */
+} svcConn;
+
+struct svcConns {
+    pthread_mutex_t mu; /* guards the list and the log counters (never taken with svc->mu held) */
+    pthread_cond_t stop_cv;
+    bool stop;
+    pthread_t reaper;
+    bool reaper_started;
+    svcConn head; /* sentinel of a circular list */
+    int count;    /* connections in the list */
+    int evicted;  /* closed to make room since the reaper's last log line */
+    char evicted_addr[64];
+    double log_second;
+    int log_lines, log_dropped; /* libmicrohttpd's messages in the current second, and those dropped */
+};
+
+static void conn_set_deadline(tpService *svc, struct MHD_Connection *conn, double deadline)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    svcConn *c = ci ? ci->socket_context : NULL;
+    if (c) {
+        pthread_mutex_lock(&svc->conns->mu);
+        c->deadline = deadline;
+        pthread_mutex_unlock(&svc->conns->mu);
+    }
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    tpService *svc = cls;
+    struct svcConns *cs = svc->conns;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        svcConn *c = calloc(1, sizeof *c);
+        const union MHD_ConnectionInfo *fi = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *ai = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        if (!c || !fi) {
+            free(c);
+            return; /* untracked: libmicrohttpd's own idle timeout still applies */
+        }
+        c->fd = fi->connect_fd;
+        c->deadline = svcNow() + svc->def.request_timeout;
+        const struct sockaddr *sa = ai ? ai->client_addr : NULL;
+        if (sa && sa->sa_family == AF_INET) {
+            inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, c->addr, sizeof c->addr);
+        } else if (sa && sa->sa_family == AF_INET6) {
+            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, c->addr, sizeof c->addr);
+        }
+        pthread_mutex_lock(&cs->mu);
+        c->next = cs->head.next;
+        c->prev = &cs->head;
+        cs->head.next->prev = c;
+        cs->head.next = c;
+        if (++cs->count > svc->def.max_connections - svc->def.max_connections / 4) {
+            int waiting = 0;
+            svcConn *oldest = NULL;
+            for (svcConn *o = cs->head.next; o != &cs->head; o = o->next) {
+                if (o->deadline > 0) {
+                    ++waiting;
+                    oldest = !oldest || o->deadline < oldest->deadline ? o : oldest;
+                }
+            }
+            if (oldest && oldest != c && waiting > svc->def.max_connections - svc->def.max_connections / 4) {
+                shutdown(oldest->fd, SHUT_RDWR);
+                oldest->deadline = 0;
+                cs->evicted++;
+                snprintf(cs->evicted_addr, sizeof cs->evicted_addr, "%s", oldest->addr);
+            }
+        }
+        pthread_mutex_unlock(&cs->mu);
+        *socket_context = c;
+    } else if (*socket_context) {
+        svcConn *c = *socket_context;
+        pthread_mutex_lock(&cs->mu);
+        c->prev->next = c->next;
+        c->next->prev = c->prev;
+        cs->count--;
+        pthread_mutex_unlock(&cs->mu);
+        free(c);
+        *socket_context = NULL;
+    }
+}
+
+/* Shuts down the sockets of connections past their request deadline (their threads then see the
+ * end of the stream and close them), four times a second. */
+static void *reaper_main(void *arg)
+{
+    tpService *svc = arg;
+    struct svcConns *cs = svc->conns;
+    pthread_mutex_lock(&cs->mu);
+    while (!cs->stop) {
+        double now = svcNow();
+        int closed = 0;
+        char last[64] = "";
+        for (svcConn *c = cs->head.next; c != &cs->head; c = c->next) {
+            if (c->deadline > 0 && now > c->deadline) {
+                shutdown(c->fd, SHUT_RDWR);
+                c->deadline = 0;
+                snprintf(last, sizeof last, "%s", c->addr);
+                ++closed;
+            }
+        }
+        int evicted = cs->evicted;
+        char eaddr[64];
+        snprintf(eaddr, sizeof eaddr, "%s", cs->evicted_addr);
+        cs->evicted = 0;
+        if (closed > 0 || evicted > 0) {
+            pthread_mutex_unlock(&cs->mu);
+            if (closed > 0) {
+                svcLog(svc, "http: closed %d connection%s without a complete request within %g s (last from %s)",
+                       closed, closed == 1 ? "" : "s", svc->def.request_timeout, last[0] ? last : "?");
+            }
+            if (evicted > 0) {
+                svcLog(svc,
+                       "http: closed %d connection%s that waited longest for a request, to make room (last from %s)",
+                       evicted, evicted == 1 ? "" : "s", eaddr[0] ? eaddr : "?");
+            }
+            pthread_mutex_lock(&cs->mu);
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 250000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec += 1;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&cs->stop_cv, &cs->mu, &ts);
+    }
+    pthread_mutex_unlock(&cs->mu);
+    return NULL;
 }
 
 /* ---- libmicrohttpd callbacks ------------------------------------------------------------ */
@@ -346,14 +502,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *upload_data_size = 0;
         return MHD_YES;
     }
+    conn_set_deadline(svc, conn, 0); /* the request is complete: no deadline while it is answered */
     return route(rq);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
-    (void)conn;
+    tpService *svc = cls;
     (void)toe;
+    conn_set_deadline(svc, conn, svcNow() + svc->def.request_timeout); /* the next request on a kept-alive one */
     svcReq *rq = *con_cls;
     if (rq) {
         free(rq->body);
@@ -392,11 +549,53 @@ static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
     return (size_t)(out - s);
 }
 
+/* libmicrohttpd's messages, at most 10 a second: a client refused again and again (too many
+ * connections from its address) must not flood the log. */
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
-    char msg[512];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    svcLog(cls, "http: %s", msg);
+    tpService *svc = cls;
+    struct svcConns *cs = svc->conns;
+    double now = svcNow();
+    int dropped = 0;
+    bool show = true;
+    if (cs) {
+        pthread_mutex_lock(&cs->mu);
+        if (now - cs->log_second >= 1.0) {
+            cs->log_second = now;
+            dropped = cs->log_dropped;
+            cs->log_lines = cs->log_dropped = 0;
+        }
+        show = ++cs->log_lines <= 10;
+        cs->log_dropped += !show;
+        pthread_mutex_unlock(&cs->mu);
+    }
+    if (dropped > 0) {
+        svcLog(svc, "http: (%d more messages of libmicrohttpd left out)", dropped);
+    }
+    if (show) {
+        char msg[512];
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        svcLog(svc, "http: %s", msg);
+    }
+}
+
+static void free_conns(tpService *svc)
+{
+    struct svcConns *cs = svc->conns;
+    if (!cs) {
+        return;
+    }
+    if (cs->reaper_started) {
+        pthread_mutex_lock(&cs->mu);
+        cs->stop = true;
+        pthread_cond_signal(&cs->stop_cv);
+        pthread_mutex_unlock(&cs->mu);
+        pthread_join(cs->reaper, NULL);
+    }
+    pthread_mutex_destroy(&cs->mu);
+    pthread_cond_destroy(&cs->stop_cv);
+    free(cs);
+    svc->conns = NULL;
 }
 
 bool svcHttp_Start(tpService *svc, char *err, size_t errlen)
@@ -417,12 +616,29 @@ bool svcHttp_Start(tpService *svc, char *err, size_t errlen)
         snprintf(err, errlen, "--bind %s: not an IPv4 or IPv6 address", svc->def.bind);
         return false;
     }
+    struct svcConns *cs = calloc(1, sizeof *cs);
+    if (!cs) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    pthread_mutex_init(&cs->mu, NULL);
+    pthread_cond_init(&cs->stop_cv, NULL);
+    cs->head.next = cs->head.prev = &cs->head;
+    svc->conns = cs;
+    if (pthread_create(&cs->reaper, NULL, reaper_main, svc) != 0) {
+        free_conns(svc);
+        snprintf(err, errlen, "cannot start a thread");
+        return false;
+    }
+    cs->reaper_started = true;
     svc->httpd = MHD_start_daemon(
         flags, (uint16_t)svc->def.port, NULL, NULL, on_request, svc, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, svc,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED, on_completed, svc,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)SVC_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, svc, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)svc->def.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)svc->def.max_per_address,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
     if (!svc->httpd) {
+        free_conns(svc);
         snprintf(err, errlen, "cannot listen on %s port %d (in use, or not an address of this machine)", svc->def.bind,
                  svc->def.port);
         return false;
@@ -442,4 +658,5 @@ void svcHttp_Stop(tpService *svc)
         MHD_stop_daemon(svc->httpd);
         svc->httpd = NULL;
     }
+    free_conns(svc);
 }

@@ -8,7 +8,6 @@
 #include "service_internal.h"
 
 #define SVC_MAX_HEADERS 12
-#define SVC_MAX_CONNECTIONS 512
 #define SVC_MAX_NAME 200 /* bytes of a job's name (and of a list filter value) */
 #define SVC_MAX_TAG 64   /* bytes of one tag */
 #define SVC_MAX_TAGS 16  /* tags of one job */
@@ -66,6 +65,7 @@ enum MHD_Result svcApi_List(svcReq *rq);
 enum MHD_Result svcApi_Get(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan);
 enum MHD_Result svcApi_Events(svcReq *rq, int64_t id);
+enum MHD_Result svcApi_Log(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_Metrics(svcReq *rq);
 
 /* web.c */

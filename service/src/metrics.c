@@ -8,10 +8,22 @@
 #include "service_internal.h"
 
 /* route templates, the label values of tplan_http_requests_total */
-static const char *const routes[] = {
-    "/v1/health",           "/v1/domains",          "/v1/jobs", "/v1/jobs/{id}",    "/v1/jobs/{id}/plan",
-    "/v1/jobs/{id}/tree",   "/v1/jobs/{id}/events", "/v1/plan", "/v1/openapi.json", "/v1/jobs/{id}/stop",
-    "/v1/jobs/{id}/cancel", "/v1/jobs/{id}/script", "/metrics", "static",           "other"};
+static const char *const routes[] = {"/v1/health",
+                                     "/v1/domains",
+                                     "/v1/jobs",
+                                     "/v1/jobs/{id}",
+                                     "/v1/jobs/{id}/plan",
+                                     "/v1/jobs/{id}/tree",
+                                     "/v1/jobs/{id}/events",
+                                     "/v1/plan",
+                                     "/v1/openapi.json",
+                                     "/v1/jobs/{id}/stop",
+                                     "/v1/jobs/{id}/cancel",
+                                     "/v1/jobs/{id}/script",
+                                     "/v1/jobs/{id}/log",
+                                     "/metrics",
+                                     "static",
+                                     "other"};
 #define NROUTES ((int)(sizeof routes / sizeof routes[0]))
 
 /* the status codes counted one by one; others are counted under 0 ("other") */

@@ -196,7 +196,8 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
     }
     job->worker = -1;
     if (status == SVC_FAILED || status == SVC_CANCELLED) {
-        svcJobRemoveFiles(svc, job->id); /* whatever its worker had written (tree.bin, temporary files) */
+        svcJobRemoveFiles(svc, job->id,
+                          true); /* what its worker had written (tree.bin, temporary files); its log stays */
         job->has_plan = job->has_tree = false;
         job->files_bytes = 0;
     } else {
@@ -268,7 +269,7 @@ bool svcSched_Delete(tpService *svc, int64_t id)
     if (!svcStore_Delete(svc, id)) {
         return false;
     }
-    svcJobRemoveFiles(svc, id);
+    svcJobRemoveFiles(svc, id, false);
     svcLog(svc, "job %lld deleted", (long long)id);
     return true;
 }
@@ -282,7 +283,7 @@ static void retention(tpService *svc)
     int64_t *ids = svcStore_Expired(svc, svcNow(), &n);
     if (n > 0 && svcStore_DeleteMany(svc, ids, n)) {
         for (int i = 0; i < n; ++i) {
-            svcJobRemoveFiles(svc, ids[i]);
+            svcJobRemoveFiles(svc, ids[i], false);
         }
         svcLog(svc, "retention: %d finished job%s deleted", n, n == 1 ? "" : "s");
     }
@@ -319,7 +320,7 @@ static void sweep_orphans(tpService *svc)
             }
         }
         if (!found) {
-            svcJobRemoveFiles(svc, id);
+            svcJobRemoveFiles(svc, id, false);
             ++removed;
         }
     }
@@ -334,16 +335,41 @@ static void sweep_orphans(tpService *svc)
 
 /* ---- dispatch --------------------------------------------------------------------------- */
 
+/* Running jobs (of the nrun in run) submitted from job's client address (0 when it is not
+ * known: after a restart). */
+static int running_of_client(svcJob *const *run, int nrun, const svcJob *job)
+{
+    int n = 0;
+    for (int i = 0; i < nrun && job->client[0]; ++i) {
+        n += strcmp(run[i]->client, job->client) == 0;
+    }
+    return n;
+}
+
+/* The next job: synchronous ones first; then the job of the client with the fewest jobs running
+ * (fairness: a client that has both workers busy does not take the next one before another
+ * client's job), the oldest among equals. */
 static svcJob *next_queued(tpService *svc)
 {
     svcJob *best = NULL;
+    int best_running = 0;
+    svcJob *run[256]; /* the running jobs: as many as workers at most (--workers is at most 256) */
+    int nrun = 0;
+    for (int i = 0; i < svc->nactive && nrun < 256; ++i) {
+        if (svc->active[i]->status == SVC_RUNNING) {
+            run[nrun++] = svc->active[i];
+        }
+    }
     for (int i = 0; i < svc->nactive; ++i) {
         svcJob *j = svc->active[i];
         if (j->status != SVC_QUEUED) {
             continue;
         }
-        if (!best || (j->sync && !best->sync) || (j->sync == best->sync && j->id < best->id)) {
+        int running = running_of_client(run, nrun, j);
+        if (!best || (j->sync && !best->sync) ||
+            (j->sync == best->sync && (running < best_running || (running == best_running && j->id < best->id)))) {
             best = j;
+            best_running = running;
         }
     }
     return best;
@@ -365,8 +391,8 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
 {
     char dir[4096];
     svcJobPath(svc, job->id, NULL, dir, sizeof dir);
-    svcJobRemoveFiles(svc, job->id);      /* a job planned again (after a stop or crash) starts clean */
-    if (!svcStore_LoadScript(svc, job)) { /* a queued script waits in the store, not in memory */
+    svcJobRemoveFiles(svc, job->id, false); /* a job planned again (after a stop or crash) starts clean */
+    if (!svcStore_LoadScript(svc, job)) {   /* a queued script waits in the store, not in memory */
         job->worker = -1;
         finish_job(svc, job, SVC_FAILED, "internal", "the job's script could not be read from the store");
         return true;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +32,9 @@ tpServiceDef tpDefaultServiceDef(void)
     d.keep_days = 7;
     d.keep_jobs = 5000;
     d.keep_mb = 2048;
+    d.max_connections = 1024;
+    d.max_per_address = 128;
+    d.request_timeout = 30;
     return d;
 }
 
@@ -72,6 +76,32 @@ static bool read_domains(tpService *svc, char *err, size_t errlen)
     return svc->domain_names != NULL;
 }
 
+/* Every connection is a socket (and a thread): raise the soft limit of open files towards the hard
+ * one so that max_connections fit beside the store, the workers' pipes and the page's files (a
+ * common soft limit is 1024). False when even the hard limit is too low. */
+static bool raise_fd_limit(const tpService *svc, char *err, size_t errlen)
+{
+    rlim_t need = (rlim_t)svc->def.max_connections + 64 + 8 * (rlim_t)svc->def.workers;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need) {
+        return true;
+    }
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+        snprintf(err, errlen,
+                 "--max-connections %d needs %llu open files, and the hard limit is %llu (ulimit -Hn): lower "
+                 "--max-connections or raise the limit",
+                 svc->def.max_connections, (unsigned long long)need, (unsigned long long)rl.rlim_max);
+        return false;
+    }
+    rl.rlim_cur = need;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        snprintf(err, errlen, "cannot raise the open-file limit to %llu: %s", (unsigned long long)need,
+                 strerror(errno));
+        return false;
+    }
+    return true;
+}
+
 static void free_service(tpService *svc)
 {
     for (int i = 0; i < svc->ndomains; ++i) {
@@ -99,12 +129,13 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
     if (!def->domains_dir || !def->domains_json || !def->worker_argv || !def->worker_argv[0] || def->workers < 1 ||
         def->port < 0 || def->port > 65535 || def->max_queue < 1 || !(def->default_time > 0) ||
         !(def->max_time >= def->default_time) || def->default_memory_mb < 16 ||
-        def->max_memory_mb < def->default_memory_mb || def->interactive_workers < 0 || def->batch_nice < 0 ||
-        def->batch_nice > 19 || !(def->keep_days >= 0) || def->keep_jobs < 0 || def->keep_mb < 0) {
+        def->max_memory_mb < def->default_memory_mb || def->max_connections < 1 || def->max_per_address < 1 ||
+        !(def->request_timeout > 0) || def->interactive_workers < 0 || def->batch_nice < 0 || def->batch_nice > 19 ||
+        !(def->keep_days >= 0) || def->keep_jobs < 0 || def->keep_mb < 0) {
         snprintf(err, sizeof err, "tpRunService: incomplete or inconsistent definition");
         goto out;
     }
-    if (!read_domains(&svc, err, sizeof err)) {
+    if (!raise_fd_limit(&svc, err, sizeof err) || !read_domains(&svc, err, sizeof err)) {
         goto out;
     }
     if (def->token) {
@@ -151,6 +182,11 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
         svcSched_Stop(&svc);
         svcStore_Close(&svc);
         goto out;
+    }
+    if (def->worker_memory_mb > 0) {
+        svcLog(&svc, "workers: address space at most %d MB each (--worker-memory)", def->worker_memory_mb);
+    } else {
+        svcLog(&svc, "workers: no address-space limit (--worker-memory 0)");
     }
     FILE *ready = def->ready ? def->ready : stdout;
     const char *host = svc.def.bind;

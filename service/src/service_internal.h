@@ -18,6 +18,7 @@
 
 typedef struct sqlite3 sqlite3;
 struct MHD_Daemon;
+struct svcConns;
 
 typedef enum {
     SVC_QUEUED = 0,
@@ -60,6 +61,9 @@ typedef struct svcJob {
     bool cancel;      /* DELETE asked for it while running */
     bool stop;        /* POST .../stop asked it to end now with its best plan (SIGUSR1 sent) */
     uint64_t version; /* bumped on every change */
+
+    char *request_shown; /* the request as job objects show it (util.c; made on first use, then kept) */
+    char client[64];     /* the submitter's address, for --max-queued-per-client ("" after a restart) */
 } svcJob;
 
 /// A worker process.
@@ -114,9 +118,12 @@ typedef struct tpService {
     pthread_t sched;
     bool sched_started;
     struct MHD_Daemon *httpd;
+    struct svcConns *conns; /* http.c: open connections and their request deadlines */
     volatile sig_atomic_t stopping;
     svcMetrics metrics;
     double started_at;
+    bool store_failed; /* a write to the store failed (disk full, I/O error): no new jobs, health
+                          says so, until a restart (store.c; mu held) */
 } tpService;
 
 /* ---- util.c ---- */
@@ -132,6 +139,16 @@ char *svcJobJson(const svcJob *job);
 cJSON *svcJobToCJson(const svcJob *job);
 /// Path of a job's file ("plan.json", "tree.bin") or folder (name NULL) into out.
 void svcJobPath(const tpService *svc, int64_t id, const char *name, char *out, size_t cap);
+
+/* ---- reqcheck.c ---- */
+/// Offset of the first byte of s[0..n) that starts no valid UTF-8 character; (size_t)-1 if none.
+size_t svcUtf8Invalid(const char *s, size_t n);
+/// Replaces, in place, every byte of s (NUL-terminated) that is not part of valid UTF-8 by '?'.
+void svcUtf8Repair(char *s);
+/// A request body (len bytes) and its parse: false with a message (and the member at fault in
+/// field, "" if none) when it is not UTF-8, holds a \u0000 in a string or gives a member twice.
+bool svcBodyCheck(const char *body, size_t len, const cJSON *req, char *msg, size_t msgcap, char *field,
+                  size_t fieldcap);
 
 /* ---- store.c (call with svc->mu held, except open/close) ---- */
 bool svcStore_Open(tpService *svc, char *err, size_t errlen);
@@ -189,8 +206,9 @@ void svcSched_StopJob(tpService *svc, svcJob *job);
 bool svcSched_Delete(tpService *svc, int64_t id);
 /// Bytes of a job's folder (its files).
 int64_t svcJobFilesBytes(tpService *svc, int64_t id);
-/// Removes a job's folder and everything in it (partial files of a cancelled or failed job too).
-void svcJobRemoveFiles(tpService *svc, int64_t id);
+/// Removes a job's folder and everything in it; keep_log: all but its log (log.txt), the partial
+/// files of a cancelled or failed job.
+void svcJobRemoveFiles(tpService *svc, int64_t id, bool keep_log);
 
 /* ---- metrics.c ---- */
 int svcRouteIndex(const char *route);

@@ -33,6 +33,53 @@ static const char *const schema =
 static void db_error(tpService *svc, const char *what)
 {
     svcLog(svc, "store: %s: %s", what, sqlite3_errmsg(svc->db));
+    int code = sqlite3_errcode(svc->db) & 0xff;
+    if (!svc->store_failed && (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_READONLY ||
+                               code == SQLITE_CORRUPT || code == SQLITE_NOTADB || code == SQLITE_CANTOPEN)) {
+        /* what the store says and what the scheduler holds now differ: take no more jobs, and say so */
+        svc->store_failed = true;
+        svcLog(svc, "store: it cannot be written: no new jobs are taken and /v1/health answers 503 "
+                    "store_failed until the server is restarted");
+    }
+}
+
+/* Refuses a database that is someone else's (tables of its own and no tplan version: it was
+ * adopted, tables and all) or damaged (PRAGMA quick_check: a corrupted store used to start "ok"
+ * and answer 500 later). quick_check reads the whole file once, at start. */
+static bool store_is_ours(tpService *svc, int version, const char *path, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    if (version == 0) {
+        int tables = -1;
+        if (sqlite3_prepare_v2(svc->db, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'", -1, &st,
+                               NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW) {
+            tables = sqlite3_column_int(st, 0);
+        }
+        sqlite3_finalize(st);
+        if (tables != 0) {
+            snprintf(err, errlen,
+                     "%s: not a tplan store: an SQLite database with %d tables or indexes of its own (give --data "
+                     "a folder of its own)",
+                     path, tables);
+            return false;
+        }
+        return true;
+    }
+    char result[256] = "";
+    if (sqlite3_prepare_v2(svc->db, "PRAGMA quick_check", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *r = sqlite3_column_text(st, 0);
+        snprintf(result, sizeof result, "%s", r ? (const char *)r : "");
+    } else {
+        snprintf(result, sizeof result, "%s", sqlite3_errmsg(svc->db));
+    }
+    sqlite3_finalize(st);
+    if (strcmp(result, "ok") != 0) {
+        snprintf(err, errlen, "%s: the store is damaged (%s); restore it from a backup or move it away", path, result);
+        return false;
+    }
+    return true;
 }
 
 bool svcStore_Open(tpService *svc, char *err, size_t errlen)
@@ -64,6 +111,9 @@ bool svcStore_Open(tpService *svc, char *err, size_t errlen)
     if (version > SVC_SCHEMA_VERSION) {
         snprintf(err, errlen, "%s: store version %d is newer than this tplan's (%d)", path, version,
                  SVC_SCHEMA_VERSION);
+        goto fail;
+    }
+    if (!store_is_ours(svc, version, path, err, errlen)) {
         goto fail;
     }
     /* a new store gives the pages of deleted jobs back to the file system (retention, DELETE); it

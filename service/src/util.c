@@ -50,12 +50,14 @@ void svcLog(tpService *svc, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    /* one line: control characters of echoed values (paths, messages) are replaced */
+    /* one line: control characters of echoed values (paths, messages) are replaced, and so are
+       bytes that are not UTF-8 */
     for (char *p = line; *p; ++p) {
         if ((unsigned char)*p < 0x20) {
             *p = ' ';
         }
     }
+    svcUtf8Repair(line);
     time_t t = time(NULL);
     struct tm tm;
     char stamp[32];
@@ -74,12 +76,40 @@ void svcJobFree(svcJob *job)
     }
     free(job->domain);
     free(job->request);
+    free(job->request_shown);
     free(job->script);
     free(job->name);
     free(job->tags);
     free(job->summary);
     free(job->err_message);
     free(job);
+}
+
+/* The request as a job object shows it: a `set` string longer than SVC_SHOWN_SET_BYTES is shown as
+ * {"bytes": N}. A request may carry 64 strings of 64 KiB, and the job object goes out in every
+ * list, SSE event and GET: echoing them made each answer up to 4 MiB (the worker reads the stored
+ * request, which keeps them whole). */
+#define SVC_SHOWN_SET_BYTES 1024
+static cJSON *shown_request(const svcJob *job)
+{
+    if (job->request_shown) { /* parsing a 4 MiB request for each SSE event cost more than all else */
+        return cJSON_Parse(job->request_shown);
+    }
+    cJSON *req = job->request ? cJSON_Parse(job->request) : NULL;
+    cJSON *set = cJSON_GetObjectItemCaseSensitive(req, "set");
+    for (cJSON *v = set ? set->child : NULL; v; v = v->next) {
+        if (cJSON_IsString(v) && strlen(v->valuestring) > SVC_SHOWN_SET_BYTES) {
+            cJSON *b = cJSON_CreateObject();
+            if (b) {
+                cJSON_AddNumberToObject(b, "bytes", (double)strlen(v->valuestring));
+                cJSON_ReplaceItemInObjectCaseSensitive(set, v->string, b); /* frees v */
+                v = b;
+            }
+        }
+    }
+    /* a job object is built under svc->mu (active jobs) or from a private copy: the cache is safe */
+    ((svcJob *)job)->request_shown = req ? cJSON_PrintUnformatted(req) : NULL;
+    return req;
 }
 
 static cJSON *number_or_null(double v, bool set)
@@ -103,7 +133,7 @@ cJSON *svcJobToCJson(const svcJob *job)
     if (tags && !cJSON_IsArray(tags)) {
         cJSON_Delete(tags);
     }
-    cJSON *req = job->request ? cJSON_Parse(job->request) : NULL;
+    cJSON *req = shown_request(job);
     cJSON_AddItemToObject(o, "request", req ? req : cJSON_CreateObject());
     cJSON_AddItemToObject(o, "created", number_or_null(job->created, job->created > 0));
     cJSON_AddItemToObject(o, "started", number_or_null(job->started, job->started > 0));
@@ -173,7 +203,7 @@ int64_t svcJobFilesBytes(tpService *svc, int64_t id)
     return total;
 }
 
-void svcJobRemoveFiles(tpService *svc, int64_t id)
+void svcJobRemoveFiles(tpService *svc, int64_t id, bool keep_log)
 {
     char dir[4096];
     svcJobPath(svc, id, NULL, dir, sizeof dir);
@@ -183,10 +213,11 @@ void svcJobRemoveFiles(tpService *svc, int64_t id)
     }
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            !(keep_log && strcmp(e->d_name, "log.txt") == 0)) {
             unlinkat(dirfd(d), e->d_name, 0);
         }
     }
     closedir(d);
-    rmdir(dir);
+    rmdir(dir); /* fails while the log is kept: the folder stays with it */
 }

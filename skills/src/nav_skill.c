@@ -183,6 +183,21 @@ int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
         out[0] = tpNav_ShapeBox(b->pos[0], b->pos[1], b->pos[2], b->size[0] / 2, b->size[1] / 2, b->size[2] / 2, 0);
         tpNav_ShapeSetQuat(&out[0], q);
         return 1;
+    case TP_SHAPE_MESH: { /* conservative: the oriented bounding box of its vertices */
+        double lo[3], hi[3], c[3], R[9], w[3];
+        tpMesh_Bounds(&b->mesh, lo, hi);
+        for (int k = 0; k < 3; ++k) {
+            c[k] = 0.5 * (lo[k] + hi[k]);
+        }
+        tpQuat_ToMatrix(q, R);
+        for (int k = 0; k < 3; ++k) {
+            w[k] = b->pos[k] + R[3 * k] * c[0] + R[3 * k + 1] * c[1] + R[3 * k + 2] * c[2];
+        }
+        out[0] =
+            tpNav_ShapeBox(w[0], w[1], w[2], 0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1]), 0.5 * (hi[2] - lo[2]), 0);
+        tpNav_ShapeSetQuat(&out[0], q);
+        return 1;
+    }
     case TP_SHAPE_SPHERE:
         out[0].kind = TP_NAV_SPHERE;
         memcpy(out[0].center, b->pos, sizeof b->pos);

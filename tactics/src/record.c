@@ -21,8 +21,8 @@ static const char *class_name(tpBodyClass c)
 
 static const char *shape_name(tpShapeKind s)
 {
-    static const char *const names[] = {"box", "sphere", "cylinder", "capsule", "plane"};
-    return (s >= 0 && s <= TP_SHAPE_PLANE) ? names[s] : "box";
+    static const char *const names[] = {"box", "sphere", "cylinder", "capsule", "plane", "mesh"};
+    return (s >= 0 && s <= TP_SHAPE_MESH) ? names[s] : "box";
 }
 
 static char *dup(const char *s)
@@ -122,6 +122,24 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
         }
         if (bd->shape == TP_SHAPE_PLANE) {
             memcpy(pb->size, bd->plane, sizeof pb->size);
+        } else if (bd->shape == TP_SHAPE_MESH) {
+            /* the box about the body's origin that holds the mesh: what viewers draw for it */
+            double lo[3], hi[3];
+            tpMesh_Bounds(&bd->mesh, lo, hi);
+            for (int k = 0; k < 3; k++)
+                pb->size[k] = 2.0 * fmax(fabs(lo[k]), fabs(hi[k]));
+            /* the triangles themselves, for exporters to write the artist's object back */
+            const tpMeshView *mv = &bd->mesh;
+            pb->mesh_vertices = malloc((size_t)mv->nvertices * 3 * sizeof(double));
+            pb->mesh_triangles = malloc((size_t)mv->ntriangles * 3 * sizeof(int32_t));
+            if (!pb->mesh_vertices || !pb->mesh_triangles) {
+                goto oom;
+            }
+            memcpy(pb->mesh_vertices, mv->vertices, (size_t)mv->nvertices * 3 * sizeof(double));
+            memcpy(pb->mesh_triangles, mv->triangles, (size_t)mv->ntriangles * 3 * sizeof(int32_t));
+            pb->mesh_nvertices = mv->nvertices;
+            pb->mesh_ntriangles = mv->ntriangles;
+            memcpy(pb->mesh_origin, bd->mesh_origin, sizeof pb->mesh_origin);
         } else {
             memcpy(pb->size, bd->size, sizeof bd->size);
         }

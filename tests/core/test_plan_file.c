@@ -17,6 +17,7 @@
 #include "plan_internal.h"
 #include "tp/base.h"
 #include "tp/plan.h"
+#include "tplan/version.h"
 
 #include "tmp_dir.h"
 
@@ -577,6 +578,66 @@ static void expect_edit_refused(const char *text, const char *after, const char 
     free(bad);
 }
 
+/* A mesh body's recorded triangles and origin (issue 28): written, read back equal, and refused
+ * when an index leaves the vertices, a coordinate is out of range or the body is no mesh. */
+static void test_plan_mesh(void **state)
+{
+    (void)state;
+    char err[512] = "";
+    tpPlanRecord rec = {0}, back;
+    rec.domain_name = strdup("m");
+    rec.domain_file = strdup("m.lua");
+    rec.domain_hash = strdup("fnv1a64:ffffffffffffffff");
+    rec.planner = strdup("rrt");
+    rec.status = strdup("solved");
+    rec.dt = 1.0 / 60.0;
+    rec.nbodies = 1;
+    rec.bodies = calloc(1, sizeof *rec.bodies);
+    tpPlanBody *b = &rec.bodies[0];
+    b->name = strdup("bucket");
+    b->cls = strdup("static");
+    b->shape = strdup("mesh");
+    b->size[0] = b->size[1] = b->size[2] = 2;
+    b->color[3] = 1;
+    b->pose[3] = 1;
+    static const double v[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0.25, 0.5, 1};
+    static const int32_t t[6] = {0, 1, 2, 0, 3, 1};
+    b->mesh_nvertices = 4;
+    b->mesh_vertices = malloc(sizeof v);
+    memcpy(b->mesh_vertices, v, sizeof v);
+    b->mesh_ntriangles = 2;
+    b->mesh_triangles = malloc(sizeof t);
+    memcpy(b->mesh_triangles, t, sizeof t);
+    b->mesh_origin[0] = -0.125, b->mesh_origin[2] = 0.5;
+    rec.nworlds = 1;
+    rec.worlds = calloc(1, sizeof *rec.worlds);
+    assert_true(tpPlanWorld_Alloc(&rec.worlds[0], &rec, 0));
+    const char *p = tmp_path("mesh.json");
+    assert_true(tpPlanRecord_Write(&rec, p, err, sizeof err));
+    assert_true(tpPlanRecord_Read(&back, p, err, sizeof err));
+    assert_record_equal(&rec, &back);
+    assert_int_equal(back.bodies[0].mesh_nvertices, 4);
+    assert_int_equal(back.bodies[0].mesh_ntriangles, 2);
+    assert_memory_equal(back.bodies[0].mesh_vertices, v, sizeof v);
+    assert_memory_equal(back.bodies[0].mesh_triangles, t, sizeof t);
+    assert_memory_equal(back.bodies[0].mesh_origin, b->mesh_origin, sizeof b->mesh_origin);
+    tpPlanRecord_Free(&back);
+    size_t len;
+    char *text = slurp(p, &len);
+    expect_edit_refused(text, NULL, "[0, 3, 1]", "[0, 3, 4]",
+                        "bodies[0].mesh.triangles[1][2]: 4 is not a vertex index (4 vertices)");
+    expect_edit_refused(text, NULL, "[0.25, 0.5, 1]", "[0.25, 0.5, 1e300]", "bodies[0].mesh.vertices[3][2]");
+    expect_edit_refused(text, NULL, "\"shape\": \"mesh\"", "\"shape\": \"box\"",
+                        "bodies[0].mesh: only a body of shape \"mesh\" carries one");
+    expect_edit_refused(text, NULL, "\"origin\": ", "\"orig\": ", "bodies[0].mesh: needs \"origin\"");
+    free(text);
+    /* the writer refuses what the reader would */
+    b->mesh_triangles[5] = 9;
+    assert_false(tpPlanRecord_Write(&rec, tmp_path("mesh2.json"), err, sizeof err));
+    assert_non_null(strstr(err, "bodies[0].mesh.triangles[1][2]: 9 is not a vertex index"));
+    tpPlanRecord_Free(&rec);
+}
+
 static void test_plan_refusals(void **state)
 {
     (void)state;
@@ -653,6 +714,13 @@ static void test_plan_refusals(void **state)
                         "alternatives[0].controls: no controlled body named \"ball\"");
     expect_edit_refused(text, "\"alternatives\"", "\"steps\": 6", "\"steps\": 2000000000",
                         "alternatives[0].trajectories.ball: expected 2000000001 rows (steps + 1), got 7");
+    /* "tplan": the writer's version, MAJOR.MINOR.PATCH (optional: older files lack it) */
+    assert_non_null(strstr(text, "\"tplan\": \"" TPLAN_VERSION "\""));
+    expect_edit_refused(text, NULL, "\"tplan\": \"" TPLAN_VERSION "\"", "\"tplan\": \"0.1\"",
+                        "tplan: expected a version \"MAJOR.MINOR.PATCH\", got \"0.1\"");
+    expect_edit_refused(text, NULL, "\"tplan\": \"" TPLAN_VERSION "\"", "\"tplan\": 1", "tplan: expected a string");
+    expect_edit_refused(text, NULL, "\"tplan\": \"" TPLAN_VERSION "\"", "\"tplan\": \"1.2.3x\"",
+                        "tplan: expected a version \"MAJOR.MINOR.PATCH\", got \"1.2.3x\"");
     /* the penetration limits: optional, both or none, depths in [0, 1000] m */
     expect_edit_refused(text, NULL, "\"max_body_penetration\": 0.0125", "\"max_body_penetration\": -1",
                         "limits.max_body_penetration: -1 is not a depth in [0, 1000] m");
@@ -1167,11 +1235,12 @@ static void test_overlay_sink(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_number_format),   cmocka_unit_test(test_world_alloc),
-        cmocka_unit_test(test_plan_round_trip), cmocka_unit_test(test_plan_minimal),
-        cmocka_unit_test(test_plan_refusals),   cmocka_unit_test(test_plan_random_corruption),
-        cmocka_unit_test(test_plan_overlays),   cmocka_unit_test(test_overlay_sink),
-        cmocka_unit_test(test_tree_round_trip), cmocka_unit_test(test_tree_refusals),
+        cmocka_unit_test(test_number_format),          cmocka_unit_test(test_world_alloc),
+        cmocka_unit_test(test_plan_round_trip),        cmocka_unit_test(test_plan_minimal),
+        cmocka_unit_test(test_plan_refusals),          cmocka_unit_test(test_plan_mesh),
+        cmocka_unit_test(test_plan_random_corruption), cmocka_unit_test(test_plan_overlays),
+        cmocka_unit_test(test_overlay_sink),           cmocka_unit_test(test_tree_round_trip),
+        cmocka_unit_test(test_tree_refusals),
     };
     return cmocka_run_group_tests(tests, tmp_dir_setup, tmp_dir_teardown);
 }

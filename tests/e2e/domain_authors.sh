@@ -29,8 +29,9 @@ check "weak: the first line should be the warning, got: $(head -n 2 "$work/all.t
 check "weak: the summary follows the warning" $([ "$(sed -n 2p "$work/all.txt" | cut -c1-6)" = "domain" ]; echo $?)
 check "weak: one warning" $([ "$(grep -c "warning:" "$work/all.txt")" -eq 1 ]; echo $?)
 
-# the plan file carries it (stats.warnings); the same seed gives the same bytes
-python3 - "$work/weak.plan.json" "$msg" <<'PY'
+# the plan file carries it (stats.warnings), naming the script relative to its folder (plans hold
+# no absolute path); the same seed gives the same bytes
+python3 - "$work/weak.plan.json" "${msg#"$scripts/"}" <<'PY'
 import json, sys
 w = json.load(open(sys.argv[1]))["stats"].get("warnings")
 sys.exit(0 if w == [sys.argv[2]] else print("stats.warnings:", w) or 1)

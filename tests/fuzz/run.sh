@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of a TP_FUZZ=ON build for a bounded time each (docs/fuzzing.md).
-# Usage: run.sh FUZZ_BUILD_DIR SECONDS [TARGET...]   (targets: plan tree pnm track lua; default all built)
+# Usage: run.sh FUZZ_BUILD_DIR SECONDS [TARGET...]   (targets: plan tree pnm track mesh lua; default all built)
 # Env: TPLAN=path/to/tplan (a normal build) also seeds the plan and tree targets with plans of the
 # shipped domains, generated once into FUZZ_BUILD_DIR/seeds. FUZZ_TIMEOUT: s of wall time per input
 # (default 30: generous, the machine may be shared); FUZZ_RSS_MB (default 2048).
@@ -14,7 +14,7 @@ shift 2
 src=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$src/../.." && pwd)
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(plan tree pnm track lua)
+[ ${#targets[@]} -gt 0 ] || targets=(plan tree pnm track mesh lua)
 timeout=${FUZZ_TIMEOUT:-30} rss=${FUZZ_RSS_MB:-2048}
 mkdir -p "$build/artifacts" "$build/logs"
 totals="$build/fuzz-executions.txt"
@@ -48,6 +48,7 @@ for t in "${targets[@]}"; do
     plan) maxlen=32768; [ -d "$seeds/plan" ] && dirs+=("$seeds/plan") ;;
     tree) maxlen=16384; [ -d "$seeds/tree" ] && dirs+=("$seeds/tree") ;;
     track) maxlen=8192; dirs+=("$root/domains/tracks") ;;
+    mesh) maxlen=20480 ;;
     lua) maxlen=32768; dirs+=("$root/domains" "$root/tests/lua/scripts" "$root/tests/e2e/scripts") ;;
     *) maxlen=4096 ;;
   esac

@@ -30,7 +30,8 @@
 #include <string.h>
 #include <time.h>
 
-#define G 9.81          /* m/s², |gravity| of the default scene */
+#define G 9.81 /* m/s², |gravity| of the default scene */
+#define PI 3.14159265358979323846
 #define MAX_DEPTH 0.005 /* m: the penetration standard, at rest and on impact */
 #define MAX_BODIES 64
 #define SURFACE_LAYER 0.001 /* m: ODE's contact surface layer in physics/src/world.c */
@@ -744,6 +745,285 @@ static void impactDie(tpSolverKind solver, Checks *c)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* 10, 11. Mesh bodies: a mesh die against a box die; a ball rolling in a mesh bowl            */
+
+/* A cube of edge e as a closed triangle mesh centred on the origin (outward, counter-clockwise). */
+static const int32_t cube_tris[36] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                                      1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7};
+static double cube_verts[24];
+
+static tpMeshView cubeMesh(double e)
+{
+    for (int i = 0; i < 8; i++) {
+        cube_verts[3 * i] = ((i == 1 || i == 2 || i == 5 || i == 6) ? 0.5 : -0.5) * e;
+        cube_verts[3 * i + 1] = ((i == 2 || i == 3 || i == 6 || i == 7) ? 0.5 : -0.5) * e;
+        cube_verts[3 * i + 2] = (i >= 4 ? 0.5 : -0.5) * e;
+    }
+    tpMeshView m = {8, cube_verts, 12, cube_tris};
+    return m;
+}
+
+#define DIE_EDGE 0.1  /* m */
+#define DIE_MASS 0.15 /* kg */
+
+/* One die, as a box or as a mesh, dropped from height h (bottom) with a tilt and a spin. */
+static void addDie(Scene *s, const char *name, bool mesh, double x, double y, double h, double tilt, double spin)
+{
+    tpBodyDef *b = addBox(s, name, DIE_EDGE, DIE_EDGE, DIE_EDGE, DIE_MASS, x, y, 0.5 * DIE_EDGE + h);
+    if (mesh) {
+        b->shape = TP_SHAPE_MESH;
+        b->mesh = cubeMesh(DIE_EDGE);
+    }
+    b->quat[0] = cos(0.5 * tilt), b->quat[1] = sin(0.5 * tilt) * 0.6, b->quat[2] = sin(0.5 * tilt) * 0.8;
+    b->angvel[0] = spin, b->angvel[2] = 0.5 * spin;
+}
+
+typedef struct DieRun {
+    tpBodyState end; /* after 3 s */
+    double depth;    /* m: deepest overlap */
+    double tilt;     /* rad: tilt of the end pose from the nearest face-down pose */
+} DieRun;
+
+/* Angle (rad) between the die's nearest local axis (+-x, +-y, +-z) and world z: 0 = a face down. */
+static double faceTilt(const tpBodyState *st)
+{
+    const double *q = st->quat;
+    const double zw[3] = {2 * (q[1] * q[3] - q[0] * q[2]), 2 * (q[2] * q[3] + q[0] * q[1]),
+                          1 - 2 * (q[1] * q[1] + q[2] * q[2])}; /* world z in the body frame: R^T e_z */
+    double m = fmax(fabs(zw[0]), fmax(fabs(zw[1]), fabs(zw[2])));
+    return acos(m > 1 ? 1 : m);
+}
+
+static DieRun dieRun(tpSolverKind solver, bool mesh, double h, double tilt, double spin, double vx)
+{
+    Scene s;
+    sceneInit(&s, solver);
+    addFloor(&s, NULL);
+    addDie(&s, "die", mesh, 0, 0, h, tilt, spin);
+    s.bodies[1].vel[0] = vx;
+    tpWorld *w = mustCreate(&s);
+    tpBodyState x;
+    tpWorld_InitialState(w, &x);
+    Depth d = {0};
+    for (int i = 0; i < 180; i++)
+        simStep(w, &x, i, &d);
+    tpDestroyWorld(w);
+    DieRun r = {x, d.worst, faceTilt(&x)};
+    return r;
+}
+
+/* A mesh die behaves like a box die: the same mass and inertia (volume integration), resting on
+ * a face at the same height, the same stopping distance when slid flat, and no deeper landing. */
+static void meshDie(tpSolverKind solver, Checks *c)
+{
+    /* slid flat at 2 m/s: mu g decelerates both alike */
+    DieRun box = dieRun(solver, false, 0.0, 0.0, 0.0, 2.0), msh = dieRun(solver, true, 0.0, 0.0, 0.0, 2.0);
+    double dbox = box.end.pos[0], dmsh = msh.end.pos[0];
+    check(c, fabs(dmsh - dbox) <= 0.01 * dbox, "slid at 2 m/s: mesh die stops at %.4f m, box die at %.4f m (1 %%)",
+          dmsh, dbox);
+    check(c, fabs(msh.end.pos[2] - box.end.pos[2]) <= 1e-4, "resting height: mesh %.5f m, box %.5f m (within 0.1 mm)",
+          msh.end.pos[2], box.end.pos[2]);
+    /* dropped from 0.5 m tilted and spinning: both come to rest on a face, as deep as a box die */
+    double worst_tilt = 0, worst_z = 0, worst_depth = 0, worst_box_depth = 0;
+    for (int k = 0; k < 4; k++) {
+        DieRun b = dieRun(solver, false, 0.5, 0.3 + 0.4 * k, 3.0 * k, 0.0);
+        DieRun m = dieRun(solver, true, 0.5, 0.3 + 0.4 * k, 3.0 * k, 0.0);
+        worst_tilt = fmax(worst_tilt, m.tilt);
+        worst_z = fmax(worst_z, fabs(m.end.pos[2] - 0.5 * DIE_EDGE));
+        worst_depth = fmax(worst_depth, m.depth);
+        worst_box_depth = fmax(worst_box_depth, b.depth);
+    }
+    check(c, worst_tilt <= 0.01, "4 tumbling drops from 0.5 m: every mesh die rests on a face (worst tilt %.4f rad)",
+          worst_tilt);
+    check(c, worst_z <= 0.002, "... at its half edge above the floor (worst %.2f mm off)", 1e3 * worst_z);
+    check(c, worst_depth <= MAX_DEPTH, "... deepest overlap %.2f mm (box dice: %.2f mm; <= 5 mm)", 1e3 * worst_depth,
+          1e3 * worst_box_depth);
+    /* a ball (r 0.04 m, 0.1 kg) rolled at 3 m/s into a resting die, off centre: the die is pushed
+     * as a box die is (ODE's own convex colliders gave one point, or sank 6 mm) */
+    double pushed[2], ball_depth[2];
+    for (int m = 0; m < 2; m++) {
+        Scene s;
+        sceneInit(&s, solver);
+        addFloor(&s, NULL);
+        addDie(&s, "die", m == 1, 0, 0, 0.0, 0.0, 0.0);
+        tpBodyDef *ball = sceneAdd(&s, "ball", TP_BODY_PASSIVE, TP_SHAPE_SPHERE);
+        ball->size[0] = 0.04, ball->mass = 0.1;
+        ball->pos[0] = -0.5, ball->pos[1] = 0.03, ball->pos[2] = 0.04, ball->vel[0] = 3.0;
+        tpWorld *w = mustCreate(&s);
+        tpBodyState x[2];
+        tpWorld_InitialState(w, x);
+        ball_depth[m] = 0;
+        for (int i = 0; i < 120; i++) {
+            simStep(w, x, i, NULL);
+            const tpContactInfo *ci = tpWorld_Contacts(w);
+            for (int k = 0; k < tpWorld_ContactCount(w); k++)
+                if (ci[k].a == 1 && ci[k].b == 2)
+                    ball_depth[m] = fmax(ball_depth[m], ci[k].max_depth);
+        }
+        tpDestroyWorld(w);
+        pushed[m] = x[0].pos[0];
+    }
+    check(c, fabs(pushed[1] - pushed[0]) <= 0.001 && ball_depth[1] <= MAX_DEPTH,
+          "a ball rolled into it pushes the mesh die to x = %.4f m, a box die to %.4f m (1 mm); die-ball overlap "
+          "%.2f mm (box die %.2f mm; <= 5 mm)",
+          pushed[1], pushed[0], 1e3 * ball_depth[1], 1e3 * ball_depth[0]);
+    /* landing flat at 10 m/s, like scene 9b */
+    Scene s;
+    sceneInit(&s, solver);
+    addFloor(&s, NULL);
+    addDie(&s, "die", true, 0, 0, 0.1, 0.0, 0.0);
+    s.bodies[1].vel[2] = -sqrt(100.0 - 2.0 * G * 0.1);
+    tpWorld *w = mustCreate(&s);
+    tpBodyState x;
+    tpWorld_InitialState(w, &x);
+    Depth d = {0};
+    for (int i = 0; i < 60; i++)
+        simStep(w, &x, i, &d);
+    tpDestroyWorld(w);
+    check(c, d.worst <= MAX_DEPTH, "mesh die landing flat at 10 m/s: deepest overlap %.2f mm (<= 5 mm)", 1e3 * d.worst);
+}
+
+/* A mesh die thrown spinning at a wall 0.1 m thick (a static box, or the same box as a static
+ * triangle mesh) at 3 and 8 m/s: it bounces off on the near side, no deeper than 5 mm. ODE's own
+ * convex-box collider let it sink 150-250 mm into the box wall and pass it (fixed by
+ * physics/src/mesh_collide.c). */
+static double wall_verts[24];
+
+static void meshWall(tpSolverKind solver, Checks *c)
+{
+    double worst = 0, far = -1;
+    for (int k = 0; k < 4; k++) {
+        const bool mesh_wall = k & 1;
+        const double v = (k & 2) ? 8.0 : 3.0;
+        Scene s;
+        sceneInit(&s, solver);
+        s.def.substeps = 4;
+        addFloor(&s, NULL);
+        tpBodyDef *wall = addBox(&s, "wall", 0.1, 6.9, 6.5, 1.0, 1.0, 0.0, 3.25);
+        wall->cls = TP_BODY_STATIC;
+        if (mesh_wall) {
+            tpMeshView cube = cubeMesh(1.0);
+            for (int i = 0; i < 8; i++) {
+                wall_verts[3 * i] = 0.1 * cube.vertices[3 * i];
+                wall_verts[3 * i + 1] = 6.9 * cube.vertices[3 * i + 1];
+                wall_verts[3 * i + 2] = 6.5 * cube.vertices[3 * i + 2];
+            }
+            tpMeshView wm = {8, wall_verts, 12, cube_tris};
+            wall->shape = TP_SHAPE_MESH;
+            wall->mesh = wm;
+        }
+        addDie(&s, "die", true, 0, 0, 0.25, 0.0, 0.0);
+        tpBodyDef *d = &s.bodies[2];
+        d->vel[0] = v, d->angvel[1] = 5, d->angvel[2] = 3;
+        tpWorld *w = mustCreate(&s);
+        tpBodyState x;
+        tpWorld_InitialState(w, &x);
+        Depth dd = {0};
+        for (int i = 0; i < 120; i++) {
+            simStep(w, &x, i, &dd);
+            far = fmax(far, x.pos[0]);
+        }
+        tpDestroyWorld(w);
+        worst = fmax(worst, dd.worst);
+    }
+    check(c, worst <= MAX_DEPTH,
+          "mesh die at 3 and 8 m/s against a box wall and a mesh wall: deepest overlap %.2f mm "
+          "(<= 5 mm)",
+          1e3 * worst);
+    check(c, far < 0.95, "... its centre never passes the near face's die-width (farthest x %.4f m, face at 0.95 m)",
+          far);
+}
+
+#define BOWL_R 0.5    /* m: inner radius of the hemispherical bowl; its bottom is at z = 0 */
+#define BOWL_RINGS 24 /* rings from the bottom pole to the rim */
+#define BOWL_SEGS 48  /* segments around */
+static double bowl_verts[3 * (1 + BOWL_RINGS * BOWL_SEGS)];
+static int32_t bowl_tris[3 * (BOWL_SEGS + 2 * (BOWL_RINGS - 1) * BOWL_SEGS)];
+
+/* The inside of a hemisphere of radius BOWL_R centred at (0, 0, BOWL_R), open at the top: a
+ * triangle soup (not closed), each triangle facing the centre. */
+static tpMeshView bowlMesh(void)
+{
+    bowl_verts[0] = bowl_verts[1] = bowl_verts[2] = 0.0;
+    for (int i = 1; i <= BOWL_RINGS; i++) {
+        double th = 0.5 * PI * i / BOWL_RINGS;
+        for (int j = 0; j < BOWL_SEGS; j++) {
+            double ph = 2 * PI * j / BOWL_SEGS;
+            double *v = bowl_verts + 3 * (1 + (i - 1) * BOWL_SEGS + j);
+            v[0] = BOWL_R * sin(th) * cos(ph), v[1] = BOWL_R * sin(th) * sin(ph), v[2] = BOWL_R * (1 - cos(th));
+        }
+    }
+    int n = 0;
+#define VID(i, j) ((i) == 0 ? 0 : 1 + ((i)-1) * BOWL_SEGS + ((j) % BOWL_SEGS))
+    for (int i = 0; i < BOWL_RINGS; i++) {
+        for (int j = 0; j < BOWL_SEGS; j++) {
+            int32_t quad[2][3] = {{VID(i, j), VID(i + 1, j + 1), VID(i + 1, j)},
+                                  {VID(i, j), VID(i, j + 1), VID(i + 1, j + 1)}};
+            for (int t = (i == 0 ? 1 : 0); t < 2; t++) {
+                int32_t *tr = bowl_tris + 3 * n++;
+                memcpy(tr, quad[t], sizeof quad[t]);
+                if (i == 0) { /* the pole fan */
+                    tr[0] = 0, tr[1] = VID(1, j), tr[2] = VID(1, j + 1);
+                }
+                /* face the centre (0, 0, BOWL_R) */
+                const double *a = bowl_verts + 3 * tr[0], *b = bowl_verts + 3 * tr[1], *cc = bowl_verts + 3 * tr[2];
+                double u[3], w[3], nn[3], m[3];
+                for (int k = 0; k < 3; k++)
+                    u[k] = b[k] - a[k], w[k] = cc[k] - a[k], m[k] = (k == 2 ? BOWL_R : 0) - (a[k] + b[k] + cc[k]) / 3;
+                nn[0] = u[1] * w[2] - u[2] * w[1], nn[1] = u[2] * w[0] - u[0] * w[2], nn[2] = u[0] * w[1] - u[1] * w[0];
+                if (nn[0] * m[0] + nn[1] * m[1] + nn[2] * m[2] < 0) {
+                    int32_t t2 = tr[1];
+                    tr[1] = tr[2], tr[2] = t2;
+                }
+            }
+        }
+    }
+#undef VID
+    tpMeshView v = {1 + BOWL_RINGS * BOWL_SEGS, bowl_verts, n, bowl_tris};
+    return v;
+}
+
+/* A ball (r 0.05 m) let go on the wall of a static mesh bowl, 60 degrees up and moving sideways,
+ * rolls around in it for 10 s: it stays inside (its centre within R - r of the bowl's centre, plus
+ * the penetration standard), never climbs above where it started (no energy from the contacts),
+ * and never sinks in deeper than 5 mm. */
+static void meshBowl(tpSolverKind solver, Checks *c)
+{
+    Scene s;
+    sceneInit(&s, solver);
+    s.def.substeps = 2;
+    tpBodyDef *bowl = sceneAdd(&s, "bowl", TP_BODY_STATIC, TP_SHAPE_MESH);
+    bowl->mesh = bowlMesh();
+    tpBodyDef *ball = sceneAdd(&s, "ball", TP_BODY_PASSIVE, TP_SHAPE_SPHERE);
+    const double r = 0.05, th = PI / 3;
+    ball->size[0] = r;
+    ball->mass = 0.1;
+    ball->pos[0] = (BOWL_R - r) * sin(th), ball->pos[2] = BOWL_R - (BOWL_R - r) * cos(th);
+    ball->vel[1] = 0.8;
+    tpWorld *w = mustCreate(&s);
+    tpBodyState x;
+    tpWorld_InitialState(w, &x);
+    const double z0 = x.pos[2];
+    Depth d = {0};
+    double worst_out = -1, zmax_late = 0;
+    bool ok = true;
+    for (int i = 0; i < 600; i++) {
+        ok = simStep(w, &x, i, &d) && ok;
+        double dx = x.pos[0], dy = x.pos[1], dz = x.pos[2] - BOWL_R;
+        worst_out = fmax(worst_out, sqrt(dx * dx + dy * dy + dz * dz) - (BOWL_R - r));
+        if (i >= 30)
+            zmax_late = fmax(zmax_late, x.pos[2]);
+    }
+    tpDestroyWorld(w);
+    check(c, ok, "every step valid");
+    check(c, worst_out <= MAX_DEPTH, "10 s in the bowl: the ball's centre at most %.2f mm beyond R - r (<= 5 mm)",
+          1e3 * worst_out);
+    check(c, zmax_late <= z0 + 0.001, "highest after 0.5 s %.4f m, released at %.4f m (no energy gained)", zmax_late,
+          z0);
+    check(c, d.worst <= MAX_DEPTH, "deepest overlap %.2f mm (<= 5 mm)", 1e3 * d.worst);
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* Cases: every scene with both solvers                                                        */
 
 #define CASE(scene)                                                                                                    \
@@ -774,6 +1054,9 @@ CASE(rollRho)
 CASE(stack2)
 CASE(impactBox)
 CASE(impactDie)
+CASE(meshDie)
+CASE(meshBowl)
+CASE(meshWall)
 
 /* ------------------------------------------------------------------------------------------ */
 /* --bench: solver cost                                                                        */
@@ -829,6 +1112,24 @@ static void benchRest(const char *label, const Scene *s)
            r.depth.a, r.depth.b);
 }
 
+/* 30 dice (0.1 m, 0.15 kg) in a 6 x 5 grid, tilted and spinning, dropped from 0.3-0.5 m onto the
+ * floor, or into the static mesh bowl: as boxes or as convex meshes (the same cube). */
+static void buildDice(Scene *s, tpSolverKind solver, bool mesh, bool bowl)
+{
+    sceneInit(s, solver);
+    if (bowl) {
+        tpBodyDef *b = sceneAdd(s, "bowl", TP_BODY_STATIC, TP_SHAPE_MESH);
+        b->mesh = bowlMesh();
+    } else {
+        addFloor(s, NULL);
+    }
+    for (int i = 0; i < 30; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "die%d", i);
+        addDie(s, name, mesh, 0.12 * (i % 6 - 2.5), 0.12 * (i / 6 - 2), 0.3 + 0.2 * (i % 2), 0.3 + 0.1 * (i % 7), 2.0);
+    }
+}
+
 /* The stacks are benched settled (each box sunk 1 mm, ODE's contact surface layer, into the floor
  * or the box below: where a resting stack ends up) as well as exactly touching: exactly touching,
  * today's step solver loses them (scenes 1, 2, 8), and a collapsed pile costs differently from a
@@ -851,6 +1152,18 @@ static int bench(int reps)
         benchScene("20-box pyramid, touching", &s, 150, reps);
         buildPyramid(&s, solver, -SURFACE_LAYER);
         benchScene("20-box pyramid, settled", &s, 150, reps);
+    }
+    for (int sv = 0; sv < 2; sv++) {
+        tpSolverKind solver = sv ? TP_SOLVER_QUICKSTEP : TP_SOLVER_STEP;
+        Scene s;
+        buildDice(&s, solver, false, false);
+        benchScene("30 dice on the floor, boxes", &s, 150, reps);
+        buildDice(&s, solver, true, false);
+        benchScene("30 dice on the floor, meshes", &s, 150, reps);
+        buildDice(&s, solver, false, true);
+        benchScene("30 dice in a mesh bowl, boxes", &s, 150, reps);
+        buildDice(&s, solver, true, true);
+        benchScene("30 dice in a mesh bowl, meshes", &s, 150, reps);
     }
     printf("quickstep iterations: cost and resting figures (standard: drift <= 1 mm, overlap <= 5 mm)\n");
     const int iters[] = {20, 50, 100, 200};
@@ -880,6 +1193,7 @@ int main(int argc, char **argv)
         CASE_TESTS(stack10), CASE_TESTS(pyramid20), CASE_TESTS(slide),         CASE_TESTS(bounce),
         CASE_TESTS(tunnel),  CASE_TESTS(dominoes),  CASE_TESTS(dominoesDepth), CASE_TESTS(roll),
         CASE_TESTS(rollRho), CASE_TESTS(stack2),    CASE_TESTS(impactBox),     CASE_TESTS(impactDie),
+        CASE_TESTS(meshDie), CASE_TESTS(meshBowl),  CASE_TESTS(meshWall),
     };
     char filter[128];
     if (argc >= 2) {

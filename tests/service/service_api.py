@@ -3,6 +3,7 @@ idempotent POST, cancel, the synchronous /v1/plan, metrics.
 usage: service_api.py TPLAN WORKDIR"""
 import json
 import os
+import subprocess
 import sys
 
 from tplan_service import Runner, Server, cli_plan, strip_timing, fresh_dir, openapi_check, SCRIPTS, LONG
@@ -61,6 +62,11 @@ def test_minigolf_bytes(s):
     assert sm["rejected"] == stats["rejected"] > 0, (sm, stats)
     assert sm["rejections"] == stats["rejections"], (sm["rejections"], stats.get("rejections"))
     assert sum(r["count"] for r in sm["rejections"].values()) == sm["rejected"], sm
+    # portable (issue 28): the script by its file name and embedded, not the server's install path
+    p = json.loads(plan)
+    assert p["domain"]["file"] == "minigolf.lua" and p["sources"][0]["path"] == "minigolf.lua", p["domain"]
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert root + "/" not in plan.decode(), "the install path %s is in the plan" % root
 
 
 def test_pool_bytes(s):
@@ -76,6 +82,14 @@ def test_set_and_script(s):
     assert final["request"] == {"set": {"w": 2}, "seed": 5, "script_bytes": len(text.encode())}, final["request"]
     _, _, plan = s.request("GET", final["plan"])
     assert json.loads(plan)["overrides"] == {"w": 2}, plan[:400]
+    # the submitted script travels with its plan: it replays anywhere (issue 28)
+    p = json.loads(plan)
+    assert p["domain"]["file"] == "job.lua" and p["sources"][0]["text"] == text, p["domain"]
+    path = os.path.join(WORK, "job.plan.json")
+    with open(path, "wb") as f:
+        f.write(plan)
+    r = subprocess.run([TPLAN, "replay", path, "-q"], cwd=WORK)
+    assert r.returncode == 0, "replay of the service's script plan: exit %d" % r.returncode
 
 
 def test_list(s):

@@ -114,9 +114,10 @@ static void test_pose_interpolation(void **state)
     assert_true(fabs(p[0] - 1) < 1e-12);
     tpView_BodyPose(&rec, 0, 0, 0.5, p, q); /* static body: its pose */
     assert_true(p[2] == -0.1 && q[0] == 1);
-    assert_int_equal(tpView_FrameCount(&rec, 0, 60), 61); /* 1 s of motion */
-    assert_int_equal(tpView_FrameCount(&rec, 0, 25), 26);
-    assert_int_equal(tpView_FrameCount(&rec, 1, 25), 0); /* no such world */
+    assert_int_equal(tpView_FrameCount(&rec, 0, 60), 60); /* 1 s of motion: 60 frames of 1/60 s */
+    assert_int_equal(tpView_FrameCount(&rec, 0, 25), 25);
+    assert_int_equal(tpView_FrameCount(&rec, 0, 2.5), 3); /* 2.5 frames' time: the last one covers the end */
+    assert_int_equal(tpView_FrameCount(&rec, 1, 25), 0);  /* no such world */
     tpPlanRecord_Free(&rec);
 }
 

@@ -115,7 +115,7 @@ static void test_ball_in_first_and_last_frame(void **state)
     tpPlanRecord_Free(&rec);
 }
 
-/* The tree layer changes the picture; the overlay too. */
+/* The tree layer changes the picture; the overlay (--hud) too. */
 static void test_tree_layer_toggles(void **state)
 {
     (void)state;
@@ -125,8 +125,8 @@ static void test_tree_layer_toggles(void **state)
     assert_int_equal(vtRun("'%s' render '%s' --tree '%s' --out '%s/t1' --size %dx%d --frames 0 --no-overlay -q",
                            g_tplan, g_plan, g_tree, g_work, W, H),
                      0);
-    assert_int_equal(vtRun("'%s' render '%s' --tree '%s' --out='%s/t2' --size=%dx%d --frames=0 -q", g_tplan, g_plan,
-                           g_tree, g_work, W, H),
+    assert_int_equal(vtRun("'%s' render '%s' --tree '%s' --out='%s/t2' --size=%dx%d --frames=0 --hud -q", g_tplan,
+                           g_plan, g_tree, g_work, W, H),
                      0);
     char p0[1200], p1[1200], p2[1200];
     snprintf(p0, sizeof p0, "%s/t0/frame_000000.png", g_work);

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # tplan render --video: the MP4 that ffmpeg encodes has the frame count and size of the PNG frames,
-# per ffprobe (H.264, yuv420p), also for an odd size (padded to even by one pixel). Run under xvfb.sh.
+# and that count covers the motion exactly (ceil(duration x fps): the video is as long as the plan; at
+# 60 fps, the plan's 1/60 s steps, as many frames as steps, not one more), per ffprobe (H.264,
+# yuv420p), also for an odd size (padded to even by one pixel). Run under xvfb.sh.
 # Exits 77 (skipped) when ffmpeg or ffprobe is not installed (.ci/install-deps installs ffmpeg).
 # Usage: video.sh TPLAN WORKDIR
 set -u
@@ -14,15 +16,17 @@ fail=0
 "$tplan" plan pool --seed 1 -q -o "$work/pool.json" || { echo "FAIL: plan"; exit 1; }
 for size in 320x240 161x121; do
   w=${size%x*} h=${size#*x}
-  "$tplan" render "$work/pool.json" --out "$work/f$size" --size "$size" --fps 24 --video "$work/$size.mp4" \
+  "$tplan" render "$work/pool.json" --out "$work/f$size" --size "$size" --fps 60 --video "$work/$size.mp4" \
     < /dev/null > "$work/$size.txt"
   rc=$?
   frames=$(ls "$work/f$size" | grep -c '^frame_[0-9]*\.png$')
+  # exactly as many frames as the motion lasts: ceil(steps x dt x fps), not one more
+  motion=$(python3 -c "import json,math,sys; p=json.load(open(sys.argv[1])); print(max(1, math.ceil(p['steps']*p['dt']*60 - 1e-9)))" "$work/pool.json")
   got=$(ffprobe -v error -count_frames -select_streams v:0 \
     -show_entries stream=codec_name,pix_fmt,width,height,nb_read_frames -of csv=p=0 "$work/$size.mp4")
   want="h264,$(((w + 1) / 2 * 2)),$(((h + 1) / 2 * 2)),yuv420p,$frames"
-  echo "$size: render exit $rc, $frames PNG frames; ffprobe: $got (expected $want)"
-  if [ $rc -ne 0 ] || [ "$frames" -lt 2 ] || [ "$got" != "$want" ]; then
+  echo "$size: render exit $rc, $frames PNG frames, $motion frames of motion; ffprobe: $got (expected $want)"
+  if [ $rc -ne 0 ] || [ "$frames" -lt 2 ] || [ "$frames" != "$motion" ] || [ "$got" != "$want" ]; then
     echo "FAIL: $size"
     fail=$((fail + 1))
   fi

@@ -6,7 +6,8 @@
 // the soccer ball gets a marker of a few pixels whatever the zoom.
 import { main, startServer, launchBrowser, newPage, waitFor, check, log, assertNoPageErrors, join } from "./harness.mjs";
 
-const LONG = { planner: "rrt", max_iters: "1000000000", solutions: "10000", time_limit: "300" };
+// a job that plans until it is stopped or cancelled: minigolf_random finds no solution
+const LONG = { max_iters: "1000000000", time_limit: "300" };
 
 async function openForm(page, base) {
   await page.goto(base + "/#/", { waitUntil: "load" });
@@ -20,9 +21,8 @@ async function submitted(page, old) {
 
 async function longJob(page, base, extra = {}) {
   await openForm(page, base);
-  await page.select("select#domain", "minigolf");
-  await page.select("#planner", "rrt");
-  for (const [k, v] of Object.entries({ ...LONG, ...extra })) if (k !== "planner") await page.$eval(`#pl-${k}`, (e, x) => (e.value = x), v);
+  await page.select("select#domain", "minigolf_random");
+  for (const [k, v] of Object.entries({ ...LONG, ...extra })) await page.$eval(`#pl-${k}`, (e, x) => (e.value = x), v);
   const old = await page.evaluate(() => location.hash);
   await page.click("form.new-job button[type=submit]");
   const id = await submitted(page, old);

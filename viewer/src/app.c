@@ -32,6 +32,7 @@ tpRenderDef tpDefaultRenderDef(void)
     tpRenderDef d;
     memset(&d, 0, sizeof d);
     d.view = tpDefaultViewerDef();
+    d.view.show_overlay = false; /* deliverable frames: the scene only; --hud adds the text and legend */
     d.fps = 60;
     return d;
 }
@@ -135,6 +136,7 @@ typedef struct App {
     double mx, my;
     /* live view */
     const char *live_status; /* non-NULL while planning */
+    bool offline;            /* tplan render: no key hint, no pause state in the overlay */
     /* frame rate */
     double fps_t0;
     long fps_frames;
@@ -260,8 +262,10 @@ static void draw_overlay(App *a, int w, int h)
     char txt[4096];
     int n = 0;
     int nsteps = (a->world >= 0 && a->world < rec->nworlds) ? rec->worlds[a->world].nsteps : 0;
+    /* the script's file name only: plans of older versions recorded the path as given */
+    const char *file = rec->domain_file ? rec->domain_file : "?", *slash = strrchr(file, '/');
     n += snprintf(txt + n, sizeof txt - (size_t)n, "%s  (%s)\n", rec->domain_name ? rec->domain_name : "?",
-                  rec->domain_file ? rec->domain_file : "?");
+                  slash ? slash + 1 : file);
     n += snprintf(txt + n, sizeof txt - (size_t)n, "planner %s  seed %u  %s\n",
                   rec->planner && strcmp(rec->planner, "rrt") == 0 ? "BK-RRT" : "BK-BGT", rec->seed,
                   a->live_status ? "planning..." : (rec->status ? rec->status : "?"));
@@ -270,7 +274,8 @@ static void draw_overlay(App *a, int w, int h)
     } else {
         int st = step_of(a);
         n += snprintf(txt + n, sizeof txt - (size_t)n, "step %d / %d   t %.2f / %.2f s   speed %gx  %s\n",
-                      st > nsteps ? nsteps : st, nsteps, a->t, duration(a), a->speed, a->playing ? "" : "(paused)");
+                      st > nsteps ? nsteps : st, nsteps, a->t, duration(a), a->speed,
+                      a->playing || a->offline ? "" : "(paused)");
         n += snprintf(txt + n, sizeof txt - (size_t)n, "world %d / %d%s   cost %g\n", a->world + 1, rec->nworlds,
                       a->world == rec->selected ? " (selected)" : "",
                       rec->nworlds > 0 ? rec->worlds[a->world].cost : 0.0);
@@ -300,7 +305,7 @@ static void draw_overlay(App *a, int w, int h)
     tpVText_Rect(6, 6, tw + 16, th + 12, panel);
     tpVText_Draw(14, 12, sc, txt, white);
 
-    /* legend: one colour per moving body (trails and tree) */
+    /* legend: each moving body's own colour (as drawn, and as its trail and tree branches) */
     float y = 12, line = 12 * sc + 4;
     int nmoving = 0, listed = 0;
     for (int b = 0; b < rec->nbodies; ++b) {
@@ -322,12 +327,14 @@ static void draw_overlay(App *a, int w, int h)
         }
         ++listed;
         float rgb[3], lw, lh;
-        tpVPalette(a->scene.palette[b], rgb);
+        tpVScene_KeyColour(&a->scene, b, rgb);
         float col[4] = {rgb[0], rgb[1], rgb[2], 1};
         tpVText_Size(rec->bodies[b].name, sc, &lw, &lh);
         tpVText_Rect((float)w - lw - 40, y - 4, lw + 34, 12 * sc + 2, panel);
+        const float edge[4] = {0.7f, 0.7f, 0.7f, 1}; /* a dark body's swatch stays visible */
+        tpVText_Rect((float)w - lw - 35, y + 1, 14, 10, edge);
         tpVText_Rect((float)w - lw - 34, y + 2, 12, 8, col);
-        tpVText_Draw((float)w - lw - 16, y, sc, rec->bodies[b].name, col);
+        tpVText_Draw((float)w - lw - 16, y, sc, rec->bodies[b].name, white); /* legible on any colour */
         y += line;
     }
     if (a->scene.has_tree && a->tree) {
@@ -354,10 +361,12 @@ static void draw_overlay(App *a, int w, int h)
     float frac = d > 0 ? (float)(a->t / d) : 0;
     tpVText_Rect(r[0], r[1], r[2] * frac, r[3], fg);
     tpVText_Rect(r[0] + r[2] * frac - 2, r[1] - 4, 4, r[3] + 8, white);
-    const char *hint = "H: help";
-    float hw, hh;
-    tpVText_Size(hint, sc * 0.75f, &hw, &hh);
-    tpVText_Draw((float)w - hw - 16, r[1] - 12 * sc * 0.75f - 6, sc * 0.75f, hint, dim);
+    if (!a->offline) { /* a rendered frame has no keys */
+        const char *hint = "H: help";
+        float hw, hh;
+        tpVText_Size(hint, sc * 0.75f, &hw, &hh);
+        tpVText_Draw((float)w - hw - 16, r[1] - 12 * sc * 0.75f - 6, sc * 0.75f, hint, dim);
+    }
 
     if (a->help) {
         static const char *help = "space      play / pause\n"
@@ -862,7 +871,8 @@ tpViewerStatus tpViewer_Render(const char *plan_path, const char *tree_path, con
     a->win = win;
     app_init_state(a, &rec, vd, has_tree);
     a->world = world;
-    a->playing = true; /* the overlay of an animation frame says nothing about pausing */
+    a->playing = true;
+    a->offline = true; /* the overlay (--hud) of an animation frame says nothing about keys or pausing */
     if (!tpVScene_Init(&a->scene, &rec, err, sizeof err) ||
         !tpVScene_SetTree(&a->scene, has_tree ? &tree : NULL, tree_path, err, sizeof err)) {
         tpLog(TP_LOG_ERROR, "%s", err);

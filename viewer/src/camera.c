@@ -94,7 +94,7 @@ static void grow_body(double lo[3], double hi[3], const tpPlanBody *b, const dou
 {
     const double *s = b->size;
     double h[3] = {0, 0, 0}; /* half extents in the body frame (m) */
-    if (strcmp(b->shape, "box") == 0) {
+    if (strcmp(b->shape, "box") == 0 || strcmp(b->shape, "mesh") == 0) {
         h[0] = 0.5 * s[0], h[1] = 0.5 * s[1], h[2] = 0.5 * s[2];
     } else if (strcmp(b->shape, "sphere") == 0) {
         h[0] = h[1] = h[2] = s[0];
@@ -306,6 +306,9 @@ int tpView_FrameCount(const tpPlanRecord *rec, int world, double fps)
     if (world < 0 || world >= rec->nworlds) {
         return 0;
     }
+    /* frame k shows time k/fps and lasts 1/fps: ceil(duration * fps) frames cover the motion
+       exactly, the video is as long as the motion (not one frame longer); at least one frame */
     double dur = rec->worlds[world].nsteps * rec->dt;
-    return 1 + (int)floor(dur * fps + 1e-9);
+    int n = (int)ceil(dur * fps - 1e-9);
+    return n > 1 ? n : 1;
 }

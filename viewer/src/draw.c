@@ -15,14 +15,25 @@
 /* Segments uploaded at most (all bodies together); larger trees show their first bodies only. */
 #define TREE_MAX_SEGMENTS (12 * 1000 * 1000)
 
-void tpVPalette(int i, float rgb[3])
+void tpVScene_KeyColour(const tpVScene *sc, int b, float rgb[3])
 {
-    static const float pal[][3] = {
-        {1.00f, 0.55f, 0.10f}, {0.20f, 0.70f, 1.00f}, {1.00f, 0.30f, 0.75f}, {0.65f, 1.00f, 0.20f},
-        {0.70f, 0.50f, 1.00f}, {1.00f, 0.90f, 0.20f}, {0.20f, 1.00f, 0.80f}, {1.00f, 0.35f, 0.30f},
-    };
-    int n = (int)(sizeof pal / sizeof pal[0]);
-    memcpy(rgb, pal[(i % n + n) % n], sizeof pal[0]);
+    /* the body's own colour, as it is drawn: the legend, its trail and its tree branches all match
+       what the viewer sees in the scene (bodies of one colour share it) */
+    memcpy(rgb, sc->rec->bodies[b].color, 3 * sizeof *rgb);
+}
+
+/* The colour of body b's lines (trail, tree): its own colour, lifted toward white when it is too
+   dark to see on the dark background (the black pool ball's trail is grey, not invisible). */
+static void line_colour(const tpVScene *sc, int b, float rgb[3])
+{
+    tpVScene_KeyColour(sc, b, rgb);
+    float m = fmaxf(rgb[0], fmaxf(rgb[1], rgb[2]));
+    if (m < 0.4f) {
+        float k = (0.4f - m) / (1.0f - m); /* mix with white so that the brightest channel is 0.4 */
+        for (int i = 0; i < 3; ++i) {
+            rgb[i] += k * (1.0f - rgb[i]);
+        }
+    }
 }
 
 /* ---- meshes: interleaved normal (3 floats) + vertex (3 floats), GL_TRIANGLES ---- */
@@ -121,6 +132,9 @@ static void mesh_cylinder(MeshBuf *m)
 
 static bool is_shape(const tpPlanBody *b, const char *s)
 {
+    /* a mesh body is drawn as its bounding box (size: its full extents about its origin) */
+    if (strcmp(b->shape, "mesh") == 0)
+        return strcmp(s, "box") == 0;
     return strcmp(b->shape, s) == 0;
 }
 
@@ -213,9 +227,9 @@ static void tree_clear(tpVScene *sc)
         free(sc->tree_names[i]);
     }
     free(sc->tree_names);
-    free(sc->tree_palette);
+    free(sc->tree_body);
     sc->tree_names = NULL;
-    sc->tree_palette = NULL;
+    sc->tree_body = NULL;
     sc->has_tree = false;
     sc->tree_nbodies = sc->tree_nbodies_file = 0;
     sc->tree_nnodes = sc->tree_cap = sc->tree_nsel = sc->tree_ngoal = 0;
@@ -279,7 +293,7 @@ static bool tree_upload(tpVScene *sc, const tpTreeRecord *tree, int64_t from, in
             uint8_t c[4];
             if (b < 8 && i == from) {
                 float rgb[3];
-                tpVPalette(sc->tree_palette[b], rgb);
+                line_colour(sc, sc->tree_body[b], rgb);
                 for (int k = 0; k < 3; ++k) {
                     col[b][k] = (uint8_t)(rgb[k] * 255 + 0.5f);
                 }
@@ -289,7 +303,7 @@ static bool tree_upload(tpVScene *sc, const tpTreeRecord *tree, int64_t from, in
                 memcpy(c, col[b], 4);
             } else {
                 float rgb[3];
-                tpVPalette(sc->tree_palette[b], rgb);
+                line_colour(sc, sc->tree_body[b], rgb);
                 c[0] = (uint8_t)(rgb[0] * 255 + 0.5f), c[1] = (uint8_t)(rgb[1] * 255 + 0.5f);
                 c[2] = (uint8_t)(rgb[2] * 255 + 0.5f), c[3] = 140;
             }
@@ -365,7 +379,7 @@ bool tpVScene_SetTree(tpVScene *sc, const tpTreeRecord *tree, const char *tree_p
         pal[i] = -1;
         for (int b = 0; b < rec->nbodies; ++b) {
             if (rec->bodies[b].moving && strcmp(rec->bodies[b].name, tree->body_names[i]) == 0) {
-                pal[i] = sc->palette[b];
+                pal[i] = b;
             }
         }
         if (pal[i] < 0) {
@@ -393,7 +407,7 @@ bool tpVScene_SetTree(tpVScene *sc, const tpTreeRecord *tree, const char *tree_p
     GLuint bufs[3];
     glGenBuffers(3, bufs);
     sc->tree_vbo = bufs[0], sc->tree_sel_vbo = bufs[1], sc->tree_goal_vbo = bufs[2];
-    sc->tree_palette = pal;
+    sc->tree_body = pal;
     sc->has_tree = true;
     sc->tree_nbodies = drawn;
     sc->tree_nbodies_file = nb;
@@ -647,7 +661,7 @@ static void draw_tree_solution(const tpVScene *sc)
     glBindBuffer(GL_ARRAY_BUFFER, sc->tree_sel_vbo);
     glVertexPointer(3, GL_FLOAT, 0, 0);
     for (int b = 0; b < sc->tree_nbodies; ++b) {
-        tpVPalette(sc->tree_palette[b], rgb);
+        line_colour(sc, sc->tree_body[b], rgb);
         glColor4f(0.5f + 0.5f * rgb[0], 0.5f + 0.5f * rgb[1], 0.5f + 0.5f * rgb[2], 1.0f);
         glDrawArrays(GL_LINES, (GLint)(2 * sc->tree_nsel * b), (GLsizei)(2 * sc->tree_nsel));
     }
@@ -692,7 +706,7 @@ static void draw_trails(const tpVScene *sc, double t, bool whole)
         if (sc->trail_first[b] < 0) {
             continue;
         }
-        tpVPalette(sc->palette[b], rgb);
+        line_colour(sc, b, rgb);
         glColor4f(rgb[0], rgb[1], rgb[2], whole ? 0.35f : 1.0f);
         glDrawArrays(GL_LINE_STRIP, sc->trail_first[b] + first, whole ? sc->trail_len : upto - first);
     }

@@ -21,7 +21,7 @@ typedef struct tpVScene {
     int mesh_verts[TP_MESH_COUNT];
     double eye[3];       /* camera of the frame being drawn, for the level of detail of spheres */
     double px_per_rad;   /* pixels per radian near the image centre */
-    int *palette;        /* per plan body: palette index of a moving body, -1 otherwise */
+    int *palette;        /* per plan body: index among the moving bodies, -1 for the others */
     double lo[3], hi[3]; /* scene bounds (m), planes excluded */
 
     /* trails: per moving plan body, nsteps+1 positions of the current world */
@@ -33,7 +33,7 @@ typedef struct tpVScene {
     bool has_tree;
     int tree_nbodies; /* bodies drawn (may be fewer than in the file when the tree is huge) */
     int tree_nbodies_file;
-    int *tree_palette; /* per drawn tree body: palette index */
+    int *tree_body;    /* per drawn tree body: index of that body in the plan */
     char **tree_names; /* per drawn tree body: name (owned copies) */
     int64_t tree_nnodes;
     int64_t tree_cap;   /* nodes the segment buffer can hold */
@@ -82,8 +82,9 @@ void tpVScene_SetWorld(tpVScene *sc, int world);
 void tpVScene_Draw(tpVScene *sc, const tpVFrame *f);
 /// Frees GL objects and memory (the context must still be current).
 void tpVScene_Free(tpVScene *sc);
-/// RGB colour (0..1) of palette entry i (one per moving body, as in the paper's Fig. 8e).
-void tpVPalette(int i, float rgb[3]);
+/// RGB colour (0..1) of plan body b's legend entry: the body's own colour (its trail and tree
+/// branches too, lifted toward white when too dark to see on the background).
+void tpVScene_KeyColour(const tpVScene *sc, int b, float rgb[3]);
 
 /// World-axis-aligned bounds (m) of the scene the camera fits (camera.c).
 void tpView_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3]);

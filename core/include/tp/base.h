@@ -29,6 +29,8 @@ extern "C" {
 #define TP_MAX_MASS 1e12     /* kg: heaviest dynamic body */
 #define TP_MAX_BODIES 200000 /* bodies in one scene */
 
+#define TP_MAX_MATERIALS 1024 /* materials in one scene: every pair has a surface (a table of 1024^2) */
+
 /* File size caps (bytes), documented in docs/cli.md. Readers refuse larger files and
  * non-regular files (FIFOs, devices, directories). */
 #define TP_MAX_SCRIPT_BYTES ((size_t)16 << 20) /* a Lua domain script or module */
@@ -48,6 +50,11 @@ typedef enum { TP_LOG_DEBUG = 0, TP_LOG_INFO = 1, TP_LOG_WARN = 2, TP_LOG_ERROR 
 
 /// Sets the global log threshold (the only process-wide setting; it never affects results).
 void tpLog_SetLevel(tpLogLevel level);
+/// Where a thread's messages go instead of stderr (every level, whatever the threshold), one
+/// line each without the "tplan: " prefix and trailing newline. NULL (the default): stderr.
+typedef void (*tpLogSink)(void *user, tpLogLevel level, const char *msg);
+/// Sets the calling thread's sink (the embedding API collects messages so that it never prints).
+void tpLog_SetThreadSink(tpLogSink sink, void *user);
 /// printf-style message to stderr, prefixed "tplan: " (and "warning: "/"error: " by level).
 void tpLog(tpLogLevel level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -17,11 +17,15 @@ extern "C" {
 
 #define TP_PLAN_FORMAT "tplan-plan"
 #define TP_PLAN_VERSION 1
-#define TP_STATE_DOUBLES 13            /* pos[3] m, quat[4] (w,x,y,z), vel[3] m/s, angvel[3] rad/s (world frame) */
-#define TP_CONTROL_DOUBLES 6           /* force[3] N, torque[3] N·m (world frame) */
-#define TP_PLAN_MAX_REPORTS 8          /* named figures in stats.report */
-#define TP_PLAN_MAX_WARNINGS 64        /* strings in stats.warnings */
-#define TP_PLAN_MAX_WARNING_BYTES 4096 /* bytes of one of them */
+#define TP_STATE_DOUBLES 13                /* pos[3] m, quat[4] (w,x,y,z), vel[3] m/s, angvel[3] rad/s (world frame) */
+#define TP_CONTROL_DOUBLES 6               /* force[3] N, torque[3] N·m (world frame) */
+#define TP_PLAN_MAX_REPORTS 8              /* named figures in stats.report */
+#define TP_PLAN_MAX_WARNINGS 64            /* strings in stats.warnings */
+#define TP_PLAN_MAX_WARNING_BYTES 4096     /* bytes of one of them */
+#define TP_PLAN_MAX_MESH_VERTICES 1000000  /* a mesh body's recorded vertices (tp/mesh.h's cap) */
+#define TP_PLAN_MAX_MESH_TRIANGLES 2000000 /* ... and triangles */
+#define TP_PLAN_MAX_SOURCES 1024           /* files in "sources" (the script and what it read) */
+#define TP_PLAN_MAX_SOURCE_PATH 1024       /* bytes of one source's path */
 
 /// Static description of one body in a recording.
 typedef struct tpPlanBody {
@@ -34,6 +38,15 @@ typedef struct tpPlanBody {
     bool moving;                   /* has a trajectory (passive, active, foreign); false: `pose` only */
     bool controlled;               /* has per-step controls (active, and tactic-driven foreign bodies) */
     double pose[TP_STATE_DOUBLES]; /* pose of a non-moving body (velocities zero) */
+    /* shape "mesh" only, optional (0 vertices: none recorded): the body's triangles in its frame
+       (m; a moving body's frame is centred on its centre of mass) and where the origin of the
+       artist's object (the mesh file's, the glTF node's) is in that frame, so exporters can write
+       the original object back. Owned by the record. */
+    int mesh_nvertices;      /* <= TP_PLAN_MAX_MESH_VERTICES */
+    double *mesh_vertices;   /* mesh_nvertices x 3 */
+    int mesh_ntriangles;     /* <= TP_PLAN_MAX_MESH_TRIANGLES */
+    int32_t *mesh_triangles; /* mesh_ntriangles x 3 indices into the vertices, counter-clockwise from outside */
+    double mesh_origin[3];   /* m, body frame */
 } tpPlanBody;
 
 /// One solution ("world"): trajectories, controls and active skills over nsteps steps.
@@ -87,6 +100,22 @@ typedef struct tpPlanOverlay {
     uint8_t *chosen; /* TREE: per node 1 if it is on the chosen clip sequence */
 } tpPlanOverlay;
 
+/// A file the domain script read, embedded in the plan (member "sources"): `tplan replay` loads the
+/// script from these, so that the plan replays wherever it and the domain are. Heap-owned.
+typedef struct tpPlanSource {
+    char *path;          /* relative to the script's folder, '/' between names, no "." or ".."
+                            ("maze.lua", "lib/walls.lua", "tracks/final.json") */
+    char *hash;          /* "fnv1a64:<16 hex digits>" of the bytes */
+    unsigned char *data; /* len bytes, followed by a NUL that len does not count */
+    size_t len;
+} tpPlanSource;
+
+/// True when path can name a source: relative, '/' between non-empty names, none "." or "..", no
+/// control characters or backslashes, 1..TP_PLAN_MAX_SOURCE_PATH bytes.
+bool tpPlan_IsSourcePath(const char *path);
+/// Writes "fnv1a64:<16 hex digits>" of data[0..len) (the plan's hash strings) into out.
+void tpPlan_HashString(const void *data, size_t len, char out[32]);
+
 /// A domain's default camera (optional member "view" of a plan file): an orbit camera in the
 /// terms of the viewer's --camera YAW,PITCH,DIST[,TX,TY,TZ]. Plain value type.
 typedef struct tpPlanView {
@@ -104,9 +133,15 @@ bool tpPlanView_Valid(const tpPlanView *v);
 /// A whole plan recording. All strings and arrays are heap-owned by the record
 /// (free with tpPlanRecord_Free).
 typedef struct tpPlanRecord {
-    char *domain_name; /* e.g. "minigolf" */
-    char *domain_file; /* path of the script as given on the command line */
-    char *domain_hash; /* "fnv1a64:<16 hex digits>" of the script bytes */
+    char *domain_name;     /* e.g. "minigolf" */
+    char *domain_file;     /* the script's file name in its folder ("maze.lua"; older files: the
+                              path as given on the command line) */
+    char *domain_hash;     /* "fnv1a64:<16 hex digits>" of the script bytes */
+    char *tplan_version;   /* the version of tplan that wrote the file ("0.1.0"; member "tplan"); NULL
+                              in files older than it. The writer always writes its own version */
+    int nsources;          /* files embedded (optional member "sources"; 0 in older files) */
+    tpPlanSource *sources; /* the script (sources[0], path = domain_file), then the modules, tracks
+                              and images it read, in the order first read */
     uint32_t seed;
     char *planner; /* "rrt" or "bgt" */
     double mu;     /* BGT ratio */
@@ -163,6 +198,9 @@ void tpPlanRecord_Free(tpPlanRecord *rec);
 /// they parse back to the identical bits. Output is byte-identical for identical records,
 /// apart from stats.timing. Returns false and fills err on I/O failure.
 bool tpPlanRecord_Write(const tpPlanRecord *rec, const char *path, char *err, size_t errlen);
+/// The same bytes into a new NUL-terminated buffer (*out, malloc'd: the caller frees it; *len
+/// bytes without the NUL). False with a message in err (invalid record, out of memory).
+bool tpPlanRecord_WriteMem(const tpPlanRecord *rec, char **out, size_t *len, char *err, size_t errlen);
 
 /// Reads and validates a plan file. On any problem (missing file, bad JSON, wrong format or
 /// version, missing/ill-typed field, inconsistent array lengths) returns false with a message

@@ -171,6 +171,12 @@ typedef struct tpPlannerDef {
        stop is exactly the run without it. NULL (the default): no bound. */
     int64_t (*iteration_bound)(void *user);
     void *iteration_bound_user;
+    size_t memory_limit; /* bytes the search may hold (the tree and the nearest-neighbour index,
+                            as tpTree_MemoryBytes + tpPlanner_IndexBytes); 0 = no limit. Checked
+                            before every iteration: once reached, the run stops as at max_iters,
+                            with what it found (solved, or approximate: the best node), and
+                            stats.memory_limited is set. The same bound gives the same stop, so
+                            the plan is deterministic. Default 0 */
 } tpPlannerDef;
 
 /// Default planner definition (see field comments).
@@ -208,6 +214,9 @@ struct tpPlanStats {
                             reports: its planners stop there); NAN when none was found */
     int64_t nodes_first; /* nodes in the tree when the first solution was found; -1 when none */
     double elapsed;      /* seconds since the start (for progress reports) */
+    bool memory_limited; /* the run stopped at memory_limit, or because the tree could not grow
+                            (an allocation failed: the run keeps what it found) */
+    int64_t mem_bytes;   /* the search's bytes when the run stopped (tree + index) */
 
     tpRejectStat reject[TP_REJECT_KINDS]; /* the rejections by reason (tpProblem.reject) */
 };

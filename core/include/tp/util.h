@@ -87,7 +87,7 @@ typedef struct tpHeapItem {
 } tpHeapItem;
 
 /// An entry as the heap stores it: the key mapped to an unsigned integer of the same order (the
-/// map is util.c's; -0 and +0 map to the same value, as they compare equal), so that ordering two
+/// map is array_heap.c's; -0 and +0 map to the same value, as they compare equal), so that ordering two
 /// entries takes integer compares only.
 typedef struct tpHeapSlot {
     uint64_t key; /* the mapped key (tpHeap_KeyBits) */

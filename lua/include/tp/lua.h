@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tp/tactics.h"
 
@@ -25,6 +26,14 @@ typedef struct tpScriptParam {
 
 typedef struct tpScript tpScript;
 
+/// A file a script read, named relative to the script's folder: the script itself, a module
+/// (`require "walls"`: "lib/walls.lua"), a track ("tracks/final.json") or an image.
+typedef struct tpScriptFile {
+    const char *path;          /* relative to the script's folder, '/' between names */
+    const unsigned char *data; /* len bytes */
+    size_t len;
+} tpScriptFile;
+
 #define TP_SCRIPT_DEFAULT_MEMORY ((size_t)2 << 30) /* bytes: 2 GiB */
 #define TP_SCRIPT_DEFAULT_LOAD_TIME 10.0           /* s */
 #define TP_SCRIPT_DEFAULT_CALL_TIME 10.0           /* s */
@@ -36,6 +45,13 @@ typedef struct tpScriptDef {
     const char *source; /* NULL: read `path`. Else the script text (source_len bytes): the script
                            has no folder, so it can require only "tp" and name no data files */
     size_t source_len;
+    const char *name;          /* how messages name the script read from `path` (its chunk name; modules
+                                  and data files are named relative to its folder): "maze.lua" for a
+                                  built-in domain, so messages show no install path. NULL: `path` */
+    const tpScriptFile *files; /* a script and the files it read, recorded in a plan (replay):
+                                  files[0] is the script and `path` its name; require, tracks and
+                                  images read these (by path) and never the disk. NULL: the disk */
+    int nfiles;
     const tpScriptParam *params; /* --set overrides (nparams entries; may be NULL if 0) */
     int nparams;
     size_t memory_limit;    /* bytes the Lua state may hold; 0 = TP_SCRIPT_DEFAULT_MEMORY */
@@ -43,6 +59,8 @@ typedef struct tpScriptDef {
                                requires); 0 = TP_SCRIPT_DEFAULT_LOAD_TIME */
     double call_time_limit; /* s of wall time for one Lua callback while planning (a condition, a
                                metric, a custom skill...); 0 = TP_SCRIPT_DEFAULT_CALL_TIME */
+    FILE *print_to;         /* where the script's print() writes (not owned; must outlive the
+                               script); NULL = stderr. `tplan worker`: the job's own log */
 } tpScriptDef;
 
 /// Defaults: no path, no source, no params, the TP_SCRIPT_DEFAULT_* limits.
@@ -63,6 +81,12 @@ void tpDestroyScript(tpScript *script);
 tpDomain *tpScript_Domain(tpScript *script);
 /// The script's file bytes hash, "fnv1a64:<16 hex>".
 const char *tpScript_Hash(const tpScript *script);
+/// The name messages give the script (tpScriptDef.name, else its path). Owned by the script.
+const char *tpScript_Name(const tpScript *script);
+/// The files the script read so far: the script itself first (named by its file name), then every
+/// module, track and image, in the order first read, each once. Owned by the script (valid until
+/// it is destroyed; the array may move when the script reads more); *n = the count.
+const tpScriptFile *tpScript_Files(const tpScript *script, int *n);
 /// The `--set` overrides actually used, as JSON object text ("{}" if none). Owned by the script.
 const char *tpScript_ParamsJson(const tpScript *script);
 /// The parameters the script declared with tp.param, in the order it read them, as a JSON array of

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tp/mesh.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -26,7 +28,16 @@ typedef enum {
     TP_BODY_FOREIGN = 3, /* controlled outside the planner: predictable motion or a deterministic tactic */
 } tpBodyClass;
 
-typedef enum { TP_SHAPE_BOX = 0, TP_SHAPE_SPHERE, TP_SHAPE_CYLINDER, TP_SHAPE_CAPSULE, TP_SHAPE_PLANE } tpShapeKind;
+/// Body shapes. A mesh body collides as an ODE triangle mesh when static and as the convex hull
+/// of its vertices when it moves (docs/physics.md, "Mesh bodies").
+typedef enum {
+    TP_SHAPE_BOX = 0,
+    TP_SHAPE_SPHERE,
+    TP_SHAPE_CYLINDER,
+    TP_SHAPE_CAPSULE,
+    TP_SHAPE_PLANE,
+    TP_SHAPE_MESH,
+} tpShapeKind;
 
 /// Motion of a foreign body.
 typedef enum {
@@ -123,6 +134,16 @@ typedef struct tpBodyDef {
     tpMotionDef motion; /* foreign bodies only */
     bool marker;        /* static bodies only: recorded and drawn, but never collides (a hole, a
                            goal zone on the floor) */
+    /* TP_SHAPE_MESH only: the triangles in the body's frame (m). Static: any triangle soup (a
+       bucket, a bowl, terrain). Moving (dynamic or scripted): a closed, outward-facing mesh
+       (tpMesh_CheckClosed) whose centre of mass is the body's origin (within 1e-6 of its size;
+       tpMesh_MassProperties gives it), collided as its convex hull; the inertia comes from the
+       mesh by volume integration, scaled to `mass`. size[] is not used. The arrays stay owned by
+       the caller: tpCreateWorld copies them. */
+    tpMeshView mesh;
+    double mesh_origin[3]; /* TP_SHAPE_MESH: where the origin of the artist's object (the mesh file's,
+                              the glTF node's) is in the body frame (m); recorded for exporters, not
+                              used by the physics. 0 when the body frame is the file's. */
 } tpBodyDef;
 
 typedef enum { TP_SOLVER_STEP = 0, TP_SOLVER_QUICKSTEP = 1 } tpSolverKind;

@@ -30,6 +30,7 @@ extern "C" {
 
 #define TP_SERVICE_MAX_SCRIPT_BYTES ((size_t)1 << 20) /* a submitted script: 1 MiB */
 #define TP_SERVICE_MAX_BODY_BYTES ((size_t)4 << 20)   /* a request body: 4 MiB (413 beyond) */
+#define TP_SERVICE_MAX_LOG_BYTES ((size_t)1 << 20)    /* a job's log (its script's print): 1 MiB kept */
 
 /// How to run the service. Get defaults from tpDefaultServiceDef(); tpRunService copies what it
 /// needs and keeps no pointer into the definition once it returns.
@@ -45,12 +46,22 @@ typedef struct tpServiceDef {
                                        if missing. Default "./tplan-data" */
     const char *token;              /* bearer token every /v1 and /metrics request must carry; NULL = none */
     int max_queue;                  /* queued jobs at most (429 beyond). Default 1000 */
+    int max_queued_per_client;      /* queued jobs of one client address at most (429 beyond): one
+                                       client cannot fill the queue. 0 = min(250, max_queue) */
     double default_time;            /* s: a job's time_limit when it gives none. Default 60 */
     double max_time;                /* s: the largest time_limit a job may ask. Default 600 */
-    int default_memory_mb;          /* MB of Lua memory of a job that asks none. Default 2048 */
+    int default_memory_mb;          /* MB a job that asks none gets: its Lua heap and its search each. Default 2048 */
     int max_memory_mb;              /* MB: the largest memory_mb a job may ask. Default 4096 */
     int worker_memory_mb;           /* MB: address-space limit (RLIMIT_AS) of a worker process; 0 = none.
-                                       Default 0 (the Lua cap bounds scripts; see docs/service.md) */
+                                       Default 0 here; `tplan serve` sets 2 x max_memory_mb + 1024
+                                       (docs/service.md#memory) */
+    int max_connections;            /* open HTTP connections at most (one thread each). Default 1024 */
+    int max_per_address;            /* open HTTP connections from one client address at most (more are
+                                       closed at once): one client cannot take every connection.
+                                       Default 128 */
+    double request_timeout;         /* s: a connection must deliver a complete request (head and body)
+                                       within this time of opening (or of its previous answer), however
+                                       slowly it trickles bytes; then it is closed. Default 30 */
     double keep_days;               /* retention: finished jobs older than this (days) are deleted with their
                                        files; 0 = no age bound. Default 7 */
     int keep_jobs;                  /* retention: at most this many finished jobs are kept (the oldest go

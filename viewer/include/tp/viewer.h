@@ -118,7 +118,8 @@ tpViewerStatus tpViewer_Run(const char *plan_path, const char *tree_path, const 
 /// Renders PNG frames frame_000000.png, ... of the world def->view.world into def->out_dir.
 tpViewerStatus tpViewer_Render(const char *plan_path, const char *tree_path, const tpRenderDef *def);
 
-/// Number of frames a recording gives at `fps` frames per second (1 + floor(duration · fps)).
+/// Number of frames a recording gives at `fps` frames per second: ceil(duration · fps), at least 1
+/// (frame k shows time k / fps, so the frames last exactly as long as the motion).
 int tpView_FrameCount(const tpPlanRecord *rec, int world, double fps);
 
 /* ------------------------------------------------------------------------------------------ */

@@ -142,6 +142,11 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
 
     /* materials: none given means one default material */
     int nm = tplArrayField(L, "materials", what);
+    if (nm > TP_MAX_MATERIALS)
+        tplError(L,
+                 "tp.domain: %d materials, at most %d (every pair of materials has a surface: the table grows "
+                 "with the square)",
+                 nm, TP_MAX_MATERIALS);
     int msrc = lua_gettop(L);
     int nmat = nm > 0 ? nm : 1;
     tpMaterialDef *mats = tplScratch(b, sizeof *mats * (size_t)nmat);
@@ -196,11 +201,15 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
         lua_rawgeti(L, bsrc, i + 1);
         const tplBody *bd = luaL_testudata(L, -1, TPL_BODY);
         if (!bd)
-            tplError(
-                L,
-                "tp.domain: bodies[%d]: expected a body (tp.box, tp.sphere, tp.cylinder, tp.capsule, tp.plane), got %s",
-                i + 1, tplTypeName(L, -1));
+            tplError(L,
+                     "tp.domain: bodies[%d]: expected a body (tp.box, tp.sphere, tp.cylinder, tp.capsule, tp.plane, "
+                     "tp.mesh), got %s",
+                     i + 1, tplTypeName(L, -1));
         bodies[i] = bd->def;
+        if (bd->def.shape == TP_SHAPE_MESH) { /* the domain keeps the mesh's arrays alive */
+            lua_getiuservalue(L, -1, 3);
+            lua_rawseti(L, b->keep, (lua_Integer)lua_rawlen(L, b->keep) + 1);
+        }
         if (bd->def.motion.kind == TP_MOTION_FUNCTION && bd->def.cls == TP_BODY_FOREIGN) {
             lua_getiuservalue(L, -1, 2);
             bodies[i].motion.fn = tplMotionCallback;

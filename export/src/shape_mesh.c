@@ -142,14 +142,60 @@ static int round_profile(Profile *out, double r, double h)
     return n;
 }
 
+/* A mesh body's own triangles, flat shaded (3 vertices per triangle with its normal), placed so
+ * that the node's origin is the artist's object's (mesh_origin), in y-up. */
+static bool tpXMesh_Recorded(const tpPlanBody *pb, tpXMesh *m)
+{
+    int nt = pb->mesh_ntriangles;
+    m->nverts = m->nidx = 3 * nt;
+    m->pos = malloc((size_t)m->nverts * 3 * sizeof(float));
+    m->nrm = malloc((size_t)m->nverts * 3 * sizeof(float));
+    m->idx = malloc((size_t)m->nidx * sizeof(uint32_t));
+    if (!m->pos || !m->nrm || !m->idx) {
+        tpXMesh_Free(m);
+        return false;
+    }
+    for (int t = 0; t < nt; ++t) {
+        double p[3][3], y[3][3];
+        for (int c = 0; c < 3; ++c) {
+            const double *v = pb->mesh_vertices + 3 * pb->mesh_triangles[3 * t + c];
+            for (int k = 0; k < 3; ++k) {
+                p[c][k] = v[k] - pb->mesh_origin[k];
+            }
+            tpExport_VecToYup(p[c], y[c]);
+        }
+        double u[3], w[3], n[3];
+        for (int k = 0; k < 3; ++k) {
+            u[k] = y[1][k] - y[0][k];
+            w[k] = y[2][k] - y[0][k];
+        }
+        n[0] = u[1] * w[2] - u[2] * w[1];
+        n[1] = u[2] * w[0] - u[0] * w[2];
+        n[2] = u[0] * w[1] - u[1] * w[0];
+        double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        for (int c = 0; c < 3; ++c) {
+            int vi = 3 * t + c;
+            for (int k = 0; k < 3; ++k) {
+                m->pos[3 * vi + k] = (float)y[c][k];
+                m->nrm[3 * vi + k] = (float)(len > 0 ? n[k] / len : (k == 1));
+            }
+            m->idx[vi] = (uint32_t)vi;
+        }
+    }
+    return true;
+}
+
 bool tpXMesh_Shape(const tpPlanBody *pb, tpXMesh *m)
 {
     memset(m, 0, sizeof *m);
+    if (strcmp(pb->shape, "mesh") == 0 && pb->mesh_nvertices > 0 && pb->mesh_ntriangles > 0) {
+        return tpXMesh_Recorded(pb, m);
+    }
     Builder b = {m, 0, 0, false};
     const double *s = pb->size;
     Profile pr[4 * (TP_RINGS + 1) + 8];
     int np = 0;
-    if (strcmp(pb->shape, "box") == 0) {
+    if (strcmp(pb->shape, "box") == 0 || strcmp(pb->shape, "mesh") == 0) { /* a mesh: its bounding box */
         double h[3] = {s[0] / 2, s[1] / 2, s[2] / 2};
         for (int axis = 0; axis < 3; ++axis) {
             for (int sign = -1; sign <= 1; sign += 2) {
@@ -282,7 +328,7 @@ void tpX_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3])
 double tpX_BoundingRadius(const tpPlanBody *pb)
 {
     const double *s = pb->size;
-    if (strcmp(pb->shape, "box") == 0) {
+    if (strcmp(pb->shape, "box") == 0 || strcmp(pb->shape, "mesh") == 0) { /* a mesh: its bounding box */
         return 0.5 * sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
     }
     if (strcmp(pb->shape, "sphere") == 0) {

@@ -1,0 +1,112 @@
+/* tplan api: one planning run, as every front end runs it (the tplan program's plan, bench and
+ * worker, the service through its worker, and the embedding API of tplan/tplan.h).
+ *
+ * The run definition is tplan_run_def (tplan/tplan.h): its defaults, ranges and JSON reader and
+ * writer live in run_def.c, and this header applies it to a domain script and a planner. This is
+ * the in-project interface of the api module; it is not installed (libtplan exports only
+ * tplan/tplan.h). */
+#ifndef TP_RUN_H
+#define TP_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp/lua.h"
+#include "tp/planner.h"
+#include "tp/tactics.h"
+#include "tplan/tplan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct cJSON;
+
+/* Ranges of the run definition's fields (tplan_run_def_check; the command line names them too). */
+#define TP_RUN_SEED_MAX 4294967295LL
+#define TP_RUN_MAX_SOLUTIONS 1000000
+#define TP_RUN_MAX_JOBS 256
+#define TP_RUN_MIN_MEMORY_MB 16
+#define TP_RUN_MAX_MEMORY_MB (1LL << 30)
+#define TP_RUN_MAX_SCRIPT_TIME 1e6 /* s: load_time_limit, call_time_limit */
+
+/// Reads one member of a JSON object (item->string is its name) into def: 1 taken, 0 not a
+/// field of the run definition (the caller's own, or unknown), -1 a bad value (err names the
+/// field). For readers of larger objects (the service's requests) that hold run fields among
+/// their own.
+int tpRun_ReadJsonField(tplan_run_def *def, const struct cJSON *item, tplan_error *err);
+/// The run's fields that differ from the defaults, added to the JSON object o (false when out
+/// of memory).
+bool tpRun_WriteJsonFields(const tplan_run_def *def, struct cJSON *o);
+/// Sets err (may be NULL) to code with a printf-style message (one line) and field (may be NULL).
+void tpRun_Fail(tplan_error *err, tplan_code code, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/// The code of a script's failure message (tpCreateScript, tpDomain_Error): TPLAN_ERR_LIMIT for
+/// the sandbox's time and memory limits, _IO for a script file that cannot be read, else _SCRIPT.
+tplan_code tpRun_ScriptCode(const char *msg);
+/// The script definition of a run: path (or, with source, its text of source_len bytes; the
+/// path then only names it in messages), the parameters and the run's script limits. Its name
+/// (how messages name the script) is the caller's to set.
+tpScriptDef tpRun_ScriptDef(const tplan_run_def *def, const char *path, const char *source, size_t source_len,
+                            const tpScriptParam *params, int nparams);
+/// The domain's planner defaults (pd, from its `planner` table) overridden by the run's fields.
+void tpRun_ApplyPlanner(const tplan_run_def *def, tpPlannerDef *pd);
+
+/// What a front end adds to a run (zero it for none).
+typedef struct tpRunHooks {
+    tpProgressFn progress; /* tpPlannerDef.progress, its user and interval (s) */
+    void *progress_user;
+    double progress_interval;
+    int64_t (*iteration_bound)(void *user); /* tpPlannerDef.iteration_bound (OR-parallel, stop) */
+    void *iteration_bound_user;
+    /* called once the script is loaded, before planning (the program refuses an output that is
+       one of the script's inputs and prints the domain's warnings there); false stops the run
+       with err as the hook set it. May be NULL */
+    bool (*loaded)(void *user, tpScript *script, tplan_error *err);
+    void *loaded_user;
+} tpRunHooks;
+
+/// One planning run: everything is owned by the run (free with tpRun_Free in every case).
+typedef struct tpRun {
+    tpScript *script;
+    tpDomain *domain;   /* owned by script */
+    tpPlannerDef pd;    /* the definition used: the script's defaults + the run's fields */
+    tpPlanner *planner; /* its tree and result arrays stay valid until freed */
+    tpPlanResult res;
+    tpPlanStatus status;
+} tpRun;
+
+/// Loads the script of sdef fresh, applies def (checked first) to its planner defaults and
+/// plans. TPLAN_OK when the planner ran (solved or approximate: run->status); else a code with a
+/// message in err: TPLAN_ERR_ARGUMENT (bad def), _UNSUPPORTED (def->jobs > 1: the caller runs
+/// OR-parallel searches itself), _SCRIPT (script error, invalid planner definition, a callback
+/// failing while planning), _LIMIT (the script's time or memory limit), _IO (no such script).
+tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const tpRunHooks *hooks, tpRun *run,
+                      tplan_error *err);
+void tpRun_Free(tpRun *run);
+/// The plan record of result res of a finished run (run->res, or a selection of its solutions),
+/// as `tplan plan` writes it: the domain's recording plus the script's file name, its hash, the
+/// parameters used and every file the script read (`sources`: the plan replays anywhere, and no
+/// absolute path gets into it; path, the script as the caller named it, is not recorded). rec is zeroed first; free it
+/// with tpPlanRecord_Free in every case. False with a message in err.
+bool tpRun_Record(const tpRun *run, const char *path, const tpPlanResult *res, tpPlanRecord *rec, char *err,
+                  size_t errlen);
+
+/// What replaying one world of a plan found.
+typedef enum {
+    TP_RUN_REPLAY_OK = 0,         /* bit for bit; the goal holds at the end of a solved plan */
+    TP_RUN_REPLAY_MISMATCH = 1,   /* a state differs (message names the step) */
+    TP_RUN_REPLAY_GOAL_FAILS = 2, /* bit for bit, but the goal does not hold at the end */
+    TP_RUN_REPLAY_MISFIT = 3,     /* the plan does not fit the domain (bodies, sizes) */
+    TP_RUN_REPLAY_ERROR = 4,      /* a callback of the script failed (message in err) */
+} tpRunReplay;
+
+/// Replays world w of rec in domain (loaded with the plan's parameters) and checks the goal.
+tpRunReplay tpRun_ReplayWorld(tpDomain *domain, const tpPlanRecord *rec, int w, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,239 @@
+/* tplan: the embedding API of libtplan (docs/embedding.md).
+ *
+ * Plans forces and torques for rigid bodies so that an ODE simulation reaches a goal, guided by
+ * Tactics and Skills written in Lua (Zickler & Veloso 2009): load a domain script, plan it with a
+ * run definition, read the plan (status, per-body trajectories and controls, the plan file's
+ * bytes), replay a plan against its domain. Everything the `tplan` program plans goes through
+ * the same run definition (tplan_run_def) and gives the same plan bytes.
+ *
+ * Conventions:
+ * - Every function that can fail takes a `tplan_error *` last (NULL allowed: no message) and
+ *   reports a tplan_code there; functions returning a handle return NULL on failure. Nothing
+ *   here prints, exits, aborts on bad input or touches global state the caller can see
+ *   (signals, the locale, stdio).
+ * - Ownership: a handle is freed with its own *_free function (NULL allowed); strings and arrays
+ *   returned by accessors belong to the handle and stay valid until it is freed. Strings are
+ *   UTF-8, NUL-terminated.
+ * - Units: SI (m, kg, s, N, N·m, rad). State rows are 13 doubles: position x,y,z (m), orientation
+ *   quaternion w,x,y,z, linear velocity (m/s) and angular velocity (rad/s), world frame, z up.
+ *   Control rows are 6 doubles: force x,y,z (N) and torque x,y,z (N·m), world frame.
+ * - Threads: thread-compatible. Distinct handles may be used from different threads at the same
+ *   time (each domain has its own Lua state and ODE world); one handle must not be used by two
+ *   threads at once. A plan is computed in the calling thread, single-threaded.
+ * - Determinism: the same domain (script bytes and parameters) and run definition give a
+ *   byte-identical plan, on every thread and in every process of the same version.
+ * - Stability: symbols are added, never changed, within a major version (the SONAME's number);
+ *   tplan_run_def only grows at its end, and its `size` member keeps older callers working. */
+#ifndef TPLAN_H
+#define TPLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tplan/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TPLAN_API __attribute__((visibility("default")))
+#else
+#define TPLAN_API
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Versions and errors                                                                         */
+
+/// The library's version ("0.1.0"): TPLAN_VERSION of the library actually loaded, which may be
+/// newer than the header the caller compiled against.
+TPLAN_API const char *tplan_version(void);
+/// The same as a number: major * 10000 + minor * 100 + patch (TPLAN_VERSION_NUMBER).
+TPLAN_API int tplan_version_number(void);
+
+/// What went wrong. The numbers are stable.
+typedef enum tplan_code {
+    TPLAN_OK = 0,
+    TPLAN_ERR_ARGUMENT = 1,    /* a NULL argument, or a run definition field out of range (error.field) */
+    TPLAN_ERR_NOMEM = 2,       /* out of memory */
+    TPLAN_ERR_IO = 3,          /* a file that cannot be read or written */
+    TPLAN_ERR_SCRIPT = 4,      /* the domain script failed: syntax, runtime error, bad field or value
+                                  (the message starts with "file:line:") */
+    TPLAN_ERR_LIMIT = 5,       /* the script exceeded its memory or time limit */
+    TPLAN_ERR_PLAN_FILE = 6,   /* bytes that are not a valid plan file, or a plan of another domain */
+    TPLAN_ERR_MISMATCH = 7,    /* replay: a state differs from the recording, or the goal fails */
+    TPLAN_ERR_UNSUPPORTED = 8, /* asked for what this library does not do (jobs > 1) */
+    TPLAN_ERR_INTERNAL = 9,    /* a bug: please report it with the message */
+} tplan_code;
+
+/// Where a failing call says why. Zero it or leave it as a previous call left it: every call
+/// that takes one sets code (TPLAN_OK on success) and, on failure, field and message.
+typedef struct tplan_error {
+    tplan_code code;
+    char field[64];     /* the run definition's field at fault ("seed"), else "" */
+    char message[2048]; /* one line; "" when code is TPLAN_OK */
+} tplan_error;
+
+/// The code's name ("TPLAN_ERR_SCRIPT"); "TPLAN_ERR_UNKNOWN" for a number that is none.
+TPLAN_API const char *tplan_code_name(tplan_code code);
+
+/// Frees memory the library returned to the caller (tplan_run_def_to_json). NULL allowed.
+TPLAN_API void tplan_free(void *p);
+
+/* ------------------------------------------------------------------------------------------ */
+/* A planning run                                                                              */
+
+/// Which planner: the domain's choice (its `planner` table; BK-BGT unless it says otherwise),
+/// BK-RRT or BK-BGT.
+typedef enum tplan_planner {
+    TPLAN_PLANNER_DOMAIN = 0,
+    TPLAN_PLANNER_RRT = 1,
+    TPLAN_PLANNER_BGT = 2,
+} tplan_planner;
+
+/// One planning run: every front end (tplan plan, tplan bench, the service's jobs, this API)
+/// reads its options into this struct and checks it with tplan_run_def_check. A value meaning
+/// "the domain's" leaves the domain script's own `planner` table in force.
+/// Initialise with tplan_run_def_init (defaults below), then set what you need.
+typedef struct tplan_run_def {
+    size_t size;              /* sizeof(tplan_run_def) as the caller compiled it (set by init) */
+    tplan_planner planner;    /* default TPLAN_PLANNER_DOMAIN */
+    double mu;                /* BK-BGT's μ (target leaf depth / branching factor), > 0; 0 (default): the domain's */
+    int64_t seed;             /* 0..4294967295: seeds the run's one RNG; -1 (default): the domain's */
+    int64_t max_iters;        /* iterations, >= 1; 0 (default): the domain's */
+    double time_limit;        /* s of wall time for planning, 0 = none; < 0 (default -1): the domain's.
+                                 A run stopped by it returns its best (approximate) plan */
+    int solutions;            /* many-worlds: plan until this many solutions, 1..1000000;
+                                 0 (default): the domain's */
+    int nn_index;             /* 1 (default): the exact spatial index for BK-RRT's nearest neighbour;
+                                 0: a linear scan (same plan, for measurements) */
+    int jobs;                 /* OR-parallel searches, 1..256 (default 1). The library plans in the
+                                 calling thread: > 1 is for the tplan program (fork), refused here */
+    int64_t memory_limit_mb;  /* MB the script's Lua state may hold, 16..1073741824; 0 (default): 2048 */
+    double load_time_limit;   /* s for the script's top level, (0, 1e6]; 0 (default): 10 */
+    double call_time_limit;   /* s for one Lua callback while planning, (0, 1e6]; 0 (default): 10 */
+    int64_t search_memory_mb; /* MB the search (tree and index) may hold, 1..1073741824; 0 (default):
+                                 no bound. At the bound the run stops with its best plan so far */
+} tplan_run_def;
+
+/// Fills def with the defaults above. Use the macro: it passes the struct's size as compiled.
+#define tplan_run_def_init(def) tplan_run_def_init_((def), sizeof *(def))
+TPLAN_API void tplan_run_def_init_(tplan_run_def *def, size_t size);
+/// Checks every field against its range: TPLAN_OK, or TPLAN_ERR_ARGUMENT naming the field.
+TPLAN_API tplan_code tplan_run_def_check(const tplan_run_def *def, tplan_error *err);
+/// Reads a JSON object (len bytes at json, UTF-8) into def, over its current values: the fields
+/// "planner" ("rrt" | "bgt"), "mu", "seed", "max_iters", "time_limit", "solutions", "nn_index"
+/// (boolean), "jobs", "memory_mb", "load_time_limit", "call_time_limit", "search_memory_mb". Strict: an unknown or
+/// repeated field, a value of the wrong type or out of range is refused naming the field.
+TPLAN_API tplan_code tplan_run_def_from_json(tplan_run_def *def, const char *json, size_t len, tplan_error *err);
+/// The fields that differ from the defaults as a JSON object ("{}" for the defaults); what
+/// tplan_run_def_from_json reads back to the same definition. Free with tplan_free; NULL when
+/// out of memory.
+TPLAN_API char *tplan_run_def_to_json(const tplan_run_def *def);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Domains                                                                                     */
+
+typedef struct tplan_domain tplan_domain;
+
+/// A script parameter, read by the script as tp.param(name, default) (`tplan plan --set`).
+typedef struct tplan_param {
+    const char *name;
+    const char *value; /* converted to a number or boolean when the default is one */
+} tplan_param;
+
+/// Loads the domain script at path with nparams parameters (params may be NULL when 0) and the
+/// script limits of def (memory_limit_mb, load_time_limit; NULL: the defaults). The script
+/// may require modules and read data files in its own folder only (the sandbox,
+/// docs/lua-api.md). Copies what it needs; NULL on failure (TPLAN_ERR_IO, _SCRIPT, _LIMIT).
+TPLAN_API tplan_domain *tplan_domain_load_file(const char *path, const tplan_param *params, int nparams,
+                                               const tplan_run_def *def, tplan_error *err);
+/// The same from the script's text (len bytes); name stands for the file in messages
+/// ("game.lua"). A script from a string has no folder: it can require only "tp".
+TPLAN_API tplan_domain *tplan_domain_load_string(const char *name, const char *source, size_t len,
+                                                 const tplan_param *params, int nparams, const tplan_run_def *def,
+                                                 tplan_error *err);
+TPLAN_API void tplan_domain_free(tplan_domain *domain);
+/// The domain's name (`tp.domain { name = ... }`).
+TPLAN_API const char *tplan_domain_name(const tplan_domain *domain);
+/// Bodies of the scene, static ones included, in the script's order (NULL when out of range).
+TPLAN_API int tplan_domain_body_count(const tplan_domain *domain);
+TPLAN_API const char *tplan_domain_body_name(const tplan_domain *domain, int body);
+/// The parameters the script declared with tp.param, as a JSON array (docs/lua-api.md).
+TPLAN_API const char *tplan_domain_params_json(const tplan_domain *domain);
+/// The domain's warnings ("file:line: body 'robot' cannot slide: ..."), which the tplan program
+/// prints before planning.
+TPLAN_API int tplan_domain_warning_count(const tplan_domain *domain);
+TPLAN_API const char *tplan_domain_warning(const tplan_domain *domain, int i);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Planning                                                                                    */
+
+typedef struct tplan_result tplan_result;
+
+/// What a running plan reports (every progress_interval seconds).
+typedef struct tplan_progress {
+    int64_t iterations; /* loop iterations so far */
+    int64_t nodes;      /* nodes in the search tree */
+    int64_t rejected;   /* new states refused (docs/cli.md: the reasons) */
+    int solutions;      /* goal nodes found */
+    double elapsed;     /* s since planning started */
+} tplan_progress;
+
+/// Called from the planning thread; return nonzero to stop planning now: the result is then
+/// the best plan found so far (solved if a solution was found, else approximate).
+typedef int (*tplan_progress_fn)(void *user, const tplan_progress *progress);
+
+/// Plans the domain with def (NULL: the defaults): the script is run afresh for each plan, so
+/// planning the same domain twice gives the same plan. NULL on failure (TPLAN_ERR_ARGUMENT for
+/// a bad def, _SCRIPT for a failing callback, _LIMIT, _NOMEM).
+TPLAN_API tplan_result *tplan_plan(tplan_domain *domain, const tplan_run_def *def, tplan_error *err);
+/// The same with progress reports every interval seconds (> 0; fn may be NULL).
+TPLAN_API tplan_result *tplan_plan_progress(tplan_domain *domain, const tplan_run_def *def, tplan_progress_fn fn,
+                                            void *user, double interval, tplan_error *err);
+TPLAN_API void tplan_result_free(tplan_result *result);
+
+/// Solved: the goal holds at the end; approximate: no solution within the limits, the best
+/// state's branch by the domain's quality.
+typedef enum tplan_status { TPLAN_SOLVED = 0, TPLAN_APPROXIMATE = 1 } tplan_status;
+TPLAN_API tplan_status tplan_result_status(const tplan_result *result);
+/// Δt steps of the plan (states are steps + 1, the initial state first) and Δt (s).
+TPLAN_API int tplan_result_steps(const tplan_result *result);
+TPLAN_API double tplan_result_dt(const tplan_result *result);
+/// The plan's bodies (all of the scene's, static ones included), by index or name (-1: none).
+TPLAN_API int tplan_result_body_count(const tplan_result *result);
+TPLAN_API const char *tplan_result_body_name(const tplan_result *result, int body);
+TPLAN_API int tplan_result_body_index(const tplan_result *result, const char *name);
+/// The body's states: (steps + 1) rows of 13 doubles (see Units above); a body that never moves
+/// (static) has one row, its pose. NULL when out of range.
+TPLAN_API const double *tplan_result_states(const tplan_result *result, int body, int *rows);
+/// The controls applied to the body: steps rows of 6 doubles, row i from state i to state i+1;
+/// NULL for a body the plan does not control.
+TPLAN_API const double *tplan_result_controls(const tplan_result *result, int body);
+/// Search statistics: iterations, nodes in the tree, solutions found, wall time (s).
+TPLAN_API int64_t tplan_result_iterations(const tplan_result *result);
+TPLAN_API int64_t tplan_result_nodes(const tplan_result *result);
+TPLAN_API int tplan_result_solutions(const tplan_result *result);
+TPLAN_API double tplan_result_seconds(const tplan_result *result);
+/// The plan file (docs/plan-format.md) as `tplan plan -o` writes it: *len bytes (len may be
+/// NULL), NUL-terminated. Replay it with tplan_replay or `tplan replay`.
+TPLAN_API const char *tplan_result_plan(const tplan_result *result, size_t *len);
+/// Writes those bytes to the file at path, replacing it only once complete (a temporary file
+/// renamed into place: a failed write leaves the file as it was). TPLAN_ERR_IO with the reason
+/// for a path that cannot be written.
+TPLAN_API tplan_code tplan_result_write_plan(const tplan_result *result, const char *path, tplan_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Replay                                                                                      */
+
+/// Re-simulates the selected solution of a plan file (len bytes) in the domain, from its
+/// recorded initial state with its recorded controls, and checks every state bit for bit and,
+/// for a solved plan, the goal at the end. TPLAN_OK when everything matches; TPLAN_ERR_MISMATCH
+/// with the first differing step in the message; TPLAN_ERR_PLAN_FILE for bytes that are not a
+/// valid plan or a plan of another scene. The domain must be loaded with the plan's parameters.
+TPLAN_API tplan_code tplan_replay(tplan_domain *domain, const char *plan, size_t len, tplan_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

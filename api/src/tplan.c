@@ -1,0 +1,495 @@
+/* The embedding API (tplan/tplan.h): domains, plans and replays as handles over tp/run.h.
+ * Nothing here prints: every message of the library's modules (tpLog) goes to a per-thread sink
+ * for the length of a call, and the last error among them can complete a failure's message. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp/base.h"
+#include "tp/run.h"
+
+struct tplan_domain {
+    char *path;   /* the script's file, or its name in messages (with source) */
+    char *source; /* NULL: a file domain; else the script's text (source_len bytes) */
+    size_t source_len;
+    tpScriptParam *params; /* copies, nparams */
+    int nparams;
+    tplan_run_def limits; /* the script limits it was loaded with */
+    tpScript *script;     /* the loaded script, for inspection and replays (never planned with) */
+};
+
+struct tplan_result {
+    tpPlanRecord rec;
+    char *plan; /* the plan file's bytes */
+    size_t plan_len;
+};
+
+const char *tplan_version(void)
+{
+    return TPLAN_VERSION;
+}
+
+int tplan_version_number(void)
+{
+    return TPLAN_VERSION_NUMBER;
+}
+
+const char *tplan_code_name(tplan_code code)
+{
+    static const char *const names[] = {
+        "TPLAN_OK",        "TPLAN_ERR_ARGUMENT",  "TPLAN_ERR_NOMEM",    "TPLAN_ERR_IO",          "TPLAN_ERR_SCRIPT",
+        "TPLAN_ERR_LIMIT", "TPLAN_ERR_PLAN_FILE", "TPLAN_ERR_MISMATCH", "TPLAN_ERR_UNSUPPORTED", "TPLAN_ERR_INTERNAL",
+    };
+    return (int)code >= 0 && (size_t)code < sizeof names / sizeof names[0] ? names[code] : "TPLAN_ERR_UNKNOWN";
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Quiet calls                                                                                 */
+
+/* Messages of one call: dropped, the last error kept (tpLog's sink for the calling thread). */
+typedef struct tpQuiet {
+    char last_error[1024];
+} tpQuiet;
+
+static void quiet_sink(void *user, tpLogLevel level, const char *msg)
+{
+    tpQuiet *q = user;
+    if (level >= TP_LOG_ERROR) {
+        snprintf(q->last_error, sizeof q->last_error, "%s", msg);
+    }
+}
+
+static void quiet_begin(tpQuiet *q)
+{
+    q->last_error[0] = '\0';
+    tpLog_SetThreadSink(quiet_sink, q);
+}
+
+static void quiet_end(void)
+{
+    tpLog_SetThreadSink(NULL, NULL);
+}
+
+static void set_ok(tplan_error *err)
+{
+    if (err) {
+        err->code = TPLAN_OK;
+        err->field[0] = err->message[0] = '\0';
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Domains                                                                                     */
+
+static tpScriptDef domain_script_def(const tplan_domain *d, const tplan_run_def *limits)
+{
+    return tpRun_ScriptDef(limits, d->path, d->source, d->source_len, d->params, d->nparams);
+}
+
+/* Loads d's script fresh into *out (a replay and every plan start from the script's own state). */
+static tplan_code domain_load(const tplan_domain *d, tpScript **out, tplan_error *err)
+{
+    tpScriptDef sdef = domain_script_def(d, &d->limits);
+    char msg[sizeof err->message];
+    *out = tpCreateScript(&sdef, msg, sizeof msg);
+    if (!*out) {
+        tplan_code code = tpRun_ScriptCode(msg);
+        tpRun_Fail(err, code, NULL, "%s", msg);
+        return code;
+    }
+    return TPLAN_OK;
+}
+
+static tplan_domain *domain_new(const char *path, const char *source, size_t len, const tplan_param *params,
+                                int nparams, const tplan_run_def *def, tplan_error *err)
+{
+    if (!path || nparams < 0 || (nparams > 0 && !params)) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s", !path ? "no script path or name (NULL)" : "bad parameters");
+        return NULL;
+    }
+    for (int i = 0; i < nparams; ++i) {
+        if (!params[i].name || !params[i].value) {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "parameter %d: NULL name or value", i);
+            return NULL;
+        }
+    }
+    tplan_run_def limits;
+    tplan_run_def_init(&limits);
+    if (def) {
+        if (tplan_run_def_check(def, err) != TPLAN_OK) {
+            return NULL;
+        }
+        memcpy(&limits, def, def->size);
+        limits.size = sizeof limits;
+    }
+    tplan_domain *d = calloc(1, sizeof *d);
+    bool ok = d != NULL;
+    if (ok) {
+        d->limits = limits;
+        d->path = strdup(path);
+        d->source = source ? malloc(len + 1) : NULL;
+        d->source_len = len;
+        d->params = nparams > 0 ? calloc((size_t)nparams, sizeof *d->params) : NULL;
+        ok = d->path && (!source || d->source) && (nparams == 0 || d->params);
+    }
+    if (ok && source) {
+        memcpy(d->source, source, len);
+        d->source[len] = '\0';
+    }
+    for (int i = 0; ok && i < nparams; ++i) {
+        d->params[i].name = strdup(params[i].name);
+        d->params[i].value = strdup(params[i].value);
+        d->nparams = i + 1;
+        ok = d->params[i].name && d->params[i].value;
+    }
+    if (!ok) {
+        tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
+        tplan_domain_free(d);
+        return NULL;
+    }
+    tpQuiet q;
+    quiet_begin(&q);
+    tplan_code code = domain_load(d, &d->script, err);
+    quiet_end();
+    if (code != TPLAN_OK) {
+        tplan_domain_free(d);
+        return NULL;
+    }
+    set_ok(err);
+    return d;
+}
+
+tplan_domain *tplan_domain_load_file(const char *path, const tplan_param *params, int nparams, const tplan_run_def *def,
+                                     tplan_error *err)
+{
+    return domain_new(path, NULL, 0, params, nparams, def, err);
+}
+
+tplan_domain *tplan_domain_load_string(const char *name, const char *source, size_t len, const tplan_param *params,
+                                       int nparams, const tplan_run_def *def, tplan_error *err)
+{
+    if (!source) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "no script text (NULL)");
+        return NULL;
+    }
+    return domain_new(name, source, len, params, nparams, def, err);
+}
+
+void tplan_domain_free(tplan_domain *d)
+{
+    if (!d) {
+        return;
+    }
+    tpDestroyScript(d->script);
+    for (int i = 0; i < d->nparams; ++i) {
+        free((char *)d->params[i].name);
+        free((char *)d->params[i].value);
+    }
+    free(d->params);
+    free(d->source);
+    free(d->path);
+    free(d);
+}
+
+const char *tplan_domain_name(const tplan_domain *d)
+{
+    return d ? tpDomain_Def(tpScript_Domain(d->script))->name : NULL;
+}
+
+int tplan_domain_body_count(const tplan_domain *d)
+{
+    return d ? tpWorld_BodyCount(tpDomain_World(tpScript_Domain(d->script))) : 0;
+}
+
+const char *tplan_domain_body_name(const tplan_domain *d, int body)
+{
+    if (!d || body < 0 || body >= tplan_domain_body_count(d)) {
+        return NULL;
+    }
+    return tpWorld_Body(tpDomain_World(tpScript_Domain(d->script)), body)->name;
+}
+
+const char *tplan_domain_params_json(const tplan_domain *d)
+{
+    return d ? tpScript_ParamsInfoJson(d->script) : NULL;
+}
+
+int tplan_domain_warning_count(const tplan_domain *d)
+{
+    return d ? tpDomain_WarningCount(tpScript_Domain(d->script)) : 0;
+}
+
+const char *tplan_domain_warning(const tplan_domain *d, int i)
+{
+    if (!d || i < 0 || i >= tplan_domain_warning_count(d)) {
+        return NULL;
+    }
+    return tpDomain_Warning(tpScript_Domain(d->script), i);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Planning                                                                                    */
+
+/* The caller's progress callback, and its answer: stop before the next iteration. */
+typedef struct tpProgressLink {
+    tplan_progress_fn fn;
+    void *user;
+    int64_t stop_at; /* INT64_MAX: not stopped */
+} tpProgressLink;
+
+static void on_progress(void *user, const tpPlanStats *s)
+{
+    tpProgressLink *l = user;
+    tplan_progress p = {s->iterations, s->nodes, s->rejected, s->solutions, s->elapsed};
+    if (l->fn && l->stop_at == INT64_MAX && l->fn(l->user, &p) != 0) {
+        l->stop_at = s->iterations; /* the next iteration (iterations + 1) is beyond the bound */
+    }
+}
+
+static int64_t stop_bound(void *user)
+{
+    return ((const tpProgressLink *)user)->stop_at;
+}
+
+tplan_result *tplan_plan_progress(tplan_domain *d, const tplan_run_def *def0, tplan_progress_fn fn, void *user,
+                                  double interval, tplan_error *err)
+{
+    if (!d) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "no domain (NULL)");
+        return NULL;
+    }
+    if (fn && !(interval > 0 && interval < 1e9)) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "progress interval must be a number of seconds > 0");
+        return NULL;
+    }
+    tplan_run_def def;
+    tplan_run_def_init(&def);
+    if (def0) {
+        if (tplan_run_def_check(def0, err) != TPLAN_OK) {
+            return NULL;
+        }
+        memcpy(&def, def0, def0->size);
+        def.size = sizeof def;
+    }
+    /* the script limits are the domain's (it was loaded with them) unless the run sets its own */
+    def.memory_limit_mb = def.memory_limit_mb > 0 ? def.memory_limit_mb : d->limits.memory_limit_mb;
+    def.load_time_limit = def.load_time_limit > 0 ? def.load_time_limit : d->limits.load_time_limit;
+    def.call_time_limit = def.call_time_limit > 0 ? def.call_time_limit : d->limits.call_time_limit;
+    tpProgressLink link = {fn, user, INT64_MAX};
+    tpRunHooks hooks;
+    memset(&hooks, 0, sizeof hooks);
+    hooks.progress = on_progress;
+    hooks.progress_user = &link;
+    hooks.progress_interval = fn ? interval : 1e9;
+    hooks.iteration_bound = fn ? stop_bound : NULL;
+    hooks.iteration_bound_user = &link;
+    tpScriptDef sdef = domain_script_def(d, &def);
+    tpQuiet q;
+    quiet_begin(&q);
+    tpRun run;
+    tplan_result *r = NULL;
+    tplan_code code = tpRun_Plan(&def, &sdef, &hooks, &run, err);
+    if (code == TPLAN_OK) {
+        r = calloc(1, sizeof *r);
+        char msg[sizeof err->message] = "out of memory";
+        if (!r || !tpRun_Record(&run, d->path, &run.res, &r->rec, msg, sizeof msg) ||
+            !tpPlanRecord_WriteMem(&r->rec, &r->plan, &r->plan_len, msg, sizeof msg)) {
+            code = strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_INTERNAL;
+            tpRun_Fail(err, code, NULL, "%s", msg);
+            tplan_result_free(r);
+            r = NULL;
+        }
+    }
+    tpRun_Free(&run);
+    quiet_end();
+    if (r) {
+        set_ok(err);
+    }
+    return r;
+}
+
+tplan_result *tplan_plan(tplan_domain *d, const tplan_run_def *def, tplan_error *err)
+{
+    return tplan_plan_progress(d, def, NULL, NULL, 0, err);
+}
+
+void tplan_result_free(tplan_result *r)
+{
+    if (!r) {
+        return;
+    }
+    tpPlanRecord_Free(&r->rec);
+    free(r->plan);
+    free(r);
+}
+
+static const tpPlanWorld *selected_(const tplan_result *r)
+{
+    return &r->rec.worlds[r->rec.selected];
+}
+
+tplan_status tplan_result_status(const tplan_result *r)
+{
+    return r && strcmp(r->rec.status, "solved") == 0 ? TPLAN_SOLVED : TPLAN_APPROXIMATE;
+}
+
+int tplan_result_steps(const tplan_result *r)
+{
+    return r ? selected_(r)->nsteps : 0;
+}
+
+double tplan_result_dt(const tplan_result *r)
+{
+    return r ? r->rec.dt : 0.0;
+}
+
+int tplan_result_body_count(const tplan_result *r)
+{
+    return r ? r->rec.nbodies : 0;
+}
+
+const char *tplan_result_body_name(const tplan_result *r, int body)
+{
+    return r && body >= 0 && body < r->rec.nbodies ? r->rec.bodies[body].name : NULL;
+}
+
+int tplan_result_body_index(const tplan_result *r, const char *name)
+{
+    for (int i = 0; r && name && i < r->rec.nbodies; ++i) {
+        if (strcmp(r->rec.bodies[i].name, name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+const double *tplan_result_states(const tplan_result *r, int body, int *rows)
+{
+    if (rows) {
+        *rows = 0;
+    }
+    if (!r || body < 0 || body >= r->rec.nbodies) {
+        return NULL;
+    }
+    const tpPlanBody *b = &r->rec.bodies[body];
+    const tpPlanWorld *w = selected_(r);
+    if (b->moving && w->traj[body]) {
+        if (rows) {
+            *rows = w->nsteps + 1;
+        }
+        return w->traj[body];
+    }
+    if (rows) {
+        *rows = 1;
+    }
+    return b->pose;
+}
+
+const double *tplan_result_controls(const tplan_result *r, int body)
+{
+    if (!r || body < 0 || body >= r->rec.nbodies) {
+        return NULL;
+    }
+    return selected_(r)->controls[body];
+}
+
+int64_t tplan_result_iterations(const tplan_result *r)
+{
+    return r ? r->rec.iterations : 0;
+}
+
+int64_t tplan_result_nodes(const tplan_result *r)
+{
+    return r ? r->rec.nodes : 0;
+}
+
+int tplan_result_solutions(const tplan_result *r)
+{
+    return r ? r->rec.nsolutions : 0;
+}
+
+double tplan_result_seconds(const tplan_result *r)
+{
+    return r ? r->rec.t_total : 0.0;
+}
+
+const char *tplan_result_plan(const tplan_result *r, size_t *len)
+{
+    if (len) {
+        *len = r ? r->plan_len : 0;
+    }
+    return r ? r->plan : NULL;
+}
+
+tplan_code tplan_result_write_plan(const tplan_result *r, const char *path, tplan_error *err)
+{
+    if (!r || !path) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s", !r ? "no result (NULL)" : "no path (NULL)");
+        return TPLAN_ERR_ARGUMENT;
+    }
+    tpFileOut out;
+    char msg[512];
+    FILE *f = tpFile_OpenOut(&out, path, "wb", msg, sizeof msg);
+    if (!f) {
+        tpRun_Fail(err, TPLAN_ERR_IO, NULL, "%s: %s", path, msg);
+        return TPLAN_ERR_IO;
+    }
+    if (fwrite(r->plan, 1, r->plan_len, f) != r->plan_len) {
+        tpFile_AbortOut(&out);
+        tpRun_Fail(err, TPLAN_ERR_IO, NULL, "%s: write error", path);
+        return TPLAN_ERR_IO;
+    }
+    if (!tpFile_CommitOut(&out, msg, sizeof msg)) {
+        tpRun_Fail(err, TPLAN_ERR_IO, NULL, "%s: %s", path, msg);
+        return TPLAN_ERR_IO;
+    }
+    set_ok(err);
+    return TPLAN_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Replay                                                                                      */
+
+tplan_code tplan_replay(tplan_domain *d, const char *plan, size_t len, tplan_error *err)
+{
+    if (!d || !plan) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s", !d ? "no domain (NULL)" : "no plan bytes (NULL)");
+        return TPLAN_ERR_ARGUMENT;
+    }
+    tpPlanRecord rec;
+    memset(&rec, 0, sizeof rec);
+    char msg[sizeof err->message];
+    tpQuiet q;
+    quiet_begin(&q);
+    tplan_code code = TPLAN_OK;
+    tpScript *script = NULL;
+    if (!tpPlanRecord_Parse(&rec, plan, len, "plan", msg, sizeof msg)) {
+        code = strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_PLAN_FILE;
+        tpRun_Fail(err, code, NULL, "%s", msg);
+    } else if ((code = domain_load(d, &script, err)) == TPLAN_OK) {
+        switch (tpRun_ReplayWorld(tpScript_Domain(script), &rec, rec.selected, msg, sizeof msg)) {
+        case TP_RUN_REPLAY_OK:
+            break;
+        case TP_RUN_REPLAY_MISFIT:
+            code = TPLAN_ERR_PLAN_FILE;
+            break;
+        case TP_RUN_REPLAY_MISMATCH:
+        case TP_RUN_REPLAY_GOAL_FAILS:
+            code = TPLAN_ERR_MISMATCH;
+            break;
+        default:
+            code = TPLAN_ERR_SCRIPT;
+            break;
+        }
+        if (code != TPLAN_OK) {
+            tpRun_Fail(err, code, NULL, "%s", msg);
+        }
+    }
+    quiet_end();
+    tpDestroyScript(script);
+    tpPlanRecord_Free(&rec);
+    if (code == TPLAN_OK) {
+        set_ok(err);
+    }
+    return code;
+}

@@ -1,0 +1,28 @@
+/* Private helpers of the mesh readers (mesh.c, mesh_gltf.c). */
+#ifndef TP_MESH_INTERNAL_H
+#define TP_MESH_INTERNAL_H
+
+#include "tp/mesh.h"
+
+/// A mesh being read: growing arrays under the file's caps; errors go to err as "name: ...".
+typedef struct tpMeshBuild {
+    const char *name;
+    tpMeshLimits limits;
+    char *err;
+    size_t errlen;
+    tpMesh mesh;
+    int vcap, tcap; /* allocated vertices and triangles */
+} tpMeshBuild;
+
+/// Appends a vertex (finite, |x| <= 1e6) or a triangle (indices not checked here); false with a
+/// message on a cap or out of memory.
+bool tpMeshB_AddVertex(tpMeshBuild *b, const double v[3]);
+bool tpMeshB_AddTriangle(tpMeshBuild *b, int i0, int i1, int i2);
+/// Merges vertices with identical coordinates; false when out of memory.
+bool tpMesh_Weld(tpMesh *m);
+/// y up -> z up (x, -z, y) when y_up, then times scale.
+void tpMesh_Transform(tpMesh *m, bool y_up, double scale);
+/// Row-major rotation matrix of a unit quaternion (w, x, y, z).
+void tpMesh_QuatToMatrix(const double q[4], double R[9]);
+
+#endif
