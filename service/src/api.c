@@ -1002,6 +1002,10 @@ enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan)
  * lua/cli/cmd_worker.c); there while the job runs and after. */
 enum MHD_Result svcApi_Log(svcReq *rq, int64_t id)
 {
+    const char *unknown = svcHttp_UnknownQuery(rq, "");
+    if (unknown) {
+        return svcHttp_BadQuery(rq, unknown, "none");
+    }
     svcStatus st;
     pthread_mutex_lock(&rq->svc->mu);
     bool known = job_status(rq->svc, id, &st);
