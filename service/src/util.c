@@ -213,8 +213,10 @@ void svcJobRemoveFiles(tpService *svc, int64_t id, bool keep_log)
     }
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
-            !(keep_log && strcmp(e->d_name, "log.txt") == 0)) {
+        struct stat sb; /* the worker creates the log at once: an empty one (nothing printed) goes too */
+        bool log = keep_log && strcmp(e->d_name, "log.txt") == 0 &&
+                   fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && sb.st_size > 0;
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && !log) {
             unlinkat(dirfd(d), e->d_name, 0);
         }
     }

@@ -25,6 +25,11 @@ def test_no_partial_files(s):
         assert not os.path.exists(job_dir(s, jid)), os.listdir(job_dir(s, jid))
     bad = s.wait_final(s.submit({"script": "error('boom')"}))
     assert bad["status"] == "failed" and not os.path.exists(job_dir(s, bad["id"]))
+    # what a failed script printed stays readable: its log is not a partial file
+    said = s.wait_final(s.submit({"script": "print('before the error')\nerror('boom')"}))
+    assert said["status"] == "failed" and os.listdir(job_dir(s, said["id"])) == ["log.txt"], said
+    st, _, text = s.request("GET", "/v1/jobs/%d/log" % said["id"])
+    assert st == 200 and b"before the error" in text, (st, text)
 
 
 def test_delete(s):
