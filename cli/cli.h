@@ -3,6 +3,7 @@
 #define TP_CLI_H
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -168,6 +169,10 @@ void tpCli_PrintWarnings(const tpDomain *domain);
 /// Loads the script only to print its domain's warnings (bench: once per domain, not per run).
 /// A script that fails to load prints nothing (the run reports the error).
 void tpCli_ScriptWarnings(const tpCliPlanOpts *o, const char *path, const tpScriptParam *params, int nparams);
+
+/// Set (from a signal handler) to end the current search now with its best plan: `tplan worker`'s
+/// stop request (POST /v1/jobs/{id}/stop); the OR-parallel searches check it too.
+extern volatile sig_atomic_t tpCli_StopRequested;
 
 /// Progress reporting of a run (see tpPlannerDef.progress).
 typedef struct tpCliProgress {

@@ -16,6 +16,8 @@
 #include "cli.h"
 #include "tp/base.h"
 
+volatile sig_atomic_t tpCli_StopRequested = 0;
+
 bool tpCli_AddParam(tpCliParams *params, char *arg)
 {
     char *eq = strchr(arg, '=');

@@ -40,6 +40,10 @@ static void serve_usage(FILE *f)
             "  --bind ADDR         address to listen on (default %s; 0.0.0.0 or :: for every interface)\n"
             "  --port N            TCP port (default %d; 0 = any free port, printed in the ready line)\n"
             "  --workers N         worker processes, each planning one job at a time (default: cores, %d)\n"
+            "  --interactive-workers N  more workers kept for POST /v1/plan, so a game's request never\n"
+            "                      waits for batch jobs (default %d; 0 = none)\n"
+            "  --batch-nice N      nice value 0..19 of the batch workers, so interactive jobs get the CPU\n"
+            "                      first (default %d)\n"
             "  --data DIR          job store DIR/tplan.db and job files DIR/jobs/<id>/ (default %s)\n"
             "  --token-file F      require 'Authorization: Bearer <token>' with the token in F (its first line)\n"
             "  --max-queue N       queued jobs at most; beyond, POST answers 429 (default %d)\n"
@@ -56,14 +60,19 @@ static void serve_usage(FILE *f)
             "                      once (default %d; raise it behind a reverse proxy)\n"
             "  --request-timeout S a connection must send a complete request within S seconds of opening\n"
             "                      (or of its previous answer), else it is closed (default %g)\n"
+            "  --keep-days D       delete finished jobs older than D days with their files (default %g; 0 = keep)\n"
+            "  --keep-jobs N       keep at most N finished jobs, the newest (default %d; 0 = no bound)\n"
+            "  --keep-mb MB        keep at most MB of finished jobs' files and scripts (default %lld; 0 = no bound)\n"
+            "  --cors-origin URL   let the page at this origin call the API from a browser (default: none)\n"
             "  --web DIR           the web page's files (default: $TPLAN_WEB, else the installed\n"
             "                      share/tplan/web, else the source tree's web/)\n"
             "  --no-web            serve no web page\n"
             "  -h, --help          this help\n"
             "\n"
             "exit status: 0 after a clean stop, 2 bad option / data directory / port, 1 internal failure.\n",
-            d.bind, d.port, d.workers, d.data_dir, d.max_queue, d.default_time, d.max_time, d.max_memory_mb,
-            d.default_memory_mb, d.max_connections, d.max_per_address, d.request_timeout);
+            d.bind, d.port, d.workers, d.interactive_workers, d.batch_nice, d.data_dir, d.max_queue, d.default_time,
+            d.max_time, d.max_memory_mb, d.default_memory_mb, d.max_connections, d.max_per_address, d.request_timeout,
+            d.keep_days, d.keep_jobs, d.keep_mb);
 }
 
 /* {"domains":[{"name","description","params":[...],"planner":{...}}]} of the built-in domains. The
@@ -173,7 +182,13 @@ int tpCmd_Serve(int argc, char **argv)
         OPT_MCONN,
         OPT_PERADDR,
         OPT_REQTIME,
-        OPT_QCLIENT
+        OPT_QCLIENT,
+        OPT_INTERACTIVE,
+        OPT_NICE,
+        OPT_KEEP_DAYS,
+        OPT_KEEP_JOBS,
+        OPT_KEEP_MB,
+        OPT_CORS
     };
     static const struct option longopts[] = {
         {"bind", required_argument, NULL, OPT_BIND},
@@ -192,6 +207,12 @@ int tpCmd_Serve(int argc, char **argv)
         {"max-per-address", required_argument, NULL, OPT_PERADDR},
         {"request-timeout", required_argument, NULL, OPT_REQTIME},
         {"max-queued-per-client", required_argument, NULL, OPT_QCLIENT},
+        {"interactive-workers", required_argument, NULL, OPT_INTERACTIVE},
+        {"batch-nice", required_argument, NULL, OPT_NICE},
+        {"keep-days", required_argument, NULL, OPT_KEEP_DAYS},
+        {"keep-jobs", required_argument, NULL, OPT_KEEP_JOBS},
+        {"keep-mb", required_argument, NULL, OPT_KEEP_MB},
+        {"cors-origin", required_argument, NULL, OPT_CORS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -291,6 +312,45 @@ int tpCmd_Serve(int argc, char **argv)
                 return TP_EXIT_BAD_INPUT;
             }
             def.request_timeout = dv;
+            break;
+        case OPT_INTERACTIVE:
+            if (!tpCli_ParseInt("--interactive-workers", a, 0, 64, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.interactive_workers = (int)v;
+            break;
+        case OPT_NICE:
+            if (!tpCli_ParseInt("--batch-nice", a, 0, 19, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.batch_nice = (int)v;
+            break;
+        case OPT_KEEP_DAYS:
+            if (!tpCli_ParseDouble("--keep-days", a, 0, false, 1e5, &dv)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.keep_days = dv;
+            break;
+        case OPT_KEEP_JOBS:
+            if (!tpCli_ParseInt("--keep-jobs", a, 0, 100000000, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.keep_jobs = (int)v;
+            break;
+        case OPT_KEEP_MB:
+            if (!tpCli_ParseInt("--keep-mb", a, 0, 1LL << 40, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.keep_mb = v;
+            break;
+        case OPT_CORS:
+            if (!(strncmp(a, "http://", 7) == 0 || strncmp(a, "https://", 8) == 0) || strchr(a + 8, '/') ||
+                strlen(a) > 200) {
+                tpLog(TP_LOG_ERROR, "--cors-origin: an origin is scheme://host[:port] with nothing after, "
+                                    "e.g. https://editor.example.com");
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.cors_origin = a;
             break;
         case 1: {
             char q[256];

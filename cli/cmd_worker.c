@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -146,6 +147,44 @@ static size_t log_close(JobLog *lg, FILE *f, const char *path)
         return 0;
     }
     return (size_t)size;
+}
+
+/* POST /v1/jobs/{id}/stop: the server sends SIGUSR1 to the worker's process group; the search (and
+ * each search of a "jobs" > 1 job, children that inherit the handler) ends before its next iteration
+ * as at max_iters and the best plan is written. Planning is otherwise untouched. */
+static double answer_by = 0; /* unix s: a synchronous job's search ends here whatever its load took; 0 = none */
+
+static double unix_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int64_t stop_bound(void *user)
+{
+    (void)user;
+    return tpCli_StopRequested || (answer_by > 0 && unix_now() >= answer_by) ? 0 : INT64_MAX;
+}
+
+/* The server queues SIGUSR1 with the job's id (sigqueue): a request that arrives before the worker
+ * read that job's line is kept (stop_id) and one for a job already done never stops the next. The
+ * worker forwards it to its process group (plain kill: the searches of a "jobs" > 1 job). */
+static volatile sig_atomic_t stop_id = 0, current_id = 0;
+
+static void on_stop_signal(int sig, siginfo_t *info, void *uctx)
+{
+    (void)sig;
+    (void)uctx;
+    if (info->si_code == SI_QUEUE) {
+        stop_id = info->si_value.sival_int;
+        if (stop_id == current_id && current_id != 0) {
+            tpCli_StopRequested = 1;
+            kill(0, SIGUSR1);
+        }
+    } else {
+        tpCli_StopRequested = 1;
+    }
 }
 
 typedef struct WorkerProgress {
@@ -312,6 +351,10 @@ static void run_job(FILE *ev, const cJSON *m)
     double limit = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "time_limit"));
     double mem = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "memory_mb"));
     double every = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "progress"));
+    /* a synchronous job: the server's deadline for the end of the search (the planner's own time
+     * limit starts after the script's load, which a loaded machine can make long) */
+    double by = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "answer_by"));
+    answer_by = isfinite(by) && by > 0 ? by : 0;
     cJSON *done = cJSON_CreateObject();
     cJSON_AddStringToObject(done, "type", "done");
     tpCliPlanOpts o;
@@ -325,6 +368,7 @@ static void run_job(FILE *ev, const cJSON *m)
     o.run.call_time_limit = o.run.time_limit > 0 ? fmin(TP_SCRIPT_DEFAULT_CALL_TIME, o.run.time_limit) : 0;
     o.run.search_memory_mb = o.run.memory_limit_mb; /* the search (tree and index): the Lua heap's bound */
     o.run.jobs = 1;                                 /* the request's jobs are the OR-parallel task's workers (below) */
+    o.iteration_bound = stop_bound;                 /* with "jobs" > 1 the OR-parallel link checks the flag itself */
     const char *path = cJSON_IsString(dpath) ? dpath->valuestring : "job.lua";
     /* a built-in domain is named by its file name in messages and plans, never by the server's
        install path; its plan embeds the files it read (plan_run.c), so it replays anywhere */
@@ -449,6 +493,16 @@ int tpCmd_Worker(int argc, char **argv)
         }
     }
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the server */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_stop_signal;
+    sa.sa_flags = SA_RESTART | SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+    sigset_t usr1; /* the server starts workers with it blocked: from here on it stops the current job */
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    sigprocmask(SIG_UNBLOCK, &usr1, NULL);
     if (getppid() == 1) {
         return TP_EXIT_FAILURE;
     }
@@ -475,7 +529,11 @@ int tpCmd_Worker(int argc, char **argv)
             send_event(ev, done);
             cJSON_Delete(done);
         } else {
+            current_id = (sig_atomic_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "id"));
+            tpCli_StopRequested = stop_id == current_id; /* asked before the line was read */
             run_job(ev, m);
+            current_id = 0;
+            tpCli_StopRequested = 0;
         }
         cJSON_Delete(m);
     }

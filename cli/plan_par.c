@@ -71,7 +71,7 @@ static bool recv_blob(const tpParLink *l, int peer, char **out, size_t *n)
 static int64_t link_bound(void *user)
 {
     const tpParLink *l = user;
-    return l->bound(l->ctx);
+    return tpCli_StopRequested ? 0 : l->bound(l->ctx);
 }
 
 int tpPar_WorkerSearch(const tpParTask *task, int k, const tpParLink *link, tpCliRun *run)

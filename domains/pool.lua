@@ -51,11 +51,11 @@ local T = require "pool_table"  -- domains/lib/pool_table.lua: the table, its po
 local R, M, L, W, CW, CORNER, FRAME, FLOOR, IL, IW = T.R, T.M, T.L, T.W, T.CW, T.CORNER, T.FRAME, T.FLOOR,
   T.IL, T.IW
 
-local mode = tp.param("mode", "chain")
+local mode = tp.param("mode", "chain", { choices = { "chain", "single" } })
 local layout = tp.param("layout", "")
-local target_name = tp.param("target", "red")
-local pocket_name = tp.param("pocket", "")
-local forbidden_spec = tp.param("forbidden", "stripes")
+local target_name = tp.param("target", "red", { choices = { "yellow", "blue", "red", "purple", "black", "s9", "s10", "s11", "s12", "s13" } })
+local pocket_name = tp.param("pocket", "", { choices = { "", "ne", "nw", "se", "sw", "n", "s" } })
+local forbidden_spec = tp.param("forbidden", "stripes")  -- also a list of names: no fixed choices
 local speed_param = tp.param("speed", 0.0, { min = 0, max = 100 })
 local prune = tp.param("prune", true)
 if mode ~= "chain" and mode ~= "single" then

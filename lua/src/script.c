@@ -54,8 +54,10 @@ static const char *tplShown(const char *value, char *out, size_t cap)
 static void tplJsonString(luaL_Buffer *b, const char *s);
 
 /* Appends the declaration of a parameter read for the first time to the TPL_REG_PARAMS_DECL array,
- * as one JSON object: {"name","type","default"[,"min","max","integer"]} (the default at 2). */
-static void tplDeclareParam(lua_State *L, const char *name, double lo, double hi, bool integer, bool ranged)
+ * as one JSON object: {"name","type","default"[,"min","max","integer"][,"choices"]} (the default at
+ * 2, a string parameter's choices, if any, the array at 3). */
+static void tplDeclareParam(lua_State *L, const char *name, double lo, double hi, bool integer, bool ranged,
+                            bool choices)
 {
     lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_PARAMS_DECL);
     luaL_Buffer b;
@@ -91,6 +93,19 @@ static void tplDeclareParam(lua_State *L, const char *name, double lo, double hi
         }
         luaL_addstring(&b, integer ? ",\"integer\":true" : ",\"integer\":false");
     }
+    if (choices) {
+        luaL_addstring(&b, ",\"choices\":[");
+        lua_Integer n = (lua_Integer)lua_rawlen(L, 3);
+        for (lua_Integer i = 1; i <= n; ++i) {
+            lua_rawgeti(L, 3, i);
+            const char *c = lua_tostring(L, -1);
+            lua_pop(L, 1);
+            if (i > 1)
+                luaL_addchar(&b, ',');
+            tplJsonString(&b, c); /* the strings stay alive: the table at 3 holds them */
+        }
+        luaL_addchar(&b, ']');
+    }
     luaL_addchar(&b, '}');
     luaL_pushresult(&b);
     lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
@@ -107,10 +122,34 @@ static int tplParam(lua_State *L)
     if (dt != LUA_TNUMBER && dt != LUA_TSTRING && dt != LUA_TBOOLEAN)
         tplError(L, "tp.param('%s', ...): the default must be a number, a string or a boolean (got %s)", name,
                  luaL_typename(L, 2));
-    /* optional third argument {min =, max =, integer =}: a number's allowed range */
+    /* optional third argument {min =, max =, integer =}: a number's allowed range; {choices = {...}}:
+     * a string's allowed values (a form shows them as a list) */
     double lo = -HUGE_VAL, hi = HUGE_VAL;
-    bool integer = false, ranged = false;
-    if (!lua_isnoneornil(L, 3)) {
+    bool integer = false, ranged = false, choices = false;
+    if (!lua_isnoneornil(L, 3) && dt == LUA_TSTRING) {
+        char what[96];
+        snprintf(what, sizeof what, "tp.param('%s', ...): ", name);
+        luaL_checktype(L, 3, LUA_TTABLE);
+        static const char *const known_s[] = {"choices", NULL};
+        tplCheckFields(L, 3, what, known_s, 0);
+        if (lua_getfield(L, 3, "choices") != LUA_TTABLE)
+            tplError(L, "%schoices must be a list of strings", what);
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        if (n < 1 || n > 64)
+            tplError(L, "%schoices must list 1 to 64 strings", what);
+        bool has_default = false;
+        for (lua_Integer i = 1; i <= n; ++i) {
+            if (lua_rawgeti(L, -1, i) != LUA_TSTRING)
+                tplError(L, "%schoices[%d] must be a string", what, (int)i);
+            has_default = has_default || strcmp(lua_tostring(L, -1), lua_tostring(L, 2)) == 0;
+            lua_pop(L, 1);
+        }
+        if (!has_default)
+            tplError(L, "%sthe default '%s' is not one of its choices", what,
+                     tplShown(lua_tostring(L, 2), shown, sizeof shown));
+        lua_replace(L, 3); /* the choices list itself at 3 */
+        choices = true;
+    } else if (!lua_isnoneornil(L, 3)) {
         char what[96];
         snprintf(what, sizeof what, "tp.param('%s', ...): ", name);
         if (dt != LUA_TNUMBER)
@@ -128,10 +167,10 @@ static int tplParam(lua_State *L)
         if (d < lo || d > hi || (integer && d != floor(d)))
             tplError(L, "%sthe default %g is outside its own range", what, d);
     }
-    lua_settop(L, 2);
+    lua_settop(L, 3);
     lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_PARAMS_READ);
     if (lua_getfield(L, -1, name) == LUA_TNIL)
-        tplDeclareParam(L, name, lo, hi, integer, ranged);
+        tplDeclareParam(L, name, lo, hi, integer, ranged, choices);
     lua_pop(L, 1);
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, name);
@@ -165,6 +204,26 @@ static int tplParam(lua_State *L)
         else
             tplError(L, "--set %s=%s: expected true or false", name, tplShown(value, shown, sizeof shown));
     } else {
+        bool listed = !choices;
+        for (lua_Integer i = 1; !listed && i <= (lua_Integer)lua_rawlen(L, 3); ++i) {
+            lua_rawgeti(L, 3, i);
+            listed = strcmp(lua_tostring(L, -1), value) == 0;
+            lua_pop(L, 1);
+        }
+        if (!listed) {
+            luaL_Buffer b; /* "expected one of chain, single" */
+            luaL_buffinit(L, &b);
+            for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, 3); ++i) {
+                lua_rawgeti(L, 3, i);
+                const char *c = lua_tostring(L, -1); /* kept alive by the table at 3 */
+                lua_pop(L, 1);                       /* the stack is balanced between buffer calls */
+                luaL_addstring(&b, i > 1 ? ", " : "");
+                luaL_addstring(&b, c);
+            }
+            luaL_pushresult(&b);
+            tplError(L, "--set %s=%s: expected one of %s", name, tplShown(value, shown, sizeof shown),
+                     lua_tostring(L, -1));
+        }
         lua_pushvalue(L, -1);
     }
     lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_PARAMS_USED);

@@ -1,5 +1,6 @@
 /* tplan service: the /v1 handlers (docs/service.md). Handlers hold svc->mu only briefly and never
  * keep a job pointer across a wait: a finished job leaves memory and is read back from the store. */
+#define _GNU_SOURCE /* strptime, timegm */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,9 +13,15 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <zlib.h>
 
 #include "http_internal.h"
 #include "tp/base.h"
+
+/* forward: the entity tag of a finished job's object or file */
+static void job_etag(int64_t id, double finished, const char *what, char *out, size_t cap);
+static bool not_modified(svcReq *rq, const char *etag);
+static enum MHD_Result send_not_modified(svcReq *rq, const char *etag);
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -62,22 +69,38 @@ static bool job_status(tpService *svc, int64_t id, svcStatus *status)
     return job != NULL;
 }
 
-enum MHD_Result svcApi_Health(svcReq *rq)
+enum MHD_Result svcApi_Health(svcReq *rq, bool full)
 {
     tpService *svc = rq->svc;
-    char body[256];
+    const char *bad = svcHttp_UnknownQuery(rq, "");
+    if (bad) {
+        return svcHttp_BadQuery(rq, bad, "none");
+    }
+    svcHttp_Header(rq, "Cache-Control", "no-store");
     pthread_mutex_lock(&svc->mu);
     bool failed = svc->store_failed;
-    snprintf(body, sizeof body, "{\"status\":\"%s\",\"workers\":%d,\"queued\":%d,\"running\":%d}",
-             failed ? "store_failed" : "ok", svc->nworkers, svcSched_Count(svc, SVC_QUEUED),
-             svcSched_Count(svc, SVC_RUNNING));
     pthread_mutex_unlock(&svc->mu);
-    svcHttp_Header(rq, "Cache-Control", "no-store");
+    if (!full) { /* liveness without the token: nothing about the jobs */
+        return svcHttp_Text(rq, failed ? 503 : 200, failed ? "{\"status\":\"store_failed\"}" : "{\"status\":\"ok\"}",
+                            "application/json");
+    }
+    char body[384];
+    pthread_mutex_lock(&svc->mu);
+    snprintf(body, sizeof body,
+             "{\"status\":\"%s\",\"workers\":%d,\"interactive_workers\":%d,\"queued\":%d,\"running\":%d,"
+             "\"retention\":{\"keep_days\":%g,\"keep_jobs\":%d,\"keep_mb\":%lld}}",
+             failed ? "store_failed" : "ok", svc->nworkers, svc->ninteractive, svcSched_Count(svc, SVC_QUEUED),
+             svcSched_Count(svc, SVC_RUNNING), svc->def.keep_days, svc->def.keep_jobs, svc->def.keep_mb);
+    pthread_mutex_unlock(&svc->mu);
     return svcHttp_Text(rq, failed ? 503 : 200, body, "application/json");
 }
 
 enum MHD_Result svcApi_Metrics(svcReq *rq)
 {
+    const char *bad = svcHttp_UnknownQuery(rq, "");
+    if (bad) {
+        return svcHttp_BadQuery(rq, bad, "none");
+    }
     pthread_mutex_lock(&rq->svc->mu);
     char *text = svcMetrics_Text(rq->svc);
     pthread_mutex_unlock(&rq->svc->mu);
@@ -96,7 +119,23 @@ typedef struct Submission {
     size_t script_len;
     double time_limit;
     int memory_mb;
+    const char *name;  /* NULL = none */
+    const cJSON *tags; /* array, NULL = none */
 } Submission;
+
+/* A name or tag: 1..max bytes, no control characters. */
+static bool good_label(const cJSON *v, size_t max)
+{
+    if (!cJSON_IsString(v) || !v->valuestring[0] || strlen(v->valuestring) > max) {
+        return false;
+    }
+    for (const unsigned char *p = (const unsigned char *)v->valuestring; *p; ++p) {
+        if (*p < 0x20 || *p == 0x7f) {
+            return false;
+        }
+    }
+    return true;
+}
 
 static bool is_integer(const cJSON *v, double lo, double hi)
 {
@@ -118,7 +157,7 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
 {
     tpService *svc = rq->svc;
     static const char *const known = "domain, script, set, planner, mu, seed, max_iters, time_limit, solutions, "
-                                     "tree, memory_mb, jobs";
+                                     "tree, memory_mb, jobs, name, tags";
 #define BAD(code, field, ...)                                                                                          \
     do {                                                                                                               \
         *answered = svcHttp_Error(rq, code, code == 404 ? "unknown_domain" : "bad_field", field, __VA_ARGS__);         \
@@ -211,6 +250,23 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
                 BAD(400, "memory_mb", "memory_mb must be an integer in 16..%d", svc->def.max_memory_mb);
             }
             sub->memory_mb = (int)f->valuedouble;
+        } else if (strcmp(k, "name") == 0) {
+            if (!good_label(f, SVC_MAX_NAME)) {
+                BAD(400, "name", "name must be a string of 1-%d bytes without control characters", SVC_MAX_NAME);
+            }
+            sub->name = f->valuestring;
+        } else if (strcmp(k, "tags") == 0) {
+            if (!cJSON_IsArray(f) || cJSON_GetArraySize(f) > SVC_MAX_TAGS) {
+                BAD(400, "tags", "tags must be an array of at most %d strings", SVC_MAX_TAGS);
+            }
+            const cJSON *t;
+            cJSON_ArrayForEach(t, f)
+            {
+                if (!good_label(t, SVC_MAX_TAG)) {
+                    BAD(400, "tags", "a tag must be a string of 1-%d bytes without control characters", SVC_MAX_TAG);
+                }
+            }
+            sub->tags = f;
         } else {
             char shown[80];
             snprintf(shown, sizeof shown, "%.60s", k);
@@ -263,6 +319,10 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
 {
     tpService *svc = rq->svc;
     double wait = 0;
+    const char *unknown = svcHttp_UnknownQuery(rq, sync ? "wait" : "");
+    if (unknown) {
+        return svcHttp_BadQuery(rq, unknown, sync ? "wait" : "none");
+    }
     if (sync) {
         const char *w = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "wait");
         char *end = NULL;
@@ -326,6 +386,8 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
         }
         job->script_len = sub.script_len;
     }
+    job->name = sub.name ? strdup(sub.name) : NULL;
+    job->tags = sub.tags ? cJSON_PrintUnformatted(sub.tags) : NULL;
     cJSON_Delete(req);
     job->time_limit = sub.time_limit;
     job->memory_mb = sub.memory_mb;
@@ -333,7 +395,8 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     job->created = svcNow();
     job->sync = sync;
     job->sync_deadline = rq->t0 + wait;
-    if (!job->domain || !job->request || (sub.script && !job->script)) {
+    if (!job->domain || !job->request || (sub.script && !job->script) || (sub.name && !job->name) ||
+        (sub.tags && !job->tags)) {
         svcJobFree(job);
         return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
     }
@@ -397,6 +460,8 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
         svcJobFree(job);
         return svcHttp_Error(rq, 500, "internal", NULL, "the job could not be stored");
     }
+    free(job->script); /* a queued script waits in the store: the scheduler reads it when a worker takes it */
+    job->script = NULL;
     int64_t id = job->id;
     double deadline = job->sync_deadline;
     svcLog(svc, "job %lld queued (%s%s)", (long long)id, job->domain, sync ? ", synchronous" : "");
@@ -413,7 +478,8 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
 }
 
 /* Sends the plan file of a finished job with the X-Tplan-* headers. */
-static enum MHD_Result send_file(svcReq *rq, int64_t id, const char *name, const char *type, unsigned code);
+static enum MHD_Result send_file(svcReq *rq, int64_t id, const char *name, const char *type, unsigned code,
+                                 double finished);
 
 static unsigned sync_error_status(const char *code)
 {
@@ -446,7 +512,13 @@ static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline)
         wait_change(svc, 0.25);
     }
     svcJob *job = svcStore_Get(svc, id, false);
+    bool stopping = svc->stopping;
     pthread_mutex_unlock(&svc->mu);
+    if (!job && !stopping) { /* refused for want of a worker: the scheduler deleted it (not left as a job) */
+        svcHttp_Header(rq, "Retry-After", "1");
+        return svcHttp_Error(rq, 503, "no_worker", NULL,
+                             "no worker became free before the deadline (every interactive and batch worker was busy)");
+    }
     if (!job || !svcStatusFinal(job->status)) {
         svcJobFree(job);
         svcHttp_Header(rq, "Retry-After", "1");
@@ -458,7 +530,7 @@ static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline)
     svcHttp_Header(rq, "X-Tplan-Status", svcStatusName(job->status));
     enum MHD_Result r;
     if ((job->status == SVC_SOLVED || job->status == SVC_APPROXIMATE) && job->has_plan) {
-        r = send_file(rq, id, "plan.json", "application/json", 200);
+        r = send_file(rq, id, "plan.json", "application/json", 200, job->finished);
     } else {
         const char *code = job->err_code[0] ? job->err_code : "internal";
         unsigned http = sync_error_status(code);
@@ -489,9 +561,46 @@ static bool query_int(svcReq *rq, const char *name, long long lo, long long hi, 
     return true;
 }
 
+/* A time filter: unix seconds (a number) or an ISO 8601 UTC time "2026-11-26T19:00:00Z"; false if bad. */
+static bool query_time(svcReq *rq, const char *name, double *out)
+{
+    const char *v = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+    if (!v) {
+        return true;
+    }
+    char *end = NULL;
+    double t = strtod(v, &end);
+    if (end != v && !*end && isfinite(t) && t > 0) {
+        *out = t;
+        return true;
+    }
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *rest = strptime(v, "%Y-%m-%dT%H:%M:%S", &tm);
+    double frac = 0;
+    if (rest && *rest == '.') {
+        frac = strtod(rest, &end);
+        rest = end;
+    }
+    if (!rest || strcmp(rest, "Z") != 0) {
+        return false;
+    }
+    time_t secs = timegm(&tm);
+    if (secs <= 0) {
+        return false;
+    }
+    *out = (double)secs + frac;
+    return true;
+}
+
 enum MHD_Result svcApi_List(svcReq *rq)
 {
     tpService *svc = rq->svc;
+    static const char *const params = "status, limit, after, domain, name, tag, created_after, created_before";
+    const char *bad = svcHttp_UnknownQuery(rq, params);
+    if (bad) {
+        return svcHttp_BadQuery(rq, bad, params);
+    }
     long long limit = 50, after = 0;
     if (!query_int(rq, "limit", 1, 500, &limit)) {
         return svcHttp_Error(rq, 400, "bad_field", "limit", "limit must be an integer in 1..500");
@@ -499,20 +608,37 @@ enum MHD_Result svcApi_List(svcReq *rq)
     if (!query_int(rq, "after", 1, LLONG_MAX, &after)) {
         return svcHttp_Error(rq, 400, "bad_field", "after", "after must be a job id");
     }
+    svcListFilter f = {.status = -1, .before = after, .limit = (int)limit};
     const char *sname = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "status");
-    int status = -1;
     if (sname && sname[0]) {
-        status = svcStatusFromName(sname);
-        if (status < 0) {
+        f.status = svcStatusFromName(sname);
+        if (f.status < 0) {
             return svcHttp_Error(rq, 400, "bad_field", "status",
                                  "status must be queued, running, solved, approximate, failed or cancelled");
         }
+    }
+    static const char *const labels[] = {"domain", "name", "tag"};
+    const char **dest[] = {&f.domain, &f.name, &f.tag};
+    for (int i = 0; i < 3; ++i) {
+        const char *v = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, labels[i]);
+        if (v && (!v[0] || strlen(v) > SVC_MAX_NAME)) {
+            return svcHttp_Error(rq, 400, "bad_field", labels[i], "%s must be 1-%d bytes", labels[i], SVC_MAX_NAME);
+        }
+        *dest[i] = v;
+    }
+    if (!query_time(rq, "created_after", &f.created_after)) {
+        return svcHttp_Error(rq, 400, "bad_field", "created_after",
+                             "created_after must be unix seconds or a UTC time like 2026-11-26T19:00:00Z");
+    }
+    if (!query_time(rq, "created_before", &f.created_before)) {
+        return svcHttp_Error(rq, 400, "bad_field", "created_before",
+                             "created_before must be unix seconds or a UTC time like 2026-11-26T19:00:00Z");
     }
     cJSON *o = cJSON_CreateObject();
     cJSON *arr = cJSON_AddArrayToObject(o, "jobs");
     pthread_mutex_lock(&svc->mu);
     int n = 0;
-    int64_t *ids = svcStore_List(svc, status, after, (int)limit, &n);
+    int64_t *ids = svcStore_List(svc, &f, &n);
     pthread_mutex_unlock(&svc->mu);
     for (int i = 0; i < n; ++i) { /* the lock job by job: a long list never stalls other requests */
         pthread_mutex_lock(&svc->mu);
@@ -530,6 +656,10 @@ enum MHD_Result svcApi_List(svcReq *rq)
             cJSON_AddItemToArray(arr, j);
         }
     }
+    if (!ids) {
+        cJSON_Delete(o);
+        return svcHttp_Error(rq, 500, "internal", NULL, "the job list could not be read");
+    }
     if (n == limit && n > 0) {
         cJSON_AddNumberToObject(o, "next", (double)ids[n - 1]);
     } else {
@@ -546,15 +676,61 @@ static enum MHD_Result unknown_job(svcReq *rq, int64_t id)
     return svcHttp_Error(rq, 404, "not_found", NULL, "no job %lld", (long long)id);
 }
 
-enum MHD_Result svcApi_Get(svcReq *rq, int64_t id)
+/* The entity tag of a finished job (its object and files never change again); "" while active. */
+static void job_etag(int64_t id, double finished, const char *what, char *out, size_t cap)
 {
-    pthread_mutex_lock(&rq->svc->mu);
-    char *body = job_json(rq->svc, id);
-    pthread_mutex_unlock(&rq->svc->mu);
-    return body ? svcHttp_JsonOwned(rq, 200, body) : unknown_job(rq, id);
+    snprintf(out, cap, "\"%lld-%s-%llx\"", (long long)id, what, (unsigned long long)(finished * 1e6));
 }
 
-enum MHD_Result svcApi_Cancel(svcReq *rq, int64_t id)
+/* If-None-Match names etag (or is "*"): the client's copy is current. */
+static bool not_modified(svcReq *rq, const char *etag)
+{
+    const char *inm = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+    return inm && (strstr(inm, etag) || strcmp(inm, "*") == 0);
+}
+
+static enum MHD_Result send_not_modified(svcReq *rq, const char *etag)
+{
+    svcHttp_Header(rq, "ETag", etag);
+    struct MHD_Response *r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    return svcHttp_Send(rq, 304, r, NULL);
+}
+
+enum MHD_Result svcApi_Get(svcReq *rq, int64_t id)
+{
+    const char *bad = svcHttp_UnknownQuery(rq, "");
+    if (bad) {
+        return svcHttp_BadQuery(rq, bad, "none");
+    }
+    tpService *svc = rq->svc;
+    pthread_mutex_lock(&svc->mu);
+    svcJob *job = svcSched_Find(svc, id);
+    char *body = NULL;
+    char etag[96] = "";
+    if (job) {
+        body = svcJobJson(job);
+    } else if ((job = svcStore_Get(svc, id, false))) {
+        body = svcJobJson(job);
+        job_etag(id, job->finished, "job", etag, sizeof etag);
+        svcJobFree(job);
+    }
+    pthread_mutex_unlock(&svc->mu);
+    if (!body && !etag[0]) {
+        return unknown_job(rq, id);
+    }
+    if (etag[0]) {
+        if (not_modified(rq, etag)) {
+            free(body);
+            return send_not_modified(rq, etag);
+        }
+        svcHttp_Header(rq, "ETag", etag);
+    }
+    return svcHttp_JsonOwned(rq, 200, body);
+}
+
+/* Cancel (what == 'c') or stop (what == 's') an active job and answer its final object; 409 once
+ * final. */
+static enum MHD_Result end_job(svcReq *rq, int64_t id, char what)
 {
     tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
@@ -568,9 +744,15 @@ enum MHD_Result svcApi_Cancel(svcReq *rq, int64_t id)
         }
         return svcHttp_Error(rq, 409, "conflict", NULL, "job %lld is already %s", (long long)id, svcStatusName(st));
     }
-    svcLog(svc, "job %lld: cancel requested", (long long)id);
-    svcSched_Cancel(svc, job, "cancelled", "cancelled by a DELETE request");
-    /* a running job ends when the scheduler has reaped its worker (milliseconds) */
+    if (what == 's') {
+        svcLog(svc, "job %lld: stop requested", (long long)id);
+        svcSched_StopJob(svc, job);
+    } else {
+        svcLog(svc, "job %lld: cancel requested", (long long)id);
+        svcSched_Cancel(svc, job, "cancelled", "cancelled by the client");
+    }
+    /* a cancelled running job ends when the scheduler has reaped its worker (milliseconds); a stopped
+     * one when its worker has written the best plan (the next iteration, then the files) */
     while (svcSched_Find(svc, id) && !svc->stopping) {
         wait_change(svc, 0.25);
     }
@@ -579,12 +761,156 @@ enum MHD_Result svcApi_Cancel(svcReq *rq, int64_t id)
     return body ? svcHttp_JsonOwned(rq, 200, body) : unknown_job(rq, id);
 }
 
+enum MHD_Result svcApi_Action(svcReq *rq, int64_t id, const char *action)
+{
+    const char *bad = svcHttp_UnknownQuery(rq, "");
+    if (bad) {
+        return svcHttp_BadQuery(rq, bad, "none");
+    }
+    return end_job(rq, id, strcmp(action, "stop") == 0 ? 's' : 'c');
+}
+
+enum MHD_Result svcApi_Delete(svcReq *rq, int64_t id)
+{
+    const char *bad = svcHttp_UnknownQuery(rq, "");
+    if (bad) {
+        return svcHttp_BadQuery(rq, bad, "none");
+    }
+    tpService *svc = rq->svc;
+    pthread_mutex_lock(&svc->mu);
+    if (svcSched_Find(svc, id)) { /* an active job is cancelled (and kept, to be seen as cancelled) */
+        pthread_mutex_unlock(&svc->mu);
+        return end_job(rq, id, 'c');
+    }
+    svcStatus st;
+    bool known = job_status(svc, id, &st);
+    bool ok = known && svcSched_Delete(svc, id);
+    pthread_mutex_unlock(&svc->mu);
+    if (!known) {
+        return unknown_job(rq, id);
+    }
+    if (!ok) {
+        return svcHttp_Error(rq, 500, "internal", NULL, "job %lld could not be deleted from the store", (long long)id);
+    }
+    struct MHD_Response *r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    return svcHttp_Send(rq, 204, r, NULL);
+}
+
 /* ---- files ------------------------------------------------------------------------------------ */
 
-static enum MHD_Result send_file(svcReq *rq, int64_t id, const char *name, const char *type, unsigned code)
+/* gzip of a file while it is sent (Content-Encoding: gzip), so that a 100 MB plan is neither held
+ * in memory nor stored twice. */
+typedef struct Gzip {
+    int fd;
+    z_stream z;
+    bool eof, done;
+    unsigned char in[65536];
+} Gzip;
+
+static ssize_t gzip_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
-    char path[4096];
+    (void)pos;
+    Gzip *g = cls;
+    if (g->done) {
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    }
+    g->z.next_out = (Bytef *)buf;
+    g->z.avail_out = (uInt)(max > (1u << 30) ? (1u << 30) : max);
+    uInt room = g->z.avail_out;
+    while (g->z.avail_out > 0 && !g->done) {
+        if (g->z.avail_in == 0 && !g->eof) {
+            ssize_t k = read(g->fd, g->in, sizeof g->in);
+            if (k < 0 && errno == EINTR) {
+                continue;
+            }
+            if (k < 0) {
+                return MHD_CONTENT_READER_END_WITH_ERROR;
+            }
+            g->eof = k == 0;
+            g->z.next_in = g->in;
+            g->z.avail_in = (uInt)k;
+        }
+        int rc = deflate(&g->z, g->eof ? Z_FINISH : Z_NO_FLUSH);
+        if (rc == Z_STREAM_END) {
+            g->done = true;
+        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            return MHD_CONTENT_READER_END_WITH_ERROR;
+        }
+    }
+    size_t n = room - g->z.avail_out;
+    return n > 0 ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static void gzip_free(void *cls)
+{
+    Gzip *g = cls;
+    deflateEnd(&g->z);
+    close(g->fd);
+    free(g);
+}
+
+/* Accept-Encoding names gzip (without q=0). */
+static bool accepts_gzip(svcReq *rq)
+{
+    const char *ae = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+    const char *g = ae ? strstr(ae, "gzip") : NULL;
+    if (!g) {
+        return false;
+    }
+    const char *q = strstr(g, "q=");
+    const char *comma = strchr(g, ',');
+    return !(q && (!comma || q < comma) && strtod(q + 2, NULL) <= 0);
+}
+
+/* One "bytes=" range of a file of size bytes: 1 = *off and *len set, 0 = serve the whole file (no
+ * header, several ranges, or not bytes), -1 = unsatisfiable. */
+static int parse_range(const char *h, uint64_t size, uint64_t *off, uint64_t *len)
+{
+    if (!h || strncmp(h, "bytes=", 6) != 0 || strchr(h, ',')) {
+        return 0;
+    }
+    const char *p = h + 6;
+    char *end = NULL;
+    if (*p == '-') { /* the last N bytes */
+        unsigned long long n = strtoull(p + 1, &end, 10);
+        if (end == p + 1 || *end || n == 0) {
+            return end == p + 1 || *end ? 0 : -1;
+        }
+        *len = n < size ? n : size;
+        *off = size - *len;
+        return size > 0 ? 1 : -1;
+    }
+    unsigned long long a = strtoull(p, &end, 10);
+    if (end == p || *end != '-' || (*p < '0' || *p > '9')) {
+        return 0;
+    }
+    const char *q = end + 1;
+    unsigned long long b = size > 0 ? size - 1 : 0;
+    if (*q) {
+        b = strtoull(q, &end, 10);
+        if (end == q || *end || b < a) {
+            return 0;
+        }
+        if (b >= size) {
+            b = size - 1;
+        }
+    }
+    if (a >= size) {
+        return -1;
+    }
+    *off = a;
+    *len = b - a + 1;
+    return 1;
+}
+
+/* Sends a finished job's file: ETag / If-None-Match, Range (206, 416), gzip when asked (not for a
+ * range or HEAD), HEAD (headers only: libmicrohttpd drops the body). */
+static enum MHD_Result send_file(svcReq *rq, int64_t id, const char *name, const char *type, unsigned code,
+                                 double finished)
+{
+    char path[4096], etag[96];
     svcJobPath(rq->svc, id, name, path, sizeof path);
+    job_etag(id, finished, name[0] == 'p' ? "plan" : "tree", etag, sizeof etag);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
@@ -594,17 +920,60 @@ static enum MHD_Result send_file(svcReq *rq, int64_t id, const char *name, const
         return svcHttp_Error(rq, 500, "internal", NULL, "job %lld: its %s is missing from the data directory",
                              (long long)id, name);
     }
-    struct MHD_Response *r = MHD_create_response_from_fd((uint64_t)sb.st_size, fd); /* closes fd */
     char disp[128];
     snprintf(disp, sizeof disp, "attachment; filename=\"tplan-job-%lld.%s\"", (long long)id,
              strcmp(name, "plan.json") == 0 ? "plan.json" : "tree");
     svcHttp_Header(rq, "Content-Disposition", disp);
     svcHttp_Header(rq, "Cache-Control", "private, max-age=3600"); /* a finished job's files never change */
+    svcHttp_Header(rq, "ETag", etag);
+    svcHttp_Header(rq, "Accept-Ranges", "bytes");
+    svcHttp_Header(rq, "Vary", "Accept-Encoding");
+    if (code == 200 && not_modified(rq, etag)) {
+        close(fd);
+        return send_not_modified(rq, etag);
+    }
+    uint64_t size = (uint64_t)sb.st_size, off = 0, len = size;
+    const char *range = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
+    int rr = code == 200 ? parse_range(range, size, &off, &len) : 0;
+    char cr[96];
+    if (rr < 0) {
+        close(fd);
+        snprintf(cr, sizeof cr, "bytes */%llu", (unsigned long long)size);
+        svcHttp_Header(rq, "Content-Range", cr);
+        return svcHttp_Error(rq, 416, "bad_range", "Range", "the file has %llu bytes; the range %.60s is outside it",
+                             (unsigned long long)size, range);
+    }
+    if (rr > 0) {
+        snprintf(cr, sizeof cr, "bytes %llu-%llu/%llu", (unsigned long long)off, (unsigned long long)(off + len - 1),
+                 (unsigned long long)size);
+        svcHttp_Header(rq, "Content-Range", cr);
+        struct MHD_Response *r = MHD_create_response_from_fd_at_offset64(len, fd, off); /* closes fd */
+        return svcHttp_Send(rq, 206, r, type);
+    }
+    if (strcmp(rq->method, "GET") == 0 && accepts_gzip(rq) && size > 0) {
+        Gzip *g = calloc(1, sizeof *g);
+        if (g && deflateInit2(&g->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK) {
+            g->fd = fd;
+            struct MHD_Response *r =
+                MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 65536, gzip_read, g, gzip_free);
+            if (r) {
+                svcHttp_Header(rq, "Content-Encoding", "gzip");
+                return svcHttp_Send(rq, code, r, type);
+            }
+            deflateEnd(&g->z);
+        }
+        free(g);
+    }
+    struct MHD_Response *r = MHD_create_response_from_fd((uint64_t)sb.st_size, fd); /* closes fd */
     return svcHttp_Send(rq, code, r, type);
 }
 
 enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan)
 {
+    const char *bad = svcHttp_UnknownQuery(rq, "");
+    if (bad) {
+        return svcHttp_BadQuery(rq, bad, "none");
+    }
     tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
     svcJob *active = svcSched_Find(svc, id);
@@ -615,6 +984,7 @@ enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan)
         return unknown_job(rq, id);
     }
     bool has = job && (plan ? job->has_plan : job->has_tree);
+    double finished = job ? job->finished : 0;
     if (job) {
         st = job->status;
     }
@@ -624,14 +994,18 @@ enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan)
                              plan ? "plan" : "tree file", svcStatusName(st),
                              !plan && svcStatusFinal(st) ? "; submit with \"tree\": true" : "");
     }
-    return plan ? send_file(rq, id, "plan.json", "application/json", 200)
-                : send_file(rq, id, "tree.bin", "application/octet-stream", 200);
+    return plan ? send_file(rq, id, "plan.json", "application/json", 200, finished)
+                : send_file(rq, id, "tree.bin", "application/octet-stream", 200, finished);
 }
 
 /* GET /v1/jobs/{id}/log: what the job's script printed (written by its worker, capped, escaped:
  * cli/cmd_worker.c); there while the job runs and after. */
 enum MHD_Result svcApi_Log(svcReq *rq, int64_t id)
 {
+    const char *unknown = svcHttp_UnknownQuery(rq, "");
+    if (unknown) {
+        return svcHttp_BadQuery(rq, unknown, "none");
+    }
     svcStatus st;
     pthread_mutex_lock(&rq->svc->mu);
     bool known = job_status(rq->svc, id, &st);
@@ -755,6 +1129,10 @@ static void sse_free(void *cls)
 
 enum MHD_Result svcApi_Events(svcReq *rq, int64_t id)
 {
+    const char *bad = svcHttp_UnknownQuery(rq, "");
+    if (bad) {
+        return svcHttp_BadQuery(rq, bad, "none");
+    }
     tpService *svc = rq->svc;
     svcStatus st;
     pthread_mutex_lock(&svc->mu);
@@ -777,4 +1155,98 @@ enum MHD_Result svcApi_Events(svcReq *rq, int64_t id)
     svcHttp_Header(rq, "Cache-Control", "no-store");
     svcHttp_Header(rq, "X-Accel-Buffering", "no");
     return svcHttp_Send(rq, 200, r, "text/event-stream");
+}
+
+/* ---- query parameters, domains, the OpenAPI document ------------------------------------------ */
+
+typedef struct QueryScan {
+    const char *allowed; /* "a, b, c" */
+    const char *bad;     /* the first unknown key */
+} QueryScan;
+
+static enum MHD_Result query_key(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    (void)value;
+    QueryScan *q = cls;
+    if (strcmp(key, "access_token") == 0) { /* the token of EventSource and links (any GET) */
+        return MHD_YES;
+    }
+    size_t n = strlen(key);
+    for (const char *p = q->allowed; n > 0 && (p = strstr(p, key)); p += n) {
+        bool starts = p == q->allowed || p[-1] == ' ';
+        bool ends = p[n] == '\0' || p[n] == ',';
+        if (starts && ends) {
+            return MHD_YES;
+        }
+    }
+    q->bad = key;
+    return MHD_NO;
+}
+
+const char *svcHttp_UnknownQuery(svcReq *rq, const char *allowed)
+{
+    QueryScan q = {allowed, NULL};
+    MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, query_key, &q);
+    return q.bad;
+}
+
+enum MHD_Result svcHttp_BadQuery(svcReq *rq, const char *key, const char *allowed)
+{
+    char shown[64];
+    size_t i = 0;
+    for (; key[i] && i < 40; ++i) { /* the name as sent, printable ASCII only */
+        shown[i] = (unsigned char)key[i] >= 0x20 && (unsigned char)key[i] < 0x7f ? key[i] : '?';
+    }
+    shown[i] = '\0';
+    return svcHttp_Error(rq, 400, "bad_field", shown, "unknown query parameter '%s' (known here: %s)", shown, allowed);
+}
+
+enum MHD_Result svcApi_Domains(svcReq *rq)
+{
+    const char *bad = svcHttp_UnknownQuery(rq, "");
+    if (bad) {
+        return svcHttp_BadQuery(rq, bad, "none");
+    }
+    return svcHttp_Text(rq, 200, rq->svc->def.domains_json, "application/json");
+}
+
+enum MHD_Result svcApi_OpenApi(svcReq *rq)
+{
+    const char *bad = svcHttp_UnknownQuery(rq, "");
+    if (bad) {
+        return svcHttp_BadQuery(rq, bad, "none");
+    }
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(svcOpenApiLength, (void *)(uintptr_t)svcOpenApiText, MHD_RESPMEM_PERSISTENT);
+    svcHttp_Header(rq, "Cache-Control", "public, max-age=3600");
+    return svcHttp_Send(rq, 200, r, "application/json");
+}
+
+enum MHD_Result svcApi_Script(svcReq *rq, int64_t id)
+{
+    const char *bad = svcHttp_UnknownQuery(rq, "");
+    if (bad) {
+        return svcHttp_BadQuery(rq, bad, "none");
+    }
+    tpService *svc = rq->svc;
+    pthread_mutex_lock(&svc->mu);
+    svcJob *job = svcStore_Get(svc, id, true);
+    pthread_mutex_unlock(&svc->mu);
+    if (!job) {
+        return unknown_job(rq, id);
+    }
+    if (!job->script) {
+        char shown[160];
+        snprintf(shown, sizeof shown, "%s", job->domain ? job->domain : "");
+        svcJobFree(job);
+        return svcHttp_Error(rq, 404, "not_found", NULL,
+                             "job %lld planned the built-in domain '%s' (GET /v1/domains), not a submitted script",
+                             (long long)id, shown);
+    }
+    struct MHD_Response *r = MHD_create_response_from_buffer(job->script_len, job->script, MHD_RESPMEM_MUST_FREE);
+    job->script = NULL; /* libmicrohttpd frees it */
+    svcJobFree(job);
+    svcHttp_Header(rq, "Cache-Control", "private, no-cache");
+    return svcHttp_Send(rq, 200, r, "text/x-lua; charset=utf-8");
 }

@@ -34,6 +34,24 @@
 
 /* ---- responses -------------------------------------------------------------------------- */
 
+/* The request comes from the --cors-origin page: whoever else asks gets no CORS header. */
+static bool cors_allowed(svcReq *rq)
+{
+    const char *origin = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Origin");
+    return rq->svc->def.cors_origin && origin && strcmp(origin, rq->svc->def.cors_origin) == 0;
+}
+
+static void cors_headers(svcReq *rq, struct MHD_Response *resp)
+{
+    if (cors_allowed(rq)) {
+        MHD_add_response_header(resp, "Access-Control-Allow-Origin", rq->svc->def.cors_origin);
+        MHD_add_response_header(resp, "Vary", "Origin");
+        MHD_add_response_header(resp, "Access-Control-Expose-Headers",
+                                "Location, ETag, Content-Range, Retry-After, X-Tplan-Job, X-Tplan-Status, "
+                                "Idempotent-Replayed");
+    }
+}
+
 void svcHttp_Log(svcReq *rq, unsigned code)
 {
     tpService *svc = rq->svc;
@@ -54,6 +72,7 @@ enum MHD_Result svcHttp_Send(svcReq *rq, unsigned code, struct MHD_Response *res
     for (int i = 0; i < rq->nheaders; ++i) {
         MHD_add_response_header(resp, rq->headers[i][0], rq->headers[i][1]);
     }
+    cors_headers(rq, resp);
     enum MHD_Result r = MHD_queue_response(rq->conn, code, resp);
     MHD_destroy_response(resp);
     svcHttp_Log(rq, code);
@@ -178,11 +197,41 @@ static bool is(const svcReq *rq, const char *m)
     return strcmp(rq->method, m) == 0;
 }
 
+/* GET, or HEAD (libmicrohttpd sends the headers only) */
+static bool is_get(const svcReq *rq)
+{
+    return is(rq, "GET") || is(rq, "HEAD");
+}
+
+/* A CORS preflight (OPTIONS) of the --cors-origin page: no token needed (browsers send none). */
+static enum MHD_Result preflight(svcReq *rq)
+{
+    rq->route = "other";
+    if (!cors_allowed(rq)) {
+        return svcHttp_Error(rq, 403, "cors_forbidden", "Origin",
+                             "this origin may not call the API from a browser (see --cors-origin)");
+    }
+    svcHttp_Header(rq, "Access-Control-Allow-Methods", "GET, HEAD, POST, DELETE");
+    svcHttp_Header(rq, "Access-Control-Allow-Headers",
+                   "Authorization, Content-Type, Idempotency-Key, Range, If-None-Match, Accept-Encoding");
+    svcHttp_Header(rq, "Access-Control-Max-Age", "600");
+    struct MHD_Response *r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    return svcHttp_Send(rq, 204, r, NULL);
+}
+
 static enum MHD_Result route(svcReq *rq)
 {
     const char *p = rq->path;
     bool api = strncmp(p, "/v1/", 4) == 0 || strcmp(p, "/v1") == 0 || strcmp(p, "/metrics") == 0;
+    if (api && is(rq, "OPTIONS")) {
+        return preflight(rq);
+    }
+    bool health = strcmp(p, "/v1/health") == 0;
     if (api && !authorized(rq)) {
+        if (health && is_get(rq)) { /* liveness needs no token; it then tells nothing but "ok" */
+            rq->route = "/v1/health";
+            return svcApi_Health(rq, false);
+        }
         rq->route = strcmp(p, "/metrics") == 0 ? "/metrics" : "other";
         svcHttp_Header(rq, "WWW-Authenticate", "Bearer realm=\"tplan\"");
         return svcHttp_Error(rq, 401, "unauthorized", NULL,
@@ -193,21 +242,24 @@ static enum MHD_Result route(svcReq *rq)
         return svcHttp_Error(rq, 413, "body_too_large", NULL, "the request body is larger than %zu bytes",
                              TP_SERVICE_MAX_BODY_BYTES);
     }
-    if (strcmp(p, "/v1/health") == 0) {
+    if (health) {
         rq->route = "/v1/health";
-        return is(rq, "GET") ? svcApi_Health(rq) : method_not_allowed(rq, "GET");
+        return is_get(rq) ? svcApi_Health(rq, true) : method_not_allowed(rq, "GET, HEAD");
     }
     if (strcmp(p, "/v1/domains") == 0) {
         rq->route = "/v1/domains";
-        return is(rq, "GET") ? svcHttp_Text(rq, 200, rq->svc->def.domains_json, "application/json")
-                             : method_not_allowed(rq, "GET");
+        return is_get(rq) ? svcApi_Domains(rq) : method_not_allowed(rq, "GET, HEAD");
+    }
+    if (strcmp(p, "/v1/openapi.json") == 0) {
+        rq->route = "/v1/openapi.json";
+        return is_get(rq) ? svcApi_OpenApi(rq) : method_not_allowed(rq, "GET, HEAD");
     }
     if (strcmp(p, "/v1/jobs") == 0) {
         rq->route = "/v1/jobs";
         if (is(rq, "POST")) {
             return svcApi_Submit(rq, false);
         }
-        return is(rq, "GET") ? svcApi_List(rq) : method_not_allowed(rq, "GET, POST");
+        return is_get(rq) ? svcApi_List(rq) : method_not_allowed(rq, "GET, HEAD, POST");
     }
     if (strcmp(p, "/v1/plan") == 0) {
         rq->route = "/v1/plan";
@@ -215,7 +267,7 @@ static enum MHD_Result route(svcReq *rq)
     }
     if (strcmp(p, "/metrics") == 0) {
         rq->route = "/metrics";
-        return is(rq, "GET") ? svcApi_Metrics(rq) : method_not_allowed(rq, "GET");
+        return is_get(rq) ? svcApi_Metrics(rq) : method_not_allowed(rq, "GET, HEAD");
     }
     int64_t id;
     const char *rest;
@@ -223,13 +275,13 @@ static enum MHD_Result route(svcReq *rq)
         if (!*rest) {
             rq->route = "/v1/jobs/{id}";
             if (is(rq, "DELETE")) {
-                return svcApi_Cancel(rq, id);
+                return svcApi_Delete(rq, id);
             }
-            return is(rq, "GET") ? svcApi_Get(rq, id) : method_not_allowed(rq, "GET, DELETE");
+            return is_get(rq) ? svcApi_Get(rq, id) : method_not_allowed(rq, "GET, HEAD, DELETE");
         }
         if (strcmp(rest, "/plan") == 0 || strcmp(rest, "/tree") == 0) {
             rq->route = rest[1] == 'p' ? "/v1/jobs/{id}/plan" : "/v1/jobs/{id}/tree";
-            return is(rq, "GET") ? svcApi_File(rq, id, rest[1] == 'p') : method_not_allowed(rq, "GET");
+            return is_get(rq) ? svcApi_File(rq, id, rest[1] == 'p') : method_not_allowed(rq, "GET, HEAD");
         }
         if (strcmp(rest, "/log") == 0) {
             rq->route = "/v1/jobs/{id}/log";
@@ -238,6 +290,14 @@ static enum MHD_Result route(svcReq *rq)
         if (strcmp(rest, "/events") == 0) {
             rq->route = "/v1/jobs/{id}/events";
             return is(rq, "GET") ? svcApi_Events(rq, id) : method_not_allowed(rq, "GET");
+        }
+        if (strcmp(rest, "/script") == 0) {
+            rq->route = "/v1/jobs/{id}/script";
+            return is_get(rq) ? svcApi_Script(rq, id) : method_not_allowed(rq, "GET, HEAD");
+        }
+        if (strcmp(rest, "/stop") == 0 || strcmp(rest, "/cancel") == 0) {
+            rq->route = rest[1] == 's' ? "/v1/jobs/{id}/stop" : "/v1/jobs/{id}/cancel";
+            return is(rq, "POST") ? svcApi_Action(rq, id, rest + 1) : method_not_allowed(rq, "POST");
         }
     }
     if (api) {

@@ -7,7 +7,14 @@
 
 #include "service_internal.h"
 
-#define SVC_MAX_HEADERS 6
+#define SVC_MAX_HEADERS 12
+#define SVC_MAX_NAME 200 /* bytes of a job's name (and of a list filter value) */
+#define SVC_MAX_TAG 64   /* bytes of one tag */
+#define SVC_MAX_TAGS 16  /* tags of one job */
+
+/* the OpenAPI document (service/openapi.json, embedded at build time: openapi_data.c) */
+extern const unsigned char svcOpenApiText[];
+extern const size_t svcOpenApiLength;
 
 /// One request (the connection's context while it is served).
 typedef struct svcReq {
@@ -38,11 +45,24 @@ enum MHD_Result svcHttp_Error(svcReq *rq, unsigned code, const char *err_code, c
 void svcHttp_Log(svcReq *rq, unsigned code);
 
 /* api.c */
-enum MHD_Result svcApi_Health(svcReq *rq);
+/// The first query parameter of the request not in allowed ("a, b, c"; access_token is always
+/// allowed), or NULL.
+const char *svcHttp_UnknownQuery(svcReq *rq, const char *allowed);
+/// 400 bad_field naming the unknown query parameter key.
+enum MHD_Result svcHttp_BadQuery(svcReq *rq, const char *key, const char *allowed);
+/// full: the counts too (with the token); else {"status":"ok"} only (liveness, no token needed).
+enum MHD_Result svcApi_Health(svcReq *rq, bool full);
+enum MHD_Result svcApi_Domains(svcReq *rq);
+enum MHD_Result svcApi_OpenApi(svcReq *rq);
+/// POST /v1/jobs/{id}/stop or /cancel (action "stop" or "cancel").
+enum MHD_Result svcApi_Action(svcReq *rq, int64_t id, const char *action);
+/// GET /v1/jobs/{id}/script: the submitted Lua text (to edit and submit again); 404 for a built-in domain.
+enum MHD_Result svcApi_Script(svcReq *rq, int64_t id);
+/// DELETE /v1/jobs/{id}: cancels an active job, deletes a finished one (and its files).
+enum MHD_Result svcApi_Delete(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_Submit(svcReq *rq, bool sync);
 enum MHD_Result svcApi_List(svcReq *rq);
 enum MHD_Result svcApi_Get(svcReq *rq, int64_t id);
-enum MHD_Result svcApi_Cancel(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan);
 enum MHD_Result svcApi_Events(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_Log(svcReq *rq, int64_t id);

@@ -15,15 +15,20 @@ static const char *const routes[] = {"/v1/health",
                                      "/v1/jobs/{id}/plan",
                                      "/v1/jobs/{id}/tree",
                                      "/v1/jobs/{id}/events",
-                                     "/v1/jobs/{id}/log",
                                      "/v1/plan",
+                                     "/v1/openapi.json",
+                                     "/v1/jobs/{id}/stop",
+                                     "/v1/jobs/{id}/cancel",
+                                     "/v1/jobs/{id}/script",
+                                     "/v1/jobs/{id}/log",
                                      "/metrics",
                                      "static",
                                      "other"};
 #define NROUTES ((int)(sizeof routes / sizeof routes[0]))
 
 /* the status codes counted one by one; others are counted under 0 ("other") */
-static const unsigned codes[] = {0, 200, 201, 204, 304, 400, 401, 404, 405, 409, 413, 429, 500, 503, 504, 422};
+static const unsigned codes[] = {0,   200, 201, 204, 304, 400, 401, 404, 405, 409,
+                                 413, 429, 500, 503, 504, 422, 206, 403, 416};
 
 /* upper bounds of the planning-time buckets, s */
 static const double buckets[SVC_HIST_BUCKETS] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60};
@@ -107,7 +112,15 @@ char *svcMetrics_Text(tpService *svc)
     put(&t, "tplan_queue_depth %d\n", svcSched_Count(svc, SVC_QUEUED));
     put(&t, "# HELP tplan_workers Worker processes.\n# TYPE tplan_workers gauge\ntplan_workers %d\n", svc->nworkers);
     put(&t, "# HELP tplan_workers_busy Workers planning a job.\n# TYPE tplan_workers_busy gauge\n");
-    put(&t, "tplan_workers_busy %d\n", svcSched_Busy(svc));
+    put(&t, "tplan_workers_busy %d\n", svcSched_Busy(svc, false));
+    put(&t,
+        "# HELP tplan_interactive_workers Worker processes kept for POST /v1/plan.\n"
+        "# TYPE tplan_interactive_workers gauge\ntplan_interactive_workers %d\n",
+        svc->ninteractive);
+    put(&t,
+        "# HELP tplan_interactive_workers_busy Interactive workers planning a job.\n"
+        "# TYPE tplan_interactive_workers_busy gauge\ntplan_interactive_workers_busy %d\n",
+        svcSched_Busy(svc, true));
     put(&t,
         "# HELP tplan_worker_restarts_total Workers that died and were restarted.\n"
         "# TYPE tplan_worker_restarts_total counter\ntplan_worker_restarts_total %llu\n",

@@ -12,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "service_internal.h"
@@ -22,6 +24,12 @@
 extern char **environ;
 
 #define SVC_HARD_GRACE 10.0 /* s past a job's time_limit before its worker is killed */
+/* a synchronous job's search ends this share of its wait (at least the minimum, s) before its
+ * deadline: the rest is for writing the plan and the reply, on a loaded machine too */
+#define SVC_SYNC_MARGIN 0.2
+#define SVC_SYNC_MARGIN_MIN 0.08
+#define SVC_RETENTION_EVERY 10.0    /* s between two retention passes (each is one query, ~1 ms) */
+#define SVC_RETENTION_AFTER_JOB 1.0 /* s: a job's end brings the next pass forward, at most this often */
 
 /* ---- workers ---------------------------------------------------------------------------- */
 
@@ -42,7 +50,9 @@ static bool spawn_worker(tpService *svc, svcWorker *w)
     posix_spawnattr_t at;
     posix_spawnattr_init(&at);
     sigset_t none, defaults;
-    sigemptyset(&none); /* the server's threads block SIGINT/SIGTERM (sigwait): the worker must not */
+    sigemptyset(&none);        /* the server's threads block SIGINT/SIGTERM (sigwait): the worker must not */
+    sigaddset(&none, SIGUSR1); /* a stop request before the worker installed its handler must wait for it
+                                  (tplan worker unblocks it then), not kill it */
     sigemptyset(&defaults);
     sigaddset(&defaults, SIGPIPE); /* ignored in the server, default in the worker */
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
@@ -60,6 +70,12 @@ static bool spawn_worker(tpService *svc, svcWorker *w)
     close(in[0]);
     close(ev[1]);
     fcntl(ev[0], F_SETFL, O_NONBLOCK);
+    /* batch workers yield the CPU to interactive ones (priority classes): a synchronous job beside
+     * two busy batch workers gets ~90 % of a core at nice 10 vs 0, and the batch jobs only run slower
+     * for that while (their plans do not depend on speed) */
+    if (!w->interactive && svc->def.batch_nice > 0 && setpriority(PRIO_PROCESS, (id_t)pid, svc->def.batch_nice) != 0) {
+        svcLog(svc, "worker: cannot set nice %d: %s", svc->def.batch_nice, strerror(errno));
+    }
     w->pid = pid;
     w->in_fd = in[1];
     w->ev_fd = ev[0];
@@ -144,10 +160,10 @@ static bool worker_idle(const svcWorker *w)
     return w->pid > 0 && w->job == 0 && w->reserved_for == 0;
 }
 
-int svcSched_Busy(tpService *svc)
+int svcSched_Busy(tpService *svc, bool interactive)
 {
     int n = 0;
-    for (int i = 0; i < svc->nworkers; ++i) {
+    for (int i = interactive ? svc->nworkers : 0; i < (interactive ? svc->nprocs : svc->nworkers); ++i) {
         n += svc->workers[i].job != 0 || svc->workers[i].reserved_for != 0;
     }
     return n;
@@ -173,14 +189,30 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
     if (job->worker >= 0) {
         svc->workers[job->worker].job = 0;
     }
-    for (int wi = 0; wi < svc->nworkers; ++wi) { /* the workers its --jobs search counted */
+    for (int wi = 0; wi < svc->nprocs; ++wi) { /* the workers its --jobs search counted */
         if (svc->workers[wi].reserved_for == job->id) {
             svc->workers[wi].reserved_for = 0;
         }
     }
     job->worker = -1;
-    svcStore_Update(svc, job);
+    if (status == SVC_FAILED || status == SVC_CANCELLED) {
+        svcJobRemoveFiles(svc, job->id,
+                          true); /* what its worker had written (tree.bin, temporary files); its log stays */
+        job->has_plan = job->has_tree = false;
+        job->files_bytes = 0;
+    } else {
+        job->files_bytes = svcJobFilesBytes(svc, job->id);
+    }
+    bool refused = job->sync && job->started == 0 && status == SVC_CANCELLED && code && strcmp(code, "no_worker") == 0;
+    if (refused) { /* a synchronous call refused (503) is not left behind as a job */
+        svcStore_Delete(svc, job->id);
+    } else {
+        svcStore_Update(svc, job);
+    }
     svcMetrics_JobDone(svc, status, job->started > 0 ? job->elapsed : 0);
+    if (svc->next_retention - SVC_RETENTION_EVERY + SVC_RETENTION_AFTER_JOB < svcNow()) {
+        svc->next_retention = 0; /* a pass soon after a job ends (at most one a second) */
+    }
     if (code) {
         svcLog(svc, "job %lld %s: %s: %s", (long long)job->id, svcStatusName(status), code,
                job->err_message ? job->err_message : "");
@@ -211,6 +243,93 @@ void svcSched_Cancel(tpService *svc, svcJob *job, const char *code, const char *
         snprintf(w->kill_code, sizeof w->kill_code, "%s", code ? code : "");
         snprintf(w->kill_message, sizeof w->kill_message, "%s", message ? message : "");
         kill(w->pid, SIGKILL); /* the scheduler sees the end of its pipe and finishes the job */
+    }
+}
+
+void svcSched_StopJob(tpService *svc, svcJob *job)
+{
+    if (job->status == SVC_QUEUED) { /* nothing planned yet: there is no best plan to keep */
+        finish_job(svc, job, SVC_CANCELLED, "cancelled", "stopped before it started: nothing planned");
+        return;
+    }
+    if (job->worker >= 0 && !job->cancel && !job->stop) {
+        job->stop = true;
+        job->version++;
+        /* the worker (and the searches of a "jobs" > 1 job, its children, to which it forwards it) end
+         * their search at the next iteration and write the best plan, as at max_iters; the job's id
+         * goes with the signal, so that it can never stop another job */
+        union sigval v = {.sival_int = (int)job->id};
+        sigqueue(svc->workers[job->worker].pid, SIGUSR1, v);
+        pthread_cond_broadcast(&svc->changed);
+    }
+}
+
+bool svcSched_Delete(tpService *svc, int64_t id)
+{
+    if (!svcStore_Delete(svc, id)) {
+        return false;
+    }
+    svcJobRemoveFiles(svc, id, false);
+    svcLog(svc, "job %lld deleted", (long long)id);
+    return true;
+}
+
+/* ---- retention ---------------------------------------------------------------------------- */
+
+/* Deletes the finished jobs the retention policy (keep_days, keep_jobs, keep_mb) drops. */
+static void retention(tpService *svc)
+{
+    int n = 0;
+    int64_t *ids = svcStore_Expired(svc, svcNow(), &n);
+    if (n > 0 && svcStore_DeleteMany(svc, ids, n)) {
+        for (int i = 0; i < n; ++i) {
+            svcJobRemoveFiles(svc, ids[i], false);
+        }
+        svcLog(svc, "retention: %d finished job%s deleted", n, n == 1 ? "" : "s");
+    }
+    free(ids);
+    svc->next_retention = svcNow() + SVC_RETENTION_EVERY;
+}
+
+/* At start: folders under DATA/jobs that belong to no stored job (a crash between a delete's row and
+ * its files, or files of a job an older version never cleaned) are removed. */
+static void sweep_orphans(tpService *svc)
+{
+    int n = 0;
+    int64_t *ids = svcStore_AllIds(svc, &n);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/jobs", svc->data_dir);
+    DIR *d = opendir(dir);
+    int removed = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char *end = NULL;
+        long long id = strtoll(e->d_name, &end, 10);
+        if (e->d_name[0] < '1' || e->d_name[0] > '9' || *end) {
+            continue;
+        }
+        int lo = 0, hi = n - 1;
+        bool found = false;
+        while (lo <= hi && !found) {
+            int mid = (lo + hi) / 2;
+            found = ids[mid] == id;
+            if (ids[mid] < id) {
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        if (!found) {
+            svcJobRemoveFiles(svc, id, false);
+            ++removed;
+        }
+    }
+    if (d) {
+        closedir(d);
+    }
+    free(ids);
+    if (removed > 0) {
+        svcLog(svc, "store: %d folder%s of no stored job removed", removed, removed == 1 ? "" : "s");
     }
 }
 
@@ -264,7 +383,7 @@ static double effective_time_limit(const svcJob *job)
         return job->time_limit;
     }
     double remaining = job->sync_deadline - svcNow(); /* both wall-clock (unix) times */
-    double margin = fmax(0.05, 0.15 * remaining);
+    double margin = fmax(SVC_SYNC_MARGIN_MIN, SVC_SYNC_MARGIN * remaining);
     return fmax(0.01, fmin(job->time_limit, remaining - margin));
 }
 
@@ -272,6 +391,12 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
 {
     char dir[4096];
     svcJobPath(svc, job->id, NULL, dir, sizeof dir);
+    svcJobRemoveFiles(svc, job->id, false); /* a job planned again (after a stop or crash) starts clean */
+    if (!svcStore_LoadScript(svc, job)) {   /* a queued script waits in the store, not in memory */
+        job->worker = -1;
+        finish_job(svc, job, SVC_FAILED, "internal", "the job's script could not be read from the store");
+        return true;
+    }
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
         char msg[4200];
         snprintf(msg, sizeof msg, "cannot create %s: %s", dir, strerror(errno));
@@ -294,10 +419,16 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
         cJSON_AddStringToObject(m, "domain_path", path);
     }
     cJSON_AddNumberToObject(m, "time_limit", limit);
+    if (job->sync) { /* the search ends here even if the script's load took part of the time */
+        double wait = job->sync_deadline - job->created;
+        cJSON_AddNumberToObject(m, "answer_by", job->sync_deadline - fmax(SVC_SYNC_MARGIN_MIN, SVC_SYNC_MARGIN * wait));
+    }
     cJSON_AddNumberToObject(m, "memory_mb", job->memory_mb);
     cJSON_AddNumberToObject(m, "progress", 0.25);
     char *line = cJSON_PrintUnformatted(m);
     cJSON_Delete(m);
+    free(job->script); /* the worker has it now */
+    job->script = NULL;
     if (!line) {
         return false;
     }
@@ -330,18 +461,30 @@ static void dispatch(tpService *svc)
 {
     for (;;) {
         svcJob *job = next_queued(svc);
+        if (!job) {
+            return;
+        }
+        /* a synchronous job takes an interactive worker, else any idle one; a batch job only batch
+         * workers (the interactive ones stay free for the next game request) */
         int idle = 0, first = -1;
-        for (int wi = 0; wi < svc->nworkers; ++wi) {
-            if (worker_idle(&svc->workers[wi])) {
-                first = first < 0 ? wi : first;
-                ++idle;
+        if (job->sync) {
+            for (int wi = svc->nprocs - 1; wi >= 0 && first < 0; --wi) {
+                first = worker_idle(&svc->workers[wi]) ? wi : -1;
+            }
+            idle = first >= 0;
+        } else {
+            for (int wi = 0; wi < svc->nworkers; ++wi) {
+                if (worker_idle(&svc->workers[wi])) {
+                    first = first < 0 ? wi : first;
+                    ++idle;
+                }
             }
         }
-        if (!job || idle < job->jobs) {
+        if (idle < (job->sync ? 1 : job->jobs)) {
             return;
         }
         int64_t id = job->id;
-        int more = job->jobs - 1;
+        int more = job->sync ? 0 : job->jobs - 1;
         if (!start_job(svc, &svc->workers[first], first, job)) {
             return; /* the worker is gone: its pipe's end restarts it */
         }
@@ -488,7 +631,7 @@ static void worker_died(tpService *svc, int wi)
 
 static void check_deadlines(tpService *svc, double now)
 {
-    for (int wi = 0; wi < svc->nworkers; ++wi) {
+    for (int wi = 0; wi < svc->nprocs; ++wi) {
         svcWorker *w = &svc->workers[wi];
         svcJob *job = w->job ? svcSched_Find(svc, w->job) : NULL;
         if (job && !job->cancel && now > w->hard_deadline) {
@@ -510,8 +653,8 @@ static void check_deadlines(tpService *svc, double now)
 static void *sched_main(void *arg)
 {
     tpService *svc = arg;
-    struct pollfd *fds = calloc((size_t)svc->nworkers + 1, sizeof *fds);
-    int *which = calloc((size_t)svc->nworkers + 1, sizeof *which);
+    struct pollfd *fds = calloc((size_t)svc->nprocs + 1, sizeof *fds);
+    int *which = calloc((size_t)svc->nprocs + 1, sizeof *which);
     pthread_mutex_lock(&svc->mu);
     while (!svc->stopping && fds && which) {
         dispatch(svc);
@@ -519,8 +662,11 @@ static void *sched_main(void *arg)
         fds[n].fd = svc->wake[0];
         fds[n].events = POLLIN;
         which[n++] = -1;
+        if (svcNow() >= svc->next_retention) {
+            retention(svc);
+        }
         double now = tpClock_Now(), next = now + 1.0;
-        for (int wi = 0; wi < svc->nworkers; ++wi) {
+        for (int wi = 0; wi < svc->nprocs; ++wi) {
             svcWorker *w = &svc->workers[wi];
             if (w->pid > 0) {
                 fds[n].fd = w->ev_fd;
@@ -570,19 +716,24 @@ bool svcSched_Start(tpService *svc, char *err, size_t errlen)
         snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
         return false;
     }
-    svc->workers = calloc((size_t)svc->def.workers, sizeof *svc->workers);
+    svc->nworkers = svc->def.workers;
+    svc->ninteractive = svc->def.interactive_workers;
+    svc->nprocs = svc->nworkers + svc->ninteractive;
+    svc->workers = calloc((size_t)svc->nprocs, sizeof *svc->workers);
     if (!svc->workers) {
         snprintf(err, errlen, "out of memory");
         return false;
     }
-    svc->nworkers = svc->def.workers;
-    for (int i = 0; i < svc->nworkers; ++i) {
+    for (int i = 0; i < svc->nprocs; ++i) {
         svc->workers[i].in_fd = svc->workers[i].ev_fd = -1;
+        svc->workers[i].interactive = i >= svc->nworkers;
         if (!spawn_worker(svc, &svc->workers[i])) {
             snprintf(err, errlen, "cannot start worker %d (%s)", i, svc->def.worker_argv[0]);
             return false;
         }
     }
+    sweep_orphans(svc);
+    retention(svc);
     int n = 0;
     svcJob **queued = svcStore_Recover(svc, &n);
     for (int i = 0; i < n; ++i) {
@@ -613,7 +764,7 @@ void svcSched_Stop(tpService *svc)
         svc->sched_started = false;
     }
     pthread_mutex_lock(&svc->mu);
-    for (int wi = 0; wi < svc->nworkers; ++wi) {
+    for (int wi = 0; wi < svc->nprocs; ++wi) {
         svcWorker *w = &svc->workers[wi];
         if (w->pid > 0 && w->job == 0) {
             /* an idle worker waits for a line on its stdin: the end of it makes it exit normally

@@ -27,6 +27,11 @@ tpServiceDef tpDefaultServiceDef(void)
     d.max_time = 600;
     d.default_memory_mb = 2048;
     d.max_memory_mb = 4096;
+    d.interactive_workers = 1;
+    d.batch_nice = 10;
+    d.keep_days = 7;
+    d.keep_jobs = 5000;
+    d.keep_mb = 2048;
     d.max_connections = 1024;
     d.max_per_address = 128;
     d.request_timeout = 30;
@@ -125,7 +130,8 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
         def->port < 0 || def->port > 65535 || def->max_queue < 1 || !(def->default_time > 0) ||
         !(def->max_time >= def->default_time) || def->default_memory_mb < 16 ||
         def->max_memory_mb < def->default_memory_mb || def->max_connections < 1 || def->max_per_address < 1 ||
-        !(def->request_timeout > 0)) {
+        !(def->request_timeout > 0) || def->interactive_workers < 0 || def->batch_nice < 0 || def->batch_nice > 19 ||
+        !(def->keep_days >= 0) || def->keep_jobs < 0 || def->keep_mb < 0) {
         snprintf(err, sizeof err, "tpRunService: incomplete or inconsistent definition");
         goto out;
     }

@@ -36,8 +36,11 @@ typedef struct svcJob {
     svcStatus status;
     char *domain;  /* the built-in name, or "job.lua" for a submitted script */
     char *request; /* JSON object text of the accepted request (script replaced by script_bytes) */
-    char *script;  /* the submitted Lua text (NULL for a built-in domain); script_len bytes */
+    char *script;  /* the submitted Lua text: only while a request or the scheduler handles it; a queued
+                      job keeps it in the store, not in memory (NULL for a built-in domain) */
     size_t script_len;
+    char *name;                        /* the client's name of the job (NULL = none) */
+    char *tags;                        /* JSON array text of the client's tags (NULL = none) */
     double created, started, finished; /* unix s; 0 = not yet */
     int64_t iterations, nodes;
     int solutions;
@@ -47,6 +50,7 @@ typedef struct svcJob {
     char err_code[32];   /* "" = no error */
     char *err_message;
     bool has_plan, has_tree;
+    int64_t files_bytes; /* size of its files once final (retention) */
     /* runtime (active jobs only) */
     bool sync;            /* POST /v1/plan: ahead of the queue, planned within sync_deadline */
     double sync_deadline; /* tpClock time */
@@ -55,6 +59,7 @@ typedef struct svcJob {
     int jobs;         /* worker processes its OR-parallel search takes (request "jobs", >= 1) */
     int worker;       /* index of the worker running it, -1 */
     bool cancel;      /* DELETE asked for it while running */
+    bool stop;        /* POST .../stop asked it to end now with its best plan (SIGUSR1 sent) */
     uint64_t version; /* bumped on every change */
 
     char *request_shown; /* the request as job objects show it (util.c; made on first use, then kept) */
@@ -64,6 +69,7 @@ typedef struct svcJob {
 /// A worker process.
 typedef struct svcWorker {
     pid_t pid;            /* 0 = not running */
+    bool interactive;     /* kept for synchronous jobs (runs at nice 0; batch workers at def.batch_nice) */
     int in_fd;            /* its stdin (we write jobs) */
     int ev_fd;            /* its fd 3 (we read events) */
     int64_t job;          /* the job it runs, 0 = idle */
@@ -77,10 +83,10 @@ typedef struct svcWorker {
 } svcWorker;
 
 #define SVC_HIST_BUCKETS 12
-#define SVC_MAX_ROUTES 16
+#define SVC_MAX_ROUTES 20
 
 typedef struct svcMetrics {
-    uint64_t codes[SVC_MAX_ROUTES][16];       /* requests: route x status code (the tables of metrics.c) */
+    uint64_t codes[SVC_MAX_ROUTES][20];       /* requests: route x status code (the tables of metrics.c) */
     uint64_t plan_hist[SVC_HIST_BUCKETS + 1]; /* planning-time histogram (cumulative on output) */
     double plan_sum;
     uint64_t plan_count;
@@ -103,9 +109,12 @@ typedef struct tpService {
     svcJob **active; /* nactive queued and running jobs (owned array; room for cap_active) */
     int nactive;
     size_t cap_active;
-    svcWorker *workers;
-    int nworkers;
-    int wake[2]; /* self-pipe: wakes the scheduler */
+    svcWorker *workers;    /* nworkers batch workers, then ninteractive interactive ones */
+    int nworkers;          /* batch workers (--workers): the cores batch jobs may take */
+    int ninteractive;      /* interactive workers (--interactive-workers) */
+    int nprocs;            /* nworkers + ninteractive */
+    double next_retention; /* svcNow() time of the next retention pass */
+    int wake[2];           /* self-pipe: wakes the scheduler */
     pthread_t sched;
     bool sched_started;
     struct MHD_Daemon *httpd;
@@ -152,9 +161,27 @@ bool svcStore_Update(tpService *svc, const svcJob *job);
 svcJob *svcStore_Get(tpService *svc, int64_t id, bool with_script);
 /// The job with this idempotency key: its id (0 = none) and request hash.
 int64_t svcStore_FindIdem(tpService *svc, const char *key, char *hash, size_t hashcap);
-/// Jobs newest first: status filter (-1 = any), id < before (0 = no bound), at most limit. Returns
-/// a cJSON array of job objects (active jobs overlaid from memory by the caller).
-int64_t *svcStore_List(tpService *svc, int status, int64_t before, int limit, int *n);
+/// Filters of the job list (GET /v1/jobs).
+typedef struct svcListFilter {
+    int status;                           /* -1 = any */
+    const char *domain, *name, *tag;      /* NULL = any; tag: one of the job's tags */
+    double created_after, created_before; /* unix s; 0 = no bound */
+    int64_t before;                       /* id < before; 0 = no bound */
+    int limit;
+} svcListFilter;
+/// Job ids newest first that pass the filter (malloc'd, *n of them; NULL on error).
+int64_t *svcStore_List(tpService *svc, const svcListFilter *f, int *n);
+/// Reads job->script from the store (NULL for a built-in domain). False on error.
+bool svcStore_LoadScript(tpService *svc, svcJob *job);
+/// Deletes job id's row (its files are the caller's). False on error.
+bool svcStore_Delete(tpService *svc, int64_t id);
+/// Deletes these rows in one transaction and gives the freed pages back to the file system.
+bool svcStore_DeleteMany(tpService *svc, const int64_t *ids, int n);
+/// Finished jobs the retention policy drops now (oldest first): older than keep_days, beyond the
+/// newest keep_jobs, or beyond keep_mb of files, scripts and records. Returns the ids (malloc'd, *n).
+int64_t *svcStore_Expired(tpService *svc, double now, int *n);
+/// Every job id in the store (malloc'd, sorted ascending, *n).
+int64_t *svcStore_AllIds(tpService *svc, int *n);
 /// Count of stored jobs per status.
 void svcStore_Counts(tpService *svc, int64_t counts[SVC_NSTATUS]);
 /// At start: running jobs (interrupted) go back to queued; returns the queued jobs, oldest first.
@@ -172,7 +199,16 @@ bool svcSched_Enqueue(tpService *svc, svcJob *job);
 /// finishes it). svc->mu held.
 void svcSched_Cancel(tpService *svc, svcJob *job, const char *code, const char *message);
 int svcSched_Count(tpService *svc, svcStatus status); /* active jobs in this status; mu held */
-int svcSched_Busy(tpService *svc);                    /* workers running a job; mu held */
+int svcSched_Busy(tpService *svc, bool interactive);  /* batch (or interactive) workers running a job; mu held */
+/// Asks a running job to stop now and keep its best plan (solved or approximate). mu held.
+void svcSched_StopJob(tpService *svc, svcJob *job);
+/// Deletes a finished job: its row and its folder. mu held. False on a store error.
+bool svcSched_Delete(tpService *svc, int64_t id);
+/// Bytes of a job's folder (its files).
+int64_t svcJobFilesBytes(tpService *svc, int64_t id);
+/// Removes a job's folder and everything in it; keep_log: all but its log (log.txt), the partial
+/// files of a cancelled or failed job.
+void svcJobRemoveFiles(tpService *svc, int64_t id, bool keep_log);
 
 /* ---- metrics.c ---- */
 int svcRouteIndex(const char *route);

@@ -9,7 +9,7 @@
 
 #include "service_internal.h"
 
-#define SVC_SCHEMA_VERSION 1
+#define SVC_SCHEMA_VERSION 2 /* 2: name, tags, bytes */
 
 static const char *const schema =
     "CREATE TABLE IF NOT EXISTS jobs("
@@ -25,7 +25,9 @@ static const char *const schema =
     " solutions INTEGER NOT NULL DEFAULT 0, best_quality REAL, elapsed REAL NOT NULL DEFAULT 0,"
     " summary TEXT, error_code TEXT, error_message TEXT,"
     " has_plan INTEGER NOT NULL DEFAULT 0, has_tree INTEGER NOT NULL DEFAULT 0,"
-    " time_limit REAL NOT NULL, memory_mb INTEGER NOT NULL);"
+    " time_limit REAL NOT NULL, memory_mb INTEGER NOT NULL,"
+    " name TEXT, tags TEXT,"              /* the client's name of the job; JSON array of its tags */
+    " bytes INTEGER NOT NULL DEFAULT 0);" /* size of the job's files once it finished */
     "CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs(status, id);";
 
 static void db_error(tpService *svc, const char *what)
@@ -114,22 +116,38 @@ bool svcStore_Open(tpService *svc, char *err, size_t errlen)
     if (!store_is_ours(svc, version, path, err, errlen)) {
         goto fail;
     }
-    if (sqlite3_exec(svc->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", NULL, NULL,
-                     &msg) != SQLITE_OK ||
+    /* a new store gives the pages of deleted jobs back to the file system (retention, DELETE); it
+     * must be set before the first table exists, and is a no-op on an older store (whose free pages
+     * are reused by new jobs) */
+    if (sqlite3_exec(svc->db,
+                     "PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                     " PRAGMA foreign_keys=ON;",
+                     NULL, NULL, &msg) != SQLITE_OK ||
         sqlite3_exec(svc->db, schema, NULL, NULL, &msg) != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot set up the store: %s", path, msg ? msg : sqlite3_errmsg(svc->db));
         sqlite3_free(msg);
         goto fail;
     }
+    if (version == 1) { /* version 1 stores had no name and tags */
+        if (sqlite3_exec(svc->db,
+                         "ALTER TABLE jobs ADD COLUMN name TEXT; ALTER TABLE jobs ADD COLUMN tags TEXT;"
+                         " ALTER TABLE jobs ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;",
+                         NULL, NULL, &msg) != SQLITE_OK) {
+            snprintf(err, errlen, "%s: cannot upgrade the store: %s", path, msg ? msg : sqlite3_errmsg(svc->db));
+            sqlite3_free(msg);
+            goto fail;
+        }
+    }
     char sql[64];
     snprintf(sql, sizeof sql, "PRAGMA user_version=%d", SVC_SCHEMA_VERSION);
     sqlite3_exec(svc->db, sql, NULL, NULL, NULL);
     /* the jobs table must have the columns this version reads */
-    if (sqlite3_prepare_v2(svc->db,
-                           "SELECT id, status, domain, request, script, idem_key, idem_hash, created, started,"
-                           " finished, iterations, nodes, solutions, best_quality, elapsed, summary, error_code,"
-                           " error_message, has_plan, has_tree, time_limit, memory_mb FROM jobs LIMIT 0",
-                           -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(
+            svc->db,
+            "SELECT id, status, domain, request, script, idem_key, idem_hash, created, started,"
+            " finished, iterations, nodes, solutions, best_quality, elapsed, summary, error_code,"
+            " error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, bytes FROM jobs LIMIT 0",
+            -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: not a tplan store (%s)", path, sqlite3_errmsg(svc->db));
         goto fail;
     }
@@ -172,7 +190,7 @@ bool svcStore_Insert(tpService *svc, svcJob *job, const char *idem_key, const ch
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(svc->db,
                            "INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
-                           " time_limit, memory_mb) VALUES(?,?,?,?,?,?,?,?,?)",
+                           " time_limit, memory_mb, name, tags) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK) {
         db_error(svc, "insert");
         return false;
@@ -190,6 +208,8 @@ bool svcStore_Insert(tpService *svc, svcJob *job, const char *idem_key, const ch
     sqlite3_bind_double(st, 7, job->created);
     sqlite3_bind_double(st, 8, job->time_limit);
     sqlite3_bind_int(st, 9, job->memory_mb);
+    bind_text(st, 10, job->name);
+    bind_text(st, 11, job->tags);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -206,7 +226,7 @@ bool svcStore_Update(tpService *svc, const svcJob *job)
     if (sqlite3_prepare_v2(svc->db,
                            "UPDATE jobs SET status=?, started=?, finished=?, iterations=?, nodes=?, solutions=?,"
                            " best_quality=?, elapsed=?, summary=?, error_code=?, error_message=?, has_plan=?,"
-                           " has_tree=? WHERE id=?",
+                           " has_tree=?, bytes=? WHERE id=?",
                            -1, &st, NULL) != SQLITE_OK) {
         db_error(svc, "update");
         return false;
@@ -228,7 +248,8 @@ bool svcStore_Update(tpService *svc, const svcJob *job)
     bind_text(st, 11, job->err_message);
     sqlite3_bind_int(st, 12, job->has_plan);
     sqlite3_bind_int(st, 13, job->has_tree);
-    sqlite3_bind_int64(st, 14, job->id);
+    sqlite3_bind_int64(st, 14, job->files_bytes);
+    sqlite3_bind_int64(st, 15, job->id);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -246,7 +267,7 @@ static char *column_dup(sqlite3_stmt *st, int i)
 
 #define JOB_COLUMNS                                                                                                    \
     "id, status, domain, request, created, started, finished, iterations, nodes, solutions, best_quality,"             \
-    " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb"
+    " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags"
 
 static svcJob *job_from_row(sqlite3_stmt *st)
 {
@@ -275,11 +296,13 @@ static svcJob *job_from_row(sqlite3_stmt *st)
     job->has_tree = sqlite3_column_int(st, 16) != 0;
     job->time_limit = sqlite3_column_double(st, 17);
     job->memory_mb = sqlite3_column_int(st, 18);
+    job->name = column_dup(st, 19);
+    job->tags = column_dup(st, 20);
     job->worker = -1;
     return job;
 }
 
-static bool load_script(tpService *svc, svcJob *job)
+bool svcStore_LoadScript(tpService *svc, svcJob *job)
 {
     sqlite3_stmt *st = NULL;
     bool ok = false;
@@ -316,7 +339,7 @@ svcJob *svcStore_Get(tpService *svc, int64_t id, bool with_script)
     sqlite3_bind_int64(st, 1, id);
     svcJob *job = sqlite3_step(st) == SQLITE_ROW ? job_from_row(st) : NULL;
     sqlite3_finalize(st);
-    if (job && with_script && !load_script(svc, job)) {
+    if (job && with_script && !svcStore_LoadScript(svc, job)) {
         svcJobFree(job);
         return NULL;
     }
@@ -339,27 +362,140 @@ int64_t svcStore_FindIdem(tpService *svc, const char *key, char *hash, size_t ha
     return id;
 }
 
-int64_t *svcStore_List(tpService *svc, int status, int64_t before, int limit, int *n)
+int64_t *svcStore_List(tpService *svc, const svcListFilter *f, int *n)
 {
     *n = 0;
-    int64_t *ids = malloc((size_t)(limit > 0 ? limit : 1) * sizeof *ids);
+    int64_t *ids = malloc((size_t)(f->limit > 0 ? f->limit : 1) * sizeof *ids);
     sqlite3_stmt *st = NULL;
     if (!ids || sqlite3_prepare_v2(svc->db,
                                    "SELECT id FROM jobs WHERE (?1 IS NULL OR status=?1) AND (?2 = 0 OR id < ?2)"
+                                   " AND (?4 IS NULL OR domain=?4) AND (?5 IS NULL OR name=?5)"
+                                   " AND (?6 IS NULL OR EXISTS (SELECT 1 FROM json_each(jobs.tags) WHERE value=?6))"
+                                   " AND (?7 IS NULL OR created > ?7) AND (?8 IS NULL OR created < ?8)"
                                    " ORDER BY id DESC LIMIT ?3",
                                    -1, &st, NULL) != SQLITE_OK) {
+        db_error(svc, "list");
         free(ids);
         return NULL;
     }
-    if (status >= 0) {
-        sqlite3_bind_text(st, 1, svcStatusName((svcStatus)status), -1, SQLITE_STATIC);
-    } else {
-        sqlite3_bind_null(st, 1);
+    if (f->status >= 0) {
+        sqlite3_bind_text(st, 1, svcStatusName((svcStatus)f->status), -1, SQLITE_STATIC);
     }
-    sqlite3_bind_int64(st, 2, before);
-    sqlite3_bind_int(st, 3, limit);
-    while (sqlite3_step(st) == SQLITE_ROW && *n < limit) {
+    sqlite3_bind_int64(st, 2, f->before);
+    sqlite3_bind_int(st, 3, f->limit);
+    bind_text(st, 4, f->domain);
+    bind_text(st, 5, f->name);
+    bind_text(st, 6, f->tag);
+    if (f->created_after > 0) {
+        sqlite3_bind_double(st, 7, f->created_after);
+    }
+    if (f->created_before > 0) {
+        sqlite3_bind_double(st, 8, f->created_before);
+    }
+    while (sqlite3_step(st) == SQLITE_ROW && *n < f->limit) {
         ids[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return ids;
+}
+
+bool svcStore_Delete(tpService *svc, int64_t id)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(svc->db, "DELETE FROM jobs WHERE id=?", -1, &st, NULL) != SQLITE_OK) {
+        db_error(svc, "delete");
+        return false;
+    }
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        db_error(svc, "delete");
+        return false;
+    }
+    return true;
+}
+
+bool svcStore_DeleteMany(tpService *svc, const int64_t *ids, int n)
+{
+    bool ok = sqlite3_exec(svc->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+    for (int i = 0; ok && i < n; ++i) {
+        ok = svcStore_Delete(svc, ids[i]);
+    }
+    if (!ok || sqlite3_exec(svc->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        db_error(svc, "retention");
+        sqlite3_exec(svc->db, "ROLLBACK", NULL, NULL, NULL);
+        return false;
+    }
+    sqlite3_exec(svc->db, "PRAGMA incremental_vacuum", NULL, NULL, NULL);
+    return true;
+}
+
+/* ids of a SELECT of one integer column, *n of them (malloc'd). */
+static int64_t *select_ids(tpService *svc, sqlite3_stmt *st, int *n)
+{
+    int64_t *ids = NULL;
+    size_t cap = 0;
+    *n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t *grown = tpArray_Grow(ids, &cap, (size_t)*n + 1, sizeof *ids);
+        if (!grown) {
+            db_error(svc, "out of memory");
+            break;
+        }
+        ids = grown;
+        ids[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return ids;
+}
+
+int64_t *svcStore_AllIds(tpService *svc, int *n)
+{
+    sqlite3_stmt *st = NULL;
+    *n = 0;
+    if (sqlite3_prepare_v2(svc->db, "SELECT id FROM jobs ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
+        db_error(svc, "ids");
+        return NULL;
+    }
+    return select_ids(svc, st, n);
+}
+
+int64_t *svcStore_Expired(tpService *svc, double now, int *n)
+{
+    *n = 0;
+    const tpServiceDef *d = &svc->def;
+    /* finished jobs newest first with their script's size: the newest keep_jobs (within keep_days and
+     * keep_mb) stay, every older one goes */
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(svc->db,
+                           "SELECT id, COALESCE(finished, created), COALESCE(length(script), 0) + length(request) +"
+                           " COALESCE(length(summary), 0) + bytes FROM jobs"
+                           " WHERE status NOT IN ('queued', 'running') ORDER BY id DESC",
+                           -1, &st, NULL) != SQLITE_OK) {
+        db_error(svc, "retention");
+        return NULL;
+    }
+    int64_t *ids = NULL;
+    size_t cap = 0;
+    int64_t kept = 0, bytes = 0, max_bytes = d->keep_mb > 0 ? (int64_t)d->keep_mb << 20 : INT64_MAX;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        double when = sqlite3_column_double(st, 1);
+        bool drop =
+            (d->keep_jobs > 0 && kept >= d->keep_jobs) || (d->keep_days > 0 && now - when > d->keep_days * 86400.0);
+        bytes += sqlite3_column_int64(st, 2);           /* once over keep_mb, every older job goes too */
+        drop = drop || (bytes > max_bytes && kept > 0); /* the newest finished job stays, however large */
+        if (!drop) {
+            ++kept;
+            continue;
+        }
+        int64_t *grown = tpArray_Grow(ids, &cap, (size_t)*n + 1, sizeof *ids);
+        if (!grown) {
+            break;
+        }
+        ids = grown;
+        ids[(*n)++] = id;
     }
     sqlite3_finalize(st);
     return ids;
@@ -410,11 +546,7 @@ svcJob **svcStore_Recover(tpService *svc, int *n)
             break;
         }
         jobs = grown;
-        svcJob *job = job_from_row(st);
-        if (job && !load_script(svc, job)) {
-            svcJobFree(job);
-            job = NULL;
-        }
+        svcJob *job = job_from_row(st); /* its script stays in the store until a worker takes it */
         if (job) {
             jobs[(*n)++] = job;
         }

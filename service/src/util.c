@@ -1,10 +1,15 @@
 /* tplan service: job records as API objects, statuses, the log, error classification. */
+#define _GNU_SOURCE /* dirfd */
+#include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "service_internal.h"
 
@@ -73,6 +78,8 @@ void svcJobFree(svcJob *job)
     free(job->request);
     free(job->request_shown);
     free(job->script);
+    free(job->name);
+    free(job->tags);
     free(job->summary);
     free(job->err_message);
     free(job);
@@ -120,6 +127,12 @@ cJSON *svcJobToCJson(const svcJob *job)
     cJSON_AddNumberToObject(o, "id", (double)job->id);
     cJSON_AddStringToObject(o, "status", svcStatusName(job->status));
     cJSON_AddStringToObject(o, "domain", job->domain ? job->domain : "");
+    cJSON_AddItemToObject(o, "name", job->name ? cJSON_CreateString(job->name) : cJSON_CreateNull());
+    cJSON *tags = job->tags ? cJSON_Parse(job->tags) : NULL;
+    cJSON_AddItemToObject(o, "tags", cJSON_IsArray(tags) ? tags : cJSON_CreateArray());
+    if (tags && !cJSON_IsArray(tags)) {
+        cJSON_Delete(tags);
+    }
     cJSON *req = shown_request(job);
     cJSON_AddItemToObject(o, "request", req ? req : cJSON_CreateObject());
     cJSON_AddItemToObject(o, "created", number_or_null(job->created, job->created > 0));
@@ -166,4 +179,47 @@ void svcJobPath(const tpService *svc, int64_t id, const char *name, char *out, s
     } else {
         snprintf(out, cap, "%s/jobs/%lld", svc->data_dir, (long long)id);
     }
+}
+
+/* A job's folder holds only regular files written by its worker (plan.json, tree.bin and their
+ * temporary names while being written): no subfolders, nothing to follow. */
+int64_t svcJobFilesBytes(tpService *svc, int64_t id)
+{
+    char dir[4096];
+    svcJobPath(svc, id, NULL, dir, sizeof dir);
+    DIR *d = opendir(dir);
+    if (!d) {
+        return 0;
+    }
+    int64_t total = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        struct stat sb;
+        if (e->d_name[0] != '.' && fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode)) {
+            total += (int64_t)sb.st_size;
+        }
+    }
+    closedir(d);
+    return total;
+}
+
+void svcJobRemoveFiles(tpService *svc, int64_t id, bool keep_log)
+{
+    char dir[4096];
+    svcJobPath(svc, id, NULL, dir, sizeof dir);
+    DIR *d = opendir(dir);
+    if (!d) {
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        struct stat sb; /* the worker creates the log at once: an empty one (nothing printed) goes too */
+        bool log = keep_log && strcmp(e->d_name, "log.txt") == 0 &&
+                   fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && sb.st_size > 0;
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && !log) {
+            unlinkat(dirfd(d), e->d_name, 0);
+        }
+    }
+    closedir(d);
+    rmdir(dir); /* fails while the log is kept: the folder stays with it */
 }

@@ -81,7 +81,8 @@ done
 # --set values beyond a parameter's declared range are refused at the tp.param line (they used to
 # abort ODE or build a 4-billion-entry table)
 for row in "dice|grid_z=1e308|expected a number in [0, 1000]" "racing|hmax=4294967296|expected an integer in [1, 16]" \
-           "dice|count=1e9|expected an integer in [1, 100000]"; do
+           "dice|count=1e9|expected an integer in [1, 100000]" "pool|mode=bogus|expected one of chain, single" \
+           "pool|target=cue|expected one of yellow, blue, red"; do
   IFS='|' read -r dom set msg <<<"$row"
   "$tplan" plan "$dom" --set "$set" --no-out -q >/dev/null 2>"$work/err.txt"
   rc=$?
@@ -89,6 +90,19 @@ for row in "dice|grid_z=1e308|expected a number in [0, 1000]" "racing|hmax=42949
   grep -qF -- "$msg" "$work/err.txt"
   r=$?
   check "$dom --set $set: expected '$msg', got: $(head -c 300 "$work/err.txt")" $r
+done
+
+# a string parameter's choices: a bad declaration is refused at its line
+for row in 'tp.param("m", "a", { choices = { "b" } })|the default '"'"'a'"'"' is not one of its choices' \
+           'tp.param("m", "a", { choices = {} })|choices must list 1 to 64 strings' \
+           'tp.param("m", "a", { choices = { "a", 3 } })|choices[2] must be a string' \
+           'tp.param("m", "a", { min = 1 })|unknown field'; do
+  IFS='|' read -r line msg <<<"$row"
+  printf 'local tp = require "tp"\n%s\nreturn nil\n' "$line" > "$work/choices.lua"
+  "$tplan" plan "$work/choices.lua" --no-out -q >/dev/null 2>"$work/err.txt"
+  grep -qF -- "choices.lua:2:" "$work/err.txt" && grep -qF -- "$msg" "$work/err.txt"
+  r=$?
+  check "$line: expected '$msg' at line 2, got: $(head -c 300 "$work/err.txt")" $r
 done
 
 # A controlled box whose max_force is below its floor friction cannot move: warned at load time,

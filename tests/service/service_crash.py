@@ -12,7 +12,7 @@ TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 
 
 def test_worker_kill(tplan, work):
-    s = Server(tplan, os.path.join(work, "wk"), workers=1).start()
+    s = Server(tplan, os.path.join(work, "wk"), "--interactive-workers", "0", workers=1).start()
     try:
         a = s.submit(LONG)
         s.wait_status(a, ("running",))

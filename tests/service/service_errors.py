@@ -5,7 +5,7 @@ import os
 import socket
 import sys
 
-from tplan_service import Runner, Server, fresh_dir, SCRIPTS, LONG
+from tplan_service import Runner, Server, fresh_dir, SCRIPTS, LONG, openapi_check
 
 TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 
@@ -61,9 +61,24 @@ def test_bad_requests(s):
     expect_error(s, "GET", "/v1/jobs?limit=0", 400, "bad_field", "limit")
     expect_error(s, "GET", "/v1/jobs?status=done", 400, "bad_field", "status")
     _, hd = expect_error(s, "PUT", "/v1/jobs", 405, "method_not_allowed")
-    assert hd["allow"] == "GET, POST", hd
+    assert hd["allow"] == "GET, HEAD, POST", hd
     expect_error(s, "DELETE", "/v1/health", 405, "method_not_allowed")
     expect_error(s, "POST", "/v1/plan?wait=abc", 400, "bad_field", "wait", body={"domain": "minigolf"})
+    # unknown query parameters are refused, naming the parameter, never ignored
+    expect_error(s, "GET", "/v1/jobs?domian=soccer", 400, "bad_field", "domian")
+    expect_error(s, "GET", "/v1/health?x=1", 400, "bad_field", "x")
+    expect_error(s, "GET", "/v1/jobs/1?verbose=1", 400, "bad_field", "verbose")
+    expect_error(s, "POST", "/v1/jobs?priority=high", 400, "bad_field", "priority", body={"domain": "minigolf"})
+    expect_error(s, "POST", "/v1/plan?wait=1&deadline=2", 400, "bad_field", "deadline", body={"domain": "minigolf"})
+    expect_error(s, "GET", "/v1/jobs?created_after=yesterday", 400, "bad_field", "created_after")
+    expect_error(s, "GET", "/v1/jobs?tag=", 400, "bad_field", "tag")
+    for body, field in [({"domain": "minigolf", "name": ""}, "name"), ({"domain": "minigolf", "name": 3}, "name"),
+                        ({"domain": "minigolf", "name": "a\nb"}, "name"), ({"domain": "minigolf", "tags": "a"}, "tags"),
+                        ({"domain": "minigolf", "tags": ["x" * 65]}, "tags"),
+                        ({"domain": "minigolf", "tags": ["t%d" % i for i in range(17)]}, "tags")]:
+        expect_error(s, "POST", "/v1/jobs", 400, "bad_field", field, body=body)
+    expect_error(s, "POST", "/v1/jobs/999999/stop", 404, "not_found")
+    expect_error(s, "GET", "/v1/jobs/1/stop", 405, "method_not_allowed")
     # bodies over the limit: a 5 MB body, a 1.5 MB script
     expect_error(s, "POST", "/v1/jobs", 413, "body_too_large", raw=b"x" * (5 << 20))
     expect_error(s, "POST", "/v1/jobs", 413, "script_too_large", "script", body={"script": "-" * (1536 << 10)})
@@ -118,10 +133,17 @@ def test_token(tplan, work):
     os.chmod(tok, 0o600)
     s = Server(tplan, os.path.join(work, "tok"), "--token-file", tok, workers=1).start()
     try:
-        _, hd = expect_error(s, "GET", "/v1/health", 401, "unauthorized")
+        _, hd = expect_error(s, "GET", "/v1/domains", 401, "unauthorized")
         assert hd["www-authenticate"].startswith("Bearer"), hd
-        expect_error(s, "GET", "/v1/health", 401, "unauthorized", headers={"Authorization": "Bearer s3cret-token-012"})
-        expect_error(s, "GET", "/v1/health", 401, "unauthorized", headers={"Authorization": "Bearer s3cret-token-01234"})
+        expect_error(s, "GET", "/v1/jobs", 401, "unauthorized", headers={"Authorization": "Bearer s3cret-token-012"})
+        expect_error(s, "GET", "/v1/jobs", 401, "unauthorized", headers={"Authorization": "Bearer s3cret-token-01234"})
+        expect_error(s, "GET", "/v1/openapi.json", 401, "unauthorized")
+        # liveness needs no token and then tells nothing but "ok"; with the token, the counts
+        for hdrs in ({}, {"Authorization": "Bearer s3cret-token-012"}):
+            _, _, h = s.json("GET", "/v1/health", headers=hdrs, expect=200)
+            assert h == {"status": "ok"}, h
+        _, _, h = s.json("GET", "/v1/health", headers={"Authorization": "Bearer s3cret-token-0123"}, expect=200)
+        assert h["status"] == "ok" and "queued" in h and "workers" in h, h
         expect_error(s, "POST", "/v1/jobs", 401, "unauthorized", body={"domain": "minigolf"})
         expect_error(s, "GET", "/metrics", 401, "unauthorized")
         s.json("GET", "/v1/health", headers={"Authorization": "Bearer s3cret-token-0123"}, expect=200)
@@ -184,6 +206,7 @@ try:
     r.run("bad requests table", test_bad_requests, srv)
     r.run("script errors -> failed jobs", test_script_errors, srv)
     r.run("memory and time limits", test_limits, srv)
+    r.run("every error documented (OpenAPI)", openapi_check, [srv], WORK)
 finally:
     code = srv.stop()
     if code != 0:

@@ -6,7 +6,7 @@ import os
 import sys
 import threading
 
-from tplan_service import Runner, Server, fresh_dir, SCRIPTS
+from tplan_service import Runner, Server, fresh_dir, openapi_check, SCRIPTS
 
 TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 JOBS = int(sys.argv[3]) if len(sys.argv) > 3 else 200
@@ -73,6 +73,7 @@ r = Runner()
 srv = Server(TPLAN, os.path.join(WORK, "data")).start()
 try:
     r.run("%d jobs from %d clients" % (JOBS, CLIENTS), test_load, srv)
+    r.run("every response documented (OpenAPI)", openapi_check, [srv], WORK)
 finally:
     code = srv.stop()
     if code != 0:

@@ -29,11 +29,16 @@ def fresh_dir(path):
 
 
 class Server:
-    def __init__(self, tplan, data, *args, workers=2):
-        self.tplan, self.data, self.args, self.workers = tplan, data, list(args), workers
+    def __init__(self, tplan, data, *args, workers=2, batch_nice=0):
+        # batch_nice 0 by default: the tests share a loaded machine with other tests at nice 0, which
+        # would starve batch workers at the service's default nice 10 past the jobs' wall-clock
+        # limits (service_interactive.py checks the default itself: batch_nice=None)
+        nice = [] if batch_nice is None else ["--batch-nice", str(batch_nice)]
+        self.tplan, self.data, self.args, self.workers = tplan, data, nice + list(args), workers
         self.proc = None
         self.port = None
         self.log_path = os.path.join(data, "server.log")
+        self.responses = []  # (method, path, status, content type, body) of every JSON answer: openapi_check
 
     def start(self):
         os.makedirs(self.data, exist_ok=True)
@@ -91,7 +96,12 @@ class Server:
         r = conn.getresponse()
         payload = r.read()
         conn.close()
-        return r.status, {k.lower(): v for k, v in r.getheaders()}, payload
+        hd = {k.lower(): v for k, v in r.getheaders()}
+        if method != "HEAD" and len(self.responses) < 5000 and len(payload) < (1 << 20):
+            self.responses.append({"method": method, "path": path, "status": r.status,
+                                   "type": hd.get("content-type", ""), "encoding": hd.get("content-encoding", ""),
+                                   "body": payload.decode("utf-8", "replace")})
+        return r.status, hd, payload
 
     def json(self, method, path, body=None, headers=None, expect=None, raw=None):
         st, hd, data = self.request(method, path, body, headers, raw)
@@ -138,6 +148,10 @@ class Server:
 
     def wait_status(self, job_id, statuses):
         """Follows the job's events until its status is one of statuses (or it ends)."""
+        return self.wait_until(job_id, lambda job: job["status"] in statuses, statuses)
+
+    def wait_until(self, job_id, pred, what="the condition"):
+        """Follows the job's events until pred(job object) holds; fails if the job ends first."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT)
         conn.request("GET", "/v1/jobs/%d/events" % job_id)
         r = conn.getresponse()
@@ -146,18 +160,37 @@ class Server:
             while True:
                 line = r.fp.readline()
                 if not line:
-                    raise AssertionError("job %d: stream ended before %s" % (job_id, statuses))
+                    raise AssertionError("job %d: stream ended before %s" % (job_id, what))
                 line = line.decode().rstrip("\n")
                 if line.startswith("event: "):
                     event = line[7:]
                 elif line.startswith("data: "):
                     job = json.loads(line[6:])
-                    if job["status"] in statuses:
+                    if pred(job):
                         return job
                     if event == "end":
-                        raise AssertionError("job %d ended %s, not %s" % (job_id, job["status"], statuses))
+                        raise AssertionError("job %d ended %s before %s" % (job_id, job["status"], what))
         finally:
             conn.close()
+
+
+def openapi_check(servers, work):
+    """Validates the OpenAPI document (GET /v1/openapi.json) with @seriousme/openapi-schema-validator
+    and every JSON response the servers gave against it with ajv (tests/service/openapi_check.mjs)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if not os.path.isdir(os.path.join(here, "node_modules", "ajv")):
+        raise AssertionError("tests/service/node_modules is missing: run .ci/install-deps (npm ci)")
+    doc_path = os.path.join(work, "openapi.json")
+    with open(doc_path, "wb") as f:
+        f.write(servers[0].request("GET", "/v1/openapi.json")[2])
+    rec = os.path.join(work, "responses.json")
+    with open(rec, "w") as f:
+        json.dump([r for s in servers for r in s.responses], f)
+    out = subprocess.run(["node", os.path.join(here, "openapi_check.mjs"), doc_path, rec], capture_output=True,
+                         text=True)
+    print(out.stdout.strip())
+    if out.returncode != 0:
+        raise AssertionError("OpenAPI check failed:\n" + out.stdout[-3000:] + out.stderr[-3000:])
 
 
 def strip_timing(plan_bytes):

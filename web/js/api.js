@@ -77,7 +77,12 @@ export async function postJson(path, body) {
 }
 
 export async function del(path) {
-  return (await send(path, { method: "DELETE" })).json();
+  const res = await send(path, { method: "DELETE" });
+  return res.status === 204 ? null : res.json();
+}
+
+export async function getText(path) {
+  return (await send(path)).text();
 }
 
 export async function getBytes(path, onProgress) {
@@ -121,6 +126,9 @@ export const api = {
   },
   job: (id) => getJson(`/v1/jobs/${id}`),
   submit: (body) => postJson("/v1/jobs", body),
-  cancel: (id) => del(`/v1/jobs/${id}`),
+  cancel: (id) => postJson(`/v1/jobs/${id}/cancel`, {}),
+  stop: (id) => postJson(`/v1/jobs/${id}/stop`, {}),
+  remove: (id) => del(`/v1/jobs/${id}`),
+  script: (id) => getText(`/v1/jobs/${id}/script`),
   eventsUrl: (id) => withToken(`/v1/jobs/${id}/events`),
 };

@@ -1,6 +1,7 @@
 // The job page (#/jobs/<id>): live progress from the job's event stream (iterations, nodes,
-// solutions, best quality over time as a chart), Cancel, and once the job is final its summary,
-// the plan and tree downloads, and the 3D playback.
+// solutions, best quality over time as a chart), Stop (keep the best plan) and Cancel (keep none),
+// and once the job is final its summary, the plan and tree downloads, the 3D playback, Delete, and
+// for a script job "Edit and resubmit".
 import { api, getBytes, withToken } from "./api.js";
 import { el, clear, duration, count, number, when, FINAL } from "./dom.js";
 import { Chart } from "./chart.js";
@@ -9,15 +10,17 @@ import { parseTree } from "./tree.js";
 import { Player } from "./player.js";
 
 export class JobPage {
-  constructor(container, id, { onJob }) {
+  constructor(container, id, { onJob, onDeleted }) {
     this.id = id;
     this.onJob = onJob;
+    this.onDeleted = onDeleted;
     this.job = null;
     this.closed = false;
     this.root = el("section", { class: "job-page", dataset: { id: String(id) } });
     container.append(this.root);
     this.head = el("div", { class: "job-head" });
     this.errorBox = el("div", { class: "error job-error", role: "alert", hidden: true });
+    this.noteBox = el("div", { class: "notice job-note", hidden: true }); // the user's own cancel: not an error
     this.progress = el("dl", { class: "progress" });
     this.chartCanvas = el("canvas", { class: "chart", "aria-label": "best quality over time" });
     this.chart = new Chart(this.chartCanvas);
@@ -25,9 +28,10 @@ export class JobPage {
     this.summary = el("div", { class: "summary" });
     this.playerBox = el("div", { class: "player-box" });
     this.playerStatus = el("div", { class: "muted small player-status" });
-    this.root.append(this.head, this.errorBox, this.playerStatus, this.playerBox,
+    this.progressCard = el("div", { class: "card progress-card" }, el("h3", {}, "Progress"), this.progress, this.chartCanvas, this.liveNote);
+    this.root.append(this.head, this.errorBox, this.noteBox, this.playerStatus, this.playerBox,
       el("div", { class: "job-grid" },
-        el("div", { class: "card" }, el("h3", {}, "Progress"), this.progress, this.chartCanvas, this.liveNote),
+        this.progressCard,
         el("div", { class: "card" }, el("h3", {}, "Result"), this.summary)));
     this.chart.draw();
     this.start();
@@ -94,8 +98,12 @@ export class JobPage {
     this.renderProgress();
     this.renderPending();
     const err = job.error;
-    this.errorBox.hidden = !err;
-    if (err) {
+    const ownCancel = err && err.code === "cancelled"; // asked for: a note, not a red error
+    this.errorBox.hidden = !err || ownCancel;
+    this.noteBox.hidden = !ownCancel;
+    if (ownCancel) {
+      clear(this.noteBox).append("Cancelled", job.started ? " while running: no plan was kept (Stop keeps the best plan)." : " before it started.");
+    } else if (err) {
       clear(this.errorBox).append(el("strong", {}, err.code), " ", el("span", { class: "mono message" }, err.message));
     }
     if (FINAL.has(job.status) && (!was || !FINAL.has(was.status) || !this.summaryShown)) {
@@ -113,18 +121,36 @@ export class JobPage {
       const title = el("span");
       const badge = el("span", { class: "badge job-status" });
       const times = el("div", { class: "muted small" });
-      const cancel = el("button", { type: "button", class: "danger cancel", onclick: () => this.cancel() }, "Cancel");
-      clear(this.head).append(el("h2", {}, title, " ", badge), times, cancel);
-      this.headParts = { title, badge, times };
+      const tags = el("div", { class: "tags" });
+      const stop = el("button", { type: "button", class: "stop", title: "end now and keep the best plan found (solved or approximate)",
+        onclick: () => this.end("stop") }, "Stop");
+      const cancel = el("button", { type: "button", class: "danger cancel", title: "end now and keep no plan",
+        onclick: () => this.end("cancel") }, "Cancel");
+      const resubmit = el("button", { type: "button", class: "resubmit", onclick: () => this.resubmit() }, "Edit and resubmit");
+      const remove = el("button", { type: "button", class: "danger delete", title: "delete the job and its files",
+        onclick: () => this.remove() }, "Delete");
+      clear(this.head).append(el("h2", {}, title, " ", badge), tags, times,
+        el("div", { class: "head-actions" }, stop, cancel, resubmit, remove));
+      this.headParts = { title, badge, times, tags };
       this.cancelButton = cancel;
+      this.stopButton = stop;
+      this.resubmitButton = resubmit;
+      this.deleteButton = remove;
     }
-    const { title, badge, times } = this.headParts;
-    title.textContent = `Job ${j.id} · ${j.domain}`;
+    const { title, badge, times, tags } = this.headParts;
+    title.textContent = `Job ${j.id} · ${j.name ? `${j.name} · ` : ""}${j.domain}`;
+    clear(tags).append(...(j.tags || []).map((t) => el("span", { class: "tag" }, t)));
     badge.className = `badge ${j.status} job-status`;
     badge.textContent = j.status;
     times.textContent = `created ${when(j.created)}` + (j.started ? ` · started ${when(j.started)}` : "") +
       (j.finished ? ` · finished ${when(j.finished)}` : "");
-    this.cancelButton.hidden = FINAL.has(j.status);
+    const final = FINAL.has(j.status);
+    this.cancelButton.hidden = final;
+    this.stopButton.hidden = j.status !== "running"; // a queued job has no plan to keep yet: Cancel
+    this.deleteButton.hidden = !final;
+    this.resubmitButton.hidden = !final || j.domain !== "job.lua";
+    // a job that ended before planning (failed at load, cancelled while queued) has no progress to show
+    this.progressCard.hidden = final && !(j.progress && j.progress.iterations > 0);
   }
 
   renderPending() {
@@ -199,14 +225,44 @@ export class JobPage {
     }
   }
 
-  async cancel() {
-    this.cancelButton.disabled = true;
+  async end(how) {
+    const buttons = [this.cancelButton, this.stopButton];
+    for (const b of buttons) b.disabled = true;
     try {
-      this.show(await api.cancel(this.id));
+      this.show(await (how === "stop" ? api.stop(this.id) : api.cancel(this.id)));
     } catch (err) {
       this.errorBox.hidden = false;
-      this.errorBox.textContent = `cannot cancel: ${err.code}: ${err.message}`;
-      this.cancelButton.disabled = false;
+      this.errorBox.textContent = `cannot ${how}: ${err.code}: ${err.message}`;
+    } finally {
+      for (const b of buttons) b.disabled = false;
+    }
+  }
+
+  async remove() {
+    this.deleteButton.disabled = true;
+    try {
+      await api.remove(this.id);
+      this.onDeleted?.(this.id);
+      location.hash = "#/";
+    } catch (err) {
+      this.errorBox.hidden = false;
+      this.errorBox.textContent = `cannot delete: ${err.code}: ${err.message}`;
+      this.deleteButton.disabled = false;
+    }
+  }
+
+  // A script job back in the New-job form, its script and settings filled in (kept for one form).
+  async resubmit() {
+    this.resubmitButton.disabled = true;
+    try {
+      const script = await api.script(this.id);
+      const j = this.job;
+      sessionStorage.setItem("tplan-resubmit", JSON.stringify({ script, name: j.name, tags: j.tags, request: j.request || {} }));
+      location.hash = "#/new";
+    } catch (err) {
+      this.errorBox.hidden = false;
+      this.errorBox.textContent = `cannot load the script: ${err.code}: ${err.message}`;
+      this.resubmitButton.disabled = false;
     }
   }
 

@@ -72,6 +72,12 @@ export class JobsList {
     this.render();
   }
 
+  // A job deleted from its page: gone from the list at once.
+  remove(id) {
+    this.jobs.delete(id);
+    this.render();
+  }
+
   select(id) {
     this.current = id;
     this.render();
@@ -110,8 +116,8 @@ export class JobsList {
       tr.dataset.status = j.status;
       cells[1].firstChild.className = `badge ${j.status}`;
       cells[1].firstChild.textContent = j.status;
-      cells[2].textContent = j.domain;
-      cells[2].title = j.domain;
+      cells[2].textContent = j.name ? `${j.name} · ${j.domain}` : j.domain;
+      cells[2].title = [j.name, j.domain, ...(j.tags || []).map((t) => `#${t}`)].filter(Boolean).join(" ");
       cells[3].textContent = s.planner || req.planner || "–";
       cells[4].textContent = String(s.seed ?? req.seed ?? "–");
       cells[5].textContent = time === null ? "–" : duration(time);

@@ -54,7 +54,7 @@ function route() {
     const id = Number(m[1]);
     list.select(id);
     document.title = `job ${id} · tplan`;
-    view = new JobPage(main, id, { onJob: (job) => list.update(job) });
+    view = new JobPage(main, id, { onJob: (job) => list.update(job), onDeleted: (jid) => list.remove(jid) });
   } else if (h === "open") {
     list.select(null);
     document.title = "open a plan · tplan";
@@ -73,7 +73,11 @@ function route() {
 async function health() {
   try {
     const h = await api.health();
-    healthBox.textContent = `${h.status} · ${h.workers} workers · ${h.running} running · ${h.queued} queued`;
+    const keep = h.retention ? ` · keeps ${[h.retention.keep_jobs ? `${h.retention.keep_jobs} jobs` : "",
+      h.retention.keep_days ? `${h.retention.keep_days} days` : "", h.retention.keep_mb ? `${h.retention.keep_mb} MB` : ""]
+      .filter(Boolean).join(", ") || "every job"}` : "";
+    healthBox.textContent = `${h.status} · ${h.workers} workers · ${h.running} running · ${h.queued} queued${keep}`;
+    healthBox.title = "finished jobs beyond the retention policy are deleted with their files (tplan serve --keep-*)";
     healthBox.className = "health ok";
   } catch (err) {
     healthBox.textContent = `server: ${err.message}`;

@@ -24,6 +24,8 @@ function paramInput(p) {
       type: "number", id, value: String(p.default), step: p.integer ? "1" : "any",
       min: p.min ?? null, max: p.max ?? null,
     });
+  } else if (Array.isArray(p.choices)) { // tp.param(..., { choices = {...} }): a list, not a text box
+    input = el("select", { id }, ...p.choices.map((c) => el("option", { value: c, selected: c === p.default }, c === "" ? "(none)" : c)));
   } else {
     input = el("input", { type: "text", id, value: String(p.default ?? "") });
   }
@@ -87,6 +89,8 @@ export class NewJobForm {
     });
     this.muRow = rows[rows.length - 1];
     this.tree = el("input", { type: "checkbox", id: "pl-tree", checked: true, "data-field": "tree" });
+    this.name = el("input", { type: "text", id: "job-name", maxlength: "200", "data-field": "name", placeholder: "optional" });
+    this.tags = el("input", { type: "text", id: "job-tags", "data-field": "tags", placeholder: "optional, comma-separated" });
     this.error = el("div", { class: "error form-error", role: "alert", hidden: true });
     this.submitButton = el("button", { type: "submit", class: "primary" }, "Plan");
     r.append(
@@ -94,12 +98,40 @@ export class NewJobForm {
       el("div", { class: "modes" },
         el("label", {}, this.modeDomain, " built-in domain"), el("label", {}, this.modeScript, " Lua script")),
       this.domainPart, this.scriptPart,
+      el("fieldset", {}, el("legend", {}, "Job"),
+        el("label", { class: "field", for: "job-name" }, el("span", {}, "name"), this.name),
+        el("label", { class: "field", for: "job-tags" }, el("span", {}, "tags"), this.tags)),
       el("fieldset", {}, el("legend", {}, "Planner"),
         el("label", { class: "field", for: "planner" }, el("span", {}, "planner"), this.planner), ...rows,
         el("label", { class: "field", for: "pl-tree" }, el("span", {}, "also write the search tree"), this.tree)),
       // kept in view at the bottom of the scrolled form (a laptop screen does not show it all)
       el("div", { class: "form-footer" }, this.error, el("div", { class: "actions" }, this.submitButton)));
     this.showDomain();
+    this.prefill();
+  }
+
+  // "Edit and resubmit" of a script job (its page left the script and settings here for one form).
+  prefill() {
+    const saved = sessionStorage.getItem("tplan-resubmit");
+    if (!saved) return;
+    sessionStorage.removeItem("tplan-resubmit");
+    let r;
+    try {
+      r = JSON.parse(saved);
+    } catch {
+      return;
+    }
+    this.modeScript.checked = true;
+    this.showMode();
+    this.script.value = r.script || "";
+    this.name.value = r.name || "";
+    this.tags.value = (r.tags || []).join(", ");
+    const req = r.request || {};
+    if (req.planner === "rrt" || req.planner === "bgt") this.planner.value = req.planner;
+    for (const f of PLANNER_FIELDS) if (typeof req[f.name] === "number") this.plannerInputs[f.name].value = String(req[f.name]);
+    if (typeof req.tree === "boolean") this.tree.checked = req.tree;
+    this.showPlanner();
+    this.root.dataset.resubmitted = "true"; // for the tests
   }
 
   domain() {
@@ -165,6 +197,9 @@ export class NewJobForm {
       body[f.name] = v;
     }
     body.tree = this.tree.checked;
+    if (this.name.value.trim()) body.name = this.name.value.trim();
+    const tags = this.tags.value.split(",").map((t) => t.trim()).filter(Boolean);
+    if (tags.length) body.tags = tags;
     return body;
   }
 

@@ -50,6 +50,30 @@ function sceneBounds(plan, objects) {
   return box;
 }
 
+// A moving body smaller than this share of the scene's radius (a soccer ball on a 100 m pitch) is
+// a few pixels at the fitted view: it also gets a marker of MARKER_PX pixels whatever the zoom, in
+// its colour, drawn over the scene so that the play stays readable.
+const MARKER_SHARE = 0.01;
+const MARKER_PX = 10;
+
+function addMarkers(objects, sceneRadius) {
+  let n = 0;
+  for (const o of objects) {
+    const body = o && o.userData.body;
+    if (!body || !body.moving || o.userData.instance || bodyRadius(body) >= MARKER_SHARE * sceneRadius) continue;
+    const [r, g, b] = body.color || [0.9, 0.9, 0.9];
+    const geo = new THREE.BufferGeometry().setAttribute("position", new THREE.Float32BufferAttribute([0, 0, 0], 3));
+    const mat = new THREE.PointsMaterial({ color: new THREE.Color(r, g, b), size: MARKER_PX, sizeAttenuation: false, depthTest: false });
+    const marker = new THREE.Points(geo, mat);
+    marker.renderOrder = 10;
+    marker.userData.marker = true;
+    marker.raycast = () => {}; // clicks pick the body, never its marker
+    o.add(marker); // moves with the body
+    ++n;
+  }
+  return n;
+}
+
 export class Player {
   constructor(container, plan) {
     this.plan = plan;
@@ -102,6 +126,7 @@ export class Player {
     this.center = this.bounds.getCenter(new THREE.Vector3());
     this.radius = Math.max(1e-3, this.bounds.getSize(new THREE.Vector3()).length() / 2);
     addPlanes(plan, this.scene, this.objects, this.center, this.radius * 8);
+    this.markers = addMarkers(this.objects, this.radius);
     for (const o of this.objects) if (o && !o.userData.instance) onLayer(o, o.userData.body.moving ? MOVING : STATIC);
     this.buildTrail();
     this.selectBody(this.defaultBody());
@@ -119,6 +144,7 @@ export class Player {
     this.loop = this.loop.bind(this);
     this.raf = requestAnimationFrame(this.loop);
     this.update();
+    this.root.dataset.markers = String(this.markers); // for the tests: small bodies marked
     window.tplanPlayer = this; // for the browser tests and measurements (docs/web.md)
   }
 

@@ -38,6 +38,10 @@ typedef struct tpServiceDef {
     const char *bind;               /* address to listen on (IPv4 or IPv6 literal). Default "127.0.0.1" */
     int port;                       /* TCP port; 0 = a free port chosen by the system. Default 8087 */
     int workers;                    /* worker processes (>= 1). Default: the number of online cores */
+    int interactive_workers;        /* more worker processes kept for the synchronous POST /v1/plan (>= 0):
+                                       a game's request never waits for batch jobs. Default 1 */
+    int batch_nice;                 /* nice value (0..19) of the batch workers, so that an interactive job
+                                       running beside them gets most of a core. Default 10 */
     const char *data_dir;           /* the store (DIR/tplan.db) and job files (DIR/jobs/<id>/); created
                                        if missing. Default "./tplan-data" */
     const char *token;              /* bearer token every /v1 and /metrics request must carry; NULL = none */
@@ -58,6 +62,13 @@ typedef struct tpServiceDef {
     double request_timeout;         /* s: a connection must deliver a complete request (head and body)
                                        within this time of opening (or of its previous answer), however
                                        slowly it trickles bytes; then it is closed. Default 30 */
+    double keep_days;               /* retention: finished jobs older than this (days) are deleted with their
+                                       files; 0 = no age bound. Default 7 */
+    int keep_jobs;                  /* retention: at most this many finished jobs are kept (the oldest go
+                                       first); 0 = no count bound. Default 5000 */
+    long long keep_mb;              /* retention: finished jobs' files and scripts take at most this many
+                                       MB (the oldest go first); 0 = no size bound. Default 2048 */
+    const char *cors_origin;        /* the Origin allowed to call /v1 from a browser (CORS); NULL = none */
     const char *web_dir;            /* static files served at / (the web page); NULL = none */
     const char *domains_dir;        /* the built-in domain scripts (<dir>/<name>.lua) */
     const char *domains_json;       /* body of GET /v1/domains: {"domains":[{"name":...},...]} */
