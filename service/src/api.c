@@ -17,6 +17,7 @@
 
 #include "http_internal.h"
 #include "tp/base.h"
+#include "tp/run.h"
 
 /* forward: the entity tag of a finished job's object or file */
 static void job_etag(int64_t id, double finished, const char *what, char *out, size_t cap);
@@ -114,7 +115,8 @@ enum MHD_Result svcApi_Metrics(svcReq *rq)
 /* ---- POST /v1/jobs and /v1/plan -------------------------------------------------------------- */
 
 typedef struct Submission {
-    char domain[128]; /* "" for a script */
+    tplan_run_def run; /* the run's fields, read by the run definition's own reader (tp/run.h) */
+    char domain[128];  /* "" for a script */
     const char *script;
     size_t script_len;
     double time_limit;
@@ -153,23 +155,98 @@ static bool known_domain(const tpService *svc, const char *name)
 }
 
 /* Checks every field of the request object; on a bad one answers and returns false. */
+/* The server's own bounds on the run definition's fields (a run definition allows more: no time
+   limit, more solutions, more workers than this server has). False after answering 400. */
+static bool check_run_field(svcReq *rq, const tpService *svc, const cJSON *f, enum MHD_Result *answered)
+{
+    const char *k = f->string;
+    const char *why = NULL;
+    char msg[160];
+    if (strcmp(k, "planner") == 0) {
+        if (!cJSON_IsString(f) || (strcmp(f->valuestring, "rrt") != 0 && strcmp(f->valuestring, "bgt") != 0)) {
+            why = "planner must be \"rrt\" or \"bgt\"";
+        }
+    } else if (strcmp(k, "mu") == 0) {
+        if (!cJSON_IsNumber(f) || !(f->valuedouble > 0) || !isfinite(f->valuedouble)) {
+            why = "mu must be a number > 0";
+        }
+    } else if (strcmp(k, "seed") == 0) {
+        if (!is_integer(f, 0, 4294967295.0)) {
+            why = "seed must be an integer in 0..4294967295";
+        }
+    } else if (strcmp(k, "max_iters") == 0) {
+        if (!is_integer(f, 1, 1e12)) {
+            why = "max_iters must be an integer in 1..1e12";
+        }
+    } else if (strcmp(k, "time_limit") == 0) {
+        if (!cJSON_IsNumber(f) || !(f->valuedouble > 0) || f->valuedouble > svc->def.max_time) {
+            snprintf(msg, sizeof msg, "time_limit must be a number of seconds in (0, %g]", svc->def.max_time);
+            why = msg;
+        }
+    } else if (strcmp(k, "solutions") == 0) {
+        if (!is_integer(f, 1, 10000)) {
+            why = "solutions must be an integer in 1..10000";
+        }
+    } else if (strcmp(k, "jobs") == 0) {
+        if (!is_integer(f, 1, svc->nworkers)) {
+            snprintf(msg, sizeof msg, "jobs must be an integer in 1..%d (the server's workers)", svc->nworkers);
+            why = msg;
+        }
+    } else if (strcmp(k, "memory_mb") == 0) {
+        if (!is_integer(f, 16, svc->def.max_memory_mb)) {
+            snprintf(msg, sizeof msg, "memory_mb must be an integer in 16..%d", svc->def.max_memory_mb);
+            why = msg;
+        }
+    }
+    if (why) {
+        *answered = svcHttp_Error(rq, 400, "bad_field", k, "%s", why);
+        return false;
+    }
+    return true;
+}
+
 static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MHD_Result *answered)
 {
     tpService *svc = rq->svc;
     static const char *const known = "domain, script, set, planner, mu, seed, max_iters, time_limit, solutions, "
-                                     "tree, memory_mb, jobs, name, tags";
+                                     "nn_index, tree, memory_mb, jobs, name, tags";
 #define BAD(code, field, ...)                                                                                          \
     do {                                                                                                               \
         *answered = svcHttp_Error(rq, code, code == 404 ? "unknown_domain" : "bad_field", field, __VA_ARGS__);         \
         return false;                                                                                                  \
     } while (0)
     memset(sub, 0, sizeof *sub);
+    tplan_run_def_init(&sub->run);
     sub->time_limit = svc->def.default_time;
     sub->memory_mb = svc->def.default_memory_mb;
     const cJSON *f;
     cJSON_ArrayForEach(f, req)
     {
         const char *k = f->string;
+        /* A field of the run definition: the server's own limits first (their messages name the
+           server's bounds), then the run definition's reader, which the worker uses too. The script
+           limits are the server's to set: memory_mb bounds the Lua heap and the search, the time
+           limit bounds loading and callbacks. */
+        if (strcmp(k, "load_time_limit") == 0 || strcmp(k, "call_time_limit") == 0 ||
+            strcmp(k, "search_memory_mb") == 0) {
+            BAD(400, k,
+                "%s is set by the server (memory_mb bounds the Lua heap and the search; time_limit the "
+                "script's load and callbacks)",
+                k);
+        }
+        if (!check_run_field(rq, svc, f, answered)) {
+            return false;
+        }
+        tplan_error e;
+        int taken = tpRun_ReadJsonField(&sub->run, f, &e);
+        if (taken < 0) {
+            BAD(400, e.field, "%s", e.message);
+        }
+        if (taken > 0) {
+            sub->time_limit = sub->run.time_limit > 0 ? sub->run.time_limit : sub->time_limit;
+            sub->memory_mb = sub->run.memory_limit_mb > 0 ? (int)sub->run.memory_limit_mb : sub->memory_mb;
+            continue;
+        }
         if (strcmp(k, "domain") == 0) {
             if (!cJSON_IsString(f) || !f->valuestring[0]) {
                 BAD(400, "domain", "domain must be the name of a built-in domain (GET /v1/domains)");
@@ -212,44 +289,10 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
                     BAD(400, "set", "set.%s: the value is longer than 65536 bytes", v->string);
                 }
             }
-        } else if (strcmp(k, "planner") == 0) {
-            if (!cJSON_IsString(f) || (strcmp(f->valuestring, "rrt") != 0 && strcmp(f->valuestring, "bgt") != 0)) {
-                BAD(400, "planner", "planner must be \"rrt\" or \"bgt\"");
-            }
-        } else if (strcmp(k, "mu") == 0) {
-            if (!cJSON_IsNumber(f) || !(f->valuedouble > 0) || !isfinite(f->valuedouble)) {
-                BAD(400, "mu", "mu must be a number > 0");
-            }
-        } else if (strcmp(k, "seed") == 0) {
-            if (!is_integer(f, 0, 4294967295.0)) {
-                BAD(400, "seed", "seed must be an integer in 0..4294967295");
-            }
-        } else if (strcmp(k, "max_iters") == 0) {
-            if (!is_integer(f, 1, 1e12)) {
-                BAD(400, "max_iters", "max_iters must be an integer in 1..1e12");
-            }
-        } else if (strcmp(k, "time_limit") == 0) {
-            if (!cJSON_IsNumber(f) || !(f->valuedouble > 0) || f->valuedouble > svc->def.max_time) {
-                BAD(400, "time_limit", "time_limit must be a number of seconds in (0, %g]", svc->def.max_time);
-            }
-            sub->time_limit = f->valuedouble;
-        } else if (strcmp(k, "solutions") == 0) {
-            if (!is_integer(f, 1, 10000)) {
-                BAD(400, "solutions", "solutions must be an integer in 1..10000");
-            }
         } else if (strcmp(k, "tree") == 0) {
             if (!cJSON_IsBool(f)) {
                 BAD(400, "tree", "tree must be true or false");
             }
-        } else if (strcmp(k, "jobs") == 0) {
-            if (!is_integer(f, 1, svc->nworkers)) {
-                BAD(400, "jobs", "jobs must be an integer in 1..%d (the server's workers)", svc->nworkers);
-            }
-        } else if (strcmp(k, "memory_mb") == 0) {
-            if (!is_integer(f, 16, svc->def.max_memory_mb)) {
-                BAD(400, "memory_mb", "memory_mb must be an integer in 16..%d", svc->def.max_memory_mb);
-            }
-            sub->memory_mb = (int)f->valuedouble;
         } else if (strcmp(k, "name") == 0) {
             if (!good_label(f, SVC_MAX_NAME)) {
                 BAD(400, "name", "name must be a string of 1-%d bytes without control characters", SVC_MAX_NAME);

@@ -48,6 +48,11 @@ def test_bad_requests(s):
         ({"domain": "minigolf", "set": [1]}, "set"),
         ({"domain": "minigolf", "set": {"x": [1]}}, "set"),
         ({"domain": "minigolf", "memory_mb": 1}, "memory_mb"),
+        # the run definition's own reader (tp/run.h), and the script limits that are the server's
+        ({"domain": "minigolf", "nn_index": 1}, "nn_index"),
+        ({"domain": "minigolf", "load_time_limit": 5}, "load_time_limit"),
+        ({"domain": "minigolf", "call_time_limit": 5}, "call_time_limit"),
+        ({"domain": "minigolf", "search_memory_mb": 64}, "search_memory_mb"),
         ({"script": 5}, "script"),
         ({"domain": "minigolf", "script": "x"}, "script"),
         ({}, "domain"),
