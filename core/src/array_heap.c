@@ -103,6 +103,7 @@ bool tpHeap_Push(tpHeap *h, double key, int32_t id)
         k = p;
     }
     it[k] = x;
+    TP_INVARIANT(k == 0 || !tpHeapSlot_Less(&it[k], &it[(k - 1) / 4])); /* not above its parent */
     return true;
 }
 
@@ -139,6 +140,9 @@ tpHeapItem tpHeap_Pop(tpHeap *h)
         k = m;
     }
     it[k] = last;
+    for (size_t c = 4 * k + 1; c < n && c <= 4 * k + 4; ++c) {
+        TP_INVARIANT(!tpHeapSlot_Less(&it[c], &it[k])); /* no child above the entry placed */
+    }
     return top;
 }
 
@@ -214,6 +218,7 @@ int32_t tpBucketQueue_Pop(tpBucketQueue *q)
     TP_INVARIANT(q->len > 0);
     while (q->head[q->lo] < 0) {
         ++q->lo;
+        TP_INVARIANT(q->lo <= q->hi); /* len > 0: an entry is at a key in [lo, hi] */
     }
     const int32_t key = q->lo, id = q->head[key];
     q->head[key] = q->next[id];
