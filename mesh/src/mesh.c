@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tp/base.h"
+#include "tp/util.h"
 
 tpMeshLimits tpDefaultMeshLimits(void)
 {
@@ -42,16 +43,12 @@ bool tpMeshB_AddVertex(tpMeshBuild *b, const double v[3])
         tpErrorf(b->err, b->errlen, "%s: more than %d vertices", b->name, b->limits.max_vertices);
         return false;
     }
-    if (b->mesh.nvertices >= b->vcap) {
-        int cap = b->vcap ? 2 * b->vcap : 64;
-        double *p = realloc(b->mesh.vertices, (size_t)cap * 3 * sizeof(double));
-        if (!p) {
-            tpErrorf(b->err, b->errlen, "%s: out of memory", b->name);
-            return false;
-        }
-        b->mesh.vertices = p;
-        b->vcap = cap;
+    double *vp = tpArray_Grow(b->mesh.vertices, &b->vcap, (size_t)b->mesh.nvertices + 1, 3 * sizeof(double));
+    if (!vp) {
+        tpErrorf(b->err, b->errlen, "%s: out of memory", b->name);
+        return false;
     }
+    b->mesh.vertices = vp;
     for (int k = 0; k < 3; k++) {
         if (!isfinite(v[k]) || fabs(v[k]) > 1e6) {
             tpErrorf(b->err, b->errlen, "%s: vertex %d: coordinate %g is not finite or beyond 1e6", b->name,
@@ -70,16 +67,12 @@ bool tpMeshB_AddTriangle(tpMeshBuild *b, int i0, int i1, int i2)
         tpErrorf(b->err, b->errlen, "%s: more than %d triangles", b->name, b->limits.max_triangles);
         return false;
     }
-    if (b->mesh.ntriangles >= b->tcap) {
-        int cap = b->tcap ? 2 * b->tcap : 64;
-        int32_t *p = realloc(b->mesh.triangles, (size_t)cap * 3 * sizeof(int32_t));
-        if (!p) {
-            tpErrorf(b->err, b->errlen, "%s: out of memory", b->name);
-            return false;
-        }
-        b->mesh.triangles = p;
-        b->tcap = cap;
+    int32_t *tp = tpArray_Grow(b->mesh.triangles, &b->tcap, (size_t)b->mesh.ntriangles + 1, 3 * sizeof(int32_t));
+    if (!tp) {
+        tpErrorf(b->err, b->errlen, "%s: out of memory", b->name);
+        return false;
     }
+    b->mesh.triangles = tp;
     int32_t *t = b->mesh.triangles + 3 * b->mesh.ntriangles;
     t[0] = i0;
     t[1] = i1;

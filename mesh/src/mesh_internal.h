@@ -11,7 +11,7 @@ typedef struct tpMeshBuild {
     char *err;
     size_t errlen;
     tpMesh mesh;
-    int vcap, tcap; /* allocated vertices and triangles */
+    size_t vcap, tcap; /* allocated vertices and triangles (tpArray_Grow) */
 } tpMeshBuild;
 
 /// Appends a vertex (finite, |x| <= 1e6) or a triangle (indices not checked here); false with a
