@@ -1,15 +1,7 @@
 # Run by CPack (CPACK_PRE_BUILD_SCRIPTS) on the Debian package's staging tree, after the install
 # rules: adds what only the package has -- the systemd unit, /etc/default/tplan (a conffile) and
 # the copyright file -- and compresses the manual pages as Debian policy wants.
-file(GLOB_RECURSE TP_ROOTS LIST_DIRECTORIES true "${CPACK_TEMPORARY_INSTALL_DIRECTORY}/*/usr")
-set(TP_ROOT "${CPACK_TEMPORARY_INSTALL_DIRECTORY}")
-if(NOT EXISTS "${TP_ROOT}/usr/bin/tplan")
-  foreach(r ${TP_ROOTS})
-    if(EXISTS "${r}/bin/tplan")
-      get_filename_component(TP_ROOT "${r}" DIRECTORY)
-    endif()
-  endforeach()
-endif()
+set(TP_ROOT "${CPACK_TEMPORARY_INSTALL_DIRECTORY}") # the package's root: usr/, then lib/ and etc/ added here
 if(NOT EXISTS "${TP_ROOT}/usr/bin/tplan")
   message(FATAL_ERROR "deb_extra.cmake: no usr/bin/tplan under ${CPACK_TEMPORARY_INSTALL_DIRECTORY}")
 endif()
