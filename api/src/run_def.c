@@ -134,6 +134,15 @@ tplan_code tplan_run_def_check(const tplan_run_def *def0, tplan_error *err)
     return TPLAN_OK;
 }
 
+bool tpRun_FullDef(const tplan_run_def *def, tplan_run_def *full, tplan_error *err)
+{
+    if (!def) {
+        tplan_run_def_init(full);
+        return true;
+    }
+    return tplan_run_def_check(def, err) == TPLAN_OK && run_def_full(def, full, err);
+}
+
 /* The JSON fields, in the order tplan_run_def_to_json writes them. */
 static const char *const k_fields[] = {
     "planner",  "mu",   "seed",      "max_iters",       "time_limit",      "solutions",

@@ -114,13 +114,8 @@ static tplan_domain *domain_new(const char *path, const char *source, size_t len
         }
     }
     tplan_run_def limits;
-    tplan_run_def_init(&limits);
-    if (def) {
-        if (tplan_run_def_check(def, err) != TPLAN_OK) {
-            return NULL;
-        }
-        memcpy(&limits, def, def->size);
-        limits.size = sizeof limits;
+    if (!tpRun_FullDef(def, &limits, err)) {
+        return NULL;
     }
     tplan_domain *d = calloc(1, sizeof *d);
     bool ok = d != NULL;
@@ -263,13 +258,8 @@ tplan_result *tplan_plan_progress(tplan_domain *d, const tplan_run_def *def0, tp
         return NULL;
     }
     tplan_run_def def;
-    tplan_run_def_init(&def);
-    if (def0) {
-        if (tplan_run_def_check(def0, err) != TPLAN_OK) {
-            return NULL;
-        }
-        memcpy(&def, def0, def0->size);
-        def.size = sizeof def;
+    if (!tpRun_FullDef(def0, &def, err)) {
+        return NULL;
     }
     /* the script limits are the domain's (it was loaded with them) unless the run sets its own */
     def.memory_limit_mb = def.memory_limit_mb > 0 ? def.memory_limit_mb : d->limits.memory_limit_mb;

@@ -31,6 +31,10 @@ struct cJSON;
 #define TP_RUN_MAX_MEMORY_MB (1LL << 30)
 #define TP_RUN_MAX_SCRIPT_TIME 1e6 /* s: load_time_limit, call_time_limit */
 
+/// def (NULL: the defaults) checked (tplan_run_def_check) and copied into full, this library's
+/// whole struct: the fields an older caller's smaller struct lacks stay at their defaults. False
+/// with err set (TPLAN_ERR_ARGUMENT naming the field).
+bool tpRun_FullDef(const tplan_run_def *def, tplan_run_def *full, tplan_error *err);
 /// Reads one member of a JSON object (item->string is its name) into def: 1 taken, 0 not a
 /// field of the run definition (the caller's own, or unknown), -1 a bad value (err names the
 /// field). For readers of larger objects (the service's requests) that hold run fields among
