@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tp/base.h"
+
 struct tpNnIndex {
     int dim;
     int32_t indexed;     /* list positions [0, indexed) are in the forest */
@@ -258,6 +260,86 @@ static void search(const tpNnIndex *ix, int32_t lo, int32_t hi, Best *b)
     for (int32_t i = lo; i < hi; ++i) {
         consider(b, dist2(key_at(ix, i), b->y, dim), ix->pos[i]);
     }
+}
+
+/* The k-d order of [lo, hi) and its subranges: every point left of a node's median is <= the
+ * median on the node's axis, every point right of it >= (select_nth's promise). */
+static bool check_kd(const tpNnIndex *ix, int32_t lo, int32_t hi, char *why, size_t cap)
+{
+    while (hi - lo > TP_NN_LEAF) {
+        int32_t mid = lo + (hi - lo) / 2;
+        int ax = ix->axis[mid];
+        if (ax >= ix->dim) {
+            tpErrorf(why, cap, "k-d node at %d: axis %d of %d", (int)mid, ax, ix->dim);
+            return false;
+        }
+        double m = key_at(ix, mid)[ax];
+        for (int32_t i = lo; i < hi; ++i) {
+            double v = key_at(ix, i)[ax];
+            if (i < mid ? !(v <= m) : i > mid && !(v >= m)) {
+                tpErrorf(why, cap, "k-d node at %d (axis %d, %g): point %d on the wrong side (%g)", (int)mid, ax, m,
+                         (int)i, v);
+                return false;
+            }
+        }
+        if (!check_kd(ix, lo, mid, why, cap)) {
+            return false;
+        }
+        lo = mid + 1;
+    }
+    return true;
+}
+
+bool tpNnIndex_Check(const tpNnIndex *ix, const tpTree *tree, char *why, size_t cap)
+{
+    const int32_t n = tree->rrt.count;
+    if (ix->indexed < 0 || ix->indexed > n || ix->checked < ix->indexed || ix->checked > n ||
+        (int64_t)ix->indexed != (int64_t)TP_NN_BUCKET * (int64_t)ix->levels) {
+        tpErrorf(why, cap, "%d indexed, %d checked, levels 0x%x, %d selectable nodes", (int)ix->indexed,
+                 (int)ix->checked, (unsigned)ix->levels, (int)n);
+        return false;
+    }
+    if (ix->indexed == 0) {
+        return true;
+    }
+    if (ix->cap < ix->indexed) {
+        tpErrorf(why, cap, "%d indexed in room for %d", (int)ix->indexed, (int)ix->cap);
+        return false;
+    }
+    unsigned char *seen = calloc((size_t)ix->indexed, 1);
+    if (!seen) {
+        tpErrorf(why, cap, "out of memory");
+        return false;
+    }
+    bool ok = true;
+    for (int j = 0; j < 31 && ok; ++j) {
+        if (!(ix->levels & (1u << j))) {
+            continue;
+        }
+        int64_t off = (int64_t)TP_NN_BUCKET * (((int64_t)1 << j) - 1);
+        int64_t hi = off + ((int64_t)TP_NN_BUCKET << j);
+        if (hi > ix->cap) {
+            tpErrorf(why, cap, "level %d ends at %lld, past the room for %d", j, (long long)hi, (int)ix->cap);
+            ok = false;
+            break;
+        }
+        for (int64_t i = off; i < hi && ok; ++i) {
+            int32_t p = ix->pos[i];
+            if (p < 0 || p >= ix->indexed || seen[p]) {
+                tpErrorf(why, cap, "level %d slot %lld: list position %d %s", j, (long long)i, (int)p,
+                         p < 0 || p >= ix->indexed ? "out of range" : "indexed twice");
+                ok = false;
+            } else if (memcmp(key_at(ix, (int32_t)i), tree_key(tree, p), (size_t)ix->dim * sizeof(double)) != 0) {
+                tpErrorf(why, cap, "level %d slot %lld: the key of list position %d differs from the tree's", j,
+                         (long long)i, (int)p);
+                ok = false;
+            }
+            seen[p] = 1;
+        }
+        ok = ok && check_kd(ix, (int32_t)off, (int32_t)hi, why, cap);
+    }
+    free(seen);
+    return ok;
 }
 
 bool tpNnIndex_Nearest(tpNnIndex *ix, const tpTree *tree, const double *y, int32_t *pos)

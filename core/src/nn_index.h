@@ -41,6 +41,11 @@ void tpDestroyNnIndex(tpNnIndex *ix);
 /// exactly (non-finite key or sample, or out of memory while catching up with the tree); the
 /// caller then uses the linear scan. Brings the index up to date with tree->rrt first.
 bool tpNnIndex_Nearest(tpNnIndex *ix, const struct tpTree *tree, const double *y, int32_t *pos);
+/// The forest's invariants against `tree` (the tree it indexes): as many points indexed as the
+/// filled levels hold, every list position below that exactly once, each kept key bitwise equal
+/// to the tree's, every level in k-d order (TP_INVARIANT at the end of a planning run in debug and
+/// sanitizer builds; the tests). False with the first broken one in why. O(n log n).
+bool tpNnIndex_Check(const tpNnIndex *ix, const struct tpTree *tree, char *why, size_t cap);
 /// Heap bytes held by the index.
 size_t tpNnIndex_Bytes(const tpNnIndex *ix);
 

@@ -77,6 +77,7 @@ bool tpPlan_ReadSources(const char *file, const struct cJSON *root, tpPlanRecord
 typedef struct tpPlanPacked {
     int rows, cols;
     double *data; /* rows * cols, row-major (owned by the table) */
+    bool taken;   /* the reader asked for it (tpPlan_Packed): a plan read whole took every one */
 } tpPlanPacked;
 
 typedef struct tpPlanPackTable {
@@ -92,8 +93,11 @@ typedef struct tpPlanPackTable {
 /// left to cJSON and the reader's checks, so messages are unchanged. Text with a 0x01 byte is
 /// left alone (the placeholder's marker). A table that cannot grow stops the packing.
 void tpPlan_PackMatrices(char *text, size_t len, tpPlanPackTable *table);
-/// The packed matrix a placeholder item stands for, or NULL (item may be NULL).
-const tpPlanPacked *tpPlan_Packed(const tpPlanPackTable *table, const struct cJSON *item);
+/// The packed matrix a placeholder item stands for (marked taken), or NULL (item may be NULL).
+const tpPlanPacked *tpPlan_Packed(tpPlanPackTable *table, const struct cJSON *item);
+/// True when the reader took every packed matrix: packing happens only at the places the reader
+/// reads, so a plan read without error leaves none behind (a TP_INVARIANT of the reader).
+bool tpPlan_AllPackedTaken(const tpPlanPackTable *table);
 /// Frees the table's matrices and zeroes it.
 void tpPlan_FreePacked(tpPlanPackTable *table);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "tp/base.h"
 #include "tp/util.h"
 
 enum { KEY_OTHER = 0, KEY_TRAJECTORY, KEY_CONTROLS, KEY_TRAJECTORIES, KEY_BODIES, KEY_ALTERNATIVES };
@@ -158,6 +159,14 @@ static const char *json_number(const char *p, const char *end, double *out)
         return NULL;
     }
     *out = tpPlan_ParseNumber(s, (size_t)(p - s));
+#if TP_ASSERT_ON
+    /* the fast path's promise: bit for bit the double strtod (and so cJSON) reads */
+    char buf[64];
+    memcpy(buf, s, (size_t)(p - s));
+    buf[p - s] = '\0';
+    double ref = strtod(buf, NULL);
+    TP_INVARIANT(memcmp(&ref, out, sizeof ref) == 0);
+#endif
     return isfinite(*out) ? p : NULL;
 }
 
@@ -220,7 +229,38 @@ static const char *matrix(const char *p, const char *end, int cols, double **dat
     return NULL;
 }
 
+#if TP_ASSERT_ON
+static size_t count_lines(const char *text, size_t len)
+{
+    size_t n = 0;
+    for (const char *q = memchr(text, '\n', len); q; q = memchr(q + 1, '\n', len - (size_t)(q + 1 - text))) {
+        ++n;
+    }
+    return n;
+}
+#endif
+
+static void pack_matrices(char *text, size_t len, tpPlanPackTable *table);
+
 void tpPlan_PackMatrices(char *text, size_t len, tpPlanPackTable *table)
+{
+#if TP_ASSERT_ON
+    /* placeholders keep the text's length and every line break where it was (error line numbers);
+     * every matrix packed is a well-formed one of 13 or 6 columns */
+    size_t lines_before = count_lines(text, len);
+    int packed_before = table->n;
+#endif
+    pack_matrices(text, len, table);
+#if TP_ASSERT_ON
+    TP_INVARIANT(count_lines(text, len) == lines_before);
+    for (int i = packed_before; i < table->n; ++i) {
+        const tpPlanPacked *m = &table->items[i];
+        TP_INVARIANT(m->rows > 0 && (m->cols == TP_STATE_DOUBLES || m->cols == TP_CONTROL_DOUBLES) && m->data);
+    }
+#endif
+}
+
+static void pack_matrices(char *text, size_t len, tpPlanPackTable *table)
 {
     if (memchr(text, TP_PACK_MARK, len)) {
         return;
@@ -286,13 +326,22 @@ void tpPlan_PackMatrices(char *text, size_t len, tpPlanPackTable *table)
                     return;
                 }
                 table->items = ni;
-                if (phl > (int)(mend - p)) {
-                    free(data); /* too short to hold the placeholder: left to cJSON */
+                /* The placeholder goes where phl bytes hold no line break; every other byte of the
+                 * matrix becomes a space, its line breaks stay where they are (JSON allows white
+                 * space before a value), so line numbers of later errors stay right. */
+                char *at = p;
+                for (char *q = p; q < mend && at + phl <= mend; ++q) {
+                    at = *q == '\n' ? q + 1 : at;
+                    if (q + 1 - at >= phl) {
+                        break;
+                    }
+                }
+                if (at + phl > mend) {
+                    free(data); /* no room for the placeholder: left to cJSON */
                 } else {
-                    table->items[table->n++] = (tpPlanPacked){rows, cols, data};
-                    memcpy(p, ph, (size_t)phl);
-                    for (char *q = p + phl; q < mend; ++q) {
-                        *q = *q == '\n' ? '\n' : ' '; /* line numbers of later errors stay right */
+                    table->items[table->n++] = (tpPlanPacked){rows, cols, data, false};
+                    for (char *q = p; q < mend; ++q) {
+                        *q = q >= at && q < at + phl ? ph[q - at] : *q == '\n' ? '\n' : ' ';
                     }
                     p += mend - p;
                     continue;
@@ -314,14 +363,28 @@ void tpPlan_PackMatrices(char *text, size_t len, tpPlanPackTable *table)
     }
 }
 
-const tpPlanPacked *tpPlan_Packed(const tpPlanPackTable *table, const cJSON *item)
+const tpPlanPacked *tpPlan_Packed(tpPlanPackTable *table, const cJSON *item)
 {
     if (!table || !cJSON_IsString(item) || !item->valuestring || item->valuestring[0] != TP_PACK_MARK) {
         return NULL;
     }
     char *e;
     long k = strtol(item->valuestring + 1, &e, 10);
-    return *e == '\0' && k >= 0 && k < table->n ? &table->items[k] : NULL;
+    if (*e != '\0' || k < 0 || k >= table->n) {
+        return NULL;
+    }
+    table->items[k].taken = true;
+    return &table->items[k];
+}
+
+bool tpPlan_AllPackedTaken(const tpPlanPackTable *table)
+{
+    for (int i = 0; i < table->n; ++i) {
+        if (!table->items[i].taken) {
+            return false;
+        }
+    }
+    return true;
 }
 
 void tpPlan_FreePacked(tpPlanPackTable *table)

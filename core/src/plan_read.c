@@ -1197,6 +1197,7 @@ static bool read_text(tpPlanRecord *rec, const char *file, char *text, size_t le
     }
     tpReadState st = {&r, rec, NULL, NULL};
     bool ok = read_record(&st, root);
+    TP_INVARIANT(!ok || tpPlan_AllPackedTaken(&packs));
     free(st.body_ix);
     free(st.tactic_ix);
     cJSON_Delete(root);

@@ -612,5 +612,6 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
     }
     char why[256] = "";
     TP_INVARIANT(tpTree_Check(pl->tree, why, sizeof why)); /* debug and sanitizer builds: O(nodes) */
+    TP_INVARIANT(!pl->nn || tpNnIndex_Check(pl->nn, pl->tree, why, sizeof why)); /* O(n log n) */
     return pl->result.status;
 }

@@ -104,6 +104,9 @@ static void check_equivalence(KeyKind kind, int dim, int32_t nodes, int queries_
     if (!tpTree_Check(tree, why, sizeof why)) { /* the tree's own bookkeeping, busy and goal nodes included */
         fail_msg("%s", why);
     }
+    if (!tpNnIndex_Check(nn, tree, why, sizeof why)) { /* the forest's own: counts, positions, keys, k-d order */
+        fail_msg("%s", why);
+    }
     tpDestroyNnIndex(nn);
     tpDestroyTree(tree);
     assert_int_equal(mismatches, 0);
@@ -166,6 +169,48 @@ static void test_non_finite(void **state)
     }
     tpDestroyNnIndex(nn);
     tpDestroyTree(tree);
+}
+
+/* The forest's check can fail: against a tree with other keys (a key copy that no longer matches),
+ * against a tree with fewer nodes (positions out of range), and it holds for the right tree. */
+static void test_check_detects(void **state)
+{
+    (void)state;
+    tpRng ra, rb;
+    tpRng_Seed(&ra, 41);
+    tpRng_Seed(&rb, 42);
+    tpTree *a = tpCreateTree(8, 1, 3, TP_SEL_RRT), *b = tpCreateTree(8, 1, 3, TP_SEL_RRT),
+           *small = tpCreateTree(8, 1, 3, TP_SEL_RRT);
+    tpNnIndex *nn = tpCreateNnIndex(3);
+    assert_true(a && b && small && nn);
+    /* a and b: the same shape (every node selectable), other keys */
+    for (int32_t n = 0; n < 700; ++n) {
+        tpTree *t[2] = {a, b};
+        tpRng *r[2] = {&ra, &rb};
+        for (int k = 0; k < 2; ++k) {
+            int32_t i = tpTree_Prepare(t[k]);
+            assert_true(i == n);
+            random_key(r[k], KEYS_UNIFORM, 3, i, tpTree_NextKey(t[k]));
+            tpTree_Commit(t[k], i == 0 ? -1 : i - 1, 0);
+        }
+    }
+    for (int32_t n = 0; n < 40; ++n) {
+        int32_t i = tpTree_Prepare(small);
+        random_key(&ra, KEYS_UNIFORM, 3, i, tpTree_NextKey(small));
+        tpTree_Commit(small, i == 0 ? -1 : i - 1, 0);
+    }
+    double y[3] = {0.1, 0.2, 0.3};
+    assert_true(tpTree_SelectNearest(a, nn, y, NULL, NULL) >= 0); /* indexes a's 700 keys: 21 buckets */
+    char why[256] = "";
+    assert_true(tpNnIndex_Check(nn, a, why, sizeof why));
+    assert_false(tpNnIndex_Check(nn, b, why, sizeof why));
+    assert_non_null(strstr(why, "differs from the tree's"));
+    assert_false(tpNnIndex_Check(nn, small, why, sizeof why));
+    assert_non_null(strstr(why, "selectable nodes"));
+    tpDestroyNnIndex(nn);
+    tpDestroyTree(a);
+    tpDestroyTree(b);
+    tpDestroyTree(small);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -278,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_ties_and_duplicates),
         cmocka_unit_test(test_clustered_and_monotone),
         cmocka_unit_test(test_non_finite),
+        cmocka_unit_test(test_check_detects),
         cmocka_unit_test(test_planner_identical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

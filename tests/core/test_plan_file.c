@@ -656,6 +656,20 @@ static void test_plan_refusals(void **state)
 
     expect_refusal(text, len / 2, "invalid JSON at line");
     expect_refusal(text, len / 2, "truncated");
+    /* an error after the packed matrices names its true line (the placeholders once overwrote the
+     * line break after each matrix's "[", shifting later lines up by one per matrix) */
+    {
+        char *bad = replace(text, NULL, "\"stats\": {", "\"stats\": {,");
+        size_t line = 1;
+        for (const char *q = bad; q < strstr(bad, "\"stats\": {,"); ++q) {
+            line += *q == '\n';
+        }
+        char want[64];
+        snprintf(want, sizeof want, "invalid JSON at line %zu, column", line);
+        assert_true(line > 20);
+        expect_refusal(bad, strlen(bad), want);
+        free(bad);
+    }
     expect_refusal("", 0, "empty file");
     expect_refusal("[1, 2]", 6, "not a tplan plan file");
     expect_edit_refused(text, NULL, "\"tplan-plan\"", "\"other-plan\"", "not a tplan plan file");

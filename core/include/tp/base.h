@@ -106,8 +106,10 @@ void tpErrorf(char *err, size_t errlen, const char *fmt, ...) __attribute__((for
 /// TP_ENABLE_ASSERT), where a false expr prints "file:line: assertion failed: expr" to stderr and
 /// aborts; off in Release (NDEBUG), where expr is not evaluated.
 #if !defined(NDEBUG) || defined(TP_ENABLE_ASSERT)
+#define TP_ASSERT_ON 1 /* for a check that needs a value kept from before (#if TP_ASSERT_ON) */
 #define TP_ASSERT(expr) ((expr) ? (void)0 : tpAssert_Fail(#expr, __FILE__, __LINE__))
 #else
+#define TP_ASSERT_ON 0
 #define TP_ASSERT(expr) ((void)sizeof((expr) ? 1 : 0))
 #endif
 /// TP_INVARIANT(expr): the same check for a data structure's own consistency (the tree's index-swap
