@@ -1,4 +1,5 @@
-/* Growable array and 4-ary min-heap shared by the project's modules (tp/util.h). */
+/* Growable array, duplicate names, bucket queue and 4-ary min-heap shared by the project's modules
+ * (tp/util.h). */
 #define _GNU_SOURCE /* MADV_HUGEPAGE */
 #include "tp/base.h"
 #include "tp/util.h"
@@ -158,6 +159,50 @@ void tpHeap_Free(tpHeap *h)
     }
     free(h->items);
     memset(h, 0, sizeof *h);
+}
+
+/* ---- names ---- */
+
+typedef struct NameRef {
+    const char *name;
+    int index;
+} NameRef;
+
+static int compare_name_ref(const void *a, const void *b)
+{
+    const NameRef *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    /* Ties broken by index so the reported pair is deterministic. */
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+int tpNames_FindDuplicate(const char *const *names, int n, int *first, int *second)
+{
+    if (n < 2) {
+        return 0;
+    }
+    NameRef *refs = malloc((size_t)n * sizeof *refs);
+    if (!refs) {
+        return -1;
+    }
+    for (int i = 0; i < n; ++i) {
+        refs[i].name = names[i];
+        refs[i].index = i;
+    }
+    qsort(refs, (size_t)n, sizeof *refs, compare_name_ref);
+    int found = 0;
+    for (int i = 1; i < n; ++i) {
+        if (strcmp(refs[i - 1].name, refs[i].name) == 0) {
+            /* the pair whose second member comes first in the list */
+            if (!found || refs[i].index < *second) {
+                *first = refs[i - 1].index;
+                *second = refs[i].index;
+            }
+            found = 1;
+        }
+    }
+    free(refs);
+    return found;
 }
 
 /* ---- bucket queue ---- */

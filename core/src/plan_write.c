@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "tp/util.h"
 #include "tp/base.h"
 #include "tp/plan.h"
 #include "tplan/version.h"
@@ -62,56 +63,24 @@ bool tpPlan_IsHashString(const char *s)
     return s[16] == '\0';
 }
 
-typedef struct tpNameRef {
-    const char *name;
-    int index;
-} tpNameRef;
-
-static int compare_name_ref(const void *a, const void *b)
-{
-    const tpNameRef *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    /* Ties broken by index so the reported pair is deterministic. */
-    return c ? c : (x->index > y->index) - (x->index < y->index);
-}
-
 bool tpPlan_FindDuplicate(const char *const *names, int n, int *first, int *second)
 {
-    if (n < 2) {
-        return false;
+    int found = tpNames_FindDuplicate(names, n, first, second);
+    if (found >= 0) {
+        return found == 1;
     }
-    tpNameRef *refs = malloc((size_t)n * sizeof *refs);
-    if (!refs) {
-        /* Fall back to the quadratic scan rather than report a false "unique". */
-        for (int i = 0; i < n; ++i) {
-            for (int j = i + 1; j < n; ++j) {
-                if (strcmp(names[i], names[j]) == 0) {
-                    *first = i;
-                    *second = j;
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
+    /* Fall back to the quadratic scan rather than report a false "unique" (n is a plan's body or
+     * tactic count here, bounded by what the reader already holds in memory). */
     for (int i = 0; i < n; ++i) {
-        refs[i].name = names[i];
-        refs[i].index = i;
-    }
-    qsort(refs, (size_t)n, sizeof *refs, compare_name_ref);
-    bool found = false;
-    for (int i = 1; i < n; ++i) {
-        if (strcmp(refs[i - 1].name, refs[i].name) == 0) {
-            /* Report the pair whose second member comes first in the file. */
-            if (!found || refs[i].index < *second) {
-                *first = refs[i - 1].index;
-                *second = refs[i].index;
+        for (int j = i + 1; j < n; ++j) {
+            if (strcmp(names[i], names[j]) == 0) {
+                *first = i;
+                *second = j;
+                return true;
             }
-            found = true;
         }
     }
-    free(refs);
-    return found;
+    return false;
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "reqcheck_testing.h"
 #include "tp/service.h"
 #include "tp/util.h"
 
@@ -139,16 +140,6 @@ char *svcJobJson(const svcJob *job);
 cJSON *svcJobToCJson(const svcJob *job);
 /// Path of a job's file ("plan.json", "tree.bin") or folder (name NULL) into out.
 void svcJobPath(const tpService *svc, int64_t id, const char *name, char *out, size_t cap);
-
-/* ---- reqcheck.c ---- */
-/// Offset of the first byte of s[0..n) that starts no valid UTF-8 character; (size_t)-1 if none.
-size_t svcUtf8Invalid(const char *s, size_t n);
-/// Replaces, in place, every byte of s (NUL-terminated) that is not part of valid UTF-8 by '?'.
-void svcUtf8Repair(char *s);
-/// A request body (len bytes) and its parse: false with a message (and the member at fault in
-/// field, "" if none) when it is not UTF-8, holds a \u0000 in a string or gives a member twice.
-bool svcBodyCheck(const char *body, size_t len, const cJSON *req, char *msg, size_t msgcap, char *field,
-                  size_t fieldcap);
 
 /* ---- store.c (call with svc->mu held, except open/close) ---- */
 bool svcStore_Open(tpService *svc, char *err, size_t errlen);

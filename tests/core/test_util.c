@@ -86,6 +86,22 @@ static int cmp_item(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
+/* tpNames_FindDuplicate: none, the pair whose second member comes first, n < 2. */
+static void test_names_find_duplicate(void **state)
+{
+    (void)state;
+    const char *none[] = {"b", "a", "c", "ab", ""};
+    int a = -1, b = -1;
+    assert_int_equal(tpNames_FindDuplicate(none, 5, &a, &b), 0);
+    assert_int_equal(a, -1);
+    const char *dups[] = {"x", "y", "z", "y", "x", "y"};
+    assert_int_equal(tpNames_FindDuplicate(dups, 6, &a, &b), 1);
+    assert_int_equal(a, 1); /* "y" at 1 and 3: the earliest second member */
+    assert_int_equal(b, 3);
+    assert_int_equal(tpNames_FindDuplicate(dups, 1, &a, &b), 0);
+    assert_int_equal(tpNames_FindDuplicate(dups, 0, &a, &b), 0);
+}
+
 static void test_heap_pops_in_key_then_id_order(void **state)
 {
     (void)state;
@@ -349,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_array_grows_by_doubling),
         cmocka_unit_test(test_array_refuses_overflow),
         cmocka_unit_test(test_heap_pops_in_key_then_id_order),
+        cmocka_unit_test(test_names_find_duplicate),
         cmocka_unit_test(test_nav_open_matches_definition),
         cmocka_unit_test(test_bucket_queue_matches_heap),
         cmocka_unit_test(test_pages_alloc),

@@ -30,6 +30,14 @@ void *tpArray_Resize(void *arr, size_t n, size_t elem);
 /// use: `T *p = tpArray_Grow(a->v, &a->cap, a->n + 1, sizeof *p); if (!p) fail; a->v = p;`.
 void *tpArray_Grow(void *arr, size_t *cap, size_t need, size_t elem);
 
+/* ---- names ---- */
+
+/// Looks for two equal strings among names[0..n) in O(n log n) (a sort of references; the strings
+/// are not moved): 1 when found, with the pair whose second member comes first in the list
+/// (*first < *second); 0 when all differ; -1 when the references cannot be allocated (nothing
+/// is written then). Used wherever a file, script or request may give a name twice.
+int tpNames_FindDuplicate(const char *const *names, int n, int *first, int *second);
+
 /* ---- bucket queue: a min-queue on small integer keys ---- */
 
 /// A min-queue on small non-negative integer keys whose entries leave by key, ties in the order
