@@ -24,14 +24,14 @@ static void test_utf8(void **state)
     } cases[] = {
         {"plain ascii", (size_t)-1},
         {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8e\xb1", (size_t)-1}, /* 2-, 3- and 4-byte characters */
-        {"\xef\xbf\xbf \xf4\x8f\xbf\xbf", (size_t)-1},              /* U+FFFF and U+10FFFF */
-        {"ab\xff", 2},                                               /* never valid */
-        {"a\xc0\xaf", 1},                                            /* overlong '/' */
-        {"\xe0\x80\xaf", 0},                                         /* overlong, 3 bytes */
-        {"x\xed\xa0\x80", 1},                                        /* a UTF-16 surrogate */
-        {"\xf4\x90\x80\x80", 0},                                     /* beyond U+10FFFF */
-        {"ok \xe2\x82", 3},                                          /* cut short */
-        {"\xc3(", 0},                                                /* bad continuation */
+        {"\xef\xbf\xbf \xf4\x8f\xbf\xbf", (size_t)-1},             /* U+FFFF and U+10FFFF */
+        {"ab\xff", 2},                                             /* never valid */
+        {"a\xc0\xaf", 1},                                          /* overlong '/' */
+        {"\xe0\x80\xaf", 0},                                       /* overlong, 3 bytes */
+        {"x\xed\xa0\x80", 1},                                      /* a UTF-16 surrogate */
+        {"\xf4\x90\x80\x80", 0},                                   /* beyond U+10FFFF */
+        {"ok \xe2\x82", 3},                                        /* cut short */
+        {"\xc3(", 0},                                              /* bad continuation */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         size_t got = svcUtf8Invalid(cases[i].s, strlen(cases[i].s));
@@ -39,9 +39,12 @@ static void test_utf8(void **state)
             fail_msg("case %zu: first bad byte %zu, expected %zu", i, got, cases[i].bad);
         }
     }
-    char s[] = "a\xff" "b\xc3\xa9" "c\xed\xa0\x80";
+    char s[] = "a\xff"
+               "b\xc3\xa9"
+               "c\xed\xa0\x80";
     svcUtf8Repair(s);
-    assert_string_equal(s, "a?b\xc3\xa9" "c???");
+    assert_string_equal(s, "a?b\xc3\xa9"
+                           "c???");
     assert_true(svcUtf8Invalid(s, strlen(s)) == (size_t)-1);
 }
 
