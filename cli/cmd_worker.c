@@ -435,13 +435,16 @@ static void run_job(FILE *ev, const cJSON *m)
         if (task.nworkers > 1) {
             add_workers(sum, &oc);
         }
-        if (task.nworkers <= 1 && run.res.stats.memory_limited) {
+        /* the statistics the plan records: the run's own, or (OR-parallel) those of the worker
+         * whose search decided the outcome (docs/parallel.md) */
+        const tpPlanStats *ps = task.nworkers > 1 ? &oc.workers[oc.stats_worker].stats : &run.res.stats;
+        if (ps->memory_limited) {
             char msg[256];
             snprintf(msg, sizeof msg,
-                     "the search reached its memory bound (memory_mb %lld: %.1f MB in %lld nodes); the plan is the "
-                     "best found by then",
-                     (long long)o.run.search_memory_mb, (double)run.res.stats.mem_bytes / 1048576.0,
-                     (long long)run.res.stats.nodes);
+                     "the search reached its memory bound (memory_mb %lld: %.1f MB in %lld nodes%s); the plan is "
+                     "the best found by then",
+                     (long long)o.run.search_memory_mb, (double)ps->mem_bytes / 1048576.0, (long long)ps->nodes,
+                     task.nworkers > 1 ? ", in the worker whose statistics the plan records" : "");
             cJSON_AddStringToObject(sum, "stopped", "memory_limit");
             cJSON_AddStringToObject(sum, "stopped_message", msg);
         }

@@ -183,6 +183,20 @@ def test_search_memory_is_bounded():
         srv.stop()
 
 
+def test_search_memory_is_bounded_or_parallel():
+    """The same with "jobs": 2 (an OR-parallel search over two worker processes): the summary says
+    stopped: memory_limit too (it once did only for a single search)."""
+    srv = Server(TPLAN, fresh_dir(os.path.join(WORK, "mem2")), workers=2).start()
+    try:
+        job = srv.wait_final(srv.submit({"script": NOSOLVE, "memory_mb": 16, "time_limit": 300, "jobs": 2}))
+        assert job["status"] == "approximate", job
+        s = job["summary"]
+        assert s["stopped"] == "memory_limit", s
+        assert "in the worker whose statistics the plan records" in s["stopped_message"], s
+    finally:
+        srv.stop()
+
+
 def test_worker_memory_exhaustion_is_reported():
     """Repro worker_memory_oom_misreported.sh: when the worker's address-space limit stops the
     tree from growing, the job keeps the best plan found (approximate, stopped: memory_limit)
@@ -452,6 +466,7 @@ def main():
     r.run("many_addresses_cannot_hold_every_connection", test_many_addresses_cannot_hold_every_connection)
     r.run("request_deadline_is_not_reset_by_each_byte", test_request_deadline_is_not_reset_by_each_byte)
     r.run("search_memory_is_bounded", test_search_memory_is_bounded)
+    r.run("search_memory_is_bounded_or_parallel", test_search_memory_is_bounded_or_parallel)
     r.run("worker_memory_exhaustion_is_reported", test_worker_memory_exhaustion_is_reported)
     r.run("default_worker_memory", test_default_worker_memory)
     r.run("print_goes_to_the_jobs_log", test_print_goes_to_the_jobs_log)
