@@ -1046,6 +1046,22 @@ int tpWorld_ControlCount(const tpWorld *w)
     return w->ncontrol;
 }
 
+bool tpWorld_BodyInertia(const tpWorld *w, int i, double inertia[9])
+{
+    memset(inertia, 0, 9 * sizeof *inertia);
+    if (i < 0 || i >= w->def.nbodies || !w->rt[i].body) {
+        return false;
+    }
+    dMass m;
+    dBodyGetMass(w->rt[i].body, &m);
+    for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) {
+            inertia[3 * r + c] = m.I[4 * r + c]; /* ODE's dMatrix3 rows are padded to 4 */
+        }
+    }
+    return true;
+}
+
 int tpWorld_ControlSlot(const tpWorld *w, int body)
 {
     return (body >= 0 && body < w->def.nbodies) ? w->rt[body].control_slot : -1;

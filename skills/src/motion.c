@@ -24,7 +24,8 @@ double tpCtl_Radius(const tpWorld *world, int body)
     }
 }
 
-double tpBody_InertiaZ(const tpBodyDef *d)
+/* The moment about local z from the shape's formula (kg·m²); the mass for shapes without one. */
+static double inertia_z(const tpBodyDef *d)
 {
     switch (d->shape) {
     case TP_SHAPE_BOX:
@@ -39,6 +40,41 @@ double tpBody_InertiaZ(const tpBodyDef *d)
     }
 }
 
+double tpBody_InertiaZ(const tpWorld *world, int body)
+{
+    const tpBodyDef *d = tpWorld_Body(world, body);
+    double I[9];
+    /* a mesh's inertia comes from its volume: no formula of its size; the mass, kg, used as
+     * kg·m² made the yaw law drive a 2 cm mesh die to 594 rad/s */
+    if (d->shape == TP_SHAPE_MESH && tpWorld_BodyInertia(world, body, I)) {
+        return I[8];
+    }
+    return inertia_z(d);
+}
+
+/* The smallest principal moment of inertia of the body's shape, kg·m² (the mass for other shapes,
+ * as tpBody_InertiaZ). */
+static double inertia_min(const tpBodyDef *d)
+{
+    double m = d->mass, a = d->size[0], b = d->size[1], c = d->size[2];
+    switch (d->shape) {
+    case TP_SHAPE_BOX: {
+        double ab = a * a + b * b, bc = b * b + c * c, ac = a * a + c * c;
+        double lo = ab < bc ? ab : bc;
+        return m * (lo < ac ? lo : ac) / 12.0;
+    }
+    case TP_SHAPE_SPHERE:
+        return 0.4 * m * a * a;
+    case TP_SHAPE_CYLINDER:
+    case TP_SHAPE_CAPSULE: {
+        double axial = 0.5 * m * a * a, across = m * (3.0 * a * a + b * b) / 12.0;
+        return axial < across ? axial : across;
+    }
+    default:
+        return m;
+    }
+}
+
 bool tpCtl_Load(const tpSkillCall *call, int body, tpCtlBody *cb)
 {
     memset(cb, 0, sizeof *cb);
@@ -50,7 +86,7 @@ bool tpCtl_Load(const tpSkillCall *call, int body, tpCtlBody *cb)
     cb->slot = tpWorld_ControlSlot(call->world, body);
     tpWorld_BodyState(call->world, call->x, call->t, body, &cb->s);
     cb->mass = d->mass > 0 ? d->mass : 1.0;
-    cb->izz = tpBody_InertiaZ(d);
+    cb->izz = tpBody_InertiaZ(call->world, body);
     if (!(cb->izz > 0)) {
         cb->izz = cb->mass;
     }
@@ -60,6 +96,15 @@ bool tpCtl_Load(const tpSkillCall *call, int body, tpCtlBody *cb)
     cb->yaw = tpQuat_Yaw(cb->s.quat);
     cb->yaw_period = (d->shape == TP_SHAPE_BOX && fabs(d->size[0] - d->size[1]) < 1e-9) ? 0.5 * TP_PI : 2.0 * TP_PI;
     cb->radius = tpCtl_Radius(call->world, body);
+    cb->imin = inertia_min(d);
+    double I[9];
+    if (d->shape == TP_SHAPE_MESH && tpWorld_BodyInertia(call->world, body, I)) {
+        cb->imin = I[0] < I[4] ? (I[0] < I[8] ? I[0] : I[8]) : (I[4] < I[8] ? I[4] : I[8]);
+    }
+    if (!(cb->imin > 0)) {
+        cb->imin = cb->mass;
+    }
+    cb->planar = d->planar_force;
     return true;
 }
 
@@ -187,5 +232,24 @@ void tpCtl_Brake(const tpSkillGains *g, const tpSkillCall *call, const tpCtlBody
     double zero[2] = {0.0, 0.0};
     double f[3];
     tpCtl_TrackVelocity(g, cb, zero, NULL, 0.0, f);
-    tpCtl_Apply(call, cb, f, tpCtl_YawTorque(g, cb, false, 0.0, NULL, call->dt));
+    if (cb->planar || cb->slot < 0) {
+        tpCtl_Apply(call, cb, f, tpCtl_YawTorque(g, cb, false, 0.0, NULL, call->dt));
+        return;
+    }
+    /* A free body (a die, a ball) turns about every axis: the planar yaw law alone left it rolling
+     * on an edge while the force pushed its centre, and it spun up (a falling die reached 594
+     * rad/s). Its whole angular velocity is damped, with the smallest principal moment so that no
+     * axis is driven faster than kyaw_rate (kyaw_rate * dt < 1: no overshoot). */
+    tpCtl_Apply(call, cb, f, 0.0);
+    double t[3], n = 0.0;
+    for (int c = 0; c < 3; ++c) {
+        t[c] = -cb->imin * g->kyaw_rate * cb->s.angvel[c];
+        n += t[c] * t[c];
+    }
+    n = sqrt(n);
+    double k = n > cb->max_torque ? cb->max_torque / n : 1.0;
+    double *a = call->action + 6 * cb->slot;
+    for (int c = 0; c < 3; ++c) {
+        a[3 + c] += k * t[c];
+    }
 }

@@ -24,8 +24,9 @@ static int run_wait(const tpSkillDef *sk, tpSkillCall *call)
         V[WAIT_V_END] = call->t + (d > 0 ? d : 0);
     }
     tpCtlBody cb;
-    if (tpCtl_Load(call, sk->body, &cb) && cb.slot >= 0) {
-        tpCtl_Brake(&sk->gains, call, &cb); /* hold still while waiting */
+    if (tpCtl_Load(call, sk->body, &cb) && cb.slot >= 0 && cb.planar) {
+        tpCtl_Brake(&sk->gains, call, &cb); /* a planar body holds still while waiting; a free one is
+                                               left to the physics (a falling die is not braked in the air) */
     }
     if (sk->target >= 0 && call->t - V[TP_V_START] < tpSkill_Timeout(sk, WAIT_TIMEOUT)) {
         /* watch a target: also busy until it comes to rest (e.g. a kicked ball settling) */

@@ -20,6 +20,8 @@ typedef struct tpCtlBody {
     double yaw;        /* rad */
     double yaw_period; /* rad: yaw symmetry of the shape (π/2 for boxes with square base, 2π otherwise) */
     double radius;     /* m: horizontal half-extent, for stand-off distances */
+    double imin;       /* kg·m², the smallest principal moment of inertia (free bodies' angular damping) */
+    bool planar;       /* the body's force is planar (tpBodyDef.planar_force): the drive controller's model */
 } tpCtlBody;
 
 /// Loads the controlled body's state and limits. Returns false if body < 0.

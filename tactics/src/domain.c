@@ -755,7 +755,7 @@ static bool setup_sampling(tpDomain *d, char *err, size_t errlen)
     const tpBodyDef *b = tpWorld_Body(d->world, d->key_body);
     double mass = b->mass > 0 ? b->mass : 1.0;
     d->max_accel = s->max_accel > 0 ? s->max_accel : (b->max_force > 0 ? b->max_force / mass : 10.0);
-    double izz = tpBody_InertiaZ(b);
+    double izz = tpBody_InertiaZ(d->world, d->key_body);
     d->max_angaccel =
         s->max_angaccel > 0 ? s->max_angaccel : (b->max_torque > 0 && izz > 0 ? b->max_torque / izz : 20.0);
     return true;

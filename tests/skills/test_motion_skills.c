@@ -122,6 +122,112 @@ static void test_brake(void **state)
     sw_free(&w);
 }
 
+/* A free (not planar) die: a 0.1 m cube of 0.2 kg, 10 N, 0.5 N·m, tumbling as it falls from h. */
+static int add_free_die(SkWorld *w, double h)
+{
+    tpBodyDef d = sw_robot("die", 0, 0);
+    d.size[0] = d.size[1] = d.size[2] = 0.1;
+    d.mass = 0.2;
+    d.pos[2] = h;
+    d.max_force = 10;
+    d.max_torque = 0.5;
+    d.planar_force = false;
+    d.angvel[0] = 3.0;
+    d.angvel[1] = 2.0;
+    d.angvel[2] = 1.0;
+    return sw_add(w, d);
+}
+
+static double norm3(const double v[3])
+{
+    return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+/* wait and brake on a free body. They once held it with the planar drive controller's yaw law,
+ * which left a die rolling on an edge while the braking force pushed its centre: it spun up
+ * (594 rad/s in an add-on user's scene). Now wait leaves a free body to the physics (no force
+ * at all, in the air or on the floor) and brake damps its whole angular velocity: the die comes
+ * to rest either way and never turns faster than its landing made it. */
+static void test_free_body_wait_and_brake(void **state)
+{
+    (void)state;
+    for (int kind = 0; kind < 2; ++kind) {
+        SkWorld w;
+        sw_init(&w, 0.5);
+        int die = add_free_die(&w, 0.5);
+        sw_start(&w);
+        tpSkillDef sk = tpDefaultSkillDef(kind == 0 ? TP_SKILL_WAIT : TP_SKILL_BRAKE);
+        sk.body = die;
+        sk.wait.duration = tpDist_Const(6.0);
+        sk.brake.duration = tpDist_Const(6.0);
+        double fastest = 0.0;
+        for (int i = 0; i < 360; ++i) {
+            sw_step(&w, &sk, i == 0);
+            if (kind == 0) {
+                for (int c = 0; c < 6; ++c) {
+                    assert_true(w.action[c] == 0.0); /* wait: nothing applied to a free body */
+                }
+            }
+            double spin = norm3(sw_body(&w, die)->angvel);
+            fastest = spin > fastest ? spin : fastest;
+        }
+        const tpBodyState *s = sw_body(&w, die);
+        if (!(norm3(s->angvel) < 0.1 && norm3(s->vel) < 0.02 && fastest < 25.0 && s->pos[2] < 0.08)) {
+            fail_msg("%s: after 6 s |w| %.3g rad/s, |v| %.3g m/s, z %.3f m; fastest turn %.3g rad/s",
+                     kind == 0 ? "wait" : "brake", norm3(s->angvel), norm3(s->vel), s->pos[2], fastest);
+        }
+        sw_free(&w);
+    }
+}
+
+/* A 2 cm die as a mesh (a closed cube, outward-facing), 5 g: its inertia comes from the mesh. The
+ * hold laws once took the mass (kg) as its moment of inertia (kg·m², 15,000 times too large here):
+ * their torque then drove it unstably (a die in an add-on user's scene reached 594 rad/s). Braked
+ * free, or held by wait as a planar body, it must come to rest without spinning up. */
+static void test_mesh_body_hold(void **state)
+{
+    (void)state;
+    const double h = 0.01;
+    const double v[24] = {-h, -h, -h, h, -h, -h, h, h, -h, -h, h, -h, -h, -h, h, h, -h, h, h, h, h, -h, h, h};
+    const int32_t t[36] = {0, 3, 2, 0, 2, 1, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                           3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5};
+    for (int planar = 0; planar < 2; ++planar) {
+        SkWorld w;
+        sw_init(&w, 0.5);
+        tpBodyDef d = sw_robot("die", 0, 0);
+        d.shape = TP_SHAPE_MESH;
+        d.mesh = (tpMeshView){8, v, 12, t};
+        d.mass = 0.005;
+        d.pos[2] = h;
+        d.max_force = 0.5;
+        d.max_torque = 0;
+        d.planar_force = planar;
+        d.vel[0] = 0.3;
+        d.angvel[2] = 4.0;
+        int die = sw_add(&w, d);
+        sw_start(&w);
+        double I[9];
+        assert_true(tpWorld_BodyInertia(w.world, die, I));
+        assert_true(fabs(I[8] - d.mass * (2 * h) * (2 * h) / 6.0) < 1e-3 * I[8]); /* m (a² + b²) / 12 */
+        tpSkillDef sk = tpDefaultSkillDef(planar ? TP_SKILL_WAIT : TP_SKILL_BRAKE);
+        sk.body = die;
+        sk.wait.duration = tpDist_Const(3.0);
+        sk.brake.duration = tpDist_Const(3.0);
+        double fastest = 0.0;
+        for (int i = 0; i < 180; ++i) {
+            sw_step(&w, &sk, i == 0);
+            double spin = norm3(sw_body(&w, die)->angvel);
+            fastest = spin > fastest ? spin : fastest;
+        }
+        const tpBodyState *s = sw_body(&w, die);
+        if (!(fastest <= 4.0 + 1e-9 && norm3(s->angvel) < 0.1 && norm3(s->vel) < 0.02)) {
+            fail_msg("%s: after 3 s |w| %.3g rad/s, |v| %.3g m/s; fastest turn %.3g rad/s (started at 4)",
+                     planar ? "wait, planar" : "brake, free", norm3(s->angvel), norm3(s->vel), fastest);
+        }
+        sw_free(&w);
+    }
+}
+
 /* impulse: without gravity or contacts a force F held for T gives exactly dv = F T / m. */
 static void test_impulse(void **state)
 {
@@ -380,11 +486,22 @@ static void test_default_defs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_wait),         cmocka_unit_test(test_wait_target), cmocka_unit_test(test_drive_to),
-        cmocka_unit_test(test_turn_to),      cmocka_unit_test(test_brake),       cmocka_unit_test(test_impulse),
-        cmocka_unit_test(test_random),       cmocka_unit_test(test_push),        cmocka_unit_test(test_kick),
-        cmocka_unit_test(test_steer),        cmocka_unit_test(test_custom),      cmocka_unit_test(test_var_count),
-        cmocka_unit_test(test_default_defs), cmocka_unit_test(test_kind_rows),
+        cmocka_unit_test(test_wait),
+        cmocka_unit_test(test_wait_target),
+        cmocka_unit_test(test_drive_to),
+        cmocka_unit_test(test_turn_to),
+        cmocka_unit_test(test_brake),
+        cmocka_unit_test(test_impulse),
+        cmocka_unit_test(test_free_body_wait_and_brake),
+        cmocka_unit_test(test_mesh_body_hold),
+        cmocka_unit_test(test_random),
+        cmocka_unit_test(test_push),
+        cmocka_unit_test(test_kick),
+        cmocka_unit_test(test_steer),
+        cmocka_unit_test(test_custom),
+        cmocka_unit_test(test_var_count),
+        cmocka_unit_test(test_default_defs),
+        cmocka_unit_test(test_kind_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

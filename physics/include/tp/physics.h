@@ -224,6 +224,10 @@ int tpWorld_BodyCount(const tpWorld *world);
 const tpBodyDef *tpWorld_Body(const tpWorld *world, int i);
 /// Body index by name, -1 if none.
 int tpWorld_FindBody(const tpWorld *world, const char *name);
+/// The inertia tensor (kg·m², row-major 3 x 3, in the body frame about its centre of mass) the
+/// physics gives body i: from its shape and mass, for a mesh by volume integration scaled to its
+/// mass. False (zeros) for a body without dynamics (static, kinematic).
+bool tpWorld_BodyInertia(const tpWorld *world, int i, double inertia[9]);
 /// The (copied) scene definition; its arrays point into the world's copies.
 const tpSceneDef *tpWorld_Def(const tpWorld *world);
 

@@ -435,8 +435,10 @@ int tpSkill_VarCount(const tpSkillDef *skill);
 /// (it never collides). Returns the count (<= 3).
 int tpSkill_NavShapes(const tpBodyDef *body, tpNavShape out[3]);
 
-/// Moment of inertia about the body's vertical axis from its shape and mass (kg·m²).
-double tpBody_InertiaZ(const tpBodyDef *body);
+/// Moment of inertia of body i about its vertical (local z) axis (kg·m²): from its shape and mass,
+/// for a mesh the physics' own (volume integration scaled to its mass), for a body without
+/// dynamics its mass (a stand-in, as for any shape without a formula).
+double tpBody_InertiaZ(const tpWorld *world, int body);
 
 #ifdef __cplusplus
 }
