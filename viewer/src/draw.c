@@ -132,10 +132,51 @@ static void mesh_cylinder(MeshBuf *m)
 
 static bool is_shape(const tpPlanBody *b, const char *s)
 {
-    /* a mesh body is drawn as its bounding box (size: its full extents about its origin) */
+    /* a mesh body is a box to the contact and tree drawings (size: its full extents about its
+       origin); draw_body draws its own triangles */
     if (strcmp(b->shape, "mesh") == 0)
         return strcmp(s, "box") == 0;
     return strcmp(b->shape, s) == 0;
+}
+
+/* Uploads a mesh body's triangles (body frame, one flat normal per triangle) into *vbo; the
+ * vertex count, 0 when it has none or they cannot be held (it is then drawn as its box). */
+static int upload_body_mesh(const tpPlanBody *b, GLuint *vbo)
+{
+    if (strcmp(b->shape, "mesh") != 0 || b->mesh_ntriangles <= 0 || !b->mesh_vertices || !b->mesh_triangles) {
+        return 0;
+    }
+    size_t nv = (size_t)b->mesh_ntriangles * 3;
+    float *v = malloc(nv * 6 * sizeof *v);
+    if (!v) {
+        return 0;
+    }
+    for (int t = 0; t < b->mesh_ntriangles; ++t) {
+        const double *p[3];
+        for (int k = 0; k < 3; ++k) {
+            p[k] = b->mesh_vertices + 3 * (size_t)b->mesh_triangles[3 * t + k]; /* indices checked by the reader */
+        }
+        double e1[3], e2[3], n[3];
+        for (int c = 0; c < 3; ++c) {
+            e1[c] = p[1][c] - p[0][c];
+            e2[c] = p[2][c] - p[0][c];
+        }
+        n[0] = e1[1] * e2[2] - e1[2] * e2[1], n[1] = e1[2] * e2[0] - e1[0] * e2[2],
+        n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+        double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        for (int k = 0; k < 3; ++k) {
+            float *o = v + ((size_t)t * 3 + (size_t)k) * 6;
+            for (int c = 0; c < 3; ++c) {
+                o[c] = l > 0 ? (float)(n[c] / l) : (c == 2 ? 1.0f : 0.0f);
+                o[3 + c] = (float)p[k][c];
+            }
+        }
+    }
+    glGenBuffers(1, vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, *vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(nv * 6 * sizeof *v), v, GL_STATIC_DRAW);
+    free(v);
+    return (int)nv;
 }
 
 bool tpVScene_Init(tpVScene *sc, const tpPlanRecord *rec, char *err, size_t errlen)
@@ -145,7 +186,9 @@ bool tpVScene_Init(tpVScene *sc, const tpPlanRecord *rec, char *err, size_t errl
     sc->world = -1;
     sc->palette = malloc((size_t)(rec->nbodies > 0 ? rec->nbodies : 1) * sizeof *sc->palette);
     sc->trail_first = malloc((size_t)(rec->nbodies > 0 ? rec->nbodies : 1) * sizeof *sc->trail_first);
-    if (!sc->palette || !sc->trail_first) {
+    sc->body_vbo = calloc((size_t)(rec->nbodies > 0 ? rec->nbodies : 1), sizeof *sc->body_vbo);
+    sc->body_verts = calloc((size_t)(rec->nbodies > 0 ? rec->nbodies : 1), sizeof *sc->body_verts);
+    if (!sc->palette || !sc->trail_first || !sc->body_vbo || !sc->body_verts) {
         tpErrorf(err, errlen, "out of memory");
         return false;
     }
@@ -162,6 +205,9 @@ bool tpVScene_Init(tpVScene *sc, const tpPlanRecord *rec, char *err, size_t errl
         glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)m.n * 6 * sizeof(float)), m.v, GL_STATIC_DRAW);
         sc->mesh_verts[i] = m.n;
         free(m.v);
+    }
+    for (int b = 0; b < rec->nbodies; ++b) {
+        sc->body_verts[b] = upload_body_mesh(&rec->bodies[b], &sc->body_vbo[b]);
     }
     glGenBuffers(1, &sc->trail_vbo);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
@@ -453,6 +499,13 @@ void tpVScene_Free(tpVScene *sc)
         glDeleteBuffers(TP_MESH_COUNT, sc->mesh_vbo);
         glDeleteBuffers(1, &sc->trail_vbo);
     }
+    for (int b = 0; sc->body_vbo && sc->rec && b < sc->rec->nbodies; ++b) {
+        if (sc->body_vbo[b]) {
+            glDeleteBuffers(1, &sc->body_vbo[b]);
+        }
+    }
+    free(sc->body_vbo);
+    free(sc->body_verts);
     free(sc->palette);
     free(sc->trail_first);
     tpVNav_Free(sc);
@@ -498,7 +551,13 @@ static void draw_body(const tpVScene *sc, const tpPlanBody *b, const double pos[
     glMultMatrixf(m);
     glColor4fv(b->color);
     const double *s = b->size;
-    if (is_shape(b, "box")) {
+    int own = (int)(b - sc->rec->bodies);
+    if (sc->body_verts && own >= 0 && own < sc->rec->nbodies && sc->body_verts[own] > 0) {
+        glBindBuffer(GL_ARRAY_BUFFER, sc->body_vbo[own]); /* a mesh body: its own triangles */
+        glNormalPointer(GL_FLOAT, 6 * sizeof(float), (const void *)0);
+        glVertexPointer(3, GL_FLOAT, 6 * sizeof(float), (const void *)(3 * sizeof(float)));
+        glDrawArrays(GL_TRIANGLES, 0, sc->body_verts[own]);
+    } else if (is_shape(b, "box")) {
         glScaled(s[0], s[1], s[2]);
         draw_mesh(sc, TP_MESH_BOX);
     } else if (is_shape(b, "sphere")) {

@@ -19,6 +19,8 @@ typedef struct tpVScene {
     int world;               /* world whose trails are uploaded (-1: none yet) */
     GLuint mesh_vbo[TP_MESH_COUNT];
     int mesh_verts[TP_MESH_COUNT];
+    GLuint *body_vbo;    /* per plan body: its own triangles (a "mesh" body with triangles), 0 = none */
+    int *body_verts;     /* per plan body: vertices in body_vbo */
     double eye[3];       /* camera of the frame being drawn, for the level of detail of spheres */
     double px_per_rad;   /* pixels per radian near the image centre */
     int *palette;        /* per plan body: index among the moving bodies, -1 for the others */
