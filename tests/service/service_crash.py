@@ -6,7 +6,7 @@ import os
 import signal
 import sys
 
-from tplan_service import Runner, Server, cli_plan, strip_timing, fresh_dir, LONG
+from tplan_service import Runner, Server, cli_plan, strip_timing, fresh_dir, openapi_check_every, LONG
 
 TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 
@@ -88,4 +88,5 @@ r = Runner()
 r.run("worker killed -> worker_crashed", test_worker_kill, TPLAN, WORK)
 r.run("server killed -> nothing lost", test_server_kill, TPLAN, WORK)
 r.run("SIGTERM stops cleanly", test_clean_stop, TPLAN, WORK)
+r.run("every response documented (OpenAPI)", openapi_check_every, TPLAN, WORK)
 r.finish()

@@ -12,7 +12,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tplan_service import LONG, TIMEOUT, Runner, Server, fresh_dir  # noqa: E402
+from tplan_service import LONG, TIMEOUT, Runner, Server, fresh_dir, openapi_check_every  # noqa: E402
 import http.client  # noqa: E402
 
 TPLAN, WORK = sys.argv[1], sys.argv[2]
@@ -476,6 +476,7 @@ def main():
     r.run("foreign_or_damaged_store_refused", test_foreign_or_damaged_store_refused)
     r.run("workers_go_to_the_client_with_fewer_running", test_workers_go_to_the_client_with_fewer_running)
     r.run("store_that_cannot_be_written", test_store_that_cannot_be_written)
+    r.run("every response documented (OpenAPI)", openapi_check_every, TPLAN, WORK)
     r.finish()
 
 

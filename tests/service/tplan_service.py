@@ -29,6 +29,8 @@ def fresh_dir(path):
 
 
 class Server:
+    every = []  # every Server this process made: a test of many short-lived servers checks them all
+
     def __init__(self, tplan, data, *args, workers=2, batch_nice=0):
         # batch_nice 0 by default: the tests share a loaded machine with other tests at nice 0, which
         # would starve batch workers at the service's default nice 10 past the jobs' wall-clock
@@ -39,6 +41,7 @@ class Server:
         self.port = None
         self.log_path = os.path.join(data, "server.log")
         self.responses = []  # (method, path, status, content type, body) of every JSON answer: openapi_check
+        Server.every.append(self)
 
     def start(self):
         os.makedirs(self.data, exist_ok=True)
@@ -174,15 +177,17 @@ class Server:
             conn.close()
 
 
-def openapi_check(servers, work):
-    """Validates the OpenAPI document (GET /v1/openapi.json) with @seriousme/openapi-schema-validator
-    and every JSON response the servers gave against it with ajv (tests/service/openapi_check.mjs)."""
+def openapi_check(servers, work, doc_server=None):
+    """Validates the OpenAPI document (GET /v1/openapi.json of doc_server, else of servers[0], which
+    must be running) with @seriousme/openapi-schema-validator and every JSON response the servers
+    gave against it with ajv (tests/service/openapi_check.mjs)."""
     here = os.path.dirname(os.path.abspath(__file__))
     if not os.path.isdir(os.path.join(here, "node_modules", "ajv")):
         raise AssertionError("tests/service/node_modules is missing: run .ci/install-deps (npm ci)")
+    os.makedirs(work, exist_ok=True)
     doc_path = os.path.join(work, "openapi.json")
     with open(doc_path, "wb") as f:
-        f.write(servers[0].request("GET", "/v1/openapi.json")[2])
+        f.write((doc_server or servers[0]).request("GET", "/v1/openapi.json")[2])
     rec = os.path.join(work, "responses.json")
     with open(rec, "w") as f:
         json.dump([r for s in servers for r in s.responses], f)
@@ -191,6 +196,16 @@ def openapi_check(servers, work):
     print(out.stdout.strip())
     if out.returncode != 0:
         raise AssertionError("OpenAPI check failed:\n" + out.stdout[-3000:] + out.stderr[-3000:])
+
+
+def openapi_check_every(tplan, work):
+    """openapi_check over every server this process made (most stopped by now): one more server
+    gives the document."""
+    doc = Server(tplan, fresh_dir(os.path.join(work, "openapi_doc")), workers=1).start()
+    try:
+        openapi_check(Server.every, os.path.join(work, "openapi"), doc_server=doc)
+    finally:
+        doc.stop()
 
 
 def strip_timing(plan_bytes):
