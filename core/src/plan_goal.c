@@ -282,8 +282,9 @@ static bool read_region(const GoalReader *r, const cJSON *o, int i, tpPlanGoalRe
                          g->kind == TP_GOAL_CIRCLE ? 2 : 3, 0, g->center)) {
             return false;
         }
-        if (!cJSON_IsNumber(radius)) {
-            return gFail(r, "goal.regions[%d].radius: expected a number, got %s", i, json_type(radius));
+        if (!cJSON_IsNumber(radius) || !isfinite(radius->valuedouble)) {
+            return gFail(r, "goal.regions[%d].radius: expected a finite number, got %s", i,
+                         cJSON_IsNumber(radius) ? "an infinite one" : json_type(radius));
         }
         g->radius = radius->valuedouble;
     }
