@@ -2,7 +2,8 @@
 // ("goal" in docs/plan-format.md) and the player draws them. For minigolf (a column: tp.within the
 // hole) and soccer (a box open below: tp.inside the goal mouth) the scene graph has the goal object
 // at the recorded place and size, in the plan's numbers, and the canvas changes where it is drawn
-// when it is hidden (G) and shown again. Screenshots go to OUTDIR.
+// when it is hidden (G) and shown again; and for dice (10: a ball round each die's target) the
+// same per die. Screenshots go to OUTDIR.
 import { main, startServer, launchBrowser, newPage, waitFor, check, log, assertNoPageErrors, join } from "./harness.mjs";
 
 // The goal group of the player: per region its userData.goal and its world-space bounding box.
@@ -34,9 +35,9 @@ function frameDiff(name) {
 
 const near = (a, b, tol) => Math.abs(a - b) <= tol;
 
-async function openJob(page, base, domain, seed) {
+async function openJob(page, base, domain, seed, set = undefined) {
   const id = await page.evaluate(async (body) => (await (await fetch("/v1/jobs", { method: "POST", body })).json()).id,
-    JSON.stringify({ domain, seed, tree: false }));
+    JSON.stringify({ domain, seed, tree: false, set }));
   check(Number.isInteger(id), `no job id for ${domain}`);
   await page.goto(base + `/#/jobs/${id}`, { waitUntil: "load" });
   await waitFor(page, `.job-page[data-id="${id}"][data-status="solved"] .player[data-goal]`, `the ${domain} plan's player`, 120000);
@@ -108,5 +109,23 @@ await main(async ({ tplan, outDir }) => {
   check(near(g.max[2], 0.2, 1e-6) && near(g.min[2], floor, 1e-6), `soccer: the box spans z ${g.min[2]}..${g.max[2]}, not ${floor}..0.2`);
   await toggles(page, "soccer");
   await page.screenshot({ path: join(outDir, "goal-soccer.png") });
+
+  log("dice (10): one ball per die round its target, of the arrangement's radius");
+  const dice = await openJob(page, base, "dice", 1, { count: 10 });
+  const targets = dice.recorded.regions;
+  check(targets.length === 10 && targets.every((r) => r.kind === "sphere" && /^die/.test(r.body)),
+    `dice's plan records ${JSON.stringify(dice.recorded)}`);
+  drawn = await page.evaluate(goalObjects);
+  check(drawn.length === 10, `dice: ${drawn.length} goal objects`);
+  drawn.forEach((d, k) => {
+    const r = targets[k];
+    check(d.goal.kind === "sphere" && d.goal.body === r.body, `dice: object ${k} is ${JSON.stringify(d.goal)}, not ${r.body}'s`);
+    for (let a = 0; a < 3; ++a) {
+      check(near((d.min[a] + d.max[a]) / 2, r.center[a], 1e-6) && near(d.max[a] - d.min[a], 2 * r.radius, 1e-6),
+        `dice: ${r.body}'s ball spans ${d.min[a]}..${d.max[a]} on axis ${a}, not ${r.radius} m round ${r.center[a]}`);
+    }
+  });
+  await toggles(page, "dice");
+  await page.screenshot({ path: join(outDir, "goal-dice.png") });
   assertNoPageErrors(page);
 });
