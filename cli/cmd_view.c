@@ -101,6 +101,7 @@ static void view_usage(FILE *f)
                "  --no-tree           start with the tree layer off (T toggles it)\n"
                "  --no-trails         start with the trails off (L)\n"
                "  --contacts          start with the approximate contact points on (K)\n"
+               "  --no-goal           start without the goal regions (E)\n"
                "  --no-overlay        start without the text overlay and timeline (O)\n"
                "  --nav LIST          navigation layers shown at start (plans with overlays): a comma\n"
                "                      list of grid, field, arrows, paths, windows, trees; all (default)\n"
@@ -112,7 +113,7 @@ static void view_usage(FILE *f)
                "  -h, --help          this help\n"
                "\n"
                "Keys: space play/pause, left/right step, up/down 10 steps, [ ] speed, R restart,\n"
-               "N/P next/previous solution, T tree, L trails, K contacts, O overlay, C reset camera,\n"
+               "N/P next/previous solution, T tree, L trails, K contacts, E goal, O overlay, C reset camera,\n"
                "G/F/A/Y/W/V navigation grid/field/arrows/paths/windows/trees,\n"
                "H help, Esc quit. Mouse: left drag orbit, right/middle drag pan, wheel zoom, click or\n"
                "drag the timeline to seek.\n"
@@ -140,6 +141,7 @@ static void render_usage(FILE *f)
                "  --world K           render solution K (1 = the selected one)\n"
                "  --no-trails         no trails\n"
                "  --contacts          draw approximate contact points (derived from geometry)\n"
+               "  --no-goal           no goal regions (the plan's \"goal\": translucent, drawn by default)\n"
                "  --hud               draw the text overlay (domain, planner, step, skills), the legend\n"
                "                      of the moving bodies and the timeline; default: the scene only\n"
                "  --no-overlay        no overlay (the default; kept for older command lines)\n"
@@ -172,6 +174,7 @@ enum {
     OPT_WORLD,
     OPT_NO_TRAILS,
     OPT_CONTACTS,
+    OPT_NO_GOAL,
     OPT_NO_OVERLAY,
     OPT_NAV,
     OPT_NO_TREE, /* view only */
@@ -190,6 +193,7 @@ enum {
     {"world", required_argument, NULL, OPT_WORLD},                  \
     {"no-trails", no_argument, NULL, OPT_NO_TRAILS},                \
     {"contacts", no_argument, NULL, OPT_CONTACTS},                  \
+    {"no-goal", no_argument, NULL, OPT_NO_GOAL},                    \
     {"no-overlay", no_argument, NULL, OPT_NO_OVERLAY},              \
     {"nav", required_argument, NULL, OPT_NAV},                      \
     {"help", no_argument, NULL, 'h'}
@@ -217,6 +221,9 @@ static int common_option(int code, const char *v, tpViewerDef *vd, const char **
         return 1;
     case OPT_CONTACTS:
         vd->show_contacts = true;
+        return 1;
+    case OPT_NO_GOAL:
+        vd->show_goal = false;
         return 1;
     case OPT_NO_OVERLAY:
         vd->show_overlay = false;

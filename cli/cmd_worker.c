@@ -341,9 +341,36 @@ static int request_params(const cJSON *req, tpScriptParam *params, char values[]
     return n;
 }
 
+/* tplan's own messages while a job runs (the domain's warnings, the planner's and ODE's messages)
+ * go to the server's stderr as before, which the workers share with it, but name the job, so that
+ * an operator can tell whose they are; control characters (a body name is the script's text) are
+ * escaped, so one message stays one line and cannot pose as the server's. */
+static void job_log_sink(void *user, tpLogLevel level, const char *msg)
+{
+    if (level < TP_LOG_INFO) {
+        return; /* the threshold tplan's log has without --verbose */
+    }
+    char line[4 * 2048 + 128];
+    size_t n = (size_t)snprintf(line, 128, "tplan: job %lld: %s", *(const long long *)user,
+                                level == TP_LOG_ERROR  ? "error: "
+                                : level == TP_LOG_WARN ? "warning: "
+                                                       : "");
+    for (const unsigned char *p = (const unsigned char *)msg; *p && n < sizeof line - 6; ++p) {
+        if (*p < 0x20 || *p == 0x7f) {
+            n += (size_t)snprintf(line + n, 5, "\\x%02X", *p);
+        } else {
+            line[n++] = (char)*p;
+        }
+    }
+    line[n++] = '\n';
+    fwrite(line, 1, n, stderr); /* one write: lines of workers running at once do not mix */
+}
+
 static void run_job(FILE *ev, const cJSON *m)
 {
     double t_start = tpClock_Now();
+    long long job_id = (long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "id"));
+    tpLog_SetThreadSink(job_log_sink, &job_id); /* (forked OR-parallel workers inherit it) */
     const cJSON *req = cJSON_GetObjectItemCaseSensitive(m, "request");
     const cJSON *dir = cJSON_GetObjectItemCaseSensitive(m, "dir");
     const cJSON *script = cJSON_GetObjectItemCaseSensitive(m, "script");
@@ -479,6 +506,7 @@ static void run_job(FILE *ev, const cJSON *m)
     cJSON_Delete(done);
     tpPlanRecord_Free(&own);
     tpPar_OutcomeFree(&oc);
+    tpLog_SetThreadSink(NULL, NULL);
 }
 
 int tpCmd_Worker(int argc, char **argv)

@@ -72,6 +72,16 @@ void tpPlan_PutSources(FILE *f, const tpPlanRecord *rec);
 /// Reads the optional "sources" member of a parsed plan (after the header) and checks it as above.
 bool tpPlan_ReadSources(const char *file, const struct cJSON *root, tpPlanRecord *rec, char *err, size_t errlen);
 
+/* Goal regions (plan_goal.c). */
+/// Frees rec->goal_regions and zeroes the count.
+void tpPlan_FreeGoal(tpPlanRecord *rec);
+/// Checks the goal regions (writer side); false with "goal.regions[k].field: reason".
+bool tpPlan_CheckGoal(const tpPlanRecord *rec, char *err, size_t errlen);
+/// Writes ",\n  \"goal\": {...}" (one line, no trailing comma) if there are regions.
+void tpPlan_PutGoal(FILE *f, const tpPlanRecord *rec);
+/// Reads the optional "goal" member of a parsed plan (after the bodies) and checks it as above.
+bool tpPlan_ReadGoal(const char *file, const struct cJSON *root, tpPlanRecord *rec, char *err, size_t errlen);
+
 /* Packed trajectories (plan_pack.c): the reader's fast path for the big number matrices. */
 /// One matrix of rows x cols finite doubles lifted out of the text before cJSON parses it.
 typedef struct tpPlanPacked {

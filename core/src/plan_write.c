@@ -200,6 +200,7 @@ void tpPlanRecord_Free(tpPlanRecord *rec)
     free(rec->tactics);
     tpPlan_FreeOverlays(rec);
     tpPlan_FreeSources(rec);
+    tpPlan_FreeGoal(rec);
     memset(rec, 0, sizeof *rec);
 }
 
@@ -544,7 +545,8 @@ static bool check_record(const tpCheck *c, const tpPlanRecord *rec, char **overr
         }
     }
     char ov_err[400];
-    if (!tpPlan_CheckOverlays(rec, ov_err, sizeof ov_err) || !tpPlan_CheckSources(rec, ov_err, sizeof ov_err)) {
+    if (!tpPlan_CheckOverlays(rec, ov_err, sizeof ov_err) || !tpPlan_CheckSources(rec, ov_err, sizeof ov_err) ||
+        !tpPlan_CheckGoal(rec, ov_err, sizeof ov_err)) {
         return check_fail(c, "%s", ov_err);
     }
     if (rec->overrides) {
@@ -877,6 +879,7 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
         }
         fputc('}', f);
     }
+    tpPlan_PutGoal(f, rec);
     fprintf(f, ",\n  \"steps\": %d,\n  \"cost\": ", sel->nsteps);
     put_double(f, sel->cost);
 

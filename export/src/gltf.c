@@ -861,6 +861,48 @@ static void json_buffers(G *g, Str *s, const char *bin_uri)
     sp(s, "}]");
 }
 
+/* The plan's goal regions (its "goal", docs/plan-format.md) in asset.extras, as the plan has them:
+   in tplan's frame (z up, m), not glTF's, since they are data for tools rather than nodes. */
+static void json_goal(const tpPlanRecord *rec, Str *s)
+{
+    if (rec->ngoal_regions <= 0) {
+        return;
+    }
+    sp(s, ",\"goal\":{\"frame\":\"tplan (+Z up, m)\",\"regions\":[");
+    for (int i = 0; i < rec->ngoal_regions; ++i) {
+        const tpPlanGoalRegion *r = &rec->goal_regions[i];
+        sp(s, "%s{\"kind\":", i ? "," : "");
+        sp_string(s, tpGoalRegionKind_Name(r->kind));
+        sp(s, ",\"body\":");
+        sp_string(s, rec->bodies[r->body].name);
+        if (r->kind == TP_GOAL_BOX) {
+            for (int side = 0; side < 2; ++side) {
+                const double *v = side ? r->hi : r->lo;
+                sp(s, side ? "],\"max\":[" : ",\"min\":[");
+                for (int k = 0; k < 3; ++k) {
+                    sp(s, k ? "," : "");
+                    if (isfinite(v[k])) {
+                        sp_num(s, v[k]);
+                    } else {
+                        sp(s, "null");
+                    }
+                }
+            }
+            sp(s, "]}");
+            continue;
+        }
+        sp(s, ",\"center\":[");
+        for (int k = 0; k < (r->kind == TP_GOAL_CIRCLE ? 2 : 3); ++k) {
+            sp(s, k ? "," : "");
+            sp_num(s, r->center[k]);
+        }
+        sp(s, "],\"radius\":");
+        sp_num(s, r->radius);
+        sp(s, "}");
+    }
+    sp(s, "]}");
+}
+
 static void json_all(G *g, Str *s, const char *bin_uri, tpExportStats *st)
 {
     const tpPlanRecord *rec = g->rec;
@@ -870,7 +912,9 @@ static void json_all(G *g, Str *s, const char *bin_uri, tpExportStats *st)
     sp_string(s, rec->status);
     sp(s, ",\"dt\":");
     sp_num(s, rec->dt);
-    sp(s, ",\"up\":\"glTF +Y (tplan +Z)\"}},\n\"scene\":0,\"scenes\":[{\"name\":");
+    sp(s, ",\"up\":\"glTF +Y (tplan +Z)\"");
+    json_goal(rec, s);
+    sp(s, "}},\n\"scene\":0,\"scenes\":[{\"name\":");
     sp_string(s, rec->domain_name);
     int nnodes = 0;
     Str nodes = {0};

@@ -161,6 +161,9 @@ cJSON *svcJobToCJson(const svcJob *job)
     cJSON_AddItemToObject(o, "plan", job->has_plan ? cJSON_CreateString(url) : cJSON_CreateNull());
     snprintf(url, sizeof url, "/v1/jobs/%lld/tree", (long long)job->id);
     cJSON_AddItemToObject(o, "tree", job->has_tree ? cJSON_CreateString(url) : cJSON_CreateNull());
+    /* always linked: the log exists once the script printed (404 "printed nothing" until then) */
+    snprintf(url, sizeof url, "/v1/jobs/%lld/log", (long long)job->id);
+    cJSON_AddStringToObject(o, "log", url);
     return o;
 }
 

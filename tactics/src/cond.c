@@ -507,3 +507,80 @@ void tpCond_Describe(const tpCond *c, const tpStateView *v, const tpBodyState *i
     }
     snprintf(out, outlen, "%s was false%s%s at t = %.6g s", name, what[0] ? ": " : "", what, v->t);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Goal regions for plan files                                                                 */
+
+static bool add_region(tpPlanGoalRegion *out, int cap, int *n, const tpPlanGoalRegion *g, int nbodies)
+{
+    if (!tpPlanGoalRegion_Valid(g, nbodies, NULL, 0)) {
+        return true; /* outside what a plan records (a disc larger than the physical range): not drawn */
+    }
+    if (*n >= cap) {
+        return false;
+    }
+    out[(*n)++] = *g;
+    return true;
+}
+
+/* Appends c's spatial leaves; false when out is full. */
+static bool collect_regions(const tpCond *c, int nbodies, tpPlanGoalRegion *out, int cap, int *n)
+{
+    tpPlanGoalRegion g;
+    memset(&g, 0, sizeof g);
+    g.body = c->body;
+    switch (c->kind) {
+    case TP_COND_IN_CIRCLE:
+    case TP_COND_IN_SPHERE:
+        g.kind = c->kind == TP_COND_IN_CIRCLE ? TP_GOAL_CIRCLE : TP_GOAL_SPHERE;
+        memcpy(g.center, c->center, sizeof g.center);
+        if (g.kind == TP_GOAL_CIRCLE) {
+            g.center[2] = 0.0;
+        }
+        g.radius = c->radius;
+        return add_region(out, cap, n, &g, nbodies);
+    case TP_COND_IN_BOX:
+        g.kind = TP_GOAL_BOX;
+        for (int k = 0; k < 3; ++k) {
+            /* a bound beyond the physical range bounds nothing a body can reach: unbounded */
+            g.lo[k] = c->lo[k] < -TP_MAX_COORD ? -INFINITY : c->lo[k];
+            g.hi[k] = c->hi[k] > TP_MAX_COORD ? INFINITY : c->hi[k];
+        }
+        return add_region(out, cap, n, &g, nbodies);
+    case TP_COND_ARRANGED:
+        for (int i = 0; i < c->ntargets; ++i) {
+            g.kind = c->target_dim == 2 ? TP_GOAL_CIRCLE : TP_GOAL_SPHERE;
+            g.body = c->target_bodies[i];
+            memcpy(g.center, &c->target_points[3 * i], sizeof g.center);
+            if (g.kind == TP_GOAL_CIRCLE) {
+                g.center[2] = 0.0;
+            }
+            g.radius = c->radius;
+            if (!add_region(out, cap, n, &g, nbodies)) {
+                return false;
+            }
+        }
+        return true;
+    case TP_COND_AND:
+    case TP_COND_OR:
+        for (int i = 0; i < c->nchildren; ++i) {
+            if (!collect_regions(c->children[i], nbodies, out, cap, n)) {
+                return false;
+            }
+        }
+        return true;
+    default:
+        /* tp.negate (where the body must not be), relations between bodies (near, touching),
+           speeds, orientations and functions: no fixed region to draw */
+        return true;
+    }
+}
+
+int tpCond_GoalRegions(const tpCond *cond, int nbodies, tpPlanGoalRegion *out, int cap)
+{
+    int n = 0;
+    if (cond) {
+        collect_regions(cond, nbodies, out, cap, &n);
+    }
+    return n;
+}

@@ -148,6 +148,20 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
         pb->controlled = tpWorld_ControlSlot(d->world, b) >= 0;
         state_row(&d->initial_all[b], pb->pose);
     }
+    { /* where the goal is, for viewers (they never load the script) */
+        tpPlanGoalRegion *regions = malloc(sizeof *regions * TP_PLAN_MAX_GOAL_REGIONS);
+        if (!regions) {
+            goto oom;
+        }
+        int n = tpCond_GoalRegions(d->def.goal, d->nbodies, regions, TP_PLAN_MAX_GOAL_REGIONS);
+        if (n == 0) {
+            free(regions);
+        } else { /* shrunk to fit (a failed shrink keeps the block) */
+            tpPlanGoalRegion *fit = realloc(regions, sizeof *regions * (size_t)n);
+            rec->goal_regions = fit ? fit : regions;
+            rec->ngoal_regions = n;
+        }
+    }
     for (int t = 0; t < d->ntactics; ++t) {
         const tpTacticDef *td = &d->tactics[t];
         tpPlanTactic *pt = &rec->tactics[t];

@@ -214,6 +214,7 @@ static void test_plan_reader(void **state)
     (void)state;
     every_plan_failure("plan/minigolf.json");
     every_plan_failure("plan/sources.json");
+    every_plan_failure("plan/goal.json"); /* the goal regions' allocations */
 }
 
 static void test_other_readers(void **state)

@@ -25,6 +25,10 @@ dist = math.hypot(last[0] - hole["pose"][0], last[1] - hole["pose"][1])
 speed = math.sqrt(sum(v * v for v in last[7:10]))
 if not (dist < hole["size"][0] and speed < 1.0):
     sys.exit("ball ends %.3f m from the hole's centre (radius %.3f) at %.2f m/s" % (dist, hole["size"][0], speed))
+# the plan records where the goal is (issue 25): the hole, for the ball
+want = [{"kind": "circle", "body": "ball", "center": hole["pose"][:2], "radius": hole["size"][0]}]
+if d.get("goal") != {"regions": want}:
+    sys.exit("the plan's goal is %r, not the hole %r" % (d.get("goal"), want))
 PY
     then
       echo "FAIL: seed $seed: solved, but the trajectory does not end in the hole"
@@ -39,6 +43,14 @@ PY
   if ! "$tplan" replay -q --check "$out"; then
     echo "FAIL: seed $seed: tplan replay $out failed"
     fail=$((fail + 1))
+  fi
+  # a plan written before the goal member existed (the same plan without its line) replays too
+  if [ "$seed" -eq 1 ]; then
+    sed '/^  "goal": /d' "$out" > "$work/old.plan.json"
+    if cmp -s "$out" "$work/old.plan.json" || ! "$tplan" replay -q "$work/old.plan.json"; then
+      echo "FAIL: seed $seed: the plan has no goal line, or does not replay without it"
+      fail=$((fail + 1))
+    fi
   fi
 done
 echo "minigolf $planner: solved $solved of $n seeds (need $min_solved)"

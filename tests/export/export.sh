@@ -55,6 +55,13 @@ for p in "$work"/*.json; do
   expect "$n: export csv" "$tplan" export "$p" --format csv -o "$work/$n.csv" -q
   expect "$n: csv = plan bit for bit" "$check" csv "$p" "$work/$n.csv"
 done
+# the goal region travels in asset.extras, in the plan's own terms (issue 25)
+expect "minigolf.gltf: asset.extras.goal is the plan's goal" python3 -c '
+import json, sys
+g = json.load(open(sys.argv[1]))["asset"]["extras"]["goal"]
+p = json.load(open(sys.argv[2]))["goal"]
+assert g["regions"] == p["regions"] and g["regions"][0]["kind"] == "circle", (g, p)
+' "$work/minigolf.gltf" "$work/minigolf.json"
 # a file name that needs percent-encoding in the .bin's URI
 expect "export to a name with a space" "$tplan" export "$work/pool.json" --format gltf -o "$work/my shot #1.gltf" -q
 expect "its .bin beside it" test -f "$work/my shot #1.bin"

@@ -200,15 +200,22 @@ def test_search_memory_is_bounded_or_parallel():
 def test_worker_memory_exhaustion_is_reported():
     """Repro worker_memory_oom_misreported.sh: when the worker's address-space limit stops the
     tree from growing, the job keeps the best plan found (approximate, stopped: memory_limit)
-    instead of failing as a script_error 'planning failed'."""
+    instead of failing as a script_error 'planning failed'. The planner's warning about it reaches
+    the server's log naming the job (issue 25)."""
     srv = Server(TPLAN, fresh_dir(os.path.join(WORK, "wmem")), "--worker-memory", "300", workers=1).start()
     try:
         if "no address-space limit" in srv.log():
             print("      (the sanitizer build sets no address-space limit: part skipped)")
             return
-        job = srv.wait_final(srv.submit({"script": NOSOLVE, "time_limit": 300}))
+        jid = srv.submit({"script": NOSOLVE, "time_limit": 300})
+        job = srv.wait_final(jid)
         assert job["status"] == "approximate", job
         assert job["summary"]["stopped"] == "memory_limit", job["summary"]
+        # the planner's warning, from the worker, names its job in the server's log (written before
+        # the worker reported the job done)
+        log = srv.log()
+        assert "tplan: job %d: warning: planner: out of memory after " % jid in log, log[-2000:]
+        assert "tplan: warning:" not in log, log[-2000:]
     finally:
         srv.stop()
 
@@ -242,7 +249,8 @@ def test_print_goes_to_the_jobs_log():
         job = srv.wait_final(jid)
         assert job["status"] == "failed", job  # the domain is incomplete: what matters is its output
         assert "FORGED" not in srv.log() and "xxxxxxxx" not in srv.log(), "script output in the server's log"
-        st, hd, body = srv.request("GET", "/v1/jobs/%d/log" % jid)
+        assert job["log"] == "/v1/jobs/%d/log" % jid, job  # the job object links its log
+        st, hd, body = srv.request("GET", job["log"])
         assert st == 200 and hd["content-type"].startswith("text/plain"), (st, hd)
         text = body.decode("utf-8")  # valid UTF-8
         lines = text.split("\n")
@@ -252,8 +260,9 @@ def test_print_goes_to_the_jobs_log():
         assert "more bytes of output left out: a job's log keeps 1048576 bytes" in lines[-2], lines[-2][:200]
         # a job that printed nothing has no log
         quiet = srv.submit({"domain": "minigolf", "max_iters": 5})
-        srv.wait_final(quiet)
-        st, _, body = srv.request("GET", "/v1/jobs/%d/log" % quiet)
+        final = srv.wait_final(quiet)
+        assert final["log"] == "/v1/jobs/%d/log" % quiet, final  # linked all the same
+        st, _, body = srv.request("GET", final["log"])
         assert st == 404 and json.loads(body)["error"]["code"] == "not_found", (st, body)
     finally:
         srv.stop()

@@ -115,6 +115,55 @@ static void test_ball_in_first_and_last_frame(void **state)
     tpPlanRecord_Free(&rec);
 }
 
+/* The goal region (issue 25): minigolf's plan records the hole as a circle for the ball, and the
+ * frame drawn with it differs from the frame drawn with --no-goal around the hole, and only there. */
+static void test_goal_region_drawn(void **state)
+{
+    (void)state;
+    tpPlanRecord rec;
+    char err[1024];
+    assert_true(tpPlanRecord_Read(&rec, g_plan, err, sizeof err));
+    assert_int_equal(rec.ngoal_regions, 1);
+    const tpPlanGoalRegion *g = &rec.goal_regions[0];
+    assert_int_equal(g->kind, TP_GOAL_CIRCLE);
+    assert_string_equal(rec.bodies[g->body].name, "ball");
+    for (int k = 0; k < 2; ++k) {
+        assert_int_equal(vtRun("'%s' render '%s' --out '%s/goal%d' --size %dx%d --frames 0 --no-trails %s -q", g_tplan,
+                               g_plan, g_work, k, W, H, k ? "--no-goal" : ""),
+                         0);
+    }
+    char p0[1200], p1[1200];
+    snprintf(p0, sizeof p0, "%s/goal0/frame_000000.png", g_work);
+    snprintf(p1, sizeof p1, "%s/goal1/frame_000000.png", g_work);
+    unsigned char *a = vtLoadPng(p0, W, H), *b = vtLoadPng(p1, W, H);
+    tpViewCamera cam;
+    vtDefaultCamera(&cam, &rec, W, H);
+    /* the hole's edge, at the ball's height, sets how far from its centre the column shows */
+    double c[3] = {g->center[0], g->center[1], 0.021}, e[3] = {g->center[0] + g->radius, g->center[1], 0.021};
+    double cx, cy, ex, ey;
+    assert_true(tpViewCamera_Project(&cam, W, H, c, &cx, &cy));
+    assert_true(tpViewCamera_Project(&cam, W, H, e, &ex, &ey));
+    double reach = 2.0 * hypot(ex - cx, ey - cy) + 4;
+    long near = 0, far = 0;
+    for (int y = 0; y < H; ++y) {
+        for (int x = 0; x < W; ++x) {
+            if (memcmp(a + 3 * ((size_t)y * W + x), b + 3 * ((size_t)y * W + x), 3) != 0) {
+                if (hypot(x - cx, y - cy) <= reach) {
+                    ++near;
+                } else {
+                    ++far;
+                }
+            }
+        }
+    }
+    print_message("goal region: %ld pixels changed within %.1f px of the hole at (%.1f, %.1f), %ld elsewhere\n", near,
+                  reach, cx, cy, far);
+    assert_true(near >= 20);
+    assert_int_equal(far, 0);
+    free(a), free(b);
+    tpPlanRecord_Free(&rec);
+}
+
 /* The tree layer changes the picture; the overlay (--hud) too. */
 static void test_tree_layer_toggles(void **state)
 {
@@ -206,9 +255,11 @@ static void test_render_second_world(void **state)
                          0);
     }
     assert_true(bestd > 40);
+    /* --no-goal: the hole's goal column is drawn in the ball's own colour (white), which the ball
+       pixel test would count where both balls end */
     for (int w = 0; w < 2; ++w) {
         assert_int_equal(vtRun("'%s' render '%s' --world %d --out '%s/world%d' --size %dx%d --frames %d --no-trails "
-                               "--no-overlay --camera %s -q",
+                               "--no-goal --no-overlay --camera %s -q",
                                g_tplan, g_many, w + 1, g_work, w + 1, W, H, best, top),
                          0);
         char path[1200];
@@ -478,6 +529,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ball_in_first_and_last_frame),
         cmocka_unit_test(test_tree_layer_toggles),
+        cmocka_unit_test(test_goal_region_drawn),
         cmocka_unit_test(test_render_second_world),
         cmocka_unit_test(test_dice_renders),
         cmocka_unit_test(test_view_smoke),

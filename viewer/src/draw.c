@@ -582,6 +582,67 @@ static void draw_body(const tpVScene *sc, const tpPlanBody *b, const double pos[
     glPopMatrix();
 }
 
+/* The goal regions (the plan's "goal", docs/plan-format.md), as the web page draws them:
+   translucent, in their body's key colour, after the bodies and without writing depth (a body
+   inside one stays in view). A circle bounds x and y only: a column of the body's height standing
+   where the body's bottom starts; a sphere a ball; a box with its open sides cut at the scene's
+   bounds. */
+static double half_height(const tpPlanBody *b)
+{
+    const double *s = b->size;
+    if (strcmp(b->shape, "sphere") == 0) {
+        return s[0];
+    }
+    if (strcmp(b->shape, "cylinder") == 0) {
+        return 0.5 * s[1];
+    }
+    if (strcmp(b->shape, "capsule") == 0) {
+        return s[0] + 0.5 * s[1];
+    }
+    return strcmp(b->shape, "plane") == 0 ? 0 : 0.5 * s[2]; /* box, mesh */
+}
+
+static void draw_goal(const tpVScene *sc)
+{
+    const tpPlanRecord *rec = sc->rec;
+    const double lift = 2e-4 * fmax(1e-3, sqrt((sc->hi[0] - sc->lo[0]) * (sc->hi[0] - sc->lo[0]) +
+                                               (sc->hi[1] - sc->lo[1]) * (sc->hi[1] - sc->lo[1]) +
+                                               (sc->hi[2] - sc->lo[2]) * (sc->hi[2] - sc->lo[2])));
+    glDepthMask(GL_FALSE);
+    for (int i = 0; i < rec->ngoal_regions; ++i) {
+        const tpPlanGoalRegion *g = &rec->goal_regions[i];
+        const tpPlanBody *b = &rec->bodies[g->body];
+        float rgb[3];
+        tpVScene_KeyColour(sc, g->body, rgb);
+        glColor4f(rgb[0], rgb[1], rgb[2], 0.3f);
+        glPushMatrix();
+        if (g->kind == TP_GOAL_CIRCLE) {
+            const double *start = rec->worlds[rec->selected].traj[g->body];
+            double half = half_height(b), h = fmax(2 * half, lift);
+            double bottom = (start ? start[2] : b->pose[2]) - half + lift;
+            glTranslated(g->center[0], g->center[1], bottom + 0.5 * h);
+            glScaled(g->radius, g->radius, h);
+            draw_mesh(sc, TP_MESH_CYLINDER);
+        } else if (g->kind == TP_GOAL_SPHERE) {
+            glTranslated(g->center[0], g->center[1], g->center[2]);
+            glScaled(g->radius, g->radius, g->radius);
+            draw_mesh(sc, TP_MESH_SPHERE);
+        } else {
+            double lo[3], hi[3];
+            for (int k = 0; k < 3; ++k) {
+                lo[k] = isfinite(g->lo[k]) ? g->lo[k] : fmin(sc->lo[k], isfinite(g->hi[k]) ? g->hi[k] : sc->lo[k]);
+                hi[k] = isfinite(g->hi[k]) ? g->hi[k] : fmax(sc->hi[k], lo[k]);
+                hi[k] = fmax(hi[k], lo[k] + lift); /* a flat region stays visible */
+            }
+            glTranslated(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
+            glScaled(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+            draw_mesh(sc, TP_MESH_BOX);
+        }
+        glPopMatrix();
+    }
+    glDepthMask(GL_TRUE);
+}
+
 /* An orthonormal basis (u, v) of the plane with unit normal n. */
 static void plane_basis(const double n[3], double u[3], double v[3])
 {
@@ -1144,6 +1205,9 @@ void tpVScene_Draw(tpVScene *sc, const tpVFrame *f)
     }
     glDisableClientState(GL_NORMAL_ARRAY);
     glDisable(GL_LIGHTING);
+    if (f->goal) {
+        draw_goal(sc);
+    }
 
     if (f->trails) {
         draw_trails(sc, f->t, false);

@@ -66,6 +66,7 @@ typedef struct tpVFrame {
     double t;          /* s, time of motion shown */
     tpViewCamera cam;
     bool tree, trails, contacts;
+    bool goal;        /* the plan's goal regions */
     bool progressive; /* add a big tree to the cache over several frames (interactive use) */
     unsigned nav;     /* TP_VIEW_NAV_* layers to draw (0: none) */
 } tpVFrame;

@@ -24,6 +24,23 @@ function rows(name, m, steps) {
   return out;
 }
 
+// The goal of a parsed plan file's object p: regions whose body is in `bodies` (others, and
+// unknown kinds from a newer writer, are skipped: the page draws what it understands).
+function parseGoal(p, bodies) {
+  const regions = p.goal && Array.isArray(p.goal.regions) ? p.goal.regions : [];
+  const out = [];
+  for (const r of regions) {
+    const body = bodies.findIndex((b) => b.name === r.body);
+    if (body < 0) continue;
+    if ((r.kind === "circle" || r.kind === "sphere") && Array.isArray(r.center) && r.radius > 0) {
+      out.push({ kind: r.kind, body, center: r.center.slice(0, 3), radius: r.radius });
+    } else if (r.kind === "box" && Array.isArray(r.min) && Array.isArray(r.max)) {
+      out.push({ kind: "box", body, min: r.min.slice(0, 3), max: r.max.slice(0, 3) });
+    }
+  }
+  return out;
+}
+
 export function parsePlan(text) {
   let p;
   try {
@@ -71,6 +88,7 @@ export function parsePlan(text) {
     status: p.status,
     dt: p.dt,
     view: p.view || null,
+    goal: parseGoal(p, bodies), // [{kind, body: index, center, radius | min, max}]
     bodies,
     tactics,
     worlds,

@@ -1,12 +1,13 @@
 // 3D playback of a plan (and optionally its search tree) with three.js: the bodies move along the
 // trajectories of the world shown (interpolated between steps: linear position, normalized-lerp
 // orientation), orbit/pan/zoom with OrbitControls, the selected body's trail, many-worlds
-// alternatives, the tree layer. Keys as the desktop viewer (docs/viewer.md): space, arrows,
-// [ ], Home/End, R, N/P, T, L, C. Draws only when something changed (or while playing).
+// alternatives, the tree layer, the goal regions (goal.js). Keys as the desktop viewer
+// (docs/viewer.md): space, arrows, [ ], Home/End, R, N/P, T, L, C; and G (goal regions). Draws only when something changed (or while playing).
 import * as THREE from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { buildBodies, addPlanes, bodyRadius, disposeGeometries } from "./bodies.js";
 import { buildTreeLayer, disposeTreeLayer } from "./treelayer.js";
+import { buildGoal } from "./goal.js";
 import { paletteColor } from "./plan.js";
 import { el } from "./dom.js";
 import { CachedStaticLayer, onLayer, softwareGL, STATIC, MOVING } from "./layers.js";
@@ -83,6 +84,7 @@ export class Player {
     this.speedIndex = SPEEDS.indexOf(1);
     this.showTree = true;
     this.showTrail = true;
+    this.showGoal = true;
     this.tree = null;
     this.treeLayer = null;
     this.frames = 0; // frames drawn (for fps measurements)
@@ -127,6 +129,10 @@ export class Player {
     this.radius = Math.max(1e-3, this.bounds.getSize(new THREE.Vector3()).length() / 2);
     addPlanes(plan, this.scene, this.objects, this.center, this.radius * 8);
     this.markers = addMarkers(this.objects, this.radius);
+    this.goal = buildGoal(plan, this.bounds); // the goal regions, in the colours of their bodies
+    onLayer(this.goal, STATIC);
+    this.scene.add(this.goal);
+    this.goalLabel.hidden = this.goal.children.length === 0;
     for (const o of this.objects) if (o && !o.userData.instance) onLayer(o, o.userData.body.moving ? MOVING : STATIC);
     this.buildTrail();
     this.selectBody(this.defaultBody());
@@ -145,6 +151,7 @@ export class Player {
     this.raf = requestAnimationFrame(this.loop);
     this.update();
     this.root.dataset.markers = String(this.markers); // for the tests: small bodies marked
+    this.root.dataset.goal = String(this.goal.children.length); // ... and goal regions drawn
     window.tplanPlayer = this; // for the browser tests and measurements (docs/web.md)
   }
 
@@ -172,6 +179,9 @@ export class Player {
     this.trailBox = el("input", { type: "checkbox", checked: "" });
     this.trailBox.addEventListener("change", () => this.setTrailVisible(this.trailBox.checked));
     this.treeLabel = el("label", { class: "toggle", title: "search tree (T)", hidden: "" }, this.treeBox, " tree");
+    this.goalBox = el("input", { type: "checkbox", checked: "" });
+    this.goalBox.addEventListener("change", () => this.setGoalVisible(this.goalBox.checked));
+    this.goalLabel = el("label", { class: "toggle", title: "goal regions (G)", hidden: "" }, this.goalBox, " goal");
     this.treeInfo = el("span", { class: "muted small" });
     this.skillLabel = el("div", { class: "skills muted small mono" });
     return el("div", { class: "player-bar" },
@@ -186,7 +196,7 @@ export class Player {
         b("]", "double speed (])", () => this.setSpeed(this.speedIndex + 1)),
         el("label", { title: "world (N / P)" }, "world ", this.worldSelect),
         el("label", { title: "trail of (L: on/off)" }, el("span", {}, "trail "), this.trailBox, " ", this.bodySelect),
-        this.treeLabel, this.treeInfo,
+        this.goalLabel, this.treeLabel, this.treeInfo,
         b("⟲ camera", "reset the camera (C)", () => this.resetCamera())),
       this.skillLabel);
   }
@@ -312,6 +322,13 @@ export class Player {
     else this.selectBody(this.plan.bodies.indexOf(hit.object.userData.body));
   }
 
+  setGoalVisible(on) {
+    this.showGoal = on;
+    this.goalBox.checked = on;
+    this.goal.visible = on;
+    this.redrawStatic();
+  }
+
   // ---- tree ----
   setTree(tree) {
     if (this.treeLayer) {
@@ -407,6 +424,7 @@ export class Player {
       p: () => this.setWorld(this.world - 1),
       t: () => this.treeLayer && this.setTreeVisible(!this.showTree),
       l: () => this.setTrailVisible(!this.showTrail),
+      g: () => this.goal.children.length && this.setGoalVisible(!this.showGoal),
       c: () => this.resetCamera(),
     };
     const fn = actions[e.key.length === 1 ? e.key.toLowerCase() : e.key];

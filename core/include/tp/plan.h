@@ -130,6 +130,35 @@ typedef struct tpPlanView {
 /// True when v is a usable view: finite, distance >= 0, |pitch| <= 89.9 degrees.
 bool tpPlanView_Valid(const tpPlanView *v);
 
+#define TP_PLAN_MAX_GOAL_REGIONS 4096 /* regions in "goal" (a 400-dice arrangement: 400) */
+#define TP_PLAN_MAX_GOAL_RADIUS 1e7   /* m: the largest goal disc or ball radius a plan records */
+
+/// Kinds of goal regions (member "goal" of a plan file, docs/plan-format.md).
+typedef enum {
+    TP_GOAL_CIRCLE = 0, /* the body's centre within `radius` of center x, y (any height): tp.within with 2 numbers */
+    TP_GOAL_SPHERE,     /* the body's centre within `radius` of center x, y, z: tp.within with 3 numbers */
+    TP_GOAL_BOX,        /* lo <= the body's centre <= hi on every axis: tp.inside */
+    TP_GOAL_KIND_COUNT
+} tpGoalRegionKind;
+
+/// One spatial leaf of the domain's goal condition, recorded so that viewers can draw where the
+/// goal is (they never load the script). Plain value type.
+typedef struct tpPlanGoalRegion {
+    tpGoalRegionKind kind;
+    int body;            /* index into tpPlanRecord.bodies: the body whose centre must be in the region */
+    double center[3];    /* m, world frame: CIRCLE x, y (center[2] unused, 0); SPHERE x, y, z; within +-TP_MAX_COORD */
+    double radius;       /* m, CIRCLE and SPHERE, in (0, TP_PLAN_MAX_GOAL_RADIUS] */
+    double lo[3], hi[3]; /* m, BOX: per axis, -INFINITY / INFINITY where the region is unbounded on that
+                            side (written null); finite bounds within +-TP_MAX_COORD, lo <= hi, at
+                            least one finite */
+} tpPlanGoalRegion;
+
+/// Names of the goal region kinds ("circle", "sphere", "box"), NULL if out of range.
+const char *tpGoalRegionKind_Name(tpGoalRegionKind kind);
+/// Empty when region g fits a record of nbodies bodies (the ranges above), else the reason
+/// ("radius: 0 is not in (0, 1e+07] m") in why (cap bytes). Returns true when it fits.
+bool tpPlanGoalRegion_Valid(const tpPlanGoalRegion *g, int nbodies, char *why, size_t cap);
+
 /// A whole plan recording. All strings and arrays are heap-owned by the record
 /// (free with tpPlanRecord_Free).
 typedef struct tpPlanRecord {
@@ -154,8 +183,11 @@ typedef struct tpPlanRecord {
      * in files written before it existed): m, 0 = not checked. `tplan replay --check` checks
      * against these. */
     double max_static_penetration, max_body_penetration;
-    char *overrides; /* JSON object text of --set overrides, or NULL */
-    tpPlanView view; /* the domain's default camera (optional member "view") */
+    char *overrides;                /* JSON object text of --set overrides, or NULL */
+    tpPlanView view;                /* the domain's default camera (optional member "view") */
+    int ngoal_regions;              /* spatial leaves of the goal (optional member "goal"; 0: none, or an
+                                       older file) */
+    tpPlanGoalRegion *goal_regions; /* ngoal_regions regions, heap-owned, in the goal tree's order */
 
     int nbodies;
     tpPlanBody *bodies;

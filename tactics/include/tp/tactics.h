@@ -123,6 +123,12 @@ tpCond *tpCond_Copy(const tpCond *cond);
 bool tpCond_SetTargets(tpCond *cond, int n, const int *bodies, const double *points, int dim);
 /// ARRANGED: the fraction of its bodies that are on target in x (0..1).
 double tpCond_ArrangedFraction(const tpCond *cond, const tpStateView *x);
+/// The spatial leaves of a goal condition as plan goal regions (the member "goal" of a plan file),
+/// in tree order, at most cap into out: IN_CIRCLE and IN_SPHERE as a circle or sphere, IN_BOX as a
+/// box (bounds beyond TP_MAX_COORD unbounded), ARRANGED as one circle or sphere per body, through
+/// AND and OR; nothing under NOT nor for the other kinds, nor for leaves a plan cannot record
+/// (tpPlanGoalRegion_Valid for nbodies bodies). Returns the number written. cond may be NULL.
+int tpCond_GoalRegions(const tpCond *cond, int nbodies, tpPlanGoalRegion *out, int cap);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Metrics                                                                                     */

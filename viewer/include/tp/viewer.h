@@ -76,6 +76,7 @@ typedef struct tpViewerDef {
     bool show_tree;      /* search tree layer (needs a tree). Default true when a tree is given */
     bool show_trails;    /* trajectories of the moving bodies up to the current time. Default true */
     bool show_contacts;  /* approximate contacts derived from geometry. Default false */
+    bool show_goal;      /* the plan's goal regions (member "goal"), translucent. Default true */
     bool show_overlay;   /* text overlay and timeline. Default true */
     bool print_fps;      /* view: print the frame rate once a second and at exit. Default false */
     int quit_after;      /* view: close after this many frames (0 = when the user closes it) */
