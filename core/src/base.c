@@ -69,14 +69,46 @@ void tpLog(tpLogLevel level, const char *fmt, ...)
         return;
     }
     const char *prefix = level == TP_LOG_ERROR ? "error: " : level == TP_LOG_WARN ? "warning: " : "";
-    fprintf(stderr, "tplan: %s", prefix);
+    char small[1024], *msg = small;
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int len = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
-    size_t n = strlen(fmt);
-    if (n == 0 || fmt[n - 1] != '\n') {
-        fputc('\n', stderr);
+    if (len >= (int)sizeof small) {
+        msg = malloc((size_t)len + 1);
+        if (msg) {
+            va_start(ap, fmt);
+            vsnprintf(msg, (size_t)len + 1, fmt, ap);
+            va_end(ap);
+        } else {
+            msg = small; /* cut at sizeof small */
+        }
+    }
+    /* A message quotes what scripts and files say (names, error texts): a control character other
+     * than a line break or a tab is written as \xNN, so none reaches the terminal (an escape
+     * sequence in a body name could recolour or clear it). One write per message. */
+    size_t n = strlen(msg);
+    char *out = malloc(n * 4 + 32);
+    if (!out) {
+        fprintf(stderr, "tplan: %s(message lost: out of memory)\n", prefix);
+    } else {
+        size_t o = (size_t)snprintf(out, 32, "tplan: %s", prefix);
+        for (size_t i = 0; i < n; ++i) {
+            unsigned char c = (unsigned char)msg[i];
+            if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+                o += (size_t)snprintf(out + o, 5, "\\x%02x", c);
+            } else {
+                out[o++] = (char)c;
+            }
+        }
+        if (n == 0 || msg[n - 1] != '\n') {
+            out[o++] = '\n';
+        }
+        fwrite(out, 1, o, stderr);
+        free(out);
+    }
+    if (msg != small) {
+        free(msg);
     }
 }
 

@@ -115,4 +115,18 @@ for mf in 30:1 40:0; do
   check "max_force ${mf%%:*}: ${mf#*:} warning(s) expected, got $n: $(head -c 300 "$work/err.txt")" $([ "$n" -eq "${mf#*:}" ]; echo $?)
 done
 
+# Control characters never reach the terminal: a body name with an escape sequence is refused
+# (names reach terminals, files and web pages), and a script's error text is printed with its
+# control characters as \xNN (an ESC in either once recoloured the user's terminal).
+printf 'local tp = require "tp"\nreturn tp.domain { name = "esc", bodies = { tp.plane { name = "g" },\n  tp.box { name = "ro\\27[31mbot", class = "active", size = {0.2, 0.2, 0.2}, mass = 1, pos = {0, 0, 0.1} } },\n  tactics = {}, goal = function(s) return true end }\n' > "$work/esc.lua"
+"$tplan" plan "$work/esc.lua" --no-out -q >/dev/null 2>"$work/err.txt"
+rc=$?
+grep -qF -- "name has a control character (byte 0x1b at offset 2)" "$work/err.txt" && [ $rc -eq 2 ]
+check "a body name with ESC: exit 2 (got $rc) and the byte named: $(head -c 300 "$work/err.txt" | cat -v)" $?
+printf 'local tp = require "tp"\nerror("red \\27[31m text \\7 bell")\n' > "$work/esc2.lua"
+"$tplan" plan "$work/esc2.lua" --no-out -q >/dev/null 2>"$work/err.txt"
+rc=$?
+grep -qF -- 'red \x1b[31m text \x07 bell' "$work/err.txt" && ! grep -q "$(printf '\033')" "$work/err.txt" && [ $rc -eq 2 ]
+check "a script error with ESC and BEL: written as \\xNN, exit 2 (got $rc): $(head -c 300 "$work/err.txt" | cat -v)" $?
+
 finish
