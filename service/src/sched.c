@@ -73,8 +73,16 @@ static bool spawn_worker(tpService *svc, svcWorker *w)
     /* batch workers yield the CPU to interactive ones (priority classes): a synchronous job beside
      * two busy batch workers gets ~90 % of a core at nice 10 vs 0, and the batch jobs only run slower
      * for that while (their plans do not depend on speed) */
-    if (!w->interactive && svc->def.batch_nice > 0 && setpriority(PRIO_PROCESS, (id_t)pid, svc->def.batch_nice) != 0) {
-        svcLog(svc, "worker: cannot set nice %d: %s", svc->def.batch_nice, strerror(errno));
+    if (!w->interactive && svc->def.batch_nice > 0) {
+        /* relative to the server's own nice value, as `nice -n`: a server started niced keeps its
+         * interactive workers above its batch ones (an absolute 10 could even raise them) */
+        errno = 0;
+        int base = getpriority(PRIO_PROCESS, 0);
+        int want = (errno != 0 ? 0 : base) + svc->def.batch_nice;
+        want = want > 19 ? 19 : want;
+        if (setpriority(PRIO_PROCESS, (id_t)pid, want) != 0) {
+            svcLog(svc, "worker: cannot set nice %d: %s", want, strerror(errno));
+        }
     }
     w->pid = pid;
     w->in_fd = in[1];
