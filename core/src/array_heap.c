@@ -261,7 +261,7 @@ static size_t pagesLength(size_t bytes)
  * most TP_PAGES_KEEP mappings and TP_PAGES_KEEP_BYTES in all; a spin lock guards the list (its
  * critical sections are a few loads and stores). */
 #define TP_PAGES_KEEP 16
-#define TP_PAGES_KEEP_BYTES ((size_t)256 << 20)
+#define TP_PAGES_KEEP_BYTES ((size_t)128 << 20)
 static struct {
     void *p[TP_PAGES_KEEP];
     size_t len[TP_PAGES_KEEP];
