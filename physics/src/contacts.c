@@ -617,6 +617,12 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
         /* scripted bodies sweep too: one moving into a resting body crushes it otherwise */
         int i = k < w->nstate ? w->state_body[k] : w->kin_body[k - w->nstate];
         tpBodyRt *r = &w->rt[i];
+        if (r->asleep) { /* at rest: no sweep, and nothing surprises it (tpContacts_Discover skips it) */
+            memset(r->vsweep, 0, sizeof r->vsweep);
+            memset(r->vfree, 0, sizeof r->vfree);
+            r->inflate = 0.0;
+            continue;
+        }
         const dReal *v0 = dBodyGetLinearVel(r->body), *om = dBodyGetAngularVel(r->body);
         /* the velocity at the end of a free substep (ODE moves by h times that): gravity and the
          * action count, or a body let go at rest would sink g h^2 before its contact is seen. A
@@ -637,7 +643,8 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
          * gaps (no contact yet) all fall together, so their sweeps alone never meet. */
         r->inflate = TP_SPECULATIVE_MARGIN + sqrt(acc2) * h * h;
         double speed = sqrt(r->vsweep[0] * r->vsweep[0] + r->vsweep[1] * r->vsweep[1] + r->vsweep[2] * r->vsweep[2]);
-        double spin = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
+        /* (a sphere sweeps the same space however it spins) */
+        double spin = w->bodies[i].shape == TP_SHAPE_SPHERE ? 0.0 : sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
         if ((speed + spin * r->radius) * h <= TP_SWEEP_MIN)
             continue;
         inflate_geom(w, i, r->inflate);
@@ -650,10 +657,19 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
     if (nfast == 0)
         return h;
     w->npairs = 0;
-    dSpaceCollide(w->space, w, near_callback);
+    /* Only pairs with a fast body matter: with few fast bodies, test just theirs against the space
+     * (the same pairs, a pair of two fast bodies twice; sorted, so the order is the same) */
+    if (4 * nfast <= dSpaceGetNumGeoms(w->space)) {
+        for (int f = 0; f < nfast; f++)
+            dSpaceCollide2(w->rt[w->fast[f]].geom, (dGeomID)w->space, w, near_callback);
+    } else {
+        dSpaceCollide(w->space, w, near_callback);
+    }
     sort_keys(w->pairs, w->npairs);
     const int first = w->npend;
     for (int p = 0; p < w->npairs; p++) {
+        if (p > 0 && w->pairs[p] == w->pairs[p - 1])
+            continue;
         int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
         const tpBodyRt *ra = &w->rt[a], *rb = &w->rt[b];
         const bool fa = ra->sweep_stamp == w->stamp && ra->body != NULL;
@@ -744,7 +760,11 @@ void tpContacts_CreateJoints(tpWorld *w)
     int nspec = 0;
     for (int k = 0; k < w->npend; k++) {
         tpPendingContact *p = &w->pend[k];
-        dBodyID ba = w->rt[p->a].body, bb = w->rt[p->b].body;
+        if (w->nasleep > 0 && tpContacts_Dormant(w, p))
+            continue; /* between sleepers and static geometry: nothing to solve */
+        /* a sleeping body takes part as static geometry (ODE would wake a disabled body that a
+         * joint attaches to an enabled one) */
+        dBodyID ba = w->rt[p->a].asleep ? NULL : w->rt[p->a].body, bb = w->rt[p->b].asleep ? NULL : w->rt[p->b].body;
         dContact c = p->c;
         friction_direction(ba, bb, &c);
         dJointID j = dJointCreateContact(w->world, w->group, &c);
@@ -764,8 +784,8 @@ static int record_run(tpWorld *w, int from, int to, int nspec)
     const int first = w->ninfos;
     for (int k = from; k < to; k++) {
         const tpPendingContact *p = &w->pend[k];
-        if (!p->speculative)
-            continue;
+        if (!p->speculative || (w->nasleep > 0 && tpContacts_Dormant(w, p)))
+            continue; /* (a dormant contact made no joint, so it has no feedback record) */
         const dJointFeedback *f = &w->feedback[nspec++];
         if (f->f1[0] == 0 && f->f1[1] == 0 && f->f1[2] == 0 && f->f2[0] == 0 && f->f2[1] == 0 && f->f2[2] == 0)
             continue;
@@ -861,7 +881,7 @@ bool tpContacts_Discover(tpWorld *w, double h)
 {
     w->npairs = 0;
     for (int k = 0; k < w->nstate; k++)
-        if (is_surprise(w, k, h))
+        if (!w->rt[w->state_body[k]].asleep && is_surprise(w, k, h))
             dSpaceCollide2(w->rt[w->state_body[k]].geom, (dGeomID)w->space, w, near_callback);
     if (w->npairs == 0)
         return false;
@@ -919,4 +939,38 @@ bool tpContacts_Discover(tpWorld *w, double h)
         return false;
     w->run[++w->nrun] = w->npend;
     return true;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Sleeping (step.c decides who sleeps; docs/physics.md "Sleeping")                           */
+
+/* A sleeper touched by a body that stirs (scripted, acted on, moving faster than sleep_speed at
+ * the substep's start, or itself woken) wakes, and so in turn do the sleepers it touches: the
+ * whole group in contact is simulated together. A speculative contact comes from a fast or
+ * surprised body, so it always wakes. A still awake body only leans on a sleeper (which then acts
+ * as static geometry): two bodies at rest side by side fall asleep in turn instead of waking each
+ * other forever. Deterministic: a function of the substep's contacts and the state. */
+bool tpContacts_Wake(tpWorld *w)
+{
+    bool any = false, changed = w->nasleep > 0;
+    while (changed) {
+        changed = false;
+        for (int k = 0; k < w->npend && w->nasleep > 0; k++) {
+            const tpPendingContact *p = &w->pend[k];
+            tpBodyRt *a = &w->rt[p->a], *b = &w->rt[p->b];
+            if (a->asleep == b->asleep)
+                continue; /* both asleep, or both awake */
+            tpBodyRt *s = a->asleep ? a : b, *o = a->asleep ? b : a;
+            if (o->body == NULL || !(o->stirs || p->speculative))
+                continue;
+            s->asleep = false;
+            s->woke = true;
+            s->stirs = true;
+            dBodyEnable(s->body);
+            w->nasleep--;
+            w->woken++;
+            changed = any = true;
+        }
+    }
+    return any;
 }

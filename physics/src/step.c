@@ -364,9 +364,10 @@ static int count_substeps(tpWorld *w, double t)
         if (r->body == NULL || !(r->thickness > 0.0))
             continue;
         const dReal *v = dBodyGetLinearVel(r->body), *om = dBodyGetAngularVel(r->body);
-        double travel = (sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
-                         r->radius * sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2])) *
-                        w->def.dt;
+        /* a sphere occupies the same space however it spins: only its centre's travel counts */
+        const double spin =
+            w->bodies[i].shape == TP_SHAPE_SPHERE ? 0.0 : sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
+        double travel = (sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + r->radius * spin) * w->def.dt;
         double n = ceil(travel / (2.0 * r->thickness));
         if (n > need)
             need = n;
@@ -374,9 +375,54 @@ static int count_substeps(tpWorld *w, double t)
     return need < TP_MAX_SUBSTEPS ? (int)need : TP_MAX_SUBSTEPS;
 }
 
+/* Who sleeps through this step (rest: the counts of tpWorld_StepRest, NULL = all 0; sleep false:
+ * nobody): a body whose count reached rest_steps, whose restored velocities are exactly 0 and on
+ * which no action acts. Its ODE body is disabled, so the solver leaves it where it is. */
+static void sleep_setup(tpWorld *w, const uint8_t *rest, bool sleep)
+{
+    w->nasleep = 0;
+    for (int k = 0; k < w->nstate; k++) {
+        tpBodyRt *r = &w->rt[w->state_body[k]];
+        r->woke = false;
+        r->acted = false;
+        if (r->control_slot >= 0)
+            for (int c = 0; c < 6; c++)
+                r->acted = r->acted || w->action[6 * r->control_slot + c] != 0.0;
+        r->asleep = false;
+        if (sleep && rest != NULL && w->rest_steps > 0 && rest[k] >= w->rest_steps && !r->acted) {
+            const dReal *v = dBodyGetLinearVel(r->body), *om = dBodyGetAngularVel(r->body);
+            r->asleep = v[0] == 0.0 && v[1] == 0.0 && v[2] == 0.0 && om[0] == 0.0 && om[1] == 0.0 && om[2] == 0.0;
+        }
+        if (r->asleep) {
+            dBodyDisable(r->body);
+            w->nasleep++;
+        } else if (!dBodyIsEnabled(r->body)) {
+            dBodyEnable(r->body);
+        }
+    }
+    for (int k = 0; k < w->nkinematic; k++)
+        w->rt[w->kin_body[k]].stirs = true;
+}
+
+/* At a substep's start, with sleepers about: which awake bodies wake the sleepers they touch. */
+static void mark_stirring(tpWorld *w)
+{
+    const double s = w->def.sleep_speed;
+    for (int k = 0; k < w->nstate; k++) {
+        tpBodyRt *r = &w->rt[w->state_body[k]];
+        if (r->asleep) {
+            r->stirs = false;
+            continue;
+        }
+        const dReal *v = dBodyGetLinearVel(r->body), *om = dBodyGetAngularVel(r->body);
+        r->stirs = r->woke || r->acted || sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) > s ||
+                   r->radius * sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]) > s;
+    }
+}
+
 /* Shared tail of Step and StepLive: the dynamic bodies already hold their start state.
  * False (and the world left as it is) when the action or a resulting state is out of range. */
-static bool advance(tpWorld *w, double t, const double *action)
+static bool advance(tpWorld *w, double t, const double *action, const uint8_t *rest, bool sleep)
 {
     size_t nact = (size_t)w->ncontrol * 6;
     if (action != NULL)
@@ -399,6 +445,7 @@ static bool advance(tpWorld *w, double t, const double *action)
         return false;
     }
     tpWorld_ClampAction(w, w->action);
+    sleep_setup(w, rest, sleep);
 
     /* Substeps continue the world without a restore in between: that is deterministic because
        every Sim call (and replay) runs the same chain from the same restored state. */
@@ -419,6 +466,8 @@ static bool advance(tpWorld *w, double t, const double *action)
             if (w->nkinematic > 0)
                 set_kinematic_over(w, ts, h);
             w->npend = 0;
+            if (w->nasleep > 0)
+                mark_stirring(w);
             tpContacts_Collide(w, s > 0);
             double tau = tpContacts_Speculate(w, h, cuts < TP_MAX_CUTS);
             if (tau < h) {
@@ -429,10 +478,12 @@ static bool advance(tpWorld *w, double t, const double *action)
                 w->npend = w->run[0]; /* the swept pass again, for the shorter substep */
                 tpContacts_Speculate(w, h, false);
             }
+            tpContacts_Wake(w);
             for (int k = 0; k < w->nstate; k++)
                 get_body(w->rt[w->state_body[k]].body, &w->sub0[k]);
             solve_substep(w, h);
             for (int round = 0; round < TP_DISCOVER_ROUNDS && tpContacts_Discover(w, h); round++) {
+                tpContacts_Wake(w);
                 for (int k = 0; k < w->nstate; k++)
                     set_body(w->rt[w->state_body[k]].body, &w->sub0[k]);
                 if (w->nkinematic > 0)
@@ -496,17 +547,62 @@ const tpStepFailure *tpWorld_LastFailure(const tpWorld *w)
 
 tpPhysicsStats tpWorld_Stats(const tpWorld *w)
 {
-    tpPhysicsStats s = {w->lcp_nudges, w->lcp_fallbacks, w->speculative, w->discovered};
+    tpPhysicsStats s = {w->lcp_nudges, w->lcp_fallbacks, w->speculative, w->discovered, w->slept, w->woken};
     return s;
+}
+
+/* Rest counts after a step (tpWorld_StepRest): a body still at the end of the step -- speed and
+ * angular speed times its radius at most sleep_speed, touching something in the last substep, no
+ * action -- counts one more step (from 0 if it was woken), up to rest_steps, where its velocities
+ * are zeroed and it sleeps from the next step on; any other body counts 0. */
+static void count_rest(tpWorld *w, const uint8_t *rest, tpBodyState *xnew, uint8_t *rest_new)
+{
+    const double s = w->def.sleep_speed;
+    for (int k = 0; k < w->nstate; k++) {
+        const tpBodyRt *r = &w->rt[w->state_body[k]];
+        const int before = rest != NULL && !r->woke ? rest[k] : 0;
+        if (r->asleep) {
+            rest_new[k] = (uint8_t)before;
+            w->slept++;
+            continue;
+        }
+        tpBodyState *x = &xnew[k];
+        const double v2 = x->vel[0] * x->vel[0] + x->vel[1] * x->vel[1] + x->vel[2] * x->vel[2];
+        const double w2 = x->angvel[0] * x->angvel[0] + x->angvel[1] * x->angvel[1] + x->angvel[2] * x->angvel[2];
+        const bool still =
+            !r->acted && r->contact_stamp == w->stamp && v2 <= s * s && r->radius * r->radius * w2 <= s * s;
+        int n = still ? before + 1 : 0;
+        if (n >= w->rest_steps) {
+            n = w->rest_steps;
+            memset(x->vel, 0, sizeof x->vel);
+            memset(x->angvel, 0, sizeof x->angvel);
+        }
+        rest_new[k] = (uint8_t)n;
+    }
 }
 
 bool tpWorld_Step(tpWorld *w, const tpBodyState *x, double t, const double *action, tpBodyState *xnew)
 {
+    return tpWorld_StepRest(w, x, NULL, t, action, xnew, NULL);
+}
+
+bool tpWorld_StepRest(tpWorld *w, const tpBodyState *x, const uint8_t *rest, double t, const double *action,
+                      tpBodyState *xnew, uint8_t *rest_new)
+{
     for (int k = 0; k < w->nstate; k++)
         set_body(w->rt[w->state_body[k]].body, &x[k]);
-    bool ok = advance(w, t, action);
-    for (int k = 0; k < w->nstate; k++)
+    const bool sleep = rest_new != NULL && w->rest_steps > 0;
+    bool ok = advance(w, t, action, rest, sleep);
+    for (int k = 0; k < w->nstate; k++) {
+        if (w->rt[w->state_body[k]].asleep) {
+            if (xnew != x) /* exactly as it was: reading q back from ODE may change its last bit */
+                xnew[k] = x[k];
+            continue;
+        }
         get_body(w->rt[w->state_body[k]].body, &xnew[k]);
+    }
+    if (sleep)
+        count_rest(w, rest, xnew, rest_new);
     w->time = t + w->def.dt;
     if (ok && w->motion_error[0]) /* a motion function failed: nothing here is physical */
         w->failure.kind = TP_STEP_MOTION_ERROR;
@@ -520,7 +616,7 @@ const char *tpWorld_MotionError(const tpWorld *w)
 
 bool tpWorld_StepLive(tpWorld *w, const double *action)
 {
-    bool ok = advance(w, w->time, action);
+    bool ok = advance(w, w->time, action, NULL, false);
     w->time += w->def.dt;
     return ok;
 }

@@ -28,6 +28,8 @@ tpSceneDef tpDefaultSceneDef(void)
     d.substeps = 1;
     d.max_static_penetration = 0.005;
     d.max_body_penetration = 0.005;
+    d.sleep_speed = 0.005;
+    d.sleep_time = 0.25;
     return d;
 }
 
@@ -544,6 +546,14 @@ static bool check_scene(const tpSceneDef *def, char *err, size_t errlen)
         tpErrorf(err, errlen, "scene: cfm must be >= 0 (got %g)", def->cfm);
         return false;
     }
+    if (!(def->sleep_speed >= 0.0 && def->sleep_speed <= 1.0)) {
+        tpErrorf(err, errlen, "scene: sleep_speed must be in [0, 1] m/s (0 = never sleep; got %g)", def->sleep_speed);
+        return false;
+    }
+    if (def->sleep_speed > 0.0 && !(def->sleep_time > 0.0 && def->sleep_time <= 60.0)) {
+        tpErrorf(err, errlen, "scene: sleep_time must be in (0, 60] s (got %g)", def->sleep_time);
+        return false;
+    }
     /* dCollide takes the contact limit in the low 16 bits of its flags. */
     if (def->max_contacts < 1 || def->max_contacts > 0xffff) {
         tpErrorf(err, errlen, "scene: max_contacts must be in [1, 65535] (got %d)", def->max_contacts);
@@ -829,6 +839,10 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         return NULL;
     }
     w->def = *def;
+    if (def->sleep_speed > 0.0) {
+        double k = ceil(def->sleep_time / def->dt - 1e-9); /* 0.25 s at 1/60 s: 15 steps, not 16 */
+        w->rest_steps = k < 1.0 ? 1 : k > 255.0 ? 255 : (int)k;
+    }
     if (!alloc_arrays(w)) {
         tpDestroyWorld(w);
         tpErrorf(err, errlen, "scene: out of memory");
@@ -1036,6 +1050,11 @@ int tpWorld_FindBody(const tpWorld *w, const char *name)
 const tpSceneDef *tpWorld_Def(const tpWorld *w)
 {
     return &w->def;
+}
+
+int tpWorld_RestSteps(const tpWorld *w)
+{
+    return w->rest_steps;
 }
 
 int tpWorld_StateCount(const tpWorld *w)

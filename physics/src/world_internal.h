@@ -48,6 +48,11 @@ typedef struct tpBodyRt {
     double radius;          /* m: bounding radius about the centre of mass (dynamic bodies; the sweep of a
                                spinning body is |omega| * radius per second) */
     tpMeshRt *mesh;         /* TP_SHAPE_MESH: ODE's data for its geom (owned), else NULL */
+    bool asleep;            /* sleeping in this step (its ODE body disabled; contacts see it as static) */
+    bool woke;              /* was asleep at the step's start and a touch woke it */
+    bool acted;             /* a non-zero action acts on it in this step */
+    bool stirs;             /* wakes the sleepers it touches: scripted, acted on, fast at the substep's
+                               start or woken (a still awake body only leans on them) */
 } tpBodyRt;
 
 /// A contact joint of the current substep, kept so that the substep can be solved again (the
@@ -133,6 +138,10 @@ struct tpWorld {
     int64_t lcp_fallbacks; /* ... and then by the iterative solver (statistics) */
     int64_t speculative;   /* speculative contacts created (statistics) */
     int64_t discovered;    /* contacts added after a solve found an unforeseen overlap (statistics) */
+    int64_t slept;         /* body steps slept through (statistics) */
+    int64_t woken;         /* sleepers woken by a touch (statistics) */
+    int rest_steps;        /* steps at rest before a body sleeps (0: never) */
+    int nasleep;           /* bodies asleep now (this step) */
     /* pend[0 .. run[0]) are the substep's real contacts; pend[run[r] .. run[r + 1]) for r < nrun
      * the runs of speculative ones (the swept pass's, then each discovery round's), each in pair
      * order */
@@ -173,6 +182,15 @@ void tpContacts_Collide(tpWorld *w, bool keep);
 /// The swept pass: speculative contacts for the fast bodies over a substep of h s. Returns h, or
 /// the time of the first lively bounce short of a surface when split allows cutting there.
 double tpContacts_Speculate(tpWorld *w, double h, bool split);
+/// Wakes the sleepers that a stirring body touches in w->pend (real or speculative), and those
+/// they touch in turn; true when it woke any.
+bool tpContacts_Wake(tpWorld *w);
+/// True when neither body of a pending contact is simulated (static or asleep): it makes no joint.
+static inline bool tpContacts_Dormant(const tpWorld *w, const tpPendingContact *p)
+{
+    const tpBodyRt *a = &w->rt[p->a], *b = &w->rt[p->b];
+    return (a->body == NULL || a->asleep) && (b->body == NULL || b->asleep);
+}
 /// The substep's contact joints from w->pend (friction direction from the current velocities).
 void tpContacts_CreateJoints(tpWorld *w);
 /// After a solve: contacts for overlaps the solve caused that no contact foresaw; true when it

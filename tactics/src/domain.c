@@ -325,7 +325,9 @@ static int cb_simulate(void *ctx, const void *x, const double *action, void *xne
     tpDomain *d = ctx;
     double t = tpState_Time(x);
     tpDomain_ExpandAction(d, action, d->act_full);
-    bool ok = tpWorld_Step(d->world, tpState_Bodies(x), t, d->act_full, (tpBodyState *)((char *)xnew + d->off_bodies));
+    /* the rest counts (sleeping bodies) are part of the state, so that Sim stays pure */
+    bool ok = tpWorld_StepRest(d->world, tpState_Bodies(x), (const uint8_t *)x + d->off_rest, t, d->act_full,
+                               (tpBodyState *)((char *)xnew + d->off_bodies), (uint8_t *)xnew + d->off_rest);
     *(double *)xnew = t + d->def.scene.dt;
     if (!ok && motion_failed(d)) {
         return TP_CB_ERROR;
@@ -957,6 +959,8 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
         d->tac_off[i] = off;
         off += sizeof(tpTacticState) + sizeof(double) * (size_t)nv;
     }
+    d->off_rest = off;
+    off += ((size_t)d->nstate + 7) / 8 * 8; /* one byte per state slot, padded to 8 */
     d->state_bytes = off;
     return d;
 }

@@ -15,6 +15,7 @@ struct tpDomain {
     double *probs;      /* scratch: max_skills doubles */
     size_t off_bodies;  /* byte offset of the body states in a state blob */
     size_t off_tactics; /* byte offset of the tactic states */
+    size_t off_rest;    /* byte offset of the bodies' rest counts (tpWorld_StepRest: nstate bytes) */
     size_t *tac_off;    /* per tactic: byte offset of its tpTacticState in a blob */
     int *tac_nv;        /* per tactic: skill variables stored (max tpSkill_VarCount of its skills) */
     int action_dim;     /* doubles of a stored (compact) action: 3 per planar control slot

@@ -317,9 +317,11 @@ tpReplayStatus tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int
     int ns = d->nstate > 0 ? d->nstate : 1;
     tpBodyState *x = calloc((size_t)ns, sizeof *x);
     double *action = calloc((size_t)(6 * d->ncontrol + 1), sizeof *action);
-    if (!x || !action) {
+    uint8_t *rest = calloc((size_t)ns, 1); /* the bodies' rest counts: 0 at the start, as the planner's root */
+    if (!x || !action || !rest) {
         free(x);
         free(action);
+        free(rest);
         tpErrorf(err, errlen, "out of memory");
         return TP_REPLAY_MISFIT;
     }
@@ -342,7 +344,7 @@ tpReplayStatus tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int
             int b = tpWorld_ControlBody(d->world, k);
             memcpy(action + 6 * k, pw->controls[b] + (size_t)i * TP_CONTROL_DOUBLES, sizeof(double) * 6);
         }
-        if (!tpWorld_Step(d->world, x, t, action, x)) {
+        if (!tpWorld_StepRest(d->world, x, rest, t, action, x, rest)) {
             if (tpWorld_MotionError(d->world)[0]) {
                 tpErrorf(err, errlen, "%s", tpWorld_MotionError(d->world));
                 result = TP_REPLAY_MISFIT;
@@ -380,5 +382,6 @@ tpReplayStatus tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int
 done:
     free(x);
     free(action);
+    free(rest);
     return result;
 }

@@ -249,6 +249,31 @@ static void test_pages_alloc(void **state)
     tpPages_Free(NULL, TP_PAGES_MIN_BYTES); /* allowed, like free(NULL) */
 }
 
+/* A freed large mapping is handed out again to the next request of the same length (a process that
+ * plans again and again reuses its pages); a different length gets another one. Not under the
+ * sanitizers (malloc there). */
+static void test_pages_reuse(void **state)
+{
+    (void)state;
+#if !defined(__SANITIZE_ADDRESS__)
+    const size_t n = TP_PAGES_HUGE_BYTES + 1; /* two huge pages */
+    unsigned char *a = tpPages_Alloc(n);
+    assert_non_null(a);
+    a[0] = 42;
+    a[n - 1] = 43;
+    tpPages_Free(a, n);
+    unsigned char *b = tpPages_Alloc(TP_PAGES_MIN_BYTES); /* one huge page: not the freed two */
+    assert_non_null(b);
+    assert_ptr_not_equal(b, a);
+    unsigned char *c = tpPages_Alloc(n);
+    assert_ptr_equal(c, a);
+    assert_int_equal(c[0], 42); /* contents unspecified: here, the old ones */
+    assert_int_equal(c[n - 1], 43);
+    tpPages_Free(b, TP_PAGES_MIN_BYTES);
+    tpPages_Free(c, n);
+#endif
+}
+
 static void test_angle_wraps(void **state)
 {
     (void)state;
@@ -369,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_nav_open_matches_definition),
         cmocka_unit_test(test_bucket_queue_matches_heap),
         cmocka_unit_test(test_pages_alloc),
+        cmocka_unit_test(test_pages_reuse),
         cmocka_unit_test(test_angle_wraps),
         cmocka_unit_test(test_quaternions),
         cmocka_unit_test(test_clamp),

@@ -9,7 +9,7 @@ tplan=$1 scripts=$2 work=$3/physics_truth
 rm -rf "$work" && mkdir -p "$work"
 . "$(dirname "$0")/lib.sh"
 
-for v in "h=0.075" "gap=0" "gap=1e-7" "gap=-1e-12" "h=0.1" "solver=quickstep"; do
+for v in "h=0.075" "gap=0" "gap=1e-7" "gap=-1e-12" "h=0.1" "solver=quickstep" "sleep=0"; do
   out="$work/stack_${v//[^a-z0-9]/_}.json"
   "$tplan" plan "$scripts/stack_two_boxes.lua" --set "$v" -o "$out" > "$work/stack.txt"
   expect "stack $v: solved" test $? -eq 0
@@ -36,4 +36,12 @@ expect "block drop: the plan records the 5 mm limits" grep -q '"limits": {"max_s
 expect "block drop: replay --check at the plan's limits" test $? -eq 0
 depth=$(awk '/floor - block/ {print $4}' "$work/drop.txt")
 expect "block drop: the landing sinks '$depth' m, at most 1 mm" awk -v d="$depth" 'BEGIN { exit !(d != "" && d <= 0.001) }'
+# sleeping's fields: a bad value is a one-line error naming the field and the script's line (exit 2)
+for v in "sleep=-1" "sleep=2"; do
+  "$tplan" plan "$scripts/stack_two_boxes.lua" --set "$v" -o "$work/bad.json" 2> "$work/bad.txt" > /dev/null
+  expect "stack $v: refused with exit status 2" test $? -eq 2
+  expect "stack $v: the error names sleep_speed and the line" grep -q "stack_two_boxes.lua:[0-9]*: tp.domain: sleep_speed must be in" "$work/bad.txt"
+  expect "stack $v: one line" test "$(wc -l < "$work/bad.txt")" -eq 1
+done
+
 finish "physics_truth"

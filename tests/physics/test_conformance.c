@@ -6,6 +6,8 @@
  *
  *   test_conformance                  every scene with both solvers
  *   test_conformance <name>           one case, e.g. stack10_step (ctest runs one case per entry)
+ *   test_conformance --sleep [<name>] the same with sleeping on (tpWorld_StepRest), as the planner
+ *                                     steps (ctest: conformance_sleep_<case>)
  *   test_conformance --bench [reps]   solver cost: CPU time per step of the domino chain, the stack
  *                                     and the pyramid with both solvers, and quickstep's iterations
  *                                     against the resting figures (not run by ctest; prints only)
@@ -133,9 +135,21 @@ static void depthTrack(const tpWorld *w, int step, Depth *d)
 /* One Sim step from x at step index i (time i dt), into x; tracks the overlap. Returns false when
  * a state left the physics' ranges (the scene blew up): with max_static_penetration off and no
  * action, that is the only way tpWorld_Step fails. */
+static bool g_sleep; /* --sleep: the scenes run with sleeping, as the planner runs them */
+
 static bool simStep(tpWorld *w, tpBodyState *x, int i, Depth *d)
 {
-    bool ok = tpWorld_Step(w, x, i * tpWorld_Def(w)->dt, NULL, x);
+    /* With --sleep the rest counts (part of the state) are kept here for the world being stepped,
+     * zeroed at its step 0; the scenes' default sleep_speed and sleep_time apply. */
+    static uint8_t rest[256];
+    static const tpWorld *rest_world;
+    TP_ASSERT(tpWorld_StateCount(w) <= (int)sizeof rest);
+    if (w != rest_world || i == 0) {
+        memset(rest, 0, sizeof rest);
+        rest_world = w;
+    }
+    bool ok = g_sleep ? tpWorld_StepRest(w, x, rest, i * tpWorld_Def(w)->dt, NULL, x, rest)
+                      : tpWorld_Step(w, x, i * tpWorld_Def(w)->dt, NULL, x);
     if (d != NULL)
         depthTrack(w, i, d);
     return ok;
@@ -1188,6 +1202,11 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "--bench") == 0)
         return bench(argc >= 3 ? atoi(argv[2]) : 5);
+    if (argc >= 2 && strcmp(argv[1], "--sleep") == 0) {
+        g_sleep = true;
+        argc--;
+        argv++;
+    }
 #define CASE_TESTS(scene) cmocka_unit_test(test_##scene##_step), cmocka_unit_test(test_##scene##_quickstep)
     const struct CMUnitTest tests[] = {
         CASE_TESTS(stack10), CASE_TESTS(pyramid20), CASE_TESTS(slide),         CASE_TESTS(bounce),

@@ -78,7 +78,9 @@ def test_file_transfer(s):
     assert st == 200 and hd["accept-ranges"] == "bytes" and hd["etag"], hd
     st, hd, packed = s.request("GET", path, headers={"Accept-Encoding": "gzip"})
     assert st == 200 and hd["content-encoding"] == "gzip" and gzip.decompress(packed) == plain, hd
-    assert len(packed) < len(plain) / 3, (len(packed), len(plain))
+    # the service gzips at level 1: minigolf seed 5's plan packs to 0.32 of its size before
+    # sleeping (issue 24's speed budget) and 0.34 after (another plan, 766 steps instead of 906)
+    assert len(packed) < 0.4 * len(plain), (len(packed), len(plain))
     st, hd, tree = s.request("GET", "/v1/jobs/%d/tree" % final["id"], headers={"Accept-Encoding": "gzip"})
     full_tree = s.request("GET", "/v1/jobs/%d/tree" % final["id"])[2]
     assert st == 200 and gzip.decompress(tree) == full_tree

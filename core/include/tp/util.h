@@ -78,7 +78,10 @@ void tpBucketQueue_Free(tpBucketQueue *q);
 /// fault. On the virtual machines this project runs on a 4 KiB page fault costs about 10 us, so a
 /// fresh 400 KiB buffer cost 1 ms in faults; one huge page costs 70-250 us and, for buffers read
 /// at random, also spares the TLB. Where THP is off the advice is ignored and the pages fault in
-/// one at a time, as malloc's would. Smaller buffers, and every buffer in the sanitizer builds
+/// one at a time, as malloc's would. A freed mapping is kept (up to 16 of them, 128 MiB in all)
+/// and handed out again by the next call for the same length, with its old contents: a process
+/// planning again and again reuses the pages instead of faulting fresh zeroed ones in. Smaller
+/// buffers, and every buffer in the sanitizer builds
 /// (whose redzones guard heap blocks), come from malloc. NULL when out of memory or address space.
 /// Free with tpPages_Free and the same `bytes`.
 void *tpPages_Alloc(size_t bytes);

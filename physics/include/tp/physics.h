@@ -178,6 +178,13 @@ typedef struct tpSceneDef {
        the plan file). Defaults 0.005 and 0.005. */
     double max_static_penetration;
     double max_body_penetration;
+    /* Sleeping (tpWorld_StepRest; docs/physics.md "Sleeping"): a body whose speed, and whose
+       angular speed times its bounding radius, stayed at most sleep_speed (m/s) at the end of
+       every step for sleep_time (s) while it touched something and no action acted on it is put
+       to rest (velocities zeroed) and no longer simulated until an action, a moving body or a
+       scripted body touches it. sleep_speed 0 = never. Defaults 0.005 m/s and 0.25 s. */
+    double sleep_speed;
+    double sleep_time;
     int nmaterials;
     const tpMaterialDef *materials; /* at least one */
     int ncontacts;
@@ -280,7 +287,18 @@ void tpWorld_ClampAction(const tpWorld *world, double *action);
 /// of tpWorld_StateInRange during the step (the remaining substeps are skipped), or when a
 /// moving body overlapped static geometry deeper than max_static_penetration: xnew is then not
 /// a physical state and must be discarded (the planner makes it an invalid node).
+/// No body sleeps (every body is simulated every step): tpWorld_StepRest with no rest counters.
 bool tpWorld_Step(tpWorld *world, const tpBodyState *x, double t, const double *action, tpBodyState *xnew);
+/// Sim with sleeping: rest[k] (one byte per state slot, part of the state like x) counts the
+/// steps in a row that body slot k ended at rest, up to tpWorld_RestSteps; a body whose count
+/// has reached it, whose velocities are exactly 0 and that gets no action sleeps through the step
+/// (xnew = x for it) unless a moving body or a scripted body touches it. rest_new gets the new
+/// counts (may equal rest). rest NULL: all counts 0; rest_new NULL: nobody sleeps (as
+/// tpWorld_Step). Pure: the result depends only on (x, rest, t, action).
+bool tpWorld_StepRest(tpWorld *world, const tpBodyState *x, const uint8_t *rest, double t, const double *action,
+                      tpBodyState *xnew, uint8_t *rest_new);
+/// Steps at rest after which a body sleeps: ceil(sleep_time / dt), 1..255; 0 when sleep_speed is 0.
+int tpWorld_RestSteps(const tpWorld *world);
 /// True when s is finite, inside TP_MAX_COORD / TP_MAX_SPEED / TP_MAX_ANGVEL and its quaternion
 /// has a length in (0.5, 2).
 bool tpWorld_StateInRange(const tpBodyState *s);
@@ -345,6 +363,8 @@ typedef struct tpPhysicsStats {
     int64_t speculative;   /* speculative contacts made for fast bodies */
     int64_t discovered;    /* contacts added when a solve drove a pair into an unforeseen overlap
                               (the substep is then solved again) */
+    int64_t slept;         /* body steps not simulated because the body slept (tpWorld_StepRest) */
+    int64_t woken;         /* sleeping bodies woken by a touch within a step */
 } tpPhysicsStats;
 tpPhysicsStats tpWorld_Stats(const tpWorld *world);
 
