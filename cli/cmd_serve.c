@@ -383,6 +383,13 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
             def.cors_origin = a;
             break;
         case OPT_STORE:
+            if (strncmp(a, "sqlite:", 7) != 0 && strncmp(a, "postgresql://", 13) != 0 &&
+                strncmp(a, "postgres://", 11) != 0) {
+                char q[256];
+                tpLog(TP_LOG_ERROR, "--store %s: expected sqlite:PATH or postgresql://[user@]host[:port]/database",
+                      tpCli_Escape(a, q, sizeof q));
+                return TP_EXIT_BAD_INPUT;
+            }
             def.store = a;
             break;
         case OPT_STORE_PASSWORD:
