@@ -204,18 +204,23 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
         job->files_bytes = svcJobFilesBytes(svc, job->id);
     }
     bool refused = job->sync && job->started == 0 && status == SVC_CANCELLED && code && strcmp(code, "no_worker") == 0;
+    bool stored = true;
     if (svc->cluster) { /* the record with its files, if this node still holds the lease (exactly once) */
-        svcPg_Finish(svc, job);
+        stored = svcPg_Finish(svc, job);
     } else if (refused) { /* a synchronous call refused (503) is not left behind as a job */
         svcStore_Delete(svc, job->id);
     } else {
         svcStore_Update(svc, job);
     }
-    svcMetrics_JobDone(svc, status, job->started > 0 ? job->elapsed : 0);
+    if (stored) {
+        svcMetrics_JobDone(svc, status, job->started > 0 ? job->elapsed : 0);
+    }
     if (svc->next_retention - SVC_RETENTION_EVERY + SVC_RETENTION_AFTER_JOB < svcNow()) {
         svc->next_retention = 0; /* a pass soon after a job ends (at most one a second) */
     }
-    if (code) {
+    if (!stored) {
+        /* svcPg_Finish said why */
+    } else if (code) {
         svcLog(svc, "job %lld %s: %s: %s", (long long)job->id, svcStatusName(status), code,
                job->err_message ? job->err_message : "");
     } else {

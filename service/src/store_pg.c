@@ -504,7 +504,7 @@ static bool pg_update(tpService *svc, const svcJob *job)
                           "WITH u AS (UPDATE jobs SET status = $1, started = $2, finished = $3, iterations = $4,"
                           " nodes = $5, solutions = $6, best_quality = $7, elapsed = $8, summary = $9,"
                           " error_code = $10, error_message = $11, has_plan = $12, has_tree = $13, bytes = $14,"
-                          " node = CASE WHEN $1 = 'running' THEN node END,"
+                          " node = CASE WHEN $1 = 'queued' THEN NULL ELSE node END," /* a final job keeps who planned it */
                           " lease_until = CASE WHEN $1 = 'running' THEN lease_until END"
                           " WHERE id = $15 AND node = $16 AND attempt = $17 AND status = 'running' RETURNING id)"
                           " SELECT pg_notify('tplan', CASE WHEN $1 = 'queued' THEN 'q' ELSE id::text END) FROM u",
@@ -813,7 +813,7 @@ bool svcPg_Finish(tpService *svc, svcJob *job)
         bytes += (int64_t)zlen[i];
     }
     job->files_bytes = bytes;
-    bool ok = false;
+    bool ok = false, held = true;
     for (int attempt = 0; attempt < 2 && !ok; ++attempt) {
         PGresult *r = PQexec(svc->pg->conn, "BEGIN");
         bool began = PQresultStatus(r) == PGRES_COMMAND_OK;
@@ -825,7 +825,7 @@ bool svcPg_Finish(tpService *svc, svcJob *job)
             break;
         }
         svc->pg->in_tx = true;
-        bool held = pg_update(svc, job);
+        held = pg_update(svc, job);
         bool files = held;
         for (int i = 0; files && i < 3; ++i) {
             if (!z[i]) {
@@ -865,10 +865,13 @@ bool svcPg_Finish(tpService *svc, svcJob *job)
     if (ok) {
         svc->pg->finished++;
         svcJobRemoveFiles(svc, job->id, false); /* the store has them; a front end fetches them on demand */
-    } else {
+    } else if (!held) {
         svc->pg->lost++;
-        svcLog(svc, "job %lld: its result is not stored here; the job is planned again once its lease expires",
-               (long long)job->id);
+        svcLog(svc, "job %lld: its %s is dropped: the node that holds the lease now writes the result",
+               (long long)job->id, svcStatusName(job->status));
+    } else {
+        svcLog(svc, "job %lld: its %s could not be stored; the job is planned again once its lease expires",
+               (long long)job->id, svcStatusName(job->status));
     }
     return ok;
 }

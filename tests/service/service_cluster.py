@@ -59,7 +59,10 @@ class Node:
 
 
 def front_end(store, data, *args):
-    return Server(TPLAN, data, "--store", store, "--no-web", "--lease", "2", *args, workers=0).start()
+    # every test client is 127.0.0.1: one client address for the per-client quota, which holds
+    # across the cluster (the flow test checks it)
+    return Server(TPLAN, data, "--store", store, "--no-web", "--lease", "2", "--max-queued-per-client", "1000", *args,
+                  workers=0).start()
 
 
 def wait_for(pred, what, timeout=TIMEOUT):
@@ -217,7 +220,7 @@ def test_flow(pg):
 
 # ---- 500 jobs, 2 front ends, 3 nodes -----------------------------------------------------------------
 
-BODIES = [{"script": TINY, "seed": 1}, {"script": TINY, "seed": 2, "params": {"w": 2.0}},
+BODIES = [{"script": TINY, "seed": 1}, {"script": TINY, "seed": 2, "set": {"w": 2.0}},
           {"domain": "minigolf", "seed": 3, "max_iters": 60}, {"domain": "minigolf", "seed": 4, "max_iters": 60},
           {"script": TINY, "seed": 5}]
 
@@ -226,11 +229,11 @@ def expected_plans(d):
     out = []
     for i, b in enumerate(BODIES):
         if "script" in b:
-            path = os.path.join(d, "tiny.lua")
+            path = os.path.join(d, "job.lua")  # the name a submitted script has in its plan
             with open(path, "w") as f:
                 f.write(TINY)
             args = [path, "--seed", str(b["seed"])]
-            for k, v in b.get("params", {}).items():
+            for k, v in b.get("set", {}).items():
                 args += ["--set", "%s=%s" % (k, v)]
         else:
             args = [b["domain"], "--seed", str(b["seed"]), "--max-iters", str(b["max_iters"])]
@@ -307,9 +310,10 @@ def test_load(pg):
         assert len(jobs) == 500 and len({j for j, _ in jobs}) == 500
         wait_all_final(pg, "load", 500)
         dt = time.time() - t0
-        rows = pg.psql("SELECT status, attempt, count(*) FROM jobs GROUP BY 1, 2 ORDER BY 1, 2", "load")
-        assert rows in ("solved|1|500",), rows  # every job once, first attempt, none reclaimed
-        per_node = pg.psql("SELECT string_agg(finished::text, ',' ORDER BY id) FROM nodes WHERE NOT http", "load")
+        rows = pg.psql("SELECT count(*) FROM jobs WHERE attempt = 1 AND status IN ('solved', 'approximate')", "load")
+        assert rows == "500", rows  # every job planned once (its first attempt, none reclaimed)
+        per_node = pg.psql("SELECT string_agg(n::text, ',') FROM (SELECT count(*) AS n FROM jobs GROUP BY node) c",
+                           "load")
         check_plans(fes, jobs, want, d)
         for jid, _ in jobs[::25]:
             assert finished_lines(nodes, jid) == 1, jid
@@ -325,7 +329,8 @@ def test_load(pg):
 
 # ---- kill -9 of a node and of a front end; a node cut off past its lease ---------------------------------
 
-MEDIUM = {"domain": "minigolf", "seed": 11, "max_iters": 2500}
+MEDIUM = {"domain": "minigolf_random", "seed": 11, "max_iters": 60000}  # ~1 s: ends at max_iters
+SLOW = {"domain": "minigolf_random", "seed": 12, "max_iters": 100000}   # ~2 s
 
 
 def running_on(pg, db, node):
@@ -337,48 +342,49 @@ def running_on(pg, db, node):
 def test_kill(pg):
     d = os.path.join(WORK, "kill")
     os.makedirs(d, exist_ok=True)
-    want = strip_timing(cli(os.path.join(d, "want.json"), "minigolf", "--seed", "11", "--max-iters",
-                                 "2500"))
+    want = strip_timing(cli(os.path.join(d, "want.json"), "minigolf_random", "--seed", "11", "--max-iters", "60000"))
     uri = pg.create_db("kill")
     fes = [front_end(uri, os.path.join(d, "fe%d" % i)) for i in range(2)]
     nodes = [Node(uri, os.path.join(d, "n%d" % i)).start() for i in range(3)]
     try:
-        ids = [fes[i % 2].submit(MEDIUM) for i in range(12)]
+        ids = [fes[i % 2].submit(MEDIUM) for i in range(9)]
         victim = nodes[0]
         lost = wait_for(lambda: running_on(pg, "kill", victim), "a job running on node 0")
         victim.proc.send_signal(signal.SIGKILL)  # its workers die with it (PR_SET_PDEATHSIG)
         victim.proc.wait()
         fes[0].proc.send_signal(signal.SIGKILL)  # and a front end
         fes[0].proc.wait()
-        wait_all_final(pg, "kill", 12)
+        wait_all_final(pg, "kill", 9)
         rows = pg.psql("SELECT id, status, attempt FROM jobs ORDER BY id", "kill").splitlines()
         for r in rows:
             jid, st, attempt = r.split("|")
-            assert st == "solved", r
+            assert st == want["status"], r
             assert int(attempt) == (2 if int(jid) in lost else 1), (r, lost)
         for jid in ids:
             st, _, plan = fes[1].request("GET", "/v1/jobs/%d/plan" % jid)
             assert st == 200 and strip_timing(plan) == want, jid
             assert finished_lines(nodes, jid) == 1, "job %d finished %d times" % (jid, finished_lines(nodes, jid))
-        assert "queued again" in "".join(n.log() for n in nodes[1:])
+        assert "queued again" in "".join(n.log() for n in nodes[1:]) + fes[1].log()  # any node may reclaim
         # a node cut off (stopped) past its lease comes back: its result is refused, the job stays
         # as the node that reclaimed it finished it
         slow = nodes[1]
-        jid = fes[1].submit(MEDIUM)
+        jid = fes[1].submit(SLOW)
         wait_for(lambda: jid in running_on(pg, "kill", slow) or jid in running_on(pg, "kill", nodes[2]),
                  "job running")
         cut = slow if jid in running_on(pg, "kill", slow) else nodes[2]
         cut.proc.send_signal(signal.SIGSTOP)
         try:
-            wait_for(lambda: pg.psql("SELECT status || attempt FROM jobs WHERE id=%d" % jid, "kill") == "solved2",
+            wait_for(lambda: pg.psql("SELECT status IN ('solved', 'approximate') AND attempt = 2 FROM jobs WHERE id=%d"
+                                     % jid, "kill") == "t",
                      "the job reclaimed and finished by the other node")
             record = pg.psql("SELECT finished, iterations, summary FROM jobs WHERE id=%d" % jid, "kill")
         finally:
             cut.proc.send_signal(signal.SIGCONT)
-        wait_for(lambda: "lease lost" in cut.log() or "no longer holds its lease" in cut.log(),
-                 "the cut-off node noticing its lost lease")
+        # its worker planned on meanwhile (SIGSTOP stopped the node's server process only): the node
+        # either stops it at its next lease renewal or has its finished result refused
+        wait_for(lambda: "lease lost" in cut.log() or "is dropped" in cut.log(), "the cut-off node noticing")
         assert pg.psql("SELECT finished, iterations, summary FROM jobs WHERE id=%d" % jid, "kill") == record
-        assert finished_lines(nodes, jid) <= 2  # the cut-off node may log its refused end; the store has one
+        assert finished_lines(nodes, jid) == 1, "job %d finished %d times" % (jid, finished_lines(nodes, jid))
     finally:
         for n in nodes[1:]:
             assert n.stop() == 0
