@@ -34,6 +34,20 @@
 #define PG_LOCK_KEY "727110029"       /* pg_advisory_xact_lock key of the migrations */
 #define PG_MAX_FILE ((size_t)1 << 30) /* a job's file of at most 1 GiB (bytea's limit) */
 
+/* The columns of a running job whose run ended without a stored result (its node died, was cut
+ * off, or could not write it): queued again; cancelled if a cancel or stop was asked meanwhile;
+ * failed after 5 runs, so that a job that kills its nodes, or whose end cannot be stored, is not
+ * planned for ever. */
+#define PG_REQUEUE_SET                                                                                                 \
+    "status = CASE WHEN ctl IS NOT NULL THEN 'cancelled' WHEN attempt >= 5 THEN 'failed' ELSE 'queued' END,"           \
+    " finished = CASE WHEN ctl IS NULL AND attempt < 5 THEN NULL ELSE extract(epoch FROM clock_timestamp()) END,"      \
+    " error_code = CASE WHEN ctl IS NOT NULL THEN 'cancelled' WHEN attempt >= 5 THEN 'internal' END,"                  \
+    " error_message = CASE WHEN ctl IS NOT NULL THEN 'cancelled while its run was interrupted'"                        \
+    "  WHEN attempt >= 5 THEN 'planned 5 times without a stored result (its nodes died or could not store it:"         \
+    " see their logs)' END,"                                                                                           \
+    " node = NULL, lease_until = NULL, started = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL," \
+    " elapsed = 0"
+
 typedef struct svcPg {
     PGconn *conn;        /* svc->mu held */
     char node[160];      /* this process's node id: host:pid:start */
@@ -482,6 +496,15 @@ static bool pg_insert(tpService *svc, svcJob *job, const char *idem_key, const c
  * claimed job goes through here or svcPg_Finish. A job leaving `running` drops its lease. */
 static bool pg_update(tpService *svc, const svcJob *job)
 {
+    /* a script's message may hold any bytes; a PostgreSQL text column only UTF-8 (as the API shows it) */
+    char *summary = job->summary ? strdup(job->summary) : NULL;
+    char *message = job->err_message ? strdup(job->err_message) : NULL;
+    if (summary) {
+        svcUtf8Repair(summary);
+    }
+    if (message) {
+        svcUtf8Repair(message);
+    }
     Params p = {0};
     p_text(&p, svcStatusName(job->status));
     p_time(&p, job->started);
@@ -491,26 +514,29 @@ static bool pg_update(tpService *svc, const svcJob *job)
     p_int(&p, job->solutions);
     p_double(&p, job->best_quality);
     p_double(&p, job->elapsed);
-    p_text(&p, job->summary);
+    p_text(&p, summary);
     p_text(&p, job->err_code[0] ? job->err_code : NULL);
-    p_text(&p, job->err_message);
+    p_text(&p, message);
     p_bool(&p, job->has_plan);
     p_bool(&p, job->has_tree);
     p_int(&p, job->files_bytes);
     p_int(&p, job->id);
     p_text(&p, svc->pg->node);
     p_int(&p, job->attempt);
-    PGresult *r = pg_exec(svc, "update",
-                          "WITH u AS (UPDATE jobs SET status = $1, started = $2, finished = $3, iterations = $4,"
-                          " nodes = $5, solutions = $6, best_quality = $7, elapsed = $8, summary = $9,"
-                          " error_code = $10, error_message = $11, has_plan = $12, has_tree = $13, bytes = $14,"
-                          " node = CASE WHEN $1 = 'queued' THEN NULL ELSE node END," /* a final job keeps who planned it */
-                          " lease_until = CASE WHEN $1 = 'running' THEN lease_until END"
-                          " WHERE id = $15 AND node = $16 AND attempt = $17 AND status = 'running' RETURNING id)"
-                          " SELECT pg_notify('tplan', CASE WHEN $1 = 'queued' THEN 'q' ELSE id::text END) FROM u",
-                          &p, 0);
+    PGresult *r =
+        pg_exec(svc, "update",
+                "WITH u AS (UPDATE jobs SET status = $1, started = $2, finished = $3, iterations = $4,"
+                " nodes = $5, solutions = $6, best_quality = $7, elapsed = $8, summary = $9,"
+                " error_code = $10, error_message = $11, has_plan = $12, has_tree = $13, bytes = $14,"
+                " node = CASE WHEN $1 = 'queued' THEN NULL ELSE node END," /* a final job keeps who planned it */
+                " lease_until = CASE WHEN $1 = 'running' THEN lease_until END"
+                " WHERE id = $15 AND node = $16 AND attempt = $17 AND status = 'running' RETURNING id)"
+                " SELECT pg_notify('tplan', CASE WHEN $1 = 'queued' THEN 'q' ELSE id::text END) FROM u",
+                &p, 0);
     bool held = r && PQntuples(r) == 1;
     PQclear(r);
+    free(summary);
+    free(message);
     if (r && !held) {
         svcLog(svc, "job %lld: this node no longer holds its lease (attempt %d): its %s is not written",
                (long long)job->id, job->attempt, svcStatusName(job->status));
@@ -880,13 +906,39 @@ bool svcPg_Finish(tpService *svc, svcJob *job)
 static void renew(tpService *svc)
 {
     svcPg *pg = svc->pg;
+    /* the leases of the jobs this node runs; a record it holds but runs no more (its final write
+     * failed while the database was away) goes back to the queue, or it would be renewed for ever */
+    size_t cap = (size_t)svc->nactive * 21 + 3, at = 0;
+    char *mine = malloc(cap);
+    if (!mine) {
+        return;
+    }
+    mine[at++] = '{';
+    for (int i = 0; i < svc->nactive; ++i) {
+        at += (size_t)snprintf(mine + at, cap - at, "%s%lld", at > 1 ? "," : "", (long long)svc->active[i]->id);
+    }
+    snprintf(mine + at, cap - at, "}");
     Params p = {0};
     p_text(&p, pg->node);
     p_double(&p, svc->def.lease);
+    p_text(&p, mine);
+    PGresult *q =
+        pg_exec(svc, "lease",
+                "WITH u AS (UPDATE jobs SET " PG_REQUEUE_SET
+                " WHERE node = $1 AND status = 'running' AND NOT (id = ANY($3::bigint[])) RETURNING id, status)"
+                " SELECT id, status, pg_notify('tplan', 'q') FROM u",
+                &p, 0);
+    for (int i = 0; q && i < PQntuples(q); ++i) {
+        svcLog(svc, "job %s: held by this node but no longer running here; %s", PQgetvalue(q, i, 0),
+               PQgetvalue(q, i, 1)[0] == 'q' ? "queued again" : PQgetvalue(q, i, 1));
+    }
+    PQclear(q);
     PGresult *r = pg_exec(svc, "lease",
                           "UPDATE jobs SET lease_until = extract(epoch FROM clock_timestamp()) + $2"
-                          " WHERE node = $1 AND status = 'running' RETURNING id, attempt, ctl, ctl_code, ctl_message",
+                          " WHERE node = $1 AND status = 'running' AND id = ANY($3::bigint[])"
+                          " RETURNING id, attempt, ctl, ctl_code, ctl_message",
                           &p, 0);
+    free(mine);
     if (!r) {
         return; /* unreachable: the jobs run on; their finish is refused if the leases expired meanwhile */
     }
@@ -948,23 +1000,16 @@ static void reclaim(tpService *svc)
 {
     Params p = {0};
     p_double(&p, svc->def.lease);
-    PGresult *r =
-        pg_exec(svc, "reclaim",
-                "WITH r AS (UPDATE jobs SET status = CASE WHEN ctl IS NULL THEN 'queued' ELSE 'cancelled' END,"
-                " finished = CASE WHEN ctl IS NULL THEN NULL ELSE extract(epoch FROM clock_timestamp()) END,"
-                " error_code = CASE WHEN ctl IS NULL THEN NULL ELSE 'cancelled' END,"
-                " error_message = CASE WHEN ctl IS NULL THEN NULL"
-                "  ELSE 'cancelled while its node was unreachable' END,"
-                " node = NULL, lease_until = NULL, started = NULL, iterations = 0, nodes = 0, solutions = 0,"
-                " best_quality = NULL, elapsed = 0"
-                " WHERE status = 'running' AND lease_until < extract(epoch FROM clock_timestamp())"
-                " RETURNING id, attempt)"
-                " SELECT id, attempt, pg_notify('tplan', 'q') FROM r",
-                NULL, 0);
+    PGresult *r = pg_exec(svc, "reclaim",
+                          "WITH r AS (UPDATE jobs SET " PG_REQUEUE_SET
+                          " WHERE status = 'running' AND lease_until < extract(epoch FROM clock_timestamp())"
+                          " RETURNING id, attempt, status)"
+                          " SELECT id, attempt, status, pg_notify('tplan', 'q') FROM r",
+                          NULL, 0);
     int n = r ? PQntuples(r) : 0;
     for (int i = 0; i < n; ++i) {
-        svcLog(svc, "job %s: its node stopped renewing the lease of attempt %s; queued again", PQgetvalue(r, i, 0),
-               PQgetvalue(r, i, 1));
+        svcLog(svc, "job %s: its node stopped renewing the lease of attempt %s; %s", PQgetvalue(r, i, 0),
+               PQgetvalue(r, i, 1), PQgetvalue(r, i, 2)[0] == 'q' ? "queued again" : PQgetvalue(r, i, 2));
     }
     svc->pg->reclaimed += (uint64_t)n;
     PQclear(r);

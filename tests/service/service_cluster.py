@@ -182,6 +182,11 @@ def test_flow(pg):
         got, ref = strip_timing(plan2), strip_timing(want)
         for k in ("bodies", "tactics", "cost", "steps"):  # its planner's time_limit is the wait's, not 60
             assert got[k] == ref[k], k
+        # a script's message with bytes that are not UTF-8: stored (repaired) once, not retried for ever
+        bad = fe.submit({"script": 'local tp = require "tp"\nerror("bad bytes: \\xff\\xfe")\nreturn tp.domain {}\n'})
+        job = fe.wait_final(bad)
+        assert job["status"] == "failed" and "bad bytes: ??" in job["error"]["message"], job
+        assert pg.psql("SELECT attempt FROM jobs WHERE id=%d" % bad, "flow") == "1"
         # cancel and stop reach the node that runs the job
         long1 = fe.submit(LONG)
         fe.wait_until(long1, lambda j: j["status"] == "running" and j["progress"]["iterations"] > 0, "progress of a running job")
@@ -405,12 +410,14 @@ def test_restart(pg):
         first = submit_all(fes, 4, 15)
         wait_for(lambda: int(pg.psql("SELECT count(*) FROM jobs WHERE status='solved'", "restart")) >= 5,
                  "some jobs solved")
+        pending = int(pg.psql("SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')", "restart"))
+        assert pending > 0, "every job ended before the restart: no load to restart under"
         pg.restart()  # fast shutdown: every connection is cut
         more = submit_all(fes, 4, 10, retry=True)
         jobs = first + more
         wait_all_final(pg, "restart", len(jobs))
-        rows = pg.psql("SELECT status, count(*) FROM jobs GROUP BY 1", "restart")
-        assert rows == "solved|%d" % len(jobs), rows
+        rows = pg.psql("SELECT count(*) FROM jobs WHERE status IN ('solved', 'approximate')", "restart")
+        assert rows == str(len(jobs)), rows
         check_plans(fes, jobs, want, d)
         assert "reconnect" in "".join(n.log() for n in nodes), "no node saw the restart"
     finally:
