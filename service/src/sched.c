@@ -283,6 +283,8 @@ bool svcSched_Delete(tpService *svc, int64_t id)
 
 /* ---- retention ---------------------------------------------------------------------------- */
 
+static void sweep_orphans(tpService *svc);
+
 /* Deletes the finished jobs the retention policy (keep_days, keep_jobs, keep_mb) drops. */
 static void retention(tpService *svc)
 {
@@ -295,6 +297,10 @@ static void retention(tpService *svc)
         svcLog(svc, "retention: %d finished job%s deleted", n, n == 1 ? "" : "s");
     }
     free(ids);
+    if (svc->cluster) { /* another node's pass (or a DELETE through another front end) deleted jobs whose
+                           files this one holds in its cache */
+        sweep_orphans(svc);
+    }
     svc->next_retention = svcNow() + SVC_RETENTION_EVERY;
 }
 

@@ -162,21 +162,32 @@ def big_plan(pg):
     print("4. a 400-dice plan (tplan plan dice, %.1f s to plan): %.1f MB JSON, %.1f MB with zlib level 1 (%.1f %%);"
           " compress %.2f s, decompress %.2f s" % (t_plan, len(data) / 1e6, len(z) / 1e6, 100.0 * len(z) / len(data),
                                                   t_z, t_unz))
-    pg.psql("CREATE TABLE blob(data bytea)", "claims")
-    zpath = os.path.join(WORK, "dice.z")
-    with open(zpath, "wb") as f:
-        f.write(z)
-    os.chmod(WORK, 0o755)
-    os.chmod(zpath, 0o644)
+    # the same through a cluster: a node plans it, stores it compressed, a front end serves it
+    uri = pg.create_db("dice")
+    fe = Server(TPLAN, os.path.join(WORK, "dice_fe"), "--store", uri, "--no-web", workers=0).start()
+    n = node(uri, os.path.join(WORK, "dice_n"))
     t0 = time.time()
-    pg.psql("INSERT INTO blob SELECT pg_read_binary_file('%s')" % zpath, "claims")
-    t_in = time.time() - t0
+    job = fe.wait_final(fe.submit({"domain": "dice"}))
+    t_job = time.time() - t0
+    ends = [line for line in open(os.path.join(WORK, "dice_n", "node.log")) if " running on worker" in line or
+            " solved" in line or " approximate" in line]
+    stored = pg.psql("SELECT size, octet_length(data) FROM job_files WHERE name = 'plan.json'", "dice")
     t0 = time.time()
-    out = subprocess.run(["psql", "-X", "-A", "-t", "-h", pg.root, "-p", str(pg.port), "-U", "tplan", "-d",
-                          "claims", "-c", "SELECT data FROM blob"], capture_output=True).stdout
-    t_out = time.time() - t0
-    print("   stored in PostgreSQL (bytea, EXTERNAL) in %.2f s, read back (hex over the socket) in %.2f s, %d bytes"
-          % (t_in, t_out, len(out)))
+    st, _, plan = fe.request("GET", "/v1/jobs/%d/plan" % job["id"])
+    t_get1 = time.time() - t0
+    t0 = time.time()
+    fe.request("GET", "/v1/jobs/%d/plan" % job["id"])
+    t_get2 = time.time() - t0
+    print("   through the cluster: job %s in %.1f s (worker's run %.1f s: the rest is writing, compressing and"
+          " storing the plan); stored size|compressed: %s" % (job["status"], t_job, job["progress"]["elapsed"],
+                                                              stored))
+    print("   GET its plan from a front end: %.2f s the first time (fetch + inflate into the local cache), %.2f s"
+          " cached; %d bytes, %s" % (t_get1, t_get2, len(plan), "the same as tplan plan's" if len(plan) == len(data)
+                                     else "size differs from tplan plan's (timing)"))
+    print("   " + "".join(ends[-2:]).replace("\n", "\n   ").rstrip())
+    n.send_signal(signal.SIGTERM)
+    n.wait()
+    fe.stop()
 
 
 pg = Postgres()
