@@ -407,18 +407,25 @@ def test_restart(pg):
     fes = [front_end(uri, os.path.join(d, "fe%d" % i)) for i in range(2)]
     nodes = [Node(uri, os.path.join(d, "n%d" % i), lease=5).start() for i in range(2)]
     try:
+        # two jobs of ~1 s first, so that both nodes are in the middle of one when the database goes
+        medium = [fes[i].submit(MEDIUM) for i in range(2)]
         first = submit_all(fes, 4, 15)
-        wait_for(lambda: int(pg.psql("SELECT count(*) FROM jobs WHERE status='solved'", "restart")) >= 5,
-                 "some jobs solved")
+        wait_for(lambda: pg.psql("SELECT count(*) FROM jobs WHERE status = 'running' AND id IN (%d, %d)"
+                                 % tuple(medium), "restart") == "2", "both nodes planning")
         pending = int(pg.psql("SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')", "restart"))
-        assert pending > 0, "every job ended before the restart: no load to restart under"
-        pg.restart()  # fast shutdown: every connection is cut
+        assert pending > 2, "no load to restart under"
+        pg.restart()  # fast shutdown: every connection is cut, mid-job
         more = submit_all(fes, 4, 10, retry=True)
         jobs = first + more
-        wait_all_final(pg, "restart", len(jobs))
+        wait_all_final(pg, "restart", len(jobs) + 2)
         rows = pg.psql("SELECT count(*) FROM jobs WHERE status IN ('solved', 'approximate')", "restart")
-        assert rows == str(len(jobs)), rows
+        assert rows == str(len(jobs) + 2), rows
         check_plans(fes, jobs, want, d)
+        ref = strip_timing(cli(os.path.join(d, "medium.json"), "minigolf_random", "--seed", "11", "--max-iters",
+                               "60000"))
+        for jid in medium:
+            st, _, plan = fes[0].request("GET", "/v1/jobs/%d/plan" % jid)
+            assert st == 200 and strip_timing(plan) == ref, (jid, st)
         assert "reconnect" in "".join(n.log() for n in nodes), "no node saw the restart"
     finally:
         for n in nodes:
