@@ -87,10 +87,14 @@ enum MHD_Result svcApi_Health(svcReq *rq, bool full)
     svcHttp_Header(rq, "Cache-Control", "no-store");
     pthread_mutex_lock(&svc->mu);
     bool failed = svc->store_failed;
+    bool away = svc->cluster && !svcPg_Ping(svc); /* a front end without its database serves nothing */
     pthread_mutex_unlock(&svc->mu);
+    const char *state = failed ? "store_failed" : away ? "store_unreachable" : "ok";
+    failed = failed || away;
     if (!full) { /* liveness without the token: nothing about the jobs */
-        return svcHttp_Text(rq, failed ? 503 : 200, failed ? "{\"status\":\"store_failed\"}" : "{\"status\":\"ok\"}",
-                            "application/json");
+        char live[64];
+        snprintf(live, sizeof live, "{\"status\":\"%s\"}", state);
+        return svcHttp_Text(rq, failed ? 503 : 200, live, "application/json");
     }
     char body[384];
     pthread_mutex_lock(&svc->mu);
@@ -104,8 +108,8 @@ enum MHD_Result svcApi_Health(svcReq *rq, bool full)
     snprintf(body, sizeof body,
              "{\"status\":\"%s\",\"workers\":%d,\"interactive_workers\":%d,\"queued\":%lld,\"running\":%lld,"
              "\"retention\":{\"keep_days\":%g,\"keep_jobs\":%d,\"keep_mb\":%lld}}",
-             failed ? "store_failed" : "ok", svc->nworkers, svc->ninteractive, (long long)counts[SVC_QUEUED],
-             (long long)counts[SVC_RUNNING], svc->def.keep_days, svc->def.keep_jobs, svc->def.keep_mb);
+             state, svc->nworkers, svc->ninteractive, (long long)counts[SVC_QUEUED], (long long)counts[SVC_RUNNING],
+             svc->def.keep_days, svc->def.keep_jobs, svc->def.keep_mb);
     pthread_mutex_unlock(&svc->mu);
     return svcHttp_Text(rq, failed ? 503 : 200, body, "application/json");
 }

@@ -225,6 +225,8 @@ bool svcPg_FetchFile(tpService *svc, int64_t id, const char *name);
 /// scheduler). Called without mu.
 bool svcPg_StartListener(tpService *svc, char *err, size_t errlen);
 void svcPg_StopListener(tpService *svc);
+/// The database answers (SELECT 1; one reconnection attempt, no backoff: a health check must be quick).
+bool svcPg_Ping(tpService *svc);
 /// Prometheus lines of the cluster (nodes, heartbeats, queue); caller frees. mu held.
 char *svcPg_MetricsText(tpService *svc);
 

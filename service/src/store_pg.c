@@ -1137,6 +1137,21 @@ bool svcPg_FetchFile(tpService *svc, int64_t id, const char *name)
     return ok;
 }
 
+bool svcPg_Ping(tpService *svc)
+{
+    PGconn *c = svc->pg->conn;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        PGresult *r = PQexec(c, "SELECT 1");
+        bool ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+        PQclear(r);
+        if (ok || PQstatus(c) != CONNECTION_BAD || attempt > 0) {
+            return ok;
+        }
+        PQreset(c);
+    }
+    return false;
+}
+
 char *svcPg_MetricsText(tpService *svc)
 {
     PGresult *r = pg_exec(svc, "metrics",

@@ -427,6 +427,12 @@ def test_restart(pg):
             st, _, plan = fes[0].request("GET", "/v1/jobs/%d/plan" % jid)
             assert st == 200 and strip_timing(plan) == ref, (jid, st)
         assert "reconnect" in "".join(n.log() for n in nodes), "no node saw the restart"
+        # a front end without its database says so to a load balancer, and recovers with it
+        pg.stop()
+        st, _, h = fes[0].json("GET", "/v1/health")
+        assert st == 503 and h["status"] == "store_unreachable", (st, h)
+        pg.start()
+        wait_for(lambda: fes[0].request("GET", "/v1/health")[0] == 200, "health back")
     finally:
         for n in nodes:
             assert n.stop() == 0
