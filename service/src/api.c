@@ -794,7 +794,9 @@ enum MHD_Result svcApi_Get(svcReq *rq, int64_t id)
         body = svcJobJson(job);
     } else if ((job = svcStore_Get(svc, id, false))) {
         body = svcJobJson(job);
-        job_etag(id, job->finished, "job", etag, sizeof etag);
+        if (svcStatusFinal(job->status)) { /* a cluster's stored job may still be active: no tag then */
+            job_etag(id, job->finished, "job", etag, sizeof etag);
+        }
         svcJobFree(job);
     }
     pthread_mutex_unlock(&svc->mu);

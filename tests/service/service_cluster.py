@@ -190,6 +190,8 @@ def test_flow(pg):
         # cancel and stop reach the node that runs the job
         long1 = fe.submit(LONG)
         fe.wait_until(long1, lambda j: j["status"] == "running" and j["progress"]["iterations"] > 0, "progress of a running job")
+        st, hd, _ = fe.json("GET", "/v1/jobs/%d" % long1, expect=200)
+        assert "etag" not in hd, "a running job's object must not be cached"
         st, _, job = fe.json("POST", "/v1/jobs/%d/cancel" % long1, expect=200)
         assert job["status"] == "cancelled", job
         long2 = fe.submit(LONG)
