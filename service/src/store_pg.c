@@ -928,16 +928,19 @@ static void renew(tpService *svc)
         at += (size_t)snprintf(mine + at, cap - at, "%s%lld", at > 1 ? "," : "", (long long)svc->active[i]->id);
     }
     snprintf(mine + at, cap - at, "}");
+    Params o = {0};
+    p_text(&o, pg->node);
+    p_text(&o, mine);
+    PGresult *q =
+        pg_exec(svc, "lease",
+                "WITH u AS (UPDATE jobs SET " PG_REQUEUE_SET
+                " WHERE node = $1 AND status = 'running' AND NOT (id = ANY($2::bigint[])) RETURNING id, status)"
+                " SELECT id, status, pg_notify('tplan', 'q') FROM u",
+                &o, 0);
     Params p = {0};
     p_text(&p, pg->node);
     p_double(&p, svc->def.lease);
     p_text(&p, mine);
-    PGresult *q =
-        pg_exec(svc, "lease",
-                "WITH u AS (UPDATE jobs SET " PG_REQUEUE_SET
-                " WHERE node = $1 AND status = 'running' AND NOT (id = ANY($3::bigint[])) RETURNING id, status)"
-                " SELECT id, status, pg_notify('tplan', 'q') FROM u",
-                &p, 0);
     for (int i = 0; q && i < PQntuples(q); ++i) {
         svcLog(svc, "job %s: held by this node but no longer running here; %s", PQgetvalue(q, i, 0),
                PQgetvalue(q, i, 1)[0] == 'q' ? "queued again" : PQgetvalue(q, i, 1));

@@ -2,6 +2,7 @@
  * SQLite always (a file in a temporary folder); PostgreSQL when TPLAN_TEST_STORE names a database
  * (service_pg_suite.py starts a throwaway cluster and sets it: ctest test_store_pg). Each case opens
  * a fresh store: with SQLite a new file, with PostgreSQL the same database emptied. */
+#define _GNU_SOURCE /* usleep */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -276,6 +277,44 @@ static void lease_exactly_once(void **state)
     assert_false(svcPg_RequestEnd(svc, q, 'c', "cancelled", "again")); /* final: nothing to end */
 }
 
+static const char *status_of(tpService *svc, int64_t id)
+{
+    svcJob *job = svcStore_Get(svc, id, false);
+    assert_non_null(job);
+    const char *name = svcStatusName(job->status);
+    svcJobFree(job);
+    return name;
+}
+
+/* PostgreSQL only: a record this node holds but no longer runs (its final write failed while the
+ * database was away) goes back to the queue at the next lease renewal, not renewed for ever; after
+ * 5 runs without a result the job fails. */
+static void orphan_requeued_then_failed(void **state)
+{
+    tpService *svc = *state;
+    if (!svc->cluster) {
+        skip();
+    }
+    svc->def.lease = 3; /* renewals every 1 s; a reclaim only once the 3 s lease expired */
+    int64_t id = insert(svc, "minigolf", NULL, NULL, NULL);
+    for (int run = 1; run <= 5; ++run) {
+        svcJob *job = svcPg_Claim(svc, true, 1); /* claimed, and then lost by this node's scheduler */
+        assert_non_null(job);
+        assert_int_equal(job->attempt, run);
+        svcJobFree(job);
+        double t0 = svcNow();
+        while (strcmp(status_of(svc, id), "running") == 0) {
+            assert_true(svcNow() - t0 < 2.5); /* by a renewal, within the lease: not by the reclaim */
+            svcPg_Tick(svc);
+            usleep(20000); /* a poll interval: the loop ends on the renewal */
+        }
+        assert_string_equal(status_of(svc, id), run < 5 ? "queued" : "failed");
+    }
+    svcJob *job = svcStore_Get(svc, id, false);
+    assert_string_equal(job->err_code, "internal");
+    svcJobFree(job);
+}
+
 /* Claimers on their own connections (as nodes are) racing for the same queue. */
 typedef struct Claimer {
     tpService *svc;
@@ -350,6 +389,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(retention_and_delete, setup, teardown),
         cmocka_unit_test_setup_teardown(lease_exactly_once, setup, teardown),
         cmocka_unit_test_setup_teardown(concurrent_claims_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(orphan_requeued_then_failed, setup, teardown),
     };
     const char *pg = getenv("TPLAN_TEST_STORE");
     int failed = 0;
