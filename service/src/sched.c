@@ -310,6 +310,9 @@ static void sweep_orphans(tpService *svc)
 {
     int n = 0;
     int64_t *ids = svcStore_AllIds(svc, &n);
+    if (!ids && svc->cluster) { /* the database is away: every folder would look like an orphan */
+        return;
+    }
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/jobs", svc->data_dir);
     DIR *d = opendir(dir);

@@ -61,6 +61,8 @@ typedef struct svcPg {
     bool ctl_pending;    /* a cancel/stop request was announced: renew (and read it) at once */
     bool in_tx;          /* inside BEGIN..COMMIT: a lost connection fails the statement (no retry
                             outside the transaction) */
+    bool unreachable;    /* the reconnection's backoff failed: operations fail at once until it is back */
+    double next_try;     /* tpClock time of the next reconnection attempt while unreachable */
     uint64_t claimed, reclaimed, finished, lost;
     pthread_t listener;
     bool listening;
@@ -167,6 +169,20 @@ static PGconn *pg_connect(const tpService *svc, char *err, size_t errlen)
 static bool pg_reconnect(tpService *svc)
 {
     svcPg *pg = svc->pg;
+    if (pg->unreachable) { /* known to be away: one quick attempt at most once a second, no waiting */
+        double now = tpClock_Now();
+        if (now < pg->next_try) {
+            return false;
+        }
+        pg->next_try = now + 1.0;
+        PQreset(pg->conn);
+        if (PQstatus(pg->conn) != CONNECTION_OK) {
+            return false;
+        }
+        pg->unreachable = false;
+        svcLog(svc, "store: PostgreSQL is back; reconnected");
+        return true;
+    }
     double wait = 0.2;
     for (int i = 0; i < PG_RECONNECT_TRIES && !svc->stopping; ++i) {
         PQreset(pg->conn);
@@ -180,7 +196,12 @@ static bool pg_reconnect(tpService *svc)
     }
     char m[512];
     first_line(PQerrorMessage(pg->conn), m, sizeof m);
-    svcLog(svc, "store: PostgreSQL unreachable: %s", m);
+    svcLog(svc,
+           "store: PostgreSQL unreachable: %s; operations fail at once until it is back (a reconnection is "
+           "tried at most once a second)",
+           m);
+    pg->unreachable = true;
+    pg->next_try = tpClock_Now() + 1.0;
     return false;
 }
 
@@ -200,7 +221,9 @@ static PGresult *pg_exec(tpService *svc, const char *what, const char *sql, cons
         first_line(PQresultErrorMessage(r), m, sizeof m);
         PQclear(r);
         if (PQstatus(pg->conn) == CONNECTION_BAD && attempt == 0 && !pg->in_tx) {
-            svcLog(svc, "store: %s: connection lost (%s); reconnecting", what, m);
+            if (!pg->unreachable) {
+                svcLog(svc, "store: %s: connection lost (%s); reconnecting", what, m);
+            }
             if (pg_reconnect(svc)) {
                 continue;
             }
@@ -1152,15 +1175,21 @@ bool svcPg_FetchFile(tpService *svc, int64_t id, const char *name)
 
 bool svcPg_Ping(tpService *svc)
 {
-    PGconn *c = svc->pg->conn;
+    svcPg *pg = svc->pg;
     for (int attempt = 0; attempt < 2; ++attempt) {
-        PGresult *r = PQexec(c, "SELECT 1");
+        PGresult *r = PQexec(pg->conn, "SELECT 1");
         bool ok = PQresultStatus(r) == PGRES_TUPLES_OK;
         PQclear(r);
-        if (ok || PQstatus(c) != CONNECTION_BAD || attempt > 0) {
+        if (ok || PQstatus(pg->conn) != CONNECTION_BAD || attempt > 0) {
             return ok;
         }
-        PQreset(c);
+        if (!pg->unreachable) { /* no backoff here: a health check answers at once */
+            pg->unreachable = true;
+            pg->next_try = 0;
+        }
+        if (!pg_reconnect(svc)) {
+            return false;
+        }
     }
     return false;
 }
