@@ -222,6 +222,7 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
     int sig = 0;
     sigwait(&stop, &sig);
     svcLog(&svc, "stopping (%s)", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    svc.stopping = 1; /* before the lock too: a thread that holds it retrying an unreachable store gives up */
     pthread_mutex_lock(&svc.mu);
     svc.stopping = 1;
     pthread_cond_broadcast(&svc.changed);

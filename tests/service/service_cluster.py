@@ -453,11 +453,15 @@ def test_restart(pg):
         assert st == 503 and h["status"] == "store_unreachable", (st, h)
         pg.start()
         wait_for(lambda: fes[0].request("GET", "/v1/health")[0] == 200, "health back")
+        # and every process stops cleanly (exit 0) while the database is away
+        pg.stop()
+        for p in nodes + fes:
+            assert p.stop() == 0
+        pg.start()
     finally:
-        for n in nodes:
-            assert n.stop() == 0
-        for fe in fes:
-            assert fe.stop() == 0
+        for p in nodes + fes:
+            if p.proc:
+                assert p.stop() == 0
 
 
 def no_sql_errors(group):
