@@ -67,12 +67,22 @@ static void serve_usage(FILE *f)
             "  --web DIR           the web page's files (default: $TPLAN_WEB, else the installed\n"
             "                      share/tplan/web, else the source tree's web/)\n"
             "  --no-web            serve no web page\n"
+            "\n"
+            "A cluster (docs/service.md#cluster): front ends and worker nodes on any hosts share one PostgreSQL:\n"
+            "  --store SPEC        the job store: sqlite:PATH, or postgresql://[user@]host[:port]/database\n"
+            "                      (default: DATA/tplan.db, SQLite on this machine). No password in SPEC:\n"
+            "  --store-password-file F  the PostgreSQL password (F's first line); else libpq's PGPASSWORD,\n"
+            "                      PGPASSFILE or ~/.pgpass\n"
+            "  --workers 0         a front end: HTTP only, the nodes plan (a PostgreSQL store only)\n"
+            "  --no-http           a worker node: claims and plans jobs, serves no HTTP\n"
+            "  --lease S           a job's lease: a node renews it every S/3 s; a job whose node died is\n"
+            "                      planned again after S (default %g)\n"
             "  -h, --help          this help\n"
             "\n"
-            "exit status: 0 after a clean stop, 2 bad option / data directory / port, 1 internal failure.\n",
+            "exit status: 0 after a clean stop, 2 bad option / data directory / store / port, 1 internal failure.\n",
             d.bind, d.port, d.workers, d.interactive_workers, d.batch_nice, d.data_dir, d.max_queue, d.default_time,
             d.max_time, d.max_memory_mb, d.default_memory_mb, d.max_connections, d.max_per_address, d.request_timeout,
-            d.keep_days, d.keep_jobs, d.keep_mb);
+            d.keep_days, d.keep_jobs, d.keep_mb, d.lease);
 }
 
 /* {"domains":[{"name","description","params":[...],"planner":{...}}]} of the built-in domains. The
@@ -159,11 +169,22 @@ static char *read_token(const char *path)
     return token;
 }
 
-int tpCmd_Serve(int argc, char **argv)
+/* The command line of tplan serve. */
+typedef struct ServeCmd {
+    tpServiceDef def;
+    const char *token_file, *web, *password_file;
+    bool no_web, wmem_given;
+} ServeCmd;
+
+/* Parses the options into p: -1 to go on, else the exit code (--help, a bad option). */
+static int serve_parse(int argc, char **argv, ServeCmd *p)
 {
-    tpServiceDef def = tpDefaultServiceDef();
-    const char *token_file = NULL, *web = getenv("TPLAN_WEB");
-    bool no_web = false, wmem_given = false;
+    memset(p, 0, sizeof *p);
+    p->def = tpDefaultServiceDef();
+    p->web = getenv("TPLAN_WEB");
+    tpServiceDef def = p->def;
+    const char *token_file = NULL, *web = p->web, *password_file = NULL;
+    bool no_web = false, wmem_given = false, workers_given = false;
     long long v;
     double dv;
     enum {
@@ -188,7 +209,11 @@ int tpCmd_Serve(int argc, char **argv)
         OPT_KEEP_DAYS,
         OPT_KEEP_JOBS,
         OPT_KEEP_MB,
-        OPT_CORS
+        OPT_CORS,
+        OPT_STORE,
+        OPT_STORE_PASSWORD,
+        OPT_NO_HTTP,
+        OPT_LEASE
     };
     static const struct option longopts[] = {
         {"bind", required_argument, NULL, OPT_BIND},
@@ -213,6 +238,10 @@ int tpCmd_Serve(int argc, char **argv)
         {"keep-jobs", required_argument, NULL, OPT_KEEP_JOBS},
         {"keep-mb", required_argument, NULL, OPT_KEEP_MB},
         {"cors-origin", required_argument, NULL, OPT_CORS},
+        {"store", required_argument, NULL, OPT_STORE},
+        {"store-password-file", required_argument, NULL, OPT_STORE_PASSWORD},
+        {"no-http", no_argument, NULL, OPT_NO_HTTP},
+        {"lease", required_argument, NULL, OPT_LEASE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -234,10 +263,11 @@ int tpCmd_Serve(int argc, char **argv)
             def.port = (int)v;
             break;
         case OPT_WORKERS:
-            if (!tpCli_ParseInt("--workers", a, 1, 256, &v)) {
+            if (!tpCli_ParseInt("--workers", a, 0, 256, &v)) {
                 return TP_EXIT_BAD_INPUT;
             }
             def.workers = (int)v;
+            workers_given = true;
             break;
         case OPT_DATA:
             def.data_dir = a;
@@ -352,6 +382,28 @@ int tpCmd_Serve(int argc, char **argv)
             }
             def.cors_origin = a;
             break;
+        case OPT_STORE:
+            if (strncmp(a, "sqlite:", 7) != 0 && strncmp(a, "postgresql://", 13) != 0 &&
+                strncmp(a, "postgres://", 11) != 0) {
+                char q[256];
+                tpLog(TP_LOG_ERROR, "--store %s: expected sqlite:PATH or postgresql://[user@]host[:port]/database",
+                      tpCli_Escape(a, q, sizeof q));
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.store = a;
+            break;
+        case OPT_STORE_PASSWORD:
+            password_file = a;
+            break;
+        case OPT_NO_HTTP:
+            def.no_http = true;
+            break;
+        case OPT_LEASE:
+            if (!tpCli_ParseDouble("--lease", a, 0.5, false, 3600, &dv)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.lease = dv;
+            break;
         case 1: {
             char q[256];
             tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(a, q, sizeof q));
@@ -365,10 +417,57 @@ int tpCmd_Serve(int argc, char **argv)
         tpLog(TP_LOG_ERROR, "--default-time %g is above --max-time %g", def.default_time, def.max_time);
         return TP_EXIT_BAD_INPUT;
     }
+    if (def.workers == 0 && !def.store) {
+        tpLog(TP_LOG_ERROR, "--workers 0 (a front end: HTTP only) needs a shared store: --store postgresql://...");
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (def.no_http && !workers_given) {
+        tpLog(TP_LOG_ERROR, "--no-http (a worker node) needs --workers N");
+        return TP_EXIT_BAD_INPUT;
+    }
+    p->def = def;
+    p->token_file = token_file;
+    p->web = web;
+    p->password_file = password_file;
+    p->no_web = no_web;
+    p->wmem_given = wmem_given;
+    return -1;
+}
+
+/* The store's password: the first line of the file, which must not be readable by others. */
+static char *read_password(const char *path)
+{
+    char err[1024];
+    size_t len = 0;
+    char *text = tpFile_Read(path, 65536, &len, err, sizeof err);
+    if (!text) {
+        tpLog(TP_LOG_ERROR, "--store-password-file: %s", err);
+        return NULL;
+    }
+    text[strcspn(text, "\r\n")] = '\0';
+    if (!text[0]) {
+        tpLog(TP_LOG_ERROR, "--store-password-file %s: the first line (the password) is empty", path);
+        free(text);
+        return NULL;
+    }
+    struct stat sb;
+    if (stat(path, &sb) == 0 && (sb.st_mode & 077)) {
+        tpLog(TP_LOG_WARN, "--store-password-file %s: readable by other users (chmod 600 it)", path);
+    }
+    return text;
+}
+
+/* Runs the service as parsed; the service's status (tpServiceStatus), or -1 - exit code when
+ * something failed before it ran. */
+static int serve_run(ServeCmd *p)
+{
+    tpServiceDef def = p->def;
+    const char *token_file = p->token_file, *web = p->web;
+    bool no_web = p->no_web, wmem_given = p->wmem_given;
     char exe[PATH_MAX];
     if (!realpath("/proc/self/exe", exe)) {
         tpLog(TP_LOG_ERROR, "serve: cannot find the tplan executable (/proc/self/exe)");
-        return TP_EXIT_FAILURE;
+        return -1 - TP_EXIT_FAILURE;
     }
     if (!wmem_given) { /* a job's Lua heap and its search each hold at most --max-memory; 1 GB for the rest */
         def.worker_memory_mb = 2 * def.max_memory_mb + 1024;
@@ -383,11 +482,16 @@ int tpCmd_Serve(int argc, char **argv)
     const char *wargv[] = {exe, "worker", def.worker_memory_mb > 0 ? "--rlimit-as" : NULL, rlimit, NULL};
     def.worker_argv = wargv;
     def.domains_dir = tpCli_DomainsDir();
-    char *token = NULL;
+    char *token = NULL, *password = NULL;
     if (token_file && !(token = read_token(token_file))) {
-        return TP_EXIT_BAD_INPUT;
+        return -1 - TP_EXIT_BAD_INPUT;
+    }
+    if (p->password_file && !(password = read_password(p->password_file))) {
+        free(token);
+        return -1 - TP_EXIT_BAD_INPUT;
     }
     def.token = token;
+    def.store_password = password;
     struct stat sb;
     if (no_web) {
         web = NULL;
@@ -402,12 +506,32 @@ int tpCmd_Serve(int argc, char **argv)
     char *domains = domains_json(def.domains_dir, def.default_time);
     if (!domains) {
         free(token);
-        return TP_EXIT_FAILURE;
+        free(password);
+        return -1 - TP_EXIT_FAILURE;
     }
     def.domains_json = domains;
     tpServiceStatus st = tpRunService(&def);
-    int code = st == TP_SERVICE_STOPPED ? TP_EXIT_OK : st == TP_SERVICE_BAD_INPUT ? TP_EXIT_BAD_INPUT : TP_EXIT_FAILURE;
     free(domains);
     free(token);
-    return code;
+    free(password);
+    return (int)st;
+}
+
+/* The exit status of a run (docs/cli.md). */
+static int serve_report(int st)
+{
+    if (st < 0) {
+        return -1 - st;
+    }
+    return st == TP_SERVICE_STOPPED ? TP_EXIT_OK : st == TP_SERVICE_BAD_INPUT ? TP_EXIT_BAD_INPUT : TP_EXIT_FAILURE;
+}
+
+int tpCmd_Serve(int argc, char **argv)
+{
+    ServeCmd p;
+    int code = serve_parse(argc, argv, &p);
+    if (code >= 0) {
+        return code;
+    }
+    return serve_report(serve_run(&p));
 }

@@ -8,6 +8,7 @@ endif()
 set(P "${CPACK_TP_PACKAGING_DIR}")
 # (file(COPY_FILE), not file(INSTALL): CPack sets DESTDIR, which file(INSTALL) would prepend)
 foreach(pair "tplan.service;lib/systemd/system/tplan.service" "tplan.default;etc/default/tplan"
+             "tplan-node.service;lib/systemd/system/tplan-node.service" "tplan-node.default;etc/default/tplan-node"
              "debian/copyright;usr/share/doc/tplan/copyright")
   list(GET pair 0 from)
   list(GET pair 1 to)

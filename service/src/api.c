@@ -37,11 +37,18 @@ static void wait_change(tpService *svc, double seconds)
     pthread_cond_timedwait(&svc->changed, &svc->mu, &ts);
 }
 
+/* The job id while this process's scheduler holds it active; NULL otherwise, and always with a
+ * PostgreSQL store, whose records are the truth whichever node plans the job (store_pg.c). */
+static svcJob *local_job(tpService *svc, int64_t id)
+{
+    return svc->cluster ? NULL : svcSched_Find(svc, id);
+}
+
 /* The job object of id as JSON (malloc'd), from memory while active, else from the store; NULL if
  * unknown. mu held. */
 static char *job_json(tpService *svc, int64_t id)
 {
-    svcJob *job = svcSched_Find(svc, id);
+    svcJob *job = local_job(svc, id);
     if (job) {
         return svcJobJson(job);
     }
@@ -57,7 +64,7 @@ static char *job_json(tpService *svc, int64_t id)
 /* The status of job id (active or stored); false if unknown. mu held. */
 static bool job_status(tpService *svc, int64_t id, svcStatus *status)
 {
-    svcJob *job = svcSched_Find(svc, id);
+    svcJob *job = local_job(svc, id);
     if (job) {
         *status = job->status;
         return true;
@@ -80,18 +87,29 @@ enum MHD_Result svcApi_Health(svcReq *rq, bool full)
     svcHttp_Header(rq, "Cache-Control", "no-store");
     pthread_mutex_lock(&svc->mu);
     bool failed = svc->store_failed;
+    bool away = svc->cluster && !svcPg_Ping(svc); /* a front end without its database serves nothing */
     pthread_mutex_unlock(&svc->mu);
+    const char *state = failed ? "store_failed" : away ? "store_unreachable" : "ok";
+    failed = failed || away;
     if (!full) { /* liveness without the token: nothing about the jobs */
-        return svcHttp_Text(rq, failed ? 503 : 200, failed ? "{\"status\":\"store_failed\"}" : "{\"status\":\"ok\"}",
-                            "application/json");
+        char live[64];
+        snprintf(live, sizeof live, "{\"status\":\"%s\"}", state);
+        return svcHttp_Text(rq, failed ? 503 : 200, live, "application/json");
     }
     char body[384];
     pthread_mutex_lock(&svc->mu);
+    int64_t counts[SVC_NSTATUS] = {0};
+    if (svc->cluster) { /* the cluster's queue */
+        svcStore_Counts(svc, counts);
+    } else {
+        counts[SVC_QUEUED] = svcSched_Count(svc, SVC_QUEUED);
+        counts[SVC_RUNNING] = svcSched_Count(svc, SVC_RUNNING);
+    }
     snprintf(body, sizeof body,
-             "{\"status\":\"%s\",\"workers\":%d,\"interactive_workers\":%d,\"queued\":%d,\"running\":%d,"
+             "{\"status\":\"%s\",\"workers\":%d,\"interactive_workers\":%d,\"queued\":%lld,\"running\":%lld,"
              "\"retention\":{\"keep_days\":%g,\"keep_jobs\":%d,\"keep_mb\":%lld}}",
-             failed ? "store_failed" : "ok", svc->nworkers, svc->ninteractive, svcSched_Count(svc, SVC_QUEUED),
-             svcSched_Count(svc, SVC_RUNNING), svc->def.keep_days, svc->def.keep_jobs, svc->def.keep_mb);
+             state, svc->nworkers, svc->ninteractive, (long long)counts[SVC_QUEUED], (long long)counts[SVC_RUNNING],
+             svc->def.keep_days, svc->def.keep_jobs, svc->def.keep_mb);
     pthread_mutex_unlock(&svc->mu);
     return svcHttp_Text(rq, failed ? 503 : 200, body, "application/json");
 }
@@ -478,11 +496,16 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     int quota = svc->def.max_queued_per_client > 0 ? svc->def.max_queued_per_client
                 : svc->def.max_queue < 250         ? svc->def.max_queue
                                                    : 250;
-    int mine = 0;
-    for (int i = 0; i < svc->nactive && job->client[0]; ++i) {
-        mine += svc->active[i]->status == SVC_QUEUED && strcmp(svc->active[i]->client, job->client) == 0;
+    int mine = 0, queued = 0;
+    if (svc->cluster) { /* the cluster's queue: every front end's jobs */
+        svcPg_CountQueued(svc, job->client, &queued, &mine);
+    } else {
+        for (int i = 0; i < svc->nactive && job->client[0]; ++i) {
+            mine += svc->active[i]->status == SVC_QUEUED && strcmp(svc->active[i]->client, job->client) == 0;
+        }
+        queued = svcSched_Count(svc, SVC_QUEUED);
     }
-    if (mine >= quota && svcSched_Count(svc, SVC_QUEUED) < svc->def.max_queue) {
+    if (mine >= quota && queued < svc->def.max_queue) {
         pthread_mutex_unlock(&svc->mu);
         svcJobFree(job);
         svcHttp_Header(rq, "Retry-After", "1");
@@ -491,14 +514,14 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
                              "retry when one has started",
                              mine);
     }
-    if (svcSched_Count(svc, SVC_QUEUED) >= svc->def.max_queue) {
+    if (queued >= svc->def.max_queue) {
         pthread_mutex_unlock(&svc->mu);
         svcJobFree(job);
         svcHttp_Header(rq, "Retry-After", "1");
         return svcHttp_Error(rq, 429, "queue_full", NULL, "the queue is full (%d jobs waiting); retry later",
                              svc->def.max_queue);
     }
-    if (!svcStore_Insert(svc, job, key, hash) || !svcSched_Enqueue(svc, job)) {
+    if (!svcStore_Insert(svc, job, key, hash) || (!svc->cluster && !svcSched_Enqueue(svc, job))) {
         pthread_mutex_unlock(&svc->mu);
         svcJobFree(job);
         return svcHttp_Error(rq, 500, "internal", NULL, "the job could not be stored");
@@ -508,6 +531,9 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     int64_t id = job->id;
     double deadline = job->sync_deadline;
     svcLog(svc, "job %lld queued (%s%s)", (long long)id, job->domain, sync ? ", synchronous" : "");
+    if (svc->cluster) { /* the store holds it; a node claims it */
+        svcJobFree(job);
+    }
     pthread_mutex_unlock(&svc->mu);
     char loc[64];
     snprintf(loc, sizeof loc, "/v1/jobs/%lld", (long long)id);
@@ -543,8 +569,22 @@ static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline)
 {
     tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
+    while (svc->cluster && !svc->stopping) { /* whichever node plans it */
+        svcStatus st;
+        if (!job_status(svc, id, &st) || svcStatusFinal(st)) {
+            break;
+        }
+        double now = svcNow();
+        if (st == SVC_QUEUED && now > deadline && svcPg_DropQueued(svc, id)) {
+            break; /* no node took it in time: 503 no_worker, and not left behind as a job */
+        }
+        if (now > deadline + 5.0) {
+            svcPg_RequestEnd(svc, id, 'c', "time_limit", "the synchronous job missed its deadline");
+        }
+        wait_change(svc, 0.25);
+    }
     for (;;) {
-        svcJob *job = svcSched_Find(svc, id);
+        svcJob *job = local_job(svc, id);
         if (!job || svc->stopping) {
             break;
         }
@@ -685,7 +725,7 @@ enum MHD_Result svcApi_List(svcReq *rq)
     pthread_mutex_unlock(&svc->mu);
     for (int i = 0; i < n; ++i) { /* the lock job by job: a long list never stalls other requests */
         pthread_mutex_lock(&svc->mu);
-        svcJob *job = svcSched_Find(svc, ids[i]);
+        svcJob *job = local_job(svc, ids[i]);
         cJSON *j = job ? svcJobToCJson(job) : NULL;
         pthread_mutex_unlock(&svc->mu);
         if (!job) {
@@ -747,14 +787,16 @@ enum MHD_Result svcApi_Get(svcReq *rq, int64_t id)
     }
     tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
-    svcJob *job = svcSched_Find(svc, id);
+    svcJob *job = local_job(svc, id);
     char *body = NULL;
     char etag[96] = "";
     if (job) {
         body = svcJobJson(job);
     } else if ((job = svcStore_Get(svc, id, false))) {
         body = svcJobJson(job);
-        job_etag(id, job->finished, "job", etag, sizeof etag);
+        if (svcStatusFinal(job->status)) { /* a cluster's stored job may still be active: no tag then */
+            job_etag(id, job->finished, "job", etag, sizeof etag);
+        }
         svcJobFree(job);
     }
     pthread_mutex_unlock(&svc->mu);
@@ -771,13 +813,39 @@ enum MHD_Result svcApi_Get(svcReq *rq, int64_t id)
     return svcHttp_JsonOwned(rq, 200, body);
 }
 
+/* end_job with a PostgreSQL store (mu held; released here): the request goes through the store to
+ * the node that runs the job; the answer waits until that node wrote the final record. */
+static enum MHD_Result end_cluster_job(svcReq *rq, int64_t id, char what)
+{
+    tpService *svc = rq->svc;
+    svcStatus st;
+    bool known = job_status(svc, id, &st);
+    if (!known || svcStatusFinal(st)) {
+        pthread_mutex_unlock(&svc->mu);
+        return !known ? unknown_job(rq, id)
+                      : svcHttp_Error(rq, 409, "conflict", NULL, "job %lld is already %s", (long long)id,
+                                      svcStatusName(st));
+    }
+    svcLog(svc, "job %lld: %s requested", (long long)id, what == 's' ? "stop" : "cancel");
+    svcPg_RequestEnd(svc, id, what, "cancelled", "cancelled by the client");
+    while (!svc->stopping && job_status(svc, id, &st) && !svcStatusFinal(st)) {
+        wait_change(svc, 0.25);
+    }
+    char *body = job_json(svc, id);
+    pthread_mutex_unlock(&svc->mu);
+    return body ? svcHttp_JsonOwned(rq, 200, body) : unknown_job(rq, id);
+}
+
 /* Cancel (what == 'c') or stop (what == 's') an active job and answer its final object; 409 once
  * final. */
 static enum MHD_Result end_job(svcReq *rq, int64_t id, char what)
 {
     tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
-    svcJob *job = svcSched_Find(svc, id);
+    if (svc->cluster) {
+        return end_cluster_job(rq, id, what);
+    }
+    svcJob *job = local_job(svc, id);
     if (!job) {
         svcStatus st;
         bool known = job_status(svc, id, &st);
@@ -796,7 +864,7 @@ static enum MHD_Result end_job(svcReq *rq, int64_t id, char what)
     }
     /* a cancelled running job ends when the scheduler has reaped its worker (milliseconds); a stopped
      * one when its worker has written the best plan (the next iteration, then the files) */
-    while (svcSched_Find(svc, id) && !svc->stopping) {
+    while (local_job(svc, id) && !svc->stopping) {
         wait_change(svc, 0.25);
     }
     char *body = job_json(svc, id);
@@ -821,12 +889,13 @@ enum MHD_Result svcApi_Delete(svcReq *rq, int64_t id)
     }
     tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
-    if (svcSched_Find(svc, id)) { /* an active job is cancelled (and kept, to be seen as cancelled) */
+    svcStatus st;
+    bool known = job_status(svc, id, &st);
+    if (local_job(svc, id) || (svc->cluster && known && !svcStatusFinal(st))) {
+        /* an active job is cancelled (and kept, to be seen as cancelled) */
         pthread_mutex_unlock(&svc->mu);
         return end_job(rq, id, 'c');
     }
-    svcStatus st;
-    bool known = job_status(svc, id, &st);
     bool ok = known && svcSched_Delete(svc, id);
     pthread_mutex_unlock(&svc->mu);
     if (!known) {
@@ -954,6 +1023,11 @@ static enum MHD_Result send_file(svcReq *rq, int64_t id, const char *name, const
     char path[4096], etag[96];
     svcJobPath(rq->svc, id, name, path, sizeof path);
     job_etag(id, finished, name[0] == 'p' ? "plan" : "tree", etag, sizeof etag);
+    if (rq->svc->cluster) { /* planned by whichever node: a local copy of the store's */
+        pthread_mutex_lock(&rq->svc->mu);
+        svcPg_FetchFile(rq->svc, id, name);
+        pthread_mutex_unlock(&rq->svc->mu);
+    }
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
@@ -1019,7 +1093,7 @@ enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan)
     }
     tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
-    svcJob *active = svcSched_Find(svc, id);
+    svcJob *active = local_job(svc, id);
     svcStatus st = active ? active->status : SVC_QUEUED;
     svcJob *job = active ? NULL : svcStore_Get(svc, id, false);
     pthread_mutex_unlock(&svc->mu);
@@ -1058,6 +1132,11 @@ enum MHD_Result svcApi_Log(svcReq *rq, int64_t id)
     }
     char path[4096];
     svcJobPath(rq->svc, id, "log.txt", path, sizeof path);
+    if (rq->svc->cluster && svcStatusFinal(st)) { /* a running job's log is on its node until it ends */
+        pthread_mutex_lock(&rq->svc->mu);
+        svcPg_FetchFile(rq->svc, id, "log.txt");
+        pthread_mutex_unlock(&rq->svc->mu);
+    }
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
@@ -1082,6 +1161,7 @@ typedef struct Sse {
     bool sent_any, ended;
     char *pending; /* bytes not yet handed to libmicrohttpd */
     size_t plen, poff;
+    char *last; /* a PostgreSQL store: the job object last sent (a change is a different object) */
 } Sse;
 
 static bool sse_push(Sse *s, const char *event, const char *data)
@@ -1106,16 +1186,37 @@ static bool sse_next(Sse *s)
         if (svc->stopping) {
             return false;
         }
-        svcJob *job = svcSched_Find(svc, s->id);
+        svcJob *job = local_job(svc, s->id);
+        char *data = NULL;
+        bool active = job != NULL, changed = false;
         if (job) {
-            if (!s->sent_any || job->version != s->version) {
-                char *data = svcJobJson(job);
-                bool ok = data && sse_push(s, "job", data);
-                free(data);
+            changed = !s->sent_any || job->version != s->version;
+            if (changed) {
+                data = svcJobJson(job);
                 s->version = job->version;
+            }
+        } else if (svc->cluster) { /* whichever node plans it: its record in the store */
+            svcJob *stored = svcStore_Get(svc, s->id, false);
+            if (stored && !svcStatusFinal(stored->status)) {
+                active = true;
+                data = svcJobJson(stored);
+                changed = !data || !s->last || strcmp(data, s->last) != 0;
+            }
+            svcJobFree(stored);
+        }
+        if (active) {
+            if (changed) {
+                bool ok = data && sse_push(s, "job", data);
+                if (svc->cluster) {
+                    free(s->last);
+                    s->last = data;
+                    data = NULL;
+                }
+                free(data);
                 s->sent_any = true;
                 return ok;
             }
+            free(data);
             struct timespec t0;
             clock_gettime(CLOCK_MONOTONIC, &t0);
             wait_change(svc, 15.0);
@@ -1133,7 +1234,7 @@ static bool sse_next(Sse *s)
             }
             continue;
         }
-        char *data = job_json(svc, s->id);
+        data = job_json(svc, s->id);
         bool ok = data && (s->sent_any || sse_push(s, "job", data)) && sse_push(s, "end", data);
         free(data);
         s->ended = true;
@@ -1167,6 +1268,7 @@ static void sse_free(void *cls)
 {
     Sse *s = cls;
     free(s->pending);
+    free(s->last);
     free(s);
 }
 

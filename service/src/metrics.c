@@ -109,7 +109,9 @@ char *svcMetrics_Text(tpService *svc)
         put(&t, "tplan_jobs{status=\"%s\"} %lld\n", svcStatusName((svcStatus)s), (long long)counts[s]);
     }
     put(&t, "# HELP tplan_queue_depth Jobs waiting for a worker.\n# TYPE tplan_queue_depth gauge\n");
-    put(&t, "tplan_queue_depth %d\n", svcSched_Count(svc, SVC_QUEUED));
+    /* a cluster's queue is the store's (every node's), this process's otherwise */
+    put(&t, "tplan_queue_depth %lld\n",
+        svc->cluster ? (long long)counts[SVC_QUEUED] : (long long)svcSched_Count(svc, SVC_QUEUED));
     put(&t, "# HELP tplan_workers Worker processes.\n# TYPE tplan_workers gauge\ntplan_workers %d\n", svc->nworkers);
     put(&t, "# HELP tplan_workers_busy Workers planning a job.\n# TYPE tplan_workers_busy gauge\n");
     put(&t, "tplan_workers_busy %d\n", svcSched_Busy(svc, false));
@@ -159,6 +161,13 @@ char *svcMetrics_Text(tpService *svc)
     }
     put(&t, "# HELP tplan_uptime_seconds Seconds since the server started.\n# TYPE tplan_uptime_seconds gauge\n");
     put(&t, "tplan_uptime_seconds %.3f\n", svcNow() - svc->started_at);
+    if (svc->cluster) { /* the nodes of the cluster, from their heartbeats in the store */
+        char *nodes = svcPg_MetricsText(svc);
+        if (nodes) {
+            put(&t, "%s", nodes);
+            free(nodes);
+        }
+    }
     if (t.failed) {
         free(t.s);
         return NULL;

@@ -212,16 +212,23 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
         job->files_bytes = svcJobFilesBytes(svc, job->id);
     }
     bool refused = job->sync && job->started == 0 && status == SVC_CANCELLED && code && strcmp(code, "no_worker") == 0;
-    if (refused) { /* a synchronous call refused (503) is not left behind as a job */
+    bool stored = true;
+    if (svc->cluster) { /* the record with its files, if this node still holds the lease (exactly once) */
+        stored = svcPg_Finish(svc, job);
+    } else if (refused) { /* a synchronous call refused (503) is not left behind as a job */
         svcStore_Delete(svc, job->id);
     } else {
         svcStore_Update(svc, job);
     }
-    svcMetrics_JobDone(svc, status, job->started > 0 ? job->elapsed : 0);
+    if (stored) {
+        svcMetrics_JobDone(svc, status, job->started > 0 ? job->elapsed : 0);
+    }
     if (svc->next_retention - SVC_RETENTION_EVERY + SVC_RETENTION_AFTER_JOB < svcNow()) {
         svc->next_retention = 0; /* a pass soon after a job ends (at most one a second) */
     }
-    if (code) {
+    if (!stored) {
+        /* svcPg_Finish said why */
+    } else if (code) {
         svcLog(svc, "job %lld %s: %s: %s", (long long)job->id, svcStatusName(status), code,
                job->err_message ? job->err_message : "");
     } else {
@@ -284,6 +291,8 @@ bool svcSched_Delete(tpService *svc, int64_t id)
 
 /* ---- retention ---------------------------------------------------------------------------- */
 
+static void sweep_orphans(tpService *svc);
+
 /* Deletes the finished jobs the retention policy (keep_days, keep_jobs, keep_mb) drops. */
 static void retention(tpService *svc)
 {
@@ -296,6 +305,10 @@ static void retention(tpService *svc)
         svcLog(svc, "retention: %d finished job%s deleted", n, n == 1 ? "" : "s");
     }
     free(ids);
+    if (svc->cluster) { /* another node's pass (or a DELETE through another front end) deleted jobs whose
+                           files this one holds in its cache */
+        sweep_orphans(svc);
+    }
     svc->next_retention = svcNow() + SVC_RETENTION_EVERY;
 }
 
@@ -305,6 +318,9 @@ static void sweep_orphans(tpService *svc)
 {
     int n = 0;
     int64_t *ids = svcStore_AllIds(svc, &n);
+    if (!ids && svc->cluster) { /* the database is away: every folder would look like an orphan */
+        return;
+    }
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/jobs", svc->data_dir);
     DIR *d = opendir(dir);
@@ -465,8 +481,14 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
  * runs on one (which forks its J searches) and the others are reserved until it ends, so the
  * machine's cores are never oversubscribed. The queue is strictly in order: a large job at its head
  * waits for enough workers rather than being overtaken for ever by small ones. */
+static void cluster_dispatch(tpService *svc);
+
 static void dispatch(tpService *svc)
 {
+    if (svc->cluster) {
+        cluster_dispatch(svc);
+        return;
+    }
     for (;;) {
         svcJob *job = next_queued(svc);
         if (!job) {
@@ -500,6 +522,64 @@ static void dispatch(tpService *svc)
         for (int wi = 0; job && wi < svc->nworkers && more > 0; ++wi) {
             if (wi != first && worker_idle(&svc->workers[wi])) {
                 svc->workers[wi].reserved_for = id;
+                --more;
+            }
+        }
+    }
+}
+
+/* A PostgreSQL store: the queue is the cluster's. While this node has idle workers it claims the
+ * next job (synchronous ones first, then the job of the client address with the fewest jobs
+ * running in the cluster, the oldest among equals: the local queue's order; an idle interactive
+ * worker takes only synchronous ones), holds its lease
+ * (store_pg.c) and starts it at once. A job with "jobs" = J is claimed only when J batch workers are
+ * free (it may be overtaken by smaller ones, unlike the local queue's strict order). */
+static void cluster_dispatch(tpService *svc)
+{
+    while (!svc->stopping) {
+        int idle = 0, first = -1, inter = -1;
+        for (int wi = 0; wi < svc->nworkers; ++wi) {
+            if (worker_idle(&svc->workers[wi])) {
+                first = first < 0 ? wi : first;
+                ++idle;
+            }
+        }
+        for (int wi = svc->nworkers; wi < svc->nprocs && inter < 0; ++wi) {
+            inter = worker_idle(&svc->workers[wi]) ? wi : -1;
+        }
+        if (idle == 0 && inter < 0) {
+            return;
+        }
+        svcJob *job = svcPg_Claim(svc, idle > 0, idle > 0 ? idle : 1);
+        if (!job) {
+            return;
+        }
+        int wi = job->sync && inter >= 0 ? inter : first;
+        int64_t id = job->id;
+        if (!svcSched_Enqueue(svc, job)) {
+            svcJobFree(job); /* out of memory: its lease expires and another node takes it */
+            return;
+        }
+        int more = job->sync ? 0 : job->jobs - 1;
+        if (!start_job(svc, &svc->workers[wi], wi, job)) {
+            /* the worker is gone (its pipe's end restarts it): the job goes back to the queue */
+            job->worker = -1;
+            job->started = 0;
+            job->status = SVC_QUEUED; /* the claimed record (running under this lease) is queued again */
+            svcStore_Update(svc, job);
+            for (int i = 0; i < svc->nactive; ++i) {
+                if (svc->active[i] == job) {
+                    svc->active[i] = svc->active[--svc->nactive];
+                    break;
+                }
+            }
+            svcJobFree(job);
+            return;
+        }
+        job = svcSched_Find(svc, id);
+        for (int k = 0; job && k < svc->nworkers && more > 0; ++k) {
+            if (k != wi && worker_idle(&svc->workers[k])) {
+                svc->workers[k].reserved_for = id;
                 --more;
             }
         }
@@ -559,6 +639,9 @@ static void handle_event(tpService *svc, svcWorker *w, const char *line)
             finish_job(svc, job, (svcStatus)s, NULL, NULL);
         }
     } else {
+        if (svc->cluster) {
+            svcPg_Progress(svc, job); /* the front ends see it (at most every 0.5 s) */
+        }
         pthread_cond_broadcast(&svc->changed);
     }
     cJSON_Delete(ev);
@@ -691,6 +774,10 @@ static void *sched_main(void *arg)
                 next = d < next ? d : next;
             }
         }
+        if (svc->cluster) { /* leases, cancel requests, dead nodes' jobs */
+            double due = now + svcPg_Tick(svc);
+            next = due < next ? due : next;
+        }
         int timeout = (int)fmax(1.0, ceil((next - now) * 1000.0));
         pthread_mutex_unlock(&svc->mu);
         int rc = poll(fds, (nfds_t)n, timeout);
@@ -727,7 +814,7 @@ bool svcSched_Start(tpService *svc, char *err, size_t errlen)
     svc->nworkers = svc->def.workers;
     svc->ninteractive = svc->def.interactive_workers;
     svc->nprocs = svc->nworkers + svc->ninteractive;
-    svc->workers = calloc((size_t)svc->nprocs, sizeof *svc->workers);
+    svc->workers = calloc((size_t)svc->nprocs + 1, sizeof *svc->workers); /* a front end has none */
     if (!svc->workers) {
         snprintf(err, errlen, "out of memory");
         return false;

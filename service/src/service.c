@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "service_internal.h"
+#include "store.h"
 
 tpServiceDef tpDefaultServiceDef(void)
 {
@@ -35,6 +36,7 @@ tpServiceDef tpDefaultServiceDef(void)
     d.max_connections = 1024;
     d.max_per_address = 128;
     d.request_timeout = 30;
+    d.lease = 10;
     return d;
 }
 
@@ -126,13 +128,23 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
     pthread_cond_init(&svc.changed, NULL);
     char err[4200] = "";
     tpServiceStatus code = TP_SERVICE_BAD_INPUT;
-    if (!def->domains_dir || !def->domains_json || !def->worker_argv || !def->worker_argv[0] || def->workers < 1 ||
-        def->port < 0 || def->port > 65535 || def->max_queue < 1 || !(def->default_time > 0) ||
+    if (!def->domains_dir || !def->domains_json || !def->worker_argv || !def->worker_argv[0] || def->workers < 0 ||
+        def->workers > 256 || def->port < 0 || def->port > 65535 || def->max_queue < 1 || !(def->default_time > 0) ||
         !(def->max_time >= def->default_time) || def->default_memory_mb < 16 ||
         def->max_memory_mb < def->default_memory_mb || def->max_connections < 1 || def->max_per_address < 1 ||
         !(def->request_timeout > 0) || def->interactive_workers < 0 || def->batch_nice < 0 || def->batch_nice > 19 ||
-        !(def->keep_days >= 0) || def->keep_jobs < 0 || def->keep_mb < 0) {
+        !(def->keep_days >= 0) || def->keep_jobs < 0 || def->keep_mb < 0 || !(def->lease >= 0.5)) {
         snprintf(err, sizeof err, "tpRunService: incomplete or inconsistent definition");
+        goto out;
+    }
+    bool shared = svcStore_IsPostgres(def->store);
+    if (!shared && def->workers < 1) {
+        snprintf(err, sizeof err,
+                 "--workers 0 (a front end: HTTP only) needs a shared store: --store postgresql://...");
+        goto out;
+    }
+    if (def->no_http && (!shared || def->workers < 1)) {
+        snprintf(err, sizeof err, "--no-http (a worker node) needs --store postgresql://... and --workers 1 or more");
         goto out;
     }
     if (!raise_fd_limit(&svc, err, sizeof err) || !read_domains(&svc, err, sizeof err)) {
@@ -178,7 +190,15 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
         svcStore_Close(&svc);
         goto out;
     }
-    if (!svcHttp_Start(&svc, err, sizeof err)) {
+    if (svc.cluster && !svcPg_StartListener(&svc, err, sizeof err)) {
+        code = TP_SERVICE_FAILURE;
+        svcPg_StopListener(&svc);
+        svcSched_Stop(&svc);
+        svcStore_Close(&svc);
+        goto out;
+    }
+    if (!def->no_http && !svcHttp_Start(&svc, err, sizeof err)) {
+        svcPg_StopListener(&svc);
         svcSched_Stop(&svc);
         svcStore_Close(&svc);
         goto out;
@@ -191,17 +211,24 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
     FILE *ready = def->ready ? def->ready : stdout;
     const char *host = svc.def.bind;
     bool v6 = strchr(host, ':') != NULL;
-    fprintf(ready, "listening on http://%s%s%s:%d, %d worker%s, data %s\n", v6 ? "[" : "", host, v6 ? "]" : "",
-            svcHttp_Port(&svc), svc.nworkers, svc.nworkers == 1 ? "" : "s", def->data_dir);
+    if (def->no_http) {
+        fprintf(ready, "node ready (no HTTP), %d worker%s, store %s, data %s\n", svc.nworkers,
+                svc.nworkers == 1 ? "" : "s", svc.store->name, def->data_dir);
+    } else {
+        fprintf(ready, "listening on http://%s%s%s:%d, %d worker%s, data %s\n", v6 ? "[" : "", host, v6 ? "]" : "",
+                svcHttp_Port(&svc), svc.nworkers, svc.nworkers == 1 ? "" : "s", def->data_dir);
+    }
     fflush(ready);
     int sig = 0;
     sigwait(&stop, &sig);
     svcLog(&svc, "stopping (%s)", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    svc.stopping = 1; /* before the lock too: a thread that holds it retrying an unreachable store gives up */
     pthread_mutex_lock(&svc.mu);
     svc.stopping = 1;
     pthread_cond_broadcast(&svc.changed);
     pthread_mutex_unlock(&svc.mu);
     svcHttp_Stop(&svc);
+    svcPg_StopListener(&svc);
     svcSched_Stop(&svc);
     svcStore_Close(&svc);
     svcLog(&svc, "stopped");

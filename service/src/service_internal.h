@@ -19,6 +19,8 @@
 
 typedef struct sqlite3 sqlite3;
 struct MHD_Daemon;
+struct svcStoreOps;
+struct svcPg;
 struct svcConns;
 
 typedef enum {
@@ -65,6 +67,9 @@ typedef struct svcJob {
 
     char *request_shown; /* the request as job objects show it (util.c; made on first use, then kept) */
     char client[64];     /* the submitter's address, for --max-queued-per-client ("" after a restart) */
+    /* a PostgreSQL store (store_pg.c): the lease this node holds on the job while it runs it */
+    int attempt;      /* the claim's attempt number (1 = first run; a reclaimed job runs again with +1) */
+    double published; /* tpClock time its progress was last written to the store */
 } svcJob;
 
 /// A worker process.
@@ -106,8 +111,12 @@ typedef struct tpService {
     FILE *log;
     pthread_mutex_t mu;
     pthread_cond_t changed;
-    sqlite3 *db;
-    svcJob **active; /* nactive queued and running jobs (owned array; room for cap_active) */
+    sqlite3 *db;                     /* the SQLite backend's connection (store_sqlite.c) */
+    const struct svcStoreOps *store; /* the backend (store.h) */
+    bool cluster;                    /* a PostgreSQL store shared with other nodes: the queue, the job
+                                        records and the finished jobs' files live there (store_pg.c) */
+    struct svcPg *pg;                /* the PostgreSQL backend's state, NULL otherwise */
+    svcJob **active;                 /* nactive queued and running jobs (owned array; room for cap_active) */
     int nactive;
     size_t cap_active;
     svcWorker *workers;    /* nworkers batch workers, then ninteractive interactive ones */
@@ -142,6 +151,8 @@ cJSON *svcJobToCJson(const svcJob *job);
 void svcJobPath(const tpService *svc, int64_t id, const char *name, char *out, size_t cap);
 
 /* ---- store.c (call with svc->mu held, except open/close) ---- */
+/// spec names a PostgreSQL store (postgresql:// or postgres://).
+bool svcStore_IsPostgres(const char *spec);
 bool svcStore_Open(tpService *svc, char *err, size_t errlen);
 void svcStore_Close(tpService *svc);
 /// Inserts a new queued job: sets job->id. False on error (logged).
@@ -177,6 +188,38 @@ int64_t *svcStore_AllIds(tpService *svc, int *n);
 void svcStore_Counts(tpService *svc, int64_t counts[SVC_NSTATUS]);
 /// At start: running jobs (interrupted) go back to queued; returns the queued jobs, oldest first.
 svcJob **svcStore_Recover(tpService *svc, int *n);
+
+/* ---- store_pg.c: the cluster's operations (a PostgreSQL store only; svc->mu held unless said) ---- */
+/// Claims the next queued job (synchronous first, then oldest) for this node with a fresh lease:
+/// any job if batch is true (and it needs at most max_parallel workers), else synchronous ones only.
+/// NULL if none (or on error, logged).
+svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel);
+/// Writes a running job's progress (at most every 0.5 s) and tells the front ends.
+void svcPg_Progress(tpService *svc, svcJob *job);
+/// The final record of a job with its files (plan, tree, log, compressed) in one transaction, only
+/// if this node still holds its lease; false if it lost it (another node runs or ran it) or on error.
+bool svcPg_Finish(tpService *svc, svcJob *job);
+/// Renews this node's leases, acts on cancel/stop requests and lost leases, queues again the jobs
+/// of dead nodes, writes its heartbeat, when due. Returns s until the next is due.
+double svcPg_Tick(tpService *svc);
+/// A cancel ('c') or stop ('s') request for a job planned by whichever node: a queued job ends at
+/// once (cancelled); a running one is flagged and its node told. False if it is not active.
+bool svcPg_RequestEnd(tpService *svc, int64_t id, char what, const char *code, const char *message);
+/// Removes a synchronous job still queued at its deadline (no worker free); false if it started.
+bool svcPg_DropQueued(tpService *svc, int64_t id);
+/// Queued jobs in the cluster, all (*total) and of one client address (*mine). False on error.
+bool svcPg_CountQueued(tpService *svc, const char *client, int *total, int *mine);
+/// Makes a finished job's file (plan.json, tree.bin, log.txt) present under the local data folder
+/// (a cache of the store's copy). False if the job has no such file.
+bool svcPg_FetchFile(tpService *svc, int64_t id, const char *name);
+/// Starts / stops the thread that LISTENs for the cluster's job changes (wakes waiters and the
+/// scheduler). Called without mu.
+bool svcPg_StartListener(tpService *svc, char *err, size_t errlen);
+void svcPg_StopListener(tpService *svc);
+/// The database answers (SELECT 1; one reconnection attempt, no backoff: a health check must be quick).
+bool svcPg_Ping(tpService *svc);
+/// Prometheus lines of the cluster (nodes, heartbeats, queue); caller frees. mu held.
+char *svcPg_MetricsText(tpService *svc);
 
 /* ---- sched.c ---- */
 bool svcSched_Start(tpService *svc, char *err, size_t errlen);

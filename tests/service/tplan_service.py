@@ -16,6 +16,23 @@ import urllib.request
 TIMEOUT = 300  # s: the bound of any single wait (a loaded CI machine is slow, never this slow)
 
 
+# TPLAN_TEST_PG="SOCKET_DIR PORT" (set by service_pg_suite.py): every Server runs on that PostgreSQL,
+# one database per data folder (a server restarted on the same folder finds its jobs)
+PG_ENV = os.environ.get("TPLAN_TEST_PG")
+
+
+def pg_store_for(data):
+    import hashlib
+    sock, port = PG_ENV.split()
+    db = "t" + hashlib.sha1(os.path.abspath(data).encode()).hexdigest()[:20]
+    psql = ["psql", "-X", "-q", "-A", "-t", "-h", sock, "-p", port, "-U", "tplan", "-d", "postgres", "-c"]
+    out = subprocess.run(psql + ["SELECT 1 FROM pg_database WHERE datname = '%s'" % db], capture_output=True,
+                         text=True, check=True).stdout
+    if out.strip() != "1":
+        subprocess.run(psql + ['CREATE DATABASE "%s"' % db], capture_output=True, check=True)
+    return "postgresql:///%s?host=%s&port=%s&user=tplan" % (db, sock, port)
+
+
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scripts")
 # a job that plans until it is cancelled, killed or its 300 s limit: for cancel, crash and load tests
 LONG = {"domain": "minigolf_random", "max_iters": 1000000000, "time_limit": 300}
@@ -46,8 +63,10 @@ class Server:
     def start(self):
         os.makedirs(self.data, exist_ok=True)
         log = open(self.log_path, "a")
+        store = ["--store", pg_store_for(self.data)] if PG_ENV and "--store" not in self.args else []
         self.proc = subprocess.Popen(
-            [self.tplan, "serve", "--port", "0", "--data", self.data, "--workers", str(self.workers)] + self.args,
+            [self.tplan, "serve", "--port", "0", "--data", self.data, "--workers", str(self.workers)] + store +
+            self.args,
             stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True)
         log.close()
         ready, _, _ = select.select([self.proc.stdout], [], [], TIMEOUT)

@@ -37,7 +37,8 @@ extern "C" {
 typedef struct tpServiceDef {
     const char *bind;               /* address to listen on (IPv4 or IPv6 literal). Default "127.0.0.1" */
     int port;                       /* TCP port; 0 = a free port chosen by the system. Default 8087 */
-    int workers;                    /* worker processes (>= 1). Default: the number of online cores */
+    int workers;                    /* worker processes (>= 1; 0 = a front end of a PostgreSQL store, HTTP
+                                       only). Default: the number of online cores */
     int interactive_workers;        /* more worker processes kept for the synchronous POST /v1/plan (>= 0):
                                        a game's request never waits for batch jobs. Default 1 */
     int batch_nice;                 /* nice value (0..19) of the batch workers, so that an interactive job
@@ -74,6 +75,14 @@ typedef struct tpServiceDef {
     const char *domains_json;       /* body of GET /v1/domains: {"domains":[{"name":...},...]} */
     const char *const *worker_argv; /* argv of a worker process, NULL-terminated (argv[0] = the
                                        executable); must speak the protocol above */
+    const char *store;              /* the job store: NULL = DATA/tplan.db (SQLite, one machine); "sqlite:PATH";
+                                       or "postgresql://[user@]host[:port]/database[?options]", a store shared
+                                       by the nodes of a cluster (docs/service.md#cluster). A password in it is
+                                       refused: give store_password or libpq's PGPASSWORD / PGPASSFILE */
+    const char *store_password;     /* PostgreSQL password (--store-password-file); NULL = libpq's own */
+    bool no_http;                   /* a worker node: no HTTP server (a PostgreSQL store only) */
+    double lease;                   /* s: a PostgreSQL job's lease, renewed every lease / 3 s; a job whose
+                                       node stops renewing is queued again after it. Default 10 */
     FILE *log;                      /* one line per request and per job state change. Default stderr */
     FILE *ready;                    /* the "listening on ..." line. Default stdout */
 } tpServiceDef;

@@ -1,0 +1,31 @@
+/* tplan service: the job store's operations, one table per backend (store_sqlite.c, the embedded
+ * default; store_pg.c, PostgreSQL shared by a cluster of nodes). The svcStore_* functions of
+ * service_internal.h dispatch through svc->store (store.c). Every operation is called with svc->mu
+ * held, except open and close. */
+#ifndef TP_SERVICE_STORE_H
+#define TP_SERVICE_STORE_H
+
+#include "service_internal.h"
+
+typedef struct svcStoreOps {
+    const char *name; /* "sqlite", "postgresql" */
+    bool (*open)(tpService *svc, char *err, size_t errlen);
+    void (*close)(tpService *svc);
+    bool (*insert)(tpService *svc, svcJob *job, const char *idem_key, const char *idem_hash);
+    bool (*update)(tpService *svc, const svcJob *job);
+    svcJob *(*get)(tpService *svc, int64_t id, bool with_script);
+    int64_t (*find_idem)(tpService *svc, const char *key, char *hash, size_t hashcap);
+    int64_t *(*list)(tpService *svc, const svcListFilter *f, int *n);
+    bool (*load_script)(tpService *svc, svcJob *job);
+    bool (*del)(tpService *svc, int64_t id);
+    bool (*delete_many)(tpService *svc, const int64_t *ids, int n);
+    int64_t *(*expired)(tpService *svc, double now, int *n);
+    int64_t *(*all_ids)(tpService *svc, int *n);
+    void (*counts)(tpService *svc, int64_t counts[SVC_NSTATUS]);
+    svcJob **(*recover)(tpService *svc, int *n);
+} svcStoreOps;
+
+extern const svcStoreOps svcStoreSqlite;
+extern const svcStoreOps svcStorePg;
+
+#endif

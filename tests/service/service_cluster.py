@@ -1,0 +1,487 @@
+"""tplan serve as a cluster on a real PostgreSQL started by the test (docs/service.md#cluster):
+front ends (--workers 0) and worker nodes (--no-http) as separate processes, each with its own data
+folder, nothing shared but the database. Every wait polls for an event with a bounded timeout.
+usage: service_cluster.py TPLAN WORKDIR [GROUP]
+GROUP: store (bad stores, migrations), flow (one front end and one node: the API through the
+cluster), load (500 jobs, 2 front ends + 3 nodes), kill (kill -9 of a node and of a front end, a
+node cut off past its lease), restart (PostgreSQL restarted under load); default: all."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from pg_cluster import Postgres, free_port
+from tplan_service import LONG, SCRIPTS, TIMEOUT, Runner, Server, cli_plan, fresh_dir, strip_timing
+
+TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
+GROUP = sys.argv[3] if len(sys.argv) > 3 else "all"
+TINY = open(os.path.join(SCRIPTS, "tiny.lua")).read()
+FINAL = ("solved", "approximate", "failed", "cancelled")
+
+
+class Node:
+    """A worker node: tplan serve --no-http on the shared store."""
+
+    def __init__(self, store, data, workers=1, lease=2.0):
+        self.store, self.data, self.workers, self.lease = store, data, workers, lease
+        self.proc = None
+        self.log_path = os.path.join(data, "node.log")
+
+    def start(self):
+        os.makedirs(self.data, exist_ok=True)
+        log = open(self.log_path, "a")
+        self.proc = subprocess.Popen(
+            [TPLAN, "serve", "--no-http", "--store", self.store, "--data", self.data, "--workers", str(self.workers),
+             "--interactive-workers", "0", "--batch-nice", "0", "--lease", str(self.lease)],
+            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True)
+        log.close()
+        line = self.proc.stdout.readline()
+        if not line.startswith("node ready"):
+            self.proc.kill()
+            raise RuntimeError("node did not start: %r\n%s" % (line, self.log()[-2000:]))
+        return self
+
+    def log(self):
+        return open(self.log_path).read()
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(TIMEOUT)
+        code = self.proc.returncode if self.proc else None
+        self.proc = None
+        for bad in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+            assert bad not in self.log(), "sanitizer report in " + self.log_path
+        return code
+
+
+def front_end(store, data, *args):
+    # every test client is 127.0.0.1: one client address for the per-client quota, which holds
+    # across the cluster (the flow test checks it)
+    return Server(TPLAN, data, "--store", store, "--no-web", "--lease", "2", "--max-queued-per-client", "1000", *args,
+                  workers=0).start()
+
+
+def wait_for(pred, what, timeout=TIMEOUT):
+    """Polls pred() until it is true (an event: a status in the store, a line in a log)."""
+    deadline = time.time() + timeout
+    while True:
+        v = pred()
+        if v:
+            return v
+        if time.time() > deadline:
+            raise AssertionError("timed out waiting for " + what)
+        time.sleep(0.05)  # a poll interval, not a wait for an event: the loop ends on the event
+
+
+def cli(out, *args):
+    """tplan plan's plan with the service's default time limit (recorded in the plan)."""
+    return cli_plan(TPLAN, out, *args, "--time-limit", "60")
+
+
+def run_serve(*args, timeout=60):
+    """A tplan serve expected to refuse its store: (exit status, stderr)."""
+    r = subprocess.run([TPLAN, "serve", "--port", "0", "--no-web"] + list(args), capture_output=True, text=True,
+                       timeout=timeout, stdin=subprocess.DEVNULL)
+    return r.returncode, r.stderr
+
+
+# ---- store: bad input and migrations ----------------------------------------------------------------
+
+def test_store(pg):
+    d = os.path.join(WORK, "store")
+    os.makedirs(d, exist_ok=True)
+    # a fresh database: migrated from empty to the current version, then used again as is
+    uri = pg.create_db("fresh")
+    fe = front_end(uri, os.path.join(d, "fe"))
+    fe.stop()
+    assert "schema migrated to version 1" in fe.log(), fe.log()[-1000:]
+    assert pg.psql("SELECT max(version) FROM tplan_schema", "fresh") == "1"
+    tables = pg.psql("SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname='public'",
+                     "fresh")
+    assert tables == "job_files,jobs,nodes,tplan_schema", tables
+    fe = front_end(uri, os.path.join(d, "fe"))
+    fe.stop()
+    assert fe.log().count("schema migrated") == 1, "migrated twice"
+    # a newer schema (a newer tplan upgraded it): refused, one clear error, exit 2
+    pg.psql("INSERT INTO tplan_schema VALUES (99, 'from the future', 0)", "fresh")
+    code, err = run_serve("--store", uri, "--workers", "0", "--data", os.path.join(d, "x"))
+    assert code == 2 and "newer than this tplan's" in err and "version 99" in err, (code, err)
+    # a database of another application: refused, nothing created in it
+    other = pg.create_db("other")
+    pg.psql("CREATE TABLE customers(id int); CREATE TABLE orders(id int)", "other")
+    code, err = run_serve("--store", other, "--workers", "0", "--data", os.path.join(d, "x"))
+    assert code == 2 and "not a tplan database" in err and "2 tables" in err, (code, err)
+    assert pg.psql("SELECT count(*) FROM pg_tables WHERE schemaname='public'", "other") == "2"
+    # unreachable: nothing listens on that port
+    code, err = run_serve("--store", "postgresql://tplan@127.0.0.1:%d/x" % free_port(), "--workers", "0", "--data",
+                          os.path.join(d, "x"))
+    assert code == 2 and "cannot connect" in err, (code, err)
+    # a database that does not exist
+    code, err = run_serve("--store", pg.uri("nosuchdb"), "--workers", "0", "--data", os.path.join(d, "x"))
+    assert code == 2 and "cannot connect" in err and "nosuchdb" in err, (code, err)
+    # not a connection string
+    code, err = run_serve("--store", "postgresql://host:99999999/db?nonsense=1", "--workers", "0", "--data",
+                          os.path.join(d, "x"))
+    assert code == 2 and "--store" in err, (code, err)
+    code, err = run_serve("--store", "mysql://h/db", "--workers", "0", "--data", os.path.join(d, "x"))
+    assert code == 2 and "expected sqlite:PATH or postgresql://" in err, (code, err)
+    # a password on the command line: refused before any connection, and never echoed
+    code, err = run_serve("--store", "postgresql://tplan:hunter2secret@127.0.0.1:%d/fresh" % pg.port, "--workers",
+                          "0", "--data", os.path.join(d, "x"))
+    assert code == 2 and "carries a password" in err and "hunter2secret" not in err, (code, err)
+    # the password from a file, over TCP (scram-sha-256): right and wrong
+    pw = os.path.join(d, "pw")
+    with open(pw, "w") as f:
+        f.write(pg.PASSWORD + "\n")
+    os.chmod(pw, 0o600)
+    tcp = pg.tcp_uri("fresh2")
+    pg.create_db("fresh2")
+    fe = front_end(tcp, os.path.join(d, "fe2"), "--store-password-file", pw)
+    _, _, h = fe.json("GET", "/v1/health", expect=200)
+    fe.stop()
+    with open(pw, "w") as f:
+        f.write("wrong\n")
+    code, err = run_serve("--store", tcp, "--store-password-file", pw, "--workers", "0", "--data",
+                          os.path.join(d, "x"))
+    assert code == 2 and "password authentication failed" in err and "wrong" not in err.replace(
+        "wrong password", ""), (code, err)
+    # roles that need a shared store
+    code, err = run_serve("--workers", "0", "--data", os.path.join(d, "x"))
+    assert code == 2 and "needs a shared store" in err, (code, err)
+    code, err = run_serve("--no-http", "--workers", "1", "--data", os.path.join(d, "x"))
+    assert code == 2 and "--no-http" in err, (code, err)
+    code, err = run_serve("--store", "sqlite:", "--data", os.path.join(d, "x"))
+    assert code == 2 and "sqlite:PATH" in err, (code, err)
+
+
+# ---- the API through a front end, planned by a node ---------------------------------------------------
+
+def test_flow(pg):
+    d = os.path.join(WORK, "flow")
+    uri = pg.create_db("flow")
+    fe = front_end(uri, os.path.join(d, "fe"))
+    node = Node(uri, os.path.join(d, "n1"), workers=2).start()
+    try:
+        body = {"domain": "minigolf", "seed": 7, "max_iters": 300}
+        jid = fe.submit(body)
+        ev = fe.events(jid)
+        assert ev[-1][0] == "end" and ev[-1][1]["status"] in ("solved", "approximate"), ev[-1]
+        st, hd, plan = fe.request("GET", "/v1/jobs/%d/plan" % jid)
+        assert st == 200, st
+        want = cli(os.path.join(d, "cli.json"), "minigolf", "--seed", "7", "--max-iters", "300")
+        assert strip_timing(plan) == strip_timing(want), "the cluster's plan differs from tplan plan's"
+        # the node removed its copy once stored; the front end's is a cache of the store's
+        assert not os.path.exists(os.path.join(d, "n1", "jobs", str(jid), "plan.json"))
+        # the synchronous call through the front end
+        st, hd, plan2 = fe.request("POST", "/v1/plan?wait=60", {"domain": "minigolf", "seed": 7, "max_iters": 300})
+        assert st == 200 and hd["x-tplan-status"] in ("solved", "approximate"), (st, plan2[:300])
+        got, ref = strip_timing(plan2), strip_timing(want)
+        for k in ("bodies", "tactics", "cost", "steps"):  # its planner's time_limit is the wait's, not 60
+            assert got[k] == ref[k], k
+        # a script's message with bytes that are not UTF-8: stored (repaired) once, not retried for ever
+        bad = fe.submit({"script": 'local tp = require "tp"\nerror("bad bytes: \\xff\\xfe")\nreturn tp.domain {}\n'})
+        job = fe.wait_final(bad)
+        assert job["status"] == "failed" and "bad bytes: ??" in job["error"]["message"], job
+        assert pg.psql("SELECT attempt FROM jobs WHERE id=%d" % bad, "flow") == "1"
+        # cancel and stop reach the node that runs the job
+        long1 = fe.submit(LONG)
+        fe.wait_until(long1, lambda j: j["status"] == "running" and j["progress"]["iterations"] > 0, "progress of a running job")
+        st, hd, _ = fe.json("GET", "/v1/jobs/%d" % long1, expect=200)
+        assert "etag" not in hd, "a running job's object must not be cached"
+        st, _, job = fe.json("POST", "/v1/jobs/%d/cancel" % long1, expect=200)
+        assert job["status"] == "cancelled", job
+        long2 = fe.submit(LONG)
+        fe.wait_until(long2, lambda j: j["status"] == "running" and j["progress"]["iterations"] > 0, "progress")
+        st, _, job = fe.json("POST", "/v1/jobs/%d/stop" % long2, expect=200)
+        assert job["status"] in ("solved", "approximate", "cancelled"), job
+        st, _, _ = fe.json("POST", "/v1/jobs/%d/cancel" % long2)
+        assert st == 409, st
+        # a queued job cancelled from the front end (no node takes it: the node's workers are busy)
+        busy = [fe.submit(LONG) for _ in range(2)]
+        for b in busy:
+            fe.wait_status(b, ("running",))
+        q = fe.submit(body)
+        st, _, job = fe.json("DELETE", "/v1/jobs/%d" % q)
+        assert st == 200 and job["status"] == "cancelled", (st, job)
+        for b in busy:
+            fe.json("DELETE", "/v1/jobs/%d" % b, expect=200)
+        # health and metrics of the cluster
+        _, _, h = fe.json("GET", "/v1/health", expect=200)
+        assert h["queued"] == 0 and h["running"] == 0, h
+        _, _, m = fe.request("GET", "/metrics")
+        m = m.decode()
+        assert "tplan_cluster_nodes 2" in m and 'tplan_node_finished_total' in m, m[-1500:]
+        # a deleted job leaves the store (and its files with it)
+        st, _, _ = fe.request("DELETE", "/v1/jobs/%d" % jid)
+        assert st == 204, st
+        assert pg.psql("SELECT count(*) FROM job_files WHERE job_id=%d" % jid, "flow") == "0"
+    finally:
+        assert node.stop() == 0
+        assert fe.stop() == 0
+    assert "this node no longer holds" not in node.log()
+
+
+# ---- 500 jobs, 2 front ends, 3 nodes -----------------------------------------------------------------
+
+BODIES = [{"script": TINY, "seed": 1}, {"script": TINY, "seed": 2, "set": {"w": 2.0}},
+          {"domain": "minigolf", "seed": 3, "max_iters": 60}, {"domain": "minigolf", "seed": 4, "max_iters": 60},
+          {"script": TINY, "seed": 5}]
+
+
+def expected_plans(d):
+    out = []
+    for i, b in enumerate(BODIES):
+        if "script" in b:
+            path = os.path.join(d, "job.lua")  # the name a submitted script has in its plan
+            with open(path, "w") as f:
+                f.write(TINY)
+            args = [path, "--seed", str(b["seed"])]
+            for k, v in b.get("set", {}).items():
+                args += ["--set", "%s=%s" % (k, v)]
+        else:
+            args = [b["domain"], "--seed", str(b["seed"]), "--max-iters", str(b["max_iters"])]
+        out.append(strip_timing(cli(os.path.join(d, "want%d.json" % i), *args)))
+    return out
+
+
+def submit_all(fes, n_clients, per_client, retry=False):
+    """n_clients threads submit per_client jobs each, alternating front ends; [(id, body index)]."""
+    done, errors = [[] for _ in range(n_clients)], []
+
+    def client(k):
+        try:
+            for j in range(per_client):
+                fe = fes[(k + j) % len(fes)]
+                bi = (k + j) % len(BODIES)
+                for attempt in range(200):
+                    try:
+                        st, _, obj = fe.json("POST", "/v1/jobs", BODIES[bi])
+                    except OSError:
+                        st, obj = 0, None
+                    if st == 201:
+                        break
+                    if not retry or st not in (0, 500, 503):
+                        raise AssertionError("submit: %d %r" % (st, obj))
+                    time.sleep(0.1)  # a retry interval during a database restart
+                done[k].append((obj["id"], bi))
+        except Exception as e:  # noqa: BLE001 - reported by the caller
+            errors.append("client %d: %r" % (k, e))
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(n_clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:3]
+    return [x for lst in done for x in lst]
+
+
+def wait_all_final(pg, db, n):
+    wait_for(lambda: pg.psql("SELECT count(*) FROM jobs WHERE status IN ('solved','approximate','failed',"
+                             "'cancelled')", db) == str(n), "%d final jobs" % n)
+
+
+def check_plans(fes, jobs, want, d):
+    for i, (jid, bi) in enumerate(jobs):
+        fe = fes[i % len(fes)]
+        st, _, plan = fe.request("GET", "/v1/jobs/%d/plan" % jid)
+        assert st == 200, (jid, st, plan[:200])
+        assert strip_timing(plan) == want[bi], "job %d: its plan differs from tplan plan's" % jid
+
+
+def finished_lines(nodes, jid):
+    """How many times the nodes' logs say job jid reached a final status."""
+    n = 0
+    for node in nodes:
+        for line in node.log().splitlines():
+            for s in FINAL:
+                if (" job %d %s" % (jid, s)) in line:
+                    n += 1
+    return n
+
+
+def test_load(pg):
+    d = os.path.join(WORK, "load")
+    os.makedirs(d, exist_ok=True)
+    want = expected_plans(d)
+    uri = pg.create_db("load")
+    fes = [front_end(uri, os.path.join(d, "fe%d" % i)) for i in range(2)]
+    nodes = [Node(uri, os.path.join(d, "n%d" % i)).start() for i in range(3)]
+    try:
+        t0 = time.time()
+        jobs = submit_all(fes, 20, 25)
+        assert len(jobs) == 500 and len({j for j, _ in jobs}) == 500
+        wait_all_final(pg, "load", 500)
+        dt = time.time() - t0
+        rows = pg.psql("SELECT count(*) FROM jobs WHERE attempt = 1 AND status IN ('solved', 'approximate')", "load")
+        assert rows == "500", rows  # every job planned once (its first attempt, none reclaimed)
+        per_node = pg.psql("SELECT string_agg(n::text, ',') FROM (SELECT count(*) AS n FROM jobs GROUP BY node) c",
+                           "load")
+        check_plans(fes, jobs, want, d)
+        for jid, _ in jobs[::25]:
+            assert finished_lines(nodes, jid) == 1, jid
+        total = sum(finished_lines(nodes, j) for j, _ in jobs)
+        assert total == 500, total
+        print("      500 jobs in %.1f s through 2 front ends on 3 nodes (jobs per node: %s)" % (dt, per_node))
+    finally:
+        for n in nodes:
+            assert n.stop() == 0
+        for fe in fes:
+            assert fe.stop() == 0
+
+
+# ---- kill -9 of a node and of a front end; a node cut off past its lease ---------------------------------
+
+MEDIUM = {"domain": "minigolf_random", "seed": 11, "max_iters": 60000}  # ~1 s: ends at max_iters
+SLOW = {"domain": "minigolf_random", "seed": 12, "max_iters": 100000}   # ~2 s
+
+
+def running_on(pg, db, node):
+    out = pg.psql("SELECT string_agg(id::text, ',') FROM jobs WHERE status='running' AND node LIKE '%%:%d:%%'"
+                  % node.proc.pid, db)
+    return [int(x) for x in out.split(",")] if out else []
+
+
+def test_kill(pg):
+    d = os.path.join(WORK, "kill")
+    os.makedirs(d, exist_ok=True)
+    want = strip_timing(cli(os.path.join(d, "want.json"), "minigolf_random", "--seed", "11", "--max-iters", "60000"))
+    uri = pg.create_db("kill")
+    fes = [front_end(uri, os.path.join(d, "fe%d" % i)) for i in range(2)]
+    nodes = [Node(uri, os.path.join(d, "n%d" % i)).start() for i in range(3)]
+    try:
+        ids = [fes[i % 2].submit(MEDIUM) for i in range(9)]
+        def a_node_running():
+            for n in nodes:
+                on = running_on(pg, "kill", n)
+                if on:
+                    return n, on
+            return None
+
+        victim, lost = wait_for(a_node_running, "a job running on a node")
+        alive = [n for n in nodes if n is not victim]
+        victim.proc.send_signal(signal.SIGKILL)  # its workers die with it (PR_SET_PDEATHSIG)
+        victim.proc.wait()
+        fes[0].proc.send_signal(signal.SIGKILL)  # and a front end
+        fes[0].proc.wait()
+        wait_all_final(pg, "kill", 9)
+        rows = pg.psql("SELECT id, status, attempt FROM jobs ORDER BY id", "kill").splitlines()
+        for r in rows:
+            jid, st, attempt = r.split("|")
+            assert st == want["status"], r
+            assert int(attempt) == (2 if int(jid) in lost else 1), (r, lost)
+        for jid in ids:
+            st, _, plan = fes[1].request("GET", "/v1/jobs/%d/plan" % jid)
+            assert st == 200 and strip_timing(plan) == want, jid
+            assert finished_lines(nodes, jid) == 1, "job %d finished %d times" % (jid, finished_lines(nodes, jid))
+        assert "queued again" in "".join(n.log() for n in alive) + fes[1].log()  # any node may reclaim
+        # a node cut off (stopped) past its lease comes back: its result is refused, the job stays
+        # as the node that reclaimed it finished it
+        jid = fes[1].submit(SLOW)
+
+        def runner():
+            for n in alive:
+                if jid in running_on(pg, "kill", n):
+                    return n
+            return "ended" if pg.psql("SELECT status FROM jobs WHERE id=%d" % jid, "kill") in FINAL else None
+
+        cut = wait_for(runner, "the job running")
+        assert cut != "ended", "the job ended before it could be cut off"
+        cut.proc.send_signal(signal.SIGSTOP)
+        try:
+            wait_for(lambda: pg.psql("SELECT status IN ('solved', 'approximate') AND attempt = 2 FROM jobs WHERE id=%d"
+                                     % jid, "kill") == "t",
+                     "the job reclaimed and finished by the other node")
+            record = pg.psql("SELECT finished, iterations, summary FROM jobs WHERE id=%d" % jid, "kill")
+        finally:
+            cut.proc.send_signal(signal.SIGCONT)
+        # its worker planned on meanwhile (SIGSTOP stopped the node's server process only): the node
+        # either stops it at its next lease renewal or has its finished result refused
+        wait_for(lambda: "lease lost" in cut.log() or "is dropped" in cut.log(), "the cut-off node noticing")
+        assert pg.psql("SELECT finished, iterations, summary FROM jobs WHERE id=%d" % jid, "kill") == record
+        assert finished_lines(nodes, jid) == 1, "job %d finished %d times" % (jid, finished_lines(nodes, jid))
+    finally:
+        for n in nodes:
+            if n.proc and n.proc.poll() is None:
+                assert n.stop() == 0
+        fes[1].stop()
+        fes[0].proc = None
+
+
+# ---- PostgreSQL restarted under load -------------------------------------------------------------------
+
+def test_restart(pg):
+    d = os.path.join(WORK, "restart")
+    os.makedirs(d, exist_ok=True)
+    want = expected_plans(d)
+    uri = pg.create_db("restart")
+    fes = [front_end(uri, os.path.join(d, "fe%d" % i)) for i in range(2)]
+    nodes = [Node(uri, os.path.join(d, "n%d" % i), lease=5).start() for i in range(2)]
+    try:
+        # two jobs of ~1 s first, so that both nodes are in the middle of one when the database goes
+        medium = [fes[i].submit(MEDIUM) for i in range(2)]
+        first = submit_all(fes, 4, 15)
+        # the moment a node plans (or, on a machine too slow to see it, the end of the queue: a failure,
+        # not a hang)
+        def running_or_done():
+            running, active = pg.psql("SELECT count(*) FILTER (WHERE status = 'running') || '|' || count(*)"
+                                      " FILTER (WHERE status IN ('queued', 'running')) FROM jobs", "restart").split("|")
+            return (running, active) if running != "0" or active == "0" else None
+
+        state = wait_for(running_or_done, "a running job")
+        assert state[0] != "0", "every job ended before the restart: no load to restart under"
+        pg.restart()  # fast shutdown: every connection is cut, mid-job
+        more = submit_all(fes, 4, 10, retry=True)
+        jobs = first + more
+        wait_all_final(pg, "restart", len(jobs) + 2)
+        rows = pg.psql("SELECT count(*) FROM jobs WHERE status IN ('solved', 'approximate')", "restart")
+        assert rows == str(len(jobs) + 2), rows
+        check_plans(fes, jobs, want, d)
+        ref = strip_timing(cli(os.path.join(d, "medium.json"), "minigolf_random", "--seed", "11", "--max-iters",
+                               "60000"))
+        for jid in medium:
+            st, _, plan = fes[0].request("GET", "/v1/jobs/%d/plan" % jid)
+            assert st == 200 and strip_timing(plan) == ref, (jid, st)
+        assert "reconnect" in "".join(n.log() for n in nodes), "no node saw the restart"
+        # a front end without its database says so to a load balancer, and recovers with it
+        pg.stop()
+        st, _, h = fes[0].json("GET", "/v1/health")
+        assert st == 503 and h["status"] == "store_unreachable", (st, h)
+        pg.start()
+        wait_for(lambda: fes[0].request("GET", "/v1/health")[0] == 200, "health back")
+        # and every process stops cleanly (exit 0) while the database is away
+        pg.stop()
+        for p in nodes + fes:
+            assert p.stop() == 0
+        pg.start()
+    finally:
+        for p in nodes + fes:
+            if p.proc:
+                assert p.stop() == 0
+
+
+def no_sql_errors(group):
+    """No statement of any node failed (a connection lost is a retry, not an error)."""
+    bad = []
+    for root, _, files in os.walk(os.path.join(WORK, group)):
+        for name in files:
+            if name.endswith(".log"):
+                bad += [line for line in open(os.path.join(root, name), errors="replace") if "ERROR:" in line]
+    assert not bad, bad[:5]
+
+
+r = Runner()
+pg = Postgres()
+try:
+    groups = {"store": test_store, "flow": test_flow, "load": test_load, "kill": test_kill, "restart": test_restart}
+    for name, fn in groups.items():
+        if GROUP in ("all", name):
+            r.run(name, fn, pg)
+            r.run(name + ": no SQL errors in the logs", no_sql_errors, name)
+finally:
+    pg.destroy()
+r.finish()

@@ -1,0 +1,409 @@
+/* The service's job store without HTTP (service/src/store.h): the same cases against each backend.
+ * SQLite always (a file in a temporary folder); PostgreSQL when TPLAN_TEST_STORE names a database
+ * (service_pg_suite.py starts a throwaway cluster and sets it: ctest test_store_pg). Each case opens
+ * a fresh store: with SQLite a new file, with PostgreSQL the same database emptied. */
+#define _GNU_SOURCE /* usleep */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "service_internal.h"
+#include "store.h"
+
+static char g_dir[256];
+static const char *g_spec; /* the store of this run: "sqlite:DIR/tplan.db" or postgresql://... */
+static char g_sqlite[300];
+
+/* A service with its store open (no workers, no HTTP): what the store's calls need. */
+static tpService *open_store(void)
+{
+    tpService *svc = calloc(1, sizeof *svc);
+    assert_non_null(svc);
+    svc->def = tpDefaultServiceDef();
+    svc->def.store = g_spec;
+    svc->def.keep_jobs = 0;
+    svc->def.keep_days = 0;
+    svc->def.keep_mb = 0;
+    svc->data_dir = strdup(g_dir);
+    svc->log = fopen("/dev/null", "w");
+    pthread_mutex_init(&svc->mu, NULL);
+    pthread_cond_init(&svc->changed, NULL);
+    char err[1024] = "";
+    if (!svcStore_Open(svc, err, sizeof err)) {
+        fail_msg("open %s: %s", g_spec, err);
+    }
+    return svc;
+}
+
+static void close_store(tpService *svc)
+{
+    svcStore_Close(svc);
+    fclose(svc->log);
+    free(svc->data_dir);
+    pthread_mutex_destroy(&svc->mu);
+    pthread_cond_destroy(&svc->changed);
+    free(svc);
+}
+
+/* Empties the store (every case starts from none). */
+static int setup(void **state)
+{
+    tpService *svc = open_store();
+    int n = 0;
+    int64_t *ids = svcStore_AllIds(svc, &n);
+    if (n > 0) {
+        assert_true(svcStore_DeleteMany(svc, ids, n));
+    }
+    free(ids);
+    *state = svc;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    close_store(*state);
+    return 0;
+}
+
+static svcJob *new_job(const char *domain, const char *name, const char *tags, const char *script)
+{
+    svcJob *job = calloc(1, sizeof *job);
+    job->status = SVC_QUEUED;
+    job->domain = strdup(domain);
+    job->request = strdup("{\"seed\":3}");
+    job->name = name ? strdup(name) : NULL;
+    job->tags = tags ? strdup(tags) : NULL;
+    if (script) {
+        job->script_len = strlen(script);
+        job->script = strdup(script);
+    }
+    job->created = svcNow();
+    job->time_limit = 60;
+    job->memory_mb = 256;
+    job->best_quality = NAN;
+    snprintf(job->client, sizeof job->client, "127.0.0.1");
+    return job;
+}
+
+static int64_t insert(tpService *svc, const char *domain, const char *name, const char *tags, const char *key)
+{
+    svcJob *job = new_job(domain, name, tags, NULL);
+    assert_true(svcStore_Insert(svc, job, key, key ? "hash-of-body" : NULL));
+    int64_t id = job->id;
+    svcJobFree(job);
+    return id;
+}
+
+/* The job as the scheduler has it once a worker runs it: a PostgreSQL node claims it (a lease),
+ * the local scheduler takes it from its queue. */
+static svcJob *take(tpService *svc, int64_t id)
+{
+    svcJob *job = NULL;
+    if (svc->cluster) {
+        job = svcPg_Claim(svc, true, 1);
+        assert_non_null(job);
+        assert_int_equal(job->id, id);
+    } else {
+        job = svcStore_Get(svc, id, false);
+        assert_non_null(job);
+    }
+    job->status = SVC_RUNNING;
+    job->started = svcNow();
+    assert_true(svcStore_Update(svc, job));
+    return job;
+}
+
+static void finish(tpService *svc, svcJob *job, svcStatus status)
+{
+    job->status = status;
+    job->finished = svcNow();
+    job->iterations = 42;
+    job->best_quality = 1.5;
+    job->summary = strdup("{\"nodes\":7}");
+    if (svc->cluster) {
+        assert_true(svcPg_Finish(svc, job));
+    } else {
+        assert_true(svcStore_Update(svc, job));
+    }
+}
+
+static void insert_get_roundtrip(void **state)
+{
+    tpService *svc = *state;
+    const char script[] = "local tp = require \"tp\" -- \xc3\xa9t\xc3\xa9\n";
+    svcJob *job = new_job("job.lua", "shot 1", "[\"a\",\"b\"]", script);
+    assert_true(svcStore_Insert(svc, job, "key-1", "h1"));
+    assert_true(job->id > 0);
+    svcJob *got = svcStore_Get(svc, job->id, true);
+    assert_non_null(got);
+    assert_string_equal(got->domain, "job.lua");
+    assert_string_equal(got->request, "{\"seed\":3}");
+    assert_string_equal(got->name, "shot 1");
+    assert_string_equal(got->tags, "[\"a\",\"b\"]");
+    assert_int_equal(got->status, SVC_QUEUED);
+    assert_true(isnan(got->best_quality));
+    assert_true(got->time_limit == 60 && got->memory_mb == 256);
+    assert_true(fabs(got->created - job->created) < 1e-6);
+    assert_int_equal(got->script_len, strlen(script));
+    assert_memory_equal(got->script, script, strlen(script));
+    char hash[40] = "";
+    assert_int_equal(svcStore_FindIdem(svc, "key-1", hash, sizeof hash), job->id);
+    assert_string_equal(hash, "h1");
+    assert_int_equal(svcStore_FindIdem(svc, "key-2", hash, sizeof hash), 0);
+    assert_null(svcStore_Get(svc, job->id + 1000, false));
+    svcJobFree(got);
+    svcJobFree(job);
+}
+
+static void list_filters(void **state)
+{
+    tpService *svc = *state;
+    int64_t a = insert(svc, "minigolf", "x", "[\"red\"]", NULL);
+    int64_t b = insert(svc, "pool", "y", "[\"blue\",\"red\"]", NULL);
+    int64_t c = insert(svc, "minigolf", NULL, NULL, NULL);
+    svcListFilter f = {.status = -1, .limit = 10};
+    int n = 0;
+    int64_t *ids = svcStore_List(svc, &f, &n);
+    assert_int_equal(n, 3);
+    assert_true(ids[0] == c && ids[1] == b && ids[2] == a); /* newest first */
+    free(ids);
+    f.domain = "minigolf";
+    ids = svcStore_List(svc, &f, &n);
+    assert_true(n == 2 && ids[0] == c && ids[1] == a);
+    free(ids);
+    f.domain = NULL;
+    f.tag = "red";
+    ids = svcStore_List(svc, &f, &n);
+    assert_true(n == 2 && ids[0] == b && ids[1] == a);
+    free(ids);
+    f.tag = NULL;
+    f.name = "y";
+    ids = svcStore_List(svc, &f, &n);
+    assert_true(n == 1 && ids[0] == b);
+    free(ids);
+    f.name = NULL;
+    f.before = c;
+    f.limit = 1;
+    ids = svcStore_List(svc, &f, &n);
+    assert_true(n == 1 && ids[0] == b);
+    free(ids);
+    svcListFilter running = {.status = SVC_RUNNING, .limit = 10};
+    ids = svcStore_List(svc, &running, &n);
+    assert_int_equal(n, 0);
+    free(ids);
+}
+
+static void run_finish_counts(void **state)
+{
+    tpService *svc = *state;
+    int64_t a = insert(svc, "minigolf", NULL, NULL, NULL);
+    int64_t b = insert(svc, "minigolf", NULL, NULL, NULL);
+    svcJob *job = take(svc, a);
+    int64_t counts[SVC_NSTATUS];
+    svcStore_Counts(svc, counts);
+    assert_true(counts[SVC_RUNNING] == 1 && counts[SVC_QUEUED] == 1);
+    finish(svc, job, SVC_SOLVED);
+    svcJobFree(job);
+    svcJob *got = svcStore_Get(svc, a, false);
+    assert_int_equal(got->status, SVC_SOLVED);
+    assert_int_equal(got->iterations, 42);
+    assert_true(got->best_quality == 1.5);
+    assert_string_equal(got->summary, "{\"nodes\":7}");
+    svcJobFree(got);
+    svcStore_Counts(svc, counts);
+    assert_true(counts[SVC_SOLVED] == 1 && counts[SVC_QUEUED] == 1 && counts[SVC_RUNNING] == 0);
+    (void)b;
+}
+
+static void retention_and_delete(void **state)
+{
+    tpService *svc = *state;
+    int64_t ids[4];
+    for (int i = 0; i < 4; ++i) {
+        ids[i] = insert(svc, "minigolf", NULL, NULL, NULL);
+    }
+    for (int i = 0; i < 3; ++i) { /* three finished, the fourth still queued */
+        svcJob *job = take(svc, ids[i]);
+        finish(svc, job, SVC_APPROXIMATE);
+        svcJobFree(job);
+    }
+    svc->def.keep_jobs = 1; /* the newest finished job stays */
+    int n = 0;
+    int64_t *old = svcStore_Expired(svc, svcNow(), &n);
+    assert_int_equal(n, 2);
+    assert_true(old[0] == ids[1] && old[1] == ids[0]);
+    assert_true(svcStore_DeleteMany(svc, old, n));
+    free(old);
+    assert_true(svcStore_Delete(svc, ids[3]));
+    int64_t *all = svcStore_AllIds(svc, &n);
+    assert_true(n == 1 && all[0] == ids[2]);
+    free(all);
+}
+
+/* PostgreSQL only: the lease makes a job's end exactly once. */
+static void lease_exactly_once(void **state)
+{
+    tpService *svc = *state;
+    if (!svc->cluster) {
+        skip();
+    }
+    int64_t id = insert(svc, "minigolf", NULL, NULL, NULL);
+    svcJob *job = take(svc, id);
+    svcJob stale = *job; /* an older run of the same job: another attempt */
+    stale.attempt = job->attempt - 1;
+    stale.status = SVC_SOLVED;
+    assert_false(svcStore_Update(svc, &stale)); /* refused: it does not hold the lease */
+    assert_null(svcPg_Claim(svc, true, 1));     /* nothing else queued: a claimed job is not claimed twice */
+    finish(svc, job, SVC_SOLVED);
+    assert_false(svcStore_Update(svc, job)); /* once final, no other write */
+    svcJobFree(job);
+    int total = -1, mine = -1;
+    assert_true(svcPg_CountQueued(svc, "127.0.0.1", &total, &mine));
+    assert_true(total == 0 && mine == 0);
+    /* a cancel of a queued job ends it at once */
+    int64_t q = insert(svc, "minigolf", NULL, NULL, NULL);
+    assert_true(svcPg_RequestEnd(svc, q, 'c', "cancelled", "by the test"));
+    svcJob *got = svcStore_Get(svc, q, false);
+    assert_int_equal(got->status, SVC_CANCELLED);
+    svcJobFree(got);
+    assert_false(svcPg_RequestEnd(svc, q, 'c', "cancelled", "again")); /* final: nothing to end */
+}
+
+static const char *status_of(tpService *svc, int64_t id)
+{
+    svcJob *job = svcStore_Get(svc, id, false);
+    assert_non_null(job);
+    const char *name = svcStatusName(job->status);
+    svcJobFree(job);
+    return name;
+}
+
+/* PostgreSQL only: a record this node holds but no longer runs (its final write failed while the
+ * database was away) goes back to the queue at the next lease renewal, not renewed for ever; after
+ * 5 runs without a result the job fails. */
+static void orphan_requeued_then_failed(void **state)
+{
+    tpService *svc = *state;
+    if (!svc->cluster) {
+        skip();
+    }
+    svc->def.lease = 3; /* renewals every 1 s; a reclaim only once the 3 s lease expired */
+    int64_t id = insert(svc, "minigolf", NULL, NULL, NULL);
+    for (int run = 1; run <= 5; ++run) {
+        svcJob *job = svcPg_Claim(svc, true, 1); /* claimed, and then lost by this node's scheduler */
+        assert_non_null(job);
+        assert_int_equal(job->attempt, run);
+        svcJobFree(job);
+        double t0 = svcNow();
+        while (strcmp(status_of(svc, id), "running") == 0) {
+            assert_true(svcNow() - t0 < 2.5); /* by a renewal, within the lease: not by the reclaim */
+            svcPg_Tick(svc);
+            usleep(20000); /* a poll interval: the loop ends on the renewal */
+        }
+        assert_string_equal(status_of(svc, id), run < 5 ? "queued" : "failed");
+    }
+    svcJob *job = svcStore_Get(svc, id, false);
+    assert_string_equal(job->err_code, "internal");
+    svcJobFree(job);
+}
+
+/* Claimers on their own connections (as nodes are) racing for the same queue. */
+typedef struct Claimer {
+    tpService *svc;
+    int claimed;
+} Claimer;
+
+static void *claimer(void *arg)
+{
+    Claimer *c = arg;
+    for (;;) {
+        pthread_mutex_lock(&c->svc->mu);
+        svcJob *job = svcPg_Claim(c->svc, true, 1);
+        if (job) {
+            job->status = SVC_SOLVED;
+            job->finished = svcNow();
+            svcPg_Finish(c->svc, job);
+            svcJobFree(job);
+            c->claimed++;
+        }
+        pthread_mutex_unlock(&c->svc->mu);
+        if (!job) {
+            return NULL;
+        }
+    }
+}
+
+/* PostgreSQL only: 16 claimers, 800 jobs: each job claimed exactly once, none left (a claim whose
+ * status is not rechecked on the locked row claims a job another claimer just took: pgbench found
+ * thousands in 40,000). */
+static void concurrent_claims_once(void **state)
+{
+    tpService *svc = *state;
+    if (!svc->cluster) {
+        skip();
+    }
+    enum { NJOBS = 800, NCLAIMERS = 16 };
+    for (int i = 0; i < NJOBS; ++i) {
+        insert(svc, "minigolf", NULL, NULL, NULL);
+    }
+    Claimer c[NCLAIMERS];
+    pthread_t t[NCLAIMERS];
+    for (int i = 0; i < NCLAIMERS; ++i) {
+        c[i].svc = open_store();
+        c[i].claimed = 0;
+        assert_int_equal(pthread_create(&t[i], NULL, claimer, &c[i]), 0);
+    }
+    int total = 0;
+    for (int i = 0; i < NCLAIMERS; ++i) {
+        pthread_join(t[i], NULL);
+        total += c[i].claimed;
+        close_store(c[i].svc);
+    }
+    assert_int_equal(total, NJOBS);
+    int64_t counts[SVC_NSTATUS];
+    svcStore_Counts(svc, counts);
+    assert_int_equal(counts[SVC_SOLVED], NJOBS);
+    assert_int_equal(counts[SVC_QUEUED] + counts[SVC_RUNNING], 0);
+}
+
+int main(void)
+{
+    snprintf(g_dir, sizeof g_dir, "/tmp/tplan-test-store-%d", (int)getpid());
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/jobs", g_dir);
+    if (system(cmd) != 0) {
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(insert_get_roundtrip, setup, teardown),
+        cmocka_unit_test_setup_teardown(list_filters, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_finish_counts, setup, teardown),
+        cmocka_unit_test_setup_teardown(retention_and_delete, setup, teardown),
+        cmocka_unit_test_setup_teardown(lease_exactly_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(concurrent_claims_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(orphan_requeued_then_failed, setup, teardown),
+    };
+    const char *pg = getenv("TPLAN_TEST_STORE");
+    int failed = 0;
+    if (pg && pg[0]) {
+        g_spec = pg;
+        failed = cmocka_run_group_tests_name("store (postgresql)", tests, NULL, NULL);
+    } else {
+        snprintf(g_sqlite, sizeof g_sqlite, "sqlite:%s/tplan.db", g_dir);
+        g_spec = g_sqlite;
+        failed = cmocka_run_group_tests_name("store (sqlite)", tests, NULL, NULL);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
+    if (system(cmd) != 0) {
+        return 1;
+    }
+    return failed;
+}
