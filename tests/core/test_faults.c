@@ -4,9 +4,10 @@
  * fail cleanly -- false or NULL with a message -- or succeed, never crash; the sanitizer build
  * (make test-asan, detect_leaks=1) fails the test on any leak of a failure path.
  *
- * The hook: this test is linked with -Wl,--wrap for malloc, calloc, realloc and strdup, so every
- * call to them from tplan's static libraries comes here first (SQLite's way: fail at the n-th
- * call). Allocations inside shared libraries (cJSON's parser, libc's own) are not counted. */
+ * The hook (fault_hook.c): this test is linked with -Wl,--wrap for malloc, calloc, realloc and
+ * strdup, so every call to them from tplan's static libraries comes there first (SQLite's way: fail
+ * at the n-th call). Allocations inside shared libraries (cJSON's parser, libc's own) are not
+ * counted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,50 +24,7 @@
 #include "tp/pattern.h"
 #include "tp/plan.h"
 #include "tp/planner.h"
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-
-static long g_calls;        /* allocations since fault_reset */
-static long g_fail_at = -1; /* the call (1-based) that fails; -1: none */
-
-static bool fault_now(void)
-{
-    ++g_calls;
-    return g_calls == g_fail_at;
-}
-
-void *__wrap_malloc(size_t n)
-{
-    return fault_now() ? NULL : __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    return fault_now() ? NULL : __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-    return fault_now() ? NULL : __real_realloc(p, n);
-}
-
-char *__wrap_strdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = __wrap_malloc(n);
-    if (d) {
-        memcpy(d, s, n);
-    }
-    return d;
-}
-
-static void fault_reset(long fail_at)
-{
-    g_calls = 0;
-    g_fail_at = fail_at;
-}
+#include "fault_hook.h"
 
 /* The bytes of a file of the fuzz corpus (read without the hook). */
 static char *corpus(const char *name, size_t *len)
@@ -98,7 +56,7 @@ static void every_failure(const char *file, Reader run)
     char err[1024];
     fault_reset(-1);
     assert_true(run(data, len, err, sizeof err)); /* the file reads when nothing fails */
-    const long total = g_calls;
+    const long total = g_fault_calls;
     assert_true(total > 0);
     long failed = 0;
     for (long n = 1; n <= total; ++n) {
@@ -131,8 +89,8 @@ static bool read_plan(const char *data, size_t len, char *err, size_t errlen)
     tpPlanRecord rec;
     bool ok = tpPlanRecord_Parse(&rec, data, len, "plan.json", err, errlen);
     if (ok) {
-        const long at = g_fail_at, calls = g_calls;
-        g_fail_at = -1; /* write back without failures, and without counting */
+        const long at = g_fault_at, calls = g_fault_calls;
+        g_fault_at = -1; /* write back without failures, and without counting */
         char *out = NULL;
         size_t n = 0;
         assert_true(tpPlanRecord_WriteMem(&rec, &out, &n, err, errlen));
@@ -145,8 +103,8 @@ static bool read_plan(const char *data, size_t len, char *err, size_t errlen)
             }
             free(out);
         }
-        g_fail_at = at;
-        g_calls = calls;
+        g_fault_at = at;
+        g_fault_calls = calls;
     }
     tpPlanRecord_Free(&rec);
     return ok;
@@ -242,7 +200,7 @@ static void test_plan_writer(void **state)
     fault_reset(-1);
     assert_true(tpPlanRecord_WriteMem(&rec, &out, &outlen, err, sizeof err));
     free(out);
-    const long total = g_calls;
+    const long total = g_fault_calls;
     for (long n = 1; n <= total; ++n) {
         fault_reset(n);
         out = NULL;
@@ -317,7 +275,7 @@ static void test_planner(void **state)
         tpPlanStatus st = pl ? tpPlanner_Run(pl, &r) : TP_PLAN_ERROR;
         (void)r;
         if (n == 0) {
-            total = g_calls;
+            total = g_fault_calls;
             assert_int_equal(st, TP_PLAN_SOLVED);
         }
         fault_reset(-1);
