@@ -370,22 +370,19 @@ static int running_of_client(svcJob *const *run, int nrun, const svcJob *job)
     return n;
 }
 
-/* The next job: synchronous ones first; then the job of the client with the fewest jobs running
- * (fairness: a client that has both workers busy does not take the next one before another
- * client's job), the oldest among equals. */
-static svcJob *next_queued(tpService *svc)
+svcJob *svcSched_Pick(svcJob *const *active, int nactive)
 {
     svcJob *best = NULL;
     int best_running = 0;
     svcJob *run[256]; /* the running jobs: as many as workers at most (--workers is at most 256) */
     int nrun = 0;
-    for (int i = 0; i < svc->nactive && nrun < 256; ++i) {
-        if (svc->active[i]->status == SVC_RUNNING) {
-            run[nrun++] = svc->active[i];
+    for (int i = 0; i < nactive && nrun < 256; ++i) {
+        if (active[i]->status == SVC_RUNNING) {
+            run[nrun++] = active[i];
         }
     }
-    for (int i = 0; i < svc->nactive; ++i) {
-        svcJob *j = svc->active[i];
+    for (int i = 0; i < nactive; ++i) {
+        svcJob *j = active[i];
         if (j->status != SVC_QUEUED) {
             continue;
         }
@@ -397,6 +394,11 @@ static svcJob *next_queued(tpService *svc)
         }
     }
     return best;
+}
+
+static svcJob *next_queued(tpService *svc)
+{
+    return svcSched_Pick(svc->active, svc->nactive);
 }
 
 /* The planner's time limit of a job started now. A synchronous job answers within its deadline:

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "reqcheck_testing.h"
+#include "sched_testing.h"
 #include "tp/service.h"
 #include "tp/util.h"
 

@@ -6,8 +6,8 @@
 
 #include "fault_hook.h"
 
-long g_fault_calls;     /* allocations since fault_reset */
-long g_fault_at = -1;  /* the call (1-based) that fails; -1: none */
+long g_fault_calls;   /* allocations since fault_reset */
+long g_fault_at = -1; /* the call (1-based) that fails; -1: none */
 
 static bool fault_now(void)
 {

@@ -184,8 +184,8 @@ static void every_failure(void **state)
         session_free(&s);
     }
     assert_true(refused * 2 >= total); /* most failures are reported, a few are survivable */
-    printf("store: %ld allocations per session, each failed once: %ld sessions reported a failure, %ld coped\n",
-           total, refused, total - refused);
+    printf("store: %ld allocations per session, each failed once: %ld sessions reported a failure, %ld coped\n", total,
+           refused, total - refused);
 }
 
 int main(void)

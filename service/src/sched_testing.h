@@ -1,0 +1,16 @@
+/* tplan service: the scheduler's policy, a pure function of the active jobs (sched.c), for the
+ * scheduler (service_internal.h includes this) and its unit test (tests/service/test_sched_policy.c
+ * includes only this header of the scheduler's). */
+#ifndef TP_SERVICE_SCHED_TESTING_H
+#define TP_SERVICE_SCHED_TESTING_H
+
+struct svcJob;
+
+/// The queued job a free worker takes next among active[0..nactive) (queued and running jobs):
+/// synchronous (POST /v1/plan) jobs first; then the job of the client with the fewest jobs
+/// running (fairness: a client holding both workers does not take the next one before another
+/// client's job; a job whose client is unknown, "" after a restart, counts none); the oldest
+/// (smallest id) among equals. NULL when none is queued.
+struct svcJob *svcSched_Pick(struct svcJob *const *active, int nactive);
+
+#endif

@@ -1,0 +1,85 @@
+/* The scheduler's choice of the next job (service/src/sched_testing.h), without processes: the
+ * priorities docs/service.md promises, case by case. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "service_internal.h"
+
+static svcJob jobs[16];
+
+static svcJob *job(int i, int64_t id, svcStatus st, bool sync, const char *client)
+{
+    memset(&jobs[i], 0, sizeof jobs[i]);
+    jobs[i].id = id;
+    jobs[i].status = st;
+    jobs[i].sync = sync;
+    snprintf(jobs[i].client, sizeof jobs[i].client, "%s", client);
+    return &jobs[i];
+}
+
+static void test_nothing_queued(void **state)
+{
+    (void)state;
+    assert_null(svcSched_Pick(NULL, 0));
+    svcJob *a[2] = {job(0, 1, SVC_RUNNING, false, "a"), job(1, 2, SVC_RUNNING, true, "b")};
+    assert_null(svcSched_Pick(a, 2));
+}
+
+static void test_oldest_first(void **state)
+{
+    (void)state;
+    svcJob *a[3] = {job(0, 9, SVC_QUEUED, false, "a"), job(1, 4, SVC_QUEUED, false, "a"),
+                    job(2, 7, SVC_QUEUED, false, "a")};
+    assert_ptr_equal(svcSched_Pick(a, 3), a[1]);
+}
+
+static void test_synchronous_first(void **state)
+{
+    (void)state;
+    /* a game's /v1/plan job, newer and from a client already running two, still goes first */
+    svcJob *a[5] = {job(0, 1, SVC_QUEUED, false, "studio"), job(1, 2, SVC_RUNNING, false, "game"),
+                    job(2, 3, SVC_RUNNING, false, "game"), job(3, 8, SVC_QUEUED, true, "game"),
+                    job(4, 5, SVC_QUEUED, true, "other")};
+    assert_ptr_equal(svcSched_Pick(a, 5), a[4]); /* among synchronous ones: fewer running, then oldest */
+    a[4]->status = SVC_RUNNING;
+    assert_ptr_equal(svcSched_Pick(a, 5), a[3]);
+}
+
+static void test_fewest_running_client_first(void **state)
+{
+    (void)state;
+    /* client "a" holds both workers and queued the oldest job: "b"'s newer job goes first */
+    svcJob *a[4] = {job(0, 1, SVC_RUNNING, false, "a"), job(1, 2, SVC_RUNNING, false, "a"),
+                    job(2, 3, SVC_QUEUED, false, "a"), job(3, 6, SVC_QUEUED, false, "b")};
+    assert_ptr_equal(svcSched_Pick(a, 4), a[3]);
+    /* equal running counts: the oldest */
+    a[1]->client[0] = 'b';
+    assert_ptr_equal(svcSched_Pick(a, 4), a[2]);
+}
+
+static void test_unknown_client_counts_none(void **state)
+{
+    (void)state;
+    /* after a restart queued jobs have no client: they count no running job, oldest first */
+    svcJob *a[4] = {job(0, 1, SVC_RUNNING, false, ""), job(1, 2, SVC_QUEUED, false, "a"),
+                    job(2, 5, SVC_QUEUED, false, ""), job(3, 3, SVC_RUNNING, false, "a")};
+    assert_ptr_equal(svcSched_Pick(a, 4), a[2]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nothing_queued),
+        cmocka_unit_test(test_oldest_first),
+        cmocka_unit_test(test_synchronous_first),
+        cmocka_unit_test(test_fewest_running_client_first),
+        cmocka_unit_test(test_unknown_client_counts_none),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
