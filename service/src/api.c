@@ -363,6 +363,38 @@ static char *normalized_request(const cJSON *req, const Submission *sub)
 
 static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline);
 
+/* The job an Idempotency-Key names, if any (svc->mu held): answers its replay, or 422 when the key
+ * came with another body, in *out, unlocks svc->mu, frees *job and returns true; false (still
+ * locked, *job untouched) when the key names no job yet. */
+static bool idem_replay(svcReq *rq, const char *key, const char *hash, bool sync, double wait, svcJob **job,
+                        enum MHD_Result *out)
+{
+    tpService *svc = rq->svc;
+    char first[40] = "";
+    int64_t id = svcStore_FindIdem(svc, key, first, sizeof first);
+    if (id <= 0) {
+        return false;
+    }
+    svcStatus st = SVC_QUEUED;
+    job_status(svc, id, &st);
+    pthread_mutex_unlock(&svc->mu);
+    svcJobFree(*job);
+    *job = NULL;
+    if (strcmp(first, hash) != 0) {
+        *out = svcHttp_Error(rq, 422, "idempotency_mismatch", "Idempotency-Key",
+                             "this Idempotency-Key was used for job %lld with another body", (long long)id);
+        return true;
+    }
+    char body[128], loc[64];
+    snprintf(body, sizeof body, "{\"id\":%lld,\"status\":\"%s\"}", (long long)id, svcStatusName(st));
+    snprintf(loc, sizeof loc, "/v1/jobs/%lld", (long long)id);
+    svcHttp_Header(rq, "Location", loc);
+    svcHttp_Header(rq, "Idempotent-Replayed", "true");
+    *out = sync ? answer_sync(rq, id, rq->t0 + wait) : svcHttp_Text(rq, 201, body, "application/json");
+    return true;
+}
+
+
 /* The client's IP address as text ("" if unknown). */
 static void client_address(svcReq *rq, char *out, size_t cap)
 {
@@ -462,28 +494,9 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
         return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
     }
     pthread_mutex_lock(&svc->mu);
-    if (key) {
-        char first[40] = "";
-        int64_t id = svcStore_FindIdem(svc, key, first, sizeof first);
-        if (id > 0) {
-            svcStatus st = SVC_QUEUED;
-            job_status(svc, id, &st);
-            pthread_mutex_unlock(&svc->mu);
-            svcJobFree(job);
-            if (strcmp(first, hash) != 0) {
-                return svcHttp_Error(rq, 422, "idempotency_mismatch", "Idempotency-Key",
-                                     "this Idempotency-Key was used for job %lld with another body", (long long)id);
-            }
-            char body[128], loc[64];
-            snprintf(body, sizeof body, "{\"id\":%lld,\"status\":\"%s\"}", (long long)id, svcStatusName(st));
-            snprintf(loc, sizeof loc, "/v1/jobs/%lld", (long long)id);
-            svcHttp_Header(rq, "Location", loc);
-            svcHttp_Header(rq, "Idempotent-Replayed", "true");
-            if (sync) {
-                return answer_sync(rq, id, rq->t0 + wait);
-            }
-            return svcHttp_Text(rq, 201, body, "application/json");
-        }
+    enum MHD_Result replayed;
+    if (key && idem_replay(rq, key, hash, sync, wait, &job, &replayed)) {
+        return replayed;
     }
     if (svc->store_failed) {
         pthread_mutex_unlock(&svc->mu);
@@ -522,6 +535,11 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
                              svc->def.max_queue);
     }
     if (!svcStore_Insert(svc, job, key, hash) || (!svc->cluster && !svcSched_Enqueue(svc, job))) {
+        /* a cluster's other front end may have stored the same new Idempotency-Key a moment ago
+           (the store's insert gives way to it): then this request is that job's replay */
+        if (key && svc->cluster && job->id == 0 && idem_replay(rq, key, hash, sync, wait, &job, &replayed)) {
+            return replayed;
+        }
         pthread_mutex_unlock(&svc->mu);
         svcJobFree(job);
         return svcHttp_Error(rq, 500, "internal", NULL, "the job could not be stored");

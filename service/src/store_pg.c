@@ -508,10 +508,12 @@ static bool pg_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     PGresult *r = pg_exec(svc, "insert",
                           "WITH i AS (INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
                           " time_limit, memory_mb, name, tags, client, sync, sync_deadline, parallel)"
-                          " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id)"
+                          " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+                          " ON CONFLICT (idem_key) DO NOTHING RETURNING id)"
                           " SELECT id, pg_notify('tplan', 'q') FROM i",
                           &p, 0);
-    if (!r || PQntuples(r) != 1) {
+    if (!r || PQntuples(r) != 1) { /* no row: another front end stored this Idempotency-Key first (the
+                                       caller finds that job; job->id stays 0) */
         PQclear(r);
         return false;
     }
