@@ -394,7 +394,6 @@ static bool idem_replay(svcReq *rq, const char *key, const char *hash, bool sync
     return true;
 }
 
-
 /* The client's IP address as text ("" if unknown). */
 static void client_address(svcReq *rq, char *out, size_t cap)
 {
