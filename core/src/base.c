@@ -138,6 +138,16 @@ void tpStrCopy(char *dst, size_t cap, const char *src)
     dst[n] = '\0';
 }
 
+int tpName_ControlByte(const char *name)
+{
+    for (const unsigned char *c = (const unsigned char *)name; *c; ++c) {
+        if (*c < 0x20 || *c == 0x7f) {
+            return (int)(c - (const unsigned char *)name);
+        }
+    }
+    return -1;
+}
+
 void tpAssert_Fail(const char *expr, const char *file, int line)
 {
     fprintf(stderr, "%s:%d: assertion failed: %s\n", file, line, expr);

@@ -359,12 +359,11 @@ static bool check_body(const tpSceneDef *def, int i, char *err, size_t errlen)
         tpErrorf(err, errlen, "%s: name must not be empty", who);
         return false;
     }
-    for (const unsigned char *c = (const unsigned char *)b->name; *c; ++c) {
-        if (*c < 0x20 || *c == 0x7f) { /* names reach terminals, files and web pages */
-            tpErrorf(err, errlen, "body #%d: name has a control character (byte 0x%02x at offset %d)", i, *c,
-                     (int)(c - (const unsigned char *)b->name));
-            return false;
-        }
+    int cc = tpName_ControlByte(b->name);
+    if (cc >= 0) {
+        tpErrorf(err, errlen, "body #%d: name has a control character (byte 0x%02x at offset %d)", i,
+                 (unsigned char)b->name[cc], cc);
+        return false;
     }
     if ((int)b->cls < TP_BODY_STATIC || (int)b->cls > TP_BODY_FOREIGN) {
         tpErrorf(err, errlen, "%s: cls must be a tpBodyClass (got %d)", who, (int)b->cls);

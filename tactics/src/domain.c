@@ -652,6 +652,12 @@ static bool copy_tactic(tpDomain *d, int idx, const tpTacticDef *src, char *err,
     t->pi = NULL;
     t->pi_dynamic = NULL;
     int k = src->nskills;
+    int cc = tpName_ControlByte(src->name);
+    if (cc >= 0) {
+        tpErrorf(err, errlen, "tactic #%d: name has a control character (byte 0x%02x at offset %d)", idx + 1,
+                 (unsigned char)src->name[cc], cc);
+        return false;
+    }
     if (k < 1) {
         tpErrorf(err, errlen, "tactic '%s': needs at least one skill", src->name);
         return false;
@@ -681,6 +687,12 @@ static bool copy_tactic(tpDomain *d, int idx, const tpTacticDef *src, char *err,
         char msg[512];
         if (!tpSkill_Validate(&sk[s], d->world, msg, sizeof msg)) {
             tpErrorf(err, errlen, "tactic '%s': %s", src->name, msg);
+            return false;
+        }
+        cc = tpName_ControlByte(sk[s].name);
+        if (cc >= 0) {
+            tpErrorf(err, errlen, "tactic '%s': skill #%d: name has a control character (byte 0x%02x at offset %d)",
+                     src->name, s + 1, (unsigned char)sk[s].name[cc], cc);
             return false;
         }
         for (int j = 0; j < s; ++j) {
@@ -862,6 +874,13 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
     d->nbodies = tpWorld_BodyCount(d->world);
     d->nstate = tpWorld_StateCount(d->world);
     d->ncontrol = tpWorld_ControlCount(d->world);
+    int cc = tpName_ControlByte(def->name);
+    if (cc >= 0) {
+        tpErrorf(err, errlen, "domain: name has a control character (byte 0x%02x at offset %d)",
+                 (unsigned char)def->name[cc], cc);
+        tpDestroyDomain(d);
+        return NULL;
+    }
     if (!def->goal) {
         tpErrorf(err, errlen, "domain '%s': 'goal' is required", def->name);
         tpDestroyDomain(d);

@@ -123,6 +123,19 @@ printf 'local tp = require "tp"\nreturn tp.domain { name = "esc", bodies = { tp.
 rc=$?
 grep -qF -- "name has a control character (byte 0x1b at offset 2)" "$work/err.txt" && [ $rc -eq 2 ]
 check "a body name with ESC: exit 2 (got $rc) and the byte named: $(head -c 300 "$work/err.txt" | cat -v)" $?
+# the same for a tactic's, a skill's and the domain's name
+for row in 'TRANS_NAME|t\\27x|tactic #1: name has a control character (byte 0x1b at offset 1)' \
+           'SKILL_NAME|w\\tx|skill #1: name has a control character (byte 0x09 at offset 1)' \
+           'DOMAIN_NAME|h\\127|domain: name has a control character (byte 0x7f at offset 1)'; do
+  IFS='|' read -r what name msg <<<"$row"
+  tname=t sname=w dname=hard
+  case $what in TRANS_NAME) tname=$name ;; SKILL_NAME) sname=$name ;; DOMAIN_NAME) dname=$name ;; esac
+  printf 'local tp = require "tp"\nreturn tp.domain { name = "%s", bodies = { tp.plane { name = "g" },\n  tp.box { name = "robot", class = "active", size = {0.2, 0.2, 0.2}, mass = 1, pos = {0, 0, 0.1} } },\n  tactics = { tp.tactic { name = "%s", body = "robot", skills = { tp.skill.wait { name = "%s", duration = 0.1 } } } },\n  goal = function(s) return s.t > 0.2 end }\n' "$dname" "$tname" "$sname" > "$work/esc3.lua"
+  "$tplan" plan "$work/esc3.lua" --no-out -q >/dev/null 2>"$work/err.txt"
+  rc=$?
+  grep -qF -- "$msg" "$work/err.txt" && [ $rc -eq 2 ]
+  check "$what with a control character: exit 2 (got $rc), '$msg': $(head -c 300 "$work/err.txt" | cat -v)" $?
+done
 printf 'local tp = require "tp"\nerror("red \\27[31m text \\7 bell")\n' > "$work/esc2.lua"
 "$tplan" plan "$work/esc2.lua" --no-out -q >/dev/null 2>"$work/err.txt"
 rc=$?

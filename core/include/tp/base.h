@@ -63,6 +63,9 @@ uint64_t tpHash_Fnv1a64(const void *data, size_t len);
 
 /// Copies at most cap-1 bytes of src into dst and terminates it. dst may not be NULL.
 void tpStrCopy(char *dst, size_t cap, const char *src);
+/// Offset of the first control character (a byte below 0x20, or 0x7f) of the NUL-terminated name,
+/// -1 if none: names reach terminals, files and web pages, so the loaders refuse such names.
+int tpName_ControlByte(const char *name);
 
 /// Reads the whole regular file at path into a new NUL-terminated buffer (the caller frees it);
 /// *len gets its length without the NUL. Refuses a file that is not a regular file (a FIFO,
