@@ -17,22 +17,8 @@
 #include "tp/base.h"
 #include "tp/plan.h"
 
+#include "plan_edit.h"
 #include "tmp_dir.h"
-
-static char *slurp(const char *path, size_t *len)
-{
-    char *t = tpFile_Read(path, TP_MAX_PLAN_BYTES, len, NULL, 0);
-    assert_non_null(t);
-    return t;
-}
-
-static void spit(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    fclose(f);
-}
 
 static void add_body(tpPlanRecord *rec, int i, const char *name)
 {
@@ -94,7 +80,7 @@ static void test_round_trip(void **state)
     }
     assert_true(tpPlanRecord_Write(&back, b, err, sizeof err));
     size_t la, lb;
-    char *ta = slurp(a, &la), *tb = slurp(b, &lb);
+    char *ta = plan_slurp(a, &la), *tb = plan_slurp(b, &lb);
     assert_int_equal(la, lb);
     assert_memory_equal(ta, tb, la); /* written, read and written again: the same bytes */
     /* one line after the header, unbounded sides as null */
@@ -111,7 +97,7 @@ static void test_round_trip(void **state)
     rec.goal_regions = NULL;
     rec.ngoal_regions = 0;
     assert_true(tpPlanRecord_Write(&rec, a, err, sizeof err));
-    ta = slurp(a, &la);
+    ta = plan_slurp(a, &la);
     assert_null(strstr(ta, "\"goal\""));
     free(ta);
     assert_true(tpPlanRecord_Read(&back, a, err, sizeof err));
@@ -121,14 +107,6 @@ static void test_round_trip(void **state)
     tpPlanRecord_Free(&rec);
 }
 
-static void expect_write_refused(tpPlanRecord *rec, const char *want)
-{
-    char err[600] = "";
-    if (tpPlanRecord_Write(rec, tmp_path("w.json"), err, sizeof err) || !strstr(err, want)) {
-        fail_msg("expected the writer to refuse with \"%s\", got \"%s\"", want, err);
-    }
-}
-
 static void test_writer_refusals(void **state)
 {
     (void)state;
@@ -136,31 +114,31 @@ static void test_writer_refusals(void **state)
     build(&rec);
     tpPlanGoalRegion keep = rec.goal_regions[0];
     rec.goal_regions[0].radius = 0;
-    expect_write_refused(&rec, "goal.regions[0].radius: 0 is not in (0, 1e+07] m");
+    plan_expect_write_refused(&rec, "goal.regions[0].radius: 0 is not in (0, 1e+07] m");
     rec.goal_regions[0].radius = NAN;
-    expect_write_refused(&rec, "goal.regions[0].radius");
+    plan_expect_write_refused(&rec, "goal.regions[0].radius");
     rec.goal_regions[0] = keep;
     rec.goal_regions[0].body = 2;
-    expect_write_refused(&rec, "goal.regions[0].body: index 2 out of range [0, 2)");
+    plan_expect_write_refused(&rec, "goal.regions[0].body: index 2 out of range [0, 2)");
     rec.goal_regions[0] = keep;
     rec.goal_regions[0].center[1] = 2e6;
-    expect_write_refused(&rec, "goal.regions[0].center: 2000000 on y is not within +-1e+06 m");
+    plan_expect_write_refused(&rec, "goal.regions[0].center: 2000000 on y is not within +-1e+06 m");
     rec.goal_regions[0] = keep;
     rec.goal_regions[0].kind = TP_GOAL_KIND_COUNT;
-    expect_write_refused(&rec, "goal.regions[0].kind");
+    plan_expect_write_refused(&rec, "goal.regions[0].kind");
     rec.goal_regions[0] = keep;
     keep = rec.goal_regions[2];
     rec.goal_regions[2].lo[0] = 70;
-    expect_write_refused(&rec, "goal.regions[2].min: 70 is above max 66 on x");
+    plan_expect_write_refused(&rec, "goal.regions[2].min: 70 is above max 66 on x");
     rec.goal_regions[2] = keep;
     rec.goal_regions[2].hi[2] = -INFINITY;
-    expect_write_refused(&rec, "goal.regions[2].max: a bound on z is neither unbounded (null) nor within");
+    plan_expect_write_refused(&rec, "goal.regions[2].max: a bound on z is neither unbounded (null) nor within");
     rec.goal_regions[2] = (tpPlanGoalRegion){
         .kind = TP_GOAL_BOX, .lo = {-INFINITY, -INFINITY, -INFINITY}, .hi = {INFINITY, INFINITY, INFINITY}};
-    expect_write_refused(&rec, "goal.regions[2].min, max: no finite bound");
+    plan_expect_write_refused(&rec, "goal.regions[2].min, max: no finite bound");
     rec.goal_regions[2] = keep;
     rec.ngoal_regions = TP_PLAN_MAX_GOAL_REGIONS + 1;
-    expect_write_refused(&rec, "goal.regions: 4097 regions (at most 4096)");
+    plan_expect_write_refused(&rec, "goal.regions: 4097 regions (at most 4096)");
     rec.ngoal_regions = 3;
     tpPlanRecord_Free(&rec);
 }
@@ -170,31 +148,8 @@ static void expect_edit_refused(const char *from, const char *to, const char *wa
 {
     tpPlanRecord rec;
     build(&rec);
-    char err[600] = "";
-    const char *p = tmp_path("good.json"), *q = tmp_path("bad.json");
-    assert_true(tpPlanRecord_Write(&rec, p, err, sizeof err));
+    plan_expect_edit_refused(&rec, from, to, want);
     tpPlanRecord_Free(&rec);
-    size_t n;
-    char *text = slurp(p, &n);
-    char *at = strstr(text, from);
-    if (!at) {
-        fail_msg("'%s' is not in the plan", from);
-    }
-    size_t nf = strlen(from), nt = strlen(to);
-    char *bad = malloc(n - nf + nt + 1);
-    memcpy(bad, text, (size_t)(at - text));
-    memcpy(bad + (at - text), to, nt);
-    memcpy(bad + (at - text) + nt, at + nf, n - (size_t)(at - text) - nf + 1);
-    spit(q, bad);
-    tpPlanRecord back;
-    bool ok = tpPlanRecord_Read(&back, q, err, sizeof err);
-    if (ok || !strstr(err, want) || strncmp(err, q, strlen(q)) != 0) {
-        fail_msg("expected a refusal naming the file with \"%s\", got %s: \"%s\"", want, ok ? "success" : "failure",
-                 err);
-    }
-    assert_int_equal(back.ngoal_regions, 0); /* the record is left zeroed */
-    free(text);
-    free(bad);
 }
 
 static void test_reader_refusals(void **state)
@@ -248,7 +203,7 @@ static void test_too_many(void **state)
     assert_true(tpPlanRecord_Write(&rec, p, err, sizeof err));
     tpPlanRecord_Free(&rec);
     size_t n;
-    char *text = slurp(p, &n);
+    char *text = plan_slurp(p, &n);
     const char *one = "{\"kind\": \"circle\", \"body\": \"ball\", \"center\": [0, 0], \"radius\": 1}, ";
     size_t cap = n + (TP_PLAN_MAX_GOAL_REGIONS + 1) * strlen(one) + 1;
     char *many = malloc(cap);
@@ -261,7 +216,7 @@ static void test_too_many(void **state)
         w += strlen(one);
     }
     memcpy(w, at, n - head + 1);
-    spit(p, many);
+    plan_spit(p, many);
     tpPlanRecord back;
     assert_false(tpPlanRecord_Read(&back, p, err, sizeof err));
     assert_non_null(strstr(err, "goal.regions: expected an array of 1..4096 regions"));

@@ -17,22 +17,8 @@
 #include "tp/base.h"
 #include "tp/plan.h"
 
+#include "plan_edit.h"
 #include "tmp_dir.h"
-
-static char *slurp(const char *path, size_t *len)
-{
-    char *t = tpFile_Read(path, TP_MAX_PLAN_BYTES, len, NULL, 0);
-    assert_non_null(t);
-    return t;
-}
-
-static void spit(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    fclose(f);
-}
 
 static void set_source(tpPlanSource *s, const char *path, const void *data, size_t len)
 {
@@ -92,7 +78,7 @@ static void test_round_trip(void **state)
     }
     assert_true(tpPlanRecord_Write(&back, b, err, sizeof err));
     size_t la, lb;
-    char *ta = slurp(a, &la), *tb = slurp(b, &lb);
+    char *ta = plan_slurp(a, &la), *tb = plan_slurp(b, &lb);
     assert_int_equal(la, lb);
     assert_memory_equal(ta, tb, la); /* written, read and written again: the same bytes */
     /* text stays readable; the image (NUL, 0xff) is base64 */
@@ -106,21 +92,13 @@ static void test_round_trip(void **state)
     tpPlanRecord_Free(&rec);
 }
 
-static void expect_write_refused(tpPlanRecord *rec, const char *want)
-{
-    char err[600] = "";
-    if (tpPlanRecord_Write(rec, tmp_path("w.json"), err, sizeof err) || !strstr(err, want)) {
-        fail_msg("expected the writer to refuse with \"%s\", got \"%s\"", want, err);
-    }
-}
-
 static void test_writer_refusals(void **state)
 {
     (void)state;
     tpPlanRecord rec;
     build(&rec);
     rec.sources[1].data[0] = 'R'; /* the bytes changed, the hash did not */
-    expect_write_refused(&rec, "sources[1]: the bytes of 'lib/m.lua' hash to");
+    plan_expect_write_refused(&rec, "sources[1]: the bytes of 'lib/m.lua' hash to");
     rec.sources[1].data[0] = 'r';
     static const char *const bad[] = {"../m.lua", "/etc/passwd", "lib//m.lua", "lib/./m.lua", "lib/",
                                       "",         "a\\b",        "lib/../../x"};
@@ -128,18 +106,18 @@ static void test_writer_refusals(void **state)
         assert_false(tpPlan_IsSourcePath(bad[i]));
         char *keep = rec.sources[1].path;
         rec.sources[1].path = (char *)bad[i];
-        expect_write_refused(&rec, "sources[1].path");
+        plan_expect_write_refused(&rec, "sources[1].path");
         rec.sources[1].path = keep;
     }
     assert_true(tpPlan_IsSourcePath("lib/m.lua") && tpPlan_IsSourcePath("a..b/.x"));
     free(rec.sources[2].path);
     rec.sources[2].path = strdup("lib/m.lua");
-    expect_write_refused(&rec, "sources[2].path: \"lib/m.lua\" is also the path of sources[1]");
+    plan_expect_write_refused(&rec, "sources[2].path: \"lib/m.lua\" is also the path of sources[1]");
     free(rec.sources[2].path);
     rec.sources[2].path = strdup("img/mark.pgm");
     free(rec.domain_file);
     rec.domain_file = strdup("/home/someone/e.lua"); /* the script as given: no longer accepted with sources */
-    expect_write_refused(&rec, "sources[0].path: \"e.lua\" is not the script of domain.file");
+    plan_expect_write_refused(&rec, "sources[0].path: \"e.lua\" is not the script of domain.file");
     tpPlanRecord_Free(&rec);
 }
 
@@ -148,30 +126,8 @@ static void expect_edit_refused(const char *from, const char *to, const char *wa
 {
     tpPlanRecord rec;
     build(&rec);
-    char err[600] = "";
-    const char *p = tmp_path("good.json"), *q = tmp_path("bad.json");
-    assert_true(tpPlanRecord_Write(&rec, p, err, sizeof err));
+    plan_expect_edit_refused(&rec, from, to, want);
     tpPlanRecord_Free(&rec);
-    size_t n;
-    char *text = slurp(p, &n);
-    char *at = strstr(text, from);
-    if (!at) {
-        fail_msg("'%s' is not in the plan", from);
-    }
-    size_t nf = strlen(from), nt = strlen(to);
-    char *bad = malloc(n - nf + nt + 1);
-    memcpy(bad, text, (size_t)(at - text));
-    memcpy(bad + (at - text), to, nt);
-    memcpy(bad + (at - text) + nt, at + nf, n - (size_t)(at - text) - nf + 1);
-    spit(q, bad);
-    tpPlanRecord back;
-    bool ok = tpPlanRecord_Read(&back, q, err, sizeof err);
-    if (ok || !strstr(err, want) || strncmp(err, q, strlen(q)) != 0) {
-        fail_msg("expected a refusal naming the file with \"%s\", got %s: \"%s\"", want, ok ? "success" : "failure",
-                 err);
-    }
-    free(text);
-    free(bad);
 }
 
 static void test_reader_refusals(void **state)

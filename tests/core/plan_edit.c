@@ -1,0 +1,78 @@
+/* Plan-file test helpers (plan_edit.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_edit.h"
+#include "tmp_dir.h"
+#include "tp/base.h"
+
+char *plan_slurp(const char *path, size_t *len)
+{
+    char *t = tpFile_Read(path, TP_MAX_PLAN_BYTES, len, NULL, 0);
+    assert_non_null(t);
+    return t;
+}
+
+void plan_spit(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+    fclose(f);
+}
+
+static bool zeroed(const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; ++i) {
+        if (c[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void plan_expect_edit_refused(const tpPlanRecord *rec, const char *from, const char *to, const char *want)
+{
+    char err[600] = "";
+    const char *p = tmp_path("good.json"), *q = tmp_path("bad.json");
+    assert_true(tpPlanRecord_Write(rec, p, err, sizeof err));
+    size_t n;
+    char *text = plan_slurp(p, &n);
+    char *at = strstr(text, from);
+    if (!at) {
+        fail_msg("'%s' is not in the plan", from);
+    }
+    size_t nf = strlen(from), nt = strlen(to);
+    char *bad = malloc(n - nf + nt + 1);
+    assert_non_null(bad);
+    memcpy(bad, text, (size_t)(at - text));
+    memcpy(bad + (at - text), to, nt);
+    memcpy(bad + (at - text) + nt, at + nf, n - (size_t)(at - text) - nf + 1);
+    plan_spit(q, bad);
+    tpPlanRecord back;
+    memset(&back, 0xab, sizeof back);
+    bool ok = tpPlanRecord_Read(&back, q, err, sizeof err);
+    if (ok || !strstr(err, want) || strncmp(err, q, strlen(q)) != 0) {
+        fail_msg("expected a refusal naming the file with \"%s\", got %s: \"%s\"", want, ok ? "success" : "failure",
+                 err);
+    }
+    assert_true(zeroed(&back, sizeof back)); /* the record is left zeroed */
+    free(text);
+    free(bad);
+}
+
+void plan_expect_write_refused(const tpPlanRecord *rec, const char *want)
+{
+    char err[600] = "";
+    if (tpPlanRecord_Write(rec, tmp_path("w.json"), err, sizeof err) || !strstr(err, want)) {
+        fail_msg("expected the writer to refuse with \"%s\", got \"%s\"", want, err);
+    }
+}

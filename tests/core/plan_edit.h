@@ -1,0 +1,23 @@
+/* Plan-file test helpers shared by the plan tests (test_plan_sources.c, test_plan_goal.c): read and
+ * write whole files, and "edit a written plan's text, expect the reader to refuse it". Files go in
+ * the group's private directory (tmp_dir.h). */
+#ifndef TP_TEST_PLAN_EDIT_H
+#define TP_TEST_PLAN_EDIT_H
+
+#include <stddef.h>
+
+#include "tp/plan.h"
+
+/// The bytes of the file at path (NUL-terminated, *len without the NUL; the caller frees); fails
+/// the test if it cannot be read.
+char *plan_slurp(const char *path, size_t *len);
+/// Writes text (NUL-terminated) to path; fails the test on an error.
+void plan_spit(const char *path, const char *text);
+/// Writes rec to good.json, replaces the first `from` of its text by `to` into bad.json and expects
+/// the reader to refuse that file with a message naming it and containing want, leaving the record
+/// zeroed (checked). rec stays the caller's.
+void plan_expect_edit_refused(const tpPlanRecord *rec, const char *from, const char *to, const char *want);
+/// Expects the writer to refuse rec (to w.json) with a message containing want.
+void plan_expect_write_refused(const tpPlanRecord *rec, const char *want);
+
+#endif
