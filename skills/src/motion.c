@@ -24,55 +24,50 @@ double tpCtl_Radius(const tpWorld *world, int body)
     }
 }
 
-/* The moment about local z from the shape's formula (kg·m²); the mass for shapes without one. */
-static double inertia_z(const tpBodyDef *d)
-{
-    switch (d->shape) {
-    case TP_SHAPE_BOX:
-        return d->mass * (d->size[0] * d->size[0] + d->size[1] * d->size[1]) / 12.0;
-    case TP_SHAPE_SPHERE:
-        return 0.4 * d->mass * d->size[0] * d->size[0];
-    case TP_SHAPE_CYLINDER:
-    case TP_SHAPE_CAPSULE:
-        return 0.5 * d->mass * d->size[0] * d->size[0];
-    default:
-        return d->mass;
-    }
-}
-
-double tpBody_InertiaZ(const tpWorld *world, int body)
+/* Body i's moment of inertia about its local z axis and its smallest principal moment (kg·m²):
+ * from its shape's formula, for a mesh the physics' own (volume integration: a mesh has no
+ * formula of its size; its mass, kg, once used as kg·m² made the yaw law drive a 2 cm mesh die to
+ * 594 rad/s), the mass for a body without either. */
+static void body_inertia(const tpWorld *world, int body, double *izz, double *imin)
 {
     const tpBodyDef *d = tpWorld_Body(world, body);
-    double I[9];
-    /* a mesh's inertia comes from its volume: no formula of its size; the mass, kg, used as
-     * kg·m² made the yaw law drive a 2 cm mesh die to 594 rad/s */
-    if (d->shape == TP_SHAPE_MESH && tpWorld_BodyInertia(world, body, I)) {
-        return I[8];
-    }
-    return inertia_z(d);
-}
-
-/* The smallest principal moment of inertia of the body's shape, kg·m² (the mass for other shapes,
- * as tpBody_InertiaZ). */
-static double inertia_min(const tpBodyDef *d)
-{
-    double m = d->mass, a = d->size[0], b = d->size[1], c = d->size[2];
+    double m = d->mass, a = d->size[0], b = d->size[1], c = d->size[2], I[9];
     switch (d->shape) {
     case TP_SHAPE_BOX: {
         double ab = a * a + b * b, bc = b * b + c * c, ac = a * a + c * c;
         double lo = ab < bc ? ab : bc;
-        return m * (lo < ac ? lo : ac) / 12.0;
+        *izz = m * ab / 12.0;
+        *imin = m * (lo < ac ? lo : ac) / 12.0;
+        return;
     }
     case TP_SHAPE_SPHERE:
-        return 0.4 * m * a * a;
+        *izz = *imin = 0.4 * m * a * a;
+        return;
     case TP_SHAPE_CYLINDER:
     case TP_SHAPE_CAPSULE: {
-        double axial = 0.5 * m * a * a, across = m * (3.0 * a * a + b * b) / 12.0;
-        return axial < across ? axial : across;
+        double across = m * (3.0 * a * a + b * b) / 12.0;
+        *izz = 0.5 * m * a * a;
+        *imin = *izz < across ? *izz : across;
+        return;
     }
+    case TP_SHAPE_MESH:
+        if (tpWorld_BodyInertia(world, body, I)) {
+            *izz = I[8];
+            *imin = I[0] < I[4] ? (I[0] < I[8] ? I[0] : I[8]) : (I[4] < I[8] ? I[4] : I[8]);
+            return;
+        }
+        break;
     default:
-        return m;
+        break;
     }
+    *izz = *imin = m;
+}
+
+double tpBody_InertiaZ(const tpWorld *world, int body)
+{
+    double izz, imin;
+    body_inertia(world, body, &izz, &imin);
+    return izz;
 }
 
 bool tpCtl_Load(const tpSkillCall *call, int body, tpCtlBody *cb)
@@ -86,7 +81,7 @@ bool tpCtl_Load(const tpSkillCall *call, int body, tpCtlBody *cb)
     cb->slot = tpWorld_ControlSlot(call->world, body);
     tpWorld_BodyState(call->world, call->x, call->t, body, &cb->s);
     cb->mass = d->mass > 0 ? d->mass : 1.0;
-    cb->izz = tpBody_InertiaZ(call->world, body);
+    body_inertia(call->world, body, &cb->izz, &cb->imin);
     if (!(cb->izz > 0)) {
         cb->izz = cb->mass;
     }
@@ -96,11 +91,6 @@ bool tpCtl_Load(const tpSkillCall *call, int body, tpCtlBody *cb)
     cb->yaw = tpQuat_Yaw(cb->s.quat);
     cb->yaw_period = (d->shape == TP_SHAPE_BOX && fabs(d->size[0] - d->size[1]) < 1e-9) ? 0.5 * TP_PI : 2.0 * TP_PI;
     cb->radius = tpCtl_Radius(call->world, body);
-    cb->imin = inertia_min(d);
-    double I[9];
-    if (d->shape == TP_SHAPE_MESH && tpWorld_BodyInertia(call->world, body, I)) {
-        cb->imin = I[0] < I[4] ? (I[0] < I[8] ? I[0] : I[8]) : (I[4] < I[8] ? I[4] : I[8]);
-    }
     if (!(cb->imin > 0)) {
         cb->imin = cb->mass;
     }
