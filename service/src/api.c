@@ -1032,25 +1032,36 @@ static int parse_range(const char *h, uint64_t size, uint64_t *off, uint64_t *le
     return 1;
 }
 
+/* Opens a job's file (name: "plan.json", "tree.bin", "log.txt") read-only with its stat in *sb; a
+ * cluster's front end first brings its copy from the store when fetch. -1 when it is missing or
+ * not a regular file. */
+static int open_job_file(svcReq *rq, int64_t id, const char *name, bool fetch, struct stat *sb)
+{
+    if (rq->svc->cluster && fetch) {
+        pthread_mutex_lock(&rq->svc->mu);
+        svcPg_FetchFile(rq->svc, id, name);
+        pthread_mutex_unlock(&rq->svc->mu);
+    }
+    char path[4096];
+    svcJobPath(rq->svc, id, name, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && (fstat(fd, sb) != 0 || !S_ISREG(sb->st_mode))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 /* Sends a finished job's file: ETag / If-None-Match, Range (206, 416), gzip when asked (not for a
  * range or HEAD), HEAD (headers only: libmicrohttpd drops the body). */
 static enum MHD_Result send_file(svcReq *rq, int64_t id, const char *name, const char *type, unsigned code,
                                  double finished)
 {
-    char path[4096], etag[96];
-    svcJobPath(rq->svc, id, name, path, sizeof path);
+    char etag[96];
     job_etag(id, finished, name[0] == 'p' ? "plan" : "tree", etag, sizeof etag);
-    if (rq->svc->cluster) { /* planned by whichever node: a local copy of the store's */
-        pthread_mutex_lock(&rq->svc->mu);
-        svcPg_FetchFile(rq->svc, id, name);
-        pthread_mutex_unlock(&rq->svc->mu);
-    }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        if (fd >= 0) {
-            close(fd);
-        }
+    int fd = open_job_file(rq, id, name, true, &sb); /* planned by whichever node */
+    if (fd < 0) {
         return svcHttp_Error(rq, 500, "internal", NULL, "job %lld: its %s is missing from the data directory",
                              (long long)id, name);
     }
@@ -1147,19 +1158,10 @@ enum MHD_Result svcApi_Log(svcReq *rq, int64_t id)
     if (!known) {
         return unknown_job(rq, id);
     }
-    char path[4096];
-    svcJobPath(rq->svc, id, "log.txt", path, sizeof path);
-    if (rq->svc->cluster && svcStatusFinal(st)) { /* a running job's log is on its node until it ends */
-        pthread_mutex_lock(&rq->svc->mu);
-        svcPg_FetchFile(rq->svc, id, "log.txt");
-        pthread_mutex_unlock(&rq->svc->mu);
-    }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        if (fd >= 0) {
-            close(fd);
-        }
+    /* a running job's log is on its node until it ends */
+    int fd = open_job_file(rq, id, "log.txt", svcStatusFinal(st), &sb);
+    if (fd < 0) {
         return svcHttp_Error(rq, 404, "not_found", NULL, "job %lld has no log: its script printed nothing (%s)",
                              (long long)id, svcStatusName(st));
     }
