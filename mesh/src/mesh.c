@@ -337,6 +337,24 @@ static bool read_stl(tpMeshBuild *b, const unsigned char *d, size_t len)
 
 /* ------------------------------------------------------------------------------------------ */
 
+/* The end of a build that read `ok`: refuses a mesh without triangles ("name: empty") and welds
+ * its vertices; false (the mesh freed, a message in the build's err) on any failure. */
+static bool finish_build(tpMeshBuild *b, bool ok, const char *empty)
+{
+    if (ok && b->mesh.ntriangles == 0) {
+        tpErrorf(b->err, b->errlen, "%s: %s", b->name, empty);
+        ok = false;
+    }
+    if (ok && !tpMesh_Weld(&b->mesh)) {
+        tpErrorf(b->err, b->errlen, "%s: out of memory", b->name);
+        ok = false;
+    }
+    if (!ok) {
+        tpMesh_Free(&b->mesh);
+    }
+    return ok;
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -402,16 +420,7 @@ bool tpMesh_Read(const char *name, const void *data, size_t len, const tpMeshLim
             }
         }
         tpGltfScene_Free(&sc);
-        if (ok && b.mesh.ntriangles == 0) {
-            tpErrorf(err, errlen, "%s: the scene has no triangles", name);
-            ok = false;
-        }
-        if (ok && !tpMesh_Weld(&b.mesh)) {
-            tpErrorf(err, errlen, "%s: out of memory", name);
-            ok = false;
-        }
-        if (!ok) {
-            tpMesh_Free(&b.mesh);
+        if (!finish_build(&b, ok, "the scene has no triangles")) {
             return false;
         }
         *out = b.mesh;
@@ -427,16 +436,7 @@ bool tpMesh_Read(const char *name, const void *data, size_t len, const tpMeshLim
         tpErrorf(err, errlen, "%s: unknown mesh format (use .obj, .stl, .gltf or .glb)", name);
         ok = false;
     }
-    if (ok && b.mesh.ntriangles == 0) {
-        tpErrorf(err, errlen, "%s: no triangles", name);
-        ok = false;
-    }
-    if (ok && !tpMesh_Weld(&b.mesh)) {
-        tpErrorf(err, errlen, "%s: out of memory", name);
-        ok = false;
-    }
-    if (!ok) {
-        tpMesh_Free(&b.mesh);
+    if (!finish_build(&b, ok, "no triangles")) {
         return false;
     }
     tpMesh_Transform(&b.mesh, y_up, scale);
