@@ -224,7 +224,7 @@ typedef struct PoolEntry {
     double cost;
     int64_t iters;
     int worker, index; /* index: the solution's place in the worker's list (order found) */
-    int world;         /* its world in the worker's record (kept solutions, in order found) */
+    int world;         /* its world in the worker's record (record_world) */
 } PoolEntry;
 
 /* K = 1: (iterations, worker); the index breaks no real tie (one solution per worker counts). */
@@ -378,6 +378,29 @@ int tpPar_Decide(const tpParTask *task, const tpParLink *link, tpParOutcome *out
 }
 
 /* Moves the world of pool entry e out of its worker's record into dst (the source zeroed). */
+/* The world of pool entry e in its worker's record. The worker recorded its kept solutions in
+ * the order found with the cheapest selected (earliest on ties); a plan file, and so the record
+ * read back from it, has the selected world first and the others in the order found. */
+static int record_world(const PoolEntry *pool, int np, int e)
+{
+    int pos = 0, best = -1; /* e's place among its worker's kept solutions; the selected one's */
+    double best_cost = 0.0;
+    for (int m = 0; m < np; ++m) {
+        if (pool[m].worker != pool[e].worker) {
+            continue;
+        }
+        pos += pool[m].index < pool[e].index;
+        if (best < 0 || pool[m].cost < best_cost || (pool[m].cost == best_cost && pool[m].index < pool[best].index)) {
+            best = m;
+            best_cost = pool[m].cost;
+        }
+    }
+    if (best == e) {
+        return 0;
+    }
+    return pool[best].index > pool[e].index ? pos + 1 : pos;
+}
+
 static void take_world(tpPlanRecord *recs, const PoolEntry *e, tpPlanWorld *dst)
 {
     tpPlanWorld *src = &recs[e->worker].worlds[e->world];
@@ -419,11 +442,8 @@ int tpPar_Collect(const tpParTask *task, const tpParLink *link, tpParOutcome *ou
         free(msg);
     }
     if (code == TP_EXIT_OK && np > 0) {
-        /* world j of worker k's record is its j-th kept solution (in the order found) */
         for (int i = 0; i < np; ++i) {
-            for (int m = 0; m < np; ++m) {
-                pool[i].world += pool[m].worker == pool[i].worker && pool[m].index < pool[i].index;
-            }
+            pool[i].world = record_world(pool, np, i);
         }
         tpPlanWorld *worlds = calloc((size_t)np, sizeof *worlds);
         bool fits = worlds != NULL;
