@@ -23,9 +23,9 @@
 --     toward a sampled point within 2 cm of its ideal contact point (the ghost-ball point): a
 --     sampled perturbation of its natural path. Among several solutions (planner.solutions) the
 --     plan with the least perturbation wins: solution_metric = tp.effort of blue and yellow.
---     Measured over seeds 1-60 (BK-BGT, 3 solutions): 4.7 shots per solution and a mean selected
---     perturbation of 0.0039 N s; with no spin at all 5.2 shots, with a plain constant push
---     toward a point within 5 cm (the skill without `aim`) 6.1 shots and 0.0101 N s.
+--     Measured over seeds 1-60 (BK-BGT, 3 solutions): 4.8 shots per solution and a mean selected
+--     perturbation of 0.0039 N s; with no spin at all 5.3 shots, with a plain constant push
+--     toward a point within 5 cm (the skill without `aim`) 5.6 shots and 0.0101 N s.
 --
 --   single (the "opponent AI for pool" use of Sec. 7.1): any legal arrangement of the balls and
 --     a target ball; find a cue shot that pockets the target (in any pocket, or the one named)
