@@ -377,7 +377,6 @@ int tpPar_Decide(const tpParTask *task, const tpParLink *link, tpParOutcome *out
     return TP_EXIT_OK;
 }
 
-/* Moves the world of pool entry e out of its worker's record into dst (the source zeroed). */
 /* The world of pool entry e in its worker's record. The worker recorded its kept solutions in
  * the order found with the cheapest selected (earliest on ties); a plan file, and so the record
  * read back from it, has the selected world first and the others in the order found. */
@@ -401,6 +400,7 @@ static int record_world(const PoolEntry *pool, int np, int e)
     return pool[best].index > pool[e].index ? pos + 1 : pos;
 }
 
+/* Moves the world of pool entry e out of its worker's record into dst (the source zeroed). */
 static void take_world(tpPlanRecord *recs, const PoolEntry *e, tpPlanWorld *dst)
 {
     tpPlanWorld *src = &recs[e->worker].worlds[e->world];

@@ -253,7 +253,7 @@ static int run_kick(const tpSkillDef *sk, tpSkillCall *call)
          * heading error becomes the shot's direction error; and from rest (4 mm, 1 cm/s): a
          * sliding striker keeps its sideways drift through the strike (docs/physics.md, the
          * friction pyramid's second row) and hands it to the ball -- with 1 cm and 5 cm/s
-         * minigolf's shots left 0.5-1 degree off the aim and BK-BGT needed 1.5 times the nodes. */
+         * minigolf's shots left 0.5-1 degree off the aim and BK-BGT needed 1.3 times the nodes. */
         bool lined_up = err < 0.004 && tpSkill_Norm2(cb.s.vel[0], cb.s.vel[1]) < 0.01 &&
                         fabs(tpCtl_YawError(&cb, heading)) < 0.25 * sk->gains.angle_tolerance &&
                         fabs(cb.s.angvel[2]) < 0.1;
