@@ -53,7 +53,17 @@ class Postgres:
                            capture_output=True, text=True, preexec_fn=self._drop)
         if r.returncode != 0:
             raise RuntimeError("initdb failed: " + r.stderr[-2000:])
-        self.start()
+        # The port was free when chosen, but a server of another test running at the same time may
+        # bind it before postgres does (initdb takes a second): then postgres exits at once, and
+        # another free port is tried. A restart keeps its port (clients hold it in their URIs).
+        for attempt in range(5):
+            try:
+                self.start()
+                break
+            except RuntimeError:
+                if attempt == 4 or "already in use" not in self.log():
+                    raise
+                self.port = free_port()
 
     def _drop(self):
         if self.user:
