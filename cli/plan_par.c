@@ -158,8 +158,10 @@ int tpPar_WorkerRecord(const tpParTask *task, const tpParLink *link, tpCliRun *r
         tpCli_PlanRunFree(run);
         return ok ? TP_EXIT_OK : TP_EXIT_FAILURE;
     }
-    /* nkeep < 0: the approximate answer as is; else only the kept solutions, the selected one the
-       cheapest (earliest on ties, as the planner's own many-worlds choice) */
+    /* nkeep < 0: the approximate answer as is; else only the kept solutions in the order sent
+       (the pool's: cheapest first), the selected one the cheapest (earliest on ties, as the
+       planner's own many-worlds choice): the first, so the plan file, which writes the selected
+       world first and the others in order, keeps the order sent */
     tpPlanResult res = run->res;
     int32_t *sols = NULL;
     double *costs = NULL;
@@ -224,7 +226,7 @@ typedef struct PoolEntry {
     double cost;
     int64_t iters;
     int worker, index; /* index: the solution's place in the worker's list (order found) */
-    int world;         /* its world in the worker's record (record_world) */
+    int world;         /* its world in the worker's record (kept solutions, in pool order) */
 } PoolEntry;
 
 /* K = 1: (iterations, worker); the index breaks no real tie (one solution per worker counts). */
@@ -355,13 +357,11 @@ int tpPar_Decide(const tpParTask *task, const tpParLink *link, tpParOutcome *out
     }
     int32_t *idx = calloc((size_t)(np > 0 ? np : 1), sizeof *idx);
     bool ok = idx != NULL;
-    for (int k = 0; k < n && ok; ++k) { /* the kept solutions of worker k, in the order found */
+    for (int k = 0; k < n && ok; ++k) { /* the kept solutions of worker k, in pool order: cheapest first */
         int m = 0;
-        for (int j = 0; j < out->workers[k].nsolutions && nkeep[k] > 0; ++j) {
-            for (int i = 0; i < np; ++i) {
-                if (pool[i].worker == k && pool[i].index == j) {
-                    idx[m++] = j;
-                }
+        for (int i = 0; i < np; ++i) {
+            if (pool[i].worker == k) {
+                idx[m++] = pool[i].index;
             }
         }
         ok = link->send(link->ctx, k, &nkeep[k], sizeof nkeep[k]) &&
@@ -375,29 +375,6 @@ int tpPar_Decide(const tpParTask *task, const tpParLink *link, tpParOutcome *out
         return TP_EXIT_FAILURE;
     }
     return TP_EXIT_OK;
-}
-
-/* The world of pool entry e in its worker's record. The worker recorded its kept solutions in
- * the order found with the cheapest selected (earliest on ties); a plan file, and so the record
- * read back from it, has the selected world first and the others in the order found. */
-static int record_world(const PoolEntry *pool, int np, int e)
-{
-    int pos = 0, best = -1; /* e's place among its worker's kept solutions; the selected one's */
-    double best_cost = 0.0;
-    for (int m = 0; m < np; ++m) {
-        if (pool[m].worker != pool[e].worker) {
-            continue;
-        }
-        pos += pool[m].index < pool[e].index;
-        if (best < 0 || pool[m].cost < best_cost || (pool[m].cost == best_cost && pool[m].index < pool[best].index)) {
-            best = m;
-            best_cost = pool[m].cost;
-        }
-    }
-    if (best == e) {
-        return 0;
-    }
-    return pool[best].index > pool[e].index ? pos + 1 : pos;
 }
 
 /* Moves the world of pool entry e out of its worker's record into dst (the source zeroed). */
@@ -442,8 +419,11 @@ int tpPar_Collect(const tpParTask *task, const tpParLink *link, tpParOutcome *ou
         free(msg);
     }
     if (code == TP_EXIT_OK && np > 0) {
+        /* world j of worker k's record is its j-th kept solution in pool order (as sent) */
         for (int i = 0; i < np; ++i) {
-            pool[i].world = record_world(pool, np, i);
+            for (int m = 0; m < i; ++m) {
+                pool[i].world += pool[m].worker == pool[i].worker;
+            }
         }
         tpPlanWorld *worlds = calloc((size_t)np, sizeof *worlds);
         bool fits = worlds != NULL;
