@@ -12,10 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* dCollide for a pair, with the moving mesh hulls' own collider for the pairs ODE's colliders get
- * wrong (hull-hull, hull-box, hull-triangle mesh: mesh_collide.c). Contacts into w->cgeoms. */
+/* dCollide for a pair, with tplan's own colliders for the pairs ODE's colliders get wrong: a box,
+ * sphere, cylinder or capsule against a plane (plane_collide.c: every feature within a slop of the
+ * plane, its gap as a negative depth), and the moving mesh hulls (hull-hull, hull-box,
+ * hull-triangle mesh: mesh_collide.c). Contacts into w->cgeoms. */
 static int collide_pair(tpWorld *w, const tpBodyRt *ra, const tpBodyRt *rb)
 {
+    const bool pa = dGeomGetClass(ra->geom) == dPlaneClass, pb = dGeomGetClass(rb->geom) == dPlaneClass;
+    if (pa != pb) {
+        int n = pa ? tpPlane_Collide(rb->geom, ra->geom, true, w->def.max_contacts, w->cgeoms)
+                   : tpPlane_Collide(ra->geom, rb->geom, false, w->def.max_contacts, w->cgeoms);
+        if (n >= 0)
+            return n;
+    }
     if (ra->mesh != NULL || rb->mesh != NULL) {
         int n = tpMeshGeom_Collide(ra->mesh, ra->geom, rb->mesh, rb->geom, w->def.max_contacts, w->cgeoms);
         if (n >= 0)
@@ -155,10 +164,17 @@ static void sort_contacts(dContactGeom *c, int n)
 /* ODE's friction is a pyramid: the two tangent directions are limited independently (and
  * rolling resistance acts about each of them independently), so a body sliding or rolling
  * diagonally to them is braked unevenly and its path bends toward an axis (a kicked ball
- * curved by 0.1 rad over 3 m). Aligning the first friction direction with the sliding velocity
- * at the contact -- or, while rolling, with the bodies' relative velocity -- makes friction and
- * rolling resistance oppose the motion exactly, as an isotropic (cone) law does.
- * Deterministic: a function of the restored state only. */
+ * curved by 0.1 rad over 3 m). Aligning the first friction direction with the slip makes friction
+ * and rolling resistance oppose the motion exactly, as an isotropic (cone) law does -- but only if
+ * it is the slip the solve will see: the second row still holds the sideways velocity up to mu N,
+ * so a direction taken from the velocity at the substep's start kept a box pushed from rest 5
+ * degrees off an axis on the axis (0.01 degrees), a sliding box pushed sideways on its rails (no
+ * sideways velocity at all) and a pool stroke 0.5 degrees off x on x. So the direction is the slip
+ * at the end of the substep without friction: the contact point's relative velocity now plus what
+ * gravity and the action add over the substep (tpBodyRt.dv_pred, dw_pred); then the second row has
+ * nothing to hold and the friction force is mu N against the slip, as on a cone. While rolling (no
+ * slip either way), the bodies' relative velocity. Deterministic: a function of the restored state
+ * and the action only. */
 static bool contact_tangent(const dReal *nrm, double v[3])
 {
     double vn = v[0] * nrm[0] + v[1] * nrm[1] + v[2] * nrm[2];
@@ -172,25 +188,77 @@ static bool contact_tangent(const dReal *nrm, double v[3])
     return true;
 }
 
-static void friction_direction(dBodyID a, dBodyID b, dContact *c)
+/* The velocity of body r's point p at the end of a free substep (its velocity now plus the
+ * prediction), into out; 0 for static and sleeping bodies (body NULL). */
+static void predicted_point_vel(const tpBodyRt *r, dBodyID body, const dReal *p, double out[3])
+{
+    out[0] = out[1] = out[2] = 0.0;
+    if (body == NULL)
+        return;
+    dVector3 v;
+    dBodyGetPointVel(body, p[0], p[1], p[2], v);
+    const dReal *c = dBodyGetPosition(body);
+    const double d[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+    const double *dw = r->dw_pred;
+    out[0] = v[0] + r->dv_pred[0] + dw[1] * d[2] - dw[2] * d[1];
+    out[1] = v[1] + r->dv_pred[1] + dw[2] * d[0] - dw[0] * d[2];
+    out[2] = v[2] + r->dv_pred[2] + dw[0] * d[1] - dw[1] * d[0];
+}
+
+static void friction_direction(const tpBodyRt *ra, const tpBodyRt *rb, dBodyID a, dBodyID b, dContact *c)
 {
     const dReal *p = c->geom.pos, *nrm = c->geom.normal;
-    dVector3 va = {0, 0, 0}, vb = {0, 0, 0};
-    if (a != NULL)
-        dBodyGetPointVel(a, p[0], p[1], p[2], va);
-    if (b != NULL)
-        dBodyGetPointVel(b, p[0], p[1], p[2], vb);
+    double va[3], vb[3];
+    predicted_point_vel(ra, a, p, va);
+    predicted_point_vel(rb, b, p, vb);
     double v[3] = {va[0] - vb[0], va[1] - vb[1], va[2] - vb[2]};
     if (!contact_tangent(nrm, v)) {
         const dReal *la = a != NULL ? dBodyGetLinearVel(a) : NULL, *lb = b != NULL ? dBodyGetLinearVel(b) : NULL;
         for (int i = 0; i < 3; i++)
             v[i] = (la != NULL ? la[i] : 0.0) - (lb != NULL ? lb[i] : 0.0);
         if (!contact_tangent(nrm, v))
-            return; /* at rest relative to each other: ODE's default basis */
+            return; /* at rest relative to each other, and nothing pushes: ODE's default basis */
     }
     c->surface.mode |= dContactFDir1;
     for (int i = 0; i < 3; i++)
         c->fdir1[i] = v[i];
+}
+
+/* What gravity and the action (ODE's force and torque accumulators, set by step.c for the
+ * substep) add to each simulated body's velocities over h s: the friction direction's prediction. */
+static void predict_free_motion(tpWorld *w, double h)
+{
+    for (int k = 0; k < w->nstate; k++) {
+        tpBodyRt *r = &w->rt[w->state_body[k]];
+        const dReal *f = dBodyGetForce(r->body), *t = dBodyGetTorque(r->body);
+        const double g = dBodyGetGravityMode(r->body) ? 1.0 : 0.0;
+        for (int c = 0; c < 3; c++) {
+            r->dv_pred[c] = h * (g * w->def.gravity[c] + f[c] / r->mass);
+            r->dw_pred[c] = 0.0;
+        }
+        if (t[0] == 0.0 && t[1] == 0.0 && t[2] == 0.0)
+            continue;
+        /* dw = h R I^-1 R^T t, I the body-frame inertia */
+        dMass m;
+        dBodyGetMass(r->body, &m);
+        const dReal *R = dBodyGetRotation(r->body);
+        double tb[3], inv[9];
+        for (int i = 0; i < 3; i++)
+            tb[i] = R[i] * t[0] + R[4 + i] * t[1] + R[8 + i] * t[2];
+        const double *I = m.I; /* rows of 4 */
+        const double a = I[0], b = I[1], cc = I[2], d = I[4], e = I[5], ff = I[6], gg = I[8], hh = I[9], ii = I[10];
+        const double det = a * (e * ii - ff * hh) - b * (d * ii - ff * gg) + cc * (d * hh - e * gg);
+        if (!(fabs(det) > 0.0))
+            continue;
+        inv[0] = (e * ii - ff * hh) / det, inv[1] = (cc * hh - b * ii) / det, inv[2] = (b * ff - cc * e) / det;
+        inv[3] = (ff * gg - d * ii) / det, inv[4] = (a * ii - cc * gg) / det, inv[5] = (cc * d - a * ff) / det;
+        inv[6] = (d * hh - e * gg) / det, inv[7] = (b * gg - a * hh) / det, inv[8] = (a * e - b * d) / det;
+        double ab[3];
+        for (int i = 0; i < 3; i++)
+            ab[i] = inv[3 * i] * tb[0] + inv[3 * i + 1] * tb[1] + inv[3 * i + 2] * tb[2];
+        for (int i = 0; i < 3; i++)
+            r->dw_pred[i] = h * (R[4 * i] * ab[0] + R[4 * i + 1] * ab[1] + R[4 * i + 2] * ab[2]);
+    }
 }
 
 /* Merges the infos appended by a later pass (infos[first..ninfos), sorted by pair like the
@@ -512,16 +580,18 @@ static void inflate_geom(tpWorld *w, int i, double m)
  * centre) takes to p1: a corner of a spinning die is where the corner was, not where its swept
  * position less the translation is (1.5 cm apart at 40 rad/s). A sphere's surface point under a
  * contact moves with the centre alone, so for spheres only the translation is undone (turning it
- * back would put the point off the line through the centre: a torque that is not there). */
+ * back would put the point off the line through the centre: a torque that is not there); the
+ * same for a cylinder's or capsule's spin about its axis (tpWorld_ShapeSpin). */
 static void sweep_back(const tpWorld *w, int i, double h, const dReal *p1, double out[3])
 {
     const tpBodyRt *r = &w->rt[i];
-    const dReal *c = dBodyGetPosition(r->body), *om = dBodyGetAngularVel(r->body);
-    double d[3];
+    const dReal *c = dBodyGetPosition(r->body);
+    double d[3], om[3];
     for (int k = 0; k < 3; k++)
         d[k] = p1[k] - (c[k] + h * r->vsweep[k]);
+    tpWorld_ShapeSpin(w, i, dBodyGetAngularVel(r->body), om);
     double spin = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
-    if (w->bodies[i].shape != TP_SHAPE_SPHERE && spin > 0.0) {
+    if (spin > 0.0) {
         /* Rodrigues: rotate d by -spin h about the unit axis om / spin */
         const double ang = -spin * h, cs = cos(ang), sn = sin(ang);
         const double u[3] = {om[0] / spin, om[1] / spin, om[2] / spin};
@@ -541,7 +611,9 @@ static void sweep_back(const tpWorld *w, int i, double h, const dReal *p1, doubl
 static void sweep_pose(tpWorld *w, int i, double h, double f)
 {
     const tpBodyRt *r = &w->rt[i];
-    const dReal *p = dBodyGetPosition(r->body), *q = dBodyGetQuaternion(r->body), *om = dBodyGetAngularVel(r->body);
+    const dReal *p = dBodyGetPosition(r->body), *q = dBodyGetQuaternion(r->body);
+    double om[3];
+    tpWorld_ShapeSpin(w, i, dBodyGetAngularVel(r->body), om);
     const double spin = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
     double dq[4] = {1.0, 0.0, 0.0, 0.0};
     if (spin > 0.0) {
@@ -644,7 +716,9 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
         r->inflate = TP_SPECULATIVE_MARGIN + sqrt(acc2) * h * h;
         double speed = sqrt(r->vsweep[0] * r->vsweep[0] + r->vsweep[1] * r->vsweep[1] + r->vsweep[2] * r->vsweep[2]);
         /* (a sphere sweeps the same space however it spins) */
-        double spin = w->bodies[i].shape == TP_SHAPE_SPHERE ? 0.0 : sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
+        double so[3];
+        tpWorld_ShapeSpin(w, i, om, so);
+        double spin = sqrt(so[0] * so[0] + so[1] * so[1] + so[2] * so[2]);
         if ((speed + spin * r->radius) * h <= TP_SWEEP_MIN)
             continue;
         inflate_geom(w, i, r->inflate);
@@ -753,11 +827,13 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
     return first_bounce;
 }
 
-/* Creates the substep's contact joints (friction direction from the current velocities); the
- * speculative ones get a feedback record, so that those the solver used count as touching. */
-void tpContacts_CreateJoints(tpWorld *w)
+/* Creates the substep's contact joints for a substep of h s (friction direction from the current
+ * velocities); the speculative ones get a feedback record, so that those the solver used count as
+ * touching. */
+void tpContacts_CreateJoints(tpWorld *w, double h)
 {
     int nspec = 0;
+    predict_free_motion(w, h);
     for (int k = 0; k < w->npend; k++) {
         tpPendingContact *p = &w->pend[k];
         if (w->nasleep > 0 && tpContacts_Dormant(w, p))
@@ -766,7 +842,17 @@ void tpContacts_CreateJoints(tpWorld *w)
          * joint attaches to an enabled one) */
         dBodyID ba = w->rt[p->a].asleep ? NULL : w->rt[p->a].body, bb = w->rt[p->b].asleep ? NULL : w->rt[p->b].body;
         dContact c = p->c;
-        friction_direction(ba, bb, &c);
+        if (c.geom.depth < 0.0) {
+            /* a feature a hair apart (plane_collide.c's slop): it may close its gap within the
+               substep and no more, as a speculative contact does; ODE reads a negative depth as 0 */
+            if (!(c.surface.mode & dContactMotionN)) {
+                c.surface.mode |= dContactMotionN;
+                c.surface.motionN = 0.0;
+            }
+            c.surface.motionN += c.geom.depth / h;
+            c.geom.depth = 0.0;
+        }
+        friction_direction(&w->rt[p->a], &w->rt[p->b], ba, bb, &c);
         dJointID j = dJointCreateContact(w->world, w->group, &c);
         dJointAttach(j, ba, bb);
         if (p->speculative) {

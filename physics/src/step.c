@@ -306,7 +306,7 @@ static int resolve(tpWorld *w, double h, bool exact)
     for (int k = 0; k < w->nstate; k++)
         set_body(w->rt[w->state_body[k]].body, &w->sub0[k]);
     apply_action(w);
-    tpContacts_CreateJoints(w);
+    tpContacts_CreateJoints(w, h);
     int ok = tpOde_Solve(w->world, h, exact);
     dJointGroupEmpty(w->group);
     return ok;
@@ -326,7 +326,7 @@ static void solve_substep(tpWorld *w, double h)
     const bool exact = w->def.solver != TP_SOLVER_QUICKSTEP;
     unsigned long fails = exact ? tpOde_LcpFailures() : 0;
     apply_action(w);
-    tpContacts_CreateJoints(w);
+    tpContacts_CreateJoints(w, h);
     int ok = tpOde_Solve(w->world, h, exact);
     dJointGroupEmpty(w->group);
     if (exact && tpOde_LcpFailures() != fails) {
@@ -364,9 +364,11 @@ static int count_substeps(tpWorld *w, double t)
         if (r->body == NULL || !(r->thickness > 0.0))
             continue;
         const dReal *v = dBodyGetLinearVel(r->body), *om = dBodyGetAngularVel(r->body);
-        /* a sphere occupies the same space however it spins: only its centre's travel counts */
-        const double spin =
-            w->bodies[i].shape == TP_SHAPE_SPHERE ? 0.0 : sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
+        /* a sphere occupies the same space however it spins, a wheel however it rolls: only the
+           spin that moves the shape counts */
+        double so[3];
+        tpWorld_ShapeSpin(w, i, om, so);
+        const double spin = sqrt(so[0] * so[0] + so[1] * so[1] + so[2] * so[2]);
         double travel = (sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + r->radius * spin) * w->def.dt;
         double n = ceil(travel / (2.0 * r->thickness));
         if (n > need)

@@ -120,77 +120,6 @@ static void ode_message(int num, const char *msg, va_list ap)
     ode_v_log(TP_LOG_DEBUG, num, msg, ap);
 }
 
-/* Cylinder against plane. ODE's own collider returns the deepest rim point alone as soon as the
- * cylinder tilts by a hair: a cylinder standing on the floor and pushed along it then rests on one
- * point, its contact forces tip it onto the opposite rim within the step, and it rocks rim to rim
- * sinking deeper each time (the maze robot: 6 mm in five steps). This one returns, for each cap,
- * its lowest rim point and the rim points 90, 180 and 270 degrees from it, those below the plane,
- * the deepest first: a standing cylinder gets its whole base, a lying one both ends of its line
- * of contact. A function of the two poses only. */
-static int collide_cylinder_plane(dGeomID cyl, dGeomID plane, int flags, dContactGeom *contact, int skip)
-{
-    dVector4 pl;
-    dGeomPlaneGetParams(plane, pl); /* a x + b y + c z = d, (a, b, c) unit, pointing out of it */
-    dReal r, len;
-    dGeomCylinderGetParams(cyl, &r, &len);
-    const dReal *c = dGeomGetPosition(cyl), *R = dGeomGetRotation(cyl);
-    const double ax[3] = {R[2], R[6], R[10]}, u0[3] = {R[0], R[4], R[8]};
-    const double na = pl[0] * ax[0] + pl[1] * ax[1] + pl[2] * ax[2];
-    /* the direction in the cap's plane toward the plane: -(n - (n.a) a), normalised */
-    double dn[3] = {-(pl[0] - na * ax[0]), -(pl[1] - na * ax[1]), -(pl[2] - na * ax[2])};
-    double dl = sqrt(dn[0] * dn[0] + dn[1] * dn[1] + dn[2] * dn[2]);
-    if (dl < 1e-12) { /* upright: any rim direction will do */
-        dn[0] = u0[0];
-        dn[1] = u0[1];
-        dn[2] = u0[2];
-    } else {
-        for (int k = 0; k < 3; k++)
-            dn[k] /= dl;
-    }
-    const double dm[3] = {ax[1] * dn[2] - ax[2] * dn[1], ax[2] * dn[0] - ax[0] * dn[2], ax[0] * dn[1] - ax[1] * dn[0]};
-    const int max = flags & 0xffff;
-    double pts[8][4];
-    int np = 0;
-    for (int cap = 0; cap < 2; cap++) {
-        const double h = cap == 0 ? -0.5 * len : 0.5 * len;
-        for (int q = 0; q < 4; q++) {
-            const double cs = q == 0 ? 1.0 : q == 2 ? -1.0 : 0.0, sn = q == 1 ? 1.0 : q == 3 ? -1.0 : 0.0;
-            double p[3];
-            for (int k = 0; k < 3; k++)
-                p[k] = c[k] + h * ax[k] + r * (cs * dn[k] + sn * dm[k]);
-            double depth = pl[3] - (pl[0] * p[0] + pl[1] * p[1] + pl[2] * p[2]);
-            if (!(depth > 0.0))
-                continue;
-            /* insertion by depth, deepest first (ties keep the generation order) */
-            int j = np++;
-            while (j > 0 && pts[j - 1][3] < depth) {
-                memcpy(pts[j], pts[j - 1], sizeof pts[j]);
-                j--;
-            }
-            pts[j][0] = p[0];
-            pts[j][1] = p[1];
-            pts[j][2] = p[2];
-            pts[j][3] = depth;
-        }
-    }
-    if (np > max)
-        np = max;
-    for (int i = 0; i < np; i++) {
-        dContactGeom *g = (dContactGeom *)((char *)contact + (size_t)i * (size_t)skip);
-        g->pos[0] = pts[i][0];
-        g->pos[1] = pts[i][1];
-        g->pos[2] = pts[i][2];
-        g->normal[0] = pl[0];
-        g->normal[1] = pl[1];
-        g->normal[2] = pl[2];
-        g->depth = pts[i][3];
-        g->g1 = cyl;
-        g->g2 = plane;
-        g->side1 = g->side2 = -1;
-    }
-    return np;
-}
-
 static void ode_acquire(void)
 {
     pthread_mutex_lock(&g_ode_lock);
@@ -199,7 +128,6 @@ static void ode_acquire(void)
         dSetDebugHandler(ode_debug);
         dSetMessageHandler(ode_message);
         dInitODE2(0);
-        dSetColliderOverride(dCylinderClass, dPlaneClass, collide_cylinder_plane);
     }
     /* ODE's per-thread collision data: once per thread that steps worlds (a no-op when there). */
     dAllocateODEDataForThread(dAllocateMaskAll);

@@ -51,6 +51,9 @@ typedef struct tpBodyRt {
     bool asleep;            /* sleeping in this step (its ODE body disabled; contacts see it as static) */
     bool woke;              /* was asleep at the step's start and a touch woke it */
     bool acted;             /* a non-zero action acts on it in this step */
+    double dv_pred[3];      /* m/s: what gravity and the action add to its velocity over the substep */
+    double dw_pred[3];      /* rad/s: ... and the action's torque to its angular velocity (set with the
+                               substep's contact joints: the friction direction's prediction) */
     bool stirs;             /* wakes the sleepers it touches: scripted, acted on, fast at the substep's
                                start or woken (a still awake body only leans on them) */
 } tpBodyRt;
@@ -89,6 +92,13 @@ double tpMeshGeom_Thickness(const tpBodyDef *b);
 double tpMeshGeom_Extent(const tpBodyDef *b);
 /// Grows a moving mesh body's hull by at least m on every face (m = 0: back to its size).
 void tpMeshGeom_Inflate(tpMeshRt *rt, dGeomID g, double m);
+
+/* Plane contacts (plane_collide.c) */
+/// Contacts of a box, sphere, cylinder or capsule geom against a plane geom into out (at most
+/// max), in ODE's convention for the pair in the order (plane, shape) when plane_first, else
+/// (shape, plane); features up to 0.1 mm above the plane come with their gap as a negative
+/// depth. -1 when the shape is of another class (ODE's collider then).
+int tpPlane_Collide(dGeomID shape, dGeomID plane, bool plane_first, int max, dContactGeom *out);
 
 #define TP_DISCOVER_ROUNDS_MAX 3 /* step.c: solves again after a discovery, per substep */
 
@@ -167,6 +177,29 @@ struct tpWorld {
 
 #define TP_MOTION_ERROR_MAX 1280 /* bytes of tpWorld.motion_error */
 
+/// The part of body i's angular velocity om (rad/s, world frame) that moves the space its shape
+/// occupies, into out: none for a sphere, all but the spin about its own axis for a cylinder or a
+/// capsule (a rolling wheel sweeps its translation only: turning it by its spin in the swept pass
+/// put speculative contacts on rim points ahead of the true one, which braked it), all of it
+/// for the other shapes. What sweeps and adaptive substeps use; the contact velocities are the
+/// material ones.
+static inline void tpWorld_ShapeSpin(const tpWorld *w, int i, const dReal *om, double out[3])
+{
+    const tpShapeKind shape = w->bodies[i].shape;
+    if (shape == TP_SHAPE_SPHERE) {
+        out[0] = out[1] = out[2] = 0.0;
+        return;
+    }
+    out[0] = om[0], out[1] = om[1], out[2] = om[2];
+    if (shape == TP_SHAPE_CYLINDER || shape == TP_SHAPE_CAPSULE) {
+        const dReal *R = dBodyGetRotation(w->rt[i].body);
+        const double ax[3] = {R[2], R[6], R[10]}; /* the body's z axis, the shape's */
+        const double s = om[0] * ax[0] + om[1] * ax[1] + om[2] * ax[2];
+        for (int k = 0; k < 3; k++)
+            out[k] -= s * ax[k];
+    }
+}
+
 /* Defined in contacts.c, called by step.c once per substep (in this order: Collide at the start
  * poses, Speculate for the fast bodies, then the solve with CreateJoints, Discover and solve again
  * while it finds something, Record), and DepthPass after a step in scenes with scripted bodies. */
@@ -191,8 +224,9 @@ static inline bool tpContacts_Dormant(const tpWorld *w, const tpPendingContact *
     const tpBodyRt *a = &w->rt[p->a], *b = &w->rt[p->b];
     return (a->body == NULL || a->asleep) && (b->body == NULL || b->asleep);
 }
-/// The substep's contact joints from w->pend (friction direction from the current velocities).
-void tpContacts_CreateJoints(tpWorld *w);
+/// The substep's contact joints from w->pend for a substep of h s (friction direction from the
+/// current velocities; a contact with a negative depth may close that gap within the substep).
+void tpContacts_CreateJoints(tpWorld *w, double h);
 /// After a solve: contacts for overlaps the solve caused that no contact foresaw; true when it
 /// added some (the substep is then solved again from w->sub0).
 bool tpContacts_Discover(tpWorld *w, double h);
