@@ -294,6 +294,19 @@ static void apply_action(tpWorld *w)
         dBodyAddForce(body, f[0], f[1], f[2]);
         dBodyAddTorque(body, f[3], f[4], f[5]);
     }
+    /* the restitution phase of a Poisson solve: each bouncing contact pushes its pair apart */
+    for (int k = 0; k < w->npend && w->nrestitution > 0; k++) {
+        const tpPendingContact *p = &w->pend[k];
+        if (p->rest_f == 0.0)
+            continue;
+        const dReal *pos = p->c.geom.pos, *n = p->c.geom.normal;
+        const tpBodyRt *ra = &w->rt[p->a], *rb = &w->rt[p->b];
+        const double f = p->rest_f;
+        if (ra->body != NULL && !ra->asleep && !ra->kinematic)
+            dBodyAddForceAtPos(ra->body, f * n[0], f * n[1], f * n[2], pos[0], pos[1], pos[2]);
+        if (rb->body != NULL && !rb->asleep && !rb->kinematic)
+            dBodyAddForceAtPos(rb->body, -f * n[0], -f * n[1], -f * n[2], pos[0], pos[1], pos[2]);
+    }
 }
 
 /* The degeneracy breaker of the Dantzig fallback: every contact may close in by at most this much
@@ -305,6 +318,8 @@ static int resolve(tpWorld *w, double h, bool exact)
 {
     for (int k = 0; k < w->nstate; k++)
         set_body(w->rt[w->state_body[k]].body, &w->sub0[k]);
+    if (w->nkinematic > 0) /* the solve moved them too */
+        set_kinematic_over(w, w->sub_t, h);
     apply_action(w);
     tpContacts_CreateJoints(w, h);
     int ok = tpOde_Solve(w->world, h, exact);
@@ -321,7 +336,7 @@ static int resolve(tpWorld *w, double h, bool exact)
  * (TP_LCP_NUDGE, through ODE's normal surface velocity), which makes every slack strictly
  * positive; should that fail too, by the iterative solver (projected Gauss-Seidel, which cannot
  * fail that way). Deterministic: whether a solve fails is a function of the state. */
-static void solve_substep(tpWorld *w, double h)
+static void solve_once(tpWorld *w, double h)
 {
     const bool exact = w->def.solver != TP_SOLVER_QUICKSTEP;
     unsigned long fails = exact ? tpOde_LcpFailures() : 0;
@@ -348,6 +363,45 @@ static void solve_substep(tpWorld *w, double h)
     }
     if (!ok)
         tpLog(TP_LOG_ERROR, "physics: ODE step failed (out of memory)");
+}
+
+/* The substep's solve; in an impact chain with Poisson's restitution (contacts.c): inelastic
+ * first (every joint reporting its force), then the restitution phase: from the start poses, with
+ * the velocities the inelastic solve ended with less what gravity and the action added (they add
+ * it again), each bouncing contact pushed apart by e times its compression force, solved again
+ * inelastically (so a pushed ball that meets the next one hands its push on). The poses are
+ * integrated with the final velocities, as in every ODE step. */
+static void solve_substep(tpWorld *w, double h)
+{
+    w->nrestitution = 0;
+    if (!tpContacts_NeedPoisson(w)) {
+        solve_once(w, h);
+        return;
+    }
+    w->poisson++;
+    w->inelastic = true;
+    w->feedback_all = true;
+    solve_once(w, h);
+    w->feedback_all = false;
+    w->nrestitution = tpContacts_RestitutionForces(w);
+    if (w->nrestitution > 0) {
+        for (int k = 0; k < w->nstate; k++) {
+            const tpBodyRt *r = &w->rt[w->state_body[k]];
+            tpBodyState *s = &w->subc[k];
+            *s = w->sub0[k];
+            const dReal *v = dBodyGetLinearVel(r->body), *om = dBodyGetAngularVel(r->body);
+            for (int c = 0; c < 3; c++) {
+                s->vel[c] = v[c] - r->dv_pred[c];
+                s->angvel[c] = om[c] - r->dw_pred[c];
+            }
+            set_body(r->body, s);
+        }
+        if (w->nkinematic > 0)
+            set_kinematic_over(w, w->sub_t, h);
+        solve_once(w, h);
+    }
+    w->inelastic = false;
+    w->nrestitution = 0;
 }
 
 /* Substeps of the step from t: the scene's own, or more when a moving body would otherwise travel
@@ -465,6 +519,7 @@ static bool advance(tpWorld *w, double t, const double *action, const uint8_t *r
         while (end - done > 1e-9 * w->def.dt) {
             double h = end - done;
             const double ts = t + done;
+            w->sub_t = ts;
             if (w->nkinematic > 0)
                 set_kinematic_over(w, ts, h);
             w->npend = 0;
@@ -549,7 +604,7 @@ const tpStepFailure *tpWorld_LastFailure(const tpWorld *w)
 
 tpPhysicsStats tpWorld_Stats(const tpWorld *w)
 {
-    tpPhysicsStats s = {w->lcp_nudges, w->lcp_fallbacks, w->speculative, w->discovered, w->slept, w->woken};
+    tpPhysicsStats s = {w->lcp_nudges, w->lcp_fallbacks, w->speculative, w->discovered, w->slept, w->woken, w->poisson};
     return s;
 }
 

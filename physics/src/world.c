@@ -750,8 +750,10 @@ static bool alloc_arrays(tpWorld *w)
     w->motion_error = calloc(TP_MOTION_ERROR_MAX, 1);
     w->fast = calloc((size_t)nb, sizeof *w->fast);
     w->sub0 = calloc((size_t)nb, sizeof *w->sub0);
-    return w->fast && w->sub0 && w->restored && w->motion_error && w->materials && w->contacts && w->bodies && w->rt &&
-           w->surfaces && w->state_body && w->control_body && w->kin_body && w->cgeoms && w->action;
+    w->subc = calloc((size_t)nb, sizeof *w->subc);
+    return w->fast && w->sub0 && w->subc && w->restored && w->motion_error && w->materials && w->contacts &&
+           w->bodies && w->rt && w->surfaces && w->state_body && w->control_body && w->kin_body && w->cgeoms &&
+           w->action;
 }
 
 tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
@@ -944,6 +946,7 @@ void tpDestroyWorld(tpWorld *w)
     free(w->motion_error);
     free(w->fast);
     free(w->sub0);
+    free(w->subc);
     free(w->pend);
     free(w->feedback);
     free(w->touch);

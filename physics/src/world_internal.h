@@ -65,6 +65,11 @@ typedef struct tpPendingContact {
                          the velocities when the joint is made) */
     int a, b;         /* body indices, a < b */
     bool speculative; /* from the swept pass or a discovery: limits the pair's approach to its gap */
+    bool spec_bounce; /* a speculative contact that bounces within the substep (motionN > 0) */
+    bool discovered;  /* from a discovery round (tpContacts_Discover) */
+    bool bounces;     /* it bounces in this solve (tpContacts_NeedPoisson, at the start velocities) */
+    double gap;       /* m: a speculative contact's gap, which it lets the pair close */
+    double rest_f;    /* N along the normal: the restitution force of a Poisson solve (0: none) */
 } tpPendingContact;
 
 /// A pair touching at the substep's start and where its real contacts are in tpWorld.pend.
@@ -143,6 +148,7 @@ struct tpWorld {
     int ntouch, cap_touch;
     int *fast;             /* indices of the fast bodies of the substep (nbodies entries) */
     tpBodyState *sub0;     /* nstate states at the substep's start (Dantzig fallback) */
+    tpBodyState *subc;     /* nstate: the velocities a Poisson solve's restitution phase starts from */
     uint32_t stamp;        /* substep counter for tpBodyRt.contact_stamp (wraps harmlessly) */
     int64_t lcp_nudges;    /* substeps solved again by dWorldStep with the nudge (statistics) */
     int64_t lcp_fallbacks; /* ... and then by the iterative solver (statistics) */
@@ -151,6 +157,11 @@ struct tpWorld {
     int64_t slept;         /* body steps slept through (statistics) */
     int64_t woken;         /* sleepers woken by a touch (statistics) */
     int rest_steps;        /* steps at rest before a body sleeps (0: never) */
+    bool inelastic;        /* the contact joints of this solve carry no bounce (a Poisson solve) */
+    bool feedback_all;     /* ... and every joint gets a feedback record, at its pend index */
+    int nrestitution;      /* contacts with a restitution force (rest_f) in this solve */
+    int64_t poisson;       /* substeps solved with Poisson restitution (statistics) */
+    double sub_t;          /* s: the start time of the substep being solved (scripted bodies' poses) */
     int nasleep;           /* bodies asleep now (this step) */
     /* pend[0 .. run[0]) are the substep's real contacts; pend[run[r] .. run[r + 1]) for r < nrun
      * the runs of speculative ones (the swept pass's, then each discovery round's), each in pair
@@ -230,6 +241,14 @@ void tpContacts_CreateJoints(tpWorld *w, double h);
 /// After a solve: contacts for overlaps the solve caused that no contact foresaw; true when it
 /// added some (the substep is then solved again from w->sub0).
 bool tpContacts_Discover(tpWorld *w, double h);
+/// Whether the substep's bounces need Poisson restitution: a bouncing contact whose body also
+/// touches another moving body (an impact chain, where ODE's per-contact restitution targets can
+/// make energy). Call with the bodies at the substep's start.
+bool tpContacts_NeedPoisson(tpWorld *w);
+/// After the inelastic solve of a Poisson substep: each bouncing contact's restitution force, e
+/// times its compression force (from the feedback records); how many. Also marks which contacts
+/// bounce (NeedPoisson, at the substep's start velocities).
+int tpContacts_RestitutionForces(tpWorld *w);
 /// The speculative contacts the solver used join the touching record.
 void tpContacts_Record(tpWorld *w);
 /// The deepest overlaps at the current poses, without joints (after a step with scripted bodies).

@@ -365,6 +365,7 @@ typedef struct tpPhysicsStats {
                               (the substep is then solved again) */
     int64_t slept;         /* body steps not simulated because the body slept (tpWorld_StepRest) */
     int64_t woken;         /* sleeping bodies woken by a touch within a step */
+    int64_t poisson;       /* substeps of an impact chain solved with Poisson's restitution (twice) */
 } tpPhysicsStats;
 tpPhysicsStats tpWorld_Stats(const tpWorld *world);
 
