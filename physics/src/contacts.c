@@ -1083,7 +1083,7 @@ static bool contact_bounces(const tpWorld *w, const tpPendingContact *p)
     return -vn > p->c.surface.bounce_vel;
 }
 
-/* A simulated body (awake, dynamic) of pend entry p touches a moving body other than `other`
+/* A simulated body (awake, dynamic) touches a moving body other than `other`
  * in another pend entry. Linear in the contacts of the substep. */
 static bool touches_another(const tpWorld *w, int body, int other)
 {
@@ -1101,16 +1101,43 @@ static bool touches_another(const tpWorld *w, int body, int other)
     return false;
 }
 
+/* A body that takes part in the solve as a moving body (awake, dynamic). */
+static bool simulated(const tpBodyRt *r)
+{
+    return r->body != NULL && !r->asleep && !r->kinematic;
+}
+
 bool tpContacts_NeedPoisson(tpWorld *w)
 {
     bool chain = false;
+    for (int k = 0; k < w->nstate; k++)
+        w->rt[w->state_body[k]].in_chain = false;
     for (int k = 0; k < w->npend; k++) {
         tpPendingContact *p = &w->pend[k];
         p->bounces = !(w->nasleep > 0 && tpContacts_Dormant(w, p)) && contact_bounces(w, p);
         if (p->bounces && !chain)
             chain = touches_another(w, p->a, p->b) || touches_another(w, p->b, p->a);
+        if (p->bounces) {
+            w->rt[p->a].in_chain = simulated(&w->rt[p->a]);
+            w->rt[p->b].in_chain = simulated(&w->rt[p->b]);
+        }
     }
-    return chain;
+    if (!chain)
+        return false;
+    /* the chain: every simulated body connected to a bouncing contact through contacts between
+       simulated bodies (what an impact's momentum can reach within the solve) */
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (int k = 0; k < w->npend; k++) {
+            const tpPendingContact *p = &w->pend[k];
+            tpBodyRt *a = &w->rt[p->a], *b = &w->rt[p->b];
+            if (a->in_chain != b->in_chain && simulated(a) && simulated(b)) {
+                a->in_chain = b->in_chain = true;
+                grew = true;
+            }
+        }
+    }
+    return true;
 }
 
 int tpContacts_RestitutionForces(tpWorld *w)

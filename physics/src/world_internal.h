@@ -51,6 +51,11 @@ typedef struct tpBodyRt {
     bool asleep;            /* sleeping in this step (its ODE body disabled; contacts see it as static) */
     bool woke;              /* was asleep at the step's start and a touch woke it */
     bool acted;             /* a non-zero action acts on it in this step */
+    bool gyro;              /* dynamic with unequal principal moments: tplan keeps its angular momentum
+                               (step.c, conserve_momentum) instead of ODE's gyroscopic term */
+    double inertia[9];      /* kg m^2: body-frame inertia tensor, row-major (gyro bodies) */
+    double inertia_inv[9];  /* 1 / (kg m^2): its inverse */
+    bool in_chain;          /* reached by an impact chain's momentum in this solve (tpContacts_NeedPoisson) */
     double dv_pred[3];      /* m/s: what gravity and the action add to its velocity over the substep */
     double dw_pred[3];      /* rad/s: ... and the action's torque to its angular velocity (set with the
                                substep's contact joints: the friction direction's prediction) */
@@ -241,9 +246,9 @@ void tpContacts_CreateJoints(tpWorld *w, double h);
 /// After a solve: contacts for overlaps the solve caused that no contact foresaw; true when it
 /// added some (the substep is then solved again from w->sub0).
 bool tpContacts_Discover(tpWorld *w, double h);
-/// Whether the substep's bounces need Poisson restitution: a bouncing contact whose body also
-/// touches another moving body (an impact chain, where ODE's per-contact restitution targets can
-/// make energy). Call with the bodies at the substep's start.
+/// Whether the substep's bounces form an impact chain: a bouncing contact whose body also touches
+/// another moving body, where ODE's per-contact (Newton) restitution targets can make energy; marks
+/// the chain's bodies (tpBodyRt.in_chain). Call with the bodies at the substep's start.
 bool tpContacts_NeedPoisson(tpWorld *w);
 /// After the inelastic solve of a Poisson substep: each bouncing contact's restitution force, e
 /// times its compression force (from the feedback records); how many. Also marks which contacts
