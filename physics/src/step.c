@@ -531,7 +531,17 @@ static int count_substeps(tpWorld *w, double t)
         double so[3];
         tpWorld_ShapeSpin(w, i, om, so);
         const double spin = sqrt(so[0] * so[0] + so[1] * so[1] + so[2] * so[2]);
-        double travel = (sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + r->radius * spin) * w->def.dt;
+        const double speed = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + r->radius * spin;
+        double travel = speed * w->def.dt;
+        if (travel > TP_MAX_SWEEP_THICKNESSES * r->thickness && w->failure.kind == TP_STEP_OK) {
+            w->failure.kind = TP_STEP_OUT_OF_RANGE;
+            w->failure.what = TP_STEP_VALUE_SWEEP;
+            w->failure.a = i;
+            w->failure.axis = -1;
+            w->failure.value = speed;
+            w->failure.limit = TP_MAX_SWEEP_THICKNESSES * r->thickness / w->def.dt;
+            w->failure.substep = -1;
+        }
         double n = ceil(travel / (2.0 * r->thickness));
         if (n > need)
             need = n;
@@ -614,6 +624,8 @@ static bool advance(tpWorld *w, double t, const double *action, const uint8_t *r
     /* Substeps continue the world without a restore in between: that is deterministic because
        every Sim call (and replay) runs the same chain from the same restored state. */
     const int ns = count_substeps(w, t);
+    if (w->failure.kind != TP_STEP_OK)
+        return false; /* a body too fast to follow: nothing simulated */
     const double hn = w->def.dt / ns;
     w->failure.substeps = ns;
     /* Substep j ends at (j + 1) hn (the last at dt exactly). A substep in which a bounce would

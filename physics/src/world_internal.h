@@ -221,6 +221,13 @@ static inline void tpWorld_ShapeSpin(const tpWorld *w, int i, const dReal *om, d
  * while it finds something, Record), and DepthPass after a step in scenes with scripted bodies. */
 /* The most substeps a step takes (fast bodies ask for more). */
 #define TP_MAX_SUBSTEPS 64
+/* The most poses a pair's sweep is collided at within one substep (contacts.c, sweep_samples). */
+#define TP_SWEEP_SAMPLES_MAX 16
+/* A body may travel at most this many times its thickness (smallest half extent) in one step:
+ * TP_MAX_SUBSTEPS substeps of TP_SWEEP_SAMPLES_MAX samples, each sample at most one thickness
+ * further, so that no wall, however thin, lies unseen between two samples. Faster is refused
+ * (TP_STEP_VALUE_SWEEP). */
+#define TP_MAX_SWEEP_THICKNESSES (TP_MAX_SUBSTEPS * TP_SWEEP_SAMPLES_MAX)
 /* A step cuts a substep at a lively bounce (contacts.c) at most this many times. */
 #define TP_MAX_CUTS 16
 /* A substep is solved again after a discovery (contacts.c) at most this many times. */

@@ -351,8 +351,9 @@ static const char *body_name(const tpDomain *d, int body)
 /* One line on a failed step (tpWorld_LastFailure) with the bodies' names. */
 static void describe_step(const tpDomain *d, const tpStepFailure *f, char *out, size_t outlen)
 {
-    static const char *const what[] = {"", "position", "speed", "angular speed", "quaternion", "force", "torque"};
-    static const char *const unit[] = {"", "m", "m/s", "rad/s", "", "N", "N m"};
+    static const char *const what[] = {"",           "position", "speed",  "angular speed",
+                                       "quaternion", "force",    "torque", "speed"};
+    static const char *const unit[] = {"", "m", "m/s", "rad/s", "", "N", "N m", "m/s"};
     char when[96];
     if (f->substep < 0) {
         snprintf(when, sizeof when, "before the step from t = %.6g s", f->t);
@@ -365,7 +366,7 @@ static void describe_step(const tpDomain *d, const tpStepFailure *f, char *out, 
                  f->t);
     }
     const char axis = f->axis >= 0 && f->axis < 3 ? "xyz"[f->axis] : '?';
-    const int k = (int)f->what >= 0 && (int)f->what < 7 ? (int)f->what : 0;
+    const int k = (int)f->what >= 0 && (int)f->what < 8 ? (int)f->what : 0;
     switch (f->kind) {
     case TP_STEP_STATIC_PENETRATION:
         snprintf(out, outlen, "'%s' %.4g m into static '%s' (limit %g m) %s", body_name(d, f->a), f->value,
@@ -379,6 +380,11 @@ static void describe_step(const tpDomain *d, const tpStepFailure *f, char *out, 
         if (f->what == TP_STEP_VALUE_QUAT) {
             snprintf(out, outlen, "'%s' quaternion squared norm %.6g outside (0.25, 4) %s", body_name(d, f->a),
                      f->value, when);
+        } else if (f->what == TP_STEP_VALUE_SWEEP) {
+            snprintf(out, outlen,
+                     "'%s' moves at %.6g m/s, faster than the substeps can follow for its size (%g m/s: it could "
+                     "pass a thin wall unseen) %s",
+                     body_name(d, f->a), f->value, f->limit, when);
         } else {
             snprintf(out, outlen, "'%s' %s %c = %.6g %s beyond +-%g %s", body_name(d, f->a), what[k], axis, f->value,
                      unit[k], f->limit, when);

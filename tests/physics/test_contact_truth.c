@@ -691,6 +691,64 @@ static void standing(tpSolverKind solver, Checks *c)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* 7. Fast and thin: no tunnelling up to the speed the substeps can follow, refused beyond      */
+
+/* A ball (r 2 cm) and a box (2 x 2 x 10 cm) thrown at a static wall 5 mm thick, no gravity, at 50 to
+ * 1,000 m/s (up to 64 substeps of up to 16 sweep samples each): each stops on the near side, its
+ * deepest overlap at most 5 mm. At 5,000 m/s, beyond what the substeps follow for a 2 cm ball
+ * (1,024 thicknesses per step: 1,229 m/s), the step is refused (TP_STEP_VALUE_SWEEP), nothing
+ * simulated. */
+static void fastThin(tpSolverKind solver, Checks *c)
+{
+    const double speeds[4] = {50, 200, 500, 1000};
+    double farthest = -1.0, deepest = 0.0;
+    for (int shape = 0; shape < 2; shape++)
+        for (int k = 0; k < 4; k++) {
+            Scene s;
+            sceneInit(&s, solver);
+            s.def.gravity[2] = 0.0;
+            tpBodyDef *wall = sceneAdd(&s, "wall", TP_BODY_STATIC, TP_SHAPE_BOX);
+            wall->size[0] = 0.005, wall->size[1] = wall->size[2] = 2.0, wall->pos[0] = 1.0;
+            tpBodyDef *b = sceneAdd(&s, "body", TP_BODY_PASSIVE, shape == 0 ? TP_SHAPE_SPHERE : TP_SHAPE_BOX);
+            if (shape == 0)
+                b->size[0] = 0.02;
+            else
+                b->size[0] = b->size[1] = 0.02, b->size[2] = 0.1;
+            b->mass = 0.1, b->vel[0] = speeds[k];
+            tpWorld *w = mustCreate(&s);
+            tpBodyState x[1];
+            tpWorld_InitialState(w, x);
+            Depth d = {0.0, -1, -1, -1};
+            double far = -1.0;
+            for (int i = 0; i < 10; i++) {
+                simStep(w, x, i, &d);
+                far = fmax(far, x[0].pos[0] + (shape == 0 ? 0.02 : 0.01));
+            }
+            tpDestroyWorld(w);
+            printf(
+                "conformance %s: %s at %.0f m/s: its front reached x = %.4f m (wall face 0.9975 m), deepest %.3f mm\n",
+                c->name, shape == 0 ? "ball" : "box", speeds[k], far, 1e3 * d.worst);
+            farthest = fmax(farthest, far);
+            deepest = fmax(deepest, d.worst);
+        }
+    check(c, farthest <= 0.9975 + 0.005 && deepest <= MAX_DEPTH,
+          "nothing passes the 5 mm wall: farthest front %.4f m, deepest %.3f mm (<= 5 mm)", farthest, 1e3 * deepest);
+    Scene s;
+    sceneInit(&s, solver);
+    s.def.gravity[2] = 0.0;
+    tpBodyDef *b = sceneAdd(&s, "ball", TP_BODY_PASSIVE, TP_SHAPE_SPHERE);
+    b->size[0] = 0.02, b->mass = 0.1, b->vel[0] = 5000.0;
+    tpWorld *w = mustCreate(&s);
+    tpBodyState x[1];
+    tpWorld_InitialState(w, x);
+    const bool stepped = tpWorld_Step(w, x, 0.0, NULL, x);
+    const tpStepFailure *f = tpWorld_LastFailure(w);
+    check(c, !stepped && f->kind == TP_STEP_OUT_OF_RANGE && f->what == TP_STEP_VALUE_SWEEP && x[0].pos[0] == 0.0,
+          "a ball at 5000 m/s is refused, not simulated (limit %.0f m/s for its size)", f->limit);
+    tpDestroyWorld(w);
+}
+
+/* ------------------------------------------------------------------------------------------ */
 
 CASE(incline)
 CASE(rolling)
@@ -700,6 +758,7 @@ CASE(cueAngle)
 CASE(chain)
 CASE(rotation)
 CASE(standing)
+CASE(fastThin)
 
 int main(int argc, char **argv)
 {
@@ -710,8 +769,8 @@ int main(int argc, char **argv)
     }
 #define CASE_TESTS(scene) cmocka_unit_test(test_##scene##_step), cmocka_unit_test(test_##scene##_quickstep)
     const struct CMUnitTest tests[] = {
-        CASE_TESTS(incline),  CASE_TESTS(rolling), CASE_TESTS(cylinderRoll), CASE_TESTS(push),
-        CASE_TESTS(cueAngle), CASE_TESTS(chain),   CASE_TESTS(rotation),     CASE_TESTS(standing),
+        CASE_TESTS(incline), CASE_TESTS(rolling),  CASE_TESTS(cylinderRoll), CASE_TESTS(push),     CASE_TESTS(cueAngle),
+        CASE_TESTS(chain),   CASE_TESTS(rotation), CASE_TESTS(standing),     CASE_TESTS(fastThin),
     };
     return runCases(argc, argv, tests, sizeof tests / sizeof tests[0]);
 }

@@ -322,6 +322,10 @@ typedef enum {
     TP_STEP_VALUE_QUAT,     /* squared norm of the quaternion (axis -1); allowed in (0.25, 4) */
     TP_STEP_VALUE_FORCE,    /* action force[axis], N; limit TP_MAX_FORCE */
     TP_STEP_VALUE_TORQUE,   /* action torque[axis], N·m; limit TP_MAX_FORCE */
+    TP_STEP_VALUE_SWEEP,    /* the speed of a body's fastest point |v| + |w| r (axis -1), m/s, beyond what
+                               the substeps and sweep samples follow for its thickness: 1024 times its
+                               smallest half extent per step (TP_MAX_SWEEP_THICKNESSES); faster, it could
+                               pass a thin wall unseen, so the step is refused instead */
 } tpStepValue;
 
 /// Why the last tpWorld_Step / tpWorld_StepLive returned false: plain data, reset by every step.
