@@ -873,10 +873,14 @@ void tpContacts_CreateJoints(tpWorld *w, double h)
         dBodyID ba = w->rt[p->a].asleep ? NULL : w->rt[p->a].body, bb = w->rt[p->b].asleep ? NULL : w->rt[p->b].body;
         dContact c = p->c;
         if (w->inelastic) {
-            /* the compression phase of a Poisson solve: the bounce comes as a force (rest_f) */
+            /* the phases of a Poisson solve: the bounce comes as a force (rest_f), and no overlap is
+               pushed out (ODE's ERP term, erp depth / h, is a velocity the compression force would
+               carry into the restitution: 95 % more energy in a row of balls at a 2.5 ms cut) */
             c.surface.mode &= ~dContactBounce;
             if (p->spec_bounce)
                 c.surface.motionN = -p->gap / h;
+            if (c.geom.depth > 0.0)
+                c.geom.depth = 0.0;
         }
         if (c.geom.depth < 0.0) {
             /* a feature a hair apart (plane_collide.c's slop): it may close its gap within the

@@ -523,6 +523,8 @@ static void chain(tpSolverKind solver, Checks *c)
         const double d = chainEnergy(solver, e, 0.03, 0.17, gaps, 8, v0, start);
         worst = fmax(worst, d);
         mean += d / 40.0;
+        if (getenv("CHAIN_DEBUG"))
+            printf("row %d: e %.3f v0 %.2f start %.4f: %+.3f %%\n", t, e, v0, start, 100 * d);
     }
     printf("conformance %s: 40 random rows: largest energy change %+.3f %%, mean %+.3f %%\n", c->name, 100 * worst,
            100 * mean);
