@@ -233,7 +233,8 @@ static void predict_free_motion(tpWorld *w, double h)
         const dReal *f = dBodyGetForce(r->body), *t = dBodyGetTorque(r->body);
         const double g = dBodyGetGravityMode(r->body) ? 1.0 : 0.0;
         for (int c = 0; c < 3; c++) {
-            r->dv_pred[c] = h * (g * w->def.gravity[c] + f[c] / r->mass);
+            r->dv_free[c] = h * (g * w->def.gravity[c] + f[c] / r->mass);
+            r->dv_pred[c] = r->dv_free[c];
             r->dw_pred[c] = 0.0;
         }
         if (t[0] == 0.0 && t[1] == 0.0 && t[2] == 0.0)
@@ -258,6 +259,27 @@ static void predict_free_motion(tpWorld *w, double h)
             ab[i] = inv[3 * i] * tb[0] + inv[3 * i + 1] * tb[1] + inv[3 * i + 2] * tb[2];
         for (int i = 0; i < 3; i++)
             r->dw_pred[i] = h * (R[4 * i] * ab[0] + R[4 * i + 1] * ab[1] + R[4 * i + 2] * ab[2]);
+    }
+    /* What pushes a body into its supports does not move it: the road holds a car up, so gravity
+     * is no slip along the wall it scrapes (with it, the wall's first friction row pointed down
+     * and its second held the car to the wall). Each contact removes the part of its bodies'
+     * predicted velocity change that presses into it (in contact order: deterministic). */
+    for (int k = 0; k < w->npend; k++) {
+        const tpPendingContact *p = &w->pend[k];
+        const dReal *n = p->c.geom.normal; /* points into a, away from b */
+        tpBodyRt *ra = &w->rt[p->a], *rb = &w->rt[p->b];
+        if (ra->state_slot >= 0 && !ra->asleep) {
+            const double d = ra->dv_pred[0] * n[0] + ra->dv_pred[1] * n[1] + ra->dv_pred[2] * n[2];
+            if (d < 0.0)
+                for (int c = 0; c < 3; c++)
+                    ra->dv_pred[c] -= d * n[c];
+        }
+        if (rb->state_slot >= 0 && !rb->asleep) {
+            const double d = rb->dv_pred[0] * n[0] + rb->dv_pred[1] * n[1] + rb->dv_pred[2] * n[2];
+            if (d > 0.0)
+                for (int c = 0; c < 3; c++)
+                    rb->dv_pred[c] -= d * n[c];
+        }
     }
 }
 

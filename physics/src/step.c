@@ -398,9 +398,9 @@ static void turn_quat(const double q0[4], const double wv[3], double h, double q
 /* Fixed-point rounds of the implicit midpoint rule below. */
 #define TP_GYRO_ROUNDS 3
 
-/* With the gyroscopic term off, ODE's solve changes a body's angular velocity only by the torques
- * and contact impulses, through the inertia of the substep's start pose: that is the angular
- * momentum update L = I(q0) w = L0 + h (torque + contacts), exact. But the body turns while it
+/* A body in free flight (gyro_modes) has ODE's gyroscopic term off, so ODE's solve changes its
+ * angular velocity only by the torques, through the inertia of the substep's start pose: that is
+ * the angular momentum update L = I(q0) w = L0 + h torque, exact. But the body turns while it
  * holds that momentum, and at orientation q the same L is the angular velocity I(q)^-1 L. So the
  * orientation is integrated by the implicit midpoint rule, q1 = exp(h (w0 + w1) / 2) q0 with
  * w0 = I(q0)^-1 L and w1 = I(q1)^-1 L (a few fixed-point rounds from ODE's own q1), and the body
@@ -410,7 +410,7 @@ static void conserve_momentum(tpWorld *w, double h)
 {
     for (int k = 0; k < w->nstate; k++) {
         const tpBodyRt *r = &w->rt[w->state_body[k]];
-        if (!r->gyro || r->asleep)
+        if (!r->gyro || r->asleep || !r->in_flight)
             continue;
         const dReal *om = dBodyGetAngularVel(r->body), *qode = dBodyGetQuaternion(r->body);
         const double w0[3] = {om[0], om[1], om[2]};
@@ -457,7 +457,7 @@ static double chain_energy_gain(const tpWorld *w, double h)
         const double e0 = body_energy(r, s0->quat, s0->vel, s0->angvel), e1 = body_energy(r, q1, v1, w1);
         double work = 0.0;
         for (int c = 0; c < 3; c++)
-            work += h * 0.5 * (s0->vel[c] + v1[c]) * r->mass * r->dv_pred[c] / h;
+            work += h * 0.5 * (s0->vel[c] + v1[c]) * r->mass * r->dv_free[c] / h;
         const dReal *t = dBodyGetTorque(r->body);
         for (int c = 0; c < 3; c++)
             work += h * 0.5 * (s0->angvel[c] + w1[c]) * t[c];
@@ -466,6 +466,26 @@ static double chain_energy_gain(const tpWorld *w, double h)
     }
     /* a hair over rounding: the energy a solve of exactly kept momentum shows */
     return gain - 1e-9 * scale;
+}
+
+/* Which bodies of unequal moments fly free in this substep (no contact of any kind in w->pend):
+ * those keep their angular momentum (conserve_momentum, ODE's gyroscopic term off); a body in
+ * contact keeps ODE's implicit gyroscopic term, whose angular velocity the contacts' constraints
+ * were solved with (re-expressing it there rocked a car yawing on the road until it dug into
+ * the traffic). A function of the substep's contacts: deterministic. */
+static void gyro_modes(tpWorld *w)
+{
+    for (int k = 0; k < w->nstate; k++)
+        w->rt[w->state_body[k]].in_flight = true;
+    for (int k = 0; k < w->npend; k++) {
+        w->rt[w->pend[k].a].in_flight = false;
+        w->rt[w->pend[k].b].in_flight = false;
+    }
+    for (int k = 0; k < w->nstate; k++) {
+        tpBodyRt *r = &w->rt[w->state_body[k]];
+        if (r->gyro)
+            dBodySetGyroscopicMode(r->body, r->in_flight ? 0 : 1);
+    }
 }
 
 /* The substep's solve. In an impact chain (contacts.c) ODE's Newton restitution is kept when the
@@ -478,6 +498,7 @@ static double chain_energy_gain(const tpWorld *w, double h)
 static void solve_substep(tpWorld *w, double h)
 {
     w->nrestitution = 0;
+    gyro_modes(w);
     const bool chain = tpContacts_NeedPoisson(w);
     solve_once(w, h);
     if (!chain || !(chain_energy_gain(w, h) > 0.0))
@@ -499,7 +520,7 @@ static void solve_substep(tpWorld *w, double h)
             *s = w->sub0[k];
             const dReal *v = dBodyGetLinearVel(r->body), *om = dBodyGetAngularVel(r->body);
             for (int c = 0; c < 3; c++) {
-                s->vel[c] = v[c] - r->dv_pred[c];
+                s->vel[c] = v[c] - r->dv_free[c];
                 s->angvel[c] = om[c] - r->dw_pred[c];
             }
             set_body(r->body, s);

@@ -146,8 +146,9 @@ static void ode_release(void)
 /* A body whose principal moments differ turns its angular velocity as it rotates (the
  * intermediate-axis flip). ODE 0.16's gyroscopic term is implicit: stable, but it drains a free
  * box's rotational energy (a box spun about its intermediate axis lost 12.7 % in 10 s at 1/60 s
- * and flipped 5 times where the exact motion flips twice). Such bodies turn it off and keep their
- * angular momentum instead (step.c, conserve_momentum), with the inertia tensor kept here. */
+ * and flipped 5 times where the exact motion flips twice). Such bodies turn it off while in free
+ * flight and keep their angular momentum instead (step.c, gyro_modes and conserve_momentum), with
+ * the inertia tensor kept here. */
 static void setup_gyro(tpBodyRt *r, const dMass *m)
 {
     const double *I = m->I; /* rows of 4 */
@@ -163,7 +164,6 @@ static void setup_gyro(tpBodyRt *r, const dMass *m)
                            (f * g - d * k) / det, (a * k - c * g) / det, (c * d - a * f) / det,
                            (d * h - e * g) / det, (b * g - a * h) / det, (a * e - b * d) / det};
     memcpy(r->inertia_inv, inv, sizeof inv);
-    dBodySetGyroscopicMode(r->body, 0);
 }
 
 /* ------------------------------------------------------------------------------------------ */

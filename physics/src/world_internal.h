@@ -56,7 +56,10 @@ typedef struct tpBodyRt {
     double inertia[9];      /* kg m^2: body-frame inertia tensor, row-major (gyro bodies) */
     double inertia_inv[9];  /* 1 / (kg m^2): its inverse */
     bool in_chain;          /* reached by an impact chain's momentum in this solve (tpContacts_NeedPoisson) */
-    double dv_pred[3];      /* m/s: what gravity and the action add to its velocity over the substep */
+    bool in_flight;         /* no contact in this substep: a gyro body keeps its momentum (step.c) */
+    double dv_free[3];      /* m/s: what gravity and the action add to its velocity over the substep */
+    double dv_pred[3];      /* m/s: ... less what pushes into its contacts (the friction direction's
+                               prediction: a car pressed on the road slides along a wall, not down it) */
     double dw_pred[3];      /* rad/s: ... and the action's torque to its angular velocity (set with the
                                substep's contact joints: the friction direction's prediction) */
     bool stirs;             /* wakes the sleepers it touches: scripted, acted on, fast at the substep's
@@ -104,7 +107,7 @@ double tpMeshGeom_Extent(const tpBodyDef *b);
 void tpMeshGeom_Inflate(tpMeshRt *rt, dGeomID g, double m);
 
 /* Plane contacts (plane_collide.c) */
-/// Contacts of a box, sphere, cylinder or capsule geom against a plane geom into out (at most
+/// Contacts of a sphere, cylinder or capsule geom against a plane geom into out (at most
 /// max), in ODE's convention for the pair in the order (plane, shape) when plane_first, else
 /// (shape, plane); features up to 0.1 mm above the plane come with their gap as a negative
 /// depth. -1 when the shape is of another class (ODE's collider then).

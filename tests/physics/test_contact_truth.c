@@ -142,8 +142,14 @@ static dGeomID plainRoller(dSpaceID s, void *arg)
 typedef struct Slide {
     double acc;  /* m/s^2 down the slope, from v(3 s) - v(1 s) */
     double side; /* m: |y| at 3 s */
-    double spin; /* rad/s: largest |w| */
+    double spin; /* rad/s: largest |w| in the first 0.5 s */
+    double late; /* rad/s: largest |w| after 0.5 s */
 } Slide;
+
+static double spinOf(const double *w)
+{
+    return sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+}
 
 static tpBodyDef *addInclineBox(Scene *s, double th)
 {
@@ -168,15 +174,16 @@ static Slide inclineTplan(tpSolverKind solver, double th)
     tpWorld *w = mustCreate(&s);
     tpBodyState x[1];
     tpWorld_InitialState(w, x);
-    Slide r = {0, 0, 0};
+    Slide r = {0, 0, 0, 0};
     double v1 = 0.0;
     for (int i = 0; i < 180; i++) {
         simStep(w, x, i, NULL);
         if (i == 59)
             v1 = downSlope(x[0].vel, th);
-        const double sp =
-            sqrt(x[0].angvel[0] * x[0].angvel[0] + x[0].angvel[1] * x[0].angvel[1] + x[0].angvel[2] * x[0].angvel[2]);
-        r.spin = sp > r.spin ? sp : r.spin;
+        if (i < 30)
+            r.spin = fmax(r.spin, spinOf(x[0].angvel));
+        else
+            r.late = fmax(r.late, spinOf(x[0].angvel));
     }
     r.acc = (downSlope(x[0].vel, th) - v1) / 2.0;
     r.side = fabs(x[0].pos[1]);
@@ -193,12 +200,18 @@ static Slide inclinePlain(tpSolverKind solver, double th)
     Plain p;
     plainInit(&p, solver, plane, plainBox, (void *)size, 1.0);
     plainSet(&p, b);
-    Slide r = {0, 0, 0};
+    Slide r = {0, 0, 0, 0};
     double v1 = 0.0;
     for (int i = 0; i < 180; i++) {
         plainStep(&p);
         if (i == 59)
             v1 = downSlope(dBodyGetLinearVel(p.body), th);
+        const dReal *om = dBodyGetAngularVel(p.body);
+        const double wv[3] = {om[0], om[1], om[2]};
+        if (i < 30)
+            r.spin = fmax(r.spin, spinOf(wv));
+        else
+            r.late = fmax(r.late, spinOf(wv));
     }
     r.acc = (downSlope(dBodyGetLinearVel(p.body), th) - v1) / 2.0;
     r.side = fabs(dBodyGetPosition(p.body)[1]);
@@ -207,27 +220,35 @@ static Slide inclinePlain(tpSolverKind solver, double th)
 }
 
 /* The box slides straight down at a = g (sin - mu cos) within 0.5 %, no sideways motion (1 mm in
- * 3 s), no spin (0.01 rad/s), on all 13 slopes; plain ODE's figure beside each. */
+ * 3 s), no spin after the first 0.5 s (0.01 rad/s), on all 13 slopes; plain ODE's figures beside.
+ * In the first steps it wobbles as in plain ODE: ODE's box-plane collider gives 3 of the 4 corners
+ * of a box set exactly touching (plane_collide.c); the wobble may not exceed plain ODE's by more
+ * than 10 %. */
 static void incline(tpSolverKind solver, Checks *c)
 {
-    double worst_acc = 0.0, worst_side = 0.0, worst_spin = 0.0, worst_plain = 0.0;
+    double worst_acc = 0.0, worst_side = 0.0, worst_spin = 0.0, worst_plain = 0.0, wobble = -1.0, wobble_plain = 0.0;
     for (int k = 0; k < INCLINE_N; k++) {
         const double t = 0.52 + 0.04 * k, th = atan(t), a = G * (sin(th) - 0.5 * cos(th));
         const Slide r = inclineTplan(solver, th), p = inclinePlain(solver, th);
-        printf("conformance %s: tan %.2f: a %.4f m/s^2 (closed form %.4f, plain ODE %.4f), y %.2e m, |w| <= %.2e "
-               "rad/s\n",
-               c->name, t, r.acc, a, p.acc, r.side, r.spin);
+        printf("conformance %s: tan %.2f: a %.4f m/s^2 (closed form %.4f, plain ODE %.4f), y %.2e m, |w| %.2e rad/s "
+               "in the first 0.5 s (plain ODE %.2e), %.2e after\n",
+               c->name, t, r.acc, a, p.acc, r.side, r.spin, p.spin, r.late);
         worst_acc = fmax(worst_acc, fabs(r.acc - a) / a);
         worst_plain = fmax(worst_plain, fabs(p.acc - a) / a);
         worst_side = fmax(worst_side, r.side);
-        worst_spin = fmax(worst_spin, r.spin);
+        worst_spin = fmax(worst_spin, r.late);
+        wobble = fmax(wobble, r.spin - 1.1 * p.spin);
+        wobble_plain = fmax(wobble_plain, p.spin);
     }
     check(c, worst_acc <= 0.005,
-          "acceleration within 0.5 %% of g (sin - mu cos) on every slope (worst %.3f %%; plain "
-          "ODE worst %.3f %%)",
+          "acceleration within 0.5 %% of g (sin - mu cos) on every slope (worst %.3f %%; plain ODE worst %.3f %%)",
           100 * worst_acc, 100 * worst_plain);
     check(c, worst_side <= 0.001, "no sideways motion: worst |y| %.2e m at 3 s (<= 1 mm)", worst_side);
-    check(c, worst_spin <= 0.01, "no spin: worst |w| %.2e rad/s (<= 0.01)", worst_spin);
+    check(c, worst_spin <= 0.01, "no spin after 0.5 s: worst |w| %.2e rad/s (<= 0.01)", worst_spin);
+    check(c, wobble <= 0.0,
+          "the first steps' wobble within 1.1 times plain ODE's (worst excess %.2e rad/s; plain ODE's largest "
+          "%.2f rad/s)",
+          wobble, wobble_plain);
 }
 
 /* ------------------------------------------------------------------------------------------ */
