@@ -384,6 +384,24 @@ static int tplPrint(lua_State *L)
     return 0;
 }
 
+#define TPL_LOAD_PIECE 65536 /* bytes of a string chunk the parser gets at a time */
+
+/* The reader load() gets instead of a long string chunk (upvalue 1 the string, 2 the offset so
+ * far): the parser is one C call that can run for minutes on a few hundred MB of text, so it gets
+ * the text a piece at a time and the limits are checked between two pieces. */
+static int tplLoadPiece(lua_State *L)
+{
+    tplCheckLimits(L);
+    size_t len;
+    const char *src = lua_tolstring(L, lua_upvalueindex(1), &len);
+    size_t off = (size_t)lua_tointeger(L, lua_upvalueindex(2));
+    size_t n = len - off < TPL_LOAD_PIECE ? len - off : TPL_LOAD_PIECE;
+    lua_pushinteger(L, (lua_Integer)(off + n));
+    lua_replace(L, lua_upvalueindex(2));
+    lua_pushlstring(L, src + off, n);
+    return 1;
+}
+
 /* load() with the mode forced to text. Upvalue 1: the original load. */
 static int tplLoad(lua_State *L)
 {
@@ -391,12 +409,22 @@ static int tplLoad(lua_State *L)
     lua_settop(L, n > 4 ? 4 : (n < 2 ? 2 : n)); /* absent chunk name -> nil: load's default */
     int top = lua_gettop(L);
     lua_pushvalue(L, lua_upvalueindex(1));
-    lua_pushvalue(L, 1);
+    if (lua_type(L, 1) == LUA_TSTRING && lua_rawlen(L, 1) > TPL_LOAD_PIECE) {
+        if (lua_isnil(L, 2)) { /* a string chunk's default name is the string */
+            lua_pushstring(L, lua_tostring(L, 1));
+            lua_replace(L, 2);
+        }
+        lua_pushvalue(L, 1);
+        lua_pushinteger(L, 0);
+        lua_pushcclosure(L, tplLoadPiece, 2);
+    } else
+        lua_pushvalue(L, 1);
     lua_pushvalue(L, 2);
     lua_pushliteral(L, "t");
     if (n >= 4)
         lua_pushvalue(L, 4); /* an absent env differs from an explicit nil env */
     lua_call(L, n >= 4 ? 4 : 3, LUA_MULTRET);
+    tplRethrow(L); /* the reader stopped at a limit: load would return it as its error */
     return lua_gettop(L) - top;
 }
 
