@@ -533,6 +533,7 @@ static bool bench_parallel(const char *path, const tpScriptParam *params, int np
             break;
         }
         if (pid == 0) { /* worker */
+            tpCli_WatchdogAfterFork();
             close(pfd[0]);
             for (int j = 0; j < started; ++j) {
                 close(fds[j]);
@@ -893,6 +894,9 @@ static int bench_main(int argc, char **argv, bool *mpi_started)
     int code = bench_parse(argc, argv, &b);
     if (code >= 0) {
         return code;
+    }
+    if (!tpCli_WatchdogStart("bench", 0)) { /* a domain's script past its time limits ends the bench */
+        return TP_EXIT_FAILURE;
     }
     if (b.quiet) {
         tpLog_SetLevel(TP_LOG_WARN);

@@ -267,6 +267,8 @@ typedef struct tplLimits {
     const tpScriptFile *embedded;
     int nembedded;
     FILE *print_to; /* print()'s stream (tpScriptDef.print_to); NULL = stderr */
+    void (*on_deadline)(void *user, double armed, double deadline); /* tpScriptDef.on_deadline */
+    void *on_deadline_user;
 } tplLimits;
 
 /// lua_Alloc counting into the tplLimits ud and refusing to grow past max_bytes.

@@ -161,11 +161,16 @@ void tplArm(lua_State *L, double seconds, const char *what)
     }
     lim->deadline = d;
     lim->deadline_what = w;
+    if (lim->on_deadline)
+        lim->on_deadline(lim->on_deadline_user, now, d);
 }
 
 void tplDisarm(lua_State *L)
 {
-    tplGetLimits(L)->deadline = 0;
+    tplLimits *lim = tplGetLimits(L);
+    lim->deadline = 0;
+    if (lim->on_deadline)
+        lim->on_deadline(lim->on_deadline_user, 0, 0);
 }
 
 const char *tplErrorText(lua_State *L, int idx)
