@@ -166,7 +166,9 @@ typedef struct tpCliPlanOpts {
 /// tpCli_WatchScript runs TP_CLI_HARD_GRACE s + 10 % past its armed time limit, or (hard_deadline
 /// > 0) hard_deadline s after this call. False (logged) if the thread cannot be started.
 bool tpCli_WatchdogStart(const char *label, double hard_deadline);
-/// In a forked child that runs scripts: its own watchdog thread (fork keeps only the caller's).
+/// In a forked child that runs scripts: its own watchdog thread (fork keeps only the caller's), for
+/// its scripts' limits; --hard-deadline stays the parent's, so the child must die with its parent
+/// (PR_SET_PDEATHSIG).
 void tpCli_WatchdogAfterFork(void);
 /// Has def report its time limits to the watchdog (tpScriptDef.on_deadline); without a started
 /// watchdog this only stores two numbers.

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <errno.h>
 #include <sys/resource.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -525,6 +526,7 @@ static bool bench_parallel(const char *path, const tpScriptParam *params, int np
             ok = false;
             break;
         }
+        const pid_t parent = getpid();
         pid_t pid = fork();
         if (pid < 0) {
             close(pfd[0]);
@@ -533,6 +535,11 @@ static bool bench_parallel(const char *path, const tpScriptParam *params, int np
             break;
         }
         if (pid == 0) { /* worker */
+            /* it dies with the bench (a bench stopped at its hard deadline, or killed, takes its
+               workers with it) */
+            if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {
+                _exit(1);
+            }
             tpCli_WatchdogAfterFork();
             close(pfd[0]);
             for (int j = 0; j < started; ++j) {

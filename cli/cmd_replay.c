@@ -29,6 +29,8 @@ static void replay_usage(FILE *f)
                "                  (the domain's max_static_penetration for a body in static geometry,\n"
                "                  max_body_penetration between moving bodies; 5 mm by default)\n"
                "  --tolerance M   check both kinds of pair against M metres instead (0 = no limit)\n"
+               "  --load-time-limit S, --call-time-limit S   the script's time limits, as in 'tplan plan'\n"
+               "                  (default 10 s each)\n"
                "  --hard-deadline S  stop S s after the start, whatever it is doing (exit 4; default: none;\n"
                "                  the plan's script still running 10 s + 10 %% past one of its time\n"
                "                  limits is stopped so in any case)\n"
@@ -124,6 +126,7 @@ typedef struct ReplayOpts {
     bool all, quiet, check;
     double tolerance; /* --tolerance: both limits; < 0 (default): the plan's recorded limits */
     double hard_deadline; /* --hard-deadline S; 0 = none */
+    double load_time_limit, call_time_limit; /* 0: the defaults */
 } ReplayOpts;
 
 /* Parses the options into o: -1 to go on, else the exit code (--help, a bad option). */
@@ -138,6 +141,8 @@ static int replay_parse(int argc, char **argv, ReplayOpts *o)
         {"check", no_argument, NULL, OPT_CHECK},
         {"tolerance", required_argument, NULL, OPT_TOLERANCE},
         {"hard-deadline", required_argument, NULL, TP_OPT_HARD_DEADLINE},
+        {"load-time-limit", required_argument, NULL, TP_OPT_LOAD_TIME_LIMIT},
+        {"call-time-limit", required_argument, NULL, TP_OPT_CALL_TIME_LIMIT},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -161,6 +166,13 @@ static int replay_parse(int argc, char **argv, ReplayOpts *o)
             break;
         case OPT_CHECK:
             o->check = true;
+            break;
+        case TP_OPT_LOAD_TIME_LIMIT:
+        case TP_OPT_CALL_TIME_LIMIT:
+            if (!tpCli_ParseDouble(args.name, args.value, 0, true, TP_RUN_MAX_SCRIPT_TIME,
+                                   c == TP_OPT_LOAD_TIME_LIMIT ? &o->load_time_limit : &o->call_time_limit)) {
+                return TP_EXIT_BAD_INPUT;
+            }
             break;
         case TP_OPT_HARD_DEADLINE:
             if (!tpCli_ParseDouble(args.name, args.value, 0, false, INFINITY, &o->hard_deadline)) {
@@ -216,6 +228,12 @@ static tpScript *replay_load(const ReplayOpts *o, const tpPlanRecord *rec, tpScr
     }
     tpScriptDef sdef = tpDefaultScriptDef();
     tpCli_WatchScript(&sdef); /* a plan from a stranger runs its script: the hard deadline holds */
+    if (o->load_time_limit > 0) {
+        sdef.load_time_limit = o->load_time_limit;
+    }
+    if (o->call_time_limit > 0) {
+        sdef.call_time_limit = o->call_time_limit;
+    }
     sdef.params = params.items;
     sdef.nparams = params.n;
     if (embedded) {

@@ -119,6 +119,7 @@ bool tpCli_WatchdogStart(const char *label, double hard_deadline)
 
 void tpCli_WatchdogAfterFork(void)
 {
+    s_total = 0; /* the command's deadline is the parent's, and the child dies with it: one line */
     if (s_running && !start_thread()) {
         _exit(TP_EXIT_FAILURE); /* a worker without its deadline could run for ever */
     }

@@ -4,7 +4,8 @@
  * inside C is out of its sight, and a script could hold the CPU for ever with one line —
  * string.find(("a"):rep(1e6), ("a*"):rep(30) .. "b") backtracks exponentially, string.rep("", n)
  * loops n times producing nothing, table.move({}, 1, 1e14, 2) moves 1e14 nils, table.insert or
- * table.sort on a table whose __len says 2^31 shift or sort that many elements. Each is replaced
+ * table.sort on a table whose __len says 2^31 shift or sort that many elements (and table.concat
+ * reads that many through a C __index, for as long as the memory lasts). Each is replaced
  * here by a version that calls tplCheckLimits as it goes (every TPL_CHECK_EVERY steps), so it
  * stops at the armed deadline with the usual "file:line: time limit exceeded (...)".
  *
@@ -748,6 +749,48 @@ static int tplTableRemove(lua_State *L)
     return 1;
 }
 
+/* table.concat: the standard one (upvalue 1) on TPL_CHECK_EVERY elements at a time, the pieces
+ * joined with sep, a check between two: with a __len that says 2^40 and an __index that is a C
+ * function, one call of the standard one reads elements until the memory limit, for many
+ * seconds. Same result and errors (the pieces are the same ranges of absolute indices). */
+static int tplTableConcat(lua_State *L)
+{
+    tplCheckTab(L, 1, true, false);
+    size_t lsep;
+    luaL_optlstring(L, 2, "", &lsep);
+    lua_Integer i = luaL_optinteger(L, 3, 1);
+    lua_settop(L, 4);
+    lua_Integer last = lua_isnoneornil(L, 4) ? luaL_len(L, 1) : luaL_checkinteger(L, 4);
+    if (i > last || (lua_Unsigned)last - (lua_Unsigned)i < TPL_CHECK_EVERY) {
+        lua_pushvalue(L, lua_upvalueindex(1));
+        lua_pushvalue(L, 1);
+        lua_pushvalue(L, 2);
+        lua_pushinteger(L, i);
+        lua_pushinteger(L, last);
+        lua_call(L, 4, 1);
+        return 1;
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (lua_Integer from = i;; from += TPL_CHECK_EVERY) {
+        lua_Integer to = (lua_Unsigned)last - (lua_Unsigned)from < TPL_CHECK_EVERY ? last : from + TPL_CHECK_EVERY - 1;
+        if (from > i && lsep > 0)
+            luaL_addlstring(&b, lua_tostring(L, 2), lsep);
+        lua_pushvalue(L, lua_upvalueindex(1));
+        lua_pushvalue(L, 1);
+        lua_pushvalue(L, 2);
+        lua_pushinteger(L, from);
+        lua_pushinteger(L, to);
+        lua_call(L, 4, 1);
+        luaL_addvalue(&b);
+        tplCheckLimits(L);
+        if (to == last)
+            break;
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
 /* Replaces field name of the table at idx by fn, with the old value as upvalue 1. */
 static void tplReplace(lua_State *L, int idx, const char *name, lua_CFunction fn, bool keep_old)
 {
@@ -774,5 +817,6 @@ void tplOpenBounded(lua_State *L)
     tplReplace(L, -1, "move", tplTableMove, true);
     tplReplace(L, -1, "insert", tplTableInsert, false);
     tplReplace(L, -1, "remove", tplTableRemove, false);
+    tplReplace(L, -1, "concat", tplTableConcat, true);
     lua_pop(L, 1);
 }
