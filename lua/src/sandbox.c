@@ -11,10 +11,16 @@
  *  - time: a count hook (every TPL_HOOK_EVERY VM instructions) compares the clock with the
  *    armed deadline: the script's top level has the load limit, every callback during
  *    planning the call limit (and the run's --time-limit when it comes first);
- *  - once a limit has tripped the state is poisoned: pcall, xpcall, coroutine.resume and
- *    coroutine.close re-raise the limit error, so a script cannot catch it and go on;
- *  - __gc metamethods are refused (Lua runs finalizers with hooks off: an endless loop there
- *    could not be stopped). */
+ *  - once a limit has tripped the state is poisoned: pcall, xpcall, coroutine.resume,
+ *    coroutine.close and coroutine.wrap's functions re-raise the limit error, so a script cannot
+ *    catch it and go on;
+ *  - no script code runs where Lua has hooks off: __gc metamethods are refused (Lua runs
+ *    finalizers with hooks off), the script's xpcall handler is not called for a limit error
+ *    (Lua calls it from inside our hook), a coroutine stopped inside the hook is never closed
+ *    (Lua leaves it with hooks off: its __close would run unchecked);
+ *  - the library functions that loop in C out of the hook's sight are bounded (bounded.c);
+ *  - each arm of the deadline is reported to the host (tpScriptDef.on_deadline), whose hard
+ *    deadline stops what nothing above can (a C call nobody checks). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "lua_internal.h"
 
