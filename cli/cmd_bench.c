@@ -56,7 +56,8 @@ static void bench_usage(FILE *f)
                "  -h, --help          this help\n"
                "\n"
                "exit status: 0 every row ran, 3 some domain was not found or failed (the others ran and\n"
-               "the files were written), 2 bad options, 1 cannot write an output file or plot.\n");
+               "the files were written), 2 bad options, 1 cannot write an output file or plot, 4 a\n"
+               "domain's script ran 10 s + 10 %% past one of its time limits (the hard deadline).\n");
 }
 
 /* Table 1 of the paper (Pentium 4): average time (s) and nodes; NaN / -1 = not reported. */
