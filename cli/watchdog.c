@@ -10,7 +10,6 @@
  *  - the command has been running longer than --hard-deadline S.
  * The thread touches only atomics and the clock until it fires (no lock held across fork: a
  * forked worker restarts its own with tpCli_WatchdogAfterFork). */
-#define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
