@@ -158,24 +158,27 @@ static const char *tplMatchBalance(tplMatch *ms, const char *s, const char *p)
     const char *start = s;
     int b = *p, e = *(p + 1), cont = 1;
     while (++s < ms->src_end) {
+        if (((s - start) & 0xFFFF) == 0) /* a check every 64 Ki characters of a long scan */
+            tplStep(ms, 0x10000);
         if (*s == e) {
             if (--cont == 0) {
-                tplStep(ms, (size_t)(s - start));
+                tplStep(ms, (size_t)((s - start) & 0xFFFF));
                 return s + 1;
             }
         } else if (*s == b)
             cont++;
     }
-    tplStep(ms, (size_t)(s - start));
+    tplStep(ms, (size_t)((s - start) & 0xFFFF));
     return NULL;
 }
 
 static const char *tplMaxExpand(tplMatch *ms, const char *s, const char *p, const char *ep)
 {
     ptrdiff_t i = 0;
-    while (tplSingleMatch(ms, s + i, p, ep))
-        i++;
-    tplStep(ms, (size_t)i);
+    while (tplSingleMatch(ms, s + i, p, ep)) /* a check every 64 Ki characters of a long run */
+        if ((++i & 0xFFFF) == 0)
+            tplStep(ms, 0x10000);
+    tplStep(ms, (size_t)(i & 0xFFFF));
     for (; i >= 0; i--) { /* the longest repetition first, then one less */
         const char *res = tplDoMatch(ms, s + i, ep + 1);
         if (res)
