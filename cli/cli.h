@@ -162,7 +162,8 @@ typedef struct tpCliPlanOpts {
 /// service's SVC_HARD_GRACE
 #define TP_CLI_HARD_GRACE 10.0
 /// Starts the hard-deadline thread of a command that runs scripts (watchdog.c): from now on the
-/// process ends with one line naming `label` and TP_EXIT_HARD_DEADLINE when a script watched with
+/// process ends with one line naming `label` (NULL: the script that overran, by the name or path of
+/// its definition) and TP_EXIT_HARD_DEADLINE when a script watched with
 /// tpCli_WatchScript runs TP_CLI_HARD_GRACE s + 10 % past its armed time limit, or (hard_deadline
 /// > 0) hard_deadline s after this call. False (logged) if the thread cannot be started.
 bool tpCli_WatchdogStart(const char *label, double hard_deadline);
@@ -170,8 +171,9 @@ bool tpCli_WatchdogStart(const char *label, double hard_deadline);
 /// its scripts' limits; --hard-deadline stays the parent's, so the child must die with its parent
 /// (PR_SET_PDEATHSIG).
 void tpCli_WatchdogAfterFork(void);
-/// Has def report its time limits to the watchdog (tpScriptDef.on_deadline); without a started
-/// watchdog this only stores two numbers.
+/// Has def report its time limits to the watchdog (tpScriptDef.on_deadline; set def's name or path
+/// first: the message may name it, so it must outlive the script); without a started watchdog this
+/// only stores three values.
 void tpCli_WatchScript(tpScriptDef *def);
 /// The tpScriptDef.on_deadline of tpCli_WatchScript.
 void tpCli_WatchdogOnDeadline(void *user, double armed, double deadline);

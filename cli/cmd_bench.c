@@ -903,7 +903,7 @@ static int bench_main(int argc, char **argv, bool *mpi_started)
     if (code >= 0) {
         return code;
     }
-    if (!tpCli_WatchdogStart("bench", 0)) { /* a domain's script past its time limits ends the bench */
+    if (!tpCli_WatchdogStart(NULL, 0)) { /* a domain's script past its time limits ends the bench */
         return TP_EXIT_FAILURE;
     }
     if (b.quiet) {

@@ -227,7 +227,6 @@ static tpScript *replay_load(const ReplayOpts *o, const tpPlanRecord *rec, tpScr
         return NULL;
     }
     tpScriptDef sdef = tpDefaultScriptDef();
-    tpCli_WatchScript(&sdef); /* a plan from a stranger runs its script: the hard deadline holds */
     if (o->load_time_limit > 0) {
         sdef.load_time_limit = o->load_time_limit;
     }
@@ -247,6 +246,7 @@ static tpScript *replay_load(const ReplayOpts *o, const tpPlanRecord *rec, tpScr
         sdef.path = path;
         sdef.name = tpCli_DomainName(want, path);
     }
+    tpCli_WatchScript(&sdef); /* a plan from a stranger runs its script: the hard deadline holds */
     char err[2048] = "";
     tpScript *script = tpCreateScript(&sdef, err, sizeof err);
     if (!script && !print_override_error(o->plan_path, &params, err)) {

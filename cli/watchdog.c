@@ -27,24 +27,27 @@
  * read by the watchdog: a sequence count around the two stores (odd = being written). */
 static atomic_uint s_seq;
 static _Atomic double s_armed, s_deadline;
+static _Atomic(const char *) s_script; /* tpScriptDef.path of the armed script (its caller's string) */
 /* Set before the thread starts, then read only. */
 static double s_started, s_total; /* the command's start, its --hard-deadline (s; 0 = none) */
-static char s_label[1024];        /* what the message names: the script or plan */
+static char s_label[1024];        /* what the message names: the script or plan; "" = s_script */
 static bool s_running;
 
 void tpCli_WatchdogOnDeadline(void *user, double armed, double deadline)
 {
-    (void)user;
     atomic_fetch_add(&s_seq, 1);
     atomic_store(&s_armed, armed);
     atomic_store(&s_deadline, deadline);
+    atomic_store(&s_script, (const char *)user);
     atomic_fetch_add(&s_seq, 1);
 }
 
 static void fire(const char *msg)
 {
     char line[2048];
-    int n = snprintf(line, sizeof line, "tplan: error: %s: %s\n", s_label, msg);
+    const char *script = atomic_load(&s_script);
+    int n = snprintf(line, sizeof line, "tplan: error: %s: %s\n", s_label[0] ? s_label : script ? script : "tplan",
+                     msg);
     tpFile_RemoveTemps();
     if (n > 0) {
         ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
@@ -108,7 +111,7 @@ bool tpCli_WatchdogStart(const char *label, double hard_deadline)
     }
     s_started = tpClock_Now();
     s_total = hard_deadline;
-    tpStrCopy(s_label, sizeof s_label, label ? label : "tplan");
+    tpStrCopy(s_label, sizeof s_label, label ? label : "");
     s_running = start_thread();
     if (!s_running) {
         tpLog(TP_LOG_ERROR, "cannot start the hard-deadline thread");
@@ -127,5 +130,5 @@ void tpCli_WatchdogAfterFork(void)
 void tpCli_WatchScript(tpScriptDef *def)
 {
     def->on_deadline = tpCli_WatchdogOnDeadline;
-    def->on_deadline_user = NULL;
+    def->on_deadline_user = (void *)(def->name ? def->name : def->path); /* the caller's: outlives the run */
 }

@@ -234,6 +234,18 @@ static void overdue_script(double unused)
     }
 }
 
+/* The same with no label (bench): the message names the script that overran. */
+static void overdue_unlabelled(double unused)
+{
+    (void)unused;
+    assert_true(tpCli_WatchdogStart(NULL, 0));
+    double now = tpClock_Now();
+    tpCli_WatchdogOnDeadline((void *)"domains/dice.lua", now - 30, now - 20);
+    for (;;) {
+        pause();
+    }
+}
+
 static void hard_deadline_only(double seconds)
 {
     assert_true(tpCli_WatchdogStart("unit.plan.json", seconds));
@@ -255,6 +267,9 @@ static void test_watchdog(void **state)
     assert_non_null(strstr(out, "stopped at the hard deadline (the limit plus 10 s + 10 %)"));
     assert_non_null(strchr(out, '\n'));
     assert_int_equal(strchr(out, '\n')[1], '\0'); /* one line */
+    assert_int_equal(in_child(overdue_unlabelled, 0, out, sizeof out), TP_EXIT_HARD_DEADLINE);
+    assert_non_null(strstr(out, "tplan: error: domains/dice.lua: the script ran 30."));
+    assert_non_null(strstr(out, "s past its time limit of 10 s"));
     assert_int_equal(in_child(hard_deadline_only, 0.01, out, sizeof out), TP_EXIT_HARD_DEADLINE);
     assert_non_null(strstr(out, "tplan: error: unit.plan.json: still running "));
     assert_non_null(strstr(out, "s after the start: stopped at the hard deadline (--hard-deadline 0.01)\n"));
