@@ -29,6 +29,8 @@ enum {
     TP_EXIT_FAILURE = 1,     /* internal failure, or replay mismatch */
     TP_EXIT_BAD_INPUT = 2,   /* bad command line, script error, bad or corrupt file */
     TP_EXIT_APPROXIMATE = 3, /* planner found no solution, returned the best node */
+    TP_EXIT_HARD_DEADLINE = 4, /* stopped at the hard deadline (watchdog.c): a script ran far past its
+                                  time limit in a call the limit could not stop, or --hard-deadline */
 };
 
 #define TP_MAX_PARAMS 64
@@ -52,6 +54,7 @@ enum {
     TP_OPT_LOAD_TIME_LIMIT,
     TP_OPT_CALL_TIME_LIMIT,
     TP_OPT_SEARCH_MEMORY,
+    TP_OPT_HARD_DEADLINE, /* --hard-deadline S: plan, replay, bench (not a planner option) */
     TP_OPT_FIRST_FREE, /* first code a subcommand may use for its own options */
 };
 
@@ -154,6 +157,26 @@ typedef struct tpCliPlanOpts {
     bool warn;      /* tpCli_PlanRun prints the domain's warnings once the script is loaded (before planning) */
     FILE *print_to; /* the script's print() (tpScriptDef.print_to); NULL = stderr */
 } tpCliPlanOpts;
+
+/// s past an armed script time limit (plus 10 % of the limit) at which the process is stopped: the
+/// service's SVC_HARD_GRACE
+#define TP_CLI_HARD_GRACE 10.0
+/// Starts the hard-deadline thread of a command that runs scripts (watchdog.c): from now on the
+/// process ends with one line naming `label` (NULL: the script that overran, by the name or path of
+/// its definition) and TP_EXIT_HARD_DEADLINE when a script watched with
+/// tpCli_WatchScript runs TP_CLI_HARD_GRACE s + 10 % past its armed time limit, or (hard_deadline
+/// > 0) hard_deadline s after this call. False (logged) if the thread cannot be started.
+bool tpCli_WatchdogStart(const char *label, double hard_deadline);
+/// In a forked child that runs scripts: its own watchdog thread (fork keeps only the caller's), for
+/// its scripts' limits; --hard-deadline stays the parent's, so the child must die with its parent
+/// (PR_SET_PDEATHSIG).
+void tpCli_WatchdogAfterFork(void);
+/// Has def report its time limits to the watchdog (tpScriptDef.on_deadline; set def's name or path
+/// first: the message may name it, so it must outlive the script); without a started watchdog this
+/// only stores three values.
+void tpCli_WatchScript(tpScriptDef *def);
+/// The tpScriptDef.on_deadline of tpCli_WatchScript.
+void tpCli_WatchdogOnDeadline(void *user, double armed, double deadline);
 
 /// Zeroes o and sets its run definition's defaults (tplan_run_def_init).
 void tpCli_PlanOptsInit(tpCliPlanOpts *o);

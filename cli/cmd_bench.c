@@ -8,6 +8,7 @@
 #include <string.h>
 #include <errno.h>
 #include <sys/resource.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,7 +56,8 @@ static void bench_usage(FILE *f)
                "  -h, --help          this help\n"
                "\n"
                "exit status: 0 every row ran, 3 some domain was not found or failed (the others ran and\n"
-               "the files were written), 2 bad options, 1 cannot write an output file or plot.\n");
+               "the files were written), 2 bad options, 1 cannot write an output file or plot, 4 a\n"
+               "domain's script ran 10 s + 10 %% past one of its time limits (the hard deadline).\n");
 }
 
 /* Table 1 of the paper (Pentium 4): average time (s) and nodes; NaN / -1 = not reported. */
@@ -525,6 +527,7 @@ static bool bench_parallel(const char *path, const tpScriptParam *params, int np
             ok = false;
             break;
         }
+        const pid_t parent = getpid();
         pid_t pid = fork();
         if (pid < 0) {
             close(pfd[0]);
@@ -533,6 +536,12 @@ static bool bench_parallel(const char *path, const tpScriptParam *params, int np
             break;
         }
         if (pid == 0) { /* worker */
+            /* it dies with the bench (a bench stopped at its hard deadline, or killed, takes its
+               workers with it) */
+            if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {
+                _exit(1);
+            }
+            tpCli_WatchdogAfterFork();
             close(pfd[0]);
             for (int j = 0; j < started; ++j) {
                 close(fds[j]);
@@ -893,6 +902,9 @@ static int bench_main(int argc, char **argv, bool *mpi_started)
     int code = bench_parse(argc, argv, &b);
     if (code >= 0) {
         return code;
+    }
+    if (!tpCli_WatchdogStart(NULL, 0)) { /* a domain's script past its time limits ends the bench */
+        return TP_EXIT_FAILURE;
     }
     if (b.quiet) {
         tpLog_SetLevel(TP_LOG_WARN);

@@ -39,6 +39,9 @@ static void plan_usage(FILE *f)
                "  --call-time-limit S wall time for one Lua callback while planning (default 10)\n"
                "  --search-memory MB  memory the search (tree and index) may hold; reached, planning stops\n"
                "                      with what it found, as at --max-iters (default: no bound)\n"
+               "  --hard-deadline S   stop the command S s after it started, whatever it is doing (exit 4;\n"
+               "                      default: none; a script still running 10 s + 10 %% past one of its\n"
+               "                      time limits is stopped so in any case)\n"
                "  --set NAME=VALUE    override a script parameter read with tp.param (repeatable)\n"
                "  -o, --out FILE      plan file to write (default: <domain name>.plan.json)\n"
                "  --no-out            do not write a plan file\n"
@@ -49,7 +52,7 @@ static void plan_usage(FILE *f)
                "  -h, --help          this help\n"
                "\n"
                "exit status: 0 solved, 3 approximate (no solution; the best node by the domain's quality\n"
-               "metric is written), 2 bad input, 1 internal failure.\n");
+               "metric is written), 2 bad input, 1 internal failure, 4 stopped at the hard deadline.\n");
 }
 
 typedef struct ProgressState {
@@ -271,6 +274,7 @@ typedef struct PlanCmd {
     const char *domain_arg, *out, *tree_out;
     bool no_out, quiet, view, mpi;
     long long view_quit, jobs;
+    double hard_deadline; /* --hard-deadline S; 0 = none */
     tpCliParams params;
     tpCliPlanOpts o; /* the run definition and what the program adds to a run */
 } PlanCmd;
@@ -292,6 +296,7 @@ static int plan_parse(int argc, char **argv, PlanCmd *p)
         {"view-quit-after", required_argument, NULL, OPT_VIEW_QUIT},
         {"jobs", required_argument, NULL, OPT_JOBS},
         {"mpi", no_argument, NULL, OPT_MPI},
+        {"hard-deadline", required_argument, NULL, TP_OPT_HARD_DEADLINE},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -338,6 +343,11 @@ static int plan_parse(int argc, char **argv, PlanCmd *p)
             break;
         case OPT_MPI:
             p->mpi = true;
+            break;
+        case TP_OPT_HARD_DEADLINE:
+            if (!tpCli_ParseDouble("--hard-deadline", v, 0, false, INFINITY, &p->hard_deadline)) {
+                return TP_EXIT_BAD_INPUT;
+            }
             break;
         case OPT_VIEW_QUIT:
             if (!tpCli_ParseInt("--view-quit-after", v, 1, 1000000000, &p->view_quit)) {
@@ -425,6 +435,9 @@ int tpCmd_Plan(int argc, char **argv)
         return TP_EXIT_BAD_INPUT;
     }
     p.o.name = tpCli_DomainName(p.domain_arg, path); /* a built-in is named "maze.lua", not by its install path */
+    if (!tpCli_WatchdogStart(p.o.name ? p.o.name : path, p.hard_deadline)) {
+        return TP_EXIT_FAILURE;
+    }
     /* before planning: an output must not replace the script, nor another output (nor, once the
        script has run, a file it read: tpCli_PlanRun) */
     const tpCliFile files[] = {

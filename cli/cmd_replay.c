@@ -1,6 +1,7 @@
 /* tplan replay: re-run a plan's recorded controls through the domain and check every state
  * bit for bit, then check the goal. */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +29,17 @@ static void replay_usage(FILE *f)
                "                  (the domain's max_static_penetration for a body in static geometry,\n"
                "                  max_body_penetration between moving bodies; 5 mm by default)\n"
                "  --tolerance M   check both kinds of pair against M metres instead (0 = no limit)\n"
+               "  --load-time-limit S, --call-time-limit S   the script's time limits, as in 'tplan plan'\n"
+               "                  (default 10 s each)\n"
+               "  --hard-deadline S  stop S s after the start, whatever it is doing (exit 4; default: none;\n"
+               "                  the plan's script still running 10 s + 10 %% past one of its time\n"
+               "                  limits is stopped so in any case)\n"
                "  -q, --quiet     print nothing but errors\n"
                "  -h, --help      this help\n"
                "\n"
                "exit status: 0 everything matches, 1 a state differs, the goal does not hold (the first\n"
                "differing step is printed) or --check found a pair deeper than its limit, 2 bad input\n"
-               "(unreadable plan, script error).\n");
+               "(unreadable plan, script error), 4 stopped at the hard deadline.\n");
 }
 
 /* Rebuilds --set parameters from the plan's "overrides" object. Strings point into `json`, or
@@ -119,6 +125,8 @@ typedef struct ReplayOpts {
     const char *plan_path, *domain_override;
     bool all, quiet, check;
     double tolerance; /* --tolerance: both limits; < 0 (default): the plan's recorded limits */
+    double hard_deadline; /* --hard-deadline S; 0 = none */
+    double load_time_limit, call_time_limit; /* 0: the defaults */
 } ReplayOpts;
 
 /* Parses the options into o: -1 to go on, else the exit code (--help, a bad option). */
@@ -132,6 +140,9 @@ static int replay_parse(int argc, char **argv, ReplayOpts *o)
         {"all", no_argument, NULL, OPT_ALL},
         {"check", no_argument, NULL, OPT_CHECK},
         {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+        {"hard-deadline", required_argument, NULL, TP_OPT_HARD_DEADLINE},
+        {"load-time-limit", required_argument, NULL, TP_OPT_LOAD_TIME_LIMIT},
+        {"call-time-limit", required_argument, NULL, TP_OPT_CALL_TIME_LIMIT},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -155,6 +166,18 @@ static int replay_parse(int argc, char **argv, ReplayOpts *o)
             break;
         case OPT_CHECK:
             o->check = true;
+            break;
+        case TP_OPT_LOAD_TIME_LIMIT:
+        case TP_OPT_CALL_TIME_LIMIT:
+            if (!tpCli_ParseDouble(args.name, args.value, 0, true, TP_RUN_MAX_SCRIPT_TIME,
+                                   c == TP_OPT_LOAD_TIME_LIMIT ? &o->load_time_limit : &o->call_time_limit)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            break;
+        case TP_OPT_HARD_DEADLINE:
+            if (!tpCli_ParseDouble(args.name, args.value, 0, false, INFINITY, &o->hard_deadline)) {
+                return TP_EXIT_BAD_INPUT;
+            }
             break;
         case OPT_TOLERANCE:
             if (!tpCli_ParseDouble(args.name, args.value, 0, false, 1000, &o->tolerance)) {
@@ -204,6 +227,12 @@ static tpScript *replay_load(const ReplayOpts *o, const tpPlanRecord *rec, tpScr
         return NULL;
     }
     tpScriptDef sdef = tpDefaultScriptDef();
+    if (o->load_time_limit > 0) {
+        sdef.load_time_limit = o->load_time_limit;
+    }
+    if (o->call_time_limit > 0) {
+        sdef.call_time_limit = o->call_time_limit;
+    }
     sdef.params = params.items;
     sdef.nparams = params.n;
     if (embedded) {
@@ -217,6 +246,7 @@ static tpScript *replay_load(const ReplayOpts *o, const tpPlanRecord *rec, tpScr
         sdef.path = path;
         sdef.name = tpCli_DomainName(want, path);
     }
+    tpCli_WatchScript(&sdef); /* a plan from a stranger runs its script: the hard deadline holds */
     char err[2048] = "";
     tpScript *script = tpCreateScript(&sdef, err, sizeof err);
     if (!script && !print_override_error(o->plan_path, &params, err)) {
@@ -292,6 +322,9 @@ int tpCmd_Replay(int argc, char **argv)
     int code = replay_parse(argc, argv, &o);
     if (code >= 0) {
         return code;
+    }
+    if (!tpCli_WatchdogStart(o.plan_path, o.hard_deadline)) {
+        return TP_EXIT_FAILURE;
     }
     char err[2048] = "";
     tpPlanRecord rec;

@@ -61,7 +61,8 @@ static void usage(FILE *f)
                "  --version       print the version\n"
                "\n"
                "exit status: 0 success/solved, 1 internal failure or replay mismatch,\n"
-               "             2 bad input (command line, script, file), 3 approximate plan only.\n"
+               "             2 bad input (command line, script, file), 3 approximate plan only,\n"
+               "             4 stopped at the hard deadline.\n"
                "Run 'tplan <command> --help' for the options of a command. Docs: docs/cli.md.\n");
 }
 

@@ -567,6 +567,7 @@ int tpPar_PlanFork(const tpParTask *task, tpParOutcome *out, char *err, size_t e
             if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {
                 _exit(1);
             }
+            tpCli_WatchdogAfterFork(); /* its own script's limits: the coordinator's thread is not here */
             for (int j = 0; j < started; ++j) {
                 close(f.to_worker[j]);
                 close(f.from_worker[j]);

@@ -109,6 +109,7 @@ tpScriptDef tpCli_ScriptDef(const tpCliPlanOpts *o, const char *path, const tpSc
     tpScriptDef def = tpRun_ScriptDef(&o->run, path, o->source, o->source_len, params, nparams);
     def.name = o->name;
     def.print_to = o->print_to;
+    tpCli_WatchScript(&def);
     return def;
 }
 

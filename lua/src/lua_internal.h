@@ -267,6 +267,8 @@ typedef struct tplLimits {
     const tpScriptFile *embedded;
     int nembedded;
     FILE *print_to; /* print()'s stream (tpScriptDef.print_to); NULL = stderr */
+    void (*on_deadline)(void *user, double armed, double deadline); /* tpScriptDef.on_deadline */
+    void *on_deadline_user;
 } tplLimits;
 
 /// lua_Alloc counting into the tplLimits ud and refusing to grow past max_bytes.
@@ -292,6 +294,13 @@ void tplUncharge(lua_State *L, size_t bytes);
 /// Trips the time limit from a C function that checked the deadline itself (a long
 /// computation out of the hook's sight) and raises "file:line: time limit exceeded (...)".
 int tplLimitExceeded(lua_State *L);
+/// For C functions that loop without running Lua instructions (the bounded string and table
+/// functions of bounded.c): raises the limit error when a limit has tripped or the armed
+/// deadline has passed, as the hook would.
+void tplCheckLimits(lua_State *L);
+/// Replaces the library functions that can loop long in one C call (string matching, string.rep,
+/// table.move/insert/remove/sort) by versions that call tplCheckLimits as they go (bounded.c).
+void tplOpenBounded(lua_State *L);
 /// The message of the error at idx, or the limit's message when a limit tripped.
 const char *tplErrorText(lua_State *L, int idx);
 /// Pushes "<script dir><name>" for a data file a script names; raises (naming `what`) when

@@ -11,10 +11,16 @@
  *  - time: a count hook (every TPL_HOOK_EVERY VM instructions) compares the clock with the
  *    armed deadline: the script's top level has the load limit, every callback during
  *    planning the call limit (and the run's --time-limit when it comes first);
- *  - once a limit has tripped the state is poisoned: pcall, xpcall, coroutine.resume and
- *    coroutine.close re-raise the limit error, so a script cannot catch it and go on;
- *  - __gc metamethods are refused (Lua runs finalizers with hooks off: an endless loop there
- *    could not be stopped). */
+ *  - once a limit has tripped the state is poisoned: pcall, xpcall, coroutine.resume,
+ *    coroutine.close and coroutine.wrap's functions re-raise the limit error, so a script cannot
+ *    catch it and go on;
+ *  - no script code runs where Lua has hooks off: __gc metamethods are refused (Lua runs
+ *    finalizers with hooks off), the script's xpcall handler is not called for a limit error
+ *    (Lua calls it from inside our hook), a coroutine stopped inside the hook is never closed
+ *    (Lua leaves it with hooks off: its __close would run unchecked);
+ *  - the library functions that loop in C out of the hook's sight are bounded (bounded.c);
+ *  - each arm of the deadline is reported to the host (tpScriptDef.on_deadline), whose hard
+ *    deadline stops what nothing above can (a C call nobody checks). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "lua_internal.h"
 
@@ -114,7 +120,9 @@ static int tplTripFromC(lua_State *L, int kind)
     if (!lim->tripped) {
         lua_Debug ar;
         char where[sizeof lim->where] = "";
-        if (lua_getstack(L, 1, &ar))
+        /* the nearest script line: the caller may be a library function (table.sort's comparison
+         * is called by table.sort) */
+        for (int level = 1; !where[0] && lua_getstack(L, level, &ar); level++)
             tplRunningWhere(L, &ar, where, sizeof where);
         lim->tripped = kind;
         if (kind == TPL_TRIP_MEMORY)
@@ -159,11 +167,16 @@ void tplArm(lua_State *L, double seconds, const char *what)
     }
     lim->deadline = d;
     lim->deadline_what = w;
+    if (lim->on_deadline)
+        lim->on_deadline(lim->on_deadline_user, now, d);
 }
 
 void tplDisarm(lua_State *L)
 {
-    tplGetLimits(L)->deadline = 0;
+    tplLimits *lim = tplGetLimits(L);
+    lim->deadline = 0;
+    if (lim->on_deadline)
+        lim->on_deadline(lim->on_deadline_user, 0, 0);
 }
 
 const char *tplErrorText(lua_State *L, int idx)
@@ -177,6 +190,15 @@ const char *tplErrorText(lua_State *L, int idx)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Wrapped base functions                                                                      */
+
+void tplCheckLimits(lua_State *L)
+{
+    tplLimits *lim = tplGetLimits(L);
+    if (lim->tripped)
+        tplRethrow(L);
+    if (lim->deadline > 0 && tpClock_Now() > lim->deadline)
+        tplTripFromC(L, TPL_TRIP_TIME);
+}
 
 /* Continuation of pcall / xpcall (as lbaselib's finishpcall), re-raising a tripped limit. */
 static int tplFinishPcall(lua_State *L, int status, lua_KContext extra)
@@ -199,10 +221,32 @@ static int tplPcall(lua_State *L)
     return tplFinishPcall(L, status, 0);
 }
 
+/* The message handler xpcall installs in place of the script's (upvalue 1). Lua calls a message
+ * handler from inside the function that raised the error: for a limit error that is our hook,
+ * and Lua runs a hook with hooks off, so the script's handler would run there with no time limit
+ * (an endless loop in it was never stopped). Once a limit has tripped the handler's result is
+ * thrown away anyway (tplFinishPcall raises the limit again), so it is not called at all. */
+static int tplXpcallHandler(lua_State *L)
+{
+    tplLimits *lim = tplGetLimits(L);
+    if (lim->tripped) {
+        lua_pushstring(L, lim->msg);
+        return 1;
+    }
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, 1);
+    return 1;
+}
+
 static int tplXpcall(lua_State *L)
 {
     int n = lua_gettop(L);
     luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, tplXpcallHandler, 1);
+    lua_replace(L, 2);
     lua_pushboolean(L, 1);
     lua_pushvalue(L, 1);
     lua_rotate(L, 3, 2);
@@ -210,15 +254,82 @@ static int tplXpcall(lua_State *L)
     return tplFinishPcall(L, status, 2);
 }
 
-/* coroutine.resume / coroutine.close: the original (upvalue 1), then the re-raise check. */
+/* coroutine.resume / coroutine.close: the original (upvalue 1), then the re-raise check.
+ * The check comes first too: a coroutine stopped by a limit error was stopped inside our hook,
+ * and Lua leaves such a coroutine with hooks off (lua_resume's error path does not undo the
+ * hook's "no hooks while a hook runs"), so closing it would run its pending __close metamethods
+ * with no time limit (a __close that called coroutine.close on it looped for ever). */
 static int tplCoWrapped(lua_State *L)
 {
+    tplRethrow(L);
     int n = lua_gettop(L);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, n, LUA_MULTRET);
     tplRethrow(L);
     return lua_gettop(L);
+}
+
+/* The function coroutine.wrap returns (upvalue 1: the coroutine), as lcorolib's, but a coroutine
+ * stopped by a limit is not closed: Lua's wrap closes a coroutine that failed (runs its pending
+ * __close metamethods) before raising the error again, and one stopped inside our hook has hooks
+ * off (see tplCoWrapped), so a looping __close there ran for ever. The limit error goes on as it
+ * is; other errors close the coroutine (hooks on) and get the caller's position, as in Lua. */
+static int tplCoWrapCall(lua_State *L)
+{
+    tplRethrow(L);
+    lua_State *co = lua_tothread(L, lua_upvalueindex(1));
+    int narg = lua_gettop(L);
+    lua_Debug ar;
+    bool dead = lua_status(co) != LUA_OK && lua_status(co) != LUA_YIELD;
+    bool suspended = !dead && co != L &&
+                     (lua_status(co) == LUA_YIELD || (!lua_getstack(co, 0, &ar) && lua_gettop(co) > 0));
+    if (lua_status(co) == LUA_OK && !lua_getstack(co, 0, &ar) && lua_gettop(co) == 0)
+        dead = true;
+    if (!suspended) {
+        luaL_where(L, 1);
+        lua_pushfstring(L, "cannot resume %s coroutine", dead ? "dead" : "non-suspended");
+        lua_concat(L, 2);
+        return lua_error(L);
+    }
+    if (!lua_checkstack(co, narg))
+        return luaL_error(L, "too many arguments to resume");
+    lua_xmove(L, co, narg);
+    int nres = 0;
+    int status = lua_resume(co, L, narg, &nres);
+    if (status == LUA_OK || status == LUA_YIELD) {
+        if (!lua_checkstack(L, nres + 1)) {
+            lua_pop(co, nres);
+            return luaL_error(L, "too many results to resume");
+        }
+        lua_xmove(co, L, nres);
+        return nres;
+    }
+    lua_xmove(co, L, 1);
+    tplRethrow(L); /* stopped by a limit: leave it unclosed (hooks off in it) */
+#if LUA_VERSION_RELEASE_NUM >= 50406
+    status = lua_closethread(co, L);
+#else
+    status = lua_resetthread(co);
+#endif
+    tplRethrow(L); /* a __close ran into a limit */
+    lua_xmove(co, L, 1);
+    if (status != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
+        luaL_where(L, 1);
+        lua_insert(L, -2);
+        lua_concat(L, 2);
+    }
+    return lua_error(L);
+}
+
+static int tplCoWrap(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_State *co = lua_newthread(L);
+    lua_pushvalue(L, 1);
+    lua_xmove(L, co, 1);
+    lua_pushcclosure(L, tplCoWrapCall, 1);
+    return 1;
 }
 
 /* setmetatable without __gc: Lua runs finalizers with hooks off, so a loop in one could hold
@@ -284,6 +395,24 @@ static int tplPrint(lua_State *L)
     return 0;
 }
 
+#define TPL_LOAD_PIECE 65536 /* bytes of a string chunk the parser gets at a time */
+
+/* The reader load() gets instead of a long string chunk (upvalue 1 the string, 2 the offset so
+ * far): the parser is one C call that can run for minutes on a few hundred MB of text, so it gets
+ * the text a piece at a time and the limits are checked between two pieces. */
+static int tplLoadPiece(lua_State *L)
+{
+    tplCheckLimits(L);
+    size_t len;
+    const char *src = lua_tolstring(L, lua_upvalueindex(1), &len);
+    size_t off = (size_t)lua_tointeger(L, lua_upvalueindex(2));
+    size_t n = len - off < TPL_LOAD_PIECE ? len - off : TPL_LOAD_PIECE;
+    lua_pushinteger(L, (lua_Integer)(off + n));
+    lua_replace(L, lua_upvalueindex(2));
+    lua_pushlstring(L, src + off, n);
+    return 1;
+}
+
 /* load() with the mode forced to text. Upvalue 1: the original load. */
 static int tplLoad(lua_State *L)
 {
@@ -291,12 +420,22 @@ static int tplLoad(lua_State *L)
     lua_settop(L, n > 4 ? 4 : (n < 2 ? 2 : n)); /* absent chunk name -> nil: load's default */
     int top = lua_gettop(L);
     lua_pushvalue(L, lua_upvalueindex(1));
-    lua_pushvalue(L, 1);
+    if (lua_type(L, 1) == LUA_TSTRING && lua_rawlen(L, 1) > TPL_LOAD_PIECE) {
+        if (lua_isnil(L, 2)) { /* a string chunk's default name is the string */
+            lua_pushstring(L, lua_tostring(L, 1));
+            lua_replace(L, 2);
+        }
+        lua_pushvalue(L, 1);
+        lua_pushinteger(L, 0);
+        lua_pushcclosure(L, tplLoadPiece, 2);
+    } else
+        lua_pushvalue(L, 1);
     lua_pushvalue(L, 2);
     lua_pushliteral(L, "t");
     if (n >= 4)
         lua_pushvalue(L, 4); /* an absent env differs from an explicit nil env */
     lua_call(L, n >= 4 ? 4 : 3, LUA_MULTRET);
+    tplRethrow(L); /* the reader stopped at a limit: load would return it as its error */
     return lua_gettop(L) - top;
 }
 
@@ -469,9 +608,12 @@ void tplOpenSandbox(lua_State *L)
         lua_setfield(L, -2, rnd[i]);
     }
     lua_pop(L, 1);
+    tplOpenBounded(L);
     lua_getfield(L, g, "coroutine");
     tplWrap(L, -1, "resume", tplCoWrapped);
     tplWrap(L, -1, "close", tplCoWrapped);
+    lua_pushcfunction(L, tplCoWrap);
+    lua_setfield(L, -2, "wrap");
     lua_pop(L, 1);
 
     static const tplAllowed allowed[] = {

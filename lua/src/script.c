@@ -577,6 +577,8 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
     }
     s->limits.max_bytes = def->memory_limit > 0 ? def->memory_limit : TP_SCRIPT_DEFAULT_MEMORY;
     s->limits.print_to = def->print_to;
+    s->limits.on_deadline = def->on_deadline;
+    s->limits.on_deadline_user = def->on_deadline_user;
     tpStrCopy(s->limits.path, sizeof s->limits.path, name);
     s->limits.call_seconds = def->call_time_limit > 0 ? def->call_time_limit : TP_SCRIPT_DEFAULT_CALL_TIME;
     s->limits.embedded = def->files;
@@ -697,6 +699,8 @@ void tpDestroyScript(tpScript *script)
 {
     if (!script)
         return;
+    if (script->limits.deadline > 0 && script->limits.on_deadline) /* failed while armed (a load error) */
+        script->limits.on_deadline(script->limits.on_deadline_user, 0, 0);
     if (script->L)
         lua_close(script->L); /* finalizes the tp.domain userdata: frees the domain */
     free(script->params_json);

@@ -471,6 +471,8 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
     job->version++;
     w->job = job->id;
     w->hard_deadline = now + limit + SVC_HARD_GRACE + 0.1 * limit;
+    w->job_started = now;
+    w->job_limit = limit;
     w->killed = false;
     svcStore_Update(svc, job);
     svcLog(svc, "job %lld running on worker %d (pid %d, time limit %.3g s)", (long long)job->id, wi, (int)w->pid,
@@ -729,8 +731,12 @@ static void check_deadlines(tpService *svc, double now)
         svcJob *job = w->job ? svcSched_Find(svc, w->job) : NULL;
         if (job && !job->cancel && now > w->hard_deadline) {
             char msg[256];
-            snprintf(msg, sizeof msg, "the job ran %.0f s past its time limit of %g s and was stopped",
-                     now - w->hard_deadline + SVC_HARD_GRACE, job->time_limit);
+            /* from when it was sent, against the limit it was given (the hard deadline adds
+               SVC_HARD_GRACE and 10 % of the limit: the overrun is both, and more when the
+               scheduler looked late) */
+            double ran = now - w->job_started;
+            snprintf(msg, sizeof msg, "the job ran %.0f s, %.0f s past its time limit of %g s, and was stopped", ran,
+                     ran - w->job_limit, w->job_limit);
             svcSched_Cancel(svc, job, "time_limit", msg);
         }
     }

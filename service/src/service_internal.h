@@ -82,6 +82,8 @@ typedef struct svcWorker {
     int64_t job;          /* the job it runs, 0 = idle */
     int64_t reserved_for; /* a job with "jobs" > 1 runs on another worker and counts this one too */
     double hard_deadline; /* tpClock time at which the job is killed (time_limit + grace) */
+    double job_started;   /* tpClock time the job was sent, and the limit it was given (the */
+    double job_limit;     /* effective one: a /v1/plan job's may be shorter), for the message */
     char *buf;            /* partial event line */
     size_t len, cap;
     bool killed; /* we sent SIGKILL (cancel or time limit): its death is not a crash */

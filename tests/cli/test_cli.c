@@ -1,7 +1,7 @@
 /* The tplan program's shared pieces (cli/cli_util.c, cli/plan_run.c) without running the
  * program: the getopt wrapper every subcommand uses, number parsing with ranges, the planner
  * options as a run definition (tplan_run_def), --set, output/input clashes, escaping, how a
- * built-in domain is named. */
+ * built-in domain is named, the hard deadline (cli/watchdog.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -194,6 +195,86 @@ static void test_check_files(void **state)
     rmdir(dir);
 }
 
+/* Runs fn in a child with stderr into a pipe: its exit status and what it wrote (into out). */
+static int in_child(void (*fn)(double), double arg, char *out, size_t cap)
+{
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fd[0]);
+        dup2(fd[1], STDERR_FILENO);
+        fn(arg);
+        _exit(99); /* fn does not return: the watchdog ends the process */
+    }
+    close(fd[1]);
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < cap && (r = read(fd[0], out + n, cap - 1 - n)) > 0) {
+        n += (size_t)r;
+    }
+    out[n] = '\0';
+    close(fd[0]);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* A script armed 20 s ago with a 5 s limit, still running (a C call the limit could not stop). */
+static void overdue_script(double unused)
+{
+    (void)unused;
+    assert_true(tpCli_WatchdogStart("unit.lua", 0));
+    double now = tpClock_Now();
+    tpCli_WatchdogOnDeadline(NULL, now - 20, now - 15);
+    for (;;) {
+        pause();
+    }
+}
+
+/* The same with no label (bench): the message names the script that overran. */
+static void overdue_unlabelled(double unused)
+{
+    (void)unused;
+    assert_true(tpCli_WatchdogStart(NULL, 0));
+    double now = tpClock_Now();
+    tpCli_WatchdogOnDeadline((void *)"domains/dice.lua", now - 30, now - 20);
+    for (;;) {
+        pause();
+    }
+}
+
+static void hard_deadline_only(double seconds)
+{
+    assert_true(tpCli_WatchdogStart("unit.plan.json", seconds));
+    for (;;) {
+        pause();
+    }
+}
+
+/* The hard deadline (cli/watchdog.c): past the armed limit by 10 s + 10 %, or past --hard-deadline,
+   the process ends with exit 4 and one line saying how long it ran against which limit. */
+static void test_watchdog(void **state)
+{
+    (void)state;
+    char out[2048];
+    assert_int_equal(in_child(overdue_script, 0, out, sizeof out), TP_EXIT_HARD_DEADLINE);
+    assert_non_null(strstr(out, "tplan: error: unit.lua: the script ran 20."));
+    assert_non_null(strstr(out, "s, 15."));
+    assert_non_null(strstr(out, "s past its time limit of 5 s"));
+    assert_non_null(strstr(out, "stopped at the hard deadline (the limit plus 10 s + 10 %)"));
+    assert_non_null(strchr(out, '\n'));
+    assert_int_equal(strchr(out, '\n')[1], '\0'); /* one line */
+    assert_int_equal(in_child(overdue_unlabelled, 0, out, sizeof out), TP_EXIT_HARD_DEADLINE);
+    assert_non_null(strstr(out, "tplan: error: domains/dice.lua: the script ran 30."));
+    assert_non_null(strstr(out, "s past its time limit of 10 s"));
+    assert_int_equal(in_child(hard_deadline_only, 0.01, out, sizeof out), TP_EXIT_HARD_DEADLINE);
+    assert_non_null(strstr(out, "tplan: error: unit.plan.json: still running "));
+    assert_non_null(strstr(out, "s after the start: stopped at the hard deadline (--hard-deadline 0.01)\n"));
+}
+
 int main(void)
 {
     tpLog_SetLevel(TP_LOG_QUIET); /* the refusals' messages are expected */
@@ -201,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_next_option),      cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_planner_options),  cmocka_unit_test(test_params),
         cmocka_unit_test(test_escape_and_names), cmocka_unit_test(test_check_files),
+        cmocka_unit_test(test_watchdog),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

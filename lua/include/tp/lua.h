@@ -61,6 +61,14 @@ typedef struct tpScriptDef {
                                metric, a custom skill...); 0 = TP_SCRIPT_DEFAULT_CALL_TIME */
     FILE *print_to;         /* where the script's print() writes (not owned; must outlive the
                                script); NULL = stderr. `tplan worker`: the job's own log */
+    /* Called (when not NULL) each time the script's time limit is armed — `deadline` is the
+       tpClock_Now() time at which it trips, `armed` the time it was armed — and with deadline 0
+       when it is disarmed. The limit is checked by Lua code and by our bounded library functions;
+       a host that must end whatever happens (tplan's hard deadline) can stop a script still
+       running well past `deadline` inside some C call nobody checks. Called from the thread
+       running the script; it must be cheap (once per callback while planning). */
+    void (*on_deadline)(void *user, double armed, double deadline);
+    void *on_deadline_user;
 } tpScriptDef;
 
 /// Defaults: no path, no source, no params, the TP_SCRIPT_DEFAULT_* limits.

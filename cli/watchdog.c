@@ -1,0 +1,134 @@
+/* tplan command-line program: the hard deadline of the commands that run domain scripts.
+ *
+ * A script's time limits are checked inside the Lua state (the count hook, the bounded library
+ * functions): that cannot stop a C call nobody checks, and a plan file from a stranger carries a
+ * script `tplan replay` runs. So the process also keeps a deadline of its own, as the service does
+ * for its workers: a thread wakes every TP_WATCHDOG_POLL s and ends the process (one line on
+ * stderr, temporary files removed, exit TP_EXIT_HARD_DEADLINE) when
+ *  - the script has been running TP_CLI_HARD_GRACE s + 10 % of its limit past an armed limit
+ *    (the load limit, a callback's limit: tpScriptDef.on_deadline tells us each arm and disarm), or
+ *  - the command has been running longer than --hard-deadline S.
+ * The thread touches only atomics and the clock until it fires (no lock held across fork: a
+ * forked worker restarts its own with tpCli_WatchdogAfterFork). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tp/base.h"
+
+#define TP_WATCHDOG_POLL 0.05 /* s between two looks at the clock */
+
+/* The armed limit (tpClock times; deadline 0 = none), written by the thread running the script,
+ * read by the watchdog: a sequence count around the two stores (odd = being written). */
+static atomic_uint s_seq;
+static _Atomic double s_armed, s_deadline;
+static _Atomic(const char *) s_script; /* tpScriptDef.path of the armed script (its caller's string) */
+/* Set before the thread starts, then read only. */
+static double s_started, s_total; /* the command's start, its --hard-deadline (s; 0 = none) */
+static char s_label[1024];        /* what the message names: the script or plan; "" = s_script */
+static bool s_running;
+
+void tpCli_WatchdogOnDeadline(void *user, double armed, double deadline)
+{
+    atomic_fetch_add(&s_seq, 1);
+    atomic_store(&s_armed, armed);
+    atomic_store(&s_deadline, deadline);
+    atomic_store(&s_script, (const char *)user);
+    atomic_fetch_add(&s_seq, 1);
+}
+
+static void fire(const char *msg)
+{
+    char line[2048];
+    const char *script = atomic_load(&s_script);
+    int n = snprintf(line, sizeof line, "tplan: error: %s: %s\n", s_label[0] ? s_label : script ? script : "tplan",
+                     msg);
+    tpFile_RemoveTemps();
+    if (n > 0) {
+        ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        (void)w; /* nothing more to do if stderr is gone */
+    }
+    _exit(TP_EXIT_HARD_DEADLINE);
+}
+
+static void *watch(void *arg)
+{
+    (void)arg;
+    const struct timespec poll = {0, (long)(TP_WATCHDOG_POLL * 1e9)};
+    for (;;) {
+        nanosleep(&poll, NULL);
+        unsigned seq;
+        double armed, deadline;
+        do {
+            seq = atomic_load(&s_seq);
+            armed = atomic_load(&s_armed);
+            deadline = atomic_load(&s_deadline);
+        } while ((seq & 1u) || seq != atomic_load(&s_seq));
+        double now = tpClock_Now();
+        char msg[1024];
+        if (deadline > 0) {
+            double limit = deadline - armed;
+            if (now >= deadline + TP_CLI_HARD_GRACE + 0.1 * limit) {
+                snprintf(msg, sizeof msg,
+                         "the script ran %.1f s, %.1f s past its time limit of %g s, in a call the limit could not "
+                         "interrupt: stopped at the hard deadline (the limit plus %g s + 10 %%)",
+                         now - armed, now - deadline, limit, TP_CLI_HARD_GRACE);
+                fire(msg);
+            }
+        }
+        if (s_total > 0 && now - s_started >= s_total) {
+            snprintf(msg, sizeof msg, "still running %.1f s after the start: stopped at the hard deadline (--hard-deadline %g)",
+                     now - s_started, s_total);
+            fire(msg);
+        }
+    }
+    return NULL;
+}
+
+static bool start_thread(void)
+{
+    pthread_t t;
+    pthread_attr_t a;
+    if (pthread_attr_init(&a) != 0) {
+        return false;
+    }
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&a, 64 * 1024);
+    bool ok = pthread_create(&t, &a, watch, NULL) == 0;
+    pthread_attr_destroy(&a);
+    return ok;
+}
+
+bool tpCli_WatchdogStart(const char *label, double hard_deadline)
+{
+    if (s_running) {
+        return true;
+    }
+    s_started = tpClock_Now();
+    s_total = hard_deadline;
+    tpStrCopy(s_label, sizeof s_label, label ? label : "");
+    s_running = start_thread();
+    if (!s_running) {
+        tpLog(TP_LOG_ERROR, "cannot start the hard-deadline thread");
+    }
+    return s_running;
+}
+
+void tpCli_WatchdogAfterFork(void)
+{
+    s_total = 0; /* the command's deadline is the parent's, and the child dies with it: one line */
+    if (s_running && !start_thread()) {
+        _exit(TP_EXIT_FAILURE); /* a worker without its deadline could run for ever */
+    }
+}
+
+void tpCli_WatchScript(tpScriptDef *def)
+{
+    def->on_deadline = tpCli_WatchdogOnDeadline;
+    def->on_deadline_user = (void *)(def->name ? def->name : def->path); /* the caller's: outlives the run */
+}

@@ -1,0 +1,13 @@
+-- load() of 600 MB of text: the parser is one C call. Expected: the load limit, exit 2.
+local tp = require "tp"
+load(("a=1 "):rep(1.5e8))
+return tp.domain {
+  name = "limits",
+  bodies = {
+    tp.plane { name = "ground" },
+    tp.box { name = "robot", class = "active", size = {0.2, 0.2, 0.2}, mass = 1, pos = {0, 0, 0.1} },
+  },
+  tactics = { tp.tactic { name = "t", body = "robot", skills = { tp.skill.wait { name = "w", duration = 0.1 } } } },
+  goal = function(s) return s.t > 0.05 end,
+  planner = { max_iters = 50 },
+}

@@ -1,0 +1,14 @@
+-- table.sort of 2^31 - 2 elements read through C metamethods: no Lua runs while it sorts.
+-- Expected: the load limit, exit 2.
+local tp = require "tp"
+table.sort(setmetatable({}, { __len = function() return 2 ^ 31 - 2 end, __index = tostring, __newindex = rawequal }))
+return tp.domain {
+  name = "limits",
+  bodies = {
+    tp.plane { name = "ground" },
+    tp.box { name = "robot", class = "active", size = {0.2, 0.2, 0.2}, mass = 1, pos = {0, 0, 0.1} },
+  },
+  tactics = { tp.tactic { name = "t", body = "robot", skills = { tp.skill.wait { name = "w", duration = 0.1 } } } },
+  goal = function(s) return s.t > 0.05 end,
+  planner = { max_iters = 50 },
+}

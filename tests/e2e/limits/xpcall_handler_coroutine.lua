@@ -1,0 +1,14 @@
+-- The looping message handler inside a coroutine (each coroutine has its own hook state).
+-- Expected: the load limit, exit 2.
+local tp = require "tp"
+coroutine.wrap(function() xpcall(error, function() while true do end end) end)()
+return tp.domain {
+  name = "limits",
+  bodies = {
+    tp.plane { name = "ground" },
+    tp.box { name = "robot", class = "active", size = {0.2, 0.2, 0.2}, mass = 1, pos = {0, 0, 0.1} },
+  },
+  tactics = { tp.tactic { name = "t", body = "robot", skills = { tp.skill.wait { name = "w", duration = 0.1 } } } },
+  goal = function(s) return s.t > 0.05 end,
+  planner = { max_iters = 50 },
+}

@@ -1,0 +1,58 @@
+"""A job whose worker stops answering is killed at its hard deadline (its time limit + 10 s + 10 %),
+and the message says how long it ran and by how much it overran the limit it was given (issue 40:
+it said "10 s past" whatever the overrun). The worker is SIGSTOPped: it uses no CPU and cannot
+stop itself, as a worker stuck in a C call. About 11 s: the job's limit is 1 s.
+And the hostile scripts that used to hold a worker to that hard stop (a loop in an xpcall message
+handler, a catastrophic pattern: tests/e2e/limits) end at the job's time limit with the sandbox's
+own message instead.
+usage: service_hard_deadline.py TPLAN WORKDIR"""
+import os
+import re
+import signal
+import sys
+
+from tplan_service import Runner, Server, fresh_dir
+
+TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
+LIMITS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e", "limits")
+
+
+def test_hard_deadline_message(tplan, work):
+    s = Server(tplan, os.path.join(work, "hd"), "--interactive-workers", "0", workers=1).start()
+    try:
+        job = s.submit({"domain": "dice", "time_limit": 1, "max_iters": 1000000000})
+        s.wait_status(job, ("running",))
+        pids = s.workers_pids()
+        assert len(pids) == 1, pids
+        os.kill(pids[0], signal.SIGSTOP)
+        final = s.wait_final(job)
+        assert final["error"]["code"] == "time_limit", final
+        msg = final["error"]["message"]
+        m = re.fullmatch(r"the job ran (\d+) s, (\d+) s past its time limit of 1 s, and was stopped", msg)
+        assert m, msg
+        ran, past = int(m.group(1)), int(m.group(2))
+        # the kill comes at 1 + 10 + 0.1 s at the earliest: it ran at least that, and the overrun is
+        # what it ran less the limit (each rounded to the second)
+        assert ran >= 11 and abs((ran - past) - 1) <= 1, msg
+    finally:
+        assert s.stop() == 0
+
+
+def test_hostile_scripts_stop_at_their_limit(tplan, work):
+    s = Server(tplan, os.path.join(work, "hs"), "--interactive-workers", "0", workers=1).start()
+    try:
+        for case in ("xpcall_handler_loop.lua", "pattern_find.lua", "close_coroutine_wrap.lua"):
+            text = open(os.path.join(LIMITS, case)).read()
+            final = s.wait_final(s.submit({"script": text, "time_limit": 1}))
+            err = final["error"]
+            assert final["status"] == "failed" and err["code"] == "time_limit", (case, final)
+            # the sandbox's message (job.lua:LINE: time limit exceeded (...)), not the hard stop's
+            assert re.match(r"job\.lua:\d+: time limit exceeded \(", err["message"]), (case, err)
+    finally:
+        assert s.stop() == 0
+
+
+r = Runner()
+r.run("hostile scripts stop at their limit", test_hostile_scripts_stop_at_their_limit, TPLAN, WORK)
+r.run("hard deadline message", test_hard_deadline_message, TPLAN, WORK)
+r.finish()
