@@ -376,6 +376,24 @@ static void cylinderRoll(tpSolverKind solver, Checks *c)
 /* ------------------------------------------------------------------------------------------ */
 /* 3. Friction is isotropic: pushes and strokes leave along their aim                         */
 
+/* A 0.1 m cube, 1 kg, on the floor moving at vx along x, pushed with (fx, fy) N for `steps` steps;
+ * its final state into x. */
+static void pushBox(tpSolverKind solver, double vx, double fx, double fy, int steps, tpBodyState *x)
+{
+    Scene s;
+    sceneInit(&s, solver);
+    addFloor(&s, NULL);
+    tpBodyDef *b = addBox(&s, "box", 0.1, 0.1, 0.1, 1.0, 0, 0, 0.05);
+    b->cls = TP_BODY_ACTIVE;
+    b->vel[0] = vx;
+    tpWorld *w = mustCreate(&s);
+    tpWorld_InitialState(w, x);
+    const double act[6] = {fx, fy, 0, 0, 0, 0};
+    for (int i = 0; i < steps; i++)
+        simStepAct(w, x, i, act, NULL);
+    tpDestroyWorld(w);
+}
+
 /* A 0.1 m cube, 1 kg, at rest on the floor pushed with F = 1.5 mu m g at 5, 15, 30 and 45 degrees
  * off x for 1 s: it moves along the push (within 0.1 degrees). A box sliding at 4 m/s along x and
  * pushed sideways with 0.2, 0.5 and 0.9 mu m g for 0.4 s turns as isotropic Coulomb friction turns
@@ -385,18 +403,9 @@ static void push(tpSolverKind solver, Checks *c)
     const double angles[4] = {5, 15, 30, 45}, F = 1.5 * 0.5 * G;
     double worst = 0.0;
     for (int k = 0; k < 4; k++) {
-        Scene s;
-        sceneInit(&s, solver);
-        addFloor(&s, NULL);
-        tpBodyDef *b = addBox(&s, "box", 0.1, 0.1, 0.1, 1.0, 0, 0, 0.05);
-        b->cls = TP_BODY_ACTIVE;
-        tpWorld *w = mustCreate(&s);
         tpBodyState x[1];
-        tpWorld_InitialState(w, x);
-        const double a = angles[k] * PI / 180.0, act[6] = {F * cos(a), F * sin(a), 0, 0, 0, 0};
-        for (int i = 0; i < 60; i++)
-            simStepAct(w, x, i, act, NULL);
-        tpDestroyWorld(w);
+        const double a = angles[k] * PI / 180.0;
+        pushBox(solver, 0.0, F * cos(a), F * sin(a), 60, x);
         const double went = atan2(x[0].pos[1], x[0].pos[0]) * 180.0 / PI;
         printf("conformance %s: pushed at %.0f degrees from rest: moved at %.4f degrees\n", c->name, angles[k], went);
         worst = fmax(worst, fabs(went - angles[k]));
@@ -405,19 +414,9 @@ static void push(tpSolverKind solver, Checks *c)
     const double side[3] = {0.2, 0.5, 0.9};
     double worst_turn = 0.0;
     for (int k = 0; k < 3; k++) {
-        Scene s;
-        sceneInit(&s, solver);
-        addFloor(&s, NULL);
-        tpBodyDef *b = addBox(&s, "box", 0.1, 0.1, 0.1, 1.0, 0, 0, 0.05);
-        b->cls = TP_BODY_ACTIVE;
-        b->vel[0] = 4.0;
-        tpWorld *w = mustCreate(&s);
         tpBodyState x[1];
-        tpWorld_InitialState(w, x);
-        const double Fy = side[k] * 0.5 * G, act[6] = {0, Fy, 0, 0, 0, 0};
-        for (int i = 0; i < 24; i++)
-            simStepAct(w, x, i, act, NULL);
-        tpDestroyWorld(w);
+        const double Fy = side[k] * 0.5 * G;
+        pushBox(solver, 4.0, 0.0, Fy, 24, x);
         double vx = 4.0, vy = 0.0;
         const double dt = 1e-5;
         for (int i = 0; i < 40000; i++) {
