@@ -28,7 +28,7 @@ mkdir -p "$work"
 rm -f "$work"/*.plan.json
 if [ ! -f "$build/CMakeCache.txt" ]; then
   # CFLAGS from the environment would reach the other build only: it gets the project's flags alone
-  env -u CFLAGS -u LDFLAGS CC="$other" "$cmake" -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+  env -u CFLAGS -u LDFLAGS -u CPPFLAGS CC="$other" "$cmake" -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_FLAGS="$flags" -DTP_MPI=OFF > "$work/configure.txt" 2>&1 || {
     cat "$work/configure.txt"
     echo "FAIL: configure the $other build"
@@ -36,7 +36,9 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   }
 fi
 start=$SECONDS
-"$cmake" --build "$build" -j"${TP_COMPILERS_JOBS:-1}" --target tplan > "$work/build.txt" 2>&1 || {
+# (not make test's jobserver: under `make test` the build takes its -j alone)
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$cmake" --build "$build" -j"${TP_COMPILERS_JOBS:-1}" --target tplan \
+  > "$work/build.txt" 2>&1 || {
   tail -40 "$work/build.txt"
   echo "FAIL: build tplan with $other"
   exit 1
