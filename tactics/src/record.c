@@ -264,17 +264,31 @@ static const char *const k_fields[TP_STATE_DOUBLES] = {"pos.x",    "pos.y",    "
                                                        "quat.y",   "quat.z",   "vel.x",   "vel.y",  "vel.z",
                                                        "angvel.x", "angvel.y", "angvel.z"};
 
-/* Compares a replayed state with a recorded row bit for bit; describes the first difference. */
-static bool same_row(const tpBodyState *s, const double *row, const char *body, int step, char *err, size_t errlen)
+/* The first of the state's doubles that differs from a recorded row in any bit (-1: none); its
+ * values in mine. */
+static int first_difference(const tpBodyState *s, const double *row, double mine[TP_STATE_DOUBLES])
 {
-    double mine[TP_STATE_DOUBLES];
     state_row(s, mine);
     for (int k = 0; k < TP_STATE_DOUBLES; ++k) {
         if (memcmp(&mine[k], &row[k], sizeof(double)) != 0) {
-            tpErrorf(err, errlen, "step %d: body '%s' %s differs: recorded %.17g, replayed %.17g", step, body,
-                     k_fields[k], row[k], mine[k]);
-            return false;
+            return k;
         }
+    }
+    return -1;
+}
+
+/* Compares a replayed state with a recorded row bit for bit; describes the first difference and
+ * its possible causes: a user who changed nothing but the compiler or its flags gets here too. */
+static bool same_row(const tpBodyState *s, const double *row, const char *body, int step, char *err, size_t errlen)
+{
+    double mine[TP_STATE_DOUBLES];
+    int k = first_difference(s, row, mine);
+    if (k >= 0) {
+        tpErrorf(err, errlen,
+                 "step %d: body '%s' %s differs: recorded %.17g, replayed %.17g (was the domain changed, or "
+                 "the plan made by a different build (compiler or flags)?)",
+                 step, body, k_fields[k], row[k], mine[k]);
+        return false;
     }
     return true;
 }
@@ -329,11 +343,16 @@ tpReplayStatus tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int
     for (int k = 0; k < d->nstate; ++k) {
         int b = tpWorld_StateBody(d->world, k);
         row_state(pw->traj[b], &x[k]);
-        if (!same_row(&d->initial_all[b], pw->traj[b], rec->bodies[b].name, 0, err, errlen)) {
+        double mine[TP_STATE_DOUBLES];
+        int f = first_difference(&d->initial_all[b], pw->traj[b], mine);
+        if (f >= 0) {
+            /* The script computes the initial state in this build's arithmetic, so this is also what
+             * a plan made by another build whose arithmetic differs meets first (dice). */
             tpErrorf(err, errlen,
-                     "the recorded initial state of body '%s' is not the domain's (was the domain "
-                     "changed, or run with other --set values?)",
-                     rec->bodies[b].name);
+                     "the recorded initial state of body '%s' is not the domain's (%s: recorded %.17g, domain "
+                     "%.17g): was the domain changed, run with other --set values, or the plan made by a "
+                     "different build (compiler or flags)?",
+                     rec->bodies[b].name, k_fields[f], pw->traj[b][f], mine[f]);
             result = TP_REPLAY_MISFIT;
             goto done;
         }

@@ -95,6 +95,8 @@ cmp -s "$work/a.json" "$work/tampered.json"; check "tampering changed the file" 
 "$tplan" replay "$work/tampered.json" >/dev/null 2>"$work/err.txt"
 check "tampered plan: replay exit 1" $([ $? -eq 1 ]; echo $?)
 grep -q "step" "$work/err.txt"; check "tampered plan: names the differing step" $?
+grep -q "was the domain changed, or the plan made by a different build (compiler or flags)?" "$work/err.txt"
+check "tampered plan: names a changed domain and a different build as causes" $?
 head -c 2000 "$work/a.json" >"$work/truncated.json"
 "$tplan" replay "$work/truncated.json" >/dev/null 2>"$work/err.txt"
 check "truncated plan: exit 2" $([ $? -eq 2 ]; echo $?)

@@ -526,6 +526,16 @@ static void test_plan_record_and_replay(void **state)
     int step = 0;
     assert_int_equal(tpDomain_Replay(d, &rec, rec.selected, &step, err, sizeof err), TP_REPLAY_MISMATCH);
     assert_true(step > mid);
+    /* the user may have changed nothing but the compiler: the message says so (issue 35 item 8) */
+    assert_non_null(strstr(err, "was the domain changed, or the plan made by a different build (compiler or flags)?"));
+    c[0] = nextafter(c[0], -1e9);
+    assert_int_equal(tpDomain_Replay(d, &rec, rec.selected, NULL, err, sizeof err), TP_REPLAY_MATCH);
+    /* one bit of the recorded initial state: refused before any step, with the same causes */
+    double *x0 = &w->traj[B_ROBOT][0];
+    *x0 = nextafter(*x0, 1e9);
+    assert_int_equal(tpDomain_Replay(d, &rec, rec.selected, NULL, err, sizeof err), TP_REPLAY_MISFIT);
+    assert_non_null(strstr(err, "the recorded initial state of body 'robot' is not the domain's (pos.x: recorded"));
+    assert_non_null(strstr(err, "or the plan made by a different build (compiler or flags)?"));
     tpPlanRecord_Free(&rec);
     tpDestroyPlanner(pl);
     tpDestroyDomain(d);
