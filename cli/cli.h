@@ -25,10 +25,10 @@ struct cJSON *tpCli_RejectionsJson(const tpRejectStat *reject);
 
 /// Process exit codes used by every tplan command (documented in docs/cli.md).
 enum {
-    TP_EXIT_OK = 0,          /* solved / success */
-    TP_EXIT_FAILURE = 1,     /* internal failure, or replay mismatch */
-    TP_EXIT_BAD_INPUT = 2,   /* bad command line, script error, bad or corrupt file */
-    TP_EXIT_APPROXIMATE = 3, /* planner found no solution, returned the best node */
+    TP_EXIT_OK = 0,            /* solved / success */
+    TP_EXIT_FAILURE = 1,       /* internal failure, or replay mismatch */
+    TP_EXIT_BAD_INPUT = 2,     /* bad command line, script error, bad or corrupt file */
+    TP_EXIT_APPROXIMATE = 3,   /* planner found no solution, returned the best node */
     TP_EXIT_HARD_DEADLINE = 4, /* stopped at the hard deadline (watchdog.c): a script ran far past its
                                   time limit in a call the limit could not stop, or --hard-deadline */
 };
@@ -55,7 +55,7 @@ enum {
     TP_OPT_CALL_TIME_LIMIT,
     TP_OPT_SEARCH_MEMORY,
     TP_OPT_HARD_DEADLINE, /* --hard-deadline S: plan, replay, bench (not a planner option) */
-    TP_OPT_FIRST_FREE, /* first code a subcommand may use for its own options */
+    TP_OPT_FIRST_FREE,    /* first code a subcommand may use for its own options */
 };
 
 /// The planner options shared by `plan` and `bench`, as struct option entries.

@@ -124,8 +124,8 @@ static bool print_override_error(const char *plan, const tpCliParams *params, co
 typedef struct ReplayOpts {
     const char *plan_path, *domain_override;
     bool all, quiet, check;
-    double tolerance; /* --tolerance: both limits; < 0 (default): the plan's recorded limits */
-    double hard_deadline; /* --hard-deadline S; 0 = none */
+    double tolerance;                        /* --tolerance: both limits; < 0 (default): the plan's recorded limits */
+    double hard_deadline;                    /* --hard-deadline S; 0 = none */
     double load_time_limit, call_time_limit; /* 0: the defaults */
 } ReplayOpts;
 

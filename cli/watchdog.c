@@ -46,7 +46,10 @@ static void fire(const char *msg)
 {
     char line[2048];
     const char *script = atomic_load(&s_script);
-    int n = snprintf(line, sizeof line, "tplan: error: %s: %s\n", s_label[0] ? s_label : script ? script : "tplan",
+    int n = snprintf(line, sizeof line, "tplan: error: %s: %s\n",
+                     s_label[0] ? s_label
+                     : script   ? script
+                                : "tplan",
                      msg);
     tpFile_RemoveTemps();
     if (n > 0) {
@@ -82,7 +85,8 @@ static void *watch(void *arg)
             }
         }
         if (s_total > 0 && now - s_started >= s_total) {
-            snprintf(msg, sizeof msg, "still running %.1f s after the start: stopped at the hard deadline (--hard-deadline %g)",
+            snprintf(msg, sizeof msg,
+                     "still running %.1f s after the start: stopped at the hard deadline (--hard-deadline %g)",
                      now - s_started, s_total);
             fire(msg);
         }

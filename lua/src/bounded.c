@@ -23,8 +23,8 @@
 #include <string.h>
 
 #define TPL_CHECK_EVERY 16384 /* steps between two clock checks (well under 1 ms) */
-#define TPL_MAXCAPTURES 32     /* LUA_MAXCAPTURES */
-#define TPL_MATCH_DEPTH 200    /* MAXCCALLS of lstrlib: the matcher's recursion depth */
+#define TPL_MAXCAPTURES 32    /* LUA_MAXCAPTURES */
+#define TPL_MATCH_DEPTH 200   /* MAXCCALLS of lstrlib: the matcher's recursion depth */
 #define TPL_CAP_UNFINISHED (-1)
 #define TPL_CAP_POSITION (-2)
 #define TPL_SPECIALS "^$*+?.([%-"
@@ -96,17 +96,38 @@ static bool tplMatchClass(int c, int cl)
 {
     bool res;
     switch (tolower(cl)) {
-    case 'a': res = isalpha(c); break;
-    case 'c': res = iscntrl(c); break;
-    case 'd': res = isdigit(c); break;
-    case 'g': res = isgraph(c); break;
-    case 'l': res = islower(c); break;
-    case 'p': res = ispunct(c); break;
-    case 's': res = isspace(c); break;
-    case 'u': res = isupper(c); break;
-    case 'w': res = isalnum(c); break;
-    case 'x': res = isxdigit(c); break;
-    default: return cl == c; /* an escaped character: itself */
+    case 'a':
+        res = isalpha(c);
+        break;
+    case 'c':
+        res = iscntrl(c);
+        break;
+    case 'd':
+        res = isdigit(c);
+        break;
+    case 'g':
+        res = isgraph(c);
+        break;
+    case 'l':
+        res = islower(c);
+        break;
+    case 'p':
+        res = ispunct(c);
+        break;
+    case 's':
+        res = isspace(c);
+        break;
+    case 'u':
+        res = isupper(c);
+        break;
+    case 'w':
+        res = isalnum(c);
+        break;
+    case 'x':
+        res = isxdigit(c);
+        break;
+    default:
+        return cl == c; /* an escaped character: itself */
     }
     return isupper(cl) ? !res : res;
 }
@@ -140,10 +161,14 @@ static bool tplSingleMatch(tplMatch *ms, const char *s, const char *p, const cha
         return false;
     int c = (unsigned char)*s;
     switch (*p) {
-    case '.': return true;
-    case '%': return tplMatchClass(c, (unsigned char)*(p + 1));
-    case '[': return tplMatchSet(c, p, ep - 1);
-    default: return (unsigned char)*p == c;
+    case '.':
+        return true;
+    case '%':
+        return tplMatchClass(c, (unsigned char)*(p + 1));
+    case '[':
+        return tplMatchSet(c, p, ep - 1);
+    default:
+        return (unsigned char)*p == c;
     }
 }
 
@@ -277,8 +302,16 @@ static const char *tplDoMatch(tplMatch *ms, const char *s, const char *p)
                 s = NULL;
                 goto done;
             }
-            case '0': case '1': case '2': case '3': case '4':
-            case '5': case '6': case '7': case '8': case '9':
+            case '0':
+            case '1':
+            case '2':
+            case '3':
+            case '4':
+            case '5':
+            case '6':
+            case '7':
+            case '8':
+            case '9':
                 s = tplMatchCapture(ms, s, (unsigned char)*(p + 1));
                 if (!s)
                     goto done;
@@ -308,9 +341,15 @@ static const char *tplDoMatch(tplMatch *ms, const char *s, const char *p)
                 p = ep + 1;
                 continue;
             }
-            case '+': s = tplMaxExpand(ms, s + 1, p, ep); goto done;
-            case '*': s = tplMaxExpand(ms, s, p, ep); goto done;
-            case '-': s = tplMinExpand(ms, s, p, ep); goto done;
+            case '+':
+                s = tplMaxExpand(ms, s + 1, p, ep);
+                goto done;
+            case '*':
+                s = tplMaxExpand(ms, s, p, ep);
+                goto done;
+            case '-':
+                s = tplMinExpand(ms, s, p, ep);
+                goto done;
             default:
                 s++;
                 p = ep;
@@ -443,8 +482,8 @@ static int tplStrMatch(lua_State *L)
 
 /* The iterator of string.gmatch: upvalues 1 the subject, 2 the pattern, 3 the state. */
 typedef struct tplGmatchState {
-    size_t pos;       /* where the next match may start */
-    ptrdiff_t last;   /* the end of the last match (-1: none): an empty match there is skipped */
+    size_t pos;     /* where the next match may start */
+    ptrdiff_t last; /* the end of the last match (-1: none): an empty match there is skipped */
 } tplGmatchState;
 
 static int tplGmatchNext(lua_State *L)
@@ -677,7 +716,8 @@ static int tplTableMove(lua_State *L)
     lua_Integer f = luaL_checkinteger(L, 2), e = luaL_checkinteger(L, 3), t = luaL_checkinteger(L, 4);
     int tt = !lua_isnoneornil(L, 5) ? 5 : 1;
     lua_settop(L, 5);
-    if (e < f || (lua_Unsigned)e - (lua_Unsigned)f < TPL_CHECK_EVERY) { /* nothing to chunk: the standard checks and move */
+    if (e < f ||
+        (lua_Unsigned)e - (lua_Unsigned)f < TPL_CHECK_EVERY) { /* nothing to chunk: the standard checks and move */
         lua_pushvalue(L, lua_upvalueindex(1));
         lua_insert(L, 1);
         lua_call(L, 5, 1);

@@ -282,8 +282,8 @@ static int tplCoWrapCall(lua_State *L)
     int narg = lua_gettop(L);
     lua_Debug ar;
     bool dead = lua_status(co) != LUA_OK && lua_status(co) != LUA_YIELD;
-    bool suspended = !dead && co != L &&
-                     (lua_status(co) == LUA_YIELD || (!lua_getstack(co, 0, &ar) && lua_gettop(co) > 0));
+    bool suspended =
+        !dead && co != L && (lua_status(co) == LUA_YIELD || (!lua_getstack(co, 0, &ar) && lua_gettop(co) > 0));
     if (lua_status(co) == LUA_OK && !lua_getstack(co, 0, &ar) && lua_gettop(co) == 0)
         dead = true;
     if (!suspended) {
