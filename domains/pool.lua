@@ -302,6 +302,12 @@ return tp.domain {
   description = description,
   dt = dt,
   max_contacts = 4,
+  -- The strokes, the rack's chord and the spin skills were calibrated on the friction rule before
+  -- issue 35 (friction's first direction along the slip at the step's start: a stroke off an axis
+  -- bends toward it). With the isotropic cone (the engine's default) the single-shot layout of
+  -- tests/e2e (cue -0.8,0.2; black 0.6,-0.1) solved BK-BGT on 5 of seeds 1-10 where it solved 9:
+  -- the old rule until pool is recalibrated for the cone (docs/physics.md, issue 35's notes).
+  friction_cone = false,
   materials = {
     tp.material { name = "cloth", friction = 0.2, restitution = 0.0, rolling_friction = 0.0005 },
     tp.material { name = "ball", friction = 0.01, restitution = 0.95 },

@@ -144,6 +144,7 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
     if (!(scene->sleep_speed >= 0 && scene->sleep_speed <= 1))
         tplError(L, "tp.domain: sleep_speed must be in [0, 1] m/s (0 = bodies never sleep; got %g)",
                  scene->sleep_speed);
+    scene->friction_cone = tplBool(L, 1, what, "friction_cone", scene->friction_cone);
     scene->sleep_time = tplNumber(L, 1, what, "sleep_time", scene->sleep_time, false);
     if (!(scene->sleep_time > 0 && scene->sleep_time <= 60))
         tplError(L, "tp.domain: sleep_time must be in (0, 60] s (got %g)", scene->sleep_time);
@@ -823,6 +824,7 @@ static const char *const tplDomainFields[] = {
     "max_body_penetration",
     "sleep_speed",
     "sleep_time",
+    "friction_cone",
     "view",
     NULL,
 };

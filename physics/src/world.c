@@ -29,6 +29,7 @@ tpSceneDef tpDefaultSceneDef(void)
     d.max_static_penetration = 0.005;
     d.max_body_penetration = 0.005;
     d.sleep_speed = 0.005;
+    d.friction_cone = true;
     d.sleep_time = 0.25;
     return d;
 }

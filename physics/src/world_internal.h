@@ -43,6 +43,7 @@ typedef struct tpBodyRt {
     double vsweep[3];       /* m/s: its velocity over a free substep (set every substep for every
                                moving body; the swept pass moves the fast ones by it) */
     double inflate;         /* m: how much its geom grows in the swept pass (set with vsweep) */
+    double travel;          /* m: |vsweep| h, its sweep's length in the substep (set with vsweep) */
     double vfree[3];        /* m/s: its velocity after the substep if only its support touched it
                                (what tpContacts_Discover calls unsurprising; set with vsweep) */
     double radius;          /* m: bounding radius about the centre of mass (dynamic bodies; the sweep of a

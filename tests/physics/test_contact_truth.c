@@ -378,10 +378,11 @@ static void cylinderRoll(tpSolverKind solver, Checks *c)
 
 /* A 0.1 m cube, 1 kg, on the floor moving at vx along x, pushed with (fx, fy) N for `steps` steps;
  * its final state into x. */
-static void pushBox(tpSolverKind solver, double vx, double fx, double fy, int steps, tpBodyState *x)
+static void pushBoxRule(tpSolverKind solver, bool cone, double vx, double fx, double fy, int steps, tpBodyState *x)
 {
     Scene s;
     sceneInit(&s, solver);
+    s.def.friction_cone = cone;
     addFloor(&s, NULL);
     tpBodyDef *b = addBox(&s, "box", 0.1, 0.1, 0.1, 1.0, 0, 0, 0.05);
     b->cls = TP_BODY_ACTIVE;
@@ -392,6 +393,11 @@ static void pushBox(tpSolverKind solver, double vx, double fx, double fy, int st
     for (int i = 0; i < steps; i++)
         simStepAct(w, x, i, act, NULL);
     tpDestroyWorld(w);
+}
+
+static void pushBox(tpSolverKind solver, double vx, double fx, double fy, int steps, tpBodyState *x)
+{
+    pushBoxRule(solver, true, vx, fx, fy, steps, x);
 }
 
 /* A 0.1 m cube, 1 kg, at rest on the floor pushed with F = 1.5 mu m g at 5, 15, 30 and 45 degrees
@@ -411,6 +417,12 @@ static void push(tpSolverKind solver, Checks *c)
         worst = fmax(worst, fabs(went - angles[k]));
     }
     check(c, worst <= 0.1, "a push from rest moves the box along it: worst %.4f degrees off (<= 0.1)", worst);
+    /* friction_cone = false keeps the rule before issue 35 (pool): the push bends toward the axis */
+    tpBodyState old[1];
+    pushBoxRule(solver, false, 0.0, F * cos(5.0 * PI / 180.0), F * sin(5.0 * PI / 180.0), 60, old);
+    const double went_old = atan2(old[0].pos[1], old[0].pos[0]) * 180.0 / PI;
+    check(c, went_old < 1.0, "with friction_cone = false the old rule holds: a push at 5 degrees moves at %.3f degrees",
+          went_old);
     const double side[3] = {0.2, 0.5, 0.9};
     double worst_turn = 0.0;
     for (int k = 0; k < 3; k++) {

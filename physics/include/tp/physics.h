@@ -185,6 +185,12 @@ typedef struct tpSceneDef {
        scripted body touches it. sleep_speed 0 = never. Defaults 0.005 m/s and 0.25 s. */
     double sleep_speed;
     double sleep_time;
+    /* Friction as an isotropic cone (default true): each contact's first friction direction is the
+       slip the substep would make without friction (docs/physics.md, "Friction direction").
+       false: the slip at the substep's start, the rule before issue 35, under which ODE's second
+       friction row holds sideways slip up to mu N (pushes and strokes bend toward the first
+       row's direction); kept for domains calibrated on it (pool). */
+    bool friction_cone;
     int nmaterials;
     const tpMaterialDef *materials; /* at least one */
     int ncontacts;
