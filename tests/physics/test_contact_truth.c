@@ -502,7 +502,7 @@ static double chainEnergy(tpSolverKind solver, double e, double r, double m, con
     }
     double x0 = 0.0;
     for (int i = 0; i < n; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "b%d", i);
         if (i > 1)
             x0 += 2 * r + gaps[i - 2];
@@ -707,7 +707,7 @@ static void standing(tpSolverKind solver, Checks *c)
     sceneInit(&s, solver);
     addFloor(&s, NULL);
     for (int i = 0; i < 5; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "d%d", i);
         addBox(&s, name, 0.01, 0.05, 0.1, 0.02, 0.05 * i, 0, 0.05);
     }
