@@ -171,6 +171,10 @@ bool tpCli_WatchdogStart(const char *label, double hard_deadline);
 /// its scripts' limits; --hard-deadline stays the parent's, so the child must die with its parent
 /// (PR_SET_PDEATHSIG).
 void tpCli_WatchdogAfterFork(void);
+/// Stops the watchdog's thread before a command forks workers (no second thread at fork), and
+/// starts it again after in the parent. No-ops when it is not running.
+void tpCli_WatchdogPause(void);
+void tpCli_WatchdogResume(void);
 /// Has def report its time limits to the watchdog (tpScriptDef.on_deadline; set def's name or path
 /// first: the message may name it, so it must outlive the script); without a started watchdog this
 /// only stores three values.

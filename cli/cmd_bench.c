@@ -521,6 +521,7 @@ static bool bench_parallel(const char *path, const tpScriptParam *params, int np
     bool ok = recs && have;
     fflush(stdout);
     fflush(stderr);
+    tpCli_WatchdogPause(); /* no second thread at fork (watchdog.c) */
     for (int k = 0; k < jobs && ok; ++k) {
         int pfd[2];
         if (pipe(pfd) != 0) {
@@ -563,6 +564,7 @@ static bool bench_parallel(const char *path, const tpScriptParam *params, int np
         pids[started] = pid;
         fds[started++] = pfd[0];
     }
+    tpCli_WatchdogResume();
     for (int k = 0; k < started; ++k) { /* a worker blocked on a full pipe waits for its turn */
         WorkerRecord w;
         while (tpFd_ReadAll(fds[k], &w, sizeof w)) {

@@ -547,6 +547,7 @@ int tpPar_PlanFork(const tpParTask *task, tpParOutcome *out, char *err, size_t e
     bool ok = true;
     fflush(stdout);
     fflush(stderr);
+    tpCli_WatchdogPause(); /* no second thread at fork (watchdog.c) */
     for (int k = 0; k < n && ok; ++k) {
         int down[2], up[2];
         if (pipe(down) != 0) {
@@ -591,6 +592,7 @@ int tpPar_PlanFork(const tpParTask *task, tpParOutcome *out, char *err, size_t e
         f.to_worker[started] = down[1];
         f.from_worker[started++] = up[0];
     }
+    tpCli_WatchdogResume();
     int code = TP_EXIT_FAILURE;
     if (!ok) {
         snprintf(err, errlen, "--jobs: cannot start the worker processes: %s", strerror(errno));

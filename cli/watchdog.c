@@ -8,8 +8,10 @@
  *  - the script has been running TP_CLI_HARD_GRACE s + 10 % of its limit past an armed limit
  *    (the load limit, a callback's limit: tpScriptDef.on_deadline tells us each arm and disarm), or
  *  - the command has been running longer than --hard-deadline S.
- * The thread touches only atomics and the clock until it fires (no lock held across fork: a
- * forked worker restarts its own with tpCli_WatchdogAfterFork). */
+ * The thread touches only atomics and the clock until it fires. A command that forks workers stops
+ * it first (tpCli_WatchdogPause: with a second thread alive at fork, children deadlocked in the
+ * sanitizers' allocator, e2e_parallel under ASan) and starts it again after; each worker starts
+ * its own (tpCli_WatchdogAfterFork). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -31,7 +33,9 @@ static _Atomic(const char *) s_script; /* tpScriptDef.path of the armed script (
 /* Set before the thread starts, then read only. */
 static double s_started, s_total; /* the command's start, its --hard-deadline (s; 0 = none) */
 static char s_label[1024];        /* what the message names: the script or plan; "" = s_script */
-static bool s_running;
+static bool s_running, s_paused;
+static pthread_t s_thread;
+static atomic_bool s_stop; /* asks the thread to end (tpCli_WatchdogPause) */
 
 void tpCli_WatchdogOnDeadline(void *user, double armed, double deadline)
 {
@@ -65,6 +69,9 @@ static void *watch(void *arg)
     const struct timespec poll = {0, (long)(TP_WATCHDOG_POLL * 1e9)};
     for (;;) {
         nanosleep(&poll, NULL);
+        if (atomic_load(&s_stop)) {
+            return NULL;
+        }
         unsigned seq;
         double armed, deadline;
         do {
@@ -96,16 +103,38 @@ static void *watch(void *arg)
 
 static bool start_thread(void)
 {
-    pthread_t t;
     pthread_attr_t a;
     if (pthread_attr_init(&a) != 0) {
         return false;
     }
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&a, 64 * 1024);
-    bool ok = pthread_create(&t, &a, watch, NULL) == 0;
+    atomic_store(&s_stop, false);
+    bool ok = pthread_create(&s_thread, &a, watch, NULL) == 0;
     pthread_attr_destroy(&a);
     return ok;
+}
+
+void tpCli_WatchdogPause(void)
+{
+    if (!s_running) {
+        return;
+    }
+    atomic_store(&s_stop, true);
+    pthread_join(s_thread, NULL);
+    s_running = false;
+    s_paused = true;
+}
+
+void tpCli_WatchdogResume(void)
+{
+    if (!s_paused) {
+        return;
+    }
+    s_paused = false;
+    s_running = start_thread();
+    if (!s_running) {
+        tpLog(TP_LOG_ERROR, "cannot start the hard-deadline thread again");
+    }
 }
 
 bool tpCli_WatchdogStart(const char *label, double hard_deadline)
@@ -126,7 +155,9 @@ bool tpCli_WatchdogStart(const char *label, double hard_deadline)
 void tpCli_WatchdogAfterFork(void)
 {
     s_total = 0; /* the command's deadline is the parent's, and the child dies with it: one line */
-    if (s_running && !start_thread()) {
+    const bool watch_it = s_running || s_paused;
+    s_running = s_paused = false;
+    if (watch_it && !(s_running = start_thread())) {
         _exit(TP_EXIT_FAILURE); /* a worker without its deadline could run for ever */
     }
 }
