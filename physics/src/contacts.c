@@ -250,25 +250,9 @@ static void predict_free_motion(tpWorld *w, double h)
         if (t[0] == 0.0 && t[1] == 0.0 && t[2] == 0.0)
             continue;
         /* dw = h R I^-1 R^T t, I the body-frame inertia */
-        dMass m;
-        dBodyGetMass(r->body, &m);
-        const dReal *R = dBodyGetRotation(r->body);
-        double tb[3], inv[9];
+        tpMat_BodyTimes(dBodyGetRotation(r->body), r->inertia_inv, t, r->dw_pred);
         for (int i = 0; i < 3; i++)
-            tb[i] = R[i] * t[0] + R[4 + i] * t[1] + R[8 + i] * t[2];
-        const double *I = m.I; /* rows of 4 */
-        const double a = I[0], b = I[1], cc = I[2], d = I[4], e = I[5], ff = I[6], gg = I[8], hh = I[9], ii = I[10];
-        const double det = a * (e * ii - ff * hh) - b * (d * ii - ff * gg) + cc * (d * hh - e * gg);
-        if (!(fabs(det) > 0.0))
-            continue;
-        inv[0] = (e * ii - ff * hh) / det, inv[1] = (cc * hh - b * ii) / det, inv[2] = (b * ff - cc * e) / det;
-        inv[3] = (ff * gg - d * ii) / det, inv[4] = (a * ii - cc * gg) / det, inv[5] = (cc * d - a * ff) / det;
-        inv[6] = (d * hh - e * gg) / det, inv[7] = (b * gg - a * hh) / det, inv[8] = (a * e - b * d) / det;
-        double ab[3];
-        for (int i = 0; i < 3; i++)
-            ab[i] = inv[3 * i] * tb[0] + inv[3 * i + 1] * tb[1] + inv[3 * i + 2] * tb[2];
-        for (int i = 0; i < 3; i++)
-            r->dw_pred[i] = h * (R[4 * i] * ab[0] + R[4 * i + 1] * ab[1] + R[4 * i + 2] * ab[2]);
+            r->dw_pred[i] *= h;
     }
     /* What pushes a body into its supports does not move it: the road holds a car up, so gravity
      * is no slip along the wall it scrapes (with it, the wall's first friction row pointed down

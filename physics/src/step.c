@@ -313,13 +313,21 @@ static void apply_action(tpWorld *w)
  * (m per substep) more, a different amount each so that no two rows tie. */
 #define TP_LCP_NUDGE 1e-6
 
+/* Puts the bodies back at the substep's start (from[k] for state slot k: w->sub0, or the start
+ * poses with other velocities) and the scripted bodies at theirs (a solve moved them too), to solve
+ * the substep of h s again. */
+static void restart_substep(tpWorld *w, const tpBodyState *from, double h)
+{
+    for (int k = 0; k < w->nstate; k++)
+        set_body(w->rt[w->state_body[k]].body, &from[k]);
+    if (w->nkinematic > 0)
+        set_kinematic_over(w, w->sub_t, h);
+}
+
 /* Puts the bodies back at the substep's start and solves it once more. */
 static int resolve(tpWorld *w, double h, bool exact)
 {
-    for (int k = 0; k < w->nstate; k++)
-        set_body(w->rt[w->state_body[k]].body, &w->sub0[k]);
-    if (w->nkinematic > 0) /* the solve moved them too */
-        set_kinematic_over(w, w->sub_t, h);
+    restart_substep(w, w->sub0, h);
     apply_action(w);
     tpContacts_CreateJoints(w, h);
     int ok = tpOde_Solve(w->world, h, exact);
@@ -370,13 +378,7 @@ static void world_times(const double *q, const double *M, const double v[3], dou
 {
     dMatrix3 R;
     dQtoR(q, R);
-    double b[3], c[3];
-    for (int i = 0; i < 3; i++)
-        b[i] = R[i] * v[0] + R[4 + i] * v[1] + R[8 + i] * v[2];
-    for (int i = 0; i < 3; i++)
-        c[i] = M[3 * i] * b[0] + M[3 * i + 1] * b[1] + M[3 * i + 2] * b[2];
-    for (int i = 0; i < 3; i++)
-        out[i] = R[4 * i] * c[0] + R[4 * i + 1] * c[1] + R[4 * i + 2] * c[2];
+    tpMat_BodyTimes(R, M, v, out);
 }
 
 /* q1 = exp(h w / 2) q0: q0 turned by the world-frame angular velocity w (rad/s) for h s. */
@@ -436,14 +438,13 @@ static double body_energy(const tpBodyRt *r, const double *q, const double *v, c
         world_times(q, r->inertia, wv, L);
         return e + 0.5 * (L[0] * wv[0] + L[1] * wv[1] + L[2] * wv[2]);
     }
-    dMass m;
-    dBodyGetMass(r->body, &m);
-    return e + 0.5 * m.I[0] * (wv[0] * wv[0] + wv[1] * wv[1] + wv[2] * wv[2]);
+    return e + 0.5 * r->inertia[0] * (wv[0] * wv[0] + wv[1] * wv[1] + wv[2] * wv[2]);
 }
 
 /* The kinetic energy the chain's bodies (tpBodyRt.in_chain) made in the solve just done: energy
- * after less energy before (w->sub0) less the work of gravity and the action over h (trapezoid). */
-static double chain_energy_gain(const tpWorld *w, double h)
+ * after less energy before (w->sub0) less the work of gravity and the action's force over the substep
+ * (trapezoid). The action's torque does not count: ODE has cleared its accumulator by now. */
+static double chain_energy_gain(const tpWorld *w)
 {
     double gain = 0.0, scale = 0.0;
     for (int k = 0; k < w->nstate; k++) {
@@ -455,12 +456,9 @@ static double chain_energy_gain(const tpWorld *w, double h)
                     *q = dBodyGetQuaternion(r->body);
         const double v1[3] = {v[0], v[1], v[2]}, w1[3] = {om[0], om[1], om[2]}, q1[4] = {q[0], q[1], q[2], q[3]};
         const double e0 = body_energy(r, s0->quat, s0->vel, s0->angvel), e1 = body_energy(r, q1, v1, w1);
-        double work = 0.0;
+        double work = 0.0; /* mass dv_free = h F: the force's work over h */
         for (int c = 0; c < 3; c++)
-            work += h * 0.5 * (s0->vel[c] + v1[c]) * r->mass * r->dv_free[c] / h;
-        const dReal *t = dBodyGetTorque(r->body);
-        for (int c = 0; c < 3; c++)
-            work += h * 0.5 * (s0->angvel[c] + w1[c]) * t[c];
+            work += 0.5 * (s0->vel[c] + v1[c]) * r->mass * r->dv_free[c];
         gain += e1 - e0 - work;
         scale += e0;
     }
@@ -501,13 +499,10 @@ static void solve_substep(tpWorld *w, double h)
     gyro_modes(w);
     const bool chain = tpContacts_NeedPoisson(w);
     solve_once(w, h);
-    if (!chain || !(chain_energy_gain(w, h) > 0.0))
+    if (!chain || !(chain_energy_gain(w) > 0.0))
         return;
     w->poisson++;
-    for (int k = 0; k < w->nstate; k++)
-        set_body(w->rt[w->state_body[k]].body, &w->sub0[k]);
-    if (w->nkinematic > 0)
-        set_kinematic_over(w, w->sub_t, h);
+    restart_substep(w, w->sub0, h);
     w->inelastic = true;
     w->feedback_all = true;
     solve_once(w, h);
@@ -523,10 +518,8 @@ static void solve_substep(tpWorld *w, double h)
                 s->vel[c] = v[c] - r->dv_free[c];
                 s->angvel[c] = om[c] - r->dw_pred[c];
             }
-            set_body(r->body, s);
         }
-        if (w->nkinematic > 0)
-            set_kinematic_over(w, w->sub_t, h);
+        restart_substep(w, w->subc, h);
         solve_once(w, h);
     }
     w->inelastic = false;
@@ -682,10 +675,7 @@ static bool advance(tpWorld *w, double t, const double *action, const uint8_t *r
             solve_substep(w, h);
             for (int round = 0; round < TP_DISCOVER_ROUNDS && tpContacts_Discover(w, h); round++) {
                 tpContacts_Wake(w);
-                for (int k = 0; k < w->nstate; k++)
-                    set_body(w->rt[w->state_body[k]].body, &w->sub0[k]);
-                if (w->nkinematic > 0)
-                    set_kinematic_over(w, ts, h);
+                restart_substep(w, w->sub0, h);
                 solve_substep(w, h);
             }
             conserve_momentum(w, h);

@@ -144,23 +144,25 @@ static void ode_release(void)
     pthread_mutex_unlock(&g_ode_lock);
 }
 
-/* A body whose principal moments differ turns its angular velocity as it rotates (the
- * intermediate-axis flip). ODE 0.16's gyroscopic term is implicit: stable, but it drains a free
- * box's rotational energy (a box spun about its intermediate axis lost 12.7 % in 10 s at 1/60 s
- * and flipped 5 times where the exact motion flips twice). Such bodies turn it off while in free
- * flight and keep their angular momentum instead (step.c, gyro_modes and conserve_momentum), with
- * the inertia tensor kept here. */
-static void setup_gyro(tpBodyRt *r, const dMass *m)
+/* The inertia tensor of a dynamic body and its inverse, kept for the friction direction's
+ * prediction (contacts.c) and the momentum of free flight (step.c). A body whose principal moments
+ * differ turns its angular velocity as it rotates (the intermediate-axis flip). ODE 0.16's
+ * gyroscopic term is implicit: stable, but it drains a free box's rotational energy (a box spun
+ * about its intermediate axis lost 12.7 % in 10 s at 1/60 s and flipped 5 times where the exact
+ * motion flips twice). Such bodies (gyro) turn it off while in free flight and keep their angular
+ * momentum instead (step.c, gyro_modes and conserve_momentum). */
+static void setup_inertia(tpBodyRt *r, const dMass *m)
 {
     const double *I = m->I; /* rows of 4 */
     const double a = I[0], b = I[1], c = I[2], d = I[4], e = I[5], f = I[6], g = I[8], h = I[9], k = I[10];
     const bool isotropic = b == 0.0 && c == 0.0 && d == 0.0 && f == 0.0 && g == 0.0 && h == 0.0 && a == e && e == k;
     const double det = a * (e * k - f * h) - b * (d * k - f * g) + c * (d * h - e * g);
-    r->gyro = !isotropic && det > 0.0;
-    if (!r->gyro)
-        return;
     const double M[9] = {a, b, c, d, e, f, g, h, k};
     memcpy(r->inertia, M, sizeof M);
+    memset(r->inertia_inv, 0, sizeof r->inertia_inv);
+    r->gyro = !isotropic && det > 0.0;
+    if (!(fabs(det) > 0.0))
+        return;
     const double inv[9] = {(e * k - f * h) / det, (c * h - b * k) / det, (b * f - c * e) / det,
                            (f * g - d * k) / det, (a * k - c * g) / det, (c * d - a * f) / det,
                            (d * h - e * g) / det, (b * g - a * h) / det, (a * e - b * d) / det};
@@ -893,7 +895,7 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         r->mass = m.mass;
 
         if (is_dynamic(b)) {
-            setup_gyro(r, &m);
+            setup_inertia(r, &m);
             if (b->linear_damping > 0.0)
                 dBodySetLinearDamping(r->body, b->linear_damping);
             if (b->angular_damping > 0.0)

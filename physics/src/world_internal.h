@@ -54,8 +54,8 @@ typedef struct tpBodyRt {
     bool acted;             /* a non-zero action acts on it in this step */
     bool gyro;              /* dynamic with unequal principal moments: tplan keeps its angular momentum
                                (step.c, conserve_momentum) instead of ODE's gyroscopic term */
-    double inertia[9];      /* kg m^2: body-frame inertia tensor, row-major (gyro bodies) */
-    double inertia_inv[9];  /* 1 / (kg m^2): its inverse */
+    double inertia[9];      /* kg m^2: body-frame inertia tensor, row-major (dynamic bodies) */
+    double inertia_inv[9];  /* 1 / (kg m^2): its inverse (0 if it has none) */
     bool in_chain;          /* reached by an impact chain's momentum in this solve (tpContacts_NeedPoisson) */
     bool in_flight;         /* no contact in this substep: a gyro body keeps its momentum (step.c) */
     double dv_free[3];      /* m/s: what gravity and the action add to its velocity over the substep */
@@ -196,6 +196,19 @@ struct tpWorld {
 };
 
 #define TP_MOTION_ERROR_MAX 1280 /* bytes of tpWorld.motion_error */
+
+/// out = R M R^T v: a body-frame 3x3 matrix M (row-major; an inertia tensor or its inverse)
+/// applied to the world-frame vector v, R a rotation matrix in ODE's layout (rows of 4).
+static inline void tpMat_BodyTimes(const dReal *R, const double *M, const double v[3], double out[3])
+{
+    double b[3], c[3];
+    for (int i = 0; i < 3; i++)
+        b[i] = R[i] * v[0] + R[4 + i] * v[1] + R[8 + i] * v[2];
+    for (int i = 0; i < 3; i++)
+        c[i] = M[3 * i] * b[0] + M[3 * i + 1] * b[1] + M[3 * i + 2] * b[2];
+    for (int i = 0; i < 3; i++)
+        out[i] = R[4 * i] * c[0] + R[4 * i + 1] * c[1] + R[4 * i + 2] * c[2];
+}
 
 /// The part of body i's angular velocity om (rad/s, world frame) that moves the space its shape
 /// occupies, into out: none for a sphere, all but the spin about its own axis for a cylinder or a
