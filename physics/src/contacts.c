@@ -1140,28 +1140,44 @@ static bool contact_bounces(const tpWorld *w, const tpPendingContact *p)
     return -vn > p->c.surface.bounce_vel;
 }
 
-/* A simulated body (awake, dynamic) touches a moving body other than `other`
- * in another pend entry. Linear in the contacts of the substep. */
+/* A body that takes part in the solve as a moving body (awake, dynamic). */
+static bool simulated(const tpBodyRt *r)
+{
+    return r->body != NULL && !r->asleep && !r->kinematic;
+}
+
+/* Each body's moving partners in w->pend (pend entries against a body with an ODE body: dynamic,
+ * scripted or asleep): the first one (partner, -1 none) and whether there is another (partners2),
+ * so that "touches a moving body other than x" is a look-up, not a pass over the contacts. */
+static void note_partners(tpWorld *w)
+{
+    for (int k = 0; k < w->npend; k++) {
+        const tpPendingContact *p = &w->pend[k];
+        w->rt[p->a].partner = w->rt[p->b].partner = -1;
+        w->rt[p->a].partners2 = w->rt[p->b].partners2 = false;
+    }
+    for (int k = 0; k < w->npend; k++) {
+        const tpPendingContact *p = &w->pend[k];
+        for (int side = 0; side < 2; side++) {
+            tpBodyRt *r = &w->rt[side == 0 ? p->a : p->b];
+            const int other = side == 0 ? p->b : p->a;
+            if (w->rt[other].body == NULL)
+                continue;
+            if (r->partner < 0)
+                r->partner = other;
+            else if (r->partner != other)
+                r->partners2 = true;
+        }
+    }
+}
+
+/* A simulated body touches a moving body other than `other` (note_partners first). */
 static bool touches_another(const tpWorld *w, int body, int other)
 {
     const tpBodyRt *r = &w->rt[body];
     if (r->body == NULL || r->asleep || r->kinematic)
         return false;
-    for (int k = 0; k < w->npend; k++) {
-        const tpPendingContact *q = &w->pend[k];
-        const int partner = q->a == body ? q->b : q->b == body ? q->a : -1;
-        if (partner < 0 || partner == other)
-            continue;
-        if (w->rt[partner].body != NULL)
-            return true;
-    }
-    return false;
-}
-
-/* A body that takes part in the solve as a moving body (awake, dynamic). */
-static bool simulated(const tpBodyRt *r)
-{
-    return r->body != NULL && !r->asleep && !r->kinematic;
+    return r->partners2 || (r->partner >= 0 && r->partner != other);
 }
 
 bool tpContacts_NeedPoisson(tpWorld *w)
@@ -1169,6 +1185,7 @@ bool tpContacts_NeedPoisson(tpWorld *w)
     bool chain = false;
     for (int k = 0; k < w->nstate; k++)
         w->rt[w->state_body[k]].in_chain = false;
+    note_partners(w);
     for (int k = 0; k < w->npend; k++) {
         tpPendingContact *p = &w->pend[k];
         p->bounces = !(w->nasleep > 0 && tpContacts_Dormant(w, p)) && contact_bounces(w, p);

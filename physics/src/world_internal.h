@@ -58,6 +58,8 @@ typedef struct tpBodyRt {
     double inertia_inv[9];  /* 1 / (kg m^2): its inverse (0 if it has none) */
     bool in_chain;          /* reached by an impact chain's momentum in this solve (tpContacts_NeedPoisson) */
     bool in_flight;         /* no contact in this substep: a gyro body keeps its momentum (step.c) */
+    int partner;            /* its first moving partner among the substep's contacts, -1 none, and ... */
+    bool partners2;         /* ... whether it has another (contacts.c, note_partners) */
     double dv_free[3];      /* m/s: what gravity and the action add to its velocity over the substep */
     double dv_pred[3];      /* m/s: ... less what pushes into its contacts (the friction direction's
                                prediction: a car pressed on the road slides along a wall, not down it) */
