@@ -778,10 +778,9 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
     for (int f = 0; f < nfast; f++) {
         const int i = w->fast[f];
         const tpBodyRt *r = &w->rt[i];
-        const double v = sqrt(r->vsweep[0] * r->vsweep[0] + r->vsweep[1] * r->vsweep[1] + r->vsweep[2] * r->vsweep[2]);
         if (!(r->thickness > 0.0))
             continue;
-        int k = (int)ceil(v * h / r->thickness);
+        int k = (int)ceil(r->travel / r->thickness);
         if (k > TP_SWEEP_SAMPLES_MAX)
             k = TP_SWEEP_SAMPLES_MAX;
         for (int j = 1; j < k; j++) {
