@@ -35,7 +35,7 @@
 -- Valid (X_valid): the robot never touches an adversary, and stays on the field.
 -- Try: tplan plan soccer --planner rrt --seed 3
 --
--- With honest physics (4 substeps, below) the defenders really block flat shots: without the lob
+-- With honest physics (the substeps and the swept pass, below) the defenders really block flat shots: without the lob
 -- (--set lob=0) BK-RRT solves the zone defence for 10 of 20 seeds (median 7.3 s), BK-BGT for 0 of
 -- 10. With the lob nearly every solution is "go to the ball, lob" (see docs/domains.md for the
 -- figures of tplan bench --domains soccer --seeds 20 [--set defense=mark]).
@@ -83,13 +83,15 @@ local function guard_tactic(name, body, point, dist, mark)
   }
 end
 
--- Physics substeps (`substeps` in docs/lua-api.md): 4 ODE steps of 1/240 s per 1/60 s planning step.
--- A shot moves the 2.15 cm ball 5-10 cm per 1/60 s; in one step its centre can land inside an 0.18 m
--- defender, and the contact then pushes it out of the nearest face -- near a corner a side face --
--- so the ball slips through the defender. At 1/240 s it moves at most 2.5 cm per substep and
--- bounces off (docs/domains.md: every solution of seeds 1-10 at --set substeps=1 went through a
--- defender, none at 4; the e2e tests check every plan for it). --set substeps=N overrides.
-local SUBSTEPS = tp.param("substeps", 4, { min = 1, max = 64, integer = true })
+-- Physics substeps (`substeps` in docs/lua-api.md): 1 ODE step per 1/60 s planning step, and more
+-- where a body moves fast: the physics adds substeps when a body would travel more than twice its
+-- thickness in one (a 6 m/s shot gets 2), and its swept pass makes contacts along the ball's path,
+-- so a shot into a defender's corner bounces off instead of slipping through (the conformance case
+-- truth_cornerShot: 3-10 m/s into a 0.18 m box, none of 18 paths crosses it). The scene ran 4
+-- substeps from issue 24 until that held (docs/domains.md: before the swept pass, every solution of
+-- seeds 1-10 at 1 substep went through a defender; the e2e tests check every plan for it).
+-- --set substeps=N overrides.
+local SUBSTEPS = tp.param("substeps", 1, { min = 1, max = 64, integer = true })
 -- --set lob=W: the weight of the lob in the transitions (default 1; 0 = the tactic without it)
 local LOB = tp.param("lob", 1, { min = 0, max = 100 })
 
