@@ -107,6 +107,10 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
     printf("plan       %d steps (%.2f s of motion), cost %.6g\n", w->nsteps, w->nsteps * rec->dt, w->cost);
     printf("search     %lld iterations, %lld nodes, %lld rejected (invalid), %.1f MB tree\n", (long long)s->iterations,
            (long long)s->nodes, (long long)s->rejected, rec->memory_bytes / 1048576.0);
+    if (s->dead_ends > 0) {
+        printf("dead ends  %lld nodes retired: each made %d invalid states in a row (BK-BGT stops selecting them)\n",
+               (long long)s->dead_ends, pd->dead_end);
+    }
     tpCli_PrintRejections(stdout, s->reject);
     struct rusage ru;
     double peak_mb = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : 0.0; /* Linux: KiB */

@@ -31,6 +31,9 @@ struct tpPlanner {
     int64_t *sol_iters; /* the iteration (1-based) that found each */
     int nsolutions;
 
+    uint8_t *fails; /* BGT dead ends: invalid children in a row of each node (fails_cap entries) */
+    int32_t fails_cap;
+
     bool ran;
     tpPlanResult result;
 };
@@ -49,6 +52,7 @@ tpPlannerDef tpDefaultPlannerDef(void)
     def.progress_user = NULL;
     def.progress_interval = 0.25;
     def.nn_index = true;
+    def.dead_end = 8;
     return def;
 }
 
@@ -121,6 +125,10 @@ static bool validate(const tpPlannerDef *def, const tpProblem *p, char *err, siz
     }
     if (def->max_iters <= 0) {
         tpErrorf(err, errlen, "planner.max_iters must be > 0 (got %lld)", (long long)def->max_iters);
+        return false;
+    }
+    if (def->dead_end < 0 || def->dead_end > 255) {
+        tpErrorf(err, errlen, "planner.dead_end must be 0..255 (got %d)", def->dead_end);
         return false;
     }
     if (def->solutions < 1) {
@@ -216,6 +224,7 @@ void tpDestroyPlanner(tpPlanner *planner)
     free(planner->solutions);
     free(planner->costs);
     free(planner->sol_iters);
+    free(planner->fails);
     free(planner);
 }
 
@@ -404,6 +413,35 @@ static double tickSeconds(double c0, uint64_t k0, double c1, uint64_t k1)
     return k1 > k0 && c1 > c0 ? (c1 - c0) / (double)(k1 - k0) : 0.0;
 }
 
+/* BGT dead ends: node src made an invalid child (ok false) or a valid one; after def.dead_end
+ * invalid ones in a row it is retired (tpTree_Retire). Where the count cannot be kept (out of
+ * memory) the search goes on without retiring, as the paper's BGT. */
+static void note_expansion(tpPlanner *pl, int32_t src, bool ok)
+{
+    if (pl->def.dead_end <= 0 || pl->tree->mode != TP_SEL_BGT) {
+        return;
+    }
+    if (src >= pl->fails_cap) {
+        int32_t cap = pl->fails_cap > 0 ? pl->fails_cap : 1024;
+        while (cap <= src) {
+            cap *= 2;
+        }
+        uint8_t *f = realloc(pl->fails, (size_t)cap);
+        if (!f) {
+            return;
+        }
+        memset(f + pl->fails_cap, 0, (size_t)(cap - pl->fails_cap));
+        pl->fails = f;
+        pl->fails_cap = cap;
+    }
+    if (ok) {
+        pl->fails[src] = 0;
+    } else if (++pl->fails[src] >= pl->def.dead_end && tpTree_Node(pl->tree, src)->slot >= 0) {
+        tpTree_Retire(pl->tree, src);
+        pl->result.stats.dead_ends++;
+    }
+}
+
 tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
 {
     tpPlanner *pl = planner;
@@ -506,6 +544,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
 
         /* --- selection --- */
         int32_t src;
+        const bool selected = !busy; /* a busy continuation's source is not selectable anyway */
         if (busy) {
             src = last;
         } else {
@@ -515,7 +554,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
             src =
                 rrt ? tpTree_SelectNearest(tree, pl->nn, y, distance, ctx) : tpTree_SelectBgt(tree, def->mu, &pl->rng);
             if (src < 0) {
-                break; /* every node is busy or a goal: nothing left to expand */
+                break; /* every node is busy, a goal or retired: nothing left to expand */
             }
         }
         const int32_t slot = tpTree_Prepare(tree);
@@ -560,6 +599,9 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
         if (ok == TP_CB_ERROR) {
             status = TP_PLAN_ERROR;
             break;
+        }
+        if (selected) {
+            note_expansion(pl, src, ok != 0);
         }
         if (ok) {
             int g = p->goal(ctx, xnew);

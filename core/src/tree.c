@@ -236,6 +236,22 @@ int32_t tpTree_Commit(tpTree *tree, int32_t parent, uint32_t flags)
     return i;
 }
 
+void tpTree_Retire(tpTree *tree, int32_t i)
+{
+    TP_INVARIANT(tree->mode == TP_SEL_BGT && i >= 0 && i < tree->count);
+    tpNode *n = &tree->nodes[i];
+    if (n->slot < 0) {
+        return;
+    }
+    tpIndexList *list = n->nchildren == 0 ? &tree->leaves : &tree->nonleaves;
+    const int32_t pos = n->slot;
+    TP_INVARIANT(pos < list->count && list->idx[pos] == i);
+    const int32_t last = list->idx[--list->count];
+    list->idx[pos] = last;
+    tree->nodes[last].slot = pos;
+    n->slot = -1;
+}
+
 /* One selection list: every entry a node of the tree whose slot is its position, selectable
    (neither busy nor goal) and a leaf or not as the list says (want_leaf < 0: either). */
 static bool list_consistent(const tpTree *tree, const tpIndexList *list, int want_leaf, const char *name, char *why,

@@ -68,6 +68,9 @@ struct tpTree {
     size_t heap_bytes; /* bytes currently held (for tpTree_MemoryBytes) */
 };
 
+/// BGT: node i (selectable) is never selected again: it leaves its selection list (slot -1). Its
+/// place in the shape statistics stays (it is still a leaf or a non-leaf of the tree).
+void tpTree_Retire(tpTree *tree, int32_t i);
 /// BGT selection (Algorithm 3). Returns -1 if no node is selectable.
 int32_t tpTree_SelectBgt(tpTree *tree, double mu, tpRng *rng);
 static inline void *tpTree_StateMut(tpTree *tree, int32_t i)

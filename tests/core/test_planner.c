@@ -18,6 +18,7 @@
 #include "tp/planner.h"
 
 #include "planner_testing.h"
+#include "tree_testing.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Toy problem                                                                                 */
@@ -949,6 +950,11 @@ static void test_invalid_def(void **state)
     d.solutions = 0;
     expect_invalid(&d, &good, "planner.solutions");
     d = dflt;
+    d.dead_end = 256;
+    expect_invalid(&d, &good, "planner.dead_end must be 0..255 (got 256)");
+    d.dead_end = -1;
+    expect_invalid(&d, &good, "planner.dead_end");
+    d = dflt;
     d.time_limit = -0.5;
     expect_invalid(&d, &good, "planner.time_limit");
     d = dflt;
@@ -1165,12 +1171,77 @@ static void test_rejection_reasons(void **state)
     assert_null(tpRejectKind_Name(TP_REJECT_KINDS));
 }
 
+/* Valid only one step from the root: every child of a depth-1 node is invalid (a dead end). */
+static int toy_valid_first_step(void *vctx, const void *x)
+{
+    (void)vctx;
+    return ((const Toy *)x)->t <= 1.5 * TOY_DT;
+}
+
+/* Counts of a run of the dead-end problem: nodes, rejected, dead ends, and the retired nodes
+ * found in the tree (selectable flags but out of the selection lists). */
+static void dead_end_run(int dead_end, tpPlanStats *st, int64_t *retired)
+{
+    ToyCtx c = toy_ctx();
+    c.goal[0] = 100.0; /* unreachable */
+    c.max_busy = 1;    /* no busy continuations: every expansion is a selection */
+    tpProblem p = toy_problem(&c);
+    p.valid = toy_valid_first_step;
+    tpPlannerDef def = tpDefaultPlannerDef();
+    def.max_iters = 2000;
+    def.dead_end = dead_end;
+    tpPlanner *pl = make(&def, &p);
+    tpPlanResult r;
+    assert_int_equal(tpPlanner_Run(pl, &r), TP_PLAN_APPROXIMATE);
+    *st = r.stats;
+    const tpTree *tree = tpPlanner_Tree(pl);
+    char why[256] = "";
+    assert_true(tpTree_Check(tree, why, sizeof why));
+    *retired = 0;
+    for (int32_t i = 0; i < tpTree_Count(tree); ++i) {
+        const tpNode *n = tpTree_Node(tree, i);
+        assert_true(n->depth <= 1);
+        *retired += n->slot < 0 && !(n->flags & (TP_NODE_BUSY | TP_NODE_GOAL));
+    }
+    tpDestroyPlanner(pl);
+}
+
+/* BK-BGT retires a node after dead_end invalid children in a row: on a problem where every node
+ * one step from the root is a dead end, each of them makes exactly dead_end invalid children and
+ * is retired, so the search keeps branching from the root; without retirement (0, the paper's
+ * BGT) it spends nearly every iteration on the same few dead ends. */
+static void test_dead_ends(void **state)
+{
+    (void)state;
+    tpPlanStats on, off;
+    int64_t retired_on, retired_off;
+    dead_end_run(8, &on, &retired_on);
+    dead_end_run(0, &off, &retired_off);
+    assert_int_equal(off.dead_ends, 0);
+    assert_int_equal(retired_off, 0);
+    assert_true(on.dead_ends > 0);
+    assert_int_equal(retired_on, on.dead_ends);
+    /* every rejection is a child of a depth-1 node: 8 for each retired one, fewer for the others */
+    const int64_t live = on.nodes - 1 - on.dead_ends;
+    assert_true(on.rejected >= 8 * on.dead_ends && on.rejected <= 8 * on.dead_ends + 7 * live);
+    /* retirement sends the search back to the root: many more first steps explored */
+    assert_true(on.nodes > 4 * off.nodes);
+    /* deterministic */
+    tpPlanStats again;
+    int64_t retired_again;
+    dead_end_run(8, &again, &retired_again);
+    assert_int_equal(again.nodes, on.nodes);
+    assert_int_equal(again.rejected, on.rejected);
+    assert_int_equal(again.dead_ends, on.dead_ends);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bgt_choose_nonleaf),
         cmocka_unit_test(test_rrt_solves),
         cmocka_unit_test(test_bgt_solves),
+        cmocka_unit_test(test_dead_ends),
         cmocka_unit_test(test_bgt_responds_to_mu),
         cmocka_unit_test(test_many_worlds),
         cmocka_unit_test(test_goal_nodes_closed),

@@ -177,6 +177,11 @@ typedef struct tpPlannerDef {
                             with what it found (solved, or approximate: the best node), and
                             stats.memory_limited is set. The same bound gives the same stop, so
                             the plan is deterministic. Default 0 */
+    int dead_end;        /* BK-BGT: a node whose last dead_end expansions in a row all made invalid states
+                            (a die pair that overlaps whatever the action, a crowd falling into the same
+                            collision) is retired: never selected again, so the search branches from the
+                            rest of the tree instead of spending its iterations there. 0 = never (the
+                            paper's BGT); 0..255. Deterministic: a function of the run. Default 8 */
 } tpPlannerDef;
 
 /// Default planner definition (see field comments).
@@ -200,6 +205,7 @@ struct tpPlanStats {
     int64_t iterations;  /* loop iterations executed */
     int64_t nodes;       /* nodes in the tree (including the root) */
     int64_t rejected;    /* new states outside X_valid (not added): the sum of reject[].count */
+    int64_t dead_ends;   /* BK-BGT nodes retired after tpPlannerDef.dead_end invalid children in a row */
     int solutions;       /* goal nodes found */
     double t_select;     /* node selection (NN / BGT selection, sampling y) */
     double t_copy;       /* the copy of the source state into the new node before control() (and
