@@ -14,7 +14,7 @@ typedef struct tpCall {
     bool switched;          /* the C locale was installed (false: no locale object, nothing changed) */
     tplan_output_fn output; /* the host's callback (NULL: output dropped) */
     void *output_user;
-    struct tpCall *outer;   /* the call this one runs inside (a callback calling the library), or NULL */
+    struct tpCall *outer; /* the call this one runs inside (a callback calling the library), or NULL */
 } tpCall;
 
 /// Starts a call on this thread: the C locale, messages to output (NULL: dropped). Calls nest.

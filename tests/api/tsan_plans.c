@@ -16,13 +16,13 @@
 
 typedef struct Job {
     const char *dir, *out;
-    const char *domain;  /* file name in dir */
-    tplan_param param;   /* one --set parameter, or name NULL */
+    const char *domain; /* file name in dir */
+    tplan_param param;  /* one --set parameter, or name NULL */
     int index, seed;
-    char *plan;          /* the plan's bytes (owned), NULL on failure */
+    char *plan; /* the plan's bytes (owned), NULL on failure */
     size_t len;
-    int prints;          /* output callback calls */
-    char failure[2300];  /* "" when everything held */
+    int prints;         /* output callback calls */
+    char failure[2300]; /* "" when everything held */
 } Job;
 
 static void on_output(void *user, tplan_output_kind kind, const char *text, size_t len)
