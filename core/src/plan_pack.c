@@ -593,7 +593,10 @@ static const char k_pairs[201] = "0001020304050607080910111213141516171819202122
  * negative when neg: trailing zeros dropped, %e style below 1e-4 and from 10^P. Returns the length. */
 static int layoutG(bool neg, uint64_t d, int P, int x, char *buf)
 {
-    char dig[18];
+    /* the digits, then '0' padding: the copies below move a fixed 17 bytes (inlined vector moves,
+       not a call per number) and advance by the digits they mean; buf has 40 bytes */
+    char dig[40];
+    memset(dig, '0', sizeof dig);
     for (int i = P; i > 1; i -= 2) { /* two digits at a time */
         const unsigned r = (unsigned)(d % 100);
         d /= 100;
@@ -615,7 +618,7 @@ static int layoutG(bool neg, uint64_t d, int P, int x, char *buf)
         *o++ = dig[0];
         if (nd > 1) {
             *o++ = '.';
-            memcpy(o, dig + 1, (size_t)nd - 1);
+            memcpy(o, dig + 1, 17);
             o += nd - 1;
         }
         *o++ = 'e';
@@ -631,21 +634,18 @@ static int layoutG(bool neg, uint64_t d, int P, int x, char *buf)
             *o++ = '0';
         }
         *o++ = (char)('0' + ax % 10);
-    } else if (x >= 0) { /* %f style, x + 1 integer digits */
-        memcpy(o, dig, (size_t)x + 1);
+    } else if (x >= 0) { /* %f style, x + 1 integer digits (x < P <= 17) */
+        memcpy(o, dig, 17);
         o += x + 1;
         if (nd > x + 1) {
             *o++ = '.';
-            memcpy(o, dig + x + 1, (size_t)(nd - x - 1));
+            memcpy(o, dig + x + 1, 17);
             o += nd - x - 1;
         }
     } else { /* %f style below 1: 0.000ddd */
-        *o++ = '0';
-        *o++ = '.';
-        for (int z = 0; z < -x - 1; ++z) {
-            *o++ = '0';
-        }
-        memcpy(o, dig, (size_t)nd);
+        memcpy(o, "0.0000", 6);
+        o += 1 - x;
+        memcpy(o, dig, 17);
         o += nd;
     }
     *o = '\0';
@@ -704,6 +704,42 @@ static int formatNumberSlow(double v, char *buf)
     return n;
 }
 
+/* Whether the decimal D = d * 10^q (d < 2^50, |q| <= 27) reads back as v (normal, bits), 1 or 0
+ * (-1: an intermediate beyond 128 bits, not decided here): D lies
+ * strictly between v's two rounding boundaries, or on one with v's significand even (strtod rounds
+ * ties to even), compared exactly in 128-bit integers. A boundary is c * 2^f: (2m +- 1) * 2^(e-1),
+ * and (4m - 1) * 2^(e-2) below a power of two (whose lower neighbour is half as far). */
+static int readsBack(uint64_t bits, uint64_t d, int q)
+{
+    const int be = (int)((bits >> 52) & 0x7FF);
+    const uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+    const int e = be - 1075;
+    const bool pow2 = m == (1ull << 52) && be > 1;
+    /* cmp(c, f): the sign of D - c * 2^f, from D * 2^-f = d * 5^q * 2^(q - f) against c */
+    const uint64_t chi = 2 * m + 1, clo = pow2 ? 4 * m - 1 : 2 * m - 1;
+    const int fhi = e - 1, flo = pow2 ? e - 2 : e - 1;
+    int sgn[2];
+    for (int i = 0; i < 2; ++i) {
+        const uint64_t c = i ? clo : chi;
+        const int p = q - (i ? flo : fhi); /* the power of two on D's side */
+        U128 L = q >= 0 ? (U128)d * pow5u64(q) : (U128)d, R = q >= 0 ? (U128)c : (U128)c * pow5u64(-q);
+        if (p >= 0) {
+            if (p > 127 || (L >> (127 - p)) != 0) {
+                return -1; /* beyond 128 bits: the caller reads the text back instead */
+            }
+            L <<= p;
+        } else {
+            if (-p > 127 || (R >> (127 + p)) != 0) {
+                return -1;
+            }
+            R <<= -p;
+        }
+        sgn[i] = L > R ? 1 : L < R ? -1 : 0;
+    }
+    const bool even = (m & 1) == 0;
+    return (sgn[0] < 0 || (sgn[0] == 0 && even)) && (sgn[1] > 0 || (sgn[1] == 0 && even));
+}
+
 int tpPlan_FormatNumber(double v, char *buf)
 {
     uint64_t bits;
@@ -730,6 +766,11 @@ int tpPlan_FormatNumber(double v, char *buf)
     if (d15w == pow10u128(15)) { /* the rounding carried: 1.00000000000000 at x + 1 */
         d15w = pow10u128(14);
         ++x15;
+    }
+    const int q = x15 - 14; /* %.15g's digits are d15 * 10^q */
+    const int exact = q >= -27 && q <= 27 ? readsBack(bits, (uint64_t)d15w, q) : -1;
+    if (exact >= 0) { /* decided exactly, without reading the text back */
+        return exact ? layoutG(bits >> 63, (uint64_t)d15w, 15, x15, buf) : layoutG(bits >> 63, d, 17, x, buf);
     }
     const int n15 = layoutG(bits >> 63, (uint64_t)d15w, 15, x15, buf);
     const double back = tpPlan_ParseNumber(buf, (size_t)n15);

@@ -705,10 +705,10 @@ static void put_rows(FILE *f, const double *v, int rows, int cols, const char *i
         fprintf(f, "%s]", indent);
         return;
     }
-    char text[TP_ROW_MAX_COLS][40]; /* the column's number in the row above, its bits and length */
+    char text[TP_ROW_MAX_COLS][40] = {{0}}; /* the column's number in the row above, its bits and length */
     uint64_t above[TP_ROW_MAX_COLS];
     int len[TP_ROW_MAX_COLS];
-    char line[64 + 8 + TP_ROW_MAX_COLS * 42], *lp = line; /* indent, "  [", numbers and ", ", "],\n" */
+    char line[64 + 8 + TP_ROW_MAX_COLS * 42 + 24], *lp = line; /* indent, "  [", numbers and ", ", "],\n" */
     fputs("[\n", f);
     for (int r = 0; r < rows; ++r) {
         const double *row = v + (size_t)r * (size_t)cols;
@@ -729,7 +729,7 @@ static void put_rows(FILE *f, const double *v, int rows, int cols, const char *i
                 *lp++ = ',';
                 *lp++ = ' ';
             }
-            memcpy(lp, text[c], (size_t)len[c]);
+            memcpy(lp, text[c], 24); /* a fixed copy (no call per number), then the number's length */
             lp += len[c];
         }
         *lp++ = ']';

@@ -266,6 +266,17 @@ static void test_format_number(void **st)
         checkNumber(d);
         checkNumber(-d);
     }
+    for (int j = -140; j <= 130; ++j) { /* powers of two: the lower neighbour is half as far */
+        const double p2 = ldexp(1.0, j);
+        checkNumber(p2);
+        checkNumber(nextafter(p2, 0));
+        checkNumber(nextafter(p2, INFINITY));
+    }
+    for (int i = 0; i < 20000; ++i) { /* 15-digit decimals at and just below a power of two */
+        const double p2 = ldexp(1.0, (int)(next() % 150) - 100), dec = pow(10, floor(log10(p2)) - 14);
+        checkNumber(floor(p2 / dec - (double)(next() % 3)) * dec);
+        checkNumber(nextafter(p2, 0) - (double)(next() % 4) * ldexp(p2, -54));
+    }
     const double cases[] = {0.1,
                             0.2,
                             0.3,
