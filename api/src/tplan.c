@@ -1,6 +1,7 @@
 /* The embedding API (tplan/tplan.h): domains, plans and replays as handles over tp/run.h.
  * Nothing here prints: every call that does work runs as a tpCall (call.h): the C locale for its
  * numbers, the library's messages (tpLog) and the script's print() to the host's output callback. */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,13 @@ struct tplan_domain {
 
 struct tplan_result {
     tpPlanRecord rec;
-    char *plan; /* the plan file's bytes */
+    /* The plan file's bytes, formatted on the first tplan_result_plan or _write_plan (a game that
+       reads only the arrays never pays for them: formatting was a third of a short plan call);
+       under lock, so that concurrent readers of one result stay safe. */
+    pthread_mutex_t lock;
+    char *plan; /* NULL until formatted */
     size_t plan_len;
+    char plan_error[256]; /* why formatting failed ("" : not tried or fine) */
 };
 
 const char *tplan_version(void)
@@ -282,9 +288,12 @@ static tplan_result *plan_progress(tplan_domain *d, const tplan_run_def *def0, t
     tplan_code code = tpRun_Plan(&def, &sdef, &hooks, &run, err);
     if (code == TPLAN_OK) {
         r = calloc(1, sizeof *r);
+        if (r && pthread_mutex_init(&r->lock, NULL) != 0) {
+            free(r);
+            r = NULL;
+        }
         char msg[sizeof err->message] = "out of memory";
-        if (!r || !tpRun_Record(&run, d->path, &run.res, &r->rec, msg, sizeof msg) ||
-            !tpPlanRecord_WriteMem(&r->rec, &r->plan, &r->plan_len, msg, sizeof msg)) {
+        if (!r || !tpRun_Record(&run, d->path, &run.res, &r->rec, msg, sizeof msg)) {
             code = strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_INTERNAL;
             tpRun_Fail(err, code, NULL, "%s", msg);
             tplan_result_free(r);
@@ -326,6 +335,7 @@ void tplan_result_free(tplan_result *r)
     }
     tpPlanRecord_Free(&r->rec);
     free(r->plan);
+    pthread_mutex_destroy(&r->lock);
     free(r);
 }
 
@@ -419,12 +429,38 @@ double tplan_result_seconds(const tplan_result *r)
     return r ? r->rec.t_total : 0.0;
 }
 
+/* The plan file's bytes, formatted now if not yet (the result's cache: the struct is the
+ * library's own heap object, so writing it through a const pointer is defined). False with the
+ * reason in r->plan_error when formatting fails (out of memory, or a record that is not valid: a
+ * bug). */
+static bool result_format(const tplan_result *cr)
+{
+    tplan_result *r = (tplan_result *)cr;
+    pthread_mutex_lock(&r->lock);
+    if (!r->plan && !r->plan_error[0]) {
+        tpCall call;
+        tpCall_Begin(&call, NULL, NULL);
+        if (!tpPlanRecord_WriteMem(&r->rec, &r->plan, &r->plan_len, r->plan_error, sizeof r->plan_error)) {
+            r->plan = NULL;
+            r->plan_len = 0;
+            if (!r->plan_error[0]) {
+                snprintf(r->plan_error, sizeof r->plan_error, "out of memory");
+            }
+        }
+        tpCall_End(&call);
+    }
+    const bool ok = r->plan != NULL;
+    pthread_mutex_unlock(&r->lock);
+    return ok;
+}
+
 const char *tplan_result_plan(const tplan_result *r, size_t *len)
 {
+    const bool ok = r && result_format(r);
     if (len) {
-        *len = r ? r->plan_len : 0;
+        *len = ok ? r->plan_len : 0;
     }
-    return r ? r->plan : NULL;
+    return ok ? r->plan : NULL;
 }
 
 static tplan_code write_plan(const tplan_result *r, const char *path, tplan_error *err)
@@ -432,6 +468,11 @@ static tplan_code write_plan(const tplan_result *r, const char *path, tplan_erro
     if (!r || !path) {
         tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s", !r ? "no result (NULL)" : "no path (NULL)");
         return TPLAN_ERR_ARGUMENT;
+    }
+    if (!result_format(r)) {
+        const tplan_code code = strstr(r->plan_error, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_INTERNAL;
+        tpRun_Fail(err, code, NULL, "%s", r->plan_error);
+        return code;
     }
     tpFileOut out;
     char msg[512];

@@ -81,6 +81,13 @@ static void *run(void *arg)
     return NULL;
 }
 
+/* Two threads asking one result for its bytes at once: formatted once, under the result's lock. */
+static void *read_bytes(void *arg)
+{
+    size_t len;
+    return (void *)tplan_result_plan(arg, &len);
+}
+
 static size_t upto_timing(const char *p)
 {
     const char *t = strstr(p, "\"timing\"");
@@ -135,8 +142,30 @@ int main(int argc, char **argv)
                jobs[i].prints);
         free(jobs[i].plan);
     }
+    /* a result's bytes are formatted on first use: two readers at once get the same bytes */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/minigolf.lua", argv[1]);
+    tplan_error e;
+    tplan_run_def def;
+    tplan_run_def_init(&def);
+    def.seed = 1;
+    def.max_iters = 150;
+    def.time_limit = 0;
+    tplan_domain *d = tplan_domain_load_file(path, NULL, 0, NULL, &e);
+    tplan_result *r = d ? tplan_plan(d, &def, &e) : NULL;
+    void *got[2] = {NULL, NULL};
+    if (r && pthread_create(&t[0], NULL, read_bytes, r) == 0 && pthread_create(&t[1], NULL, read_bytes, r) == 0) {
+        pthread_join(t[0], &got[0]);
+        pthread_join(t[1], &got[1]);
+    }
+    if (!got[0] || got[0] != got[1]) {
+        fprintf(stderr, "FAIL: two readers of one result: %p and %p (%s)\n", got[0], got[1], r ? "" : e.message);
+        bad = 1;
+    }
+    tplan_result_free(r);
+    tplan_domain_free(d);
     if (!bad) {
-        printf("ok: %d threads\n", NTHREADS);
+        printf("ok: %d threads, 2 readers of one result\n", NTHREADS);
     }
     return bad;
 }

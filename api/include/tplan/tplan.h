@@ -239,7 +239,9 @@ TPLAN_API int64_t tplan_result_nodes(const tplan_result *result);
 TPLAN_API int tplan_result_solutions(const tplan_result *result);
 TPLAN_API double tplan_result_seconds(const tplan_result *result);
 /// The plan file (docs/plan-format.md) as `tplan plan -o` writes it: *len bytes (len may be
-/// NULL), NUL-terminated. Replay it with tplan_replay or `tplan replay`.
+/// NULL), NUL-terminated. Replay it with tplan_replay or `tplan replay`. Formatted on the first
+/// call (tplan_plan does not spend that time for a host that reads only the arrays), then kept;
+/// NULL with *len 0 when out of memory.
 TPLAN_API const char *tplan_result_plan(const tplan_result *result, size_t *len);
 /// Writes those bytes to the file at path, replacing it only once complete (a temporary file
 /// renamed into place: a failed write leaves the file as it was). TPLAN_ERR_IO with the reason
