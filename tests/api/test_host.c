@@ -14,8 +14,10 @@
 #include <fcntl.h>
 #include <locale.h>
 #include <ode/ode.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -207,6 +209,28 @@ static void host_message(int num, const char *msg, va_list ap)
     host_messages++;
 }
 
+/* A host thread raising ODE messages while libtplan plans on another: every one reaches the
+ * host's handler, also while tplan's own handlers are installed for a step. */
+static _Atomic int host_stop;
+static _Atomic long host_sent, host_received;
+static void host_counting(int num, const char *msg, va_list ap)
+{
+    (void)msg, (void)ap;
+    if (num == 4242) {
+        host_received++;
+    }
+}
+static void *host_thread(void *arg)
+{
+    (void)arg;
+    dAllocateODEDataForThread(dAllocateMaskAll);
+    while (!host_stop) {
+        dMessage(4242, "the host's own message");
+        host_sent++;
+    }
+    return NULL;
+}
+
 static void test_ode_state(void **state)
 {
     (void)state;
@@ -240,6 +264,16 @@ static void test_ode_state(void **state)
     assert_true(c[0].depth > 0.0);
     dSpaceDestroy(space);
     dWorldDestroy(world);
+
+    dSetMessageHandler(host_counting);
+    pthread_t host;
+    assert_int_equal(pthread_create(&host, NULL, host_thread, NULL), 0);
+    free(plan_bytes(DOMAINS "/minigolf.lua", NULL, 0, 1)); /* every step swaps the handlers */
+    host_stop = 1;
+    pthread_join(host, NULL);
+    assert_true(host_sent > 0);
+    assert_int_equal(host_received, host_sent);
+    assert_true(dGetMessageHandler() == host_counting);
     dCloseODE();
     dSetErrorHandler(NULL);
     dSetDebugHandler(NULL);
