@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call.h"
+#include "tp/json_text.h"
 #include "tp/run.h"
 
 void tpRun_Fail(tplan_error *err, tplan_code code, const char *field, const char *fmt, ...)
@@ -77,7 +79,7 @@ static bool is_int_in(double v, double lo, double hi)
     return isfinite(v) && v == floor(v) && v >= lo && v <= hi;
 }
 
-tplan_code tplan_run_def_check(const tplan_run_def *def0, tplan_error *err)
+static tplan_code run_def_check(const tplan_run_def *def0, tplan_error *err)
 {
     tplan_run_def d;
     if (!run_def_full(def0, &d, err)) {
@@ -140,7 +142,7 @@ bool tpRun_FullDef(const tplan_run_def *def, tplan_run_def *full, tplan_error *e
         tplan_run_def_init(full);
         return true;
     }
-    return tplan_run_def_check(def, err) == TPLAN_OK && run_def_full(def, full, err);
+    return run_def_check(def, err) == TPLAN_OK && run_def_full(def, full, err);
 }
 
 /* The JSON fields, in the order tplan_run_def_to_json writes them. */
@@ -243,7 +245,7 @@ int tpRun_ReadJsonField(tplan_run_def *def, const cJSON *item, tplan_error *err)
 #undef TP_BAD
 }
 
-tplan_code tplan_run_def_from_json(tplan_run_def *def0, const char *json, size_t len, tplan_error *err)
+static tplan_code run_def_from_json(tplan_run_def *def0, const char *json, size_t len, tplan_error *err)
 {
     tplan_run_def def;
     if (!json || !run_def_full(def0, &def, err)) {
@@ -252,17 +254,29 @@ tplan_code tplan_run_def_from_json(tplan_run_def *def0, const char *json, size_t
         }
         return TPLAN_ERR_ARGUMENT;
     }
-    /* cJSON ends a string at an escaped NUL: "rrt\u0000x" would read as "rrt" */
-    for (size_t i = 0; i + 6 <= len; ++i) {
-        if (json[i] == '\\' && json[i + 1] == 'u' && memcmp(json + i + 2, "0000", 4) == 0) {
-            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "run definition: \\u0000 (NUL) is not allowed in strings");
-            return TPLAN_ERR_ARGUMENT;
-        }
+    /* cJSON ends a string at an escaped NUL ("rrt\u0000x" would read as "rrt") and at a NUL byte
+       inside len; and it stops after the first value, so "{...} trailing" must be refused here */
+    char why[128];
+    if (!tpJson_CheckText(json, len, why, sizeof why)) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "run definition: %s", why);
+        return TPLAN_ERR_ARGUMENT;
     }
-    cJSON *root = cJSON_ParseWithLength(json, len);
+    size_t stop = 0;
+    cJSON *root = tpJson_ParseDocument(json, len, &stop);
     if (!root || !cJSON_IsObject(root)) {
-        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "run definition: %s",
-                   root ? "expected a JSON object" : "not valid JSON");
+        size_t line = 1, col = 1;
+        tpJson_LineColumn(json, len, stop, &line, &col);
+        const cJSON *first = root ? NULL : cJSON_ParseWithLength(json, len);
+        if (root) {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "run definition: expected a JSON object");
+        } else if (first) {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL,
+                       "run definition: text after the JSON value at line %zu, column %zu", line, col);
+        } else {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "run definition: not valid JSON (line %zu, column %zu)", line,
+                       col);
+        }
+        cJSON_Delete((cJSON *)first);
         cJSON_Delete(root);
         return TPLAN_ERR_ARGUMENT;
     }
@@ -319,8 +333,11 @@ bool tpRun_WriteJsonFields(const tplan_run_def *def, cJSON *o)
     return ok;
 }
 
-char *tplan_run_def_to_json(const tplan_run_def *def)
+static char *run_def_to_json(const tplan_run_def *def)
 {
+    if (run_def_check(def, NULL) != TPLAN_OK) {
+        return NULL; /* NULL or a field out of range: "{}" would read back as the defaults */
+    }
     cJSON *o = cJSON_CreateObject();
     char *text = (o && tpRun_WriteJsonFields(def, o)) ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
@@ -330,6 +347,34 @@ char *tplan_run_def_to_json(const tplan_run_def *def)
     char *out = strdup(text); /* freed with tplan_free (free), whatever cJSON's allocator */
     cJSON_free(text);
     return out;
+}
+
+/* The exported three as host-safe calls (call.h): their numbers in the C locale. */
+tplan_code tplan_run_def_check(const tplan_run_def *def, tplan_error *err)
+{
+    tpCall call;
+    tpCall_Begin(&call, NULL, NULL);
+    tplan_code code = run_def_check(def, err);
+    tpCall_End(&call);
+    return code;
+}
+
+tplan_code tplan_run_def_from_json(tplan_run_def *def, const char *json, size_t len, tplan_error *err)
+{
+    tpCall call;
+    tpCall_Begin(&call, NULL, NULL);
+    tplan_code code = run_def_from_json(def, json, len, err);
+    tpCall_End(&call);
+    return code;
+}
+
+char *tplan_run_def_to_json(const tplan_run_def *def)
+{
+    tpCall call;
+    tpCall_Begin(&call, NULL, NULL);
+    char *text = run_def_to_json(def);
+    tpCall_End(&call);
+    return text;
 }
 
 void tplan_free(void *p)

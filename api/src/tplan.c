@@ -1,10 +1,13 @@
 /* The embedding API (tplan/tplan.h): domains, plans and replays as handles over tp/run.h.
- * Nothing here prints: every message of the library's modules (tpLog) goes to a per-thread sink
- * for the length of a call, and the last error among them can complete a failure's message. */
+ * Nothing here prints: every call that does work runs as a tpCall (call.h): the C locale for its
+ * numbers, the library's messages (tpLog) and the script's print() to the host's output callback. */
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "call.h"
 #include "tp/base.h"
 #include "tp/run.h"
 
@@ -20,8 +23,13 @@ struct tplan_domain {
 
 struct tplan_result {
     tpPlanRecord rec;
-    char *plan; /* the plan file's bytes */
+    /* The plan file's bytes, formatted on the first tplan_result_plan or _write_plan (a game that
+       reads only the arrays never pays for them: formatting was a third of a short plan call);
+       under lock, so that concurrent readers of one result stay safe. */
+    pthread_mutex_t lock;
+    char *plan; /* NULL until formatted */
     size_t plan_len;
+    char plan_error[256]; /* why formatting failed ("" : not tried or fine) */
 };
 
 const char *tplan_version(void)
@@ -43,31 +51,13 @@ const char *tplan_code_name(tplan_code code)
     return (int)code >= 0 && (size_t)code < sizeof names / sizeof names[0] ? names[code] : "TPLAN_ERR_UNKNOWN";
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* Quiet calls                                                                                 */
-
-/* Messages of one call: dropped, the last error kept (tpLog's sink for the calling thread). */
-typedef struct tpQuiet {
-    char last_error[1024];
-} tpQuiet;
-
-static void quiet_sink(void *user, tpLogLevel level, const char *msg)
+/* def's output callback when it has one (NULL for no def, or a def too old to have the field). */
+static tplan_output_fn def_output(const tplan_run_def *def, void **user)
 {
-    tpQuiet *q = user;
-    if (level >= TP_LOG_ERROR) {
-        snprintf(q->last_error, sizeof q->last_error, "%s", msg);
-    }
-}
-
-static void quiet_begin(tpQuiet *q)
-{
-    q->last_error[0] = '\0';
-    tpLog_SetThreadSink(quiet_sink, q);
-}
-
-static void quiet_end(void)
-{
-    tpLog_SetThreadSink(NULL, NULL);
+    const size_t need = offsetof(tplan_run_def, output_user) + sizeof def->output_user;
+    const bool has = def && def->size >= need && def->size <= sizeof *def && def->output;
+    *user = has ? def->output_user : NULL;
+    return has ? def->output : NULL;
 }
 
 static void set_ok(tplan_error *err)
@@ -83,7 +73,9 @@ static void set_ok(tplan_error *err)
 
 static tpScriptDef domain_script_def(const tplan_domain *d, const tplan_run_def *limits)
 {
-    return tpRun_ScriptDef(limits, d->path, d->source, d->source_len, d->params, d->nparams);
+    tpScriptDef sd = tpRun_ScriptDef(limits, d->path, d->source, d->source_len, d->params, d->nparams);
+    tpCall_RoutePrint(&sd);
+    return sd;
 }
 
 /* Loads d's script fresh into *out (a replay and every plan start from the script's own state). */
@@ -100,8 +92,8 @@ static tplan_code domain_load(const tplan_domain *d, tpScript **out, tplan_error
     return TPLAN_OK;
 }
 
-static tplan_domain *domain_new(const char *path, const char *source, size_t len, const tplan_param *params,
-                                int nparams, const tplan_run_def *def, tplan_error *err)
+static tplan_domain *domain_new_(const char *path, const char *source, size_t len, const tplan_param *params,
+                                 int nparams, const tplan_run_def *def, tplan_error *err)
 {
     if (!path || nparams < 0 || (nparams > 0 && !params)) {
         tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s", !path ? "no script path or name (NULL)" : "bad parameters");
@@ -142,15 +134,23 @@ static tplan_domain *domain_new(const char *path, const char *source, size_t len
         tplan_domain_free(d);
         return NULL;
     }
-    tpQuiet q;
-    quiet_begin(&q);
-    tplan_code code = domain_load(d, &d->script, err);
-    quiet_end();
-    if (code != TPLAN_OK) {
+    if (domain_load(d, &d->script, err) != TPLAN_OK) {
         tplan_domain_free(d);
         return NULL;
     }
     set_ok(err);
+    return d;
+}
+
+static tplan_domain *domain_new(const char *path, const char *source, size_t len, const tplan_param *params,
+                                int nparams, const tplan_run_def *def, tplan_error *err)
+{
+    void *user;
+    tplan_output_fn output = def_output(def, &user);
+    tpCall call;
+    tpCall_Begin(&call, output, user);
+    tplan_domain *d = domain_new_(path, source, len, params, nparams, def, err);
+    tpCall_End(&call);
     return d;
 }
 
@@ -175,7 +175,10 @@ void tplan_domain_free(tplan_domain *d)
     if (!d) {
         return;
     }
+    tpCall call;
+    tpCall_Begin(&call, d->limits.output, d->limits.output_user);
     tpDestroyScript(d->script);
+    tpCall_End(&call);
     for (int i = 0; i < d->nparams; ++i) {
         free((char *)d->params[i].name);
         free((char *)d->params[i].value);
@@ -229,6 +232,7 @@ const char *tplan_domain_warning(const tplan_domain *d, int i)
 typedef struct tpProgressLink {
     tplan_progress_fn fn;
     void *user;
+    tpCall *call;    /* the plan's call: the host's locale while fn runs */
     int64_t stop_at; /* INT64_MAX: not stopped */
 } tpProgressLink;
 
@@ -236,8 +240,13 @@ static void on_progress(void *user, const tpPlanStats *s)
 {
     tpProgressLink *l = user;
     tplan_progress p = {s->iterations, s->nodes, s->rejected, s->solutions, s->elapsed};
-    if (l->fn && l->stop_at == INT64_MAX && l->fn(l->user, &p) != 0) {
-        l->stop_at = s->iterations; /* the next iteration (iterations + 1) is beyond the bound */
+    if (l->fn && l->stop_at == INT64_MAX) {
+        tpCall_ToHost(l->call);
+        const int stop = l->fn(l->user, &p);
+        tpCall_FromHost(l->call);
+        if (stop != 0) {
+            l->stop_at = s->iterations; /* the next iteration (iterations + 1) is beyond the bound */
+        }
     }
 }
 
@@ -246,8 +255,8 @@ static int64_t stop_bound(void *user)
     return ((const tpProgressLink *)user)->stop_at;
 }
 
-tplan_result *tplan_plan_progress(tplan_domain *d, const tplan_run_def *def0, tplan_progress_fn fn, void *user,
-                                  double interval, tplan_error *err)
+static tplan_result *plan_progress(tplan_domain *d, const tplan_run_def *def0, tplan_progress_fn fn, void *user,
+                                   double interval, tpCall *call, tplan_error *err)
 {
     if (!d) {
         tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "no domain (NULL)");
@@ -265,7 +274,7 @@ tplan_result *tplan_plan_progress(tplan_domain *d, const tplan_run_def *def0, tp
     def.memory_limit_mb = def.memory_limit_mb > 0 ? def.memory_limit_mb : d->limits.memory_limit_mb;
     def.load_time_limit = def.load_time_limit > 0 ? def.load_time_limit : d->limits.load_time_limit;
     def.call_time_limit = def.call_time_limit > 0 ? def.call_time_limit : d->limits.call_time_limit;
-    tpProgressLink link = {fn, user, INT64_MAX};
+    tpProgressLink link = {fn, user, call, INT64_MAX};
     tpRunHooks hooks;
     memset(&hooks, 0, sizeof hooks);
     hooks.progress = on_progress;
@@ -274,16 +283,17 @@ tplan_result *tplan_plan_progress(tplan_domain *d, const tplan_run_def *def0, tp
     hooks.iteration_bound = fn ? stop_bound : NULL;
     hooks.iteration_bound_user = &link;
     tpScriptDef sdef = domain_script_def(d, &def);
-    tpQuiet q;
-    quiet_begin(&q);
     tpRun run;
     tplan_result *r = NULL;
     tplan_code code = tpRun_Plan(&def, &sdef, &hooks, &run, err);
     if (code == TPLAN_OK) {
         r = calloc(1, sizeof *r);
+        if (r && pthread_mutex_init(&r->lock, NULL) != 0) {
+            free(r);
+            r = NULL;
+        }
         char msg[sizeof err->message] = "out of memory";
-        if (!r || !tpRun_Record(&run, d->path, &run.res, &r->rec, msg, sizeof msg) ||
-            !tpPlanRecord_WriteMem(&r->rec, &r->plan, &r->plan_len, msg, sizeof msg)) {
+        if (!r || !tpRun_Record(&run, d->path, &run.res, &r->rec, msg, sizeof msg)) {
             code = strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_INTERNAL;
             tpRun_Fail(err, code, NULL, "%s", msg);
             tplan_result_free(r);
@@ -291,10 +301,25 @@ tplan_result *tplan_plan_progress(tplan_domain *d, const tplan_run_def *def0, tp
         }
     }
     tpRun_Free(&run);
-    quiet_end();
     if (r) {
         set_ok(err);
     }
+    return r;
+}
+
+tplan_result *tplan_plan_progress(tplan_domain *d, const tplan_run_def *def, tplan_progress_fn fn, void *user,
+                                  double interval, tplan_error *err)
+{
+    void *out_user; /* the plan's def's output, else the domain's */
+    tplan_output_fn output = def_output(def, &out_user);
+    if (!output && d) {
+        output = d->limits.output;
+        out_user = d->limits.output_user;
+    }
+    tpCall call;
+    tpCall_Begin(&call, output, out_user);
+    tplan_result *r = plan_progress(d, def, fn, user, interval, &call, err);
+    tpCall_End(&call);
     return r;
 }
 
@@ -310,6 +335,7 @@ void tplan_result_free(tplan_result *r)
     }
     tpPlanRecord_Free(&r->rec);
     free(r->plan);
+    pthread_mutex_destroy(&r->lock);
     free(r);
 }
 
@@ -403,19 +429,50 @@ double tplan_result_seconds(const tplan_result *r)
     return r ? r->rec.t_total : 0.0;
 }
 
-const char *tplan_result_plan(const tplan_result *r, size_t *len)
+/* The plan file's bytes, formatted now if not yet (the result's cache: the struct is the
+ * library's own heap object, so writing it through a const pointer is defined). False with the
+ * reason in r->plan_error when formatting fails (out of memory, or a record that is not valid: a
+ * bug). */
+static bool result_format(const tplan_result *cr)
 {
-    if (len) {
-        *len = r ? r->plan_len : 0;
+    tplan_result *r = (tplan_result *)cr;
+    pthread_mutex_lock(&r->lock);
+    if (!r->plan && !r->plan_error[0]) {
+        tpCall call;
+        tpCall_Begin(&call, NULL, NULL);
+        if (!tpPlanRecord_WriteMem(&r->rec, &r->plan, &r->plan_len, r->plan_error, sizeof r->plan_error)) {
+            r->plan = NULL;
+            r->plan_len = 0;
+            if (!r->plan_error[0]) {
+                snprintf(r->plan_error, sizeof r->plan_error, "out of memory");
+            }
+        }
+        tpCall_End(&call);
     }
-    return r ? r->plan : NULL;
+    const bool ok = r->plan != NULL;
+    pthread_mutex_unlock(&r->lock);
+    return ok;
 }
 
-tplan_code tplan_result_write_plan(const tplan_result *r, const char *path, tplan_error *err)
+const char *tplan_result_plan(const tplan_result *r, size_t *len)
+{
+    const bool ok = r && result_format(r);
+    if (len) {
+        *len = ok ? r->plan_len : 0;
+    }
+    return ok ? r->plan : NULL;
+}
+
+static tplan_code write_plan(const tplan_result *r, const char *path, tplan_error *err)
 {
     if (!r || !path) {
         tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s", !r ? "no result (NULL)" : "no path (NULL)");
         return TPLAN_ERR_ARGUMENT;
+    }
+    if (!result_format(r)) {
+        const tplan_code code = strstr(r->plan_error, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_INTERNAL;
+        tpRun_Fail(err, code, NULL, "%s", r->plan_error);
+        return code;
     }
     tpFileOut out;
     char msg[512];
@@ -437,6 +494,15 @@ tplan_code tplan_result_write_plan(const tplan_result *r, const char *path, tpla
     return TPLAN_OK;
 }
 
+tplan_code tplan_result_write_plan(const tplan_result *r, const char *path, tplan_error *err)
+{
+    tpCall call;
+    tpCall_Begin(&call, NULL, NULL);
+    tplan_code code = write_plan(r, path, err);
+    tpCall_End(&call);
+    return code;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Replay                                                                                      */
 
@@ -449,8 +515,8 @@ tplan_code tplan_replay(tplan_domain *d, const char *plan, size_t len, tplan_err
     tpPlanRecord rec;
     memset(&rec, 0, sizeof rec);
     char msg[sizeof err->message];
-    tpQuiet q;
-    quiet_begin(&q);
+    tpCall call;
+    tpCall_Begin(&call, d->limits.output, d->limits.output_user);
     tplan_code code = TPLAN_OK;
     tpScript *script = NULL;
     if (!tpPlanRecord_Parse(&rec, plan, len, "plan", msg, sizeof msg)) {
@@ -475,8 +541,8 @@ tplan_code tplan_replay(tplan_domain *d, const char *plan, size_t len, tplan_err
             tpRun_Fail(err, code, NULL, "%s", msg);
         }
     }
-    quiet_end();
     tpDestroyScript(script);
+    tpCall_End(&call);
     tpPlanRecord_Free(&rec);
     if (code == TPLAN_OK) {
         set_ok(err);

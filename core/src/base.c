@@ -3,7 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,39 +249,47 @@ char *tpFile_Read(const char *path, size_t max_bytes, size_t *len, char *err, si
 
 /* The temporary files open right now, for tpFile_RemoveTemps in a signal handler (which can reach
    nothing else): the second process-wide state beside the log level, and like it never touching
-   results. A slot is claimed with its path written first and the flag set last. */
+   results. Threads claim and free slots under s_temp_lock (libtplan's handles may write plans from
+   several threads at once); the handler takes no lock: it reads the flags, atomic and lock-free,
+   and a slot's path is written before its flag is set (release) and read after (acquire). */
 #define TP_MAX_TEMPS 8
 static char s_temp_path[TP_MAX_TEMPS][4096];
-static volatile sig_atomic_t s_temp_used[TP_MAX_TEMPS];
+static atomic_int s_temp_used[TP_MAX_TEMPS];
+static pthread_mutex_t s_temp_lock = PTHREAD_MUTEX_INITIALIZER;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal handler needs lock-free atomic ints");
 
 static int temp_register(const char *tmp)
 {
-    for (int i = 0; i < TP_MAX_TEMPS; ++i) {
-        if (!s_temp_used[i] && strlen(tmp) < sizeof s_temp_path[i]) {
+    int slot = -1; /* none free: not removable from a signal handler, still renamed or removed normally */
+    pthread_mutex_lock(&s_temp_lock);
+    for (int i = 0; i < TP_MAX_TEMPS && slot < 0; ++i) {
+        if (!atomic_load_explicit(&s_temp_used[i], memory_order_acquire) && strlen(tmp) < sizeof s_temp_path[i]) {
             memcpy(s_temp_path[i], tmp, strlen(tmp) + 1);
-            s_temp_used[i] = 1;
-            return i;
+            atomic_store_explicit(&s_temp_used[i], 1, memory_order_release);
+            slot = i;
         }
     }
-    return -1; /* not removable from a signal handler: still renamed or removed normally */
+    pthread_mutex_unlock(&s_temp_lock);
+    return slot;
 }
 
 static void temp_unregister(const char *tmp)
 {
+    pthread_mutex_lock(&s_temp_lock);
     for (int i = 0; i < TP_MAX_TEMPS; ++i) {
-        if (s_temp_used[i] && strcmp(s_temp_path[i], tmp) == 0) {
-            s_temp_used[i] = 0;
-            return;
+        if (atomic_load_explicit(&s_temp_used[i], memory_order_acquire) && strcmp(s_temp_path[i], tmp) == 0) {
+            atomic_store_explicit(&s_temp_used[i], 0, memory_order_release);
+            break;
         }
     }
+    pthread_mutex_unlock(&s_temp_lock);
 }
 
 void tpFile_RemoveTemps(void)
 {
     for (int i = 0; i < TP_MAX_TEMPS; ++i) {
-        if (s_temp_used[i]) {
+        if (atomic_exchange_explicit(&s_temp_used[i], 0, memory_order_acq_rel)) {
             unlink(s_temp_path[i]);
-            s_temp_used[i] = 0;
         }
     }
 }

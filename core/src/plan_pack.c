@@ -430,11 +430,60 @@ static U128 pow10u128(int k)
 /* 5^k for 0 <= k <= 27 (5^27 < 2^64). */
 static uint64_t pow5u64(int k)
 {
-    uint64_t p = 1;
-    for (int i = 0; i < k; ++i) {
-        p *= 5;
+    static const uint64_t t[28] = {1ull,
+                                   5ull,
+                                   25ull,
+                                   125ull,
+                                   625ull,
+                                   3125ull,
+                                   15625ull,
+                                   78125ull,
+                                   390625ull,
+                                   1953125ull,
+                                   9765625ull,
+                                   48828125ull,
+                                   244140625ull,
+                                   1220703125ull,
+                                   6103515625ull,
+                                   30517578125ull,
+                                   152587890625ull,
+                                   762939453125ull,
+                                   3814697265625ull,
+                                   19073486328125ull,
+                                   95367431640625ull,
+                                   476837158203125ull,
+                                   2384185791015625ull,
+                                   11920928955078125ull,
+                                   59604644775390625ull,
+                                   298023223876953125ull,
+                                   1490116119384765625ull,
+                                   7450580596923828125ull};
+    return t[k];
+}
+
+/* round(m * 5^k / 2^t), ties to even, for 32 < k <= 54 and 1 <= t <= 191: m * 5^k < 2^53 * 2^126
+ * takes three 64-bit limbs. False when the quotient does not fit in 64 bits (the caller falls
+ * back). The small numbers of a trajectory (1e-38 <= |v| < 1e-16: residual velocities) take it. */
+static bool scaledRoundWide(uint64_t m, int k, int t, U128 *out)
+{
+    const U128 f5 = (U128)pow5u64(27) * pow5u64(k - 27); /* 5^k < 2^126 */
+    const U128 lo = (U128)m * (uint64_t)f5, hi = (U128)m * (uint64_t)(f5 >> 64);
+    const U128 mid = (lo >> 64) + (uint64_t)hi;
+    const uint64_t L[4] = {(uint64_t)lo, (uint64_t)mid, (uint64_t)(hi >> 64) + (uint64_t)(mid >> 64), 0};
+    const int w = t / 64, b = t % 64; /* the quotient's lowest bit: bit b of limb w */
+    const uint64_t q = b ? (L[w] >> b) | (L[w + 1] << (64 - b)) : L[w];
+    const uint64_t over = b ? L[w + 1] >> b : L[w + 1]; /* bits above the quotient's 64 */
+    if (over != 0 || (w + 2 < 4 && L[w + 2] != 0)) {
+        return false;
     }
-    return p;
+    const int hb = t - 1; /* the half bit and the ones below it (sticky) */
+    const bool half = (L[hb / 64] >> (hb % 64)) & 1;
+    bool sticky = (L[hb / 64] & ((1ull << (hb % 64)) - 1)) != 0;
+    for (int i = 0; i < hb / 64 && !sticky; ++i) {
+        sticky = L[i] != 0;
+    }
+    *out = (U128)q + (half && (sticky || (q & 1)));
+    return true;
 }
 
 /* m * 2^e * 10^k rounded to an integer, ties to even (printf's rounding in the default mode), for
@@ -443,6 +492,9 @@ static bool scaledRound(uint64_t m, int e, int k, U128 *out)
 {
     if (k > 22) { /* small v: m * 10^k / 2^s = m * 5^k / 2^(s - k), and m * 5^k < 2^128 up to 5^32 */
         const int s = -e - k;
+        if (k > 32 && k <= 54 && s >= 1 && s <= 191) {
+            return scaledRoundWide(m, k, s, out);
+        }
         if (k > 32 || s < 1 || s > 127) {
             return false;
         }
@@ -476,6 +528,130 @@ static bool scaledRound(uint64_t m, int e, int k, U128 *out)
     return true;
 }
 
+/* printf itself, with '.' whatever the thread's locale (a JSON number). */
+static int formatSlow(double v, int P, char *buf)
+{
+    const int n = snprintf(buf, 32, "%.*g", P, v);
+    for (char *p = buf; *p; ++p) {
+        if (!((*p >= '0' && *p <= '9') || *p == '-' || *p == '+' || (*p >= 'a' && *p <= 'z') ||
+              (*p >= 'A' && *p <= 'Z'))) {
+            *p = '.'; /* the locale's decimal point (inf and nan keep their letters) */
+        }
+    }
+    return n;
+}
+
+/* v (normal, 1e-38 <= |v| < 1e38) rounded to P significant digits as printf rounds: the digits as
+ * an integer *d in [10^(P-1), 10^P) and printf's decimal exponent *x (v ~ d * 10^(x - P + 1)).
+ * False where the integer path does not reach (the caller falls back to printf). */
+static bool decimalDigits(uint64_t bits, int P, U128 *d, int *x)
+{
+    const int be = (int)((bits >> 52) & 0x7FF);
+    const uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+    const int e = be - 1075; /* v = +-m * 2^e */
+    const U128 lo = pow10u128(P - 1), hi = pow10u128(P);
+    /* x: printf's decimal exponent, that of v rounded to P digits, estimated from v's binary
+     * exponent and log2(1 + f) ~ f + 0.3466 f (1 - f) (within 0.006): it may be one off either
+     * way (the loop corrects it); a rounding that carries makes 10^(P-1) at the next exponent. */
+    const double f = (double)(m - (1ull << 52)) * 0x1p-52;
+    int ex = (int)floor(((double)(be - 1023) + f + 0.3466 * f * (1.0 - f)) * 0.30102999566398120);
+    U128 dd = 0;
+    for (int tries = 0;; ++tries) {
+        if (tries == 3 || !scaledRound(m, e, P - 1 - ex, &dd)) {
+            return false;
+        }
+        if (dd >= hi) { /* P + 1 digits: x was too small (or the rounding carried) */
+            ++ex;
+        } else if (dd < lo) { /* P - 1 digits: x was too large */
+            --ex;
+        } else {
+            break;
+        }
+    }
+    if (dd == lo) { /* 10^(P-1): v itself, or v below 10^x rounded up at x; then x - 1 is right
+                      unless its P digits carry too */
+        U128 d1;
+        if (!scaledRound(m, e, P - ex, &d1)) {
+            return false;
+        }
+        if (d1 < hi) {
+            dd = d1;
+            --ex;
+        }
+    }
+    *d = dd;
+    *x = ex;
+    return true;
+}
+
+/* "00" .. "99" */
+static const char k_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                 "8081828384858687888990919293949596979899";
+
+/* printf's %.*g layout of the P digits d (an integer in [10^(P-1), 10^P)) at decimal exponent x,
+ * negative when neg: trailing zeros dropped, %e style below 1e-4 and from 10^P. Returns the length. */
+static int layoutG(bool neg, uint64_t d, int P, int x, char *buf)
+{
+    /* the digits, then '0' padding: the copies below move a fixed 17 bytes (inlined vector moves,
+       not a call per number) and advance by the digits they mean; buf has 40 bytes */
+    char dig[40];
+    memset(dig, '0', sizeof dig);
+    for (int i = P; i > 1; i -= 2) { /* two digits at a time */
+        const unsigned r = (unsigned)(d % 100);
+        d /= 100;
+        dig[i - 2] = k_pairs[2 * r];
+        dig[i - 1] = k_pairs[2 * r + 1];
+    }
+    if (P & 1) {
+        dig[0] = (char)('0' + d);
+    }
+    int nd = P; /* significant digits left once the trailing zeros go (%g drops them) */
+    while (nd > 1 && dig[nd - 1] == '0') {
+        --nd;
+    }
+    char *o = buf;
+    if (neg) {
+        *o++ = '-';
+    }
+    if (x < -4 || x >= P) { /* %e style: d.ddde+XX */
+        *o++ = dig[0];
+        if (nd > 1) {
+            *o++ = '.';
+            memcpy(o, dig + 1, 17);
+            o += nd - 1;
+        }
+        *o++ = 'e';
+        *o++ = x < 0 ? '-' : '+';
+        int ax = x < 0 ? -x : x;
+        if (ax >= 100) {
+            *o++ = (char)('0' + ax / 100);
+            ax %= 100;
+            *o++ = (char)('0' + ax / 10);
+        } else if (ax >= 10) {
+            *o++ = (char)('0' + ax / 10);
+        } else {
+            *o++ = '0';
+        }
+        *o++ = (char)('0' + ax % 10);
+    } else if (x >= 0) { /* %f style, x + 1 integer digits (x < P <= 17) */
+        memcpy(o, dig, 17);
+        o += x + 1;
+        if (nd > x + 1) {
+            *o++ = '.';
+            memcpy(o, dig + x + 1, 17);
+            o += nd - x - 1;
+        }
+    } else { /* %f style below 1: 0.000ddd */
+        memcpy(o, "0.0000", 6);
+        o += 1 - x;
+        memcpy(o, dig, 17);
+        o += nd;
+    }
+    *o = '\0';
+    return (int)(o - buf);
+}
+
 int tpPlan_FormatG(double v, int precision, char *buf)
 {
     const int P = precision < 1 ? 1 : precision > 17 ? 17 : precision;
@@ -483,93 +659,168 @@ int tpPlan_FormatG(double v, int precision, char *buf)
     memcpy(&bits, &v, sizeof bits);
     const int be = (int)((bits >> 52) & 0x7FF);
     const double a = fabs(v);
-    /* the exact integer path covers 1e-16 <= |v| < 1e38 (every intermediate below 2^128) */
-    if (be == 0 || be == 0x7FF || !(a >= 1e-16 && a < 1e38)) {
-        return snprintf(buf, 32, "%.*g", P, v);
+    /* the exact integer path covers 1e-38 <= |v| < 1e38 (intermediates below 2^128, or 2^192
+     * for the smallest: scaledRoundWide) */
+    U128 d;
+    int x;
+    if (be == 0 || be == 0x7FF || !(a >= 1e-38 && a < 1e38) || !decimalDigits(bits, P, &d, &x)) {
+        return formatSlow(v, P, buf);
     }
+    return layoutG(bits >> 63, (uint64_t)d, P, x, buf); /* d < 10^17 < 2^57 */
+}
+
+/* The plan writer's reference: %.17g, or %.15g when that reads back to v; needs17 tells from the
+ * 17 digits alone that %.15g cannot (see tpPlan_FormatNumber). */
+static bool needs17(const char *g17, double v)
+{
+    if (!isnormal(v)) {
+        return false;
+    }
+    int digits = 0, last2 = 0;
+    bool lead = true;
+    for (const char *p = g17; *p && *p != 'e' && *p != 'E'; ++p) {
+        if (*p < '0' || *p > '9' || (lead && *p == '0')) {
+            continue; /* sign, decimal point, leading zeros */
+        }
+        lead = false;
+        ++digits;
+        last2 = (last2 * 10 + (*p - '0')) % 100;
+    }
+    return digits == 17 && last2 > 12 && last2 < 88;
+}
+
+static int formatNumberSlow(double v, char *buf)
+{
+    int n = tpPlan_FormatG(v, 17, buf);
+    if (!needs17(buf, v)) {
+        char b15[40];
+        const int n15 = tpPlan_FormatG(v, 15, b15);
+        double back = tpPlan_ParseNumber(b15, (size_t)n15);
+        if (memcmp(&back, &v, sizeof v) == 0) {
+            memcpy(buf, b15, (size_t)n15 + 1);
+            n = n15;
+        }
+    }
+    return n;
+}
+
+/* Whether the decimal D = d * 10^q (d < 2^50, |q| <= 27) reads back as v (normal, bits), 1 or 0
+ * (-1: an intermediate beyond 128 bits, not decided here): D lies
+ * strictly between v's two rounding boundaries, or on one with v's significand even (strtod rounds
+ * ties to even), compared exactly in 128-bit integers. A boundary is c * 2^f: (2m +- 1) * 2^(e-1),
+ * and (4m - 1) * 2^(e-2) below a power of two (whose lower neighbour is half as far). */
+static int readsBack(uint64_t bits, uint64_t d, int q)
+{
+    const int be = (int)((bits >> 52) & 0x7FF);
     const uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
-    const int e = be - 1075; /* v = +-m * 2^e */
-    const U128 lo = pow10u128(P - 1), hi = pow10u128(P);
-    /* x: printf's decimal exponent, that of v rounded to P digits. log10's estimate may be one
-     * off either way; a rounding that carries makes 10^(P-1) at the next exponent. */
-    int x = (int)floor(log10(a));
-    U128 d = 0;
-    for (int tries = 0;; ++tries) {
-        if (tries == 3 || !scaledRound(m, e, P - 1 - x, &d)) {
-            return snprintf(buf, 32, "%.*g", P, v);
-        }
-        if (d >= hi) { /* P + 1 digits: x was too small (or the rounding carried) */
-            ++x;
-        } else if (d < lo) { /* P - 1 digits: x was too large */
-            --x;
+    const int e = be - 1075;
+    const bool pow2 = m == (1ull << 52) && be > 1;
+    /* cmp(c, f): the sign of D - c * 2^f, from D * 2^-f = d * 5^q * 2^(q - f) against c */
+    const uint64_t chi = 2 * m + 1, clo = pow2 ? 4 * m - 1 : 2 * m - 1;
+    const int fhi = e - 1, flo = pow2 ? e - 2 : e - 1;
+    int sgn[2];
+    for (int i = 0; i < 2; ++i) {
+        const uint64_t c = i ? clo : chi;
+        const int p = q - (i ? flo : fhi); /* the power of two on D's side */
+        U128 L = q >= 0 ? (U128)d * pow5u64(q) : (U128)d, R = q >= 0 ? (U128)c : (U128)c * pow5u64(-q);
+        if (p >= 0) {
+            if (p > 127 || (L >> (127 - p)) != 0) {
+                return -1; /* beyond 128 bits: the caller reads the text back instead */
+            }
+            L <<= p;
         } else {
-            break;
+            if (-p > 127 || (R >> (127 + p)) != 0) {
+                return -1;
+            }
+            R <<= -p;
         }
+        sgn[i] = L > R ? 1 : L < R ? -1 : 0;
     }
-    if (d == lo) { /* 10^(P-1): v itself, or v below 10^x rounded up at x; then x - 1 is right
-                      unless its P digits carry too */
-        U128 d1;
-        if (!scaledRound(m, e, P - x, &d1)) {
-            return snprintf(buf, 32, "%.*g", P, v);
-        }
-        if (d1 < hi) {
-            d = d1;
-            --x;
-        }
+    const bool even = (m & 1) == 0;
+    return (sgn[0] < 0 || (sgn[0] == 0 && even)) && (sgn[1] > 0 || (sgn[1] == 0 && even));
+}
+
+int tpPlan_FormatNumber(double v, char *buf)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    const int be = (int)((bits >> 52) & 0x7FF);
+    const double a = fabs(v);
+    U128 d17;
+    int x;
+    if (be == 0 || be == 0x7FF || !(a >= 1e-38 && a < 1e38) || !decimalDigits(bits, 17, &d17, &x)) {
+        return formatNumberSlow(v, buf);
     }
-    char dig[17];
-    uint64_t dd = (uint64_t)d; /* < 10^17 < 2^57 */
-    for (int i = P - 1; i >= 0; --i) {
-        dig[i] = (char)('0' + dd % 10);
-        dd /= 10;
+    const uint64_t d = (uint64_t)d17;
+    const unsigned last2 = (unsigned)(d % 100);
+    /* If %.15g reads back, v is the double nearest a 15-digit decimal D: |v - D| <= ulp(v) / 2,
+     * under 11.1 units of the 17th digit, so v's 17 digits end within 12 of a multiple of 100.
+     * Other endings rule %.15g out (needs17's test, from the integer) */
+    if (last2 > 12 && last2 < 88) {
+        return layoutG(bits >> 63, d, 17, x, buf);
     }
-    int nd = P; /* significant digits left once the trailing zeros go (%g drops them) */
-    while (nd > 1 && dig[nd - 1] == '0') {
-        --nd;
+    /* %.15g's digits: d / 100 rounded (no tie: d ends in 00..12 or 88..99, and v's exact value is
+       within half a unit of d) */
+    U128 d15w = d / 100 + (last2 > 50);
+    int x15 = x;
+    if (d15w == pow10u128(15)) { /* the rounding carried: 1.00000000000000 at x + 1 */
+        d15w = pow10u128(14);
+        ++x15;
     }
-    char *o = buf;
-    if (bits >> 63) {
-        *o++ = '-';
+    const int q = x15 - 14; /* %.15g's digits are d15 * 10^q */
+    const int exact = q >= -27 && q <= 27 ? readsBack(bits, (uint64_t)d15w, q) : -1;
+    if (exact >= 0) { /* decided exactly, without reading the text back */
+        return exact ? layoutG(bits >> 63, (uint64_t)d15w, 15, x15, buf) : layoutG(bits >> 63, d, 17, x, buf);
     }
-    if (x < -4 || x >= P) { /* %e style: d.ddde+XX */
-        *o++ = dig[0];
-        if (nd > 1) {
-            *o++ = '.';
-            memcpy(o, dig + 1, (size_t)nd - 1);
-            o += nd - 1;
-        }
-        *o++ = 'e';
-        *o++ = x < 0 ? '-' : '+';
-        int ax = x < 0 ? -x : x;
-        if (ax >= 10) {
-            *o++ = (char)('0' + ax / 10);
-        } else {
-            *o++ = '0';
-        }
-        *o++ = (char)('0' + ax % 10);
-    } else if (x >= 0) { /* %f style, x + 1 integer digits */
-        memcpy(o, dig, (size_t)x + 1);
-        o += x + 1;
-        if (nd > x + 1) {
-            *o++ = '.';
-            memcpy(o, dig + x + 1, (size_t)(nd - x - 1));
-            o += nd - x - 1;
-        }
-    } else { /* %f style below 1: 0.000ddd */
-        *o++ = '0';
-        *o++ = '.';
-        for (int z = 0; z < -x - 1; ++z) {
-            *o++ = '0';
-        }
-        memcpy(o, dig, (size_t)nd);
-        o += nd;
+    const int n15 = layoutG(bits >> 63, (uint64_t)d15w, 15, x15, buf);
+    const double back = tpPlan_ParseNumber(buf, (size_t)n15);
+    if (memcmp(&back, &v, sizeof v) == 0) {
+        return n15;
     }
-    *o = '\0';
-    return (int)(o - buf);
+    return layoutG(bits >> 63, d, 17, x, buf);
 }
 #else /* no 128-bit integers: printf itself */
 int tpPlan_FormatG(double v, int precision, char *buf)
 {
-    return snprintf(buf, 32, "%.*g", precision < 1 ? 1 : precision > 17 ? 17 : precision, v);
+    const int n = snprintf(buf, 32, "%.*g", precision < 1 ? 1 : precision > 17 ? 17 : precision, v);
+    for (char *p = buf; *p; ++p) {
+        if (*p == ',') { /* a comma-decimal locale's point: JSON wants '.' */
+            *p = '.';
+        }
+    }
+    return n;
+}
+
+static bool needs17(const char *g17, double v)
+{
+    if (!isnormal(v)) {
+        return false;
+    }
+    int digits = 0, last2 = 0;
+    bool lead = true;
+    for (const char *p = g17; *p && *p != 'e' && *p != 'E'; ++p) {
+        if (*p < '0' || *p > '9' || (lead && *p == '0')) {
+            continue;
+        }
+        lead = false;
+        ++digits;
+        last2 = (last2 * 10 + (*p - '0')) % 100;
+    }
+    return digits == 17 && last2 > 12 && last2 < 88;
+}
+
+int tpPlan_FormatNumber(double v, char *buf)
+{
+    int n = tpPlan_FormatG(v, 17, buf);
+    if (!needs17(buf, v)) {
+        char b15[40];
+        const int n15 = tpPlan_FormatG(v, 15, b15);
+        double back = tpPlan_ParseNumber(b15, (size_t)n15);
+        if (memcmp(&back, &v, sizeof v) == 0) {
+            memcpy(buf, b15, (size_t)n15 + 1);
+            n = n15;
+        }
+    }
+    return n;
 }
 #endif

@@ -578,50 +578,30 @@ static void normalize_number(char *buf)
     }
 }
 
-/* True when %.15g cannot read back to v, judged from v's %.17g digits alone. If %.15g reads back,
- * v is the double nearest a 15-digit decimal D, and |v - D| <= ulp(v) / 2 < 11.1 units of the
- * 17th significant digit (for normal v): the last two of 17 digits are then within 12 of a
- * multiple of 100. Other endings (and only for 17 digits and a normal v) rule %.15g out. */
-static bool needs17(const char *g17, double v)
-{
-    if (!isnormal(v)) {
-        return false;
-    }
-    int digits = 0, last2 = 0;
-    bool lead = true;
-    for (const char *p = g17; *p && *p != 'e' && *p != 'E'; ++p) {
-        if (*p < '0' || *p > '9' || (lead && *p == '0')) {
-            continue; /* sign, decimal point, leading zeros */
-        }
-        lead = false;
-        ++digits;
-        last2 = (last2 * 10 + (*p - '0')) % 100;
-    }
-    return digits == 17 && last2 > 12 && last2 < 88;
-}
-
 /* Shortest of %.15g / %.17g that reads back to the same bits: %.15g keeps common values
  * such as 0.1 readable, %.17g is always exact. -0.0 prints as "-0" (strtod keeps the sign).
- * Most simulated values need 17 digits, which needs17 sees without a strtod (a plan of 400
- * dice holds millions of numbers); the result is the same as trying %.15g first. */
+ * Most simulated values need 17 digits, which tpPlan_FormatNumber sees from their 17 digits
+ * without a strtod (a plan of 400 dice holds millions of numbers); the result is the same as
+ * trying %.15g first. Writes the text and its NUL into buf (40 bytes), returns its length. */
+static int format_double(double v, char *buf)
+{
+    if (v == 0) {
+        const bool neg = signbit(v); /* what %.15g prints */
+        memcpy(buf, neg ? "-0" : "0", neg ? 3 : 2);
+        return neg ? 2 : 1;
+    }
+    const int n = tpPlan_FormatNumber(v, buf);
+    if (!isfinite(v)) { /* '.' for the point already; this keeps older builds' bytes for inf, nan */
+        normalize_number(buf);
+    }
+    return n;
+}
+
 static void put_double(FILE *f, double v)
 {
     char buf[40];
-    if (v == 0) {
-        fputs(signbit(v) ? "-0" : "0", f); /* what %.15g prints */
-        return;
-    }
-    tpPlan_FormatG(v, 17, buf); /* snprintf's %.17g, faster */
-    if (!needs17(buf, v)) {
-        char b15[40];
-        const int n = tpPlan_FormatG(v, 15, b15);
-        double back = tpPlan_ParseNumber(b15, (size_t)n); /* strtod's result, faster */
-        if (memcmp(&back, &v, sizeof v) == 0) {
-            memcpy(buf, b15, sizeof buf);
-        }
-    }
-    normalize_number(buf);
-    fputs(buf, f);
+    const int n = format_double(v, buf);
+    fwrite(buf, 1, (size_t)n, f);
 }
 
 /* Colors are floats: the shortest digits that come back as the same float through the
@@ -702,18 +682,62 @@ static void put_double_array(FILE *f, const double *v, int n)
     fputc(']', f);
 }
 
-/* One row per line: a trajectory is read by people as a table of states. */
+/* One row per line: a trajectory is read by people as a table of states. Most of a plan file's
+ * bytes are these rows, so each is built in memory and written with one fwrite, and a number
+ * equal, bit for bit, to the one above it in its column reuses that one's text (about half of a
+ * minigolf trajectory's numbers: bodies at rest, zero velocities and controls). Same bytes as
+ * put_double_array row by row. */
+#define TP_ROW_MAX_COLS 16
 static void put_rows(FILE *f, const double *v, int rows, int cols, const char *indent)
 {
     if (rows == 0) {
         fputs("[]", f);
         return;
     }
+    const size_t ind = strlen(indent);
+    if (cols > TP_ROW_MAX_COLS || ind > 64) { /* never in a plan file: the same bytes, plainly */
+        fputs("[\n", f);
+        for (int r = 0; r < rows; ++r) {
+            fprintf(f, "%s  ", indent);
+            put_double_array(f, v + (size_t)r * (size_t)cols, cols);
+            fputs(r + 1 < rows ? ",\n" : "\n", f);
+        }
+        fprintf(f, "%s]", indent);
+        return;
+    }
+    char text[TP_ROW_MAX_COLS][40] = {{0}}; /* the column's number in the row above, its bits and length */
+    uint64_t above[TP_ROW_MAX_COLS];
+    int len[TP_ROW_MAX_COLS];
+    char line[64 + 8 + TP_ROW_MAX_COLS * 42 + 24], *lp = line; /* indent, "  [", numbers and ", ", "],\n" */
     fputs("[\n", f);
     for (int r = 0; r < rows; ++r) {
-        fprintf(f, "%s  ", indent);
-        put_double_array(f, v + (size_t)r * (size_t)cols, cols);
-        fputs(r + 1 < rows ? ",\n" : "\n", f);
+        const double *row = v + (size_t)r * (size_t)cols;
+        lp = line;
+        memcpy(lp, indent, ind);
+        lp += ind;
+        *lp++ = ' ';
+        *lp++ = ' ';
+        *lp++ = '[';
+        for (int c = 0; c < cols; ++c) {
+            uint64_t bits;
+            memcpy(&bits, &row[c], sizeof bits);
+            if (r == 0 || bits != above[c]) {
+                len[c] = format_double(row[c], text[c]);
+                above[c] = bits;
+            }
+            if (c) {
+                *lp++ = ',';
+                *lp++ = ' ';
+            }
+            memcpy(lp, text[c], 24); /* a fixed copy (no call per number), then the number's length */
+            lp += len[c];
+        }
+        *lp++ = ']';
+        if (r + 1 < rows) {
+            *lp++ = ',';
+        }
+        *lp++ = '\n';
+        fwrite(line, 1, (size_t)(lp - line), f);
     }
     fprintf(f, "%s]", indent);
 }

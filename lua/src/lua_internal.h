@@ -267,6 +267,8 @@ typedef struct tplLimits {
     const tpScriptFile *embedded;
     int nembedded;
     FILE *print_to; /* print()'s stream (tpScriptDef.print_to); NULL = stderr */
+    void (*print_fn)(void *user, const char *text, size_t len); /* tpScriptDef.print_fn: before print_to */
+    void *print_user;
     void (*on_deadline)(void *user, double armed, double deadline); /* tpScriptDef.on_deadline */
     void *on_deadline_user;
 } tplLimits;

@@ -381,6 +381,24 @@ static int tplDisabled(lua_State *L)
 
 static int tplPrint(lua_State *L)
 {
+    const tplLimits *lim = tplGetLimits(L);
+    if (lim->print_fn) { /* the whole line, then one call */
+        int n = lua_gettop(L);
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        for (int i = 1; i <= n; i++) {
+            if (i > 1)
+                luaL_addchar(&b, '\t');
+            luaL_tolstring(L, i, NULL);
+            luaL_addvalue(&b);
+        }
+        luaL_addchar(&b, '\n');
+        luaL_pushresult(&b);
+        size_t len = 0;
+        const char *line = lua_tolstring(L, -1, &len);
+        lim->print_fn(lim->print_user, line, len);
+        return 0;
+    }
     FILE *out = tplGetLimits(L)->print_to ? tplGetLimits(L)->print_to : stderr;
     int n = lua_gettop(L);
     for (int i = 1; i <= n; i++) {

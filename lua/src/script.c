@@ -4,7 +4,8 @@
  * Sandbox: base, package, coroutine, table, string, math and utf8 only (no io, os, debug);
  * binary chunks are refused everywhere (they can crash the VM); math.random/randomseed raise
  * (a run's randomness must come from the planner's seeded generator); print goes to stderr so
- * it never mixes with machine-readable output. */
+ * it never mixes with machine-readable output, or to the caller's function (tpScriptDef.print_fn:
+ * the embedding API, which never writes to the host's stdio). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "lua_internal.h"
 
@@ -577,6 +578,8 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
     }
     s->limits.max_bytes = def->memory_limit > 0 ? def->memory_limit : TP_SCRIPT_DEFAULT_MEMORY;
     s->limits.print_to = def->print_to;
+    s->limits.print_fn = def->print_fn;
+    s->limits.print_user = def->print_user;
     s->limits.on_deadline = def->on_deadline;
     s->limits.on_deadline_user = def->on_deadline_user;
     tpStrCopy(s->limits.path, sizeof s->limits.path, name);

@@ -61,7 +61,11 @@ static double fullResidual(const tpNavField *f)
     return r;
 }
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+/* Not under ThreadSanitizer (GCC defines __SANITIZE_THREAD__; TP_TSAN builds define TP_NO_CLONES):
+ * the clones' IFUNC resolver runs while the dynamic loader relocates libtplan, before the TSan
+ * runtime is initialised, and its instrumented code crashed every program at start. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&                           \
+    !defined(__SANITIZE_THREAD__) && !defined(TP_NO_CLONES)
 /* AVX2 doubles the lanes where the CPU has it (chosen once at load time). The same IEEE
  * additions and multiplications either way (the build does not contract them into FMAs: C17
  * without GNU extensions), so every clone gives the same bits. */

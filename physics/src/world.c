@@ -7,6 +7,8 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,9 +71,40 @@ tpMaterialDef tpDefaultMaterialDef(void)
 /* ODE library lifetime: one dInitODE2 for any number of worlds (ODE keeps global state).      */
 
 /* Worlds in use in the process, guarded by g_ode_lock (the embedding API lets several threads
- * create and destroy worlds); the second piece of process-wide state besides the log level. */
+ * create and destroy worlds); the second piece of process-wide state besides the log level.
+ *
+ * A host program may use ODE itself (a game's physics, a robot simulator): libtplan leaves ODE's
+ * process-wide settings as the host set them whenever no tplan step is running.
+ * - dInitODE2 / dCloseODE: one pair for all of tplan's worlds. ODE counts them (odeinit.cpp:
+ *   dCloseODE finalises only when every dInitODE2 has been closed), so a host's own dInitODE2
+ *   keeps ODE alive after tplan's last world goes. ODE's count is unguarded: a host must not call
+ *   dInitODE2 / dCloseODE while another thread loads, plans, replays or frees a tplan domain.
+ * - The error, debug and message handlers: tplan's are installed only while at least one thread
+ *   is inside tpOde_Solve (g_ode_stepping) and the host's put back when the last one leaves.
+ *   While installed they pass a message raised by any other thread (the host's own step) to the
+ *   host's handler, or print it as ODE's default would.
+ * - ODE's random generator (quickstep's row shuffle): set to 0 for each quickstep and put back to
+ *   the host's seed after it, under g_ode_lock. */
 static int g_ode_users;
+static int g_ode_stepping; /* threads inside tpOde_Solve; under g_ode_lock */
 static pthread_mutex_t g_ode_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The host's handlers while tplan's are installed (NULL: ODE's default); atomic because a host
+ * thread may raise a message (and read them) while a tplan thread restores them. */
+static _Atomic(dMessageFunction *) g_host_error, g_host_debug, g_host_message;
+static _Thread_local bool g_in_solve; /* this thread is inside tpOde_Solve */
+
+/* A message that is not tplan's: the host's handler, else what ODE prints without one. */
+static void ode_to_host(dMessageFunction *host, const char *what, int num, const char *msg, va_list ap)
+{
+    if (host) {
+        host(num, msg, ap);
+        return;
+    }
+    fprintf(stderr, "\n%s %d: ", what, num);
+    vfprintf(stderr, msg, ap);
+    fprintf(stderr, "\n");
+    fflush(stderr);
+}
 
 static void ode_v_log(tpLogLevel level, int num, const char *msg, va_list ap)
 {
@@ -81,10 +114,18 @@ static void ode_v_log(tpLogLevel level, int num, const char *msg, va_list ap)
 }
 static void ode_error(int num, const char *msg, va_list ap)
 {
+    if (!g_in_solve) {
+        ode_to_host(atomic_load(&g_host_error), "ODE Error", num, msg, ap);
+        return;
+    }
     ode_v_log(TP_LOG_ERROR, num, msg, ap);
 }
 static void ode_debug(int num, const char *msg, va_list ap)
 {
+    if (!g_in_solve) {
+        ode_to_host(atomic_load(&g_host_debug), "ODE INTERNAL ERROR", num, msg, ap);
+        return;
+    }
     ode_v_log(TP_LOG_ERROR, num, msg, ap);
 }
 /* ODE reports one thing through its message handler that the physics must act on: its Dantzig
@@ -97,14 +138,58 @@ static void ode_debug(int num, const char *msg, va_list ap)
  * messages themselves would drown the log, so they go to the debug level. */
 static _Thread_local unsigned long g_lcp_failures;
 
+static void ode_message(int num, const char *msg, va_list ap)
+{
+    if (!g_in_solve) {
+        ode_to_host(atomic_load(&g_host_message), "ODE Message", num, msg, ap);
+        return;
+    }
+    if (num == d_ERR_LCP)
+        g_lcp_failures++;
+    ode_v_log(TP_LOG_DEBUG, num, msg, ap);
+}
+
+/* Under g_ode_lock: the first thread to enter a solve installs tplan's handlers, the last to
+ * leave puts the host's back. */
+static void solve_enter_locked(void)
+{
+    if (g_ode_stepping++ == 0) {
+        atomic_store(&g_host_error, dGetErrorHandler());
+        atomic_store(&g_host_debug, dGetDebugHandler());
+        atomic_store(&g_host_message, dGetMessageHandler());
+        dSetErrorHandler(ode_error);
+        dSetDebugHandler(ode_debug);
+        dSetMessageHandler(ode_message);
+    }
+}
+
+static void solve_leave_locked(void)
+{
+    if (--g_ode_stepping == 0) {
+        dSetErrorHandler(atomic_load(&g_host_error));
+        dSetDebugHandler(atomic_load(&g_host_debug));
+        dSetMessageHandler(atomic_load(&g_host_message));
+    }
+}
+
 int tpOde_Solve(dWorldID world, double h, bool exact)
 {
-    if (exact) {
-        return dWorldStep(world, h);
-    }
+    int ok;
     pthread_mutex_lock(&g_ode_lock);
-    dRandSetSeed(0);
-    int ok = dWorldQuickStep(world, h);
+    solve_enter_locked();
+    g_in_solve = true;
+    if (exact) { /* dWorldStep needs no shared state: threads solve at the same time */
+        pthread_mutex_unlock(&g_ode_lock);
+        ok = dWorldStep(world, h);
+        pthread_mutex_lock(&g_ode_lock);
+    } else {
+        const unsigned long host_seed = dRandGetSeed();
+        dRandSetSeed(0);
+        ok = dWorldQuickStep(world, h);
+        dRandSetSeed(host_seed);
+    }
+    g_in_solve = false;
+    solve_leave_locked();
     pthread_mutex_unlock(&g_ode_lock);
     return ok;
 }
@@ -114,20 +199,10 @@ unsigned long tpOde_LcpFailures(void)
     return g_lcp_failures;
 }
 
-static void ode_message(int num, const char *msg, va_list ap)
-{
-    if (num == d_ERR_LCP)
-        g_lcp_failures++;
-    ode_v_log(TP_LOG_DEBUG, num, msg, ap);
-}
-
 static void ode_acquire(void)
 {
     pthread_mutex_lock(&g_ode_lock);
     if (g_ode_users++ == 0) {
-        dSetErrorHandler(ode_error);
-        dSetDebugHandler(ode_debug);
-        dSetMessageHandler(ode_message);
         dInitODE2(0);
     }
     /* ODE's per-thread collision data: once per thread that steps worlds (a no-op when there). */
@@ -139,7 +214,7 @@ static void ode_release(void)
 {
     pthread_mutex_lock(&g_ode_lock);
     if (--g_ode_users == 0) {
-        dCloseODE();
+        dCloseODE(); /* ODE's own count: a host's dInitODE2 keeps it initialised */
     }
     pthread_mutex_unlock(&g_ode_lock);
 }

@@ -141,14 +141,17 @@ static void checkFormat(double v)
 /* Random doubles of every magnitude (random bits), plan-like values, integers (exact ties at 18+
  * digits), decimals with few digits, and the boundaries: powers of ten and their neighbours (where
  * log10 may be off and the rounding may carry into an 18th digit), the ends of the integer path
- * (1e-16, 1e38) and of %f style (1e-4, 1e17), -0, subnormals, infinities and NaN. */
+ * (1e-16 and 1e-38 for the wide one, 1e38) and of %f style (1e-4, 1e17), -0, subnormals, infinities and NaN. */
 static void test_format_g(void **st)
 {
     (void)st;
-    for (int i = 0; i < 150000; ++i) {
+    for (int i = 0; i < 180000; ++i) {
         uint64_t u = next();
         double d;
-        switch (i % 5) {
+        switch (i % 6) {
+        case 5: /* the small numbers' wide path (1e-38 .. 1e-16: 192-bit products) and past it */
+            d = ldexp(1.0 + (double)(u >> 12) * 0x1p-52, -(int)(next() % 90) - 48);
+            break;
         case 0: /* any double */
             memcpy(&d, &u, sizeof d);
             break;
@@ -168,7 +171,7 @@ static void test_format_g(void **st)
         checkFormat(d);
         checkFormat(-d);
     }
-    for (int k = -12; k <= 40; ++k) {
+    for (int k = -42; k <= 40; ++k) {
         double p = pow(10, k);
         double around[] = {p, nextafter(p, 0), nextafter(p, INFINITY), p * (1 - 1e-17), p * (1 + 1e-16)};
         for (size_t j = 0; j < sizeof around / sizeof around[0]; ++j) {
@@ -185,6 +188,13 @@ static void test_format_g(void **st)
                             1e-16,
                             nextafter(1e-16, 0),
                             nextafter(1e-16, 1),
+                            1e-38,
+                            nextafter(1e-38, 0),
+                            nextafter(1e-38, 1),
+                            5e-324,
+                            2.2250738585072014e-308,
+                            -7.9774469260244367e-19,
+                            2.0082373123293289e-24,
                             1e38,
                             nextafter(1e38, 0),
                             1e-4,
@@ -209,13 +219,96 @@ static void test_format_g(void **st)
     }
 }
 
+/* The plan writer's numbers (tpPlan_FormatNumber): %.15g when strtod reads it back to v, else
+ * %.17g, exactly as printf and strtod decide, over the magnitudes of every path (the 17-digit test
+ * from the integer, the 15 digits derived from the 17, their carry, the 50-ending ties, the wide
+ * small-number path, printf's beyond). */
+static void checkNumber(double v)
+{
+    if (v == 0) {
+        return;
+    }
+    char want[64], got[64];
+    snprintf(want, sizeof want, "%.15g", v);
+    if (strtod(want, NULL) != v) {
+        snprintf(want, sizeof want, "%.17g", v);
+    }
+    const int n = tpPlan_FormatNumber(v, got);
+    if (n != (int)strlen(want) || strcmp(want, got) != 0) {
+        fail_msg("plan number %a: printf/strtod \"%s\", tpPlan_FormatNumber \"%s\" (%d)", v, want, got, n);
+    }
+}
+
+static void test_format_number(void **st)
+{
+    (void)st;
+    for (int i = 0; i < 200000; ++i) {
+        uint64_t u = next();
+        double d;
+        switch (i % 5) {
+        case 0: /* any double */
+            memcpy(&d, &u, sizeof d);
+            break;
+        case 1: /* plan-like magnitudes, 1e-40 .. 1e20 */
+            d = ldexp(1.0 + (double)(u >> 12) * 0x1p-52, (int)(next() % 200) - 133);
+            break;
+        case 2: /* short decimals (%.15g reads back) and their neighbours (it does not) */
+            d = (double)(int64_t)(u % 2000001 - 1000000) / pow(10, (int)(next() % 30));
+            d = (next() & 1) ? nextafter(d, INFINITY) : d;
+            break;
+        case 3: /* 15-digit decimals at every exponent: the carry to 1e(x+1), 50-endings */
+            d = (double)(int64_t)(u % 1000000000000000ull) * pow(10, (int)(next() % 60) - 50);
+            break;
+        default: /* near powers of ten */
+            d = pow(10, (int)(next() % 80) - 42) * (1 - (double)(u % 64) * 0x1p-53);
+            break;
+        }
+        checkNumber(d);
+        checkNumber(-d);
+    }
+    for (int j = -140; j <= 130; ++j) { /* powers of two: the lower neighbour is half as far */
+        const double p2 = ldexp(1.0, j);
+        checkNumber(p2);
+        checkNumber(nextafter(p2, 0));
+        checkNumber(nextafter(p2, INFINITY));
+    }
+    for (int i = 0; i < 20000; ++i) { /* 15-digit decimals at and just below a power of two */
+        const double p2 = ldexp(1.0, (int)(next() % 150) - 100), dec = pow(10, floor(log10(p2)) - 14);
+        checkNumber(floor(p2 / dec - (double)(next() % 3)) * dec);
+        checkNumber(nextafter(p2, 0) - (double)(next() % 4) * ldexp(p2, -54));
+    }
+    const double cases[] = {0.1,
+                            0.2,
+                            0.3,
+                            1.0 / 3,
+                            2.0 / 3,
+                            1e-38,
+                            nextafter(1e-38, 0),
+                            1e38,
+                            9.999999999999999e22,
+                            0.30000000000000004,
+                            5e-324,
+                            2.2250738585072014e-308,
+                            1e-4,
+                            1e17,
+                            123456789012345.5,
+                            99999999999999.95,
+                            999999999999999.5,
+                            -7.9774469260244367e-19,
+                            2.0082373123293289e-24};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        checkNumber(cases[i]);
+        checkNumber(-cases[i]);
+        checkNumber(nextafter(cases[i], 0));
+        checkNumber(nextafter(cases[i], INFINITY));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_printed_doubles),
-        cmocka_unit_test(test_format_g),
-        cmocka_unit_test(test_digit_strings),
-        cmocka_unit_test(test_hard_cases),
+        cmocka_unit_test(test_printed_doubles), cmocka_unit_test(test_format_g),   cmocka_unit_test(test_format_number),
+        cmocka_unit_test(test_digit_strings),   cmocka_unit_test(test_hard_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

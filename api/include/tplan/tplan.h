@@ -10,7 +10,9 @@
  * - Every function that can fail takes a `tplan_error *` last (NULL allowed: no message) and
  *   reports a tplan_code there; functions returning a handle return NULL on failure. Nothing
  *   here prints, exits, aborts on bad input or touches global state the caller can see
- *   (signals, the locale, stdio).
+ *   (signals, the locale, stdio, ODE's handlers and random seed: docs/embedding.md, Host
+ *   safety). Numbers are read and written in the C locale whatever the host's locale; the
+ *   script's print() and the library's messages go to the run definition's `output`.
  * - Ownership: a handle is freed with its own *_free function (NULL allowed); strings and arrays
  *   returned by accessors belong to the handle and stay valid until it is freed. Strings are
  *   UTF-8, NUL-terminated.
@@ -81,6 +83,21 @@ TPLAN_API const char *tplan_code_name(tplan_code code);
 TPLAN_API void tplan_free(void *p);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Output                                                                                      */
+
+/// What a piece of output is.
+typedef enum tplan_output_kind {
+    TPLAN_OUTPUT_PRINT = 0,   /* the script's print(): its bytes, values tab-separated, the '\n' included */
+    TPLAN_OUTPUT_INFO = 1,    /* a library message the tplan program prints (one line, no '\n') */
+    TPLAN_OUTPUT_WARNING = 2, /* ... that it prints after "warning: " */
+    TPLAN_OUTPUT_ERROR = 3,   /* ... after "error: " (a failing call's err.message may repeat it) */
+} tplan_output_kind;
+
+/// Receives output: len bytes at text (not NUL-terminated), in the thread of the call that made
+/// them, with the host's locale in force. It must not free or use the handle of that call.
+typedef void (*tplan_output_fn)(void *user, tplan_output_kind kind, const char *text, size_t len);
+
+/* ------------------------------------------------------------------------------------------ */
 /* A planning run                                                                              */
 
 /// Which planner: the domain's choice (its `planner` table; BK-BGT unless it says otherwise),
@@ -114,6 +131,10 @@ typedef struct tplan_run_def {
     double call_time_limit;   /* s for one Lua callback while planning, (0, 1e6]; 0 (default): 10 */
     int64_t search_memory_mb; /* MB the search (tree and index) may hold, 1..1073741824; 0 (default):
                                  no bound. At the bound the run stops with its best plan so far */
+    tplan_output_fn output;   /* the script's print() and the library's messages during the call
+                                 given this def; NULL (default): dropped. A domain keeps its load
+                                 def's for its replays and for plans whose def has none. Not JSON */
+    void *output_user;        /* passed to output (not owned: with a load def, it must outlive the domain) */
 } tplan_run_def;
 
 /// Fills def with the defaults above. Use the macro: it passes the struct's size as compiled.
@@ -124,11 +145,13 @@ TPLAN_API tplan_code tplan_run_def_check(const tplan_run_def *def, tplan_error *
 /// Reads a JSON object (len bytes at json, UTF-8) into def, over its current values: the fields
 /// "planner" ("rrt" | "bgt"), "mu", "seed", "max_iters", "time_limit", "solutions", "nn_index"
 /// (boolean), "jobs", "memory_mb", "load_time_limit", "call_time_limit", "search_memory_mb". Strict: an unknown or
-/// repeated field, a value of the wrong type or out of range is refused naming the field.
+/// repeated field, a value of the wrong type or out of range is refused naming the field, and
+/// so is text that is not one JSON object and whitespace (trailing text, a NUL byte).
 TPLAN_API tplan_code tplan_run_def_from_json(tplan_run_def *def, const char *json, size_t len, tplan_error *err);
 /// The fields that differ from the defaults as a JSON object ("{}" for the defaults); what
-/// tplan_run_def_from_json reads back to the same definition. Free with tplan_free; NULL when
-/// out of memory.
+/// tplan_run_def_from_json reads back to the same definition (output and output_user are not
+/// written). Free with tplan_free; NULL for a NULL or invalid def (tplan_run_def_check names the
+/// field) or when out of memory.
 TPLAN_API char *tplan_run_def_to_json(const tplan_run_def *def);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -216,7 +239,9 @@ TPLAN_API int64_t tplan_result_nodes(const tplan_result *result);
 TPLAN_API int tplan_result_solutions(const tplan_result *result);
 TPLAN_API double tplan_result_seconds(const tplan_result *result);
 /// The plan file (docs/plan-format.md) as `tplan plan -o` writes it: *len bytes (len may be
-/// NULL), NUL-terminated. Replay it with tplan_replay or `tplan replay`.
+/// NULL), NUL-terminated. Replay it with tplan_replay or `tplan replay`. Formatted on the first
+/// call (tplan_plan does not spend that time for a host that reads only the arrays), then kept;
+/// NULL with *len 0 when out of memory.
 TPLAN_API const char *tplan_result_plan(const tplan_result *result, size_t *len);
 /// Writes those bytes to the file at path, replacing it only once complete (a temporary file
 /// renamed into place: a failed write leaves the file as it was). TPLAN_ERR_IO with the reason

@@ -61,6 +61,11 @@ typedef struct tpScriptDef {
                                metric, a custom skill...); 0 = TP_SCRIPT_DEFAULT_CALL_TIME */
     FILE *print_to;         /* where the script's print() writes (not owned; must outlive the
                                script); NULL = stderr. `tplan worker`: the job's own log */
+    /* When not NULL, print()'s bytes go here instead of print_to: one call per print() with its
+       whole line (values tab-separated, the '\n' included; text is not NUL-terminated), from the
+       thread running the script. libtplan: the host's output callback */
+    void (*print_fn)(void *user, const char *text, size_t len);
+    void *print_user;
     /* Called (when not NULL) each time the script's time limit is armed — `deadline` is the
        tpClock_Now() time at which it trips, `armed` the time it was armed — and with deadline 0
        when it is disarmed. The limit is checked by Lua code and by our bounded library functions;
