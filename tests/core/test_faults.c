@@ -162,7 +162,7 @@ static bool read_scene(const char *data, size_t len, char *err, size_t errlen)
     tpMeshLimits lim = tpDefaultMeshLimits();
     tpGltfScene sc;
     memset(&sc, 0, sizeof sc);
-    bool ok = tpGltf_ReadScene("scene.glb", data + 1, len - 1, &lim, &sc, err, errlen);
+    bool ok = tpGltf_ReadScene("scene.glb", data + 1, len - 1, &lim, NULL, 0, &sc, err, errlen);
     tpGltfScene_Free(&sc);
     return ok;
 }
