@@ -96,7 +96,7 @@ static void tplSceneNote(lua_State *L, const char *where, const char *msg)
         lua_pushvalue(L, -1);
         lua_setfield(L, LUA_REGISTRYINDEX, TPL_REG_SCENE_NOTES);
     }
-    lua_pushfstring(L, "%s tp.scene: %s", where, msg);
+    lua_pushfstring(L, "%stp.scene: %s", where, msg);
     lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
     lua_pop(L, 1);
 }
@@ -123,8 +123,8 @@ static void tplSceneBody(lua_State *L, const char *file, tpGltfNode *nd, tpGltfS
     b->def = tpDefaultBodyDef();
     snprintf(b->def.name, sizeof b->def.name, "%s", nd->name);
     b->def.cls = nd->cls == TP_GLTF_PASSIVE || nd->cls == TP_GLTF_KINEMATIC ? TP_BODY_PASSIVE
-                 : nd->cls == TP_GLTF_ACTIVE                              ? TP_BODY_ACTIVE
-                                                                          : TP_BODY_STATIC;
+                 : nd->cls == TP_GLTF_ACTIVE                                ? TP_BODY_ACTIVE
+                                                                            : TP_BODY_STATIC;
     memcpy(b->def.color, color, 4 * sizeof *color);
     memcpy(b->def.pos, nd->pos, sizeof nd->pos);
     memcpy(b->def.quat, nd->quat, sizeof nd->quat);

@@ -35,6 +35,8 @@ typedef struct tpGltf {
     long total_vertices, total_triangles; /* over all nodes, against the caps */
     tpGltfScene *scene;                   /* warnings go here */
     int warnings_seen;
+    long repaired[32]; /* meshes whose repair was warned about (once each) */
+    int nrepaired;
 } tpGltf;
 
 #define TP_GLTF_FAIL(g, ...)                                                                                           \

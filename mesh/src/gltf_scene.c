@@ -88,19 +88,19 @@ static const char *const k_heads[W_COUNT] = {
 
 typedef struct tpShapeSpec {
     tpGltfShape kind;
-    double box[3];              /* glTF local axes (m) */
-    double radius, rtop, rbot;  /* sphere; capsule, cylinder (m) */
-    double height;              /* capsule: between the caps' centres; cylinder: full (m) */
-    long mesh;                  /* TP_GLTF_SHAPE_MESH: glTF mesh index */
-    bool convex;                /* the mesh's hull */
+    double box[3];             /* glTF local axes (m) */
+    double radius, rtop, rbot; /* sphere; capsule, cylinder (m) */
+    double height;             /* capsule: between the caps' centres; cylinder: full (m) */
+    long mesh;                 /* TP_GLTF_SHAPE_MESH: glTF mesh index */
+    bool convex;               /* the mesh's hull */
     bool finite_plane;
 } tpShapeSpec;
 
 typedef struct tpPhys {
-    bool khr;            /* KHR_physics_rigid_bodies (else OMI_physics_body, or nothing) */
-    bool motion;         /* a body node */
-    tpGltfClass cls;     /* of the motion */
-    double mass;         /* kg, 0 = not given */
+    bool khr;        /* KHR_physics_rigid_bodies (else OMI_physics_body, or nothing) */
+    bool motion;     /* a body node */
+    tpGltfClass cls; /* of the motion */
+    double mass;     /* kg, 0 = not given */
     double vel[3], angvel[3];
     bool has_collider, has_trigger, trigger_compound;
     tpShapeSpec coll, trig;
@@ -180,8 +180,8 @@ static bool parse_shape(tpGltf *g, const cJSON *shape, bool khr, const char *whe
         sp->mesh = m;
     } else if (khr && strcmp(t, "plane") == 0) {
         sp->kind = TP_GLTF_SHAPE_PLANE;
-        sp->finite_plane = sub && (cJSON_GetObjectItemCaseSensitive(sub, "sizeX") ||
-                                   cJSON_GetObjectItemCaseSensitive(sub, "sizeZ"));
+        sp->finite_plane =
+            sub && (cJSON_GetObjectItemCaseSensitive(sub, "sizeX") || cJSON_GetObjectItemCaseSensitive(sub, "sizeZ"));
     } else {
         *bad = true;
     }
@@ -255,15 +255,16 @@ static bool parse_phys(tpGltf *g, const cJSON *node, long ni, const char *name, 
     if (!e)
         return true;
     char where[96];
-    snprintf(where, sizeof where, "nodes[%ld] '%s': %s.motion", ni, name, khr ? "KHR_physics_rigid_bodies" : "OMI_physics_body");
+    snprintf(where, sizeof where, "nodes[%ld] '%s': %s.motion", ni, name,
+             khr ? "KHR_physics_rigid_bodies" : "OMI_physics_body");
     const cJSON *motion = cJSON_GetObjectItemCaseSensitive(e, "motion");
     const cJSON *old_type = omi && !khr ? cJSON_GetObjectItemCaseSensitive(omi, "type") : NULL;
     if (motion || old_type) {
         p->motion = true;
         const cJSON *m = motion ? motion : omi;
         if (khr) {
-            p->cls = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "isKinematic")) ? TP_GLTF_KINEMATIC
-                                                                                        : TP_GLTF_PASSIVE;
+            p->cls =
+                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "isKinematic")) ? TP_GLTF_KINEMATIC : TP_GLTF_PASSIVE;
         } else {
             const cJSON *type = cJSON_GetObjectItemCaseSensitive(m, "type");
             const char *t = cJSON_IsString(type) ? type->valuestring : "";
@@ -373,8 +374,8 @@ static bool decompose(tpGltf *g, const double world[12], const char *name, doubl
         for (int i = 0; i < 3; i++)
             R[3 * i + j] = world[4 * i + j] / s[j];
     }
-    double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
-                 R[2] * (R[3] * R[7] - R[4] * R[6]);
+    double det =
+        R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
     double d01 = R[0] * R[1] + R[3] * R[4] + R[6] * R[7], d02 = R[0] * R[2] + R[3] * R[5] + R[6] * R[8],
            d12 = R[1] * R[2] + R[4] * R[5] + R[7] * R[8];
     if (fabs(d01) > 1e-5 || fabs(d02) > 1e-5 || fabs(d12) > 1e-5 || !(det > 0))
@@ -447,8 +448,8 @@ static bool primitive_mesh(const tpGltfNode *nd, double rtop, double rbot, tpMes
 
 /* A collider (or trigger) of node ni as a body piece: pose from the node's world transform, the
  * shape scaled. Returns 1 built, 0 skipped (warned), -1 error. */
-static int build_piece(tpGltf *g, long ni, const double world[12], const char *name, const tpShapeSpec *sp,
-                       bool moving, tpNameList *lists, tpGltfNode *out)
+static int build_piece(tpGltf *g, long ni, const double world[12], const char *name, const tpShapeSpec *sp, bool moving,
+                       tpNameList *lists, tpGltfNode *out)
 {
     double s[3];
     if (!decompose(g, world, name, s, out->pos, out->quat))
@@ -507,12 +508,18 @@ static int build_piece(tpGltf *g, long ni, const double world[12], const char *n
         tpGltfRepair rep = {.first_tri = -1};
         if (!tpGltfI_ReadMesh(g, sp->mesh, s, &out->mesh, &rep))
             return -1;
-        if (rep.degenerate > 0 || rep.welded > 0) {
+        bool warned = false;
+        for (int k = 0; k < g->nrepaired && !warned; k++)
+            warned = g->repaired[k] == sp->mesh;
+        if ((rep.degenerate > 0 || rep.welded > 0) && !warned) {
+            if (g->nrepaired < (int)(sizeof g->repaired / sizeof g->repaired[0]))
+                g->repaired[g->nrepaired++] = sp->mesh;
             char first[120] = "";
             if (rep.first_tri >= 0)
                 snprintf(first, sizeof first, " (the first: primitive %d triangle %ld, vertices %ld, %ld, %ld)",
                          rep.first_prim, rep.first_tri, rep.first_v[0], rep.first_v[1], rep.first_v[2]);
-            tpGltfI_Warn(g, "node '%s': mesh %ld repaired: %ld degenerate triangle%s dropped%s, %ld vertices within "
+            tpGltfI_Warn(g,
+                         "node '%s': mesh %ld repaired: %ld degenerate triangle%s dropped%s, %ld vertices within "
                          "1e-6 of the mesh's size welded",
                          name, sp->mesh, rep.degenerate, rep.degenerate == 1 ? "" : "s", first, rep.welded);
         }
@@ -534,8 +541,8 @@ static int build_piece(tpGltf *g, long ni, const double world[12], const char *n
 /* The scene                                                                                   */
 
 typedef struct tpItem {
-    int node;    /* the collider (or mesh, or trigger) node */
-    int body;    /* its body node (-1: a body of its own) */
+    int node; /* the collider (or mesh, or trigger) node */
+    int body; /* its body node (-1: a body of its own) */
     bool trigger;
     tpShapeSpec spec;
 } tpItem;
@@ -627,7 +634,8 @@ static bool build_group(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, const do
                 nd.density = ex.density;
             if (ex.material[0])
                 snprintf(nd.material, sizeof nd.material, "%s", ex.material);
-            int r = build_piece(g, items[i].node, world + 12 * items[i].node, cname, &items[i].spec, moving, lists, &nd);
+            int r =
+                build_piece(g, items[i].node, world + 12 * items[i].node, cname, &items[i].spec, moving, lists, &nd);
             if (r < 0)
                 return false;
             if (r > 0 && !push_node(g, sc, &nd))

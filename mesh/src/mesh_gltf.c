@@ -123,8 +123,10 @@ bool tpGltf_BufferUris(const char *name, const void *data, size_t len, const cha
         if (cJSON_IsString(u) && strncmp(u->valuestring, "data:", 5) != 0) {
             const char *why = uri_problem(u->valuestring);
             if (why || strlen(u->valuestring) >= 256 || *n >= max) {
-                tpErrorf(err, errlen, "%s: buffers[%d]: uri \"%.80s\": %s", name, i,
-                         u->valuestring, why ? why : strlen(u->valuestring) >= 256 ? "longer than 255 bytes" : "too many external buffers");
+                tpErrorf(err, errlen, "%s: buffers[%d]: uri \"%.80s\": %s", name, i, u->valuestring,
+                         why                             ? why
+                         : strlen(u->valuestring) >= 256 ? "longer than 255 bytes"
+                                                         : "too many external buffers");
                 ok = false;
                 break;
             }
@@ -205,8 +207,10 @@ static bool load_buffers(tpGltf *g, const unsigned char *bin, size_t binlen, con
                 if (files[k].uri && strcmp(files[k].uri, uri->valuestring) == 0)
                     f = &files[k];
             if (!f)
-                FAIL(g, "buffers[%d]: the external file \"%.80s\" was not read (a scene given as data "
-                        "cannot refer to files: export as .glb, or embed the buffers)", i, uri->valuestring);
+                FAIL(g,
+                     "buffers[%d]: the external file \"%.80s\" was not read (a scene given as data "
+                     "cannot refer to files: export as .glb, or embed the buffers)",
+                     i, uri->valuestring);
             if (!f->data)
                 FAIL(g, "buffers[%d]: \"%.80s\": %s", i, uri->valuestring, f->why ? f->why : "cannot be read");
             if ((size_t)blen > f->len)
@@ -622,11 +626,8 @@ bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMe
                       const tpGltfFile *files, int nfiles, tpGltfScene *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    tpGltf g = {.name = name,
-                .err = err,
-                .errlen = errlen,
-                .limits = limits ? *limits : tpDefaultMeshLimits(),
-                .scene = out};
+    tpGltf g = {
+        .name = name, .err = err, .errlen = errlen, .limits = limits ? *limits : tpDefaultMeshLimits(), .scene = out};
     if (len > g.limits.max_bytes)
         FAIL(&g, "%zu bytes, more than the %zu allowed", len, g.limits.max_bytes);
     const unsigned char *d = data;

@@ -100,10 +100,11 @@ typedef enum {
 } tpGltfShape;
 
 #define TP_GLTF_NAME_MAX 64
-#define TP_GLTF_MAX_WARNINGS 12   /* warnings a scene keeps (the last one counts the rest) */
-#define TP_GLTF_WARNING_MAX 400   /* bytes of one warning, with its NUL */
-#define TP_MESH_HULL_MAX_VERTICES 64 /* a moving mesh collides as the hull of at most this many of
-                                        its vertices (tpMesh_HullPoints) */
+#define TP_GLTF_MAX_WARNINGS 12 /* warnings a scene keeps (the last one counts the rest) */
+#define TP_GLTF_WARNING_MAX 400 /* bytes of one warning, with its NUL */
+#define TP_MESH_HULL_MAX_VERTICES                                                                                      \
+    64 /* a moving mesh collides as the hull of at most this many of                                                   \
+          its vertices (tpMesh_HullPoints) */
 
 /// One body of a glTF scene (a node with a mesh or a physics collider), with its world pose in
 /// tplan's frame.
@@ -140,18 +141,18 @@ typedef struct tpGltfScene {
 
 /// A file a .gltf refers to (an external buffer, its uri as written), read by the caller.
 typedef struct tpGltfFile {
-    const char *uri;   /* as in buffers[].uri (percent-encoded) */
-    const void *data;  /* its bytes (NULL: could not be read: `why` says why) */
+    const char *uri;  /* as in buffers[].uri (percent-encoded) */
+    const void *data; /* its bytes (NULL: could not be read: `why` says why) */
     size_t len;
-    const char *why;   /* NULL, or why the file could not be read ("outside the script's folder") */
+    const char *why; /* NULL, or why the file could not be read ("outside the script's folder") */
 } tpGltfFile;
 
 /// The relative uris of a .gltf's external buffers (data: URIs and a GLB's own chunk excluded), in
 /// buffer order, into uris[] (at most max, each under 256 bytes; pointers into *json_out, which the
 /// caller frees with free()). An uri that is absolute, has a scheme, "..", a backslash or a bad
 /// percent escape is refused (false with "name: buffers[i]: ..." in err). Returns the count in *n.
-bool tpGltf_BufferUris(const char *name, const void *data, size_t len, const char **uris, int max, int *n,
-                       char **store, char *err, size_t errlen);
+bool tpGltf_BufferUris(const char *name, const void *data, size_t len, const char **uris, int max, int *n, char **store,
+                       char *err, size_t errlen);
 /// The path an uri names (percent escapes decoded) relative to the folder of `name` (the .gltf's own
 /// path): into out (false when it does not fit).
 bool tpGltf_UriPath(const char *name, const char *uri, char *out, size_t outlen);
