@@ -833,9 +833,9 @@ static bool bodies(tpGltf *g, const cJSON *nodes, int nn, const int *order, int 
         }
     }
     for (int k = 0; ok && k < nitems; k++) {
-        const tpItem *it = &items[k];
+        tpItem *it = &items[k];
         if (it->body >= 0 && !phys[it->body].motion)
-            ((tpItem *)it)->body = -1;
+            it->body = -1;
         if (it->body >= 0) {
             if (done[it->body])
                 continue;

@@ -6,7 +6,8 @@ of the OMI example set (every shape type, body types, triggers, compounds, veloc
 Godot's body / collider / visual mesh nodes and its UV sphere, a dense hull, KHR files, and files
 whose buffers are a .bin beside them. Nothing binary is committed: the tests generate them.
 
-usage: omi_assets.py DIR      (prints one line per file: NAME|EXPECTED)
+usage: omi_assets.py DIR [--bench]     (prints one line per file: NAME|EXPECTED; --bench also
+       writes dense_pile.glb and pile.lua, the hull benchmark of docs/physics.md)
 EXPECTED is read by omi.sh: "bodies=N" and the body names with their shape and class."""
 import json
 import math
@@ -317,6 +318,47 @@ def write(d):
     return rows
 
 
+def closed_sphere(r, rings, seg):
+    """A UV sphere with one vertex at each pole (closed, no degenerate triangle), z up."""
+    v = [(0, 0, -r)]
+    for i in range(1, rings):
+        th = math.pi * i / rings
+        for j in range(seg):
+            a = 2 * math.pi * j / seg
+            v.append((r * math.sin(th) * math.cos(a), r * math.sin(th) * math.sin(a), -r * math.cos(th)))
+    v.append((0, 0, r))
+    top = len(v) - 1
+    idx = lambda i, j: 1 + (i - 1) * seg + j % seg  # noqa: E731
+    t = []
+    for j in range(seg):
+        t += [(0, idx(1, j + 1), idx(1, j)), (top, idx(rings - 1, j), idx(rings - 1, j + 1))]
+    for i in range(1, rings - 1):
+        for j in range(seg):
+            t += [(idx(i, j), idx(i, j + 1), idx(i + 1, j + 1)), (idx(i, j), idx(i + 1, j + 1), idx(i + 1, j))]
+    return v, t
+
+
+def bench(d):
+    """The hull benchmark of docs/physics.md: 12 balls of 2,162 vertices piled on a floor (extras, so
+    that a tplan without OMI support reads it too) and its domain, 16 iterations."""
+    g = m.Gltf()
+    md = g.mesh(*closed_sphere(0.1, 46, 48), "ball")
+    for k in range(12):
+        g.node("Ball%d" % k, md, translation=(0.06 * (k % 3) - 0.06, 0.05 * (k % 2), 0.12 + 0.21 * k),
+               extras={"tplan_class": "passive", "mass": 0.1})
+    g.node("Floor", g.mesh(*m.cube(1.0), "floor"), translation=(0, 0, -0.5), extras={"tplan_class": "static"})
+    open(os.path.join(d, "dense_pile.glb"), "wb").write(g.glb())
+    open(os.path.join(d, "pile.lua"), "w").write("""local tp = require "tp"
+local bodies = tp.scene("dense_pile.glb")
+bodies[#bodies + 1] = tp.box { name = "probe", class = "active", size = {0.1, 0.1, 0.1}, mass = 1, pos = {3, 3, 0.05} }
+return tp.domain { name = "pile", dt = 1 / 30, substeps = 8, bodies = bodies,
+  tactics = { tp.tactic { name = "w", body = "probe", skills = { tp.skill.wait { name = "wait", duration = 1.0 } } } },
+  goal = function(st) return false end, planner = { max_iters = 16, seed = 1 } }
+""")
+
+
 if __name__ == "__main__":
     os.makedirs(sys.argv[1], exist_ok=True)
+    if "--bench" in sys.argv:  # omi_assets.py DIR --bench: the hull benchmark's pile.lua too
+        bench(sys.argv[1])
     print("\n".join(write(sys.argv[1])))

@@ -148,8 +148,9 @@ typedef struct tpGltfFile {
 } tpGltfFile;
 
 /// The relative uris of a .gltf's external buffers (data: URIs and a GLB's own chunk excluded), in
-/// buffer order, into uris[] (at most max, each under 256 bytes; pointers into *json_out, which the
-/// caller frees with free()). An uri that is absolute, has a scheme, "..", a backslash or a bad
+/// buffer order, into uris[] (at most max, each under 256 bytes; pointers into *store, which the
+/// caller frees with free(); NULL when there are none). A file that is not JSON gives none (the
+/// reader reports it). An uri that is absolute, has a scheme, "..", a backslash or a bad
 /// percent escape is refused (false with "name: buffers[i]: ..." in err). Returns the count in *n.
 bool tpGltf_BufferUris(const char *name, const void *data, size_t len, const char **uris, int max, int *n, char **store,
                        char *err, size_t errlen);
