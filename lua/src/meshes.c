@@ -342,12 +342,12 @@ int tplSceneFile(lua_State *L)
         lua_rawseti(L, out, ++n);
     }
     if (nskipped > 0) {
-        char msg[400];
-        snprintf(msg, sizeof msg,
-                 "%s: mesh nodes without physics skipped (default = \"skip\"; mark them with extras.tplan_class "
-                 "or a physics extension): %s%s",
-                 file, skipped, nskipped > shown ? " and more" : "");
-        tplSceneNote(L, where, msg);
+        lua_pushfstring(L,
+                        "%s: mesh nodes without physics skipped (default = \"skip\"; mark them with "
+                        "extras.tplan_class or a physics extension): %s%s",
+                        file, skipped, nskipped > shown ? " and more" : "");
+        tplSceneNote(L, where, lua_tostring(L, -1));
+        lua_pop(L, 1);
     }
     for (int i = 0; i < keep->nwarnings; i++)
         tplSceneNote(L, where, keep->warnings[i]);
