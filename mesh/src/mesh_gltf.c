@@ -208,8 +208,8 @@ static bool load_buffers(tpGltf *g, const unsigned char *bin, size_t binlen, con
                     f = &files[k];
             if (!f)
                 FAIL(g,
-                     "buffers[%d]: the external file \"%.80s\" was not read (a scene given as data "
-                     "cannot refer to files: export as .glb, or embed the buffers)",
+                     "buffers[%d]: the external file \"%.80s\" was not read (tp.scene reads the .bin "
+                     "files beside a .gltf, tp.mesh embedded buffers only: export as .glb)",
                      i, uri->valuestring);
             if (!f->data)
                 FAIL(g, "buffers[%d]: \"%.80s\": %s", i, uri->valuestring, f->why ? f->why : "cannot be read");

@@ -183,6 +183,9 @@ static void test_other_readers(void **state)
     every_failure("mesh/die_obj", read_obj);
     every_failure("mesh/die_stl", read_stl);
     every_failure("mesh/scene2_glb", read_scene);
+    every_failure("mesh/omi_khr_mixed_gltf", read_scene);        /* KHR shapes, triggers, a tapered mesh */
+    every_failure("mesh/omi_dynamic_compound_gltf", read_scene); /* a moving compound merged */
+    every_failure("mesh/omi_static_compound_collider_gltf", read_scene);
 }
 
 /* The plan writer: a record read without failures, written to memory with each allocation failing. */
