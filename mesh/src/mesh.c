@@ -698,8 +698,10 @@ bool tpMesh_CheckClosed(const tpMeshView *m, char *why, size_t whylen)
         double area2 = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         if (tr[0] == tr[1] || tr[1] == tr[2] || tr[0] == tr[2] || !(area2 > 1e-12 * ext * ext)) {
             free(e);
-            tpErrorf(why, whylen, "triangle %d (vertices %d, %d, %d) is degenerate (zero area)", t, (int)tr[0],
-                     (int)tr[1], (int)tr[2]);
+            tpErrorf(why, whylen,
+                     "triangle %d is degenerate (zero area): its corners are vertices %d, %d, %d of the mesh "
+                     "once coincident vertices are merged",
+                     t, (int)tr[0], (int)tr[1], (int)tr[2]);
             return false;
         }
         for (int c2 = 0; c2 < 3; c2++) {
