@@ -71,8 +71,11 @@ for x in bad:
 sys.exit(1 if bad else 0)
 PY
   check "$f: $(echo "$expect" | cut -c1-90)" $?
-  "$tplan" replay "$work/p.json" --check >"$work/replay.txt" 2>&1
-  check "$f: replay --check" $?
+  case $expect in # the scenes with something moving replay bit for bit (a static one has nothing to replay)
+  *:passive* | *:foreign*)
+    "$tplan" replay "$work/p.json" --check >"$work/replay.txt" 2>&1
+    check "$f: replay --check" $? ;;
+  esac
 done <"$work/rows.txt"
 echo "omi: $loaded of $((total - 1)) scenes loaded (no_physics.gltf must not)"
 
