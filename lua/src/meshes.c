@@ -217,6 +217,71 @@ static void tplSceneBody(lua_State *L, const char *file, tpGltfNode *nd, tpGltfS
     lua_setiuservalue(L, -2, 1);
 }
 
+/* The world-space box (lo, hi) and bounding-sphere radius about its position of a body. */
+static void tplBodyBounds(const tpBodyDef *d, double lo[3], double hi[3], double *radius)
+{
+    double q[4], R[9], n = 0;
+    for (int k = 0; k < 4; k++)
+        n += d->quat[k] * d->quat[k];
+    n = sqrt(n);
+    for (int k = 0; k < 4; k++)
+        q[k] = n > 0 ? d->quat[k] / n : (k == 0);
+    tpQuat_ToMatrix(q, R);
+    double half[3] = {0, 0, 0};
+    *radius = 0;
+    if (d->shape == TP_SHAPE_MESH) {
+        for (int k = 0; k < 3; k++) {
+            lo[k] = INFINITY;
+            hi[k] = -INFINITY;
+        }
+        for (int i = 0; i < d->mesh.nvertices; i++) {
+            const double *v = d->mesh.vertices + 3 * i;
+            double r2 = 0;
+            for (int k = 0; k < 3; k++) {
+                double w = R[3 * k] * v[0] + R[3 * k + 1] * v[1] + R[3 * k + 2] * v[2];
+                lo[k] = fmin(lo[k], d->pos[k] + w);
+                hi[k] = fmax(hi[k], d->pos[k] + w);
+                r2 += w * w;
+            }
+            *radius = fmax(*radius, sqrt(r2));
+        }
+        return;
+    }
+    const double r = d->size[0], len = d->size[1];
+    for (int k = 0; k < 3; k++) {
+        const double a = fabs(R[3 * k + 2]); /* the shape's axis (z) along world axis k */
+        switch (d->shape) {
+        case TP_SHAPE_BOX:
+            half[k] = 0.5 * (fabs(R[3 * k]) * d->size[0] + fabs(R[3 * k + 1]) * d->size[1] + a * d->size[2]);
+            break;
+        case TP_SHAPE_SPHERE:
+            half[k] = r;
+            break;
+        case TP_SHAPE_CAPSULE:
+            half[k] = 0.5 * len * a + r;
+            break;
+        default: /* cylinder */
+            half[k] = 0.5 * len * a + r * sqrt(fmax(0.0, 1 - a * a));
+            break;
+        }
+        lo[k] = d->pos[k] - half[k];
+        hi[k] = d->pos[k] + half[k];
+    }
+    *radius = d->shape == TP_SHAPE_BOX
+                  ? 0.5 * sqrt(d->size[0] * d->size[0] + d->size[1] * d->size[1] + d->size[2] * d->size[2])
+              : d->shape == TP_SHAPE_SPHERE ? r
+                                            : 0.5 * len + r;
+}
+
+static void tplPushVec3(lua_State *L, const double v[3])
+{
+    lua_createtable(L, 3, 0);
+    for (int k = 0; k < 3; k++) {
+        lua_pushnumber(L, v[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+}
+
 int tplSceneFile(lua_State *L)
 {
     const char *file = luaL_checkstring(L, 1);
@@ -373,5 +438,27 @@ int tplSceneFile(lua_State *L)
         lua_rawseti(L, -3, i);
         lua_pop(L, 1);
     }
-    return 2;
+    /* third result: the regions of the triggers (marker bodies), name -> {center, min, max,
+       radius}, world frame (m): ready for tp.inside / tp.within goals and conditions */
+    lua_newtable(L);
+    for (int i = 1; i <= n; i++) {
+        lua_rawgeti(L, -3, i);
+        const tplBody *b = lua_touserdata(L, -1);
+        lua_pop(L, 1);
+        if (!b->def.marker || b->def.shape == TP_SHAPE_PLANE)
+            continue;
+        double lo[3], hi[3], r;
+        tplBodyBounds(&b->def, lo, hi, &r);
+        lua_createtable(L, 0, 4);
+        tplPushVec3(L, b->def.pos);
+        lua_setfield(L, -2, "center");
+        tplPushVec3(L, lo);
+        lua_setfield(L, -2, "min");
+        tplPushVec3(L, hi);
+        lua_setfield(L, -2, "max");
+        lua_pushnumber(L, r);
+        lua_setfield(L, -2, "radius");
+        lua_setfield(L, -2, b->def.name);
+    }
+    return 3;
 }

@@ -79,6 +79,28 @@ PY
 done <"$work/rows.txt"
 echo "omi: $loaded of $((total - 1)) scenes loaded (no_physics.gltf must not)"
 
+# triggers are regions: tp.scene's third result gives each one's box and bounding sphere, a goal
+# uses it, and a ball falls into it (a marker never collides: resting on it, the ball would stay out)
+cat >"$work/box/regions.lua" <<'LUA'
+local tp = require "tp"
+local bodies, names, regions = tp.scene("compound_trigger.gltf", { default = "skip" })
+for _, k in ipairs({ "GoalA", "GoalB" }) do
+  local r = regions[k]
+  print(string.format("REGION %s center %.3f %.3f %.3f min %.3f %.3f %.3f max %.3f %.3f %.3f radius %.3f", k,
+    r.center[1], r.center[2], r.center[3], r.min[1], r.min[2], r.min[3], r.max[1], r.max[2], r.max[3], r.radius))
+end
+bodies[#bodies + 1] = tp.sphere { name = "ball", class = "passive", radius = 0.05, mass = 0.1, pos = { 1, 0, 1.2 } }
+bodies[#bodies + 1] = tp.plane { name = "floor", offset = -0.5 }
+return tp.domain { name = "regions", bodies = bodies, planner = { max_iters = 50, seed = 1 },
+  goal = tp.inside { body = "ball", min = regions.GoalA.min, max = regions.GoalA.max } }
+LUA
+"$tplan" plan "$work/box/regions.lua" -q -o "$work/r.json" >"$work/out.txt" 2>&1
+st=$?
+grep -qF "REGION GoalA center 1.000 -0.000 0.000 min 0.500 -0.500 -0.500 max 1.500 0.500 0.500 radius 0.866" "$work/out.txt" &&
+  grep -qF "REGION GoalB center -1.000 -0.000 0.000 min -1.300 -0.300 -0.300 max -0.700 0.300 0.300 radius 0.300" "$work/out.txt"
+check "tp.scene's regions: each trigger's box and radius" $?
+check "a ball falls into a trigger region: the goal is reached (solved)" $st
+
 # external buffers follow the sandbox of the file itself: a .bin that is a link out of the folder
 # is refused, and so is one named by a scene given as data (no folder to read it from)
 mkdir -p "$work/box/sub"
