@@ -282,7 +282,9 @@ static bool parse_phys(tpGltf *g, const cJSON *node, long ni, const char *name, 
             if (!cJSON_IsNumber(mass) || !(mass->valuedouble >= 0) || !isfinite(mass->valuedouble) ||
                 mass->valuedouble > 1e9)
                 FAIL(g, "%s.mass must be a number >= 0", where);
-            p->mass = mass->valuedouble; /* KHR: 0 means infinite: treated as not given */
+            p->mass = mass->valuedouble;
+            if (khr && p->mass == 0)
+                p->cls = TP_GLTF_KINEMATIC; /* KHR: a mass of 0 is infinite: moved by its velocities only */
         }
         if (!vec3(g, m, "linearVelocity", where, p->vel) || !vec3(g, m, "angularVelocity", where, p->angvel))
             return false;
