@@ -105,6 +105,7 @@ typedef struct tpPhys {
     bool has_collider, has_trigger, trigger_compound;
     tpShapeSpec coll, trig;
     bool collider_bad, trigger_bad; /* a collider or trigger tplan cannot build (warned) */
+    bool trigger_body;              /* OMI drafts: a body of type "trigger" (its colliders are triggers) */
 } tpPhys;
 
 static const cJSON *ext_of(const cJSON *node, const char *name)
@@ -252,6 +253,8 @@ static bool parse_phys(tpGltf *g, const cJSON *node, long ni, const char *name, 
     if (ext_of(node, "OMI_physics_joint") || (khr && cJSON_GetObjectItemCaseSensitive(khr, "joint")) ||
         (omi && cJSON_GetObjectItemCaseSensitive(omi, "joint")))
         list_add(&lists[W_JOINT], name);
+    if (!e && ext_of(node, "OMI_physics_shape"))
+        e = cJSON_GetObjectItemCaseSensitive(node, "extensions"); /* no body properties: a shape only */
     if (!e)
         return true;
     char where[96];
@@ -297,8 +300,10 @@ static bool parse_phys(tpGltf *g, const cJSON *node, long ni, const char *name, 
         const cJSON *gf = cJSON_GetObjectItemCaseSensitive(m, "gravityFactor");
         if (gf && !(cJSON_IsNumber(gf) && gf->valuedouble == 1.0))
             list_add(&lists[W_GRAVITY], name);
-        if (old_type && strcmp(old_type->valuestring, "trigger") == 0)
-            p->motion = false;
+        if (old_type && strcmp(old_type->valuestring, "trigger") == 0) {
+            p->cls = TP_GLTF_STATIC; /* the drafts' trigger body: its shapes are triggers */
+            p->trigger_body = true;
+        }
     }
     const cJSON *coll = cJSON_GetObjectItemCaseSensitive(e, "collider");
     if (coll) {
@@ -308,6 +313,13 @@ static bool parse_phys(tpGltf *g, const cJSON *node, long ni, const char *name, 
             list_add(&lists[W_MATERIAL], name);
         if (cJSON_GetObjectItemCaseSensitive(coll, "collisionFilter"))
             list_add(&lists[W_FILTER], name);
+    }
+    const cJSON *nshape = ext_of(node, "OMI_physics_shape");
+    if (!p->has_collider && !p->collider_bad && nshape && !p->khr &&
+        cJSON_GetObjectItemCaseSensitive(nshape, "shape")) {
+        /* the drafts before OMI_physics_body.collider: the shape on the node itself */
+        if (!parse_geometry(g, nshape, false, ni, "collider", &p->coll, &p->has_collider, &p->collider_bad))
+            return false;
     }
     const cJSON *trig = cJSON_GetObjectItemCaseSensitive(e, "trigger");
     if (trig) {
@@ -640,6 +652,7 @@ static bool build_group(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, const do
                 build_piece(g, items[i].node, world + 12 * items[i].node, cname, &items[i].spec, moving, lists, &nd);
             if (r < 0)
                 return false;
+            nd.marker = bp->trigger_body;
             if (r > 0 && !push_node(g, sc, &nd))
                 return false;
         }
@@ -762,6 +775,10 @@ static bool bodies(tpGltf *g, const cJSON *nodes, int nn, const int *order, int 
         char name[TP_GLTF_NAME_MAX];
         node_name(nodes, i, name);
         ok = parse_phys(g, cJSON_GetArrayItem(nodes, i), i, name, lists, &phys[i]);
+        if (ok && body_of[i] == i && !phys[i].motion) { /* a static compound collider (above) */
+            phys[i].motion = true;
+            phys[i].cls = TP_GLTF_STATIC;
+        }
         if (ok && phys[i].has_collider && body_of[i] >= 0)
             has_coll[body_of[i]] = 1;
     }
@@ -1037,7 +1054,12 @@ bool tpGltfI_Scene(tpGltf *g)
                             (!khr && omi &&
                              (cJSON_GetObjectItemCaseSensitive(omi, "motion") ||
                               cJSON_IsString(cJSON_GetObjectItemCaseSensitive(omi, "type"))));
-        body_of[f.node] = motion ? f.node : f.anc;
+        /* a collider without a shape and outside any body groups its descendants' colliders into
+           one static compound (OMI_physics_body.collider: "can combine those nodes into one
+           collider"): it is their body, as a static body node is */
+        const cJSON *coll = omi && !khr ? cJSON_GetObjectItemCaseSensitive(omi, "collider") : NULL;
+        const bool group = coll && f.anc < 0 && !cJSON_GetObjectItemCaseSensitive(coll, "shape");
+        body_of[f.node] = motion || group ? f.node : f.anc;
         order[norder++] = f.node;
         const cJSON *ch = cJSON_GetObjectItemCaseSensitive(node, "children");
         int nch = cJSON_IsArray(ch) ? cJSON_GetArraySize(ch) : 0;

@@ -169,6 +169,21 @@ def write(d):
                 root=False)
     g.body("Shelf", motion={"type": "static"}, children=[l_, r_])
     save("static_compound_collider.gltf", g.gltf(), "bodies=2 ShelfLeft:mesh:static ShelfRight:mesh:static")
+    # a collider without a shape groups its children's into one static compound (the body node)
+    g = Doc()
+    s = g.shape("box", size=[1, 2, 3])
+    c = g.node("BoxShape", extensions={"OMI_physics_body": {"collider": {"shape": s}}}, root=False)
+    g.node("StaticCompoundCollider", extensions={"OMI_physics_body": {"collider": {}}}, children=[c])
+    save("compound_collider_group.gltf", g.gltf(), "bodies=1 StaticCompoundCollider:box:static")
+    # the drafts before motion/collider: a body "type" and the shape on a child node
+    g = Doc()
+    s = g.shape("sphere", radius=0.5)
+    c = g.node("SphereShape", extensions={"OMI_physics_shape": {"shape": s}}, root=False)
+    g.node("RigidWithVelocity", extensions={"OMI_physics_body": {"type": "rigid", "linearVelocity": [1, 2, 3],
+                                                                 "angularVelocity": [4, 5, 6]}},
+           children=[c], translation=(0, 0, 1))
+    save("draft_rigid_with_velocity.gltf", g.gltf(),
+         "bodies=1 RigidWithVelocity:sphere:passive vel=1,-3,2 angvel=4,-6,5")
     # a moving body of a box and a sphere: one body, collided as their hull, with a warning
     g = Doc()
     sb, ss = g.shape("box", size=[0.4, 0.1, 0.4]), g.shape("sphere", radius=0.1)
