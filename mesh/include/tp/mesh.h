@@ -102,9 +102,9 @@ typedef enum {
 #define TP_GLTF_NAME_MAX 64
 #define TP_GLTF_MAX_WARNINGS 12 /* warnings a scene keeps (the last one counts the rest) */
 #define TP_GLTF_WARNING_MAX 400 /* bytes of one warning, with its NUL */
-#define TP_MESH_HULL_MAX_VERTICES                                                                                      \
-    64 /* a moving mesh collides as the hull of at most this many of                                                   \
-          its vertices (tpMesh_HullPoints) */
+/* A moving mesh collides as the hull of at most this many of its vertices (tpMesh_HullPoints;
+   docs/physics.md, mesh bodies). */
+#define TP_MESH_HULL_MAX_VERTICES 128
 
 /// One body of a glTF scene (a node with a mesh or a physics collider), with its world pose in
 /// tplan's frame.
