@@ -32,7 +32,9 @@ int tpCli_ReplayCheck(tpDomain *domain, const tpPlanRecord *rec, int w, double s
     if (tpDomain_CheckPenetration(domain, rec, w, &pairs, &n, err, errlen) != TP_REPLAY_MATCH) {
         return -1;
     }
-    qsort(pairs, (size_t)n, sizeof *pairs, by_depth);
+    if (n > 0) { /* qsort(NULL, 0) is undefined: a replay with no touching pair (UBSan) */
+        qsort(pairs, (size_t)n, sizeof *pairs, by_depth);
+    }
     const tpWorld *world = tpDomain_World(domain);
     int over = 0;
     for (int i = 0; i < n; ++i) {

@@ -110,10 +110,27 @@ def _export_glb(context, path, objects):
                 "export_materials": "NONE", "export_colors": False, "export_animations": False,
                 "export_cameras": False, "export_lights": False, "export_skins": False, "export_morph": False}
         bpy.ops.export_scene.gltf(**{k: v for k, v in want.items() if k in have})
+        # the panel's settings (token, URL, paths) are scene custom properties, which the exporter
+        # writes as scene extras; the hook below drops them when the add-on is enabled, this also
+        # when it is only imported (tests, scripts)
+        core.strip_settings_file(path)
     finally:
         for o in view_layer.objects:
             o.select_set(was_sel.get(o.name, False))
         view_layer.objects.active = was_active
+
+
+class glTF2ExportUserExtension:
+    """Blender's glTF exporter calls the hooks of every enabled add-on that defines this class, in
+    every export (File > Export included, not only Plan's): the scene's tplan settings (the service
+    token, URL, tplan path, working folder) never leave the .blend as scene extras."""
+
+    def gather_scene_hook(self, gltf2_scene, blender_scene, export_settings):
+        ex = getattr(gltf2_scene, "extras", None)
+        if isinstance(ex, dict) and core.SETTINGS_KEY in ex:
+            del ex[core.SETTINGS_KEY]
+            if not ex:
+                gltf2_scene.extras = None
 
 
 def _world_box(o):

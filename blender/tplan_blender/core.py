@@ -34,6 +34,54 @@ PHYSICS_RATE = 240.0  # Hz: the plan's step (one scene frame) is cut into subste
 GROUND = "tplan_ground"  # the optional ground plane's body name (never a Blender object)
 
 
+SETTINGS_KEY = "tplan"  # the scene's settings group (bpy.types.Scene.tplan): token, URL, paths
+
+
+def strip_settings(doc):
+    """Removes the add-on's panel settings (the scene's `tplan` group: the service token and URL, the
+    tplan path, the working folder, the goal) from a glTF document (a dict), where Blender's exporter
+    puts every custom property of the scene when extras are exported: scenes[].extras.tplan (and, to
+    be safe, a top-level extras.tplan). The objects' own properties (tplan_class, mass, material,
+    the node extras tp.scene reads) are kept. Returns the number of entries removed."""
+    removed = 0
+    holders = list(doc.get("scenes") or []) + [doc]
+    for h in holders:
+        ex = h.get("extras") if isinstance(h, dict) else None
+        if isinstance(ex, dict) and SETTINGS_KEY in ex:
+            del ex[SETTINGS_KEY]
+            removed += 1
+            if not ex:
+                del h["extras"]
+    return removed
+
+
+def strip_settings_file(path):
+    """strip_settings on a .glb or .gltf file, rewritten in place when something was removed (a GLB's
+    JSON chunk padded with spaces to 4 bytes, its binary chunk kept byte for byte). Returns the
+    number of entries removed."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] == b"glTF":
+        n = int.from_bytes(data[12:16], "little")
+        doc = json.loads(data[20:20 + n])
+        rest = data[20 + n:]
+        removed = strip_settings(doc)
+        if removed:
+            js = json.dumps(doc, separators=(",", ":")).encode()
+            js += b" " * (-len(js) % 4)
+            body = len(js).to_bytes(4, "little") + b"JSON" + js + rest
+            data = b"glTF" + (2).to_bytes(4, "little") + (12 + len(body)).to_bytes(4, "little") + body
+    else:
+        doc = json.loads(data)
+        removed = strip_settings(doc)
+        if removed:
+            data = json.dumps(doc, indent=2).encode()
+    if removed:
+        with open(path, "wb") as f:
+            f.write(data)
+    return removed
+
+
 class PlanError(Exception):
     """A problem the user can fix (shown in the panel)."""
 

@@ -895,6 +895,19 @@ static int tplDomainNew(lua_State *L)
     }
     lua_pop(L, 1);
     def.body_where = body_where;
+    /* tp.scene's warnings about the files it read (the registry's list keeps the strings alive) */
+    if (lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_SCENE_NOTES) == LUA_TTABLE) {
+        const int nn = (int)lua_rawlen(L, -1);
+        const char **notes = tplScratch(&b, sizeof *notes * (size_t)(nn > 0 ? nn : 1));
+        for (int i = 0; i < nn; i++) {
+            lua_rawgeti(L, -1, i + 1);
+            notes[i] = lua_tostring(L, -1);
+            lua_pop(L, 1);
+        }
+        def.notes = notes;
+        def.nnotes = nn;
+    }
+    lua_pop(L, 1);
     char err[1024] = "";
     tpDomain *d = tpCreateDomain(&def, err, sizeof err);
     if (!d) {

@@ -140,8 +140,9 @@ typedef struct tplLive {
     bool valid;
 } tplLive;
 
-#define TPL_REG_PATH "tp.path"           /* the script path as given */
-#define TPL_REG_SHORT_SRC "tp.short_src" /* Lua's chunk id of the script (may start with "...") */
+#define TPL_REG_PATH "tp.path"               /* the script path as given */
+#define TPL_REG_SCENE_NOTES "tp.scene.notes" /* array: tp.scene's warnings, for tp.domain (tplDomainNew) */
+#define TPL_REG_SHORT_SRC "tp.short_src"     /* Lua's chunk id of the script (may start with "...") */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Field helpers (fields.c). `what` names the constructor in messages ("tp.box 'robot'").       */

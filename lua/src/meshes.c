@@ -87,6 +87,201 @@ void tplMeshPlace(tplBody *b, const double com[3])
 
 static const char *const tplSceneOptFields[] = {"data", "default", "density", "color", NULL};
 
+/* Appends a warning to the registry's list tp.domain adds to the domain's warnings. */
+static void tplSceneNote(lua_State *L, const char *where, const char *msg)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, TPL_REG_SCENE_NOTES) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, TPL_REG_SCENE_NOTES);
+    }
+    lua_pushfstring(L, "%stp.scene: %s", where, msg);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    lua_pop(L, 1);
+}
+
+/* A copy of malloc'd bytes as a userdata (collected with the call's values, so that an error raised
+ * later leaks nothing); frees the malloc'd ones. Pushes the userdata, returns its bytes. */
+static const char *tplKeepBytes(lua_State *L, char *bytes, size_t len)
+{
+    char *ud = lua_newuserdatauv(L, len + 1, 0);
+    memcpy(ud, bytes, len);
+    ud[len] = '\0';
+    free(bytes);
+    return ud;
+}
+
+/* The body of scene node nd into a new tp body userdata (pushed). */
+static void tplSceneBody(lua_State *L, const char *file, tpGltfNode *nd, tpGltfScene *keep, const float color[4],
+                         double def_density)
+{
+    tplBody *b = lua_newuserdatauv(L, sizeof *b, 3);
+    memset(b, 0, sizeof *b);
+    luaL_setmetatable(L, TPL_BODY);
+    b->ctor = "tp.scene";
+    b->def = tpDefaultBodyDef();
+    snprintf(b->def.name, sizeof b->def.name, "%s", nd->name);
+    b->def.cls = nd->cls == TP_GLTF_PASSIVE || nd->cls == TP_GLTF_KINEMATIC ? TP_BODY_PASSIVE
+                 : nd->cls == TP_GLTF_ACTIVE                                ? TP_BODY_ACTIVE
+                                                                            : TP_BODY_STATIC;
+    memcpy(b->def.color, color, 4 * sizeof *color);
+    memcpy(b->def.pos, nd->pos, sizeof nd->pos);
+    memcpy(b->def.quat, nd->quat, sizeof nd->quat);
+    snprintf(b->material, sizeof b->material, "%s", nd->material);
+    b->def.marker = nd->marker;
+    if (nd->cls == TP_GLTF_KINEMATIC) {
+        /* moved by its initial velocities: a scripted (foreign) body on tp.linear or tp.rotate */
+        b->def.cls = TP_BODY_FOREIGN;
+        b->def.motion.axis[2] = 1.0;
+        b->def.motion.period = 1.0;
+        const double *v = nd->vel, *w = nd->angvel;
+        if (v[0] != 0 || v[1] != 0 || v[2] != 0) {
+            b->def.motion.kind = TP_MOTION_LINEAR;
+            memcpy(b->def.motion.vel, v, 3 * sizeof *v);
+        } else {
+            const double n = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+            b->def.motion.kind = TP_MOTION_ROTATE;
+            b->def.motion.rate = n;
+            for (int k = 0; k < 3; k++)
+                b->def.motion.axis[k] = w[k] / n;
+        }
+    } else if (b->def.cls != TP_BODY_STATIC) {
+        memcpy(b->def.vel, nd->vel, sizeof nd->vel);
+        memcpy(b->def.angvel, nd->angvel, sizeof nd->angvel);
+    }
+    const bool dynamic = b->def.cls == TP_BODY_PASSIVE || b->def.cls == TP_BODY_ACTIVE;
+    double density = nd->density > 0 ? nd->density : def_density;
+    if (dynamic && !(nd->mass > 0) && !(density > 0)) {
+        tpGltfScene_Free(keep);
+        tplError(L,
+                 "tp.scene: %s: node '%s' moves but has no mass (OMI_physics_body or KHR_physics_rigid_bodies "
+                 "motion.mass, extras.mass or extras.density; or tp.scene's density option)",
+                 file, b->def.name);
+    }
+    switch (nd->shape) {
+    case TP_GLTF_SHAPE_BOX:
+    case TP_GLTF_SHAPE_SPHERE:
+    case TP_GLTF_SHAPE_CAPSULE:
+    case TP_GLTF_SHAPE_CYLINDER: {
+        static const tpShapeKind kinds[] = {[TP_GLTF_SHAPE_BOX] = TP_SHAPE_BOX,
+                                            [TP_GLTF_SHAPE_SPHERE] = TP_SHAPE_SPHERE,
+                                            [TP_GLTF_SHAPE_CAPSULE] = TP_SHAPE_CAPSULE,
+                                            [TP_GLTF_SHAPE_CYLINDER] = TP_SHAPE_CYLINDER};
+        b->def.shape = kinds[nd->shape];
+        memcpy(b->def.size, nd->size, sizeof nd->size);
+        if (dynamic) {
+            double vol = nd->shape == TP_GLTF_SHAPE_BOX      ? nd->size[0] * nd->size[1] * nd->size[2]
+                         : nd->shape == TP_GLTF_SHAPE_SPHERE ? 4.0 / 3.0 * TP_PI * pow(nd->size[0], 3)
+                         : nd->shape == TP_GLTF_SHAPE_CYLINDER
+                             ? TP_PI * nd->size[0] * nd->size[0] * nd->size[1]
+                             : TP_PI * nd->size[0] * nd->size[0] * (nd->size[1] + 4.0 / 3.0 * nd->size[0]);
+            b->def.mass = nd->mass > 0 ? nd->mass : density * vol;
+        }
+        break;
+    }
+    case TP_GLTF_SHAPE_PLANE: {
+        double R[9];
+        tpQuat_ToMatrix(nd->quat, R);
+        b->def.shape = TP_SHAPE_PLANE;
+        b->def.plane[0] = R[2];
+        b->def.plane[1] = R[5];
+        b->def.plane[2] = R[8];
+        b->def.plane[3] = R[2] * nd->pos[0] + R[5] * nd->pos[1] + R[8] * nd->pos[2];
+        break;
+    }
+    case TP_GLTF_SHAPE_MESH: {
+        b->def.shape = TP_SHAPE_MESH;
+        char where[TP_GLTF_NAME_MAX + 300];
+        snprintf(where, sizeof where, "%s (node '%s')", file, nd->name);
+        double com[3];
+        tpMesh m = nd->mesh;
+        memset(&nd->mesh, 0, sizeof nd->mesh); /* tplMeshAttach frees it */
+        if (b->def.cls != TP_BODY_STATIC) {
+            char why[256];
+            tpMeshView v = tpMesh_View(&m);
+            if (!tpMesh_CheckClosed(&v, why, sizeof why)) {
+                tpMesh_Free(&m);
+                tpGltfScene_Free(keep);
+                tplError(L, "tp.scene: %s: node '%s' cannot be a moving body: its mesh %s", file, b->def.name, why);
+            }
+        }
+        tplMeshAttach(L, -1, b, &m, where, nd->mass, density, com);
+        if (b->def.cls == TP_BODY_FOREIGN)
+            b->def.mass = 0;
+        tplMeshPlace(b, com);
+        break;
+    }
+    }
+    tplPushWhere(L);
+    lua_setiuservalue(L, -2, 1);
+}
+
+/* The world-space box (lo, hi) and bounding-sphere radius about its position of a body. */
+static void tplBodyBounds(const tpBodyDef *d, double lo[3], double hi[3], double *radius)
+{
+    double q[4], R[9], n = 0;
+    for (int k = 0; k < 4; k++)
+        n += d->quat[k] * d->quat[k];
+    n = sqrt(n);
+    for (int k = 0; k < 4; k++)
+        q[k] = n > 0 ? d->quat[k] / n : (k == 0);
+    tpQuat_ToMatrix(q, R);
+    double half[3] = {0, 0, 0};
+    *radius = 0;
+    if (d->shape == TP_SHAPE_MESH) {
+        for (int k = 0; k < 3; k++) {
+            lo[k] = INFINITY;
+            hi[k] = -INFINITY;
+        }
+        for (int i = 0; i < d->mesh.nvertices; i++) {
+            const double *v = d->mesh.vertices + 3 * i;
+            double r2 = 0;
+            for (int k = 0; k < 3; k++) {
+                double w = R[3 * k] * v[0] + R[3 * k + 1] * v[1] + R[3 * k + 2] * v[2];
+                lo[k] = fmin(lo[k], d->pos[k] + w);
+                hi[k] = fmax(hi[k], d->pos[k] + w);
+                r2 += w * w;
+            }
+            *radius = fmax(*radius, sqrt(r2));
+        }
+        return;
+    }
+    const double r = d->size[0], len = d->size[1];
+    for (int k = 0; k < 3; k++) {
+        const double a = fabs(R[3 * k + 2]); /* the shape's axis (z) along world axis k */
+        switch (d->shape) {
+        case TP_SHAPE_BOX:
+            half[k] = 0.5 * (fabs(R[3 * k]) * d->size[0] + fabs(R[3 * k + 1]) * d->size[1] + a * d->size[2]);
+            break;
+        case TP_SHAPE_SPHERE:
+            half[k] = r;
+            break;
+        case TP_SHAPE_CAPSULE:
+            half[k] = 0.5 * len * a + r;
+            break;
+        default: /* cylinder */
+            half[k] = 0.5 * len * a + r * sqrt(fmax(0.0, 1 - a * a));
+            break;
+        }
+        lo[k] = d->pos[k] - half[k];
+        hi[k] = d->pos[k] + half[k];
+    }
+    *radius = d->shape == TP_SHAPE_BOX
+                  ? 0.5 * sqrt(d->size[0] * d->size[0] + d->size[1] * d->size[1] + d->size[2] * d->size[2])
+              : d->shape == TP_SHAPE_SPHERE ? r
+                                            : 0.5 * len + r;
+}
+
+static void tplPushVec3(lua_State *L, const double v[3])
+{
+    lua_createtable(L, 3, 0);
+    for (int k = 0; k < 3; k++) {
+        lua_pushnumber(L, v[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+}
+
 int tplSceneFile(lua_State *L)
 {
     const char *file = luaL_checkstring(L, 1);
@@ -115,90 +310,124 @@ int tplSceneFile(lua_State *L)
     const tpMeshLimits lim = tpDefaultMeshLimits();
     char err[512];
     size_t len = 0;
-    char *data = NULL;
+    const char *data = NULL;
+    bool from_data = false;
     /* data = the file's bytes in the script itself: a script without a folder (a job of tplan
      * serve, the Blender add-on's) can carry its scene; `file` then only names it in messages */
     if (!lua_isnoneornil(L, 2) && lua_getfield(L, 2, "data") != LUA_TNIL) {
         if (lua_type(L, -1) != LUA_TSTRING)
             tplError(L, "tp.scene: data: expected a string (the bytes of a .glb or .gltf file), got %s",
                      luaL_typename(L, -1));
-        const char *bytes = lua_tolstring(L, -1, &len);
+        data = lua_tolstring(L, -1, &len); /* kept on the stack */
         if (len > lim.max_bytes)
             tplError(L, "tp.scene: %s: data of %zu bytes, more than the %zu allowed", file, len, lim.max_bytes);
-        data = malloc(len + 1);
-        if (!data)
-            tplError(L, "tp.scene: %s: out of memory", file);
-        memcpy(data, bytes, len);
-        data[len] = '\0';
-        lua_pop(L, 1);
+        from_data = true;
     } else {
         if (!lua_isnoneornil(L, 2))
             lua_pop(L, 1);
         const char *path = tplDataPath(L, "tp.scene", file);
-        data = tplReadData(L, path, lim.max_bytes, &len, err, sizeof err);
+        char *bytes = tplReadData(L, path, lim.max_bytes, &len, err, sizeof err);
         lua_pop(L, 1);
-        if (!data)
+        if (!bytes)
             tplError(L, "tp.scene: %s", err);
+        data = tplKeepBytes(L, bytes, len);
+    }
+    /* a .gltf's external buffers: files beside it, read through the same sandbox as the file */
+    enum { MAX_FILES = 64 };
+    const char *uris[MAX_FILES];
+    tpGltfFile files[MAX_FILES];
+    int nuris = 0;
+    char *store = NULL;
+    if (!tpGltf_BufferUris(file, data, len, uris, MAX_FILES, &nuris, &store, err, sizeof err))
+        tplError(L, "tp.scene: %s", err);
+    if (store) {
+        size_t slen = 0;
+        for (int i = 0; i < nuris; i++)
+            slen = (size_t)(uris[i] - store) + strlen(uris[i]) + 1;
+        const char *kept = tplKeepBytes(L, store, slen);
+        for (int i = 0; i < nuris; i++)
+            uris[i] = kept + (uris[i] - store);
+    }
+    size_t total = len;
+    for (int i = 0; i < nuris; i++) {
+        memset(&files[i], 0, sizeof files[i]);
+        files[i].uri = uris[i];
+        if (from_data) {
+            files[i].why = "the scene came as data (no folder to read it from): export as .glb";
+            continue;
+        }
+        char rel[1024];
+        if (!tpGltf_UriPath(file, uris[i], rel, sizeof rel))
+            tplError(L, "tp.scene: %s: buffer uri \"%s\" is too long", file, uris[i]);
+        char label[1200];
+        snprintf(label, sizeof label, "tp.scene: %s: buffer", file);
+        const char *path = tplDataPath(L, label, rel);
+        size_t flen = 0;
+        char *bytes = tplReadData(L, path, lim.max_bytes - (total < lim.max_bytes ? total : lim.max_bytes), &flen, err,
+                                  sizeof err);
+        lua_pop(L, 1);
+        if (!bytes) {
+            lua_pushstring(L, err);
+            files[i].why = lua_tostring(L, -1); /* kept on the stack */
+            continue;
+        }
+        total += flen;
+        files[i].data = tplKeepBytes(L, bytes, flen);
+        files[i].len = flen;
     }
     tpGltfScene sc;
-    bool ok = tpGltf_ReadScene(file, data, len, &lim, &sc, err, sizeof err);
-    free(data);
+    bool ok = tpGltf_ReadScene(file, data, len, &lim, files, nuris, &sc, err, sizeof err);
     if (!ok)
         tplError(L, "tp.scene: %s", err);
-    /* the scene is freed by a to-be-closed guard if an error is raised while building bodies */
+    /* the scene is freed (tpGltfScene_Free) before any error is raised while building bodies */
     tpGltfScene *keep = lua_newuserdatauv(L, sizeof *keep, 0);
     *keep = sc;
     int keep_idx = lua_gettop(L);
+    tplPushWhere(L);
+    char where[512];
+    snprintf(where, sizeof where, "%s", lua_tostring(L, -1));
+    lua_pop(L, 1);
     lua_newtable(L);
     int out = lua_gettop(L);
     int n = 0;
+    char skipped[300] = "";
+    int nskipped = 0, shown = 0;
     for (int i = 0; i < keep->nnodes; i++) {
         tpGltfNode *nd = &keep->nodes[i];
-        if (nd->cls == TP_GLTF_NONE && strcmp(def_class, "skip") == 0)
-            continue;
-        tplBody *b = lua_newuserdatauv(L, sizeof *b, 3);
-        memset(b, 0, sizeof *b);
-        luaL_setmetatable(L, TPL_BODY);
-        b->ctor = "tp.scene";
-        b->def = tpDefaultBodyDef();
-        b->def.shape = TP_SHAPE_MESH;
-        snprintf(b->def.name, sizeof b->def.name, "%s", nd->name);
-        b->def.cls = nd->cls == TP_GLTF_PASSIVE  ? TP_BODY_PASSIVE
-                     : nd->cls == TP_GLTF_ACTIVE ? TP_BODY_ACTIVE
-                                                 : TP_BODY_STATIC;
-        memcpy(b->def.color, color, sizeof color);
-        memcpy(b->def.pos, nd->pos, sizeof nd->pos);
-        memcpy(b->def.quat, nd->quat, sizeof nd->quat);
-        snprintf(b->material, sizeof b->material, "%s", nd->material);
-        double density = nd->density > 0 ? nd->density : def_density;
-        if (b->def.cls != TP_BODY_STATIC && !(nd->mass > 0) && !(density > 0)) {
-            tpGltfScene_Free(keep);
-            tplError(L,
-                     "tp.scene: %s: node '%s' moves but has no mass (OMI_physics_body motion.mass, extras.mass or "
-                     "extras.density; or tp.scene's density option)",
-                     file, b->def.name);
-        }
-        char where[TP_GLTF_NAME_MAX + 300];
-        snprintf(where, sizeof where, "%s (node '%s')", file, nd->name);
-        double com[3];
-        tpMesh m = nd->mesh;
-        memset(&nd->mesh, 0, sizeof nd->mesh); /* tplMeshAttach frees it */
-        if (b->def.cls != TP_BODY_STATIC) {
-            char why[256];
-            tpMeshView v = tpMesh_View(&m);
-            if (!tpMesh_CheckClosed(&v, why, sizeof why)) {
-                tpMesh_Free(&m);
-                tpGltfScene_Free(keep);
-                tplError(L, "tp.scene: %s: node '%s' cannot be a moving body: its mesh %s", file, b->def.name, why);
+        if (nd->cls == TP_GLTF_NONE && strcmp(def_class, "skip") == 0) {
+            size_t at = strlen(skipped);
+            if (at + strlen(nd->name) + 3 < sizeof skipped) {
+                snprintf(skipped + at, sizeof skipped - at, "%s%s", at ? ", " : "", nd->name);
+                shown++;
             }
+            nskipped++;
+            continue;
         }
-        tplMeshAttach(L, -1, b, &m, where, nd->mass, density, com);
-        tplMeshPlace(b, com);
-        tplPushWhere(L);
-        lua_setiuservalue(L, -2, 1);
+        tplSceneBody(L, file, nd, keep, color, def_density);
         lua_rawseti(L, out, ++n);
     }
+    if (nskipped > 0) {
+        lua_pushfstring(L,
+                        "%s: mesh nodes without physics skipped (default = \"skip\"; mark them with "
+                        "extras.tplan_class or a physics extension): %s%s",
+                        file, skipped, nskipped > shown ? " and more" : "");
+        tplSceneNote(L, where, lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+    for (int i = 0; i < keep->nwarnings; i++)
+        tplSceneNote(L, where, keep->warnings[i]);
+    const int nmeshnodes = keep->nmeshnodes;
+    char first[TP_GLTF_WARNING_MAX + 16] = "";
+    if (keep->nwarnings > 0)
+        snprintf(first, sizeof first, " (%s)", keep->warnings[0]);
     tpGltfScene_Free(keep);
+    if (n == 0)
+        tplError(L, "tp.scene: %s: no bodies: %s%s", file,
+                 nmeshnodes == 0 ? "the scene has no node with a mesh, a collider or a trigger"
+                 : nskipped > 0  ? "no node of the scene has physics (OMI_physics_body, KHR_physics_rigid_bodies or "
+                                   "extras.tplan_class) and default = \"skip\""
+                                 : "none of its nodes makes a body",
+                 first);
     lua_remove(L, keep_idx);
     /* second result: the bodies' names, in the same order (bodies are opaque values) */
     lua_createtable(L, n, 0);
@@ -209,5 +438,27 @@ int tplSceneFile(lua_State *L)
         lua_rawseti(L, -3, i);
         lua_pop(L, 1);
     }
-    return 2;
+    /* third result: the regions of the triggers (marker bodies), name -> {center, min, max,
+       radius}, world frame (m): ready for tp.inside / tp.within goals and conditions */
+    lua_newtable(L);
+    for (int i = 1; i <= n; i++) {
+        lua_rawgeti(L, -3, i);
+        const tplBody *b = lua_touserdata(L, -1);
+        lua_pop(L, 1);
+        if (!b->def.marker || b->def.shape == TP_SHAPE_PLANE)
+            continue;
+        double lo[3], hi[3], r;
+        tplBodyBounds(&b->def, lo, hi, &r);
+        lua_createtable(L, 0, 4);
+        tplPushVec3(L, b->def.pos);
+        lua_setfield(L, -2, "center");
+        tplPushVec3(L, lo);
+        lua_setfield(L, -2, "min");
+        tplPushVec3(L, hi);
+        lua_setfield(L, -2, "max");
+        lua_pushnumber(L, r);
+        lua_setfield(L, -2, "radius");
+        lua_setfield(L, -2, b->def.name);
+    }
+    return 3;
 }

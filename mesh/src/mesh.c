@@ -153,6 +153,176 @@ bool tpMesh_Weld(tpMesh *m)
     return true;
 }
 
+static int weld_x_cmp(const void *pa, const void *pb)
+{
+    const tpWeldKey *a = pa, *b = pb;
+    if (a->v[0] != b->v[0])
+        return a->v[0] < b->v[0] ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+static int32_t weld_root(int32_t *up, int32_t i)
+{
+    while (up[i] != i) {
+        up[i] = up[up[i]];
+        i = up[i];
+    }
+    return i;
+}
+
+bool tpMesh_WeldNear(tpMesh *m, double eps, long *welded)
+{
+    int n = m->nvertices;
+    *welded = 0;
+    if (n == 0)
+        return true;
+    tpWeldKey *key = malloc((size_t)n * sizeof *key);
+    int32_t *up = malloc((size_t)n * sizeof *up), *remap = malloc((size_t)n * sizeof *remap);
+    double *nv = malloc((size_t)n * 3 * sizeof *nv);
+    if (!key || !up || !remap || !nv) {
+        free(key);
+        free(up);
+        free(remap);
+        free(nv);
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        memcpy(key[i].v, m->vertices + 3 * i, sizeof key[i].v);
+        key[i].i = i;
+        up[i] = i;
+    }
+    /* a sweep along x: each vertex against those at most eps further along; the union keeps the
+     * lowest index as the root, so the result does not depend on the sort's ties */
+    qsort(key, (size_t)n, sizeof *key, weld_x_cmp);
+    for (int s = 0; s < n; s++) {
+        for (int e = s + 1; e < n && key[e].v[0] - key[s].v[0] <= eps; e++) {
+            if (fabs(key[e].v[1] - key[s].v[1]) > eps || fabs(key[e].v[2] - key[s].v[2]) > eps)
+                continue;
+            int32_t a = weld_root(up, key[s].i), b = weld_root(up, key[e].i);
+            if (a != b) {
+                if (a < b)
+                    up[b] = a;
+                else
+                    up[a] = b;
+            }
+        }
+    }
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        int32_t r = weld_root(up, i);
+        if (r == i) {
+            remap[i] = count;
+            memcpy(nv + 3 * count, m->vertices + 3 * i, 3 * sizeof(double));
+            count++;
+        } else if (memcmp(m->vertices + 3 * i, m->vertices + 3 * r, 3 * sizeof(double)) != 0) {
+            (*welded)++;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        remap[i] = remap[weld_root(up, i)];
+    for (int t = 0; t < 3 * m->ntriangles; t++)
+        m->triangles[t] = remap[m->triangles[t]];
+    free(m->vertices);
+    m->vertices = nv;
+    m->nvertices = count;
+    free(key);
+    free(up);
+    free(remap);
+    return true;
+}
+
+int tpMesh_HullPoints(const tpMeshView *m, int max, int32_t *out)
+{
+    if (m->nvertices <= max) {
+        for (int i = 0; i < m->nvertices; i++)
+            out[i] = i;
+        return m->nvertices;
+    }
+    /* max directions on a Fibonacci spiral; for each, the vertex farthest along it (the lowest
+     * index on a tie); then the distinct ones in index order */
+    int n = 0;
+    const double golden = TP_PI * (3.0 - sqrt(5.0));
+    for (int k = 0; k < max; k++) {
+        double z = 1.0 - (2.0 * k + 1.0) / max, r = sqrt(fmax(0.0, 1.0 - z * z)), a = golden * k;
+        double d[3] = {r * cos(a), r * sin(a), z};
+        int best = 0;
+        double bd = -INFINITY;
+        for (int i = 0; i < m->nvertices; i++) {
+            const double *v = m->vertices + 3 * i;
+            double x = v[0] * d[0] + v[1] * d[1] + v[2] * d[2];
+            if (x > bd) {
+                bd = x;
+                best = i;
+            }
+        }
+        bool have = false;
+        for (int j = 0; j < n && !have; j++)
+            have = out[j] == best;
+        if (!have)
+            out[n++] = best;
+    }
+    for (int i = 1; i < n; i++) /* insertion sort: n <= max, small */
+        for (int j = i; j > 0 && out[j - 1] > out[j]; j--) {
+            int32_t t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return n;
+}
+
+bool tpMesh_Lathe(const double *z, const double *r, int np, int seg, tpMesh *out)
+{
+    memset(out, 0, sizeof *out);
+    if (np < 2 || seg < 3)
+        return false;
+    /* rings (r > 0) get seg vertices, poles (r = 0, only at an end) one; flat ends a centre */
+    const bool pole0 = !(r[0] > 0), pole1 = !(r[np - 1] > 0);
+    for (int i = 1; i < np - 1; i++)
+        if (!(r[i] > 0))
+            return false;
+    int nring = np - (pole0 ? 1 : 0) - (pole1 ? 1 : 0);
+    if (nring < 1)
+        return false;
+    int nv = nring * seg + 2, nt = 2 * seg * (nring - 1) + 2 * seg;
+    out->vertices = malloc((size_t)nv * 3 * sizeof(double));
+    out->triangles = malloc((size_t)nt * 3 * sizeof(int32_t));
+    if (!out->vertices || !out->triangles) {
+        tpMesh_Free(out);
+        return false;
+    }
+    int v = 0, t = 0;
+    const int bottom = v++, first_ring = 1; /* the bottom centre or pole */
+    out->vertices[0] = out->vertices[1] = 0;
+    out->vertices[2] = z[0];
+    for (int i = pole0 ? 1 : 0; i < (pole1 ? np - 1 : np); i++)
+        for (int j = 0; j < seg; j++, v++) {
+            double a = 2.0 * TP_PI * j / seg;
+            out->vertices[3 * v] = r[i] * cos(a);
+            out->vertices[3 * v + 1] = r[i] * sin(a);
+            out->vertices[3 * v + 2] = z[i];
+        }
+    const int top = v++;
+    out->vertices[3 * top] = out->vertices[3 * top + 1] = 0;
+    out->vertices[3 * top + 2] = z[np - 1];
+    int32_t *T = out->triangles;
+#define TRI(a, b, c) (T[3 * t] = (a), T[3 * t + 1] = (b), T[3 * t + 2] = (c), t++)
+    for (int j = 0; j < seg; j++) {
+        int k = (j + 1) % seg;
+        TRI(bottom, first_ring + k, first_ring + j); /* facing -z */
+        for (int i = 0; i + 1 < nring; i++) {
+            int a = first_ring + i * seg, b = a + seg;
+            TRI(a + j, a + k, b + k);
+            TRI(a + j, b + k, b + j);
+        }
+        int last = first_ring + (nring - 1) * seg;
+        TRI(top, last + j, last + k); /* facing +z */
+    }
+#undef TRI
+    out->nvertices = nv;
+    out->ntriangles = t;
+    return true;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* OBJ                                                                                         */
 
@@ -397,7 +567,7 @@ bool tpMesh_Read(const char *name, const void *data, size_t len, const tpMeshLim
     bool glb = len >= 4 && memcmp(d, "glTF", 4) == 0;
     if (glb || ends_with(name, ".glb") || ends_with(name, ".gltf")) {
         tpGltfScene sc;
-        if (!tpGltf_ReadScene(name, data, len, &lim, &sc, err, errlen))
+        if (!tpGltf_ReadScene(name, data, len, &lim, NULL, 0, &sc, err, errlen))
             return false;
         /* every node's mesh placed by its world pose */
         tpMeshBuild b = {.name = name, .limits = lim, .err = err, .errlen = errlen};
@@ -528,8 +698,10 @@ bool tpMesh_CheckClosed(const tpMeshView *m, char *why, size_t whylen)
         double area2 = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         if (tr[0] == tr[1] || tr[1] == tr[2] || tr[0] == tr[2] || !(area2 > 1e-12 * ext * ext)) {
             free(e);
-            tpErrorf(why, whylen, "triangle %d (vertices %d, %d, %d) is degenerate (zero area)", t, (int)tr[0],
-                     (int)tr[1], (int)tr[2]);
+            tpErrorf(why, whylen,
+                     "triangle %d is degenerate (zero area): its corners are vertices %d, %d, %d of the mesh "
+                     "once coincident vertices are merged",
+                     t, (int)tr[0], (int)tr[1], (int)tr[2]);
             return false;
         }
         for (int c2 = 0; c2 < 3; c2++) {

@@ -1,41 +1,19 @@
-/* glTF 2.0 / GLB scenes: the mesh nodes of the default scene with their world poses, turned from
- * glTF's y up to tplan's z up, and the physics their OMI_physics_body extension or extras ask for.
- * Only what tplan needs is read (POSITION and indices of triangle primitives); everything that is
- * read is checked against what it points into before it is touched. */
-#include <cjson/cJSON.h>
+/* glTF 2.0 / GLB documents: buffers (data: URIs, a GLB's chunk, the caller's external files),
+ * accessors, triangle meshes (repaired: degenerate triangles dropped, near vertices welded) and node
+ * transforms. The node tree and the physics extensions are in gltf_scene.c. Only what tplan needs is
+ * read (POSITION and indices of triangle primitives); everything that is read is checked against
+ * what it points into before it is touched. */
+#include <ctype.h>
 #include <math.h>
-#include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gltf_internal.h"
 #include "tp/json_text.h"
-#include "mesh_internal.h"
-#include "tp/base.h"
+#include "tp/util.h"
 
-typedef struct tpBuf {
-    const unsigned char *data;
-    size_t len;
-    unsigned char *owned; /* decoded data: URI, freed at the end */
-} tpBuf;
-
-typedef struct tpGltf {
-    const char *name;
-    char *err;
-    size_t errlen;
-    tpMeshLimits limits;
-    cJSON *root;
-    tpBuf *bufs;
-    int nbufs;
-    long total_vertices, total_triangles; /* over all nodes, against the caps */
-} tpGltf;
-
-#define FAIL(g, ...)                                                                                                   \
-    do {                                                                                                               \
-        char m_[256];                                                                                                  \
-        snprintf(m_, sizeof m_, __VA_ARGS__);                                                                          \
-        tpErrorf((g)->err, (g)->errlen, "%s: %s", (g)->name, m_);                                                      \
-        return false;                                                                                                  \
-    } while (0)
+#define FAIL TP_GLTF_FAIL
 
 static uint32_t le32(const unsigned char *p)
 {
@@ -43,7 +21,7 @@ static uint32_t le32(const unsigned char *p)
 }
 
 /* A non-negative integer member (or def when absent); false when present but not one. */
-static bool member_int(tpGltf *g, const cJSON *o, const char *key, long def, long max, long *out, const char *where)
+bool tpGltfI_Int(tpGltf *g, const cJSON *o, const char *key, long def, long max, long *out, const char *where)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v) {
@@ -57,7 +35,7 @@ static bool member_int(tpGltf *g, const cJSON *o, const char *key, long def, lon
     return true;
 }
 
-static const cJSON *array_item(const cJSON *root, const char *key, long i)
+const cJSON *tpGltfI_Item(const cJSON *root, const char *key, long i)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
     if (!cJSON_IsArray(a) || i < 0 || i >= cJSON_GetArraySize(a))
@@ -80,7 +58,119 @@ static int b64(int c)
     return -1;
 }
 
-static bool load_buffers(tpGltf *g, const unsigned char *bin, size_t binlen)
+/* An external buffer's uri: relative, inside the .gltf's folder (no scheme, no absolute path, no
+ * "..", no backslash), percent escapes valid. NULL when fine, else why not. */
+static const char *uri_problem(const char *u)
+{
+    if (!u[0])
+        return "an empty uri";
+    if (u[0] == '/' || strchr(u, '\\'))
+        return "an absolute path or a backslash (a relative path inside the file's folder is read)";
+    for (const char *p = u; *p && *p != '/'; p++)
+        if (*p == ':')
+            return "a URL (only files beside the .gltf, inside the script's folder, are read)";
+    for (const char *p = u; *p; p++) {
+        if (*p == '%' && !(isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])))
+            return "a bad percent escape";
+        if ((p == u || p[-1] == '/') && p[0] == '.' && p[1] == '.' && (p[2] == '/' || p[2] == '\0'))
+            return "\"..\" (only files inside the script's folder are read)";
+        if (*p == '%' && p[1] == '0' && p[2] == '0')
+            return "a NUL byte";
+    }
+    return NULL;
+}
+
+bool tpGltf_BufferUris(const char *name, const void *data, size_t len, const char **uris, int max, int *n, char **store,
+                       char *err, size_t errlen)
+{
+    *n = 0;
+    *store = NULL;
+    const unsigned char *d = data;
+    if (len >= 4 && memcmp(d, "glTF", 4) == 0) {
+        /* a GLB may name external buffers too: its JSON chunk */
+        if (len < 20)
+            return true; /* tpGltf_ReadScene says what is wrong */
+        uint32_t clen = le32(d + 12);
+        if (clen > len - 20)
+            return true;
+        data = d + 20;
+        len = clen;
+    }
+    size_t stop = 0;
+    cJSON *root = tpJson_ParseDocument(data, len, &stop);
+    if (!root)
+        return true; /* tpGltf_ReadScene reports the JSON error */
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "buffers"), *b;
+    size_t need = 1;
+    cJSON_ArrayForEach(b, a)
+    {
+        const cJSON *u = cJSON_GetObjectItemCaseSensitive(b, "uri");
+        if (cJSON_IsString(u) && strncmp(u->valuestring, "data:", 5) != 0)
+            need += strlen(u->valuestring) + 1;
+    }
+    char *buf = malloc(need);
+    if (!buf) {
+        cJSON_Delete(root);
+        tpErrorf(err, errlen, "%s: out of memory", name);
+        return false;
+    }
+    size_t at = 0;
+    int i = 0;
+    bool ok = true;
+    cJSON_ArrayForEach(b, a)
+    {
+        const cJSON *u = cJSON_GetObjectItemCaseSensitive(b, "uri");
+        if (cJSON_IsString(u) && strncmp(u->valuestring, "data:", 5) != 0) {
+            const char *why = uri_problem(u->valuestring);
+            if (why || strlen(u->valuestring) >= 256 || *n >= max) {
+                tpErrorf(err, errlen, "%s: buffers[%d]: uri \"%.80s\": %s", name, i, u->valuestring,
+                         why                             ? why
+                         : strlen(u->valuestring) >= 256 ? "longer than 255 bytes"
+                                                         : "too many external buffers");
+                ok = false;
+                break;
+            }
+            size_t l = strlen(u->valuestring);
+            memcpy(buf + at, u->valuestring, l + 1);
+            uris[(*n)++] = buf + at;
+            at += l + 1;
+        }
+        i++;
+    }
+    cJSON_Delete(root);
+    if (!ok) {
+        free(buf);
+        *n = 0;
+        return false;
+    }
+    *store = buf;
+    return true;
+}
+
+bool tpGltf_UriPath(const char *name, const char *uri, char *out, size_t outlen)
+{
+    const char *slash = strrchr(name, '/');
+    size_t dir = slash ? (size_t)(slash - name) + 1 : 0, o = 0;
+    if (dir >= outlen)
+        return false;
+    memcpy(out, name, dir);
+    o = dir;
+    for (const char *p = uri; *p; p++) {
+        int c = (unsigned char)*p;
+        if (c == '%' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
+            char hex[3] = {p[1], p[2], 0};
+            c = (int)strtol(hex, NULL, 16);
+            p += 2;
+        }
+        if (o + 1 >= outlen)
+            return false;
+        out[o++] = (char)c;
+    }
+    out[o] = '\0';
+    return true;
+}
+
+static bool load_buffers(tpGltf *g, const unsigned char *bin, size_t binlen, const tpGltfFile *files, int nfiles)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(g->root, "buffers");
     int n = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0;
@@ -93,7 +183,7 @@ static bool load_buffers(tpGltf *g, const unsigned char *bin, size_t binlen)
     for (int i = 0; i < n; i++) {
         const cJSON *b = cJSON_GetArrayItem(a, i);
         long blen;
-        if (!cJSON_IsObject(b) || !member_int(g, b, "byteLength", -2, (long)g->limits.max_bytes, &blen, "buffers[]"))
+        if (!cJSON_IsObject(b) || !tpGltfI_Int(g, b, "byteLength", -2, (long)g->limits.max_bytes, &blen, "buffers[]"))
             FAIL(g, "buffers[%d]: expected an object with byteLength", i);
         const cJSON *uri = cJSON_GetObjectItemCaseSensitive(b, "uri");
         if (!uri) {
@@ -105,8 +195,31 @@ static bool load_buffers(tpGltf *g, const unsigned char *bin, size_t binlen)
             g->bufs[i].len = (size_t)blen;
             continue;
         }
-        if (!cJSON_IsString(uri) || strncmp(uri->valuestring, "data:", 5) != 0)
-            FAIL(g, "buffers[%d]: only embedded buffers (data: URIs) or a GLB's own chunk are read; export as .glb", i);
+        if (!cJSON_IsString(uri))
+            FAIL(g, "buffers[%d]: uri must be a string", i);
+        if (strncmp(uri->valuestring, "data:", 5) != 0) {
+            /* an external file beside the .gltf, read by the caller (tpGltf_BufferUris) */
+            const char *why = uri_problem(uri->valuestring);
+            if (why)
+                FAIL(g, "buffers[%d]: uri \"%.80s\": %s", i, uri->valuestring, why);
+            const tpGltfFile *f = NULL;
+            for (int k = 0; k < nfiles && !f; k++)
+                if (files[k].uri && strcmp(files[k].uri, uri->valuestring) == 0)
+                    f = &files[k];
+            if (!f)
+                FAIL(g,
+                     "buffers[%d]: the external file \"%.80s\" was not read (tp.scene reads the .bin "
+                     "files beside a .gltf, tp.mesh embedded buffers only: export as .glb)",
+                     i, uri->valuestring);
+            if (!f->data)
+                FAIL(g, "buffers[%d]: \"%.80s\": %s", i, uri->valuestring, f->why ? f->why : "cannot be read");
+            if ((size_t)blen > f->len)
+                FAIL(g, "buffers[%d]: byteLength %ld beyond the %zu bytes of \"%.80s\"", i, blen, f->len,
+                     uri->valuestring);
+            g->bufs[i].data = f->data;
+            g->bufs[i].len = (size_t)blen;
+            continue;
+        }
         const char *comma = strstr(uri->valuestring, ";base64,");
         if (!comma)
             FAIL(g, "buffers[%d]: the data: URI is not base64", i);
@@ -150,17 +263,17 @@ typedef struct tpAcc {
 
 static bool read_accessor(tpGltf *g, long idx, int want_comp, bool indices, tpAcc *acc)
 {
-    const cJSON *a = array_item(g->root, "accessors", idx);
+    const cJSON *a = tpGltfI_Item(g->root, "accessors", idx);
     if (!cJSON_IsObject(a))
         FAIL(g, "accessor %ld does not exist", idx);
     if (cJSON_GetObjectItemCaseSensitive(a, "sparse"))
         FAIL(g, "accessors[%ld]: sparse accessors are not supported", idx);
     long view, off, count, ctype;
     const long maxn = indices ? 3L * g->limits.max_triangles : g->limits.max_vertices;
-    if (!member_int(g, a, "bufferView", -2, 1L << 30, &view, "accessors[]") ||
-        !member_int(g, a, "byteOffset", 0, 1L << 40, &off, "accessors[]") ||
-        !member_int(g, a, "count", -2, 1L << 40, &count, "accessors[]") ||
-        !member_int(g, a, "componentType", -2, 6000, &ctype, "accessors[]"))
+    if (!tpGltfI_Int(g, a, "bufferView", -2, 1L << 30, &view, "accessors[]") ||
+        !tpGltfI_Int(g, a, "byteOffset", 0, 1L << 40, &off, "accessors[]") ||
+        !tpGltfI_Int(g, a, "count", -2, 1L << 40, &count, "accessors[]") ||
+        !tpGltfI_Int(g, a, "componentType", -2, 6000, &ctype, "accessors[]"))
         FAIL(g, "accessors[%ld]: needs bufferView, count and componentType", idx);
     if (count > maxn)
         FAIL(g, "accessors[%ld]: count %ld beyond the cap of %ld", idx, count, maxn);
@@ -181,14 +294,14 @@ static bool read_accessor(tpGltf *g, long idx, int want_comp, bool indices, tpAc
             FAIL(g, "accessors[%ld]: normalized positions are not supported", idx);
         csize = 4;
     }
-    const cJSON *bv = array_item(g->root, "bufferViews", view);
+    const cJSON *bv = tpGltfI_Item(g->root, "bufferViews", view);
     if (!cJSON_IsObject(bv))
         FAIL(g, "accessors[%ld]: bufferView %ld does not exist", idx, view);
     long buf, voff, vlen, stride;
-    if (!member_int(g, bv, "buffer", -2, 1L << 30, &buf, "bufferViews[]") ||
-        !member_int(g, bv, "byteOffset", 0, 1L << 40, &voff, "bufferViews[]") ||
-        !member_int(g, bv, "byteLength", -2, 1L << 40, &vlen, "bufferViews[]") ||
-        !member_int(g, bv, "byteStride", 0, 252, &stride, "bufferViews[]"))
+    if (!tpGltfI_Int(g, bv, "buffer", -2, 1L << 30, &buf, "bufferViews[]") ||
+        !tpGltfI_Int(g, bv, "byteOffset", 0, 1L << 40, &voff, "bufferViews[]") ||
+        !tpGltfI_Int(g, bv, "byteLength", -2, 1L << 40, &vlen, "bufferViews[]") ||
+        !tpGltfI_Int(g, bv, "byteStride", 0, 252, &stride, "bufferViews[]"))
         FAIL(g, "bufferViews[%ld]: needs buffer and byteLength", view);
     if (buf >= g->nbufs)
         FAIL(g, "bufferViews[%ld]: buffer %ld does not exist", view, buf);
@@ -238,22 +351,86 @@ static double acc_get(const tpAcc *a, long k, int c)
 
 /* The triangles of mesh `mi`, vertices scaled per axis by s (glTF local axes) then turned to z
  * up, into out. */
-static bool read_mesh(tpGltf *g, long mi, const double s[3], tpMesh *out)
+/* Repairs what exporters write: vertices within 1e-6 of the mesh's size become one (glTF splits
+ * vertices at UV and normal seams; Godot's UV sphere has rings of coincident vertices at its poles
+ * and a seam that misses by rounding), then triangles that have two corners the same or no area
+ * (1e-12 of the size squared, tpMesh_CheckClosed's test) are dropped. Counts what was not an exact
+ * duplicate in *rep, with the first dropped triangle as the file numbers it (prim_tri: per
+ * triangle its primitive and that primitive's first vertex). False when out of memory. */
+static bool repair(tpMesh *m, const int32_t *prim_tri, tpGltfRepair *rep)
 {
-    const cJSON *mesh = array_item(g->root, "meshes", mi);
+    long welded = 0;
+    int32_t *orig = NULL;
+    if (m->ntriangles > 0) {
+        orig = malloc((size_t)m->ntriangles * 3 * sizeof *orig);
+        if (!orig)
+            return false;
+        memcpy(orig, m->triangles, (size_t)m->ntriangles * 3 * sizeof *orig);
+    }
+    double lo[3], hi[3], ext = 0;
+    tpMeshView v0 = tpMesh_View(m);
+    tpMesh_Bounds(&v0, lo, hi);
+    for (int k = 0; k < 3; k++)
+        ext = fmax(ext, hi[k] - lo[k]);
+    if (!tpMesh_WeldNear(m, 1e-6 * ext, &welded)) {
+        free(orig);
+        return false;
+    }
+    int kept = 0;
+    long dropped = 0;
+    for (int t = 0; t < m->ntriangles; t++) {
+        const int32_t *tr = m->triangles + 3 * t;
+        const double *a = m->vertices + 3 * tr[0], *b = m->vertices + 3 * tr[1], *c = m->vertices + 3 * tr[2];
+        double u[3], w[3];
+        for (int k = 0; k < 3; k++) {
+            u[k] = b[k] - a[k];
+            w[k] = c[k] - a[k];
+        }
+        double n0 = u[1] * w[2] - u[2] * w[1], n1 = u[2] * w[0] - u[0] * w[2], n2 = u[0] * w[1] - u[1] * w[0];
+        double area2 = sqrt(n0 * n0 + n1 * n1 + n2 * n2);
+        if (tr[0] == tr[1] || tr[1] == tr[2] || tr[0] == tr[2] || !(area2 > 1e-12 * ext * ext)) {
+            if (dropped++ == 0 && rep && rep->first_tri < 0) {
+                int pi = prim_tri[2 * t], base = prim_tri[2 * t + 1];
+                long first = 0; /* the triangle's index within its primitive */
+                for (int k = t - 1; k >= 0 && prim_tri[2 * k] == pi; k--)
+                    first++;
+                rep->first_tri = first;
+                rep->first_prim = pi;
+                for (int k = 0; k < 3; k++)
+                    rep->first_v[k] = orig[3 * t + k] - base;
+            }
+            continue;
+        }
+        memmove(m->triangles + 3 * kept, tr, 3 * sizeof *tr);
+        kept++;
+    }
+    m->ntriangles = kept;
+    free(orig);
+    if (rep) {
+        rep->degenerate += dropped;
+        rep->welded += welded;
+    }
+    return true;
+}
+
+bool tpGltfI_ReadMesh(tpGltf *g, long mi, const double s[3], tpMesh *out, tpGltfRepair *rep)
+{
+    const cJSON *mesh = tpGltfI_Item(g->root, "meshes", mi);
     if (!cJSON_IsObject(mesh))
         FAIL(g, "mesh %ld does not exist", mi);
     const cJSON *prims = cJSON_GetObjectItemCaseSensitive(mesh, "primitives");
     if (!cJSON_IsArray(prims))
         FAIL(g, "meshes[%ld]: primitives must be an array", mi);
     tpMeshBuild b = {.name = g->name, .limits = g->limits, .err = g->err, .errlen = g->errlen};
+    int32_t *prim_tri = NULL; /* per triangle: its primitive and the primitive's first vertex */
+    size_t ptcap = 0;
     const cJSON *p;
     int pi = 0;
     cJSON_ArrayForEach(p, prims)
     {
         long mode, pos, ind;
-        if (!cJSON_IsObject(p) || !member_int(g, p, "mode", 4, 6, &mode, "primitives[]") ||
-            !member_int(g, p, "indices", -1, 1L << 30, &ind, "primitives[]"))
+        if (!cJSON_IsObject(p) || !tpGltfI_Int(g, p, "mode", 4, 6, &mode, "primitives[]") ||
+            !tpGltfI_Int(g, p, "indices", -1, 1L << 30, &ind, "primitives[]"))
             goto fail;
         if (mode != 4) {
             tpErrorf(g->err, g->errlen, "%s: meshes[%ld].primitives[%d]: mode %ld is not triangles (4)", g->name, mi,
@@ -261,7 +438,7 @@ static bool read_mesh(tpGltf *g, long mi, const double s[3], tpMesh *out)
             goto fail;
         }
         const cJSON *attr = cJSON_GetObjectItemCaseSensitive(p, "attributes");
-        if (!cJSON_IsObject(attr) || !member_int(g, attr, "POSITION", -2, 1L << 30, &pos, "attributes")) {
+        if (!cJSON_IsObject(attr) || !tpGltfI_Int(g, attr, "POSITION", -2, 1L << 30, &pos, "attributes")) {
             tpErrorf(g->err, g->errlen, "%s: meshes[%ld].primitives[%d]: no POSITION attribute", g->name, mi, pi);
             goto fail;
         }
@@ -303,22 +480,32 @@ static bool read_mesh(tpGltf *g, long mi, const double s[3], tpMesh *out)
             }
             if (!tpMeshB_AddTriangle(&b, base + (int)t[0], base + (int)t[1], base + (int)t[2]))
                 goto fail;
+            int32_t *pt = tpArray_Grow(prim_tri, &ptcap, (size_t)b.mesh.ntriangles, 2 * sizeof *pt);
+            if (!pt) {
+                tpErrorf(g->err, g->errlen, "%s: out of memory", g->name);
+                goto fail;
+            }
+            prim_tri = pt;
+            prim_tri[2 * (b.mesh.ntriangles - 1)] = pi;
+            prim_tri[2 * (b.mesh.ntriangles - 1) + 1] = base;
         }
         pi++;
     }
-    if (!tpMesh_Weld(&b.mesh)) {
+    if (!repair(&b.mesh, prim_tri, rep)) {
         tpErrorf(g->err, g->errlen, "%s: out of memory", g->name);
         goto fail;
     }
+    free(prim_tri);
     *out = b.mesh;
     return true;
 fail:
+    free(prim_tri);
     tpMesh_Free(&b.mesh);
     return false;
 }
 
 /* Affine transforms: row-major 3x4 [R | t]. */
-static void mul34(const double a[12], const double b[12], double out[12])
+void tpGltfI_Mul34(const double a[12], const double b[12], double out[12])
 {
     double r[12];
     for (int i = 0; i < 3; i++) {
@@ -332,7 +519,7 @@ static void mul34(const double a[12], const double b[12], double out[12])
     memcpy(out, r, sizeof r);
 }
 
-static bool numbers_(const cJSON *a, int n, double *out)
+bool tpGltfI_Numbers(const cJSON *a, int n, double *out)
 {
     if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
         return false;
@@ -347,12 +534,12 @@ static bool numbers_(const cJSON *a, int n, double *out)
     return true;
 }
 
-static bool local_(tpGltf *g, const cJSON *node, long ni, double m[12])
+bool tpGltfI_Local(tpGltf *g, const cJSON *node, long ni, double m[12])
 {
     double mat[16];
     const cJSON *jm = cJSON_GetObjectItemCaseSensitive(node, "matrix");
     if (jm) {
-        if (!numbers_(jm, 16, mat))
+        if (!tpGltfI_Numbers(jm, 16, mat))
             FAIL(g, "nodes[%ld].matrix: expected 16 finite numbers", ni);
         for (int i = 0; i < 3; i++) /* column-major */
             for (int j = 0; j < 4; j++)
@@ -363,7 +550,7 @@ static bool local_(tpGltf *g, const cJSON *node, long ni, double m[12])
     const cJSON *jt = cJSON_GetObjectItemCaseSensitive(node, "translation");
     const cJSON *jr = cJSON_GetObjectItemCaseSensitive(node, "rotation");
     const cJSON *js = cJSON_GetObjectItemCaseSensitive(node, "scale");
-    if ((jt && !numbers_(jt, 3, t)) || (jr && !numbers_(jr, 4, q)) || (js && !numbers_(js, 3, s)))
+    if ((jt && !tpGltfI_Numbers(jt, 3, t)) || (jr && !tpGltfI_Numbers(jr, 4, q)) || (js && !tpGltfI_Numbers(js, 3, s)))
         FAIL(g, "nodes[%ld]: translation, rotation and scale must be 3, 4 and 3 finite numbers", ni);
     double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (!(n > 1e-6))
@@ -379,7 +566,7 @@ static bool local_(tpGltf *g, const cJSON *node, long ni, double m[12])
     return true;
 }
 
-static void matrix_to_quat(const double R[9], double q[4])
+void tpGltfI_MatrixToQuat(const double R[9], double q[4])
 {
     double tr = R[0] + R[4] + R[8];
     if (tr > 0) {
@@ -415,379 +602,32 @@ static void matrix_to_quat(const double R[9], double q[4])
             q[k] = -q[k];
 }
 
-/* Physics of a node: OMI_physics_body first, then extras. *mesh_index may be replaced by the
- * collider shape's mesh. */
-static bool node_physics(tpGltf *g, const cJSON *node, long ni, tpGltfNode *out, long *mesh_index)
+void tpGltfI_Warn(tpGltf *g, const char *fmt, ...)
 {
-    out->convex = true;
-    const cJSON *ext = cJSON_GetObjectItemCaseSensitive(node, "extensions");
-    const cJSON *omi = ext ? cJSON_GetObjectItemCaseSensitive(ext, "OMI_physics_body") : NULL;
-    if (omi) {
-        const cJSON *motion = cJSON_GetObjectItemCaseSensitive(omi, "motion");
-        const cJSON *type = motion ? cJSON_GetObjectItemCaseSensitive(motion, "type") : NULL;
-        if (cJSON_IsString(type)) {
-            if (strcmp(type->valuestring, "dynamic") == 0)
-                out->cls = TP_GLTF_PASSIVE;
-            else if (strcmp(type->valuestring, "static") == 0 || strcmp(type->valuestring, "kinematic") == 0)
-                out->cls = TP_GLTF_STATIC;
-            else
-                FAIL(g, "nodes[%ld] '%s': OMI_physics_body.motion.type \"%s\" (static, kinematic or dynamic)", ni,
-                     out->name, type->valuestring);
-            const cJSON *mass = cJSON_GetObjectItemCaseSensitive(motion, "mass");
-            if (mass) {
-                if (!cJSON_IsNumber(mass) || !(mass->valuedouble > 0) || !isfinite(mass->valuedouble))
-                    FAIL(g, "nodes[%ld] '%s': OMI_physics_body.motion.mass must be > 0", ni, out->name);
-                out->mass = mass->valuedouble;
-            }
-        }
-        const cJSON *coll = cJSON_GetObjectItemCaseSensitive(omi, "collider");
-        long si;
-        if (coll && member_int(g, coll, "shape", -1, 1L << 20, &si, "OMI_physics_body.collider") && si >= 0) {
-            const cJSON *rext = cJSON_GetObjectItemCaseSensitive(g->root, "extensions");
-            const cJSON *shapes = rext ? cJSON_GetObjectItemCaseSensitive(rext, "OMI_physics_shape") : NULL;
-            const cJSON *shape = shapes ? array_item(shapes, "shapes", si) : NULL;
-            const cJSON *st = shape ? cJSON_GetObjectItemCaseSensitive(shape, "type") : NULL;
-            if (!cJSON_IsString(st))
-                FAIL(g, "nodes[%ld] '%s': OMI_physics_body.collider.shape %ld does not exist", ni, out->name, si);
-            if (strcmp(st->valuestring, "trimesh") == 0 || strcmp(st->valuestring, "convex") == 0) {
-                out->convex = strcmp(st->valuestring, "convex") == 0;
-                const cJSON *sub = cJSON_GetObjectItemCaseSensitive(shape, st->valuestring);
-                long m;
-                if (sub && member_int(g, sub, "mesh", -1, 1L << 30, &m, "OMI_physics_shape") && m >= 0)
-                    *mesh_index = m;
-            }
-        }
+    tpGltfScene *sc = g->scene;
+    g->warnings_seen++;
+    if (g->warnings_seen > TP_GLTF_MAX_WARNINGS) {
+        snprintf(sc->warnings[TP_GLTF_MAX_WARNINGS - 1], TP_GLTF_WARNING_MAX, "%s: %d more warnings not shown", g->name,
+                 g->warnings_seen - (TP_GLTF_MAX_WARNINGS - 1));
+        sc->nwarnings = TP_GLTF_MAX_WARNINGS;
+        return;
     }
-    const cJSON *extras = cJSON_GetObjectItemCaseSensitive(node, "extras");
-    if (cJSON_IsObject(extras)) {
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(extras, "tplan_class");
-        if (c) {
-            if (!cJSON_IsString(c))
-                FAIL(g, "nodes[%ld] '%s': extras.tplan_class must be a string", ni, out->name);
-            if (strcmp(c->valuestring, "static") == 0)
-                out->cls = TP_GLTF_STATIC;
-            else if (strcmp(c->valuestring, "passive") == 0)
-                out->cls = TP_GLTF_PASSIVE;
-            else if (strcmp(c->valuestring, "active") == 0)
-                out->cls = TP_GLTF_ACTIVE;
-            else
-                FAIL(g, "nodes[%ld] '%s': extras.tplan_class \"%s\" (static, passive or active)", ni, out->name,
-                     c->valuestring);
-        }
-        const char *keys[2] = {"mass", "density"};
-        double *vals[2] = {&out->mass, &out->density};
-        for (int k = 0; k < 2; k++) {
-            const cJSON *v = cJSON_GetObjectItemCaseSensitive(extras, keys[k]);
-            if (!v)
-                continue;
-            if (!cJSON_IsNumber(v) || !(v->valuedouble > 0) || !isfinite(v->valuedouble))
-                FAIL(g, "nodes[%ld] '%s': extras.%s must be a number > 0", ni, out->name, keys[k]);
-            *vals[k] = v->valuedouble;
-        }
-        const cJSON *mat = cJSON_GetObjectItemCaseSensitive(extras, "material");
-        if (mat) {
-            if (!cJSON_IsString(mat) || strlen(mat->valuestring) >= TP_GLTF_NAME_MAX)
-                FAIL(g, "nodes[%ld] '%s': extras.material must be a string of under %d bytes", ni, out->name,
-                     TP_GLTF_NAME_MAX);
-            snprintf(out->material, sizeof out->material, "%s", mat->valuestring);
-        }
-    }
-    return true;
+    char *w = sc->warnings[sc->nwarnings++];
+    int n = snprintf(w, TP_GLTF_WARNING_MAX, "%s: ", g->name);
+    if (n < 0 || n >= TP_GLTF_WARNING_MAX)
+        n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w + n, TP_GLTF_WARNING_MAX - (size_t)n, fmt, ap);
+    va_end(ap);
 }
 
-/* The OMI_physics_body member `key` ("motion", "collider") of a node, or NULL. */
-static const cJSON *omi_(const cJSON *node, const char *key)
-{
-    const cJSON *ext = cJSON_GetObjectItemCaseSensitive(node, "extensions");
-    const cJSON *omi = ext ? cJSON_GetObjectItemCaseSensitive(ext, "OMI_physics_body") : NULL;
-    return omi ? cJSON_GetObjectItemCaseSensitive(omi, key) : NULL;
-}
-
-/* Godot 4 writes a rigid body as a node with OMI_physics_body.motion and children: a collider
- * node (OMI_physics_body.collider, a convex or trimesh shape) and a visual mesh node. A node
- * without physics of its own under such a body: a collider becomes the body (its shape's mesh,
- * the body's name, class and mass); a mesh node becomes it too when the body has no collider
- * below it, and is skipped (visual only) when it has one. anc: the nearest ancestor with a
- * motion, has_coll[anc]: a collider below it. Returns 1 to keep the node, 0 to skip it, -1 on an
- * error (in g->err). */
-static int inherit(tpGltf *g, const cJSON *nodes, int anc, const char *has_coll, bool own_collider, long mi,
-                   tpGltfNode *out)
-{
-    if (anc < 0 || out->cls != TP_GLTF_NONE)
-        return 1;
-    if (!own_collider && (mi < 0 || has_coll[anc]))
-        return 0; /* a visual mesh of a body that has colliders, or no mesh at all */
-    const cJSON *an = cJSON_GetArrayItem(nodes, anc);
-    tpGltfNode body;
-    memset(&body, 0, sizeof body);
-    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(an, "name");
-    if (cJSON_IsString(nm) && nm->valuestring[0] && strlen(nm->valuestring) < TP_GLTF_NAME_MAX)
-        snprintf(body.name, sizeof body.name, "%s", nm->valuestring);
-    else
-        snprintf(body.name, sizeof body.name, "node%d", anc);
-    long unused = -1;
-    if (!node_physics(g, an, anc, &body, &unused))
-        return -1;
-    out->cls = body.cls;
-    out->mass = body.mass;
-    if (out->density == 0)
-        out->density = body.density;
-    if (!out->material[0])
-        snprintf(out->material, sizeof out->material, "%s", body.material);
-    if (cJSON_GetObjectItemCaseSensitive(an, "mesh") == NULL)
-        snprintf(out->name, sizeof out->name, "%s", body.name); /* the body's only shape: its name */
-    return 1;
-}
-
-static bool walk_(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, int nn, const int *roots, int nroots,
-                  const char *has_coll)
-{
-    /* iterative depth-first walk; every node has at most one parent (checked), so a node is
-     * visited at most once and the stack never holds more than nn entries */
-    typedef struct {
-        int node;
-        int anc; /* nearest ancestor with an OMI_physics_body motion, -1 */
-        double world[12];
-    } tpFrame;
-    tpFrame *stack = malloc((size_t)(nn > 0 ? nn : 1) * sizeof *stack);
-    if (!stack)
-        FAIL(g, "out of memory");
-    int top = 0;
-    static const double ident[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
-    for (int r = nroots - 1; r >= 0; r--) {
-        stack[top].node = roots[r];
-        stack[top].anc = -1;
-        memcpy(stack[top].world, ident, sizeof ident);
-        top++;
-    }
-    bool ok = true;
-    while (ok && top > 0) {
-        tpFrame f = stack[--top];
-        const cJSON *node = cJSON_GetArrayItem(nodes, f.node);
-        double local[12], world[12];
-        if (!local_(g, node, f.node, local)) {
-            ok = false;
-            break;
-        }
-        mul34(f.world, local, world);
-        const cJSON *ch = cJSON_GetObjectItemCaseSensitive(node, "children");
-        int nch = cJSON_IsArray(ch) ? cJSON_GetArraySize(ch) : 0;
-        for (int c = nch - 1; c >= 0 && top < nn; c--) {
-            stack[top].node = (int)cJSON_GetArrayItem(ch, c)->valuedouble;
-            stack[top].anc = omi_(node, "motion") ? f.node : f.anc;
-            memcpy(stack[top].world, world, sizeof world);
-            top++;
-        }
-        long mi;
-        if (!member_int(g, node, "mesh", -1, 1L << 30, &mi, "nodes[]")) {
-            ok = false;
-            break;
-        }
-        tpGltfNode out;
-        memset(&out, 0, sizeof out);
-        out.index = f.node;
-        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(node, "name");
-        if (cJSON_IsString(nm) && nm->valuestring[0]) {
-            if (strlen(nm->valuestring) >= TP_GLTF_NAME_MAX) {
-                tpErrorf(g->err, g->errlen, "%s: nodes[%d]: name longer than %d bytes", g->name, f.node,
-                         TP_GLTF_NAME_MAX - 1);
-                ok = false;
-                break;
-            }
-            snprintf(out.name, sizeof out.name, "%s", nm->valuestring);
-        } else {
-            snprintf(out.name, sizeof out.name, "node%d", f.node);
-        }
-        if (!node_physics(g, node, f.node, &out, &mi)) {
-            ok = false;
-            break;
-        }
-        const bool own_collider = omi_(node, "collider") != NULL && omi_(node, "motion") == NULL;
-        int keep = inherit(g, nodes, f.anc, has_coll, own_collider, mi, &out);
-        if (keep < 0) {
-            ok = false;
-            break;
-        }
-        if (keep == 0)
-            continue;
-        if (mi < 0)
-            continue;
-        /* world = [R S | t] in glTF axes: columns orthogonal, positive scale, no mirror */
-        double s[3], R[9];
-        for (int j = 0; j < 3; j++) {
-            s[j] = sqrt(world[j] * world[j] + world[4 + j] * world[4 + j] + world[8 + j] * world[8 + j]);
-            if (!(s[j] > 1e-9) || s[j] > 1e6) {
-                tpErrorf(g->err, g->errlen, "%s: node '%s': scale %g along its axis %d", g->name, out.name, s[j], j);
-                ok = false;
-                break;
-            }
-            for (int i = 0; i < 3; i++)
-                R[3 * i + j] = world[4 * i + j] / s[j];
-        }
-        if (!ok)
-            break;
-        double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
-                     R[2] * (R[3] * R[7] - R[4] * R[6]);
-        double d01 = R[0] * R[1] + R[3] * R[4] + R[6] * R[7], d02 = R[0] * R[2] + R[3] * R[5] + R[6] * R[8],
-               d12 = R[1] * R[2] + R[4] * R[5] + R[7] * R[8];
-        if (fabs(d01) > 1e-5 || fabs(d02) > 1e-5 || fabs(d12) > 1e-5 || !(det > 0)) {
-            tpErrorf(g->err, g->errlen, "%s: node '%s': its world transform %s", g->name, out.name,
-                     det > 0 ? "shears (a non-uniform scale under a rotation)" : "mirrors (a negative scale)");
-            ok = false;
-            break;
-        }
-        /* tplan frame: R' = A R A^T, p = A t with A (x, y, z) = (x, -z, y) */
-        const double Rz[9] = {R[0], -R[2], R[1], -R[6], R[8], -R[7], R[3], -R[5], R[4]};
-        matrix_to_quat(Rz, out.quat);
-        out.pos[0] = world[3];
-        out.pos[1] = -world[11];
-        out.pos[2] = world[7];
-        if (!read_mesh(g, mi, s, &out.mesh)) {
-            ok = false;
-            break;
-        }
-        tpGltfNode *grown = realloc(sc->nodes, (size_t)(sc->nnodes + 1) * sizeof *grown);
-        if (!grown) {
-            tpMesh_Free(&out.mesh);
-            tpErrorf(g->err, g->errlen, "%s: out of memory", g->name);
-            ok = false;
-            break;
-        }
-        sc->nodes = grown;
-        sc->nodes[sc->nnodes++] = out;
-    }
-    free(stack);
-    return ok;
-}
-
-static bool scene_(tpGltf *g, tpGltfScene *sc)
-{
-    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(g->root, "nodes");
-    int nn = cJSON_IsArray(nodes) ? cJSON_GetArraySize(nodes) : 0;
-    if (nn > g->limits.max_nodes)
-        FAIL(g, "%d nodes (at most %d)", nn, g->limits.max_nodes);
-    int *parent = malloc((size_t)(nn > 0 ? nn : 1) * sizeof *parent);
-    int *roots = malloc((size_t)(nn > 0 ? nn : 1) * sizeof *roots);
-    char *seen = calloc((size_t)(nn > 0 ? nn : 1), 1);
-    bool ok = parent && roots && seen;
-    if (!ok)
-        tpErrorf(g->err, g->errlen, "%s: out of memory", g->name);
-    for (int i = 0; ok && i < nn; i++)
-        parent[i] = -1;
-    for (int i = 0; ok && i < nn; i++) {
-        const cJSON *node = cJSON_GetArrayItem(nodes, i);
-        if (!cJSON_IsObject(node)) {
-            tpErrorf(g->err, g->errlen, "%s: nodes[%d] is not an object", g->name, i);
-            ok = false;
-            break;
-        }
-        const cJSON *ch = cJSON_GetObjectItemCaseSensitive(node, "children"), *c;
-        if (ch && !cJSON_IsArray(ch)) {
-            tpErrorf(g->err, g->errlen, "%s: nodes[%d].children must be an array", g->name, i);
-            ok = false;
-            break;
-        }
-        cJSON_ArrayForEach(c, ch)
-        {
-            double v = cJSON_IsNumber(c) ? c->valuedouble : -1;
-            if (!(v >= 0 && v < nn && v == floor(v))) {
-                tpErrorf(g->err, g->errlen, "%s: nodes[%d].children: %g is not a node index", g->name, i, v);
-                ok = false;
-                break;
-            }
-            int k = (int)v;
-            if (parent[k] >= 0 || k == i) {
-                tpErrorf(g->err, g->errlen, "%s: node %d has two parents (%d and %d): not a tree", g->name, k,
-                         parent[k] >= 0 ? parent[k] : i, i);
-                ok = false;
-                break;
-            }
-            parent[k] = i;
-        }
-    }
-    /* the scene's roots: the default scene, else the first, else every parentless node */
-    int nroots = 0;
-    if (ok) {
-        long si;
-        const cJSON *scenes = cJSON_GetObjectItemCaseSensitive(g->root, "scenes");
-        ok = member_int(g, g->root, "scene", 0, 1L << 20, &si, "glTF");
-        const cJSON *scene = ok && cJSON_IsArray(scenes) ? cJSON_GetArrayItem(scenes, (int)si) : NULL;
-        if (ok && cJSON_IsArray(scenes) && !scene) {
-            tpErrorf(g->err, g->errlen, "%s: scene %ld does not exist", g->name, si);
-            ok = false;
-        }
-        const cJSON *rn = scene ? cJSON_GetObjectItemCaseSensitive(scene, "nodes") : NULL, *r;
-        if (scene) {
-            cJSON_ArrayForEach(r, rn)
-            {
-                double v = cJSON_IsNumber(r) ? r->valuedouble : -1;
-                if (v >= 0 && v < nn && v == floor(v) && parent[(int)v] >= 0) {
-                    tpErrorf(g->err, g->errlen,
-                             "%s: scenes[%ld].nodes: node %d is also a child of node %d (a root "
-                             "cannot have a parent: a cycle?)",
-                             g->name, si, (int)v, parent[(int)v]);
-                    ok = false;
-                    break;
-                }
-                if (!(v >= 0 && v < nn && v == floor(v)) || seen[(int)v]) {
-                    tpErrorf(g->err, g->errlen, "%s: scenes[%ld].nodes: %g is not a node index (or listed twice)",
-                             g->name, si, v);
-                    ok = false;
-                    break;
-                }
-                seen[(int)v] = 1;
-                roots[nroots++] = (int)v;
-            }
-        } else {
-            for (int i = 0; ok && i < nn; i++)
-                if (parent[i] < 0)
-                    roots[nroots++] = i;
-        }
-    }
-    /* every node must hang off a parentless node: with one parent each, the others are in a cycle */
-    for (int i = 0; ok && i < nn; i++) {
-        int k = i, steps = 0;
-        while (parent[k] >= 0 && steps <= nn) {
-            k = parent[k];
-            steps++;
-            if (k == i || steps > nn) {
-                tpErrorf(g->err, g->errlen, "%s: the node tree has a cycle through node %d", g->name, i);
-                ok = false;
-                break;
-            }
-        }
-    }
-    /* which bodies (nodes with a motion) have a collider node below them */
-    char *has_coll = calloc((size_t)(nn > 0 ? nn : 1), 1);
-    if (ok && !has_coll) {
-        tpErrorf(g->err, g->errlen, "%s: out of memory", g->name);
-        ok = false;
-    }
-    for (int i = 0; ok && i < nn; i++) {
-        const cJSON *node = cJSON_GetArrayItem(nodes, i);
-        if (!omi_(node, "collider") || omi_(node, "motion"))
-            continue;
-        for (int k = parent[i], steps = 0; k >= 0 && steps <= nn; k = parent[k], steps++) {
-            if (omi_(cJSON_GetArrayItem(nodes, k), "motion")) {
-                has_coll[k] = 1;
-                break;
-            }
-        }
-    }
-    if (ok)
-        ok = walk_(g, sc, nodes, nn, roots, nroots, has_coll);
-    free(has_coll);
-    free(parent);
-    free(roots);
-    free(seen);
-    return ok;
-}
-
-bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMeshLimits *limits, tpGltfScene *out,
-                      char *err, size_t errlen)
+bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMeshLimits *limits,
+                      const tpGltfFile *files, int nfiles, tpGltfScene *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    tpGltf g = {.name = name, .err = err, .errlen = errlen, .limits = limits ? *limits : tpDefaultMeshLimits()};
+    tpGltf g = {
+        .name = name, .err = err, .errlen = errlen, .limits = limits ? *limits : tpDefaultMeshLimits(), .scene = out};
     if (len > g.limits.max_bytes)
         FAIL(&g, "%zu bytes, more than the %zu allowed", len, g.limits.max_bytes);
     const unsigned char *d = data;
@@ -838,7 +678,7 @@ bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMe
         ok = false;
     }
     if (ok)
-        ok = load_buffers(&g, bin, binlen) && scene_(&g, out);
+        ok = load_buffers(&g, bin, binlen, files, nfiles) && tpGltfI_Scene(&g);
     for (int i = 0; i < g.nbufs; i++)
         free(g.bufs[i].owned);
     free(g.bufs);

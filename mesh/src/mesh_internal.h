@@ -20,6 +20,10 @@ bool tpMeshB_AddVertex(tpMeshBuild *b, const double v[3]);
 bool tpMeshB_AddTriangle(tpMeshBuild *b, int i0, int i1, int i2);
 /// Merges vertices with identical coordinates; false when out of memory.
 bool tpMesh_Weld(tpMesh *m);
+/// Merges vertices within eps (m, on every axis) of each other into the lowest-numbered one, keeping
+/// the survivors in order; *welded counts those merged that were not bit-identical to it. False when
+/// out of memory (the mesh unchanged).
+bool tpMesh_WeldNear(tpMesh *m, double eps, long *welded);
 /// y up -> z up (x, -z, y) when y_up, then times scale.
 void tpMesh_Transform(tpMesh *m, bool y_up, double scale);
 /// Row-major rotation matrix of a unit quaternion (w, x, y, z).

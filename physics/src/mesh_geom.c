@@ -118,6 +118,17 @@ static bool make_hull(tpMeshRt *rt, int nv, const double *v, const char *who, ch
         return false;
     }
     memcpy(pts, v, (size_t)nv * 3 * sizeof *pts);
+    if (nv > TP_MESH_HULL_MAX_VERTICES) {
+        /* a dense mesh (a UV sphere of 2,210 vertices): the hull of at most
+           TP_MESH_HULL_MAX_VERTICES of its vertices (extreme along as many directions), which keeps
+           every contact test against it a few hundred faces (issue 36: 16 iterations of a pile of such balls took 140
+           s) */
+        int32_t idx[TP_MESH_HULL_MAX_VERTICES];
+        const tpMeshView mv = {nv, v, 0, NULL};
+        nv = tpMesh_HullPoints(&mv, TP_MESH_HULL_MAX_VERTICES, idx);
+        for (int i = 0; i < nv; i++)
+            memcpy(pts + 3 * i, v + 3 * idx[i], 3 * sizeof *pts);
+    }
     qh_zero(qh, errfile);
     char opts[] = "qhull";
     int code = qh_new_qhull(qh, 3, nv, pts, False, opts, NULL, errfile);
@@ -169,7 +180,7 @@ static bool make_hull(tpMeshRt *rt, int nv, const double *v, const char *who, ch
                 }
                 if (map[id] < 0) {
                     map[id] = (int)np;
-                    memcpy(rt->points0 + 3 * np, v + 3 * id, 3 * sizeof(double));
+                    memcpy(rt->points0 + 3 * np, pts + 3 * id, 3 * sizeof(double));
                     np++;
                 }
                 poly[1 + k++] = (unsigned)map[id];

@@ -78,7 +78,7 @@ const char *tpDomain_Warning(const tpDomain *d, int i)
     return d->warnings[i];
 }
 
-/* Adds a warning about body `body` (-1: the domain): prefixed by where the script defines the
+/* Adds a warning about body `body` (-1: the domain, -2: as given): prefixed by where the script defines the
  * body when the definition says, else by the domain's name. The last slot counts the overflow. */
 static void addWarning(tpDomain *d, const tpDomainDef *def, int body, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -99,6 +99,8 @@ static void addWarning(tpDomain *d, const tpDomainDef *def, int body, const char
             --len;
         }
         n = snprintf(w, TP_WARNING_MAX, "%.*s ", (int)(len < 400 ? len : 400), at);
+    } else if (body == -2) {
+        n = 0; /* a note of the script's: it says where itself */
     } else {
         n = snprintf(w, TP_WARNING_MAX, "domain '%s': ", def->name);
     }
@@ -821,6 +823,8 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
     }
     d->def = *def;
     d->def.body_where = NULL; /* not kept */
+    d->def.notes = NULL;
+    d->def.nnotes = 0;
     /* The domain's own copies of the condition trees (the caller keeps and frees its own). */
     d->def.goal = d->def.valid = d->def.quality.cond = d->def.solution.cond = NULL;
     d->def.nreports = 0;
@@ -857,6 +861,11 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
     if (!d->world) {
         tpDestroyDomain(d);
         return NULL;
+    }
+    for (int i = 0; i < def->nnotes; ++i) {
+        if (def->notes && def->notes[i]) {
+            addWarning(d, def, -2, "%s", def->notes[i]);
+        }
     }
     /* An obvious impossibility the planner would only show as "unsolved" after its whole
      * budget: a controlled box whose force limit is below its own floor friction never slides. */

@@ -203,11 +203,89 @@ static void test_refusals(void **state)
     expectRefused("a.gltf", "{\"asset\": {\"version\": \"1.0\"}}", 29, "asset.version");
 }
 
+/* tpMesh_Lathe: closed and outward; a cylinder's volume is its polygonal prism's, a cone's its
+ * pyramid's (seg segments: area seg/2 r^2 sin(2 pi / seg)). */
+static void test_lathe(void **state)
+{
+    (void)state;
+    const double z[2] = {-0.5, 0.5}, r[2] = {0.3, 0.3}, rc[2] = {0.3, 0};
+    tpMesh m;
+    assert_true(tpMesh_Lathe(z, r, 2, 16, &m));
+    tpMeshView v = tpMesh_View(&m);
+    char why[256] = "";
+    if (!tpMesh_CheckClosed(&v, why, sizeof why))
+        fail_msg("cylinder: %s", why);
+    double vol, com[3], I[9];
+    tpMesh_MassProperties(&v, &vol, com, I);
+    const double area = 8 * 0.09 * sin(2 * 3.14159265358979323846 / 16);
+    near(vol, area * 1.0, 1e-12);
+    near(com[2], 0, 1e-12);
+    tpMesh_Free(&m);
+    assert_true(tpMesh_Lathe(z, rc, 2, 16, &m)); /* a cone: a pole at the top */
+    v = tpMesh_View(&m);
+    if (!tpMesh_CheckClosed(&v, why, sizeof why))
+        fail_msg("cone: %s", why);
+    tpMesh_MassProperties(&v, &vol, com, I);
+    near(vol, area / 3, 1e-12);
+    near(com[2], -0.25, 1e-12);
+    tpMesh_Free(&m);
+    const double zb[3] = {0, 0.5, 1}, rb[3] = {0.2, 0, 0.2};
+    assert_false(tpMesh_Lathe(zb, rb, 3, 16, &m)); /* a pole in the middle: degenerate */
+}
+
+/* tpMesh_HullPoints: a dense box (a cube with its faces subdivided) keeps exactly its 8 corners;
+ * a dense sphere keeps at most max points, all vertices of the mesh, spread over it. */
+static void test_hull_points(void **state)
+{
+    (void)state;
+    enum { N = 9 };
+    double v[3 * N * N * 6];
+    int n = 0;
+    for (int f = 0; f < 6; f++) /* N x N points on each face of the unit cube */
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < N; j++) {
+                double a = -0.5 + (double)i / (N - 1), b = -0.5 + (double)j / (N - 1), c = f % 2 ? 0.5 : -0.5;
+                double p[3];
+                p[f / 2] = c;
+                p[(f / 2 + 1) % 3] = a;
+                p[(f / 2 + 2) % 3] = b;
+                memcpy(v + 3 * n++, p, sizeof p);
+            }
+    tpMeshView mv = {n, v, 0, NULL};
+    int32_t idx[64];
+    int k = tpMesh_HullPoints(&mv, 64, idx);
+    int corners = 0;
+    for (int i = 0; i < k; i++) {
+        const double *p = v + 3 * idx[i];
+        corners += fabs(fabs(p[0]) - 0.5) < 1e-12 && fabs(fabs(p[1]) - 0.5) < 1e-12 && fabs(fabs(p[2]) - 0.5) < 1e-12;
+        if (i > 0)
+            assert_true(idx[i] > idx[i - 1]); /* in index order, distinct */
+    }
+    /* every corner is the unique farthest point along the directions of its octant */
+    int distinct = 0;
+    for (int i = 0; i < k; i++) {
+        bool dup = false;
+        for (int j = 0; j < i; j++)
+            dup = dup || memcmp(v + 3 * idx[i], v + 3 * idx[j], 3 * sizeof(double)) == 0;
+        distinct += !dup && fabs(fabs(v[3 * idx[i]]) - 0.5) < 1e-12 && fabs(fabs(v[3 * idx[i] + 1]) - 0.5) < 1e-12 &&
+                    fabs(fabs(v[3 * idx[i] + 2]) - 0.5) < 1e-12;
+    }
+    assert_int_equal(distinct, 8);
+    assert_true(corners >= 8);
+    assert_true(k <= 64);
+    /* a mesh of at most max vertices: all of them */
+    tpMeshView small = {8, v, 0, NULL};
+    assert_int_equal(tpMesh_HullPoints(&small, 64, idx), 8);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(idx[i], i);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_box_mass),        cmocka_unit_test(test_tetra_mass), cmocka_unit_test(test_not_closed),
-        cmocka_unit_test(test_stl_and_options), cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_stl_and_options), cmocka_unit_test(test_refusals),   cmocka_unit_test(test_lathe),
+        cmocka_unit_test(test_hull_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -231,7 +231,13 @@ def hostile():
     g = scene(1)
     g.doc["buffers"] = [{"byteLength": 10, "uri": "../../etc/passwd"}]
     js = json.dumps(g.doc).encode()
-    out.append(("external.gltf", js, "embedded"))
+    out.append(("external.gltf", js, "only files inside the script's folder are read"))
+    g = scene(1)
+    g.doc["buffers"] = [{"byteLength": 10, "uri": "http://example.com/x.bin"}]
+    out.append(("url_buffer.gltf", json.dumps(g.doc).encode(), "a URL"))
+    g = scene(1)
+    g.doc["buffers"] = [{"byteLength": 10, "uri": "missing.bin"}]
+    out.append(("missing_bin.gltf", json.dumps(g.doc).encode(), "missing.bin"))
     g = scene(1)
     g.doc["nodes"][0]["scale"] = [1, -1, 1]
     out.append(("mirror.glb", g.glb(), "mirrors"))

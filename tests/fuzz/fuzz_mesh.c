@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if ((data[0] & 3) >= 2) {
         tpGltfScene sc;
-        if (tpGltf_ReadScene(name, data + 1, size - 1, &lim, &sc, err, sizeof err)) {
+        if (tpGltf_ReadScene(name, data + 1, size - 1, &lim, NULL, 0, &sc, err, sizeof err)) {
             for (int i = 0; i < sc.nnodes; i++) {
                 const tpGltfNode *nd = &sc.nodes[i];
                 double qn = nd->quat[0] * nd->quat[0] + nd->quat[1] * nd->quat[1] + nd->quat[2] * nd->quat[2] +

@@ -78,50 +78,119 @@ void tpMesh_Bounds(const tpMeshView *mesh, double lo[3], double hi[3]);
 /* ------------------------------------------------------------------------------------------ */
 /* glTF scenes                                                                                 */
 
-/// Body class a glTF node asks for (OMI_physics_body motion type, or extras.tplan_class).
+/// Body class a glTF node asks for (OMI_physics_body / KHR_physics_rigid_bodies motion, or
+/// extras.tplan_class).
 typedef enum {
     TP_GLTF_NONE = 0, /* no physics: the node is not a body (a camera, a light, a group) */
     TP_GLTF_STATIC,
     TP_GLTF_PASSIVE,
     TP_GLTF_ACTIVE,
+    TP_GLTF_KINEMATIC, /* OMI motion type "kinematic", KHR motion.isKinematic: moved by its initial
+                          velocities only (tp.linear / tp.rotate), else static */
 } tpGltfClass;
 
-#define TP_GLTF_NAME_MAX 64
+/// The collision shape of a body read from a glTF scene.
+typedef enum {
+    TP_GLTF_SHAPE_MESH = 0, /* tpGltfNode.mesh (a trimesh, or a convex mesh: its hull) */
+    TP_GLTF_SHAPE_BOX,
+    TP_GLTF_SHAPE_SPHERE,
+    TP_GLTF_SHAPE_CAPSULE,
+    TP_GLTF_SHAPE_CYLINDER,
+    TP_GLTF_SHAPE_PLANE, /* KHR_implicit_shapes plane: infinite, static only */
+} tpGltfShape;
 
-/// One node of a glTF scene that carries a mesh, with its world pose in tplan's frame.
+#define TP_GLTF_NAME_MAX 64
+#define TP_GLTF_MAX_WARNINGS 12 /* warnings a scene keeps (the last one counts the rest) */
+#define TP_GLTF_WARNING_MAX 400 /* bytes of one warning, with its NUL */
+/* A moving mesh collides as the hull of at most this many of its vertices (tpMesh_HullPoints;
+   docs/physics.md, mesh bodies). */
+#define TP_MESH_HULL_MAX_VERTICES 128
+
+/// One body of a glTF scene (a node with a mesh or a physics collider), with its world pose in
+/// tplan's frame.
 typedef struct tpGltfNode {
-    char name[TP_GLTF_NAME_MAX];     /* the node's name ("node<index>" when it has none) */
-    int index;                       /* glTF node index */
-    double pos[3];                   /* world position of the node's origin (m, z up) */
+    char name[TP_GLTF_NAME_MAX];     /* the body's name: the body node's ("node<index>" when it has
+                                        none); unique within the scene */
+    int index;                       /* glTF node index of the collider (or mesh) node */
+    double pos[3];                   /* world position of the shape's frame (m, z up) */
     double quat[4];                  /* world orientation (w, x, y, z), z up */
-    tpMesh mesh;                     /* the node's mesh in its own frame, scale applied, z up */
-    tpGltfClass cls;                 /* from OMI_physics_body, else extras.tplan_class */
+    tpGltfShape shape;               /* the collision shape */
+    double size[3];                  /* box: full extents along the frame's x, y, z (m); sphere: radius
+                                        in [0]; capsule, cylinder: radius in [0], length in [1] along
+                                        the frame's z (capsule: between the caps' centres); plane:
+                                        unused (the plane is the frame's xy plane, normal +z) */
+    tpMesh mesh;                     /* TP_GLTF_SHAPE_MESH: the mesh in the frame, scale applied */
+    tpGltfClass cls;                 /* from the physics extension, else extras.tplan_class */
+    bool marker;                     /* a trigger: drawn and recorded, never colliding (static) */
     double mass;                     /* kg, 0 = not given */
     double density;                  /* kg/m^3, 0 = not given (extras.density) */
+    double vel[3];                   /* initial linear velocity (m/s, tplan world frame) */
+    double angvel[3];                /* initial angular velocity (rad/s, tplan world frame) */
     char material[TP_GLTF_NAME_MAX]; /* extras.material, "" = not given */
-    bool convex;                     /* OMI_physics_shape says "convex" (or nothing said) */
+    bool convex;                     /* the shape asks for the mesh's convex hull */
 } tpGltfNode;
 
-/// The mesh nodes of a glTF file's default scene (or its first), in node order.
+/// The bodies of a glTF file's default scene (or its first), in node order, and what was not used.
 typedef struct tpGltfScene {
     int nnodes;
     tpGltfNode *nodes;
+    int nwarnings; /* lines in warnings[], each "name: ..." (the file's name first) */
+    char warnings[TP_GLTF_MAX_WARNINGS][TP_GLTF_WARNING_MAX];
+    int nmeshnodes; /* nodes of the scene with a mesh or a physics extension (for messages) */
 } tpGltfScene;
 
-/// Reads the mesh nodes of a .gltf (buffers embedded as data: URIs) or .glb file. Each node's
-/// world transform is the product of its ancestors' (TRS or matrix; a transform that is not a
-/// rotation times a positive scale is refused), its scale goes into its mesh's vertices, and
-/// everything is turned from glTF's y up to tplan's z up. Physics from the OMI_physics_body
-/// extension (motion type static / kinematic -> static, dynamic -> passive; mass) or else from
-/// extras (tplan_class "static" | "passive" | "active", mass, density, material); a node without
-/// either under an ancestor with an OMI motion takes the ancestor's physics (Godot 4: a body node,
-/// a collider child and a visual mesh child make one body; the visual mesh is skipped when the
-/// body has a collider). False with
-/// "name: ..." in err; on success the caller frees *out with tpGltfScene_Free.
-bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMeshLimits *limits, tpGltfScene *out,
-                      char *err, size_t errlen);
+/// A file a .gltf refers to (an external buffer, its uri as written), read by the caller.
+typedef struct tpGltfFile {
+    const char *uri;  /* as in buffers[].uri (percent-encoded) */
+    const void *data; /* its bytes (NULL: could not be read: `why` says why) */
+    size_t len;
+    const char *why; /* NULL, or why the file could not be read ("outside the script's folder") */
+} tpGltfFile;
+
+/// The relative uris of a .gltf's external buffers (data: URIs and a GLB's own chunk excluded), in
+/// buffer order, into uris[] (at most max, each under 256 bytes; pointers into *store, which the
+/// caller frees with free(); NULL when there are none). A file that is not JSON gives none (the
+/// reader reports it). An uri that is absolute, has a scheme, "..", a backslash or a bad
+/// percent escape is refused (false with "name: buffers[i]: ..." in err). Returns the count in *n.
+bool tpGltf_BufferUris(const char *name, const void *data, size_t len, const char **uris, int max, int *n, char **store,
+                       char *err, size_t errlen);
+/// The path an uri names (percent escapes decoded) relative to the folder of `name` (the .gltf's own
+/// path): into out (false when it does not fit).
+bool tpGltf_UriPath(const char *name, const char *uri, char *out, size_t outlen);
+
+/// Reads the bodies of a .gltf or .glb file. Buffers: data: URIs, a GLB's binary chunk, or the
+/// caller's files[] (external .bin files by uri, tpGltf_BufferUris; NULL, 0 when there are none).
+/// Each node's world transform is the product of its ancestors' (TRS or matrix; a transform that
+/// is not a rotation times a positive scale is refused), its scale goes into its shape, and
+/// everything is turned from glTF's y up to tplan's z up. Physics (docs/lua-api.md, tp.scene):
+/// OMI_physics_body + OMI_physics_shape, KHR_physics_rigid_bodies + KHR_implicit_shapes, else
+/// extras (tplan_class "static" | "passive" | "active", mass, density, material). A body node's
+/// colliders are its own and its descendants' up to the next body (Godot 4's body / collider /
+/// visual mesh nodes are one body; the visual mesh is skipped when the body has a collider): one
+/// collider makes one body named after the body node; several colliders of a static body make one
+/// body each, named after the collider nodes; several colliders of a moving body make one mesh body
+/// (each primitive as a mesh) that collides as their hull, with a warning. Triggers are markers.
+/// Meshes: degenerate triangles are dropped and vertices within 1e-6 of the mesh's size welded,
+/// with a warning when either happened. Every node and extension not used, every property tplan
+/// cannot represent (joints, centerOfMass, inertia, physics materials, filters) is named in
+/// out->warnings. False with "name: ..." in err; on success the caller frees *out with
+/// tpGltfScene_Free.
+bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMeshLimits *limits,
+                      const tpGltfFile *files, int nfiles, tpGltfScene *out, char *err, size_t errlen);
 /// Frees a scene. NULL is allowed.
 void tpGltfScene_Free(tpGltfScene *scene);
+
+/// The indices of at most max vertices whose convex hull approximates the mesh's (the extreme
+/// vertex along each of max fixed directions spread over the sphere, duplicates removed, in index
+/// order): every chosen vertex is a vertex of the hull, so the result lies inside it. All vertices
+/// (0..n-1) when n <= max. out has room for max indices; returns the count. Deterministic.
+int tpMesh_HullPoints(const tpMeshView *mesh, int max, int32_t *out);
+
+/// A closed, outward-facing triangle mesh of a solid of revolution about z: the profile (z, r)
+/// from bottom to top, r >= 0 (r = 0 at an end: a pole; else a flat cap), `seg` segments around.
+/// Used for tapered capsules and cylinders and for primitives merged into a moving compound. False
+/// when out of memory or the profile is degenerate.
+bool tpMesh_Lathe(const double *z, const double *r, int nprofile, int seg, tpMesh *out);
 
 #ifdef __cplusplus
 }

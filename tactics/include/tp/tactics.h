@@ -215,6 +215,11 @@ typedef struct tpDomainDef {
     /* Optional (NULL: none): scene.nbodies strings, where each body is defined ("file:line", the
        script's line of its constructor), put before the warnings about it. Not kept. */
     const char *const *body_where;
+    /* Optional: warnings found while the script built the definition (tp.scene's about the file it
+       read: "file:line: tp.scene: x.gltf: nodes not used: ..."), kept first and as given (one line
+       each, cut at TP_WARNING_MAX). Not kept. */
+    int nnotes;
+    const char *const *notes;
 } tpDomainDef;
 
 /// Zeroed definition with default scene, sampling, metrics and planner.
