@@ -28,8 +28,9 @@ extern char **environ;
  * deadline: the rest is for writing the plan and the reply, on a loaded machine too */
 #define SVC_SYNC_MARGIN 0.2
 #define SVC_SYNC_MARGIN_MIN 0.08
-#define SVC_RETENTION_EVERY 10.0    /* s between two retention passes (each is one query, ~1 ms) */
+#define SVC_RETENTION_EVERY 10.0    /* s between two retention passes (one query over an index, ~1 ms) */
 #define SVC_RETENTION_AFTER_JOB 1.0 /* s: a job's end brings the next pass forward, at most this often */
+#define SVC_RETENTION_BATCH 4       /* jobs deleted per hold of svc->mu (4 records of 4 MiB: a few ms) */
 
 /* ---- workers ---------------------------------------------------------------------------- */
 
@@ -293,16 +294,30 @@ bool svcSched_Delete(tpService *svc, int64_t id)
 
 static void sweep_orphans(tpService *svc);
 
-/* Deletes the finished jobs the retention policy (keep_days, keep_jobs, keep_mb) drops. */
+/* Deletes the finished jobs the retention policy (keep_days, keep_jobs, keep_mb) drops. Called with
+ * svc->mu held, which it lets go of between batches of SVC_RETENTION_BATCH jobs and while it removes
+ * their folders: the choice is one query over an index of sizes and times (store_sqlite.c's
+ * jobs_meta), but deleting a large record walks its pages, and a pass may drop hundreds of jobs (a
+ * lower --keep-mb, a day passing --keep-days). A request therefore waits at most for one batch. */
 static void retention(tpService *svc)
 {
     int n = 0;
     int64_t *ids = svcStore_Expired(svc, svcNow(), &n);
-    if (n > 0 && svcStore_DeleteMany(svc, ids, n)) {
-        for (int i = 0; i < n; ++i) {
-            svcJobRemoveFiles(svc, ids[i], false);
+    int deleted = 0;
+    for (int at = 0; at < n && !svc->stopping; at += SVC_RETENTION_BATCH) {
+        int k = n - at < SVC_RETENTION_BATCH ? n - at : SVC_RETENTION_BATCH;
+        if (!svcStore_DeleteMany(svc, ids + at, k)) {
+            break;
         }
-        svcLog(svc, "retention: %d finished job%s deleted", n, n == 1 ? "" : "s");
+        deleted += k;
+        pthread_mutex_unlock(&svc->mu); /* the rows are gone: their folders are no one else's */
+        for (int i = 0; i < k; ++i) {
+            svcJobRemoveFiles(svc, ids[at + i], false);
+        }
+        pthread_mutex_lock(&svc->mu);
+    }
+    if (deleted > 0) {
+        svcLog(svc, "retention: %d finished job%s deleted", deleted, deleted == 1 ? "" : "s");
     }
     free(ids);
     if (svc->cluster) { /* another node's pass (or a DELETE through another front end) deleted jobs whose

@@ -148,6 +148,9 @@ void svcLog(tpService *svc, const char *fmt, ...) __attribute__((format(printf, 
 void svcJobFree(svcJob *job);
 /// The job object of the API (docs/service.md) as unformatted JSON; caller frees. NULL on OOM.
 char *svcJobJson(const svcJob *job);
+/// Bytes the job's record holds in the store (request, summary, error message, and the script if
+/// with_script): what retention counts against keep_mb, kept in the store beside the record.
+int64_t svcJobRecordBytes(const svcJob *job, bool with_script);
 /// A job object as cJSON (owned by the caller).
 cJSON *svcJobToCJson(const svcJob *job);
 /// Path of a job's file ("plan.json", "tree.bin") or folder (name NULL) into out.

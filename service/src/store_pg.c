@@ -28,7 +28,7 @@
 #include "store.h"
 #include "tp/base.h"
 
-#define PG_SCHEMA_VERSION 1
+#define PG_SCHEMA_VERSION 2
 #define PG_RECONNECT_TRIES 5
 #define PG_PROGRESS_EVERY 0.5         /* s between two progress writes of one job */
 #define PG_LOCK_KEY "727110029"       /* pg_advisory_xact_lock key of the migrations */
@@ -280,6 +280,15 @@ static const struct {
      " running integer NOT NULL DEFAULT 0, claimed bigint NOT NULL DEFAULT 0,"
      " finished bigint NOT NULL DEFAULT 0, reclaimed bigint NOT NULL DEFAULT 0,"
      " lost bigint NOT NULL DEFAULT 0);"},
+    /* retention reads sizes kept beside the record, from an index: summing octet_length() over the
+       rows fetched every request's text out of TOAST once the rows were no longer cached (issue 40);
+       the one full read is this migration's */
+    {"record sizes for retention",
+     "ALTER TABLE jobs ADD COLUMN record_bytes bigint NOT NULL DEFAULT 0;"
+     "UPDATE jobs SET record_bytes = octet_length(request) + COALESCE(octet_length(script), 0) +"
+     " COALESCE(octet_length(summary), 0) + COALESCE(octet_length(error_message), 0);"
+     "CREATE INDEX jobs_finished ON jobs(id DESC) INCLUDE (created, finished, record_bytes, bytes)"
+     " WHERE status NOT IN ('queued', 'running');"},
 };
 
 /* Creates or upgrades the schema under an advisory lock (nodes starting together migrate once);
@@ -507,8 +516,9 @@ static bool pg_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     p_int(&p, request_parallel(job->request));
     PGresult *r = pg_exec(svc, "insert",
                           "WITH i AS (INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
-                          " time_limit, memory_mb, name, tags, client, sync, sync_deadline, parallel)"
-                          " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+                          " time_limit, memory_mb, name, tags, client, sync, sync_deadline, parallel, record_bytes)"
+                          " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
+                          " octet_length($3::text) + COALESCE(octet_length($4::bytea), 0))"
                           " ON CONFLICT (idem_key) DO NOTHING RETURNING id)"
                           " SELECT id, pg_notify('tplan', 'q') FROM i",
                           &p, 0);
@@ -558,6 +568,8 @@ static bool pg_update(tpService *svc, const svcJob *job)
                 "WITH u AS (UPDATE jobs SET status = $1, started = $2, finished = $3, iterations = $4,"
                 " nodes = $5, solutions = $6, best_quality = $7, elapsed = $8, summary = $9,"
                 " error_code = $10, error_message = $11, has_plan = $12, has_tree = $13, bytes = $14,"
+                " record_bytes = octet_length(request) + COALESCE(octet_length(script), 0) +" /* no detoasting */
+                " COALESCE(octet_length($9::text), 0) + COALESCE(octet_length($11::text), 0),"
                 " node = CASE WHEN $1 = 'queued' THEN NULL ELSE node END," /* a final job keeps who planned it */
                 " lease_until = CASE WHEN $1 = 'running' THEN lease_until END"
                 " WHERE id = $15 AND node = $16 AND attempt = $17 AND status = 'running' RETURNING id)"
@@ -706,8 +718,7 @@ static int64_t *pg_expired(tpService *svc, double now, int *n)
     *n = 0;
     const tpServiceDef *d = &svc->def;
     PGresult *r = pg_exec(svc, "retention",
-                          "SELECT id, COALESCE(finished, created), COALESCE(octet_length(script), 0) +"
-                          " octet_length(request) + COALESCE(octet_length(summary), 0) + bytes FROM jobs"
+                          "SELECT id, COALESCE(finished, created), record_bytes + bytes FROM jobs" /* jobs_finished */
                           " WHERE status NOT IN ('queued', 'running') ORDER BY id DESC",
                           NULL, 0);
     if (!r) {

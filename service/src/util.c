@@ -167,6 +167,12 @@ cJSON *svcJobToCJson(const svcJob *job)
     return o;
 }
 
+int64_t svcJobRecordBytes(const svcJob *job, bool with_script)
+{
+    return (int64_t)((job->request ? strlen(job->request) : 0) + (job->summary ? strlen(job->summary) : 0) +
+                     (job->err_message ? strlen(job->err_message) : 0) + (with_script ? job->script_len : 0));
+}
+
 char *svcJobJson(const svcJob *job)
 {
     cJSON *o = svcJobToCJson(job);
