@@ -1305,6 +1305,15 @@ enum MHD_Result svcApi_Events(svcReq *rq, int64_t id)
     if (!exists) {
         return unknown_job(rq, id);
     }
+    /* a stream holds its connection (and thread) as long as the job runs: streams are capped, or
+       clients holding them took every connection (issue 40: 1,200 from 10 addresses, health refused) */
+    char why[256];
+    unsigned refused = svcHttp_BeginStream(rq, id, why, sizeof why);
+    if (refused) {
+        svcHttp_Header(rq, "Retry-After", "5");
+        svcHttp_Header(rq, "Connection", "close"); /* nor held idle afterwards */
+        return svcHttp_Error(rq, refused, "too_many_streams", NULL, "%s; close one or retry later", why);
+    }
     Sse *s = calloc(1, sizeof *s);
     if (!s) {
         return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");

@@ -41,6 +41,10 @@ enum MHD_Result svcHttp_JsonOwned(svcReq *rq, unsigned code, char *body);
 /// {"error":{"code","message"[,"field"]}} with the status code.
 enum MHD_Result svcHttp_Error(svcReq *rq, unsigned code, const char *err_code, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/// Counts the request's connection as an event stream of job id if the caps allow (per address,
+/// per job, in all: def.max_streams*): 0 then, else the status to refuse it with (429 a share of the
+/// address or the job, 503 the server's) and why in msg. The mark ends with the response.
+unsigned svcHttp_BeginStream(svcReq *rq, int64_t id, char *msg, size_t cap);
 /// Logs the request line and counts it (svcHttp_Send does it for ordinary responses).
 void svcHttp_Log(svcReq *rq, unsigned code);
 

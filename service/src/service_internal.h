@@ -127,6 +127,7 @@ typedef struct tpService {
     int ninteractive;      /* interactive workers (--interactive-workers) */
     int nprocs;            /* nworkers + ninteractive */
     double next_retention; /* svcNow() time of the next retention pass */
+    bool compacting;       /* the store has free pages to give back, a few per scheduler round (sched.c) */
     int wake[2];           /* self-pipe: wakes the scheduler */
     pthread_t sched;
     bool sched_started;
@@ -157,6 +158,9 @@ cJSON *svcJobToCJson(const svcJob *job);
 void svcJobPath(const tpService *svc, int64_t id, const char *name, char *out, size_t cap);
 
 /* ---- store.c (call with svc->mu held, except open/close) ---- */
+/// Overwrites with '*' every password of the connection string spec found in msg (libpq's messages
+/// may quote a part of the string they could not parse).
+void svcStore_RedactIn(const char *spec, char *msg);
 /// spec names a PostgreSQL store (postgresql:// or postgres://).
 bool svcStore_IsPostgres(const char *spec);
 bool svcStore_Open(tpService *svc, char *err, size_t errlen);
@@ -183,8 +187,10 @@ int64_t *svcStore_List(tpService *svc, const svcListFilter *f, int *n);
 bool svcStore_LoadScript(tpService *svc, svcJob *job);
 /// Deletes job id's row (its files are the caller's). False on error.
 bool svcStore_Delete(tpService *svc, int64_t id);
-/// Deletes these rows in one transaction and gives the freed pages back to the file system.
+/// Deletes these rows in one transaction (their pages are given back by svcStore_Compact).
 bool svcStore_DeleteMany(tpService *svc, const int64_t *ids, int n);
+/// Gives at most `pages` free pages of the store's file back to the file system; true if more remain.
+bool svcStore_Compact(tpService *svc, int pages);
 /// Finished jobs the retention policy drops now (oldest first): older than keep_days, beyond the
 /// newest keep_jobs, or beyond keep_mb of files, scripts and records. Returns the ids (malloc'd, *n).
 int64_t *svcStore_Expired(tpService *svc, double now, int *n);
@@ -249,6 +255,11 @@ int64_t svcJobFilesBytes(tpService *svc, int64_t id);
 /// Removes a job's folder and everything in it; keep_log: all but its log (log.txt), the partial
 /// files of a cancelled or failed job.
 void svcJobRemoveFiles(tpService *svc, int64_t id, bool keep_log);
+/// Moves a deleted job's folder out of DATA/jobs to DATA/deleted/ID (one rename: cheap under mu) and
+/// puts that path in out; false if there was none to move (or it could not be: then removed at once).
+bool svcJobDetachFiles(tpService *svc, int64_t id, char *out, size_t cap);
+/// Removes a folder svcJobDetachFiles moved (its files may be large: call it without mu).
+void svcRemoveDetached(const char *dir);
 
 /* ---- metrics.c ---- */
 int svcRouteIndex(const char *route);

@@ -17,6 +17,7 @@
 #include <libpq-fe.h>
 #include <math.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,29 @@ static void first_line(const char *msg, char *out, size_t cap)
     out[strcspn(out, "\n")] = '\0';
 }
 
+/* The --store string as messages show it (no password: tpService_RedactStore), into a buffer of
+ * the caller's. */
+static const char *shown_store(const tpService *svc, char *buf, size_t cap)
+{
+    tpService_RedactStore(svc->def.store, buf, cap);
+    return buf;
+}
+
+/* Writes the message of a failure about the store into err: "--store SHOWN: ..." with no password,
+ * neither the string's nor any libpq quoted from it. */
+static void store_error(const tpService *svc, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void store_error(const tpService *svc, char *err, size_t errlen, const char *fmt, ...)
+{
+    char shown[1024], what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    svcStore_RedactIn(svc->def.store, what);
+    snprintf(err, errlen, "--store %s: %s", shown_store(svc, shown, sizeof shown), what);
+}
+
 static PGconn *pg_connect(const tpService *svc, char *err, size_t errlen)
 {
     const char *kw[6], *val[6];
@@ -157,7 +181,7 @@ static PGconn *pg_connect(const tpService *svc, char *err, size_t errlen)
     if (!c || PQstatus(c) != CONNECTION_OK) {
         char m[512];
         first_line(c ? PQerrorMessage(c) : "out of memory", m, sizeof m);
-        snprintf(err, errlen, "--store %s: cannot connect: %s", svc->def.store, m);
+        store_error(svc, err, errlen, "cannot connect: %s", m);
         PQfinish(c);
         return NULL;
     }
@@ -310,10 +334,10 @@ static bool migrate(tpService *svc, char *err, size_t errlen)
         long tables = ok ? atol(PQgetvalue(r, 0, 1)) : 0;
         PQclear(r);
         if (ok && !ours && tables > 0) {
-            snprintf(err, errlen,
-                     "--store %s: not a tplan database: it holds %ld tables of another application and no "
-                     "tplan_schema (give tplan a database of its own: createdb tplan)",
-                     svc->def.store, tables);
+            store_error(svc, err, errlen,
+                        "not a tplan database: it holds %ld tables of another application and no "
+                        "tplan_schema (give tplan a database of its own: createdb tplan)",
+                        tables);
             PQclear(PQexec(c, "ROLLBACK"));
             return false;
         }
@@ -331,10 +355,10 @@ static bool migrate(tpService *svc, char *err, size_t errlen)
         }
     }
     if (ok && version > PG_SCHEMA_VERSION) {
-        snprintf(err, errlen,
-                 "--store %s: the schema is version %d, newer than this tplan's (%d): run a tplan at least as "
-                 "new as the one that upgraded it",
-                 svc->def.store, version, PG_SCHEMA_VERSION);
+        store_error(svc, err, errlen,
+                    "the schema is version %d, newer than this tplan's (%d): run a tplan at least as "
+                    "new as the one that upgraded it",
+                    version, PG_SCHEMA_VERSION);
         PQclear(PQexec(c, "ROLLBACK"));
         return false;
     }
@@ -367,7 +391,7 @@ static bool migrate(tpService *svc, char *err, size_t errlen)
         if (!m[0]) {
             first_line(PQerrorMessage(c), m, sizeof m);
         }
-        snprintf(err, errlen, "--store %s: cannot set up the schema: %s", svc->def.store, m);
+        store_error(svc, err, errlen, "cannot set up the schema: %s", m);
         PQclear(PQexec(c, "ROLLBACK"));
     }
     return ok;
@@ -381,7 +405,7 @@ static bool pg_open(tpService *svc, char *err, size_t errlen)
     if (!opts) {
         char m[512];
         first_line(perr ? perr : "out of memory", m, sizeof m);
-        snprintf(err, errlen, "--store %s: not a valid connection string: %s", svc->def.store, m);
+        store_error(svc, err, errlen, "not a valid connection string: %s", m);
         PQfreemem(perr);
         return false;
     }
@@ -413,7 +437,9 @@ static bool pg_open(tpService *svc, char *err, size_t errlen)
     char host[96] = "";
     gethostname(host, sizeof host - 1);
     snprintf(pg->node, sizeof pg->node, "%s:%d:%lld", host, (int)getpid(), (long long)(svcNow() * 1000.0));
-    svcLog(svc, "store: PostgreSQL %s, schema version %d, node %s", svc->def.store, PG_SCHEMA_VERSION, pg->node);
+    char shown[1024];
+    svcLog(svc, "store: PostgreSQL %s, schema version %d, node %s", shown_store(svc, shown, sizeof shown),
+           PG_SCHEMA_VERSION, pg->node);
     return true;
 }
 

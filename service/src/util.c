@@ -212,10 +212,9 @@ int64_t svcJobFilesBytes(tpService *svc, int64_t id)
     return total;
 }
 
-void svcJobRemoveFiles(tpService *svc, int64_t id, bool keep_log)
+/* Removes the files of the flat folder dir and the folder; keep_log: a non-empty log.txt stays. */
+static void remove_folder(const char *dir, bool keep_log)
 {
-    char dir[4096];
-    svcJobPath(svc, id, NULL, dir, sizeof dir);
     DIR *d = opendir(dir);
     if (!d) {
         return;
@@ -231,4 +230,30 @@ void svcJobRemoveFiles(tpService *svc, int64_t id, bool keep_log)
     }
     closedir(d);
     rmdir(dir); /* fails while the log is kept: the folder stays with it */
+}
+
+void svcJobRemoveFiles(tpService *svc, int64_t id, bool keep_log)
+{
+    char dir[4096];
+    svcJobPath(svc, id, NULL, dir, sizeof dir);
+    remove_folder(dir, keep_log);
+}
+
+bool svcJobDetachFiles(tpService *svc, int64_t id, char *out, size_t cap)
+{
+    char dir[4096];
+    svcJobPath(svc, id, NULL, dir, sizeof dir);
+    snprintf(out, cap, "%s/deleted", svc->data_dir);
+    mkdir(out, 0755); /* EEXIST: there already */
+    snprintf(out, cap, "%s/deleted/%lld", svc->data_dir, (long long)id);
+    if (rename(dir, out) == 0) {
+        return true;
+    }
+    svcJobRemoveFiles(svc, id, false); /* no folder (ENOENT), or none could be made: at once */
+    return false;
+}
+
+void svcRemoveDetached(const char *dir)
+{
+    remove_folder(dir, false);
 }
