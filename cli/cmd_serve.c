@@ -190,7 +190,7 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
     p->web = getenv("TPLAN_WEB");
     tpServiceDef def = p->def;
     const char *token_file = NULL, *web = p->web, *password_file = NULL;
-    bool no_web = false, wmem_given = false, workers_given = false;
+    bool no_web = false, wmem_given = false, workers_given = false, interactive_given = false;
     long long v;
     double dv;
     enum {
@@ -378,6 +378,7 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
                 return TP_EXIT_BAD_INPUT;
             }
             def.interactive_workers = (int)v;
+            interactive_given = true;
             break;
         case OPT_NICE:
             if (!tpCli_ParseInt("--batch-nice", a, 0, 19, &v)) {
@@ -451,6 +452,9 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
     if (def.workers == 0 && !def.store) {
         tpLog(TP_LOG_ERROR, "--workers 0 (a front end: HTTP only) needs a shared store: --store postgresql://...");
         return TP_EXIT_BAD_INPUT;
+    }
+    if (def.workers == 0 && !interactive_given) {
+        def.interactive_workers = 0; /* a front end is HTTP only: the nodes plan /v1/plan jobs too */
     }
     if (def.no_http && !workers_given) {
         tpLog(TP_LOG_ERROR, "--no-http (a worker node) needs --workers N");

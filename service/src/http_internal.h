@@ -26,6 +26,7 @@ typedef struct svcReq {
     char *body;        /* the request body (NUL-terminated), NULL if none */
     size_t len, cap;
     bool too_big;                          /* over TP_SERVICE_MAX_BODY_BYTES: answered 413 */
+    bool query_repeated;                   /* svcHttp_UnknownQuery's key was a known one given twice */
     double t0;                             /* svcNow() when it arrived */
     char headers[SVC_MAX_HEADERS][2][160]; /* extra response headers (name, value) */
     int nheaders;

@@ -31,7 +31,6 @@ extern char **environ;
 #define SVC_RETENTION_EVERY 10.0    /* s between two retention passes (one query over an index, ~1 ms) */
 #define SVC_RETENTION_AFTER_JOB 1.0 /* s: a job's end brings the next pass forward, at most this often */
 #define SVC_RETENTION_BATCH 16      /* jobs deleted per hold of svc->mu (16 records of 4 MiB: ~8 ms) */
-#define SVC_COMPACT_PAGES 64        /* store pages given back per scheduler round (~3 ms) */
 
 /* ---- workers ---------------------------------------------------------------------------- */
 
@@ -299,8 +298,8 @@ static void sweep_orphans(tpService *svc);
  * svc->mu held, which it lets go of between batches of SVC_RETENTION_BATCH jobs and while it removes
  * their folders: the choice is one query over an index of sizes and times (store_sqlite.c's
  * jobs_meta), deleting a batch of rows takes a few ms, and a pass may drop hundreds of jobs (a lower
- * --keep-mb, a day passing --keep-days). The freed pages go back a few at a time, one step per
- * scheduler round (svc->compacting). A request therefore waits for one batch at most. */
+ * --keep-mb, a day passing --keep-days). The store gives the freed pages back in its own time
+ * (svcStore_Compact: SQLite's maintenance thread). A request therefore waits for one batch at most. */
 static void retention(tpService *svc)
 {
     int n = 0;
@@ -334,7 +333,7 @@ static void retention(tpService *svc)
                            files this one holds in its cache */
         sweep_orphans(svc);
     }
-    svc->compacting = true; /* the pages of these jobs, and of those DELETE removed since the last pass */
+    svcStore_Compact(svc); /* the pages of these jobs, and of those DELETE removed since the last pass */
     svc->next_retention = svcNow() + SVC_RETENTION_EVERY;
 }
 
@@ -804,10 +803,6 @@ static void *sched_main(void *arg)
             retention(svc);
         }
         double now = tpClock_Now(), next = now + 1.0;
-        if (svc->compacting) { /* the next few free pages, then a pause in poll for the requests */
-            svc->compacting = svcStore_Compact(svc, SVC_COMPACT_PAGES);
-            next = svc->compacting ? now + 0.002 : next;
-        }
         for (int wi = 0; wi < svc->nprocs; ++wi) {
             svcWorker *w = &svc->workers[wi];
             if (w->pid > 0) {

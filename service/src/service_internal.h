@@ -122,13 +122,13 @@ typedef struct tpService {
     svcJob **active;                 /* nactive queued and running jobs (owned array; room for cap_active) */
     int nactive;
     size_t cap_active;
-    svcWorker *workers;    /* nworkers batch workers, then ninteractive interactive ones */
-    int nworkers;          /* batch workers (--workers): the cores batch jobs may take */
-    int ninteractive;      /* interactive workers (--interactive-workers) */
-    int nprocs;            /* nworkers + ninteractive */
-    double next_retention; /* svcNow() time of the next retention pass */
-    bool compacting;       /* the store has free pages to give back, a few per scheduler round (sched.c) */
-    int wake[2];           /* self-pipe: wakes the scheduler */
+    svcWorker *workers;          /* nworkers batch workers, then ninteractive interactive ones */
+    int nworkers;                /* batch workers (--workers): the cores batch jobs may take */
+    int ninteractive;            /* interactive workers (--interactive-workers) */
+    int nprocs;                  /* nworkers + ninteractive */
+    double next_retention;       /* svcNow() time of the next retention pass */
+    struct svcSqMaint *sq_maint; /* the SQLite backend's maintenance thread (store_sqlite.c) */
+    int wake[2];                 /* self-pipe: wakes the scheduler */
     pthread_t sched;
     bool sched_started;
     struct MHD_Daemon *httpd;
@@ -189,8 +189,9 @@ bool svcStore_LoadScript(tpService *svc, svcJob *job);
 bool svcStore_Delete(tpService *svc, int64_t id);
 /// Deletes these rows in one transaction (their pages are given back by svcStore_Compact).
 bool svcStore_DeleteMany(tpService *svc, const int64_t *ids, int n);
-/// Gives at most `pages` free pages of the store's file back to the file system; true if more remain.
-bool svcStore_Compact(tpService *svc, int pages);
+/// Asks the store to give its free pages back to the file system, in its own time and without
+/// svc->mu (SQLite: its maintenance thread; PostgreSQL: its autovacuum). Returns at once.
+void svcStore_Compact(tpService *svc);
 /// Finished jobs the retention policy drops now (oldest first): older than keep_days, beyond the
 /// newest keep_jobs, or beyond keep_mb of files, scripts and records. Returns the ids (malloc'd, *n).
 int64_t *svcStore_Expired(tpService *svc, double now, int *n);

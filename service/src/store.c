@@ -166,9 +166,11 @@ bool svcStore_DeleteMany(tpService *svc, const int64_t *ids, int n)
     return svc->store->delete_many(svc, ids, n);
 }
 
-bool svcStore_Compact(tpService *svc, int pages)
+void svcStore_Compact(tpService *svc)
 {
-    return svc->store->compact ? svc->store->compact(svc, pages) : false;
+    if (svc->store->compact) {
+        svc->store->compact(svc);
+    }
 }
 
 int64_t *svcStore_Expired(tpService *svc, double now, int *n)

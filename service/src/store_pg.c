@@ -1242,7 +1242,7 @@ char *svcPg_MetricsText(tpService *svc)
     if (!r) {
         return strdup("");
     }
-    size_t cap = 1024 + (size_t)PQntuples(r) * 1200, at = 0;
+    size_t cap = 2048 + (size_t)PQntuples(r) * 1200, at = 0;
     char *out = malloc(cap);
     if (!out) {
         PQclear(r);
@@ -1254,19 +1254,28 @@ char *svcPg_MetricsText(tpService *svc)
                            "# HELP tplan_node_info One line per node; this process is self=\"1\".\n"
                            "# TYPE tplan_node_info gauge\n",
                            PQntuples(r));
-    static const char *const series[] = {"tplan_node_workers",
-                                         "tplan_node_running",
-                                         "tplan_node_claimed_total",
-                                         "tplan_node_finished_total",
-                                         "tplan_node_reclaimed_total",
-                                         "tplan_node_lost_total",
-                                         "tplan_node_heartbeat_age_seconds"};
     for (int i = 0; i < PQntuples(r); ++i) {
         at += (size_t)snprintf(out + at, cap - at, "tplan_node_info{node=\"%s\",http=\"%d\",self=\"%d\"} 1\n",
                                PQgetvalue(r, i, 0), PQgetvalue(r, i, 1)[0] == 't',
                                strcmp(PQgetvalue(r, i, 0), svc->pg->node) == 0);
-        for (int k = 0; k < 7; ++k) {
-            at += (size_t)snprintf(out + at, cap - at, "%s{node=\"%s\"} %s\n", series[k], PQgetvalue(r, i, 0),
+    }
+    /* one family at a time, each with its HELP and TYPE (promtool check metrics: issue 40) */
+    static const struct {
+        const char *name, *type, *help;
+    } series[] = {
+        {"tplan_node_workers", "gauge", "Batch worker processes of the node (--workers)."},
+        {"tplan_node_running", "gauge", "Jobs the node is running."},
+        {"tplan_node_claimed_total", "counter", "Jobs the node claimed from the queue."},
+        {"tplan_node_finished_total", "counter", "Jobs the node finished and stored."},
+        {"tplan_node_reclaimed_total", "counter", "Jobs of dead nodes the node put back in the queue."},
+        {"tplan_node_lost_total", "counter", "Results the node dropped: another node held the job's lease."},
+        {"tplan_node_heartbeat_age_seconds", "gauge", "Seconds since the node's last heartbeat."},
+    };
+    for (int k = 0; k < 7; ++k) {
+        at += (size_t)snprintf(out + at, cap - at, "# HELP %s %s\n# TYPE %s %s\n", series[k].name, series[k].help,
+                               series[k].name, series[k].type);
+        for (int i = 0; i < PQntuples(r); ++i) {
+            at += (size_t)snprintf(out + at, cap - at, "%s{node=\"%s\"} %s\n", series[k].name, PQgetvalue(r, i, 0),
                                    PQgetvalue(r, i, 2 + k));
         }
     }

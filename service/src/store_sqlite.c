@@ -3,10 +3,12 @@
  * by one thread at a time. The operations are those of svcStoreOps (store.h). */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "service_internal.h"
 #include "store.h"
@@ -92,6 +94,122 @@ static bool store_is_ours(tpService *svc, int version, const char *path, char *e
     return true;
 }
 
+/* ---- maintenance: the store's slow chores, on a connection of their own, off svc->mu ---- */
+
+/* Giving freed pages back (PRAGMA incremental_vacuum moves pages from the file's end into the free
+ * ones: ~50 us a page on a loaded 2-core machine, 400,000 pages after 400 deleted 4 MiB jobs) and
+ * checkpoints (copying the WAL into the database, then fsync: 100 ms and more) used to run on the
+ * server's connection under svc->mu: every request waited for them (issue 40: health p50 128 ms
+ * while the pages of 400 deleted jobs went back). This thread does both on its own connection; the
+ * server's connection never checkpoints (wal_autocheckpoint 0), and its writes wait at most for one
+ * vacuum step (SQLite's write lock). */
+#define SQ_VACUUM_PAGES 64    /* pages per step */
+#define SQ_VACUUM_PAUSE 0.005 /* s between two steps: the server's writes take the write lock meanwhile */
+#define SQ_MAINT_EVERY 1.0    /* s between two rounds (a checkpoint; a vacuum if there are free pages) */
+
+typedef struct svcSqMaint {
+    sqlite3 *db; /* its own connection, used by the thread alone */
+    pthread_t thread;
+    pthread_mutex_t mu; /* guards stop and poked */
+    pthread_cond_t cv;
+    bool stop, poked;
+} svcSqMaint;
+
+static int free_pages(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    int n = 0;
+    if (sqlite3_prepare_v2(db, "PRAGMA freelist_count", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+        n = sqlite3_column_int(st, 0);
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+static void maint_wait(svcSqMaint *m, double seconds) /* m->mu held */
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    double t = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + seconds;
+    ts.tv_sec = (time_t)t;
+    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    pthread_cond_timedwait(&m->cv, &m->mu, &ts);
+}
+
+static void *maint_main(void *arg)
+{
+    svcSqMaint *m = arg;
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA incremental_vacuum(%d)", SQ_VACUUM_PAGES);
+    pthread_mutex_lock(&m->mu);
+    while (!m->stop) {
+        m->poked = false;
+        pthread_mutex_unlock(&m->mu);
+        bool more = free_pages(m->db) > 0;
+        while (more) {
+            more = sqlite3_exec(m->db, sql, NULL, NULL, NULL) == SQLITE_OK && free_pages(m->db) > 0;
+            pthread_mutex_lock(&m->mu);
+            if (more && !m->stop) {
+                maint_wait(m, SQ_VACUUM_PAUSE); /* a stop ends the pause */
+            }
+            more = more && !m->stop;
+            pthread_mutex_unlock(&m->mu);
+        }
+        sqlite3_wal_checkpoint_v2(m->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+        pthread_mutex_lock(&m->mu);
+        if (!m->stop && !m->poked) {
+            maint_wait(m, SQ_MAINT_EVERY);
+        }
+    }
+    pthread_mutex_unlock(&m->mu);
+    return NULL;
+}
+
+/* Starts the maintenance thread; without it (no connection, no thread) the server's connection
+ * keeps SQLite's own checkpoints and nothing is given back until a restart. */
+static void maint_start(tpService *svc, const char *path)
+{
+    svcSqMaint *m = calloc(1, sizeof *m);
+    if (!m) {
+        return;
+    }
+    if (sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        sqlite3_close(m->db);
+        free(m);
+        return;
+    }
+    sqlite3_busy_timeout(m->db, 5000);
+    pthread_mutex_init(&m->mu, NULL);
+    pthread_cond_init(&m->cv, NULL);
+    if (pthread_create(&m->thread, NULL, maint_main, m) != 0) {
+        pthread_mutex_destroy(&m->mu);
+        pthread_cond_destroy(&m->cv);
+        sqlite3_close(m->db);
+        free(m);
+        return;
+    }
+    sqlite3_exec(svc->db, "PRAGMA wal_autocheckpoint=0", NULL, NULL, NULL);
+    svc->sq_maint = m;
+}
+
+static void maint_stop(tpService *svc)
+{
+    svcSqMaint *m = svc->sq_maint;
+    if (!m) {
+        return;
+    }
+    pthread_mutex_lock(&m->mu);
+    m->stop = true;
+    pthread_cond_signal(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+    pthread_join(m->thread, NULL);
+    pthread_mutex_destroy(&m->mu);
+    pthread_cond_destroy(&m->cv);
+    sqlite3_close(m->db);
+    free(m);
+    svc->sq_maint = NULL;
+}
+
 static bool sq_open(tpService *svc, char *err, size_t errlen)
 {
     char path[4096];
@@ -134,7 +252,7 @@ static bool sq_open(tpService *svc, char *err, size_t errlen)
      * must be set before the first table exists, and is a no-op on an older store (whose free pages
      * are reused by new jobs). secure_delete FAST: Debian's SQLite zeroes every freed page by
      * default, which made deleting a 4 MiB record write 4 MiB (60 ms under svc->mu); freed pages go
-     * back to the file system (sq_compact) or to the next records anyway */
+     * back to the file system (maint_main) or to the next records anyway */
     if (sqlite3_exec(svc->db,
                      "PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
                      " PRAGMA foreign_keys=ON; PRAGMA secure_delete=FAST;",
@@ -182,6 +300,7 @@ static bool sq_open(tpService *svc, char *err, size_t errlen)
         goto fail;
     }
     sqlite3_finalize(st);
+    maint_start(svc, path);
     return true;
 fail:
     sqlite3_close(svc->db);
@@ -191,6 +310,7 @@ fail:
 
 static void sq_close(tpService *svc)
 {
+    maint_stop(svc);
     if (svc->db) {
         sqlite3_close(svc->db);
         svc->db = NULL;
@@ -462,22 +582,15 @@ static bool sq_delete_many(tpService *svc, const int64_t *ids, int n)
     return true;
 }
 
-/* A few pages at a time: PRAGMA incremental_vacuum moves pages from the file's end into the free
- * ones, ~50 us a page on a loaded 2-core machine, so a whole pass after 400 deleted 4 MiB jobs
- * (400,000 pages) would hold svc->mu for half a minute. */
-static bool sq_compact(tpService *svc, int pages)
+static void sq_compact(tpService *svc)
 {
-    char sql[64];
-    snprintf(sql, sizeof sql, "PRAGMA incremental_vacuum(%d)", pages);
-    sqlite3_exec(svc->db, sql, NULL, NULL, NULL);
-    sqlite3_stmt *st = NULL;
-    int free_pages = 0;
-    if (sqlite3_prepare_v2(svc->db, "PRAGMA freelist_count", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW) {
-        free_pages = sqlite3_column_int(st, 0);
+    svcSqMaint *m = svc->sq_maint;
+    if (m) {
+        pthread_mutex_lock(&m->mu);
+        m->poked = true;
+        pthread_cond_signal(&m->cv);
+        pthread_mutex_unlock(&m->mu);
     }
-    sqlite3_finalize(st);
-    return free_pages > 0;
 }
 
 /* ids of a SELECT of one integer column, *n of them (malloc'd). */

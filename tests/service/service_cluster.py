@@ -198,6 +198,25 @@ def test_store(pg):
 
 # ---- the API through a front end, planned by a node ---------------------------------------------------
 
+def check_exposition(text):
+    """Prometheus text format as promtool checks it: every family's samples together, after its
+    # HELP and # TYPE (repro metrics_promtool.sh: tplan_node_* had neither)."""
+    helped, typed, seen, last = set(), {}, set(), None
+    for line in text.splitlines():
+        if line.startswith("# HELP "):
+            helped.add(line.split()[2])
+        elif line.startswith("# TYPE "):
+            typed[line.split()[2]] = line.split()[3]
+        elif line and not line.startswith("#"):
+            name = line.split("{")[0].split()[0]
+            fam = next((name[:-len(x)] for x in ("_bucket", "_sum", "_count") if name.endswith(x) and
+                        name[:-len(x)] in typed), name)
+            assert fam in helped and fam in typed, "%s: no HELP or TYPE" % fam
+            assert fam == last or fam not in seen, "%s: its samples are not together" % fam
+            assert typed[fam] != "counter" or fam.endswith("_total"), "%s: a counter without _total" % fam
+            seen.add(fam)
+            last = fam
+
 def test_flow(pg):
     d = os.path.join(WORK, "flow")
     uri = pg.create_db("flow")
@@ -253,6 +272,10 @@ def test_flow(pg):
         _, _, m = fe.request("GET", "/metrics")
         m = m.decode()
         assert "tplan_cluster_nodes 2" in m and 'tplan_node_finished_total' in m, m[-1500:]
+        check_exposition(m)
+        # a front end (--workers 0) plans nothing itself, /v1/plan jobs neither (repro frontend_plans.py)
+        assert fe.workers_pids() == [], fe.workers_pids()
+        assert h["workers"] == 0 and h["interactive_workers"] == 0, h
         # a deleted job leaves the store (and its files with it)
         st, _, _ = fe.request("DELETE", "/v1/jobs/%d" % jid)
         assert st == 204, st
