@@ -149,6 +149,9 @@ void svcLog(tpService *svc, const char *fmt, ...) __attribute__((format(printf, 
 void svcJobFree(svcJob *job);
 /// The job object of the API (docs/service.md) as unformatted JSON; caller frees. NULL on OOM.
 char *svcJobJson(const svcJob *job);
+/// The request as job objects show it (each `set` string over 1,024 bytes as {"bytes": N}), made
+/// from job->request on first use and kept in job->request_shown (owned by the job); NULL on OOM.
+const char *svcJobShownRequest(svcJob *job);
 /// Bytes the job's record holds in the store (request, summary, error message, and the script if
 /// with_script): what retention counts against keep_mb, kept in the store beside the record.
 int64_t svcJobRecordBytes(const svcJob *job, bool with_script);
@@ -169,7 +172,9 @@ void svcStore_Close(tpService *svc);
 bool svcStore_Insert(tpService *svc, svcJob *job, const char *idem_key, const char *idem_hash);
 /// Writes every mutable field of job.
 bool svcStore_Update(tpService *svc, const svcJob *job);
-/// Loads job id (NULL if unknown or on error). with_script: also the script text.
+/// Loads job id for the API (NULL if unknown or on error): its request as job objects show it, in
+/// request_shown (request NULL: the stored request may be 4 MiB, read whole only to run the job).
+/// with_script: also the script text.
 svcJob *svcStore_Get(tpService *svc, int64_t id, bool with_script);
 /// The job with this idempotency key: its id (0 = none) and request hash.
 int64_t svcStore_FindIdem(tpService *svc, const char *key, char *hash, size_t hashcap);

@@ -312,7 +312,9 @@ static const struct {
      "UPDATE jobs SET record_bytes = octet_length(request) + COALESCE(octet_length(script), 0) +"
      " COALESCE(octet_length(summary), 0) + COALESCE(octet_length(error_message), 0);"
      "CREATE INDEX jobs_finished ON jobs(id DESC) INCLUDE (created, finished, record_bytes, bytes)"
-     " WHERE status NOT IN ('queued', 'running');"},
+     " WHERE status NOT IN ('queued', 'running');"
+     /* the request as job objects show it (NULL for older rows: made from request) */
+     "ALTER TABLE jobs ADD COLUMN request_shown text;"},
 };
 
 /* Creates or upgrades the schema under an advisory lock (nodes starting together migrate once);
@@ -461,9 +463,13 @@ static void pg_close(tpService *svc)
 
 /* ---- jobs ------------------------------------------------------------------------------------ */
 
-#define PG_JOB_COLUMNS                                                                                                 \
-    "id, status, domain, request, created, started, finished, iterations, nodes, solutions, best_quality,"             \
+#define PG_JOB_COLUMNS_AFTER_REQUEST                                                                                   \
+    " created, started, finished, iterations, nodes, solutions, best_quality,"                                         \
     " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags"
+#define PG_JOB_COLUMNS "id, status, domain, request," PG_JOB_COLUMNS_AFTER_REQUEST /* to run it */
+/* for the API: the shown request, never the stored one out of TOAST (up to 4 MiB) */
+#define PG_JOB_COLUMNS_SHOWN                                                                                           \
+    "id, status, domain, COALESCE(request_shown, request)," PG_JOB_COLUMNS_AFTER_REQUEST ", request_shown IS NOT NULL"
 #define PG_NJOB_COLUMNS 21
 
 static char *get_dup(const PGresult *r, int row, int col)
@@ -476,7 +482,8 @@ static double get_double(const PGresult *r, int row, int col, double dflt)
     return PQgetisnull(r, row, col) ? dflt : strtod(PQgetvalue(r, row, col), NULL);
 }
 
-static svcJob *job_from_row(const PGresult *r, int row)
+/* shown: column 3 is the shown request (PG_JOB_COLUMNS_SHOWN), else the request. */
+static svcJob *job_from_row(const PGresult *r, int row, bool shown)
 {
     svcJob *job = calloc(1, sizeof *job);
     if (!job) {
@@ -486,7 +493,8 @@ static svcJob *job_from_row(const PGresult *r, int row)
     int s = svcStatusFromName(PQgetvalue(r, row, 1));
     job->status = s < 0 ? SVC_FAILED : (svcStatus)s;
     job->domain = get_dup(r, row, 2);
-    job->request = get_dup(r, row, 3);
+    /* a row older than request_shown: its request, from which the shown one is made */
+    *(shown && PQgetvalue(r, row, 21)[0] == 't' ? &job->request_shown : &job->request) = get_dup(r, row, 3);
     job->created = get_double(r, row, 4, 0);
     job->started = get_double(r, row, 5, 0);
     job->finished = get_double(r, row, 6, 0);
@@ -540,11 +548,13 @@ static bool pg_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     p_bool(&p, job->sync);
     p_double(&p, job->sync_deadline);
     p_int(&p, request_parallel(job->request));
+    p_text(&p, svcJobShownRequest(job));
     PGresult *r = pg_exec(svc, "insert",
                           "WITH i AS (INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
-                          " time_limit, memory_mb, name, tags, client, sync, sync_deadline, parallel, record_bytes)"
+                          " time_limit, memory_mb, name, tags, client, sync, sync_deadline, parallel, record_bytes,"
+                          " request_shown)"
                           " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
-                          " octet_length($3::text) + COALESCE(octet_length($4::bytea), 0))"
+                          " octet_length($3::text) + COALESCE(octet_length($4::bytea), 0), $16)"
                           " ON CONFLICT (idem_key) DO NOTHING RETURNING id)"
                           " SELECT id, pg_notify('tplan', 'q') FROM i",
                           &p, 0);
@@ -616,8 +626,8 @@ static svcJob *pg_get(tpService *svc, int64_t id, bool with_script)
 {
     Params p = {0};
     p_int(&p, id);
-    PGresult *r = pg_exec(svc, "get", "SELECT " PG_JOB_COLUMNS " FROM jobs WHERE id = $1", &p, 0);
-    svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0) : NULL;
+    PGresult *r = pg_exec(svc, "get", "SELECT " PG_JOB_COLUMNS_SHOWN " FROM jobs WHERE id = $1", &p, 0);
+    svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0, true) : NULL;
     PQclear(r);
     if (job && with_script && !svc->store->load_script(svc, job)) {
         svcJobFree(job);
@@ -832,7 +842,7 @@ svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel)
                           " AND status = 'queued'"
                           " RETURNING " PG_JOB_COLUMNS ", attempt, sync, sync_deadline, client",
                           &p, 0);
-    svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0) : NULL;
+    svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0, false) : NULL;
     if (job) {
         job->attempt = atoi(PQgetvalue(r, 0, PG_NJOB_COLUMNS));
         job->sync = PQgetvalue(r, 0, PG_NJOB_COLUMNS + 1)[0] == 't';

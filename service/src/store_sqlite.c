@@ -30,9 +30,10 @@ static const char *const schema =
     " summary TEXT, error_code TEXT, error_message TEXT,"
     " has_plan INTEGER NOT NULL DEFAULT 0, has_tree INTEGER NOT NULL DEFAULT 0,"
     " time_limit REAL NOT NULL, memory_mb INTEGER NOT NULL,"
-    " name TEXT, tags TEXT,"                     /* the client's name of the job; JSON array of its tags */
-    " bytes INTEGER NOT NULL DEFAULT 0,"         /* size of the job's files once it finished */
-    " record_bytes INTEGER NOT NULL DEFAULT 0);" /* bytes of its request, script and summary */
+    " name TEXT, tags TEXT,"                    /* the client's name of the job; JSON array of its tags */
+    " bytes INTEGER NOT NULL DEFAULT 0,"        /* size of the job's files once it finished */
+    " record_bytes INTEGER NOT NULL DEFAULT 0," /* bytes of its request, script and summary */
+    " request_shown TEXT);" /* the request as job objects show it (a few KB at most; NULL: made from request) */
     "CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs(status, id);";
 
 /* What the periodic passes (retention) and the list read, in one covering index: they never touch
@@ -272,6 +273,7 @@ static bool sq_open(tpService *svc, char *err, size_t errlen)
          sqlite3_exec(
              svc->db,
              "BEGIN; ALTER TABLE jobs ADD COLUMN record_bytes INTEGER NOT NULL DEFAULT 0;"
+             " ALTER TABLE jobs ADD COLUMN request_shown TEXT;"
              " UPDATE jobs SET record_bytes = length(CAST(request AS BLOB)) + COALESCE(length(script), 0) +"
              " COALESCE(length(CAST(summary AS BLOB)), 0) + COALESCE(length(CAST(error_message AS BLOB)), 0); COMMIT;",
              NULL, NULL, &msg) != SQLITE_OK) ||
@@ -289,13 +291,13 @@ static bool sq_open(tpService *svc, char *err, size_t errlen)
     snprintf(sql, sizeof sql, "PRAGMA user_version=%d", SVC_SCHEMA_VERSION);
     sqlite3_exec(svc->db, sql, NULL, NULL, NULL);
     /* the jobs table must have the columns this version reads */
-    if (sqlite3_prepare_v2(
-            svc->db,
-            "SELECT id, status, domain, request, script, idem_key, idem_hash, created, started,"
-            " finished, iterations, nodes, solutions, best_quality, elapsed, summary, error_code,"
-            " error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, bytes, record_bytes FROM jobs"
-            " LIMIT 0",
-            -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(svc->db,
+                           "SELECT id, status, domain, request, script, idem_key, idem_hash, created, started,"
+                           " finished, iterations, nodes, solutions, best_quality, elapsed, summary, error_code,"
+                           " error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, bytes, record_bytes,"
+                           " request_shown FROM jobs"
+                           " LIMIT 0",
+                           -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: not a tplan store (%s)", path, sqlite3_errmsg(svc->db));
         goto fail;
     }
@@ -340,7 +342,8 @@ static bool sq_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(svc->db,
                            "INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
-                           " time_limit, memory_mb, name, tags, record_bytes) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+                           " time_limit, memory_mb, name, tags, record_bytes, request_shown)"
+                           " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK) {
         db_error(svc, "insert");
         return false;
@@ -361,6 +364,7 @@ static bool sq_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     bind_text(st, 10, job->name);
     bind_text(st, 11, job->tags);
     sqlite3_bind_int64(st, 12, svcJobRecordBytes(job, true));
+    bind_text(st, 13, svcJobShownRequest(job));
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -377,7 +381,8 @@ static bool sq_update(tpService *svc, const svcJob *job)
     if (sqlite3_prepare_v2(svc->db,
                            "UPDATE jobs SET status=?, started=?, finished=?, iterations=?, nodes=?, solutions=?,"
                            " best_quality=?, elapsed=?, summary=?, error_code=?, error_message=?, has_plan=?,"
-                           " has_tree=?, bytes=?, record_bytes=?16 + COALESCE(length(script), 0) WHERE id=?15",
+                           " has_tree=?, bytes=?, record_bytes=?16 + length(CAST(request AS BLOB)) +"
+                           " COALESCE(length(script), 0) WHERE id=?15",
                            -1, &st, NULL) != SQLITE_OK) {
         db_error(svc, "update");
         return false;
@@ -401,7 +406,11 @@ static bool sq_update(tpService *svc, const svcJob *job)
     sqlite3_bind_int(st, 13, job->has_tree);
     sqlite3_bind_int64(st, 14, job->files_bytes);
     sqlite3_bind_int64(st, 15, job->id);
-    sqlite3_bind_int64(st, 16, svcJobRecordBytes(job, false)); /* a script's length costs nothing: a BLOB's is known */
+    /* the summary's and message's bytes; the request's and script's from the row, which an UPDATE reads
+       and writes whole anyway (the job object in hand may hold only the shown request) */
+    sqlite3_bind_int64(
+        st, 16,
+        (int64_t)((job->summary ? strlen(job->summary) : 0) + (job->err_message ? strlen(job->err_message) : 0)));
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -417,11 +426,17 @@ static char *column_dup(sqlite3_stmt *st, int i)
     return t ? strdup((const char *)t) : NULL;
 }
 
-#define JOB_COLUMNS                                                                                                    \
-    "id, status, domain, request, created, started, finished, iterations, nodes, solutions, best_quality,"             \
+#define JOB_COLUMNS_AFTER_REQUEST                                                                                      \
+    " created, started, finished, iterations, nodes, solutions, best_quality,"                                         \
     " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags"
+#define JOB_COLUMNS "id, status, domain, request," JOB_COLUMNS_AFTER_REQUEST /* to run it */
+/* for the API: the shown request (SQLite reaches it past the request's pages through the pointer
+   map of an auto_vacuum store, without reading them) */
+#define JOB_COLUMNS_SHOWN                                                                                              \
+    "id, status, domain, COALESCE(request_shown, request)," JOB_COLUMNS_AFTER_REQUEST ", request_shown IS NOT NULL"
 
-static svcJob *job_from_row(sqlite3_stmt *st)
+/* shown: column 3 is the shown request (JOB_COLUMNS_SHOWN), else the request (JOB_COLUMNS). */
+static svcJob *job_from_row(sqlite3_stmt *st, bool shown)
 {
     svcJob *job = calloc(1, sizeof *job);
     if (!job) {
@@ -431,7 +446,8 @@ static svcJob *job_from_row(sqlite3_stmt *st)
     int s = svcStatusFromName((const char *)sqlite3_column_text(st, 1));
     job->status = s < 0 ? SVC_FAILED : (svcStatus)s;
     job->domain = column_dup(st, 2);
-    job->request = column_dup(st, 3);
+    /* a row older than request_shown: its request, from which the shown one is made */
+    *(shown && sqlite3_column_int(st, 21) ? &job->request_shown : &job->request) = column_dup(st, 3);
     job->created = sqlite3_column_double(st, 4);
     job->started = sqlite3_column_double(st, 5);
     job->finished = sqlite3_column_double(st, 6);
@@ -484,12 +500,12 @@ static bool sq_load_script(tpService *svc, svcJob *job)
 static svcJob *sq_get(tpService *svc, int64_t id, bool with_script)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(svc->db, "SELECT " JOB_COLUMNS " FROM jobs WHERE id=?", -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(svc->db, "SELECT " JOB_COLUMNS_SHOWN " FROM jobs WHERE id=?", -1, &st, NULL) != SQLITE_OK) {
         db_error(svc, "get");
         return NULL;
     }
     sqlite3_bind_int64(st, 1, id);
-    svcJob *job = sqlite3_step(st) == SQLITE_ROW ? job_from_row(st) : NULL;
+    svcJob *job = sqlite3_step(st) == SQLITE_ROW ? job_from_row(st, true) : NULL;
     sqlite3_finalize(st);
     if (job && with_script && !sq_load_script(svc, job)) {
         svcJobFree(job);
@@ -709,7 +725,7 @@ static svcJob **sq_recover(tpService *svc, int *n)
             break;
         }
         jobs = grown;
-        svcJob *job = job_from_row(st); /* its script stays in the store until a worker takes it */
+        svcJob *job = job_from_row(st, false); /* its script stays in the store until a worker takes it */
         if (job) {
             jobs[(*n)++] = job;
         }

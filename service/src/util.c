@@ -95,6 +95,9 @@ static cJSON *shown_request(const svcJob *job)
     if (job->request_shown) { /* parsing a 4 MiB request for each SSE event cost more than all else */
         return cJSON_Parse(job->request_shown);
     }
+    if (!job->request) {
+        return NULL;
+    }
     cJSON *req = job->request ? cJSON_Parse(job->request) : NULL;
     cJSON *set = cJSON_GetObjectItemCaseSensitive(req, "set");
     for (cJSON *v = set ? set->child : NULL; v; v = v->next) {
@@ -165,6 +168,14 @@ cJSON *svcJobToCJson(const svcJob *job)
     snprintf(url, sizeof url, "/v1/jobs/%lld/log", (long long)job->id);
     cJSON_AddStringToObject(o, "log", url);
     return o;
+}
+
+const char *svcJobShownRequest(svcJob *job)
+{
+    if (!job->request_shown) {
+        cJSON_Delete(shown_request(job)); /* sets job->request_shown */
+    }
+    return job->request_shown;
 }
 
 int64_t svcJobRecordBytes(const svcJob *job, bool with_script)

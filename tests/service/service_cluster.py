@@ -110,7 +110,8 @@ def test_store(pg):
     pg.create_db("v1")
     fe = front_end(pg.uri("v1"), os.path.join(d, "fe_v1"))
     fe.stop()
-    pg.psql("DROP INDEX jobs_finished; ALTER TABLE jobs DROP COLUMN record_bytes; DELETE FROM tplan_schema WHERE"
+    pg.psql("DROP INDEX jobs_finished; ALTER TABLE jobs DROP COLUMN record_bytes, DROP COLUMN request_shown;"
+            " DELETE FROM tplan_schema WHERE"
             " version = 2; INSERT INTO jobs(status, domain, request, script, created, finished, time_limit, memory_mb)"
             " VALUES('solved', 'job.lua', repeat('v', 300000), 'abc'::bytea,"
             " extract(epoch FROM now()), extract(epoch FROM now()), 60, 256)", "v1")
