@@ -1183,6 +1183,7 @@ enum MHD_Result svcApi_Log(svcReq *rq, int64_t id)
 
 typedef struct Sse {
     tpService *svc;
+    struct MHD_Connection *conn; /* its connection: the reaper may close the stream (svcHttp_StreamOpen) */
     int64_t id;
     uint64_t version;
     bool sent_any, ended;
@@ -1210,7 +1211,7 @@ static bool sse_next(Sse *s)
 {
     tpService *svc = s->svc;
     for (;;) {
-        if (svc->stopping) {
+        if (svc->stopping || !svcHttp_StreamOpen(svc, s->conn)) { /* stopping, or closed by the reaper */
             return false;
         }
         svcJob *job = local_job(svc, s->id);
@@ -1327,6 +1328,7 @@ enum MHD_Result svcApi_Events(svcReq *rq, int64_t id)
         return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
     }
     s->svc = svc;
+    s->conn = rq->conn;
     s->id = id;
     struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, sse_read, s, sse_free);
     if (!r) {

@@ -326,7 +326,7 @@ typedef struct svcConn {
 } svcConn;
 
 struct svcConns {
-    pthread_mutex_t mu; /* guards the list and the log counters (taken with svc->mu held, never the reverse) */
+    pthread_mutex_t mu; /* guards the list and the log counters (svc->mu may be held, never taken under it) */
     pthread_cond_t stop_cv;
     bool stop;
     pthread_t reaper;
@@ -359,6 +359,18 @@ static void conn_set_deadline(tpService *svc, struct MHD_Connection *conn, doubl
         }
         pthread_mutex_unlock(&svc->conns->mu);
     }
+}
+
+bool svcHttp_StreamOpen(tpService *svc, struct MHD_Connection *conn)
+{
+    svcConn *c = conn_of(conn);
+    if (!c) {
+        return true;
+    }
+    pthread_mutex_lock(&svc->conns->mu); /* under svc->mu: the reaper never takes svc->mu holding this one */
+    bool open = c->stream_job != 0;
+    pthread_mutex_unlock(&svc->conns->mu);
+    return open;
 }
 
 unsigned svcHttp_BeginStream(svcReq *rq, int64_t id, char *msg, size_t cap)
@@ -465,8 +477,9 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
  * client reads nothing: its buffers and the kernel's are full), or whose client closed its end, are
  * shut down: their thread then fails its next write and libmicrohttpd closes the connection. A stream
  * waits on svc->changed up to 15 s between writes, so a client gone away would otherwise count against
- * the caps until then. cs->mu held; returns how many stuck ones were closed. */
-static int check_streams(struct svcConns *cs)
+ * the caps until then. cs->mu held; returns how many stuck ones were closed, *gone_count all those
+ * ended (the stuck and the left). */
+static int check_streams(struct svcConns *cs, int *gone_count)
 {
     int closed = 0;
     for (svcConn *c = cs->head.next; c != &cs->head; c = c->next) {
@@ -485,6 +498,7 @@ static int check_streams(struct svcConns *cs)
                 snprintf(cs->stalled_addr, sizeof cs->stalled_addr, "%s", c->addr);
                 ++closed;
             }
+            ++*gone_count;
         }
     }
     return closed;
@@ -510,15 +524,20 @@ static void *reaper_main(void *arg)
                 ++closed;
             }
         }
-        int streams = check_streams(cs);
+        int ended = 0, streams = check_streams(cs, &ended);
         char saddr[64];
         snprintf(saddr, sizeof saddr, "%s", cs->stalled_addr);
         int evicted = cs->evicted;
         char eaddr[64];
         snprintf(eaddr, sizeof eaddr, "%s", cs->evicted_addr);
         cs->evicted = 0;
-        if (closed > 0 || evicted > 0 || streams > 0) {
+        if (closed > 0 || evicted > 0 || ended > 0) {
             pthread_mutex_unlock(&cs->mu);
+            if (ended > 0) { /* their threads wait for a change of their job: they end now */
+                pthread_mutex_lock(&svc->mu);
+                pthread_cond_broadcast(&svc->changed);
+                pthread_mutex_unlock(&svc->mu);
+            }
             if (streams > 0) {
                 svcLog(svc,
                        "http: closed %d event stream%s whose client read nothing for %g s, its socket's buffer "

@@ -46,6 +46,9 @@ enum MHD_Result svcHttp_Error(svcReq *rq, unsigned code, const char *err_code, c
 /// per job, in all: def.max_streams*): 0 then, else the status to refuse it with (429 a share of the
 /// address or the job, 503 the server's) and why in msg. The mark ends with the response.
 unsigned svcHttp_BeginStream(svcReq *rq, int64_t id, char *msg, size_t cap);
+/// False once the reaper closed conn's event stream (its client left or reads nothing): its thread
+/// ends the stream instead of waiting for the next change. svc->mu may be held.
+bool svcHttp_StreamOpen(tpService *svc, struct MHD_Connection *conn);
 /// Logs the request line and counts it (svcHttp_Send does it for ordinary responses).
 void svcHttp_Log(svcReq *rq, unsigned code);
 
