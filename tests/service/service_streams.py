@@ -180,6 +180,47 @@ def test_stream_caps(tplan, work):
         srv.stop()
 
 
+def slow_socket(port, source):
+    """A connection from source that has sent half a request head (and waits)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind((source, 0))
+    s.settimeout(TIMEOUT)
+    s.connect(("127.0.0.1", port))
+    s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
+    return s
+
+
+def test_room_no_client_takes(tplan, work):
+    """--max-connections 32: streams take at most 4 (an eighth), connections waiting for their
+    request at most 24 (three quarters, the longest-waiting pushed out): health on a new connection
+    still finds room with both held to the full, from many addresses."""
+    data = fresh_dir(os.path.join(work, "room"))
+    srv = Server(tplan, data, "--interactive-workers", "0", "--max-connections", "32", workers=1).start()
+    drain, held = Drain(), []
+    try:
+        long_id = srv.submit(LONG)
+        while srv.json("GET", "/v1/jobs/%d" % long_id)[2]["status"] != "running":
+            time.sleep(0.05)
+        for k in range(4):
+            s = until_accepted(srv, "127.0.0.%d" % (2 + k), long_id)
+            drain.add(s)
+            held.append(s)
+        st, err = refused(srv, "127.0.0.6", long_id)
+        assert st == 503 and "--max-streams" in err["message"], err
+        held += [slow_socket(srv.port, "127.0.0.%d" % (10 + k % 4)) for k in range(40)]
+        wait_log(srv, "that waited longest for a request, to make room")
+        for k in range(3):
+            assert health_from(srv.port, "127.0.0.%d" % (20 + k)).endswith("200 OK")
+        srv.json("DELETE", "/v1/jobs/%d" % long_id)
+        openapi_check([srv], os.path.join(work, "openapi_room"))
+    finally:
+        drain.stop = True
+        for s in held:
+            s.close()
+        srv.stop()
+
+
 r = Runner()
 r.run("event streams: caps, health, stuck", test_stream_caps, TPLAN, WORK)
+r.run("room that no client takes", test_room_no_client_takes, TPLAN, WORK)
 r.finish()
