@@ -311,7 +311,9 @@ static const struct {
      "ALTER TABLE jobs ADD COLUMN record_bytes bigint NOT NULL DEFAULT 0;"
      "UPDATE jobs SET record_bytes = octet_length(request) + COALESCE(octet_length(script), 0) +"
      " COALESCE(octet_length(summary), 0) + COALESCE(octet_length(error_message), 0);"
-     "CREATE INDEX jobs_finished ON jobs(id DESC) INCLUDE (created, finished, record_bytes, bytes)"
+     /* status in it too: without, PostgreSQL 15 plans no index-only scan (a scan of the heap in id
+        order: 1,029 buffers for 5,000 jobs, 43 with it) */
+     "CREATE INDEX jobs_finished ON jobs(id DESC) INCLUDE (status, created, finished, record_bytes, bytes)"
      " WHERE status NOT IN ('queued', 'running');"
      /* the request as job objects show it (NULL for older rows: made from request) */
      "ALTER TABLE jobs ADD COLUMN request_shown text;"},
