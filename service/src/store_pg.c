@@ -304,9 +304,9 @@ static const struct {
      " running integer NOT NULL DEFAULT 0, claimed bigint NOT NULL DEFAULT 0,"
      " finished bigint NOT NULL DEFAULT 0, reclaimed bigint NOT NULL DEFAULT 0,"
      " lost bigint NOT NULL DEFAULT 0);"},
-    /* retention reads sizes kept beside the record, from an index: summing octet_length() over the
-       rows fetched every request's text out of TOAST once the rows were no longer cached (issue 40);
-       the one full read is this migration's */
+    /* retention reads sizes kept beside the record, from an index only (issue 40): octet_length()
+       of a TOASTed value reads only its pointer, but the pass scanned every job's row in the heap;
+       SQLite's length() read every request whole. The one full read is this migration's */
     {"record sizes for retention",
      "ALTER TABLE jobs ADD COLUMN record_bytes bigint NOT NULL DEFAULT 0;"
      "UPDATE jobs SET record_bytes = octet_length(request) + COALESCE(octet_length(script), 0) +"
