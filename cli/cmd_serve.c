@@ -58,6 +58,11 @@ static void serve_usage(FILE *f)
             "  --max-connections N open HTTP connections at most, one thread each (default %d)\n"
             "  --max-per-address N open connections from one client address at most; more are closed at\n"
             "                      once (default %d; raise it behind a reverse proxy)\n"
+            "  --max-streams N     event streams open at once, in all; beyond, 503 (default:\n"
+            "                      --max-connections / 8, so that held streams leave room for health)\n"
+            "  --max-streams-per-address N  event streams of one client address at most; 429 beyond\n"
+            "                      (default %d)\n"
+            "  --max-streams-per-job N  event streams of one job at most; 429 beyond (default %d)\n"
             "  --request-timeout S a connection must send a complete request within S seconds of opening\n"
             "                      (or of its previous answer), else it is closed (default %g)\n"
             "  --keep-days D       delete finished jobs older than D days with their files (default %g; 0 = keep)\n"
@@ -81,8 +86,9 @@ static void serve_usage(FILE *f)
             "\n"
             "exit status: 0 after a clean stop, 2 bad option / data directory / store / port, 1 internal failure.\n",
             d.bind, d.port, d.workers, d.interactive_workers, d.batch_nice, d.data_dir, d.max_queue, d.default_time,
-            d.max_time, d.max_memory_mb, d.default_memory_mb, d.max_connections, d.max_per_address, d.request_timeout,
-            d.keep_days, d.keep_jobs, d.keep_mb, d.lease);
+            d.max_time, d.max_memory_mb, d.default_memory_mb, d.max_connections, d.max_per_address,
+            d.max_streams_per_address, d.max_streams_per_job, d.request_timeout, d.keep_days, d.keep_jobs, d.keep_mb,
+            d.lease);
 }
 
 /* {"domains":[{"name","description","params":[...],"planner":{...}}]} of the built-in domains. The
@@ -184,7 +190,7 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
     p->web = getenv("TPLAN_WEB");
     tpServiceDef def = p->def;
     const char *token_file = NULL, *web = p->web, *password_file = NULL;
-    bool no_web = false, wmem_given = false, workers_given = false;
+    bool no_web = false, wmem_given = false, workers_given = false, interactive_given = false;
     long long v;
     double dv;
     enum {
@@ -202,6 +208,9 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
         OPT_NO_WEB,
         OPT_MCONN,
         OPT_PERADDR,
+        OPT_STREAMS,
+        OPT_STREAMS_ADDR,
+        OPT_STREAMS_JOB,
         OPT_REQTIME,
         OPT_QCLIENT,
         OPT_INTERACTIVE,
@@ -230,6 +239,9 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
         {"no-web", no_argument, NULL, OPT_NO_WEB},
         {"max-connections", required_argument, NULL, OPT_MCONN},
         {"max-per-address", required_argument, NULL, OPT_PERADDR},
+        {"max-streams", required_argument, NULL, OPT_STREAMS},
+        {"max-streams-per-address", required_argument, NULL, OPT_STREAMS_ADDR},
+        {"max-streams-per-job", required_argument, NULL, OPT_STREAMS_JOB},
         {"request-timeout", required_argument, NULL, OPT_REQTIME},
         {"max-queued-per-client", required_argument, NULL, OPT_QCLIENT},
         {"interactive-workers", required_argument, NULL, OPT_INTERACTIVE},
@@ -331,6 +343,24 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
             }
             def.max_per_address = (int)v;
             break;
+        case OPT_STREAMS:
+            if (!tpCli_ParseInt("--max-streams", a, 1, 100000, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.max_streams = (int)v;
+            break;
+        case OPT_STREAMS_ADDR:
+            if (!tpCli_ParseInt("--max-streams-per-address", a, 1, 100000, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.max_streams_per_address = (int)v;
+            break;
+        case OPT_STREAMS_JOB:
+            if (!tpCli_ParseInt("--max-streams-per-job", a, 1, 100000, &v)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.max_streams_per_job = (int)v;
+            break;
         case OPT_QCLIENT:
             if (!tpCli_ParseInt("--max-queued-per-client", a, 1, 10000000, &v)) {
                 return TP_EXIT_BAD_INPUT;
@@ -348,6 +378,7 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
                 return TP_EXIT_BAD_INPUT;
             }
             def.interactive_workers = (int)v;
+            interactive_given = true;
             break;
         case OPT_NICE:
             if (!tpCli_ParseInt("--batch-nice", a, 0, 19, &v)) {
@@ -385,9 +416,10 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
         case OPT_STORE:
             if (strncmp(a, "sqlite:", 7) != 0 && strncmp(a, "postgresql://", 13) != 0 &&
                 strncmp(a, "postgres://", 11) != 0) {
-                char q[256];
+                char shown[256], q[256]; /* a key=value string may hold password=...: never shown */
+                tpService_RedactStore(a, shown, sizeof shown);
                 tpLog(TP_LOG_ERROR, "--store %s: expected sqlite:PATH or postgresql://[user@]host[:port]/database",
-                      tpCli_Escape(a, q, sizeof q));
+                      tpCli_Escape(shown, q, sizeof q));
                 return TP_EXIT_BAD_INPUT;
             }
             def.store = a;
@@ -420,6 +452,9 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
     if (def.workers == 0 && !def.store) {
         tpLog(TP_LOG_ERROR, "--workers 0 (a front end: HTTP only) needs a shared store: --store postgresql://...");
         return TP_EXIT_BAD_INPUT;
+    }
+    if (def.workers == 0 && !interactive_given) {
+        def.interactive_workers = 0; /* a front end is HTTP only: the nodes plan /v1/plan jobs too */
     }
     if (def.no_http && !workers_given) {
         tpLog(TP_LOG_ERROR, "--no-http (a worker node) needs --workers N");
@@ -490,6 +525,13 @@ static int serve_run(ServeCmd *p)
         free(token);
         return -1 - TP_EXIT_BAD_INPUT;
     }
+    /* PGPASSWORD: read once, kept by the server alone, and out of the environment the workers (which
+       run submitted scripts) inherit; libpq gets it as the connection's password */
+    const char *envpw = getenv("PGPASSWORD");
+    if (envpw && !password && def.store && strncmp(def.store, "sqlite:", 7) != 0) {
+        password = strdup(envpw);
+    }
+    unsetenv("PGPASSWORD");
     def.token = token;
     def.store_password = password;
     struct stat sb;

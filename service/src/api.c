@@ -419,7 +419,9 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
         const char *w = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "wait");
         char *end = NULL;
         wait = w ? strtod(w, &end) : 10.0;
-        if (w && (end == w || *end || !(wait > 0) || wait > svc->def.max_time)) {
+        /* a plain decimal (strtod also takes " 1", "0x10", "1e1", "inf") */
+        bool plain = w && w[strspn(w, "0123456789.")] == '\0' && strchr("0123456789.", w[0]);
+        if (w && (!plain || end == w || *end || !(wait > 0) || wait > svc->def.max_time)) {
             return svcHttp_Error(rq, 400, "bad_field", "wait", "wait must be a number of seconds in (0, %g]",
                                  svc->def.max_time);
         }
@@ -710,7 +712,7 @@ enum MHD_Result svcApi_List(svcReq *rq)
     }
     svcListFilter f = {.status = -1, .before = after, .limit = (int)limit};
     const char *sname = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "status");
-    if (sname && sname[0]) {
+    if (sname) { /* empty is refused as for the other filters, not read as "any" */
         f.status = svcStatusFromName(sname);
         if (f.status < 0) {
             return svcHttp_Error(rq, 400, "bad_field", "status",
@@ -1000,7 +1002,10 @@ static int parse_range(const char *h, uint64_t size, uint64_t *off, uint64_t *le
     }
     const char *p = h + 6;
     char *end = NULL;
-    if (*p == '-') { /* the last N bytes */
+    if (*p == '-') {                    /* the last N bytes */
+        if (p[1] < '0' || p[1] > '9') { /* strtoull would take "--1" as 2^64 - 1: not a range */
+            return 0;
+        }
         unsigned long long n = strtoull(p + 1, &end, 10);
         if (end == p + 1 || *end || n == 0) {
             return end == p + 1 || *end ? 0 : -1;
@@ -1016,6 +1021,9 @@ static int parse_range(const char *h, uint64_t size, uint64_t *off, uint64_t *le
     const char *q = end + 1;
     unsigned long long b = size > 0 ? size - 1 : 0;
     if (*q) {
+        if (*q < '0' || *q > '9') {
+            return 0;
+        }
         b = strtoull(q, &end, 10);
         if (end == q || *end || b < a) {
             return 0;
@@ -1175,6 +1183,7 @@ enum MHD_Result svcApi_Log(svcReq *rq, int64_t id)
 
 typedef struct Sse {
     tpService *svc;
+    struct MHD_Connection *conn; /* its connection: the reaper may close the stream (svcHttp_StreamOpen) */
     int64_t id;
     uint64_t version;
     bool sent_any, ended;
@@ -1202,7 +1211,7 @@ static bool sse_next(Sse *s)
 {
     tpService *svc = s->svc;
     for (;;) {
-        if (svc->stopping) {
+        if (svc->stopping || !svcHttp_StreamOpen(svc, s->conn)) { /* stopping, or closed by the reaper */
             return false;
         }
         svcJob *job = local_job(svc, s->id);
@@ -1305,11 +1314,21 @@ enum MHD_Result svcApi_Events(svcReq *rq, int64_t id)
     if (!exists) {
         return unknown_job(rq, id);
     }
+    /* a stream holds its connection (and thread) as long as the job runs: streams are capped, or
+       clients holding them took every connection (issue 40: 1,200 from 10 addresses, health refused) */
+    char why[256];
+    unsigned refused = svcHttp_BeginStream(rq, id, why, sizeof why);
+    if (refused) {
+        svcHttp_Header(rq, "Retry-After", "5");
+        svcHttp_Header(rq, "Connection", "close"); /* nor held idle afterwards */
+        return svcHttp_Error(rq, refused, "too_many_streams", NULL, "%s; close one or retry later", why);
+    }
     Sse *s = calloc(1, sizeof *s);
     if (!s) {
         return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
     }
     s->svc = svc;
+    s->conn = rq->conn;
     s->id = id;
     struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, sse_read, s, sse_free);
     if (!r) {
@@ -1325,7 +1344,10 @@ enum MHD_Result svcApi_Events(svcReq *rq, int64_t id)
 
 typedef struct QueryScan {
     const char *allowed; /* "a, b, c" */
-    const char *bad;     /* the first unknown key */
+    const char *bad;     /* the first unknown (or repeated) key */
+    bool repeated;       /* bad is known but given twice: which one would count is no one's guess */
+    const char *seen[16];
+    int nseen;
 } QueryScan;
 
 static enum MHD_Result query_key(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
@@ -1341,6 +1363,16 @@ static enum MHD_Result query_key(void *cls, enum MHD_ValueKind kind, const char 
         bool starts = p == q->allowed || p[-1] == ' ';
         bool ends = p[n] == '\0' || p[n] == ',';
         if (starts && ends) {
+            for (int i = 0; i < q->nseen; ++i) {
+                if (strcmp(q->seen[i], key) == 0) {
+                    q->bad = key;
+                    q->repeated = true;
+                    return MHD_NO;
+                }
+            }
+            if (q->nseen < 16) {
+                q->seen[q->nseen++] = key;
+            }
             return MHD_YES;
         }
     }
@@ -1350,8 +1382,9 @@ static enum MHD_Result query_key(void *cls, enum MHD_ValueKind kind, const char 
 
 const char *svcHttp_UnknownQuery(svcReq *rq, const char *allowed)
 {
-    QueryScan q = {allowed, NULL};
+    QueryScan q = {.allowed = allowed};
     MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, query_key, &q);
+    rq->query_repeated = q.repeated;
     return q.bad;
 }
 
@@ -1363,6 +1396,9 @@ enum MHD_Result svcHttp_BadQuery(svcReq *rq, const char *key, const char *allowe
         shown[i] = (unsigned char)key[i] >= 0x20 && (unsigned char)key[i] < 0x7f ? key[i] : '?';
     }
     shown[i] = '\0';
+    if (rq->query_repeated) {
+        return svcHttp_Error(rq, 400, "bad_field", shown, "query parameter '%s' is given more than once", shown);
+    }
     return svcHttp_Error(rq, 400, "bad_field", shown, "unknown query parameter '%s' (known here: %s)", shown, allowed);
 }
 

@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <math.h>
 #include <microhttpd.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,9 @@
 #include <strings.h>
 
 #include "http_internal.h"
+
+#define SVC_STREAM_STALL_ROUNDS 8 /* reaper rounds (0.25 s) an event stream's socket may stay full: 2 s */
+#define SVC_STREAM_SNDBUF 16384   /* bytes: SO_SNDBUF of an event stream's socket (events are ~1 KB) */
 
 /* ---- responses -------------------------------------------------------------------------- */
 
@@ -315,12 +319,14 @@ static enum MHD_Result route(svcReq *rq)
 typedef struct svcConn {
     struct svcConn *prev, *next;
     int fd;
-    double deadline; /* svcNow() by which the current request must be complete; 0 = none (answering) */
-    char addr[64];   /* the client's address, for the log */
+    double deadline;    /* svcNow() by which the current request must be complete; 0 = none (answering) */
+    char addr[64];      /* the client's address, for the log and the stream caps */
+    int64_t stream_job; /* the job whose event stream it carries (svcHttp_BeginStream), 0 = none */
+    int stalled;        /* reaper rounds in a row its stream's socket could take no more bytes */
 } svcConn;
 
 struct svcConns {
-    pthread_mutex_t mu; /* guards the list and the log counters (never taken with svc->mu held) */
+    pthread_mutex_t mu; /* guards the list and the log counters (svc->mu may be held, never taken under it) */
     pthread_cond_t stop_cv;
     bool stop;
     pthread_t reaper;
@@ -329,19 +335,86 @@ struct svcConns {
     int count;    /* connections in the list */
     int evicted;  /* closed to make room since the reaper's last log line */
     char evicted_addr[64];
+    char stalled_addr[64]; /* the client of the last event stream check_streams closed */
     double log_second;
     int log_lines, log_dropped; /* libmicrohttpd's messages in the current second, and those dropped */
 };
 
-static void conn_set_deadline(tpService *svc, struct MHD_Connection *conn, double deadline)
+static svcConn *conn_of(struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    svcConn *c = ci ? ci->socket_context : NULL;
+    return ci ? ci->socket_context : NULL;
+}
+
+/* The connection's request deadline (0 while it is answered); a new deadline also ends its stream. */
+static void conn_set_deadline(tpService *svc, struct MHD_Connection *conn, double deadline)
+{
+    svcConn *c = conn_of(conn);
     if (c) {
         pthread_mutex_lock(&svc->conns->mu);
         c->deadline = deadline;
+        if (deadline > 0) {
+            c->stream_job = 0;
+            c->stalled = 0;
+        }
         pthread_mutex_unlock(&svc->conns->mu);
     }
+}
+
+bool svcHttp_StreamOpen(tpService *svc, struct MHD_Connection *conn)
+{
+    svcConn *c = conn_of(conn);
+    if (!c) {
+        return true;
+    }
+    pthread_mutex_lock(&svc->conns->mu); /* under svc->mu: the reaper never takes svc->mu holding this one */
+    bool open = c->stream_job != 0;
+    pthread_mutex_unlock(&svc->conns->mu);
+    return open;
+}
+
+unsigned svcHttp_BeginStream(svcReq *rq, int64_t id, char *msg, size_t cap)
+{
+    tpService *svc = rq->svc;
+    struct svcConns *cs = svc->conns;
+    svcConn *c = conn_of(rq->conn);
+    if (!c) {
+        snprintf(msg, cap, "the server cannot follow this connection");
+        return 503;
+    }
+    int max_all = svc->def.max_streams > 0 ? svc->def.max_streams
+                                           : (svc->def.max_connections / 8 > 1 ? svc->def.max_connections / 8 : 1);
+    int all = 0, mine = 0, job = 0;
+    unsigned code = 0;
+    pthread_mutex_lock(&cs->mu);
+    for (svcConn *o = cs->head.next; o != &cs->head; o = o->next) {
+        if (o->stream_job) {
+            ++all;
+            mine += strcmp(o->addr, c->addr) == 0;
+            job += o->stream_job == id;
+        }
+    }
+    if (mine >= svc->def.max_streams_per_address) {
+        code = 429;
+        snprintf(msg, cap, "this client address has %d event streams open, the most it may (--max-streams-per-address)",
+                 mine);
+    } else if (job >= svc->def.max_streams_per_job) {
+        code = 429;
+        snprintf(msg, cap, "job %lld has %d event streams open, the most one job may (--max-streams-per-job)",
+                 (long long)id, job);
+    } else if (all >= max_all) {
+        code = 503;
+        snprintf(msg, cap, "the server has %d event streams open, the most it takes (--max-streams)", all);
+    } else {
+        c->stream_job = id;
+        c->stalled = 0;
+        /* a fixed send buffer (the kernel doubles it: 32 KiB), so that "full" means the client reads
+           nothing: Linux sizes a new socket's buffer to its first window, about 1.3 MB on loopback */
+        int sndbuf = SVC_STREAM_SNDBUF;
+        setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+    }
+    pthread_mutex_unlock(&cs->mu);
+    return code;
 }
 
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
@@ -400,8 +473,40 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
     }
 }
 
+/* Event streams whose socket could take no more bytes for SVC_STREAM_STALL_ROUNDS reaper rounds (the
+ * client reads nothing: its buffers and the kernel's are full), or whose client closed its end, are
+ * shut down: their thread then fails its next write and libmicrohttpd closes the connection. A stream
+ * waits on svc->changed up to 15 s between writes, so a client gone away would otherwise count against
+ * the caps until then. cs->mu held; returns how many stuck ones were closed, *gone_count all those
+ * ended (the stuck and the left). */
+static int check_streams(struct svcConns *cs, int *gone_count)
+{
+    int closed = 0;
+    for (svcConn *c = cs->head.next; c != &cs->head; c = c->next) {
+        if (!c->stream_job) {
+            continue;
+        }
+        struct pollfd p = {.fd = c->fd, .events = POLLOUT | POLLRDHUP};
+        int rc = poll(&p, 1, 0);
+        bool gone = rc > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+        c->stalled = rc >= 0 && !(p.revents & POLLOUT) ? c->stalled + 1 : 0;
+        if (gone || c->stalled >= SVC_STREAM_STALL_ROUNDS) {
+            shutdown(c->fd, SHUT_RDWR);
+            c->stream_job = 0; /* no longer counted, though its thread may take a moment to see it */
+            c->stalled = 0;
+            if (!gone) { /* a client leaving is ordinary: only the stuck ones are logged */
+                snprintf(cs->stalled_addr, sizeof cs->stalled_addr, "%s", c->addr);
+                ++closed;
+            }
+            ++*gone_count;
+        }
+    }
+    return closed;
+}
+
 /* Shuts down the sockets of connections past their request deadline (their threads then see the
- * end of the stream and close them), four times a second. */
+ * end of the stream and close them), and the event streams check_streams finds stuck, four times a
+ * second. */
 static void *reaper_main(void *arg)
 {
     tpService *svc = arg;
@@ -419,12 +524,26 @@ static void *reaper_main(void *arg)
                 ++closed;
             }
         }
+        int ended = 0, streams = check_streams(cs, &ended);
+        char saddr[64];
+        snprintf(saddr, sizeof saddr, "%s", cs->stalled_addr);
         int evicted = cs->evicted;
         char eaddr[64];
         snprintf(eaddr, sizeof eaddr, "%s", cs->evicted_addr);
         cs->evicted = 0;
-        if (closed > 0 || evicted > 0) {
+        if (closed > 0 || evicted > 0 || ended > 0) {
             pthread_mutex_unlock(&cs->mu);
+            if (ended > 0) { /* their threads wait for a change of their job: they end now */
+                pthread_mutex_lock(&svc->mu);
+                pthread_cond_broadcast(&svc->changed);
+                pthread_mutex_unlock(&svc->mu);
+            }
+            if (streams > 0) {
+                svcLog(svc,
+                       "http: closed %d event stream%s whose client read nothing for %g s, its socket's buffer "
+                       "full (last from %s)",
+                       streams, streams == 1 ? "" : "s", SVC_STREAM_STALL_ROUNDS * 0.25, saddr[0] ? saddr : "?");
+            }
             if (closed > 0) {
                 svcLog(svc, "http: closed %d connection%s without a complete request within %g s (last from %s)",
                        closed, closed == 1 ? "" : "s", svc->def.request_timeout, last[0] ? last : "?");

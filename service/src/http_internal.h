@@ -26,6 +26,7 @@ typedef struct svcReq {
     char *body;        /* the request body (NUL-terminated), NULL if none */
     size_t len, cap;
     bool too_big;                          /* over TP_SERVICE_MAX_BODY_BYTES: answered 413 */
+    bool query_repeated;                   /* svcHttp_UnknownQuery's key was a known one given twice */
     double t0;                             /* svcNow() when it arrived */
     char headers[SVC_MAX_HEADERS][2][160]; /* extra response headers (name, value) */
     int nheaders;
@@ -41,6 +42,13 @@ enum MHD_Result svcHttp_JsonOwned(svcReq *rq, unsigned code, char *body);
 /// {"error":{"code","message"[,"field"]}} with the status code.
 enum MHD_Result svcHttp_Error(svcReq *rq, unsigned code, const char *err_code, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/// Counts the request's connection as an event stream of job id if the caps allow (per address,
+/// per job, in all: def.max_streams*): 0 then, else the status to refuse it with (429 a share of the
+/// address or the job, 503 the server's) and why in msg. The mark ends with the response.
+unsigned svcHttp_BeginStream(svcReq *rq, int64_t id, char *msg, size_t cap);
+/// False once the reaper closed conn's event stream (its client left or reads nothing): its thread
+/// ends the stream instead of waiting for the next change. svc->mu may be held.
+bool svcHttp_StreamOpen(tpService *svc, struct MHD_Connection *conn);
 /// Logs the request line and counts it (svcHttp_Send does it for ordinary responses).
 void svcHttp_Log(svcReq *rq, unsigned code);
 

@@ -28,8 +28,9 @@ extern char **environ;
  * deadline: the rest is for writing the plan and the reply, on a loaded machine too */
 #define SVC_SYNC_MARGIN 0.2
 #define SVC_SYNC_MARGIN_MIN 0.08
-#define SVC_RETENTION_EVERY 10.0    /* s between two retention passes (each is one query, ~1 ms) */
+#define SVC_RETENTION_EVERY 10.0    /* s between two retention passes (one query over an index, ~1 ms) */
 #define SVC_RETENTION_AFTER_JOB 1.0 /* s: a job's end brings the next pass forward, at most this often */
+#define SVC_RETENTION_BATCH 16      /* jobs deleted per hold of svc->mu (16 records of 4 MiB: ~8 ms) */
 
 /* ---- workers ---------------------------------------------------------------------------- */
 
@@ -293,22 +294,46 @@ bool svcSched_Delete(tpService *svc, int64_t id)
 
 static void sweep_orphans(tpService *svc);
 
-/* Deletes the finished jobs the retention policy (keep_days, keep_jobs, keep_mb) drops. */
+/* Deletes the finished jobs the retention policy (keep_days, keep_jobs, keep_mb) drops. Called with
+ * svc->mu held, which it lets go of between batches of SVC_RETENTION_BATCH jobs and while it removes
+ * their folders: the choice is one query over an index of sizes and times (store_sqlite.c's
+ * jobs_meta), deleting a batch of rows takes a few ms, and a pass may drop hundreds of jobs (a lower
+ * --keep-mb, a day passing --keep-days). The store gives the freed pages back in its own time
+ * (svcStore_Compact: SQLite's maintenance thread). A request therefore waits for one batch at most. */
 static void retention(tpService *svc)
 {
     int n = 0;
     int64_t *ids = svcStore_Expired(svc, svcNow(), &n);
-    if (n > 0 && svcStore_DeleteMany(svc, ids, n)) {
-        for (int i = 0; i < n; ++i) {
-            svcJobRemoveFiles(svc, ids[i], false);
+    int deleted = 0;
+    char(*gone)[4096] = n > 0 ? malloc(SVC_RETENTION_BATCH * sizeof *gone) : NULL;
+    for (int at = 0; gone && at < n && !svc->stopping; at += SVC_RETENTION_BATCH) {
+        int k = n - at < SVC_RETENTION_BATCH ? n - at : SVC_RETENTION_BATCH;
+        if (!svcStore_DeleteMany(svc, ids + at, k)) {
+            break;
         }
-        svcLog(svc, "retention: %d finished job%s deleted", n, n == 1 ? "" : "s");
+        deleted += k;
+        bool moved[SVC_RETENTION_BATCH];
+        for (int i = 0; i < k; ++i) { /* out of DATA/jobs under the lock (a rename), removed without it */
+            moved[i] = svcJobDetachFiles(svc, ids[at + i], gone[i], sizeof gone[i]);
+        }
+        pthread_mutex_unlock(&svc->mu);
+        for (int i = 0; i < k; ++i) {
+            if (moved[i]) {
+                svcRemoveDetached(gone[i]);
+            }
+        }
+        pthread_mutex_lock(&svc->mu);
+    }
+    free(gone);
+    if (deleted > 0) {
+        svcLog(svc, "retention: %d finished job%s deleted", deleted, deleted == 1 ? "" : "s");
     }
     free(ids);
     if (svc->cluster) { /* another node's pass (or a DELETE through another front end) deleted jobs whose
                            files this one holds in its cache */
         sweep_orphans(svc);
     }
+    svcStore_Compact(svc); /* the pages of these jobs, and of those DELETE removed since the last pass */
     svc->next_retention = svcNow() + SVC_RETENTION_EVERY;
 }
 
@@ -316,12 +341,25 @@ static void retention(tpService *svc)
  * its files, or files of a job an older version never cleaned) are removed. */
 static void sweep_orphans(tpService *svc)
 {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/deleted", svc->data_dir); /* what a pass stopped by a crash left there */
+    DIR *dd = opendir(dir);
+    struct dirent *de;
+    while (dd && (de = readdir(dd))) {
+        if (de->d_name[0] != '.') {
+            char sub[4400];
+            snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
+            svcRemoveDetached(sub);
+        }
+    }
+    if (dd) {
+        closedir(dd);
+    }
     int n = 0;
     int64_t *ids = svcStore_AllIds(svc, &n);
     if (!ids && svc->cluster) { /* the database is away: every folder would look like an orphan */
         return;
     }
-    char dir[4096];
     snprintf(dir, sizeof dir, "%s/jobs", svc->data_dir);
     DIR *d = opendir(dir);
     int removed = 0;

@@ -35,6 +35,8 @@ tpServiceDef tpDefaultServiceDef(void)
     d.keep_mb = 2048;
     d.max_connections = 1024;
     d.max_per_address = 128;
+    d.max_streams_per_address = 16;
+    d.max_streams_per_job = 32;
     d.request_timeout = 30;
     d.lease = 10;
     return d;
@@ -132,6 +134,7 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
         def->workers > 256 || def->port < 0 || def->port > 65535 || def->max_queue < 1 || !(def->default_time > 0) ||
         !(def->max_time >= def->default_time) || def->default_memory_mb < 16 ||
         def->max_memory_mb < def->default_memory_mb || def->max_connections < 1 || def->max_per_address < 1 ||
+        def->max_streams < 0 || def->max_streams_per_address < 1 || def->max_streams_per_job < 1 ||
         !(def->request_timeout > 0) || def->interactive_workers < 0 || def->batch_nice < 0 || def->batch_nice > 19 ||
         !(def->keep_days >= 0) || def->keep_jobs < 0 || def->keep_mb < 0 || !(def->lease >= 0.5)) {
         snprintf(err, sizeof err, "tpRunService: incomplete or inconsistent definition");

@@ -122,12 +122,13 @@ typedef struct tpService {
     svcJob **active;                 /* nactive queued and running jobs (owned array; room for cap_active) */
     int nactive;
     size_t cap_active;
-    svcWorker *workers;    /* nworkers batch workers, then ninteractive interactive ones */
-    int nworkers;          /* batch workers (--workers): the cores batch jobs may take */
-    int ninteractive;      /* interactive workers (--interactive-workers) */
-    int nprocs;            /* nworkers + ninteractive */
-    double next_retention; /* svcNow() time of the next retention pass */
-    int wake[2];           /* self-pipe: wakes the scheduler */
+    svcWorker *workers;          /* nworkers batch workers, then ninteractive interactive ones */
+    int nworkers;                /* batch workers (--workers): the cores batch jobs may take */
+    int ninteractive;            /* interactive workers (--interactive-workers) */
+    int nprocs;                  /* nworkers + ninteractive */
+    double next_retention;       /* svcNow() time of the next retention pass */
+    struct svcSqMaint *sq_maint; /* the SQLite backend's maintenance thread (store_sqlite.c) */
+    int wake[2];                 /* self-pipe: wakes the scheduler */
     pthread_t sched;
     bool sched_started;
     struct MHD_Daemon *httpd;
@@ -148,12 +149,21 @@ void svcLog(tpService *svc, const char *fmt, ...) __attribute__((format(printf, 
 void svcJobFree(svcJob *job);
 /// The job object of the API (docs/service.md) as unformatted JSON; caller frees. NULL on OOM.
 char *svcJobJson(const svcJob *job);
+/// The request as job objects show it (each `set` string over 1,024 bytes as {"bytes": N}), made
+/// from job->request on first use and kept in job->request_shown (owned by the job); NULL on OOM.
+const char *svcJobShownRequest(svcJob *job);
+/// Bytes the job's record holds in the store (request, summary, error message, and the script if
+/// with_script): what retention counts against keep_mb, kept in the store beside the record.
+int64_t svcJobRecordBytes(const svcJob *job, bool with_script);
 /// A job object as cJSON (owned by the caller).
 cJSON *svcJobToCJson(const svcJob *job);
 /// Path of a job's file ("plan.json", "tree.bin") or folder (name NULL) into out.
 void svcJobPath(const tpService *svc, int64_t id, const char *name, char *out, size_t cap);
 
 /* ---- store.c (call with svc->mu held, except open/close) ---- */
+/// Overwrites with '*' every password of the connection string spec found in msg (libpq's messages
+/// may quote a part of the string they could not parse).
+void svcStore_RedactIn(const char *spec, char *msg);
 /// spec names a PostgreSQL store (postgresql:// or postgres://).
 bool svcStore_IsPostgres(const char *spec);
 bool svcStore_Open(tpService *svc, char *err, size_t errlen);
@@ -162,7 +172,9 @@ void svcStore_Close(tpService *svc);
 bool svcStore_Insert(tpService *svc, svcJob *job, const char *idem_key, const char *idem_hash);
 /// Writes every mutable field of job.
 bool svcStore_Update(tpService *svc, const svcJob *job);
-/// Loads job id (NULL if unknown or on error). with_script: also the script text.
+/// Loads job id for the API (NULL if unknown or on error): its request as job objects show it, in
+/// request_shown (request NULL: the stored request may be 4 MiB, read whole only to run the job).
+/// with_script: also the script text.
 svcJob *svcStore_Get(tpService *svc, int64_t id, bool with_script);
 /// The job with this idempotency key: its id (0 = none) and request hash.
 int64_t svcStore_FindIdem(tpService *svc, const char *key, char *hash, size_t hashcap);
@@ -180,8 +192,11 @@ int64_t *svcStore_List(tpService *svc, const svcListFilter *f, int *n);
 bool svcStore_LoadScript(tpService *svc, svcJob *job);
 /// Deletes job id's row (its files are the caller's). False on error.
 bool svcStore_Delete(tpService *svc, int64_t id);
-/// Deletes these rows in one transaction and gives the freed pages back to the file system.
+/// Deletes these rows in one transaction (their pages are given back by svcStore_Compact).
 bool svcStore_DeleteMany(tpService *svc, const int64_t *ids, int n);
+/// Asks the store to give its free pages back to the file system, in its own time and without
+/// svc->mu (SQLite: its maintenance thread; PostgreSQL: its autovacuum). Returns at once.
+void svcStore_Compact(tpService *svc);
 /// Finished jobs the retention policy drops now (oldest first): older than keep_days, beyond the
 /// newest keep_jobs, or beyond keep_mb of files, scripts and records. Returns the ids (malloc'd, *n).
 int64_t *svcStore_Expired(tpService *svc, double now, int *n);
@@ -246,6 +261,11 @@ int64_t svcJobFilesBytes(tpService *svc, int64_t id);
 /// Removes a job's folder and everything in it; keep_log: all but its log (log.txt), the partial
 /// files of a cancelled or failed job.
 void svcJobRemoveFiles(tpService *svc, int64_t id, bool keep_log);
+/// Moves a deleted job's folder out of DATA/jobs to DATA/deleted/ID (one rename: cheap under mu) and
+/// puts that path in out; false if there was none to move (or it could not be: then removed at once).
+bool svcJobDetachFiles(tpService *svc, int64_t id, char *out, size_t cap);
+/// Removes a folder svcJobDetachFiles moved (its files may be large: call it without mu).
+void svcRemoveDetached(const char *dir);
 
 /* ---- metrics.c ---- */
 int svcRouteIndex(const char *route);

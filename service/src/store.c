@@ -1,10 +1,97 @@
 /* tplan service: the job store's front door. --store chooses the backend (store.h): the embedded
  * SQLite file (the default, DATA/tplan.db, or sqlite:PATH) or a PostgreSQL database shared by the
  * nodes of a cluster (postgresql://...); every svcStore_* call goes to that backend's table. */
+#define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <string.h>
 
 #include "store.h"
+
+/* ---- passwords in a connection string: never in a message (issue 40) ---- */
+
+/* The next password in spec at or after *from: its offset and length (0 = none left). Generous: what
+ * libpq might read as a password, and more (an odd string is cut at the widest place). */
+static size_t next_secret(const char *spec, size_t *from, size_t *len)
+{
+    const char *s = spec + *from;
+    const char *uri = *from == 0 ? strstr(spec, "://") : NULL;
+    if (uri) { /* scheme://user:PASSWORD@host...: up to the last '@' before the path */
+        const char *a = uri + 3, *end = a + strcspn(a, "/"), *at = NULL;
+        for (const char *q = a; q < end; ++q) {
+            at = *q == '@' ? q : at;
+        }
+        const char *colon = at ? memchr(a, ':', (size_t)(at - a)) : NULL;
+        if (colon && at > colon + 1) {
+            *len = (size_t)(at - colon - 1);
+            *from = (size_t)(at - spec);
+            return (size_t)(colon + 1 - spec);
+        }
+    }
+    for (const char *k = strstr(s, "password"); k; k = strstr(k + 1, "password")) {
+        const char *v = k + 8;
+        v += strspn(v, " \t");
+        if (*v != '=') {
+            continue;
+        }
+        ++v;
+        v += strspn(v, " \t");
+        const char *e = v;
+        if (*e == '\'') { /* key='quoted value' with \' and \\ */
+            for (++e; *e && *e != '\''; ++e) {
+                e += e[0] == '\\' && e[1];
+            }
+            e += *e == '\'';
+        } else {
+            e += strcspn(e, " \t\n&");
+        }
+        if (e > v) {
+            *len = (size_t)(e - v);
+            *from = (size_t)(e - spec);
+            return (size_t)(v - spec);
+        }
+    }
+    *len = 0;
+    return 0;
+}
+
+void tpService_RedactStore(const char *spec, char *out, size_t cap)
+{
+    if (cap == 0) {
+        return;
+    }
+    size_t o = 0, copied = 0, from = 0, len = 0;
+    spec = spec ? spec : "";
+    for (;;) {
+        size_t at = next_secret(spec, &from, &len);
+        size_t upto = len ? at : strlen(spec);
+        for (size_t i = copied; i < upto && o + 1 < cap; ++i) {
+            out[o++] = spec[i];
+        }
+        if (!len) {
+            break;
+        }
+        for (const char *m = "***"; *m && o + 1 < cap; ++m) {
+            out[o++] = *m;
+        }
+        copied = at + len;
+    }
+    out[o] = '\0';
+}
+
+void svcStore_RedactIn(const char *spec, char *msg)
+{
+    size_t from = 0, len = 0;
+    for (;;) {
+        size_t at = next_secret(spec ? spec : "", &from, &len);
+        if (!len) {
+            return;
+        }
+        char *p = msg;
+        for (char *hit; (hit = memmem(p, strlen(p), spec + at, len)); p = hit + len) {
+            memset(hit, '*', len); /* the same length: the message stays in its buffer */
+        }
+    }
+}
 
 bool svcStore_IsPostgres(const char *spec)
 {
@@ -24,7 +111,9 @@ bool svcStore_Open(tpService *svc, char *err, size_t errlen)
         svc->store = &svcStorePg;
         svc->cluster = true;
     } else {
-        snprintf(err, errlen, "--store %.200s: expected sqlite:PATH or postgresql://[user@]host[:port]/database", spec);
+        char shown[256];
+        tpService_RedactStore(spec, shown, sizeof shown);
+        snprintf(err, errlen, "--store %s: expected sqlite:PATH or postgresql://[user@]host[:port]/database", shown);
         return false;
     }
     return svc->store->open(svc, err, errlen);
@@ -75,6 +164,13 @@ bool svcStore_Delete(tpService *svc, int64_t id)
 bool svcStore_DeleteMany(tpService *svc, const int64_t *ids, int n)
 {
     return svc->store->delete_many(svc, ids, n);
+}
+
+void svcStore_Compact(tpService *svc)
+{
+    if (svc->store->compact) {
+        svc->store->compact(svc);
+    }
 }
 
 int64_t *svcStore_Expired(tpService *svc, double now, int *n)

@@ -19,6 +19,7 @@ typedef struct svcStoreOps {
     bool (*load_script)(tpService *svc, svcJob *job);
     bool (*del)(tpService *svc, int64_t id);
     bool (*delete_many)(tpService *svc, const int64_t *ids, int n);
+    void (*compact)(tpService *svc); /* NULL: the backend needs none (PostgreSQL's autovacuum) */
     int64_t *(*expired)(tpService *svc, double now, int *n);
     int64_t *(*all_ids)(tpService *svc, int *n);
     void (*counts)(tpService *svc, int64_t counts[SVC_NSTATUS]);

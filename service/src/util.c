@@ -95,6 +95,9 @@ static cJSON *shown_request(const svcJob *job)
     if (job->request_shown) { /* parsing a 4 MiB request for each SSE event cost more than all else */
         return cJSON_Parse(job->request_shown);
     }
+    if (!job->request) {
+        return NULL;
+    }
     cJSON *req = job->request ? cJSON_Parse(job->request) : NULL;
     cJSON *set = cJSON_GetObjectItemCaseSensitive(req, "set");
     for (cJSON *v = set ? set->child : NULL; v; v = v->next) {
@@ -167,6 +170,20 @@ cJSON *svcJobToCJson(const svcJob *job)
     return o;
 }
 
+const char *svcJobShownRequest(svcJob *job)
+{
+    if (!job->request_shown) {
+        cJSON_Delete(shown_request(job)); /* sets job->request_shown */
+    }
+    return job->request_shown;
+}
+
+int64_t svcJobRecordBytes(const svcJob *job, bool with_script)
+{
+    return (int64_t)((job->request ? strlen(job->request) : 0) + (job->summary ? strlen(job->summary) : 0) +
+                     (job->err_message ? strlen(job->err_message) : 0) + (with_script ? job->script_len : 0));
+}
+
 char *svcJobJson(const svcJob *job)
 {
     cJSON *o = svcJobToCJson(job);
@@ -206,10 +223,9 @@ int64_t svcJobFilesBytes(tpService *svc, int64_t id)
     return total;
 }
 
-void svcJobRemoveFiles(tpService *svc, int64_t id, bool keep_log)
+/* Removes the files of the flat folder dir and the folder; keep_log: a non-empty log.txt stays. */
+static void remove_folder(const char *dir, bool keep_log)
 {
-    char dir[4096];
-    svcJobPath(svc, id, NULL, dir, sizeof dir);
     DIR *d = opendir(dir);
     if (!d) {
         return;
@@ -225,4 +241,30 @@ void svcJobRemoveFiles(tpService *svc, int64_t id, bool keep_log)
     }
     closedir(d);
     rmdir(dir); /* fails while the log is kept: the folder stays with it */
+}
+
+void svcJobRemoveFiles(tpService *svc, int64_t id, bool keep_log)
+{
+    char dir[4096];
+    svcJobPath(svc, id, NULL, dir, sizeof dir);
+    remove_folder(dir, keep_log);
+}
+
+bool svcJobDetachFiles(tpService *svc, int64_t id, char *out, size_t cap)
+{
+    char dir[4096];
+    svcJobPath(svc, id, NULL, dir, sizeof dir);
+    snprintf(out, cap, "%s/deleted", svc->data_dir);
+    mkdir(out, 0755); /* EEXIST: there already */
+    snprintf(out, cap, "%s/deleted/%lld", svc->data_dir, (long long)id);
+    if (rename(dir, out) == 0) {
+        return true;
+    }
+    svcJobRemoveFiles(svc, id, false); /* no folder (ENOENT), or none could be made: at once */
+    return false;
+}
+
+void svcRemoveDetached(const char *dir)
+{
+    remove_folder(dir, false);
 }

@@ -37,7 +37,6 @@ const pointer = (parts) => parts.map((s) => String(s).replace(/~/g, "~0").replac
 const compiled = new Map();
 let checked = 0;
 for (const r of responses) {
-  if (r.method === "OPTIONS") continue; // CORS preflights belong to HTTP, not to the API (docs/service.md)
   const path = r.path.split("?")[0];
   const route = routes.find((x) => x.re.test(path));
   const where = `${r.method} ${r.path} ${r.status}`;

@@ -98,14 +98,28 @@ def test_store(pg):
     uri = pg.create_db("fresh")
     fe = front_end(uri, os.path.join(d, "fe"))
     fe.stop()
-    assert "schema migrated to version 1" in fe.log(), fe.log()[-1000:]
-    assert pg.psql("SELECT max(version) FROM tplan_schema", "fresh") == "1"
+    assert "schema migrated to version 1" in fe.log() and "schema migrated to version 2" in fe.log(), fe.log()[-1000:]
+    assert pg.psql("SELECT max(version) FROM tplan_schema", "fresh") == "2"
     tables = pg.psql("SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname='public'",
                      "fresh")
     assert tables == "job_files,jobs,nodes,tplan_schema", tables
     fe = front_end(uri, os.path.join(d, "fe"))
     fe.stop()
-    assert fe.log().count("schema migrated") == 1, "migrated twice"
+    assert fe.log().count("schema migrated") == 2, "migrated twice"
+    # a version 1 database (no record sizes): migration 2 fills them from the records, once
+    pg.create_db("v1")
+    fe = front_end(pg.uri("v1"), os.path.join(d, "fe_v1"))
+    fe.stop()
+    pg.psql("DROP INDEX jobs_finished; ALTER TABLE jobs DROP COLUMN record_bytes, DROP COLUMN request_shown;"
+            " DELETE FROM tplan_schema WHERE"
+            " version = 2; INSERT INTO jobs(status, domain, request, script, created, finished, time_limit, memory_mb)"
+            " VALUES('solved', 'job.lua', repeat('v', 300000), 'abc'::bytea,"
+            " extract(epoch FROM now()), extract(epoch FROM now()), 60, 256)", "v1")
+    fe = front_end(pg.uri("v1"), os.path.join(d, "fe_v1"))
+    fe.stop()
+    assert fe.log().count("schema migrated to version 2") == 2, fe.log()[-1000:]
+    got = pg.psql("SELECT record_bytes FROM jobs", "v1")
+    assert got == "300003", got
     # a newer schema (a newer tplan upgraded it): refused, one clear error, exit 2
     pg.psql("INSERT INTO tplan_schema VALUES (99, 'from the future', 0)", "fresh")
     code, err = run_serve("--store", uri, "--workers", "0", "--data", os.path.join(d, "x"))
@@ -133,6 +147,14 @@ def test_store(pg):
     code, err = run_serve("--store", "postgresql://tplan:hunter2secret@127.0.0.1:%d/fresh" % pg.port, "--workers",
                           "0", "--data", os.path.join(d, "x"))
     assert code == 2 and "carries a password" in err and "hunter2secret" not in err, (code, err)
+    # a password in a string that does not parse, or in key=value form: refused, and never echoed
+    # (repro password_echoed.sh: libpq's message quoted it too)
+    for bad in ("postgresql://tplan:Hunter2PW@127.0.0.1:5432/tplan?bogus=1", "postgresql://tplan:Hunter2PW@[::1/tplan",
+                "postgresql://tplan:Hunter2%@127.0.0.1/tplan", "postgresql://tplan@127.0.0.1/tplan?password=Hunter2PW&x",
+                "host=127.0.0.1 dbname=tplan user=tplan password=Hunter2PW",
+                "host=127.0.0.1 password = 'Hunter2 PW' dbname=tplan"):
+        code, err = run_serve("--store", bad, "--workers", "0", "--data", os.path.join(d, "x"))
+        assert code == 2 and "--store" in err and "Hunter2" not in err, (bad, code, err)
     # the password from a file, over TCP (scram-sha-256): right and wrong
     pw = os.path.join(d, "pw")
     with open(pw, "w") as f:
@@ -149,6 +171,23 @@ def test_store(pg):
                           os.path.join(d, "x"))
     assert code == 2 and "password authentication failed" in err and "wrong" not in err.replace(
         "wrong password", ""), (code, err)
+    # PGPASSWORD: the server connects with it, and the workers (they run submitted scripts) do not
+    # inherit it (repro pgpassword_in_workers.sh)
+    os.environ["PGPASSWORD"] = pg.PASSWORD
+    try:
+        node = Server(TPLAN, os.path.join(d, "node_env"), "--store", tcp, "--no-web", workers=1).start()
+    finally:
+        del os.environ["PGPASSWORD"]
+    try:
+        pids = node.workers_pids()
+        assert pids, "no worker"
+        for w in pids:
+            env = open("/proc/%d/environ" % w, "rb").read().split(b"\0")
+            assert not any(e.startswith(b"PGPASSWORD=") for e in env), "worker %d has PGPASSWORD" % w
+        node.json("GET", "/v1/health", expect=200)
+    finally:
+        node.stop()
+    assert pg.PASSWORD not in node.log()
     # roles that need a shared store
     code, err = run_serve("--workers", "0", "--data", os.path.join(d, "x"))
     assert code == 2 and "needs a shared store" in err, (code, err)
@@ -159,6 +198,25 @@ def test_store(pg):
 
 
 # ---- the API through a front end, planned by a node ---------------------------------------------------
+
+def check_exposition(text):
+    """Prometheus text format as promtool checks it: every family's samples together, after its
+    # HELP and # TYPE (repro metrics_promtool.sh: tplan_node_* had neither)."""
+    helped, typed, seen, last = set(), {}, set(), None
+    for line in text.splitlines():
+        if line.startswith("# HELP "):
+            helped.add(line.split()[2])
+        elif line.startswith("# TYPE "):
+            typed[line.split()[2]] = line.split()[3]
+        elif line and not line.startswith("#"):
+            name = line.split("{")[0].split()[0]
+            fam = next((name[:-len(x)] for x in ("_bucket", "_sum", "_count") if name.endswith(x) and
+                        name[:-len(x)] in typed), name)
+            assert fam in helped and fam in typed, "%s: no HELP or TYPE" % fam
+            assert fam == last or fam not in seen, "%s: its samples are not together" % fam
+            assert typed[fam] != "counter" or fam.endswith("_total"), "%s: a counter without _total" % fam
+            seen.add(fam)
+            last = fam
 
 def test_flow(pg):
     d = os.path.join(WORK, "flow")
@@ -215,6 +273,10 @@ def test_flow(pg):
         _, _, m = fe.request("GET", "/metrics")
         m = m.decode()
         assert "tplan_cluster_nodes 2" in m and 'tplan_node_finished_total' in m, m[-1500:]
+        check_exposition(m)
+        # a front end (--workers 0) plans nothing itself, /v1/plan jobs neither (repro frontend_plans.py)
+        assert fe.workers_pids() == [], fe.workers_pids()
+        assert h["workers"] == 0 and h["interactive_workers"] == 0, h
         # a deleted job leaves the store (and its files with it)
         st, _, _ = fe.request("DELETE", "/v1/jobs/%d" % jid)
         assert st == 204, st

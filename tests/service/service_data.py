@@ -88,6 +88,9 @@ def test_file_transfer(s):
     assert st == 206 and part == plain[10:20] and hd["content-range"] == "bytes 10-19/%d" % len(plain), hd
     st, hd, part = s.request("GET", path, headers={"Range": "bytes=-7"})
     assert st == 206 and part == plain[-7:], part
+    for bad in ("bytes=--1", "bytes=0--5", "bytes=-+3"):  # not a range (was 206 with the whole file): ignored
+        st, hd, whole = s.request("GET", path, headers={"Range": bad})
+        assert st == 200 and "content-range" not in hd and whole == plain, (bad, st, hd.get("content-range"))
     st, hd, part = s.request("GET", path, headers={"Range": "bytes=100-"})
     assert st == 206 and part == plain[100:]
     st, hd, e = s.json("GET", path, headers={"Range": "bytes=%d-" % len(plain)})

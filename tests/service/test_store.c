@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "service_internal.h"
 #include "store.h"
 
@@ -22,13 +24,13 @@ static char g_dir[256];
 static const char *g_spec; /* the store of this run: "sqlite:DIR/tplan.db" or postgresql://... */
 static char g_sqlite[300];
 
-/* A service with its store open (no workers, no HTTP): what the store's calls need. */
-static tpService *open_store(void)
+/* A service with the store of spec open (no workers, no HTTP): what the store's calls need. */
+static tpService *open_store_spec(const char *spec)
 {
     tpService *svc = calloc(1, sizeof *svc);
     assert_non_null(svc);
     svc->def = tpDefaultServiceDef();
-    svc->def.store = g_spec;
+    svc->def.store = spec;
     svc->def.keep_jobs = 0;
     svc->def.keep_days = 0;
     svc->def.keep_mb = 0;
@@ -38,9 +40,14 @@ static tpService *open_store(void)
     pthread_cond_init(&svc->changed, NULL);
     char err[1024] = "";
     if (!svcStore_Open(svc, err, sizeof err)) {
-        fail_msg("open %s: %s", g_spec, err);
+        fail_msg("open %s: %s", spec, err);
     }
     return svc;
+}
+
+static tpService *open_store(void)
+{
+    return open_store_spec(g_spec);
 }
 
 static void close_store(tpService *svc)
@@ -145,7 +152,8 @@ static void insert_get_roundtrip(void **state)
     svcJob *got = svcStore_Get(svc, job->id, true);
     assert_non_null(got);
     assert_string_equal(got->domain, "job.lua");
-    assert_string_equal(got->request, "{\"seed\":3}");
+    assert_null(got->request); /* the API's copy: the request as job objects show it */
+    assert_string_equal(got->request_shown, "{\"seed\":3}");
     assert_string_equal(got->name, "shot 1");
     assert_string_equal(got->tags, "[\"a\",\"b\"]");
     assert_int_equal(got->status, SVC_QUEUED);
@@ -246,6 +254,305 @@ static void retention_and_delete(void **state)
     int64_t *all = svcStore_AllIds(svc, &n);
     assert_true(n == 1 && all[0] == ids[2]);
     free(all);
+}
+
+/* A request text of n bytes (JSON: a "set" string), malloc'd. */
+static char *big_request(size_t n)
+{
+    char *r = malloc(n + 1);
+    assert_non_null(r);
+    memset(r, 'v', n);
+    memcpy(r, "{\"set\":{\"a\":\"", 13);
+    memcpy(r + n - 3, "\"}}", 3);
+    r[n] = '\0';
+    return r;
+}
+
+/* A finished job whose request is request_bytes long and whose script is script_bytes (0 = none). */
+static int64_t insert_finished(tpService *svc, size_t request_bytes, size_t script_bytes)
+{
+    svcJob *job = new_job(script_bytes ? "job.lua" : "minigolf", NULL, NULL, NULL);
+    free(job->request);
+    job->request = big_request(request_bytes);
+    if (script_bytes) {
+        job->script = malloc(script_bytes + 1);
+        memset(job->script, '-', script_bytes);
+        job->script[script_bytes] = '\0';
+        job->script_len = script_bytes;
+    }
+    assert_true(svcStore_Insert(svc, job, NULL, NULL));
+    int64_t id = job->id;
+    svcJobFree(job);
+    job = take(svc, id);
+    finish(svc, job, SVC_SOLVED);
+    svcJobFree(job);
+    return id;
+}
+
+/* keep_mb counts each record's request and script from the sizes the store keeps beside it (set at
+ * insert and at the job's end): the oldest job goes once the newer ones reach 1 MiB. */
+static void retention_by_record_size(void **state)
+{
+    tpService *svc = *state;
+    int64_t a = insert_finished(svc, 300 << 10, 0);
+    int64_t b = insert_finished(svc, 300 << 10, 500 << 10); /* its script makes the difference */
+    int64_t c = insert_finished(svc, 300 << 10, 0);
+    svc->def.keep_mb = 1;
+    int n = 0;
+    int64_t *old = svcStore_Expired(svc, svcNow(), &n);
+    /* newest first: c (300 KiB, kept), c + b = 1100 KiB > 1 MiB: b and every older job go */
+    assert_int_equal(n, 2);
+    assert_true(old[0] == b && old[1] == a);
+    free(old);
+    svc->def.keep_mb = 2; /* 1400 KiB in all: nothing goes */
+    old = svcStore_Expired(svc, svcNow(), &n);
+    assert_int_equal(n, 0);
+    free(old);
+    (void)c;
+}
+
+/* ---- an SQLite VFS that counts the bytes read from the store's files ---- */
+
+static sqlite3_vfs *g_real_vfs;
+static sqlite3_int64 g_read_bytes;
+
+typedef struct ShimFile {
+    sqlite3_file base;
+    sqlite3_file *real; /* the real VFS's file, right after this struct */
+} ShimFile;
+
+#define REAL(f) (((ShimFile *)(void *)(f))->real)
+
+static int shim_close(sqlite3_file *f)
+{
+    return REAL(f)->pMethods->xClose(REAL(f));
+}
+static int shim_read(sqlite3_file *f, void *b, int n, sqlite3_int64 off)
+{
+    g_read_bytes += n;
+    return REAL(f)->pMethods->xRead(REAL(f), b, n, off);
+}
+static int shim_write(sqlite3_file *f, const void *b, int n, sqlite3_int64 off)
+{
+    return REAL(f)->pMethods->xWrite(REAL(f), b, n, off);
+}
+static int shim_truncate(sqlite3_file *f, sqlite3_int64 size)
+{
+    return REAL(f)->pMethods->xTruncate(REAL(f), size);
+}
+static int shim_sync(sqlite3_file *f, int flags)
+{
+    return REAL(f)->pMethods->xSync(REAL(f), flags);
+}
+static int shim_size(sqlite3_file *f, sqlite3_int64 *size)
+{
+    return REAL(f)->pMethods->xFileSize(REAL(f), size);
+}
+static int shim_lock(sqlite3_file *f, int l)
+{
+    return REAL(f)->pMethods->xLock(REAL(f), l);
+}
+static int shim_unlock(sqlite3_file *f, int l)
+{
+    return REAL(f)->pMethods->xUnlock(REAL(f), l);
+}
+static int shim_reserved(sqlite3_file *f, int *out)
+{
+    return REAL(f)->pMethods->xCheckReservedLock(REAL(f), out);
+}
+static int shim_control(sqlite3_file *f, int op, void *arg)
+{
+    return REAL(f)->pMethods->xFileControl(REAL(f), op, arg);
+}
+static int shim_sector(sqlite3_file *f)
+{
+    return REAL(f)->pMethods->xSectorSize(REAL(f));
+}
+static int shim_devchar(sqlite3_file *f)
+{
+    return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f));
+}
+static int shim_shm_map(sqlite3_file *f, int pg, int sz, int extend, void volatile **pp)
+{
+    return REAL(f)->pMethods->xShmMap(REAL(f), pg, sz, extend, pp);
+}
+static int shim_shm_lock(sqlite3_file *f, int off, int n, int flags)
+{
+    return REAL(f)->pMethods->xShmLock(REAL(f), off, n, flags);
+}
+static void shim_shm_barrier(sqlite3_file *f)
+{
+    REAL(f)->pMethods->xShmBarrier(REAL(f));
+}
+static int shim_shm_unmap(sqlite3_file *f, int del)
+{
+    return REAL(f)->pMethods->xShmUnmap(REAL(f), del);
+}
+static int shim_fetch(sqlite3_file *f, sqlite3_int64 off, int n, void **pp)
+{
+    (void)f, (void)off, (void)n;
+    *pp = NULL; /* no memory-mapped pages: every read goes through shim_read */
+    return SQLITE_OK;
+}
+static int shim_unfetch(sqlite3_file *f, sqlite3_int64 off, void *p)
+{
+    (void)f, (void)off, (void)p;
+    return SQLITE_OK;
+}
+
+static const sqlite3_io_methods shim_io = {
+    3,
+    shim_close,
+    shim_read,
+    shim_write,
+    shim_truncate,
+    shim_sync,
+    shim_size,
+    shim_lock,
+    shim_unlock,
+    shim_reserved,
+    shim_control,
+    shim_sector,
+    shim_devchar,
+    shim_shm_map,
+    shim_shm_lock,
+    shim_shm_barrier,
+    shim_shm_unmap,
+    shim_fetch,
+    shim_unfetch,
+};
+
+static int shim_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out)
+{
+    (void)vfs;
+    ShimFile *s = (ShimFile *)(void *)f;
+    s->real = (sqlite3_file *)(void *)(s + 1);
+    int rc = g_real_vfs->xOpen(g_real_vfs, name, s->real, flags, out);
+    f->pMethods = rc == SQLITE_OK && s->real->pMethods ? &shim_io : NULL;
+    return rc;
+}
+
+static sqlite3_vfs g_shim_vfs;
+
+/* Makes the counting VFS SQLite's default (the store opens its file through it). */
+static void shim_install(void)
+{
+    g_real_vfs = sqlite3_vfs_find(NULL);
+    assert_non_null(g_real_vfs);
+    g_shim_vfs = *g_real_vfs;
+    g_shim_vfs.zName = "tplan-count-reads";
+    g_shim_vfs.szOsFile = (int)sizeof(ShimFile) + g_real_vfs->szOsFile;
+    g_shim_vfs.xOpen = shim_open;
+    assert_int_equal(sqlite3_vfs_register(&g_shim_vfs, 1), SQLITE_OK);
+}
+
+static void shim_remove(void)
+{
+    sqlite3_vfs_unregister(&g_shim_vfs);
+    sqlite3_vfs_register(g_real_vfs, 1);
+}
+
+/* SQLite: the retention pass and a filtered list read the index of sizes and times, never a stored
+ * request (issue 40: length() of every request text, every 10 s under the server's lock). 16 finished
+ * jobs of 1 MiB each, the store opened again (nothing cached), then less than one request read. */
+static void retention_reads_no_request(void **state)
+{
+    tpService *svc = *state;
+    if (svc->cluster) {
+        skip();
+    }
+    int64_t last = 0;
+    for (int i = 0; i < 16; ++i) {
+        last = insert_finished(svc, 1 << 20, 0);
+    }
+    close_store(svc);
+    shim_install();
+    svc = open_store();
+    *state = svc;
+    g_read_bytes = 0;
+    svc->def.keep_jobs = 8;
+    int n = 0;
+    int64_t *old = svcStore_Expired(svc, svcNow(), &n);
+    sqlite3_int64 retention_read = g_read_bytes;
+    assert_int_equal(n, 8);
+    free(old);
+    g_read_bytes = 0;
+    svcListFilter f = {.status = -1, .name = "no such name", .tag = "no such tag", .limit = 10};
+    int64_t *ids = svcStore_List(svc, &f, &n);
+    sqlite3_int64 list_read = g_read_bytes;
+    assert_int_equal(n, 0);
+    free(ids);
+    g_read_bytes = 0; /* the API's get of one of them: its shown request, not the stored 1 MiB */
+    svcJob *got = svcStore_Get(svc, last, false);
+    sqlite3_int64 get_read = g_read_bytes;
+    assert_non_null(got);
+    assert_string_equal(got->request_shown, "{\"set\":{\"a\":{\"bytes\":1048560}}}");
+    svcJobFree(got);
+    shim_remove();
+    if (retention_read >= (1 << 20) || list_read >= (1 << 20) || get_read >= (256 << 10)) {
+        fail_msg("read %lld bytes for retention, %lld for the list of 16 jobs of 1 MiB, %lld for one of them",
+                 (long long)retention_read, (long long)list_read, (long long)get_read);
+    }
+}
+
+/* SQLite: a version 2 store (no record_bytes) is upgraded once, its sizes filled from the records. */
+static void upgrade_fills_record_bytes(void **state)
+{
+    tpService *svc = *state;
+    if (svc->cluster) {
+        skip();
+    }
+    char path[400], spec[420];
+    snprintf(path, sizeof path, "%s/v2.db", g_dir);
+    snprintf(spec, sizeof spec, "sqlite:%s", path);
+    unlink(path);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    char *req = big_request(300 << 10);
+    char *sql = malloc(strlen(req) + 4096);
+    assert_int_equal(sqlite3_exec(db,
+                                  "CREATE TABLE jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, status TEXT NOT NULL,"
+                                  " domain TEXT NOT NULL, request TEXT NOT NULL, script BLOB, idem_key TEXT UNIQUE,"
+                                  " idem_hash TEXT, created REAL NOT NULL, started REAL, finished REAL,"
+                                  " iterations INTEGER NOT NULL DEFAULT 0, nodes INTEGER NOT NULL DEFAULT 0,"
+                                  " solutions INTEGER NOT NULL DEFAULT 0, best_quality REAL,"
+                                  " elapsed REAL NOT NULL DEFAULT 0, summary TEXT, error_code TEXT,"
+                                  " error_message TEXT, has_plan INTEGER NOT NULL DEFAULT 0,"
+                                  " has_tree INTEGER NOT NULL DEFAULT 0, time_limit REAL NOT NULL,"
+                                  " memory_mb INTEGER NOT NULL, name TEXT, tags TEXT,"
+                                  " bytes INTEGER NOT NULL DEFAULT 0);"
+                                  "CREATE INDEX jobs_by_status ON jobs(status, id); PRAGMA user_version=2;",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    for (int i = 0; i < 4; ++i) { /* 4 finished jobs of 300 KiB */
+        snprintf(sql, strlen(req) + 4096,
+                 "INSERT INTO jobs(status, domain, request, created, finished, time_limit, memory_mb)"
+                 " VALUES('solved', 'minigolf', '%s', %f, %f, 60, 256)",
+                 req, svcNow(), svcNow());
+        assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    }
+    sqlite3_close(db);
+    free(sql);
+    free(req);
+    tpService *old = open_store_spec(spec);
+    old->def.keep_mb = 1; /* 3 x 300 KiB fit, the 4th (the oldest) goes */
+    int n = 0;
+    int64_t *ids = svcStore_Expired(old, svcNow(), &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(ids[0], 1);
+    free(ids);
+    svcJob *got = svcStore_Get(old, 2, false); /* no request_shown stored: made from its request */
+    assert_non_null(got);
+    assert_string_equal(svcJobShownRequest(got), "{\"set\":{\"a\":{\"bytes\":307184}}}");
+    svcJobFree(got);
+    close_store(old);
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 3);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
 }
 
 /* PostgreSQL only: the lease makes a job's end exactly once. */
@@ -387,6 +694,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(list_filters, setup, teardown),
         cmocka_unit_test_setup_teardown(run_finish_counts, setup, teardown),
         cmocka_unit_test_setup_teardown(retention_and_delete, setup, teardown),
+        cmocka_unit_test_setup_teardown(retention_by_record_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(retention_reads_no_request, setup, teardown),
+        cmocka_unit_test_setup_teardown(upgrade_fills_record_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(lease_exactly_once, setup, teardown),
         cmocka_unit_test_setup_teardown(concurrent_claims_once, setup, teardown),
         cmocka_unit_test_setup_teardown(orphan_requeued_then_failed, setup, teardown),

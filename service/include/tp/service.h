@@ -60,6 +60,11 @@ typedef struct tpServiceDef {
     int max_per_address;            /* open HTTP connections from one client address at most (more are
                                        closed at once): one client cannot take every connection.
                                        Default 128 */
+    int max_streams;                /* event streams (GET /v1/jobs/{id}/events) open at once, in all; 0 =
+                                       max_connections / 8: with the connections still waiting for a
+                                       request (at most 3/4) they leave room no client can take */
+    int max_streams_per_address;    /* event streams of one client address at most (429 beyond). Default 16 */
+    int max_streams_per_job;        /* event streams of one job at most (429 beyond). Default 32 */
     double request_timeout;         /* s: a connection must deliver a complete request (head and body)
                                        within this time of opening (or of its previous answer), however
                                        slowly it trickles bytes; then it is closed. Default 30 */
@@ -101,6 +106,11 @@ typedef enum {
 /// SIGINT or SIGTERM; then stops cleanly (running jobs go back to `queued` in the store). Failures
 /// are logged in one message.
 tpServiceStatus tpRunService(const tpServiceDef *def);
+
+/// A --store string as a message may show it: spec with every password in it (a URI's
+/// user:PASSWORD@, a password=VALUE in a URI's query or in key=value form) replaced by ***, into out
+/// (cap bytes, NUL-terminated, cut if longer). Whether or not spec parses.
+void tpService_RedactStore(const char *spec, char *out, size_t cap);
 
 #ifdef __cplusplus
 }
