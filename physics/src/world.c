@@ -852,9 +852,10 @@ static bool alloc_arrays(tpWorld *w)
     w->fast = calloc((size_t)nb, sizeof *w->fast);
     w->sub0 = calloc((size_t)nb, sizeof *w->sub0);
     w->subc = calloc((size_t)nb, sizeof *w->subc);
-    return w->fast && w->sub0 && w->subc && w->restored && w->motion_error && w->materials && w->contacts &&
-           w->bodies && w->rt && w->surfaces && w->state_body && w->control_body && w->kin_body && w->cgeoms &&
-           w->action;
+    w->island = calloc(2 * (size_t)nb, sizeof *w->island);
+    return w->fast && w->sub0 && w->subc && w->island && w->restored && w->motion_error && w->materials &&
+           w->contacts && w->bodies && w->rt && w->surfaces && w->state_body && w->control_body && w->kin_body &&
+           w->cgeoms && w->action;
 }
 
 tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
@@ -1049,6 +1050,7 @@ void tpDestroyWorld(tpWorld *w)
     free(w->fast);
     free(w->sub0);
     free(w->subc);
+    free(w->island);
     free(w->pend);
     free(w->feedback);
     free(w->touch);

@@ -160,6 +160,7 @@ struct tpWorld {
     int *fast;             /* indices of the fast bodies of the substep (nbodies entries) */
     tpBodyState *sub0;     /* nstate states at the substep's start (Dantzig fallback) */
     tpBodyState *subc;     /* nstate: the velocities a Poisson solve's restitution phase starts from */
+    int *island;           /* 2 def.nbodies: the substep's contact islands (step.c find_stiff) */
     uint32_t stamp;        /* substep counter for tpBodyRt.contact_stamp (wraps harmlessly) */
     int64_t lcp_nudges;    /* substeps solved again by dWorldStep with the nudge (statistics) */
     int64_t lcp_fallbacks; /* ... and then by the iterative solver (statistics) */
@@ -172,6 +173,7 @@ struct tpWorld {
     bool feedback_all;     /* ... and every joint gets a feedback record, at its pend index */
     int nrestitution;      /* contacts with a restitution force (rest_f) in this solve */
     int64_t poisson;       /* substeps solved with Poisson restitution (statistics) */
+    int64_t stiff;         /* quickstep substeps whose stiff islands the Dantzig LCP solved (statistics) */
     double sub_t;          /* s: the start time of the substep being solved (scripted bodies' poses) */
     int nasleep;           /* bodies asleep now (this step) */
     /* pend[0 .. run[0]) are the substep's real contacts; pend[run[r] .. run[r + 1]) for r < nrun

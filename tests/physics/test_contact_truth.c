@@ -897,6 +897,50 @@ static void spinLanding(tpSolverKind solver, Checks *c)
     check(c, deepest <= MAX_DEPTH, "no landing sinks more than 5 mm: deepest %.3f mm", 1e3 * deepest);
 }
 
+/* A heavy 0.1 m cube (100 kg, 1,000 kg) resting on a light one (1 kg) on the floor, exactly
+ * touching, 10 s; beside it, 1 m away, two equal cubes stacked (quickstep's own island). Both rest:
+ * no overlap beyond 5 mm, the unequal pair drifts at most 1 mm, the equal stack at most 3 mm (the
+ * standard of conformance scene 8, stack2). With quickstep the unequal pair is a stiff island
+ * (step.c find_stiff) that the Dantzig LCP solves; at 20 iterations quickstep alone sank the
+ * heavy box 59 mm into the floor and squeezed the light one out 133 mm. */
+static void heavyOnLight(tpSolverKind solver, Checks *c)
+{
+    const double heavy[2] = {100.0, 1000.0};
+    double deepest = 0.0, pair = 0.0, stack = 0.0;
+    for (int k = 0; k < 2; k++) {
+        Scene s;
+        sceneInit(&s, solver);
+        addFloor(&s, NULL);
+        addBox(&s, "light", 0.1, 0.1, 0.1, 1.0, 0.0, 0.0, 0.05);
+        addBox(&s, "heavy", 0.1, 0.1, 0.1, heavy[k], 0.0, 0.0, 0.15);
+        addBox(&s, "lower", 0.1, 0.1, 0.1, 1.0, 1.0, 0.0, 0.05);
+        addBox(&s, "upper", 0.1, 0.1, 0.1, 1.0, 1.0, 0.0, 0.15);
+        tpWorld *w = mustCreate(&s);
+        tpBodyState x[4], x0[4];
+        tpWorld_InitialState(w, x);
+        memcpy(x0, x, sizeof x0);
+        Depth d = {0.0, -1, -1, -1};
+        double moved[4] = {0.0, 0.0, 0.0, 0.0};
+        for (int i = 0; i < 600; i++) {
+            simStep(w, x, i, &d);
+            for (int b = 0; b < 4; b++)
+                moved[b] = fmax(moved[b], hypot(x[b].pos[0] - x0[b].pos[0], x[b].pos[1] - x0[b].pos[1]));
+        }
+        const double p = fmax(moved[0], moved[1]), q = fmax(moved[2], moved[3]);
+        printf("conformance %s: %.0f kg on 1 kg: deepest %.3f mm, the pair drifts %.3f mm, the equal stack %.3f mm "
+               "(stiff substeps %lld)\n",
+               c->name, heavy[k], 1e3 * d.worst, 1e3 * p, 1e3 * q, (long long)tpWorld_Stats(w).stiff);
+        tpDestroyWorld(w);
+        deepest = fmax(deepest, d.worst);
+        pair = fmax(pair, p);
+        stack = fmax(stack, q);
+    }
+    check(c, deepest <= MAX_DEPTH && pair <= 0.001 && stack <= 0.003,
+          "both stacks rest: deepest %.3f mm (<= 5 mm), the pair drifts %.3f mm (<= 1 mm), the equal stack %.3f mm "
+          "(<= 3 mm)",
+          1e3 * deepest, 1e3 * pair, 1e3 * stack);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 CASE(incline)
@@ -910,6 +954,7 @@ CASE(standing)
 CASE(fastThin)
 CASE(cornerShot)
 CASE(spinLanding)
+CASE(heavyOnLight)
 
 int main(int argc, char **argv)
 {
@@ -922,7 +967,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         CASE_TESTS(incline),  CASE_TESTS(rolling),    CASE_TESTS(cylinderRoll), CASE_TESTS(push),
         CASE_TESTS(cueAngle), CASE_TESTS(chain),      CASE_TESTS(rotation),     CASE_TESTS(standing),
-        CASE_TESTS(fastThin), CASE_TESTS(cornerShot), CASE_TESTS(spinLanding),
+        CASE_TESTS(fastThin), CASE_TESTS(cornerShot), CASE_TESTS(spinLanding),  CASE_TESTS(heavyOnLight),
     };
     return runCases(argc, argv, tests, sizeof tests / sizeof tests[0]);
 }

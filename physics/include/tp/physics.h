@@ -376,6 +376,8 @@ typedef struct tpPhysicsStats {
     int64_t slept;         /* body steps not simulated because the body slept (tpWorld_StepRest) */
     int64_t woken;         /* sleeping bodies woken by a touch within a step */
     int64_t poisson;       /* substeps of an impact chain solved with Poisson's restitution (twice) */
+    int64_t stiff;         /* solver "quickstep": substeps whose islands of unequal masses (a heavy body
+                              on a light one) the Dantzig LCP solved while quickstep solved the rest */
 } tpPhysicsStats;
 tpPhysicsStats tpWorld_Stats(const tpWorld *world);
 
