@@ -53,6 +53,7 @@ void tpCall_Begin(tpCall *c, tplan_output_fn output, void *output_user)
         c->switched = c->host_locale != (locale_t)0;
     }
     g_current = c;
+    tpLog_GetThreadSink(&c->prev_sink, &c->prev_sink_user);
     tpLog_SetThreadSink(call_sink, c);
 }
 
@@ -62,11 +63,7 @@ void tpCall_End(tpCall *c)
         uselocale(c->host_locale);
     }
     g_current = c->outer;
-    if (c->outer) {
-        tpLog_SetThreadSink(call_sink, c->outer);
-    } else {
-        tpLog_SetThreadSink(NULL, NULL);
-    }
+    tpLog_SetThreadSink(c->prev_sink, c->prev_sink_user);
 }
 
 void tpCall_ToHost(tpCall *c)

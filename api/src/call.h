@@ -6,6 +6,7 @@
 
 #include <locale.h>
 
+#include "tp/base.h"
 #include "tp/lua.h"
 #include "tplan/tplan.h"
 
@@ -15,11 +16,14 @@ typedef struct tpCall {
     tplan_output_fn output; /* the host's callback (NULL: output dropped) */
     void *output_user;
     struct tpCall *outer; /* the call this one runs inside (a callback calling the library), or NULL */
+    tpLogSink prev_sink;  /* the thread's log sink before the call (the outer call's, or the program's
+                             own: the service worker names its job in every message), put back */
+    void *prev_sink_user;
 } tpCall;
 
 /// Starts a call on this thread: the C locale, messages to output (NULL: dropped). Calls nest.
 void tpCall_Begin(tpCall *c, tplan_output_fn output, void *output_user);
-/// Ends it: the host's locale and the outer call's message routing come back.
+/// Ends it: the host's locale and the thread's message routing before the call come back.
 void tpCall_End(tpCall *c);
 /// Around a callback into the host (progress): its own locale while it runs.
 void tpCall_ToHost(tpCall *c);

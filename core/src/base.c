@@ -51,6 +51,12 @@ void tpLog_SetThreadSink(tpLogSink sink, void *user)
     s_log_sink_user = user;
 }
 
+void tpLog_GetThreadSink(tpLogSink *sink, void **user)
+{
+    *sink = s_log_sink;
+    *user = s_log_sink_user;
+}
+
 void tpLog(tpLogLevel level, const char *fmt, ...)
 {
     if (s_log_sink) {

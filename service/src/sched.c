@@ -224,8 +224,11 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
     if (stored) {
         svcMetrics_JobDone(svc, status, job->started > 0 ? job->elapsed : 0);
     }
-    if (svc->next_retention - SVC_RETENTION_EVERY + SVC_RETENTION_AFTER_JOB < svcNow()) {
-        svc->next_retention = 0; /* a pass soon after a job ends (at most one a second) */
+    /* a pass soon after a job ends: a second after the last pass at the earliest (at most one a
+       second), not the period's end (a job that ended within a second of the last pass waited 10 s) */
+    const double soon = svc->next_retention - SVC_RETENTION_EVERY + SVC_RETENTION_AFTER_JOB;
+    if (soon < svc->next_retention) {
+        svc->next_retention = soon;
     }
     if (!stored) {
         /* svcPg_Finish said why */

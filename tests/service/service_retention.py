@@ -2,11 +2,12 @@
 (repro store_no_retention_queue_memory.py: 400 of them held 455 MB), and the retention policy:
 the count bound while running and at start, folders of no job removed at start, the size bound
 (the newest job always kept) and the age bound. Every wait is for an event (a job's end, a
-restart), never for time.
+restart, what the next retention pass did), never for a fixed time.
 usage: service_retention.py TPLAN WORKDIR"""
 import os
 import subprocess
 import sys
+import time
 
 from tplan_service import Runner, Server, fresh_dir, LONG
 
@@ -35,19 +36,32 @@ def test_queued_scripts_on_disk(tplan, work):
         assert s.stop() == 0
 
 
+def poll_until(pred, what, bound=60.0):
+    """Waits for the server's next retention pass to have done its work: pred() polled until it
+    holds. A pass comes at most SVC_RETENTION_EVERY (10 s) after the last one, or within a second
+    of a job's end: the bound is only against a server that never makes one."""
+    end = time.monotonic() + bound
+    while True:
+        got = pred()
+        if got[0]:
+            return got
+        assert time.monotonic() < end, "no retention pass in %.0f s: %s (%s)" % (bound, what, got[1])
+        time.sleep(0.05)
+
+
 def test_retention(tplan, work):
     data = os.path.join(work, "keep")
     s = Server(tplan, data, "--keep-jobs", "3", workers=1).start()
     try:
         ids = [s.wait_final(s.submit({"domain": "minigolf", "seed": i}))["id"] for i in range(1, 6)]
-        # a pass soon after a job ends deletes the oldest beyond 3, files too (each round waits for a
-        # job's end, an event)
-        for _ in range(60):  # a pass comes within a second or two of jobs ending: far fewer rounds
+
+        # the next pass deletes the oldest beyond 3, files too (once the jobs are fast, a loop that
+        # submitted jobs until a pass had run outran the passes, at most one a second)
+        def listed():
             _, _, page = s.json("GET", "/v1/jobs", expect=200)
-            if len(page["jobs"]) <= 3:
-                break
-            s.wait_status(s.submit({"domain": "minigolf", "seed": 1}), ("solved",))  # an event, not a sleep
-        kept = [j["id"] for j in page["jobs"]]
+            kept = [j["id"] for j in page["jobs"]]
+            return len(kept) <= 3, kept
+        _, kept = poll_until(listed, "--keep-jobs 3")
         assert len(kept) == 3 and ids[0] not in kept and ids[1] not in kept, kept
         assert not os.path.exists(os.path.join(data, "jobs", str(ids[0])))
     finally:
@@ -83,11 +97,7 @@ def test_retention_size_age(tplan, work):
             used = size(os.path.join(data, "jobs"))
             return ids[0] not in kept and used <= max(1 << 20, size(os.path.join(data, "jobs", str(max(kept))))), kept
         last = ids[-1]
-        for _ in range(60):  # a pass comes within a second or two of jobs ending: far fewer rounds
-            ok, kept = holds()
-            if ok:
-                break
-            last = s.wait_final(s.submit({"domain": "minigolf", "seed": 1}))["id"]  # its end brings the next pass
+        ok, kept = poll_until(holds, "--keep-mb 1")
         assert ok and max(kept) == last and len(kept) < len(ids), (ids, last, kept)
     finally:
         assert s.stop() == 0

@@ -55,6 +55,8 @@ void tpLog_SetLevel(tpLogLevel level);
 typedef void (*tpLogSink)(void *user, tpLogLevel level, const char *msg);
 /// Sets the calling thread's sink (the embedding API collects messages so that it never prints).
 void tpLog_SetThreadSink(tpLogSink sink, void *user);
+/// The calling thread's sink and its user pointer (NULL, NULL: none), to put back later.
+void tpLog_GetThreadSink(tpLogSink *sink, void **user);
 /// printf-style message to stderr, prefixed "tplan: " (and "warning: "/"error: " by level).
 void tpLog(tpLogLevel level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
