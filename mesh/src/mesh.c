@@ -102,6 +102,34 @@ static int weld_cmp(const void *pa, const void *pb)
     return (a->i > b->i) - (a->i < b->i);
 }
 
+/* Merges every vertex into the root of its group (root[i] <= i, root[root[i]] == root[i]): the
+ * roots stay, in their original order (copied into nv, which becomes the mesh's vertex array; remap
+ * is scratch of nvertices), and the triangles are renumbered. Returns the number of merged vertices
+ * whose coordinates differ from their root's. */
+static long merge_into_roots(tpMesh *m, const int32_t *root, int32_t *remap, double *nv)
+{
+    const int n = m->nvertices;
+    int count = 0;
+    long moved = 0;
+    for (int i = 0; i < n; i++) {
+        if (root[i] == i) {
+            remap[i] = count;
+            memcpy(nv + 3 * count, m->vertices + 3 * i, 3 * sizeof(double));
+            count++;
+        } else if (memcmp(m->vertices + 3 * i, m->vertices + 3 * root[i], 3 * sizeof(double)) != 0) {
+            moved++;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        remap[i] = remap[root[i]];
+    for (int t = 0; t < 3 * m->ntriangles; t++)
+        m->triangles[t] = remap[m->triangles[t]];
+    free(m->vertices);
+    m->vertices = nv;
+    m->nvertices = count;
+    return moved;
+}
+
 bool tpMesh_Weld(tpMesh *m)
 {
     int n = m->nvertices;
@@ -132,21 +160,7 @@ bool tpMesh_Weld(tpMesh *m)
             first[key[k].i] = key[s].i;
         s = e;
     }
-    int count = 0;
-    for (int i = 0; i < n; i++) {
-        if (first[i] == i) {
-            remap[i] = count;
-            memcpy(nv + 3 * count, m->vertices + 3 * i, 3 * sizeof(double));
-            count++;
-        }
-    }
-    for (int i = 0; i < n; i++)
-        remap[i] = remap[first[i]];
-    for (int t = 0; t < 3 * m->ntriangles; t++)
-        m->triangles[t] = remap[m->triangles[t]];
-    free(m->vertices);
-    m->vertices = nv;
-    m->nvertices = count;
+    merge_into_roots(m, first, remap, nv);
     free(key);
     free(remap);
     free(first);
@@ -159,15 +173,6 @@ static int weld_x_cmp(const void *pa, const void *pb)
     if (a->v[0] != b->v[0])
         return a->v[0] < b->v[0] ? -1 : 1;
     return (a->i > b->i) - (a->i < b->i);
-}
-
-static int32_t weld_root(int32_t *up, int32_t i)
-{
-    while (up[i] != i) {
-        up[i] = up[up[i]];
-        i = up[i];
-    }
-    return i;
 }
 
 bool tpMesh_WeldNear(tpMesh *m, double eps, long *welded)
@@ -198,33 +203,12 @@ bool tpMesh_WeldNear(tpMesh *m, double eps, long *welded)
         for (int e = s + 1; e < n && key[e].v[0] - key[s].v[0] <= eps; e++) {
             if (fabs(key[e].v[1] - key[s].v[1]) > eps || fabs(key[e].v[2] - key[s].v[2]) > eps)
                 continue;
-            int32_t a = weld_root(up, key[s].i), b = weld_root(up, key[e].i);
-            if (a != b) {
-                if (a < b)
-                    up[b] = a;
-                else
-                    up[a] = b;
-            }
-        }
-    }
-    int count = 0;
-    for (int i = 0; i < n; i++) {
-        int32_t r = weld_root(up, i);
-        if (r == i) {
-            remap[i] = count;
-            memcpy(nv + 3 * count, m->vertices + 3 * i, 3 * sizeof(double));
-            count++;
-        } else if (memcmp(m->vertices + 3 * i, m->vertices + 3 * r, 3 * sizeof(double)) != 0) {
-            (*welded)++;
+            tpUnion_Join(up, key[s].i, key[e].i);
         }
     }
     for (int i = 0; i < n; i++)
-        remap[i] = remap[weld_root(up, i)];
-    for (int t = 0; t < 3 * m->ntriangles; t++)
-        m->triangles[t] = remap[m->triangles[t]];
-    free(m->vertices);
-    m->vertices = nv;
-    m->nvertices = count;
+        up[i] = tpUnion_Root(up, i);
+    *welded = merge_into_roots(m, up, remap, nv);
     free(key);
     free(up);
     free(remap);

@@ -340,60 +340,60 @@ static void restart_substep(tpWorld *w, const tpBodyState *from, double h)
 #define TP_STIFF_MASS_RATIO 10.0
 #define TP_STIFF_MAX_CONTACTS 64
 
-static int island_root(int *parent, int i)
+/* A body the solve moves: not static geometry, not asleep (sleepers take part as static geometry). */
+static bool solved_body(const tpBodyRt *r)
 {
-    while (parent[i] != i) {
-        parent[i] = parent[parent[i]];
-        i = parent[i];
-    }
-    return i;
+    return r->body != NULL && !r->asleep;
 }
 
-/* Marks w->island[i] = -1 for every body of a stiff island (the others keep their root), and
- * returns whether there is any. w->island holds the parents, then the roots' counts. */
+/* Contact p joins two moving bodies whose masses differ TP_STIFF_MASS_RATIO times or more. */
+static bool joins_unequal(const tpWorld *w, const tpPendingContact *p)
+{
+    const tpBodyRt *ra = &w->rt[p->a], *rb = &w->rt[p->b];
+    return solved_body(ra) && solved_body(rb) &&
+           fmax(ra->mass, rb->mass) >= TP_STIFF_MASS_RATIO * fmin(ra->mass, rb->mass);
+}
+
+/* Marks w->island[i] = -1 for every body of a stiff island (the others get their island's root),
+ * and returns whether there is any. w->island holds the parents, then the roots' counts. A scene of
+ * equal masses (the dice) costs one scan of the contacts. */
 static bool find_stiff(tpWorld *w)
 {
-    if (w->nkinematic > 0 || w->npend == 0)
+    if (w->nkinematic > 0)
         return false;
-    int *parent = w->island;
-    for (int i = 0; i < w->def.nbodies; i++)
-        parent[i] = i;
     bool any = false;
-    for (int k = 0; k < w->npend; k++) {
-        const tpPendingContact *p = &w->pend[k];
-        const tpBodyRt *ra = &w->rt[p->a], *rb = &w->rt[p->b];
-        if (ra->body == NULL || rb->body == NULL || ra->asleep || rb->asleep)
-            continue; /* static geometry and sleepers join no island */
-        const int x = island_root(parent, p->a), y = island_root(parent, p->b);
-        if (x != y)
-            parent[x < y ? y : x] = x < y ? x : y;
-        const double big = fmax(ra->mass, rb->mass), small = fmin(ra->mass, rb->mass);
-        any = any || big >= TP_STIFF_MASS_RATIO * small;
-    }
+    for (int k = 0; k < w->npend && !any; k++)
+        any = joins_unequal(w, &w->pend[k]);
     if (!any)
         return false;
-    /* every body's root, then per root: its contact count, and bit 30 when one of them joins
-       unequal masses */
-    for (int i = 0; i < w->def.nbodies; i++)
-        parent[i] = island_root(parent, i);
-    static const int STIFF = 1 << 30;
-    int *count = w->island + w->def.nbodies;
-    for (int i = 0; i < w->def.nbodies; i++)
-        count[i] = 0;
+    const int32_t n = w->def.nbodies;
+    int32_t *parent = w->island, *count = w->island + n;
+    for (int32_t i = 0; i < n; i++)
+        parent[i] = i;
     for (int k = 0; k < w->npend; k++) {
         const tpPendingContact *p = &w->pend[k];
-        const tpBodyRt *ra = &w->rt[p->a], *rb = &w->rt[p->b];
-        const bool a_moves = ra->body != NULL && !ra->asleep, b_moves = rb->body != NULL && !rb->asleep;
-        if (!a_moves && !b_moves)
+        if (solved_body(&w->rt[p->a]) && solved_body(&w->rt[p->b]))
+            tpUnion_Join(parent, p->a, p->b);
+    }
+    /* every body's root, then per root: its contact count, and bit 30 when one of them joins
+       unequal masses */
+    for (int32_t i = 0; i < n; i++) {
+        parent[i] = tpUnion_Root(parent, i);
+        count[i] = 0;
+    }
+    static const int32_t STIFF = 1 << 30;
+    for (int k = 0; k < w->npend; k++) {
+        const tpPendingContact *p = &w->pend[k];
+        if (!solved_body(&w->rt[p->a]) && !solved_body(&w->rt[p->b]))
             continue;
-        const int r = parent[a_moves ? p->a : p->b];
+        const int32_t r = parent[solved_body(&w->rt[p->a]) ? p->a : p->b];
         count[r]++;
-        if (a_moves && b_moves && fmax(ra->mass, rb->mass) >= TP_STIFF_MASS_RATIO * fmin(ra->mass, rb->mass))
+        if (joins_unequal(w, p))
             count[r] |= STIFF;
     }
     any = false;
-    for (int i = 0; i < w->def.nbodies; i++) {
-        const int r = parent[i];
+    for (int32_t i = 0; i < n; i++) {
+        const int32_t r = parent[i];
         const bool stiff = (count[r] & STIFF) && (count[r] & ~STIFF) <= TP_STIFF_MAX_CONTACTS;
         any = any || stiff;
         parent[i] = stiff ? -1 : r; /* read only for body i itself from here on */
@@ -408,13 +408,13 @@ static int solve_part(tpWorld *w, double h, bool stiff)
     for (int k = 0; k < w->nstate; k++) {
         const int i = w->state_body[k];
         const tpBodyRt *r = &w->rt[i];
-        if (!r->asleep && (w->island[i] == -1) != stiff)
+        if (solved_body(r) && (w->island[i] == -1) != stiff)
             dBodyDisable(r->body);
     }
     int ok = tpOde_Solve(w->world, h, stiff);
     for (int k = 0; k < w->nstate; k++) {
         const tpBodyRt *r = &w->rt[w->state_body[k]];
-        if (!r->asleep && !dBodyIsEnabled(r->body))
+        if (solved_body(r) && !dBodyIsEnabled(r->body))
             dBodyEnable(r->body);
     }
     return ok;

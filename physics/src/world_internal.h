@@ -160,7 +160,7 @@ struct tpWorld {
     int *fast;             /* indices of the fast bodies of the substep (nbodies entries) */
     tpBodyState *sub0;     /* nstate states at the substep's start (Dantzig fallback) */
     tpBodyState *subc;     /* nstate: the velocities a Poisson solve's restitution phase starts from */
-    int *island;           /* 2 def.nbodies: the substep's contact islands (step.c find_stiff) */
+    int32_t *island;       /* 2 def.nbodies: the substep's contact islands (step.c find_stiff) */
     uint32_t stamp;        /* substep counter for tpBodyRt.contact_stamp (wraps harmlessly) */
     int64_t lcp_nudges;    /* substeps solved again by dWorldStep with the nudge (statistics) */
     int64_t lcp_fallbacks; /* ... and then by the iterative solver (statistics) */

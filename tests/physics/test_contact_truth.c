@@ -805,16 +805,15 @@ static bool segmentHitsBox(const double p[3], const double q[3], const double h[
     return true;
 }
 
-/* World point p in the frame of body state s (centre, quaternion). */
+/* World point p in the frame of body state s (centre, quaternion): R^T (p - c). */
 static void toBodyFrame(const tpBodyState *s, const double p[3], double out[3])
 {
-    const double *q = s->quat, d[3] = {p[0] - s->pos[0], p[1] - s->pos[1], p[2] - s->pos[2]};
-    const double w = q[0], x = q[1], y = q[2], z = q[3];
-    const double R[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
-                            {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
-                            {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
-    for (int r = 0; r < 3; r++)
-        out[r] = R[0][r] * d[0] + R[1][r] * d[1] + R[2][r] * d[2]; /* R^T d */
+    dMatrix3 R;
+    dQtoR(s->quat, R);
+    const dVector3 d = {p[0] - s->pos[0], p[1] - s->pos[1], p[2] - s->pos[2], 0.0};
+    dVector3 r;
+    dMultiply1_331(r, R, d);
+    memcpy(out, r, 3 * sizeof(double));
 }
 
 /* Soccer's shot at 1 substep: a 2.15 cm ball rolling at 3, 6 and 10 m/s into a 0.18 m, 2.5 kg box on

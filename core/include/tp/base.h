@@ -124,6 +124,27 @@ void tpErrorf(char *err, size_t errlen, const char *fmt, ...) __attribute__((for
 /// Prints "file:line: assertion failed: expr" to stderr and aborts (TP_ASSERT's failure path).
 void tpAssert_Fail(const char *expr, const char *file, int line) __attribute__((noreturn));
 
+/// Disjoint sets over indices 0..n-1 in an array the caller owns (parent[i] = i to start): the
+/// root of i's set (path halving: it shortens the paths it walks).
+static inline int32_t tpUnion_Root(int32_t *parent, int32_t i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+/// Joins the sets of a and b; the lower root becomes the root of both, so the sets' roots are a
+/// function of the joins made, not of their order (the lowest index of each set).
+static inline void tpUnion_Join(int32_t *parent, int32_t a, int32_t b)
+{
+    const int32_t x = tpUnion_Root(parent, a), y = tpUnion_Root(parent, b);
+    if (x < y)
+        parent[y] = x;
+    else if (y < x)
+        parent[x] = y;
+}
+
 #ifdef __cplusplus
 }
 #endif
