@@ -398,6 +398,41 @@ void tpPlan_FreePacked(tpPlanPackTable *table)
 
 /* ---- writing: %.*g ---- */
 
+/* The plan writer's reference: %.17g, or %.15g when that reads back to v; needs17 tells from the
+ * 17 digits alone that %.15g cannot (see tpPlan_FormatNumber). */
+static bool needs17(const char *g17, double v)
+{
+    if (!isnormal(v)) {
+        return false;
+    }
+    int digits = 0, last2 = 0;
+    bool lead = true;
+    for (const char *p = g17; *p && *p != 'e' && *p != 'E'; ++p) {
+        if (*p < '0' || *p > '9' || (lead && *p == '0')) {
+            continue; /* sign, decimal point, leading zeros */
+        }
+        lead = false;
+        ++digits;
+        last2 = (last2 * 10 + (*p - '0')) % 100;
+    }
+    return digits == 17 && last2 > 12 && last2 < 88;
+}
+
+static int formatNumberSlow(double v, char *buf)
+{
+    int n = tpPlan_FormatG(v, 17, buf);
+    if (!needs17(buf, v)) {
+        char b15[40];
+        const int n15 = tpPlan_FormatG(v, 15, b15);
+        double back = tpPlan_ParseNumber(b15, (size_t)n15);
+        if (memcmp(&back, &v, sizeof v) == 0) {
+            memcpy(buf, b15, (size_t)n15 + 1);
+            n = n15;
+        }
+    }
+    return n;
+}
+
 #ifdef __SIZEOF_INT128__
 __extension__ typedef unsigned __int128 U128; /* GCC / Clang on 64-bit targets */
 
@@ -669,41 +704,6 @@ int tpPlan_FormatG(double v, int precision, char *buf)
     return layoutG(bits >> 63, (uint64_t)d, P, x, buf); /* d < 10^17 < 2^57 */
 }
 
-/* The plan writer's reference: %.17g, or %.15g when that reads back to v; needs17 tells from the
- * 17 digits alone that %.15g cannot (see tpPlan_FormatNumber). */
-static bool needs17(const char *g17, double v)
-{
-    if (!isnormal(v)) {
-        return false;
-    }
-    int digits = 0, last2 = 0;
-    bool lead = true;
-    for (const char *p = g17; *p && *p != 'e' && *p != 'E'; ++p) {
-        if (*p < '0' || *p > '9' || (lead && *p == '0')) {
-            continue; /* sign, decimal point, leading zeros */
-        }
-        lead = false;
-        ++digits;
-        last2 = (last2 * 10 + (*p - '0')) % 100;
-    }
-    return digits == 17 && last2 > 12 && last2 < 88;
-}
-
-static int formatNumberSlow(double v, char *buf)
-{
-    int n = tpPlan_FormatG(v, 17, buf);
-    if (!needs17(buf, v)) {
-        char b15[40];
-        const int n15 = tpPlan_FormatG(v, 15, b15);
-        double back = tpPlan_ParseNumber(b15, (size_t)n15);
-        if (memcmp(&back, &v, sizeof v) == 0) {
-            memcpy(buf, b15, (size_t)n15 + 1);
-            n = n15;
-        }
-    }
-    return n;
-}
-
 /* Whether the decimal D = d * 10^q (d < 2^50, |q| <= 27) reads back as v (normal, bits), 1 or 0
  * (-1: an intermediate beyond 128 bits, not decided here): D lies
  * strictly between v's two rounding boundaries, or on one with v's significand even (strtod rounds
@@ -791,36 +791,8 @@ int tpPlan_FormatG(double v, int precision, char *buf)
     return n;
 }
 
-static bool needs17(const char *g17, double v)
-{
-    if (!isnormal(v)) {
-        return false;
-    }
-    int digits = 0, last2 = 0;
-    bool lead = true;
-    for (const char *p = g17; *p && *p != 'e' && *p != 'E'; ++p) {
-        if (*p < '0' || *p > '9' || (lead && *p == '0')) {
-            continue;
-        }
-        lead = false;
-        ++digits;
-        last2 = (last2 * 10 + (*p - '0')) % 100;
-    }
-    return digits == 17 && last2 > 12 && last2 < 88;
-}
-
 int tpPlan_FormatNumber(double v, char *buf)
 {
-    int n = tpPlan_FormatG(v, 17, buf);
-    if (!needs17(buf, v)) {
-        char b15[40];
-        const int n15 = tpPlan_FormatG(v, 15, b15);
-        double back = tpPlan_ParseNumber(b15, (size_t)n15);
-        if (memcmp(&back, &v, sizeof v) == 0) {
-            memcpy(buf, b15, (size_t)n15 + 1);
-            n = n15;
-        }
-    }
-    return n;
+    return formatNumberSlow(v, buf);
 }
 #endif
