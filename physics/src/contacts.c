@@ -338,6 +338,30 @@ void tpContacts_DepthPass(tpWorld *w)
     }
 }
 
+/* The candidate pairs at the current poses into w->pairs, sorted (the position projection's
+ * collision pass, project.c). */
+void tpContacts_PairsNow(tpWorld *w)
+{
+    w->npairs = 0;
+    dSpaceCollide(w->space, w, near_callback);
+    sort_keys(w->pairs, w->npairs);
+}
+
+static void inflate_geom(tpWorld *w, int i, double m);
+
+void tpContacts_Inflate(tpWorld *w, int i, double m)
+{
+    inflate_geom(w, i, m);
+}
+
+int tpContacts_CollidePair(tpWorld *w, int a, int b)
+{
+    const int n = collide_pair(w, &w->rt[a], &w->rt[b]);
+    if (n > 0)
+        sort_contacts(w->cgeoms, n);
+    return n;
+}
+
 /* Room for n pending contacts (and their feedback records); keeps the contents. */
 static bool reserve_pending(tpWorld *w, int n)
 {

@@ -456,6 +456,7 @@ static void solve_once(tpWorld *w, double h)
     const bool exact = w->def.solver != TP_SOLVER_QUICKSTEP;
     const tpSolveMode mode = exact ? TP_SOLVE_EXACT : find_stiff(w) ? TP_SOLVE_MIXED : TP_SOLVE_QUICK;
     w->stiff += mode == TP_SOLVE_MIXED;
+    w->stiff_solved = mode == TP_SOLVE_MIXED;
     unsigned long fails = mode != TP_SOLVE_QUICK ? tpOde_LcpFailures() : 0;
     apply_action(w);
     tpContacts_CreateJoints(w, h);
@@ -788,6 +789,8 @@ static bool advance(tpWorld *w, double t, const double *action, const uint8_t *r
                 solve_substep(w, h);
             }
             conserve_momentum(w, h);
+            if (w->def.solver == TP_SOLVER_QUICKSTEP)
+                tpContacts_Project(w);
             tpContacts_Record(w);
             done += h;
             s++;

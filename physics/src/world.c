@@ -853,9 +853,10 @@ static bool alloc_arrays(tpWorld *w)
     w->sub0 = calloc((size_t)nb, sizeof *w->sub0);
     w->subc = calloc((size_t)nb, sizeof *w->subc);
     w->island = calloc(2 * (size_t)nb, sizeof *w->island);
-    return w->fast && w->sub0 && w->subc && w->island && w->restored && w->motion_error && w->materials &&
-           w->contacts && w->bodies && w->rt && w->surfaces && w->state_body && w->control_body && w->kin_body &&
-           w->cgeoms && w->action;
+    w->proj_start = calloc((size_t)nb, sizeof *w->proj_start);
+    return w->fast && w->sub0 && w->subc && w->island && w->proj_start && w->restored && w->motion_error &&
+           w->materials && w->contacts && w->bodies && w->rt && w->surfaces && w->state_body && w->control_body &&
+           w->kin_body && w->cgeoms && w->action;
 }
 
 tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
@@ -1051,8 +1052,10 @@ void tpDestroyWorld(tpWorld *w)
     free(w->sub0);
     free(w->subc);
     free(w->island);
+    free(w->proj_start);
     free(w->pend);
     free(w->feedback);
+    free(w->proj);
     free(w->touch);
     free(w);
 }

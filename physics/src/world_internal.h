@@ -65,6 +65,7 @@ typedef struct tpBodyRt {
                                prediction: a car pressed on the road slides along a wall, not down it) */
     double dw_pred[3];      /* rad/s: ... and the action's torque to its angular velocity (set with the
                                substep's contact joints: the friction direction's prediction) */
+    bool pinned;            /* the position projection leaves it alone in this substep (project.c) */
     bool stirs;             /* wakes the sleepers it touches: scripted, acted on, fast at the substep's
                                start or woken (a still awake body only leans on them) */
 } tpBodyRt;
@@ -154,8 +155,11 @@ struct tpWorld {
      * fallback solve; grown rarely. */
     tpPendingContact *pend;
     int npend, cap_pend;
-    dJointFeedback *feedback; /* one per speculative contact of the substep (cap_pend entries) */
-    tpTouch *touch;           /* the pairs touching at the substep's start, sorted by key */
+    dJointFeedback *feedback;   /* one per speculative contact of the substep (cap_pend entries) */
+    struct tpProjContact *proj; /* the position projection's contacts (project.c), cap_proj entries */
+    int nproj, cap_proj;
+    double (*proj_start)[3]; /* nstate: the state bodies' positions when the projection began */
+    tpTouch *touch;          /* the pairs touching at the substep's start, sorted by key */
     int ntouch, cap_touch;
     int *fast;             /* indices of the fast bodies of the substep (nbodies entries) */
     tpBodyState *sub0;     /* nstate states at the substep's start (Dantzig fallback) */
@@ -174,6 +178,7 @@ struct tpWorld {
     int nrestitution;      /* contacts with a restitution force (rest_f) in this solve */
     int64_t poisson;       /* substeps solved with Poisson restitution (statistics) */
     int64_t stiff;         /* quickstep substeps whose stiff islands the Dantzig LCP solved (statistics) */
+    bool stiff_solved;     /* the last solve was such a substep (island[] marks its stiff bodies -1) */
     double sub_t;          /* s: the start time of the substep being solved (scripted bodies' poses) */
     int nasleep;           /* bodies asleep now (this step) */
     /* pend[0 .. run[0]) are the substep's real contacts; pend[run[r] .. run[r + 1]) for r < nrun
@@ -284,6 +289,16 @@ bool tpContacts_NeedPoisson(tpWorld *w);
 int tpContacts_RestitutionForces(tpWorld *w);
 /// The speculative contacts the solver used join the touching record.
 void tpContacts_Record(tpWorld *w);
+/// The candidate pairs at the current poses into w->pairs, sorted.
+void tpContacts_PairsNow(tpWorld *w);
+/// Grows body i's geom by m (m) on every side (0: back to its size).
+void tpContacts_Inflate(tpWorld *w, int i, double m);
+/// The contacts of bodies a < b at the current poses into w->cgeoms, in canonical order (ODE's
+/// normal separates a from b when a moves along it); their count.
+int tpContacts_CollidePair(tpWorld *w, int a, int b);
+/// Pushes apart, on the poses alone, the overlap beyond a slop that the substep's solve left
+/// (project.c; solver "quickstep").
+void tpContacts_Project(tpWorld *w);
 /// The deepest overlaps at the current poses, without joints (after a step with scripted bodies).
 void tpContacts_DepthPass(tpWorld *w);
 
