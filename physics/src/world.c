@@ -634,6 +634,8 @@ static bool check_scene(const tpSceneDef *def, char *err, size_t errlen)
     for (int i = 0; i < def->nbodies; i++)
         if (!check_body(def, i, err, errlen))
             return false;
+    if (!tpJoints_Check(def, err, errlen))
+        return false;
     return check_body_names(def, err, errlen);
 }
 
@@ -1013,6 +1015,11 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         dBodySetLinearVel(w->rt[i].body, s.vel[0], s.vel[1], s.vel[2]);
         dBodySetAngularVel(w->rt[i].body, s.angvel[0], s.angvel[1], s.angvel[2]);
     }
+    /* joints last: ODE measures the bodies' relative poses when a joint is attached */
+    if (!tpJoints_Create(w, err, errlen)) {
+        tpDestroyWorld(w);
+        return NULL;
+    }
     w->time = 0.0;
     return w;
 }
@@ -1054,6 +1061,7 @@ void tpDestroyWorld(tpWorld *w)
     free(w->pend);
     free(w->feedback);
     free(w->touch);
+    tpJoints_Free(w);
     free(w);
 }
 
