@@ -34,12 +34,12 @@ tpJointDef tpDefaultJointDef(void)
 /* One row per kind: its name, how many axes take a limit/spring/motor, and what it needs. */
 static const struct {
     const char *name;
-    int axes;      /* tpJointAxisCount */
-    bool anchor;   /* uses anchor */
-    bool axis;     /* uses axis */
-    bool axis2;    /* uses axis2 */
-    bool angular;  /* axis 1 is a rotation (limits in [-pi, pi]) */
-    bool two;      /* needs two moving bodies */
+    int axes;     /* tpJointAxisCount */
+    bool anchor;  /* uses anchor */
+    bool axis;    /* uses axis */
+    bool axis2;   /* uses axis2 */
+    bool angular; /* axis 1 is a rotation (limits in [-pi, pi]) */
+    bool two;     /* needs two moving bodies */
 } g_kinds[TP_JOINT_KINDS] = {
     [TP_JOINT_HINGE] = {"hinge", 1, true, true, false, true, false},
     [TP_JOINT_SLIDER] = {"slider", 1, false, true, false, false, false},
@@ -189,15 +189,18 @@ static bool check_joint(const tpSceneDef *def, int j, char *err, size_t errlen)
     }
     const tpBodyDef *a = &def->bodies[jd->body_a], *b = jd->body_b >= 0 ? &def->bodies[jd->body_b] : NULL;
     if (!moving(a)) {
-        tpErrorf(err, errlen, "%s: bodies[1] \"%s\" is static: the first body must move (a static one goes second, "
-                 "like the world)", who, a->name);
+        tpErrorf(err, errlen,
+                 "%s: bodies[1] \"%s\" is static: the first body must move (a static one goes second, "
+                 "like the world)",
+                 who, a->name);
         return false;
     }
     const bool b_dynamic = b != NULL && moving(b) && !(b->cls == TP_BODY_FOREIGN && b->motion.kind != TP_MOTION_TACTIC);
     const bool a_dynamic = !(a->cls == TP_BODY_FOREIGN && a->motion.kind != TP_MOTION_TACTIC);
     if (!a_dynamic && !b_dynamic) {
-        tpErrorf(err, errlen, "%s: bodies: neither \"%s\" nor %s%s%s is dynamic (a joint needs a body the physics moves)",
-                 who, a->name, b ? "\"" : "", b ? b->name : "the world", b ? "\"" : "");
+        tpErrorf(err, errlen,
+                 "%s: bodies: neither \"%s\" nor %s%s%s is dynamic (a joint needs a body the physics moves)", who,
+                 a->name, b ? "\"" : "", b ? b->name : "the world", b ? "\"" : "");
         return false;
     }
     if (g_kinds[jd->kind].two && !(b != NULL && moving(b))) {
@@ -225,8 +228,8 @@ static bool check_joint(const tpSceneDef *def, int j, char *err, size_t errlen)
             tpErrorf(err, errlen, "%s: axis2 must not be zero", who);
             return false;
         }
-        const double c = (jd->axis[0] * jd->axis2[0] + jd->axis[1] * jd->axis2[1] + jd->axis[2] * jd->axis2[2]) /
-                         (n1 * n2);
+        const double c =
+            (jd->axis[0] * jd->axis2[0] + jd->axis[1] * jd->axis2[1] + jd->axis[2] * jd->axis2[2]) / (n1 * n2);
         if (jd->kind == TP_JOINT_UNIVERSAL && fabs(c) > 1e-6) {
             tpErrorf(err, errlen, "%s: axis2 must be perpendicular to axis (cos = %g)", who, c);
             return false;

@@ -95,11 +95,11 @@ static double crossPeriod(const Crossings *c)
 /* ------------------------------------------------------------------------------------------ */
 /* Pendulum: period 2 pi sqrt(L / g)                                                            */
 
-#define PEND_L 1.0       /* m, pivot to the bob's centre */
-#define PEND_R 0.01      /* m, bob radius (its own inertia shifts the period by 2e-5) */
-#define PEND_THETA 0.05  /* rad, release angle (the finite amplitude adds theta^2 / 16 = 1.6e-4) */
-#define PEND_TIME 12.0   /* s: about 6 periods */
-#define PEND_TOL 0.005   /* the brief: within 0.5 % */
+#define PEND_L 1.0      /* m, pivot to the bob's centre */
+#define PEND_R 0.01     /* m, bob radius (its own inertia shifts the period by 2e-5) */
+#define PEND_THETA 0.05 /* rad, release angle (the finite amplitude adds theta^2 / 16 = 1.6e-4) */
+#define PEND_TIME 12.0  /* s: about 6 periods */
+#define PEND_TOL 0.005  /* the brief: within 0.5 % */
 
 static double pendulumPeriod(tpSolverKind solver, tpJointKind kind, double *drift)
 {
@@ -150,9 +150,9 @@ CASE(jointPendulum)
 /* ------------------------------------------------------------------------------------------ */
 /* Hinge limit                                                                                 */
 
-#define LIM_LEN 1.0   /* m, bar length (hinged at one end) */
-#define LIM_HI 0.6    /* rad: the bar falls from horizontal and stops here */
-#define LIM_TIME 4.0  /* s */
+#define LIM_LEN 1.0  /* m, bar length (hinged at one end) */
+#define LIM_HI 0.6   /* rad: the bar falls from horizontal and stops here */
+#define LIM_TIME 4.0 /* s */
 
 /* The bar's rotation about world y from its initial pose (rad): the hinge angle computed from the
  * body's quaternion (it only turns about y). */
@@ -245,8 +245,9 @@ static void jointMotor(tpSolverKind solver, Checks *c)
             s_hold_err = fmax(s_hold_err, fabs(v - 0.1 * MOT_SPEED) / (0.1 * MOT_SPEED));
     }
     tpDestroyWorld(w);
-    check(c, accel_err <= 1e-3, "hinge motor: spins up at max torque / I = %.1f rad/s^2 (largest error %.1e of the target)",
-          MOT_TORQUE / I, accel_err);
+    check(c, accel_err <= 1e-3,
+          "hinge motor: spins up at max torque / I = %.1f rad/s^2 (largest error %.1e of the target)", MOT_TORQUE / I,
+          accel_err);
     check(c, hold_err <= 1e-6, "hinge motor: holds %.1f rad/s after %.3f s (largest error %.1e, limit 1e-6)", MOT_SPEED,
           t_hinge, hold_err);
     check(c, s_accel_err <= 1e-3, "slider motor: accelerates at max force / m = 0.5 m/s^2 (largest error %.1e)",
@@ -427,15 +428,18 @@ static void jointKinds(tpSolverKind solver, Checks *c)
         spin = r2;
     }
     tpDestroyWorld(w);
-    check(c, fixed_err <= 1e-3, "fixed: the glued box stays %.2e m from its place on the other (limit 1e-3)", fixed_err);
+    check(c, fixed_err <= 1e-3, "fixed: the glued box stays %.2e m from its place on the other (limit 1e-3)",
+          fixed_err);
     check(c, uanchor <= 1e-3, "universal: the bar's top stays %.2e m from the anchor (limit 1e-3)", uanchor);
     check(c, twist <= 1e-3, "universal: its axes stay perpendicular within cos = %.2e (limit 1e-3)", twist);
-    check(c, hinge_pin <= 1e-3, "hinge to a static body: the pin stays %.2e m from the anchor (limit 1e-3)",
-          hinge_pin);
+    check(c, hinge_pin <= 1e-3, "hinge to a static body: the pin stays %.2e m from the anchor (limit 1e-3)", hinge_pin);
     /* ODE's hinge2 lets the wheel wander off a chassis that swings this hard (3 rad/s): plain ODE
-       (dWorldStep, the same scene and parameters) separates the anchors by about 6 mm too (6.2 mm at every 20th step) */
-    check(c, steer <= 1e-2, "hinge2: the wheel stays %.2e m from its anchor on the swinging chassis (limit 1e-2; plain "
-          "ODE 6.2e-03)", steer);
+       (dWorldStep, the same scene and parameters) separates the anchors by about 6 mm too (6.2 mm at every 20th step)
+     */
+    check(c, steer <= 1e-2,
+          "hinge2: the wheel stays %.2e m from its anchor on the swinging chassis (limit 1e-2; plain "
+          "ODE 6.2e-03)",
+          steer);
     check(c, fabs(spin - 10.0) <= 1e-3, "hinge2: the spin motor turns the wheel at %.4f rad/s (target 10)", spin);
 }
 CASE(jointKinds)
