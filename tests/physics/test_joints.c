@@ -434,11 +434,10 @@ static void jointKinds(tpSolverKind solver, Checks *c)
     check(c, twist <= 1e-3, "universal: its axes stay perpendicular within cos = %.2e (limit 1e-3)", twist);
     check(c, hinge_pin <= 1e-3, "hinge to a static body: the pin stays %.2e m from the anchor (limit 1e-3)", hinge_pin);
     /* ODE's hinge2 lets the wheel wander off a chassis that swings this hard (3 rad/s): plain ODE
-       (dWorldStep, the same scene and parameters) separates the anchors by about 6 mm too (6.2 mm at every 20th step)
-     */
+       (dWorldStep, the same scene and parameters) separates the anchors by about 6 mm too (6.2 mm
+       at every 20th step) */
     check(c, steer <= 1e-2,
-          "hinge2: the wheel stays %.2e m from its anchor on the swinging chassis (limit 1e-2; plain "
-          "ODE 6.2e-03)",
+          "hinge2: the wheel stays %.2e m from its anchor on the swinging chassis (limit 1e-2; plain ODE: about 6e-3)",
           steer);
     check(c, fabs(spin - 10.0) <= 1e-3, "hinge2: the spin motor turns the wheel at %.4f rad/s (target 10)", spin);
 }
