@@ -441,6 +441,15 @@ static int solve_part(tpWorld *w, double h, bool stiff)
     return ok;
 }
 
+/* A joint acts in this solve (one of its bodies is solved). */
+static bool jointed_solve(const tpWorld *w)
+{
+    for (int j = 0; j < w->def.njoints; j++)
+        if (solved_body(&w->rt[w->joints[j].body_a]))
+            return true;
+    return false;
+}
+
 /* How a substep is solved: ODE's Dantzig LCP (solver "step"), quickstep, or quickstep with its
  * stiff islands by the Dantzig LCP (find_stiff). */
 typedef enum { TP_SOLVE_QUICK, TP_SOLVE_EXACT, TP_SOLVE_MIXED } tpSolveMode;
@@ -477,7 +486,9 @@ static int resolve(tpWorld *w, double h, tpSolveMode mode)
 static void solve_once(tpWorld *w, double h)
 {
     const bool exact = w->def.solver != TP_SOLVER_QUICKSTEP;
-    const tpSolveMode mode = exact ? TP_SOLVE_EXACT : find_stiff(w) ? TP_SOLVE_MIXED : TP_SOLVE_QUICK;
+    /* with scripted bodies the split is off (find_stiff), so joints there make the whole solve exact */
+    const bool jointed = w->nkinematic > 0 && w->def.njoints > 0 && jointed_solve(w);
+    const tpSolveMode mode = exact || jointed ? TP_SOLVE_EXACT : find_stiff(w) ? TP_SOLVE_MIXED : TP_SOLVE_QUICK;
     w->stiff += mode == TP_SOLVE_MIXED;
     unsigned long fails = mode != TP_SOLVE_QUICK ? tpOde_LcpFailures() : 0;
     apply_action(w);

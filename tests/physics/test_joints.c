@@ -392,12 +392,20 @@ static void jointKinds(tpSolverKind solver, Checks *c)
     h2->axes[1].motor = true;
     h2->axes[1].speed = 10.0;
     h2->axes[1].max_force = 1.0;
+    /* 6, 7: a box glued by a fixed joint to a scripted arm turning about z at 1 rad/s: it rides along */
+    tpBodyDef *arm = sceneAdd(&j.s, "arm", TP_BODY_FOREIGN, TP_SHAPE_BOX);
+    arm->size[0] = arm->size[1] = arm->size[2] = 0.1;
+    arm->pos[1] = 6, arm->pos[2] = 1;
+    arm->motion.kind = TP_MOTION_ROTATE;
+    arm->motion.rate = 1.0;
+    addBox(&j.s, "rider", 0.1, 0.1, 0.1, 1.0, 0.5, 6, 1);
+    jAdd(&j, TP_JOINT_FIXED, 7, 6);
     tpWorld *w = mustCreate(&j.s);
-    assert_int_equal(tpWorld_StateCount(w), 5);
-    tpBodyState x[5];
+    assert_int_equal(tpWorld_StateCount(w), 6);
+    tpBodyState x[6];
     tpWorld_InitialState(w, x);
     const double dt = j.s.def.dt;
-    double fixed_err = 0.0, twist = 0.0, uanchor = 0.0, steer = 0.0, hinge_pin = 0.0, spin = 0.0;
+    double ride = 0.0, fixed_err = 0.0, twist = 0.0, uanchor = 0.0, steer = 0.0, hinge_pin = 0.0, spin = 0.0;
     const double local1[3] = {0.2, 0, 0}, zero[3] = {0, 0, 0}, utop[3] = {0, 0, 0.5}, chpin[3] = {0, 0, 0};
     const double ch_wheel[3] = {0.3, 0, 0};
     for (int i = 0; i < (int)(2.0 / dt); i++) {
@@ -426,8 +434,16 @@ static void jointKinds(tpSolverKind solver, Checks *c)
         double a2, r2;
         tpWorld_JointPosition(w, 3, 1, &a2, &r2);
         spin = r2;
+        /* the rider stays 0.5 m out along the arm's x axis, wherever the arm has turned */
+        tpBodyState as;
+        tpWorld_BodyState(w, x, (i + 1) * dt, 6, &as);
+        const double out[3] = {0.5, 0, 0};
+        bodyPoint(&as, out, p);
+        ride = fmax(ride, dist3(p, x[5].pos));
     }
     tpDestroyWorld(w);
+    check(c, ride <= 1e-3, "fixed to a scripted arm: the rider stays %.2e m from its place on it over 2 s (limit 1e-3)",
+          ride);
     check(c, fixed_err <= 1e-3, "fixed: the glued box stays %.2e m from its place on the other (limit 1e-3)",
           fixed_err);
     check(c, uanchor <= 1e-3, "universal: the bar's top stays %.2e m from the anchor (limit 1e-3)", uanchor);
