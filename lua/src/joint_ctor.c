@@ -7,10 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const tplJointFields[] = {"name",  "kind",   "bodies", "anchor", "anchor2", "axis",
-                                             "axis2", "length", "collide", "limit",  "limit2",  "spring",
-                                             "spring2", "motor", "motor2", NULL};
-static const char *const tplJointKinds[] = {"hinge", "slider", "ball", "fixed", "universal", "hinge2", "distance", NULL};
+static const char *const tplJointFields[] = {"name",    "kind",   "bodies",  "anchor", "anchor2", "axis",
+                                             "axis2",   "length", "collide", "limit",  "limit2",  "spring",
+                                             "spring2", "motor",  "motor2",  NULL};
+static const char *const tplJointKinds[] = {"hinge",     "slider", "ball",     "fixed",
+                                            "universal", "hinge2", "distance", NULL};
 static const char *const tplLimitFields[] = {"lo", "hi", "bounce", NULL};
 static const char *const tplSpringFields[] = {"stiffness", "damping", "rest", NULL};
 static const char *const tplMotorFields[] = {"speed", "max_force", "max_torque", NULL};
@@ -129,16 +130,16 @@ static int tplJointNew(lua_State *L)
     if (strcmp(j->a, j->b) == 0)
         tplError(L, "%sbodies: joins body '%s' to itself", what, j->a);
 
-    const bool needs_anchor = jk == TP_JOINT_HINGE || jk == TP_JOINT_BALL || jk == TP_JOINT_UNIVERSAL ||
-                              jk == TP_JOINT_HINGE2;
+    const bool needs_anchor =
+        jk == TP_JOINT_HINGE || jk == TP_JOINT_BALL || jk == TP_JOINT_UNIVERSAL || jk == TP_JOINT_HINGE2;
     j->has_anchor = tplVector(L, 1, what, "anchor", j->def.anchor, 3, 3, false) > 0;
     if (needs_anchor && !j->has_anchor)
         tplError(L, "%sanchor is required for a %s joint ({x, y, z} in m, world frame)", what, kind);
     j->has_anchor2 = tplVector(L, 1, what, "anchor2", j->def.anchor2, 3, 3, false) > 0;
     if (j->has_anchor2 && jk != TP_JOINT_DISTANCE)
         tplError(L, "%sanchor2 is only for a distance joint", what);
-    const bool uses_axis = jk == TP_JOINT_HINGE || jk == TP_JOINT_SLIDER || jk == TP_JOINT_UNIVERSAL ||
-                           jk == TP_JOINT_HINGE2;
+    const bool uses_axis =
+        jk == TP_JOINT_HINGE || jk == TP_JOINT_SLIDER || jk == TP_JOINT_UNIVERSAL || jk == TP_JOINT_HINGE2;
     const bool uses_axis2 = jk == TP_JOINT_UNIVERSAL || jk == TP_JOINT_HINGE2;
     if (tplVector(L, 1, what, "axis", j->def.axis, 3, 3, false) > 0) {
         if (!uses_axis)
@@ -171,9 +172,9 @@ static int tplJointNew(lua_State *L)
             const bool spin = jk == TP_JOINT_HINGE2 && ax == 1;
             if (ax >= naxes || (spin && f < 2))
                 tplError(L, "%s%s: a %s joint has no %s%s", what, keys[ax][f], kind, keys[0][f],
-                         naxes > 0 && ax >= naxes   ? " on a second axis"
-                         : spin                     ? " on its spin axis"
-                                                    : "");
+                         naxes > 0 && ax >= naxes ? " on a second axis"
+                         : spin                   ? " on its spin axis"
+                                                  : "");
         }
         const tpJointAxisDef *a = &j->def.axes[ax];
         if (a->limit && (a->stiffness > 0 || a->damping > 0) && jk != TP_JOINT_HINGE2)
