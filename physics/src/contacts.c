@@ -1266,12 +1266,7 @@ bool tpContacts_Wake(tpWorld *w)
             tpBodyRt *s = a->asleep ? a : b, *o = a->asleep ? b : a;
             if (o->body == NULL || !(o->stirs || p->speculative))
                 continue;
-            s->asleep = false;
-            s->woke = true;
-            s->stirs = true;
-            dBodyEnable(s->body);
-            w->nasleep--;
-            w->woken++;
+            tpWorld_Wake(w, s);
             changed = any = true;
         }
         if (w->def.njoints > 0 && w->nasleep > 0 && tpJoints_Wake(w))

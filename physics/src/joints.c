@@ -558,13 +558,7 @@ bool tpJoints_Wake(tpWorld *w)
         tpBodyRt *a = &w->rt[jd->body_a], *b = &w->rt[jd->body_b];
         if (b->body == NULL || a->asleep == b->asleep)
             continue;
-        tpBodyRt *s = a->asleep ? a : b;
-        s->asleep = false;
-        s->woke = true;
-        s->stirs = true;
-        dBodyEnable(s->body);
-        w->nasleep--;
-        w->woken++;
+        tpWorld_Wake(w, a->asleep ? a : b);
         any = true;
     }
     return any;

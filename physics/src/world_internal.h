@@ -279,6 +279,16 @@ static inline bool tpContacts_Dormant(const tpWorld *w, const tpPendingContact *
     const tpBodyRt *a = &w->rt[p->a], *b = &w->rt[p->b];
     return (a->body == NULL || a->asleep) && (b->body == NULL || b->asleep);
 }
+/// Wakes sleeper s within a step: simulated again from here on, and it stirs what it touches.
+static inline void tpWorld_Wake(tpWorld *w, tpBodyRt *s)
+{
+    s->asleep = false;
+    s->woke = true;
+    s->stirs = true;
+    dBodyEnable(s->body);
+    w->nasleep--;
+    w->woken++;
+}
 /// The substep's contact joints from w->pend for a substep of h s (friction direction from the
 /// current velocities; a contact with a negative depth may close that gap within the substep).
 void tpContacts_CreateJoints(tpWorld *w, double h);

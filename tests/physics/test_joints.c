@@ -649,12 +649,6 @@ CASE(jointErrors)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "--sleep") == 0) {
-        g_sleep = true;
-        argc--;
-        argv++;
-    }
-#define CASE_TESTS(scene) cmocka_unit_test(test_##scene##_step), cmocka_unit_test(test_##scene##_quickstep)
     const struct CMUnitTest tests[] = {
         CASE_TESTS(jointPendulum), CASE_TESTS(jointLimit), CASE_TESTS(jointMotor),  CASE_TESTS(jointSpring),
         CASE_TESTS(jointKinds),    CASE_TESTS(jointGroup), CASE_TESTS(jointPurity), CASE_TESTS(jointErrors),
