@@ -286,6 +286,8 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
     if (nj > TP_MAX_JOINTS)
         tplError(L, "tp.domain: %d joints, at most %d", nj, TP_MAX_JOINTS);
     int jsrc = lua_gettop(L);
+    lua_newtable(L);
+    const int jnames = lua_gettop(L);
     tpJointDef *joints = tplScratch(b, sizeof *joints * (size_t)(nj > 0 ? nj : 1));
     for (int i = 0; i < nj; i++) {
         lua_rawgeti(L, jsrc, i + 1);
@@ -302,10 +304,13 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
                        "tp.joint: bodies[1] '%s' is static: the first body must move (a static one goes "
                        "second, like the world)",
                        ba->name);
-        if (j->def.name[0])
-            for (int k = 0; k < i; k++)
-                if (strcmp(joints[k].name, j->def.name) == 0)
-                    tplErrorAt(L, jwhere, "duplicate joint name '%s'", j->def.name);
+        if (j->def.name[0]) { /* jnames: name -> true, linear in the number of joints */
+            if (lua_getfield(L, jnames, j->def.name) != LUA_TNIL)
+                tplErrorAt(L, jwhere, "duplicate joint name '%s'", j->def.name);
+            lua_pop(L, 1);
+            lua_pushboolean(L, 1);
+            lua_setfield(L, jnames, j->def.name);
+        }
         if (j->def.kind == TP_JOINT_DISTANCE) {
             if (!j->has_anchor)
                 memcpy(joints[i].anchor, ba->pos, sizeof joints[i].anchor);
@@ -317,7 +322,7 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
         }
         lua_pop(L, 1);
     }
-    lua_pop(L, 1);
+    lua_pop(L, 2);
     scene->joints = joints;
     scene->njoints = nj > 0 ? nj : 0;
 }

@@ -167,12 +167,6 @@ static bool check_joint(const tpSceneDef *def, int j, char *err, size_t errlen)
         tpErrorf(err, errlen, "joint #%d: name is not terminated within %d bytes", j, TP_NAME_MAX);
         return false;
     }
-    for (int i = 0; i < j && jd->name[0]; i++) {
-        if (strcmp(def->joints[i].name, jd->name) == 0) {
-            tpErrorf(err, errlen, "%s: duplicate name (also joint #%d)", who, i);
-            return false;
-        }
-    }
     if (jd->body_a < 0 || jd->body_a >= def->nbodies) {
         tpErrorf(err, errlen, "%s: bodies[1] (body_a) = %d is not a body index in [0, %d)", who, jd->body_a,
                  def->nbodies);
@@ -280,6 +274,20 @@ bool tpJoints_Check(const tpSceneDef *def, char *err, size_t errlen)
     for (int j = 0; j < def->njoints; j++)
         if (!check_joint(def, j, err, errlen))
             return false;
+    int earlier = -1;
+    const int dup = def->njoints > 0
+                        ? tpNames_FirstDuplicate(def->joints[0].name, sizeof def->joints[0], def->njoints, &earlier)
+                        : -1;
+    if (dup == -2) {
+        tpErrorf(err, errlen, "scene: out of memory checking %d joint names", def->njoints);
+        return false;
+    }
+    if (dup >= 0) {
+        char who[TP_NAME_MAX + 48];
+        joint_label(&def->joints[dup], dup, who, sizeof who);
+        tpErrorf(err, errlen, "%s: duplicate name (also joint #%d)", who, earlier);
+        return false;
+    }
     return true;
 }
 

@@ -308,6 +308,10 @@ void tpContacts_Record(tpWorld *w);
 /// The deepest overlaps at the current poses, without joints (after a step with scripted bodies).
 void tpContacts_DepthPass(tpWorld *w);
 
+/// The first of n names (NUL-terminated, `stride` bytes apart from `first`; empty ones skipped)
+/// that an earlier one repeats, that one's index in *earlier; -1 if none, -2 out of memory. Linear.
+int tpNames_FirstDuplicate(const char *first, size_t stride, int n, int *earlier);
+
 /* Joints (joints.c) */
 enum {
     TP_JOINT_GROUP_JOINTED = 1, /* the group has a joint */

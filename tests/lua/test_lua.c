@@ -129,6 +129,10 @@ static const BaseEdit base_edits[] = {
      "  joints = { tp.joint { kind = \"hinge\", bodies = {\"ball\"}, anchor = {0, 0, 1}, stiffness = 3 } },\n  goal = "
      "tp.within",
      19, "unknown field 'stiffness' in tp.joint"},
+    {"err_joint_dup.lua", "  goal = tp.within",
+     "  joints = { tp.joint { name = \"j\", kind = \"slider\", bodies = {\"ball\"} },\n"
+     "    tp.joint { name = \"j\", kind = \"slider\", bodies = {\"robot\"} } },\n  goal = tp.within",
+     20, "duplicate joint name 'j'"},
     {"err_joint_both.lua", "  goal = tp.within",
      "  joints = { tp.joint { kind = \"hinge\", bodies = {\"ball\"}, anchor = {0, 0, 1}, limit = {-1, 1}, spring = "
      "{stiffness = 1} } },\n  goal = tp.within",

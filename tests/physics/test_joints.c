@@ -640,6 +640,10 @@ static void jointErrors(tpSolverKind solver, Checks *c)
     *jd = good, jd->axes[0].motor = true, jd->axes[0].max_force = 0;
     expectError(c, &j, "motor without force", "motor.max_force");
     *jd = good;
+    tpJointDef *dup = jAdd(&j, TP_JOINT_SLIDER, 1, -1);
+    tpStrCopy(dup->name, TP_NAME_MAX, "pin");
+    expectError(c, &j, "duplicate name", "joint \"pin\" (slider): duplicate name (also joint #0)");
+    j.s.def.njoints--;
     char err[256] = "";
     tpWorld *w = tpCreateWorld(&j.s.def, err, sizeof err);
     check(c, w != NULL && tpWorld_FindJoint(w, "pin") == 0, "the good joint loads (%s)", err[0] ? err : "no error");
