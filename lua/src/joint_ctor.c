@@ -180,6 +180,22 @@ static int tplJointNew(lua_State *L)
         if (a->limit && (a->stiffness > 0 || a->damping > 0) && jk != TP_JOINT_HINGE2)
             tplError(L, "%s%s and %s on the same axis are not supported (ODE's stop holds both)", what, keys[ax][1],
                      keys[ax][0]);
+        const bool rotation = jk != TP_JOINT_SLIDER;
+        if (rotation && a->limit && (a->lo < -TP_PI || a->hi > TP_PI))
+            tplError(L, "%s%s: [%g, %g] rad is outside [-pi, pi]", what, keys[ax][0], a->lo, a->hi);
+        if (rotation && fabs(a->rest) > TP_PI)
+            tplError(L, "%s%s.rest = %g rad is outside [-pi, pi]", what, keys[ax][1], a->rest);
+        if (jk == TP_JOINT_HINGE2 && a->rest != 0)
+            tplError(L, "%sspring.rest must be 0 for a hinge2 (its suspension rests where it starts)", what);
+    }
+    if (uses_axis2) { /* universal: perpendicular axes; hinge2: not parallel ones */
+        const double *x = j->def.axis, *y = j->def.axis2;
+        const double c = (x[0] * y[0] + x[1] * y[1] + x[2] * y[2]) /
+                         sqrt((x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) * (y[0] * y[0] + y[1] * y[1] + y[2] * y[2]));
+        if (jk == TP_JOINT_UNIVERSAL && fabs(c) > 1e-6)
+            tplError(L, "%saxis2 must be perpendicular to axis (cos = %g)", what, c);
+        if (jk == TP_JOINT_HINGE2 && fabs(c) > 1.0 - 1e-6)
+            tplError(L, "%saxis2 must not be parallel to axis", what);
     }
     tplPushWhere(L);
     lua_setiuservalue(L, -2, 1);

@@ -133,6 +133,10 @@ static const BaseEdit base_edits[] = {
      "  joints = { tp.joint { name = \"j\", kind = \"slider\", bodies = {\"ball\"} },\n"
      "    tp.joint { name = \"j\", kind = \"slider\", bodies = {\"robot\"} } },\n  goal = tp.within",
      20, "duplicate joint name 'j'"},
+    {"err_joint_perp.lua", "  goal = tp.within",
+     "  joints = { tp.joint { kind = \"universal\", bodies = {\"ball\"}, anchor = {0, 0, 1}, axis = {1, 0, 0}, "
+     "axis2 = {1, 1, 0} } },\n  goal = tp.within",
+     19, "tp.joint: axis2 must be perpendicular to axis (cos = 0.707107)"},
     {"err_joint_both.lua", "  goal = tp.within",
      "  joints = { tp.joint { kind = \"hinge\", bodies = {\"ball\"}, anchor = {0, 0, 1}, limit = {-1, 1}, spring = "
      "{stiffness = 1} } },\n  goal = tp.within",
