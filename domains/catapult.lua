@@ -8,6 +8,7 @@
 --            force <= 30 N) starts on it and drive_to sends it toward a sampled point, off the edge
 --   bucket   static walls 0.3 m high around x in [BX - 0.25, BX + 0.25], y in [-0.25, 0.25]
 --   goal     the ball at rest (slower than 0.2 m/s) inside the bucket
+--   valid    the ball stays in the corridor between the plank and the bucket (|y| <= 0.4 m)
 local tp = require "tp"
 local BX = tp.param("bucket_x", 2.8, { min = 2.5, max = 8 }) -- m: the bucket's centre
 local wall = function(name, x, y, sx, sy)
@@ -48,5 +49,8 @@ return tp.domain {
     tp.inside { body = "ball", min = { BX - 0.25, -0.25, 0 }, max = { BX + 0.25, 0.25, 0.3 } },
     tp.slower { body = "ball", speed = 0.2 }, -- landed, not falling through
   },
+  -- a ball thrown or rolled off elsewhere can never reach the bucket: such states are cut, so the
+  -- tree grows from the states before the drop instead
+  valid = tp.inside { body = "ball", min = { -1.5, -0.4, 0 }, max = { 3.2, 0.4, 4 } },
   planner = { max_iters = 10000 },
 }
