@@ -280,6 +280,51 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
     lua_pop(L, 1);
     scene->contacts = cons;
     scene->ncontacts = nc > 0 ? nc : 0;
+
+    /* joints: their body names, and a distance joint's anchors at the bodies' centres by default */
+    int nj = tplArrayField(L, "joints", what);
+    if (nj > TP_MAX_JOINTS)
+        tplError(L, "tp.domain: %d joints, at most %d", nj, TP_MAX_JOINTS);
+    int jsrc = lua_gettop(L);
+    lua_newtable(L);
+    const int jnames = lua_gettop(L);
+    tpJointDef *joints = tplScratch(b, sizeof *joints * (size_t)(nj > 0 ? nj : 1));
+    for (int i = 0; i < nj; i++) {
+        lua_rawgeti(L, jsrc, i + 1);
+        const tplJoint *j = luaL_testudata(L, -1, TPL_JOINT);
+        if (!j)
+            tplError(L, "tp.domain: joints[%d]: expected tp.joint, got %s", i + 1, tplTypeName(L, -1));
+        const char *jwhere = tplUdWhere(L, -1);
+        joints[i] = j->def;
+        joints[i].body_a = tplResolveBody(b, j->a, jwhere);
+        joints[i].body_b = j->b[0] ? tplResolveBody(b, j->b, jwhere) : -1;
+        const tpBodyDef *ba = &bodies[joints[i].body_a];
+        if (ba->cls == TP_BODY_STATIC)
+            tplErrorAt(L, jwhere,
+                       "tp.joint: bodies[1] '%s' is static: the first body must move (a static one goes "
+                       "second, like the world)",
+                       ba->name);
+        if (j->def.name[0]) { /* jnames: name -> true, linear in the number of joints */
+            if (lua_getfield(L, jnames, j->def.name) != LUA_TNIL)
+                tplErrorAt(L, jwhere, "duplicate joint name '%s'", j->def.name);
+            lua_pop(L, 1);
+            lua_pushboolean(L, 1);
+            lua_setfield(L, jnames, j->def.name);
+        }
+        if (j->def.kind == TP_JOINT_DISTANCE) {
+            if (!j->has_anchor)
+                memcpy(joints[i].anchor, ba->pos, sizeof joints[i].anchor);
+            if (!j->has_anchor2) {
+                if (joints[i].body_b < 0)
+                    tplErrorAt(L, jwhere, "tp.joint: anchor2 is required for a distance joint to the world");
+                memcpy(joints[i].anchor2, bodies[joints[i].body_b].pos, sizeof joints[i].anchor2);
+            }
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+    scene->joints = joints;
+    scene->njoints = nj > 0 ? nj : 0;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -810,6 +855,7 @@ static const char *const tplDomainFields[] = {
     "materials",
     "contacts",
     "bodies",
+    "joints",
     "tactics",
     "goal",
     "valid",

@@ -29,6 +29,7 @@
 #define TPL_MATERIAL "tp.material"
 #define TPL_CONTACT "tp.contact"
 #define TPL_BODY "tp.body"
+#define TPL_JOINT "tp.joint"
 #define TPL_MOTION "tp.motion"
 #define TPL_SKILL "tp.skill"
 #define TPL_TACTIC "tp.tactic"
@@ -76,6 +77,13 @@ typedef struct tplBody {
     char material[TP_NAME_MAX]; /* "" = the first material */
     const char *ctor;           /* "tp.box", ... (static string) */
 } tplBody;
+
+/// tp.joint: user value 1 = call site. Body names resolved by tp.domain.
+typedef struct tplJoint {
+    tpJointDef def;
+    char a[TP_NAME_MAX], b[TP_NAME_MAX]; /* b "" = the world */
+    bool has_anchor, has_anchor2;        /* distance: absent = the body's centre (b's, or required) */
+} tplJoint;
 
 /// tp.skill.<kind>: user value 1 = call site, 2 = run function (custom only).
 typedef struct tplSkill {
@@ -211,6 +219,8 @@ void tplOpenSkills(lua_State *L);
 
 /// Registers tp.material, tp.contact, tp.box, ... and the motions into the table at -1.
 void tplOpenScene(lua_State *L);
+/// Registers tp.joint in the table at the top of the stack (joint_ctor.c).
+void tplOpenJoints(lua_State *L);
 /* Mesh bodies and glTF scenes (meshes.c) */
 /// Reads a mesh file named by a script (inside its folder, tp/mesh.h caps); raises "what: ...".
 void tplMeshRead(lua_State *L, const char *what, const char *file, bool y_up, double scale, tpMesh *out);

@@ -476,4 +476,5 @@ void tplOpenScene(lua_State *L)
         lua_pushcclosure(L, tplBodyNew, 1);
         lua_setfield(L, -2, shapes[i].name);
     }
+    tplOpenJoints(L);
 }

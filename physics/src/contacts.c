@@ -83,11 +83,14 @@ static void near_callback(void *data, dGeomID g1, dGeomID g2)
         a = b;
         b = tmp;
     }
+    const uint64_t key = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+    if (w->nnocollide > 0 && tpJoints_NoCollide(w, key))
+        return; /* jointed bodies that do not collide */
     if (w->npairs == w->cap_pairs && !tpWorld_GrowPairs(w, 2 * w->cap_pairs)) {
         tpLog(TP_LOG_ERROR, "physics: out of memory for collision pairs");
         abort();
     }
-    w->pairs[w->npairs++] = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+    w->pairs[w->npairs++] = key;
 }
 
 /* Heap sort: in place, no allocation, O(n log n) whatever the space's order was. The keys are
@@ -1287,14 +1290,11 @@ bool tpContacts_Wake(tpWorld *w)
             tpBodyRt *s = a->asleep ? a : b, *o = a->asleep ? b : a;
             if (o->body == NULL || !(o->stirs || p->speculative))
                 continue;
-            s->asleep = false;
-            s->woke = true;
-            s->stirs = true;
-            dBodyEnable(s->body);
-            w->nasleep--;
-            w->woken++;
+            tpWorld_Wake(w, s);
             changed = any = true;
         }
+        if (w->def.njoints > 0 && w->nasleep > 0 && tpJoints_Wake(w))
+            changed = any = true;
     }
     return any;
 }

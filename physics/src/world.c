@@ -337,41 +337,59 @@ static bool is_dynamic(const tpBodyDef *b)
            (b->cls == TP_BODY_FOREIGN && b->motion.kind == TP_MOTION_TACTIC);
 }
 
-/* Duplicate body names, in time linear in the number of bodies (a scene may have TP_MAX_BODIES,
- * and comparing each name with every earlier one took 26 s at 50,000 inside one C call that no
- * time limit sees): an open-addressing hash set of body indices. Names are checked terminated
- * and non-empty first. Reports the first body (in order) whose name an earlier body has. */
-static bool check_body_names(const tpSceneDef *def, char *err, size_t errlen)
+/* Duplicate names, in time linear in their number (a scene may have TP_MAX_BODIES, and comparing
+ * each name with every earlier one took 26 s at 50,000 inside one C call that no time limit sees):
+ * an open-addressing hash set of indices. Names are checked terminated and non-empty first. */
+int tpNames_FirstDuplicate(const char *first, size_t stride, int n, int *earlier)
 {
     size_t cap = 16;
-    while (cap < 2 * (size_t)def->nbodies) {
+    while (cap < 2 * (size_t)n) {
         cap *= 2;
     }
     int *slots = malloc(cap * sizeof *slots);
     if (!slots) {
-        tpErrorf(err, errlen, "scene: out of memory checking %d body names", def->nbodies);
-        return false;
+        return -2;
     }
     for (size_t k = 0; k < cap; k++) {
         slots[k] = -1;
     }
-    bool ok = true;
-    for (int i = 0; i < def->nbodies && ok; i++) {
-        const char *name = def->bodies[i].name;
+    int dup = -1;
+    for (int i = 0; i < n && dup < 0; i++) {
+        const char *name = first + (size_t)i * stride;
+        if (name[0] == '\0')
+            continue; /* unnamed (joints) */
         size_t k = (size_t)tpHash_Fnv1a64(name, strlen(name)) & (cap - 1);
-        while (slots[k] >= 0 && strcmp(def->bodies[slots[k]].name, name) != 0) {
+        while (slots[k] >= 0 && strcmp(first + (size_t)slots[k] * stride, name) != 0) {
             k = (k + 1) & (cap - 1);
         }
         if (slots[k] >= 0) {
-            char who[TP_NAME_MAX + 16];
-            body_label(&def->bodies[i], i, who, sizeof who);
-            tpErrorf(err, errlen, "%s: duplicate name (also body #%d)", who, slots[k]);
-            ok = false;
+            dup = i;
+            *earlier = slots[k];
         }
         slots[k] = i;
     }
     free(slots);
-    return ok;
+    return dup;
+}
+
+/* Reports the first body (in order) whose name an earlier body has. */
+static bool check_body_names(const tpSceneDef *def, char *err, size_t errlen)
+{
+    int earlier = -1;
+    const int i = def->nbodies > 0
+                      ? tpNames_FirstDuplicate(def->bodies[0].name, sizeof def->bodies[0], def->nbodies, &earlier)
+                      : -1;
+    if (i == -2) {
+        tpErrorf(err, errlen, "scene: out of memory checking %d body names", def->nbodies);
+        return false;
+    }
+    if (i >= 0) {
+        char who[TP_NAME_MAX + 16];
+        body_label(&def->bodies[i], i, who, sizeof who);
+        tpErrorf(err, errlen, "%s: duplicate name (also body #%d)", who, earlier);
+        return false;
+    }
+    return true;
 }
 
 static bool check_body(const tpSceneDef *def, int i, char *err, size_t errlen)
@@ -634,6 +652,8 @@ static bool check_scene(const tpSceneDef *def, char *err, size_t errlen)
     for (int i = 0; i < def->nbodies; i++)
         if (!check_body(def, i, err, errlen))
             return false;
+    if (!tpJoints_Check(def, err, errlen))
+        return false;
     return check_body_names(def, err, errlen);
 }
 
@@ -1014,6 +1034,11 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         dBodySetLinearVel(w->rt[i].body, s.vel[0], s.vel[1], s.vel[2]);
         dBodySetAngularVel(w->rt[i].body, s.angvel[0], s.angvel[1], s.angvel[2]);
     }
+    /* joints last: ODE measures the bodies' relative poses when a joint is attached */
+    if (!tpJoints_Create(w, err, errlen)) {
+        tpDestroyWorld(w);
+        return NULL;
+    }
     w->time = 0.0;
     return w;
 }
@@ -1057,6 +1082,7 @@ void tpDestroyWorld(tpWorld *w)
     free(w->feedback);
     free(w->proj);
     free(w->touch);
+    tpJoints_Free(w);
     free(w);
 }
 

@@ -187,6 +187,17 @@ struct tpWorld {
     int run[TP_DISCOVER_ROUNDS_MAX + 2];
     int nrun;
 
+    /* Joints (joints.c); all NULL / 0 without joints. */
+    tpJointDef *joints;   /* def.njoints, axes unit length, distance lengths resolved */
+    dJointID *joint_id;   /* def.njoints ODE joints (in no group: tplan's contact group is emptied) */
+    int32_t *joint_root;  /* def.nbodies: the root body of each body's jointed group (itself if none) */
+    uint8_t *joint_flags; /* def.nbodies, by root: TP_JOINT_GROUP_* */
+    int *joint_min;       /* def.nbodies scratch, by root (sleeping) */
+    uint64_t *nocollide;  /* sorted broad-phase keys (a << 32 | b, a < b) of jointed pairs that do not collide */
+    int nnocollide;
+    int joint_springs; /* axes with a spring: their ERP and CFM follow the solve's step */
+    double joint_h;    /* s: the step the springs' ERP and CFM were last set for (-1: none) */
+
     /* Why the last step failed (tpWorld_LastFailure), and what its checks need to say so. */
     tpStepFailure failure; /* kind TP_STEP_OK after a step that succeeded */
     int static_sub;        /* the substep whose collision pass saw the static_depth overlap */
@@ -273,6 +284,16 @@ static inline bool tpContacts_Dormant(const tpWorld *w, const tpPendingContact *
     const tpBodyRt *a = &w->rt[p->a], *b = &w->rt[p->b];
     return (a->body == NULL || a->asleep) && (b->body == NULL || b->asleep);
 }
+/// Wakes sleeper s within a step: simulated again from here on, and it stirs what it touches.
+static inline void tpWorld_Wake(tpWorld *w, tpBodyRt *s)
+{
+    s->asleep = false;
+    s->woke = true;
+    s->stirs = true;
+    dBodyEnable(s->body);
+    w->nasleep--;
+    w->woken++;
+}
 /// The substep's contact joints from w->pend for a substep of h s (friction direction from the
 /// current velocities; a contact with a negative depth may close that gap within the substep).
 void tpContacts_CreateJoints(tpWorld *w, double h);
@@ -301,6 +322,39 @@ int tpContacts_CollidePair(tpWorld *w, int a, int b);
 void tpContacts_Project(tpWorld *w);
 /// The deepest overlaps at the current poses, without joints (after a step with scripted bodies).
 void tpContacts_DepthPass(tpWorld *w);
+
+/// The first of n names (NUL-terminated, `stride` bytes apart from `first`; empty ones skipped)
+/// that an earlier one repeats, that one's index in *earlier; -1 if none, -2 out of memory. Linear.
+int tpNames_FirstDuplicate(const char *first, size_t stride, int n, int *earlier);
+
+/* Joints (joints.c) */
+enum {
+    TP_JOINT_GROUP_JOINTED = 1, /* the group has a joint */
+    TP_JOINT_GROUP_HELD = 2,    /* ... to the world or a static body: at rest it is supported */
+    TP_JOINT_GROUP_AWAKE = 4,   /* ... to a scripted body, or a motor with a target speed: never sleeps */
+};
+/// Checks def's joints against its bodies (after the bodies' checks); a message naming the joint
+/// and the field.
+bool tpJoints_Check(const tpSceneDef *def, char *err, size_t errlen);
+/// Copies the joints and creates the ODE joints (the bodies at their initial poses), the groups
+/// and the no-collide pairs. False with a message (out of memory).
+bool tpJoints_Create(tpWorld *w, char *err, size_t errlen);
+/// Frees what tpJoints_Create allocated (the ODE joints go with the world).
+void tpJoints_Free(tpWorld *w);
+/// The broad-phase key (a << 32 | b, a < b) is a jointed pair that does not collide.
+bool tpJoints_NoCollide(const tpWorld *w, uint64_t key);
+/// The springs' ERP and CFM for a solve of h s (a no-op when already set for h).
+void tpJoints_SetStep(tpWorld *w, double h);
+/// After the sleepers are chosen (tpBodyRt.asleep): a jointed group sleeps only when all of it does.
+void tpJoints_SleepGroups(tpWorld *w);
+/// Wakes the sleepers jointed to an awake body; true when it woke any (tpContacts_Wake repeats).
+bool tpJoints_Wake(tpWorld *w);
+/// Body `body`'s group is jointed to the world or a static body.
+bool tpJoints_Held(const tpWorld *w, int body);
+/// After the rest counts of a step: no member of a group reaches rest_steps before all do.
+void tpJoints_CountRest(tpWorld *w, uint8_t *rest_new);
+/// Jointed bodies are not in free flight (step.c, gyro_modes).
+void tpJoints_InFlight(tpWorld *w);
 
 /* Defined in step.c, used by world.c. */
 void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out);

@@ -90,7 +90,57 @@ static const BaseEdit base_edits[] = {
     {"err_kind_noname.lua", "tp.skill.wait { name = \"wait\",", "tp.skill.wait { name = 3, loft = 1,", 13,
      "tp.skill.wait: unknown field 'loft' (wait takes:"},
     {"err_jump.lua", "name = \"go\",", "name = \"go\", jump = true,", 14,
-     "skill 'go' (drive_to): unknown field 'jump'"},
+     "skill 'go' (drive_to): unknown field 'jump'"}, /* tp.joint (issue 36): one-line errors naming the field, at the
+                                                        tp.joint's line */
+    {"err_joint_body.lua", "  goal = tp.within",
+     "  joints = { tp.joint { kind = \"hinge\", bodies = {\"bal\"}, anchor = {0, 0, 1} } },\n  goal = tp.within", 19,
+     "unknown body 'bal' (bodies: ground, robot, ball)"},
+    {"err_joint_self.lua", "  goal = tp.within",
+     "  joints = { tp.joint { kind = \"hinge\", bodies = {\"ball\", \"ball\"}, anchor = {0, 0, 1} } },\n  goal = "
+     "tp.within",
+     19, "tp.joint: bodies: joins body 'ball' to itself"},
+    {"err_joint_axis.lua", "  goal = tp.within",
+     "  joints = { tp.joint { kind = \"hinge\", bodies = {\"ball\"}, anchor = {0, 0, 1}, axis = {0, 0, 0} } },\n  goal "
+     "= tp.within",
+     19, "tp.joint: axis must not be zero"},
+    {"err_joint_limit.lua", "  goal = tp.within",
+     "  joints = { tp.joint { kind = \"hinge\", bodies = {\"ball\"}, anchor = {0, 0, 1}, limit = {1, -1} } },\n  goal "
+     "= tp.within",
+     19, "tp.joint: limit: lo = 1 is above hi = -1"},
+    {"err_joint_spring.lua", "  goal = tp.within",
+     "  joints = { tp.joint { kind = \"slider\", bodies = {\"ball\"}, spring = {stiffness = -5} } },\n  goal = "
+     "tp.within",
+     19, "tp.joint: spring.stiffness must be >= 0 (got -5)"},
+    {"err_joint_motor.lua", "  goal = tp.within",
+     "  joints = { tp.joint { name = \"j\", kind = \"ball\", bodies = {\"ball\"}, anchor = {0, 0, 1}, motor = {speed = "
+     "1, max_torque = 1} } },\n  goal = tp.within",
+     19, "tp.joint 'j': motor: a ball joint has no motor"},
+    {"err_joint_kind.lua", "  goal = tp.within",
+     "  joints = { tp.joint { kind = \"rope\", bodies = {\"ball\"} } },\n  goal = tp.within", 19,
+     "tp.joint: kind must be hinge, slider, ball, fixed, universal, hinge2 or distance (got \"rope\")"},
+    {"err_joint_static.lua", "  goal = tp.within",
+     "  joints = { tp.joint { kind = \"hinge\", bodies = {\"ground\", \"ball\"}, anchor = {0, 0, 1} } },\n  goal = "
+     "tp.within",
+     19, "tp.joint: bodies[1] 'ground' is static"},
+    {"err_joint_anchor.lua", "  goal = tp.within",
+     "  joints = { tp.joint { kind = \"ball\", bodies = {\"ball\"} } },\n  goal = tp.within", 19,
+     "tp.joint: anchor is required for a ball joint"},
+    {"err_joint_field.lua", "  goal = tp.within",
+     "  joints = { tp.joint { kind = \"hinge\", bodies = {\"ball\"}, anchor = {0, 0, 1}, stiffness = 3 } },\n  goal = "
+     "tp.within",
+     19, "unknown field 'stiffness' in tp.joint"},
+    {"err_joint_dup.lua", "  goal = tp.within",
+     "  joints = { tp.joint { name = \"j\", kind = \"slider\", bodies = {\"ball\"} },\n"
+     "    tp.joint { name = \"j\", kind = \"slider\", bodies = {\"robot\"} } },\n  goal = tp.within",
+     20, "duplicate joint name 'j'"},
+    {"err_joint_perp.lua", "  goal = tp.within",
+     "  joints = { tp.joint { kind = \"universal\", bodies = {\"ball\"}, anchor = {0, 0, 1}, axis = {1, 0, 0}, "
+     "axis2 = {1, 1, 0} } },\n  goal = tp.within",
+     19, "tp.joint: axis2 must be perpendicular to axis (cos = 0.707107)"},
+    {"err_joint_both.lua", "  goal = tp.within",
+     "  joints = { tp.joint { kind = \"hinge\", bodies = {\"ball\"}, anchor = {0, 0, 1}, limit = {-1, 1}, spring = "
+     "{stiffness = 1} } },\n  goal = tp.within",
+     19, "tp.joint: spring and limit on the same axis are not supported"},
 };
 
 static void expect_base_edit(const char *base, const BaseEdit *e)
@@ -119,6 +169,35 @@ static void expect_base_edit(const char *base, const BaseEdit *e)
         fprintf(stderr, "expected \"%s ...%s...\"\n     got \"%s\"\n", prefix, e->what, err);
     assert_memory_equal(err, prefix, strlen(prefix));
     assert_non_null(strstr(err, e->what));
+}
+
+/* tp.joint: every kind, its fields, body names resolved, a distance joint's anchors at the bodies'
+ * centres and its length their distance. */
+static void test_joints(void **state)
+{
+    (void)state;
+    tpScript *s = load("joints.lua", NULL, 0);
+    const tpWorld *w = tpDomain_World(tpScript_Domain(s));
+    assert_int_equal(tpWorld_JointCount(w), 7);
+    const tpJointKind kinds[7] = {TP_JOINT_HINGE,     TP_JOINT_SLIDER, TP_JOINT_BALL,    TP_JOINT_FIXED,
+                                  TP_JOINT_UNIVERSAL, TP_JOINT_HINGE2, TP_JOINT_DISTANCE};
+    const int a[7] = {2, 3, 4, 2, 4, 2, 4}, b[7] = {1, -1, 3, 3, -1, 4, 2};
+    for (int j = 0; j < 7; j++) {
+        const tpJointDef *jd = tpWorld_Joint(w, j);
+        assert_int_equal(jd->kind, kinds[j]);
+        assert_int_equal(jd->body_a, a[j]);
+        assert_int_equal(jd->body_b, b[j]);
+    }
+    const tpJointDef *door = tpWorld_Joint(w, tpWorld_FindJoint(w, "door"));
+    assert_true(door->axis[2] == 1.0 && door->axes[0].limit && door->axes[0].lo == -0.5 && door->axes[0].hi == 1.0);
+    assert_true(door->axes[0].bounce == 0.2 && door->axes[0].motor && door->axes[0].max_force == 3.0);
+    assert_true(tpWorld_Joint(w, 1)->axes[0].stiffness == 10.0 && tpWorld_Joint(w, 1)->axes[0].rest == 0.1);
+    assert_true(tpWorld_Joint(w, 3)->collide && !door->collide);
+    assert_true(tpWorld_Joint(w, 4)->axes[1].limit && !tpWorld_Joint(w, 4)->axes[0].limit);
+    assert_true(tpWorld_Joint(w, 5)->axes[1].motor && tpWorld_Joint(w, 5)->axes[1].speed == 5.0);
+    const tpJointDef *d = tpWorld_Joint(w, 6);
+    assert_true(d->anchor[0] == 3.0 && d->anchor2[0] == 1.0 && fabs(d->length - 2.0) < 1e-12);
+    tpDestroyScript(s);
 }
 
 static int find_skill(const tpTacticDef *t, const char *name)
@@ -421,15 +500,11 @@ static void test_source_script(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid_domain),
-        cmocka_unit_test(test_params),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_callbacks),
-        cmocka_unit_test(test_callback_errors),
-        cmocka_unit_test(test_doc_example),
-        cmocka_unit_test(test_nav),
-        cmocka_unit_test(test_source_script),
-        cmocka_unit_test(test_nav_two_domains),
+        cmocka_unit_test(test_valid_domain),  cmocka_unit_test(test_joints),
+        cmocka_unit_test(test_params),        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_callbacks),     cmocka_unit_test(test_callback_errors),
+        cmocka_unit_test(test_doc_example),   cmocka_unit_test(test_nav),
+        cmocka_unit_test(test_source_script), cmocka_unit_test(test_nav_two_domains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

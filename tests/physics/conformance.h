@@ -195,10 +195,18 @@ static void checksDone(const Checks *c)
         checksDone(&c);                                                                                                \
     }
 
+/* Both solvers' tests of a scene, for the suites' test tables. */
+#define CASE_TESTS(scene) cmocka_unit_test(test_##scene##_step), cmocka_unit_test(test_##scene##_quickstep)
+
 /* Runs the cases, or only argv[1]'s (the case name without "test_"; a name that matches no case is
- * an error, exit 2, not a pass). */
+ * an error, exit 2, not a pass); a first argument --sleep runs them with sleeping on (g_sleep). */
 static int runCases(int argc, char **argv, const struct CMUnitTest *tests, size_t n)
 {
+    if (argc >= 2 && strcmp(argv[1], "--sleep") == 0) {
+        g_sleep = true;
+        argc--;
+        argv++;
+    }
     char filter[128];
     if (argc >= 2) {
         snprintf(filter, sizeof filter, "test_%s", argv[1]);

@@ -1040,12 +1040,6 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "--bench") == 0)
         return bench(argc >= 3 ? atoi(argv[2]) : 5);
-    if (argc >= 2 && strcmp(argv[1], "--sleep") == 0) {
-        g_sleep = true;
-        argc--;
-        argv++;
-    }
-#define CASE_TESTS(scene) cmocka_unit_test(test_##scene##_step), cmocka_unit_test(test_##scene##_quickstep)
     const struct CMUnitTest tests[] = {
         CASE_TESTS(stack10), CASE_TESTS(pyramid20), CASE_TESTS(slide),         CASE_TESTS(bounce),
         CASE_TESTS(tunnel),  CASE_TESTS(dominoes),  CASE_TESTS(dominoesDepth), CASE_TESTS(roll),

@@ -1045,12 +1045,6 @@ CASE(pile)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "--sleep") == 0) {
-        g_sleep = true;
-        argc--;
-        argv++;
-    }
-#define CASE_TESTS(scene) cmocka_unit_test(test_##scene##_step), cmocka_unit_test(test_##scene##_quickstep)
     const struct CMUnitTest tests[] = {
         CASE_TESTS(incline),  CASE_TESTS(rolling),    CASE_TESTS(cylinderRoll), CASE_TESTS(push),
         CASE_TESTS(cueAngle), CASE_TESTS(chain),      CASE_TESTS(rotation),     CASE_TESTS(standing),

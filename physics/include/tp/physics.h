@@ -146,6 +146,65 @@ typedef struct tpBodyDef {
                               used by the physics. 0 when the body frame is the file's. */
 } tpBodyDef;
 
+/// Joint kinds (ODE's joints; docs/lua-api.md "Joints"). Angles and positions are measured from
+/// the bodies' initial poses (0 there), as body a relative to body b.
+typedef enum {
+    TP_JOINT_HINGE = 0, /* one rotation about axis through anchor */
+    TP_JOINT_SLIDER,    /* one translation along axis, no rotation */
+    TP_JOINT_BALL,      /* rotations about anchor */
+    TP_JOINT_FIXED,     /* glues a to b as they are */
+    TP_JOINT_UNIVERSAL, /* rotations about axis (on a) and axis2 (on b, perpendicular to axis) */
+    TP_JOINT_HINGE2,    /* a wheel: a = chassis, b = wheel; steering about axis (on a), spin about
+                           axis2 (on b); axis 1's spring is a suspension along axis */
+    TP_JOINT_DISTANCE,  /* anchor on a and anchor2 on b stay `length` apart (a rod: pulls and pushes) */
+} tpJointKind;
+
+#define TP_JOINT_KINDS 7
+
+/// Limit, spring and motor of one joint axis (angles in rad and torques in N·m for a rotation,
+/// m and N for a translation). A spring pulls toward `rest` with `stiffness` (N·m/rad or N/m)
+/// and `damping` (N·m·s/rad or N·s/m), made into ODE's ERP and CFM for each solve's time step h
+/// (ERP = h k / (h k + c), CFM = 1 / (h k + c)): an implicit spring, stable at any stiffness.
+typedef struct tpJointAxisDef {
+    bool limit;       /* lo <= angle (position) <= hi */
+    double lo, hi;    /* rad (within [-pi, pi]) or m; lo <= hi */
+    double bounce;    /* restitution of the limit, [0, 1] */
+    double stiffness; /* >= 0; 0 = no spring. Not with a limit on the same axis (ODE's stop holds both) */
+    double damping;   /* >= 0 (a damper alone: stiffness 0, damping > 0 is not supported; use a motor
+                         with speed 0 as a brake) */
+    double rest;      /* the spring's rest angle (rad, within [-pi, pi]) or position (m); hinge2: 0 */
+    bool motor;       /* a velocity motor on this axis */
+    double speed;     /* motor: target rad/s or m/s */
+    double max_force; /* motor: the most torque (N·m) or force (N) it gives, > 0 */
+} tpJointAxisDef;
+
+/// One joint. Get defaults from tpDefaultJointDef(). The anchor and axes are in the world frame at
+/// the bodies' initial poses.
+typedef struct tpJointDef {
+    char name[TP_NAME_MAX]; /* optional (may be empty); unique when set */
+    tpJointKind kind;
+    int body_a;             /* body index: a moving body (dynamic or scripted) */
+    int body_b;             /* body index, or -1 for the world; not body_a. Static: like the world */
+    double anchor[3];       /* m, world: hinge, ball, universal, hinge2 pivot; distance: the point on a */
+    double anchor2[3];      /* m, world: distance only, the point on b */
+    double axis[3];         /* hinge, slider, universal axis 1, hinge2 steering axis: non-zero (normalised) */
+    double axis2[3];        /* universal (perpendicular to axis), hinge2 spin axis (not parallel to axis) */
+    double length;          /* distance: m, >= 0; negative = the initial distance of the anchors */
+    bool collide;           /* the two bodies collide with each other (default false: a hinge's parts
+                               overlap at the pin) */
+    tpJointAxisDef axes[2]; /* axis 1, axis 2 (universal, hinge2 spin: motor only) */
+} tpJointDef;
+
+/// A hinge between body 0 and the world, anchor at the origin, axis z, no limit, spring or motor,
+/// distance length -1 (the initial distance), bodies not colliding.
+tpJointDef tpDefaultJointDef(void);
+/// The kind's name ("hinge", "slider", "ball", "fixed", "universal", "hinge2", "distance"), "?" if none.
+const char *tpJointKindName(tpJointKind kind);
+/// How many axes of the kind take a limit, spring or motor: hinge, slider 1; universal 2 (limits,
+/// springs, motors); hinge2 2 (axis 1 limit, suspension spring and motor; axis 2 motor only);
+/// ball, fixed 0; distance 0.
+int tpJointAxisCount(tpJointKind kind);
+
 typedef enum { TP_SOLVER_STEP = 0, TP_SOLVER_QUICKSTEP = 1 } tpSolverKind;
 
 /// Collision broad phase (ODE space). Every choice reports the same touching pairs, and contacts
@@ -197,7 +256,11 @@ typedef struct tpSceneDef {
     const tpContactDef *contacts;
     int nbodies;
     const tpBodyDef *bodies;
+    int njoints; /* 0..TP_MAX_JOINTS; created after the bodies, in this order */
+    const tpJointDef *joints;
 } tpSceneDef;
+
+#define TP_MAX_JOINTS 100000 /* joints in one scene */
 
 /// Defaults (see field comments). materials/bodies are NULL: the caller fills them.
 tpSceneDef tpDefaultSceneDef(void);
@@ -241,6 +304,17 @@ int tpWorld_FindBody(const tpWorld *world, const char *name);
 /// physics gives body i: from its shape and mass, for a mesh by volume integration scaled to its
 /// mass. False (zeros) for a body without dynamics (static, kinematic).
 bool tpWorld_BodyInertia(const tpWorld *world, int i, double inertia[9]);
+/// Number of joints, in definition order.
+int tpWorld_JointCount(const tpWorld *world);
+/// The (copied) definition of joint j, 0 <= j < tpWorld_JointCount (TP_ASSERT; Release: NULL);
+/// its axes are unit length and its distance length resolved (>= 0).
+const tpJointDef *tpWorld_Joint(const tpWorld *world, int j);
+/// Joint index by name, -1 if none (or name empty).
+int tpWorld_FindJoint(const tpWorld *world, const char *name);
+/// The angle (rad) or position (m) of joint j's axis k (0, 1) and its rate (rad/s, m/s) in the live
+/// world (as the last step or restore left it): ODE's own reading. Distance: the anchors' distance
+/// (axis 0). False (zeros) for an axis the kind does not have.
+bool tpWorld_JointPosition(const tpWorld *world, int j, int k, double *pos, double *rate);
 /// The (copied) scene definition; its arrays point into the world's copies.
 const tpSceneDef *tpWorld_Def(const tpWorld *world);
 

@@ -1,0 +1,674 @@
+/* tplan physics: joints (tpJointDef) -- validation, the ODE joints, the springs' ERP and CFM for
+ * each solve's time step, and the jointed groups that sleep and wake together.
+ *
+ * Sim purity: an ODE joint keeps what it measured when it was attached (the bodies' relative
+ * pose, the anchor and axes in each body's frame) and nothing else across steps: limits and
+ * motors are tested afresh in every solve from the restored poses. Joints are made once, at the
+ * bodies' initial poses, and never changed afterwards (but for the springs' ERP and CFM, a
+ * function of the solve's step h), so restoring a state x restores the whole jointed world. */
+#include "world_internal.h"
+
+#include "tp/base.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------ */
+/* Defaults and names                                                                          */
+
+tpJointDef tpDefaultJointDef(void)
+{
+    tpJointDef j;
+    memset(&j, 0, sizeof j);
+    j.kind = TP_JOINT_HINGE;
+    j.body_a = 0;
+    j.body_b = -1;
+    j.axis[2] = 1.0;
+    j.axis2[0] = 1.0;
+    j.length = -1.0;
+    return j;
+}
+
+/* One row per kind: its name, how many axes take a limit/spring/motor, and what it needs. */
+static const struct {
+    const char *name;
+    int axes;     /* tpJointAxisCount */
+    bool anchor;  /* uses anchor */
+    bool axis;    /* uses axis */
+    bool axis2;   /* uses axis2 */
+    bool angular; /* axis 1 is a rotation (limits in [-pi, pi]) */
+    bool two;     /* needs two moving bodies */
+} g_kinds[TP_JOINT_KINDS] = {
+    [TP_JOINT_HINGE] = {"hinge", 1, true, true, false, true, false},
+    [TP_JOINT_SLIDER] = {"slider", 1, false, true, false, false, false},
+    [TP_JOINT_BALL] = {"ball", 0, true, false, false, true, false},
+    [TP_JOINT_FIXED] = {"fixed", 0, false, false, false, true, false},
+    [TP_JOINT_UNIVERSAL] = {"universal", 2, true, true, true, true, false},
+    [TP_JOINT_HINGE2] = {"hinge2", 2, true, true, true, true, true},
+    [TP_JOINT_DISTANCE] = {"distance", 0, true, false, false, false, false},
+};
+
+const char *tpJointKindName(tpJointKind kind)
+{
+    return (int)kind >= 0 && (int)kind < TP_JOINT_KINDS ? g_kinds[kind].name : "?";
+}
+
+int tpJointAxisCount(tpJointKind kind)
+{
+    return (int)kind >= 0 && (int)kind < TP_JOINT_KINDS ? g_kinds[kind].axes : 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Validation                                                                                  */
+
+static double norm3(const double v[3])
+{
+    return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+static bool finite3(const double v[3])
+{
+    return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
+}
+
+/* Label for messages: joint "name" (#j) or joint #j. */
+static void joint_label(const tpJointDef *jd, int j, char *out, size_t cap)
+{
+    if (memchr(jd->name, '\0', TP_NAME_MAX) != NULL && jd->name[0] != '\0')
+        snprintf(out, cap, "joint \"%s\" (%s)", jd->name, tpJointKindName(jd->kind));
+    else
+        snprintf(out, cap, "joint #%d (%s)", j, tpJointKindName(jd->kind));
+}
+
+static bool moving(const tpBodyDef *b)
+{
+    return b->cls != TP_BODY_STATIC;
+}
+
+static bool check_axis_def(const tpJointDef *jd, int k, const char *who, char *err, size_t errlen)
+{
+    const tpJointAxisDef *x = &jd->axes[k];
+    const char *sfx = k == 0 ? "" : "2";
+    const bool angular = g_kinds[jd->kind].angular;
+    const double vals[] = {x->lo, x->hi, x->bounce, x->stiffness, x->damping, x->rest, x->speed, x->max_force};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        if (!isfinite(vals[i])) {
+            tpErrorf(err, errlen, "%s: axis %d: limit, spring and motor values must be finite", who, k + 1);
+            return false;
+        }
+    }
+    const bool hinge2_spin = jd->kind == TP_JOINT_HINGE2 && k == 1;
+    if (x->limit) {
+        if (hinge2_spin) {
+            tpErrorf(err, errlen, "%s: limit%s: a hinge2's spin axis has no limit", who, sfx);
+            return false;
+        }
+        if (x->lo > x->hi) {
+            tpErrorf(err, errlen, "%s: limit%s: lo = %g is above hi = %g", who, sfx, x->lo, x->hi);
+            return false;
+        }
+        if (angular && (x->lo < -TP_PI || x->hi > TP_PI)) {
+            tpErrorf(err, errlen, "%s: limit%s: [%g, %g] rad is outside [-pi, pi]", who, sfx, x->lo, x->hi);
+            return false;
+        }
+        if (!(x->bounce >= 0.0 && x->bounce <= 1.0)) {
+            tpErrorf(err, errlen, "%s: limit%s.bounce must be in [0, 1] (got %g)", who, sfx, x->bounce);
+            return false;
+        }
+    }
+    if (x->stiffness < 0.0 || x->damping < 0.0) {
+        tpErrorf(err, errlen, "%s: spring%s: stiffness and damping must be >= 0 (got %g, %g)", who, sfx, x->stiffness,
+                 x->damping);
+        return false;
+    }
+    const bool spring = x->stiffness > 0.0 || x->damping > 0.0;
+    if (spring && hinge2_spin) {
+        tpErrorf(err, errlen, "%s: spring2: a hinge2's spin axis has no spring", who);
+        return false;
+    }
+    if (spring && x->limit && jd->kind != TP_JOINT_HINGE2) {
+        tpErrorf(err, errlen, "%s: spring%s and limit%s on the same axis are not supported (ODE's stop holds both)",
+                 who, sfx, sfx);
+        return false;
+    }
+    if (spring && jd->kind == TP_JOINT_HINGE2 && x->rest != 0.0) {
+        tpErrorf(err, errlen, "%s: spring.rest must be 0 for a hinge2 (its suspension rests where it starts)", who);
+        return false;
+    }
+    if (spring && angular && fabs(x->rest) > TP_PI) {
+        tpErrorf(err, errlen, "%s: spring%s.rest = %g rad is outside [-pi, pi]", who, sfx, x->rest);
+        return false;
+    }
+    if (x->motor && !(x->max_force > 0.0 && x->max_force <= TP_MAX_FORCE)) {
+        tpErrorf(err, errlen, "%s: motor%s.max_force must be in (0, %g] (got %g)", who, sfx, TP_MAX_FORCE,
+                 x->max_force);
+        return false;
+    }
+    if (x->motor && fabs(x->speed) > (angular ? TP_MAX_ANGVEL : TP_MAX_SPEED)) {
+        tpErrorf(err, errlen, "%s: motor%s.speed = %g is beyond %g", who, sfx, x->speed,
+                 angular ? TP_MAX_ANGVEL : TP_MAX_SPEED);
+        return false;
+    }
+    return true;
+}
+
+static bool check_joint(const tpSceneDef *def, int j, char *err, size_t errlen)
+{
+    const tpJointDef *jd = &def->joints[j];
+    char who[TP_NAME_MAX + 48];
+    if ((int)jd->kind < 0 || (int)jd->kind >= TP_JOINT_KINDS) {
+        tpErrorf(err, errlen, "joint #%d: kind must be a tpJointKind (got %d)", j, (int)jd->kind);
+        return false;
+    }
+    joint_label(jd, j, who, sizeof who);
+    if (memchr(jd->name, '\0', TP_NAME_MAX) == NULL) {
+        tpErrorf(err, errlen, "joint #%d: name is not terminated within %d bytes", j, TP_NAME_MAX);
+        return false;
+    }
+    if (jd->body_a < 0 || jd->body_a >= def->nbodies) {
+        tpErrorf(err, errlen, "%s: bodies[1] (body_a) = %d is not a body index in [0, %d)", who, jd->body_a,
+                 def->nbodies);
+        return false;
+    }
+    if (jd->body_b < -1 || jd->body_b >= def->nbodies) {
+        tpErrorf(err, errlen, "%s: bodies[2] (body_b) = %d is not -1 (the world) or a body index in [0, %d)", who,
+                 jd->body_b, def->nbodies);
+        return false;
+    }
+    if (jd->body_a == jd->body_b) {
+        tpErrorf(err, errlen, "%s: bodies: joins body \"%s\" to itself", who, def->bodies[jd->body_a].name);
+        return false;
+    }
+    const tpBodyDef *a = &def->bodies[jd->body_a], *b = jd->body_b >= 0 ? &def->bodies[jd->body_b] : NULL;
+    if (!moving(a)) {
+        tpErrorf(err, errlen,
+                 "%s: bodies[1] \"%s\" is static: the first body must move (a static one goes second, "
+                 "like the world)",
+                 who, a->name);
+        return false;
+    }
+    const bool b_dynamic = b != NULL && moving(b) && !(b->cls == TP_BODY_FOREIGN && b->motion.kind != TP_MOTION_TACTIC);
+    const bool a_dynamic = !(a->cls == TP_BODY_FOREIGN && a->motion.kind != TP_MOTION_TACTIC);
+    if (!a_dynamic && !b_dynamic) {
+        tpErrorf(err, errlen,
+                 "%s: bodies: neither \"%s\" nor %s%s%s is dynamic (a joint needs a body the physics moves)", who,
+                 a->name, b ? "\"" : "", b ? b->name : "the world", b ? "\"" : "");
+        return false;
+    }
+    if (g_kinds[jd->kind].two && !(b != NULL && moving(b))) {
+        tpErrorf(err, errlen, "%s: bodies: a hinge2 joins two moving bodies (the chassis, then the wheel)", who);
+        return false;
+    }
+    if (!finite3(jd->anchor) || !finite3(jd->anchor2) || !finite3(jd->axis) || !finite3(jd->axis2) ||
+        !isfinite(jd->length)) {
+        tpErrorf(err, errlen, "%s: anchor, anchor2, axis, axis2 and length must be finite", who);
+        return false;
+    }
+    for (int k = 0; k < 3; k++) {
+        if (fabs(jd->anchor[k]) > TP_MAX_COORD || fabs(jd->anchor2[k]) > TP_MAX_COORD) {
+            tpErrorf(err, errlen, "%s: anchor and anchor2 must be within +-%g m", who, TP_MAX_COORD);
+            return false;
+        }
+    }
+    const double n1 = norm3(jd->axis), n2 = norm3(jd->axis2);
+    if (g_kinds[jd->kind].axis && !(n1 >= 1e-9)) {
+        tpErrorf(err, errlen, "%s: axis must not be zero", who);
+        return false;
+    }
+    if (g_kinds[jd->kind].axis2) {
+        if (!(n2 >= 1e-9)) {
+            tpErrorf(err, errlen, "%s: axis2 must not be zero", who);
+            return false;
+        }
+        const double c =
+            (jd->axis[0] * jd->axis2[0] + jd->axis[1] * jd->axis2[1] + jd->axis[2] * jd->axis2[2]) / (n1 * n2);
+        if (jd->kind == TP_JOINT_UNIVERSAL && fabs(c) > 1e-6) {
+            tpErrorf(err, errlen, "%s: axis2 must be perpendicular to axis (cos = %g)", who, c);
+            return false;
+        }
+        if (jd->kind == TP_JOINT_HINGE2 && fabs(c) > 1.0 - 1e-6) {
+            tpErrorf(err, errlen, "%s: axis2 must not be parallel to axis", who);
+            return false;
+        }
+    }
+    if (jd->kind == TP_JOINT_DISTANCE && jd->length > TP_MAX_COORD) {
+        tpErrorf(err, errlen, "%s: length = %g m is beyond %g", who, jd->length, TP_MAX_COORD);
+        return false;
+    }
+    const int naxes = g_kinds[jd->kind].axes;
+    for (int k = 0; k < 2; k++) {
+        const tpJointAxisDef *x = &jd->axes[k];
+        const char *sfx = k == 0 ? "" : "2";
+        if (k >= naxes) {
+            if (x->motor) {
+                tpErrorf(err, errlen, "%s: motor%s: a %s joint has no motor%s", who, sfx, tpJointKindName(jd->kind),
+                         naxes ? " on a second axis" : "");
+                return false;
+            }
+            if (x->limit) {
+                tpErrorf(err, errlen, "%s: limit%s: a %s joint has no limit%s", who, sfx, tpJointKindName(jd->kind),
+                         naxes ? " on a second axis" : "");
+                return false;
+            }
+            if (x->stiffness != 0.0 || x->damping != 0.0) {
+                tpErrorf(err, errlen, "%s: spring%s: a %s joint has no spring%s", who, sfx, tpJointKindName(jd->kind),
+                         naxes ? " on a second axis" : "");
+                return false;
+            }
+            continue;
+        }
+        if (!check_axis_def(jd, k, who, err, errlen))
+            return false;
+    }
+    return true;
+}
+
+bool tpJoints_Check(const tpSceneDef *def, char *err, size_t errlen)
+{
+    if (def->njoints < 0 || def->njoints > TP_MAX_JOINTS || (def->njoints > 0 && def->joints == NULL)) {
+        tpErrorf(err, errlen, "scene: njoints = %d must be in [0, %d] with joints set", def->njoints, TP_MAX_JOINTS);
+        return false;
+    }
+    for (int j = 0; j < def->njoints; j++)
+        if (!check_joint(def, j, err, errlen))
+            return false;
+    int earlier = -1;
+    const int dup = def->njoints > 0
+                        ? tpNames_FirstDuplicate(def->joints[0].name, sizeof def->joints[0], def->njoints, &earlier)
+                        : -1;
+    if (dup == -2) {
+        tpErrorf(err, errlen, "scene: out of memory checking %d joint names", def->njoints);
+        return false;
+    }
+    if (dup >= 0) {
+        char who[TP_NAME_MAX + 48];
+        joint_label(&def->joints[dup], dup, who, sizeof who);
+        tpErrorf(err, errlen, "%s: duplicate name (also joint #%d)", who, earlier);
+        return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Creation                                                                                    */
+
+static void unit3(double v[3])
+{
+    const double n = norm3(v);
+    if (n > 0.0)
+        for (int k = 0; k < 3; k++)
+            v[k] /= n;
+}
+
+/* ODE's parameter p for axis k (0, 1) of a kind with two axes: dParamX or dParamX2. */
+static int param(int p, int k)
+{
+    return k == 0 ? p : p + dParamGroup;
+}
+
+static void set_param(dJointID id, tpJointKind kind, int p, double v)
+{
+    switch (kind) {
+    case TP_JOINT_HINGE:
+        dJointSetHingeParam(id, p, v);
+        break;
+    case TP_JOINT_SLIDER:
+        dJointSetSliderParam(id, p, v);
+        break;
+    case TP_JOINT_UNIVERSAL:
+        dJointSetUniversalParam(id, p, v);
+        break;
+    case TP_JOINT_HINGE2:
+        dJointSetHinge2Param(id, p, v);
+        break;
+    case TP_JOINT_BALL:
+        dJointSetBallParam(id, p, v);
+        break;
+    case TP_JOINT_DISTANCE:
+        dJointSetDBallParam(id, p, v);
+        break;
+    case TP_JOINT_FIXED:
+        break;
+    }
+}
+
+static dJointID create_ode_joint(tpWorld *w, tpJointDef *jd)
+{
+    dBodyID a = w->rt[jd->body_a].body;
+    dBodyID b = jd->body_b >= 0 ? w->rt[jd->body_b].body : NULL; /* a static body: the world */
+    dJointID id = NULL;
+    const double *p = jd->anchor, *x = jd->axis, *x2 = jd->axis2;
+    switch (jd->kind) {
+    case TP_JOINT_HINGE:
+        id = dJointCreateHinge(w->world, 0);
+        dJointAttach(id, a, b);
+        dJointSetHingeAnchor(id, p[0], p[1], p[2]);
+        dJointSetHingeAxis(id, x[0], x[1], x[2]);
+        break;
+    case TP_JOINT_SLIDER:
+        id = dJointCreateSlider(w->world, 0);
+        dJointAttach(id, a, b);
+        dJointSetSliderAxis(id, x[0], x[1], x[2]);
+        break;
+    case TP_JOINT_BALL:
+        id = dJointCreateBall(w->world, 0);
+        dJointAttach(id, a, b);
+        dJointSetBallAnchor(id, p[0], p[1], p[2]);
+        break;
+    case TP_JOINT_FIXED:
+        id = dJointCreateFixed(w->world, 0);
+        dJointAttach(id, a, b);
+        dJointSetFixed(id);
+        break;
+    case TP_JOINT_UNIVERSAL:
+        id = dJointCreateUniversal(w->world, 0);
+        dJointAttach(id, a, b);
+        dJointSetUniversalAnchor(id, p[0], p[1], p[2]);
+        dJointSetUniversalAxis1(id, x[0], x[1], x[2]);
+        dJointSetUniversalAxis2(id, x2[0], x2[1], x2[2]);
+        break;
+    case TP_JOINT_HINGE2: {
+        id = dJointCreateHinge2(w->world, 0);
+        dJointAttach(id, a, b);
+        dJointSetHinge2Anchor(id, p[0], p[1], p[2]);
+        const dReal ax1[4] = {x[0], x[1], x[2], 0}, ax2[4] = {x2[0], x2[1], x2[2], 0};
+        dJointSetHinge2Axes(id, ax1, ax2);
+        break;
+    }
+    case TP_JOINT_DISTANCE: {
+        id = dJointCreateDBall(w->world, 0);
+        dJointAttach(id, a, b);
+        dJointSetDBallAnchor1(id, p[0], p[1], p[2]);
+        dJointSetDBallAnchor2(id, jd->anchor2[0], jd->anchor2[1], jd->anchor2[2]);
+        const double d[3] = {jd->anchor2[0] - p[0], jd->anchor2[1] - p[1], jd->anchor2[2] - p[2]};
+        if (jd->length < 0.0)
+            jd->length = norm3(d);
+        dJointSetDBallDistance(id, jd->length);
+        break;
+    }
+    }
+    /* limits and motors; springs get their ERP and CFM per solve (tpJoints_SetStep) */
+    for (int k = 0; k < g_kinds[jd->kind].axes; k++) {
+        const tpJointAxisDef *ax = &jd->axes[k];
+        const bool spring = ax->stiffness > 0.0 || ax->damping > 0.0;
+        if (ax->limit) {
+            /* hi first: ODE ignores a lo above the current hi */
+            set_param(id, jd->kind, param(dParamHiStop, k), ax->hi);
+            set_param(id, jd->kind, param(dParamLoStop, k), ax->lo);
+            set_param(id, jd->kind, param(dParamBounce, k), ax->bounce);
+        } else if (spring && jd->kind != TP_JOINT_HINGE2) {
+            /* a spring is a stop at rest on both sides (lo == hi: ODE makes the row two-sided),
+               softened by its ERP and CFM */
+            set_param(id, jd->kind, param(dParamHiStop, k), ax->rest);
+            set_param(id, jd->kind, param(dParamLoStop, k), ax->rest);
+        }
+        if (ax->motor) {
+            set_param(id, jd->kind, param(dParamVel, k), ax->speed);
+            set_param(id, jd->kind, param(dParamFMax, k), ax->max_force);
+        }
+    }
+    return id;
+}
+
+bool tpJoints_Create(tpWorld *w, char *err, size_t errlen)
+{
+    const int nj = w->def.njoints, nb = w->def.nbodies > 0 ? w->def.nbodies : 1;
+    if (nj == 0)
+        return true;
+    w->joints = calloc((size_t)nj, sizeof *w->joints);
+    w->joint_id = calloc((size_t)nj, sizeof *w->joint_id);
+    w->joint_root = calloc((size_t)nb, sizeof *w->joint_root);
+    w->joint_flags = calloc((size_t)nb, sizeof *w->joint_flags);
+    w->joint_min = calloc((size_t)nb, sizeof *w->joint_min);
+    w->nocollide = calloc((size_t)nj, sizeof *w->nocollide);
+    if (!w->joints || !w->joint_id || !w->joint_root || !w->joint_flags || !w->joint_min || !w->nocollide) {
+        tpErrorf(err, errlen, "scene: out of memory for %d joints", nj);
+        return false;
+    }
+    memcpy(w->joints, w->def.joints, (size_t)nj * sizeof *w->joints);
+    w->def.joints = w->joints;
+    for (int i = 0; i < w->def.nbodies; i++)
+        w->joint_root[i] = i;
+    w->joint_h = -1.0;
+    for (int j = 0; j < nj; j++) {
+        tpJointDef *jd = &w->joints[j];
+        unit3(jd->axis);
+        unit3(jd->axis2);
+        w->joint_id[j] = create_ode_joint(w, jd);
+        if (w->joint_id[j] == NULL) {
+            tpErrorf(err, errlen, "joint #%d: ODE could not create it", j);
+            return false;
+        }
+        for (int k = 0; k < g_kinds[jd->kind].axes; k++)
+            w->joint_springs += jd->axes[k].stiffness > 0.0 || jd->axes[k].damping > 0.0;
+        const int a = jd->body_a, b = jd->body_b;
+        const bool b_moves = b >= 0 && w->rt[b].body != NULL;
+        if (b_moves)
+            tpUnion_Join(w->joint_root, a, b);
+        if (!jd->collide && b >= 0) { /* the pair's broad-phase key (contacts.c) */
+            const int lo = a < b ? a : b, hi = a < b ? b : a;
+            w->nocollide[w->nnocollide++] = ((uint64_t)(uint32_t)lo << 32) | (uint32_t)hi;
+        }
+    }
+    /* the groups: each body's root, and per root whether it is held (jointed to the world or a
+       static body: at rest it counts as supported) and whether it may sleep at all (not when a
+       scripted body or a running motor drives it) */
+    for (int i = 0; i < w->def.nbodies; i++)
+        w->joint_root[i] = tpUnion_Root(w->joint_root, i);
+    for (int j = 0; j < nj; j++) {
+        const tpJointDef *jd = &w->joints[j];
+        const int r = w->joint_root[jd->body_a];
+        w->joint_flags[r] |= TP_JOINT_GROUP_JOINTED;
+        if (jd->body_b < 0 || w->rt[jd->body_b].body == NULL)
+            w->joint_flags[r] |= TP_JOINT_GROUP_HELD;
+        const bool kin = w->rt[jd->body_a].kinematic || (jd->body_b >= 0 && w->rt[jd->body_b].kinematic);
+        bool driven = false;
+        for (int k = 0; k < g_kinds[jd->kind].axes; k++)
+            driven = driven || (jd->axes[k].motor && jd->axes[k].speed != 0.0);
+        if (kin || driven)
+            w->joint_flags[r] |= TP_JOINT_GROUP_AWAKE;
+    }
+    /* sorted, for the broad phase's binary search */
+    for (int i = 1; i < w->nnocollide; i++) {
+        const uint64_t v = w->nocollide[i];
+        int k = i;
+        for (; k > 0 && w->nocollide[k - 1] > v; k--)
+            w->nocollide[k] = w->nocollide[k - 1];
+        w->nocollide[k] = v;
+    }
+    return true;
+}
+
+void tpJoints_Free(tpWorld *w)
+{
+    free(w->joints);
+    free(w->joint_id);
+    free(w->joint_root);
+    free(w->joint_flags);
+    free(w->joint_min);
+    free(w->nocollide);
+}
+
+bool tpJoints_NoCollide(const tpWorld *w, uint64_t key)
+{
+    int lo = 0, hi = w->nnocollide;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (w->nocollide[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < w->nnocollide && w->nocollide[lo] == key;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Springs                                                                                     */
+
+void tpJoints_SetStep(tpWorld *w, double h)
+{
+    if (w->joint_springs == 0 || h == w->joint_h)
+        return;
+    w->joint_h = h;
+    for (int j = 0; j < w->def.njoints; j++) {
+        const tpJointDef *jd = &w->joints[j];
+        for (int k = 0; k < g_kinds[jd->kind].axes; k++) {
+            const tpJointAxisDef *ax = &jd->axes[k];
+            if (!(ax->stiffness > 0.0 || ax->damping > 0.0))
+                continue;
+            /* ODE's manual (Joint error and the ERP; Soft constraint and CFM): a spring of stiffness
+               k and damping c over a step h is ERP = h k / (h k + c), CFM = 1 / (h k + c) */
+            const double d = h * ax->stiffness + ax->damping;
+            const double erp = h * ax->stiffness / d, cfm = 1.0 / d;
+            if (jd->kind == TP_JOINT_HINGE2) {
+                set_param(w->joint_id[j], jd->kind, dParamSuspensionERP, erp);
+                set_param(w->joint_id[j], jd->kind, dParamSuspensionCFM, cfm);
+            } else {
+                set_param(w->joint_id[j], jd->kind, param(dParamStopERP, k), erp);
+                set_param(w->joint_id[j], jd->kind, param(dParamStopCFM, k), cfm);
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Jointed groups sleep and wake together                                                      */
+
+void tpJoints_SleepGroups(tpWorld *w)
+{
+    /* joint_min[root]: 1 while every member of the group may sleep */
+    for (int k = 0; k < w->nstate; k++) {
+        const int i = w->state_body[k];
+        w->joint_min[w->joint_root[i]] = 1;
+    }
+    for (int k = 0; k < w->nstate; k++) {
+        const int i = w->state_body[k];
+        const int r = w->joint_root[i];
+        if (!w->rt[i].asleep || (w->joint_flags[r] & TP_JOINT_GROUP_AWAKE))
+            w->joint_min[r] = 0;
+    }
+    for (int k = 0; k < w->nstate; k++) {
+        const int i = w->state_body[k];
+        if (w->rt[i].asleep && !w->joint_min[w->joint_root[i]])
+            w->rt[i].asleep = false;
+    }
+}
+
+bool tpJoints_Wake(tpWorld *w)
+{
+    bool any = false;
+    for (int j = 0; j < w->def.njoints && w->nasleep > 0; j++) {
+        const tpJointDef *jd = &w->joints[j];
+        if (jd->body_b < 0)
+            continue;
+        tpBodyRt *a = &w->rt[jd->body_a], *b = &w->rt[jd->body_b];
+        if (b->body == NULL || a->asleep == b->asleep)
+            continue;
+        tpWorld_Wake(w, a->asleep ? a : b);
+        any = true;
+    }
+    return any;
+}
+
+bool tpJoints_Held(const tpWorld *w, int body)
+{
+    return w->def.njoints > 0 && (w->joint_flags[w->joint_root[body]] & TP_JOINT_GROUP_HELD);
+}
+
+void tpJoints_CountRest(tpWorld *w, uint8_t *rest_new)
+{
+    /* a group counts as its slowest member: nobody's velocities are zeroed before all can be */
+    for (int k = 0; k < w->nstate; k++)
+        w->joint_min[w->joint_root[w->state_body[k]]] = 255;
+    for (int k = 0; k < w->nstate; k++) {
+        int *m = &w->joint_min[w->joint_root[w->state_body[k]]];
+        if (rest_new[k] < *m)
+            *m = rest_new[k];
+    }
+    for (int k = 0; k < w->nstate; k++) {
+        const int m = w->joint_min[w->joint_root[w->state_body[k]]];
+        if (m < w->rest_steps && rest_new[k] >= w->rest_steps)
+            rest_new[k] = (uint8_t)(w->rest_steps - 1);
+    }
+}
+
+void tpJoints_InFlight(tpWorld *w)
+{
+    for (int j = 0; j < w->def.njoints; j++) {
+        const tpJointDef *jd = &w->joints[j];
+        w->rt[jd->body_a].in_flight = false;
+        if (jd->body_b >= 0)
+            w->rt[jd->body_b].in_flight = false;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Queries                                                                                     */
+
+int tpWorld_JointCount(const tpWorld *w)
+{
+    return w->def.njoints;
+}
+
+const tpJointDef *tpWorld_Joint(const tpWorld *w, int j)
+{
+    TP_ASSERT(j >= 0 && j < w->def.njoints); /* Release: NULL */
+    return j >= 0 && j < w->def.njoints ? &w->joints[j] : NULL;
+}
+
+int tpWorld_FindJoint(const tpWorld *w, const char *name)
+{
+    if (name == NULL || name[0] == '\0')
+        return -1;
+    for (int j = 0; j < w->def.njoints; j++)
+        if (strcmp(w->joints[j].name, name) == 0)
+            return j;
+    return -1;
+}
+
+bool tpWorld_JointPosition(const tpWorld *w, int j, int k, double *pos, double *rate)
+{
+    double p = 0.0, r = 0.0;
+    bool ok = j >= 0 && j < w->def.njoints && k >= 0 && k < 2;
+    if (ok) {
+        const dJointID id = w->joint_id[j];
+        switch (w->joints[j].kind) {
+        case TP_JOINT_HINGE:
+            ok = k == 0;
+            p = ok ? dJointGetHingeAngle(id) : 0.0, r = ok ? dJointGetHingeAngleRate(id) : 0.0;
+            break;
+        case TP_JOINT_SLIDER:
+            ok = k == 0;
+            p = ok ? dJointGetSliderPosition(id) : 0.0, r = ok ? dJointGetSliderPositionRate(id) : 0.0;
+            break;
+        case TP_JOINT_UNIVERSAL:
+            p = k == 0 ? dJointGetUniversalAngle1(id) : dJointGetUniversalAngle2(id);
+            r = k == 0 ? dJointGetUniversalAngle1Rate(id) : dJointGetUniversalAngle2Rate(id);
+            break;
+        case TP_JOINT_HINGE2:
+            p = k == 0 ? dJointGetHinge2Angle1(id) : dJointGetHinge2Angle2(id);
+            r = k == 0 ? dJointGetHinge2Angle1Rate(id) : dJointGetHinge2Angle2Rate(id);
+            break;
+        case TP_JOINT_DISTANCE: {
+            ok = k == 0;
+            dVector3 p1, p2;
+            dJointGetDBallAnchor1(id, p1);
+            dJointGetDBallAnchor2(id, p2);
+            const double d[3] = {p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]};
+            p = ok ? norm3(d) : 0.0;
+            break;
+        }
+        case TP_JOINT_BALL:
+        case TP_JOINT_FIXED:
+            ok = false;
+            break;
+        }
+    }
+    if (pos)
+        *pos = ok ? p : 0.0;
+    if (rate)
+        *rate = ok ? r : 0.0;
+    return ok;
+}
