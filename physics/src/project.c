@@ -15,7 +15,8 @@
  * box's contact as one corner, and turning the box about it drove the next corner in (2 mm by the
  * contact's own measure, 6.7 mm by the collider's after the pass). No velocity changes, so no
  * kinetic energy is made. Static geometry, sleepers and scripted bodies do not move, and neither
- * does a body touching a sleeper or a scripted body or solved exactly in a stiff island (step.c).
+ * does a jointed body, a body touching a sleeper or a scripted body, or one solved exactly in a
+ * stiff island (step.c).
  *
  * The pass runs when the substep's start had a contact deeper than the slop or a fast body
  * (speculative contacts): a resting pile that does not sink, a rolling ball, a sliding box cost
@@ -95,6 +96,12 @@ static void collide_now(tpWorld *w)
     for (int p = 0; p < w->npairs; p++) {
         const int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
         w->rt[a].pinned = w->rt[b].pinned = false;
+    }
+    /* a jointed body moves with its joints' solve alone: a push would pull its joints apart */
+    for (int j = 0; j < w->def.njoints; j++) {
+        w->rt[w->joints[j].body_a].pinned = true;
+        if (w->joints[j].body_b >= 0)
+            w->rt[w->joints[j].body_b].pinned = true;
     }
     for (int p = 0; p < w->npairs; p++) {
         const int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
