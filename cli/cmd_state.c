@@ -85,9 +85,12 @@ int tpCmd_State(int argc, char **argv)
 {
     enum { OPT_STEP = TP_OPT_FIRST_FREE, OPT_WORLD, OPT_DOMAIN };
     static const struct option longopts[] = {
-        {"step", required_argument, NULL, OPT_STEP}, {"world", required_argument, NULL, OPT_WORLD},
-        {"domain", required_argument, NULL, OPT_DOMAIN}, {"out", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+        {"step", required_argument, NULL, OPT_STEP},
+        {"world", required_argument, NULL, OPT_WORLD},
+        {"domain", required_argument, NULL, OPT_DOMAIN},
+        {"out", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "state", .shortopts = "ho:", .longopts = longopts};
     const char *plan_path = NULL, *out = NULL, *domain = NULL;
@@ -260,10 +263,14 @@ int tpCmd_Simulate(int argc, char **argv)
 {
     enum { OPT_STATE = TP_OPT_FIRST_FREE, OPT_CONTROLS, OPT_WORLD, OPT_STEPS, OPT_SET };
     static const struct option longopts[] = {
-        {"state", required_argument, NULL, OPT_STATE}, {"controls", required_argument, NULL, OPT_CONTROLS},
-        {"world", required_argument, NULL, OPT_WORLD}, {"steps", required_argument, NULL, OPT_STEPS},
-        {"set", required_argument, NULL, OPT_SET},     {"out", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0},
+        {"state", required_argument, NULL, OPT_STATE},
+        {"controls", required_argument, NULL, OPT_CONTROLS},
+        {"world", required_argument, NULL, OPT_WORLD},
+        {"steps", required_argument, NULL, OPT_STEPS},
+        {"set", required_argument, NULL, OPT_SET},
+        {"out", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "simulate", .shortopts = "ho:", .longopts = longopts};
     const char *domain_arg = NULL, *state_path = NULL, *controls = NULL, *out = NULL;
@@ -315,7 +322,8 @@ int tpCmd_Simulate(int argc, char **argv)
         if (!domain_arg) {
             simulate_usage(stderr);
         } else {
-            tpLog(TP_LOG_ERROR, "%s", !state_path ? "--state FILE is required" : "--steps N is required without --controls");
+            tpLog(TP_LOG_ERROR, "%s",
+                  !state_path ? "--state FILE is required" : "--steps N is required without --controls");
         }
         return TP_EXIT_BAD_INPUT;
     }

@@ -99,8 +99,7 @@ bool tpState_Bind(const tplan_state *s, tpDomain *d, tpBodyState *x, uint8_t *re
     const tpWorld *w = tpDomain_World(d);
     const char *dname = tpDomain_Def(d)->name;
     if (strcmp(s->domain, dname) != 0) {
-        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "domain", "state: domain: a state of '%s', not of '%s'", s->domain,
-                   dname);
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "domain", "state: domain: a state of '%s', not of '%s'", s->domain, dname);
         return false;
     }
     const int ns = tpWorld_StateCount(w);
@@ -110,7 +109,7 @@ bool tpState_Bind(const tplan_state *s, tpDomain *d, tpBodyState *x, uint8_t *re
         snprintf(field, sizeof field, "bodies.%s", s->names[k]);
         if (b < 0 || tpWorld_StateSlot(w, b) < 0) {
             tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "state: %s: %s", field,
-                       b < 0                                        ? "no such body in the domain"
+                       b < 0                                       ? "no such body in the domain"
                        : tpWorld_Body(w, b)->cls == TP_BODY_STATIC ? "a static body has no state"
                                                                    : "a scripted body's pose is a function of the "
                                                                      "time, not part of a state");
@@ -537,9 +536,10 @@ static int named_body(const tplan_state *s, const char *name, tplan_error *err)
 {
     const int k = find_body(s, name);
     if (k < 0) {
-        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "bodies", "%s", !s      ? "no state (NULL)"
-                                                            : !name ? "no body name (NULL)"
-                                                                    : "bodies: no such body in the state");
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "bodies", "%s",
+                   !s      ? "no state (NULL)"
+                   : !name ? "no body name (NULL)"
+                           : "bodies: no such body in the state");
     }
     return k;
 }
@@ -646,8 +646,7 @@ tplan_state *tplan_result_state(const tplan_result *r, const tplan_domain *d, in
     return s;
 }
 
-tplan_state *tplan_state_from_plan(tplan_domain *d, const char *plan, size_t len, int world, int step,
-                                   tplan_error *err)
+tplan_state *tplan_state_from_plan(tplan_domain *d, const char *plan, size_t len, int world, int step, tplan_error *err)
 {
     if (!d || !plan) {
         tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s", !d ? "no domain (NULL)" : "no plan bytes (NULL)");
@@ -799,7 +798,10 @@ tplan_code tpState_Simulate(tpDomain *dom, tplan_state *s, int steps, const doub
 tplan_code tplan_simulate(tplan_domain *d, tplan_state *s, const tplan_simulate_def *def, tplan_error *err)
 {
     if (!d || !s || !def) {
-        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s", !d ? "no domain (NULL)" : !s ? "no state (NULL)" : "no definition (NULL)");
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s",
+                   !d   ? "no domain (NULL)"
+                   : !s ? "no state (NULL)"
+                        : "no definition (NULL)");
         return TPLAN_ERR_ARGUMENT;
     }
     if (def->size < offsetof(tplan_simulate_def, trajectory) + sizeof def->trajectory || def->size > sizeof *def) {

@@ -23,8 +23,8 @@ static bool fail(char *field, size_t fieldlen, const char *where, char *err, siz
     return false;
 }
 
-bool tpDomain_CheckState(tpDomain *d, const tpBodyState *x, const uint8_t *rest, double t, char *field,
-                         size_t fieldlen, char *err, size_t errlen)
+bool tpDomain_CheckState(tpDomain *d, const tpBodyState *x, const uint8_t *rest, double t, char *field, size_t fieldlen,
+                         char *err, size_t errlen)
 {
     if (!(t >= 0 && t <= TP_MAX_START_TIME)) {
         return fail(field, fieldlen, "time", err, errlen, "time: %.17g is not a time in [0, %g] s", t,
@@ -35,8 +35,8 @@ bool tpDomain_CheckState(tpDomain *d, const tpBodyState *x, const uint8_t *rest,
         const char *name = tpWorld_Body(d->world, tpWorld_StateBody(d->world, k))->name;
         char where[TP_NAME_MAX + 32];
         const tpBodyState *s = &x[k];
-        const double q2 = s->quat[0] * s->quat[0] + s->quat[1] * s->quat[1] + s->quat[2] * s->quat[2] +
-                          s->quat[3] * s->quat[3];
+        const double q2 =
+            s->quat[0] * s->quat[0] + s->quat[1] * s->quat[1] + s->quat[2] * s->quat[2] + s->quat[3] * s->quat[3];
         if (!tpWorld_StateInRange(s)) {
             snprintf(where, sizeof where, "bodies.%s", name);
             return fail(field, fieldlen, where, err, errlen,
@@ -61,9 +61,9 @@ bool tpDomain_CheckState(tpDomain *d, const tpBodyState *x, const uint8_t *rest,
         snprintf(where, sizeof where, "bodies.%s", tpWorld_Body(d->world, f.a)->name);
         const bool st = f.kind == TP_STEP_STATIC_PENETRATION;
         return fail(field, fieldlen, where, err, errlen,
-                    "bodies '%s' and '%s' overlap %.4g m, beyond the domain's %s %g m", tpWorld_Body(d->world, f.a)->name,
-                    tpWorld_Body(d->world, f.b)->name, f.value, st ? "max_static_penetration" : "max_body_penetration",
-                    f.limit);
+                    "bodies '%s' and '%s' overlap %.4g m, beyond the domain's %s %g m",
+                    tpWorld_Body(d->world, f.a)->name, tpWorld_Body(d->world, f.b)->name, f.value,
+                    st ? "max_static_penetration" : "max_body_penetration", f.limit);
     }
     return true;
 }
