@@ -145,8 +145,8 @@ static void test_simulate_reproduces_plan(void **state)
     assert_int_equal(tplan_simulate(f->pool, s, &sim, &e), TPLAN_OK);
     for (int k = 0; k < n; ++k) {
         int rows;
-        const double *want = tplan_result_states(f->plan, tplan_result_body_index(f->plan, tplan_state_body_name(s, k)),
-                                                 &rows);
+        const double *want =
+            tplan_result_states(f->plan, tplan_result_body_index(f->plan, tplan_state_body_name(s, k)), &rows);
         assert_int_equal(rows, steps + 1);
         for (int i = 0; i <= steps; ++i) {
             assert_memory_equal(traj + ((size_t)i * (size_t)n + (size_t)k) * 13, want + (size_t)i * 13,
