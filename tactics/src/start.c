@@ -61,7 +61,7 @@ bool tpDomain_CheckState(tpDomain *d, const tpBodyState *x, const uint8_t *rest,
         snprintf(where, sizeof where, "bodies.%s", tpWorld_Body(d->world, f.a)->name);
         const bool st = f.kind == TP_STEP_STATIC_PENETRATION;
         return fail(field, fieldlen, where, err, errlen,
-                    "bodies '%s' and '%s' overlap %.4g m, beyond the domain's %s %g m",
+                    "%s: bodies '%s' and '%s' overlap %.4g m, beyond the domain's %s %g m", where,
                     tpWorld_Body(d->world, f.a)->name, tpWorld_Body(d->world, f.b)->name, f.value,
                     st ? "max_static_penetration" : "max_body_penetration", f.limit);
     }
