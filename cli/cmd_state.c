@@ -154,29 +154,15 @@ int tpCmd_State(int argc, char **argv)
     } else if (step > rec.worlds[world].nsteps) {
         tpLog(TP_LOG_ERROR, "%s: --step %lld: world %lld has steps 0..%d", q, step, world, rec.worlds[world].nsteps);
     } else if ((script = tpCli_LoadPlanScript(plan_path, domain, &rec, true, &files))) {
-        tpDomain *dom = tpScript_Domain(script);
-        const int ns = tpWorld_StateCount(tpDomain_World(dom));
-        tpBodyState *x = calloc((size_t)(ns > 0 ? ns : 1), sizeof *x);
-        uint8_t *rest = calloc((size_t)(ns > 0 ? ns : 1), 1);
-        double t = 0.0;
-        tpReplayStatus rs = TP_REPLAY_MISFIT;
-        tplan_state *s = NULL;
-        if (!x || !rest) {
-            tpLog(TP_LOG_ERROR, "out of memory");
-            code = TP_EXIT_FAILURE;
-        } else if ((rs = tpDomain_ReplayTo(dom, &rec, (int)world, (int)step, x, rest, &t, err, sizeof err)) !=
-                   TP_REPLAY_MATCH) {
-            tpLog(TP_LOG_ERROR, "%s: %s", q, err);
-            code = rs == TP_REPLAY_MISMATCH ? TP_EXIT_FAILURE : TP_EXIT_BAD_INPUT;
-        } else if (!(s = tpState_FromDomain(dom, x, rest, t))) {
-            tpLog(TP_LOG_ERROR, "out of memory");
-            code = TP_EXIT_FAILURE;
+        tplan_error e;
+        tplan_state *s = tpState_FromPlan(tpScript_Domain(script), &rec, (int)world, (int)step, &e);
+        if (!s) {
+            tpLog(TP_LOG_ERROR, "%s: %s", q, e.message);
+            code = e.code == TPLAN_ERR_MISMATCH || e.code == TPLAN_ERR_NOMEM ? TP_EXIT_FAILURE : TP_EXIT_BAD_INPUT;
         } else {
             code = write_state(s, out) ? TP_EXIT_OK : TP_EXIT_FAILURE;
         }
         tplan_state_free(s);
-        free(x);
-        free(rest);
     }
     tpDestroyScript(script);
     free(files);

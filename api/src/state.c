@@ -308,27 +308,8 @@ static tplan_state *parse_root(const cJSON *root, tplan_error *err)
 
 tplan_state *tpState_Parse(const char *json, size_t len, tplan_error *err)
 {
-    char why[128];
-    if (!tpJson_CheckText(json, len, why, sizeof why)) {
-        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "state: %s", why);
-        return NULL;
-    }
-    size_t stop = 0;
-    cJSON *root = tpJson_ParseDocument(json, len, &stop);
-    if (!root || !cJSON_IsObject(root)) {
-        size_t line = 1, col = 1;
-        tpJson_LineColumn(json, len, stop, &line, &col);
-        if (root) {
-            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "state: expected a JSON object");
-        } else {
-            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL,
-                       "state: not one valid JSON value (line %zu, column %zu: a syntax error or trailing text)", line,
-                       col);
-        }
-        cJSON_Delete(root);
-        return NULL;
-    }
-    tplan_state *s = parse_root(root, err);
+    cJSON *root = tpRun_ParseJsonObject("state", json, len, err);
+    tplan_state *s = root ? parse_root(root, err) : NULL;
     cJSON_Delete(root);
     return s;
 }
@@ -646,6 +627,34 @@ tplan_state *tplan_result_state(const tplan_result *r, const tplan_domain *d, in
     return s;
 }
 
+tplan_state *tpState_FromPlan(tpDomain *dom, const tpPlanRecord *rec, int world, int step, tplan_error *err)
+{
+    if (world < 0 || world >= rec->nworlds || step < 0 || step > rec->worlds[world].nsteps) {
+        const bool w = world < 0 || world >= rec->nworlds;
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, w ? "world" : "step", "%s: %d is not a %s of the plan (0..%d)",
+                   w ? "world" : "step", w ? world : step, w ? "world" : "step",
+                   w ? rec->nworlds - 1 : rec->worlds[world].nsteps);
+        return NULL;
+    }
+    const int ns = tpWorld_StateCount(tpDomain_World(dom));
+    tpBodyState *x = calloc((size_t)(ns > 0 ? ns : 1), sizeof *x);
+    uint8_t *rest = calloc((size_t)(ns > 0 ? ns : 1), 1);
+    tplan_state *s = NULL;
+    double t = 0.0;
+    char msg[2048];
+    tpReplayStatus rs = TP_REPLAY_MISFIT;
+    if (!x || !rest) {
+        tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
+    } else if ((rs = tpDomain_ReplayTo(dom, rec, world, step, x, rest, &t, msg, sizeof msg)) != TP_REPLAY_MATCH) {
+        tpRun_Fail(err, rs == TP_REPLAY_MISMATCH ? TPLAN_ERR_MISMATCH : TPLAN_ERR_PLAN_FILE, NULL, "%s", msg);
+    } else if (!(s = tpState_FromDomain(dom, x, rest, t))) {
+        tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
+    }
+    free(x);
+    free(rest);
+    return s;
+}
+
 tplan_state *tplan_state_from_plan(tplan_domain *d, const char *plan, size_t len, int world, int step, tplan_error *err)
 {
     if (!d || !plan) {
@@ -661,28 +670,8 @@ tplan_state *tplan_state_from_plan(tplan_domain *d, const char *plan, size_t len
     tplan_state *s = NULL;
     if (!tpPlanRecord_Parse(&rec, plan, len, "plan", msg, sizeof msg)) {
         tpRun_Fail(err, strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_PLAN_FILE, NULL, "%s", msg);
-    } else if (world < 0 || world >= rec.nworlds) {
-        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "world", "world: %d is not a world of the plan (0..%d)", world,
-                   rec.nworlds - 1);
     } else if (tpApi_DomainLoad(d, &script, err) == TPLAN_OK) {
-        tpDomain *dom = tpScript_Domain(script);
-        const int ns = tpWorld_StateCount(tpDomain_World(dom));
-        tpBodyState *x = calloc((size_t)(ns > 0 ? ns : 1), sizeof *x);
-        uint8_t *rest = calloc((size_t)(ns > 0 ? ns : 1), 1);
-        double t = 0.0;
-        tpReplayStatus rs = TP_REPLAY_MISFIT;
-        if (!x || !rest) {
-            tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
-        } else if (step < 0 || step > rec.worlds[world].nsteps) {
-            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "step", "step: %d is not a step of world %d (0..%d)", step, world,
-                       rec.worlds[world].nsteps);
-        } else if ((rs = tpDomain_ReplayTo(dom, &rec, world, step, x, rest, &t, msg, sizeof msg)) != TP_REPLAY_MATCH) {
-            tpRun_Fail(err, rs == TP_REPLAY_MISMATCH ? TPLAN_ERR_MISMATCH : TPLAN_ERR_PLAN_FILE, NULL, "%s", msg);
-        } else if (!(s = tpState_FromDomain(dom, x, rest, t))) {
-            tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
-        }
-        free(x);
-        free(rest);
+        s = tpState_FromPlan(tpScript_Domain(script), &rec, world, step, err);
     }
     tpDestroyScript(script);
     tpPlanRecord_Free(&rec);

@@ -17,19 +17,7 @@
 
 #define POOL TP_SOURCE_DOMAINS "/pool.lua"
 
-static const char k_push[] = "local tp = require 'tp'\n"
-                             "return tp.domain {\n"
-                             "  name = 'push', dt = 1/60,\n"
-                             "  bodies = {\n"
-                             "    tp.plane { name = 'floor' },\n"
-                             "    tp.sphere { name = 'ball', class = 'active', radius = 0.05, mass = 0.2,\n"
-                             "                pos = {0, 0, 0.05}, max_force = 50 } },\n"
-                             "  tactics = { tp.tactic { name = 'push', body = 'ball', skills = {\n"
-                             "    tp.skill.impulse { name = 'roll', speed = tp.uniform(0.5, 3),\n"
-                             "                       direction = tp.angle(-0.4, 0.4) } } } },\n"
-                             "  goal = tp.inside { body = 'ball', min = {0.3, -0.5}, max = {5, 0.5} },\n"
-                             "  planner = { max_iters = 2000 },\n"
-                             "}\n";
+#include "push_domain.h" /* k_push: another domain */
 
 typedef struct Fixture {
     tplan_domain *pool;
@@ -289,7 +277,7 @@ static void test_bad_states(void **state)
     expect_refused(f->pool, j, "bodies.cue.rest", "beyond the domain's");
     free(j);
     j = edit(good, "}}\n", "}} x");
-    expect_refused(f->pool, j, "", "trailing text");
+    expect_refused(f->pool, j, "", "text after the JSON value");
     free(j);
     /* a missing body: the count and the first one missing */
     {

@@ -92,11 +92,11 @@ bad "an infinite number" "inf.json: bodies.cue.position[0]: not a finite number"
   "$tplan" simulate pool --state inf.json --steps 1
 yellow=$(grep '^  "yellow"' s0.json | sed 's/.*"position": \(\[[^]]*\]\).*/\1/')
 awk -v y="$yellow" '/^  "blue"/ {sub(/"position": \[[^]]*\]/, "\"position\": " y)} {print}' s0.json > overlap.json
-bad "two balls in one place" "overlap.json: bodies 'yellow' and 'blue' overlap" \
+bad "two balls in one place" "overlap.json: bodies.yellow: bodies 'yellow' and 'blue' overlap" \
   "$tplan" plan pool --state overlap.json -q --no-out
 bad "steps <= 0" "--steps" "$tplan" simulate pool --state s0.json --steps 0
 bad "step beyond the plan" "--step $((steps + 1)): world 0 has steps 0..$steps" "$tplan" state p.json --step $((steps + 1))
 printf '{"format": "tplan-state"} trailing' > trailing.json
-bad "trailing text" "trailing.json: not one valid JSON value" "$tplan" simulate pool --state trailing.json --steps 1
+bad "trailing text" "trailing.json: text after the JSON value at line 1" "$tplan" simulate pool --state trailing.json --steps 1
 
 finish "state"

@@ -40,6 +40,10 @@ bool tpRun_FullDef(const tplan_run_def *def, tplan_run_def *full, tplan_error *e
 /// field). For readers of larger objects (the service's requests) that hold run fields among
 /// their own.
 int tpRun_ReadJsonField(tplan_run_def *def, const struct cJSON *item, tplan_error *err);
+/// The len bytes at json as one JSON object and nothing else (whitespace around it): the root
+/// (cJSON_Delete it), or NULL with TPLAN_ERR_ARGUMENT and a message starting with `what` (text
+/// after the value, not JSON, not an object, a NUL byte or "\u0000"; line and column).
+struct cJSON *tpRun_ParseJsonObject(const char *what, const char *json, size_t len, tplan_error *err);
 /// The run's fields that differ from the defaults, added to the JSON object o (false when out
 /// of memory).
 bool tpRun_WriteJsonFields(const tplan_run_def *def, struct cJSON *o);
@@ -136,6 +140,10 @@ tplan_state *tpState_Parse(const char *json, size_t len, tplan_error *err);
 bool tpState_Bind(const tplan_state *s, tpDomain *domain, tpBodyState *x, uint8_t *rest, tplan_error *err);
 /// tpState_Bind, then the domain's plans start from s (tpDomain_SetStart).
 bool tpState_Apply(const tplan_state *s, tpDomain *domain, tplan_error *err);
+/// The state at step of world w of rec (0: its selected solution), by replaying it in the domain
+/// up to there (tpDomain_ReplayTo): NULL with TPLAN_ERR_ARGUMENT ("world", "step" out of range),
+/// _MISMATCH (the replay differs), _PLAN_FILE (the plan does not fit the domain) or _NOMEM.
+tplan_state *tpState_FromPlan(tpDomain *domain, const tpPlanRecord *rec, int world, int step, tplan_error *err);
 /// The state file's text (malloc'd, NUL-terminated; NULL when out of memory).
 char *tpState_ToJson(const tplan_state *s);
 /// Steps s (bound to domain first) `steps` times with the planner's Sim (tpDomain_Step): controls
