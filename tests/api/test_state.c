@@ -100,6 +100,22 @@ static void test_json_round_trip(void **state)
         assert_memory_equal(r1, r2, sizeof r1);
         assert_int_equal(n1, n2);
     }
+    /* every step's state is a valid input (within the overlap limits), and reads back the same */
+    for (int i = 0; i <= tplan_result_steps(f->plan); ++i) {
+        tplan_state *si = tplan_result_state(f->plan, f->pool, i, &e);
+        char *ji = json_of(si);
+        tplan_state *bi = tplan_state_from_json(f->pool, ji, strlen(ji), &e);
+        if (!bi) {
+            fprintf(stderr, "step %d: %s\n", i, e.message);
+        }
+        assert_non_null(bi);
+        char *jb = json_of(bi);
+        assert_string_equal(ji, jb);
+        tplan_free(ji);
+        tplan_free(jb);
+        tplan_state_free(si);
+        tplan_state_free(bi);
+    }
     /* the initial state: no static body (the table), every ball */
     tplan_state *s0 = tplan_state_new(f->pool, &e);
     assert_non_null(s0);
