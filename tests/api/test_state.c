@@ -221,6 +221,16 @@ static void test_plan_from_state(void **state)
     const char *t1 = strstr(bytes, "\"timing\""), *t2 = strstr(bytes2, "\"timing\"");
     assert_true(t1 && t2 && t1 - bytes == t2 - bytes2);
     assert_memory_equal(bytes, bytes2, (size_t)(t1 - bytes));
+    /* a caller compiled before the field existed (a smaller def) plans from the initial state */
+    tplan_run_def old;
+    tplan_run_def_init_(&old, offsetof(tplan_run_def, start));
+    assert_int_equal(old.size, offsetof(tplan_run_def, start));
+    old.seed = 2;
+    old.max_iters = 50;
+    tplan_result *r0 = tplan_plan(f->pool, &old, &e);
+    assert_non_null(r0);
+    assert_non_null(strstr(tplan_result_plan(r0, NULL), "\"version\": 1,"));
+    tplan_result_free(r0);
     /* a plan without a start is still version 1 */
     size_t len0;
     assert_non_null(strstr(tplan_result_plan(f->plan, &len0), "\"version\": 1,"));
