@@ -260,7 +260,18 @@ void tpCliLive_Progress(tpCliLive *live, const tpPlanStats *stats);
 void tpCliLive_Finish(tpCliLive *live, const tpPlanRecord *rec, const tpTree *tree, const tpPlanResult *res);
 void tpCliLive_Free(tpCliLive *live);
 
+/// The domain script of a plan read from plan_path, as `tplan replay` loads it: the one embedded in
+/// the plan (or domain_override, a path, or for older plans the recorded one) with the plan's
+/// overrides; *files (freed by the caller) holds the embedded files. NULL after printing why.
+tpScript *tpCli_LoadPlanScript(const char *plan_path, const char *domain_override, const tpPlanRecord *rec, bool quiet,
+                               tpScriptFile **files);
+/// Reads the state file at path (syntax and values; the domain checks the rest when it gets it).
+/// NULL after printing "PATH: why".
+tplan_state *tpCli_ReadState(const char *path);
+
 int tpCmd_Plan(int argc, char **argv);
+int tpCmd_State(int argc, char **argv);
+int tpCmd_Simulate(int argc, char **argv);
 int tpCmd_Bench(int argc, char **argv);
 int tpCmd_Replay(int argc, char **argv);
 int tpCmd_Domains(int argc, char **argv);

@@ -43,6 +43,8 @@ static void plan_usage(FILE *f)
                "                      default: none; a script still running 10 s + 10 %% past one of its\n"
                "                      time limits is stopped so in any case)\n"
                "  --set NAME=VALUE    override a script parameter read with tp.param (repeatable)\n"
+               "  --state FILE        plan from this state (a state file: 'tplan state', docs/embedding.md)\n"
+               "                      instead of the domain's initial state; the plan records it\n"
                "  -o, --out FILE      plan file to write (default: <domain name>.plan.json)\n"
                "  --no-out            do not write a plan file\n"
                "  --tree FILE         also write the search tree (docs/tree-format.md)\n"
@@ -278,7 +280,9 @@ typedef struct PlanCmd {
     const char *domain_arg, *out, *tree_out;
     bool no_out, quiet, view, mpi;
     long long view_quit, jobs;
-    double hard_deadline; /* --hard-deadline S; 0 = none */
+    double hard_deadline;   /* --hard-deadline S; 0 = none */
+    const char *state_path; /* --state FILE, or NULL */
+    tplan_state *state;     /* its state (owned), read before planning */
     tpCliParams params;
     tpCliPlanOpts o; /* the run definition and what the program adds to a run */
 } PlanCmd;
@@ -289,10 +293,11 @@ static int plan_parse(int argc, char **argv, PlanCmd *p)
     memset(p, 0, sizeof *p);
     p->jobs = 1;
     tpCli_PlanOptsInit(&p->o);
-    enum { OPT_SET = TP_OPT_FIRST_FREE, OPT_NO_OUT, OPT_TREE, OPT_VIEW, OPT_VIEW_QUIT, OPT_JOBS, OPT_MPI };
+    enum { OPT_SET = TP_OPT_FIRST_FREE, OPT_NO_OUT, OPT_TREE, OPT_VIEW, OPT_VIEW_QUIT, OPT_JOBS, OPT_MPI, OPT_STATE };
     static const struct option longopts[] = {
         TP_CLI_PLANNER_LONGOPTS,
         {"set", required_argument, NULL, OPT_SET},
+        {"state", required_argument, NULL, OPT_STATE},
         {"out", required_argument, NULL, 'o'},
         {"no-out", no_argument, NULL, OPT_NO_OUT},
         {"tree", required_argument, NULL, OPT_TREE},
@@ -339,6 +344,9 @@ static int plan_parse(int argc, char **argv, PlanCmd *p)
             break;
         case OPT_TREE:
             p->tree_out = v;
+            break;
+        case OPT_STATE:
+            p->state_path = v;
             break;
         case OPT_JOBS:
             if (!tpCli_ParseInt("--jobs", v, 1, TP_PAR_MAX_WORKERS, &p->jobs)) {
@@ -420,6 +428,8 @@ static int plan_report(PlanCmd *p, const char *path, tpCliRun *run, const tpPlan
     return code;
 }
 
+static int plan_run(PlanCmd *p, const char *path);
+
 int tpCmd_Plan(int argc, char **argv)
 {
     PlanCmd p;
@@ -451,6 +461,22 @@ int tpCmd_Plan(int argc, char **argv)
     }
     p.o.outputs = files + 1;
     p.o.noutputs = 2;
+    if (p.state_path) { /* read now (its syntax); checked against the domain once the script is loaded */
+        if (!(p.state = tpCli_ReadState(p.state_path))) {
+            return TP_EXIT_BAD_INPUT;
+        }
+        p.o.run.start = p.state;
+    }
+    code = plan_run(&p, path);
+    tplan_state_free(p.state);
+    return code;
+}
+
+/* Plans (one run, or OR-parallel ones) and reports. The exit code. */
+static int plan_run(PlanCmd *p0, const char *path)
+{
+    PlanCmd p = *p0;
+    int code;
     if (p.jobs > 1 || p.mpi) {
         PlanOutputs po = {p.out, p.tree_out, p.no_out, p.quiet, p.view, p.view_quit};
         return plan_parallel(path, &p.params, &p.o, (int)p.jobs, p.mpi, po);
@@ -475,7 +501,10 @@ int tpCmd_Plan(int argc, char **argv)
     tpPlanRecord rec;
     memset(&rec, 0, sizeof rec);
     if (code != TP_EXIT_OK) {
-        if (run.script && !run.planner) {
+        if (p.state_path && strncmp(err, "state: ", 7) == 0) { /* a state that does not fit the domain */
+            char q[512];
+            tpLog(TP_LOG_ERROR, "%s: %s", tpCli_Escape(p.state_path, q, sizeof q), err + 7);
+        } else if (run.script && !run.planner) {
             tpLog(TP_LOG_ERROR, "%s", err); /* an invalid planner definition */
         } else {
             tpCli_PrintError(err); /* script errors name file:line themselves */

@@ -264,6 +264,17 @@ static tpScript *replay_load(const ReplayOpts *o, const tpPlanRecord *rec, tpScr
     return script;
 }
 
+tpScript *tpCli_LoadPlanScript(const char *plan_path, const char *domain_override, const tpPlanRecord *rec, bool quiet,
+                               tpScriptFile **files)
+{
+    ReplayOpts o;
+    memset(&o, 0, sizeof o);
+    o.plan_path = plan_path;
+    o.domain_override = domain_override;
+    o.quiet = quiet;
+    return replay_load(&o, rec, files);
+}
+
 /* Replays world w (the run's replay: bit for bit, then the goal) and, with --check, its overlaps;
    reports it. The exit code of this world. */
 static int replay_world(const ReplayOpts *o, tpDomain *domain, const tpPlanRecord *rec, int w)

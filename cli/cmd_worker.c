@@ -387,7 +387,21 @@ static void run_job(FILE *ev, const cJSON *m)
     tpCliPlanOpts o;
     tpCli_PlanOptsInit(&o);
     char err[2048] = "";
-    const bool req_ok = request_options(req, &o, err, sizeof err);
+    bool req_ok = request_options(req, &o, err, sizeof err);
+    /* "state": plan from it (the server read it with the same reader; the domain checks the rest) */
+    tplan_state *start = NULL;
+    const cJSON *state = cJSON_GetObjectItemCaseSensitive(req, "state");
+    if (req_ok && state) {
+        char *text = cJSON_PrintUnformatted(state);
+        tplan_error e;
+        start = text ? tpState_Parse(text, strlen(text), &e) : NULL;
+        cJSON_free(text);
+        if (!start) {
+            snprintf(err, sizeof err, "request: %.1000s", text ? e.message : "out of memory");
+            req_ok = false;
+        }
+        o.run.start = start;
+    }
     /* the scheduler's limits for this job (its default applied, cut to a synchronous deadline) */
     o.run.time_limit = isfinite(limit) && limit > 0 ? limit : 0;
     o.run.memory_limit_mb = isfinite(mem) && mem >= 16 ? (int64_t)mem : 0;
@@ -492,6 +506,7 @@ static void run_job(FILE *ev, const cJSON *m)
         /* the sandbox's limit messages name the limit; anything else is the script's own error */
         const char *ecode =
             code == TP_EXIT_FAILURE              ? "internal"
+            : strncmp(err, "state: ", 7) == 0    ? "bad_state" /* a state that does not fit the domain */
             : strstr(err, "time limit exceeded") ? "time_limit"
             : strstr(err, "memory limit of") || strstr(err, "out of memory") || strstr(err, "not enough memory")
                 ? "memory_limit"
@@ -506,6 +521,7 @@ static void run_job(FILE *ev, const cJSON *m)
     cJSON_Delete(done);
     tpPlanRecord_Free(&own);
     tpPar_OutcomeFree(&oc);
+    tplan_state_free(start);
     tpLog_SetThreadSink(NULL, NULL);
 }
 

@@ -39,6 +39,9 @@ tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const t
         return code;
     }
     run->domain = tpScript_Domain(run->script);
+    if (def->start && !tpState_Apply(def->start, run->domain, err)) {
+        return err ? err->code : TPLAN_ERR_ARGUMENT;
+    }
     if (hooks && hooks->loaded && !hooks->loaded(hooks->loaded_user, run->script, err)) {
         return err->code;
     }
@@ -167,7 +170,7 @@ tpRunReplay tpRun_ReplayWorld(tpDomain *domain, const tpPlanRecord *rec, int w, 
         memcpy(x[k].vel, row + 7, sizeof x[k].vel);
         memcpy(x[k].angvel, row + 10, sizeof x[k].angvel);
     }
-    double t = 0.0;
+    double t = rec->has_start ? rec->start_time : 0.0;
     for (int i = 0; i < pw->nsteps; ++i) {
         t = t + rec->dt; /* the planner accumulates time the same way */
     }

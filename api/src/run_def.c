@@ -245,6 +245,36 @@ int tpRun_ReadJsonField(tplan_run_def *def, const cJSON *item, tplan_error *err)
 #undef TP_BAD
 }
 
+cJSON *tpRun_ParseJsonObject(const char *what, const char *json, size_t len, tplan_error *err)
+{
+    /* cJSON ends a string at an escaped NUL ("rrt\u0000x" would read as "rrt") and at a NUL byte
+       inside len; and it stops after the first value, so "{...} trailing" must be refused here */
+    char why[128];
+    if (!tpJson_CheckText(json, len, why, sizeof why)) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s: %s", what, why);
+        return NULL;
+    }
+    size_t stop = 0;
+    cJSON *root = tpJson_ParseDocument(json, len, &stop);
+    if (!root || !cJSON_IsObject(root)) {
+        size_t line = 1, col = 1;
+        tpJson_LineColumn(json, len, stop, &line, &col);
+        const cJSON *first = root ? NULL : cJSON_ParseWithLength(json, len);
+        if (root) {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s: expected a JSON object", what);
+        } else if (first) {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s: text after the JSON value at line %zu, column %zu", what,
+                       line, col);
+        } else {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s: not valid JSON (line %zu, column %zu)", what, line, col);
+        }
+        cJSON_Delete((cJSON *)first);
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
 static tplan_code run_def_from_json(tplan_run_def *def0, const char *json, size_t len, tplan_error *err)
 {
     tplan_run_def def;
@@ -254,30 +284,8 @@ static tplan_code run_def_from_json(tplan_run_def *def0, const char *json, size_
         }
         return TPLAN_ERR_ARGUMENT;
     }
-    /* cJSON ends a string at an escaped NUL ("rrt\u0000x" would read as "rrt") and at a NUL byte
-       inside len; and it stops after the first value, so "{...} trailing" must be refused here */
-    char why[128];
-    if (!tpJson_CheckText(json, len, why, sizeof why)) {
-        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "run definition: %s", why);
-        return TPLAN_ERR_ARGUMENT;
-    }
-    size_t stop = 0;
-    cJSON *root = tpJson_ParseDocument(json, len, &stop);
-    if (!root || !cJSON_IsObject(root)) {
-        size_t line = 1, col = 1;
-        tpJson_LineColumn(json, len, stop, &line, &col);
-        const cJSON *first = root ? NULL : cJSON_ParseWithLength(json, len);
-        if (root) {
-            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "run definition: expected a JSON object");
-        } else if (first) {
-            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL,
-                       "run definition: text after the JSON value at line %zu, column %zu", line, col);
-        } else {
-            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "run definition: not valid JSON (line %zu, column %zu)", line,
-                       col);
-        }
-        cJSON_Delete((cJSON *)first);
-        cJSON_Delete(root);
+    cJSON *root = tpRun_ParseJsonObject("run definition", json, len, err);
+    if (!root) {
         return TPLAN_ERR_ARGUMENT;
     }
     unsigned seen = 0;

@@ -7,30 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api.h"
 #include "call.h"
 #include "tp/base.h"
 #include "tp/run.h"
-
-struct tplan_domain {
-    char *path;   /* the script's file, or its name in messages (with source) */
-    char *source; /* NULL: a file domain; else the script's text (source_len bytes) */
-    size_t source_len;
-    tpScriptParam *params; /* copies, nparams */
-    int nparams;
-    tplan_run_def limits; /* the script limits it was loaded with */
-    tpScript *script;     /* the loaded script, for inspection and replays (never planned with) */
-};
-
-struct tplan_result {
-    tpPlanRecord rec;
-    /* The plan file's bytes, formatted on the first tplan_result_plan or _write_plan (a game that
-       reads only the arrays never pays for them: formatting was a third of a short plan call);
-       under lock, so that concurrent readers of one result stay safe. */
-    pthread_mutex_t lock;
-    char *plan; /* NULL until formatted */
-    size_t plan_len;
-    char plan_error[256]; /* why formatting failed ("" : not tried or fine) */
-};
 
 const char *tplan_version(void)
 {
@@ -52,7 +32,7 @@ const char *tplan_code_name(tplan_code code)
 }
 
 /* def's output callback when it has one (NULL for no def, or a def too old to have the field). */
-static tplan_output_fn def_output(const tplan_run_def *def, void **user)
+tplan_output_fn tpApi_DefOutput(const tplan_run_def *def, void **user)
 {
     const size_t need = offsetof(tplan_run_def, output_user) + sizeof def->output_user;
     const bool has = def && def->size >= need && def->size <= sizeof *def && def->output;
@@ -60,7 +40,7 @@ static tplan_output_fn def_output(const tplan_run_def *def, void **user)
     return has ? def->output : NULL;
 }
 
-static void set_ok(tplan_error *err)
+void tpApi_SetOk(tplan_error *err)
 {
     if (err) {
         err->code = TPLAN_OK;
@@ -79,7 +59,7 @@ static tpScriptDef domain_script_def(const tplan_domain *d, const tplan_run_def 
 }
 
 /* Loads d's script fresh into *out (a replay and every plan start from the script's own state). */
-static tplan_code domain_load(const tplan_domain *d, tpScript **out, tplan_error *err)
+tplan_code tpApi_DomainLoad(const tplan_domain *d, tpScript **out, tplan_error *err)
 {
     tpScriptDef sdef = domain_script_def(d, &d->limits);
     char msg[sizeof err->message];
@@ -134,11 +114,11 @@ static tplan_domain *domain_new_(const char *path, const char *source, size_t le
         tplan_domain_free(d);
         return NULL;
     }
-    if (domain_load(d, &d->script, err) != TPLAN_OK) {
+    if (tpApi_DomainLoad(d, &d->script, err) != TPLAN_OK) {
         tplan_domain_free(d);
         return NULL;
     }
-    set_ok(err);
+    tpApi_SetOk(err);
     return d;
 }
 
@@ -146,7 +126,7 @@ static tplan_domain *domain_new(const char *path, const char *source, size_t len
                                 int nparams, const tplan_run_def *def, tplan_error *err)
 {
     void *user;
-    tplan_output_fn output = def_output(def, &user);
+    tplan_output_fn output = tpApi_DefOutput(def, &user);
     tpCall call;
     tpCall_Begin(&call, output, user);
     tplan_domain *d = domain_new_(path, source, len, params, nparams, def, err);
@@ -302,7 +282,7 @@ static tplan_result *plan_progress(tplan_domain *d, const tplan_run_def *def0, t
     }
     tpRun_Free(&run);
     if (r) {
-        set_ok(err);
+        tpApi_SetOk(err);
     }
     return r;
 }
@@ -311,7 +291,7 @@ tplan_result *tplan_plan_progress(tplan_domain *d, const tplan_run_def *def, tpl
                                   double interval, tplan_error *err)
 {
     void *out_user; /* the plan's def's output, else the domain's */
-    tplan_output_fn output = def_output(def, &out_user);
+    tplan_output_fn output = tpApi_DefOutput(def, &out_user);
     if (!output && d) {
         output = d->limits.output;
         out_user = d->limits.output_user;
@@ -490,7 +470,7 @@ static tplan_code write_plan(const tplan_result *r, const char *path, tplan_erro
         tpRun_Fail(err, TPLAN_ERR_IO, NULL, "%s: %s", path, msg);
         return TPLAN_ERR_IO;
     }
-    set_ok(err);
+    tpApi_SetOk(err);
     return TPLAN_OK;
 }
 
@@ -522,7 +502,7 @@ tplan_code tplan_replay(tplan_domain *d, const char *plan, size_t len, tplan_err
     if (!tpPlanRecord_Parse(&rec, plan, len, "plan", msg, sizeof msg)) {
         code = strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_PLAN_FILE;
         tpRun_Fail(err, code, NULL, "%s", msg);
-    } else if ((code = domain_load(d, &script, err)) == TPLAN_OK) {
+    } else if ((code = tpApi_DomainLoad(d, &script, err)) == TPLAN_OK) {
         switch (tpRun_ReplayWorld(tpScript_Domain(script), &rec, rec.selected, msg, sizeof msg)) {
         case TP_RUN_REPLAY_OK:
             break;
@@ -545,7 +525,7 @@ tplan_code tplan_replay(tplan_domain *d, const char *plan, size_t len, tplan_err
     tpCall_End(&call);
     tpPlanRecord_Free(&rec);
     if (code == TPLAN_OK) {
-        set_ok(err);
+        tpApi_SetOk(err);
     }
     return code;
 }

@@ -603,10 +603,11 @@ static bool read_header(const tpReader *r, const cJSON *root, tpPlanRecord *rec)
     if (!member_double(r, root, "", "version", &version)) {
         return false;
     }
-    if (version != TP_PLAN_VERSION) {
-        return fail_(r, "version", "unsupported plan version %.17g (this tplan reads version %d)", version,
-                     TP_PLAN_VERSION);
+    if (version != TP_PLAN_VERSION && version != TP_PLAN_VERSION_START) {
+        return fail_(r, "version", "unsupported plan version %.17g (this tplan reads versions %d and %d)", version,
+                     TP_PLAN_VERSION, TP_PLAN_VERSION_START);
     }
+    rec->has_start = version == TP_PLAN_VERSION_START; /* read_start reads it */
     /* optional "tplan": the writer's version, three numbers */
     if (cJSON_GetObjectItemCaseSensitive(root, "tplan")) {
         if (!member_string(r, root, "", "tplan", &rec->tplan_version)) {
@@ -1141,6 +1142,56 @@ static bool read_stats(const tpReader *r, const cJSON *root, tpPlanRecord *rec)
            (!has_first || member_double(r, t, "stats.timing", "first_solution", &rec->t_first));
 }
 
+/* Member "start" (version 2 only, and required there): the start time and the rest counts that are
+ * not 0, by body name. */
+static bool read_start(tpReadState *st, const cJSON *root)
+{
+    const tpReader *r = st->r;
+    tpPlanRecord *rec = st->rec;
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, "start");
+    if (!rec->has_start) {
+        return !obj || fail_(r, "start", "a version %d plan has no start state (version %d has)", TP_PLAN_VERSION,
+                             TP_PLAN_VERSION_START);
+    }
+    if (!obj || !cJSON_IsObject(obj)) {
+        return fail_(r, "start", "a version %d plan needs a start state: expected an object, got %s",
+                     TP_PLAN_VERSION_START, obj ? type_name(obj) : "nothing");
+    }
+    for (const cJSON *m = obj->child; m; m = m->next) {
+        if (strcmp(m->string, "time") != 0 && strcmp(m->string, "rest") != 0) {
+            return fail_(r, "start", "unknown field \"%.64s\" (expected time, rest)", m->string);
+        }
+    }
+    if (!member_double(r, obj, "start", "time", &rec->start_time)) {
+        return false;
+    }
+    if (!(rec->start_time >= 0 && rec->start_time <= TP_PLAN_MAX_START_TIME)) {
+        return fail_(r, "start.time", "%.17g is not a time in [0, %g] s", rec->start_time, TP_PLAN_MAX_START_TIME);
+    }
+    const cJSON *rest = member_(r, obj, "start", "rest", TP_T_OBJECT);
+    rec->start_rest = rest ? calloc((size_t)rec->nbodies + 1, 1) : NULL;
+    if (!rest) {
+        return false;
+    }
+    if (!rec->start_rest) {
+        return fail_(r, "start.rest", "out of memory");
+    }
+    for (const cJSON *m = rest->child; m; m = m->next) {
+        char path[TP_PATH_CAP];
+        snprintf(path, sizeof path, "start.rest.%.64s", m->string);
+        const int b = lookup_(st->body_ix, rec->nbodies, m->string);
+        if (b < 0 || !rec->bodies[b].moving) {
+            return fail_(r, path, "%s", b < 0 ? "no such body" : "a static body has no rest count");
+        }
+        double v = cJSON_IsNumber(m) ? m->valuedouble : -1;
+        if (!(v >= 0 && v <= 255 && v == floor(v))) {
+            return fail_(r, path, "expected an integer in 0..255 (steps at rest)");
+        }
+        rec->start_rest[b] = (uint8_t)v;
+    }
+    return true;
+}
+
 static bool read_record(tpReadState *st, const cJSON *root)
 {
     const tpReader *r = st->r;
@@ -1155,7 +1206,7 @@ static bool read_record(tpReadState *st, const cJSON *root)
     if (!check_duplicate_keys(r, root, path, sizeof path)) {
         return false;
     }
-    if (!read_bodies(st, root) || !read_tactics(st, root)) {
+    if (!read_bodies(st, root) || !read_tactics(st, root) || !read_start(st, root)) {
         return false;
     }
     const cJSON *alts = member_(r, root, "", "alternatives", TP_T_ARRAY);

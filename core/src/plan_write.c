@@ -109,6 +109,7 @@ void tpPlanWorld_FreeArrays(tpPlanWorld *w, int nbodies, int ntactics)
     free(w->traj);
     free(w->controls);
     free(w->active);
+    free(w->rest);
     memset(w, 0, sizeof *w);
 }
 
@@ -164,6 +165,7 @@ void tpPlanRecord_Free(tpPlanRecord *rec)
     free(rec->planner);
     free(rec->status);
     free(rec->overrides);
+    free(rec->start_rest);
     for (int i = 0; i < rec->nwarnings && rec->warnings; ++i) {
         free(rec->warnings[i]);
     }
@@ -372,6 +374,10 @@ static bool check_record(const tpCheck *c, const tpPlanRecord *rec, char **overr
     }
     if (!(rec->dt > 0.0 && rec->dt <= TP_PLAN_MAX_DT)) {
         return check_fail(c, "dt: %.17g is not a step length in (0, %g] s", rec->dt, TP_PLAN_MAX_DT);
+    }
+    if (rec->has_start && (!rec->start_rest || !(rec->start_time >= 0 && rec->start_time <= TP_PLAN_MAX_START_TIME))) {
+        return check_fail(c, "start.time: %.17g is not a time in [0, %g] s (or no rest counts)", rec->start_time,
+                          TP_PLAN_MAX_START_TIME);
     }
     if (rec->view.set && !tpPlanView_Valid(&rec->view)) {
         return check_fail(c, "view: expected finite numbers, distance >= 0 and pitch within -89.9..89.9 degrees");
@@ -621,6 +627,11 @@ static void put_float(FILE *f, float v)
     put_double(f, (double)v); /* exact as a double, hence exact after the cast */
 }
 
+int tpPlan_FormatDouble(double v, char *buf)
+{
+    return format_double(v, buf);
+}
+
 void tpPlan_PutDouble(FILE *f, double v)
 {
     put_double(f, v);
@@ -857,7 +868,7 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
 {
     const tpPlanWorld *sel = &rec->worlds[rec->selected];
     fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"tplan\": \"%s\",\n  \"domain\": {\"name\": ",
-            TP_PLAN_FORMAT, TP_PLAN_VERSION, TPLAN_VERSION);
+            TP_PLAN_FORMAT, rec->has_start ? TP_PLAN_VERSION_START : TP_PLAN_VERSION, TPLAN_VERSION);
     put_string(f, rec->domain_name);
     fputs(", \"file\": ", f);
     put_string(f, rec->domain_file);
@@ -877,6 +888,21 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
     put_string(f, rec->status);
     fputs(",\n  \"dt\": ", f);
     put_double(f, rec->dt);
+    if (rec->has_start) { /* the rest counts that are not 0, by body name */
+        fputs(",\n  \"start\": {\"time\": ", f);
+        put_double(f, rec->start_time);
+        fputs(", \"rest\": {", f);
+        bool first = true;
+        for (int b = 0; b < rec->nbodies; ++b) {
+            if (rec->start_rest[b] != 0) {
+                fputs(first ? "" : ", ", f);
+                put_string(f, rec->bodies[b].name);
+                fprintf(f, ": %d", rec->start_rest[b]);
+                first = false;
+            }
+        }
+        fputs("}}", f);
+    }
     if (rec->max_static_penetration >= 0 && rec->max_body_penetration >= 0) {
         fputs(",\n  \"limits\": {\"max_static_penetration\": ", f);
         put_double(f, rec->max_static_penetration);

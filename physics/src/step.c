@@ -984,6 +984,43 @@ const tpContactInfo *tpWorld_Contacts(const tpWorld *w)
     return w->infos;
 }
 
+bool tpWorld_CheckOverlap(tpWorld *w, const tpBodyState *x, double t, tpStepFailure *out)
+{
+    for (int k = 0; k < w->nstate; k++) {
+        tpBodyRt *r = &w->rt[w->state_body[k]];
+        set_body(r->body, &x[k]);
+        r->asleep = false;
+        if (!dBodyIsEnabled(r->body))
+            dBodyEnable(r->body);
+    }
+    if (w->nkinematic > 0)
+        set_kinematic(w, t);
+    w->live_restored = false;
+    w->static_depth = 0.0;
+    w->body_depth = 0.0;
+    w->static_pair[0] = w->static_pair[1] = w->body_pair[0] = w->body_pair[1] = -1;
+    w->substep = 0;
+    tpContacts_DepthPass(w);
+    tpStepFailure f = {TP_STEP_OK, -1, -1, TP_STEP_VALUE_NONE, -1, 0.0, 0.0, -1, w->def.substeps, t};
+    if (w->def.max_static_penetration > 0 && w->static_depth > w->def.max_static_penetration) {
+        const bool a_static = w->rt[w->static_pair[0]].state_slot < 0; /* the moving body first */
+        f.kind = TP_STEP_STATIC_PENETRATION;
+        f.a = a_static ? w->static_pair[1] : w->static_pair[0];
+        f.b = a_static ? w->static_pair[0] : w->static_pair[1];
+        f.value = w->static_depth;
+        f.limit = w->def.max_static_penetration;
+    } else if (w->def.max_body_penetration > 0 && w->body_depth > w->def.max_body_penetration) {
+        f.kind = TP_STEP_BODY_PENETRATION;
+        f.a = w->body_pair[0];
+        f.b = w->body_pair[1];
+        f.value = w->body_depth;
+        f.limit = w->def.max_body_penetration;
+    }
+    if (out)
+        *out = f;
+    return f.kind == TP_STEP_OK;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Snapshots: [time][13 doubles per state slot], native doubles, copied bytewise because the
  * caller's buffer need not be aligned.                                                        */

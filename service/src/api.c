@@ -226,8 +226,8 @@ static bool check_run_field(svcReq *rq, const tpService *svc, const cJSON *f, en
 static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MHD_Result *answered)
 {
     tpService *svc = rq->svc;
-    static const char *const known = "domain, script, set, planner, mu, seed, max_iters, time_limit, solutions, "
-                                     "nn_index, tree, memory_mb, jobs, name, tags";
+    static const char *const known = "domain, script, set, state, planner, mu, seed, max_iters, time_limit, "
+                                     "solutions, nn_index, tree, memory_mb, jobs, name, tags";
 #define BAD(code, field, ...)                                                                                          \
     do {                                                                                                               \
         *answered = svcHttp_Error(rq, code, code == 404 ? "unknown_domain" : "bad_field", field, __VA_ARGS__);         \
@@ -306,6 +306,21 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
                 if (cJSON_IsString(v) && strlen(v->valuestring) > 65536) {
                     BAD(400, "set", "set.%s: the value is longer than 65536 bytes", v->string);
                 }
+            }
+        } else if (strcmp(k, "state") == 0) {
+            /* the state file's reader (tp/run.h), strictly; what fits the domain (its bodies, the
+               overlaps) the worker checks once the script is loaded (error code bad_state) */
+            char *text = cJSON_IsObject(f) ? cJSON_PrintUnformatted(f) : NULL;
+            tplan_state *st = text ? tpState_Parse(text, strlen(text), &e) : NULL;
+            cJSON_free(text);
+            tplan_state_free(st);
+            if (!cJSON_IsObject(f)) {
+                BAD(400, "state", "state must be an object: a state file (docs/embedding.md, \"States\")");
+            }
+            if (!st) {
+                char field[96];
+                snprintf(field, sizeof field, "state%s%s", e.field[0] ? "." : "", e.field);
+                BAD(400, field, "%s", e.message);
             }
         } else if (strcmp(k, "tree") == 0) {
             if (!cJSON_IsBool(f)) {
@@ -571,7 +586,7 @@ static enum MHD_Result send_file(svcReq *rq, int64_t id, const char *name, const
 
 static unsigned sync_error_status(const char *code)
 {
-    if (strcmp(code, "script_error") == 0) {
+    if (strcmp(code, "script_error") == 0 || strcmp(code, "bad_state") == 0) {
         return 400;
     }
     if (strcmp(code, "memory_limit") == 0 || strcmp(code, "time_limit") == 0) {
@@ -639,7 +654,15 @@ static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline)
         if (http == 503) {
             svcHttp_Header(rq, "Retry-After", "1");
         }
-        r = svcHttp_Error(rq, http, code, NULL, "%s", job->err_message ? job->err_message : "the job failed");
+        /* a state that does not fit the domain: "state: bodies.cue: ..." names the field */
+        char field[96] = "";
+        const char *m = job->err_message ? job->err_message : "";
+        const size_t n = strcmp(code, "bad_state") == 0 && strncmp(m, "state: ", 7) == 0 ? strcspn(m + 7, ": ") : 0;
+        if (n > 0 && n < 80 && m[7 + n] == ':') {
+            snprintf(field, sizeof field, "state.%.*s", (int)n, m + 7);
+        }
+        r = svcHttp_Error(rq, http, code, field[0] ? field : NULL, "%s",
+                          job->err_message ? job->err_message : "the job failed");
     }
     svcJobFree(job);
     return r;

@@ -139,7 +139,13 @@ static void cb_initial(void *ctx, void *x)
 {
     tpDomain *d = ctx;
     memset(x, 0, d->state_bytes);
-    tpWorld_InitialState(d->world, (tpBodyState *)((char *)x + d->off_bodies));
+    if (d->has_start) {
+        *(double *)x = d->start_t;
+        memcpy((char *)x + d->off_bodies, d->start_x, sizeof(tpBodyState) * (size_t)d->nstate);
+        memcpy((char *)x + d->off_rest, d->start_rest, (size_t)d->nstate);
+    } else {
+        tpWorld_InitialState(d->world, (tpBodyState *)((char *)x + d->off_bodies));
+    }
     for (int i = 0; i < d->ntactics; ++i) {
         tactic_mut(d, x, i)->sigma = d->tactics[i].initial;
     }
@@ -351,7 +357,7 @@ static const char *body_name(const tpDomain *d, int body)
 }
 
 /* One line on a failed step (tpWorld_LastFailure) with the bodies' names. */
-static void describe_step(const tpDomain *d, const tpStepFailure *f, char *out, size_t outlen)
+void tpDomain_DescribeFailure(const tpDomain *d, const tpStepFailure *f, char *out, size_t outlen)
 {
     static const char *const what[] = {"",           "position", "speed",  "angular speed",
                                        "quaternion", "force",    "torque", "speed"};
@@ -420,7 +426,7 @@ static int cb_reject(void *ctx, int by, const void *xnew, char *text, size_t tex
     }
     const tpStepFailure *f = tpWorld_LastFailure(d->world);
     if (text) {
-        describe_step(d, f, text, textlen);
+        tpDomain_DescribeFailure(d, f, text, textlen);
     }
     switch (f->kind) {
     case TP_STEP_STATIC_PENETRATION:
@@ -636,6 +642,8 @@ void tpDestroyDomain(tpDomain *d)
     free_tactics(d->tactics, d->ntactics);
     free(d->probs);
     free(d->initial_all);
+    free(d->start_x);
+    free(d->start_rest);
     free(d->tac_off);
     free(d->tac_nv);
     free(d->act_off);

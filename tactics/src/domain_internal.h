@@ -36,6 +36,11 @@ struct tpDomain {
     int warnings_seen;              /* all found, also those beyond TP_MAX_WARNINGS */
     char warnings[TP_MAX_WARNINGS][TP_WARNING_MAX];
     const tpCond *valid_blame; /* the node of def.valid that refused the last state valid() refused */
+    /* The start of every plan (tpDomain_SetStart); has_start false: the scene's initial state at 0 */
+    bool has_start;
+    tpBodyState *start_x; /* nstate states, slot order (NULL until set) */
+    uint8_t *start_rest;  /* nstate rest counts (NULL until set) */
+    double start_t;       /* s */
 };
 
 /// Full action (6 doubles per control slot) from a compact stored one.

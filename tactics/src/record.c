@@ -58,8 +58,17 @@ static bool fill_world(const tpDomain *d, const tpTree *tree, int32_t leaf, doub
         return false;
     }
     w->cost = cost;
+    w->rest = calloc((size_t)len * (size_t)d->nbodies + 1, 1);
+    if (!w->rest) {
+        free(path);
+        return false;
+    }
     for (int i = 0; i < len; ++i) {
         const void *x = tpTree_State(tree, path[i]);
+        for (int k = 0; k < d->nstate; ++k) {
+            w->rest[(size_t)i * (size_t)d->nbodies + (size_t)tpWorld_StateBody(d->world, k)] =
+                ((const uint8_t *)x)[d->off_rest + (size_t)k];
+        }
         for (int b = 0; b < d->nbodies; ++b) {
             if (w->traj[b]) {
                 tpBodyState s;
@@ -104,6 +113,17 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
     rec->max_static_penetration = d->def.scene.max_static_penetration;
     rec->max_body_penetration = d->def.scene.max_body_penetration;
     rec->view = d->def.view;
+    if (d->has_start) { /* the first rows of the trajectories hold its states */
+        rec->has_start = true;
+        rec->start_time = d->start_t;
+        rec->start_rest = calloc((size_t)d->nbodies + 1, 1);
+        if (!rec->start_rest) {
+            goto oom;
+        }
+        for (int k = 0; k < d->nstate; ++k) {
+            rec->start_rest[tpWorld_StateBody(d->world, k)] = d->start_rest[k];
+        }
+    }
     rec->nbodies = d->nbodies;
     rec->bodies = calloc((size_t)d->nbodies, sizeof *rec->bodies);
     rec->ntactics = d->ntactics;
@@ -293,6 +313,17 @@ static bool same_row(const tpBodyState *s, const double *row, const char *body, 
     return true;
 }
 
+/* What a replay hands back: the state after its last step (tpDomain_ReplayTo). */
+typedef struct tpReplayOut {
+    int upto;       /* steps to replay (the world's nsteps for a whole replay) */
+    tpBodyState *x; /* NULL, or nstate states */
+    uint8_t *rest;  /* NULL, or nstate rest counts */
+    double t;       /* s */
+} tpReplayOut;
+
+static tpReplayStatus replay(tpDomain *d, const tpPlanRecord *rec, int w, tpStepObserver observe, void *user, int *step,
+                             tpReplayOut *out, char *err, size_t errlen);
+
 tpReplayStatus tpDomain_Replay(tpDomain *d, const tpPlanRecord *rec, int w, int *step, char *err, size_t errlen)
 {
     return tpDomain_ReplayObserved(d, rec, w, NULL, NULL, step, err, errlen);
@@ -300,6 +331,44 @@ tpReplayStatus tpDomain_Replay(tpDomain *d, const tpPlanRecord *rec, int w, int 
 
 tpReplayStatus tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int w, tpStepObserver observe, void *user,
                                        int *step, char *err, size_t errlen)
+{
+    return replay(d, rec, w, observe, user, step, NULL, err, errlen);
+}
+
+tpReplayStatus tpDomain_ReplayTo(tpDomain *d, const tpPlanRecord *rec, int w, int upto, tpBodyState *x, uint8_t *rest,
+                                 double *t, char *err, size_t errlen)
+{
+    tpReplayOut out = {upto, x, rest, 0.0};
+    tpReplayStatus r = replay(d, rec, w, NULL, NULL, NULL, &out, err, errlen);
+    *t = out.t;
+    return r;
+}
+
+/* The recorded start state (rec->has_start) into x, rest and *t, checked like any start and made
+ * the domain's (tp.moved and the goal compare with it, as when the plan was made). */
+static bool replay_start(tpDomain *d, const tpPlanRecord *rec, const tpPlanWorld *pw, tpBodyState *x, uint8_t *rest,
+                         double *t, char *err, size_t errlen)
+{
+    for (int k = 0; k < d->nstate; ++k) {
+        int b = tpWorld_StateBody(d->world, k);
+        row_state(pw->traj[b], &x[k]);
+        rest[k] = rec->start_rest[b];
+    }
+    *t = rec->start_time;
+    char msg[512];
+    if (!tpDomain_CheckState(d, x, rest, *t, NULL, 0, msg, sizeof msg)) {
+        tpErrorf(err, errlen, "the plan's start state does not fit the domain: %s", msg);
+        return false;
+    }
+    if (!tpDomain_SetStart(d, x, rest, *t)) {
+        tpErrorf(err, errlen, "out of memory");
+        return false;
+    }
+    return true;
+}
+
+static tpReplayStatus replay(tpDomain *d, const tpPlanRecord *rec, int w, tpStepObserver observe, void *user, int *step,
+                             tpReplayOut *out, char *err, size_t errlen)
 {
     int dummy;
     step = step ? step : &dummy;
@@ -340,7 +409,30 @@ tpReplayStatus tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int
         return TP_REPLAY_MISFIT;
     }
     tpReplayStatus result = TP_REPLAY_MATCH;
-    for (int k = 0; k < d->nstate; ++k) {
+    double t = 0.0;
+    const int nsteps = out && out->upto < pw->nsteps ? out->upto : pw->nsteps;
+    if (out && !(out->upto >= 0 && out->upto <= pw->nsteps)) {
+        tpErrorf(err, errlen, "no step %d in world %d (it has steps 0..%d)", out->upto, w, pw->nsteps);
+        result = TP_REPLAY_MISFIT;
+        goto done;
+    }
+    if (rec->has_start && !replay_start(d, rec, pw, x, rest, &t, err, errlen)) {
+        result = TP_REPLAY_MISFIT;
+        goto done;
+    }
+    for (int b = 0; rec->has_start && b < d->nbodies; ++b) { /* the scripted bodies at the start time */
+        double mine[TP_STATE_DOUBLES];
+        int f = pw->traj[b] ? first_difference(&d->initial_all[b], pw->traj[b], mine) : -1;
+        if (f >= 0) {
+            tpErrorf(err, errlen,
+                     "the recorded start state of body '%s' is not the domain's at t = %.17g s (%s: recorded %.17g, "
+                     "domain %.17g)",
+                     rec->bodies[b].name, t, k_fields[f], pw->traj[b][f], mine[f]);
+            result = TP_REPLAY_MISFIT;
+            goto done;
+        }
+    }
+    for (int k = 0; !rec->has_start && k < d->nstate; ++k) {
         int b = tpWorld_StateBody(d->world, k);
         row_state(pw->traj[b], &x[k]);
         double mine[TP_STATE_DOUBLES];
@@ -357,13 +449,12 @@ tpReplayStatus tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int
             goto done;
         }
     }
-    double t = 0.0;
-    for (int i = 0; i < pw->nsteps; ++i) {
+    for (int i = 0; i < nsteps; ++i) {
         for (int k = 0; k < d->ncontrol; ++k) {
             int b = tpWorld_ControlBody(d->world, k);
             memcpy(action + 6 * k, pw->controls[b] + (size_t)i * TP_CONTROL_DOUBLES, sizeof(double) * 6);
         }
-        if (!tpWorld_StepRest(d->world, x, rest, t, action, x, rest)) {
+        if (!tpDomain_Step(d, x, rest, &t, action)) {
             if (tpWorld_MotionError(d->world)[0]) {
                 tpErrorf(err, errlen, "%s", tpWorld_MotionError(d->world));
                 result = TP_REPLAY_MISFIT;
@@ -380,7 +471,6 @@ tpReplayStatus tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int
             *step = i + 1;
             goto done;
         }
-        t = t + d->def.scene.dt;
         if (observe) {
             observe(user, i + 1, d->world);
         }
@@ -397,6 +487,15 @@ tpReplayStatus tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int
                 goto done;
             }
         }
+    }
+    if (out) {
+        if (out->x) {
+            memcpy(out->x, x, sizeof *x * (size_t)d->nstate);
+        }
+        if (out->rest) {
+            memcpy(out->rest, rest, (size_t)d->nstate);
+        }
+        out->t = t;
     }
 done:
     free(x);

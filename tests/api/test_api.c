@@ -20,21 +20,7 @@
 
 #define MINIGOLF TP_SOURCE_DOMAINS "/minigolf.lua"
 
-/* A small domain: a ball pushed into a box region (solves in a few iterations). */
-static const char k_push[] = "local tp = require 'tp'\n"
-                             "return tp.domain {\n"
-                             "  name = 'push', dt = 1/60,\n"
-
-                             "  bodies = {\n"
-                             "    tp.plane { name = 'floor' },\n"
-                             "    tp.sphere { name = 'ball', class = 'active', radius = 0.05, mass = 0.2,\n"
-                             "                pos = {0, 0, 0.05}, max_force = 50 } },\n"
-                             "  tactics = { tp.tactic { name = 'push', body = 'ball', skills = {\n"
-                             "    tp.skill.impulse { name = 'roll', speed = tp.uniform(0.5, 3),\n"
-                             "                       direction = tp.angle(-0.4, 0.4) } } } },\n"
-                             "  goal = tp.inside { body = 'ball', min = {0.3, -0.5}, max = {5, 0.5} },\n"
-                             "  planner = { max_iters = 2000 },\n"
-                             "}\n";
+#include "push_domain.h" /* k_push */
 
 static void test_run_def_defaults_and_ranges(void **state)
 {

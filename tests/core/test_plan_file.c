@@ -578,6 +578,46 @@ static void expect_edit_refused(const char *text, const char *after, const char 
     free(bad);
 }
 
+/* A plan from a start state (issue 37): version 2 with "start" (time, the rest counts that are
+ * not 0 by body name), read back to the same record and bytes; refused with a bad time or count,
+ * a static or unknown body. */
+static void test_plan_start(void **state)
+{
+    (void)state;
+    char err[512] = "";
+    tpPlanRecord orig, back;
+    build_record(&orig);
+    orig.has_start = true;
+    orig.start_time = 1.6666666666666656;
+    orig.start_rest = calloc((size_t)orig.nbodies, 1);
+    assert_non_null(orig.start_rest);
+    orig.start_rest[1] = 15;
+    char *text;
+    size_t len;
+    assert_true(tpPlanRecord_WriteMem(&orig, &text, &len, err, sizeof err));
+    assert_non_null(strstr(text, "\"version\": 2,"));
+    assert_non_null(strstr(text, "\"start\": {\"time\": 1.6666666666666656, \"rest\": {\"ball\": 15}},"));
+    assert_true(tpPlanRecord_Parse(&back, text, len, "p.json", err, sizeof err));
+    assert_true(back.has_start);
+    assert_true(back.start_time == orig.start_time);
+    assert_memory_equal(back.start_rest, orig.start_rest, (size_t)orig.nbodies);
+    char *again;
+    size_t len2;
+    assert_true(tpPlanRecord_WriteMem(&back, &again, &len2, err, sizeof err));
+    const char *t1 = strstr(text, "\"timing\""), *t2 = strstr(again, "\"timing\"");
+    assert_true(t1 && t2 && t1 - text == t2 - again);
+    assert_memory_equal(text, again, (size_t)(t1 - text));
+    expect_edit_refused(text, NULL, "\"time\": 1.6666666666666656", "\"time\": -1", "start.time: -1 is not a time");
+    expect_edit_refused(text, NULL, "\"ball\": 15", "\"ball\": 256", "start.rest.ball: expected an integer in 0..255");
+    expect_edit_refused(text, NULL, "\"ball\": 15", "\"ground\": 1", "start.rest.ground: a static body has no rest");
+    expect_edit_refused(text, NULL, "\"ball\": 15", "\"ghost\": 1", "start.rest.ghost: no such body");
+    expect_edit_refused(text, NULL, "\"rest\": {", "\"spin\": 1, \"rest\": {", "start: unknown field \"spin\"");
+    free(text);
+    free(again);
+    tpPlanRecord_Free(&back);
+    tpPlanRecord_Free(&orig);
+}
+
 /* A mesh body's recorded triangles and origin (issue 28): written, read back equal, and refused
  * when an index leaves the vertices, a coordinate is out of range or the body is no mesh. */
 static void test_plan_mesh(void **state)
@@ -679,8 +719,13 @@ static void test_plan_refusals(void **state)
     expect_edit_refused(text, NULL, "\"first_solution_nodes\": 1000", "\"first_solution_nodes\": 2000000",
                         "stats.first_solution_nodes: must be in 1..nodes (1234567), got 2000000");
     expect_edit_refused(text, NULL, ", \"first_solution\": 0.25", "", "stats.timing");
+    expect_edit_refused(text, NULL, "\"version\": 1", "\"version\": 3",
+                        "version: unsupported plan version 3 (this tplan reads versions 1 and 2)");
+    /* version 2 is version 1 with a start state (issue 37), and only it has one */
     expect_edit_refused(text, NULL, "\"version\": 1", "\"version\": 2",
-                        "version: unsupported plan version 2 (this tplan reads version 1)");
+                        "start: a version 2 plan needs a start state: expected an object, got nothing");
+    expect_edit_refused(text, NULL, "\"dt\": 0.01,", "\"dt\": 0.01, \"start\": {\"time\": 1, \"rest\": {}},",
+                        "start: a version 1 plan has no start state");
     expect_edit_refused(text, NULL, "\"dt\": 0.01,", "", ": missing field \"dt\"");
     expect_edit_refused(text, NULL, "\"seed\": 4294967295", "\"seed\": \"7\"", "seed: expected a number, got a string");
     expect_edit_refused(text, NULL, "\"seed\": 4294967295", "\"seed\": 4294967296", "seed: expected an integer");
@@ -1254,7 +1299,7 @@ int main(void)
         cmocka_unit_test(test_plan_refusals),          cmocka_unit_test(test_plan_mesh),
         cmocka_unit_test(test_plan_random_corruption), cmocka_unit_test(test_plan_overlays),
         cmocka_unit_test(test_overlay_sink),           cmocka_unit_test(test_tree_round_trip),
-        cmocka_unit_test(test_tree_refusals),
+        cmocka_unit_test(test_tree_refusals),          cmocka_unit_test(test_plan_start),
     };
     return cmocka_run_group_tests(tests, tmp_dir_setup, tmp_dir_teardown);
 }

@@ -1,8 +1,12 @@
 """tplan serve: every bad request answered with {"error":{...}} and the right status, none crashes or
 wedges the server; the token; limits on scripts (memory, endless loops); the static files' paths.
 usage: service_errors.py TPLAN WORKDIR"""
+import copy
+import json
 import os
+import re
 import socket
+import subprocess
 import sys
 
 from tplan_service import Runner, Server, fresh_dir, SCRIPTS, LONG, openapi_check
@@ -212,12 +216,64 @@ def test_static(tplan, work):
         assert s.stop() == 0
 
 
+def test_states(s):
+    """"state" in POST /v1/jobs and /v1/plan (issue 37): a state file's bad values are 400 naming the
+    field; a state that does not fit the domain fails the job (bad_state; 400 from /v1/plan); a
+    good one is planned from, and the plan records it."""
+    d = os.path.join(WORK, "states")
+    os.makedirs(d, exist_ok=True)
+    plan, mid = os.path.join(d, "p.json"), os.path.join(d, "mid.json")
+    subprocess.run([TPLAN, "plan", "pool", "--seed", "1", "-q", "-o", plan], check=True)
+    steps = json.load(open(plan))["steps"]
+    subprocess.run([TPLAN, "state", plan, "--step", str(steps // 2), "-o", mid], check=True)
+    state = json.load(open(mid))
+    def edited(fn):
+        st = copy.deepcopy(state)
+        fn(st)
+        return st
+    table = [
+        (3, "state"),
+        (edited(lambda st: st.update(time=-1)), "state.time"),
+        (edited(lambda st: st.update(version=2)), "state.version"),
+        (edited(lambda st: st["bodies"]["cue"].update(quaternion=[2, 0, 0, 0])), "state.bodies.cue.quaternion"),
+        (edited(lambda st: st["bodies"]["cue"].update(spin=1)), "state.bodies.cue.spin"),
+        (edited(lambda st: st["bodies"]["cue"].update(rest=300)), "state.bodies.cue.rest"),
+        (edited(lambda st: st["bodies"]["cue"].pop("velocity")), "state.bodies.cue.velocity"),
+    ]
+    for bad, field in table:
+        expect_error(s, "POST", "/v1/jobs", 400, "bad_field", field, body={"domain": "pool", "state": bad})
+    inf = re.sub(r'"position": \[[^,]+,', '"position": [1e999,', json.dumps(state), count=1)
+    expect_error(s, "POST", "/v1/jobs", 400, "bad_field", "state.bodies.cue.position",
+                 raw=('{"domain": "pool", "state": %s}' % inf).encode())
+    # what only the domain can tell: the worker refuses it
+    f = failed_job(s, {"domain": "minigolf", "state": state}, "bad_state", "state: domain: a state of 'pool'")
+    ghost = edited(lambda st: st["bodies"].update(ghost=st["bodies"].pop("cue")))
+    failed_job(s, {"domain": "pool", "state": ghost}, "bad_state", "state: bodies.ghost: no such body")
+    missing = edited(lambda st: st["bodies"].pop("cue"))
+    failed_job(s, {"domain": "pool", "state": missing}, "bad_state", "state: bodies: 10 bodies given")
+    overlap = edited(lambda st: st["bodies"]["blue"].update(position=st["bodies"]["yellow"]["position"]))
+    f = failed_job(s, {"domain": "pool", "state": overlap}, "bad_state", "state: bodies.")
+    assert "overlap" in f["error"]["message"], f
+    st_, hd, body = s.request("POST", "/v1/plan?wait=30", {"domain": "pool", "state": ghost})
+    err = json.loads(body)["error"]
+    assert st_ == 400 and err["code"] == "bad_state" and err["field"] == "state.bodies.ghost", (st_, body)
+    # a good state: planned from, recorded in the plan (version 2, its time)
+    st_, hd, body = s.request("POST", "/v1/plan?wait=30", {"domain": "pool", "state": state, "seed": 2,
+                                                            "max_iters": 200})
+    assert st_ == 200, (st_, body[:300])
+    p = json.loads(body)
+    assert p["version"] == 2 and p["start"]["time"] == state["time"], p.get("start")
+    assert p["bodies"][[b["name"] for b in p["bodies"]].index("cue")]["trajectory"][0][:3] == \
+        state["bodies"]["cue"]["position"]
+
+
 r = Runner()
 srv = Server(TPLAN, os.path.join(WORK, "data")).start()
 try:
     r.run("bad requests table", test_bad_requests, srv)
     r.run("script errors -> failed jobs", test_script_errors, srv)
     r.run("memory and time limits", test_limits, srv)
+    r.run("states: bad fields, states that do not fit, a plan from one", test_states, srv)
     r.run("every error documented (OpenAPI)", openapi_check, [srv], WORK)
 finally:
     code = srv.stop()

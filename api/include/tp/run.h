@@ -40,6 +40,10 @@ bool tpRun_FullDef(const tplan_run_def *def, tplan_run_def *full, tplan_error *e
 /// field). For readers of larger objects (the service's requests) that hold run fields among
 /// their own.
 int tpRun_ReadJsonField(tplan_run_def *def, const struct cJSON *item, tplan_error *err);
+/// The len bytes at json as one JSON object and nothing else (whitespace around it): the root
+/// (cJSON_Delete it), or NULL with TPLAN_ERR_ARGUMENT and a message starting with `what` (text
+/// after the value, not JSON, not an object, a NUL byte or "\u0000"; line and column).
+struct cJSON *tpRun_ParseJsonObject(const char *what, const char *json, size_t len, tplan_error *err);
 /// The run's fields that differ from the defaults, added to the JSON object o (false when out
 /// of memory).
 bool tpRun_WriteJsonFields(const tplan_run_def *def, struct cJSON *o);
@@ -109,6 +113,44 @@ typedef enum {
 
 /// Replays world w of rec in domain (loaded with the plan's parameters) and checks the goal.
 tpRunReplay tpRun_ReplayWorld(tpDomain *domain, const tpPlanRecord *rec, int w, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------------------------ */
+/* States (state.c): the value behind tplan_state                                              */
+
+struct tplan_state {
+    char domain[TP_NAME_MAX];   /* the domain's name */
+    int n;                      /* bodies (the domain's moving bodies with a stored state) */
+    char (*names)[TP_NAME_MAX]; /* n names: the domain's state order, or a parsed file's order */
+    tpBodyState *x;             /* n states */
+    uint8_t *rest;              /* n rest counts (tpWorld_StepRest) */
+    double t;                   /* s */
+};
+
+/// A state of n bodies of the domain named `domain`, zeroed (names ""); NULL when out of memory.
+tplan_state *tpState_New(const char *domain, int n);
+/// The domain's state (x, rest: tpWorld_StateCount entries each, NULL: the scene's initial state,
+/// counts 0) at time t, in the domain's order. NULL when out of memory.
+tplan_state *tpState_FromDomain(const tpDomain *domain, const tpBodyState *x, const uint8_t *rest, double t);
+/// Reads a state file's text strictly (docs/embedding.md, "States"), its bodies in the file's
+/// order: NULL with TPLAN_ERR_ARGUMENT naming the field for anything else.
+tplan_state *tpState_Parse(const char *json, size_t len, tplan_error *err);
+/// s checked against the domain (its name, every moving body once and no other, the ranges, the
+/// rest counts, the overlaps: tpDomain_CheckState) into x and rest (the domain's order,
+/// tpWorld_StateCount entries). False with TPLAN_ERR_ARGUMENT naming the field.
+bool tpState_Bind(const tplan_state *s, tpDomain *domain, tpBodyState *x, uint8_t *rest, tplan_error *err);
+/// tpState_Bind, then the domain's plans start from s (tpDomain_SetStart).
+bool tpState_Apply(const tplan_state *s, tpDomain *domain, tplan_error *err);
+/// The state at step of world w of rec (0: its selected solution), by replaying it in the domain
+/// up to there (tpDomain_ReplayTo): NULL with TPLAN_ERR_ARGUMENT ("world", "step" out of range),
+/// _MISMATCH (the replay differs), _PLAN_FILE (the plan does not fit the domain) or _NOMEM.
+tplan_state *tpState_FromPlan(tpDomain *domain, const tpPlanRecord *rec, int world, int step, tplan_error *err);
+/// The state file's text (malloc'd, NUL-terminated; NULL when out of memory).
+char *tpState_ToJson(const tplan_state *s);
+/// Steps s (bound to domain first) `steps` times with the planner's Sim (tpDomain_Step): controls
+/// steps rows of 6 doubles per control slot (NULL: none); trajectory NULL or room for steps + 1
+/// rows of 13 doubles per state slot. s is changed only on success.
+tplan_code tpState_Simulate(tpDomain *domain, tplan_state *s, int steps, const double *controls, double *trajectory,
+                            tplan_error *err);
 
 #ifdef __cplusplus
 }

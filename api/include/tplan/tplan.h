@@ -108,6 +108,9 @@ typedef enum tplan_planner {
     TPLAN_PLANNER_BGT = 2,
 } tplan_planner;
 
+/// A state of a domain's world (below, "States"): plain data the caller owns.
+typedef struct tplan_state tplan_state;
+
 /// One planning run: every front end (tplan plan, tplan bench, the service's jobs, this API)
 /// reads its options into this struct and checks it with tplan_run_def_check. A value meaning
 /// "the domain's" leaves the domain script's own `planner` table in force.
@@ -135,6 +138,10 @@ typedef struct tplan_run_def {
                                  given this def; NULL (default): dropped. A domain keeps its load
                                  def's for its replays and for plans whose def has none. Not JSON */
     void *output_user;        /* passed to output (not owned: with a load def, it must outlive the domain) */
+    const tplan_state *start; /* plan from this state (checked against the domain when planning: a bad
+                                 one fails with TPLAN_ERR_ARGUMENT naming its field); NULL (default):
+                                 the domain's initial state. Not owned, read during the call only. Not
+                                 JSON */
 } tplan_run_def;
 
 /// Fills def with the defaults above. Use the macro: it passes the struct's size as compiled.
@@ -247,6 +254,91 @@ TPLAN_API const char *tplan_result_plan(const tplan_result *result, size_t *len)
 /// renamed into place: a failed write leaves the file as it was). TPLAN_ERR_IO with the reason
 /// for a path that cannot be written.
 TPLAN_API tplan_code tplan_result_write_plan(const tplan_result *result, const char *path, tplan_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* States and stepping (issue 37)                                                              */
+
+/* A state holds what the planner's Sim needs to go on from a moment of the world: the time (s)
+ * and, for every moving body with a state of its own (passive, active and tactic-driven foreign
+ * bodies; not static ones, nor scripted ones, whose pose is a function of the time), its pose,
+ * velocity (a row of 13 doubles, see Units above) and rest count (steps in a row it ended at rest,
+ * 0..255: tplan's sleeping, docs/physics.md). Bodies are named as in the domain. A state is plain
+ * data: copy it, set it, keep it; it names its domain, and every call that takes one checks it
+ * against the domain it is given (same name and bodies; finite, within the physical ranges, unit
+ * quaternions, rest counts within the domain's, no two bodies overlapping beyond the domain's
+ * penetration limits), failing with TPLAN_ERR_ARGUMENT and the field ("bodies.cue.quaternion").
+ * Its JSON form, the state file, is in docs/embedding.md ("States"). A plan starts from one with
+ * tplan_run_def.start; tplan_simulate steps one. */
+
+#define TPLAN_STATE_FORMAT "tplan-state" /* the state file's "format" */
+#define TPLAN_STATE_VERSION 1            /* ... and its "version" */
+
+/// The domain's initial state (time 0, rest counts 0): what a plan starts from by default, in
+/// the domain's body order. Free with tplan_state_free.
+TPLAN_API tplan_state *tplan_state_new(const tplan_domain *domain, tplan_error *err);
+/// A copy of s (NULL for NULL or when out of memory).
+TPLAN_API tplan_state *tplan_state_copy(const tplan_state *s);
+TPLAN_API void tplan_state_free(tplan_state *s);
+/// Reads a state file's text (len bytes) for domain, strictly: an unknown, missing or repeated
+/// field or body, another domain, a non-finite number, a quaternion of norm other than 1, a time
+/// < 0, an overlap beyond the limits are refused naming the field. The state is in the domain's
+/// body order.
+TPLAN_API tplan_state *tplan_state_from_json(tplan_domain *domain, const char *json, size_t len, tplan_error *err);
+/// The state file's text, numbers written so that they read back to the same bits: reading it
+/// gives the same state. Free with tplan_free; NULL for NULL or when out of memory.
+TPLAN_API char *tplan_state_to_json(const tplan_state *s);
+/// The name of the state's domain.
+TPLAN_API const char *tplan_state_domain(const tplan_state *s);
+/// The time (s) and setting it (>= 0, finite).
+TPLAN_API double tplan_state_time(const tplan_state *s);
+TPLAN_API tplan_code tplan_state_set_time(tplan_state *s, double t, tplan_error *err);
+/// The state's bodies, by index or name (-1: none).
+TPLAN_API int tplan_state_body_count(const tplan_state *s);
+TPLAN_API const char *tplan_state_body_name(const tplan_state *s, int body);
+TPLAN_API int tplan_state_body_index(const tplan_state *s, const char *name);
+/// A body's row of 13 doubles and its rest count (rest may be NULL).
+TPLAN_API tplan_code tplan_state_get_body(const tplan_state *s, const char *name, double row[13], int *rest,
+                                          tplan_error *err);
+/// Sets a body's row (finite, unit quaternion) and rest count (0..255; 0 for a body that is not at
+/// rest). Overlaps are checked where the state is used.
+TPLAN_API tplan_code tplan_state_set_body(tplan_state *s, const char *name, const double row[13], int rest,
+                                          tplan_error *err);
+/// The state at step 0..steps of a result's selected solution, exactly as the planner had it
+/// (rest counts included); domain is the one it was planned in.
+TPLAN_API tplan_state *tplan_result_state(const tplan_result *result, const tplan_domain *domain, int step,
+                                          tplan_error *err);
+/// The state at step of world (0: the plan's selected solution, k: its alternative k) of a plan
+/// file, found by replaying it in the domain up to there (bit for bit, else TPLAN_ERR_MISMATCH;
+/// TPLAN_ERR_PLAN_FILE for bytes that are no plan of this domain).
+TPLAN_API tplan_state *tplan_state_from_plan(tplan_domain *domain, const char *plan, size_t len, int world, int step,
+                                             tplan_error *err);
+
+/// Controlled bodies: actions have 6 doubles (force x,y,z N, torque x,y,z N·m, world frame) for
+/// each, in this order; tplan_domain_control_body gives the body index (-1 when out of range).
+TPLAN_API int tplan_domain_control_count(const tplan_domain *domain);
+TPLAN_API int tplan_domain_control_body(const tplan_domain *domain, int k);
+
+/// What tplan_simulate does. Initialise with tplan_simulate_def_init, then set steps.
+typedef struct tplan_simulate_def {
+    size_t size;            /* sizeof(tplan_simulate_def) as the caller compiled it (set by init) */
+    int steps;              /* Δt steps to make, >= 1 (default 0: refused, field "steps") */
+    const double *controls; /* steps rows of 6 * tplan_domain_control_count doubles, row i applied from
+                               state i to state i + 1 (clamped to the bodies' limits, as the planner's);
+                               NULL (default): no forces */
+    double *trajectory;     /* NULL (default), or room for (steps + 1) rows of 13 * tplan_state_body_count
+                               doubles: the state's bodies at every step, the start first, in the state's
+                               body order */
+} tplan_simulate_def;
+
+#define tplan_simulate_def_init(def) tplan_simulate_def_init_((def), sizeof *(def))
+TPLAN_API void tplan_simulate_def_init_(tplan_simulate_def *def, size_t size);
+/// Steps the state def->steps times with exactly the planner's Sim (its substeps, sleeping and
+/// rest counts, time t + dt per step): a plan's controls from its start state give its
+/// trajectory bit for bit. On failure the state is unchanged: TPLAN_ERR_ARGUMENT for a bad state,
+/// steps or controls, or a step that leaves the physical ranges or the penetration limits (the
+/// message names the step and the bodies), TPLAN_ERR_SCRIPT for a scripted body's failing function.
+TPLAN_API tplan_code tplan_simulate(tplan_domain *domain, tplan_state *state, const tplan_simulate_def *def,
+                                    tplan_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Replay                                                                                      */

@@ -16,7 +16,9 @@ extern "C" {
 #endif
 
 #define TP_PLAN_FORMAT "tplan-plan"
-#define TP_PLAN_VERSION 1
+#define TP_PLAN_VERSION 1                  /* a plan from the domain's initial state (every plan before issue 37) */
+#define TP_PLAN_VERSION_START 2            /* a plan from a given start state: version 1 and the member "start" */
+#define TP_PLAN_MAX_START_TIME 1e9         /* s: the latest start time a plan records */
 #define TP_STATE_DOUBLES 13                /* pos[3] m, quat[4] (w,x,y,z), vel[3] m/s, angvel[3] rad/s (world frame) */
 #define TP_CONTROL_DOUBLES 6               /* force[3] N, torque[3] N·m (world frame) */
 #define TP_PLAN_MAX_REPORTS 8              /* named figures in stats.report */
@@ -57,6 +59,9 @@ typedef struct tpPlanWorld {
     double **controls; /* per body: nsteps × 6 doubles, NULL for uncontrolled bodies; row i is
                           the control applied from state i to state i+1 */
     int32_t **active;  /* per tactic: nsteps skill indices (skill applied at step i) */
+    uint8_t *rest;     /* in memory only, never written: (nsteps+1) x nbodies rest counts of the
+                          bodies (tpWorld_StepRest) as the planner had them (tpDomain_Record); NULL
+                          when read from a file (a replay gives them) */
 } tpPlanWorld;
 
 /// One tactic in a recording.
@@ -183,6 +188,13 @@ typedef struct tpPlanRecord {
      * in files written before it existed): m, 0 = not checked. `tplan replay --check` checks
      * against these. */
     double max_static_penetration, max_body_penetration;
+    /* The start state (member "start", version TP_PLAN_VERSION_START): the first row of every
+     * trajectory is the state the plan was made from, at start_time, with these rest counts
+     * (tpWorld_StepRest). Without it (version 1) the plan starts from the domain's initial state
+     * at 0 with every count 0. */
+    bool has_start;
+    double start_time;              /* s, in [0, TP_PLAN_MAX_START_TIME]; 0 without a start */
+    uint8_t *start_rest;            /* nbodies counts (0 for bodies without a stored state); NULL without a start */
     char *overrides;                /* JSON object text of --set overrides, or NULL */
     tpPlanView view;                /* the domain's default camera (optional member "view") */
     int ngoal_regions;              /* spatial leaves of the goal (optional member "goal"; 0: none, or an
@@ -226,7 +238,13 @@ bool tpPlanWorld_Alloc(tpPlanWorld *w, const tpPlanRecord *rec, int nsteps);
 /// Frees everything the record owns and zeroes it. NULL is allowed.
 void tpPlanRecord_Free(tpPlanRecord *rec);
 
-/// Writes the record as JSON (format version TP_PLAN_VERSION). Doubles are printed so that
+/// Writes v (finite) into buf (at least 40 bytes) as plan files write numbers: the shortest of
+/// %.15g and %.17g that reads back to the same bits, "0" and "-0" for zeros, '.' for the point
+/// whatever the locale. Returns the length.
+int tpPlan_FormatDouble(double v, char *buf);
+
+/// Writes the record as JSON (format version TP_PLAN_VERSION, or TP_PLAN_VERSION_START for a
+/// record with a start state). Doubles are printed so that
 /// they parse back to the identical bits. Output is byte-identical for identical records,
 /// apart from stats.timing. Returns false and fills err on I/O failure.
 bool tpPlanRecord_Write(const tpPlanRecord *rec, const char *path, char *err, size_t errlen);

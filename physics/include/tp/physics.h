@@ -427,6 +427,15 @@ typedef struct tpStepFailure {
 /// world, overwritten by the next step.
 const tpStepFailure *tpWorld_LastFailure(const tpWorld *world);
 
+/// Whether the states x (StateCount entries) at time t overlap within the scene's penetration
+/// limits, as the first collision pass of a step from them sees it (scripted bodies at their
+/// poses at t; no step is made, nobody sleeps): false when a moving body overlaps static geometry
+/// deeper than max_static_penetration or two moving bodies overlap deeper than
+/// max_body_penetration, with *out (may be NULL) as a failed step fills it (kind
+/// TP_STEP_STATIC_PENETRATION or TP_STEP_BODY_PENETRATION, the bodies a and b, the depth and the
+/// limit); true with kind TP_STEP_OK. Leaves the live world undefined (Sim restores anyway).
+bool tpWorld_CheckOverlap(tpWorld *world, const tpBodyState *x, double t, tpStepFailure *out);
+
 /// The first error of a TP_MOTION_FUNCTION body's function since the world was created ("" if
 /// none), with the body and the time appended. Owned by the world. After such an error the body
 /// is at its initial pose wherever it is evaluated and every tpWorld_Step returns false: callers

@@ -313,6 +313,40 @@ bool tpDomain_Reports(tpDomain *domain, const tpTree *tree, int32_t leaf, double
 /// Evaluates X_goal on a bare body-state array at time t (for replay's final check): 1, 0 or -1.
 int tpDomain_GoalHolds(tpDomain *domain, const tpBodyState *bodies, double t);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Start states and stepping (issue 37: plan from the world as it is, step it)                 */
+
+#define TP_MAX_START_TIME 1e9  /* s: the latest time a start state may have (TP_PLAN_MAX_START_TIME) */
+#define TP_START_QUAT_TOL 1e-6 /* a start state's quaternions have a norm within 1 +- this */
+
+/// Whether x (tpWorld_StateCount states, slot order), rest (as many rest counts; NULL: all 0) at
+/// time t can start a plan or a simulation: t finite in [0, TP_MAX_START_TIME], every state within
+/// tpWorld_StateInRange with a unit quaternion (TP_START_QUAT_TOL), every count at most
+/// tpWorld_RestSteps, and no overlap beyond the scene's penetration limits (tpWorld_CheckOverlap).
+/// False with a one-line message in err and in field (may be NULL) where the problem is
+/// ("time", "bodies.cue.quaternion", "bodies.cue.rest", "bodies.cue" for an overlap).
+bool tpDomain_CheckState(tpDomain *domain, const tpBodyState *x, const uint8_t *rest, double t, char *field,
+                         size_t fieldlen, char *err, size_t errlen);
+/// Makes (x, rest, t) the root of every plan from now on (and what tp.moved compares with):
+/// copied; the tactics start afresh (σ_init) as at t = 0. The caller checked it
+/// (tpDomain_CheckState). False when out of memory (nothing changed).
+bool tpDomain_SetStart(tpDomain *domain, const tpBodyState *x, const uint8_t *rest, double t);
+/// True when a start was set; then *x, *rest (nstate entries, the domain's) and *t hold it.
+bool tpDomain_Start(const tpDomain *domain, const tpBodyState **x, const uint8_t **rest, double *t);
+/// One Sim step exactly as the planner and replay make it (tpWorld_StepRest with the rest
+/// counts, then t + dt): x and rest (nstate each) are updated in place, *t advanced. action has
+/// 6 doubles per control slot (clamped by the physics, as the planner's). False when the step
+/// fails (x, rest then hold no physical state): tpDomain_DescribeFailure says why, or
+/// tpWorld_MotionError for a scripted body's failing function.
+bool tpDomain_Step(tpDomain *domain, tpBodyState *x, uint8_t *rest, double *t, const double *action);
+/// One line on a failed step (f: tpWorld_LastFailure of the domain's world), naming the bodies.
+void tpDomain_DescribeFailure(const tpDomain *domain, const tpStepFailure *f, char *out, size_t outlen);
+/// Replays world w of rec like tpDomain_Replay, but only its first `upto` steps (0..nsteps), and
+/// returns the state there: x and rest (nstate entries each, caller's) and *t. A plan with a start
+/// state (rec->has_start) is replayed from it, and the domain's start becomes it.
+tpReplayStatus tpDomain_ReplayTo(tpDomain *domain, const tpPlanRecord *rec, int w, int upto, tpBodyState *x,
+                                 uint8_t *rest, double *t, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,39 @@
+/* Private to api/src: the handles of the embedding API (tplan/tplan.h), shared by tplan.c
+ * (domains, plans, replays) and state.c (states, simulation). */
+#ifndef TP_API_H
+#define TP_API_H
+
+#include <pthread.h>
+
+#include "tp/run.h"
+#include "tplan/tplan.h"
+
+struct tplan_domain {
+    char *path;   /* the script's file, or its name in messages (with source) */
+    char *source; /* NULL: a file domain; else the script's text (source_len bytes) */
+    size_t source_len;
+    tpScriptParam *params; /* copies, nparams */
+    int nparams;
+    tplan_run_def limits; /* the script limits it was loaded with */
+    tpScript *script;     /* the loaded script, for inspection and replays (never planned with) */
+};
+
+struct tplan_result {
+    tpPlanRecord rec;
+    /* The plan file's bytes, formatted on the first tplan_result_plan or _write_plan (a game that
+       reads only the arrays never pays for them: formatting was a third of a short plan call);
+       under lock, so that concurrent readers of one result stay safe. */
+    pthread_mutex_t lock;
+    char *plan; /* NULL until formatted */
+    size_t plan_len;
+    char plan_error[256]; /* why formatting failed ("" : not tried or fine) */
+};
+
+/// Loads d's script fresh into *out (every plan and replay starts from the script's own state).
+tplan_code tpApi_DomainLoad(const tplan_domain *d, tpScript **out, tplan_error *err);
+/// def's output callback (NULL for no def, or a def too old to have the field).
+tplan_output_fn tpApi_DefOutput(const tplan_run_def *def, void **user);
+/// err (may be NULL) to TPLAN_OK.
+void tpApi_SetOk(tplan_error *err);
+
+#endif
