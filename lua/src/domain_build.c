@@ -911,9 +911,14 @@ static int tplDomainNew(lua_State *L)
     char err[1024] = "";
     tpDomain *d = tpCreateDomain(&def, err, sizeof err);
     if (!d) {
+        /* a message about one body that says where the script defines it keeps that place */
+        const char *where = dom->where;
+        for (int i = 0; i < def.scene.nbodies; i++)
+            if (body_where[i] && body_where[i][0] && strncmp(err, body_where[i], strlen(body_where[i])) == 0)
+                where = "";
         if (dom->pending[0])
-            tplErrorAt(L, dom->where, "%s (%s)", err, dom->pending);
-        tplErrorAt(L, dom->where, "%s", err[0] ? err : "invalid domain");
+            tplErrorAt(L, where, "%s (%s)", err, dom->pending);
+        tplErrorAt(L, where, "%s", err[0] ? err : "invalid domain");
     }
     dom->domain = d;
     lua_pushvalue(L, 3);

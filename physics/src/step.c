@@ -828,6 +828,46 @@ static bool advance(tpWorld *w, double t, const double *action, const uint8_t *r
     return true;
 }
 
+bool tpWorld_CheckOverlap(tpWorld *w, const tpBodyState *x, double t, tpStepFailure *out)
+{
+    TP_ASSERT(w && x && out);
+    *out = (tpStepFailure){TP_STEP_OK, -1, -1, TP_STEP_VALUE_NONE, -1, 0.0, 0.0, -1, w->def.substeps, t};
+    if (!(w->def.max_static_penetration > 0) && !(w->def.max_body_penetration > 0))
+        return true;
+    for (int k = 0; k < w->nstate; k++)
+        set_body(w->rt[w->state_body[k]].body, &x[k]);
+    set_kinematic(w, t);
+    /* the pass notes its depths where a step does: keep the last step's */
+    const double sd = w->static_depth, bd = w->body_depth;
+    const int sp[2] = {w->static_pair[0], w->static_pair[1]}, bp[2] = {w->body_pair[0], w->body_pair[1]};
+    const int ss = w->static_sub, bs = w->body_sub, sub = w->substep;
+    w->static_depth = w->body_depth = 0.0;
+    w->substep = -1;
+    tpContacts_DepthPass(w);
+    if (w->def.max_static_penetration > 0 && w->static_depth > w->def.max_static_penetration) {
+        const bool a_static = w->rt[w->static_pair[0]].state_slot < 0; /* the moving body first */
+        out->kind = TP_STEP_STATIC_PENETRATION;
+        out->a = a_static ? w->static_pair[1] : w->static_pair[0];
+        out->b = a_static ? w->static_pair[0] : w->static_pair[1];
+        out->value = w->static_depth;
+        out->limit = w->def.max_static_penetration;
+    } else if (w->def.max_body_penetration > 0 && w->body_depth > w->def.max_body_penetration) {
+        out->kind = TP_STEP_BODY_PENETRATION;
+        out->a = w->body_pair[0];
+        out->b = w->body_pair[1];
+        out->value = w->body_depth;
+        out->limit = w->def.max_body_penetration;
+    }
+    w->static_depth = sd;
+    w->body_depth = bd;
+    memcpy(w->static_pair, sp, sizeof sp);
+    memcpy(w->body_pair, bp, sizeof bp);
+    w->static_sub = ss;
+    w->body_sub = bs;
+    w->substep = sub;
+    return out->kind == TP_STEP_OK;
+}
+
 double tpWorld_StaticDepth(const tpWorld *w)
 {
     return w->static_depth;

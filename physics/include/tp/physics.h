@@ -364,6 +364,14 @@ const char *tpWorld_MotionError(const tpWorld *world);
 double tpWorld_StaticDepth(const tpWorld *world);
 /// Deepest overlap (m) between two moving bodies seen by the last tpWorld_Step's contacts.
 double tpWorld_BodyDepth(const tpWorld *world);
+/// Looks, without stepping, at the overlaps of state x at time t (scripted bodies at their poses
+/// at t), as the first substep of a step from it would see them: false when one is deeper than
+/// the world's max_static_penetration or max_body_penetration (0: no check), with *out filled as
+/// a step's penetration failure (substep -1: before stepping), else true and out->kind TP_STEP_OK.
+/// A state refused here fails every step from it. Leaves tpWorld_LastFailure, StaticDepth and
+/// BodyDepth as they were; the next tpWorld_Step restores its own state, as always (a live world,
+/// tpWorld_StepLive, continues from x).
+bool tpWorld_CheckOverlap(tpWorld *world, const tpBodyState *x, double t, tpStepFailure *out);
 
 /// Solver statistics since the world was created (not part of any state; for reports).
 typedef struct tpPhysicsStats {

@@ -257,6 +257,10 @@ int tpDomain_WarningCount(const tpDomain *domain);
 /// gave body_where, else "domain 'name': message". Owned by the domain.
 const char *tpDomain_Warning(const tpDomain *domain, int i);
 
+/// Why BK-RRT cannot plan this domain, in the script's words (one line naming what to declare),
+/// or NULL when it can (a sampling space and a body to compare with y). Static storage.
+const char *tpDomain_WhyNoRRT(const tpDomain *domain);
+
 /// Message left by the last failing host callback ("" if none).
 const char *tpDomain_Error(const tpDomain *domain);
 /// Stores a host callback's error message (used by the Lua layer).
