@@ -258,7 +258,8 @@ static bool add_root(tpPlanner *pl)
 }
 
 /* Many-worlds (Sec. 5.2): cost every solution and pick the cheapest (earliest on ties);
- * without a solution, the best node by quality (or the deepest). False on a callback error. */
+ * without a solution, the node closest to rest (problem.unrest) and, among those, the best by quality (or the
+ * deepest). False on a callback error. */
 static bool choose_best(tpPlanner *pl)
 {
     const tpTree *tree = pl->tree;
@@ -300,28 +301,49 @@ static bool choose_best(tpPlanner *pl)
         return true;
     }
     int32_t n = tree->count;
-    if (pl->prob.quality) {
-        double best_q = NAN;
+    /* (unrest, quality) lexicographically, the earliest node on ties; without quality the
+     * deepest node is the best (its depth negated as the second key) */
+    double *u = malloc((size_t)n * sizeof *u), *q = malloc((size_t)n * sizeof *q);
+    if (!u || !q) {
+        free(u);
+        free(q);
+        tpLog(TP_LOG_ERROR, "planner: out of memory");
+        return false;
+    }
+    bool ok = true;
+    for (int32_t i = 0; i < n && ok; ++i) {
+        void *x = tpTree_StateMut((tpTree *)tree, i);
+        u[i] = pl->prob.unrest ? pl->prob.unrest(pl->prob.ctx, x) : 0.0;
+        q[i] = pl->prob.quality ? pl->prob.quality(pl->prob.ctx, x) : -(double)tree->nodes[i].depth;
+        ok = !isnan(u[i]) && !isnan(q[i]); /* else a callback error: the message is in the problem's context */
+    }
+    /* At rest in the air is not at rest: the nodes of unrest 0, best first, until one has landed;
+     * those before it count as unrest 1 (just short of rest). */
+    for (int32_t pick = -2; ok && pl->prob.unrest && pl->prob.landed && pick != -1;) {
+        pick = -1;
         for (int32_t i = 0; i < n; ++i) {
-            double q = pl->prob.quality(pl->prob.ctx, tpTree_StateMut((tpTree *)tree, i));
-            if (isnan(q)) {
-                return false; /* a callback error: the message is in the problem's context */
-            }
-            if (r->best < 0 || q < best_q) {
-                r->best = i;
-                best_q = q;
+            if (u[i] == 0.0 && (pick < 0 || q[i] < q[pick])) {
+                pick = i;
             }
         }
-    } else {
-        int32_t best_depth = -1;
-        for (int32_t i = 0; i < n; ++i) {
-            if (tree->nodes[i].depth > best_depth) {
-                best_depth = tree->nodes[i].depth;
-                r->best = i;
+        if (pick >= 0) {
+            int l = pl->prob.landed(pl->prob.ctx, tpTree_StateMut((tpTree *)tree, pick));
+            ok = l >= 0;
+            if (l == 0) {
+                u[pick] = 1.0;
+            } else {
+                pick = -1; /* landed: the best of all below */
             }
         }
     }
-    return true;
+    for (int32_t i = 0; i < n && ok; ++i) {
+        if (r->best < 0 || u[i] < u[r->best] || (u[i] == u[r->best] && q[i] < q[r->best])) {
+            r->best = i;
+        }
+    }
+    free(u);
+    free(q);
+    return ok;
 }
 
 static bool push_solution(tpPlanner *pl, int32_t node, int64_t iter, double t_start)

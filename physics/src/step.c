@@ -868,6 +868,27 @@ bool tpWorld_CheckOverlap(tpWorld *w, const tpBodyState *x, double t, tpStepFail
     return out->kind == TP_STEP_OK;
 }
 
+bool tpWorld_Supported(tpWorld *w, const tpBodyState *x, double t, int body)
+{
+    TP_ASSERT(w && x && body >= 0 && body < w->def.nbodies);
+    for (int k = 0; k < w->nstate; k++)
+        set_body(w->rt[w->state_body[k]].body, &x[k]);
+    set_kinematic(w, t);
+    /* moved TP_SUPPORT_GAP along gravity: a body resting on something then overlaps it (a resting
+     * body may hover a hair above the floor, beyond the contact slop), one stopped in the air does
+     * not */
+    const double *g = w->def.gravity;
+    const double gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    const int slot = w->rt[body].state_slot;
+    if (slot >= 0 && gn > 0) {
+        tpBodyState s = x[slot];
+        for (int c = 0; c < 3; c++)
+            s.pos[c] += TP_SUPPORT_GAP * g[c] / gn;
+        set_body(w->rt[body].body, &s);
+    }
+    return tpContacts_Touching(w, body, 0.0);
+}
+
 double tpWorld_StaticDepth(const tpWorld *w)
 {
     return w->static_depth;

@@ -286,6 +286,10 @@ int tpContacts_RestitutionForces(tpWorld *w);
 void tpContacts_Record(tpWorld *w);
 /// The deepest overlaps at the current poses, without joints (after a step with scripted bodies).
 void tpContacts_DepthPass(tpWorld *w);
+/* Whether `body` touches another body at the current poses: a contact of its pairs deeper than
+ * -gap (m; the plane colliders report gaps within their slop as negative depths). Only looks, as
+ * DepthPass. */
+bool tpContacts_Touching(tpWorld *w, int body, double gap);
 
 /* Defined in step.c, used by world.c. */
 void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out);

@@ -523,6 +523,38 @@ static double cb_quality(void *ctx, const void *x)
     return -(double)tpState_Time(x); /* TP_METRIC_STEPS/DEFAULT: deepest (latest) is best */
 }
 
+/* The approximate answer of a goal that asks for rest is judged at rest first (issue 38: the
+ * fallback of "end inside a region, at rest" was the instant the objects flew through the region). */
+static double cb_unrest(void *ctx, const void *x)
+{
+    tpDomain *d = ctx;
+    tpStateView v = tpDomain_View(d, x);
+    return tpCond_Unrest(d->def.goal, &v);
+}
+
+/* Whether every body of the SETTLED conditions under c (through AND, as tpCond_RequiresRest)
+ * rests on something in x (tpWorld_Supported): on the floor, not stopped in mid-air. */
+static bool cond_landed(tpDomain *d, const tpCond *c, const void *x)
+{
+    for (int i = 0; c->kind == TP_COND_SETTLED && i < c->ntargets; ++i) {
+        if (!tpWorld_Supported(d->world, tpState_Bodies(x), tpState_Time(x), c->target_bodies[i])) {
+            return false;
+        }
+    }
+    for (int i = 0; c->kind == TP_COND_AND && i < c->nchildren; ++i) {
+        if (!cond_landed(d, c->children[i], x)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static int cb_landed(void *ctx, const void *x)
+{
+    tpDomain *d = ctx;
+    return cond_landed(d, d->def.goal, x) ? TP_CB_TRUE : TP_CB_FALSE;
+}
+
 static double peak_force(const tpDomain *d, const tpMetricDef *m, const tpTree *tree, const int32_t *path, int len)
 {
     const double *g = d->def.scene.gravity;
@@ -660,6 +692,8 @@ tpProblem tpDomain_Problem(tpDomain *d)
     p.reject = cb_reject;
     p.goal = cb_goal;
     p.quality = cb_quality;
+    p.unrest = tpCond_RequiresRest(d->def.goal) ? cb_unrest : NULL;
+    p.landed = p.unrest ? cb_landed : NULL;
     p.solution_cost = cb_solution_cost;
     return p;
 }

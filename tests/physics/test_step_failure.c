@@ -192,13 +192,39 @@ static void test_check_overlap(void **state)
     tpDestroyWorld(w);
 }
 
+/* tpWorld_Supported (issue 38's fallbacks that land): a box resting on the ground, or hovering a
+ * hair above it (as a sleeping body may), rests on it; one 5 cm up or without gravity does not. */
+static void test_supported(void **state)
+{
+    (void)state;
+    Scene s;
+    scene(&s);
+    tpWorld *w = create(&s);
+    tpBodyState x, xn;
+    tpWorld_InitialState(w, &x);
+    assert_true(tpWorld_Supported(w, &x, 0.0, 1));
+    x.pos[2] = 0.1 + 0.003;
+    assert_true(tpWorld_Supported(w, &x, 0.0, 1));
+    x.pos[2] = 0.15;
+    assert_false(tpWorld_Supported(w, &x, 0.0, 1));
+    assert_true(tpWorld_Step(w, &x, 0.0, NULL, &xn)); /* the world steps as before */
+    assert_true(xn.pos[2] < 0.15 && xn.vel[2] < 0);
+    tpDestroyWorld(w);
+    s.def.gravity[2] = 0;
+    w = create(&s);
+    x.pos[2] = 0.1 + 0.003;
+    assert_false(tpWorld_Supported(w, &x, 0.0, 1)); /* no "below": only a touching contact */
+    x.pos[2] = 0.1;
+    assert_true(tpWorld_Supported(w, &x, 0.0, 1));
+    tpDestroyWorld(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ok_and_bad_action),
-        cmocka_unit_test(test_out_of_range),
-        cmocka_unit_test(test_static_penetration),
-        cmocka_unit_test(test_check_overlap),
+        cmocka_unit_test(test_ok_and_bad_action),  cmocka_unit_test(test_out_of_range),
+        cmocka_unit_test(test_static_penetration), cmocka_unit_test(test_check_overlap),
+        cmocka_unit_test(test_supported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

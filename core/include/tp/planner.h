@@ -94,6 +94,16 @@ typedef struct tpProblem {
     /// Quality of a non-goal node for the approximate answer: lower is better; NAN on a callback
     /// error (the planner stops with TP_PLAN_ERROR). NULL: the deepest node is returned.
     double (*quality)(void *ctx, const void *x);
+    /// How far a node is from the end state the goal describes (issue 38: the goal asks for its
+    /// bodies at rest), >= 0, 0 there; NAN on a callback error. The approximate answer is the node
+    /// with the least unrest, quality (or depth) breaking ties: a node at rest when the search
+    /// found one, else the closest to rest. NULL: quality alone.
+    double (*unrest)(void *ctx, const void *x);
+    /// With unrest: 1 when a node of unrest 0 is at rest on something (its resting bodies touch
+    /// another body), 0 when one of them stopped in the air (the apex of a throw, a speculative
+    /// contact's stop short of the floor), TP_CB_ERROR on error. Asked only of nodes of unrest 0,
+    /// best quality first, until one answers 1; the others count as unrest 1. NULL: unrest alone.
+    int (*landed)(void *ctx, const void *x);
     /// Cost of a solution (many-worlds selection): lower is better. `path` lists node indices
     /// root..goal (len entries). NULL: number of steps (len - 1). Returns NAN on error.
     double (*solution_cost)(void *ctx, const tpTree *tree, const int32_t *path, int len);

@@ -372,6 +372,12 @@ double tpWorld_BodyDepth(const tpWorld *world);
 /// BodyDepth as they were; the next tpWorld_Step restores its own state, as always (a live world,
 /// tpWorld_StepLive, continues from x).
 bool tpWorld_CheckOverlap(tpWorld *world, const tpBodyState *x, double t, tpStepFailure *out);
+#define TP_SUPPORT_GAP 0.005 /* m: how far below a body tpWorld_Supported looks for a support */
+/// Whether body `body` rests on something at state x, time t (scripted bodies at their poses at
+/// t), without stepping: moved TP_SUPPORT_GAP along gravity (not moved without gravity) it touches
+/// another body. False for a body that stopped in the air (the apex of a throw). Leaves the last
+/// step's record as it was; the next tpWorld_Step restores its own state, as always.
+bool tpWorld_Supported(tpWorld *world, const tpBodyState *x, double t, int body);
 
 /// Solver statistics since the world was created (not part of any state; for reports).
 typedef struct tpPhysicsStats {
