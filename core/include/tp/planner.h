@@ -192,6 +192,12 @@ typedef struct tpPlannerDef {
                             collision) is retired: never selected again, so the search branches from the
                             rest of the tree instead of spending its iterations there. 0 = never (the
                             paper's BGT); 0..255. Deterministic: a function of the run. Default 8 */
+    int coast_steps;     /* where a skill's segment ends (a decision point that is no goal), up to this many
+                            steps of zero action are simulated and the goal tested at each: when it holds,
+                            those steps join the tree as busy nodes ending in the goal (a ball still rolling
+                            when its stroke's segment ended comes to rest a few steps later: issue 39's
+                            goals the planner stepped over); else nothing is kept. 0 = off; 0..100000.
+                            Default 0 */
 } tpPlannerDef;
 
 /// Default planner definition (see field comments).
@@ -212,27 +218,28 @@ typedef struct tpRejectStat {
 
 /// Statistics of one run. Times are wall-clock seconds (the breakdown of the paper's Fig. 13).
 struct tpPlanStats {
-    int64_t iterations;  /* loop iterations executed */
-    int64_t nodes;       /* nodes in the tree (including the root) */
-    int64_t rejected;    /* new states outside X_valid (not added): the sum of reject[].count */
-    int64_t dead_ends;   /* BK-BGT nodes retired after tpPlannerDef.dead_end invalid children in a row */
-    int solutions;       /* goal nodes found */
-    double t_select;     /* node selection (NN / BGT selection, sampling y) */
-    double t_copy;       /* the copy of the source state into the new node before control() (and
-                            the action's zeroing): memory-bound, the source being any old node */
-    double t_tactics;    /* control(): tactics and skills */
-    double t_search;     /* the part of t_tactics spent in the skills' own searches
-                            (tpProblem.search_seconds; 0 without it) */
-    double t_physics;    /* simulate(): the physics engine */
-    double t_check;      /* valid(), goal(), key() on new nodes */
-    double t_total;      /* the whole run */
-    double t_first;      /* s from the start to the first solution (the time the paper's Table 1
-                            reports: its planners stop there); NAN when none was found */
-    int64_t nodes_first; /* nodes in the tree when the first solution was found; -1 when none */
-    double elapsed;      /* seconds since the start (for progress reports) */
-    bool memory_limited; /* the run stopped at memory_limit, or because the tree could not grow
-                            (an allocation failed: the run keeps what it found) */
-    int64_t mem_bytes;   /* the search's bytes when the run stopped (tree + index) */
+    int64_t iterations;      /* loop iterations executed */
+    int64_t nodes;           /* nodes in the tree (including the root) */
+    int64_t rejected;        /* new states outside X_valid (not added): the sum of reject[].count */
+    int64_t dead_ends;       /* BK-BGT nodes retired after tpPlannerDef.dead_end invalid children in a row */
+    int64_t coast_solutions; /* solutions found by the coast after a segment (tpPlannerDef.coast_steps) */
+    int solutions;           /* goal nodes found */
+    double t_select;         /* node selection (NN / BGT selection, sampling y) */
+    double t_copy;           /* the copy of the source state into the new node before control() (and
+                                the action's zeroing): memory-bound, the source being any old node */
+    double t_tactics;        /* control(): tactics and skills */
+    double t_search;         /* the part of t_tactics spent in the skills' own searches
+                                (tpProblem.search_seconds; 0 without it) */
+    double t_physics;        /* simulate(): the physics engine */
+    double t_check;          /* valid(), goal(), key() on new nodes */
+    double t_total;          /* the whole run */
+    double t_first;          /* s from the start to the first solution (the time the paper's Table 1
+                                reports: its planners stop there); NAN when none was found */
+    int64_t nodes_first;     /* nodes in the tree when the first solution was found; -1 when none */
+    double elapsed;          /* seconds since the start (for progress reports) */
+    bool memory_limited;     /* the run stopped at memory_limit, or because the tree could not grow
+                                (an allocation failed: the run keeps what it found) */
+    int64_t mem_bytes;       /* the search's bytes when the run stopped (tree + index) */
 
     tpRejectStat reject[TP_REJECT_KINDS]; /* the rejections by reason (tpProblem.reject) */
 };
