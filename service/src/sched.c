@@ -188,9 +188,10 @@ void svcSched_Wake(tpService *svc)
 /* The job leaves the active list: final status, stored, counted, logged, waiters woken. */
 static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char *code, const char *message)
 {
+    bool again = job->unstored; /* retry_unstored: the same end, written again */
     job->status = status;
-    job->finished = svcNow();
-    if (code) {
+    job->finished = again ? job->finished : svcNow();
+    if (code && !again) {
         snprintf(job->err_code, sizeof job->err_code, "%s", code);
         free(job->err_message);
         job->err_message = strdup(message ? message : "");
@@ -216,6 +217,11 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
     bool stored = true;
     if (svc->cluster) { /* the record with its files, if this node still holds the lease (exactly once) */
         stored = svcPg_Finish(svc, job);
+        if (!stored && job->unstored) { /* the store refused it: kept (and its lease renewed) to be written
+                                           again (retry_unstored), not planned again by another node */
+            pthread_cond_broadcast(&svc->changed);
+            return;
+        }
     } else if (refused) { /* a synchronous call refused (503) is not left behind as a job */
         svcStore_Delete(svc, job->id);
     } else {
@@ -247,6 +253,20 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
     }
     svcJobFree(job);
     pthread_cond_broadcast(&svc->changed);
+}
+
+/* A cluster node's jobs whose end the store refused (svcJob.unstored): written again, one attempt per
+ * job every lease / 3 s, until stored or until another node holds the lease (then dropped). */
+static void retry_unstored(tpService *svc)
+{
+    double now = tpClock_Now();
+    for (int i = svc->nactive - 1; i >= 0; --i) {
+        svcJob *job = svc->active[i];
+        if (job->unstored && now >= job->retry_at) {
+            job->retry_at = now + svc->def.lease / 3.0;
+            finish_job(svc, job, job->status, job->err_code[0] ? job->err_code : NULL, job->err_message);
+        }
+    }
 }
 
 void svcSched_Cancel(tpService *svc, svcJob *job, const char *code, const char *message)
@@ -595,6 +615,10 @@ static void cluster_dispatch(tpService *svc)
         if (idle == 0 && inter < 0) {
             return;
         }
+        if (svcStore_Failed(svc)) { /* the store refuses writes: a job claimed now could not be finished,
+                                       and its lease not renewed (it would be planned again and again) */
+            return;
+        }
         svcJob *job = svcPg_Claim(svc, idle > 0, idle > 0 ? idle : 1);
         if (!job) {
             return;
@@ -823,7 +847,8 @@ static void *sched_main(void *arg)
                 next = d < next ? d : next;
             }
         }
-        if (svc->cluster) { /* leases, cancel requests, dead nodes' jobs */
+        if (svc->cluster) { /* leases, cancel requests, dead nodes' jobs, ends the store refused */
+            retry_unstored(svc);
             double due = now + svcPg_Tick(svc);
             next = due < next ? due : next;
         }

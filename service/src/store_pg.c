@@ -229,6 +229,28 @@ static bool pg_reconnect(tpService *svc)
     return false;
 }
 
+/* A statement refused for want of room or write access (SQLSTATE class 53: disk full, out of memory;
+ * 58: I/O error; 25006: a read-only transaction, e.g. default_transaction_read_only): the store
+ * refuses writes. New jobs are refused with 503 and health says store_failed until PG_FAILED_HOLD s
+ * pass without another such refusal (the disk may be given room: no restart needed, unlike SQLite's
+ * file). Counted as a store error either way. */
+#define PG_FAILED_HOLD 5.0
+static void pg_failed(tpService *svc, const PGresult *r, const char *what)
+{
+    ++svc->store_errors;
+    const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    if (!state || !(strncmp(state, "53", 2) == 0 || strncmp(state, "58", 2) == 0 || strcmp(state, "25006") == 0)) {
+        return;
+    }
+    if (!svc->store_failed) {
+        svcLog(svc, "store: %s: PostgreSQL refuses the write (SQLSTATE %s): no new jobs and /v1/health answers 503 "
+                    "store_failed until writes are taken again",
+               what, state);
+    }
+    svc->store_failed = true;
+    svc->store_failed_until = tpClock_Now() + PG_FAILED_HOLD;
+}
+
 /* Runs one statement; retried once after a reconnection if the connection was lost. NULL on
  * error (logged with what). */
 static PGresult *pg_exec(tpService *svc, const char *what, const char *sql, const Params *p, int result_format)
@@ -243,17 +265,19 @@ static PGresult *pg_exec(tpService *svc, const char *what, const char *sql, cons
         }
         char m[512];
         first_line(PQresultErrorMessage(r), m, sizeof m);
-        PQclear(r);
         if (PQstatus(pg->conn) == CONNECTION_BAD && attempt == 0 && !pg->in_tx) {
             if (!pg->unreachable) {
                 svcLog(svc, "store: %s: connection lost (%s); reconnecting", what, m);
             }
             if (pg_reconnect(svc)) {
+                PQclear(r);
                 continue;
             }
         } else {
             svcLog(svc, "store: %s: %s", what, m);
         }
+        pg_failed(svc, r, what); /* the operation fails (not when a retry after a reconnection may succeed) */
+        PQclear(r);
         return NULL;
     }
 }
@@ -935,8 +959,11 @@ bool svcPg_Finish(tpService *svc, svcJob *job)
             break;
         }
         svc->pg->in_tx = true;
-        held = pg_update(svc, job);
-        bool files = held;
+        uint64_t mark = svc->store_errors;
+        bool updated = pg_update(svc, job);
+        /* no row updated is a lease lost; a statement that failed (the disk full) is not */
+        held = updated || svc->store_errors != mark;
+        bool files = updated;
         for (int i = 0; files && i < 3; ++i) {
             if (!z[i]) {
                 continue;
@@ -952,6 +979,7 @@ bool svcPg_Finish(tpService *svc, svcJob *job)
                              p.n, NULL, p.v, p.len, p.fmt, 0);
             files = PQresultStatus(r) == PGRES_COMMAND_OK;
             if (!files) {
+                pg_failed(svc, r, "files");
                 char m[512];
                 first_line(PQresultErrorMessage(r), m, sizeof m);
                 svcLog(svc, "job %lld: its %s could not be stored: %s", (long long)job->id, names[i], m);
@@ -960,6 +988,9 @@ bool svcPg_Finish(tpService *svc, svcJob *job)
         }
         r = PQexec(svc->pg->conn, files ? "COMMIT" : "ROLLBACK");
         ok = files && PQresultStatus(r) == PGRES_COMMAND_OK;
+        if (files && !ok) {
+            pg_failed(svc, r, "commit");
+        }
         PQclear(r);
         svc->pg->in_tx = false;
         if (!held && PQstatus(svc->pg->conn) == CONNECTION_OK) {
@@ -979,10 +1010,15 @@ bool svcPg_Finish(tpService *svc, svcJob *job)
         svc->pg->lost++;
         svcLog(svc, "job %lld: its %s is dropped: the node that holds the lease now writes the result",
                (long long)job->id, svcStatusName(job->status));
-    } else {
-        svcLog(svc, "job %lld: its %s could not be stored; the job is planned again once its lease expires",
+    } else if (!job->unstored) {
+        svcLog(svc, "job %lld: its %s could not be stored; it is kept here and written again while this node holds "
+                    "its lease",
                (long long)job->id, svcStatusName(job->status));
     }
+    if (ok && job->unstored) {
+        svcLog(svc, "job %lld: its %s is stored now", (long long)job->id, svcStatusName(job->status));
+    }
+    job->unstored = !ok && held;
     return ok;
 }
 

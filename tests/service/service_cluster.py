@@ -5,6 +5,7 @@ usage: service_cluster.py TPLAN WORKDIR [GROUP]
 GROUP: store (bad stores, migrations), flow (one front end and one node: the API through the
 cluster), load (500 jobs, 2 front ends + 3 nodes), kill (kill -9 of a node and of a front end, a
 node cut off past its lease), restart (PostgreSQL restarted under load); default: all."""
+import http.client
 import json
 import os
 import signal
@@ -534,11 +535,30 @@ def test_restart(pg):
             assert st == 200 and strip_timing(plan) == ref, (jid, st)
         assert "reconnect" in "".join(n.log() for n in nodes), "no node saw the restart"
         # a front end without its database says so to a load balancer, and recovers with it
+        long_id = fes[0].submit(LONG)
+        fes[0].wait_until(long_id, lambda j: j["status"] == "running", "the long job running")
+        conn = http.client.HTTPConnection("127.0.0.1", fes[0].port, timeout=TIMEOUT)
+        conn.request("GET", "/v1/jobs/%d/events" % long_id)
+        stream = conn.getresponse()
+        assert stream.status == 200
+        while stream.fp.readline() != b"event: job\n":  # the stream is open (raw lines: chunk sizes too)
+            pass
         pg.stop()
-        st, _, h = fes[0].json("GET", "/v1/health")
-        assert st == 503 and h["status"] == "store_unreachable", (st, h)
+        st, hd, h = fes[0].json("GET", "/v1/health")
+        assert st == 503 and h["status"] == "store_unreachable" and hd.get("retry-after"), (st, h)
+        outage_answers(fes[0], jobs[0][0], long_id)
         pg.start()
         wait_for(lambda: fes[0].request("GET", "/v1/health")[0] == 200, "health back")
+        fes[0].json("POST", "/v1/jobs/%d/cancel" % long_id, expect=200)
+        # the stream of the running job waited through the outage (it was ended in error) and ends
+        # with the job
+        lines = []
+        while len(lines) < 2 or not lines[-1].startswith(b"data: ") or lines[-2] != b"event: end\n":
+            lines.append(stream.fp.readline())
+            assert lines[-1], "the stream ended without its end event: %r" % lines[-4:]
+        assert json.loads(lines[-1][6:])["status"] == "cancelled", lines[-1]
+        assert b": the job store does not answer; waiting for it\n" in lines, lines[:10]
+        conn.close()
         # and every process stops cleanly (exit 0) while the database is away
         pg.stop()
         for p in nodes + fes:
@@ -548,6 +568,24 @@ def test_restart(pg):
         for p in nodes + fes:
             if p.proc:
                 assert p.stop() == 0
+
+
+def outage_answers(fe, jid, running_id):
+    """What a front end answers while its PostgreSQL is down (repro outage_404.py: 404 "no job N" for
+    jobs that exist, 500 on POST, 200 with zero counts on /metrics): 503 store_unavailable with
+    Retry-After on every route that needs the store, and metrics without invented counts."""
+    for method, path, body in [("GET", "/v1/jobs/%d" % jid, None), ("GET", "/v1/jobs/%d/plan" % jid, None),
+                               ("GET", "/v1/jobs?limit=5", None), ("GET", "/v1/jobs/%d/events" % jid, None),
+                               ("GET", "/v1/jobs/%d/log" % jid, None), ("DELETE", "/v1/jobs/%d" % jid, None),
+                               ("POST", "/v1/jobs/%d/cancel" % running_id, None),
+                               ("POST", "/v1/jobs", {"domain": "minigolf"})]:
+        st, hd, obj = fe.json(method, path, body)
+        assert st == 503 and obj["error"]["code"] == "store_unavailable" and hd.get("retry-after"), (method, path, st,
+                                                                                                     obj)
+    st, _, m = fe.request("GET", "/metrics")
+    m = m.decode()
+    assert st == 200 and "tplan_store_up 0" in m and "tplan_jobs{" not in m, m[:600]
+    check_exposition(m)
 
 
 def no_sql_errors(group):
