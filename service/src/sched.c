@@ -256,14 +256,14 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
 }
 
 /* A cluster node's jobs whose end the store refused (svcJob.unstored): written again, one attempt per
- * job every lease / 3 s, until stored or until another node holds the lease (then dropped). */
+ * job a second (or every lease / 3 s if shorter), until stored or until another node holds the lease (then dropped). */
 static void retry_unstored(tpService *svc)
 {
     double now = tpClock_Now();
     for (int i = svc->nactive - 1; i >= 0; --i) {
         svcJob *job = svc->active[i];
         if (job->unstored && now >= job->retry_at) {
-            job->retry_at = now + svc->def.lease / 3.0;
+            job->retry_at = now + fmin(1.0, svc->def.lease / 3.0);
             finish_job(svc, job, job->status, job->err_code[0] ? job->err_code : NULL, job->err_message);
         }
     }

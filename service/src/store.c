@@ -104,7 +104,7 @@ bool svcStore_Failed(tpService *svc)
     if (svc->store_failed && svc->store_failed_until > 0 && tpClock_Now() >= svc->store_failed_until) {
         svc->store_failed = false;
         svc->store_failed_until = 0;
-        svcLog(svc, "store: no write was refused for a while: new jobs are taken again");
+        svcLog(svc, "store: no write refused for a while: writes (new jobs, claims) are tried again");
     }
     return svc->store_failed;
 }
