@@ -107,8 +107,9 @@ char *svcMetrics_Text(tpService *svc)
     svcStore_Counts(svc, counts);
     /* a store that could not be read gives no counts (not zeros a dashboard would believe) */
     bool up = svc->store_errors == mark && !svcStore_Failed(svc);
-    put(&t, "# HELP tplan_store_up 1 if the job store answered this scrape and takes writes, else 0.\n"
-            "# TYPE tplan_store_up gauge\ntplan_store_up %d\n",
+    put(&t,
+        "# HELP tplan_store_up 1 if the job store answered this scrape and takes writes, else 0.\n"
+        "# TYPE tplan_store_up gauge\ntplan_store_up %d\n",
         up ? 1 : 0);
     if (svc->store_errors == mark) {
         put(&t, "# HELP tplan_jobs Jobs in the store by status.\n# TYPE tplan_jobs gauge\n");

@@ -139,14 +139,14 @@ typedef struct tpService {
     volatile sig_atomic_t stopping;
     svcMetrics metrics;
     double started_at;
-    bool store_failed; /* a write to the store failed (disk full, I/O error): no new jobs, health
-                          says so, until a restart (store.c; mu held) */
+    bool store_failed;         /* a write to the store failed (disk full, I/O error): no new jobs, health
+                                  says so, until a restart (store.c; mu held) */
     double store_failed_until; /* a PostgreSQL store's store_failed holds until this tpClock time (its
                                   disk may be given room): new jobs are tried again then; 0 = until a
                                   restart (SQLite) */
-    uint64_t store_errors; /* store operations that failed (a statement's error, the database away),
-                              counted by the backends (mu held): a handler that finds no job compares
-                              it before and after its read, so that an outage answers 503, never 404 */
+    uint64_t store_errors;     /* store operations that failed (a statement's error, the database away),
+                                  counted by the backends (mu held): a handler that finds no job compares
+                                  it before and after its read, so that an outage answers 503, never 404 */
 } tpService;
 
 /* ---- util.c ---- */

@@ -243,8 +243,9 @@ static void pg_failed(tpService *svc, const PGresult *r, const char *what)
         return;
     }
     if (!svc->store_failed) {
-        svcLog(svc, "store: %s: PostgreSQL refuses the write (SQLSTATE %s): no new jobs and /v1/health answers 503 "
-                    "store_failed until writes are taken again",
+        svcLog(svc,
+               "store: %s: PostgreSQL refuses the write (SQLSTATE %s): no new jobs and /v1/health answers 503 "
+               "store_failed until writes are taken again",
                what, state);
     }
     svc->store_failed = true;
@@ -1011,8 +1012,9 @@ bool svcPg_Finish(tpService *svc, svcJob *job)
         svcLog(svc, "job %lld: its %s is dropped: the node that holds the lease now writes the result",
                (long long)job->id, svcStatusName(job->status));
     } else if (!job->unstored) {
-        svcLog(svc, "job %lld: its %s could not be stored; it is kept here and written again while this node holds "
-                    "its lease",
+        svcLog(svc,
+               "job %lld: its %s could not be stored; it is kept here and written again while this node holds "
+               "its lease",
                (long long)job->id, svcStatusName(job->status));
     }
     if (ok && job->unstored) {
