@@ -476,7 +476,8 @@ int tpCmd_Plan(int argc, char **argv)
     memset(&rec, 0, sizeof rec);
     if (code != TP_EXIT_OK) {
         if (run.script && !run.planner) {
-            tpLog(TP_LOG_ERROR, "%s", err); /* an invalid planner definition */
+            char shown[sizeof err + 256];
+            tpLog(TP_LOG_ERROR, "%s", tpCli_FlagWords(err, shown, sizeof shown)); /* an invalid planner definition */
         } else {
             tpCli_PrintError(err); /* script errors name file:line themselves */
         }

@@ -702,8 +702,19 @@ static void handle_event(tpService *svc, svcWorker *w, const char *line)
         const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
         const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
         if (s != SVC_SOLVED && s != SVC_APPROXIMATE) {
+            /* the library names the run's fields; a client knows the request's members, and the
+               script limits are the server's (--call-time-limit, --load-time-limit) */
+            static const char *const words[][2] = {
+                {": call_time_limit)", ": call_time_limit, the server's)"},
+                {": load_time_limit)", ": load_time_limit, the server's)"},
+                {"(memory_limit_mb)", "(memory_mb)"},
+            };
+            const char *m = cJSON_IsString(msg) ? msg->valuestring : "the worker reported a failure";
+            size_t cap = 2 * strlen(m) + 16;
+            char *shown = malloc(cap);
             finish_job(svc, job, SVC_FAILED, cJSON_IsString(code) ? code->valuestring : "internal",
-                       cJSON_IsString(msg) ? msg->valuestring : "the worker reported a failure");
+                       shown ? tpWords_Replace(m, words, 3, shown, cap) : m);
+            free(shown);
         } else {
             finish_job(svc, job, (svcStatus)s, NULL, NULL);
         }
