@@ -17,7 +17,7 @@
 
 #include "http_internal.h"
 #include "tp/base.h"
-#include "tp/run.h"
+#include "tp/run_def.h"
 
 /* forward: the entity tag of a finished job's object or file */
 static void job_etag(int64_t id, double finished, const char *what, char *out, size_t cap);

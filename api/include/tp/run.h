@@ -2,9 +2,9 @@
  * worker, the service through its worker, and the embedding API of tplan/tplan.h).
  *
  * The run definition is tplan_run_def (tplan/tplan.h): its defaults, ranges and JSON reader and
- * writer live in run_def.c, and this header applies it to a domain script and a planner. This is
- * the in-project interface of the api module; it is not installed (libtplan exports only
- * tplan/tplan.h). */
+ * writer are tp/run_def.h's (run_fields.c, the tp_rundef library), and this header applies it to a
+ * domain script and a planner. This is the in-project interface of the api module; it is not
+ * installed (libtplan exports only tplan/tplan.h). */
 #ifndef TP_RUN_H
 #define TP_RUN_H
 
@@ -14,38 +14,13 @@
 
 #include "tp/lua.h"
 #include "tp/planner.h"
+#include "tp/run_def.h"
 #include "tp/tactics.h"
 #include "tplan/tplan.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-struct cJSON;
-
-/* Ranges of the run definition's fields (tplan_run_def_check; the command line names them too). */
-#define TP_RUN_SEED_MAX 4294967295LL
-#define TP_RUN_MAX_SOLUTIONS 1000000
-#define TP_RUN_MAX_JOBS 256
-#define TP_RUN_MIN_MEMORY_MB 16
-#define TP_RUN_MAX_MEMORY_MB (1LL << 30)
-#define TP_RUN_MAX_SCRIPT_TIME 1e6 /* s: load_time_limit, call_time_limit */
-
-/// def (NULL: the defaults) checked (tplan_run_def_check) and copied into full, this library's
-/// whole struct: the fields an older caller's smaller struct lacks stay at their defaults. False
-/// with err set (TPLAN_ERR_ARGUMENT naming the field).
-bool tpRun_FullDef(const tplan_run_def *def, tplan_run_def *full, tplan_error *err);
-/// Reads one member of a JSON object (item->string is its name) into def: 1 taken, 0 not a
-/// field of the run definition (the caller's own, or unknown), -1 a bad value (err names the
-/// field). For readers of larger objects (the service's requests) that hold run fields among
-/// their own.
-int tpRun_ReadJsonField(tplan_run_def *def, const struct cJSON *item, tplan_error *err);
-/// The run's fields that differ from the defaults, added to the JSON object o (false when out
-/// of memory).
-bool tpRun_WriteJsonFields(const tplan_run_def *def, struct cJSON *o);
-/// Sets err (may be NULL) to code with a printf-style message (one line) and field (may be NULL).
-void tpRun_Fail(tplan_error *err, tplan_code code, const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 
 /// The code of a script's failure message (tpCreateScript, tpDomain_Error): TPLAN_ERR_LIMIT for
 /// the sandbox's time and memory limits, _IO for a script file that cannot be read, else _SCRIPT.
