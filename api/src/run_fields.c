@@ -349,4 +349,3 @@ char *tpRun_DefToJson(const tplan_run_def *def)
     cJSON_free(text);
     return out;
 }
-

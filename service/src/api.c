@@ -654,6 +654,9 @@ static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline)
     svcJob *job = stored_job(svc, id, false, &rq->store_down);
     bool stopping = svc->stopping;
     pthread_mutex_unlock(&svc->mu);
+    if (!job && rq->store_down) { /* the job may be planned and stored: the client asks again later */
+        return store_unavailable(rq);
+    }
     if (!job && !stopping) { /* refused for want of a worker: the scheduler deleted it (not left as a job) */
         svcHttp_Header(rq, "Retry-After", "1");
         return svcHttp_Error(rq, 503, "no_worker", NULL,
