@@ -3,7 +3,7 @@ labels and 4 of the tools, architecture.md put navigation in core/ and the CLI i
 pointed to a "design guide" the repository does not have, CONTRIBUTING named the wrong file of the
 service's routes). Each check reads the tree as it is; a new label, tool or file move that the docs
 do not follow fails here.
-usage: docs_claims.py SOURCE_DIR BUILD_DIR"""
+usage: docs_claims.py SOURCE_DIR BUILD_DIR [CTEST]"""
 import glob
 import os
 import re
@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 SRC, BUILD = sys.argv[1], sys.argv[2]
+CTEST = sys.argv[3] if len(sys.argv) > 3 else "ctest"
 DOCS = sorted(glob.glob(os.path.join(SRC, "docs", "*.md"))) + [os.path.join(SRC, f) for f in
                                                                ("README.md", "CONTRIBUTING.md")]
 problems = []
@@ -29,7 +30,7 @@ def rel(path):
 readme = text(os.path.join(SRC, "README.md"))
 m = re.search(r"labels: ([a-z0-9, ]+)", readme)
 named = set(x.strip() for x in m.group(1).split(",")) if m else set()
-out = subprocess.run(["ctest", "--test-dir", BUILD, "--print-labels"], capture_output=True, text=True).stdout
+out = subprocess.run([CTEST, "--test-dir", BUILD, "--print-labels"], capture_output=True, text=True).stdout
 labels = set(line.strip() for line in out.split("All Labels:", 1)[-1].splitlines() if line.startswith("  "))
 if not labels:
     problems.append("ctest --print-labels printed no label: %r" % out[-300:])
