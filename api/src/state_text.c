@@ -313,4 +313,3 @@ char *tpState_ToJson(const tplan_state *s)
     puts_(&b, s->n ? "\n}}\n" : "}}\n");
     return b.failed ? NULL : b.p;
 }
-
