@@ -616,11 +616,22 @@ class State:
 
     def __init__(self, owned):
         self._own = owned
-        h = owned.ptr
-        self.domain = _c.tplan_state_domain(h).decode("utf-8")
-        self.body_names = tuple(
-            _c.tplan_state_body_name(h, i).decode("utf-8") for i in range(_c.tplan_state_body_count(h))
-        )
+        self._names = None  # read on first use: a step in a loop need not pay for them
+
+    @property
+    def domain(self):
+        """The name of the state's domain."""
+        return _c.tplan_state_domain(self._own.ptr).decode("utf-8")
+
+    @property
+    def body_names(self):
+        """The state's bodies (moving ones with a state of their own), in its order."""
+        if self._names is None:
+            h = self._own.ptr
+            self._names = tuple(
+                _c.tplan_state_body_name(h, i).decode("utf-8") for i in range(_c.tplan_state_body_count(h))
+            )
+        return self._names
 
     @classmethod
     def from_json(cls, domain, text):
@@ -646,7 +657,9 @@ class State:
         p = _c.tplan_state_copy(self._own.ptr)
         if not p:
             raise from_code(2, "state: out of memory")
-        return State(_Owned(p, _c.tplan_state_free))
+        c = State(_Owned(p, _c.tplan_state_free))
+        c._names = self._names
+        return c
 
     __copy__ = copy
 
