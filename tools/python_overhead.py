@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What a call through the Python binding costs over the same call in C (docs/python.md).
 
-    python3 tools/python_overhead.py [BUILD [N]]     (BUILD: build, N: 100)
+    python3 tools/python_overhead.py [BUILD [N]]     (BUILD: build, N: 1000)
 
 Runs BUILD/tests/python/tplan_py_overhead (C: tplan_state_copy + a 1-step tplan_simulate, and
 tplan_state_new) and the same through `tplan` (Domain.simulate(state, steps=1), which copies the
@@ -17,7 +17,7 @@ import time
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build"))
-n = int(sys.argv[2]) if len(sys.argv) > 2 else 100
+n = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
 os.environ["TPLAN_LIBRARY"] = os.path.join(build, "libtplan.so.0")
 sys.path.insert(0, os.path.join(root, "python"))
 import tplan  # noqa: E402

@@ -616,7 +616,7 @@ class State:
 
     def __init__(self, owned):
         self._own = owned
-        self._names = None  # read on first use: a step in a loop need not pay for them
+        self._names = self._enames = None  # read on first use: a step in a loop need not pay for them
 
     @property
     def domain(self):
@@ -658,7 +658,7 @@ class State:
         if not p:
             raise from_code(2, "state: out of memory")
         c = State(_Owned(p, _c.tplan_state_free))
-        c._names = self._names
+        c._names, c._enames = self._names, self._enames
         return c
 
     __copy__ = copy
@@ -708,10 +708,25 @@ class State:
                                    _integer(field + ".rest", rest, "int"), C.byref(err)) != 0:
             raise _fail(err)
 
+    def _read_all(self):
+        """(rows, rest) of every body, one library call a body straight into the arrays."""
+        if self._enames is None:
+            self._enames = tuple(n.encode("utf-8") for n in self.body_names)
+        n = len(self._enames)
+        rows = np.empty((n, 13))
+        rest = np.empty(n, dtype=np.int64)
+        crows, r = (C.c_double * 13 * n).from_buffer(rows), C.c_int()
+        h, err, get, pr = self._own.ptr, L.Error(), _c.tplan_state_get_body, C.byref(r)
+        for i, name in enumerate(self._enames):
+            if get(h, name, crows[i], pr, C.byref(err)) != 0:
+                raise _fail(err)
+            rest[i] = r.value
+        return rows, rest
+
     @property
     def rows(self):
         """Every body's row, bodies (body_names) x 13: a copy."""
-        return np.array([self.body(n).row for n in self.body_names]).reshape(len(self.body_names), 13)
+        return self._read_all()[0]
 
     @rows.setter
     def rows(self, a):
@@ -728,4 +743,4 @@ class State:
     @property
     def rest(self):
         """Every body's rest count (body_names order): a copy."""
-        return np.array([self.body(n).rest for n in self.body_names], dtype=np.int64)
+        return self._read_all()[1]
