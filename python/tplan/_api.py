@@ -289,23 +289,26 @@ class Domain:
                 )
             dom._lock.acquire()  # releases the GIL while it waits
             dom._holder = threading.get_ident()
-            own = dom._own
-            if own is None:
+            self.own = dom._own  # kept until the call returns, whoever closes the domain meanwhile
+            if self.own is None:
                 self.__exit__()
                 raise _bad("domain", "the domain %r was closed" % dom.name)
-            return own.ptr
+            return self.own.ptr
 
         def __exit__(self, *exc):
+            self.own = None
             self.dom._holder = None
             self.dom._lock.release()
 
     def _use(self):
         return Domain._Use(self)
 
-    def _ptr(self):
-        if self._own is None:
+    def _owned(self):
+        """The handle, kept by the caller's local for the call (a close() meanwhile frees nothing)."""
+        own = self._own
+        if own is None:
             raise _bad("domain", "the domain %r was closed" % self.name)
-        return self._own.ptr
+        return own
 
     def plan(self, *, seed=None, max_iters=None, time_limit=None, planner=None, mu=None, solutions=None,
              nn_index=None, search_memory_mb=None, call_time_limit=None, state=None, output=None,
@@ -348,7 +351,8 @@ class Domain:
     def initial_state(self):
         """The domain's initial state (time 0, rest counts 0)."""
         err = L.Error()
-        s = _c.tplan_state_new(self._ptr(), C.byref(err))
+        own = self._owned()
+        s = _c.tplan_state_new(own.ptr, C.byref(err))
         if not s:
             raise _fail(err)
         return State(_Owned(s, _c.tplan_state_free))
@@ -516,13 +520,15 @@ class Result:
     def __exit__(self, *exc):
         self.close()
 
-    def _ptr(self):
-        if self._own is None:
+    def _owned(self):
+        """The handle, kept by the caller's local for the call (a close() meanwhile frees nothing)."""
+        own = self._own
+        if own is None:
             raise _bad("result", "the result was closed")
-        return self._own.ptr
+        return own
 
-    def _index(self, body):
-        i = _c.tplan_result_body_index(self._ptr(), _text("body", body))
+    def _index(self, own, body):
+        i = _c.tplan_result_body_index(own.ptr, _text("body", body))
         if i < 0:
             raise _bad("body", "no body %r in the plan (its bodies: %s)" % (body, ", ".join(self.body_names)))
         return i
@@ -530,15 +536,16 @@ class Result:
     def states(self, body):
         """The body's states, a read-only view of the result's memory: (steps + 1) x 13, or 1 x 13
         (its pose) for a static body."""
-        rows = C.c_int()
-        p = _c.tplan_result_states(self._ptr(), self._index(body), C.byref(rows))
-        return _view(p, rows.value * 13, self._own, (rows.value, 13))
+        rows, own = C.c_int(), self._owned()
+        p = _c.tplan_result_states(own.ptr, self._index(own, body), C.byref(rows))
+        return _view(p, rows.value * 13, own, (rows.value, 13))
 
     def body_controls(self, body):
         """The controls applied to the body, a read-only view: steps x 6; None for a body the plan
         does not control."""
-        p = _c.tplan_result_controls(self._ptr(), self._index(body))
-        return _view(p, self.steps * 6, self._own, (self.steps, 6)) if p else None
+        own = self._owned()
+        p = _c.tplan_result_controls(own.ptr, self._index(own, body))
+        return _view(p, self.steps * 6, own, (self.steps, 6)) if p else None
 
     @property
     def trajectory(self):
@@ -568,7 +575,8 @@ class Result:
     def state(self, step):
         """The state at step 0..steps of the plan's solution, exactly as the planner had it."""
         err = L.Error()
-        s = _c.tplan_result_state(self._ptr(), self.domain._ptr(), _integer("step", step, "int"), C.byref(err))
+        own, dom = self._owned(), self.domain._owned()
+        s = _c.tplan_result_state(own.ptr, dom.ptr, _integer("step", step, "int"), C.byref(err))
         if not s:
             raise _fail(err)
         return State(_Owned(s, _c.tplan_state_free))
@@ -576,7 +584,8 @@ class Result:
     def plan_json(self):
         """The plan file's bytes (docs/plan-format.md), as `tplan plan -o` writes them."""
         n = C.c_size_t()
-        p = _c.tplan_result_plan(self._ptr(), C.byref(n))
+        own = self._owned()
+        p = _c.tplan_result_plan(own.ptr, C.byref(n))
         if not p:
             raise from_code(2, "plan: out of memory formatting the plan file")
         return C.string_at(p, n.value)
@@ -584,7 +593,8 @@ class Result:
     def write_plan(self, path):
         """Writes the plan file atomically (a temporary file renamed into place)."""
         err = L.Error()
-        if _c.tplan_result_write_plan(self._ptr(), os.fsencode(path), C.byref(err)) != 0:
+        own = self._owned()
+        if _c.tplan_result_write_plan(own.ptr, os.fsencode(path), C.byref(err)) != 0:
             raise _fail(err)
 
 

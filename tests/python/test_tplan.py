@@ -6,6 +6,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -230,6 +231,11 @@ def test_progress_stops_and_raises(golf):
     with pytest.raises(RuntimeError, match="from the callback"):
         golf.plan(**LONG, progress=fail, progress_interval=0.002)
 
+    # a callback must not use its own domain (the library forbids it): an error, not a deadlock
+    with pytest.raises(tplan.Error, match="in use by this thread's call") as info:
+        golf.plan(**LONG, progress=lambda p: golf.simulate(golf.initial_state(), steps=1), progress_interval=0.002)
+    assert info.value.field == "domain"
+
 
 def test_output_callback():
     """The script's print() reaches output(kind, text), never stdout."""
@@ -238,3 +244,22 @@ def test_output_callback():
     d = tplan.load_string("golf.lua", 'print("hello", 42)\n' + script, output=lambda k, t: got.append((k, t)))
     assert got == [("print", "hello\t42\n")]
     assert d.name == "minigolf"
+
+
+def test_finding_the_library_and_domains(monkeypatch, tmp_path):
+    """Without TPLAN_LIBRARY the package in the source tree takes the tree's build/libtplan.so.0
+    (when there is one), and a TPLAN_LIBRARY that does not load fails the import naming it; a
+    domain's name is found in the source tree's domains/ without TPLAN_DOMAINS."""
+    env = {k: v for k, v in os.environ.items() if k != "TPLAN_LIBRARY"}
+    code = "import tplan, tplan._lib as L; print(L.found_by, tplan.library_path())"
+    tree_lib = os.path.join(HERE, "..", "..", "build", _lib.SONAME)
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    if os.path.isfile(tree_lib):
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.split() == ["tree", os.path.realpath(tree_lib)]
+    env["TPLAN_LIBRARY"] = str(tmp_path / "libnothing.so")
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert p.returncode != 0 and "ImportError" in p.stderr and "libnothing.so (TPLAN_LIBRARY)" in p.stderr
+    monkeypatch.delenv("TPLAN_DOMAINS")
+    d = tplan.load("minigolf")
+    assert os.path.samefile(d.path, os.path.join(HERE, "..", "..", "domains", "minigolf.lua"))
