@@ -239,9 +239,35 @@ def _load(name, source, params, output, memory_mb, load_time_limit, call_time_li
     return dom
 
 
-class Domain:
+class _Handle:
+    """close() and `with` for an object over a library handle (_own, an _Owned)."""
+
+    _kind = "handle"
+
+    def close(self):
+        """Lets go of the library's handle: freed now, or once the last array view of its memory
+        or the call that uses it is done."""
+        self._own = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _owned(self):
+        """The handle, kept by the caller's local for the call (a close() meanwhile frees nothing)."""
+        own = self._own
+        if own is None:
+            raise _bad(self._kind, "the %s was closed" % self._kind)
+        return own
+
+
+class Domain(_Handle):
     """A loaded domain script: the model (MuJoCo's mjModel). One thread at a time uses it: a
     second thread's call waits for the first's to return (the library's rule, kept by a lock)."""
+
+    _kind = "domain"
 
     def __init__(self, owned, path, output):
         self._own, self._out = owned, output
@@ -265,16 +291,6 @@ class Domain:
         return "<tplan.Domain %r: %d bodies, %d controlled>" % (self.name, len(self.body_names),
                                                                  len(self.control_bodies))
 
-    def close(self):
-        """Lets go of the library's domain (freed once no Result or State call needs it)."""
-        self._own = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
     class _Use:
         def __init__(self, dom):
             self.dom = dom
@@ -292,7 +308,7 @@ class Domain:
             self.own = dom._own  # kept until the call returns, whoever closes the domain meanwhile
             if self.own is None:
                 self.__exit__()
-                raise _bad("domain", "the domain %r was closed" % dom.name)
+                raise _bad("domain", "the domain was closed")
             return self.own.ptr
 
         def __exit__(self, *exc):
@@ -303,12 +319,6 @@ class Domain:
     def _use(self):
         return Domain._Use(self)
 
-    def _owned(self):
-        """The handle, kept by the caller's local for the call (a close() meanwhile frees nothing)."""
-        own = self._own
-        if own is None:
-            raise _bad("domain", "the domain %r was closed" % self.name)
-        return own
 
     def plan(self, *, seed=None, max_iters=None, time_limit=None, planner=None, mu=None, solutions=None,
              nn_index=None, search_memory_mb=None, call_time_limit=None, state=None, output=None,
@@ -485,8 +495,10 @@ def _view(ptr, n, owner, shape):
     return a
 
 
-class Result:
+class Result(_Handle):
     """A plan: status, steps, Δt, per-body states and controls, the plan file's bytes."""
+
+    _kind = "result"
 
     def __init__(self, owned, domain, cancelled, stopped):
         self._own, self.domain = owned, domain
@@ -510,22 +522,6 @@ class Result:
         return "<tplan.Result %s, %d steps, %d iterations%s>" % (self.status, self.steps, self.iterations,
                                                                  ", cancelled" if self.cancelled else "")
 
-    def close(self):
-        """Lets go of the library's result (freed once no array view of it remains)."""
-        self._own = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def _owned(self):
-        """The handle, kept by the caller's local for the call (a close() meanwhile frees nothing)."""
-        own = self._own
-        if own is None:
-            raise _bad("result", "the result was closed")
-        return own
 
     def _index(self, own, body):
         i = _c.tplan_result_body_index(own.ptr, _text("body", body))
