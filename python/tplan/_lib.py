@@ -139,6 +139,11 @@ def _candidates():
     tree = os.path.dirname(os.path.dirname(here))
     if os.path.isfile(os.path.join(tree, "api", "include", "tplan", "tplan.h")):
         out.append(("tree", os.path.join(tree, "build", SONAME)))
+    # an installed package: PREFIX/lib/python3/dist-packages/tplan beside PREFIX/lib/libtplan.so.0
+    # (cmake --install; the Debian package's /usr/lib/... is the loader's anyway)
+    parts = here.split(os.sep)
+    if parts[-4:-1] == ["lib", "python3", "dist-packages"]:
+        out.append(("prefix", os.path.join(os.sep.join(parts[:-3]), SONAME)))
     out.append(("system", SONAME))
     return out
 
