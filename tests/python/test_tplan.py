@@ -60,7 +60,7 @@ def test_error_codes():
     assert issubclass(tplan.ArgumentError, ValueError)
 
 
-def test_plan_shapes(golf):
+def test_plan_shapes(golf, tmp_path):
     assert golf.name == "minigolf" and golf.control_bodies == ("robot",)
     r = golf.plan(seed=3, max_iters=300)
     assert r.iterations == 300 and not r.cancelled and r.status in ("solved", "approximate")
@@ -81,6 +81,13 @@ def test_plan_shapes(golf):
     assert a["format"] == "tplan-plan" and a["steps"] == r.steps
     del a["stats"]["timing"], b["stats"]["timing"]
     assert a == b
+    # ... and the plan `tplan plan` makes (the binding's progress callback changes nothing)
+    out = tmp_path / "golf.json"
+    subprocess.run([os.environ["TPLAN_PROGRAM"], "plan", golf.path, "--seed", "3", "--max-iters", "300", "-q",
+                    "-o", str(out)], check=r.solved)  # exit 3: an approximate plan written
+    c = json.loads(out.read_bytes())
+    del c["stats"]["timing"]
+    assert c == a
     golf.replay(plan)
     # a view outlives its result: it keeps the library's memory alive
     r.close()
