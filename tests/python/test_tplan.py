@@ -5,6 +5,7 @@ import ctypes
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -270,3 +271,37 @@ def test_finding_the_library_and_domains(monkeypatch, tmp_path):
     monkeypatch.delenv("TPLAN_DOMAINS")
     d = tplan.load("minigolf")
     assert os.path.samefile(d.path, os.path.join(HERE, "..", "..", "domains", "minigolf.lua"))
+
+
+def test_ctrl_c_stops_a_plan(golf):
+    """SIGINT while the main thread plans: raised in the next progress callback, which stops the
+    search; plan() raises the KeyboardInterrupt once the library has returned."""
+    sent = []
+
+    def interrupt(p):
+        if not sent:
+            sent.append(p)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        golf.plan(**LONG, progress=interrupt, progress_interval=0.002)
+    assert sent
+
+
+def test_one_domain_from_two_threads(pool, pool_plan):
+    """Two threads stepping the same domain at once take turns (its lock: the library's handles
+    are for one thread at a time) and get what one thread gets."""
+    start, controls = pool_plan.state(0), pool_plan.controls
+    want = pool.simulate(start, controls).to_json()
+    got = [[], []]
+
+    def run(i):
+        for _ in range(5):
+            got[i].append(pool.simulate(start, controls).to_json())
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [[want] * 5, [want] * 5]
