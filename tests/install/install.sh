@@ -40,10 +40,7 @@ fi
 # the Python binding installed beside the library (docs/python.md): from another folder, with
 # only the prefix's package on its path, it loads the prefix's libtplan and finds its domains
 # (skipped without a python3 that has numpy: PATH's, then Debian's)
-py=
-for p in python3 /usr/bin/python3; do
-  if "$p" -c "import numpy" > /dev/null 2>&1; then py=$p; break; fi
-done
+py=$(python_with_numpy)
 if [ -n "$py" ]; then
   env -u TPLAN_LIBRARY -u TPLAN_DOMAINS PYTHONPATH="$P/lib/python3/dist-packages" "$py" -c '
 import os, sys

@@ -44,10 +44,7 @@ check "man pages, copyright, changelog" $?
 grep -q ' ./usr/lib/python3/dist-packages/tplan/__init__.py$' "$tmp/contents.txt" &&
   dpkg-deb -f "$deb" Suggests | grep -q python3-numpy
 check "the Python binding is packaged, numpy suggested" $?
-py=
-for p in python3 /usr/bin/python3; do
-  if "$p" -c "import numpy" > /dev/null 2>&1; then py=$p; break; fi
-done
+py=$(python_with_numpy)
 if [ -n "$py" ]; then
   TPLAN_LIBRARY=$(find "$root/usr/lib" -name 'libtplan.so.0' | head -1) TPLAN_DOMAINS=$root/usr/share/tplan/domains \
     PYTHONPATH=$root/usr/lib/python3/dist-packages "$py" -c '
