@@ -217,11 +217,14 @@ int tplan_state_body_index(const tplan_state *s, const char *name)
 static int named_body(const tplan_state *s, const char *name, tplan_error *err)
 {
     const int k = tpState_FindBody(s, name);
-    if (k < 0) {
-        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "bodies", "%s",
-                   !s      ? "no state (NULL)"
-                   : !name ? "no body name (NULL)"
-                           : "bodies: no such body in the state");
+    if (k < 0 && (!s || !name)) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "bodies", "%s", !s ? "no state (NULL)" : "no body name (NULL)");
+    } else if (k < 0) {
+        /* the field names the body, as the state file's reader does ("bodies.ghost") */
+        char field[sizeof err->field];
+        snprintf(field, sizeof field, "bodies.%.50s", name);
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field,
+                   "%s: no such body in the state of '%s' (static and scripted bodies have none)", field, s->domain);
     }
     return k;
 }
