@@ -190,12 +190,16 @@ def _params(params):
 
 def _param_field(message, params):
     """"params.NAME" when a failed load's message is about the parameter NAME given (the library
-    names a parameter in the message only: "--set speed=1000: expected ...", "unknown parameter
-    'nosuch' (...)", "--set speed given more than once"), else ""."""
+    names a parameter in the message only: "set speed=1000: expected ...", "unknown parameter
+    'nosuch' (...)", "set speed given more than once"; older builds said "--set ..."),
+    else ""."""
     for name in params:
-        if ("--set %s=" % name) in message or ("unknown parameter '%s'" % name) in message or (
-            "--set %s given" % name
-        ) in message:
+        if (
+            (": set %s=" % name) in message
+            or ("--set %s=" % name) in message
+            or ("unknown parameter '%s'" % name) in message
+            or (" set %s given" % name) in message
+        ):
             return "params." + name
     return ""
 
