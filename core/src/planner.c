@@ -314,15 +314,31 @@ static bool choose_best(tpPlanner *pl)
         return true;
     }
     int32_t n = tree->count;
-    /* (unrest, quality) lexicographically, the earliest node on ties; without quality the
-     * deepest node is the best (its depth negated as the second key) */
-    double *u = malloc((size_t)n * sizeof *u), *q = malloc((size_t)n * sizeof *q);
+    /* Without unrest: by quality alone, one pass and no allocation (this also runs when the tree
+     * ran out of memory, the approximate answer of a search stopped by its memory limit). */
+    double *u = pl->prob.unrest ? malloc((size_t)n * sizeof *u) : NULL;
+    double *q = pl->prob.unrest ? malloc((size_t)n * sizeof *q) : NULL;
     if (!u || !q) {
+        if (pl->prob.unrest)
+            tpLog(TP_LOG_WARN, "planner: out of memory for the approximate answer's rest check: the best "
+                               "node by quality alone");
         free(u);
         free(q);
-        tpLog(TP_LOG_ERROR, "planner: out of memory");
-        return false;
+        double best_q = NAN;
+        for (int32_t i = 0; i < n; ++i) {
+            const double qi = pl->prob.quality ? pl->prob.quality(pl->prob.ctx, tpTree_StateMut((tpTree *)tree, i))
+                                               : -(double)tree->nodes[i].depth;
+            if (isnan(qi))
+                return false; /* a callback error: the message is in the problem's context */
+            if (r->best < 0 || qi < best_q) {
+                r->best = i;
+                best_q = qi;
+            }
+        }
+        return true;
     }
+    /* (unrest, quality) lexicographically, the earliest node on ties; without quality the
+     * deepest node is the best (its depth negated as the second key) */
     bool ok = true;
     for (int32_t i = 0; i < n && ok; ++i) {
         void *x = tpTree_StateMut((tpTree *)tree, i);
