@@ -426,6 +426,12 @@ static dJointID create_ode_joint(tpWorld *w, tpJointDef *jd)
             set_param(id, jd->kind, param(dParamVel, k), ax->speed);
             set_param(id, jd->kind, param(dParamFMax, k), ax->max_force);
         }
+        if (ax->motor && ax->driven && !ax->limit && !spring) {
+            /* a driven motor's row is not softened by the world's CFM (which would leave it short of
+               each commanded speed by about CFM x its force: 1.5 cm/s for a 4 kg cart changing speed
+               by 4 m/s in a step): the step reaches the target whenever max_force allows */
+            set_param(id, jd->kind, param(dParamCFM, k), 0.0);
+        }
     }
     return id;
 }
