@@ -54,15 +54,17 @@ tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const t
         run->pd.iteration_bound = hooks->iteration_bound;
         run->pd.iteration_bound_user = hooks->iteration_bound_user;
     }
+    const char *who = sdef->name ? sdef->name : sdef->path ? sdef->path : "domain";
+    const char *no_rrt = run->pd.kind == TP_PLANNER_RRT ? tpDomain_WhyNoRRT(run->domain) : NULL;
+    if (no_rrt) { /* the planner's own check would say "problem.key_dim > 0" */
+        tpRun_Fail(err, TPLAN_ERR_SCRIPT, NULL, "%s: %s", who, no_rrt);
+        return TPLAN_ERR_SCRIPT;
+    }
     tpProblem problem = tpDomain_Problem(run->domain);
     char perr[1024] = "";
     run->planner = tpCreatePlanner(&run->pd, &problem, perr, sizeof perr);
     if (!run->planner) {
-        tpRun_Fail(err, TPLAN_ERR_SCRIPT, NULL, "%s: %s",
-                   sdef->name   ? sdef->name
-                   : sdef->path ? sdef->path
-                                : "domain",
-                   perr);
+        tpRun_Fail(err, TPLAN_ERR_SCRIPT, NULL, "%s: %s", who, perr);
         return TPLAN_ERR_SCRIPT;
     }
     if (run->pd.time_limit > 0) {

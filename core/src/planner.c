@@ -34,6 +34,9 @@ struct tpPlanner {
     uint8_t *fails; /* BGT dead ends: invalid children in a row of each node (fails_cap entries) */
     int32_t fails_cap;
 
+    unsigned char *coast; /* def.coast_steps states of the coast after a segment (NULL: none) */
+    double *coast_action; /* the zero action of a coast step (action_dim doubles) */
+
     bool ran;
     tpPlanResult result;
 };
@@ -131,6 +134,10 @@ static bool validate(const tpPlannerDef *def, const tpProblem *p, char *err, siz
         tpErrorf(err, errlen, "planner.dead_end must be 0..255 (got %d)", def->dead_end);
         return false;
     }
+    if (def->coast_steps < 0 || def->coast_steps > 100000) {
+        tpErrorf(err, errlen, "planner.coast_steps must be 0..100000 (got %d)", def->coast_steps);
+        return false;
+    }
     if (def->solutions < 1) {
         tpErrorf(err, errlen, "planner.solutions must be >= 1 (got %d)", def->solutions);
         return false;
@@ -199,7 +206,11 @@ tpPlanner *tpCreatePlanner(const tpPlannerDef *def, const tpProblem *problem, ch
     /* The Euclidean NN reads key_dim entries of y even if the sampler writes fewer. */
     int ydim = problem->sample_dim > problem->key_dim ? problem->sample_dim : problem->key_dim;
     pl->y = calloc((size_t)(ydim > 0 ? ydim : 1), sizeof(double));
-    if (!pl->tree || !pl->y) {
+    if (def->coast_steps > 0) {
+        pl->coast = malloc((size_t)def->coast_steps * problem->state_bytes);
+        pl->coast_action = calloc((size_t)(problem->action_dim > 0 ? problem->action_dim : 1), sizeof(double));
+    }
+    if (!pl->tree || !pl->y || (def->coast_steps > 0 && (!pl->coast || !pl->coast_action))) {
         tpErrorf(err, errlen, "planner: out of memory");
         tpDestroyPlanner(pl);
         return NULL;
@@ -225,6 +236,8 @@ void tpDestroyPlanner(tpPlanner *planner)
     free(planner->costs);
     free(planner->sol_iters);
     free(planner->fails);
+    free(planner->coast);
+    free(planner->coast_action);
     free(planner);
 }
 
@@ -258,7 +271,8 @@ static bool add_root(tpPlanner *pl)
 }
 
 /* Many-worlds (Sec. 5.2): cost every solution and pick the cheapest (earliest on ties);
- * without a solution, the best node by quality (or the deepest). False on a callback error. */
+ * without a solution, the node closest to rest (problem.unrest) and, among those, the best by quality (or the
+ * deepest). False on a callback error. */
 static bool choose_best(tpPlanner *pl)
 {
     const tpTree *tree = pl->tree;
@@ -300,28 +314,49 @@ static bool choose_best(tpPlanner *pl)
         return true;
     }
     int32_t n = tree->count;
-    if (pl->prob.quality) {
-        double best_q = NAN;
+    /* (unrest, quality) lexicographically, the earliest node on ties; without quality the
+     * deepest node is the best (its depth negated as the second key) */
+    double *u = malloc((size_t)n * sizeof *u), *q = malloc((size_t)n * sizeof *q);
+    if (!u || !q) {
+        free(u);
+        free(q);
+        tpLog(TP_LOG_ERROR, "planner: out of memory");
+        return false;
+    }
+    bool ok = true;
+    for (int32_t i = 0; i < n && ok; ++i) {
+        void *x = tpTree_StateMut((tpTree *)tree, i);
+        u[i] = pl->prob.unrest ? pl->prob.unrest(pl->prob.ctx, x) : 0.0;
+        q[i] = pl->prob.quality ? pl->prob.quality(pl->prob.ctx, x) : -(double)tree->nodes[i].depth;
+        ok = !isnan(u[i]) && !isnan(q[i]); /* else a callback error: the message is in the problem's context */
+    }
+    /* At rest in the air is not at rest: the nodes of unrest 0, best first, until one has landed;
+     * those before it count as unrest 1 (just short of rest). */
+    for (int32_t pick = -2; ok && pl->prob.unrest && pl->prob.landed && pick != -1;) {
+        pick = -1;
         for (int32_t i = 0; i < n; ++i) {
-            double q = pl->prob.quality(pl->prob.ctx, tpTree_StateMut((tpTree *)tree, i));
-            if (isnan(q)) {
-                return false; /* a callback error: the message is in the problem's context */
-            }
-            if (r->best < 0 || q < best_q) {
-                r->best = i;
-                best_q = q;
+            if (u[i] == 0.0 && (pick < 0 || q[i] < q[pick])) {
+                pick = i;
             }
         }
-    } else {
-        int32_t best_depth = -1;
-        for (int32_t i = 0; i < n; ++i) {
-            if (tree->nodes[i].depth > best_depth) {
-                best_depth = tree->nodes[i].depth;
-                r->best = i;
+        if (pick >= 0) {
+            int l = pl->prob.landed(pl->prob.ctx, tpTree_StateMut((tpTree *)tree, pick));
+            ok = l >= 0;
+            if (l == 0) {
+                u[pick] = 1.0;
+            } else {
+                pick = -1; /* landed: the best of all below */
             }
         }
     }
-    return true;
+    for (int32_t i = 0; i < n && ok; ++i) {
+        if (r->best < 0 || u[i] < u[r->best] || (u[i] == u[r->best] && q[i] < q[r->best])) {
+            r->best = i;
+        }
+    }
+    free(u);
+    free(q);
+    return ok;
 }
 
 static bool push_solution(tpPlanner *pl, int32_t node, int64_t iter, double t_start)
@@ -341,6 +376,48 @@ static bool push_solution(tpPlanner *pl, int32_t node, int64_t iter, double t_st
     pl->sol_iters[pl->nsolutions] = iter;
     pl->solutions[pl->nsolutions++] = node;
     return true;
+}
+
+/* A segment ended at node `from` (valid, no goal): up to def.coast_steps steps of zero action from
+ * it, the goal tested after each. When it holds at step k, steps 1..k become nodes (busy, the
+ * last the goal) and a solution: 1. Else nothing is kept: 0 (the coast stopped at an invalid state, or
+ * the tree cannot grow). TP_CB_ERROR on a callback error. */
+static int coast(tpPlanner *pl, int32_t from, int64_t iter, double t_start)
+{
+    const tpProblem *p = &pl->prob;
+    const size_t sb = p->state_bytes, ab = (size_t)p->action_dim * sizeof(double);
+    const void *x = tpTree_State(pl->tree, from);
+    for (int k = 0; k < pl->def.coast_steps; ++k) {
+        void *xn = pl->coast + (size_t)k * sb;
+        memcpy(xn, x, sb);
+        memset(pl->coast_action, 0, ab);
+        int rc = p->simulate(p->ctx, x, pl->coast_action, xn);
+        int ok = rc == TP_CB_TRUE ? (p->valid ? p->valid(p->ctx, xn) : TP_CB_TRUE) : rc;
+        int g = ok == TP_CB_TRUE ? p->goal(p->ctx, xn) : ok;
+        if (rc == TP_CB_ERROR || ok == TP_CB_ERROR || g == TP_CB_ERROR) {
+            return TP_CB_ERROR;
+        }
+        if (ok != TP_CB_TRUE) {
+            return 0;
+        }
+        if (g) {
+            int32_t parent = from;
+            for (int j = 0; j <= k; ++j) {
+                const int32_t slot = tpTree_Prepare(pl->tree);
+                if (slot < 0) {
+                    return 0; /* the run stops at its next Prepare with what it found */
+                }
+                memcpy(tpTree_StateMut(pl->tree, slot), pl->coast + (size_t)j * sb, sb);
+                memset(tpTree_ActionMut(pl->tree, slot), 0, ab);
+                tpTree_Commit(pl->tree, parent, j < k ? TP_NODE_BUSY : TP_NODE_GOAL);
+                parent = slot;
+            }
+            pl->result.stats.coast_solutions++;
+            return push_solution(pl, parent, iter, t_start) ? 1 : TP_CB_ERROR;
+        }
+        x = xn;
+    }
+    return 0;
 }
 
 static void finish(tpPlanner *pl, tpPlanStatus status, double t_start)
@@ -631,6 +708,17 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
             } else {
                 busy = b_and != 0;
                 last = slot;
+                int c = busy || def->coast_steps == 0 ? 0 : coast(pl, slot, iter + 1, t_start);
+                if (c == TP_CB_ERROR) {
+                    status = TP_PLAN_ERROR;
+                    break;
+                }
+                if (c == 1 && pl->nsolutions >= def->solutions) {
+                    ++iter;
+                    k0 = tpClock_Ticks();
+                    k.check += tickSpan(k3, k0);
+                    break;
+                }
             }
         } else {
             note_rejection(pl, rc == TP_CB_FALSE ? TP_REFUSED_BY_SIMULATE : TP_REFUSED_BY_VALID, xnew, iter + 1);

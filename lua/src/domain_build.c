@@ -814,9 +814,10 @@ static void tplBuildView(tplBuild *b, tpPlanView *v)
     lua_settop(L, idx - 1);
 }
 
-static void tplBuildPlanner(tplBuild *b, tpPlannerDef *p)
+static void tplBuildPlanner(tplBuild *b, tpPlannerDef *p, double dt)
 {
-    static const char *const known[] = {"algorithm", "mu", "max_iters", "time_limit", "solutions", "seed", NULL};
+    static const char *const known[] = {"algorithm", "mu",   "max_iters", "time_limit",
+                                        "solutions", "seed", "coast",     NULL};
     lua_State *L = b->L;
     int t = tplField(L, 1, "planner");
     if (t == LUA_TNIL) {
@@ -846,6 +847,11 @@ static void tplBuildPlanner(tplBuild *b, tpPlannerDef *p)
         tplError(L, "tp.domain: planner.time_limit must be >= 0 (got %g)", p->time_limit);
     p->solutions = (int)tplInteger(L, idx, what, "solutions", p->solutions, 1, 1000000);
     p->seed = (uint32_t)tplInteger(L, idx, what, "seed", p->seed, 0, 4294967295LL);
+    /* s of zero action after each segment, tested for the goal: whole steps of the domain's dt */
+    double coast = tplNumber(L, idx, what, "coast", 0.0, false);
+    if (!(coast >= 0) || !(coast <= 1000.0 * dt))
+        tplError(L, "tp.domain: planner.coast must be in [0, %g] s (1000 steps; got %g)", 1000.0 * dt, coast);
+    p->coast_steps = (int)ceil(coast / dt - 1e-9);
     lua_pop(L, 1);
 }
 
@@ -931,7 +937,7 @@ static int tplDomainNew(lua_State *L)
     tplBuildMetric(&b, "quality", &def.quality, false);
     tplBuildMetric(&b, "solution_metric", &def.solution, true);
     tplBuildReports(&b, &def);
-    tplBuildPlanner(&b, &def.planner);
+    tplBuildPlanner(&b, &def.planner, def.scene.dt);
     tplBuildView(&b, &def.view);
     tplCondGuard *goal = tplCondField(&b, "goal");   /* 7 */
     tplCondGuard *valid = tplCondField(&b, "valid"); /* 8 if present */
@@ -967,9 +973,14 @@ static int tplDomainNew(lua_State *L)
     char err[1024] = "";
     tpDomain *d = tpCreateDomain(&def, err, sizeof err);
     if (!d) {
+        /* a message about one body that says where the script defines it keeps that place */
+        const char *where = dom->where;
+        for (int i = 0; i < def.scene.nbodies; i++)
+            if (body_where[i] && body_where[i][0] && strncmp(err, body_where[i], strlen(body_where[i])) == 0)
+                where = "";
         if (dom->pending[0])
-            tplErrorAt(L, dom->where, "%s (%s)", err, dom->pending);
-        tplErrorAt(L, dom->where, "%s", err[0] ? err : "invalid domain");
+            tplErrorAt(L, where, "%s (%s)", err, dom->pending);
+        tplErrorAt(L, where, "%s", err[0] ? err : "invalid domain");
     }
     dom->domain = d;
     lua_pushvalue(L, 3);

@@ -423,8 +423,9 @@ static int tplGridInfo(lua_State *L)
 
 /* ---- follower ---- */
 
-static const char *const tplFollowFields[] = {"kp",         "ktheta",     "kv",        "komega",      "dt", "speed",
-                                              "theta_turn", "turn_speed", "lookahead", "stop_radius", NULL};
+static const char *const tplFollowFields[] = {"kp",        "ktheta",      "kv",         "komega",
+                                              "dt",        "speed",       "theta_turn", "turn_speed",
+                                              "lookahead", "stop_radius", "max_omega",  NULL};
 
 /* tp.nav.follower(points [, {kp, ktheta, ...}]) */
 static int tplFollowerNew(lua_State *L)
@@ -434,8 +435,8 @@ static int tplFollowerNew(lua_State *L)
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
         tplCheckFields(L, 2, "tp.nav.follower options", tplFollowFields, 0);
-        double *p[] = {&d.kp,    &d.ktheta,     &d.kv,         &d.komega,    &d.dt,
-                       &d.speed, &d.theta_turn, &d.turn_speed, &d.lookahead, &d.stop_radius};
+        double *p[] = {&d.kp,         &d.ktheta,     &d.kv,        &d.komega,      &d.dt,       &d.speed,
+                       &d.theta_turn, &d.turn_speed, &d.lookahead, &d.stop_radius, &d.max_omega};
         for (int i = 0; tplFollowFields[i]; i++) {
             *p[i] = tplNumber(L, 2, "tp.nav.follower: ", tplFollowFields[i], *p[i], false);
             if (!(*p[i] >= 0) || (*p[i] == 0 && (p[i] == &d.dt || p[i] == &d.speed || p[i] == &d.lookahead)))

@@ -15,6 +15,7 @@ tpNavFollowDef tpDefaultNavFollowDef(void)
     d.ktheta = 5.0;
     d.kv = 5.0;
     d.komega = 10.0;
+    d.max_omega = 0.0;
     d.dt = 1.0 / 30.0;
     d.speed = 1.0;
     d.theta_turn = TP_PI / 3.0;
@@ -156,6 +157,9 @@ void tpNavFollower_Control(tpNavFollower *f, const tpNavAgent *ag, double *a, do
             double th = atan2(tgt[1] - ag->y, tgt[0] - ag->x);
             double err = tpAngle_WrapPrecise(th - ag->theta);
             whhat = d->ktheta * err;
+            if (d->max_omega > 0 && fabs(whhat) > d->max_omega) {
+                whhat = copysign(d->max_omega, whhat);
+            }
             vhat = d->speed;
             if (at_end) {
                 vhat = fmin(vhat, d->kp * dgoal);
@@ -165,6 +169,7 @@ void tpNavFollower_Control(tpNavFollower *f, const tpNavAgent *ag, double *a, do
             }
         }
     }
+    f->omega_cmd = whhat;
     *a = d->kv * (vhat - ag->v);
     *alpha = d->komega * (whhat - ag->omega);
 }

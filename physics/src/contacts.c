@@ -365,6 +365,22 @@ int tpContacts_CollidePair(tpWorld *w, int a, int b)
     return n;
 }
 
+bool tpContacts_Touching(tpWorld *w, int body, double gap)
+{
+    w->npairs = 0;
+    dSpaceCollide(w->space, w, near_callback);
+    for (int p = 0; p < w->npairs; p++) {
+        int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
+        if (a != body && b != body)
+            continue;
+        int n = collide_pair(w, &w->rt[a], &w->rt[b]);
+        for (int k = 0; k < n; k++)
+            if (w->cgeoms[k].depth >= -gap)
+                return true;
+    }
+    return false;
+}
+
 /* Room for n pending contacts (and their feedback records); keeps the contents. */
 static bool reserve_pending(tpWorld *w, int n)
 {

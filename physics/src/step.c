@@ -877,6 +877,76 @@ static bool advance(tpWorld *w, double t, const double *action, const uint8_t *r
     return true;
 }
 
+bool tpWorld_CheckOverlap(tpWorld *w, const tpBodyState *x, double t, tpStepFailure *out_or_null)
+{
+    TP_ASSERT(w && x);
+    tpStepFailure none;
+    tpStepFailure *out = out_or_null != NULL ? out_or_null : &none;
+    *out = (tpStepFailure){TP_STEP_OK, -1, -1, TP_STEP_VALUE_NONE, -1, 0.0, 0.0, -1, w->def.substeps, t, -1};
+    if (!(w->def.max_static_penetration > 0) && !(w->def.max_body_penetration > 0))
+        return true;
+    /* every body awake and enabled: ODE does not collide two disabled bodies' geoms */
+    for (int k = 0; k < w->nstate; k++) {
+        tpBodyRt *r = &w->rt[w->state_body[k]];
+        set_body(r->body, &x[k]);
+        r->asleep = false;
+        if (!dBodyIsEnabled(r->body))
+            dBodyEnable(r->body);
+    }
+    w->live_restored = false;
+    set_kinematic(w, t);
+    /* the pass notes its depths where a step does: keep the last step's */
+    const double sd = w->static_depth, bd = w->body_depth;
+    const int sp[2] = {w->static_pair[0], w->static_pair[1]}, bp[2] = {w->body_pair[0], w->body_pair[1]};
+    const int ss = w->static_sub, bs = w->body_sub, sub = w->substep;
+    w->static_depth = w->body_depth = 0.0;
+    w->substep = -1;
+    tpContacts_DepthPass(w);
+    if (w->def.max_static_penetration > 0 && w->static_depth > w->def.max_static_penetration) {
+        const bool a_static = w->rt[w->static_pair[0]].state_slot < 0; /* the moving body first */
+        out->kind = TP_STEP_STATIC_PENETRATION;
+        out->a = a_static ? w->static_pair[1] : w->static_pair[0];
+        out->b = a_static ? w->static_pair[0] : w->static_pair[1];
+        out->value = w->static_depth;
+        out->limit = w->def.max_static_penetration;
+    } else if (w->def.max_body_penetration > 0 && w->body_depth > w->def.max_body_penetration) {
+        out->kind = TP_STEP_BODY_PENETRATION;
+        out->a = w->body_pair[0];
+        out->b = w->body_pair[1];
+        out->value = w->body_depth;
+        out->limit = w->def.max_body_penetration;
+    }
+    w->static_depth = sd;
+    w->body_depth = bd;
+    memcpy(w->static_pair, sp, sizeof sp);
+    memcpy(w->body_pair, bp, sizeof bp);
+    w->static_sub = ss;
+    w->body_sub = bs;
+    w->substep = sub;
+    return out->kind == TP_STEP_OK;
+}
+
+bool tpWorld_Supported(tpWorld *w, const tpBodyState *x, double t, int body)
+{
+    TP_ASSERT(w && x && body >= 0 && body < w->def.nbodies);
+    for (int k = 0; k < w->nstate; k++)
+        set_body(w->rt[w->state_body[k]].body, &x[k]);
+    set_kinematic(w, t);
+    /* moved TP_SUPPORT_GAP along gravity: a body resting on something then overlaps it (a resting
+     * body may hover a hair above the floor, beyond the contact slop), one stopped in the air does
+     * not */
+    const double *g = w->def.gravity;
+    const double gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    const int slot = w->rt[body].state_slot;
+    if (slot >= 0 && gn > 0) {
+        tpBodyState s = x[slot];
+        for (int c = 0; c < 3; c++)
+            s.pos[c] += TP_SUPPORT_GAP * g[c] / gn;
+        set_body(w->rt[body].body, &s);
+    }
+    return tpContacts_Touching(w, body, 0.0);
+}
+
 double tpWorld_StaticDepth(const tpWorld *w)
 {
     return w->static_depth;
@@ -988,42 +1058,6 @@ const tpContactInfo *tpWorld_Contacts(const tpWorld *w)
     return w->infos;
 }
 
-bool tpWorld_CheckOverlap(tpWorld *w, const tpBodyState *x, double t, tpStepFailure *out)
-{
-    for (int k = 0; k < w->nstate; k++) {
-        tpBodyRt *r = &w->rt[w->state_body[k]];
-        set_body(r->body, &x[k]);
-        r->asleep = false;
-        if (!dBodyIsEnabled(r->body))
-            dBodyEnable(r->body);
-    }
-    if (w->nkinematic > 0)
-        set_kinematic(w, t);
-    w->live_restored = false;
-    w->static_depth = 0.0;
-    w->body_depth = 0.0;
-    w->static_pair[0] = w->static_pair[1] = w->body_pair[0] = w->body_pair[1] = -1;
-    w->substep = 0;
-    tpContacts_DepthPass(w);
-    tpStepFailure f = {TP_STEP_OK, -1, -1, TP_STEP_VALUE_NONE, -1, 0.0, 0.0, -1, w->def.substeps, t, -1};
-    if (w->def.max_static_penetration > 0 && w->static_depth > w->def.max_static_penetration) {
-        const bool a_static = w->rt[w->static_pair[0]].state_slot < 0; /* the moving body first */
-        f.kind = TP_STEP_STATIC_PENETRATION;
-        f.a = a_static ? w->static_pair[1] : w->static_pair[0];
-        f.b = a_static ? w->static_pair[0] : w->static_pair[1];
-        f.value = w->static_depth;
-        f.limit = w->def.max_static_penetration;
-    } else if (w->def.max_body_penetration > 0 && w->body_depth > w->def.max_body_penetration) {
-        f.kind = TP_STEP_BODY_PENETRATION;
-        f.a = w->body_pair[0];
-        f.b = w->body_pair[1];
-        f.value = w->body_depth;
-        f.limit = w->def.max_body_penetration;
-    }
-    if (out)
-        *out = f;
-    return f.kind == TP_STEP_OK;
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Snapshots: [time][13 doubles per state slot], native doubles, copied bytewise because the

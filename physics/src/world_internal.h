@@ -326,6 +326,10 @@ int tpContacts_CollidePair(tpWorld *w, int a, int b);
 void tpContacts_Project(tpWorld *w);
 /// The deepest overlaps at the current poses, without joints (after a step with scripted bodies).
 void tpContacts_DepthPass(tpWorld *w);
+/* Whether `body` touches another body at the current poses: a contact of its pairs deeper than
+ * -gap (m; the plane colliders report gaps within their slop as negative depths). Only looks, as
+ * DepthPass. */
+bool tpContacts_Touching(tpWorld *w, int body, double gap);
 
 /// The first of n names (NUL-terminated, `stride` bytes apart from `first`; empty ones skipped)
 /// that an earlier one repeats, that one's index in *earlier; -1 if none, -2 out of memory. Linear.

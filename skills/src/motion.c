@@ -166,6 +166,25 @@ void tpCtl_TrackVelocity(const tpSkillGains *g, const tpCtlBody *cb, const doubl
     }
 }
 
+double tpCtl_YawRateTorque(const tpSkillGains *g, const tpCtlBody *cb, double e, double *integral, double dt)
+{
+    /* 1/s²: damping ratio 0.5 with kyaw_rate. A small body (izz) on a rough floor needs the
+     * integral to grow fast: friction torque does not scale with the inertia. */
+    double ki = g->kyaw_rate * g->kyaw_rate;
+    double i = 0.0;
+    if (integral != NULL && cb->izz > 0.0) {
+        i = *integral + e * dt;
+        double lim = cb->max_torque / (cb->izz * ki); /* the integral alone stays within the limit */
+        if (i > lim) {
+            i = lim;
+        } else if (i < -lim) {
+            i = -lim;
+        }
+        *integral = i;
+    }
+    return cb->izz * (g->kyaw_rate * e + ki * i);
+}
+
 double tpCtl_YawTorque(const tpSkillGains *g, const tpCtlBody *cb, bool has_heading, double want, double *V, double dt)
 {
     double wcmd = 0.0;
@@ -177,22 +196,7 @@ double tpCtl_YawTorque(const tpSkillGains *g, const tpCtlBody *cb, bool has_head
             wcmd = -g->max_yaw_rate;
         }
     }
-    double e = wcmd - cb->s.angvel[2];
-    /* 1/s²: damping ratio 0.5 with kyaw_rate. A small body (izz) on a rough floor needs the
-     * integral to grow fast: friction torque does not scale with the inertia. */
-    double ki = g->kyaw_rate * g->kyaw_rate;
-    double i = 0.0;
-    if (V != NULL && cb->izz > 0.0) {
-        i = V[TP_V_YAW_INTEGRAL] + e * dt;
-        double lim = cb->max_torque / (cb->izz * ki); /* the integral alone stays within the limit */
-        if (i > lim) {
-            i = lim;
-        } else if (i < -lim) {
-            i = -lim;
-        }
-        V[TP_V_YAW_INTEGRAL] = i;
-    }
-    return cb->izz * (g->kyaw_rate * e + ki * i);
+    return tpCtl_YawRateTorque(g, cb, wcmd - cb->s.angvel[2], V ? &V[TP_V_YAW_INTEGRAL] : NULL, dt);
 }
 
 void tpCtl_GoToVelocity(const tpSkillGains *g, const tpCtlBody *cb, const double p[2], double cruise, double v[2])

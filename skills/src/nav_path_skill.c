@@ -37,18 +37,32 @@
 #include "tp/util.h"
 
 enum {
-    PATH_V_STATUS = 4,   /* 1 the leg ends at the goal, 2 at an intermediate vertex, -1 no path */
-    PATH_V_LEG_X = 5,    /* m, world: the leg's first point (the body's position when planned) */
-    PATH_V_LEG_Y = 6,    /* m */
-    PATH_V_SEG = 7,      /* the follower's progress: leg segment index */
-    PATH_V_SEG_FRAC = 8, /* the follower's progress: fraction along that segment */
-    PATH_V_DONE = 9,     /* 1 once the follower reached the end of the leg */
-    PATH_V_NEXT_X = 10,  /* m, world: the leg's second point */
-    PATH_V_NEXT_Y = 11,  /* m */
-    PATH_V_AFTER_X = 12, /* m, world: the leg's third point (when PATH_V_NPOINTS is 3) */
-    PATH_V_AFTER_Y = 13, /* m (shares the slot of TP_V_YAW_INTEGRAL, which this kind does not use) */
-    PATH_V_NPOINTS = 15, /* number of leg points, 2 or 3 (shares TP_V_INTEGRAL_Y's slot) */
+    PATH_V_STATUS = 4,        /* 1 the leg ends at the goal, 2 at an intermediate vertex, 3 and 4 the same with
+                                 3 points (else 2), -1 no path: pathFinal and pathPoints read it */
+    PATH_V_LEG_X = 5,         /* m, world: the leg's first point (the body's position when planned) */
+    PATH_V_LEG_Y = 6,         /* m */
+    PATH_V_SEG = 7,           /* the follower's progress: leg segment index */
+    PATH_V_SEG_FRAC = 8,      /* the follower's progress: fraction along that segment */
+    PATH_V_DONE = 9,          /* 1 once the follower reached the end of the leg */
+    PATH_V_NEXT_X = 10,       /* m, world: the leg's second point */
+    PATH_V_NEXT_Y = 11,       /* m */
+    PATH_V_AFTER_X = 12,      /* m, world: the leg's third point (when pathPoints is 3) */
+    PATH_V_AFTER_Y = 13,      /* m (shares the slot of TP_V_YAW_INTEGRAL, which this kind does not use) */
+    PATH_V_YAW_INTEGRAL = 15, /* rad: the yaw-rate integral (tpSkill_FollowerApply; shares TP_V_INTEGRAL_Y's
+                                 slot, as TP_V_YAW_INTEGRAL's holds PATH_V_AFTER_Y) */
 };
+
+/* The leg's kind and size, both in V[PATH_V_STATUS] (every slot of V is taken). */
+static bool pathFinal(const double *V)
+{
+    const int st = (int)V[PATH_V_STATUS];
+    return st == 1 || st == 3;
+}
+
+static int pathPoints(const double *V)
+{
+    return (int)V[PATH_V_STATUS] >= 3 ? 3 : 2;
+}
 
 #define PATH_MAX_SIDE 1000
 #define PATH_SWEEP 4 /* a moving body is rasterised at 5 poses along its velocity over nav_replan */
@@ -404,14 +418,14 @@ static int run_follow_path(const tpSkillDef *sk, tpSkillCall *call)
         if (n < 2) {
             V[PATH_V_STATUS] = -1;
         } else {
-            V[PATH_V_STATUS] = final ? 1 : 2;
+            /* the leg's kind and its number of points share the slot (PATH_V_STATUS) */
+            V[PATH_V_STATUS] = (final ? 1 : 2) + (n > 2 ? 2 : 0);
             V[PATH_V_LEG_X] = leg[0][0];
             V[PATH_V_LEG_Y] = leg[0][1];
             V[PATH_V_NEXT_X] = leg[1][0];
             V[PATH_V_NEXT_Y] = leg[1][1];
             V[PATH_V_AFTER_X] = n > 2 ? leg[2][0] : 0.0;
             V[PATH_V_AFTER_Y] = n > 2 ? leg[2][1] : 0.0;
-            V[PATH_V_NPOINTS] = n;
         }
     }
     if ((int)V[PATH_V_STATUS] == -1) { /* no path: wait, then replan */
@@ -420,21 +434,17 @@ static int run_follow_path(const tpSkillDef *sk, tpSkillCall *call)
     }
     double pts[6] = {V[PATH_V_LEG_X],  V[PATH_V_LEG_Y],   V[PATH_V_NEXT_X],
                      V[PATH_V_NEXT_Y], V[PATH_V_AFTER_X], V[PATH_V_AFTER_Y]};
-    tpNavFollowDef fd = tpDefaultNavFollowDef();
-    fd.speed = V[NAV_V_CRUISE];
-    fd.lookahead = sk->nav.lookahead;
-    bool final = (int)V[PATH_V_STATUS] == 1;
+    tpNavFollowDef fd = tpSkill_FollowerDef(sk, call, V[NAV_V_CRUISE]);
+    bool final = pathFinal(V);
     /* an intermediate leg ends (and the next is planned) a look-ahead before its end, at speed */
-    fd.stop_radius = final ? sk->gains.tolerance : sk->nav.lookahead;
     if (!final) {
+        fd.stop_radius = sk->nav.lookahead;
         fd.kp = 1e3;
     }
-    fd.dt = call->dt;
-    fd.turn_speed = 0.1 * V[NAV_V_CRUISE];
     tpNavFollower f;
     tpNavFollower_Init(&f, &fd);
     f.points = pts; /* borrowed: the follower is not freed */
-    f.npoints = (int)V[PATH_V_NPOINTS];
+    f.npoints = pathPoints(V);
     f.seg = (int)V[PATH_V_SEG];
     f.s = V[PATH_V_SEG_FRAC];
     f.done = V[PATH_V_DONE] != 0;
@@ -450,7 +460,8 @@ static int run_follow_path(const tpSkillDef *sk, tpSkillCall *call)
         return 0; /* end of an intermediate leg: replan at once, keeping the speed */
     }
     /* the controller's accelerations as a planar force and a torque, as in nav_to */
-    tpSkill_FollowerApply(sk, call, &cb, f.done, acc, alpha, fd.kv);
+    (void)alpha; /* the torque is the skill's PI law on the commanded yaw rate */
+    tpSkill_FollowerApply(sk, call, &cb, f.done, acc, f.omega_cmd, fd.kv, PATH_V_YAW_INTEGRAL);
     bool timed_out = elapsed >= tpSkill_Timeout(sk, 30.0);
     return (period_over || timed_out) ? 0 : 1;
 }

@@ -323,12 +323,7 @@ static int run_nav_to(const tpSkillDef *sk, tpSkillCall *call)
         tpCtl_Brake(&sk->gains, call, &cb);
         return 0;
     }
-    tpNavFollowDef fd = tpDefaultNavFollowDef();
-    fd.speed = V[NAV_V_CRUISE];
-    fd.lookahead = sk->nav.lookahead;
-    fd.stop_radius = sk->gains.tolerance;
-    fd.dt = call->dt;
-    fd.turn_speed = 0.1 * V[NAV_V_CRUISE];
+    tpNavFollowDef fd = tpSkill_FollowerDef(sk, call, V[NAV_V_CRUISE]);
     tpNavFollower f;
     tpNavFollower_Init(&f, &fd);
     f.points = pe->points; /* borrowed: the follower is not freed */
@@ -346,7 +341,8 @@ static int run_nav_to(const tpSkillDef *sk, tpSkillCall *call)
     V[NAVTO_V_SEG] = f.seg;
     V[NAVTO_V_SEG_FRAC] = f.s;
     V[NAVTO_V_DONE] = f.done;
-    tpSkill_FollowerApply(sk, call, &cb, f.done, acc, alpha, fd.kv);
+    (void)alpha; /* the torque is the skill's PI law on the commanded yaw rate */
+    tpSkill_FollowerApply(sk, call, &cb, f.done, acc, f.omega_cmd, fd.kv, TP_V_YAW_INTEGRAL);
     double speed = hypot(cb.s.vel[0], cb.s.vel[1]);
     bool arrived = f.done && speed < 0.05;
     bool timed_out = call->t - V[TP_V_START] >= tpSkill_Timeout(sk, NAV_TIMEOUT);
@@ -958,6 +954,22 @@ void tpSkill_NavDefaults(tpSkillDef *def)
     def->nav.radius = 0.0;
     def->nav.lookahead = 0.4;
     def->nav.replan = 1.0;
+}
+
+tpNavFollowDef tpSkill_FollowerDef(const tpSkillDef *sk, const tpSkillCall *call, double cruise)
+{
+    tpNavFollowDef fd = tpDefaultNavFollowDef();
+    /* the skill's yaw gains, not the follower's own: a body whose friction torque is above
+     * izz * ktheta * komega * error (a heavy square robot) never turned, whatever the script said */
+    fd.ktheta = sk->gains.kyaw;
+    fd.komega = sk->gains.kyaw_rate;
+    fd.max_omega = sk->gains.max_yaw_rate;
+    fd.speed = cruise;
+    fd.lookahead = sk->nav.lookahead;
+    fd.stop_radius = sk->gains.tolerance;
+    fd.dt = call->dt;
+    fd.turn_speed = 0.1 * cruise;
+    return fd;
 }
 
 bool tpSkill_ValidateNav(const tpSkillKindInfo *kind, const tpSkillDef *sk, const tpWorld *world, char *err,

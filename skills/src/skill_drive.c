@@ -29,7 +29,8 @@ static int run_wait(const tpSkillDef *sk, tpSkillCall *call)
                                                left to the physics (a falling die is not braked in the air) */
     }
     if (sk->target >= 0 && call->t - V[TP_V_START] < tpSkill_Timeout(sk, WAIT_TIMEOUT)) {
-        /* watch a target: also busy until it comes to rest (e.g. a kicked ball settling) */
+        /* watch a target: also busy until it comes to rest (e.g. a kicked ball settling, or the
+         * body itself: target = body) */
         tpBodyState ts;
         tpWorld_BodyState(call->world, call->x, call->t, sk->target, &ts);
         double sp = sqrt(ts.vel[0] * ts.vel[0] + ts.vel[1] * ts.vel[1] + ts.vel[2] * ts.vel[2]);
@@ -156,6 +157,7 @@ const tpSkillKindInfo tpSkillKindWait = {
     .run = run_wait,
     .vars = TP_SKILL_VARS,
     .timeout = WAIT_TIMEOUT,
+    .self_target = true, /* a thrown die waiting until it itself rests is the natural use */
     .accepted = k_wait_keys,
     .fields = k_wait_fields,
 };

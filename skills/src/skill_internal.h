@@ -61,6 +61,10 @@ void tpCtl_TrackVelocity(const tpSkillGains *g, const tpCtlBody *cb, const doubl
 /// (a P law stalls a box on the green 0.1 rad off). The integral lives in V[TP_V_YAW_INTEGRAL]
 /// (clamped against wind-up); pass V = NULL for a pure P law.
 double tpCtl_YawTorque(const tpSkillGains *g, const tpCtlBody *cb, bool has_heading, double want, double *V, double dt);
+/// The PI law of tpCtl_YawTorque for a yaw-rate error e (rad/s, commanded minus actual):
+/// izz * (kyaw_rate * e + kyaw_rate² * integral), N·m; the integral (rad) lives in *integral,
+/// clamped so that it alone stays within max_torque; integral NULL gives a pure P law.
+double tpCtl_YawRateTorque(const tpSkillGains *g, const tpCtlBody *cb, double e, double *integral, double dt);
 /// Commanded velocity toward point p (xy) that arrives at rest: min(cruise, kp*d, sqrt(1.4*a*d)).
 void tpCtl_GoToVelocity(const tpSkillGains *g, const tpCtlBody *cb, const double p[2], double cruise, double v[2]);
 /// Full brake: force opposing the velocity, torque opposing the yaw rate. Adds to the action.
@@ -111,11 +115,14 @@ void tpSkill_NavGoal(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *c
 /// a host that runs them must give one; f then returns -1), else loads the body into cb and
 /// returns its definition.
 const tpBodyDef *tpSkill_NavBegin(const tpSkillDef *sk, const tpSkillCall *call, tpCtlBody *cb);
-/// The path follower's output (tpNavFollower_Control: forward acceleration acc, m/s², and yaw
-/// acceleration alpha, rad/s²) as a planar force and a torque on the body, with the integral of the
-/// forward speed error in V[TP_V_INTEGRAL_X] (kv: the follower's velocity gain, 1/s; reset when done).
+/// The path follower's output (tpNavFollower_Control: forward acceleration acc, m/s², and the
+/// commanded yaw rate omega_cmd, rad/s) as a planar force and a torque on the body, with the integral of
+/// the forward speed error in V[TP_V_INTEGRAL_X] (kv: the follower's velocity gain, 1/s) and the yaw
+/// rate's PI law (tpCtl_YawRateTorque, the skill's kyaw_rate, integral in V[yaw_slot]); both
+/// integrals reset when done (nav_skill.h's tpSkill_FollowerDef gives the follower the skill's gains).
 void tpSkill_FollowerApply(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, bool done, double acc,
-                           double alpha, double kv);
+                           double omega_cmd, double kv, int yaw_slot);
+
 /// Time-based busy flag: 1 if the segment ends after the state this step produces, else 0.
 int tpSkill_BusyUntil(const tpSkillCall *call, double t_end);
 /// The longest busy segment (s): sk->gains.timeout when set (> 0), else the kind's default.

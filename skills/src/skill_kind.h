@@ -34,6 +34,7 @@ struct tpSkillKindInfo {
     double timeout;              /* s: the longest busy segment when gains.timeout is 0 (tpSkill_Timeout) */
     bool needs_body;             /* `body` must name a controlled body */
     bool needs_target;           /* `target` must name a body */
+    bool self_target;            /* `target` may be the skill's own `body` (wait: until it itself rests) */
     const char *const *accepted; /* every key a script may give, NULL-terminated (tpSkillKind_Fields) */
     const tpSkillField *fields;  /* the kind's own typed fields, ending with a NULL name */
 };

@@ -159,21 +159,29 @@ const tpBodyDef *tpSkill_NavBegin(const tpSkillDef *sk, const tpSkillCall *call,
 }
 
 void tpSkill_FollowerApply(const tpSkillDef *sk, tpSkillCall *call, const tpCtlBody *cb, bool done, double acc,
-                           double alpha, double kv)
+                           double omega_cmd, double kv, int yaw_slot)
 {
+    TP_ASSERT(yaw_slot > 0 && yaw_slot < TP_SKILL_VARS && yaw_slot != TP_V_INTEGRAL_X);
     double *V = call->V;
     const double c = cos(cb->yaw), s = sin(cb->yaw);
     /* Forward: the controller's acceleration plus the correction of any backward drift; sideways:
      * damp the lateral speed with the skill's velocity gain. */
     double vfwd = cb->s.vel[0] * c + cb->s.vel[1] * s, vlat = -cb->s.vel[0] * s + cb->s.vel[1] * c;
     /* Integral of the forward speed error (v^ - v = a / k_v), so ground friction cannot stall the
-     * slow approach to the goal; reset once the goal is reached. */
+     * slow approach to the goal; reset once the goal is reached. Its bound lets it alone reach the
+     * body's force limit (a fixed 0.5 m/s, 2 m/s², stalled a rubber-footed robot 0.3 m short). */
+    const double lim = fmax(0.5, 0.25 * cb->max_accel);
     if (done) {
         V[TP_V_INTEGRAL_X] = 0.0;
+        V[yaw_slot] = 0.0;
     } else {
-        V[TP_V_INTEGRAL_X] = fmin(fmax(V[TP_V_INTEGRAL_X] + acc / kv * call->dt, -0.5), 0.5);
+        V[TP_V_INTEGRAL_X] = fmin(fmax(V[TP_V_INTEGRAL_X] + acc / kv * call->dt, -lim), lim);
     }
     double afwd = acc + 4.0 * V[TP_V_INTEGRAL_X] + (vfwd < 0 ? -sk->gains.kv * vfwd : 0.0), alat = -sk->gains.kv * vlat;
     double force[3] = {cb->mass * (afwd * c - alat * s), cb->mass * (afwd * s + alat * c), 0.0};
-    tpCtl_Apply(call, cb, force, cb->izz * alpha);
+    /* The yaw rate as the other skills drive it (a PI law up to max_torque): the follower's P law
+     * alone (izz * komega * (omega^ - omega)) stalled a heavy square robot against its corners'
+     * friction torque at 6.6 N·m of its 20. */
+    double tz = tpCtl_YawRateTorque(&sk->gains, cb, omega_cmd - cb->s.angvel[2], done ? NULL : &V[yaw_slot], call->dt);
+    tpCtl_Apply(call, cb, force, tz);
 }

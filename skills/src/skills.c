@@ -146,7 +146,7 @@ bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, siz
         tpErrorf(err, errlen, "skill '%s' (%s): 'target' must name a body", sk->name, info->name);
         return false;
     }
-    if (sk->target >= 0 && sk->target == sk->body) {
+    if (sk->target >= 0 && sk->target == sk->body && !info->self_target) {
         tpErrorf(err, errlen, "skill '%s': 'target' must differ from 'body'", sk->name);
         return false;
     }

@@ -237,6 +237,46 @@ static bool settled(const tpCond *c, const tpStateView *v)
     return true;
 }
 
+bool tpCond_RequiresRest(const tpCond *c)
+{
+    if (!c) {
+        return false;
+    }
+    if (c->kind == TP_COND_SETTLED) {
+        return true;
+    }
+    for (int i = 0; c->kind == TP_COND_AND && i < c->nchildren; ++i) {
+        if (tpCond_RequiresRest(c->children[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+double tpCond_Unrest(const tpCond *c, const tpStateView *v)
+{
+    if (!c) {
+        return 0.0;
+    }
+    double u = 0.0;
+    if (c->kind == TP_COND_SETTLED) {
+        for (int i = 0; i < c->ntargets; ++i) {
+            tpBodyState s;
+            body_state(v, c->target_bodies[i], &s);
+            const double sp = sqrt(s.vel[0] * s.vel[0] + s.vel[1] * s.vel[1] + s.vel[2] * s.vel[2]);
+            const double av = sqrt(s.angvel[0] * s.angvel[0] + s.angvel[1] * s.angvel[1] + s.angvel[2] * s.angvel[2]);
+            if (!(sp < c->value) || !(av < c->angular)) { /* settled()'s test, body by body */
+                const double r = fmax(sp / c->value, av / c->angular);
+                u += r >= 1.0 ? r : 1.0; /* at a limit exactly (or NaN): 1 */
+            }
+        }
+    }
+    for (int i = 0; c->kind == TP_COND_AND && i < c->nchildren; ++i) {
+        u += tpCond_Unrest(c->children[i], v);
+    }
+    return u;
+}
+
 static int eval_blame(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, const tpCond **blame);
 
 /* One node's value; `and`, `or` and `not` evaluate their operands with eval_blame. */

@@ -113,6 +113,20 @@ static void addWarning(tpDomain *d, const tpDomainDef *def, int body, const char
     va_end(ap);
 }
 
+const char *tpDomain_WhyNoRRT(const tpDomain *d)
+{
+    if (d->key_body >= 0 && d->key_dim > 0) {
+        return NULL;
+    }
+    if (d->sample_dim == 0) {
+        return "BK-RRT needs a sampling space: add sampling = { ... } to tp.domain, e.g. sampling = { "
+               "tp.uniform({x0, y0}, {x1, y1}) } over the area the body moves in "
+               "(docs/lua-api.md#sampling-space-brk-rrt), or plan with BK-BGT";
+    }
+    return "BK-RRT's sampling space needs a body to compare with the samples: the domain controls none, so name "
+           "one with sampling.body (docs/lua-api.md#sampling-space-brk-rrt), or plan with BK-BGT";
+}
+
 const char *tpDomain_Error(const tpDomain *d)
 {
     return d->error;
@@ -377,6 +391,42 @@ static const char *body_name(const tpDomain *d, int body)
     return body >= 0 && body < d->nbodies ? tpWorld_Body(d->world, body)->name : "?";
 }
 
+/* A scene whose initial state overlaps deeper than the penetration limits fails every step from
+ * the root: the planner spent its whole budget rejecting them ("30000 iterations, 1 nodes, 30000
+ * rejected"). Refused here, in one line that names the pair and the depth, prefixed by where the
+ * script defines the (moving) body when the definition says. */
+static bool check_start_overlap(const tpDomain *d, const tpDomainDef *def, const tpBodyState *x0, char *err,
+                                size_t errlen)
+{
+    tpStepFailure f;
+    if (tpWorld_CheckOverlap(d->world, x0, 0.0, &f)) {
+        return true;
+    }
+    const char *at = def->body_where && f.a >= 0 && def->body_where[f.a] ? def->body_where[f.a] : "";
+    size_t len = strlen(at);
+    while (len > 0 && at[len - 1] == ' ') {
+        --len;
+    }
+    char where[TP_NAME_MAX + 480];
+    if (len > 0) {
+        snprintf(where, sizeof where, "%.*s", (int)(len < 400 ? len : 400), at);
+    } else {
+        snprintf(where, sizeof where, "domain '%s':", def->name);
+    }
+    if (f.kind == TP_STEP_STATIC_PENETRATION) {
+        tpErrorf(err, errlen,
+                 "%s body '%s' starts %.4g m into static '%s' (max_static_penetration %g m): move it out, or raise "
+                 "the limit",
+                 where, body_name(d, f.a), f.value, body_name(d, f.b), f.limit);
+    } else {
+        tpErrorf(err, errlen,
+                 "%s bodies '%s' and '%s' start overlapping %.4g m (max_body_penetration %g m): move them apart, or "
+                 "raise the limit",
+                 where, body_name(d, f.a), body_name(d, f.b), f.value, f.limit);
+    }
+    return false;
+}
+
 /* One line on a failed step (tpWorld_LastFailure) with the bodies' names. */
 void tpDomain_DescribeFailure(const tpDomain *d, const tpStepFailure *f, char *out, size_t outlen)
 {
@@ -504,6 +554,38 @@ static double cb_quality(void *ctx, const void *x)
         return m->fn(m->user, m->id, &v, acts, 1);
     }
     return -(double)tpState_Time(x); /* TP_METRIC_STEPS/DEFAULT: deepest (latest) is best */
+}
+
+/* The approximate answer of a goal that asks for rest is judged at rest first (issue 38: the
+ * fallback of "end inside a region, at rest" was the instant the objects flew through the region). */
+static double cb_unrest(void *ctx, const void *x)
+{
+    tpDomain *d = ctx;
+    tpStateView v = tpDomain_View(d, x);
+    return tpCond_Unrest(d->def.goal, &v);
+}
+
+/* Whether every body of the SETTLED conditions under c (through AND, as tpCond_RequiresRest)
+ * rests on something in x (tpWorld_Supported): on the floor, not stopped in mid-air. */
+static bool cond_landed(tpDomain *d, const tpCond *c, const void *x)
+{
+    for (int i = 0; c->kind == TP_COND_SETTLED && i < c->ntargets; ++i) {
+        if (!tpWorld_Supported(d->world, tpState_Bodies(x), tpState_Time(x), c->target_bodies[i])) {
+            return false;
+        }
+    }
+    for (int i = 0; c->kind == TP_COND_AND && i < c->nchildren; ++i) {
+        if (!cond_landed(d, c->children[i], x)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static int cb_landed(void *ctx, const void *x)
+{
+    tpDomain *d = ctx;
+    return cond_landed(d, d->def.goal, x) ? TP_CB_TRUE : TP_CB_FALSE;
 }
 
 static double peak_force(const tpDomain *d, const tpMetricDef *m, const tpTree *tree, const int32_t *path, int len)
@@ -643,6 +725,8 @@ tpProblem tpDomain_Problem(tpDomain *d)
     p.reject = cb_reject;
     p.goal = cb_goal;
     p.quality = cb_quality;
+    p.unrest = tpCond_RequiresRest(d->def.goal) ? cb_unrest : NULL;
+    p.landed = p.unrest ? cb_landed : NULL;
     p.solution_cost = cb_solution_cost;
     return p;
 }
@@ -974,7 +1058,12 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
     for (int i = 0; i < d->nbodies; ++i) {
         tpWorld_BodyState(d->world, x0, 0.0, i, &d->initial_all[i]);
     }
+    const bool apart = check_start_overlap(d, def, x0, err, errlen);
     free(x0);
+    if (!apart) {
+        tpDestroyDomain(d);
+        return NULL;
+    }
     if (!setup_sampling(d, err, errlen) || !check_metric(d, &def->quality, "quality", err, errlen) ||
         !check_metric(d, &def->solution, "solution_metric", err, errlen)) {
         tpDestroyDomain(d);

@@ -747,6 +747,80 @@ static void test_approximate(void **state)
     }
 }
 
+/* Unrest of the toy: 0 below 0.6 m/s (it cruises at fmax dt / (1 - damping) = 2 m/s and slows
+ * where a new force turns it back), else speed / 0.6 (as tpCond_Unrest, >= 1); NaN once
+ * ctx->cost_nan asks for a callback error. */
+static double toy_unrest(void *vctx, const void *x)
+{
+    const ToyCtx *c = vctx;
+    const Toy *s = x;
+    const double sp = hypot(s->vel[0], s->vel[1]);
+    return c->cost_nan ? NAN : sp < 0.6 ? 0.0 : sp / 0.6;
+}
+
+/* The toy's stand-in for "rests on something": its x is at most 2 m. */
+static int toy_landed(void *vctx, const void *x)
+{
+    (void)vctx;
+    return ((const Toy *)x)->pos[0] <= 2.0 ? TP_CB_TRUE : TP_CB_FALSE;
+}
+
+/* Issue 38: with problem.unrest the approximate answer is the node with the least unrest, the
+ * best quality among those (the earliest on ties): at rest when the search found such a node,
+ * not the best-quality node in full flight, which quality alone picks here. */
+static void test_approximate_at_rest(void **state)
+{
+    (void)state;
+    for (int kind = 0; kind <= 1; ++kind) {
+        ToyCtx c = toy_ctx();
+        c.goal[0] = 30.0; /* out of reach */
+        c.use_y = kind == TP_PLANNER_RRT;
+        tpProblem p = toy_problem(&c);
+        p.unrest = toy_unrest;
+        p.landed = (kind == 1) ? toy_landed : NULL; /* BK-BGT: the nodes at rest must have landed */
+        tpPlannerDef def = tpDefaultPlannerDef();
+        def.kind = (tpPlannerKind)kind;
+        def.max_iters = 1500;
+        tpPlanner *pl = make(&def, &p);
+        tpPlanResult r;
+        assert_int_equal(tpPlanner_Run(pl, &r), TP_PLAN_APPROXIMATE);
+        const tpTree *tree = tpPlanner_Tree(pl);
+        int32_t want = 0, by_quality = 0;
+        for (int32_t i = 1; i < tpTree_Count(tree); ++i) {
+            const void *x = tpTree_State(tree, i), *w = tpTree_State(tree, want);
+            double u = toy_unrest(&c, x), uw = toy_unrest(&c, w);
+            if (p.landed) { /* at rest but not landed: just short of rest */
+                u = u == 0.0 && !toy_landed(&c, x) ? 1.0 : u;
+                uw = uw == 0.0 && !toy_landed(&c, w) ? 1.0 : uw;
+            }
+            if (u < uw || (u == uw && toy_quality(&c, x) < toy_quality(&c, w))) {
+                want = i;
+            }
+            if (toy_quality(&c, x) < toy_quality(&c, tpTree_State(tree, by_quality))) {
+                by_quality = i;
+            }
+        }
+        assert_int_equal(r.best, want);
+        assert_true(want > 0);                                             /* not the root */
+        assert_true(toy_unrest(&c, tpTree_State(tree, want)) == 0.0);      /* at rest */
+        assert_true(toy_unrest(&c, tpTree_State(tree, by_quality)) > 0.0); /* quality alone: moving */
+        if (p.landed) {
+            assert_true(toy_landed(&c, tpTree_State(tree, want)));
+        }
+        tpDestroyPlanner(pl);
+        c = toy_ctx(); /* a callback error stops the run */
+        c.goal[0] = 30.0;
+        c.use_y = kind == TP_PLANNER_RRT;
+        p = toy_problem(&c);
+        p.unrest = toy_unrest;
+        c.cost_nan = 1;
+        def.max_iters = 50;
+        pl = make(&def, &p);
+        assert_int_equal(tpPlanner_Run(pl, &r), TP_PLAN_ERROR);
+        tpDestroyPlanner(pl);
+    }
+}
+
 static void run_signature(tpPlannerKind kind, uint32_t seed, tpPlanner **out)
 {
     ToyCtx *c = malloc(sizeof *c);
@@ -1247,6 +1321,7 @@ int main(void)
         cmocka_unit_test(test_goal_nodes_closed),
         cmocka_unit_test(test_ties_pick_first),
         cmocka_unit_test(test_approximate),
+        cmocka_unit_test(test_approximate_at_rest),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_iteration_bound),
         cmocka_unit_test(test_sampling_every_non_busy_iteration),

@@ -143,12 +143,88 @@ static void test_static_penetration(void **state)
     tpDestroyWorld(w);
 }
 
+/* tpWorld_CheckOverlap (issue 39: a scene that starts overlapped wasted its whole budget): the
+ * start state's overlaps against the limits without stepping, the pair and the depth of the
+ * first limit broken; within the limits (or with none) it passes; the last step's record stays. */
+static void test_check_overlap(void **state)
+{
+    (void)state;
+    Scene s;
+    scene(&s);
+    s.def.nbodies = 3;
+    s.bodies[2] = s.bodies[1];
+    tpStrCopy(s.bodies[2].name, TP_NAME_MAX, "lid");
+    s.bodies[2].pos[0] = 0.17; /* 3 cm into the box */
+    s.def.max_static_penetration = 0.005;
+    s.def.max_body_penetration = 0.02;
+    s.bodies[1].pos[2] = 0.1 - 0.009; /* 9 mm into the ground */
+    tpWorld *w = create(&s);
+    tpBodyState x[2], xn[2];
+    tpWorld_InitialState(w, x);
+    tpStepFailure f;
+    assert_false(tpWorld_CheckOverlap(w, x, 0.0, &f));
+    assert_int_equal(f.kind, TP_STEP_STATIC_PENETRATION);
+    assert_int_equal(f.a, 1);
+    assert_int_equal(f.b, 0);
+    assert_true(fabs(f.value - 0.009) < 1e-9 && f.limit == 0.005);
+    assert_int_equal(f.substep, -1);
+    assert_true(tpWorld_StaticDepth(w) == 0.0); /* no step yet: untouched */
+    /* a step from it fails the same way: the check refuses nothing a step would take */
+    assert_false(tpWorld_Step(w, x, 0.0, NULL, xn));
+    assert_int_equal(tpWorld_LastFailure(w)->kind, TP_STEP_STATIC_PENETRATION);
+    x[0].pos[2] = 0.1; /* resting: then the two boxes' 3 cm */
+    x[1].pos[2] = 0.1;
+    assert_false(tpWorld_CheckOverlap(w, x, 0.0, &f));
+    assert_int_equal(f.kind, TP_STEP_BODY_PENETRATION);
+    assert_int_equal(f.a, 1);
+    assert_int_equal(f.b, 2);
+    assert_true(fabs(f.value - 0.03) < 1e-9 && f.limit == 0.02);
+    assert_int_equal(tpWorld_LastFailure(w)->kind, TP_STEP_STATIC_PENETRATION); /* kept */
+    x[1].pos[0] = 0.19;                                                         /* 1 cm: within the limit */
+    assert_true(tpWorld_CheckOverlap(w, x, 0.0, &f));
+    assert_int_equal(f.kind, TP_STEP_OK);
+    assert_true(tpWorld_Step(w, x, 0.0, NULL, xn));
+    tpDestroyWorld(w);
+    s.def.max_static_penetration = s.def.max_body_penetration = 0; /* no limits: nothing to check */
+    w = create(&s);
+    tpWorld_InitialState(w, x);
+    assert_true(tpWorld_CheckOverlap(w, x, 0.0, &f));
+    tpDestroyWorld(w);
+}
+
+/* tpWorld_Supported (issue 38's fallbacks that land): a box resting on the ground, or hovering a
+ * hair above it (as a sleeping body may), rests on it; one 5 cm up or without gravity does not. */
+static void test_supported(void **state)
+{
+    (void)state;
+    Scene s;
+    scene(&s);
+    tpWorld *w = create(&s);
+    tpBodyState x, xn;
+    tpWorld_InitialState(w, &x);
+    assert_true(tpWorld_Supported(w, &x, 0.0, 1));
+    x.pos[2] = 0.1 + 0.003;
+    assert_true(tpWorld_Supported(w, &x, 0.0, 1));
+    x.pos[2] = 0.15;
+    assert_false(tpWorld_Supported(w, &x, 0.0, 1));
+    assert_true(tpWorld_Step(w, &x, 0.0, NULL, &xn)); /* the world steps as before */
+    assert_true(xn.pos[2] < 0.15 && xn.vel[2] < 0);
+    tpDestroyWorld(w);
+    s.def.gravity[2] = 0;
+    w = create(&s);
+    x.pos[2] = 0.1 + 0.003;
+    assert_false(tpWorld_Supported(w, &x, 0.0, 1)); /* no "below": only a touching contact */
+    x.pos[2] = 0.1;
+    assert_true(tpWorld_Supported(w, &x, 0.0, 1));
+    tpDestroyWorld(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ok_and_bad_action),
-        cmocka_unit_test(test_out_of_range),
-        cmocka_unit_test(test_static_penetration),
+        cmocka_unit_test(test_ok_and_bad_action),  cmocka_unit_test(test_out_of_range),
+        cmocka_unit_test(test_static_penetration), cmocka_unit_test(test_check_overlap),
+        cmocka_unit_test(test_supported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,26 +31,41 @@ static void test_wait(void **state)
     sw_free(&w);
 }
 
-/* wait with a target: also busy until the target (a rolling ball) rests. */
+/* wait with a target: also busy until the target (a rolling ball) rests. The target may be the
+ * skill's own body (issue 39: "'target' must differ from 'body'"): the ball waiting until it
+ * itself rests; the kinds that act on a target still refuse their own body. */
 static void test_wait_target(void **state)
 {
     (void)state;
-    SkWorld w;
-    sw_init(&w, 0.5);
-    w.mats[0].rolling_friction = 0.002;
-    int robot = sw_add(&w, sw_robot("robot", -1, 0));
-    tpBodyDef b = sw_ball("ball", 0, 0);
-    b.vel[0] = 0.8;
-    int ball = sw_add(&w, b);
-    sw_start(&w);
-    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_WAIT);
-    sk.body = robot;
-    sk.target = ball;
-    int n = sw_run(&w, &sk, SW_MAX_STEPS);
-    assert_true(n > 1 && n <= SW_MAX_STEPS);
-    assert_true(sw_speed(&w, ball) < sk.wait.trigger_speed);
-    assert_true(sw_body(&w, ball)->pos[0] > 0.1); /* it rolled before it rested */
-    sw_free(&w);
+    for (int self = 0; self <= 1; ++self) {
+        SkWorld w;
+        sw_init(&w, 0.5);
+        w.mats[0].rolling_friction = 0.002;
+        int robot = sw_add(&w, sw_robot("robot", -1, 0));
+        tpBodyDef b = sw_ball("ball", 0, 0);
+        b.cls = self ? TP_BODY_ACTIVE : b.cls;
+        b.max_force = self ? 5 : b.max_force;
+        b.vel[0] = 0.8;
+        int ball = sw_add(&w, b);
+        sw_start(&w);
+        tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_WAIT);
+        sk.body = self ? ball : robot;
+        sk.target = ball;
+        int n = sw_run(&w, &sk, SW_MAX_STEPS); /* fails the test when the skill is refused */
+        assert_true(n > 1 && n <= SW_MAX_STEPS);
+        assert_true(sw_speed(&w, ball) < sk.wait.trigger_speed);
+        assert_true(sw_body(&w, ball)->pos[0] > 0.1); /* it rolled before it rested */
+        if (self) {
+            tpSkillDef push = tpDefaultSkillDef(TP_SKILL_PUSH);
+            push.body = ball;
+            push.target = ball;
+            push.kick.point = sw_point2(1, 0);
+            char err[256] = "";
+            assert_false(tpSkill_Validate(&push, w.world, err, sizeof err));
+            assert_non_null(strstr(err, "'target' must differ from 'body'"));
+        }
+        sw_free(&w);
+    }
 }
 
 /* drive_to: ends at the point (within tolerance) facing the heading (within angle_tolerance). */

@@ -15,9 +15,7 @@
 #include "tp/base.h"
 
 /* The character of the navigation domain (domains/navigation.lua): a vertical cylinder, r 0.15 m,
- * 0.4 m tall, 8 kg, planar force <= 40 N, on low friction (0.01 against the floor's 0.3): the path
- * followers turn with a P law on the yaw rate (no integral), which stalls against a larger
- * friction torque short of the goal. */
+ * 0.4 m tall, 8 kg, planar force <= 40 N, on low friction (0.01 against the floor's 0.3). */
 static tpBodyDef character(const char *name, double x, double y)
 {
     tpBodyDef b = sw_robot(name, x, y);
@@ -126,6 +124,72 @@ static void test_nav_to(void **state)
     int robot = wall_scene(&w);
     tpSkillDef sk = goal_skill(TP_SKILL_NAV_TO, robot);
     reach(&w, &sk, robot, 1.0, 0.0, 0.1, 60 * 60, WALL);
+    sw_free(&w);
+}
+
+/* The robot of issue 39's stuck_turn: a heavy square box (0.3 x 0.3 x 0.2 m, 8 kg, izz 0.12 kg·m²)
+ * on rubber (0.8 against the floor's 0.4), 80 N, max_torque 20 N·m, at the origin facing +x.
+ * Its corners' friction torque (about 9 N·m) is above what the path follower's own P law gave
+ * (izz * komega * ktheta * error, 6.6 N·m whatever the skill's gains): it never turned. Two posts
+ * far away, as in wall_bodies. */
+static int heavy_square_scene(SkWorld *w)
+{
+    sw_init(w, 0.4);
+    w->mats[1].friction = 0.8;
+    tpBodyDef b = sw_robot("robot", 0, 0);
+    b.size[0] = b.size[1] = 0.3;
+    b.size[2] = 0.2;
+    b.pos[2] = 0.1;
+    b.mass = 8;
+    b.max_force = 80;
+    b.max_torque = 20;
+    int robot = sw_add(w, b);
+    sw_add(w, sw_wall("post_a", -2.5, -2.0, 0.1, 0.1));
+    sw_add(w, sw_wall("post_b", 2.5, 2.5, 0.1, 0.1));
+    sw_start(w);
+    return robot;
+}
+
+/* The first call's yaw torque (N·m) of a path follower (nav_to or follow_path) for the heavy
+ * square robot at rest, sent to (0, 2): a quarter turn to the left, so ktheta * error is above
+ * max_yaw_rate and the commanded yaw rate is max_yaw_rate. */
+static double first_yaw_torque(tpSkillKind kind, double kyaw_rate, double max_yaw_rate)
+{
+    SkWorld w;
+    int robot = heavy_square_scene(&w);
+    tpSkillDef sk = goal_skill(kind, robot);
+    sk.nav.point = sw_point2(0.0, 2.0);
+    sk.gains.kyaw_rate = kyaw_rate;
+    sk.gains.max_yaw_rate = max_yaw_rate;
+    char err[256];
+    assert_true(tpSkill_Validate(&sk, w.world, err, sizeof err));
+    sw_step(&w, &sk, true);
+    double tz = w.action[6 * tpWorld_ControlSlot(w.world, robot) + 5];
+    sw_free(&w);
+    return tz;
+}
+
+/* nav_to and follow_path turn with the skill's yaw gains up to the body's max_torque (issue 39):
+ * the first step's torque is the PI law izz * (kyaw_rate * e + kyaw_rate² * e * dt) on the yaw-rate
+ * error e = max_yaw_rate, and the limit caps it; the robot then reaches its point. */
+static void test_nav_turns_with_gains(void **state)
+{
+    (void)state;
+    const double izz = 8 * (0.3 * 0.3 + 0.3 * 0.3) / 12, dt = 1.0 / 60;
+    const tpSkillKind kinds[2] = {TP_SKILL_NAV_TO, TP_SKILL_FOLLOW_PATH};
+    for (int k = 0; k < 2; ++k) {
+        assert_float_equal(first_yaw_torque(kinds[k], 10, 1), izz * (10 + 100 * dt), 1e-9);
+        assert_float_equal(first_yaw_torque(kinds[k], 30, 1.5), izz * 1.5 * (30 + 900 * dt), 1e-9);
+        assert_float_equal(first_yaw_torque(kinds[k], 50, 3), 20.0, 1e-12); /* max_torque */
+    }
+    /* with the default gains it turns toward (1.5, 1.7) and gets there (it stopped after 0.16 m) */
+    SkWorld w;
+    int robot = heavy_square_scene(&w);
+    tpSkillDef sk = goal_skill(TP_SKILL_NAV_TO, robot);
+    sk.nav.point = sw_point2(1.5, 1.7);
+    reach(&w, &sk, robot, 1.5, 1.7, 0.1, 30 * 60, -1);
+    double yaw = sw_yaw(&w, robot);
+    assert_true(fabs(yaw - atan2(1.7, 1.5)) < 0.1);
     sw_free(&w);
 }
 
@@ -538,6 +602,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nav_to),
         cmocka_unit_test(test_nav_to_memo_refills),
+        cmocka_unit_test(test_nav_turns_with_gains),
         cmocka_unit_test(test_nav_to_overlay),
         cmocka_unit_test(test_follow_path),
         cmocka_unit_test(test_follow_path_moving),

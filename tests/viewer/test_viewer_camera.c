@@ -82,6 +82,53 @@ static void test_fit_keeps_scene_in_view(void **state)
     tpPlanRecord_Free(&rec);
 }
 
+/* Issue 38 (fall_camera): a ball rolls off the table (no floor under it) and falls 2 km; the
+ * camera frames the table and the ball's roll, not the fall: the table is not a speck, and the
+ * ball's first position is in view. With a floor plane 1 m below, a ball resting on the floor is
+ * framed as before (it did not fall away). */
+static void test_fit_ignores_falls(void **state)
+{
+    (void)state;
+    tpPlanRecord rec;
+    make_record(&rec);
+    for (int i = 0; i <= 10; ++i) { /* rolls 1 m, then falls: 2 km by the last step */
+        double *s = rec.worlds[0].traj[1] + i * TP_STATE_DOUBLES;
+        s[0] = 1 + 0.1 * i, s[2] = i < 2 ? 0.1 : -2000.0 * (i - 1) / 9;
+    }
+    tpViewCamera cam;
+    tpViewCamera_Fit(&cam, &rec, 16.0 / 9);
+    const int w = 1280, h = 720;
+    double minx = w, maxx = 0, px, py;
+    for (int k = 0; k < 8; ++k) { /* the table's corners: in view, over half the width */
+        double p[3] = {k & 1 ? 2 : -2, k & 2 ? 1 : -1, k & 4 ? 0 : -0.2};
+        assert_true(tpViewCamera_Project(&cam, w, h, p, &px, &py));
+        assert_true(px >= 0 && px <= w && py >= 0 && py <= h);
+        minx = fmin(minx, px), maxx = fmax(maxx, px);
+    }
+    assert_true(maxx - minx > 0.4 * w);
+    assert_true(tpViewCamera_Project(&cam, w, h, rec.worlds[0].traj[1], &px, &py));
+    assert_true(px >= 0 && px <= w && py >= 0 && py <= h);
+    /* a floor plane 1 m below the table: the ball lying on it is part of the scene */
+    tpPlanRecord_Free(&rec);
+    make_record(&rec);
+    rec.nbodies = 3;
+    rec.bodies = realloc(rec.bodies, 3 * sizeof *rec.bodies);
+    assert_non_null(rec.bodies);
+    memset(&rec.bodies[2], 0, sizeof rec.bodies[2]);
+    tpPlanBody *floor = &rec.bodies[2];
+    floor->name = strdup("floor"), floor->cls = strdup("static"), floor->shape = strdup("plane");
+    floor->size[2] = 1, floor->size[3] = -1.2;
+    for (int i = 0; i <= 10; ++i) {
+        double *s = rec.worlds[0].traj[1] + i * TP_STATE_DOUBLES;
+        s[0] = 2.5, s[2] = i == 0 ? 0.1 : -1.1;
+    }
+    tpViewCamera_Fit(&cam, &rec, 16.0 / 9);
+    double on_floor[3] = {2.5, 0, -1.1};
+    assert_true(tpViewCamera_Project(&cam, w, h, on_floor, &px, &py));
+    assert_true(px >= 0 && px <= w && py >= 0 && py <= h);
+    tpPlanRecord_Free(&rec);
+}
+
 static void test_camera_parse(void **state)
 {
     (void)state;
@@ -124,9 +171,8 @@ static void test_pose_interpolation(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_project_center),
-        cmocka_unit_test(test_fit_keeps_scene_in_view),
-        cmocka_unit_test(test_camera_parse),
+        cmocka_unit_test(test_project_center),     cmocka_unit_test(test_fit_keeps_scene_in_view),
+        cmocka_unit_test(test_fit_ignores_falls),  cmocka_unit_test(test_camera_parse),
         cmocka_unit_test(test_pose_interpolation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -112,11 +112,52 @@ static void grow_body(double lo[3], double hi[3], const tpPlanBody *b, const dou
     }
 }
 
+/* The stage's floor (m) and its margin: the lowest point of the static bodies, the moving bodies'
+ * first poses and the horizontal planes; half the stage's largest extent, at least 0.5 m. */
+static void stage_floor(const tpPlanRecord *rec, double *floor, double *margin)
+{
+    double lo[3], hi[3];
+    for (int i = 0; i < 3; ++i) {
+        lo[i] = INFINITY, hi[i] = -INFINITY;
+    }
+    double plane_z = INFINITY;
+    for (int b = 0; b < rec->nbodies; ++b) {
+        const tpPlanBody *pb = &rec->bodies[b];
+        const double *n = pb->size;
+        if (strcmp(pb->shape, "plane") == 0) {
+            const double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            if (nn > 0 && n[2] > 0.9 * nn) { /* a floor: ax + by + cz = d, its height at the origin */
+                plane_z = fmin(plane_z, n[3] / n[2]);
+            }
+        } else if (!pb->moving) {
+            grow_body(lo, hi, pb, pb->pose);
+        } else {
+            for (int w = 0; w < rec->nworlds; ++w) {
+                if (rec->worlds[w].traj && rec->worlds[w].traj[b]) {
+                    grow_body(lo, hi, pb, rec->worlds[w].traj[b]);
+                }
+            }
+        }
+    }
+    double ext = 0;
+    for (int i = 0; i < 3; ++i) {
+        ext = hi[i] > lo[i] ? fmax(ext, hi[i] - lo[i]) : ext;
+    }
+    *floor = fmin(lo[2], plane_z);
+    *margin = fmax(0.5 * ext, 0.5);
+}
+
 void tpView_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3])
 {
     for (int i = 0; i < 3; ++i) {
         lo[i] = INFINITY, hi[i] = -INFINITY;
     }
+    /* A moving body that fell a margin below the stage's floor (off a table with no floor under
+     * it, through a hole) has left the scene: its fall is not framed (a 2 km fall made the table a
+     * speck, issue 38). */
+    double floor, margin;
+    stage_floor(rec, &floor, &margin);
+    const double cutoff = isfinite(floor) ? floor - margin : -INFINITY;
     for (int b = 0; b < rec->nbodies; ++b) {
         const tpPlanBody *pb = &rec->bodies[b];
         if (strcmp(pb->shape, "plane") == 0) {
@@ -132,7 +173,10 @@ void tpView_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3])
                 continue;
             }
             for (int i = 0; i <= wd->nsteps; ++i) {
-                grow_body(lo, hi, pb, wd->traj[b] + (size_t)i * TP_STATE_DOUBLES);
+                const double *x = wd->traj[b] + (size_t)i * TP_STATE_DOUBLES;
+                if (i == 0 || x[2] >= cutoff) {
+                    grow_body(lo, hi, pb, x);
+                }
             }
         }
     }

@@ -94,6 +94,16 @@ typedef struct tpProblem {
     /// Quality of a non-goal node for the approximate answer: lower is better; NAN on a callback
     /// error (the planner stops with TP_PLAN_ERROR). NULL: the deepest node is returned.
     double (*quality)(void *ctx, const void *x);
+    /// How far a node is from the end state the goal describes (issue 38: the goal asks for its
+    /// bodies at rest), >= 0, 0 there; NAN on a callback error. The approximate answer is the node
+    /// with the least unrest, quality (or depth) breaking ties: a node at rest when the search
+    /// found one, else the closest to rest. NULL: quality alone.
+    double (*unrest)(void *ctx, const void *x);
+    /// With unrest: 1 when a node of unrest 0 is at rest on something (its resting bodies touch
+    /// another body), 0 when one of them stopped in the air (the apex of a throw, a speculative
+    /// contact's stop short of the floor), TP_CB_ERROR on error. Asked only of nodes of unrest 0,
+    /// best quality first, until one answers 1; the others count as unrest 1. NULL: unrest alone.
+    int (*landed)(void *ctx, const void *x);
     /// Cost of a solution (many-worlds selection): lower is better. `path` lists node indices
     /// root..goal (len entries). NULL: number of steps (len - 1). Returns NAN on error.
     double (*solution_cost)(void *ctx, const tpTree *tree, const int32_t *path, int len);
@@ -182,6 +192,12 @@ typedef struct tpPlannerDef {
                             collision) is retired: never selected again, so the search branches from the
                             rest of the tree instead of spending its iterations there. 0 = never (the
                             paper's BGT); 0..255. Deterministic: a function of the run. Default 8 */
+    int coast_steps;     /* where a skill's segment ends (a decision point that is no goal), up to this many
+                            steps of zero action are simulated and the goal tested at each: when it holds,
+                            those steps join the tree as busy nodes ending in the goal (a ball still rolling
+                            when its stroke's segment ended comes to rest a few steps later: issue 39's
+                            goals the planner stepped over); else nothing is kept. 0 = off; 0..100000.
+                            Default 0 */
 } tpPlannerDef;
 
 /// Default planner definition (see field comments).
@@ -202,27 +218,28 @@ typedef struct tpRejectStat {
 
 /// Statistics of one run. Times are wall-clock seconds (the breakdown of the paper's Fig. 13).
 struct tpPlanStats {
-    int64_t iterations;  /* loop iterations executed */
-    int64_t nodes;       /* nodes in the tree (including the root) */
-    int64_t rejected;    /* new states outside X_valid (not added): the sum of reject[].count */
-    int64_t dead_ends;   /* BK-BGT nodes retired after tpPlannerDef.dead_end invalid children in a row */
-    int solutions;       /* goal nodes found */
-    double t_select;     /* node selection (NN / BGT selection, sampling y) */
-    double t_copy;       /* the copy of the source state into the new node before control() (and
-                            the action's zeroing): memory-bound, the source being any old node */
-    double t_tactics;    /* control(): tactics and skills */
-    double t_search;     /* the part of t_tactics spent in the skills' own searches
-                            (tpProblem.search_seconds; 0 without it) */
-    double t_physics;    /* simulate(): the physics engine */
-    double t_check;      /* valid(), goal(), key() on new nodes */
-    double t_total;      /* the whole run */
-    double t_first;      /* s from the start to the first solution (the time the paper's Table 1
-                            reports: its planners stop there); NAN when none was found */
-    int64_t nodes_first; /* nodes in the tree when the first solution was found; -1 when none */
-    double elapsed;      /* seconds since the start (for progress reports) */
-    bool memory_limited; /* the run stopped at memory_limit, or because the tree could not grow
-                            (an allocation failed: the run keeps what it found) */
-    int64_t mem_bytes;   /* the search's bytes when the run stopped (tree + index) */
+    int64_t iterations;      /* loop iterations executed */
+    int64_t nodes;           /* nodes in the tree (including the root) */
+    int64_t rejected;        /* new states outside X_valid (not added): the sum of reject[].count */
+    int64_t dead_ends;       /* BK-BGT nodes retired after tpPlannerDef.dead_end invalid children in a row */
+    int64_t coast_solutions; /* solutions found by the coast after a segment (tpPlannerDef.coast_steps) */
+    int solutions;           /* goal nodes found */
+    double t_select;         /* node selection (NN / BGT selection, sampling y) */
+    double t_copy;           /* the copy of the source state into the new node before control() (and
+                                the action's zeroing): memory-bound, the source being any old node */
+    double t_tactics;        /* control(): tactics and skills */
+    double t_search;         /* the part of t_tactics spent in the skills' own searches
+                                (tpProblem.search_seconds; 0 without it) */
+    double t_physics;        /* simulate(): the physics engine */
+    double t_check;          /* valid(), goal(), key() on new nodes */
+    double t_total;          /* the whole run */
+    double t_first;          /* s from the start to the first solution (the time the paper's Table 1
+                                reports: its planners stop there); NAN when none was found */
+    int64_t nodes_first;     /* nodes in the tree when the first solution was found; -1 when none */
+    double elapsed;          /* seconds since the start (for progress reports) */
+    bool memory_limited;     /* the run stopped at memory_limit, or because the tree could not grow
+                                (an allocation failed: the run keeps what it found) */
+    int64_t mem_bytes;       /* the search's bytes when the run stopped (tree + index) */
 
     tpRejectStat reject[TP_REJECT_KINDS]; /* the rejections by reason (tpProblem.reject) */
 };

@@ -219,6 +219,7 @@ typedef struct tpNavFollowDef {
     double ktheta;      /* 1/s: orientation gain, omega^ = ktheta * heading error (default 5) */
     double kv;          /* 1/s: speed gain, a = kv (v^ - v) (default 5) */
     double komega;      /* 1/s: yaw-rate gain, alpha = komega (omega^ - omega) (default 10) */
+    double max_omega;   /* rad/s: |omega^| limit, 0 = none (default 0: Kuffner's law) */
     double dt;          /* s: integration step of tpNavFollower_Step (default 1/30) */
     double speed;       /* m/s: canonical speed V (default 1) */
     double theta_turn;  /* rad: above this heading error slow to turn_speed (default pi/3) */
@@ -239,6 +240,7 @@ typedef struct tpNavFollower {
     double s;         /* progress: fraction along that segment in [0, 1] */
     bool done;        /* the agent reached the goal (within stop_radius) */
     double target[2]; /* last desired point p^ (m), for viewers */
+    double omega_cmd; /* rad/s: last commanded yaw rate omega^ (0 when done or without a path) */
 } tpNavFollower;
 
 /// Sets the constants (def NULL = defaults) and clears the path.

@@ -456,7 +456,9 @@ const tpStepFailure *tpWorld_LastFailure(const tpWorld *world);
 /// deeper than max_static_penetration or two moving bodies overlap deeper than
 /// max_body_penetration, with *out (may be NULL) as a failed step fills it (kind
 /// TP_STEP_STATIC_PENETRATION or TP_STEP_BODY_PENETRATION, the bodies a and b, the depth and the
-/// limit); true with kind TP_STEP_OK. Leaves the live world undefined (Sim restores anyway).
+/// limit; substep -1: before stepping); true with kind TP_STEP_OK. A state refused here fails
+/// every step from it. Leaves tpWorld_LastFailure, StaticDepth and BodyDepth as they were; the live
+/// world is undefined after (Sim restores anyway; a live world, tpWorld_StepLive, continues from x).
 bool tpWorld_CheckOverlap(tpWorld *world, const tpBodyState *x, double t, tpStepFailure *out);
 
 /// The first error of a TP_MOTION_FUNCTION body's function since the world was created ("" if
@@ -470,6 +472,12 @@ const char *tpWorld_MotionError(const tpWorld *world);
 double tpWorld_StaticDepth(const tpWorld *world);
 /// Deepest overlap (m) between two moving bodies seen by the last tpWorld_Step's contacts.
 double tpWorld_BodyDepth(const tpWorld *world);
+#define TP_SUPPORT_GAP 0.005 /* m: how far below a body tpWorld_Supported looks for a support */
+/// Whether body `body` rests on something at state x, time t (scripted bodies at their poses at
+/// t), without stepping: moved TP_SUPPORT_GAP along gravity (not moved without gravity) it touches
+/// another body. False for a body that stopped in the air (the apex of a throw). Leaves the last
+/// step's record as it was; the next tpWorld_Step restores its own state, as always.
+bool tpWorld_Supported(tpWorld *world, const tpBodyState *x, double t, int body);
 
 /// Solver statistics since the world was created (not part of any state; for reports).
 typedef struct tpPhysicsStats {

@@ -123,6 +123,14 @@ tpCond *tpCond_Copy(const tpCond *cond);
 bool tpCond_SetTargets(tpCond *cond, int n, const int *bodies, const double *points, int dim);
 /// ARRANGED: the fraction of its bodies that are on target in x (0..1).
 double tpCond_ArrangedFraction(const tpCond *cond, const tpStateView *x);
+/// Whether the condition asks for rest: it is a SETTLED condition or an AND with one among its
+/// operands (through nested ANDs; not under OR or NOT). cond may be NULL (false).
+bool tpCond_RequiresRest(const tpCond *cond);
+/// How far x is from the rest that cond asks for (its SETTLED conditions as tpCond_RequiresRest
+/// finds them), dimensionless: summed over their bodies, 0 for a body below both its limits, else
+/// the larger of |v| / speed and |w| / angular (at least 1). 0 exactly when every one of them
+/// holds; 0 for a condition that asks for no rest. cond may be NULL.
+double tpCond_Unrest(const tpCond *cond, const tpStateView *x);
 /// The spatial leaves of a goal condition as plan goal regions (the member "goal" of a plan file),
 /// in tree order, at most cap into out: IN_CIRCLE and IN_SPHERE as a circle or sphere, IN_BOX as a
 /// box (bounds beyond TP_MAX_COORD unbounded), ARRANGED as one circle or sphere per body, through
@@ -256,6 +264,10 @@ int tpDomain_WarningCount(const tpDomain *domain);
 /// Warning i (0 <= i < tpDomain_WarningCount), one line: "file:line: message" when the definition
 /// gave body_where, else "domain 'name': message". Owned by the domain.
 const char *tpDomain_Warning(const tpDomain *domain, int i);
+
+/// Why BK-RRT cannot plan this domain, in the script's words (one line naming what to declare),
+/// or NULL when it can (a sampling space and a body to compare with y). Static storage.
+const char *tpDomain_WhyNoRRT(const tpDomain *domain);
 
 /// Message left by the last failing host callback ("" if none).
 const char *tpDomain_Error(const tpDomain *domain);

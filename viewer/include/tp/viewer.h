@@ -29,8 +29,10 @@ typedef struct tpViewCamera {
 } tpViewCamera;
 
 /// Fits the camera to the scene of a recording (every non-plane static body and every position
-/// of every moving body in every world; planes are infinite and ignored) so that all of it is in
-/// view for the given aspect ratio (width / height).
+/// of every moving body in every world, but those that fell away: more than half the stage's
+/// largest extent, at least 0.5 m, below its floor, the lowest of the static bodies, the first
+/// poses and the horizontal planes; planes are infinite and ignored) so that all of it is in view
+/// for the given aspect ratio (width / height).
 void tpViewCamera_Fit(tpViewCamera *cam, const tpPlanRecord *rec, double aspect);
 /// Parses "--camera YAW,PITCH,DIST[,TX,TY,TZ]" (degrees, degrees, metres, metres) into cam.
 /// Fields not given (the target) keep their value. False with a message on a malformed value.
