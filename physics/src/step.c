@@ -1058,7 +1058,6 @@ const tpContactInfo *tpWorld_Contacts(const tpWorld *w)
     return w->infos;
 }
 
-
 /* ------------------------------------------------------------------------------------------ */
 /* Snapshots: [time][13 doubles per state slot], native doubles, copied bytewise because the
  * caller's buffer need not be aligned.                                                        */

@@ -44,10 +44,6 @@ static bool check_motor(const tpSkillDef *sk, char *err, size_t errlen)
         tpErrorf(err, errlen, "axis must be 1 or 2 (got %g)", sk->motor.axis);
         return false;
     }
-    if (sk->motor.speed.kind == TP_DIST_UNSET) {
-        tpErrorf(err, errlen, "'speed' (a target speed, rad/s or m/s) or 'range' ({lo, hi}, sampled) is required");
-        return false;
-    }
     return true;
 }
 
@@ -86,6 +82,12 @@ static bool validate_motor(const tpSkillKindInfo *kind, const tpSkillDef *sk, co
     char msg[256];
     if (!check_motor(sk, msg, sizeof msg)) {
         tpErrorf(err, errlen, "skill '%s' (%s): %s", sk->name, kind->name, msg);
+        return false;
+    }
+    if (sk->motor.speed.kind == TP_DIST_UNSET) {
+        tpErrorf(err, errlen,
+                 "skill '%s' (%s): 'speed' (a target speed, rad/s or m/s) or 'range' ({lo, hi}, sampled) is required",
+                 sk->name, kind->name);
         return false;
     }
     const tpJointDef *jd = tpWorld_Joint(world, sk->motor.joint);
