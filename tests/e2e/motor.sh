@@ -7,7 +7,8 @@
 # the ball rests in the goal); the same seed gives the same bytes; a changed target is a replay
 # mismatch; the reader refuses a version 3 plan without "motors" and a version 1 plan with them;
 # the CSV export writes motors.csv and the glb export works; `tplan state` + `tplan simulate
-# --controls` give the plan's state bit for bit (the targets travel with the controls).
+# --controls` give the plan's state bit for bit (the targets travel with the controls); a plan from
+# a state taken mid-plan is version 3 with a start and replays.
 # Usage: motor.sh TPLAN SCRIPTS_DIR WORKDIR
 set -u
 tplan=$1 scripts=$2 work=$3/motor
@@ -89,4 +90,11 @@ check "glb export of a plan with a driven motor" $?
   "$tplan" simulate "$dom" --state "$work/s0.json" --controls "$p" -o "$work/sim.json" >/dev/null &&
   cmp -s "$work/send.json" "$work/sim.json"
 check "tplan simulate with the plan's controls and motor targets gives its last state bit for bit" $?
+# a plan from a state taken mid-plan: version 3 with a start, replayed bit for bit
+"$tplan" state "$p" --step 30 -o "$work/s30.json" >/dev/null &&
+  "$tplan" plan "$dom" --state "$work/s30.json" --seed 4 -q -o "$work/fromstate.json" &&
+  "$tplan" replay -q --check "$work/fromstate.json" &&
+  python3 -c "import json,sys; p=json.load(open(sys.argv[1])); assert p['version'] == 3 and 'start' in p and p['motors']" \
+    "$work/fromstate.json"
+check "a plan from a mid-plan state: version 3 with a start, replayed bit for bit" $?
 finish motor
