@@ -90,6 +90,12 @@ check "glb export of a plan with a driven motor" $?
   "$tplan" simulate "$dom" --state "$work/s0.json" --controls "$p" -o "$work/sim.json" >/dev/null &&
   cmp -s "$work/send.json" "$work/sim.json"
 check "tplan simulate with the plan's controls and motor targets gives its last state bit for bit" $?
+# a sampled target the motor's max_speed does not allow (a normal distribution) stops the run naming the joint
+sed 's/range = { 0.5, 8 }/speed = tp.normal(0, 100)/' "$dom" >"$work/normal.lua"
+"$tplan" plan "$work/normal.lua" -q -o "$work/normal.json" >"$work/normal.txt" 2>&1
+[ $? -ne 0 ] && grep -q "the skills gave joint 'arm' a motor target of .* rad/s, outside +-12 (its motor.max_speed)" \
+  "$work/normal.txt"
+check "a sampled target beyond max_speed is an error naming the joint" $?
 # a plan from a state taken mid-plan: version 3 with a start, replayed bit for bit
 "$tplan" state "$p" --step 30 -o "$work/s30.json" >/dev/null &&
   "$tplan" plan "$dom" --state "$work/s30.json" --seed 4 -q -o "$work/fromstate.json" &&
