@@ -90,6 +90,11 @@ check "glb export of a plan with a driven motor" $?
   "$tplan" simulate "$dom" --state "$work/s0.json" --controls "$p" -o "$work/sim.json" >/dev/null &&
   cmp -s "$work/send.json" "$work/sim.json"
 check "tplan simulate with the plan's controls and motor targets gives its last state bit for bit" $?
+# two workers, two solutions: the alternative carries its motor_targets and every world replays
+"$tplan" plan "$dom" --jobs 2 --solutions 2 -q -o "$work/par.json" && "$tplan" replay -q --check --all "$work/par.json" &&
+  python3 -c "import json,sys; a=json.load(open(sys.argv[1]))['alternatives']; assert a and all(len(x['motor_targets'][0]) == x['steps'] for x in a)" \
+    "$work/par.json"
+check "--jobs 2 --solutions 2: the alternatives' motor_targets, every world replayed bit for bit" $?
 # a sampled target the motor's max_speed does not allow (a normal distribution) stops the run naming the joint
 sed 's/range = { 0.5, 8 }/speed = tp.normal(0, 100)/' "$dom" >"$work/normal.lua"
 "$tplan" plan "$work/normal.lua" -q -o "$work/normal.json" >"$work/normal.txt" 2>&1
