@@ -14,7 +14,8 @@
  *   jointPurity    a chain of Sim calls on a jointed scene is bit-identical with unrelated steps and
  *                  restores in between
  *   jointErrors    bad definitions get an error naming the joint and the field
- *   jointDriven    driven motors (issue 36 item 2): a hinge and a slider whose target speeds are part
+ *   jointDriven    driven motors (issue 36 item 2): a hinge, a slider and a universal joint's second
+ *                  axis whose target speeds are part
  *                  of the action reach the speed commanded in every step (a new one each step),
  *                  clamp to max_speed, refuse a target beyond range naming the joint, and replay
  *                  bit for bit from a restore
@@ -686,26 +687,39 @@ static void jointDriven(tpSolverKind solver, Checks *c)
     sl->axis[0] = 1, sl->axis[1] = 0, sl->axis[2] = 0;
     sl->axes[0].motor = sl->axes[0].driven = true;
     sl->axes[0].max_force = 1e4;
+    /* a bar on a universal joint, far from both, its second axis's motor driven (motor2) */
+    addBox(&j.s, "bar", 0.4, 0.05, 0.05, 1.0, 0, -5, 0);
+    tpJointDef *u = jAdd(&j, TP_JOINT_UNIVERSAL, 2, -1);
+    tpStrCopy(u->name, TP_NAME_MAX, "cross");
+    u->anchor[1] = -5.0;
+    u->axis[0] = 1, u->axis[1] = 0, u->axis[2] = 0;
+    u->axis2[0] = 0, u->axis2[1] = 0, u->axis2[2] = 1;
+    u->axes[1].motor = u->axes[1].driven = true;
+    u->axes[1].max_force = 1e4;
     tpWorld *w = mustCreate(&j.s);
     check(c,
-          tpWorld_MotorCount(w) == 2 && tpWorld_ActionCount(w) == 2 && tpWorld_MotorSlot(w, 0, 0) == 0 &&
-              tpWorld_MotorSlot(w, 1, 0) == 1 && tpWorld_MotorSlot(w, 0, 1) == -1 &&
-              tpWorld_MotorMaxSpeed(w, 0) == DRV_MAX && tpWorld_MotorMaxSpeed(w, 1) == TP_MAX_SPEED,
-          "two motor slots after no force slots (count %d, action %d doubles)", tpWorld_MotorCount(w),
+          tpWorld_MotorCount(w) == 3 && tpWorld_ActionCount(w) == 3 && tpWorld_MotorSlot(w, 0, 0) == 0 &&
+              tpWorld_MotorSlot(w, 1, 0) == 1 && tpWorld_MotorSlot(w, 2, 1) == 2 && tpWorld_MotorSlot(w, 2, 0) == -1 &&
+              tpWorld_MotorSlot(w, 0, 1) == -1 && tpWorld_MotorMaxSpeed(w, 0) == DRV_MAX &&
+              tpWorld_MotorMaxSpeed(w, 1) == TP_MAX_SPEED,
+          "three motor slots after no force slots (count %d, action %d doubles)", tpWorld_MotorCount(w),
           tpWorld_ActionCount(w));
-    tpBodyState x[2], x0[2], mid[2];
+    tpBodyState x[3], x0[3], mid[3];
     tpWorld_InitialState(w, x);
     memcpy(x0, x, sizeof x);
     const int n = 120;
-    double err_h = 0.0, err_s = 0.0, clamped = 0.0;
-    double a[2];
+    double err_h = 0.0, err_s = 0.0, err_u = 0.0, clamped = 0.0;
+    double a[3];
     for (int i = 0; i < n; i++) {
         a[0] = drivenTarget(i);
         a[1] = 0.25 * drivenTarget(i + 7);
+        a[2] = 0.5 * drivenTarget(i + 3);
         assert_true(simStepAct(w, x, i, a, NULL));
-        double rate = 0.0, srate = 0.0;
+        double rate = 0.0, srate = 0.0, urate = 0.0;
         tpWorld_JointPosition(w, 0, 0, NULL, &rate);
         tpWorld_JointPosition(w, 1, 0, NULL, &srate);
+        tpWorld_JointPosition(w, 2, 1, NULL, &urate);
+        err_u = fmax(err_u, fabs(urate - a[2]));
         const double want = fmin(fmax(a[0], -DRV_MAX), DRV_MAX);
         if (i == 40)
             clamped = rate;
@@ -717,22 +731,25 @@ static void jointDriven(tpSolverKind solver, Checks *c)
     }
     check(c, err_h <= 1e-9, "hinge: the joint turns at each step's commanded speed (largest error %.1e rad/s)", err_h);
     check(c, err_s <= 1e-9, "slider: the cart moves at each step's commanded speed (largest error %.1e m/s)", err_s);
+    check(c, err_u <= 1e-9,
+          "universal, axis 2: the bar turns at each step's commanded speed (largest error %.1e rad/s)", err_u);
     check(c, fabs(clamped - DRV_MAX) <= 1e-9, "a target of %g rad/s is clamped to max_speed %g (turned at %.9g)",
           3.0 * DRV_MAX, DRV_MAX, clamped);
     /* the same chain again from step n/2, after unrelated steps: bit for bit */
-    tpBodyState y[2], junk[2];
+    tpBodyState y[3], junk[3];
     memcpy(junk, x0, sizeof junk);
-    const double other[2] = {-7.0, 3.0};
+    const double other[3] = {-7.0, 3.0, 1.0};
     assert_true(tpWorld_Step(w, junk, 0.0, other, junk));
     memcpy(y, mid, sizeof y);
     for (int i = n / 2; i < n; i++) {
         a[0] = drivenTarget(i);
         a[1] = 0.25 * drivenTarget(i + 7);
+        a[2] = 0.5 * drivenTarget(i + 3);
         assert_true(tpWorld_Step(w, y, i * j.s.def.dt, a, y));
     }
     check(c, g_sleep || memcmp(x, y, sizeof x) == 0, "replayed from the middle, the states are bit-identical");
     /* a target beyond the kind's range is refused, naming the joint's index and axis */
-    a[0] = 2.0 * TP_MAX_ANGVEL, a[1] = 0.0;
+    a[0] = 2.0 * TP_MAX_ANGVEL, a[1] = a[2] = 0.0;
     const bool stepped = tpWorld_Step(w, x, 0.0, a, x);
     const tpStepFailure *f = tpWorld_LastFailure(w);
     check(c,
