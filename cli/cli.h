@@ -96,8 +96,12 @@ int tpCli_NextOption(tpCliArgs *a);
 /// Writes s into buf (cap bytes) with control characters escaped (\n, \t, \xHH), so that a value
 /// echoed in a message stays on one line; returns buf. s may be NULL (written as "").
 const char *tpCli_Escape(const char *s, char *buf, size_t cap);
+/// A library message (which names the run's fields: `call_time_limit`, `set w=...`) in the words of
+/// the command line (`--call-time-limit`, `--set w=...`), into buf; returns buf.
+const char *tpCli_FlagWords(const char *msg, char *buf, size_t cap);
 /// Prints a message from a script or a file reader (err of tpLoadScript and the like) on stderr as
-/// one line (control characters escaped); a Lua stack traceback (TPLAN_TRACEBACK) follows as is.
+/// one line (control characters escaped; the run's fields named as flags: tpCli_FlagWords); a Lua
+/// stack traceback (TPLAN_TRACEBACK) follows as is.
 void tpCli_PrintError(const char *err);
 
 /// A file named on the command line, for tpCli_CheckFiles.

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "tp/base.h"
+#include "tp/util.h"
 
 volatile sig_atomic_t tpCli_StopRequested = 0;
 
@@ -192,8 +193,26 @@ const char *tpCli_Escape(const char *s, char *buf, size_t cap)
     return buf;
 }
 
-void tpCli_PrintError(const char *err)
+const char *tpCli_FlagWords(const char *msg, char *buf, size_t cap)
 {
+    /* the forms the libraries write (lua/src/script.c, sandbox.c, api/src/run.c, tactics/src/record.c) */
+    static const char *const words[][2] = {
+        {": call_time_limit)", ": --call-time-limit)"},
+        {": load_time_limit)", ": --load-time-limit)"},
+        {"(memory_limit_mb)", "(--memory-limit)"},
+        {"(time_limit ", "(--time-limit "},
+        {": set: ", ": --set: "},
+        {": set ", ": --set "},
+        {"other set values", "other --set values"},
+    };
+    return tpWords_Replace(msg, words, (int)(sizeof words / sizeof words[0]), buf, cap);
+}
+
+void tpCli_PrintError(const char *msg)
+{
+    size_t cap = 2 * strlen(msg) + 16; /* a replacement adds at most 2 bytes to at least 6 */
+    char *mapped = malloc(cap);
+    const char *err = mapped ? tpCli_FlagWords(msg, mapped, cap) : msg;
     const char *tb = strstr(err, "\nstack traceback:");
     size_t len = tb ? (size_t)(tb - err) : strlen(err);
     while (len > 0 && err[len - 1] == '\n') {
@@ -215,6 +234,7 @@ void tpCli_PrintError(const char *err)
             fputc('\n', stderr);
         }
     }
+    free(mapped);
 }
 
 /* ---- options ---- */

@@ -505,7 +505,8 @@ static int plan_run(PlanCmd *p0, const char *path)
             char q[512];
             tpLog(TP_LOG_ERROR, "%s: %s", tpCli_Escape(p.state_path, q, sizeof q), err + 7);
         } else if (run.script && !run.planner) {
-            tpLog(TP_LOG_ERROR, "%s", err); /* an invalid planner definition */
+            char shown[sizeof err + 256];
+            tpLog(TP_LOG_ERROR, "%s", tpCli_FlagWords(err, shown, sizeof shown)); /* an invalid planner definition */
         } else {
             tpCli_PrintError(err); /* script errors name file:line themselves */
         }

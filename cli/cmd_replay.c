@@ -88,25 +88,26 @@ static bool params_from_overrides(const char *plan, const char *text, cJSON **js
     return true;
 }
 
-/* A script error caused by one of the plan's overrides (re-applied as --set NAME=VALUE): the
- * message names the plan file and the override instead of an option the user never gave. */
+/* A script error caused by one of the plan's overrides (re-applied as parameters: the library's
+ * message says "set NAME=VALUE"): the message names the plan file and the override instead of an
+ * option the user never gave. */
 static bool print_override_error(const char *plan, const tpCliParams *params, const char *err)
 {
     for (int i = 0; i < params->n; ++i) {
         const tpScriptParam *p = &params->items[i];
         char set[600], unknown[300], qv[512];
-        snprintf(set, sizeof set, "--set %s=%s", p->name, p->value);
+        snprintf(set, sizeof set, "set %s=%s", p->name, p->value);
         snprintf(unknown, sizeof unknown, "unknown parameter '%s'", p->name);
         const char *at = strstr(err, set);
         if (!at) { /* the Lua layer echoes values escaped */
-            snprintf(set, sizeof set, "--set %s=%s", p->name, tpCli_Escape(p->value, qv, sizeof qv));
+            snprintf(set, sizeof set, "set %s=%s", p->name, tpCli_Escape(p->value, qv, sizeof qv));
             at = strstr(err, set);
         }
         if (!at && !strstr(err, unknown)) {
             continue;
         }
         char msg[4096];
-        if (at) { /* "file:line: --set NAME=VALUE: why" -> "file:line: 'VALUE': why" */
+        if (at) { /* "file:line: set NAME=VALUE: why" -> "file:line: 'VALUE': why" */
             snprintf(msg, sizeof msg, "%.*s'%s'%s", (int)(at - err), err, p->value, at + strlen(set));
         } else {
             snprintf(msg, sizeof msg, "%s", err);
@@ -281,9 +282,11 @@ static int replay_world(const ReplayOpts *o, tpDomain *domain, const tpPlanRecor
 {
     char err[2048] = "";
     switch (tpRun_ReplayWorld(domain, rec, w, err, sizeof err)) {
-    case TP_RUN_REPLAY_MISFIT:
-        tpLog(TP_LOG_ERROR, "%s: %s", o->plan_path, err);
+    case TP_RUN_REPLAY_MISFIT: {
+        char shown[sizeof err + 64];
+        tpLog(TP_LOG_ERROR, "%s: %s", o->plan_path, tpCli_FlagWords(err, shown, sizeof shown));
         return TP_EXIT_BAD_INPUT;
+    }
     case TP_RUN_REPLAY_MISMATCH:
         fprintf(stderr, "tplan: replay MISMATCH in world %d: %s\n", w, err);
         if (rec->tplan_version && strcmp(rec->tplan_version, TPLAN_VERSION) != 0) {
@@ -292,7 +295,7 @@ static int replay_world(const ReplayOpts *o, tpDomain *domain, const tpPlanRecor
         }
         return TP_EXIT_FAILURE;
     case TP_RUN_REPLAY_ERROR: /* a condition of the goal failed (the script's message) */
-        fprintf(stderr, "%s\n", err);
+        tpCli_PrintError(err);
         return TP_EXIT_BAD_INPUT;
     case TP_RUN_REPLAY_GOAL_FAILS:
         fprintf(stderr, "tplan: replay of world %d matches, but the goal does not hold at its end\n", w);

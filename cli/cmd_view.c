@@ -1,9 +1,11 @@
 /* tplan view / tplan render: the viewer (viewer/, tp_viewer) on plan and tree files. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,12 +42,62 @@ static bool on_path(const char *prog)
     return false;
 }
 
-/* `render --video`: the frames of out_dir encoded by ffmpeg (a program of the PATH) into video. */
+/* True when path names a file that render writes into out_dir (frame_NNNNNN.png there), whether or
+ * not out_dir exists yet. */
+static bool is_frame_path(const char *path, const char *out_dir)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (strncmp(base, "frame_", 6) != 0) {
+        return false;
+    }
+    size_t digits = strspn(base + 6, "0123456789");
+    if (digits < 6 || strcmp(base + 6 + digits, ".png") != 0) {
+        return false;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? (slash == path ? "/" : path) : ".");
+    struct stat a, b;
+    if (stat(dir, &a) == 0 && stat(out_dir, &b) == 0) {
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+    }
+    return tpCli_SameFile(dir, out_dir); /* not there yet: the same real parent and name */
+}
+
+/* `render --video`: the frames of out_dir encoded by ffmpeg (a program of the PATH) into video.
+ * ffmpeg writes a hidden temporary file beside video (with video's extension, which tells ffmpeg the
+ * format), renamed over video once complete: a symbolic link at video is replaced, never written
+ * through, and a failed encoding leaves video as it was. A device or FIFO is written directly. */
 static int encode_video(const char *out_dir, double fps, const char *video)
 {
     if (!on_path("ffmpeg")) {
         tpLog(TP_LOG_ERROR, "--video: ffmpeg is not on the PATH; the frames are in %s", out_dir);
         return TP_EXIT_FAILURE;
+    }
+    char tmp[4200];
+    struct stat st;
+    bool direct = stat(video, &st) == 0 && !S_ISREG(st.st_mode);
+    if (direct) {
+        snprintf(tmp, sizeof tmp, "%s", video);
+    } else {
+        const char *slash = strrchr(video, '/');
+        int dirlen = slash ? (int)(slash - video + 1) : 0;
+        const char *base = video + dirlen, *dot = strrchr(base, '.');
+        int stem = dot && dot > base ? (int)(dot - base) : (int)strlen(base);
+        int fd = -1;
+        for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
+            snprintf(tmp, sizeof tmp, "%.*s.%.*s.tmp-%ld-%d%s", dirlen, video, stem, base, (long)getpid(), attempt,
+                     dot && dot > base ? dot : "");
+            fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666); /* ours, a regular file */
+            if (fd < 0 && errno != EEXIST) {
+                break;
+            }
+        }
+        if (fd < 0) {
+            tpLog(TP_LOG_ERROR, "--video %s: cannot open for writing: %s", video, strerror(errno));
+            return TP_EXIT_FAILURE;
+        }
+        close(fd);
     }
     char pattern[4200], rate[32];
     snprintf(pattern, sizeof pattern, "%s/frame_%%06d.png", out_dir);
@@ -71,7 +123,7 @@ static int encode_video(const char *out_dir, double fps, const char *video)
                         "yuv420p",
                         "-vf",
                         "pad=ceil(iw/2)*2:ceil(ih/2)*2",
-                        (char *)video,
+                        tmp,
                         NULL};
         execvp("ffmpeg", args);
         _exit(127);
@@ -79,6 +131,14 @@ static int encode_video(const char *out_dir, double fps, const char *video)
     int status = 0;
     if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         tpLog(TP_LOG_ERROR, "--video: ffmpeg failed encoding %s", video);
+        if (!direct) {
+            unlink(tmp);
+        }
+        return TP_EXIT_FAILURE;
+    }
+    if (!direct && rename(tmp, video) != 0) {
+        tpLog(TP_LOG_ERROR, "--video %s: write error: %s", video, strerror(errno));
+        unlink(tmp);
         return TP_EXIT_FAILURE;
     }
     return TP_EXIT_OK;
@@ -393,6 +453,14 @@ int tpCmd_Render(int argc, char **argv)
     const tpCliFile files[] = {{"the plan file", plan, false}, {"--tree", tree, false}, {"--video", video, true}};
     if (!tpCli_CheckFiles(files, 3)) {
         return TP_EXIT_BAD_INPUT;
+    }
+    /* nor be one of the frames, and no frame may replace the plan or the tree */
+    for (int i = 0; i < 3; ++i) {
+        if (files[i].path && is_frame_path(files[i].path, rd.out_dir)) {
+            tpLog(TP_LOG_ERROR, "render: %s %s is where a frame is written (--out %s): refusing to overwrite it",
+                  files[i].what, files[i].path, rd.out_dir);
+            return TP_EXIT_BAD_INPUT;
+        }
     }
     int code = exit_code(tpViewer_Render(plan, tree, &rd));
     if (code == TP_EXIT_OK && video) {

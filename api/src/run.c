@@ -72,7 +72,7 @@ tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const t
          * second later is stuck (one iteration takes milliseconds) and is stopped by the hook.
          * The grace keeps a normal run at its limit an approximate answer, not an error. */
         char what[64];
-        snprintf(what, sizeof what, "--time-limit %g s, plus 1 s of grace", run->pd.time_limit);
+        snprintf(what, sizeof what, "time_limit %g s, plus 1 s of grace", run->pd.time_limit);
         tpScript_SetDeadline(run->script, tpClock_Now() + run->pd.time_limit + 1.0, what);
     }
     run->status = tpPlanner_Run(run->planner, &run->res);

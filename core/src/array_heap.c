@@ -177,6 +177,28 @@ static int compare_name_ref(const void *a, const void *b)
     return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
+const char *tpWords_Replace(const char *s, const char *const (*words)[2], int n, char *out, size_t cap)
+{
+    TP_ASSERT(cap > 0);
+    size_t o = 0;
+    while (*s && o + 1 < cap) {
+        int hit = -1;
+        for (int i = 0; i < n && hit < 0; ++i) {
+            hit = strncmp(s, words[i][0], strlen(words[i][0])) == 0 ? i : -1;
+        }
+        if (hit < 0) {
+            out[o++] = *s++;
+            continue;
+        }
+        for (const char *r = words[hit][1]; *r && o + 1 < cap; ++r) {
+            out[o++] = *r;
+        }
+        s += strlen(words[hit][0]);
+    }
+    out[o] = '\0';
+    return out;
+}
+
 int tpNames_FindDuplicate(const char *const *names, int n, int *first, int *second)
 {
     if (n < 2) {

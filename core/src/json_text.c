@@ -1,6 +1,7 @@
 /* Checks on JSON text that cJSON does not make (see json_text.h). */
 #include "tp/json_text.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -22,6 +23,35 @@ void tpJson_LineColumn(const char *text, size_t len, size_t off, size_t *line, s
     *col = c;
 }
 
+size_t tpUtf8_Invalid(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        int n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : -1; /* continuation bytes */
+        if (n < 0 || c > 0xf4 || i + (size_t)n >= len) {
+            return i;
+        }
+        uint32_t cp = c & (0x3fu >> n);
+        for (int k = 1; k <= n; ++k) {
+            if ((s[i + (size_t)k] & 0xc0) != 0x80) {
+                return i;
+            }
+            cp = (cp << 6) | (s[i + (size_t)k] & 0x3fu);
+        }
+        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff)) {
+            return i;
+        }
+        i += (size_t)n + 1;
+    }
+    TP_ASSERT(i == len);
+    return len;
+}
+
 bool tpJson_CheckText(const char *text, size_t len, char *err, size_t errlen)
 {
     size_t line, col;
@@ -30,6 +60,13 @@ bool tpJson_CheckText(const char *text, size_t len, char *err, size_t errlen)
         tpJson_LineColumn(text, len, (size_t)(nul - text), &line, &col);
         tpErrorf(err, errlen, "line %zu, column %zu: NUL byte in the file (offset %zu)", line, col,
                  (size_t)(nul - text));
+        return false;
+    }
+    size_t bad = tpUtf8_Invalid((const unsigned char *)text, len);
+    if (bad < len) {
+        tpJson_LineColumn(text, len, bad, &line, &col);
+        tpErrorf(err, errlen, "line %zu, column %zu: byte 0x%02X is not UTF-8 (offset %zu; JSON text must be UTF-8)",
+                 line, col, (unsigned)(unsigned char)text[bad], bad);
         return false;
     }
     bool in_string = false;

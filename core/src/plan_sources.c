@@ -12,6 +12,7 @@
 
 #include "plan_internal.h"
 #include "tp/base.h"
+#include "tp/json_text.h"
 #include "tp/plan.h"
 
 void tpPlan_FreeSources(tpPlanRecord *rec)
@@ -61,33 +62,7 @@ bool tpPlan_IsSourcePath(const char *path)
  * above U+10FFFF) without a NUL byte: what a JSON string can carry unchanged. */
 static bool is_text(const unsigned char *s, size_t len)
 {
-    size_t i = 0;
-    while (i < len) {
-        unsigned char c = s[i];
-        if (c == 0) {
-            return false;
-        }
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        int n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : -1; /* continuation bytes */
-        if (n < 0 || c > 0xf4 || i + (size_t)n >= len) {
-            return false;
-        }
-        uint32_t cp = c & (0x3fu >> n);
-        for (int k = 1; k <= n; ++k) {
-            if ((s[i + (size_t)k] & 0xc0) != 0x80) {
-                return false;
-            }
-            cp = (cp << 6) | (s[i + (size_t)k] & 0x3fu);
-        }
-        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff)) {
-            return false;
-        }
-        i += (size_t)n + 1;
-    }
-    return true;
+    return !memchr(s, 0, len) && tpUtf8_Invalid(s, len) == len;
 }
 
 static const char k_b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

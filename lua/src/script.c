@@ -183,14 +183,14 @@ static int tplParam(lua_State *L)
     const char *value = lua_tostring(L, -1);
     if (dt == LUA_TNUMBER) {
         if (!lua_stringtonumber(L, value))
-            tplError(L, "--set %s=%s: expected a number", name, tplShown(value, shown, sizeof shown));
+            tplError(L, "set %s=%s: expected a number", name, tplShown(value, shown, sizeof shown));
         double v = lua_tonumber(L, -1);
         if (!isfinite(v))
-            tplError(L, "--set %s=%s: expected a finite number", name, tplShown(value, shown, sizeof shown));
+            tplError(L, "set %s=%s: expected a finite number", name, tplShown(value, shown, sizeof shown));
         if (ranged && (v < lo || v > hi || (integer && v != floor(v)))) {
             char range[128];
             snprintf(range, sizeof range, "%s in [%g, %g]", integer ? "an integer" : "a number", lo, hi);
-            tplError(L, "--set %s=%s: expected %s", name, tplShown(value, shown, sizeof shown), range);
+            tplError(L, "set %s=%s: expected %s", name, tplShown(value, shown, sizeof shown), range);
         }
         /* the value takes the default's subtype where it can: 4.0 with --set 5 stays a float */
         if (!lua_isinteger(L, 2) && lua_isinteger(L, -1)) {
@@ -203,7 +203,7 @@ static int tplParam(lua_State *L)
         else if (strcmp(value, "false") == 0)
             lua_pushboolean(L, 0);
         else
-            tplError(L, "--set %s=%s: expected true or false", name, tplShown(value, shown, sizeof shown));
+            tplError(L, "set %s=%s: expected true or false", name, tplShown(value, shown, sizeof shown));
     } else {
         bool listed = !choices;
         for (lua_Integer i = 1; !listed && i <= (lua_Integer)lua_rawlen(L, 3); ++i) {
@@ -222,7 +222,7 @@ static int tplParam(lua_State *L)
                 luaL_addstring(&b, c);
             }
             luaL_pushresult(&b);
-            tplError(L, "--set %s=%s: expected one of %s", name, tplShown(value, shown, sizeof shown),
+            tplError(L, "set %s=%s: expected one of %s", name, tplShown(value, shown, sizeof shown),
                      lua_tostring(L, -1));
         }
         lua_pushvalue(L, -1);
@@ -301,9 +301,9 @@ static int tplSetup(lua_State *L)
     for (int i = 0; i < a->nparams; i++) {
         const tpScriptParam *p = &a->params[i];
         if (!p->name || !p->name[0] || !p->value)
-            tplError(L, "%s: --set: a parameter needs a name and a value", a->path);
+            tplError(L, "%s: set: a parameter needs a name and a value", a->path);
         if (lua_getfield(L, -1, p->name) != LUA_TNIL)
-            tplError(L, "%s: --set %s given more than once", a->path, p->name);
+            tplError(L, "%s: set %s given more than once", a->path, p->name);
         lua_pop(L, 1);
         lua_pushstring(L, p->value);
         lua_setfield(L, -2, p->name);
@@ -609,8 +609,8 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
     tplInstallLimits(L, &s->limits);
     snprintf(s->hash, sizeof s->hash, "fnv1a64:%016llx", (unsigned long long)tpHash_Fnv1a64(text, len));
     snprintf(s->limits.load_what, sizeof s->limits.load_what,
-             "the script's top level ran longer than %g s: --load-time-limit", load_limit);
-    snprintf(s->limits.call_what, sizeof s->limits.call_what, "one callback ran longer than %g s: --call-time-limit",
+             "the script's top level ran longer than %g s: load_time_limit", load_limit);
+    snprintf(s->limits.call_what, sizeof s->limits.call_what, "one callback ran longer than %g s: call_time_limit",
              s->limits.call_seconds);
     tplArm(L, load_limit, s->limits.load_what);
 

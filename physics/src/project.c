@@ -31,9 +31,8 @@
 #include <math.h>
 #include <string.h>
 
-#define TP_PROJECT_SLOP                                                                                                \
-    0.002                       /* m: overlap left to the solve (ODE's 1 mm surface layer, plus what                   \
-                                   its erp removes within a few steps) */
+/* m: overlap left to the solve (ODE's 1 mm surface layer, plus what its erp removes in a few steps) */
+#define TP_PROJECT_SLOP 0.002
 #define TP_PROJECT_MARGIN 0.003 /* m: how much a moving geom grows for the pass's collision */
 #define TP_PROJECT_MAX 0.01     /* m: largest push of one contact in one sweep */
 #define TP_PROJECT_SWEEPS 8     /* sweeps over the contacts at most (a sweep that moves nothing ends it) */

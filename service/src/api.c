@@ -17,7 +17,7 @@
 
 #include "http_internal.h"
 #include "tp/base.h"
-#include "tp/run.h"
+#include "tp/run_def.h"
 
 /* forward: the entity tag of a finished job's object or file */
 static void job_etag(int64_t id, double finished, const char *what, char *out, size_t cap);
@@ -44,15 +44,26 @@ static svcJob *local_job(tpService *svc, int64_t id)
     return svc->cluster ? NULL : svcSched_Find(svc, id);
 }
 
+/* Job id read from the store (NULL if there is none); a read that failed (a statement's error, the
+ * database away: svc->store_errors moved) sets *down, so that the caller answers 503
+ * store_unavailable and never 404 for a job that may well exist. mu held. */
+static svcJob *stored_job(tpService *svc, int64_t id, bool with_script, bool *down)
+{
+    uint64_t mark = svc->store_errors;
+    svcJob *job = svcStore_Get(svc, id, with_script);
+    *down = *down || (!job && svc->store_errors != mark);
+    return job;
+}
+
 /* The job object of id as JSON (malloc'd), from memory while active, else from the store; NULL if
- * unknown. mu held. */
-static char *job_json(tpService *svc, int64_t id)
+ * unknown (or the store failed: *down). mu held. */
+static char *job_json(tpService *svc, int64_t id, bool *down)
 {
     svcJob *job = local_job(svc, id);
     if (job) {
         return svcJobJson(job);
     }
-    job = svcStore_Get(svc, id, false);
+    job = stored_job(svc, id, false, down);
     if (!job) {
         return NULL;
     }
@@ -61,20 +72,30 @@ static char *job_json(tpService *svc, int64_t id)
     return s;
 }
 
-/* The status of job id (active or stored); false if unknown. mu held. */
-static bool job_status(tpService *svc, int64_t id, svcStatus *status)
+/* The status of job id (active or stored); false if unknown (or the store failed: *down). mu held. */
+static bool job_status(tpService *svc, int64_t id, svcStatus *status, bool *down)
 {
     svcJob *job = local_job(svc, id);
     if (job) {
         *status = job->status;
         return true;
     }
-    job = svcStore_Get(svc, id, false);
+    job = stored_job(svc, id, false, down);
     if (job) {
         *status = job->status;
     }
     svcJobFree(job);
     return job != NULL;
+}
+
+/* 503 store_unavailable with Retry-After: the store failed while the request was served (PostgreSQL
+ * away or refusing its statements): whether the job exists, or what the list holds, is not known. */
+static enum MHD_Result store_unavailable(svcReq *rq)
+{
+    svcHttp_Header(rq, "Retry-After", "5");
+    return svcHttp_Error(rq, 503, "store_unavailable", NULL,
+                         "the job store does not answer (%s): retry later; GET /v1/health says when it is back",
+                         rq->svc->cluster ? "PostgreSQL unreachable or refusing statements" : "see the server's log");
 }
 
 enum MHD_Result svcApi_Health(svcReq *rq, bool full)
@@ -86,9 +107,12 @@ enum MHD_Result svcApi_Health(svcReq *rq, bool full)
     }
     svcHttp_Header(rq, "Cache-Control", "no-store");
     pthread_mutex_lock(&svc->mu);
-    bool failed = svc->store_failed;
+    bool failed = svcStore_Failed(svc);
     bool away = svc->cluster && !svcPg_Ping(svc); /* a front end without its database serves nothing */
     pthread_mutex_unlock(&svc->mu);
+    if (failed || away) {
+        svcHttp_Header(rq, "Retry-After", "5");
+    }
     const char *state = failed ? "store_failed" : away ? "store_unreachable" : "ok";
     failed = failed || away;
     if (!full) { /* liveness without the token: nothing about the jobs */
@@ -100,7 +124,13 @@ enum MHD_Result svcApi_Health(svcReq *rq, bool full)
     pthread_mutex_lock(&svc->mu);
     int64_t counts[SVC_NSTATUS] = {0};
     if (svc->cluster) { /* the cluster's queue */
+        uint64_t mark = svc->store_errors;
         svcStore_Counts(svc, counts);
+        if (svc->store_errors != mark && !failed) { /* it went away since the ping */
+            state = "store_unreachable";
+            failed = true;
+            svcHttp_Header(rq, "Retry-After", "5");
+        }
     } else {
         counts[SVC_QUEUED] = svcSched_Count(svc, SVC_QUEUED);
         counts[SVC_RUNNING] = svcSched_Count(svc, SVC_RUNNING);
@@ -391,7 +421,7 @@ static bool idem_replay(svcReq *rq, const char *key, const char *hash, bool sync
         return false;
     }
     svcStatus st = SVC_QUEUED;
-    job_status(svc, id, &st);
+    job_status(svc, id, &st, &rq->store_down);
     pthread_mutex_unlock(&svc->mu);
     svcJobFree(*job);
     *job = NULL;
@@ -510,16 +540,20 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
         return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
     }
     pthread_mutex_lock(&svc->mu);
+    uint64_t mark = svc->store_errors;
     enum MHD_Result replayed;
     if (key && idem_replay(rq, key, hash, sync, wait, &job, &replayed)) {
         return replayed;
     }
-    if (svc->store_failed) {
+    if (svcStore_Failed(svc)) {
         pthread_mutex_unlock(&svc->mu);
         svcJobFree(job);
+        svcHttp_Header(rq, "Retry-After", "5");
         return svcHttp_Error(rq, 503, "store_unavailable", NULL,
-                             "the job store cannot be written (disk full? see the server's log): no new jobs "
-                             "until the server is restarted");
+                             svc->cluster ? "the job store refuses writes (PostgreSQL's disk full or read-only? see "
+                                            "the server's log): no new jobs until it takes them again; retry later"
+                                          : "the job store cannot be written (disk full? see the server's log): no "
+                                            "new jobs until the server is restarted");
     }
     client_address(rq, job->client, sizeof job->client);
     int quota = svc->def.max_queued_per_client > 0 ? svc->def.max_queued_per_client
@@ -556,8 +590,12 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
         if (key && svc->cluster && job->id == 0 && idem_replay(rq, key, hash, sync, wait, &job, &replayed)) {
             return replayed;
         }
+        bool down = svc->store_errors != mark;
         pthread_mutex_unlock(&svc->mu);
         svcJobFree(job);
+        if (down) { /* the store failed (away, full, read-only): the client may retry; nothing was stored */
+            return store_unavailable(rq);
+        }
         return svcHttp_Error(rq, 500, "internal", NULL, "the job could not be stored");
     }
     free(job->script); /* a queued script waits in the store: the scheduler reads it when a worker takes it */
@@ -605,7 +643,7 @@ static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline)
     pthread_mutex_lock(&svc->mu);
     while (svc->cluster && !svc->stopping) { /* whichever node plans it */
         svcStatus st;
-        if (!job_status(svc, id, &st) || svcStatusFinal(st)) {
+        if (!job_status(svc, id, &st, &rq->store_down) || svcStatusFinal(st)) {
             break;
         }
         double now = svcNow();
@@ -628,9 +666,12 @@ static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline)
         }
         wait_change(svc, 0.25);
     }
-    svcJob *job = svcStore_Get(svc, id, false);
+    svcJob *job = stored_job(svc, id, false, &rq->store_down);
     bool stopping = svc->stopping;
     pthread_mutex_unlock(&svc->mu);
+    if (!job && rq->store_down) { /* the job may be planned and stored: the client asks again later */
+        return store_unavailable(rq);
+    }
     if (!job && !stopping) { /* refused for want of a worker: the scheduler deleted it (not left as a job) */
         svcHttp_Header(rq, "Retry-After", "1");
         return svcHttp_Error(rq, 503, "no_worker", NULL,
@@ -763,7 +804,9 @@ enum MHD_Result svcApi_List(svcReq *rq)
     cJSON *arr = cJSON_AddArrayToObject(o, "jobs");
     pthread_mutex_lock(&svc->mu);
     int n = 0;
+    uint64_t mark = svc->store_errors;
     int64_t *ids = svcStore_List(svc, &f, &n);
+    rq->store_down = !ids && svc->store_errors != mark;
     pthread_mutex_unlock(&svc->mu);
     for (int i = 0; i < n; ++i) { /* the lock job by job: a long list never stalls other requests */
         pthread_mutex_lock(&svc->mu);
@@ -772,7 +815,7 @@ enum MHD_Result svcApi_List(svcReq *rq)
         pthread_mutex_unlock(&svc->mu);
         if (!job) {
             pthread_mutex_lock(&svc->mu);
-            svcJob *stored = svcStore_Get(svc, ids[i], false);
+            svcJob *stored = stored_job(svc, ids[i], false, &rq->store_down);
             pthread_mutex_unlock(&svc->mu);
             j = stored ? svcJobToCJson(stored) : NULL;
             svcJobFree(stored);
@@ -781,9 +824,11 @@ enum MHD_Result svcApi_List(svcReq *rq)
             cJSON_AddItemToArray(arr, j);
         }
     }
-    if (!ids) {
+    if (!ids || rq->store_down) { /* an incomplete list is not shown as the whole one */
         cJSON_Delete(o);
-        return svcHttp_Error(rq, 500, "internal", NULL, "the job list could not be read");
+        free(ids);
+        return rq->store_down ? store_unavailable(rq)
+                              : svcHttp_Error(rq, 500, "internal", NULL, "the job list could not be read");
     }
     if (n == limit && n > 0) {
         cJSON_AddNumberToObject(o, "next", (double)ids[n - 1]);
@@ -796,8 +841,12 @@ enum MHD_Result svcApi_List(svcReq *rq)
     return svcHttp_JsonOwned(rq, 200, body);
 }
 
+/* 404 for a job that is not in the store, 503 when the store could not be read (rq->store_down). */
 static enum MHD_Result unknown_job(svcReq *rq, int64_t id)
 {
+    if (rq->store_down) {
+        return store_unavailable(rq);
+    }
     return svcHttp_Error(rq, 404, "not_found", NULL, "no job %lld", (long long)id);
 }
 
@@ -834,7 +883,7 @@ enum MHD_Result svcApi_Get(svcReq *rq, int64_t id)
     char etag[96] = "";
     if (job) {
         body = svcJobJson(job);
-    } else if ((job = svcStore_Get(svc, id, false))) {
+    } else if ((job = stored_job(svc, id, false, &rq->store_down))) {
         body = svcJobJson(job);
         if (svcStatusFinal(job->status)) { /* a cluster's stored job may still be active: no tag then */
             job_etag(id, job->finished, "job", etag, sizeof etag);
@@ -861,7 +910,7 @@ static enum MHD_Result end_cluster_job(svcReq *rq, int64_t id, char what)
 {
     tpService *svc = rq->svc;
     svcStatus st;
-    bool known = job_status(svc, id, &st);
+    bool known = job_status(svc, id, &st, &rq->store_down);
     if (!known || svcStatusFinal(st)) {
         pthread_mutex_unlock(&svc->mu);
         return !known ? unknown_job(rq, id)
@@ -870,10 +919,10 @@ static enum MHD_Result end_cluster_job(svcReq *rq, int64_t id, char what)
     }
     svcLog(svc, "job %lld: %s requested", (long long)id, what == 's' ? "stop" : "cancel");
     svcPg_RequestEnd(svc, id, what, "cancelled", "cancelled by the client");
-    while (!svc->stopping && job_status(svc, id, &st) && !svcStatusFinal(st)) {
+    while (!svc->stopping && job_status(svc, id, &st, &rq->store_down) && !svcStatusFinal(st)) {
         wait_change(svc, 0.25);
     }
-    char *body = job_json(svc, id);
+    char *body = job_json(svc, id, &rq->store_down);
     pthread_mutex_unlock(&svc->mu);
     return body ? svcHttp_JsonOwned(rq, 200, body) : unknown_job(rq, id);
 }
@@ -890,7 +939,7 @@ static enum MHD_Result end_job(svcReq *rq, int64_t id, char what)
     svcJob *job = local_job(svc, id);
     if (!job) {
         svcStatus st;
-        bool known = job_status(svc, id, &st);
+        bool known = job_status(svc, id, &st, &rq->store_down);
         pthread_mutex_unlock(&svc->mu);
         if (!known) {
             return unknown_job(rq, id);
@@ -909,7 +958,7 @@ static enum MHD_Result end_job(svcReq *rq, int64_t id, char what)
     while (local_job(svc, id) && !svc->stopping) {
         wait_change(svc, 0.25);
     }
-    char *body = job_json(svc, id);
+    char *body = job_json(svc, id, &rq->store_down);
     pthread_mutex_unlock(&svc->mu);
     return body ? svcHttp_JsonOwned(rq, 200, body) : unknown_job(rq, id);
 }
@@ -932,16 +981,21 @@ enum MHD_Result svcApi_Delete(svcReq *rq, int64_t id)
     tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
     svcStatus st;
-    bool known = job_status(svc, id, &st);
+    bool known = job_status(svc, id, &st, &rq->store_down);
     if (local_job(svc, id) || (svc->cluster && known && !svcStatusFinal(st))) {
         /* an active job is cancelled (and kept, to be seen as cancelled) */
         pthread_mutex_unlock(&svc->mu);
         return end_job(rq, id, 'c');
     }
+    uint64_t mark = svc->store_errors;
     bool ok = known && svcSched_Delete(svc, id);
+    rq->store_down = rq->store_down || (known && !ok && svc->store_errors != mark);
     pthread_mutex_unlock(&svc->mu);
     if (!known) {
         return unknown_job(rq, id);
+    }
+    if (rq->store_down) {
+        return store_unavailable(rq);
     }
     if (!ok) {
         return svcHttp_Error(rq, 500, "internal", NULL, "job %lld could not be deleted from the store", (long long)id);
@@ -1154,7 +1208,7 @@ enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan)
     pthread_mutex_lock(&svc->mu);
     svcJob *active = local_job(svc, id);
     svcStatus st = active ? active->status : SVC_QUEUED;
-    svcJob *job = active ? NULL : svcStore_Get(svc, id, false);
+    svcJob *job = active ? NULL : stored_job(svc, id, false, &rq->store_down);
     pthread_mutex_unlock(&svc->mu);
     if (!active && !job) {
         return unknown_job(rq, id);
@@ -1184,7 +1238,7 @@ enum MHD_Result svcApi_Log(svcReq *rq, int64_t id)
     }
     svcStatus st;
     pthread_mutex_lock(&rq->svc->mu);
-    bool known = job_status(rq->svc, id, &st);
+    bool known = job_status(rq->svc, id, &st, &rq->store_down);
     pthread_mutex_unlock(&rq->svc->mu);
     if (!known) {
         return unknown_job(rq, id);
@@ -1229,6 +1283,20 @@ static bool sse_push(Sse *s, const char *event, const char *data)
     return true;
 }
 
+/* Appends an SSE comment line (a keep-alive) to s->pending; false on OOM. */
+static bool sse_comment(Sse *s, const char *text)
+{
+    size_t n = strlen(text);
+    char *grown = realloc(s->pending, s->plen + n);
+    if (!grown) {
+        return false;
+    }
+    s->pending = grown;
+    memcpy(s->pending + s->plen, text, n);
+    s->plen += n;
+    return true;
+}
+
 /* Fills s->pending with the next events (mu held); false when the stream must end in error. */
 static bool sse_next(Sse *s)
 {
@@ -1247,7 +1315,12 @@ static bool sse_next(Sse *s)
                 s->version = job->version;
             }
         } else if (svc->cluster) { /* whichever node plans it: its record in the store */
-            svcJob *stored = svcStore_Get(svc, s->id, false);
+            bool down = false;
+            svcJob *stored = stored_job(svc, s->id, false, &down);
+            if (down) { /* the store is away: the stream waits for it (a comment keeps it open), not ended */
+                wait_change(svc, 2.0);
+                return sse_comment(s, ": the job store does not answer; waiting for it\n\n");
+            }
             if (stored && !svcStatusFinal(stored->status)) {
                 active = true;
                 data = svcJobJson(stored);
@@ -1274,18 +1347,16 @@ static bool sse_next(Sse *s)
             struct timespec t1;
             clock_gettime(CLOCK_MONOTONIC, &t1);
             if ((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9 >= 14.9) {
-                char *grown = realloc(s->pending, s->plen + 16);
-                if (!grown) {
-                    return false;
-                }
-                s->pending = grown;
-                memcpy(s->pending + s->plen, ": ping\n\n", 8);
-                s->plen += 8;
-                return true;
+                return sse_comment(s, ": ping\n\n");
             }
             continue;
         }
-        data = job_json(svc, s->id);
+        bool down = false;
+        data = job_json(svc, s->id, &down);
+        if (down) {
+            wait_change(svc, 2.0);
+            return sse_comment(s, ": the job store does not answer; waiting for it\n\n");
+        }
         bool ok = data && (s->sent_any || sse_push(s, "job", data)) && sse_push(s, "end", data);
         free(data);
         s->ended = true;
@@ -1332,7 +1403,7 @@ enum MHD_Result svcApi_Events(svcReq *rq, int64_t id)
     tpService *svc = rq->svc;
     svcStatus st;
     pthread_mutex_lock(&svc->mu);
-    bool exists = job_status(svc, id, &st);
+    bool exists = job_status(svc, id, &st, &rq->store_down);
     pthread_mutex_unlock(&svc->mu);
     if (!exists) {
         return unknown_job(rq, id);
@@ -1454,7 +1525,7 @@ enum MHD_Result svcApi_Script(svcReq *rq, int64_t id)
     }
     tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
-    svcJob *job = svcStore_Get(svc, id, true);
+    svcJob *job = stored_job(svc, id, true, &rq->store_down);
     pthread_mutex_unlock(&svc->mu);
     if (!job) {
         return unknown_job(rq, id);

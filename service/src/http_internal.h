@@ -30,6 +30,7 @@ typedef struct svcReq {
     double t0;                             /* svcNow() when it arrived */
     char headers[SVC_MAX_HEADERS][2][160]; /* extra response headers (name, value) */
     int nheaders;
+    bool store_down; /* a read of the store failed while serving it: "no job" is 503, not 404 */
 } svcReq;
 
 /* http.c */

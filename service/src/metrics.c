@@ -103,15 +103,26 @@ char *svcMetrics_Text(tpService *svc)
 {
     Text t = {0};
     int64_t counts[SVC_NSTATUS];
+    uint64_t mark = svc->store_errors;
     svcStore_Counts(svc, counts);
-    put(&t, "# HELP tplan_jobs Jobs in the store by status.\n# TYPE tplan_jobs gauge\n");
-    for (int s = 0; s < SVC_NSTATUS; ++s) {
-        put(&t, "tplan_jobs{status=\"%s\"} %lld\n", svcStatusName((svcStatus)s), (long long)counts[s]);
+    /* a store that could not be read gives no counts (not zeros a dashboard would believe) */
+    bool up = svc->store_errors == mark && !svcStore_Failed(svc);
+    put(&t,
+        "# HELP tplan_store_up 1 if the job store answered this scrape and takes writes, else 0.\n"
+        "# TYPE tplan_store_up gauge\ntplan_store_up %d\n",
+        up ? 1 : 0);
+    if (svc->store_errors == mark) {
+        put(&t, "# HELP tplan_jobs Jobs in the store by status.\n# TYPE tplan_jobs gauge\n");
+        for (int s = 0; s < SVC_NSTATUS; ++s) {
+            put(&t, "tplan_jobs{status=\"%s\"} %lld\n", svcStatusName((svcStatus)s), (long long)counts[s]);
+        }
     }
-    put(&t, "# HELP tplan_queue_depth Jobs waiting for a worker.\n# TYPE tplan_queue_depth gauge\n");
     /* a cluster's queue is the store's (every node's), this process's otherwise */
-    put(&t, "tplan_queue_depth %lld\n",
-        svc->cluster ? (long long)counts[SVC_QUEUED] : (long long)svcSched_Count(svc, SVC_QUEUED));
+    if (!svc->cluster || svc->store_errors == mark) {
+        put(&t, "# HELP tplan_queue_depth Jobs waiting for a worker.\n# TYPE tplan_queue_depth gauge\n");
+        put(&t, "tplan_queue_depth %lld\n",
+            svc->cluster ? (long long)counts[SVC_QUEUED] : (long long)svcSched_Count(svc, SVC_QUEUED));
+    }
     put(&t, "# HELP tplan_workers Worker processes.\n# TYPE tplan_workers gauge\ntplan_workers %d\n", svc->nworkers);
     put(&t, "# HELP tplan_workers_busy Workers planning a job.\n# TYPE tplan_workers_busy gauge\n");
     put(&t, "tplan_workers_busy %d\n", svcSched_Busy(svc, false));

@@ -188,9 +188,10 @@ void svcSched_Wake(tpService *svc)
 /* The job leaves the active list: final status, stored, counted, logged, waiters woken. */
 static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char *code, const char *message)
 {
+    bool again = job->unstored; /* retry_unstored: the same end, written again */
     job->status = status;
-    job->finished = svcNow();
-    if (code) {
+    job->finished = again ? job->finished : svcNow();
+    if (code && !again) {
         snprintf(job->err_code, sizeof job->err_code, "%s", code);
         free(job->err_message);
         job->err_message = strdup(message ? message : "");
@@ -216,6 +217,11 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
     bool stored = true;
     if (svc->cluster) { /* the record with its files, if this node still holds the lease (exactly once) */
         stored = svcPg_Finish(svc, job);
+        if (!stored && job->unstored) { /* the store refused it: kept (and its lease renewed) to be written
+                                           again (retry_unstored), not planned again by another node */
+            pthread_cond_broadcast(&svc->changed);
+            return;
+        }
     } else if (refused) { /* a synchronous call refused (503) is not left behind as a job */
         svcStore_Delete(svc, job->id);
     } else {
@@ -247,6 +253,20 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
     }
     svcJobFree(job);
     pthread_cond_broadcast(&svc->changed);
+}
+
+/* A cluster node's jobs whose end the store refused (svcJob.unstored): written again, one attempt per
+ * job a second (or every lease / 3 s if shorter), until stored or until another node holds the lease (then dropped). */
+static void retry_unstored(tpService *svc)
+{
+    double now = tpClock_Now();
+    for (int i = svc->nactive - 1; i >= 0; --i) {
+        svcJob *job = svc->active[i];
+        if (job->unstored && now >= job->retry_at) {
+            job->retry_at = now + fmin(1.0, svc->def.lease / 3.0);
+            finish_job(svc, job, job->status, job->err_code[0] ? job->err_code : NULL, job->err_message);
+        }
+    }
 }
 
 void svcSched_Cancel(tpService *svc, svcJob *job, const char *code, const char *message)
@@ -595,6 +615,10 @@ static void cluster_dispatch(tpService *svc)
         if (idle == 0 && inter < 0) {
             return;
         }
+        if (svcStore_Failed(svc)) { /* the store refuses writes: a job claimed now could not be finished,
+                                       and its lease not renewed (it would be planned again and again) */
+            return;
+        }
         svcJob *job = svcPg_Claim(svc, idle > 0, idle > 0 ? idle : 1);
         if (!job) {
             return;
@@ -678,8 +702,19 @@ static void handle_event(tpService *svc, svcWorker *w, const char *line)
         const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
         const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
         if (s != SVC_SOLVED && s != SVC_APPROXIMATE) {
+            /* the library names the run's fields; a client knows the request's members, and the
+               script limits are the server's (--call-time-limit, --load-time-limit) */
+            static const char *const words[][2] = {
+                {": call_time_limit)", ": call_time_limit, the server's)"},
+                {": load_time_limit)", ": load_time_limit, the server's)"},
+                {"(memory_limit_mb)", "(memory_mb)"},
+            };
+            const char *m = cJSON_IsString(msg) ? msg->valuestring : "the worker reported a failure";
+            size_t cap = 2 * strlen(m) + 16;
+            char *shown = malloc(cap);
             finish_job(svc, job, SVC_FAILED, cJSON_IsString(code) ? code->valuestring : "internal",
-                       cJSON_IsString(msg) ? msg->valuestring : "the worker reported a failure");
+                       shown ? tpWords_Replace(m, words, 3, shown, cap) : m);
+            free(shown);
         } else {
             finish_job(svc, job, (svcStatus)s, NULL, NULL);
         }
@@ -823,7 +858,8 @@ static void *sched_main(void *arg)
                 next = d < next ? d : next;
             }
         }
-        if (svc->cluster) { /* leases, cancel requests, dead nodes' jobs */
+        if (svc->cluster) { /* leases, cancel requests, dead nodes' jobs, ends the store refused */
+            retry_unstored(svc);
             double due = now + svcPg_Tick(svc);
             next = due < next ? due : next;
         }

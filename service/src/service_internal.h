@@ -71,6 +71,9 @@ typedef struct svcJob {
     /* a PostgreSQL store (store_pg.c): the lease this node holds on the job while it runs it */
     int attempt;      /* the claim's attempt number (1 = first run; a reclaimed job runs again with +1) */
     double published; /* tpClock time its progress was last written to the store */
+    bool unstored;    /* final, but the store refused its record while this node held the lease (disk
+                         full, read-only, away): kept active and written again (sched.c retry_unstored) */
+    double retry_at;  /* tpClock time of that next write */
 } svcJob;
 
 /// A worker process.
@@ -136,8 +139,14 @@ typedef struct tpService {
     volatile sig_atomic_t stopping;
     svcMetrics metrics;
     double started_at;
-    bool store_failed; /* a write to the store failed (disk full, I/O error): no new jobs, health
-                          says so, until a restart (store.c; mu held) */
+    bool store_failed;         /* a write to the store failed (disk full, I/O error): no new jobs, health
+                                  says so, until a restart (store.c; mu held) */
+    double store_failed_until; /* a PostgreSQL store's store_failed holds until this tpClock time (its
+                                  disk may be given room): new jobs are tried again then; 0 = until a
+                                  restart (SQLite) */
+    uint64_t store_errors;     /* store operations that failed (a statement's error, the database away),
+                                  counted by the backends (mu held): a handler that finds no job compares
+                                  it before and after its read, so that an outage answers 503, never 404 */
 } tpService;
 
 /* ---- util.c ---- */
@@ -166,6 +175,9 @@ void svcJobPath(const tpService *svc, int64_t id, const char *name, char *out, s
 void svcStore_RedactIn(const char *spec, char *msg);
 /// spec names a PostgreSQL store (postgresql:// or postgres://).
 bool svcStore_IsPostgres(const char *spec);
+/// The store refuses writes (svc->store_failed): no new jobs, health 503 store_failed. A PostgreSQL
+/// store's state ends by itself store_failed_until (and starts again with the next refused write).
+bool svcStore_Failed(tpService *svc);
 bool svcStore_Open(tpService *svc, char *err, size_t errlen);
 void svcStore_Close(tpService *svc);
 /// Inserts a new queued job: sets job->id. False on error (logged).

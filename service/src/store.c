@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "store.h"
+#include "tp/base.h"
 
 /* ---- passwords in a connection string: never in a message (issue 40) ---- */
 
@@ -96,6 +97,16 @@ void svcStore_RedactIn(const char *spec, char *msg)
 bool svcStore_IsPostgres(const char *spec)
 {
     return spec && (strncmp(spec, "postgresql://", 13) == 0 || strncmp(spec, "postgres://", 11) == 0);
+}
+
+bool svcStore_Failed(tpService *svc)
+{
+    if (svc->store_failed && svc->store_failed_until > 0 && tpClock_Now() >= svc->store_failed_until) {
+        svc->store_failed = false;
+        svc->store_failed_until = 0;
+        svcLog(svc, "store: no write refused for a while: writes (new jobs, claims) are tried again");
+    }
+    return svc->store_failed;
 }
 
 bool svcStore_Open(tpService *svc, char *err, size_t errlen)

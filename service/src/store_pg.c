@@ -9,10 +9,12 @@
  * changed); a listener thread per process wakes the waiters and the scheduler.
  *
  * One connection (svc->pg->conn) serves the process under svc->mu; the listener has its own. A
- * statement that fails because the connection dropped is retried once after a reconnection with
- * backoff (0.2, 0.4, ... 3.2 s: about 6 s in all, PG_RECONNECT_TRIES); a longer outage fails the
- * operation (logged): a front end answers 500/503, a node keeps its jobs running and retries its
- * leases, and a job whose lease expired meanwhile is planned again elsewhere (same plan bytes). */
+ * statement that fails because the connection dropped is retried once after a reconnection, which
+ * never waits (pg_reconnect: one attempt, then at most one every PG_RETRY_EVERY s); while the
+ * database is away every operation fails at once (logged once): a front end answers 503
+ * store_unavailable, a node keeps its jobs running, retries its leases and keeps the results it
+ * could not store, and a job whose lease expired meanwhile is planned again elsewhere (same plan
+ * bytes). */
 #include <errno.h>
 #include <libpq-fe.h>
 #include <math.h>
@@ -30,7 +32,7 @@
 #include "tp/base.h"
 
 #define PG_SCHEMA_VERSION 2
-#define PG_RECONNECT_TRIES 5
+#define PG_RETRY_EVERY 0.5            /* s between two reconnection attempts while the database is away */
 #define PG_PROGRESS_EVERY 0.5         /* s between two progress writes of one job */
 #define PG_LOCK_KEY "727110029"       /* pg_advisory_xact_lock key of the migrations */
 #define PG_MAX_FILE ((size_t)1 << 30) /* a job's file of at most 1 GiB (bytea's limit) */
@@ -189,44 +191,59 @@ static PGconn *pg_connect(const tpService *svc, char *err, size_t errlen)
     return c;
 }
 
-/* Reconnects the store's connection with backoff; false if the database stays unreachable. */
+/* Reconnects the store's connection: one attempt now, then, while the database stays away, at most
+ * one every PG_RETRY_EVERY s, each failing at once: nothing waits under svc->mu, which every request
+ * needs (a backoff of 6 s there stalled every request, health included, at the start of an outage).
+ * A restart of the database is ridden over by the callers' own retries: a node writes a result the
+ * store did not take again (sched.c retry_unstored), claims and lease renewals come round every
+ * second, a client told 503 store_unavailable retries after Retry-After. False if still away. */
 static bool pg_reconnect(tpService *svc)
 {
     svcPg *pg = svc->pg;
-    if (pg->unreachable) { /* known to be away: one quick attempt at most once a second, no waiting */
-        double now = tpClock_Now();
-        if (now < pg->next_try) {
-            return false;
-        }
-        pg->next_try = now + 1.0;
-        PQreset(pg->conn);
-        if (PQstatus(pg->conn) != CONNECTION_OK) {
-            return false;
-        }
+    double now = tpClock_Now();
+    if (pg->unreachable && now < pg->next_try) {
+        return false;
+    }
+    pg->next_try = now + PG_RETRY_EVERY;
+    PQreset(pg->conn);
+    if (PQstatus(pg->conn) == CONNECTION_OK) {
+        svcLog(svc, pg->unreachable ? "store: PostgreSQL is back; reconnected" : "store: reconnected to PostgreSQL");
         pg->unreachable = false;
-        svcLog(svc, "store: PostgreSQL is back; reconnected");
         return true;
     }
-    double wait = 0.2;
-    for (int i = 0; i < PG_RECONNECT_TRIES && !svc->stopping; ++i) {
-        PQreset(pg->conn);
-        if (PQstatus(pg->conn) == CONNECTION_OK) {
-            svcLog(svc, "store: reconnected to PostgreSQL");
-            return true;
-        }
-        struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
-        nanosleep(&ts, NULL);
-        wait *= 2;
+    if (!pg->unreachable) {
+        char m[512];
+        first_line(PQerrorMessage(pg->conn), m, sizeof m);
+        svcLog(svc,
+               "store: PostgreSQL unreachable: %s; operations fail at once until it is back (a reconnection is "
+               "tried at most every %g s)",
+               m, PG_RETRY_EVERY);
+        pg->unreachable = true;
     }
-    char m[512];
-    first_line(PQerrorMessage(pg->conn), m, sizeof m);
-    svcLog(svc,
-           "store: PostgreSQL unreachable: %s; operations fail at once until it is back (a reconnection is "
-           "tried at most once a second)",
-           m);
-    pg->unreachable = true;
-    pg->next_try = tpClock_Now() + 1.0;
     return false;
+}
+
+/* A statement refused for want of room or write access (SQLSTATE class 53: disk full, out of memory;
+ * 58: I/O error; 25006: a read-only transaction, e.g. default_transaction_read_only): the store
+ * refuses writes. New jobs are refused with 503 and health says store_failed until PG_FAILED_HOLD s
+ * pass without another such refusal (the disk may be given room: no restart needed, unlike SQLite's
+ * file). Counted as a store error either way. */
+#define PG_FAILED_HOLD 5.0
+static void pg_failed(tpService *svc, const PGresult *r, const char *what)
+{
+    ++svc->store_errors;
+    const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    if (!state || !(strncmp(state, "53", 2) == 0 || strncmp(state, "58", 2) == 0 || strcmp(state, "25006") == 0)) {
+        return;
+    }
+    if (!svc->store_failed) {
+        svcLog(svc,
+               "store: %s: PostgreSQL refuses the write (SQLSTATE %s): no new jobs and /v1/health answers 503 "
+               "store_failed until writes are taken again",
+               what, state);
+    }
+    svc->store_failed = true;
+    svc->store_failed_until = tpClock_Now() + PG_FAILED_HOLD;
 }
 
 /* Runs one statement; retried once after a reconnection if the connection was lost. NULL on
@@ -243,17 +260,19 @@ static PGresult *pg_exec(tpService *svc, const char *what, const char *sql, cons
         }
         char m[512];
         first_line(PQresultErrorMessage(r), m, sizeof m);
-        PQclear(r);
         if (PQstatus(pg->conn) == CONNECTION_BAD && attempt == 0 && !pg->in_tx) {
             if (!pg->unreachable) {
                 svcLog(svc, "store: %s: connection lost (%s); reconnecting", what, m);
             }
             if (pg_reconnect(svc)) {
+                PQclear(r);
                 continue;
             }
         } else {
             svcLog(svc, "store: %s: %s", what, m);
         }
+        pg_failed(svc, r, what); /* the operation fails (not when a retry after a reconnection may succeed) */
+        PQclear(r);
         return NULL;
     }
 }
@@ -935,8 +954,11 @@ bool svcPg_Finish(tpService *svc, svcJob *job)
             break;
         }
         svc->pg->in_tx = true;
-        held = pg_update(svc, job);
-        bool files = held;
+        uint64_t mark = svc->store_errors;
+        bool updated = pg_update(svc, job);
+        /* no row updated is a lease lost; a statement that failed (the disk full) is not */
+        held = updated || svc->store_errors != mark;
+        bool files = updated;
         for (int i = 0; files && i < 3; ++i) {
             if (!z[i]) {
                 continue;
@@ -952,6 +974,7 @@ bool svcPg_Finish(tpService *svc, svcJob *job)
                              p.n, NULL, p.v, p.len, p.fmt, 0);
             files = PQresultStatus(r) == PGRES_COMMAND_OK;
             if (!files) {
+                pg_failed(svc, r, "files");
                 char m[512];
                 first_line(PQresultErrorMessage(r), m, sizeof m);
                 svcLog(svc, "job %lld: its %s could not be stored: %s", (long long)job->id, names[i], m);
@@ -960,6 +983,9 @@ bool svcPg_Finish(tpService *svc, svcJob *job)
         }
         r = PQexec(svc->pg->conn, files ? "COMMIT" : "ROLLBACK");
         ok = files && PQresultStatus(r) == PGRES_COMMAND_OK;
+        if (files && !ok) {
+            pg_failed(svc, r, "commit");
+        }
         PQclear(r);
         svc->pg->in_tx = false;
         if (!held && PQstatus(svc->pg->conn) == CONNECTION_OK) {
@@ -979,10 +1005,16 @@ bool svcPg_Finish(tpService *svc, svcJob *job)
         svc->pg->lost++;
         svcLog(svc, "job %lld: its %s is dropped: the node that holds the lease now writes the result",
                (long long)job->id, svcStatusName(job->status));
-    } else {
-        svcLog(svc, "job %lld: its %s could not be stored; the job is planned again once its lease expires",
+    } else if (!job->unstored) {
+        svcLog(svc,
+               "job %lld: its %s could not be stored; it is kept here and written again while this node holds "
+               "its lease",
                (long long)job->id, svcStatusName(job->status));
     }
+    if (ok && job->unstored) {
+        svcLog(svc, "job %lld: its %s is stored now", (long long)job->id, svcStatusName(job->status));
+    }
+    job->unstored = !ok && held;
     return ok;
 }
 
@@ -1234,11 +1266,7 @@ bool svcPg_Ping(tpService *svc)
         if (ok || PQstatus(pg->conn) != CONNECTION_BAD || attempt > 0) {
             return ok;
         }
-        if (!pg->unreachable) { /* no backoff here: a health check answers at once */
-            pg->unreachable = true;
-            pg->next_try = 0;
-        }
-        if (!pg_reconnect(svc)) {
+        if (!pg_reconnect(svc)) { /* never waits: a health check answers at once */
             return false;
         }
     }

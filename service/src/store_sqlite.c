@@ -46,6 +46,7 @@ static const char *const meta_index =
 static void db_error(tpService *svc, const char *what)
 {
     svcLog(svc, "store: %s: %s", what, sqlite3_errmsg(svc->db));
+    ++svc->store_errors;
     int code = sqlite3_errcode(svc->db) & 0xff;
     if (!svc->store_failed && (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_READONLY ||
                                code == SQLITE_CORRUPT || code == SQLITE_NOTADB || code == SQLITE_CANTOPEN)) {
@@ -505,7 +506,11 @@ static svcJob *sq_get(tpService *svc, int64_t id, bool with_script)
         return NULL;
     }
     sqlite3_bind_int64(st, 1, id);
-    svcJob *job = sqlite3_step(st) == SQLITE_ROW ? job_from_row(st, true) : NULL;
+    int rc = sqlite3_step(st);
+    svcJob *job = rc == SQLITE_ROW ? job_from_row(st, true) : NULL;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) { /* a failed read, not a job that does not exist */
+        db_error(svc, "get");
+    }
     sqlite3_finalize(st);
     if (job && with_script && !sq_load_script(svc, job)) {
         svcJobFree(job);

@@ -471,7 +471,7 @@ static tpReplayStatus replay(tpDomain *d, const tpPlanRecord *rec, int w, tpStep
              * a plan made by another build whose arithmetic differs meets first (dice). */
             tpErrorf(err, errlen,
                      "the recorded initial state of body '%s' is not the domain's (%s: recorded %.17g, domain "
-                     "%.17g): was the domain changed, run with other --set values, or the plan made by a "
+                     "%.17g): was the domain changed, run with other set values, or the plan made by a "
                      "different build (compiler or flags)?",
                      rec->bodies[b].name, k_fields[f], pw->traj[b][f], mine[f]);
             result = TP_REPLAY_MISFIT;

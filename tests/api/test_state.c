@@ -357,6 +357,9 @@ static void test_bad_states(void **state)
     assert_int_equal(tplan_state_set_time(o, -1, &e), TPLAN_ERR_ARGUMENT);
     assert_string_equal(e.field, "time");
     assert_int_equal(tplan_state_set_body(o, "nobody", row, 0, &e), TPLAN_ERR_ARGUMENT);
+    assert_string_equal(e.field, "bodies.nobody");
+    assert_int_equal(tplan_state_get_body(o, "nobody", row, NULL, &e), TPLAN_ERR_ARGUMENT);
+    assert_string_equal(e.field, "bodies.nobody");
     /* steps <= 0, bad controls, a def of another size */
     sim.steps = 0;
     assert_int_equal(tplan_simulate(f->pool, s0, &sim, &e), TPLAN_ERR_ARGUMENT);

@@ -199,6 +199,32 @@ static void test_plan_strings(void **state)
     expect_plan_refused("\"t.lua\"", "\"t\\u0000.lua\"", "\\u0000 (NUL)");
     expect_plan_refused("\"seed\"", "\"se\\u0000ed\"", "\\u0000 (NUL)");
     expect_plan_refused("\"wait\"", "\"w\\u0000\"", "\\u0000 (NUL)");
+    /* Bytes that are not UTF-8 (a stray 0xFF, a UTF-16 surrogate, an overlong '/', a sequence cut
+     * short): passed on into an exported glTF's JSON before (repro plan_reader_accepts_non_utf8). */
+    expect_plan_refused("\"robot\"",
+                        "\"rob\xff"
+                        "ot\"",
+                        "line 8, column 16: byte 0xFF is not UTF-8");
+    expect_plan_refused("\"t.lua\"",
+                        "\"t\xed\xb3\xbf"
+                        ".lua\"",
+                        "byte 0xED is not UTF-8");
+    expect_plan_refused("\"t.lua\"",
+                        "\"..\xc0\xaf"
+                        "t.lua\"",
+                        "byte 0xC0 is not UTF-8");
+    expect_plan_refused("\"wait\"", "\"w\xe2\x82\"", "byte 0xE2 is not UTF-8");
+    expect_plan_refused("\"wait\"", "\"w\xf4\x90\x80\x80\"", "byte 0xF4 is not UTF-8"); /* above U+10FFFF */
+    /* well-formed UTF-8 of every length is taken as it is */
+    {
+        char *ok = plan_with("\"name\": \"t\"", "\"name\": \"t\xc3\xa9\xe2\x82\xac\xf0\x9f\x8e\xb1\"");
+        char err0[512] = "";
+        tpPlanRecord rec0;
+        assert_true(parse_exact(ok, strlen(ok), &rec0, err0, sizeof err0));
+        assert_string_equal(rec0.domain_name, "t\xc3\xa9\xe2\x82\xac\xf0\x9f\x8e\xb1");
+        tpPlanRecord_Free(&rec0);
+        free(ok);
+    }
     /* Text after the plan, and a raw NUL byte. */
     char err[512] = "";
     tpPlanRecord rec;

@@ -17,3 +17,10 @@ finish() { # [LABEL]: prints the counts; the status is non-zero when a check fai
   echo "${1:+$1: }$pass passed, $fail failed"
   [ "$fail" -eq 0 ]
 }
+python_with_numpy() { # prints the first python3 that imports numpy, PATH's then Debian's; 1 if none
+  local p
+  for p in python3 /usr/bin/python3; do
+    if "$p" -c "import numpy" > /dev/null 2>&1; then echo "$p"; return 0; fi
+  done
+  return 1
+}

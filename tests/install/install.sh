@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs tplan into a temporary prefix (cmake --install) and uses the installed copy only:
 # the program from another folder (domains and web page found in PREFIX/share/tplan), the man
-# pages, libtplan's exported symbols, and the two examples built against it -- pool_ai with
+# pages, `import tplan` from the prefix, libtplan's exported symbols, and the two examples built against it -- pool_ai with
 # pkg-config, minigolf_csv with find_package(tplan CONFIG) -- whose output must agree with the
 # program's plans of the same domains and seeds (docs/install.md, docs/embedding.md).
 # usage: install.sh BUILD_DIR SOURCE_DIR
@@ -35,6 +35,20 @@ check "the plan names the domain by its file name, no install path" $?
 if command -v man > /dev/null; then
   MANPATH=$P/share/man man -P cat tplan-plan 2>/dev/null | grep -q -- "--max-iters"
   check "man tplan-plan" $?
+fi
+
+# the Python binding installed beside the library (docs/python.md): from another folder, with
+# only the prefix's package on its path, it loads the prefix's libtplan and finds its domains
+# (skipped without a python3 that has numpy: PATH's, then Debian's)
+py=$(python_with_numpy)
+if [ -n "$py" ]; then
+  env -u TPLAN_LIBRARY -u TPLAN_DOMAINS PYTHONPATH="$P/lib/python3/dist-packages" "$py" -c '
+import os, sys
+import tplan, tplan._lib as L
+assert L.found_by == "prefix", L.found_by
+assert tplan.library_path().startswith(os.path.realpath(sys.argv[1])), tplan.library_path()
+assert tplan.load("minigolf").plan(seed=1, max_iters=20).trajectory.shape[1:] == (11, 13)' "$P"
+  check "import tplan from PREFIX/lib/python3/dist-packages uses the prefix's libtplan and domains" $?
 fi
 
 # libtplan: a versioned SONAME and only the tplan_* API exported

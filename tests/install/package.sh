@@ -39,6 +39,21 @@ mkdir -p "$tmp/work" && cd "$tmp/work"
   [ -f "$root/usr/share/doc/tplan/changelog.gz" ]
 check "man pages, copyright, changelog" $?
 
+# import tplan as the package installs it (/usr/lib/python3/dist-packages/tplan, Suggests numpy),
+# here against the unpacked library (TPLAN_LIBRARY: nothing of it is in the loader's /usr/lib)
+grep -q ' ./usr/lib/python3/dist-packages/tplan/__init__.py$' "$tmp/contents.txt" &&
+  dpkg-deb -f "$deb" Suggests | grep -q python3-numpy
+check "the Python binding is packaged, numpy suggested" $?
+py=$(python_with_numpy)
+if [ -n "$py" ]; then
+  TPLAN_LIBRARY=$(find "$root/usr/lib" -name 'libtplan.so.0' | head -1) TPLAN_DOMAINS=$root/usr/share/tplan/domains \
+    PYTHONPATH=$root/usr/lib/python3/dist-packages "$py" -c '
+import sys, tplan
+assert tplan.__file__.startswith(sys.argv[1]), tplan.__file__
+assert tplan.load("minigolf").plan(seed=1, max_iters=20).trajectory.shape[1:] == (11, 13)' "$root"
+  check "the packaged tplan module plans" $?
+fi
+
 # the service as the unit runs it (its ExecStart options), on a free port
 "$root/usr/bin/tplan" serve --data "$tmp/state" --bind 127.0.0.1 --port 0 --workers 1 > "$tmp/serve.out" 2>&1 &
 server=$!

@@ -397,7 +397,7 @@ static void test_errors(void **state)
     expect_error("err_nav.lua", NULL, 0, 3, "tp.nav.grid: shapes[1].kind: unknown shape kind \"cone\"");
 
     tpScriptParam bad[] = {{"width", "abc"}};
-    expect_error("ok.lua", bad, 1, 4, "--set width=abc: expected a number");
+    expect_error("ok.lua", bad, 1, 4, "set width=abc: expected a number");
     tpScriptParam unknown[] = {{"width", "5"}, {"foo", "1"}};
     expect_error("ok.lua", unknown, 2, 7, "unknown parameter 'foo' (the script reads: fast, label, width)");
 

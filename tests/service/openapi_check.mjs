@@ -3,7 +3,8 @@
 //    (@seriousme/openapi-schema-validator: the official OpenAPI 3.1 JSON schema).
 // 2. Every recorded response (method, path, status, content type, body) must be documented: its path
 //    matches one of the document's paths, its method and status are listed there, and a JSON body
-//    validates against the response's schema (ajv, JSON Schema 2020-12, the dialect of OpenAPI 3.1).
+//    validates against the response's schema (ajv, JSON Schema 2020-12, the dialect of OpenAPI 3.1);
+//    a method the path does not list must be a 405 that matches components.responses.MethodNotAllowed.
 // Prints "openapi: N responses checked" and exits 1 with every problem listed otherwise.
 import { readFileSync } from "node:fs";
 import { Validator } from "@seriousme/openapi-schema-validator";
@@ -51,7 +52,17 @@ for (const r of responses) {
   }
   const op = doc.paths[route.template][r.method.toLowerCase()];
   if (!op) {
+    // a method the path does not list: 405 with the document's MethodNotAllowed answer
+    const answer = ((doc.components || {}).responses || {}).MethodNotAllowed;
     if (r.status !== 405) problems.push(`${where}: the method is not documented`);
+    else if (!answer) problems.push(`${where}: components.responses.MethodNotAllowed is not documented`);
+    else {
+      const ref = "openapi.json#/components/responses/MethodNotAllowed/content/application~1json/schema";
+      if (!compiled.has(ref)) compiled.set(ref, ajv.compile({ $ref: ref }));
+      const validate = compiled.get(ref);
+      if (!validate(JSON.parse(r.body))) problems.push(`${where}: ${ajv.errorsText(validate.errors)}`);
+      ++checked;
+    }
     continue;
   }
   const status = String(r.status);

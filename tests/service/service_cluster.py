@@ -4,7 +4,9 @@ folder, nothing shared but the database. Every wait polls for an event with a bo
 usage: service_cluster.py TPLAN WORKDIR [GROUP]
 GROUP: store (bad stores, migrations), flow (one front end and one node: the API through the
 cluster), load (500 jobs, 2 front ends + 3 nodes), kill (kill -9 of a node and of a front end, a
-node cut off past its lease), restart (PostgreSQL restarted under load); default: all."""
+node cut off past its lease), restart (PostgreSQL restarted under load, and down: 503 everywhere),
+refused (PostgreSQL refusing writes: health, POST, a node's result kept); default: all."""
+import http.client
 import json
 import os
 import signal
@@ -534,11 +536,30 @@ def test_restart(pg):
             assert st == 200 and strip_timing(plan) == ref, (jid, st)
         assert "reconnect" in "".join(n.log() for n in nodes), "no node saw the restart"
         # a front end without its database says so to a load balancer, and recovers with it
+        long_id = fes[0].submit(LONG)
+        fes[0].wait_until(long_id, lambda j: j["status"] == "running", "the long job running")
+        conn = http.client.HTTPConnection("127.0.0.1", fes[0].port, timeout=TIMEOUT)
+        conn.request("GET", "/v1/jobs/%d/events" % long_id)
+        stream = conn.getresponse()
+        assert stream.status == 200
+        while stream.fp.readline() != b"event: job\n":  # the stream is open (raw lines: chunk sizes too)
+            pass
         pg.stop()
-        st, _, h = fes[0].json("GET", "/v1/health")
-        assert st == 503 and h["status"] == "store_unreachable", (st, h)
+        st, hd, h = fes[0].json("GET", "/v1/health")
+        assert st == 503 and h["status"] == "store_unreachable" and hd.get("retry-after"), (st, h)
+        outage_answers(fes[0], jobs[0][0], long_id)
         pg.start()
         wait_for(lambda: fes[0].request("GET", "/v1/health")[0] == 200, "health back")
+        fes[0].json("POST", "/v1/jobs/%d/cancel" % long_id, expect=200)
+        # the stream of the running job waited through the outage (it was ended in error) and ends
+        # with the job
+        lines = []
+        while len(lines) < 2 or not lines[-1].startswith(b"data: ") or lines[-2] != b"event: end\n":
+            lines.append(stream.fp.readline())
+            assert lines[-1], "the stream ended without its end event: %r" % lines[-4:]
+        assert json.loads(lines[-1][6:])["status"] == "cancelled", lines[-1]
+        assert b": the job store does not answer; waiting for it\n" in lines, lines[:10]
+        conn.close()
         # and every process stops cleanly (exit 0) while the database is away
         pg.stop()
         for p in nodes + fes:
@@ -548,6 +569,86 @@ def test_restart(pg):
         for p in nodes + fes:
             if p.proc:
                 assert p.stop() == 0
+
+
+# ---- the store refuses writes (its disk full, read-only) -----------------------------------------------
+
+# a job that runs to its time limit (its goal is never reached) and ends approximate with a plan
+NEVER = TINY.replace("goal = function(s) return s.t > 0.2 * W end", "goal = function(s) return false end").replace(
+    "max_iters = 300", "max_iters = 1000000000")
+assert NEVER.count("return false") == 1 and "1000000000" in NEVER
+
+
+def set_read_only(pg, on):
+    """Every session of the server read-only (SQLSTATE 25006 on a write, as a full disk refuses them
+    with 53100), applied to open sessions by a reload."""
+    r = subprocess.run(["psql", "-X", "-q", "-h", pg.root, "-p", str(pg.port), "-U", "tplan", "-d", "postgres",
+                        "-c", "SET default_transaction_read_only = off",
+                        "-c", "ALTER SYSTEM %s" % ("SET default_transaction_read_only = on" if on else
+                                                   "RESET default_transaction_read_only"),
+                        "-c", "SELECT pg_reload_conf()"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_refused(pg):
+    """Repro pg_disk_full.py: with PostgreSQL refusing writes, health said "ok" while POSTs failed 500,
+    and the nodes dropped the results they could not store (logged as a lease another node held),
+    so jobs were planned again and again until one ended failed "internal"."""
+    d = os.path.join(WORK, "refused")
+    uri = pg.create_db("refused")
+    fe = front_end(uri, os.path.join(d, "fe"))
+    node = Node(uri, os.path.join(d, "n1"), lease=30).start()  # its lease outlasts the test: nothing reclaimed
+    try:
+        jid = fe.submit({"script": NEVER, "time_limit": 2})
+        fe.wait_status(jid, ("running",))
+        set_read_only(pg, True)
+        accepted = []
+
+        def refused():
+            st, hd, obj = fe.json("POST", "/v1/jobs", {"script": TINY})
+            if st == 201:  # the reload has not reached the front end's session yet
+                accepted.append(obj["id"])
+                return None
+            return st, hd, obj
+
+        st, hd, obj = wait_for(refused, "a POST refused")
+        assert st == 503 and obj["error"]["code"] == "store_unavailable" and hd.get("retry-after"), (st, obj)
+        st, hd, h = fe.json("GET", "/v1/health")
+        assert st == 503 and h["status"] == "store_failed" and hd.get("retry-after"), (st, h)
+        # the job ends on the node meanwhile: its result is kept there, not dropped
+        wait_for(lambda: "it is kept here and written again" in node.log(), "the node keeping the result")
+        set_read_only(pg, False)
+        wait_for(lambda: pg.psql("SELECT status || '|' || attempt FROM jobs WHERE id=%d" % jid, "refused") ==
+                 "approximate|1", "the kept result stored, planned once")
+        wait_for(lambda: fe.request("GET", "/v1/health")[0] == 200, "health ok again")
+        st, _, plan = fe.request("GET", "/v1/jobs/%d/plan" % jid)
+        assert st == 200 and json.loads(plan)["bodies"], (st, plan[:200])
+        fe.submit({"script": TINY})  # new jobs taken again, no restart
+        for a in accepted:
+            fe.wait_final(a)
+        assert "is dropped" not in node.log() and finished_lines([node], jid) == 1, node.log()[-2000:]
+    finally:
+        set_read_only(pg, False)
+        assert node.stop() == 0
+        assert fe.stop() == 0
+
+
+def outage_answers(fe, jid, running_id):
+    """What a front end answers while its PostgreSQL is down (repro outage_404.py: 404 "no job N" for
+    jobs that exist, 500 on POST, 200 with zero counts on /metrics): 503 store_unavailable with
+    Retry-After on every route that needs the store, and metrics without invented counts."""
+    for method, path, body in [("GET", "/v1/jobs/%d" % jid, None), ("GET", "/v1/jobs/%d/plan" % jid, None),
+                               ("GET", "/v1/jobs?limit=5", None), ("GET", "/v1/jobs/%d/events" % jid, None),
+                               ("GET", "/v1/jobs/%d/log" % jid, None), ("DELETE", "/v1/jobs/%d" % jid, None),
+                               ("POST", "/v1/jobs/%d/cancel" % running_id, None),
+                               ("POST", "/v1/jobs", {"domain": "minigolf"})]:
+        st, hd, obj = fe.json(method, path, body)
+        assert st == 503 and obj["error"]["code"] == "store_unavailable" and hd.get("retry-after"), (method, path, st,
+                                                                                                     obj)
+    st, _, m = fe.request("GET", "/metrics")
+    m = m.decode()
+    assert st == 200 and "tplan_store_up 0" in m and "tplan_jobs{" not in m, m[:600]
+    check_exposition(m)
 
 
 def no_sql_errors(group):
@@ -563,11 +664,13 @@ def no_sql_errors(group):
 r = Runner()
 pg = Postgres()
 try:
-    groups = {"store": test_store, "flow": test_flow, "load": test_load, "kill": test_kill, "restart": test_restart}
+    groups = {"store": test_store, "flow": test_flow, "load": test_load, "kill": test_kill, "restart": test_restart,
+              "refused": test_refused}
     for name, fn in groups.items():
         if GROUP in ("all", name):
             r.run(name, fn, pg)
-            r.run(name + ": no SQL errors in the logs", no_sql_errors, name)
+            if name != "refused":  # its statements are refused on purpose
+                r.run(name + ": no SQL errors in the logs", no_sql_errors, name)
 finally:
     pg.destroy()
 r.finish()

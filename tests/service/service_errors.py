@@ -121,10 +121,18 @@ def test_script_errors(s):
 
 
 def test_limits(s):
+    # the messages name the request's members and the server's limits, never a command-line flag
+    # (repro cli_flags_in_service_errors.sh: "... 1 s: --call-time-limit)")
     f = failed_job(s, {"script": script("alloc.lua"), "memory_mb": 64}, "memory_limit", "job.lua:3:")
-    assert "memory limit of 64 MB" in f["error"]["message"], f
-    failed_job(s, {"script": script("loop_top.lua"), "time_limit": 1}, "time_limit", "job.lua:2:")
-    failed_job(s, {"script": script("loop_goal.lua"), "time_limit": 1}, "time_limit", "job.lua:")
+    assert "memory limit of 64 MB exceeded (memory_mb)" in f["error"]["message"], f
+    f = failed_job(s, {"script": script("loop_top.lua"), "time_limit": 1}, "time_limit", "job.lua:2:")
+    assert "ran longer than" in f["error"]["message"] and "--" not in f["error"]["message"], f
+    f = failed_job(s, {"script": script("loop_goal.lua"), "time_limit": 1}, "time_limit", "job.lua:")
+    assert f["error"]["message"].endswith("1 s: call_time_limit, the server's)") or "time_limit 1 s" in \
+        f["error"]["message"], f
+    assert "--" not in f["error"]["message"], f
+    f = failed_job(s, {"domain": "dice", "set": {"count": "x"}}, "script_error", "dice.lua:")
+    assert ": set count=x: expected" in f["error"]["message"], f
     _, _, h = s.json("GET", "/v1/health", expect=200)
     assert h["running"] == 0 and h["queued"] == 0, h
 

@@ -2,9 +2,9 @@
  * worker, the service through its worker, and the embedding API of tplan/tplan.h).
  *
  * The run definition is tplan_run_def (tplan/tplan.h): its defaults, ranges and JSON reader and
- * writer live in run_def.c, and this header applies it to a domain script and a planner. This is
- * the in-project interface of the api module; it is not installed (libtplan exports only
- * tplan/tplan.h). */
+ * writer are tp/run_def.h's (run_fields.c, the tp_rundef library), and this header applies it to a
+ * domain script and a planner. This is the in-project interface of the api module; it is not
+ * installed (libtplan exports only tplan/tplan.h). */
 #ifndef TP_RUN_H
 #define TP_RUN_H
 
@@ -14,42 +14,13 @@
 
 #include "tp/lua.h"
 #include "tp/planner.h"
+#include "tp/run_def.h"
 #include "tp/tactics.h"
 #include "tplan/tplan.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-struct cJSON;
-
-/* Ranges of the run definition's fields (tplan_run_def_check; the command line names them too). */
-#define TP_RUN_SEED_MAX 4294967295LL
-#define TP_RUN_MAX_SOLUTIONS 1000000
-#define TP_RUN_MAX_JOBS 256
-#define TP_RUN_MIN_MEMORY_MB 16
-#define TP_RUN_MAX_MEMORY_MB (1LL << 30)
-#define TP_RUN_MAX_SCRIPT_TIME 1e6 /* s: load_time_limit, call_time_limit */
-
-/// def (NULL: the defaults) checked (tplan_run_def_check) and copied into full, this library's
-/// whole struct: the fields an older caller's smaller struct lacks stay at their defaults. False
-/// with err set (TPLAN_ERR_ARGUMENT naming the field).
-bool tpRun_FullDef(const tplan_run_def *def, tplan_run_def *full, tplan_error *err);
-/// Reads one member of a JSON object (item->string is its name) into def: 1 taken, 0 not a
-/// field of the run definition (the caller's own, or unknown), -1 a bad value (err names the
-/// field). For readers of larger objects (the service's requests) that hold run fields among
-/// their own.
-int tpRun_ReadJsonField(tplan_run_def *def, const struct cJSON *item, tplan_error *err);
-/// The len bytes at json as one JSON object and nothing else (whitespace around it): the root
-/// (cJSON_Delete it), or NULL with TPLAN_ERR_ARGUMENT and a message starting with `what` (text
-/// after the value, not JSON, not an object, a NUL byte or "\u0000"; line and column).
-struct cJSON *tpRun_ParseJsonObject(const char *what, const char *json, size_t len, tplan_error *err);
-/// The run's fields that differ from the defaults, added to the JSON object o (false when out
-/// of memory).
-bool tpRun_WriteJsonFields(const tplan_run_def *def, struct cJSON *o);
-/// Sets err (may be NULL) to code with a printf-style message (one line) and field (may be NULL).
-void tpRun_Fail(tplan_error *err, tplan_code code, const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 
 /// The code of a script's failure message (tpCreateScript, tpDomain_Error): TPLAN_ERR_LIMIT for
 /// the sandbox's time and memory limits, _IO for a script file that cannot be read, else _SCRIPT.
@@ -115,25 +86,11 @@ typedef enum {
 tpRunReplay tpRun_ReplayWorld(tpDomain *domain, const tpPlanRecord *rec, int w, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------------------------ */
-/* States (state.c): the value behind tplan_state                                              */
+/* States (state.c): binding a tplan_state (tp/run_def.h) to a domain, planning from it, stepping it */
 
-struct tplan_state {
-    char domain[TP_NAME_MAX];   /* the domain's name */
-    int n;                      /* bodies (the domain's moving bodies with a stored state) */
-    char (*names)[TP_NAME_MAX]; /* n names: the domain's state order, or a parsed file's order */
-    tpBodyState *x;             /* n states */
-    uint8_t *rest;              /* n rest counts (tpWorld_StepRest) */
-    double t;                   /* s */
-};
-
-/// A state of n bodies of the domain named `domain`, zeroed (names ""); NULL when out of memory.
-tplan_state *tpState_New(const char *domain, int n);
 /// The domain's state (x, rest: tpWorld_StateCount entries each, NULL: the scene's initial state,
 /// counts 0) at time t, in the domain's order. NULL when out of memory.
 tplan_state *tpState_FromDomain(const tpDomain *domain, const tpBodyState *x, const uint8_t *rest, double t);
-/// Reads a state file's text strictly (docs/embedding.md, "States"), its bodies in the file's
-/// order: NULL with TPLAN_ERR_ARGUMENT naming the field for anything else.
-tplan_state *tpState_Parse(const char *json, size_t len, tplan_error *err);
 /// s checked against the domain (its name, every moving body once and no other, the ranges, the
 /// rest counts, the overlaps: tpDomain_CheckState) into x and rest (the domain's order,
 /// tpWorld_StateCount entries). False with TPLAN_ERR_ARGUMENT naming the field.
@@ -144,8 +101,6 @@ bool tpState_Apply(const tplan_state *s, tpDomain *domain, tplan_error *err);
 /// up to there (tpDomain_ReplayTo): NULL with TPLAN_ERR_ARGUMENT ("world", "step" out of range),
 /// _MISMATCH (the replay differs), _PLAN_FILE (the plan does not fit the domain) or _NOMEM.
 tplan_state *tpState_FromPlan(tpDomain *domain, const tpPlanRecord *rec, int world, int step, tplan_error *err);
-/// The state file's text (malloc'd, NUL-terminated; NULL when out of memory).
-char *tpState_ToJson(const tplan_state *s);
 /// Steps s (bound to domain first) `steps` times with the planner's Sim (tpDomain_Step): controls
 /// steps rows of 6 doubles per control slot (NULL: none); targets steps rows of one target speed
 /// per driven motor (tpWorld_MotorCount; NULL: each motor's declared speed); trajectory NULL or room

@@ -6,10 +6,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/// Refuses JSON text that cJSON would silently shorten: a NUL byte anywhere in text[0..len), or a
-/// "\u0000" escape inside a string or member name (cJSON cuts the string there, so "ab\u0000cd"
-/// would read as "ab"). False with "line L, column C: reason" in err (may be NULL).
+/// Refuses JSON text that cJSON would silently shorten or pass on unchecked: a NUL byte anywhere in
+/// text[0..len), a "\u0000" escape inside a string or member name (cJSON cuts the string there, so
+/// "ab\u0000cd" would read as "ab"), or bytes that are not well-formed UTF-8 (RFC 8259: JSON text
+/// exchanged between systems is UTF-8; cJSON copies any byte into its strings, so a plan's body name
+/// with a 0xFF byte went on into an exported glTF). False with "line L, column C: reason" in err
+/// (may be NULL).
 bool tpJson_CheckText(const char *text, size_t len, char *err, size_t errlen);
+
+/// Offset of the first byte of s[0..len) that does not start a well-formed UTF-8 sequence (an
+/// overlong form, a surrogate, a code point above U+10FFFF, a stray or missing continuation byte);
+/// len if all of it is well-formed. NUL bytes are well-formed here.
+size_t tpUtf8_Invalid(const unsigned char *s, size_t len);
 
 /// True if the text ends with brackets or a string still open: the usual sign of a file cut
 /// short, which cJSON's error position (often the start of the damaged value) does not show.

@@ -24,6 +24,7 @@ extern "C" {
 #define TP_PLAN_MAX_MOTORS 4096            /* driven motor axes a plan records */
 #define TP_PLAN_MAX_MOTOR_SPEED 1e5        /* rad/s or m/s: the largest |target| (TP_MAX_ANGVEL, TP_MAX_SPEED) */
 #define TP_PLAN_MAX_START_TIME 1e9         /* s: the latest start time a plan records */
+#define TP_PLAN_START_QUAT_TOL 1e-6        /* a start state's quaternions have a norm within 1 +- this */
 #define TP_STATE_DOUBLES 13                /* pos[3] m, quat[4] (w,x,y,z), vel[3] m/s, angvel[3] rad/s (world frame) */
 #define TP_CONTROL_DOUBLES 6               /* force[3] N, torque[3] N·m (world frame) */
 #define TP_PLAN_MAX_REPORTS 8              /* named figures in stats.report */

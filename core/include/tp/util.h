@@ -38,6 +38,12 @@ void *tpArray_Grow(void *arr, size_t *cap, size_t need, size_t elem);
 /// is written then). Used wherever a file, script or request may give a name twice.
 int tpNames_FindDuplicate(const char *const *names, int n, int *first, int *second);
 
+/// s with every occurrence of each words[i][0] replaced by words[i][1] (the first entry that matches
+/// at a position wins; the text a replacement puts in is not searched again), into out (cap bytes,
+/// cut there and always NUL-terminated); returns out. How a library message that names a field in
+/// the library's words (`call_time_limit`) is shown in a front end's (`--call-time-limit`).
+const char *tpWords_Replace(const char *s, const char *const (*words)[2], int n, char *out, size_t cap);
+
 /* ---- bucket queue: a min-queue on small integer keys ---- */
 
 /// A min-queue on small non-negative integer keys whose entries leave by key, ties in the order

@@ -328,8 +328,8 @@ int tpDomain_GoalHolds(tpDomain *domain, const tpBodyState *bodies, double t);
 /* ------------------------------------------------------------------------------------------ */
 /* Start states and stepping (issue 37: plan from the world as it is, step it)                 */
 
-#define TP_MAX_START_TIME 1e9  /* s: the latest time a start state may have (TP_PLAN_MAX_START_TIME) */
-#define TP_START_QUAT_TOL 1e-6 /* a start state's quaternions have a norm within 1 +- this */
+#define TP_MAX_START_TIME 1e9 /* s: the latest time a start state may have (TP_PLAN_MAX_START_TIME) */
+#define TP_START_QUAT_TOL TP_PLAN_START_QUAT_TOL /* a start state's quaternions: norm within 1 +- this */
 
 /// Whether x (tpWorld_StateCount states, slot order), rest (as many rest counts; NULL: all 0) at
 /// time t can start a plan or a simulation: t finite in [0, TP_MAX_START_TIME], every state within

@@ -1,0 +1,92 @@
+"""Claims of the docs that the tree can check (repro docs_stale.sh: README listed 4 of the test
+labels and 4 of the tools, architecture.md put navigation in core/ and the CLI in lua/, physics.md
+pointed to a "design guide" the repository does not have, CONTRIBUTING named the wrong file of the
+service's routes). Each check reads the tree as it is; a new label, tool or file move that the docs
+do not follow fails here.
+usage: docs_claims.py SOURCE_DIR BUILD_DIR [CTEST]"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+SRC, BUILD = sys.argv[1], sys.argv[2]
+CTEST = sys.argv[3] if len(sys.argv) > 3 else "ctest"
+DOCS = sorted(glob.glob(os.path.join(SRC, "docs", "*.md"))) + [os.path.join(SRC, f) for f in
+                                                               ("README.md", "CONTRIBUTING.md")]
+problems = []
+
+
+def text(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def rel(path):
+    return os.path.relpath(path, SRC)
+
+
+# 1. every ctest label is in README's "labels:" line
+readme = text(os.path.join(SRC, "README.md"))
+m = re.search(r"labels: ([a-z0-9, ]+)", readme)
+named = set(x.strip() for x in m.group(1).split(",")) if m else set()
+out = subprocess.run([CTEST, "--test-dir", BUILD, "--print-labels"], capture_output=True, text=True).stdout
+labels = set(line.strip() for line in out.split("All Labels:", 1)[-1].splitlines() if line.startswith("  "))
+if not labels:
+    problems.append("ctest --print-labels printed no label: %r" % out[-300:])
+for lab in sorted(labels - named):
+    problems.append("README.md: the test label %s is not in its 'labels:' line" % lab)
+
+# 2. every script of tools/ is named in README's tools/ row
+row = next((line for line in readme.splitlines() if line.startswith("| `tools/`")), "")
+for name in sorted(os.listdir(os.path.join(SRC, "tools"))):
+    if not name.startswith(".") and "`%s`" % name not in row:
+        problems.append("README.md: tools/%s is not in the tools/ row" % name)
+
+# 3. no pointer to a document the repository does not have
+for path in DOCS:
+    for n, line in enumerate(text(path).splitlines(), 1):
+        if re.search(r"design guide", line, re.I):
+            problems.append("%s:%d: a 'design guide' (the repository has none)" % (rel(path), n))
+
+# 4. every path of the tree that the docs name exists: `folder/file` as is, or in the docs'
+# shorthand `folder/name.h` (folder/include/tp/name.h) and `folder/name.c` (folder/src/name.c)
+tops = [d for d in os.listdir(SRC) if os.path.isdir(os.path.join(SRC, d)) and not d.startswith(".")
+        and d not in ("build", "node_modules")]
+path_re = re.compile(r"(?<![\w./:-])((?:%s)/[\w.\-/]*\w)" % "|".join(map(re.escape, tops)))
+PROSE = {"tactics/skills"}  # "tactics/skills" is a pair of words in the prose
+
+
+def exists(p):
+    folder, _, name = p.partition("/")
+    return (os.path.exists(os.path.join(SRC, p)) or
+            (name.endswith(".h") and os.path.exists(os.path.join(SRC, folder, "include", "tp", name))) or
+            (name.endswith(".c") and os.path.exists(os.path.join(SRC, folder, "src", name))))
+
+
+for path in DOCS:
+    for n, line in enumerate(text(path).splitlines(), 1):
+        for m in path_re.finditer(line):
+            p = m.group(1).rstrip(".")
+            if line[m.end():m.end() + 1] in ("*", "{", "<"):  # a pattern (nav/src/nav_*.c), not a path
+                continue
+            if p in PROSE or re.search(r"[A-Z]{3,}", p) or "/scripts/addons" in p:  # NAME placeholders, Blender's
+                continue
+            if not exists(p):
+                problems.append("%s:%d: %s does not exist" % (rel(path), n, p))
+
+# 5. where the docs say a piece lives, it lives there
+arch = text(os.path.join(SRC, "docs", "architecture.md"))
+if re.search(r"Navigation \(core/|Pure computation in core\b", arch):
+    problems.append("docs/architecture.md: navigation is in nav/, not core/")
+if "tplan CLI)" in arch.split("```")[1]:
+    problems.append("docs/architecture.md: the diagram puts the tplan CLI in lua/ (it is cli/)")
+contrib = text(os.path.join(SRC, "CONTRIBUTING.md"))
+m = re.search(r"Routes are dispatched (?:by `(\w+)\(\)` )?in `([\w/.]+)`", contrib)
+if not m or "static enum MHD_Result %s(" % (m.group(1) or "route") not in text(os.path.join(SRC, m.group(2))):
+    problems.append("CONTRIBUTING.md: the file it names for the service's routes does not dispatch them")
+
+for p in problems:
+    print("FAIL", p)
+print("docs claims: %d problem(s)" % len(problems))
+sys.exit(1 if problems else 0)
