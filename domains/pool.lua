@@ -100,8 +100,8 @@ end
 -- the stroke: a sampled force on the cue ball for one step. follow = true keeps the skill busy
 -- until every ball rests, so a whole shot is one deterministic segment (the only decision point
 -- is the root: every expansion of the tree is one sampled shot)
-local function stroke_skill(force)
-  return tp.skill.impulse { name = "stroke", force = force, follow = true,
+local function stroke_skill(force, direction)
+  return tp.skill.impulse { name = "stroke", force = force, direction = direction, follow = true,
                             trigger_speed = 0.02, timeout = 20 }
 end
 -- a shot that ends with every ball at rest and no goal is a dead end
@@ -120,6 +120,7 @@ if mode == "chain" then
   local cue = by_name.cue.pos
   local aim = { (BLUE0[1] + YELLOW0[1]) / 2 - cue[1], (BLUE0[2] + YELLOW0[2]) / 2 - cue[2] }
   local F = stroke(2.4, aim[1], aim[2])
+  local AIM_SPREAD = math.rad(0.05)
   local Fn = math.sqrt(F[1] ^ 2 + F[2] ^ 2)
   -- the 'sampled spin' of an intermediate ball: after it is hit, bend its path (aim: pure
   -- pursuit, a sideways force of at most a sampled 0-0.1 N for a sampled 0.05-0.3 s) toward a
@@ -130,7 +131,13 @@ if mode == "chain" then
   end
   tactics = {
     -- red tactic of Fig. 10: the cue ball samples the stroke (speed and direction) and rolls on
-    tp.tactic { name = "cue_ball", body = "cue", skills = { stroke_skill(tp.disc(F, 0, 0.01 * Fn)) } },
+    -- (the stroke's strength within 1 % and its direction within 0.05 degrees of the natural shot's: the
+    -- layout is that sensitive, each 0.1 degree turns purple by about 1 degree; a disc of 1 % of F
+    -- in any direction, as before issue 35's friction cone, spreads the direction over +-0.57 degrees,
+    -- which the old friction rule bent back toward the x axis, and then needed 4 times the shots)
+    tp.tactic { name = "cue_ball", body = "cue",
+                skills = { stroke_skill(tp.uniform(0.99 * Fn, 1.01 * Fn),
+                                        tp.angle(math.atan(F[2], F[1]) - AIM_SPREAD, math.atan(F[2], F[1]) + AIM_SPREAD)) } },
     -- green and blue tactics: the sampled spin once hit
     tp.tactic { name = "blue_ball", body = "blue", skills = { spin(BLUE_GHOST) } },
     tp.tactic { name = "yellow_ball", body = "yellow", skills = { spin(YELLOW_GHOST) } },
@@ -302,12 +309,6 @@ return tp.domain {
   description = description,
   dt = dt,
   max_contacts = 4,
-  -- The strokes, the rack's chord and the spin skills were calibrated on the friction rule before
-  -- issue 35 (friction's first direction along the slip at the step's start: a stroke off an axis
-  -- bends toward it). With the isotropic cone (the engine's default) the single-shot layout of
-  -- tests/e2e (cue -0.8,0.2; black 0.6,-0.1) solved BK-BGT on 5 of seeds 1-10 where it solved 9:
-  -- the old rule until pool is recalibrated for the cone (docs/physics.md, issue 35's notes).
-  friction_cone = false,
   materials = {
     tp.material { name = "cloth", friction = 0.2, restitution = 0.0, rolling_friction = 0.0005 },
     tp.material { name = "ball", friction = 0.01, restitution = 0.95 },
