@@ -267,6 +267,14 @@ class _Handle:
         return own
 
 
+def _floats(field, value):
+    """value as a contiguous float64 array; a TplanError naming field when it is not numbers."""
+    try:
+        return np.ascontiguousarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise _bad(field, "not an array of numbers (%s)" % e) from None
+
+
 class Domain(_Handle):
     """A loaded domain script: the model (MuJoCo's mjModel). One thread at a time uses it: a
     second thread's call waits for the first's to return (the library's rule, kept by a lock)."""
@@ -403,10 +411,7 @@ class Domain(_Handle):
         nc = len(self.control_bodies)
         a = None
         if controls is not None:
-            try:
-                a = np.ascontiguousarray(controls, dtype=np.float64)
-            except (TypeError, ValueError) as e:
-                raise _bad("controls", "not an array of numbers (%s)" % e) from None
+            a = _floats("controls", controls)
             if a.ndim == 3 and a.shape[1:] == (nc, 6):
                 pass
             elif a.ndim == 2 and a.shape[1] == 6 * nc:
@@ -419,10 +424,7 @@ class Domain(_Handle):
             steps = a.shape[0]
         m = None
         if motor_targets is not None:
-            try:
-                m = np.ascontiguousarray(motor_targets, dtype=np.float64)
-            except (TypeError, ValueError) as e:
-                raise _bad("motor_targets", "not an array of numbers (%s)" % e) from None
+            m = _floats("motor_targets", motor_targets)
             nm = len(self.motors)
             if m.ndim != 2 or m.shape[1] != nm or (steps is not None and m.shape[0] != steps):
                 raise _bad("motor_targets", "expected an array of steps x %d (the driven motors %s), got shape %s"
