@@ -46,6 +46,7 @@ typedef struct ExportCmd {
     tpExportDef def;
     const char *plan, *out, *tree_path, *format;
     bool quiet;
+    bool motors; /* the plan has driven motors (CSV: motors.csv is written too) */
 } ExportCmd;
 
 /* Parses and checks the options into e: -1 to go on, else the exit code. */
@@ -163,7 +164,8 @@ static int export_parse(int argc, char **argv, ExportCmd *e)
 static void export_report(const ExportCmd *e, const tpExportStats *st, double t_read, double t_write)
 {
     if (e->def.format == TP_EXPORT_CSV) {
-        printf("wrote      %s/states.csv and controls.csv (%.1f MB)\n", e->out, st->bytes / 1e6);
+        printf("wrote      %s/states.csv%s controls.csv (%.1f MB)\n", e->out, e->motors ? ", motors.csv and" : " and",
+               st->bytes / 1e6);
     } else {
         printf("wrote      %s (%.1f MB): %d nodes, %d meshes, %d materials, %d animation%s\n", e->out, st->bytes / 1e6,
                st->nodes, st->meshes, st->materials, st->animations, st->animations == 1 ? "" : "s");
@@ -200,6 +202,7 @@ int tpCmd_Export(int argc, char **argv)
         e.def.tree = &tree;
     }
     double t1 = tpClock_Now();
+    e.motors = rec.nmotors > 0;
     tpExportStats st;
     bool ok = tpExport_Write(&rec, e.out, &e.def, &st, err, sizeof err);
     double t2 = tpClock_Now();

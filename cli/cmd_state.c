@@ -199,7 +199,7 @@ static void simulate_usage(FILE *f)
 /* The controls of world w of the plan at path for the domain, steps rows of 6 doubles per control
  * slot (malloc'd), and *steps (the world's when 0 on entry, else checked against it). NULL after
  * printing why. */
-static double *plan_controls(const char *path, long long w, const tpWorld *world, long long *steps)
+static double *plan_controls(const char *path, long long w, const tpWorld *world, long long *steps, double **targets)
 {
     char err[2048], q[512];
     tpCli_Escape(path, q, sizeof q);
@@ -239,6 +239,33 @@ static double *plan_controls(const char *path, long long w, const tpWorld *world
                 memcpy(a + ((size_t)i * (size_t)nc + (size_t)k) * 6, rec.worlds[w].controls[b] + (size_t)i * 6,
                        6 * sizeof *a);
             }
+        }
+    }
+    const int nm = tpWorld_MotorCount(world);
+    if (a && nm > 0) { /* the driven motors' targets, matched by joint name and axis */
+        *targets = calloc((size_t)*steps * (size_t)nm + 1, sizeof **targets);
+        for (int m = 0; *targets && m < nm; ++m) {
+            int axis = 0;
+            const char *name = tpWorld_Joint(world, tpWorld_MotorJoint(world, m, &axis))->name;
+            int e = 0;
+            while (e < rec.nmotors && (strcmp(rec.motors[e].joint, name) != 0 || rec.motors[e].axis != axis)) {
+                ++e;
+            }
+            if (e == rec.nmotors) {
+                tpLog(TP_LOG_ERROR, "%s: the plan has no motor targets for joint '%s' axis %d of the domain", q, name,
+                      axis + 1);
+                free(*targets);
+                *targets = NULL;
+                break;
+            }
+            for (long long i = 0; i < *steps; ++i) {
+                (*targets)[(size_t)i * (size_t)nm + (size_t)m] =
+                    rec.worlds[w].targets[(size_t)i * (size_t)rec.nmotors + (size_t)e];
+            }
+        }
+        if (!*targets) {
+            free(a);
+            a = NULL;
         }
     }
     tpPlanRecord_Free(&rec);
@@ -330,12 +357,13 @@ int tpCmd_Simulate(int argc, char **argv)
     char err[2048] = "";
     tpScript *script = tpCreateScript(&sdef, err, sizeof err);
     int code = TP_EXIT_BAD_INPUT;
-    double *a = NULL;
+    double *a = NULL, *targets = NULL;
     if (!script) {
         tpCli_PrintError(err);
-    } else if (!controls || (a = plan_controls(controls, world, tpDomain_World(tpScript_Domain(script)), &steps))) {
+    } else if (!controls ||
+               (a = plan_controls(controls, world, tpDomain_World(tpScript_Domain(script)), &steps, &targets))) {
         tplan_error e;
-        if (tpState_Simulate(tpScript_Domain(script), s, (int)steps, a, NULL, &e) != TPLAN_OK) {
+        if (tpState_Simulate(tpScript_Domain(script), s, (int)steps, a, targets, NULL, &e) != TPLAN_OK) {
             tpLog(TP_LOG_ERROR, "%s: %s", tpCli_Escape(state_path, q, sizeof q),
                   strncmp(e.message, "state: ", 7) == 0 ? e.message + 7 : e.message);
             code = e.code == TPLAN_ERR_NOMEM ? TP_EXIT_FAILURE : TP_EXIT_BAD_INPUT;
@@ -344,6 +372,7 @@ int tpCmd_Simulate(int argc, char **argv)
         }
     }
     free(a);
+    free(targets);
     tpDestroyScript(script);
     tplan_state_free(s);
     return code;

@@ -411,6 +411,28 @@ int tplan_domain_control_body(const tplan_domain *d, int k)
     return w && k >= 0 && k < tpWorld_ControlCount(w) ? tpWorld_ControlBody(w, k) : -1;
 }
 
+int tplan_domain_motor_count(const tplan_domain *d)
+{
+    return d ? tpWorld_MotorCount(tpDomain_World(tpScript_Domain(d->script))) : 0;
+}
+
+const char *tplan_domain_motor_joint(const tplan_domain *d, int m, int *axis)
+{
+    const tpWorld *w = d ? tpDomain_World(tpScript_Domain(d->script)) : NULL;
+    if (!w || m < 0 || m >= tpWorld_MotorCount(w)) {
+        if (axis) {
+            *axis = 0;
+        }
+        return NULL;
+    }
+    int k = 0;
+    const char *name = tpWorld_Joint(w, tpWorld_MotorJoint(w, m, &k))->name;
+    if (axis) {
+        *axis = k + 1;
+    }
+    return name;
+}
+
 static void row_of(const tpBodyState *x, double *row)
 {
     memcpy(row, x->pos, sizeof x->pos);
@@ -419,11 +441,11 @@ static void row_of(const tpBodyState *x, double *row)
     memcpy(row + 10, x->angvel, sizeof x->angvel);
 }
 
-tplan_code tpState_Simulate(tpDomain *dom, tplan_state *s, int steps, const double *controls, double *trajectory,
-                            tplan_error *err)
+tplan_code tpState_Simulate(tpDomain *dom, tplan_state *s, int steps, const double *controls, const double *targets,
+                            double *trajectory, tplan_error *err)
 {
     const tpWorld *w = tpDomain_World(dom);
-    const int ns = tpWorld_StateCount(w), nc = tpWorld_ControlCount(w);
+    const int ns = tpWorld_StateCount(w), nc = tpWorld_ControlCount(w), nm = tpWorld_MotorCount(w);
     if (steps < 1) {
         tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "steps", "steps: %d; expected a number of steps >= 1", steps);
         return TPLAN_ERR_ARGUMENT;
@@ -431,8 +453,9 @@ tplan_code tpState_Simulate(tpDomain *dom, tplan_state *s, int steps, const doub
     tpBodyState *x = calloc((size_t)(ns > 0 ? ns : 1), sizeof *x);
     uint8_t *rest = calloc((size_t)(ns > 0 ? ns : 1), 1);
     double *zero = calloc((size_t)(6 * nc + 1), sizeof *zero);
+    double *act = calloc((size_t)(6 * nc + nm + 1), sizeof *act); /* one full action: forces, then targets */
     tplan_code code = TPLAN_OK;
-    if (!x || !rest || !zero) {
+    if (!x || !rest || !zero || !act) {
         tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
         code = TPLAN_ERR_NOMEM;
     } else if (!tpState_Bind(s, dom, x, rest, err)) {
@@ -454,10 +477,26 @@ tplan_code tpState_Simulate(tpDomain *dom, tplan_state *s, int steps, const doub
                 break;
             }
         }
+        memcpy(act, a, sizeof(double) * 6 * (size_t)nc);
+        for (int m = 0; m < nm; ++m) {
+            int axis = 0;
+            const tpJointDef *jd = tpWorld_Joint(w, tpWorld_MotorJoint(w, m, &axis));
+            const double v = targets ? targets[(size_t)i * (size_t)nm + (size_t)m] : jd->axes[axis].speed;
+            const double lim = tpWorld_MotorMaxSpeed(w, m);
+            if (!(fabs(v) <= lim)) {
+                tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "motor_targets",
+                           "motor_targets: step %d, joint '%s'%s: %.6g is not a finite target within +-%g (its "
+                           "max_speed)",
+                           i, jd->name, axis ? " axis 2" : "", v, lim);
+                code = TPLAN_ERR_ARGUMENT;
+                break;
+            }
+            act[6 * nc + m] = v;
+        }
         if (code != TPLAN_OK) {
             break;
         }
-        if (!tpDomain_Step(dom, x, rest, &t, a)) {
+        if (!tpDomain_Step(dom, x, rest, &t, act)) {
             char why[512];
             const char *motion = tpWorld_MotionError(w);
             if (motion[0]) {
@@ -485,6 +524,7 @@ tplan_code tpState_Simulate(tpDomain *dom, tplan_state *s, int steps, const doub
     free(x);
     free(rest);
     free(zero);
+    free(act);
     return code;
 }
 
@@ -509,8 +549,8 @@ tplan_code tplan_simulate(tplan_domain *d, tplan_state *s, const tplan_simulate_
     memcpy(&full, def, def->size);
     tpCall call;
     tpCall_Begin(&call, d->limits.output, d->limits.output_user);
-    const tplan_code code =
-        tpState_Simulate(tpScript_Domain(d->script), s, full.steps, full.controls, full.trajectory, err);
+    const tplan_code code = tpState_Simulate(tpScript_Domain(d->script), s, full.steps, full.controls,
+                                             full.motor_targets, full.trajectory, err);
     tpCall_End(&call);
     if (code == TPLAN_OK) {
         tpApi_SetOk(err);

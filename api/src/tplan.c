@@ -389,6 +389,25 @@ const double *tplan_result_controls(const tplan_result *r, int body)
     return selected_(r)->controls[body];
 }
 
+int tplan_result_motor_count(const tplan_result *r)
+{
+    return r ? r->rec.nmotors : 0;
+}
+
+const char *tplan_result_motor_joint(const tplan_result *r, int m, int *axis)
+{
+    const bool ok = r && m >= 0 && m < r->rec.nmotors;
+    if (axis) {
+        *axis = ok ? r->rec.motors[m].axis + 1 : 0;
+    }
+    return ok ? r->rec.motors[m].joint : NULL;
+}
+
+const double *tplan_result_motor_targets(const tplan_result *r)
+{
+    return r && r->rec.nmotors > 0 ? selected_(r)->targets : NULL;
+}
+
 int64_t tplan_result_iterations(const tplan_result *r)
 {
     return r ? r->rec.iterations : 0;

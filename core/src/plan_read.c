@@ -587,7 +587,7 @@ static bool read_view(const tpReader *r, const cJSON *root, tpPlanView *v)
     return true;
 }
 
-static bool read_header(const tpReader *r, const cJSON *root, tpPlanRecord *rec)
+static bool read_header(const tpReader *r, const cJSON *root, tpPlanRecord *rec, int *version_out)
 {
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
     if (!cJSON_IsString(fmt) || !fmt->valuestring) {
@@ -603,11 +603,14 @@ static bool read_header(const tpReader *r, const cJSON *root, tpPlanRecord *rec)
     if (!member_double(r, root, "", "version", &version)) {
         return false;
     }
-    if (version != TP_PLAN_VERSION && version != TP_PLAN_VERSION_START) {
-        return fail_(r, "version", "unsupported plan version %.17g (this tplan reads versions %d and %d)", version,
-                     TP_PLAN_VERSION, TP_PLAN_VERSION_START);
+    if (version != TP_PLAN_VERSION && version != TP_PLAN_VERSION_START && version != TP_PLAN_VERSION_MOTORS) {
+        return fail_(r, "version", "unsupported plan version %.17g (this tplan reads versions %d, %d and %d)", version,
+                     TP_PLAN_VERSION, TP_PLAN_VERSION_START, TP_PLAN_VERSION_MOTORS);
     }
-    rec->has_start = version == TP_PLAN_VERSION_START; /* read_start reads it */
+    *version_out = (int)version;
+    /* read_start reads it; version 3 (driven motors) may or may not start from a given state */
+    rec->has_start = version == TP_PLAN_VERSION_START ||
+                     (version == TP_PLAN_VERSION_MOTORS && cJSON_GetObjectItemCaseSensitive(root, "start") != NULL);
     /* optional "tplan": the writer's version, three numbers */
     if (cJSON_GetObjectItemCaseSensitive(root, "tplan")) {
         if (!member_string(r, root, "", "tplan", &rec->tplan_version)) {
@@ -945,6 +948,9 @@ static bool fill_world(const tpReader *r, const tpPlanRecord *rec, const tpWorld
     return true;
 }
 
+static bool read_world_targets(const tpReader *r, const tpPlanRecord *rec, const cJSON *root_or_alt, int k,
+                               const char *base, tpPlanWorld *w);
+
 static bool read_world(tpReadState *st, const cJSON *obj, int k, tpPlanWorld *w)
 {
     const tpReader *r = st->r;
@@ -989,7 +995,7 @@ static bool read_world(tpReadState *st, const cJSON *obj, int k, tpPlanWorld *w)
     }
     if (ok) {
         w->cost = cost;
-        ok = fill_world(r, rec, &src, w);
+        ok = fill_world(r, rec, &src, w) && read_world_targets(r, rec, obj, k, base, w);
     }
     free(src.traj);
     free(src.ctrl);
@@ -1192,6 +1198,122 @@ static bool read_start(tpReadState *st, const cJSON *root)
     return true;
 }
 
+/* Member "motors" (version 3 only, and required there): the driven motors, each {"joint", "axis",
+ * "targets"}; the targets are read with the selected world (read_world). */
+static bool read_motors(tpReadState *st, const cJSON *root, int version)
+{
+    const tpReader *r = st->r;
+    tpPlanRecord *rec = st->rec;
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "motors");
+    if (version != TP_PLAN_VERSION_MOTORS) {
+        return !arr || fail_(r, "motors", "a version %d plan has no driven motors (version %d has)", version,
+                             TP_PLAN_VERSION_MOTORS);
+    }
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1 || cJSON_GetArraySize(arr) > TP_PLAN_MAX_MOTORS) {
+        return fail_(r, "motors", "a version %d plan needs 1 to %d driven motors: expected an array, got %s",
+                     TP_PLAN_VERSION_MOTORS, TP_PLAN_MAX_MOTORS, arr ? type_name(arr) : "nothing");
+    }
+    const int n = cJSON_GetArraySize(arr);
+    rec->motors = calloc((size_t)n, sizeof *rec->motors);
+    if (!rec->motors) {
+        return fail_(r, "motors", "out of memory");
+    }
+    rec->nmotors = n;
+    int m = 0;
+    for (const cJSON *o = arr->child; o; o = o->next, ++m) {
+        char base[TP_PATH_CAP];
+        join_index(base, sizeof base, "motors", m);
+        if (!cJSON_IsObject(o)) {
+            return fail_(r, base, "expected an object, got %s", type_name(o));
+        }
+        for (const cJSON *f = o->child; f; f = f->next) {
+            if (strcmp(f->string, "joint") != 0 && strcmp(f->string, "axis") != 0 &&
+                strcmp(f->string, "targets") != 0) {
+                return fail_(r, base, "unknown field \"%.64s\" (expected joint, axis, targets)", f->string);
+            }
+        }
+        int axis = 0;
+        if (!member_string(r, o, base, "joint", &rec->motors[m].joint) ||
+            !member_int(r, o, base, "axis", 1, 2, &axis)) {
+            return false;
+        }
+        rec->motors[m].axis = axis - 1;
+        if (!rec->motors[m].joint[0]) {
+            return fail_(r, base, "joint: a driven motor's joint has a name");
+        }
+        for (int e = 0; e < m; ++e) {
+            if (rec->motors[e].axis == rec->motors[m].axis && strcmp(rec->motors[e].joint, rec->motors[m].joint) == 0) {
+                return fail_(r, base, "joint \"%s\" axis %d is also motors[%d]", rec->motors[m].joint, axis, e);
+            }
+        }
+    }
+    return true;
+}
+
+/* One motor's targets: an array of `steps` speeds, each within +-TP_PLAN_MAX_MOTOR_SPEED, into
+ * column m of w->targets. */
+static bool read_targets(const tpReader *r, const tpPlanRecord *rec, const cJSON *arr, const char *path, int m,
+                         tpPlanWorld *w)
+{
+    if (!cJSON_IsArray(arr)) {
+        return fail_(r, path, "expected an array of target speeds, got %s", arr ? type_name(arr) : "nothing");
+    }
+    if (cJSON_GetArraySize(arr) != w->nsteps) {
+        return fail_(r, path, "expected %d targets (steps), got %d", w->nsteps, cJSON_GetArraySize(arr));
+    }
+    int i = 0;
+    for (const cJSON *e = arr->child; e; e = e->next, ++i) {
+        const double v = cJSON_IsNumber(e) ? e->valuedouble : NAN;
+        if (!(fabs(v) <= TP_PLAN_MAX_MOTOR_SPEED)) {
+            char elem[TP_PATH_CAP];
+            join_index(elem, sizeof elem, path, i);
+            return fail_(r, elem, "expected a target speed within +-%g (rad/s or m/s), got %s", TP_PLAN_MAX_MOTOR_SPEED,
+                         cJSON_IsNumber(e) ? "a number beyond it" : type_name(e));
+        }
+        w->targets[(size_t)i * (size_t)rec->nmotors + (size_t)m] = v;
+    }
+    return true;
+}
+
+/* The driven motors' targets of world k (-1: the selected one, in "motors"; else the
+ * alternative's "motor_targets", one array per motor). */
+static bool read_world_targets(const tpReader *r, const tpPlanRecord *rec, const cJSON *root_or_alt, int k,
+                               const char *base, tpPlanWorld *w)
+{
+    char path[TP_PATH_CAP];
+    const cJSON *alt = k >= 0 ? cJSON_GetObjectItemCaseSensitive(root_or_alt, "motor_targets") : NULL;
+    if (rec->nmotors == 0) {
+        join(path, sizeof path, base, "motor_targets");
+        return !alt || fail_(r, path, "the plan has no driven motors (no \"motors\")");
+    }
+    if (k < 0) {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(root_or_alt, "motors")->child;
+        for (int m = 0; m < rec->nmotors; ++m, o = o->next) {
+            char entry[TP_PATH_CAP];
+            join_index(entry, sizeof entry, "motors", m);
+            join(path, sizeof path, entry, "targets");
+            if (!read_targets(r, rec, cJSON_GetObjectItemCaseSensitive(o, "targets"), path, m, w)) {
+                return false;
+            }
+        }
+        return true;
+    }
+    join(path, sizeof path, base, "motor_targets");
+    if (!cJSON_IsArray(alt) || cJSON_GetArraySize(alt) != rec->nmotors) {
+        return fail_(r, path, "expected an array of %d target arrays (one per motor), got %s", rec->nmotors,
+                     alt ? type_name(alt) : "nothing");
+    }
+    int m = 0;
+    for (const cJSON *e = alt->child; e; e = e->next, ++m) {
+        char elem[TP_PATH_CAP];
+        join_index(elem, sizeof elem, path, m);
+        if (!read_targets(r, rec, e, elem, m, w)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool read_record(tpReadState *st, const cJSON *root)
 {
     const tpReader *r = st->r;
@@ -1199,14 +1321,15 @@ static bool read_record(tpReadState *st, const cJSON *root)
     if (!cJSON_IsObject(root)) {
         return fail_(r, NULL, "not a tplan plan file (top level is %s, expected an object)", type_name(root));
     }
-    if (!read_header(r, root, rec)) {
+    int version = 0;
+    if (!read_header(r, root, rec, &version)) {
         return false;
     }
     char path[TP_PATH_CAP] = "";
     if (!check_duplicate_keys(r, root, path, sizeof path)) {
         return false;
     }
-    if (!read_bodies(st, root) || !read_tactics(st, root) || !read_start(st, root)) {
+    if (!read_bodies(st, root) || !read_tactics(st, root) || !read_start(st, root) || !read_motors(st, root, version)) {
         return false;
     }
     const cJSON *alts = member_(r, root, "", "alternatives", TP_T_ARRAY);

@@ -110,6 +110,7 @@ void tpPlanWorld_FreeArrays(tpPlanWorld *w, int nbodies, int ntactics)
     free(w->controls);
     free(w->active);
     free(w->rest);
+    free(w->targets);
     memset(w, 0, sizeof *w);
 }
 
@@ -126,6 +127,12 @@ bool tpPlanWorld_Alloc(tpPlanWorld *w, const tpPlanRecord *rec, int nsteps)
     w->active = calloc((size_t)rec->ntactics + 1, sizeof *w->active);
     if (!w->traj || !w->controls || !w->active) {
         goto fail;
+    }
+    if (rec->nmotors > 0) {
+        w->targets = calloc((size_t)nsteps * (size_t)rec->nmotors + 1, sizeof(double));
+        if (!w->targets) {
+            goto fail;
+        }
     }
     for (int i = 0; i < rec->nbodies; ++i) {
         if (rec->bodies[i].moving) {
@@ -200,6 +207,12 @@ void tpPlanRecord_Free(tpPlanRecord *rec)
         }
     }
     free(rec->tactics);
+    if (rec->motors) {
+        for (int m = 0; m < rec->nmotors; ++m) {
+            free(rec->motors[m].joint);
+        }
+    }
+    free(rec->motors);
     tpPlan_FreeOverlays(rec);
     tpPlan_FreeSources(rec);
     tpPlan_FreeGoal(rec);
@@ -328,6 +341,23 @@ static bool check_world(const tpCheck *c, const tpPlanRecord *rec, int wi)
             }
         }
     }
+    if (rec->nmotors > 0) {
+        if (wi == rec->selected) {
+            snprintf(field, sizeof field, "motors");
+        } else {
+            snprintf(field, sizeof field, "%smotor_targets", base);
+        }
+        if (!w->targets && w->nsteps > 0) {
+            return check_fail(c, "%s: missing (NULL) for a plan with driven motors", field);
+        }
+        for (size_t k = 0; k < (size_t)w->nsteps * (size_t)rec->nmotors; ++k) {
+            if (!(fabs(w->targets[k]) <= TP_PLAN_MAX_MOTOR_SPEED)) {
+                return check_fail(c, "%s: step %zu, joint \"%s\": target %.17g is not a speed within +-%g", field,
+                                  k / (size_t)rec->nmotors, rec->motors[k % (size_t)rec->nmotors].joint, w->targets[k],
+                                  TP_PLAN_MAX_MOTOR_SPEED);
+            }
+        }
+    }
     for (int t = 0; t < rec->ntactics; ++t) {
         const tpPlanTactic *tac = &rec->tactics[t];
         if (wi == rec->selected) {
@@ -378,6 +408,18 @@ static bool check_record(const tpCheck *c, const tpPlanRecord *rec, char **overr
     if (rec->has_start && (!rec->start_rest || !(rec->start_time >= 0 && rec->start_time <= TP_PLAN_MAX_START_TIME))) {
         return check_fail(c, "start.time: %.17g is not a time in [0, %g] s (or no rest counts)", rec->start_time,
                           TP_PLAN_MAX_START_TIME);
+    }
+    if (rec->nmotors < 0 || rec->nmotors > TP_PLAN_MAX_MOTORS || (rec->nmotors > 0 && !rec->motors)) {
+        return check_fail(c, "motors: %d entries (at most %d)", rec->nmotors, TP_PLAN_MAX_MOTORS);
+    }
+    for (int m = 0; m < rec->nmotors; ++m) {
+        snprintf(field, sizeof field, "motors[%d].joint", m);
+        if (!check_string(c, rec->motors[m].joint, field)) {
+            return false;
+        }
+        if (rec->motors[m].axis != 0 && rec->motors[m].axis != 1) {
+            return check_fail(c, "motors[%d].axis: %d is not axis 0 or 1", m, rec->motors[m].axis);
+        }
     }
     if (rec->view.set && !tpPlanView_Valid(&rec->view)) {
         return check_fail(c, "view: expected finite numbers, distance >= 0 and pitch within -89.9..89.9 degrees");
@@ -753,6 +795,19 @@ static void put_rows(FILE *f, const double *v, int rows, int cols, const char *i
     fprintf(f, "%s]", indent);
 }
 
+/* Column m of a rows x cols table as one array of numbers (a motor's targets). */
+static void put_column(FILE *f, const double *v, int rows, int cols, int m)
+{
+    fputc('[', f);
+    for (int i = 0; i < rows; ++i) {
+        if (i) {
+            fputs(", ", f);
+        }
+        put_double(f, v[(size_t)i * (size_t)cols + (size_t)m]);
+    }
+    fputc(']', f);
+}
+
 static void put_active(FILE *f, const int32_t *a, int n)
 {
     fputc('[', f);
@@ -839,7 +894,16 @@ static void put_alternative(FILE *f, const tpPlanRecord *rec, const tpPlanWorld 
         fputs(": ", f);
         put_active(f, w->active[t], w->nsteps);
     }
-    fputs(rec->ntactics ? "\n      }\n    }" : "}\n    }", f);
+    fputs(rec->ntactics ? "\n      }" : "}", f);
+    if (rec->nmotors > 0) { /* one array of targets per motor, in "motors" order */
+        fputs(",\n      \"motor_targets\": [", f);
+        for (int m = 0; m < rec->nmotors; ++m) {
+            fputs(m ? ",\n        " : "\n        ", f);
+            put_column(f, w->targets, w->nsteps, rec->nmotors, m);
+        }
+        fputs("\n      ]", f);
+    }
+    fputs("\n    }", f);
 }
 
 /* stats.rejections: the reasons in use, one a line (nothing when none is: files of runs without
@@ -868,7 +932,11 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
 {
     const tpPlanWorld *sel = &rec->worlds[rec->selected];
     fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"tplan\": \"%s\",\n  \"domain\": {\"name\": ",
-            TP_PLAN_FORMAT, rec->has_start ? TP_PLAN_VERSION_START : TP_PLAN_VERSION, TPLAN_VERSION);
+            TP_PLAN_FORMAT,
+            rec->nmotors > 0 ? TP_PLAN_VERSION_MOTORS
+            : rec->has_start ? TP_PLAN_VERSION_START
+                             : TP_PLAN_VERSION,
+            TPLAN_VERSION);
     put_string(f, rec->domain_name);
     fputs(", \"file\": ", f);
     put_string(f, rec->domain_file);
@@ -956,7 +1024,19 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
         put_active(f, sel->active[t], sel->nsteps);
         fputc('}', f);
     }
-    fputs(rec->ntactics ? "\n  ],\n  \"alternatives\": [" : "],\n  \"alternatives\": [", f);
+    fputs(rec->ntactics ? "\n  ]" : "]", f);
+    if (rec->nmotors > 0) { /* the driven motors and the selected world's targets */
+        fputs(",\n  \"motors\": [", f);
+        for (int m = 0; m < rec->nmotors; ++m) {
+            fputs(m ? ",\n    {\"joint\": " : "\n    {\"joint\": ", f);
+            put_string(f, rec->motors[m].joint);
+            fprintf(f, ", \"axis\": %d,\n     \"targets\": ", rec->motors[m].axis + 1);
+            put_column(f, sel->targets, sel->nsteps, rec->nmotors, m);
+            fputc('}', f);
+        }
+        fputs("\n  ]", f);
+    }
+    fputs(",\n  \"alternatives\": [", f);
     bool first = true;
     for (int wi = 0; wi < rec->nworlds; ++wi) {
         if (wi != rec->selected) {

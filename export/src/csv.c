@@ -82,6 +82,21 @@ static void write_controls(FILE *f, const tpPlanRecord *rec, const tpPlanWorld *
     }
 }
 
+/* motors.csv (plans with driven motors only): each step's target speed of every driven motor. */
+static void write_motors(FILE *f, const tpPlanRecord *rec, const tpPlanWorld *w)
+{
+    fputs("step,t,joint,axis,target\n", f);
+    for (int i = 0; i < w->nsteps; ++i) {
+        for (int m = 0; m < rec->nmotors; ++m) {
+            fprintf(f, "%d,%.17g,", i, i * rec->dt);
+            put_field(f, rec->motors[m].joint);
+            fprintf(f, ",%d", rec->motors[m].axis + 1);
+            put_numbers(f, w->targets + (size_t)i * (size_t)rec->nmotors + (size_t)m, 1);
+            fputc('\n', f);
+        }
+    }
+}
+
 bool tpX_WriteCsv(const tpPlanRecord *rec, const char *dir, const tpExportDef *def, tpExportStats *st, char *err,
                   size_t errlen)
 {
@@ -99,17 +114,23 @@ bool tpX_WriteCsv(const tpPlanRecord *rec, const char *dir, const tpExportDef *d
         tpErrorf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
         return false;
     }
-    char path_s[4096], path_c[4096];
+    char path_s[4096], path_c[4096], path_m[4096];
     snprintf(path_s, sizeof path_s, "%s/states.csv", dir);
     snprintf(path_c, sizeof path_c, "%s/controls.csv", dir);
-    tpXTemp ts = {0}, tc = {0};
+    snprintf(path_m, sizeof path_m, "%s/motors.csv", dir);
+    tpXTemp ts = {0}, tc = {0}, tm = {0};
     bool ok = false;
-    if (!tpXTemp_Open(&ts, path_s, err, errlen) || !tpXTemp_Open(&tc, path_c, err, errlen)) {
+    const bool motors = rec->nmotors > 0 && w->targets;
+    if (!tpXTemp_Open(&ts, path_s, err, errlen) || !tpXTemp_Open(&tc, path_c, err, errlen) ||
+        (motors && !tpXTemp_Open(&tm, path_m, err, errlen))) {
         goto out;
     }
     write_states(ts.f, rec, w);
     write_controls(tc.f, rec, w);
-    long ls = ftell(ts.f), lc = ftell(tc.f);
+    if (motors) {
+        write_motors(tm.f, rec, w);
+    }
+    long ls = ftell(ts.f), lc = ftell(tc.f), lm = motors ? ftell(tm.f) : 0;
     if (!tpXTemp_Commit(&ts, err, errlen)) {
         goto out;
     }
@@ -117,11 +138,17 @@ bool tpX_WriteCsv(const tpPlanRecord *rec, const char *dir, const tpExportDef *d
         remove(path_s);
         goto out;
     }
-    st->bytes = (int64_t)ls + lc;
+    if (motors && !tpXTemp_Commit(&tm, err, errlen)) {
+        remove(path_s);
+        remove(path_c);
+        goto out;
+    }
+    st->bytes = (int64_t)ls + lc + lm;
     ok = true;
 out:
     tpXTemp_Abort(&ts);
     tpXTemp_Abort(&tc);
+    tpXTemp_Abort(&tm);
     if (!ok && created) {
         rmdir(dir);
     }

@@ -397,6 +397,16 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
             skills[i].target = sk->target[0] ? tplResolveBody(b, sk->target, swhere) : -1;
             if (sk->ground_offset && sk->ground[0]) /* the kind's body field (kick's `ground`), by name */
                 *(int *)((char *)&skills[i] + sk->ground_offset) = tplResolveBody(b, sk->ground, swhere);
+            if (sk->joint_offset && sk->joint[0]) { /* the kind's joint field (motor's `joint`), by name */
+                const int j = tpWorld_FindJoint(wg->world, sk->joint);
+                if (j < 0)
+                    tplErrorAt(L, swhere, "skill '%s' (%s): joint: no joint named '%s' in the domain", sk->def.name,
+                               tpSkillKind_Name(sk->def.kind), sk->joint);
+                *(int *)((char *)&skills[i] + sk->joint_offset) = j;
+                /* a motor skill of a tactic without a body is about the joint's (first) body */
+                if (skills[i].body < 0 && sk->def.kind == TP_SKILL_MOTOR)
+                    skills[i].body = tpWorld_Joint(wg->world, j)->body_a;
+            }
             if (sk->def.kind == TP_SKILL_CUSTOM) {
                 lua_getiuservalue(L, -1, 2);
                 skills[i].custom.fn = tplSkillCallback;

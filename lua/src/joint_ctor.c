@@ -14,7 +14,7 @@ static const char *const tplJointKinds[] = {"hinge",     "slider", "ball",     "
                                             "universal", "hinge2", "distance", NULL};
 static const char *const tplLimitFields[] = {"lo", "hi", "bounce", NULL};
 static const char *const tplSpringFields[] = {"stiffness", "damping", "rest", NULL};
-static const char *const tplMotorFields[] = {"speed", "max_force", "max_torque", NULL};
+static const char *const tplMotorFields[] = {"speed", "max_force", "max_torque", "driven", "max_speed", NULL};
 
 /* Reads sub-table `key` (limit, spring or motor, axis k) into ax; false if absent. */
 static bool tplJointAxis(lua_State *L, const char *what, const char *key, int k, tpJointAxisDef *ax)
@@ -61,7 +61,18 @@ static bool tplJointAxis(lua_State *L, const char *what, const char *key, int k,
             tplError(L, "%s%s: give stiffness (N/m or N m/rad) or damping (N s/m or N m s/rad)", what, key);
     } else {
         tplCheckFields(L, idx, sub, tplMotorFields, 0);
-        ax->speed = tplReqNumber(L, idx, sub, "speed");
+        /* driven: the target speed is the action's (tp.skill.motor); speed is then the default */
+        ax->driven = tplBool(L, idx, sub, "driven", false);
+        ax->speed = ax->driven ? tplNumber(L, idx, sub, "speed", 0.0, false) : tplReqNumber(L, idx, sub, "speed");
+        const bool has_max = tplField(L, idx, "max_speed") != LUA_TNIL;
+        lua_pop(L, 1);
+        if (has_max && !ax->driven)
+            tplError(L, "%s%s.max_speed: only for a driven motor (driven = true)", what, key);
+        ax->max_speed = tplNumber(L, idx, sub, "max_speed", 0.0, false);
+        if (has_max && !(ax->max_speed > 0))
+            tplError(L, "%s%s.max_speed must be > 0 (got %g)", what, key, ax->max_speed);
+        if (has_max && fabs(ax->speed) > ax->max_speed)
+            tplError(L, "%s%s.speed = %g is beyond its max_speed %g", what, key, ax->speed, ax->max_speed);
         const bool f = tplField(L, idx, "max_force") != LUA_TNIL, tq = tplField(L, idx, "max_torque") != LUA_TNIL;
         lua_pop(L, 2);
         if (f == tq)
@@ -188,6 +199,10 @@ static int tplJointNew(lua_State *L)
         if (jk == TP_JOINT_HINGE2 && a->rest != 0)
             tplError(L, "%sspring.rest must be 0 for a hinge2 (its suspension rests where it starts)", what);
     }
+    if ((j->def.axes[0].driven || j->def.axes[1].driven) && !j->def.name[0])
+        tplError(
+            L, "%sa joint with a driven motor needs a name (skills and plans name it: tp.skill.motor { joint = ... })",
+            what);
     if (uses_axis2) { /* universal: perpendicular axes; hinge2: not parallel ones */
         const double *x = j->def.axis, *y = j->def.axis2;
         const double c = (x[0] * y[0] + x[1] * y[1] + x[2] * y[2]) /

@@ -91,6 +91,8 @@ typedef struct tplSkill {
     char body[TP_NAME_MAX], target[TP_NAME_MAX]; /* body names, "" = unset */
     char ground[TP_NAME_MAX];                    /* the kind's TP_FIELD_BODY field (kick's `ground`), "" = unset */
     size_t ground_offset;                        /* where in def that body's index goes (0 = none given) */
+    char joint[TP_NAME_MAX];                     /* the kind's TP_FIELD_JOINT field (motor's `joint`), "" = unset */
+    size_t joint_offset;                         /* where in def that joint's index goes (0 = none given) */
 } tplSkill;
 
 /// tp.tactic: user value 1 = call site, 2 = array of tp.skill, 3 = dynamic rows

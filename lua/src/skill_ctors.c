@@ -347,6 +347,24 @@ static void tplReadKindFields(lua_State *L, const char *what, tplSkill *sk)
             if (tplString(L, 1, what, f->name, sk->ground, sizeof sk->ground))
                 sk->ground_offset = f->offset;
             break;
+        case TP_FIELD_JOINT: /* a joint name, resolved when the domain is built (domain_build.c) */
+            if (tplString(L, 1, what, f->name, sk->joint, sizeof sk->joint))
+                sk->joint_offset = f->offset;
+            break;
+        case TP_FIELD_RANGE: /* {lo, hi}: uniform, instead of the distribution field of the same offset */
+            if (tplField(L, 1, f->name) != LUA_TNIL) {
+                lua_pop(L, 1);
+                if (((tpDist *)p)->kind != TP_DIST_UNSET)
+                    tplError(L, "%sgive %s = {lo, hi} or a distribution of the same value, not both", what, f->name);
+                double lohi[2];
+                tplVector(L, 1, what, f->name, lohi, 2, 2, false);
+                if (!(lohi[0] <= lohi[1]))
+                    tplError(L, "%s%s: lo = %g is above hi = %g", what, f->name, lohi[0], lohi[1]);
+                *(tpDist *)p = tpDist_Uniform(lohi[0], lohi[1]);
+            } else {
+                lua_pop(L, 1);
+            }
+            break;
         }
     }
     char err[256];

@@ -151,6 +151,24 @@ static bool check_axis_def(const tpJointDef *jd, int k, const char *who, char *e
                  angular ? TP_MAX_ANGVEL : TP_MAX_SPEED);
         return false;
     }
+    if (x->driven && jd->name[0] == '\0') {
+        tpErrorf(err, errlen, "%s: motor%s.driven: a joint with a driven motor needs a name (plans name it)", who, sfx);
+        return false;
+    }
+    if (x->driven && !x->motor) {
+        tpErrorf(err, errlen, "%s: motor%s.driven: the axis has no motor", who, sfx);
+        return false;
+    }
+    const double kind_max = angular ? TP_MAX_ANGVEL : TP_MAX_SPEED;
+    if (x->driven && !(x->max_speed >= 0.0 && x->max_speed <= kind_max)) {
+        tpErrorf(err, errlen, "%s: motor%s.max_speed must be in [0, %g] (0: %g; got %g)", who, sfx, kind_max, kind_max,
+                 x->max_speed);
+        return false;
+    }
+    if (x->driven && x->max_speed > 0.0 && fabs(x->speed) > x->max_speed) {
+        tpErrorf(err, errlen, "%s: motor%s.speed = %g is beyond its max_speed %g", who, sfx, x->speed, x->max_speed);
+        return false;
+    }
     return true;
 }
 
@@ -408,6 +426,12 @@ static dJointID create_ode_joint(tpWorld *w, tpJointDef *jd)
             set_param(id, jd->kind, param(dParamVel, k), ax->speed);
             set_param(id, jd->kind, param(dParamFMax, k), ax->max_force);
         }
+        if (ax->motor && ax->driven && !ax->limit && !spring) {
+            /* a driven motor's row is not softened by the world's CFM (which would leave it short of
+               each commanded speed by about CFM x its force: 1.5 cm/s for a 4 kg cart changing speed
+               by 4 m/s in a step): the step reaches the target whenever max_force allows */
+            set_param(id, jd->kind, param(dParamCFM, k), 0.0);
+        }
     }
     return id;
 }
@@ -464,11 +488,39 @@ bool tpJoints_Create(tpWorld *w, char *err, size_t errlen)
         if (jd->body_b < 0 || w->rt[jd->body_b].body == NULL)
             w->joint_flags[r] |= TP_JOINT_GROUP_HELD;
         const bool kin = w->rt[jd->body_a].kinematic || (jd->body_b >= 0 && w->rt[jd->body_b].kinematic);
-        bool driven = false;
+        bool driven = false; /* a driven motor's target changes with every action: never asleep */
         for (int k = 0; k < g_kinds[jd->kind].axes; k++)
-            driven = driven || (jd->axes[k].motor && jd->axes[k].speed != 0.0);
+            driven = driven || (jd->axes[k].motor && (jd->axes[k].speed != 0.0 || jd->axes[k].driven));
         if (kin || driven)
             w->joint_flags[r] |= TP_JOINT_GROUP_AWAKE;
+    }
+    /* the driven motors' action slots, in joint order then axis order */
+    for (int j = 0; j < nj; j++)
+        for (int k = 0; k < g_kinds[w->joints[j].kind].axes; k++)
+            w->nmotor += w->joints[j].axes[k].motor && w->joints[j].axes[k].driven;
+    if (w->nmotor > 0) {
+        w->motor_joint = calloc((size_t)w->nmotor, sizeof *w->motor_joint);
+        w->motor_axis = calloc((size_t)w->nmotor, sizeof *w->motor_axis);
+        w->motor_max = calloc((size_t)w->nmotor, sizeof *w->motor_max);
+        if (!w->motor_joint || !w->motor_axis || !w->motor_max) {
+            tpErrorf(err, errlen, "scene: out of memory for %d driven motors", w->nmotor);
+            return false;
+        }
+        int m = 0;
+        for (int j = 0; j < nj; j++) {
+            const tpJointDef *jd = &w->joints[j];
+            for (int k = 0; k < g_kinds[jd->kind].axes; k++) {
+                if (!(jd->axes[k].motor && jd->axes[k].driven))
+                    continue;
+                const bool angular = g_kinds[jd->kind].angular;
+                w->motor_joint[m] = j;
+                w->motor_axis[m] = k;
+                w->motor_max[m] = jd->axes[k].max_speed > 0.0 ? jd->axes[k].max_speed
+                                  : angular                   ? TP_MAX_ANGVEL
+                                                              : TP_MAX_SPEED;
+                m++;
+            }
+        }
     }
     /* sorted, for the broad phase's binary search */
     for (int i = 1; i < w->nnocollide; i++) {
@@ -489,6 +541,9 @@ void tpJoints_Free(tpWorld *w)
     free(w->joint_flags);
     free(w->joint_min);
     free(w->nocollide);
+    free(w->motor_joint);
+    free(w->motor_axis);
+    free(w->motor_max);
 }
 
 bool tpJoints_NoCollide(const tpWorld *w, uint64_t key)
@@ -602,6 +657,70 @@ void tpJoints_InFlight(tpWorld *w)
         if (jd->body_b >= 0)
             w->rt[jd->body_b].in_flight = false;
     }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Driven motors: a target speed in every action                                               */
+
+int tpJoints_BadTarget(tpWorld *w, const double *targets)
+{
+    for (int m = 0; m < w->nmotor; m++) {
+        const int j = w->motor_joint[m];
+        const double lim = g_kinds[w->joints[j].kind].angular ? TP_MAX_ANGVEL : TP_MAX_SPEED;
+        if (!(fabs(targets[m]) <= lim)) {
+            w->failure.kind = TP_STEP_BAD_ACTION;
+            w->failure.what = TP_STEP_VALUE_MOTOR;
+            w->failure.a = w->joints[j].body_a;
+            w->failure.b = w->joints[j].body_b;
+            w->failure.joint = j;
+            w->failure.axis = w->motor_axis[m];
+            w->failure.value = targets[m];
+            w->failure.limit = lim;
+            return m;
+        }
+    }
+    return -1;
+}
+
+void tpJoints_Drive(tpWorld *w, const double *targets)
+{
+    for (int m = 0; m < w->nmotor; m++) {
+        const int j = w->motor_joint[m];
+        set_param(w->joint_id[j], w->joints[j].kind, param(dParamVel, w->motor_axis[m]), targets[m]);
+    }
+}
+
+int tpWorld_MotorCount(const tpWorld *w)
+{
+    return w->nmotor;
+}
+
+int tpWorld_ActionCount(const tpWorld *w)
+{
+    return 6 * w->ncontrol + w->nmotor;
+}
+
+int tpWorld_MotorJoint(const tpWorld *w, int m, int *axis)
+{
+    TP_ASSERT(m >= 0 && m < w->nmotor); /* Release: -1 */
+    const bool ok = m >= 0 && m < w->nmotor;
+    if (axis)
+        *axis = ok ? w->motor_axis[m] : -1;
+    return ok ? w->motor_joint[m] : -1;
+}
+
+int tpWorld_MotorSlot(const tpWorld *w, int j, int k)
+{
+    for (int m = 0; m < w->nmotor; m++)
+        if (w->motor_joint[m] == j && w->motor_axis[m] == k)
+            return m;
+    return -1;
+}
+
+double tpWorld_MotorMaxSpeed(const tpWorld *w, int m)
+{
+    TP_ASSERT(m >= 0 && m < w->nmotor); /* Release: 0 */
+    return m >= 0 && m < w->nmotor ? w->motor_max[m] : 0.0;
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -764,7 +764,7 @@ static void mark_stirring(tpWorld *w)
  * False (and the world left as it is) when the action or a resulting state is out of range. */
 static bool advance(tpWorld *w, double t, const double *action, const uint8_t *rest, bool sleep)
 {
-    size_t nact = (size_t)w->ncontrol * 6;
+    const size_t nforce = (size_t)w->ncontrol * 6, nact = nforce + (size_t)w->nmotor;
     if (action != NULL)
         memcpy(w->action, action, nact * sizeof(double));
     else
@@ -773,8 +773,8 @@ static bool advance(tpWorld *w, double t, const double *action, const uint8_t *r
     w->static_depth = 0.0;
     w->body_depth = 0.0;
     w->static_pair[0] = w->static_pair[1] = w->body_pair[0] = w->body_pair[1] = -1;
-    w->failure = (tpStepFailure){TP_STEP_OK, -1, -1, TP_STEP_VALUE_NONE, -1, 0.0, 0.0, -1, w->def.substeps, t};
-    if (!within(w->action, (int)nact, TP_MAX_FORCE)) {
+    w->failure = (tpStepFailure){TP_STEP_OK, -1, -1, TP_STEP_VALUE_NONE, -1, 0.0, 0.0, -1, w->def.substeps, t, -1};
+    if (!within(w->action, (int)nforce, TP_MAX_FORCE)) {
         for (int k = 0; k < w->ncontrol; k++)
             if (note_outside(w, TP_STEP_VALUE_FORCE, w->action + 6 * k, 3, TP_MAX_FORCE) ||
                 note_outside(w, TP_STEP_VALUE_TORQUE, w->action + 6 * k + 3, 3, TP_MAX_FORCE)) {
@@ -784,7 +784,11 @@ static bool advance(tpWorld *w, double t, const double *action, const uint8_t *r
             }
         return false;
     }
+    if (w->nmotor > 0 && tpJoints_BadTarget(w, w->action + nforce) >= 0)
+        return false;
     tpWorld_ClampAction(w, w->action);
+    if (w->nmotor > 0)
+        tpJoints_Drive(w, w->action + nforce); /* set every step: the target is the action's, not a memory */
     sleep_setup(w, rest, sleep);
 
     /* Substeps continue the world without a restore in between: that is deterministic because
@@ -878,7 +882,7 @@ bool tpWorld_CheckOverlap(tpWorld *w, const tpBodyState *x, double t, tpStepFail
     TP_ASSERT(w && x);
     tpStepFailure none;
     tpStepFailure *out = out_or_null != NULL ? out_or_null : &none;
-    *out = (tpStepFailure){TP_STEP_OK, -1, -1, TP_STEP_VALUE_NONE, -1, 0.0, 0.0, -1, w->def.substeps, t};
+    *out = (tpStepFailure){TP_STEP_OK, -1, -1, TP_STEP_VALUE_NONE, -1, 0.0, 0.0, -1, w->def.substeps, t, -1};
     if (!(w->def.max_static_penetration > 0) && !(w->def.max_body_penetration > 0))
         return true;
     /* every body awake and enabled: ODE does not collide two disabled bodies' geoms */

@@ -866,7 +866,11 @@ static bool alloc_arrays(tpWorld *w)
     w->control_body = calloc((size_t)nb, sizeof(int));
     w->kin_body = calloc((size_t)nb, sizeof(int));
     w->cgeoms = calloc((size_t)d->max_contacts, sizeof *w->cgeoms);
-    w->action = calloc((size_t)nb * 6, sizeof(double));
+    int nmotor = 0; /* driven motor axes: their targets follow the forces in an action */
+    for (int j = 0; j < d->njoints; j++)
+        for (int k = 0; k < 2; k++)
+            nmotor += d->joints[j].axes[k].motor && d->joints[j].axes[k].driven;
+    w->action = calloc((size_t)nb * 6 + (size_t)nmotor, sizeof(double));
     w->restored = malloc(sizeof(double) + (size_t)nb * sizeof(tpBodyState));
     w->motion_error = calloc(TP_MOTION_ERROR_MAX, 1);
     w->fast = calloc((size_t)nb, sizeof *w->fast);
@@ -1218,5 +1222,13 @@ void tpWorld_ClampAction(const tpWorld *w, double *action)
                     tau[j] *= s;
             }
         }
+    }
+    double *target = action + 6 * w->ncontrol;
+    for (int m = 0; m < w->nmotor; m++) {
+        const double lim = w->motor_max[m];
+        if (target[m] > lim)
+            target[m] = lim;
+        else if (target[m] < -lim)
+            target[m] = -lim;
     }
 }

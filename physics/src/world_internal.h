@@ -197,6 +197,10 @@ struct tpWorld {
     int nnocollide;
     int joint_springs; /* axes with a spring: their ERP and CFM follow the solve's step */
     double joint_h;    /* s: the step the springs' ERP and CFM were last set for (-1: none) */
+    int nmotor;        /* driven motor axes (tpWorld_MotorCount) */
+    int *motor_joint;  /* nmotor: joint index of each motor slot */
+    int *motor_axis;   /* nmotor: its axis (0, 1) */
+    double *motor_max; /* nmotor: the largest |target| (rad/s or m/s) */
 
     /* Why the last step failed (tpWorld_LastFailure), and what its checks need to say so. */
     tpStepFailure failure; /* kind TP_STEP_OK after a step that succeeded */
@@ -359,6 +363,12 @@ bool tpJoints_Held(const tpWorld *w, int body);
 void tpJoints_CountRest(tpWorld *w, uint8_t *rest_new);
 /// Jointed bodies are not in free flight (step.c, gyro_modes).
 void tpJoints_InFlight(tpWorld *w);
+/// Sets the driven motors' ODE target speeds from an action's motor part (nmotor doubles, checked
+/// and clamped by the caller).
+void tpJoints_Drive(tpWorld *w, const double *targets);
+/// The first driven motor whose target in `targets` (nmotor doubles) is non-finite or beyond its
+/// kind's range (TP_MAX_ANGVEL, TP_MAX_SPEED), filling w->failure; -1 if none.
+int tpJoints_BadTarget(tpWorld *w, const double *targets);
 
 /* Defined in step.c, used by world.c. */
 void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out);

@@ -267,6 +267,14 @@ class _Handle:
         return own
 
 
+def _floats(field, value):
+    """value as a contiguous float64 array; a TplanError naming field when it is not numbers."""
+    try:
+        return np.ascontiguousarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise _bad(field, "not an array of numbers (%s)" % e) from None
+
+
 class Domain(_Handle):
     """A loaded domain script: the model (MuJoCo's mjModel). One thread at a time uses it: a
     second thread's call waits for the first's to return (the library's rule, kept by a lock)."""
@@ -285,6 +293,13 @@ class Domain(_Handle):
         )
         self.control_bodies = tuple(
             self.body_names[_c.tplan_domain_control_body(h, k)] for k in range(_c.tplan_domain_control_count(h))
+        )
+        axis = C.c_int()
+        # the driven joint motors (motor = { driven = true }): (joint, axis 1 or 2), in the order of a
+        # row of motor_targets
+        self.motors = tuple(
+            (_c.tplan_domain_motor_joint(h, m, C.byref(axis)).decode("utf-8"), axis.value)
+            for m in range(_c.tplan_domain_motor_count(h))
         )
         self.params = json.loads(_c.tplan_domain_params_json(h).decode("utf-8"))
         self.warnings = tuple(
@@ -384,21 +399,19 @@ class Domain(_Handle):
             raise _fail(err)
         return State(_Owned(p, _c.tplan_state_free))
 
-    def simulate(self, state, controls=None, *, steps=None, trajectory=False):
+    def simulate(self, state, controls=None, *, steps=None, trajectory=False, motor_targets=None):
         """Steps a copy of state with exactly the planner's Sim and returns it (state is left as
         it was). controls: steps x controlled bodies x 6 (force N, torque N·m, world frame; the
         bodies of control_bodies, in that order), or steps x (6 * controlled bodies); None: no
-        forces for `steps` steps. trajectory=True returns (State, array (steps + 1) x the
-        state's bodies x 13), the start first."""
+        forces for `steps` steps. motor_targets: steps x driven motors (motors, in that order)
+        target speeds, rad/s or m/s; None: each motor at its declared speed. trajectory=True
+        returns (State, array (steps + 1) x the state's bodies x 13), the start first."""
         if not isinstance(state, State):
             raise _bad("state", "expected a tplan.State, got %s" % type(state).__name__)
         nc = len(self.control_bodies)
         a = None
         if controls is not None:
-            try:
-                a = np.ascontiguousarray(controls, dtype=np.float64)
-            except (TypeError, ValueError) as e:
-                raise _bad("controls", "not an array of numbers (%s)" % e) from None
+            a = _floats("controls", controls)
             if a.ndim == 3 and a.shape[1:] == (nc, 6):
                 pass
             elif a.ndim == 2 and a.shape[1] == 6 * nc:
@@ -409,7 +422,15 @@ class Domain(_Handle):
             if steps is not None and _integer("steps", steps, "int") != a.shape[0]:
                 raise _bad("steps", "%d given with %d rows of controls" % (steps, a.shape[0]))
             steps = a.shape[0]
-        elif steps is None:
+        m = None
+        if motor_targets is not None:
+            m = _floats("motor_targets", motor_targets)
+            nm = len(self.motors)
+            if m.ndim != 2 or m.shape[1] != nm or (steps is not None and m.shape[0] != steps):
+                raise _bad("motor_targets", "expected an array of steps x %d (the driven motors %s), got shape %s"
+                           % (nm, ", ".join(j for j, _ in self.motors) or "(none)", m.shape))
+            steps = m.shape[0] if steps is None else steps
+        if steps is None:
             raise _bad("steps", "give the controls or the number of steps")
         steps = _integer("steps", steps, "int")
         sd = L.SimulateDef()
@@ -417,6 +438,8 @@ class Domain(_Handle):
         sd.steps = steps
         if a is not None and a.size:
             sd.controls = a.ctypes.data_as(L.DP)
+        if m is not None and m.size:
+            sd.motor_targets = m.ctypes.data_as(L.DP)
         traj = None
         if trajectory and steps >= 1:
             traj = np.empty((steps + 1, _c.tplan_state_body_count(state._own.ptr), 13))
@@ -520,6 +543,7 @@ class Result(_Handle):
             _c.tplan_result_body_name(h, i).decode("utf-8") for i in range(_c.tplan_result_body_count(h))
         )
         self.control_bodies = domain.control_bodies
+        self.motors = domain.motors
         self._traj = self._ctrl = None
 
     def __repr__(self):
@@ -571,6 +595,15 @@ class Result(_Handle):
             c.flags.writeable = False
             self._ctrl = c
         return self._ctrl
+
+    @property
+    def motor_targets(self):
+        """The driven motors' target speeds, a read-only view: steps x motors (Domain.motors; rad/s
+        or m/s): what Domain.simulate takes as motor_targets; None without driven motors."""
+        own = self._owned()
+        p = _c.tplan_result_motor_targets(own.ptr)
+        n = len(self.motors)
+        return _view(p, self.steps * n, own, (self.steps, n)) if p and n else None
 
     def state(self, step):
         """The state at step 0..steps of the plan's solution, exactly as the planner had it."""

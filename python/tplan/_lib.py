@@ -63,6 +63,7 @@ class SimulateDef(C.Structure):
         ("steps", C.c_int),
         ("controls", C.POINTER(C.c_double)),
         ("trajectory", C.POINTER(C.c_double)),
+        ("motor_targets", C.POINTER(C.c_double)),
     ]
 
 
@@ -101,6 +102,9 @@ PROTOTYPES = [
     ("tplan_result_body_index", ip, [vp, cp]),
     ("tplan_result_states", DP, [vp, ip, C.POINTER(ip)]),
     ("tplan_result_controls", DP, [vp, ip]),
+    ("tplan_result_motor_count", ip, [vp]),
+    ("tplan_result_motor_joint", cp, [vp, ip, C.POINTER(ip)]),
+    ("tplan_result_motor_targets", DP, [vp]),
     ("tplan_result_iterations", C.c_int64, [vp]),
     ("tplan_result_nodes", C.c_int64, [vp]),
     ("tplan_result_solutions", ip, [vp]),
@@ -122,6 +126,8 @@ PROTOTYPES = [
     ("tplan_state_set_body", ip, [vp, cp, DP, ip, E]),
     ("tplan_result_state", vp, [vp, vp, ip, E]),
     ("tplan_state_from_plan", vp, [vp, cp, C.c_size_t, ip, ip, E]),
+    ("tplan_domain_motor_count", ip, [vp]),
+    ("tplan_domain_motor_joint", cp, [vp, ip, C.POINTER(ip)]),
     ("tplan_simulate_def_init_", None, [C.POINTER(SimulateDef), C.c_size_t]),
     ("tplan_simulate", ip, [vp, vp, C.POINTER(SimulateDef), E]),
     ("tplan_replay", ip, [vp, cp, C.c_size_t, E]),

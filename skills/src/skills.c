@@ -26,6 +26,7 @@ extern const tpSkillKindInfo tpSkillKindFollowPath;                             
 extern const tpSkillKindInfo tpSkillKindChip;                                                 /* chip.c */
 extern const tpSkillKindInfo tpSkillKindGuard;                                                /* guard.c */
 extern const tpSkillKindInfo tpSkillKindRide;                                                 /* ride.c */
+extern const tpSkillKindInfo tpSkillKindMotor;                                                /* skill_motor.c */
 
 static const tpSkillKindInfo *const k_kinds[TP_SKILL_KIND_COUNT] = {
     [TP_SKILL_WAIT] = &tpSkillKindWait,
@@ -46,8 +47,9 @@ static const tpSkillKindInfo *const k_kinds[TP_SKILL_KIND_COUNT] = {
     [TP_SKILL_GUARD] = &tpSkillKindGuard,
     [TP_SKILL_FOLLOW_PATH] = &tpSkillKindFollowPath,
     [TP_SKILL_RIDE] = &tpSkillKindRide,
+    [TP_SKILL_MOTOR] = &tpSkillKindMotor,
 };
-_Static_assert(TP_SKILL_RIDE + 1 == TP_SKILL_KIND_COUNT, "k_kinds needs a row for every kind");
+_Static_assert(TP_SKILL_MOTOR + 1 == TP_SKILL_KIND_COUNT, "k_kinds needs a row for every kind");
 
 static const tpSkillKindInfo *kind_info(tpSkillKind kind)
 {

@@ -239,6 +239,9 @@ void tpDomain_ExpandAction(const tpDomain *d, const double *compact, double *ful
             memcpy(f, c, sizeof(double) * 6);
         }
     }
+    if (d->nmotor > 0) {
+        memcpy(full + 6 * d->ncontrol, compact + d->motor_off, sizeof(double) * (size_t)d->nmotor);
+    }
 }
 
 /* The clamped full action into its stored form (exact: the clamp zeroed what is dropped). */
@@ -255,6 +258,9 @@ static void pack_action(const tpDomain *d, const double *full, double *compact)
             memcpy(c, f, sizeof(double) * 6);
         }
     }
+    if (d->nmotor > 0) {
+        memcpy(compact + d->motor_off, full + 6 * d->ncontrol, sizeof(double) * (size_t)d->nmotor);
+    }
 }
 
 static double cb_search_seconds(void *ctx)
@@ -269,6 +275,9 @@ static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, voi
     /* Skills add to a full action (6 per control slot); the node keeps the compact form. */
     double *action = d->act_full;
     memset(action, 0, sizeof(double) * 6 * (size_t)d->ncontrol);
+    if (d->nmotor > 0) { /* a motor no skill drives this step runs at its declared speed */
+        memcpy(action + 6 * d->ncontrol, d->motor_default, sizeof(double) * (size_t)d->nmotor);
+    }
     bool band = false, any = false;
     const uint64_t step = ++d->skill_step; /* every skill below sees this x and t */
     for (int i = 0; i < d->ntactics; ++i) {
@@ -330,6 +339,18 @@ static int cb_control(void *ctx, const void *x, const double *y, tpRng *rng, voi
             const tpBodyDef *b = tpWorld_Body(d->world, tpWorld_ControlBody(d->world, k / 6));
             tpErrorf(d->error, sizeof d->error, "the skills gave body '%s' a %s %c component of %g, outside +-%g",
                      b->name, k % 6 < 3 ? "force" : "torque", "xyz"[k % 3], action[k], TP_MAX_FORCE);
+            return TP_CB_ERROR;
+        }
+    }
+    for (int m = 0; m < d->nmotor; ++m) {
+        const double v = action[6 * d->ncontrol + m], lim = tpWorld_MotorMaxSpeed(d->world, m);
+        if (!(fabs(v) <= lim)) {
+            int axis = 0;
+            const tpJointDef *jd = tpWorld_Joint(d->world, tpWorld_MotorJoint(d->world, m, &axis));
+            tpErrorf(d->error, sizeof d->error,
+                     "the skills gave joint '%s'%s a motor target of %g %s, outside +-%g (its motor%s.max_speed)",
+                     jd->name, axis ? " (axis 2)" : "", v, jd->kind == TP_JOINT_SLIDER ? "m/s" : "rad/s", lim,
+                     axis ? "2" : "");
             return TP_CB_ERROR;
         }
     }
@@ -449,6 +470,12 @@ void tpDomain_DescribeFailure(const tpDomain *d, const tpStepFailure *f, char *o
         }
         break;
     case TP_STEP_BAD_ACTION:
+        if (f->what == TP_STEP_VALUE_MOTOR && f->joint >= 0 && f->joint < tpWorld_JointCount(d->world)) {
+            snprintf(out, outlen, "the action's motor target on joint '%s'%s = %.6g beyond +-%g %s",
+                     tpWorld_Joint(d->world, f->joint)->name, f->axis == 1 ? " (axis 2)" : "", f->value, f->limit,
+                     when);
+            break;
+        }
         snprintf(out, outlen, "the action's %s %c on '%s' = %.6g %s beyond +-%g %s", what[k], axis, body_name(d, f->a),
                  f->value, unit[k], f->limit, when);
         break;
@@ -623,7 +650,7 @@ static double path_metric(tpDomain *d, const tpMetricDef *m, const tpTree *tree,
     case TP_METRIC_CALLBACK: {
         tpStateView *views = malloc(sizeof *views * (size_t)len);
         const double **acts = malloc(sizeof *acts * (size_t)len);
-        const size_t full = 6 * (size_t)d->ncontrol;
+        const size_t full = (size_t)tpWorld_ActionCount(d->world);
         double *expanded = malloc(sizeof *expanded * (full > 0 ? full : 1) * (size_t)len);
         if (!views || !acts || !expanded) {
             free(views);
@@ -734,6 +761,7 @@ void tpDestroyDomain(tpDomain *d)
     free(d->act_planar);
     free(d->act_full);
     free(d->act_zero);
+    free(d->motor_default);
     tpDestroyCond(d->def.quality.cond);
     tpDestroyCond(d->def.solution.cond);
     for (int r = 0; r < d->def.nreports; ++r) {
@@ -1066,9 +1094,11 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
     size_t nc = (size_t)(d->ncontrol > 0 ? d->ncontrol : 1);
     d->act_off = calloc(nc, sizeof *d->act_off);
     d->act_planar = calloc(nc, sizeof *d->act_planar);
-    d->act_full = calloc(6 * nc, sizeof *d->act_full);
-    d->act_zero = calloc(6 * nc, sizeof *d->act_zero);
-    if (!d->act_off || !d->act_planar || !d->act_full || !d->act_zero) {
+    d->nmotor = tpWorld_MotorCount(d->world);
+    d->act_full = calloc(6 * nc + (size_t)d->nmotor, sizeof *d->act_full);
+    d->act_zero = calloc(6 * nc + (size_t)d->nmotor, sizeof *d->act_zero);
+    d->motor_default = calloc((size_t)d->nmotor + 1, sizeof *d->motor_default);
+    if (!d->act_off || !d->act_planar || !d->act_full || !d->act_zero || !d->motor_default) {
         tpErrorf(err, errlen, "out of memory");
         tpDestroyDomain(d);
         return NULL;
@@ -1078,6 +1108,13 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
         d->act_off[k] = d->action_dim;
         d->act_planar[k] = tpWorld_Body(d->world, tpWorld_ControlBody(d->world, k))->planar_force;
         d->action_dim += d->act_planar[k] ? 3 : 6;
+    }
+    d->motor_off = d->action_dim; /* the driven motors' targets end the stored action */
+    d->action_dim += d->nmotor;
+    for (int m = 0; m < d->nmotor; ++m) {
+        int axis = 0;
+        const tpJointDef *jd = tpWorld_Joint(d->world, tpWorld_MotorJoint(d->world, m, &axis));
+        d->motor_default[m] = jd->axes[axis].speed;
     }
     size_t off = d->off_tactics;
     for (int i = 0; i < d->ntactics; ++i) {

@@ -12,18 +12,22 @@ struct tpDomain {
     int nbodies, nstate, ncontrol, ntactics;
     tpTacticDef *tactics; /* owned deep copies (skills, pi, pi_dynamic arrays owned too) */
     int max_skills;
-    double *probs;      /* scratch: max_skills doubles */
-    size_t off_bodies;  /* byte offset of the body states in a state blob */
-    size_t off_tactics; /* byte offset of the tactic states */
-    size_t off_rest;    /* byte offset of the bodies' rest counts (tpWorld_StepRest: nstate bytes) */
-    size_t *tac_off;    /* per tactic: byte offset of its tpTacticState in a blob */
-    int *tac_nv;        /* per tactic: skill variables stored (max tpSkill_VarCount of its skills) */
-    int action_dim;     /* doubles of a stored (compact) action: 3 per planar control slot
-                           (fx, fy, tz: the clamp zeroes the rest), 6 per other slot */
-    int *act_off;       /* per control slot: offset of its entries in a compact action */
-    bool *act_planar;   /* per control slot: stored as 3 doubles */
-    double *act_full;   /* scratch: one full action, 6 per control slot */
-    double *act_zero;   /* a full action of zeros (the root's, for callbacks) */
+    double *probs;         /* scratch: max_skills doubles */
+    size_t off_bodies;     /* byte offset of the body states in a state blob */
+    size_t off_tactics;    /* byte offset of the tactic states */
+    size_t off_rest;       /* byte offset of the bodies' rest counts (tpWorld_StepRest: nstate bytes) */
+    size_t *tac_off;       /* per tactic: byte offset of its tpTacticState in a blob */
+    int *tac_nv;           /* per tactic: skill variables stored (max tpSkill_VarCount of its skills) */
+    int action_dim;        /* doubles of a stored (compact) action: 3 per planar control slot
+                              (fx, fy, tz: the clamp zeroes the rest), 6 per other slot */
+    int *act_off;          /* per control slot: offset of its entries in a compact action */
+    bool *act_planar;      /* per control slot: stored as 3 doubles */
+    int nmotor;            /* driven motors (tpWorld_MotorCount): their targets end every action, full
+                              and compact */
+    int motor_off;         /* offset of the motor targets in a compact action (= action_dim - nmotor) */
+    double *motor_default; /* nmotor: each driven motor's target when no skill sets it (its `speed`) */
+    double *act_full;      /* scratch: one full action, 6 per control slot, then the nmotor targets */
+    double *act_zero;      /* a full action of zeros (the root's, for callbacks) */
     size_t state_bytes;
     tpBodyState *initial_all; /* every body's state at t = 0 (for "moved") */
     int key_body;             /* body compared with y in BK-RRT, -1 if none */
@@ -43,7 +47,7 @@ struct tpDomain {
     double start_t;       /* s */
 };
 
-/// Full action (6 doubles per control slot) from a compact stored one.
+/// Full action (6 doubles per control slot, then the motor targets) from a compact stored one.
 void tpDomain_ExpandAction(const tpDomain *d, const double *compact, double *full);
 
 /// A state view of a blob.

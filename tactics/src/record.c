@@ -88,6 +88,9 @@ static bool fill_world(const tpDomain *d, const tpTree *tree, int32_t leaf, doub
                        sizeof(double) * TP_CONTROL_DOUBLES);
             }
         }
+        for (int m = 0; m < d->nmotor; ++m) {
+            w->targets[(size_t)(i - 1) * (size_t)d->nmotor + (size_t)m] = a[6 * d->ncontrol + m];
+        }
         for (int t = 0; t < d->ntactics; ++t) {
             w->active[t][i - 1] = tpState_Tactic(d, x, t)->sigma;
         }
@@ -180,6 +183,19 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
             tpPlanGoalRegion *fit = realloc(regions, sizeof *regions * (size_t)n);
             rec->goal_regions = fit ? fit : regions;
             rec->ngoal_regions = n;
+        }
+    }
+    if (d->nmotor > 0) { /* the driven motors, in the action's order */
+        rec->motors = calloc((size_t)d->nmotor, sizeof *rec->motors);
+        if (!rec->motors) {
+            goto oom;
+        }
+        rec->nmotors = d->nmotor;
+        for (int m = 0; m < d->nmotor; ++m) {
+            const int j = tpWorld_MotorJoint(d->world, m, &rec->motors[m].axis);
+            if (!(rec->motors[m].joint = dup(tpWorld_Joint(d->world, j)->name))) {
+                goto oom;
+            }
         }
     }
     for (int t = 0; t < d->ntactics; ++t) {
@@ -392,6 +408,19 @@ static tpReplayStatus replay(tpDomain *d, const tpPlanRecord *rec, int w, tpStep
             return TP_REPLAY_MISFIT;
         }
     }
+    if (rec->nmotors != d->nmotor) {
+        tpErrorf(err, errlen, "the recording has %d driven motors, the domain %d", rec->nmotors, d->nmotor);
+        return TP_REPLAY_MISFIT;
+    }
+    for (int m = 0; m < d->nmotor; ++m) {
+        int axis = 0;
+        const tpJointDef *jd = tpWorld_Joint(d->world, tpWorld_MotorJoint(d->world, m, &axis));
+        if (strcmp(rec->motors[m].joint, jd->name) != 0 || rec->motors[m].axis != axis) {
+            tpErrorf(err, errlen, "motor %d: the recording drives joint '%s' axis %d, the domain '%s' axis %d", m,
+                     rec->motors[m].joint, rec->motors[m].axis + 1, jd->name, axis + 1);
+            return TP_REPLAY_MISFIT;
+        }
+    }
     if (memcmp(&rec->dt, &d->def.scene.dt, sizeof(double)) != 0) {
         tpErrorf(err, errlen, "dt differs: recording %.17g, domain %.17g", rec->dt, d->def.scene.dt);
         return TP_REPLAY_MISFIT;
@@ -399,7 +428,7 @@ static tpReplayStatus replay(tpDomain *d, const tpPlanRecord *rec, int w, tpStep
     const tpPlanWorld *pw = &rec->worlds[w];
     int ns = d->nstate > 0 ? d->nstate : 1;
     tpBodyState *x = calloc((size_t)ns, sizeof *x);
-    double *action = calloc((size_t)(6 * d->ncontrol + 1), sizeof *action);
+    double *action = calloc((size_t)tpWorld_ActionCount(d->world) + 1, sizeof *action);
     uint8_t *rest = calloc((size_t)ns, 1); /* the bodies' rest counts: 0 at the start, as the planner's root */
     if (!x || !action || !rest) {
         free(x);
@@ -453,6 +482,10 @@ static tpReplayStatus replay(tpDomain *d, const tpPlanRecord *rec, int w, tpStep
         for (int k = 0; k < d->ncontrol; ++k) {
             int b = tpWorld_ControlBody(d->world, k);
             memcpy(action + 6 * k, pw->controls[b] + (size_t)i * TP_CONTROL_DOUBLES, sizeof(double) * 6);
+        }
+        if (d->nmotor > 0) {
+            memcpy(action + 6 * d->ncontrol, pw->targets + (size_t)i * (size_t)d->nmotor,
+                   sizeof(double) * (size_t)d->nmotor);
         }
         if (!tpDomain_Step(d, x, rest, &t, action)) {
             if (tpWorld_MotionError(d->world)[0]) {

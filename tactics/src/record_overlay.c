@@ -38,7 +38,7 @@ bool tpDomain_RecordOverlays(const tpDomain *d, const tpTree *tree, int32_t leaf
     }
     int len = tpTree_Path(tree, leaf, NULL, 0);
     int32_t *path = malloc(sizeof *path * (size_t)(len > 0 ? len : 1));
-    double *action = calloc((size_t)(6 * d->ncontrol + 1), sizeof *action);
+    double *action = calloc((size_t)tpWorld_ActionCount(d->world) + 1, sizeof *action);
     if (!path || !action) {
         free(path);
         free(action);

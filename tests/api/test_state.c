@@ -70,6 +70,34 @@ static double *plan_controls(const tplan_domain *d, const tplan_result *r)
     return a;
 }
 
+/* Simulating the plan's controls and motor targets (NULL: none) from s, its start, gives the plan's
+ * trajectory bit for bit; s ends at the plan's last state. */
+static void simulate_is_plan(tplan_domain *d, const tplan_result *r, tplan_state *s, const double *controls,
+                             const double *targets)
+{
+    tplan_error e;
+    const int steps = tplan_result_steps(r), n = tplan_state_body_count(s);
+    double *traj = calloc((size_t)(steps + 1) * 13 * (size_t)n, sizeof *traj);
+    assert_non_null(traj);
+    tplan_simulate_def sim;
+    tplan_simulate_def_init(&sim);
+    sim.steps = steps;
+    sim.controls = controls;
+    sim.motor_targets = targets;
+    sim.trajectory = traj;
+    assert_int_equal(tplan_simulate(d, s, &sim, &e), TPLAN_OK);
+    for (int k = 0; k < n; ++k) {
+        int rows;
+        const double *want = tplan_result_states(r, tplan_result_body_index(r, tplan_state_body_name(s, k)), &rows);
+        assert_int_equal(rows, steps + 1);
+        for (int i = 0; i <= steps; ++i) {
+            assert_memory_equal(traj + ((size_t)i * (size_t)n + (size_t)k) * 13, want + (size_t)i * 13,
+                                13 * sizeof(double));
+        }
+    }
+    free(traj);
+}
+
 static char *json_of(const tplan_state *s)
 {
     char *j = tplan_state_to_json(s);
@@ -137,26 +165,11 @@ static void test_simulate_reproduces_plan(void **state)
     assert_true(steps > 10);
     tplan_state *s = tplan_result_state(f->plan, f->pool, 0, &e);
     assert_non_null(s);
-    const int n = tplan_state_body_count(s);
     double *a = plan_controls(f->pool, f->plan);
-    double *traj = calloc((size_t)(steps + 1) * 13 * (size_t)n, sizeof *traj);
-    assert_non_null(traj);
+    simulate_is_plan(f->pool, f->plan, s, a, NULL);
     tplan_simulate_def sim;
     tplan_simulate_def_init(&sim);
-    sim.steps = steps;
     sim.controls = a;
-    sim.trajectory = traj;
-    assert_int_equal(tplan_simulate(f->pool, s, &sim, &e), TPLAN_OK);
-    for (int k = 0; k < n; ++k) {
-        int rows;
-        const double *want =
-            tplan_result_states(f->plan, tplan_result_body_index(f->plan, tplan_state_body_name(s, k)), &rows);
-        assert_int_equal(rows, steps + 1);
-        for (int i = 0; i <= steps; ++i) {
-            assert_memory_equal(traj + ((size_t)i * (size_t)n + (size_t)k) * 13, want + (size_t)i * 13,
-                                13 * sizeof(double));
-        }
-    }
     /* the end state, rest counts and time included, is the plan's own */
     tplan_state *end = tplan_result_state(f->plan, f->pool, steps, &e);
     assert_non_null(end);
@@ -179,7 +192,6 @@ static void test_simulate_reproduces_plan(void **state)
     tplan_state_free(s2);
     tplan_state_free(end);
     free(a);
-    free(traj);
 }
 
 static void test_plan_from_state(void **state)
@@ -414,13 +426,57 @@ static void test_bad_states(void **state)
     tplan_domain_free(push);
 }
 
+/* A domain with a driven joint motor (issue 36 item 2): the motor is listed, the plan carries its
+ * targets (version 3), and the targets simulated from the plan's start give its trajectory bit for
+ * bit; a target beyond the motor's max_speed is refused naming the joint. */
+static void test_driven_motor(void **state)
+{
+    (void)state;
+    tplan_error e;
+    tplan_domain *d = tplan_domain_load_file(TP_MOTOR_DOMAIN, NULL, 0, NULL, &e);
+    assert_non_null(d);
+    int axis = 0;
+    assert_int_equal(tplan_domain_motor_count(d), 1);
+    assert_string_equal(tplan_domain_motor_joint(d, 0, &axis), "arm");
+    assert_int_equal(axis, 1);
+    assert_null(tplan_domain_motor_joint(d, 1, &axis));
+    tplan_run_def def;
+    tplan_run_def_init(&def);
+    def.seed = 1;
+    tplan_result *r = tplan_plan(d, &def, &e);
+    assert_non_null(r);
+    assert_int_equal(tplan_result_status(r), TPLAN_SOLVED);
+    assert_int_equal(tplan_result_motor_count(r), 1);
+    assert_string_equal(tplan_result_motor_joint(r, 0, &axis), "arm");
+    const double *targets = tplan_result_motor_targets(r);
+    assert_non_null(targets);
+    size_t len = 0;
+    const char *text = tplan_result_plan(r, &len);
+    assert_non_null(strstr(text, "\"version\": 3,"));
+    const int steps = tplan_result_steps(r);
+    tplan_state *s = tplan_result_state(r, d, 0, &e);
+    assert_non_null(s);
+    assert_true(steps > 0);
+    simulate_is_plan(d, r, s, NULL, targets);
+    const double fast[1] = {13.0}; /* the paddle's max_speed is 12 rad/s */
+    tplan_simulate_def sim;
+    tplan_simulate_def_init(&sim);
+    sim.steps = 1;
+    sim.motor_targets = fast;
+    assert_int_equal(tplan_simulate(d, s, &sim, &e), TPLAN_ERR_ARGUMENT);
+    assert_string_equal(e.field, "motor_targets");
+    assert_non_null(strstr(e.message, "joint 'arm'"));
+    tplan_state_free(s);
+    tplan_result_free(r);
+    tplan_domain_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json_round_trip),
-        cmocka_unit_test(test_simulate_reproduces_plan),
-        cmocka_unit_test(test_plan_from_state),
-        cmocka_unit_test(test_bad_states),
+        cmocka_unit_test(test_json_round_trip), cmocka_unit_test(test_simulate_reproduces_plan),
+        cmocka_unit_test(test_plan_from_state), cmocka_unit_test(test_bad_states),
+        cmocka_unit_test(test_driven_motor),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

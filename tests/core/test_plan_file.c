@@ -719,8 +719,13 @@ static void test_plan_refusals(void **state)
     expect_edit_refused(text, NULL, "\"first_solution_nodes\": 1000", "\"first_solution_nodes\": 2000000",
                         "stats.first_solution_nodes: must be in 1..nodes (1234567), got 2000000");
     expect_edit_refused(text, NULL, ", \"first_solution\": 0.25", "", "stats.timing");
+    expect_edit_refused(text, NULL, "\"version\": 1", "\"version\": 4",
+                        "version: unsupported plan version 4 (this tplan reads versions 1, 2 and 3)");
+    /* version 3 has driven motors (issue 36), and only it has them */
     expect_edit_refused(text, NULL, "\"version\": 1", "\"version\": 3",
-                        "version: unsupported plan version 3 (this tplan reads versions 1 and 2)");
+                        "motors: a version 3 plan needs 1 to 4096 driven motors: expected an array, got nothing");
+    expect_edit_refused(text, NULL, "\"steps\":", "\"motors\": [], \"steps\":",
+                        "motors: a version 1 plan has no driven motors (version 3 has)");
     /* version 2 is version 1 with a start state (issue 37), and only it has one */
     expect_edit_refused(text, NULL, "\"version\": 1", "\"version\": 2",
                         "start: a version 2 plan needs a start state: expected an object, got nothing");

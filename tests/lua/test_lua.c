@@ -67,6 +67,27 @@ typedef struct BaseEdit {
     const char *what;    /* a part of the message */
 } BaseEdit;
 
+/* base.lua's lines 13-19 (the wait skill to the goal), for edits that change a skill and add joints */
+#define MOTOR_FIND                                                                                                     \
+    "tp.skill.wait { name = \"wait\", duration = 0.5 },\n"                                                             \
+    "        tp.skill.drive_to { name = \"go\", point = tp.uniform({-1, -1}, {1, 1}) },\n"                             \
+    "      },\n"                                                                                                       \
+    "      transitions = { wait = { go = 1 }, go = { wait = 1 } },\n"                                                  \
+    "    },\n"                                                                                                         \
+    "  },\n"                                                                                                           \
+    "  goal = tp.within"
+/* ... with the wait skill replaced by `skill` and a hinge "j" on the ball with `motor` added */
+#define MOTOR_EDIT(skill, motor)                                                                                       \
+    skill ",\n"                                                                                                        \
+          "        tp.skill.drive_to { name = \"go\", point = tp.uniform({-1, -1}, {1, 1}) },\n"                       \
+          "      },\n"                                                                                                 \
+          "      transitions = { wait = { go = 1 }, go = { wait = 1 } },\n"                                            \
+          "    },\n"                                                                                                   \
+          "  },\n"                                                                                                     \
+          "  joints = { tp.joint { name = \"j\", kind = \"hinge\", bodies = {\"ball\"}, anchor = {0, 0, 1}, " motor    \
+          " } },\n"                                                                                                    \
+          "  goal = tp.within"
+
 static const BaseEdit base_edits[] = {
     {"err_field.lua", "mass = 0.05", "mas = 0.05", 8, "unknown field 'mas' in tp.sphere (known: name, class"},
     {"err_mass.lua", "mass = 0.05", "mass = -1", 8, "tp.sphere 'ball': mass must be > 0 (got -1)"},
@@ -141,6 +162,44 @@ static const BaseEdit base_edits[] = {
      "  joints = { tp.joint { kind = \"hinge\", bodies = {\"ball\"}, anchor = {0, 0, 1}, limit = {-1, 1}, spring = "
      "{stiffness = 1} } },\n  goal = tp.within",
      19, "tp.joint: spring and limit on the same axis are not supported"},
+    /* driven motors and tp.skill.motor (issue 36 item 2): the skill at its line (13), the joint at 19 */
+    {"err_joint_driven_name.lua", "  goal = tp.within",
+     "  joints = { tp.joint { kind = \"hinge\", bodies = {\"ball\"}, anchor = {0, 0, 1}, motor = {max_torque = 1, "
+     "driven = true} } },\n  goal = tp.within",
+     19, "tp.joint: a joint with a driven motor needs a name"},
+    {"err_joint_max_speed.lua", "  goal = tp.within",
+     "  joints = { tp.joint { name = \"j\", kind = \"hinge\", bodies = {\"ball\"}, anchor = {0, 0, 1}, motor = {speed "
+     "= 1, max_torque = 1, max_speed = 3} } },\n  goal = tp.within",
+     19, "tp.joint 'j': motor.max_speed: only for a driven motor (driven = true)"},
+    {"err_joint_driven_speed.lua", "  goal = tp.within",
+     "  joints = { tp.joint { name = \"j\", kind = \"hinge\", bodies = {\"ball\"}, anchor = {0, 0, 1}, motor = {speed "
+     "= 4, max_torque = 1, driven = true, max_speed = 3} } },\n  goal = tp.within",
+     19, "tp.joint 'j': motor.speed = 4 is beyond its max_speed 3"},
+    {"err_motor_joint.lua", "tp.skill.wait { name = \"wait\", duration = 0.5 }",
+     "tp.skill.motor { name = \"wait\", joint = \"arm\", speed = 1 }", 13,
+     "skill 'wait' (motor): joint: no joint named 'arm' in the domain"},
+    {"err_motor_nospeed.lua", MOTOR_FIND,
+     MOTOR_EDIT("tp.skill.motor { name = \"wait\", joint = \"j\" }", "motor = {max_torque = 1, driven = true}"), 13,
+     "skill 'wait' (motor): 'speed' (a target speed, rad/s or m/s) or 'range' ({lo, hi}, sampled) is required"},
+    {"err_motor_both.lua", "tp.skill.wait { name = \"wait\", duration = 0.5 }",
+     "tp.skill.motor { name = \"wait\", joint = \"arm\", speed = 1, range = {0, 2} }", 13,
+     "tp.skill.motor 'wait': give range = {lo, hi} or a distribution of the same value, not both"},
+    {"err_motor_axis.lua", "tp.skill.wait { name = \"wait\", duration = 0.5 }",
+     "tp.skill.motor { name = \"wait\", joint = \"arm\", axis = 3, speed = 1 }", 13, "axis must be 1 or 2 (got 3)"},
+    {"err_motor_lohi.lua", "tp.skill.wait { name = \"wait\", duration = 0.5 }",
+     "tp.skill.motor { name = \"wait\", joint = \"arm\", range = {2, 1} }", 13, "range: lo = 2 is above hi = 1"},
+    {"err_motor_driven.lua", MOTOR_FIND,
+     MOTOR_EDIT("tp.skill.motor { name = \"wait\", joint = \"j\", speed = 1 }", "motor = {speed = 0, max_torque = 1}"),
+     13,
+     "skill 'wait' (motor): joint 'j' (hinge) has no driven motor on axis 1 (declare motor = { ..., driven = true })"},
+    {"err_motor_axis2.lua", MOTOR_FIND,
+     MOTOR_EDIT("tp.skill.motor { name = \"wait\", joint = \"j\", axis = 2, speed = 1 }",
+                "motor = {max_torque = 1, driven = true}"),
+     13, "joint 'j' (hinge) has no driven motor on axis 2 (declare motor2"},
+    {"err_motor_range.lua", MOTOR_FIND,
+     MOTOR_EDIT("tp.skill.motor { name = \"wait\", joint = \"j\", range = {-1, 9} }",
+                "motor = {max_torque = 1, driven = true, max_speed = 5}"),
+     13, "skill 'wait' (motor): speed [-1, 9] rad/s is outside joint 'j''s +-5 (its motor.max_speed)"},
 };
 
 static void expect_base_edit(const char *base, const BaseEdit *e)

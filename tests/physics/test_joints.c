@@ -14,6 +14,11 @@
  *   jointPurity    a chain of Sim calls on a jointed scene is bit-identical with unrelated steps and
  *                  restores in between
  *   jointErrors    bad definitions get an error naming the joint and the field
+ *   jointDriven    driven motors (issue 36 item 2): a hinge, a slider and a universal joint's second
+ *                  axis whose target speeds are part
+ *                  of the action reach the speed commanded in every step (a new one each step),
+ *                  clamp to max_speed, refuse a target beyond range naming the joint, and replay
+ *                  bit for bit from a restore
  *
  *   test_joints [--sleep] [<case>]    e.g. jointPendulum_step; ctest: conformance_joint..._<solver>
  *                                      and conformance_sleep_joint..._<solver>
@@ -651,11 +656,129 @@ static void jointErrors(tpSolverKind solver, Checks *c)
 }
 CASE(jointErrors)
 
+/* ------------------------------------------------------------------------------------------ */
+/* Driven motors: the target speed is part of the action                                       */
+
+#define DRV_MAX 10.0 /* rad/s: the hinge motor's max_speed */
+
+/* The target of step i: a new speed every step, sign changes included, one beyond max_speed. */
+static double drivenTarget(int i)
+{
+    return i == 40 ? 3.0 * DRV_MAX : 8.0 * sin(0.37 * i) + 1.0;
+}
+
+static void jointDriven(tpSolverKind solver, Checks *c)
+{
+    JScene j;
+    jInit(&j, solver);
+    j.s.def.gravity[2] = 0.0;
+    /* a wheel on a hinge (z) and a cart on a slider (x), both motors driven; a strong motor
+       (max_force far above what one step needs) makes the commanded speed exactly in a step */
+    tpBodyDef *wheel = sceneAdd(&j.s, "wheel", TP_BODY_PASSIVE, TP_SHAPE_CYLINDER);
+    wheel->size[0] = 0.2, wheel->size[1] = 0.05, wheel->mass = 2.0;
+    tpJointDef *h = jAdd(&j, TP_JOINT_HINGE, 0, -1);
+    tpStrCopy(h->name, TP_NAME_MAX, "axle");
+    h->axes[0].motor = h->axes[0].driven = true;
+    h->axes[0].max_force = 1e4;
+    h->axes[0].max_speed = DRV_MAX;
+    addBox(&j.s, "cart", 0.2, 0.2, 0.2, 4.0, 0, 5, 0);
+    tpJointDef *sl = jAdd(&j, TP_JOINT_SLIDER, 1, -1);
+    tpStrCopy(sl->name, TP_NAME_MAX, "rail");
+    sl->axis[0] = 1, sl->axis[1] = 0, sl->axis[2] = 0;
+    sl->axes[0].motor = sl->axes[0].driven = true;
+    sl->axes[0].max_force = 1e4;
+    /* a bar on a universal joint, far from both, its second axis's motor driven (motor2) */
+    addBox(&j.s, "bar", 0.4, 0.05, 0.05, 1.0, 0, -5, 0);
+    tpJointDef *u = jAdd(&j, TP_JOINT_UNIVERSAL, 2, -1);
+    tpStrCopy(u->name, TP_NAME_MAX, "cross");
+    u->anchor[1] = -5.0;
+    u->axis[0] = 1, u->axis[1] = 0, u->axis[2] = 0;
+    u->axis2[0] = 0, u->axis2[1] = 0, u->axis2[2] = 1;
+    u->axes[1].motor = u->axes[1].driven = true;
+    u->axes[1].max_force = 1e4;
+    tpWorld *w = mustCreate(&j.s);
+    check(c,
+          tpWorld_MotorCount(w) == 3 && tpWorld_ActionCount(w) == 3 && tpWorld_MotorSlot(w, 0, 0) == 0 &&
+              tpWorld_MotorSlot(w, 1, 0) == 1 && tpWorld_MotorSlot(w, 2, 1) == 2 && tpWorld_MotorSlot(w, 2, 0) == -1 &&
+              tpWorld_MotorSlot(w, 0, 1) == -1 && tpWorld_MotorMaxSpeed(w, 0) == DRV_MAX &&
+              tpWorld_MotorMaxSpeed(w, 1) == TP_MAX_SPEED,
+          "three motor slots after no force slots (count %d, action %d doubles)", tpWorld_MotorCount(w),
+          tpWorld_ActionCount(w));
+    tpBodyState x[3], x0[3], mid[3];
+    tpWorld_InitialState(w, x);
+    memcpy(x0, x, sizeof x);
+    const int n = 120;
+    double err_h = 0.0, err_s = 0.0, err_u = 0.0, clamped = 0.0;
+    double a[3];
+    for (int i = 0; i < n; i++) {
+        a[0] = drivenTarget(i);
+        a[1] = 0.25 * drivenTarget(i + 7);
+        a[2] = 0.5 * drivenTarget(i + 3);
+        assert_true(simStepAct(w, x, i, a, NULL));
+        double rate = 0.0, srate = 0.0, urate = 0.0;
+        tpWorld_JointPosition(w, 0, 0, NULL, &rate);
+        tpWorld_JointPosition(w, 1, 0, NULL, &srate);
+        tpWorld_JointPosition(w, 2, 1, NULL, &urate);
+        err_u = fmax(err_u, fabs(urate - a[2]));
+        const double want = fmin(fmax(a[0], -DRV_MAX), DRV_MAX);
+        if (i == 40)
+            clamped = rate;
+        else
+            err_h = fmax(err_h, fabs(rate - want));
+        err_s = fmax(err_s, fabs(srate - a[1]));
+        if (i == n / 2 - 1)
+            memcpy(mid, x, sizeof x);
+    }
+    check(c, err_h <= 1e-9, "hinge: the joint turns at each step's commanded speed (largest error %.1e rad/s)", err_h);
+    check(c, err_s <= 1e-9, "slider: the cart moves at each step's commanded speed (largest error %.1e m/s)", err_s);
+    check(c, err_u <= 1e-9,
+          "universal, axis 2: the bar turns at each step's commanded speed (largest error %.1e rad/s)", err_u);
+    check(c, fabs(clamped - DRV_MAX) <= 1e-9, "a target of %g rad/s is clamped to max_speed %g (turned at %.9g)",
+          3.0 * DRV_MAX, DRV_MAX, clamped);
+    /* the same chain again from step n/2, after unrelated steps: bit for bit */
+    tpBodyState y[3], junk[3];
+    memcpy(junk, x0, sizeof junk);
+    const double other[3] = {-7.0, 3.0, 1.0};
+    assert_true(tpWorld_Step(w, junk, 0.0, other, junk));
+    memcpy(y, mid, sizeof y);
+    for (int i = n / 2; i < n; i++) {
+        a[0] = drivenTarget(i);
+        a[1] = 0.25 * drivenTarget(i + 7);
+        a[2] = 0.5 * drivenTarget(i + 3);
+        assert_true(tpWorld_Step(w, y, i * j.s.def.dt, a, y));
+    }
+    check(c, g_sleep || memcmp(x, y, sizeof x) == 0, "replayed from the middle, the states are bit-identical");
+    /* a target beyond the kind's range is refused, naming the joint's index and axis */
+    a[0] = 2.0 * TP_MAX_ANGVEL, a[1] = a[2] = 0.0;
+    const bool stepped = tpWorld_Step(w, x, 0.0, a, x);
+    const tpStepFailure *f = tpWorld_LastFailure(w);
+    check(c,
+          !stepped && f->kind == TP_STEP_BAD_ACTION && f->what == TP_STEP_VALUE_MOTOR && f->joint == 0 &&
+              f->axis == 0 && f->a == 0,
+          "a target of %g rad/s is refused (kind %d, what %d, joint %d)", a[0], (int)f->kind, (int)f->what, f->joint);
+    a[0] = NAN;
+    check(c, !tpWorld_Step(w, x, 0.0, a, x) && tpWorld_LastFailure(w)->what == TP_STEP_VALUE_MOTOR,
+          "a NaN target is refused");
+    tpDestroyWorld(w);
+    /* bad driven definitions name the joint and the field */
+    tpJointDef good = *h;
+    h->name[0] = '\0';
+    expectError(c, &j, "driven without a name", "needs a name");
+    *h = good, h->axes[0].motor = false;
+    expectError(c, &j, "driven without a motor", "motor.driven: the axis has no motor");
+    *h = good, h->axes[0].max_speed = -1.0;
+    expectError(c, &j, "negative max_speed", "joint \"axle\" (hinge): motor.max_speed");
+    *h = good, h->axes[0].speed = 2.0 * DRV_MAX;
+    expectError(c, &j, "speed above max_speed", "motor.speed = 20 is beyond its max_speed 10");
+}
+CASE(jointDriven)
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        CASE_TESTS(jointPendulum), CASE_TESTS(jointLimit), CASE_TESTS(jointMotor),  CASE_TESTS(jointSpring),
-        CASE_TESTS(jointKinds),    CASE_TESTS(jointGroup), CASE_TESTS(jointPurity), CASE_TESTS(jointErrors),
+        CASE_TESTS(jointPendulum), CASE_TESTS(jointLimit),  CASE_TESTS(jointMotor),
+        CASE_TESTS(jointSpring),   CASE_TESTS(jointKinds),  CASE_TESTS(jointGroup),
+        CASE_TESTS(jointPurity),   CASE_TESTS(jointErrors), CASE_TESTS(jointDriven),
     };
     return runCases(argc, argv, tests, sizeof tests / sizeof tests[0]);
 }

@@ -52,6 +52,7 @@ int main(void)
     FIELD(tplan_simulate_def, steps);
     FIELD(tplan_simulate_def, controls);
     FIELD(tplan_simulate_def, trajectory);
+    FIELD(tplan_simulate_def, motor_targets);
     END();
     printf("}\n");
     return 0;

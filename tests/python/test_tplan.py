@@ -118,6 +118,26 @@ def test_simulate_reproduces_the_plan(pool, pool_plan):
     assert pool.simulate(start, steps=2).time == pytest.approx(2 * r.dt)
 
 
+def test_driven_motor():
+    """A domain with a driven joint motor (issue 36): its motors, the plan's targets, and the
+    targets simulated from the plan's start give its trajectory bit for bit."""
+    path = os.path.join(os.environ["TPLAN_DOMAINS"], "..", "tests", "e2e", "scripts", "motor_paddle.lua")
+    d = tplan.load(path)
+    assert d.motors == (("arm", 1),) and d.control_bodies == ()
+    r = d.plan(seed=1)
+    assert r.solved and r.motors == d.motors and r.motor_targets.shape == (r.steps, 1)
+    end, traj = d.simulate(r.state(0), motor_targets=r.motor_targets, trajectory=True)
+    cols = [r.body_names.index(name) for name in r.state(0).body_names]
+    assert np.array_equal(traj, r.trajectory[:, cols])
+    assert end.to_json() == r.state(r.steps).to_json()
+    with pytest.raises(tplan.Error) as e:
+        d.simulate(r.state(0), motor_targets=[[13.0]])  # beyond the paddle's max_speed 12
+    assert e.value.field == "motor_targets" and "joint 'arm'" in str(e.value)
+    with pytest.raises(tplan.Error) as e:
+        d.simulate(r.state(0), motor_targets=[[1.0, 2.0]])
+    assert e.value.field == "motor_targets"
+
+
 def test_state_round_trip(pool, pool_plan):
     s = pool_plan.state(40)
     text = s.to_json()

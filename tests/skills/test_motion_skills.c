@@ -403,14 +403,14 @@ static void test_custom(void **state)
     sw_free(&w);
 }
 
-/* The state stored per tactic: steer keeps 6 variables (hundreds of dice), every other kind all
- * TP_SKILL_VARS; plan bytes depend on it. */
+/* The state stored per tactic: steer keeps 6 variables (hundreds of dice), motor 3, every other
+ * kind all TP_SKILL_VARS; plan bytes depend on it. */
 static void test_var_count(void **state)
 {
     (void)state;
     for (int k = 0; k < TP_SKILL_KIND_COUNT; ++k) {
         tpSkillDef sk = tpDefaultSkillDef((tpSkillKind)k);
-        assert_int_equal(tpSkill_VarCount(&sk), k == TP_SKILL_STEER ? 6 : TP_SKILL_VARS);
+        assert_int_equal(tpSkill_VarCount(&sk), k == TP_SKILL_STEER ? 6 : k == TP_SKILL_MOTOR ? 3 : TP_SKILL_VARS);
     }
 }
 

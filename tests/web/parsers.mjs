@@ -53,7 +53,7 @@ await main(async ({ tplan, outDir }) => {
   }
   refused(() => parseTree(buf().slice(0, bytes.length - 100)), /checksum|does not match|truncated/, "truncated tree");
   refused(() => parsePlan(JSON.stringify({ ...raw, format: "x" })), /not a tplan plan/, "another format");
-  refused(() => parsePlan(JSON.stringify({ ...raw, version: 3 })), /unsupported plan version 3/, "version 3");
+  refused(() => parsePlan(JSON.stringify({ ...raw, version: 4 })), /unsupported plan version 4/, "version 4");
   check(parsePlan(JSON.stringify({ ...raw, version: 2, start: { time: 1, rest: {} } })).bodies.length === parsePlan(raw).bodies.length,
     "a version 2 plan (from a start state) reads as its version 1 twin");
   refused(() => parsePlan("{\"format\":"), /invalid JSON/, "truncated plan");

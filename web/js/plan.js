@@ -49,8 +49,9 @@ export function parsePlan(text) {
     throw new Error(`plan: invalid JSON (${err.message})`);
   }
   if (!p || p.format !== "tplan-plan") throw new Error("plan: not a tplan plan file");
-  /* version 2: a plan from a given start state ("start"); its trajectories read as version 1's */
-  if (p.version !== 1 && p.version !== 2) throw new Error(`plan: unsupported plan version ${p.version} (this page reads versions 1 and 2)`);
+  /* version 2: a plan from a given start state ("start"); version 3: driven joint motors ("motors",
+     their targets: not drawn); their trajectories read as version 1's */
+  if (p.version !== 1 && p.version !== 2 && p.version !== 3) throw new Error(`plan: unsupported plan version ${p.version} (this page reads versions 1, 2 and 3)`);
   if (!(p.dt > 0) || !Array.isArray(p.bodies)) throw new Error("plan: missing dt or bodies");
   const bodies = [];
   const selected = { cost: p.cost, steps: p.steps, traj: new Map() };

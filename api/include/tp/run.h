@@ -102,10 +102,11 @@ bool tpState_Apply(const tplan_state *s, tpDomain *domain, tplan_error *err);
 /// _MISMATCH (the replay differs), _PLAN_FILE (the plan does not fit the domain) or _NOMEM.
 tplan_state *tpState_FromPlan(tpDomain *domain, const tpPlanRecord *rec, int world, int step, tplan_error *err);
 /// Steps s (bound to domain first) `steps` times with the planner's Sim (tpDomain_Step): controls
-/// steps rows of 6 doubles per control slot (NULL: none); trajectory NULL or room for steps + 1
-/// rows of 13 doubles per state slot. s is changed only on success.
-tplan_code tpState_Simulate(tpDomain *domain, tplan_state *s, int steps, const double *controls, double *trajectory,
-                            tplan_error *err);
+/// steps rows of 6 doubles per control slot (NULL: none); targets steps rows of one target speed
+/// per driven motor (tpWorld_MotorCount; NULL: each motor's declared speed); trajectory NULL or room
+/// for steps + 1 rows of 13 doubles per state slot. s is changed only on success.
+tplan_code tpState_Simulate(tpDomain *domain, tplan_state *s, int steps, const double *controls, const double *targets,
+                            double *trajectory, tplan_error *err);
 
 #ifdef __cplusplus
 }

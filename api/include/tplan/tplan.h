@@ -240,6 +240,13 @@ TPLAN_API const double *tplan_result_states(const tplan_result *result, int body
 /// The controls applied to the body: steps rows of 6 doubles, row i from state i to state i+1;
 /// NULL for a body the plan does not control.
 TPLAN_API const double *tplan_result_controls(const tplan_result *result, int body);
+/// The driven joint motors of the plan (plan format version 3; 0 for a plan without them): motor
+/// m's joint name and axis (1 or 2, in *axis; may be NULL), NULL when out of range; and their
+/// targets: steps rows of tplan_result_motor_count doubles (rad/s or m/s), row i from state i to
+/// state i+1, NULL without driven motors.
+TPLAN_API int tplan_result_motor_count(const tplan_result *result);
+TPLAN_API const char *tplan_result_motor_joint(const tplan_result *result, int m, int *axis);
+TPLAN_API const double *tplan_result_motor_targets(const tplan_result *result);
 /// Search statistics: iterations, nodes in the tree, solutions found, wall time (s).
 TPLAN_API int64_t tplan_result_iterations(const tplan_result *result);
 TPLAN_API int64_t tplan_result_nodes(const tplan_result *result);
@@ -317,17 +324,27 @@ TPLAN_API tplan_state *tplan_state_from_plan(tplan_domain *domain, const char *p
 /// each, in this order; tplan_domain_control_body gives the body index (-1 when out of range).
 TPLAN_API int tplan_domain_control_count(const tplan_domain *domain);
 TPLAN_API int tplan_domain_control_body(const tplan_domain *domain, int k);
+/// Driven joint motors (a joint's motor declared driven = true, issue 36): each step's action also
+/// sets one target speed (rad/s, m/s for a slider) per driven motor, in this order;
+/// tplan_domain_motor_joint gives motor m's joint name (owned by the domain) and its axis (1 or 2)
+/// in *axis (may be NULL); NULL (axis 0) when out of range.
+TPLAN_API int tplan_domain_motor_count(const tplan_domain *domain);
+TPLAN_API const char *tplan_domain_motor_joint(const tplan_domain *domain, int m, int *axis);
 
 /// What tplan_simulate does. Initialise with tplan_simulate_def_init, then set steps.
 typedef struct tplan_simulate_def {
-    size_t size;            /* sizeof(tplan_simulate_def) as the caller compiled it (set by init) */
-    int steps;              /* Δt steps to make, >= 1 (default 0: refused, field "steps") */
-    const double *controls; /* steps rows of 6 * tplan_domain_control_count doubles, row i applied from
-                               state i to state i + 1 (clamped to the bodies' limits, as the planner's);
-                               NULL (default): no forces */
-    double *trajectory;     /* NULL (default), or room for (steps + 1) rows of 13 * tplan_state_body_count
-                               doubles: the state's bodies at every step, the start first, in the state's
-                               body order */
+    size_t size;                 /* sizeof(tplan_simulate_def) as the caller compiled it (set by init) */
+    int steps;                   /* Δt steps to make, >= 1 (default 0: refused, field "steps") */
+    const double *controls;      /* steps rows of 6 * tplan_domain_control_count doubles, row i applied from
+                                    state i to state i + 1 (clamped to the bodies' limits, as the planner's);
+                                    NULL (default): no forces */
+    double *trajectory;          /* NULL (default), or room for (steps + 1) rows of 13 * tplan_state_body_count
+                                    doubles: the state's bodies at every step, the start first, in the state's
+                                    body order */
+    const double *motor_targets; /* steps rows of tplan_domain_motor_count target speeds (rad/s or m/s),
+                                    each within its motor's max_speed; NULL (default): every driven
+                                    motor at its declared speed (since issue 36: older callers' size
+                                    stops before it) */
 } tplan_simulate_def;
 
 #define tplan_simulate_def_init(def) tplan_simulate_def_init_((def), sizeof *(def))

@@ -16,8 +16,13 @@ extern "C" {
 #endif
 
 #define TP_PLAN_FORMAT "tplan-plan"
-#define TP_PLAN_VERSION 1                  /* a plan from the domain's initial state (every plan before issue 37) */
-#define TP_PLAN_VERSION_START 2            /* a plan from a given start state: version 1 and the member "start" */
+#define TP_PLAN_VERSION 1       /* a plan from the domain's initial state (every plan before issue 37) */
+#define TP_PLAN_VERSION_START 2 /* a plan from a given start state: version 1 and the member "start" */
+#define TP_PLAN_VERSION_MOTORS                                                                                         \
+    3                                      /* a plan with driven motors (issue 36): the member "motors" and each       \
+                                              alternative's "motor_targets"; "start" optional */
+#define TP_PLAN_MAX_MOTORS 4096            /* driven motor axes a plan records */
+#define TP_PLAN_MAX_MOTOR_SPEED 1e5        /* rad/s or m/s: the largest |target| (TP_MAX_ANGVEL, TP_MAX_SPEED) */
 #define TP_PLAN_MAX_START_TIME 1e9         /* s: the latest start time a plan records */
 #define TP_PLAN_START_QUAT_TOL 1e-6        /* a start state's quaternions have a norm within 1 +- this */
 #define TP_STATE_DOUBLES 13                /* pos[3] m, quat[4] (w,x,y,z), vel[3] m/s, angvel[3] rad/s (world frame) */
@@ -60,6 +65,9 @@ typedef struct tpPlanWorld {
     double **controls; /* per body: nsteps × 6 doubles, NULL for uncontrolled bodies; row i is
                           the control applied from state i to state i+1 */
     int32_t **active;  /* per tactic: nsteps skill indices (skill applied at step i) */
+    double *targets;   /* nsteps x tpPlanRecord.nmotors driven motors' target speeds (rad/s or m/s;
+                          row i: the targets from state i to i+1, in the record's motor order); NULL
+                          when the record has no driven motors */
     uint8_t *rest;     /* in memory only, never written: (nsteps+1) x nbodies rest counts of the
                           bodies (tpWorld_StepRest) as the planner had them (tpDomain_Record); NULL
                           when read from a file (a replay gives them) */
@@ -72,6 +80,12 @@ typedef struct tpPlanTactic {
     int nskills;
     char **skills; /* skill names, indexed by tpPlanWorld.active values */
 } tpPlanTactic;
+
+/// One driven motor axis in a recording (member "motors"): its joint and axis. Heap-owned.
+typedef struct tpPlanMotor {
+    char *joint; /* the joint's name (a driven motor's joint is named) */
+    int axis;    /* 0 or 1 (written 1 or 2, as scripts number them) */
+} tpPlanMotor;
 
 /// Kinds of navigation overlay layers (see docs/plan-format.md, "overlays").
 typedef enum {
@@ -206,7 +220,9 @@ typedef struct tpPlanRecord {
     tpPlanBody *bodies;
     int ntactics;
     tpPlanTactic *tactics;
-    int nworlds; /* >= 1 */
+    int nmotors;         /* driven motor axes (version TP_PLAN_VERSION_MOTORS; 0 in older files) */
+    tpPlanMotor *motors; /* nmotors, in the action's order (tpWorld_MotorJoint) */
+    int nworlds;         /* >= 1 */
     tpPlanWorld *worlds;
     int selected; /* index of the chosen world */
 
@@ -244,8 +260,8 @@ void tpPlanRecord_Free(tpPlanRecord *rec);
 /// whatever the locale. Returns the length.
 int tpPlan_FormatDouble(double v, char *buf);
 
-/// Writes the record as JSON (format version TP_PLAN_VERSION, or TP_PLAN_VERSION_START for a
-/// record with a start state). Doubles are printed so that
+/// Writes the record as JSON (format version TP_PLAN_VERSION, TP_PLAN_VERSION_START for a
+/// record with a start state, TP_PLAN_VERSION_MOTORS for one with driven motors). Doubles are printed so that
 /// they parse back to the identical bits. Output is byte-identical for identical records,
 /// apart from stats.timing. Returns false and fills err on I/O failure.
 bool tpPlanRecord_Write(const tpPlanRecord *rec, const char *path, char *err, size_t errlen);

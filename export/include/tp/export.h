@@ -18,7 +18,8 @@ extern "C" {
 typedef enum {
     TP_EXPORT_GLB = 0, /* one binary glTF 2.0 file */
     TP_EXPORT_GLTF,    /* glTF 2.0 JSON + a .bin beside it (same base name) */
-    TP_EXPORT_CSV,     /* a folder with states.csv and controls.csv */
+    TP_EXPORT_CSV,     /* a folder with states.csv and controls.csv (and motors.csv for a plan with
+                          driven joint motors: step, t, joint, axis, target) */
 } tpExportFormat;
 
 /// What to export and how. Get one from tpDefaultExportDef(); the writer keeps no pointer to it.

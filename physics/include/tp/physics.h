@@ -174,8 +174,14 @@ typedef struct tpJointAxisDef {
                          with speed 0 as a brake) */
     double rest;      /* the spring's rest angle (rad, within [-pi, pi]) or position (m); hinge2: 0 */
     bool motor;       /* a velocity motor on this axis */
-    double speed;     /* motor: target rad/s or m/s */
+    double speed;     /* motor: target rad/s or m/s (driven: the target of a zero-filled default action
+                         is NOT this; see `driven`) */
     double max_force; /* motor: the most torque (N·m) or force (N) it gives, > 0 */
+    bool driven;      /* motor: its target speed is part of the action (tpWorld_MotorCount): each step
+                         sets it; `speed` is then only the tactics' default (what a step without a
+                         skill driving it asks for) */
+    double max_speed; /* driven: |target| <= max_speed (rad/s or m/s; 0 = TP_MAX_ANGVEL for a rotation,
+                         TP_MAX_SPEED for a slider); tpWorld_ClampAction clamps to it */
 } tpJointAxisDef;
 
 /// One joint. Get defaults from tpDefaultJointDef(). The anchor and axes are in the world frame at
@@ -342,8 +348,21 @@ int tpWorld_RestingFriction(const tpWorld *world, int body, double *force);
 int tpWorld_StateCount(const tpWorld *world);
 /// State slot of body i, or -1 if its pose is a function of time.
 int tpWorld_StateSlot(const tpWorld *world, int body);
-/// Number of controlled bodies (active + tactic-driven foreign); an action has 6 doubles each.
+/// Number of controlled bodies (active + tactic-driven foreign); an action has 6 doubles each,
+/// then one double per driven motor (tpWorld_MotorCount).
 int tpWorld_ControlCount(const tpWorld *world);
+/// Number of driven motor axes (tpJointAxisDef.driven), in joint order then axis order: motor slot
+/// m's target speed (rad/s or m/s) is action[6 * tpWorld_ControlCount + m].
+int tpWorld_MotorCount(const tpWorld *world);
+/// Doubles in a full action: 6 * tpWorld_ControlCount + tpWorld_MotorCount.
+int tpWorld_ActionCount(const tpWorld *world);
+/// Joint index of motor slot m (0 <= m < tpWorld_MotorCount: TP_ASSERT; Release: -1); its axis
+/// (0, 1) in *axis (may be NULL).
+int tpWorld_MotorJoint(const tpWorld *world, int m, int *axis);
+/// Motor slot of joint j's axis k, or -1 when that axis has no driven motor.
+int tpWorld_MotorSlot(const tpWorld *world, int j, int k);
+/// The largest |target| (rad/s or m/s) motor slot m takes: its max_speed, or the kind's range.
+double tpWorld_MotorMaxSpeed(const tpWorld *world, int m);
 /// Control slot of body i (its force is action[6*slot..+2], torque action[6*slot+3..+5]), or -1.
 int tpWorld_ControlSlot(const tpWorld *world, int body);
 /// Body index of control slot k.
@@ -357,17 +376,18 @@ void tpWorld_InitialState(const tpWorld *world, tpBodyState *x);
 /// kinematic: its motion at t; otherwise x[slot]). `body` must be a valid index (TP_ASSERT).
 void tpWorld_BodyState(const tpWorld *world, const tpBodyState *x, double t, int body, tpBodyState *out);
 
-/// Clamps an action to the controlled bodies' limits (max_force, max_torque, planar_force).
+/// Clamps an action to the controlled bodies' limits (max_force, max_torque, planar_force) and the
+/// driven motors' targets to +-tpWorld_MotorMaxSpeed (a non-finite target is left for Step to refuse).
 void tpWorld_ClampAction(const tpWorld *world, double *action);
 
 /// Sim(x, a, Δt): restores x (states at time t), applies action (6 doubles per control slot,
-/// world frame; clamped first), steps once, and writes the new states to xnew (may equal x).
-/// Pure: the result depends only on (x, t, action). Returns false when an action component is
-/// non-finite or beyond TP_MAX_FORCE (nothing is simulated), or when a state left the ranges
-/// of tpWorld_StateInRange during the step (the remaining substeps are skipped), or when a
-/// moving body overlapped static geometry deeper than max_static_penetration: xnew is then not
-/// a physical state and must be discarded (the planner makes it an invalid node).
-/// No body sleeps (every body is simulated every step): tpWorld_StepRest with no rest counters.
+/// world frame, then one target speed per driven motor; clamped first; NULL: zeros), steps once, and writes the new
+/// states to xnew (may equal x). Pure: the result depends only on (x, t, action). Returns false when an action
+/// component is non-finite or beyond TP_MAX_FORCE (nothing is simulated), or when a state left the ranges of
+/// tpWorld_StateInRange during the step (the remaining substeps are skipped), or when a moving body overlapped static
+/// geometry deeper than max_static_penetration: xnew is then not a physical state and must be discarded (the planner
+/// makes it an invalid node). No body sleeps (every body is simulated every step): tpWorld_StepRest with no rest
+/// counters.
 bool tpWorld_Step(tpWorld *world, const tpBodyState *x, double t, const double *action, tpBodyState *xnew);
 /// Sim with sleeping: rest[k] (one byte per state slot, part of the state like x) counts the
 /// steps in a row that body slot k ended at rest, up to tpWorld_RestSteps; a body whose count
@@ -406,6 +426,8 @@ typedef enum {
                                the substeps and sweep samples follow for its thickness: 1024 times its
                                smallest half extent per step (TP_MAX_SWEEP_THICKNESSES); faster, it could
                                pass a thin wall unseen, so the step is refused instead */
+    TP_STEP_VALUE_MOTOR,    /* a driven motor's target speed (tpStepFailure.joint, axis = its axis 0 or 1),
+                               rad/s or m/s; limit TP_MAX_ANGVEL or TP_MAX_SPEED */
 } tpStepValue;
 
 /// Why the last tpWorld_Step / tpWorld_StepLive returned false: plain data, reset by every step.
@@ -421,6 +443,7 @@ typedef struct tpStepFailure {
                          static check of scenes with scripted bodies); -1 before stepping */
     int substeps;     /* substeps per step of the world */
     double t;         /* s, time at the start of the failed step */
+    int joint;        /* BAD_ACTION on a motor target (TP_STEP_VALUE_MOTOR): the joint index, else -1 */
 } tpStepFailure;
 
 /// The failure record of the last step (kind TP_STEP_OK after a successful one). Owned by the

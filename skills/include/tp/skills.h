@@ -107,6 +107,9 @@ typedef enum {
                               margin (`duration`), step on (or, with `jump`, hop: one step of take-off force, a
                               ballistic flight), stay while carried; the segment ends on the next surface
                               (skills/src/ride.c) */
+    TP_SKILL_MOTOR,        /* set a driven joint motor's target speed (a sampled `speed`) for a sampled
+                              `duration`: swing a lever, spin a wheel, release a catapult; the joint's
+                              motor must be declared `driven` (skills/src/skill_motor.c) */
     TP_SKILL_KIND_COUNT
 } tpSkillKind;
 
@@ -315,6 +318,16 @@ typedef struct tpRideDef {
     double walk_force; /* N: cap on the walking controller's force; 0 = the body's max_force (default 0) */
 } tpRideDef;
 
+/// TP_SKILL_MOTOR. The target is set, not added: the last skill (in tactic order) that sets a
+/// motor in a step wins, and a step in which no skill sets it runs the motor at its declared speed.
+typedef struct tpMotorDef {
+    int joint;       /* joint index whose axis has a driven motor (Lua: joint = "name"); required */
+    double axis;     /* which axis: 1 or 2 (a universal's or hinge2's second axis); default 1 */
+    tpDist speed;    /* rad/s (m/s for a slider), dim 1: the target (Lua: speed = v or a distribution, or
+                        range = {lo, hi}: uniform); required, within the motor's max_speed */
+    tpDist duration; /* s, dim 1: how long the target is held (unset: 1 s; at least one step) */
+} tpMotorDef;
+
 /// A skill definition: the constants C and distributions D every kind shares, and the kind's own
 /// in the union member named in `kind`'s comment. Get defaults with tpDefaultSkillDef(kind); the
 /// domain copies it (tpDomainDef), so the caller keeps and frees whatever it points to.
@@ -347,6 +360,7 @@ typedef struct tpSkillDef {
         tpChipDef chip;        /* CHIP */
         tpGuardDef guard;      /* GUARD */
         tpRideDef ride;        /* RIDE */
+        tpMotorDef motor;      /* MOTOR */
     };
 } tpSkillDef;
 
@@ -374,6 +388,9 @@ typedef enum {
     TP_FIELD_NUMBER,   /* a number, +-inf allowed (double) */
     TP_FIELD_BOOL,     /* a boolean (bool) */
     TP_FIELD_BODY,     /* a body name, resolved to its index (int) when the domain is built */
+    TP_FIELD_JOINT,    /* a joint name, resolved to its index (int) when the domain is built */
+    TP_FIELD_RANGE,    /* {lo, hi} with lo <= hi: a uniform distribution (tpDist, dim 1) for the same
+                          tpDist as the field before it (giving both is an error) */
 } tpSkillFieldType;
 
 /// One field of a kind's definition as a script names it: `offset` is the byte offset of its
@@ -408,7 +425,8 @@ struct tpSkillCall {
     tpRng *rng;             /* the run's generator (sampling happens only when fresh) */
     bool fresh;             /* first call since G selected this skill: V holds zeros */
     double *V;              /* TP_SKILL_VARS doubles, persisted while busy */
-    double *action;         /* full action vector (6 doubles per control slot): add to it */
+    double *action;         /* full action vector (6 doubles per control slot: add to it; then one target
+                               per driven motor, tpWorld_MotorCount: set it) */
     tpOverlaySink *overlay; /* NULL while planning. Set only when a plan is recorded (tactics/record):
                                the call replays one step of the solution, V already holds what the
                                planning call left in it (so a fresh call must not sample again), and

@@ -347,7 +347,8 @@ bool tpDomain_SetStart(tpDomain *domain, const tpBodyState *x, const uint8_t *re
 bool tpDomain_Start(const tpDomain *domain, const tpBodyState **x, const uint8_t **rest, double *t);
 /// One Sim step exactly as the planner and replay make it (tpWorld_StepRest with the rest
 /// counts, then t + dt): x and rest (nstate each) are updated in place, *t advanced. action has
-/// 6 doubles per control slot (clamped by the physics, as the planner's). False when the step
+/// 6 doubles per control slot, then one target per driven motor (tpWorld_ActionCount; clamped by
+/// the physics, as the planner's). False when the step
 /// fails (x, rest then hold no physical state): tpDomain_DescribeFailure says why, or
 /// tpWorld_MotionError for a scripted body's failing function.
 bool tpDomain_Step(tpDomain *domain, tpBodyState *x, uint8_t *rest, double *t, const double *action);
