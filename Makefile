@@ -70,9 +70,9 @@ fuzz: deps build
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_targets
 	TPLAN=$(BUILD)/tplan bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
-# The bounded fuzz run of `make test`: 8 s per target (8 targets; make test stays near 15 minutes).
+# The bounded fuzz run of `make test`: 6 s per target (8 targets; make test stays near 15 minutes).
 test-fuzz:
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=8
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=6
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
