@@ -326,13 +326,19 @@ static void note_depth(tpWorld *w, int a, int b, double depth)
     }
 }
 
+/* The candidate pairs at the current poses into w->pairs, in the space's order. */
+static void pairs_now(tpWorld *w)
+{
+    w->npairs = 0;
+    dSpaceCollide(w->space, w, near_callback);
+}
+
 /* Deepest overlaps at the current poses (after a step in scenes with scripted bodies: an infinite
  * mass can push a body into static geometry, or into another body, during the last substep); no
  * contact joints and no touching record (it only looks). */
 void tpContacts_DepthPass(tpWorld *w)
 {
-    w->npairs = 0;
-    dSpaceCollide(w->space, w, near_callback);
+    pairs_now(w);
     for (int p = 0; p < w->npairs; p++) {
         int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
         int n = collide_pair(w, &w->rt[a], &w->rt[b]);
@@ -345,8 +351,7 @@ void tpContacts_DepthPass(tpWorld *w)
  * collision pass, project.c). */
 void tpContacts_PairsNow(tpWorld *w)
 {
-    w->npairs = 0;
-    dSpaceCollide(w->space, w, near_callback);
+    pairs_now(w);
     sort_keys(w->pairs, w->npairs);
 }
 
@@ -367,8 +372,7 @@ int tpContacts_CollidePair(tpWorld *w, int a, int b)
 
 bool tpContacts_Touching(tpWorld *w, int body, double gap)
 {
-    w->npairs = 0;
-    dSpaceCollide(w->space, w, near_callback);
+    pairs_now(w);
     for (int p = 0; p < w->npairs; p++) {
         int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
         if (a != body && b != body)

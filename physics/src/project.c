@@ -86,8 +86,7 @@ static void grow_moving(tpWorld *w, bool grow)
     }
 }
 
-/* The contacts at the poses the solve ended with into w->proj, and which bodies are pinned.
- * start[k] holds state body k's position then (the sweeps measure its motion from there). */
+/* The contacts at the poses the solve ended with into w->proj, and which bodies are pinned. */
 static void collide_now(tpWorld *w)
 {
     grow_moving(w, true);
