@@ -81,7 +81,7 @@ static void test_blame(void **state)
     (void)state;
     Scene s;
     make_world(&s);
-    tpStateView v = {s.world, s.x, 1.5};
+    tpStateView v = {s.world, s.x, 1.5, NULL};
     char text[TP_REJECT_TEXT_MAX];
     const tpCond *blame = NULL;
 
