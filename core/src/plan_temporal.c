@@ -159,7 +159,8 @@ void tpPlan_PutTemporal(FILE *f, const tpPlanRecord *rec)
 /* ------------------------------------------------------------------------------------------ */
 /* Reader                                                                                     */
 
-static bool tFail(const char *file, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static bool tFail(const char *file, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 static bool tFail(const char *file, char *err, size_t errlen, const char *fmt, ...)
 {
@@ -190,8 +191,8 @@ static bool read_condition(const char *file, const cJSON *o, int i, tpPlanTempor
     }
     for (const cJSON *m = o->child; m; m = m->next) {
         if (strcmp(m->string, "name") != 0 && strcmp(m->string, "kind") != 0 && strcmp(m->string, "size") != 0) {
-            return tFail(file, err, errlen, "temporal.conditions[%d]: unknown field \"%.64s\" (expected name, kind, size)",
-                         i, m->string);
+            return tFail(file, err, errlen,
+                         "temporal.conditions[%d]: unknown field \"%.64s\" (expected name, kind, size)", i, m->string);
         }
     }
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "name");
@@ -231,8 +232,8 @@ static bool read_changes(const char *file, const cJSON *a, int j, tpPlanWorld *w
         const cJSON *e = cJSON_IsArray(c) && cJSON_GetArraySize(c) == 3 ? c->child : NULL;
         for (int q = 0; q < 3; ++q, e = e ? e->next : NULL) {
             if (!e || !read_int(e, -2147483648.0, 2147483647.0, &v[q])) {
-                return tFail(file, err, errlen, "temporal.changes[%d][%d]: expected 3 integers [step, condition, value]",
-                             j, k);
+                return tFail(file, err, errlen,
+                             "temporal.changes[%d][%d]: expected 3 integers [step, condition, value]", j, k);
             }
         }
         memcpy(w->tchanges + 3 * k, v, sizeof v);
@@ -261,14 +262,15 @@ bool tpPlan_ReadTemporal(const char *file, const cJSON *root, tpPlanRecord *rec,
     for (const cJSON *m = tm->child; m; m = m->next) {
         if (strcmp(m->string, "version") != 0 && strcmp(m->string, "conditions") != 0 &&
             strcmp(m->string, "changes") != 0 && strcmp(m->string, "unmet") != 0) {
-            return tFail(file, err, errlen, "temporal: unknown field \"%.64s\" (expected version, conditions, changes, unmet)",
-                         m->string);
+            return tFail(file, err, errlen,
+                         "temporal: unknown field \"%.64s\" (expected version, conditions, changes, unmet)", m->string);
         }
     }
     const cJSON *conds = cJSON_GetObjectItemCaseSensitive(tm, "conditions");
     int n = cJSON_IsArray(conds) ? cJSON_GetArraySize(conds) : -1;
     if (n < 1 || n > TP_PLAN_MAX_TEMPORAL) {
-        return tFail(file, err, errlen, "temporal.conditions: expected an array of 1..%d conditions", TP_PLAN_MAX_TEMPORAL);
+        return tFail(file, err, errlen, "temporal.conditions: expected an array of 1..%d conditions",
+                     TP_PLAN_MAX_TEMPORAL);
     }
     rec->temporal = calloc((size_t)n, sizeof *rec->temporal);
     if (!rec->temporal) {
@@ -283,8 +285,10 @@ bool tpPlan_ReadTemporal(const char *file, const cJSON *root, tpPlanRecord *rec,
     }
     const cJSON *changes = cJSON_GetObjectItemCaseSensitive(tm, "changes");
     if (!cJSON_IsArray(changes) || cJSON_GetArraySize(changes) != rec->nworlds) {
-        return tFail(file, err, errlen, "temporal.changes: expected an array of %d arrays (one per world: the plan, then "
-                     "the alternatives)", rec->nworlds);
+        return tFail(file, err, errlen,
+                     "temporal.changes: expected an array of %d arrays (one per world: the plan, then "
+                     "the alternatives)",
+                     rec->nworlds);
     }
     int j = 0;
     for (const cJSON *a = changes->child; a; a = a->next, ++j) {

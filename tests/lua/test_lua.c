@@ -397,7 +397,8 @@ static void test_errors(void **state)
     expect_error("err_nav.lua", NULL, 0, 3, "tp.nav.grid: shapes[1].kind: unknown shape kind \"cone\"");
     /* conditions over time: an empty sequence, a child that is no condition, a window the wrong way */
     expect_error("err_sequence.lua", NULL, 0, 3, "tp.sequence: expected at least one condition");
-    expect_error("err_sequence_child.lua", NULL, 0, 4, "tp.sequence: entry 2: expected a condition or a function, got number");
+    expect_error("err_sequence_child.lua", NULL, 0, 4,
+                 "tp.sequence: entry 2: expected a condition or a function, got number");
     expect_error("err_within_time.lua", NULL, 0, 4, "tp.within_time: from must be <= to (got from = 2 > to = 1)");
     expect_error("err_at_time.lua", NULL, 0, 4, "tp.at_time: 't' is required");
     expect_error("err_never.lua", NULL, 0, 3, "tp.never: expected a condition or a function, got string");

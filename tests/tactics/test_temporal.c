@@ -272,8 +272,9 @@ static void test_check(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sequence), cmocka_unit_test(test_ever_never_one_step),
-        cmocka_unit_test(test_time_windows), cmocka_unit_test(test_nested), cmocka_unit_test(test_check),
+        cmocka_unit_test(test_sequence),     cmocka_unit_test(test_ever_never_one_step),
+        cmocka_unit_test(test_time_windows), cmocka_unit_test(test_nested),
+        cmocka_unit_test(test_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
