@@ -21,6 +21,12 @@
 --   layout   "name:x,y;..." as pool's (balls: cue, red, black; the others are off the table)
 --   rebound  the cushion's ratio of normal speeds used by the aim (default 0.8, its restitution)
 --   spread   degrees: the half width of the sampled stroke direction around each aim (default 1.0)
+--   order    "sequence" (default): the goal and valid above. "none": what a script without conditions
+--            over time can say, goal = the red in a pocket, valid without tp.never and tp.ever (for
+--            measurements: the cost of the temporal conditions, docs/domains.md). "watch": as "none",
+--            plus the kick's sequence in the valid condition as an observer that refuses nothing
+--            (tp.any { s, tp.negate(s) }): the plan's "temporal" member then says whether the
+--            pocketing shot it found was a kick
 local tp = require "tp"
 local T = require "pool_table"  -- domains/lib/pool_table.lua: the table, its pockets and the rack
 
@@ -30,6 +36,7 @@ local R, M, L, W, CORNER, SIDE, FRAME, FLOOR, IL, IW = T.R, T.M, T.L, T.W, T.COR
 local layout = tp.param("layout", "")
 local rebound = tp.param("rebound", 0.8, { min = 0.1, max = 1.0 })
 local spread = tp.param("spread", 1.0, { min = 0.0, max = 45.0 })
+local order = tp.param("order", "sequence", { choices = { "sequence", "none", "watch" } })
 
 -- every ball but cue, red and black off the table; then the script's layout over it
 local base = "cue:-0.7,0.05;black:-0.1,0.02;red:0.55,0.0"
@@ -131,23 +138,33 @@ local names = {}
 for _, b in ipairs(BALLS) do names[#names + 1] = b.name end
 
 -- the goal: the order of the kick, step after step
-local goal = tp.sequence {
+local kick = tp.sequence {
   cue_cushion,                                   -- 1. the cue ball off a cushion
   tp.touching { body = "cue", other = "red" },   -- 2. then onto the red
   red_pocketed,                                  -- 3. then the red down
 }
-local valid = tp.all {
-  tp.never(tp.touching { body = "cue", other = "black" }),    -- the blocker is never touched ...
-  tp.negate(tp.any {
-    tp.moved { body = "black", tolerance = 0.001 },            -- ... nor moved by the red
-    tp.settled { bodies = names, speed = 0.02 },                -- a shot that ended without the goal
-    tp.inside { body = "cue", max = { math.huge, math.huge, -0.01 } },   -- no scratch
-    -- a direct hit: the red moved before the cue ball had come off a cushion
-    tp.all { tp.moved { body = "red" }, tp.negate(tp.ever(cue_cushion)) },
-    -- the red came to rest on the cloth
-    tp.all { tp.moved { body = "red" }, tp.slower { body = "red", speed = 0.02 }, tp.negate(red_pocketed) },
-  }),
+local bad = {
+  tp.moved { body = "black", tolerance = 0.001 },            -- the black moved (by the red)
+  tp.settled { bodies = names, speed = 0.02 },                -- a shot that ended without the goal
+  tp.inside { body = "cue", max = { math.huge, math.huge, -0.01 } },   -- no scratch
+  -- the red came to rest on the cloth
+  tp.all { tp.moved { body = "red" }, tp.slower { body = "red", speed = 0.02 }, tp.negate(red_pocketed) },
 }
+local goal, valid
+if order == "sequence" then
+  goal = kick
+  -- a direct hit: the red moved before the cue ball had come off a cushion
+  bad[#bad + 1] = tp.all { tp.moved { body = "red" }, tp.negate(tp.ever(cue_cushion)) }
+  valid = tp.all {
+    tp.never(tp.touching { body = "cue", other = "black" }),  -- the blocker is never touched
+    tp.negate(tp.any(bad)),
+  }
+else
+  goal = red_pocketed
+  bad[#bad + 1] = tp.touching { body = "cue", other = "black" }   -- at this step only: no memory
+  valid = tp.negate(tp.any(bad))
+  if order == "watch" then valid = tp.all { valid, tp.any { kick, tp.negate(kick) } } end
+end
 
 return tp.domain {
   name = "pool_kick",
