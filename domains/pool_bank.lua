@@ -17,6 +17,10 @@
 --   layout   "name:x,y;..." as pool's (balls: cue, red; the others are off the table)
 --   rebound  the cushion's ratio of normal speeds used by the aim (default 0.8, its restitution)
 --   spread   degrees: the half width of the sampled stroke direction around each aim (default 1.0)
+--   order    "sequence" (default): the goal above. "none": what a script without conditions over time
+--            can say, goal = the red in a pocket. "watch": as "none", with the banks' sequences in
+--            the valid condition as observers that refuse nothing, so that the plan's "temporal"
+--            member says whether the shot found was a bank (docs/domains.md#pool-bank-shot)
 local tp = require "tp"
 local T = require "pool_table"  -- domains/lib/pool_table.lua: the table, its pockets and the rack
 local S = require "pool_shots"  -- domains/lib/pool_shots.lua: rails, rebound points, the stroke
@@ -24,6 +28,7 @@ local S = require "pool_shots"  -- domains/lib/pool_shots.lua: rails, rebound po
 local layout = tp.param("layout", "")
 local rebound = tp.param("rebound", 0.8, { min = 0.1, max = 1.0 })
 local spread = tp.param("spread", 1.0, { min = 0.0, max = 45.0 })
+local order = tp.param("order", "sequence", { choices = { "sequence", "none", "watch" } })
 
 local bodies, rack = S.table3("cue:-0.6,-0.3;red:0.3,-0.1", layout)
 local BALLS, by_name = rack.balls, rack.by_name
@@ -65,7 +70,24 @@ for _, p in ipairs(T.POCKETS) do in_pocket[#in_pocket + 1] = T.pocketed("red", p
 local red_pocketed = tp.any(in_pocket)
 local names = {}
 for _, b in ipairs(BALLS) do names[#names + 1] = b.name end
-local goal = tp.any(banks)
+local bank = tp.any(banks)
+local bad = {
+  tp.settled { bodies = names, speed = 0.02 },                          -- a shot that ended without the goal
+  tp.inside { body = "cue", max = { math.huge, math.huge, -0.01 } },   -- no scratch
+  tp.all { tp.moved { body = "red" }, tp.slower { body = "red", speed = 0.02 }, tp.negate(red_pocketed) },
+  tp.all { tp.moved { body = "cue" }, tp.slower { body = "cue", speed = 0.02 },
+           tp.negate(tp.moved { body = "red" }) },                       -- missed it
+}
+local goal, valid
+if order == "sequence" then
+  goal = bank
+  bad[#bad + 1] = tp.all { red_pocketed, tp.negate(bank) }              -- in, but no bank: dead
+  valid = tp.negate(tp.any(bad))
+else
+  goal = red_pocketed
+  valid = tp.negate(tp.any(bad))
+  if order == "watch" then valid = tp.all { valid, tp.any { bank, tp.negate(bank) } } end
+end
 
 return S.domain {
   name = "pool_bank",
@@ -73,12 +95,5 @@ return S.domain {
   bodies = bodies,
   tactics = { tp.tactic { name = "cue_ball", body = "cue", skills = { S.stroke(candidates, spread) } } },
   goal = goal,
-  valid = tp.negate(tp.any {
-    tp.settled { bodies = names, speed = 0.02 },                          -- a shot that ended without the goal
-    tp.inside { body = "cue", max = { math.huge, math.huge, -0.01 } },   -- no scratch
-    tp.all { red_pocketed, tp.negate(goal) },                            -- in, but no bank: dead
-    tp.all { tp.moved { body = "red" }, tp.slower { body = "red", speed = 0.02 }, tp.negate(red_pocketed) },
-    tp.all { tp.moved { body = "cue" }, tp.slower { body = "cue", speed = 0.02 },
-             tp.negate(tp.moved { body = "red" }) },                       -- missed it
-  }),
+  valid = valid,
 }
