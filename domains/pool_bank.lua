@@ -71,23 +71,18 @@ local red_pocketed = tp.any(in_pocket)
 local names = {}
 for _, b in ipairs(BALLS) do names[#names + 1] = b.name end
 local bank = tp.any(banks)
-local bad = {
-  tp.settled { bodies = names, speed = 0.02 },                          -- a shot that ended without the goal
-  tp.inside { body = "cue", max = { math.huge, math.huge, -0.01 } },   -- no scratch
-  tp.all { tp.moved { body = "red" }, tp.slower { body = "red", speed = 0.02 }, tp.negate(red_pocketed) },
-  tp.all { tp.moved { body = "cue" }, tp.slower { body = "cue", speed = 0.02 },
-           tp.negate(tp.moved { body = "red" }) },                       -- missed it
-}
-local goal, valid
-if order == "sequence" then
-  goal = bank
-  bad[#bad + 1] = tp.all { red_pocketed, tp.negate(bank) }              -- in, but no bank: dead
-  valid = tp.negate(tp.any(bad))
-else
-  goal = red_pocketed
-  valid = tp.negate(tp.any(bad))
-  if order == "watch" then valid = tp.all { valid, tp.any { bank, tp.negate(bank) } } end
-end
+local goal, valid = S.orders(order, {
+  shot = bank,
+  plain = red_pocketed,
+  bad = {
+    tp.settled { bodies = names, speed = 0.02 },                          -- a shot that ended without the goal
+    tp.inside { body = "cue", max = { math.huge, math.huge, -0.01 } },   -- no scratch
+    tp.all { tp.moved { body = "red" }, tp.slower { body = "red", speed = 0.02 }, tp.negate(red_pocketed) },
+    tp.all { tp.moved { body = "cue" }, tp.slower { body = "cue", speed = 0.02 },
+             tp.negate(tp.moved { body = "red" }) },                       -- missed it
+  },
+  ordered_bad = { tp.all { red_pocketed, tp.negate(bank) } },              -- in, but no bank: dead
+})
 
 return S.domain {
   name = "pool_bank",

@@ -81,28 +81,21 @@ local kick = tp.sequence {
   tp.touching { body = "cue", other = "red" },   -- 2. then onto the red
   red_pocketed,                                  -- 3. then the red down
 }
-local bad = {
-  tp.moved { body = "black", tolerance = 0.001 },            -- the black moved (by the red)
-  tp.settled { bodies = names, speed = 0.02 },                -- a shot that ended without the goal
-  tp.inside { body = "cue", max = { math.huge, math.huge, -0.01 } },   -- no scratch
-  -- the red came to rest on the cloth
-  tp.all { tp.moved { body = "red" }, tp.slower { body = "red", speed = 0.02 }, tp.negate(red_pocketed) },
-}
-local goal, valid
-if order == "sequence" then
-  goal = kick
+local goal, valid = S.orders(order, {
+  shot = kick,
+  plain = red_pocketed,
+  bad = {
+    tp.moved { body = "black", tolerance = 0.001 },            -- the black moved (by the red)
+    tp.settled { bodies = names, speed = 0.02 },                -- a shot that ended without the goal
+    tp.inside { body = "cue", max = { math.huge, math.huge, -0.01 } },   -- no scratch
+    -- the red came to rest on the cloth
+    tp.all { tp.moved { body = "red" }, tp.slower { body = "red", speed = 0.02 }, tp.negate(red_pocketed) },
+  },
   -- a direct hit: the red moved before the cue ball had come off a cushion
-  bad[#bad + 1] = tp.all { tp.moved { body = "red" }, tp.negate(tp.ever(cue_cushion)) }
-  valid = tp.all {
-    tp.never(tp.touching { body = "cue", other = "black" }),  -- the blocker is never touched
-    tp.negate(tp.any(bad)),
-  }
-else
-  goal = red_pocketed
-  bad[#bad + 1] = tp.touching { body = "cue", other = "black" }   -- at this step only: no memory
-  valid = tp.negate(tp.any(bad))
-  if order == "watch" then valid = tp.all { valid, tp.any { kick, tp.negate(kick) } } end
-end
+  ordered_bad = { tp.all { tp.moved { body = "red" }, tp.negate(tp.ever(cue_cushion)) } },
+  plain_bad = { tp.touching { body = "cue", other = "black" } },   -- at this step only: no memory
+  ordered_valid = { tp.never(tp.touching { body = "cue", other = "black" }) },   -- the blocker never touched
+})
 
 return S.domain {
   name = "pool_kick",

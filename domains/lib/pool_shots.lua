@@ -99,6 +99,31 @@ local function stroke(candidates, spread)
                             trigger_speed = 0.02, timeout = 20 }
 end
 
+-- The goal and valid condition of a shot for --set order (o: shot = the ordered goal, a sequence;
+-- plain = the goal without order; bad = the dead ends of both; ordered_bad, plain_bad = more dead
+-- ends of either; ordered_valid = conditions the ordered shot's valid condition also asks for,
+-- e.g. a tp.never). "sequence": the
+-- shot; "none": what a script without memory can say; "watch": "none" with the shot observed in
+-- the valid condition, refusing nothing (tp.any { shot, tp.negate(shot) }), for the plan's
+-- "temporal" member to say whether the solution was the shot.
+local function orders(order, o)
+  local bad = {}
+  for _, c in ipairs(o.bad) do bad[#bad + 1] = c end
+  for _, c in ipairs(order == "sequence" and o.ordered_bad or o.plain_bad or {}) do bad[#bad + 1] = c end
+  local valid = tp.negate(tp.any(bad))
+  if order == "sequence" then
+    if o.ordered_valid then
+      local all = {}
+      for _, c in ipairs(o.ordered_valid) do all[#all + 1] = c end
+      all[#all + 1] = valid
+      valid = tp.all(all)
+    end
+    return o.shot, valid
+  end
+  if order == "watch" then valid = tp.all { valid, tp.any { o.shot, tp.negate(o.shot) } } end
+  return o.plain, valid
+end
+
 -- tp.domain with pool's materials, contacts, camera and sampling space, and the fields of d
 local function domain(d)
   d.dt = DT
@@ -126,5 +151,5 @@ end
 return {
   table3 = table3, seg_dist = seg_dist, mouth_of = mouth_of, RAILS = RAILS, rail_of_pocket = rail_of_pocket,
   rebound_point = rebound_point, dist = dist, cut_angle = cut_angle, ghost = ghost, stroke = stroke,
-  domain = domain,
+  orders = orders, domain = domain,
 }

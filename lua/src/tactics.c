@@ -436,24 +436,9 @@ static int tplGroup(lua_State *L)
     return 1;
 }
 
-static int tplNegate(lua_State *L)
-{
-    luaL_checkany(L, 1);
-    int d = tplChildDepth(L, 1, "tp.negate");
-    tplCond *c = tplNewCond(L, TP_COND_NOT);
-    c->depth = d + 1;
-    if (c->depth > TPL_COND_MAX_DEPTH)
-        tplError(L, "tp.negate: conditions nested deeper than %d", TPL_COND_MAX_DEPTH);
-    lua_createtable(L, 1, 0);
-    lua_pushvalue(L, 1);
-    lua_rawseti(L, -2, 1);
-    lua_setiuservalue(L, -2, 2);
-    tplSetWhere(L);
-    return 1;
-}
-
-/* Upvalue 1: kind (EVER / NEVER); upvalue 2: constructor name. tp.ever(c), tp.never(c). */
-static int tplOnceCond(lua_State *L)
+/* Upvalue 1: kind (NOT / EVER / NEVER); upvalue 2: constructor name. tp.negate(c), tp.ever(c),
+ * tp.never(c): one operand, a condition or a function. */
+static int tplUnaryCond(lua_State *L)
 {
     tpCondKind kind = (tpCondKind)lua_tointeger(L, lua_upvalueindex(1));
     const char *ctor = lua_tostring(L, lua_upvalueindex(2));
@@ -585,9 +570,17 @@ static int tplEffort(lua_State *L)
 }
 
 static const luaL_Reg tplTacticFns[] = {
-    {"tactic", tplNewTactic},  {"within", tplWithin},   {"inside", tplInside},   {"near", tplNear},
-    {"touching", tplTouching}, {"moved", tplMoved},     {"negate", tplNegate},   {"distance", tplDistance},
-    {"effort", tplEffort},     {"heading", tplHeading}, {"settled", tplSettled}, {NULL, NULL},
+    {"tactic", tplNewTactic},
+    {"within", tplWithin},
+    {"inside", tplInside},
+    {"near", tplNear},
+    {"touching", tplTouching},
+    {"moved", tplMoved},
+    {"distance", tplDistance},
+    {"effort", tplEffort},
+    {"heading", tplHeading},
+    {"settled", tplSettled},
+    {NULL, NULL},
 };
 
 void tplOpenTactics(lua_State *L)
@@ -609,8 +602,9 @@ void tplOpenTactics(lua_State *L)
                     {"upright", TP_COND_UPRIGHT, tplOrientCond},
                     {"tilted", TP_COND_TILTED, tplOrientCond},
                     {"sequence", TP_COND_SEQUENCE, tplGroup},
-                    {"ever", TP_COND_EVER, tplOnceCond},
-                    {"never", TP_COND_NEVER, tplOnceCond},
+                    {"negate", TP_COND_NOT, tplUnaryCond},
+                    {"ever", TP_COND_EVER, tplUnaryCond},
+                    {"never", TP_COND_NEVER, tplUnaryCond},
                     {"within_time", TP_COND_WITHIN_TIME, tplTimeCond},
                     {"at_time", TP_COND_AT_TIME, tplTimeCond}};
     for (int i = 0; i < (int)(sizeof closures / sizeof closures[0]); i++) {
