@@ -25,7 +25,9 @@ static void set_changes(tpPlanWorld *w, const int32_t *c, int n)
 {
     free(w->tchanges);
     w->tchanges = malloc(sizeof *c * 3 * (size_t)(n > 0 ? n : 1));
-    memcpy(w->tchanges, c, sizeof *c * 3 * (size_t)n);
+    if (n > 0) {
+        memcpy(w->tchanges, c, sizeof *c * 3 * (size_t)n);
+    }
     w->ntchanges = n;
 }
 

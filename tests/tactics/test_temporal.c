@@ -94,6 +94,7 @@ static void test_sequence(void **state)
     assert_string_equal(text, "sequence was false: step 2 of 3 (B) not reached at t = 0.2 s");
     tpDestroyCond(seq);
     tpDestroyCond(seq2);
+    tpDestroyWorld(s.world);
 }
 
 static void test_ever_never_one_step(void **state)
@@ -128,6 +129,7 @@ static void test_ever_never_one_step(void **state)
     assert_memory_equal(vals, want2, sizeof want2);
     tpDestroyCond(both);
     tpDestroyCond(never2);
+    tpDestroyWorld(s.world);
 }
 
 static void test_time_windows(void **state)
@@ -172,6 +174,7 @@ static void test_time_windows(void **state)
     assert_string_equal(text, "at_time was false: far did not hold at t = 0.3 s at t = 0.6 s");
     tpDestroyCond(w);
     tpDestroyCond(a);
+    tpDestroyWorld(s.world);
 }
 
 static void test_nested(void **state)
@@ -195,6 +198,7 @@ static void test_nested(void **state)
     assert_memory_equal(vals, want, sizeof want);
     assert_int_equal(mem[1], 1);
     tpDestroyCond(seq);
+    tpDestroyWorld(s.world);
 }
 
 static void test_check(void **state)
@@ -220,6 +224,7 @@ static void test_check(void **state)
     tpDestroyCond(empty);
     tpDestroyCond(two);
     tpDestroyCond(w);
+    tpDestroyWorld(s.world);
 }
 
 int main(void)
