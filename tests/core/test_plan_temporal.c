@@ -88,10 +88,11 @@ static void test_round_trip(void **state)
     char *ta = plan_slurp(a, &la), *tb = plan_slurp(b, &lb);
     assert_int_equal(la, lb);
     assert_memory_equal(ta, tb, la);
-    assert_non_null(strstr(ta, "\n  \"temporal\": {\"version\": 1, \"conditions\": [{\"name\": \"tp.sequence (t.lua:3)\", "
-                               "\"kind\": \"sequence\", \"size\": 3}, {\"name\": \"tp.at_time (t.lua:4)\", \"kind\": "
-                               "\"at_time\", \"size\": 2}], \"changes\": [[[1, 0, 1], [2, 0, 2], [2, 1, 1], [4, 0, "
-                               "3]], [[1, 0, 1], [5, 1, 2]]]},\n  \"steps\": 4"));
+    assert_non_null(strstr(ta,
+                           "\n  \"temporal\": {\"version\": 1, \"conditions\": [{\"name\": \"tp.sequence (t.lua:3)\", "
+                           "\"kind\": \"sequence\", \"size\": 3}, {\"name\": \"tp.at_time (t.lua:4)\", \"kind\": "
+                           "\"at_time\", \"size\": 2}], \"changes\": [[[1, 0, 1], [2, 0, 2], [2, 1, 1], [4, 0, "
+                           "3]], [[1, 0, 1], [5, 1, 2]]]},\n  \"steps\": 4"));
     free(ta);
     free(tb);
     tpPlanRecord_Free(&back);
