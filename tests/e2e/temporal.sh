@@ -6,6 +6,7 @@
 #   pool_kick: the goal is a tp.sequence; the same seed gives the same plan, it replays with its
 #     memory, a plan whose recorded memory was edited is a mismatch, a stopped run names the
 #     sequence's step it waits for, and the member is read strictly.
+#   pool_bank: a goal of one sequence per pocket; the plan completes one and replays.
 # Usage: temporal.sh TPLAN SCRIPTS_DIR WORKDIR
 set -u
 tplan=$1 scripts=$2 work=$3/temporal
@@ -54,4 +55,10 @@ check "stopped run: the summary names the unmet step: $(grep '^goal' "$work/s.tx
 check "stopped run: the plan's temporal member holds the same words" \
   $(grep -q '"unmet": "tp.sequence (pool_kick.lua:[0-9]*) was false: step 2 of 3' "$work/s.json"; echo $?)
 expect "stopped run: replays" "$tplan" replay "$work/s.json" -q
+# pool_bank: one sequence per pocket; the plan's bank reached the end of one of them
+"$tplan" plan pool_bank --seed 2 -q -o "$work/bank.json" 2>/dev/null
+rc=$?
+check "pool_bank seed 2: exit $rc, expected 0" $([ $rc -eq 0 ]; echo $?)
+expect "pool_bank: replays bit for bit with its memory" "$tplan" replay "$work/bank.json" --check -q
+check "pool_bank: a bank sequence reached 3 of 3" $(grep '^  "temporal": ' "$work/bank.json" | grep -q ', [0-5], 3\]'; echo $?)
 finish temporal
