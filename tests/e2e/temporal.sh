@@ -33,6 +33,21 @@ line=$(grep '^  "temporal": ' "$work/a.json")
 check "pool_kick: the plan records the sequence and its progress to 3: ${line:0:300}" \
   $(echo "$line" | grep -q '"version": 1, "conditions": \[{"name": "tp.sequence (pool_kick.lua:[0-9]*)", "kind": "sequence", "size": 3}' &&
     echo "$line" | grep -q ', 0, 3\]\]'; echo $?)
+# the cushion touch that started the sequence lasted one step, inside the stroke's busy segment
+# (follow = true: the shot is one segment from the root): the cue ball is clear of every rail's line
+# (> 1 mm) in the states before and after that step, and its velocity turned in it
+first=$(echo "$line" | grep -o '\[[0-9]*, 0, 1\]' | head -1 | tr -dc '0-9,' | cut -d, -f1)
+python3 - "$work/a.json" "$first" >"$work/touch.txt" 2>&1 <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1])); s = int(sys.argv[2])
+cue = next(b for b in p["bodies"] if b["name"] == "cue")["trajectory"]
+IL, IW, R = 1.27 - 0.05, 0.635 - 0.05, 0.028575
+gap = lambda r: min(IW - R - abs(r[1]), IL - R - abs(r[0]))
+turned = any(cue[s - 1][7 + k] * cue[s][7 + k] < 0 for k in (0, 1))
+print(f"step {s}: gaps {gap(cue[s - 1]):.4f} m before, {gap(cue[s]):.4f} m after, turned {turned}")
+sys.exit(0 if gap(cue[s - 1]) > 1e-3 and gap(cue[s]) > 1e-3 and turned and s > 1 else 1)
+PY
+check "pool_kick: a one-step cushion touch inside the segment advanced the sequence: $(cat "$work/touch.txt")" $?
 # the step at which the sequence reached 2, one later in the file: the replay remembers otherwise
 step=$(echo "$line" | grep -o '\[[0-9]*, 0, 2\]' | head -1 | tr -dc '0-9,' | cut -d, -f1)
 sed "s/\[$step, 0, 2\]/[$((step + 1)), 0, 2]/" "$work/a.json" >"$work/edited.json"
