@@ -83,7 +83,8 @@ if "tplan CLI)" in arch.split("```")[1]:
     problems.append("docs/architecture.md: the diagram puts the tplan CLI in lua/ (it is cli/)")
 contrib = text(os.path.join(SRC, "CONTRIBUTING.md"))
 m = re.search(r"Routes are dispatched (?:by `(\w+)\(\)` )?in `([\w/.]+)`", contrib)
-if not m or "static enum MHD_Result %s(" % (m.group(1) or "route") not in text(os.path.join(SRC, m.group(2))):
+if not m or not re.search(r"^(static enum MHD_Result|int) %s\(" % (m.group(1) or "route"),
+                         text(os.path.join(SRC, m.group(2))), re.M):
     problems.append("CONTRIBUTING.md: the file it names for the service's routes does not dispatch them")
 
 for p in problems:
