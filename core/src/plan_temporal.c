@@ -15,6 +15,32 @@
 
 static const char *const k_kinds[] = {"sequence", "ever", "never", "within_time", "at_time", NULL};
 
+/* Whether s (may be NULL) is one of the kinds. Local, as the string writer below: this file uses
+ * nothing of plan_write.c, which calls it (no file-level cycle, tools/file_graph.py). */
+static bool is_kind(const char *s)
+{
+    for (int i = 0; s && k_kinds[i]; ++i) {
+        if (strcmp(s, k_kinds[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A JSON string of s, which tpPlan_CheckTemporal found free of control characters: only the quote
+ * and the backslash need escaping (UTF-8 passes as it is, as plan_write.c's strings). */
+static void put_text(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; ++s) {
+        if (*s == '"' || *s == '\\') {
+            fputc('\\', f);
+        }
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 void tpPlan_FreeTemporal(tpPlanRecord *rec)
 {
     for (int i = 0; i < rec->ntemporal && rec->temporal; ++i) {
@@ -101,7 +127,7 @@ bool tpPlan_CheckTemporal(const tpPlanRecord *rec, char *err, size_t errlen)
             tpErrorf(err, errlen, "temporal.conditions[%d].name: expected 1..1000 bytes without control characters", i);
             return false;
         }
-        if (!tpPlan_IsOneOf(t->kind, k_kinds)) {
+        if (!is_kind(t->kind)) {
             tpErrorf(err, errlen, "temporal.conditions[%d].kind: unknown kind \"%s\"", i, t->kind ? t->kind : "(null)");
             return false;
         }
@@ -135,7 +161,7 @@ void tpPlan_PutTemporal(FILE *f, const tpPlanRecord *rec)
     fprintf(f, ",\n  \"temporal\": {\"version\": %d, \"conditions\": [", TP_PLAN_TEMPORAL_VERSION);
     for (int i = 0; i < rec->ntemporal; ++i) {
         fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-        tpPlan_PutString(f, rec->temporal[i].name);
+        put_text(f, rec->temporal[i].name);
         fprintf(f, ", \"kind\": \"%s\", \"size\": %d}", rec->temporal[i].kind, rec->temporal[i].size);
     }
     fputs("], \"changes\": [", f);
@@ -151,7 +177,7 @@ void tpPlan_PutTemporal(FILE *f, const tpPlanRecord *rec)
     fputc(']', f);
     if (rec->goal_unmet) {
         fputs(", \"unmet\": ", f);
-        tpPlan_PutString(f, rec->goal_unmet);
+        put_text(f, rec->goal_unmet);
     }
     fputc('}', f);
 }
@@ -200,7 +226,7 @@ static bool read_condition(const char *file, const cJSON *o, int i, tpPlanTempor
     if (!cJSON_IsString(name) || !name->valuestring) {
         return tFail(file, err, errlen, "temporal.conditions[%d].name: expected a string", i);
     }
-    if (!cJSON_IsString(kind) || !tpPlan_IsOneOf(kind->valuestring, k_kinds)) {
+    if (!cJSON_IsString(kind) || !is_kind(kind->valuestring)) {
         return tFail(file, err, errlen,
                      "temporal.conditions[%d].kind: expected sequence, ever, never, within_time or at_time", i);
     }

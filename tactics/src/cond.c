@@ -522,6 +522,41 @@ static void describe_held(const tpCond *c, const tpStateView *v, const tpBodySta
     snprintf(out, cap, "%.199s held", name);
 }
 
+/* What a false temporal node's memory says at v ("step 2 of 3 (tp.touching 'cue' 'red' (kick.lua:30))
+ * not reached"). */
+static void describe_temporal(const tpCond *c, const tpStateView *v, char *out, size_t cap)
+{
+    const int32_t m = v->memory && c->mem >= 0 ? v->memory[c->mem] : 0;
+    char child[200] = "";
+    switch (c->kind) {
+    case TP_COND_SEQUENCE: {
+        const int k = m >= 0 && m < c->nchildren ? (int)m : c->nchildren - 1;
+        cond_name(c->children[k], v, child, sizeof child);
+        snprintf(out, cap, "step %d of %d (%.199s) not reached", k + 1, c->nchildren, child);
+        return;
+    }
+    case TP_COND_EVER:
+        cond_name(c->children[0], v, child, sizeof child);
+        snprintf(out, cap, "%.199s has not held yet", child);
+        return;
+    case TP_COND_NEVER:
+        cond_name(c->children[0], v, child, sizeof child);
+        snprintf(out, cap, "%.199s held", child);
+        return;
+    case TP_COND_WITHIN_TIME:
+        cond_name(c->children[0], v, child, sizeof child);
+        snprintf(out, cap, "%.199s did not hold between t = %.6g and %.6g s", child, c->t0, c->t1);
+        return;
+    case TP_COND_AT_TIME:
+        cond_name(c->children[0], v, child, sizeof child);
+        snprintf(out, cap, "%.199s %s at t = %.6g s", child, m == 2 ? "did not hold" : "not yet observed", c->t0);
+        return;
+    default:
+        snprintf(out, cap, "?");
+        return;
+    }
+}
+
 void tpCond_Describe(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, char *out, size_t outlen)
 {
     char name[200];
@@ -598,7 +633,7 @@ void tpCond_Describe(const tpCond *c, const tpStateView *v, const tpBodyState *i
     case TP_COND_NEVER:
     case TP_COND_WITHIN_TIME:
     case TP_COND_AT_TIME:
-        tpCond_DescribeTemporal(c, v, what, sizeof what);
+        describe_temporal(c, v, what, sizeof what);
         break;
     default:
         break;

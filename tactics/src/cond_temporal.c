@@ -3,7 +3,6 @@
  * int32 per temporal node in the planning state (tpStateView.memory), so it is copied with the
  * node, deterministic and replayed: tpCond_Observe updates it after every physics step, and the
  * evaluator (cond.c) only reads it. */
-#include <stdio.h>
 
 #include "domain_internal.h"
 
@@ -107,38 +106,5 @@ int tpCond_Observe(const tpCond *c, const tpStateView *v, const tpBodyState *ini
         return 0;
     default:
         return 0;
-    }
-}
-
-void tpCond_DescribeTemporal(const tpCond *c, const tpStateView *v, char *out, size_t cap)
-{
-    const int32_t m = v->memory && c->mem >= 0 ? v->memory[c->mem] : 0;
-    char child[200] = "";
-    switch (c->kind) {
-    case TP_COND_SEQUENCE: {
-        const int k = m >= 0 && m < c->nchildren ? (int)m : c->nchildren - 1;
-        tpCond_Name(c->children[k], v, child, sizeof child);
-        snprintf(out, cap, "step %d of %d (%.199s) not reached", k + 1, c->nchildren, child);
-        return;
-    }
-    case TP_COND_EVER:
-        tpCond_Name(c->children[0], v, child, sizeof child);
-        snprintf(out, cap, "%.199s has not held yet", child);
-        return;
-    case TP_COND_NEVER:
-        tpCond_Name(c->children[0], v, child, sizeof child);
-        snprintf(out, cap, "%.199s held", child);
-        return;
-    case TP_COND_WITHIN_TIME:
-        tpCond_Name(c->children[0], v, child, sizeof child);
-        snprintf(out, cap, "%.199s did not hold between t = %.6g and %.6g s", child, c->t0, c->t1);
-        return;
-    case TP_COND_AT_TIME:
-        tpCond_Name(c->children[0], v, child, sizeof child);
-        snprintf(out, cap, "%.199s %s at t = %.6g s", child, m == 2 ? "did not hold" : "not yet observed", c->t0);
-        return;
-    default:
-        snprintf(out, cap, "?");
-        return;
     }
 }

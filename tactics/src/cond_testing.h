@@ -21,8 +21,5 @@ void tpCond_Describe(const tpCond *c, const tpStateView *v, const tpBodyState *i
 
 /// The node's label (how the script wrote it) or a generic name from its kind and bodies.
 void tpCond_Name(const tpCond *c, const tpStateView *v, char *name, size_t cap);
-/// What a false temporal node's memory says at v, e.g. "step 2 of 3 (tp.touching 'cue' 'red'
-/// (kick.lua:30)) not reached" (cond_temporal.c).
-void tpCond_DescribeTemporal(const tpCond *c, const tpStateView *v, char *out, size_t cap);
 
 #endif
