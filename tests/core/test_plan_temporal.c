@@ -35,21 +35,8 @@ static void set_changes(tpPlanWorld *w, const int32_t *c, int n)
  * at_time; the selected world reaches the sequence's end, the other does not. */
 static void build(tpPlanRecord *rec)
 {
-    memset(rec, 0, sizeof *rec);
-    rec->domain_name = strdup("t");
-    rec->domain_file = strdup("t.lua");
-    rec->domain_hash = strdup("fnv1a64:0123456789abcdef");
-    rec->planner = strdup("bgt");
-    rec->status = strdup("solved");
-    rec->dt = 0.01;
-    rec->nbodies = 1;
-    rec->bodies = calloc(1, sizeof *rec->bodies);
-    rec->bodies[0].name = strdup("wall");
-    rec->bodies[0].cls = strdup("static");
-    rec->bodies[0].shape = strdup("box");
-    rec->bodies[0].size[0] = rec->bodies[0].size[1] = rec->bodies[0].size[2] = 0.1;
-    rec->bodies[0].color[3] = 1.0f;
-    rec->bodies[0].pose[3] = 1.0;
+    plan_header(rec, "t", 1);
+    plan_static_body(rec, 0, "wall");
     rec->nworlds = 2;
     rec->worlds = calloc(2, sizeof *rec->worlds);
     assert_true(tpPlanWorld_Alloc(&rec->worlds[0], rec, 5));
