@@ -122,6 +122,11 @@ bool tpCond_Check(const tpCond *c, const tpWorld *world, char *err, size_t errle
         tpErrorf(err, errlen, "condition 'sequence': needs at least one condition");
         return false;
     }
+    if (c->kind == TP_COND_SEQUENCE && c->nchildren > TP_PLAN_MAX_TEMPORAL_SIZE) {
+        tpErrorf(err, errlen, "condition 'sequence': at most %d conditions (got %d)", TP_PLAN_MAX_TEMPORAL_SIZE,
+                 c->nchildren); /* what a plan records of its progress */
+        return false;
+    }
     if (temporal && c->kind != TP_COND_SEQUENCE && c->nchildren != 1) {
         tpErrorf(err, errlen, "condition '%s' needs exactly one operand", k_cond_names_fwd(c->kind));
         return false;
