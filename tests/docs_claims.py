@@ -87,6 +87,15 @@ if not m or not re.search(r"^(static enum MHD_Result|int) %s\(" % (m.group(1) or
                          text(os.path.join(SRC, m.group(2))), re.M):
     problems.append("CONTRIBUTING.md: the file it names for the service's routes does not dispatch them")
 
+# 6. every whole-program test script is run: named by a CMakeLists.txt or by another test script
+# (e2e_domain_authors was lost from tests/e2e/CMakeLists.txt once and ran nowhere for sessions)
+runners = {f: text(f) for f in glob.glob(os.path.join(SRC, "tests", "**", "*"), recursive=True)
+           if os.path.isfile(f) and (f.endswith(("CMakeLists.txt", ".sh", ".py")))}
+for script in sorted(glob.glob(os.path.join(SRC, "tests", "e2e", "*.sh"))):
+    name = os.path.basename(script)
+    if not any(name in body for f, body in runners.items() if f != script):
+        problems.append("%s is run by no test (add it to tests/e2e/CMakeLists.txt)" % rel(script))
+
 for p in problems:
     print("FAIL", p)
 print("docs claims: %d problem(s)" % len(problems))
