@@ -6,6 +6,7 @@
  * byte for byte as before). Writer check, writer and the strict reader. */
 #include <cjson/cJSON.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,6 +181,40 @@ void tpPlan_PutTemporal(FILE *f, const tpPlanRecord *rec)
         put_text(f, rec->goal_unmet);
     }
     fputc('}', f);
+}
+
+void tpPlanRecord_TemporalAt(const tpPlanRecord *rec, int w, int step, int32_t *mem)
+{
+    TP_ASSERT(rec && w >= 0 && w < rec->nworlds);
+    memset(mem, 0, sizeof *mem * (size_t)(rec->ntemporal > 0 ? rec->ntemporal : 0));
+    const tpPlanWorld *pw = &rec->worlds[w];
+    for (int k = 0; k < pw->ntchanges && pw->tchanges[3 * k] <= step; ++k) { /* in step order */
+        const int32_t *c = pw->tchanges + 3 * k;
+        if (c[1] >= 0 && c[1] < rec->ntemporal) {
+            mem[c[1]] = c[2];
+        }
+    }
+}
+
+void tpPlanRecord_TemporalText(const tpPlanRecord *rec, int w, int step, int k, char *out, size_t cap)
+{
+    TP_ASSERT(rec && k >= 0 && k < rec->ntemporal);
+    int32_t m = 0;
+    const tpPlanWorld *pw = &rec->worlds[w];
+    for (int i = 0; i < pw->ntchanges && pw->tchanges[3 * i] <= step; ++i) {
+        m = pw->tchanges[3 * i + 1] == k ? pw->tchanges[3 * i + 2] : m;
+    }
+    const tpPlanTemporal *t = &rec->temporal[k];
+    static const char *const at_time[3] = {"pending", "held", "failed"};
+    if (strcmp(t->kind, "sequence") == 0) {
+        snprintf(out, cap, "%s: %d of %d", t->name, (int)m, t->size);
+    } else if (strcmp(t->kind, "never") == 0) {
+        snprintf(out, cap, "%s: %s", t->name, m ? "broken" : "holds");
+    } else if (strcmp(t->kind, "at_time") == 0) {
+        snprintf(out, cap, "%s: %s", t->name, m >= 0 && m <= 2 ? at_time[m] : "?");
+    } else {
+        snprintf(out, cap, "%s: %s", t->name, m ? "held" : "not yet");
+    }
 }
 
 /* ------------------------------------------------------------------------------------------ */

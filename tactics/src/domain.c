@@ -1062,8 +1062,8 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
                            "body '%s' cannot turn in place: max_torque %g N m is not above the friction torque "
                            "of its corners on '%s' (mu %g x %g kg x %g m/s^2 x corner distance %g m = %g N m): "
                            "raise max_torque above %g N m or lower the friction",
-                           bd->name, bd->max_torque, tpWorld_Body(d->world, support)->name, mu, bd->mass, gn, r,
-                           torque, torque);
+                           bd->name, bd->max_torque, tpWorld_Body(d->world, support)->name, mu, bd->mass, gn, r, torque,
+                           torque);
             }
         }
     }

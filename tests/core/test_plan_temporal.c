@@ -82,6 +82,23 @@ static void test_round_trip(void **state)
                            "3]], [[1, 0, 1], [5, 1, 2]]]},\n  \"steps\": 4"));
     free(ta);
     free(tb);
+    /* the memory at a step, and in words (the viewer's HUD, the page's player) */
+    int32_t mem[2];
+    tpPlanRecord_TemporalAt(&back, 0, 0, mem);
+    assert_true(mem[0] == 0 && mem[1] == 0);
+    tpPlanRecord_TemporalAt(&back, 0, 2, mem);
+    assert_true(mem[0] == 2 && mem[1] == 1);
+    tpPlanRecord_TemporalAt(&back, 0, 99, mem);
+    assert_true(mem[0] == 3 && mem[1] == 1);
+    char text[200];
+    tpPlanRecord_TemporalText(&back, 0, 1, 0, text, sizeof text);
+    assert_string_equal(text, "tp.sequence (t.lua:3): 1 of 3");
+    tpPlanRecord_TemporalText(&back, 0, 1, 1, text, sizeof text);
+    assert_string_equal(text, "tp.at_time (t.lua:4): pending");
+    tpPlanRecord_TemporalText(&back, 0, 2, 1, text, sizeof text);
+    assert_string_equal(text, "tp.at_time (t.lua:4): held");
+    tpPlanRecord_TemporalText(&back, 1, 5, 1, text, sizeof text);
+    assert_string_equal(text, "tp.at_time (t.lua:4): failed");
     tpPlanRecord_Free(&back);
     /* the unmet goal travels in the member */
     rec.goal_unmet = strdup("tp.sequence (t.lua:3) was false: step 2 of 3 (x) not reached at t = 1 s");

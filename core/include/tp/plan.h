@@ -280,6 +280,15 @@ bool tpPlanWorld_Alloc(tpPlanWorld *w, const tpPlanRecord *rec, int nsteps);
 /// Frees everything the record owns and zeroes it. NULL is allowed.
 void tpPlanRecord_Free(tpPlanRecord *rec);
 
+/// The memory of rec's temporal conditions after step `step` of world w (0: the start, every value
+/// 0), from the world's recorded changes: rec->ntemporal values into mem (caller's). Steps past the
+/// world's end give its last values.
+void tpPlanRecord_TemporalAt(const tpPlanRecord *rec, int w, int step, int32_t *mem);
+/// What temporal condition k remembers after step `step` of world w, in words, into out (cap bytes):
+/// "tp.sequence (kick.lua:3): 2 of 3", "... held", "... not yet", "... holds" / "... broken" (never),
+/// "... pending" / "... held" / "... failed" (at_time), as the web page's player shows it.
+void tpPlanRecord_TemporalText(const tpPlanRecord *rec, int w, int step, int k, char *out, size_t cap);
+
 /// Writes v (finite) into buf (at least 40 bytes) as plan files write numbers: the shortest of
 /// %.15g and %.17g that reads back to the same bits, "0" and "-0" for zeros, '.' for the point
 /// whatever the locale. Returns the length.
