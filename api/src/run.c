@@ -18,8 +18,8 @@ tplan_code tpRun_ScriptCode(const char *msg)
     return strstr(msg, ": cannot open") ? TPLAN_ERR_IO : TPLAN_ERR_SCRIPT;
 }
 
-tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const tpRunHooks *hooks, tpRun *run,
-                      tplan_error *err)
+tplan_code tpRun_Prepare(const tplan_run_def *def, const tpScriptDef *sdef, const tpRunHooks *hooks, tpRun *run,
+                         tplan_error *err)
 {
     memset(run, 0, sizeof *run);
     tplan_code code = tplan_run_def_check(def, err);
@@ -67,6 +67,16 @@ tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const t
         tpRun_Fail(err, TPLAN_ERR_SCRIPT, NULL, "%s: %s", who, perr);
         return TPLAN_ERR_SCRIPT;
     }
+    return TPLAN_OK;
+}
+
+tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const tpRunHooks *hooks, tpRun *run,
+                      tplan_error *err)
+{
+    tplan_code code = tpRun_Prepare(def, sdef, hooks, run, err);
+    if (code != TPLAN_OK) {
+        return code;
+    }
     if (run->pd.time_limit > 0) {
         /* The planner stops between iterations at the limit; a Lua callback still running a
          * second later is stuck (one iteration takes milliseconds) and is stopped by the hook.
@@ -77,17 +87,22 @@ tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const t
     }
     run->status = tpPlanner_Run(run->planner, &run->res);
     if (run->status == TP_PLAN_ERROR) {
-        const char *e = tpDomain_Error(run->domain);
-        code = e[0] ? tpRun_ScriptCode(e) : TPLAN_ERR_SCRIPT;
-        tpRun_Fail(err, code, NULL, "%s",
-                   e[0] ? e : "planning failed: out of memory (an allocation of the planner failed)");
-        return code;
+        return tpRun_PlanFailure(run, err);
     }
     if (err) {
         err->code = TPLAN_OK;
         err->field[0] = err->message[0] = '\0';
     }
     return TPLAN_OK;
+}
+
+tplan_code tpRun_PlanFailure(const tpRun *run, tplan_error *err)
+{
+    const char *e = tpDomain_Error(run->domain);
+    const tplan_code code = e[0] ? tpRun_ScriptCode(e) : TPLAN_ERR_SCRIPT;
+    tpRun_Fail(err, code, NULL, "%s",
+               e[0] ? e : "planning failed: out of memory (an allocation of the planner failed)");
+    return code;
 }
 
 void tpRun_Free(tpRun *run)
