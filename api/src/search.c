@@ -57,7 +57,8 @@ static tplan_code extract(tplan_search *s, tplan_error *err)
     }
     tplan_result *r = tpApi_ResultNew();
     char msg[512] = "out of memory";
-    if (!r || !tpRun_Record(run, s->domain->path, &run->res, &r->rec, msg, sizeof msg)) {
+    if (!r || !tpRun_RecordLike(run, s->domain->path, &run->res, s->best ? &s->best->rec : NULL, &r->rec, msg,
+                                sizeof msg)) {
         const tplan_code code = strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_INTERNAL;
         tpRun_Fail(err, code, NULL, "%s", msg);
         tplan_result_free(r);
@@ -149,7 +150,7 @@ static tplan_search *search_new(tplan_domain *d, const tplan_run_def *def0, cons
         } else {
             code = extract(s, err);
         }
-        s->reserve = 2.0 * (tpClock_Now() - t0) + 50e-6;
+        s->reserve = 1.5 * (tpClock_Now() - t0) + 50e-6;
     }
     if (code != TPLAN_OK) {
         tplan_search_free(s);
@@ -204,7 +205,9 @@ static tplan_code search_run(tplan_search *s, double budget, int64_t iterations,
     tpRun *run = &s->run;
     double deadline = INFINITY;
     if (budget > 0) {
-        deadline = t_call + budget - s->reserve;
+        /* the reserve is at most half the budget: an extraction measured long because the thread
+           was preempted must not starve the next runs */
+        deadline = t_call + budget - (s->reserve < 0.5 * budget ? s->reserve : 0.5 * budget);
         /* a Lua callback still running a second after the budget is stuck: the hook stops it */
         tpScript_SetDeadline(run->script, t_call + budget + 1.0, "the search's budget, plus 1 s of grace");
     } else {
@@ -217,10 +220,13 @@ static tplan_code search_run(tplan_search *s, double budget, int64_t iterations,
         const double t_ex = tpClock_Now();
         code = extract(s, err);
         const double spent = tpClock_Now() - t_ex;
+        if (getenv("TP_SEARCH_DEBUG"))
+            fprintf(stderr, "loop %.3f ms extract %.3f ms reserve %.3f nodes %d steps %d\n", 1e3 * (t_ex - t_call),
+                    1e3 * spent, 1e3 * s->reserve, (int)tplan_result_nodes(s->best), tplan_result_steps(s->best));
         /* the next reserve: this extraction with a margin, shrinking slowly when extractions get
            cheaper (a plan's cost grows with its length, not with the tree) */
         const double want = 1.5 * spent + 50e-6;
-        s->reserve = want > 0.9 * s->reserve ? want : 0.9 * s->reserve;
+        s->reserve = want > 0.7 * s->reserve ? want : 0.7 * s->reserve;
     }
     if (code != TPLAN_OK && code != TPLAN_ERR_NOMEM) {
         s->failed = code;

@@ -708,7 +708,7 @@ static void search_loop(tpPlanner *pl, int64_t iter_end, double deadline)
     int64_t wall_mask = anytime ? 0 : lp->wall_mask;
     int64_t iter = lp->iter;
     tpPlanStatus status = lp->status;
-    bool done = lp->done;
+    bool done = lp->done || pl->nsolutions >= def->solutions; /* a re-root may keep K solutions */
 
     for (; !done && iter < iter_end; ++iter) {
         double t0 = 0.0; /* s, wall clock: read every TP_WALL_EVERY iterations (every one for

@@ -80,6 +80,11 @@ void tpRun_Free(tpRun *run);
 bool tpRun_Record(const tpRun *run, const char *path, const tpPlanResult *res, tpPlanRecord *rec, char *err,
                   size_t errlen);
 
+/// tpRun_Record with the embedded sources copied from like (an earlier record of the same run;
+/// NULL: read and hashed from the script).
+bool tpRun_RecordLike(const tpRun *run, const char *path, const tpPlanResult *res, const tpPlanRecord *like,
+                      tpPlanRecord *rec, char *err, size_t errlen);
+
 /// What replaying one world of a plan found.
 typedef enum {
     TP_RUN_REPLAY_OK = 0,         /* bit for bit; the goal holds at the end of a solved plan */
