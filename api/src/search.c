@@ -57,8 +57,8 @@ static tplan_code extract(tplan_search *s, tplan_error *err)
     }
     tplan_result *r = tpApi_ResultNew();
     char msg[512] = "out of memory";
-    if (!r || !tpRun_RecordLike(run, s->domain->path, &run->res, s->best ? &s->best->rec : NULL, &r->rec, msg,
-                                sizeof msg)) {
+    if (!r ||
+        !tpRun_RecordLike(run, s->domain->path, &run->res, s->best ? &s->best->rec : NULL, &r->rec, msg, sizeof msg)) {
         const tplan_code code = strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_INTERNAL;
         tpRun_Fail(err, code, NULL, "%s", msg);
         tplan_result_free(r);
@@ -115,8 +115,7 @@ static int32_t find_node(tplan_search *s, const tpBodyState *b, const uint8_t *r
     return -1;
 }
 
-static tplan_search *search_new(tplan_domain *d, const tplan_run_def *def0, const tplan_state *start,
-                                tplan_error *err)
+static tplan_search *search_new(tplan_domain *d, const tplan_run_def *def0, const tplan_state *start, tplan_error *err)
 {
     tplan_search *s = calloc(1, sizeof *s);
     if (!s) {

@@ -3,8 +3,8 @@
  * reads of the best plan (status, steps, the first controlled body's states and controls), the
  * whole timed with CLOCK_MONOTONIC; prints the call's time and its overshoot over the budget
  * (median, p90, p99, max, and how many calls overshot) as one JSON object. A search that is done
- * (solved) is replaced by a new one (seed + 1) outside the timing, so every timed call searches. With --plan it times tplan_plan with time_limit = budget instead (the old way: each
- * call loads the script and builds the tree afresh).
+ * (solved) is replaced by a new one (seed + 1) outside the timing, so every timed call searches. With --plan it times
+ * tplan_plan with time_limit = budget instead (the old way: each call loads the script and builds the tree afresh).
  *
  *   bench_deadline --domain domains/pool.lua [--budget 0.001] [--calls 1000] [--seed 1] [--plan]
  *
@@ -171,8 +171,9 @@ int main(int argc, char **argv)
         printf(", ");
         print_stats("overshoot_not_preempted", quiet, nquiet);
     }
-    printf(", \"not_preempted\": %d, \"overshot\": %d, \"solved_calls\": %d, \"mean_iterations\": %.1f, \"checksum\": %g}\n", overshot,
-           nquiet, solved, (double)iterations / calls, sink);
+    printf(", \"not_preempted\": %d, \"overshot\": %d, \"solved_calls\": %d, \"mean_iterations\": %.1f, \"checksum\": "
+           "%g}\n",
+           nquiet, overshot, solved, (double)iterations / calls, sink);
     tplan_search_free(s);
     tplan_state_free(initial);
     tplan_domain_free(d);
