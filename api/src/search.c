@@ -21,10 +21,12 @@ struct tplan_search {
     tplan_domain *domain; /* not owned: must outlive the search */
     tplan_run_def def;    /* the run definition (copied; start and time_limit cleared) */
     tpRun run;            /* its own script, domain and planner */
-    tplan_result *best;   /* the best plan at the end of the last call (owned) */
-    atomic_int cancel;    /* set by tplan_search_cancel from any thread, cleared when a run returns */
-    double reserve;       /* s of a timed run kept for the extraction of its plan */
-    tplan_code failed;    /* TPLAN_OK, or why the search cannot go on (a callback failed) */
+    tplan_result *best;   /* the best plan at the end of the last call (owned; NULL once taken) */
+    tpPlanRecord like;    /* the embedded sources of the first extraction, copied into the next ones */
+    bool has_like;
+    atomic_int cancel; /* set by tplan_search_cancel from any thread, cleared when a run returns */
+    double reserve;    /* s of a timed run kept for the extraction of its plan */
+    tplan_code failed; /* TPLAN_OK, or why the search cannot go on (a callback failed) */
     char failed_msg[sizeof(((tplan_error *)0)->message)];
     bool done;    /* the planner cannot go on from this root */
     int64_t kept; /* nodes the last re-root kept (0: it restarted) */
@@ -47,6 +49,31 @@ static tplan_output_fn search_output(const tplan_search *s, void **user)
     return out;
 }
 
+/* The embedded sources of rec into like (zeroed first; free it with tpPlanRecord_Free). */
+static bool copy_sources(tpPlanRecord *like, const tpPlanRecord *rec)
+{
+    memset(like, 0, sizeof *like);
+    like->sources = calloc((size_t)(rec->nsources > 0 ? rec->nsources : 1), sizeof *like->sources);
+    bool ok = like->sources != NULL;
+    for (int k = 0; ok && k < rec->nsources; ++k) {
+        const tpPlanSource *f = &rec->sources[k];
+        tpPlanSource *t = &like->sources[k];
+        like->nsources = k + 1;
+        t->path = strdup(f->path);
+        t->hash = strdup(f->hash);
+        t->data = malloc(f->len + 1);
+        ok = t->path && t->hash && t->data;
+        if (ok) {
+            memcpy(t->data, f->data, f->len + 1);
+            t->len = f->len;
+        }
+    }
+    if (!ok) {
+        tpPlanRecord_Free(like);
+    }
+    return ok;
+}
+
 /* The best plan so far into s->best (replacing it). */
 static tplan_code extract(tplan_search *s, tplan_error *err)
 {
@@ -66,6 +93,9 @@ static tplan_code extract(tplan_search *s, tplan_error *err)
     }
     tplan_result_free(s->best);
     s->best = r;
+    if (!s->has_like) { /* best effort: without it the next extractions hash the sources again */
+        s->has_like = copy_sources(&s->like, &r->rec);
+    }
     return TPLAN_OK;
 }
 
@@ -190,6 +220,9 @@ void tplan_search_free(tplan_search *s)
     tpRun_Free(&s->run);
     tpCall_End(&call);
     tplan_result_free(s->best);
+    if (s->has_like) {
+        tpPlanRecord_Free(&s->like);
+    }
     free(s);
 }
 
@@ -275,6 +308,15 @@ tplan_code tplan_search_run_iterations(tplan_search *s, int64_t iterations, tpla
 const tplan_result *tplan_search_best(const tplan_search *s)
 {
     return s ? s->best : NULL;
+}
+
+tplan_result *tplan_search_take_best(tplan_search *s)
+{
+    tplan_result *r = s ? s->best : NULL;
+    if (s) {
+        s->best = NULL;
+    }
+    return r;
 }
 
 int tplan_search_done(const tplan_search *s)

@@ -194,6 +194,40 @@ static void test_reroot_tolerance(void **state)
     tplan_search_free(s);
 }
 
+/* A re-root on the root's own state keeps the whole tree, its solutions with it: a solved search
+ * stays solved and done (a run then adds nothing), and the plan is taken by the caller. */
+static void test_reroot_on_root(void **state)
+{
+    (void)state;
+    tplan_run_def def;
+    pool_def(&def, 0);
+    def.solutions = 1;
+    tplan_error e;
+    tplan_search *s = tplan_search_new(g_pool, &def, NULL, &e);
+    assert_non_null(s);
+    while (!tplan_search_done(s)) {
+        assert_int_equal(tplan_search_run_iterations(s, 100, &e), TPLAN_OK);
+    }
+    assert_int_equal(tplan_result_status(tplan_search_best(s)), TPLAN_SOLVED);
+    const int64_t nodes = tplan_result_nodes(tplan_search_best(s));
+    const int steps = tplan_result_steps(tplan_search_best(s));
+    tplan_state *x = tplan_state_new(g_pool, &e);
+    int64_t kept = 0;
+    assert_int_equal(tplan_search_reroot(s, x, 0, &kept, &e), TPLAN_OK);
+    assert_int_equal(kept, nodes);
+    assert_int_equal(tplan_search_run_iterations(s, 50, &e), TPLAN_OK);
+    assert_true(tplan_search_done(s));
+    tplan_result *taken = tplan_search_take_best(s);
+    assert_non_null(taken);
+    assert_null(tplan_search_best(s));
+    assert_int_equal(tplan_result_status(taken), TPLAN_SOLVED);
+    assert_int_equal(tplan_result_nodes(taken), nodes);
+    assert_int_equal(tplan_result_steps(taken), steps); /* the same solution */
+    tplan_result_free(taken);
+    tplan_state_free(x);
+    tplan_search_free(s);
+}
+
 typedef struct Runner {
     tplan_search *s;
     tplan_code code;

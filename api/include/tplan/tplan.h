@@ -394,6 +394,9 @@ TPLAN_API tplan_code tplan_search_run_iterations(tplan_search *search, int64_t i
 /// and nodes count from the last re-root). Owned by the search: valid until its next run, re-root
 /// or free. NULL for NULL.
 TPLAN_API const tplan_result *tplan_search_best(const tplan_search *search);
+/// The same best plan handed to the caller, who frees it with tplan_result_free (a binding keeps
+/// it beyond the next run); tplan_search_best is then NULL until the next run or re-root.
+TPLAN_API tplan_result *tplan_search_take_best(tplan_search *search);
 /// 1 when running on changes nothing until a re-root: the search has its solutions (run_def
 /// `solutions`), nothing left to expand, or reached max_iters or its memory bound; or it failed.
 TPLAN_API int tplan_search_done(const tplan_search *search);
