@@ -357,7 +357,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_split_equals_plan), cmocka_unit_test(test_reroot),
         cmocka_unit_test(test_reroot_tolerance),  cmocka_unit_test(test_cancel_from_thread),
-        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_bad_input),         cmocka_unit_test(test_reroot_on_root),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
