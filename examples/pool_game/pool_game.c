@@ -26,7 +26,7 @@
 #include <tplan/tplan.h>
 
 #define NBALLS 11
-static const char *const k_balls[NBALLS] = {"cue", "yellow", "blue", "red",  "purple", "black",
+static const char *const k_balls[NBALLS] = {"cue", "yellow", "blue", "red", "purple", "black",
                                             "s9",  "s10",    "s11",  "s12", "s13"};
 static const double k_radius = 0.028575; /* m: the pool domain's balls (domains/lib/pool_table.lua) */
 
@@ -73,8 +73,9 @@ static int pocketed(const double row[13])
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s POOL.lua [--shots N] [--think FRAMES] [--budget S] [--play FRAMES] "
-                        "[--iterations N]\n",
+        fprintf(stderr,
+                "usage: %s POOL.lua [--shots N] [--think FRAMES] [--budget S] [--play FRAMES] "
+                "[--iterations N]\n",
                 argv[0]);
         return 1;
     }
@@ -243,8 +244,8 @@ int main(int argc, char **argv)
         }
         printf("shot %d: %-6s %s plan (%d steps, %lld iterations over %d frames), %s; fastest ball %.2f m/s "
                "when the next shot's thinking starts\n",
-               shot, k_balls[target], is_solved ? "solved" : "approximate", steps,
-               searched, frames, pocketed(trow) ? "pocketed" : "missed", speed);
+               shot, k_balls[target], is_solved ? "solved" : "approximate", steps, searched, frames,
+               pocketed(trow) ? "pocketed" : "missed", speed);
         tplan_search_free(search);
         tplan_domain_free(aim);
         tplan_state_free(strike);

@@ -7,6 +7,12 @@
  * tplan_plan with time_limit = budget instead (the old way: each call loads the script and builds the tree afresh).
  *
  *   bench_deadline --domain domains/pool.lua [--budget 0.001] [--calls 1000] [--seed 1] [--plan]
+ *   bench_deadline --domain domains/pool.lua --overheads [--calls 200]
+ *
+ * --overheads times each call a host makes around planning instead, `calls` times each (the
+ * median and the max, ms): load the domain, make a state, set a body, step 1 and 60 steps, plan
+ * (tplan_plan, the domain's defaults), read the plan's arrays, format its file, a state to JSON and
+ * back, tplan_search_new, and a search run of 100 iterations.
  *
  * A measurement, not a test: the figures depend on the machine (the ctest bench_deadline_smoke runs
  * it for 20 calls and checks only that it answers). */
@@ -72,6 +78,158 @@ static void print_stats(const char *name, double *v, int n)
            1e3 * quantile(v, n, 0.5), 1e3 * quantile(v, n, 0.9), 1e3 * quantile(v, n, 0.99), 1e3 * v[n - 1]);
 }
 
+/* One timed call: fn(user) `calls` times; prints "name": {median, max} (ms). */
+typedef void (*Timed)(void *user);
+static void time_call(const char *name, Timed fn, void *user, int calls, int *first)
+{
+    double *v = malloc(sizeof *v * (size_t)calls);
+    if (!v) {
+        return;
+    }
+    for (int i = 0; i < calls; ++i) {
+        const double t0 = now();
+        fn(user);
+        v[i] = now() - t0;
+    }
+    qsort(v, (size_t)calls, sizeof *v, cmp_double);
+    printf("%s\"%s\": {\"median_ms\": %.4f, \"max_ms\": %.4f}", *first ? "" : ", ", name, 1e3 * quantile(v, calls, 0.5),
+           1e3 * v[calls - 1]);
+    *first = 0;
+    free(v);
+}
+
+typedef struct Calls {
+    const char *path;
+    tplan_domain *d;
+    tplan_state *x;
+    tplan_result *plan;
+    tplan_search *search;
+    tplan_result *fresh[50]; /* plans not formatted yet (the search's best after each of 50 runs) */
+    int next;
+    double sink;
+} Calls;
+
+static void c_load(void *u)
+{
+    Calls *c = u;
+    tplan_domain_free(tplan_domain_load_file(c->path, NULL, 0, NULL, NULL));
+}
+static void c_state_new(void *u)
+{
+    Calls *c = u;
+    tplan_state_free(tplan_state_new(c->d, NULL));
+}
+static void c_set_body(void *u)
+{
+    Calls *c = u;
+    double row[13];
+    int rest;
+    const char *b = tplan_state_body_name(c->x, 0);
+    tplan_state_get_body(c->x, b, row, &rest, NULL);
+    tplan_state_set_body(c->x, b, row, rest, NULL);
+}
+static void c_step(void *u, int steps)
+{
+    Calls *c = u;
+    tplan_state *y = tplan_state_copy(c->x);
+    tplan_simulate_def sim;
+    tplan_simulate_def_init(&sim);
+    sim.steps = steps;
+    tplan_simulate(c->d, y, &sim, NULL);
+    tplan_state_free(y);
+}
+static void c_step1(void *u)
+{
+    c_step(u, 1);
+}
+static void c_step60(void *u)
+{
+    c_step(u, 60);
+}
+static void c_plan(void *u)
+{
+    Calls *c = u;
+    tplan_result_free(tplan_plan(c->d, NULL, NULL));
+}
+static void c_read(void *u)
+{
+    Calls *c = u;
+    c->sink += read_plan(c->plan);
+}
+static void c_format(void *u)
+{
+    Calls *c = u;
+    size_t len = 0;
+    c->sink += tplan_result_plan(c->fresh[c->next++], &len) ? (double)len : 0;
+}
+static void c_json(void *u)
+{
+    Calls *c = u;
+    char *j = tplan_state_to_json(c->x);
+    tplan_state_free(tplan_state_from_json(c->d, j, strlen(j), NULL));
+    tplan_free(j);
+}
+static void c_search_new(void *u)
+{
+    Calls *c = u;
+    tplan_search_free(tplan_search_new(c->d, NULL, NULL, NULL));
+}
+static void c_search_run(void *u)
+{
+    Calls *c = u;
+    tplan_search *s = tplan_search_new(c->d, NULL, NULL, NULL);
+    const double t0 = now();
+    tplan_search_run_iterations(s, 100, NULL);
+    c->sink += now() - t0; /* only the run counts: see the caller */
+    tplan_search_free(s);
+}
+
+static int overheads(const char *path, int calls)
+{
+    Calls c;
+    memset(&c, 0, sizeof c);
+    c.path = path;
+    tplan_error err;
+    c.d = tplan_domain_load_file(path, NULL, 0, NULL, &err);
+    c.x = c.d ? tplan_state_new(c.d, &err) : NULL;
+    c.plan = c.d ? tplan_plan(c.d, NULL, &err) : NULL;
+    c.search = c.d ? tplan_search_new(c.d, NULL, NULL, &err) : NULL;
+    if (!c.d || !c.x || !c.plan || !c.search || tplan_search_run_iterations(c.search, 100, &err) != TPLAN_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.message);
+        return 1;
+    }
+    for (int i = 0; i < 50; ++i) {
+        tplan_search_run_iterations(c.search, 1, NULL);
+        c.fresh[i] = tplan_search_take_best(c.search);
+    }
+    int first = 1;
+    printf("{\"domain\": \"%s\", \"calls\": %d, ", tplan_domain_name(c.d), calls);
+    time_call("load", c_load, &c, calls < 50 ? calls : 50, &first);
+    time_call("state_new", c_state_new, &c, calls, &first);
+    time_call("state_set_body", c_set_body, &c, calls, &first);
+    time_call("simulate_1_step", c_step1, &c, calls, &first);
+    time_call("simulate_60_steps", c_step60, &c, calls, &first);
+    time_call("state_json_round_trip", c_json, &c, calls, &first);
+    time_call("plan_defaults", c_plan, &c, calls < 20 ? calls : 20, &first);
+    time_call("read_plan_arrays", c_read, &c, calls, &first);
+    time_call("format_plan_file", c_format, &c, calls < 50 ? calls : 50, &first);
+    time_call("search_new", c_search_new, &c, calls < 50 ? calls : 50, &first);
+    double before = c.sink;
+    const int n = calls < 20 ? calls : 20;
+    for (int i = 0; i < n; ++i) {
+        c_search_run(&c);
+    }
+    printf(", \"search_run_100_iterations\": {\"mean_ms\": %.4f}}\n", 1e3 * (c.sink - before) / n);
+    for (int i = 0; i < 50; ++i) {
+        tplan_result_free(c.fresh[i]);
+    }
+    tplan_search_free(c.search);
+    tplan_result_free(c.plan);
+    tplan_state_free(c.x);
+    tplan_domain_free(c.d);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *domain = NULL;
@@ -90,14 +248,20 @@ int main(int argc, char **argv)
             seed = atoll(argv[++i]);
         } else if (strcmp(argv[i], "--plan") == 0) {
             plan_mode = 1;
+        } else if (strcmp(argv[i], "--overheads") == 0) {
+            plan_mode = 2;
         } else {
-            fprintf(stderr, "usage: %s --domain FILE [--budget S] [--calls N] [--seed N] [--plan]\n", argv[0]);
+            fprintf(stderr, "usage: %s --domain FILE [--budget S] [--calls N] [--seed N] [--plan | --overheads]\n",
+                    argv[0]);
             return 2;
         }
     }
     if (!domain || !(budget > 0) || calls < 1) {
         fprintf(stderr, "%s: --domain FILE is required; --budget > 0, --calls >= 1\n", argv[0]);
         return 2;
+    }
+    if (plan_mode == 2) {
+        return overheads(domain, calls);
     }
     tplan_error err;
     tplan_domain *d = tplan_domain_load_file(domain, NULL, 0, NULL, &err);
