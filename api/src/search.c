@@ -39,14 +39,16 @@ static int64_t cancel_bound(void *user)
     return atomic_load_explicit(&s->cancel, memory_order_relaxed) ? 0 : INT64_MAX;
 }
 
-static tplan_output_fn search_output(const tplan_search *s, void **user)
+/* Starts a call on s: the C locale, its output (the def's, else the domain's). */
+static void search_begin(const tplan_search *s, tpCall *call)
 {
-    tplan_output_fn out = tpApi_DefOutput(&s->def, user);
+    void *user;
+    tplan_output_fn out = tpApi_DefOutput(&s->def, &user);
     if (!out) {
         out = s->domain->limits.output;
-        *user = s->domain->limits.output_user;
+        user = s->domain->limits.output_user;
     }
-    return out;
+    tpCall_Begin(call, out, user);
 }
 
 /* The embedded sources of rec into like (zeroed first; free it with tpPlanRecord_Free). */
@@ -213,10 +215,8 @@ void tplan_search_free(tplan_search *s)
     if (!s) {
         return;
     }
-    void *user;
-    tplan_output_fn output = search_output(s, &user);
     tpCall call;
-    tpCall_Begin(&call, output, user);
+    search_begin(s, &call);
     tpRun_Free(&s->run);
     tpCall_End(&call);
     tplan_result_free(s->best);
@@ -277,10 +277,8 @@ static tplan_code search_call(tplan_search *s, double budget, int64_t iterations
         tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "no search (NULL)");
         return TPLAN_ERR_ARGUMENT;
     }
-    void *user;
-    tplan_output_fn output = search_output(s, &user);
     tpCall call;
-    tpCall_Begin(&call, output, user);
+    search_begin(s, &call);
     tplan_code code = search_run(s, budget, iterations, err);
     tpCall_End(&call);
     return code;
@@ -393,10 +391,8 @@ tplan_code tplan_search_reroot(tplan_search *s, const tplan_state *observed, dou
         tpRun_Fail(err, s->failed, NULL, "the search failed earlier: %s", s->failed_msg);
         return s->failed;
     }
-    void *user;
-    tplan_output_fn output = search_output(s, &user);
     tpCall call;
-    tpCall_Begin(&call, output, user);
+    search_begin(s, &call);
     tplan_code code = reroot(s, observed, tolerance, err);
     tpCall_End(&call);
     if (kept) {

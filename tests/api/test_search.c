@@ -24,19 +24,7 @@
 #include "push_domain.h" /* k_push: another domain */
 
 /* k_push with a goal out of reach: a search that never ends on its own. */
-static const char k_endless[] = "local tp = require 'tp'\n"
-                                "return tp.domain {\n"
-                                "  name = 'endless', dt = 1/60,\n"
-                                "  bodies = {\n"
-                                "    tp.plane { name = 'floor' },\n"
-                                "    tp.sphere { name = 'ball', class = 'active', radius = 0.05, mass = 0.2,\n"
-                                "                pos = {0, 0, 0.05}, max_force = 50 } },\n"
-                                "  tactics = { tp.tactic { name = 'push', body = 'ball', skills = {\n"
-                                "    tp.skill.impulse { name = 'roll', speed = tp.uniform(0.5, 3),\n"
-                                "                       direction = tp.angle(-0.4, 0.4) } } } },\n"
-                                "  goal = tp.inside { body = 'ball', min = {300, -0.5}, max = {500, 0.5} },\n"
-                                "  planner = { max_iters = 1000000000 },\n"
-                                "}\n";
+static const char k_endless[] = TP_PUSH_DOMAIN("endless", "300", "500", "1000000000");
 
 static tplan_domain *g_pool;
 
@@ -82,6 +70,19 @@ static void pool_def(tplan_run_def *def, int64_t max_iters)
     def->time_limit = 0;
 }
 
+/* A pool search (seed 1, the domain's max_iters; solutions: 0 for the domain's) run for `iterations`. */
+static tplan_search *pool_search(int solutions, int64_t iterations)
+{
+    tplan_run_def def;
+    pool_def(&def, 0);
+    def.solutions = solutions;
+    tplan_error e;
+    tplan_search *s = tplan_search_new(g_pool, &def, NULL, &e);
+    assert_non_null(s);
+    assert_int_equal(tplan_search_run_iterations(s, iterations, &e), TPLAN_OK);
+    return s;
+}
+
 /* N iterations in runs of 1, 49, 100 and the rest give tplan_plan's plan with max_iters N, byte for
  * byte (apart from the timing): the loop's whole state is kept between calls. */
 static void test_split_equals_plan(void **state)
@@ -114,12 +115,8 @@ static void test_split_equals_plan(void **state)
  * disturbed by 1 mm), 200 more: the best plan's text; *kept the nodes the re-root kept. */
 static char *reroot_story(int at, int disturb, int64_t *kept)
 {
-    tplan_run_def def;
-    pool_def(&def, 0);
     tplan_error e;
-    tplan_search *s = tplan_search_new(g_pool, &def, NULL, &e);
-    assert_non_null(s);
-    assert_int_equal(tplan_search_run_iterations(s, 30, &e), TPLAN_OK);
+    tplan_search *s = pool_search(0, 30);
     const tplan_result *best = tplan_search_best(s);
     assert_true(tplan_result_steps(best) >= at);
     tplan_state *x = tplan_result_state(best, g_pool, at, &e);
@@ -174,12 +171,8 @@ static void test_reroot(void **state)
 static void test_reroot_tolerance(void **state)
 {
     (void)state;
-    tplan_run_def def;
-    pool_def(&def, 0);
     tplan_error e;
-    tplan_search *s = tplan_search_new(g_pool, &def, NULL, &e);
-    assert_non_null(s);
-    assert_int_equal(tplan_search_run_iterations(s, 30, &e), TPLAN_OK);
+    tplan_search *s = pool_search(0, 30);
     tplan_state *x = tplan_result_state(tplan_search_best(s), g_pool, 3, &e);
     assert_non_null(x);
     double row[13];
@@ -199,12 +192,8 @@ static void test_reroot_tolerance(void **state)
 static void test_reroot_on_root(void **state)
 {
     (void)state;
-    tplan_run_def def;
-    pool_def(&def, 0);
-    def.solutions = 1;
     tplan_error e;
-    tplan_search *s = tplan_search_new(g_pool, &def, NULL, &e);
-    assert_non_null(s);
+    tplan_search *s = pool_search(1, 1);
     while (!tplan_search_done(s)) {
         assert_int_equal(tplan_search_run_iterations(s, 100, &e), TPLAN_OK);
     }
