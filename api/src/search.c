@@ -246,7 +246,10 @@ static tplan_code search_run(tplan_search *s, double budget, int64_t iterations,
         tpScript_SetDeadline(run->script, 0, NULL);
     }
     tplan_code code = TPLAN_OK;
-    if (tpPlanner_Search(run->planner, budget > 0 ? INT64_MAX : iterations, deadline, &s->done) == TP_PLAN_ERROR) {
+    if (s->done && s->best) {
+        /* nothing can change until a re-root: the best plan stands */
+    } else if (tpPlanner_Search(run->planner, budget > 0 ? INT64_MAX : iterations, deadline, &s->done) ==
+               TP_PLAN_ERROR) {
         code = tpRun_PlanFailure(run, err);
     } else {
         const double t_ex = tpClock_Now();

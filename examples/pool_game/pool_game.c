@@ -8,7 +8,8 @@
  * frame; meanwhile the game steps its world with tplan_simulate. At the strike the world is the
  * predicted state bit for bit (the search re-roots on it and keeps its whole tree), and the shot
  * is played with the best plan's controls, one step a frame, until the balls roll on into the next
- * shot's thinking. Pocketed balls are taken off the table, as a game does.
+ * shot's thinking. Pocketed balls are taken off the table, as a game does (a pocketed cue ball goes
+ * back to its spot).
  *
  *   pool_game POOL.lua [--shots 10] [--think 20] [--budget 0.016] [--play 90] [--iterations N]
  *
@@ -116,7 +117,7 @@ int main(int argc, char **argv)
     for (int shot = 1; shot <= shots && !bad; ++shot) {
         /* the game takes pocketed balls off the table; the opponent picks a target on it */
         int on_table = 0;
-        for (int b = 1; b < NBALLS; ++b) {
+        for (int b = 0; b < NBALLS; ++b) { /* a pocketed cue ball goes back to its spot (in `off` too) */
             double row[13], off_row[13];
             tplan_state_get_body(world, k_balls[b], row, NULL, &err);
             if (pocketed(row)) {
@@ -125,7 +126,7 @@ int main(int argc, char **argv)
                     return fail("remove a ball", &err);
                 }
             }
-            on_table += !pocketed(row) && row[1] < 1.0; /* off balls wait beyond the table's long side */
+            on_table += b > 0 && !pocketed(row) && row[1] < 1.0; /* off balls wait beyond the long side */
         }
         if (on_table == 0) {
             printf("shot %d: the table is clear\n", shot);
