@@ -377,7 +377,9 @@ typedef struct tplan_search tplan_search;
 /// A search of domain (not owned: it must outlive the search) with def (NULL: the defaults; its
 /// time_limit is not used: each run has its budget; max_iters and search_memory_mb bound the search
 /// from each root) from start (NULL: def->start, else the domain's initial state; read during the
-/// call only). NULL on failure, as tplan_plan (a bad start: TPLAN_ERR_ARGUMENT naming its field).
+/// call only). def's output callback (else the domain's) receives the output of every call on the
+/// search, so its output_user must outlive the search. NULL on failure, as tplan_plan (a bad start:
+/// TPLAN_ERR_ARGUMENT naming its field).
 /// The best plan is the root alone until a run. Free with tplan_search_free.
 TPLAN_API tplan_search *tplan_search_new(tplan_domain *domain, const tplan_run_def *def, const tplan_state *start,
                                          tplan_error *err);
