@@ -949,55 +949,56 @@ int64_t tpPlanner_Iterations(const tpPlanner *pl)
     return pl ? pl->loop.iter : 0;
 }
 
-/* A new tree holding node `keep`'s subtree of the old one, keep as its root (nodes in the old
- * order, so parents come first), with the selection lists, the retirements, the dead-end counts,
- * the solutions and the loop's busy continuation carried over. False when out of memory (the
- * old tree is then untouched). */
+/* Node `keep`'s subtree of the tree becomes the tree, keep its root, rebuilt in place in the same
+ * memory (no allocation but the index map: a re-root in a game's frame faults no page): nodes in
+ * their order (parents first; node i moves to map[i] <= i, so a state is moved before its slot is
+ * reused), with the selection lists, the retirements, the dead-end counts, the solutions and the
+ * loop's busy continuation carried over. False when out of memory (the tree is then untouched). */
 static bool keep_subtree(tpPlanner *pl, int32_t keep)
 {
-    tpTree *old = pl->tree;
-    const int32_t n = old->count;
+    tpTree *t = pl->tree;
+    const int32_t n = t->count;
     int32_t *map = malloc((size_t)n * sizeof *map);
-    tpTree *t = tpCreateTree(old->state_bytes, old->action_dim, old->key_dim, old->mode);
-    uint8_t *fails = pl->fails_cap > 0 ? calloc((size_t)pl->fails_cap, 1) : NULL;
-    bool ok = map && t && (pl->fails_cap == 0 || fails);
-    const size_t sb = old->state_bytes, ab = (size_t)old->action_dim * sizeof(double);
-    for (int32_t i = 0; ok && i < n; ++i) {
-        const tpNode *o = &old->nodes[i];
-        map[i] = i == keep ? 0 : (i > keep && o->parent >= 0 && map[o->parent] >= 0) ? t->count : -1;
+    int32_t kept = 0;
+    for (int32_t i = 0; map && i < n; ++i) {
+        const int32_t parent = t->nodes[i].parent;
+        map[i] = i == keep ? 0 : (i > keep && parent >= 0 && map[parent] >= 0) ? ++kept : -1;
+    }
+    if (!map || !tpTree_Clear(t, n)) {
+        free(map);
+        return false;
+    }
+    const size_t sb = t->state_bytes, ab = (size_t)t->action_dim * sizeof(double);
+    for (int32_t i = 0; i < n; ++i) {
         if (map[i] < 0) {
             continue;
         }
+        const tpNode o = t->nodes[i]; /* read before any commit can write it (they write below i) */
         const int32_t slot = tpTree_Prepare(t);
-        if (slot < 0) {
-            ok = false;
-            break;
+        TP_INVARIANT(slot == map[i]); /* the memory is there: Prepare allocates nothing */
+        if (slot != i) {
+            memmove(tpTree_StateMut(t, slot), tpTree_StateMut(t, i), sb);
+            memmove(tpTree_ActionMut(t, slot), tpTree_ActionMut(t, i), ab);
         }
-        memcpy(tpTree_StateMut(t, slot), tpTree_StateMut(old, i), sb);
         if (i == keep) {
             memset(tpTree_ActionMut(t, slot), 0, ab);
-        } else {
-            memcpy(tpTree_ActionMut(t, slot), tpTree_ActionMut(old, i), ab);
         }
         /* the root is selectable again whatever its skills were doing (a busy node is expanded by
            its continuation, which the new root no longer has) */
-        const uint32_t flags = i == keep ? (o->flags & TP_NODE_GOAL) : o->flags;
+        const uint32_t flags = i == keep ? (o.flags & TP_NODE_GOAL) : o.flags;
         if (t->mode == TP_SEL_RRT && !(flags & (TP_NODE_BUSY | TP_NODE_GOAL))) {
             pl->prob.key(pl->prob.ctx, tpTree_StateMut(t, slot), tpTree_NextKey(t));
         }
-        tpTree_Commit(t, i == keep ? -1 : map[o->parent], flags);
-        if (t->mode == TP_SEL_BGT && !(flags & (TP_NODE_BUSY | TP_NODE_GOAL)) && o->slot < 0 && i != keep) {
-            tpTree_Retire(t, slot); /* retired as a dead end in the old tree */
+        tpTree_Commit(t, i == keep ? -1 : map[o.parent], flags);
+        if (t->mode == TP_SEL_BGT && !(flags & (TP_NODE_BUSY | TP_NODE_GOAL)) && o.slot < 0 && i != keep) {
+            tpTree_Retire(t, slot); /* retired as a dead end before */
         }
-        if (fails && i < pl->fails_cap) {
-            fails[slot] = pl->fails[i];
+        if (i < pl->fails_cap) {
+            pl->fails[slot] = i == keep ? 0 : pl->fails[i];
         }
     }
-    if (!ok) {
-        free(map);
-        tpDestroyTree(t);
-        free(fails);
-        return false;
+    if (pl->fails_cap > t->count) {
+        memset(pl->fails + t->count, 0, (size_t)(pl->fails_cap - t->count));
     }
     int ns = 0;
     for (int s = 0; s < pl->nsolutions; ++s) {
@@ -1011,10 +1012,6 @@ static bool keep_subtree(tpPlanner *pl, int32_t keep)
     lp->last = lp->last >= 0 && map[lp->last] > 0 ? map[lp->last] : -1;
     lp->busy = lp->busy && lp->last >= 0;
     free(map);
-    tpDestroyTree(old);
-    pl->tree = t;
-    free(pl->fails);
-    pl->fails = fails;
     return true;
 }
 
@@ -1027,15 +1024,12 @@ bool tpPlanner_Reroot(tpPlanner *pl, int32_t keep)
             return false;
         }
     } else {
-        tpTree *t = tpCreateTree(pl->tree->state_bytes, pl->tree->action_dim, pl->tree->key_dim, pl->tree->mode);
-        if (!t) {
+        if (!tpTree_Clear(pl->tree, 1)) {
             return false;
         }
-        tpDestroyTree(pl->tree);
-        pl->tree = t;
-        free(pl->fails);
-        pl->fails = NULL;
-        pl->fails_cap = 0;
+        if (pl->fails_cap > 0) {
+            memset(pl->fails, 0, (size_t)pl->fails_cap);
+        }
         pl->nsolutions = 0;
         lp->busy = false;
         lp->last = -1;

@@ -236,6 +236,19 @@ int32_t tpTree_Commit(tpTree *tree, int32_t parent, uint32_t flags)
     return i;
 }
 
+bool tpTree_Clear(tpTree *tree, int32_t need)
+{
+    if (!ensure_list(&tree->leaves, need, &tree->heap_bytes) ||
+        !ensure_list(&tree->nonleaves, need, &tree->heap_bytes) || !ensure_list(&tree->rrt, need, &tree->heap_bytes)) {
+        return false;
+    }
+    tree->count = 0;
+    tree->sum_leaf_depth = 0;
+    tree->nleaves = tree->nnonleaves = tree->nedges = 0;
+    tree->leaves.count = tree->nonleaves.count = tree->rrt.count = 0;
+    return true;
+}
+
 void tpTree_Retire(tpTree *tree, int32_t i)
 {
     TP_INVARIANT(tree->mode == TP_SEL_BGT && i >= 0 && i < tree->count);
