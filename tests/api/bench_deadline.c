@@ -323,8 +323,16 @@ int main(int argc, char **argv)
             quiet[nquiet++] = over[i];
         }
     }
-    printf("{\"domain\": \"%s\", \"mode\": \"%s\", \"budget_ms\": %g, \"calls\": %d, ", tplan_domain_name(d),
-           plan_mode ? "tplan_plan" : "tplan_search_run", 1e3 * budget, calls);
+    double load = -1; /* the machine's load average over the last minute (Linux), -1 when unknown */
+    FILE *la = fopen("/proc/loadavg", "r");
+    if (la) {
+        if (fscanf(la, "%lf", &load) != 1) {
+            load = -1;
+        }
+        fclose(la);
+    }
+    printf("{\"domain\": \"%s\", \"mode\": \"%s\", \"budget_ms\": %g, \"calls\": %d, \"loadavg\": %.2f, ",
+           tplan_domain_name(d), plan_mode ? "tplan_plan" : "tplan_search_run", 1e3 * budget, calls, load);
     if (!plan_mode) {
         printf("\"search_new_ms\": %.3f, \"restarts\": %d, ", 1e3 * t_new, restarts);
     }

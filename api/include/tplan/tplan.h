@@ -365,13 +365,13 @@ TPLAN_API tplan_code tplan_simulate(tplan_domain *domain, tplan_state *state, co
  * horizon). Everything heavy (loading the script afresh, the tree's first memory, the root) is done
  * by tplan_search_new; a run is the search loop, which reads the clock before every iteration and
  * between the physics steps of a coast, and the extraction of the best plan's arrays, for which it
- * keeps a reserve (its measured cost with a margin): tplan_search_run returns within its budget
- * (figures in docs/embedding.md). The plan file's bytes are formatted only when asked for
- * (tplan_result_plan), outside any budget.
- * Determinism: runs with iteration budgets are deterministic: the same calls (budgets, re-roots)
- * give byte-identical plans, and any split of N iterations into runs gives the plan tplan_plan
- * gives with max_iters N (apart from stats.timing). How far a wall-clock budget gets depends on
- * the machine, so its plans do not repeat. */
+ * keeps a reserve (its measured cost with a margin, at most half the budget): tplan_search_run
+ * returns within its budget when the thread is not preempted and that extraction (0.1-0.3 ms for
+ * pool's plans) takes less than half of it (figures in docs/embedding.md). The plan file's bytes are formatted only
+ * when asked for (tplan_result_plan), outside any budget. Determinism: runs with iteration budgets are deterministic:
+ * the same calls (budgets, re-roots) give byte-identical plans, and any split of N iterations into runs gives the plan
+ * tplan_plan gives with max_iters N (apart from stats.timing). How far a wall-clock budget gets depends on the machine,
+ * so its plans do not repeat. */
 typedef struct tplan_search tplan_search;
 
 /// A search of domain (not owned: it must outlive the search) with def (NULL: the defaults; its
