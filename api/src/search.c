@@ -17,6 +17,13 @@
 #include "tp/base.h"
 #include "tp/run.h"
 
+/* The most solutions (worlds) the best plan of a search records: each world is its path's states of
+ * every body (pool: 0.1-0.3 ms to record), and a search keeping thousands of solutions would record
+ * them all in every run. A search asking for at most this many (every shipped domain asks for 1-3)
+ * records them all, as tplan_plan. */
+#define TPLAN_SEARCH_WORLDS 3
+#define TPLAN_SEARCH_KEY (TPLAN_SEARCH_WORLDS + 3) /* worlds_key's length */
+
 struct tplan_search {
     tplan_domain *domain; /* not owned: must outlive the search */
     tplan_run_def def;    /* the run definition (copied; start and time_limit cleared) */
@@ -28,7 +35,12 @@ struct tplan_search {
     double reserve;    /* s of a timed run kept for the extraction of its plan */
     tplan_code failed; /* TPLAN_OK, or why the search cannot go on (a callback failed) */
     char failed_msg[sizeof(((tplan_error *)0)->message)];
-    bool done;    /* the planner cannot go on from this root */
+    bool done;                        /* the planner cannot go on from this root */
+    int32_t sol[TPLAN_SEARCH_WORLDS]; /* the solutions a plan records when there are more (trim_solutions) */
+    double cost[TPLAN_SEARCH_WORLDS];
+    int64_t iters[TPLAN_SEARCH_WORLDS];
+    int64_t key[TPLAN_SEARCH_KEY]; /* the worlds s->best records (worlds_key), when key_valid */
+    bool key_valid;
     int64_t kept; /* nodes the last re-root kept (0: it restarted) */
 };
 
@@ -76,7 +88,69 @@ static bool copy_sources(tpPlanRecord *like, const tpPlanRecord *rec)
     return ok;
 }
 
-/* The best plan so far into s->best (replacing it). */
+/* res with at most TPLAN_SEARCH_WORLDS of its solutions (the first ones found, the selected one
+ * last when it is not among them) into out, their arrays in s's room: what the plan records. */
+static void trim_solutions(tplan_search *s, const tpPlanResult *res, tpPlanResult *out)
+{
+    *out = *res;
+    if (res->nsolutions <= TPLAN_SEARCH_WORLDS) {
+        return;
+    }
+    const int n = TPLAN_SEARCH_WORLDS;
+    for (int k = 0; k < n; ++k) {
+        const int from = k == n - 1 && res->best_solution >= n - 1 ? res->best_solution : k;
+        s->sol[k] = res->solutions[from];
+        s->cost[k] = res->costs[from];
+        s->iters[k] = res->solution_iters[from];
+    }
+    out->nsolutions = n;
+    out->solutions = s->sol;
+    out->costs = s->cost;
+    out->solution_iters = s->iters;
+    out->best_solution = res->best_solution < n - 1 ? res->best_solution : n - 1;
+}
+
+/* What a best plan records beyond its statistics: its status, its selected node and the worlds. */
+static void worlds_key(const tpPlanResult *res, int64_t key[TPLAN_SEARCH_KEY])
+{
+    key[0] = res->status;
+    key[1] = res->status == TP_PLAN_SOLVED ? res->best_solution : res->best;
+    key[2] = res->nsolutions;
+    for (int k = 0; k < TPLAN_SEARCH_WORLDS; ++k) {
+        key[3 + k] = k < res->nsolutions ? res->solutions[k] : -1;
+    }
+}
+
+/* The last plan's record with the statistics of res, field by field as tpDomain_Record writes
+ * them; the plan file formatted from it, if any, is dropped (formatted again when asked for). */
+static void restat(tplan_result *r, const tpRun *run, const tpPlanResult *res)
+{
+    tpPlanRecord *rec = &r->rec;
+    const tpPlanStats *st = &res->stats;
+    rec->iterations = st->iterations;
+    rec->nodes = st->nodes;
+    rec->rejected = st->rejected;
+    memcpy(rec->rejections, st->reject, sizeof rec->rejections);
+    rec->nsolutions = st->solutions;
+    rec->memory_bytes = (int64_t)tpTree_MemoryBytes(tpPlanner_Tree(run->planner));
+    rec->t_select = st->t_select;
+    rec->t_tactics = st->t_tactics;
+    rec->t_physics = st->t_physics;
+    rec->t_check = st->t_check;
+    rec->t_total = st->t_total;
+    rec->nodes_first = st->nodes_first > 0 ? st->nodes_first : 0;
+    rec->t_first = st->t_first;
+    pthread_mutex_lock(&r->lock);
+    free(r->plan);
+    r->plan = NULL;
+    r->plan_len = 0;
+    r->plan_error[0] = '\0';
+    pthread_mutex_unlock(&r->lock);
+}
+
+/* The best plan so far into s->best: a new record, or, when its worlds are the last plan's (a
+ * long search's best plan changes rarely, and recording its worlds is most of a run's extraction),
+ * the last record with the new statistics. */
 static tplan_code extract(tplan_search *s, tplan_error *err)
 {
     tpRun *run = &s->run;
@@ -84,10 +158,18 @@ static tplan_code extract(tplan_search *s, tplan_error *err)
     if (run->status == TP_PLAN_ERROR) {
         return tpRun_PlanFailure(run, err);
     }
+    tpPlanResult res;
+    trim_solutions(s, &run->res, &res);
+    int64_t key[TPLAN_SEARCH_KEY];
+    worlds_key(&res, key);
+    if (s->best && s->key_valid && memcmp(key, s->key, sizeof key) == 0) {
+        restat(s->best, run, &res);
+        return TPLAN_OK;
+    }
+    s->key_valid = false;
     tplan_result *r = tpApi_ResultNew();
     char msg[512] = "out of memory";
-    if (!r ||
-        !tpRun_RecordLike(run, s->domain->path, &run->res, s->best ? &s->best->rec : NULL, &r->rec, msg, sizeof msg)) {
+    if (!r || !tpRun_RecordLike(run, s->domain->path, &res, s->has_like ? &s->like : NULL, &r->rec, msg, sizeof msg)) {
         const tplan_code code = strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_INTERNAL;
         tpRun_Fail(err, code, NULL, "%s", msg);
         tplan_result_free(r);
@@ -95,6 +177,8 @@ static tplan_code extract(tplan_search *s, tplan_error *err)
     }
     tplan_result_free(s->best);
     s->best = r;
+    memcpy(s->key, key, sizeof key);
+    s->key_valid = true;
     if (!s->has_like) { /* best effort: without it the next extractions hash the sources again */
         s->has_like = copy_sources(&s->like, &r->rec);
     }
@@ -347,6 +431,7 @@ static tplan_code reroot(tplan_search *s, const tplan_state *observed, double to
     }
     if (code == TPLAN_OK) {
         const int32_t node = find_node(s, x, rest, observed->t, tol);
+        s->key_valid = false; /* node indices and the start change */
         bool kept = false;
         if (node >= 0) {
             /* the node's own state becomes the start (it differs from the observed one by at most

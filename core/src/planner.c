@@ -99,6 +99,7 @@ struct tpPlanner {
     double *u, *q;     /* anytime: each node's unrest and quality (nvalued of them, values_cap room) */
     int8_t *landed_of; /* ... and its landed answer, -1 until asked */
     int32_t nvalued, values_cap;
+    int ncosted; /* anytime: the first ncosted solutions have their cost in costs */
 };
 
 tpPlannerDef tpDefaultPlannerDef(void)
@@ -393,7 +394,10 @@ static bool choose_best(tpPlanner *pl)
     r->best_solution = -1;
     if (pl->nsolutions > 0) {
         int32_t maxlen = 0;
-        for (int s = 0; s < pl->nsolutions; ++s) {
+        /* an anytime search costs each solution once (ncosted of them are: their paths stay
+           until a re-root); a run costs them all at its end */
+        const int first = pl->anytime ? pl->ncosted : 0;
+        for (int s = first; s < pl->nsolutions; ++s) {
             int32_t len = tree->nodes[pl->solutions[s]].depth + 1;
             maxlen = len > maxlen ? len : maxlen;
         }
@@ -403,7 +407,7 @@ static bool choose_best(tpPlanner *pl)
             tpLog(TP_LOG_ERROR, "planner: out of memory");
             return false;
         }
-        for (int s = 0; s < pl->nsolutions; ++s) {
+        for (int s = first; s < pl->nsolutions; ++s) {
             int32_t leaf = pl->solutions[s];
             double cost;
             if (pl->prob.solution_cost) {
@@ -417,11 +421,14 @@ static bool choose_best(tpPlanner *pl)
                 cost = (double)tree->nodes[leaf].depth;
             }
             pl->costs[s] = cost;
-            if (r->best_solution < 0 || cost < pl->costs[r->best_solution]) {
+        }
+        free(path);
+        pl->ncosted = pl->nsolutions;
+        for (int s = 0; s < pl->nsolutions; ++s) { /* the cheapest, the earliest on ties */
+            if (r->best_solution < 0 || pl->costs[s] < pl->costs[r->best_solution]) {
                 r->best_solution = s;
             }
         }
-        free(path);
         r->best = pl->solutions[r->best_solution];
         return true;
     }
@@ -536,15 +543,18 @@ static void finish(tpPlanner *pl, tpPlanStatus status, double t_start)
 {
     tpPlanResult *r = &pl->result;
     if (pl->nsolutions > 0) {
-        /* NaN until costed, so even an errored run hands out a readable costs array. */
-        free(pl->costs); /* an anytime search reads its best plan many times */
-        pl->costs = malloc((size_t)pl->nsolutions * sizeof(double));
-        if (!pl->costs) {
+        /* NaN until costed, so even an errored run hands out a readable costs array. An anytime
+           search reads its best plan many times: its costed solutions keep their costs. */
+        const int keep = pl->anytime ? pl->ncosted : 0;
+        double *c = realloc(keep > 0 ? pl->costs : (free(pl->costs), NULL), (size_t)pl->nsolutions * sizeof(double));
+        pl->costs = c;
+        if (!c) {
             tpLog(TP_LOG_ERROR, "planner: out of memory");
             status = TP_PLAN_ERROR;
             pl->nsolutions = 0;
+            pl->ncosted = 0;
         } else {
-            for (int s = 0; s < pl->nsolutions; ++s) {
+            for (int s = keep; s < pl->nsolutions; ++s) {
                 pl->costs[s] = NAN;
             }
         }
@@ -1046,6 +1056,7 @@ bool tpPlanner_Reroot(tpPlanner *pl, int32_t keep)
        the limits (max_iters, memory) and the statistics start again; every value is asked again
        (the goal's comparisons with the start state changed with it) */
     pl->nvalued = 0;
+    pl->ncosted = 0; /* the kept solutions' paths are shorter now */
     lp->iter = 0;
     lp->iter_wall_prev = 0;
     lp->done = false;

@@ -7,6 +7,7 @@
  * tplan_plan with time_limit = budget instead (the old way: each call loads the script and builds the tree afresh).
  *
  *   bench_deadline --domain domains/pool.lua [--budget 0.001] [--calls 1000] [--seed 1] [--plan]
+ *                  [--solutions K]   (K: the run definition's solutions; 1000000 keeps a search going)
  *   bench_deadline --domain domains/pool.lua --overheads [--calls 200]
  *
  * --overheads times each call a host makes around planning instead, `calls` times each (the
@@ -236,7 +237,7 @@ int main(int argc, char **argv)
     double budget = 0.001;
     int calls = 1000;
     long long seed = 1;
-    int plan_mode = 0;
+    int plan_mode = 0, solutions = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--domain") == 0 && i + 1 < argc) {
             domain = argv[++i];
@@ -246,6 +247,8 @@ int main(int argc, char **argv)
             calls = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
             seed = atoll(argv[++i]);
+        } else if (strcmp(argv[i], "--solutions") == 0 && i + 1 < argc) {
+            solutions = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--plan") == 0) {
             plan_mode = 1;
         } else if (strcmp(argv[i], "--overheads") == 0) {
@@ -272,6 +275,7 @@ int main(int argc, char **argv)
     tplan_run_def def;
     tplan_run_def_init(&def);
     def.seed = seed;
+    def.solutions = solutions;
     double *call = malloc(sizeof *call * (size_t)calls), *over = malloc(sizeof *over * (size_t)calls);
     double *quiet = malloc(sizeof *quiet * (size_t)calls); /* the overshoots of the calls not preempted */
     int nquiet = 0;

@@ -393,7 +393,9 @@ TPLAN_API tplan_code tplan_search_run(tplan_search *search, double budget, tplan
 /// take: the deterministic budget.
 TPLAN_API tplan_code tplan_search_run_iterations(tplan_search *search, int64_t iterations, tplan_error *err);
 /// The best plan at the end of the last run or re-root (solved, else approximate; its iterations
-/// and nodes count from the last re-root). Owned by the search: valid until its next run, re-root
+/// and nodes count from the last re-root). With more than 3 solutions it records 3 of them as its
+/// worlds (the first two found and the selected one; tplan_result_solutions still counts them all):
+/// recording each is the extraction's cost. Owned by the search: valid until its next run, re-root
 /// or free. NULL for NULL.
 TPLAN_API const tplan_result *tplan_search_best(const tplan_search *search);
 /// The same best plan handed to the caller, who frees it with tplan_result_free (a binding keeps
