@@ -924,6 +924,7 @@ tpPlanStatus tpPlanner_Search(tpPlanner *pl, int64_t iterations, double deadline
     TP_ASSERT(pl && !pl->ran && iterations >= 0);
     if (!pl->loop.begun) {
         pl->anytime = true;
+        tpTree_SetSmallPages(pl->tree, true);
         if (loop_begin(pl) && !value_nodes(pl)) {
             pl->loop.status = TP_PLAN_ERROR;
             pl->loop.done = true;
