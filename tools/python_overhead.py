@@ -4,8 +4,9 @@
     python3 tools/python_overhead.py [BUILD [N]]     (BUILD: build, N: 1000)
 
 Runs BUILD/tests/python/tplan_py_overhead (C: tplan_state_copy + a 1-step tplan_simulate, and
-tplan_state_new) and the same through `tplan` (Domain.simulate(state, steps=1), which copies the
-state and returns the new one; Domain.initial_state()) on pool and minigolf, N calls each, and
+tplan_state_new, a search run of 1 iteration) and the same through `tplan` (Domain.simulate(state,
+steps=1), which copies the state and returns the new one; Domain.initial_state(); Search.run(iterations=1),
+which returns the best plan as a Result) on pool and minigolf, N calls each, and
 prints the medians (µs) and their differences. Uses BUILD's libtplan.so (TPLAN_LIBRARY)."""
 
 import json
@@ -30,7 +31,8 @@ for name in ("pool", "minigolf"):
                                   check=True, capture_output=True, text=True).stdout)
     d = tplan.load(path)
     s0 = d.initial_state()
-    sim, make = [], []
+    sim, make, run = [], [], []
+    search = tplan.Search(d, seed=1)
     for _ in range(n):
         t0 = time.perf_counter_ns()
         s = d.simulate(s0, steps=1)
@@ -40,6 +42,11 @@ for name in ("pool", "minigolf"):
         s = d.initial_state()
         make.append(time.perf_counter_ns() - t1)
         del s
+        t2 = time.perf_counter_ns()
+        r = search.run(iterations=1)
+        run.append(time.perf_counter_ns() - t2)
+        del r
     for call, cns, pns in (("simulate, 1 step", c["simulate_ns"], statistics.median(sim)),
-                           ("initial_state", c["state_new_ns"], statistics.median(make))):
+                           ("initial_state", c["state_new_ns"], statistics.median(make)),
+                           ("Search.run, 1 iter", c["search_run_ns"], statistics.median(run))):
         print("%-9s %-22s %9.1f %9.1f %9.1f" % (name, call, cns / 1e3, pns / 1e3, (pns - cns) / 1e3))

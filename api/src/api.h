@@ -33,6 +33,13 @@ struct tplan_result {
 tplan_code tpApi_DomainLoad(const tplan_domain *d, tpScript **out, tplan_error *err);
 /// def's output callback (NULL for no def, or a def too old to have the field).
 tplan_output_fn tpApi_DefOutput(const tplan_run_def *def, void **user);
+/// The script definition of d with the script limits of limits (print routed to the current call).
+tpScriptDef tpApi_ScriptDef(const tplan_domain *d, const tplan_run_def *limits);
+/// def0 (NULL: the defaults) completed into *def, the script limits it leaves unset the domain's.
+/// False with err for a bad def.
+bool tpApi_PlanDef(const tplan_domain *d, const tplan_run_def *def0, tplan_run_def *def, tplan_error *err);
+/// An empty result (its lock ready), NULL when out of memory.
+tplan_result *tpApi_ResultNew(void);
 /// err (may be NULL) to TPLAN_OK.
 void tpApi_SetOk(tplan_error *err);
 

@@ -18,8 +18,8 @@ tplan_code tpRun_ScriptCode(const char *msg)
     return strstr(msg, ": cannot open") ? TPLAN_ERR_IO : TPLAN_ERR_SCRIPT;
 }
 
-tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const tpRunHooks *hooks, tpRun *run,
-                      tplan_error *err)
+tplan_code tpRun_Prepare(const tplan_run_def *def, const tpScriptDef *sdef, const tpRunHooks *hooks, tpRun *run,
+                         tplan_error *err)
 {
     memset(run, 0, sizeof *run);
     tplan_code code = tplan_run_def_check(def, err);
@@ -67,6 +67,16 @@ tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const t
         tpRun_Fail(err, TPLAN_ERR_SCRIPT, NULL, "%s: %s", who, perr);
         return TPLAN_ERR_SCRIPT;
     }
+    return TPLAN_OK;
+}
+
+tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const tpRunHooks *hooks, tpRun *run,
+                      tplan_error *err)
+{
+    tplan_code code = tpRun_Prepare(def, sdef, hooks, run, err);
+    if (code != TPLAN_OK) {
+        return code;
+    }
     if (run->pd.time_limit > 0) {
         /* The planner stops between iterations at the limit; a Lua callback still running a
          * second later is stuck (one iteration takes milliseconds) and is stopped by the hook.
@@ -77,17 +87,22 @@ tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const t
     }
     run->status = tpPlanner_Run(run->planner, &run->res);
     if (run->status == TP_PLAN_ERROR) {
-        const char *e = tpDomain_Error(run->domain);
-        code = e[0] ? tpRun_ScriptCode(e) : TPLAN_ERR_SCRIPT;
-        tpRun_Fail(err, code, NULL, "%s",
-                   e[0] ? e : "planning failed: out of memory (an allocation of the planner failed)");
-        return code;
+        return tpRun_PlanFailure(run, err);
     }
     if (err) {
         err->code = TPLAN_OK;
         err->field[0] = err->message[0] = '\0';
     }
     return TPLAN_OK;
+}
+
+tplan_code tpRun_PlanFailure(const tpRun *run, tplan_error *err)
+{
+    const char *e = tpDomain_Error(run->domain);
+    const tplan_code code = e[0] ? tpRun_ScriptCode(e) : TPLAN_ERR_SCRIPT;
+    tpRun_Fail(err, code, NULL, "%s",
+               e[0] ? e : "planning failed: out of memory (an allocation of the planner failed)");
+    return code;
 }
 
 void tpRun_Free(tpRun *run)
@@ -97,8 +112,35 @@ void tpRun_Free(tpRun *run)
     memset(run, 0, sizeof *run);
 }
 
+/* The script's files into ps (path, hash, a copy of the bytes): from `like`'s k-th source when
+ * given (an anytime search's earlier record: no hashing again), else from the script. */
+static bool record_source(tpPlanSource *ps, const tpScriptFile *f, const tpPlanSource *like)
+{
+    char hash[32];
+    if (!like) {
+        tpPlan_HashString(f->data, f->len, hash);
+    }
+    const size_t len = like ? like->len : f->len;
+    ps->path = strdup(like ? like->path : f->path);
+    ps->hash = strdup(like ? like->hash : hash);
+    ps->data = malloc(len + 1);
+    if (!ps->path || !ps->hash || !ps->data) {
+        return false;
+    }
+    memcpy(ps->data, like ? (const void *)like->data : (const void *)f->data, len);
+    ps->data[len] = '\0';
+    ps->len = len;
+    return true;
+}
+
 bool tpRun_Record(const tpRun *run, const char *path, const tpPlanResult *res, tpPlanRecord *rec, char *err,
                   size_t errlen)
+{
+    return tpRun_RecordLike(run, path, res, NULL, rec, err, errlen);
+}
+
+bool tpRun_RecordLike(const tpRun *run, const char *path, const tpPlanResult *res, const tpPlanRecord *like,
+                      tpPlanRecord *rec, char *err, size_t errlen)
 {
     memset(rec, 0, sizeof *rec);
     if (!tpDomain_Record(run->domain, tpPlanner_Tree(run->planner), res, &run->pd, rec, err, errlen)) {
@@ -111,25 +153,17 @@ bool tpRun_Record(const tpRun *run, const char *path, const tpPlanResult *res, t
     (void)path;
     int nfiles = 0;
     const tpScriptFile *files = tpScript_Files(run->script, &nfiles);
+    if (like && like->nsources != nfiles) {
+        like = NULL; /* the script read another file since (it does not while planning) */
+    }
     rec->domain_file = nfiles > 0 ? strdup(files[0].path) : NULL;
     rec->domain_hash = strdup(tpScript_Hash(run->script));
     rec->overrides = has_params ? strdup(pj) : NULL;
     rec->sources = calloc((size_t)(nfiles > 0 ? nfiles : 1), sizeof *rec->sources);
     bool ok = rec->domain_file && rec->domain_hash && rec->sources && !(has_params && !rec->overrides);
     for (int k = 0; ok && k < nfiles; ++k) {
-        tpPlanSource *ps = &rec->sources[k];
-        char hash[32];
-        tpPlan_HashString(files[k].data, files[k].len, hash);
-        ps->path = strdup(files[k].path);
-        ps->hash = strdup(hash);
-        ps->data = malloc(files[k].len + 1);
-        ok = ps->path && ps->hash && ps->data;
-        if (ok) {
-            memcpy(ps->data, files[k].data, files[k].len);
-            ps->data[files[k].len] = '\0';
-            ps->len = files[k].len;
-        }
         rec->nsources = k + 1;
+        ok = record_source(&rec->sources[k], &files[k], like ? &like->sources[k] : NULL);
     }
     /* the warnings name the script's files relative to its folder too (as the rejections do) */
     const char *name = tpScript_Name(run->script), *slash = strrchr(name, '/');

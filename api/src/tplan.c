@@ -51,7 +51,7 @@ void tpApi_SetOk(tplan_error *err)
 /* ------------------------------------------------------------------------------------------ */
 /* Domains                                                                                     */
 
-static tpScriptDef domain_script_def(const tplan_domain *d, const tplan_run_def *limits)
+tpScriptDef tpApi_ScriptDef(const tplan_domain *d, const tplan_run_def *limits)
 {
     tpScriptDef sd = tpRun_ScriptDef(limits, d->path, d->source, d->source_len, d->params, d->nparams);
     tpCall_RoutePrint(&sd);
@@ -61,7 +61,7 @@ static tpScriptDef domain_script_def(const tplan_domain *d, const tplan_run_def 
 /* Loads d's script fresh into *out (a replay and every plan start from the script's own state). */
 tplan_code tpApi_DomainLoad(const tplan_domain *d, tpScript **out, tplan_error *err)
 {
-    tpScriptDef sdef = domain_script_def(d, &d->limits);
+    tpScriptDef sdef = tpApi_ScriptDef(d, &d->limits);
     char msg[sizeof err->message];
     *out = tpCreateScript(&sdef, msg, sizeof msg);
     if (!*out) {
@@ -208,6 +208,18 @@ const char *tplan_domain_warning(const tplan_domain *d, int i)
 /* ------------------------------------------------------------------------------------------ */
 /* Planning                                                                                    */
 
+bool tpApi_PlanDef(const tplan_domain *d, const tplan_run_def *def0, tplan_run_def *def, tplan_error *err)
+{
+    if (!tpRun_FullDef(def0, def, err)) {
+        return false;
+    }
+    /* the script limits are the domain's (it was loaded with them) unless the run sets its own */
+    def->memory_limit_mb = def->memory_limit_mb > 0 ? def->memory_limit_mb : d->limits.memory_limit_mb;
+    def->load_time_limit = def->load_time_limit > 0 ? def->load_time_limit : d->limits.load_time_limit;
+    def->call_time_limit = def->call_time_limit > 0 ? def->call_time_limit : d->limits.call_time_limit;
+    return true;
+}
+
 /* The caller's progress callback, and its answer: stop before the next iteration. */
 typedef struct tpProgressLink {
     tplan_progress_fn fn;
@@ -247,13 +259,9 @@ static tplan_result *plan_progress(tplan_domain *d, const tplan_run_def *def0, t
         return NULL;
     }
     tplan_run_def def;
-    if (!tpRun_FullDef(def0, &def, err)) {
+    if (!tpApi_PlanDef(d, def0, &def, err)) {
         return NULL;
     }
-    /* the script limits are the domain's (it was loaded with them) unless the run sets its own */
-    def.memory_limit_mb = def.memory_limit_mb > 0 ? def.memory_limit_mb : d->limits.memory_limit_mb;
-    def.load_time_limit = def.load_time_limit > 0 ? def.load_time_limit : d->limits.load_time_limit;
-    def.call_time_limit = def.call_time_limit > 0 ? def.call_time_limit : d->limits.call_time_limit;
     tpProgressLink link = {fn, user, call, INT64_MAX};
     tpRunHooks hooks;
     memset(&hooks, 0, sizeof hooks);
@@ -262,16 +270,12 @@ static tplan_result *plan_progress(tplan_domain *d, const tplan_run_def *def0, t
     hooks.progress_interval = fn ? interval : 1e9;
     hooks.iteration_bound = fn ? stop_bound : NULL;
     hooks.iteration_bound_user = &link;
-    tpScriptDef sdef = domain_script_def(d, &def);
+    tpScriptDef sdef = tpApi_ScriptDef(d, &def);
     tpRun run;
     tplan_result *r = NULL;
     tplan_code code = tpRun_Plan(&def, &sdef, &hooks, &run, err);
     if (code == TPLAN_OK) {
-        r = calloc(1, sizeof *r);
-        if (r && pthread_mutex_init(&r->lock, NULL) != 0) {
-            free(r);
-            r = NULL;
-        }
+        r = tpApi_ResultNew();
         char msg[sizeof err->message] = "out of memory";
         if (!r || !tpRun_Record(&run, d->path, &run.res, &r->rec, msg, sizeof msg)) {
             code = strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_INTERNAL;
@@ -306,6 +310,16 @@ tplan_result *tplan_plan_progress(tplan_domain *d, const tplan_run_def *def, tpl
 tplan_result *tplan_plan(tplan_domain *d, const tplan_run_def *def, tplan_error *err)
 {
     return tplan_plan_progress(d, def, NULL, NULL, 0, err);
+}
+
+tplan_result *tpApi_ResultNew(void)
+{
+    tplan_result *r = calloc(1, sizeof *r);
+    if (r && pthread_mutex_init(&r->lock, NULL) != 0) {
+        free(r);
+        r = NULL;
+    }
+    return r;
 }
 
 void tplan_result_free(tplan_result *r)

@@ -16,6 +16,60 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Iterations between two reads of the wall clock in the planning loop (a power of two). */
+#define TP_WALL_EVERY 16
+
+/* Ticks from a to b; 0 if the counter went back (a time-stamp counter read on another core that
+ * is not in step: never on the machines tplan targets, but a wrapped difference would swamp the
+ * sums). */
+static uint64_t tickSpan(uint64_t a, uint64_t b)
+{
+    return b > a ? b - a : 0;
+}
+
+/* Tick sums of the five intervals of an iteration of the planning loop. */
+typedef struct LoopTicks {
+    uint64_t select, copy, tactics, physics, check;
+} LoopTicks;
+
+/* The interval sums into st in seconds (spt: seconds per tick), with the skills' search time. */
+static void storeTimes(tpPlanStats *st, const LoopTicks *k, double spt, double t_search)
+{
+    st->t_select = spt * (double)k->select;
+    st->t_copy = spt * (double)k->copy;
+    st->t_tactics = spt * (double)k->tactics;
+    st->t_search = t_search;
+    st->t_physics = spt * (double)k->physics;
+    st->t_check = spt * (double)k->check;
+}
+
+/* Seconds per tick over [(c0, k0), (c1, k1)] (wall clock, ticks); 0 when no tick passed. */
+static double tickSeconds(double c0, uint64_t k0, double c1, uint64_t k1)
+{
+    return k1 > k0 && c1 > c0 ? (c1 - c0) / (double)(k1 - k0) : 0.0;
+}
+
+/* The planning loop's state between two calls (an anytime search resumes it). */
+typedef struct tpLoop {
+    bool begun;          /* the root is in */
+    bool done;           /* the search cannot go on: its K solutions, nothing selectable, its memory
+                            bound, max_iters, an error */
+    tpPlanStatus status; /* TP_PLAN_APPROXIMATE, or TP_PLAN_ERROR */
+    bool busy;           /* the last new node is continued greedily */
+    int32_t last;        /* ... that node */
+    int64_t iter;        /* iterations executed (since the last re-root) */
+    LoopTicks k;         /* tick sums of the intervals */
+    double t_start;      /* s, wall clock: the search's (or the last re-root's) start */
+    double c_loop;       /* s and ticks at the loop's start (tickSeconds) */
+    uint64_t k_loop;
+    double next_progress; /* s: the next progress report */
+    double search0;       /* s: problem.search_seconds at the start */
+    double t_wall_prev;   /* s and iteration of the last clock read that measured iterations */
+    int64_t iter_wall_prev;
+    int64_t wall_mask; /* iterations between clock reads - 1 */
+    double seconds;    /* s spent in the loop over every call (anytime) */
+} tpLoop;
+
 struct tpPlanner {
     tpPlannerDef def;
     tpProblem prob;
@@ -39,6 +93,13 @@ struct tpPlanner {
 
     bool ran;
     tpPlanResult result;
+
+    tpLoop loop;
+    bool anytime;      /* tpPlanner_Search: the clock read every iteration, the nodes valued as made */
+    double *u, *q;     /* anytime: each node's unrest and quality (nvalued of them, values_cap room) */
+    int8_t *landed_of; /* ... and its landed answer, -1 until asked */
+    int32_t nvalued, values_cap;
+    int ncosted; /* anytime: the first ncosted solutions have their cost in costs */
 };
 
 tpPlannerDef tpDefaultPlannerDef(void)
@@ -238,6 +299,9 @@ void tpDestroyPlanner(tpPlanner *planner)
     free(planner->fails);
     free(planner->coast);
     free(planner->coast_action);
+    free(planner->u);
+    free(planner->q);
+    free(planner->landed_of);
     free(planner);
 }
 
@@ -270,6 +334,55 @@ static bool add_root(tpPlanner *pl)
     return true;
 }
 
+/* The unrest of node i, as the approximate answer counts it: a node of unrest 0 that has not
+ * landed counts as 1 (landed: the anytime cache of the answers, NULL for none). */
+static double unrest_of(const double *u, const int8_t *landed, int32_t i)
+{
+    return landed && landed[i] == 0 && u[i] == 0.0 ? 1.0 : u[i];
+}
+
+/* The approximate answer from each node's unrest u and quality q (n nodes) into pl->result.best:
+ * (unrest, quality) lexicographically, the earliest node on ties. u is scratch without a landed
+ * cache (its nodes that have not landed are set to 1). False on a callback error. */
+static bool pick_best(tpPlanner *pl, double *u, const double *q, int8_t *landed, int32_t n)
+{
+    tpPlanResult *r = &pl->result;
+    const tpTree *tree = pl->tree;
+    bool ok = true;
+    /* At rest in the air is not at rest: the nodes of unrest 0, best first, until one has landed;
+     * those before it count as unrest 1 (just short of rest). */
+    for (int32_t pick = -2; ok && pl->prob.unrest && pl->prob.landed && pick != -1;) {
+        pick = -1;
+        for (int32_t i = 0; i < n; ++i) {
+            if (unrest_of(u, landed, i) == 0.0 && (pick < 0 || q[i] < q[pick])) {
+                pick = i;
+            }
+        }
+        if (pick >= 0) {
+            int l = landed && landed[pick] >= 0 ? landed[pick]
+                                                : pl->prob.landed(pl->prob.ctx, tpTree_StateMut((tpTree *)tree, pick));
+            ok = l >= 0;
+            if (landed && ok) {
+                landed[pick] = (int8_t)(l != 0);
+            }
+            if (l == 0) {
+                if (!landed) {
+                    u[pick] = 1.0;
+                }
+            } else {
+                pick = -1; /* landed: the best of all below */
+            }
+        }
+    }
+    for (int32_t i = 0; i < n && ok; ++i) {
+        const double ui = unrest_of(u, landed, i), ub = r->best < 0 ? 0.0 : unrest_of(u, landed, r->best);
+        if (r->best < 0 || ui < ub || (ui == ub && q[i] < q[r->best])) {
+            r->best = i;
+        }
+    }
+    return ok;
+}
+
 /* Many-worlds (Sec. 5.2): cost every solution and pick the cheapest (earliest on ties);
  * without a solution, the node closest to rest (problem.unrest) and, among those, the best by quality (or the
  * deepest). False on a callback error. */
@@ -281,7 +394,10 @@ static bool choose_best(tpPlanner *pl)
     r->best_solution = -1;
     if (pl->nsolutions > 0) {
         int32_t maxlen = 0;
-        for (int s = 0; s < pl->nsolutions; ++s) {
+        /* an anytime search costs each solution once (ncosted of them are: their paths stay
+           until a re-root); a run costs them all at its end */
+        const int first = pl->anytime ? pl->ncosted : 0;
+        for (int s = first; s < pl->nsolutions; ++s) {
             int32_t len = tree->nodes[pl->solutions[s]].depth + 1;
             maxlen = len > maxlen ? len : maxlen;
         }
@@ -291,7 +407,7 @@ static bool choose_best(tpPlanner *pl)
             tpLog(TP_LOG_ERROR, "planner: out of memory");
             return false;
         }
-        for (int s = 0; s < pl->nsolutions; ++s) {
+        for (int s = first; s < pl->nsolutions; ++s) {
             int32_t leaf = pl->solutions[s];
             double cost;
             if (pl->prob.solution_cost) {
@@ -305,15 +421,22 @@ static bool choose_best(tpPlanner *pl)
                 cost = (double)tree->nodes[leaf].depth;
             }
             pl->costs[s] = cost;
-            if (r->best_solution < 0 || cost < pl->costs[r->best_solution]) {
+        }
+        free(path);
+        pl->ncosted = pl->nsolutions;
+        for (int s = 0; s < pl->nsolutions; ++s) { /* the cheapest, the earliest on ties */
+            if (r->best_solution < 0 || pl->costs[s] < pl->costs[r->best_solution]) {
                 r->best_solution = s;
             }
         }
-        free(path);
         r->best = pl->solutions[r->best_solution];
         return true;
     }
     int32_t n = tree->count;
+    if (pl->anytime) { /* every node valued as it was made (value_nodes) */
+        TP_ASSERT(pl->nvalued == n);
+        return pick_best(pl, pl->u, pl->q, pl->landed_of, n);
+    }
     /* Without unrest: by quality alone, one pass and no allocation (this also runs when the tree
      * ran out of memory, the approximate answer of a search stopped by its memory limit). */
     double *u = pl->prob.unrest ? malloc((size_t)n * sizeof *u) : NULL;
@@ -346,30 +469,7 @@ static bool choose_best(tpPlanner *pl)
         q[i] = pl->prob.quality ? pl->prob.quality(pl->prob.ctx, x) : -(double)tree->nodes[i].depth;
         ok = !isnan(u[i]) && !isnan(q[i]); /* else a callback error: the message is in the problem's context */
     }
-    /* At rest in the air is not at rest: the nodes of unrest 0, best first, until one has landed;
-     * those before it count as unrest 1 (just short of rest). */
-    for (int32_t pick = -2; ok && pl->prob.unrest && pl->prob.landed && pick != -1;) {
-        pick = -1;
-        for (int32_t i = 0; i < n; ++i) {
-            if (u[i] == 0.0 && (pick < 0 || q[i] < q[pick])) {
-                pick = i;
-            }
-        }
-        if (pick >= 0) {
-            int l = pl->prob.landed(pl->prob.ctx, tpTree_StateMut((tpTree *)tree, pick));
-            ok = l >= 0;
-            if (l == 0) {
-                u[pick] = 1.0;
-            } else {
-                pick = -1; /* landed: the best of all below */
-            }
-        }
-    }
-    for (int32_t i = 0; i < n && ok; ++i) {
-        if (r->best < 0 || u[i] < u[r->best] || (u[i] == u[r->best] && q[i] < q[r->best])) {
-            r->best = i;
-        }
-    }
+    ok = ok && pick_best(pl, u, q, NULL, n);
     free(u);
     free(q);
     return ok;
@@ -398,12 +498,15 @@ static bool push_solution(tpPlanner *pl, int32_t node, int64_t iter, double t_st
  * it, the goal tested after each. When it holds at step k, steps 1..k become nodes (busy, the
  * last the goal) and a solution: 1. Else nothing is kept: 0 (the coast stopped at an invalid state, or
  * the tree cannot grow). TP_CB_ERROR on a callback error. */
-static int coast(tpPlanner *pl, int32_t from, int64_t iter, double t_start)
+static int coast(tpPlanner *pl, int32_t from, int64_t iter, double t_start, double deadline)
 {
     const tpProblem *p = &pl->prob;
     const size_t sb = p->state_bytes, ab = (size_t)p->action_dim * sizeof(double);
     const void *x = tpTree_State(pl->tree, from);
     for (int k = 0; k < pl->def.coast_steps; ++k) {
+        if (deadline < INFINITY && tpClock_Now() >= deadline) {
+            return 0; /* an anytime search's deadline, between two physics steps: a miss */
+        }
         void *xn = pl->coast + (size_t)k * sb;
         memcpy(xn, x, sb);
         memset(pl->coast_action, 0, ab);
@@ -440,14 +543,18 @@ static void finish(tpPlanner *pl, tpPlanStatus status, double t_start)
 {
     tpPlanResult *r = &pl->result;
     if (pl->nsolutions > 0) {
-        /* NaN until costed, so even an errored run hands out a readable costs array. */
-        pl->costs = malloc((size_t)pl->nsolutions * sizeof(double));
-        if (!pl->costs) {
+        /* NaN until costed, so even an errored run hands out a readable costs array. An anytime
+           search reads its best plan many times: its costed solutions keep their costs. */
+        const int keep = pl->anytime ? pl->ncosted : 0;
+        double *c = realloc(keep > 0 ? pl->costs : (free(pl->costs), NULL), (size_t)pl->nsolutions * sizeof(double));
+        pl->costs = c;
+        if (!c) {
             tpLog(TP_LOG_ERROR, "planner: out of memory");
             status = TP_PLAN_ERROR;
             pl->nsolutions = 0;
+            pl->ncosted = 0;
         } else {
-            for (int s = 0; s < pl->nsolutions; ++s) {
+            for (int s = keep; s < pl->nsolutions; ++s) {
                 pl->costs[s] = NAN;
             }
         }
@@ -471,39 +578,6 @@ static void finish(tpPlanner *pl, tpPlanStatus status, double t_start)
     double now = tpClock_Now();
     r->stats.t_total = now - t_start;
     r->stats.elapsed = now - t_start;
-}
-
-/* Iterations between two reads of the wall clock in the planning loop (a power of two). */
-#define TP_WALL_EVERY 16
-
-/* Ticks from a to b; 0 if the counter went back (a time-stamp counter read on another core that
- * is not in step: never on the machines tplan targets, but a wrapped difference would swamp the
- * sums). */
-static uint64_t tickSpan(uint64_t a, uint64_t b)
-{
-    return b > a ? b - a : 0;
-}
-
-/* Tick sums of the five intervals of an iteration of the planning loop. */
-typedef struct LoopTicks {
-    uint64_t select, copy, tactics, physics, check;
-} LoopTicks;
-
-/* The interval sums into st in seconds (spt: seconds per tick), with the skills' search time. */
-static void storeTimes(tpPlanStats *st, const LoopTicks *k, double spt, double t_search)
-{
-    st->t_select = spt * (double)k->select;
-    st->t_copy = spt * (double)k->copy;
-    st->t_tactics = spt * (double)k->tactics;
-    st->t_search = t_search;
-    st->t_physics = spt * (double)k->physics;
-    st->t_check = spt * (double)k->check;
-}
-
-/* Seconds per tick over [(c0, k0), (c1, k1)] (wall clock, ticks); 0 when no tick passed. */
-static double tickSeconds(double c0, uint64_t k0, double c1, uint64_t k1)
-{
-    return k1 > k0 && c1 > c0 ? (c1 - c0) / (double)(k1 - k0) : 0.0;
 }
 
 /* BGT dead ends: node src made an invalid child (ok false) or a valid one; after def.dead_end
@@ -535,103 +609,148 @@ static void note_expansion(tpPlanner *pl, int32_t src, bool ok)
     }
 }
 
-tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
+/* Starts a search: seeds the RNG, adds the root. False when the root cannot be added. */
+static bool loop_begin(tpPlanner *pl)
 {
-    tpPlanner *pl = planner;
-    TP_ASSERT(pl); /* Release: TP_PLAN_ERROR */
-    if (!pl) {
-        return TP_PLAN_ERROR;
+    tpLoop *lp = &pl->loop;
+    const tpProblem *p = &pl->prob;
+    memset(lp, 0, sizeof *lp);
+    lp->begun = true;
+    lp->status = TP_PLAN_APPROXIMATE;
+    lp->last = -1;
+    lp->t_start = tpClock_Now();
+    tpPlanStats *st = &pl->result.stats;
+    memset(st, 0, sizeof *st);
+    st->t_first = NAN;
+    st->nodes_first = -1;
+    tpRng_Seed(&pl->rng, pl->def.seed);
+    if (!add_root(pl)) {
+        lp->status = TP_PLAN_ERROR;
+        lp->done = true;
+        return false;
     }
-    if (pl->ran) {
-        /* "Call once": a second call just reports the first run again. */
-        if (result) {
-            *result = pl->result;
-        }
-        return pl->result.status;
-    }
-    pl->ran = true;
+    /* The five intervals of an iteration are timed in ticks (tpClock_Ticks: 12 ns a read where
+       there is a time-stamp counter, against 25-40 ns for clock_gettime on this project's virtual
+       machines, where five reads an iteration were 4 % of a light domain's run) and converted to
+       seconds with the ratio of the two clocks over the loop (tickSeconds). The wall clock is
+       read every TP_WALL_EVERY iterations, for the time limit and the progress report (every
+       iteration in an anytime search: its deadline is hard). */
+    lp->next_progress = lp->t_start + pl->def.progress_interval;
+    lp->search0 = p->search_seconds ? p->search_seconds(p->ctx) : 0.0;
+    lp->c_loop = tpClock_Now();
+    lp->k_loop = tpClock_Ticks();
+    lp->t_wall_prev = lp->t_start;
+    return true;
+}
 
-    const double t_start = tpClock_Now();
+/* Values (unrest, quality) of the nodes not valued yet (an anytime search's cache, so that
+ * reading its best plan costs no callback per node). False on a callback error. */
+static bool value_nodes(tpPlanner *pl)
+{
+    const tpProblem *p = &pl->prob;
+    tpTree *tree = pl->tree;
+    if (tree->count > pl->values_cap) {
+        int32_t cap = pl->values_cap > 0 ? pl->values_cap : 1024;
+        while (cap < tree->count) {
+            cap = cap > INT32_MAX / 2 ? INT32_MAX : cap * 2;
+        }
+        double *u = realloc(pl->u, (size_t)cap * sizeof *u);
+        if (u) {
+            pl->u = u;
+        }
+        double *q = realloc(pl->q, (size_t)cap * sizeof *q);
+        if (q) {
+            pl->q = q;
+        }
+        int8_t *l = realloc(pl->landed_of, (size_t)cap);
+        if (l) {
+            pl->landed_of = l;
+        }
+        if (!u || !q || !l) {
+            tpLog(TP_LOG_ERROR, "planner: out of memory");
+            return false;
+        }
+        pl->values_cap = cap;
+    }
+    for (; pl->nvalued < tree->count; ++pl->nvalued) {
+        const int32_t i = pl->nvalued;
+        void *x = tpTree_StateMut(tree, i);
+        pl->u[i] = p->unrest ? p->unrest(p->ctx, x) : 0.0;
+        pl->q[i] = p->quality ? p->quality(p->ctx, x) : -(double)tree->nodes[i].depth;
+        pl->landed_of[i] = -1; /* not asked yet */
+        if (isnan(pl->u[i]) || isnan(pl->q[i])) {
+            return false; /* the message is in the problem's context */
+        }
+    }
+    return true;
+}
+
+/* The loop of Algorithm 2 from where it stopped, until iteration iter_end (<= max_iters) or the
+ * wall clock reaches deadline (s of tpClock_Now; INFINITY: none). Sets pl->loop.done when the
+ * search cannot go on (its K solutions, nothing selectable, its memory bound, an error). */
+static void search_loop(tpPlanner *pl, int64_t iter_end, double deadline)
+{
+    tpLoop *lp = &pl->loop;
     tpTree *tree = pl->tree;
     const tpProblem *p = &pl->prob;
     void *ctx = p->ctx;
     const tpPlannerDef *def = &pl->def;
     tpPlanStats *st = &pl->result.stats;
-    memset(st, 0, sizeof *st);
-    st->t_first = NAN;
-    st->nodes_first = -1;
-    tpRng_Seed(&pl->rng, def->seed);
-
-    if (!add_root(pl)) {
-        finish(pl, TP_PLAN_ERROR, t_start);
-        if (result) {
-            *result = pl->result;
-        }
-        return pl->result.status;
-    }
-
     const bool rrt = tree->mode == TP_SEL_RRT;
     const size_t state_bytes = p->state_bytes;
     const size_t action_bytes = (size_t)p->action_dim * sizeof(double);
     const double time_limit = def->time_limit;
+    const double t_start = lp->t_start;
     const double progress_interval = def->progress_interval;
     double (*distance)(void *, const double *, const double *) = p->distance;
     double *y = pl->y;
+    const bool anytime = pl->anytime;
 
-    tpPlanStatus status = TP_PLAN_APPROXIMATE;
-    bool busy = false;
-    int32_t last = -1; /* the previous iteration's new node (busy continuation source) */
-    /* The five intervals of an iteration are timed in ticks (tpClock_Ticks: 12 ns a read where
-       there is a time-stamp counter, against 25-40 ns for clock_gettime on this project's virtual
-       machines, where five reads an iteration were 4 % of a light domain's run) and converted to
-       seconds with the ratio of the two clocks over the loop (tickSeconds). The wall clock is
-       read every TP_WALL_EVERY iterations, for the time limit and the progress report. */
-    LoopTicks k = {0, 0, 0, 0, 0};
-    double next_progress = t_start + progress_interval;
-    const double search0 = p->search_seconds ? p->search_seconds(p->ctx) : 0.0;
-    const double c_loop = tpClock_Now();
-    const uint64_t k_loop = tpClock_Ticks();
-    uint64_t k0 = k_loop;
-    const int64_t wall_mask_fast = def->progress && !(progress_interval > 0.0) ? 0 : TP_WALL_EVERY - 1;
+    bool busy = lp->busy;
+    int32_t last = lp->last; /* the previous iteration's new node (busy continuation source) */
+    LoopTicks k = lp->k;
+    uint64_t k0 = tpClock_Ticks();
+    const int64_t wall_mask_fast = anytime || (def->progress && !(progress_interval > 0.0)) ? 0 : TP_WALL_EVERY - 1;
     /* Slow iterations (a scene of 100,000 bodies: over a second each) read the clock at every
        iteration, so that the time limit is not passed by 15 of them; the clock's cost is then
        nothing beside an iteration. Only when the limit is checked changes, never the search. The
        first iterations read it until one is measured. */
-    int64_t wall_mask = 0;
-    double t_wall_prev = t_start;
-    int64_t iter_wall_prev = 0;
-    int64_t iter = 0;
+    int64_t wall_mask = anytime ? 0 : lp->wall_mask;
+    int64_t iter = lp->iter;
+    tpPlanStatus status = lp->status;
+    bool done = lp->done || pl->nsolutions >= def->solutions; /* a re-root may keep K solutions */
 
-    for (; iter < def->max_iters; ++iter) {
+    for (; !done && iter < iter_end; ++iter) {
         double t0 = 0.0; /* s, wall clock: read every TP_WALL_EVERY iterations (every one for
-                            a progress report asked for at every iteration) */
+                            a progress report asked for at every iteration, or an anytime search) */
         if ((iter & wall_mask) == 0) {
             t0 = tpClock_Now();
-            if (iter > iter_wall_prev) {
-                wall_mask = (t0 - t_wall_prev) > 1e-4 * (double)(iter - iter_wall_prev) ? 0 : wall_mask_fast;
-                t_wall_prev = t0;
-                iter_wall_prev = iter;
+            if (iter > lp->iter_wall_prev) {
+                wall_mask = (t0 - lp->t_wall_prev) > 1e-4 * (double)(iter - lp->iter_wall_prev) ? 0 : wall_mask_fast;
+                lp->t_wall_prev = t0;
+                lp->iter_wall_prev = iter;
             }
-            if (time_limit > 0.0 && t0 - t_start >= time_limit) {
+            if ((time_limit > 0.0 && t0 - t_start >= time_limit) || t0 >= deadline) {
                 break;
             }
         }
         if (def->iteration_bound && iter >= def->iteration_bound(def->iteration_bound_user)) {
-            break; /* another worker's solution needed fewer iterations (docs/parallel.md) */
+            break; /* another worker's solution needed fewer iterations (docs/parallel.md), or a cancel */
         }
         if (def->memory_limit > 0 && tpTree_MemoryBytes(tree) + tpNnIndex_Bytes(pl->nn) >= def->memory_limit) {
             st->memory_limited = true; /* the search's memory bound: stop with what was found */
+            done = true;
             break;
         }
-        if (def->progress && t0 > 0.0 && t0 >= next_progress) {
+        if (def->progress && t0 > 0.0 && t0 >= lp->next_progress) {
             st->iterations = iter;
             st->nodes = tree->count;
             st->solutions = pl->nsolutions;
-            storeTimes(st, &k, tickSeconds(c_loop, k_loop, t0, k0),
-                       p->search_seconds ? p->search_seconds(p->ctx) - search0 : 0.0);
+            storeTimes(st, &k, tickSeconds(lp->c_loop, lp->k_loop, t0, k0),
+                       p->search_seconds ? p->search_seconds(p->ctx) - lp->search0 : 0.0);
             st->elapsed = t0 - t_start;
             def->progress(def->progress_user, st);
-            next_progress = tpClock_Now() + progress_interval;
+            lp->next_progress = tpClock_Now() + progress_interval;
             k0 = tpClock_Ticks(); /* the report's own time is in no interval */
         }
 
@@ -647,6 +766,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
             src =
                 rrt ? tpTree_SelectNearest(tree, pl->nn, y, distance, ctx) : tpTree_SelectBgt(tree, def->mu, &pl->rng);
             if (src < 0) {
+                done = true;
                 break; /* every node is busy, a goal or retired: nothing left to expand */
             }
         }
@@ -657,6 +777,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
             tpLog(TP_LOG_WARN, "planner: out of memory after %lld nodes: stopping with what was found",
                   (long long)tree->count);
             st->memory_limited = true;
+            done = true;
             break;
         }
         const void *x = tpTree_StateMut(tree, src);
@@ -696,6 +817,7 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
         if (selected) {
             note_expansion(pl, src, ok != 0);
         }
+        bool stop = false;
         if (ok) {
             int g = p->goal(ctx, xnew);
             if (g == TP_CB_ERROR) {
@@ -715,44 +837,76 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
                     status = TP_PLAN_ERROR;
                     break;
                 }
-                if (pl->nsolutions >= def->solutions) {
-                    ++iter;
-                    k0 = tpClock_Ticks();
-                    k.check += tickSpan(k3, k0);
-                    break;
-                }
+                stop = pl->nsolutions >= def->solutions;
             } else {
                 busy = b_and != 0;
                 last = slot;
-                int c = busy || def->coast_steps == 0 ? 0 : coast(pl, slot, iter + 1, t_start);
+                int c = busy || def->coast_steps == 0 ? 0 : coast(pl, slot, iter + 1, t_start, deadline);
                 if (c == TP_CB_ERROR) {
                     status = TP_PLAN_ERROR;
                     break;
                 }
-                if (c == 1 && pl->nsolutions >= def->solutions) {
-                    ++iter;
-                    k0 = tpClock_Ticks();
-                    k.check += tickSpan(k3, k0);
-                    break;
-                }
+                stop = c == 1 && pl->nsolutions >= def->solutions;
             }
         } else {
             note_rejection(pl, rc == TP_CB_FALSE ? TP_REFUSED_BY_SIMULATE : TP_REFUSED_BY_VALID, xnew, iter + 1);
             busy = false;
         }
+        if (anytime && !value_nodes(pl)) {
+            status = TP_PLAN_ERROR;
+            break;
+        }
         k0 = tpClock_Ticks();
         k.check += tickSpan(k3, k0);
+        if (stop) {
+            ++iter;
+            done = true;
+            break;
+        }
     }
+    if (status == TP_PLAN_ERROR) {
+        done = true;
+    }
+    if (iter >= def->max_iters) {
+        done = true;
+    }
+    lp->busy = busy;
+    lp->last = last;
+    lp->k = k;
+    lp->wall_mask = wall_mask;
+    lp->iter = iter;
+    lp->status = status;
+    lp->done = done;
 
     st->iterations = iter;
     st->mem_bytes = (int64_t)(tpTree_MemoryBytes(tree) + tpNnIndex_Bytes(pl->nn));
-    storeTimes(st, &k, tickSeconds(c_loop, k_loop, tpClock_Now(), tpClock_Ticks()),
-               p->search_seconds ? p->search_seconds(p->ctx) - search0 : 0.0);
+    storeTimes(st, &k, tickSeconds(lp->c_loop, lp->k_loop, tpClock_Now(), tpClock_Ticks()),
+               p->search_seconds ? p->search_seconds(p->ctx) - lp->search0 : 0.0);
     if (status == TP_PLAN_ERROR) {
         /* The failed iteration still counts as executed. */
         st->iterations = iter + 1;
     }
-    finish(pl, status, t_start);
+}
+
+tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
+{
+    tpPlanner *pl = planner;
+    TP_ASSERT(pl); /* Release: TP_PLAN_ERROR */
+    if (!pl) {
+        return TP_PLAN_ERROR;
+    }
+    if (pl->ran || pl->loop.begun) {
+        /* "Call once": a second call just reports the first run again. */
+        if (result) {
+            *result = pl->result;
+        }
+        return pl->result.status;
+    }
+    pl->ran = true;
+    if (loop_begin(pl)) {
+        search_loop(pl, pl->def.max_iters, INFINITY);
+    }
+    finish(pl, pl->loop.status, pl->loop.t_start);
     if (result) {
         *result = pl->result;
     }
@@ -760,4 +914,174 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result)
     TP_INVARIANT(tpTree_Check(pl->tree, why, sizeof why)); /* debug and sanitizer builds: O(nodes) */
     TP_INVARIANT(!pl->nn || tpNnIndex_Check(pl->nn, pl->tree, why, sizeof why)); /* O(n log n) */
     return pl->result.status;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Anytime search (tplan_search): the loop resumed call after call, re-rooted on observed states */
+
+tpPlanStatus tpPlanner_Search(tpPlanner *pl, int64_t iterations, double deadline, bool *done)
+{
+    TP_ASSERT(pl && !pl->ran && iterations >= 0);
+    if (!pl->loop.begun) {
+        pl->anytime = true;
+        tpTree_SetSmallPages(pl->tree, true);
+        if (loop_begin(pl) && !value_nodes(pl)) {
+            pl->loop.status = TP_PLAN_ERROR;
+            pl->loop.done = true;
+        }
+    }
+    const double t0 = tpClock_Now();
+    const int64_t end = iterations < pl->def.max_iters - pl->loop.iter ? pl->loop.iter + iterations : pl->def.max_iters;
+    search_loop(pl, end, deadline);
+    pl->loop.seconds += tpClock_Now() - t0;
+    if (done) {
+        *done = pl->loop.done;
+    }
+    return pl->loop.status == TP_PLAN_ERROR ? TP_PLAN_ERROR : pl->nsolutions > 0 ? TP_PLAN_SOLVED : TP_PLAN_APPROXIMATE;
+}
+
+tpPlanStatus tpPlanner_Best(tpPlanner *pl, tpPlanResult *result)
+{
+    TP_ASSERT(pl && pl->anytime);
+    tpPlanStatus status = pl->loop.status;
+    if (status != TP_PLAN_ERROR && !value_nodes(pl)) {
+        status = TP_PLAN_ERROR;
+    }
+    finish(pl, status, pl->loop.t_start);
+    pl->result.stats.t_total = pl->loop.seconds; /* the time spent searching, not since the start */
+    if (result) {
+        *result = pl->result;
+    }
+    return pl->result.status;
+}
+
+int64_t tpPlanner_Iterations(const tpPlanner *pl)
+{
+    return pl ? pl->loop.iter : 0;
+}
+
+/* Node `keep`'s subtree of the tree becomes the tree, keep its root, rebuilt in place in the same
+ * memory (no allocation but the index map: a re-root in a game's frame faults no page): nodes in
+ * their order (parents first; node i moves to map[i] <= i, so a state is moved before its slot is
+ * reused), with the selection lists, the retirements, the dead-end counts, the solutions and the
+ * loop's busy continuation carried over. False when out of memory (the tree is then untouched). */
+static bool keep_subtree(tpPlanner *pl, int32_t keep)
+{
+    tpTree *t = pl->tree;
+    const int32_t n = t->count;
+    int32_t *map = malloc((size_t)n * sizeof *map);
+    int32_t kept = 0;
+    for (int32_t i = 0; map && i < n; ++i) {
+        const int32_t parent = t->nodes[i].parent;
+        map[i] = i == keep ? 0 : (i > keep && parent >= 0 && map[parent] >= 0) ? ++kept : -1;
+    }
+    if (!map || !tpTree_Clear(t, n)) {
+        free(map);
+        return false;
+    }
+    const size_t sb = t->state_bytes, ab = (size_t)t->action_dim * sizeof(double);
+    for (int32_t i = 0; i < n; ++i) {
+        if (map[i] < 0) {
+            continue;
+        }
+        const tpNode o = t->nodes[i]; /* read before any commit can write it (they write below i) */
+        const int32_t slot = tpTree_Prepare(t);
+        TP_INVARIANT(slot == map[i]); /* the memory is there: Prepare allocates nothing */
+        if (slot != i) {
+            memmove(tpTree_StateMut(t, slot), tpTree_StateMut(t, i), sb);
+            memmove(tpTree_ActionMut(t, slot), tpTree_ActionMut(t, i), ab);
+        }
+        if (i == keep) {
+            memset(tpTree_ActionMut(t, slot), 0, ab);
+        }
+        /* the root is selectable again whatever its skills were doing (a busy node is expanded by
+           its continuation, which the new root no longer has) */
+        const uint32_t flags = i == keep ? (o.flags & TP_NODE_GOAL) : o.flags;
+        if (t->mode == TP_SEL_RRT && !(flags & (TP_NODE_BUSY | TP_NODE_GOAL))) {
+            pl->prob.key(pl->prob.ctx, tpTree_StateMut(t, slot), tpTree_NextKey(t));
+        }
+        tpTree_Commit(t, i == keep ? -1 : map[o.parent], flags);
+        if (t->mode == TP_SEL_BGT && !(flags & (TP_NODE_BUSY | TP_NODE_GOAL)) && o.slot < 0 && i != keep) {
+            tpTree_Retire(t, slot); /* retired as a dead end before */
+        }
+        if (i < pl->fails_cap) {
+            pl->fails[slot] = i == keep ? 0 : pl->fails[i];
+        }
+    }
+    if (pl->fails_cap > t->count) {
+        memset(pl->fails + t->count, 0, (size_t)(pl->fails_cap - t->count));
+    }
+    int ns = 0;
+    for (int s = 0; s < pl->nsolutions; ++s) {
+        if (map[pl->solutions[s]] >= 0) {
+            pl->sol_iters[ns] = pl->sol_iters[s];
+            pl->solutions[ns++] = map[pl->solutions[s]];
+        }
+    }
+    pl->nsolutions = ns;
+    tpLoop *lp = &pl->loop;
+    lp->last = lp->last >= 0 && map[lp->last] > 0 ? map[lp->last] : -1;
+    lp->busy = lp->busy && lp->last >= 0;
+    free(map);
+    return true;
+}
+
+bool tpPlanner_Reroot(tpPlanner *pl, int32_t keep)
+{
+    TP_ASSERT(pl && pl->anytime && keep < (pl->tree ? pl->tree->count : 0));
+    tpLoop *lp = &pl->loop;
+    if (keep >= 0) {
+        if (!keep_subtree(pl, keep)) {
+            return false;
+        }
+    } else {
+        if (!tpTree_Clear(pl->tree, 1)) {
+            return false;
+        }
+        if (pl->fails_cap > 0) {
+            memset(pl->fails, 0, (size_t)pl->fails_cap);
+        }
+        pl->nsolutions = 0;
+        lp->busy = false;
+        lp->last = -1;
+        if (!add_root(pl)) { /* the problem's initial state: the caller set it to the observed one */
+            return false;
+        }
+    }
+    /* the nearest-neighbour index is rebuilt from the new tree's keys as it is searched */
+    if (pl->nn) {
+        tpDestroyNnIndex(pl->nn);
+        pl->nn = tpCreateNnIndex(pl->prob.key_dim);
+    }
+    /* the RNG goes on where it was: the same calls give the same searches. The iteration count,
+       the limits (max_iters, memory) and the statistics start again; every value is asked again
+       (the goal's comparisons with the start state changed with it) */
+    pl->nvalued = 0;
+    pl->ncosted = 0; /* the kept solutions' paths are shorter now */
+    lp->iter = 0;
+    lp->iter_wall_prev = 0;
+    lp->done = false;
+    lp->status = TP_PLAN_APPROXIMATE;
+    tpPlanStats *st = &pl->result.stats;
+    memset(st, 0, sizeof *st);
+    st->t_first = NAN;
+    st->nodes_first = -1;
+    lp->k = (LoopTicks){0, 0, 0, 0, 0};
+    lp->c_loop = tpClock_Now();
+    lp->k_loop = tpClock_Ticks();
+    lp->t_start = lp->c_loop;
+    lp->seconds = 0;
+    return value_nodes(pl);
+}
+
+bool tpPlanner_RecheckGoals(tpPlanner *pl)
+{
+    const tpProblem *p = &pl->prob;
+    for (int32_t i = 0; i < pl->tree->count; ++i) {
+        const int g = p->goal(p->ctx, tpTree_State(pl->tree, i));
+        if (g < 0 || (g != 0) != ((pl->tree->nodes[i].flags & TP_NODE_GOAL) != 0)) {
+            return false;
+        }
+    }
+    return true;
 }

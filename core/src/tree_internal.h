@@ -66,8 +66,16 @@ struct tpTree {
     int32_t key_chunk_ptr_cap;
 
     size_t heap_bytes; /* bytes currently held (for tpTree_MemoryBytes) */
+    bool small_pages;  /* chunks from malloc, not huge pages (tpTree_SetSmallPages) */
 };
 
+/// Chunks from malloc (4 KiB pages faulted as written) instead of huge pages, for an anytime search
+/// whose iterations must each be short; before the first node.
+void tpTree_SetSmallPages(tpTree *tree, bool small);
+/// Forgets every node but keeps the memory (an anytime search's re-root rebuilds the tree in
+/// place: node i's state and action stay where they are until overwritten), the selection lists
+/// made room for `need` entries first. False when out of memory (nothing changed).
+bool tpTree_Clear(tpTree *tree, int32_t need);
 /// BGT: node i (selectable) is never selected again: it leaves its selection list (slot -1). Its
 /// place in the shape statistics stays (it is still a leaf or a non-leaf of the tree).
 void tpTree_Retire(tpTree *tree, int32_t i);

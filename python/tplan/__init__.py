@@ -15,6 +15,7 @@ from ._api import (
     Domain,
     Progress,
     Result,
+    Search,
     State,
     domain_dirs,
     load,
@@ -57,6 +58,6 @@ def library_path():
 __all__ = [
     "ArgumentError", "BodyState", "Domain", "Error", "FileError", "InternalError", "LimitError",
     "MismatchError", "OUTPUT_KINDS", "OutOfMemoryError", "PlanFileError", "Progress", "Result",
-    "STATE_FORMAT", "STATE_VERSION", "ScriptError", "State", "UnknownCodeError", "UnsupportedError",
+    "STATE_FORMAT", "STATE_VERSION", "ScriptError", "Search", "State", "UnknownCodeError", "UnsupportedError",
     "domain_dirs", "library_path", "load", "load_string", "version", "version_number",
 ]

@@ -465,6 +465,107 @@ class Domain(_Handle):
             raise _fail(err)
 
 
+class Search(_Handle):
+    """An anytime search (tplan_search, docs/python.md): run it for a budget, read its best plan,
+    run it again; re-root it on the state the world is in now (receding horizon).
+
+    Made from a domain (kept alive by the search) with the keywords of Domain.plan (state: plan
+    from this State). run(budget) searches for at most budget s of wall clock and returns the best
+    plan so far (a Result); run(iterations=n) for n iterations, the deterministic budget. One
+    thread at a time runs or re-roots a search (a lock keeps the rule); cancel() may be called
+    from any thread, also while another runs it. The GIL is released while the library searches."""
+
+    _kind = "search"
+
+    def __init__(self, domain, *, state=None, seed=None, max_iters=None, planner=None, mu=None, solutions=None,
+                 nn_index=None, search_memory_mb=None, call_time_limit=None, output=None):
+        if not isinstance(domain, Domain):
+            raise _bad("domain", "expected a tplan.Domain, got %s" % type(domain).__name__)
+        d = _run_def(seed=seed, max_iters=max_iters, planner=planner, mu=mu, solutions=solutions,
+                     nn_index=nn_index, search_memory_mb=search_memory_mb, call_time_limit=call_time_limit)
+        start = None
+        if state is not None:
+            if not isinstance(state, State):
+                raise _bad("state", "expected a tplan.State, got %s" % type(state).__name__)
+            start = state._own.ptr
+        self._out = _Output(output) if output is not None else None
+        if self._out is not None:
+            d.output = self._out.c
+        self.domain = domain
+        self._lock = threading.Lock()
+        self._best = None
+        err = L.Error()
+        with domain._use() as h:
+            p = _c.tplan_search_new(h, C.byref(d), start, C.byref(err))
+        _reraise(self._out, domain._out)
+        if not p:
+            raise _fail(err)
+        # the search reads the domain's handle (its script's path, limits, output): it keeps it alive
+        self._own = _Owned(p, _c.tplan_search_free, keep=(domain._owned(), self._out))
+        self._take()
+
+    def __repr__(self):
+        return "<tplan.Search of %r%s>" % (self.domain.name, ", done" if self.done else "")
+
+    def _take(self):
+        r = _c.tplan_search_take_best(self._own.ptr)
+        if r:
+            self._best = Result(_Owned(r, _c.tplan_result_free), self.domain, False, False)
+        return self._best
+
+    def run(self, budget=None, *, iterations=None):
+        """Searches on for at most budget s of wall clock (the call returns within it), or for
+        `iterations` iterations (exactly one of the two), and returns the best plan so far."""
+        if (budget is None) == (iterations is None):
+            raise _bad("budget", "give a budget in seconds or a number of iterations (one of the two)")
+        err = L.Error()
+        with self._lock:
+            own = self._owned()
+            if budget is not None:
+                code = _c.tplan_search_run(own.ptr, _number("budget", budget), C.byref(err))
+            else:
+                code = _c.tplan_search_run_iterations(own.ptr, _integer("iterations", iterations), C.byref(err))
+            _reraise(self._out, self.domain._out)
+            if code != 0:
+                raise _fail(err)
+            return self._take()
+
+    def best(self):
+        """The best plan at the end of the last run or re-root (the Result run returned)."""
+        return self._best
+
+    @property
+    def done(self):
+        """True when running on changes nothing until a re-root (solved with its solutions, nothing
+        left to expand, max_iters or the memory bound reached)."""
+        own = self._owned()
+        return bool(_c.tplan_search_done(own.ptr))
+
+    def cancel(self):
+        """Stops the run going on (it returns its best plan so far), or the next run if none is."""
+        own = self._own
+        if own is not None:
+            _c.tplan_search_cancel(own.ptr)
+
+    def reroot(self, state, tolerance=0.0):
+        """The world is now in `state`: keeps the subtree of the node holding that state (within
+        tolerance; 0: bit for bit) or restarts from it. Returns the number of nodes kept (0: it
+        restarted); the best plan (best()) then starts from the new root."""
+        if not isinstance(state, State):
+            raise _bad("state", "expected a tplan.State, got %s" % type(state).__name__)
+        kept = C.c_int64()
+        err = L.Error()
+        with self._lock:
+            own = self._owned()
+            code = _c.tplan_search_reroot(own.ptr, state._own.ptr, _number("tolerance", tolerance), C.byref(kept),
+                                          C.byref(err))
+            _reraise(self._out, self.domain._out)
+            if code != 0:
+                raise _fail(err)
+            self._take()
+        return kept.value
+
+
 class Progress:
     """What a running plan reports: iterations, nodes, rejected, solutions, elapsed (s)."""
 

@@ -131,6 +131,14 @@ PROTOTYPES = [
     ("tplan_simulate_def_init_", None, [C.POINTER(SimulateDef), C.c_size_t]),
     ("tplan_simulate", ip, [vp, vp, C.POINTER(SimulateDef), E]),
     ("tplan_replay", ip, [vp, cp, C.c_size_t, E]),
+    ("tplan_search_new", vp, [vp, C.POINTER(RunDef), vp, E]),
+    ("tplan_search_free", None, [vp]),
+    ("tplan_search_run", ip, [vp, C.c_double, E]),
+    ("tplan_search_run_iterations", ip, [vp, C.c_int64, E]),
+    ("tplan_search_take_best", vp, [vp]),
+    ("tplan_search_done", ip, [vp]),
+    ("tplan_search_cancel", None, [vp]),
+    ("tplan_search_reroot", ip, [vp, vp, C.c_double, C.POINTER(C.c_int64), E]),
 ]
 
 

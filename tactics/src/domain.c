@@ -39,6 +39,11 @@ const tpBodyState *tpState_Bodies(const void *x)
     return (const tpBodyState *)((const char *)x + sizeof(double));
 }
 
+const uint8_t *tpState_Rest(const tpDomain *d, const void *x)
+{
+    return (const uint8_t *)x + d->off_rest;
+}
+
 const tpTacticState *tpState_Tactic(const tpDomain *d, const void *x, int tactic)
 {
     TP_ASSERT(x && tactic >= 0 && tactic < d->ntactics);

@@ -2,7 +2,8 @@
  * each thread loads its own domain, plans it, replays the plan, writes it to a file a few times
  * (the temporary-file registry) and reads and writes a run definition as JSON; threads planning
  * the same domain and seed must get the same plan bytes (up to "timing"). Exits 0 when all of
- * that holds; the race check itself is TSan's (tsan.sh fails on any report).
+ * that holds; the race check itself is TSan's (tsan.sh fails on any report). Then an anytime search
+ * (tplan_search) that only a cancel ends, cancelled from the main thread while it runs.
  * Only tplan/tplan.h: the program links libtplan.so as a host would.
  * Usage: tsan_plans DOMAINS_DIR OUT_DIR */
 #include <pthread.h>
@@ -94,6 +95,56 @@ static size_t upto_timing(const char *p)
     return t ? (size_t)(t - p) : strlen(p);
 }
 
+/* A search whose goal is out of reach: only the cancel ends its run. */
+static const char k_endless[] = "local tp = require 'tp'\n"
+                                "return tp.domain { name = 'endless', dt = 1/60,\n"
+                                "  bodies = { tp.plane { name = 'floor' },\n"
+                                "    tp.sphere { name = 'ball', class = 'active', radius = 0.05, mass = 0.2,\n"
+                                "                pos = {0, 0, 0.05}, max_force = 50 } },\n"
+                                "  tactics = { tp.tactic { name = 'push', body = 'ball', skills = {\n"
+                                "    tp.skill.impulse { name = 'roll', speed = tp.uniform(0.5, 3) } } } },\n"
+                                "  goal = tp.inside { body = 'ball', min = {300, -0.5}, max = {500, 0.5} },\n"
+                                "  planner = { max_iters = 1000000000 } }\n";
+
+typedef struct SearchRun {
+    tplan_search *s;
+    tplan_code code;
+    int finished; /* read and written with __atomic builtins */
+} SearchRun;
+
+static void *search_long(void *arg)
+{
+    SearchRun *r = arg;
+    tplan_error e;
+    r->code = tplan_search_run(r->s, 1e6, &e);
+    __atomic_store_n(&r->finished, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+/* tplan_search_cancel from this thread while another runs the search: the run returns. */
+static int search_cancelled(void)
+{
+    tplan_error e;
+    tplan_domain *d = tplan_domain_load_string("endless.lua", k_endless, sizeof k_endless - 1, NULL, 0, NULL, &e);
+    tplan_search *s = d ? tplan_search_new(d, NULL, NULL, &e) : NULL;
+    SearchRun r = {s, TPLAN_ERR_INTERNAL, 0};
+    pthread_t t;
+    int bad = !s || pthread_create(&t, NULL, search_long, &r) != 0;
+    if (!bad) {
+        while (!__atomic_load_n(&r.finished, __ATOMIC_SEQ_CST)) {
+            tplan_search_cancel(s);
+        }
+        pthread_join(t, NULL);
+        bad = r.code != TPLAN_OK || !tplan_search_best(s);
+    }
+    if (bad) {
+        fprintf(stderr, "FAIL: a cancelled search: %s\n", s ? tplan_code_name(r.code) : e.message);
+    }
+    tplan_search_free(s);
+    tplan_domain_free(d);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -164,8 +215,9 @@ int main(int argc, char **argv)
     }
     tplan_result_free(r);
     tplan_domain_free(d);
+    bad |= search_cancelled();
     if (!bad) {
-        printf("ok: %d threads, 2 readers of one result\n", NTHREADS);
+        printf("ok: %d threads, 2 readers of one result, a search cancelled from another thread\n", NTHREADS);
     }
     return bad;
 }

@@ -874,6 +874,84 @@ static void test_determinism(void **state)
     }
 }
 
+/* The anytime search (tpPlanner_Search): 6000 iterations in runs of 1, 999, 2000 and the rest
+ * build the tree tpPlanner_Run builds and pick the same answer; a re-root keeps exactly the
+ * chosen node's subtree (its root that node's state) and searches on; a re-root to the initial
+ * state leaves the root alone. */
+static int32_t descendants(const tpTree *t, int32_t k)
+{
+    int32_t n = 0;
+    for (int32_t i = k + 1; i < tpTree_Count(t); ++i) {
+        for (int32_t j = tpTree_Node(t, i)->parent; j >= k; j = tpTree_Node(t, j)->parent) {
+            if (j == k) {
+                ++n;
+                break;
+            }
+        }
+    }
+    return n;
+}
+
+static void test_anytime(void **state)
+{
+    (void)state;
+    for (int kind = 0; kind <= 1; ++kind) {
+        tpPlanner *a;
+        run_signature((tpPlannerKind)kind, 7, &a);
+        tpPlanResult ra;
+        tpPlanner_Run(a, &ra); /* "call once": the first run's result again */
+        ToyCtx c = toy_ctx();
+        c.goal[0] = 100.0;
+        c.use_y = 1;
+        tpProblem p = toy_problem(&c);
+        tpPlannerDef def = tpDefaultPlannerDef();
+        def.kind = (tpPlannerKind)kind;
+        def.mu = 3.0;
+        def.seed = 7;
+        def.max_iters = 6000;
+        tpPlanner *b = make(&def, &p);
+        const int64_t runs[] = {1, 999, 2000, 1000000};
+        bool done = false;
+        for (int i = 0; i < 4 && !done; ++i) {
+            assert_int_equal(tpPlanner_Search(b, runs[i], INFINITY, &done), TP_PLAN_APPROXIMATE);
+        }
+        assert_true(done);
+        assert_int_equal(tpPlanner_Iterations(b), 6000);
+        tpPlanResult rb;
+        assert_int_equal(tpPlanner_Best(b, &rb), TP_PLAN_APPROXIMATE);
+        assert_true(same_tree(tpPlanner_Tree(a), tpPlanner_Tree(b)));
+        assert_int_equal(rb.best, ra.best);
+        /* the node at depth 3 of the answer's path, and its subtree */
+        int32_t path[4096];
+        const int len = tpTree_Path(tpPlanner_Tree(b), rb.best, path, 4096);
+        assert_true(len > 4);
+        const int32_t k = path[3];
+        const int32_t below = descendants(tpPlanner_Tree(b), k);
+        Toy xk;
+        memcpy(&xk, tpTree_State(tpPlanner_Tree(b), k), sizeof xk);
+        assert_true(tpPlanner_Reroot(b, k));
+        const tpTree *t = tpPlanner_Tree(b);
+        assert_int_equal(tpTree_Count(t), below + 1);
+        assert_memory_equal(tpTree_State(t, 0), &xk, sizeof xk);
+        assert_int_equal(tpTree_Node(t, 0)->parent, -1);
+        assert_int_equal(tpPlanner_Iterations(b), 0);
+        assert_int_equal(tpPlanner_Search(b, 500, INFINITY, &done), TP_PLAN_APPROXIMATE);
+        assert_int_equal(tpPlanner_Iterations(b), 500);
+        assert_true(tpTree_Count(tpPlanner_Tree(b)) > below + 1);
+        check_tree(tpPlanner_Tree(b), &c);
+        assert_int_equal(tpPlanner_Best(b, &rb), TP_PLAN_APPROXIMATE);
+        /* a deadline already past runs nothing */
+        const int32_t n = tpTree_Count(tpPlanner_Tree(b));
+        tpPlanner_Search(b, 1000, 0.0, &done);
+        assert_int_equal(tpTree_Count(tpPlanner_Tree(b)), n);
+        assert_true(tpPlanner_RecheckGoals(b));
+        assert_true(tpPlanner_Reroot(b, -1));
+        assert_int_equal(tpTree_Count(tpPlanner_Tree(b)), 1);
+        tpDestroyPlanner(a);
+        tpDestroyPlanner(b);
+    }
+}
+
 /* iteration_bound (OR-parallel search): a bound lowered during the run stops it exactly there,
  * with the tree of a run given that max_iters; a bound that never bites changes nothing; the
  * solutions' iteration numbers are those of the iterations that found them. */
@@ -1313,6 +1391,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bgt_choose_nonleaf),
+        cmocka_unit_test(test_anytime),
         cmocka_unit_test(test_rrt_solves),
         cmocka_unit_test(test_bgt_solves),
         cmocka_unit_test(test_dead_ends),

@@ -1,6 +1,8 @@
 /* The C side of tools/python_overhead.py: the median wall time (ns) of N calls of one 1-step
  * tplan_simulate (no forces) of the domain's initial state, each on a fresh copy (what
- * tplan.Domain.simulate does: it returns a new state), and of tplan_state_new.
+ * tplan.Domain.simulate does: it returns a new state), of tplan_state_new, and of one search run of
+ * 1 iteration that hands its best plan over (tplan_search_run_iterations + _take_best: what
+ * tplan.Search.run(iterations=1) does), the search seeded 1.
  * usage: tplan_py_overhead DOMAIN.lua N */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +61,29 @@ int main(int argc, char **argv)
         make[i] = now_ns() - t1;
         tplan_state_free(m);
     }
-    printf("{\"simulate_ns\": %.0f, \"state_new_ns\": %.0f}\n", median(sim, n), median(make, n));
+    tplan_run_def rd;
+    tplan_run_def_init(&rd);
+    rd.seed = 1;
+    tplan_search *search = tplan_search_new(d, &rd, NULL, &err);
+    double *run = malloc(sizeof(double) * (size_t)n);
+    for (int i = 0; search && run && i < n; ++i) {
+        const double t0 = now_ns();
+        if (tplan_search_run_iterations(search, 1, &err) != TPLAN_OK) {
+            fprintf(stderr, "%s\n", err.message);
+            return 1;
+        }
+        tplan_result *r = tplan_search_take_best(search);
+        run[i] = now_ns() - t0;
+        tplan_result_free(r);
+    }
+    if (!search || !run) {
+        fprintf(stderr, "search: %s\n", err.message);
+        return 1;
+    }
+    printf("{\"simulate_ns\": %.0f, \"state_new_ns\": %.0f, \"search_run_ns\": %.0f}\n", median(sim, n),
+           median(make, n), median(run, n));
+    tplan_search_free(search);
+    free(run);
     free(sim);
     free(make);
     tplan_state_free(s0);

@@ -64,6 +64,13 @@ typedef struct tpRun {
 /// failing while planning), _LIMIT (the script's time or memory limit), _IO (no such script).
 tplan_code tpRun_Plan(const tplan_run_def *def, const tpScriptDef *sdef, const tpRunHooks *hooks, tpRun *run,
                       tplan_error *err);
+/// tpRun_Plan up to the planner's creation, without planning (an anytime search, search.c): the
+/// same codes; run->planner is ready for tpPlanner_Search.
+tplan_code tpRun_Prepare(const tplan_run_def *def, const tpScriptDef *sdef, const tpRunHooks *hooks, tpRun *run,
+                         tplan_error *err);
+/// The error of a planner that stopped with TP_PLAN_ERROR (the domain's message, else out of
+/// memory) into err; returns its code.
+tplan_code tpRun_PlanFailure(const tpRun *run, tplan_error *err);
 void tpRun_Free(tpRun *run);
 /// The plan record of result res of a finished run (run->res, or a selection of its solutions),
 /// as `tplan plan` writes it: the domain's recording plus the script's file name, its hash, the
@@ -72,6 +79,11 @@ void tpRun_Free(tpRun *run);
 /// with tpPlanRecord_Free in every case. False with a message in err.
 bool tpRun_Record(const tpRun *run, const char *path, const tpPlanResult *res, tpPlanRecord *rec, char *err,
                   size_t errlen);
+
+/// tpRun_Record with the embedded sources copied from like (an earlier record of the same run;
+/// NULL: read and hashed from the script).
+bool tpRun_RecordLike(const tpRun *run, const char *path, const tpPlanResult *res, const tpPlanRecord *like,
+                      tpPlanRecord *rec, char *err, size_t errlen);
 
 /// What replaying one world of a plan found.
 typedef enum {

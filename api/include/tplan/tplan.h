@@ -358,6 +358,68 @@ TPLAN_API tplan_code tplan_simulate(tplan_domain *domain, tplan_state *state, co
                                     tplan_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Anytime search (issue 37): plan across calls under a hard deadline, re-root on what happened   */
+
+/* A search lives across calls, as OMPL's planner does across solve(ptc) calls: run it for a budget,
+ * read the best plan so far, run it again; re-root it on the state the world is now in (receding
+ * horizon). Everything heavy (loading the script afresh, the tree's first memory, the root) is done
+ * by tplan_search_new; a run is the search loop, which reads the clock before every iteration and
+ * between the physics steps of a coast, and the extraction of the best plan's arrays, for which it
+ * keeps a reserve (its measured cost with a margin, at most half the budget): tplan_search_run
+ * returns within its budget when the thread is not preempted and that extraction (0.1-0.3 ms for
+ * pool's plans) takes less than half of it (figures in docs/embedding.md). The plan file's bytes are formatted only
+ * when asked for (tplan_result_plan), outside any budget. Determinism: runs with iteration budgets are deterministic:
+ * the same calls (budgets, re-roots) give byte-identical plans, and any split of N iterations into runs gives the plan
+ * tplan_plan gives with max_iters N (apart from stats.timing). How far a wall-clock budget gets depends on the machine,
+ * so its plans do not repeat. */
+typedef struct tplan_search tplan_search;
+
+/// A search of domain (not owned: it must outlive the search) with def (NULL: the defaults; its
+/// time_limit is not used: each run has its budget; max_iters and search_memory_mb bound the search
+/// from each root) from start (NULL: def->start, else the domain's initial state; read during the
+/// call only). def's output callback (else the domain's) receives the output of every call on the
+/// search, so its output_user must outlive the search. NULL on failure, as tplan_plan (a bad start:
+/// TPLAN_ERR_ARGUMENT naming its field).
+/// The best plan is the root alone until a run. Free with tplan_search_free.
+TPLAN_API tplan_search *tplan_search_new(tplan_domain *domain, const tplan_run_def *def, const tplan_state *start,
+                                         tplan_error *err);
+TPLAN_API void tplan_search_free(tplan_search *search);
+/// Searches on for at most budget s of wall clock (0 < budget <= 1e9, else TPLAN_ERR_ARGUMENT,
+/// field "budget"), then makes the best plan so far (tplan_search_best), and returns. A search that
+/// is done (tplan_search_done) returns at once. TPLAN_ERR_SCRIPT (or _LIMIT) for a failing callback:
+/// the search is then dead (every later run fails the same way).
+TPLAN_API tplan_code tplan_search_run(tplan_search *search, double budget, tplan_error *err);
+/// The same for at most `iterations` iterations (>= 1, else field "iterations"), whatever time they
+/// take: the deterministic budget.
+TPLAN_API tplan_code tplan_search_run_iterations(tplan_search *search, int64_t iterations, tplan_error *err);
+/// The best plan at the end of the last run or re-root (solved, else approximate; its iterations
+/// and nodes count from the last re-root). With more than 3 solutions it records 3 of them as its
+/// worlds (the first two found and the selected one; tplan_result_solutions still counts them all):
+/// recording each is the extraction's cost. Owned by the search: valid until its next run, re-root
+/// or free. NULL for NULL.
+TPLAN_API const tplan_result *tplan_search_best(const tplan_search *search);
+/// The same best plan handed to the caller, who frees it with tplan_result_free (a binding keeps
+/// it beyond the next run); tplan_search_best is then NULL until the next run or re-root.
+TPLAN_API tplan_result *tplan_search_take_best(tplan_search *search);
+/// 1 when running on changes nothing until a re-root: the search has its solutions (run_def
+/// `solutions`), nothing left to expand, or reached max_iters or its memory bound; or it failed.
+TPLAN_API int tplan_search_done(const tplan_search *search);
+/// Stops the search's current run before its next iteration (it returns TPLAN_OK with the best plan
+/// so far), or the next run if none is going on. Safe from any thread, also while the search runs.
+TPLAN_API void tplan_search_cancel(tplan_search *search);
+/// Receding horizon: the world is now in state `observed` (checked as a plan's start: a state of
+/// another domain, a missing or unknown body, a time < 0 are TPLAN_ERR_ARGUMENT naming the field).
+/// When a node of the tree holds that state (every number of every body, rest counts equal, and the
+/// time, within tolerance >= 0: 0 means bit for bit, what a game gets by stepping the best plan's
+/// controls with tplan_simulate), its subtree is kept as the new tree, its own state the new start,
+/// and *kept (may be NULL) is its node count; otherwise (or when the goal's verdict on a kept node
+/// would change with the new start) the search restarts from observed with *kept 0. Either way the
+/// random stream goes on (not reseeded: the same calls give the same searches) and the iteration
+/// count starts again. The best plan then starts from the new root.
+TPLAN_API tplan_code tplan_search_reroot(tplan_search *search, const tplan_state *observed, double tolerance,
+                                         int64_t *kept, tplan_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Replay                                                                                      */
 
 /// Re-simulates the selected solution of a plan file (len bytes) in the domain, from its

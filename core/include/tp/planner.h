@@ -269,6 +269,33 @@ tpPlanStatus tpPlanner_Run(tpPlanner *planner, tpPlanResult *result);
 const tpTree *tpPlanner_Tree(const tpPlanner *planner);
 /// Bytes held by the nearest-neighbour index (0 when none is used).
 size_t tpPlanner_IndexBytes(const tpPlanner *planner);
+/// An anytime search (tplan_search, docs/embedding.md): instead of tpPlanner_Run, call this as many
+/// times as wanted. Each call resumes the loop where the last one stopped (the first adds the
+/// root) and runs at most `iterations` more (>= 0), stopping before an iteration once the wall
+/// clock (tpClock_Now) reaches `deadline` (s; INFINITY: none), which is read before every
+/// iteration and between the coast's steps. Iteration budgets alone make it deterministic: the
+/// same sequence of budgets gives the same tree, and so does any split of the same total (the
+/// loop's state is kept whole between calls). *done (may be NULL) says the search cannot go on
+/// (its K solutions, nothing selectable, max_iters or memory_limit since the last re-root, an
+/// error). Nodes are valued (quality, unrest) as they are made, so tpPlanner_Best costs no
+/// callback per node. Returns TP_PLAN_SOLVED once a solution is in the tree, TP_PLAN_ERROR on a
+/// callback error, else TP_PLAN_APPROXIMATE.
+tpPlanStatus tpPlanner_Search(tpPlanner *planner, int64_t iterations, double deadline, bool *done);
+/// The best plan of an anytime search so far, as tpPlanner_Run would report it after the same
+/// iterations: the selected solution or the approximate answer (result's arrays valid until the
+/// next call on the planner). stats.t_total is the time spent in tpPlanner_Search.
+tpPlanStatus tpPlanner_Best(tpPlanner *planner, tpPlanResult *result);
+/// Iterations an anytime search ran since its start or last re-root.
+int64_t tpPlanner_Iterations(const tpPlanner *planner);
+/// Receding horizon: re-roots an anytime search. keep >= 0: node keep's subtree becomes the tree
+/// (its root keep, selectable again; retirements, dead-end counts and the solutions inside it
+/// kept); keep < 0: a new tree whose root is problem.initial_state (the caller changed what it
+/// writes). The RNG stream goes on (it is not reseeded); the iteration count, the limits and the
+/// statistics start again, and every node is valued again. False when out of memory.
+bool tpPlanner_Reroot(tpPlanner *planner, int32_t keep);
+/// Whether every node's goal flag still agrees with problem.goal (after a change of what the goal
+/// compares with): false on the first disagreement or a callback error.
+bool tpPlanner_RecheckGoals(tpPlanner *planner);
 /// Frees the planner, its tree and result arrays. NULL is allowed.
 void tpDestroyPlanner(tpPlanner *planner);
 

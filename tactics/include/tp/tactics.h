@@ -309,6 +309,8 @@ void tpDomain_SetError(tpDomain *domain, const char *msg);
 /// State blob accessors (x is state_bytes long; a tactic index must be valid: TP_ASSERT).
 double tpState_Time(const void *x);
 const tpBodyState *tpState_Bodies(const void *x);
+/// The rest counts of a state blob of domain (tpWorld_StateCount of them, the domain's order).
+const uint8_t *tpState_Rest(const tpDomain *domain, const void *x);
 const tpTacticState *tpState_Tactic(const tpDomain *domain, const void *x, int tactic);
 /// Number of skill variables V stored for a tactic (<= TP_SKILL_VARS).
 int tpDomain_TacticVars(const tpDomain *domain, int tactic);
