@@ -212,10 +212,11 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
         if (!bd)
             tplError(L,
                      "tp.domain: bodies[%d]: expected a body (tp.box, tp.sphere, tp.cylinder, tp.capsule, tp.plane, "
-                     "tp.mesh), got %s",
+                     "tp.mesh, tp.compound), got %s",
                      i + 1, tplTypeName(L, -1));
         bodies[i] = bd->def;
-        if (bd->def.shape == TP_SHAPE_MESH) { /* the domain keeps the mesh's arrays alive */
+        if (bd->def.shape == TP_SHAPE_MESH || bd->def.shape == TP_SHAPE_COMPOUND) {
+            /* the domain keeps the mesh's arrays (the parts) alive */
             lua_getiuservalue(L, -1, 3);
             lua_rawseti(L, b->keep, (lua_Integer)lua_rawlen(L, b->keep) + 1);
         }

@@ -247,6 +247,26 @@ static void tplBodyBounds(const tpBodyDef *d, double lo[3], double hi[3], double
         }
         return;
     }
+    if (d->shape == TP_SHAPE_COMPOUND) { /* the corners of its parts' box */
+        double blo[3], bhi[3];
+        tpCompound_Bounds(d, blo, bhi);
+        for (int k = 0; k < 3; k++) {
+            lo[k] = INFINITY;
+            hi[k] = -INFINITY;
+        }
+        for (int c = 0; c < 8; c++) {
+            const double v[3] = {c & 1 ? bhi[0] : blo[0], c & 2 ? bhi[1] : blo[1], c & 4 ? bhi[2] : blo[2]};
+            double r2 = 0;
+            for (int k = 0; k < 3; k++) {
+                double w = R[3 * k] * v[0] + R[3 * k + 1] * v[1] + R[3 * k + 2] * v[2];
+                lo[k] = fmin(lo[k], d->pos[k] + w);
+                hi[k] = fmax(hi[k], d->pos[k] + w);
+                r2 += w * w;
+            }
+            *radius = fmax(*radius, sqrt(r2));
+        }
+        return;
+    }
     const double r = d->size[0], len = d->size[1];
     for (int k = 0; k < 3; k++) {
         const double a = fabs(R[3 * k + 2]); /* the shape's axis (z) along world axis k */

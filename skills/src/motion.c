@@ -51,6 +51,7 @@ static void body_inertia(const tpWorld *world, int body, double *izz, double *im
         return;
     }
     case TP_SHAPE_MESH:
+    case TP_SHAPE_COMPOUND:
         if (tpWorld_BodyInertia(world, body, I)) {
             *izz = I[8];
             *imin = I[0] < I[4] ? (I[0] < I[8] ? I[0] : I[8]) : (I[4] < I[8] ? I[4] : I[8]);
