@@ -108,13 +108,13 @@ static bool part_masses(const tpBodyDef *b, double *mass, const double *vol, cha
     }
     if (nfree == 0) {
         if (fabs(given - b->mass) > 1e-9 * b->mass) {
-            tpErrorf(err, errlen, "body '%s': parts[%d].mass: the parts' masses add up to %.17g kg, not the body's %.17g",
+            tpErrorf(err, errlen, "body \"%s\": parts[%d].mass: the parts' masses add up to %.17g kg, not the body's %.17g",
                      b->name, last_given + 1, given, b->mass);
             return false;
         }
     } else if (!(given < b->mass) || !(vfree > 0.0)) {
         tpErrorf(err, errlen,
-                 "body '%s': parts[%d].mass: the parts' given masses (%g kg) leave nothing of the body's %g kg for "
+                 "body \"%s\": parts[%d].mass: the parts' given masses (%g kg) leave nothing of the body's %g kg for "
                  "the parts without one",
                  b->name, last_given + 1, given, b->mass);
         return false;
