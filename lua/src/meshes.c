@@ -112,6 +112,50 @@ static const char *tplKeepBytes(lua_State *L, char *bytes, size_t len)
     return ud;
 }
 
+/* A moving body of several colliders (TP_GLTF_SHAPE_COMPOUND): a compound of one part each, its
+ * mass the body's or `density` over the parts' volume, its frame moved to its centre of mass (the
+ * node's origin recorded as the compound's origin). Frees `keep` before raising. */
+static void tplSceneCompound(lua_State *L, const char *file, const tpGltfNode *nd, tpGltfScene *keep, tplBody *b,
+                             bool dynamic, double density)
+{
+    static const tpShapeKind kinds[] = {[TP_GLTF_SHAPE_MESH] = TP_SHAPE_MESH,
+                                        [TP_GLTF_SHAPE_BOX] = TP_SHAPE_BOX,
+                                        [TP_GLTF_SHAPE_SPHERE] = TP_SHAPE_SPHERE,
+                                        [TP_GLTF_SHAPE_CAPSULE] = TP_SHAPE_CAPSULE,
+                                        [TP_GLTF_SHAPE_CYLINDER] = TP_SHAPE_CYLINDER,
+                                        [TP_GLTF_SHAPE_PLANE] = TP_SHAPE_PLANE,
+                                        [TP_GLTF_SHAPE_COMPOUND] = TP_SHAPE_COMPOUND};
+    tpPartDef parts[TP_MAX_PARTS];
+    const int n = nd->nparts < TP_MAX_PARTS ? nd->nparts : TP_MAX_PARTS;
+    double vol = 0.0;
+    for (int k = 0; k < n; k++) {
+        const tpGltfPart *gp = &nd->parts[k];
+        parts[k] = tpDefaultPartDef();
+        parts[k].shape = kinds[gp->shape];
+        memcpy(parts[k].size, gp->size, sizeof parts[k].size);
+        memcpy(parts[k].pos, gp->pos, sizeof parts[k].pos);
+        memcpy(parts[k].quat, gp->quat, sizeof parts[k].quat);
+        parts[k].mesh = tpMesh_View(&gp->mesh);
+        char why[256];
+        if (gp->shape == TP_GLTF_SHAPE_MESH && b->def.cls != TP_BODY_STATIC &&
+            !tpMesh_CheckClosed(&parts[k].mesh, why, sizeof why)) {
+            char name[TP_GLTF_NAME_MAX];
+            snprintf(name, sizeof name, "%s", gp->name);
+            tpGltfScene_Free(keep);
+            tplError(L, "tp.scene: %s: node '%s' (collider '%s' of a moving body) cannot be a part: its mesh %s",
+                     file, b->def.name, name, why);
+        }
+        vol += tpPart_Volume(&parts[k]);
+    }
+    tplCompoundStore(L, -1, b, parts, n); /* copies the meshes: the scene may go */
+    b->def.mass = !dynamic ? 0.0 : nd->mass > 0 ? nd->mass : density * vol;
+    char err[400];
+    if (dynamic && !tpCompound_Centre(&b->def, (tpPartDef *)(uintptr_t)b->def.parts, err, sizeof err)) {
+        tpGltfScene_Free(keep);
+        tplError(L, "tp.scene: %s: node '%s': %s", file, b->def.name, err);
+    }
+}
+
 /* The body of scene node nd into a new tp body userdata (pushed). */
 static void tplSceneBody(lua_State *L, const char *file, tpGltfNode *nd, tpGltfScene *keep, const float color[4],
                          double def_density)
@@ -212,6 +256,9 @@ static void tplSceneBody(lua_State *L, const char *file, tpGltfNode *nd, tpGltfS
         tplMeshPlace(b, com);
         break;
     }
+    case TP_GLTF_SHAPE_COMPOUND:
+        tplSceneCompound(L, file, nd, keep, b, dynamic, density);
+        break;
     }
     tplPushWhere(L);
     lua_setiuservalue(L, -2, 1);

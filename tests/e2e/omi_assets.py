@@ -184,14 +184,14 @@ def write(d):
            children=[c], translation=(0, 0, 1))
     save("draft_rigid_with_velocity.gltf", g.gltf(),
          "bodies=1 RigidWithVelocity:sphere:passive vel=1,-3,2 angvel=4,-6,5")
-    # a moving body of a box and a sphere: one body, collided as their hull, with a warning
+    # a moving body of a box and a sphere: one compound body of two parts, with a note
     g = Doc()
     sb, ss = g.shape("box", size=[0.4, 0.1, 0.4]), g.shape("sphere", radius=0.1)
     a = g.node("Seat", extensions={"OMI_physics_body": {"collider": {"shape": sb}}}, root=False)
     b = g.node("Knob", extensions={"OMI_physics_body": {"collider": {"shape": ss}}}, translation=(0, 0, 0.15),
                root=False)
     g.body("Stool", motion={"type": "dynamic", "mass": 3}, children=[a, b], translation=(0, 0, 1))
-    save("dynamic_compound.gltf", g.gltf(), "bodies=1 Stool:mesh:passive warn=collide as the convex hull")
+    save("dynamic_compound.gltf", g.gltf(), "bodies=1 Stool:compound:passive warn=compound~bodies,~one~part~per~collider")
     # colliders two levels below the body
     g = Doc()
     s = g.shape("box", size=[0.5, 0.5, 0.5])
