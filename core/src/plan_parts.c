@@ -63,15 +63,15 @@ static bool part_problem(const tpPlanPart *p, const char *field, char *err, size
             return fail(err, errlen, "%s.pos[%d]: %.17g is not within +-%g m", field, j, p->pos[j], TP_MAX_COORD);
         }
     }
-    const double qn = sqrt(p->quat[0] * p->quat[0] + p->quat[1] * p->quat[1] + p->quat[2] * p->quat[2] +
-                           p->quat[3] * p->quat[3]);
+    const double qn =
+        sqrt(p->quat[0] * p->quat[0] + p->quat[1] * p->quat[1] + p->quat[2] * p->quat[2] + p->quat[3] * p->quat[3]);
     if (!(fabs(qn - 1.0) <= TP_PLAN_START_QUAT_TOL)) {
         return fail(err, errlen, "%s.quat: its norm %.17g is not 1", field, qn);
     }
     const bool mesh = strcmp(p->shape, "mesh") == 0;
-    if (mesh != (p->nvertices > 0) || (mesh && (p->nvertices < 4 || p->nvertices > TP_PLAN_MAX_MESH_VERTICES ||
-                                                p->ntriangles < 1 || p->ntriangles > TP_PLAN_MAX_MESH_TRIANGLES ||
-                                                !p->vertices || !p->triangles))) {
+    if (mesh != (p->nvertices > 0) ||
+        (mesh && (p->nvertices < 4 || p->nvertices > TP_PLAN_MAX_MESH_VERTICES || p->ntriangles < 1 ||
+                  p->ntriangles > TP_PLAN_MAX_MESH_TRIANGLES || !p->vertices || !p->triangles))) {
         return fail(err, errlen, "%s: %d vertices and %d triangles on a \"%s\" part", field, p->nvertices,
                     p->ntriangles, p->shape);
     }

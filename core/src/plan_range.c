@@ -63,8 +63,8 @@ int tpPlan_SizeProblem(const char *shape, const double *size, char *why, size_t 
     }
     /* Entries the shape does not use are not checked (the format says 0). */
     int n = strcmp(shape, "box") == 0 || strcmp(shape, "mesh") == 0 || strcmp(shape, "compound") == 0 ? 3
-            : strcmp(shape, "sphere") == 0                                                             ? 1
-                                                                                                       : 2;
+            : strcmp(shape, "sphere") == 0                                                            ? 1
+                                                                                                      : 2;
     for (int j = 0; j < n; ++j) {
         if (!(size[j] > 0.0 && size[j] <= TP_MAX_COORD)) {
             snprintf(why, cap, "%.17g is not a length in (0, %g] m", size[j], TP_MAX_COORD);

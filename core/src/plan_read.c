@@ -1336,7 +1336,8 @@ static bool read_record(tpReadState *st, const cJSON *root)
     if (!check_duplicate_keys(r, root, path, sizeof path)) {
         return false;
     }
-    if (!read_bodies(st, root, version) || !read_tactics(st, root) || !read_start(st, root) || !read_motors(st, root, version)) {
+    if (!read_bodies(st, root, version) || !read_tactics(st, root) || !read_start(st, root) ||
+        !read_motors(st, root, version)) {
         return false;
     }
     const cJSON *alts = member_(r, root, "", "alternatives", TP_T_ARRAY);

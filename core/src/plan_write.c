@@ -947,8 +947,8 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
             TP_PLAN_FORMAT,
             has_parts(rec)     ? TP_PLAN_VERSION_PARTS
             : rec->nmotors > 0 ? TP_PLAN_VERSION_MOTORS
-            : rec->has_start ? TP_PLAN_VERSION_START
-                             : TP_PLAN_VERSION,
+            : rec->has_start   ? TP_PLAN_VERSION_START
+                               : TP_PLAN_VERSION,
             TPLAN_VERSION);
     put_string(f, rec->domain_name);
     fputs(", \"file\": ", f);

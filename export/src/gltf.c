@@ -675,7 +675,6 @@ static const char *type_name(int ncomp)
     return ncomp == 1 ? "SCALAR" : ncomp == 3 ? "VEC3" : "VEC4";
 }
 
-
 /* A compound body's parts in its node's extras ("parts": shape, size, pos and quat in the frame of
  * the node, the artist's: z up as in the plan), so that the file carries what collides. */
 static void json_parts(Str *s, const tpPlanBody *pb)

@@ -168,9 +168,8 @@ void tplCompoundRead(lua_State *L, int bidx, tplBody *b, const char *what, bool 
 {
     bidx = lua_absindex(L, bidx);
     if (tplField(L, 1, "parts") != LUA_TTABLE)
-        tplError(L,
-                 "%sparts: expected a list of parts ({shape = \"box\", size = {...}, pos = {...}}, ...), got %s", what,
-                 tplTypeName(L, -1));
+        tplError(L, "%sparts: expected a list of parts ({shape = \"box\", size = {...}, pos = {...}}, ...), got %s",
+                 what, tplTypeName(L, -1));
     int list = lua_gettop(L);
     int n = (int)lua_rawlen(L, list);
     if (n < 1)

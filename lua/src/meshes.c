@@ -118,13 +118,11 @@ static const char *tplKeepBytes(lua_State *L, char *bytes, size_t len)
 static void tplSceneCompound(lua_State *L, const char *file, const tpGltfNode *nd, tpGltfScene *keep, tplBody *b,
                              bool dynamic, double density)
 {
-    static const tpShapeKind kinds[] = {[TP_GLTF_SHAPE_MESH] = TP_SHAPE_MESH,
-                                        [TP_GLTF_SHAPE_BOX] = TP_SHAPE_BOX,
-                                        [TP_GLTF_SHAPE_SPHERE] = TP_SHAPE_SPHERE,
-                                        [TP_GLTF_SHAPE_CAPSULE] = TP_SHAPE_CAPSULE,
-                                        [TP_GLTF_SHAPE_CYLINDER] = TP_SHAPE_CYLINDER,
-                                        [TP_GLTF_SHAPE_PLANE] = TP_SHAPE_PLANE,
-                                        [TP_GLTF_SHAPE_COMPOUND] = TP_SHAPE_COMPOUND};
+    static const tpShapeKind kinds[] = {
+        [TP_GLTF_SHAPE_MESH] = TP_SHAPE_MESH,         [TP_GLTF_SHAPE_BOX] = TP_SHAPE_BOX,
+        [TP_GLTF_SHAPE_SPHERE] = TP_SHAPE_SPHERE,     [TP_GLTF_SHAPE_CAPSULE] = TP_SHAPE_CAPSULE,
+        [TP_GLTF_SHAPE_CYLINDER] = TP_SHAPE_CYLINDER, [TP_GLTF_SHAPE_PLANE] = TP_SHAPE_PLANE,
+        [TP_GLTF_SHAPE_COMPOUND] = TP_SHAPE_COMPOUND};
     tpPartDef parts[TP_MAX_PARTS];
     const int n = nd->nparts < TP_MAX_PARTS ? nd->nparts : TP_MAX_PARTS;
     double vol = 0.0;
@@ -142,8 +140,8 @@ static void tplSceneCompound(lua_State *L, const char *file, const tpGltfNode *n
             char name[TP_GLTF_NAME_MAX];
             snprintf(name, sizeof name, "%s", gp->name);
             tpGltfScene_Free(keep);
-            tplError(L, "tp.scene: %s: node '%s' (collider '%s' of a moving body) cannot be a part: its mesh %s",
-                     file, b->def.name, name, why);
+            tplError(L, "tp.scene: %s: node '%s' (collider '%s' of a moving body) cannot be a part: its mesh %s", file,
+                     b->def.name, name, why);
         }
         vol += tpPart_Volume(&parts[k]);
     }

@@ -307,12 +307,12 @@ static int tplBodyNew(lua_State *L)
                                         "tp.plane", "tp.mesh",   "tp.compound"};
     const char *ctor = ctors[shape];
     luaL_checktype(L, 1, LUA_TTABLE);
-    const char *const *known = shape == TP_SHAPE_BOX      ? tplBoxFields
-                               : shape == TP_SHAPE_SPHERE ? tplSphereFields
-                               : shape == TP_SHAPE_PLANE  ? tplPlaneFields
-                               : shape == TP_SHAPE_MESH   ? tplMeshFields
+    const char *const *known = shape == TP_SHAPE_BOX        ? tplBoxFields
+                               : shape == TP_SHAPE_SPHERE   ? tplSphereFields
+                               : shape == TP_SHAPE_PLANE    ? tplPlaneFields
+                               : shape == TP_SHAPE_MESH     ? tplMeshFields
                                : shape == TP_SHAPE_COMPOUND ? tplCompoundFields
-                                                          : tplCylinderFields;
+                                                            : tplCylinderFields;
     tplCheckFields(L, 1, ctor, known, 0);
 
     tplBody *b = lua_newuserdatauv(L, sizeof *b, 3);
@@ -477,8 +477,8 @@ void tplOpenScene(lua_State *L)
     static const struct {
         const char *name;
         tpShapeKind shape;
-    } shapes[] = {{"box", TP_SHAPE_BOX},         {"sphere", TP_SHAPE_SPHERE}, {"cylinder", TP_SHAPE_CYLINDER},
-                  {"capsule", TP_SHAPE_CAPSULE}, {"plane", TP_SHAPE_PLANE},   {"mesh", TP_SHAPE_MESH},
+    } shapes[] = {{"box", TP_SHAPE_BOX},          {"sphere", TP_SHAPE_SPHERE}, {"cylinder", TP_SHAPE_CYLINDER},
+                  {"capsule", TP_SHAPE_CAPSULE},  {"plane", TP_SHAPE_PLANE},   {"mesh", TP_SHAPE_MESH},
                   {"compound", TP_SHAPE_COMPOUND}};
     for (int i = 0; i < 7; i++) {
         lua_pushinteger(L, shapes[i].shape);

@@ -108,8 +108,9 @@ static bool part_masses(const tpBodyDef *b, double *mass, const double *vol, cha
     }
     if (nfree == 0) {
         if (fabs(given - b->mass) > 1e-9 * b->mass) {
-            tpErrorf(err, errlen, "body \"%s\": parts[%d].mass: the parts' masses add up to %.17g kg, not the body's %.17g",
-                     b->name, last_given + 1, given, b->mass);
+            tpErrorf(err, errlen,
+                     "body \"%s\": parts[%d].mass: the parts' masses add up to %.17g kg, not the body's %.17g", b->name,
+                     last_given + 1, given, b->mass);
             return false;
         }
     } else if (!(given < b->mass) || !(vfree > 0.0)) {
@@ -225,11 +226,16 @@ static bool check_part(const tpBodyDef *b, int k, const char *who, char *err, si
     if (p->shape == TP_SHAPE_PLANE || p->shape == TP_SHAPE_COMPOUND || (int)p->shape < TP_SHAPE_BOX ||
         (int)p->shape > TP_SHAPE_COMPOUND) {
         tpErrorf(err, errlen, "%s: parts[%d].shape must be box, sphere, cylinder, capsule or mesh (got %s)", who, n,
-                 p->shape == TP_SHAPE_PLANE ? "plane" : p->shape == TP_SHAPE_COMPOUND ? "compound" : "?");
+                 p->shape == TP_SHAPE_PLANE      ? "plane"
+                 : p->shape == TP_SHAPE_COMPOUND ? "compound"
+                                                 : "?");
         return false;
     }
     static const char *const field[3] = {"size[0]", "size[1]", "size[2]"};
-    const int nsize = p->shape == TP_SHAPE_BOX ? 3 : p->shape == TP_SHAPE_SPHERE ? 1 : p->shape == TP_SHAPE_MESH ? 0 : 2;
+    const int nsize = p->shape == TP_SHAPE_BOX      ? 3
+                      : p->shape == TP_SHAPE_SPHERE ? 1
+                      : p->shape == TP_SHAPE_MESH   ? 0
+                                                    : 2;
     for (int a = 0; a < nsize; a++) {
         if (!(p->size[a] >= TP_MIN_SIZE && p->size[a] <= TP_MAX_SIZE)) {
             tpErrorf(err, errlen, "%s: parts[%d].%s = %g must be in [%g, %g] m", who, n, field[a], p->size[a],

@@ -457,10 +457,10 @@ static bool check_body(const tpSceneDef *def, int i, char *err, size_t errlen)
     if (b->shape == TP_SHAPE_COMPOUND && !tpCompound_Check(b, who, err, errlen))
         return false;
     static const char *const axis_name[3] = {"size[0]", "size[1]", "size[2]"};
-    int nsize = b->shape == TP_SHAPE_BOX                                        ? 3
-                : b->shape == TP_SHAPE_SPHERE                                   ? 1
+    int nsize = b->shape == TP_SHAPE_BOX                                     ? 3
+                : b->shape == TP_SHAPE_SPHERE                                ? 1
                 : b->shape == TP_SHAPE_MESH || b->shape == TP_SHAPE_COMPOUND ? 0
-                                                                                : 2;
+                                                                             : 2;
     for (int k = 0; k < nsize; k++) {
         if (!(b->size[k] > 0.0) || !isfinite(b->size[k])) {
             tpErrorf(err, errlen, "%s: %s must be > 0 (got %g)", who, axis_name[k], b->size[k]);
@@ -752,9 +752,10 @@ static dSpaceID create_space(const tpSceneDef *def)
             const tpBodyDef *b = &def->bodies[i];
             if (b->shape == TP_SHAPE_PLANE)
                 continue;
-            double e = b->shape == TP_SHAPE_BOX ? fmax(b->size[0], fmax(b->size[1], b->size[2]))
-                       : b->shape == TP_SHAPE_MESH     ? tpMeshGeom_Extent(b)
-                       : b->shape == TP_SHAPE_COMPOUND ? tpCompound_Extent(b)
+            double e = b->shape == TP_SHAPE_BOX    ? fmax(b->size[0], fmax(b->size[1], b->size[2]))
+                       : b->shape == TP_SHAPE_MESH ? tpMeshGeom_Extent(b)
+                       : b->shape == TP_SHAPE_COMPOUND
+                           ? tpCompound_Extent(b)
                            : 2.0 * b->size[0] + (b->shape == TP_SHAPE_SPHERE ? 0.0 : b->size[1]);
             lo = fmin(lo, e);
             hi = fmax(hi, e);

@@ -156,8 +156,8 @@ struct tpWorld {
     dGeomID *part_geom;       /* nparts: their geoms (owned by the space) */
     tpMeshRt **part_mesh;     /* nparts: their mesh data (owned; NULL for primitive parts) */
     int nparts;
-    int max_geoms;            /* the most geoms of one body (1 without compounds) */
-    tpSurface *surfaces;      /* nmaterials x nmaterials, row-major */
+    int max_geoms;       /* the most geoms of one body (1 without compounds) */
+    tpSurface *surfaces; /* nmaterials x nmaterials, row-major */
 
     int nstate, ncontrol, nkinematic;
     int *state_body;   /* nstate body indices */

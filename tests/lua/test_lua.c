@@ -89,8 +89,10 @@ typedef struct BaseEdit {
           "  goal = tp.within"
 
 /* base.lua's ball (line 8), for edits that make it a compound with the given parts */
-#define COMPOUND_FIND "tp.sphere { name = \"ball\", class = \"passive\", radius = 0.02, mass = 0.05, pos = {0.5, 0, 0.02} }"
-#define COMPOUND_EDIT(parts) "tp.compound { name = \"ball\", class = \"passive\", mass = 0.05, pos = {0.5, 0, 0.02}, " parts " }"
+#define COMPOUND_FIND                                                                                                  \
+    "tp.sphere { name = \"ball\", class = \"passive\", radius = 0.02, mass = 0.05, pos = {0.5, 0, 0.02} }"
+#define COMPOUND_EDIT(parts)                                                                                           \
+    "tp.compound { name = \"ball\", class = \"passive\", mass = 0.05, pos = {0.5, 0, 0.02}, " parts " }"
 
 static const BaseEdit base_edits[] = {
     {"err_field.lua", "mass = 0.05", "mas = 0.05", 8, "unknown field 'mas' in tp.sphere (known: name, class"},
@@ -210,21 +212,27 @@ static const BaseEdit base_edits[] = {
      "tp.compound 'ball': parts must have at least one part"},
     {"err_compound_parts.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = 3"), 8,
      "tp.compound 'ball': parts: expected a list of parts"},
-    {"err_compound_size.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = { {shape = \"box\", size = {0.1, 0.1, 0.1}}, {shape = \"box\", size = {0.1, -1, 0.1}} }"), 8,
-     "tp.compound 'ball': parts[2].size[2] must be > 0 (got -1)"},
+    {"err_compound_size.lua", COMPOUND_FIND,
+     COMPOUND_EDIT("parts = { {shape = \"box\", size = {0.1, 0.1, 0.1}}, {shape = \"box\", size = {0.1, -1, 0.1}} }"),
+     8, "tp.compound 'ball': parts[2].size[2] must be > 0 (got -1)"},
     {"err_compound_shape.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = { {shape = \"cone\", radius = 0.1} }"), 8,
      "tp.compound 'ball': parts[1].shape: unknown shape \"cone\" (expected box, sphere, cylinder, capsule or mesh)"},
-    {"err_compound_plane.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = { {shape = \"sphere\", radius = 0.02}, {shape = \"plane\"} }"), 8,
+    {"err_compound_plane.lua", COMPOUND_FIND,
+     COMPOUND_EDIT("parts = { {shape = \"sphere\", radius = 0.02}, {shape = \"plane\"} }"), 8,
      "tp.compound 'ball': parts[2].shape: a plane cannot be a part"},
-    {"err_compound_pmass.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = { {shape = \"sphere\", radius = 0.02, mass = 0} }"), 8,
+    {"err_compound_pmass.lua", COMPOUND_FIND,
+     COMPOUND_EDIT("parts = { {shape = \"sphere\", radius = 0.02, mass = 0} }"), 8,
      "tp.compound 'ball': parts[1].mass must be > 0 (got 0)"},
-    {"err_compound_field.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = { {shape = \"sphere\", radius = 0.02, size = {1, 1, 1}} }"), 8,
+    {"err_compound_field.lua", COMPOUND_FIND,
+     COMPOUND_EDIT("parts = { {shape = \"sphere\", radius = 0.02, size = {1, 1, 1}} }"), 8,
      "unknown field 'size' in tp.compound 'ball': parts[1]"},
     {"err_compound_radius.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = { {shape = \"capsule\", radius = 0.02} }"), 8,
      "tp.compound 'ball': parts[1].'length' is required"},
-    {"err_compound_mass.lua", COMPOUND_FIND, "tp.compound { name = \"ball\", class = \"passive\", mass = -1, parts = { {shape = \"sphere\", radius = 0.02} } }", 8,
-     "tp.compound 'ball': mass must be > 0 (got -1)"},
-    {"err_compound_nomass.lua", COMPOUND_FIND, "tp.compound { name = \"ball\", class = \"passive\", parts = { {shape = \"sphere\", radius = 0.02} } }", 8,
+    {"err_compound_mass.lua", COMPOUND_FIND,
+     "tp.compound { name = \"ball\", class = \"passive\", mass = -1, parts = { {shape = \"sphere\", radius = 0.02} } }",
+     8, "tp.compound 'ball': mass must be > 0 (got -1)"},
+    {"err_compound_nomass.lua", COMPOUND_FIND,
+     "tp.compound { name = \"ball\", class = \"passive\", parts = { {shape = \"sphere\", radius = 0.02} } }", 8,
      "'mass' or 'density' is required for a moving compound"},
 };
 

@@ -164,8 +164,8 @@ static void compoundMass(tpSolverKind solver, Checks *c)
                             Itz + 4 * (Ilz + ml * (LEG_X * LEG_X + LEG_Y * LEG_Y))};
     assert_true(tpWorld_BodyInertia(w, 1, I));
     const double e2 = relErr(I, Itab, 9);
-    check(c, e2 <= 1e-12, "table: inertia (%.15g, %.15g, %.15g) matches the closed form to %.2g (<= 1e-12)", I[0],
-          I[4], I[8], e2);
+    check(c, e2 <= 1e-12, "table: inertia (%.15g, %.15g, %.15g) matches the closed form to %.2g (<= 1e-12)", I[0], I[4],
+          I[8], e2);
     check(c, fabs(table->pos[2] - h) <= 1e-15 && fabs(table->mesh_origin[2] + h) <= 1e-15,
           "table: its frame moved up to the centre of mass (%.15g m; closed form %.15g), the artist's origin %.15g "
           "below",
@@ -194,8 +194,8 @@ static void compoundMass(tpSolverKind solver, Checks *c)
             const double a[3] = {p0[0] - cm[0], p0[1] - cm[1], p0[2] - cm[2]};
             const double b[3] = {p1[0] - cm[0], p1[1] - cm[1], p1[2] - cm[2]};
             const double aa = a[0] * a[0] + a[1] * a[1] + a[2] * a[2], bb = b[0] * b[0] + b[1] * b[1] + b[2] * b[2];
-            Iexp[3 * i + j] = rot + m0 * ((i == j) * aa - a[i] * a[j]) + (i == j) * J1[i] +
-                              m1 * ((i == j) * bb - b[i] * b[j]);
+            Iexp[3 * i + j] =
+                rot + m0 * ((i == j) * aa - a[i] * a[j]) + (i == j) * J1[i] + m1 * ((i == j) * bb - b[i] * b[j]);
         }
     }
     assert_true(tpWorld_BodyInertia(w, 2, I));
@@ -251,8 +251,8 @@ static void compoundTable(tpSolverKind solver, Checks *c)
     check(c, high <= 0.001 && high >= -MAX_DEPTH,
           "it rests on all four legs: every foot within [-5, 1] mm of the floor (highest %.3f mm)", 1e3 * high);
     check(c, tilt <= 0.002, "the top stays level: tilt at most %.2g rad (<= 0.002)", tilt);
-    check(c, fabs(x[0].pos[0]) <= 1e-3 && fabs(x[0].pos[1]) <= 1e-3,
-          "it stays where it landed (moved %.3g, %.3g mm)", 1e3 * x[0].pos[0], 1e3 * x[0].pos[1]);
+    check(c, fabs(x[0].pos[0]) <= 1e-3 && fabs(x[0].pos[1]) <= 1e-3, "it stays where it landed (moved %.3g, %.3g mm)",
+          1e3 * x[0].pos[0], 1e3 * x[0].pos[1]);
 }
 CASE(compoundTable)
 

@@ -135,7 +135,7 @@ static bool is_shape(const tpPlanBody *b, const char *s)
     /* a mesh body is a box to the contact and tree drawings (size: its full extents about its
        origin); draw_body draws its own triangles */
     if (strcmp(b->shape, "mesh") == 0 || strcmp(b->shape, "compound") == 0) /* a compound too: draw_body */
-        return strcmp(s, "box") == 0;                                        /* draws its parts */
+        return strcmp(s, "box") == 0;                                       /* draws its parts */
     return strcmp(b->shape, s) == 0;
 }
 

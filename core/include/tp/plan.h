@@ -19,10 +19,10 @@ extern "C" {
 #define TP_PLAN_VERSION 1       /* a plan from the domain's initial state (every plan before issue 37) */
 #define TP_PLAN_VERSION_START 2 /* a plan from a given start state: version 1 and the member "start" */
 #define TP_PLAN_VERSION_MOTORS                                                                                         \
-    3                                      /* a plan with driven motors (issue 36): the member "motors" and each       \
-                                              alternative's "motor_targets"; "start" optional */
+    3 /* a plan with driven motors (issue 36): the member "motors" and each                                            \
+         alternative's "motor_targets"; "start" optional */
 #define TP_PLAN_VERSION_PARTS                                                                                          \
-    4                                      /* a plan with a compound body: its member "compound" (origin and parts);  \
+    4                                      /* a plan with a compound body: its member "compound" (origin and parts);   \
                                               "start" and "motors" optional, otherwise as version 3 */
 #define TP_PLAN_MAX_PARTS 64               /* parts of one compound body (TP_MAX_PARTS) */
 #define TP_PLAN_MAX_MOTORS 4096            /* driven motor axes a plan records */
@@ -41,13 +41,13 @@ extern "C" {
 
 /// One part of a compound body in a recording (tpPlanBody.parts).
 typedef struct tpPlanPart {
-    char shape[12];   /* "box", "sphere", "cylinder", "capsule" or "mesh" */
-    double size[3];   /* as tpPlanBody.size for the shape (m); mesh: 0 */
-    double pos[3];    /* m: the part frame's origin in the body frame */
-    double quat[4];   /* w,x,y,z: the part frame in the body frame (unit) */
-    int nvertices;    /* mesh: 4..TP_PLAN_MAX_MESH_VERTICES, else 0 */
-    double *vertices; /* nvertices x 3 (m, part frame); owned by the record */
-    int ntriangles;   /* mesh: >= 1, else 0 */
+    char shape[12];     /* "box", "sphere", "cylinder", "capsule" or "mesh" */
+    double size[3];     /* as tpPlanBody.size for the shape (m); mesh: 0 */
+    double pos[3];      /* m: the part frame's origin in the body frame */
+    double quat[4];     /* w,x,y,z: the part frame in the body frame (unit) */
+    int nvertices;      /* mesh: 4..TP_PLAN_MAX_MESH_VERTICES, else 0 */
+    double *vertices;   /* nvertices x 3 (m, part frame); owned by the record */
+    int ntriangles;     /* mesh: >= 1, else 0 */
     int32_t *triangles; /* ntriangles x 3 vertex indices */
 } tpPlanPart;
 

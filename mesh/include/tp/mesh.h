@@ -101,7 +101,7 @@ typedef enum {
 } tpGltfShape;
 
 #define TP_GLTF_NAME_MAX 64
-#define TP_GLTF_MAX_PARTS 64 /* colliders of one moving body (physics' TP_MAX_PARTS) */
+#define TP_GLTF_MAX_PARTS 64    /* colliders of one moving body (physics' TP_MAX_PARTS) */
 #define TP_GLTF_MAX_WARNINGS 12 /* warnings a scene keeps (the last one counts the rest) */
 #define TP_GLTF_WARNING_MAX 400 /* bytes of one warning, with its NUL */
 /* A moving mesh collides as the hull of at most this many of its vertices (tpMesh_HullPoints;
