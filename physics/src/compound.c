@@ -462,6 +462,10 @@ bool tpCompound_Copy(tpWorld *w, char *err, size_t errlen)
         for (int k = 0; k < b->nparts; k++)
             unit_quat(w->parts[w->nparts + k].quat, w->parts[w->nparts + k].quat);
         w->nparts += b->nparts;
+        double lo[3], hi[3]; /* size: the box about the origin that holds the parts (for skills) */
+        tpCompound_Bounds(b, lo, hi);
+        for (int a = 0; a < 3; a++)
+            b->size[a] = 2.0 * fmax(fabs(lo[a]), fabs(hi[a]));
     }
     return true;
 }

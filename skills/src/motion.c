@@ -14,6 +14,7 @@ double tpCtl_Radius(const tpWorld *world, int body)
     const tpBodyDef *d = tpWorld_Body(world, body);
     switch (d->shape) {
     case TP_SHAPE_BOX:
+    case TP_SHAPE_COMPOUND: /* its size: the box about its origin that holds the parts */
         return 0.5 * sqrt(d->size[0] * d->size[0] + d->size[1] * d->size[1]);
     case TP_SHAPE_SPHERE:
     case TP_SHAPE_CYLINDER:

@@ -172,7 +172,9 @@ typedef struct tpBodyDef {
     /* TP_SHAPE_COMPOUND only: 1..TP_MAX_PARTS parts in the body's frame, owned by the caller
        (tpCreateWorld copies them and their meshes). A dynamic compound's frame is its centre of
        mass: the parts' combined centre of mass must be the origin (within 1e-6 of its size);
-       tpCompound_Centre moves a body's frame there. mass is the body's total; size[] unused. */
+       tpCompound_Centre moves a body's frame there. mass is the body's total; size[] is set by
+       tpCreateWorld (in its copy) to the full extents of the box about the origin that holds the
+       parts, what skills and viewers use as the body's footprint. */
     const tpPartDef *parts;
     int nparts;
 } tpBodyDef;
