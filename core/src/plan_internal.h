@@ -64,6 +64,8 @@ bool tpPlan_ReadOverlays(const char *file, const struct cJSON *root, tpPlanRecor
 /* Embedded sources (plan_sources.c). */
 /// Frees rec->sources and zeroes the count.
 void tpPlan_FreeSources(tpPlanRecord *rec);
+/// Writes the message into err (if any) and returns false: the plan files' one-line failures.
+bool tpPlan_Failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /// Checks the sources (writer side): paths, hashes against the bytes, sources[0] = domain.file and
 /// domain.hash; false with "sources[k].field: reason".
 bool tpPlan_CheckSources(const tpPlanRecord *rec, char *err, size_t errlen);

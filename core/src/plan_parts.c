@@ -5,7 +5,6 @@
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,19 +27,6 @@ void tpPlan_FreeParts(tpPlanBody *b)
     b->nparts = 0;
 }
 
-static bool fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static bool fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
-
 static int size_count(const char *shape)
 {
     return strcmp(shape, "box") == 0 ? 3 : strcmp(shape, "sphere") == 0 ? 1 : strcmp(shape, "mesh") == 0 ? 0 : 2;
@@ -50,41 +36,43 @@ static int size_count(const char *shape)
 static bool part_problem(const tpPlanPart *p, const char *field, char *err, size_t errlen)
 {
     if (!tpPlan_IsOneOf(p->shape, k_part_shapes)) {
-        return fail(err, errlen, "%s.shape: \"%s\" is not box, sphere, cylinder, capsule or mesh", field, p->shape);
+        return tpPlan_Failf(err, errlen, "%s.shape: \"%s\" is not box, sphere, cylinder, capsule or mesh", field,
+                            p->shape);
     }
     for (int j = 0; j < size_count(p->shape); ++j) {
         if (!(p->size[j] > 0.0 && p->size[j] <= TP_MAX_COORD)) {
-            return fail(err, errlen, "%s.size[%d]: %.17g is not a length in (0, %g] m", field, j, p->size[j],
-                        TP_MAX_COORD);
+            return tpPlan_Failf(err, errlen, "%s.size[%d]: %.17g is not a length in (0, %g] m", field, j, p->size[j],
+                                TP_MAX_COORD);
         }
     }
     for (int j = 0; j < 3; ++j) {
         if (!(fabs(p->pos[j]) <= TP_MAX_COORD)) {
-            return fail(err, errlen, "%s.pos[%d]: %.17g is not within +-%g m", field, j, p->pos[j], TP_MAX_COORD);
+            return tpPlan_Failf(err, errlen, "%s.pos[%d]: %.17g is not within +-%g m", field, j, p->pos[j],
+                                TP_MAX_COORD);
         }
     }
     const double qn =
         sqrt(p->quat[0] * p->quat[0] + p->quat[1] * p->quat[1] + p->quat[2] * p->quat[2] + p->quat[3] * p->quat[3]);
     if (!(fabs(qn - 1.0) <= TP_PLAN_START_QUAT_TOL)) {
-        return fail(err, errlen, "%s.quat: its norm %.17g is not 1", field, qn);
+        return tpPlan_Failf(err, errlen, "%s.quat: its norm %.17g is not 1", field, qn);
     }
     const bool mesh = strcmp(p->shape, "mesh") == 0;
     if (mesh != (p->nvertices > 0) ||
         (mesh && (p->nvertices < 4 || p->nvertices > TP_PLAN_MAX_MESH_VERTICES || p->ntriangles < 1 ||
                   p->ntriangles > TP_PLAN_MAX_MESH_TRIANGLES || !p->vertices || !p->triangles))) {
-        return fail(err, errlen, "%s: %d vertices and %d triangles on a \"%s\" part", field, p->nvertices,
-                    p->ntriangles, p->shape);
+        return tpPlan_Failf(err, errlen, "%s: %d vertices and %d triangles on a \"%s\" part", field, p->nvertices,
+                            p->ntriangles, p->shape);
     }
     for (int k = 0; k < 3 * p->nvertices; ++k) {
         if (!(fabs(p->vertices[k]) <= TP_MAX_COORD)) {
-            return fail(err, errlen, "%s.vertices[%d][%d]: %.17g is not within +-%g m", field, k / 3, k % 3,
-                        p->vertices[k], TP_MAX_COORD);
+            return tpPlan_Failf(err, errlen, "%s.vertices[%d][%d]: %.17g is not within +-%g m", field, k / 3, k % 3,
+                                p->vertices[k], TP_MAX_COORD);
         }
     }
     for (int k = 0; k < 3 * p->ntriangles; ++k) {
         if (p->triangles[k] < 0 || p->triangles[k] >= p->nvertices) {
-            return fail(err, errlen, "%s.triangles[%d][%d]: %d is not a vertex index (%d vertices)", field, k / 3,
-                        k % 3, (int)p->triangles[k], p->nvertices);
+            return tpPlan_Failf(err, errlen, "%s.triangles[%d][%d]: %d is not a vertex index (%d vertices)", field,
+                                k / 3, k % 3, (int)p->triangles[k], p->nvertices);
         }
     }
     return true;
@@ -96,8 +84,8 @@ bool tpPlan_CheckParts(const tpPlanRecord *rec, char *err, size_t errlen)
         const tpPlanBody *b = &rec->bodies[i];
         const bool compound = strcmp(b->shape, "compound") == 0;
         if (compound != (b->nparts > 0) || b->nparts > TP_PLAN_MAX_PARTS || (b->nparts > 0 && !b->parts)) {
-            return fail(err, errlen, "bodies[%d].compound: %d parts on a \"%s\" body (a compound has 1 to %d)", i,
-                        b->nparts, b->shape, TP_PLAN_MAX_PARTS);
+            return tpPlan_Failf(err, errlen, "bodies[%d].compound: %d parts on a \"%s\" body (a compound has 1 to %d)",
+                                i, b->nparts, b->shape, TP_PLAN_MAX_PARTS);
         }
         for (int k = 0; k < b->nparts; ++k) {
             char field[64];
@@ -161,12 +149,12 @@ void tpPlan_PutParts(FILE *f, const tpPlanBody *b)
 static bool numbers(const cJSON *a, int n, double *out, const char *file, const char *field, char *err, size_t errlen)
 {
     if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n) {
-        return fail(err, errlen, "%s: %s: expected an array of %d numbers", file, field, n);
+        return tpPlan_Failf(err, errlen, "%s: %s: expected an array of %d numbers", file, field, n);
     }
     int k = 0;
     for (const cJSON *e = a->child; e; e = e->next, ++k) {
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
-            return fail(err, errlen, "%s: %s[%d]: expected a finite number", file, field, k);
+            return tpPlan_Failf(err, errlen, "%s: %s[%d]: expected a finite number", file, field, k);
         }
         out[k] = e->valuedouble;
     }
@@ -180,11 +168,11 @@ static bool rows3(const cJSON *a, int max, double **out, int *n, const char *fil
 {
     int m = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : -1;
     if (m < 1 || m > max) {
-        return fail(err, errlen, "%s: %s: expected an array of 1 to %d rows", file, field, max);
+        return tpPlan_Failf(err, errlen, "%s: %s: expected an array of 1 to %d rows", file, field, max);
     }
     *out = malloc((size_t)m * 3 * sizeof **out);
     if (!*out) {
-        return fail(err, errlen, "%s: %s: out of memory", file, field);
+        return tpPlan_Failf(err, errlen, "%s: %s: out of memory", file, field);
     }
     *n = m;
     int k = 0;
@@ -202,17 +190,18 @@ static bool read_part(const cJSON *o, tpPlanPart *p, const char *file, const cha
 {
     static const char *const known[] = {"shape", "size", "pos", "quat", "vertices", "triangles", NULL};
     if (!cJSON_IsObject(o)) {
-        return fail(err, errlen, "%s: %s: expected an object", file, field);
+        return tpPlan_Failf(err, errlen, "%s: %s: expected an object", file, field);
     }
     for (const cJSON *e = o->child; e; e = e->next) {
         if (!e->string || !tpPlan_IsOneOf(e->string, known)) {
-            return fail(err, errlen, "%s: %s: unknown member \"%s\"", file, field, e->string ? e->string : "");
+            return tpPlan_Failf(err, errlen, "%s: %s: unknown member \"%s\"", file, field, e->string ? e->string : "");
         }
     }
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(o, "shape");
     if (!cJSON_IsString(shape) || !tpPlan_IsOneOf(shape->valuestring, k_part_shapes)) {
-        return fail(err, errlen, "%s: %s.shape: expected \"box\", \"sphere\", \"cylinder\", \"capsule\" or \"mesh\"",
-                    file, field);
+        return tpPlan_Failf(err, errlen,
+                            "%s: %s.shape: expected \"box\", \"sphere\", \"cylinder\", \"capsule\" or \"mesh\"", file,
+                            field);
     }
     snprintf(p->shape, sizeof p->shape, "%s", shape->valuestring);
     char sub[96];
@@ -234,8 +223,8 @@ static bool read_part(const cJSON *o, tpPlanPart *p, const char *file, const cha
     const cJSON *tris = cJSON_GetObjectItemCaseSensitive(o, "triangles");
     const bool mesh = strcmp(p->shape, "mesh") == 0;
     if (mesh != (verts != NULL) || mesh != (tris != NULL)) {
-        return fail(err, errlen, "%s: %s: \"vertices\" and \"triangles\" go with a mesh part and only there", file,
-                    field);
+        return tpPlan_Failf(err, errlen, "%s: %s: \"vertices\" and \"triangles\" go with a mesh part and only there",
+                            file, field);
     }
     if (mesh) {
         double *td = NULL;
@@ -248,12 +237,12 @@ static bool read_part(const cJSON *o, tpPlanPart *p, const char *file, const cha
         bool ok = rows3(tris, TP_PLAN_MAX_MESH_TRIANGLES, &td, &nt, file, sub, err, errlen);
         p->triangles = ok ? malloc((size_t)nt * 3 * sizeof *p->triangles) : NULL;
         if (ok && !p->triangles) {
-            ok = fail(err, errlen, "%s: %s: out of memory", file, sub);
+            ok = tpPlan_Failf(err, errlen, "%s: %s: out of memory", file, sub);
         }
         for (int k = 0; ok && k < 3 * nt; ++k) {
             if (!(td[k] >= 0 && td[k] < p->nvertices && td[k] == floor(td[k]))) {
-                ok = fail(err, errlen, "%s: %s[%d][%d]: %.17g is not a vertex index (%d vertices)", file, sub, k / 3,
-                          k % 3, td[k], p->nvertices);
+                ok = tpPlan_Failf(err, errlen, "%s: %s[%d][%d]: %.17g is not a vertex index (%d vertices)", file, sub,
+                                  k / 3, k % 3, td[k], p->nvertices);
             } else {
                 p->triangles[k] = (int32_t)td[k];
             }
@@ -266,7 +255,7 @@ static bool read_part(const cJSON *o, tpPlanPart *p, const char *file, const cha
     }
     char why[256];
     if (!part_problem(p, field, why, sizeof why)) {
-        return fail(err, errlen, "%s: %s", file, why);
+        return tpPlan_Failf(err, errlen, "%s: %s", file, why);
     }
     return true;
 }
@@ -280,17 +269,18 @@ bool tpPlan_ReadParts(const char *file, const cJSON *body, const char *base, tpP
         return true;
     }
     if (version < TP_PLAN_VERSION_PARTS) {
-        return fail(err, errlen, "%s: %s: a version %d plan has no compound bodies (version %d has)", file, base,
-                    version, TP_PLAN_VERSION_PARTS);
+        return tpPlan_Failf(err, errlen, "%s: %s: a version %d plan has no compound bodies (version %d has)", file,
+                            base, version, TP_PLAN_VERSION_PARTS);
     }
     if (!compound || !cJSON_IsObject(c)) {
-        return fail(err, errlen, "%s: %s.compound: %s", file, base,
-                    compound ? "a compound body needs its \"compound\" object"
-                             : "only a body of shape \"compound\" carries one");
+        return tpPlan_Failf(err, errlen, "%s: %s.compound: %s", file, base,
+                            compound ? "a compound body needs its \"compound\" object"
+                                     : "only a body of shape \"compound\" carries one");
     }
     for (const cJSON *e = c->child; e; e = e->next) {
         if (!e->string || (strcmp(e->string, "origin") != 0 && strcmp(e->string, "parts") != 0)) {
-            return fail(err, errlen, "%s: %s.compound: unknown member \"%s\"", file, base, e->string ? e->string : "");
+            return tpPlan_Failf(err, errlen, "%s: %s.compound: unknown member \"%s\"", file, base,
+                                e->string ? e->string : "");
         }
     }
     char field[64];
@@ -301,12 +291,12 @@ bool tpPlan_ReadParts(const char *file, const cJSON *body, const char *base, tpP
     const cJSON *parts = cJSON_GetObjectItemCaseSensitive(c, "parts");
     const int n = cJSON_IsArray(parts) ? cJSON_GetArraySize(parts) : -1;
     if (n < 1 || n > TP_PLAN_MAX_PARTS) {
-        return fail(err, errlen, "%s: %s.compound.parts: expected an array of 1 to %d parts", file, base,
-                    TP_PLAN_MAX_PARTS);
+        return tpPlan_Failf(err, errlen, "%s: %s.compound.parts: expected an array of 1 to %d parts", file, base,
+                            TP_PLAN_MAX_PARTS);
     }
     b->parts = calloc((size_t)n, sizeof *b->parts);
     if (!b->parts) {
-        return fail(err, errlen, "%s: %s.compound.parts: out of memory", file, base);
+        return tpPlan_Failf(err, errlen, "%s: %s.compound.parts: out of memory", file, base);
     }
     b->nparts = n;
     int k = 0;

@@ -318,41 +318,6 @@ static tpBodyDef part_body(const tpBodyDef *b, const tpPartDef *p)
     return t;
 }
 
-static double part_radius(const tpBodyDef *t)
-{
-    switch (t->shape) {
-    case TP_SHAPE_BOX:
-        return 0.5 * sqrt(t->size[0] * t->size[0] + t->size[1] * t->size[1] + t->size[2] * t->size[2]);
-    case TP_SHAPE_SPHERE:
-        return t->size[0];
-    case TP_SHAPE_CYLINDER:
-        return sqrt(t->size[0] * t->size[0] + 0.25 * t->size[1] * t->size[1]);
-    case TP_SHAPE_CAPSULE:
-        return t->size[0] + 0.5 * t->size[1];
-    case TP_SHAPE_MESH:
-        return tpMeshGeom_Radius(t);
-    default:
-        return 0.0;
-    }
-}
-
-static double part_thickness(const tpBodyDef *t)
-{
-    switch (t->shape) {
-    case TP_SHAPE_BOX:
-        return 0.5 * fmin(t->size[0], fmin(t->size[1], t->size[2]));
-    case TP_SHAPE_SPHERE:
-    case TP_SHAPE_CAPSULE:
-        return t->size[0];
-    case TP_SHAPE_CYLINDER:
-        return fmin(t->size[0], 0.5 * t->size[1]);
-    case TP_SHAPE_MESH:
-        return tpMeshGeom_Thickness(t);
-    default:
-        return 0.0;
-    }
-}
-
 double tpCompound_Radius(const tpBodyDef *b)
 {
     double r = 0.0;
@@ -360,7 +325,7 @@ double tpCompound_Radius(const tpBodyDef *b)
         const tpPartDef *p = &b->parts[k];
         const tpBodyDef t = part_body(b, p);
         const double d = sqrt(p->pos[0] * p->pos[0] + p->pos[1] * p->pos[1] + p->pos[2] * p->pos[2]);
-        r = fmax(r, d + part_radius(&t));
+        r = fmax(r, d + tpShape_Radius(&t));
     }
     return r;
 }
@@ -370,7 +335,7 @@ double tpCompound_Thickness(const tpBodyDef *b)
     double th = INFINITY;
     for (int k = 0; k < b->nparts; k++) {
         const tpBodyDef t = part_body(b, &b->parts[k]);
-        th = fmin(th, part_thickness(&t));
+        th = fmin(th, tpShape_Thickness(&t));
     }
     return isfinite(th) ? th : 0.0;
 }

@@ -831,7 +831,7 @@ static void shape_mass(const tpBodyDef *b, double total, dMass *m)
 
 /* Bounding radius (m) of a shape about its centre: how far a point of it can be from the centre
  * of mass, which bounds the sweep of a spinning body. */
-static double shape_radius(const tpBodyDef *b)
+double tpShape_Radius(const tpBodyDef *b)
 {
     switch (b->shape) {
     case TP_SHAPE_BOX:
@@ -854,7 +854,7 @@ static double shape_radius(const tpBodyDef *b)
 
 /* The smallest half extent of a shape (m): a body that moves further than this in one substep
  * can pass through a body of its own size between two collision tests. */
-static double shape_thickness(const tpBodyDef *b)
+double tpShape_Thickness(const tpBodyDef *b)
 {
     switch (b->shape) {
     case TP_SHAPE_BOX: {
@@ -1027,8 +1027,8 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         dBodySetLinearVel(r->body, b->vel[0], b->vel[1], b->vel[2]);
         dBodySetAngularVel(r->body, b->angvel[0], b->angvel[1], b->angvel[2]);
         dBodySetAutoDisableFlag(r->body, 0);
-        r->radius = shape_radius(b);
-        r->thickness = shape_thickness(b);
+        r->radius = tpShape_Radius(b);
+        r->thickness = tpShape_Thickness(b);
         r->mass = m.mass;
 
         if (is_dynamic(b)) {

@@ -114,6 +114,11 @@ double tpMeshGeom_Extent(const tpBodyDef *b);
 /// Grows a moving mesh body's hull by at least m on every face (m = 0: back to its size).
 void tpMeshGeom_Inflate(tpMeshRt *rt, dGeomID g, double m);
 
+/* Defined in world.c: a body's (or a part's, as a body of its shape) bounding radius about its
+ * origin and smallest half extent (m). */
+double tpShape_Radius(const tpBodyDef *b);
+double tpShape_Thickness(const tpBodyDef *b);
+
 /* Compound bodies (compound.c) */
 /// Checks compound body b's parts (who: its label); a message naming parts[k] and the field.
 bool tpCompound_Check(const tpBodyDef *b, const char *who, char *err, size_t errlen);
