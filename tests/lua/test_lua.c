@@ -293,6 +293,36 @@ static void test_joints(void **state)
     tpDestroyScript(s);
 }
 
+/* tp.compound: the parts with their shapes and poses, the mass from the density and a given part
+ * mass (2 + 1000 x (0.002 + 0.001) = 5 kg), the frame at the centre of mass with the script's origin
+ * recorded, a static compound kept where the script put it. */
+static void test_compound(void **state)
+{
+    (void)state;
+    tpScript *s = load("compound.lua", NULL, 0);
+    const tpWorld *w = tpDomain_World(tpScript_Domain(s));
+    const tpBodyDef *b = tpWorld_Body(w, tpWorld_FindBody(w, "thing"));
+    assert_int_equal(b->shape, TP_SHAPE_COMPOUND);
+    assert_int_equal(b->nparts, 3);
+    assert_int_equal(b->parts[1].shape, TP_SHAPE_MESH);
+    assert_int_equal(b->parts[1].mesh.ntriangles, 12);
+    assert_true(fabs(b->mass - 5.0) < 1e-12);
+    double pm[3], com[3], I[9];
+    assert_true(tpCompound_MassProperties(b, pm, com, I, NULL, 0));
+    assert_true(fabs(pm[0] - 2.0) < 1e-12 && fabs(pm[1] - 1.0) < 1e-12 && pm[2] == 2.0);
+    assert_true(fabs(com[0]) + fabs(com[1]) + fabs(com[2]) < 1e-15);
+    /* the centre of mass along the compound's x: (2 * 0 + 1 * 0.15 + 2 * -0.15) / 5 = -0.03 m */
+    const double c = -0.03, cy = cos(0.25), sy = sin(0.25);
+    assert_true(fabs(b->mesh_origin[0] + c) < 1e-12 && fabs(b->parts[0].pos[0] + c) < 1e-12);
+    const double wx = 2 * cy * cy - 1, wy = 2 * sy * cy; /* the compound's x axis, turned by yaw 0.5 */
+    assert_true(fabs(b->pos[0] - (1 + c * wx)) < 1e-12 && fabs(b->pos[1] - c * wy) < 1e-12 && b->pos[2] == 0.5);
+    assert_true(fabs(b->parts[1].quat[3] - sin(0.15)) < 1e-12);
+    const tpBodyDef *shelf = tpWorld_Body(w, tpWorld_FindBody(w, "shelf"));
+    assert_true(shelf->nparts == 2 && shelf->pos[0] == -1.0 && shelf->parts[1].pos[2] == 0.6);
+    assert_true(shelf->size[0] == 0.8 && fabs(shelf->size[2] - 1.22) < 1e-12);
+    tpDestroyScript(s);
+}
+
 static int find_skill(const tpTacticDef *t, const char *name)
 {
     for (int i = 0; i < t->nskills; i++)
@@ -593,7 +623,7 @@ static void test_source_script(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid_domain),  cmocka_unit_test(test_joints),
+        cmocka_unit_test(test_valid_domain),  cmocka_unit_test(test_joints), cmocka_unit_test(test_compound),
         cmocka_unit_test(test_params),        cmocka_unit_test(test_errors),
         cmocka_unit_test(test_callbacks),     cmocka_unit_test(test_callback_errors),
         cmocka_unit_test(test_doc_example),   cmocka_unit_test(test_nav),
