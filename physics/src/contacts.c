@@ -33,16 +33,34 @@ static int collide_geoms(const tpWorld *w, dGeomID ga, tpMeshRt *ma, dGeomID gb,
     return dCollide(ga, gb, w->def.max_contacts, out, (int)sizeof(dContactGeom));
 }
 
-/* A pair of bodies: each pair of their geoms (a compound's parts, in part order), up to
- * max_contacts contacts each (w->cgeoms has room for max_geoms^2 of those). */
+/* m: part pairs whose bounding boxes are further apart than this are not collided (no collider
+ * reports a gap that wide: the plane colliders' slop is 0.1 mm, and the swept pass grows the geoms
+ * themselves, so their boxes grow with them). */
+#define TP_PART_AABB_MARGIN 0.001
+
+/* A pair of bodies: each pair of their geoms (a compound's parts, in part order) whose bounding
+ * boxes come within TP_PART_AABB_MARGIN, up to max_contacts contacts each (w->cgeoms has room for
+ * max_geoms^2 of those). */
 static int collide_pair(tpWorld *w, const tpBodyRt *ra, const tpBodyRt *rb)
 {
     if (ra->ngeoms == 1 && rb->ngeoms == 1)
         return collide_geoms(w, ra->geom, ra->mesh, rb->geom, rb->mesh, w->cgeoms);
+    dReal bb[TP_MAX_PARTS][6];
+    for (int j = 0; j < rb->ngeoms; j++)
+        dGeomGetAABB(rb->geoms[j], bb[j]);
     int n = 0;
-    for (int i = 0; i < ra->ngeoms; i++)
-        for (int j = 0; j < rb->ngeoms; j++)
-            n += collide_geoms(w, ra->geoms[i], ra->meshes[i], rb->geoms[j], rb->meshes[j], w->cgeoms + n);
+    for (int i = 0; i < ra->ngeoms; i++) {
+        dReal aa[6];
+        dGeomGetAABB(ra->geoms[i], aa);
+        for (int j = 0; j < rb->ngeoms; j++) {
+            bool apart = false;
+            for (int k = 0; k < 3 && !apart; k++)
+                apart = aa[2 * k] > bb[j][2 * k + 1] + TP_PART_AABB_MARGIN ||
+                        bb[j][2 * k] > aa[2 * k + 1] + TP_PART_AABB_MARGIN;
+            if (!apart)
+                n += collide_geoms(w, ra->geoms[i], ra->meshes[i], rb->geoms[j], rb->meshes[j], w->cgeoms + n);
+        }
+    }
     return n;
 }
 
