@@ -172,7 +172,7 @@ static void test_plan_reader(void **state)
     (void)state;
     every_plan_failure("plan/minigolf.json");
     every_plan_failure("plan/sources.json");
-    every_plan_failure("plan/goal.json"); /* the goal regions' allocations */
+    every_plan_failure("plan/goal.json");     /* the goal regions' allocations */
     every_plan_failure("plan/compound.json"); /* a compound's parts (plan version 4) */
 }
 

@@ -623,11 +623,17 @@ static void test_source_script(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid_domain),  cmocka_unit_test(test_joints), cmocka_unit_test(test_compound),
-        cmocka_unit_test(test_params),        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_callbacks),     cmocka_unit_test(test_callback_errors),
-        cmocka_unit_test(test_doc_example),   cmocka_unit_test(test_nav),
-        cmocka_unit_test(test_source_script), cmocka_unit_test(test_nav_two_domains),
+        cmocka_unit_test(test_valid_domain),
+        cmocka_unit_test(test_joints),
+        cmocka_unit_test(test_compound),
+        cmocka_unit_test(test_params),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_callbacks),
+        cmocka_unit_test(test_callback_errors),
+        cmocka_unit_test(test_doc_example),
+        cmocka_unit_test(test_nav),
+        cmocka_unit_test(test_source_script),
+        cmocka_unit_test(test_nav_two_domains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
