@@ -901,6 +901,15 @@ static bool bodies(tpGltf *g, const cJSON *nodes, int nn, const int *order, int 
                 snprintf(label, sizeof label, "%s (%d vertices)", nd->name, nd->mesh.nvertices);
                 list_add(&lists[W_HULL], label);
             }
+            for (int k = 0; k < nd->nparts; k++) { /* a compound's mesh parts, likewise */
+                if (nd->parts[k].shape == TP_GLTF_SHAPE_MESH &&
+                    nd->parts[k].mesh.nvertices > TP_MESH_HULL_MAX_VERTICES) {
+                    char label[2 * TP_GLTF_NAME_MAX + 32];
+                    snprintf(label, sizeof label, "%s's %s (%d vertices)", nd->name, nd->parts[k].name,
+                             nd->parts[k].mesh.nvertices);
+                    list_add(&lists[W_HULL], label);
+                }
+            }
         }
         unique_names(sc, lists);
         for (int k = 0; k < W_COUNT; k++)

@@ -192,6 +192,16 @@ def write(d):
                root=False)
     g.body("Stool", motion={"type": "dynamic", "mass": 3}, children=[a, b], translation=(0, 0, 1))
     save("dynamic_compound.gltf", g.gltf(), "bodies=1 Stool:compound:passive warn=compound~bodies,~one~part~per~collider")
+    # a moving bowl of five box colliders (a concave object as convex parts): one compound of five
+    g = Doc()
+    base = g.node("Base", extensions={"OMI_physics_body": {"collider": {"shape": g.shape("box", size=[0.3, 0.02, 0.3])}}},
+                  root=False)
+    walls = [g.node("Wall%d" % k, extensions={"OMI_physics_body": {"collider": {"shape": g.shape("box", size=sz)}}},
+                    translation=t, root=False)
+             for k, (sz, t) in enumerate([([0.01, 0.15, 0.3], (0.145, 0, 0.085)), ([0.01, 0.15, 0.3], (-0.145, 0, 0.085)),
+                                          ([0.28, 0.15, 0.01], (0, 0.145, 0.085)), ([0.28, 0.15, 0.01], (0, -0.145, 0.085))])]
+    g.body("Bowl", motion={"type": "dynamic", "mass": 1}, children=[base] + walls, translation=(0, 0, 0.01))
+    save("dynamic_bowl.gltf", g.gltf(), "bodies=1 Bowl:compound:passive warn=Bowl~(5~colliders)")
     # colliders two levels below the body
     g = Doc()
     s = g.shape("box", size=[0.5, 0.5, 0.5])

@@ -6,6 +6,8 @@
  *                   form computed here, to 1e-12 relative; tpCompound_Centre moves the frame
  *   compoundTable   a table dropped 2 cm onto the floor rests on its four legs: no part sinks more
  *                   than 5 mm, every leg's foot is on the floor, the top stays level
+ *   compoundBowl    a moving bowl of five boxes holds a ball dropped into it on its base (its hull
+ *                   would hold it on top)
  *   compoundSpin    an L of two boxes spun free without gravity keeps its energy within 1 % and its
  *                   |L| within 0.1 % over 10 s, the standard of a single box (printed beside it)
  *   compoundPurity  a chain of Sim calls with compounds (one thrown fast: the swept pass poses
@@ -331,6 +333,50 @@ static void compoundTable(tpSolverKind solver, Checks *c)
 CASE(compoundTable)
 
 /* ------------------------------------------------------------------------------------------ */
+/* A moving bowl of convex parts                                                               */
+
+/* A passive bowl (a 0.3 m square base 2 cm thick and four 0.15 m walls 1 cm thick, 1 kg, one body)
+ * on the floor and a 0.1 kg ball of radius 4 cm dropped into it from 0.4 m: the ball comes to rest
+ * on the bowl's base inside its walls (its centre at base top + radius), where one convex hull of
+ * the bowl (a filled box) would hold it on the walls' top; the bowl stays level on the floor. */
+static void compoundBowl(tpSolverKind solver, Checks *c)
+{
+    CScene cs;
+    memset(&cs, 0, sizeof cs);
+    sceneInit(&cs.s, solver);
+    addFloor(&cs.s, NULL);
+    const double L = 0.3, T = 0.02, H = 0.15, W = 0.01, r = 0.04;
+    tpPartDef bowl[5];
+    part(&bowl[0], TP_SHAPE_BOX, L, L, T, 0, 0, 0.5 * T);
+    part(&bowl[1], TP_SHAPE_BOX, W, L, H, 0.5 * (L - W), 0, T + 0.5 * H);
+    part(&bowl[2], TP_SHAPE_BOX, W, L, H, -0.5 * (L - W), 0, T + 0.5 * H);
+    part(&bowl[3], TP_SHAPE_BOX, L - 2 * W, W, H, 0, 0.5 * (L - W), T + 0.5 * H);
+    part(&bowl[4], TP_SHAPE_BOX, L - 2 * W, W, H, 0, -0.5 * (L - W), T + 0.5 * H);
+    addCompound(&cs, "bowl", bowl, 5, 1.0, 0, 0, 0);
+    tpBodyDef *ball = sceneAdd(&cs.s, "ball", TP_BODY_PASSIVE, TP_SHAPE_SPHERE);
+    ball->size[0] = r;
+    ball->mass = 0.1;
+    ball->pos[0] = 0.02, ball->pos[2] = 0.4;
+    tpWorld *w = mustCreate(&cs.s);
+    tpBodyState x[2];
+    tpWorld_InitialState(w, x);
+    Depth dep = {0};
+    for (int i = 0; i < 240; i++)
+        assert_true(simStep(w, x, i, &dep));
+    tpDestroyWorld(w);
+    const double rest = T + r;
+    check(c, fabs(x[1].pos[2] - rest) <= MAX_DEPTH,
+          "the ball rests on the base inside the walls: its centre at %.4f m (base top + radius %.4f m; on the "
+          "walls' top it would be %.3f m)",
+          x[1].pos[2], rest, T + H + r);
+    check(c, fabs(x[1].pos[0]) <= 0.5 * L - W - r + 1e-3 && fabs(x[1].pos[1]) <= 0.5 * L - W - r + 1e-3,
+          "inside the walls (x %.3f, y %.3f m)", x[1].pos[0], x[1].pos[1]);
+    check(c, tiltOf(&x[0]) <= 0.01 && dep.worst <= MAX_DEPTH,
+          "the bowl stays level (tilt %.2g rad); deepest overlap %.2f mm (<= 5 mm)", tiltOf(&x[0]), 1e3 * dep.worst);
+}
+CASE(compoundBowl)
+
+/* ------------------------------------------------------------------------------------------ */
 /* Free rotation                                                                               */
 
 typedef struct Drift {
@@ -496,7 +542,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         CASE_TESTS(compoundMass),   CASE_TESTS(compoundTable),  CASE_TESTS(compoundSpin),
-        CASE_TESTS(compoundPurity), CASE_TESTS(compoundErrors),
+        CASE_TESTS(compoundPurity), CASE_TESTS(compoundErrors), CASE_TESTS(compoundBowl),
     };
     return runCases(argc, argv, tests, sizeof tests / sizeof tests[0]);
 }
