@@ -316,6 +316,15 @@ def write(d):
     g.body("KhrBox", motion={"mass": 2, "linearVelocity": [1, 0, 0]}, collider=box, translation=(0, 0, 1))
     g.body("KhrGround", collider=plane)
     save("khr_box_plane.gltf", g.gltf(), "bodies=2 KhrBox:box:passive KhrGround:plane:static vel=1,0,0")
+    # KHR: a moving body of a box and a tapered cylinder (a mesh of revolution): one compound of two
+    g = Doc(khr=True)
+    seat, leg = g.shape("box", size=[0.4, 0.05, 0.4]), g.shape("cylinder", height=0.4, radiusTop=0.03, radiusBottom=0.05)
+    a_ = g.node("KhrSeat", extensions={"KHR_physics_rigid_bodies": {"collider": {"geometry": {"shape": seat}}}},
+                translation=(0, 0, 0.425), root=False)
+    b_ = g.node("KhrLeg", extensions={"KHR_physics_rigid_bodies": {"collider": {"geometry": {"shape": leg}}}},
+                translation=(0, 0, 0.2), root=False)
+    g.body("KhrStool", motion={"mass": 2}, children=[a_, b_], translation=(0, 0, 1))
+    save("khr_compound.gltf", g.gltf(), "bodies=1 KhrStool:compound:passive warn=KhrStool~(2~colliders)")
     g = Doc(khr=True)
     g.doc["extensions"]["KHR_physics_rigid_bodies"] = {"physicsMaterials": [{"staticFriction": 0.8}],
                                                        "physicsJoints": [{"limits": []}]}
