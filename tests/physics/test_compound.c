@@ -8,6 +8,8 @@
  *                   than 5 mm, every leg's foot is on the floor, the top stays level
  *   compoundBowl    a moving bowl of five boxes holds a ball dropped into it on its base (its hull
  *                   would hold it on top)
+ *   compoundStatic  a static shelf holds a box on its top board, a scripted compound's paddles push
+ *                   a ball: parts of static and kinematic bodies collide at their places
  *   compoundSpin    an L of two boxes spun free without gravity keeps its energy within 1 % and its
  *                   |L| within 0.1 % over 10 s, the standard of a single box (printed beside it)
  *   compoundPurity  a chain of Sim calls with compounds (one thrown fast: the swept pass poses
@@ -377,6 +379,55 @@ static void compoundBowl(tpSolverKind solver, Checks *c)
 CASE(compoundBowl)
 
 /* ------------------------------------------------------------------------------------------ */
+/* Static and scripted compounds                                                               */
+
+/* A static shelf (two boards 0.3 and 0.6 m up on two posts, placed by the body's pose, turned 90
+ * degrees about z) holds a box dropped on its top board; a scripted compound (a hub and two
+ * paddles spinning about z at 2 rad/s) pushes a ball away: parts of static and kinematic bodies
+ * collide at their places too. */
+static void compoundStatic(tpSolverKind solver, Checks *c)
+{
+    CScene cs;
+    memset(&cs, 0, sizeof cs);
+    sceneInit(&cs.s, solver);
+    addFloor(&cs.s, NULL);
+    tpPartDef shelf[4];
+    part(&shelf[0], TP_SHAPE_BOX, 0.3, 0.8, 0.02, 0, 0, 0.3);
+    part(&shelf[1], TP_SHAPE_BOX, 0.3, 0.8, 0.02, 0, 0, 0.6);
+    part(&shelf[2], TP_SHAPE_BOX, 0.3, 0.02, 0.6, 0, 0.39, 0.3);
+    part(&shelf[3], TP_SHAPE_BOX, 0.3, 0.02, 0.6, 0, -0.39, 0.3);
+    tpBodyDef *sb = addCompound(&cs, "shelf", shelf, 4, 1.0, 0, 0, 0);
+    sb->cls = TP_BODY_STATIC;
+    sb->quat[0] = cos(PI / 4), sb->quat[3] = sin(PI / 4); /* the boards run along x */
+    addBox(&cs.s, "box", 0.1, 0.1, 0.1, 0.5, 0.2, 0, 0.7);
+    tpPartDef pad[3];
+    part(&pad[0], TP_SHAPE_CYLINDER, 0.03, 0.1, 0, 0, 0, 0);
+    part(&pad[1], TP_SHAPE_BOX, 0.3, 0.02, 0.08, 0.18, 0, 0);
+    part(&pad[2], TP_SHAPE_BOX, 0.3, 0.02, 0.08, -0.18, 0, 0);
+    tpBodyDef *pb = addCompound(&cs, "paddle", pad, 3, 1.0, 2, 0, 0.05);
+    pb->cls = TP_BODY_FOREIGN;
+    pb->motion.kind = TP_MOTION_ROTATE;
+    pb->motion.rate = 2.0;
+    tpBodyDef *ball = sceneAdd(&cs.s, "ball", TP_BODY_PASSIVE, TP_SHAPE_SPHERE);
+    ball->size[0] = 0.03;
+    ball->mass = 0.05;
+    ball->pos[0] = 2.0, ball->pos[1] = 0.2, ball->pos[2] = 0.03;
+    tpWorld *w = mustCreate(&cs.s);
+    tpBodyState x[2];
+    tpWorld_InitialState(w, x);
+    Depth dep = {0};
+    for (int i = 0; i < 180; i++)
+        assert_true(simStep(w, x, i, &dep));
+    tpDestroyWorld(w);
+    check(c, fabs(x[0].pos[2] - (0.61 + 0.05)) <= MAX_DEPTH,
+          "the box rests on the static shelf's top board: its centre at %.4f m (0.66)", x[0].pos[2]);
+    const double d = hypot(x[1].pos[0] - 2.0, x[1].pos[1]);
+    check(c, d > 0.35, "the spinning paddles pushed the ball out of their reach: %.3f m from the hub (> 0.35)", d);
+    check(c, dep.worst <= MAX_DEPTH, "deepest overlap %.2f mm (<= 5 mm)", 1e3 * dep.worst);
+}
+CASE(compoundStatic)
+
+/* ------------------------------------------------------------------------------------------ */
 /* Free rotation                                                                               */
 
 typedef struct Drift {
@@ -541,8 +592,8 @@ CASE(compoundErrors)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        CASE_TESTS(compoundMass),   CASE_TESTS(compoundTable),  CASE_TESTS(compoundSpin),
-        CASE_TESTS(compoundPurity), CASE_TESTS(compoundErrors), CASE_TESTS(compoundBowl),
+        CASE_TESTS(compoundMass),   CASE_TESTS(compoundTable), CASE_TESTS(compoundSpin),   CASE_TESTS(compoundPurity),
+        CASE_TESTS(compoundErrors), CASE_TESTS(compoundBowl),  CASE_TESTS(compoundStatic),
     };
     return runCases(argc, argv, tests, sizeof tests / sizeof tests[0]);
 }
