@@ -63,6 +63,14 @@ assert abs(acc["min"][1]) < 1e-6 and abs(acc["max"][1] - 0.4) < 1e-6, (acc["min"
 assert abs(acc["max"][0] - 0.3) < 1e-6 and abs(acc["max"][2] - 0.2) < 1e-6, acc["max"]
 PY
 check "the glTF's table node carries its parts and its mesh spans top and legs" $?
+"$tplan" export "$work/bgt1.json" --format glb -o "$work/t.glb" >/dev/null
+tools=$(cd "$(dirname "$0")/../export" && pwd)
+if command -v node >/dev/null && [ -d "$tools/node_modules/gltf-validator" ]; then
+  node "$tools/validate.js" "$work/t.glb" | grep -q ": 0 errors, 0 warnings"
+  check "the Khronos glTF-Validator passes the compound's .glb with 0 errors, 0 warnings" $?
+else
+  echo "SKIP: the glTF-Validator (tests/export/node_modules, .ci/install-deps) is missing"
+fi
 # A moving bowl of five box colliders from a glTF file (omi_assets.py's dynamic_bowl.gltf, OMI
 # layout): tp.scene makes it one compound, and a ball dropped into it rests on its base (z 0.06 m),
 # not on the hull of the bowl (0.21 m); the plan replays bit for bit.
