@@ -228,6 +228,8 @@ static const BaseEdit base_edits[] = {
      "unknown field 'size' in tp.compound 'ball': parts[1]"},
     {"err_compound_radius.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = { {shape = \"capsule\", radius = 0.02} }"), 8,
      "tp.compound 'ball': parts[1].'length' is required"},
+    {"err_compound_range.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = { {shape = \"box\", size = {1e9, 0.1, 0.1}} }"), 8,
+     "body \"ball\": parts[1].size[0] = 1e+09 must be in [1e-06, 100000] m"},
     {"err_compound_mass.lua", COMPOUND_FIND,
      "tp.compound { name = \"ball\", class = \"passive\", mass = -1, parts = { {shape = \"sphere\", radius = 0.02} } }",
      8, "tp.compound 'ball': mass must be > 0 (got -1)"},
