@@ -39,6 +39,8 @@
 
 #include <ode/ode.h>
 
+#include "plain_ode.h"
+
 typedef struct CScene {
     Scene s;
     tpPartDef parts[4][8]; /* up to 4 compounds of 8 parts */
@@ -237,14 +239,7 @@ typedef struct PlainTable {
 static void plainTableCallback(void *data, dGeomID a, dGeomID b)
 {
     PlainTable *p = data;
-    dContact c[8];
-    int n = dCollide(a, b, 8, &c[0].geom, sizeof c[0]);
-    for (int k = 0; k < n; k++) {
-        memset(&c[k].surface, 0, sizeof c[k].surface);
-        c[k].surface.mode = dContactApprox1;
-        c[k].surface.mu = 0.5;
-        dJointAttach(dJointCreateContact(p->world, p->group, &c[k]), dGeomGetBody(a), dGeomGetBody(b));
-    }
+    plainContacts(p->world, p->group, a, b);
 }
 
 static void plainTable(tpSolverKind solver, const tpBodyDef *b, const double I[9], double *z, double *tilt)
