@@ -57,9 +57,14 @@ static void plan_usage(FILE *f)
                "metric is written), 2 bad input, 1 internal failure, 4 stopped at the hard deadline.\n");
 }
 
+#define TP_PROGRESS_LINE_EVERY 5.0 /* s: a progress line when stderr is no terminal (a log) */
+
 typedef struct ProgressState {
-    bool tty;
-    bool shown;
+    bool tty;        /* stderr is a terminal: one line rewritten in place */
+    bool log;        /* stderr is a file or a pipe (not -q): a line every TP_PROGRESS_LINE_EVERY s */
+    bool shown;      /* the in-place line was drawn (a newline ends it) */
+    double every;    /* s between logged lines (TPLAN_PROGRESS_EVERY, default TP_PROGRESS_LINE_EVERY) */
+    double next_log; /* s of planning of the next logged line */
     tpCliLive *live; /* --view, else NULL */
 } ProgressState;
 
@@ -68,6 +73,12 @@ static void on_progress(void *user, const tpPlanStats *s)
     ProgressState *ps = user;
     if (ps->live) {
         tpCliLive_Progress(ps->live, s);
+    }
+    if (ps->log && s->elapsed >= ps->next_log) { /* so a log shows where a long run went */
+        ps->next_log = (floor(s->elapsed / ps->every) + 1.0) * ps->every;
+        fprintf(stderr, "planning: %.1f s, %lld iterations, %lld nodes, %d solutions\n", s->elapsed,
+                (long long)s->iterations, (long long)s->nodes, s->solutions);
+        fflush(stderr);
     }
     if (!ps->tty || s->elapsed < 1.0) {
         return;
@@ -206,7 +217,7 @@ static int plan_parallel(const char *path, const tpCliParams *params, const tpCl
         tpCliRun run;
         tpCliLive live;
         memset(&live, 0, sizeof live);
-        ProgressState ps = {false, false, po.view ? &live : NULL};
+        ProgressState ps = {.live = po.view ? &live : NULL}; /* the rerun of the winner: no progress lines */
         if (po.view) {
             live.run = &run;
             live.domain_file = path;
@@ -485,7 +496,18 @@ static int plan_run(PlanCmd *p0, const char *path)
     tpCliRun run;
     tpCliLive live;
     memset(&live, 0, sizeof live);
-    ProgressState ps = {!p.quiet && isatty(2), false, p.view ? &live : NULL};
+    bool tty = isatty(2);
+    ProgressState ps = {.tty = !p.quiet && tty,
+                        .log = !p.quiet && !tty,
+                        .every = TP_PROGRESS_LINE_EVERY,
+                        .live = p.view ? &live : NULL};
+    const char *every = getenv("TPLAN_PROGRESS_EVERY"); /* s between logged lines (docs/cli.md) */
+    if (every && *every) {
+        char *end;
+        double v = strtod(every, &end);
+        ps.every = *end == '\0' && v >= 0.1 && v <= 3600.0 ? v : ps.every;
+    }
+    ps.next_log = ps.every;
     if (p.view) {
         live.run = &run; /* bound before planning: the live view never sees a half-set run */
         live.domain_file = path;

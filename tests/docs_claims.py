@@ -83,8 +83,18 @@ if "tplan CLI)" in arch.split("```")[1]:
     problems.append("docs/architecture.md: the diagram puts the tplan CLI in lua/ (it is cli/)")
 contrib = text(os.path.join(SRC, "CONTRIBUTING.md"))
 m = re.search(r"Routes are dispatched (?:by `(\w+)\(\)` )?in `([\w/.]+)`", contrib)
-if not m or "static enum MHD_Result %s(" % (m.group(1) or "route") not in text(os.path.join(SRC, m.group(2))):
+if not m or not re.search(r"^(static enum MHD_Result|int) %s\(" % (m.group(1) or "route"),
+                         text(os.path.join(SRC, m.group(2))), re.M):
     problems.append("CONTRIBUTING.md: the file it names for the service's routes does not dispatch them")
+
+# 6. every whole-program test script is run: named by a CMakeLists.txt or by another test script
+# (e2e_domain_authors was lost from tests/e2e/CMakeLists.txt once and ran nowhere for sessions)
+runners = {f: text(f) for f in glob.glob(os.path.join(SRC, "tests", "**", "*"), recursive=True)
+           if os.path.isfile(f) and (f.endswith(("CMakeLists.txt", ".sh", ".py")))}
+for script in sorted(glob.glob(os.path.join(SRC, "tests", "e2e", "*.sh"))):
+    name = os.path.basename(script)
+    if not any(name in body for f, body in runners.items() if f != script):
+        problems.append("%s is run by no test (add it to tests/e2e/CMakeLists.txt)" % rel(script))
 
 for p in problems:
     print("FAIL", p)

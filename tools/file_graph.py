@@ -8,6 +8,10 @@ between them). Prints the edges, then every strongly connected component of more
 (a cycle), then a summary line.
 
 usage: tools/file_graph.py DIR [DIR ...]   (e.g. tools/file_graph.py skills/src)
+       tools/file_graph.py --known FILE DIR [DIR ...]
+            the ctest file_cycles: only the summary lines; exit 1 when a folder has a cycle that
+            FILE does not list (a new one) or FILE lists one the folder no longer has (remove
+            it: the list only shrinks). FILE: lines "DIR: a.c b.c ...", # comments.
 """
 import os
 import re
@@ -25,7 +29,7 @@ def strip(text):
     return STRING.sub('""', COMMENT.sub(" ", text))
 
 
-def main(dirs):
+def main(dirs, quiet=False):
     files = {}
     for d in dirs:
         for name in sorted(os.listdir(d)):
@@ -64,7 +68,7 @@ def main(dirs):
     # headers are no nodes of their own: a.c -> x.h -> ... only says a.c reads x.h's declarations
     # (attributed above); keep a header node only when it defines something (static inline)
     for a in sorted(edges):
-        if edges[a]:
+        if edges[a] and not quiet:
             print(f"{a} -> {', '.join(sorted(edges[a]))}")
     cfiles = {a: {b for b in e if b.endswith(".c")} for a, e in edges.items() if a.endswith(".c")}
     sccs = tarjan(cfiles)
@@ -73,7 +77,32 @@ def main(dirs):
         print(f"cycle ({len(c)} files): {' '.join(c)}")
     n = sum(len(e) for e in cfiles.values())
     print(f"{len(cfiles)} .c files, {n} edges between them, {len(cycles)} file-level cycle(s)")
+    return cycles
 
+
+def check_known(known_path, dirs):
+    known = {}
+    with open(known_path, encoding="utf-8") as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                d, files = line.split(":", 1)
+                known.setdefault(d.strip().rstrip("/"), []).append(sorted(files.split()))
+    bad = 0
+    for d in dirs:
+        key = d.rstrip("/")
+        print(f"{key}: ", end="")
+        cycles = main([d], quiet=True)
+        listed = known.get(key, [])
+        for c in cycles:
+            if c not in listed:
+                print(f"NEW file-level cycle in {key}: {' '.join(c)} (break it; see {known_path})")
+                bad += 1
+        for c in listed:
+            if c not in cycles:
+                print(f"{known_path}: {key}: {' '.join(c)} is no cycle any more: remove the line")
+                bad += 1
+    return 1 if bad else 0
 
 def tarjan(g):
     index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
@@ -108,4 +137,8 @@ def tarjan(g):
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
+    if sys.argv[1] == "--known":
+        if len(sys.argv) < 4:
+            sys.exit(__doc__)
+        sys.exit(check_known(sys.argv[2], sys.argv[3:]))
     main(sys.argv[1:])

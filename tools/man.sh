@@ -28,7 +28,7 @@ page() { # page NAME SECTION-TITLE SUMMARY HELP-TEXT-FILE
     else
       printf '.BR tplan (1),\n'
     fi
-    printf 'and the documentation in /usr/share/doc/tplan (docs/*.md of the source tree).\n'
+    printf 'and the documentation in /usr/share/doc/tplan (README.md, docs/*.md).\n'
   } > "$out/$name.1"
 }
 

@@ -586,18 +586,18 @@ static bool tri_grid_build(tpMeshRt *rt, dGeomID g)
     return true;
 }
 
-static int hull_tri_mesh(tpMeshRt *ra, dGeomID ga, tpMeshRt *rb, dGeomID gb, int cap, dContactGeom *out)
+/* Calls visit(ctx, t) once for every triangle t of static mesh rb whose bounding box meets the
+ * box aabb (minx, maxx, miny, maxy, minz, maxz), in the grid's order (deterministic); stops when
+ * visit returns false. False when the grid could not be built (out of memory), or a visit failed. */
+typedef bool (*tpTriVisit)(void *ctx, int t);
+static bool each_triangle(tpMeshRt *rb, dGeomID gb, const dReal aabb[6], tpTriVisit visit, void *ctx)
 {
     if (!rb->grid_ready && !tri_grid_build(rb, gb))
-        return -1;
-    tpPoly A;
-    hull_poly(ra, ga, &A);
-    dReal aabb[6];
-    dGeomGetAABB(ga, aabb); /* minx, maxx, miny, maxy, minz, maxz */
+        return false;
     int a[3], b[3];
     for (int k = 0; k < 3; k++) {
         if (aabb[2 * k + 1] < rb->glo[k] || aabb[2 * k] > rb->glo[k] + rb->gn[k] * rb->cell)
-            return 0;
+            return true;
         a[k] = (int)floor((aabb[2 * k] - rb->glo[k]) / rb->cell);
         b[k] = (int)floor((aabb[2 * k + 1] - rb->glo[k]) / rb->cell);
         a[k] = a[k] < 0 ? 0 : a[k] >= rb->gn[k] ? rb->gn[k] - 1 : a[k];
@@ -607,8 +607,6 @@ static int hull_tri_mesh(tpMeshRt *ra, dGeomID ga, tpMeshRt *rb, dGeomID gb, int
         memset(rb->tstamp, 0, (size_t)rb->ntri * sizeof(uint32_t));
         rb->stamp = 1;
     }
-    int n = 0;
-    dContactGeom tmp[16];
     for (int x = a[0]; x <= b[0]; x++)
         for (int y = a[1]; y <= b[1]; y++)
             for (int z = a[2]; z <= b[2]; z++) {
@@ -622,31 +620,174 @@ static int hull_tri_mesh(tpMeshRt *ra, dGeomID ga, tpMeshRt *rb, dGeomID gb, int
                     if (bx[0] > aabb[1] || bx[3] < aabb[0] || bx[1] > aabb[3] || bx[4] < aabb[2] || bx[2] > aabb[5] ||
                         bx[5] < aabb[4])
                         continue;
-                    tpTriPoly tp;
-                    tpPoly B;
-                    const int32_t *tr = rb->triangles + 3 * t;
-                    if (!tri_poly_make(rb->tw + 3 * tr[0], rb->tw + 3 * tr[1], rb->tw + 3 * tr[2], &tp, &B))
-                        continue;
-                    if (dot3(B.plane, A.c) < B.plane[3])
-                        continue; /* A's centre is behind this one-sided triangle */
-                    int m = poly_contacts(&A, &B, true, tmp, 16);
-                    if (m < 0)
-                        return -1; /* a hull face too large to clip: ODE's collider for the pair */
-                    for (int i = 0; i < m; i++) {
-                        if (n < cap) {
-                            out[n++] = tmp[i];
-                        } else { /* full: replace the shallowest if this one is deeper */
-                            int sh = 0;
-                            for (int j = 1; j < n; j++)
-                                if (out[j].depth < out[sh].depth)
-                                    sh = j;
-                            if (tmp[i].depth > out[sh].depth)
-                                out[sh] = tmp[i];
-                        }
-                    }
+                    if (!visit(ctx, t))
+                        return false;
                 }
             }
-    return n;
+    return true;
+}
+
+/* Adds contact c to out[0 .. *n) of room cap; when full, it replaces the shallowest if deeper. */
+static void keep_deepest(dContactGeom *out, int *n, int cap, const dContactGeom *c)
+{
+    if (*n < cap) {
+        out[(*n)++] = *c;
+        return;
+    }
+    int sh = 0;
+    for (int j = 1; j < *n; j++)
+        if (out[j].depth < out[sh].depth)
+            sh = j;
+    if (c->depth > out[sh].depth)
+        out[sh] = *c;
+}
+
+typedef struct HullTris {
+    tpMeshRt *rb;
+    const tpPoly *A;
+    dContactGeom *out;
+    int n, cap;
+} HullTris;
+
+static bool hull_tri_visit(void *ctx, int t)
+{
+    HullTris *h = ctx;
+    tpMeshRt *rb = h->rb;
+    tpTriPoly tp;
+    tpPoly B;
+    const int32_t *tr = rb->triangles + 3 * t;
+    if (!tri_poly_make(rb->tw + 3 * tr[0], rb->tw + 3 * tr[1], rb->tw + 3 * tr[2], &tp, &B))
+        return true;
+    if (dot3(B.plane, h->A->c) < B.plane[3])
+        return true; /* A's centre is behind this one-sided triangle */
+    dContactGeom tmp[16];
+    int m = poly_contacts(h->A, &B, true, tmp, 16);
+    if (m < 0)
+        return false; /* a hull face too large to clip: ODE's collider for the pair */
+    for (int i = 0; i < m; i++)
+        keep_deepest(h->out, &h->n, h->cap, &tmp[i]);
+    return true;
+}
+
+static int hull_tri_mesh(tpMeshRt *ra, dGeomID ga, tpMeshRt *rb, dGeomID gb, int cap, dContactGeom *out)
+{
+    tpPoly A;
+    hull_poly(ra, ga, &A);
+    dReal aabb[6];
+    dGeomGetAABB(ga, aabb); /* minx, maxx, miny, maxy, minz, maxz */
+    HullTris h = {rb, &A, out, 0, cap};
+    return each_triangle(rb, gb, aabb, hull_tri_visit, &h) ? h.n : -1;
+}
+
+/* The point of triangle (a, b, c) closest to p (Ericson, Real-Time Collision Detection 5.1.5). */
+static void closest_on_triangle(const double *p, const double *a, const double *b, const double *c, double q[3])
+{
+    double ab[3], ac[3], ap[3];
+    for (int k = 0; k < 3; k++) {
+        ab[k] = b[k] - a[k];
+        ac[k] = c[k] - a[k];
+        ap[k] = p[k] - a[k];
+    }
+    double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
+    if (d1 <= 0 && d2 <= 0) {
+        memcpy(q, a, 3 * sizeof(double));
+        return;
+    }
+    double bp[3] = {p[0] - b[0], p[1] - b[1], p[2] - b[2]};
+    double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
+    if (d3 >= 0 && d4 <= d3) {
+        memcpy(q, b, 3 * sizeof(double));
+        return;
+    }
+    double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+        double v = d1 / (d1 - d3);
+        for (int k = 0; k < 3; k++)
+            q[k] = a[k] + v * ab[k];
+        return;
+    }
+    double cp[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+    double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+    if (d6 >= 0 && d5 <= d6) {
+        memcpy(q, c, 3 * sizeof(double));
+        return;
+    }
+    double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+        double w = d2 / (d2 - d6);
+        for (int k = 0; k < 3; k++)
+            q[k] = a[k] + w * ac[k];
+        return;
+    }
+    double va = d3 * d6 - d5 * d4;
+    if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+        double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        for (int k = 0; k < 3; k++)
+            q[k] = b[k] + w * (c[k] - b[k]);
+        return;
+    }
+    double den = 1.0 / (va + vb + vc), v = vb * den, w = vc * den;
+    for (int k = 0; k < 3; k++)
+        q[k] = a[k] + ab[k] * v + ac[k] * w;
+}
+
+typedef struct SphereTris {
+    tpMeshRt *rb;
+    double c[3], r;
+    dContactGeom *out;
+    int n, cap;
+} SphereTris;
+
+/* m: two contacts of neighbouring triangles at the same closest point (a shared edge or vertex) */
+#define TP_SPHERE_TRI_SAME 1e-9
+
+static bool sphere_tri_visit(void *ctx, int t)
+{
+    SphereTris *s = ctx;
+    const int32_t *tr = s->rb->triangles + 3 * t;
+    const double *a = s->rb->tw + 3 * tr[0], *b = s->rb->tw + 3 * tr[1], *cc = s->rb->tw + 3 * tr[2];
+    double ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, ac[3] = {cc[0] - a[0], cc[1] - a[1], cc[2] - a[2]}, n[3];
+    cross3(ab, ac, n);
+    double nn = sqrt(dot3(n, n));
+    if (!(nn > 0))
+        return true; /* degenerate */
+    double rel[3] = {s->c[0] - a[0], s->c[1] - a[1], s->c[2] - a[2]};
+    if (dot3(n, rel) < 0)
+        return true; /* the centre is behind this one-sided triangle (its far side of a thin tube) */
+    double q[3];
+    closest_on_triangle(s->c, a, b, cc, q);
+    double d[3] = {s->c[0] - q[0], s->c[1] - q[1], s->c[2] - q[2]}, dist = sqrt(dot3(d, d));
+    if (!(dist < s->r))
+        return true;
+    dContactGeom g;
+    memset(&g, 0, sizeof g);
+    for (int k = 0; k < 3; k++) {
+        g.pos[k] = q[k];
+        g.normal[k] = dist > 1e-12 ? d[k] / dist : n[k] / nn; /* from the surface to the centre */
+    }
+    g.depth = s->r - dist;
+    for (int i = 0; i < s->n; i++) { /* an edge or vertex two triangles share: once */
+        const double *o = s->out[i].pos;
+        if (fabs(o[0] - q[0]) < TP_SPHERE_TRI_SAME && fabs(o[1] - q[1]) < TP_SPHERE_TRI_SAME &&
+            fabs(o[2] - q[2]) < TP_SPHERE_TRI_SAME)
+            return true;
+    }
+    keep_deepest(s->out, &s->n, s->cap, &g);
+    return true;
+}
+
+/* A sphere (geom gs) against a static triangle mesh: a contact at each triangle's point closest to
+ * the centre within the radius, pushing the sphere along the line from that point to its centre
+ * (so a thin tube pushes a ball back out of the side it came from, never through), triangles the
+ * centre is behind skipped (one-sided, as for the hulls). ODE's sphere-trimesh collider let a ball
+ * sink 1.1-3.4 cm into a ring of 1 cm tube (issue 35 item 6). The normal pushes the sphere. */
+static int sphere_tri_mesh(dGeomID gs, tpMeshRt *rb, dGeomID gb, int cap, dContactGeom *out)
+{
+    const dReal *c = dGeomGetPosition(gs);
+    SphereTris s = {rb, {c[0], c[1], c[2]}, dGeomSphereGetRadius(gs), out, 0, cap};
+    dReal aabb[6];
+    dGeomGetAABB(gs, aabb);
+    return each_triangle(rb, gb, aabb, sphere_tri_visit, &s) ? s.n : -1;
 }
 
 /* A hull against a sphere (centre cs, radius r): one contact at the hull's point closest to the
@@ -726,6 +867,24 @@ static int hull_sphere(const tpPoly *A, const double cs[3], double r, dContactGe
 
 int tpMeshGeom_Collide(tpMeshRt *ra, dGeomID ga, tpMeshRt *rb, dGeomID gb, int cap, dContactGeom *out)
 {
+    /* a sphere against a static triangle mesh (either order) */
+    const bool sa = dGeomGetClass(ga) == dSphereClass, sb = dGeomGetClass(gb) == dSphereClass;
+    if (cap >= 1 && (sa || sb)) {
+        dGeomID gs = sa ? ga : gb, gm = sa ? gb : ga;
+        tpMeshRt *rm = sa ? rb : ra;
+        if (rm && rm->ntri > 0 && dGeomGetClass(gm) == dTriMeshClass) {
+            int n = sphere_tri_mesh(gs, rm, gm, cap, out);
+            for (int i = 0; i < n; i++) {
+                out[i].g1 = ga;
+                out[i].g2 = gb;
+                out[i].side1 = out[i].side2 = -1;
+                if (!sa) /* the normal pushes g1: here the mesh */
+                    for (int k = 0; k < 3; k++)
+                        out[i].normal[k] = -out[i].normal[k];
+            }
+            return n;
+        }
+    }
     /* put the moving hull first */
     bool swap = !(ra && ra->planes0);
     if (swap) {

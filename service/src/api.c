@@ -108,7 +108,7 @@ enum MHD_Result svcApi_Health(svcReq *rq, bool full)
     svcHttp_Header(rq, "Cache-Control", "no-store");
     pthread_mutex_lock(&svc->mu);
     bool failed = svcStore_Failed(svc);
-    bool away = svc->cluster && !svcPg_Ping(svc); /* a front end without its database serves nothing */
+    bool away = svc->cluster && !svcCluster_Ping(svc); /* a front end without its database serves nothing */
     pthread_mutex_unlock(&svc->mu);
     if (failed || away) {
         svcHttp_Header(rq, "Retry-After", "5");
@@ -132,8 +132,8 @@ enum MHD_Result svcApi_Health(svcReq *rq, bool full)
             svcHttp_Header(rq, "Retry-After", "5");
         }
     } else {
-        counts[SVC_QUEUED] = svcSched_Count(svc, SVC_QUEUED);
-        counts[SVC_RUNNING] = svcSched_Count(svc, SVC_RUNNING);
+        counts[SVC_QUEUED] = svcCountActive(svc, SVC_QUEUED);
+        counts[SVC_RUNNING] = svcCountActive(svc, SVC_RUNNING);
     }
     snprintf(body, sizeof body,
              "{\"status\":\"%s\",\"workers\":%d,\"interactive_workers\":%d,\"queued\":%lld,\"running\":%lld,"
@@ -561,12 +561,12 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
                                                    : 250;
     int mine = 0, queued = 0;
     if (svc->cluster) { /* the cluster's queue: every front end's jobs */
-        svcPg_CountQueued(svc, job->client, &queued, &mine);
+        svcCluster_CountQueued(svc, job->client, &queued, &mine);
     } else {
         for (int i = 0; i < svc->nactive && job->client[0]; ++i) {
             mine += svc->active[i]->status == SVC_QUEUED && strcmp(svc->active[i]->client, job->client) == 0;
         }
-        queued = svcSched_Count(svc, SVC_QUEUED);
+        queued = svcCountActive(svc, SVC_QUEUED);
     }
     if (mine >= quota && queued < svc->def.max_queue) {
         pthread_mutex_unlock(&svc->mu);
@@ -647,11 +647,11 @@ static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline)
             break;
         }
         double now = svcNow();
-        if (st == SVC_QUEUED && now > deadline && svcPg_DropQueued(svc, id)) {
+        if (st == SVC_QUEUED && now > deadline && svcCluster_DropQueued(svc, id)) {
             break; /* no node took it in time: 503 no_worker, and not left behind as a job */
         }
         if (now > deadline + 5.0) {
-            svcPg_RequestEnd(svc, id, 'c', "time_limit", "the synchronous job missed its deadline");
+            svcCluster_RequestEnd(svc, id, 'c', "time_limit", "the synchronous job missed its deadline");
         }
         wait_change(svc, 0.25);
     }
@@ -918,7 +918,7 @@ static enum MHD_Result end_cluster_job(svcReq *rq, int64_t id, char what)
                                       svcStatusName(st));
     }
     svcLog(svc, "job %lld: %s requested", (long long)id, what == 's' ? "stop" : "cancel");
-    svcPg_RequestEnd(svc, id, what, "cancelled", "cancelled by the client");
+    svcCluster_RequestEnd(svc, id, what, "cancelled", "cancelled by the client");
     while (!svc->stopping && job_status(svc, id, &st, &rq->store_down) && !svcStatusFinal(st)) {
         wait_change(svc, 0.25);
     }
@@ -1124,7 +1124,7 @@ static int open_job_file(svcReq *rq, int64_t id, const char *name, bool fetch, s
 {
     if (rq->svc->cluster && fetch) {
         pthread_mutex_lock(&rq->svc->mu);
-        svcPg_FetchFile(rq->svc, id, name);
+        svcCluster_FetchFile(rq->svc, id, name);
         pthread_mutex_unlock(&rq->svc->mu);
     }
     char path[4096];

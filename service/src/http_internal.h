@@ -1,5 +1,5 @@
-/* tplan service: what the HTTP layer's files share (http.c routing and responses, api.c the /v1
- * handlers, web.c the static page). Only these files include microhttpd.h. */
+/* tplan service: what the HTTP layer's files share (http.c the server and its responses, routes.c
+ * the routes, api.c the /v1 handlers, web.c the static page). Only these files include microhttpd.h. */
 #ifndef TP_SERVICE_HTTP_INTERNAL_H
 #define TP_SERVICE_HTTP_INTERNAL_H
 
@@ -52,6 +52,10 @@ unsigned svcHttp_BeginStream(svcReq *rq, int64_t id, char *msg, size_t cap);
 bool svcHttp_StreamOpen(tpService *svc, struct MHD_Connection *conn);
 /// Logs the request line and counts it (svcHttp_Send does it for ordinary responses).
 void svcHttp_Log(svcReq *rq, unsigned code);
+/// The request carries the server's bearer token (or the server has none).
+bool svcHttp_Authorized(svcReq *rq);
+/// Answers a CORS preflight (OPTIONS) of an allowed --cors-origin page (403 for another origin).
+enum MHD_Result svcHttp_Preflight(svcReq *rq);
 
 /* api.c */
 /// The first query parameter of the request not in allowed ("a, b, c"; access_token is always

@@ -121,11 +121,11 @@ char *svcMetrics_Text(tpService *svc)
     if (!svc->cluster || svc->store_errors == mark) {
         put(&t, "# HELP tplan_queue_depth Jobs waiting for a worker.\n# TYPE tplan_queue_depth gauge\n");
         put(&t, "tplan_queue_depth %lld\n",
-            svc->cluster ? (long long)counts[SVC_QUEUED] : (long long)svcSched_Count(svc, SVC_QUEUED));
+            svc->cluster ? (long long)counts[SVC_QUEUED] : (long long)svcCountActive(svc, SVC_QUEUED));
     }
     put(&t, "# HELP tplan_workers Worker processes.\n# TYPE tplan_workers gauge\ntplan_workers %d\n", svc->nworkers);
     put(&t, "# HELP tplan_workers_busy Workers planning a job.\n# TYPE tplan_workers_busy gauge\n");
-    put(&t, "tplan_workers_busy %d\n", svcSched_Busy(svc, false));
+    put(&t, "tplan_workers_busy %d\n", svcCountBusy(svc, false));
     put(&t,
         "# HELP tplan_interactive_workers Worker processes kept for POST /v1/plan.\n"
         "# TYPE tplan_interactive_workers gauge\ntplan_interactive_workers %d\n",
@@ -133,7 +133,7 @@ char *svcMetrics_Text(tpService *svc)
     put(&t,
         "# HELP tplan_interactive_workers_busy Interactive workers planning a job.\n"
         "# TYPE tplan_interactive_workers_busy gauge\ntplan_interactive_workers_busy %d\n",
-        svcSched_Busy(svc, true));
+        svcCountBusy(svc, true));
     put(&t,
         "# HELP tplan_worker_restarts_total Workers that died and were restarted.\n"
         "# TYPE tplan_worker_restarts_total counter\ntplan_worker_restarts_total %llu\n",
@@ -173,7 +173,7 @@ char *svcMetrics_Text(tpService *svc)
     put(&t, "# HELP tplan_uptime_seconds Seconds since the server started.\n# TYPE tplan_uptime_seconds gauge\n");
     put(&t, "tplan_uptime_seconds %.3f\n", svcNow() - svc->started_at);
     if (svc->cluster) { /* the nodes of the cluster, from their heartbeats in the store */
-        char *nodes = svcPg_MetricsText(svc);
+        char *nodes = svcCluster_MetricsText(svc);
         if (nodes) {
             put(&t, "%s", nodes);
             free(nodes);

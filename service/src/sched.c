@@ -151,38 +151,13 @@ bool svcSched_Enqueue(tpService *svc, svcJob *job)
     job->jobs = cJSON_IsNumber(jobs) && jobs->valuedouble >= 1 ? (int)jobs->valuedouble : 1;
     cJSON_Delete(req);
     svc->active[svc->nactive++] = job;
-    svcSched_Wake(svc);
+    svcWakeScheduler(svc);
     return true;
-}
-
-int svcSched_Count(tpService *svc, svcStatus status)
-{
-    int n = 0;
-    for (int i = 0; i < svc->nactive; ++i) {
-        n += svc->active[i]->status == status;
-    }
-    return n;
 }
 
 static bool worker_idle(const svcWorker *w)
 {
     return w->pid > 0 && w->job == 0 && w->reserved_for == 0;
-}
-
-int svcSched_Busy(tpService *svc, bool interactive)
-{
-    int n = 0;
-    for (int i = interactive ? svc->nworkers : 0; i < (interactive ? svc->nprocs : svc->nworkers); ++i) {
-        n += svc->workers[i].job != 0 || svc->workers[i].reserved_for != 0;
-    }
-    return n;
-}
-
-void svcSched_Wake(tpService *svc)
-{
-    char c = 1;
-    ssize_t r = write(svc->wake[1], &c, 1); /* non-blocking: a full pipe already wakes it */
-    (void)r;
 }
 
 /* The job leaves the active list: final status, stored, counted, logged, waiters woken. */
@@ -216,7 +191,7 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
     bool refused = job->sync && job->started == 0 && status == SVC_CANCELLED && code && strcmp(code, "no_worker") == 0;
     bool stored = true;
     if (svc->cluster) { /* the record with its files, if this node still holds the lease (exactly once) */
-        stored = svcPg_Finish(svc, job);
+        stored = svcCluster_Finish(svc, job);
         if (!stored && job->unstored) { /* the store refused it: kept (and its lease renewed) to be written
                                            again (retry_unstored), not planned again by another node */
             pthread_cond_broadcast(&svc->changed);
@@ -237,7 +212,7 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
         svc->next_retention = soon;
     }
     if (!stored) {
-        /* svcPg_Finish said why */
+        /* svcCluster_Finish said why */
     } else if (code) {
         svcLog(svc, "job %lld %s: %s: %s", (long long)job->id, svcStatusName(status), code,
                job->err_message ? job->err_message : "");
@@ -619,7 +594,7 @@ static void cluster_dispatch(tpService *svc)
                                        and its lease not renewed (it would be planned again and again) */
             return;
         }
-        svcJob *job = svcPg_Claim(svc, idle > 0, idle > 0 ? idle : 1);
+        svcJob *job = svcCluster_Claim(svc, idle > 0, idle > 0 ? idle : 1);
         if (!job) {
             return;
         }
@@ -720,7 +695,7 @@ static void handle_event(tpService *svc, svcWorker *w, const char *line)
         }
     } else {
         if (svc->cluster) {
-            svcPg_Progress(svc, job); /* the front ends see it (at most every 0.5 s) */
+            svcCluster_Progress(svc, job); /* the front ends see it (at most every 0.5 s) */
         }
         pthread_cond_broadcast(&svc->changed);
     }
@@ -825,6 +800,21 @@ static void check_deadlines(tpService *svc, double now)
     }
 }
 
+/* The cancel/stop requests and lost leases the cluster's tick marked on running jobs (svcJob.ctl). */
+static void act_on_cluster_requests(tpService *svc)
+{
+    for (int i = svc->nactive - 1; i >= 0; --i) { /* backwards: a cancelled queued job leaves the list */
+        svcJob *job = svc->active[i];
+        char what = job->ctl;
+        job->ctl = 0;
+        if (what == 's') {
+            svcSched_StopJob(svc, job);
+        } else if (what == 'l' || what == 'c') {
+            svcSched_Cancel(svc, job, job->ctl_code, job->ctl_message);
+        }
+    }
+}
+
 static void *sched_main(void *arg)
 {
     tpService *svc = arg;
@@ -860,8 +850,9 @@ static void *sched_main(void *arg)
         }
         if (svc->cluster) { /* leases, cancel requests, dead nodes' jobs, ends the store refused */
             retry_unstored(svc);
-            double due = now + svcPg_Tick(svc);
+            double due = now + svcCluster_Tick(svc);
             next = due < next ? due : next;
+            act_on_cluster_requests(svc);
         }
         int timeout = (int)fmax(1.0, ceil((next - now) * 1000.0));
         pthread_mutex_unlock(&svc->mu);
@@ -939,7 +930,7 @@ void svcSched_Stop(tpService *svc)
     svc->stopping = 1;
     pthread_mutex_unlock(&svc->mu);
     if (svc->sched_started) {
-        svcSched_Wake(svc);
+        svcWakeScheduler(svc);
         pthread_join(svc->sched, NULL);
         svc->sched_started = false;
     }

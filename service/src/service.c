@@ -193,15 +193,17 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
         svcStore_Close(&svc);
         goto out;
     }
-    if (svc.cluster && !svcPg_StartListener(&svc, err, sizeof err)) {
+    if (svc.cluster && !svcCluster_StartListener(&svc, err, sizeof err)) {
         code = TP_SERVICE_FAILURE;
-        svcPg_StopListener(&svc);
+        svcCluster_StopListener(&svc);
         svcSched_Stop(&svc);
         svcStore_Close(&svc);
         goto out;
     }
-    if (!def->no_http && !svcHttp_Start(&svc, err, sizeof err)) {
-        svcPg_StopListener(&svc);
+    if (!def->no_http && !svcHttp_Start(&svc, svcRoute, err, sizeof err)) {
+        if (svc.cluster) {
+            svcCluster_StopListener(&svc);
+        }
         svcSched_Stop(&svc);
         svcStore_Close(&svc);
         goto out;
@@ -231,7 +233,9 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
     pthread_cond_broadcast(&svc.changed);
     pthread_mutex_unlock(&svc.mu);
     svcHttp_Stop(&svc);
-    svcPg_StopListener(&svc);
+    if (svc.cluster) {
+        svcCluster_StopListener(&svc);
+    }
     svcSched_Stop(&svc);
     svcStore_Close(&svc);
     svcLog(&svc, "stopped");

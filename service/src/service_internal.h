@@ -22,6 +22,9 @@ typedef struct sqlite3 sqlite3;
 struct MHD_Daemon;
 struct svcStoreOps;
 struct svcPg;
+struct svcReq;
+/// Answers one complete request (returns an enum MHD_Result): routes.c's svcRoute (svcHttp_Start).
+typedef int (*svcHttpHandler)(struct svcReq *rq);
 struct svcConns;
 
 typedef enum {
@@ -74,6 +77,12 @@ typedef struct svcJob {
     bool unstored;    /* final, but the store refused its record while this node held the lease (disk
                          full, read-only, away): kept active and written again (sched.c retry_unstored) */
     double retry_at;  /* tpClock time of that next write */
+    /* what the cluster asked of the running job, read by the store's tick (svcCluster_Tick) for the
+       scheduler to act on: 0 = nothing, 'l' its lease was lost (another node runs it), 's' stop and
+       keep the best plan, 'c' cancel with ctl_code / ctl_message */
+    char ctl;
+    char ctl_code[32];
+    char ctl_message[256];
 } svcJob;
 
 /// A worker process.
@@ -135,7 +144,8 @@ typedef struct tpService {
     pthread_t sched;
     bool sched_started;
     struct MHD_Daemon *httpd;
-    struct svcConns *conns; /* http.c: open connections and their request deadlines */
+    struct svcConns *conns;      /* http.c: open connections and their request deadlines */
+    svcHttpHandler http_handler; /* http.c: answers a complete request (svcHttp_Start's handler) */
     volatile sig_atomic_t stopping;
     svcMetrics metrics;
     double started_at;
@@ -168,11 +178,17 @@ int64_t svcJobRecordBytes(const svcJob *job, bool with_script);
 cJSON *svcJobToCJson(const svcJob *job);
 /// Path of a job's file ("plan.json", "tree.bin") or folder (name NULL) into out.
 void svcJobPath(const tpService *svc, int64_t id, const char *name, char *out, size_t cap);
+int svcCountActive(tpService *svc, svcStatus status); /* active jobs in this status; mu held */
+int svcCountBusy(tpService *svc, bool interactive);   /* batch (or interactive) workers running a job; mu held */
+/// Wakes the scheduler's loop (a byte into its pipe; any thread, mu held or not).
+void svcWakeScheduler(tpService *svc);
 
-/* ---- store.c (call with svc->mu held, except open/close) ---- */
+/* ---- redact.c ---- */
 /// Overwrites with '*' every password of the connection string spec found in msg (libpq's messages
 /// may quote a part of the string they could not parse).
 void svcStore_RedactIn(const char *spec, char *msg);
+
+/* ---- store.c (call with svc->mu held, except open/close) ---- */
 /// spec names a PostgreSQL store (postgresql:// or postgres://).
 bool svcStore_IsPostgres(const char *spec);
 /// The store refuses writes (svc->store_failed): no new jobs, health 503 store_failed. A PostgreSQL
@@ -219,42 +235,43 @@ void svcStore_Counts(tpService *svc, int64_t counts[SVC_NSTATUS]);
 /// At start: running jobs (interrupted) go back to queued; returns the queued jobs, oldest first.
 svcJob **svcStore_Recover(tpService *svc, int *n);
 
-/* ---- store_pg.c: the cluster's operations (a PostgreSQL store only; svc->mu held unless said) ---- */
+/* ---- store.c: the cluster's operations (a store shared by nodes, svc->cluster: PostgreSQL; svc->mu
+ * held unless said). Each dispatches to the store's svcClusterOps (store.h). ---- */
 /// Claims the next queued job (synchronous first, then oldest) for this node with a fresh lease:
 /// any job if batch is true (and it needs at most max_parallel workers), else synchronous ones only.
 /// NULL if none (or on error, logged).
-svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel);
+svcJob *svcCluster_Claim(tpService *svc, bool batch, int max_parallel);
 /// Writes a running job's progress (at most every 0.5 s) and tells the front ends.
-void svcPg_Progress(tpService *svc, svcJob *job);
+void svcCluster_Progress(tpService *svc, svcJob *job);
 /// The final record of a job with its files (plan, tree, log, compressed) in one transaction, only
 /// if this node still holds its lease; false if it lost it (another node runs or ran it) or on error.
-bool svcPg_Finish(tpService *svc, svcJob *job);
-/// Renews this node's leases, acts on cancel/stop requests and lost leases, queues again the jobs
-/// of dead nodes, writes its heartbeat, when due. Returns s until the next is due.
-double svcPg_Tick(tpService *svc);
+bool svcCluster_Finish(tpService *svc, svcJob *job);
+/// Renews this node's leases, queues again the jobs of dead nodes, writes its heartbeat, when due;
+/// the cancel/stop requests and lost leases it reads are marked on the running jobs (svcJob.ctl),
+/// for the scheduler to act on. Returns s until the next is due.
+double svcCluster_Tick(tpService *svc);
 /// A cancel ('c') or stop ('s') request for a job planned by whichever node: a queued job ends at
 /// once (cancelled); a running one is flagged and its node told. False if it is not active.
-bool svcPg_RequestEnd(tpService *svc, int64_t id, char what, const char *code, const char *message);
+bool svcCluster_RequestEnd(tpService *svc, int64_t id, char what, const char *code, const char *message);
 /// Removes a synchronous job still queued at its deadline (no worker free); false if it started.
-bool svcPg_DropQueued(tpService *svc, int64_t id);
+bool svcCluster_DropQueued(tpService *svc, int64_t id);
 /// Queued jobs in the cluster, all (*total) and of one client address (*mine). False on error.
-bool svcPg_CountQueued(tpService *svc, const char *client, int *total, int *mine);
+bool svcCluster_CountQueued(tpService *svc, const char *client, int *total, int *mine);
 /// Makes a finished job's file (plan.json, tree.bin, log.txt) present under the local data folder
 /// (a cache of the store's copy). False if the job has no such file.
-bool svcPg_FetchFile(tpService *svc, int64_t id, const char *name);
+bool svcCluster_FetchFile(tpService *svc, int64_t id, const char *name);
 /// Starts / stops the thread that LISTENs for the cluster's job changes (wakes waiters and the
 /// scheduler). Called without mu.
-bool svcPg_StartListener(tpService *svc, char *err, size_t errlen);
-void svcPg_StopListener(tpService *svc);
+bool svcCluster_StartListener(tpService *svc, char *err, size_t errlen);
+void svcCluster_StopListener(tpService *svc);
 /// The database answers (SELECT 1; one reconnection attempt, no backoff: a health check must be quick).
-bool svcPg_Ping(tpService *svc);
+bool svcCluster_Ping(tpService *svc);
 /// Prometheus lines of the cluster (nodes, heartbeats, queue); caller frees. mu held.
-char *svcPg_MetricsText(tpService *svc);
+char *svcCluster_MetricsText(tpService *svc);
 
 /* ---- sched.c ---- */
 bool svcSched_Start(tpService *svc, char *err, size_t errlen);
 void svcSched_Stop(tpService *svc);
-void svcSched_Wake(tpService *svc);
 /// The active job id (NULL if not active). svc->mu held.
 svcJob *svcSched_Find(tpService *svc, int64_t id);
 /// Adds a new job (already inserted in the store) to the queue; svc->mu held.
@@ -262,8 +279,6 @@ bool svcSched_Enqueue(tpService *svc, svcJob *job);
 /// Cancels an active job: a queued one at once, a running one by killing its worker (the scheduler
 /// finishes it). svc->mu held.
 void svcSched_Cancel(tpService *svc, svcJob *job, const char *code, const char *message);
-int svcSched_Count(tpService *svc, svcStatus status); /* active jobs in this status; mu held */
-int svcSched_Busy(tpService *svc, bool interactive);  /* batch (or interactive) workers running a job; mu held */
 /// Asks a running job to stop now and keep its best plan (solved or approximate). mu held.
 void svcSched_StopJob(tpService *svc, svcJob *job);
 /// Deletes a finished job: its row and its folder. mu held. False on a store error.
@@ -287,7 +302,10 @@ void svcMetrics_JobDone(tpService *svc, svcStatus status, double planning_s); /*
 char *svcMetrics_Text(tpService *svc);
 
 /* ---- http.c ---- */
-bool svcHttp_Start(tpService *svc, char *err, size_t errlen);
+/// Starts the HTTP server: every complete request goes to handler.
+bool svcHttp_Start(tpService *svc, svcHttpHandler handler, char *err, size_t errlen);
+/// routes.c: the server's handler, the request to its route's handler.
+int svcRoute(struct svcReq *rq);
 void svcHttp_Stop(tpService *svc);
 int svcHttp_Port(tpService *svc);
 

@@ -1,98 +1,11 @@
 /* tplan service: the job store's front door. --store chooses the backend (store.h): the embedded
  * SQLite file (the default, DATA/tplan.db, or sqlite:PATH) or a PostgreSQL database shared by the
  * nodes of a cluster (postgresql://...); every svcStore_* call goes to that backend's table. */
-#define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <string.h>
 
 #include "store.h"
 #include "tp/base.h"
-
-/* ---- passwords in a connection string: never in a message (issue 40) ---- */
-
-/* The next password in spec at or after *from: its offset and length (0 = none left). Generous: what
- * libpq might read as a password, and more (an odd string is cut at the widest place). */
-static size_t next_secret(const char *spec, size_t *from, size_t *len)
-{
-    const char *s = spec + *from;
-    const char *uri = *from == 0 ? strstr(spec, "://") : NULL;
-    if (uri) { /* scheme://user:PASSWORD@host...: up to the last '@' before the path */
-        const char *a = uri + 3, *end = a + strcspn(a, "/"), *at = NULL;
-        for (const char *q = a; q < end; ++q) {
-            at = *q == '@' ? q : at;
-        }
-        const char *colon = at ? memchr(a, ':', (size_t)(at - a)) : NULL;
-        if (colon && at > colon + 1) {
-            *len = (size_t)(at - colon - 1);
-            *from = (size_t)(at - spec);
-            return (size_t)(colon + 1 - spec);
-        }
-    }
-    for (const char *k = strstr(s, "password"); k; k = strstr(k + 1, "password")) {
-        const char *v = k + 8;
-        v += strspn(v, " \t");
-        if (*v != '=') {
-            continue;
-        }
-        ++v;
-        v += strspn(v, " \t");
-        const char *e = v;
-        if (*e == '\'') { /* key='quoted value' with \' and \\ */
-            for (++e; *e && *e != '\''; ++e) {
-                e += e[0] == '\\' && e[1];
-            }
-            e += *e == '\'';
-        } else {
-            e += strcspn(e, " \t\n&");
-        }
-        if (e > v) {
-            *len = (size_t)(e - v);
-            *from = (size_t)(e - spec);
-            return (size_t)(v - spec);
-        }
-    }
-    *len = 0;
-    return 0;
-}
-
-void tpService_RedactStore(const char *spec, char *out, size_t cap)
-{
-    if (cap == 0) {
-        return;
-    }
-    size_t o = 0, copied = 0, from = 0, len = 0;
-    spec = spec ? spec : "";
-    for (;;) {
-        size_t at = next_secret(spec, &from, &len);
-        size_t upto = len ? at : strlen(spec);
-        for (size_t i = copied; i < upto && o + 1 < cap; ++i) {
-            out[o++] = spec[i];
-        }
-        if (!len) {
-            break;
-        }
-        for (const char *m = "***"; *m && o + 1 < cap; ++m) {
-            out[o++] = *m;
-        }
-        copied = at + len;
-    }
-    out[o] = '\0';
-}
-
-void svcStore_RedactIn(const char *spec, char *msg)
-{
-    size_t from = 0, len = 0;
-    for (;;) {
-        size_t at = next_secret(spec ? spec : "", &from, &len);
-        if (!len) {
-            return;
-        }
-        char *p = msg;
-        for (char *hit; (hit = memmem(p, strlen(p), spec + at, len)); p = hit + len) {
-            memset(hit, '*', len); /* the same length: the message stays in its buffer */
-        }
-    }
-}
 
 bool svcStore_IsPostgres(const char *spec)
 {
@@ -202,4 +115,72 @@ void svcStore_Counts(tpService *svc, int64_t counts[SVC_NSTATUS])
 svcJob **svcStore_Recover(tpService *svc, int *n)
 {
     return svc->store->recover(svc, n);
+}
+
+/* ---- the cluster's operations ---- */
+
+static const svcClusterOps *cluster_ops(const tpService *svc)
+{
+    TP_ASSERT(svc->cluster && svc->store && svc->store->cluster); /* only a shared store's node asks */
+    return svc->store->cluster;
+}
+
+svcJob *svcCluster_Claim(tpService *svc, bool batch, int max_parallel)
+{
+    return cluster_ops(svc)->claim(svc, batch, max_parallel);
+}
+
+void svcCluster_Progress(tpService *svc, svcJob *job)
+{
+    cluster_ops(svc)->progress(svc, job);
+}
+
+bool svcCluster_Finish(tpService *svc, svcJob *job)
+{
+    return cluster_ops(svc)->finish(svc, job);
+}
+
+double svcCluster_Tick(tpService *svc)
+{
+    return cluster_ops(svc)->tick(svc);
+}
+
+bool svcCluster_RequestEnd(tpService *svc, int64_t id, char what, const char *code, const char *message)
+{
+    return cluster_ops(svc)->request_end(svc, id, what, code, message);
+}
+
+bool svcCluster_DropQueued(tpService *svc, int64_t id)
+{
+    return cluster_ops(svc)->drop_queued(svc, id);
+}
+
+bool svcCluster_CountQueued(tpService *svc, const char *client, int *total, int *mine)
+{
+    return cluster_ops(svc)->count_queued(svc, client, total, mine);
+}
+
+bool svcCluster_FetchFile(tpService *svc, int64_t id, const char *name)
+{
+    return cluster_ops(svc)->fetch_file(svc, id, name);
+}
+
+bool svcCluster_StartListener(tpService *svc, char *err, size_t errlen)
+{
+    return cluster_ops(svc)->start_listener(svc, err, errlen);
+}
+
+void svcCluster_StopListener(tpService *svc)
+{
+    cluster_ops(svc)->stop_listener(svc);
+}
+
+bool svcCluster_Ping(tpService *svc)
+{
+    return cluster_ops(svc)->ping(svc);
+}
+
+char *svcCluster_MetricsText(tpService *svc)
+{
+    return cluster_ops(svc)->metrics_text(svc);
 }

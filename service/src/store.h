@@ -7,6 +7,24 @@
 
 #include "service_internal.h"
 
+/* The cluster's operations of a store shared by several nodes (PostgreSQL); the svcCluster_*
+ * functions of service_internal.h (store.c) dispatch to them, so the scheduler, the handlers and the
+ * metrics never call a backend directly. */
+typedef struct svcClusterOps {
+    svcJob *(*claim)(tpService *svc, bool batch, int max_parallel);
+    void (*progress)(tpService *svc, svcJob *job);
+    bool (*finish)(tpService *svc, svcJob *job);
+    double (*tick)(tpService *svc);
+    bool (*request_end)(tpService *svc, int64_t id, char what, const char *code, const char *message);
+    bool (*drop_queued)(tpService *svc, int64_t id);
+    bool (*count_queued)(tpService *svc, const char *client, int *total, int *mine);
+    bool (*fetch_file)(tpService *svc, int64_t id, const char *name);
+    bool (*start_listener)(tpService *svc, char *err, size_t errlen);
+    void (*stop_listener)(tpService *svc);
+    bool (*ping)(tpService *svc);
+    char *(*metrics_text)(tpService *svc);
+} svcClusterOps;
+
 typedef struct svcStoreOps {
     const char *name; /* "sqlite", "postgresql" */
     bool (*open)(tpService *svc, char *err, size_t errlen);
@@ -24,6 +42,7 @@ typedef struct svcStoreOps {
     int64_t *(*all_ids)(tpService *svc, int *n);
     void (*counts)(tpService *svc, int64_t counts[SVC_NSTATUS]);
     svcJob **(*recover)(tpService *svc, int *n);
+    const svcClusterOps *cluster; /* NULL: a store of one node (SQLite) */
 } svcStoreOps;
 
 extern const svcStoreOps svcStoreSqlite;

@@ -822,27 +822,9 @@ static svcJob **pg_recover(tpService *svc, int *n)
     return NULL;
 }
 
-const svcStoreOps svcStorePg = {
-    .name = "postgresql",
-    .open = pg_open,
-    .close = pg_close,
-    .insert = pg_insert,
-    .update = pg_update,
-    .get = pg_get,
-    .find_idem = pg_find_idem,
-    .list = pg_list,
-    .load_script = pg_load_script,
-    .del = pg_delete,
-    .delete_many = pg_delete_many,
-    .expired = pg_expired,
-    .all_ids = pg_all_ids,
-    .counts = pg_counts,
-    .recover = pg_recover,
-};
-
 /* ---- the cluster ------------------------------------------------------------------------------- */
 
-svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel)
+static svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel)
 {
     svcPg *pg = svc->pg;
     Params p = {0};
@@ -879,7 +861,7 @@ svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel)
     return job;
 }
 
-void svcPg_Progress(tpService *svc, svcJob *job)
+static void svcPg_Progress(tpService *svc, svcJob *job)
 {
     double now = tpClock_Now();
     if (now - job->published < PG_PROGRESS_EVERY) {
@@ -930,7 +912,7 @@ static unsigned char *compress_file(tpService *svc, int64_t id, const char *name
     return z;
 }
 
-bool svcPg_Finish(tpService *svc, svcJob *job)
+static bool svcPg_Finish(tpService *svc, svcJob *job)
 {
     static const char *const names[3] = {"plan.json", "tree.bin", "log.txt"};
     unsigned char *z[3] = {NULL, NULL, NULL};
@@ -1018,6 +1000,15 @@ bool svcPg_Finish(tpService *svc, svcJob *job)
     return ok;
 }
 
+/* Marks what the cluster asked of a running job, for the scheduler to act on after the tick (the
+ * store never stops a worker itself). A later request in the same tick replaces an earlier one. */
+static void mark_ctl(svcJob *job, char what, const char *code, const char *message)
+{
+    job->ctl = what;
+    snprintf(job->ctl_code, sizeof job->ctl_code, "%s", code ? code : "");
+    snprintf(job->ctl_message, sizeof job->ctl_message, "%s", message ? message : "");
+}
+
 /* Renews the leases of this node's running jobs and acts on what the store says about them. */
 static void renew(tpService *svc)
 {
@@ -1075,20 +1066,20 @@ static void renew(tpService *svc)
         }
         if (row < 0) { /* reclaimed by another node (this one was cut off past its lease) */
             svcLog(svc, "job %lld: lease lost (attempt %d); its worker is stopped", (long long)job->id, job->attempt);
-            svcSched_Cancel(svc, job, "lease_lost", "the node lost the job's lease");
+            mark_ctl(job, 'l', "lease_lost", "the node lost the job's lease");
             continue;
         }
         const char *ctl = PQgetvalue(r, row, 2);
         if (ctl[0] == 's') {
             svcLog(svc, "job %lld: stop requested", (long long)job->id);
-            svcSched_StopJob(svc, job);
+            mark_ctl(job, 's', "", "");
         } else if (ctl[0] == 'c') {
             svcLog(svc, "job %lld: cancel requested", (long long)job->id);
-            svcSched_Cancel(svc, job, PQgetvalue(r, row, 3), PQgetvalue(r, row, 4));
+            mark_ctl(job, 'c', PQgetvalue(r, row, 3), PQgetvalue(r, row, 4));
         }
     }
     PQclear(r);
-    int running = svcSched_Count(svc, SVC_RUNNING);
+    int running = svcCountActive(svc, SVC_RUNNING);
     char host[96] = "";
     gethostname(host, sizeof host - 1);
     Params h = {0};
@@ -1135,7 +1126,7 @@ static void reclaim(tpService *svc)
     pg_command(svc, "nodes", "DELETE FROM nodes WHERE heartbeat < extract(epoch FROM clock_timestamp()) - 10 * $1", &p);
 }
 
-double svcPg_Tick(tpService *svc)
+static double svcPg_Tick(tpService *svc)
 {
     svcPg *pg = svc->pg;
     double now = tpClock_Now(), every = svc->def.lease / 3.0;
@@ -1152,7 +1143,7 @@ double svcPg_Tick(tpService *svc)
     return next > 0 ? next : 0;
 }
 
-bool svcPg_RequestEnd(tpService *svc, int64_t id, char what, const char *code, const char *message)
+static bool svcPg_RequestEnd(tpService *svc, int64_t id, char what, const char *code, const char *message)
 {
     Params p = {0};
     p_int(&p, id);
@@ -1186,7 +1177,7 @@ bool svcPg_RequestEnd(tpService *svc, int64_t id, char what, const char *code, c
     return done;
 }
 
-bool svcPg_DropQueued(tpService *svc, int64_t id)
+static bool svcPg_DropQueued(tpService *svc, int64_t id)
 {
     Params p = {0};
     p_int(&p, id);
@@ -1196,7 +1187,7 @@ bool svcPg_DropQueued(tpService *svc, int64_t id)
     return dropped;
 }
 
-bool svcPg_CountQueued(tpService *svc, const char *client, int *total, int *mine)
+static bool svcPg_CountQueued(tpService *svc, const char *client, int *total, int *mine)
 {
     Params p = {0};
     p_text(&p, client);
@@ -1211,7 +1202,7 @@ bool svcPg_CountQueued(tpService *svc, const char *client, int *total, int *mine
     return ok;
 }
 
-bool svcPg_FetchFile(tpService *svc, int64_t id, const char *name)
+static bool svcPg_FetchFile(tpService *svc, int64_t id, const char *name)
 {
     char path[4096];
     svcJobPath(svc, id, name, path, sizeof path);
@@ -1256,7 +1247,7 @@ bool svcPg_FetchFile(tpService *svc, int64_t id, const char *name)
     return ok;
 }
 
-bool svcPg_Ping(tpService *svc)
+static bool svcPg_Ping(tpService *svc)
 {
     svcPg *pg = svc->pg;
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -1273,7 +1264,7 @@ bool svcPg_Ping(tpService *svc)
     return false;
 }
 
-char *svcPg_MetricsText(tpService *svc)
+static char *svcPg_MetricsText(tpService *svc)
 {
     PGresult *r = pg_exec(svc, "metrics",
                           "SELECT id, http, workers, running, claimed, finished, reclaimed, lost,"
@@ -1335,7 +1326,7 @@ static void wake_all(tpService *svc, bool queue, bool ctl)
     bool sched = svc->sched_started;
     pthread_mutex_unlock(&svc->mu);
     if (sched && (queue || ctl)) {
-        svcSched_Wake(svc);
+        svcWakeScheduler(svc);
     }
 }
 
@@ -1397,7 +1388,7 @@ static void *listener_main(void *arg)
     return NULL;
 }
 
-bool svcPg_StartListener(tpService *svc, char *err, size_t errlen)
+static bool svcPg_StartListener(tpService *svc, char *err, size_t errlen)
 {
     svcPg *pg = svc->pg;
     if (pipe(pg->stop_pipe) != 0) {
@@ -1412,7 +1403,7 @@ bool svcPg_StartListener(tpService *svc, char *err, size_t errlen)
     return true;
 }
 
-void svcPg_StopListener(tpService *svc)
+static void svcPg_StopListener(tpService *svc)
 {
     svcPg *pg = svc->pg;
     if (!pg) {
@@ -1432,3 +1423,39 @@ void svcPg_StopListener(tpService *svc)
         }
     }
 }
+
+/* ---- the operations tables ---------------------------------------------------------------------- */
+
+static const svcClusterOps pg_cluster = {
+    .claim = svcPg_Claim,
+    .progress = svcPg_Progress,
+    .finish = svcPg_Finish,
+    .tick = svcPg_Tick,
+    .request_end = svcPg_RequestEnd,
+    .drop_queued = svcPg_DropQueued,
+    .count_queued = svcPg_CountQueued,
+    .fetch_file = svcPg_FetchFile,
+    .start_listener = svcPg_StartListener,
+    .stop_listener = svcPg_StopListener,
+    .ping = svcPg_Ping,
+    .metrics_text = svcPg_MetricsText,
+};
+
+const svcStoreOps svcStorePg = {
+    .name = "postgresql",
+    .open = pg_open,
+    .close = pg_close,
+    .insert = pg_insert,
+    .update = pg_update,
+    .get = pg_get,
+    .find_idem = pg_find_idem,
+    .list = pg_list,
+    .load_script = pg_load_script,
+    .del = pg_delete,
+    .delete_many = pg_delete_many,
+    .expired = pg_expired,
+    .all_ids = pg_all_ids,
+    .counts = pg_counts,
+    .recover = pg_recover,
+    .cluster = &pg_cluster,
+};

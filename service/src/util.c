@@ -268,3 +268,30 @@ void svcRemoveDetached(const char *dir)
 {
     remove_folder(dir, false);
 }
+
+/* ---- views of the scheduler's state (mu held), shared by the scheduler, the stores and the metrics ---- */
+
+int svcCountActive(tpService *svc, svcStatus status)
+{
+    int n = 0;
+    for (int i = 0; i < svc->nactive; ++i) {
+        n += svc->active[i]->status == status;
+    }
+    return n;
+}
+
+int svcCountBusy(tpService *svc, bool interactive)
+{
+    int n = 0;
+    for (int i = interactive ? svc->nworkers : 0; i < (interactive ? svc->nprocs : svc->nworkers); ++i) {
+        n += svc->workers[i].job != 0 || svc->workers[i].reserved_for != 0;
+    }
+    return n;
+}
+
+void svcWakeScheduler(tpService *svc)
+{
+    char c = 1;
+    ssize_t r = write(svc->wake[1], &c, 1); /* non-blocking: a full pipe already wakes it */
+    (void)r;
+}

@@ -216,4 +216,15 @@ expect_refused "replay: override with a newline" "^$work/bad_ov4.json: overrides
 sed 's/"mode":"single"/"mode":[1]/' "$work/pool1.json" >"$work/bad_ov3.json"
 expect_refused "replay: override of a bad type" "$work/bad_ov3.json: overrides.mode: " "$tplan" replay "$work/bad_ov3.json"
 
+# progress in a log (stderr not a terminal, issue 39 item 6): a line every TPLAN_PROGRESS_EVERY s of
+# planning; none with -q. The run lasts its whole 1 s time limit (this domain does not solve), so
+# lines at 0.2 s steps are printed whatever the machine's speed.
+TPLAN_PROGRESS_EVERY=0.2 "$tplan" plan minigolf_random --max-iters 1000000000 --time-limit 1 --no-out \
+  > /dev/null 2> "$work/progress.txt"
+n=$(grep -c '^planning: [0-9.]* s, [0-9]* iterations, [0-9]* nodes, 0 solutions$' "$work/progress.txt")
+check "progress lines in a log ($n)" "$([ "$n" -ge 1 ] && echo 0 || echo 1)"
+TPLAN_PROGRESS_EVERY=0.2 "$tplan" plan minigolf_random --max-iters 1000000000 --time-limit 1 --no-out -q \
+  > /dev/null 2> "$work/progress_q.txt"
+check "no progress line with -q" "$(grep -q '^planning:' "$work/progress_q.txt" && echo 1 || echo 0)"
+
 finish

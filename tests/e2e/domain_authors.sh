@@ -87,4 +87,15 @@ check "unknown material: message, got: $(head -c 300 "$work/err.txt")" $?
 grep -qF "unknown material 'grass' (materials: default)" "$work/err.txt"
 check "unknown material without materials: message, got: $(head -c 300 "$work/err.txt")" $?
 
+# a turn_to that cannot turn its box in place (max_torque below the corners' friction torque) is
+# warned of the same way; nav_to turns it while it drives, and 20 N m is enough: no warning then
+turn="$scripts/weak_turn.lua"
+tmsg="$turn:12: body 'robot' cannot turn in place: max_torque 5 N m is not above the friction torque of its corners on 'floor' (mu 0.565685 x 8 kg x 9.81 m/s^2 x corner distance 0.180278 m = 8.00342 N m): raise max_torque above 8.00342 N m or lower the friction"
+"$tplan" plan "$turn" -q --no-out > /dev/null 2> "$work/turn.txt"
+check "weak_turn: the one warning, got: $(head -c 600 "$work/turn.txt")" $([ "$(cat "$work/turn.txt")" = "tplan: warning: $tmsg" ]; echo $?)
+"$tplan" plan "$turn" -q --no-out --set skill=nav_to > /dev/null 2> "$work/turn_nav.txt"
+check "weak_turn nav_to: no warning, got: $(head -c 300 "$work/turn_nav.txt")" $([ ! -s "$work/turn_nav.txt" ]; echo $?)
+"$tplan" plan "$turn" -q --no-out --set max_torque=20 > /dev/null 2> "$work/turn_20.txt"
+check "weak_turn 20 N m: no warning, got: $(head -c 300 "$work/turn_20.txt")" $([ ! -s "$work/turn_20.txt" ]; echo $?)
+
 finish "domain authors"

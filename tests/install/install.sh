@@ -21,6 +21,10 @@ for f in bin/tplan include/tplan/tplan.h include/tplan/version.h share/tplan/dom
          share/man/man1/tplan-plan.1 share/man/man1/tplan-serve.1 share/doc/tplan/CHANGELOG.md; do
   [ -e "$P/$f" ]; check "installed $f" $?
 done
+# the docs keep the source tree's layout, so their relative links hold where they are installed
+python3 "$src/tests/install/doc_links.py" "$P/share/doc/tplan" > "$tmp/links.txt"
+check "installed docs: $(tail -1 "$tmp/links.txt")" $?
+grep '^broken' "$tmp/links.txt" | head -10
 [ -e "$libdir/pkgconfig/tplan.pc" ] && [ -e "$libdir/cmake/tplan/tplanConfig.cmake" ]
 check "pkg-config and CMake package files" $?
 

@@ -38,6 +38,9 @@ mkdir -p "$tmp/work" && cd "$tmp/work"
 [ -f "$root/usr/share/man/man1/tplan-serve.1.gz" ] && [ -f "$root/usr/share/doc/tplan/copyright" ] &&
   [ -f "$root/usr/share/doc/tplan/changelog.gz" ]
 check "man pages, copyright, changelog" $?
+python3 "$src/tests/install/doc_links.py" "$root/usr/share/doc/tplan" > "$tmp/links.txt"
+check "packaged docs: $(tail -1 "$tmp/links.txt") (usr/share/doc/tplan/domains -> $(readlink "$root/usr/share/doc/tplan/domains"))" $?
+grep '^broken' "$tmp/links.txt" | head -10
 
 # import tplan as the package installs it (/usr/lib/python3/dist-packages/tplan, Suggests numpy),
 # here against the unpacked library (TPLAN_LIBRARY: nothing of it is in the loader's /usr/lib)

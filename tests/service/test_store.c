@@ -115,7 +115,7 @@ static svcJob *take(tpService *svc, int64_t id)
 {
     svcJob *job = NULL;
     if (svc->cluster) {
-        job = svcPg_Claim(svc, true, 1);
+        job = svcCluster_Claim(svc, true, 1);
         assert_non_null(job);
         assert_int_equal(job->id, id);
     } else {
@@ -136,7 +136,7 @@ static void finish(tpService *svc, svcJob *job, svcStatus status)
     job->best_quality = 1.5;
     job->summary = strdup("{\"nodes\":7}");
     if (svc->cluster) {
-        assert_true(svcPg_Finish(svc, job));
+        assert_true(svcCluster_Finish(svc, job));
     } else {
         assert_true(svcStore_Update(svc, job));
     }
@@ -567,21 +567,21 @@ static void lease_exactly_once(void **state)
     svcJob stale = *job; /* an older run of the same job: another attempt */
     stale.attempt = job->attempt - 1;
     stale.status = SVC_SOLVED;
-    assert_false(svcStore_Update(svc, &stale)); /* refused: it does not hold the lease */
-    assert_null(svcPg_Claim(svc, true, 1));     /* nothing else queued: a claimed job is not claimed twice */
+    assert_false(svcStore_Update(svc, &stale));  /* refused: it does not hold the lease */
+    assert_null(svcCluster_Claim(svc, true, 1)); /* nothing else queued: a claimed job is not claimed twice */
     finish(svc, job, SVC_SOLVED);
     assert_false(svcStore_Update(svc, job)); /* once final, no other write */
     svcJobFree(job);
     int total = -1, mine = -1;
-    assert_true(svcPg_CountQueued(svc, "127.0.0.1", &total, &mine));
+    assert_true(svcCluster_CountQueued(svc, "127.0.0.1", &total, &mine));
     assert_true(total == 0 && mine == 0);
     /* a cancel of a queued job ends it at once */
     int64_t q = insert(svc, "minigolf", NULL, NULL, NULL);
-    assert_true(svcPg_RequestEnd(svc, q, 'c', "cancelled", "by the test"));
+    assert_true(svcCluster_RequestEnd(svc, q, 'c', "cancelled", "by the test"));
     svcJob *got = svcStore_Get(svc, q, false);
     assert_int_equal(got->status, SVC_CANCELLED);
     svcJobFree(got);
-    assert_false(svcPg_RequestEnd(svc, q, 'c', "cancelled", "again")); /* final: nothing to end */
+    assert_false(svcCluster_RequestEnd(svc, q, 'c', "cancelled", "again")); /* final: nothing to end */
 }
 
 static const char *status_of(tpService *svc, int64_t id)
@@ -605,14 +605,14 @@ static void orphan_requeued_then_failed(void **state)
     svc->def.lease = 3; /* renewals every 1 s; a reclaim only once the 3 s lease expired */
     int64_t id = insert(svc, "minigolf", NULL, NULL, NULL);
     for (int run = 1; run <= 5; ++run) {
-        svcJob *job = svcPg_Claim(svc, true, 1); /* claimed, and then lost by this node's scheduler */
+        svcJob *job = svcCluster_Claim(svc, true, 1); /* claimed, and then lost by this node's scheduler */
         assert_non_null(job);
         assert_int_equal(job->attempt, run);
         svcJobFree(job);
         double t0 = svcNow();
         while (strcmp(status_of(svc, id), "running") == 0) {
             assert_true(svcNow() - t0 < 2.5); /* by a renewal, within the lease: not by the reclaim */
-            svcPg_Tick(svc);
+            svcCluster_Tick(svc);
             usleep(20000); /* a poll interval: the loop ends on the renewal */
         }
         assert_string_equal(status_of(svc, id), run < 5 ? "queued" : "failed");
@@ -633,11 +633,11 @@ static void *claimer(void *arg)
     Claimer *c = arg;
     for (;;) {
         pthread_mutex_lock(&c->svc->mu);
-        svcJob *job = svcPg_Claim(c->svc, true, 1);
+        svcJob *job = svcCluster_Claim(c->svc, true, 1);
         if (job) {
             job->status = SVC_SOLVED;
             job->finished = svcNow();
-            svcPg_Finish(c->svc, job);
+            svcCluster_Finish(c->svc, job);
             svcJobFree(job);
             c->claimed++;
         }
