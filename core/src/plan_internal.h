@@ -64,7 +64,8 @@ bool tpPlan_ReadOverlays(const char *file, const struct cJSON *root, tpPlanRecor
 /* Embedded sources (plan_sources.c). */
 /// Frees rec->sources and zeroes the count.
 void tpPlan_FreeSources(tpPlanRecord *rec);
-/// Writes the message into err (if any) and returns false: the plan files' one-line failures.
+/// Writes the message into err (if any) and returns false: the plan files' one-line failures
+/// (plan_range.c, a leaf: the readers and writers of every part of the file use it).
 bool tpPlan_Failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /// Checks the sources (writer side): paths, hashes against the bytes, sources[0] = domain.file and
 /// domain.hash; false with "sources[k].field: reason".

@@ -3,11 +3,23 @@
  * straight into the simulator on replay, and ODE aborts the whole process on overflowing or
  * non-finite states, so nothing beyond these ranges may be handed out by the reader. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "plan_internal.h"
 #include "tp/base.h"
+
+bool tpPlan_Failf(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
 
 static int out_of_range(double v, double max, int index, char *why, size_t cap)
 {

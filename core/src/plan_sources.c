@@ -126,17 +126,6 @@ static unsigned char *decode_base64(const char *s, size_t *len, bool *oom)
     return out;
 }
 
-bool tpPlan_Failf(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
-
 /* The rules both sides apply to the record's sources; messages start with the field. */
 static bool sources_problem(const tpPlanRecord *rec, char *err, size_t errlen)
 {

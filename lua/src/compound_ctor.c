@@ -1,6 +1,7 @@
 /* tp.compound's parts: one rigid body of several shapes (docs/lua-api.md, "Compound bodies").
- * The parts live in userdata kept in a table, the body's user value 3 (collected with the body,
- * counted by the memory limit); tp.domain keeps that table alive with the domain. */
+ * The parts live in userdata kept in a table, the body's user value 3 (meshes.c's tplKeep*:
+ * collected with the body, counted by the memory limit); tp.domain keeps that table alive with the
+ * domain. Calls meshes.c, never the reverse (no file-level cycle). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,54 +14,6 @@ static const char *const tplBoxPartFields[] = {"shape", "size", "pos", "quat", "
 static const char *const tplSpherePartFields[] = {"shape", "radius", "pos", "quat", "yaw", "mass", NULL};
 static const char *const tplRoundPartFields[] = {"shape", "radius", "length", "pos", "quat", "yaw", "mass", NULL};
 static const char *const tplMeshPartFields[] = {"shape", "file", "scale", "up", "pos", "quat", "yaw", "mass", NULL};
-
-/* A new table (the body's keep list) as user value 3 of the body at bidx, and on the stack. */
-static int keep_table(lua_State *L, int bidx)
-{
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_setiuservalue(L, bidx, 3);
-    return lua_gettop(L);
-}
-
-/* A copy of a mesh's arrays in a userdata appended to the keep table; p->mesh then points at it. */
-static void keep_mesh(lua_State *L, int keep, tpPartDef *p, const tpMeshView *m)
-{
-    size_t vbytes = (size_t)m->nvertices * 3 * sizeof(double), tbytes = (size_t)m->ntriangles * 3 * sizeof(int32_t);
-    unsigned char *store = lua_newuserdatauv(L, vbytes + tbytes, 0);
-    memcpy(store, m->vertices, vbytes);
-    memcpy(store + vbytes, m->triangles, tbytes);
-    p->mesh.nvertices = m->nvertices;
-    p->mesh.ntriangles = m->ntriangles;
-    p->mesh.vertices = (const double *)(void *)store;
-    p->mesh.triangles = (const int32_t *)(void *)(store + vbytes);
-    lua_rawseti(L, keep, (lua_Integer)lua_rawlen(L, keep) + 1);
-}
-
-static tpPartDef *new_parts(lua_State *L, int keep, int n)
-{
-    tpPartDef *parts = lua_newuserdatauv(L, (size_t)n * sizeof *parts, 0);
-    for (int k = 0; k < n; k++)
-        parts[k] = tpDefaultPartDef();
-    lua_rawseti(L, keep, (lua_Integer)lua_rawlen(L, keep) + 1);
-    return parts;
-}
-
-void tplCompoundStore(lua_State *L, int bidx, tplBody *b, const tpPartDef *src, int n)
-{
-    bidx = lua_absindex(L, bidx);
-    int keep = keep_table(L, bidx);
-    tpPartDef *parts = new_parts(L, keep, n);
-    for (int k = 0; k < n; k++) {
-        parts[k] = src[k];
-        if (src[k].shape == TP_SHAPE_MESH)
-            keep_mesh(L, keep, &parts[k], &src[k].mesh);
-    }
-    lua_pop(L, 1); /* keep */
-    b->def.shape = TP_SHAPE_COMPOUND;
-    b->def.parts = parts;
-    b->def.nparts = n;
-}
 
 /* Part k (1-based) of the table at idx into p. */
 static void read_part(lua_State *L, int idx, int keep, const char *what, int k, bool moving, tpPartDef *p)
@@ -118,7 +71,7 @@ static void read_part(lua_State *L, int idx, int keep, const char *what, int k, 
             tpMesh_Free(&m);
             tplError(L, "%sparts[%d].file: %s cannot be a part of a moving body: %s", what, k, file, why);
         }
-        keep_mesh(L, keep, p, &v);
+        tplKeepMesh(L, keep, p, &v);
         tpMesh_Free(&m);
         break;
     }
@@ -177,8 +130,8 @@ void tplCompoundRead(lua_State *L, int bidx, tplBody *b, const char *what, bool 
     if (n > TP_MAX_PARTS)
         tplError(L, "%sparts: %d parts (at most %d)", what, n, TP_MAX_PARTS);
     tplCheckFields(L, list, "tp.compound parts", (const char *const[]){NULL}, n);
-    int keep = keep_table(L, bidx);
-    tpPartDef *parts = new_parts(L, keep, n);
+    int keep = tplKeepTable(L, bidx);
+    tpPartDef *parts = tplKeepParts(L, keep, n);
     for (int k = 0; k < n; k++) {
         if (lua_rawgeti(L, list, k + 1) != LUA_TTABLE)
             tplError(L, "%sparts[%d]: expected a table, got %s", what, k + 1, tplTypeName(L, -1));

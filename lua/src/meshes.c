@@ -112,6 +112,56 @@ static const char *tplKeepBytes(lua_State *L, char *bytes, size_t len)
     return ud;
 }
 
+/* Compound bodies' storage (also tp.compound's, compound_ctor.c) */
+
+/* A new table (the body's keep list) as user value 3 of the body at bidx, and on the stack. */
+int tplKeepTable(lua_State *L, int bidx)
+{
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, bidx, 3);
+    return lua_gettop(L);
+}
+
+/* A copy of a mesh's arrays in a userdata appended to the keep table; p->mesh then points at it. */
+void tplKeepMesh(lua_State *L, int keep, tpPartDef *p, const tpMeshView *m)
+{
+    size_t vbytes = (size_t)m->nvertices * 3 * sizeof(double), tbytes = (size_t)m->ntriangles * 3 * sizeof(int32_t);
+    unsigned char *store = lua_newuserdatauv(L, vbytes + tbytes, 0);
+    memcpy(store, m->vertices, vbytes);
+    memcpy(store + vbytes, m->triangles, tbytes);
+    p->mesh.nvertices = m->nvertices;
+    p->mesh.ntriangles = m->ntriangles;
+    p->mesh.vertices = (const double *)(void *)store;
+    p->mesh.triangles = (const int32_t *)(void *)(store + vbytes);
+    lua_rawseti(L, keep, (lua_Integer)lua_rawlen(L, keep) + 1);
+}
+
+tpPartDef *tplKeepParts(lua_State *L, int keep, int n)
+{
+    tpPartDef *parts = lua_newuserdatauv(L, (size_t)n * sizeof *parts, 0);
+    for (int k = 0; k < n; k++)
+        parts[k] = tpDefaultPartDef();
+    lua_rawseti(L, keep, (lua_Integer)lua_rawlen(L, keep) + 1);
+    return parts;
+}
+
+void tplCompoundStore(lua_State *L, int bidx, tplBody *b, const tpPartDef *src, int n)
+{
+    bidx = lua_absindex(L, bidx);
+    int keep = tplKeepTable(L, bidx);
+    tpPartDef *parts = tplKeepParts(L, keep, n);
+    for (int k = 0; k < n; k++) {
+        parts[k] = src[k];
+        if (src[k].shape == TP_SHAPE_MESH)
+            tplKeepMesh(L, keep, &parts[k], &src[k].mesh);
+    }
+    lua_pop(L, 1); /* keep */
+    b->def.shape = TP_SHAPE_COMPOUND;
+    b->def.parts = parts;
+    b->def.nparts = n;
+}
+
 /* A moving body of several colliders (TP_GLTF_SHAPE_COMPOUND): a compound of one part each, its
  * mass the body's or `density` over the parts' volume, its frame moved to its centre of mass (the
  * node's origin recorded as the compound's origin). Frees `keep` before raising. */

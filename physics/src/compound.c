@@ -318,6 +318,55 @@ static tpBodyDef part_body(const tpBodyDef *b, const tpPartDef *p)
     return t;
 }
 
+/* Sizes of every shape (world.c's too: here so that this file calls no file that calls it). */
+
+/* Bounding radius (m) of a shape about its centre: how far a point of it can be from the centre
+ * of mass, which bounds the sweep of a spinning body. */
+double tpShape_Radius(const tpBodyDef *b)
+{
+    switch (b->shape) {
+    case TP_SHAPE_BOX:
+        return 0.5 * sqrt(b->size[0] * b->size[0] + b->size[1] * b->size[1] + b->size[2] * b->size[2]);
+    case TP_SHAPE_SPHERE:
+        return b->size[0];
+    case TP_SHAPE_CYLINDER:
+        return sqrt(b->size[0] * b->size[0] + 0.25 * b->size[1] * b->size[1]);
+    case TP_SHAPE_CAPSULE:
+        return b->size[0] + 0.5 * b->size[1];
+    case TP_SHAPE_MESH:
+        return tpMeshGeom_Radius(b);
+    case TP_SHAPE_COMPOUND:
+        return tpCompound_Radius(b);
+    case TP_SHAPE_PLANE:
+        break;
+    }
+    return 0.0;
+}
+
+/* The smallest half extent of a shape (m): a body that moves further than this in one substep
+ * can pass through a body of its own size between two collision tests. */
+double tpShape_Thickness(const tpBodyDef *b)
+{
+    switch (b->shape) {
+    case TP_SHAPE_BOX: {
+        double m = b->size[0] < b->size[1] ? b->size[0] : b->size[1];
+        return 0.5 * (m < b->size[2] ? m : b->size[2]);
+    }
+    case TP_SHAPE_SPHERE:
+    case TP_SHAPE_CAPSULE:
+        return b->size[0];
+    case TP_SHAPE_CYLINDER:
+        return b->size[0] < 0.5 * b->size[1] ? b->size[0] : 0.5 * b->size[1];
+    case TP_SHAPE_MESH:
+        return tpMeshGeom_Thickness(b);
+    case TP_SHAPE_COMPOUND:
+        return tpCompound_Thickness(b);
+    case TP_SHAPE_PLANE:
+        break;
+    }
+    return 0.0;
+}
+
 double tpCompound_Radius(const tpBodyDef *b)
 {
     double r = 0.0;

@@ -114,8 +114,8 @@ double tpMeshGeom_Extent(const tpBodyDef *b);
 /// Grows a moving mesh body's hull by at least m on every face (m = 0: back to its size).
 void tpMeshGeom_Inflate(tpMeshRt *rt, dGeomID g, double m);
 
-/* Defined in world.c: a body's (or a part's, as a body of its shape) bounding radius about its
- * origin and smallest half extent (m). */
+/* Defined in compound.c (world.c uses them): a body's (or a part's, as a body of its shape)
+ * bounding radius about its origin and smallest half extent (m). */
 double tpShape_Radius(const tpBodyDef *b);
 double tpShape_Thickness(const tpBodyDef *b);
 
