@@ -20,7 +20,7 @@
 #include "tp/util.h"
 
 #define MAX_LIST 16
-#define DEFAULT_DOMAINS "minigolf,minigolf_random,soccer,pool,dice,catapult"
+#define DEFAULT_DOMAINS "minigolf,minigolf_random,soccer,pool,dice,catapult,pool_kick,pool_bank"
 
 static void bench_usage(FILE *f)
 {

@@ -112,6 +112,9 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
                res->nsolutions > 1 ? ", best selected" : "");
     } else {
         printf("status     approximate: no solution within the limits; best node by quality %.6g\n", w->cost);
+        if (rec->goal_unmet) { /* the best node's false part of the goal (a sequence: the step it waits for) */
+            printf("goal       not reached: %s\n", rec->goal_unmet);
+        }
     }
     if (s->memory_limited) {
         printf("stopped    at the search's memory bound: %.1f MB (--search-memory, or out of memory)\n",

@@ -148,36 +148,16 @@ bool tpRun_Record(const tpRun *run, const char *path, const tpPlanResult *res, t
 
 tpRunReplay tpRun_ReplayWorld(tpDomain *domain, const tpPlanRecord *rec, int w, char *err, size_t errlen)
 {
-    tpReplayStatus r = tpDomain_Replay(domain, rec, w, NULL, err, errlen);
+    /* the replay, then the goal on its final state: the last step's contacts and the temporal
+       conditions' memory as the replay observed them */
+    int goal = -1;
+    tpReplayStatus r = tpDomain_ReplayGoal(domain, rec, w, &goal, NULL, err, errlen);
     if (r == TP_REPLAY_MISFIT) {
         return TP_RUN_REPLAY_MISFIT;
     }
     if (r == TP_REPLAY_MISMATCH) {
         return TP_RUN_REPLAY_MISMATCH;
     }
-    /* the goal, on the recorded final state */
-    const tpPlanWorld *pw = &rec->worlds[w];
-    const tpWorld *world = tpDomain_World(domain);
-    int ns = tpWorld_StateCount(world);
-    tpBodyState *x = calloc((size_t)(ns > 0 ? ns : 1), sizeof *x);
-    if (!x) {
-        snprintf(err, errlen, "out of memory");
-        return TP_RUN_REPLAY_ERROR;
-    }
-    for (int k = 0; k < ns; ++k) {
-        int b = tpWorld_StateBody(world, k);
-        const double *row = pw->traj[b] + (size_t)pw->nsteps * TP_STATE_DOUBLES;
-        memcpy(x[k].pos, row, sizeof x[k].pos);
-        memcpy(x[k].quat, row + 3, sizeof x[k].quat);
-        memcpy(x[k].vel, row + 7, sizeof x[k].vel);
-        memcpy(x[k].angvel, row + 10, sizeof x[k].angvel);
-    }
-    double t = rec->has_start ? rec->start_time : 0.0;
-    for (int i = 0; i < pw->nsteps; ++i) {
-        t = t + rec->dt; /* the planner accumulates time the same way */
-    }
-    int goal = tpDomain_GoalHolds(domain, x, t);
-    free(x);
     if (goal < 0) {
         snprintf(err, errlen, "%s", tpDomain_Error(domain));
         return TP_RUN_REPLAY_ERROR;

@@ -96,6 +96,16 @@ void tpPlan_PutGoal(FILE *f, const tpPlanRecord *rec);
 /// Reads the optional "goal" member of a parsed plan (after the bodies) and checks it as above.
 bool tpPlan_ReadGoal(const char *file, const struct cJSON *root, tpPlanRecord *rec, char *err, size_t errlen);
 
+/* Temporal conditions (plan_temporal.c). */
+/// Frees rec->temporal and rec->goal_unmet and zeroes the count (tpPlanWorld_FreeArrays frees tchanges).
+void tpPlan_FreeTemporal(tpPlanRecord *rec);
+/// Checks the temporal member (writer side); false with "temporal.field: reason".
+bool tpPlan_CheckTemporal(const tpPlanRecord *rec, char *err, size_t errlen);
+/// Writes ",\n  \"temporal\": {...}" (no trailing comma) if the record has temporal conditions.
+void tpPlan_PutTemporal(FILE *f, const tpPlanRecord *rec);
+/// Reads the optional "temporal" member of a parsed plan (after the worlds) and checks it as above.
+bool tpPlan_ReadTemporal(const char *file, const struct cJSON *root, tpPlanRecord *rec, char *err, size_t errlen);
+
 /* Packed trajectories (plan_pack.c): the reader's fast path for the big number matrices. */
 /// One matrix of rows x cols finite doubles lifted out of the text before cJSON parses it.
 typedef struct tpPlanPacked {

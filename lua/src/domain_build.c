@@ -501,11 +501,11 @@ static tpCond *tplNewNode(lua_State *L, tpCondKind kind, tpCond *parent, tplCond
 
 /* The constructor that makes each condition kind (one row per tpCondKind), for labels. */
 static const char *const tplCondCtors[] = {
-    "true",     "tp.within",   "tp.within",  "tp.inside",  "tp.slower", "tp.faster",
-    "tp.near",  "tp.touching", "tp.moved",   "tp.all",     "tp.any",    "tp.negate",
-    "function", "tp.arranged", "tp.heading", "tp.upright", "tp.tilted", "tp.settled",
+    "true",      "tp.within",  "tp.within",   "tp.inside", "tp.slower", "tp.faster",      "tp.near",    "tp.touching",
+    "tp.moved",  "tp.all",     "tp.any",      "tp.negate", "function",  "tp.arranged",    "tp.heading", "tp.upright",
+    "tp.tilted", "tp.settled", "tp.sequence", "tp.ever",   "tp.never",  "tp.within_time", "tp.at_time",
 };
-_Static_assert(sizeof tplCondCtors / sizeof tplCondCtors[0] == TP_COND_SETTLED + 1, "one row per tpCondKind");
+_Static_assert(sizeof tplCondCtors / sizeof tplCondCtors[0] == TP_COND_KIND_COUNT, "one row per tpCondKind");
 
 /* c->label: the constructor, its bodies and where the script called it ("file:line: " from
  * `where`, or a function's definition), as the summary of rejected states names it. The file is
@@ -520,7 +520,7 @@ static void tplCondLabel(const tplBuild *b, tpCond *c, const tplCond *lc, const 
     size_t n = strlen(where);
     while (n > 0 && (where[n - 1] == ' ' || where[n - 1] == ':'))
         n--;
-    const char *ctor = (unsigned)c->kind <= TP_COND_SETTLED ? tplCondCtors[c->kind] : "?";
+    const char *ctor = (unsigned)c->kind < TP_COND_KIND_COUNT ? tplCondCtors[c->kind] : "?";
     char bodies[2 * TP_NAME_MAX + 8] = "";
     if (lc && lc->body[0] && lc->other[0])
         snprintf(bodies, sizeof bodies, " '%s' '%s'", lc->body, lc->other);
@@ -607,7 +607,10 @@ static void tplBuildCond(tplBuild *b, int idx, tpCond *parent, tplCondGuard *g)
             tplError(L, "out of memory building a condition");
     }
     c->value = lc->value;
-    if (lc->kind == TP_COND_AND || lc->kind == TP_COND_OR || lc->kind == TP_COND_NOT) {
+    c->t0 = lc->t0;
+    c->t1 = lc->t1;
+    if (lc->kind == TP_COND_AND || lc->kind == TP_COND_OR || lc->kind == TP_COND_NOT ||
+        (lc->kind >= TP_COND_SEQUENCE && lc->kind <= TP_COND_AT_TIME)) {
         lua_getiuservalue(L, idx, 2);
         int n = (int)lua_rawlen(L, -1);
         for (int i = 0; i < n; i++) {

@@ -302,7 +302,7 @@ static int tplCtxIndex(lua_State *L)
     if (strcmp(key, "state") == 0) {
         if (lua_getiuservalue(L, 1, 2) != LUA_TNIL)
             return 1;
-        tpStateView x = {call->world, call->x, call->t};
+        tpStateView x = {call->world, call->x, call->t, NULL};
         tplPushView(L, c->dom, &x);
         lua_pushvalue(L, -1);
         lua_setiuservalue(L, 1, 2);

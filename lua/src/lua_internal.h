@@ -115,6 +115,7 @@ typedef struct tplCond {
     int depth;
     double fraction; /* tp.arranged; its bodies and points are user value 2 {names, points} */
     int dim;
+    double t0, t1; /* tp.within_time: the window (s); tp.at_time: t0 (s) */
 } tplCond;
 
 /// tp.distance / tp.effort: user value 1 = call site.

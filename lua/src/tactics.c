@@ -436,18 +436,71 @@ static int tplGroup(lua_State *L)
     return 1;
 }
 
-static int tplNegate(lua_State *L)
+/* Upvalue 1: kind (NOT / EVER / NEVER); upvalue 2: constructor name. tp.negate(c), tp.ever(c),
+ * tp.never(c): one operand, a condition or a function. */
+static int tplUnaryCond(lua_State *L)
 {
+    tpCondKind kind = (tpCondKind)lua_tointeger(L, lua_upvalueindex(1));
+    const char *ctor = lua_tostring(L, lua_upvalueindex(2));
     luaL_checkany(L, 1);
-    int d = tplChildDepth(L, 1, "tp.negate");
-    tplCond *c = tplNewCond(L, TP_COND_NOT);
+    lua_settop(L, 1);
+    int d = tplChildDepth(L, 1, ctor);
+    tplCond *c = tplNewCond(L, kind);
     c->depth = d + 1;
     if (c->depth > TPL_COND_MAX_DEPTH)
-        tplError(L, "tp.negate: conditions nested deeper than %d", TPL_COND_MAX_DEPTH);
+        tplError(L, "%s: conditions nested deeper than %d", ctor, TPL_COND_MAX_DEPTH);
     lua_createtable(L, 1, 0);
     lua_pushvalue(L, 1);
     lua_rawseti(L, -2, 1);
     lua_setiuservalue(L, -2, 2);
+    tplSetWhere(L);
+    return 1;
+}
+
+/* Upvalue 1: kind (WITHIN_TIME / AT_TIME); upvalue 2: constructor name.
+ * tp.within_time { c, from = s, to = s } / tp.at_time { c, t = s } */
+static int tplTimeCond(lua_State *L)
+{
+    tpCondKind kind = (tpCondKind)lua_tointeger(L, lua_upvalueindex(1));
+    const char *ctor = lua_tostring(L, lua_upvalueindex(2));
+    static const char *const window[] = {"from", "to", NULL}, *const at[] = {"t", NULL};
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    const int n = (int)lua_rawlen(L, 1);
+    tplCheckFields(L, 1, ctor, kind == TP_COND_WITHIN_TIME ? window : at, n);
+    if (n != 1)
+        tplError(L, "%s: expected one condition (entry 1), got %d entries", ctor, n);
+    lua_rawgeti(L, 1, 1); /* 2 */
+    char label[64];
+    snprintf(label, sizeof label, "%s: entry 1", ctor);
+    int d = tplChildDepth(L, 2, label);
+    char what[64];
+    snprintf(what, sizeof what, "%s: ", ctor);
+    double t0, t1;
+    if (kind == TP_COND_WITHIN_TIME) {
+        t0 = tplNumber(L, 1, what, "from", 0.0, false);
+        t1 = tplNumber(L, 1, what, "to", INFINITY, true);
+        if (!(t0 >= 0))
+            tplError(L, "%sfrom must be >= 0 s (got %g)", what, t0);
+        if (!(t0 <= t1))
+            tplError(L, "%sfrom must be <= to (got from = %g > to = %g)", what, t0, t1);
+        if (isinf(t1))
+            t1 = 1e300; /* the window stays open (finite for the checks in C) */
+    } else {
+        t0 = t1 = tplReqNumber(L, 1, what, "t");
+        if (!(t0 >= 0) || !isfinite(t0))
+            tplError(L, "%st must be a finite time >= 0 s (got %g)", what, t0);
+    }
+    tplCond *c = tplNewCond(L, kind); /* 3 */
+    c->t0 = t0;
+    c->t1 = t1;
+    c->depth = d + 1;
+    if (c->depth > TPL_COND_MAX_DEPTH)
+        tplError(L, "%s: conditions nested deeper than %d", ctor, TPL_COND_MAX_DEPTH);
+    lua_createtable(L, 1, 0);
+    lua_pushvalue(L, 2);
+    lua_rawseti(L, -2, 1);
+    lua_setiuservalue(L, 3, 2);
     tplSetWhere(L);
     return 1;
 }
@@ -517,9 +570,17 @@ static int tplEffort(lua_State *L)
 }
 
 static const luaL_Reg tplTacticFns[] = {
-    {"tactic", tplNewTactic},  {"within", tplWithin},   {"inside", tplInside},   {"near", tplNear},
-    {"touching", tplTouching}, {"moved", tplMoved},     {"negate", tplNegate},   {"distance", tplDistance},
-    {"effort", tplEffort},     {"heading", tplHeading}, {"settled", tplSettled}, {NULL, NULL},
+    {"tactic", tplNewTactic},
+    {"within", tplWithin},
+    {"inside", tplInside},
+    {"near", tplNear},
+    {"touching", tplTouching},
+    {"moved", tplMoved},
+    {"distance", tplDistance},
+    {"effort", tplEffort},
+    {"heading", tplHeading},
+    {"settled", tplSettled},
+    {NULL, NULL},
 };
 
 void tplOpenTactics(lua_State *L)
@@ -539,7 +600,13 @@ void tplOpenTactics(lua_State *L)
                     {"all", TP_COND_AND, tplGroup},
                     {"any", TP_COND_OR, tplGroup},
                     {"upright", TP_COND_UPRIGHT, tplOrientCond},
-                    {"tilted", TP_COND_TILTED, tplOrientCond}};
+                    {"tilted", TP_COND_TILTED, tplOrientCond},
+                    {"sequence", TP_COND_SEQUENCE, tplGroup},
+                    {"negate", TP_COND_NOT, tplUnaryCond},
+                    {"ever", TP_COND_EVER, tplUnaryCond},
+                    {"never", TP_COND_NEVER, tplUnaryCond},
+                    {"within_time", TP_COND_WITHIN_TIME, tplTimeCond},
+                    {"at_time", TP_COND_AT_TIME, tplTimeCond}};
     for (int i = 0; i < (int)(sizeof closures / sizeof closures[0]); i++) {
         lua_pushinteger(L, closures[i].kind);
         lua_pushfstring(L, "tp.%s", closures[i].name);

@@ -823,6 +823,7 @@ static void *sched_main(void *arg)
     pthread_mutex_lock(&svc->mu);
     while (!svc->stopping && fds && which) {
         dispatch(svc);
+        svcValid_Check(svc);
         int n = 0;
         fds[n].fd = svc->wake[0];
         fds[n].events = POLLIN;

@@ -294,6 +294,15 @@ bool svcJobDetachFiles(tpService *svc, int64_t id, char *out, size_t cap);
 /// Removes a folder svcJobDetachFiles moved (its files may be large: call it without mu).
 void svcRemoveDetached(const char *dir);
 
+/* ---- validate.c (mu held) ---- */
+/// The scheduler's state is consistent (the active list, the jobs' workers and the workers' jobs):
+/// false with the first broken rule in why (may be NULL). A test shows each rule failing.
+bool svcValid_Scheduler(const tpService *svc, char *why, size_t cap);
+/// The metrics agree with themselves (the planning-time histogram, its count and the finished jobs).
+bool svcValid_Metrics(const svcMetrics *m, char *why, size_t cap);
+/// Both, as a TP_INVARIANT (logs the broken rule, then aborts; nothing in Release builds).
+void svcValid_Check(tpService *svc);
+
 /* ---- metrics.c ---- */
 int svcRouteIndex(const char *route);
 void svcMetrics_Request(tpService *svc, const char *route, unsigned code);    /* mu held */

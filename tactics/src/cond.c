@@ -15,6 +15,7 @@ tpCond *tpCreateCond(tpCondKind kind)
         c->kind = kind;
         c->body = -1;
         c->other = -1;
+        c->mem = -1;
     }
     return c;
 }
@@ -95,12 +96,19 @@ bool tpCond_SetTargets(tpCond *c, int n, const int *bodies, const double *points
     return true;
 }
 
+static const char *k_cond_names_fwd(tpCondKind kind);
+
 bool tpCond_Check(const tpCond *c, const tpWorld *world, char *err, size_t errlen)
 {
     int nb = tpWorld_BodyCount(world);
+    const bool temporal = c->kind >= TP_COND_SEQUENCE && c->kind <= TP_COND_AT_TIME;
     bool needs_body = c->kind != TP_COND_TRUE && c->kind != TP_COND_AND && c->kind != TP_COND_OR &&
                       c->kind != TP_COND_NOT && c->kind != TP_COND_CALLBACK && c->kind != TP_COND_ARRANGED &&
-                      c->kind != TP_COND_SETTLED;
+                      c->kind != TP_COND_SETTLED && !temporal;
+    if ((unsigned)c->kind >= TP_COND_KIND_COUNT) {
+        tpErrorf(err, errlen, "condition: unknown kind %d", (int)c->kind);
+        return false;
+    }
     bool needs_other = c->kind == TP_COND_NEAR || c->kind == TP_COND_TOUCHING;
     if ((needs_body && (c->body < 0 || c->body >= nb)) || (needs_other && (c->other < 0 || c->other >= nb))) {
         tpErrorf(err, errlen, "condition: missing or unknown body");
@@ -108,6 +116,28 @@ bool tpCond_Check(const tpCond *c, const tpWorld *world, char *err, size_t errle
     }
     if (c->kind == TP_COND_NOT && c->nchildren != 1) {
         tpErrorf(err, errlen, "condition 'not' needs exactly one operand");
+        return false;
+    }
+    if (c->kind == TP_COND_SEQUENCE && c->nchildren < 1) {
+        tpErrorf(err, errlen, "condition 'sequence': needs at least one condition");
+        return false;
+    }
+    if (c->kind == TP_COND_SEQUENCE && c->nchildren > TP_PLAN_MAX_TEMPORAL_SIZE) {
+        tpErrorf(err, errlen, "condition 'sequence': at most %d conditions (got %d)", TP_PLAN_MAX_TEMPORAL_SIZE,
+                 c->nchildren); /* what a plan records of its progress */
+        return false;
+    }
+    if (temporal && c->kind != TP_COND_SEQUENCE && c->nchildren != 1) {
+        tpErrorf(err, errlen, "condition '%s' needs exactly one operand", k_cond_names_fwd(c->kind));
+        return false;
+    }
+    if (c->kind == TP_COND_WITHIN_TIME && !(isfinite(c->t0) && isfinite(c->t1) && c->t0 <= c->t1)) {
+        tpErrorf(err, errlen, "condition 'within_time': from and to must be finite with from <= to (got %g, %g)", c->t0,
+                 c->t1);
+        return false;
+    }
+    if (c->kind == TP_COND_AT_TIME && !isfinite(c->t0)) {
+        tpErrorf(err, errlen, "condition 'at_time': t must be finite (got %g)", c->t0);
         return false;
     }
     if (c->kind == TP_COND_ARRANGED) {
@@ -380,6 +410,19 @@ static int eval_node(const tpCond *c, const tpStateView *v, const tpBodyState *i
     case TP_COND_ARRANGED:
         /* integer comparison of counts: no rounding at the threshold */
         return arranged_count(c, v) >= (int)ceil(c->fraction * (double)c->ntargets - 1e-9);
+    case TP_COND_SEQUENCE:
+    case TP_COND_EVER:
+    case TP_COND_NEVER:
+    case TP_COND_WITHIN_TIME:
+    case TP_COND_AT_TIME: {
+        /* the state's memory, as tpCond_Observe left it: the children are not evaluated here */
+        TP_ASSERT(v->memory && c->mem >= 0);
+        if (!v->memory || c->mem < 0) {
+            return -1;
+        }
+        const int32_t m = v->memory[c->mem];
+        return c->kind == TP_COND_SEQUENCE ? m >= c->nchildren : c->kind == TP_COND_NEVER ? m == 0 : m == 1;
+    }
     default:
         return -1;
     }
@@ -410,10 +453,18 @@ int tpCond_Eval(const tpCond *c, const tpStateView *v, const tpBodyState *initia
 
 /* Generic names of the kinds, for conditions without a label (one row per tpCondKind). */
 static const char *const k_cond_names[] = {
-    "true", "in_circle", "in_sphere", "in_box",   "speed_below", "speed_above", "near",    "touching", "moved",
-    "and",  "or",        "not",       "callback", "arranged",    "heading",     "upright", "tilted",   "settled",
+    "true",   "in_circle", "in_sphere", "in_box", "speed_below", "speed_above", "near",    "touching",
+    "moved",  "and",       "or",        "not",    "callback",    "arranged",    "heading", "upright",
+    "tilted", "settled",   "sequence",  "ever",   "never",       "within_time", "at_time",
 };
-_Static_assert(sizeof k_cond_names / sizeof k_cond_names[0] == TP_COND_SETTLED + 1, "one name per tpCondKind");
+_Static_assert(sizeof k_cond_names / sizeof k_cond_names[0] == TP_COND_KIND_COUNT, "one name per tpCondKind");
+
+static const char *k_cond_names_fwd(tpCondKind kind)
+{
+    return (unsigned)kind < TP_COND_KIND_COUNT ? k_cond_names[kind] : "?";
+}
+
+static void cond_name(const tpCond *c, const tpStateView *v, char *name, size_t cap);
 
 static const char *body_name(const tpStateView *v, int body)
 {
@@ -426,6 +477,11 @@ static double norm3(const double *a)
 }
 
 /* The node's label, or a generic name from its kind and bodies. */
+void tpCond_Name(const tpCond *c, const tpStateView *v, char *name, size_t cap)
+{
+    cond_name(c, v, name, cap);
+}
+
 static void cond_name(const tpCond *c, const tpStateView *v, char *name, size_t cap)
 {
     if (c->label[0]) {
@@ -435,7 +491,7 @@ static void cond_name(const tpCond *c, const tpStateView *v, char *name, size_t 
     } else if (c->body >= 0) {
         snprintf(name, cap, "%s '%s'", k_cond_names[c->kind], body_name(v, c->body));
     } else {
-        snprintf(name, cap, "%s", (unsigned)c->kind <= TP_COND_SETTLED ? k_cond_names[c->kind] : "?");
+        snprintf(name, cap, "%s", k_cond_names_fwd(c->kind));
     }
 }
 
@@ -469,6 +525,41 @@ static void describe_held(const tpCond *c, const tpStateView *v, const tpBodySta
         }
     }
     snprintf(out, cap, "%.199s held", name);
+}
+
+/* What a false temporal node's memory says at v ("step 2 of 3 (tp.touching 'cue' 'red' (kick.lua:30))
+ * not reached"). */
+static void describe_temporal(const tpCond *c, const tpStateView *v, char *out, size_t cap)
+{
+    const int32_t m = v->memory && c->mem >= 0 ? v->memory[c->mem] : 0;
+    char child[200] = "";
+    switch (c->kind) {
+    case TP_COND_SEQUENCE: {
+        const int k = m >= 0 && m < c->nchildren ? (int)m : c->nchildren - 1;
+        cond_name(c->children[k], v, child, sizeof child);
+        snprintf(out, cap, "step %d of %d (%.199s) not reached", k + 1, c->nchildren, child);
+        return;
+    }
+    case TP_COND_EVER:
+        cond_name(c->children[0], v, child, sizeof child);
+        snprintf(out, cap, "%.199s has not held yet", child);
+        return;
+    case TP_COND_NEVER:
+        cond_name(c->children[0], v, child, sizeof child);
+        snprintf(out, cap, "%.199s held", child);
+        return;
+    case TP_COND_WITHIN_TIME:
+        cond_name(c->children[0], v, child, sizeof child);
+        snprintf(out, cap, "%.199s did not hold between t = %.6g and %.6g s", child, c->t0, c->t1);
+        return;
+    case TP_COND_AT_TIME:
+        cond_name(c->children[0], v, child, sizeof child);
+        snprintf(out, cap, "%.199s %s at t = %.6g s", child, m == 2 ? "did not hold" : "not yet observed", c->t0);
+        return;
+    default:
+        snprintf(out, cap, "?");
+        return;
+    }
 }
 
 void tpCond_Describe(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, char *out, size_t outlen)
@@ -542,6 +633,13 @@ void tpCond_Describe(const tpCond *c, const tpStateView *v, const tpBodyState *i
     case TP_COND_CALLBACK:
         snprintf(what, sizeof what, "it returned false");
         break;
+    case TP_COND_SEQUENCE:
+    case TP_COND_EVER:
+    case TP_COND_NEVER:
+    case TP_COND_WITHIN_TIME:
+    case TP_COND_AT_TIME:
+        describe_temporal(c, v, what, sizeof what);
+        break;
     default:
         break;
     }
@@ -603,6 +701,10 @@ static bool collect_regions(const tpCond *c, int nbodies, tpPlanGoalRegion *out,
         return true;
     case TP_COND_AND:
     case TP_COND_OR:
+    case TP_COND_SEQUENCE: /* every step of a sequence is a place the body must reach */
+    case TP_COND_EVER:
+    case TP_COND_WITHIN_TIME:
+    case TP_COND_AT_TIME:
         for (int i = 0; i < c->nchildren; ++i) {
             if (!collect_regions(c->children[i], nbodies, out, cap, n)) {
                 return false;

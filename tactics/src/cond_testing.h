@@ -19,4 +19,7 @@ int tpCond_EvalBlame(const tpCond *c, const tpStateView *v, const tpBodyState *i
 /// (0.1, 0, -0.3)". Host callbacks are not called again.
 void tpCond_Describe(const tpCond *c, const tpStateView *v, const tpBodyState *initial_all, char *out, size_t outlen);
 
+/// The node's label (how the script wrote it) or a generic name from its kind and bodies.
+void tpCond_Name(const tpCond *c, const tpStateView *v, char *name, size_t cap);
+
 #endif

@@ -5,6 +5,9 @@
  *   tpBodyState bodies[nstate]            stored body states (tpWorld_StateSlot order)
  *   tpTacticState tactics[ntactics]       σ, b and the V its skills use (tpSkill_VarCount), each
  *                                         8 + 8 * nv bytes: a tactic of small skills stays small
+ *   uint8_t rest[nstate]                  the bodies' rest counts, padded to 8
+ *   int32_t memory[nmem]                  the temporal conditions' memory (cond_temporal.c), padded
+ *                                         to 8; absent (nmem 0) without temporal conditions
  * The control callback is the tactics loop of Algorithm 2; simulate is Sim (tpWorld_Step). */
 #include <math.h>
 #include <stdarg.h>
@@ -53,10 +56,28 @@ int tpDomain_TacticVars(const tpDomain *d, int tactic)
     return d->tac_nv[tactic];
 }
 
+const int32_t *tpDomain_Memory(const tpDomain *d, const void *x)
+{
+    return d->nmem > 0 ? (const int32_t *)((const char *)x + d->off_mem) : NULL;
+}
+
 tpStateView tpDomain_View(const tpDomain *d, const void *x)
 {
-    tpStateView v = {d->world, tpState_Bodies(x), tpState_Time(x)};
+    tpStateView v = {d->world, tpState_Bodies(x), tpState_Time(x), tpDomain_Memory(d, x)};
     return v;
+}
+
+int tpDomain_Observe(tpDomain *d, const tpBodyState *bodies, double t, int32_t *mem)
+{
+    if (d->nmem == 0) {
+        return 0;
+    }
+    tpStateView v = {d->world, bodies, t, mem};
+    if (tpCond_Observe(d->def.goal, &v, d->initial_all, mem) < 0 ||
+        (d->def.valid && tpCond_Observe(d->def.valid, &v, d->initial_all, mem) < 0)) {
+        return -1;
+    }
+    return 0;
 }
 
 const tpWorld *tpDomain_World(const tpDomain *d)
@@ -374,6 +395,15 @@ static int cb_simulate(void *ctx, const void *x, const double *action, void *xne
     *(double *)xnew = t + d->def.scene.dt;
     if (!ok && motion_failed(d)) {
         return TP_CB_ERROR;
+    }
+    if (ok && d->nmem > 0) {
+        /* the temporal conditions observe every step (busy ones too), with this step's contacts: x's
+           memory, updated by xnew's state, into xnew */
+        int32_t *mem = (int32_t *)((char *)xnew + d->off_mem);
+        memcpy(mem, (const char *)x + d->off_mem, sizeof(int32_t) * (size_t)d->nmem);
+        if (tpDomain_Observe(d, tpState_Bodies(xnew), tpState_Time(xnew), mem) < 0 || motion_failed(d)) {
+            return TP_CB_ERROR;
+        }
     }
     return ok ? TP_CB_TRUE : TP_CB_FALSE; /* a state that left the physical ranges: invalid */
 }
@@ -1059,6 +1089,15 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
         tpDestroyDomain(d);
         return NULL;
     }
+    /* the domain's own trees carry the memory slots (the caller's are not touched) */
+    tpCond_AssignMemory(d->def.goal, &d->nmem);
+    tpCond_AssignMemory(d->def.valid, &d->nmem);
+    if (d->nmem > TP_COND_MAX_MEMORY) {
+        tpErrorf(err, errlen, "domain '%s': %d temporal conditions (tp.sequence, tp.ever, ...), at most %d", def->name,
+                 d->nmem, TP_COND_MAX_MEMORY);
+        tpDestroyDomain(d);
+        return NULL;
+    }
     if (def->ntactics < 0 || (def->ntactics > 0 && !def->tactics)) {
         tpErrorf(err, errlen, "domain '%s': bad tactics array", def->name);
         tpDestroyDomain(d);
@@ -1162,12 +1201,28 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
     }
     d->off_rest = off;
     off += ((size_t)d->nstate + 7) / 8 * 8; /* one byte per state slot, padded to 8 */
+    d->off_mem = off;
+    off += ((sizeof(int32_t) * (size_t)d->nmem) + 7) / 8 * 8;
     d->state_bytes = off;
     return d;
 }
 
 int tpDomain_GoalHolds(tpDomain *d, const tpBodyState *bodies, double t)
 {
-    tpStateView v = {d->world, bodies, t};
+    return tpDomain_GoalHoldsWith(d, bodies, NULL, t);
+}
+
+int tpDomain_GoalHoldsWith(tpDomain *d, const tpBodyState *bodies, const int32_t *memory, double t)
+{
+    if (d->nmem > 0 && !memory) {
+        tpDomain_SetError(d, "the goal has temporal conditions: it needs the replay's memory");
+        return -1;
+    }
+    tpStateView v = {d->world, bodies, t, d->nmem > 0 ? memory : NULL};
     return tpCond_Eval(d->def.goal, &v, d->initial_all);
+}
+
+int tpDomain_MemoryCount(const tpDomain *d)
+{
+    return d->nmem;
 }

@@ -28,6 +28,8 @@ struct tpDomain {
     double *motor_default; /* nmotor: each driven motor's target when no skill sets it (its `speed`) */
     double *act_full;      /* scratch: one full action, 6 per control slot, then the nmotor targets */
     double *act_zero;      /* a full action of zeros (the root's, for callbacks) */
+    int nmem;              /* temporal memory slots of the goal and valid conditions (tpCond.mem) */
+    size_t off_mem;        /* byte offset of their int32 memory in a state blob (nmem of them) */
     size_t state_bytes;
     tpBodyState *initial_all; /* every body's state at t = 0 (for "moved") */
     int key_body;             /* body compared with y in BK-RRT, -1 if none */
@@ -49,6 +51,12 @@ struct tpDomain {
 
 /// Full action (6 doubles per control slot, then the motor targets) from a compact stored one.
 void tpDomain_ExpandAction(const tpDomain *d, const double *compact, double *full);
+
+/// The temporal memory of a blob (nmem int32), NULL when the domain has none.
+const int32_t *tpDomain_Memory(const tpDomain *d, const void *x);
+/// After a physics step made the state (bodies, t): updates mem (nmem slots) from it through the goal
+/// and valid conditions (tpCond_Observe). 0, or -1 on a host error (message in d->error).
+int tpDomain_Observe(tpDomain *d, const tpBodyState *bodies, double t, int32_t *mem);
 
 /// A state view of a blob.
 tpStateView tpDomain_View(const tpDomain *d, const void *x);

@@ -84,6 +84,62 @@ static void state_row(const tpBodyState *s, double *row)
     memcpy(row + 10, s->angvel, sizeof s->angvel);
 }
 
+/* The temporal memory's changes along the path root..leaf (len nodes) into w->tchanges. */
+static bool record_changes(const tpDomain *d, const tpTree *tree, const int32_t *path, int len, tpPlanWorld *w)
+{
+    int n = 0, cap = 0;
+    int32_t *ch = NULL;
+    for (int i = 1; i < len; ++i) {
+        const int32_t *m0 = tpDomain_Memory(d, tpTree_State(tree, path[i - 1]));
+        const int32_t *m1 = tpDomain_Memory(d, tpTree_State(tree, path[i]));
+        for (int k = 0; k < d->nmem; ++k) {
+            if (m1[k] == m0[k]) {
+                continue;
+            }
+            if (n == cap) {
+                cap = cap ? 2 * cap : 16;
+                int32_t *g = realloc(ch, sizeof *ch * 3 * (size_t)cap);
+                if (!g) {
+                    free(ch);
+                    return false;
+                }
+                ch = g;
+            }
+            ch[3 * n] = i;
+            ch[3 * n + 1] = k;
+            ch[3 * n + 2] = m1[k];
+            n++;
+        }
+    }
+    w->tchanges = ch;
+    w->ntchanges = n;
+    return true;
+}
+
+/* The temporal conditions of the domain (slot order) into rec->temporal. */
+typedef struct TemporalFill {
+    tpPlanRecord *rec;
+    const tpDomain *d;
+    bool ok;
+} TemporalFill;
+
+static char *dup(const char *s);
+
+static void fill_temporal(void *user, const tpCond *c)
+{
+    TemporalFill *f = user;
+    static const char *const kinds[] = {"sequence", "ever", "never", "within_time", "at_time"};
+    TP_ASSERT(c->mem >= 0 && c->mem < f->rec->ntemporal);
+    tpPlanTemporal *t = &f->rec->temporal[c->mem];
+    char name[200];
+    tpStateView v = {f->d->world, NULL, 0.0, NULL};
+    tpCond_Name(c, &v, name, sizeof name);
+    t->name = dup(name);
+    t->kind = dup(kinds[c->kind - TP_COND_SEQUENCE]);
+    t->size = c->kind == TP_COND_SEQUENCE ? c->nchildren : c->kind == TP_COND_AT_TIME ? 2 : 1;
+    f->ok = f->ok && t->name && t->kind;
+}
+
 static bool fill_world(const tpDomain *d, const tpTree *tree, int32_t leaf, double cost, tpPlanRecord *rec,
                        tpPlanWorld *w)
 {
@@ -136,8 +192,40 @@ static bool fill_world(const tpDomain *d, const tpTree *tree, int32_t leaf, doub
             w->active[t][i - 1] = tpState_Tactic(d, x, t)->sigma;
         }
     }
+    bool ok = d->nmem == 0 || record_changes(d, tree, path, len, w);
     free(path);
-    return true;
+    return ok;
+}
+
+/* rec->goal_unmet: the goal's false node at `node`, described. The node's step is simulated again
+ * from its parent (Sim is pure: the same state) so that tp.touching reads that step's contacts. */
+static bool describe_unmet(const tpDomain *dc, const tpTree *tree, int32_t node, tpPlanRecord *rec)
+{
+    tpDomain *d = (tpDomain *)dc;
+    const void *x = tpTree_State(tree, node);
+    void *again = NULL;
+    const int32_t parent = tpTree_Node(tree, node)->parent;
+    if (parent >= 0) {
+        tpProblem p = tpDomain_Problem(d);
+        if (!(again = malloc(d->state_bytes))) {
+            return false;
+        }
+        memcpy(again, x, d->state_bytes);
+        if (p.simulate(p.ctx, tpTree_State(tree, parent), tpTree_Action(tree, node), again) == TP_CB_TRUE &&
+            memcmp(again, x, d->state_bytes) == 0) {
+            x = again;
+        }
+    }
+    tpStateView v = tpDomain_View(d, x);
+    const tpCond *blame = NULL;
+    char line[600];
+    bool ok = true;
+    if (tpCond_EvalBlame(d->def.goal, &v, d->initial_all, &blame) == 0 && blame) {
+        tpCond_Describe(blame, &v, d->initial_all, line, sizeof line);
+        ok = (rec->goal_unmet = dup(line)) != NULL;
+    }
+    free(again);
+    return ok;
 }
 
 bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *result, const tpPlannerDef *planner,
@@ -281,6 +369,24 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
         }
         rec->selected = 0;
     }
+    if (d->nmem > 0) {
+        rec->temporal = calloc((size_t)d->nmem, sizeof *rec->temporal);
+        if (!rec->temporal) {
+            goto oom;
+        }
+        rec->ntemporal = d->nmem;
+        TemporalFill tf = {rec, d, true};
+        tpCond_EachTemporal(d->def.goal, fill_temporal, &tf);
+        tpCond_EachTemporal(d->def.valid, fill_temporal, &tf);
+        if (!tf.ok) {
+            goto oom;
+        }
+    }
+    if (result->status != TP_PLAN_SOLVED && result->best >= 0) { /* what the best node's goal misses */
+        if (!describe_unmet(d, tree, result->best, rec)) {
+            goto oom;
+        }
+    }
     rec->iterations = result->stats.iterations;
     rec->nodes = result->stats.nodes;
     rec->rejected = result->stats.rejected;
@@ -380,6 +486,7 @@ typedef struct tpReplayOut {
     tpBodyState *x; /* NULL, or nstate states */
     uint8_t *rest;  /* NULL, or nstate rest counts */
     double t;       /* s */
+    int32_t *mem;   /* NULL, or the domain's nmem temporal memory slots */
 } tpReplayOut;
 
 static tpReplayStatus replay(tpDomain *d, const tpPlanRecord *rec, int w, tpStepObserver observe, void *user, int *step,
@@ -399,10 +506,59 @@ tpReplayStatus tpDomain_ReplayObserved(tpDomain *d, const tpPlanRecord *rec, int
 tpReplayStatus tpDomain_ReplayTo(tpDomain *d, const tpPlanRecord *rec, int w, int upto, tpBodyState *x, uint8_t *rest,
                                  double *t, char *err, size_t errlen)
 {
-    tpReplayOut out = {upto, x, rest, 0.0};
+    tpReplayOut out = {upto, x, rest, 0.0, NULL};
     tpReplayStatus r = replay(d, rec, w, NULL, NULL, NULL, &out, err, errlen);
     *t = out.t;
     return r;
+}
+
+tpReplayStatus tpDomain_ReplayGoal(tpDomain *d, const tpPlanRecord *rec, int w, int *goal, int *step, char *err,
+                                   size_t errlen)
+{
+    *goal = -1;
+    if (w < 0 || w >= rec->nworlds) {
+        tpErrorf(err, errlen, "no world %d in the recording (it has %d)", w, rec->nworlds);
+        return TP_REPLAY_MISFIT;
+    }
+    const int ns = d->nstate > 0 ? d->nstate : 1;
+    tpBodyState *x = calloc((size_t)ns, sizeof *x);
+    int32_t *mem = calloc((size_t)d->nmem + 1, sizeof *mem);
+    if (!x || !mem) {
+        free(x);
+        free(mem);
+        tpErrorf(err, errlen, "out of memory");
+        return TP_REPLAY_MISFIT;
+    }
+    tpReplayOut out = {rec->worlds[w].nsteps, x, NULL, 0.0, mem};
+    tpReplayStatus r = replay(d, rec, w, NULL, NULL, step, &out, err, errlen);
+    if (r == TP_REPLAY_MATCH) { /* the world as the last step left it: its contacts, the memory */
+        *goal = tpDomain_GoalHoldsWith(d, x, d->nmem > 0 ? mem : NULL, out.t);
+    }
+    free(x);
+    free(mem);
+    return r;
+}
+
+/* The replay's temporal memory against the recorded changes (w->tchanges, applied to expect up to
+ * step `step`, *next the next change): false with the first difference in err. */
+static bool same_memory(const tpDomain *d, const tpPlanRecord *rec, const tpPlanWorld *pw, int step, const int32_t *mem,
+                        int32_t *expect, int *next, char *err, size_t errlen)
+{
+    while (*next < pw->ntchanges && pw->tchanges[3 * *next] <= step) {
+        const int32_t *c = pw->tchanges + 3 * *next;
+        expect[c[1]] = c[2];
+        ++*next;
+    }
+    for (int k = 0; k < d->nmem; ++k) {
+        if (mem[k] != expect[k]) {
+            tpErrorf(err, errlen,
+                     "step %d: temporal condition %s (%s) memory differs: recorded %d, replayed %d (was the domain "
+                     "changed?)",
+                     step, rec->temporal[k].name, rec->temporal[k].kind, expect[k], mem[k]);
+            return false;
+        }
+    }
+    return true;
 }
 
 /* The recorded start state (rec->has_start) into x, rest and *t, checked like any start and made
@@ -485,6 +641,21 @@ static tpReplayStatus replay(tpDomain *d, const tpPlanRecord *rec, int w, tpStep
     tpReplayStatus result = TP_REPLAY_MATCH;
     double t = 0.0;
     const int nsteps = out && out->upto < pw->nsteps ? out->upto : pw->nsteps;
+    /* the temporal conditions' memory, observed after every step as the planner did, and what the
+       plan recorded of it (checked when the plan has the member "temporal") */
+    int32_t *mem = calloc((size_t)d->nmem + 1, sizeof *mem), *expect = calloc((size_t)d->nmem + 1, sizeof *expect);
+    int next_change = 0;
+    const bool check_mem = rec->ntemporal > 0;
+    if (!mem || !expect) {
+        tpErrorf(err, errlen, "out of memory");
+        result = TP_REPLAY_MISFIT;
+        goto done;
+    }
+    if (check_mem && rec->ntemporal != d->nmem) {
+        tpErrorf(err, errlen, "the recording has %d temporal conditions, the domain %d", rec->ntemporal, d->nmem);
+        result = TP_REPLAY_MISFIT;
+        goto done;
+    }
     if (out && !(out->upto >= 0 && out->upto <= pw->nsteps)) {
         tpErrorf(err, errlen, "no step %d in world %d (it has steps 0..%d)", out->upto, w, pw->nsteps);
         result = TP_REPLAY_MISFIT;
@@ -549,6 +720,16 @@ static tpReplayStatus replay(tpDomain *d, const tpPlanRecord *rec, int w, tpStep
             *step = i + 1;
             goto done;
         }
+        if (d->nmem > 0 && tpDomain_Observe(d, x, t, mem) < 0) {
+            tpErrorf(err, errlen, "step %d: a temporal condition failed: %s", i + 1, tpDomain_Error(d));
+            result = TP_REPLAY_MISFIT;
+            goto done;
+        }
+        if (check_mem && !same_memory(d, rec, pw, i + 1, mem, expect, &next_change, err, errlen)) {
+            result = TP_REPLAY_MISMATCH;
+            *step = i + 1;
+            goto done;
+        }
         if (observe) {
             observe(user, i + 1, d->world);
         }
@@ -574,10 +755,15 @@ static tpReplayStatus replay(tpDomain *d, const tpPlanRecord *rec, int w, tpStep
             memcpy(out->rest, rest, (size_t)d->nstate);
         }
         out->t = t;
+        if (out->mem && d->nmem > 0) {
+            memcpy(out->mem, mem, sizeof *mem * (size_t)d->nmem);
+        }
     }
 done:
     free(x);
     free(action);
     free(rest);
+    free(mem);
+    free(expect);
     return result;
 }

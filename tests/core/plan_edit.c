@@ -76,3 +76,29 @@ void plan_expect_write_refused(const tpPlanRecord *rec, const char *want)
         fail_msg("expected the writer to refuse with \"%s\", got \"%s\"", want, err);
     }
 }
+
+void plan_header(tpPlanRecord *rec, const char *name, int nbodies)
+{
+    memset(rec, 0, sizeof *rec);
+    char file[256];
+    snprintf(file, sizeof file, "%s.lua", name);
+    rec->domain_name = strdup(name);
+    rec->domain_file = strdup(file);
+    rec->domain_hash = strdup("fnv1a64:0123456789abcdef");
+    rec->planner = strdup("bgt");
+    rec->status = strdup("solved");
+    rec->dt = 0.01;
+    rec->nbodies = nbodies;
+    rec->bodies = calloc((size_t)nbodies, sizeof *rec->bodies);
+}
+
+void plan_static_body(tpPlanRecord *rec, int i, const char *name)
+{
+    tpPlanBody *b = &rec->bodies[i];
+    b->name = strdup(name);
+    b->cls = strdup("static");
+    b->shape = strdup("box");
+    b->size[0] = b->size[1] = b->size[2] = 0.1;
+    b->color[3] = 1.0f;
+    b->pose[3] = 1.0; /* identity quaternion */
+}

@@ -17,6 +17,11 @@ void plan_spit(const char *path, const char *text);
 /// the reader to refuse that file with a message naming it and containing want, leaving the record
 /// zeroed (checked). rec stays the caller's.
 void plan_expect_edit_refused(const tpPlanRecord *rec, const char *from, const char *to, const char *want);
+/// Zeroes rec and gives it a minimal header (domain `name`, file "<name>.lua", a hash, planner bgt,
+/// status solved, dt 0.01) and nbodies zeroed bodies, for the member tests to build on.
+void plan_header(tpPlanRecord *rec, const char *name, int nbodies);
+/// Body i of rec: a static 0.1 m box named `name` at the origin.
+void plan_static_body(tpPlanRecord *rec, int i, const char *name);
 /// Expects the writer to refuse rec (to w.json) with a message containing want.
 void plan_expect_write_refused(const tpPlanRecord *rec, const char *want);
 

@@ -20,32 +20,13 @@
 #include "plan_edit.h"
 #include "tmp_dir.h"
 
-static void add_body(tpPlanRecord *rec, int i, const char *name)
-{
-    tpPlanBody *b = &rec->bodies[i];
-    b->name = strdup(name);
-    b->cls = strdup("static");
-    b->shape = strdup("box");
-    b->size[0] = b->size[1] = b->size[2] = 0.1;
-    b->color[3] = 1.0f;
-    b->pose[3] = 1.0; /* identity quaternion */
-}
-
 /* A record with the bodies "ball" and "car" and three goal regions: a disc, a ball and a box open
  * below. */
 static void build(tpPlanRecord *rec)
 {
-    memset(rec, 0, sizeof *rec);
-    rec->domain_name = strdup("g");
-    rec->domain_file = strdup("g.lua");
-    rec->domain_hash = strdup("fnv1a64:0123456789abcdef");
-    rec->planner = strdup("bgt");
-    rec->status = strdup("solved");
-    rec->dt = 0.01;
-    rec->nbodies = 2;
-    rec->bodies = calloc(2, sizeof *rec->bodies);
-    add_body(rec, 0, "ball");
-    add_body(rec, 1, "car");
+    plan_header(rec, "g", 2);
+    plan_static_body(rec, 0, "ball");
+    plan_static_body(rec, 1, "car");
     rec->nworlds = 1;
     rec->worlds = calloc(1, sizeof *rec->worlds);
     assert_true(tpPlanWorld_Alloc(&rec->worlds[0], rec, 0));

@@ -461,6 +461,13 @@ static void test_errors(void **state)
     expect_error("err_random.lua", NULL, 0, 3, "math.random is disabled: sampling must use tp distributions");
     expect_error("err_choice.lua", NULL, 0, 3, "tp.choice: spread[2] must be >= 0 (got -0.2)");
     expect_error("err_nav.lua", NULL, 0, 3, "tp.nav.grid: shapes[1].kind: unknown shape kind \"cone\"");
+    /* conditions over time: an empty sequence, a child that is no condition, a window the wrong way */
+    expect_error("err_sequence.lua", NULL, 0, 3, "tp.sequence: expected at least one condition");
+    expect_error("err_sequence_child.lua", NULL, 0, 4,
+                 "tp.sequence: entry 2: expected a condition or a function, got number");
+    expect_error("err_within_time.lua", NULL, 0, 4, "tp.within_time: from must be <= to (got from = 2 > to = 1)");
+    expect_error("err_at_time.lua", NULL, 0, 4, "tp.at_time: 't' is required");
+    expect_error("err_never.lua", NULL, 0, 3, "tp.never: expected a condition or a function, got string");
 
     tpScriptParam bad[] = {{"width", "abc"}};
     expect_error("ok.lua", bad, 1, 4, "set width=abc: expected a number");

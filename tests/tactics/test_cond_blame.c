@@ -13,55 +13,7 @@
 #include "tp/base.h"
 #include "tp/tactics.h"
 
-enum { B_GROUND, B_BOX, NB };
-
-typedef struct Scene {
-    tpMaterialDef mat;
-    tpBodyDef bodies[NB];
-    tpWorld *world;
-    tpBodyState x[1]; /* the box */
-} Scene;
-
-static void make_world(Scene *s)
-{
-    memset(s, 0, sizeof *s);
-    s->mat = tpDefaultMaterialDef();
-    s->bodies[B_GROUND] = tpDefaultBodyDef();
-    tpStrCopy(s->bodies[B_GROUND].name, TP_NAME_MAX, "ground");
-    s->bodies[B_GROUND].cls = TP_BODY_STATIC;
-    s->bodies[B_GROUND].shape = TP_SHAPE_PLANE;
-    s->bodies[B_GROUND].plane[2] = 1.0;
-    s->bodies[B_BOX] = tpDefaultBodyDef();
-    tpStrCopy(s->bodies[B_BOX].name, TP_NAME_MAX, "box");
-    s->bodies[B_BOX].pos[0] = 2.0;
-    s->bodies[B_BOX].pos[2] = 0.5;
-    tpSceneDef def = tpDefaultSceneDef();
-    def.nmaterials = 1;
-    def.materials = &s->mat;
-    def.nbodies = NB;
-    def.bodies = s->bodies;
-    char err[256] = "";
-    s->world = tpCreateWorld(&def, err, sizeof err);
-    if (!s->world) {
-        fail_msg("tpCreateWorld: %s", err);
-    }
-    tpWorld_InitialState(s->world, s->x);
-}
-
-/* the box's x in [lo, hi] */
-static tpCond *in_x(double lo, double hi, const char *label)
-{
-    tpCond *c = tpCreateCond(TP_COND_IN_BOX);
-    c->body = B_BOX;
-    c->lo[0] = lo;
-    c->hi[0] = hi;
-    c->lo[1] = c->lo[2] = -1e9;
-    c->hi[1] = c->hi[2] = 1e9;
-    if (label) {
-        tpStrCopy(c->label, sizeof c->label, label);
-    }
-    return c;
-}
+#include "box_scene.h"
 
 static tpCond *group(tpCondKind kind, tpCond *a, tpCond *b, const char *label)
 {
@@ -81,7 +33,7 @@ static void test_blame(void **state)
     (void)state;
     Scene s;
     make_world(&s);
-    tpStateView v = {s.world, s.x, 1.5};
+    tpStateView v = {s.world, s.x, 1.5, NULL};
     char text[TP_REJECT_TEXT_MAX];
     const tpCond *blame = NULL;
 

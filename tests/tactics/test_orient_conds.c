@@ -78,7 +78,7 @@ static void set_rot(tpBodyState *st, double angle, double ax, double ay, double 
 
 static int eval(Scene *s, const tpCond *c)
 {
-    tpStateView v = {s->world, s->x, 0.0};
+    tpStateView v = {s->world, s->x, 0.0, NULL};
     return tpCond_Eval(c, &v, NULL);
 }
 

@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { main, check, log, join, WEB } from "./harness.mjs";
 
-const { parsePlan } = await import(join(WEB, "js/plan.js"));
+const { parsePlan, temporalAt } = await import(join(WEB, "js/plan.js"));
 const { parseTree } = await import(join(WEB, "js/tree.js"));
 
 function refused(fn, pattern, what) {
@@ -74,4 +74,20 @@ await main(async ({ tplan, outDir }) => {
   check(parsePlan(JSON.stringify({ ...raw, version: 2, start: { time: 1, rest: {} } })).bodies.length === parsePlan(raw).bodies.length,
     "a version 2 plan (from a start state) reads as its version 1 twin");
   refused(() => parsePlan("{\"format\":"), /invalid JSON/, "truncated plan");
+  check(parsePlan(raw).temporal === null && temporalAt(plan, 0, 0) === "", "a plan without conditions over time");
+
+  // conditions over time (member "temporal"): the kick's sequence, step by step, as the player shows it
+  const kickPath = join(outDir, "kick.json");
+  execFileSync(tplan, ["plan", "pool_kick", "-q", "-o", kickPath], { stdio: "inherit" });
+  const kraw = JSON.parse(readFileSync(kickPath, "utf8"));
+  const kick = parsePlan(readFileSync(kickPath, "utf8"));
+  check(kick.temporal && kick.temporal.conditions[0].kind === "sequence", "the kick's temporal member");
+  const at = (s) => temporalAt(kick, 0, s);
+  log(`kick at step 0: ${at(0)}; at the end: ${at(kraw.steps)}`);
+  check(/^tp\.sequence \(pool_kick\.lua:\d+\): 0 of 3 · tp\.never \(pool_kick\.lua:\d+\): holds/.test(at(0)), `step 0: ${at(0)}`);
+  check(at(kraw.steps).startsWith("tp.sequence") && at(kraw.steps).includes(": 3 of 3"), `the end: ${at(kraw.steps)}`);
+  const [step2] = kraw.temporal.changes[0].find(([, k, v]) => k === 0 && v === 2);
+  check(at(step2 - 1).includes(": 1 of 3") && at(step2).includes(": 2 of 3"), `the red is hit at step ${step2}`);
+  check(parsePlan(JSON.stringify({ ...kraw, temporal: { ...kraw.temporal, version: 2 } })).temporal === null,
+    "a temporal member of another version is left out");
 }, { browser: false });

@@ -291,6 +291,11 @@ static void draw_overlay(App *a, int w, int h)
                       (long long)rec->nodes, (long long)rec->iterations, rec->t_total);
         int si = st < nsteps ? st : nsteps - 1;
         n = skills_text(a, si, txt, sizeof txt, n);
+        for (int k = 0; k < rec->ntemporal && k < MAX_TACTIC_LINES && n < (int)sizeof txt - 300; ++k) {
+            char line[256]; /* what each condition over time remembers after this step */
+            tpPlanRecord_TemporalText(rec, a->world, st, k, line, sizeof line);
+            n += snprintf(txt + n, sizeof txt - (size_t)n, "%s\n", line);
+        }
     }
     if (rec->noverlays > 0) {
         static const char *const names[6] = {"G grid", "F field", "A arrows", "Y paths", "W windows", "V trees"};

@@ -24,6 +24,36 @@ function rows(name, m, steps) {
   return out;
 }
 
+// The conditions over time of a parsed plan file's object p (member "temporal", docs/plan-format.md):
+// {conditions: [{name, kind, size}], changes: per world (0 = the plan's, as the file orders them)
+// [[step, condition, value], ...]}, or null (none, or a version this page does not know).
+function parseTemporal(p) {
+  const t = p.temporal;
+  if (!t || t.version !== 1 || !Array.isArray(t.conditions) || !Array.isArray(t.changes)) return null;
+  return {
+    conditions: t.conditions.map((c) => ({ name: String(c.name), kind: String(c.kind), size: Number(c.size) })),
+    changes: t.changes.map((w) => (Array.isArray(w) ? w : [])),
+    unmet: typeof t.unmet === "string" ? t.unmet : null,
+  };
+}
+
+// What each condition over time remembers after step s of world w, in words: "tp.sequence (x.lua:3)
+// 2 of 3", "tp.never (x.lua:9) held", ... ("" for a plan without them).
+export function temporalAt(plan, w, s) {
+  const t = plan.temporal;
+  if (!t || !t.changes[w]) return "";
+  const mem = t.conditions.map(() => 0);
+  for (const [step, k, v] of t.changes[w]) if (step <= s && k >= 0 && k < mem.length) mem[k] = v;
+  return t.conditions.map((c, k) => {
+    const m = mem[k];
+    const words = c.kind === "sequence" ? `${m} of ${c.size}`
+      : c.kind === "never" ? (m ? "broken" : "holds")
+      : c.kind === "at_time" ? ["pending", "held", "failed"][m] || String(m)
+      : m ? "held" : "not yet";
+    return `${c.name}: ${words}`;
+  }).join(" · ");
+}
+
 // The goal of a parsed plan file's object p: regions whose body is in `bodies` (others, and
 // unknown kinds from a newer writer, are skipped: the page draws what it understands).
 function parseGoal(p, bodies) {
@@ -106,6 +136,7 @@ export function parsePlan(text) {
     dt: p.dt,
     view: p.view || null,
     goal: parseGoal(p, bodies), // [{kind, body: index, center, radius | min, max}]
+    temporal: parseTemporal(p), // null, or {conditions, changes per world, unmet}
     bodies,
     tactics,
     worlds,

@@ -8,7 +8,7 @@ import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { buildBodies, addPlanes, bodyRadius, disposeGeometries } from "./bodies.js";
 import { buildTreeLayer, disposeTreeLayer } from "./treelayer.js";
 import { buildGoal } from "./goal.js";
-import { paletteColor } from "./plan.js";
+import { paletteColor, temporalAt } from "./plan.js";
 import { el } from "./dom.js";
 import { CachedStaticLayer, onLayer, softwareGL, STATIC, MOVING } from "./layers.js";
 
@@ -184,6 +184,7 @@ export class Player {
     this.goalLabel = el("label", { class: "toggle", title: "goal regions (G)", hidden: "" }, this.goalBox, " goal");
     this.treeInfo = el("span", { class: "muted small" });
     this.skillLabel = el("div", { class: "skills muted small mono" });
+    this.temporalLabel = el("div", { class: "temporal muted small mono" });
     return el("div", { class: "player-bar" },
       el("div", { class: "row" },
         b("|◀", "first step (Home)", () => this.seekStep(0)),
@@ -198,7 +199,7 @@ export class Player {
         el("label", { title: "trail of (L: on/off)" }, el("span", {}, "trail "), this.trailBox, " ", this.bodySelect),
         this.goalLabel, this.treeLabel, this.treeInfo,
         b("⟲ camera", "reset the camera (C)", () => this.resetCamera())),
-      this.skillLabel);
+      this.skillLabel, this.temporalLabel);
   }
 
   get steps() {
@@ -475,6 +476,7 @@ export class Player {
     this.timeLabel.textContent = `step ${i} / ${w.steps} · ${this.time.toFixed(2)} / ${this.duration.toFixed(2)} s`;
     this.speedLabel.textContent = speedLabel(SPEEDS[this.speedIndex]);
     this.skillLabel.textContent = this.world === 0 ? this.skillsAt(Math.min(i, w.steps - 1)) : "";
+    this.temporalLabel.textContent = temporalAt(this.plan, this.world, i); // the goal's progress so far
     this.root.dataset.step = String(i);
     this.root.dataset.playing = String(this.playing);
     this.root.dataset.world = String(this.world);

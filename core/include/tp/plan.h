@@ -91,6 +91,11 @@ typedef struct tpPlanWorld {
     uint8_t *rest;     /* in memory only, never written: (nsteps+1) x nbodies rest counts of the
                           bodies (tpWorld_StepRest) as the planner had them (tpDomain_Record); NULL
                           when read from a file (a replay gives them) */
+    int ntchanges;     /* changes of the temporal conditions' memory along this world (member
+                          "temporal".changes; 0 without temporal conditions) */
+    int32_t *tchanges; /* ntchanges x (step, condition, value): after step `step` (1..nsteps) the
+                          memory of tpPlanRecord.temporal[condition] became value; by step, then
+                          condition, each a change of the value before. Heap-owned */
 } tpPlanWorld;
 
 /// One tactic in a recording.
@@ -199,6 +204,19 @@ const char *tpGoalRegionKind_Name(tpGoalRegionKind kind);
 /// ("radius: 0 is not in (0, 1e+07] m") in why (cap bytes). Returns true when it fits.
 bool tpPlanGoalRegion_Valid(const tpPlanGoalRegion *g, int nbodies, char *why, size_t cap);
 
+#define TP_PLAN_TEMPORAL_VERSION 1        /* the version of the member "temporal" (its own, not the file's) */
+#define TP_PLAN_MAX_TEMPORAL 4096         /* temporal conditions a plan records (TP_COND_MAX_MEMORY) */
+#define TP_PLAN_MAX_TEMPORAL_SIZE 1000000 /* the largest memory value (a sequence's length) */
+
+/// One temporal condition of the domain's goal or valid condition (member "temporal": tp.sequence,
+/// tp.ever, tp.never, tp.within_time, tp.at_time), in its memory slot's order. Heap-owned.
+typedef struct tpPlanTemporal {
+    char *name; /* how the script wrote it: "tp.sequence (pool.lua:310)" */
+    char *kind; /* "sequence", "ever", "never", "within_time" or "at_time" */
+    int size;   /* the largest memory value: a sequence's number of conditions (its progress runs
+                   0..size), 1 for ever, never and within_time (a flag), 2 for at_time (1 held, 2 not) */
+} tpPlanTemporal;
+
 /// A whole plan recording. All strings and arrays are heap-owned by the record
 /// (free with tpPlanRecord_Free).
 typedef struct tpPlanRecord {
@@ -263,6 +281,13 @@ typedef struct tpPlanRecord {
     double t_select, t_tactics, t_physics, t_check, t_total;
     double t_first; /* s to the first solution (stats.timing.first_solution, written with
                        nodes_first) */
+    /* the temporal conditions (optional member "temporal"; 0 / NULL without them, and in older
+       files); each world's memory changes are in tpPlanWorld.tchanges */
+    int ntemporal;
+    tpPlanTemporal *temporal;
+    char *goal_unmet; /* the goal's false sub-condition at the selected world's end when the run is
+                         approximate ("tp.sequence (pool.lua:310) was false: step 2 of 3 (...) not
+                         reached at t = 1.2 s"), else NULL; written in "temporal" when there is one */
     /* navigation overlays of the selected solution (optional member "overlays"; 0 / NULL if none) */
     int noverlays;
     tpPlanOverlay *overlays;
@@ -274,6 +299,15 @@ bool tpPlanWorld_Alloc(tpPlanWorld *w, const tpPlanRecord *rec, int nsteps);
 
 /// Frees everything the record owns and zeroes it. NULL is allowed.
 void tpPlanRecord_Free(tpPlanRecord *rec);
+
+/// The memory of rec's temporal conditions after step `step` of world w (0: the start, every value
+/// 0), from the world's recorded changes: rec->ntemporal values into mem (caller's). Steps past the
+/// world's end give its last values.
+void tpPlanRecord_TemporalAt(const tpPlanRecord *rec, int w, int step, int32_t *mem);
+/// What temporal condition k remembers after step `step` of world w, in words, into out (cap bytes):
+/// "tp.sequence (kick.lua:3): 2 of 3", "... held", "... not yet", "... holds" / "... broken" (never),
+/// "... pending" / "... held" / "... failed" (at_time), as the web page's player shows it.
+void tpPlanRecord_TemporalText(const tpPlanRecord *rec, int w, int step, int k, char *out, size_t cap);
 
 /// Writes v (finite) into buf (at least 40 bytes) as plan files write numbers: the shortest of
 /// %.15g and %.17g that reads back to the same bits, "0" and "-0" for zeros, '.' for the point

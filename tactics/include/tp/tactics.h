@@ -32,6 +32,9 @@ typedef struct tpStateView {
     const tpWorld *world;
     const tpBodyState *bodies; /* stored states (tpWorld_StateSlot order) */
     double t;                  /* s */
+    const int32_t *memory;     /* the temporal conditions' memory (tpCond.mem slots: progress of a
+                                  sequence, the sticky flags of ever/never/within_time/at_time) as
+                                  the state carries it; NULL for a domain without them */
 } tpStateView;
 
 /// Dynamic Π row: writes probs[0..k-1] = Π(sigma, j, x). Returns 0, or -1 on error (the host
@@ -82,7 +85,22 @@ typedef enum {
     TP_COND_TILTED,   /* the body's local axis `center` is more than radius (rad) away from world +z */
     TP_COND_SETTLED,  /* every `targets` body has |velocity| < value (m/s, unchecked if infinite) and
                          |angular velocity| < angular (rad/s, unchecked if infinite) */
+    /* Temporal conditions (docs/lua-api.md "Conditions over time"): their value is read from the
+       state's memory (tpStateView.memory[mem]), which tpCond_Observe updates at every physics step
+       from the step's state: the planner's every new node, busy ones included, and every replayed
+       step. The start state is not observed. */
+    TP_COND_SEQUENCE,    /* children held in order, each at a step strictly after the previous one's;
+                            memory: how many have (0..nchildren); true once all have */
+    TP_COND_EVER,        /* children[0] held at some observed step; memory 0/1 */
+    TP_COND_NEVER,       /* children[0] held at no observed step (so far); memory 0/1 (as EVER) */
+    TP_COND_WITHIN_TIME, /* children[0] held at some observed step with t0 <= t <= t1 (s); memory 0/1 */
+    TP_COND_AT_TIME,     /* children[0] held at the first observed step with t >= t0 (s); memory 0
+                            before it, 1 held, 2 did not */
 } tpCondKind;
+
+#define TP_COND_KIND_COUNT (TP_COND_AT_TIME + 1)
+#define TP_COND_TIME_EPS 1e-9   /* s: time windows are widened by this for the roundoff of t + dt sums */
+#define TP_COND_MAX_MEMORY 4096 /* temporal conditions a domain's goal and valid conditions hold together */
 
 typedef int (*tpCondFn)(void *user, int id, const tpStateView *x); /* 1 true, 0 false, -1 error */
 
@@ -105,6 +123,8 @@ typedef struct tpCond {
     int target_dim;        /* 2: planar distance, 3: 3D distance */
     double fraction;       /* ARRANGED: in (0, 1] */
     double angular;        /* SETTLED: rad/s */
+    double t0, t1;         /* WITHIN_TIME: the window [t0, t1]; AT_TIME: the time t0 (s) */
+    int mem;               /* temporal kinds: their memory slot (tpCond_AssignMemory), -1 before */
     char label[160];       /* how the host's script wrote it, for reports of rejected states (e.g.
                               "tp.inside 'box' (stack.lua:12)", "function (stack.lua:30)"); "":
                               a generic name from the kind and the bodies */
@@ -121,6 +141,18 @@ void tpDestroyCond(tpCond *cond);
 tpCond *tpCond_Copy(const tpCond *cond);
 /// ARRANGED, SETTLED: copies n body indices and n target points (3 doubles each; z ignored when dim == 2).
 bool tpCond_SetTargets(tpCond *cond, int n, const int *bodies, const double *points, int dim);
+/// Whether the tree holds a temporal condition (SEQUENCE ... AT_TIME). cond may be NULL.
+bool tpCond_IsTemporal(const tpCond *cond);
+/// Numbers the tree's temporal nodes' memory slots (tpCond.mem) from *next on, in tree order
+/// (pre-order), advancing *next. cond may be NULL.
+void tpCond_AssignMemory(tpCond *cond, int *next);
+/// Updates the memory of every temporal node of the tree (mem: the state's slots, read and written)
+/// from the state v just made by a physics step (its time, bodies and the world's contacts of that
+/// step), children before parents, so that a temporal condition nested in another is up to date
+/// when the outer one reads it. v->memory must be mem. Returns 0, or -1 on a host error.
+int tpCond_Observe(const tpCond *cond, const tpStateView *v, const tpBodyState *initial_all, int32_t *mem);
+/// The temporal nodes of a tree in slot order: calls fn(user, node) for each. cond may be NULL.
+void tpCond_EachTemporal(const tpCond *cond, void (*fn)(void *user, const tpCond *node), void *user);
 /// ARRANGED: the fraction of its bodies that are on target in x (0..1).
 double tpCond_ArrangedFraction(const tpCond *cond, const tpStateView *x);
 /// Whether the condition asks for rest: it is a SETTLED condition or an AND with one among its
@@ -310,6 +342,11 @@ typedef struct tpPenetration {
     bool static_pair; /* one of the two is static geometry (floor, wall, cushion) */
 } tpPenetration;
 
+/// Replays world w like tpDomain_Replay (the temporal conditions' memory too) and evaluates the goal at
+/// its end, with the last step's contacts and the replayed memory: *goal 1, 0 or -1 (a host error,
+/// message in tpDomain_Error); -1 unless the replay matches.
+tpReplayStatus tpDomain_ReplayGoal(tpDomain *domain, const tpPlanRecord *rec, int w, int *goal, int *step, char *err,
+                                   size_t errlen);
 /// Replays world w like tpDomain_Replay and records, per body pair that touched, the deepest
 /// penetration and its step. On TP_REPLAY_MATCH *pairs is a new array of *npairs entries sorted
 /// by (a, b) that the caller frees; otherwise NULL.
@@ -322,8 +359,14 @@ tpReplayStatus tpDomain_ReplayObserved(tpDomain *domain, const tpPlanRecord *rec
 /// Returns false (message in tpDomain_Error) when a callback metric fails.
 bool tpDomain_Reports(tpDomain *domain, const tpTree *tree, int32_t leaf, double *values);
 
-/// Evaluates X_goal on a bare body-state array at time t (for replay's final check): 1, 0 or -1.
+/// Evaluates X_goal on a bare body-state array at time t (for replay's final check): 1, 0 or -1
+/// (-1 too for a goal with temporal conditions: it needs tpDomain_GoalHoldsWith).
 int tpDomain_GoalHolds(tpDomain *domain, const tpBodyState *bodies, double t);
+/// tpDomain_GoalHolds with the temporal conditions' memory (tpDomain_MemoryCount int32, as a replay
+/// computes it: tpDomain_ReplayMemory; NULL when the domain has none).
+int tpDomain_GoalHoldsWith(tpDomain *domain, const tpBodyState *bodies, const int32_t *memory, double t);
+/// Temporal memory slots of the domain's goal and valid conditions (0 without tp.sequence & co).
+int tpDomain_MemoryCount(const tpDomain *domain);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Start states and stepping (issue 37: plan from the world as it is, step it)                 */
