@@ -243,7 +243,9 @@ def apply_plan(context, objects=None):
     t = scene.tplan
     plan = core.read_plan(bpy.path.abspath(t.plan_path))
     sols = core.solutions(plan)
-    origins = {b["name"]: (b.get("mesh") or {}).get("origin", [0.0, 0.0, 0.0]) for b in plan["bodies"]}
+    # a mesh body's or a compound's (plan version 4) own origin in its centre-of-mass frame
+    origins = {b["name"]: (b.get("mesh") or b.get("compound") or {}).get("origin", [0.0, 0.0, 0.0])
+               for b in plan["bodies"]}
     if objects is None:
         objects = [o for o in context.selected_objects if o.name in sols[0]["trajectories"]]
         if not objects:

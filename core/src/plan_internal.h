@@ -64,6 +64,9 @@ bool tpPlan_ReadOverlays(const char *file, const struct cJSON *root, tpPlanRecor
 /* Embedded sources (plan_sources.c). */
 /// Frees rec->sources and zeroes the count.
 void tpPlan_FreeSources(tpPlanRecord *rec);
+/// Writes the message into err (if any) and returns false: the plan files' one-line failures
+/// (plan_range.c, a leaf: the readers and writers of every part of the file use it).
+bool tpPlan_Failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /// Checks the sources (writer side): paths, hashes against the bytes, sources[0] = domain.file and
 /// domain.hash; false with "sources[k].field: reason".
 bool tpPlan_CheckSources(const tpPlanRecord *rec, char *err, size_t errlen);
@@ -75,6 +78,17 @@ bool tpPlan_ReadSources(const char *file, const struct cJSON *root, tpPlanRecord
 /* Goal regions (plan_goal.c). */
 /// Frees rec->goal_regions and zeroes the count.
 void tpPlan_FreeGoal(tpPlanRecord *rec);
+/* plan_parts.c: the parts of compound bodies (member "compound", version TP_PLAN_VERSION_PARTS) */
+/// Frees body b's parts (the block and the mesh parts' arrays).
+void tpPlan_FreeParts(tpPlanBody *b);
+/// The writer's check of every body's parts; a message naming bodies[i].compound.parts[k] and the field.
+bool tpPlan_CheckParts(const tpPlanRecord *rec, char *err, size_t errlen);
+/// Writes body b's member "compound" (nothing for a body without parts).
+void tpPlan_PutParts(FILE *f, const tpPlanBody *b);
+/// Reads body `body`'s member "compound" (at path `base`) into b (shape already read): required for
+/// shape "compound", refused elsewhere and before `version` TP_PLAN_VERSION_PARTS. "file: field: why".
+bool tpPlan_ReadParts(const char *file, const struct cJSON *body, const char *base, tpPlanBody *b, int version,
+                      char *err, size_t errlen);
 /// Checks the goal regions (writer side); false with "goal.regions[k].field: reason".
 bool tpPlan_CheckGoal(const tpPlanRecord *rec, char *err, size_t errlen);
 /// Writes ",\n  \"goal\": {...}" (one line, no trailing comma) if there are regions.

@@ -3,11 +3,23 @@
  * straight into the simulator on replay, and ODE aborts the whole process on overflowing or
  * non-finite states, so nothing beyond these ranges may be handed out by the reader. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "plan_internal.h"
 #include "tp/base.h"
+
+bool tpPlan_Failf(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
 
 static int out_of_range(double v, double max, int index, char *why, size_t cap)
 {
@@ -62,7 +74,9 @@ int tpPlan_SizeProblem(const char *shape, const double *size, char *why, size_t 
         return -1;
     }
     /* Entries the shape does not use are not checked (the format says 0). */
-    int n = strcmp(shape, "box") == 0 || strcmp(shape, "mesh") == 0 ? 3 : strcmp(shape, "sphere") == 0 ? 1 : 2;
+    int n = strcmp(shape, "box") == 0 || strcmp(shape, "mesh") == 0 || strcmp(shape, "compound") == 0 ? 3
+            : strcmp(shape, "sphere") == 0                                                            ? 1
+                                                                                                      : 2;
     for (int j = 0; j < n; ++j) {
         if (!(size[j] > 0.0 && size[j] <= TP_MAX_COORD)) {
             snprintf(why, cap, "%.17g is not a length in (0, %g] m", size[j], TP_MAX_COORD);

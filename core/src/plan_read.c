@@ -603,14 +603,15 @@ static bool read_header(const tpReader *r, const cJSON *root, tpPlanRecord *rec,
     if (!member_double(r, root, "", "version", &version)) {
         return false;
     }
-    if (version != TP_PLAN_VERSION && version != TP_PLAN_VERSION_START && version != TP_PLAN_VERSION_MOTORS) {
-        return fail_(r, "version", "unsupported plan version %.17g (this tplan reads versions %d, %d and %d)", version,
-                     TP_PLAN_VERSION, TP_PLAN_VERSION_START, TP_PLAN_VERSION_MOTORS);
+    if (version != TP_PLAN_VERSION && version != TP_PLAN_VERSION_START && version != TP_PLAN_VERSION_MOTORS &&
+        version != TP_PLAN_VERSION_PARTS) {
+        return fail_(r, "version", "unsupported plan version %.17g (this tplan reads versions %d, %d, %d and %d)",
+                     version, TP_PLAN_VERSION, TP_PLAN_VERSION_START, TP_PLAN_VERSION_MOTORS, TP_PLAN_VERSION_PARTS);
     }
     *version_out = (int)version;
     /* read_start reads it; version 3 (driven motors) may or may not start from a given state */
     rec->has_start = version == TP_PLAN_VERSION_START ||
-                     (version == TP_PLAN_VERSION_MOTORS && cJSON_GetObjectItemCaseSensitive(root, "start") != NULL);
+                     (version >= TP_PLAN_VERSION_MOTORS && cJSON_GetObjectItemCaseSensitive(root, "start") != NULL);
     /* optional "tplan": the writer's version, three numbers */
     if (cJSON_GetObjectItemCaseSensitive(root, "tplan")) {
         if (!member_string(r, root, "", "tplan", &rec->tplan_version)) {
@@ -667,7 +668,7 @@ static bool read_header(const tpReader *r, const cJSON *root, tpPlanRecord *rec,
     return read_limits(r, root, rec) && read_view(r, root, &rec->view);
 }
 
-static bool read_bodies(tpReadState *st, const cJSON *root)
+static bool read_bodies(tpReadState *st, const cJSON *root, int version)
 {
     const tpReader *r = st->r;
     tpPlanRecord *rec = st->rec;
@@ -723,6 +724,9 @@ static bool read_bodies(tpReadState *st, const cJSON *root)
         }
         const cJSON *mesh = cJSON_GetObjectItemCaseSensitive(o, "mesh");
         if (mesh && !read_body_mesh(r, mesh, base, b)) {
+            return false;
+        }
+        if (!tpPlan_ReadParts(r->file, o, base, b, version, r->err, r->errlen)) {
             return false;
         }
         if (!traj) {
@@ -1205,7 +1209,10 @@ static bool read_motors(tpReadState *st, const cJSON *root, int version)
     const tpReader *r = st->r;
     tpPlanRecord *rec = st->rec;
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "motors");
-    if (version != TP_PLAN_VERSION_MOTORS) {
+    if (version == TP_PLAN_VERSION_PARTS && !arr) {
+        return true; /* version 4: driven motors optional */
+    }
+    if (version < TP_PLAN_VERSION_MOTORS) {
         return !arr || fail_(r, "motors", "a version %d plan has no driven motors (version %d has)", version,
                              TP_PLAN_VERSION_MOTORS);
     }
@@ -1329,7 +1336,8 @@ static bool read_record(tpReadState *st, const cJSON *root)
     if (!check_duplicate_keys(r, root, path, sizeof path)) {
         return false;
     }
-    if (!read_bodies(st, root) || !read_tactics(st, root) || !read_start(st, root) || !read_motors(st, root, version)) {
+    if (!read_bodies(st, root, version) || !read_tactics(st, root) || !read_start(st, root) ||
+        !read_motors(st, root, version)) {
         return false;
     }
     const cJSON *alts = member_(r, root, "", "alternatives", TP_T_ARRAY);

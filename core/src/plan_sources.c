@@ -126,28 +126,15 @@ static unsigned char *decode_base64(const char *s, size_t *len, bool *oom)
     return out;
 }
 
-static bool failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static bool failf(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
-
 /* The rules both sides apply to the record's sources; messages start with the field. */
 static bool sources_problem(const tpPlanRecord *rec, char *err, size_t errlen)
 {
     if (rec->nsources < 0 || rec->nsources > TP_PLAN_MAX_SOURCES || (rec->nsources > 0 && !rec->sources)) {
-        return failf(err, errlen, "sources: %d files, expected 1..%d", rec->nsources, TP_PLAN_MAX_SOURCES);
+        return tpPlan_Failf(err, errlen, "sources: %d files, expected 1..%d", rec->nsources, TP_PLAN_MAX_SOURCES);
     }
     const char **paths = malloc(sizeof *paths * (size_t)(rec->nsources > 0 ? rec->nsources : 1));
     if (!paths) {
-        return failf(err, errlen, "sources: out of memory");
+        return tpPlan_Failf(err, errlen, "sources: out of memory");
     }
     bool ok = true;
     for (int k = 0; k < rec->nsources && ok; ++k) {
@@ -155,36 +142,37 @@ static bool sources_problem(const tpPlanRecord *rec, char *err, size_t errlen)
         char hash[32];
         paths[k] = s->path;
         if (!tpPlan_IsSourcePath(s->path)) {
-            ok = failf(err, errlen,
-                       "sources[%d].path: \"%.200s\" is not a path inside the script's folder (relative, '/' "
-                       "between names, no '.' or '..', at most %d bytes)",
-                       k, s->path ? s->path : "(null)", TP_PLAN_MAX_SOURCE_PATH);
+            ok = tpPlan_Failf(err, errlen,
+                              "sources[%d].path: \"%.200s\" is not a path inside the script's folder (relative, '/' "
+                              "between names, no '.' or '..', at most %d bytes)",
+                              k, s->path ? s->path : "(null)", TP_PLAN_MAX_SOURCE_PATH);
         } else if (k == 0 && strchr(s->path, '/')) {
-            ok = failf(err, errlen, "sources[0].path: \"%.200s\": the script is named without a folder", s->path);
+            ok =
+                tpPlan_Failf(err, errlen, "sources[0].path: \"%.200s\": the script is named without a folder", s->path);
         } else if (s->len > TP_MAX_DATA_BYTES || (!s->data && s->len > 0)) {
-            ok = failf(err, errlen, "sources[%d]: %zu bytes, at most %zu", k, s->len, (size_t)TP_MAX_DATA_BYTES);
+            ok = tpPlan_Failf(err, errlen, "sources[%d]: %zu bytes, at most %zu", k, s->len, (size_t)TP_MAX_DATA_BYTES);
         } else if (!tpPlan_IsHashString(s->hash)) {
-            ok = failf(err, errlen, "sources[%d].hash: expected \"fnv1a64:\" and 16 lowercase hex digits", k);
+            ok = tpPlan_Failf(err, errlen, "sources[%d].hash: expected \"fnv1a64:\" and 16 lowercase hex digits", k);
         } else if (tpPlan_HashString(s->data ? s->data : (const unsigned char *)"", s->len, hash),
                    strcmp(hash, s->hash) != 0) {
-            ok = failf(err, errlen,
-                       "sources[%d]: the bytes of '%s' hash to %s, not to the recorded %s: the embedded file "
-                       "was changed after planning",
-                       k, s->path, hash, s->hash);
+            ok = tpPlan_Failf(err, errlen,
+                              "sources[%d]: the bytes of '%s' hash to %s, not to the recorded %s: the embedded file "
+                              "was changed after planning",
+                              k, s->path, hash, s->hash);
         }
     }
     int a, b;
     if (ok && tpPlan_FindDuplicate(paths, rec->nsources, &a, &b)) {
-        ok = failf(err, errlen, "sources[%d].path: \"%s\" is also the path of sources[%d]", b, paths[b], a);
+        ok = tpPlan_Failf(err, errlen, "sources[%d].path: \"%s\" is also the path of sources[%d]", b, paths[b], a);
     }
     free(paths);
     if (ok && rec->nsources > 0) {
         if (!rec->domain_file || strcmp(rec->sources[0].path, rec->domain_file) != 0) {
-            ok = failf(err, errlen, "sources[0].path: \"%s\" is not the script of domain.file (\"%s\")",
-                       rec->sources[0].path, rec->domain_file ? rec->domain_file : "(null)");
+            ok = tpPlan_Failf(err, errlen, "sources[0].path: \"%s\" is not the script of domain.file (\"%s\")",
+                              rec->sources[0].path, rec->domain_file ? rec->domain_file : "(null)");
         } else if (!rec->domain_hash || strcmp(rec->sources[0].hash, rec->domain_hash) != 0) {
-            ok = failf(err, errlen, "sources[0].hash: %s is not the script's hash of domain.hash (%s)",
-                       rec->sources[0].hash, rec->domain_hash ? rec->domain_hash : "(null)");
+            ok = tpPlan_Failf(err, errlen, "sources[0].hash: %s is not the script's hash of domain.hash (%s)",
+                              rec->sources[0].hash, rec->domain_hash ? rec->domain_hash : "(null)");
         }
     }
     return ok;
@@ -227,11 +215,11 @@ bool tpPlan_ReadSources(const char *file, const cJSON *root, tpPlanRecord *rec, 
     }
     int n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : -1;
     if (n < 1 || n > TP_PLAN_MAX_SOURCES) {
-        return failf(err, errlen, "%s: sources: expected an array of 1..%d files", file, TP_PLAN_MAX_SOURCES);
+        return tpPlan_Failf(err, errlen, "%s: sources: expected an array of 1..%d files", file, TP_PLAN_MAX_SOURCES);
     }
     rec->sources = calloc((size_t)n, sizeof *rec->sources);
     if (!rec->sources) {
-        return failf(err, errlen, "%s: sources: out of memory", file);
+        return tpPlan_Failf(err, errlen, "%s: sources: out of memory", file);
     }
     rec->nsources = n;
     int k = 0;
@@ -242,43 +230,44 @@ bool tpPlan_ReadSources(const char *file, const cJSON *root, tpPlanRecord *rec, 
         const cJSON *text = cJSON_GetObjectItemCaseSensitive(o, "text");
         const cJSON *b64 = cJSON_GetObjectItemCaseSensitive(o, "base64");
         if (!cJSON_IsObject(o)) {
-            return failf(err, errlen, "%s: sources[%d]: expected an object", file, k);
+            return tpPlan_Failf(err, errlen, "%s: sources[%d]: expected an object", file, k);
         }
         if (!cJSON_IsString(path) || !cJSON_IsString(hash)) {
-            return failf(err, errlen, "%s: sources[%d]: expected the strings \"path\" and \"hash\"", file, k);
+            return tpPlan_Failf(err, errlen, "%s: sources[%d]: expected the strings \"path\" and \"hash\"", file, k);
         }
         if (!text == !b64 || (text && !cJSON_IsString(text)) || (b64 && !cJSON_IsString(b64))) {
-            return failf(err, errlen, "%s: sources[%d]: expected exactly one of the strings \"text\" and \"base64\"",
-                         file, k);
+            return tpPlan_Failf(
+                err, errlen, "%s: sources[%d]: expected exactly one of the strings \"text\" and \"base64\"", file, k);
         }
         s->path = strdup(path->valuestring);
         s->hash = strdup(hash->valuestring);
         if (!s->path || !s->hash) {
-            return failf(err, errlen, "%s: sources: out of memory", file);
+            return tpPlan_Failf(err, errlen, "%s: sources: out of memory", file);
         }
         if (text) {
             s->len = strlen(text->valuestring);
             if (!is_text((const unsigned char *)text->valuestring, s->len)) {
-                return failf(err, errlen, "%s: sources[%d].text: not valid UTF-8 (binary files are in \"base64\")",
-                             file, k);
+                return tpPlan_Failf(err, errlen,
+                                    "%s: sources[%d].text: not valid UTF-8 (binary files are in \"base64\")", file, k);
             }
             s->data = (unsigned char *)strdup(text->valuestring);
             if (!s->data) {
-                return failf(err, errlen, "%s: sources: out of memory", file);
+                return tpPlan_Failf(err, errlen, "%s: sources: out of memory", file);
             }
         } else {
             bool oom;
             s->data = decode_base64(b64->valuestring, &s->len, &oom);
             if (!s->data && oom) {
-                return failf(err, errlen, "%s: sources: out of memory", file);
+                return tpPlan_Failf(err, errlen, "%s: sources: out of memory", file);
             } else if (!s->data) {
-                return failf(err, errlen, "%s: sources[%d].base64: not canonical base64 (RFC 4648, padded)", file, k);
+                return tpPlan_Failf(err, errlen, "%s: sources[%d].base64: not canonical base64 (RFC 4648, padded)",
+                                    file, k);
             }
         }
     }
     char why[600];
     if (!sources_problem(rec, why, sizeof why)) {
-        return failf(err, errlen, "%s: %s", file, why);
+        return tpPlan_Failf(err, errlen, "%s: %s", file, why);
     }
     return true;
 }

@@ -21,7 +21,7 @@
 #define TP_JSON_INT_LIMIT (INT64_C(1) << 53)
 
 const char *const tpPlan_Classes[] = {"static", "passive", "active", "foreign", NULL};
-const char *const tpPlan_Shapes[] = {"box", "sphere", "cylinder", "capsule", "plane", "mesh", NULL};
+const char *const tpPlan_Shapes[] = {"box", "sphere", "cylinder", "capsule", "plane", "mesh", "compound", NULL};
 const char *const tpPlan_Statuses[] = {"solved", "approximate", NULL};
 const char *const tpPlan_Algorithms[] = {"bgt", "rrt", NULL};
 
@@ -191,6 +191,7 @@ void tpPlanRecord_Free(tpPlanRecord *rec)
             free(rec->bodies[i].shape);
             free(rec->bodies[i].mesh_vertices);
             free(rec->bodies[i].mesh_triangles);
+            tpPlan_FreeParts(&rec->bodies[i]);
         }
     }
     free(rec->bodies);
@@ -596,7 +597,8 @@ static bool check_record(const tpCheck *c, const tpPlanRecord *rec, char **overr
     }
     char ov_err[400];
     if (!tpPlan_CheckOverlays(rec, ov_err, sizeof ov_err) || !tpPlan_CheckSources(rec, ov_err, sizeof ov_err) ||
-        !tpPlan_CheckGoal(rec, ov_err, sizeof ov_err) || !tpPlan_CheckTemporal(rec, ov_err, sizeof ov_err)) {
+        !tpPlan_CheckGoal(rec, ov_err, sizeof ov_err) || !tpPlan_CheckParts(rec, ov_err, sizeof ov_err) ||
+        !tpPlan_CheckTemporal(rec, ov_err, sizeof ov_err)) {
         return check_fail(c, "%s", ov_err);
     }
     if (rec->overrides) {
@@ -860,6 +862,7 @@ static void put_body(FILE *f, const tpPlanRecord *rec, int i)
         }
         fputs("]}", f);
     }
+    tpPlan_PutParts(f, b);
     fputs("\n    }", f);
 }
 
@@ -930,14 +933,25 @@ static void put_rejections(FILE *f, const tpPlanRecord *rec)
     }
 }
 
+static bool has_parts(const tpPlanRecord *rec)
+{
+    for (int i = 0; i < rec->nbodies; ++i) {
+        if (rec->bodies[i].nparts > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
 {
     const tpPlanWorld *sel = &rec->worlds[rec->selected];
     fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"tplan\": \"%s\",\n  \"domain\": {\"name\": ",
             TP_PLAN_FORMAT,
-            rec->nmotors > 0 ? TP_PLAN_VERSION_MOTORS
-            : rec->has_start ? TP_PLAN_VERSION_START
-                             : TP_PLAN_VERSION,
+            has_parts(rec)     ? TP_PLAN_VERSION_PARTS
+            : rec->nmotors > 0 ? TP_PLAN_VERSION_MOTORS
+            : rec->has_start   ? TP_PLAN_VERSION_START
+                               : TP_PLAN_VERSION,
             TPLAN_VERSION);
     put_string(f, rec->domain_name);
     fputs(", \"file\": ", f);

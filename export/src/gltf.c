@@ -279,7 +279,7 @@ static Mesh *new_mesh(G *g, int nprims)
 static void node_position(const tpPlanBody *pb, const double *st, double out[3])
 {
     memcpy(out, st, 3 * sizeof(double));
-    if (pb->mesh_nvertices > 0) {
+    if (pb->mesh_nvertices > 0 || pb->nparts > 0) {
         const double w = st[3], x = st[4], y = st[5], z = st[6], *o = pb->mesh_origin;
         const double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
                              2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
@@ -303,7 +303,7 @@ static void plan_meshes(G *g)
         const tpPlanBody *pb = &rec->bodies[b];
         int mat = find_material(g, pb->color, is_plane(pb));
         g->body_mesh[b] = -1;
-        if (!is_plane(pb) && pb->mesh_nvertices == 0) { /* a recorded mesh is the body's own */
+        if (!is_plane(pb) && pb->mesh_nvertices == 0 && pb->nparts == 0) { /* a recorded mesh, parts: its own */
             for (int m = 0; m < g->nmeshes; ++m) {
                 const tpPlanBody *o = g->meshes[m].body >= 0 ? &rec->bodies[g->meshes[m].body] : NULL;
                 if (o && !is_plane(o) && o->mesh_nvertices == 0 && strcmp(o->shape, pb->shape) == 0 &&
@@ -328,7 +328,7 @@ static void plan_meshes(G *g)
         m->prims[0].mode = MODE_TRIANGLES;
         if (is_plane(pb)) {
             snprintf(m->name, sizeof m->name, "%s plane", pb->name);
-        } else if (pb->mesh_nvertices > 0) {
+        } else if (pb->mesh_nvertices > 0 || pb->nparts > 0) {
             snprintf(m->name, sizeof m->name, "%s", pb->name);
         } else {
             snprintf(m->name, sizeof m->name, "%s %.6gx%.6gx%.6g", pb->shape, pb->size[0], pb->size[1], pb->size[2]);
@@ -675,6 +675,35 @@ static const char *type_name(int ncomp)
     return ncomp == 1 ? "SCALAR" : ncomp == 3 ? "VEC3" : "VEC4";
 }
 
+/* A compound body's parts in its node's extras ("parts": shape, size, pos and quat in the frame of
+ * the node, the artist's: z up as in the plan), so that the file carries what collides. */
+static void json_parts(Str *s, const tpPlanBody *pb)
+{
+    if (pb->nparts <= 0) {
+        return;
+    }
+    sp(s, ",\"parts\":[");
+    for (int k = 0; k < pb->nparts; ++k) {
+        const tpPlanPart *p = &pb->parts[k];
+        sp(s, k ? ",{\"shape\":" : "{\"shape\":");
+        sp_string(s, p->shape);
+        sp(s, ",\"size\":[");
+        for (int c = 0; c < 3; ++c) {
+            sp(s, c ? "," : ""), sp_num(s, p->size[c]);
+        }
+        sp(s, "],\"pos\":[");
+        for (int c = 0; c < 3; ++c) {
+            sp(s, c ? "," : ""), sp_num(s, p->pos[c] - pb->mesh_origin[c]);
+        }
+        sp(s, "],\"quat\":[");
+        for (int c = 0; c < 4; ++c) {
+            sp(s, c ? "," : ""), sp_num(s, p->quat[c]);
+        }
+        sp(s, "]}");
+    }
+    sp(s, "]");
+}
+
 static void json_nodes(G *g, Str *s, int *nnodes)
 {
     const tpPlanRecord *rec = g->rec;
@@ -711,7 +740,9 @@ static void json_nodes(G *g, Str *s, int *nnodes)
         for (int k = 0; k < 4; ++k) {
             sp(s, k ? "," : ""), sp_num(s, pb->size[k]);
         }
-        sp(s, "]}}");
+        sp(s, "]");
+        json_parts(s, pb);
+        sp(s, "}}");
     }
     for (int m = 0; m < g->nmeshes; ++m) {
         if (g->meshes[m].body >= 0) {

@@ -17,6 +17,9 @@ typedef struct Builder {
     size_t vcap; /* vertices m->pos and m->nrm have room for */
     size_t icap; /* indices m->idx has room for */
     bool failed; /* out of memory: the mesh is incomplete */
+    bool xf;     /* a compound's part: vertices and normals are turned by R and moved by t first */
+    double R[9]; /* row-major, the part frame in the node's */
+    double t[3]; /* m */
 } Builder;
 
 static int add_vertex(Builder *b, const double p[3], const double n[3])
@@ -41,6 +44,20 @@ static int add_vertex(Builder *b, const double p[3], const double n[3])
     }
     double py[3], ny[3], len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
     double nn[3] = {n[0] / len, n[1] / len, n[2] / len};
+    if (b->xf) {
+        double q[3], r[3];
+        for (int k = 0; k < 3; ++k) {
+            q[k] = b->t[k] + b->R[3 * k] * p[0] + b->R[3 * k + 1] * p[1] + b->R[3 * k + 2] * p[2];
+            r[k] = b->R[3 * k] * nn[0] + b->R[3 * k + 1] * nn[1] + b->R[3 * k + 2] * nn[2];
+        }
+        tpExport_VecToYup(q, py);
+        tpExport_VecToYup(r, ny);
+        for (int k = 0; k < 3; ++k) {
+            m->pos[3 * m->nverts + k] = (float)py[k];
+            m->nrm[3 * m->nverts + k] = (float)ny[k];
+        }
+        return m->nverts++;
+    }
     tpExport_VecToYup(p, py);
     tpExport_VecToYup(nn, ny);
     for (int k = 0; k < 3; ++k) {
@@ -185,17 +202,81 @@ static bool x_mesh_recorded(const tpPlanBody *pb, tpXMesh *m)
     return true;
 }
 
+static bool build_shape(Builder *bp, const char *shape, const double *s);
+
+/* A compound's parts, each turned and moved to its place in the node's frame (the artist's: the
+ * body frame less mesh_origin); a mesh part's triangles flat shaded. */
+static bool x_mesh_parts(const tpPlanBody *pb, tpXMesh *m)
+{
+    Builder b = {m, 0, 0, false, true, {0}, {0}};
+    for (int k = 0; k < pb->nparts && !b.failed; ++k) {
+        const tpPlanPart *p = &pb->parts[k];
+        const double w = p->quat[0], x = p->quat[1], y = p->quat[2], z = p->quat[3];
+        const double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
+                             2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                             2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+        memcpy(b.R, R, sizeof R);
+        for (int c = 0; c < 3; ++c) {
+            b.t[c] = p->pos[c] - pb->mesh_origin[c];
+        }
+        if (strcmp(p->shape, "mesh") != 0) {
+            if (!build_shape(&b, p->shape, p->size)) {
+                tpXMesh_Free(m);
+                return false;
+            }
+            continue;
+        }
+        for (int t = 0; t < p->ntriangles; ++t) {
+            const double *v[3];
+            for (int c = 0; c < 3; ++c) {
+                v[c] = p->vertices + 3 * p->triangles[3 * t + c];
+            }
+            double u[3], e[3];
+            for (int c = 0; c < 3; ++c) {
+                u[c] = v[1][c] - v[0][c], e[c] = v[2][c] - v[0][c];
+            }
+            const double n[3] = {u[1] * e[2] - u[2] * e[1], u[2] * e[0] - u[0] * e[2], u[0] * e[1] - u[1] * e[0]};
+            if (!(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] > 0)) {
+                continue; /* a degenerate triangle has no face to draw */
+            }
+            int i0 = add_vertex(&b, v[0], n), i1 = add_vertex(&b, v[1], n), i2 = add_vertex(&b, v[2], n);
+            add_triangle(&b, i0, i1, i2);
+        }
+    }
+    if (b.failed) {
+        tpXMesh_Free(m);
+        return false;
+    }
+    return true;
+}
+
 bool tpXMesh_Shape(const tpPlanBody *pb, tpXMesh *m)
 {
     memset(m, 0, sizeof *m);
     if (strcmp(pb->shape, "mesh") == 0 && pb->mesh_nvertices > 0 && pb->mesh_ntriangles > 0) {
         return x_mesh_recorded(pb, m);
     }
-    Builder b = {m, 0, 0, false};
-    const double *s = pb->size;
+    if (pb->nparts > 0) {
+        return x_mesh_parts(pb, m);
+    }
+    Builder b = {m, 0, 0, false, false, {0}, {0}};
+    if (!build_shape(&b, pb->shape, pb->size)) {
+        tpXMesh_Free(m);
+        return false;
+    }
+    return true;
+}
+
+/* The triangles of a box, sphere, cylinder or capsule (a mesh without triangles: its bounding box)
+ * of sizes s into the builder; false for an unknown shape or out of memory. */
+static bool build_shape(Builder *bp, const char *shape, const double *s)
+{
+    Builder b = *bp; /* written back below */
+    tpXMesh *m = b.m;
     Profile pr[4 * (TP_RINGS + 1) + 8];
     int np = 0;
-    if (strcmp(pb->shape, "box") == 0 || strcmp(pb->shape, "mesh") == 0) { /* a mesh: its bounding box */
+    bool known = true;
+    if (strcmp(shape, "box") == 0 || strcmp(shape, "mesh") == 0 || strcmp(shape, "compound") == 0) {
         double h[3] = {s[0] / 2, s[1] / 2, s[2] / 2};
         for (int axis = 0; axis < 3; ++axis) {
             for (int sign = -1; sign <= 1; sign += 2) {
@@ -212,10 +293,10 @@ bool tpXMesh_Shape(const tpPlanBody *pb, tpXMesh *m)
                 add_triangle(&b, first, first + 2, first + 3);
             }
         }
-    } else if (strcmp(pb->shape, "sphere") == 0) {
+    } else if (strcmp(shape, "sphere") == 0) {
         np = round_profile(pr, s[0], 0);
         lathe(&b, pr, np);
-    } else if (strcmp(pb->shape, "cylinder") == 0) {
+    } else if (strcmp(shape, "cylinder") == 0) {
         double r = s[0], h = s[1] / 2;
         pr[np++] = (Profile){0, -h, 0, -1, false};
         pr[np++] = (Profile){r, -h, 0, -1, true};
@@ -224,17 +305,14 @@ bool tpXMesh_Shape(const tpPlanBody *pb, tpXMesh *m)
         pr[np++] = (Profile){r, h, 0, 1, false};
         pr[np++] = (Profile){0, h, 0, 1, true};
         lathe(&b, pr, np);
-    } else if (strcmp(pb->shape, "capsule") == 0) {
+    } else if (strcmp(shape, "capsule") == 0) {
         np = round_profile(pr, s[0], s[1] / 2);
         lathe(&b, pr, np);
     } else {
-        return false;
+        known = false;
     }
-    if (b.failed) {
-        tpXMesh_Free(m);
-        return false;
-    }
-    return true;
+    *bp = b;
+    return known && !b.failed;
 }
 
 bool tpXMesh_Plane(const tpPlanBody *pb, const double center[3], double half, tpXMesh *m)
@@ -263,7 +341,7 @@ bool tpXMesh_Plane(const tpPlanBody *pb, const double center[3], double half, tp
         u[i] /= ul;
     }
     double v[3] = {n[1] * u[2] - n[2] * u[1], n[2] * u[0] - n[0] * u[2], n[0] * u[1] - n[1] * u[0]};
-    Builder b = {m, 0, 0, false};
+    Builder b = {m, 0, 0, false, false, {0}, {0}};
     for (int c = 0; c < 4; ++c) {
         double su = (c == 0 || c == 3) ? -half : half, sv = c < 2 ? -half : half, p[3];
         for (int i = 0; i < 3; ++i) {

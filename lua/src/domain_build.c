@@ -212,10 +212,11 @@ static void tplBuildScene(tplBuild *b, tpSceneDef *scene)
         if (!bd)
             tplError(L,
                      "tp.domain: bodies[%d]: expected a body (tp.box, tp.sphere, tp.cylinder, tp.capsule, tp.plane, "
-                     "tp.mesh), got %s",
+                     "tp.mesh, tp.compound), got %s",
                      i + 1, tplTypeName(L, -1));
         bodies[i] = bd->def;
-        if (bd->def.shape == TP_SHAPE_MESH) { /* the domain keeps the mesh's arrays alive */
+        if (bd->def.shape == TP_SHAPE_MESH || bd->def.shape == TP_SHAPE_COMPOUND) {
+            /* the domain keeps the mesh's arrays (the parts) alive */
             lua_getiuservalue(L, -1, 3);
             lua_rawseti(L, b->keep, (lua_Integer)lua_rawlen(L, b->keep) + 1);
         }
@@ -342,6 +343,28 @@ static int tplWorldGc(lua_State *L)
     return 0;
 }
 
+/* The call site of the body a tpCreateWorld message is about ('body "NAME": ...': a compound's
+ * parts[k].size out of range is reported at the tp.compound's line), else `where`. The string
+ * lives in the body's userdata, which tp.domain's bodies table (at 1) keeps. */
+static const char *tplBodyErrorWhere(lua_State *L, const tpSceneDef *scene, const char *err, const char *where)
+{
+    for (int i = 0; i < scene->nbodies; i++) {
+        char prefix[TP_NAME_MAX + 16];
+        snprintf(prefix, sizeof prefix, "body \"%s\":", scene->bodies[i].name);
+        if (strncmp(err, prefix, strlen(prefix)) != 0)
+            continue;
+        if (tplField(L, 1, "bodies") == LUA_TTABLE) {
+            lua_rawgeti(L, -1, i + 1);
+            if (luaL_testudata(L, -1, TPL_BODY))
+                where = tplUdWhere(L, -1);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+        return where;
+    }
+    return where;
+}
+
 static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
 {
     lua_State *L = b->L;
@@ -357,7 +380,7 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
         lua_error(L);
     }
     if (!wg->world)
-        tplErrorAt(L, b->where, "%s", err);
+        tplErrorAt(L, tplBodyErrorWhere(L, &def->scene, err, b->where), "%s", err);
     int nt = tplArrayField(L, "tactics", "tp.domain: ");
     int tsrc = lua_gettop(L);
     int n = nt > 0 ? nt : 0;

@@ -224,6 +224,22 @@ void tplOpenSkills(lua_State *L);
 void tplOpenScene(lua_State *L);
 /// Registers tp.joint in the table at the top of the stack (joint_ctor.c).
 void tplOpenJoints(lua_State *L);
+/* Compound bodies (compound_ctor.c) */
+/// tp.compound: reads the parts of the table at 1 into body b (the userdata at bidx; they live in
+/// its user value 3) and its mass (mass, density over the parts without one, or the parts' sum;
+/// required when `dynamic`); raises "what parts[k].field ..." on bad input.
+void tplCompoundRead(lua_State *L, int bidx, tplBody *b, const char *what, bool dynamic);
+/// Gives body b (the userdata at bidx) copies of n parts (and of their meshes) as a compound
+/// (meshes.c, with the three below).
+void tplCompoundStore(lua_State *L, int bidx, tplBody *b, const tpPartDef *parts, int n);
+/// A new keep table as user value 3 of the body at bidx (and on the stack); its index.
+int tplKeepTable(lua_State *L, int bidx);
+/// n default parts in a userdata appended to the keep table at index keep.
+tpPartDef *tplKeepParts(lua_State *L, int keep, int n);
+/// A copy of mesh m in a userdata appended to the keep table; p->mesh then points at it.
+void tplKeepMesh(lua_State *L, int keep, tpPartDef *p, const tpMeshView *m);
+/// Moves a dynamic compound's frame to its centre of mass (tpCompound_Centre); raises on an error.
+void tplCompoundCentre(lua_State *L, tplBody *b, const char *what);
 /* Mesh bodies and glTF scenes (meshes.c) */
 /// Reads a mesh file named by a script (inside its folder, tp/mesh.h caps); raises "what: ...".
 void tplMeshRead(lua_State *L, const char *what, const char *file, bool y_up, double scale, tpMesh *out);

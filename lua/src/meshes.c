@@ -112,6 +112,98 @@ static const char *tplKeepBytes(lua_State *L, char *bytes, size_t len)
     return ud;
 }
 
+/* Compound bodies' storage (also tp.compound's, compound_ctor.c) */
+
+/* A new table (the body's keep list) as user value 3 of the body at bidx, and on the stack. */
+int tplKeepTable(lua_State *L, int bidx)
+{
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, bidx, 3);
+    return lua_gettop(L);
+}
+
+/* A copy of a mesh's arrays in a userdata appended to the keep table; p->mesh then points at it. */
+void tplKeepMesh(lua_State *L, int keep, tpPartDef *p, const tpMeshView *m)
+{
+    size_t vbytes = (size_t)m->nvertices * 3 * sizeof(double), tbytes = (size_t)m->ntriangles * 3 * sizeof(int32_t);
+    unsigned char *store = lua_newuserdatauv(L, vbytes + tbytes, 0);
+    memcpy(store, m->vertices, vbytes);
+    memcpy(store + vbytes, m->triangles, tbytes);
+    p->mesh.nvertices = m->nvertices;
+    p->mesh.ntriangles = m->ntriangles;
+    p->mesh.vertices = (const double *)(void *)store;
+    p->mesh.triangles = (const int32_t *)(void *)(store + vbytes);
+    lua_rawseti(L, keep, (lua_Integer)lua_rawlen(L, keep) + 1);
+}
+
+tpPartDef *tplKeepParts(lua_State *L, int keep, int n)
+{
+    tpPartDef *parts = lua_newuserdatauv(L, (size_t)n * sizeof *parts, 0);
+    for (int k = 0; k < n; k++)
+        parts[k] = tpDefaultPartDef();
+    lua_rawseti(L, keep, (lua_Integer)lua_rawlen(L, keep) + 1);
+    return parts;
+}
+
+void tplCompoundStore(lua_State *L, int bidx, tplBody *b, const tpPartDef *src, int n)
+{
+    bidx = lua_absindex(L, bidx);
+    int keep = tplKeepTable(L, bidx);
+    tpPartDef *parts = tplKeepParts(L, keep, n);
+    for (int k = 0; k < n; k++) {
+        parts[k] = src[k];
+        if (src[k].shape == TP_SHAPE_MESH)
+            tplKeepMesh(L, keep, &parts[k], &src[k].mesh);
+    }
+    lua_pop(L, 1); /* keep */
+    b->def.shape = TP_SHAPE_COMPOUND;
+    b->def.parts = parts;
+    b->def.nparts = n;
+}
+
+/* A moving body of several colliders (TP_GLTF_SHAPE_COMPOUND): a compound of one part each, its
+ * mass the body's or `density` over the parts' volume, its frame moved to its centre of mass (the
+ * node's origin recorded as the compound's origin). Frees `keep` before raising. */
+static void tplSceneCompound(lua_State *L, const char *file, const tpGltfNode *nd, tpGltfScene *keep, tplBody *b,
+                             bool dynamic, double density)
+{
+    static const tpShapeKind kinds[] = {
+        [TP_GLTF_SHAPE_MESH] = TP_SHAPE_MESH,         [TP_GLTF_SHAPE_BOX] = TP_SHAPE_BOX,
+        [TP_GLTF_SHAPE_SPHERE] = TP_SHAPE_SPHERE,     [TP_GLTF_SHAPE_CAPSULE] = TP_SHAPE_CAPSULE,
+        [TP_GLTF_SHAPE_CYLINDER] = TP_SHAPE_CYLINDER, [TP_GLTF_SHAPE_PLANE] = TP_SHAPE_PLANE,
+        [TP_GLTF_SHAPE_COMPOUND] = TP_SHAPE_COMPOUND};
+    tpPartDef parts[TP_MAX_PARTS];
+    const int n = nd->nparts < TP_MAX_PARTS ? nd->nparts : TP_MAX_PARTS;
+    double vol = 0.0;
+    for (int k = 0; k < n; k++) {
+        const tpGltfPart *gp = &nd->parts[k];
+        parts[k] = tpDefaultPartDef();
+        parts[k].shape = kinds[gp->shape];
+        memcpy(parts[k].size, gp->size, sizeof parts[k].size);
+        memcpy(parts[k].pos, gp->pos, sizeof parts[k].pos);
+        memcpy(parts[k].quat, gp->quat, sizeof parts[k].quat);
+        parts[k].mesh = tpMesh_View(&gp->mesh);
+        char why[256];
+        if (gp->shape == TP_GLTF_SHAPE_MESH && b->def.cls != TP_BODY_STATIC &&
+            !tpMesh_CheckClosed(&parts[k].mesh, why, sizeof why)) {
+            char name[TP_GLTF_NAME_MAX];
+            snprintf(name, sizeof name, "%s", gp->name);
+            tpGltfScene_Free(keep);
+            tplError(L, "tp.scene: %s: node '%s' (collider '%s' of a moving body) cannot be a part: its mesh %s", file,
+                     b->def.name, name, why);
+        }
+        vol += tpPart_Volume(&parts[k]);
+    }
+    tplCompoundStore(L, -1, b, parts, n); /* copies the meshes: the scene may go */
+    b->def.mass = !dynamic ? 0.0 : nd->mass > 0 ? nd->mass : density * vol;
+    char err[400];
+    if (dynamic && !tpCompound_Centre(&b->def, (tpPartDef *)(uintptr_t)b->def.parts, err, sizeof err)) {
+        tpGltfScene_Free(keep);
+        tplError(L, "tp.scene: %s: node '%s': %s", file, b->def.name, err);
+    }
+}
+
 /* The body of scene node nd into a new tp body userdata (pushed). */
 static void tplSceneBody(lua_State *L, const char *file, tpGltfNode *nd, tpGltfScene *keep, const float color[4],
                          double def_density)
@@ -212,6 +304,9 @@ static void tplSceneBody(lua_State *L, const char *file, tpGltfNode *nd, tpGltfS
         tplMeshPlace(b, com);
         break;
     }
+    case TP_GLTF_SHAPE_COMPOUND:
+        tplSceneCompound(L, file, nd, keep, b, dynamic, density);
+        break;
     }
     tplPushWhere(L);
     lua_setiuservalue(L, -2, 1);
@@ -236,6 +331,26 @@ static void tplBodyBounds(const tpBodyDef *d, double lo[3], double hi[3], double
         }
         for (int i = 0; i < d->mesh.nvertices; i++) {
             const double *v = d->mesh.vertices + 3 * i;
+            double r2 = 0;
+            for (int k = 0; k < 3; k++) {
+                double w = R[3 * k] * v[0] + R[3 * k + 1] * v[1] + R[3 * k + 2] * v[2];
+                lo[k] = fmin(lo[k], d->pos[k] + w);
+                hi[k] = fmax(hi[k], d->pos[k] + w);
+                r2 += w * w;
+            }
+            *radius = fmax(*radius, sqrt(r2));
+        }
+        return;
+    }
+    if (d->shape == TP_SHAPE_COMPOUND) { /* the corners of its parts' box */
+        double blo[3], bhi[3];
+        tpCompound_Bounds(d, blo, bhi);
+        for (int k = 0; k < 3; k++) {
+            lo[k] = INFINITY;
+            hi[k] = -INFINITY;
+        }
+        for (int c = 0; c < 8; c++) {
+            const double v[3] = {c & 1 ? bhi[0] : blo[0], c & 2 ? bhi[1] : blo[1], c & 4 ? bhi[2] : blo[2]};
             double r2 = 0;
             for (int k = 0; k < 3; k++) {
                 double w = R[3 * k] * v[0] + R[3 * k + 1] * v[1] + R[3 * k + 2] * v[2];

@@ -245,6 +245,7 @@ static const char *const tplSphereFields[] = {TPL_BODY_HEAD, "radius", TPL_BODY_
 static const char *const tplCylinderFields[] = {TPL_BODY_HEAD, "radius", "length", TPL_BODY_TAIL, NULL};
 static const char *const tplPlaneFields[] = {TPL_BODY_HEAD, "normal", "offset", "marker", NULL};
 static const char *const tplMeshFields[] = {TPL_BODY_HEAD, "file", "scale", "up", "density", TPL_BODY_TAIL, NULL};
+static const char *const tplCompoundFields[] = {TPL_BODY_HEAD, "parts", "density", TPL_BODY_TAIL, NULL};
 
 static tpBodyClass tplClass(lua_State *L, const char *what, tpBodyClass def)
 {
@@ -302,14 +303,16 @@ static void tplColor(lua_State *L, const char *what, float *color)
 static int tplBodyNew(lua_State *L)
 {
     tpShapeKind shape = (tpShapeKind)lua_tointeger(L, lua_upvalueindex(1));
-    static const char *const ctors[] = {"tp.box", "tp.sphere", "tp.cylinder", "tp.capsule", "tp.plane", "tp.mesh"};
+    static const char *const ctors[] = {"tp.box",   "tp.sphere", "tp.cylinder", "tp.capsule",
+                                        "tp.plane", "tp.mesh",   "tp.compound"};
     const char *ctor = ctors[shape];
     luaL_checktype(L, 1, LUA_TTABLE);
-    const char *const *known = shape == TP_SHAPE_BOX      ? tplBoxFields
-                               : shape == TP_SHAPE_SPHERE ? tplSphereFields
-                               : shape == TP_SHAPE_PLANE  ? tplPlaneFields
-                               : shape == TP_SHAPE_MESH   ? tplMeshFields
-                                                          : tplCylinderFields;
+    const char *const *known = shape == TP_SHAPE_BOX        ? tplBoxFields
+                               : shape == TP_SHAPE_SPHERE   ? tplSphereFields
+                               : shape == TP_SHAPE_PLANE    ? tplPlaneFields
+                               : shape == TP_SHAPE_MESH     ? tplMeshFields
+                               : shape == TP_SHAPE_COMPOUND ? tplCompoundFields
+                                                            : tplCylinderFields;
     tplCheckFields(L, 1, ctor, known, 0);
 
     tplBody *b = lua_newuserdatauv(L, sizeof *b, 3);
@@ -354,7 +357,8 @@ static int tplBodyNew(lua_State *L)
         b->def.size[1] = b->def.size[2] = 0;
         break;
     case TP_SHAPE_MESH:
-        break; /* after the class and the motion: the mesh is read below */
+    case TP_SHAPE_COMPOUND:
+        break; /* after the class and the motion: the mesh and the parts are read below */
     default:
         b->def.size[0] = tplPositive(L, what, "radius");
         b->def.size[1] = tplPositive(L, what, "length");
@@ -407,7 +411,9 @@ static int tplBodyNew(lua_State *L)
             tplError(L, "%s'mass' or 'density' is required for a %s body", what,
                      b->def.cls == TP_BODY_ACTIVE ? "active" : "moving");
     }
-    if (shape != TP_SHAPE_MESH && (tplHas(L, "mass") || dynamic)) {
+    if (shape == TP_SHAPE_COMPOUND)
+        tplCompoundRead(L, 2, b, what, dynamic);
+    if (shape != TP_SHAPE_MESH && shape != TP_SHAPE_COMPOUND && (tplHas(L, "mass") || dynamic)) {
         if (!tplHas(L, "mass")) {
             static const char *const cls[] = {"static", "passive", "active", "foreign"};
             tplError(L, "%s'mass' is required for a %s body", what, cls[b->def.cls]);
@@ -448,6 +454,8 @@ static int tplBodyNew(lua_State *L)
         tplError(L, "%smarker is only for static bodies (drawn, never colliding)", what);
     if (shape == TP_SHAPE_MESH)
         tplMeshPlace(b, com);
+    if (shape == TP_SHAPE_COMPOUND && dynamic)
+        tplCompoundCentre(L, b, what);
     tplSetWhere(L);
     return 1;
 }
@@ -469,9 +477,10 @@ void tplOpenScene(lua_State *L)
     static const struct {
         const char *name;
         tpShapeKind shape;
-    } shapes[] = {{"box", TP_SHAPE_BOX},         {"sphere", TP_SHAPE_SPHERE}, {"cylinder", TP_SHAPE_CYLINDER},
-                  {"capsule", TP_SHAPE_CAPSULE}, {"plane", TP_SHAPE_PLANE},   {"mesh", TP_SHAPE_MESH}};
-    for (int i = 0; i < 6; i++) {
+    } shapes[] = {{"box", TP_SHAPE_BOX},          {"sphere", TP_SHAPE_SPHERE}, {"cylinder", TP_SHAPE_CYLINDER},
+                  {"capsule", TP_SHAPE_CAPSULE},  {"plane", TP_SHAPE_PLANE},   {"mesh", TP_SHAPE_MESH},
+                  {"compound", TP_SHAPE_COMPOUND}};
+    for (int i = 0; i < 7; i++) {
         lua_pushinteger(L, shapes[i].shape);
         lua_pushcclosure(L, tplBodyNew, 1);
         lua_setfield(L, -2, shapes[i].name);

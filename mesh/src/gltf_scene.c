@@ -75,8 +75,7 @@ static const char *const k_heads[W_COUNT] = {
     [W_NO_COLLIDER] = "bodies without a collider or a mesh, not loaded",
     [W_SHAPE] = "colliders tplan cannot build, skipped",
     [W_SCALE] = "round shapes under a non-uniform scale (the largest radius is taken)",
-    [W_COMPOUND] = "moving bodies of several colliders collide as the convex hull of them all (compound bodies "
-                   "are issue 36 item 3)",
+    [W_COMPOUND] = "moving bodies of several colliders are compound bodies, one part per collider",
     [W_TRIMESH] = "moving trimesh colliders collide as their convex hull",
     [W_HULL] = "moving meshes collide as the hull of at most " STR(TP_MESH_HULL_MAX_VERTICES) " of their vertices",
     [W_RENAMED] = "nodes with a name already taken, renamed",
@@ -505,6 +504,8 @@ static int build_piece(tpGltf *g, long ni, const double world[12], const char *n
         }
         break;
     }
+    case TP_GLTF_SHAPE_COMPOUND: /* never a shape spec: made from a body's several colliders */
+        return 0;
     case TP_GLTF_SHAPE_PLANE:
         if (moving) {
             char label[TP_GLTF_NAME_MAX + 40];
@@ -560,6 +561,15 @@ typedef struct tpItem {
     bool trigger;
     tpShapeSpec spec;
 } tpItem;
+
+static void free_parts(tpGltfNode *nd)
+{
+    for (int k = 0; k < nd->nparts; k++)
+        tpMesh_Free(&nd->parts[k].mesh);
+    free(nd->parts);
+    nd->parts = NULL;
+    nd->nparts = 0;
+}
 
 static bool push_node(tpGltf *g, tpGltfScene *sc, tpGltfNode *nd)
 {
@@ -658,19 +668,23 @@ static bool build_group(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, const do
         }
         return true;
     }
-    /* a moving body of several colliders: one mesh in the body node's frame, each piece placed by
-       its pose relative to the body node */
+    /* a moving body of several colliders: a compound of one part per collider, each placed by its
+       pose relative to the body node */
+    if (k > TP_GLTF_MAX_PARTS)
+        FAIL(g, "node '%s': a moving body of %d colliders (at most %d)", bname, k, TP_GLTF_MAX_PARTS);
     tpGltfNode nd = base;
     snprintf(nd.name, sizeof nd.name, "%s", bname);
     nd.index = b;
-    nd.shape = TP_GLTF_SHAPE_MESH;
-    nd.convex = true;
+    nd.shape = TP_GLTF_SHAPE_COMPOUND;
     double sb[3];
     if (!decompose(g, world + 12 * b, bname, sb, nd.pos, nd.quat))
         return false;
+    nd.parts = calloc((size_t)k, sizeof *nd.parts);
+    if (!nd.parts)
+        FAIL(g, "out of memory");
     double Rb[9];
     tpMesh_QuatToMatrix(nd.quat, Rb);
-    tpMeshBuild mb = {.name = g->name, .limits = g->limits, .err = g->err, .errlen = g->errlen};
+    const double qi[4] = {nd.quat[0], -nd.quat[1], -nd.quat[2], -nd.quat[3]}; /* the body's inverse */
     for (int i = first; i < nitems; i++) {
         if (items[i].body != b)
             continue;
@@ -680,46 +694,35 @@ static bool build_group(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, const do
         memset(&piece, 0, sizeof piece);
         int r = build_piece(g, items[i].node, world + 12 * items[i].node, cname, &items[i].spec, true, lists, &piece);
         if (r < 0) {
-            tpMesh_Free(&mb.mesh);
+            free_parts(&nd);
             return false;
         }
         if (r == 0)
             continue;
-        tpMesh pm = piece.mesh;
-        if (piece.shape != TP_GLTF_SHAPE_MESH) {
-            const double rr = piece.size[0];
-            if (!primitive_mesh(&piece, rr, rr, &pm)) {
-                tpMesh_Free(&mb.mesh);
-                FAIL(g, "out of memory");
-            }
-        }
-        double Rc[9];
-        tpMesh_QuatToMatrix(piece.quat, Rc);
-        int vbase = mb.mesh.nvertices;
-        bool ok = true;
-        for (int v = 0; ok && v < pm.nvertices; v++) {
-            const double *p = pm.vertices + 3 * v;
-            double w[3], q[3];
-            for (int a = 0; a < 3; a++)
-                w[a] = Rc[3 * a] * p[0] + Rc[3 * a + 1] * p[1] + Rc[3 * a + 2] * p[2] + piece.pos[a] - nd.pos[a];
-            for (int a = 0; a < 3; a++) /* R_b^T w */
-                q[a] = Rb[a] * w[0] + Rb[3 + a] * w[1] + Rb[6 + a] * w[2];
-            ok = tpMeshB_AddVertex(&mb, q);
-        }
-        for (int t = 0; ok && t < pm.ntriangles; t++)
-            ok = tpMeshB_AddTriangle(&mb, vbase + pm.triangles[3 * t], vbase + pm.triangles[3 * t + 1],
-                                     vbase + pm.triangles[3 * t + 2]);
-        tpMesh_Free(&pm);
-        if (!ok) {
-            tpMesh_Free(&mb.mesh);
-            return false;
-        }
+        tpGltfPart *p = &nd.parts[nd.nparts++];
+        snprintf(p->name, sizeof p->name, "%s", cname);
+        p->shape = piece.shape;
+        memcpy(p->size, piece.size, sizeof p->size);
+        p->mesh = piece.mesh;
+        double w[3];
+        for (int a = 0; a < 3; a++)
+            w[a] = piece.pos[a] - nd.pos[a];
+        for (int a = 0; a < 3; a++) /* R_b^T w */
+            p->pos[a] = Rb[a] * w[0] + Rb[3 + a] * w[1] + Rb[6 + a] * w[2];
+        const double *q = piece.quat;
+        p->quat[0] = qi[0] * q[0] - qi[1] * q[1] - qi[2] * q[2] - qi[3] * q[3];
+        p->quat[1] = qi[0] * q[1] + qi[1] * q[0] + qi[2] * q[3] - qi[3] * q[2];
+        p->quat[2] = qi[0] * q[2] - qi[1] * q[3] + qi[2] * q[0] + qi[3] * q[1];
+        p->quat[3] = qi[0] * q[3] + qi[1] * q[2] - qi[2] * q[1] + qi[3] * q[0];
     }
     char label[TP_GLTF_NAME_MAX + 24];
-    snprintf(label, sizeof label, "%s (%d colliders)", bname, k);
+    snprintf(label, sizeof label, "%s (%d colliders)", bname, nd.nparts);
     list_add(&lists[W_COMPOUND], label);
-    nd.mesh = mb.mesh;
-    return push_node(g, sc, &nd);
+    if (!push_node(g, sc, &nd)) {
+        free_parts(&nd);
+        return false;
+    }
+    return true;
 }
 
 /* Names unique: a second "Cube" becomes "Cube.2" (then .3, ...). */
@@ -897,6 +900,15 @@ static bool bodies(tpGltf *g, const cJSON *nodes, int nn, const int *order, int 
                 char label[TP_GLTF_NAME_MAX + 32];
                 snprintf(label, sizeof label, "%s (%d vertices)", nd->name, nd->mesh.nvertices);
                 list_add(&lists[W_HULL], label);
+            }
+            for (int k = 0; k < nd->nparts; k++) { /* a compound's mesh parts, likewise */
+                if (nd->parts[k].shape == TP_GLTF_SHAPE_MESH &&
+                    nd->parts[k].mesh.nvertices > TP_MESH_HULL_MAX_VERTICES) {
+                    char label[2 * TP_GLTF_NAME_MAX + 32];
+                    snprintf(label, sizeof label, "%s's %s (%d vertices)", nd->name, nd->parts[k].name,
+                             nd->parts[k].mesh.nvertices);
+                    list_add(&lists[W_HULL], label);
+                }
             }
         }
         unique_names(sc, lists);

@@ -692,8 +692,12 @@ void tpGltfScene_Free(tpGltfScene *sc)
 {
     if (sc == NULL)
         return;
-    for (int i = 0; i < sc->nnodes; i++)
+    for (int i = 0; i < sc->nnodes; i++) {
         tpMesh_Free(&sc->nodes[i].mesh);
+        for (int k = 0; k < sc->nodes[i].nparts; k++)
+            tpMesh_Free(&sc->nodes[i].parts[k].mesh);
+        free(sc->nodes[i].parts);
+    }
     free(sc->nodes);
     memset(sc, 0, sizeof *sc);
 }

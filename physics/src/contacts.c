@@ -16,21 +16,52 @@
  * sphere, cylinder or capsule against a plane (plane_collide.c: every feature within a slop of the
  * plane, its gap as a negative depth), and the moving mesh hulls (hull-hull, hull-box,
  * hull-triangle mesh: mesh_collide.c). Contacts into w->cgeoms. */
+static int collide_geoms(const tpWorld *w, dGeomID ga, tpMeshRt *ma, dGeomID gb, tpMeshRt *mb, dContactGeom *out)
+{
+    const bool pa = dGeomGetClass(ga) == dPlaneClass, pb = dGeomGetClass(gb) == dPlaneClass;
+    if (pa != pb) {
+        int n = pa ? tpPlane_Collide(gb, ga, true, w->def.max_contacts, out)
+                   : tpPlane_Collide(ga, gb, false, w->def.max_contacts, out);
+        if (n >= 0)
+            return n;
+    }
+    if (ma != NULL || mb != NULL) {
+        int n = tpMeshGeom_Collide(ma, ga, mb, gb, w->def.max_contacts, out);
+        if (n >= 0)
+            return n;
+    }
+    return dCollide(ga, gb, w->def.max_contacts, out, (int)sizeof(dContactGeom));
+}
+
+/* m: part pairs whose bounding boxes are further apart than this are not collided (no collider
+ * reports a gap that wide: the plane colliders' slop is 0.1 mm, and the swept pass grows the geoms
+ * themselves, so their boxes grow with them). */
+#define TP_PART_AABB_MARGIN 0.001
+
+/* A pair of bodies: each pair of their geoms (a compound's parts, in part order) whose bounding
+ * boxes come within TP_PART_AABB_MARGIN, up to max_contacts contacts each (w->cgeoms has room for
+ * max_geoms^2 of those). */
 static int collide_pair(tpWorld *w, const tpBodyRt *ra, const tpBodyRt *rb)
 {
-    const bool pa = dGeomGetClass(ra->geom) == dPlaneClass, pb = dGeomGetClass(rb->geom) == dPlaneClass;
-    if (pa != pb) {
-        int n = pa ? tpPlane_Collide(rb->geom, ra->geom, true, w->def.max_contacts, w->cgeoms)
-                   : tpPlane_Collide(ra->geom, rb->geom, false, w->def.max_contacts, w->cgeoms);
-        if (n >= 0)
-            return n;
+    if (ra->ngeoms == 1 && rb->ngeoms == 1)
+        return collide_geoms(w, ra->geom, ra->mesh, rb->geom, rb->mesh, w->cgeoms);
+    dReal bb[TP_MAX_PARTS][6];
+    for (int j = 0; j < rb->ngeoms; j++)
+        dGeomGetAABB(rb->geoms[j], bb[j]);
+    int n = 0;
+    for (int i = 0; i < ra->ngeoms; i++) {
+        dReal aa[6];
+        dGeomGetAABB(ra->geoms[i], aa);
+        for (int j = 0; j < rb->ngeoms; j++) {
+            bool apart = false;
+            for (int k = 0; k < 3 && !apart; k++)
+                apart = aa[2 * k] > bb[j][2 * k + 1] + TP_PART_AABB_MARGIN ||
+                        bb[j][2 * k] > aa[2 * k + 1] + TP_PART_AABB_MARGIN;
+            if (!apart)
+                n += collide_geoms(w, ra->geoms[i], ra->meshes[i], rb->geoms[j], rb->meshes[j], w->cgeoms + n);
+        }
     }
-    if (ra->mesh != NULL || rb->mesh != NULL) {
-        int n = tpMeshGeom_Collide(ra->mesh, ra->geom, rb->mesh, rb->geom, w->def.max_contacts, w->cgeoms);
-        if (n >= 0)
-            return n;
-    }
-    return dCollide(ra->geom, rb->geom, w->def.max_contacts, w->cgeoms, (int)sizeof(dContactGeom));
+    return n;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -93,6 +124,14 @@ static void near_callback(void *data, dGeomID g1, dGeomID g2)
     w->pairs[w->npairs++] = key;
 }
 
+/* The candidate pairs of body i's geoms against the space (a compound: each part's). */
+static void collide_space(tpWorld *w, int i)
+{
+    const tpBodyRt *r = &w->rt[i];
+    for (int g = 0; g < r->ngeoms; g++)
+        dSpaceCollide2(r->geoms[g], (dGeomID)w->space, w, near_callback);
+}
+
 /* Heap sort: in place, no allocation, O(n log n) whatever the space's order was. The keys are
  * unique, so stability does not matter. */
 static void sift_down(uint64_t *v, int start, int n)
@@ -135,6 +174,17 @@ static void sort_keys(uint64_t *v, int n)
         v[end] = tmp;
         sift_down(v, 0, end);
     }
+}
+
+/* Sorts the keys and drops repeats (a compound's parts each report the pair); the new count. */
+static int sort_unique(uint64_t *v, int n)
+{
+    sort_keys(v, n);
+    int m = 0;
+    for (int k = 0; k < n; k++)
+        if (m == 0 || v[k] != v[m - 1])
+            v[m++] = v[k];
+    return m;
 }
 
 /* Total order on contacts of one pair: position, then depth, then normal. */
@@ -352,7 +402,7 @@ void tpContacts_DepthPass(tpWorld *w)
 void tpContacts_PairsNow(tpWorld *w)
 {
     pairs_now(w);
-    sort_keys(w->pairs, w->npairs);
+    w->npairs = sort_unique(w->pairs, w->npairs);
 }
 
 static void inflate_geom(tpWorld *w, int i, double m);
@@ -465,7 +515,7 @@ void tpContacts_Collide(tpWorld *w, bool keep)
         w->ninfos = 0;
     const int first = w->ninfos;
     dSpaceCollide(w->space, w, near_callback);
-    sort_keys(w->pairs, w->npairs);
+    w->npairs = sort_unique(w->pairs, w->npairs);
     /* contacts still become joints when this fails; only the touching record is incomplete */
     const bool record = reserve_infos(w, first + w->npairs) && reserve_touch(w, w->npairs);
     if (!record)
@@ -603,29 +653,40 @@ static bool near_contact(const tpWorld *w, const tpTouch *t, const double p[3], 
 #define TP_DISCOVER_DEPTH 0.002
 
 /* Grows body i's geom by m (m) on every side, or back to its definition's size (m = 0). */
+static void inflate_one(tpShapeKind shape, const double *size, tpMeshRt *mesh, dGeomID g, double m)
+{
+    switch (shape) {
+    case TP_SHAPE_BOX:
+        dGeomBoxSetLengths(g, size[0] + 2 * m, size[1] + 2 * m, size[2] + 2 * m);
+        break;
+    case TP_SHAPE_SPHERE:
+        dGeomSphereSetRadius(g, size[0] + m);
+        break;
+    case TP_SHAPE_CYLINDER:
+        dGeomCylinderSetParams(g, size[0] + m, size[1] + 2 * m);
+        break;
+    case TP_SHAPE_CAPSULE:
+        dGeomCapsuleSetParams(g, size[0] + m, size[1]);
+        break;
+    case TP_SHAPE_MESH:
+        tpMeshGeom_Inflate(mesh, g, m);
+        break;
+    case TP_SHAPE_PLANE:
+    case TP_SHAPE_COMPOUND:
+        break;
+    }
+}
+
 static void inflate_geom(tpWorld *w, int i, double m)
 {
     const tpBodyDef *b = &w->bodies[i];
-    dGeomID g = w->rt[i].geom;
-    switch (b->shape) {
-    case TP_SHAPE_BOX:
-        dGeomBoxSetLengths(g, b->size[0] + 2 * m, b->size[1] + 2 * m, b->size[2] + 2 * m);
-        break;
-    case TP_SHAPE_SPHERE:
-        dGeomSphereSetRadius(g, b->size[0] + m);
-        break;
-    case TP_SHAPE_CYLINDER:
-        dGeomCylinderSetParams(g, b->size[0] + m, b->size[1] + 2 * m);
-        break;
-    case TP_SHAPE_CAPSULE:
-        dGeomCapsuleSetParams(g, b->size[0] + m, b->size[1]);
-        break;
-    case TP_SHAPE_MESH:
-        tpMeshGeom_Inflate(w->rt[i].mesh, g, m);
-        break;
-    case TP_SHAPE_PLANE:
-        break;
+    const tpBodyRt *r = &w->rt[i];
+    if (b->shape != TP_SHAPE_COMPOUND) {
+        inflate_one(b->shape, b->size, r->mesh, r->geom, m);
+        return;
     }
+    for (int k = 0; k < r->ngeoms; k++) /* each part grows about its own centre */
+        inflate_one(b->parts[k].shape, b->parts[k].size, r->meshes[k], r->geoms[k], m);
 }
 
 /* The point of the start pose that body i's sweep (by v h and turned by omega h about its
@@ -699,9 +760,13 @@ static void sweep_pose(tpWorld *w, int i, double h, double f)
     q1[1] = dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2];
     q1[2] = dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1];
     q1[3] = dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0];
+    const double p1[3] = {p[0] + f * h * r->vsweep[0], p[1] + f * h * r->vsweep[1], p[2] + f * h * r->vsweep[2]};
+    if (r->part0 >= 0) {
+        tpCompound_PoseGeoms(w, i, p1, q1);
+        return;
+    }
     dGeomSetOffsetWorldQuaternion(r->geom, q1);
-    dGeomSetOffsetWorldPosition(r->geom, p[0] + f * h * r->vsweep[0], p[1] + f * h * r->vsweep[1],
-                                p[2] + f * h * r->vsweep[2]);
+    dGeomSetOffsetWorldPosition(r->geom, p1[0], p1[1], p1[2]);
 }
 
 /* The swept pose shows where a pair overlaps at the end of the substep, and its normal is the
@@ -818,7 +883,7 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
      * (the same pairs, a pair of two fast bodies twice; sorted, so the order is the same) */
     if (4 * nfast <= dSpaceGetNumGeoms(w->space)) {
         for (int f = 0; f < nfast; f++)
-            dSpaceCollide2(w->rt[w->fast[f]].geom, (dGeomID)w->space, w, near_callback);
+            collide_space(w, w->fast[f]);
     } else {
         dSpaceCollide(w->space, w, near_callback);
     }
@@ -835,7 +900,7 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
             k = TP_SWEEP_SAMPLES_MAX;
         for (int j = 1; j < k; j++) {
             sweep_pose(w, i, h, (double)j / k);
-            dSpaceCollide2(r->geom, (dGeomID)w->space, w, near_callback);
+            collide_space(w, i);
         }
         if (k > 1)
             sweep_pose(w, i, h, 1.0);
@@ -932,7 +997,10 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
     }
     for (int f = 0; f < nfast; f++) {
         inflate_geom(w, w->fast[f], 0.0);
-        dGeomClearOffset(w->rt[w->fast[f]].geom); /* the geom follows its body's pose exactly again */
+        if (w->rt[w->fast[f]].part0 >= 0)
+            tpCompound_ResetOffsets(w, w->fast[f]); /* the parts on their body-frame offsets again */
+        else
+            dGeomClearOffset(w->rt[w->fast[f]].geom); /* the geom follows its body's pose exactly again */
     }
     w->run[1] = w->npend;
     w->speculative += w->npend - first;
@@ -1093,7 +1161,7 @@ bool tpContacts_Discover(tpWorld *w, double h)
     w->npairs = 0;
     for (int k = 0; k < w->nstate; k++)
         if (!w->rt[w->state_body[k]].asleep && is_surprise(w, k, h))
-            dSpaceCollide2(w->rt[w->state_body[k]].geom, (dGeomID)w->space, w, near_callback);
+            collide_space(w, w->state_body[k]);
     if (w->npairs == 0)
         return false;
     sort_keys(w->pairs, w->npairs);

@@ -416,7 +416,7 @@ static bool check_body(const tpSceneDef *def, int i, char *err, size_t errlen)
         tpErrorf(err, errlen, "%s: cls must be a tpBodyClass (got %d)", who, (int)b->cls);
         return false;
     }
-    if ((int)b->shape < TP_SHAPE_BOX || (int)b->shape > TP_SHAPE_MESH) {
+    if ((int)b->shape < TP_SHAPE_BOX || (int)b->shape > TP_SHAPE_COMPOUND) {
         tpErrorf(err, errlen, "%s: shape must be a tpShapeKind (got %d)", who, (int)b->shape);
         return false;
     }
@@ -454,8 +454,13 @@ static bool check_body(const tpSceneDef *def, int i, char *err, size_t errlen)
 
     if (b->shape == TP_SHAPE_MESH && !tpMeshGeom_Check(b, who, err, errlen))
         return false;
+    if (b->shape == TP_SHAPE_COMPOUND && !tpCompound_Check(b, who, err, errlen))
+        return false;
     static const char *const axis_name[3] = {"size[0]", "size[1]", "size[2]"};
-    int nsize = b->shape == TP_SHAPE_BOX ? 3 : b->shape == TP_SHAPE_SPHERE ? 1 : b->shape == TP_SHAPE_MESH ? 0 : 2;
+    int nsize = b->shape == TP_SHAPE_BOX                                     ? 3
+                : b->shape == TP_SHAPE_SPHERE                                ? 1
+                : b->shape == TP_SHAPE_MESH || b->shape == TP_SHAPE_COMPOUND ? 0
+                                                                             : 2;
     for (int k = 0; k < nsize; k++) {
         if (!(b->size[k] > 0.0) || !isfinite(b->size[k])) {
             tpErrorf(err, errlen, "%s: %s must be > 0 (got %g)", who, axis_name[k], b->size[k]);
@@ -747,9 +752,10 @@ static dSpaceID create_space(const tpSceneDef *def)
             const tpBodyDef *b = &def->bodies[i];
             if (b->shape == TP_SHAPE_PLANE)
                 continue;
-            double e = b->shape == TP_SHAPE_BOX ? fmax(b->size[0], fmax(b->size[1], b->size[2]))
-                       : b->shape == TP_SHAPE_MESH
-                           ? tpMeshGeom_Extent(b)
+            double e = b->shape == TP_SHAPE_BOX    ? fmax(b->size[0], fmax(b->size[1], b->size[2]))
+                       : b->shape == TP_SHAPE_MESH ? tpMeshGeom_Extent(b)
+                       : b->shape == TP_SHAPE_COMPOUND
+                           ? tpCompound_Extent(b)
                            : 2.0 * b->size[0] + (b->shape == TP_SHAPE_SPHERE ? 0.0 : b->size[1]);
             lo = fmin(lo, e);
             hi = fmax(hi, e);
@@ -767,6 +773,15 @@ static dSpaceID create_space(const tpSceneDef *def)
     }
 }
 
+/* The collision category and mask of every geom of body r. */
+static void set_bits(const tpBodyRt *r, unsigned long category, unsigned long collide)
+{
+    for (int g = 0; g < r->ngeoms; g++) {
+        dGeomSetCategoryBits(r->geoms[g], category);
+        dGeomSetCollideBits(r->geoms[g], collide);
+    }
+}
+
 static dGeomID create_geom(dSpaceID space, const tpBodyDef *b)
 {
     switch (b->shape) {
@@ -781,7 +796,8 @@ static dGeomID create_geom(dSpaceID space, const tpBodyDef *b)
     case TP_SHAPE_PLANE:
         return dCreatePlane(space, b->plane[0], b->plane[1], b->plane[2], b->plane[3]);
     case TP_SHAPE_MESH:
-        break; /* tpMeshGeom_Create */
+    case TP_SHAPE_COMPOUND:
+        break; /* tpMeshGeom_Create, tpCompound_CreateGeoms */
     }
     return NULL;
 }
@@ -807,50 +823,10 @@ static void shape_mass(const tpBodyDef *b, double total, dMass *m)
     case TP_SHAPE_MESH:
         tpMeshGeom_Mass(b, total, m);
         break;
-    }
-}
-
-/* Bounding radius (m) of a shape about its centre: how far a point of it can be from the centre
- * of mass, which bounds the sweep of a spinning body. */
-static double shape_radius(const tpBodyDef *b)
-{
-    switch (b->shape) {
-    case TP_SHAPE_BOX:
-        return 0.5 * norm3(b->size);
-    case TP_SHAPE_SPHERE:
-        return b->size[0];
-    case TP_SHAPE_CYLINDER:
-        return sqrt(b->size[0] * b->size[0] + 0.25 * b->size[1] * b->size[1]);
-    case TP_SHAPE_CAPSULE:
-        return b->size[0] + 0.5 * b->size[1];
-    case TP_SHAPE_MESH:
-        return tpMeshGeom_Radius(b);
-    case TP_SHAPE_PLANE:
+    case TP_SHAPE_COMPOUND:
+        tpCompound_Mass(b, total, m);
         break;
     }
-    return 0.0;
-}
-
-/* The smallest half extent of a shape (m): a body that moves further than this in one substep
- * can pass through a body of its own size between two collision tests. */
-static double shape_thickness(const tpBodyDef *b)
-{
-    switch (b->shape) {
-    case TP_SHAPE_BOX: {
-        double m = b->size[0] < b->size[1] ? b->size[0] : b->size[1];
-        return 0.5 * (m < b->size[2] ? m : b->size[2]);
-    }
-    case TP_SHAPE_SPHERE:
-    case TP_SHAPE_CAPSULE:
-        return b->size[0];
-    case TP_SHAPE_CYLINDER:
-        return b->size[0] < 0.5 * b->size[1] ? b->size[0] : 0.5 * b->size[1];
-    case TP_SHAPE_MESH:
-        return tpMeshGeom_Thickness(b);
-    case TP_SHAPE_PLANE:
-        break;
-    }
-    return 0.0;
 }
 
 static bool alloc_arrays(tpWorld *w)
@@ -912,6 +888,10 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
     w->def.materials = w->materials;
     w->def.contacts = w->contacts;
     w->def.bodies = w->bodies;
+    if (!tpCompound_Copy(w, err, errlen)) {
+        tpDestroyWorld(w);
+        return NULL;
+    }
     build_surfaces(w);
 
     ode_acquire();
@@ -962,22 +942,28 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         }
         tpQuat_Normalize(b->quat);
 
-        r->geom = b->shape == TP_SHAPE_MESH ? tpMeshGeom_Create(w->space, b, &r->mesh, err, errlen)
-                                            : create_geom(w->space, b);
-        if (r->geom == NULL) {
-            tpDestroyWorld(w);
-            return NULL;
+        if (b->shape == TP_SHAPE_COMPOUND) {
+            if (!tpCompound_CreateGeoms(w, i, err, errlen)) { /* placed when static */
+                tpDestroyWorld(w);
+                return NULL;
+            }
+        } else {
+            r->geom = b->shape == TP_SHAPE_MESH ? tpMeshGeom_Create(w->space, b, &r->mesh, err, errlen)
+                                                : create_geom(w->space, b);
+            if (r->geom == NULL) {
+                tpDestroyWorld(w);
+                return NULL;
+            }
+            dGeomSetData(r->geom, (void *)(intptr_t)i);
         }
-        dGeomSetData(r->geom, (void *)(intptr_t)i);
 
         if (b->cls == TP_BODY_STATIC) {
-            if (b->shape != TP_SHAPE_PLANE) {
+            if (b->shape != TP_SHAPE_PLANE && b->shape != TP_SHAPE_COMPOUND) {
                 dGeomSetPosition(r->geom, b->pos[0], b->pos[1], b->pos[2]);
                 dGeomSetQuaternion(r->geom, b->quat);
             }
             /* a marker is in no collision category: the broad phase never pairs it */
-            dGeomSetCategoryBits(r->geom, b->marker ? 0 : TP_CAT_STATIC);
-            dGeomSetCollideBits(r->geom, b->marker ? 0 : TP_CAT_DYNAMIC);
+            set_bits(r, b->marker ? 0 : TP_CAT_STATIC, b->marker ? 0 : TP_CAT_DYNAMIC);
             continue;
         }
 
@@ -985,14 +971,17 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         dMass m;
         shape_mass(b, b->mass > 0.0 ? b->mass : 1.0, &m);
         dBodySetMass(r->body, &m);
-        dGeomSetBody(r->geom, r->body);
+        for (int g = 0; g < r->ngeoms; g++)
+            dGeomSetBody(r->geoms[g], r->body);
+        if (b->shape == TP_SHAPE_COMPOUND)
+            tpCompound_ResetOffsets(w, i); /* the parts' offsets in the body frame */
         dBodySetPosition(r->body, b->pos[0], b->pos[1], b->pos[2]);
         dBodySetQuaternion(r->body, b->quat);
         dBodySetLinearVel(r->body, b->vel[0], b->vel[1], b->vel[2]);
         dBodySetAngularVel(r->body, b->angvel[0], b->angvel[1], b->angvel[2]);
         dBodySetAutoDisableFlag(r->body, 0);
-        r->radius = shape_radius(b);
-        r->thickness = shape_thickness(b);
+        r->radius = tpShape_Radius(b);
+        r->thickness = tpShape_Thickness(b);
         r->mass = m.mass;
 
         if (is_dynamic(b)) {
@@ -1007,8 +996,7 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
                 r->control_slot = w->ncontrol;
                 w->control_body[w->ncontrol++] = i;
             }
-            dGeomSetCategoryBits(r->geom, TP_CAT_DYNAMIC);
-            dGeomSetCollideBits(r->geom, TP_CAT_STATIC | TP_CAT_KINEMATIC | TP_CAT_DYNAMIC);
+            set_bits(r, TP_CAT_DYNAMIC, TP_CAT_STATIC | TP_CAT_KINEMATIC | TP_CAT_DYNAMIC);
         } else {
             /* Kinematic: infinite mass, pose and velocity written from t before every step. The
              * velocity matters: contacts use it to push dynamic bodies. */
@@ -1018,8 +1006,7 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
             for (int k = 0; k < 3; k++)
                 r->axis[k] = n > 0.0 ? b->motion.axis[k] / n : (k == 2 ? 1.0 : 0.0);
             w->kin_body[w->nkinematic++] = i;
-            dGeomSetCategoryBits(r->geom, TP_CAT_KINEMATIC);
-            dGeomSetCollideBits(r->geom, TP_CAT_DYNAMIC);
+            set_bits(r, TP_CAT_KINEMATIC, TP_CAT_DYNAMIC);
         }
     }
 
@@ -1087,6 +1074,7 @@ void tpDestroyWorld(tpWorld *w)
     free(w->proj);
     free(w->touch);
     tpJoints_Free(w);
+    tpCompound_Free(w); /* the parts' mesh data after their geoms (with the space) */
     free(w);
 }
 

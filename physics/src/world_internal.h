@@ -49,6 +49,10 @@ typedef struct tpBodyRt {
     double radius;          /* m: bounding radius about the centre of mass (dynamic bodies; the sweep of a
                                spinning body is |omega| * radius per second) */
     tpMeshRt *mesh;         /* TP_SHAPE_MESH: ODE's data for its geom (owned), else NULL */
+    int ngeoms;             /* its geoms: 1, or a compound's parts (every per-geom loop uses these) */
+    dGeomID *geoms;         /* ngeoms: &geom, or the compound's in tpWorld.part_geom (geom = geoms[0]) */
+    tpMeshRt **meshes;      /* ngeoms: &mesh, or the compound's in tpWorld.part_mesh (NULL: a primitive) */
+    int part0;              /* compound: its first part in tpWorld.parts, else -1 */
     bool asleep;            /* sleeping in this step (its ODE body disabled; contacts see it as static) */
     bool woke;              /* was asleep at the step's start and a touch woke it */
     bool acted;             /* a non-zero action acts on it in this step */
@@ -110,6 +114,33 @@ double tpMeshGeom_Extent(const tpBodyDef *b);
 /// Grows a moving mesh body's hull by at least m on every face (m = 0: back to its size).
 void tpMeshGeom_Inflate(tpMeshRt *rt, dGeomID g, double m);
 
+/* Defined in compound.c (world.c uses them): a body's (or a part's, as a body of its shape)
+ * bounding radius about its origin and smallest half extent (m). */
+double tpShape_Radius(const tpBodyDef *b);
+double tpShape_Thickness(const tpBodyDef *b);
+
+/* Compound bodies (compound.c) */
+/// Checks compound body b's parts (who: its label); a message naming parts[k] and the field.
+bool tpCompound_Check(const tpBodyDef *b, const char *who, char *err, size_t errlen);
+/// Copies the compounds' parts into w->parts (b->parts then point at the copies) and sets every
+/// body's geom list (tpBodyRt.ngeoms, geoms, meshes, part0). False with a message (out of memory).
+bool tpCompound_Copy(tpWorld *w, char *err, size_t errlen);
+/// Creates compound body i's part geoms in w's space (data: the body index; placed on the ODE
+/// body with their offsets, or at their world poses when static). False with a message.
+bool tpCompound_CreateGeoms(tpWorld *w, int i, char *err, size_t errlen);
+/// ODE mass of compound b: `total` kg, inertia about the body origin (its centre of mass).
+void tpCompound_Mass(const tpBodyDef *b, double total, dMass *m);
+/// Bounding radius about the body origin, smallest half extent of a part, largest extent (m).
+double tpCompound_Radius(const tpBodyDef *b);
+double tpCompound_Thickness(const tpBodyDef *b);
+double tpCompound_Extent(const tpBodyDef *b);
+/// Puts compound body i's part geoms at the body pose (p, q) through offsets (the swept pass).
+void tpCompound_PoseGeoms(tpWorld *w, int i, const double p[3], const double q[4]);
+/// Puts the part geoms back on their body-frame offsets.
+void tpCompound_ResetOffsets(tpWorld *w, int i);
+/// Frees the parts' mesh data (after the space destroyed their geoms).
+void tpCompound_Free(tpWorld *w);
+
 /* Plane contacts (plane_collide.c) */
 /// Contacts of a sphere, cylinder or capsule geom against a plane geom into out (at most
 /// max), in ODE's convention for the pair in the order (plane, shape) when plane_first, else
@@ -125,7 +156,13 @@ struct tpWorld {
     tpContactDef *contacts;   /* def.ncontacts */
     tpBodyDef *bodies;        /* def.nbodies, quaternions normalised */
     tpBodyRt *rt;             /* def.nbodies */
-    tpSurface *surfaces;      /* nmaterials x nmaterials, row-major */
+    tpPartDef *parts;         /* nparts: every compound's parts, body after body (quaternions
+                                 normalised, meshes pointing at the world's copies) */
+    dGeomID *part_geom;       /* nparts: their geoms (owned by the space) */
+    tpMeshRt **part_mesh;     /* nparts: their mesh data (owned; NULL for primitive parts) */
+    int nparts;
+    int max_geoms;       /* the most geoms of one body (1 without compounds) */
+    tpSurface *surfaces; /* nmaterials x nmaterials, row-major */
 
     int nstate, ncontrol, nkinematic;
     int *state_body;   /* nstate body indices */

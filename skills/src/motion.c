@@ -14,6 +14,7 @@ double tpCtl_Radius(const tpWorld *world, int body)
     const tpBodyDef *d = tpWorld_Body(world, body);
     switch (d->shape) {
     case TP_SHAPE_BOX:
+    case TP_SHAPE_COMPOUND: /* its size: the box about its origin that holds the parts */
         return 0.5 * sqrt(d->size[0] * d->size[0] + d->size[1] * d->size[1]);
     case TP_SHAPE_SPHERE:
     case TP_SHAPE_CYLINDER:
@@ -51,6 +52,7 @@ static void body_inertia(const tpWorld *world, int body, double *izz, double *im
         return;
     }
     case TP_SHAPE_MESH:
+    case TP_SHAPE_COMPOUND:
         if (tpWorld_BodyInertia(world, body, I)) {
             *izz = I[8];
             *imin = I[0] < I[4] ? (I[0] < I[8] ? I[0] : I[8]) : (I[4] < I[8] ? I[4] : I[8]);

@@ -103,10 +103,10 @@ static tpNavSpaceDef ride_def(const tpSkillDef *sk, const tpSkillCall *call)
     tpNavSpaceDef d = tpDefaultNavSpaceDef();
     const tpBodyDef *b = tpWorld_Body(call->world, sk->body);
     d.radius = tpCtl_Radius(call->world, sk->body);
-    d.height = b->shape == TP_SHAPE_BOX       ? b->size[2]
-               : b->shape == TP_SHAPE_SPHERE  ? 2 * b->size[0]
-               : b->shape == TP_SHAPE_CAPSULE ? b->size[1] + 2 * b->size[0]
-                                              : b->size[1];
+    d.height = b->shape == TP_SHAPE_BOX || b->shape == TP_SHAPE_COMPOUND ? b->size[2]
+               : b->shape == TP_SHAPE_SPHERE                             ? 2 * b->size[0]
+               : b->shape == TP_SHAPE_CAPSULE                            ? b->size[1] + 2 * b->size[0]
+                                                                         : b->size[1];
     d.edge = d.radius + 0.05;
     d.step_up = d.step_down = RIDE_STEP;
     d.step_gap = 2 * d.edge + RIDE_GAP;

@@ -70,9 +70,13 @@ int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
         out[0] = tpNav_ShapeBox(b->pos[0], b->pos[1], b->pos[2], b->size[0] / 2, b->size[1] / 2, b->size[2] / 2, 0);
         tpNav_ShapeSetQuat(&out[0], q);
         return 1;
-    case TP_SHAPE_MESH: { /* conservative: the oriented bounding box of its vertices */
+    case TP_SHAPE_MESH: /* conservative: the oriented bounding box of its vertices (its parts') */
+    case TP_SHAPE_COMPOUND: {
         double lo[3], hi[3], c[3], R[9], w[3];
-        tpMesh_Bounds(&b->mesh, lo, hi);
+        if (b->shape == TP_SHAPE_MESH)
+            tpMesh_Bounds(&b->mesh, lo, hi);
+        else
+            tpCompound_Bounds(b, lo, hi);
         for (int k = 0; k < 3; ++k) {
             c[k] = 0.5 * (lo[k] + hi[k]);
         }

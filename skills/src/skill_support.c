@@ -130,10 +130,11 @@ double tpSkill_Timeout(const tpSkillDef *sk, double kind_default)
 
 double tpSkill_HalfHeight(const tpBodyDef *bd)
 {
-    return bd->shape == TP_SHAPE_BOX       ? bd->size[2] / 2
-           : bd->shape == TP_SHAPE_SPHERE  ? bd->size[0]
-           : bd->shape == TP_SHAPE_CAPSULE ? bd->size[1] / 2 + bd->size[0]
-                                           : bd->size[1] / 2;
+    /* a compound's size is the box about its origin that holds its parts */
+    return bd->shape == TP_SHAPE_BOX || bd->shape == TP_SHAPE_COMPOUND ? bd->size[2] / 2
+           : bd->shape == TP_SHAPE_SPHERE                              ? bd->size[0]
+           : bd->shape == TP_SHAPE_CAPSULE                             ? bd->size[1] / 2 + bd->size[0]
+                                                                       : bd->size[1] / 2;
 }
 
 /* The goal of a navigation segment: V[NAV_V_GOAL_X..Y] a sampled point (in the skill's frame), V[NAV_V_CRUISE] the

@@ -21,8 +21,8 @@ static const char *class_name(tpBodyClass c)
 
 static const char *shape_name(tpShapeKind s)
 {
-    static const char *const names[] = {"box", "sphere", "cylinder", "capsule", "plane", "mesh"};
-    return (s >= 0 && s <= TP_SHAPE_MESH) ? names[s] : "box";
+    static const char *const names[] = {"box", "sphere", "cylinder", "capsule", "plane", "mesh", "compound"};
+    return (s >= 0 && s <= TP_SHAPE_COMPOUND) ? names[s] : "box";
 }
 
 static char *dup(const char *s)
@@ -33,6 +33,47 @@ static char *dup(const char *s)
         memcpy(c, s, n);
     }
     return c;
+}
+
+/* A compound body's parts for the record (shapes, sizes, offsets, mesh parts' triangles) and the
+ * box about its origin that holds them (what a viewer that draws no parts draws). */
+static bool record_parts(const tpBodyDef *bd, tpPlanBody *pb)
+{
+    double lo[3], hi[3];
+    tpCompound_Bounds(bd, lo, hi);
+    for (int k = 0; k < 3; k++)
+        pb->size[k] = 2.0 * fmax(fabs(lo[k]), fabs(hi[k]));
+    memcpy(pb->mesh_origin, bd->mesh_origin, sizeof pb->mesh_origin);
+    pb->parts = calloc((size_t)bd->nparts, sizeof *pb->parts);
+    if (!pb->parts) {
+        return false;
+    }
+    pb->nparts = bd->nparts;
+    for (int k = 0; k < bd->nparts; k++) {
+        const tpPartDef *p = &bd->parts[k];
+        tpPlanPart *q = &pb->parts[k];
+        snprintf(q->shape, sizeof q->shape, "%s", shape_name(p->shape));
+        memcpy(q->size, p->size, sizeof q->size);
+        memcpy(q->pos, p->pos, sizeof q->pos);
+        memcpy(q->quat, p->quat, sizeof q->quat);
+        if (p->shape == TP_SHAPE_MESH) {
+            memset(q->size, 0, sizeof q->size);
+            q->vertices = malloc((size_t)p->mesh.nvertices * 3 * sizeof(double));
+            q->triangles = malloc((size_t)p->mesh.ntriangles * 3 * sizeof(int32_t));
+            if (!q->vertices || !q->triangles) {
+                return false;
+            }
+            memcpy(q->vertices, p->mesh.vertices, (size_t)p->mesh.nvertices * 3 * sizeof(double));
+            memcpy(q->triangles, p->mesh.triangles, (size_t)p->mesh.ntriangles * 3 * sizeof(int32_t));
+            q->nvertices = p->mesh.nvertices;
+            q->ntriangles = p->mesh.ntriangles;
+        } else if (p->shape == TP_SHAPE_SPHERE) {
+            q->size[1] = q->size[2] = 0.0;
+        } else if (p->shape != TP_SHAPE_BOX) {
+            q->size[2] = 0.0;
+        }
+    }
+    return true;
 }
 
 static void state_row(const tpBodyState *s, double *row)
@@ -251,6 +292,10 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
             pb->mesh_nvertices = mv->nvertices;
             pb->mesh_ntriangles = mv->ntriangles;
             memcpy(pb->mesh_origin, bd->mesh_origin, sizeof pb->mesh_origin);
+        } else if (bd->shape == TP_SHAPE_COMPOUND) {
+            if (!record_parts(bd, pb)) {
+                goto oom;
+            }
         } else {
             memcpy(pb->size, bd->size, sizeof bd->size);
         }

@@ -172,7 +172,8 @@ static void test_plan_reader(void **state)
     (void)state;
     every_plan_failure("plan/minigolf.json");
     every_plan_failure("plan/sources.json");
-    every_plan_failure("plan/goal.json"); /* the goal regions' allocations */
+    every_plan_failure("plan/goal.json");     /* the goal regions' allocations */
+    every_plan_failure("plan/compound.json"); /* a compound's parts (plan version 4) */
 }
 
 static void test_other_readers(void **state)
@@ -184,7 +185,7 @@ static void test_other_readers(void **state)
     every_failure("mesh/die_stl", read_stl);
     every_failure("mesh/scene2_glb", read_scene);
     every_failure("mesh/omi_khr_mixed_gltf", read_scene);        /* KHR shapes, triggers, a tapered mesh */
-    every_failure("mesh/omi_dynamic_compound_gltf", read_scene); /* a moving compound merged */
+    every_failure("mesh/omi_dynamic_compound_gltf", read_scene); /* a moving body of two colliders */
     every_failure("mesh/omi_static_compound_collider_gltf", read_scene);
 }
 

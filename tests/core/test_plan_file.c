@@ -578,6 +578,83 @@ static void expect_edit_refused(const char *text, const char *after, const char 
     free(bad);
 }
 
+/* A compound body (issue 36 item 3): version 4 with the body's "compound" (origin and parts, a mesh
+ * part with its triangles), read back to the same record and bytes; the strict reader refuses a
+ * compound in an older version, a compound without parts, parts on another shape, a bad size, an
+ * unknown member and a mesh part's bad index. */
+static void test_plan_compound(void **state)
+{
+    (void)state;
+    char err[512] = "";
+    tpPlanRecord orig, back;
+    build_record(&orig);
+    tpPlanBody *b = &orig.bodies[1];
+    free(b->shape);
+    b->shape = strdup("compound");
+    b->size[0] = b->size[1] = b->size[2] = 0.5, b->size[3] = 0;
+    b->mesh_origin[2] = -0.125;
+    b->nparts = 2;
+    b->parts = calloc(2, sizeof *b->parts);
+    assert_non_null(b->parts);
+    snprintf(b->parts[0].shape, sizeof b->parts[0].shape, "box");
+    b->parts[0].size[0] = 0.5, b->parts[0].size[1] = 0.25, b->parts[0].size[2] = 1.0 / 3.0;
+    b->parts[0].pos[2] = 0.1;
+    b->parts[0].quat[0] = 1;
+    tpPlanPart *m = &b->parts[1];
+    snprintf(m->shape, sizeof m->shape, "mesh");
+    m->pos[0] = -0.2;
+    m->quat[0] = sqrt(0.5), m->quat[3] = sqrt(0.5);
+    static const double v[12] = {0, 0, 0, 0.1, 0, 0, 0, 0.1, 0, 0, 0, 0.1};
+    static const int32_t t[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+    m->nvertices = 4, m->ntriangles = 4;
+    m->vertices = malloc(sizeof v), m->triangles = malloc(sizeof t);
+    memcpy(m->vertices, v, sizeof v);
+    memcpy(m->triangles, t, sizeof t);
+    char *text;
+    size_t len;
+    assert_true(tpPlanRecord_WriteMem(&orig, &text, &len, err, sizeof err));
+    assert_non_null(strstr(text, "\"version\": 4,"));
+    assert_non_null(strstr(text, "\"compound\": {\"origin\": [0, 0, -0.125], \"parts\": ["));
+    assert_true(tpPlanRecord_Parse(&back, text, len, "p.json", err, sizeof err));
+    const tpPlanBody *r = &back.bodies[1];
+    assert_string_equal(r->shape, "compound");
+    assert_int_equal(r->nparts, 2);
+    assert_string_equal(r->parts[0].shape, "box");
+    assert_true(r->parts[0].size[2] == 1.0 / 3.0 && r->parts[0].pos[2] == 0.1 && r->mesh_origin[2] == -0.125);
+    assert_string_equal(r->parts[1].shape, "mesh");
+    assert_int_equal(r->parts[1].nvertices, 4);
+    assert_memory_equal(r->parts[1].vertices, v, sizeof v);
+    assert_memory_equal(r->parts[1].triangles, t, sizeof t);
+    assert_true(r->parts[1].quat[3] == sqrt(0.5));
+    char *again;
+    size_t alen;
+    assert_true(tpPlanRecord_WriteMem(&back, &again, &alen, err, sizeof err));
+    assert_int_equal(alen, len);
+    assert_memory_equal(again, text, len);
+    free(again);
+    tpPlanRecord_Free(&back);
+    expect_edit_refused(text, NULL, "\"version\": 4", "\"version\": 3",
+                        "bodies[1]: a version 3 plan has no compound bodies (version 4 has)");
+    expect_edit_refused(text, NULL, "\"compound\": {\"origin\"", "\"compoundx\": {\"origin\"",
+                        "bodies[1].compound: a compound body needs its \"compound\" object");
+    expect_edit_refused(text, NULL, "\"shape\": \"compound\"", "\"shape\": \"box\"",
+                        "bodies[1].compound: only a body of shape \"compound\" carries one");
+    expect_edit_refused(text, NULL, "[0.5, 0.25, ", "[-0.5, 0.25, ",
+                        "bodies[1].compound.parts[0].size[0]: -0.5 is not a length");
+    expect_edit_refused(text, NULL, "{\"shape\": \"box\", ", "{\"shape\": \"box\", \"mass\": 1, ",
+                        "bodies[1].compound.parts[0]: unknown member \"mass\"");
+    expect_edit_refused(text, NULL, "[0, 2, 1]", "[0, 2, 9]",
+                        "bodies[1].compound.parts[1].triangles[0][2]: 9 is not a vertex index (4 vertices)");
+    expect_edit_refused(text, NULL, "\"parts\": [", "\"parts\": [], \"x\": [",
+                        "bodies[1].compound: unknown member \"x\"");
+    free(text);
+    /* the writer checks too */
+    b->parts[0].size[1] = 0;
+    assert_false(tpPlanRecord_WriteMem(&orig, &text, &len, err, sizeof err));
+    assert_non_null(strstr(err, "bodies[1].compound.parts[0].size[1]"));
+    tpPlanRecord_Free(&orig);
+}
+
 /* A plan from a start state (issue 37): version 2 with "start" (time, the rest counts that are
  * not 0 by body name), read back to the same record and bytes; refused with a bad time or count,
  * a static or unknown body. */
@@ -719,8 +796,8 @@ static void test_plan_refusals(void **state)
     expect_edit_refused(text, NULL, "\"first_solution_nodes\": 1000", "\"first_solution_nodes\": 2000000",
                         "stats.first_solution_nodes: must be in 1..nodes (1234567), got 2000000");
     expect_edit_refused(text, NULL, ", \"first_solution\": 0.25", "", "stats.timing");
-    expect_edit_refused(text, NULL, "\"version\": 1", "\"version\": 4",
-                        "version: unsupported plan version 4 (this tplan reads versions 1, 2 and 3)");
+    expect_edit_refused(text, NULL, "\"version\": 1", "\"version\": 5",
+                        "version: unsupported plan version 5 (this tplan reads versions 1, 2, 3 and 4)");
     /* version 3 has driven motors (issue 36), and only it has them */
     expect_edit_refused(text, NULL, "\"version\": 1", "\"version\": 3",
                         "motors: a version 3 plan needs 1 to 4096 driven motors: expected an array, got nothing");
@@ -1305,6 +1382,7 @@ int main(void)
         cmocka_unit_test(test_plan_random_corruption), cmocka_unit_test(test_plan_overlays),
         cmocka_unit_test(test_overlay_sink),           cmocka_unit_test(test_tree_round_trip),
         cmocka_unit_test(test_tree_refusals),          cmocka_unit_test(test_plan_start),
+        cmocka_unit_test(test_plan_compound),
     };
     return cmocka_run_group_tests(tests, tmp_dir_setup, tmp_dir_teardown);
 }

@@ -37,7 +37,7 @@ EOF
 
 # name | variables (KEY=VALUE;...) | extra options | expected exit | message (grep -F), "" = any
 cases=(
-  "angvel 1e150|BODY=angvel = {1e150, 0, 0}||2|hard.lua:3: body \"robot\": angvel[0] = 1e+150 is outside +-100000 rad/s"
+  "angvel 1e150|BODY=angvel = {1e150, 0, 0}||2|hard.lua:7: body \"robot\": angvel[0] = 1e+150 is outside +-100000 rad/s"
   "vel 1e307|BODY=vel = {0, 1e307, 0}||2|vel[1] = 1e+307 is outside"
   "pos -1e308|BODY=pos = {0, 0, -1e308}||2|pos[2] = -1e+308 is outside"
   "mass 1e-300|BODY=mass = 1e-300||2|mass = 1e-300 is outside"

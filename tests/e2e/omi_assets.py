@@ -184,14 +184,24 @@ def write(d):
            children=[c], translation=(0, 0, 1))
     save("draft_rigid_with_velocity.gltf", g.gltf(),
          "bodies=1 RigidWithVelocity:sphere:passive vel=1,-3,2 angvel=4,-6,5")
-    # a moving body of a box and a sphere: one body, collided as their hull, with a warning
+    # a moving body of a box and a sphere: one compound body of two parts, with a note
     g = Doc()
     sb, ss = g.shape("box", size=[0.4, 0.1, 0.4]), g.shape("sphere", radius=0.1)
     a = g.node("Seat", extensions={"OMI_physics_body": {"collider": {"shape": sb}}}, root=False)
     b = g.node("Knob", extensions={"OMI_physics_body": {"collider": {"shape": ss}}}, translation=(0, 0, 0.15),
                root=False)
     g.body("Stool", motion={"type": "dynamic", "mass": 3}, children=[a, b], translation=(0, 0, 1))
-    save("dynamic_compound.gltf", g.gltf(), "bodies=1 Stool:mesh:passive warn=collide as the convex hull")
+    save("dynamic_compound.gltf", g.gltf(), "bodies=1 Stool:compound:passive warn=compound~bodies,~one~part~per~collider")
+    # a moving bowl of five box colliders (a concave object as convex parts): one compound of five
+    g = Doc()
+    base = g.node("Base", extensions={"OMI_physics_body": {"collider": {"shape": g.shape("box", size=[0.3, 0.02, 0.3])}}},
+                  root=False)
+    walls = [g.node("Wall%d" % k, extensions={"OMI_physics_body": {"collider": {"shape": g.shape("box", size=sz)}}},
+                    translation=t, root=False)
+             for k, (sz, t) in enumerate([([0.01, 0.15, 0.3], (0.145, 0, 0.085)), ([0.01, 0.15, 0.3], (-0.145, 0, 0.085)),
+                                          ([0.28, 0.15, 0.01], (0, 0.145, 0.085)), ([0.28, 0.15, 0.01], (0, -0.145, 0.085))])]
+    g.body("Bowl", motion={"type": "dynamic", "mass": 1}, children=[base] + walls, translation=(0, 0, 0.01))
+    save("dynamic_bowl.gltf", g.gltf(), "bodies=1 Bowl:compound:passive warn=Bowl~(5~colliders)")
     # colliders two levels below the body
     g = Doc()
     s = g.shape("box", size=[0.5, 0.5, 0.5])
@@ -306,6 +316,15 @@ def write(d):
     g.body("KhrBox", motion={"mass": 2, "linearVelocity": [1, 0, 0]}, collider=box, translation=(0, 0, 1))
     g.body("KhrGround", collider=plane)
     save("khr_box_plane.gltf", g.gltf(), "bodies=2 KhrBox:box:passive KhrGround:plane:static vel=1,0,0")
+    # KHR: a moving body of a box and a tapered cylinder (a mesh of revolution): one compound of two
+    g = Doc(khr=True)
+    seat, leg = g.shape("box", size=[0.4, 0.05, 0.4]), g.shape("cylinder", height=0.4, radiusTop=0.03, radiusBottom=0.05)
+    a_ = g.node("KhrSeat", extensions={"KHR_physics_rigid_bodies": {"collider": {"geometry": {"shape": seat}}}},
+                translation=(0, 0, 0.425), root=False)
+    b_ = g.node("KhrLeg", extensions={"KHR_physics_rigid_bodies": {"collider": {"geometry": {"shape": leg}}}},
+                translation=(0, 0, 0.2), root=False)
+    g.body("KhrStool", motion={"mass": 2}, children=[a_, b_], translation=(0, 0, 1))
+    save("khr_compound.gltf", g.gltf(), "bodies=1 KhrStool:compound:passive warn=KhrStool~(2~colliders)")
     g = Doc(khr=True)
     g.doc["extensions"]["KHR_physics_rigid_bodies"] = {"physicsMaterials": [{"staticFriction": 0.8}],
                                                        "physicsJoints": [{"limits": []}]}

@@ -88,6 +88,12 @@ typedef struct BaseEdit {
           " } },\n"                                                                                                    \
           "  goal = tp.within"
 
+/* base.lua's ball (line 8), for edits that make it a compound with the given parts */
+#define COMPOUND_FIND                                                                                                  \
+    "tp.sphere { name = \"ball\", class = \"passive\", radius = 0.02, mass = 0.05, pos = {0.5, 0, 0.02} }"
+#define COMPOUND_EDIT(parts)                                                                                           \
+    "tp.compound { name = \"ball\", class = \"passive\", mass = 0.05, pos = {0.5, 0, 0.02}, " parts " }"
+
 static const BaseEdit base_edits[] = {
     {"err_field.lua", "mass = 0.05", "mas = 0.05", 8, "unknown field 'mas' in tp.sphere (known: name, class"},
     {"err_mass.lua", "mass = 0.05", "mass = -1", 8, "tp.sphere 'ball': mass must be > 0 (got -1)"},
@@ -200,6 +206,36 @@ static const BaseEdit base_edits[] = {
      MOTOR_EDIT("tp.skill.motor { name = \"wait\", joint = \"j\", range = {-1, 9} }",
                 "motor = {max_torque = 1, driven = true, max_speed = 5}"),
      13, "skill 'wait' (motor): speed [-1, 9] rad/s is outside joint 'j''s +-5 (its motor.max_speed)"},
+
+    /* tp.compound (issue 36): one-line errors naming parts[k] and the field, at the tp.compound's line */
+    {"err_compound_noparts.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = {}"), 8,
+     "tp.compound 'ball': parts must have at least one part"},
+    {"err_compound_parts.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = 3"), 8,
+     "tp.compound 'ball': parts: expected a list of parts"},
+    {"err_compound_size.lua", COMPOUND_FIND,
+     COMPOUND_EDIT("parts = { {shape = \"box\", size = {0.1, 0.1, 0.1}}, {shape = \"box\", size = {0.1, -1, 0.1}} }"),
+     8, "tp.compound 'ball': parts[2].size[2] must be > 0 (got -1)"},
+    {"err_compound_shape.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = { {shape = \"cone\", radius = 0.1} }"), 8,
+     "tp.compound 'ball': parts[1].shape: unknown shape \"cone\" (expected box, sphere, cylinder, capsule or mesh)"},
+    {"err_compound_plane.lua", COMPOUND_FIND,
+     COMPOUND_EDIT("parts = { {shape = \"sphere\", radius = 0.02}, {shape = \"plane\"} }"), 8,
+     "tp.compound 'ball': parts[2].shape: a plane cannot be a part"},
+    {"err_compound_pmass.lua", COMPOUND_FIND,
+     COMPOUND_EDIT("parts = { {shape = \"sphere\", radius = 0.02, mass = 0} }"), 8,
+     "tp.compound 'ball': parts[1].mass must be > 0 (got 0)"},
+    {"err_compound_field.lua", COMPOUND_FIND,
+     COMPOUND_EDIT("parts = { {shape = \"sphere\", radius = 0.02, size = {1, 1, 1}} }"), 8,
+     "unknown field 'size' in tp.compound 'ball': parts[1]"},
+    {"err_compound_radius.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = { {shape = \"capsule\", radius = 0.02} }"), 8,
+     "tp.compound 'ball': parts[1].'length' is required"},
+    {"err_compound_range.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = { {shape = \"box\", size = {1e9, 0.1, 0.1}} }"), 8,
+     "body \"ball\": parts[1].size[0] = 1e+09 must be in [1e-06, 100000] m"},
+    {"err_compound_mass.lua", COMPOUND_FIND,
+     "tp.compound { name = \"ball\", class = \"passive\", mass = -1, parts = { {shape = \"sphere\", radius = 0.02} } }",
+     8, "tp.compound 'ball': mass must be > 0 (got -1)"},
+    {"err_compound_nomass.lua", COMPOUND_FIND,
+     "tp.compound { name = \"ball\", class = \"passive\", parts = { {shape = \"sphere\", radius = 0.02} } }", 8,
+     "'mass' or 'density' is required for a moving compound"},
 };
 
 static void expect_base_edit(const char *base, const BaseEdit *e)
@@ -256,6 +292,36 @@ static void test_joints(void **state)
     assert_true(tpWorld_Joint(w, 5)->axes[1].motor && tpWorld_Joint(w, 5)->axes[1].speed == 5.0);
     const tpJointDef *d = tpWorld_Joint(w, 6);
     assert_true(d->anchor[0] == 3.0 && d->anchor2[0] == 1.0 && fabs(d->length - 2.0) < 1e-12);
+    tpDestroyScript(s);
+}
+
+/* tp.compound: the parts with their shapes and poses, the mass from the density and a given part
+ * mass (2 + 1000 x (0.002 + 0.001) = 5 kg), the frame at the centre of mass with the script's origin
+ * recorded, a static compound kept where the script put it. */
+static void test_compound(void **state)
+{
+    (void)state;
+    tpScript *s = load("compound.lua", NULL, 0);
+    const tpWorld *w = tpDomain_World(tpScript_Domain(s));
+    const tpBodyDef *b = tpWorld_Body(w, tpWorld_FindBody(w, "thing"));
+    assert_int_equal(b->shape, TP_SHAPE_COMPOUND);
+    assert_int_equal(b->nparts, 3);
+    assert_int_equal(b->parts[1].shape, TP_SHAPE_MESH);
+    assert_int_equal(b->parts[1].mesh.ntriangles, 12);
+    assert_true(fabs(b->mass - 5.0) < 1e-12);
+    double pm[3], com[3], I[9];
+    assert_true(tpCompound_MassProperties(b, pm, com, I, NULL, 0));
+    assert_true(fabs(pm[0] - 2.0) < 1e-12 && fabs(pm[1] - 1.0) < 1e-12 && pm[2] == 2.0);
+    assert_true(fabs(com[0]) + fabs(com[1]) + fabs(com[2]) < 1e-15);
+    /* the centre of mass along the compound's x: (2 * 0 + 1 * 0.15 + 2 * -0.15) / 5 = -0.03 m */
+    const double c = -0.03, cy = cos(0.25), sy = sin(0.25);
+    assert_true(fabs(b->mesh_origin[0] + c) < 1e-12 && fabs(b->parts[0].pos[0] + c) < 1e-12);
+    const double wx = 2 * cy * cy - 1, wy = 2 * sy * cy; /* the compound's x axis, turned by yaw 0.5 */
+    assert_true(fabs(b->pos[0] - (1 + c * wx)) < 1e-12 && fabs(b->pos[1] - c * wy) < 1e-12 && b->pos[2] == 0.5);
+    assert_true(fabs(b->parts[1].quat[3] - sin(0.15)) < 1e-12);
+    const tpBodyDef *shelf = tpWorld_Body(w, tpWorld_FindBody(w, "shelf"));
+    assert_true(shelf->nparts == 2 && shelf->pos[0] == -1.0 && shelf->parts[1].pos[2] == 0.6);
+    assert_true(shelf->size[0] == 0.8 && fabs(shelf->size[2] - 1.22) < 1e-12);
     tpDestroyScript(s);
 }
 
@@ -566,11 +632,17 @@ static void test_source_script(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid_domain),  cmocka_unit_test(test_joints),
-        cmocka_unit_test(test_params),        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_callbacks),     cmocka_unit_test(test_callback_errors),
-        cmocka_unit_test(test_doc_example),   cmocka_unit_test(test_nav),
-        cmocka_unit_test(test_source_script), cmocka_unit_test(test_nav_two_domains),
+        cmocka_unit_test(test_valid_domain),
+        cmocka_unit_test(test_joints),
+        cmocka_unit_test(test_compound),
+        cmocka_unit_test(test_params),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_callbacks),
+        cmocka_unit_test(test_callback_errors),
+        cmocka_unit_test(test_doc_example),
+        cmocka_unit_test(test_nav),
+        cmocka_unit_test(test_source_script),
+        cmocka_unit_test(test_nav_two_domains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,8 @@
 
 #include <ode/ode.h>
 
+#include "plain_ode.h"
+
 #include <stdlib.h>
 
 /* ------------------------------------------------------------------------------------------ */
@@ -41,15 +43,7 @@ typedef struct Plain {
 static void plainCallback(void *data, dGeomID a, dGeomID b)
 {
     Plain *p = data;
-    dContact c[8];
-    int n = dCollide(a, b, 8, &c[0].geom, sizeof c[0]);
-    for (int k = 0; k < n; k++) {
-        memset(&c[k].surface, 0, sizeof c[k].surface);
-        c[k].surface.mode = dContactApprox1;
-        c[k].surface.mu = 0.5;
-        dJointID j = dJointCreateContact(p->world, p->group, &c[k]);
-        dJointAttach(j, dGeomGetBody(a), dGeomGetBody(b));
-    }
+    plainContacts(p->world, p->group, a, b);
 }
 
 static void plainInit(Plain *p, tpSolverKind solver, const double plane[4], dGeomID (*shape)(dSpaceID, void *),

@@ -53,7 +53,24 @@ await main(async ({ tplan, outDir }) => {
   }
   refused(() => parseTree(buf().slice(0, bytes.length - 100)), /checksum|does not match|truncated/, "truncated tree");
   refused(() => parsePlan(JSON.stringify({ ...raw, format: "x" })), /not a tplan plan/, "another format");
-  refused(() => parsePlan(JSON.stringify({ ...raw, version: 4 })), /unsupported plan version 4/, "version 4");
+  refused(() => parsePlan(JSON.stringify({ ...raw, version: 5 })), /unsupported plan version 5/, "version 5");
+  /* version 4: a compound body's parts (a table's top and four legs), drawn as one group of five meshes */
+  const tablePath = join(outDir, "table.json");
+  execFileSync(tplan, ["plan", join(WEB, "../tests/e2e/scripts/compound_table.lua"), "-q", "-o", tablePath], { stdio: "inherit" });
+  const tplanJson = readFileSync(tablePath, "utf8");
+  const tp = parsePlan(tplanJson);
+  const table = tp.bodies.find((b) => b.name === "table");
+  check(table.shape === "compound" && table.parts.length === 5 && table.parts[1].shape === "cylinder",
+    "the compound table reads with its five parts");
+  const { buildBodies } = await import(join(WEB, "js/bodies.js"));
+  const THREE = await import(join(WEB, "node_modules/three/build/three.module.js"));
+  const { objects } = buildBodies(tp, new THREE.Scene());
+  const obj = objects[tp.bodies.indexOf(table)];
+  check(obj.children.length === 5 && Math.abs(obj.children[0].position.z - table.parts[0].pos[2]) < 1e-12,
+    "the page draws the table as a group of its five parts, each at its place");
+  const rawT = JSON.parse(tplanJson);
+  delete rawT.bodies.find((b) => b.name === "table").compound;
+  refused(() => parsePlan(rawT), /compound: a compound needs its parts/, "a compound without parts");
   check(parsePlan(JSON.stringify({ ...raw, version: 2, start: { time: 1, rest: {} } })).bodies.length === parsePlan(raw).bodies.length,
     "a version 2 plan (from a start state) reads as its version 1 twin");
   refused(() => parsePlan("{\"format\":"), /invalid JSON/, "truncated plan");

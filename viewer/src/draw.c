@@ -134,8 +134,8 @@ static bool is_shape(const tpPlanBody *b, const char *s)
 {
     /* a mesh body is a box to the contact and tree drawings (size: its full extents about its
        origin); draw_body draws its own triangles */
-    if (strcmp(b->shape, "mesh") == 0)
-        return strcmp(s, "box") == 0;
+    if (strcmp(b->shape, "mesh") == 0 || strcmp(b->shape, "compound") == 0) /* a compound too: draw_body */
+        return strcmp(s, "box") == 0;                                       /* draws its parts */
     return strcmp(b->shape, s) == 0;
 }
 
@@ -543,21 +543,13 @@ static int sphere_mesh(const tpVScene *sc, const double p[3], double r)
     return d > 0 && r / d * sc->px_per_rad < 15 ? TP_MESH_SPHERE_COARSE : TP_MESH_SPHERE;
 }
 
-static void draw_body(const tpVScene *sc, const tpPlanBody *b, const double pos[3], const double quat[4])
+/* A box, sphere, cylinder or capsule of sizes s at the current matrix (pos: where it is, for the
+ * sphere's level of detail). */
+static void draw_shape(const tpVScene *sc, const char *shape, const double *s, const double pos[3])
 {
-    float m[16];
-    quat_matrix(pos, quat, m);
-    glPushMatrix();
-    glMultMatrixf(m);
-    glColor4fv(b->color);
-    const double *s = b->size;
-    int own = (int)(b - sc->rec->bodies);
-    if (sc->body_verts && own >= 0 && own < sc->rec->nbodies && sc->body_verts[own] > 0) {
-        glBindBuffer(GL_ARRAY_BUFFER, sc->body_vbo[own]); /* a mesh body: its own triangles */
-        glNormalPointer(GL_FLOAT, 6 * sizeof(float), (const void *)0);
-        glVertexPointer(3, GL_FLOAT, 6 * sizeof(float), (const void *)(3 * sizeof(float)));
-        glDrawArrays(GL_TRIANGLES, 0, sc->body_verts[own]);
-    } else if (is_shape(b, "box")) {
+    const tpPlanBody probe = {.shape = (char *)(uintptr_t)shape};
+    const tpPlanBody *b = &probe;
+    if (is_shape(b, "box")) {
         glScaled(s[0], s[1], s[2]);
         draw_mesh(sc, TP_MESH_BOX);
     } else if (is_shape(b, "sphere")) {
@@ -578,6 +570,53 @@ static void draw_body(const tpVScene *sc, const tpPlanBody *b, const double pos[
             draw_mesh(sc, sphere_mesh(sc, pos, s[0]));
             glPopMatrix();
         }
+    }
+}
+
+/* A compound's parts, each at its place in the body frame; a mesh part as the box of its vertices. */
+static void draw_parts(const tpVScene *sc, const tpPlanBody *b, const double pos[3])
+{
+    for (int k = 0; k < b->nparts; ++k) {
+        const tpPlanPart *p = &b->parts[k];
+        float m[16];
+        quat_matrix(p->pos, p->quat, m);
+        glPushMatrix();
+        glMultMatrixf(m);
+        if (strcmp(p->shape, "mesh") == 0) {
+            double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+            for (int v = 0; v < p->nvertices; ++v) {
+                for (int c = 0; c < 3; ++c) {
+                    lo[c] = fmin(lo[c], p->vertices[3 * v + c]);
+                    hi[c] = fmax(hi[c], p->vertices[3 * v + c]);
+                }
+            }
+            const double size[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
+            glTranslated(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
+            draw_shape(sc, "box", size, pos);
+        } else {
+            draw_shape(sc, p->shape, p->size, pos);
+        }
+        glPopMatrix();
+    }
+}
+
+static void draw_body(const tpVScene *sc, const tpPlanBody *b, const double pos[3], const double quat[4])
+{
+    float m[16];
+    quat_matrix(pos, quat, m);
+    glPushMatrix();
+    glMultMatrixf(m);
+    glColor4fv(b->color);
+    int own = (int)(b - sc->rec->bodies);
+    if (sc->body_verts && own >= 0 && own < sc->rec->nbodies && sc->body_verts[own] > 0) {
+        glBindBuffer(GL_ARRAY_BUFFER, sc->body_vbo[own]); /* a mesh body: its own triangles */
+        glNormalPointer(GL_FLOAT, 6 * sizeof(float), (const void *)0);
+        glVertexPointer(3, GL_FLOAT, 6 * sizeof(float), (const void *)(3 * sizeof(float)));
+        glDrawArrays(GL_TRIANGLES, 0, sc->body_verts[own]);
+    } else if (b->nparts > 0) {
+        draw_parts(sc, b, pos);
+    } else {
+        draw_shape(sc, b->shape, b->size, pos);
     }
     glPopMatrix();
 }

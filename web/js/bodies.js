@@ -53,6 +53,7 @@ export function bodyRadius(b) {
   const s = b.size;
   switch (b.shape) {
     case "box":
+    case "compound": // size: the box about its origin that holds the parts
       return 0.5 * Math.hypot(s[0], s[1], s[2]);
     case "sphere":
       return s[0];
@@ -104,6 +105,31 @@ function planeObject(body, center, extent) {
   return group;
 }
 
+// A mesh part's own triangles (its frame), flat shaded.
+function partMeshGeometry(p) {
+  const pos = new Float32Array(p.triangles.length * 9);
+  p.triangles.forEach((t, i) => t.forEach((v, c) => pos.set(p.vertices[v], 9 * i + 3 * c)));
+  const g = new THREE.BufferGeometry();
+  g.setAttribute("position", new THREE.BufferAttribute(pos, 3));
+  g.computeVertexNormals();
+  return g;
+}
+
+// A compound body (plan version 4): a group of its parts, each placed in the body frame.
+function compoundObject(b) {
+  const group = new THREE.Group();
+  const mat = material(b.color);
+  for (const p of b.parts) {
+    const g = p.shape === "mesh" ? partMeshGeometry(p) : geometry(p.shape, p.size);
+    const m = new THREE.Mesh(g, mat);
+    m.position.set(p.pos[0], p.pos[1], p.pos[2]);
+    m.quaternion.set(p.quat[1], p.quat[2], p.quat[3], p.quat[0]);
+    group.add(m);
+  }
+  group.material = mat; // what the page recolours or disposes on the body's object
+  return group;
+}
+
 // Moving opaque bodies of the same shape and size drawn as one instanced mesh (one draw call for
 // 400 dice) when at least this many share it.
 const INSTANCE_MIN = 8;
@@ -119,14 +145,14 @@ function shapeKey(b) {
 export function buildBodies(plan, scene) {
   const groups = new Map();
   plan.bodies.forEach((b, i) => {
-    if (!b.moving || b.shape === "plane" || (b.color ? b.color[3] : 1) < 1) return;
+    if (!b.moving || b.shape === "plane" || b.parts || (b.color ? b.color[3] : 1) < 1) return;
     const k = shapeKey(b);
     if (!groups.has(k)) groups.set(k, []);
     groups.get(k).push(i);
   });
   const objects = plan.bodies.map((b) => {
     if (b.shape === "plane") return null;
-    const obj = new THREE.Mesh(geometry(b.shape, b.size), material(b.color));
+    const obj = b.parts ? compoundObject(b) : new THREE.Mesh(geometry(b.shape, b.size), material(b.color));
     if (!b.moving) setPose(obj, b.pose);
     obj.userData.body = b;
     obj.name = b.name;

@@ -21,6 +21,7 @@ function halfHeight(b) {
       return s[0] + 0.5 * s[1];
     case "box":
     case "mesh":
+    case "compound":
       return 0.5 * s[2];
     default:
       return 0;

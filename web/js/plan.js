@@ -71,6 +71,18 @@ function parseGoal(p, bodies) {
   return out;
 }
 
+/* A compound body's parts ({shape, size, pos, quat, vertices, triangles} in the body frame), or null. */
+function compoundParts(i, b) {
+  if (b.shape !== "compound") return null;
+  const parts = b.compound && b.compound.parts;
+  if (!Array.isArray(parts) || parts.length < 1) throw new Error(`plan: bodies[${i}].compound: a compound needs its parts`);
+  return parts.map((p, k) => {
+    if (!Array.isArray(p.pos) || p.pos.length !== 3 || !Array.isArray(p.quat) || p.quat.length !== 4)
+      throw new Error(`plan: bodies[${i}].compound.parts[${k}]: needs pos and quat`);
+    return { shape: p.shape, size: p.size || [], pos: p.pos, quat: p.quat, vertices: p.vertices, triangles: p.triangles };
+  });
+}
+
 export function parsePlan(text) {
   let p;
   try {
@@ -80,8 +92,10 @@ export function parsePlan(text) {
   }
   if (!p || p.format !== "tplan-plan") throw new Error("plan: not a tplan plan file");
   /* version 2: a plan from a given start state ("start"); version 3: driven joint motors ("motors",
-     their targets: not drawn); their trajectories read as version 1's */
-  if (p.version !== 1 && p.version !== 2 && p.version !== 3) throw new Error(`plan: unsupported plan version ${p.version} (this page reads versions 1, 2 and 3)`);
+     their targets: not drawn); version 4: compound bodies (their "compound" parts, drawn); their
+     trajectories read as version 1's */
+  if (p.version !== 1 && p.version !== 2 && p.version !== 3 && p.version !== 4)
+    throw new Error(`plan: unsupported plan version ${p.version} (this page reads versions 1, 2, 3 and 4)`);
   if (!(p.dt > 0) || !Array.isArray(p.bodies)) throw new Error("plan: missing dt or bodies");
   const bodies = [];
   const selected = { cost: p.cost, steps: p.steps, traj: new Map() };
@@ -97,6 +111,7 @@ export function parsePlan(text) {
       moving,
       pose: moving ? null : Float64Array.from(b.pose || [0, 0, 0, 1, 0, 0, 0]),
       palette: moving ? nmoving++ : -1,
+      parts: compoundParts(i, b),
     };
     if (moving) selected.traj.set(b.name, rows(`bodies[${i}].trajectory`, b.trajectory, p.steps));
     bodies.push(body);

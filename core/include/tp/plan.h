@@ -19,8 +19,12 @@ extern "C" {
 #define TP_PLAN_VERSION 1       /* a plan from the domain's initial state (every plan before issue 37) */
 #define TP_PLAN_VERSION_START 2 /* a plan from a given start state: version 1 and the member "start" */
 #define TP_PLAN_VERSION_MOTORS                                                                                         \
-    3                                      /* a plan with driven motors (issue 36): the member "motors" and each       \
-                                              alternative's "motor_targets"; "start" optional */
+    3 /* a plan with driven motors (issue 36): the member "motors" and each                                            \
+         alternative's "motor_targets"; "start" optional */
+#define TP_PLAN_VERSION_PARTS                                                                                          \
+    4                                      /* a plan with a compound body: its member "compound" (origin and parts);   \
+                                              "start" and "motors" optional, otherwise as version 3 */
+#define TP_PLAN_MAX_PARTS 64               /* parts of one compound body (TP_MAX_PARTS) */
 #define TP_PLAN_MAX_MOTORS 4096            /* driven motor axes a plan records */
 #define TP_PLAN_MAX_MOTOR_SPEED 1e5        /* rad/s or m/s: the largest |target| (TP_MAX_ANGVEL, TP_MAX_SPEED) */
 #define TP_PLAN_MAX_START_TIME 1e9         /* s: the latest start time a plan records */
@@ -35,11 +39,23 @@ extern "C" {
 #define TP_PLAN_MAX_SOURCES 1024           /* files in "sources" (the script and what it read) */
 #define TP_PLAN_MAX_SOURCE_PATH 1024       /* bytes of one source's path */
 
+/// One part of a compound body in a recording (tpPlanBody.parts).
+typedef struct tpPlanPart {
+    char shape[12];     /* "box", "sphere", "cylinder", "capsule" or "mesh" */
+    double size[3];     /* as tpPlanBody.size for the shape (m); mesh: 0 */
+    double pos[3];      /* m: the part frame's origin in the body frame */
+    double quat[4];     /* w,x,y,z: the part frame in the body frame (unit) */
+    int nvertices;      /* mesh: 4..TP_PLAN_MAX_MESH_VERTICES, else 0 */
+    double *vertices;   /* nvertices x 3 (m, part frame); owned by the record */
+    int ntriangles;     /* mesh: >= 1, else 0 */
+    int32_t *triangles; /* ntriangles x 3 vertex indices */
+} tpPlanPart;
+
 /// Static description of one body in a recording.
 typedef struct tpPlanBody {
     char *name;                    /* unique body name */
     char *cls;                     /* "static", "passive", "active" or "foreign" */
-    char *shape;                   /* "box", "sphere", "cylinder", "capsule" or "plane" */
+    char *shape;                   /* "box", "sphere", "cylinder", "capsule", "plane", "mesh" or "compound" */
     double size[4];                /* box: full extents x,y,z (m); sphere: radius; cylinder/capsule: radius,
                                       length (m, along local z); plane: normal a,b,c and offset d (ax+by+cz=d) */
     float color[4];                /* RGBA in [0,1] */
@@ -54,7 +70,11 @@ typedef struct tpPlanBody {
     double *mesh_vertices;   /* mesh_nvertices x 3 */
     int mesh_ntriangles;     /* <= TP_PLAN_MAX_MESH_TRIANGLES */
     int32_t *mesh_triangles; /* mesh_ntriangles x 3 indices into the vertices, counter-clockwise from outside */
-    double mesh_origin[3];   /* m, body frame */
+    double mesh_origin[3];   /* m, body frame (a compound's too: where its artist's origin is) */
+    /* shape "compound" only (version TP_PLAN_VERSION_PARTS): its parts, in the body frame (a moving
+       body's frame is its centre of mass); size[] is the box about the origin that holds them */
+    int nparts;        /* 1..TP_PLAN_MAX_PARTS, 0 for other shapes */
+    tpPlanPart *parts; /* nparts; owned by the record */
 } tpPlanBody;
 
 /// One solution ("world"): trajectories, controls and active skills over nsteps steps.

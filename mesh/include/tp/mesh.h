@@ -96,15 +96,27 @@ typedef enum {
     TP_GLTF_SHAPE_SPHERE,
     TP_GLTF_SHAPE_CAPSULE,
     TP_GLTF_SHAPE_CYLINDER,
-    TP_GLTF_SHAPE_PLANE, /* KHR_implicit_shapes plane: infinite, static only */
+    TP_GLTF_SHAPE_PLANE,    /* KHR_implicit_shapes plane: infinite, static only */
+    TP_GLTF_SHAPE_COMPOUND, /* a moving body of several colliders: tpGltfNode.parts */
 } tpGltfShape;
 
 #define TP_GLTF_NAME_MAX 64
+#define TP_GLTF_MAX_PARTS 64    /* colliders of one moving body (physics' TP_MAX_PARTS) */
 #define TP_GLTF_MAX_WARNINGS 12 /* warnings a scene keeps (the last one counts the rest) */
 #define TP_GLTF_WARNING_MAX 400 /* bytes of one warning, with its NUL */
 /* A moving mesh collides as the hull of at most this many of its vertices (tpMesh_HullPoints;
    docs/physics.md, mesh bodies). */
 #define TP_MESH_HULL_MAX_VERTICES 128
+
+/// One collider of a moving body of several (tpGltfNode.parts), placed in the body node's frame.
+typedef struct tpGltfPart {
+    char name[TP_GLTF_NAME_MAX]; /* the collider node's name */
+    tpGltfShape shape;           /* box, sphere, capsule, cylinder or mesh (a tapered shape as a mesh) */
+    double size[3];              /* as tpGltfNode.size */
+    tpMesh mesh;                 /* TP_GLTF_SHAPE_MESH: in the part's frame, scale applied */
+    double pos[3];               /* m: the part frame's origin in the body node's frame (z up) */
+    double quat[4];              /* w,x,y,z: the part frame in the body node's frame */
+} tpGltfPart;
 
 /// One body of a glTF scene (a node with a mesh or a physics collider), with its world pose in
 /// tplan's frame.
@@ -128,6 +140,8 @@ typedef struct tpGltfNode {
     double angvel[3];                /* initial angular velocity (rad/s, tplan world frame) */
     char material[TP_GLTF_NAME_MAX]; /* extras.material, "" = not given */
     bool convex;                     /* the shape asks for the mesh's convex hull */
+    int nparts;                      /* TP_GLTF_SHAPE_COMPOUND: its colliders (2..TP_GLTF_MAX_PARTS) */
+    tpGltfPart *parts;               /* nparts, owned by the scene (pos, quat: the body node's world pose) */
 } tpGltfNode;
 
 /// The bodies of a glTF file's default scene (or its first), in node order, and what was not used.
@@ -168,8 +182,8 @@ bool tpGltf_UriPath(const char *name, const char *uri, char *out, size_t outlen)
 /// colliders are its own and its descendants' up to the next body (Godot 4's body / collider /
 /// visual mesh nodes are one body; the visual mesh is skipped when the body has a collider): one
 /// collider makes one body named after the body node; several colliders of a static body make one
-/// body each, named after the collider nodes; several colliders of a moving body make one mesh body
-/// (each primitive as a mesh) that collides as their hull, with a warning. Triggers are markers.
+/// body each, named after the collider nodes; several colliders of a moving body make one compound
+/// body of one part each (TP_GLTF_SHAPE_COMPOUND, at most 64; a note names it). Triggers are markers.
 /// Meshes: degenerate triangles are dropped and vertices within 1e-6 of the mesh's size welded,
 /// with a warning when either happened. Every node and extension not used, every property tplan
 /// cannot represent (joints, centerOfMass, inertia, physics materials, filters) is named in

@@ -29,7 +29,8 @@ typedef enum {
 } tpBodyClass;
 
 /// Body shapes. A mesh body collides as an ODE triangle mesh when static and as the convex hull
-/// of its vertices when it moves (docs/physics.md, "Mesh bodies").
+/// of its vertices when it moves (docs/physics.md, "Mesh bodies"). A compound is one rigid body of
+/// several parts (tpPartDef; docs/physics.md, "Compound bodies").
 typedef enum {
     TP_SHAPE_BOX = 0,
     TP_SHAPE_SPHERE,
@@ -37,7 +38,30 @@ typedef enum {
     TP_SHAPE_CAPSULE,
     TP_SHAPE_PLANE,
     TP_SHAPE_MESH,
+    TP_SHAPE_COMPOUND,
 } tpShapeKind;
+
+#define TP_MAX_PARTS 64 /* parts of one compound body */
+
+/// One part of a compound body (tpBodyDef.parts): a shape placed in the body's frame. The parts of
+/// one body never collide with each other; each collides with the rest of the world as a body of
+/// its own shape would (a mesh part as its convex hull when the body moves, as its triangles when
+/// it is static).
+typedef struct tpPartDef {
+    tpShapeKind shape; /* box, sphere, cylinder, capsule or mesh (not plane or compound) */
+    double size[3];    /* as tpBodyDef.size (m); unused for a mesh part */
+    tpMeshView mesh;   /* TP_SHAPE_MESH: triangles in the part's frame (m); closed when the body moves.
+                          Owned by the caller: tpCreateWorld copies them */
+    double pos[3];     /* m: the part frame's origin in the body frame */
+    double quat[4];    /* w,x,y,z: the part frame's orientation in the body frame (normalised on creation) */
+    double mass;       /* kg, >= 0: 0 = its volume's share, at one uniform density, of what the body's
+                          mass leaves after the parts that give theirs */
+} tpPartDef;
+
+/// A box part of 1 m at the body's origin, unrotated, mass 0 (its volume's share).
+tpPartDef tpDefaultPartDef(void);
+/// The volume (m^3) of part p's shape (a mesh's by volume integration; 0 for plane or compound).
+double tpPart_Volume(const tpPartDef *p);
 
 /// Motion of a foreign body.
 typedef enum {
@@ -141,10 +165,37 @@ typedef struct tpBodyDef {
        mesh by volume integration, scaled to `mass`. size[] is not used. The arrays stay owned by
        the caller: tpCreateWorld copies them. */
     tpMeshView mesh;
-    double mesh_origin[3]; /* TP_SHAPE_MESH: where the origin of the artist's object (the mesh file's,
-                              the glTF node's) is in the body frame (m); recorded for exporters, not
-                              used by the physics. 0 when the body frame is the file's. */
+    double mesh_origin[3]; /* TP_SHAPE_MESH, TP_SHAPE_COMPOUND: where the origin of the artist's object
+                              (the mesh file's, the glTF node's, the script's compound frame) is in the
+                              body frame (m); recorded for exporters, not used by the physics. 0 when
+                              the body frame is the file's. */
+    /* TP_SHAPE_COMPOUND only: 1..TP_MAX_PARTS parts in the body's frame, owned by the caller
+       (tpCreateWorld copies them and their meshes). A dynamic compound's frame is its centre of
+       mass: the parts' combined centre of mass must be the origin (within 1e-6 of its size);
+       tpCompound_Centre moves a body's frame there. mass is the body's total; size[] is set by
+       tpCreateWorld (in its copy) to the full extents of the box about the origin that holds the
+       parts, what skills and viewers use as the body's footprint. */
+    const tpPartDef *parts;
+    int nparts;
 } tpBodyDef;
+
+/// Mass properties of compound body b (shape TP_SHAPE_COMPOUND, mass b->mass): each part's mass
+/// (kg, into part_mass: b->nparts entries, may be NULL), the centre of mass (m, body frame) and the
+/// inertia tensor about it (kg·m², row-major, body axes): each part's closed form (box, sphere,
+/// cylinder, capsule; a mesh by volume integration) turned into the body frame and moved to the
+/// centre of mass (parallel-axis theorem). False with a message naming parts[k] and the field when
+/// the parts' masses do not add up (given masses beyond b->mass, or all given and not b->mass).
+/// Checks nothing else (tpCreateWorld does).
+bool tpCompound_MassProperties(const tpBodyDef *b, double *part_mass, double com[3], double inertia[9], char *err,
+                               size_t errlen);
+/// Moves compound body b's frame to its centre of mass: `parts` (b->nparts entries, what b->parts
+/// points to, owned by the caller) are shifted by minus the centre, b->pos by the centre turned by
+/// b->quat, and b->mesh_origin records where the old origin is in the new frame. Poses of the body
+/// (states, plans, replays) are then its centre of mass's. False as tpCompound_MassProperties.
+bool tpCompound_Centre(tpBodyDef *b, tpPartDef *parts, char *err, size_t errlen);
+/// Axis-aligned bounds (m, body frame) of compound b's parts: of each part's own bounding box
+/// (a mesh's vertices) turned into the body frame, so conservative for turned parts.
+void tpCompound_Bounds(const tpBodyDef *b, double lo[3], double hi[3]);
 
 /// Joint kinds (ODE's joints; docs/lua-api.md "Joints"). Angles and positions are measured from
 /// the bodies' initial poses (0 there), as body a relative to body b.
