@@ -75,6 +75,14 @@ void tpPlan_PutSources(FILE *f, const tpPlanRecord *rec);
 /// Reads the optional "sources" member of a parsed plan (after the header) and checks it as above.
 bool tpPlan_ReadSources(const char *file, const struct cJSON *root, tpPlanRecord *rec, char *err, size_t errlen);
 
+/* The control report (plan_control.c). */
+/// Writes ",\n  \"control\": {...}" (one line, no trailing comma) for the selected world.
+void tpPlan_PutControl(FILE *f, const tpPlanRecord *rec);
+/// Reads the optional "control" member (after the worlds) and checks it against tpPlanWorld_Control
+/// of the selected world: exactly its members, every controlled body once, each figure equal to
+/// rounding; false with "file: control.bodies.ball.work: ... does not match the plan's controls".
+bool tpPlan_ReadControl(const char *file, const struct cJSON *root, const tpPlanRecord *rec, char *err, size_t errlen);
+
 /* Goal regions (plan_goal.c). */
 /// Frees rec->goal_regions and zeroes the count.
 void tpPlan_FreeGoal(tpPlanRecord *rec);

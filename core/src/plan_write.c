@@ -1015,6 +1015,7 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
     }
     tpPlan_PutGoal(f, rec);
     tpPlan_PutTemporal(f, rec);
+    tpPlan_PutControl(f, rec);
     fprintf(f, ",\n  \"steps\": %d,\n  \"cost\": ", sel->nsteps);
     put_double(f, sel->cost);
 

@@ -233,8 +233,8 @@ static bool validate_throw(const tpSkillKindInfo *kind, const tpSkillDef *sk, co
 }
 
 static const char *const k_throw_keys[] = {
-    "name", "body", "velocity", "point", "flight_time", "speed", "direction", "loft", "angular_velocity", "at",
-    "follow", "trigger_speed", "timeout", NULL};
+    "name", "body",   "velocity",      "point",   "flight_time", "speed", "direction", "loft", "angular_velocity",
+    "at",   "follow", "trigger_speed", "timeout", NULL};
 static const tpSkillField k_throw_fields[] = {
     TP_SKILL_DIST(throw_, velocity, 3, 3),
     TP_SKILL_DIST(throw_, point, 3, 3),
@@ -309,7 +309,8 @@ static int run_nudge(const tpSkillDef *sk, tpSkillCall *call)
         }
         double dv_hit = sqrt(j2), gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
         /* beyond a support's m g dt: a body at rest on the floor is not hit every step */
-        if (dv_hit > nd->trigger + gn * call->dt) { /* hit in the step that ended at this state: nudge now, then let go */
+        if (dv_hit >
+            nd->trigger + gn * call->dt) { /* hit in the step that ended at this state: nudge now, then let go */
             double v1[3], w1[3];
             nudged_velocity(nd, cb.s.vel, dv_hit, V[NUDGE_V_TURN], V[NUDGE_V_SCALE], v1);
             memcpy(w1, cb.s.angvel, sizeof w1);
@@ -333,12 +334,13 @@ static bool validate_nudge(const tpSkillKindInfo *kind, const tpSkillDef *sk, co
                            size_t errlen)
 {
     const tpNudgeDef *nd = &sk->nudge;
-    TP_SKILL_NUMS({"budget", nd->budget, false}, {"deflection", nd->deflection, false}, {"trigger", nd->trigger, false});
+    TP_SKILL_NUMS({"budget", nd->budget, false}, {"deflection", nd->deflection, false},
+                  {"trigger", nd->trigger, false});
     TP_SKILL_DISTS({"turn", &nd->turn, 1, 1}, {"scale", &nd->scale, 1, 1});
     return check_unlimited(kind, sk, world, err, errlen);
 }
 
-static const char *const k_nudge_keys[] = {"name",  "body",    "turn",    "scale", "budget",
+static const char *const k_nudge_keys[] = {"name",       "body",    "turn",    "scale", "budget",
                                            "deflection", "trigger", "timeout", NULL};
 static const tpSkillField k_nudge_fields[] = {
     TP_SKILL_DIST(nudge, turn, 1, 1),

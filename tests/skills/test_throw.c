@@ -2,7 +2,8 @@
  * delayed release, nudge's budget, and the bad-input messages. Each figure is checked against a
  * closed form that does not depend on the code under test: the physics' semi-implicit Euler in
  * free flight (one substep: v_n = v_s + (n - 1) g dt, p_n = p_r + n dt v_s + g dt² n (n - 1) / 2
- * after the release step from p_r; the same per substep with S of them) and, for the spin, the angular momentum I(q_r) w_s that free flight keeps. */
+ * after the release step from p_r; the same per substep with S of them) and, for the spin, the angular momentum I(q_r)
+ * w_s that free flight keeps. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -132,37 +133,37 @@ static void test_throw_aimed_delayed(void **state)
 {
     (void)state;
     for (int sub = 1; sub <= 4; sub += 3) {
-    SkWorld w;
-    sw_init(&w, 0.5);
-    w.scene.substeps = sub;
-    int b = sw_add(&w, free_body("prop", TP_SHAPE_BOX, 0, 2.0));
-    sw_start(&w);
-    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_THROW);
-    sk.body = b;
-    sk.throw_.point = vec3(1.5, 0.25, 1.0);
-    sk.throw_.flight_time = tpDist_Const(0.5);
-    sk.throw_.at = tpDist_Const(0.25);
-    int steps = 0;
-    for (bool fresh = true;; fresh = false) {
-        int r = sw_step(&w, &sk, fresh);
-        steps++;
-        bool acted = false;
-        for (int c = 0; c < 6; c++)
-            acted = acted || w.action[c] != 0.0;
-        assert_true(acted == (r == 0)); /* force only in the release step */
-        if (r == 0)
-            break;
-        assert_true(steps < 100);
-    }
-    assert_int_equal(steps, 16); /* at 0.25 s = 15 steps of 1/60 s: the 16th step releases */
-    tpSkillDef wait = tpDefaultSkillDef(TP_SKILL_WAIT);
-    wait.body = b;
-    for (int n = 2; n <= 30; n++)
-        sw_step(&w, &wait, n == 2);
-    const double want[3] = {1.5, 0.25, 1.0};
-    if (dist3(sw_body(&w, b)->pos, want) > 1e-9)
-        fail_msg("substeps %d: aimed throw %.3g m off", sub, dist3(sw_body(&w, b)->pos, want));
-    sw_free(&w);
+        SkWorld w;
+        sw_init(&w, 0.5);
+        w.scene.substeps = sub;
+        int b = sw_add(&w, free_body("prop", TP_SHAPE_BOX, 0, 2.0));
+        sw_start(&w);
+        tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_THROW);
+        sk.body = b;
+        sk.throw_.point = vec3(1.5, 0.25, 1.0);
+        sk.throw_.flight_time = tpDist_Const(0.5);
+        sk.throw_.at = tpDist_Const(0.25);
+        int steps = 0;
+        for (bool fresh = true;; fresh = false) {
+            int r = sw_step(&w, &sk, fresh);
+            steps++;
+            bool acted = false;
+            for (int c = 0; c < 6; c++)
+                acted = acted || w.action[c] != 0.0;
+            assert_true(acted == (r == 0)); /* force only in the release step */
+            if (r == 0)
+                break;
+            assert_true(steps < 100);
+        }
+        assert_int_equal(steps, 16); /* at 0.25 s = 15 steps of 1/60 s: the 16th step releases */
+        tpSkillDef wait = tpDefaultSkillDef(TP_SKILL_WAIT);
+        wait.body = b;
+        for (int n = 2; n <= 30; n++)
+            sw_step(&w, &wait, n == 2);
+        const double want[3] = {1.5, 0.25, 1.0};
+        if (dist3(sw_body(&w, b)->pos, want) > 1e-9)
+            fail_msg("substeps %d: aimed throw %.3g m off", sub, dist3(sw_body(&w, b)->pos, want));
+        sw_free(&w);
     }
 }
 
@@ -225,8 +226,8 @@ static void test_throw_bad_input(void **state)
         int kind, body;
         const char *want;
     } cases[] = {
-        {0, robot, "max_force"},   {1, prop, "uniform bounds"}, {2, prop, "'velocity' replaces"},
-        {3, prop, "'flight_time'"}, {4, prop, "budget"},          {5, prop, "'flight_time' must be > 0"},
+        {0, robot, "max_force"},    {1, prop, "uniform bounds"}, {2, prop, "'velocity' replaces"},
+        {3, prop, "'flight_time'"}, {4, prop, "budget"},         {5, prop, "'flight_time' must be > 0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tpSkillDef sk = tpDefaultSkillDef(cases[i].kind == 4 ? TP_SKILL_NUDGE : TP_SKILL_THROW);
