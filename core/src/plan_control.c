@@ -110,7 +110,8 @@ void tpPlan_PutControl(FILE *f, const tpPlanRecord *rec)
     free(per);
 }
 
-static bool cFail(const char *file, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static bool cFail(const char *file, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 static bool cFail(const char *file, char *err, size_t errlen, const char *fmt, ...)
 {
@@ -140,8 +141,9 @@ static bool read_one(const char *file, const cJSON *o, const char *path, const t
             known = known || strcmp(m->string, keys[k]) == 0;
         }
         if (!known) {
-            return cFail(file, err, errlen, "%s: unknown field \"%.64s\" (expected impulse, angular_impulse, work, time)",
-                         path, m->string);
+            return cFail(file, err, errlen,
+                         "%s: unknown field \"%.64s\" (expected impulse, angular_impulse, work, time)", path,
+                         m->string);
         }
     }
     for (int k = 0; k < 4; k++) {
