@@ -65,7 +65,7 @@ refuse "a spin range with min > max" 's/angular_velocity = tp.uniform({ -4, -4, 
   "r.lua:[0-9]*: .*lo must be <= hi"
 refuse "velocity and point together" 's/flight_time = tp.uniform(0.9, 1.2),/velocity = { 1, 0, 1 },/' \
   "r.lua:[0-9]*: .*'velocity' replaces 'point'"
-refuse "a nudge budget < 0" 's/tp.skill.wait { name = "rest", body = name, target = name, timeout = 6 }/tp.skill.nudge { name = "rest", body = name, budget = -0.5 }/' \
+refuse "a nudge budget < 0" 's/tp.skill.wait { name = "rest", body = name, target = name, duration = MAX_T, timeout = MAX_T }/tp.skill.nudge { name = "rest", body = name, budget = -0.5 }/' \
   "r.lua:[0-9]*: .*budget"
 refuse "a throw on a body with max_force" 's/radius = 0.04, mass = 0.15,/radius = 0.04, mass = 0.15, max_force = 5,/' \
   "max_force set: a throw sets the velocity exactly"
