@@ -127,6 +127,32 @@ static void test_throw_exact_release(void **state)
     }
 }
 
+/* A box resting on the floor (settled there first) thrown up and away: the contact lets go, so the
+ * release is exact as in the air. */
+static void test_throw_from_rest(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.5);
+    w.scene.substeps = 4;
+    int b = sw_add(&w, free_body("prop", TP_SHAPE_BOX, 0, 0.15 + 1e-4));
+    sw_start(&w);
+    tpSkillDef wait = tpDefaultSkillDef(TP_SKILL_WAIT);
+    wait.body = b;
+    wait.wait.duration = tpDist_Const(10.0);
+    for (int i = 0; i < 60; i++)
+        sw_step(&w, &wait, i == 0);
+    assert_true(fabs(sw_body(&w, b)->pos[2] - 0.15) < 0.005); /* resting on the floor */
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_THROW);
+    sk.body = b;
+    sk.throw_.velocity = vec3(0.8, 0.3, 2.5);
+    assert_int_equal(sw_step(&w, &sk, true), 0);
+    const double vs[3] = {0.8, 0.3, 2.5};
+    if (dist3(sw_body(&w, b)->vel, vs) > 1e-9)
+        fail_msg("thrown off the floor: |v - v_s| = %.3g m/s", dist3(sw_body(&w, b)->vel, vs));
+    sw_free(&w);
+}
+
 /* An aimed throw lands the centre on the point after the flight time (whole steps), from where the
  * body is at a delayed release; before the release no force acts. */
 static void test_throw_aimed_delayed(void **state)
@@ -257,9 +283,8 @@ static void test_throw_bad_input(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_throw_exact_release),
-        cmocka_unit_test(test_throw_aimed_delayed),
-        cmocka_unit_test(test_nudge_budget),
+        cmocka_unit_test(test_throw_exact_release), cmocka_unit_test(test_throw_from_rest),
+        cmocka_unit_test(test_throw_aimed_delayed), cmocka_unit_test(test_nudge_budget),
         cmocka_unit_test(test_throw_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
