@@ -78,9 +78,9 @@ bool tpPlan_ReadSources(const char *file, const struct cJSON *root, tpPlanRecord
 /* The control report (plan_control.c). */
 /// Writes ",\n  \"control\": {...}" (one line, no trailing comma) for the selected world.
 void tpPlan_PutControl(FILE *f, const tpPlanRecord *rec);
-/// Reads the optional "control" member (after the worlds) and checks it against tpPlanWorld_Control
-/// of the selected world: exactly its members, every controlled body once, each figure equal to
-/// rounding; false with "file: control.bodies.ball.work: ... does not match the plan's controls".
+/// Reads the optional "control" member (after the worlds) and checks it strictly: exactly its
+/// members, every controlled body once, each figure finite and in its range (not compared with the
+/// controls); false with "file: control.bodies.ball.time: ... is negative".
 bool tpPlan_ReadControl(const char *file, const struct cJSON *root, const tpPlanRecord *rec, char *err, size_t errlen);
 
 /* Goal regions (plan_goal.c). */
