@@ -109,6 +109,7 @@ end
 
 return tp.domain {
   name = "toss",
+  description = "six props tossed one after another into a bowl with throws only, pure physics after each release (issue 38)",
   dt = 1 / 60, substeps = 4,
   materials = {
     tp.material { name = "floor", friction = 0.6, restitution = 0.1, rolling_friction = 0.004 },
