@@ -19,11 +19,13 @@
 --
 -- tplan plan toss                      six props (issue 38's figure: 10 seeds, docs/blender.md)
 -- tplan plan toss --set count=2        two props (the e2e test's small toss)
+-- tplan plan toss --set nudge=true     and a nudge at each prop's landing (at most 1/4 of its impulse)
 local tp = require "tp"
 
 local COUNT = tp.param("count", 6, { min = 1, max = 6, integer = true }) -- props tossed
 local GAP = tp.param("gap", 0.6, { min = 0, max = 10 })                   -- s between two throws
 local SPREAD = tp.param("spread", 0.1, { min = 0, max = 0.2 })           -- m, aim radius about the centre
+local NUDGE = tp.param("nudge", false)                                   -- a nudge at each prop's first hit
 local WALL_H = tp.param("wall_h", 0.25, { min = 0.05, max = 1 })         -- m, bowl walls over the floor
 
 local BX, BY = 0.0, 0.0            -- bowl centre (m)
@@ -71,7 +73,7 @@ for k = 1, COUNT do
     angular_velocity = tp.uniform({ -4, -4, -4 }, { 4, 4, 4 }),
     -- the segment runs on (no force) until everything rests: the throw is the decision, so two
     -- solutions (--solutions 2) are two throws, never one world found twice
-    follow = true, timeout = MAX_T,
+    follow = not NUDGE, timeout = MAX_T,
   }
   local skills = {
     tp.skill.wait { name = "turn", body = name, duration = (k - 1) * GAP },
@@ -80,10 +82,14 @@ for k = 1, COUNT do
     -- throws (with a decision at every step of a resting prop it grew the deepest rests instead:
     -- 65,288 iterations on seed 7, 608 at most now)
     tp.skill.wait { name = "rest", body = name, target = name, duration = MAX_T, timeout = MAX_T },
+    -- with nudge: at the prop's first hit (its landing), one step turns its velocity by up to 5
+    -- degrees, the impulse at most a quarter of the hit's (Many-Worlds Browsing's perturbations)
+    tp.skill.nudge { name = "nudge", body = name, budget = 0.25, deflection = math.rad(5), timeout = MAX_T },
   }
   tactics[#tactics + 1] = tp.tactic {
     name = name, body = name, start = "turn", skills = skills,
-    transitions = { turn = { throw = 1 }, throw = { rest = 1 }, rest = { rest = 1 } },
+    transitions = { turn = { throw = 1 }, throw = NUDGE and { nudge = 1 } or { rest = 1 }, nudge = { rest = 1 },
+                    rest = { rest = 1 } },
   }
   goal_parts[#goal_parts + 1] = tp.inside { body = name, min = IN_LO, max = IN_HI }
   -- a prop low beside the bowl (below its walls' top, outside its footprint) or on the floor

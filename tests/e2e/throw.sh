@@ -3,9 +3,11 @@
 # toss) solves, replays bit for bit, and its plan shows throws only: each prop has exactly one step
 # of force (the release), the summary and plan.json's "control" say so, and the same seed gives the
 # same bytes. A thrown prop then follows the free-flight closed form (python3 from the plan's own
-# numbers). The strict reader refuses a "control" figure out of its range. Bad input
-# (a throw range with min > max, a nudge budget < 0, a throw on a body with max_force, both
-# velocity and speed) gets one-line errors naming the field and the script's line.
+# numbers). With nudges (--set nudge=true) each prop gets one more step of force at its landing,
+# within a quarter of the landing's impulse and 5 degrees. The strict reader refuses a "control"
+# figure out of its range. Bad input (a throw range with min > max, a nudge budget < 0, a throw on
+# a body with max_force, both velocity and point) gets one-line errors naming the field or the
+# script's line.
 # Usage: throw.sh TPLAN DOMAINS_DIR WORKDIR
 set -u
 tplan=$1 domains=$2 work=$3/throw
@@ -51,6 +53,29 @@ sed 's/"time": 0.016666666666666666}}/"time": -0.02}}/' "$work/a.json" >"$work/b
 "$tplan" replay -q "$work/bad.json" >"$work/bad.txt" 2>&1
 [ $? -eq 2 ] && grep -q "control.bodies.crate.time: -0.02 is negative" "$work/bad.txt"
 check "the reader refuses a control report out of its range, naming the field" $?
+# with nudges: a second step of force per prop at its landing, its impulse within a quarter of the
+# landing's own (m |dv - g dt| of the step before) and its turn within 5 degrees
+"$tplan" plan "$dom" --set count=2 --set nudge=true --seed 1 -q -o "$work/n.json" && "$tplan" replay -q --check "$work/n.json" &&
+  python3 - "$work/n.json" <<'PY'
+import json, math, sys
+p = json.load(open(sys.argv[1]))
+dt, g, mass = p["dt"], -9.81, {"ball": 0.15, "crate": 0.3}
+for b in p["bodies"]:
+    if "controls" not in b:
+        continue
+    acted = [k for k, c in enumerate(b["controls"]) if any(x != 0 for x in c)]
+    assert len(acted) == 2, (b["name"], acted)  # the throw, then the nudge
+    k, tr, m, f = acted[1], b["trajectory"], mass[b["name"]], b["controls"][acted[1]]
+    vk, vp = tr[k][7:10], tr[k - 1][7:10]
+    hit = math.sqrt((vk[0] - vp[0]) ** 2 + (vk[1] - vp[1]) ** 2 + (vk[2] - vp[2] - g * dt) ** 2)
+    fn = math.sqrt(sum(x * x for x in f[:3]))
+    assert 0 < fn * dt <= 0.25 * m * hit * (1 + 1e-9), (b["name"], fn * dt, m * hit)
+    v1 = [vk[i] + f[i] * dt / m for i in range(3)]
+    turn = abs((math.atan2(v1[1], v1[0]) - math.atan2(vk[1], vk[0]) + math.pi) % (2 * math.pi) - math.pi)
+    assert turn <= math.radians(5) + 1e-9, math.degrees(turn)
+    assert all(c == 0 for c in f[3:])  # no torque
+PY
+check "nudge=true: one nudge per prop at its landing, within the budget and 5 degrees; replays" $?
 refuse() { # NAME SED WANT: the toss with one edit is refused with one line naming the field
   sed "$2" "$dom" >"$work/r.lua"
   "$tplan" plan "$work/r.lua" --set count=2 -q -o "$work/r.json" >"$work/r.txt" 2>&1
