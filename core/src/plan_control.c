@@ -111,27 +111,13 @@ void tpPlan_PutControl(FILE *f, const tpPlanRecord *rec)
     free(per);
 }
 
-static bool cFail(const char *file, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static bool cFail(const char *file, char *err, size_t errlen, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    tpErrorf(err, errlen, "%s: %s", file, msg);
-    return false;
-}
-
 /* One {"impulse", "angular_impulse", "work", "time"} object at `path`: exactly those members,
  * finite, impulse, angular_impulse and time >= 0, time at most the plan's length (max_time s). */
 static bool read_one(const char *file, const cJSON *o, const char *path, double max_time, char *err, size_t errlen)
 {
     static const char *const keys[4] = {"impulse", "angular_impulse", "work", "time"};
     if (!cJSON_IsObject(o)) {
-        return cFail(file, err, errlen, "%s: expected an object", path);
+        return tpPlan_FileFail(file, err, errlen, "%s: expected an object", path);
     }
     int n = 0;
     for (const cJSON *m = o->child; m; m = m->next, n++) {
@@ -140,28 +126,29 @@ static bool read_one(const char *file, const cJSON *o, const char *path, double 
             known = known || strcmp(m->string, keys[k]) == 0;
         }
         if (!known) {
-            return cFail(file, err, errlen,
-                         "%s: unknown field \"%.64s\" (expected impulse, angular_impulse, work, time)", path,
-                         m->string);
+            return tpPlan_FileFail(file, err, errlen,
+                                   "%s: unknown field \"%.64s\" (expected impulse, angular_impulse, work, time)", path,
+                                   m->string);
         }
     }
     for (int k = 0; k < 4; k++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, keys[k]);
         if (!v) {
-            return cFail(file, err, errlen, "%s: missing field \"%s\"", path, keys[k]);
+            return tpPlan_FileFail(file, err, errlen, "%s: missing field \"%s\"", path, keys[k]);
         }
         if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-            return cFail(file, err, errlen, "%s.%s: expected a finite number", path, keys[k]);
+            return tpPlan_FileFail(file, err, errlen, "%s.%s: expected a finite number", path, keys[k]);
         }
         double x = v->valuedouble;
         if (k != 2 && x < 0.0) {
-            return cFail(file, err, errlen, "%s.%s: %.17g is negative", path, keys[k], x);
+            return tpPlan_FileFail(file, err, errlen, "%s.%s: %.17g is negative", path, keys[k], x);
         }
         if (k == 3 && x > max_time * (1.0 + 1e-12)) {
-            return cFail(file, err, errlen, "%s.time: %.17g s is longer than the plan (%.17g s)", path, x, max_time);
+            return tpPlan_FileFail(file, err, errlen, "%s.time: %.17g s is longer than the plan (%.17g s)", path, x,
+                                   max_time);
         }
     }
-    return n == 4 || cFail(file, err, errlen, "%s: duplicate fields", path);
+    return n == 4 || tpPlan_FileFail(file, err, errlen, "%s: duplicate fields", path);
 }
 
 bool tpPlan_ReadControl(const char *file, const cJSON *root, const tpPlanRecord *rec, char *err, size_t errlen)
@@ -171,16 +158,17 @@ bool tpPlan_ReadControl(const char *file, const cJSON *root, const tpPlanRecord 
         return true; /* optional: plans written before it have none */
     }
     if (!cJSON_IsObject(c)) {
-        return cFail(file, err, errlen, "control: expected an object");
+        return tpPlan_FileFail(file, err, errlen, "control: expected an object");
     }
     for (const cJSON *m = c->child; m; m = m->next) {
         if (strcmp(m->string, "total") != 0 && strcmp(m->string, "bodies") != 0) {
-            return cFail(file, err, errlen, "control: unknown field \"%.64s\" (expected total, bodies)", m->string);
+            return tpPlan_FileFail(file, err, errlen, "control: unknown field \"%.64s\" (expected total, bodies)",
+                                   m->string);
         }
     }
     const cJSON *bodies = cJSON_GetObjectItemCaseSensitive(c, "bodies");
     if (!cJSON_IsObject(bodies)) {
-        return cFail(file, err, errlen, "control.bodies: expected an object of the controlled bodies");
+        return tpPlan_FileFail(file, err, errlen, "control.bodies: expected an object of the controlled bodies");
     }
     const double max_time = rec->worlds[rec->selected].nsteps * rec->dt;
     bool ok = read_one(file, cJSON_GetObjectItemCaseSensitive(c, "total"), "control.total", max_time, err, errlen);
@@ -194,10 +182,11 @@ bool tpPlan_ReadControl(const char *file, const cJSON *root, const tpPlanRecord 
         snprintf(path, sizeof path, "control.bodies.%.160s", rec->bodies[i].name);
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(bodies, rec->bodies[i].name);
         ok = o ? read_one(file, o, path, max_time, err, errlen)
-               : cFail(file, err, errlen, "%s: missing (every controlled body has an entry)", path);
+               : tpPlan_FileFail(file, err, errlen, "%s: missing (every controlled body has an entry)", path);
     }
     if (ok && nlisted != ncontrolled) {
-        ok = cFail(file, err, errlen, "control.bodies: %d entries for %d controlled bodies", nlisted, ncontrolled);
+        ok = tpPlan_FileFail(file, err, errlen, "control.bodies: %d entries for %d controlled bodies", nlisted,
+                             ncontrolled);
     }
     return ok;
 }
