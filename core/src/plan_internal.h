@@ -16,6 +16,7 @@ extern const char *const tpPlan_Shapes[];     /* body "shape" */
 extern const char *const tpPlan_Statuses[];   /* "status" */
 extern const char *const tpPlan_Algorithms[]; /* planner "algorithm" */
 
+/* The name checks (plan_text.c). */
 /// True if s (may be NULL) equals one of the strings in the NULL-terminated list.
 bool tpPlan_IsOneOf(const char *s, const char *const *list);
 
@@ -47,8 +48,13 @@ bool tpPlan_RejectionsProblem(const tpPlanRecord *rec, char *field, size_t fcap,
 /// Frees the arrays of one world allocated for nbodies bodies and ntactics tactics, zeroes it.
 void tpPlanWorld_FreeArrays(tpPlanWorld *w, int nbodies, int ntactics);
 
-/// A JSON string literal (plan_write.c).
+/* The leaf writers (plan_text.c). */
+/// A JSON string literal.
 void tpPlan_PutString(FILE *f, const char *s);
+/// A double as its shortest exact text (tpPlan_FormatDouble, tp/plan.h).
+void tpPlan_PutDouble(FILE *f, double v);
+/// A float (a color) as the shortest digits that read back, through strtod and a cast, to it.
+void tpPlan_PutFloat(FILE *f, float v);
 
 /* Overlays (plan_overlay.c). */
 struct cJSON;
