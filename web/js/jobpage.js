@@ -238,7 +238,12 @@ export class JobPage {
     }
   }
 
+  // Delete cannot be undone (the job and its plan, tree and log go): asked once, in the browser's
+  // own dialog, before anything is sent.
   async remove() {
+    const j = this.job;
+    const what = `job ${this.id}${j && j.name ? ` (${j.name})` : ""}`;
+    if (!window.confirm(`Delete ${what} and its plan, tree and log? This cannot be undone.`)) return;
     this.deleteButton.disabled = true;
     try {
       await api.remove(this.id);
