@@ -2,7 +2,8 @@
 // width: a job's name is shown whole in the jobs list (it was cut to 7 characters), no two boxes
 // of the header, the jobs table's header or the job page's head overlap, the skill row names the
 // skills of an alternative solution (it was blank), and Delete asks first (dismissed: no DELETE is
-// sent and the job stays; accepted: the job is gone).
+// sent and the job stays; accepted: the job is gone), and the chart of a job opened after it ended
+// shows the run's progress series (it was one dot).
 import { main, startServer, launchBrowser, newPage, waitFor, check, log, assertNoPageErrors, join } from "./harness.mjs";
 
 const NAME = "bowl shot, six props, take 12";
@@ -79,6 +80,18 @@ await main(async ({ tplan, outDir }) => {
   await page.waitForFunction(() => document.querySelector(".player").dataset.world === "1", { timeout: 30000 });
   const altRow = await page.$eval(".player .skills", (e) => e.textContent);
   check(/^\w+: [a-z_]+/.test(altRow), `the skill row of alternative 1 is blank: ${JSON.stringify(altRow)}`);
+
+  log("the chart of a job opened after it finished shows its whole progress series");
+  const ran = await page.evaluate(async () => (await (await fetch("/v1/jobs", { method: "POST",
+    body: JSON.stringify({ domain: "minigolf_random", max_iters: 1000000000, time_limit: 1.5, tree: false }) })).json()).id);
+  await page.waitForFunction(async (j) => (await (await fetch(`/v1/jobs/${j}`)).json()).status === "approximate",
+    { timeout: 120000, polling: 200 }, ran);
+  await page.goto(base + `/#/jobs/${ran}`, { waitUntil: "load" });
+  await waitFor(page, `.job-page[data-id="${ran}"][data-status="approximate"] canvas.chart[data-points]`, "the finished job's chart");
+  const points = await page.$eval(`.job-page[data-id="${ran}"] canvas.chart`, (c) => Number(c.dataset.points));
+  check(points > 1, `the finished job's chart has ${points} point(s)`);
+  await page.goto(base + `/#/jobs/${id}`, { waitUntil: "load" });
+  await waitFor(page, `.job-page[data-id="${id}"][data-status="solved"]`, `job ${id} again`);
 
   log("Delete asks first: dismissed, nothing is sent");
   const deletes = [];

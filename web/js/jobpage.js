@@ -168,7 +168,13 @@ export class JobPage {
       ["elapsed", duration(p.elapsed)],
     ];
     for (const [k, v] of rows) this.progress.append(el("dt", {}, k), el("dd", { class: "num", dataset: { key: k } }, v));
-    this.chart.add(p.elapsed, p.best_quality);
+    const series = this.job.summary && this.job.summary.progress;
+    if (FINAL.has(this.job.status) && Array.isArray(series) && series.length) {
+      if (this.chartSeries !== series.length) this.chart.setSeries(series); // the whole run, not only since the page opened
+      this.chartSeries = series.length;
+    } else {
+      this.chart.add(p.elapsed, p.best_quality);
+    }
   }
 
   renderSummary() {
