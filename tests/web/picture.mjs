@@ -3,7 +3,7 @@
 // of the header, the jobs table's header or the job page's head overlap, the skill row names the
 // skills of an alternative solution (it was blank), and Delete asks first (dismissed: no DELETE is
 // sent and the job stays; accepted: the job is gone), and the chart of a job opened after it ended
-// shows the run's progress series (it was one dot).
+// shows the run's progress series (it was one dot); the dice domain's dice show their pips.
 import { main, startServer, launchBrowser, newPage, waitFor, check, log, assertNoPageErrors, join } from "./harness.mjs";
 
 const NAME = "bowl shot, six props, take 12";
@@ -90,6 +90,76 @@ await main(async ({ tplan, outDir }) => {
   await waitFor(page, `.job-page[data-id="${ran}"][data-status="approximate"] canvas.chart[data-points]`, "the finished job's chart");
   const points = await page.$eval(`.job-page[data-id="${ran}"] canvas.chart`, (c) => Number(c.dataset.points));
   check(points > 1, `the finished job's chart has ${points} point(s)`);
+  await page.goto(base + `/#/jobs/${id}`, { waitUntil: "load" });
+  await waitFor(page, `.job-page[data-id="${id}"][data-status="solved"]`, `job ${id} again`);
+
+  log("dice show their pips: six on local +z, one pip set per die, white where the dice lie");
+  const dice = await page.evaluate(async () => (await (await fetch("/v1/jobs", { method: "POST",
+    body: JSON.stringify({ domain: "dice", set: { count: "30", text: "I", force: "0.3" }, tree: false }) })).json()).id);
+  await page.goto(base + `/#/jobs/${dice}`, { waitUntil: "load" });
+  await waitFor(page, `.job-page[data-id="${dice}"][data-status="solved"] .player[data-step]`, "the dice plan's player", 120000);
+  const pips = await page.evaluate(() => {
+    const p = window.tplanPlayer, found = [];
+    p.scene.traverse((o) => o.userData.pips && found.push(o));
+    const instances = found.reduce((n, o) => n + (o.isInstancedMesh ? o.count : 1), 0);
+    const faces = found.length ? found[0].geometry.userData.faces : null;
+    const grids = [];
+    p.scene.traverse((o) => o.type === "GridHelper" && grids.push(o));
+    const ndice = p.plan.bodies.filter((b) => b.moving && b.shape === "box").length;
+    // the dice at rest on their cells (the last step), seen close over the pattern, below the
+    // pegs, without the goal's balls
+    p.seekStep(p.steps);
+    p.goal.visible = false;
+    p.controls.target.set(0, 0, 0);
+    p.camera.position.set(0, -0.45, 1.15);
+    p.camera.lookAt(0, 0, 0);
+    p.redrawStatic(); // the static layer is cached per camera
+    const white = () => {
+      p.drawNow();
+      const c = document.querySelector(".player-canvas");
+      const g = Object.assign(document.createElement("canvas"), { width: c.width, height: c.height }).getContext("2d");
+      g.drawImage(c, 0, 0);
+      const d = g.getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) {
+        const lo = Math.min(d[i], d[i + 1], d[i + 2]), hi = Math.max(d[i], d[i + 1], d[i + 2]);
+        n += lo > 200 && hi - lo <= 12;
+      }
+      return n;
+    };
+    const shown = white();
+    for (const o of found) o.visible = false;
+    p.redrawStatic();
+    const hidden = white();
+    for (const o of found) o.visible = true;
+    p.redrawStatic();
+    return { instances, faces, ndice, shown, hidden, grids: grids.length };
+  });
+  log(`pips: ${JSON.stringify(pips)}`);
+  await page.evaluate(() => window.tplanPlayer.drawNow());
+  await page.screenshot({ path: join(outDir, "dice-pips.png") });
+  check(pips.ndice === 30 && pips.instances === 30, `pip sets ${pips.instances} for ${pips.ndice} dice`);
+  check(JSON.stringify(pips.faces) === JSON.stringify({ "+x": 3, "-x": 4, "+y": 2, "-y": 5, "+z": 6, "-z": 1 }), `faces ${JSON.stringify(pips.faces)}`);
+  check(pips.grids === 1, `the dice bucket's floor has ${pips.grids} grids`);
+  check(pips.shown > 200 && pips.hidden < 10, `white pixels: ${pips.shown} with the pips, ${pips.hidden} without`);
+
+  log("no grid without a floor");
+  const script = "local tp = require 'tp'\n" +
+    "return tp.domain { name = 'nofloor', dt = 1 / 60, gravity = { 0, 0, 0 },\n" +
+    "  bodies = { tp.box { name = 'crate', class = 'passive', size = { 0.5, 0.5, 0.5 }, mass = 1,\n" +
+    "    pos = { 0, 0, 1 }, vel = { 0.5, 0, 0 }, color = { 0.9, 0.2, 0.2, 1 } } },\n" +
+    "  goal = tp.within { body = 'crate', center = { 1, 0, 1 }, radius = 0.2 } }\n";
+  const floorless = await page.evaluate(async (script) => (await (await fetch("/v1/jobs", { method: "POST",
+    body: JSON.stringify({ script, tree: false }) })).json()).id, script);
+  await page.goto(base + `/#/jobs/${floorless}`, { waitUntil: "load" });
+  await waitFor(page, `.job-page[data-id="${floorless}"][data-status="solved"] .player[data-step]`, "the floorless plan's player", 120000);
+  const lines = await page.evaluate(() => {
+    const n = [];
+    window.tplanPlayer.scene.traverse((o) => (o.type === "GridHelper" || o.isLineSegments) && o.visible && n.push(o.type));
+    return n;
+  });
+  check(lines.filter((t) => t === "GridHelper").length === 0, `a scene without a floor has grids: ${lines}`);
+
   await page.goto(base + `/#/jobs/${id}`, { waitUntil: "load" });
   await waitFor(page, `.job-page[data-id="${id}"][data-status="solved"]`, `job ${id} again`);
 

@@ -456,6 +456,7 @@ export class Player {
       if (inst) {
         obj.updateMatrix();
         inst.mesh.setMatrixAt(inst.k, obj.matrix);
+        if (inst.pips) inst.pips.setMatrixAt(inst.k, obj.matrix);
       }
     }
     for (const m of this.instanced) m.instanceMatrix.needsUpdate = true;
