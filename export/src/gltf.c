@@ -385,6 +385,15 @@ static void plan_meshes(G *g)
     }
 }
 
+/* A triangle primitive's positions, normals and indices from x (freed). */
+static void emit_prim(G *g, Prim *p, tpXMesh *x)
+{
+    p->pos = emit_floats(g, x->pos, x->nverts, 3, GL_ARRAY_BUFFER, true);
+    p->nrm = emit_floats(g, x->nrm, x->nverts, 3, GL_ARRAY_BUFFER, false);
+    p->idx = emit_indices(g, x->idx, x->nidx, x->nverts);
+    tpXMesh_Free(x);
+}
+
 static void emit_mesh_data(G *g)
 {
     const tpPlanRecord *rec = g->rec;
@@ -398,19 +407,13 @@ static void emit_mesh_data(G *g)
                 g->oom = true;
                 return;
             }
-            m->prims[0].pos = emit_floats(g, x.pos, x.nverts, 3, GL_ARRAY_BUFFER, true);
-            m->prims[0].nrm = emit_floats(g, x.nrm, x.nverts, 3, GL_ARRAY_BUFFER, false);
-            m->prims[0].idx = emit_indices(g, x.idx, x.nidx, x.nverts);
-            tpXMesh_Free(&x);
+            emit_prim(g, &m->prims[0], &x);
             if (m->nprims == 2) { /* a die's pips */
                 if (!tpXMesh_Pips(pb->size[0], &x)) {
                     g->oom = true;
                     return;
                 }
-                m->prims[1].pos = emit_floats(g, x.pos, x.nverts, 3, GL_ARRAY_BUFFER, true);
-                m->prims[1].nrm = emit_floats(g, x.nrm, x.nverts, 3, GL_ARRAY_BUFFER, false);
-                m->prims[1].idx = emit_indices(g, x.idx, x.nidx, x.nverts);
-                tpXMesh_Free(&x);
+                emit_prim(g, &m->prims[1], &x);
             }
         } else if (m->tree_body >= 0) {
             const tpTreeRecord *tr = g->def->tree;
