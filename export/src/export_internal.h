@@ -23,6 +23,9 @@ bool tpXMesh_Shape(const tpPlanBody *b, tpXMesh *m);
 /// A plane body as a square quad of half side `half` (m) centred on the projection of `center`
 /// (z-up world, m) onto it, in world coordinates converted to y-up. False on a zero normal.
 bool tpXMesh_Plane(const tpPlanBody *b, const double center[3], double half, tpXMesh *m);
+/// The pips of a die of side `side` (m; tpPlanBody_IsDie, tpDie_Face: six on local +z) as discs just
+/// above its faces, in the die's frame converted to y-up. False on allocation failure.
+bool tpXMesh_Pips(double side, tpXMesh *m);
 /// Frees the arrays and zeroes m. NULL is allowed.
 void tpXMesh_Free(tpXMesh *m);
 

@@ -307,7 +307,8 @@ static void plan_meshes(G *g)
             for (int m = 0; m < g->nmeshes; ++m) {
                 const tpPlanBody *o = g->meshes[m].body >= 0 ? &rec->bodies[g->meshes[m].body] : NULL;
                 if (o && !is_plane(o) && o->mesh_nvertices == 0 && strcmp(o->shape, pb->shape) == 0 &&
-                    memcmp(o->size, pb->size, sizeof pb->size) == 0 && g->meshes[m].prims[0].material == mat) {
+                    memcmp(o->size, pb->size, sizeof pb->size) == 0 && g->meshes[m].prims[0].material == mat &&
+                    tpPlanBody_IsDie(rec, o) == tpPlanBody_IsDie(rec, pb)) {
                     g->body_mesh[b] = m;
                     break;
                 }
@@ -319,13 +320,22 @@ static void plan_meshes(G *g)
         if (is_plane(pb) && !(fabs(pb->size[0]) + fabs(pb->size[1]) + fabs(pb->size[2]) > 0)) {
             continue; /* no normal: nothing to draw (the node stays, without a mesh) */
         }
-        Mesh *m = new_mesh(g, 1);
+        bool die = tpPlanBody_IsDie(rec, pb);
+        Mesh *m = new_mesh(g, die ? 2 : 1);
         if (!m) {
             return;
         }
         m->body = b;
         m->prims[0].material = mat;
         m->prims[0].mode = MODE_TRIANGLES;
+        if (die) { /* its pips: a second primitive, white on a dark die, near-black on a light one */
+            float lum = 0.3f * pb->color[0] + 0.59f * pb->color[1] + 0.11f * pb->color[2];
+            float c = lum > 0.6f ? 0.08f : 0.95f;
+            const float pip[4] = {c, c, c, 1};
+            int pm = find_material(g, pip, false);
+            m->prims[1].material = pm;
+            m->prims[1].mode = MODE_TRIANGLES;
+        }
         if (is_plane(pb)) {
             snprintf(m->name, sizeof m->name, "%s plane", pb->name);
         } else if (pb->mesh_nvertices > 0 || pb->nparts > 0) {
@@ -375,6 +385,15 @@ static void plan_meshes(G *g)
     }
 }
 
+/* A triangle primitive's positions, normals and indices from x (freed). */
+static void emit_prim(G *g, Prim *p, tpXMesh *x)
+{
+    p->pos = emit_floats(g, x->pos, x->nverts, 3, GL_ARRAY_BUFFER, true);
+    p->nrm = emit_floats(g, x->nrm, x->nverts, 3, GL_ARRAY_BUFFER, false);
+    p->idx = emit_indices(g, x->idx, x->nidx, x->nverts);
+    tpXMesh_Free(x);
+}
+
 static void emit_mesh_data(G *g)
 {
     const tpPlanRecord *rec = g->rec;
@@ -388,10 +407,14 @@ static void emit_mesh_data(G *g)
                 g->oom = true;
                 return;
             }
-            m->prims[0].pos = emit_floats(g, x.pos, x.nverts, 3, GL_ARRAY_BUFFER, true);
-            m->prims[0].nrm = emit_floats(g, x.nrm, x.nverts, 3, GL_ARRAY_BUFFER, false);
-            m->prims[0].idx = emit_indices(g, x.idx, x.nidx, x.nverts);
-            tpXMesh_Free(&x);
+            emit_prim(g, &m->prims[0], &x);
+            if (m->nprims == 2) { /* a die's pips */
+                if (!tpXMesh_Pips(pb->size[0], &x)) {
+                    g->oom = true;
+                    return;
+                }
+                emit_prim(g, &m->prims[1], &x);
+            }
         } else if (m->tree_body >= 0) {
             const tpTreeRecord *tr = g->def->tree;
             for (int k = 0; k < tr->nbodies; ++k) {

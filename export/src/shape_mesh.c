@@ -267,6 +267,39 @@ bool tpXMesh_Shape(const tpPlanBody *pb, tpXMesh *m)
     return true;
 }
 
+bool tpXMesh_Pips(double side, tpXMesh *m)
+{
+    memset(m, 0, sizeof *m);
+    Builder b = {m, 0, 0, false, false, {0}, {0}};
+    const double h = 0.5 * side, lift = h * 1.006; /* just above the face: no depth fight */
+    enum { SEG = 12 };
+    for (int f = 0; f < 6; ++f) {
+        int ax = f / 2, ua = (ax + 1) % 3, va = (ax + 2) % 3;
+        double sign = (f % 2) ? -1 : 1, uv[6][2], r, n[3] = {0, 0, 0};
+        n[ax] = sign;
+        int np = tpDie_Face(f, uv, &r);
+        for (int k = 0; k < np; ++k) {
+            double c[3] = {0, 0, 0};
+            c[ax] = sign * lift, c[ua] = h * uv[k][0], c[va] = h * uv[k][1];
+            int centre = add_vertex(&b, c, n), first = m->nverts;
+            for (int s = 0; s < SEG; ++s) {
+                double a = 6.283185307179586 * s / SEG, p[3];
+                memcpy(p, c, sizeof p);
+                p[ua] += h * r * cos(a), p[va] += h * r * sin(a);
+                add_vertex(&b, p, n);
+            }
+            for (int s = 0; s < SEG; ++s) {
+                add_triangle(&b, centre, first + s, first + (s + 1) % SEG); /* faces along n */
+            }
+        }
+    }
+    if (b.failed) {
+        tpXMesh_Free(m);
+        return false;
+    }
+    return true;
+}
+
 /* The triangles of a box, sphere, cylinder or capsule (a mesh without triangles: its bounding box)
  * of sizes s into the builder; false for an unknown shape or out of memory. */
 static bool build_shape(Builder *bp, const char *shape, const double *s)

@@ -503,6 +503,7 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
     }
     job->status = SVC_RUNNING;
     job->started = svcNow();
+    job->nseries = 0; /* a run planned again (after a crash) starts its series again */
     job->worker = wi;
     job->version++;
     w->job = job->id;
@@ -638,6 +639,52 @@ static double json_number(const cJSON *o, const char *name, double dflt)
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
+/* One row of the job's progress series (the page's chart of a finished job, issue 38: it showed one
+ * dot, the last progress). Full: every other row is dropped (the first and the newest kept), so the
+ * series spans the whole run at half the density; a row equal to the last one is not added. */
+static void series_add(svcJob *job)
+{
+    if (!job->series) {
+        job->series = malloc(sizeof *job->series * SVC_SERIES_POINTS);
+        if (!job->series) {
+            return; /* no series: the chart shows what the page sees live */
+        }
+        job->nseries = 0;
+    }
+    double row[3] = {job->elapsed, job->best_quality, (double)job->nodes};
+    if (job->nseries > 0) {
+        const double *last = job->series[job->nseries - 1];
+        if (last[0] == row[0] && last[2] == row[2] && (last[1] == row[1] || (isnan(last[1]) && isnan(row[1])))) {
+            return;
+        }
+    }
+    if (job->nseries == SVC_SERIES_POINTS) {
+        int n = 0;
+        for (int i = 0; i < SVC_SERIES_POINTS; i += 2) {
+            memcpy(job->series[n++], job->series[i], sizeof row);
+        }
+        job->nseries = n;
+    }
+    memcpy(job->series[job->nseries++], row, sizeof row);
+}
+
+/* The series as the summary's "progress": [[elapsed, best_quality or null, nodes], ...]. */
+static void series_to_summary(const svcJob *job, cJSON *sum)
+{
+    if (!job->series || job->nseries == 0) {
+        return;
+    }
+    cJSON *arr = cJSON_AddArrayToObject(sum, "progress");
+    for (int i = 0; arr && i < job->nseries; ++i) {
+        cJSON *r = cJSON_CreateArray();
+        cJSON_AddItemToArray(r, cJSON_CreateNumber(job->series[i][0]));
+        cJSON_AddItemToArray(r,
+                             isfinite(job->series[i][1]) ? cJSON_CreateNumber(job->series[i][1]) : cJSON_CreateNull());
+        cJSON_AddItemToArray(r, cJSON_CreateNumber(job->series[i][2]));
+        cJSON_AddItemToArray(arr, r);
+    }
+}
+
 static void handle_event(tpService *svc, svcWorker *w, const char *line)
 {
     svcJob *job = w->job ? svcSched_Find(svc, w->job) : NULL;
@@ -659,11 +706,15 @@ static void handle_event(tpService *svc, svcWorker *w, const char *line)
         job->best_quality = q->valuedouble;
     }
     job->version++;
+    series_add(job);
     if (strcmp(type->valuestring, "done") == 0 && !job->cancel) {
         const cJSON *st = cJSON_GetObjectItemCaseSensitive(ev, "status");
         int s = cJSON_IsString(st) ? svcStatusFromName(st->valuestring) : -1;
-        const cJSON *sum = cJSON_GetObjectItemCaseSensitive(ev, "summary");
+        cJSON *sum = cJSON_GetObjectItemCaseSensitive(ev, "summary");
         if (cJSON_IsObject(sum)) {
+            if (!cJSON_GetObjectItemCaseSensitive(sum, "progress")) {
+                series_to_summary(job, sum);
+            }
             free(job->summary);
             job->summary = cJSON_PrintUnformatted(sum);
             const cJSON *stats = cJSON_GetObjectItemCaseSensitive(sum, "iterations");
@@ -961,6 +1012,7 @@ void svcSched_Stop(tpService *svc)
             job->solutions = 0;
             job->best_quality = NAN;
             job->elapsed = 0;
+            job->nseries = 0;
             svcStore_Update(svc, job);
             svcLog(svc, "job %lld queued (interrupted by the stop)", (long long)job->id);
         }

@@ -37,6 +37,8 @@ typedef enum {
     SVC_NSTATUS
 } svcStatus;
 
+#define SVC_SERIES_POINTS 64 /* rows of a job's progress series (svcJob.series) */
+
 /// One job: the stored fields, plus the scheduler's runtime fields while it is active.
 typedef struct svcJob {
     int64_t id;
@@ -53,8 +55,12 @@ typedef struct svcJob {
     int solutions;
     double best_quality; /* NAN = none yet */
     double elapsed;      /* s of planning reported by the worker */
-    char *summary;       /* JSON object text, NULL until final */
-    char err_code[32];   /* "" = no error */
+    double (*series)[3]; /* the run's progress so far, [elapsed s, best quality (NAN = none), nodes]: at
+                            most SVC_SERIES_POINTS rows, every other one dropped when full (sched.c);
+                            written into the summary as "progress" when the job ends; NULL = none */
+    int nseries;
+    char *summary;     /* JSON object text, NULL until final */
+    char err_code[32]; /* "" = no error */
     char *err_message;
     bool has_plan, has_tree;
     int64_t files_bytes; /* size of its files once final (retention) */

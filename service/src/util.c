@@ -81,6 +81,7 @@ void svcJobFree(svcJob *job)
     free(job->name);
     free(job->tags);
     free(job->summary);
+    free(job->series);
     free(job->err_message);
     free(job);
 }

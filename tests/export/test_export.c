@@ -364,6 +364,76 @@ static void test_gltf_roundtrip(void **state)
     tpPlanRecord_Free(&rec);
 }
 
+/* The mesh of node `name`: its primitives (NULL if it has no mesh). */
+static const cJSON *node_prims(const tpTestGltf *g, const char *name)
+{
+    const cJSON *nodes = cJSON_GetObjectItem(g->json, "nodes"), *n;
+    cJSON_ArrayForEach(n, nodes)
+    {
+        if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(n, "name")), name) == 0) {
+            const cJSON *mi = cJSON_GetObjectItem(n, "mesh");
+            const cJSON *meshes = cJSON_GetObjectItem(g->json, "meshes");
+            return mi ? cJSON_GetObjectItem(cJSON_GetArrayItem(meshes, mi->valueint), "primitives") : NULL;
+        }
+    }
+    return NULL;
+}
+
+/* Dice (issue 38): a moving cube of the dice domain gets a second primitive, its pips (21 discs of
+ * 13 vertices, six on local +z, which is glTF's +y, one on -z); a static box does not, and the same
+ * cube in another domain does not. */
+static void test_gltf_dice(void **state)
+{
+    (void)state;
+    char path[512], err[512];
+    for (int dice = 0; dice < 2; ++dice) {
+        tpPlanRecord rec;
+        make_plan(&rec);
+        free(rec.domain_name);
+        rec.domain_name = strdup(dice ? "dice" : "synthetic");
+        tpPlanBody *pill = &rec.bodies[3];
+        free(pill->shape);
+        pill->shape = strdup("box");
+        pill->size[0] = pill->size[1] = pill->size[2] = 0.1, pill->size[3] = 0;
+        tpExportDef def = tpDefaultExportDef();
+        path_in(path, sizeof path, "dice.glb");
+        tpExportStats st;
+        assert_true(tpExport_Write(&rec, path, &def, &st, err, sizeof err));
+        tpTestGltf g;
+        assert_true(tpTestGltf_Load(&g, path, err, sizeof err));
+        assert_int_equal(cJSON_GetArraySize(node_prims(&g, "crate")), 1);
+        const cJSON *prims = node_prims(&g, "pill");
+        assert_int_equal(cJSON_GetArraySize(prims), dice ? 2 : 1);
+        if (dice) {
+            const cJSON *pr = cJSON_GetArrayItem(prims, 1);
+            int count, ncomp;
+            double *pos = tpTestGltf_Accessor(
+                &g, cJSON_GetObjectItem(cJSON_GetObjectItem(pr, "attributes"), "POSITION")->valueint, &count, &ncomp);
+            assert_non_null(pos);
+            assert_int_equal(count, 21 * 13);
+            int top = 0, bottom = 0;
+            for (int i = 0; i < count; ++i) {
+                top += pos[3 * i + 1] > 0.05, bottom += pos[3 * i + 1] < -0.05;
+                for (int c = 0; c < 3; ++c) {
+                    assert_true(fabs(pos[3 * i + c]) <= 0.0504); /* on the die, just above its faces */
+                }
+            }
+            assert_int_equal(top, 6 * 13);
+            assert_int_equal(bottom, 1 * 13);
+            free(pos);
+            /* the pips' material is white on this dark die */
+            int mat = cJSON_GetObjectItem(pr, "material")->valueint;
+            const cJSON *f = cJSON_GetObjectItem(
+                cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(g.json, "materials"), mat),
+                                    "pbrMetallicRoughness"),
+                "baseColorFactor");
+            assert_true(cJSON_GetArrayItem(f, 0)->valuedouble > 0.8);
+        }
+        tpTestGltf_Free(&g);
+        tpPlanRecord_Free(&rec);
+    }
+}
+
 static void test_csv_roundtrip(void **state)
 {
     (void)state;
@@ -461,6 +531,7 @@ int main(void)
         cmocka_unit_test(test_quat_continuity),
         cmocka_unit_test(test_reduce_guarantee),
         cmocka_unit_test(test_gltf_roundtrip),
+        cmocka_unit_test(test_gltf_dice),
         cmocka_unit_test(test_csv_roundtrip),
         cmocka_unit_test(test_no_partial_file),
     };

@@ -195,6 +195,24 @@ def test_jobs_budget(s):
     assert st == 400 and e["error"]["field"] == "jobs", e
 
 
+def test_progress_series(s):
+    """A finished job's summary carries its progress series (the page's chart of it, issue 38: one
+    dot before): rows [elapsed, best_quality or null, nodes] in time order, ending at the final
+    progress, at most 64 of them."""
+    body = dict(LONG, time_limit=1.5)  # minigolf_random never solves: it plans until the limit
+    final = s.events(s.submit(body))[-1][1]
+    assert final["status"] == "approximate", final
+    series = final["summary"].get("progress")
+    assert isinstance(series, list) and 2 <= len(series) <= 64, series
+    assert all(len(r) == 3 and isinstance(r[0], (int, float)) and isinstance(r[2], (int, float)) for r in series), series
+    assert all(a[0] <= b[0] and a[2] <= b[2] for a, b in zip(series, series[1:])), series
+    assert series[-1][2] == final["progress"]["nodes"], (series[-1], final["progress"])
+    assert any(r[1] is not None for r in series), series  # minigolf_random has a quality metric
+    # a job with no progress report before its end still has its final row
+    quick = s.events(s.submit({"domain": "minigolf"}))[-1][1]
+    assert len(quick["summary"]["progress"]) >= 1 and quick["summary"]["progress"][-1][2] == quick["progress"]["nodes"], quick
+
+
 def test_metrics(s):
     st, hd, text = s.request("GET", "/metrics")
     text = text.decode()
@@ -216,6 +234,7 @@ try:
                      ("cancel queued and running", test_cancel), ("synchronous /v1/plan", test_sync_plan),
                      ("domain warnings in the summary", test_warnings),
                      ("jobs: 2 (OR-parallel) and the worker budget", test_jobs_budget),
+                     ("the progress series in the summary", test_progress_series),
                      ("metrics", test_metrics)]:
         r.run(name, fn, srv)
     r.run("every response documented (OpenAPI)", openapi_check, [srv], WORK)

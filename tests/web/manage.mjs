@@ -124,6 +124,7 @@ await main(async ({ tplan, outDir }) => {
   log("Delete removes a finished job, from the list too");
   await page.goto(base + `/#/jobs/${named}`, { waitUntil: "load" });
   await waitFor(page, ".job-page .delete:not([hidden])", "Delete on a finished job");
+  page.once("dialog", (d) => d.accept()); // Delete asks first (picture.mjs checks the dismissed case)
   await page.click(".job-page .delete");
   await page.waitForFunction(() => !/^#\/jobs\//.test(location.hash), { timeout: 30000 });
   await page.waitForFunction((id) => !document.querySelector(`tr.job-row[data-id="${id}"]`), { timeout: 30000 }, named);

@@ -600,6 +600,39 @@ static void draw_parts(const tpVScene *sc, const tpPlanBody *b, const double pos
     }
 }
 
+/* The pips of a die (tpPlanBody_IsDie) on the unit cube of the current matrix (draw_shape's scale):
+ * discs just above each face, white on a dark die and near-black on a light one, lit as the face. */
+static void draw_pips(const tpPlanBody *b)
+{
+    float lum = 0.3f * b->color[0] + 0.59f * b->color[1] + 0.11f * b->color[2];
+    float c = lum > 0.6f ? 0.08f : 0.95f;
+    glColor4f(c, c, c, b->color[3]);
+    enum { SEG = 12 };
+    glBegin(GL_TRIANGLES);
+    for (int f = 0; f < 6; ++f) {
+        int ax = f / 2, ua = (ax + 1) % 3, va = (ax + 2) % 3;
+        double sign = (f % 2) ? -1 : 1, uv[6][2], r;
+        int n = tpDie_Face(f, uv, &r);
+        double nrm[3] = {0, 0, 0};
+        nrm[ax] = sign;
+        glNormal3dv(nrm);
+        for (int k = 0; k < n; ++k) {
+            for (int s = 0; s < SEG; ++s) {
+                double a0 = 6.283185307179586 * s / SEG * sign, a1 = 6.283185307179586 * (s + 1) / SEG * sign;
+                double p[3][3] = {{0}};
+                const double du[3] = {0, cos(a0), cos(a1)}, dv[3] = {0, sin(a0), sin(a1)};
+                for (int v = 0; v < 3; ++v) {
+                    p[v][ax] = sign * 0.503; /* just above the face: no depth fight with the box */
+                    p[v][ua] = 0.5 * (uv[k][0] + r * du[v]);
+                    p[v][va] = 0.5 * (uv[k][1] + r * dv[v]);
+                    glVertex3dv(p[v]);
+                }
+            }
+        }
+    }
+    glEnd();
+}
+
 static void draw_body(const tpVScene *sc, const tpPlanBody *b, const double pos[3], const double quat[4])
 {
     float m[16];
@@ -617,6 +650,9 @@ static void draw_body(const tpVScene *sc, const tpPlanBody *b, const double pos[
         draw_parts(sc, b, pos);
     } else {
         draw_shape(sc, b->shape, b->size, pos);
+        if (tpPlanBody_IsDie(sc->rec, b)) {
+            draw_pips(b); /* draw_shape left the box's scale on the matrix */
+        }
     }
     glPopMatrix();
 }
@@ -713,7 +749,8 @@ static void draw_ground(const tpVScene *sc)
         ext = fmax(ext, sc->hi[i] - sc->lo[i]);
     }
     double half = ext * 0.75 + 0.5;
-    bool any_plane = false;
+    /* only a plane gets a grid: a scene without a floor shows none (issue 38: a reference grid
+       drawn below such a scene read as a floor that is not there) */
     for (int b = 0; b < rec->nbodies; ++b) {
         const tpPlanBody *pb = &rec->bodies[b];
         if (!is_shape(pb, "plane")) {
@@ -724,7 +761,6 @@ static void draw_ground(const tpVScene *sc)
         if (!(nl > 0)) {
             continue;
         }
-        any_plane = true;
         for (int i = 0; i < 3; ++i) {
             n[i] /= nl;
         }
@@ -764,18 +800,6 @@ static void draw_ground(const tpVScene *sc)
                 }
                 glVertex3dv(p0), glVertex3dv(p1);
             }
-        }
-        glEnd();
-    }
-    if (!any_plane) { /* no ground body: a reference grid below the scene */
-        double step = grid_step(2 * half), z = sc->lo[2];
-        int nl2 = (int)ceil(half / step);
-        glColor4f(0.5f, 0.5f, 0.55f, 0.6f);
-        glBegin(GL_LINES);
-        for (int k = -nl2; k <= nl2; ++k) {
-            double a = k * step;
-            glVertex3d(c[0] + a, c[1] - half, z), glVertex3d(c[0] + a, c[1] + half, z);
-            glVertex3d(c[0] - half, c[1] + a, z), glVertex3d(c[0] + half, c[1] + a, z);
         }
         glEnd();
     }

@@ -2,6 +2,7 @@
 // colour (cylinders and capsules along their local z, as in ODE), planes as large quads with a
 // grid. Pose rows are [px, py, pz, qw, qx, qy, qz, ...] (docs/plan-format.md).
 import * as THREE from "three";
+import { isDie, pipGeometry, pipColor, disposePipGeometries } from "./dice.js";
 
 const UP = new THREE.Vector3(0, 0, 1);
 
@@ -46,6 +47,7 @@ function geometry(shape, size) {
 export function disposeGeometries() {
   for (const g of geometryCache.values()) g.dispose();
   geometryCache.clear();
+  disposePipGeometries();
 }
 
 // Largest distance from a body's origin to its surface (for fitting the camera).
@@ -156,6 +158,12 @@ export function buildBodies(plan, scene) {
     if (!b.moving) setPose(obj, b.pose);
     obj.userData.body = b;
     obj.name = b.name;
+    if (isDie(plan, b)) {
+      const pips = new THREE.Mesh(pipGeometry(b.size[0]), new THREE.MeshStandardMaterial({ color: pipColor(b.color), roughness: 0.5 }));
+      pips.name = `${b.name} pips`;
+      pips.userData.pips = true;
+      obj.add(pips); // moves with its die
+    }
     return obj;
   });
   const instanced = [];
@@ -165,18 +173,31 @@ export function buildBodies(plan, scene) {
     const mesh = new THREE.InstancedMesh(geometry(first.shape, first.size), material([1, 1, 1, 1]), members.length);
     mesh.frustumCulled = false; // the instances move
     mesh.userData.bodies = members;
+    // dice: their pips as a second instanced mesh on the same matrices
+    const dice = isDie(plan, first);
+    const pips = dice ? new THREE.InstancedMesh(pipGeometry(first.size[0]), new THREE.MeshStandardMaterial({ roughness: 0.5 }), members.length) : null;
+    if (pips) {
+      pips.frustumCulled = false;
+      pips.userData.bodies = members;
+      pips.userData.pips = true;
+    }
     members.forEach((i, k) => {
       const b = plan.bodies[i];
       mesh.setColorAt(k, new THREE.Color(b.color[0], b.color[1], b.color[2]));
-      objects[i].material.dispose();
+      if (pips) pips.setColorAt(k, pipColor(b.color));
+      objects[i].traverse((o) => o.material && o.material.dispose()); // the box and any pips
       const proxy = new THREE.Object3D();
       proxy.userData.body = b;
-      proxy.userData.instance = { mesh, k };
+      proxy.userData.instance = { mesh, k, pips };
       proxy.name = b.name;
       objects[i] = proxy;
     });
     instanced.push(mesh);
     scene.add(mesh);
+    if (pips) {
+      instanced.push(pips);
+      scene.add(pips);
+    }
   }
   for (const o of objects) if (o && !o.userData.instance) scene.add(o);
   return { objects, instanced };

@@ -8,15 +8,29 @@ export class Chart {
   }
 
   add(x, y) {
-    if (typeof x !== "number" || typeof y !== "number" || !isFinite(y)) return;
-    const last = this.points[this.points.length - 1];
-    if (last && last[0] === x && last[1] === y) return;
-    this.points.push([x, y]);
+    if (this.push(x, y)) this.draw();
+  }
+
+  // The whole series at once (a finished job's summary.progress: [[elapsed, quality | null, nodes]]):
+  // replaces what was seen live, which is only the part since the page was opened.
+  setSeries(rows) {
+    this.points = [];
+    for (const r of rows) if (Array.isArray(r)) this.push(r[0], r[1]);
     this.draw();
+  }
+
+  push(x, y) {
+    if (typeof x !== "number" || typeof y !== "number" || !isFinite(y)) return false;
+    const last = this.points[this.points.length - 1];
+    if (last && last[0] === x && last[1] === y) return false;
+    this.points.push([x, y]);
+    this.canvas.dataset.points = String(this.points.length); // for the tests
+    return true;
   }
 
   draw() {
     const c = this.canvas;
+    c.dataset.points = String(this.points.length);
     const dpr = window.devicePixelRatio || 1;
     const w = c.clientWidth || 320, h = c.clientHeight || 120;
     if (c.width !== Math.round(w * dpr)) c.width = Math.round(w * dpr);

@@ -168,7 +168,13 @@ export class JobPage {
       ["elapsed", duration(p.elapsed)],
     ];
     for (const [k, v] of rows) this.progress.append(el("dt", {}, k), el("dd", { class: "num", dataset: { key: k } }, v));
-    this.chart.add(p.elapsed, p.best_quality);
+    const series = this.job.summary && this.job.summary.progress;
+    if (FINAL.has(this.job.status) && Array.isArray(series) && series.length) {
+      if (this.chartSeries !== series.length) this.chart.setSeries(series); // the whole run, not only since the page opened
+      this.chartSeries = series.length;
+    } else {
+      this.chart.add(p.elapsed, p.best_quality);
+    }
   }
 
   renderSummary() {
@@ -238,7 +244,12 @@ export class JobPage {
     }
   }
 
+  // Delete cannot be undone (the job and its plan, tree and log go): asked once, in the browser's
+  // own dialog, before anything is sent.
   async remove() {
+    const j = this.job;
+    const what = `job ${this.id}${j && j.name ? ` (${j.name})` : ""}`;
+    if (!window.confirm(`Delete ${what} and its plan, tree and log? This cannot be undone.`)) return;
     this.deleteButton.disabled = true;
     try {
       await api.remove(this.id);

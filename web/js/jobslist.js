@@ -104,7 +104,7 @@ export class JobsList {
       if (!tr) {
         tr = el("tr", { class: "job-row", dataset: { id: String(j.id) }, onclick: () => (location.hash = `#/jobs/${j.id}`) },
           el("td", {}, el("a", { href: `#/jobs/${j.id}` }, String(j.id))),
-          el("td", {}, el("span", {})), el("td", { class: "ellipsis" }), el("td"), el("td"),
+          el("td", {}, el("span", {})), el("td", { class: "name" }), el("td", { class: "planner" }), el("td", { class: "seed" }),
           el("td", { class: "num" }), el("td", { class: "num" }));
         this.rows.set(j.id, tr);
       }

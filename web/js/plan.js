@@ -98,7 +98,9 @@ export function parsePlan(text) {
     throw new Error(`plan: unsupported plan version ${p.version} (this page reads versions 1, 2, 3 and 4)`);
   if (!(p.dt > 0) || !Array.isArray(p.bodies)) throw new Error("plan: missing dt or bodies");
   const bodies = [];
-  const selected = { cost: p.cost, steps: p.steps, traj: new Map() };
+  // active: tactic name -> skill index per step, for the skill row of every world
+  const selected = { cost: p.cost, steps: p.steps, traj: new Map(), active: new Map() };
+  for (const t of p.tactics || []) if (Array.isArray(t.active)) selected.active.set(t.name, t.active);
   let nmoving = 0;
   for (const [i, b] of p.bodies.entries()) {
     const moving = Array.isArray(b.trajectory);
@@ -118,7 +120,8 @@ export function parsePlan(text) {
   }
   const worlds = [selected];
   for (const [k, a] of (p.alternatives || []).entries()) {
-    const w = { cost: a.cost, steps: a.steps, traj: new Map() };
+    const w = { cost: a.cost, steps: a.steps, traj: new Map(), active: new Map() };
+    for (const [name, act] of Object.entries(a.active || {})) if (Array.isArray(act)) w.active.set(name, act);
     for (const b of bodies) {
       if (!b.moving) continue;
       const m = a.trajectories && a.trajectories[b.name];

@@ -456,6 +456,7 @@ export class Player {
       if (inst) {
         obj.updateMatrix();
         inst.mesh.setMatrixAt(inst.k, obj.matrix);
+        if (inst.pips) inst.pips.setMatrixAt(inst.k, obj.matrix);
       }
     }
     for (const m of this.instanced) m.instanceMatrix.needsUpdate = true;
@@ -475,18 +476,22 @@ export class Player {
     this.playButton.textContent = this.playing ? "❚❚" : "▶";
     this.timeLabel.textContent = `step ${i} / ${w.steps} · ${this.time.toFixed(2)} / ${this.duration.toFixed(2)} s`;
     this.speedLabel.textContent = speedLabel(SPEEDS[this.speedIndex]);
-    this.skillLabel.textContent = this.world === 0 ? this.skillsAt(Math.min(i, w.steps - 1)) : "";
+    this.skillLabel.textContent = this.skillsAt(Math.min(i, w.steps - 1), w);
     this.temporalLabel.textContent = temporalAt(this.plan, this.world, i); // the goal's progress so far
     this.root.dataset.step = String(i);
     this.root.dataset.playing = String(this.playing);
     this.root.dataset.world = String(this.world);
   }
 
-  // The skill each tactic applies at step s (a count per skill with more than 8 tactics).
-  skillsAt(s) {
+  // The skill each tactic applies at step s of world w (a count per skill with more than 8
+  // tactics): the selected solution's from the tactics, an alternative's from its own `active`.
+  skillsAt(s, w = this.plan.worlds[this.world]) {
     const t = this.plan.tactics;
     if (!t.length || s < 0) return "";
-    const name = (x) => (x.active && s < x.active.length ? x.skills[x.active[s]] : "–");
+    const name = (x) => {
+      const act = (w && w.active && w.active.get(x.name)) || (w === this.plan.worlds[0] ? x.active : null);
+      return act && s < act.length && x.skills[act[s]] !== undefined ? x.skills[act[s]] : "–";
+    };
     if (t.length <= 8) return t.map((x) => `${x.name}: ${name(x)}`).join(" · ");
     const count = new Map();
     for (const x of t) count.set(name(x), (count.get(name(x)) || 0) + 1);

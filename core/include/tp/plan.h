@@ -317,6 +317,20 @@ bool tpPlanWorld_Alloc(tpPlanWorld *w, const tpPlanRecord *rec, int nsteps);
 /// Frees everything the record owns and zeroes it. NULL is allowed.
 void tpPlanRecord_Free(tpPlanRecord *rec);
 
+/// True when body b of rec is drawn as a die (pips on its faces, issue 38): the plan's domain is
+/// "dice" (domains/dice.lua) and b is a moving box with three equal sides. Read from members every
+/// plan already has, so the dice plans keep their bytes. rec and b must not be NULL.
+bool tpPlanBody_IsDie(const tpPlanRecord *rec, const tpPlanBody *b);
+
+/// The number a die shows on face `face` (0..5 = its local +x, -x, +y, -y, +z, -z), the pips'
+/// centres on that face in out[0..n) as (u, v) in units of the half side (each in [-1, 1]) and, in
+/// *radius, the pips' radius in the same unit. Six is on local +z, the face up when the die is
+/// upright (tp.upright's default axis): one on -z, two on +y, three on +x, four on -x, five on -y
+/// (opposite faces add up to seven; one, two, three counter-clockwise about their corner, as on a
+/// western die). u and v are the face's own axes: (y, z) for the x faces, (z, x) for the y faces,
+/// (x, y) for the z faces, so that (u, v, normal) is right-handed on the + faces. Returns n (1..6).
+int tpDie_Face(int face, double out[6][2], double *radius);
+
 /// The memory of rec's temporal conditions after step `step` of world w (0: the start, every value
 /// 0), from the world's recorded changes: rec->ntemporal values into mem (caller's). Steps past the
 /// world's end give its last values.

@@ -1,0 +1,111 @@
+/* The picture (issue 38 item 4) in rendered frames: a scene without a floor is drawn without a grid
+ * (a reference grid was drawn below it, read as a floor that is not there), and the dice domain's
+ * dice show their pips (white on the red dice), where the same plan under another domain's name
+ * draws plain boxes.
+ * Usage: test_viewer_picture TPLAN DICE_DOMAIN WORKDIR (under xvfb-run, see xvfb.sh). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp/plan.h"
+#include "viewer_test_util.h"
+
+enum { W = 320, H = 240 };
+
+static const char *g_tplan, *g_domain, *g_work;
+
+/* Pixels that are light and grey (all channels within 12 of each other, the darkest above lo). */
+static int grey_pixels(const unsigned char *img, int lo)
+{
+    int n = 0;
+    for (size_t i = 0; i < (size_t)W * H; ++i) {
+        const unsigned char *p = img + 3 * i;
+        int mn = p[0] < p[1] ? (p[0] < p[2] ? p[0] : p[2]) : (p[1] < p[2] ? p[1] : p[2]);
+        int mx = p[0] > p[1] ? (p[0] > p[2] ? p[0] : p[2]) : (p[1] > p[2] ? p[1] : p[2]);
+        n += mx - mn <= 12 && mn > lo;
+    }
+    return n;
+}
+
+/* A red crate drifting in zero gravity, no floor: no grid lines, only the crate and the background. */
+static void test_no_grid_without_floor(void **state)
+{
+    (void)state;
+    char script[1200], plan[1200], png[1400];
+    snprintf(script, sizeof script, "%s/nofloor.lua", g_work);
+    const char *lua = "local tp = require 'tp'\n"
+                      "return tp.domain { name = 'nofloor', dt = 1 / 60, gravity = { 0, 0, 0 },\n"
+                      "  bodies = { tp.box { name = 'crate', class = 'passive', size = { 0.5, 0.5, 0.5 }, mass = 1,\n"
+                      "    pos = { 0, 0, 1 }, vel = { 0.5, 0, 0 }, color = { 0.9, 0.2, 0.2, 1 } } },\n"
+                      "  goal = tp.within { body = 'crate', center = { 1, 0, 1 }, radius = 0.2 } }\n";
+    vtSpit(script, lua, strlen(lua));
+    snprintf(plan, sizeof plan, "%s/nofloor.json", g_work);
+    assert_int_equal(vtRun("'%s' plan '%s' -q -o '%s'", g_tplan, script, plan), 0);
+    assert_int_equal(vtRun("'%s' render '%s' --out '%s/nofloor' --size %dx%d --frames 0 --no-trails --no-goal -q",
+                           g_tplan, plan, g_work, W, H),
+                     0);
+    snprintf(png, sizeof png, "%s/nofloor/frame_000000.png", g_work);
+    unsigned char *img = vtLoadPng(png, W, H);
+    int grey = grey_pixels(img, 60); /* the grid's lines were (0.5, 0.5, 0.55) at 60 %: about 90 */
+    print_message("light grey pixels without a floor: %d\n", grey);
+    assert_true(grey < 10);
+    free(img);
+}
+
+/* Pixels of the dice's pips: near white (the dice are red, the floor brown). */
+static int white_pixels(const char *dir, int frame)
+{
+    char png[1400];
+    snprintf(png, sizeof png, "%s/frame_%06d.png", dir, frame);
+    unsigned char *img = vtLoadPng(png, W, H);
+    int n = grey_pixels(img, 200);
+    free(img);
+    return n;
+}
+
+static void test_dice_show_pips(void **state)
+{
+    (void)state;
+    char plan[1200], other[1200], dir[1200], odir[1200];
+    snprintf(plan, sizeof plan, "%s/dice.json", g_work);
+    int rc = vtRun("'%s' plan '%s' --set count=30 --set text=I --set force=0.3 -q -o '%s'", g_tplan, g_domain, plan);
+    assert_true(rc == 0 || rc == 3);
+    /* the same plan under another domain's name: its cubes are plain boxes */
+    snprintf(other, sizeof other, "%s/dicey.json", g_work);
+    assert_int_equal(
+        vtRun("sed 's/\"domain\": {\"name\": \"dice\"/\"domain\": {\"name\": \"dicey\"/' '%s' > '%s'", plan, other), 0);
+    tpPlanRecord rec;
+    char err[1024];
+    assert_true(tpPlanRecord_Read(&rec, other, err, sizeof err));
+    assert_string_equal(rec.domain_name, "dicey");
+    int last = tpView_FrameCount(&rec, 0, 60) - 1;
+    tpPlanRecord_Free(&rec);
+    /* close above the pattern, below the pegs */
+    snprintf(dir, sizeof dir, "%s/pips", g_work);
+    snprintf(odir, sizeof odir, "%s/nopips", g_work);
+    const char *opts = "--frames last --no-trails --no-overlay --no-goal --camera -90,70,1.2,0,0,0 -q";
+    assert_int_equal(vtRun("'%s' render '%s' --out '%s' --size %dx%d %s", g_tplan, plan, dir, W, H, opts), 0);
+    assert_int_equal(vtRun("'%s' render '%s' --out '%s' --size %dx%d %s", g_tplan, other, odir, W, H, opts), 0);
+    int pips = white_pixels(dir, last), none = white_pixels(odir, last);
+    print_message("white pixels: %d with pips, %d without\n", pips, none);
+    assert_true(none < 10);
+    assert_true(pips > 200);
+}
+
+int main(int argc, char **argv)
+{
+    if (!vtArgs(argc, argv, "DICE_DOMAIN", &g_tplan, &g_domain, &g_work)) {
+        return 2;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_grid_without_floor),
+        cmocka_unit_test(test_dice_show_pips),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
