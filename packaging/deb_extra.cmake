@@ -47,6 +47,9 @@ foreach(pair "tplan.service;lib/systemd/system/tplan.service" "tplan.default;etc
   list(GET pair 1 to)
   tp_put("${TP_BIN}" "${P}/${from}" "${to}")
 endforeach()
+# LICENSE says what usr/share/doc/tplan/copyright says: Debian keeps only the latter (lintian's
+# extra-license-file); a prefix install keeps it
+file(REMOVE "${TP_BIN}/usr/share/doc/tplan/LICENSE")
 file(GLOB TP_MAN "${TP_BIN}/usr/share/man/man1/*.1")
 foreach(m ${TP_MAN})
   execute_process(COMMAND gzip -9n "${m}" RESULT_VARIABLE rc)
