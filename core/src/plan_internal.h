@@ -75,6 +75,19 @@ void tpPlan_PutSources(FILE *f, const tpPlanRecord *rec);
 /// Reads the optional "sources" member of a parsed plan (after the header) and checks it as above.
 bool tpPlan_ReadSources(const char *file, const struct cJSON *root, tpPlanRecord *rec, char *err, size_t errlen);
 
+/// "file: message" into err (the readers of the optional members: plan_control.c,
+/// plan_temporal.c); always false, so a reader can `return tpPlan_FileFail(...)`.
+bool tpPlan_FileFail(const char *file, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The control report (plan_control.c). */
+/// Writes ",\n  \"control\": {...}" (one line, no trailing comma) for the selected world.
+void tpPlan_PutControl(FILE *f, const tpPlanRecord *rec);
+/// Reads the optional "control" member (after the worlds) and checks it strictly: exactly its
+/// members, every controlled body once, each figure finite and in its range (not compared with the
+/// controls); false with "file: control.bodies.ball.time: ... is negative".
+bool tpPlan_ReadControl(const char *file, const struct cJSON *root, const tpPlanRecord *rec, char *err, size_t errlen);
+
 /* Goal regions (plan_goal.c). */
 /// Frees rec->goal_regions and zeroes the count.
 void tpPlan_FreeGoal(tpPlanRecord *rec);

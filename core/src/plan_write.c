@@ -1017,6 +1017,7 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
     tpPlan_PutTemporal(f, rec);
     fprintf(f, ",\n  \"steps\": %d,\n  \"cost\": ", sel->nsteps);
     put_double(f, sel->cost);
+    tpPlan_PutControl(f, rec);
 
     fputs(",\n  \"bodies\": [", f);
     for (int i = 0; i < rec->nbodies; ++i) {
