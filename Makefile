@@ -46,10 +46,12 @@ bench: build
 install: deps-package build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
-# The Debian package tplan_<version>_amd64.deb in $(BUILD)/ (CPack; docs/install.md).
+# The Debian packages libtplan0, libtplan-dev, tplan-data, tplan, python3-tplan in $(BUILD)/ (CPack;
+# docs/install.md). Their Maintainer: MAINTAINER="Name <address>" (or -DTP_DEB_MAINTAINER at
+# configure time); with neither, cpack stops and says so.
 package: deps-package build
-	cd $(BUILD) && cpack -G DEB
-	@ls $(BUILD)/tplan_*_amd64.deb
+	cd $(BUILD) && cpack -G DEB $(if $(MAINTAINER),-D "CPACK_PACKAGE_CONTACT=$(MAINTAINER)")
+	@ls $(BUILD)/*_*.deb
 
 # Every test through ctest, then the same suite once more under ASan + UBSan, then a short fuzz run.
 test: test-fast test-asan test-fuzz

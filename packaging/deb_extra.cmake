@@ -1,33 +1,56 @@
-# Run by CPack (CPACK_PRE_BUILD_SCRIPTS) on the Debian package's staging tree, after the install
-# rules: adds what only the package has -- the systemd unit, /etc/default/tplan (a conffile) and
-# the copyright file -- and compresses the manual pages as Debian policy wants.
-set(TP_ROOT "${CPACK_TEMPORARY_INSTALL_DIRECTORY}") # the package's root: usr/, then lib/ and etc/ added here
-if(NOT EXISTS "${TP_ROOT}/usr/bin/tplan")
-  message(FATAL_ERROR "deb_extra.cmake: no usr/bin/tplan under ${CPACK_TEMPORARY_INSTALL_DIRECTORY}")
+# Run by CPack (CPACK_PRE_BUILD_SCRIPTS) on the Debian packages' staging trees, after the install
+# rules (one tree per component: CPACK_TEMPORARY_INSTALL_DIRECTORY/<component>): refuses to build
+# without a Maintainer (TP_DEB_MAINTAINER); gives every package its copyright file and a Debian
+# changelog in usr/share/doc/<package>; adds what only the tplan package has -- the systemd units
+# and /etc/default/tplan{,-node} (conffiles) -- and compresses its manual pages.
+if("${CPACK_PACKAGE_CONTACT}" STREQUAL "")
+  message(FATAL_ERROR "make package: no Maintainer for the Debian packages: configure with "
+                      "-DTP_DEB_MAINTAINER=\"Name <address>\" (or cpack -D CPACK_PACKAGE_CONTACT=\"Name <address>\")")
 endif()
 set(P "${CPACK_TP_PACKAGING_DIR}")
+string(TIMESTAMP TP_NOW "%a, %d %b %Y %H:%M:%S +0000" UTC)
 # (file(COPY_FILE), not file(INSTALL): CPack sets DESTDIR, which file(INSTALL) would prepend)
+function(tp_put root from to)
+  get_filename_component(dir "${root}/${to}" DIRECTORY)
+  file(MAKE_DIRECTORY "${dir}")
+  file(COPY_FILE "${from}" "${root}/${to}")
+  file(CHMOD "${root}/${to}" PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+endfunction()
+foreach(pair ${CPACK_TP_COMPONENTS})
+  string(REPLACE "=" ";" pair "${pair}")
+  list(GET pair 0 comp)
+  list(GET pair 1 pkg)
+  set(root "${CPACK_TEMPORARY_INSTALL_DIRECTORY}/${comp}")
+  if(NOT IS_DIRECTORY "${root}/usr")
+    message(FATAL_ERROR "deb_extra.cmake: no ${root}/usr: the ${comp} component installed nothing")
+  endif()
+  set(doc "usr/share/doc/${pkg}")
+  tp_put("${root}" "${P}/debian/copyright" "${doc}/copyright")
+  # a native package's changelog: the project's own is CHANGELOG.md in the tplan package
+  file(WRITE "${root}/${doc}/changelog"
+       "tplan (${CPACK_PACKAGE_VERSION}) unstable; urgency=medium\n\n"
+       "  * Release ${CPACK_PACKAGE_VERSION}: see /usr/share/doc/tplan/CHANGELOG.md.\n\n"
+       " -- ${CPACK_PACKAGE_CONTACT}  ${TP_NOW}\n")
+  execute_process(COMMAND gzip -9nf "${root}/${doc}/changelog" RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "deb_extra.cmake: gzip ${doc}/changelog failed")
+  endif()
+endforeach()
+
+set(TP_BIN "${CPACK_TEMPORARY_INSTALL_DIRECTORY}/bin")
+if(NOT EXISTS "${TP_BIN}/usr/bin/tplan")
+  message(FATAL_ERROR "deb_extra.cmake: no usr/bin/tplan under ${TP_BIN}")
+endif()
 foreach(pair "tplan.service;lib/systemd/system/tplan.service" "tplan.default;etc/default/tplan"
-             "tplan-node.service;lib/systemd/system/tplan-node.service" "tplan-node.default;etc/default/tplan-node"
-             "debian/copyright;usr/share/doc/tplan/copyright")
+             "tplan-node.service;lib/systemd/system/tplan-node.service" "tplan-node.default;etc/default/tplan-node")
   list(GET pair 0 from)
   list(GET pair 1 to)
-  get_filename_component(dir "${TP_ROOT}/${to}" DIRECTORY)
-  file(MAKE_DIRECTORY "${dir}")
-  file(COPY_FILE "${P}/${from}" "${TP_ROOT}/${to}")
-  file(CHMOD "${TP_ROOT}/${to}" PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+  tp_put("${TP_BIN}" "${P}/${from}" "${to}")
 endforeach()
-# a Debian changelog (a native package's): the project's own is CHANGELOG.md beside it
-string(TIMESTAMP TP_NOW "%a, %d %b %Y %H:%M:%S +0000" UTC)
-file(WRITE "${TP_ROOT}/usr/share/doc/tplan/changelog"
-     "tplan (${CPACK_PACKAGE_VERSION}) unstable; urgency=medium\n\n"
-     "  * Release ${CPACK_PACKAGE_VERSION}: see /usr/share/doc/tplan/CHANGELOG.md.\n\n"
-     " -- ${CPACK_PACKAGE_CONTACT}  ${TP_NOW}\n")
-execute_process(COMMAND gzip -9nf "${TP_ROOT}/usr/share/doc/tplan/changelog" RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "deb_extra.cmake: gzip changelog failed")
-endif()
-file(GLOB TP_MAN "${TP_ROOT}/usr/share/man/man1/*.1")
+# LICENSE says what usr/share/doc/tplan/copyright says: Debian keeps only the latter (lintian's
+# extra-license-file); a prefix install keeps it
+file(REMOVE "${TP_BIN}/usr/share/doc/tplan/LICENSE")
+file(GLOB TP_MAN "${TP_BIN}/usr/share/man/man1/*.1")
 foreach(m ${TP_MAN})
   execute_process(COMMAND gzip -9n "${m}" RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)

@@ -275,7 +275,9 @@ static int face_contacts(const tpPoly *ref, int f, const tpPoly *inc, const doub
     }
     if (fi < 0 || inc->fcount[fi] > TP_CLIP_MAX / 2 || ref->fcount[f] > TP_CLIP_MAX / 2)
         return -1;
-    double in[TP_CLIP_MAX][3], out[TP_CLIP_MAX][3], tmp[TP_CLIP_MAX][3];
+    /* in zeroed: GCC 12 with _FORTIFY_SOURCE (TP_HARDEN) cannot see that clip_polygon reads only
+     * its first n rows and would warn (maybe-uninitialized) */
+    double in[TP_CLIP_MAX][3] = {{0}}, out[TP_CLIP_MAX][3], tmp[TP_CLIP_MAX][3];
     int n = inc->fcount[fi];
     for (int i = 0; i < n; i++)
         memcpy(in[i], inc->v + 3 * inc->fidx[inc->fstart[fi] + i], sizeof in[0]);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT -- Copyright (c) 2026 the tplan authors (LICENSE) */
 /* tplan: the embedding API of libtplan (docs/embedding.md).
  *
  * Plans forces and torques for rigid bodies so that an ODE simulation reaches a goal, guided by

@@ -1,0 +1,22 @@
+# Run by CPack (CPACK_POST_BUILD_SCRIPTS) on the built packages: CPack 3.25 gives a package with a
+# shared library under usr/lib a postinst and a postrm that call ldconfig, which lintian flags
+# (maintscript-calls-ldconfig): dpkg's ldconfig trigger (debian/triggers, in libtplan0's control)
+# does that job. This rebuilds libtplan0's .deb without the two scripts; nothing else changes.
+foreach(deb ${CPACK_PACKAGE_FILES})
+  get_filename_component(name "${deb}" NAME)
+  if(NOT name MATCHES "^libtplan[0-9]+_")
+    continue()
+  endif()
+  set(tree "${deb}.tree")
+  file(REMOVE_RECURSE "${tree}")
+  execute_process(COMMAND dpkg-deb -R "${deb}" "${tree}" RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "deb_post.cmake: dpkg-deb -R ${deb} failed")
+  endif()
+  file(REMOVE "${tree}/DEBIAN/postinst" "${tree}/DEBIAN/postrm")
+  execute_process(COMMAND dpkg-deb --root-owner-group -b "${tree}" "${deb}" OUTPUT_QUIET RESULT_VARIABLE rc)
+  file(REMOVE_RECURSE "${tree}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "deb_post.cmake: dpkg-deb -b ${deb} failed")
+  endif()
+endforeach()
