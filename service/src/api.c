@@ -407,6 +407,7 @@ static char *normalized_request(const cJSON *req, const Submission *sub)
 }
 
 static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline);
+static enum MHD_Result queue_job(svcReq *rq, svcJob *job, const char *key, const char *hash, bool sync, double wait);
 
 /* The job an Idempotency-Key names, if any (svc->mu held): answers its replay, or 422 when the key
  * came with another body, in *out, unlocks svc->mu, frees *job and returns true; false (still
@@ -539,6 +540,14 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
         svcJobFree(job);
         return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
     }
+    return queue_job(rq, job, key, hash, sync, wait);
+}
+
+/* Queues a new job (a submission's, or a retry's): the Idempotency-Key's replay, the store's state,
+ * the client's quota and the queue's bound first; answers 201 (or the synchronous plan). Takes job. */
+static enum MHD_Result queue_job(svcReq *rq, svcJob *job, const char *key, const char *hash, bool sync, double wait)
+{
+    tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
     uint64_t mark = svc->store_errors;
     enum MHD_Result replayed;
@@ -602,7 +611,11 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     job->script = NULL;
     int64_t id = job->id;
     double deadline = job->sync_deadline;
-    svcLog(svc, "job %lld queued (%s%s)", (long long)id, job->domain, sync ? ", synchronous" : "");
+    if (job->retry_of > 0) {
+        svcLog(svc, "job %lld queued (%s, a retry of job %lld)", (long long)id, job->domain, (long long)job->retry_of);
+    } else {
+        svcLog(svc, "job %lld queued (%s%s)", (long long)id, job->domain, sync ? ", synchronous" : "");
+    }
     if (svc->cluster) { /* the store holds it; a node claims it */
         svcJobFree(job);
     }
@@ -970,6 +983,53 @@ enum MHD_Result svcApi_Action(svcReq *rq, int64_t id, const char *action)
         return svcHttp_BadQuery(rq, bad, "none");
     }
     return end_job(rq, id, strcmp(action, "stop") == 0 ? 's' : 'c');
+}
+
+/* POST /v1/jobs/{id}/retry: a failed or cancelled job runs again as a new job, linked to it (retry_of):
+ * the stored request and script copied, queued under a submission's quota; the old job is kept as it
+ * ended. 409 for an active or a solved job. */
+enum MHD_Result svcApi_Retry(svcReq *rq, int64_t id)
+{
+    const char *bad = svcHttp_UnknownQuery(rq, "");
+    if (bad) {
+        return svcHttp_BadQuery(rq, bad, "none");
+    }
+    tpService *svc = rq->svc;
+    pthread_mutex_lock(&svc->mu);
+    svcStatus st;
+    bool known = job_status(svc, id, &st, &rq->store_down);
+    if (known && st != SVC_FAILED && st != SVC_CANCELLED) {
+        pthread_mutex_unlock(&svc->mu);
+        return svcHttp_Error(rq, 409, "conflict", NULL, "job %lld is %s: only a failed or cancelled job can be retried",
+                             (long long)id, svcStatusName(st));
+    }
+    uint64_t mark = svc->store_errors;
+    svcJob *old = known ? svcStore_GetRun(svc, id) : NULL;
+    rq->store_down = rq->store_down || (known && !old && svc->store_errors != mark);
+    pthread_mutex_unlock(&svc->mu);
+    if (!old) {
+        return unknown_job(rq, id);
+    }
+    svcJob *job = calloc(1, sizeof *job);
+    if (!job) {
+        svcJobFree(old);
+        return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
+    }
+    job->status = SVC_QUEUED;
+    job->domain = old->domain;
+    job->request = old->request;
+    job->script = old->script;
+    job->script_len = old->script_len;
+    job->name = old->name;
+    job->tags = old->tags;
+    job->time_limit = old->time_limit;
+    job->memory_mb = old->memory_mb;
+    old->domain = old->request = old->script = old->name = old->tags = NULL;
+    svcJobFree(old);
+    job->best_quality = NAN;
+    job->created = svcNow();
+    job->retry_of = id;
+    return queue_job(rq, job, NULL, NULL, false, 0);
 }
 
 enum MHD_Result svcApi_Delete(svcReq *rq, int64_t id)

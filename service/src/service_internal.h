@@ -58,6 +58,7 @@ typedef struct svcJob {
     char *err_message;
     bool has_plan, has_tree;
     int64_t files_bytes; /* size of its files once final (retention) */
+    int64_t retry_of;    /* the failed or cancelled job this one runs again (POST /v1/jobs/{id}/retry); 0 = none */
     /* runtime (active jobs only) */
     bool sync;            /* POST /v1/plan: ahead of the queue, planned within sync_deadline */
     double sync_deadline; /* tpClock time */
@@ -200,6 +201,9 @@ void svcStore_Close(tpService *svc);
 bool svcStore_Insert(tpService *svc, svcJob *job, const char *idem_key, const char *idem_hash);
 /// Writes every mutable field of job.
 bool svcStore_Update(tpService *svc, const svcJob *job);
+/// Loads job id as stored to run it again (POST /v1/jobs/{id}/retry): the whole request (up to 4 MiB,
+/// read once) and the script. NULL if unknown or on error; caller frees.
+svcJob *svcStore_GetRun(tpService *svc, int64_t id);
 /// Loads job id for the API (NULL if unknown or on error): its request as job objects show it, in
 /// request_shown (request NULL: the stored request may be 4 MiB, read whole only to run the job).
 /// with_script: also the script text.

@@ -31,7 +31,7 @@
 #include "store.h"
 #include "tp/base.h"
 
-#define PG_SCHEMA_VERSION 2
+#define PG_SCHEMA_VERSION 3
 #define PG_RETRY_EVERY 0.5            /* s between two reconnection attempts while the database is away */
 #define PG_PROGRESS_EVERY 0.5         /* s between two progress writes of one job */
 #define PG_LOCK_KEY "727110029"       /* pg_advisory_xact_lock key of the migrations */
@@ -336,6 +336,8 @@ static const struct {
      " WHERE status NOT IN ('queued', 'running');"
      /* the request as job objects show it (NULL for older rows: made from request) */
      "ALTER TABLE jobs ADD COLUMN request_shown text;"},
+    /* POST /v1/jobs/{id}/retry: a new job that runs a failed or cancelled one again, linked to it */
+    {"retry_of", "ALTER TABLE jobs ADD COLUMN retry_of bigint;"},
 };
 
 /* Creates or upgrades the schema under an advisory lock (nodes starting together migrate once);
@@ -486,12 +488,12 @@ static void pg_close(tpService *svc)
 
 #define PG_JOB_COLUMNS_AFTER_REQUEST                                                                                   \
     " created, started, finished, iterations, nodes, solutions, best_quality,"                                         \
-    " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags"
+    " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, retry_of"
 #define PG_JOB_COLUMNS "id, status, domain, request," PG_JOB_COLUMNS_AFTER_REQUEST /* to run it */
 /* for the API: the shown request, never the stored one out of TOAST (up to 4 MiB) */
 #define PG_JOB_COLUMNS_SHOWN                                                                                           \
     "id, status, domain, COALESCE(request_shown, request)," PG_JOB_COLUMNS_AFTER_REQUEST ", request_shown IS NOT NULL"
-#define PG_NJOB_COLUMNS 21
+#define PG_NJOB_COLUMNS 22
 
 static char *get_dup(const PGresult *r, int row, int col)
 {
@@ -515,7 +517,7 @@ static svcJob *job_from_row(const PGresult *r, int row, bool shown)
     job->status = s < 0 ? SVC_FAILED : (svcStatus)s;
     job->domain = get_dup(r, row, 2);
     /* a row older than request_shown: its request, from which the shown one is made */
-    *(shown && PQgetvalue(r, row, 21)[0] == 't' ? &job->request_shown : &job->request) = get_dup(r, row, 3);
+    *(shown && PQgetvalue(r, row, 22)[0] == 't' ? &job->request_shown : &job->request) = get_dup(r, row, 3);
     job->created = get_double(r, row, 4, 0);
     job->started = get_double(r, row, 5, 0);
     job->finished = get_double(r, row, 6, 0);
@@ -533,6 +535,7 @@ static svcJob *job_from_row(const PGresult *r, int row, bool shown)
     job->memory_mb = atoi(PQgetvalue(r, row, 18));
     job->name = get_dup(r, row, 19);
     job->tags = get_dup(r, row, 20);
+    job->retry_of = PQgetisnull(r, row, 21) ? 0 : strtoll(PQgetvalue(r, row, 21), NULL, 10);
     job->worker = -1;
     return job;
 }
@@ -570,12 +573,17 @@ static bool pg_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     p_double(&p, job->sync_deadline);
     p_int(&p, request_parallel(job->request));
     p_text(&p, svcJobShownRequest(job));
+    if (job->retry_of > 0) {
+        p_int(&p, job->retry_of);
+    } else {
+        p_text(&p, NULL);
+    }
     PGresult *r = pg_exec(svc, "insert",
                           "WITH i AS (INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
                           " time_limit, memory_mb, name, tags, client, sync, sync_deadline, parallel, record_bytes,"
-                          " request_shown)"
+                          " request_shown, retry_of)"
                           " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
-                          " octet_length($3::text) + COALESCE(octet_length($4::bytea), 0), $16)"
+                          " octet_length($3::text) + COALESCE(octet_length($4::bytea), 0), $16, $17::bigint)"
                           " ON CONFLICT (idem_key) DO NOTHING RETURNING id)"
                           " SELECT id, pg_notify('tplan', 'q') FROM i",
                           &p, 0);
@@ -651,6 +659,22 @@ static svcJob *pg_get(tpService *svc, int64_t id, bool with_script)
     svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0, true) : NULL;
     PQclear(r);
     if (job && with_script && !svc->store->load_script(svc, job)) {
+        svcJobFree(job);
+        return NULL;
+    }
+    return job;
+}
+
+static bool pg_load_script(tpService *svc, svcJob *job);
+
+static svcJob *pg_get_run(tpService *svc, int64_t id)
+{
+    Params p = {0};
+    p_int(&p, id);
+    PGresult *r = pg_exec(svc, "get", "SELECT " PG_JOB_COLUMNS " FROM jobs WHERE id = $1", &p, 0);
+    svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0, false) : NULL;
+    PQclear(r);
+    if (job && (!job->request || !pg_load_script(svc, job))) {
         svcJobFree(job);
         return NULL;
     }
@@ -1448,6 +1472,7 @@ const svcStoreOps svcStorePg = {
     .insert = pg_insert,
     .update = pg_update,
     .get = pg_get,
+    .get_run = pg_get_run,
     .find_idem = pg_find_idem,
     .list = pg_list,
     .load_script = pg_load_script,

@@ -140,6 +140,49 @@ def test_cancel(s):
     assert final["status"] == "solved", final
 
 
+def test_retry(s):
+    """POST /v1/jobs/{id}/retry: a failed or cancelled job queued again as a new job linked to it."""
+    text = open(os.path.join(SCRIPTS, "runtime_error.lua")).read()
+    bad = s.submit({"script": text, "seed": 4, "name": "flaky", "tags": ["t1"]})
+    old = s.wait_final(bad)
+    assert old["status"] == "failed" and old["retry_of"] is None, old
+    st, hd, acc = s.json("POST", "/v1/jobs/%d/retry" % bad, expect=201)
+    new = acc["id"]
+    assert new > bad and acc["status"] == "queued" and hd["location"] == "/v1/jobs/%d" % new, (acc, hd)
+    again = s.wait_final(new)
+    assert again["retry_of"] == bad and again["status"] == "failed", again
+    assert again["request"] == old["request"] and again["name"] == "flaky" and again["tags"] == ["t1"], again
+    assert again["error"]["code"] == old["error"]["code"], (again["error"], old["error"])
+    st, _, script = s.request("GET", "/v1/jobs/%d/script" % new)
+    assert st == 200 and script.decode() == text, st
+    # the old job is kept as it ended; a retry of a retry links to the one it retries
+    _, _, kept = s.json("GET", "/v1/jobs/%d" % bad, expect=200)
+    assert kept["status"] == "failed" and kept["retry_of"] is None, kept
+    _, _, third = s.json("POST", "/v1/jobs/%d/retry" % new, expect=201)
+    assert s.wait_final(third["id"])["retry_of"] == new
+    # a cancelled job runs again (a built-in domain: no script)
+    c = s.submit(LONG)
+    s.wait_status(c, ("running",))
+    s.json("DELETE", "/v1/jobs/%d" % c, expect=200)
+    _, _, rc = s.json("POST", "/v1/jobs/%d/retry" % c, expect=201)
+    run = s.wait_status(rc["id"], ("running",))
+    assert run["retry_of"] == c and run["request"] == LONG, run
+    # 409 for an active job (the retry, running) and a solved one; 404 for none; 400 for a query; 405
+    _, _, e = s.json("POST", "/v1/jobs/%d/retry" % rc["id"], expect=409)
+    assert e["error"]["code"] == "conflict" and "running" in e["error"]["message"], e
+    s.json("DELETE", "/v1/jobs/%d" % rc["id"], expect=200)
+    ok = s.wait_final(s.submit({"script": open(os.path.join(SCRIPTS, "tiny.lua")).read(), "seed": 9}))
+    assert ok["status"] == "solved", ok
+    _, _, e = s.json("POST", "/v1/jobs/%d/retry" % ok["id"], expect=409)
+    assert e["error"]["code"] == "conflict" and "solved" in e["error"]["message"], e
+    _, _, e = s.json("POST", "/v1/jobs/999999/retry", expect=404)
+    assert e["error"]["code"] == "not_found", e
+    _, _, e = s.json("POST", "/v1/jobs/%d/retry?x=1" % bad, expect=400)
+    assert e["error"]["field"] == "x", e
+    st, hd, _ = s.request("GET", "/v1/jobs/%d/retry" % bad)
+    assert st == 405 and hd["allow"] == "POST", (st, hd)
+
+
 def test_sync_plan(s):
     st, hd, plan = s.request("POST", "/v1/plan?wait=30", {"domain": "minigolf", "seed": 4})
     assert st == 200 and hd["x-tplan-status"] == "solved", (st, hd, plan[:300])
@@ -213,7 +256,8 @@ try:
     for name, fn in [("health and domains", test_health_domains), ("minigolf plan = tplan plan", test_minigolf_bytes),
                      ("pool plan = tplan plan", test_pool_bytes), ("script job with set", test_set_and_script),
                      ("list and pagination", test_list), ("idempotent POST", test_idempotency),
-                     ("cancel queued and running", test_cancel), ("synchronous /v1/plan", test_sync_plan),
+                     ("cancel queued and running", test_cancel), ("retry a failed or cancelled job", test_retry),
+                     ("synchronous /v1/plan", test_sync_plan),
                      ("domain warnings in the summary", test_warnings),
                      ("jobs: 2 (OR-parallel) and the worker budget", test_jobs_budget),
                      ("metrics", test_metrics)]:
