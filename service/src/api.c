@@ -171,6 +171,7 @@ typedef struct Submission {
     int memory_mb;
     const char *name;  /* NULL = none */
     const cJSON *tags; /* array, NULL = none */
+    int priority;      /* SVC_PRIORITY_MIN..MAX, 0 = the default */
 } Submission;
 
 /* A name or tag: 1..max bytes, no control characters. */
@@ -257,7 +258,7 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
 {
     tpService *svc = rq->svc;
     static const char *const known = "domain, script, set, state, planner, mu, seed, max_iters, time_limit, "
-                                     "solutions, nn_index, tree, memory_mb, jobs, name, tags";
+                                     "solutions, nn_index, tree, memory_mb, jobs, name, tags, priority";
 #define BAD(code, field, ...)                                                                                          \
     do {                                                                                                               \
         *answered = svcHttp_Error(rq, code, code == 404 ? "unknown_domain" : "bad_field", field, __VA_ARGS__);         \
@@ -361,6 +362,12 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
                 BAD(400, "name", "name must be a string of 1-%d bytes without control characters", SVC_MAX_NAME);
             }
             sub->name = f->valuestring;
+        } else if (strcmp(k, "priority") == 0) {
+            if (!is_integer(f, SVC_PRIORITY_MIN, SVC_PRIORITY_MAX)) {
+                BAD(400, "priority", "priority must be an integer in %d..%d (higher is planned first; 0 by default)",
+                    SVC_PRIORITY_MIN, SVC_PRIORITY_MAX);
+            }
+            sub->priority = (int)f->valuedouble;
         } else if (strcmp(k, "tags") == 0) {
             if (!cJSON_IsArray(f) || cJSON_GetArraySize(f) > SVC_MAX_TAGS) {
                 BAD(400, "tags", "tags must be an array of at most %d strings", SVC_MAX_TAGS);
@@ -531,6 +538,7 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     cJSON_Delete(req);
     job->time_limit = sub.time_limit;
     job->memory_mb = sub.memory_mb;
+    job->priority = sub.priority;
     job->best_quality = NAN;
     job->created = svcNow();
     job->sync = sync;
@@ -1024,6 +1032,7 @@ enum MHD_Result svcApi_Retry(svcReq *rq, int64_t id)
     job->tags = old->tags;
     job->time_limit = old->time_limit;
     job->memory_mb = old->memory_mb;
+    job->priority = old->priority;
     old->domain = old->request = old->script = old->name = old->tags = NULL;
     svcJobFree(old);
     job->best_quality = NAN;

@@ -423,8 +423,9 @@ svcJob *svcSched_Pick(svcJob *const *active, int nactive)
             continue;
         }
         int running = running_of_client(run, nrun, j);
-        if (!best || (j->sync && !best->sync) ||
-            (j->sync == best->sync && (running < best_running || (running == best_running && j->id < best->id)))) {
+        if (!best || (j->sync && !best->sync) || (j->sync == best->sync && j->priority > best->priority) ||
+            (j->sync == best->sync && j->priority == best->priority &&
+             (running < best_running || (running == best_running && j->id < best->id)))) {
             best = j;
             best_running = running;
         }

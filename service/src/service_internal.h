@@ -58,6 +58,7 @@ typedef struct svcJob {
     char *err_message;
     bool has_plan, has_tree;
     int64_t files_bytes; /* size of its files once final (retention) */
+    int priority;        /* the request's "priority" (SVC_PRIORITY_MIN..MAX, 0 by default): higher is taken first */
     int64_t retry_of;    /* the failed or cancelled job this one runs again (POST /v1/jobs/{id}/retry); 0 = none */
     /* runtime (active jobs only) */
     bool sync;            /* POST /v1/plan: ahead of the queue, planned within sync_deadline */
@@ -103,6 +104,9 @@ typedef struct svcWorker {
     char kill_code[32];
     char kill_message[256];
 } svcWorker;
+
+#define SVC_PRIORITY_MIN (-100) /* a job's "priority" bounds (request field) */
+#define SVC_PRIORITY_MAX 100
 
 #define SVC_HIST_BUCKETS 12
 #define SVC_MAX_ROUTES 20

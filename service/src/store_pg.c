@@ -337,7 +337,11 @@ static const struct {
      /* the request as job objects show it (NULL for older rows: made from request) */
      "ALTER TABLE jobs ADD COLUMN request_shown text;"},
     /* POST /v1/jobs/{id}/retry: a new job that runs a failed or cancelled one again, linked to it */
-    {"retry_of", "ALTER TABLE jobs ADD COLUMN retry_of bigint;"},
+    /* and numeric priorities: the queue's index in the claim's order (sync, then priority, then id) */
+    {"retry_of and priority", "ALTER TABLE jobs ADD COLUMN retry_of bigint;"
+                              "ALTER TABLE jobs ADD COLUMN priority integer NOT NULL DEFAULT 0;"
+                              "DROP INDEX IF EXISTS jobs_queue;"
+                              "CREATE INDEX jobs_queue ON jobs(sync DESC, priority DESC, id) WHERE status = 'queued';"},
 };
 
 /* Creates or upgrades the schema under an advisory lock (nodes starting together migrate once);
@@ -488,12 +492,13 @@ static void pg_close(tpService *svc)
 
 #define PG_JOB_COLUMNS_AFTER_REQUEST                                                                                   \
     " created, started, finished, iterations, nodes, solutions, best_quality,"                                         \
-    " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, retry_of"
+    " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, retry_of, "  \
+    "priority"
 #define PG_JOB_COLUMNS "id, status, domain, request," PG_JOB_COLUMNS_AFTER_REQUEST /* to run it */
 /* for the API: the shown request, never the stored one out of TOAST (up to 4 MiB) */
 #define PG_JOB_COLUMNS_SHOWN                                                                                           \
     "id, status, domain, COALESCE(request_shown, request)," PG_JOB_COLUMNS_AFTER_REQUEST ", request_shown IS NOT NULL"
-#define PG_NJOB_COLUMNS 22
+#define PG_NJOB_COLUMNS 23
 
 static char *get_dup(const PGresult *r, int row, int col)
 {
@@ -517,7 +522,7 @@ static svcJob *job_from_row(const PGresult *r, int row, bool shown)
     job->status = s < 0 ? SVC_FAILED : (svcStatus)s;
     job->domain = get_dup(r, row, 2);
     /* a row older than request_shown: its request, from which the shown one is made */
-    *(shown && PQgetvalue(r, row, 22)[0] == 't' ? &job->request_shown : &job->request) = get_dup(r, row, 3);
+    *(shown && PQgetvalue(r, row, 23)[0] == 't' ? &job->request_shown : &job->request) = get_dup(r, row, 3);
     job->created = get_double(r, row, 4, 0);
     job->started = get_double(r, row, 5, 0);
     job->finished = get_double(r, row, 6, 0);
@@ -536,6 +541,7 @@ static svcJob *job_from_row(const PGresult *r, int row, bool shown)
     job->name = get_dup(r, row, 19);
     job->tags = get_dup(r, row, 20);
     job->retry_of = PQgetisnull(r, row, 21) ? 0 : strtoll(PQgetvalue(r, row, 21), NULL, 10);
+    job->priority = atoi(PQgetvalue(r, row, 22));
     job->worker = -1;
     return job;
 }
@@ -578,12 +584,13 @@ static bool pg_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     } else {
         p_text(&p, NULL);
     }
+    p_int(&p, job->priority);
     PGresult *r = pg_exec(svc, "insert",
                           "WITH i AS (INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
                           " time_limit, memory_mb, name, tags, client, sync, sync_deadline, parallel, record_bytes,"
-                          " request_shown, retry_of)"
+                          " request_shown, retry_of, priority)"
                           " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
-                          " octet_length($3::text) + COALESCE(octet_length($4::bytea), 0), $16, $17::bigint)"
+                          " octet_length($3::text) + COALESCE(octet_length($4::bytea), 0), $16, $17::bigint, $18)"
                           " ON CONFLICT (idem_key) DO NOTHING RETURNING id)"
                           " SELECT id, pg_notify('tplan', 'q') FROM i",
                           &p, 0);
@@ -856,19 +863,20 @@ static svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel)
     p_double(&p, svc->def.lease);
     p_bool(&p, batch);
     p_int(&p, max_parallel);
-    PGresult *r = pg_exec(svc, "claim",
-                          "UPDATE jobs SET status = 'running', node = $1, attempt = attempt + 1,"
-                          " lease_until = extract(epoch FROM clock_timestamp()) + $2, ctl = NULL, ctl_code = NULL,"
-                          " ctl_message = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL,"
-                          " elapsed = 0 WHERE id = (SELECT q.id FROM (SELECT id FROM jobs WHERE status = 'queued'"
-                          " AND (sync OR $3) AND parallel <= $4 ORDER BY sync DESC, id LIMIT " PG_CLAIM_WINDOW ") c"
-                          " JOIN jobs q ON q.id = c.id LEFT JOIN (SELECT client, count(*) AS n FROM jobs"
-                          " WHERE status = 'running' AND client <> '' GROUP BY client) r ON r.client = q.client"
-                          " WHERE q.status = 'queued'" /* rechecked on the locked row: claimed once */
-                          " ORDER BY q.sync DESC, COALESCE(r.n, 0), q.id LIMIT 1 FOR UPDATE OF q SKIP LOCKED)"
-                          " AND status = 'queued'"
-                          " RETURNING " PG_JOB_COLUMNS ", attempt, sync, sync_deadline, client",
-                          &p, 0);
+    PGresult *r = pg_exec(
+        svc, "claim",
+        "UPDATE jobs SET status = 'running', node = $1, attempt = attempt + 1,"
+        " lease_until = extract(epoch FROM clock_timestamp()) + $2, ctl = NULL, ctl_code = NULL,"
+        " ctl_message = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL,"
+        " elapsed = 0 WHERE id = (SELECT q.id FROM (SELECT id FROM jobs WHERE status = 'queued'"
+        " AND (sync OR $3) AND parallel <= $4 ORDER BY sync DESC, priority DESC, id LIMIT " PG_CLAIM_WINDOW ") c"
+        " JOIN jobs q ON q.id = c.id LEFT JOIN (SELECT client, count(*) AS n FROM jobs"
+        " WHERE status = 'running' AND client <> '' GROUP BY client) r ON r.client = q.client"
+        " WHERE q.status = 'queued'" /* rechecked on the locked row: claimed once */
+        " ORDER BY q.sync DESC, q.priority DESC, COALESCE(r.n, 0), q.id LIMIT 1 FOR UPDATE OF q SKIP LOCKED)"
+        " AND status = 'queued'"
+        " RETURNING " PG_JOB_COLUMNS ", attempt, sync, sync_deadline, client",
+        &p, 0);
     svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0, false) : NULL;
     if (job) {
         job->attempt = atoi(PQgetvalue(r, 0, PG_NJOB_COLUMNS));

@@ -183,6 +183,36 @@ def test_retry(s):
     assert st == 405 and hd["allow"] == "POST", (st, hd)
 
 
+def test_priority(s):
+    """priority: higher first when a worker frees; bad values 400 naming the field; kept by a retry."""
+    for bad in (101, -101, 1.5, "1", True, None):
+        _, _, e = s.json("POST", "/v1/jobs", {"domain": "minigolf", "priority": bad}, expect=400)
+        assert e["error"]["code"] == "bad_field" and e["error"]["field"] == "priority", (bad, e)
+    a, b = s.submit(LONG), s.submit(LONG)  # both workers busy
+    s.wait_status(a, ("running",))
+    s.wait_status(b, ("running",))
+    low = s.submit(dict(LONG, priority=-5))
+    normal = s.submit(LONG)
+    high = s.submit(dict(LONG, priority=10))
+    _, _, q = s.json("GET", "/v1/jobs/%d" % high, expect=200)
+    assert q["status"] == "queued" and q["priority"] == 10 and q["request"]["priority"] == 10, q
+    s.json("DELETE", "/v1/jobs/%d" % a, expect=200)  # a worker frees: the newest, highest goes
+    s.wait_status(high, ("running",))
+    for jid, pr in ((low, -5), (normal, 0)):
+        _, _, j = s.json("GET", "/v1/jobs/%d" % jid, expect=200)
+        assert j["status"] == "queued" and j["priority"] == pr, j
+    s.json("DELETE", "/v1/jobs/%d" % b, expect=200)  # then priority 0 before -5
+    s.wait_status(normal, ("running",))
+    _, _, j = s.json("GET", "/v1/jobs/%d" % low, expect=200)
+    assert j["status"] == "queued", j
+    for jid in (high, normal, low):
+        s.json("DELETE", "/v1/jobs/%d" % jid, expect=200)
+    _, _, r = s.json("POST", "/v1/jobs/%d/retry" % low, expect=201)
+    _, _, j = s.json("GET", "/v1/jobs/%d" % r["id"], expect=200)
+    assert j["priority"] == -5 and j["retry_of"] == low, j
+    s.json("DELETE", "/v1/jobs/%d" % r["id"], expect=200)
+
+
 def test_sync_plan(s):
     st, hd, plan = s.request("POST", "/v1/plan?wait=30", {"domain": "minigolf", "seed": 4})
     assert st == 200 and hd["x-tplan-status"] == "solved", (st, hd, plan[:300])
@@ -256,7 +286,7 @@ try:
     for name, fn in [("health and domains", test_health_domains), ("minigolf plan = tplan plan", test_minigolf_bytes),
                      ("pool plan = tplan plan", test_pool_bytes), ("script job with set", test_set_and_script),
                      ("list and pagination", test_list), ("idempotent POST", test_idempotency),
-                     ("cancel queued and running", test_cancel), ("retry a failed or cancelled job", test_retry),
+                     ("cancel queued and running", test_cancel), ("retry a failed or cancelled job", test_retry), ("priority", test_priority),
                      ("synchronous /v1/plan", test_sync_plan),
                      ("domain warnings in the summary", test_warnings),
                      ("jobs: 2 (OR-parallel) and the worker budget", test_jobs_budget),

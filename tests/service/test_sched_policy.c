@@ -72,6 +72,45 @@ static void test_unknown_client_counts_none(void **state)
     assert_ptr_equal(svcSched_Pick(a, 4), a[2]);
 }
 
+static void test_higher_priority_first(void **state)
+{
+    (void)state;
+    /* a newer job of priority 5 goes before older ones of priority 0 and -3, even from a client
+       already running one; within a priority, FIFO (the oldest) */
+    svcJob *a[6] = {job(0, 1, SVC_QUEUED, false, "a"),  job(1, 2, SVC_QUEUED, false, "b"),
+                    job(2, 9, SVC_QUEUED, false, "c"),  job(3, 7, SVC_QUEUED, false, "c"),
+                    job(4, 3, SVC_RUNNING, false, "c"), job(5, 4, SVC_QUEUED, false, "d")};
+    a[1]->priority = -3;
+    a[2]->priority = 5;
+    a[3]->priority = 5;
+    a[5]->priority = -3;
+    assert_ptr_equal(svcSched_Pick(a, 6), a[3]); /* 5 before 0 and -3; 7 before 9 */
+    a[3]->status = SVC_RUNNING;
+    assert_ptr_equal(svcSched_Pick(a, 6), a[2]); /* still 5: its client runs two now */
+    a[2]->status = SVC_RUNNING;
+    assert_ptr_equal(svcSched_Pick(a, 6), a[0]); /* 0 before -3 */
+    a[0]->status = SVC_RUNNING;
+    assert_ptr_equal(svcSched_Pick(a, 6), a[1]); /* -3: the oldest */
+    /* negative priorities only: the higher (less negative) first */
+    a[1]->priority = -100;
+    assert_ptr_equal(svcSched_Pick(a, 6), a[5]);
+}
+
+static void test_synchronous_before_any_priority(void **state)
+{
+    (void)state;
+    /* a /v1/plan job of priority -100 still goes before a batch job of priority 100; among
+       synchronous jobs, the priority orders them too */
+    svcJob *a[3] = {job(0, 1, SVC_QUEUED, false, "a"), job(1, 5, SVC_QUEUED, true, "b"),
+                    job(2, 6, SVC_QUEUED, true, "b")};
+    a[0]->priority = 100;
+    a[1]->priority = -100;
+    a[2]->priority = -99;
+    assert_ptr_equal(svcSched_Pick(a, 3), a[2]);
+    a[2]->status = SVC_RUNNING;
+    assert_ptr_equal(svcSched_Pick(a, 3), a[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -80,6 +119,8 @@ int main(void)
         cmocka_unit_test(test_synchronous_first),
         cmocka_unit_test(test_fewest_running_client_first),
         cmocka_unit_test(test_unknown_client_counts_none),
+        cmocka_unit_test(test_higher_priority_first),
+        cmocka_unit_test(test_synchronous_before_any_priority),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
