@@ -172,6 +172,7 @@ typedef struct Submission {
     const char *name;  /* NULL = none */
     const cJSON *tags; /* array, NULL = none */
     int priority;      /* SVC_PRIORITY_MIN..MAX, 0 = the default */
+    double run_at;     /* unix s, 0 = at once */
 } Submission;
 
 /* A name or tag: 1..max bytes, no control characters. */
@@ -258,7 +259,7 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
 {
     tpService *svc = rq->svc;
     static const char *const known = "domain, script, set, state, planner, mu, seed, max_iters, time_limit, "
-                                     "solutions, nn_index, tree, memory_mb, jobs, name, tags, priority";
+                                     "solutions, nn_index, tree, memory_mb, jobs, name, tags, priority, run_at";
 #define BAD(code, field, ...)                                                                                          \
     do {                                                                                                               \
         *answered = svcHttp_Error(rq, code, code == 404 ? "unknown_domain" : "bad_field", field, __VA_ARGS__);         \
@@ -368,6 +369,14 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
                     SVC_PRIORITY_MIN, SVC_PRIORITY_MAX);
             }
             sub->priority = (int)f->valuedouble;
+        } else if (strcmp(k, "run_at") == 0) {
+            double latest = svcNow() + SVC_RUN_AT_MAX_AHEAD;
+            if (!cJSON_IsNumber(f) || !(f->valuedouble >= 0) || !(f->valuedouble <= latest)) {
+                BAD(400, "run_at",
+                    "run_at must be a unix time in seconds, at most %d days ahead (the job is not started before it)",
+                    SVC_RUN_AT_MAX_AHEAD / 86400);
+            }
+            sub->run_at = f->valuedouble;
         } else if (strcmp(k, "tags") == 0) {
             if (!cJSON_IsArray(f) || cJSON_GetArraySize(f) > SVC_MAX_TAGS) {
                 BAD(400, "tags", "tags must be an array of at most %d strings", SVC_MAX_TAGS);
@@ -511,6 +520,11 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
         cJSON_Delete(req);
         return answered;
     }
+    if (sync && sub.run_at > 0) {
+        cJSON_Delete(req);
+        return svcHttp_Error(rq, 400, "bad_field", "run_at",
+                             "run_at schedules a job of POST /v1/jobs; POST /v1/plan plans now, within its wait");
+    }
     const char *key = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Idempotency-Key");
     if (key && (!key[0] || strlen(key) > 200)) {
         cJSON_Delete(req);
@@ -539,6 +553,7 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     job->time_limit = sub.time_limit;
     job->memory_mb = sub.memory_mb;
     job->priority = sub.priority;
+    job->run_at = sub.run_at > svcNow() ? sub.run_at : 0; /* a time past is now */
     job->best_quality = NAN;
     job->created = svcNow();
     job->sync = sync;

@@ -406,7 +406,7 @@ static int running_of_client(svcJob *const *run, int nrun, const svcJob *job)
     return n;
 }
 
-svcJob *svcSched_Pick(svcJob *const *active, int nactive)
+svcJob *svcSched_Pick(svcJob *const *active, int nactive, double now)
 {
     svcJob *best = NULL;
     int best_running = 0;
@@ -419,7 +419,7 @@ svcJob *svcSched_Pick(svcJob *const *active, int nactive)
     }
     for (int i = 0; i < nactive; ++i) {
         svcJob *j = active[i];
-        if (j->status != SVC_QUEUED) {
+        if (j->status != SVC_QUEUED || j->run_at > now) {
             continue;
         }
         int running = running_of_client(run, nrun, j);
@@ -435,7 +435,7 @@ svcJob *svcSched_Pick(svcJob *const *active, int nactive)
 
 static svcJob *next_queued(tpService *svc)
 {
-    return svcSched_Pick(svc->active, svc->nactive);
+    return svcSched_Pick(svc->active, svc->nactive, svcNow());
 }
 
 /* The planner's time limit of a job started now. A synchronous job answers within its deadline:
@@ -847,6 +847,10 @@ static void *sched_main(void *arg)
         for (int i = 0; i < svc->nactive; ++i) { /* synchronous jobs' deadlines are wall-clock times */
             if (svc->active[i]->sync && svc->active[i]->status == SVC_QUEUED) {
                 double d = now + (svc->active[i]->sync_deadline - svcNow());
+                next = d < next ? d : next;
+            }
+            if (svc->active[i]->status == SVC_QUEUED && svc->active[i]->run_at > 0) { /* a scheduled job falls due */
+                double d = now + (svc->active[i]->run_at - svcNow());
                 next = d < next ? d : next;
             }
         }

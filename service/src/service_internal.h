@@ -59,6 +59,7 @@ typedef struct svcJob {
     bool has_plan, has_tree;
     int64_t files_bytes; /* size of its files once final (retention) */
     int priority;        /* the request's "priority" (SVC_PRIORITY_MIN..MAX, 0 by default): higher is taken first */
+    double run_at;       /* unix s before which it is not started (the request's "run_at"); 0 = at once */
     int64_t retry_of;    /* the failed or cancelled job this one runs again (POST /v1/jobs/{id}/retry); 0 = none */
     /* runtime (active jobs only) */
     bool sync;            /* POST /v1/plan: ahead of the queue, planned within sync_deadline */
@@ -107,6 +108,7 @@ typedef struct svcWorker {
 
 #define SVC_PRIORITY_MIN (-100) /* a job's "priority" bounds (request field) */
 #define SVC_PRIORITY_MAX 100
+#define SVC_RUN_AT_MAX_AHEAD (366 * 86400) /* s: a job's "run_at" at most this far ahead */
 
 #define SVC_HIST_BUCKETS 12
 #define SVC_MAX_ROUTES 20

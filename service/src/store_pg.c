@@ -70,6 +70,8 @@ typedef struct svcPg {
     pthread_t listener;
     bool listening;
     int stop_pipe[2];
+    double next_due; /* tpClock time the first scheduled job (run_at) falls due, as the last claim that found
+                        none due saw it; 0 = none: the scheduler's loop wakes then to claim it */
 } svcPg;
 
 /* ---- parameters ------------------------------------------------------------------------------ */
@@ -337,11 +339,13 @@ static const struct {
      /* the request as job objects show it (NULL for older rows: made from request) */
      "ALTER TABLE jobs ADD COLUMN request_shown text;"},
     /* POST /v1/jobs/{id}/retry: a new job that runs a failed or cancelled one again, linked to it */
-    /* and numeric priorities: the queue's index in the claim's order (sync, then priority, then id) */
-    {"retry_of and priority", "ALTER TABLE jobs ADD COLUMN retry_of bigint;"
-                              "ALTER TABLE jobs ADD COLUMN priority integer NOT NULL DEFAULT 0;"
-                              "DROP INDEX IF EXISTS jobs_queue;"
-                              "CREATE INDEX jobs_queue ON jobs(sync DESC, priority DESC, id) WHERE status = 'queued';"},
+    /* numeric priorities: the queue's index in the claim's order (sync, then priority, then id); run_at */
+    {"retry_of, priority and run_at",
+     "ALTER TABLE jobs ADD COLUMN retry_of bigint;"
+     "ALTER TABLE jobs ADD COLUMN priority integer NOT NULL DEFAULT 0;"
+     "ALTER TABLE jobs ADD COLUMN run_at double precision NOT NULL DEFAULT 0;"
+     "DROP INDEX IF EXISTS jobs_queue;"
+     "CREATE INDEX jobs_queue ON jobs(sync DESC, priority DESC, id) WHERE status = 'queued';"},
 };
 
 /* Creates or upgrades the schema under an advisory lock (nodes starting together migrate once);
@@ -493,12 +497,12 @@ static void pg_close(tpService *svc)
 #define PG_JOB_COLUMNS_AFTER_REQUEST                                                                                   \
     " created, started, finished, iterations, nodes, solutions, best_quality,"                                         \
     " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, retry_of, "  \
-    "priority"
+    "priority, run_at"
 #define PG_JOB_COLUMNS "id, status, domain, request," PG_JOB_COLUMNS_AFTER_REQUEST /* to run it */
 /* for the API: the shown request, never the stored one out of TOAST (up to 4 MiB) */
 #define PG_JOB_COLUMNS_SHOWN                                                                                           \
     "id, status, domain, COALESCE(request_shown, request)," PG_JOB_COLUMNS_AFTER_REQUEST ", request_shown IS NOT NULL"
-#define PG_NJOB_COLUMNS 23
+#define PG_NJOB_COLUMNS 24
 
 static char *get_dup(const PGresult *r, int row, int col)
 {
@@ -522,7 +526,7 @@ static svcJob *job_from_row(const PGresult *r, int row, bool shown)
     job->status = s < 0 ? SVC_FAILED : (svcStatus)s;
     job->domain = get_dup(r, row, 2);
     /* a row older than request_shown: its request, from which the shown one is made */
-    *(shown && PQgetvalue(r, row, 23)[0] == 't' ? &job->request_shown : &job->request) = get_dup(r, row, 3);
+    *(shown && PQgetvalue(r, row, 24)[0] == 't' ? &job->request_shown : &job->request) = get_dup(r, row, 3);
     job->created = get_double(r, row, 4, 0);
     job->started = get_double(r, row, 5, 0);
     job->finished = get_double(r, row, 6, 0);
@@ -542,6 +546,7 @@ static svcJob *job_from_row(const PGresult *r, int row, bool shown)
     job->tags = get_dup(r, row, 20);
     job->retry_of = PQgetisnull(r, row, 21) ? 0 : strtoll(PQgetvalue(r, row, 21), NULL, 10);
     job->priority = atoi(PQgetvalue(r, row, 22));
+    job->run_at = get_double(r, row, 23, 0);
     job->worker = -1;
     return job;
 }
@@ -585,12 +590,13 @@ static bool pg_insert(tpService *svc, svcJob *job, const char *idem_key, const c
         p_text(&p, NULL);
     }
     p_int(&p, job->priority);
+    p_double(&p, job->run_at);
     PGresult *r = pg_exec(svc, "insert",
                           "WITH i AS (INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
                           " time_limit, memory_mb, name, tags, client, sync, sync_deadline, parallel, record_bytes,"
-                          " request_shown, retry_of, priority)"
+                          " request_shown, retry_of, priority, run_at)"
                           " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
-                          " octet_length($3::text) + COALESCE(octet_length($4::bytea), 0), $16, $17::bigint, $18)"
+                          " octet_length($3::text) + COALESCE(octet_length($4::bytea), 0), $16, $17::bigint, $18, $19)"
                           " ON CONFLICT (idem_key) DO NOTHING RETURNING id)"
                           " SELECT id, pg_notify('tplan', 'q') FROM i",
                           &p, 0);
@@ -863,20 +869,21 @@ static svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel)
     p_double(&p, svc->def.lease);
     p_bool(&p, batch);
     p_int(&p, max_parallel);
-    PGresult *r = pg_exec(
-        svc, "claim",
-        "UPDATE jobs SET status = 'running', node = $1, attempt = attempt + 1,"
-        " lease_until = extract(epoch FROM clock_timestamp()) + $2, ctl = NULL, ctl_code = NULL,"
-        " ctl_message = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL,"
-        " elapsed = 0 WHERE id = (SELECT q.id FROM (SELECT id FROM jobs WHERE status = 'queued'"
-        " AND (sync OR $3) AND parallel <= $4 ORDER BY sync DESC, priority DESC, id LIMIT " PG_CLAIM_WINDOW ") c"
-        " JOIN jobs q ON q.id = c.id LEFT JOIN (SELECT client, count(*) AS n FROM jobs"
-        " WHERE status = 'running' AND client <> '' GROUP BY client) r ON r.client = q.client"
-        " WHERE q.status = 'queued'" /* rechecked on the locked row: claimed once */
-        " ORDER BY q.sync DESC, q.priority DESC, COALESCE(r.n, 0), q.id LIMIT 1 FOR UPDATE OF q SKIP LOCKED)"
-        " AND status = 'queued'"
-        " RETURNING " PG_JOB_COLUMNS ", attempt, sync, sync_deadline, client",
-        &p, 0);
+    PGresult *r =
+        pg_exec(svc, "claim",
+                "UPDATE jobs SET status = 'running', node = $1, attempt = attempt + 1,"
+                " lease_until = extract(epoch FROM clock_timestamp()) + $2, ctl = NULL, ctl_code = NULL,"
+                " ctl_message = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL,"
+                " elapsed = 0 WHERE id = (SELECT q.id FROM (SELECT id FROM jobs WHERE status = 'queued'"
+                " AND (sync OR $3) AND parallel <= $4 AND run_at <= extract(epoch FROM clock_timestamp()) ORDER BY "
+                "sync DESC, priority DESC, id LIMIT " PG_CLAIM_WINDOW ") c"
+                " JOIN jobs q ON q.id = c.id LEFT JOIN (SELECT client, count(*) AS n FROM jobs"
+                " WHERE status = 'running' AND client <> '' GROUP BY client) r ON r.client = q.client"
+                " WHERE q.status = 'queued'" /* rechecked on the locked row: claimed once */
+                " ORDER BY q.sync DESC, q.priority DESC, COALESCE(r.n, 0), q.id LIMIT 1 FOR UPDATE OF q SKIP LOCKED)"
+                " AND status = 'queued'"
+                " RETURNING " PG_JOB_COLUMNS ", attempt, sync, sync_deadline, client",
+                &p, 0);
     svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0, false) : NULL;
     if (job) {
         job->attempt = atoi(PQgetvalue(r, 0, PG_NJOB_COLUMNS));
@@ -890,6 +897,16 @@ static svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel)
         }
     }
     PQclear(r);
+    if (!job && batch) { /* none due: when does the first scheduled one fall due (any front end's)? */
+        r = pg_exec(svc, "claim",
+                    "SELECT min(run_at) - extract(epoch FROM clock_timestamp()) FROM jobs WHERE status = 'queued'"
+                    " AND run_at > 0",
+                    NULL, 0);
+        pg->next_due = r && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0)
+                           ? tpClock_Now() + fmax(0.0, strtod(PQgetvalue(r, 0, 0), NULL))
+                           : 0;
+        PQclear(r);
+    }
     return job;
 }
 
@@ -1171,7 +1188,14 @@ static double svcPg_Tick(tpService *svc)
         reclaim(svc);
         pg->next_reclaim = now + svc->def.lease / 2.0;
     }
-    double next = fmin(pg->next_renew, pg->next_reclaim) - tpClock_Now();
+    double next = fmin(pg->next_renew, pg->next_reclaim);
+    if (pg->next_due > 0 && pg->next_due <= tpClock_Now()) {
+        pg->next_due = 0; /* due: the dispatch before this tick claimed it, or will when a worker frees */
+    }
+    if (pg->next_due > 0) {
+        next = fmin(next, pg->next_due);
+    }
+    next -= tpClock_Now();
     return next > 0 ? next : 0;
 }
 

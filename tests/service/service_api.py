@@ -213,6 +213,33 @@ def test_priority(s):
     s.json("DELETE", "/v1/jobs/%d" % r["id"], expect=200)
 
 
+def test_run_at(s):
+    """run_at: a scheduled job is listed queued with its run_at and not started before it."""
+    import time
+    for bad in ("soon", -1, None, time.time() + 400 * 86400):
+        _, _, e = s.json("POST", "/v1/jobs", {"domain": "minigolf", "run_at": bad}, expect=400)
+        assert e["error"]["code"] == "bad_field" and e["error"]["field"] == "run_at", (bad, e)
+    _, _, e = s.json("POST", "/v1/plan", {"domain": "minigolf", "run_at": time.time() + 60}, expect=400)
+    assert e["error"]["field"] == "run_at", e
+    later = time.time() + 3600
+    far = s.submit({"domain": "minigolf", "run_at": later, "priority": 100})
+    # a job queued after it, of a lower priority, runs to its end meanwhile: the workers were free
+    now = s.wait_final(s.submit({"domain": "minigolf", "seed": 3}))
+    assert now["status"] == "solved" and now["run_at"] is None, now
+    _, _, j = s.json("GET", "/v1/jobs/%d" % far, expect=200)
+    assert j["status"] == "queued" and j["started"] is None and abs(j["run_at"] - later) < 1e-3, j
+    _, _, page = s.json("GET", "/v1/jobs?status=queued&limit=500", expect=200)
+    assert any(x["id"] == far and x["run_at"] == j["run_at"] for x in page["jobs"]), page
+    # one due in a moment starts by itself (the scheduler wakes at its time); one in the past at once
+    soon = s.submit({"domain": "minigolf", "seed": 4, "run_at": time.time() + 0.5})
+    done = s.wait_final(soon)
+    assert done["status"] == "solved" and done["started"] >= done["run_at"], done
+    past = s.wait_final(s.submit({"domain": "minigolf", "seed": 5, "run_at": 1}))
+    assert past["status"] == "solved" and past["run_at"] is None, past
+    _, _, c = s.json("DELETE", "/v1/jobs/%d" % far, expect=200)
+    assert c["status"] == "cancelled", c
+
+
 def test_sync_plan(s):
     st, hd, plan = s.request("POST", "/v1/plan?wait=30", {"domain": "minigolf", "seed": 4})
     assert st == 200 and hd["x-tplan-status"] == "solved", (st, hd, plan[:300])
@@ -286,7 +313,7 @@ try:
     for name, fn in [("health and domains", test_health_domains), ("minigolf plan = tplan plan", test_minigolf_bytes),
                      ("pool plan = tplan plan", test_pool_bytes), ("script job with set", test_set_and_script),
                      ("list and pagination", test_list), ("idempotent POST", test_idempotency),
-                     ("cancel queued and running", test_cancel), ("retry a failed or cancelled job", test_retry), ("priority", test_priority),
+                     ("cancel queued and running", test_cancel), ("retry a failed or cancelled job", test_retry), ("priority", test_priority), ("run_at (scheduled jobs)", test_run_at),
                      ("synchronous /v1/plan", test_sync_plan),
                      ("domain warnings in the summary", test_warnings),
                      ("jobs: 2 (OR-parallel) and the worker budget", test_jobs_budget),
