@@ -518,20 +518,30 @@ static bool sq_load_script(tpService *svc, svcJob *job)
     return ok;
 }
 
-static svcJob *sq_get(tpService *svc, int64_t id, bool with_script)
+/* Job id's row: for the API (shown: the shown request) or to run it (the whole request). */
+static svcJob *get_row(tpService *svc, int64_t id, bool shown)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(svc->db, "SELECT " JOB_COLUMNS_SHOWN " FROM jobs WHERE id=?", -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(svc->db,
+                           shown ? "SELECT " JOB_COLUMNS_SHOWN " FROM jobs WHERE id=?"
+                                 : "SELECT " JOB_COLUMNS " FROM jobs WHERE id=?",
+                           -1, &st, NULL) != SQLITE_OK) {
         db_error(svc, "get");
         return NULL;
     }
     sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st);
-    svcJob *job = rc == SQLITE_ROW ? job_from_row(st, true) : NULL;
+    svcJob *job = rc == SQLITE_ROW ? job_from_row(st, shown) : NULL;
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) { /* a failed read, not a job that does not exist */
         db_error(svc, "get");
     }
     sqlite3_finalize(st);
+    return job;
+}
+
+static svcJob *sq_get(tpService *svc, int64_t id, bool with_script)
+{
+    svcJob *job = get_row(svc, id, true);
     if (job && with_script && !sq_load_script(svc, job)) {
         svcJobFree(job);
         return NULL;
@@ -541,18 +551,7 @@ static svcJob *sq_get(tpService *svc, int64_t id, bool with_script)
 
 static svcJob *sq_get_run(tpService *svc, int64_t id)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(svc->db, "SELECT " JOB_COLUMNS " FROM jobs WHERE id=?", -1, &st, NULL) != SQLITE_OK) {
-        db_error(svc, "get");
-        return NULL;
-    }
-    sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st);
-    svcJob *job = rc == SQLITE_ROW ? job_from_row(st, false) : NULL;
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-        db_error(svc, "get");
-    }
-    sqlite3_finalize(st);
+    svcJob *job = get_row(svc, id, false);
     if (job && (!job->request || !sq_load_script(svc, job))) {
         svcJobFree(job);
         return NULL;
