@@ -50,8 +50,8 @@ bool svcValid_Scheduler(const tpService *svc, char *why, size_t cap)
             return broken(why, cap, "active[%d]: %s", i, job ? "an id <= 0" : "NULL");
         }
         if (job->status != SVC_QUEUED && job->status != SVC_RUNNING && !job->unstored) {
-            return broken(why, cap, "job %lld: %s but active (and not waiting to be stored again)",
-                          (long long)job->id, svcStatusName(job->status));
+            return broken(why, cap, "job %lld: %s but active (and not waiting to be stored again)", (long long)job->id,
+                          svcStatusName(job->status));
         }
         if (job->worker < -1 || job->worker >= svc->nprocs) {
             return broken(why, cap, "job %lld: worker %d of %d", (long long)job->id, job->worker, svc->nprocs);
