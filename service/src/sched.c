@@ -849,9 +849,10 @@ static void *sched_main(void *arg)
                 double d = now + (svc->active[i]->sync_deadline - svcNow());
                 next = d < next ? d : next;
             }
-            if (svc->active[i]->status == SVC_QUEUED && svc->active[i]->run_at > 0) { /* a scheduled job falls due */
-                double d = now + (svc->active[i]->run_at - svcNow());
-                next = d < next ? d : next;
+            double ahead = svc->active[i]->run_at - svcNow(); /* a scheduled job falls due (one due already
+                                                                 waits for a worker: no wake for it) */
+            if (svc->active[i]->status == SVC_QUEUED && ahead > 0) {
+                next = now + ahead < next ? now + ahead : next;
             }
         }
         if (svc->cluster) { /* leases, cancel requests, dead nodes' jobs, ends the store refused */
