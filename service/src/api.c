@@ -173,6 +173,7 @@ typedef struct Submission {
     const cJSON *tags; /* array, NULL = none */
     int priority;      /* SVC_PRIORITY_MIN..MAX, 0 = the default */
     double run_at;     /* unix s, 0 = at once */
+    int retries;       /* 0..SVC_RETRIES_MAX */
 } Submission;
 
 /* A name or tag: 1..max bytes, no control characters. */
@@ -258,8 +259,9 @@ static bool check_run_field(svcReq *rq, const tpService *svc, const cJSON *f, en
 static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MHD_Result *answered)
 {
     tpService *svc = rq->svc;
-    static const char *const known = "domain, script, set, state, planner, mu, seed, max_iters, time_limit, "
-                                     "solutions, nn_index, tree, memory_mb, jobs, name, tags, priority, run_at";
+    static const char *const known =
+        "domain, script, set, state, planner, mu, seed, max_iters, time_limit, "
+        "solutions, nn_index, tree, memory_mb, jobs, name, tags, priority, run_at, retries";
 #define BAD(code, field, ...)                                                                                          \
     do {                                                                                                               \
         *answered = svcHttp_Error(rq, code, code == 404 ? "unknown_domain" : "bad_field", field, __VA_ARGS__);         \
@@ -369,6 +371,13 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
                     SVC_PRIORITY_MIN, SVC_PRIORITY_MAX);
             }
             sub->priority = (int)f->valuedouble;
+        } else if (strcmp(k, "retries") == 0) {
+            if (!is_integer(f, 0, SVC_RETRIES_MAX)) {
+                BAD(400, "retries",
+                    "retries must be an integer in 0..%d (times the job is queued again after a worker crash)",
+                    SVC_RETRIES_MAX);
+            }
+            sub->retries = (int)f->valuedouble;
         } else if (strcmp(k, "run_at") == 0) {
             double latest = svcNow() + SVC_RUN_AT_MAX_AHEAD;
             if (!cJSON_IsNumber(f) || !(f->valuedouble >= 0) || !(f->valuedouble <= latest)) {
@@ -553,6 +562,7 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     job->time_limit = sub.time_limit;
     job->memory_mb = sub.memory_mb;
     job->priority = sub.priority;
+    job->retries = sub.retries;
     job->run_at = sub.run_at > svcNow() ? sub.run_at : 0; /* a time past is now */
     job->best_quality = NAN;
     job->created = svcNow();
@@ -1048,6 +1058,7 @@ enum MHD_Result svcApi_Retry(svcReq *rq, int64_t id)
     job->time_limit = old->time_limit;
     job->memory_mb = old->memory_mb;
     job->priority = old->priority;
+    job->retries = old->retries;
     old->domain = old->request = old->script = old->name = old->tags = NULL;
     svcJobFree(old);
     job->best_quality = NAN;

@@ -744,6 +744,53 @@ static bool read_events(tpService *svc, svcWorker *w)
     }
 }
 
+/* An infrastructure failure (its worker died: not the script's error, nor a limit) of a job with
+ * retries left: queued again after a backoff (SVC_BACKOFF_FIRST s, doubled after each failure, at most
+ * SVC_BACKOFF_MAX), its failures counted in its record. False (nothing changed) when none are left. */
+static bool queue_again(tpService *svc, svcJob *job, const char *message)
+{
+    if (job->failures >= job->retries || job->sync) {
+        return false;
+    }
+    double backoff = fmin(SVC_BACKOFF_MAX, SVC_BACKOFF_FIRST * pow(2.0, job->failures));
+    job->failures++;
+    job->status = SVC_QUEUED;
+    job->run_at = svcNow() + backoff;
+    job->started = 0;
+    job->iterations = job->nodes = 0;
+    job->solutions = 0;
+    job->best_quality = NAN;
+    job->elapsed = 0;
+    if (job->worker >= 0) {
+        svc->workers[job->worker].job = 0;
+    }
+    for (int wi = 0; wi < svc->nprocs; ++wi) {
+        if (svc->workers[wi].reserved_for == job->id) {
+            svc->workers[wi].reserved_for = 0;
+        }
+    }
+    job->worker = -1;
+    free(job->script); /* read again from the store when a worker takes it */
+    job->script = NULL;
+    job->version++;
+    svcJobRemoveFiles(svc, job->id, true);
+    bool stored = svcStore_Update(svc, job); /* a cluster node hands it back (its lease dropped) */
+    svcLog(svc, "job %lld: %s; queued again in %.0f s (failure %d of %d retries)%s", (long long)job->id, message,
+           backoff, job->failures, job->retries, stored ? "" : " (the store did not take it)");
+    if (svc->cluster) { /* the store holds it now: a node claims it when it is due */
+        for (int i = 0; i < svc->nactive; ++i) {
+            if (svc->active[i] == job) {
+                svc->active[i] = svc->active[--svc->nactive];
+                break;
+            }
+        }
+        svcJobFree(job);
+    }
+    pthread_cond_broadcast(&svc->changed);
+    svcWakeScheduler(svc);
+    return true;
+}
+
 static void worker_died(tpService *svc, int wi)
 {
     svcWorker *w = &svc->workers[wi];
@@ -763,7 +810,9 @@ static void worker_died(tpService *svc, int wi)
             } else {
                 snprintf(msg, sizeof msg, "worker exited with status %d while planning", WEXITSTATUS(status));
             }
-            finish_job(svc, job, SVC_FAILED, "worker_crashed", msg);
+            if (!queue_again(svc, job, msg)) {
+                finish_job(svc, job, SVC_FAILED, "worker_crashed", msg);
+            }
         }
     }
     w->job = 0;

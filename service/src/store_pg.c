@@ -340,10 +340,12 @@ static const struct {
      "ALTER TABLE jobs ADD COLUMN request_shown text;"},
     /* POST /v1/jobs/{id}/retry: a new job that runs a failed or cancelled one again, linked to it */
     /* numeric priorities: the queue's index in the claim's order (sync, then priority, then id); run_at */
-    {"retry_of, priority and run_at",
+    {"retry_of, priority, run_at, retries",
      "ALTER TABLE jobs ADD COLUMN retry_of bigint;"
      "ALTER TABLE jobs ADD COLUMN priority integer NOT NULL DEFAULT 0;"
      "ALTER TABLE jobs ADD COLUMN run_at double precision NOT NULL DEFAULT 0;"
+     "ALTER TABLE jobs ADD COLUMN retries integer NOT NULL DEFAULT 0;"
+     "ALTER TABLE jobs ADD COLUMN failures integer NOT NULL DEFAULT 0;"
      "DROP INDEX IF EXISTS jobs_queue;"
      "CREATE INDEX jobs_queue ON jobs(sync DESC, priority DESC, id) WHERE status = 'queued';"},
 };
@@ -497,12 +499,12 @@ static void pg_close(tpService *svc)
 #define PG_JOB_COLUMNS_AFTER_REQUEST                                                                                   \
     " created, started, finished, iterations, nodes, solutions, best_quality,"                                         \
     " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, retry_of, "  \
-    "priority, run_at"
+    "priority, run_at, retries, failures"
 #define PG_JOB_COLUMNS "id, status, domain, request," PG_JOB_COLUMNS_AFTER_REQUEST /* to run it */
 /* for the API: the shown request, never the stored one out of TOAST (up to 4 MiB) */
 #define PG_JOB_COLUMNS_SHOWN                                                                                           \
     "id, status, domain, COALESCE(request_shown, request)," PG_JOB_COLUMNS_AFTER_REQUEST ", request_shown IS NOT NULL"
-#define PG_NJOB_COLUMNS 24
+#define PG_NJOB_COLUMNS 26
 
 static char *get_dup(const PGresult *r, int row, int col)
 {
@@ -526,7 +528,7 @@ static svcJob *job_from_row(const PGresult *r, int row, bool shown)
     job->status = s < 0 ? SVC_FAILED : (svcStatus)s;
     job->domain = get_dup(r, row, 2);
     /* a row older than request_shown: its request, from which the shown one is made */
-    *(shown && PQgetvalue(r, row, 24)[0] == 't' ? &job->request_shown : &job->request) = get_dup(r, row, 3);
+    *(shown && PQgetvalue(r, row, 26)[0] == 't' ? &job->request_shown : &job->request) = get_dup(r, row, 3);
     job->created = get_double(r, row, 4, 0);
     job->started = get_double(r, row, 5, 0);
     job->finished = get_double(r, row, 6, 0);
@@ -547,6 +549,8 @@ static svcJob *job_from_row(const PGresult *r, int row, bool shown)
     job->retry_of = PQgetisnull(r, row, 21) ? 0 : strtoll(PQgetvalue(r, row, 21), NULL, 10);
     job->priority = atoi(PQgetvalue(r, row, 22));
     job->run_at = get_double(r, row, 23, 0);
+    job->retries = atoi(PQgetvalue(r, row, 24));
+    job->failures = atoi(PQgetvalue(r, row, 25));
     job->worker = -1;
     return job;
 }
@@ -591,15 +595,17 @@ static bool pg_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     }
     p_int(&p, job->priority);
     p_double(&p, job->run_at);
-    PGresult *r = pg_exec(svc, "insert",
-                          "WITH i AS (INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
-                          " time_limit, memory_mb, name, tags, client, sync, sync_deadline, parallel, record_bytes,"
-                          " request_shown, retry_of, priority, run_at)"
-                          " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
-                          " octet_length($3::text) + COALESCE(octet_length($4::bytea), 0), $16, $17::bigint, $18, $19)"
-                          " ON CONFLICT (idem_key) DO NOTHING RETURNING id)"
-                          " SELECT id, pg_notify('tplan', 'q') FROM i",
-                          &p, 0);
+    p_int(&p, job->retries);
+    PGresult *r =
+        pg_exec(svc, "insert",
+                "WITH i AS (INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
+                " time_limit, memory_mb, name, tags, client, sync, sync_deadline, parallel, record_bytes,"
+                " request_shown, retry_of, priority, run_at, retries)"
+                " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
+                " octet_length($3::text) + COALESCE(octet_length($4::bytea), 0), $16, $17::bigint, $18, $19, $20)"
+                " ON CONFLICT (idem_key) DO NOTHING RETURNING id)"
+                " SELECT id, pg_notify('tplan', 'q') FROM i",
+                &p, 0);
     if (!r || PQntuples(r) != 1) { /* no row: another front end stored this Idempotency-Key first (the
                                        caller finds that job; job->id stays 0) */
         PQclear(r);
@@ -641,6 +647,8 @@ static bool pg_update(tpService *svc, const svcJob *job)
     p_int(&p, job->id);
     p_text(&p, svc->pg->node);
     p_int(&p, job->attempt);
+    p_double(&p, job->run_at);
+    p_int(&p, job->failures);
     PGresult *r =
         pg_exec(svc, "update",
                 "WITH u AS (UPDATE jobs SET status = $1, started = $2, finished = $3, iterations = $4,"
@@ -649,7 +657,7 @@ static bool pg_update(tpService *svc, const svcJob *job)
                 " record_bytes = octet_length(request) + COALESCE(octet_length(script), 0) +" /* no detoasting */
                 " COALESCE(octet_length($9::text), 0) + COALESCE(octet_length($11::text), 0),"
                 " node = CASE WHEN $1 = 'queued' THEN NULL ELSE node END," /* a final job keeps who planned it */
-                " lease_until = CASE WHEN $1 = 'running' THEN lease_until END"
+                " lease_until = CASE WHEN $1 = 'running' THEN lease_until END, run_at = $18, failures = $19"
                 " WHERE id = $15 AND node = $16 AND attempt = $17 AND status = 'running' RETURNING id)"
                 " SELECT pg_notify('tplan', CASE WHEN $1 = 'queued' THEN 'q' ELSE id::text END) FROM u",
                 &p, 0);

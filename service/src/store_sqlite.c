@@ -13,7 +13,7 @@
 #include "service_internal.h"
 #include "store.h"
 
-/* 2: name, tags, bytes; 3: record_bytes and the jobs_meta index; 4: retry_of, priority, run_at */
+/* 2: name, tags, bytes; 3: record_bytes and the jobs_meta index; 4: retry_of, priority, run_at, retries, failures */
 #define SVC_SCHEMA_VERSION 4
 
 static const char *const schema =
@@ -36,8 +36,10 @@ static const char *const schema =
     " record_bytes INTEGER NOT NULL DEFAULT 0," /* bytes of its request, script and summary */
     " request_shown TEXT," /* the request as job objects show it (a few KB at most; NULL: made from request) */
     " retry_of INTEGER,"   /* the job this one runs again (POST /v1/jobs/{id}/retry); NULL = none */
-    " priority INTEGER NOT NULL DEFAULT 0," /* the request's "priority": higher is taken first */
-    " run_at REAL NOT NULL DEFAULT 0);"     /* unix s before which it is not started; 0 = at once */
+    " priority INTEGER NOT NULL DEFAULT 0,"  /* the request's "priority": higher is taken first */
+    " run_at REAL NOT NULL DEFAULT 0,"       /* unix s before which it is not started; 0 = at once */
+    " retries INTEGER NOT NULL DEFAULT 0,"   /* the request's "retries" (after a worker crash) */
+    " failures INTEGER NOT NULL DEFAULT 0);" /* infrastructure failures so far, each queued again */
     "CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs(status, id);";
 
 /* What the periodic passes (retention) and the list read, in one covering index: they never touch
@@ -286,7 +288,9 @@ static bool sq_open(tpService *svc, char *err, size_t errlen)
          sqlite3_exec(svc->db,
                       "ALTER TABLE jobs ADD COLUMN retry_of INTEGER;"
                       " ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;"
-                      " ALTER TABLE jobs ADD COLUMN run_at REAL NOT NULL DEFAULT 0",
+                      " ALTER TABLE jobs ADD COLUMN run_at REAL NOT NULL DEFAULT 0;"
+                      " ALTER TABLE jobs ADD COLUMN retries INTEGER NOT NULL DEFAULT 0;"
+                      " ALTER TABLE jobs ADD COLUMN failures INTEGER NOT NULL DEFAULT 0",
                       NULL, NULL, &msg) != SQLITE_OK) ||
         sqlite3_exec(svc->db, meta_index, NULL, NULL, &msg) != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot upgrade the store: %s", path, msg ? msg : sqlite3_errmsg(svc->db));
@@ -305,7 +309,7 @@ static bool sq_open(tpService *svc, char *err, size_t errlen)
                            "SELECT id, status, domain, request, script, idem_key, idem_hash, created, started,"
                            " finished, iterations, nodes, solutions, best_quality, elapsed, summary, error_code,"
                            " error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, bytes, record_bytes,"
-                           " request_shown, retry_of, priority, run_at FROM jobs"
+                           " request_shown, retry_of, priority, run_at, retries, failures FROM jobs"
                            " LIMIT 0",
                            -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: not a tplan store (%s)", path, sqlite3_errmsg(svc->db));
@@ -353,7 +357,7 @@ static bool sq_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     if (sqlite3_prepare_v2(svc->db,
                            "INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
                            " time_limit, memory_mb, name, tags, record_bytes, request_shown, retry_of, priority,"
-                           " run_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           " run_at, retries) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK) {
         db_error(svc, "insert");
         return false;
@@ -382,6 +386,7 @@ static bool sq_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     }
     sqlite3_bind_int(st, 15, job->priority);
     sqlite3_bind_double(st, 16, job->run_at);
+    sqlite3_bind_int(st, 17, job->retries);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -399,7 +404,7 @@ static bool sq_update(tpService *svc, const svcJob *job)
                            "UPDATE jobs SET status=?, started=?, finished=?, iterations=?, nodes=?, solutions=?,"
                            " best_quality=?, elapsed=?, summary=?, error_code=?, error_message=?, has_plan=?,"
                            " has_tree=?, bytes=?, record_bytes=?16 + length(CAST(request AS BLOB)) +"
-                           " COALESCE(length(script), 0) WHERE id=?15",
+                           " COALESCE(length(script), 0), run_at=?17, failures=?18 WHERE id=?15",
                            -1, &st, NULL) != SQLITE_OK) {
         db_error(svc, "update");
         return false;
@@ -428,6 +433,8 @@ static bool sq_update(tpService *svc, const svcJob *job)
     sqlite3_bind_int64(
         st, 16,
         (int64_t)((job->summary ? strlen(job->summary) : 0) + (job->err_message ? strlen(job->err_message) : 0)));
+    sqlite3_bind_double(st, 17, job->run_at);
+    sqlite3_bind_int(st, 18, job->failures);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -446,7 +453,7 @@ static char *column_dup(sqlite3_stmt *st, int i)
 #define JOB_COLUMNS_AFTER_REQUEST                                                                                      \
     " created, started, finished, iterations, nodes, solutions, best_quality,"                                         \
     " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, retry_of, "  \
-    "priority, run_at"
+    "priority, run_at, retries, failures"
 #define JOB_COLUMNS "id, status, domain, request," JOB_COLUMNS_AFTER_REQUEST /* to run it */
 /* for the API: the shown request (SQLite reaches it past the request's pages through the pointer
    map of an auto_vacuum store, without reading them) */
@@ -465,7 +472,7 @@ static svcJob *job_from_row(sqlite3_stmt *st, bool shown)
     job->status = s < 0 ? SVC_FAILED : (svcStatus)s;
     job->domain = column_dup(st, 2);
     /* a row older than request_shown: its request, from which the shown one is made */
-    *(shown && sqlite3_column_int(st, 24) ? &job->request_shown : &job->request) = column_dup(st, 3);
+    *(shown && sqlite3_column_int(st, 26) ? &job->request_shown : &job->request) = column_dup(st, 3);
     job->created = sqlite3_column_double(st, 4);
     job->started = sqlite3_column_double(st, 5);
     job->finished = sqlite3_column_double(st, 6);
@@ -487,6 +494,8 @@ static svcJob *job_from_row(sqlite3_stmt *st, bool shown)
     job->retry_of = sqlite3_column_int64(st, 21); /* NULL reads 0 */
     job->priority = sqlite3_column_int(st, 22);
     job->run_at = sqlite3_column_double(st, 23);
+    job->retries = sqlite3_column_int(st, 24);
+    job->failures = sqlite3_column_int(st, 25);
     job->worker = -1;
     return job;
 }

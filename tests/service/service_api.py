@@ -240,6 +240,36 @@ def test_run_at(s):
     assert c["status"] == "cancelled", c
 
 
+def test_retries(s):
+    """retries: a job whose worker dies is queued again after a backoff, until its retries are spent."""
+    import signal
+    for bad in (-1, 11, 0.5, "2"):
+        _, _, e = s.json("POST", "/v1/jobs", {"domain": "minigolf", "retries": bad}, expect=400)
+        assert e["error"]["code"] == "bad_field" and e["error"]["field"] == "retries", (bad, e)
+
+    def kill_workers():
+        for pid in s.workers_pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    jid = s.submit(dict(LONG, retries=1))
+    j = s.wait_status(jid, ("running",))
+    assert j["retries"] == 1 and j["failures"] == 0, j
+    kill_workers()  # an infrastructure failure: queued again (failures 1), then run again after its backoff
+    j = s.wait_until(jid, lambda x: x["failures"] == 1 and x["status"] == "running", "running again")
+    assert j["error"] is None, j
+    kill_workers()  # no retry left: failed
+    final = s.wait_final(jid)
+    assert final["status"] == "failed" and final["error"]["code"] == "worker_crashed", final
+    assert final["failures"] == 1 and final["retries"] == 1, final
+    # a script's error is not retried
+    text = open(os.path.join(SCRIPTS, "runtime_error.lua")).read()
+    bad = s.wait_final(s.submit({"script": text, "retries": 3}))
+    assert bad["status"] == "failed" and bad["failures"] == 0 and bad["error"]["code"] != "worker_crashed", bad
+
+
 def test_sync_plan(s):
     st, hd, plan = s.request("POST", "/v1/plan?wait=30", {"domain": "minigolf", "seed": 4})
     assert st == 200 and hd["x-tplan-status"] == "solved", (st, hd, plan[:300])
@@ -313,7 +343,7 @@ try:
     for name, fn in [("health and domains", test_health_domains), ("minigolf plan = tplan plan", test_minigolf_bytes),
                      ("pool plan = tplan plan", test_pool_bytes), ("script job with set", test_set_and_script),
                      ("list and pagination", test_list), ("idempotent POST", test_idempotency),
-                     ("cancel queued and running", test_cancel), ("retry a failed or cancelled job", test_retry), ("priority", test_priority), ("run_at (scheduled jobs)", test_run_at),
+                     ("cancel queued and running", test_cancel), ("retry a failed or cancelled job", test_retry), ("priority", test_priority), ("run_at (scheduled jobs)", test_run_at), ("retries after a worker crash", test_retries),
                      ("synchronous /v1/plan", test_sync_plan),
                      ("domain warnings in the summary", test_warnings),
                      ("jobs: 2 (OR-parallel) and the worker budget", test_jobs_budget),

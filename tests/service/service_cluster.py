@@ -116,7 +116,7 @@ def test_store(pg):
     fe.stop()
     pg.psql("DROP INDEX jobs_finished; ALTER TABLE jobs DROP COLUMN record_bytes, DROP COLUMN request_shown,"
             " DROP COLUMN retry_of, DROP COLUMN priority,"
-            " DROP COLUMN run_at; DELETE FROM tplan_schema WHERE"
+            " DROP COLUMN run_at, DROP COLUMN retries, DROP COLUMN failures; DELETE FROM tplan_schema WHERE"
             " version >= 2; INSERT INTO jobs(status, domain, request, script, created, finished, time_limit, memory_mb)"
             " VALUES('solved', 'job.lua', repeat('v', 300000), 'abc'::bytea,"
             " extract(epoch FROM now()), extract(epoch FROM now()), 60, 256)", "v1")
@@ -126,7 +126,7 @@ def test_store(pg):
     assert fe.log().count("schema migrated to version 3") == 2, fe.log()[-1000:]
     got = pg.psql("SELECT record_bytes FROM jobs", "v1")
     assert got == "300003", got
-    got = pg.psql("SELECT count(*) FROM jobs WHERE retry_of IS NULL AND priority = 0 AND run_at = 0", "v1")
+    got = pg.psql("SELECT count(*) FROM jobs WHERE retry_of IS NULL AND priority = 0 AND run_at = 0 AND retries = 0 AND failures = 0", "v1")
     assert got == "1", got
     # a newer schema (a newer tplan upgraded it): refused, one clear error, exit 2
     pg.psql("INSERT INTO tplan_schema VALUES (99, 'from the future', 0)", "fresh")

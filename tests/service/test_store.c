@@ -604,6 +604,39 @@ static void get_run_and_retry_of(void **state)
     free(request);
 }
 
+/* A job queued again after an infrastructure failure (sched.c queue_again): the running job's record
+ * goes back to queued with its failures and the end of its backoff (a PostgreSQL node's lease dropped). */
+static void queued_again_keeps_backoff(void **state)
+{
+    tpService *svc = *state;
+    svcJob *job = new_job("minigolf", NULL, NULL, NULL);
+    job->retries = 2;
+    job->priority = -7;
+    assert_true(svcStore_Insert(svc, job, NULL, NULL));
+    int64_t id = job->id;
+    svcJobFree(job);
+    job = take(svc, id);
+    assert_int_equal(job->retries, 2);
+    assert_int_equal(job->priority, -7);
+    job->status = SVC_QUEUED;
+    job->started = 0;
+    job->failures = 1;
+    job->run_at = svcNow() + 3600;
+    assert_true(svcStore_Update(svc, job));
+    double run_at = job->run_at;
+    svcJobFree(job);
+    svcJob *got = svcStore_Get(svc, id, false);
+    assert_non_null(got);
+    assert_int_equal(got->status, SVC_QUEUED);
+    assert_int_equal(got->failures, 1);
+    assert_int_equal(got->retries, 2);
+    assert_true(got->run_at == run_at);
+    svcJobFree(got);
+    if (svc->cluster) { /* not due: no node claims it */
+        assert_null(svcCluster_Claim(svc, true, 1));
+    }
+}
+
 /* PostgreSQL only: the lease makes a job's end exactly once. */
 static void lease_exactly_once(void **state)
 {
@@ -747,6 +780,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(retention_reads_no_request, setup, teardown),
         cmocka_unit_test_setup_teardown(upgrade_fills_record_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(get_run_and_retry_of, setup, teardown),
+        cmocka_unit_test_setup_teardown(queued_again_keeps_backoff, setup, teardown),
         cmocka_unit_test_setup_teardown(lease_exactly_once, setup, teardown),
         cmocka_unit_test_setup_teardown(concurrent_claims_once, setup, teardown),
         cmocka_unit_test_setup_teardown(orphan_requeued_then_failed, setup, teardown),
