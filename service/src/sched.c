@@ -161,6 +161,20 @@ static bool worker_idle(const svcWorker *w)
 }
 
 /* The job leaves the active list: final status, stored, counted, logged, waiters woken. */
+/* The job leaves its worker and the workers its --jobs search counted. */
+static void release_workers(tpService *svc, svcJob *job)
+{
+    if (job->worker >= 0) {
+        svc->workers[job->worker].job = 0;
+    }
+    for (int wi = 0; wi < svc->nprocs; ++wi) {
+        if (svc->workers[wi].reserved_for == job->id) {
+            svc->workers[wi].reserved_for = 0;
+        }
+    }
+    job->worker = -1;
+}
+
 static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char *code, const char *message)
 {
     bool again = job->unstored; /* retry_unstored: the same end, written again */
@@ -171,15 +185,7 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
         free(job->err_message);
         job->err_message = strdup(message ? message : "");
     }
-    if (job->worker >= 0) {
-        svc->workers[job->worker].job = 0;
-    }
-    for (int wi = 0; wi < svc->nprocs; ++wi) { /* the workers its --jobs search counted */
-        if (svc->workers[wi].reserved_for == job->id) {
-            svc->workers[wi].reserved_for = 0;
-        }
-    }
-    job->worker = -1;
+    release_workers(svc, job);
     if (status == SVC_FAILED || status == SVC_CANCELLED) {
         svcJobRemoveFiles(svc, job->id,
                           true); /* what its worker had written (tree.bin, temporary files); its log stays */
@@ -761,15 +767,7 @@ static bool queue_again(tpService *svc, svcJob *job, const char *message)
     job->solutions = 0;
     job->best_quality = NAN;
     job->elapsed = 0;
-    if (job->worker >= 0) {
-        svc->workers[job->worker].job = 0;
-    }
-    for (int wi = 0; wi < svc->nprocs; ++wi) {
-        if (svc->workers[wi].reserved_for == job->id) {
-            svc->workers[wi].reserved_for = 0;
-        }
-    }
-    job->worker = -1;
+    release_workers(svc, job);
     free(job->script); /* read again from the store when a worker takes it */
     job->script = NULL;
     job->version++;
