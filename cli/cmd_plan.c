@@ -89,6 +89,38 @@ static void on_progress(void *user, const tpPlanStats *s)
     ps->shown = true;
 }
 
+/* The control the plan used (issue 38): totals, then each controlled body (at most 8 named; more:
+ * the one with the most impulse). */
+static void print_control(const tpPlanRecord *rec, const tpPlanWorld *w)
+{
+    tpPlanControl total, *per = calloc((size_t)rec->nbodies + 1, sizeof *per);
+    if (!per) {
+        return;
+    }
+    tpPlanWorld_Control(rec, w, per, &total);
+    int ncontrolled = 0, most = -1;
+    for (int i = 0; i < rec->nbodies; ++i) {
+        if (rec->bodies[i].controlled) {
+            ncontrolled++;
+            most = (most < 0 || per[i].impulse > per[most].impulse) ? i : most;
+        }
+    }
+    if (ncontrolled > 0) {
+        printf("control    %.4g N s impulse, %.4g N m s angular, %.4g J work, forces during %.3g s (%d of %d steps)\n",
+               total.impulse, total.angular_impulse, total.work, total.time, total.steps, w->nsteps);
+        printf("           ");
+        for (int i = 0, n = 0; i < rec->nbodies; ++i) {
+            if (!rec->bodies[i].controlled || (ncontrolled > 8 && i != most)) {
+                continue;
+            }
+            printf("%s%s %.3g N s %.3g J %d step%s", n++ ? ", " : (ncontrolled > 8 ? "most: " : ""),
+                   rec->bodies[i].name, per[i].impulse, per[i].work, per[i].steps, per[i].steps == 1 ? "" : "s");
+        }
+        printf("\n");
+    }
+    free(per);
+}
+
 static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlanResult *res, const tpPlanRecord *rec,
                           size_t state_bytes, int action_dim, const char *out)
 {
@@ -121,6 +153,7 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
                (double)s->mem_bytes / 1048576.0);
     }
     printf("plan       %d steps (%.2f s of motion), cost %.6g\n", w->nsteps, w->nsteps * rec->dt, w->cost);
+    print_control(rec, w);
     printf("search     %lld iterations, %lld nodes, %lld rejected (invalid), %.1f MB tree\n", (long long)s->iterations,
            (long long)s->nodes, (long long)s->rejected, rec->memory_bytes / 1048576.0);
     if (s->dead_ends > 0) {

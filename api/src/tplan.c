@@ -403,6 +403,29 @@ const double *tplan_result_controls(const tplan_result *r, int body)
     return selected_(r)->controls[body];
 }
 
+int tplan_result_control(const tplan_result *r, int body, double out[4])
+{
+    memset(out, 0, 4 * sizeof *out);
+    if (!r || body < -1 || body >= r->rec.nbodies) {
+        return 0;
+    }
+    tpPlanControl total, one, *per = NULL;
+    if (body >= 0) {
+        per = calloc((size_t)r->rec.nbodies, sizeof *per);
+        if (!per) {
+            return 0;
+        }
+    }
+    tpPlanWorld_Control(&r->rec, selected_(r), per, body < 0 ? &total : NULL);
+    one = body < 0 ? total : per[body];
+    free(per);
+    out[0] = one.impulse;
+    out[1] = one.angular_impulse;
+    out[2] = one.work;
+    out[3] = one.time;
+    return 1;
+}
+
 int tplan_result_motor_count(const tplan_result *r)
 {
     return r ? r->rec.nmotors : 0;

@@ -52,6 +52,11 @@ class TplanSettings(bpy.types.PropertyGroup):
     min_time: FloatProperty(name="Not before", default=0.5, min=0, unit="TIME_ABSOLUTE",
                             description="s: the goal holds no earlier (objects at rest at the start do not count)")
     rest_speed: FloatProperty(name="Rest speed", default=0.05, min=1e-4, description="m/s: at rest below it")
+    direction: EnumProperty(name="Direction", items=[
+        ("THROW", "Throw", "each active object is thrown once toward the region or point, then left to physics: "
+         "no visible control (passive direction)"),
+        ("DRIVE", "Drive", "active objects push themselves sideways all along (robots, vehicles)"),
+    ], default="THROW")
     force: FloatProperty(name="Push", default=0.8, min=0.0, max=100.0,
                          description="active objects push themselves sideways with at most this fraction of their "
                          "weight (above the friction coefficient to slide on something; above 1 a cube tips)")
@@ -154,6 +159,7 @@ def build_settings(context):
                      "material": str(o.get("material", "default"))})
     moving = [o["name"] for o in objs if o["cls"] != "static"]
     s = {"objects": objs, "goal": t.goal, "min_time": t.min_time, "rest_speed": t.rest_speed, "force": t.force,
+         "direction": t.direction,
          "fps": scene.render.fps / scene.render.fps_base, "seed": t.seed, "iterations": t.iterations,
          "solutions": t.solutions, "ground": t.ground, "scene_file": "scene.glb", "subjects": moving}
     if t.goal == "INSIDE":
@@ -453,7 +459,10 @@ class TPLAN_PT_panel(bpy.types.Panel):
             row.prop(t, "goal_3d")
         box.prop(t, "min_time")
         box.prop(t, "rest_speed")
-        box.prop(t, "force")
+        if t.goal != "REST":
+            box.prop(t, "direction")
+            if t.direction == "DRIVE":
+                box.prop(t, "force")
         box.prop(t, "ground")
         box = lay.box()
         box.prop(t, "backend", expand=True)

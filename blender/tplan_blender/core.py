@@ -111,6 +111,10 @@ def lua_bytes(data, width=120):
     return '"' + "\\z\n".join(out) + '"'
 
 
+DIRECTIONS = ("THROW", "DRIVE")  # how active objects are directed (domain_script's "direction")
+THROW_GAP = 0.5  # s between two objects' throws
+
+
 def num(x):
     """A number as Lua reads it back exactly."""
     x = float(x)
@@ -142,7 +146,10 @@ def domain_script(s):
       point        (x, y, z) (REACH), radius (m), goal_3d (bool: the point in 3D, else in xy)
       min_time     s: the goal holds no earlier (objects at rest at t = 0 do not count)
       rest_speed   m/s: "at rest" below it (and 10x that in rad/s)
-      force        fraction of its weight an active object is pushed with at most
+      direction    "THROW" (default: passive direction, each active object thrown once at the region
+                   or point, its turn after the one before, then left to physics) | "DRIVE" (it
+                   pushes itself sideways all along: robots, vehicles)
+      force        DRIVE: fraction of its weight an active object is pushed with at most
       fps, seed, iterations, solutions, ground (bool: a ground plane at z = 0)."""
     objs = s["objects"]
     names = [o["name"] for o in objs]
@@ -225,7 +232,44 @@ def domain_script(s):
     # object, one tactic that only waits: the plan is the passive physics until the goal holds
     w("local tactics = {}")
     force = float(s.get("force", 0.8))
-    for o in active:
+    direction = s.get("direction", "THROW")
+    if direction not in DIRECTIONS:
+        raise PlanError("unknown direction %r (known: %s)" % (direction, ", ".join(DIRECTIONS)))
+    if direction == "THROW" and target:
+        # passive direction (issue 38): object k waits k x THROW_GAP s (no force), is thrown once at
+        # a point drawn around the target (one release step: tp.skill.throw), then rests: every
+        # motion after the release is pure physics, and the planner searches over the throws
+        if goal == "INSIDE":
+            lo, hi = s["region"]
+            aim_lo = [c - 0.25 * (b - a) for c, a, b in zip(target, lo, hi)]
+            aim_hi = [c + 0.25 * (b - a) for c, a, b in zip(target, lo, hi)]
+            aim_lo[2] = aim_hi[2] = target[2]
+            aim = "tp.uniform(%s, %s)" % (vec(aim_lo), vec(aim_hi))
+        else:
+            aim = "tp.normal(%s, 0.05)" % vec(target)
+        shot = (len(active) - 1) * THROW_GAP + 0.9 + 6.0  # s: the shot's longest length
+        for k, o in enumerate(active):
+            n = lua_string(o["name"])
+            skills = ['tp.skill.wait { name = "turn", duration = %s }' % num(k * THROW_GAP),
+                      # follow: the throw's segment runs on until everything rests, so the throw
+                      # is the decision (two solutions are two throws, not one world twice)
+                      'tp.skill.throw { name = "throw", point = %s, flight_time = tp.uniform(0.3, 0.9), '
+                      'angular_velocity = tp.uniform({-3, -3, -3}, {3, 3, 3}), follow = true, timeout = %s }'
+                      % (aim, num(shot)),
+                      # one segment to the shot's end: no decision points after the throw, so the
+                      # search branches at the throws (BK-BGT would grow the deepest rests instead)
+                      'tp.skill.wait { name = "rest", target = %s, duration = %s, timeout = %s }'
+                      % (n, num(shot), num(shot))]
+            w("tactics[#tactics + 1] = tp.tactic { name = %s, body = %s, start = \"turn\", skills = { %s }, "
+              "transitions = { turn = { throw = 1 }, throw = { rest = 1 }, rest = { rest = 1 } } }"
+              % (n, n, ", ".join(skills)))
+        active_drive = []
+        # the shot's longest length: a world still short of the goal 6 s after the last landing
+        # is dropped, so the search goes back to the throws instead of growing one that never settles
+        w("local valid = function(st) return st.t <= %s end" % num(shot))
+    else:
+        active_drive = active
+    for o in active_drive:
         F = force * o["mass"] * G
         aim = vec(target[:2]) if target else None
         w("do")
@@ -260,6 +304,8 @@ def domain_script(s):
     w("  tactics = tactics,")
     w("  goal = goal,")
     w("  quality = quality,")
+    if direction == "THROW" and target and active:
+        w("  valid = valid,")
     w("  planner = { algorithm = \"bgt\", mu = 1000, max_iters = %d, solutions = %d, seed = %d }," %
       (int(s.get("iterations", 20000)), int(s.get("solutions", 1)), int(s.get("seed", 1))))
     w("}")

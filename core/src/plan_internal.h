@@ -16,6 +16,7 @@ extern const char *const tpPlan_Shapes[];     /* body "shape" */
 extern const char *const tpPlan_Statuses[];   /* "status" */
 extern const char *const tpPlan_Algorithms[]; /* planner "algorithm" */
 
+/* The name checks (plan_text.c). */
 /// True if s (may be NULL) equals one of the strings in the NULL-terminated list.
 bool tpPlan_IsOneOf(const char *s, const char *const *list);
 
@@ -47,8 +48,13 @@ bool tpPlan_RejectionsProblem(const tpPlanRecord *rec, char *field, size_t fcap,
 /// Frees the arrays of one world allocated for nbodies bodies and ntactics tactics, zeroes it.
 void tpPlanWorld_FreeArrays(tpPlanWorld *w, int nbodies, int ntactics);
 
-/// A JSON string literal (plan_write.c).
+/* The leaf writers (plan_text.c). */
+/// A JSON string literal.
 void tpPlan_PutString(FILE *f, const char *s);
+/// A double as its shortest exact text (tpPlan_FormatDouble, tp/plan.h).
+void tpPlan_PutDouble(FILE *f, double v);
+/// A float (a color) as the shortest digits that read back, through strtod and a cast, to it.
+void tpPlan_PutFloat(FILE *f, float v);
 
 /* Overlays (plan_overlay.c). */
 struct cJSON;
@@ -74,6 +80,19 @@ bool tpPlan_CheckSources(const tpPlanRecord *rec, char *err, size_t errlen);
 void tpPlan_PutSources(FILE *f, const tpPlanRecord *rec);
 /// Reads the optional "sources" member of a parsed plan (after the header) and checks it as above.
 bool tpPlan_ReadSources(const char *file, const struct cJSON *root, tpPlanRecord *rec, char *err, size_t errlen);
+
+/// "file: message" into err (the readers of the optional members: plan_control.c,
+/// plan_temporal.c); always false, so a reader can `return tpPlan_FileFail(...)`.
+bool tpPlan_FileFail(const char *file, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The control report (plan_control.c). */
+/// Writes ",\n  \"control\": {...}" (one line, no trailing comma) for the selected world.
+void tpPlan_PutControl(FILE *f, const tpPlanRecord *rec);
+/// Reads the optional "control" member (after the worlds) and checks it strictly: exactly its
+/// members, every controlled body once, each figure finite and in its range (not compared with the
+/// controls); false with "file: control.bodies.ball.time: ... is negative".
+bool tpPlan_ReadControl(const char *file, const struct cJSON *root, const tpPlanRecord *rec, char *err, size_t errlen);
 
 /* Goal regions (plan_goal.c). */
 /// Frees rec->goal_regions and zeroes the count.

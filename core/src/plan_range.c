@@ -132,3 +132,14 @@ bool tpPlan_RejectionsProblem(const tpPlanRecord *rec, char *field, size_t fcap,
     }
     return true;
 }
+
+bool tpPlan_FileFail(const char *file, char *err, size_t errlen, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tpErrorf(err, errlen, "%s: %s", file, msg);
+    return false;
+}

@@ -1366,7 +1366,8 @@ static bool read_record(tpReadState *st, const cJSON *root)
     return read_stats(r, root, rec) && tpPlan_ReadOverlays(r->file, root, rec, r->err, r->errlen) &&
            tpPlan_ReadSources(r->file, root, rec, r->err, r->errlen) &&
            tpPlan_ReadGoal(r->file, root, rec, r->err, r->errlen) &&
-           tpPlan_ReadTemporal(r->file, root, rec, r->err, r->errlen);
+           tpPlan_ReadTemporal(r->file, root, rec, r->err, r->errlen) &&
+           tpPlan_ReadControl(r->file, root, rec, r->err, r->errlen);
 }
 
 /* Reads the plan in text[0..len) (modified: matrices are packed in place); file names it. */

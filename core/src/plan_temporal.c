@@ -220,20 +220,6 @@ void tpPlanRecord_TemporalText(const tpPlanRecord *rec, int w, int step, int k, 
 /* ------------------------------------------------------------------------------------------ */
 /* Reader                                                                                     */
 
-static bool tFail(const char *file, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static bool tFail(const char *file, char *err, size_t errlen, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    tpErrorf(err, errlen, "%s: %s", file, msg);
-    return false;
-}
-
 /* An integer-valued JSON number in [lo, hi] into *out. */
 static bool read_int(const cJSON *e, double lo, double hi, int *out)
 {
@@ -248,31 +234,33 @@ static bool read_int(const cJSON *e, double lo, double hi, int *out)
 static bool read_condition(const char *file, const cJSON *o, int i, tpPlanTemporal *t, char *err, size_t errlen)
 {
     if (!cJSON_IsObject(o)) {
-        return tFail(file, err, errlen, "temporal.conditions[%d]: expected an object", i);
+        return tpPlan_FileFail(file, err, errlen, "temporal.conditions[%d]: expected an object", i);
     }
     for (const cJSON *m = o->child; m; m = m->next) {
         if (strcmp(m->string, "name") != 0 && strcmp(m->string, "kind") != 0 && strcmp(m->string, "size") != 0) {
-            return tFail(file, err, errlen,
-                         "temporal.conditions[%d]: unknown field \"%.64s\" (expected name, kind, size)", i, m->string);
+            return tpPlan_FileFail(file, err, errlen,
+                                   "temporal.conditions[%d]: unknown field \"%.64s\" (expected name, kind, size)", i,
+                                   m->string);
         }
     }
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "name");
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
     if (!cJSON_IsString(name) || !name->valuestring) {
-        return tFail(file, err, errlen, "temporal.conditions[%d].name: expected a string", i);
+        return tpPlan_FileFail(file, err, errlen, "temporal.conditions[%d].name: expected a string", i);
     }
     if (!cJSON_IsString(kind) || !is_kind(kind->valuestring)) {
-        return tFail(file, err, errlen,
-                     "temporal.conditions[%d].kind: expected sequence, ever, never, within_time or at_time", i);
+        return tpPlan_FileFail(file, err, errlen,
+                               "temporal.conditions[%d].kind: expected sequence, ever, never, within_time or at_time",
+                               i);
     }
     if (!read_int(cJSON_GetObjectItemCaseSensitive(o, "size"), 1, TP_PLAN_MAX_TEMPORAL_SIZE, &t->size)) {
-        return tFail(file, err, errlen, "temporal.conditions[%d].size: expected an integer in 1..%d", i,
-                     TP_PLAN_MAX_TEMPORAL_SIZE);
+        return tpPlan_FileFail(file, err, errlen, "temporal.conditions[%d].size: expected an integer in 1..%d", i,
+                               TP_PLAN_MAX_TEMPORAL_SIZE);
     }
     t->name = strdup(name->valuestring);
     t->kind = strdup(kind->valuestring);
     if (!t->name || !t->kind) {
-        return tFail(file, err, errlen, "temporal: out of memory");
+        return tpPlan_FileFail(file, err, errlen, "temporal: out of memory");
     }
     return true;
 }
@@ -281,11 +269,12 @@ static bool read_changes(const char *file, const cJSON *a, int j, tpPlanWorld *w
 {
     int n = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : -1;
     if (n < 0) {
-        return tFail(file, err, errlen, "temporal.changes[%d]: expected an array of [step, condition, value]", j);
+        return tpPlan_FileFail(file, err, errlen, "temporal.changes[%d]: expected an array of [step, condition, value]",
+                               j);
     }
     w->tchanges = malloc(sizeof *w->tchanges * 3 * (size_t)(n > 0 ? n : 1));
     if (!w->tchanges) {
-        return tFail(file, err, errlen, "temporal: out of memory");
+        return tpPlan_FileFail(file, err, errlen, "temporal: out of memory");
     }
     int k = 0;
     for (const cJSON *c = a->child; c; c = c->next, ++k) {
@@ -293,8 +282,8 @@ static bool read_changes(const char *file, const cJSON *a, int j, tpPlanWorld *w
         const cJSON *e = cJSON_IsArray(c) && cJSON_GetArraySize(c) == 3 ? c->child : NULL;
         for (int q = 0; q < 3; ++q, e = e ? e->next : NULL) {
             if (!e || !read_int(e, -2147483648.0, 2147483647.0, &v[q])) {
-                return tFail(file, err, errlen,
-                             "temporal.changes[%d][%d]: expected 3 integers [step, condition, value]", j, k);
+                return tpPlan_FileFail(file, err, errlen,
+                                       "temporal.changes[%d][%d]: expected 3 integers [step, condition, value]", j, k);
             }
         }
         memcpy(w->tchanges + 3 * k, v, sizeof v);
@@ -310,32 +299,33 @@ bool tpPlan_ReadTemporal(const char *file, const cJSON *root, tpPlanRecord *rec,
         return true; /* optional: domains without temporal conditions, and older plans, have none */
     }
     if (!cJSON_IsObject(tm)) {
-        return tFail(file, err, errlen, "temporal: expected an object");
+        return tpPlan_FileFail(file, err, errlen, "temporal: expected an object");
     }
     int version = 0;
     if (!read_int(cJSON_GetObjectItemCaseSensitive(tm, "version"), 1, 1e9, &version)) {
-        return tFail(file, err, errlen, "temporal.version: expected an integer >= 1");
+        return tpPlan_FileFail(file, err, errlen, "temporal.version: expected an integer >= 1");
     }
     if (version != TP_PLAN_TEMPORAL_VERSION) {
-        return tFail(file, err, errlen, "temporal.version: %d is not supported (this reader knows %d)", version,
-                     TP_PLAN_TEMPORAL_VERSION);
+        return tpPlan_FileFail(file, err, errlen, "temporal.version: %d is not supported (this reader knows %d)",
+                               version, TP_PLAN_TEMPORAL_VERSION);
     }
     for (const cJSON *m = tm->child; m; m = m->next) {
         if (strcmp(m->string, "version") != 0 && strcmp(m->string, "conditions") != 0 &&
             strcmp(m->string, "changes") != 0 && strcmp(m->string, "unmet") != 0) {
-            return tFail(file, err, errlen,
-                         "temporal: unknown field \"%.64s\" (expected version, conditions, changes, unmet)", m->string);
+            return tpPlan_FileFail(file, err, errlen,
+                                   "temporal: unknown field \"%.64s\" (expected version, conditions, changes, unmet)",
+                                   m->string);
         }
     }
     const cJSON *conds = cJSON_GetObjectItemCaseSensitive(tm, "conditions");
     int n = cJSON_IsArray(conds) ? cJSON_GetArraySize(conds) : -1;
     if (n < 1 || n > TP_PLAN_MAX_TEMPORAL) {
-        return tFail(file, err, errlen, "temporal.conditions: expected an array of 1..%d conditions",
-                     TP_PLAN_MAX_TEMPORAL);
+        return tpPlan_FileFail(file, err, errlen, "temporal.conditions: expected an array of 1..%d conditions",
+                               TP_PLAN_MAX_TEMPORAL);
     }
     rec->temporal = calloc((size_t)n, sizeof *rec->temporal);
     if (!rec->temporal) {
-        return tFail(file, err, errlen, "temporal: out of memory");
+        return tpPlan_FileFail(file, err, errlen, "temporal: out of memory");
     }
     rec->ntemporal = n;
     int i = 0;
@@ -346,10 +336,10 @@ bool tpPlan_ReadTemporal(const char *file, const cJSON *root, tpPlanRecord *rec,
     }
     const cJSON *changes = cJSON_GetObjectItemCaseSensitive(tm, "changes");
     if (!cJSON_IsArray(changes) || cJSON_GetArraySize(changes) != rec->nworlds) {
-        return tFail(file, err, errlen,
-                     "temporal.changes: expected an array of %d arrays (one per world: the plan, then "
-                     "the alternatives)",
-                     rec->nworlds);
+        return tpPlan_FileFail(file, err, errlen,
+                               "temporal.changes: expected an array of %d arrays (one per world: the plan, then "
+                               "the alternatives)",
+                               rec->nworlds);
     }
     int j = 0;
     for (const cJSON *a = changes->child; a; a = a->next, ++j) {
@@ -360,15 +350,15 @@ bool tpPlan_ReadTemporal(const char *file, const cJSON *root, tpPlanRecord *rec,
     const cJSON *unmet = cJSON_GetObjectItemCaseSensitive(tm, "unmet");
     if (unmet) {
         if (!cJSON_IsString(unmet) || !unmet->valuestring) {
-            return tFail(file, err, errlen, "temporal.unmet: expected a string");
+            return tpPlan_FileFail(file, err, errlen, "temporal.unmet: expected a string");
         }
         if (!(rec->goal_unmet = strdup(unmet->valuestring))) {
-            return tFail(file, err, errlen, "temporal: out of memory");
+            return tpPlan_FileFail(file, err, errlen, "temporal: out of memory");
         }
     }
     char msg[512];
     if (!tpPlan_CheckTemporal(rec, msg, sizeof msg)) {
-        return tFail(file, err, errlen, "%s", msg);
+        return tpPlan_FileFail(file, err, errlen, "%s", msg);
     }
     return true;
 }

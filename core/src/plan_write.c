@@ -25,19 +25,6 @@ const char *const tpPlan_Shapes[] = {"box", "sphere", "cylinder", "capsule", "pl
 const char *const tpPlan_Statuses[] = {"solved", "approximate", NULL};
 const char *const tpPlan_Algorithms[] = {"bgt", "rrt", NULL};
 
-bool tpPlan_IsOneOf(const char *s, const char *const *list)
-{
-    if (!s) {
-        return false;
-    }
-    for (; *list; ++list) {
-        if (strcmp(s, *list) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
 bool tpPlanView_Valid(const tpPlanView *v)
 {
     bool ok =
@@ -46,41 +33,6 @@ bool tpPlanView_Valid(const tpPlanView *v)
         ok = ok && isfinite(v->target[k]);
     }
     return ok;
-}
-
-bool tpPlan_IsHashString(const char *s)
-{
-    static const char prefix[] = "fnv1a64:";
-    if (!s || strncmp(s, prefix, sizeof prefix - 1) != 0) {
-        return false;
-    }
-    s += sizeof prefix - 1;
-    for (int i = 0; i < 16; ++i) {
-        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) {
-            return false;
-        }
-    }
-    return s[16] == '\0';
-}
-
-bool tpPlan_FindDuplicate(const char *const *names, int n, int *first, int *second)
-{
-    int found = tpNames_FindDuplicate(names, n, first, second);
-    if (found >= 0) {
-        return found == 1;
-    }
-    /* Fall back to the quadratic scan rather than report a false "unique" (n is a plan's body or
-     * tactic count here, bounded by what the reader already holds in memory). */
-    for (int i = 0; i < n; ++i) {
-        for (int j = i + 1; j < n; ++j) {
-            if (strcmp(names[i], names[j]) == 0) {
-                *first = i;
-                *second = j;
-                return true;
-            }
-        }
-    }
-    return false;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -620,111 +572,25 @@ static bool check_record(const tpCheck *c, const tpPlanRecord *rec, char **overr
 /* ------------------------------------------------------------------------------------------ */
 /* Output                                                                                     */
 
-/* A domain script may have switched LC_NUMERIC; JSON always wants '.'. */
-static void normalize_number(char *buf)
-{
-    for (char *p = buf; *p; ++p) {
-        if (!((*p >= '0' && *p <= '9') || *p == '-' || *p == '+' || *p == 'e' || *p == 'E')) {
-            *p = '.';
-        }
-    }
-}
-
-/* Shortest of %.15g / %.17g that reads back to the same bits: %.15g keeps common values
- * such as 0.1 readable, %.17g is always exact. -0.0 prints as "-0" (strtod keeps the sign).
- * Most simulated values need 17 digits, which tpPlan_FormatNumber sees from their 17 digits
- * without a strtod (a plan of 400 dice holds millions of numbers); the result is the same as
- * trying %.15g first. Writes the text and its NUL into buf (40 bytes), returns its length. */
+/* The number and string writers of plan_text.c, under the names this file has always used. */
 static int format_double(double v, char *buf)
 {
-    if (v == 0) {
-        const bool neg = signbit(v); /* what %.15g prints */
-        memcpy(buf, neg ? "-0" : "0", neg ? 3 : 2);
-        return neg ? 2 : 1;
-    }
-    const int n = tpPlan_FormatNumber(v, buf);
-    if (!isfinite(v)) { /* '.' for the point already; this keeps older builds' bytes for inf, nan */
-        normalize_number(buf);
-    }
-    return n;
+    return tpPlan_FormatDouble(v, buf);
 }
 
 static void put_double(FILE *f, double v)
 {
-    char buf[40];
-    const int n = format_double(v, buf);
-    fwrite(buf, 1, (size_t)n, f);
+    tpPlan_PutDouble(f, v);
 }
 
-/* Colors are floats: the shortest digits that come back as the same float through the
- * reader's path (strtod, then a cast), so 0.2f prints as 0.2 rather than 0.20000000298023224. */
 static void put_float(FILE *f, float v)
 {
-    char buf[40];
-    for (int digits = 6; digits <= 9; ++digits) {
-        snprintf(buf, sizeof buf, "%.*g", digits, (double)v);
-        float back = (float)strtod(buf, NULL);
-        if (memcmp(&back, &v, sizeof v) == 0) {
-            normalize_number(buf);
-            fputs(buf, f);
-            return;
-        }
-    }
-    put_double(f, (double)v); /* exact as a double, hence exact after the cast */
-}
-
-int tpPlan_FormatDouble(double v, char *buf)
-{
-    return format_double(v, buf);
-}
-
-void tpPlan_PutDouble(FILE *f, double v)
-{
-    put_double(f, v);
-}
-
-static void put_string(FILE *f, const char *s);
-
-void tpPlan_PutString(FILE *f, const char *s)
-{
-    put_string(f, s);
+    tpPlan_PutFloat(f, v);
 }
 
 static void put_string(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-        switch (*p) {
-        case '"':
-            fputs("\\\"", f);
-            break;
-        case '\\':
-            fputs("\\\\", f);
-            break;
-        case '\n':
-            fputs("\\n", f);
-            break;
-        case '\r':
-            fputs("\\r", f);
-            break;
-        case '\t':
-            fputs("\\t", f);
-            break;
-        case '\b':
-            fputs("\\b", f);
-            break;
-        case '\f':
-            fputs("\\f", f);
-            break;
-        default:
-            if (*p < 0x20) {
-                fprintf(f, "\\u%04x", (unsigned)*p);
-            } else {
-                fputc(*p, f);
-            }
-        }
-    }
-    fputc('"', f);
+    tpPlan_PutString(f, s);
 }
 
 static void put_double_array(FILE *f, const double *v, int n)
@@ -1017,6 +883,7 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
     tpPlan_PutTemporal(f, rec);
     fprintf(f, ",\n  \"steps\": %d,\n  \"cost\": ", sel->nsteps);
     put_double(f, sel->cost);
+    tpPlan_PutControl(f, rec);
 
     fputs(",\n  \"bodies\": [", f);
     for (int i = 0; i < rec->nbodies; ++i) {

@@ -672,6 +672,15 @@ class Result(_Handle):
         p = _c.tplan_result_controls(own.ptr, self._index(own, body))
         return _view(p, self.steps * 6, own, (self.steps, 6)) if p else None
 
+    def control(self, body=None):
+        """The control the plan used (plan.json's "control"): a dict of impulse (N s),
+        angular_impulse (N m s), work (J) and time (s during which any force acted), for the body
+        or, with body None, for all controlled bodies together (zeros for an uncontrolled body)."""
+        own, out = self._owned(), (C.c_double * 4)()
+        i = -1 if body is None else self._index(own, body)
+        _c.tplan_result_control(own.ptr, i, C.cast(out, L.DP))
+        return dict(zip(("impulse", "angular_impulse", "work", "time"), list(out)))
+
     @property
     def trajectory(self):
         """Every body's states, (steps + 1) x bodies (body_names, static ones included) x 13, the

@@ -102,6 +102,7 @@ PROTOTYPES = [
     ("tplan_result_body_index", ip, [vp, cp]),
     ("tplan_result_states", DP, [vp, ip, C.POINTER(ip)]),
     ("tplan_result_controls", DP, [vp, ip]),
+    ("tplan_result_control", ip, [vp, ip, DP]),
     ("tplan_result_motor_count", ip, [vp]),
     ("tplan_result_motor_joint", cp, [vp, ip, C.POINTER(ip)]),
     ("tplan_result_motor_targets", DP, [vp]),

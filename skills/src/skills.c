@@ -27,6 +27,7 @@ extern const tpSkillKindInfo tpSkillKindChip;                                   
 extern const tpSkillKindInfo tpSkillKindGuard;                                                /* guard.c */
 extern const tpSkillKindInfo tpSkillKindRide;                                                 /* ride.c */
 extern const tpSkillKindInfo tpSkillKindMotor;                                                /* skill_motor.c */
+extern const tpSkillKindInfo tpSkillKindThrow, tpSkillKindNudge;                              /* throw.c */
 
 static const tpSkillKindInfo *const k_kinds[TP_SKILL_KIND_COUNT] = {
     [TP_SKILL_WAIT] = &tpSkillKindWait,
@@ -48,8 +49,10 @@ static const tpSkillKindInfo *const k_kinds[TP_SKILL_KIND_COUNT] = {
     [TP_SKILL_FOLLOW_PATH] = &tpSkillKindFollowPath,
     [TP_SKILL_RIDE] = &tpSkillKindRide,
     [TP_SKILL_MOTOR] = &tpSkillKindMotor,
+    [TP_SKILL_THROW] = &tpSkillKindThrow,
+    [TP_SKILL_NUDGE] = &tpSkillKindNudge,
 };
-_Static_assert(TP_SKILL_MOTOR + 1 == TP_SKILL_KIND_COUNT, "k_kinds needs a row for every kind");
+_Static_assert(TP_SKILL_NUDGE + 1 == TP_SKILL_KIND_COUNT, "k_kinds needs a row for every kind");
 
 static const tpSkillKindInfo *kind_info(tpSkillKind kind)
 {

@@ -243,6 +243,16 @@ static void test_plan_read_replay(void **state)
     assert_true(x[13 * (rows - 1)] > 0.3); /* the goal: x beyond 0.3 m */
     assert_non_null(tplan_result_controls(r, ball));
     assert_null(tplan_result_controls(r, 0)); /* the floor is not controlled */
+    /* the control report: the ball's equals the total (the only controlled body), the floor's is 0 */
+    double cb[4], ct[4], cf[4];
+    assert_int_equal(tplan_result_control(r, ball, cb), 1);
+    assert_int_equal(tplan_result_control(r, -1, ct), 1);
+    assert_int_equal(tplan_result_control(r, 0, cf), 1);
+    assert_true(cb[0] > 0 && cb[3] > 0 && cb[3] <= tplan_result_steps(r) * tplan_result_dt(r) + 1e-12);
+    assert_memory_equal(cb, ct, sizeof cb);
+    assert_true(cf[0] == 0 && cf[1] == 0 && cf[2] == 0 && cf[3] == 0);
+    assert_int_equal(tplan_result_control(r, 2, cf), 0);
+    assert_int_equal(tplan_result_control(NULL, -1, cf), 0);
     const double *floor_pose = tplan_result_states(r, 0, &rows);
     assert_int_equal(rows, 1);
     assert_non_null(floor_pose);

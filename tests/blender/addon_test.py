@@ -236,6 +236,7 @@ try:
                 err = (world.translation - wp).length
                 worst = max(worst, err)
                 turn = abs(world.to_quaternion().rotation_difference(wq).angle)
+                turn = min(turn, 2 * math.pi - turn)  # q and -q are one rotation (an angle of 2 pi is none)
                 if err > TOL or turn > 1e-4:
                     fail("%s solution %d step %d: keyed at %s, the plan %s (%.3g m, %.3g rad)"
                          % (o.name, k, i, tuple(world.translation), tuple(wp), err, turn))

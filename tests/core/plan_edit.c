@@ -102,3 +102,11 @@ void plan_static_body(tpPlanRecord *rec, int i, const char *name)
     b->color[3] = 1.0f;
     b->pose[3] = 1.0; /* identity quaternion */
 }
+
+void plan_expect_built_edit_refused(void (*build)(tpPlanRecord *), const char *from, const char *to, const char *want)
+{
+    tpPlanRecord rec;
+    build(&rec);
+    plan_expect_edit_refused(&rec, from, to, want);
+    tpPlanRecord_Free(&rec);
+}

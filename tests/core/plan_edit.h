@@ -22,6 +22,8 @@ void plan_expect_edit_refused(const tpPlanRecord *rec, const char *from, const c
 void plan_header(tpPlanRecord *rec, const char *name, int nbodies);
 /// Body i of rec: a static 0.1 m box named `name` at the origin.
 void plan_static_body(tpPlanRecord *rec, int i, const char *name);
+/// The same for a record made by build() (the test's own, filled from zero) and freed after.
+void plan_expect_built_edit_refused(void (*build)(tpPlanRecord *), const char *from, const char *to, const char *want);
 /// Expects the writer to refuse rec (to w.json) with a message containing want.
 void plan_expect_write_refused(const tpPlanRecord *rec, const char *want);
 

@@ -124,14 +124,8 @@ static void test_writer_refusals(void **state)
     tpPlanRecord_Free(&rec);
 }
 
-/* Writes a good plan, applies an edit to its text and expects the reader to refuse it. */
-static void expect_edit_refused(const char *from, const char *to, const char *want)
-{
-    tpPlanRecord rec;
-    build(&rec);
-    plan_expect_edit_refused(&rec, from, to, want);
-    tpPlanRecord_Free(&rec);
-}
+/* Writes build()'s plan, applies an edit to its text and expects the reader to refuse it. */
+#define expect_edit_refused(from, to, want) plan_expect_built_edit_refused(build, from, to, want)
 
 static void test_reader_refusals(void **state)
 {

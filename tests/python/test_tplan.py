@@ -76,6 +76,11 @@ def test_plan_shapes(golf, tmp_path):
     green = r.states("green")  # static: its pose only
     assert green.shape == (1, 13) and np.array_equal(r.trajectory[:, 0], np.repeat(green, r.steps + 1, axis=0))
     assert r.body_controls("ball") is None
+    # the control report: the robot's is the plan's whole, matching plan.json's "control"
+    c, total = r.control("robot"), r.control()
+    assert c == total and c["impulse"] > 0 and 0 < c["time"] <= r.steps * r.dt + 1e-12
+    assert r.control("ball") == {"impulse": 0.0, "angular_impulse": 0.0, "work": 0.0, "time": 0.0}
+    assert json.loads(r.plan_json())["control"]["total"] == total
     # the plan file: the same again for the same seed (apart from stats.timing), and it replays
     plan = r.plan_json()
     a, b = json.loads(plan), json.loads(golf.plan(seed=3, max_iters=300).plan_json())

@@ -240,6 +240,11 @@ TPLAN_API const double *tplan_result_states(const tplan_result *result, int body
 /// The controls applied to the body: steps rows of 6 doubles, row i from state i to state i+1;
 /// NULL for a body the plan does not control.
 TPLAN_API const double *tplan_result_controls(const tplan_result *result, int body);
+/// The control the plan used (docs/plan-format.md, "control"): for `body` (-1: all controlled bodies
+/// together) out = {impulse N s, angular impulse N m s, work J, time s during which any force or
+/// torque acted}; zeros for a body the plan does not control. Returns 1, or 0 (out zeroed) when
+/// result is NULL or body is out of range.
+TPLAN_API int tplan_result_control(const tplan_result *result, int body, double out[4]);
 /// The driven joint motors of the plan (plan format version 3; 0 for a plan without them): motor
 /// m's joint name and axis (1 or 2, in *axis; may be NULL), NULL when out of range; and their
 /// targets: steps rows of tplan_result_motor_count doubles (rad/s or m/s), row i from state i to

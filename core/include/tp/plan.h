@@ -293,6 +293,23 @@ typedef struct tpPlanRecord {
     tpPlanOverlay *overlays;
 } tpPlanRecord;
 
+/// The control a solution used (issue 38: passive direction shows as almost none): what the
+/// controls of its controlled bodies add up to over its steps. Plain value type.
+typedef struct tpPlanControl {
+    double impulse;         /* N s: sum over steps of |force| dt */
+    double angular_impulse; /* N m s: sum over steps of |torque| dt */
+    double work;            /* J: sum over steps of (force . v + torque . w) dt, v and w the step's mean
+                               velocities (its two states, trapezoid) */
+    double time;            /* s: dt times the steps in which any force or torque acted (a total: steps
+                               in which any body was acted on) */
+    int steps;              /* the number of those steps */
+} tpPlanControl;
+
+/// The control report of world w of rec: per_body[i] for each body (zeros for uncontrolled ones;
+/// NULL: not wanted) and the total over the controlled bodies (NULL: not wanted). A pure function
+/// of the controls and trajectories, so a reader recomputes what the writer wrote.
+void tpPlanWorld_Control(const tpPlanRecord *rec, const tpPlanWorld *w, tpPlanControl *per_body, tpPlanControl *total);
+
 /// Allocates the per-world arrays of w for a record's bodies/tactics (zero-filled).
 /// Returns false on allocation failure.
 bool tpPlanWorld_Alloc(tpPlanWorld *w, const tpPlanRecord *rec, int nsteps);

@@ -110,6 +110,12 @@ typedef enum {
     TP_SKILL_MOTOR,        /* set a driven joint motor's target speed (a sampled `speed`) for a sampled
                               `duration`: swing a lever, spin a wheel, release a catapult; the joint's
                               motor must be declared `driven` (skills/src/skill_motor.c) */
+    TP_SKILL_THROW,        /* passive direction: after a sampled delay `at`, one release step gives the body
+                              exactly a sampled linear and angular velocity, then no force at all: the rest
+                              is pure physics (skills/src/throw.c) */
+    TP_SKILL_NUDGE,        /* passive direction: when the body is hit (its velocity jumps), one step
+                              turns its new velocity by a sampled angle within `deflection`, the change
+                              bounded by `budget` times the impact's own impulse (skills/src/throw.c) */
     TP_SKILL_KIND_COUNT
 } tpSkillKind;
 
@@ -328,6 +334,48 @@ typedef struct tpMotorDef {
     tpDist duration; /* s, dim 1: how long the target is held (unset: 1 s; at least one step) */
 } tpMotorDef;
 
+/// TP_SKILL_THROW (issue 38, passive direction). The release is a one-step force and torque on the
+/// body's control slot, F = m (v_s - v) / dt - m g and tau = I(q) (w_s - w) / dt (I: the world-frame
+/// inertia tensor the physics uses), so the action carries it, Sim stays a pure function of
+/// (state, action) and a plan replays it bit for bit: the state after the release step has exactly
+/// the sampled velocity (to rounding) and then flies free. Contacts during the release step are not
+/// compensated (release from the air, or away from what the body touches). The body's max_force and
+/// max_torque must be unset (unlimited): a throw by an animator is not a robot's drive, and a clamp
+/// would make it inexact (checked when the domain is built).
+typedef struct tpThrowDef {
+    tpDist velocity;         /* m/s, dim 3, world: the release velocity (instead of speed + direction) */
+    tpDist point;            /* m, dim 3, world: instead of a velocity, aim: the velocity that brings the
+                                body's centre there after `flight_time` in free flight (exact for the
+                                step's integrator: v = (p - p0) / (n dt) - g dt (n - 1) / 2, n steps) */
+    tpDist flight_time;      /* s, dim 1, > 0: with `point` (unset: 1 s), rounded to whole steps (>= 1) */
+    tpDist speed;            /* m/s, dim 1: the release speed along `direction` (unset with no velocity: 0) */
+    tpDist direction;        /* world direction, dim 1 (yaw, rad) or 2/3 (a vector, normalised); unset:
+                                the body's heading */
+    tpDist loft;             /* rad, dim 1: elevation above the horizontal of a yaw or 2D direction
+                                (unset: 0); not with a 3D direction */
+    tpDist angular_velocity; /* rad/s, dim 1 (about world z) or 3 (world): the release spin (unset: 0) */
+    tpDist at;               /* s, dim 1, >= 0: delay from the skill's start to the release step (unset:
+                                0, the first step); until then no force acts */
+    bool follow;             /* after the release, stay busy (no force) until every moving body rests
+                                (speed below trigger_speed) or `timeout` passes (default false) */
+    double trigger_speed;    /* m/s: resting speed for `follow` (default 0.05) */
+} tpThrowDef;
+
+/// TP_SKILL_NUDGE (issue 38; Twigg & James's Many-Worlds Browsing perturbations). The skill keeps
+/// the body's velocity of the previous step; when a step changes it by more than gravity's dv plus
+/// `trigger` (an impact of impulse J = m |dv - g dt|), the next step's force turns the new velocity
+/// v about world z by the sampled `turn` (clamped to +-deflection) and scales its magnitude by
+/// 1 + `scale`, the change m |dv'| clamped to budget * J: a correction no larger than a fraction of
+/// the hit that causes it. Then no force. Same force channel and limits rule as throw.
+typedef struct tpNudgeDef {
+    tpDist turn;       /* rad, dim 1: the deflection about world z (unset: uniform in [-deflection,
+                          deflection]); clamped to +-deflection */
+    tpDist scale;      /* dim 1: relative change of the speed after the hit (unset: 0) */
+    double budget;     /* >= 0: the nudge's impulse at most this fraction of the impact's (default 0.25) */
+    double deflection; /* rad, >= 0: the largest turn (default 0.0873, 5 degrees) */
+    double trigger;    /* m/s, >= 0: a velocity jump beyond gravity's counted as a hit (default 0.2) */
+} tpNudgeDef;
+
 /// A skill definition: the constants C and distributions D every kind shares, and the kind's own
 /// in the union member named in `kind`'s comment. Get defaults with tpDefaultSkillDef(kind); the
 /// domain copies it (tpDomainDef), so the caller keeps and frees whatever it points to.
@@ -361,6 +409,8 @@ typedef struct tpSkillDef {
         tpGuardDef guard;      /* GUARD */
         tpRideDef ride;        /* RIDE */
         tpMotorDef motor;      /* MOTOR */
+        tpThrowDef throw_;     /* THROW */
+        tpNudgeDef nudge;      /* NUDGE */
     };
 } tpSkillDef;
 
