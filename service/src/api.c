@@ -171,6 +171,9 @@ typedef struct Submission {
     int memory_mb;
     const char *name;  /* NULL = none */
     const cJSON *tags; /* array, NULL = none */
+    int priority;      /* SVC_PRIORITY_MIN..MAX, 0 = the default */
+    double run_at;     /* unix s, 0 = at once */
+    int retries;       /* 0..SVC_RETRIES_MAX */
 } Submission;
 
 /* A name or tag: 1..max bytes, no control characters. */
@@ -256,8 +259,9 @@ static bool check_run_field(svcReq *rq, const tpService *svc, const cJSON *f, en
 static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MHD_Result *answered)
 {
     tpService *svc = rq->svc;
-    static const char *const known = "domain, script, set, state, planner, mu, seed, max_iters, time_limit, "
-                                     "solutions, nn_index, tree, memory_mb, jobs, name, tags";
+    static const char *const known =
+        "domain, script, set, state, planner, mu, seed, max_iters, time_limit, "
+        "solutions, nn_index, tree, memory_mb, jobs, name, tags, priority, run_at, retries";
 #define BAD(code, field, ...)                                                                                          \
     do {                                                                                                               \
         *answered = svcHttp_Error(rq, code, code == 404 ? "unknown_domain" : "bad_field", field, __VA_ARGS__);         \
@@ -361,6 +365,27 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
                 BAD(400, "name", "name must be a string of 1-%d bytes without control characters", SVC_MAX_NAME);
             }
             sub->name = f->valuestring;
+        } else if (strcmp(k, "priority") == 0) {
+            if (!is_integer(f, SVC_PRIORITY_MIN, SVC_PRIORITY_MAX)) {
+                BAD(400, "priority", "priority must be an integer in %d..%d (higher is planned first; 0 by default)",
+                    SVC_PRIORITY_MIN, SVC_PRIORITY_MAX);
+            }
+            sub->priority = (int)f->valuedouble;
+        } else if (strcmp(k, "retries") == 0) {
+            if (!is_integer(f, 0, SVC_RETRIES_MAX)) {
+                BAD(400, "retries",
+                    "retries must be an integer in 0..%d (times the job is queued again after a worker crash)",
+                    SVC_RETRIES_MAX);
+            }
+            sub->retries = (int)f->valuedouble;
+        } else if (strcmp(k, "run_at") == 0) {
+            double latest = svcNow() + SVC_RUN_AT_MAX_AHEAD;
+            if (!cJSON_IsNumber(f) || !(f->valuedouble >= 0) || !(f->valuedouble <= latest)) {
+                BAD(400, "run_at",
+                    "run_at must be a unix time in seconds, at most %d days ahead (the job is not started before it)",
+                    SVC_RUN_AT_MAX_AHEAD / 86400);
+            }
+            sub->run_at = f->valuedouble;
         } else if (strcmp(k, "tags") == 0) {
             if (!cJSON_IsArray(f) || cJSON_GetArraySize(f) > SVC_MAX_TAGS) {
                 BAD(400, "tags", "tags must be an array of at most %d strings", SVC_MAX_TAGS);
@@ -407,6 +432,7 @@ static char *normalized_request(const cJSON *req, const Submission *sub)
 }
 
 static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline);
+static enum MHD_Result queue_job(svcReq *rq, svcJob *job, const char *key, const char *hash, bool sync, double wait);
 
 /* The job an Idempotency-Key names, if any (svc->mu held): answers its replay, or 422 when the key
  * came with another body, in *out, unlocks svc->mu, frees *job and returns true; false (still
@@ -503,6 +529,11 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
         cJSON_Delete(req);
         return answered;
     }
+    if (sync && sub.run_at > 0) {
+        cJSON_Delete(req);
+        return svcHttp_Error(rq, 400, "bad_field", "run_at",
+                             "run_at schedules a job of POST /v1/jobs; POST /v1/plan plans now, within its wait");
+    }
     const char *key = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Idempotency-Key");
     if (key && (!key[0] || strlen(key) > 200)) {
         cJSON_Delete(req);
@@ -530,6 +561,9 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     cJSON_Delete(req);
     job->time_limit = sub.time_limit;
     job->memory_mb = sub.memory_mb;
+    job->priority = sub.priority;
+    job->retries = sub.retries;
+    job->run_at = sub.run_at > svcNow() ? sub.run_at : 0; /* a time past is now */
     job->best_quality = NAN;
     job->created = svcNow();
     job->sync = sync;
@@ -539,6 +573,14 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
         svcJobFree(job);
         return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
     }
+    return queue_job(rq, job, key, hash, sync, wait);
+}
+
+/* Queues a new job (a submission's, or a retry's): the Idempotency-Key's replay, the store's state,
+ * the client's quota and the queue's bound first; answers 201 (or the synchronous plan). Takes job. */
+static enum MHD_Result queue_job(svcReq *rq, svcJob *job, const char *key, const char *hash, bool sync, double wait)
+{
+    tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
     uint64_t mark = svc->store_errors;
     enum MHD_Result replayed;
@@ -602,7 +644,11 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     job->script = NULL;
     int64_t id = job->id;
     double deadline = job->sync_deadline;
-    svcLog(svc, "job %lld queued (%s%s)", (long long)id, job->domain, sync ? ", synchronous" : "");
+    if (job->retry_of > 0) {
+        svcLog(svc, "job %lld queued (%s, a retry of job %lld)", (long long)id, job->domain, (long long)job->retry_of);
+    } else {
+        svcLog(svc, "job %lld queued (%s%s)", (long long)id, job->domain, sync ? ", synchronous" : "");
+    }
     if (svc->cluster) { /* the store holds it; a node claims it */
         svcJobFree(job);
     }
@@ -970,6 +1016,55 @@ enum MHD_Result svcApi_Action(svcReq *rq, int64_t id, const char *action)
         return svcHttp_BadQuery(rq, bad, "none");
     }
     return end_job(rq, id, strcmp(action, "stop") == 0 ? 's' : 'c');
+}
+
+/* POST /v1/jobs/{id}/retry: a failed or cancelled job runs again as a new job, linked to it (retry_of):
+ * the stored request and script copied, queued under a submission's quota; the old job is kept as it
+ * ended. 409 for an active or a solved job. */
+enum MHD_Result svcApi_Retry(svcReq *rq, int64_t id)
+{
+    const char *bad = svcHttp_UnknownQuery(rq, "");
+    if (bad) {
+        return svcHttp_BadQuery(rq, bad, "none");
+    }
+    tpService *svc = rq->svc;
+    pthread_mutex_lock(&svc->mu);
+    svcStatus st;
+    bool known = job_status(svc, id, &st, &rq->store_down);
+    if (known && st != SVC_FAILED && st != SVC_CANCELLED) {
+        pthread_mutex_unlock(&svc->mu);
+        return svcHttp_Error(rq, 409, "conflict", NULL, "job %lld is %s: only a failed or cancelled job can be retried",
+                             (long long)id, svcStatusName(st));
+    }
+    uint64_t mark = svc->store_errors;
+    svcJob *old = known ? svcStore_GetRun(svc, id) : NULL;
+    rq->store_down = rq->store_down || (known && !old && svc->store_errors != mark);
+    pthread_mutex_unlock(&svc->mu);
+    if (!old) {
+        return unknown_job(rq, id);
+    }
+    svcJob *job = calloc(1, sizeof *job);
+    if (!job) {
+        svcJobFree(old);
+        return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
+    }
+    job->status = SVC_QUEUED;
+    job->domain = old->domain;
+    job->request = old->request;
+    job->script = old->script;
+    job->script_len = old->script_len;
+    job->name = old->name;
+    job->tags = old->tags;
+    job->time_limit = old->time_limit;
+    job->memory_mb = old->memory_mb;
+    job->priority = old->priority;
+    job->retries = old->retries;
+    old->domain = old->request = old->script = old->name = old->tags = NULL;
+    svcJobFree(old);
+    job->best_quality = NAN;
+    job->created = svcNow();
+    job->retry_of = id;
+    return queue_job(rq, job, NULL, NULL, false, 0);
 }
 
 enum MHD_Result svcApi_Delete(svcReq *rq, int64_t id)

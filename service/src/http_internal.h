@@ -73,6 +73,8 @@ enum MHD_Result svcApi_Action(svcReq *rq, int64_t id, const char *action);
 enum MHD_Result svcApi_Script(svcReq *rq, int64_t id);
 /// DELETE /v1/jobs/{id}: cancels an active job, deletes a finished one (and its files).
 enum MHD_Result svcApi_Delete(svcReq *rq, int64_t id);
+/// POST /v1/jobs/{id}/retry: a failed or cancelled job queued again as a new job (retry_of = id).
+enum MHD_Result svcApi_Retry(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_Submit(svcReq *rq, bool sync);
 enum MHD_Result svcApi_List(svcReq *rq);
 enum MHD_Result svcApi_Get(svcReq *rq, int64_t id);

@@ -125,6 +125,10 @@ int svcRoute(svcReq *rq)
             rq->route = "/v1/jobs/{id}/script";
             return is_get(rq) ? svcApi_Script(rq, id) : method_not_allowed(rq, "GET, HEAD");
         }
+        if (strcmp(rest, "/retry") == 0) {
+            rq->route = "/v1/jobs/{id}/retry";
+            return is(rq, "POST") ? svcApi_Retry(rq, id) : method_not_allowed(rq, "POST");
+        }
         if (strcmp(rest, "/stop") == 0 || strcmp(rest, "/cancel") == 0) {
             rq->route = rest[1] == 's' ? "/v1/jobs/{id}/stop" : "/v1/jobs/{id}/cancel";
             return is(rq, "POST") ? svcApi_Action(rq, id, rest + 1) : method_not_allowed(rq, "POST");

@@ -161,6 +161,20 @@ static bool worker_idle(const svcWorker *w)
 }
 
 /* The job leaves the active list: final status, stored, counted, logged, waiters woken. */
+/* The job leaves its worker and the workers its --jobs search counted. */
+static void release_workers(tpService *svc, svcJob *job)
+{
+    if (job->worker >= 0) {
+        svc->workers[job->worker].job = 0;
+    }
+    for (int wi = 0; wi < svc->nprocs; ++wi) {
+        if (svc->workers[wi].reserved_for == job->id) {
+            svc->workers[wi].reserved_for = 0;
+        }
+    }
+    job->worker = -1;
+}
+
 static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char *code, const char *message)
 {
     bool again = job->unstored; /* retry_unstored: the same end, written again */
@@ -171,15 +185,7 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
         free(job->err_message);
         job->err_message = strdup(message ? message : "");
     }
-    if (job->worker >= 0) {
-        svc->workers[job->worker].job = 0;
-    }
-    for (int wi = 0; wi < svc->nprocs; ++wi) { /* the workers its --jobs search counted */
-        if (svc->workers[wi].reserved_for == job->id) {
-            svc->workers[wi].reserved_for = 0;
-        }
-    }
-    job->worker = -1;
+    release_workers(svc, job);
     if (status == SVC_FAILED || status == SVC_CANCELLED) {
         svcJobRemoveFiles(svc, job->id,
                           true); /* what its worker had written (tree.bin, temporary files); its log stays */
@@ -406,7 +412,7 @@ static int running_of_client(svcJob *const *run, int nrun, const svcJob *job)
     return n;
 }
 
-svcJob *svcSched_Pick(svcJob *const *active, int nactive)
+svcJob *svcSched_Pick(svcJob *const *active, int nactive, double now)
 {
     svcJob *best = NULL;
     int best_running = 0;
@@ -419,12 +425,13 @@ svcJob *svcSched_Pick(svcJob *const *active, int nactive)
     }
     for (int i = 0; i < nactive; ++i) {
         svcJob *j = active[i];
-        if (j->status != SVC_QUEUED) {
+        if (j->status != SVC_QUEUED || j->run_at > now) {
             continue;
         }
         int running = running_of_client(run, nrun, j);
-        if (!best || (j->sync && !best->sync) ||
-            (j->sync == best->sync && (running < best_running || (running == best_running && j->id < best->id)))) {
+        if (!best || (j->sync && !best->sync) || (j->sync == best->sync && j->priority > best->priority) ||
+            (j->sync == best->sync && j->priority == best->priority &&
+             (running < best_running || (running == best_running && j->id < best->id)))) {
             best = j;
             best_running = running;
         }
@@ -434,7 +441,7 @@ svcJob *svcSched_Pick(svcJob *const *active, int nactive)
 
 static svcJob *next_queued(tpService *svc)
 {
-    return svcSched_Pick(svc->active, svc->nactive);
+    return svcSched_Pick(svc->active, svc->nactive, svcNow());
 }
 
 /* The planner's time limit of a job started now. A synchronous job answers within its deadline:
@@ -794,6 +801,45 @@ static bool read_events(tpService *svc, svcWorker *w)
     }
 }
 
+/* An infrastructure failure (its worker died: not the script's error, nor a limit) of a job with
+ * retries left: queued again after a backoff (SVC_BACKOFF_FIRST s, doubled after each failure, at most
+ * SVC_BACKOFF_MAX), its failures counted in its record. False (nothing changed) when none are left. */
+static bool queue_again(tpService *svc, svcJob *job, const char *message)
+{
+    if (job->failures >= job->retries || job->sync) {
+        return false;
+    }
+    double backoff = fmin(SVC_BACKOFF_MAX, SVC_BACKOFF_FIRST * pow(2.0, job->failures));
+    job->failures++;
+    job->status = SVC_QUEUED;
+    job->run_at = svcNow() + backoff;
+    job->started = 0;
+    job->iterations = job->nodes = 0;
+    job->solutions = 0;
+    job->best_quality = NAN;
+    job->elapsed = 0;
+    release_workers(svc, job);
+    free(job->script); /* read again from the store when a worker takes it */
+    job->script = NULL;
+    job->version++;
+    svcJobRemoveFiles(svc, job->id, true);
+    bool stored = svcStore_Update(svc, job); /* a cluster node hands it back (its lease dropped) */
+    svcLog(svc, "job %lld: %s; queued again in %.0f s (failure %d of %d retries)%s", (long long)job->id, message,
+           backoff, job->failures, job->retries, stored ? "" : " (the store did not take it)");
+    if (svc->cluster) { /* the store holds it now: a node claims it when it is due */
+        for (int i = 0; i < svc->nactive; ++i) {
+            if (svc->active[i] == job) {
+                svc->active[i] = svc->active[--svc->nactive];
+                break;
+            }
+        }
+        svcJobFree(job);
+    }
+    pthread_cond_broadcast(&svc->changed);
+    svcWakeScheduler(svc);
+    return true;
+}
+
 static void worker_died(tpService *svc, int wi)
 {
     svcWorker *w = &svc->workers[wi];
@@ -813,7 +859,9 @@ static void worker_died(tpService *svc, int wi)
             } else {
                 snprintf(msg, sizeof msg, "worker exited with status %d while planning", WEXITSTATUS(status));
             }
-            finish_job(svc, job, SVC_FAILED, "worker_crashed", msg);
+            if (!queue_again(svc, job, msg)) {
+                finish_job(svc, job, SVC_FAILED, "worker_crashed", msg);
+            }
         }
     }
     w->job = 0;
@@ -898,6 +946,11 @@ static void *sched_main(void *arg)
             if (svc->active[i]->sync && svc->active[i]->status == SVC_QUEUED) {
                 double d = now + (svc->active[i]->sync_deadline - svcNow());
                 next = d < next ? d : next;
+            }
+            double ahead = svc->active[i]->run_at - svcNow(); /* a scheduled job falls due (one due already
+                                                                 waits for a worker: no wake for it) */
+            if (svc->active[i]->status == SVC_QUEUED && ahead > 0) {
+                next = now + ahead < next ? now + ahead : next;
             }
         }
         if (svc->cluster) { /* leases, cancel requests, dead nodes' jobs, ends the store refused */

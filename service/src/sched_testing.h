@@ -7,10 +7,12 @@
 struct svcJob;
 
 /// The queued job a free worker takes next among active[0..nactive) (queued and running jobs):
-/// synchronous (POST /v1/plan) jobs first; then the job of the client with the fewest jobs
+/// synchronous (POST /v1/plan) jobs first; then the highest priority (the request's "priority");
+/// within a priority, the job of the client with the fewest jobs
 /// running (fairness: a client holding both workers does not take the next one before another
 /// client's job; a job whose client is unknown, "" after a restart, counts none); the oldest
-/// (smallest id) among equals. NULL when none is queued.
-struct svcJob *svcSched_Pick(struct svcJob *const *active, int nactive);
+/// (smallest id) among equals. A job whose run_at (unix s) is after now is not due: never taken.
+/// NULL when none is queued and due.
+struct svcJob *svcSched_Pick(struct svcJob *const *active, int nactive, double now);
 
 #endif

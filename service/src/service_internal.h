@@ -64,6 +64,11 @@ typedef struct svcJob {
     char *err_message;
     bool has_plan, has_tree;
     int64_t files_bytes; /* size of its files once final (retention) */
+    int priority;        /* the request's "priority" (SVC_PRIORITY_MIN..MAX, 0 by default): higher is taken first */
+    double run_at;       /* unix s before which it is not started (the request's "run_at"); 0 = at once */
+    int retries;  /* the request's "retries": infrastructure failures it is queued again after (0..SVC_RETRIES_MAX) */
+    int failures; /* infrastructure failures so far (a worker crash), each followed by a backoff */
+    int64_t retry_of; /* the failed or cancelled job this one runs again (POST /v1/jobs/{id}/retry); 0 = none */
     /* runtime (active jobs only) */
     bool sync;            /* POST /v1/plan: ahead of the queue, planned within sync_deadline */
     double sync_deadline; /* tpClock time */
@@ -108,6 +113,13 @@ typedef struct svcWorker {
     char kill_code[32];
     char kill_message[256];
 } svcWorker;
+
+#define SVC_PRIORITY_MIN (-100) /* a job's "priority" bounds (request field) */
+#define SVC_PRIORITY_MAX 100
+#define SVC_RETRIES_MAX 10    /* a job's "retries" at most */
+#define SVC_BACKOFF_FIRST 1.0 /* s before the first retry after an infrastructure failure; doubled each time */
+#define SVC_BACKOFF_MAX 300.0 /* s: the longest backoff */
+#define SVC_RUN_AT_MAX_AHEAD (366 * 86400) /* s: a job's "run_at" at most this far ahead */
 
 #define SVC_HIST_BUCKETS 12
 #define SVC_MAX_ROUTES 20
@@ -206,6 +218,9 @@ void svcStore_Close(tpService *svc);
 bool svcStore_Insert(tpService *svc, svcJob *job, const char *idem_key, const char *idem_hash);
 /// Writes every mutable field of job.
 bool svcStore_Update(tpService *svc, const svcJob *job);
+/// Loads job id as stored to run it again (POST /v1/jobs/{id}/retry): the whole request (up to 4 MiB,
+/// read once) and the script. NULL if unknown or on error; caller frees.
+svcJob *svcStore_GetRun(tpService *svc, int64_t id);
 /// Loads job id for the API (NULL if unknown or on error): its request as job objects show it, in
 /// request_shown (request NULL: the stored request may be 4 MiB, read whole only to run the job).
 /// with_script: also the script text.

@@ -65,6 +65,11 @@ svcJob *svcStore_Get(tpService *svc, int64_t id, bool with_script)
     return svc->store->get(svc, id, with_script);
 }
 
+svcJob *svcStore_GetRun(tpService *svc, int64_t id)
+{
+    return svc->store->get_run(svc, id);
+}
+
 int64_t svcStore_FindIdem(tpService *svc, const char *key, char *hash, size_t hashcap)
 {
     return svc->store->find_idem(svc, key, hash, hashcap);

@@ -32,6 +32,7 @@ typedef struct svcStoreOps {
     bool (*insert)(tpService *svc, svcJob *job, const char *idem_key, const char *idem_hash);
     bool (*update)(tpService *svc, const svcJob *job);
     svcJob *(*get)(tpService *svc, int64_t id, bool with_script);
+    svcJob *(*get_run)(tpService *svc, int64_t id); /* the whole request and the script */
     int64_t (*find_idem)(tpService *svc, const char *key, char *hash, size_t hashcap);
     int64_t *(*list)(tpService *svc, const svcListFilter *f, int *n);
     bool (*load_script)(tpService *svc, svcJob *job);

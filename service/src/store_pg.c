@@ -31,7 +31,7 @@
 #include "store.h"
 #include "tp/base.h"
 
-#define PG_SCHEMA_VERSION 2
+#define PG_SCHEMA_VERSION 3
 #define PG_RETRY_EVERY 0.5            /* s between two reconnection attempts while the database is away */
 #define PG_PROGRESS_EVERY 0.5         /* s between two progress writes of one job */
 #define PG_LOCK_KEY "727110029"       /* pg_advisory_xact_lock key of the migrations */
@@ -70,6 +70,8 @@ typedef struct svcPg {
     pthread_t listener;
     bool listening;
     int stop_pipe[2];
+    double next_due; /* tpClock time the first scheduled job (run_at) falls due, as the last claim that found
+                        none due saw it; 0 = none: the scheduler's loop wakes then to claim it */
 } svcPg;
 
 /* ---- parameters ------------------------------------------------------------------------------ */
@@ -336,6 +338,16 @@ static const struct {
      " WHERE status NOT IN ('queued', 'running');"
      /* the request as job objects show it (NULL for older rows: made from request) */
      "ALTER TABLE jobs ADD COLUMN request_shown text;"},
+    /* POST /v1/jobs/{id}/retry: a new job that runs a failed or cancelled one again, linked to it */
+    /* numeric priorities: the queue's index in the claim's order (sync, then priority, then id); run_at */
+    {"retry_of, priority, run_at, retries",
+     "ALTER TABLE jobs ADD COLUMN retry_of bigint;"
+     "ALTER TABLE jobs ADD COLUMN priority integer NOT NULL DEFAULT 0;"
+     "ALTER TABLE jobs ADD COLUMN run_at double precision NOT NULL DEFAULT 0;"
+     "ALTER TABLE jobs ADD COLUMN retries integer NOT NULL DEFAULT 0;"
+     "ALTER TABLE jobs ADD COLUMN failures integer NOT NULL DEFAULT 0;"
+     "DROP INDEX IF EXISTS jobs_queue;"
+     "CREATE INDEX jobs_queue ON jobs(sync DESC, priority DESC, id) WHERE status = 'queued';"},
 };
 
 /* Creates or upgrades the schema under an advisory lock (nodes starting together migrate once);
@@ -486,12 +498,13 @@ static void pg_close(tpService *svc)
 
 #define PG_JOB_COLUMNS_AFTER_REQUEST                                                                                   \
     " created, started, finished, iterations, nodes, solutions, best_quality,"                                         \
-    " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags"
+    " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, retry_of, "  \
+    "priority, run_at, retries, failures"
 #define PG_JOB_COLUMNS "id, status, domain, request," PG_JOB_COLUMNS_AFTER_REQUEST /* to run it */
 /* for the API: the shown request, never the stored one out of TOAST (up to 4 MiB) */
 #define PG_JOB_COLUMNS_SHOWN                                                                                           \
     "id, status, domain, COALESCE(request_shown, request)," PG_JOB_COLUMNS_AFTER_REQUEST ", request_shown IS NOT NULL"
-#define PG_NJOB_COLUMNS 21
+#define PG_NJOB_COLUMNS 26
 
 static char *get_dup(const PGresult *r, int row, int col)
 {
@@ -515,7 +528,7 @@ static svcJob *job_from_row(const PGresult *r, int row, bool shown)
     job->status = s < 0 ? SVC_FAILED : (svcStatus)s;
     job->domain = get_dup(r, row, 2);
     /* a row older than request_shown: its request, from which the shown one is made */
-    *(shown && PQgetvalue(r, row, 21)[0] == 't' ? &job->request_shown : &job->request) = get_dup(r, row, 3);
+    *(shown && PQgetvalue(r, row, 26)[0] == 't' ? &job->request_shown : &job->request) = get_dup(r, row, 3);
     job->created = get_double(r, row, 4, 0);
     job->started = get_double(r, row, 5, 0);
     job->finished = get_double(r, row, 6, 0);
@@ -533,6 +546,11 @@ static svcJob *job_from_row(const PGresult *r, int row, bool shown)
     job->memory_mb = atoi(PQgetvalue(r, row, 18));
     job->name = get_dup(r, row, 19);
     job->tags = get_dup(r, row, 20);
+    job->retry_of = PQgetisnull(r, row, 21) ? 0 : strtoll(PQgetvalue(r, row, 21), NULL, 10);
+    job->priority = atoi(PQgetvalue(r, row, 22));
+    job->run_at = get_double(r, row, 23, 0);
+    job->retries = atoi(PQgetvalue(r, row, 24));
+    job->failures = atoi(PQgetvalue(r, row, 25));
     job->worker = -1;
     return job;
 }
@@ -570,15 +588,24 @@ static bool pg_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     p_double(&p, job->sync_deadline);
     p_int(&p, request_parallel(job->request));
     p_text(&p, svcJobShownRequest(job));
-    PGresult *r = pg_exec(svc, "insert",
-                          "WITH i AS (INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
-                          " time_limit, memory_mb, name, tags, client, sync, sync_deadline, parallel, record_bytes,"
-                          " request_shown)"
-                          " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
-                          " octet_length($3::text) + COALESCE(octet_length($4::bytea), 0), $16)"
-                          " ON CONFLICT (idem_key) DO NOTHING RETURNING id)"
-                          " SELECT id, pg_notify('tplan', 'q') FROM i",
-                          &p, 0);
+    if (job->retry_of > 0) {
+        p_int(&p, job->retry_of);
+    } else {
+        p_text(&p, NULL);
+    }
+    p_int(&p, job->priority);
+    p_double(&p, job->run_at);
+    p_int(&p, job->retries);
+    PGresult *r =
+        pg_exec(svc, "insert",
+                "WITH i AS (INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
+                " time_limit, memory_mb, name, tags, client, sync, sync_deadline, parallel, record_bytes,"
+                " request_shown, retry_of, priority, run_at, retries)"
+                " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
+                " octet_length($3::text) + COALESCE(octet_length($4::bytea), 0), $16, $17::bigint, $18, $19, $20)"
+                " ON CONFLICT (idem_key) DO NOTHING RETURNING id)"
+                " SELECT id, pg_notify('tplan', 'q') FROM i",
+                &p, 0);
     if (!r || PQntuples(r) != 1) { /* no row: another front end stored this Idempotency-Key first (the
                                        caller finds that job; job->id stays 0) */
         PQclear(r);
@@ -620,6 +647,8 @@ static bool pg_update(tpService *svc, const svcJob *job)
     p_int(&p, job->id);
     p_text(&p, svc->pg->node);
     p_int(&p, job->attempt);
+    p_double(&p, job->run_at);
+    p_int(&p, job->failures);
     PGresult *r =
         pg_exec(svc, "update",
                 "WITH u AS (UPDATE jobs SET status = $1, started = $2, finished = $3, iterations = $4,"
@@ -628,7 +657,7 @@ static bool pg_update(tpService *svc, const svcJob *job)
                 " record_bytes = octet_length(request) + COALESCE(octet_length(script), 0) +" /* no detoasting */
                 " COALESCE(octet_length($9::text), 0) + COALESCE(octet_length($11::text), 0),"
                 " node = CASE WHEN $1 = 'queued' THEN NULL ELSE node END," /* a final job keeps who planned it */
-                " lease_until = CASE WHEN $1 = 'running' THEN lease_until END"
+                " lease_until = CASE WHEN $1 = 'running' THEN lease_until END, run_at = $18, failures = $19"
                 " WHERE id = $15 AND node = $16 AND attempt = $17 AND status = 'running' RETURNING id)"
                 " SELECT pg_notify('tplan', CASE WHEN $1 = 'queued' THEN 'q' ELSE id::text END) FROM u",
                 &p, 0);
@@ -651,6 +680,22 @@ static svcJob *pg_get(tpService *svc, int64_t id, bool with_script)
     svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0, true) : NULL;
     PQclear(r);
     if (job && with_script && !svc->store->load_script(svc, job)) {
+        svcJobFree(job);
+        return NULL;
+    }
+    return job;
+}
+
+static bool pg_load_script(tpService *svc, svcJob *job);
+
+static svcJob *pg_get_run(tpService *svc, int64_t id)
+{
+    Params p = {0};
+    p_int(&p, id);
+    PGresult *r = pg_exec(svc, "get", "SELECT " PG_JOB_COLUMNS " FROM jobs WHERE id = $1", &p, 0);
+    svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0, false) : NULL;
+    PQclear(r);
+    if (job && (!job->request || !pg_load_script(svc, job))) {
         svcJobFree(job);
         return NULL;
     }
@@ -832,19 +877,21 @@ static svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel)
     p_double(&p, svc->def.lease);
     p_bool(&p, batch);
     p_int(&p, max_parallel);
-    PGresult *r = pg_exec(svc, "claim",
-                          "UPDATE jobs SET status = 'running', node = $1, attempt = attempt + 1,"
-                          " lease_until = extract(epoch FROM clock_timestamp()) + $2, ctl = NULL, ctl_code = NULL,"
-                          " ctl_message = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL,"
-                          " elapsed = 0 WHERE id = (SELECT q.id FROM (SELECT id FROM jobs WHERE status = 'queued'"
-                          " AND (sync OR $3) AND parallel <= $4 ORDER BY sync DESC, id LIMIT " PG_CLAIM_WINDOW ") c"
-                          " JOIN jobs q ON q.id = c.id LEFT JOIN (SELECT client, count(*) AS n FROM jobs"
-                          " WHERE status = 'running' AND client <> '' GROUP BY client) r ON r.client = q.client"
-                          " WHERE q.status = 'queued'" /* rechecked on the locked row: claimed once */
-                          " ORDER BY q.sync DESC, COALESCE(r.n, 0), q.id LIMIT 1 FOR UPDATE OF q SKIP LOCKED)"
-                          " AND status = 'queued'"
-                          " RETURNING " PG_JOB_COLUMNS ", attempt, sync, sync_deadline, client",
-                          &p, 0);
+    PGresult *r =
+        pg_exec(svc, "claim",
+                "UPDATE jobs SET status = 'running', node = $1, attempt = attempt + 1,"
+                " lease_until = extract(epoch FROM clock_timestamp()) + $2, ctl = NULL, ctl_code = NULL,"
+                " ctl_message = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL,"
+                " elapsed = 0 WHERE id = (SELECT q.id FROM (SELECT id FROM jobs WHERE status = 'queued'"
+                " AND (sync OR $3) AND parallel <= $4 AND run_at <= extract(epoch FROM clock_timestamp()) ORDER BY "
+                "sync DESC, priority DESC, id LIMIT " PG_CLAIM_WINDOW ") c"
+                " JOIN jobs q ON q.id = c.id LEFT JOIN (SELECT client, count(*) AS n FROM jobs"
+                " WHERE status = 'running' AND client <> '' GROUP BY client) r ON r.client = q.client"
+                " WHERE q.status = 'queued'" /* rechecked on the locked row: claimed once */
+                " ORDER BY q.sync DESC, q.priority DESC, COALESCE(r.n, 0), q.id LIMIT 1 FOR UPDATE OF q SKIP LOCKED)"
+                " AND status = 'queued'"
+                " RETURNING " PG_JOB_COLUMNS ", attempt, sync, sync_deadline, client",
+                &p, 0);
     svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0, false) : NULL;
     if (job) {
         job->attempt = atoi(PQgetvalue(r, 0, PG_NJOB_COLUMNS));
@@ -858,6 +905,16 @@ static svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel)
         }
     }
     PQclear(r);
+    if (!job && batch) { /* none due: when does the first scheduled one fall due (any front end's)? */
+        r = pg_exec(svc, "claim",
+                    "SELECT min(run_at) - extract(epoch FROM clock_timestamp()) FROM jobs WHERE status = 'queued'"
+                    " AND run_at > 0",
+                    NULL, 0);
+        pg->next_due = r && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0)
+                           ? tpClock_Now() + fmax(0.0, strtod(PQgetvalue(r, 0, 0), NULL))
+                           : 0;
+        PQclear(r);
+    }
     return job;
 }
 
@@ -1139,7 +1196,14 @@ static double svcPg_Tick(tpService *svc)
         reclaim(svc);
         pg->next_reclaim = now + svc->def.lease / 2.0;
     }
-    double next = fmin(pg->next_renew, pg->next_reclaim) - tpClock_Now();
+    double next = fmin(pg->next_renew, pg->next_reclaim);
+    if (pg->next_due > 0 && pg->next_due <= tpClock_Now()) {
+        pg->next_due = 0; /* due: the dispatch before this tick claimed it, or will when a worker frees */
+    }
+    if (pg->next_due > 0) {
+        next = fmin(next, pg->next_due);
+    }
+    next -= tpClock_Now();
     return next > 0 ? next : 0;
 }
 
@@ -1448,6 +1512,7 @@ const svcStoreOps svcStorePg = {
     .insert = pg_insert,
     .update = pg_update,
     .get = pg_get,
+    .get_run = pg_get_run,
     .find_idem = pg_find_idem,
     .list = pg_list,
     .load_script = pg_load_script,

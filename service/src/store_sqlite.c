@@ -13,7 +13,8 @@
 #include "service_internal.h"
 #include "store.h"
 
-#define SVC_SCHEMA_VERSION 3 /* 2: name, tags, bytes; 3: record_bytes and the jobs_meta index */
+/* 2: name, tags, bytes; 3: record_bytes and the jobs_meta index; 4: retry_of, priority, run_at, retries, failures */
+#define SVC_SCHEMA_VERSION 4
 
 static const char *const schema =
     "CREATE TABLE IF NOT EXISTS jobs("
@@ -33,7 +34,12 @@ static const char *const schema =
     " name TEXT, tags TEXT,"                    /* the client's name of the job; JSON array of its tags */
     " bytes INTEGER NOT NULL DEFAULT 0,"        /* size of the job's files once it finished */
     " record_bytes INTEGER NOT NULL DEFAULT 0," /* bytes of its request, script and summary */
-    " request_shown TEXT);" /* the request as job objects show it (a few KB at most; NULL: made from request) */
+    " request_shown TEXT," /* the request as job objects show it (a few KB at most; NULL: made from request) */
+    " retry_of INTEGER,"   /* the job this one runs again (POST /v1/jobs/{id}/retry); NULL = none */
+    " priority INTEGER NOT NULL DEFAULT 0,"  /* the request's "priority": higher is taken first */
+    " run_at REAL NOT NULL DEFAULT 0,"       /* unix s before which it is not started; 0 = at once */
+    " retries INTEGER NOT NULL DEFAULT 0,"   /* the request's "retries" (after a worker crash) */
+    " failures INTEGER NOT NULL DEFAULT 0);" /* infrastructure failures so far, each queued again */
     "CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs(status, id);";
 
 /* What the periodic passes (retention) and the list read, in one covering index: they never touch
@@ -278,15 +284,22 @@ static bool sq_open(tpService *svc, char *err, size_t errlen)
              " UPDATE jobs SET record_bytes = length(CAST(request AS BLOB)) + COALESCE(length(script), 0) +"
              " COALESCE(length(CAST(summary AS BLOB)), 0) + COALESCE(length(CAST(error_message AS BLOB)), 0); COMMIT;",
              NULL, NULL, &msg) != SQLITE_OK) ||
+        (version >= 1 && version <= 3 &&
+         sqlite3_exec(svc->db,
+                      "ALTER TABLE jobs ADD COLUMN retry_of INTEGER;"
+                      " ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;"
+                      " ALTER TABLE jobs ADD COLUMN run_at REAL NOT NULL DEFAULT 0;"
+                      " ALTER TABLE jobs ADD COLUMN retries INTEGER NOT NULL DEFAULT 0;"
+                      " ALTER TABLE jobs ADD COLUMN failures INTEGER NOT NULL DEFAULT 0",
+                      NULL, NULL, &msg) != SQLITE_OK) ||
         sqlite3_exec(svc->db, meta_index, NULL, NULL, &msg) != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot upgrade the store: %s", path, msg ? msg : sqlite3_errmsg(svc->db));
         sqlite3_free(msg);
         sqlite3_exec(svc->db, "ROLLBACK", NULL, NULL, NULL);
         goto fail;
     }
-    if (version == 1 || version == 2) {
-        svcLog(svc, "store: upgraded from version %d to %d (record sizes kept for retention)", version,
-               SVC_SCHEMA_VERSION);
+    if (version >= 1 && version <= 3) {
+        svcLog(svc, "store: upgraded from version %d to %d", version, SVC_SCHEMA_VERSION);
     }
     char sql[64];
     snprintf(sql, sizeof sql, "PRAGMA user_version=%d", SVC_SCHEMA_VERSION);
@@ -296,7 +309,7 @@ static bool sq_open(tpService *svc, char *err, size_t errlen)
                            "SELECT id, status, domain, request, script, idem_key, idem_hash, created, started,"
                            " finished, iterations, nodes, solutions, best_quality, elapsed, summary, error_code,"
                            " error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, bytes, record_bytes,"
-                           " request_shown FROM jobs"
+                           " request_shown, retry_of, priority, run_at, retries, failures FROM jobs"
                            " LIMIT 0",
                            -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: not a tplan store (%s)", path, sqlite3_errmsg(svc->db));
@@ -343,8 +356,8 @@ static bool sq_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(svc->db,
                            "INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
-                           " time_limit, memory_mb, name, tags, record_bytes, request_shown)"
-                           " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           " time_limit, memory_mb, name, tags, record_bytes, request_shown, retry_of, priority,"
+                           " run_at, retries) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK) {
         db_error(svc, "insert");
         return false;
@@ -366,6 +379,14 @@ static bool sq_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     bind_text(st, 11, job->tags);
     sqlite3_bind_int64(st, 12, svcJobRecordBytes(job, true));
     bind_text(st, 13, svcJobShownRequest(job));
+    if (job->retry_of > 0) {
+        sqlite3_bind_int64(st, 14, job->retry_of);
+    } else {
+        sqlite3_bind_null(st, 14);
+    }
+    sqlite3_bind_int(st, 15, job->priority);
+    sqlite3_bind_double(st, 16, job->run_at);
+    sqlite3_bind_int(st, 17, job->retries);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -383,7 +404,7 @@ static bool sq_update(tpService *svc, const svcJob *job)
                            "UPDATE jobs SET status=?, started=?, finished=?, iterations=?, nodes=?, solutions=?,"
                            " best_quality=?, elapsed=?, summary=?, error_code=?, error_message=?, has_plan=?,"
                            " has_tree=?, bytes=?, record_bytes=?16 + length(CAST(request AS BLOB)) +"
-                           " COALESCE(length(script), 0) WHERE id=?15",
+                           " COALESCE(length(script), 0), run_at=?17, failures=?18 WHERE id=?15",
                            -1, &st, NULL) != SQLITE_OK) {
         db_error(svc, "update");
         return false;
@@ -412,6 +433,8 @@ static bool sq_update(tpService *svc, const svcJob *job)
     sqlite3_bind_int64(
         st, 16,
         (int64_t)((job->summary ? strlen(job->summary) : 0) + (job->err_message ? strlen(job->err_message) : 0)));
+    sqlite3_bind_double(st, 17, job->run_at);
+    sqlite3_bind_int(st, 18, job->failures);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -429,7 +452,8 @@ static char *column_dup(sqlite3_stmt *st, int i)
 
 #define JOB_COLUMNS_AFTER_REQUEST                                                                                      \
     " created, started, finished, iterations, nodes, solutions, best_quality,"                                         \
-    " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags"
+    " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, retry_of, "  \
+    "priority, run_at, retries, failures"
 #define JOB_COLUMNS "id, status, domain, request," JOB_COLUMNS_AFTER_REQUEST /* to run it */
 /* for the API: the shown request (SQLite reaches it past the request's pages through the pointer
    map of an auto_vacuum store, without reading them) */
@@ -448,7 +472,7 @@ static svcJob *job_from_row(sqlite3_stmt *st, bool shown)
     job->status = s < 0 ? SVC_FAILED : (svcStatus)s;
     job->domain = column_dup(st, 2);
     /* a row older than request_shown: its request, from which the shown one is made */
-    *(shown && sqlite3_column_int(st, 21) ? &job->request_shown : &job->request) = column_dup(st, 3);
+    *(shown && sqlite3_column_int(st, 26) ? &job->request_shown : &job->request) = column_dup(st, 3);
     job->created = sqlite3_column_double(st, 4);
     job->started = sqlite3_column_double(st, 5);
     job->finished = sqlite3_column_double(st, 6);
@@ -467,6 +491,11 @@ static svcJob *job_from_row(sqlite3_stmt *st, bool shown)
     job->memory_mb = sqlite3_column_int(st, 18);
     job->name = column_dup(st, 19);
     job->tags = column_dup(st, 20);
+    job->retry_of = sqlite3_column_int64(st, 21); /* NULL reads 0 */
+    job->priority = sqlite3_column_int(st, 22);
+    job->run_at = sqlite3_column_double(st, 23);
+    job->retries = sqlite3_column_int(st, 24);
+    job->failures = sqlite3_column_int(st, 25);
     job->worker = -1;
     return job;
 }
@@ -498,21 +527,41 @@ static bool sq_load_script(tpService *svc, svcJob *job)
     return ok;
 }
 
-static svcJob *sq_get(tpService *svc, int64_t id, bool with_script)
+/* Job id's row: for the API (shown: the shown request) or to run it (the whole request). */
+static svcJob *get_row(tpService *svc, int64_t id, bool shown)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(svc->db, "SELECT " JOB_COLUMNS_SHOWN " FROM jobs WHERE id=?", -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(svc->db,
+                           shown ? "SELECT " JOB_COLUMNS_SHOWN " FROM jobs WHERE id=?"
+                                 : "SELECT " JOB_COLUMNS " FROM jobs WHERE id=?",
+                           -1, &st, NULL) != SQLITE_OK) {
         db_error(svc, "get");
         return NULL;
     }
     sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st);
-    svcJob *job = rc == SQLITE_ROW ? job_from_row(st, true) : NULL;
+    svcJob *job = rc == SQLITE_ROW ? job_from_row(st, shown) : NULL;
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) { /* a failed read, not a job that does not exist */
         db_error(svc, "get");
     }
     sqlite3_finalize(st);
+    return job;
+}
+
+static svcJob *sq_get(tpService *svc, int64_t id, bool with_script)
+{
+    svcJob *job = get_row(svc, id, true);
     if (job && with_script && !sq_load_script(svc, job)) {
+        svcJobFree(job);
+        return NULL;
+    }
+    return job;
+}
+
+static svcJob *sq_get_run(tpService *svc, int64_t id)
+{
+    svcJob *job = get_row(svc, id, false);
+    if (job && (!job->request || !sq_load_script(svc, job))) {
         svcJobFree(job);
         return NULL;
     }
@@ -746,6 +795,7 @@ const svcStoreOps svcStoreSqlite = {
     .insert = sq_insert,
     .update = sq_update,
     .get = sq_get,
+    .get_run = sq_get_run,
     .find_idem = sq_find_idem,
     .list = sq_list,
     .load_script = sq_load_script,

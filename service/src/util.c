@@ -139,6 +139,12 @@ cJSON *svcJobToCJson(const svcJob *job)
     }
     cJSON *req = shown_request(job);
     cJSON_AddItemToObject(o, "request", req ? req : cJSON_CreateObject());
+    cJSON_AddNumberToObject(o, "priority", job->priority);
+    cJSON_AddItemToObject(o, "run_at", job->run_at > 0 ? cJSON_CreateNumber(job->run_at) : cJSON_CreateNull());
+    cJSON_AddNumberToObject(o, "retries", job->retries);
+    cJSON_AddNumberToObject(o, "failures", job->failures);
+    cJSON_AddItemToObject(o, "retry_of",
+                          job->retry_of > 0 ? cJSON_CreateNumber((double)job->retry_of) : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "created", number_or_null(job->created, job->created > 0));
     cJSON_AddItemToObject(o, "started", number_or_null(job->started, job->started > 0));
     cJSON_AddItemToObject(o, "finished", number_or_null(job->finished, job->finished > 0));

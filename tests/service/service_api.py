@@ -140,6 +140,136 @@ def test_cancel(s):
     assert final["status"] == "solved", final
 
 
+def test_retry(s):
+    """POST /v1/jobs/{id}/retry: a failed or cancelled job queued again as a new job linked to it."""
+    text = open(os.path.join(SCRIPTS, "runtime_error.lua")).read()
+    bad = s.submit({"script": text, "seed": 4, "name": "flaky", "tags": ["t1"]})
+    old = s.wait_final(bad)
+    assert old["status"] == "failed" and old["retry_of"] is None, old
+    st, hd, acc = s.json("POST", "/v1/jobs/%d/retry" % bad, expect=201)
+    new = acc["id"]
+    assert new > bad and acc["status"] == "queued" and hd["location"] == "/v1/jobs/%d" % new, (acc, hd)
+    again = s.wait_final(new)
+    assert again["retry_of"] == bad and again["status"] == "failed", again
+    assert again["request"] == old["request"] and again["name"] == "flaky" and again["tags"] == ["t1"], again
+    assert again["error"]["code"] == old["error"]["code"], (again["error"], old["error"])
+    st, _, script = s.request("GET", "/v1/jobs/%d/script" % new)
+    assert st == 200 and script.decode() == text, st
+    # the old job is kept as it ended; a retry of a retry links to the one it retries
+    _, _, kept = s.json("GET", "/v1/jobs/%d" % bad, expect=200)
+    assert kept["status"] == "failed" and kept["retry_of"] is None, kept
+    _, _, third = s.json("POST", "/v1/jobs/%d/retry" % new, expect=201)
+    assert s.wait_final(third["id"])["retry_of"] == new
+    # a cancelled job runs again (a built-in domain: no script)
+    c = s.submit(LONG)
+    s.wait_status(c, ("running",))
+    s.json("DELETE", "/v1/jobs/%d" % c, expect=200)
+    _, _, rc = s.json("POST", "/v1/jobs/%d/retry" % c, expect=201)
+    run = s.wait_status(rc["id"], ("running",))
+    assert run["retry_of"] == c and run["request"] == LONG, run
+    # 409 for an active job (the retry, running) and a solved one; 404 for none; 400 for a query; 405
+    _, _, e = s.json("POST", "/v1/jobs/%d/retry" % rc["id"], expect=409)
+    assert e["error"]["code"] == "conflict" and "running" in e["error"]["message"], e
+    s.json("DELETE", "/v1/jobs/%d" % rc["id"], expect=200)
+    ok = s.wait_final(s.submit({"script": open(os.path.join(SCRIPTS, "tiny.lua")).read(), "seed": 9}))
+    assert ok["status"] == "solved", ok
+    _, _, e = s.json("POST", "/v1/jobs/%d/retry" % ok["id"], expect=409)
+    assert e["error"]["code"] == "conflict" and "solved" in e["error"]["message"], e
+    _, _, e = s.json("POST", "/v1/jobs/999999/retry", expect=404)
+    assert e["error"]["code"] == "not_found", e
+    _, _, e = s.json("POST", "/v1/jobs/%d/retry?x=1" % bad, expect=400)
+    assert e["error"]["field"] == "x", e
+    st, hd, _ = s.request("GET", "/v1/jobs/%d/retry" % bad)
+    assert st == 405 and hd["allow"] == "POST", (st, hd)
+
+
+def test_priority(s):
+    """priority: higher first when a worker frees; bad values 400 naming the field; kept by a retry."""
+    for bad in (101, -101, 1.5, "1", True, None):
+        _, _, e = s.json("POST", "/v1/jobs", {"domain": "minigolf", "priority": bad}, expect=400)
+        assert e["error"]["code"] == "bad_field" and e["error"]["field"] == "priority", (bad, e)
+    a, b = s.submit(LONG), s.submit(LONG)  # both workers busy
+    s.wait_status(a, ("running",))
+    s.wait_status(b, ("running",))
+    low = s.submit(dict(LONG, priority=-5))
+    normal = s.submit(LONG)
+    high = s.submit(dict(LONG, priority=10))
+    _, _, q = s.json("GET", "/v1/jobs/%d" % high, expect=200)
+    assert q["status"] == "queued" and q["priority"] == 10 and q["request"]["priority"] == 10, q
+    s.json("DELETE", "/v1/jobs/%d" % a, expect=200)  # a worker frees: the newest, highest goes
+    s.wait_status(high, ("running",))
+    for jid, pr in ((low, -5), (normal, 0)):
+        _, _, j = s.json("GET", "/v1/jobs/%d" % jid, expect=200)
+        assert j["status"] == "queued" and j["priority"] == pr, j
+    s.json("DELETE", "/v1/jobs/%d" % b, expect=200)  # then priority 0 before -5
+    s.wait_status(normal, ("running",))
+    _, _, j = s.json("GET", "/v1/jobs/%d" % low, expect=200)
+    assert j["status"] == "queued", j
+    for jid in (high, normal, low):
+        s.json("DELETE", "/v1/jobs/%d" % jid, expect=200)
+    _, _, r = s.json("POST", "/v1/jobs/%d/retry" % low, expect=201)
+    _, _, j = s.json("GET", "/v1/jobs/%d" % r["id"], expect=200)
+    assert j["priority"] == -5 and j["retry_of"] == low, j
+    s.json("DELETE", "/v1/jobs/%d" % r["id"], expect=200)
+
+
+def test_run_at(s):
+    """run_at: a scheduled job is listed queued with its run_at and not started before it."""
+    import time
+    for bad in ("soon", -1, None, time.time() + 400 * 86400):
+        _, _, e = s.json("POST", "/v1/jobs", {"domain": "minigolf", "run_at": bad}, expect=400)
+        assert e["error"]["code"] == "bad_field" and e["error"]["field"] == "run_at", (bad, e)
+    _, _, e = s.json("POST", "/v1/plan", {"domain": "minigolf", "run_at": time.time() + 60}, expect=400)
+    assert e["error"]["field"] == "run_at", e
+    later = time.time() + 3600
+    far = s.submit({"domain": "minigolf", "run_at": later, "priority": 100})
+    # a job queued after it, of a lower priority, runs to its end meanwhile: the workers were free
+    now = s.wait_final(s.submit({"domain": "minigolf", "seed": 3}))
+    assert now["status"] == "solved" and now["run_at"] is None, now
+    _, _, j = s.json("GET", "/v1/jobs/%d" % far, expect=200)
+    assert j["status"] == "queued" and j["started"] is None and abs(j["run_at"] - later) < 1e-3, j
+    _, _, page = s.json("GET", "/v1/jobs?status=queued&limit=500", expect=200)
+    assert any(x["id"] == far and x["run_at"] == j["run_at"] for x in page["jobs"]), page
+    # one due in a moment starts by itself (the scheduler wakes at its time); one in the past at once
+    soon = s.submit({"domain": "minigolf", "seed": 4, "run_at": time.time() + 0.5})
+    done = s.wait_final(soon)
+    assert done["status"] == "solved" and done["started"] >= done["run_at"], done
+    past = s.wait_final(s.submit({"domain": "minigolf", "seed": 5, "run_at": 1}))
+    assert past["status"] == "solved" and past["run_at"] is None, past
+    _, _, c = s.json("DELETE", "/v1/jobs/%d" % far, expect=200)
+    assert c["status"] == "cancelled", c
+
+
+def test_retries(s):
+    """retries: a job whose worker dies is queued again after a backoff, until its retries are spent."""
+    import signal
+    for bad in (-1, 11, 0.5, "2"):
+        _, _, e = s.json("POST", "/v1/jobs", {"domain": "minigolf", "retries": bad}, expect=400)
+        assert e["error"]["code"] == "bad_field" and e["error"]["field"] == "retries", (bad, e)
+
+    def kill_workers():
+        for pid in s.workers_pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    jid = s.submit(dict(LONG, retries=1))
+    j = s.wait_status(jid, ("running",))
+    assert j["retries"] == 1 and j["failures"] == 0, j
+    kill_workers()  # an infrastructure failure: queued again (failures 1), then run again after its backoff
+    j = s.wait_until(jid, lambda x: x["failures"] == 1 and x["status"] == "running", "running again")
+    assert j["error"] is None, j
+    kill_workers()  # no retry left: failed
+    final = s.wait_final(jid)
+    assert final["status"] == "failed" and final["error"]["code"] == "worker_crashed", final
+    assert final["failures"] == 1 and final["retries"] == 1, final
+    # a script's error is not retried
+    text = open(os.path.join(SCRIPTS, "runtime_error.lua")).read()
+    bad = s.wait_final(s.submit({"script": text, "retries": 3}))
+    assert bad["status"] == "failed" and bad["failures"] == 0 and bad["error"]["code"] != "worker_crashed", bad
+
+
 def test_sync_plan(s):
     st, hd, plan = s.request("POST", "/v1/plan?wait=30", {"domain": "minigolf", "seed": 4})
     assert st == 200 and hd["x-tplan-status"] == "solved", (st, hd, plan[:300])
@@ -231,7 +361,8 @@ try:
     for name, fn in [("health and domains", test_health_domains), ("minigolf plan = tplan plan", test_minigolf_bytes),
                      ("pool plan = tplan plan", test_pool_bytes), ("script job with set", test_set_and_script),
                      ("list and pagination", test_list), ("idempotent POST", test_idempotency),
-                     ("cancel queued and running", test_cancel), ("synchronous /v1/plan", test_sync_plan),
+                     ("cancel queued and running", test_cancel), ("retry a failed or cancelled job", test_retry), ("priority", test_priority), ("run_at (scheduled jobs)", test_run_at), ("retries after a worker crash", test_retries),
+                     ("synchronous /v1/plan", test_sync_plan),
                      ("domain warnings in the summary", test_warnings),
                      ("jobs: 2 (OR-parallel) and the worker budget", test_jobs_budget),
                      ("the progress series in the summary", test_progress_series),

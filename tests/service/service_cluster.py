@@ -100,28 +100,34 @@ def test_store(pg):
     uri = pg.create_db("fresh")
     fe = front_end(uri, os.path.join(d, "fe"))
     fe.stop()
-    assert "schema migrated to version 1" in fe.log() and "schema migrated to version 2" in fe.log(), fe.log()[-1000:]
-    assert pg.psql("SELECT max(version) FROM tplan_schema", "fresh") == "2"
+    assert all("schema migrated to version %d" % v in fe.log() for v in (1, 2, 3)), fe.log()[-1000:]
+    assert pg.psql("SELECT max(version) FROM tplan_schema", "fresh") == "3"
     tables = pg.psql("SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname='public'",
                      "fresh")
     assert tables == "job_files,jobs,nodes,tplan_schema", tables
     fe = front_end(uri, os.path.join(d, "fe"))
     fe.stop()
-    assert fe.log().count("schema migrated") == 2, "migrated twice"
-    # a version 1 database (no record sizes): migration 2 fills them from the records, once
+    assert fe.log().count("schema migrated") == 3, "migrated twice"
+    # a version 1 database (no record sizes, no retry_of): migration 2 fills the sizes from the records,
+    # once; migration 3 adds the link of a retry (POST /v1/jobs/{id}/retry), NULL in the old rows, and
+    # the priority (0), the queue's index in the claim's order
     pg.create_db("v1")
     fe = front_end(pg.uri("v1"), os.path.join(d, "fe_v1"))
     fe.stop()
-    pg.psql("DROP INDEX jobs_finished; ALTER TABLE jobs DROP COLUMN record_bytes, DROP COLUMN request_shown;"
-            " DELETE FROM tplan_schema WHERE"
-            " version = 2; INSERT INTO jobs(status, domain, request, script, created, finished, time_limit, memory_mb)"
+    pg.psql("DROP INDEX jobs_finished; ALTER TABLE jobs DROP COLUMN record_bytes, DROP COLUMN request_shown,"
+            " DROP COLUMN retry_of, DROP COLUMN priority,"
+            " DROP COLUMN run_at, DROP COLUMN retries, DROP COLUMN failures; DELETE FROM tplan_schema WHERE"
+            " version >= 2; INSERT INTO jobs(status, domain, request, script, created, finished, time_limit, memory_mb)"
             " VALUES('solved', 'job.lua', repeat('v', 300000), 'abc'::bytea,"
             " extract(epoch FROM now()), extract(epoch FROM now()), 60, 256)", "v1")
     fe = front_end(pg.uri("v1"), os.path.join(d, "fe_v1"))
     fe.stop()
     assert fe.log().count("schema migrated to version 2") == 2, fe.log()[-1000:]
+    assert fe.log().count("schema migrated to version 3") == 2, fe.log()[-1000:]
     got = pg.psql("SELECT record_bytes FROM jobs", "v1")
     assert got == "300003", got
+    got = pg.psql("SELECT count(*) FROM jobs WHERE retry_of IS NULL AND priority = 0 AND run_at = 0 AND retries = 0 AND failures = 0", "v1")
+    assert got == "1", got
     # a newer schema (a newer tplan upgraded it): refused, one clear error, exit 2
     pg.psql("INSERT INTO tplan_schema VALUES (99, 'from the future', 0)", "fresh")
     code, err = run_serve("--store", uri, "--workers", "0", "--data", os.path.join(d, "x"))

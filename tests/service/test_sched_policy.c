@@ -26,9 +26,9 @@ static svcJob *job(int i, int64_t id, svcStatus st, bool sync, const char *clien
 static void test_nothing_queued(void **state)
 {
     (void)state;
-    assert_null(svcSched_Pick(NULL, 0));
+    assert_null(svcSched_Pick(NULL, 0, 0));
     svcJob *a[2] = {job(0, 1, SVC_RUNNING, false, "a"), job(1, 2, SVC_RUNNING, true, "b")};
-    assert_null(svcSched_Pick(a, 2));
+    assert_null(svcSched_Pick(a, 2, 0));
 }
 
 static void test_oldest_first(void **state)
@@ -36,7 +36,7 @@ static void test_oldest_first(void **state)
     (void)state;
     svcJob *a[3] = {job(0, 9, SVC_QUEUED, false, "a"), job(1, 4, SVC_QUEUED, false, "a"),
                     job(2, 7, SVC_QUEUED, false, "a")};
-    assert_ptr_equal(svcSched_Pick(a, 3), a[1]);
+    assert_ptr_equal(svcSched_Pick(a, 3, 0), a[1]);
 }
 
 static void test_synchronous_first(void **state)
@@ -46,9 +46,9 @@ static void test_synchronous_first(void **state)
     svcJob *a[5] = {job(0, 1, SVC_QUEUED, false, "studio"), job(1, 2, SVC_RUNNING, false, "game"),
                     job(2, 3, SVC_RUNNING, false, "game"), job(3, 8, SVC_QUEUED, true, "game"),
                     job(4, 5, SVC_QUEUED, true, "other")};
-    assert_ptr_equal(svcSched_Pick(a, 5), a[4]); /* among synchronous ones: fewer running, then oldest */
+    assert_ptr_equal(svcSched_Pick(a, 5, 0), a[4]); /* among synchronous ones: fewer running, then oldest */
     a[4]->status = SVC_RUNNING;
-    assert_ptr_equal(svcSched_Pick(a, 5), a[3]);
+    assert_ptr_equal(svcSched_Pick(a, 5, 0), a[3]);
 }
 
 static void test_fewest_running_client_first(void **state)
@@ -57,10 +57,10 @@ static void test_fewest_running_client_first(void **state)
     /* client "a" holds both workers and queued the oldest job: "b"'s newer job goes first */
     svcJob *a[4] = {job(0, 1, SVC_RUNNING, false, "a"), job(1, 2, SVC_RUNNING, false, "a"),
                     job(2, 3, SVC_QUEUED, false, "a"), job(3, 6, SVC_QUEUED, false, "b")};
-    assert_ptr_equal(svcSched_Pick(a, 4), a[3]);
+    assert_ptr_equal(svcSched_Pick(a, 4, 0), a[3]);
     /* equal running counts: the oldest */
     a[1]->client[0] = 'b';
-    assert_ptr_equal(svcSched_Pick(a, 4), a[2]);
+    assert_ptr_equal(svcSched_Pick(a, 4, 0), a[2]);
 }
 
 static void test_unknown_client_counts_none(void **state)
@@ -69,7 +69,62 @@ static void test_unknown_client_counts_none(void **state)
     /* after a restart queued jobs have no client: they count no running job, oldest first */
     svcJob *a[4] = {job(0, 1, SVC_RUNNING, false, ""), job(1, 2, SVC_QUEUED, false, "a"),
                     job(2, 5, SVC_QUEUED, false, ""), job(3, 3, SVC_RUNNING, false, "a")};
-    assert_ptr_equal(svcSched_Pick(a, 4), a[2]);
+    assert_ptr_equal(svcSched_Pick(a, 4, 0), a[2]);
+}
+
+static void test_higher_priority_first(void **state)
+{
+    (void)state;
+    /* a newer job of priority 5 goes before older ones of priority 0 and -3, even from a client
+       already running one; within a priority, FIFO (the oldest) */
+    svcJob *a[6] = {job(0, 1, SVC_QUEUED, false, "a"),  job(1, 2, SVC_QUEUED, false, "b"),
+                    job(2, 9, SVC_QUEUED, false, "c"),  job(3, 7, SVC_QUEUED, false, "c"),
+                    job(4, 3, SVC_RUNNING, false, "c"), job(5, 4, SVC_QUEUED, false, "d")};
+    a[1]->priority = -3;
+    a[2]->priority = 5;
+    a[3]->priority = 5;
+    a[5]->priority = -3;
+    assert_ptr_equal(svcSched_Pick(a, 6, 0), a[3]); /* 5 before 0 and -3; 7 before 9 */
+    a[3]->status = SVC_RUNNING;
+    assert_ptr_equal(svcSched_Pick(a, 6, 0), a[2]); /* still 5: its client runs two now */
+    a[2]->status = SVC_RUNNING;
+    assert_ptr_equal(svcSched_Pick(a, 6, 0), a[0]); /* 0 before -3 */
+    a[0]->status = SVC_RUNNING;
+    assert_ptr_equal(svcSched_Pick(a, 6, 0), a[1]); /* -3: the oldest */
+    /* negative priorities only: the higher (less negative) first */
+    a[1]->priority = -100;
+    assert_ptr_equal(svcSched_Pick(a, 6, 0), a[5]);
+}
+
+static void test_synchronous_before_any_priority(void **state)
+{
+    (void)state;
+    /* a /v1/plan job of priority -100 still goes before a batch job of priority 100; among
+       synchronous jobs, the priority orders them too */
+    svcJob *a[3] = {job(0, 1, SVC_QUEUED, false, "a"), job(1, 5, SVC_QUEUED, true, "b"),
+                    job(2, 6, SVC_QUEUED, true, "b")};
+    a[0]->priority = 100;
+    a[1]->priority = -100;
+    a[2]->priority = -99;
+    assert_ptr_equal(svcSched_Pick(a, 3, 0), a[2]);
+    a[2]->status = SVC_RUNNING;
+    assert_ptr_equal(svcSched_Pick(a, 3, 0), a[1]);
+}
+
+static void test_not_before_run_at(void **state)
+{
+    (void)state;
+    /* a scheduled job (run_at after now) is not taken, whatever its priority or age; at its time it is */
+    svcJob *a[3] = {job(0, 1, SVC_QUEUED, false, "a"), job(1, 2, SVC_QUEUED, false, "a"),
+                    job(2, 3, SVC_QUEUED, false, "a")};
+    a[0]->run_at = 1000.0;
+    a[0]->priority = 100;
+    a[1]->run_at = 500.0;
+    assert_ptr_equal(svcSched_Pick(a, 3, 100.0), a[2]);
+    a[2]->status = SVC_RUNNING;
+    assert_null(svcSched_Pick(a, 3, 499.9));
+    assert_ptr_equal(svcSched_Pick(a, 3, 500.0), a[1]);
+    assert_ptr_equal(svcSched_Pick(a, 3, 1000.0), a[0]); /* both due: the higher priority */
 }
 
 int main(void)
@@ -80,6 +135,9 @@ int main(void)
         cmocka_unit_test(test_synchronous_first),
         cmocka_unit_test(test_fewest_running_client_first),
         cmocka_unit_test(test_unknown_client_counts_none),
+        cmocka_unit_test(test_higher_priority_first),
+        cmocka_unit_test(test_synchronous_before_any_priority),
+        cmocka_unit_test(test_not_before_run_at),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

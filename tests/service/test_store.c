@@ -544,15 +544,97 @@ static void upgrade_fills_record_bytes(void **state)
     svcJob *got = svcStore_Get(old, 2, false); /* no request_shown stored: made from its request */
     assert_non_null(got);
     assert_string_equal(svcJobShownRequest(got), "{\"set\":{\"a\":{\"bytes\":307184}}}");
+    assert_int_equal(got->retry_of, 0); /* version 4's column, NULL in older rows */
+    svcJobFree(got);
+    got = svcStore_GetRun(old, 2);
+    assert_non_null(got);
+    got->retry_of = 2; /* version 4 stores the link of a retry */
+    assert_true(svcStore_Insert(old, got, NULL, NULL));
+    int64_t retry = got->id;
+    svcJobFree(got);
+    got = svcStore_Get(old, retry, false);
+    assert_non_null(got);
+    assert_int_equal(got->retry_of, 2);
     svcJobFree(got);
     close_store(old);
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     sqlite3_stmt *st = NULL;
     assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 3);
+    assert_int_equal(sqlite3_column_int(st, 0), 4);
     sqlite3_finalize(st);
     sqlite3_close(db);
+}
+
+/* A retry (POST /v1/jobs/{id}/retry) reads the job as stored to run it, the whole request and the
+ * script, and inserts a copy that names the job it retries (retry_of). */
+static void get_run_and_retry_of(void **state)
+{
+    tpService *svc = *state;
+    svcJob *job = new_job("job.lua", "n", "[\"t\"]", "return 1 -- the script");
+    free(job->request);
+    job->request = big_request(200 << 10); /* longer than a shown request (its set strings over 1 KiB) */
+    assert_true(svcStore_Insert(svc, job, NULL, NULL));
+    int64_t id = job->id;
+    char *request = strdup(job->request);
+    svcJobFree(job);
+    job = take(svc, id);
+    finish(svc, job, SVC_FAILED);
+    svcJobFree(job);
+    svcJob *run = svcStore_GetRun(svc, id);
+    assert_non_null(run);
+    assert_string_equal(run->request, request);
+    assert_non_null(run->script);
+    assert_string_equal(run->script, "return 1 -- the script");
+    assert_string_equal(run->name, "n");
+    assert_int_equal(run->retry_of, 0);
+    run->status = SVC_QUEUED;
+    run->retry_of = id;
+    assert_true(svcStore_Insert(svc, run, NULL, NULL));
+    int64_t copy = run->id;
+    assert_true(copy > id);
+    svcJobFree(run);
+    svcJob *got = svcStore_Get(svc, copy, true);
+    assert_non_null(got);
+    assert_int_equal(got->retry_of, id);
+    assert_int_equal(got->status, SVC_QUEUED);
+    assert_string_equal(got->script, "return 1 -- the script");
+    svcJobFree(got);
+    assert_null(svcStore_GetRun(svc, 999999));
+    free(request);
+}
+
+/* A job queued again after an infrastructure failure (sched.c queue_again): the running job's record
+ * goes back to queued with its failures and the end of its backoff (a PostgreSQL node's lease dropped). */
+static void queued_again_keeps_backoff(void **state)
+{
+    tpService *svc = *state;
+    svcJob *job = new_job("minigolf", NULL, NULL, NULL);
+    job->retries = 2;
+    job->priority = -7;
+    assert_true(svcStore_Insert(svc, job, NULL, NULL));
+    int64_t id = job->id;
+    svcJobFree(job);
+    job = take(svc, id);
+    assert_int_equal(job->retries, 2);
+    assert_int_equal(job->priority, -7);
+    job->status = SVC_QUEUED;
+    job->started = 0;
+    job->failures = 1;
+    job->run_at = svcNow() + 3600;
+    assert_true(svcStore_Update(svc, job));
+    double run_at = job->run_at;
+    svcJobFree(job);
+    svcJob *got = svcStore_Get(svc, id, false);
+    assert_non_null(got);
+    assert_int_equal(got->status, SVC_QUEUED);
+    assert_int_equal(got->failures, 1);
+    assert_int_equal(got->retries, 2);
+    assert_true(got->run_at == run_at);
+    svcJobFree(got);
+    if (svc->cluster) { /* not due: no node claims it */
+        assert_null(svcCluster_Claim(svc, true, 1));
+    }
 }
 
 /* PostgreSQL only: the lease makes a job's end exactly once. */
@@ -697,6 +779,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(retention_by_record_size, setup, teardown),
         cmocka_unit_test_setup_teardown(retention_reads_no_request, setup, teardown),
         cmocka_unit_test_setup_teardown(upgrade_fills_record_bytes, setup, teardown),
+        cmocka_unit_test_setup_teardown(get_run_and_retry_of, setup, teardown),
+        cmocka_unit_test_setup_teardown(queued_again_keeps_backoff, setup, teardown),
         cmocka_unit_test_setup_teardown(lease_exactly_once, setup, teardown),
         cmocka_unit_test_setup_teardown(concurrent_claims_once, setup, teardown),
         cmocka_unit_test_setup_teardown(orphan_requeued_then_failed, setup, teardown),
