@@ -27,7 +27,7 @@ static enum MHD_Result send_not_modified(svcReq *rq, const char *etag);
 /* ---- helpers ------------------------------------------------------------------------------ */
 
 /* Waits on svc->changed until woken or `seconds` passed (mu held). */
-static void wait_change(tpService *svc, double seconds)
+void svcApi_WaitChange(tpService *svc, double seconds)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -39,7 +39,7 @@ static void wait_change(tpService *svc, double seconds)
 
 /* The job id while this process's scheduler holds it active; NULL otherwise, and always with a
  * PostgreSQL store, whose records are the truth whichever node plans the job (store_pg.c). */
-static svcJob *local_job(tpService *svc, int64_t id)
+svcJob *svcApi_LocalJob(tpService *svc, int64_t id)
 {
     return svc->cluster ? NULL : svcSched_Find(svc, id);
 }
@@ -47,7 +47,7 @@ static svcJob *local_job(tpService *svc, int64_t id)
 /* Job id read from the store (NULL if there is none); a read that failed (a statement's error, the
  * database away: svc->store_errors moved) sets *down, so that the caller answers 503
  * store_unavailable and never 404 for a job that may well exist. mu held. */
-static svcJob *stored_job(tpService *svc, int64_t id, bool with_script, bool *down)
+svcJob *svcApi_StoredJob(tpService *svc, int64_t id, bool with_script, bool *down)
 {
     uint64_t mark = svc->store_errors;
     svcJob *job = svcStore_Get(svc, id, with_script);
@@ -57,13 +57,13 @@ static svcJob *stored_job(tpService *svc, int64_t id, bool with_script, bool *do
 
 /* The job object of id as JSON (malloc'd), from memory while active, else from the store; NULL if
  * unknown (or the store failed: *down). mu held. */
-static char *job_json(tpService *svc, int64_t id, bool *down)
+char *svcApi_JobJson(tpService *svc, int64_t id, bool *down)
 {
-    svcJob *job = local_job(svc, id);
+    svcJob *job = svcApi_LocalJob(svc, id);
     if (job) {
         return svcJobJson(job);
     }
-    job = stored_job(svc, id, false, down);
+    job = svcApi_StoredJob(svc, id, false, down);
     if (!job) {
         return NULL;
     }
@@ -73,14 +73,14 @@ static char *job_json(tpService *svc, int64_t id, bool *down)
 }
 
 /* The status of job id (active or stored); false if unknown (or the store failed: *down). mu held. */
-static bool job_status(tpService *svc, int64_t id, svcStatus *status, bool *down)
+bool svcApi_JobStatus(tpService *svc, int64_t id, svcStatus *status, bool *down)
 {
-    svcJob *job = local_job(svc, id);
+    svcJob *job = svcApi_LocalJob(svc, id);
     if (job) {
         *status = job->status;
         return true;
     }
-    job = stored_job(svc, id, false, down);
+    job = svcApi_StoredJob(svc, id, false, down);
     if (job) {
         *status = job->status;
     }
@@ -447,7 +447,7 @@ static bool idem_replay(svcReq *rq, const char *key, const char *hash, bool sync
         return false;
     }
     svcStatus st = SVC_QUEUED;
-    job_status(svc, id, &st, &rq->store_down);
+    svcApi_JobStatus(svc, id, &st, &rq->store_down);
     pthread_mutex_unlock(&svc->mu);
     svcJobFree(*job);
     *job = NULL;
@@ -689,7 +689,7 @@ static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline)
     pthread_mutex_lock(&svc->mu);
     while (svc->cluster && !svc->stopping) { /* whichever node plans it */
         svcStatus st;
-        if (!job_status(svc, id, &st, &rq->store_down) || svcStatusFinal(st)) {
+        if (!svcApi_JobStatus(svc, id, &st, &rq->store_down) || svcStatusFinal(st)) {
             break;
         }
         double now = svcNow();
@@ -699,10 +699,10 @@ static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline)
         if (now > deadline + 5.0) {
             svcCluster_RequestEnd(svc, id, 'c', "time_limit", "the synchronous job missed its deadline");
         }
-        wait_change(svc, 0.25);
+        svcApi_WaitChange(svc, 0.25);
     }
     for (;;) {
-        svcJob *job = local_job(svc, id);
+        svcJob *job = svcApi_LocalJob(svc, id);
         if (!job || svc->stopping) {
             break;
         }
@@ -710,9 +710,9 @@ static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline)
         if (now > deadline + 5.0) { /* the worker missed the planner's own limit by far: give up */
             svcSched_Cancel(svc, job, "time_limit", "the synchronous job missed its deadline");
         }
-        wait_change(svc, 0.25);
+        svcApi_WaitChange(svc, 0.25);
     }
-    svcJob *job = stored_job(svc, id, false, &rq->store_down);
+    svcJob *job = svcApi_StoredJob(svc, id, false, &rq->store_down);
     bool stopping = svc->stopping;
     pthread_mutex_unlock(&svc->mu);
     if (!job && rq->store_down) { /* the job may be planned and stored: the client asks again later */
@@ -856,12 +856,12 @@ enum MHD_Result svcApi_List(svcReq *rq)
     pthread_mutex_unlock(&svc->mu);
     for (int i = 0; i < n; ++i) { /* the lock job by job: a long list never stalls other requests */
         pthread_mutex_lock(&svc->mu);
-        svcJob *job = local_job(svc, ids[i]);
+        svcJob *job = svcApi_LocalJob(svc, ids[i]);
         cJSON *j = job ? svcJobToCJson(job) : NULL;
         pthread_mutex_unlock(&svc->mu);
         if (!job) {
             pthread_mutex_lock(&svc->mu);
-            svcJob *stored = stored_job(svc, ids[i], false, &rq->store_down);
+            svcJob *stored = svcApi_StoredJob(svc, ids[i], false, &rq->store_down);
             pthread_mutex_unlock(&svc->mu);
             j = stored ? svcJobToCJson(stored) : NULL;
             svcJobFree(stored);
@@ -888,7 +888,7 @@ enum MHD_Result svcApi_List(svcReq *rq)
 }
 
 /* 404 for a job that is not in the store, 503 when the store could not be read (rq->store_down). */
-static enum MHD_Result unknown_job(svcReq *rq, int64_t id)
+enum MHD_Result svcApi_UnknownJob(svcReq *rq, int64_t id)
 {
     if (rq->store_down) {
         return store_unavailable(rq);
@@ -924,12 +924,12 @@ enum MHD_Result svcApi_Get(svcReq *rq, int64_t id)
     }
     tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
-    svcJob *job = local_job(svc, id);
+    svcJob *job = svcApi_LocalJob(svc, id);
     char *body = NULL;
     char etag[96] = "";
     if (job) {
         body = svcJobJson(job);
-    } else if ((job = stored_job(svc, id, false, &rq->store_down))) {
+    } else if ((job = svcApi_StoredJob(svc, id, false, &rq->store_down))) {
         body = svcJobJson(job);
         if (svcStatusFinal(job->status)) { /* a cluster's stored job may still be active: no tag then */
             job_etag(id, job->finished, "job", etag, sizeof etag);
@@ -938,7 +938,7 @@ enum MHD_Result svcApi_Get(svcReq *rq, int64_t id)
     }
     pthread_mutex_unlock(&svc->mu);
     if (!body && !etag[0]) {
-        return unknown_job(rq, id);
+        return svcApi_UnknownJob(rq, id);
     }
     if (etag[0]) {
         if (not_modified(rq, etag)) {
@@ -956,21 +956,21 @@ static enum MHD_Result end_cluster_job(svcReq *rq, int64_t id, char what)
 {
     tpService *svc = rq->svc;
     svcStatus st;
-    bool known = job_status(svc, id, &st, &rq->store_down);
+    bool known = svcApi_JobStatus(svc, id, &st, &rq->store_down);
     if (!known || svcStatusFinal(st)) {
         pthread_mutex_unlock(&svc->mu);
-        return !known ? unknown_job(rq, id)
+        return !known ? svcApi_UnknownJob(rq, id)
                       : svcHttp_Error(rq, 409, "conflict", NULL, "job %lld is already %s", (long long)id,
                                       svcStatusName(st));
     }
     svcLog(svc, "job %lld: %s requested", (long long)id, what == 's' ? "stop" : "cancel");
     svcCluster_RequestEnd(svc, id, what, "cancelled", "cancelled by the client");
-    while (!svc->stopping && job_status(svc, id, &st, &rq->store_down) && !svcStatusFinal(st)) {
-        wait_change(svc, 0.25);
+    while (!svc->stopping && svcApi_JobStatus(svc, id, &st, &rq->store_down) && !svcStatusFinal(st)) {
+        svcApi_WaitChange(svc, 0.25);
     }
-    char *body = job_json(svc, id, &rq->store_down);
+    char *body = svcApi_JobJson(svc, id, &rq->store_down);
     pthread_mutex_unlock(&svc->mu);
-    return body ? svcHttp_JsonOwned(rq, 200, body) : unknown_job(rq, id);
+    return body ? svcHttp_JsonOwned(rq, 200, body) : svcApi_UnknownJob(rq, id);
 }
 
 /* Cancel (what == 'c') or stop (what == 's') an active job and answer its final object; 409 once
@@ -982,13 +982,13 @@ static enum MHD_Result end_job(svcReq *rq, int64_t id, char what)
     if (svc->cluster) {
         return end_cluster_job(rq, id, what);
     }
-    svcJob *job = local_job(svc, id);
+    svcJob *job = svcApi_LocalJob(svc, id);
     if (!job) {
         svcStatus st;
-        bool known = job_status(svc, id, &st, &rq->store_down);
+        bool known = svcApi_JobStatus(svc, id, &st, &rq->store_down);
         pthread_mutex_unlock(&svc->mu);
         if (!known) {
-            return unknown_job(rq, id);
+            return svcApi_UnknownJob(rq, id);
         }
         return svcHttp_Error(rq, 409, "conflict", NULL, "job %lld is already %s", (long long)id, svcStatusName(st));
     }
@@ -1001,12 +1001,12 @@ static enum MHD_Result end_job(svcReq *rq, int64_t id, char what)
     }
     /* a cancelled running job ends when the scheduler has reaped its worker (milliseconds); a stopped
      * one when its worker has written the best plan (the next iteration, then the files) */
-    while (local_job(svc, id) && !svc->stopping) {
-        wait_change(svc, 0.25);
+    while (svcApi_LocalJob(svc, id) && !svc->stopping) {
+        svcApi_WaitChange(svc, 0.25);
     }
-    char *body = job_json(svc, id, &rq->store_down);
+    char *body = svcApi_JobJson(svc, id, &rq->store_down);
     pthread_mutex_unlock(&svc->mu);
-    return body ? svcHttp_JsonOwned(rq, 200, body) : unknown_job(rq, id);
+    return body ? svcHttp_JsonOwned(rq, 200, body) : svcApi_UnknownJob(rq, id);
 }
 
 enum MHD_Result svcApi_Action(svcReq *rq, int64_t id, const char *action)
@@ -1030,7 +1030,7 @@ enum MHD_Result svcApi_Retry(svcReq *rq, int64_t id)
     tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
     svcStatus st;
-    bool known = job_status(svc, id, &st, &rq->store_down);
+    bool known = svcApi_JobStatus(svc, id, &st, &rq->store_down);
     if (known && st != SVC_FAILED && st != SVC_CANCELLED) {
         pthread_mutex_unlock(&svc->mu);
         return svcHttp_Error(rq, 409, "conflict", NULL, "job %lld is %s: only a failed or cancelled job can be retried",
@@ -1041,7 +1041,7 @@ enum MHD_Result svcApi_Retry(svcReq *rq, int64_t id)
     rq->store_down = rq->store_down || (known && !old && svc->store_errors != mark);
     pthread_mutex_unlock(&svc->mu);
     if (!old) {
-        return unknown_job(rq, id);
+        return svcApi_UnknownJob(rq, id);
     }
     svcJob *job = calloc(1, sizeof *job);
     if (!job) {
@@ -1076,8 +1076,8 @@ enum MHD_Result svcApi_Delete(svcReq *rq, int64_t id)
     tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
     svcStatus st;
-    bool known = job_status(svc, id, &st, &rq->store_down);
-    if (local_job(svc, id) || (svc->cluster && known && !svcStatusFinal(st))) {
+    bool known = svcApi_JobStatus(svc, id, &st, &rq->store_down);
+    if (svcApi_LocalJob(svc, id) || (svc->cluster && known && !svcStatusFinal(st))) {
         /* an active job is cancelled (and kept, to be seen as cancelled) */
         pthread_mutex_unlock(&svc->mu);
         return end_job(rq, id, 'c');
@@ -1087,7 +1087,7 @@ enum MHD_Result svcApi_Delete(svcReq *rq, int64_t id)
     rq->store_down = rq->store_down || (known && !ok && svc->store_errors != mark);
     pthread_mutex_unlock(&svc->mu);
     if (!known) {
-        return unknown_job(rq, id);
+        return svcApi_UnknownJob(rq, id);
     }
     if (rq->store_down) {
         return store_unavailable(rq);
@@ -1301,12 +1301,12 @@ enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan)
     }
     tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
-    svcJob *active = local_job(svc, id);
+    svcJob *active = svcApi_LocalJob(svc, id);
     svcStatus st = active ? active->status : SVC_QUEUED;
-    svcJob *job = active ? NULL : stored_job(svc, id, false, &rq->store_down);
+    svcJob *job = active ? NULL : svcApi_StoredJob(svc, id, false, &rq->store_down);
     pthread_mutex_unlock(&svc->mu);
     if (!active && !job) {
-        return unknown_job(rq, id);
+        return svcApi_UnknownJob(rq, id);
     }
     bool has = job && (plan ? job->has_plan : job->has_tree);
     double finished = job ? job->finished : 0;
@@ -1333,10 +1333,10 @@ enum MHD_Result svcApi_Log(svcReq *rq, int64_t id)
     }
     svcStatus st;
     pthread_mutex_lock(&rq->svc->mu);
-    bool known = job_status(rq->svc, id, &st, &rq->store_down);
+    bool known = svcApi_JobStatus(rq->svc, id, &st, &rq->store_down);
     pthread_mutex_unlock(&rq->svc->mu);
     if (!known) {
-        return unknown_job(rq, id);
+        return svcApi_UnknownJob(rq, id);
     }
     struct stat sb;
     /* a running job's log is on its node until it ends */
@@ -1349,184 +1349,6 @@ enum MHD_Result svcApi_Log(svcReq *rq, int64_t id)
     svcHttp_Header(rq, "Cache-Control", "no-store");
     svcHttp_Header(rq, "X-Content-Type-Options", "nosniff");
     return svcHttp_Send(rq, 200, r, "text/plain; charset=utf-8");
-}
-
-/* ---- GET /v1/jobs/{id}/events: Server-Sent Events -------------------------------------------- */
-
-typedef struct Sse {
-    tpService *svc;
-    struct MHD_Connection *conn; /* its connection: the reaper may close the stream (svcHttp_StreamOpen) */
-    int64_t id;
-    uint64_t version;
-    bool sent_any, ended;
-    char *pending; /* bytes not yet handed to libmicrohttpd */
-    size_t plen, poff;
-    char *last; /* a PostgreSQL store: the job object last sent (a change is a different object) */
-} Sse;
-
-static bool sse_push(Sse *s, const char *event, const char *data)
-{
-    size_t n = strlen(event) + strlen(data) + 32;
-    char *grown = realloc(s->pending, s->plen + n);
-    if (!grown) {
-        return false;
-    }
-    s->pending = grown;
-    size_t at = s->plen;
-    s->plen += (size_t)snprintf(s->pending + s->plen, n, "event: %s\ndata: %s\n\n", event, data);
-    svcUtf8Repair(s->pending + at); /* valid UTF-8 whatever a script's message held */
-    return true;
-}
-
-/* Appends an SSE comment line (a keep-alive) to s->pending; false on OOM. */
-static bool sse_comment(Sse *s, const char *text)
-{
-    size_t n = strlen(text);
-    char *grown = realloc(s->pending, s->plen + n);
-    if (!grown) {
-        return false;
-    }
-    s->pending = grown;
-    memcpy(s->pending + s->plen, text, n);
-    s->plen += n;
-    return true;
-}
-
-/* Fills s->pending with the next events (mu held); false when the stream must end in error. */
-static bool sse_next(Sse *s)
-{
-    tpService *svc = s->svc;
-    for (;;) {
-        if (svc->stopping || !svcHttp_StreamOpen(svc, s->conn)) { /* stopping, or closed by the reaper */
-            return false;
-        }
-        svcJob *job = local_job(svc, s->id);
-        char *data = NULL;
-        bool active = job != NULL, changed = false;
-        if (job) {
-            changed = !s->sent_any || job->version != s->version;
-            if (changed) {
-                data = svcJobJson(job);
-                s->version = job->version;
-            }
-        } else if (svc->cluster) { /* whichever node plans it: its record in the store */
-            bool down = false;
-            svcJob *stored = stored_job(svc, s->id, false, &down);
-            if (down) { /* the store is away: the stream waits for it (a comment keeps it open), not ended */
-                wait_change(svc, 2.0);
-                return sse_comment(s, ": the job store does not answer; waiting for it\n\n");
-            }
-            if (stored && !svcStatusFinal(stored->status)) {
-                active = true;
-                data = svcJobJson(stored);
-                changed = !data || !s->last || strcmp(data, s->last) != 0;
-            }
-            svcJobFree(stored);
-        }
-        if (active) {
-            if (changed) {
-                bool ok = data && sse_push(s, "job", data);
-                if (svc->cluster) {
-                    free(s->last);
-                    s->last = data;
-                    data = NULL;
-                }
-                free(data);
-                s->sent_any = true;
-                return ok;
-            }
-            free(data);
-            struct timespec t0;
-            clock_gettime(CLOCK_MONOTONIC, &t0);
-            wait_change(svc, 15.0);
-            struct timespec t1;
-            clock_gettime(CLOCK_MONOTONIC, &t1);
-            if ((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9 >= 14.9) {
-                return sse_comment(s, ": ping\n\n");
-            }
-            continue;
-        }
-        bool down = false;
-        data = job_json(svc, s->id, &down);
-        if (down) {
-            wait_change(svc, 2.0);
-            return sse_comment(s, ": the job store does not answer; waiting for it\n\n");
-        }
-        bool ok = data && (s->sent_any || sse_push(s, "job", data)) && sse_push(s, "end", data);
-        free(data);
-        s->ended = true;
-        return ok;
-    }
-}
-
-static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-    (void)pos;
-    Sse *s = cls;
-    if (s->poff == s->plen) {
-        s->poff = s->plen = 0;
-        if (s->ended) {
-            return MHD_CONTENT_READER_END_OF_STREAM;
-        }
-        pthread_mutex_lock(&s->svc->mu);
-        bool ok = sse_next(s);
-        pthread_mutex_unlock(&s->svc->mu);
-        if (!ok) {
-            return MHD_CONTENT_READER_END_WITH_ERROR;
-        }
-    }
-    size_t n = s->plen - s->poff < max ? s->plen - s->poff : max;
-    memcpy(buf, s->pending + s->poff, n);
-    s->poff += n;
-    return (ssize_t)n;
-}
-
-static void sse_free(void *cls)
-{
-    Sse *s = cls;
-    free(s->pending);
-    free(s->last);
-    free(s);
-}
-
-enum MHD_Result svcApi_Events(svcReq *rq, int64_t id)
-{
-    const char *bad = svcHttp_UnknownQuery(rq, "");
-    if (bad) {
-        return svcHttp_BadQuery(rq, bad, "none");
-    }
-    tpService *svc = rq->svc;
-    svcStatus st;
-    pthread_mutex_lock(&svc->mu);
-    bool exists = job_status(svc, id, &st, &rq->store_down);
-    pthread_mutex_unlock(&svc->mu);
-    if (!exists) {
-        return unknown_job(rq, id);
-    }
-    /* a stream holds its connection (and thread) as long as the job runs: streams are capped, or
-       clients holding them took every connection (issue 40: 1,200 from 10 addresses, health refused) */
-    char why[256];
-    unsigned refused = svcHttp_BeginStream(rq, id, why, sizeof why);
-    if (refused) {
-        svcHttp_Header(rq, "Retry-After", "5");
-        svcHttp_Header(rq, "Connection", "close"); /* nor held idle afterwards */
-        return svcHttp_Error(rq, refused, "too_many_streams", NULL, "%s; close one or retry later", why);
-    }
-    Sse *s = calloc(1, sizeof *s);
-    if (!s) {
-        return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
-    }
-    s->svc = svc;
-    s->conn = rq->conn;
-    s->id = id;
-    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, sse_read, s, sse_free);
-    if (!r) {
-        sse_free(s);
-        return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
-    }
-    svcHttp_Header(rq, "Cache-Control", "no-store");
-    svcHttp_Header(rq, "X-Accel-Buffering", "no");
-    return svcHttp_Send(rq, 200, r, "text/event-stream");
 }
 
 /* ---- query parameters, domains, the OpenAPI document ------------------------------------------ */
@@ -1620,10 +1442,10 @@ enum MHD_Result svcApi_Script(svcReq *rq, int64_t id)
     }
     tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
-    svcJob *job = stored_job(svc, id, true, &rq->store_down);
+    svcJob *job = svcApi_StoredJob(svc, id, true, &rq->store_down);
     pthread_mutex_unlock(&svc->mu);
     if (!job) {
-        return unknown_job(rq, id);
+        return svcApi_UnknownJob(rq, id);
     }
     if (!job->script) {
         char shown[160];

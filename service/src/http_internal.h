@@ -1,5 +1,6 @@
 /* tplan service: what the HTTP layer's files share (http.c the server and its responses, routes.c
- * the routes, api.c the /v1 handlers, web.c the static page). Only these files include microhttpd.h. */
+ * the routes, api.c the /v1 handlers, events.c a job's event stream, web.c the static page). Only these files include
+ * microhttpd.h. */
 #ifndef TP_SERVICE_HTTP_INTERNAL_H
 #define TP_SERVICE_HTTP_INTERNAL_H
 
@@ -56,6 +57,21 @@ void svcHttp_Log(svcReq *rq, unsigned code);
 bool svcHttp_Authorized(svcReq *rq);
 /// Answers a CORS preflight (OPTIONS) of an allowed --cors-origin page (403 for another origin).
 enum MHD_Result svcHttp_Preflight(svcReq *rq);
+
+/* api.c: the helpers the handler files share (mu held where they read the jobs) */
+/// Waits on svc->changed until woken or `seconds` passed.
+void svcApi_WaitChange(tpService *svc, double seconds);
+/// The job while this process's scheduler holds it active; NULL otherwise (always with PostgreSQL).
+svcJob *svcApi_LocalJob(tpService *svc, int64_t id);
+/// The job read from the store (NULL if none); a failed read sets *down (answer 503, never 404).
+svcJob *svcApi_StoredJob(tpService *svc, int64_t id, bool with_script, bool *down);
+/// The job object of id as JSON (malloc'd), from memory while active, else from the store; NULL if
+/// unknown (or the store failed: *down).
+char *svcApi_JobJson(tpService *svc, int64_t id, bool *down);
+/// The status of job id, active or stored; false if unknown (or the store failed: *down).
+bool svcApi_JobStatus(tpService *svc, int64_t id, svcStatus *status, bool *down);
+/// 404 not_found "no job N" (503 store_unavailable when the store failed while serving rq).
+enum MHD_Result svcApi_UnknownJob(svcReq *rq, int64_t id);
 
 /* api.c */
 /// The first query parameter of the request not in allowed ("a, b, c"; access_token is always
