@@ -330,6 +330,12 @@ int tplLimitExceeded(lua_State *L);
 /// functions of bounded.c): raises the limit error when a limit has tripped or the armed
 /// deadline has passed, as the hook would.
 void tplCheckLimits(lua_State *L);
+/// Raises the limit error again when a limit has tripped in this state (after every protected call
+/// a script can make); else nothing (limits.c).
+void tplRethrow(lua_State *L);
+/// Trips limit `kind` (TPL_TRIP_*) from a C function, naming the nearest script line, and raises
+/// the limit error (a limit already tripped is raised as it is).
+int tplTripFromC(lua_State *L, int kind);
 /// Replaces the library functions that can loop long in one C call (string matching, string.rep,
 /// table.move/insert/remove/sort) by versions that call tplCheckLimits as they go (bounded.c).
 void tplOpenBounded(lua_State *L);
