@@ -34,7 +34,7 @@ void tpX_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3]);
 /// Radius (m) of the bounding sphere of a body's shape about its origin (planes: 0).
 double tpX_BoundingRadius(const tpPlanBody *b);
 
-/// Temporary output file in the same directory as path (so that rename is atomic).
+/// Temporary output file in the same directory as path (so that rename is atomic; temp_file.c).
 typedef struct tpXTemp {
     char final_path[4096];
     char tmp_path[4096];
