@@ -64,6 +64,11 @@ void tpGltfI_Mul34(const double a[12], const double b[12], double out[12]);
 void tpGltfI_MatrixToQuat(const double R[9], double q[4]);
 /// Adds a warning "name: ..." to the scene (the last slot counts the overflow).
 void tpGltfI_Warn(tpGltf *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/// Reads the document's header (GLB or JSON text), checks and parses its JSON and loads its buffers
+/// (embedded, the GLB chunk, or files beside it); g's name, err, errlen, limits and scene set by the
+/// caller. False with the message in g->err. tpGltfI_Close frees what it read, also after a failure.
+bool tpGltfI_Open(tpGltf *g, const void *data, size_t len, const tpGltfFile *files, int nfiles);
+void tpGltfI_Close(tpGltf *g);
 /// The bodies of the document's default scene into g->scene (gltf_scene.c).
 bool tpGltfI_Scene(tpGltf *g);
 

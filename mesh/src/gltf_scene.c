@@ -1097,3 +1097,33 @@ bool tpGltfI_Scene(tpGltf *g)
     free(stack);
     return ok;
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* The document: read (mesh_gltf.c), then its scene                                            */
+
+bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMeshLimits *limits,
+                      const tpGltfFile *files, int nfiles, tpGltfScene *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    tpGltf g = {
+        .name = name, .err = err, .errlen = errlen, .limits = limits ? *limits : tpDefaultMeshLimits(), .scene = out};
+    bool ok = tpGltfI_Open(&g, data, len, files, nfiles) && tpGltfI_Scene(&g);
+    tpGltfI_Close(&g);
+    if (!ok)
+        tpGltfScene_Free(out);
+    return ok;
+}
+
+void tpGltfScene_Free(tpGltfScene *sc)
+{
+    if (sc == NULL)
+        return;
+    for (int i = 0; i < sc->nnodes; i++) {
+        tpMesh_Free(&sc->nodes[i].mesh);
+        for (int k = 0; k < sc->nodes[i].nparts; k++)
+            tpMesh_Free(&sc->nodes[i].parts[k].mesh);
+        free(sc->nodes[i].parts);
+    }
+    free(sc->nodes);
+    memset(sc, 0, sizeof *sc);
+}

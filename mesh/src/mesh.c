@@ -333,7 +333,7 @@ static int obj_index(const char **pp, const char *end, int nvert)
     return (i >= 0 && i < nvert) ? (int)i : -2;
 }
 
-static bool read_obj(tpMeshBuild *b, const char *text, size_t len)
+bool tpMeshI_ReadObj(tpMeshBuild *b, const char *text, size_t len)
 {
     const char *p = text, *end = text + len;
     int line = 0;
@@ -412,7 +412,7 @@ static float le_float(const unsigned char *p)
     return f;
 }
 
-static bool is_binary_stl(const unsigned char *d, size_t len)
+bool tpMeshI_IsBinaryStl(const unsigned char *d, size_t len)
 {
     if (len < 84)
         return false;
@@ -420,9 +420,9 @@ static bool is_binary_stl(const unsigned char *d, size_t len)
     return (uint64_t)n * 50u + 84u == len;
 }
 
-static bool read_stl(tpMeshBuild *b, const unsigned char *d, size_t len)
+bool tpMeshI_ReadStl(tpMeshBuild *b, const unsigned char *d, size_t len)
 {
-    if (is_binary_stl(d, len)) {
+    if (tpMeshI_IsBinaryStl(d, len)) {
         size_t n = (len - 84) / 50;
         for (size_t t = 0; t < n; t++) {
             const unsigned char *f = d + 84 + 50 * t + 12; /* skip the normal */
@@ -493,7 +493,7 @@ static bool read_stl(tpMeshBuild *b, const unsigned char *d, size_t len)
 
 /* The end of a build that read `ok`: refuses a mesh without triangles ("name: empty") and welds
  * its vertices; false (the mesh freed, a message in the build's err) on any failure. */
-static bool finish_build(tpMeshBuild *b, bool ok, const char *empty)
+bool tpMeshB_Finish(tpMeshBuild *b, bool ok, const char *empty)
 {
     if (ok && b->mesh.ntriangles == 0) {
         tpErrorf(b->err, b->errlen, "%s: %s", b->name, empty);
@@ -509,17 +509,6 @@ static bool finish_build(tpMeshBuild *b, bool ok, const char *empty)
     return ok;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    if (n < m)
-        return false;
-    for (size_t i = 0; i < m; i++)
-        if (tolower((unsigned char)s[n - m + i]) != suffix[i])
-            return false;
-    return true;
-}
-
 void tpMesh_Transform(tpMesh *m, bool y_up, double scale)
 {
     for (int i = 0; i < m->nvertices; i++) {
@@ -532,70 +521,6 @@ void tpMesh_Transform(tpMesh *m, bool y_up, double scale)
         for (int k = 0; k < 3; k++)
             v[k] *= scale;
     }
-}
-
-bool tpMesh_Read(const char *name, const void *data, size_t len, const tpMeshLimits *limits, bool y_up, double scale,
-                 tpMesh *out, char *err, size_t errlen)
-{
-    memset(out, 0, sizeof *out);
-    tpMeshLimits lim = limits ? *limits : tpDefaultMeshLimits();
-    if (!(scale > 0) || !isfinite(scale)) {
-        tpErrorf(err, errlen, "%s: scale must be > 0 (got %g)", name, scale);
-        return false;
-    }
-    if (len > lim.max_bytes) {
-        tpErrorf(err, errlen, "%s: %zu bytes, more than the %zu allowed", name, len, lim.max_bytes);
-        return false;
-    }
-    const unsigned char *d = data;
-    bool glb = len >= 4 && memcmp(d, "glTF", 4) == 0;
-    if (glb || ends_with(name, ".glb") || ends_with(name, ".gltf")) {
-        tpGltfScene sc;
-        if (!tpGltf_ReadScene(name, data, len, &lim, NULL, 0, &sc, err, errlen))
-            return false;
-        /* every node's mesh placed by its world pose */
-        tpMeshBuild b = {.name = name, .limits = lim, .err = err, .errlen = errlen};
-        bool ok = true;
-        for (int n = 0; ok && n < sc.nnodes; n++) {
-            const tpGltfNode *nd = &sc.nodes[n];
-            double R[9];
-            tpMesh_QuatToMatrix(nd->quat, R);
-            int base = b.mesh.nvertices;
-            for (int i = 0; ok && i < nd->mesh.nvertices; i++) {
-                const double *v = nd->mesh.vertices + 3 * i;
-                double w[3];
-                for (int k = 0; k < 3; k++)
-                    w[k] = (R[3 * k] * v[0] + R[3 * k + 1] * v[1] + R[3 * k + 2] * v[2] + nd->pos[k]) * scale;
-                ok = tpMeshB_AddVertex(&b, w);
-            }
-            for (int t = 0; ok && t < nd->mesh.ntriangles; t++) {
-                const int32_t *tr = nd->mesh.triangles + 3 * t;
-                ok = tpMeshB_AddTriangle(&b, base + tr[0], base + tr[1], base + tr[2]);
-            }
-        }
-        tpGltfScene_Free(&sc);
-        if (!finish_build(&b, ok, "the scene has no triangles")) {
-            return false;
-        }
-        *out = b.mesh;
-        return true;
-    }
-    tpMeshBuild b = {.name = name, .limits = lim, .err = err, .errlen = errlen};
-    bool ok;
-    if (ends_with(name, ".obj")) {
-        ok = read_obj(&b, data, len);
-    } else if (ends_with(name, ".stl") || is_binary_stl(d, len)) {
-        ok = read_stl(&b, d, len);
-    } else {
-        tpErrorf(err, errlen, "%s: unknown mesh format (use .obj, .stl, .gltf or .glb)", name);
-        ok = false;
-    }
-    if (!finish_build(&b, ok, "no triangles")) {
-        return false;
-    }
-    tpMesh_Transform(&b.mesh, y_up, scale);
-    *out = b.mesh;
-    return true;
 }
 
 /* ------------------------------------------------------------------------------------------ */

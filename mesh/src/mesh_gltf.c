@@ -622,14 +622,13 @@ void tpGltfI_Warn(tpGltf *g, const char *fmt, ...)
     va_end(ap);
 }
 
-bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMeshLimits *limits,
-                      const tpGltfFile *files, int nfiles, tpGltfScene *out, char *err, size_t errlen)
+bool tpGltfI_Open(tpGltf *g, const void *data, size_t len, const tpGltfFile *files, int nfiles)
 {
-    memset(out, 0, sizeof *out);
-    tpGltf g = {
-        .name = name, .err = err, .errlen = errlen, .limits = limits ? *limits : tpDefaultMeshLimits(), .scene = out};
-    if (len > g.limits.max_bytes)
-        FAIL(&g, "%zu bytes, more than the %zu allowed", len, g.limits.max_bytes);
+    const char *name = g->name;
+    char *err = g->err;
+    size_t errlen = g->errlen;
+    if (len > g->limits.max_bytes)
+        FAIL(g, "%zu bytes, more than the %zu allowed", len, g->limits.max_bytes);
     const unsigned char *d = data;
     const char *json = data;
     size_t jlen = len;
@@ -637,14 +636,14 @@ bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMe
     size_t binlen = 0;
     if (len >= 4 && memcmp(d, "glTF", 4) == 0) {
         if (len < 20)
-            FAIL(&g, "GLB: %zu bytes is too short for a header", len);
+            FAIL(g, "GLB: %zu bytes is too short for a header", len);
         uint32_t ver = le32(d + 4), total = le32(d + 8), clen = le32(d + 12), ctype = le32(d + 16);
         if (ver != 2)
-            FAIL(&g, "GLB: version %u (only 2)", ver);
+            FAIL(g, "GLB: version %u (only 2)", ver);
         if (total > len || total < 20)
-            FAIL(&g, "GLB: header says %u bytes, the file has %zu (and a GLB has at least 20)", total, len);
+            FAIL(g, "GLB: header says %u bytes, the file has %zu (and a GLB has at least 20)", total, len);
         if (ctype != 0x4E4F534Au || clen > total - 20)
-            FAIL(&g, "GLB: the first chunk must be JSON and inside the file");
+            FAIL(g, "GLB: the first chunk must be JSON and inside the file");
         json = (const char *)d + 20;
         jlen = clen;
         size_t next = 20 + (size_t)clen;
@@ -652,7 +651,7 @@ bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMe
             uint32_t blen = le32(d + next), btype = le32(d + next + 4);
             if (btype == 0x004E4942u) {
                 if (blen > total - next - 8)
-                    FAIL(&g, "GLB: the binary chunk runs past the end of the file");
+                    FAIL(g, "GLB: the binary chunk runs past the end of the file");
                 bin = d + next + 8;
                 binlen = blen;
             }
@@ -660,44 +659,35 @@ bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMe
     }
     char why[160];
     if (!tpJson_CheckText(json, jlen, why, sizeof why))
-        FAIL(&g, "%s", why);
+        FAIL(g, "%s", why);
     size_t stop = 0;
-    g.root = tpJson_ParseDocument(json, jlen, &stop);
-    if (!g.root) {
+    g->root = tpJson_ParseDocument(json, jlen, &stop);
+    if (!g->root) {
         size_t line, col;
         tpJson_LineColumn(json, jlen, stop, &line, &col);
-        FAIL(&g, "JSON error at line %zu, column %zu", line, col);
+        FAIL(g, "JSON error at line %zu, column %zu", line, col);
     }
-    bool ok = cJSON_IsObject(g.root);
+    bool ok = cJSON_IsObject(g->root);
     if (!ok)
         tpErrorf(err, errlen, "%s: not a glTF document (the top level must be an object)", name);
-    const cJSON *asset = ok ? cJSON_GetObjectItemCaseSensitive(g.root, "asset") : NULL;
+    const cJSON *asset = ok ? cJSON_GetObjectItemCaseSensitive(g->root, "asset") : NULL;
     const cJSON *ver = asset ? cJSON_GetObjectItemCaseSensitive(asset, "version") : NULL;
     if (ok && (!cJSON_IsString(ver) || strncmp(ver->valuestring, "2.", 2) != 0)) {
         tpErrorf(err, errlen, "%s: asset.version must be \"2.x\"", name);
         ok = false;
     }
     if (ok)
-        ok = load_buffers(&g, bin, binlen, files, nfiles) && tpGltfI_Scene(&g);
-    for (int i = 0; i < g.nbufs; i++)
-        free(g.bufs[i].owned);
-    free(g.bufs);
-    cJSON_Delete(g.root);
-    if (!ok)
-        tpGltfScene_Free(out);
+        ok = load_buffers(g, bin, binlen, files, nfiles);
     return ok;
 }
 
-void tpGltfScene_Free(tpGltfScene *sc)
+void tpGltfI_Close(tpGltf *g)
 {
-    if (sc == NULL)
-        return;
-    for (int i = 0; i < sc->nnodes; i++) {
-        tpMesh_Free(&sc->nodes[i].mesh);
-        for (int k = 0; k < sc->nodes[i].nparts; k++)
-            tpMesh_Free(&sc->nodes[i].parts[k].mesh);
-        free(sc->nodes[i].parts);
-    }
-    free(sc->nodes);
-    memset(sc, 0, sizeof *sc);
+    for (int i = 0; i < g->nbufs; i++)
+        free(g->bufs[i].owned);
+    free(g->bufs);
+    g->bufs = NULL;
+    g->nbufs = 0;
+    cJSON_Delete(g->root);
+    g->root = NULL;
 }

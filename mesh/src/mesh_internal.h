@@ -18,6 +18,14 @@ typedef struct tpMeshBuild {
 /// message on a cap or out of memory.
 bool tpMeshB_AddVertex(tpMeshBuild *b, const double v[3]);
 bool tpMeshB_AddTriangle(tpMeshBuild *b, int i0, int i1, int i2);
+/// Ends a build: an empty mesh is the error "name: empty", the vertices are welded; on failure the
+/// mesh is freed. Returns ok.
+bool tpMeshB_Finish(tpMeshBuild *b, bool ok, const char *empty);
+/// The readers of mesh.c into a build (tpMesh_Read, mesh_read.c, chooses by the file's name).
+bool tpMeshI_ReadObj(tpMeshBuild *b, const char *text, size_t len);
+bool tpMeshI_ReadStl(tpMeshBuild *b, const unsigned char *d, size_t len);
+/// The bytes are a binary STL (its triangle count matches its size).
+bool tpMeshI_IsBinaryStl(const unsigned char *d, size_t len);
 /// Merges vertices with identical coordinates; false when out of memory.
 bool tpMesh_Weld(tpMesh *m);
 /// Merges vertices within eps (m, on every axis) of each other into the lowest-numbered one, keeping
