@@ -572,27 +572,6 @@ static bool check_record(const tpCheck *c, const tpPlanRecord *rec, char **overr
 /* ------------------------------------------------------------------------------------------ */
 /* Output                                                                                     */
 
-/* The number and string writers of plan_text.c, under the names this file has always used. */
-static int format_double(double v, char *buf)
-{
-    return tpPlan_FormatDouble(v, buf);
-}
-
-static void put_double(FILE *f, double v)
-{
-    tpPlan_PutDouble(f, v);
-}
-
-static void put_float(FILE *f, float v)
-{
-    tpPlan_PutFloat(f, v);
-}
-
-static void put_string(FILE *f, const char *s)
-{
-    tpPlan_PutString(f, s);
-}
-
 static void put_double_array(FILE *f, const double *v, int n)
 {
     fputc('[', f);
@@ -600,7 +579,7 @@ static void put_double_array(FILE *f, const double *v, int n)
         if (i) {
             fputs(", ", f);
         }
-        put_double(f, v[i]);
+        tpPlan_PutDouble(f, v[i]);
     }
     fputc(']', f);
 }
@@ -645,7 +624,7 @@ static void put_rows(FILE *f, const double *v, int rows, int cols, const char *i
             uint64_t bits;
             memcpy(&bits, &row[c], sizeof bits);
             if (r == 0 || bits != above[c]) {
-                len[c] = format_double(row[c], text[c]);
+                len[c] = tpPlan_FormatDouble(row[c], text[c]);
                 above[c] = bits;
             }
             if (c) {
@@ -673,7 +652,7 @@ static void put_column(FILE *f, const double *v, int rows, int cols, int m)
         if (i) {
             fputs(", ", f);
         }
-        put_double(f, v[(size_t)i * (size_t)cols + (size_t)m]);
+        tpPlan_PutDouble(f, v[(size_t)i * (size_t)cols + (size_t)m]);
     }
     fputc(']', f);
 }
@@ -692,17 +671,17 @@ static void put_body(FILE *f, const tpPlanRecord *rec, int i)
     const tpPlanBody *b = &rec->bodies[i];
     const tpPlanWorld *w = &rec->worlds[rec->selected];
     fputs("    {\n      \"name\": ", f);
-    put_string(f, b->name);
+    tpPlan_PutString(f, b->name);
     fputs(", \"class\": ", f);
-    put_string(f, b->cls);
+    tpPlan_PutString(f, b->cls);
     fputs(", \"shape\": ", f);
-    put_string(f, b->shape);
+    tpPlan_PutString(f, b->shape);
     fputs(",\n      \"size\": ", f);
     put_double_array(f, b->size, 4);
     fputs(", \"color\": [", f);
     for (int j = 0; j < 4; ++j) {
         fputs(j ? ", " : "", f);
-        put_float(f, b->color[j]);
+        tpPlan_PutFloat(f, b->color[j]);
     }
     fputc(']', f);
     if (b->moving) {
@@ -735,13 +714,13 @@ static void put_body(FILE *f, const tpPlanRecord *rec, int i)
 static void put_alternative(FILE *f, const tpPlanRecord *rec, const tpPlanWorld *w)
 {
     fputs("    {\n      \"cost\": ", f);
-    put_double(f, w->cost);
+    tpPlan_PutDouble(f, w->cost);
     fprintf(f, ", \"steps\": %d,\n      \"trajectories\": {", w->nsteps);
     bool first = true;
     for (int i = 0; i < rec->nbodies; ++i) {
         if (rec->bodies[i].moving) {
             fputs(first ? "\n        " : ",\n        ", f);
-            put_string(f, rec->bodies[i].name);
+            tpPlan_PutString(f, rec->bodies[i].name);
             fputs(": ", f);
             put_rows(f, w->traj[i], w->nsteps + 1, TP_STATE_DOUBLES, "        ");
             first = false;
@@ -752,7 +731,7 @@ static void put_alternative(FILE *f, const tpPlanRecord *rec, const tpPlanWorld 
     for (int i = 0; i < rec->nbodies; ++i) {
         if (rec->bodies[i].controlled) {
             fputs(first ? "\n        " : ",\n        ", f);
-            put_string(f, rec->bodies[i].name);
+            tpPlan_PutString(f, rec->bodies[i].name);
             fputs(": ", f);
             put_rows(f, w->controls[i], w->nsteps, TP_CONTROL_DOUBLES, "        ");
             first = false;
@@ -761,7 +740,7 @@ static void put_alternative(FILE *f, const tpPlanRecord *rec, const tpPlanWorld 
     fputs(first ? "},\n      \"active\": {" : "\n      },\n      \"active\": {", f);
     for (int t = 0; t < rec->ntactics; ++t) {
         fputs(t ? ",\n        " : "\n        ", f);
-        put_string(f, rec->tactics[t].name);
+        tpPlan_PutString(f, rec->tactics[t].name);
         fputs(": ", f);
         put_active(f, w->active[t], w->nsteps);
     }
@@ -791,7 +770,7 @@ static void put_rejections(FILE *f, const tpPlanRecord *rec)
         first = false;
         fprintf(f, "      \"%s\": {\"count\": %" PRId64 ", \"iteration\": %" PRId64 ", \"first\": ",
                 tpRejectKind_Name((tpRejectKind)k), r->count, r->iteration);
-        put_string(f, r->first);
+        tpPlan_PutString(f, r->first);
         fputc('}', f);
     }
     if (!first) {
@@ -819,34 +798,34 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
             : rec->has_start   ? TP_PLAN_VERSION_START
                                : TP_PLAN_VERSION,
             TPLAN_VERSION);
-    put_string(f, rec->domain_name);
+    tpPlan_PutString(f, rec->domain_name);
     fputs(", \"file\": ", f);
-    put_string(f, rec->domain_file);
+    tpPlan_PutString(f, rec->domain_file);
     fputs(", \"hash\": ", f);
-    put_string(f, rec->domain_hash);
+    tpPlan_PutString(f, rec->domain_hash);
     fprintf(f, "},\n  \"seed\": %" PRIu32 ",\n  \"planner\": {\"algorithm\": ", rec->seed);
-    put_string(f, rec->planner);
+    tpPlan_PutString(f, rec->planner);
     fputs(", \"mu\": ", f);
-    put_double(f, rec->mu);
+    tpPlan_PutDouble(f, rec->mu);
     fprintf(f, ", \"max_iters\": %" PRId64 ", \"time_limit\": ", rec->max_iters);
-    put_double(f, rec->time_limit);
+    tpPlan_PutDouble(f, rec->time_limit);
     fprintf(f, ", \"solutions\": %d},\n", rec->solutions_requested);
     if (overrides) {
         fprintf(f, "  \"overrides\": %s,\n", overrides);
     }
     fputs("  \"status\": ", f);
-    put_string(f, rec->status);
+    tpPlan_PutString(f, rec->status);
     fputs(",\n  \"dt\": ", f);
-    put_double(f, rec->dt);
+    tpPlan_PutDouble(f, rec->dt);
     if (rec->has_start) { /* the rest counts that are not 0, by body name */
         fputs(",\n  \"start\": {\"time\": ", f);
-        put_double(f, rec->start_time);
+        tpPlan_PutDouble(f, rec->start_time);
         fputs(", \"rest\": {", f);
         bool first = true;
         for (int b = 0; b < rec->nbodies; ++b) {
             if (rec->start_rest[b] != 0) {
                 fputs(first ? "" : ", ", f);
-                put_string(f, rec->bodies[b].name);
+                tpPlan_PutString(f, rec->bodies[b].name);
                 fprintf(f, ": %d", rec->start_rest[b]);
                 first = false;
             }
@@ -855,25 +834,25 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
     }
     if (rec->max_static_penetration >= 0 && rec->max_body_penetration >= 0) {
         fputs(",\n  \"limits\": {\"max_static_penetration\": ", f);
-        put_double(f, rec->max_static_penetration);
+        tpPlan_PutDouble(f, rec->max_static_penetration);
         fputs(", \"max_body_penetration\": ", f);
-        put_double(f, rec->max_body_penetration);
+        tpPlan_PutDouble(f, rec->max_body_penetration);
         fputc('}', f);
     }
     if (rec->view.set) {
         fputs(",\n  \"view\": {\"yaw\": ", f);
-        put_double(f, rec->view.yaw);
+        tpPlan_PutDouble(f, rec->view.yaw);
         fputs(", \"pitch\": ", f);
-        put_double(f, rec->view.pitch);
+        tpPlan_PutDouble(f, rec->view.pitch);
         if (rec->view.distance > 0) {
             fputs(", \"distance\": ", f);
-            put_double(f, rec->view.distance);
+            tpPlan_PutDouble(f, rec->view.distance);
         }
         if (rec->view.has_target) {
             fputs(", \"target\": [", f);
             for (int k = 0; k < 3; ++k) {
                 fputs(k ? ", " : "", f);
-                put_double(f, rec->view.target[k]);
+                tpPlan_PutDouble(f, rec->view.target[k]);
             }
             fputc(']', f);
         }
@@ -882,7 +861,7 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
     tpPlan_PutGoal(f, rec);
     tpPlan_PutTemporal(f, rec);
     fprintf(f, ",\n  \"steps\": %d,\n  \"cost\": ", sel->nsteps);
-    put_double(f, sel->cost);
+    tpPlan_PutDouble(f, sel->cost);
     tpPlan_PutControl(f, rec);
 
     fputs(",\n  \"bodies\": [", f);
@@ -894,15 +873,15 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
     for (int t = 0; t < rec->ntactics; ++t) {
         const tpPlanTactic *tac = &rec->tactics[t];
         fputs(t ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-        put_string(f, tac->name);
+        tpPlan_PutString(f, tac->name);
         fputs(", \"body\": ", f);
-        put_string(f, tac->body);
+        tpPlan_PutString(f, tac->body);
         fputs(", \"skills\": [", f);
         for (int s = 0; s < tac->nskills; ++s) {
             if (s) {
                 fputs(", ", f);
             }
-            put_string(f, tac->skills[s]);
+            tpPlan_PutString(f, tac->skills[s]);
         }
         fputs("],\n     \"active\": ", f);
         put_active(f, sel->active[t], sel->nsteps);
@@ -913,7 +892,7 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
         fputs(",\n  \"motors\": [", f);
         for (int m = 0; m < rec->nmotors; ++m) {
             fputs(m ? ",\n    {\"joint\": " : "\n    {\"joint\": ", f);
-            put_string(f, rec->motors[m].joint);
+            tpPlan_PutString(f, rec->motors[m].joint);
             fprintf(f, ", \"axis\": %d,\n     \"targets\": ", rec->motors[m].axis + 1);
             put_column(f, sel->targets, sel->nsteps, rec->nmotors, m);
             fputc('}', f);
@@ -945,9 +924,9 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
         fputs("    \"report\": {", f);
         for (int i = 0; i < rec->nreports; ++i) {
             fputs(i ? ", " : "", f);
-            put_string(f, rec->report_names[i]);
+            tpPlan_PutString(f, rec->report_names[i]);
             fputs(": ", f);
-            put_double(f, rec->report_values[i]);
+            tpPlan_PutDouble(f, rec->report_values[i]);
         }
         fputs("},\n", f);
     }
@@ -956,24 +935,24 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
         fputs("    \"warnings\": [", f);
         for (int i = 0; i < rec->nwarnings; ++i) {
             fputs(i ? ", " : "", f);
-            put_string(f, rec->warnings[i]);
+            tpPlan_PutString(f, rec->warnings[i]);
         }
         fputs("],\n", f);
     }
     put_rejections(f, rec);
     fputs("    \"timing\": {\"select\": ", f);
-    put_double(f, rec->t_select);
+    tpPlan_PutDouble(f, rec->t_select);
     fputs(", \"tactics\": ", f);
-    put_double(f, rec->t_tactics);
+    tpPlan_PutDouble(f, rec->t_tactics);
     fputs(", \"physics\": ", f);
-    put_double(f, rec->t_physics);
+    tpPlan_PutDouble(f, rec->t_physics);
     fputs(", \"check\": ", f);
-    put_double(f, rec->t_check);
+    tpPlan_PutDouble(f, rec->t_check);
     fputs(", \"total\": ", f);
-    put_double(f, rec->t_total);
+    tpPlan_PutDouble(f, rec->t_total);
     if (rec->nodes_first > 0) {
         fputs(", \"first_solution\": ", f);
-        put_double(f, rec->t_first);
+        tpPlan_PutDouble(f, rec->t_first);
     }
     fputs("}}\n}\n", f);
 }
