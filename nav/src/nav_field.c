@@ -8,17 +8,6 @@
 #include "nav_internal.h"
 #include "tp/base.h"
 
-enum { F_FREE = 0, F_WALL = 1, F_GOAL = 2, F_CUT = 3 }; /* CUT: free but not connected to a goal */
-
-struct tpNavField {
-    int nx, ny;
-    double x0, y0, cell;
-    uint8_t *kind; /* F_* per cell, owned */
-    double *u;     /* closeness 1 - phi, owned */
-    int iters;
-    double residual;
-};
-
 tpNavFieldDef tpDefaultNavFieldDef(void)
 {
     tpNavFieldDef d;
@@ -265,6 +254,7 @@ tpNavField *tpCreateNavField(const tpNavGrid *grid, const int *goals, int ngoals
     }
     f->iters = it;
     f->residual = fullResidual(f);
+    TP_NAV_VALIDATE(tpNavField_Valid, f);
     return f;
 }
 
@@ -330,15 +320,6 @@ bool tpNavField_Descent(const tpNavField *f, double x, double y, double dir[2])
 }
 
 /* ---- pedestrians ---- */
-
-struct tpNavCrowd {
-    const tpNavGrid *grid;
-    tpNavPed *peds; /* n pedestrians (owned; room for cap) */
-    int n;
-    size_t cap;
-    double *scratch; /* 4 doubles per pedestrian: new position and heading */
-    double *others;  /* 3 doubles per pedestrian: position and radius at the start of the step */
-};
 
 tpNavPedDef tpDefaultNavPedDef(void)
 {
@@ -836,4 +817,5 @@ void tpNavCrowd_Step(tpNavCrowd *c, int t)
             p->goal++;
         }
     }
+    TP_NAV_VALIDATE(tpNavCrowd_Valid, c);
 }

@@ -4,6 +4,7 @@
 
 #include "tp/nav.h"
 #include "nav_open.h"
+#include "tp/base.h"
 #include "tp/util.h"
 
 struct tpNavGrid {
@@ -38,5 +39,49 @@ struct tpNavMoveTree {
        the clip's circle (|bound centre| + bound radius); s, the longest duration */
     double level_reach[8], level_span[8];
 };
+
+/* A harmonic field (nav_field.c). Cell kinds: */
+enum { F_FREE = 0, F_WALL = 1, F_GOAL = 2, F_CUT = 3 }; /* CUT: free but not connected to a goal */
+
+struct tpNavField {
+    int nx, ny;
+    double x0, y0, cell;
+    uint8_t *kind; /* F_* per cell, owned */
+    double *u;     /* closeness 1 - phi per cell, owned: 1 on goals, 0 on walls and cut cells */
+    int iters;
+    double residual;
+};
+
+/* A crowd of pedestrians on one grid (nav_field.c). */
+struct tpNavCrowd {
+    const tpNavGrid *grid;
+    tpNavPed *peds; /* n pedestrians (owned; room for cap) */
+    int n;
+    size_t cap;
+    double *scratch; /* 4 doubles per pedestrian: new position and heading */
+    double *others;  /* 3 doubles per pedestrian: position and radius at the start of the step */
+};
+
+/* Invariants (nav_validate.c): each returns true when the structure is consistent, else false with
+ * the first broken rule in why (NULL allowed). Called through TP_INVARIANT after the operations
+ * that change them (Debug and sanitizer builds); a test breaks each rule once. */
+bool tpNavOpen_Valid(const tpNavOpen *o, const int32_t *pos, size_t ncells, char *why, size_t cap);
+bool tpNavGrid_Valid(const tpNavGrid *g, char *why, size_t cap);
+bool tpNavField_Valid(const tpNavField *f, char *why, size_t cap);
+bool tpNavCrowd_Valid(const tpNavCrowd *c, char *why, size_t cap);
+bool tpNavMoveTree_Valid(const tpNavMoveTree *t, char *why, size_t cap);
+/* TP_NAV_VALIDATE(tpNavGrid_Valid, grid): aborts with "file:line: assertion failed: <the broken
+ * rule>" when the check fails; nothing (not even the call) in Release builds. */
+#if TP_ASSERT_ON
+#define TP_NAV_VALIDATE(valid, obj)                                                                                    \
+    do {                                                                                                               \
+        char why_[320];                                                                                                \
+        if (!valid((obj), why_, sizeof why_)) {                                                                        \
+            tpAssert_Fail(why_, __FILE__, __LINE__);                                                                   \
+        }                                                                                                              \
+    } while (0)
+#else
+#define TP_NAV_VALIDATE(valid, obj) ((void)0)
+#endif
 
 #endif

@@ -78,5 +78,7 @@ void tpNavRect_ToWorld(const tpRect *r, const double l[2], double p[2]);
 bool tpNavSpace_Standable(const tpNavSpace *sp, int k);
 /// Surface b's standable rectangle at time offset s (s), inset by `inset` (m; h may come out <= 0).
 tpRect tpNavSpace_StandableRect(const tpNavSpaceBody *b, double s, double inset);
+/// The space's invariants (nav_validate.c; see tpNavGrid_Valid in nav_internal.h).
+bool tpNavSpace_Valid(const tpNavSpace *sp, char *why, size_t cap);
 
 #endif
