@@ -56,14 +56,17 @@ package: deps-package build
 # Every test through ctest, then the same suite once more under ASan + UBSan, then a short fuzz run.
 test: test-fast test-asan test-fuzz
 
+# Each run keeps every test's output in the build folder (ctest-results.xml, JUnit: a failed test's
+# output and time survive the terminal, so an intermittent failure leaves its evidence), besides
+# ctest's own Testing/Temporary/LastTest.log and LastTestsFailed.log.
 test-fast: deps build
-	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure --output-junit ctest-results.xml -j$(JOBS)
 
 test-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTP_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS) -L sanitize
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure --output-junit ctest-results.xml -j$(JOBS) -L sanitize
 
 # libFuzzer targets (clang, docs/fuzzing.md), each for FUZZ_SECONDS; fails on any crash, sanitizer
 # report, hang or OOM. The normal build's tplan seeds them with plans of the shipped domains.
