@@ -3,7 +3,7 @@
 its validate functions are the model).
 
 A check is one TP_ASSERT / TP_INVARIANT / TP_NAV_VALIDATE use, or one rule of a validate function:
-a `return broken(` line in a file named *validate*.c (each such rule is broken on purpose by a
+a `return tpBroken(` line in a file named *validate*.c (each such rule is broken on purpose by a
 test: tests/core/test_nav_validate.c, tests/service/test_validate.c). Lines are every line of
 the folder's .c and .h files.
 
@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDERS = ["api", "cli", "core", "export", "lua", "mesh", "nav", "pattern", "physics", "service", "skills",
            "tactics", "viewer"]
 MACRO = re.compile(r"\b(TP_ASSERT|TP_INVARIANT|TP_NAV_VALIDATE)\s*\(")
-RULE = re.compile(r"^\s*return broken\(", re.M)
+RULE = re.compile(r"^\s*return tpBroken\(", re.M)
 DEFINE = re.compile(r"^\s*#\s*define\b.*$", re.M)
 
 

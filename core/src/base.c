@@ -173,6 +173,17 @@ void tpErrorf(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
+bool tpBroken(char *why, size_t cap, const char *fmt, ...)
+{
+    if (why && cap > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, cap, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
 char *tpFile_Read(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen)
 {
     /* O_NONBLOCK: opening a FIFO with no writer must not hang before fstat can refuse it. */

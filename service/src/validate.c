@@ -2,7 +2,6 @@
  * invariants in every folder). Each check returns false with the first broken rule in why, so a
  * test can show it failing on a corrupted state; the scheduler's loop and the metrics call them
  * through TP_INVARIANT in the Debug and sanitizer builds (off in Release). mu held. */
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "service_internal.h"
@@ -10,18 +9,6 @@
 
 /* Ids are compared pairwise below this many active jobs (the check is O(n^2)). */
 #define SVC_VALID_PAIRS 512
-
-static bool broken(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool broken(char *why, size_t cap, const char *fmt, ...)
-{
-    if (why && cap > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, cap, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
 
 /* The active job running on worker wi, NULL if none claims it. */
 static const svcJob *job_on(const tpService *svc, int wi)
@@ -37,67 +24,67 @@ static const svcJob *job_on(const tpService *svc, int wi)
 bool svcValid_Scheduler(const tpService *svc, char *why, size_t cap)
 {
     if (svc->nactive < 0 || (size_t)svc->nactive > svc->cap_active || (svc->nactive > 0 && !svc->active)) {
-        return broken(why, cap, "active list: %d jobs in room for %zu", svc->nactive, svc->cap_active);
+        return tpBroken(why, cap, "active list: %d jobs in room for %zu", svc->nactive, svc->cap_active);
     }
     if (svc->nprocs != svc->nworkers + svc->ninteractive || svc->nworkers < 0 || svc->ninteractive < 0 ||
         (svc->nprocs > 0 && !svc->workers)) {
-        return broken(why, cap, "workers: %d processes for %d batch + %d interactive", svc->nprocs, svc->nworkers,
-                      svc->ninteractive);
+        return tpBroken(why, cap, "workers: %d processes for %d batch + %d interactive", svc->nprocs, svc->nworkers,
+                        svc->ninteractive);
     }
     for (int i = 0; i < svc->nactive; ++i) {
         const svcJob *job = svc->active[i];
         if (!job || job->id <= 0) {
-            return broken(why, cap, "active[%d]: %s", i, job ? "an id <= 0" : "NULL");
+            return tpBroken(why, cap, "active[%d]: %s", i, job ? "an id <= 0" : "NULL");
         }
         if (job->status != SVC_QUEUED && job->status != SVC_RUNNING && !job->unstored) {
-            return broken(why, cap, "job %lld: %s but active (and not waiting to be stored again)", (long long)job->id,
-                          svcStatusName(job->status));
+            return tpBroken(why, cap, "job %lld: %s but active (and not waiting to be stored again)",
+                            (long long)job->id, svcStatusName(job->status));
         }
         if (job->worker < -1 || job->worker >= svc->nprocs) {
-            return broken(why, cap, "job %lld: worker %d of %d", (long long)job->id, job->worker, svc->nprocs);
+            return tpBroken(why, cap, "job %lld: worker %d of %d", (long long)job->id, job->worker, svc->nprocs);
         }
         if (job->status == SVC_RUNNING && job->worker < 0) {
-            return broken(why, cap, "job %lld: running on no worker", (long long)job->id);
+            return tpBroken(why, cap, "job %lld: running on no worker", (long long)job->id);
         }
         if (job->status != SVC_RUNNING && job->worker >= 0) {
-            return broken(why, cap, "job %lld: %s but on worker %d", (long long)job->id, svcStatusName(job->status),
-                          job->worker);
+            return tpBroken(why, cap, "job %lld: %s but on worker %d", (long long)job->id, svcStatusName(job->status),
+                            job->worker);
         }
         if (job->worker >= 0 && svc->workers[job->worker].job != job->id) {
-            return broken(why, cap, "job %lld: on worker %d, which runs job %lld", (long long)job->id, job->worker,
-                          (long long)svc->workers[job->worker].job);
+            return tpBroken(why, cap, "job %lld: on worker %d, which runs job %lld", (long long)job->id, job->worker,
+                            (long long)svc->workers[job->worker].job);
         }
         if (job->jobs < 1 || job->memory_mb < 0 || !(job->time_limit >= 0)) {
-            return broken(why, cap, "job %lld: jobs %d, memory_mb %d, time_limit %g", (long long)job->id, job->jobs,
-                          job->memory_mb, job->time_limit);
+            return tpBroken(why, cap, "job %lld: jobs %d, memory_mb %d, time_limit %g", (long long)job->id, job->jobs,
+                            job->memory_mb, job->time_limit);
         }
         for (int k = 0; svc->nactive <= SVC_VALID_PAIRS && k < i; ++k) {
             if (svc->active[k] == job || svc->active[k]->id == job->id) {
-                return broken(why, cap, "job %lld: twice in the active list (%d and %d)", (long long)job->id, k, i);
+                return tpBroken(why, cap, "job %lld: twice in the active list (%d and %d)", (long long)job->id, k, i);
             }
         }
     }
     for (int wi = 0; wi < svc->nprocs; ++wi) {
         const svcWorker *w = &svc->workers[wi];
         if (w->interactive != (wi >= svc->nworkers)) {
-            return broken(why, cap, "worker %d: %s, but in the %s range", wi, w->interactive ? "interactive" : "batch",
-                          wi >= svc->nworkers ? "interactive" : "batch");
+            return tpBroken(why, cap, "worker %d: %s, but in the %s range", wi,
+                            w->interactive ? "interactive" : "batch", wi >= svc->nworkers ? "interactive" : "batch");
         }
         if (w->job != 0 && w->reserved_for != 0) {
-            return broken(why, cap, "worker %d: runs job %lld and is reserved for job %lld", wi, (long long)w->job,
-                          (long long)w->reserved_for);
+            return tpBroken(why, cap, "worker %d: runs job %lld and is reserved for job %lld", wi, (long long)w->job,
+                            (long long)w->reserved_for);
         }
         if (w->job != 0) {
             const svcJob *job = job_on(svc, wi);
             if (!job || job->id != w->job) {
-                return broken(why, cap, "worker %d: runs job %lld, which is not active on it", wi, (long long)w->job);
+                return tpBroken(why, cap, "worker %d: runs job %lld, which is not active on it", wi, (long long)w->job);
             }
         }
         if (w->pid > 0 && (w->in_fd < 0 || w->ev_fd < 0)) {
-            return broken(why, cap, "worker %d: pid %d without its pipes", wi, (int)w->pid);
+            return tpBroken(why, cap, "worker %d: pid %d without its pipes", wi, (int)w->pid);
         }
         if (w->len > w->cap || (w->cap > 0 && !w->buf)) {
-            return broken(why, cap, "worker %d: event buffer %zu of %zu bytes", wi, w->len, w->cap);
+            return tpBroken(why, cap, "worker %d: event buffer %zu of %zu bytes", wi, w->len, w->cap);
         }
     }
     return true;
@@ -110,19 +97,19 @@ bool svcValid_Metrics(const svcMetrics *m, char *why, size_t cap)
         n += m->plan_hist[b];
     }
     if (n != m->plan_count) {
-        return broken(why, cap, "metrics: %llu planning times in the histogram, %llu counted", (unsigned long long)n,
-                      (unsigned long long)m->plan_count);
+        return tpBroken(why, cap, "metrics: %llu planning times in the histogram, %llu counted", (unsigned long long)n,
+                        (unsigned long long)m->plan_count);
     }
     for (int s = 0; s < SVC_NSTATUS; ++s) {
         done += s == SVC_SOLVED || s == SVC_APPROXIMATE ? m->jobs_finished[s] : 0;
     }
     if (m->plan_count != done) {
-        return broken(why, cap, "metrics: %llu planning times for %llu solved or approximate jobs",
-                      (unsigned long long)m->plan_count, (unsigned long long)done);
+        return tpBroken(why, cap, "metrics: %llu planning times for %llu solved or approximate jobs",
+                        (unsigned long long)m->plan_count, (unsigned long long)done);
     }
     if (!(m->plan_sum >= 0) || (m->plan_count == 0 && m->plan_sum != 0)) {
-        return broken(why, cap, "metrics: planning seconds %g over %llu jobs", m->plan_sum,
-                      (unsigned long long)m->plan_count);
+        return tpBroken(why, cap, "metrics: planning seconds %g over %llu jobs", m->plan_sum,
+                        (unsigned long long)m->plan_count);
     }
     return true;
 }

@@ -104,6 +104,8 @@ void tpFile_RemoveTemps(void);
 
 /// snprintf into an error buffer if it is not NULL. Returns nothing; used for "err, errlen" out-params.
 void tpErrorf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/// tpErrorf, then false: the broken rule of a validate function ("return tpBroken(why, cap, ...)").
+bool tpBroken(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /// TP_ASSERT(expr): a programmer error of a C caller (a bad body index, a def of the wrong kind,
 /// NULL where none is allowed), never something a script, plan file or request can cause (those
