@@ -66,6 +66,20 @@ void tpBitmap_Free(tpBitmap *bm)
     }
 }
 
+/* A bitmap as the readers leave it: a size within the limits, pixels and every pixel 0 or 1. */
+static bool bitmap_ok(const tpBitmap *bm)
+{
+    if (bm->w < 1 || bm->h < 1 || (size_t)bm->w * (size_t)bm->h > TP_PNM_MAX_PIXELS || !bm->px) {
+        return false;
+    }
+    for (size_t i = 0; i < (size_t)bm->w * (size_t)bm->h; ++i) {
+        if (bm->px[i] > 1) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool alloc_bitmap(tpBitmap *bm, int w, int h)
 {
     bm->w = w;
@@ -112,6 +126,7 @@ bool tpBitmap_FromText(const char *text, tpBitmap *out, char *err, size_t errlen
             }
         }
     }
+    TP_INVARIANT(bitmap_ok(out));
     return true;
 }
 
@@ -308,6 +323,7 @@ bool tpBitmap_ParsePnm(const unsigned char *data, size_t len, const char *name, 
             out->px[i] ^= 1u;
         }
     }
+    TP_INVARIANT(bitmap_ok(out));
     return true;
 }
 
@@ -352,6 +368,7 @@ static int lit_cells(const tpBitmap *bm, double c, int *cols, int *rows, uint8_t
         for (int i = 0; i < nc; ++i) {
             int px = (int)(((double)i + 0.5) * (double)bm->w / (double)nc);
             px = px >= bm->w ? bm->w - 1 : px;
+            TP_INVARIANT(px >= 0 && py >= 0); /* centres of cells inside the image */
             uint8_t on = bm->px[(size_t)py * (size_t)bm->w + (size_t)px];
             if (lit) {
                 lit[(size_t)j * (size_t)nc + (size_t)i] = on;
@@ -414,16 +431,19 @@ int tpPattern_Cells(const tpBitmap *bm, int n, double pitch, double *xy, char *e
         tpErrorf(err, errlen, "out of memory");
         return -1;
     }
-    lit_cells(bm, c, &cols, &rows, lit);
+    int again = lit_cells(bm, c, &cols, &rows, lit);
     int m = 0;
     for (int k = 0; k < cols * rows; ++k) {
         if (lit[k]) {
             idx[m++] = k;
         }
     }
-    for (int k = 0; k < n; ++k) {
+    TP_INVARIANT(again == count && m == count && m >= n); /* the same grid, counted the same */
+    for (int k = 0, prev = -1; k < n; ++k) {
         /* k-th of n spread evenly over the m lit cells (all of them when m == n). */
         int cell = idx[(int)(((int64_t)k * m) / n)];
+        TP_INVARIANT(cell > prev); /* distinct cells in row-major order (m >= n) */
+        prev = cell;
         int i = cell % cols, j = cell / cols;
         xy[2 * k] = ((double)i - (double)(cols - 1) / 2.0) * pitch;
         xy[2 * k + 1] = ((double)(rows - 1) / 2.0 - (double)j) * pitch;
