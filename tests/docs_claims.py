@@ -52,7 +52,7 @@ for path in DOCS:
 # 4. every path of the tree that the docs name exists: `folder/file` as is, or in the docs'
 # shorthand `folder/name.h` (folder/include/tp/name.h) and `folder/name.c` (folder/src/name.c)
 tops = [d for d in os.listdir(SRC) if os.path.isdir(os.path.join(SRC, d)) and not d.startswith(".")
-        and d not in ("build", "node_modules")]
+        and not d.startswith("build") and d != "node_modules"]  # build folders are made, not shipped
 path_re = re.compile(r"(?<![\w./:-])((?:%s)/[\w.\-/]*\w)" % "|".join(map(re.escape, tops)))
 PROSE = {"tactics/skills"}  # "tactics/skills" is a pair of words in the prose
 
