@@ -269,8 +269,8 @@ static void test_space_rules(void **state)
     assert_non_null(sp);
     assert_true(tpNavSpace_Valid(sp, why, sizeof why));
     tpNavSpaceBody b[3] = {
-        tpNavSpace_Box(2, 0, -0.5, 2, 2, 0.5, 0),   /* floor A: x in [0, 4] */
-        tpNavSpace_Box(-2, 0, -0.5, 2, 2, 0.5, 0),  /* floor B: x in [-4, 0], next to A */
+        tpNavSpace_Box(2, 0, -0.5, 2, 2, 0.5, 0),        /* floor A: x in [0, 4] */
+        tpNavSpace_Box(-2, 0, -0.5, 2, 2, 0.5, 0),       /* floor B: x in [-4, 0], next to A */
         tpNavSpace_Box(1, 0, 0.25, 0.25, 0.25, 0.25, 0), /* a crate on A */
     };
     for (int k = 0; k < 5; ++k) {
