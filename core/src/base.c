@@ -162,25 +162,28 @@ void tpAssert_Fail(const char *expr, const char *file, int line)
     abort();
 }
 
+/* tpErrorf and tpBroken: the message into err if there is room for one. */
+static void error_v(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+    if (err && errlen > 0) {
+        vsnprintf(err, errlen, fmt, ap);
+    }
+}
+
 void tpErrorf(char *err, size_t errlen, const char *fmt, ...)
 {
-    if (!err || errlen == 0) {
-        return;
-    }
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    error_v(err, errlen, fmt, ap);
     va_end(ap);
 }
 
 bool tpBroken(char *why, size_t cap, const char *fmt, ...)
 {
-    if (why && cap > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, cap, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    error_v(why, cap, fmt, ap);
+    va_end(ap);
     return false;
 }
 

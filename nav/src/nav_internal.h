@@ -63,7 +63,7 @@ struct tpNavCrowd {
 };
 
 /* Invariants (nav_validate.c): each returns true when the structure is consistent, else false with
- * the first broken rule in why (NULL allowed). Called through TP_INVARIANT after the operations
+ * the first broken rule in why (NULL allowed). Called through TP_NAV_VALIDATE (below) after the operations
  * that change them (Debug and sanitizer builds); a test breaks each rule once. */
 bool tpNavOpen_Valid(const tpNavOpen *o, const int32_t *pos, size_t ncells, char *why, size_t cap);
 bool tpNavGrid_Valid(const tpNavGrid *g, char *why, size_t cap);

@@ -365,10 +365,11 @@ static int lit_cells(const tpBitmap *bm, double c, int *cols, int *rows, uint8_t
         /* the grid is stretched to cover the image exactly, so c = 1 samples every pixel once */
         int py = (int)(((double)j + 0.5) * (double)bm->h / (double)nr);
         py = py >= bm->h ? bm->h - 1 : py;
+        TP_INVARIANT(py >= 0); /* cell centres inside the image */
         for (int i = 0; i < nc; ++i) {
             int px = (int)(((double)i + 0.5) * (double)bm->w / (double)nc);
             px = px >= bm->w ? bm->w - 1 : px;
-            TP_INVARIANT(px >= 0 && py >= 0); /* centres of cells inside the image */
+            TP_INVARIANT(px >= 0);
             uint8_t on = bm->px[(size_t)py * (size_t)bm->w + (size_t)px];
             if (lit) {
                 lit[(size_t)j * (size_t)nc + (size_t)i] = on;

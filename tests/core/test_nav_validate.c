@@ -297,9 +297,9 @@ static void test_space_rules(void **state)
     int to = e->to;
     e->to = e->from;
     sp->edge_of[k0] = -1;
-    sp->edge_of[(size_t)e->from * 4] = 0;
+    sp->edge_of[(size_t)e->from * 3 + (size_t)e->from] = 0;
     expect_broken(tpNavSpace_Valid(sp, why, sizeof why), why, "joins");
-    sp->edge_of[(size_t)e->from * 4] = -1;
+    sp->edge_of[(size_t)e->from * 3 + (size_t)e->from] = -1;
     e->to = to;
     sp->edge_of[k0] = 0;
     assert_true(tpNavSpace_Valid(sp, why, sizeof why));
