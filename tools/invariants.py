@@ -21,7 +21,8 @@ FOLDERS = ["api", "cli", "core", "export", "lua", "mesh", "nav", "pattern", "phy
            "tactics", "viewer"]
 MACRO = re.compile(r"\b(TP_ASSERT|TP_INVARIANT|TP_NAV_VALIDATE)\s*\(")
 RULE = re.compile(r"^\s*return tpBroken\(", re.M)
-DEFINE = re.compile(r"^\s*#\s*define\b.*$", re.M)
+DEFINE = re.compile(r"^\s*#\s*define\b(?:.*\\\n)*.*$", re.M)  # with its continuation lines
+COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
 
 def count(folder):
@@ -33,7 +34,7 @@ def count(folder):
             with open(os.path.join(dirpath, name), encoding="utf-8") as fh:
                 text = fh.read()
             lines += text.count("\n")
-            body = DEFINE.sub("", text)  # the macros' own definitions are not checks
+            body = DEFINE.sub("", COMMENT.sub(" ", text))  # comments and the macros' definitions are not checks
             checks += len(MACRO.findall(body))
             if "validate" in name and name.endswith(".c"):
                 checks += len(RULE.findall(body))
