@@ -41,38 +41,25 @@ typedef struct tpCliParams {
     tpScriptParam items[TP_MAX_PARAMS];
 } tpCliParams;
 
-/// Long options of every subcommand that are not a single letter: codes above any character.
+/// Long options of every subcommand that are not a single letter: codes above any character. The
+/// run definition's fields that the command line sets (tp/run_fields.h, TP_RUNF_CLI) are options
+/// TP_OPT_FIELD + their row's index (tpCli_FieldOptions).
 enum {
-    TP_OPT_PLANNER = 256,
-    TP_OPT_MU,
-    TP_OPT_SEED,
-    TP_OPT_MAX_ITERS,
-    TP_OPT_TIME_LIMIT,
-    TP_OPT_SOLUTIONS,
-    TP_OPT_NO_NN_INDEX,
-    TP_OPT_MEMORY_LIMIT,
-    TP_OPT_LOAD_TIME_LIMIT,
-    TP_OPT_CALL_TIME_LIMIT,
-    TP_OPT_SEARCH_MEMORY,
-    TP_OPT_HARD_DEADLINE, /* --hard-deadline S: plan, replay, bench (not a planner option) */
-    TP_OPT_FIRST_FREE,    /* first code a subcommand may use for its own options */
+    TP_OPT_FIELD = 256,
+    TP_OPT_HARD_DEADLINE = TP_OPT_FIELD + 64, /* --hard-deadline S: plan, replay, bench (not a planner option) */
+    TP_OPT_FIRST_FREE,                        /* first code a subcommand may use for its own options */
 };
 
-/// The planner options shared by `plan` and `bench`, as struct option entries.
-// clang-format off
-#define TP_CLI_PLANNER_LONGOPTS                                              \
-    {"planner", required_argument, NULL, TP_OPT_PLANNER},                    \
-    {"mu", required_argument, NULL, TP_OPT_MU},                              \
-    {"seed", required_argument, NULL, TP_OPT_SEED},                          \
-    {"max-iters", required_argument, NULL, TP_OPT_MAX_ITERS},                \
-    {"time-limit", required_argument, NULL, TP_OPT_TIME_LIMIT},              \
-    {"solutions", required_argument, NULL, TP_OPT_SOLUTIONS},                \
-    {"no-nn-index", no_argument, NULL, TP_OPT_NO_NN_INDEX},                  \
-    {"memory-limit", required_argument, NULL, TP_OPT_MEMORY_LIMIT},          \
-    {"load-time-limit", required_argument, NULL, TP_OPT_LOAD_TIME_LIMIT},    \
-    {"call-time-limit", required_argument, NULL, TP_OPT_CALL_TIME_LIMIT},    \
-    {"search-memory", required_argument, NULL, TP_OPT_SEARCH_MEMORY}
-// clang-format on
+/// The planner options of `plan` and `bench` (the table's TP_RUNF_CLI rows) followed by own
+/// (terminated by a zero entry) into out (cap entries, room for the zero entry included).
+void tpCli_FieldOptions(const struct option *own, struct option *out, int cap);
+/// The row of an option code of tpCli_FieldOptions (NULL: not a field's).
+const tpRunField *tpCli_FieldOf(int code);
+/// The --help lines of the planner options (the table's TP_RUNF_CLI rows), on f.
+void tpCli_FieldHelp(FILE *f);
+/// A field's value from the command line (its row's range; the flag named in the one message
+/// logged): false when refused.
+bool tpCli_ParseField(const tpRunField *row, const char *value, double *out);
 
 /// State of tpCli_NextOption over one subcommand's arguments (zero it, then fill the inputs).
 typedef struct tpCliArgs {
@@ -188,7 +175,7 @@ void tpCli_WatchdogOnDeadline(void *user, double armed, double deadline);
 
 /// Zeroes o and sets its run definition's defaults (tplan_run_def_init).
 void tpCli_PlanOptsInit(tpCliPlanOpts *o);
-/// Takes a planner or script-limit option (code TP_OPT_PLANNER..TP_OPT_SEARCH_MEMORY, value from tpCli_NextOption):
+/// Takes a planner or script-limit option (a code of tpCli_FieldOptions, value from tpCli_NextOption):
 /// 1 = taken, 0 = not a planner option, -1 = bad value (one message logged).
 int tpCli_PlannerOption(tpCliPlanOpts *o, int code, const char *value);
 /// The script definition for path with the options' limits (params may be NULL if n is 0).

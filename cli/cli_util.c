@@ -195,22 +195,38 @@ const char *tpCli_Escape(const char *s, char *buf, size_t cap)
 
 const char *tpCli_FlagWords(const char *msg, char *buf, size_t cap)
 {
-    /* the forms the libraries write (lua/src/script.c, sandbox.c, api/src/run.c, tactics/src/record.c) */
-    static const char *const words[][2] = {
-        {": call_time_limit)", ": --call-time-limit)"},
-        {": load_time_limit)", ": --load-time-limit)"},
-        {"(memory_limit_mb)", "(--memory-limit)"},
-        {"(time_limit ", "(--time-limit "},
-        {": set: ", ": --set: "},
-        {": set ", ": --set "},
-        {"other set values", "other --set values"},
-    };
-    return tpWords_Replace(msg, words, (int)(sizeof words / sizeof words[0]), buf, cap);
+    /* the forms the libraries write a field's name in (lua/src/script.c, limits.c, api/src/run.c,
+       tactics/src/record.c): "(time_limit 2 s ...)", "(memory_mb)", "...: call_time_limit)", each
+       field of the table (tp/run_fields.h) with a flag; and `set` for --set */
+    enum { NFORMS = 3, MAXW = NFORMS * 32 + 3 };
+    static const char *const forms[NFORMS][2] = {{"(%s)", "(%s)"}, {"(%s ", "(%s "}, {": %s)", ": %s)"}};
+    char text[MAXW][2][48];
+    const char *words[MAXW][2];
+    int n = 0;
+    for (int i = 0; i < tpRun_FieldCount; ++i) {
+        const tpRunField *f = &tpRun_Fields[i];
+        if (!(f->who & TP_RUNF_CLI) || !f->flag) {
+            continue;
+        }
+        for (int k = 0; k < NFORMS && n < MAXW - 3; ++k, ++n) {
+            snprintf(text[n][0], sizeof text[n][0], forms[k][0], f->name);
+            snprintf(text[n][1], sizeof text[n][1], forms[k][1], f->flag);
+            words[n][0] = text[n][0];
+            words[n][1] = text[n][1];
+        }
+    }
+    static const char *const set_words[3][2] = {
+        {": set: ", ": --set: "}, {": set ", ": --set "}, {"other set values", "other --set values"}};
+    for (int k = 0; k < 3; ++k, ++n) {
+        words[n][0] = set_words[k][0];
+        words[n][1] = set_words[k][1];
+    }
+    return tpWords_Replace(msg, (const char *const(*)[2])words, n, buf, cap);
 }
 
 void tpCli_PrintError(const char *msg)
 {
-    size_t cap = 2 * strlen(msg) + 16; /* a replacement adds at most 2 bytes to at least 6 */
+    size_t cap = 2 * strlen(msg) + 64; /* a replacement at most doubles the bytes it replaces (tpCli_FlagWords) */
     char *mapped = malloc(cap);
     const char *err = mapped ? tpCli_FlagWords(msg, mapped, cap) : msg;
     const char *tb = strstr(err, "\nstack traceback:");

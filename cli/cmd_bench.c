@@ -22,6 +22,27 @@
 #define MAX_LIST 16
 #define DEFAULT_DOMAINS "minigolf,minigolf_random,soccer,pool,dice,catapult,pool_kick,pool_bank"
 
+/* "  --mu M, --time-limit S, ...   as in 'tplan plan'": the planner options of the table (tp/run_fields.h)
+   but those bench has its own way (--planners, --seed and --max-iters above). */
+static void bench_field_list(FILE *f)
+{
+    int col = fprintf(f, " ");
+    for (int i = 0; i < tpRun_FieldCount; ++i) {
+        const tpRunField *r = &tpRun_Fields[i];
+        if (!(r->who & TP_RUNF_CLI) || !r->flag || r->type == TP_RUNF_PLANNER || strcmp(r->name, "seed") == 0 ||
+            strcmp(r->name, "max_iters") == 0) {
+            continue;
+        }
+        if (col > 70) {
+            col = fprintf(f, ",\n                     ") - 2;
+        } else if (col > 1) {
+            col += fprintf(f, ",");
+        }
+        col += fprintf(f, " %s%s%s", r->flag, r->arg ? " " : "", r->arg ? r->arg : "");
+    }
+    fprintf(f, "   as in 'tplan plan'\n");
+}
+
 static void bench_usage(FILE *f)
 {
     fprintf(f, "usage: tplan bench [options]\n"
@@ -37,11 +58,9 @@ static void bench_usage(FILE *f)
                "  --planners LIST     rrt,bgt (default both)\n"
                "  --seeds N           seeds 1..N per row (default 20)\n"
                "  --seed S            first seed (default 1)\n"
-               "  --max-iters N       maximum planner iterations per run (default: the script's)\n"
-               "  --mu M, --time-limit S, --solutions K, --no-nn-index   as in 'tplan plan'\n"
-               "  --memory-limit MB, --load-time-limit S, --call-time-limit S, --search-memory MB   as in\n"
-               "                      'tplan plan'\n"
-               "  --set [DOMAIN:]NAME=VALUE   script parameter, for every domain or only DOMAIN\n"
+               "  --max-iters N       maximum planner iterations per run (default: the script's)\n");
+    bench_field_list(f);
+    fprintf(f, "  --set [DOMAIN:]NAME=VALUE   script parameter, for every domain or only DOMAIN\n"
                "  --out FILE          raw per-run records, FILE.json or FILE.csv\n"
                "  --plot FILE.png     Fig. 13: BK-RRT breakdown against tree size (data in FILE.png.dat;\n"
                "                      needs gnuplot for the PNG)\n"
@@ -737,8 +756,7 @@ static int bench_parse(int argc, char **argv, BenchCmd *b)
     b->seeds = 20;
     b->jobs = 1;
     tpCli_PlanOptsInit(&b->o);
-    static const struct option longopts[] = {
-        TP_CLI_PLANNER_LONGOPTS,
+    static const struct option own[] = {
         {"domains", required_argument, NULL, OPT_DOMAINS},
         {"planners", required_argument, NULL, OPT_PLANNERS},
         {"seeds", required_argument, NULL, OPT_SEEDS},
@@ -753,10 +771,12 @@ static int bench_parse(int argc, char **argv, BenchCmd *b)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    struct option longopts[64];
+    tpCli_FieldOptions(own, longopts, 64);
     tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "bench", .shortopts = "hqo:", .longopts = longopts};
     int c;
     while ((c = tpCli_NextOption(&args)) != -1) {
-        if (c == TP_OPT_PLANNER) {
+        if (tpCli_FieldOf(c) && tpCli_FieldOf(c)->type == TP_RUNF_PLANNER) {
             tpLog(TP_LOG_ERROR, "--planner: use --planners rrt,bgt with bench");
             return TP_EXIT_BAD_INPUT;
         }

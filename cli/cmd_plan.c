@@ -16,14 +16,9 @@ static void plan_usage(FILE *f)
                "\n"
                "Plans the domain script DOMAIN (a path, or a built-in name: see 'tplan domains').\n"
                "Defaults for every planner option come from the script's `planner` table.\n"
-               "\n"
-               "  --planner rrt|bgt   BK-RRT (nearest neighbour toward samples) or BK-BGT (balanced growth)\n"
-               "  --mu M              BK-BGT: target AvgLeafDepth / AvgBranchingFactor (> 0)\n"
-               "  --seed N            seed of the run's Mersenne Twister (0..4294967295)\n"
-               "  --max-iters N       maximum planner iterations z\n"
-               "  --time-limit S      stop after S seconds of wall time (0 = none)\n"
-               "  --solutions K       many-worlds: keep planning until K solutions, keep the best\n"
-               "  --jobs N            N independent searches in N worker processes (1..256; default 1),\n"
+               "\n");
+    tpCli_FieldHelp(f); /* the run definition's fields (tp/run_fields.h) */
+    fprintf(f, "  --jobs N            N independent searches in N worker processes (1..256; default 1),\n"
                "                      worker k seeded (seed + k * 0x9E3779B9) mod 2^32; the answer does\n"
                "                      not depend on timing: the solution found in the fewest iterations,\n"
                "                      ties to the lowest worker; with --solutions K the best K of the\n"
@@ -32,13 +27,6 @@ static void plan_usage(FILE *f)
                "                      search (docs/parallel.md)\n"
                "  --mpi               the same search with one worker per MPI rank (mpirun -np R tplan plan\n"
                "                      ... --mpi): the same plan as --jobs R; rank 0 writes the files\n"
-               "  --no-nn-index       BK-RRT: exact linear-scan nearest neighbour instead of the spatial\n"
-               "                      index (same plan; for timing comparisons)\n"
-               "  --memory-limit MB   memory the script's Lua state may hold (default 2048)\n"
-               "  --load-time-limit S wall time for running the script's top level (default 10)\n"
-               "  --call-time-limit S wall time for one Lua callback while planning (default 10)\n"
-               "  --search-memory MB  memory the search (tree and index) may hold; reached, planning stops\n"
-               "                      with what it found, as at --max-iters (default: no bound)\n"
                "  --hard-deadline S   stop the command S s after it started, whatever it is doing (exit 4;\n"
                "                      default: none; a script still running 10 s + 10 %% past one of its\n"
                "                      time limits is stopped so in any case)\n"
@@ -341,8 +329,7 @@ static int plan_parse(int argc, char **argv, PlanCmd *p)
     p->jobs = 1;
     tpCli_PlanOptsInit(&p->o);
     enum { OPT_SET = TP_OPT_FIRST_FREE, OPT_NO_OUT, OPT_TREE, OPT_VIEW, OPT_VIEW_QUIT, OPT_JOBS, OPT_MPI, OPT_STATE };
-    static const struct option longopts[] = {
-        TP_CLI_PLANNER_LONGOPTS,
+    static const struct option own[] = {
         {"set", required_argument, NULL, OPT_SET},
         {"state", required_argument, NULL, OPT_STATE},
         {"out", required_argument, NULL, 'o'},
@@ -357,6 +344,8 @@ static int plan_parse(int argc, char **argv, PlanCmd *p)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    struct option longopts[64];
+    tpCli_FieldOptions(own, longopts, 64);
     tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "plan", .shortopts = "hqo:", .longopts = longopts};
     int c;
     while ((c = tpCli_NextOption(&args)) != -1) {

@@ -135,15 +135,15 @@ static int replay_parse(int argc, char **argv, ReplayOpts *o)
 {
     memset(o, 0, sizeof *o);
     o->tolerance = -1.0;
-    enum { OPT_DOMAIN = TP_OPT_FIRST_FREE, OPT_ALL, OPT_CHECK, OPT_TOLERANCE };
+    enum { OPT_DOMAIN = TP_OPT_FIRST_FREE, OPT_ALL, OPT_CHECK, OPT_TOLERANCE, OPT_LOAD_TIME, OPT_CALL_TIME };
     static const struct option longopts[] = {
         {"domain", required_argument, NULL, OPT_DOMAIN},
         {"all", no_argument, NULL, OPT_ALL},
         {"check", no_argument, NULL, OPT_CHECK},
         {"tolerance", required_argument, NULL, OPT_TOLERANCE},
         {"hard-deadline", required_argument, NULL, TP_OPT_HARD_DEADLINE},
-        {"load-time-limit", required_argument, NULL, TP_OPT_LOAD_TIME_LIMIT},
-        {"call-time-limit", required_argument, NULL, TP_OPT_CALL_TIME_LIMIT},
+        {"load-time-limit", required_argument, NULL, OPT_LOAD_TIME}, /* the run definition's fields' */
+        {"call-time-limit", required_argument, NULL, OPT_CALL_TIME},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -168,10 +168,10 @@ static int replay_parse(int argc, char **argv, ReplayOpts *o)
         case OPT_CHECK:
             o->check = true;
             break;
-        case TP_OPT_LOAD_TIME_LIMIT:
-        case TP_OPT_CALL_TIME_LIMIT:
-            if (!tpCli_ParseDouble(args.name, args.value, 0, true, TP_RUN_MAX_SCRIPT_TIME,
-                                   c == TP_OPT_LOAD_TIME_LIMIT ? &o->load_time_limit : &o->call_time_limit)) {
+        case OPT_LOAD_TIME:
+        case OPT_CALL_TIME:
+            if (!tpCli_ParseField(tpRun_FindField(c == OPT_LOAD_TIME ? "load_time_limit" : "call_time_limit"),
+                                  args.value, c == OPT_LOAD_TIME ? &o->load_time_limit : &o->call_time_limit)) {
                 return TP_EXIT_BAD_INPUT;
             }
             break;

@@ -296,16 +296,21 @@ static void add_workers(cJSON *sum, const tpParOutcome *oc)
     }
 }
 
-/* Reads the request's run fields into o: the run definition's own reader (the server has checked
- * them with it, so a failure here is the server's bug, reported as such). */
-static bool request_options(const cJSON *req, tpCliPlanOpts *o, char *err, size_t errlen)
+/* Reads the job's run definition (the message's "run": the server's, sched.c) into o with the run
+ * definition's own reader; the server wrote it, so a failure here is the server's bug, reported as such. */
+static bool run_options(const cJSON *run, tpCliPlanOpts *o, char *err, size_t errlen)
 {
+    if (!cJSON_IsObject(run)) {
+        snprintf(err, errlen, "the job has no run definition (\"run\")");
+        return false;
+    }
     const cJSON *v;
-    cJSON_ArrayForEach(v, req)
+    cJSON_ArrayForEach(v, run)
     {
         tplan_error e;
-        if (tpRun_ReadJsonField(&o->run, v, &e) < 0) {
-            snprintf(err, errlen, "request: %.1000s", e.message);
+        int r = tpRun_ReadJsonField(&o->run, v, &e);
+        if (r <= 0) {
+            snprintf(err, errlen, "run: %.1000s", r < 0 ? e.message : "a member that is no run definition field");
             return false;
         }
     }
@@ -375,8 +380,6 @@ static void run_job(FILE *ev, const cJSON *m)
     const cJSON *dir = cJSON_GetObjectItemCaseSensitive(m, "dir");
     const cJSON *script = cJSON_GetObjectItemCaseSensitive(m, "script");
     const cJSON *dpath = cJSON_GetObjectItemCaseSensitive(m, "domain_path");
-    double limit = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "time_limit"));
-    double mem = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "memory_mb"));
     double every = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "progress"));
     /* a synchronous job: the server's deadline for the end of the search (the planner's own time
      * limit starts after the script's load, which a loaded machine can make long) */
@@ -387,7 +390,8 @@ static void run_job(FILE *ev, const cJSON *m)
     tpCliPlanOpts o;
     tpCli_PlanOptsInit(&o);
     char err[2048] = "";
-    bool req_ok = request_options(req, &o, err, sizeof err);
+    /* the run definition the server made of the request and its own limits (sched.c) */
+    bool req_ok = run_options(cJSON_GetObjectItemCaseSensitive(m, "run"), &o, err, sizeof err);
     /* "state": plan from it (the server read it with the same reader; the domain checks the rest) */
     tplan_state *start = NULL;
     const cJSON *state = cJSON_GetObjectItemCaseSensitive(req, "state");
@@ -402,14 +406,8 @@ static void run_job(FILE *ev, const cJSON *m)
         }
         o.run.start = start;
     }
-    /* the scheduler's limits for this job (its default applied, cut to a synchronous deadline) */
-    o.run.time_limit = isfinite(limit) && limit > 0 ? limit : 0;
-    o.run.memory_limit_mb = isfinite(mem) && mem >= 16 ? (int64_t)mem : 0;
-    o.run.load_time_limit = o.run.time_limit > 0 ? fmin(TP_SCRIPT_DEFAULT_LOAD_TIME, o.run.time_limit) : 0;
-    o.run.call_time_limit = o.run.time_limit > 0 ? fmin(TP_SCRIPT_DEFAULT_CALL_TIME, o.run.time_limit) : 0;
-    o.run.search_memory_mb = o.run.memory_limit_mb; /* the search (tree and index): the Lua heap's bound */
-    o.run.jobs = 1;                                 /* the request's jobs are the OR-parallel task's workers (below) */
-    o.iteration_bound = stop_bound;                 /* with "jobs" > 1 the OR-parallel link checks the flag itself */
+    o.run.jobs = 1;                 /* the request's jobs are the OR-parallel task's workers (below) */
+    o.iteration_bound = stop_bound; /* with "jobs" > 1 the OR-parallel link checks the flag itself */
     const char *path = cJSON_IsString(dpath) ? dpath->valuestring : "job.lua";
     /* a built-in domain is named by its file name in messages and plans, never by the server's
        install path; its plan embeds the files it read (plan_run.c), so it replays anywhere */

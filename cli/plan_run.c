@@ -16,92 +16,102 @@ void tpCli_PlanOptsInit(tpCliPlanOpts *o)
     tplan_run_def_init(&o->run);
 }
 
-/* Parses an option into the run definition; its range is the run definition's (tp/run.h), and
- * tplan_run_def_check has the last word, naming the option in its message. */
-int tpCli_PlannerOption(tpCliPlanOpts *o, int code, const char *v)
+void tpCli_FieldOptions(const struct option *own, struct option *out, int cap)
+{
+    TP_ASSERT(tpRun_FieldCount <= TP_OPT_HARD_DEADLINE - TP_OPT_FIELD);
+    int n = 0;
+    for (int i = 0; i < tpRun_FieldCount && n < cap - 1; ++i) {
+        const tpRunField *f = &tpRun_Fields[i];
+        if ((f->who & TP_RUNF_CLI) && f->flag) {
+            out[n++] = (struct option){f->flag + 2, f->arg ? required_argument : no_argument, NULL, TP_OPT_FIELD + i};
+        }
+    }
+    for (int i = 0; own[i].name && n < cap - 1; ++i) {
+        out[n++] = own[i];
+    }
+    TP_ASSERT(n < cap);
+    out[n] = (struct option){NULL, 0, NULL, 0};
+}
+
+const tpRunField *tpCli_FieldOf(int code)
+{
+    const int i = code - TP_OPT_FIELD;
+    if (i < 0 || i >= tpRun_FieldCount || !(tpRun_Fields[i].who & TP_RUNF_CLI)) {
+        return NULL;
+    }
+    return &tpRun_Fields[i];
+}
+
+void tpCli_FieldHelp(FILE *f)
+{
+    for (int i = 0; i < tpRun_FieldCount; ++i) {
+        const tpRunField *r = &tpRun_Fields[i];
+        if (!(r->who & TP_RUNF_CLI) || !r->flag) {
+            continue;
+        }
+        char opt[64];
+        snprintf(opt, sizeof opt, "%s%s%s", r->flag, r->arg ? " " : "", r->arg ? r->arg : "");
+        fprintf(f, "  %-19s ", opt);
+        for (const char *p = r->help; *p; ++p) { /* continuation lines under the text */
+            fputc(*p, f);
+            if (*p == '\n') {
+                fprintf(f, "%22s", "");
+            }
+        }
+        fputc('\n', f);
+    }
+}
+
+bool tpCli_ParseField(const tpRunField *row, const char *v, double *out)
 {
     char q[256];
-    tplan_run_def *r = &o->run;
-    long long n;
-    double d;
-    bool ok = true;
-    switch (code) {
-    case TP_OPT_NO_NN_INDEX:
-        r->nn_index = 0;
-        return 1;
-    case TP_OPT_PLANNER:
-        if (strcmp(v, "rrt") == 0) {
-            r->planner = TPLAN_PLANNER_RRT;
-        } else if (strcmp(v, "bgt") == 0) {
-            r->planner = TPLAN_PLANNER_BGT;
-        } else {
-            tpLog(TP_LOG_ERROR, "--planner expects rrt or bgt (got '%s')", tpCli_Escape(v, q, sizeof q));
-            return -1;
+    if (!row->arg) {
+        *out = row->flag_sets;
+        return true;
+    }
+    if (row->type == TP_RUNF_PLANNER) {
+        for (int k = TPLAN_PLANNER_RRT; k <= TPLAN_PLANNER_BGT; ++k) {
+            if (strcmp(v, tpRun_PlannerNames[k]) == 0) {
+                *out = k;
+                return true;
+            }
         }
-        return 1;
-    case TP_OPT_MU:
-        ok = tpCli_ParseDouble("--mu", v, 0, true, INFINITY, &d);
-        if (ok) {
-            r->mu = d;
-        }
-        break;
-    case TP_OPT_SEED:
-        ok = tpCli_ParseInt("--seed", v, 0, TP_RUN_SEED_MAX, &n);
-        if (ok) {
-            r->seed = n;
-        }
-        break;
-    case TP_OPT_MAX_ITERS:
-        ok = tpCli_ParseInt("--max-iters", v, 1, LLONG_MAX, &n);
-        if (ok) {
-            r->max_iters = n;
-        }
-        break;
-    case TP_OPT_TIME_LIMIT:
-        ok = tpCli_ParseDouble("--time-limit", v, 0, false, INFINITY, &d);
-        if (ok) {
-            r->time_limit = d;
-        }
-        break;
-    case TP_OPT_SOLUTIONS:
-        ok = tpCli_ParseInt("--solutions", v, 1, TP_RUN_MAX_SOLUTIONS, &n);
-        if (ok) {
-            r->solutions = (int)n;
-        }
-        break;
-    case TP_OPT_MEMORY_LIMIT:
-        ok = tpCli_ParseInt("--memory-limit", v, TP_RUN_MIN_MEMORY_MB, TP_RUN_MAX_MEMORY_MB, &n);
-        if (ok) {
-            r->memory_limit_mb = n;
-        }
-        break;
-    case TP_OPT_LOAD_TIME_LIMIT:
-        ok = tpCli_ParseDouble("--load-time-limit", v, 0, true, TP_RUN_MAX_SCRIPT_TIME, &d);
-        if (ok) {
-            r->load_time_limit = d;
-        }
-        break;
-    case TP_OPT_CALL_TIME_LIMIT:
-        ok = tpCli_ParseDouble("--call-time-limit", v, 0, true, TP_RUN_MAX_SCRIPT_TIME, &d);
-        if (ok) {
-            r->call_time_limit = d;
-        }
-        break;
-    case TP_OPT_SEARCH_MEMORY:
-        ok = tpCli_ParseInt("--search-memory", v, 1, TP_RUN_MAX_MEMORY_MB, &n);
-        if (ok) {
-            r->search_memory_mb = n;
-        }
-        break;
-    default:
+        tpLog(TP_LOG_ERROR, "%s expects rrt or bgt (got '%s')", row->flag, tpCli_Escape(v, q, sizeof q));
+        return false;
+    }
+    if (row->type == TP_RUNF_DOUBLE) {
+        return tpCli_ParseDouble(row->flag, v, row->lo, row->lo_open, row->hi, out);
+    }
+    long long n = 0;
+    const long long lo = (long long)row->lo + (row->lo_open ? 1 : 0);
+    const long long hi = isfinite(row->hi) ? (long long)row->hi : LLONG_MAX;
+    if (!tpCli_ParseInt(row->flag, v, lo, hi, &n)) {
+        return false;
+    }
+    *out = (double)n;
+    return true;
+}
+
+/* Parses an option into the run definition: its row's range (tp/run_fields.h), then
+ * tplan_run_def_check, whose message names the field: the command line names the flag. */
+int tpCli_PlannerOption(tpCliPlanOpts *o, int code, const char *v)
+{
+    const tpRunField *row = tpCli_FieldOf(code);
+    double d = 0;
+    if (!row) {
         return 0;
     }
-    tplan_error e;
-    if (ok && tplan_run_def_check(r, &e) != TPLAN_OK) {
-        tpLog(TP_LOG_ERROR, "%s", e.message);
-        ok = false;
+    if (!tpCli_ParseField(row, v, &d)) {
+        return -1;
     }
-    return ok ? 1 : -1;
+    tpRun_FieldSet(&o->run, row, d);
+    tplan_error e;
+    if (tplan_run_def_check(&o->run, &e) != TPLAN_OK) {
+        const tpRunField *bad = tpRun_FindField(e.field);
+        tpLog(TP_LOG_ERROR, "%s: %s", bad && bad->flag ? bad->flag : "run definition", e.message);
+        return -1;
+    }
+    return 1;
 }
 
 tpScriptDef tpCli_ScriptDef(const tpCliPlanOpts *o, const char *path, const tpScriptParam *params, int nparams)

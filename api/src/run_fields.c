@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tp/base.h"
 #include "tp/json_text.h"
 #include "tp/run_def.h"
+#include "tp/run_fields.h"
 
 void tpRun_Fail(tplan_error *err, tplan_code code, const char *field, const char *fmt, ...)
 {
@@ -40,6 +42,185 @@ static void run_ok(tplan_error *err)
     }
 }
 
+/* ---- the table ---------------------------------------------------------------------------- */
+
+#define TP_OFF(member) offsetof(tplan_run_def, member)
+#define TP_JSON_INT_MAX 9007199254740992.0 /* 2^53: a double holds every integer up to it */
+
+/* One row per field; the JSON writer's order. A column left out is 0 / NULL / false; svc_lo and
+   svc_hi are NAN where the service takes the library's range (TP_SVC_LIB). */
+#define TP_SVC_LIB .svc_lo = NAN, .svc_hi = NAN
+// clang-format off
+const tpRunField tpRun_Fields[] = {
+    {.name = "planner", .type = TP_RUNF_PLANNER, .offset = TP_OFF(planner), .init = TPLAN_PLANNER_DOMAIN,
+     .lo = TPLAN_PLANNER_RRT, .hi = TPLAN_PLANNER_BGT, .has_unset = true, .unset = TPLAN_PLANNER_DOMAIN,
+     .unset_means = "the domain's", .unit = "", .flag = "--planner", .arg = "rrt|bgt",
+     .help = "BK-RRT (nearest neighbour toward samples) or BK-BGT (balanced growth)",
+     .who = TP_RUNF_CLI | TP_RUNF_SERVICE, TP_SVC_LIB},
+    {.name = "mu", .type = TP_RUNF_DOUBLE, .offset = TP_OFF(mu), .init = 0, .lo = 0, .lo_open = true, .hi = INFINITY,
+     .has_unset = true, .unset = 0, .unset_means = "the domain's", .unit = "", .flag = "--mu", .arg = "M",
+     .help = "BK-BGT: target AvgLeafDepth / AvgBranchingFactor (> 0)", .who = TP_RUNF_CLI | TP_RUNF_SERVICE,
+     TP_SVC_LIB},
+    {.name = "seed", .type = TP_RUNF_INT64, .offset = TP_OFF(seed), .init = -1, .lo = 0, .hi = TP_RUN_SEED_MAX,
+     .has_unset = true, .unset = -1, .unset_means = "the domain's", .unit = "", .flag = "--seed", .arg = "N",
+     .help = "seed of the run's Mersenne Twister (0..4294967295)", .who = TP_RUNF_CLI | TP_RUNF_SERVICE,
+     TP_SVC_LIB},
+    {.name = "max_iters", .type = TP_RUNF_INT64, .offset = TP_OFF(max_iters), .init = 0, .lo = 1,
+     .hi = TP_JSON_INT_MAX, .has_unset = true, .unset = 0, .unset_means = "the domain's", .unit = "",
+     .flag = "--max-iters", .arg = "N", .help = "maximum planner iterations z",
+     .who = TP_RUNF_CLI | TP_RUNF_SERVICE, .svc_lo = NAN, .svc_hi = 1e12},
+    {.name = "time_limit", .type = TP_RUNF_DOUBLE, .offset = TP_OFF(time_limit), .init = -1, .lo = 0,
+     .hi = INFINITY, .has_unset = true, .unset = -1, .unset_means = "the domain's", .zero_means = "none",
+     .unit = "s", .flag = "--time-limit", .arg = "S", .help = "stop after S seconds of wall time (0 = none)",
+     .who = TP_RUNF_CLI | TP_RUNF_SERVICE, .svc_lo = 0, .svc_lo_open = true, .svc_hi = NAN,
+     .svc_bound = TP_RUNF_BOUND_MAX_TIME},
+    {.name = "solutions", .type = TP_RUNF_INT, .offset = TP_OFF(solutions), .init = 0, .lo = 1,
+     .hi = TP_RUN_MAX_SOLUTIONS, .has_unset = true, .unset = 0, .unset_means = "the domain's", .unit = "",
+     .flag = "--solutions", .arg = "K", .help = "many-worlds: keep planning until K solutions, keep the best",
+     .who = TP_RUNF_CLI | TP_RUNF_SERVICE, .svc_lo = NAN, .svc_hi = 10000},
+    {.name = "nn_index", .type = TP_RUNF_BOOL, .offset = TP_OFF(nn_index), .init = 1, .lo = 0, .hi = 1, .unit = "",
+     .flag = "--no-nn-index", .arg = NULL, .flag_sets = 0,
+     .help = "BK-RRT: exact linear-scan nearest neighbour instead of the spatial\n"
+             "index (same plan; for timing comparisons)",
+     .who = TP_RUNF_CLI | TP_RUNF_SERVICE, TP_SVC_LIB},
+    /* the library's: the tplan program's --jobs forks its own searches (par.h), the service's takes
+       workers */
+    {.name = "jobs", .type = TP_RUNF_INT, .offset = TP_OFF(jobs), .init = 1, .lo = 1, .hi = TP_RUN_MAX_JOBS,
+     .unit = "", .flag = "--jobs", .arg = "N", .help = "OR-parallel searches", .who = TP_RUNF_SERVICE,
+     .svc_lo = NAN, .svc_hi = NAN, .svc_bound = TP_RUNF_BOUND_WORKERS},
+    {.name = "memory_mb", .type = TP_RUNF_INT64, .offset = TP_OFF(memory_limit_mb), .init = 0,
+     .lo = TP_RUN_MIN_MEMORY_MB, .hi = TP_RUN_MAX_MEMORY_MB, .has_unset = true, .unset = 0, .unset_means = "2048",
+     .unit = "MB", .flag = "--memory-limit", .arg = "MB",
+     .help = "memory the script's Lua state may hold (default 2048)", .who = TP_RUNF_CLI | TP_RUNF_SERVICE,
+     .svc_lo = NAN, .svc_hi = NAN, .svc_bound = TP_RUNF_BOUND_MAX_MEMORY},
+    {.name = "load_time_limit", .type = TP_RUNF_DOUBLE, .offset = TP_OFF(load_time_limit), .init = 0, .lo = 0,
+     .lo_open = true, .hi = TP_RUN_MAX_SCRIPT_TIME, .has_unset = true, .unset = 0, .unset_means = "10", .unit = "s",
+     .flag = "--load-time-limit", .arg = "S", .help = "wall time for running the script's top level (default 10)",
+     .who = TP_RUNF_CLI | TP_RUNF_SERVER, TP_SVC_LIB},
+    {.name = "call_time_limit", .type = TP_RUNF_DOUBLE, .offset = TP_OFF(call_time_limit), .init = 0, .lo = 0,
+     .lo_open = true, .hi = TP_RUN_MAX_SCRIPT_TIME, .has_unset = true, .unset = 0, .unset_means = "10", .unit = "s",
+     .flag = "--call-time-limit", .arg = "S", .help = "wall time for one Lua callback while planning (default 10)",
+     .who = TP_RUNF_CLI | TP_RUNF_SERVER, TP_SVC_LIB},
+    {.name = "search_memory_mb", .type = TP_RUNF_INT64, .offset = TP_OFF(search_memory_mb), .init = 0, .lo = 1,
+     .hi = TP_RUN_MAX_MEMORY_MB, .has_unset = true, .unset = 0, .unset_means = "no bound", .unit = "MB",
+     .flag = "--search-memory", .arg = "MB",
+     .help = "memory the search (tree and index) may hold; reached, planning stops\n"
+             "with what it found, as at --max-iters (default: no bound)",
+     .who = TP_RUNF_CLI | TP_RUNF_SERVER, TP_SVC_LIB},
+};
+// clang-format on
+#undef TP_SVC_LIB
+#undef TP_OFF
+const int tpRun_FieldCount = (int)(sizeof tpRun_Fields / sizeof tpRun_Fields[0]);
+const char *const tpRun_PlannerNames[3] = {"", "rrt", "bgt"};
+
+/* A field is marked seen in a 32-bit set (tpRun_DefFromJson). */
+_Static_assert(sizeof tpRun_Fields / sizeof tpRun_Fields[0] <= 32, "tpRun_DefFromJson's seen set has 32 bits");
+
+/* ---- the table's accessors ---------------------------------------------------------------- */
+
+const tpRunField *tpRun_FindField(const char *name)
+{
+    for (int i = 0; name && i < tpRun_FieldCount; ++i) {
+        if (strcmp(name, tpRun_Fields[i].name) == 0) {
+            return &tpRun_Fields[i];
+        }
+    }
+    return NULL;
+}
+
+const tpRunField *tpRun_FindFlag(const char *flag)
+{
+    for (int i = 0; flag && i < tpRun_FieldCount; ++i) {
+        if (tpRun_Fields[i].flag && strcmp(flag, tpRun_Fields[i].flag) == 0) {
+            return &tpRun_Fields[i];
+        }
+    }
+    return NULL;
+}
+
+double tpRun_FieldGet(const void *def, const tpRunField *f)
+{
+    const char *p = (const char *)def + f->offset;
+    switch (f->type) {
+    case TP_RUNF_PLANNER:
+        return (double)*(const tplan_planner *)(const void *)p;
+    case TP_RUNF_BOOL:
+    case TP_RUNF_INT:
+        return (double)*(const int *)(const void *)p;
+    case TP_RUNF_INT64:
+        return (double)*(const int64_t *)(const void *)p;
+    case TP_RUNF_DOUBLE:
+        return *(const double *)(const void *)p;
+    }
+    TP_ASSERT(!"a field type");
+    return NAN;
+}
+
+void tpRun_FieldSet(void *def, const tpRunField *f, double v)
+{
+    char *p = (char *)def + f->offset;
+    switch (f->type) {
+    case TP_RUNF_PLANNER:
+        *(tplan_planner *)(void *)p = (tplan_planner)(int)v;
+        return;
+    case TP_RUNF_BOOL:
+    case TP_RUNF_INT:
+        *(int *)(void *)p = (int)v;
+        return;
+    case TP_RUNF_INT64:
+        *(int64_t *)(void *)p = (int64_t)v;
+        return;
+    case TP_RUNF_DOUBLE:
+        *(double *)(void *)p = v;
+        return;
+    }
+    TP_ASSERT(!"a field type");
+}
+
+bool tpRun_FieldInRange(const tpRunField *f, double v, double lo, bool lo_open, double hi)
+{
+    if (!isfinite(v) || v < lo || (lo_open && v == lo) || v > hi) {
+        return false;
+    }
+    return f->type == TP_RUNF_DOUBLE || v == floor(v);
+}
+
+const char *tpRun_FieldRange(const tpRunField *f, double lo, bool lo_open, double hi, bool json, char *buf, size_t cap)
+{
+    switch (f->type) {
+    case TP_RUNF_PLANNER:
+        snprintf(buf, cap, json ? "\"rrt\" or \"bgt\"" : "TPLAN_PLANNER_RRT or TPLAN_PLANNER_BGT");
+        return buf;
+    case TP_RUNF_BOOL:
+        snprintf(buf, cap, json ? "true or false" : "0 or 1");
+        return buf;
+    case TP_RUNF_INT:
+    case TP_RUNF_INT64:
+        if (isfinite(hi)) {
+            snprintf(buf, cap, "an integer in %.0f..%.0f", lo_open ? lo + 1 : lo, hi);
+        } else {
+            snprintf(buf, cap, "an integer >= %.0f", lo_open ? lo + 1 : lo);
+        }
+        return buf;
+    case TP_RUNF_DOUBLE:
+        break;
+    }
+    const char *noun = strcmp(f->unit, "s") == 0 ? "a number of seconds" : "a number";
+    int n;
+    if (isfinite(hi)) {
+        n = snprintf(buf, cap, "%s in %c%g, %g]", noun, lo_open ? '(' : '[', lo, hi);
+    } else {
+        n = snprintf(buf, cap, "%s %s %g", noun, lo_open ? ">" : ">=", lo);
+    }
+    if (f->zero_means && !lo_open && lo <= 0 && n >= 0 && (size_t)n < cap) {
+        snprintf(buf + n, cap - (size_t)n, " (0: %s)", f->zero_means);
+    }
+    return buf;
+}
+
+/* ---- the run definition over the table ---------------------------------------------------- */
+
 void tplan_run_def_init_(tplan_run_def *def, size_t size)
 {
     if (!def || size < sizeof(size_t)) {
@@ -48,11 +229,9 @@ void tplan_run_def_init_(tplan_run_def *def, size_t size)
     tplan_run_def d;
     memset(&d, 0, sizeof d);
     d.size = size < sizeof d ? size : sizeof d;
-    d.planner = TPLAN_PLANNER_DOMAIN;
-    d.seed = -1;
-    d.time_limit = -1;
-    d.nn_index = 1;
-    d.jobs = 1;
+    for (int i = 0; i < tpRun_FieldCount; ++i) {
+        tpRun_FieldSet(&d, &tpRun_Fields[i], tpRun_Fields[i].init);
+    }
     memcpy(def, &d, d.size); /* an older caller's smaller struct gets its own fields only */
 }
 
@@ -75,9 +254,17 @@ static bool run_def_full(const tplan_run_def *def, tplan_run_def *full, tplan_er
     return true;
 }
 
-static bool is_int_in(double v, double lo, double hi)
+/* The field's value in def is its unset value or in its range (an int64 exactly a double's). */
+static bool field_ok(const tplan_run_def *def, const tpRunField *f)
 {
-    return isfinite(v) && v == floor(v) && v >= lo && v <= hi;
+    const double v = tpRun_FieldGet(def, f);
+    if (f->type == TP_RUNF_INT64) {
+        const int64_t raw = *(const int64_t *)(const void *)((const char *)def + f->offset);
+        if ((double)raw > TP_JSON_INT_MAX || (double)raw < -TP_JSON_INT_MAX) {
+            return false;
+        }
+    }
+    return (f->has_unset && v == f->unset) || tpRun_FieldInRange(f, v, f->lo, f->lo_open, f->hi);
 }
 
 tplan_code tpRun_CheckDef(const tplan_run_def *def0, tplan_error *err)
@@ -86,53 +273,20 @@ tplan_code tpRun_CheckDef(const tplan_run_def *def0, tplan_error *err)
     if (!run_def_full(def0, &d, err)) {
         return TPLAN_ERR_ARGUMENT;
     }
-#define TP_BAD(field, ...)                                                                                             \
-    do {                                                                                                               \
-        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, __VA_ARGS__);                                                       \
-        return TPLAN_ERR_ARGUMENT;                                                                                     \
-    } while (0)
-    if (d.planner != TPLAN_PLANNER_DOMAIN && d.planner != TPLAN_PLANNER_RRT && d.planner != TPLAN_PLANNER_BGT) {
-        TP_BAD("planner", "planner must be rrt or bgt (or the domain's)");
+    for (int i = 0; i < tpRun_FieldCount; ++i) {
+        const tpRunField *f = &tpRun_Fields[i];
+        if (!field_ok(&d, f)) {
+            char range[96], unset[96] = "";
+            if (f->has_unset && f->type == TP_RUNF_PLANNER) {
+                snprintf(unset, sizeof unset, " (or TPLAN_PLANNER_DOMAIN: %s)", f->unset_means);
+            } else if (f->has_unset) {
+                snprintf(unset, sizeof unset, " (or %g: %s)", f->unset, f->unset_means);
+            }
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, f->name, "%s must be %s%s", f->name,
+                       tpRun_FieldRange(f, f->lo, f->lo_open, f->hi, false, range, sizeof range), unset);
+            return TPLAN_ERR_ARGUMENT;
+        }
     }
-    if (!(d.mu == 0 || (isfinite(d.mu) && d.mu > 0))) {
-        TP_BAD("mu", "mu must be a finite number > 0 (or 0: the domain's)");
-    }
-    if (!(d.seed == -1 || (d.seed >= 0 && d.seed <= TP_RUN_SEED_MAX))) {
-        TP_BAD("seed", "seed must be an integer in 0..%lld (or -1: the domain's)", TP_RUN_SEED_MAX);
-    }
-    if (d.max_iters < 0) {
-        TP_BAD("max_iters", "max_iters must be an integer >= 1 (or 0: the domain's)");
-    }
-    if (!(d.time_limit == -1 || (isfinite(d.time_limit) && d.time_limit >= 0))) {
-        TP_BAD("time_limit", "time_limit must be a finite number of seconds >= 0, 0 = none (or -1: the domain's)");
-    }
-    if (d.solutions < 0 || d.solutions > TP_RUN_MAX_SOLUTIONS) {
-        TP_BAD("solutions", "solutions must be an integer in 1..%d (or 0: the domain's)", TP_RUN_MAX_SOLUTIONS);
-    }
-    if (d.nn_index != 0 && d.nn_index != 1) {
-        TP_BAD("nn_index", "nn_index must be 0 or 1");
-    }
-    if (d.jobs < 1 || d.jobs > TP_RUN_MAX_JOBS) {
-        TP_BAD("jobs", "jobs must be an integer in 1..%d", TP_RUN_MAX_JOBS);
-    }
-    if (!(d.memory_limit_mb == 0 ||
-          (d.memory_limit_mb >= TP_RUN_MIN_MEMORY_MB && d.memory_limit_mb <= TP_RUN_MAX_MEMORY_MB))) {
-        TP_BAD("memory_mb", "memory_mb must be an integer in %d..%lld (or 0: 2048)", TP_RUN_MIN_MEMORY_MB,
-               TP_RUN_MAX_MEMORY_MB);
-    }
-    if (!(isfinite(d.load_time_limit) && d.load_time_limit >= 0 && d.load_time_limit <= TP_RUN_MAX_SCRIPT_TIME)) {
-        TP_BAD("load_time_limit", "load_time_limit must be a number of seconds in (0, %g] (or 0: 10)",
-               TP_RUN_MAX_SCRIPT_TIME);
-    }
-    if (!(isfinite(d.call_time_limit) && d.call_time_limit >= 0 && d.call_time_limit <= TP_RUN_MAX_SCRIPT_TIME)) {
-        TP_BAD("call_time_limit", "call_time_limit must be a number of seconds in (0, %g] (or 0: 10)",
-               TP_RUN_MAX_SCRIPT_TIME);
-    }
-    if (d.search_memory_mb < 0 || d.search_memory_mb > TP_RUN_MAX_MEMORY_MB) {
-        TP_BAD("search_memory_mb", "search_memory_mb must be an integer in 1..%lld (or 0: no bound)",
-               TP_RUN_MAX_MEMORY_MB);
-    }
-#undef TP_BAD
     run_ok(err);
     return TPLAN_OK;
 }
@@ -146,104 +300,62 @@ bool tpRun_FullDef(const tplan_run_def *def, tplan_run_def *full, tplan_error *e
     return tpRun_CheckDef(def, err) == TPLAN_OK && run_def_full(def, full, err);
 }
 
-/* The JSON fields, in the order tplan_run_def_to_json writes them. */
-static const char *const k_fields[] = {
-    "planner",  "mu",   "seed",      "max_iters",       "time_limit",      "solutions",
-    "nn_index", "jobs", "memory_mb", "load_time_limit", "call_time_limit", "search_memory_mb"};
-enum { TP_RUN_NFIELDS = sizeof k_fields / sizeof k_fields[0] };
-
-static int field_index(const char *name)
+/* Reads item (a member of the field f) into def if it is in lo..hi; else -1 with err naming f
+   (suffix after the range: the service's words for its bound). */
+static int read_field(tplan_run_def *def, const tpRunField *f, const cJSON *item, double lo, bool lo_open, double hi,
+                      const char *suffix, tplan_error *err)
 {
-    for (int i = 0; i < TP_RUN_NFIELDS; ++i) {
-        if (strcmp(name, k_fields[i]) == 0) {
-            return i;
+    double v = NAN;
+    if (f->type == TP_RUNF_PLANNER) {
+        for (int k = TPLAN_PLANNER_RRT; k <= TPLAN_PLANNER_BGT; ++k) {
+            if (cJSON_IsString(item) && strcmp(item->valuestring, tpRun_PlannerNames[k]) == 0) {
+                v = k;
+            }
         }
+    } else if (f->type == TP_RUNF_BOOL) {
+        v = cJSON_IsBool(item) ? (cJSON_IsTrue(item) ? 1 : 0) : NAN;
+    } else if (cJSON_IsNumber(item)) {
+        v = item->valuedouble;
     }
-    return -1;
+    if (f->type == TP_RUNF_INT64 && hi > TP_JSON_INT_MAX) {
+        hi = TP_JSON_INT_MAX;
+    }
+    if (!tpRun_FieldInRange(f, v, lo, lo_open, hi)) {
+        char range[96];
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, f->name, "%s must be %s%s", f->name,
+                   tpRun_FieldRange(f, lo, lo_open, hi, true, range, sizeof range), suffix);
+        return -1;
+    }
+    tpRun_FieldSet(def, f, v);
+    return 1;
 }
 
 int tpRun_ReadJsonField(tplan_run_def *def, const cJSON *item, tplan_error *err)
 {
-    const char *k = item->string ? item->string : "";
-    int f = field_index(k);
-    if (f < 0) {
+    const tpRunField *f = tpRun_FindField(item->string);
+    return f ? read_field(def, f, item, f->lo, f->lo_open, f->hi, "", err) : 0;
+}
+
+int tpRun_ReadRequestField(tplan_run_def *def, const cJSON *item, const double bounds[TP_RUNF_BOUND_COUNT],
+                           tplan_error *err)
+{
+    static const char *const suffix[TP_RUNF_BOUND_COUNT] = {"", "", " (the server's workers)", ""};
+    const tpRunField *f = tpRun_FindField(item->string);
+    if (!f) {
         return 0;
     }
-    const double v = cJSON_IsNumber(item) ? item->valuedouble : NAN;
-#define TP_BAD(...)                                                                                                    \
-    do {                                                                                                               \
-        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, k, __VA_ARGS__);                                                           \
-        return -1;                                                                                                     \
-    } while (0)
-    switch (f) {
-    case 0: /* planner */
-        if (!cJSON_IsString(item) || (strcmp(item->valuestring, "rrt") != 0 && strcmp(item->valuestring, "bgt") != 0)) {
-            TP_BAD("planner must be \"rrt\" or \"bgt\"");
-        }
-        def->planner = strcmp(item->valuestring, "rrt") == 0 ? TPLAN_PLANNER_RRT : TPLAN_PLANNER_BGT;
-        return 1;
-    case 1: /* mu */
-        if (!(isfinite(v) && v > 0)) {
-            TP_BAD("mu must be a number > 0");
-        }
-        def->mu = v;
-        return 1;
-    case 2: /* seed */
-        if (!is_int_in(v, 0, (double)TP_RUN_SEED_MAX)) {
-            TP_BAD("seed must be an integer in 0..%lld", TP_RUN_SEED_MAX);
-        }
-        def->seed = (int64_t)v;
-        return 1;
-    case 3: /* max_iters: integers a double holds exactly */
-        if (!is_int_in(v, 1, 9007199254740992.0)) {
-            TP_BAD("max_iters must be an integer in 1..9007199254740992");
-        }
-        def->max_iters = (int64_t)v;
-        return 1;
-    case 4: /* time_limit */
-        if (!(isfinite(v) && v >= 0)) {
-            TP_BAD("time_limit must be a number of seconds >= 0 (0 = none)");
-        }
-        def->time_limit = v;
-        return 1;
-    case 5: /* solutions */
-        if (!is_int_in(v, 1, TP_RUN_MAX_SOLUTIONS)) {
-            TP_BAD("solutions must be an integer in 1..%d", TP_RUN_MAX_SOLUTIONS);
-        }
-        def->solutions = (int)v;
-        return 1;
-    case 6: /* nn_index */
-        if (!cJSON_IsBool(item)) {
-            TP_BAD("nn_index must be true or false");
-        }
-        def->nn_index = cJSON_IsTrue(item) ? 1 : 0;
-        return 1;
-    case 7: /* jobs */
-        if (!is_int_in(v, 1, TP_RUN_MAX_JOBS)) {
-            TP_BAD("jobs must be an integer in 1..%d", TP_RUN_MAX_JOBS);
-        }
-        def->jobs = (int)v;
-        return 1;
-    case 8: /* memory_mb */
-        if (!is_int_in(v, TP_RUN_MIN_MEMORY_MB, (double)TP_RUN_MAX_MEMORY_MB)) {
-            TP_BAD("memory_mb must be an integer in %d..%lld", TP_RUN_MIN_MEMORY_MB, TP_RUN_MAX_MEMORY_MB);
-        }
-        def->memory_limit_mb = (int64_t)v;
-        return 1;
-    case 11: /* search_memory_mb */
-        if (!is_int_in(v, 1, (double)TP_RUN_MAX_MEMORY_MB)) {
-            TP_BAD("search_memory_mb must be an integer in 1..%lld", TP_RUN_MAX_MEMORY_MB);
-        }
-        def->search_memory_mb = (int64_t)v;
-        return 1;
-    default: /* load_time_limit, call_time_limit */
-        if (!(isfinite(v) && v > 0 && v <= TP_RUN_MAX_SCRIPT_TIME)) {
-            TP_BAD("%s must be a number of seconds in (0, %g]", k, TP_RUN_MAX_SCRIPT_TIME);
-        }
-        *(f == 9 ? &def->load_time_limit : &def->call_time_limit) = v;
-        return 1;
+    TP_ASSERT(f->svc_bound >= 0 && f->svc_bound < TP_RUNF_BOUND_COUNT);
+    if (f->who & TP_RUNF_SERVER) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, f->name, "%s is set by the server", f->name);
+        return -1;
     }
-#undef TP_BAD
+    const double lo = isnan(f->svc_lo) ? f->lo : f->svc_lo;
+    const bool lo_open = isnan(f->svc_lo) ? f->lo_open : f->svc_lo_open;
+    double hi = isnan(f->svc_hi) ? f->hi : f->svc_hi;
+    if (f->svc_bound != TP_RUNF_BOUND_NONE && bounds[f->svc_bound] < hi) {
+        hi = bounds[f->svc_bound];
+    }
+    return read_field(def, f, item, lo, lo_open, hi, suffix[f->svc_bound], err);
 }
 
 cJSON *tpRun_ParseJsonObject(const char *what, const char *json, size_t len, tplan_error *err)
@@ -293,7 +405,8 @@ tplan_code tpRun_DefFromJson(tplan_run_def *def0, const char *json, size_t len, 
     const cJSON *it;
     cJSON_ArrayForEach(it, root)
     {
-        int f = field_index(it->string);
+        const tpRunField *row = tpRun_FindField(it->string);
+        int f = row ? (int)(row - tpRun_Fields) : -1;
         char name[72];
         snprintf(name, sizeof name, "%.60s", it->string);
         if (f < 0) {
@@ -323,22 +436,20 @@ bool tpRun_WriteJsonFields(const tplan_run_def *def, cJSON *o)
         return false;
     }
     bool ok = true;
-    if (d.planner != TPLAN_PLANNER_DOMAIN) {
-        ok = ok && cJSON_AddStringToObject(o, "planner", d.planner == TPLAN_PLANNER_RRT ? "rrt" : "bgt");
+    for (int i = 0; ok && i < tpRun_FieldCount; ++i) {
+        const tpRunField *f = &tpRun_Fields[i];
+        const double v = tpRun_FieldGet(&d, f);
+        if (f->has_unset ? (v == f->unset || !field_ok(&d, f)) : v == f->init) {
+            continue; /* not given (or out of range: tpRun_DefToJson checks first) */
+        }
+        if (f->type == TP_RUNF_PLANNER) {
+            ok = cJSON_AddStringToObject(o, f->name, tpRun_PlannerNames[(int)v == TPLAN_PLANNER_RRT ? 1 : 2]) != NULL;
+        } else if (f->type == TP_RUNF_BOOL) {
+            ok = cJSON_AddBoolToObject(o, f->name, v != 0) != NULL;
+        } else {
+            ok = cJSON_AddNumberToObject(o, f->name, v) != NULL;
+        }
     }
-#define TP_NUM(cond, name, value) ok = ok && (!(cond) || cJSON_AddNumberToObject(o, name, (double)(value)))
-    TP_NUM(d.mu > 0, "mu", d.mu);
-    TP_NUM(d.seed >= 0, "seed", d.seed);
-    TP_NUM(d.max_iters > 0, "max_iters", d.max_iters);
-    TP_NUM(d.time_limit >= 0, "time_limit", d.time_limit);
-    TP_NUM(d.solutions > 0, "solutions", d.solutions);
-    ok = ok && (d.nn_index != 0 || cJSON_AddBoolToObject(o, "nn_index", 0));
-    TP_NUM(d.jobs != 1, "jobs", d.jobs);
-    TP_NUM(d.memory_limit_mb > 0, "memory_mb", d.memory_limit_mb);
-    TP_NUM(d.load_time_limit > 0, "load_time_limit", d.load_time_limit);
-    TP_NUM(d.call_time_limit > 0, "call_time_limit", d.call_time_limit);
-    TP_NUM(d.search_memory_mb > 0, "search_memory_mb", d.search_memory_mb);
-#undef TP_NUM
     return ok;
 }
 

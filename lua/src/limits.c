@@ -36,10 +36,10 @@ void *tplAlloc(void *ud, void *ptr, size_t osize, size_t nsize)
              * else the script's name alone */
             lim->tripped = TPL_TRIP_MEMORY;
             if (lim->where[0])
-                snprintf(lim->msg, sizeof lim->msg, "%smemory limit of %zu MB exceeded (memory_limit_mb)", lim->where,
+                snprintf(lim->msg, sizeof lim->msg, "%smemory limit of %zu MB exceeded (memory_mb)", lim->where,
                          lim->max_bytes >> 20);
             else
-                snprintf(lim->msg, sizeof lim->msg, "%s: memory limit of %zu MB exceeded (memory_limit_mb)", lim->path,
+                snprintf(lim->msg, sizeof lim->msg, "%s: memory limit of %zu MB exceeded (memory_mb)", lim->path,
                          lim->max_bytes >> 20);
         }
         return NULL;
@@ -101,7 +101,7 @@ int tplTripFromC(lua_State *L, int kind)
             tplRunningWhere(L, &ar, where, sizeof where);
         lim->tripped = kind;
         if (kind == TPL_TRIP_MEMORY)
-            snprintf(lim->msg, sizeof lim->msg, "%smemory limit of %zu MB exceeded (memory_limit_mb)", where,
+            snprintf(lim->msg, sizeof lim->msg, "%smemory limit of %zu MB exceeded (memory_mb)", where,
                      lim->max_bytes >> 20);
         else
             snprintf(lim->msg, sizeof lim->msg, "%stime limit exceeded (%s)", where,

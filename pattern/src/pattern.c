@@ -66,8 +66,9 @@ void tpBitmap_Free(tpBitmap *bm)
     }
 }
 
-/* A bitmap as the readers leave it: a size within the limits, pixels and every pixel 0 or 1. */
-static bool bitmap_ok(const tpBitmap *bm)
+/* A bitmap as the readers leave it: a size within the limits, pixels and every pixel 0 or 1. Used
+   only by TP_INVARIANT, which in Release names it inside sizeof (hence unused for clang). */
+__attribute__((unused)) static bool bitmap_ok(const tpBitmap *bm)
 {
     if (bm->w < 1 || bm->h < 1 || (size_t)bm->w * (size_t)bm->h > TP_PNM_MAX_PIXELS || !bm->px) {
         return false;

@@ -1159,9 +1159,32 @@ static void point_at_start(const tpWorld *w, int i, double h, const dReal *p1, d
 bool tpContacts_Discover(tpWorld *w, double h)
 {
     w->npairs = 0;
-    for (int k = 0; k < w->nstate; k++)
-        if (!w->rt[w->state_body[k]].asleep && is_surprise(w, k, h))
-            collide_space(w, w->state_body[k]);
+    int nsurprised = 0;
+    for (int k = 0; k < w->nstate; k++) {
+        tpBodyRt *r = &w->rt[w->state_body[k]];
+        r->surprised = !r->asleep && is_surprise(w, k, h);
+        nsurprised += r->surprised;
+    }
+    if (nsurprised == 0)
+        return false;
+    /* The candidate pairs of the surprised bodies against the space. With many of them (a pyramid
+     * settling: 210 bodies, each tested against the space one by one, cost more than the rest of
+     * the step before its solve) one pass over the space finds the same pairs: those with a
+     * surprised body are kept, and sorted they are in the same order (as the swept pass does). */
+    if (4 * nsurprised <= dSpaceGetNumGeoms(w->space)) {
+        for (int k = 0; k < w->nstate; k++)
+            if (w->rt[w->state_body[k]].surprised)
+                collide_space(w, w->state_body[k]);
+    } else {
+        dSpaceCollide(w->space, w, near_callback);
+        int kept = 0;
+        for (int p = 0; p < w->npairs; p++) {
+            const int a = (int)(w->pairs[p] >> 32), b = (int)(w->pairs[p] & 0xffffffffu);
+            if ((w->rt[a].state_slot >= 0 && w->rt[a].surprised) || (w->rt[b].state_slot >= 0 && w->rt[b].surprised))
+                w->pairs[kept++] = w->pairs[p];
+        }
+        w->npairs = kept;
+    }
     if (w->npairs == 0)
         return false;
     sort_keys(w->pairs, w->npairs);

@@ -339,6 +339,13 @@ static void restart_substep(tpWorld *w, const tpBodyState *from, double h)
  * enabled in). Deterministic: which islands are stiff is a function of the substep's contacts. */
 #define TP_STIFF_MASS_RATIO 10.0
 #define TP_STIFF_MAX_CONTACTS 64
+/* Stacks are stiff too: projected Gauss-Seidel without warm starting lets boxes of equal masses
+ * resting on each other creep sideways (at 20 sweeps a 3-box stack slid 45 mm in 10 s, a 10-box
+ * stack toppled at any count tried) where the Dantzig LCP holds them. An island in which moving
+ * bodies stand TP_STIFF_STACK high on each other (each on the next by a contact whose normal is
+ * within 45 degrees of gravity) is solved exactly, within TP_STIFF_MAX_CONTACTS. */
+#define TP_STIFF_STACK 3
+#define TP_STACK_COS 0.70710678118654752 /* cos 45 degrees */
 
 /* A body the solve moves: not static geometry, not asleep (sleepers take part as static geometry). */
 static bool solved_body(const tpBodyRt *r)
@@ -354,6 +361,46 @@ static bool joins_unequal(const tpWorld *w, const tpPendingContact *p)
            fmax(ra->mass, rb->mass) >= TP_STIFF_MASS_RATIO * fmin(ra->mass, rb->mass);
 }
 
+/* Stack levels into level[] (per body: how many moving bodies it stands on, one on the next, up to
+ * TP_STIFF_STACK - 1); whether a body reached TP_STIFF_STACK - 1. A function of the contacts. */
+static bool find_stacks(const tpWorld *w, int32_t *level)
+{
+    const double *g = w->def.gravity;
+    const double gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    if (!(gn > 0.0))
+        return false;
+    for (int32_t i = 0; i < w->def.nbodies; i++)
+        level[i] = 0;
+    bool top = false;
+    for (int pass = 0; pass < TP_STIFF_STACK - 1; pass++) {
+        bool raised = false;
+        for (int k = 0; k < w->npend; k++) {
+            const tpPendingContact *p = &w->pend[k];
+            const tpBodyRt *ra = &w->rt[p->a], *rb = &w->rt[p->b];
+            if (!solved_body(ra) || !solved_body(rb))
+                continue;
+            /* a resting stack: a fast body (swept in this substep: landing, thrown) stacks nothing */
+            if (ra->sweep_stamp == w->stamp || rb->sweep_stamp == w->stamp)
+                continue;
+            /* ODE's normal separates a along +n: a is above b when n points against gravity */
+            const dReal *n = p->c.geom.normal;
+            const double up = -(n[0] * g[0] + n[1] * g[1] + n[2] * g[2]) / gn;
+            const int hi = up >= TP_STACK_COS ? p->a : up <= -TP_STACK_COS ? p->b : -1;
+            if (hi < 0)
+                continue;
+            const int lo = hi == p->a ? p->b : p->a;
+            if (level[lo] + 1 > level[hi]) {
+                level[hi] = level[lo] + 1;
+                raised = true;
+                top = top || level[hi] >= TP_STIFF_STACK - 1;
+            }
+        }
+        if (!raised)
+            break;
+    }
+    return top;
+}
+
 /* Marks w->island[i] = -1 for every body of a stiff island (the others get their island's root),
  * and returns whether there is any. An island with a joint is stiff too (its joints count against
  * TP_STIFF_MAX_CONTACTS with its contacts). w->island holds the parents, then the roots' counts. A scene of
@@ -367,10 +414,11 @@ static bool find_stiff(tpWorld *w)
         any = solved_body(&w->rt[w->joints[j].body_a]);
     for (int k = 0; k < w->npend && !any; k++)
         any = joins_unequal(w, &w->pend[k]);
-    if (!any)
-        return false;
     const int32_t n = w->def.nbodies;
-    int32_t *parent = w->island, *count = w->island + n;
+    int32_t *parent = w->island, *count = w->island + n, *level = w->island + 2 * n;
+    const bool stacks = find_stacks(w, level);
+    if (!any && !stacks)
+        return false;
     for (int32_t i = 0; i < n; i++)
         parent[i] = i;
     for (int k = 0; k < w->npend; k++) {
@@ -400,6 +448,10 @@ static bool find_stiff(tpWorld *w)
         if (joins_unequal(w, p))
             count[r] |= STIFF;
     }
+    if (stacks)
+        for (int32_t i = 0; i < n; i++)
+            if (level[i] >= TP_STIFF_STACK - 1)
+                count[parent[i]] |= STIFF;
     /* and every island with a joint: PGS converges slowly on a joint's rows when a long lever meets
        a small inertia (a pendulum's bob, 20 iterations: 28 % off its period, where Dantzig is exact) */
     for (int j = 0; j < w->def.njoints; j++) {

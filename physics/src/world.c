@@ -852,7 +852,7 @@ static bool alloc_arrays(tpWorld *w)
     w->fast = calloc((size_t)nb, sizeof *w->fast);
     w->sub0 = calloc((size_t)nb, sizeof *w->sub0);
     w->subc = calloc((size_t)nb, sizeof *w->subc);
-    w->island = calloc(2 * (size_t)nb, sizeof *w->island);
+    w->island = calloc(3 * (size_t)nb, sizeof *w->island);
     w->proj_start = calloc((size_t)nb, sizeof *w->proj_start);
     return w->fast && w->sub0 && w->subc && w->island && w->proj_start && w->restored && w->motion_error &&
            w->materials && w->contacts && w->bodies && w->rt && w->surfaces && w->state_body && w->control_body &&

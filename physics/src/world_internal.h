@@ -55,6 +55,7 @@ typedef struct tpBodyRt {
     int part0;              /* compound: its first part in tpWorld.parts, else -1 */
     bool asleep;            /* sleeping in this step (its ODE body disabled; contacts see it as static) */
     bool woke;              /* was asleep at the step's start and a touch woke it */
+    bool surprised;         /* state bodies: tpContacts_Discover's current round found it surprised */
     bool acted;             /* a non-zero action acts on it in this step */
     bool gyro;              /* dynamic with unequal principal moments: tplan keeps its angular momentum
                                (step.c, conserve_momentum) instead of ODE's gyroscopic term */
@@ -201,7 +202,7 @@ struct tpWorld {
     int *fast;             /* indices of the fast bodies of the substep (nbodies entries) */
     tpBodyState *sub0;     /* nstate states at the substep's start (Dantzig fallback) */
     tpBodyState *subc;     /* nstate: the velocities a Poisson solve's restitution phase starts from */
-    int32_t *island;       /* 2 def.nbodies: the substep's contact islands (step.c find_stiff) */
+    int32_t *island;       /* 3 def.nbodies: the substep's contact islands and stack levels (step.c find_stiff) */
     uint32_t stamp;        /* substep counter for tpBodyRt.contact_stamp (wraps harmlessly) */
     int64_t lcp_nudges;    /* substeps solved again by dWorldStep with the nudge (statistics) */
     int64_t lcp_fallbacks; /* ... and then by the iterative solver (statistics) */

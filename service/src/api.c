@@ -205,63 +205,9 @@ static bool known_domain(const tpService *svc, const char *name)
     return false;
 }
 
-/* Checks every field of the request object; on a bad one answers and returns false. */
-/* The server's own bounds on the run definition's fields (a run definition allows more: no time
-   limit, more solutions, more workers than this server has). False after answering 400. */
-static bool check_run_field(svcReq *rq, const tpService *svc, const cJSON *f, enum MHD_Result *answered)
-{
-    const char *k = f->string;
-    const char *why = NULL;
-    char msg[160];
-    if (strcmp(k, "planner") == 0) {
-        if (!cJSON_IsString(f) || (strcmp(f->valuestring, "rrt") != 0 && strcmp(f->valuestring, "bgt") != 0)) {
-            why = "planner must be \"rrt\" or \"bgt\"";
-        }
-    } else if (strcmp(k, "mu") == 0) {
-        if (!cJSON_IsNumber(f) || !(f->valuedouble > 0) || !isfinite(f->valuedouble)) {
-            why = "mu must be a number > 0";
-        }
-    } else if (strcmp(k, "seed") == 0) {
-        if (!is_integer(f, 0, 4294967295.0)) {
-            why = "seed must be an integer in 0..4294967295";
-        }
-    } else if (strcmp(k, "max_iters") == 0) {
-        if (!is_integer(f, 1, 1e12)) {
-            why = "max_iters must be an integer in 1..1e12";
-        }
-    } else if (strcmp(k, "time_limit") == 0) {
-        if (!cJSON_IsNumber(f) || !(f->valuedouble > 0) || f->valuedouble > svc->def.max_time) {
-            snprintf(msg, sizeof msg, "time_limit must be a number of seconds in (0, %g]", svc->def.max_time);
-            why = msg;
-        }
-    } else if (strcmp(k, "solutions") == 0) {
-        if (!is_integer(f, 1, 10000)) {
-            why = "solutions must be an integer in 1..10000";
-        }
-    } else if (strcmp(k, "jobs") == 0) {
-        if (!is_integer(f, 1, svc->nworkers)) {
-            snprintf(msg, sizeof msg, "jobs must be an integer in 1..%d (the server's workers)", svc->nworkers);
-            why = msg;
-        }
-    } else if (strcmp(k, "memory_mb") == 0) {
-        if (!is_integer(f, 16, svc->def.max_memory_mb)) {
-            snprintf(msg, sizeof msg, "memory_mb must be an integer in 16..%d", svc->def.max_memory_mb);
-            why = msg;
-        }
-    }
-    if (why) {
-        *answered = svcHttp_Error(rq, 400, "bad_field", k, "%s", why);
-        return false;
-    }
-    return true;
-}
-
 static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MHD_Result *answered)
 {
     tpService *svc = rq->svc;
-    static const char *const known =
-        "domain, script, set, state, planner, mu, seed, max_iters, time_limit, "
-        "solutions, nn_index, tree, memory_mb, jobs, name, tags, priority, run_at, retries";
 #define BAD(code, field, ...)                                                                                          \
     do {                                                                                                               \
         *answered = svcHttp_Error(rq, code, code == 404 ? "unknown_domain" : "bad_field", field, __VA_ARGS__);         \
@@ -271,26 +217,27 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
     tplan_run_def_init(&sub->run);
     sub->time_limit = svc->def.default_time;
     sub->memory_mb = svc->def.default_memory_mb;
+    double bounds[TP_RUNF_BOUND_COUNT] = {0};
+    bounds[TP_RUNF_BOUND_MAX_TIME] = svc->def.max_time;
+    bounds[TP_RUNF_BOUND_WORKERS] = svc->nworkers;
+    bounds[TP_RUNF_BOUND_MAX_MEMORY] = svc->def.max_memory_mb;
     const cJSON *f;
     cJSON_ArrayForEach(f, req)
     {
         const char *k = f->string;
-        /* A field of the run definition: the server's own limits first (their messages name the
-           server's bounds), then the run definition's reader, which the worker uses too. The script
-           limits are the server's to set: memory_mb bounds the Lua heap and the search, the time
-           limit bounds loading and callbacks. */
-        if (strcmp(k, "load_time_limit") == 0 || strcmp(k, "call_time_limit") == 0 ||
-            strcmp(k, "search_memory_mb") == 0) {
+        /* A field of the run definition: its row of the table (tp/run_fields.h) says whether a
+           request may give it and the service's range; the server's options bound it (one check,
+           the reader's). The script limits are the server's to set: memory_mb bounds the Lua heap
+           and the search, the time limit bounds loading and callbacks. */
+        const tpRunField *row = tpRun_FindField(k);
+        if (row && (row->who & TP_RUNF_SERVER)) {
             BAD(400, k,
                 "%s is set by the server (memory_mb bounds the Lua heap and the search; time_limit the "
                 "script's load and callbacks)",
                 k);
         }
-        if (!check_run_field(rq, svc, f, answered)) {
-            return false;
-        }
         tplan_error e;
-        int taken = tpRun_ReadJsonField(&sub->run, f, &e);
+        int taken = row ? tpRun_ReadRequestField(&sub->run, f, bounds, &e) : 0;
         if (taken < 0) {
             BAD(400, e.field, "%s", e.message);
         }
@@ -401,6 +348,15 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
         } else {
             char shown[80];
             snprintf(shown, sizeof shown, "%.60s", k);
+            char known[512] = "domain, script, set, state";
+            for (int i = 0; i < tpRun_FieldCount; ++i) { /* the run fields a request may give */
+                if (tpRun_Fields[i].who & TP_RUNF_SERVICE) {
+                    size_t n = strlen(known);
+                    snprintf(known + n, sizeof known - n, ", %s", tpRun_Fields[i].name);
+                }
+            }
+            size_t n = strlen(known);
+            snprintf(known + n, sizeof known - n, ", tree, name, tags, priority, run_at, retries");
             *answered = svcHttp_Error(rq, 400, "bad_field", shown, "unknown field '%s' (known: %s)", shown, known);
             return false;
         }

@@ -20,6 +20,7 @@
 
 #include "service_internal.h"
 #include "tp/base.h"
+#include "tp/run_def.h"
 
 extern char **environ;
 
@@ -456,6 +457,31 @@ static double effective_time_limit(const svcJob *job)
     return fmax(0.01, fmin(job->time_limit, remaining - margin));
 }
 
+/* The run definition a job's worker plans with: the request's run fields (the server read them
+ * with tpRun_ReadRequestField when it took the job) and the fields the server sets (the table's
+ * TP_RUNF_SERVER rows, tp/run_fields.h): the planner's time limit (limit s, as cut for a
+ * synchronous job), the script's load and callback limits within it, and memory_mb as the bound of
+ * the Lua heap and of the search. False if the request no longer reads (a store's corruption). */
+static bool job_run_def(const svcJob *job, const cJSON *req, double limit, tplan_run_def *run)
+{
+    tplan_run_def_init(run);
+    const cJSON *f;
+    cJSON_ArrayForEach(f, req)
+    {
+        tplan_error e;
+        if (tpRun_ReadJsonField(run, f, &e) < 0) {
+            return false;
+        }
+    }
+    TP_ASSERT(limit > 0 && job->memory_mb >= TP_RUN_MIN_MEMORY_MB);
+    run->time_limit = limit;
+    run->load_time_limit = fmin(TP_RUN_SCRIPT_TIME_DEFAULT, limit);
+    run->call_time_limit = fmin(TP_RUN_SCRIPT_TIME_DEFAULT, limit);
+    run->memory_limit_mb = job->memory_mb;
+    run->search_memory_mb = job->memory_mb;
+    return req != NULL; /* the worker's reader applies the table's ranges (one check, not two here) */
+}
+
 static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
 {
     char dir[4096];
@@ -475,11 +501,22 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
     }
     double now = tpClock_Now();
     double limit = effective_time_limit(job);
+    cJSON *req = cJSON_Parse(job->request);
+    tplan_run_def run;
+    if (!job_run_def(job, req, limit, &run)) {
+        cJSON_Delete(req);
+        job->worker = -1;
+        finish_job(svc, job, SVC_FAILED, "internal", "the job's request could not be read again");
+        return true;
+    }
     cJSON *m = cJSON_CreateObject();
     cJSON_AddNumberToObject(m, "id", (double)job->id);
     cJSON_AddStringToObject(m, "dir", dir);
-    cJSON *req = cJSON_Parse(job->request);
     cJSON_AddItemToObject(m, "request", req ? req : cJSON_CreateObject());
+    if (!tpRun_WriteJsonFields(&run, cJSON_AddObjectToObject(m, "run"))) {
+        cJSON_Delete(m);
+        return false;
+    }
     if (job->script) {
         cJSON_AddStringToObject(m, "script", job->script);
     } else {
@@ -487,12 +524,10 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
         snprintf(path, sizeof path, "%s/%s.lua", svc->def.domains_dir, job->domain);
         cJSON_AddStringToObject(m, "domain_path", path);
     }
-    cJSON_AddNumberToObject(m, "time_limit", limit);
     if (job->sync) { /* the search ends here even if the script's load took part of the time */
         double wait = job->sync_deadline - job->created;
         cJSON_AddNumberToObject(m, "answer_by", job->sync_deadline - fmax(SVC_SYNC_MARGIN_MIN, SVC_SYNC_MARGIN * wait));
     }
-    cJSON_AddNumberToObject(m, "memory_mb", job->memory_mb);
     cJSON_AddNumberToObject(m, "progress", 0.25);
     char *line = cJSON_PrintUnformatted(m);
     cJSON_Delete(m);
@@ -735,18 +770,25 @@ static void handle_event(tpService *svc, svcWorker *w, const char *line)
         const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
         const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
         if (s != SVC_SOLVED && s != SVC_APPROXIMATE) {
-            /* the library names the run's fields; a client knows the request's members, and the
-               script limits are the server's (--call-time-limit, --load-time-limit) */
-            static const char *const words[][2] = {
-                {": call_time_limit)", ": call_time_limit, the server's)"},
-                {": load_time_limit)", ": load_time_limit, the server's)"},
-                {"(memory_limit_mb)", "(memory_mb)"},
-            };
+            /* the library names the run's fields, which are the request's members (tp/run_fields.h);
+               those the server sets (the script limits) are said to be the server's */
+            char text[32][2][48];
+            const char *words[32][2];
+            int nw = 0;
+            for (int i = 0; i < tpRun_FieldCount && nw < 32; ++i) {
+                if (tpRun_Fields[i].who & TP_RUNF_SERVER) {
+                    snprintf(text[nw][0], sizeof text[nw][0], ": %s)", tpRun_Fields[i].name);
+                    snprintf(text[nw][1], sizeof text[nw][1], ": %s, the server's)", tpRun_Fields[i].name);
+                    words[nw][0] = text[nw][0];
+                    words[nw][1] = text[nw][1];
+                    ++nw;
+                }
+            }
             const char *m = cJSON_IsString(msg) ? msg->valuestring : "the worker reported a failure";
-            size_t cap = 2 * strlen(m) + 16;
+            size_t cap = 2 * strlen(m) + 64;
             char *shown = malloc(cap);
             finish_job(svc, job, SVC_FAILED, cJSON_IsString(code) ? code->valuestring : "internal",
-                       shown ? tpWords_Replace(m, words, 3, shown, cap) : m);
+                       shown ? tpWords_Replace(m, (const char *const(*)[2])words, nw, shown, cap) : m);
             free(shown);
         } else {
             finish_job(svc, job, (svcStatus)s, NULL, NULL);

@@ -19,17 +19,26 @@
 
 enum { OPT_X = TP_OPT_FIRST_FREE };
 
-static const struct option k_longopts[] = {
-    TP_CLI_PLANNER_LONGOPTS,
+static const struct option k_own[] = {
     {"out", required_argument, NULL, 'o'},
     {"flag", no_argument, NULL, OPT_X},
     {NULL, 0, NULL, 0},
 };
 
+/* The option code of the run definition's field `name` (tpCli_FieldOptions). */
+static int field_opt(const char *name)
+{
+    const tpRunField *f = tpRun_FindField(name);
+    assert_non_null(f);
+    return TP_OPT_FIELD + (int)(f - tpRun_Fields);
+}
+
 /* Runs tpCli_NextOption over argv and writes the codes (and values) it returned into out. */
 static void parse_all(char **argv, int argc, char *out, size_t cap)
 {
-    tpCliArgs a = {.argc = argc, .argv = argv, .cmd = "test", .shortopts = "qo:", .longopts = k_longopts};
+    struct option longopts[64];
+    tpCli_FieldOptions(k_own, longopts, 64);
+    tpCliArgs a = {.argc = argc, .argv = argv, .cmd = "test", .shortopts = "qo:", .longopts = longopts};
     out[0] = '\0';
     int c;
     while ((c = tpCli_NextOption(&a)) != -1) {
@@ -102,12 +111,12 @@ static void test_planner_options(void **state)
     tpCli_PlanOptsInit(&o);
     assert_int_equal(o.run.seed, -1);
     assert_true(o.run.time_limit == -1);
-    assert_int_equal(tpCli_PlannerOption(&o, TP_OPT_SEED, "12"), 1);
-    assert_int_equal(tpCli_PlannerOption(&o, TP_OPT_PLANNER, "rrt"), 1);
-    assert_int_equal(tpCli_PlannerOption(&o, TP_OPT_TIME_LIMIT, "0"), 1);
-    assert_int_equal(tpCli_PlannerOption(&o, TP_OPT_NO_NN_INDEX, NULL), 1);
-    assert_int_equal(tpCli_PlannerOption(&o, TP_OPT_MEMORY_LIMIT, "64"), 1);
-    assert_int_equal(tpCli_PlannerOption(&o, TP_OPT_SEARCH_MEMORY, "100"), 1);
+    assert_int_equal(tpCli_PlannerOption(&o, field_opt("seed"), "12"), 1);
+    assert_int_equal(tpCli_PlannerOption(&o, field_opt("planner"), "rrt"), 1);
+    assert_int_equal(tpCli_PlannerOption(&o, field_opt("time_limit"), "0"), 1);
+    assert_int_equal(tpCli_PlannerOption(&o, field_opt("nn_index"), NULL), 1);
+    assert_int_equal(tpCli_PlannerOption(&o, field_opt("memory_mb"), "64"), 1);
+    assert_int_equal(tpCli_PlannerOption(&o, field_opt("search_memory_mb"), "100"), 1);
     assert_int_equal(o.run.seed, 12);
     assert_int_equal(o.run.planner, TPLAN_PLANNER_RRT);
     assert_true(o.run.time_limit == 0);
@@ -120,12 +129,55 @@ static void test_planner_options(void **state)
     assert_non_null(strstr(json, "\"seed\":12"));
     tplan_free(json);
     /* refusals leave a message and a -1; an option that is not a planner option is 0 */
-    assert_int_equal(tpCli_PlannerOption(&o, TP_OPT_PLANNER, "astar"), -1);
-    assert_int_equal(tpCli_PlannerOption(&o, TP_OPT_SEED, "-1"), -1);
-    assert_int_equal(tpCli_PlannerOption(&o, TP_OPT_MEMORY_LIMIT, "15"), -1);
-    assert_int_equal(tpCli_PlannerOption(&o, TP_OPT_SOLUTIONS, "0"), -1);
+    assert_int_equal(tpCli_PlannerOption(&o, field_opt("planner"), "astar"), -1);
+    assert_int_equal(tpCli_PlannerOption(&o, field_opt("seed"), "-1"), -1);
+    assert_int_equal(tpCli_PlannerOption(&o, field_opt("memory_mb"), "15"), -1);
+    assert_int_equal(tpCli_PlannerOption(&o, field_opt("solutions"), "0"), -1);
     assert_int_equal(tpCli_PlannerOption(&o, 'q', NULL), 0);
     assert_int_equal(o.run.seed, 12); /* a refused value changed nothing that was checked */
+}
+
+/* --help's planner lines and the getopt entries are the table's rows (tp/run_fields.h), and a
+   library message's field words become the flags. */
+static void test_field_options(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    tpCli_FieldHelp(f);
+    fclose(f);
+    struct option longopts[64];
+    tpCli_FieldOptions(k_own, longopts, 64);
+    int nrows = 0;
+    for (int i = 0; i < tpRun_FieldCount; ++i) {
+        const tpRunField *r = &tpRun_Fields[i];
+        if (!(r->who & TP_RUNF_CLI)) {
+            assert_null(tpCli_FieldOf(TP_OPT_FIELD + i));
+            continue;
+        }
+        char line[96];
+        snprintf(line, sizeof line, "  %s%s%s ", r->flag, r->arg ? " " : "", r->arg ? r->arg : "");
+        assert_non_null(strstr(text, line));
+        char first[64];
+        snprintf(first, sizeof first, "%.40s", r->help);
+        assert_non_null(strstr(text, first));
+        assert_string_equal(longopts[nrows].name, r->flag + 2);
+        assert_int_equal(longopts[nrows].has_arg, r->arg ? required_argument : no_argument);
+        assert_ptr_equal(tpCli_FieldOf(longopts[nrows].val), r);
+        ++nrows;
+    }
+    assert_string_equal(longopts[nrows].name, "out"); /* then the command's own */
+    assert_null(longopts[nrows + 2].name);
+    free(text);
+    char buf[256];
+    assert_string_equal(tpCli_FlagWords("x.lua:3: memory limit of 64 MB exceeded (memory_mb)", buf, sizeof buf),
+                        "x.lua:3: memory limit of 64 MB exceeded (--memory-limit)");
+    assert_string_equal(tpCli_FlagWords("time limit exceeded (time_limit 2 s, plus 1 s of grace)", buf, sizeof buf),
+                        "time limit exceeded (--time-limit 2 s, plus 1 s of grace)");
+    assert_string_equal(tpCli_FlagWords("ran longer than 1 s: call_time_limit)", buf, sizeof buf),
+                        "ran longer than 1 s: --call-time-limit)");
 }
 
 static void test_params(void **state)
@@ -279,10 +331,9 @@ int main(void)
 {
     tpLog_SetLevel(TP_LOG_QUIET); /* the refusals' messages are expected */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_next_option),      cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_planner_options),  cmocka_unit_test(test_params),
-        cmocka_unit_test(test_escape_and_names), cmocka_unit_test(test_check_files),
-        cmocka_unit_test(test_watchdog),
+        cmocka_unit_test(test_next_option),   cmocka_unit_test(test_numbers),  cmocka_unit_test(test_planner_options),
+        cmocka_unit_test(test_field_options), cmocka_unit_test(test_params),   cmocka_unit_test(test_escape_and_names),
+        cmocka_unit_test(test_check_files),   cmocka_unit_test(test_watchdog),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

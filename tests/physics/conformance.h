@@ -18,7 +18,9 @@
 #define G 9.81 /* m/s², |gravity| of the default scene */
 #define PI 3.14159265358979323846
 #define MAX_DEPTH 0.005 /* m: the penetration standard, at rest and on impact */
+#ifndef MAX_BODIES      /* a suite may define more before including this */
 #define MAX_BODIES 64
+#endif
 #define SURFACE_LAYER 0.001 /* m: ODE's contact surface layer in physics/src/world.c */
 
 /* ------------------------------------------------------------------------------------------ */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "tp/physics.h" /* tpBodyState, TP_NAME_MAX: types only (tp_rundef links no physics) */
+#include "tp/run_fields.h"
 #include "tplan/tplan.h"
 
 #ifdef __cplusplus
@@ -18,13 +19,16 @@ extern "C" {
 
 struct cJSON;
 
-/* Ranges of the run definition's fields (tplan_run_def_check; the command line names them too). */
+/* Ranges of the run definition's fields: the table's (tp/run_fields.h, api/src/run_fields.c) */
 #define TP_RUN_SEED_MAX 4294967295LL
 #define TP_RUN_MAX_SOLUTIONS 1000000
 #define TP_RUN_MAX_JOBS 256
 #define TP_RUN_MIN_MEMORY_MB 16
 #define TP_RUN_MAX_MEMORY_MB (1LL << 30)
 #define TP_RUN_MAX_SCRIPT_TIME 1e6 /* s: load_time_limit, call_time_limit */
+#define TP_RUN_SCRIPT_TIME_DEFAULT                                                                                     \
+    10.0 /* s: what their 0 means (tp/lua.h's TP_SCRIPT_DEFAULT_*_TIME: run.c checks)                                  \
+          */
 
 /// def (NULL: the defaults) checked (tplan_run_def_check) and copied into full, this library's
 /// whole struct: the fields an older caller's smaller struct lacks stay at their defaults. False
@@ -35,6 +39,12 @@ bool tpRun_FullDef(const tplan_run_def *def, tplan_run_def *full, tplan_error *e
 /// field). For readers of larger objects (the service's requests) that hold run fields among
 /// their own.
 int tpRun_ReadJsonField(tplan_run_def *def, const struct cJSON *item, tplan_error *err);
+/// tpRun_ReadJsonField for the service's requests (tp/run_fields.h): a field the server sets
+/// (TP_RUNF_SERVER) is refused, the others are read in the service's range of their row, bounded
+/// from above by bounds[row.svc_bound] (s, workers, MB: the server's options). The one check of a
+/// request's run field: 1 taken, 0 not a field, -1 refused (err names the JSON member).
+int tpRun_ReadRequestField(tplan_run_def *def, const struct cJSON *item, const double bounds[TP_RUNF_BOUND_COUNT],
+                           tplan_error *err);
 /// The run's fields that differ from the defaults, added to the JSON object o (false when out
 /// of memory).
 bool tpRun_WriteJsonFields(const tplan_run_def *def, struct cJSON *o);

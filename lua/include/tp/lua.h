@@ -85,8 +85,8 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen);
 /// tpCreateScript of the file at path with the default limits.
 tpScript *tpLoadScript(const char *path, const tpScriptParam *params, int nparams, char *err, size_t errlen);
 /// The run's time limit as an absolute tpClock_Now() time (0 = none): a Lua callback still
-/// running then raises "file:line: time limit exceeded (--time-limit S s)". `what` names the
-/// limit in that message (copied).
+/// running then raises "file:line: time limit exceeded (WHAT)", where `what` (copied) names the
+/// limit in the run's field words (api/src/run.c: "time_limit S s, plus 1 s of grace").
 void tpScript_SetDeadline(tpScript *script, double deadline, const char *what);
 /// Frees the Lua state and the domain. NULL is allowed.
 void tpDestroyScript(tpScript *script);

@@ -9,7 +9,10 @@
  * Worker protocol. A worker reads one job per line on its standard input and writes events, one
  * JSON object per line, on file descriptor 3 (stdout and stderr stay free for logs):
  *   server -> worker: {"id":N,"dir":"DATA/jobs/N","request":{...as accepted...},"script":"..."?,
- *                      "domain_path":"/.../minigolf.lua"?,"time_limit":S,"memory_mb":M,"progress":S}
+ *                      "domain_path":"/.../minigolf.lua"?,"run":{...},"answer_by":T?,"progress":S}
+ *   where "run" is the run definition the job plans with (tplan_run_def_to_json's members): the
+ *   request's run fields and those the server sets (time_limit, memory_mb, load_time_limit,
+ *   call_time_limit, search_memory_mb: the table's TP_RUNF_SERVER rows and limits, sched.c)
  *   worker -> server: {"type":"progress","iterations":I,"nodes":N,"solutions":K,
  *                      "best_quality":Q|null,"elapsed":S}
  *                     {"type":"done","status":"solved"|"approximate"|"failed","summary":{...}|null,
