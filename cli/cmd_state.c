@@ -75,6 +75,9 @@ static void state_usage(FILE *f)
                "  --step N        the step, 0..the world's steps (required)\n"
                "  --world W       the plan's world: 0 its selected solution (default), k its alternative k\n"
                "  --domain FILE   use this script instead of the one embedded in the plan\n"
+               "  --tactics       add the tactics' state (each tactic's skill, busy flag and skill variables,\n"
+               "                  which a plan file does not record) by making the plan's search again: a\n"
+               "                  planning run's time; exit 1 when that search is not the plan bit for bit\n"
                "  -o, --out FILE  write the state there (default: stdout)\n"
                "  -h, --help      this help\n"
                "\n"
@@ -83,15 +86,17 @@ static void state_usage(FILE *f)
 
 int tpCmd_State(int argc, char **argv)
 {
-    enum { OPT_STEP = TP_OPT_FIRST_FREE, OPT_WORLD, OPT_DOMAIN };
+    enum { OPT_STEP = TP_OPT_FIRST_FREE, OPT_WORLD, OPT_DOMAIN, OPT_TACTICS };
     static const struct option longopts[] = {
         {"step", required_argument, NULL, OPT_STEP},
         {"world", required_argument, NULL, OPT_WORLD},
         {"domain", required_argument, NULL, OPT_DOMAIN},
+        {"tactics", no_argument, NULL, OPT_TACTICS},
         {"out", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    bool tactics = false;
     tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "state", .shortopts = "ho:", .longopts = longopts};
     const char *plan_path = NULL, *out = NULL, *domain = NULL;
     long long step = -1, world = 0;
@@ -117,6 +122,9 @@ int tpCmd_State(int argc, char **argv)
             break;
         case OPT_DOMAIN:
             domain = args.value;
+            break;
+        case OPT_TACTICS:
+            tactics = true;
             break;
         case 1:
             if (plan_path) {
@@ -156,6 +164,18 @@ int tpCmd_State(int argc, char **argv)
     } else if ((script = tpCli_LoadPlanScript(plan_path, domain, &rec, true, &files))) {
         tplan_error e;
         tplan_state *s = tpState_FromPlan(tpScript_Domain(script), &rec, (int)world, (int)step, &e);
+        tpScriptFile *files2 = NULL;
+        tpScript *fresh = s && tactics ? tpCli_LoadPlanScript(plan_path, domain, &rec, true, &files2) : NULL;
+        if (s && tactics && (!fresh || !tpState_RemakeTactics(fresh, &rec, (int)world, (int)step, s, &e))) {
+            if (!fresh) {
+                e.code = TPLAN_ERR_SCRIPT;
+                snprintf(e.message, sizeof e.message, "the plan's script could not be loaded again");
+            }
+            tplan_state_free(s);
+            s = NULL;
+        }
+        tpDestroyScript(fresh);
+        free(files2);
         if (!s) {
             tpLog(TP_LOG_ERROR, "%s: %s", q, e.message);
             code = e.code == TPLAN_ERR_MISMATCH || e.code == TPLAN_ERR_NOMEM ? TP_EXIT_FAILURE : TP_EXIT_BAD_INPUT;

@@ -426,7 +426,7 @@ static tplan_code reroot(tplan_search *s, const tplan_state *observed, double to
     if (!x || !rest) {
         tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
         code = TPLAN_ERR_NOMEM;
-    } else if (!tpState_Bind(observed, d, x, rest, err)) {
+    } else if (!tpState_Bind(observed, d, x, rest, err) || !tpState_BindTactics(observed, d, NULL, NULL, err)) {
         code = err ? err->code : TPLAN_ERR_ARGUMENT;
     }
     if (code == TPLAN_OK) {
@@ -438,12 +438,14 @@ static tplan_code reroot(tplan_search *s, const tplan_state *observed, double to
                tol): its subtree's states follow from it, and its plans replay from it */
             const void *nx = tpTree_State(tpPlanner_Tree(s->run.planner), node);
             kept = tpDomain_SetStart(d, tpState_Bodies(nx), tpState_Rest(d, nx), tpState_Time(nx)) &&
+                   tpDomain_SetStartTactics(d, tpState_TacticsPart(d, nx), tpDomain_Memory(d, nx)) &&
                    tpPlanner_Reroot(s->run.planner, node);
             /* the goal may compare with the start (tp.moved): the kept nodes must agree with it */
             kept = kept && tpPlanner_RecheckGoals(s->run.planner);
         }
         s->kept = kept ? tpTree_Count(tpPlanner_Tree(s->run.planner)) : 0;
-        if (!kept && !(tpDomain_SetStart(d, x, rest, observed->t) && tpPlanner_Reroot(s->run.planner, -1))) {
+        if (!kept && !(tpDomain_SetStart(d, x, rest, observed->t) && tpState_ApplyTactics(observed, d, err) &&
+                       tpPlanner_Reroot(s->run.planner, -1))) {
             tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
             code = s->failed = TPLAN_ERR_NOMEM;
             snprintf(s->failed_msg, sizeof s->failed_msg, "out of memory re-rooting");

@@ -14,6 +14,10 @@
 #include "tp/plan.h"
 #include "tp/run.h"
 
+_Static_assert(TP_STATE_MAX_VARS == TP_SKILL_VARS, "a state holds every skill variable");
+_Static_assert(TP_STATE_MAX_MEMORY == TP_COND_MAX_MEMORY && TP_STATE_MAX_MEMORY_VALUE == TP_PLAN_MAX_TEMPORAL_SIZE,
+               "a state holds every temporal memory slot");
+
 /* ------------------------------------------------------------------------------------------ */
 /* The value                                                                                   */
 
@@ -87,6 +91,99 @@ bool tpState_Bind(const tplan_state *s, tpDomain *d, tpBodyState *x, uint8_t *re
     return true;
 }
 
+bool tpState_BindTactics(const tplan_state *s, tpDomain *d, void *part, int32_t *mem, tplan_error *err)
+{
+    const int nt = tpDomain_TacticCount(d), nm = tpDomain_MemoryCount(d);
+    const char *dname = tpDomain_Def(d)->name;
+    if (part) {
+        memset(part, 0, tpDomain_TacticBytes(d));
+    }
+    for (int k = 0; s->has_tactics && k < s->ntactics; ++k) { /* every tactic named is the domain's */
+        int i = 0;
+        while (i < nt && strcmp(tpDomain_Tactic(d, i)->name, s->tactics[k].name) != 0) {
+            ++i;
+        }
+        const tpStateTactic *st = &s->tactics[k];
+        char field[TP_NAME_MAX + 32];
+        snprintf(field, sizeof field, "tactics.%s", st->name);
+        if (i == nt) {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "state: %s: no such tactic in the domain '%s'", field, dname);
+            return false;
+        }
+        const tpTacticDef *td = tpDomain_Tactic(d, i);
+        const int nv = tpDomain_TacticVars(d, i);
+        if (st->skill < 0 || st->skill >= td->nskills) {
+            snprintf(field, sizeof field, "tactics.%s.skill", st->name);
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "state: %s: %d is not a skill of the tactic (0..%d: %s%s)",
+                       field, st->skill, td->nskills - 1, td->skills[0].name, td->nskills > 1 ? ", ..." : "");
+            return false;
+        }
+        if (st->nvars != nv) {
+            snprintf(field, sizeof field, "tactics.%s.vars", st->name);
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "state: %s: %d numbers given, the tactic has %d skill variables",
+                       field, st->nvars, nv);
+            return false;
+        }
+        if (part) {
+            tpTacticState *ts = tpDomain_TacticPart(d, part, i);
+            ts->sigma = st->skill;
+            ts->busy = st->busy;
+            ts->started = st->started;
+            memcpy(ts->V, st->vars, sizeof(double) * (size_t)nv);
+        }
+    }
+    if (s->has_tactics && s->ntactics != nt) { /* names are unique, so some tactic is missing: the first one */
+        for (int i = 0; i < nt; ++i) {
+            if (tpState_FindTactic(s, tpDomain_Tactic(d, i)->name) < 0) {
+                tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "tactics",
+                           "state: tactics: %d tactics given, the domain '%s' has %d (missing '%s')", s->ntactics,
+                           dname, nt, tpDomain_Tactic(d, i)->name);
+                return false;
+            }
+        }
+    }
+    if (s->has_memory && s->nmemory != nm) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "memory",
+                   "state: memory: %d values given, the domain '%s' has %d temporal condition slots", s->nmemory, dname,
+                   nm);
+        return false;
+    }
+    for (int k = 0; s->has_memory && k < nm; ++k) {
+        const int size = tpDomain_MemorySize(d, k);
+        if (s->memory[k] < 0 || s->memory[k] > size) {
+            char field[32];
+            snprintf(field, sizeof field, "memory[%d]", k);
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "state: %s: %d is beyond the condition's %d", field,
+                       (int)s->memory[k], size);
+            return false;
+        }
+        if (mem) {
+            mem[k] = s->memory[k];
+        }
+    }
+    return true;
+}
+
+bool tpState_ApplyTactics(const tplan_state *s, tpDomain *d, tplan_error *err)
+{
+    const size_t tb = tpDomain_TacticBytes(d);
+    const int nm = tpDomain_MemoryCount(d);
+    void *part = calloc(tb + 1, 1);
+    int32_t *mem = calloc((size_t)nm + 1, sizeof *mem);
+    bool ok = part && mem;
+    if (!ok) {
+        tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
+    }
+    ok = ok && tpState_BindTactics(s, d, part, mem, err);
+    if (ok && !tpDomain_SetStartTactics(d, s->has_tactics ? part : NULL, s->has_memory ? mem : NULL)) {
+        tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
+        ok = false;
+    }
+    free(part);
+    free(mem);
+    return ok;
+}
+
 bool tpState_Apply(const tplan_state *s, tpDomain *d, tplan_error *err)
 {
     const int ns = tpWorld_StateCount(tpDomain_World(d));
@@ -97,10 +194,12 @@ bool tpState_Apply(const tplan_state *s, tpDomain *d, tplan_error *err)
         tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
     }
     ok = ok && tpState_Bind(s, d, x, rest, err);
+    ok = ok && tpState_BindTactics(s, d, NULL, NULL, err); /* checked before anything changes */
     if (ok && !tpDomain_SetStart(d, x, rest, s->t)) {
         tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
         ok = false;
     }
+    ok = ok && tpState_ApplyTactics(s, d, err);
     free(x);
     free(rest);
     return ok;
@@ -133,8 +232,12 @@ static tplan_state *bound_copy(const tplan_state *s, tpDomain *dom, tplan_error 
     tplan_state *out = NULL;
     if (!x || !rest) {
         tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
-    } else if (tpState_Bind(s, dom, x, rest, err)) {
+    } else if (tpState_Bind(s, dom, x, rest, err) && tpState_BindTactics(s, dom, NULL, NULL, err)) {
         out = tpState_FromDomain(dom, x, rest, s->t);
+        if (out && !tpState_TakeTactics(out, dom, s, NULL, NULL)) {
+            tplan_state_free(out);
+            out = NULL;
+        }
         if (!out) {
             tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
         }
@@ -327,6 +430,21 @@ tplan_state *tplan_result_state(const tplan_result *r, const tplan_domain *d, in
         }
         s->rest[k] = w->rest[(size_t)step * (size_t)r->rec.nbodies + (size_t)b];
     }
+    /* the tactics and the conditions over time as the planner had them at that step (issue 37) */
+    const int nm = tpDomain_MemoryCount(dom);
+    int32_t *mem = calloc((size_t)nm + 1, sizeof *mem);
+    const bool tac = w->tactics && r->rec.tactic_bytes == tpDomain_TacticBytes(dom) && tpDomain_TacticCount(dom) > 0;
+    if (mem && nm > 0 && r->rec.ntemporal == nm) {
+        tpPlanRecord_TemporalAt(&r->rec, r->rec.selected, step, mem);
+    }
+    if (!mem || !tpState_TakeTactics(s, dom, NULL, tac ? w->tactics + (size_t)step * r->rec.tactic_bytes : NULL,
+                                     nm > 0 && r->rec.ntemporal == nm ? mem : NULL)) {
+        free(mem);
+        tplan_state_free(s);
+        tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
+        return NULL;
+    }
+    free(mem);
     tpApi_SetOk(err);
     return s;
 }
@@ -353,13 +471,30 @@ tplan_state *tpState_FromPlan(tpDomain *dom, const tpPlanRecord *rec, int world,
         tpRun_Fail(err, rs == TP_REPLAY_MISMATCH ? TPLAN_ERR_MISMATCH : TPLAN_ERR_PLAN_FILE, NULL, "%s", msg);
     } else if (!(s = tpState_FromDomain(dom, x, rest, t))) {
         tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
+    } else {
+        /* the conditions over time: the plan records their memory (the replay checked it); the
+           tactics' own state is not in a plan file (they start afresh from this state) */
+        const int nm = tpDomain_MemoryCount(dom);
+        int32_t *mem = nm > 0 && rec->ntemporal == nm ? calloc((size_t)nm, sizeof *mem) : NULL;
+        if (mem) {
+            tpPlanRecord_TemporalAt(rec, world, step, mem);
+        }
+        if ((nm > 0 && rec->ntemporal == nm && !mem) || !tpState_TakeTactics(s, dom, NULL, NULL, mem)) {
+            tplan_state_free(s);
+            s = NULL;
+            tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
+        }
+        free(mem);
     }
     free(x);
     free(rest);
     return s;
 }
 
-tplan_state *tplan_state_from_plan(tplan_domain *d, const char *plan, size_t len, int world, int step, tplan_error *err)
+/* The state at a step of a plan file; with tactics, the tactics' state from its search made again
+   in a second fresh load of the script (state_remake.c). */
+static tplan_state *from_plan(tplan_domain *d, const char *plan, size_t len, int world, int step, bool tactics,
+                              tplan_error *err)
 {
     if (!d || !plan) {
         tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "%s", !d ? "no domain (NULL)" : "no plan bytes (NULL)");
@@ -370,13 +505,19 @@ tplan_state *tplan_state_from_plan(tplan_domain *d, const char *plan, size_t len
     tpPlanRecord rec;
     memset(&rec, 0, sizeof rec);
     char msg[sizeof err->message];
-    tpScript *script = NULL;
+    tpScript *script = NULL, *fresh = NULL;
     tplan_state *s = NULL;
     if (!tpPlanRecord_Parse(&rec, plan, len, "plan", msg, sizeof msg)) {
         tpRun_Fail(err, strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_PLAN_FILE, NULL, "%s", msg);
     } else if (tpApi_DomainLoad(d, &script, err) == TPLAN_OK) {
         s = tpState_FromPlan(tpScript_Domain(script), &rec, world, step, err);
     }
+    if (s && tactics &&
+        (tpApi_DomainLoad(d, &fresh, err) != TPLAN_OK || !tpState_RemakeTactics(fresh, &rec, world, step, s, err))) {
+        tplan_state_free(s);
+        s = NULL;
+    }
+    tpDestroyScript(fresh);
     tpDestroyScript(script);
     tpPlanRecord_Free(&rec);
     tpCall_End(&call);
@@ -384,6 +525,17 @@ tplan_state *tplan_state_from_plan(tplan_domain *d, const char *plan, size_t len
         tpApi_SetOk(err);
     }
     return s;
+}
+
+tplan_state *tplan_state_from_plan(tplan_domain *d, const char *plan, size_t len, int world, int step, tplan_error *err)
+{
+    return from_plan(d, plan, len, world, step, false, err);
+}
+
+tplan_state *tplan_state_from_plan_tactics(tplan_domain *d, const char *plan, size_t len, int world, int step,
+                                           tplan_error *err)
+{
+    return from_plan(d, plan, len, world, step, true, err);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -454,11 +606,13 @@ tplan_code tpState_Simulate(tpDomain *dom, tplan_state *s, int steps, const doub
     uint8_t *rest = calloc((size_t)(ns > 0 ? ns : 1), 1);
     double *zero = calloc((size_t)(6 * nc + 1), sizeof *zero);
     double *act = calloc((size_t)(6 * nc + nm + 1), sizeof *act); /* one full action: forces, then targets */
+    const int nmem = tpDomain_MemoryCount(dom);
+    int32_t *mem = calloc((size_t)nmem + 1, sizeof *mem); /* stepped as the planner's (absent: all 0) */
     tplan_code code = TPLAN_OK;
-    if (!x || !rest || !zero || !act) {
+    if (!x || !rest || !zero || !act || !mem) {
         tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
         code = TPLAN_ERR_NOMEM;
-    } else if (!tpState_Bind(s, dom, x, rest, err)) {
+    } else if (!tpState_Bind(s, dom, x, rest, err) || !tpState_BindTactics(s, dom, NULL, mem, err)) {
         code = TPLAN_ERR_ARGUMENT;
     }
     double t = s->t;
@@ -509,6 +663,12 @@ tplan_code tpState_Simulate(tpDomain *dom, tplan_state *s, int steps, const doub
             }
             break;
         }
+        if (nmem > 0 && tpDomain_ObserveStep(dom, x, t, mem) < 0) {
+            tpRun_Fail(err, TPLAN_ERR_SCRIPT, NULL, "step %d: a temporal condition failed: %s", i + 1,
+                       tpDomain_Error(dom));
+            code = TPLAN_ERR_SCRIPT;
+            break;
+        }
         for (int k = 0; trajectory && k < ns; ++k) {
             row_of(&x[k], trajectory + ((size_t)(i + 1) * (size_t)ns + (size_t)k) * TP_STATE_DOUBLES);
         }
@@ -520,11 +680,18 @@ tplan_code tpState_Simulate(tpDomain *dom, tplan_state *s, int steps, const doub
             s->rest[k] = rest[slot];
         }
         s->t = t;
+        if (nmem > 0 && s->has_memory) { /* the memory goes on with the bodies (a state without keeps none) */
+            memcpy(s->memory, mem, sizeof *mem * (size_t)nmem);
+        }
+        /* the caller's controls moved the world, not the tactics: what they were doing no longer
+           fits it (a plan from the state starts them afresh; tplan_result_state has a plan's own) */
+        tplan_state_clear_tactics(s);
     }
     free(x);
     free(rest);
     free(zero);
     free(act);
+    free(mem);
     return code;
 }
 
@@ -556,4 +723,150 @@ tplan_code tplan_simulate(tplan_domain *d, tplan_state *s, const tplan_simulate_
         tpApi_SetOk(err);
     }
     return code;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The tactics and the memory (issue 37)                                                      */
+
+int tplan_state_tactic_count(const tplan_state *s)
+{
+    return s && s->has_tactics ? s->ntactics : 0;
+}
+
+const char *tplan_state_tactic_name(const tplan_state *s, int tactic)
+{
+    return s && s->has_tactics && tactic >= 0 && tactic < s->ntactics ? s->tactics[tactic].name : NULL;
+}
+
+static int named_tactic(const tplan_state *s, const char *name, tplan_error *err)
+{
+    const int k = tpState_FindTactic(s, name);
+    if (k < 0) {
+        char field[sizeof err->field];
+        snprintf(field, sizeof field, "tactics.%.50s", name ? name : "");
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, !s || !name ? "tactics" : field, "%s",
+                   !s      ? "no state (NULL)"
+                   : !name ? "no tactic name (NULL)"
+                           : "no such tactic in the state (a state without tactics gives none)");
+    }
+    return k;
+}
+
+tplan_code tplan_state_get_tactic(const tplan_state *s, const char *name, int *skill, int *busy, int *started,
+                                  double *vars, int *nvars, tplan_error *err)
+{
+    const int k = named_tactic(s, name, err);
+    if (k < 0) {
+        return TPLAN_ERR_ARGUMENT;
+    }
+    const tpStateTactic *t = &s->tactics[k];
+    if (nvars) {
+        if (vars && *nvars < t->nvars) {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "vars", "vars: room for %d, the tactic has %d skill variables", *nvars,
+                       t->nvars);
+            *nvars = t->nvars;
+            return TPLAN_ERR_ARGUMENT;
+        }
+        if (vars) {
+            memcpy(vars, t->vars, sizeof(double) * (size_t)t->nvars);
+        }
+        *nvars = t->nvars;
+    }
+    if (skill) {
+        *skill = t->skill;
+    }
+    if (busy) {
+        *busy = t->busy;
+    }
+    if (started) {
+        *started = t->started;
+    }
+    tpApi_SetOk(err);
+    return TPLAN_OK;
+}
+
+tplan_code tplan_state_set_tactic(tplan_state *s, const char *name, int skill, int busy, int started,
+                                  const double *vars, int nvars, tplan_error *err)
+{
+    const int k = named_tactic(s, name, err);
+    if (k < 0) {
+        return TPLAN_ERR_ARGUMENT;
+    }
+    char field[TP_NAME_MAX + 32];
+    const char *what = NULL;
+    if (skill < 0) {
+        what = "skill";
+    } else if ((busy != 0 && busy != 1) || (started != 0 && started != 1) || (busy && !started)) {
+        what = busy != 0 && busy != 1 ? "busy" : "started";
+    } else if (nvars < 0 || nvars > TP_STATE_MAX_VARS || (nvars > 0 && !vars)) {
+        what = "vars";
+    }
+    for (int i = 0; !what && i < nvars; ++i) {
+        what = isfinite(vars[i]) ? NULL : "vars";
+    }
+    if (what) {
+        snprintf(field, sizeof field, "tactics.%s.%s", name, what);
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "%s: %s", field,
+                   what[0] == 's' && what[1] == 'k' ? "expected a skill index >= 0"
+                   : what[0] == 'v'                 ? "expected at most 16 finite numbers"
+                                                    : "expected 0 or 1 (busy only when started)");
+        return TPLAN_ERR_ARGUMENT;
+    }
+    tpStateTactic *t = &s->tactics[k];
+    t->skill = skill;
+    t->busy = busy != 0;
+    t->started = started != 0;
+    t->nvars = nvars;
+    if (nvars > 0) {
+        memcpy(t->vars, vars, sizeof(double) * (size_t)nvars);
+    }
+    tpApi_SetOk(err);
+    return TPLAN_OK;
+}
+
+int tplan_state_memory_count(const tplan_state *s)
+{
+    return s && s->has_memory ? s->nmemory : -1;
+}
+
+const int32_t *tplan_state_memory(const tplan_state *s)
+{
+    return s && s->has_memory ? s->memory : NULL;
+}
+
+tplan_code tplan_state_set_memory(tplan_state *s, const int32_t *values, int n, tplan_error *err)
+{
+    if (!s) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "no state (NULL)");
+        return TPLAN_ERR_ARGUMENT;
+    }
+    if (values && (n > TP_STATE_MAX_MEMORY)) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "memory", "memory: %d values, at most %d", n, TP_STATE_MAX_MEMORY);
+        return TPLAN_ERR_ARGUMENT;
+    }
+    for (int k = 0; values && k < n; ++k) {
+        if (values[k] < 0 || values[k] > TP_STATE_MAX_MEMORY_VALUE) {
+            char field[32];
+            snprintf(field, sizeof field, "memory[%d]", k);
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "%s: %d is not in 0..%d", field, (int)values[k],
+                       TP_STATE_MAX_MEMORY_VALUE);
+            return TPLAN_ERR_ARGUMENT;
+        }
+    }
+    if (!tpState_SetMind(s, s->has_tactics ? s->tactics : NULL, s->ntactics, values && n >= 0 ? values : NULL, n)) {
+        tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
+        return TPLAN_ERR_NOMEM;
+    }
+    tpApi_SetOk(err);
+    return TPLAN_OK;
+}
+
+void tplan_state_clear_tactics(tplan_state *s)
+{
+    if (s) {
+        free(s->tactics);
+        s->tactics = NULL;
+        s->has_tactics = false;
+        s->ntactics = 0;
+    }
 }

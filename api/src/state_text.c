@@ -40,8 +40,38 @@ void tplan_state_free(tplan_state *s)
         free(s->names);
         free(s->x);
         free(s->rest);
+        free(s->tactics);
+        free(s->memory);
         free(s);
     }
+}
+
+bool tpState_SetMind(tplan_state *s, const tpStateTactic *tactics, int n, const int32_t *memory, int m)
+{
+    tpStateTactic *tc = NULL;
+    int32_t *mc = NULL;
+    if (tactics && n >= 0 && !(tc = malloc(sizeof *tc * (size_t)(n > 0 ? n : 1)))) {
+        return false;
+    }
+    if (memory && m >= 0 && !(mc = malloc(sizeof *mc * (size_t)(m > 0 ? m : 1)))) {
+        free(tc);
+        return false;
+    }
+    if (tc) {
+        memcpy(tc, tactics, sizeof *tc * (size_t)n);
+    }
+    if (mc) {
+        memcpy(mc, memory, sizeof *mc * (size_t)m);
+    }
+    free(s->tactics);
+    free(s->memory);
+    s->tactics = tc;
+    s->has_tactics = tc != NULL;
+    s->ntactics = tc ? n : 0;
+    s->memory = mc;
+    s->has_memory = mc != NULL;
+    s->nmemory = mc ? m : 0;
+    return true;
 }
 
 tplan_state *tplan_state_copy(const tplan_state *s)
@@ -52,8 +82,23 @@ tplan_state *tplan_state_copy(const tplan_state *s)
         memcpy(c->x, s->x, sizeof *s->x * (size_t)s->n);
         memcpy(c->rest, s->rest, (size_t)s->n);
         c->t = s->t;
+        if (!tpState_SetMind(c, s->has_tactics ? s->tactics : NULL, s->ntactics, s->has_memory ? s->memory : NULL,
+                             s->nmemory)) {
+            tplan_state_free(c);
+            return NULL;
+        }
     }
     return c;
+}
+
+int tpState_FindTactic(const tplan_state *s, const char *name)
+{
+    for (int k = 0; s && name && s->has_tactics && k < s->ntactics; ++k) {
+        if (strcmp(s->tactics[k].name, name) == 0) {
+            return k;
+        }
+    }
+    return -1;
 }
 
 int tpState_FindBody(const tplan_state *s, const char *name)
@@ -143,20 +188,168 @@ static bool parse_body(const cJSON *o, const char *name, tpBodyState *x, uint8_t
     return true;
 }
 
+/* An integer-valued JSON number in [lo, hi] into *out. */
+static bool int_in(const cJSON *e, double lo, double hi, int *out)
+{
+    if (!cJSON_IsNumber(e) || !(e->valuedouble >= lo && e->valuedouble <= hi) ||
+        e->valuedouble != floor(e->valuedouble)) {
+        return false;
+    }
+    *out = (int)e->valuedouble;
+    return true;
+}
+
+/* One tactic's member of "tactics": skill, busy, started, vars (all required). */
+static bool parse_tactic(const cJSON *o, tpStateTactic *tac, tplan_error *err)
+{
+    static const char *const keys[4] = {"skill", "busy", "started", "vars"};
+    char field[TP_NAME_MAX + 64];
+    snprintf(field, sizeof field, "tactics.%s", tac->name);
+    if (!cJSON_IsObject(o)) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "state: %s: expected an object (skill, busy, started, vars)", field);
+        return false;
+    }
+    const cJSON *item[4] = {NULL};
+    for (const cJSON *m = o->child; m; m = m->next) {
+        int k = 0;
+        while (k < 4 && strcmp(m->string, keys[k]) != 0) {
+            ++k;
+        }
+        snprintf(field, sizeof field, "tactics.%s.%.40s", tac->name, m->string);
+        if (k == 4 || item[k]) {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "state: %s: %s", field,
+                       k == 4 ? "unknown field (expected skill, busy, started, vars)" : "given twice");
+            return false;
+        }
+        item[k] = m;
+    }
+    for (int k = 0; k < 4; ++k) {
+        snprintf(field, sizeof field, "tactics.%s.%s", tac->name, keys[k]);
+        if (!item[k]) {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "state: %s: missing", field);
+            return false;
+        }
+        if ((k == 0 && !int_in(item[0], 0, 1e6, &tac->skill)) || ((k == 1 || k == 2) && !cJSON_IsBool(item[k])) ||
+            (k == 3 && !cJSON_IsArray(item[3]))) {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "state: %s: expected %s", field,
+                       k == 0   ? "the index of the tactic's active skill (an integer >= 0)"
+                       : k == 3 ? "an array of numbers (the skill variables)"
+                                : "true or false");
+            return false;
+        }
+    }
+    tac->busy = cJSON_IsTrue(item[1]);
+    tac->started = cJSON_IsTrue(item[2]);
+    if (tac->busy && !tac->started) {
+        snprintf(field, sizeof field, "tactics.%s.busy", tac->name);
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "state: %s: a tactic that has not started is not busy", field);
+        return false;
+    }
+    int i = 0;
+    for (const cJSON *e = item[3]->child; e; e = e->next, ++i) {
+        snprintf(field, sizeof field, "tactics.%s.vars", tac->name);
+        if (i == TP_STATE_MAX_VARS) {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "state: %s: more than %d numbers (the skill variables)", field,
+                       TP_STATE_MAX_VARS);
+            return false;
+        }
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "state: %s[%d]: %s", field, i,
+                       cJSON_IsNumber(e) ? "not a finite number" : "expected a number");
+            return false;
+        }
+        tac->vars[i] = e->valuedouble;
+    }
+    tac->nvars = i;
+    return true;
+}
+
+/* Members "tactics" (object: name -> tactic) and "memory" (array of integers) into s. */
+static bool parse_mind(const cJSON *tactics, const cJSON *memory, tplan_state *s, tplan_error *err)
+{
+    tpStateTactic *tac = NULL;
+    int32_t *mem = NULL;
+    int nt = -1, nm = -1;
+    bool ok = true;
+    if (tactics) {
+        nt = cJSON_IsObject(tactics) ? cJSON_GetArraySize(tactics) : -1;
+        if (nt < 0 || nt > TP_STATE_MAX_TACTICS) {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "tactics",
+                       "state: tactics: expected an object (tactic name -> skill, busy, started, vars)");
+            return false;
+        }
+        tac = calloc((size_t)(nt > 0 ? nt : 1), sizeof *tac);
+        ok = tac != NULL;
+        int k = 0;
+        for (const cJSON *o = tactics->child; ok && o; o = o->next, ++k) {
+            char field[TP_NAME_MAX + 16];
+            snprintf(field, sizeof field, "tactics.%.60s", o->string);
+            bool twice = false;
+            for (int j = 0; j < k && !twice; ++j) {
+                twice = strcmp(tac[j].name, o->string) == 0;
+            }
+            if (!o->string[0] || strlen(o->string) >= TP_NAME_MAX || twice) {
+                tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "state: %s: %s", field,
+                           twice ? "given twice" : "not a tactic name");
+                ok = false;
+                break;
+            }
+            tpStrCopy(tac[k].name, sizeof tac[k].name, o->string);
+            ok = parse_tactic(o, &tac[k], err);
+        }
+        if (!tac) {
+            tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
+        }
+    }
+    if (ok && memory) {
+        nm = cJSON_IsArray(memory) ? cJSON_GetArraySize(memory) : -1;
+        if (nm < 0 || nm > TP_STATE_MAX_MEMORY) {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "memory",
+                       "state: memory: expected an array of at most %d integers (the temporal conditions' memory)",
+                       TP_STATE_MAX_MEMORY);
+            ok = false;
+        } else if (!(mem = calloc((size_t)(nm > 0 ? nm : 1), sizeof *mem))) {
+            tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
+            ok = false;
+        }
+        int i = 0;
+        for (const cJSON *e = ok ? memory->child : NULL; e; e = e->next, ++i) {
+            int v = 0;
+            if (!int_in(e, 0, TP_STATE_MAX_MEMORY_VALUE, &v)) {
+                char field[32];
+                snprintf(field, sizeof field, "memory[%d]", i);
+                tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "state: %s: expected an integer in 0..%d", field,
+                           TP_STATE_MAX_MEMORY_VALUE);
+                ok = false;
+                break;
+            }
+            mem[i] = v;
+        }
+    }
+    if (ok && !tpState_SetMind(s, tac, nt, mem, nm)) {
+        tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
+        ok = false;
+    }
+    free(tac);
+    free(mem);
+    return ok;
+}
+
 static tplan_state *parse_root(const cJSON *root, tplan_error *err)
 {
-    static const char *const top[5] = {"format", "version", "domain", "time", "bodies"};
-    const cJSON *item[5] = {NULL};
+    static const char *const top[7] = {"format", "version", "domain", "time", "bodies", "tactics", "memory"};
+    const cJSON *item[7] = {NULL};
     for (const cJSON *m = root->child; m; m = m->next) {
         int k = 0;
-        while (k < 5 && strcmp(m->string, top[k]) != 0) {
+        while (k < 7 && strcmp(m->string, top[k]) != 0) {
             ++k;
         }
         char field[72];
         snprintf(field, sizeof field, "%.60s", m->string);
-        if (k == 5 || item[k]) {
+        if (k == 7 || item[k]) {
             tpRun_Fail(err, TPLAN_ERR_ARGUMENT, field, "state: %s: %s", field,
-                       k == 5 ? "unknown field (expected format, version, domain, time, bodies)" : "given twice");
+                       k == 7 ? "unknown field (expected format, version, domain, time, bodies, tactics, memory)"
+                              : "given twice");
             return NULL;
         }
         item[k] = m;
@@ -171,10 +364,17 @@ static tplan_state *parse_root(const cJSON *root, tplan_error *err)
         tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "format", "state: format: expected \"%s\"", TPLAN_STATE_FORMAT);
         return NULL;
     }
-    if (!cJSON_IsNumber(item[1]) || item[1]->valuedouble != TPLAN_STATE_VERSION) {
-        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "version", "state: version: expected %d (this tplan reads version %d)",
+    if (!cJSON_IsNumber(item[1]) || (item[1]->valuedouble != 1 && item[1]->valuedouble != TPLAN_STATE_VERSION)) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "version", "state: version: expected 1 or %d (this tplan reads 1..%d)",
                    TPLAN_STATE_VERSION, TPLAN_STATE_VERSION);
         return NULL;
+    }
+    for (int k = 5; k < 7 && item[1]->valuedouble == 1; ++k) {
+        if (item[k]) {
+            tpRun_Fail(err, TPLAN_ERR_ARGUMENT, top[k], "state: %s: a version 1 state has none (version 2 has)",
+                       top[k]);
+            return NULL;
+        }
     }
     if (!cJSON_IsString(item[2]) || !item[2]->valuestring[0] || strlen(item[2]->valuestring) >= TP_NAME_MAX) {
         tpRun_Fail(err, TPLAN_ERR_ARGUMENT, "domain", "state: domain: expected the domain's name (a string)");
@@ -211,6 +411,10 @@ static tplan_state *parse_root(const cJSON *root, tplan_error *err)
             return NULL;
         }
         tpStrCopy(s->names[k], sizeof s->names[k], b->string);
+    }
+    if ((item[5] || item[6]) && !parse_mind(item[5], item[6], s, err)) {
+        tplan_state_free(s);
+        return NULL;
     }
     return s;
 }
@@ -288,7 +492,9 @@ static void put_name(tpBuf *b, const char *s)
 char *tpState_ToJson(const tplan_state *s)
 {
     tpBuf b = {0};
-    puts_(&b, "{\"format\": \"" TPLAN_STATE_FORMAT "\", \"version\": 1, \"domain\": ");
+    const bool v2 = s->has_tactics || s->has_memory; /* version 1 otherwise: such a state's bytes as before */
+    puts_(&b, v2 ? "{\"format\": \"" TPLAN_STATE_FORMAT "\", \"version\": 2, \"domain\": "
+                 : "{\"format\": \"" TPLAN_STATE_FORMAT "\", \"version\": 1, \"domain\": ");
     put_name(&b, s->domain);
     puts_(&b, ", \"time\": ");
     put_number(&b, s->t);
@@ -310,6 +516,34 @@ char *tpState_ToJson(const tplan_state *s)
         snprintf(rest, sizeof rest, "], \"rest\": %d}", s->rest[k]);
         puts_(&b, rest);
     }
-    puts_(&b, s->n ? "\n}}\n" : "}}\n");
+    puts_(&b, s->n ? "\n}" : "}");
+    if (s->has_tactics) {
+        puts_(&b, ", \"tactics\": {");
+        for (int k = 0; k < s->ntactics; ++k) {
+            const tpStateTactic *tac = &s->tactics[k];
+            char head[96];
+            puts_(&b, k ? ",\n  " : "\n  ");
+            put_name(&b, tac->name);
+            snprintf(head, sizeof head, ": {\"skill\": %d, \"busy\": %s, \"started\": %s, \"vars\": [", tac->skill,
+                     tac->busy ? "true" : "false", tac->started ? "true" : "false");
+            puts_(&b, head);
+            for (int i = 0; i < tac->nvars; ++i) {
+                puts_(&b, i ? ", " : "");
+                put_number(&b, tac->vars[i]);
+            }
+            puts_(&b, "]}");
+        }
+        puts_(&b, s->ntactics ? "\n}" : "}");
+    }
+    if (s->has_memory) {
+        puts_(&b, ", \"memory\": [");
+        for (int k = 0; k < s->nmemory; ++k) {
+            char num[24];
+            snprintf(num, sizeof num, "%s%d", k ? ", " : "", (int)s->memory[k]);
+            puts_(&b, num);
+        }
+        puts_(&b, "]");
+    }
+    puts_(&b, "}\n");
     return b.failed ? NULL : b.p;
 }

@@ -71,9 +71,10 @@ static bool has_control(const char *s)
     return false;
 }
 
-/* One world's changes: steps in 1..nsteps, conditions in range, values in 0..size, in (step,
- * condition) order, each a change. why gets "[k]: reason" (k the change). */
-static bool changes_ok(const tpPlanRecord *rec, const tpPlanWorld *w, char *why, size_t cap)
+/* One world's changes: steps in first..nsteps (first 0 in version 2: the start's memory), conditions
+ * in range, values in 0..size, in (step, condition) order, each a change. why gets "[k]: reason" (k
+ * the change). */
+static bool changes_ok(const tpPlanRecord *rec, const tpPlanWorld *w, int first, char *why, size_t cap)
 {
     int32_t *last = calloc((size_t)rec->ntemporal + 1, sizeof *last);
     if (!last) {
@@ -83,8 +84,9 @@ static bool changes_ok(const tpPlanRecord *rec, const tpPlanWorld *w, char *why,
     bool ok = true;
     for (int k = 0; k < w->ntchanges && ok; ++k) {
         const int32_t *c = w->tchanges + 3 * k;
-        if (c[0] < 1 || c[0] > w->nsteps) {
-            snprintf(why, cap, "[%d][0]: step %d is not in 1..%d (the world's steps)", k, c[0], w->nsteps);
+        if (c[0] < first || c[0] > w->nsteps) {
+            snprintf(why, cap, "[%d][0]: step %d is not in %d..%d (the world's steps%s)", k, c[0], first, w->nsteps,
+                     first ? "; 0, a start's memory, needs temporal version 2" : "");
             ok = false;
         } else if (c[1] < 0 || c[1] >= rec->ntemporal) {
             snprintf(why, cap, "[%d][1]: condition %d is not in 0..%d", k, c[1], rec->ntemporal - 1);
@@ -113,7 +115,25 @@ static int file_world(const tpPlanRecord *rec, int j)
     return j == 0 ? rec->selected : (j - 1 < rec->selected ? j - 1 : j);
 }
 
+/* The member's version a record needs: 2 when some world starts from a memory not all 0. */
+static int temporal_version(const tpPlanRecord *rec)
+{
+    for (int j = 0; j < rec->nworlds; ++j) {
+        if (rec->worlds[j].ntchanges > 0 && rec->worlds[j].tchanges && rec->worlds[j].tchanges[0] == 0) {
+            return 2;
+        }
+    }
+    return 1;
+}
+
+static bool check_temporal(const tpPlanRecord *rec, int version, char *err, size_t errlen);
+
 bool tpPlan_CheckTemporal(const tpPlanRecord *rec, char *err, size_t errlen)
+{
+    return check_temporal(rec, TP_PLAN_TEMPORAL_VERSION, err, errlen);
+}
+
+static bool check_temporal(const tpPlanRecord *rec, int version, char *err, size_t errlen)
 {
     if (rec->ntemporal == 0) {
         return true;
@@ -145,7 +165,8 @@ bool tpPlan_CheckTemporal(const tpPlanRecord *rec, char *err, size_t errlen)
     for (int j = 0; j < rec->nworlds; ++j) {
         const tpPlanWorld *w = &rec->worlds[file_world(rec, j)];
         char why[200];
-        if ((w->ntchanges > 0 && !w->tchanges) || w->ntchanges < 0 || !changes_ok(rec, w, why, sizeof why)) {
+        if ((w->ntchanges > 0 && !w->tchanges) || w->ntchanges < 0 ||
+            !changes_ok(rec, w, version >= 2 ? 0 : 1, why, sizeof why)) {
             tpErrorf(err, errlen, "temporal.changes[%d]%s", j, w->ntchanges < 0 || !w->tchanges ? ": bad count" : why);
             return false;
         }
@@ -159,7 +180,7 @@ void tpPlan_PutTemporal(FILE *f, const tpPlanRecord *rec)
         return;
     }
     /* one line, after "goal" (a comparison of two plans' motion can drop it, as the goal's) */
-    fprintf(f, ",\n  \"temporal\": {\"version\": %d, \"conditions\": [", TP_PLAN_TEMPORAL_VERSION);
+    fprintf(f, ",\n  \"temporal\": {\"version\": %d, \"conditions\": [", temporal_version(rec));
     for (int i = 0; i < rec->ntemporal; ++i) {
         fputs(i ? ", {\"name\": " : "{\"name\": ", f);
         put_text(f, rec->temporal[i].name);
@@ -305,8 +326,8 @@ bool tpPlan_ReadTemporal(const char *file, const cJSON *root, tpPlanRecord *rec,
     if (!read_int(cJSON_GetObjectItemCaseSensitive(tm, "version"), 1, 1e9, &version)) {
         return tpPlan_FileFail(file, err, errlen, "temporal.version: expected an integer >= 1");
     }
-    if (version != TP_PLAN_TEMPORAL_VERSION) {
-        return tpPlan_FileFail(file, err, errlen, "temporal.version: %d is not supported (this reader knows %d)",
+    if (version > TP_PLAN_TEMPORAL_VERSION) {
+        return tpPlan_FileFail(file, err, errlen, "temporal.version: %d is not supported (this reader knows 1..%d)",
                                version, TP_PLAN_TEMPORAL_VERSION);
     }
     for (const cJSON *m = tm->child; m; m = m->next) {
@@ -357,7 +378,7 @@ bool tpPlan_ReadTemporal(const char *file, const cJSON *root, tpPlanRecord *rec,
         }
     }
     char msg[512];
-    if (!tpPlan_CheckTemporal(rec, msg, sizeof msg)) {
+    if (!check_temporal(rec, version, msg, sizeof msg)) {
         return tpPlan_FileFail(file, err, errlen, "%s", msg);
     }
     return true;

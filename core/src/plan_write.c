@@ -62,6 +62,7 @@ void tpPlanWorld_FreeArrays(tpPlanWorld *w, int nbodies, int ntactics)
     free(w->controls);
     free(w->active);
     free(w->rest);
+    free(w->tactics);
     free(w->targets);
     free(w->tchanges);
     memset(w, 0, sizeof *w);

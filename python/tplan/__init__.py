@@ -17,6 +17,7 @@ from ._api import (
     Result,
     Search,
     State,
+    TacticState,
     domain_dirs,
     load,
     load_string,
@@ -37,7 +38,7 @@ from ._errors import (
 
 __version__ = "0.1.0"  # the binding's; version() is the loaded library's
 
-STATE_FORMAT, STATE_VERSION = "tplan-state", 1
+STATE_FORMAT, STATE_VERSION = "tplan-state", 2  # the newest version written (1 still read)
 
 
 def version():
@@ -58,6 +59,7 @@ def library_path():
 __all__ = [
     "ArgumentError", "BodyState", "Domain", "Error", "FileError", "InternalError", "LimitError",
     "MismatchError", "OUTPUT_KINDS", "OutOfMemoryError", "PlanFileError", "Progress", "Result",
-    "STATE_FORMAT", "STATE_VERSION", "ScriptError", "Search", "State", "UnknownCodeError", "UnsupportedError",
+    "STATE_FORMAT", "STATE_VERSION", "ScriptError", "Search", "State", "TacticState", "UnknownCodeError",
+    "UnsupportedError",
     "domain_dirs", "library_path", "load", "load_string", "version", "version_number",
 ]

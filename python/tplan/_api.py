@@ -386,14 +386,16 @@ class Domain(_Handle):
             raise _fail(err)
         return State(_Owned(s, _c.tplan_state_free))
 
-    def state_from_plan(self, plan, world=0, step=0):
+    def state_from_plan(self, plan, world=0, step=0, tactics=False):
         """The state at step of world (0: the plan's solution, k: its alternative k) of a plan
-        file's bytes, by replaying it bit for bit up to there."""
+        file's bytes, by replaying it bit for bit up to there. tactics=True adds the tactics' state
+        by making the plan's search again (a planning run's time; MismatchError when it differs)."""
         b = _text("plan", plan)
         w, s = _integer("world", world, "int"), _integer("step", step, "int")
         err = L.Error()
+        fn = _c.tplan_state_from_plan_tactics if tactics else _c.tplan_state_from_plan
         with self._use() as h:
-            p = _c.tplan_state_from_plan(h, b, len(b), w, s, C.byref(err))
+            p = fn(h, b, len(b), w, s, C.byref(err))
         _reraise(self._out)
         if not p:
             raise _fail(err)
@@ -763,6 +765,20 @@ class BodyState:
         return "BodyState(%r, position=%s, rest=%d)" % (self.name, self.position.tolist(), self.rest)
 
 
+class TacticState:
+    """One tactic of a state (issue 37): skill (its active skill's index), busy and started
+    (bools), vars (its skill variables: sampled parameters, phases, counters; a copy)."""
+
+    __slots__ = ("name", "skill", "busy", "started", "vars")
+
+    def __init__(self, name, skill, busy, started, vars):
+        self.name, self.skill, self.busy, self.started, self.vars = name, skill, busy, started, vars
+
+    def __repr__(self):
+        return "TacticState(%r, skill=%d, busy=%r, started=%r, %d vars)" % (
+            self.name, self.skill, self.busy, self.started, len(self.vars))
+
+
 class State:
     """A state of a domain's world: plain data (MuJoCo's mjData) the caller copies, sets and
     keeps. Arrays read from it are copies; set bodies with set_body or the rows property."""
@@ -859,6 +875,63 @@ class State:
         err = L.Error()
         if _c.tplan_state_set_body(self._own.ptr, _text("body", name), r.ctypes.data_as(L.DP),
                                    _integer(field + ".rest", rest, "int"), C.byref(err)) != 0:
+            raise _fail(err)
+
+    @property
+    def tactics(self):
+        """The tactics' state, {name: TacticState} in the domain's order; {} when the state gives
+        none (a plan from it starts them afresh). A copy: change it with set_tactic."""
+        h, out = self._own.ptr, {}
+        for i in range(_c.tplan_state_tactic_count(h)):
+            name = _c.tplan_state_tactic_name(h, i)
+            skill, busy, started, n = C.c_int(), C.c_int(), C.c_int(), C.c_int(16)
+            v = np.empty(16)
+            err = L.Error()
+            if _c.tplan_state_get_tactic(h, name, C.byref(skill), C.byref(busy), C.byref(started),
+                                         v.ctypes.data_as(L.DP), C.byref(n), C.byref(err)) != 0:
+                raise _fail(err)
+            out[name.decode("utf-8")] = TacticState(name.decode("utf-8"), skill.value, bool(busy.value),
+                                                    bool(started.value), v[:n.value].copy())
+        return out
+
+    def set_tactic(self, name, skill, busy, started, vars):
+        """Sets a tactic the state gives (checked against the domain where the state is used)."""
+        field = "tactics.%s" % name
+        try:
+            v = np.ascontiguousarray(vars, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError) as e:
+            raise _bad(field + ".vars", "not an array of numbers (%s)" % e) from None
+        err = L.Error()
+        if _c.tplan_state_set_tactic(self._own.ptr, _text("tactic", name), _integer(field + ".skill", skill, "int"),
+                                     1 if busy else 0, 1 if started else 0, v.ctypes.data_as(L.DP), len(v),
+                                     C.byref(err)) != 0:
+            raise _fail(err)
+
+    def clear_tactics(self):
+        """Drops the tactics' state: a plan from this state starts them afresh (σ_init)."""
+        _c.tplan_state_clear_tactics(self._own.ptr)
+
+    @property
+    def memory(self):
+        """The temporal conditions' memory (a tuple of ints, the plan's "temporal" order), None
+        when the state gives none (all 0)."""
+        h = self._own.ptr
+        n = _c.tplan_state_memory_count(h)
+        if n < 0:
+            return None
+        p = _c.tplan_state_memory(h)
+        return tuple(int(p[i]) for i in range(n))
+
+    @memory.setter
+    def memory(self, values):
+        err = L.Error()
+        if values is None:
+            code = _c.tplan_state_set_memory(self._own.ptr, None, -1, C.byref(err))
+        else:
+            vals = [_integer("memory[%d]" % i, v, "int") for i, v in enumerate(values)]
+            arr = (C.c_int32 * max(1, len(vals)))(*vals)
+            code = _c.tplan_state_set_memory(self._own.ptr, arr, len(vals), C.byref(err))
+        if code != 0:
             raise _fail(err)
 
     def _read_all(self):

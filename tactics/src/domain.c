@@ -186,8 +186,15 @@ static void cb_initial(void *ctx, void *x)
     } else {
         tpWorld_InitialState(d->world, (tpBodyState *)((char *)x + d->off_bodies));
     }
-    for (int i = 0; i < d->ntactics; ++i) {
-        tactic_mut(d, x, i)->sigma = d->tactics[i].initial;
+    if (d->has_start && d->start_tac) { /* a state the tactics resume from (issue 37) */
+        memcpy((char *)x + d->off_tactics, d->start_tac, d->off_rest - d->off_tactics);
+    } else {
+        for (int i = 0; i < d->ntactics; ++i) {
+            tactic_mut(d, x, i)->sigma = d->tactics[i].initial;
+        }
+    }
+    if (d->has_start && d->start_mem && d->nmem > 0) {
+        memcpy((char *)x + d->off_mem, d->start_mem, sizeof(int32_t) * (size_t)d->nmem);
     }
 }
 
@@ -790,6 +797,8 @@ void tpDestroyDomain(tpDomain *d)
     free(d->initial_all);
     free(d->start_x);
     free(d->start_rest);
+    free(d->start_tac);
+    free(d->start_mem);
     free(d->tac_off);
     free(d->tac_nv);
     free(d->act_off);

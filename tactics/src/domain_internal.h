@@ -47,13 +47,15 @@ struct tpDomain {
     tpBodyState *start_x; /* nstate states, slot order (NULL until set) */
     uint8_t *start_rest;  /* nstate rest counts (NULL until set) */
     double start_t;       /* s */
+    /* What the tactics and the temporal conditions start from (tpDomain_SetStartTactics): NULL, the
+       tactics afresh (σ_init, not started) and every memory slot 0, as at t = 0 */
+    uint8_t *start_tac; /* off_rest - off_tactics bytes: every tactic's tpTacticState (NULL: afresh) */
+    int32_t *start_mem; /* nmem slots (NULL: all 0) */
 };
 
 /// Full action (6 doubles per control slot, then the motor targets) from a compact stored one.
 void tpDomain_ExpandAction(const tpDomain *d, const double *compact, double *full);
 
-/// The temporal memory of a blob (nmem int32), NULL when the domain has none.
-const int32_t *tpDomain_Memory(const tpDomain *d, const void *x);
 /// After a physics step made the state (bodies, t): updates mem (nmem slots) from it through the goal
 /// and valid conditions (tpCond_Observe). 0, or -1 on a host error (message in d->error).
 int tpDomain_Observe(tpDomain *d, const tpBodyState *bodies, double t, int32_t *mem);

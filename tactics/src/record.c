@@ -89,8 +89,13 @@ static bool record_changes(const tpDomain *d, const tpTree *tree, const int32_t 
 {
     int n = 0, cap = 0;
     int32_t *ch = NULL;
-    for (int i = 1; i < len; ++i) {
-        const int32_t *m0 = tpDomain_Memory(d, tpTree_State(tree, path[i - 1]));
+    int32_t *zero = calloc((size_t)d->nmem, sizeof *zero);
+    if (!zero) {
+        return false;
+    }
+    /* step 0: the root's memory against all 0 (a start state's, issue 37; none from the initial state) */
+    for (int i = 0; i < len; ++i) {
+        const int32_t *m0 = i ? tpDomain_Memory(d, tpTree_State(tree, path[i - 1])) : zero;
         const int32_t *m1 = tpDomain_Memory(d, tpTree_State(tree, path[i]));
         for (int k = 0; k < d->nmem; ++k) {
             if (m1[k] == m0[k]) {
@@ -101,6 +106,7 @@ static bool record_changes(const tpDomain *d, const tpTree *tree, const int32_t 
                 int32_t *g = realloc(ch, sizeof *ch * 3 * (size_t)cap);
                 if (!g) {
                     free(ch);
+                    free(zero);
                     return false;
                 }
                 ch = g;
@@ -111,6 +117,7 @@ static bool record_changes(const tpDomain *d, const tpTree *tree, const int32_t 
             n++;
         }
     }
+    free(zero);
     w->tchanges = ch;
     w->ntchanges = n;
     return true;
@@ -156,12 +163,16 @@ static bool fill_world(const tpDomain *d, const tpTree *tree, int32_t leaf, doub
     }
     w->cost = cost;
     w->rest = calloc((size_t)len * (size_t)d->nbodies + 1, 1);
-    if (!w->rest) {
+    const size_t tb = tpDomain_TacticBytes(d); /* the tactics' part of every state, in memory only */
+    w->tactics = malloc((size_t)len * tb + 1);
+    if (!w->rest || !w->tactics) {
         free(path);
         return false;
     }
+    rec->tactic_bytes = tb;
     for (int i = 0; i < len; ++i) {
         const void *x = tpTree_State(tree, path[i]);
+        memcpy(w->tactics + (size_t)i * tb, tpState_TacticsPart(d, x), tb);
         for (int k = 0; k < d->nstate; ++k) {
             w->rest[(size_t)i * (size_t)d->nbodies + (size_t)tpWorld_StateBody(d->world, k)] =
                 ((const uint8_t *)x)[d->off_rest + (size_t)k];
@@ -693,6 +704,10 @@ static tpReplayStatus replay(tpDomain *d, const tpPlanRecord *rec, int w, tpStep
             result = TP_REPLAY_MISFIT;
             goto done;
         }
+    }
+    if (check_mem) { /* the memory the plan started from: its step-0 changes (a start state's, issue 37) */
+        same_memory(d, rec, pw, 0, expect, expect, &next_change, err, errlen);
+        memcpy(mem, expect, sizeof *mem * (size_t)d->nmem);
     }
     for (int i = 0; i < nsteps; ++i) {
         for (int k = 0; k < d->ncontrol; ++k) {

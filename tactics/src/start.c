@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "domain_internal.h"
@@ -88,6 +89,10 @@ bool tpDomain_SetStart(tpDomain *d, const tpBodyState *x, const uint8_t *rest, d
     }
     d->start_t = t;
     d->has_start = true;
+    free(d->start_tac); /* the tactics and the memory start afresh unless tpDomain_SetStartTactics says */
+    free(d->start_mem);
+    d->start_tac = NULL;
+    d->start_mem = NULL;
     /* tp.moved and the other comparisons with the initial state compare with this one */
     for (int i = 0; i < d->nbodies; ++i) {
         tpWorld_BodyState(d->world, d->start_x, t, i, &d->initial_all[i]);
@@ -111,4 +116,92 @@ bool tpDomain_Step(tpDomain *d, tpBodyState *x, uint8_t *rest, double *t, const 
     const bool ok = tpWorld_StepRest(d->world, x, rest, *t, action, x, rest);
     *t = *t + d->def.scene.dt;
     return ok;
+}
+
+size_t tpDomain_TacticBytes(const tpDomain *d)
+{
+    return d->off_rest - d->off_tactics;
+}
+
+const void *tpState_TacticsPart(const tpDomain *d, const void *x)
+{
+    return (const char *)x + d->off_tactics;
+}
+
+tpTacticState *tpDomain_TacticPart(const tpDomain *d, const void *part, int tactic)
+{
+    TP_ASSERT(part && tactic >= 0 && tactic < d->ntactics);
+    return (tpTacticState *)((char *)(uintptr_t)part + (d->tac_off[tactic] - d->off_tactics));
+}
+
+bool tpDomain_SetStartTactics(tpDomain *d, const void *part, const int32_t *mem)
+{
+    TP_ASSERT(d->has_start);
+    const size_t nt = tpDomain_TacticBytes(d);
+    uint8_t *tac = part ? malloc(nt > 0 ? nt : 1) : NULL;
+    int32_t *m = mem && d->nmem > 0 ? malloc(sizeof *m * (size_t)d->nmem) : NULL;
+    if ((part && !tac) || (mem && d->nmem > 0 && !m)) {
+        free(tac);
+        free(m);
+        return false;
+    }
+    if (tac) {
+        memcpy(tac, part, nt);
+        for (int i = 0; i < d->ntactics; ++i) { /* the checks the state's reader made, as invariants */
+            const tpTacticState *ts = tpDomain_TacticPart(d, tac, i);
+            TP_ASSERT(ts->sigma >= 0 && ts->sigma < d->tactics[i].nskills && ts->busy <= 1 && ts->started <= 1);
+            (void)ts;
+        }
+    }
+    if (m) {
+        memcpy(m, mem, sizeof *m * (size_t)d->nmem);
+    }
+    free(d->start_tac);
+    free(d->start_mem);
+    d->start_tac = tac;
+    d->start_mem = m;
+    return true;
+}
+
+bool tpDomain_StartTactics(const tpDomain *d, const void **part, const int32_t **mem)
+{
+    *part = d->has_start ? d->start_tac : NULL;
+    *mem = d->has_start ? d->start_mem : NULL;
+    return *part || *mem;
+}
+
+typedef struct MemSize {
+    int slot, size;
+} MemSize;
+
+static void mem_size(void *user, const tpCond *c)
+{
+    MemSize *m = user;
+    if (c->mem == m->slot) {
+        m->size = c->kind == TP_COND_SEQUENCE ? c->nchildren : c->kind == TP_COND_AT_TIME ? 2 : 1;
+    }
+}
+
+int tpDomain_MemorySize(const tpDomain *d, int slot)
+{
+    MemSize m = {slot, 0};
+    tpCond_EachTemporal(d->def.goal, mem_size, &m);
+    tpCond_EachTemporal(d->def.valid, mem_size, &m);
+    return m.size;
+}
+
+int tpDomain_TacticCount(const tpDomain *d)
+{
+    return d->ntactics;
+}
+
+const tpTacticDef *tpDomain_Tactic(const tpDomain *d, int tactic)
+{
+    TP_ASSERT(tactic >= 0 && tactic < d->ntactics);
+    return &d->tactics[tactic];
+}
+
+int tpDomain_ObserveStep(tpDomain *d, const tpBodyState *x, double t, int32_t *mem)
+{
+    return tpDomain_Observe(d, x, t, mem);
 }

@@ -148,11 +148,15 @@ static void test_refusals(void **state)
     plan_expect_write_refused(&rec, "temporal.changes[0][1][2]: value 1 is no change");
     rec.worlds[1].tchanges[5] = 2;
     rec.worlds[0].tchanges[3] = 6;
-    plan_expect_write_refused(&rec, "temporal.changes[1][1][0]: step 6 is not in 1..5 (the world's steps)");
+    plan_expect_write_refused(&rec, "temporal.changes[1][1][0]: step 6 is not in 0..5 (the world's steps)");
     rec.worlds[0].tchanges[3] = 5;
     /* the reader */
-    plan_expect_edit_refused(&rec, "\"temporal\": {\"version\": 1,", "\"temporal\": {\"version\": 2,",
-                             "temporal.version: 2 is not supported (this reader knows 1)");
+    plan_expect_edit_refused(&rec, "\"temporal\": {\"version\": 1,", "\"temporal\": {\"version\": 3,",
+                             "temporal.version: 3 is not supported (this reader knows 1..2)");
+    /* a change at step 0 (a start state's memory, issue 37) needs version 2 */
+    plan_expect_edit_refused(&rec, "[[1, 0, 1], [5, 1, 2]]", "[[0, 0, 1], [5, 1, 2]]",
+                             "temporal.changes[1][0][0]: step 0 is not in 1..5 (the world's steps; 0, a start's "
+                             "memory, needs temporal version 2)");
     plan_expect_edit_refused(&rec, "\"temporal\": {\"version\": 1,", "\"temporal\": {\"version\": 1, \"x\": 1,",
                              "temporal: unknown field \"x\"");
     plan_expect_edit_refused(&rec, "\"kind\": \"at_time\"", "\"kind\": \"later\"", "temporal.conditions[1].kind");

@@ -99,4 +99,47 @@ bad "step beyond the plan" "--step $((steps + 1)): world 0 has steps 0..$steps" 
 printf '{"format": "tplan-state"} trailing' > trailing.json
 bad "trailing text" "trailing.json: text after the JSON value at line 1" "$tplan" simulate pool --state trailing.json --steps 1
 
+# pool_kick (a tp.sequence goal): the state after the cushion carries the conditions' memory; a plan
+# from it records that memory (temporal changes at step 0, temporal version 2), needs no second
+# cushion and replays with --check; a bad memory or tactic names the field
+expect "plan pool_kick" "$tplan" plan pool_kick --seed 1 -q -o k.json
+expect "state --step 30 of pool_kick" "$tplan" state k.json --step 30 -o k30.json
+grep -q '"version": 2, "domain": "pool_kick"' k30.json && grep -q '"memory": \[1, 0, 1\]}$' k30.json
+check "pool_kick after the cushion: a version 2 state with the sequence's memory (1, 0, 1)" $?
+"$tplan" plan pool_kick --state k30.json --seed 1 -q -o k2.json
+rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]
+check "plan --state k30.json: solved or approximate (exit $rc)" $?
+grep -q '"temporal": {"version": 2, .*"changes": \[\[\[0, 0, 1\], \[0, 2, 1\]' k2.json
+check "the plan records the start's memory (changes at step 0, temporal version 2)" $?
+expect "replay --check of the plan from the state with memory" "$tplan" replay k2.json --check -q
+expect "state --step 0 of it" "$tplan" state k2.json --step 0 -o k2s0.json
+cmp -s k2s0.json k30.json
+check "its start state, memory included, is the state it was planned from" $?
+grep -q '"temporal": {"version": 1,' k.json
+check "a plan from the initial state keeps temporal version 1" $?
+# --tactics: the tactics' state too, by making the plan's search again (the stroke still busy)
+expect "state --step 30 --tactics" "$tplan" state k.json --step 30 --tactics -o kt30.json
+grep -q '"cue_ball": {"skill": 0, "busy": true, "started": true, "vars": \[' kt30.json
+check "--tactics: the stroke at step 30, busy, with its variables" $?
+"$tplan" plan pool_kick --state kt30.json --seed 1 -q -o kt2.json
+check "plan --state with the tactics: solved (the same shot goes on)" $?
+[ "$(sed -n 's/^  "steps": \([0-9]*\),$/\1/p' kt2.json)" -eq "$(( $(sed -n 's/^  "steps": \([0-9]*\),$/\1/p' k.json) - 30 ))" ]
+check "... in the original's remaining steps" $?
+expect "replay --check of it" "$tplan" replay kt2.json --check -q
+sed 's/^  "seed": 1,/  "seed": 2,/' k.json > kseed.json
+"$tplan" state kseed.json --step 30 --tactics -o kx.json 2> kx.err
+[ $? -eq 1 ] && grep -q "is not the plan bit for bit" kx.err
+check "--tactics of a plan its search does not make again: exit 1, one line" $?
+sed 's/"memory": \[1, 0, 1\]/"memory": [4, 0, 1]/' k30.json > kbad.json
+bad "a memory beyond its condition" "kbad.json: memory[0]: 4 is beyond the condition's 3" \
+  "$tplan" plan pool_kick --state kbad.json -q --no-out
+sed 's/"memory": \[1, 0, 1\]/"memory": [1, 0]/' k30.json > kcount.json
+bad "a memory of the wrong count" "kcount.json: memory: 2 values given, the domain 'pool_kick' has 3" \
+  "$tplan" plan pool_kick --state kcount.json -q --no-out
+sed 's/"memory": \[1, 0, 1\]}/"memory": [1, 0, 1], "tactics": {"cue_ball": {"skill": 2, "busy": false, "started": true, "vars": []}}}/' \
+  k30.json > ktac.json
+bad "a skill index out of range" "ktac.json: tactics.cue_ball.skill: 2 is not a skill of the tactic (0..0" \
+  "$tplan" plan pool_kick --state ktac.json -q --no-out
+
 finish "state"

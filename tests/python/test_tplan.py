@@ -109,7 +109,9 @@ def test_simulate_reproduces_the_plan(pool, pool_plan):
     cols = [r.body_names.index(name) for name in start.body_names]
     assert traj.shape == (r.steps + 1, len(start.body_names), 13)
     assert np.array_equal(traj, r.trajectory[:, cols])
-    assert end.to_json() == r.state(r.steps).to_json()
+    want = r.state(r.steps)
+    want.clear_tactics()  # simulating drops the tactics' state (the controls were the caller's)
+    assert end.to_json() == want.to_json()
     assert np.array_equal(end.rest, r.state(r.steps).rest)
     # the start is left as it was; 6 * bodies per row is the same controls
     assert start.to_json() == r.state(0).to_json()
@@ -134,7 +136,9 @@ def test_driven_motor():
     end, traj = d.simulate(r.state(0), motor_targets=r.motor_targets, trajectory=True)
     cols = [r.body_names.index(name) for name in r.state(0).body_names]
     assert np.array_equal(traj, r.trajectory[:, cols])
-    assert end.to_json() == r.state(r.steps).to_json()
+    want = r.state(r.steps)
+    want.clear_tactics()  # simulating drops the tactics' state (the controls were the caller's)
+    assert end.to_json() == want.to_json()
     with pytest.raises(tplan.Error) as e:
         d.simulate(r.state(0), motor_targets=[[13.0]])  # beyond the paddle's max_speed 12
     assert e.value.field == "motor_targets" and "joint 'arm'" in str(e.value)
@@ -330,3 +334,38 @@ def test_one_domain_from_two_threads(pool, pool_plan):
     for t in threads:
         t.join()
     assert got == [[want] * 5, [want] * 5]
+
+
+def test_state_tactics_and_memory():
+    """Issue 37: a state from a plan step holds the tactics' state and the temporal memory; a plan
+    from pool_kick's state after the cushion goes on with the same shot (no second cushion)."""
+    kick = tplan.load("pool_kick")
+    r = kick.plan(seed=1)
+    s = r.state(30)
+    assert s.memory == (1, 0, 1)  # the sequence's cushion, the never, the ever
+    t = s.tactics["cue_ball"]
+    assert t.skill == 0 and t.busy and t.started and len(t.vars) >= 1
+    text = s.to_json()
+    assert json.loads(text)["version"] == tplan.STATE_VERSION == 2
+    back = tplan.State.from_json(kick, text)
+    assert back.to_json() == text and back.memory == s.memory
+    r2 = kick.plan(seed=1, state=s)
+    assert r2.status == "solved" and r2.steps == r.steps - 30
+    assert np.array_equal(r2.trajectory, r.trajectory[30:])
+    assert r2.state(0).memory == (1, 0, 1)
+    # from the plan's bytes: the memory; with tactics=True the tactics too (its search made again)
+    assert kick.state_from_plan(r.plan_json(), step=30).tactics == {}
+    assert kick.state_from_plan(r.plan_json(), step=30, tactics=True).to_json() == text
+    # setting them: checked where they can be, the rest where the state is used
+    c = s.copy()
+    c.set_tactic("cue_ball", 0, False, True, t.vars)
+    assert not c.tactics["cue_ball"].busy and s.tactics["cue_ball"].busy
+    c.memory = None
+    assert c.memory is None
+    c.memory = [1, 0, 1]
+    c.clear_tactics()
+    assert c.tactics == {} and c.memory == (1, 0, 1)
+    _refused(tplan.ArgumentError, "memory[1]", lambda: setattr(c, "memory", [0, -1, 0]))
+    bad = s.copy()
+    bad.set_tactic("cue_ball", 5, True, True, t.vars)
+    _refused(tplan.ArgumentError, "tactics.cue_ball.skill", lambda: kick.plan(seed=1, max_iters=5, state=bad))

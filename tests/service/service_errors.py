@@ -242,7 +242,17 @@ def test_states(s):
     table = [
         (3, "state"),
         (edited(lambda st: st.update(time=-1)), "state.time"),
-        (edited(lambda st: st.update(version=2)), "state.version"),
+        (edited(lambda st: st.update(version=3)), "state.version"),
+        # the tactics' state and the conditions' memory (version 2 only): their types, strictly
+        (edited(lambda st: st.update(tactics={"cue_ball": {"skill": 0}})), "state.tactics"),
+        (edited(lambda st: st.update(version=2, tactics={"t": {"skill": 0, "busy": 1, "started": True, "vars": []}})),
+         "state.tactics.t.busy"),
+        (edited(lambda st: st.update(version=2, tactics={"t": {"skill": -1, "busy": False, "started": True,
+                                                               "vars": []}})), "state.tactics.t.skill"),
+        (edited(lambda st: st.update(version=2, tactics={"t": {"skill": 0, "busy": False, "started": True,
+                                                               "vars": [], "x": 1}})), "state.tactics.t.x"),
+        (edited(lambda st: st.update(version=2, memory=[1, -2])), "state.memory[1]"),
+        (edited(lambda st: st.update(version=2, memory={})), "state.memory"),
         (edited(lambda st: st["bodies"]["cue"].update(quaternion=[2, 0, 0, 0])), "state.bodies.cue.quaternion"),
         (edited(lambda st: st["bodies"]["cue"].update(spin=1)), "state.bodies.cue.spin"),
         (edited(lambda st: st["bodies"]["cue"].update(rest=300)), "state.bodies.cue.rest"),
@@ -259,12 +269,21 @@ def test_states(s):
     failed_job(s, {"domain": "pool", "state": ghost}, "bad_state", "state: bodies.ghost: no such body")
     missing = edited(lambda st: st["bodies"].pop("cue"))
     failed_job(s, {"domain": "pool", "state": missing}, "bad_state", "state: bodies: 10 bodies given")
+    # a tactic or a memory the domain does not have, a skill index out of its range
+    tac = edited(lambda st: st.update(version=2, tactics={"nobody": {"skill": 0, "busy": False, "started": True,
+                                                                     "vars": []}}))
+    failed_job(s, {"domain": "pool", "state": tac}, "bad_state", "state: tactics.nobody: no such tactic")
+    mem = edited(lambda st: st.update(version=2, memory=[1]))
+    failed_job(s, {"domain": "pool", "state": mem}, "bad_state", "state: memory: 1 values given")
     overlap = edited(lambda st: st["bodies"]["blue"].update(position=st["bodies"]["yellow"]["position"]))
     f = failed_job(s, {"domain": "pool", "state": overlap}, "bad_state", "state: bodies.")
     assert "overlap" in f["error"]["message"], f
     st_, hd, body = s.request("POST", "/v1/plan?wait=30", {"domain": "pool", "state": ghost})
     err = json.loads(body)["error"]
     assert st_ == 400 and err["code"] == "bad_state" and err["field"] == "state.bodies.ghost", (st_, body)
+    st_, hd, body = s.request("POST", "/v1/plan?wait=30", {"domain": "pool", "state": tac})
+    err = json.loads(body)["error"]
+    assert st_ == 400 and err["code"] == "bad_state" and err["field"] == "state.tactics.nobody", (st_, body)
     # a good state: planned from, recorded in the plan (version 2, its time)
     st_, hd, body = s.request("POST", "/v1/plan?wait=30", {"domain": "pool", "state": state, "seed": 2,
                                                             "max_iters": 200})

@@ -29,7 +29,7 @@ function rows(name, m, steps) {
 // [[step, condition, value], ...]}, or null (none, or a version this page does not know).
 function parseTemporal(p) {
   const t = p.temporal;
-  if (!t || t.version !== 1 || !Array.isArray(t.conditions) || !Array.isArray(t.changes)) return null;
+  if (!t || (t.version !== 1 && t.version !== 2) || !Array.isArray(t.conditions) || !Array.isArray(t.changes)) return null;
   return {
     conditions: t.conditions.map((c) => ({ name: String(c.name), kind: String(c.kind), size: Number(c.size) })),
     changes: t.changes.map((w) => (Array.isArray(w) ? w : [])),

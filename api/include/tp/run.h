@@ -109,6 +109,23 @@ tplan_state *tpState_FromDomain(const tpDomain *domain, const tpBodyState *x, co
 bool tpState_Bind(const tplan_state *s, tpDomain *domain, tpBodyState *x, uint8_t *rest, tplan_error *err);
 /// tpState_Bind, then the domain's plans start from s (tpDomain_SetStart).
 bool tpState_Apply(const tplan_state *s, tpDomain *domain, tplan_error *err);
+/// Checks s's tactics and memory against the domain (names, skill indices, variable counts, memory
+/// slots and values) and writes them in the domain's layout: part (tpDomain_TacticBytes, may be
+/// NULL; afresh where s gives none) and mem (tpDomain_MemoryCount, may be NULL). False with err.
+bool tpState_BindTactics(const tplan_state *s, tpDomain *domain, void *part, int32_t *mem, tplan_error *err);
+/// Makes the search of rec again in fresh (a script loaded fresh for it, as a plan's run loads
+/// one) and, when its world `world` is rec's bit for bit, sets s's tactics to the search's at step
+/// `step` (state_remake.c). False with err (TPLAN_ERR_MISMATCH: the search made again differs).
+bool tpState_RemakeTactics(tpScript *fresh, const tpPlanRecord *rec, int world, int step, tplan_state *s,
+                           tplan_error *err);
+/// s's tactics and memory made the domain's start (tpDomain_SetStartTactics, after tpDomain_SetStart),
+/// checked as tpState_BindTactics does. False with err.
+bool tpState_ApplyTactics(const tplan_state *s, tpDomain *domain, tplan_error *err);
+/// Sets s's tactics and memory (in the domain's order) from `from` (a checked state: its own, by
+/// name) or, with from NULL, from a tactics part (NULL: none given) and memory (NULL: none given).
+/// False when out of memory.
+bool tpState_TakeTactics(tplan_state *s, const tpDomain *domain, const tplan_state *from, const void *part,
+                         const int32_t *mem);
 /// The state at step of world w of rec (0: its selected solution), by replaying it in the domain
 /// up to there (tpDomain_ReplayTo): NULL with TPLAN_ERR_ARGUMENT ("world", "step" out of range),
 /// _MISMATCH (the replay differs), _PLAN_FILE (the plan does not fit the domain) or _NOMEM.

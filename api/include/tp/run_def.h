@@ -65,6 +65,22 @@ char *tpRun_DefToJson(const tplan_run_def *def);
 /* ------------------------------------------------------------------------------------------ */
 /* States (state_text.c): the value behind tplan_state and its file, no domain needed          */
 
+#define TP_STATE_MAX_VARS 16        /* skill variables of one tactic at most (TP_SKILL_VARS, checked in state.c) */
+#define TP_STATE_MAX_TACTICS 100000 /* tactics a state file names at most */
+#define TP_STATE_MAX_MEMORY 4096    /* temporal memory slots at most (TP_COND_MAX_MEMORY) */
+#define TP_STATE_MAX_MEMORY_VALUE 1000000 /* the largest memory value (TP_PLAN_MAX_TEMPORAL_SIZE) */
+
+/// One tactic's part of a state (issue 37: the tactics resume where they were): plain data, checked
+/// against the domain where the state is used (tpState_BindTactics).
+typedef struct tpStateTactic {
+    char name[TP_NAME_MAX];         /* the tactic's name */
+    int skill;                      /* σ: index of its active skill in the tactic's skills */
+    bool busy;                      /* b: the skill is still running (false: a decision point) */
+    bool started;                   /* false only before σ_init's first step (then busy is false) */
+    int nvars;                      /* skill variables stored (the domain's tpDomain_TacticVars) */
+    double vars[TP_STATE_MAX_VARS]; /* V: the skill's sampled parameters, phases, counters, integrals */
+} tpStateTactic;
+
 struct tplan_state {
     char domain[TP_NAME_MAX];   /* the domain's name */
     int n;                      /* bodies (the domain's moving bodies with a stored state) */
@@ -72,6 +88,14 @@ struct tplan_state {
     tpBodyState *x;             /* n states */
     uint8_t *rest;              /* n rest counts (tpWorld_StepRest) */
     double t;                   /* s */
+    /* What the tactics and the conditions over time resume from (state file version 2): absent,
+       the tactics start afresh (σ_init) and the memory is all 0, as at t = 0 */
+    bool has_tactics;
+    int ntactics;           /* tactics given (has_tactics): the domain's, in its order or the file's */
+    tpStateTactic *tactics; /* ntactics (owned; NULL when none) */
+    bool has_memory;
+    int nmemory;     /* the temporal conditions' memory slots given (has_memory) */
+    int32_t *memory; /* nmemory values (owned; NULL when none), tpCond.mem order */
 };
 
 /// A state of n bodies of the domain named `domain`, zeroed (names ""); NULL when out of memory.
@@ -88,6 +112,11 @@ extern const int tpState_VectorLengths[4];
 double *tpState_Vector(tpBodyState *x, int v);
 /// The index of the body named `name` in s (-1: none).
 int tpState_FindBody(const tplan_state *s, const char *name);
+/// The index of the tactic named `name` in s (-1: none, or no tactics given).
+int tpState_FindTactic(const tplan_state *s, const char *name);
+/// Replaces s's tactics (n of them, copied; NULL or n < 0: none given) and its memory (m values,
+/// copied; NULL or m < 0: none given). False when out of memory (s unchanged).
+bool tpState_SetMind(tplan_state *s, const tpStateTactic *tactics, int n, const int32_t *memory, int m);
 
 #ifdef __cplusplus
 }

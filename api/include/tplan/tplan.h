@@ -284,7 +284,7 @@ TPLAN_API tplan_code tplan_result_write_plan(const tplan_result *result, const c
  * tplan_run_def.start; tplan_simulate steps one. */
 
 #define TPLAN_STATE_FORMAT "tplan-state" /* the state file's "format" */
-#define TPLAN_STATE_VERSION 1            /* ... and its "version" */
+#define TPLAN_STATE_VERSION 2            /* ... and its newest "version" (1: bodies and time only, still read) */
 
 /// The domain's initial state (time 0, rest counts 0): what a plan starts from by default, in
 /// the domain's body order. Free with tplan_state_free.
@@ -325,6 +325,48 @@ TPLAN_API tplan_state *tplan_result_state(const tplan_result *result, const tpla
 /// TPLAN_ERR_PLAN_FILE for bytes that are no plan of this domain).
 TPLAN_API tplan_state *tplan_state_from_plan(tplan_domain *domain, const char *plan, size_t len, int world, int step,
                                              tplan_error *err);
+
+/* The tactics and the conditions over time (issue 37, state file version 2): a state may also
+ * hold where each tactic is (its active skill's index, busy, started, and the skill's variables:
+ * sampled parameters, phases, step counters, integrals) and the memory of the goal's and valid
+ * condition's tp.sequence / ever / never / within_time / at_time (one integer each, in the plan's
+ * "temporal" order). A plan from such a state resumes them: a tactic mid-skill goes on in that
+ * skill, a sequence half done needs only its rest. A state without them (tplan_state_new, a
+ * version 1 file) starts the tactics afresh (σ_init) with the memory all 0, as at t = 0.
+ * tplan_result_state gives both, exactly; tplan_state_from_plan the memory (a plan file does not
+ * record the tactics' variables). tplan_simulate steps the memory with the bodies and drops the
+ * tactics' state (the caller's controls moved the world, not the tactics). */
+
+/// The state's tactics: 0 when it gives none (they start afresh); else the domain's, by index.
+TPLAN_API int tplan_state_tactic_count(const tplan_state *s);
+TPLAN_API const char *tplan_state_tactic_name(const tplan_state *s, int tactic);
+/// Tactic `name`'s state: its active skill's index (*skill), *busy and *started (0 or 1), and its
+/// skill variables: *nvars on entry the room at vars (may be 0 with vars NULL), on return their
+/// count (all are written when they fit, else none and TPLAN_ERR_ARGUMENT). Out pointers may be NULL.
+TPLAN_API tplan_code tplan_state_get_tactic(const tplan_state *s, const char *name, int *skill, int *busy, int *started,
+                                            double *vars, int *nvars, tplan_error *err);
+/// Sets tactic `name`'s state (a tactic the state gives): skill >= 0, busy and started 0 or 1 (busy
+/// only when started), nvars finite variables (the tactic's count; the skill index and the count
+/// are checked against the domain where the state is used).
+TPLAN_API tplan_code tplan_state_set_tactic(tplan_state *s, const char *name, int skill, int busy, int started,
+                                            const double *vars, int nvars, tplan_error *err);
+/// The temporal conditions' memory: its count (-1: the state gives none, all 0) and values.
+TPLAN_API int tplan_state_memory_count(const tplan_state *s);
+TPLAN_API const int32_t *tplan_state_memory(const tplan_state *s);
+/// Sets the memory to n values (0..1000000 each; checked against the domain where used); values
+/// NULL or n < 0: none given.
+TPLAN_API tplan_code tplan_state_set_memory(tplan_state *s, const int32_t *values, int n, tplan_error *err);
+/// Drops the tactics' state (they start afresh from the state, σ_init); the memory stays.
+TPLAN_API void tplan_state_clear_tactics(tplan_state *s);
+
+/// tplan_state_from_plan with the tactics' state too, which a plan file does not record: makes the
+/// plan's search again (its seed, planner, μ, iteration count and solutions, from its start) and,
+/// when that gives the plan bit for bit, takes the tactics at the step from the search's own
+/// states. A whole planning run's cost. TPLAN_ERR_MISMATCH when the search made again is not the
+/// plan (a plan of `--jobs`, of planner options the file does not record, from a state with
+/// tactics, or of another build).
+TPLAN_API tplan_state *tplan_state_from_plan_tactics(tplan_domain *domain, const char *plan, size_t len, int world,
+                                                     int step, tplan_error *err);
 
 /// Controlled bodies: actions have 6 doubles (force x,y,z N, torque x,y,z N·m, world frame) for
 /// each, in this order; tplan_domain_control_body gives the body index (-1 when out of range).

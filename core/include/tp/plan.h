@@ -91,11 +91,17 @@ typedef struct tpPlanWorld {
     uint8_t *rest;     /* in memory only, never written: (nsteps+1) x nbodies rest counts of the
                           bodies (tpWorld_StepRest) as the planner had them (tpDomain_Record); NULL
                           when read from a file (a replay gives them) */
+    uint8_t *tactics;  /* in memory only, never written: (nsteps+1) x tpPlanRecord.tactic_bytes bytes,
+                          the tactics' part of each state (σ, busy, started, skill variables: the
+                          domain's tpTacticState layout) as the planner had it (tpDomain_Record);
+                          NULL when read from a file */
     int ntchanges;     /* changes of the temporal conditions' memory along this world (member
                           "temporal".changes; 0 without temporal conditions) */
     int32_t *tchanges; /* ntchanges x (step, condition, value): after step `step` (1..nsteps) the
                           memory of tpPlanRecord.temporal[condition] became value; by step, then
-                          condition, each a change of the value before. Heap-owned */
+                          condition, each a change of the value before. Step 0 (member "temporal"
+                          version 2): the memory the plan started from (a start state's, issue
+                          37), changes from 0. Heap-owned */
 } tpPlanWorld;
 
 /// One tactic in a recording.
@@ -204,7 +210,9 @@ const char *tpGoalRegionKind_Name(tpGoalRegionKind kind);
 /// ("radius: 0 is not in (0, 1e+07] m") in why (cap bytes). Returns true when it fits.
 bool tpPlanGoalRegion_Valid(const tpPlanGoalRegion *g, int nbodies, char *why, size_t cap);
 
-#define TP_PLAN_TEMPORAL_VERSION 1        /* the version of the member "temporal" (its own, not the file's) */
+#define TP_PLAN_TEMPORAL_VERSION                                                                                       \
+    2                                     /* the version of the member "temporal" (its own, not the file's): 2 when a  \
+                                             world starts from a memory not all 0 (changes at step 0), else 1 */
 #define TP_PLAN_MAX_TEMPORAL 4096         /* temporal conditions a plan records (TP_COND_MAX_MEMORY) */
 #define TP_PLAN_MAX_TEMPORAL_SIZE 1000000 /* the largest memory value (a sequence's length) */
 
@@ -254,6 +262,7 @@ typedef struct tpPlanRecord {
                                        older file) */
     tpPlanGoalRegion *goal_regions; /* ngoal_regions regions, heap-owned, in the goal tree's order */
 
+    size_t tactic_bytes; /* in memory only: bytes of one step's tpPlanWorld.tactics (0: none) */
     int nbodies;
     tpPlanBody *bodies;
     int ntactics;
@@ -332,7 +341,7 @@ bool tpPlanBody_IsDie(const tpPlanRecord *rec, const tpPlanBody *b);
 int tpDie_Face(int face, double out[6][2], double *radius);
 
 /// The memory of rec's temporal conditions after step `step` of world w (0: the start, every value
-/// 0), from the world's recorded changes: rec->ntemporal values into mem (caller's). Steps past the
+/// 0 but a start state's), from the world's recorded changes: rec->ntemporal values into mem (caller's). Steps past the
 /// world's end give its last values.
 void tpPlanRecord_TemporalAt(const tpPlanRecord *rec, int w, int step, int32_t *mem);
 /// What temporal condition k remembers after step `step` of world w, in words, into out (cap bytes):

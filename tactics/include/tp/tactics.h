@@ -399,6 +399,32 @@ bool tpDomain_Start(const tpDomain *domain, const tpBodyState **x, const uint8_t
 bool tpDomain_Step(tpDomain *domain, tpBodyState *x, uint8_t *rest, double *t, const double *action);
 /// One line on a failed step (f: tpWorld_LastFailure of the domain's world), naming the bodies.
 void tpDomain_DescribeFailure(const tpDomain *domain, const tpStepFailure *f, char *out, size_t outlen);
+/// What the tactics and the temporal conditions resume from (issue 37): after tpDomain_SetStart
+/// (which makes them start afresh), part (tpDomain_TacticBytes bytes: every tactic's
+/// tpTacticState, as a state blob holds them; NULL: afresh, σ_init not started) and mem
+/// (tpDomain_MemoryCount slots; NULL: all 0) become the start's, copied. The caller checked them
+/// (σ in range, flags 0/1, memory within tpDomain_MemorySize). False when out of memory.
+bool tpDomain_SetStartTactics(tpDomain *domain, const void *part, const int32_t *mem);
+/// The start's tactics part and memory (NULL each: afresh); true when either is set.
+bool tpDomain_StartTactics(const tpDomain *domain, const void **part, const int32_t **mem);
+/// Bytes of the tactics' part of a state blob (every tactic's tpTacticState, V included).
+size_t tpDomain_TacticBytes(const tpDomain *domain);
+/// The tactics' part of a state blob x (tpDomain_TacticBytes bytes).
+const void *tpState_TacticsPart(const tpDomain *domain, const void *x);
+/// Tactic `tactic`'s state within a tactics part (the caller's bytes: writable when part is).
+tpTacticState *tpDomain_TacticPart(const tpDomain *domain, const void *part, int tactic);
+/// The temporal memory of a state blob (tpDomain_MemoryCount int32), NULL when the domain has none.
+const int32_t *tpDomain_Memory(const tpDomain *domain, const void *x);
+/// Number of tactics, and tactic i's definition (the domain's copy).
+int tpDomain_TacticCount(const tpDomain *domain);
+const tpTacticDef *tpDomain_Tactic(const tpDomain *domain, int tactic);
+/// After tpDomain_Step made (x, t): updates the temporal conditions' memory mem (tpDomain_MemoryCount
+/// slots) from it, as the planner and replay do after every step. 0, or -1 on a host error
+/// (tpDomain_Error).
+int tpDomain_ObserveStep(tpDomain *domain, const tpBodyState *x, double t, int32_t *mem);
+/// The largest value temporal memory slot `slot` holds (a sequence's length, 1 for a flag, 2 for
+/// at_time); 0 for no such slot.
+int tpDomain_MemorySize(const tpDomain *domain, int slot);
 /// Replays world w of rec like tpDomain_Replay, but only its first `upto` steps (0..nsteps), and
 /// returns the state there: x and rest (nstate entries each, caller's) and *t. A plan with a start
 /// state (rec->has_start) is replayed from it, and the domain's start becomes it.
