@@ -20,7 +20,8 @@
 #include "tp/util.h"
 
 #define MAX_LIST 16
-#define DEFAULT_DOMAINS "minigolf,minigolf_random,soccer,pool,dice,catapult,pool_kick,pool_bank,pile,tower,curling"
+#define DEFAULT_DOMAINS                                                                                                \
+    "minigolf,minigolf_random,soccer,pool,dice,catapult,pool_kick,pool_bank,pile,tower,curling,rube_goldberg,parking"
 
 /* "  --mu M, --time-limit S, ...   as in 'tplan plan'": the planner options of the table (tp/run_fields.h)
    but those bench has its own way (--planners, --seed and --max-iters above). */

@@ -146,40 +146,42 @@ static int encode_video(const char *out_dir, double fps, const char *video)
 
 static void view_usage(FILE *f)
 {
-    fprintf(f, "usage: tplan view PLAN.json [--tree TREE] [options]\n"
-               "\n"
-               "Opens a window (GLFW + OpenGL) that plays back the plan: the bodies with their shapes and\n"
-               "colours, the ground grid, the trails of the moving bodies and, with --tree, the search tree\n"
-               "(every node's position of every moving body joined to its parent's, one colour per body;\n"
-               "the selected solution highlighted). Press H in the window for the keys.\n"
-               "\n"
-               "  --tree FILE         search tree written by 'tplan plan --tree FILE'\n"
-               "  --size WxH          window size in pixels (default 1280x720)\n"
-               "  --camera Y,P,D[,X,Y,Z]  yaw, pitch (degrees), distance (m) [and target (m); default: the\n"
-               "                      scene's centre]; default camera: fitted to the scene\n"
-               "  --world K           start with solution K (1 = the selected one; many-worlds plans)\n"
-               "  --no-tree           start with the tree layer off (T toggles it)\n"
-               "  --no-trails         start with the trails off (L)\n"
-               "  --contacts          start with the approximate contact points on (K)\n"
-               "  --no-goal           start without the goal regions (E)\n"
-               "  --no-overlay        start without the text overlay and timeline (O)\n"
-               "  --nav LIST          navigation layers shown at start (plans with overlays): a comma\n"
-               "                      list of grid, field, arrows, paths, windows, trees; all (default)\n"
-               "                      or none (keys G F A Y W V)\n"
-               "  --fps               print the frame rate once a second and the average at exit\n"
-               "                      (also turns vsync off so the number measures the renderer)\n"
-               "  --quit-after N      close after N frames (benchmarks, smoke tests)\n"
-               "  --print-state       print the step, layers and camera when the window closes\n"
-               "  -h, --help          this help\n"
-               "\n"
-               "Keys: space play/pause, left/right step, up/down 10 steps, [ ] speed, R restart,\n"
-               "N/P next/previous solution, T tree, L trails, K contacts, E goal, O overlay, C reset camera,\n"
-               "G/F/A/Y/W/V navigation grid/field/arrows/paths/windows/trees,\n"
-               "H help, Esc quit. Mouse: left drag orbit, right/middle drag pan, wheel zoom, click or\n"
-               "drag the timeline to seek.\n"
-               "\n"
-               "exit status: 0 closed normally, 2 bad option or unreadable/corrupt plan or tree file,\n"
-               "1 no window could be opened (no display: run under xvfb-run).\n");
+    fprintf(f,
+            "usage: tplan view PLAN.json [--tree TREE] [options]\n"
+            "\n"
+            "Opens a window (GLFW + OpenGL) that plays back the plan: the bodies with their shapes and\n"
+            "colours, the ground grid, the trails of the moving bodies and, with --tree, the search tree\n"
+            "(every node's position of every moving body joined to its parent's, one colour per body;\n"
+            "the selected solution highlighted). Press H in the window for the keys.\n"
+            "\n"
+            "  --tree FILE         search tree written by 'tplan plan --tree FILE'\n"
+            "  --size WxH          window size in pixels (default 1280x720)\n"
+            "  --camera Y,P,D[,X,Y,Z]  yaw, pitch (degrees), distance (m) [and target (m); default: the\n"
+            "                      scene's centre]; default camera: fitted to the scene\n"
+            "  --world K           start with solution K (1 = the selected one; many-worlds plans)\n"
+            "  --no-tree           start with the tree layer off (T toggles it)\n"
+            "  --no-trails         start with the trails off (L)\n"
+            "  --contacts          start with the approximate contact points on (K)\n"
+            "  --no-goal           start without the goal regions (E)\n"
+            "  --no-joints         start without the joints' anchors and axes (J)\n"
+            "  --no-overlay        start without the text overlay and timeline (O)\n"
+            "  --nav LIST          navigation layers shown at start (plans with overlays): a comma\n"
+            "                      list of grid, field, arrows, paths, windows, trees; all (default)\n"
+            "                      or none (keys G F A Y W V)\n"
+            "  --fps               print the frame rate once a second and the average at exit\n"
+            "                      (also turns vsync off so the number measures the renderer)\n"
+            "  --quit-after N      close after N frames (benchmarks, smoke tests)\n"
+            "  --print-state       print the step, layers and camera when the window closes\n"
+            "  -h, --help          this help\n"
+            "\n"
+            "Keys: space play/pause, left/right step, up/down 10 steps, [ ] speed, R restart,\n"
+            "N/P next/previous solution, T tree, L trails, K contacts, E goal, J joints, O overlay, C reset camera,\n"
+            "G/F/A/Y/W/V navigation grid/field/arrows/paths/windows/trees,\n"
+            "H help, Esc quit. Mouse: left drag orbit, right/middle drag pan, wheel zoom, click or\n"
+            "drag the timeline to seek.\n"
+            "\n"
+            "exit status: 0 closed normally, 2 bad option or unreadable/corrupt plan or tree file,\n"
+            "1 no window could be opened (no display: run under xvfb-run).\n");
 }
 
 static void render_usage(FILE *f)
@@ -202,6 +204,7 @@ static void render_usage(FILE *f)
                "  --no-trails         no trails\n"
                "  --contacts          draw approximate contact points (derived from geometry)\n"
                "  --no-goal           no goal regions (the plan's \"goal\": translucent, drawn by default)\n"
+               "  --no-joints         no joints (the plan's \"joints\": anchors and axes, drawn by default)\n"
                "  --hud               draw the text overlay (domain, planner, step, skills), the legend\n"
                "                      of the moving bodies and the timeline; default: the scene only\n"
                "  --no-overlay        no overlay (the default; kept for older command lines)\n"
@@ -235,6 +238,7 @@ enum {
     OPT_NO_TRAILS,
     OPT_CONTACTS,
     OPT_NO_GOAL,
+    OPT_NO_JOINTS,
     OPT_NO_OVERLAY,
     OPT_NAV,
     OPT_NO_TREE, /* view only */
@@ -254,6 +258,7 @@ enum {
     {"no-trails", no_argument, NULL, OPT_NO_TRAILS},                \
     {"contacts", no_argument, NULL, OPT_CONTACTS},                  \
     {"no-goal", no_argument, NULL, OPT_NO_GOAL},                    \
+    {"no-joints", no_argument, NULL, OPT_NO_JOINTS},                \
     {"no-overlay", no_argument, NULL, OPT_NO_OVERLAY},              \
     {"nav", required_argument, NULL, OPT_NAV},                      \
     {"help", no_argument, NULL, 'h'}
@@ -284,6 +289,9 @@ static int common_option(int code, const char *v, tpViewerDef *vd, const char **
         return 1;
     case OPT_NO_GOAL:
         vd->show_goal = false;
+        return 1;
+    case OPT_NO_JOINTS:
+        vd->show_joints = false;
         return 1;
     case OPT_NO_OVERLAY:
         vd->show_overlay = false;

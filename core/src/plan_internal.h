@@ -115,6 +115,16 @@ void tpPlan_PutGoal(FILE *f, const tpPlanRecord *rec);
 /// Reads the optional "goal" member of a parsed plan (after the bodies) and checks it as above.
 bool tpPlan_ReadGoal(const char *file, const struct cJSON *root, tpPlanRecord *rec, char *err, size_t errlen);
 
+/* Joints (plan_joints.c). */
+/// Frees rec->joints (and their names) and zeroes the count.
+void tpPlan_FreeJoints(tpPlanRecord *rec);
+/// Checks the joints (writer side); false with "joints[k].field: reason".
+bool tpPlan_CheckJoints(const tpPlanRecord *rec, char *err, size_t errlen);
+/// Writes ",\n  \"joints\": [...]" (one line per joint, no trailing comma) if there are joints.
+void tpPlan_PutJoints(FILE *f, const tpPlanRecord *rec);
+/// Reads the optional "joints" member of a parsed plan (after the bodies) and checks it as above.
+bool tpPlan_ReadJoints(const char *file, const struct cJSON *root, tpPlanRecord *rec, char *err, size_t errlen);
+
 /* Temporal conditions (plan_temporal.c). */
 /// Frees rec->temporal and rec->goal_unmet and zeroes the count (tpPlanWorld_FreeArrays frees tchanges).
 void tpPlan_FreeTemporal(tpPlanRecord *rec);

@@ -1366,6 +1366,7 @@ static bool read_record(tpReadState *st, const cJSON *root)
     return read_stats(r, root, rec) && tpPlan_ReadOverlays(r->file, root, rec, r->err, r->errlen) &&
            tpPlan_ReadSources(r->file, root, rec, r->err, r->errlen) &&
            tpPlan_ReadGoal(r->file, root, rec, r->err, r->errlen) &&
+           tpPlan_ReadJoints(r->file, root, rec, r->err, r->errlen) &&
            tpPlan_ReadTemporal(r->file, root, rec, r->err, r->errlen) &&
            tpPlan_ReadControl(r->file, root, rec, r->err, r->errlen);
 }

@@ -171,6 +171,7 @@ void tpPlanRecord_Free(tpPlanRecord *rec)
     tpPlan_FreeOverlays(rec);
     tpPlan_FreeSources(rec);
     tpPlan_FreeGoal(rec);
+    tpPlan_FreeJoints(rec);
     tpPlan_FreeTemporal(rec);
     memset(rec, 0, sizeof *rec);
 }
@@ -551,7 +552,7 @@ static bool check_record(const tpCheck *c, const tpPlanRecord *rec, char **overr
     char ov_err[400];
     if (!tpPlan_CheckOverlays(rec, ov_err, sizeof ov_err) || !tpPlan_CheckSources(rec, ov_err, sizeof ov_err) ||
         !tpPlan_CheckGoal(rec, ov_err, sizeof ov_err) || !tpPlan_CheckParts(rec, ov_err, sizeof ov_err) ||
-        !tpPlan_CheckTemporal(rec, ov_err, sizeof ov_err)) {
+        !tpPlan_CheckJoints(rec, ov_err, sizeof ov_err) || !tpPlan_CheckTemporal(rec, ov_err, sizeof ov_err)) {
         return check_fail(c, "%s", ov_err);
     }
     if (rec->overrides) {
@@ -860,6 +861,7 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
         fputc('}', f);
     }
     tpPlan_PutGoal(f, rec);
+    tpPlan_PutJoints(f, rec);
     tpPlan_PutTemporal(f, rec);
     fprintf(f, ",\n  \"steps\": %d,\n  \"cost\": ", sel->nsteps);
     tpPlan_PutDouble(f, sel->cost);

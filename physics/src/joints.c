@@ -9,6 +9,7 @@
 #include "world_internal.h"
 
 #include "tp/base.h"
+#include "tp/mathx.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -790,4 +791,157 @@ bool tpWorld_JointPosition(const tpWorld *w, int j, int k, double *pos, double *
     if (rate)
         *rate = ok ? r : 0.0;
     return ok;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Joint positions from stored states (servo targets: tp.skill.motor { angle = ... })          */
+
+/* r = p * q (Hamilton, w first). */
+static void qmul(const double p[4], const double q[4], double r[4])
+{
+    const double w = p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3];
+    const double x = p[0] * q[1] + p[1] * q[0] + p[2] * q[3] - p[3] * q[2];
+    const double y = p[0] * q[2] - p[1] * q[3] + p[2] * q[0] + p[3] * q[1];
+    const double z = p[0] * q[3] + p[1] * q[2] - p[2] * q[1] + p[3] * q[0];
+    r[0] = w, r[1] = x, r[2] = y, r[3] = z;
+}
+
+static void qconj(const double q[4], double r[4])
+{
+    r[0] = q[0], r[1] = -q[1], r[2] = -q[2], r[3] = -q[3];
+}
+
+/* v' = R(q) v (q unit). */
+static void qrot(const double q[4], const double v[3], double out[3])
+{
+    double r[9];
+    tpQuat_ToMatrix(q, r);
+    for (int i = 0; i < 3; i++)
+        out[i] = r[3 * i] * v[0] + r[3 * i + 1] * v[1] + r[3 * i + 2] * v[2];
+}
+
+/* v' = R(q)^T v. */
+static void qrot_t(const double q[4], const double v[3], double out[3])
+{
+    double c[4];
+    qconj(q, c);
+    qrot(c, v, out);
+}
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* Pose of a joint's body `i` (-1: the world, identity) in the stored states x at time t. */
+static void joint_body(const tpWorld *w, const tpBodyState *x, double t, int i, tpBodyState *out)
+{
+    if (i >= 0 && w->rt[i].body != NULL) {
+        tpWorld_BodyState(w, x, t, i, out);
+        return;
+    }
+    memset(out, 0, sizeof *out);
+    out->quat[0] = 1.0;
+}
+
+bool tpWorld_JointPositionAt(const tpWorld *w, const tpBodyState *x, double t, int j, int k, double *pos)
+{
+    *pos = 0.0;
+    if (j < 0 || j >= w->def.njoints || k < 0 || k > 1)
+        return false;
+    const tpJointDef *jd = &w->joints[j];
+    const int ib = jd->body_b >= 0 && w->rt[jd->body_b].body != NULL ? jd->body_b : -1;
+    tpBodyState a, b, a0, b0;
+    joint_body(w, x, t, jd->body_a, &a);
+    joint_body(w, x, t, ib, &b);
+    /* the initial poses, at which the joint measured 0 */
+    const tpBodyDef *da = &w->bodies[jd->body_a];
+    memset(&a0, 0, sizeof a0);
+    memcpy(a0.pos, da->pos, sizeof a0.pos);
+    memcpy(a0.quat, da->quat, sizeof a0.quat);
+    memset(&b0, 0, sizeof b0);
+    b0.quat[0] = 1.0;
+    if (ib >= 0) {
+        memcpy(b0.pos, w->bodies[ib].pos, sizeof b0.pos);
+        memcpy(b0.quat, w->bodies[ib].quat, sizeof b0.quat);
+    }
+    switch (jd->kind) {
+    case TP_JOINT_HINGE: {
+        if (k != 0)
+            return false;
+        /* a's rotation relative to b since the start, conj(qb) qa conj(qa0) qb0, is a turn about
+           the axis in b's frame: ODE's angle is its signed angle (a turning positively about the
+           axis, relative to b) */
+        double cb[4], ca0[4], t1[4], t2[4], dq[4], axb[3];
+        qconj(b.quat, cb);
+        qconj(a0.quat, ca0);
+        qmul(cb, a.quat, t1);
+        qmul(t1, ca0, t2);
+        qmul(t2, b0.quat, dq);
+        qrot_t(b0.quat, jd->axis, axb);
+        /* ODE's reading: the turn's whole angle (|sin| from the vector part, so that a joint's
+           small off-axis error changes it as ODE's), signed by the axis */
+        const double sn = sqrt(dot3(dq + 1, dq + 1));
+        double th = 2.0 * atan2(dot3(dq + 1, axb) >= 0.0 ? sn : -sn, dq[0]);
+        if (th > TP_PI)
+            th -= 2.0 * TP_PI;
+        else if (th <= -TP_PI)
+            th += 2.0 * TP_PI;
+        *pos = th;
+        return true;
+    }
+    case TP_JOINT_SLIDER: {
+        if (k != 0)
+            return false;
+        /* a's offset from b (in b's frame at the start), now, along the axis (on a) */
+        double d0[3], off[3], axa[3], ax[3], d[3];
+        for (int i = 0; i < 3; i++)
+            d[i] = a0.pos[i] - b0.pos[i];
+        qrot_t(b0.quat, d, d0);
+        qrot(b.quat, d0, off);
+        qrot_t(a0.quat, jd->axis, axa);
+        qrot(a.quat, axa, ax);
+        for (int i = 0; i < 3; i++)
+            d[i] = a.pos[i] - b.pos[i] - off[i];
+        *pos = dot3(d, ax);
+        return true;
+    }
+    case TP_JOINT_HINGE2: {
+        if (k != 0)
+            return false;
+        /* the steering angle: the spin axis (fixed on the wheel b) seen from the chassis a, about
+           the steering axis (fixed on a), from where it pointed at the start (ODE's measure) */
+        double v1[3], s1[3], v2[3], sb[3], sw[3], q[3];
+        qrot_t(a0.quat, jd->axis2, v1);
+        qrot_t(a0.quat, jd->axis, s1);
+        const double along = dot3(v1, s1);
+        for (int i = 0; i < 3; i++)
+            v1[i] -= along * s1[i];
+        v2[0] = s1[1] * v1[2] - s1[2] * v1[1];
+        v2[1] = s1[2] * v1[0] - s1[0] * v1[2];
+        v2[2] = s1[0] * v1[1] - s1[1] * v1[0];
+        qrot_t(b0.quat, jd->axis2, sb);
+        qrot(b.quat, sb, sw);
+        qrot_t(a.quat, sw, q);
+        /* ODE's sign: the chassis turning positively about the axis relative to the wheel */
+        *pos = -atan2(dot3(q, v2), dot3(q, v1));
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+double tpWorld_ServoSpeed(const tpWorld *w, const tpBodyState *x, double t, int m, double target, double gain)
+{
+    int axis = 0;
+    const int j = tpWorld_MotorJoint(w, m, &axis);
+    double pos = 0.0;
+    if (j < 0 || !tpWorld_JointPositionAt(w, x, t, j, axis, &pos))
+        return 0.0;
+    /* the velocity motor reaches the commanded speed whenever max_force allows, so the error
+       decays as exp(-gain t) under any load the motor can hold; the clamp keeps it a valid target */
+    const double lim = tpWorld_MotorMaxSpeed(w, m);
+    const double v = gain * (target - pos);
+    return v > lim ? lim : v < -lim ? -lim : v;
 }

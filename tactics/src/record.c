@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "domain_internal.h"
+#include "tp/mathx.h"
 
 static const char *class_name(tpBodyClass c)
 {
@@ -131,6 +132,65 @@ typedef struct TemporalFill {
 } TemporalFill;
 
 static char *dup(const char *s);
+
+/* v (world) in the frame of a body at state b (NULL: the world): R^T (v - p) for a point, R^T v
+ * for a direction. */
+static void to_frame(const tpBodyState *b, const double v[3], bool point, double out[3])
+{
+    if (!b) {
+        memcpy(out, v, 3 * sizeof *out);
+        return;
+    }
+    double r[9];
+    tpQuat_ToMatrix(b->quat, r);
+    const double d[3] = {v[0] - (point ? b->pos[0] : 0), v[1] - (point ? b->pos[1] : 0),
+                         v[2] - (point ? b->pos[2] : 0)};
+    for (int i = 0; i < 3; i++)
+        out[i] = r[i] * d[0] + r[3 + i] * d[1] + r[6 + i] * d[2];
+}
+
+/* The domain's joints for the viewers (member "joints"): anchors and axes, given in the world at
+ * the bodies' initial poses, in the frames of the bodies that hold them. False when out of memory. */
+static bool record_joints(const tpDomain *d, tpPlanRecord *rec)
+{
+    const int n = tpWorld_JointCount(d->world);
+    if (n <= 0) {
+        return true;
+    }
+    if (!(rec->joints = calloc((size_t)n, sizeof *rec->joints))) {
+        return false;
+    }
+    rec->njoints = n;
+    for (int j = 0; j < n; j++) {
+        const tpJointDef *jd = tpWorld_Joint(d->world, j);
+        tpPlanJoint *pj = &rec->joints[j];
+        if (!(pj->name = dup(jd->name))) {
+            return false;
+        }
+        pj->kind = (int)jd->kind;
+        pj->body_a = jd->body_a;
+        pj->body_b = jd->body_b;
+        const tpBodyState *a = &d->initial_all[jd->body_a], *b = jd->body_b >= 0 ? &d->initial_all[jd->body_b] : NULL;
+        const bool axis1 = jd->kind == TP_JOINT_HINGE || jd->kind == TP_JOINT_SLIDER ||
+                           jd->kind == TP_JOINT_UNIVERSAL || jd->kind == TP_JOINT_HINGE2;
+        const bool axis2 = jd->kind == TP_JOINT_UNIVERSAL || jd->kind == TP_JOINT_HINGE2;
+        /* a slider and a fixed joint have no anchor of their own: b's centre (a's when b is the world) */
+        double at[3];
+        memcpy(at, jd->anchor, sizeof at);
+        if (jd->kind == TP_JOINT_SLIDER || jd->kind == TP_JOINT_FIXED) {
+            memcpy(at, (b ? b : a)->pos, sizeof at);
+        }
+        to_frame(a, at, true, pj->anchor);
+        to_frame(b, jd->kind == TP_JOINT_DISTANCE ? jd->anchor2 : at, true, pj->anchor2);
+        if (axis1) {
+            to_frame(a, jd->axis, false, pj->axis);
+        }
+        if (axis2) {
+            to_frame(b, jd->axis2, false, pj->axis2);
+        }
+    }
+    return true;
+}
 
 static void fill_temporal(void *user, const tpCond *c)
 {
@@ -328,6 +388,9 @@ bool tpDomain_Record(const tpDomain *d, const tpTree *tree, const tpPlanResult *
             rec->goal_regions = fit ? fit : regions;
             rec->ngoal_regions = n;
         }
+    }
+    if (!record_joints(d, rec)) {
+        goto oom;
     }
     if (d->nmotor > 0) { /* the driven motors, in the action's order */
         rec->motors = calloc((size_t)d->nmotor, sizeof *rec->motors);

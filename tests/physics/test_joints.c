@@ -40,40 +40,7 @@
 #include <string.h>
 
 #include "conformance.h"
-
-#define MAX_JOINTS 8
-
-typedef struct JScene {
-    Scene s;
-    tpJointDef joints[MAX_JOINTS];
-} JScene;
-
-static void jInit(JScene *j, tpSolverKind solver)
-{
-    memset(j, 0, sizeof *j);
-    sceneInit(&j->s, solver);
-    j->s.def.joints = j->joints;
-}
-
-static tpJointDef *jAdd(JScene *j, tpJointKind kind, int a, int b)
-{
-    assert_true(j->s.def.njoints < MAX_JOINTS);
-    tpJointDef *jd = &j->joints[j->s.def.njoints++];
-    *jd = tpDefaultJointDef();
-    jd->kind = kind;
-    jd->body_a = a;
-    jd->body_b = b;
-    return jd;
-}
-
-static tpBodyDef *addSphere(Scene *s, const char *name, double r, double mass, double x, double y, double z)
-{
-    tpBodyDef *b = sceneAdd(s, name, TP_BODY_PASSIVE, TP_SHAPE_SPHERE);
-    b->size[0] = r;
-    b->mass = mass;
-    b->pos[0] = x, b->pos[1] = y, b->pos[2] = z;
-    return b;
-}
+#include "joint_scene.h"
 
 /* Zero crossings (upward) of a sampled signal: their times by linear interpolation. */
 typedef struct Crossings {

@@ -411,7 +411,7 @@ static void test_var_count(void **state)
     for (int k = 0; k < TP_SKILL_KIND_COUNT; ++k) {
         tpSkillDef sk = tpDefaultSkillDef((tpSkillKind)k);
         assert_int_equal(tpSkill_VarCount(&sk), k == TP_SKILL_STEER   ? 6
-                                                : k == TP_SKILL_MOTOR ? 3
+                                                : k == TP_SKILL_MOTOR ? 4
                                                 : k == TP_SKILL_THROW ? 13
                                                 : k == TP_SKILL_NUDGE ? 7
                                                                       : TP_SKILL_VARS);

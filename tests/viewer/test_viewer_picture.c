@@ -1,7 +1,8 @@
 /* The picture (issue 38 item 4) in rendered frames: a scene without a floor is drawn without a grid
  * (a reference grid was drawn below it, read as a floor that is not there), and the dice domain's
  * dice show their pips (white on the red dice), where the same plan under another domain's name
- * draws plain boxes.
+ * draws plain boxes; the joints of a plan (its "joints") are drawn, an anchor marker and an axis
+ * line in the joint colour, and not with --no-joints.
  * Usage: test_viewer_picture TPLAN DICE_DOMAIN WORKDIR (under xvfb-run, see xvfb.sh). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -98,6 +99,51 @@ static void test_dice_show_pips(void **state)
     assert_true(pips > 200);
 }
 
+/* Pixels of the joint colour (1, 0.15, 1): magenta, drawn over everything. */
+static int joint_pixels(const unsigned char *img)
+{
+    int n = 0;
+    for (size_t i = 0; i < (size_t)W * H; ++i) {
+        const unsigned char *p = img + 3 * i;
+        n += p[0] > 200 && p[1] < 90 && p[2] > 200;
+    }
+    return n;
+}
+
+/* A grey bar on a hinge to the world (axis y) swinging down: its anchor and axis are drawn in the
+ * joint colour (no body is magenta), and nothing of it with --no-joints. */
+static void test_joints_drawn(void **state)
+{
+    (void)state;
+    char script[1200], plan[1200], png[1400];
+    snprintf(script, sizeof script, "%s/hinge.lua", g_work);
+    const char *lua = "local tp = require 'tp'\n"
+                      "return tp.domain { name = 'hinge', dt = 1 / 60,\n"
+                      "  bodies = { tp.plane { name = 'floor', color = { 0.3, 0.3, 0.35, 1 } },\n"
+                      "    tp.box { name = 'bar', class = 'passive', size = { 1, 0.1, 0.1 }, mass = 1,\n"
+                      "    pos = { 0.5, 0, 1.5 }, color = { 0.6, 0.6, 0.6, 1 } } },\n"
+                      "  joints = { tp.joint { name = 'pin', kind = 'hinge', bodies = { 'bar', 'world' },\n"
+                      "    anchor = { 0, 0, 1.5 }, axis = { 0, 1, 0 } } },\n"
+                      "  goal = function(s) return s.t > 0.1 end }\n";
+    vtSpit(script, lua, strlen(lua));
+    snprintf(plan, sizeof plan, "%s/hinge.json", g_work);
+    assert_int_equal(vtRun("'%s' plan '%s' -q -o '%s'", g_tplan, script, plan), 0);
+    int count[2];
+    for (int off = 0; off < 2; ++off) {
+        assert_int_equal(vtRun("'%s' render '%s' --out '%s/hinge%d' --size %dx%d --frames 0 --no-trails --no-goal "
+                               "--camera 0,20,2,0.3,0,1.3 %s -q",
+                               g_tplan, plan, g_work, off, W, H, off ? "--no-joints" : ""),
+                         0);
+        snprintf(png, sizeof png, "%s/hinge%d/frame_000000.png", g_work, off);
+        unsigned char *img = vtLoadPng(png, W, H);
+        count[off] = joint_pixels(img);
+        free(img);
+    }
+    print_message("joint-coloured pixels: %d drawn, %d with --no-joints\n", count[0], count[1]);
+    assert_true(count[0] > 25); /* measured 52 at 320 x 240 */
+    assert_true(count[1] < 5);
+}
+
 int main(int argc, char **argv)
 {
     if (!vtArgs(argc, argv, "DICE_DOMAIN", &g_tplan, &g_domain, &g_work)) {
@@ -106,6 +152,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_grid_without_floor),
         cmocka_unit_test(test_dice_show_pips),
+        cmocka_unit_test(test_joints_drawn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,9 @@
 // of the header, the jobs table's header or the job page's head overlap, the skill row names the
 // skills of an alternative solution (it was blank), and Delete asks first (dismissed: no DELETE is
 // sent and the job stays; accepted: the job is gone), and the chart of a job opened after it ended
-// shows the run's progress series (it was one dot); the dice domain's dice show their pips.
+// shows the run's progress series (it was one dot); the dice domain's dice show their pips; a
+// plan's joints are drawn (issue 36: the anchor and axis of a hinge, in the joint colour, and
+// nothing of it once hidden with J).
 import { main, startServer, launchBrowser, newPage, waitFor, check, log, assertNoPageErrors, join } from "./harness.mjs";
 
 const NAME = "bowl shot, six props, take 12";
@@ -142,6 +144,50 @@ await main(async ({ tplan, outDir }) => {
   check(JSON.stringify(pips.faces) === JSON.stringify({ "+x": 3, "-x": 4, "+y": 2, "-y": 5, "+z": 6, "-z": 1 }), `faces ${JSON.stringify(pips.faces)}`);
   check(pips.grids === 1, `the dice bucket's floor has ${pips.grids} grids`);
   check(pips.shown > 200 && pips.hidden < 10, `white pixels: ${pips.shown} with the pips, ${pips.hidden} without`);
+
+  log("joints are drawn: a hinge's anchor and axis in the joint colour (magenta), none with J");
+  const hingeScript = "local tp = require 'tp'\n" +
+    "return tp.domain { name = 'hinge', dt = 1 / 60,\n" +
+    "  bodies = { tp.plane { name = 'floor', color = { 0.3, 0.3, 0.35, 1 } },\n" +
+    "    tp.box { name = 'bar', class = 'passive', size = { 1, 0.1, 0.1 }, mass = 1,\n" +
+    "    pos = { 0.5, 0, 1.5 }, color = { 0.6, 0.6, 0.6, 1 } } },\n" +
+    "  joints = { tp.joint { name = 'pin', kind = 'hinge', bodies = { 'bar', 'world' },\n" +
+    "    anchor = { 0, 0, 1.5 }, axis = { 0, 1, 0 } } },\n" +
+    "  goal = function(s) return s.t > 0.1 end }\n";
+  const hinge = await page.evaluate(async (script) => (await (await fetch("/v1/jobs", { method: "POST",
+    body: JSON.stringify({ script, tree: false }) })).json()).id, hingeScript);
+  await page.goto(base + `/#/jobs/${hinge}`, { waitUntil: "load" });
+  await waitFor(page, `.job-page[data-id="${hinge}"][data-status="solved"] .player[data-joints="1"]`, "the hinge plan's player", 120000);
+  const joint = await page.evaluate(() => {
+    const p = window.tplanPlayer;
+    p.seekStep(0);
+    p.controls.target.set(0.3, 0, 1.3);
+    p.camera.position.set(0.3, -2, 1.9);
+    p.camera.lookAt(0.3, 0, 1.3);
+    p.redrawStatic();
+    const magenta = () => {
+      p.drawNow();
+      const c = document.querySelector(".player-canvas");
+      const g = Object.assign(document.createElement("canvas"), { width: c.width, height: c.height }).getContext("2d");
+      g.drawImage(c, 0, 0);
+      const d = g.getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) n += d[i] > 200 && d[i + 1] < 90 && d[i + 2] > 200;
+      return n;
+    };
+    const drawn = p.joints.group.userData.joints;
+    const shown = magenta();
+    p.key(new KeyboardEvent("keydown", { key: "j" }));
+    const hidden = magenta();
+    p.key(new KeyboardEvent("keydown", { key: "j" }));
+    return { drawn, shown, hidden };
+  });
+  log(`joints: ${JSON.stringify(joint)}`);
+  await page.screenshot({ path: join(outDir, "joints.png") });
+  const at = joint.drawn.length === 1 ? joint.drawn[0].anchor : [NaN, NaN, NaN];
+  check(joint.drawn.length === 1 && joint.drawn[0].name === "pin" && joint.drawn[0].kind === "hinge" &&
+    Math.hypot(at[0], at[1], at[2] - 1.5) < 1e-6, `the joints drawn: ${JSON.stringify(joint.drawn)}`);
+  check(joint.shown > 25 && joint.hidden < 5, `magenta pixels: ${joint.shown} with the joints, ${joint.hidden} hidden`);
 
   log("no grid without a floor");
   const script = "local tp = require 'tp'\n" +

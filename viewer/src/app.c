@@ -23,6 +23,7 @@ tpViewerDef tpDefaultViewerDef(void)
     d.show_trails = true;
     d.show_contacts = false;
     d.show_goal = true;
+    d.show_joints = true;
     d.show_overlay = true;
     d.nav_layers = TP_VIEW_NAV_ALL;
     return d;
@@ -136,7 +137,7 @@ typedef struct App {
     double speed; /* playback speed factor */
     bool playing;
     bool help;
-    bool tree, trails, contacts, overlay, goal;
+    bool tree, trails, contacts, overlay, goal, joints;
     unsigned nav; /* TP_VIEW_NAV_* layers on */
     int world;
     /* mouse */
@@ -391,6 +392,7 @@ static void draw_overlay(App *a, int w, int h)
                                   "L          trails on/off\n"
                                   "K          contact points (approximate, from geometry)\n"
                                   "E          goal regions on/off\n"
+                                  "J          joints (anchors and axes) on/off\n"
                                   "O          overlay on/off\n"
                                   "G / F / A  navigation: grid, potential field, gradient arrows\n"
                                   "Y / W / V  navigation: paths, local windows, vehicle trees\n"
@@ -413,7 +415,7 @@ static void draw_frame(App *a, int w, int h, bool progressive)
     memset(&f, 0, sizeof f);
     f.progressive = progressive;
     f.width = w, f.height = h, f.t = a->t, f.cam = a->cam;
-    f.tree = a->tree, f.trails = a->trails, f.contacts = a->contacts, f.goal = a->goal;
+    f.tree = a->tree, f.trails = a->trails, f.contacts = a->contacts, f.goal = a->goal, f.joints = a->joints;
     f.nav = a->nav;
     tpVScene_Draw(&a->scene, &f);
     if (a->overlay) {
@@ -503,6 +505,7 @@ static void on_char(GLFWwindow *win, unsigned int cp)
                  : c == 'l'             ? &a->trails
                  : c == 'k'             ? &a->contacts
                  : c == 'e'             ? &a->goal
+                 : c == 'j'             ? &a->joints
                  : c == 'o'             ? &a->overlay
                  : c == 'h' || c == '?' ? &a->help
                                         : NULL;
@@ -616,6 +619,7 @@ static void app_init_state(App *a, const tpPlanRecord *rec, const tpViewerDef *d
     a->trails = def->show_trails;
     a->contacts = def->show_contacts;
     a->goal = def->show_goal;
+    a->joints = def->show_joints;
     a->overlay = def->show_overlay;
     a->nav = def->nav_layers & TP_VIEW_NAV_ALL;
     a->world = rec->nworlds > 0 ? (def->world >= 0 && def->world < rec->nworlds ? def->world : 0) : -1;
@@ -1049,14 +1053,15 @@ void tpLiveView_Play(tpLiveView *lv, const tpPlanRecord *rec, const tpTreeRecord
     App *a = &lv->app;
     char err[512];
     tpViewCamera cam = a->cam, home = a->cam_home;
-    bool tree_on = a->tree, trails = a->trails, contacts = a->contacts, overlay = a->overlay, goal = a->goal;
+    bool tree_on = a->tree, trails = a->trails, contacts = a->contacts, overlay = a->overlay, goal = a->goal,
+         joints = a->joints;
     unsigned nav = a->nav;
     tpVScene_Free(&a->scene);
     a->scene_ok = false;
     app_init_state(a, rec, &a->def, tree != NULL);
     a->cam = cam, a->cam_home = home; /* keep the user's view */
     a->tree = tree_on && tree != NULL, a->trails = trails, a->contacts = contacts, a->overlay = overlay;
-    a->goal = goal;
+    a->goal = goal, a->joints = joints;
     a->nav = nav;
     a->live_status = NULL;
     if (!tpVScene_Init(&a->scene, rec, err, sizeof err) ||

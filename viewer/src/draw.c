@@ -718,6 +718,89 @@ static void draw_goal(const tpVScene *sc)
     glDepthMask(GL_TRUE);
 }
 
+/* The joints (the plan's "joints", docs/plan-format.md), as the web page draws them: each anchor a
+   small ball in JOINT_RGB, axis 1 (held by the first body) a line through it, axis 2 (held by the
+   second: a universal's, a hinge2's spin) a line in JOINT2_RGB, a distance joint's rod a line
+   between its two points (both marked). Drawn over everything (no depth test): an anchor usually lies inside the
+   bodies it joins. Sizes follow the scene's extent. */
+static const float JOINT_RGB[3] = {1.0f, 0.15f, 1.0f},
+                   JOINT2_RGB[3] = {0.1f, 0.9f, 1.0f}; /* magenta, cyan: no key colour */
+
+/* local (in body's frame; the world's for -1) to the world at time t: a point, or a direction. */
+static void joint_world(const tpPlanRecord *rec, int world, int body, double t, const double local[3], bool point,
+                        double out[3])
+{
+    if (body < 0) {
+        memcpy(out, local, 3 * sizeof *out);
+        return;
+    }
+    double p[3], q[4], r[9];
+    tpView_BodyPose(rec, world, body, t, p, q);
+    tpQuat_ToMatrix(q, r);
+    for (int i = 0; i < 3; ++i) {
+        out[i] = (point ? p[i] : 0) + r[3 * i] * local[0] + r[3 * i + 1] * local[1] + r[3 * i + 2] * local[2];
+    }
+}
+
+static void joint_marker(const tpVScene *sc, const double at[3], double radius)
+{
+    glPushMatrix();
+    glTranslated(at[0], at[1], at[2]);
+    glScaled(radius, radius, radius);
+    draw_mesh(sc, TP_MESH_SPHERE);
+    glPopMatrix();
+}
+
+static void joint_line(const double a[3], const double b[3])
+{
+    glBegin(GL_LINES);
+    glVertex3dv(a);
+    glVertex3dv(b);
+    glEnd();
+}
+
+static void draw_joints(const tpVScene *sc, int world, double t)
+{
+    const tpPlanRecord *rec = sc->rec;
+    double ext = 0;
+    for (int k = 0; k < 3; ++k) {
+        ext = fmax(ext, sc->hi[k] - sc->lo[k]);
+    }
+    const double radius = fmin(fmax(0.012 * ext, 0.01), 0.05), half = fmin(fmax(0.1 * ext, 0.1), 0.6);
+    glDisable(GL_DEPTH_TEST);
+    glLineWidth(3);
+    for (int i = 0; i < rec->njoints; ++i) {
+        const tpPlanJoint *j = &rec->joints[i];
+        double at[3], at2[3], ax[3], ax2[3], p0[3], p1[3];
+        joint_world(rec, world, j->body_a, t, j->anchor, true, at);
+        joint_world(rec, world, j->body_b, t, j->anchor2, true, at2);
+        joint_world(rec, world, j->body_a, t, j->axis, false, ax);
+        joint_world(rec, world, j->body_b, t, j->axis2, false, ax2);
+        glColor4f(JOINT_RGB[0], JOINT_RGB[1], JOINT_RGB[2], 1);
+        joint_marker(sc, at, radius);
+        if (strcmp(tpPlan_JointKindName(j->kind), "distance") == 0) {
+            joint_line(at, at2); /* the rod */
+            joint_marker(sc, at2, radius);
+            continue;
+        }
+        if (ax[0] != 0 || ax[1] != 0 || ax[2] != 0) {
+            for (int k = 0; k < 3; ++k) {
+                p0[k] = at[k] - half * ax[k], p1[k] = at[k] + half * ax[k];
+            }
+            joint_line(p0, p1);
+        }
+        if (ax2[0] != 0 || ax2[1] != 0 || ax2[2] != 0) {
+            glColor4f(JOINT2_RGB[0], JOINT2_RGB[1], JOINT2_RGB[2], 1);
+            for (int k = 0; k < 3; ++k) {
+                p0[k] = at2[k] - 0.6 * half * ax2[k], p1[k] = at2[k] + 0.6 * half * ax2[k];
+            }
+            joint_line(p0, p1);
+        }
+    }
+    glLineWidth(1);
+    glEnable(GL_DEPTH_TEST);
+}
+
 /* An orthonormal basis (u, v) of the plane with unit normal n. */
 static void plane_basis(const double n[3], double u[3], double v[3])
 {
@@ -1270,6 +1353,9 @@ void tpVScene_Draw(tpVScene *sc, const tpVFrame *f)
     glDisable(GL_LIGHTING);
     if (f->goal) {
         draw_goal(sc);
+    }
+    if (f->joints && rec->njoints > 0) {
+        draw_joints(sc, world, f->t);
     }
 
     if (f->trails) {

@@ -67,6 +67,7 @@ typedef struct tpVFrame {
     tpViewCamera cam;
     bool tree, trails, contacts;
     bool goal;        /* the plan's goal regions */
+    bool joints;      /* the plan's joints: anchor markers and axis lines */
     bool progressive; /* add a big tree to the cache over several frames (interactive use) */
     unsigned nav;     /* TP_VIEW_NAV_* layers to draw (0: none) */
 } tpVFrame;

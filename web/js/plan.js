@@ -83,6 +83,26 @@ function compoundParts(i, b) {
   });
 }
 
+const JOINT_KINDS = ["hinge", "slider", "ball", "fixed", "universal", "hinge2", "distance"];
+
+const vec3 = (v) => Array.isArray(v) && v.length === 3 && v.every((x) => Number.isFinite(x));
+
+// The joints (member "joints", drawn by joints.js) of a parsed plan file's object p whose bodies
+// are in `bodies` (others, and unknown kinds from a newer writer, are skipped: the page draws what
+// it understands).
+export function parseJoints(p, bodies) {
+  const out = [];
+  for (const j of Array.isArray(p.joints) ? p.joints : []) {
+    if (!j || !JOINT_KINDS.includes(j.kind) || !Array.isArray(j.bodies) || j.bodies.length !== 2) continue;
+    const a = bodies.findIndex((b) => b.name === j.bodies[0]);
+    const b = j.bodies[1] === null ? -1 : bodies.findIndex((x) => x.name === j.bodies[1]);
+    if (a < 0 || (j.bodies[1] !== null && b < 0)) continue;
+    if (![j.anchor, j.axis, j.anchor2, j.axis2].every(vec3)) continue;
+    out.push({ name: j.name || "", kind: j.kind, a, b, anchor: j.anchor, axis: j.axis, anchor2: j.anchor2, axis2: j.axis2 });
+  }
+  return out;
+}
+
 export function parsePlan(text) {
   let p;
   try {
@@ -139,6 +159,7 @@ export function parsePlan(text) {
     dt: p.dt,
     view: p.view || null,
     goal: parseGoal(p, bodies), // [{kind, body: index, center, radius | min, max}]
+    joints: parseJoints(p, bodies), // [{name, kind, a, b: body indices (-1: the world), anchor, axis, anchor2, axis2}]
     temporal: parseTemporal(p), // null, or {conditions, changes per world, unmet}
     bodies,
     tactics,

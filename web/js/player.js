@@ -1,13 +1,14 @@
 // 3D playback of a plan (and optionally its search tree) with three.js: the bodies move along the
 // trajectories of the world shown (interpolated between steps: linear position, normalized-lerp
 // orientation), orbit/pan/zoom with OrbitControls, the selected body's trail, many-worlds
-// alternatives, the tree layer, the goal regions (goal.js). Keys as the desktop viewer
-// (docs/viewer.md): space, arrows, [ ], Home/End, R, N/P, T, L, C; and G (goal regions). Draws only when something changed (or while playing).
+// alternatives, the tree layer, the goal regions (goal.js), the joints (joints.js). Keys as the desktop viewer
+// (docs/viewer.md): space, arrows, [ ], Home/End, R, N/P, T, L, C, J (joints); and G (goal regions). Draws only when something changed (or while playing).
 import * as THREE from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { buildBodies, addPlanes, bodyRadius, disposeGeometries } from "./bodies.js";
 import { buildTreeLayer, disposeTreeLayer } from "./treelayer.js";
 import { buildGoal } from "./goal.js";
+import { buildJoints } from "./joints.js";
 import { paletteColor, temporalAt } from "./plan.js";
 import { el } from "./dom.js";
 import { CachedStaticLayer, onLayer, softwareGL, STATIC, MOVING } from "./layers.js";
@@ -133,6 +134,9 @@ export class Player {
     onLayer(this.goal, STATIC);
     this.scene.add(this.goal);
     this.goalLabel.hidden = this.goal.children.length === 0;
+    this.joints = buildJoints(plan, this.objects, this.radius); // anchors and axes, over everything
+    onLayer(this.joints.group, MOVING);
+    this.scene.add(this.joints.group);
     for (const o of this.objects) if (o && !o.userData.instance) onLayer(o, o.userData.body.moving ? MOVING : STATIC);
     this.buildTrail();
     this.selectBody(this.defaultBody());
@@ -152,6 +156,7 @@ export class Player {
     this.update();
     this.root.dataset.markers = String(this.markers); // for the tests: small bodies marked
     this.root.dataset.goal = String(this.goal.children.length); // ... and goal regions drawn
+    this.root.dataset.joints = String(plan.joints.length); // ... and joints
     window.tplanPlayer = this; // for the browser tests and measurements (docs/web.md)
   }
 
@@ -426,6 +431,7 @@ export class Player {
       t: () => this.treeLayer && this.setTreeVisible(!this.showTree),
       l: () => this.setTrailVisible(!this.showTrail),
       g: () => this.goal.children.length && this.setGoalVisible(!this.showGoal),
+      j: () => { this.joints.group.visible = !this.joints.group.visible; this.dirty = true; },
       c: () => this.resetCamera(),
     };
     const fn = actions[e.key.length === 1 ? e.key.toLowerCase() : e.key];
@@ -460,6 +466,7 @@ export class Player {
       }
     }
     for (const m of this.instanced) m.instanceMatrix.needsUpdate = true;
+    this.joints.update(); // from the bodies as posed above
     if (this.trail) this.trail.bright.geometry.setDrawRange(0, Math.min(this.trail.n, i + 1));
     this.dirty = true;
     // While playing, the bar follows at 10 Hz: repainting page text every frame costs as much as

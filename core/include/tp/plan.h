@@ -210,6 +210,33 @@ const char *tpGoalRegionKind_Name(tpGoalRegionKind kind);
 /// ("radius: 0 is not in (0, 1e+07] m") in why (cap bytes). Returns true when it fits.
 bool tpPlanGoalRegion_Valid(const tpPlanGoalRegion *g, int nbodies, char *why, size_t cap);
 
+#define TP_PLAN_MAX_JOINTS 4096 /* joints in "joints" (TP_MAX_JOINTS) */
+#define TP_PLAN_JOINT_KINDS 7   /* tpPlan_JointKindName: "hinge" .. "distance" */
+#define TP_PLAN_JOINT_NAME 64   /* bytes of a joint name with its NUL (TP_NAME_MAX) */
+
+/// One joint of the domain (optional member "joints", any version: drawing only, replay does not
+/// read it), recorded so that viewers can draw where each joint is and its axes (they never load
+/// the script). Anchors and axes are in the frame of the body that holds them, so that a viewer
+/// places them with that body's pose at any step. Plain value type but `name` (heap-owned).
+typedef struct tpPlanJoint {
+    char *name;        /* the joint's name, "" when the script gave none; heap-owned */
+    int kind;          /* 0 .. TP_PLAN_JOINT_KINDS - 1 (tpPlan_JointKindName: physics' tpJointKind order) */
+    int body_a;        /* index into tpPlanRecord.bodies: the first body (it moves) */
+    int body_b;        /* index into tpPlanRecord.bodies, or -1: the world */
+    double anchor[3];  /* m, body_a's frame: the pivot (a distance joint: its point on a) */
+    double axis[3];    /* body_a's frame: axis 1, unit (hinge, slider, universal, hinge2 steering), else 0 */
+    double anchor2[3]; /* m, body_b's frame (the world's when body_b = -1): the pivot as b holds it (a
+                          distance joint: its point on b); within +-TP_MAX_COORD */
+    double axis2[3];   /* body_b's frame (world): axis 2, unit (universal, hinge2 spin), else 0 */
+} tpPlanJoint;
+
+/// The kind names of "joints" ("hinge", "slider", "ball", "fixed", "universal", "hinge2",
+/// "distance"), NULL if out of range.
+const char *tpPlan_JointKindName(int kind);
+/// True when joint j fits a record of nbodies bodies (the ranges above), else false with the reason
+/// ("axis: not a unit vector (length 0.5)") in why (cap bytes).
+bool tpPlanJoint_Valid(const tpPlanJoint *j, int nbodies, char *why, size_t cap);
+
 #define TP_PLAN_TEMPORAL_VERSION                                                                                       \
     2                                     /* the version of the member "temporal" (its own, not the file's): 2 when a  \
                                              world starts from a memory not all 0 (changes at step 0), else 1 */
@@ -261,6 +288,8 @@ typedef struct tpPlanRecord {
     int ngoal_regions;              /* spatial leaves of the goal (optional member "goal"; 0: none, or an
                                        older file) */
     tpPlanGoalRegion *goal_regions; /* ngoal_regions regions, heap-owned, in the goal tree's order */
+    int njoints;                    /* the domain's joints (optional member "joints"; 0: none, or an older file) */
+    tpPlanJoint *joints;            /* njoints, heap-owned, in the domain's joint order */
 
     size_t tactic_bytes; /* in memory only: bytes of one step's tpPlanWorld.tactics (0: none) */
     int nbodies;

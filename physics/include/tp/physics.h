@@ -372,6 +372,15 @@ int tpWorld_FindJoint(const tpWorld *world, const char *name);
 /// world (as the last step or restore left it): ODE's own reading. Distance: the anchors' distance
 /// (axis 0). False (zeros) for an axis the kind does not have.
 bool tpWorld_JointPosition(const tpWorld *world, int j, int k, double *pos, double *rate);
+/// The angle (rad) or position (m) of joint j's axis k in the stored states x at time t (a pure
+/// function of the states, for a servo target: tp.skill.motor { angle }): hinge, slider, hinge2's
+/// steering (k = 0) only, equal to tpWorld_JointPosition after a restore of x (to rounding; tested).
+/// False (*pos = 0) for another kind or axis. x: tpWorld_StateCount entries.
+bool tpWorld_JointPositionAt(const tpWorld *world, const tpBodyState *x, double t, int j, int k, double *pos);
+/// A position servo on motor slot m (tp.skill.motor { angle }): the target speed (rad/s or m/s)
+/// gain * (target - position at x), clamped to +-tpWorld_MotorMaxSpeed. `target` in rad or m,
+/// `gain` in 1/s (> 0). 0 when the slot's axis has no position (tpWorld_JointPositionAt).
+double tpWorld_ServoSpeed(const tpWorld *world, const tpBodyState *x, double t, int m, double target, double gain);
 /// The (copied) scene definition; its arrays point into the world's copies.
 const tpSceneDef *tpWorld_Def(const tpWorld *world);
 

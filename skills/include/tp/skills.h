@@ -107,7 +107,8 @@ typedef enum {
                               margin (`duration`), step on (or, with `jump`, hop: one step of take-off force, a
                               ballistic flight), stay while carried; the segment ends on the next surface
                               (skills/src/ride.c) */
-    TP_SKILL_MOTOR,        /* set a driven joint motor's target speed (a sampled `speed`) for a sampled
+    TP_SKILL_MOTOR,        /* set a driven joint motor's target speed (a sampled `speed`, or a servo toward a
+                              sampled `angle`) for a sampled
                               `duration`: swing a lever, spin a wheel, release a catapult; the joint's
                               motor must be declared `driven` (skills/src/skill_motor.c) */
     TP_SKILL_THROW,        /* passive direction: after a sampled delay `at`, one release step gives the body
@@ -332,7 +333,14 @@ typedef struct tpMotorDef {
     tpDist speed;    /* rad/s (m/s for a slider), dim 1: the target (Lua: speed = v or a distribution, or
                         range = {lo, hi}: uniform); required, within the motor's max_speed */
     tpDist duration; /* s, dim 1: how long the target is held (unset: 1 s; at least one step) */
+    tpDist angle;    /* rad (m for a slider), dim 1: a servo's target position instead of `speed` (Lua:
+                        angle = v or a distribution, or angle_range = {lo, hi}): each step the target
+                        speed is tpWorld_ServoSpeed(gain * (angle - the joint's reading)); hinge,
+                        slider, hinge2 steering (axis 1) only, within the axis's limit */
+    double gain;     /* 1/s, > 0: the servo's gain (default TP_MOTOR_SERVO_GAIN) */
 } tpMotorDef;
+
+#define TP_MOTOR_SERVO_GAIN 10.0 /* 1/s: tpMotorDef.gain's default (the error decays as exp(-10 t)) */
 
 /// TP_SKILL_THROW (issue 38, passive direction). The release is a one-step force and torque on the
 /// body's control slot, F = m (v_s - v) / dt - m g and tau = I(q) (w_s - w) / dt (I: the world-frame

@@ -79,6 +79,7 @@ typedef struct tpViewerDef {
     bool show_trails;    /* trajectories of the moving bodies up to the current time. Default true */
     bool show_contacts;  /* approximate contacts derived from geometry. Default false */
     bool show_goal;      /* the plan's goal regions (member "goal"), translucent. Default true */
+    bool show_joints;    /* the plan's joints (member "joints"): anchor markers and axis lines. Default true */
     bool show_overlay;   /* text overlay and timeline. Default true */
     bool print_fps;      /* view: print the frame rate once a second and at exit. Default false */
     int quit_after;      /* view: close after this many frames (0 = when the user closes it) */
