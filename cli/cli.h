@@ -253,9 +253,10 @@ void tpCliLive_Free(tpCliLive *live);
 
 /// The domain script of a plan read from plan_path, as `tplan replay` loads it: the one embedded in
 /// the plan (or domain_override, a path, or for older plans the recorded one) with the plan's
-/// overrides; *files (freed by the caller) holds the embedded files. NULL after printing why.
+/// overrides; *files (freed by the caller) holds the embedded files. mute: the script's print()
+/// writes nothing. NULL after printing why.
 tpScript *tpCli_LoadPlanScript(const char *plan_path, const char *domain_override, const tpPlanRecord *rec, bool quiet,
-                               tpScriptFile **files);
+                               bool mute, tpScriptFile **files);
 /// Reads the state file at path (syntax and values; the domain checks the rest when it gets it).
 /// NULL after printing "PATH: why".
 tplan_state *tpCli_ReadState(const char *path);

@@ -1,5 +1,6 @@
 /* tplan export: a plan file to glTF 2.0 (.glb / .gltf + .bin) or CSV (export/, docs/export.md). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -13,8 +14,10 @@ static void export_usage(FILE *f)
                "\n"
                "Writes the plan's motion for offline animation: glTF 2.0 (Blender, Godot, Unity, three.js)\n"
                "with one node per body, a mesh per shape and a LINEAR translation + rotation animation per\n"
-               "moving body (y-up, times in seconds from 0), or CSV (OUT is a folder: states.csv and\n"
-               "controls.csv, numbers that read back to the plan's exact doubles). Details: docs/export.md.\n"
+               "moving body (y-up, times in seconds from 0) and the physics as OMI_physics_body/_shape/_joint\n"
+               "(masses and joints from the plan's own script, which tp.scene reads back), or CSV (OUT is a\n"
+               "folder: states.csv and controls.csv, numbers that read back to the plan's exact doubles).\n"
+               "Details: docs/export.md.\n"
                "\n"
                "  --format F          glb (one binary file), gltf (OUT.gltf + OUT.bin) or csv (a folder);\n"
                "                      default: from OUT's extension (.glb, .gltf), else glb\n"
@@ -177,6 +180,89 @@ static void export_report(const ExportCmd *e, const tpExportStats *st, double t_
     printf("time       %.3f s: reading %.3f s, writing %.3f s\n", t_read + t_write, t_read, t_write);
 }
 
+/* The plan's physics the recording does not keep (masses, joints), from its own script loaded as
+ * `tplan replay` loads it; false (after a warning) when the script cannot be loaded: the export
+ * then has no masses and no joints. *masses and *joints are freed by the caller. */
+static bool export_physics(const ExportCmd *e, const tpPlanRecord *rec, tpExportPhysics *ph, double **masses,
+                           tpExportJoint **joints)
+{
+    memset(ph, 0, sizeof *ph);
+    *masses = NULL;
+    *joints = NULL;
+    if (e->def.format == TP_EXPORT_CSV) {
+        return true;
+    }
+    tpScriptFile *files = NULL;
+    tpScript *script = tpCli_LoadPlanScript(e->plan, NULL, rec, true, true, &files);
+    if (!script) {
+        free(files);
+        tpLog(TP_LOG_WARN,
+              "%s: its script could not be loaded: the glTF's OMI_physics_body has no masses and "
+              "no joints are written",
+              e->plan);
+        return false;
+    }
+    const tpWorld *w = tpDomain_World(tpScript_Domain(script));
+    const int nj = tpWorld_JointCount(w);
+    *masses = calloc((size_t)(rec->nbodies > 0 ? rec->nbodies : 1), sizeof **masses);
+    *joints = calloc((size_t)(nj > 0 ? nj : 1), sizeof **joints);
+    int *index = calloc((size_t)(tpWorld_BodyCount(w) + 1), sizeof *index); /* world body -> record body */
+    bool ok = *masses && *joints && index;
+    for (int i = 0; ok && i < tpWorld_BodyCount(w); ++i) {
+        index[i] = -1;
+        for (int b = 0; b < rec->nbodies; ++b) {
+            if (strcmp(rec->bodies[b].name, tpWorld_Body(w, i)->name) == 0) {
+                index[i] = b;
+                (*masses)[b] = tpWorld_Body(w, i)->mass;
+            }
+        }
+    }
+    for (int j = 0; ok && j < nj; ++j) {
+        const tpJointDef *d = tpWorld_Joint(w, j);
+        tpExportJoint *x = &(*joints)[ph->njoints];
+        snprintf(x->name, sizeof x->name, "%s", d->name);
+        x->kind = tpJointKindName(d->kind);
+        x->a = d->body_a >= 0 ? index[d->body_a] : -1;
+        x->b = d->body_b >= 0 ? index[d->body_b] : -1;
+        if (x->a < 0 || (d->body_b >= 0 && x->b < 0)) {
+            continue; /* a body the record does not have */
+        }
+        memcpy(x->anchor, d->anchor, sizeof x->anchor);
+        memcpy(x->anchor2, d->anchor2, sizeof x->anchor2);
+        memcpy(x->axis, d->axis, sizeof x->axis);
+        memcpy(x->axis2, d->axis2, sizeof x->axis2);
+        x->length = d->length;
+        x->collide = d->collide;
+        for (int k = 0; k < 2; ++k) {
+            const tpJointAxisDef *a = &d->axes[k];
+            x->axes[k] = (tpExportJointAxis){.limit = a->limit,
+                                             .lo = a->lo,
+                                             .hi = a->hi,
+                                             .stiffness = a->stiffness,
+                                             .damping = a->damping,
+                                             .rest = a->rest,
+                                             .motor = a->motor,
+                                             .speed = a->speed,
+                                             .max_force = a->max_force};
+        }
+        if (strcmp(x->kind, "hinge2") == 0) {
+            tpLog(TP_LOG_WARN,
+                  "%s: joint '%s' is a hinge2 (a wheel): OMI_physics_joint has no form for it, not written", e->plan,
+                  d->name);
+        }
+        ph->njoints++;
+    }
+    free(index);
+    tpDestroyScript(script);
+    free(files);
+    if (!ok) {
+        return false;
+    }
+    ph->mass = *masses;
+    ph->joints = *joints;
+    return true;
+}
+
 int tpCmd_Export(int argc, char **argv)
 {
     ExportCmd e;
@@ -201,6 +287,12 @@ int tpCmd_Export(int argc, char **argv)
         }
         e.def.tree = &tree;
     }
+    tpExportPhysics ph;
+    double *masses = NULL;
+    tpExportJoint *joints = NULL;
+    if (export_physics(&e, &rec, &ph, &masses, &joints)) {
+        e.def.physics = &ph;
+    }
     double t1 = tpClock_Now();
     e.motors = rec.nmotors > 0;
     tpExportStats st;
@@ -213,6 +305,8 @@ int tpCmd_Export(int argc, char **argv)
     } else if (!e.quiet) {
         export_report(&e, &st, t1 - t0, t2 - t1);
     }
+    free(masses);
+    free(joints);
     tpTreeRecord_Free(&tree);
     tpPlanRecord_Free(&rec);
     return code;

@@ -125,6 +125,7 @@ static bool print_override_error(const char *plan, const tpCliParams *params, co
 typedef struct ReplayOpts {
     const char *plan_path, *domain_override;
     bool all, quiet, check;
+    bool mute;                               /* the script's print() writes nothing (tplan export) */
     double tolerance;                        /* --tolerance: both limits; < 0 (default): the plan's recorded limits */
     double hard_deadline;                    /* --hard-deadline S; 0 = none */
     double load_time_limit, call_time_limit; /* 0: the defaults */
@@ -203,6 +204,11 @@ static int replay_parse(int argc, char **argv, ReplayOpts *o)
     return -1;
 }
 
+static void mute_print(void *user, const char *text, size_t len)
+{
+    (void)user, (void)text, (void)len;
+}
+
 /* Loads the plan's script: the one embedded in the plan with every file it read (sources, checked
    against their hashes by the reader), wherever the plan and the domain are; or, with --domain FILE
    and for plans written before sources existed, a script from the disk. *files (freed by the
@@ -247,6 +253,9 @@ static tpScript *replay_load(const ReplayOpts *o, const tpPlanRecord *rec, tpScr
         sdef.path = path;
         sdef.name = tpCli_DomainName(want, path);
     }
+    if (o->mute) {
+        sdef.print_fn = mute_print;
+    }
     tpCli_WatchScript(&sdef); /* a plan from a stranger runs its script: the hard deadline holds */
     char err[2048] = "";
     tpScript *script = tpCreateScript(&sdef, err, sizeof err);
@@ -266,13 +275,14 @@ static tpScript *replay_load(const ReplayOpts *o, const tpPlanRecord *rec, tpScr
 }
 
 tpScript *tpCli_LoadPlanScript(const char *plan_path, const char *domain_override, const tpPlanRecord *rec, bool quiet,
-                               tpScriptFile **files)
+                               bool mute, tpScriptFile **files)
 {
     ReplayOpts o;
     memset(&o, 0, sizeof o);
     o.plan_path = plan_path;
     o.domain_override = domain_override;
     o.quiet = quiet;
+    o.mute = mute;
     return replay_load(&o, rec, files);
 }
 

@@ -161,11 +161,11 @@ int tpCmd_State(int argc, char **argv)
         tpLog(TP_LOG_ERROR, "%s: --world %lld: the plan has worlds 0..%d", q, world, rec.nworlds - 1);
     } else if (step > rec.worlds[world].nsteps) {
         tpLog(TP_LOG_ERROR, "%s: --step %lld: world %lld has steps 0..%d", q, step, world, rec.worlds[world].nsteps);
-    } else if ((script = tpCli_LoadPlanScript(plan_path, domain, &rec, true, &files))) {
+    } else if ((script = tpCli_LoadPlanScript(plan_path, domain, &rec, true, false, &files))) {
         tplan_error e;
         tplan_state *s = tpState_FromPlan(tpScript_Domain(script), &rec, (int)world, (int)step, &e);
         tpScriptFile *files2 = NULL;
-        tpScript *fresh = s && tactics ? tpCli_LoadPlanScript(plan_path, domain, &rec, true, &files2) : NULL;
+        tpScript *fresh = s && tactics ? tpCli_LoadPlanScript(plan_path, domain, &rec, true, true, &files2) : NULL;
         if (s && tactics && (!fresh || !tpState_RemakeTactics(fresh, &rec, (int)world, (int)step, s, &e))) {
             if (!fresh) {
                 e.code = TPLAN_ERR_SCRIPT;

@@ -21,8 +21,14 @@ typedef struct tpXMesh {
 /// converted to y-up. False on an unknown shape or allocation failure.
 bool tpXMesh_Shape(const tpPlanBody *b, tpXMesh *m);
 /// A plane body as a square quad of half side `half` (m) centred on the projection of `center`
-/// (z-up world, m) onto it, in world coordinates converted to y-up. False on a zero normal.
+/// (z-up world, m) onto it, in the frame of its node (tpX_PlaneNode), y up. False on a zero normal.
 bool tpXMesh_Plane(const tpPlanBody *b, const double center[3], double half, tpXMesh *m);
+/// The node of a plane's quad: translation t (y up) at the projection of center onto the plane and
+/// rotation q (x, y, z, w) whose local y is the plane's normal (KHR_implicit_shapes' plane, the
+/// local frame of tpXMesh_Plane's quad); false when the plane has no normal.
+bool tpX_PlaneNode(const tpPlanBody *b, const double center[3], double t[3], double q[4]);
+/// A rotation matrix (row-major) into a unit quaternion (x, y, z, w), w >= 0.
+void tpX_MatrixQuat(const double R[9], double q[4]);
 /// The pips of a die of side `side` (m; tpPlanBody_IsDie, tpDie_Face: six on local +z) as discs just
 /// above its faces, in the die's frame converted to y-up. False on allocation failure.
 bool tpXMesh_Pips(double side, tpXMesh *m);
@@ -52,5 +58,46 @@ bool tpX_WriteGltf(const tpPlanRecord *rec, const char *path, const tpExportDef 
                    size_t errlen);
 bool tpX_WriteCsv(const tpPlanRecord *rec, const char *dir, const tpExportDef *def, tpExportStats *st, char *err,
                   size_t errlen);
+
+/// JSON text being built (json_out.c): heap-owned s (free()), n bytes of cap; oom after a failed
+/// growth (then every further write is dropped).
+typedef struct tpXStr {
+    char *s;
+    size_t n, cap;
+    bool oom;
+} tpXStr;
+/// Appends printf-style text.
+void tpXStr_Put(tpXStr *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/// Appends a JSON string literal of str (quotes, backslashes and control characters escaped).
+void tpXStr_String(tpXStr *s, const char *str);
+/// Appends a number that reads back to the same double ("%.17g"; never "-0").
+void tpXStr_Num(tpXStr *s, double v);
+
+/// Where body pb's node goes in state st (13 doubles): its position, or for a recorded mesh or a
+/// compound the artist's origin (mesh_origin turned by the body's rotation) (z up).
+void tpX_NodeOrigin(const tpPlanBody *pb, const double *st, double out[3]);
+
+/// The physics of a glTF export as OMI extensions (gltf_omi.c). Extra nodes (a compound's collider
+/// parts, each joint's two frames) come after the writer's own nodes, from index `first`.
+typedef struct tpXOmi {
+    const tpPlanRecord *rec;
+    const tpExportPhysics *ph; /* NULL: no masses, no joints */
+    const double *const *st0;  /* per body: its state at t = 0 (13 doubles) */
+    const int *body_mesh;      /* per body: its mesh index, or -1 */
+    const int *part_mesh;      /* per body: the mesh of its first mesh part (the others follow), or -1 */
+    int first;                 /* index of the first extra node */
+} tpXOmi;
+/// How many extra nodes the physics needs.
+int tpXOmi_ExtraNodes(const tpXOmi *o);
+/// Body b's node members: ,"children":[...] (its parts, its joints' frames) and its OMI_physics_body.
+void tpXOmi_Body(const tpXOmi *o, int b, tpXStr *s);
+/// The extra nodes, each as ",\n{...}".
+void tpXOmi_Nodes(const tpXOmi *o, tpXStr *s);
+/// ",i" for each extra node that is a root of the scene (a joint's frame on the world).
+void tpXOmi_Roots(const tpXOmi *o, tpXStr *s);
+/// The document's ,"extensionsUsed":[...] and ,"extensions":{...} (shapes, joints).
+void tpXOmi_Document(const tpXOmi *o, tpXStr *s);
+/// How many of a compound's parts are meshes (each gets a mesh of its own for its collider).
+int tpXOmi_MeshParts(const tpPlanBody *pb);
 
 #endif

@@ -50,6 +50,8 @@ typedef struct Mesh {
     int body;      /* body (shape / plane), or -1 */
     int tree_body; /* tree line mesh: first primitive's tree body, or -1 */
     int overlay;   /* path overlay index, or -1 */
+    int part_body; /* a compound's mesh part (its collider, gltf_omi.c): the body, or -1 */
+    int part;      /* ... and the part */
     int nprims;
     Prim *prims;
 } Mesh;
@@ -80,7 +82,9 @@ typedef struct G {
     Mesh *meshes; /* nmeshes meshes (owned; capacity cmeshes) */
     int nmeshes;
     size_t cmeshes;
-    int *body_mesh; /* per body: mesh index or -1 */
+    int *body_mesh;     /* per body: mesh index or -1 */
+    int *part_mesh;     /* per body: the mesh of its first mesh part (the others follow), or -1 */
+    const double **st0; /* per body: its state at t = 0 in the main world (json_all) */
     double scene_center[3], plane_half;
     int nw;         /* exported worlds (animations) */
     int *worlds;    /* their indices in rec->worlds */
@@ -263,7 +267,7 @@ static Mesh *new_mesh(G *g, int nprims)
     g->meshes = m;
     Mesh *x = &m[g->nmeshes];
     memset(x, 0, sizeof *x);
-    x->body = x->tree_body = x->overlay = -1;
+    x->body = x->tree_body = x->overlay = x->part_body = -1;
     x->prims = calloc((size_t)nprims, sizeof *x->prims);
     if (!x->prims) {
         g->oom = true;
@@ -276,20 +280,6 @@ static Mesh *new_mesh(G *g, int nprims)
 
 /* Position (z up) of a body's node at state st: the body's own, or for a mesh body with a
  * recorded mesh the origin of the artist's object, st.pos + R(st.quat) mesh_origin. */
-static void node_position(const tpPlanBody *pb, const double *st, double out[3])
-{
-    memcpy(out, st, 3 * sizeof(double));
-    if (pb->mesh_nvertices > 0 || pb->nparts > 0) {
-        const double w = st[3], x = st[4], y = st[5], z = st[6], *o = pb->mesh_origin;
-        const double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
-                             2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                             2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
-        for (int k = 0; k < 3; ++k) {
-            out[k] += R[3 * k] * o[0] + R[3 * k + 1] * o[1] + R[3 * k + 2] * o[2];
-        }
-    }
-}
-
 static bool is_plane(const tpPlanBody *b)
 {
     return strcmp(b->shape, "plane") == 0;
@@ -344,6 +334,27 @@ static void plan_meshes(G *g)
             snprintf(m->name, sizeof m->name, "%s %.6gx%.6gx%.6g", pb->shape, pb->size[0], pb->size[1], pb->size[2]);
         }
         g->body_mesh[b] = g->nmeshes - 1;
+    }
+    for (int b = 0; b < rec->nbodies && !g->oom; ++b) { /* a compound's mesh parts: their colliders */
+        const tpPlanBody *pb = &rec->bodies[b];
+        g->part_mesh[b] = -1;
+        for (int k = 0; k < pb->nparts; ++k) {
+            if (strcmp(pb->parts[k].shape, "mesh") != 0) {
+                continue;
+            }
+            Mesh *m = new_mesh(g, 1);
+            if (!m) {
+                return;
+            }
+            m->part_body = b;
+            m->part = k;
+            m->prims[0].material = find_material(g, pb->color, false);
+            m->prims[0].mode = MODE_TRIANGLES;
+            snprintf(m->name, sizeof m->name, "%s part %d", pb->name, k + 1);
+            if (g->part_mesh[b] < 0) {
+                g->part_mesh[b] = g->nmeshes - 1;
+            }
+        }
     }
     const tpTreeRecord *tr = g->def->tree;
     if (tr && tr->nnodes > 1 && tr->nbodies > 0 && !g->oom) {
@@ -415,6 +426,21 @@ static void emit_mesh_data(G *g)
                 }
                 emit_prim(g, &m->prims[1], &x);
             }
+        } else if (m->part_body >= 0) { /* the part's mesh in its own frame */
+            const tpPlanPart *pp = &rec->bodies[m->part_body].parts[m->part];
+            tpPlanBody part;
+            memset(&part, 0, sizeof part);
+            part.shape = "mesh";
+            part.mesh_nvertices = pp->nvertices;
+            part.mesh_vertices = pp->vertices;
+            part.mesh_ntriangles = pp->ntriangles;
+            part.mesh_triangles = pp->triangles;
+            tpXMesh x;
+            if (!tpXMesh_Shape(&part, &x)) {
+                g->oom = true;
+                return;
+            }
+            emit_prim(g, &m->prims[0], &x);
         } else if (m->tree_body >= 0) {
             const tpTreeRecord *tr = g->def->tree;
             for (int k = 0; k < tr->nbodies; ++k) {
@@ -493,7 +519,7 @@ static void samples(G *g, int w, int b, int ch)
         const double *s = tr + (size_t)i * TP_STATE_DOUBLES;
         if (ch == 0) {
             double p[3];
-            node_position(&g->rec->bodies[b], s, p);
+            tpX_NodeOrigin(&g->rec->bodies[b], s, p);
             tpExport_VecToYup(p, g->dvals + 3 * i);
         } else {
             tpExport_QuatToYup(s + 3, g->dvals + 4 * i);
@@ -628,65 +654,6 @@ static void emit_all(G *g)
 /* ------------------------------------------------------------------------------------------ */
 /* JSON                                                                                       */
 
-typedef struct Str {
-    char *s;
-    size_t n, cap;
-    bool oom;
-} Str;
-
-static void sp(Str *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sp(Str *s, const char *fmt, ...)
-{
-    if (s->oom) {
-        return;
-    }
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(s->s ? s->s + s->n : NULL, s->s ? s->cap - s->n : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            s->oom = true;
-            return;
-        }
-        if (s->s && s->n + (size_t)k < s->cap) {
-            s->n += (size_t)k;
-            return;
-        }
-        char *p = tpArray_Grow(s->s, &s->cap, s->n + (size_t)k + 1, 1);
-        if (!p) {
-            s->oom = true;
-            return;
-        }
-        s->s = p;
-    }
-}
-
-static void sp_string(Str *s, const char *str)
-{
-    sp(s, "\"");
-    for (const unsigned char *p = (const unsigned char *)str; *p; ++p) {
-        if (*p == '"' || *p == '\\') {
-            sp(s, "\\%c", *p);
-        } else if (*p < 0x20) {
-            sp(s, "\\u%04x", *p);
-        } else {
-            sp(s, "%c", *p);
-        }
-    }
-    sp(s, "\"");
-}
-
-/* Exact: %.17g reads back to the same double (floats widened to double exactly). */
-static void sp_num(Str *s, double v)
-{
-    if (v == 0) {
-        v = 0; /* no "-0" */
-    }
-    sp(s, "%.17g", v);
-}
-
 static double srgb_to_linear(float c)
 {
     double x = c;
@@ -700,131 +667,142 @@ static const char *type_name(int ncomp)
 
 /* A compound body's parts in its node's extras ("parts": shape, size, pos and quat in the frame of
  * the node, the artist's: z up as in the plan), so that the file carries what collides. */
-static void json_parts(Str *s, const tpPlanBody *pb)
+static void json_parts(tpXStr *s, const tpPlanBody *pb)
 {
     if (pb->nparts <= 0) {
         return;
     }
-    sp(s, ",\"parts\":[");
+    tpXStr_Put(s, ",\"parts\":[");
     for (int k = 0; k < pb->nparts; ++k) {
         const tpPlanPart *p = &pb->parts[k];
-        sp(s, k ? ",{\"shape\":" : "{\"shape\":");
-        sp_string(s, p->shape);
-        sp(s, ",\"size\":[");
+        tpXStr_Put(s, k ? ",{\"shape\":" : "{\"shape\":");
+        tpXStr_String(s, p->shape);
+        tpXStr_Put(s, ",\"size\":[");
         for (int c = 0; c < 3; ++c) {
-            sp(s, c ? "," : ""), sp_num(s, p->size[c]);
+            tpXStr_Put(s, c ? "," : ""), tpXStr_Num(s, p->size[c]);
         }
-        sp(s, "],\"pos\":[");
+        tpXStr_Put(s, "],\"pos\":[");
         for (int c = 0; c < 3; ++c) {
-            sp(s, c ? "," : ""), sp_num(s, p->pos[c] - pb->mesh_origin[c]);
+            tpXStr_Put(s, c ? "," : ""), tpXStr_Num(s, p->pos[c] - pb->mesh_origin[c]);
         }
-        sp(s, "],\"quat\":[");
+        tpXStr_Put(s, "],\"quat\":[");
         for (int c = 0; c < 4; ++c) {
-            sp(s, c ? "," : ""), sp_num(s, p->quat[c]);
+            tpXStr_Put(s, c ? "," : ""), tpXStr_Num(s, p->quat[c]);
         }
-        sp(s, "]}");
+        tpXStr_Put(s, "]}");
     }
-    sp(s, "]");
+    tpXStr_Put(s, "]");
 }
 
-static void json_nodes(G *g, Str *s, int *nnodes)
+static void json_nodes(G *g, const tpXOmi *omi, tpXStr *s, int *nnodes)
 {
     const tpPlanRecord *rec = g->rec;
     int n = 0;
-    sp(s, "\"nodes\":[");
+    tpXStr_Put(s, "\"nodes\":[");
     for (int b = 0; b < rec->nbodies; ++b) {
         const tpPlanBody *pb = &rec->bodies[b];
-        sp(s, "%s\n{\"name\":", n++ ? "," : "");
-        sp_string(s, pb->name);
+        tpXStr_Put(s, "%s\n{\"name\":", n++ ? "," : "");
+        tpXStr_String(s, pb->name);
         if (g->body_mesh[b] >= 0) {
-            sp(s, ",\"mesh\":%d", g->body_mesh[b]);
+            tpXStr_Put(s, ",\"mesh\":%d", g->body_mesh[b]);
         }
-        if (!is_plane(pb)) { /* planes are meshed in world coordinates */
+        double t[3], q[4];
+        bool placed = is_plane(pb) && tpX_PlaneNode(pb, g->scene_center, t, q); /* its quad's frame */
+        if (!is_plane(pb)) {
             const double *st = pb->moving ? rec->worlds[g->worlds[0]].traj[b] : pb->pose;
-            double t[3], q[4], p[3];
-            node_position(pb, st, p);
+            double p[3];
+            tpX_NodeOrigin(pb, st, p);
             tpExport_VecToYup(p, t);
             tpExport_QuatToYup(st + 3, q);
-            sp(s, ",\"translation\":[");
+            placed = true;
+        }
+        if (placed) {
+            tpXStr_Put(s, ",\"translation\":[");
             for (int k = 0; k < 3; ++k) {
-                sp(s, k ? "," : ""), sp_num(s, t[k]);
+                tpXStr_Put(s, k ? "," : ""), tpXStr_Num(s, t[k]);
             }
-            sp(s, "],\"rotation\":[");
+            tpXStr_Put(s, "],\"rotation\":[");
             for (int k = 0; k < 4; ++k) {
-                sp(s, k ? "," : ""), sp_num(s, q[k]);
+                tpXStr_Put(s, k ? "," : ""), tpXStr_Num(s, q[k]);
             }
-            sp(s, "]");
+            tpXStr_Put(s, "]");
         }
-        sp(s, ",\"extras\":{\"class\":");
-        sp_string(s, pb->cls);
-        sp(s, ",\"shape\":");
-        sp_string(s, pb->shape);
-        sp(s, ",\"size\":[");
+        tpXStr_Put(s, ",\"extras\":{\"class\":");
+        tpXStr_String(s, pb->cls);
+        if (strcmp(pb->cls, "active") == 0) { /* what tp.scene reads back (OMI has no "active") */
+            tpXStr_Put(s, ",\"tplan_class\":\"active\"");
+        }
+        tpXStr_Put(s, ",\"shape\":");
+        tpXStr_String(s, pb->shape);
+        tpXStr_Put(s, ",\"size\":[");
         for (int k = 0; k < 4; ++k) {
-            sp(s, k ? "," : ""), sp_num(s, pb->size[k]);
+            tpXStr_Put(s, k ? "," : ""), tpXStr_Num(s, pb->size[k]);
         }
-        sp(s, "]");
+        tpXStr_Put(s, "]");
         json_parts(s, pb);
-        sp(s, "}}");
+        tpXStr_Put(s, "}");
+        tpXOmi_Body(omi, b, s);
+        tpXStr_Put(s, "}");
     }
     for (int m = 0; m < g->nmeshes; ++m) {
-        if (g->meshes[m].body >= 0) {
+        if (g->meshes[m].body >= 0 || g->meshes[m].part_body >= 0) {
             continue;
         }
-        sp(s, ",\n{\"name\":");
-        sp_string(s, g->meshes[m].name);
-        sp(s, ",\"mesh\":%d}", m);
+        tpXStr_Put(s, ",\n{\"name\":");
+        tpXStr_String(s, g->meshes[m].name);
+        tpXStr_Put(s, ",\"mesh\":%d}", m);
         ++n;
     }
-    sp(s, "]");
+    tpXOmi_Nodes(omi, s);
+    tpXStr_Put(s, "]");
     *nnodes = n;
 }
 
-static void json_meshes(G *g, Str *s)
+static void json_meshes(G *g, tpXStr *s)
 {
-    sp(s, ",\n\"meshes\":[");
+    tpXStr_Put(s, ",\n\"meshes\":[");
     for (int m = 0; m < g->nmeshes; ++m) {
         const Mesh *x = &g->meshes[m];
-        sp(s, "%s\n{\"name\":", m ? "," : "");
-        sp_string(s, x->name);
-        sp(s, ",\"primitives\":[");
+        tpXStr_Put(s, "%s\n{\"name\":", m ? "," : "");
+        tpXStr_String(s, x->name);
+        tpXStr_Put(s, ",\"primitives\":[");
         for (int p = 0; p < x->nprims; ++p) {
             const Prim *pr = &x->prims[p];
-            sp(s, "%s{\"attributes\":{\"POSITION\":%d", p ? "," : "", pr->pos);
+            tpXStr_Put(s, "%s{\"attributes\":{\"POSITION\":%d", p ? "," : "", pr->pos);
             if (pr->nrm >= 0) {
-                sp(s, ",\"NORMAL\":%d", pr->nrm);
+                tpXStr_Put(s, ",\"NORMAL\":%d", pr->nrm);
             }
-            sp(s, "}");
+            tpXStr_Put(s, "}");
             if (pr->idx >= 0) {
-                sp(s, ",\"indices\":%d", pr->idx);
+                tpXStr_Put(s, ",\"indices\":%d", pr->idx);
             }
-            sp(s, ",\"material\":%d,\"mode\":%d}", pr->material, pr->mode);
+            tpXStr_Put(s, ",\"material\":%d,\"mode\":%d}", pr->material, pr->mode);
         }
-        sp(s, "]}");
+        tpXStr_Put(s, "]}");
     }
-    sp(s, "]");
-    sp(s, ",\n\"materials\":[");
+    tpXStr_Put(s, "]");
+    tpXStr_Put(s, ",\n\"materials\":[");
     for (int i = 0; i < g->nmats; ++i) {
         const Material *m = &g->mats[i];
-        sp(s, "%s\n{\"name\":\"colour %.6g %.6g %.6g %.6g\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
-           i ? "," : "", m->rgba[0], m->rgba[1], m->rgba[2], m->rgba[3]);
+        tpXStr_Put(s, "%s\n{\"name\":\"colour %.6g %.6g %.6g %.6g\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
+                   i ? "," : "", m->rgba[0], m->rgba[1], m->rgba[2], m->rgba[3]);
         for (int k = 0; k < 3; ++k) {
-            sp(s, k ? "," : ""), sp_num(s, srgb_to_linear(m->rgba[k]));
+            tpXStr_Put(s, k ? "," : ""), tpXStr_Num(s, srgb_to_linear(m->rgba[k]));
         }
-        sp(s, ","), sp_num(s, m->rgba[3]);
-        sp(s, "],\"metallicFactor\":0,\"roughnessFactor\":0.5}");
+        tpXStr_Put(s, ","), tpXStr_Num(s, m->rgba[3]);
+        tpXStr_Put(s, "],\"metallicFactor\":0,\"roughnessFactor\":0.5}");
         if (m->rgba[3] < 1) {
-            sp(s, ",\"alphaMode\":\"BLEND\"");
+            tpXStr_Put(s, ",\"alphaMode\":\"BLEND\"");
         }
         if (m->double_sided) {
-            sp(s, ",\"doubleSided\":true");
+            tpXStr_Put(s, ",\"doubleSided\":true");
         }
-        sp(s, "}");
+        tpXStr_Put(s, "}");
     }
-    sp(s, "]");
+    tpXStr_Put(s, "]");
 }
 
-static void json_animations(G *g, Str *s)
+static void json_animations(G *g, tpXStr *s)
 {
     const tpPlanRecord *rec = g->rec;
     bool any = false;
@@ -836,7 +814,7 @@ static void json_animations(G *g, Str *s)
         if (nch == 0) {
             continue;
         }
-        sp(s, "%s\n{\"name\":", any ? "," : ",\n\"animations\":[");
+        tpXStr_Put(s, "%s\n{\"name\":", any ? "," : ",\n\"animations\":[");
         any = true;
         char name[64];
         if (g->worlds[wi] == rec->selected) {
@@ -844,22 +822,22 @@ static void json_animations(G *g, Str *s)
         } else {
             snprintf(name, sizeof name, "solution %d", g->worlds[wi] + 1);
         }
-        sp_string(s, name);
-        sp(s, ",\"extras\":{\"cost\":");
-        sp_num(s, rec->worlds[g->worlds[wi]].cost);
-        sp(s, ",\"steps\":%d},\"channels\":[", rec->worlds[g->worlds[wi]].nsteps);
+        tpXStr_String(s, name);
+        tpXStr_Put(s, ",\"extras\":{\"cost\":");
+        tpXStr_Num(s, rec->worlds[g->worlds[wi]].cost);
+        tpXStr_Put(s, ",\"steps\":%d},\"channels\":[", rec->worlds[g->worlds[wi]].nsteps);
         int k = 0;
         for (int b = 0; b < rec->nbodies; ++b) {
             if (!rec->bodies[b].moving) {
                 continue;
             }
             for (int ch = 0; ch < 2; ++ch) {
-                sp(s, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"%s\"}}", k ? "," : "", k, b,
-                   ch == 0 ? "translation" : "rotation");
+                tpXStr_Put(s, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"%s\"}}", k ? "," : "", k, b,
+                           ch == 0 ? "translation" : "rotation");
                 ++k;
             }
         }
-        sp(s, "],\"samplers\":[");
+        tpXStr_Put(s, "],\"samplers\":[");
         k = 0;
         for (int b = 0; b < rec->nbodies; ++b) {
             if (!rec->bodies[b].moving) {
@@ -867,128 +845,143 @@ static void json_animations(G *g, Str *s)
             }
             for (int ch = 0; ch < 2; ++ch) {
                 const Keys *ky = keys_of(g, wi, b, ch);
-                sp(s, "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"}", k++ ? "," : "", ky->in, ky->out);
+                tpXStr_Put(s, "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"}", k++ ? "," : "", ky->in,
+                           ky->out);
             }
         }
-        sp(s, "]}");
+        tpXStr_Put(s, "]}");
     }
     if (any) {
-        sp(s, "]");
+        tpXStr_Put(s, "]");
     }
 }
 
-static void json_buffers(G *g, Str *s, const char *bin_uri)
+static void json_buffers(G *g, tpXStr *s, const char *bin_uri)
 {
-    sp(s, ",\n\"accessors\":[");
+    tpXStr_Put(s, ",\n\"accessors\":[");
     for (int i = 0; i < g->naccs; ++i) {
         const Acc *a = &g->accs[i];
-        sp(s, "%s\n{\"bufferView\":%d,\"componentType\":%d,\"count\":%lld,\"type\":\"%s\"", i ? "," : "", a->view,
-           a->ctype, (long long)a->count, type_name(a->ncomp));
+        tpXStr_Put(s, "%s\n{\"bufferView\":%d,\"componentType\":%d,\"count\":%lld,\"type\":\"%s\"", i ? "," : "",
+                   a->view, a->ctype, (long long)a->count, type_name(a->ncomp));
         if (a->minmax) {
-            sp(s, ",\"min\":[");
+            tpXStr_Put(s, ",\"min\":[");
             for (int k = 0; k < a->ncomp; ++k) {
-                sp(s, k ? "," : ""), sp_num(s, a->min[k]);
+                tpXStr_Put(s, k ? "," : ""), tpXStr_Num(s, a->min[k]);
             }
-            sp(s, "],\"max\":[");
+            tpXStr_Put(s, "],\"max\":[");
             for (int k = 0; k < a->ncomp; ++k) {
-                sp(s, k ? "," : ""), sp_num(s, a->max[k]);
+                tpXStr_Put(s, k ? "," : ""), tpXStr_Num(s, a->max[k]);
             }
-            sp(s, "]");
+            tpXStr_Put(s, "]");
         }
-        sp(s, "}");
+        tpXStr_Put(s, "}");
     }
-    sp(s, "],\n\"bufferViews\":[");
+    tpXStr_Put(s, "],\n\"bufferViews\":[");
     for (int i = 0; i < g->nviews; ++i) {
         const View *v = &g->views[i];
-        sp(s, "%s\n{\"buffer\":0,\"byteOffset\":%lld,\"byteLength\":%lld", i ? "," : "", (long long)v->offset,
-           (long long)v->length);
+        tpXStr_Put(s, "%s\n{\"buffer\":0,\"byteOffset\":%lld,\"byteLength\":%lld", i ? "," : "", (long long)v->offset,
+                   (long long)v->length);
         if (v->target) {
-            sp(s, ",\"target\":%d", v->target);
+            tpXStr_Put(s, ",\"target\":%d", v->target);
         }
-        sp(s, "}");
+        tpXStr_Put(s, "}");
     }
-    sp(s, "],\n\"buffers\":[{\"byteLength\":%lld", (long long)g->off);
+    tpXStr_Put(s, "],\n\"buffers\":[{\"byteLength\":%lld", (long long)g->off);
     if (bin_uri) {
-        sp(s, ",\"uri\":");
-        sp_string(s, bin_uri);
+        tpXStr_Put(s, ",\"uri\":");
+        tpXStr_String(s, bin_uri);
     }
-    sp(s, "}]");
+    tpXStr_Put(s, "}]");
 }
 
 /* The plan's goal regions (its "goal", docs/plan-format.md) in asset.extras, as the plan has them:
    in tplan's frame (z up, m), not glTF's, since they are data for tools rather than nodes. */
-static void json_goal(const tpPlanRecord *rec, Str *s)
+static void json_goal(const tpPlanRecord *rec, tpXStr *s)
 {
     if (rec->ngoal_regions <= 0) {
         return;
     }
-    sp(s, ",\"goal\":{\"frame\":\"tplan (+Z up, m)\",\"regions\":[");
+    tpXStr_Put(s, ",\"goal\":{\"frame\":\"tplan (+Z up, m)\",\"regions\":[");
     for (int i = 0; i < rec->ngoal_regions; ++i) {
         const tpPlanGoalRegion *r = &rec->goal_regions[i];
-        sp(s, "%s{\"kind\":", i ? "," : "");
-        sp_string(s, tpGoalRegionKind_Name(r->kind));
-        sp(s, ",\"body\":");
-        sp_string(s, rec->bodies[r->body].name);
+        tpXStr_Put(s, "%s{\"kind\":", i ? "," : "");
+        tpXStr_String(s, tpGoalRegionKind_Name(r->kind));
+        tpXStr_Put(s, ",\"body\":");
+        tpXStr_String(s, rec->bodies[r->body].name);
         if (r->kind == TP_GOAL_BOX) {
             for (int side = 0; side < 2; ++side) {
                 const double *v = side ? r->hi : r->lo;
-                sp(s, side ? "],\"max\":[" : ",\"min\":[");
+                tpXStr_Put(s, side ? "],\"max\":[" : ",\"min\":[");
                 for (int k = 0; k < 3; ++k) {
-                    sp(s, k ? "," : "");
+                    tpXStr_Put(s, k ? "," : "");
                     if (isfinite(v[k])) {
-                        sp_num(s, v[k]);
+                        tpXStr_Num(s, v[k]);
                     } else {
-                        sp(s, "null");
+                        tpXStr_Put(s, "null");
                     }
                 }
             }
-            sp(s, "]}");
+            tpXStr_Put(s, "]}");
             continue;
         }
-        sp(s, ",\"center\":[");
+        tpXStr_Put(s, ",\"center\":[");
         for (int k = 0; k < (r->kind == TP_GOAL_CIRCLE ? 2 : 3); ++k) {
-            sp(s, k ? "," : "");
-            sp_num(s, r->center[k]);
+            tpXStr_Put(s, k ? "," : "");
+            tpXStr_Num(s, r->center[k]);
         }
-        sp(s, "],\"radius\":");
-        sp_num(s, r->radius);
-        sp(s, "}");
+        tpXStr_Put(s, "],\"radius\":");
+        tpXStr_Num(s, r->radius);
+        tpXStr_Put(s, "}");
     }
-    sp(s, "]}");
+    tpXStr_Put(s, "]}");
 }
 
-static void json_all(G *g, Str *s, const char *bin_uri, tpExportStats *st)
+static void json_all(G *g, tpXStr *s, const char *bin_uri, tpExportStats *st)
 {
     const tpPlanRecord *rec = g->rec;
-    sp(s, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"tplan export\",\"extras\":{\"domain\":");
-    sp_string(s, rec->domain_name);
-    sp(s, ",\"seed\":%u,\"status\":", rec->seed);
-    sp_string(s, rec->status);
-    sp(s, ",\"dt\":");
-    sp_num(s, rec->dt);
-    sp(s, ",\"up\":\"glTF +Y (tplan +Z)\"");
+    tpXStr_Put(s, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"tplan export\",\"extras\":{\"domain\":");
+    tpXStr_String(s, rec->domain_name);
+    tpXStr_Put(s, ",\"seed\":%u,\"status\":", rec->seed);
+    tpXStr_String(s, rec->status);
+    tpXStr_Put(s, ",\"dt\":");
+    tpXStr_Num(s, rec->dt);
+    tpXStr_Put(s, ",\"up\":\"glTF +Y (tplan +Z)\"");
     json_goal(rec, s);
-    sp(s, "}},\n\"scene\":0,\"scenes\":[{\"name\":");
-    sp_string(s, rec->domain_name);
-    int nnodes = 0;
-    Str nodes = {0};
-    json_nodes(g, &nodes, &nnodes);
-    sp(s, ",\"nodes\":[");
-    for (int i = 0; i < nnodes; ++i) {
-        sp(s, "%s%d", i ? "," : "", i);
+    tpXStr_Put(s, "}},\n\"scene\":0,\"scenes\":[{\"name\":");
+    tpXStr_String(s, rec->domain_name);
+    int nnodes = 0, first = rec->nbodies;
+    for (int m = 0; m < g->nmeshes; ++m) {
+        first += g->meshes[m].body < 0 && g->meshes[m].part_body < 0;
     }
-    sp(s, "]}],\n");
+    for (int b = 0; b < rec->nbodies; ++b) {
+        g->st0[b] = rec->bodies[b].moving ? rec->worlds[g->worlds[0]].traj[b] : rec->bodies[b].pose;
+    }
+    const tpXOmi omi = {.rec = rec,
+                        .ph = g->def->physics,
+                        .st0 = g->st0,
+                        .body_mesh = g->body_mesh,
+                        .part_mesh = g->part_mesh,
+                        .first = first};
+    tpXStr nodes = {0};
+    json_nodes(g, &omi, &nodes, &nnodes);
+    tpXStr_Put(s, ",\"nodes\":[");
+    for (int i = 0; i < nnodes; ++i) {
+        tpXStr_Put(s, "%s%d", i ? "," : "", i);
+    }
+    tpXOmi_Roots(&omi, s);
+    tpXStr_Put(s, "]}],\n");
     if (nodes.oom) {
         s->oom = true;
     } else {
-        sp(s, "%s", nodes.s);
+        tpXStr_Put(s, "%s", nodes.s);
     }
     free(nodes.s);
     json_meshes(g, s);
     json_animations(g, s);
     json_buffers(g, s, bin_uri);
-    sp(s, "}\n");
-    st->nodes = nnodes;
+    tpXOmi_Document(&omi, s);
+    tpXStr_Put(s, "}\n");
+    st->nodes = nnodes + tpXOmi_ExtraNodes(&omi);
     st->meshes = g->nmeshes;
     st->materials = g->nmats;
 }
@@ -1005,6 +998,8 @@ static void g_free(G *g)
     }
     free(g->meshes);
     free(g->body_mesh);
+    free(g->part_mesh);
+    free(g->st0);
     if (g->keys) {
         for (size_t i = 0; i < (size_t)g->nw * g->rec->nbodies * 2; ++i) {
             free(g->keys[i].idx);
@@ -1018,7 +1013,7 @@ static void g_free(G *g)
     free(g->dvals);
 }
 
-static bool write_glb(G *g, const Str *json, tpXTemp *t, char *err, size_t errlen)
+static bool write_glb(G *g, const tpXStr *json, tpXTemp *t, char *err, size_t errlen)
 {
     size_t jlen = (json->n + 3) & ~(size_t)3;
     int64_t bin = g->off, total = 12 + 8 + (int64_t)jlen + (bin > 0 ? 8 + bin : 0);
@@ -1060,12 +1055,14 @@ bool tpX_WriteGltf(const tpPlanRecord *rec, const char *path, const tpExportDef 
     g->rec = rec;
     g->def = def;
     bool ok = false;
-    Str json = {0};
+    tpXStr json = {0};
     tpXTemp tj = {0}, tb = {0};
     /* worlds: the chosen one first, then (--alternatives) the others in file order */
     g->worlds = malloc(sizeof(int) * (size_t)rec->nworlds);
     g->body_mesh = malloc(sizeof(int) * (size_t)(rec->nbodies > 0 ? rec->nbodies : 1));
-    if (!g->worlds || !g->body_mesh) {
+    g->part_mesh = malloc(sizeof(int) * (size_t)(rec->nbodies > 0 ? rec->nbodies : 1));
+    g->st0 = malloc(sizeof(double *) * (size_t)(rec->nbodies > 0 ? rec->nbodies : 1));
+    if (!g->worlds || !g->body_mesh || !g->part_mesh || !g->st0) {
         goto oom;
     }
     g->worlds[g->nw++] = def->world;

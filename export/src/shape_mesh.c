@@ -348,10 +348,12 @@ static bool build_shape(Builder *bp, const char *shape, const double *s)
     return known && !b.failed;
 }
 
-bool tpXMesh_Plane(const tpPlanBody *pb, const double center[3], double half, tpXMesh *m)
+/* The frame of a plane's quad: origin o (the projection of center onto the plane) and the unit
+ * axes u, v in the plane, n its normal (z up); false when the plane has no normal. */
+static bool plane_frame(const tpPlanBody *pb, const double center[3], double o[3], double u[3], double v[3],
+                        double n[3])
 {
-    memset(m, 0, sizeof *m);
-    double n[3] = {pb->size[0], pb->size[1], pb->size[2]};
+    memcpy(n, pb->size, 3 * sizeof *n);
     double nl = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
     if (!(nl > 0)) {
         return false;
@@ -359,28 +361,53 @@ bool tpXMesh_Plane(const tpPlanBody *pb, const double center[3], double half, tp
     for (int i = 0; i < 3; ++i) {
         n[i] /= nl;
     }
-    double d = pb->size[3] / nl, off = n[0] * center[0] + n[1] * center[1] + n[2] * center[2] - d, o[3];
+    double d = pb->size[3] / nl, off = n[0] * center[0] + n[1] * center[1] + n[2] * center[2] - d;
     for (int i = 0; i < 3; ++i) {
         o[i] = center[i] - off * n[i];
     }
-    /* an orthonormal basis (u, v) of the plane */
     double a[3] = {1, 0, 0};
     if (fabs(n[0]) > 0.9) {
         a[0] = 0, a[1] = 1;
     }
-    double u[3] = {a[1] * n[2] - a[2] * n[1], a[2] * n[0] - a[0] * n[2], a[0] * n[1] - a[1] * n[0]};
+    u[0] = a[1] * n[2] - a[2] * n[1], u[1] = a[2] * n[0] - a[0] * n[2], u[2] = a[0] * n[1] - a[1] * n[0];
     double ul = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
     for (int i = 0; i < 3; ++i) {
         u[i] /= ul;
     }
-    double v[3] = {n[1] * u[2] - n[2] * u[1], n[2] * u[0] - n[0] * u[2], n[0] * u[1] - n[1] * u[0]};
+    v[0] = n[1] * u[2] - n[2] * u[1], v[1] = n[2] * u[0] - n[0] * u[2], v[2] = n[0] * u[1] - n[1] * u[0];
+    return true;
+}
+
+bool tpX_PlaneNode(const tpPlanBody *pb, const double center[3], double t[3], double q[4])
+{
+    double o[3], u[3], v[3], n[3], gu[3], gv[3], gn[3];
+    if (!plane_frame(pb, center, o, u, v, n)) {
+        return false;
+    }
+    tpExport_VecToYup(o, t);
+    tpExport_VecToYup(u, gu);
+    tpExport_VecToYup(v, gv);
+    tpExport_VecToYup(n, gn);
+    /* the node's x, y, z (glTF) are the plane's u, n and -v: its local quad (x, -y) spans the plane */
+    const double R[9] = {gu[0], gn[0], -gv[0], gu[1], gn[1], -gv[1], gu[2], gn[2], -gv[2]};
+    tpX_MatrixQuat(R, q);
+    return true;
+}
+
+bool tpXMesh_Plane(const tpPlanBody *pb, const double center[3], double half, tpXMesh *m)
+{
+    memset(m, 0, sizeof *m);
+    double o[3], u[3], v[3], n[3];
+    if (!plane_frame(pb, center, o, u, v, n)) {
+        return false;
+    }
+    /* in the node's frame (tpX_PlaneNode): the square in its local xy plane (z up), normal +z */
+    static const double nz[3] = {0, 0, 1};
     Builder b = {m, 0, 0, false, false, {0}, {0}};
     for (int c = 0; c < 4; ++c) {
-        double su = (c == 0 || c == 3) ? -half : half, sv = c < 2 ? -half : half, p[3];
-        for (int i = 0; i < 3; ++i) {
-            p[i] = o[i] + su * u[i] + sv * v[i];
-        }
-        add_vertex(&b, p, n);
+        double su = (c == 0 || c == 3) ? -half : half, sv = c < 2 ? -half : half;
+        const double p[3] = {su, sv, 0};
+        add_vertex(&b, p, nz);
     }
     add_triangle(&b, 0, 1, 2);
     add_triangle(&b, 0, 2, 3);
@@ -452,4 +479,40 @@ double tpX_BoundingRadius(const tpPlanBody *pb)
         return s[0] + 0.5 * s[1];
     }
     return 0;
+}
+
+void tpX_NodeOrigin(const tpPlanBody *pb, const double *st, double out[3])
+{
+    memcpy(out, st, 3 * sizeof(double));
+    if (pb->mesh_nvertices > 0 || pb->nparts > 0) {
+        const double w = st[3], x = st[4], y = st[5], z = st[6], *o = pb->mesh_origin;
+        const double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
+                             2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                             2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+        for (int k = 0; k < 3; ++k) {
+            out[k] += R[3 * k] * o[0] + R[3 * k + 1] * o[1] + R[3 * k + 2] * o[2];
+        }
+    }
+}
+
+/* A 3x3 rotation (row-major, glTF axes) into a unit quaternion (x, y, z, w), w >= 0. */
+void tpX_MatrixQuat(const double R[9], double q[4])
+{
+    const double t = R[0] + R[4] + R[8];
+    double x, y, z, w;
+    if (t > 0) {
+        const double r = 2 * sqrt(1 + t);
+        w = 0.25 * r, x = (R[7] - R[5]) / r, y = (R[2] - R[6]) / r, z = (R[3] - R[1]) / r;
+    } else if (R[0] > R[4] && R[0] > R[8]) {
+        const double r = 2 * sqrt(1 + R[0] - R[4] - R[8]);
+        w = (R[7] - R[5]) / r, x = 0.25 * r, y = (R[1] + R[3]) / r, z = (R[2] + R[6]) / r;
+    } else if (R[4] > R[8]) {
+        const double r = 2 * sqrt(1 + R[4] - R[0] - R[8]);
+        w = (R[2] - R[6]) / r, x = (R[1] + R[3]) / r, y = 0.25 * r, z = (R[5] + R[7]) / r;
+    } else {
+        const double r = 2 * sqrt(1 + R[8] - R[0] - R[4]);
+        w = (R[3] - R[1]) / r, x = (R[2] + R[6]) / r, y = (R[5] + R[7]) / r, z = 0.25 * r;
+    }
+    const double sg = w < 0 ? -1 : 1, n = sqrt(x * x + y * y + z * z + w * w);
+    q[0] = sg * x / n, q[1] = sg * y / n, q[2] = sg * z / n, q[3] = sg * w / n;
 }

@@ -312,6 +312,48 @@ static void tplSceneBody(lua_State *L, const char *file, tpGltfNode *nd, tpGltfS
     lua_setiuservalue(L, -2, 1);
 }
 
+/* The joints of a scene as tp.joint values, in a new table (pushed): tp.domain resolves their
+ * body names as it does a script's. */
+static void tplSceneJoints(lua_State *L, const tpGltfScene *sc)
+{
+    lua_createtable(L, sc->njoints, 0);
+    for (int i = 0; i < sc->njoints; i++) {
+        const tpGltfJoint *gj = &sc->joints[i];
+        tplJoint *j = lua_newuserdatauv(L, sizeof *j, 1);
+        memset(j, 0, sizeof *j);
+        luaL_setmetatable(L, TPL_JOINT);
+        j->def = tpDefaultJointDef();
+        snprintf(j->def.name, sizeof j->def.name, "%s", gj->name);
+        j->def.kind = (tpJointKind)gj->kind;
+        snprintf(j->a, sizeof j->a, "%s", gj->a);
+        snprintf(j->b, sizeof j->b, "%s", gj->b);
+        memcpy(j->def.anchor, gj->anchor, sizeof j->def.anchor);
+        memcpy(j->def.anchor2, gj->anchor2, sizeof j->def.anchor2);
+        memcpy(j->def.axis, gj->axis, sizeof j->def.axis);
+        memcpy(j->def.axis2, gj->axis2, sizeof j->def.axis2);
+        j->has_anchor = true;
+        j->has_anchor2 = gj->kind == TP_GLTF_JOINT_DISTANCE;
+        j->def.length = gj->kind == TP_GLTF_JOINT_DISTANCE ? gj->length : -1.0;
+        j->def.collide = gj->collide;
+        for (int k = 0; k < 2; k++) {
+            const tpGltfJointAxis *x = &gj->axes[k];
+            tpJointAxisDef *d = &j->def.axes[k];
+            d->limit = x->limit;
+            d->lo = x->lo;
+            d->hi = x->hi;
+            d->stiffness = x->spring ? x->stiffness : 0.0;
+            d->damping = x->spring ? x->damping : 0.0;
+            d->rest = x->spring ? x->rest : 0.0;
+            d->motor = x->motor;
+            d->speed = x->speed;
+            d->max_force = x->max_force;
+        }
+        tplPushWhere(L);
+        lua_setiuservalue(L, -2, 1);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
 /* The world-space box (lo, hi) and bounding-sphere radius about its position of a body. */
 static void tplBodyBounds(const tpBodyDef *d, double lo[3], double hi[3], double *radius)
 {
@@ -531,6 +573,8 @@ int tplSceneFile(lua_State *L)
     }
     for (int i = 0; i < keep->nwarnings; i++)
         tplSceneNote(L, where, keep->warnings[i]);
+    tplSceneJoints(L, keep); /* the fourth result, kept at keep_idx + 2 */
+    lua_insert(L, keep_idx + 1);
     const int nmeshnodes = keep->nmeshnodes;
     char first[TP_GLTF_WARNING_MAX + 16] = "";
     if (keep->nwarnings > 0)
@@ -575,5 +619,6 @@ int tplSceneFile(lua_State *L)
         lua_setfield(L, -2, "radius");
         lua_setfield(L, -2, b->def.name);
     }
-    return 3;
+    lua_pushvalue(L, -4); /* the joints */
+    return 4;
 }

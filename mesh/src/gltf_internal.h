@@ -1,5 +1,5 @@
 /* Private to the glTF reader: mesh_gltf.c (document, buffers, accessors, meshes, transforms) and
- * gltf_scene.c (the node tree, the physics extensions, the bodies). */
+ * gltf_scene.c (the node tree, the physics extensions, the bodies), gltf_joints.c (the joints). */
 #ifndef TP_GLTF_INTERNAL_H
 #define TP_GLTF_INTERNAL_H
 
@@ -71,5 +71,22 @@ bool tpGltfI_Open(tpGltf *g, const void *data, size_t len, const tpGltfFile *fil
 void tpGltfI_Close(tpGltf *g);
 /// The bodies of the document's default scene into g->scene (gltf_scene.c).
 bool tpGltfI_Scene(tpGltf *g);
+
+/// Names for one warning line, "head: A, B, C and 4 more" (mesh_gltf.c, as the two below).
+typedef struct tpGltfNames {
+    const char *head;
+    char names[240];
+    int n, shown;
+} tpGltfNames;
+void tpGltfI_ListAdd(tpGltfNames *l, const char *name);
+void tpGltfI_ListFlush(tpGltf *g, const tpGltfNames *l);
+/// world = [R S | t] in glTF axes into the scale along the node's axes and the pose in tplan's
+/// frame (z up): false (a message naming the node) when it shears, mirrors or has a zero scale.
+bool tpGltfI_Decompose(tpGltf *g, const double world[12], const char *name, double s[3], double pos[3], double quat[4]);
+/// The joints of the scene (OMI_physics_joint, KHR_physics_rigid_bodies' joint) into g->scene->joints,
+/// after its bodies (gltf_joints.c): world[12 i] the nodes' world transforms (glTF axes), body_of[i]
+/// the body node at or above node i (-1: none), order[0..norder) the nodes of the scene.
+bool tpGltfI_Joints(tpGltf *g, const cJSON *nodes, const int *order, int norder, const int *body_of,
+                    const double *world);
 
 #endif

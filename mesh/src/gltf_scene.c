@@ -13,38 +13,8 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-/* ------------------------------------------------------------------------------------------ */
-/* Warnings that name many nodes: one line each, "head: A, B, C and 4 more"                   */
-
-typedef struct tpNameList {
-    const char *head;
-    char names[240];
-    int n, shown;
-} tpNameList;
-
-static void list_add(tpNameList *l, const char *name)
-{
-    l->n++;
-    size_t at = strlen(l->names), need = strlen(name) + 2;
-    if (at + need + 1 < sizeof l->names) {
-        snprintf(l->names + at, sizeof l->names - at, "%s%s", at ? ", " : "", name);
-        l->shown++;
-    }
-}
-
-static void list_flush(tpGltf *g, const tpNameList *l)
-{
-    if (l->n == 0)
-        return;
-    if (l->n > l->shown)
-        tpGltfI_Warn(g, "%s: %s and %d more", l->head, l->names, l->n - l->shown);
-    else
-        tpGltfI_Warn(g, "%s: %s", l->head, l->names);
-}
-
 enum {
     W_UNUSED,
-    W_JOINT,
     W_COM,
     W_INERTIA,
     W_GRAVITY,
@@ -64,7 +34,6 @@ enum {
 
 static const char *const k_heads[W_COUNT] = {
     [W_UNUSED] = "nodes not used (no mesh, collider or trigger tplan reads)",
-    [W_JOINT] = "joints not loaded (tplan has no joints yet; the bodies move unjoined)",
     [W_COM] = "motion.centerOfMass not used (tplan puts the centre of mass at the shape's centroid)",
     [W_INERTIA] = "motion.inertiaDiagonal/inertiaOrientation not used (tplan computes the inertia of the shape "
                   "with uniform density)",
@@ -243,20 +212,17 @@ static bool vec3(tpGltf *g, const cJSON *o, const char *key, const char *where, 
     return true;
 }
 
-static bool parse_phys(tpGltf *g, const cJSON *node, long ni, const char *name, tpNameList *lists, tpPhys *p)
+static bool parse_phys(tpGltf *g, const cJSON *node, long ni, const char *name, tpGltfNames *lists, tpPhys *p)
 {
     memset(p, 0, sizeof *p);
     const cJSON *omi = ext_of(node, "OMI_physics_body"), *khr = ext_of(node, "KHR_physics_rigid_bodies");
     const cJSON *e = khr ? khr : omi;
     p->khr = khr != NULL;
-    if (ext_of(node, "OMI_physics_joint") || (khr && cJSON_GetObjectItemCaseSensitive(khr, "joint")) ||
-        (omi && cJSON_GetObjectItemCaseSensitive(omi, "joint")))
-        list_add(&lists[W_JOINT], name);
     if (!e && ext_of(node, "OMI_physics_shape"))
         e = cJSON_GetObjectItemCaseSensitive(node, "extensions"); /* no body properties: a shape only */
     if (!e)
         return true;
-    char where[96];
+    char where[TP_GLTF_NAME_MAX + 96];
     snprintf(where, sizeof where, "nodes[%ld] '%s': %s.motion", ni, name,
              khr ? "KHR_physics_rigid_bodies" : "OMI_physics_body");
     const cJSON *motion = cJSON_GetObjectItemCaseSensitive(e, "motion");
@@ -291,14 +257,14 @@ static bool parse_phys(tpGltf *g, const cJSON *node, long ni, const char *name, 
         if (!vec3(g, m, "linearVelocity", where, p->vel) || !vec3(g, m, "angularVelocity", where, p->angvel))
             return false;
         if (cJSON_GetObjectItemCaseSensitive(m, "centerOfMass"))
-            list_add(&lists[W_COM], name);
+            tpGltfI_ListAdd(&lists[W_COM], name);
         if (cJSON_GetObjectItemCaseSensitive(m, "inertiaDiagonal") ||
             cJSON_GetObjectItemCaseSensitive(m, "inertiaOrientation") ||
             cJSON_GetObjectItemCaseSensitive(m, "inertiaTensor"))
-            list_add(&lists[W_INERTIA], name);
+            tpGltfI_ListAdd(&lists[W_INERTIA], name);
         const cJSON *gf = cJSON_GetObjectItemCaseSensitive(m, "gravityFactor");
         if (gf && !(cJSON_IsNumber(gf) && gf->valuedouble == 1.0))
-            list_add(&lists[W_GRAVITY], name);
+            tpGltfI_ListAdd(&lists[W_GRAVITY], name);
         if (old_type && strcmp(old_type->valuestring, "trigger") == 0) {
             p->cls = TP_GLTF_STATIC; /* the drafts' trigger body: its shapes are triggers */
             p->trigger_body = true;
@@ -309,9 +275,9 @@ static bool parse_phys(tpGltf *g, const cJSON *node, long ni, const char *name, 
         if (!parse_geometry(g, coll, p->khr, ni, "collider", &p->coll, &p->has_collider, &p->collider_bad))
             return false;
         if (cJSON_GetObjectItemCaseSensitive(coll, "physicsMaterial"))
-            list_add(&lists[W_MATERIAL], name);
+            tpGltfI_ListAdd(&lists[W_MATERIAL], name);
         if (cJSON_GetObjectItemCaseSensitive(coll, "collisionFilter"))
-            list_add(&lists[W_FILTER], name);
+            tpGltfI_ListAdd(&lists[W_FILTER], name);
     }
     const cJSON *nshape = ext_of(node, "OMI_physics_shape");
     if (!p->has_collider && !p->collider_bad && nshape && !p->khr &&
@@ -329,7 +295,7 @@ static bool parse_phys(tpGltf *g, const cJSON *node, long ni, const char *name, 
     if (p->collider_bad || p->trigger_bad) {
         char label[TP_GLTF_NAME_MAX + 40];
         snprintf(label, sizeof label, "%s (%s)", name, p->collider_bad ? "collider" : "trigger");
-        list_add(&lists[W_SHAPE], label);
+        tpGltfI_ListAdd(&lists[W_SHAPE], label);
     }
     return true;
 }
@@ -374,34 +340,6 @@ static bool parse_extras(tpGltf *g, const cJSON *node, long ni, const char *name
 
 /* ------------------------------------------------------------------------------------------ */
 /* Poses and shapes                                                                            */
-
-/* world = [R S | t] in glTF axes into the scale along the node's axes, and the pose in tplan's frame
- * (z up): false (a message naming the node) when it shears or mirrors. */
-static bool decompose(tpGltf *g, const double world[12], const char *name, double s[3], double pos[3], double quat[4])
-{
-    double R[9];
-    for (int j = 0; j < 3; j++) {
-        s[j] = sqrt(world[j] * world[j] + world[4 + j] * world[4 + j] + world[8 + j] * world[8 + j]);
-        if (!(s[j] > 1e-9) || s[j] > 1e6)
-            FAIL(g, "node '%s': scale %g along its axis %d", name, s[j], j);
-        for (int i = 0; i < 3; i++)
-            R[3 * i + j] = world[4 * i + j] / s[j];
-    }
-    double det =
-        R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
-    double d01 = R[0] * R[1] + R[3] * R[4] + R[6] * R[7], d02 = R[0] * R[2] + R[3] * R[5] + R[6] * R[8],
-           d12 = R[1] * R[2] + R[4] * R[5] + R[7] * R[8];
-    if (fabs(d01) > 1e-5 || fabs(d02) > 1e-5 || fabs(d12) > 1e-5 || !(det > 0))
-        FAIL(g, "node '%s': its world transform %s", name,
-             det > 0 ? "shears (a non-uniform scale under a rotation)" : "mirrors (a negative scale)");
-    /* tplan frame: R' = A R A^T, p = A t with A (x, y, z) = (x, -z, y) */
-    const double Rz[9] = {R[0], -R[2], R[1], -R[6], R[8], -R[7], R[3], -R[5], R[4]};
-    tpGltfI_MatrixToQuat(Rz, quat);
-    pos[0] = world[3];
-    pos[1] = -world[11];
-    pos[2] = world[7];
-    return true;
-}
 
 static void box_mesh_fill(const double h[3], double *v, int32_t *t)
 {
@@ -462,10 +400,10 @@ static bool primitive_mesh(const tpGltfNode *nd, double rtop, double rbot, tpMes
 /* A collider (or trigger) of node ni as a body piece: pose from the node's world transform, the
  * shape scaled. Returns 1 built, 0 skipped (warned), -1 error. */
 static int build_piece(tpGltf *g, long ni, const double world[12], const char *name, const tpShapeSpec *sp, bool moving,
-                       tpNameList *lists, tpGltfNode *out)
+                       tpGltfNames *lists, tpGltfNode *out)
 {
     double s[3];
-    if (!decompose(g, world, name, s, out->pos, out->quat))
+    if (!tpGltfI_Decompose(g, world, name, s, out->pos, out->quat))
         return -1;
     out->index = (int)ni;
     out->shape = sp->kind;
@@ -482,14 +420,14 @@ static int build_piece(tpGltf *g, long ni, const double world[12], const char *n
     case TP_GLTF_SHAPE_SPHERE: {
         const double smax = fmax(round, s[1]), smin = fmin(fmin(s[0], s[1]), s[2]);
         if (smax > smin * (1 + 1e-6))
-            list_add(&lists[W_SCALE], name);
+            tpGltfI_ListAdd(&lists[W_SCALE], name);
         out->size[0] = sp->radius * smax;
         break;
     }
     case TP_GLTF_SHAPE_CAPSULE:
     case TP_GLTF_SHAPE_CYLINDER: {
         if (fabs(s[0] - s[2]) > 1e-6 * round)
-            list_add(&lists[W_SCALE], name);
+            tpGltfI_ListAdd(&lists[W_SCALE], name);
         out->size[0] = fmax(sp->rtop, sp->rbot) * round;
         out->size[1] = sp->height * s[1];
         if (sp->rtop != sp->rbot || (sp->kind == TP_GLTF_SHAPE_CAPSULE && !(out->size[1] > 0))) {
@@ -510,13 +448,13 @@ static int build_piece(tpGltf *g, long ni, const double world[12], const char *n
         if (moving) {
             char label[TP_GLTF_NAME_MAX + 40];
             snprintf(label, sizeof label, "%s (a moving plane)", name);
-            list_add(&lists[W_SHAPE], label);
+            tpGltfI_ListAdd(&lists[W_SHAPE], label);
             return 0;
         }
         if (sp->finite_plane) {
             char label[TP_GLTF_NAME_MAX + 40];
             snprintf(label, sizeof label, "%s (a finite plane: loaded infinite)", name);
-            list_add(&lists[W_SHAPE], label);
+            tpGltfI_ListAdd(&lists[W_SHAPE], label);
         }
         break;
     case TP_GLTF_SHAPE_MESH: {
@@ -545,7 +483,7 @@ static int build_piece(tpGltf *g, long ni, const double world[12], const char *n
             return -1;
         }
         if (moving && !sp->convex)
-            list_add(&lists[W_TRIMESH], name);
+            tpGltfI_ListAdd(&lists[W_TRIMESH], name);
         break;
     }
     }
@@ -613,7 +551,7 @@ static void to_world(const double v[3], bool node_space, const double world[12],
 
 /* The body of group `body` (a node with a motion) from its items items[first..] with that body. */
 static bool build_group(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, const double *world, const tpPhys *phys,
-                        const tpItem *items, int nitems, int first, tpNameList *lists)
+                        const tpItem *items, int nitems, int first, tpGltfNames *lists)
 {
     const int b = items[first].body;
     const tpPhys *bp = &phys[b];
@@ -637,47 +575,56 @@ static bool build_group(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, const do
     if (base.cls == TP_GLTF_STATIC)
         memset(base.vel, 0, sizeof base.vel), memset(base.angvel, 0, sizeof base.angvel);
     const bool moving = base.cls != TP_GLTF_STATIC;
-    int k = 0;
-    for (int i = first; i < nitems; i++)
-        k += items[i].body == b;
-    if (k == 1 || !moving) {
-        for (int i = first; i < nitems; i++) {
-            if (items[i].body != b)
-                continue;
-            tpGltfNode nd = base;
-            char cname[TP_GLTF_NAME_MAX];
-            node_name(nodes, items[i].node, cname);
-            /* one collider: the body's name; a static body's several colliders: their own names */
-            snprintf(nd.name, sizeof nd.name, "%s", k == 1 ? bname : cname);
-            const cJSON *cn = cJSON_GetArrayItem(nodes, items[i].node);
-            tpGltfNode ex;
-            memset(&ex, 0, sizeof ex);
-            if (items[i].node != b && !parse_extras(g, cn, items[i].node, cname, &ex))
-                return false;
-            if (ex.density > 0)
-                nd.density = ex.density;
-            if (ex.material[0])
-                snprintf(nd.material, sizeof nd.material, "%s", ex.material);
-            int r =
-                build_piece(g, items[i].node, world + 12 * items[i].node, cname, &items[i].spec, moving, lists, &nd);
-            if (r < 0)
-                return false;
-            nd.marker = bp->trigger_body;
-            if (r > 0 && !push_node(g, sc, &nd))
-                return false;
-        }
-        return true;
+    base.body = b;
+    /* one collider: a body named after the body node. Several: one compound body of one part per
+       collider, named after the body node (a static body's planes are bodies of their own, named
+       after their collider nodes: a plane is never a part); the drafts' trigger bodies: one marker
+       per collider, named after the collider nodes */
+    int k = 0, nplanes = 0;
+    for (int i = first; i < nitems; i++) {
+        if (items[i].body != b)
+            continue;
+        k++;
+        nplanes += items[i].spec.kind == TP_GLTF_SHAPE_PLANE && !moving;
     }
-    /* a moving body of several colliders: a compound of one part per collider, each placed by its
-       pose relative to the body node */
+    const bool separate = bp->trigger_body || k == 1 || k - nplanes <= 1;
+    for (int i = first; i < nitems; i++) {
+        if (items[i].body != b || (!separate && items[i].spec.kind != TP_GLTF_SHAPE_PLANE) || (!separate && moving))
+            continue;
+        tpGltfNode nd = base;
+        char cname[TP_GLTF_NAME_MAX];
+        node_name(nodes, items[i].node, cname);
+        const bool own = k > 1 && (bp->trigger_body || items[i].spec.kind == TP_GLTF_SHAPE_PLANE);
+        snprintf(nd.name, sizeof nd.name, "%s", own ? cname : bname);
+        const cJSON *cn = cJSON_GetArrayItem(nodes, items[i].node);
+        tpGltfNode ex;
+        memset(&ex, 0, sizeof ex);
+        if (items[i].node != b && !parse_extras(g, cn, items[i].node, cname, &ex))
+            return false;
+        if (ex.density > 0)
+            nd.density = ex.density;
+        if (ex.material[0])
+            snprintf(nd.material, sizeof nd.material, "%s", ex.material);
+        int r = build_piece(g, items[i].node, world + 12 * items[i].node, cname, &items[i].spec, moving, lists, &nd);
+        if (r < 0)
+            return false;
+        nd.marker = bp->trigger_body;
+        if (r > 0 && !push_node(g, sc, &nd))
+            return false;
+    }
+    if (separate)
+        return true;
+    k -= nplanes;
+    /* a body of several colliders: a compound of one part per collider, each placed by its pose
+       relative to the body node */
     if (k > TP_GLTF_MAX_PARTS)
-        FAIL(g, "node '%s': a moving body of %d colliders (at most %d)", bname, k, TP_GLTF_MAX_PARTS);
+        FAIL(g, "node '%s': a body of %d colliders (at most %d)", bname, k, TP_GLTF_MAX_PARTS);
     tpGltfNode nd = base;
     snprintf(nd.name, sizeof nd.name, "%s", bname);
     nd.index = b;
     nd.shape = TP_GLTF_SHAPE_COMPOUND;
     double sb[3];
-    if (!decompose(g, world + 12 * b, bname, sb, nd.pos, nd.quat))
+    if (!tpGltfI_Decompose(g, world + 12 * b, bname, sb, nd.pos, nd.quat))
         return false;
     nd.parts = calloc((size_t)k, sizeof *nd.parts);
     if (!nd.parts)
@@ -686,13 +633,13 @@ static bool build_group(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, const do
     tpMesh_QuatToMatrix(nd.quat, Rb);
     const double qi[4] = {nd.quat[0], -nd.quat[1], -nd.quat[2], -nd.quat[3]}; /* the body's inverse */
     for (int i = first; i < nitems; i++) {
-        if (items[i].body != b)
+        if (items[i].body != b || (!moving && items[i].spec.kind == TP_GLTF_SHAPE_PLANE))
             continue;
         char cname[TP_GLTF_NAME_MAX];
         node_name(nodes, items[i].node, cname);
         tpGltfNode piece;
         memset(&piece, 0, sizeof piece);
-        int r = build_piece(g, items[i].node, world + 12 * items[i].node, cname, &items[i].spec, true, lists, &piece);
+        int r = build_piece(g, items[i].node, world + 12 * items[i].node, cname, &items[i].spec, moving, lists, &piece);
         if (r < 0) {
             free_parts(&nd);
             return false;
@@ -717,7 +664,8 @@ static bool build_group(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, const do
     }
     char label[TP_GLTF_NAME_MAX + 24];
     snprintf(label, sizeof label, "%s (%d colliders)", bname, nd.nparts);
-    list_add(&lists[W_COMPOUND], label);
+    if (moving)
+        tpGltfI_ListAdd(&lists[W_COMPOUND], label);
     if (!push_node(g, sc, &nd)) {
         free_parts(&nd);
         return false;
@@ -726,7 +674,7 @@ static bool build_group(tpGltf *g, tpGltfScene *sc, const cJSON *nodes, const do
 }
 
 /* Names unique: a second "Cube" becomes "Cube.2" (then .3, ...). */
-static void unique_names(tpGltfScene *sc, tpNameList *lists)
+static void unique_names(tpGltfScene *sc, tpGltfNames *lists)
 {
     for (int i = 1; i < sc->nnodes; i++) {
         bool taken = true;
@@ -738,7 +686,7 @@ static void unique_names(tpGltfScene *sc, tpNameList *lists)
                 taken = strcmp(sc->nodes[j].name, sc->nodes[i].name) == 0;
             if (taken) {
                 if (suffix == 2)
-                    list_add(&lists[W_RENAMED], base);
+                    tpGltfI_ListAdd(&lists[W_RENAMED], base);
                 char tail[16];
                 snprintf(tail, sizeof tail, ".%d", suffix % 100000);
                 size_t keep = strlen(base), room = sizeof sc->nodes[i].name - 1 - strlen(tail);
@@ -766,7 +714,7 @@ static bool bodies(tpGltf *g, const cJSON *nodes, int nn, const int *order, int 
     tpItem *items = calloc((size_t)(nn > 0 ? 2 * nn : 1), sizeof *items);
     char *has_coll = calloc((size_t)(nn > 0 ? nn : 1), 1);
     char *done = calloc((size_t)(nn > 0 ? nn : 1), 1);
-    tpNameList *lists = calloc(W_COUNT, sizeof *lists);
+    tpGltfNames *lists = calloc(W_COUNT, sizeof *lists);
     bool ok = phys && items && has_coll && done && lists;
     if (!ok)
         tpErrorf(g->err, g->errlen, "%s: out of memory", g->name);
@@ -802,7 +750,7 @@ static bool bodies(tpGltf *g, const cJSON *nodes, int nn, const int *order, int 
         if (p->has_trigger) {
             used = true;
             if (moving_body) {
-                list_add(&lists[W_TRIGGER_MOVING], name);
+                tpGltfI_ListAdd(&lists[W_TRIGGER_MOVING], name);
             } else {
                 items[nitems++] = (tpItem){.node = i, .body = -1, .trigger = true, .spec = p->trig};
             }
@@ -836,7 +784,7 @@ static bool bodies(tpGltf *g, const cJSON *nodes, int nn, const int *order, int 
             if (what) {
                 char label[TP_GLTF_NAME_MAX + 80];
                 snprintf(label, sizeof label, "%s (%.60s)", name, what);
-                list_add(&lists[W_UNUSED], label);
+                tpGltfI_ListAdd(&lists[W_UNUSED], label);
             }
         }
     }
@@ -851,7 +799,7 @@ static bool bodies(tpGltf *g, const cJSON *nodes, int nn, const int *order, int 
         if (!any && !phys[i].has_trigger) {
             char name[TP_GLTF_NAME_MAX];
             node_name(nodes, i, name);
-            list_add(&lists[W_NO_COLLIDER], name);
+            tpGltfI_ListAdd(&lists[W_NO_COLLIDER], name);
         }
     }
     for (int k = 0; ok && k < nitems; k++) {
@@ -868,6 +816,7 @@ static bool bodies(tpGltf *g, const cJSON *nodes, int nn, const int *order, int 
         /* a body of its own: a static collider, a trigger, a mesh node with extras or none */
         tpGltfNode nd;
         memset(&nd, 0, sizeof nd);
+        nd.body = it->node;
         node_name(nodes, it->node, nd.name);
         const cJSON *node = cJSON_GetArrayItem(nodes, it->node);
         if (!parse_extras(g, node, it->node, nd.name, &nd)) {
@@ -894,12 +843,12 @@ static bool bodies(tpGltf *g, const cJSON *nodes, int nn, const int *order, int 
             const tpGltfNode *nd = &sc->nodes[i];
             if (nd->cls == TP_GLTF_KINEMATIC && (nd->vel[0] || nd->vel[1] || nd->vel[2]) &&
                 (nd->angvel[0] || nd->angvel[1] || nd->angvel[2]))
-                list_add(&lists[W_KINEMATIC], nd->name);
+                tpGltfI_ListAdd(&lists[W_KINEMATIC], nd->name);
             if (nd->cls != TP_GLTF_STATIC && nd->cls != TP_GLTF_NONE && nd->shape == TP_GLTF_SHAPE_MESH &&
                 nd->mesh.nvertices > TP_MESH_HULL_MAX_VERTICES) {
                 char label[TP_GLTF_NAME_MAX + 32];
                 snprintf(label, sizeof label, "%s (%d vertices)", nd->name, nd->mesh.nvertices);
-                list_add(&lists[W_HULL], label);
+                tpGltfI_ListAdd(&lists[W_HULL], label);
             }
             for (int k = 0; k < nd->nparts; k++) { /* a compound's mesh parts, likewise */
                 if (nd->parts[k].shape == TP_GLTF_SHAPE_MESH &&
@@ -907,13 +856,13 @@ static bool bodies(tpGltf *g, const cJSON *nodes, int nn, const int *order, int 
                     char label[2 * TP_GLTF_NAME_MAX + 32];
                     snprintf(label, sizeof label, "%s's %s (%d vertices)", nd->name, nd->parts[k].name,
                              nd->parts[k].mesh.nvertices);
-                    list_add(&lists[W_HULL], label);
+                    tpGltfI_ListAdd(&lists[W_HULL], label);
                 }
             }
         }
         unique_names(sc, lists);
         for (int k = 0; k < W_COUNT; k++)
-            list_flush(g, &lists[k]);
+            tpGltfI_ListFlush(g, &lists[k]);
     }
     free(phys);
     free(items);
@@ -927,7 +876,7 @@ static bool bodies(tpGltf *g, const cJSON *nodes, int nn, const int *order, int 
 static void unused_extensions(tpGltf *g)
 {
     const cJSON *used = cJSON_GetObjectItemCaseSensitive(g->root, "extensionsUsed"), *e;
-    tpNameList l = {.head = "extensions not used (tplan reads geometry and physics only)"};
+    tpGltfNames l = {.head = "extensions not used (tplan reads geometry and physics only)"};
     cJSON_ArrayForEach(e, used)
     {
         if (!cJSON_IsString(e))
@@ -936,10 +885,10 @@ static void unused_extensions(tpGltf *g)
         if (strcmp(s, "OMI_physics_body") == 0 || strcmp(s, "OMI_physics_shape") == 0 ||
             strcmp(s, "OMI_physics_joint") == 0 || strcmp(s, "KHR_physics_rigid_bodies") == 0 ||
             strcmp(s, "KHR_implicit_shapes") == 0 || strcmp(s, "KHR_collision_shapes") == 0)
-            continue; /* read (joints: warned per node) */
-        list_add(&l, s);
+            continue; /* read */
+        tpGltfI_ListAdd(&l, s);
     }
-    list_flush(g, &l);
+    tpGltfI_ListFlush(g, &l);
 }
 
 bool tpGltfI_Scene(tpGltf *g)
@@ -1080,6 +1029,8 @@ bool tpGltfI_Scene(tpGltf *g)
     }
     if (ok)
         ok = bodies(g, nodes, nn, order, norder, body_of, world);
+    if (ok)
+        ok = tpGltfI_Joints(g, nodes, order, norder, body_of, world);
     if (ok) {
         unused_extensions(g);
         for (int o = 0; o < norder; o++) {
@@ -1125,5 +1076,6 @@ void tpGltfScene_Free(tpGltfScene *sc)
         free(sc->nodes[i].parts);
     }
     free(sc->nodes);
+    free(sc->joints);
     memset(sc, 0, sizeof *sc);
 }

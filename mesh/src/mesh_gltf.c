@@ -691,3 +691,54 @@ void tpGltfI_Close(tpGltf *g)
     cJSON_Delete(g->root);
     g->root = NULL;
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Warnings that name many nodes: one line each, "head: A, B, C and 4 more"                   */
+
+void tpGltfI_ListAdd(tpGltfNames *l, const char *name)
+{
+    l->n++;
+    size_t at = strlen(l->names), need = strlen(name) + 2;
+    if (at + need + 1 < sizeof l->names) {
+        snprintf(l->names + at, sizeof l->names - at, "%s%s", at ? ", " : "", name);
+        l->shown++;
+    }
+}
+
+void tpGltfI_ListFlush(tpGltf *g, const tpGltfNames *l)
+{
+    if (l->n == 0)
+        return;
+    if (l->n > l->shown)
+        tpGltfI_Warn(g, "%s: %s and %d more", l->head, l->names, l->n - l->shown);
+    else
+        tpGltfI_Warn(g, "%s: %s", l->head, l->names);
+}
+
+/* world = [R S | t] in glTF axes into the scale along the node's axes, and the pose in tplan's frame
+ * (z up): false (a message naming the node) when it shears or mirrors. */
+bool tpGltfI_Decompose(tpGltf *g, const double world[12], const char *name, double s[3], double pos[3], double quat[4])
+{
+    double R[9];
+    for (int j = 0; j < 3; j++) {
+        s[j] = sqrt(world[j] * world[j] + world[4 + j] * world[4 + j] + world[8 + j] * world[8 + j]);
+        if (!(s[j] > 1e-9) || s[j] > 1e6)
+            FAIL(g, "node '%s': scale %g along its axis %d", name, s[j], j);
+        for (int i = 0; i < 3; i++)
+            R[3 * i + j] = world[4 * i + j] / s[j];
+    }
+    double det =
+        R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
+    double d01 = R[0] * R[1] + R[3] * R[4] + R[6] * R[7], d02 = R[0] * R[2] + R[3] * R[5] + R[6] * R[8],
+           d12 = R[1] * R[2] + R[4] * R[5] + R[7] * R[8];
+    if (fabs(d01) > 1e-5 || fabs(d02) > 1e-5 || fabs(d12) > 1e-5 || !(det > 0))
+        FAIL(g, "node '%s': its world transform %s", name,
+             det > 0 ? "shears (a non-uniform scale under a rotation)" : "mirrors (a negative scale)");
+    /* tplan frame: R' = A R A^T, p = A t with A (x, y, z) = (x, -z, y) */
+    const double Rz[9] = {R[0], -R[2], R[1], -R[6], R[8], -R[7], R[3], -R[5], R[4]};
+    tpGltfI_MatrixToQuat(Rz, quat);
+    pos[0] = world[3];
+    pos[1] = -world[11];
+    pos[2] = world[7];
+    return true;
+}

@@ -187,6 +187,9 @@ static void test_other_readers(void **state)
     every_failure("mesh/omi_khr_mixed_gltf", read_scene);        /* KHR shapes, triggers, a tapered mesh */
     every_failure("mesh/omi_dynamic_compound_gltf", read_scene); /* a moving body of two colliders */
     every_failure("mesh/omi_static_compound_collider_gltf", read_scene);
+    every_failure("mesh/omi_joints_gltf", read_scene);         /* every shape, OMI drafts' joints, a KHR plane */
+    every_failure("mesh/khr_door_joint_gltf", read_scene);     /* KHR physicsJoints with a limit */
+    every_failure("mesh/omi_pendulum_joint_gltf", read_scene); /* OMI physicsJoints, connectedNode */
 }
 
 /* The plan writer: a record read without failures, written to memory with each allocation failing. */

@@ -14,12 +14,14 @@ python3 "$(dirname "$0")/omi_assets.py" "$work/box" >"$work/rows.txt" || { echo 
 cat >"$work/box/omi.lua" <<'LUA'
 local tp = require "tp"
 local F = tp.param("file", "dynamic_box.gltf")
-local bodies, names = tp.scene(F, { default = "skip" })
+local T = tp.param("t", 0.2)
+local bodies, names, regions, joints = tp.scene(F, { default = "skip" })
 print("NBODIES", #bodies, table.concat(names, ","))
+print("NJOINTS", #joints)
 bodies[#bodies + 1] = tp.box { name = "probe", class = "active", size = {0.1, 0.1, 0.1}, mass = 1, pos = {100, 100, 0.05} }
-return tp.domain { name = "omi", dt = 1 / 60, substeps = 4, bodies = bodies,
-  tactics = { tp.tactic { name = "w", body = "probe", skills = { tp.skill.wait { name = "wait", duration = 0.1 } } } },
-  goal = function(st) return st.t >= 0.2 end, planner = { max_iters = 20, seed = 1 } }
+return tp.domain { name = "omi", dt = 1 / 60, substeps = 4, bodies = bodies, joints = joints,
+  tactics = { tp.tactic { name = "w", body = "probe", skills = { tp.skill.wait { name = "wait", duration = T / 2 } } } },
+  goal = function(st) return st.t >= T end, planner = { max_iters = math.max(20, math.ceil(70 * T)), seed = 1 } }
 LUA
 loaded=0 total=0
 while IFS='|' read -r f expect; do
@@ -54,6 +56,10 @@ for e in expect:
         want = [float(x) for x in v.split(",")]
         if max(abs(a - b) for a, b in zip(got, want)) > 1e-9:
             bad.append("%s %s, want %s" % (k, got, want))
+    elif k == "joints":
+        got = [l.split()[1] for l in out.splitlines() if l.startswith("NJOINTS")]
+        if got != [v]:
+            bad.append("%s joints, want %s" % (got, v))
     elif k == "warn":
         text = e[5:].replace("~", " ")
         if text not in out:
@@ -78,6 +84,38 @@ PY
   esac
 done <"$work/rows.txt"
 echo "omi: $loaded of $((total - 1)) scenes loaded (no_physics.gltf must not)"
+
+# joints from the files: a pendulum on a hinge (each of the three forms) swings with the period of
+# a physical pendulum, T = 2 pi sqrt(I / (m g L)) with I = m (L^2 + 2/5 r^2) (L = 1 m, r = 0.05 m,
+# 0.1 rad: the amplitude adds (0.1)^2 / 16 = 0.06 %), within 0.5 %; its bob keeps 1 m from the pivot;
+# a door on a hinge with limits stops at its limit; the plans replay bit for bit
+for f in pendulum_omi_old pendulum_omi pendulum_khr door_limits; do
+  "$tplan" plan "$work/box/omi.lua" --set file=$f.gltf --set t=4 -q -o "$work/$f.json" >"$work/out.txt" 2>&1
+  check "$f: planned" $?
+  python3 - "$work/$f.json" "$f" <<'PY'
+import json, math, sys
+p, f = json.load(open(sys.argv[1])), sys.argv[2]
+b = {x["name"]: x for x in p["bodies"]}
+dt = p["domain"]["dt"] if "domain" in p and "dt" in p["domain"] else 1 / 60
+tr = b["Door" if f == "door_limits" else "Bob"]["trajectory"]
+if f == "door_limits":
+    yaw = [2 * math.atan2(r[6], r[3]) for r in tr]  # about z (the hinge is vertical)
+    lo, hi = min(yaw), max(yaw)
+    print("  door: yaw in [%.4f, %.4f] rad (limit [-0.6, 0.2])" % (lo, hi))
+    sys.exit(0 if -0.63 < lo < -0.57 and hi < 0.23 else 1)
+x = [r[0] for r in tr]
+L = max(abs(math.hypot(r[0], r[2] - 2) - 1) for r in tr)
+ups = [i - 1 + x[i - 1] / (x[i - 1] - x[i]) for i in range(1, len(x)) if (x[i - 1] < 0) != (x[i] < 0)]
+T = 2 * (ups[-1] - ups[0]) / (len(ups) - 1) * dt  # every crossing: half periods
+want = 2 * math.pi * math.sqrt((1 + 0.4 * 0.05 ** 2) / 9.81) * (1 + 0.1 ** 2 / 16)
+print("  %s: period %.5f s over %d half swings, want %.5f (%.3f %%); rod kept within %.2g m" %
+      (f, T, len(ups) - 1, want, 100 * (T / want - 1), L))
+sys.exit(0 if abs(T / want - 1) < 0.005 and L < 1e-3 and len(ups) >= 3 else 1)
+PY
+  check "$f: the joint holds (period within 0.5 %, or the door within its limit)" $?
+  "$tplan" replay "$work/$f.json" --check >"$work/replay.txt" 2>&1
+  check "$f: replay --check" $?
+done
 
 # triggers are regions: tp.scene's third result gives each one's box and bounding sphere, a goal
 # uses it, and a ball falls into it (a marker never collides: resting on it, the ball would stay out)

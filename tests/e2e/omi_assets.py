@@ -168,7 +168,7 @@ def write(d):
     r_ = g.node("ShelfRight", extensions={"OMI_physics_body": {"collider": {"shape": s}}}, translation=(0.5, 0, 0),
                 root=False)
     g.body("Shelf", motion={"type": "static"}, children=[l_, r_])
-    save("static_compound_collider.gltf", g.gltf(), "bodies=2 ShelfLeft:mesh:static ShelfRight:mesh:static")
+    save("static_compound_collider.gltf", g.gltf(), "bodies=1 Shelf:compound:static")
     # a collider without a shape groups its children's into one static compound (the body node)
     g = Doc()
     s = g.shape("box", size=[1, 2, 3])
@@ -294,7 +294,7 @@ def write(d):
     b = g.body("BodyB", motion={"type": "dynamic", "mass": 1}, collider=s, translation=(0, 0, 0.6))
     g.node("PinJoint", extensions={"OMI_physics_joint": {"constraints": [0], "nodeA": a, "nodeB": b}},
            translation=(-0.23, 0, 0.6))
-    save("simple_joint.gltf", g.gltf(), "bodies=2 BodyA:box:passive BodyB:box:passive warn=PinJoint")
+    save("simple_joint.gltf", g.gltf(), "bodies=2 BodyA:box:passive BodyB:box:passive joints=1")
     g = Doc()
     g.doc["extensionsUsed"].append("OMI_physics_joint")
     g.doc["extensions"]["OMI_physics_joint"] = {"constraints": [{"linearAxes": [0, 1, 2]}]}
@@ -307,8 +307,66 @@ def write(d):
                translation=(0, 0, 1.96 - 0.3 * k))
         prev = cur
     js, binary = g.external("hanging_rope.bin")
-    save("hanging_rope.gltf", js, "bodies=7 Anchor:sphere:static Link0:capsule:passive warn=RopeJoint0",
+    save("hanging_rope.gltf", js, "bodies=7 Anchor:sphere:static Link0:capsule:passive joints=6",
          "hanging_rope.bin", binary)
+
+    # a pendulum on a hinge, in the three forms of the texts: OMI's first drafts (document
+    # `constraints`, nodeA/nodeB), OMI's and KHR's `physicsJoints` (limits, connectedNode). The bob
+    # (r 0.05 m, 1 kg) hangs L = 1 m below the pivot, pulled aside 0.1 rad; the hinge turns about
+    # the joint node's Z (tplan's -y): omi.sh measures the period against 2 pi sqrt(I / (m g L))
+    th = 0.1
+    for form in ("omi_old", "omi", "khr"):
+        g = Doc(khr=form == "khr")
+        key = "KHR_physics_rigid_bodies" if form == "khr" else "OMI_physics_joint"
+        if form != "khr":
+            g.doc["extensionsUsed"].append("OMI_physics_joint")
+        root = g.doc["extensions"].setdefault(key, {})
+        pivot = g.body("Pivot", motion=None if form == "khr" else {"type": "static"},
+                       collider=g.shape("box", size=[0.05, 0.05, 0.05]), translation=(0, 0, 2))
+        bob = g.body("Bob", motion={"type": "dynamic", "mass": 1} if form != "khr" else {"mass": 1},
+                     collider=g.shape("sphere", radius=0.05), translation=(math.sin(th), 0, 2 - math.cos(th)))
+        hinge = [{"linearAxes": [0, 1, 2], "min": 0, "max": 0}, {"angularAxes": [0, 1], "min": 0, "max": 0}]
+        if form == "omi_old":
+            root["constraints"] = [{"linearAxes": [0, 1, 2]}, {"angularAxes": [0, 1]}]
+            g.node("Hinge", extensions={key: {"constraints": [0, 1], "nodeA": pivot, "nodeB": bob}}, translation=(0, 0, 2))
+        else:
+            root["physicsJoints"] = [{"limits": hinge}]
+            # the joint node on the bob (its first parent body), the connected node the pivot's own
+            j = g.node("Hinge", extensions={key: {"joint": {"connectedNode": pivot, "joint": 0}} if form == "khr"
+                                            else {"connectedNode": pivot, "joint": 0}},
+                       translation=(-math.sin(th), 0, math.cos(th)), root=False)
+            g.doc["nodes"][bob]["children"] = [j]
+        save("pendulum_%s.gltf" % form, g.gltf(), "bodies=2 Pivot:box:static Bob:sphere:passive joints=1")
+    # a door on a hinge with limits (KHR): hinged to the world (a node without a body) about its
+    # vertical edge (glTF Y), free within [-0.2, 0.6] rad of the joint's angle, swung hard toward
+    # -0.6: omi.sh checks it stops at the limit
+    g = Doc(khr=True)
+    g.doc["extensions"]["KHR_physics_rigid_bodies"] = {"physicsJoints": [{"limits": [
+        {"linearAxes": [0, 1, 2], "min": 0, "max": 0}, {"angularAxes": [0, 2], "min": 0, "max": 0},
+        {"angularAxes": [1], "min": -0.2, "max": 0.6}]}]}
+    frame = g.node("Frame", translation=(0, 1, 0))
+    door = g.body("Door", motion={"mass": 1, "angularVelocity": [0, -3, 0]},
+                  collider=g.shape("box", size=[1.0, 0.5, 0.04]), translation=(0.5, 1, 0))
+    j = g.node("DoorHinge", extensions={"KHR_physics_rigid_bodies": {"joint": {"connectedNode": frame, "joint": 0}}},
+               translation=(-0.5, 0, 0), root=False)
+    g.doc["nodes"][door]["children"] = [j]
+    save("door_limits.gltf", g.gltf(), "bodies=1 Door:box:passive joints=1")
+    # bad joints: one-line errors naming the node and the field
+    for bad, what in (("unknown", "OMI_physics_joint.nodeB: node 99 does not exist"), ("order", "lowerLimit = 1 is above upperLimit = -1"),
+                      ("axes", "linearAxes: 3 is not an axis"), ("scale", "node 'BadJoint': scale 0 along its axis 0")):
+        g = Doc()
+        g.doc["extensionsUsed"].append("OMI_physics_joint")
+        c = {"angularAxes": [2], "lowerLimit": 1, "upperLimit": -1} if bad == "order" else \
+            {"linearAxes": [0, 1, 3]} if bad == "axes" else {"linearAxes": [0, 1, 2]}
+        g.doc["extensions"]["OMI_physics_joint"] = {"constraints": [c]}
+        s = g.shape("box", size=[0.2, 0.2, 0.2])
+        a = g.body("BodyA", motion={"type": "dynamic", "mass": 1}, collider=s, translation=(0, 0, 1))
+        b = g.body("BodyB", motion={"type": "dynamic", "mass": 1}, collider=s, translation=(0, 0, 2))
+        g.node("BadJoint", extensions={"OMI_physics_joint": {"constraints": [0], "nodeA": a,
+                                                             "nodeB": 99 if bad == "unknown" else b}},
+               **({"scale": [0, 1, 1]} if bad == "scale" else {}))  # a zero axis
+        save("bad_joint_%s.gltf" % bad, g.gltf(), "error=nodes[2] 'BadJoint': " + what if bad == "unknown"
+             else "error=" + what)
 
     # ---- KHR_physics_rigid_bodies + KHR_implicit_shapes ---------------------------------------------
     g = Doc(khr=True)
@@ -344,7 +402,7 @@ def write(d):
     g.doc["extensionsUsed"].append("KHR_lights_punctual")
     save("khr_mixed.gltf", g.gltf(),
          "bodies=4 KhrCapsule:capsule:passive KhrCone:mesh:foreign KhrDie:mesh:passive KhrGoal:box:marker "
-         "warn=KhrHinge warn=physics materials warn=Lamp warn=KHR_lights_punctual")
+         "joints=0 warn=cannot~map warn=KhrHinge warn=physics materials warn=Lamp warn=KHR_lights_punctual")
     # a scene without any physics, read with default = "skip": an error, never an empty scene
     g = Doc()
     g.node("JustAMesh", mesh=g.mesh(*cube(0.2), "m"))

@@ -356,7 +356,16 @@ static void test_gltf_roundtrip(void **state)
             /* the static crate's node holds its pose, converted to y-up */
             const cJSON *tr = cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, 1), "translation");
             assert_true(cJSON_GetArrayItem(tr, 0)->valuedouble == 1.5 && cJSON_GetArrayItem(tr, 1)->valuedouble == 0.1);
-            assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, 0), "translation")); /* planes: world quad */
+            /* the ground plane's node: its quad's frame (local y = the normal, +z up here: glTF +y),
+               with a KHR_implicit_shapes plane collider (OMI_physics_shape has no plane) */
+            const cJSON *ground = cJSON_GetArrayItem(nodes, 0);
+            const cJSON *gq = cJSON_GetObjectItem(ground, "rotation");
+            assert_non_null(cJSON_GetObjectItem(ground, "translation"));
+            assert_true(fabs(cJSON_GetArrayItem(gq, 0)->valuedouble) < 1e-12 &&
+                        fabs(cJSON_GetArrayItem(gq, 2)->valuedouble) < 1e-12); /* about y only: y stays y */
+            const cJSON *gx =
+                cJSON_GetObjectItem(cJSON_GetObjectItem(ground, "extensions"), "KHR_physics_rigid_bodies");
+            assert_non_null(cJSON_GetObjectItem(gx, "collider"));
             tpTestGltf_Free(&g);
         }
     }

@@ -22,16 +22,47 @@ typedef enum {
                           driven joint motors: step, t, joint, axis, target) */
 } tpExportFormat;
 
+/// One axis of an exported joint (as physics' tpJointAxisDef): limit, spring, motor.
+typedef struct tpExportJointAxis {
+    bool limit;
+    double lo, hi;                   /* rad or m */
+    double stiffness, damping, rest; /* a spring when stiffness > 0 (N m/rad or N/m, N m s/rad or N s/m, rad or m) */
+    bool motor;
+    double speed, max_force; /* rad/s or m/s; N m or N */
+} tpExportJointAxis;
+
+/// A joint of the plan's domain, for the glTF writer's OMI_physics_joint (a recording does not keep
+/// its joints: `tplan export` reads them from the plan's own script).
+typedef struct tpExportJoint {
+    char name[64];    /* "" = unnamed */
+    const char *kind; /* "hinge", "slider", "ball", "fixed", "universal", "hinge2" or "distance" (static) */
+    int a, b;         /* body indices of the record; b = -1: the world */
+    double anchor[3], anchor2[3], axis[3], axis2[3]; /* m, unit: world frame (z up) at the initial poses */
+    double length;                                   /* distance: m */
+    bool collide;
+    tpExportJointAxis axes[2];
+} tpExportJoint;
+
+/// What the recording does not keep of the scene's physics: the bodies' masses and the joints.
+typedef struct tpExportPhysics {
+    const double *mass; /* per body of the record (nbodies), kg; 0 = static, scripted or unknown */
+    int njoints;
+    const tpExportJoint *joints; /* njoints */
+} tpExportPhysics;
+
 /// What to export and how. Get one from tpDefaultExportDef(); the writer keeps no pointer to it.
 typedef struct tpExportDef {
     tpExportFormat format;
-    int world;                /* solution exported as the main animation / CSV: 0 = the selected one */
-    double tolerance;         /* m: keyframe reduction of translations; 0 = a key at every step */
-    double angle_tolerance;   /* rad: reduction of rotations; < 0 = tolerance / the body's bounding
-                                 radius (a surface point then moves at most `tolerance` more) */
-    bool alternatives;        /* glTF: one more animation per other many-worlds solution */
-    bool overlays;            /* glTF: the navigation paths of the plan as line meshes */
-    const tpTreeRecord *tree; /* glTF: the search tree as a line mesh; NULL = none (not owned) */
+    int world;                      /* solution exported as the main animation / CSV: 0 = the selected one */
+    double tolerance;               /* m: keyframe reduction of translations; 0 = a key at every step */
+    double angle_tolerance;         /* rad: reduction of rotations; < 0 = tolerance / the body's bounding
+                                       radius (a surface point then moves at most `tolerance` more) */
+    bool alternatives;              /* glTF: one more animation per other many-worlds solution */
+    bool overlays;                  /* glTF: the navigation paths of the plan as line meshes */
+    const tpTreeRecord *tree;       /* glTF: the search tree as a line mesh; NULL = none (not owned) */
+    const tpExportPhysics *physics; /* glTF: masses and joints for the OMI extensions (every body is
+                                       written with OMI_physics_body / OMI_physics_shape); NULL = none
+                                       known: no masses, no joints (not owned) */
 } tpExportDef;
 
 /// Default definition: GLB, selected world, no reduction, no extras.

@@ -142,7 +142,46 @@ typedef struct tpGltfNode {
     bool convex;                     /* the shape asks for the mesh's convex hull */
     int nparts;                      /* TP_GLTF_SHAPE_COMPOUND: its colliders (2..TP_GLTF_MAX_PARTS) */
     tpGltfPart *parts;               /* nparts, owned by the scene (pos, quat: the body node's world pose) */
+    int body;                        /* glTF node index of its body node (the node with the motion, or
+                                        the collider node of a body of its own): what joints name */
 } tpGltfNode;
+
+/// The kind of a joint read from a glTF scene (the order of physics' tpJointKind).
+typedef enum {
+    TP_GLTF_JOINT_HINGE = 0,
+    TP_GLTF_JOINT_SLIDER,
+    TP_GLTF_JOINT_BALL,
+    TP_GLTF_JOINT_FIXED,
+    TP_GLTF_JOINT_UNIVERSAL,
+    TP_GLTF_JOINT_HINGE2, /* never made from a file (no glTF joint says "wheel") */
+    TP_GLTF_JOINT_DISTANCE,
+} tpGltfJointKind;
+
+/// One free axis of a glTF joint (as physics' tpJointAxisDef): a limit, a spring or a motor.
+typedef struct tpGltfJointAxis {
+    bool limit;
+    double lo, hi; /* rad (within [-pi, pi]) or m, lo <= hi */
+    bool spring;
+    double stiffness, damping, rest; /* N m/rad or N/m; N m s/rad or N s/m; rad or m */
+    bool motor;
+    double speed, max_force; /* rad/s or m/s; N m or N, > 0 */
+} tpGltfJointAxis;
+
+/// A joint of a glTF scene (OMI_physics_joint, or KHR_physics_rigid_bodies' joint), mapped onto one
+/// of tplan's kinds; anchor and axes in tplan's world frame (z up) at the bodies' initial poses.
+typedef struct tpGltfJoint {
+    char name[TP_GLTF_NAME_MAX]; /* the joint node's name */
+    int node;                    /* glTF node index of the joint node */
+    tpGltfJointKind kind;
+    char a[TP_GLTF_NAME_MAX]; /* the body that moves (a tpGltfNode's name) */
+    char b[TP_GLTF_NAME_MAX]; /* the other body's name, "" = the world */
+    double anchor[3];         /* m: the pivot (hinge, ball, universal; distance: the point on a) */
+    double anchor2[3];        /* m: distance only, the point on b */
+    double axis[3], axis2[3]; /* unit: hinge, slider, universal axis 1; universal axis 2 */
+    double length;            /* distance: m */
+    bool collide;             /* KHR enableCollision: the two bodies collide (OMI: never) */
+    tpGltfJointAxis axes[2];  /* hinge, slider: axes[0]; universal: both */
+} tpGltfJoint;
 
 /// The bodies of a glTF file's default scene (or its first), in node order, and what was not used.
 typedef struct tpGltfScene {
@@ -151,6 +190,8 @@ typedef struct tpGltfScene {
     int nwarnings; /* lines in warnings[], each "name: ..." (the file's name first) */
     char warnings[TP_GLTF_MAX_WARNINGS][TP_GLTF_WARNING_MAX];
     int nmeshnodes; /* nodes of the scene with a mesh or a physics extension (for messages) */
+    int njoints;
+    tpGltfJoint *joints; /* njoints, owned by the scene; their bodies are among nodes[] */
 } tpGltfScene;
 
 /// A file a .gltf refers to (an external buffer, its uri as written), read by the caller.
@@ -181,12 +222,13 @@ bool tpGltf_UriPath(const char *name, const char *uri, char *out, size_t outlen)
 /// extras (tplan_class "static" | "passive" | "active", mass, density, material). A body node's
 /// colliders are its own and its descendants' up to the next body (Godot 4's body / collider /
 /// visual mesh nodes are one body; the visual mesh is skipped when the body has a collider): one
-/// collider makes one body named after the body node; several colliders of a static body make one
-/// body each, named after the collider nodes; several colliders of a moving body make one compound
-/// body of one part each (TP_GLTF_SHAPE_COMPOUND, at most 64; a note names it). Triggers are markers.
+/// collider makes one body named after the body node; several colliders make one compound body of
+/// one part each, named after the body node (TP_GLTF_SHAPE_COMPOUND, at most 64; a moving one is
+/// named in a note; a static body's planes are bodies of their own). Triggers are markers.
 /// Meshes: degenerate triangles are dropped and vertices within 1e-6 of the mesh's size welded,
-/// with a warning when either happened. Every node and extension not used, every property tplan
-/// cannot represent (joints, centerOfMass, inertia, physics materials, filters) is named in
+/// with a warning when either happened. Joints (OMI_physics_joint, KHR joint) go into out->joints,
+/// mapped onto tplan's kinds (gltf_joints.c). Every node and extension not used, every property tplan
+/// cannot represent (centerOfMass, inertia, physics materials, filters, joints it cannot map) is named in
 /// out->warnings. False with "name: ..." in err; on success the caller frees *out with
 /// tpGltfScene_Free.
 bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMeshLimits *limits,
