@@ -257,12 +257,32 @@ void tpCliLive_Free(tpCliLive *live);
 /// writes nothing. NULL after printing why.
 tpScript *tpCli_LoadPlanScript(const char *plan_path, const char *domain_override, const tpPlanRecord *rec, bool quiet,
                                bool mute, tpScriptFile **files);
+/// tplan plan --from-plan PLAN --world K --until T [--where QUERY] (plan_refine.c): keep world K up to
+/// time T, plan the rest from the state there, splice the two. Zero it, fill the inputs.
+typedef struct tpCliRefine {
+    const char *plan_path; /* --from-plan */
+    long long world;       /* --world K (file order: 0 the selected world) */
+    double until;          /* --until T, s of plan time */
+    const char *where;     /* --where QUERY (tp/query.h), the extra goal selecting among the solutions; or NULL */
+    tpPlanRecord old;      /* the plan read (owned) */
+    int step;              /* the state kept: floor((T - start) / dt) */
+} tpCliRefine;
+/// Reads the plan, checks the world, time and query, and makes the state at T (*state, owned by the
+/// caller) in the domain script at domain_path. False after printing why.
+bool tpCli_RefineStart(tpCliRefine *r, const char *domain_path, tplan_state **state);
+/// Splices the new plan rec (planned from that state) after the kept steps and applies --where. An
+/// exit code: TP_EXIT_OK, TP_EXIT_APPROXIMATE (no solution satisfies --where: a warning printed),
+/// else an error with a message in err.
+int tpCli_RefineFinish(tpCliRefine *r, tpPlanRecord *rec, char *err, size_t errlen);
+void tpCli_RefineFree(tpCliRefine *r);
+
 /// Reads the state file at path (syntax and values; the domain checks the rest when it gets it).
 /// NULL after printing "PATH: why".
 tplan_state *tpCli_ReadState(const char *path);
 
 int tpCmd_Plan(int argc, char **argv);
 int tpCmd_State(int argc, char **argv);
+int tpCmd_Worlds(int argc, char **argv);
 int tpCmd_Simulate(int argc, char **argv);
 int tpCmd_Bench(int argc, char **argv);
 int tpCmd_Replay(int argc, char **argv);

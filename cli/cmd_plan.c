@@ -33,6 +33,10 @@ static void plan_usage(FILE *f)
                "  --set NAME=VALUE    override a script parameter read with tp.param (repeatable)\n"
                "  --state FILE        plan from this state (a state file: 'tplan state', docs/embedding.md)\n"
                "                      instead of the domain's initial state; the plan records it\n"
+               "  --from-plan PLAN    refine: keep world --world K (default 0) of PLAN up to --until T s and\n"
+               "                      plan the rest again from there; the plan is the two spliced\n"
+               "  --world K, --until T, --where QUERY   with --from-plan: the world, the time, and an extra\n"
+               "                      goal (a 'tplan worlds' query) the selected solution must satisfy\n"
                "  -o, --out FILE      plan file to write (default: <domain name>.plan.json)\n"
                "  --no-out            do not write a plan file\n"
                "  --tree FILE         also write the search tree (docs/tree-format.md)\n"
@@ -317,7 +321,9 @@ typedef struct PlanCmd {
     long long view_quit, jobs;
     double hard_deadline;   /* --hard-deadline S; 0 = none */
     const char *state_path; /* --state FILE, or NULL */
-    tplan_state *state;     /* its state (owned), read before planning */
+    tplan_state *state;     /* its state (owned), read before planning; or the state of --from-plan */
+    tpCliRefine refine;     /* --from-plan PLAN --world K --until T --where QUERY (plan_path NULL: none) */
+    bool until_set;
     tpCliParams params;
     tpCliPlanOpts o; /* the run definition and what the program adds to a run */
 } PlanCmd;
@@ -328,10 +334,27 @@ static int plan_parse(int argc, char **argv, PlanCmd *p)
     memset(p, 0, sizeof *p);
     p->jobs = 1;
     tpCli_PlanOptsInit(&p->o);
-    enum { OPT_SET = TP_OPT_FIRST_FREE, OPT_NO_OUT, OPT_TREE, OPT_VIEW, OPT_VIEW_QUIT, OPT_JOBS, OPT_MPI, OPT_STATE };
+    enum {
+        OPT_SET = TP_OPT_FIRST_FREE,
+        OPT_NO_OUT,
+        OPT_TREE,
+        OPT_VIEW,
+        OPT_VIEW_QUIT,
+        OPT_JOBS,
+        OPT_MPI,
+        OPT_STATE,
+        OPT_FROM_PLAN,
+        OPT_WORLD,
+        OPT_UNTIL,
+        OPT_WHERE
+    };
     static const struct option own[] = {
         {"set", required_argument, NULL, OPT_SET},
         {"state", required_argument, NULL, OPT_STATE},
+        {"from-plan", required_argument, NULL, OPT_FROM_PLAN},
+        {"world", required_argument, NULL, OPT_WORLD},
+        {"until", required_argument, NULL, OPT_UNTIL},
+        {"where", required_argument, NULL, OPT_WHERE},
         {"out", required_argument, NULL, 'o'},
         {"no-out", no_argument, NULL, OPT_NO_OUT},
         {"tree", required_argument, NULL, OPT_TREE},
@@ -384,6 +407,23 @@ static int plan_parse(int argc, char **argv, PlanCmd *p)
         case OPT_STATE:
             p->state_path = v;
             break;
+        case OPT_FROM_PLAN:
+            p->refine.plan_path = v;
+            break;
+        case OPT_WORLD:
+            if (!tpCli_ParseInt("--world", v, 0, 1000000000, &p->refine.world)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            break;
+        case OPT_UNTIL:
+            if (!tpCli_ParseDouble("--until", v, 0, false, TP_PLAN_MAX_START_TIME, &p->refine.until)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            p->until_set = true;
+            break;
+        case OPT_WHERE:
+            p->refine.where = v;
+            break;
         case OPT_JOBS:
             if (!tpCli_ParseInt("--jobs", v, 1, TP_PAR_MAX_WORKERS, &p->jobs)) {
                 return TP_EXIT_BAD_INPUT;
@@ -423,6 +463,15 @@ static int plan_parse(int argc, char **argv, PlanCmd *p)
     }
     if (p->no_out) {
         p->out = NULL;
+    }
+    if (!p->refine.plan_path && (p->until_set || p->refine.where || p->refine.world)) {
+        tpLog(TP_LOG_ERROR, "--world, --until and --where refine a plan: they need --from-plan PLAN");
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (p->refine.plan_path && (!p->until_set || p->state_path || p->jobs > 1 || p->mpi)) {
+        tpLog(TP_LOG_ERROR, !p->until_set ? "--from-plan PLAN needs --until T (the time up to which the world is kept)"
+                                          : "--from-plan cannot go with --state, --jobs or --mpi");
+        return TP_EXIT_BAD_INPUT;
     }
     return -1;
 }
@@ -503,8 +552,16 @@ int tpCmd_Plan(int argc, char **argv)
         }
         p.o.run.start = p.state;
     }
+    if (p.refine.plan_path) { /* the state at --until of the chosen world */
+        if (!tpCli_RefineStart(&p.refine, path, &p.state)) {
+            tpCli_RefineFree(&p.refine);
+            return TP_EXIT_BAD_INPUT;
+        }
+        p.o.run.start = p.state;
+    }
     code = plan_run(&p, path);
     tplan_state_free(p.state);
+    tpCli_RefineFree(&p.refine);
     return code;
 }
 
@@ -560,8 +617,13 @@ static int plan_run(PlanCmd *p0, const char *path)
     } else if (!tpCli_RecordRun(&run, path, &rec, err, sizeof err)) {
         tpLog(TP_LOG_ERROR, "%s", err);
         code = TP_EXIT_FAILURE;
+    } else if (p.refine.plan_path && (code = tpCli_RefineFinish(&p.refine, &rec, err, sizeof err)) != TP_EXIT_OK &&
+               code != TP_EXIT_APPROXIMATE) {
+        tpLog(TP_LOG_ERROR, "--from-plan: %s", err);
     } else {
+        int refined = code;
         code = plan_report(&p, path, &run, &rec);
+        code = code == TP_EXIT_OK ? refined : code;
         if (p.view) {
             tpCliLive_Finish(&live, &rec, tpPlanner_Tree(run.planner), &run.res);
         }

@@ -20,6 +20,7 @@ static const Command k_commands[] = {
     {"plan", "DOMAIN", "plan a domain script (a path, or a built-in name such as minigolf)", tpCmd_Plan},
     {"replay", "PLAN", "re-simulate a plan file and check it bit for bit", tpCmd_Replay},
     {"state", "PLAN", "write the state at a step of a plan (a state file, for plan --state)", tpCmd_State},
+    {"worlds", "PLAN", "list, filter (space-time queries) and rank a plan's solutions; pick one", tpCmd_Worlds},
     {"simulate", "DOMAIN", "step a state with controls through the planner's physics", tpCmd_Simulate},
     {"bench", "", "benchmark domains x planners over seeds (paper Table 1, Fig. 13)", tpCmd_Bench},
     {"view", "PLAN", "play back a plan (and its search tree) in a window", tpCmd_View},

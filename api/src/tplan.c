@@ -10,6 +10,7 @@
 #include "api.h"
 #include "call.h"
 #include "tp/base.h"
+#include "tp/query.h"
 #include "tp/run.h"
 
 const char *tplan_version(void)
@@ -584,4 +585,38 @@ tplan_code tplan_replay(tplan_domain *d, const char *plan, size_t len, tplan_err
         tpApi_SetOk(err);
     }
     return code;
+}
+
+char *tplan_worlds(const char *plan, size_t len, const char *where, const char *rank, size_t *out_len, tplan_error *err)
+{
+    if (out_len) {
+        *out_len = 0;
+    }
+    if (!plan) {
+        tpRun_Fail(err, TPLAN_ERR_ARGUMENT, NULL, "no plan bytes (NULL)");
+        return NULL;
+    }
+    tpPlanRecord rec;
+    memset(&rec, 0, sizeof rec);
+    char msg[sizeof err->message];
+    char *text = NULL;
+    size_t n = 0;
+    if (!tpPlanRecord_Parse(&rec, plan, len, "plan", msg, sizeof msg)) {
+        tpRun_Fail(err, strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_PLAN_FILE, NULL, "%s", msg);
+    } else if (!tpQuery_Browse(&rec, where, rank, &text, &n, msg, sizeof msg)) {
+        const bool nomem = strcmp(msg, "out of memory") == 0;
+        tpRun_Fail(err, nomem ? TPLAN_ERR_NOMEM : TPLAN_ERR_ARGUMENT,
+                   nomem                           ? NULL
+                   : strncmp(msg, "query", 5) == 0 ? "where"
+                                                   : "rank",
+                   "%s", msg);
+    }
+    tpPlanRecord_Free(&rec);
+    if (text) {
+        if (out_len) {
+            *out_len = n;
+        }
+        tpApi_SetOk(err);
+    }
+    return text;
 }

@@ -85,6 +85,13 @@ class TplanSettings(bpy.types.PropertyGroup):
                              description="the frame the plan starts at: the scene was planned as it stood there")
     solution: IntProperty(name="Solution", default=0, min=0, update=lambda self, ctx: _select_solution(ctx.scene))
     nsolutions: IntProperty(default=0)
+    # many-worlds browsing (docs/blender.md): a space-time query and a ranking, evaluated by tplan
+    where: StringProperty(name="Where", default="",
+                          description="keep the solutions for which this holds, e.g. 'Die.C inside [0,0.2]x[0,0.2]x[0,1] "
+                          "between 1 2 and never Die.C touches Bucket and ends at rest' (tplan worlds, docs/cli.md)")
+    rank: StringProperty(name="Rank", default="", description="order them by: duration, cost, impulse, work, "
+                         "control_time, end_speed ('-' first: largest first), comma-separated")
+    matches: StringProperty(name="Matches", default="", description="the solutions that match, best first")
 
 
 def _marked(context):
@@ -177,6 +184,11 @@ def build_settings(context):
     return s
 
 
+def _tplan_program(t):
+    """The tplan program of the settings: a path (relative to the .blend) or a name on the PATH."""
+    return bpy.path.abspath(t.tplan_path) if os.sep in t.tplan_path else t.tplan_path
+
+
 def start_plan(context):
     """Exports the scene, writes the script and starts the run (returns it)."""
     scene = context.scene
@@ -202,8 +214,7 @@ def start_plan(context):
         text = core.domain_script(s)
         with open(script, "w") as f:
             f.write(text)
-        run = core.LocalRun(bpy.path.abspath(t.tplan_path) if os.sep in t.tplan_path else t.tplan_path,
-                            script, plan, t.time_budget)
+        run = core.LocalRun(_tplan_program(t), script, plan, t.time_budget)
     t.plan_path = plan
     t.start_frame = scene.frame_current
     t.status = "planning..."
@@ -214,6 +225,9 @@ def start_plan(context):
 def finish_plan(scene, run):
     t = scene.tplan
     _runs.pop(scene.name, None)
+    t["tplan_job"] = run.job if isinstance(run, core.ServiceRun) else -1  # where the worlds are asked
+    t["tplan_job_plan"] = run.plan_path
+    t.matches = ""
     if run.state == "done":
         plan = core.read_plan(run.plan_path)
         t.nsolutions = len(core.solutions(plan))
@@ -425,6 +439,43 @@ class TPLAN_OT_apply(bpy.types.Operator):
         return {"FINISHED"}
 
 
+def filter_worlds(context):
+    """Asks tplan which solutions satisfy the panel's query, ranked (the service's job when the plan
+    came from it, else the local tplan): sets `matches` and selects the best one. The status line
+    says how many matched. Returns the ranked world numbers (raises core.PlanError)."""
+    t = context.scene.tplan
+    path = bpy.path.abspath(t.plan_path)
+    if t.backend == "SERVICE" and t.get("tplan_job", -1) >= 0 and t.get("tplan_job_plan") == t.plan_path:
+        r = core.browse_service(t.url, t.token, t["tplan_job"], t.where.strip(), t.rank.strip())
+    else:
+        r = core.browse_local(_tplan_program(t), path, t.where.strip(), t.rank.strip())
+    order = [int(k) for k in r["order"]]
+    t.matches = " ".join(str(k) for k in order)
+    t.status = "%d of %d solutions match%s" % (len(order), len(r["worlds"]), (": best %d" % order[0]) if order else "")
+    if order and t.get("tplan_keyed"):
+        t.solution = order[0]  # keyed already: the best match's actions are assigned
+    elif order:
+        t["solution"] = order[0]
+    return order
+
+
+class TPLAN_OT_worlds(bpy.types.Operator):
+    """Filter and rank the plan's solutions by the query (many-worlds browsing); select the best"""
+    bl_idname = "tplan.worlds"
+    bl_label = "Filter solutions"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        try:
+            order = filter_worlds(context)
+        except (core.PlanError, OSError, ValueError, KeyError) as e:
+            context.scene.tplan.status = "filter: " + str(e)
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        self.report({"INFO"}, context.scene.tplan.status)
+        return {"FINISHED"} if order else {"CANCELLED"}
+
+
 class TPLAN_PT_panel(bpy.types.Panel):
     bl_label = "tplan"
     bl_space_type = "VIEW_3D"
@@ -489,9 +540,16 @@ class TPLAN_PT_panel(bpy.types.Panel):
             row.prop(t, "start_frame")
             if t.nsolutions > 1:
                 lay.prop(t, "solution", text="Solution (0 = selected)")
+                box = lay.box()
+                box.label(text="Browse the solutions")
+                box.prop(t, "where")
+                box.prop(t, "rank")
+                box.operator("tplan.worlds", icon="FILTER")
+                if t.matches:
+                    box.label(text="matching, best first: " + t.matches)
 
 
-classes = (TplanSettings, TPLAN_OT_mark, TPLAN_OT_plan, TPLAN_OT_apply, TPLAN_PT_panel)
+classes = (TplanSettings, TPLAN_OT_mark, TPLAN_OT_plan, TPLAN_OT_apply, TPLAN_OT_worlds, TPLAN_PT_panel)
 
 
 def register():

@@ -411,6 +411,32 @@ class LocalRun(Run):
             self.state, self.error = "failed", "cancelled"
 
 
+def service_call(url, token, method, path, body=None, raw=False, timeout=30):
+    """One request to `tplan serve` at url (bearer token if any): the JSON answer (bytes when raw);
+    PlanError with the server's message for an HTTP error."""
+    req = urllib.request.Request(url.rstrip("/") + path, data=body, method=method)
+    if body is not None:
+        req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", "Bearer " + token)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            data = r.read()
+            if r.headers.get("Content-Encoding") == "gzip":
+                data = gzip.decompress(data)
+    except urllib.error.HTTPError as e:
+        try:
+            msg = json.loads(e.read())["error"]["message"]
+        except (ValueError, KeyError, TypeError):
+            msg = str(e)
+        if e.code == 413:  # the scene travels inside the script, which the service caps
+            msg += " (the scene is inside the script: plan this scene with the local tplan)"
+        raise PlanError("%s %s: %d %s" % (method, path.split("?")[0], e.code, msg))
+    except (urllib.error.URLError, OSError) as e:
+        raise PlanError("%s%s: %s" % (url, path, e))
+    return data if raw else json.loads(data)
+
+
 class ServiceRun(Run):
     """A job of `tplan serve`: POST /v1/jobs {script, time_limit}, then GET /v1/jobs/{id} until it is
     final, then GET /v1/jobs/{id}/plan. The scene travels inside the script (tp.scene's data)."""
@@ -426,27 +452,7 @@ class ServiceRun(Run):
         self.job = job["id"]
 
     def _call(self, method, path, body=None, raw=False, timeout=30):
-        req = urllib.request.Request(self.url + path, data=body, method=method)
-        if body is not None:
-            req.add_header("Content-Type", "application/json")
-        if self.token:
-            req.add_header("Authorization", "Bearer " + self.token)
-        try:
-            with urllib.request.urlopen(req, timeout=timeout) as r:
-                data = r.read()
-                if r.headers.get("Content-Encoding") == "gzip":
-                    data = gzip.decompress(data)
-        except urllib.error.HTTPError as e:
-            try:
-                msg = json.loads(e.read())["error"]["message"]
-            except (ValueError, KeyError, TypeError):
-                msg = str(e)
-            if e.code == 413:  # the scene travels inside the script, which the service caps
-                msg += " (the scene is inside the script: plan this scene with the local tplan)"
-            raise PlanError("%s %s: %d %s" % (method, path, e.code, msg))
-        except (urllib.error.URLError, OSError) as e:
-            raise PlanError("%s%s: %s" % (self.url, path, e))
-        return data if raw else json.loads(data)
+        return service_call(self.url, self.token, method, path, body, raw, timeout)
 
     def poll(self):
         if self.state != "running" or time.monotonic() - self.last_poll < 0.2:
@@ -498,6 +504,31 @@ def solutions(plan):
     for a in plan.get("alternatives", []):
         out.append({"cost": a["cost"], "steps": a["steps"], "trajectories": a["trajectories"]})
     return out
+
+
+def browse_local(tplan, plan_path, where="", rank=""):
+    """Many-worlds browsing with the local tplan (`tplan worlds PLAN --json`, docs/cli.md): the
+    answer {"worlds": [summaries with "match"], "order": [matching worlds, ranked]}; PlanError with
+    tplan's one-line message for a bad query ("--where: query: clause 1 (touches): ...")."""
+    args = [tplan, "worlds", plan_path, "--json"]
+    if where:
+        args += ["--where", where]
+    if rank:
+        args += ["--rank", rank]
+    try:
+        r = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise PlanError("%s: %s" % (tplan, e))
+    if r.returncode != 0:
+        lines = r.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise PlanError((lines[-1] if lines else "tplan worlds: exit %d" % r.returncode).replace("tplan: error: ", ""))
+    return json.loads(r.stdout)
+
+
+def browse_service(url, token, job, where="", rank=""):
+    """The same answer from `tplan serve`'s GET /v1/jobs/{job}/worlds (the same evaluator)."""
+    q = urllib.parse.urlencode([(k, v) for k, v in (("where", where), ("rank", rank)) if v])
+    return service_call(url, token, "GET", "/v1/jobs/%d/worlds%s" % (int(job), "?" + q if q else ""))
 
 
 def qmul_vec(q, v):

@@ -45,9 +45,6 @@ int tpPlan_SizeProblem(const char *shape, const double *size, char *why, size_t 
 /// False with the field ("stats.rejections.valid.count") and the reason.
 bool tpPlan_RejectionsProblem(const tpPlanRecord *rec, char *field, size_t fcap, char *why, size_t cap);
 
-/// Frees the arrays of one world allocated for nbodies bodies and ntactics tactics, zeroes it.
-void tpPlanWorld_FreeArrays(tpPlanWorld *w, int nbodies, int ntactics);
-
 /* The leaf writers (plan_text.c). */
 /// A JSON string literal.
 void tpPlan_PutString(FILE *f, const char *s);
@@ -93,6 +90,13 @@ void tpPlan_PutControl(FILE *f, const tpPlanRecord *rec);
 /// members, every controlled body once, each figure finite and in its range (not compared with the
 /// controls); false with "file: control.bodies.ball.time: ... is negative".
 bool tpPlan_ReadControl(const char *file, const struct cJSON *root, const tpPlanRecord *rec, char *err, size_t errlen);
+
+/* Per-world summaries (plan_worlds.c, tp/query.h). */
+/// Writes the "worlds" member (and its trailing comma) when rec has more than one world.
+void tpPlan_PutWorlds(FILE *f, const tpPlanRecord *rec);
+/// Reads the optional "worlds" member (after the worlds and goal) and checks it strictly (not compared
+/// with the trajectories); false with "file: worlds.summaries[1].steps: ...".
+bool tpPlan_ReadWorlds(const char *file, const struct cJSON *root, const tpPlanRecord *rec, char *err, size_t errlen);
 
 /* Goal regions (plan_goal.c). */
 /// Frees rec->goal_regions and zeroes the count.

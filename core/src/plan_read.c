@@ -1368,7 +1368,8 @@ static bool read_record(tpReadState *st, const cJSON *root)
            tpPlan_ReadGoal(r->file, root, rec, r->err, r->errlen) &&
            tpPlan_ReadJoints(r->file, root, rec, r->err, r->errlen) &&
            tpPlan_ReadTemporal(r->file, root, rec, r->err, r->errlen) &&
-           tpPlan_ReadControl(r->file, root, rec, r->err, r->errlen);
+           tpPlan_ReadControl(r->file, root, rec, r->err, r->errlen) &&
+           tpPlan_ReadWorlds(r->file, root, rec, r->err, r->errlen);
 }
 
 /* Reads the plan in text[0..len) (modified: matrices are packed in place); file names it. */

@@ -912,6 +912,7 @@ static void put_record(FILE *f, const tpPlanRecord *rec, const char *overrides)
         }
     }
     fputs(first ? "],\n" : "\n  ],\n", f);
+    tpPlan_PutWorlds(f, rec);
     tpPlan_PutOverlays(f, rec);
     tpPlan_PutSources(f, rec);
     /* timing is last so that everything before it is byte-identical across identical runs. */

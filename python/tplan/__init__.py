@@ -21,6 +21,7 @@ from ._api import (
     domain_dirs,
     load,
     load_string,
+    worlds,
 )
 from ._errors import (
     ArgumentError,
@@ -61,5 +62,5 @@ __all__ = [
     "MismatchError", "OUTPUT_KINDS", "OutOfMemoryError", "PlanFileError", "Progress", "Result",
     "STATE_FORMAT", "STATE_VERSION", "ScriptError", "Search", "State", "TacticState", "UnknownCodeError",
     "UnsupportedError",
-    "domain_dirs", "library_path", "load", "load_string", "version", "version_number",
+    "domain_dirs", "library_path", "load", "load_string", "version", "version_number", "worlds",
 ]

@@ -615,6 +615,25 @@ class _Watch:
 # Results
 
 
+def worlds(plan, where=None, rank=None):
+    """Many-worlds browsing (tplan_worlds, docs/python.md): the plan file's worlds with their
+    summaries, whether each satisfies the space-time query `where` ("ball inside [0,1]x[0,1]x[0,2]
+    between 2 3 and ends at rest") and `order`, the matching ones ranked by `rank` ("duration,-impulse"),
+    as the dict of `tplan worlds --json`. ArgumentError (field "where" or "rank") for a bad query."""
+    b = _text("plan", plan)
+    w = None if where is None else _text("where", where)
+    r = None if rank is None else _text("rank", rank)
+    err = L.Error()
+    n = C.c_size_t()
+    p = _c.tplan_worlds(b, len(b), w, r, C.byref(n), C.byref(err))
+    if not p:
+        raise _fail(err)
+    try:
+        return json.loads(C.string_at(p, n.value).decode("utf-8"))
+    finally:
+        _c.tplan_free(p)
+
+
 def _view(ptr, n, owner, shape):
     """A read-only numpy view of n doubles of the library's memory at ptr, keeping owner (the
     handle that owns that memory) alive as long as the view."""

@@ -141,6 +141,7 @@ PROTOTYPES = [
     ("tplan_simulate_def_init_", None, [C.POINTER(SimulateDef), C.c_size_t]),
     ("tplan_simulate", ip, [vp, vp, C.POINTER(SimulateDef), E]),
     ("tplan_replay", ip, [vp, cp, C.c_size_t, E]),
+    ("tplan_worlds", vp, [cp, C.c_size_t, cp, cp, C.POINTER(C.c_size_t), E]),
     ("tplan_search_new", vp, [vp, C.POINTER(RunDef), vp, E]),
     ("tplan_search_free", None, [vp]),
     ("tplan_search_run", ip, [vp, C.c_double, E]),

@@ -97,6 +97,8 @@ enum MHD_Result svcApi_Get(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan);
 enum MHD_Result svcApi_Events(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_Log(svcReq *rq, int64_t id);
+/// GET /v1/jobs/{id}/worlds?where=&rank= (worlds.c): the plan's worlds, filtered and ranked (tp/query.h).
+enum MHD_Result svcApi_Worlds(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_Metrics(svcReq *rq);
 
 /* web.c */

@@ -113,6 +113,10 @@ int svcRoute(svcReq *rq)
             rq->route = rest[1] == 'p' ? "/v1/jobs/{id}/plan" : "/v1/jobs/{id}/tree";
             return is_get(rq) ? svcApi_File(rq, id, rest[1] == 'p') : method_not_allowed(rq, "GET, HEAD");
         }
+        if (strcmp(rest, "/worlds") == 0) {
+            rq->route = "/v1/jobs/{id}/worlds";
+            return is_get(rq) ? svcApi_Worlds(rq, id) : method_not_allowed(rq, "GET, HEAD");
+        }
         if (strcmp(rest, "/log") == 0) {
             rq->route = "/v1/jobs/{id}/log";
             return is(rq, "GET") ? svcApi_Log(rq, id) : method_not_allowed(rq, "GET");

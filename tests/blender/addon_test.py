@@ -273,6 +273,40 @@ try:
           % (plan["steps"], len(sols), worst))
     print("blender_addon: service plan time %.2f s (export, job, plan download)" % plan_time)
 
+    # ---- many-worlds browsing: filter and rank the solutions (the service's evaluator) ---------------
+    def browse(where, rank=""):
+        t.where, t.rank = where, rank
+        try:
+            r = bpy.ops.tplan.worlds()
+        except RuntimeError as e:  # the operator's error report, raised in background mode
+            r = str(e)
+        return r
+
+    e1 = sols[1]["trajectories"]["Die.C"][-1]
+    box = "x".join("[%r,%r]" % (e1[j] - 1e-4, e1[j] + 1e-4) for j in range(3))
+    e0 = sols[0]["trajectories"]["Die.C"][-1]
+    if max(abs(e0[j] - e1[j]) for j in range(3)) > 2e-4:
+        r = browse("Die.C ends inside %s and not Die.C touches Bucket before 0" % box)
+        if r != {"FINISHED"} or t.matches != "1" or t.solution != 1 or d2.animation_data.action.name != "Die.C.tplan.1":
+            fail("filter (service): %s, matches %r, solution %d, %s" % (r, t.matches, t.solution,
+                                                                         d2.animation_data.action.name))
+        print("blender_addon: filter 'Die.C ends inside (world 1's end)': %s" % t.status)
+    else:
+        fail("the two solutions end with Die.C at the same place: no query tells them apart")
+    dur = [x["steps"] for x in sols]
+    r = browse("", "-duration")
+    want = " ".join(str(k) for k in sorted(range(len(sols)), key=lambda k: (-dur[k], k)))
+    if r != {"FINISHED"} or t.matches != want:
+        fail("rank -duration: %s, matches %r, want %r" % (r, t.matches, want))
+    r = browse("Die.Q ends at rest")
+    if r == {"FINISHED"} or "no body named 'Die.Q'" not in t.status:
+        fail("a query naming no body: %s, status %r" % (r, t.status))
+    r = browse("Die.C inside [0,1]x[1,0]x[0,1]")
+    if r == {"FINISHED"} or "empty region: y from 1 to 0" not in t.status:
+        fail("an empty region: %s, status %r" % (r, t.status))
+    t.where, t.rank = "", ""
+    t.solution = 0
+
     # ---- the local tplan: the same plan ------------------------------------------------------------
     t.backend = "LOCAL"
     t.work_dir = os.path.join(work, "local")
@@ -290,6 +324,15 @@ try:
         ls = core.solutions(local)
         if [x["trajectories"] for x in ls] != [x["trajectories"] for x in sols]:
             fail("the local tplan and the service planned different trajectories")
+        # the local tplan's evaluator gives the service's answer
+        t.where = "Die.C ends inside %s" % box
+        try:
+            bpy.ops.tplan.worlds()
+        except RuntimeError:
+            pass
+        if t.matches != "1":
+            fail("filter (local tplan): matches %r, status %r" % (t.matches, t.status))
+        t.where = ""
 
     # ---- the other goal templates (local tplan): a body reaches a point; objects at rest -----------
     point = bpy.data.objects.new("Point", None)

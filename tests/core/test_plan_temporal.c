@@ -120,7 +120,7 @@ static void test_round_trip(void **state)
     set_changes(&rec.worlds[1], NULL, 0);
     assert_true(tpPlanRecord_Write(&rec, a, err, sizeof err));
     ta = plan_slurp(a, &la);
-    assert_null(strstr(ta, "\"temporal\""));
+    assert_null(strstr(ta, "\"temporal\": {")); /* the member (the worlds' summaries keep an empty "temporal": []) */
     free(ta);
     assert_true(tpPlanRecord_Read(&back, a, err, sizeof err));
     assert_int_equal(back.ntemporal, 0);

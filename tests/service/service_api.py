@@ -343,6 +343,40 @@ def test_progress_series(s):
     assert len(quick["summary"]["progress"]) >= 1 and quick["summary"]["progress"][-1][2] == quick["progress"]["nodes"], quick
 
 
+def test_worlds(s):
+    """GET /v1/jobs/{id}/worlds: the answer of `tplan worlds --json`, byte for byte (one evaluator);
+    a bad query is 400 bad_field naming "where" (or "rank"); an unknown parameter 400; no job 404."""
+    import urllib.parse
+    jid = s.submit({"domain": "minigolf", "seed": 1, "solutions": 5})
+    final = s.events(jid)[-1][1]
+    assert final["status"] == "solved", final
+    st, _, plan = s.request("GET", final["plan"])
+    path = os.path.join(WORK, "worlds.plan.json")
+    with open(path, "wb") as f:
+        f.write(plan)
+    where, rank = "ball inside [1.5,1.7]x[-0.6,-0.3]x[-inf,inf] between 0 12.65 and duration < 17", "duration,-impulse"
+    q = urllib.parse.urlencode({"where": where, "rank": rank})
+    st, hd, body = s.request("GET", "/v1/jobs/%d/worlds?%s" % (jid, q))
+    assert st == 200 and hd["content-type"] == "application/json", (st, hd, body[:200])
+    ref = subprocess.run([TPLAN, "worlds", path, "--json", "--where", where, "--rank", rank], capture_output=True, check=True).stdout
+    assert body == ref, "the service's worlds differ from tplan worlds --json"
+    got = json.loads(body)
+    assert len(got["worlds"]) == 5 and 0 < len(got["order"]) < 5, got["order"]
+    _, _, every = s.json("GET", "/v1/jobs/%d/worlds" % jid, expect=200)
+    assert every["order"] == [0, 1, 2, 3, 4], every["order"]
+    _, _, e = s.json("GET", "/v1/jobs/%d/worlds?where=%s" % (jid, urllib.parse.quote("ball touches vase")), expect=400)
+    assert e["error"]["code"] == "bad_field" and e["error"]["field"] == "where", e
+    assert "no body named 'vase'" in e["error"]["message"], e
+    _, _, e = s.json("GET", "/v1/jobs/%d/worlds?where=%s" % (jid, urllib.parse.quote("ball inside [0,1]x[1,0]x[0,1]")),
+                     expect=400)
+    assert "empty region: y from 1 to 0" in e["error"]["message"] and e["error"]["field"] == "where", e
+    _, _, e = s.json("GET", "/v1/jobs/%d/worlds?rank=speed" % jid, expect=400)
+    assert e["error"]["field"] == "rank", e
+    _, _, e = s.json("GET", "/v1/jobs/%d/worlds?foo=1" % jid, expect=400)
+    assert e["error"]["field"] == "foo", e
+    s.json("GET", "/v1/jobs/999999/worlds", expect=404)
+
+
 def test_metrics(s):
     st, hd, text = s.request("GET", "/metrics")
     text = text.decode()
@@ -366,6 +400,7 @@ try:
                      ("domain warnings in the summary", test_warnings),
                      ("jobs: 2 (OR-parallel) and the worker budget", test_jobs_budget),
                      ("the progress series in the summary", test_progress_series),
+                     ("many-worlds browsing (GET /v1/jobs/{id}/worlds)", test_worlds),
                      ("metrics", test_metrics)]:
         r.run(name, fn, srv)
     r.run("every response documented (OpenAPI)", openapi_check, [srv], WORK)

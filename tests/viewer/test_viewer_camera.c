@@ -129,6 +129,45 @@ static void test_fit_ignores_falls(void **state)
     tpPlanRecord_Free(&rec);
 }
 
+/* declared in viewer/src/internal.h (GL); the math lives in camera.c */
+void tpView_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3]);
+double tpView_GoalCircleZ(const tpPlanRecord *rec, const tpPlanGoalRegion *g);
+
+/* Goal regions where they apply (issue 38): the fit holds a goal sphere off the stage, a box's
+ * bounded sides but not its open ones, and a circle (which bounds x, y only) is placed at the
+ * height where the ball meets it: the ball rolls off the table onto a floor 1 m below, into a hole
+ * there, so the column is on the floor, not at the table's height the ball started from. */
+static void test_goal_regions_apply(void **state)
+{
+    (void)state;
+    tpPlanRecord rec;
+    make_record(&rec);
+    for (int i = 0; i <= 10; ++i) { /* on the table to x = 1, then on the floor at z = -1.1 */
+        double *s = rec.worlds[0].traj[1] + i * TP_STATE_DOUBLES;
+        s[0] = -1 + 0.3 * i, s[2] = i <= 6 ? 0.1 : -1.1;
+    }
+    double lo[3], hi[3];
+    tpView_SceneBounds(&rec, lo, hi);
+    const double hi0 = hi[0];
+    rec.ngoal_regions = 3;
+    rec.goal_regions = calloc(3, sizeof *rec.goal_regions);
+    tpPlanGoalRegion *c = &rec.goal_regions[0], *sph = &rec.goal_regions[1], *box = &rec.goal_regions[2];
+    c->kind = TP_GOAL_CIRCLE, c->body = 1, c->center[0] = 1.7, c->radius = 0.05;
+    sph->kind = TP_GOAL_SPHERE, sph->body = 1, sph->center[0] = 6, sph->center[2] = 0.5, sph->radius = 0.25;
+    box->kind = TP_GOAL_BOX, box->body = 1;
+    box->lo[0] = -1, box->hi[0] = 1, box->lo[1] = -1, box->hi[1] = INFINITY, box->lo[2] = -INFINITY, box->hi[2] = 3;
+    assert_true(fabs(tpView_GoalCircleZ(&rec, c) - (-1.1)) < 1e-12); /* step 9: x 1.7, on the floor */
+    c->center[0] = -0.4;                                             /* met on the table (step 2) */
+    assert_true(fabs(tpView_GoalCircleZ(&rec, c) - 0.1) < 1e-12);
+    c->center[0] = 9; /* never met: the start's height */
+    assert_true(fabs(tpView_GoalCircleZ(&rec, c) - 0.1) < 1e-12);
+    tpView_SceneBounds(&rec, lo, hi);
+    assert_true(hi[0] >= 9.05 && hi[0] > hi0); /* the circle never met, then the sphere, framed */
+    assert_true(hi[2] >= 3);                   /* the box's top */
+    assert_true(hi[1] < 1.5 && lo[2] > -1.5);  /* its open sides do not stretch the frame */
+    tpPlanRecord_Free(&rec);
+}
+
 static void test_camera_parse(void **state)
 {
     (void)state;
@@ -171,9 +210,9 @@ static void test_pose_interpolation(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_project_center),     cmocka_unit_test(test_fit_keeps_scene_in_view),
-        cmocka_unit_test(test_fit_ignores_falls),  cmocka_unit_test(test_camera_parse),
-        cmocka_unit_test(test_pose_interpolation),
+        cmocka_unit_test(test_project_center),    cmocka_unit_test(test_fit_keeps_scene_in_view),
+        cmocka_unit_test(test_fit_ignores_falls), cmocka_unit_test(test_goal_regions_apply),
+        cmocka_unit_test(test_camera_parse),      cmocka_unit_test(test_pose_interpolation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,8 @@
  * (a reference grid was drawn below it, read as a floor that is not there), and the dice domain's
  * dice show their pips (white on the red dice), where the same plan under another domain's name
  * draws plain boxes; the joints of a plan (its "joints") are drawn, an anchor marker and an axis
- * line in the joint colour, and not with --no-joints.
+ * line in the joint colour, and not with --no-joints; a ball that falls off a table far out of the
+ * scene does not make the table a speck (the camera frames the action, not the fall).
  * Usage: test_viewer_picture TPLAN DICE_DOMAIN WORKDIR (under xvfb-run, see xvfb.sh). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -144,6 +145,47 @@ static void test_joints_drawn(void **state)
     assert_true(count[1] < 5);
 }
 
+/* Issue 38's fall_camera (the repro turned into this test): a ball rolls off a table with no floor
+ * below and falls; the fitted camera frames the table and the ball, not the fall: the table (white)
+ * fills a good part of frame 0 instead of being a speck at the top of a 2 km line. */
+static void test_fall_camera(void **state)
+{
+    (void)state;
+    char script[1200], plan[1200], png[1400];
+    snprintf(script, sizeof script, "%s/fall_camera.lua", g_work);
+    const char *lua = "local tp = require 'tp'\n"
+                      "return tp.domain { name = 'fall_camera', dt = 1 / 30, substeps = 4,\n"
+                      "  bodies = {\n"
+                      "    tp.box { name = 'table', class = 'static', size = {1, 1, 0.1}, pos = {0, 0, 0.7} },\n"
+                      "    tp.sphere { name = 'ball', class = 'active', radius = 0.05, mass = 0.1, pos = {0, 0, 0.8},\n"
+                      "                vel = {1, 0, 0} } },\n"
+                      "  tactics = { tp.tactic { name = 'w', body = 'ball', skills = { tp.skill.wait { name = 'wait',\n"
+                      "                duration = 1 } } } },\n"
+                      "  goal = function(st) return st.t >= 20 end,\n"
+                      "  planner = { max_iters = 600, seed = 1 } }\n";
+    vtSpit(script, lua, strlen(lua));
+    snprintf(plan, sizeof plan, "%s/fall.json", g_work);
+    int rc = vtRun("'%s' plan '%s' -q -o '%s'", g_tplan, script, plan);
+    assert_true(rc == 0 || rc == 3);
+    tpPlanRecord rec;
+    char err[1024];
+    assert_true(tpPlanRecord_Read(&rec, plan, err, sizeof err));
+    const tpPlanWorld *w = &rec.worlds[rec.selected];
+    double lowest = w->traj[1][(size_t)w->nsteps * TP_STATE_DOUBLES + 2];
+    print_message("the ball falls to z = %.1f m\n", lowest);
+    assert_true(lowest < -50); /* it did fall away */
+    tpPlanRecord_Free(&rec);
+    assert_int_equal(vtRun("'%s' render '%s' --out '%s/fall' --size %dx%d --frames 0 --no-trails --no-goal -q", g_tplan,
+                           plan, g_work, W, H),
+                     0);
+    snprintf(png, sizeof png, "%s/fall/frame_000000.png", g_work);
+    unsigned char *img = vtLoadPng(png, W, H);
+    int table = grey_pixels(img, 150); /* the table's top and the ball: light grey */
+    print_message("the table covers %d of %d pixels\n", table, W * H);
+    assert_true(table > W * H / 5);
+    free(img);
+}
+
 int main(int argc, char **argv)
 {
     if (!vtArgs(argc, argv, "DICE_DOMAIN", &g_tplan, &g_domain, &g_work)) {
@@ -153,6 +195,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_no_grid_without_floor),
         cmocka_unit_test(test_dice_show_pips),
         cmocka_unit_test(test_joints_drawn),
+        cmocka_unit_test(test_fall_camera),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,6 +88,6 @@ await main(async ({ tplan, outDir }) => {
   check(at(kraw.steps).startsWith("tp.sequence") && at(kraw.steps).includes(": 3 of 3"), `the end: ${at(kraw.steps)}`);
   const [step2] = kraw.temporal.changes[0].find(([, k, v]) => k === 0 && v === 2);
   check(at(step2 - 1).includes(": 1 of 3") && at(step2).includes(": 2 of 3"), `the red is hit at step ${step2}`);
-  check(parsePlan(JSON.stringify({ ...kraw, temporal: { ...kraw.temporal, version: 2 } })).temporal === null,
+  check(parsePlan(JSON.stringify({ ...kraw, temporal: { ...kraw.temporal, version: 3 } })).temporal === null,
     "a temporal member of another version is left out");
 }, { browser: false });

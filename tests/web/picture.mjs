@@ -206,6 +206,35 @@ await main(async ({ tplan, outDir }) => {
   });
   check(lines.filter((t) => t === "GridHelper").length === 0, `a scene without a floor has grids: ${lines}`);
 
+  log("the camera frames the action, not a body that fell away (fall_camera)");
+  const fallScript = "local tp = require 'tp'\n" +
+    "return tp.domain { name = 'fall_camera', dt = 1 / 30, substeps = 4,\n" +
+    "  bodies = { tp.box { name = 'table', class = 'static', size = {1, 1, 0.1}, pos = {0, 0, 0.7} },\n" +
+    "    tp.sphere { name = 'ball', class = 'active', radius = 0.05, mass = 0.1, pos = {0, 0, 0.8}, vel = {1, 0, 0} } },\n" +
+    "  tactics = { tp.tactic { name = 'w', body = 'ball', skills = { tp.skill.wait { name = 'wait', duration = 1 } } } },\n" +
+    "  goal = function(st) return st.t >= 20 end, planner = { max_iters = 600, seed = 1 } }\n";
+  const fallId = await page.evaluate(async (script) => (await (await fetch("/v1/jobs", { method: "POST",
+    body: JSON.stringify({ script, tree: false }) })).json()).id, fallScript);
+  await page.goto(base + `/#/jobs/${fallId}`, { waitUntil: "load" });
+  await waitFor(page, `.job-page[data-id="${fallId}"][data-status="solved"] .player[data-step]`, "the fall plan's player", 120000);
+  const framed = await page.evaluate(() => {
+    const p = window.tplanPlayer;
+    const V = p.bounds.min.constructor;
+    const m = p.plan.worlds[0].traj.get("ball");
+    const c = p.renderer.domElement;
+    let x0 = Infinity, x1 = -Infinity;
+    for (let k = 0; k < 8; k++) { // the table's corners on the screen
+      const v = new V(k & 1 ? 0.5 : -0.5, k & 2 ? 0.5 : -0.5, k & 4 ? 0.75 : 0.65).project(p.camera);
+      x0 = Math.min(x0, v.x), x1 = Math.max(x1, v.x);
+    }
+    return { lowest: m[m.length - 11], minz: p.bounds.min.z, share: (x1 - x0) / 2, w: c.width };
+  });
+  log(`fall: the ball ends at z ${framed.lowest.toFixed(1)} m, the bounds reach z ${framed.minz.toFixed(2)} m, the table is ${(100 * framed.share).toFixed(0)} % of the width`);
+  check(framed.lowest < -50, `the ball did not fall away (z ${framed.lowest})`);
+  check(framed.minz > -1, `the player's bounds reach z ${framed.minz}: the fall is framed`);
+  check(framed.share > 0.3, `the table is ${framed.share} of the width: a speck`);
+  await page.screenshot({ path: join(outDir, "fall-camera.png") });
+
   await page.goto(base + `/#/jobs/${id}`, { waitUntil: "load" });
   await waitFor(page, `.job-page[data-id="${id}"][data-status="solved"]`, `job ${id} again`);
 

@@ -8,7 +8,10 @@
 #include "tp/mathx.h"
 #include "tp/viewer.h"
 
+/* declared in internal.h (which draws with GL; this file has no GL) */
 void tpView_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3]);
+double tpView_GoalCircleZ(const tpPlanRecord *rec, const tpPlanGoalRegion *g);
+double tpView_HalfHeight(const tpPlanBody *b);
 
 #define DEG (TP_PI / 180.0)
 
@@ -180,11 +183,66 @@ void tpView_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3])
             }
         }
     }
+    /* the goal regions: where the action is meant to go (a target off the stage is framed too);
+       an open side does not extend the bounds */
+    for (int r = 0; r < rec->ngoal_regions && lo[0] <= hi[0]; ++r) {
+        const tpPlanGoalRegion *g = &rec->goal_regions[r];
+        double glo[3], ghi[3];
+        if (g->kind == TP_GOAL_BOX) {
+            for (int k = 0; k < 3; ++k) {
+                glo[k] = isfinite(g->lo[k]) ? g->lo[k] : isfinite(g->hi[k]) ? fmin(g->hi[k], hi[k]) : lo[k];
+                ghi[k] = isfinite(g->hi[k]) ? g->hi[k] : isfinite(g->lo[k]) ? fmax(g->lo[k], lo[k]) : hi[k];
+            }
+        } else {
+            const double z = g->kind == TP_GOAL_CIRCLE ? tpView_GoalCircleZ(rec, g) : g->center[2];
+            const double dz = g->kind == TP_GOAL_CIRCLE ? tpView_HalfHeight(&rec->bodies[g->body]) : g->radius;
+            glo[0] = g->center[0] - g->radius, ghi[0] = g->center[0] + g->radius;
+            glo[1] = g->center[1] - g->radius, ghi[1] = g->center[1] + g->radius;
+            glo[2] = z - dz, ghi[2] = z + dz;
+        }
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = fmin(lo[k], glo[k]);
+            hi[k] = fmax(hi[k], ghi[k]);
+        }
+    }
     if (!(lo[0] <= hi[0])) { /* nothing but planes */
         for (int i = 0; i < 3; ++i) {
             lo[i] = -1, hi[i] = 1;
         }
     }
+}
+
+double tpView_HalfHeight(const tpPlanBody *b)
+{
+    const double *s = b->size;
+    if (strcmp(b->shape, "sphere") == 0) {
+        return s[0];
+    }
+    if (strcmp(b->shape, "cylinder") == 0) {
+        return 0.5 * s[1];
+    }
+    if (strcmp(b->shape, "capsule") == 0) {
+        return s[0] + 0.5 * s[1];
+    }
+    return strcmp(b->shape, "plane") == 0 ? 0 : 0.5 * s[2]; /* box, mesh, compound */
+}
+
+double tpView_GoalCircleZ(const tpPlanRecord *rec, const tpPlanGoalRegion *g)
+{
+    const tpPlanBody *b = &rec->bodies[g->body];
+    const tpPlanWorld *w = rec->nworlds > 0 ? &rec->worlds[rec->selected] : NULL;
+    const double *x = b->moving && w && w->traj ? w->traj[g->body] : NULL;
+    if (!x) {
+        return b->pose[2];
+    }
+    for (int i = 0; i <= w->nsteps; ++i) {
+        const double *s = x + (size_t)i * TP_STATE_DOUBLES;
+        const double dx = s[0] - g->center[0], dy = s[1] - g->center[1];
+        if (dx * dx + dy * dy <= g->radius * g->radius) {
+            return s[2];
+        }
+    }
+    return x[2];
 }
 
 static void fit_distance(tpViewCamera *cam, const double lo[3], const double hi[3], double aspect, double radius);

@@ -660,23 +660,9 @@ static void draw_body(const tpVScene *sc, const tpPlanBody *b, const double pos[
 /* The goal regions (the plan's "goal", docs/plan-format.md), as the web page draws them:
    translucent, in their body's key colour, after the bodies and without writing depth (a body
    inside one stays in view). A circle bounds x and y only: a column of the body's height standing
-   where the body's bottom starts; a sphere a ball; a box with its open sides cut at the scene's
-   bounds. */
-static double half_height(const tpPlanBody *b)
-{
-    const double *s = b->size;
-    if (strcmp(b->shape, "sphere") == 0) {
-        return s[0];
-    }
-    if (strcmp(b->shape, "cylinder") == 0) {
-        return 0.5 * s[1];
-    }
-    if (strcmp(b->shape, "capsule") == 0) {
-        return s[0] + 0.5 * s[1];
-    }
-    return strcmp(b->shape, "plane") == 0 ? 0 : 0.5 * s[2]; /* box, mesh */
-}
-
+   where the body meets it (its bottom at the first state of the selected world inside the circle,
+   its start if none: a hole on a lower floor is drawn on that floor, not at the table's height the
+   ball started from); a sphere a ball; a box with its open sides cut at the scene's bounds. */
 static void draw_goal(const tpVScene *sc)
 {
     const tpPlanRecord *rec = sc->rec;
@@ -692,9 +678,8 @@ static void draw_goal(const tpVScene *sc)
         glColor4f(rgb[0], rgb[1], rgb[2], 0.3f);
         glPushMatrix();
         if (g->kind == TP_GOAL_CIRCLE) {
-            const double *start = rec->worlds[rec->selected].traj[g->body];
-            double half = half_height(b), h = fmax(2 * half, lift);
-            double bottom = (start ? start[2] : b->pose[2]) - half + lift;
+            double half = tpView_HalfHeight(b), h = fmax(2 * half, lift);
+            double bottom = tpView_GoalCircleZ(rec, g) - half + lift;
             glTranslated(g->center[0], g->center[1], bottom + 0.5 * h);
             glScaled(g->radius, g->radius, h);
             draw_mesh(sc, TP_MESH_CYLINDER);

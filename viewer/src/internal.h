@@ -90,8 +90,16 @@ void tpVScene_Free(tpVScene *sc);
 /// branches too, lifted toward white when too dark to see on the background).
 void tpVScene_KeyColour(const tpVScene *sc, int b, float rgb[3]);
 
-/// World-axis-aligned bounds (m) of the scene the camera fits (camera.c).
+/// World-axis-aligned bounds (m) of the scene the camera fits (camera.c): the static bodies, the
+/// moving bodies at every recorded state that has not fallen away (a margin below the stage's
+/// floor), and the goal regions (their bounded sides).
 void tpView_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3]);
+/// Where goal circle g applies in height (camera.c): the z (m) of its body's centre at the first
+/// state of the selected world at which the centre is within the circle, else at the world's start
+/// (a circle bounds x and y only: its column is drawn at the height where the body meets it).
+double tpView_GoalCircleZ(const tpPlanRecord *rec, const tpPlanGoalRegion *g);
+/// The lowest point of body b below its centre as drawn upright (m).
+double tpView_HalfHeight(const tpPlanBody *b);
 
 /// Prepares the navigation overlays of sc->rec (colours, height); false with a message on failure.
 bool tpVNav_Init(tpVScene *sc, char *err, size_t errlen);

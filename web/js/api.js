@@ -130,5 +130,13 @@ export const api = {
   stop: (id) => postJson(`/v1/jobs/${id}/stop`, {}),
   remove: (id) => del(`/v1/jobs/${id}`),
   script: (id) => getText(`/v1/jobs/${id}/script`),
+  // many-worlds browsing: every world's summary, whether it matches the query, the matches ranked
+  worlds: (id, where = "", rank = "") => {
+    const q = new URLSearchParams();
+    if (where) q.set("where", where);
+    if (rank) q.set("rank", rank);
+    const s = q.toString();
+    return getJson(`/v1/jobs/${id}/worlds` + (s ? "?" + s : ""));
+  },
   eventsUrl: (id) => withToken(`/v1/jobs/${id}/events`),
 };

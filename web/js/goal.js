@@ -1,6 +1,6 @@
 // The goal regions of a plan (member "goal", docs/plan-format.md) as three.js objects, in the colour
 // of the body each belongs to (its trail's): a circle as a translucent column of the body's height
-// from its start's bottom (a circle bounds x, y only), a sphere as a translucent ball, a box as a translucent
+// from its bottom where it meets the circle (a circle bounds x, y only), a sphere as a translucent ball, a box as a translucent
 // box with its edges, its unbounded sides (null) cut at the scene's bounds. They write no depth, so
 // the bodies moving through them stay visible. Each object's userData.goal holds the region as
 // drawn (for the browser tests): {kind, body, center, radius[, height]} or {kind, body, min, max}.
@@ -10,7 +10,7 @@ import { paletteColor } from "./plan.js";
 const FILL_OPACITY = 0.3;
 
 // Height of a body's lowest point below its centre, as drawn upright.
-function halfHeight(b) {
+export function halfHeight(b) {
   const s = b.size;
   switch (b.shape) {
     case "sphere":
@@ -28,10 +28,20 @@ function halfHeight(b) {
   }
 }
 
-function startZ(plan, i) {
-  const b = plan.bodies[i];
+// Where circle r applies in height (as the desktop viewer's tpView_GoalCircleZ): the z of its
+// body's centre at the first state of the selected world at which the centre is within the circle,
+// else at the start. A circle bounds x and y only, so its column is drawn where the body meets it (a
+// hole on a lower floor on that floor, not at the table's height the ball started from).
+export function goalCircleZ(plan, r) {
+  const b = plan.bodies[r.body];
   if (!b.moving) return b.pose[2];
-  return plan.worlds[0].traj.get(b.name)[2];
+  const m = plan.worlds[0].traj.get(b.name);
+  const rr = r.radius * r.radius;
+  for (let k = 0; k < m.length; k += 13) {
+    const dx = m[k] - r.center[0], dy = m[k + 1] - r.center[1];
+    if (dx * dx + dy * dy <= rr) return m[k + 2];
+  }
+  return m[2];
 }
 
 function materials(colour) {
@@ -43,11 +53,11 @@ function materials(colour) {
 }
 
 // A circle bounds x, y only: drawn as a translucent column of the body's height standing where the
-// body's bottom starts (a ball's hole on the green, a robot's pad on the floor), rings at both ends.
+// body meets it (a ball's hole on the green, a robot's pad on the floor), rings at both ends.
 function column(r, plan, lift) {
   const b = plan.bodies[r.body];
   const h = Math.max(2 * halfHeight(b), lift);
-  const z = startZ(plan, r.body) - halfHeight(b) + lift; // bottom
+  const z = goalCircleZ(plan, r) - halfHeight(b) + lift; // bottom
   const { fill, line } = materials(new THREE.Color(...paletteColor(b.palette)));
   const group = new THREE.Group();
   const side = new THREE.Mesh(new THREE.CylinderGeometry(r.radius, r.radius, h, 48).rotateX(Math.PI / 2), fill);

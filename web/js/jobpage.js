@@ -1,13 +1,15 @@
 // The job page (#/jobs/<id>): live progress from the job's event stream (iterations, nodes,
 // solutions, best quality over time as a chart), Stop (keep the best plan) and Cancel (keep none),
-// and once the job is final its summary, the plan and tree downloads, the 3D playback, Delete, and
-// for a script job "Edit and resubmit".
+// and once the job is final its summary, the plan and tree downloads, the 3D playback, the worlds
+// of a many-worlds run side by side (filtered and ranked by a query: worlds.js), Delete, and for a
+// script job "Edit and resubmit".
 import { api, getBytes, withToken } from "./api.js";
 import { el, clear, duration, count, number, when, FINAL } from "./dom.js";
 import { Chart } from "./chart.js";
 import { parsePlan } from "./plan.js";
 import { parseTree } from "./tree.js";
 import { Player } from "./player.js";
+import { WorldsPanel } from "./worlds.js";
 
 export class JobPage {
   constructor(container, id, { onJob, onDeleted }) {
@@ -27,9 +29,10 @@ export class JobPage {
     this.liveNote = el("div", { class: "muted small" });
     this.summary = el("div", { class: "summary" });
     this.playerBox = el("div", { class: "player-box" });
+    this.worldsBox = el("div", { class: "worlds-box" });
     this.playerStatus = el("div", { class: "muted small player-status" });
     this.progressCard = el("div", { class: "card progress-card" }, el("h3", {}, "Progress"), this.progress, this.chartCanvas, this.liveNote);
-    this.root.append(this.head, this.errorBox, this.noteBox, this.playerStatus, this.playerBox,
+    this.root.append(this.head, this.errorBox, this.noteBox, this.playerStatus, this.playerBox, this.worldsBox,
       el("div", { class: "job-grid" },
         this.progressCard,
         el("div", { class: "card" }, el("h3", {}, "Result"), this.summary)));
@@ -215,6 +218,9 @@ export class JobPage {
       const plan = parsePlan(new TextDecoder().decode(await getBytes(j.plan)));
       if (this.closed) return;
       this.player = new Player(this.playerBox, plan);
+      if (plan.worlds.length > 1) { // the solutions side by side, filtered by the server's query evaluator
+        this.worlds = new WorldsPanel(this.worldsBox, plan, j.id, (k) => this.player.setWorld(k));
+      }
       this.playerStatus.textContent = "";
       if (j.tree) {
         this.playerStatus.textContent = "loading the search tree…";

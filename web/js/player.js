@@ -7,7 +7,7 @@ import * as THREE from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { buildBodies, addPlanes, bodyRadius, disposeGeometries } from "./bodies.js";
 import { buildTreeLayer, disposeTreeLayer } from "./treelayer.js";
-import { buildGoal } from "./goal.js";
+import { buildGoal, goalCircleZ, halfHeight } from "./goal.js";
 import { buildJoints } from "./joints.js";
 import { paletteColor, temporalAt } from "./plan.js";
 import { el } from "./dom.js";
@@ -23,11 +23,46 @@ function speedLabel(s) {
   return s >= 1 ? `${s}×` : `1/${1 / s}×`;
 }
 
-// Scene bounds: every static non-plane body's box, and every moving body around every recorded
-// position of every world (sampled to at most ~200 rows per body and world).
+// The stage's floor (m) and margin, as the desktop viewer's (viewer/src/camera.c, stage_floor): the
+// lowest point of the static bodies, the moving bodies' first poses and the horizontal planes; half
+// the stage's largest extent, at least 0.5 m.
+function stageFloor(plan, objects) {
+  const box = new THREE.Box3();
+  const v = new THREE.Vector3();
+  let planeZ = Infinity;
+  for (const [i, b] of plan.bodies.entries()) {
+    if (b.shape === "plane") {
+      const n = b.size;
+      const nn = Math.hypot(n[0], n[1], n[2]);
+      if (nn > 0 && n[2] > 0.9 * nn) planeZ = Math.min(planeZ, n[3] / n[2]); // a floor
+      continue;
+    }
+    if (!b.moving) {
+      box.union(new THREE.Box3().setFromObject(objects[i]));
+      continue;
+    }
+    const r = bodyRadius(b);
+    for (const w of plan.worlds) {
+      const m = w.traj.get(b.name);
+      v.set(m[0], m[1], m[2]);
+      box.expandByPoint(v.clone().addScalar(r));
+      box.expandByPoint(v.clone().addScalar(-r));
+    }
+  }
+  const size = box.isEmpty() ? new THREE.Vector3() : box.getSize(new THREE.Vector3());
+  return { floor: Math.min(box.isEmpty() ? Infinity : box.min.z, planeZ), margin: Math.max(0.5 * Math.max(size.x, size.y, size.z), 0.5) };
+}
+
+// Scene bounds, as the desktop viewer fits its camera (tpView_SceneBounds): every static non-plane
+// body's box; every moving body around every recorded position of every world (sampled to at most
+// ~200 rows per body and world) except the positions of a body that fell away, a margin below the
+// stage's floor (off a table with no floor under it: a 2 km fall made the scene a speck, issue 38);
+// and the goal regions, where the action is meant to go (their bounded sides).
 function sceneBounds(plan, objects) {
   const box = new THREE.Box3();
   const v = new THREE.Vector3();
+  const { floor, margin } = stageFloor(plan, objects);
+  const cutoff = isFinite(floor) ? floor - margin : -Infinity;
   for (const [i, b] of plan.bodies.entries()) {
     if (b.shape === "plane") continue;
     if (!b.moving) {
@@ -36,6 +71,7 @@ function sceneBounds(plan, objects) {
     }
     const r = bodyRadius(b);
     const add = (row, k) => {
+      if (k > 0 && row[k + 2] < cutoff) return;
       v.set(row[k], row[k + 1], row[k + 2]);
       box.expandByPoint(v.clone().addScalar(r));
       box.expandByPoint(v.clone().addScalar(-r));
@@ -46,6 +82,26 @@ function sceneBounds(plan, objects) {
       const stride = Math.max(1, Math.floor(n / 200));
       for (let k = 0; k < n; k += stride) add(m, k * 13);
       add(m, (n - 1) * 13);
+    }
+  }
+  if (!box.isEmpty()) {
+    for (const g of plan.goal || []) {
+      const lo = [], hi = [];
+      if (g.kind === "box") {
+        const blo = box.min.toArray(), bhi = box.max.toArray();
+        for (let a = 0; a < 3; a++) {
+          const l = g.min[a], h = g.max[a];
+          lo[a] = l !== null ? l : h !== null ? Math.min(h, bhi[a]) : blo[a];
+          hi[a] = h !== null ? h : l !== null ? Math.max(l, blo[a]) : bhi[a];
+        }
+      } else {
+        const z = g.kind === "circle" ? goalCircleZ(plan, g) : g.center[2];
+        const dz = g.kind === "circle" ? halfHeight(plan.bodies[g.body]) : g.radius;
+        lo.push(g.center[0] - g.radius, g.center[1] - g.radius, z - dz);
+        hi.push(g.center[0] + g.radius, g.center[1] + g.radius, z + dz);
+      }
+      box.expandByPoint(v.set(...lo));
+      box.expandByPoint(v.set(...hi));
     }
   }
   if (box.isEmpty()) box.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));

@@ -477,6 +477,19 @@ TPLAN_API tplan_code tplan_search_reroot(tplan_search *search, const tplan_state
 /// valid plan or a plan of another scene. The domain must be loaded with the plan's parameters.
 TPLAN_API tplan_code tplan_replay(tplan_domain *domain, const char *plan, size_t len, tplan_error *err);
 
+/// Many-worlds browsing (issue 38; docs/embedding.md): the worlds of the plan file in plan[0..len)
+/// (0 its selected solution, k its alternative k), each one's summary (duration, cost, control, end
+/// state, when the goal regions and temporal conditions held) and whether it satisfies the
+/// space-time query `where` ("ball inside [0,1]x[0,1]x[0,2] between 2 3 and never ball touches vase
+/// and ends at rest"; NULL or "": every world), and the matching worlds ranked by `rank`
+/// ("duration,-impulse"; NULL: file order), as JSON {"worlds": [...], "order": [...]}: the answer of
+/// `tplan worlds --json` and GET /v1/jobs/{id}/worlds, byte for byte. Returns the text (free with
+/// tplan_free; its length in *out_len if not NULL), NULL with TPLAN_ERR_ARGUMENT and the field
+/// ("where", "rank") for a bad query, TPLAN_ERR_PLAN_FILE for bytes that are no plan. No domain is
+/// needed: it reads the plan's trajectories only.
+TPLAN_API char *tplan_worlds(const char *plan, size_t len, const char *where, const char *rank, size_t *out_len,
+                             tplan_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -352,6 +352,9 @@ void tpPlanWorld_Control(const tpPlanRecord *rec, const tpPlanWorld *w, tpPlanCo
 /// Returns false on allocation failure.
 bool tpPlanWorld_Alloc(tpPlanWorld *w, const tpPlanRecord *rec, int nsteps);
 
+/// Frees the arrays of one world allocated for nbodies bodies and ntactics tactics, zeroes it.
+void tpPlanWorld_FreeArrays(tpPlanWorld *w, int nbodies, int ntactics);
+
 /// Frees everything the record owns and zeroes it. NULL is allowed.
 void tpPlanRecord_Free(tpPlanRecord *rec);
 
@@ -454,6 +457,9 @@ typedef struct tpTreeRecord {
 bool tpTreeRecord_Write(const tpTreeRecord *rec, const char *path, char *err, size_t errlen);
 /// Reads and validates a tree file; false with a reason on truncation or bad magic/version.
 bool tpTreeRecord_Read(tpTreeRecord *rec, const char *path, char *err, size_t errlen);
+/// Frees the arrays of one world allocated for nbodies bodies and ntactics tactics, zeroes it.
+void tpPlanWorld_FreeArrays(tpPlanWorld *w, int nbodies, int ntactics);
+
 /// Frees everything the record owns and zeroes it. NULL is allowed.
 void tpTreeRecord_Free(tpTreeRecord *rec);
 
