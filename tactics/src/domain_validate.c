@@ -18,7 +18,8 @@ static bool valid_counts(const tpDomain *d, char *why, size_t cap)
 {
     if (d->nbodies != tpWorld_BodyCount(d->world) || d->nstate != tpWorld_StateCount(d->world) ||
         d->ncontrol != tpWorld_ControlCount(d->world) || d->nmotor != tpWorld_MotorCount(d->world)) {
-        return tpBroken(why, cap, "counts: %d bodies, %d state, %d control slots, %d motors; the world has %d, %d, %d, %d",
+        return tpBroken(why, cap,
+                        "counts: %d bodies, %d state, %d control slots, %d motors; the world has %d, %d, %d, %d",
                         d->nbodies, d->nstate, d->ncontrol, d->nmotor, tpWorld_BodyCount(d->world),
                         tpWorld_StateCount(d->world), tpWorld_ControlCount(d->world), tpWorld_MotorCount(d->world));
     }
@@ -47,8 +48,8 @@ static bool valid_layout(const tpDomain *d, char *why, size_t cap)
             return tpBroken(why, cap, "tactic %d: %d variables stored, its skills need %d", i, d->tac_nv[i], nv);
         }
         if (d->tac_off[i] != off) {
-            return tpBroken(why, cap, "tactic %d: its state at byte %zu, the previous one ends at %zu", i, d->tac_off[i],
-                            off);
+            return tpBroken(why, cap, "tactic %d: its state at byte %zu, the previous one ends at %zu", i,
+                            d->tac_off[i], off);
         }
         off += sizeof(tpTacticState) + sizeof(double) * (size_t)nv;
     }
