@@ -353,6 +353,59 @@ static void set_param(dJointID id, tpJointKind kind, int p, double v)
     }
 }
 
+static void set_motor_param(dJointID id, bool linear, int p, double v)
+{
+    if (linear)
+        dJointSetLMotorParam(id, p, v);
+    else
+        dJointSetAMotorParam(id, p, v);
+}
+
+/* A motor on a limited axis is a joint of its own: one angular (AMotor) or linear (LMotor) row
+   about the same axis between the same bodies. ODE gives a joint axis one constraint row for its
+   limit and its motor together, so while the stop is active and the motor drives away from it ODE
+   cannot hold the motor's speed: it applies fudge_factor x max_force as a plain torque instead
+   (dxJointLimitMotor::addLimot: "we need *two* lcp constraints ... so we fake it"). For a light
+   wheel on a hinge2 (parking.lua: 20 N m on 7.7e-4 kg m^2) that torque flings the steering from
+   one stop past the other in a step. With two rows the solver bounds both: the motor's by
+   +-max_force at its target speed, the stop's one-sided. `rel` is ODE's frame of the axis: 1 on
+   the first body, 2 on the second. */
+static dJointID create_motor_joint(tpWorld *w, const tpJointDef *jd, int k, int rel)
+{
+    dBodyID a = w->rt[jd->body_a].body;
+    dBodyID b = jd->body_b >= 0 ? w->rt[jd->body_b].body : NULL;
+    const double *x = k == 0 ? jd->axis : jd->axis2;
+    const bool linear = jd->kind == TP_JOINT_SLIDER;
+    const tpJointAxisDef *ax = &jd->axes[k];
+    if (rel == 2 && b == NULL)
+        rel = 0; /* the world's axis */
+    dJointID id = NULL;
+    if (linear) {
+        id = dJointCreateLMotor(w->world, 0);
+        dJointAttach(id, a, b);
+        dJointSetLMotorNumAxes(id, 1);
+        dJointSetLMotorAxis(id, 0, rel, x[0], x[1], x[2]);
+    } else {
+        id = dJointCreateAMotor(w->world, 0);
+        dJointAttach(id, a, b);
+        dJointSetAMotorMode(id, dAMotorUser);
+        dJointSetAMotorNumAxes(id, 1);
+        dJointSetAMotorAxis(id, 0, rel, x[0], x[1], x[2]);
+    }
+    set_motor_param(id, linear, dParamVel, ax->speed);
+    set_motor_param(id, linear, dParamFMax, ax->max_force);
+    if (ax->driven) /* as a driven motor without a limit (below): not softened by the world's CFM */
+        set_motor_param(id, linear, dParamCFM, 0.0);
+    return id;
+}
+
+/* The axis's motor is a joint of its own (create_motor_joint): a motor on a limit with room
+   between its stops (lo == hi locks the axis: ODE leaves the motor out, and so does tplan). */
+static bool own_motor_row(const tpJointAxisDef *ax)
+{
+    return ax->motor && ax->limit && ax->lo < ax->hi;
+}
+
 static dJointID create_ode_joint(tpWorld *w, tpJointDef *jd)
 {
     dBodyID a = w->rt[jd->body_a].body;
@@ -423,7 +476,7 @@ static dJointID create_ode_joint(tpWorld *w, tpJointDef *jd)
             set_param(id, jd->kind, param(dParamHiStop, k), ax->rest);
             set_param(id, jd->kind, param(dParamLoStop, k), ax->rest);
         }
-        if (ax->motor) {
+        if (ax->motor && !own_motor_row(ax)) {
             set_param(id, jd->kind, param(dParamVel, k), ax->speed);
             set_param(id, jd->kind, param(dParamFMax, k), ax->max_force);
         }
@@ -448,7 +501,9 @@ bool tpJoints_Create(tpWorld *w, char *err, size_t errlen)
     w->joint_flags = calloc((size_t)nb, sizeof *w->joint_flags);
     w->joint_min = calloc((size_t)nb, sizeof *w->joint_min);
     w->nocollide = calloc((size_t)nj, sizeof *w->nocollide);
-    if (!w->joints || !w->joint_id || !w->joint_root || !w->joint_flags || !w->joint_min || !w->nocollide) {
+    w->motor_id = calloc(2 * (size_t)nj, sizeof *w->motor_id);
+    if (!w->joints || !w->joint_id || !w->joint_root || !w->joint_flags || !w->joint_min || !w->nocollide ||
+        !w->motor_id) {
         tpErrorf(err, errlen, "scene: out of memory for %d joints", nj);
         return false;
     }
@@ -465,6 +520,17 @@ bool tpJoints_Create(tpWorld *w, char *err, size_t errlen)
         if (w->joint_id[j] == NULL) {
             tpErrorf(err, errlen, "joint #%d: ODE could not create it", j);
             return false;
+        }
+        for (int k = 0; k < g_kinds[jd->kind].axes; k++) {
+            if (!own_motor_row(&jd->axes[k]))
+                continue;
+            /* axis 1 turns with the first body; a universal's axis 2 with the second */
+            const int rel = k == 1 && jd->kind == TP_JOINT_UNIVERSAL ? 2 : 1;
+            w->motor_id[2 * j + k] = create_motor_joint(w, jd, k, rel);
+            if (w->motor_id[2 * j + k] == NULL) {
+                tpErrorf(err, errlen, "joint #%d: ODE could not create its motor on axis %d", j, k + 1);
+                return false;
+            }
         }
         for (int k = 0; k < g_kinds[jd->kind].axes; k++)
             w->joint_springs += jd->axes[k].stiffness > 0.0 || jd->axes[k].damping > 0.0;
@@ -542,6 +608,7 @@ void tpJoints_Free(tpWorld *w)
     free(w->joint_flags);
     free(w->joint_min);
     free(w->nocollide);
+    free(w->motor_id);
     free(w->motor_joint);
     free(w->motor_axis);
     free(w->motor_max);
@@ -686,8 +753,12 @@ int tpJoints_BadTarget(tpWorld *w, const double *targets)
 void tpJoints_Drive(tpWorld *w, const double *targets)
 {
     for (int m = 0; m < w->nmotor; m++) {
-        const int j = w->motor_joint[m];
-        set_param(w->joint_id[j], w->joints[j].kind, param(dParamVel, w->motor_axis[m]), targets[m]);
+        const int j = w->motor_joint[m], k = w->motor_axis[m];
+        const dJointID own = w->motor_id[2 * j + k];
+        if (own != NULL)
+            set_motor_param(own, w->joints[j].kind == TP_JOINT_SLIDER, dParamVel, targets[m]);
+        else
+            set_param(w->joint_id[j], w->joints[j].kind, param(dParamVel, k), targets[m]);
     }
 }
 
