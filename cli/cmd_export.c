@@ -245,10 +245,9 @@ static bool export_physics(const ExportCmd *e, const tpPlanRecord *rec, tpExport
                                              .speed = a->speed,
                                              .max_force = a->max_force};
         }
-        if (strcmp(x->kind, "hinge2") == 0) {
-            tpLog(TP_LOG_WARN,
-                  "%s: joint '%s' is a hinge2 (a wheel): OMI_physics_joint has no form for it, not written", e->plan,
-                  d->name);
+        char why[200];
+        if (!tpExport_JointWritable(x, why, sizeof why)) {
+            tpLog(TP_LOG_WARN, "%s: joint '%s' (%s) is not written: %s", e->plan, d->name, x->kind, why);
         }
         ph->njoints++;
     }

@@ -2,7 +2,8 @@
  * form tp.scene reads back, mesh/src/gltf_scene.c and gltf_joints.c): each body node gets its
  * motion (type, mass, initial velocities) and its collider; a compound's parts are child nodes with
  * a collider each; a joint is two nodes, its frame under the second body (or the world) and the
- * connected frame under the first, and a `physicsJoints` entry of limits and drives. docs/export.md. */
+ * connected frame under the first, and a `physicsJoints` entry of limits and drives (a hinge2, which
+ * OMI has no form for, as a universal's, marked for tp.scene: tpExport_JointWritable). docs/export.md. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +16,34 @@ static bool is_plane(const tpPlanBody *b)
     return strcmp(b->shape, "plane") == 0;
 }
 
-/* A joint the file can carry (hinge2, a wheel's steer and spin, has no OMI form). */
+static bool is_hinge2(const tpExportJoint *jt)
+{
+    return strcmp(jt->kind, "hinge2") == 0;
+}
+
+bool tpExport_JointWritable(const tpExportJoint *jt, char *why, size_t whylen)
+{
+    if (!is_hinge2(jt))
+        return true;
+    /* a hinge2 is a universal's frame (steering X, spin Y): its axes must be perpendicular */
+    const double *e = jt->axis, *f = jt->axis2;
+    const double ne = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]), nf = sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+    const double c = ne > 0 && nf > 0 ? (e[0] * f[0] + e[1] * f[1] + e[2] * f[2]) / (ne * nf) : 1.0;
+    if (fabs(c) <= 1e-6)
+        return true;
+    if (why && whylen)
+        snprintf(why, whylen,
+                 "its steering and spin axes are not perpendicular (cos %.3g): OMI_physics_joint's frame "
+                 "cannot hold it",
+                 c);
+    return false;
+}
+
+/* A joint the file can carry (tpExport_JointWritable) between bodies of the record. */
 static bool joint_ok(const tpXOmi *o, int j)
 {
     const tpExportJoint *jt = &o->ph->joints[j];
-    return strcmp(jt->kind, "hinge2") != 0 && jt->a >= 0 && jt->a < o->rec->nbodies && jt->b < o->rec->nbodies;
+    return tpExport_JointWritable(jt, NULL, 0) && jt->a >= 0 && jt->a < o->rec->nbodies && jt->b < o->rec->nbodies;
 }
 
 static int njoints(const tpXOmi *o)
@@ -181,7 +205,7 @@ static void joint_frame(const tpExportJoint *jt, double R[9])
     static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     memcpy(R, I, sizeof I);
     const bool hinge = strcmp(jt->kind, "hinge") == 0, slider = strcmp(jt->kind, "slider") == 0;
-    const bool uni = strcmp(jt->kind, "universal") == 0;
+    const bool uni = strcmp(jt->kind, "universal") == 0 || is_hinge2(jt); /* hinge2: steering X, spin Y */
     if (!hinge && !slider && !uni)
         return;
     double e[3], f[3], g[3], h[3];
@@ -354,7 +378,7 @@ static void physics_joint(tpXStr *s, const tpExportJoint *jt)
         limit_axes(s, &nl, true, 6, 0, 0);
         limit_axes(s, &nl, false, 7, 0, 0);
         free_axis(s, &nl, &d, &nd, true, 0, &jt->axes[0]);
-    } else {
+    } else if (!is_hinge2(jt)) {
         limit_axes(s, &nl, true, 7, 0, 0);
         if (strcmp(k, "fixed") == 0)
             limit_axes(s, &nl, false, 7, 0, 0);
@@ -368,9 +392,29 @@ static void physics_joint(tpXStr *s, const tpExportJoint *jt)
             free_axis(s, &nl, &d, &nd, false, 1, &jt->axes[1]);
         }
     }
+    if (is_hinge2(jt)) {
+        /* a wheel: the ball's three linear locks (or two, and a suspension spring along the
+           steering axis X), angular Z locked, steering X (its stops, its motor), spin Y (its
+           motor): the frame of a universal */
+        const tpExportJointAxis *st = &jt->axes[0];
+        const bool suspension = st->stiffness > 0;
+        limit_axes(s, &nl, true, suspension ? 6 : 7, 0, 0);
+        limit_axes(s, &nl, false, 4, 0, 0);
+        tpExportJointAxis steer = *st;
+        steer.stiffness = steer.damping = steer.rest = 0;
+        free_axis(s, &nl, &d, &nd, false, 0, &steer);
+        free_axis(s, &nl, &d, &nd, false, 1, &jt->axes[1]);
+        if (suspension) {
+            static const char *const spring[3] = {"stiffness", "damping", "positionTarget"};
+            const double v[3] = {st->stiffness, st->damping, 0};
+            drive(&d, &nd, true, 0, spring, v, 3);
+        }
+    }
     tpXStr_Put(s, "]");
     if (nd > 0 && !d.oom)
         tpXStr_Put(s, ",\"drives\":[%s]", d.s);
+    if (is_hinge2(jt)) /* what tp.scene reads back as a hinge2 (another reader sees the universal) */
+        tpXStr_Put(s, ",\"extras\":{\"tplan_kind\":\"hinge2\"}");
     s->oom |= d.oom;
     free(d.s);
     tpXStr_Put(s, "}");

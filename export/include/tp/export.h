@@ -43,6 +43,12 @@ typedef struct tpExportJoint {
     tpExportJointAxis axes[2];
 } tpExportJoint;
 
+/// Whether the glTF writer can carry joint j as OMI_physics_joint: every kind but a hinge2 whose
+/// steering and spin axes are not perpendicular (OMI has no wheel joint: a hinge2 is written as the
+/// 6-DOF joint of a universal, its suspension a linear spring along the steering axis, marked
+/// extras.tplan_kind = "hinge2" for tp.scene; docs/export.md). False with the reason in why.
+bool tpExport_JointWritable(const tpExportJoint *j, char *why, size_t whylen);
+
 /// What the recording does not keep of the scene's physics: the bodies' masses and the joints.
 typedef struct tpExportPhysics {
     const double *mass; /* per body of the record (nbodies), kg; 0 = static, scripted or unknown */
