@@ -107,12 +107,19 @@ static void yup(const double z[3], double y[3])
 void tpXOmi_Body(const tpXOmi *o, int b, tpXStr *s)
 {
     const tpPlanBody *pb = &o->rec->bodies[b];
+    const int ntree = o->tree ? tpXTree_BodyChildCount(o->tree, b) : 0;
     if (is_plane(pb)) { /* OMI_physics_shape has no plane: KHR_implicit_shapes' (its node's y is the normal) */
+        int n = 0;
+        if (ntree > 0) {
+            tpXStr_Put(s, ",\"children\":[");
+            tpXTree_Children(o->tree, b, s, &n);
+            tpXStr_Put(s, "]");
+        }
         if (pb->size[0] != 0 || pb->size[1] != 0 || pb->size[2] != 0)
             tpXStr_Put(s, ",\"extensions\":{\"KHR_physics_rigid_bodies\":{\"collider\":{\"geometry\":{\"shape\":0}}}}");
         return;
     }
-    int nchild = pb->nparts;
+    int nchild = pb->nparts + ntree;
     for (int j = 0; j < njoints(o); ++j) {
         if (!joint_ok(o, j))
             continue;
@@ -132,6 +139,8 @@ void tpXOmi_Body(const tpXOmi *o, int b, tpXStr *s)
             if (o->ph->joints[j].a == b)
                 tpXStr_Put(s, "%s%d", n++ ? "," : "", joint_node(o, j) + 1);
         }
+        if (ntree > 0)
+            tpXTree_Children(o->tree, b, s, &n);
         tpXStr_Put(s, "]");
     }
     const bool moving = pb->moving && strcmp(pb->cls, "static") != 0;

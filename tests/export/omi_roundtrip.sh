@@ -6,7 +6,8 @@
 # with `tplan export --format glb` (and gltf), checked by the Khronos glTF-Validator (0 errors, 0
 # warnings) and read back by tp.scene: the second plan has the same bodies (names, classes, shapes,
 # sizes, parts, initial poses and velocities), as many joints, and the same trajectories (the
-# joints hold and drive the same way) within 1e-6 m.
+# joints hold and drive the same way) within 1e-6 m; the export has the scene file's tree (every node
+# under a node of the same name; a body in a turned group, a Godot body / collider / visual).
 # Usage: omi_roundtrip.sh TPLAN TOOLS_DIR(tests/export) E2E_DIR(tests/e2e) WORKDIR
 set -u
 tplan=$1 tools=$2 e2e=$3 work=$4/omi_roundtrip
@@ -83,6 +84,16 @@ anchor = g.node("SpringAnchor", translation=(2, 5, 1))
 sj = g.node("Spring", extensions={"OMI_physics_joint": {"joint": 1, "connectedNode": anchor}}, root=False)
 g.body("Block", motion=dyn(1, linearVelocity=[1, 0, 0]), collider=g.shape("box", size=[0.1, 0.1, 0.1]),
        translation=(2, 5, 1), children=[sj])
+# a group turned 90 degrees about the vertical: a body inside it (animated relative to the group) and
+# a plain node, and a Godot layout (body / collider / visual) under it
+toy = g.body("Toy", motion=dyn(0.3, linearVelocity=[0.5, 0, 0]), collider=g.shape("sphere", radius=0.08),
+             translation=(1, 0.5, 0), root=False)
+mark = g.node("Marker", translation=(0, 1, 0), scale=[2, 2, 2], root=False)
+gcol = g.node("ToyBoxCollider", extensions={"OMI_physics_body": {"collider": {"shape": g.shape("box", size=[0.2, 0.2, 0.2])}}},
+              root=False)
+gvis = g.node("ToyBoxVisual", mesh=die, root=False)
+tbox = g.body("ToyBox", motion=dyn(0.5), children=[gcol, gvis], translation=(-1, 0.5, 0), root=False)
+g.node("Props", children=[toy, mark, tbox], translation=(0, 0, -8), rotation=[0, 0.7071067811865476, 0, 0.7071067811865476])
 # a wall plane (KHR_implicit_shapes: OMI has none): its normal the node's y, turned to tplan's -x
 g.doc["extensionsUsed"] += ["KHR_physics_rigid_bodies", "KHR_implicit_shapes"]
 g.doc["extensions"]["KHR_implicit_shapes"] = {"shapes": [{"type": "plane", "plane": {}}]}
@@ -157,6 +168,29 @@ for n in sorted(set(A) & set(B)):
             bad.append("%s: trajectories differ by %.3g" % (n, d))
     elif x["shape"] != "plane" and not close(x["pose"], y["pose"], 1e-6):  # a plane is its equation (size)
         bad.append("%s: pose %s then %s" % (n, x["pose"], y["pose"]))
+# the scene file's tree is written back: every node of the source (but its joint nodes, which the
+# export makes anew) under a node of the same name as in the source
+src = json.load(open(w + "/scene.gltf"))
+def tree(doc, skip_joints):
+    nodes, up = doc["nodes"], {}
+    for i, n in enumerate(nodes):
+        for c in n.get("children", []):
+            up[c] = i
+    out = {}
+    for i, n in enumerate(nodes):
+        if skip_joints and "OMI_physics_joint" in n.get("extensions", {}):
+            continue
+        p = up.get(i)
+        while skip_joints and p is not None and "OMI_physics_joint" in nodes[p].get("extensions", {}):
+            p = up.get(p)
+        out[n["name"]] = nodes[p]["name"] if p is not None else None
+    return out
+ts, te = tree(src, True), tree(doc, False)
+for n, p in sorted(ts.items()):
+    if n not in te or te[n] != p:
+        bad.append("node %s: under %s in the scene file, under %s in the export" % (n, p, te.get(n, "(missing)")))
+nested = [n for n, p in ts.items() if p is not None]
+print("  the scene file's %d nodes written back in its tree (%d of them under another)" % (len(ts), len(nested)))
 print("  %d bodies, %s joints; trajectories within %.3g (poses, velocities)" % (len(A), nj[0], worst))
 for m in bad:
     print("  " + m)
