@@ -84,11 +84,19 @@ typedef struct tpXTree {
     const tpPlanRecord *rec;
     int *body_node; /* per body: its source node, -1: none (a body the script added) */
     int *index;     /* per source node: its node index in the file */
+    int *part_node; /* per body: the source node of each of its parts (nparts each, from part_at[b]), -1: none */
+    int *part_at;   /* per body: its first entry in part_node */
     int base;       /* the first of the file's still nodes */
     int extra;      /* how many there are */
 } tpXTree;
-/// Sets t up for src (NULL: the flat layout); false when out of memory.
-bool tpXTree_Init(tpXTree *t, const tpPlanRecord *rec, const tpExportSource *src, int base);
+/// Sets t up for src (NULL: the flat layout): a compound's part whose frame is that of a child of its
+/// body's node in the file is written as that node (its name, its children: node first + its place
+/// among the parts, the index gltf_omi.c gives it); false when out of memory.
+bool tpXTree_Init(tpXTree *t, const tpPlanRecord *rec, const tpExportSource *src, int first, int base);
+/// The file's name of body b's part k ("" when it is no node of the file: "NAME part K" then), and
+/// the ",i" indices of the file's nodes under it (after *n of them).
+const char *tpXTree_PartName(const tpXTree *t, int b, int k);
+void tpXTree_PartChildren(const tpXTree *t, int b, int k, tpXStr *s, int *n);
 void tpXTree_Free(tpXTree *t);
 /// Body b's world translation tr (and rotation q: x, y, z, w; NULL: none), y up, made relative to
 /// its parent in the file, in place (a root's are left as they are).

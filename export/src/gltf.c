@@ -1111,7 +1111,7 @@ bool tpX_WriteGltf(const tpPlanRecord *rec, const char *path, const tpExportDef 
     {
         const tpXOmi count = {.rec = rec, .ph = def->physics, .first = g->first};
         g->w0 = calloc((size_t)(rec->nbodies > 0 ? rec->nbodies : 1) * 7, sizeof *g->w0);
-        if (!g->w0 || !tpXTree_Init(&g->tree, rec, def->physics ? def->physics->source : NULL,
+        if (!g->w0 || !tpXTree_Init(&g->tree, rec, def->physics ? def->physics->source : NULL, g->first,
                                     g->first + tpXOmi_ExtraNodes(&count))) {
             goto oom;
         }

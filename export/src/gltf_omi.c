@@ -260,12 +260,25 @@ void tpXOmi_Nodes(const tpXOmi *o, tpXStr *s)
             tpExport_QuatToYup(p->quat, q);
             tpXStr_Put(s, ",\n{\"name\":");
             char name[200];
-            snprintf(name, sizeof name, "%s part %d", pb->name, k + 1);
+            const char *own = o->tree ? tpXTree_PartName(o->tree, b, k) : ""; /* the scene file's collider node */
+            if (own[0])
+                snprintf(name, sizeof name, "%s", own);
+            else
+                snprintf(name, sizeof name, "%s part %d", pb->name, k + 1);
             tpXStr_String(s, name);
             tpXStr_Put(s, ",\"translation\":");
             vec(s, t, 3);
             tpXStr_Put(s, ",\"rotation\":");
             vec(s, q, 4);
+            if (o->tree) {
+                tpXStr tmp = {0};
+                int n = 0;
+                tpXTree_PartChildren(o->tree, b, k, &tmp, &n);
+                if (n > 0 && !tmp.oom)
+                    tpXStr_Put(s, ",\"children\":[%s]", tmp.s);
+                s->oom |= tmp.oom;
+                free(tmp.s);
+            }
             tpXStr_Put(s, ",\"extensions\":{\"OMI_physics_body\":{\"collider\":{\"shape\":%d}}}}",
                        shape_index(o, b, k));
         }

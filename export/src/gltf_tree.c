@@ -20,8 +20,8 @@ static bool rigid(const double m[12])
             if (fabs(d - (i == j)) > 1e-6)
                 return false;
         }
-    const double det = m[0] * (m[5] * m[10] - m[6] * m[9]) - m[1] * (m[4] * m[10] - m[6] * m[8]) +
-                       m[2] * (m[4] * m[9] - m[5] * m[8]);
+    const double det =
+        m[0] * (m[5] * m[10] - m[6] * m[9]) - m[1] * (m[4] * m[10] - m[6] * m[8]) + m[2] * (m[4] * m[9] - m[5] * m[8]);
     return det > 0;
 }
 
@@ -29,6 +29,25 @@ static double det3(const double m[12])
 {
     return m[0] * (m[5] * m[10] - m[6] * m[9]) - m[1] * (m[4] * m[10] - m[6] * m[8]) +
            m[2] * (m[4] * m[9] - m[5] * m[8]);
+}
+
+/* inv(a) b for affine 3x4 a (invertible) and b. */
+static void inv_mul(const double a[12], const double b[12], double out[12])
+{
+    const double d = det3(a);
+    double iv[9];
+    iv[0] = (a[5] * a[10] - a[6] * a[9]) / d, iv[1] = (a[2] * a[9] - a[1] * a[10]) / d;
+    iv[2] = (a[1] * a[6] - a[2] * a[5]) / d, iv[3] = (a[6] * a[8] - a[4] * a[10]) / d;
+    iv[4] = (a[0] * a[10] - a[2] * a[8]) / d, iv[5] = (a[2] * a[4] - a[0] * a[6]) / d;
+    iv[6] = (a[4] * a[9] - a[5] * a[8]) / d, iv[7] = (a[1] * a[8] - a[0] * a[9]) / d;
+    iv[8] = (a[0] * a[5] - a[1] * a[4]) / d;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++) {
+            double v = 0;
+            for (int k = 0; k < 3; k++)
+                v += iv[3 * r + k] * (b[4 * k + c] - (c == 3 ? a[4 * k + 3] : 0.0));
+            out[4 * r + c] = v;
+        }
 }
 
 bool tpExport_SourceUsable(const tpExportSource *src, const tpPlanRecord *rec, char *why, size_t whylen)
@@ -71,7 +90,37 @@ bool tpExport_SourceUsable(const tpExportSource *src, const tpPlanRecord *rec, c
     return true;
 }
 
-bool tpXTree_Init(tpXTree *t, const tpPlanRecord *rec, const tpExportSource *src, int base)
+/* Source node i is the frame of body b's part k: a child of b's node whose transform relative to
+   it is the part node's (gltf_omi.c: translation mesh_origin -> part, the part's rotation), 1e-6. */
+static bool part_frame(const tpExportSource *src, int i, const tpPlanBody *pb, int k)
+{
+    const tpExportSourceNode *n = &src->nodes[i];
+    const double *bw = src->nodes[n->parent].world;
+    if (!rigid(bw))
+        return false;
+    double l[12];
+    inv_mul(bw, n->world, l);
+    const tpPlanPart *p = &pb->parts[k];
+    double z[3], t[3], q[4];
+    for (int c = 0; c < 3; c++)
+        z[c] = p->pos[c] - pb->mesh_origin[c];
+    tpExport_VecToYup(z, t);
+    tpExport_QuatToYup(p->quat, q);
+    const double x = q[0], y = q[1], zz = q[2], w = q[3];
+    const double R[9] = {1 - 2 * (y * y + zz * zz), 2 * (x * y - zz * w),      2 * (x * zz + y * w),
+                         2 * (x * y + zz * w),      1 - 2 * (x * x + zz * zz), 2 * (y * zz - x * w),
+                         2 * (x * zz - y * w),      2 * (y * zz + x * w),      1 - 2 * (x * x + y * y)};
+    for (int r = 0; r < 3; r++) {
+        if (fabs(l[4 * r + 3] - t[r]) > 1e-6)
+            return false;
+        for (int c = 0; c < 3; c++)
+            if (fabs(l[4 * r + c] - R[3 * r + c]) > 1e-6) /* no scale either */
+                return false;
+    }
+    return true;
+}
+
+bool tpXTree_Init(tpXTree *t, const tpPlanRecord *rec, const tpExportSource *src, int first, int base)
 {
     memset(t, 0, sizeof *t);
     t->src = src;
@@ -80,18 +129,39 @@ bool tpXTree_Init(tpXTree *t, const tpPlanRecord *rec, const tpExportSource *src
     if (!src)
         return true;
     const int nb = rec->nbodies > 0 ? rec->nbodies : 1, nn = src->nnodes > 0 ? src->nnodes : 1;
-    t->body_node = malloc(sizeof(int) * (size_t)nb);
-    t->index = malloc(sizeof(int) * (size_t)nn);
-    if (!t->body_node || !t->index)
-        return false;
+    int nparts = 0;
     for (int b = 0; b < rec->nbodies; b++)
+        nparts += rec->bodies[b].nparts;
+    t->body_node = malloc(sizeof(int) * (size_t)nb);
+    t->part_at = malloc(sizeof(int) * (size_t)nb);
+    t->part_node = malloc(sizeof(int) * (size_t)(nparts > 0 ? nparts : 1));
+    t->index = malloc(sizeof(int) * (size_t)nn);
+    if (!t->body_node || !t->index || !t->part_at || !t->part_node)
+        return false;
+    for (int b = 0, at = 0; b < rec->nbodies; b++) {
         t->body_node[b] = -1;
+        t->part_at[b] = at;
+        at += rec->bodies[b].nparts;
+    }
+    for (int k = 0; k < nparts; k++)
+        t->part_node[k] = -1;
+    for (int i = 0; i < src->nnodes; i++)
+        if (src->nodes[i].body >= 0)
+            t->body_node[src->nodes[i].body] = i;
     for (int i = 0, k = 0; i < src->nnodes; i++) {
-        const int b = src->nodes[i].body;
-        if (b >= 0)
-            t->body_node[b] = i;
-        t->index[i] = b >= 0 ? b : base + k++;
-        t->extra += b < 0;
+        const tpExportSourceNode *n = &src->nodes[i];
+        const int pb = n->parent >= 0 ? src->nodes[n->parent].body : -1;
+        int part = -1;
+        for (int j = 0; n->body < 0 && pb >= 0 && part < 0 && j < rec->bodies[pb].nparts; j++)
+            if (t->part_node[t->part_at[pb] + j] < 0 && part_frame(src, i, &rec->bodies[pb], j))
+                part = j;
+        if (part >= 0) {
+            t->part_node[t->part_at[pb] + part] = i;
+            t->index[i] = first + t->part_at[pb] + part; /* gltf_omi.c's part nodes follow `first` */
+        } else {
+            t->index[i] = n->body >= 0 ? n->body : base + k++;
+            t->extra += n->body < 0;
+        }
     }
     return true;
 }
@@ -100,7 +170,33 @@ void tpXTree_Free(tpXTree *t)
 {
     free(t->body_node);
     free(t->index);
+    free(t->part_node);
+    free(t->part_at);
     memset(t, 0, sizeof *t);
+}
+
+/* Source node i is written as a part's node. */
+static bool is_part(const tpXTree *t, int i)
+{
+    const int p = t->src->nodes[i].parent, b = p >= 0 ? t->src->nodes[p].body : -1;
+    for (int k = 0; b >= 0 && k < t->rec->bodies[b].nparts; k++)
+        if (t->part_node[t->part_at[b] + k] == i)
+            return true;
+    return false;
+}
+
+const char *tpXTree_PartName(const tpXTree *t, int b, int k)
+{
+    const int i = t->src ? t->part_node[t->part_at[b] + k] : -1;
+    return i >= 0 ? t->src->nodes[i].name : "";
+}
+
+void tpXTree_PartChildren(const tpXTree *t, int b, int k, tpXStr *s, int *n)
+{
+    const int me = t->src ? t->part_node[t->part_at[b] + k] : -1;
+    for (int i = 0; me >= 0 && i < t->src->nnodes; i++)
+        if (t->src->nodes[i].parent == me)
+            tpXStr_Put(s, "%s%d", (*n)++ ? "," : "", t->index[i]);
 }
 
 /* The world (row-major 3x4, y up) of source node i's parent as the export writes it: a body's node
@@ -127,25 +223,6 @@ static void parent_world(const tpXTree *t, int i, const double *w0, double m[12]
             m[4 * r + c] = R[3 * r + c];
         m[4 * r + 3] = tq[r];
     }
-}
-
-/* inv(a) b for affine 3x4 a (invertible) and b. */
-static void inv_mul(const double a[12], const double b[12], double out[12])
-{
-    const double d = det3(a);
-    double iv[9];
-    iv[0] = (a[5] * a[10] - a[6] * a[9]) / d, iv[1] = (a[2] * a[9] - a[1] * a[10]) / d;
-    iv[2] = (a[1] * a[6] - a[2] * a[5]) / d, iv[3] = (a[6] * a[8] - a[4] * a[10]) / d;
-    iv[4] = (a[0] * a[10] - a[2] * a[8]) / d, iv[5] = (a[2] * a[4] - a[0] * a[6]) / d;
-    iv[6] = (a[4] * a[9] - a[5] * a[8]) / d, iv[7] = (a[1] * a[8] - a[0] * a[9]) / d;
-    iv[8] = (a[0] * a[5] - a[1] * a[4]) / d;
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 4; c++) {
-            double v = 0;
-            for (int k = 0; k < 3; k++)
-                v += iv[3 * r + k] * (b[4 * k + c] - (c == 3 ? a[4 * k + 3] : 0.0));
-            out[4 * r + c] = v;
-        }
 }
 
 void tpXTree_Local(const tpXTree *t, int b, double tr[3], double q[4])
@@ -184,7 +261,7 @@ void tpXTree_Children(const tpXTree *t, int b, tpXStr *s, int *n)
     if (me < 0)
         return;
     for (int i = 0; i < t->src->nnodes; i++)
-        if (t->src->nodes[i].parent == me)
+        if (t->src->nodes[i].parent == me && !is_part(t, i))
             tpXStr_Put(s, "%s%d", (*n)++ ? "," : "", t->index[i]);
 }
 
@@ -193,7 +270,7 @@ int tpXTree_BodyChildCount(const tpXTree *t, int b)
     int n = 0;
     const int me = t->src ? t->body_node[b] : -1;
     for (int i = 0; me >= 0 && i < t->src->nnodes; i++)
-        n += t->src->nodes[i].parent == me;
+        n += t->src->nodes[i].parent == me && !is_part(t, i);
     return n;
 }
 
@@ -221,8 +298,8 @@ static void local_json(const double l[12], tpXStr *s)
     for (int i = 0; i < 3; i++)
         for (int j = i + 1; j < 3; j++)
             ortho = ortho && fabs(R[i] * R[j] + R[3 + i] * R[3 + j] + R[6 + i] * R[6 + j]) < 1e-9;
-    const double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
-                       R[2] * (R[3] * R[7] - R[4] * R[6]);
+    const double det =
+        R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
     if (!ortho || det < 0) {
         tpXStr_Put(s, ",\"matrix\":[");
         for (int c = 0; c < 4; c++) /* column-major, the last row 0 0 0 1 */
@@ -250,7 +327,7 @@ void tpXTree_Nodes(const tpXTree *t, const double *w0, tpXStr *s)
         return;
     for (int i = 0; i < t->src->nnodes; i++) {
         const tpExportSourceNode *n = &t->src->nodes[i];
-        if (n->body >= 0)
+        if (n->body >= 0 || is_part(t, i))
             continue;
         double pw[12], l[12];
         parent_world(t, i, w0, pw);
