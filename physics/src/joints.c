@@ -284,6 +284,22 @@ static bool check_joint(const tpSceneDef *def, int j, char *err, size_t errlen)
     return true;
 }
 
+/* A joint's pair of bodies (lo < hi; -1 the world) and its index, for the welded-pair check. */
+typedef struct PairKey {
+    int64_t lo, hi;
+    int j;
+} PairKey;
+
+static int pair_cmp(const void *pa, const void *pb)
+{
+    const PairKey *a = pa, *b = pb;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
+    return (a->j > b->j) - (a->j < b->j);
+}
+
 bool tpJoints_Check(const tpSceneDef *def, char *err, size_t errlen)
 {
     if (def->njoints < 0 || def->njoints > TP_MAX_JOINTS || (def->njoints > 0 && def->joints == NULL)) {
@@ -307,7 +323,50 @@ bool tpJoints_Check(const tpSceneDef *def, char *err, size_t errlen)
         tpErrorf(err, errlen, "%s: duplicate name (also joint #%d)", who, earlier);
         return false;
     }
-    return true;
+    /* a fixed joint welds its two bodies into one: a second joint between them could only fight it
+       (the pairs sorted, so that a scene of many joints is checked in n log n) */
+    int nfixed = 0;
+    for (int j = 0; j < def->njoints; j++)
+        nfixed += def->joints[j].kind == TP_JOINT_FIXED;
+    if (nfixed == 0 || def->njoints < 2)
+        return true;
+    PairKey *keys = malloc(sizeof *keys * (size_t)def->njoints);
+    if (keys == NULL) {
+        tpErrorf(err, errlen, "scene: out of memory checking %d joints' bodies", def->njoints);
+        return false;
+    }
+    for (int j = 0; j < def->njoints; j++) {
+        const tpJointDef *jd = &def->joints[j];
+        const int64_t x = jd->body_a, y = jd->body_b; /* -1: the world */
+        keys[j] = (PairKey){.lo = x < y ? x : y, .hi = x < y ? y : x, .j = j};
+    }
+    qsort(keys, (size_t)def->njoints, sizeof *keys, pair_cmp);
+    bool ok = true;
+    for (int s = 0; ok && s < def->njoints;) {
+        int e = s + 1, weld = keys[s].j, second = -1;
+        while (e < def->njoints && keys[e].lo == keys[s].lo && keys[e].hi == keys[s].hi)
+            e++;
+        for (int k = s; k < e; k++) /* the first fixed joint of the run (by index), and another */
+            if (def->joints[keys[k].j].kind == TP_JOINT_FIXED &&
+                (def->joints[weld].kind != TP_JOINT_FIXED || keys[k].j < weld))
+                weld = keys[k].j;
+        for (int k = s; k < e && def->joints[weld].kind == TP_JOINT_FIXED; k++)
+            if (keys[k].j != weld && (second < 0 || keys[k].j < second))
+                second = keys[k].j;
+        if (second >= 0) {
+            const tpJointDef *a = &def->joints[second];
+            char who[TP_NAME_MAX + 48], other[TP_NAME_MAX + 48];
+            joint_label(a, second, who, sizeof who);
+            joint_label(&def->joints[weld], weld, other, sizeof other);
+            const char *nb = a->body_b >= 0 ? def->bodies[a->body_b].name : "the world";
+            tpErrorf(err, errlen, "%s: bodies: \"%s\" and %s%s%s are already welded by %s", who,
+                     def->bodies[a->body_a].name, a->body_b >= 0 ? "\"" : "", nb, a->body_b >= 0 ? "\"" : "", other);
+            ok = false;
+        }
+        s = e;
+    }
+    free(keys);
+    return ok;
 }
 
 /* ------------------------------------------------------------------------------------------ */
