@@ -81,6 +81,18 @@ static void mul34(const double a[12], const double b[12], double out[12])
     }
 }
 
+/* The node carries a collider (OMI_physics_body.collider, an OMI_physics_shape of its own, or
+   KHR_physics_rigid_bodies.collider). */
+static bool has_collider(const cJSON *node)
+{
+    const cJSON *ext = cJSON_GetObjectItemCaseSensitive(node, "extensions");
+    const cJSON *omi = ext ? cJSON_GetObjectItemCaseSensitive(ext, "OMI_physics_body") : NULL;
+    const cJSON *khr = ext ? cJSON_GetObjectItemCaseSensitive(ext, "KHR_physics_rigid_bodies") : NULL;
+    return (omi && cJSON_GetObjectItemCaseSensitive(omi, "collider")) ||
+           (ext && cJSON_GetObjectItemCaseSensitive(ext, "OMI_physics_shape")) ||
+           (khr && cJSON_GetObjectItemCaseSensitive(khr, "collider"));
+}
+
 static bool is_joint_node(const cJSON *node)
 {
     const cJSON *ext = cJSON_GetObjectItemCaseSensitive(node, "extensions");
@@ -143,6 +155,7 @@ static int read_tree(const cJSON *doc, const tpPlanRecord *rec, tpExportSourceNo
                 if (strcmp(rec->bodies[b].name, o->name) == 0)
                     o->body = b;
             named += o->body >= 0;
+            o->collider = o->body < 0 && has_collider(node);
             map[i] = n++;
         }
         const cJSON *ch = cJSON_GetObjectItemCaseSensitive(node, "children");

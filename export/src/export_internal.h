@@ -98,6 +98,9 @@ bool tpXTree_Init(tpXTree *t, const tpPlanRecord *rec, const tpExportSource *src
 const char *tpXTree_PartName(const tpXTree *t, int b, int k);
 void tpXTree_PartChildren(const tpXTree *t, int b, int k, tpXStr *s, int *n);
 void tpXTree_Free(tpXTree *t);
+/// The file's collider node that carries single-shape body b's collider: a collider node under b's
+/// node that is where b's node is written (w0, as below), within 1e-6; -1: the body's node does.
+int tpXTree_Collider(const tpXTree *t, int b, const double *w0);
 /// Body b's world translation tr (and rotation q: x, y, z, w; NULL: none), y up, made relative to
 /// its parent in the file, in place (a root's are left as they are).
 void tpXTree_Local(const tpXTree *t, int b, double tr[3], double q[4]);
@@ -107,8 +110,9 @@ bool tpXTree_IsRoot(const tpXTree *t, int b);
 int tpXTree_BodyChildCount(const tpXTree *t, int b);
 void tpXTree_Children(const tpXTree *t, int b, tpXStr *s, int *n);
 /// The file's still nodes, each as ",\n{...}": w0 (7 doubles per body: the body node's world
-/// translation and rotation at t = 0, y up) places the nodes that hang from a body.
-void tpXTree_Nodes(const tpXTree *t, const double *w0, tpXStr *s);
+/// translation and rotation at t = 0, y up) places the nodes that hang from a body; shape[b] is the
+/// document shape of body b (for its collider node, tpXTree_Collider).
+void tpXTree_Nodes(const tpXTree *t, const double *w0, const int *shape, tpXStr *s);
 /// ",i" for each of the file's still nodes that is a root of the scene.
 void tpXTree_Roots(const tpXTree *t, tpXStr *s);
 
@@ -122,6 +126,7 @@ typedef struct tpXOmi {
     const int *part_mesh;      /* per body: the mesh of its first mesh part (the others follow), or -1 */
     int first;                 /* index of the first extra node */
     const tpXTree *tree;       /* the scene file's nodes under the bodies (NULL: none) */
+    const double *w0;          /* per body: its node's world translation, rotation at t = 0 (7, y up) */
 } tpXOmi;
 /// How many extra nodes the physics needs.
 int tpXOmi_ExtraNodes(const tpXOmi *o);
@@ -133,6 +138,8 @@ void tpXOmi_Nodes(const tpXOmi *o, tpXStr *s);
 void tpXOmi_Roots(const tpXOmi *o, tpXStr *s);
 /// The document's ,"extensionsUsed":[...] and ,"extensions":{...} (shapes, joints).
 void tpXOmi_Document(const tpXOmi *o, tpXStr *s);
+/// The document shape index of body b's collider (its part k's); -1 for a plane.
+int tpXOmi_ShapeIndex(const tpXOmi *o, int b, int k);
 /// How many of a compound's parts are meshes (each gets a mesh of its own for its collider).
 int tpXOmi_MeshParts(const tpPlanBody *pb);
 

@@ -763,7 +763,16 @@ static void json_nodes(G *g, const tpXOmi *omi, tpXStr *s, int *nnodes)
         ++n;
     }
     tpXOmi_Nodes(omi, s);
-    tpXTree_Nodes(&g->tree, g->w0, s);
+    int *shape = malloc(sizeof(int) * (size_t)(rec->nbodies > 0 ? rec->nbodies : 1));
+    if (shape == NULL) {
+        s->oom = true;
+        return;
+    }
+    for (int b = 0; b < rec->nbodies; ++b) {
+        shape[b] = tpXOmi_ShapeIndex(omi, b, 0);
+    }
+    tpXTree_Nodes(&g->tree, g->w0, shape, s);
+    free(shape);
     tpXStr_Put(s, "]");
     *nnodes = n;
 }
@@ -969,7 +978,8 @@ static void json_all(G *g, tpXStr *s, const char *bin_uri, tpExportStats *st)
                         .body_mesh = g->body_mesh,
                         .part_mesh = g->part_mesh,
                         .first = g->first,
-                        .tree = &g->tree};
+                        .tree = &g->tree,
+                        .w0 = g->w0};
     tpXStr nodes = {0};
     json_nodes(g, &omi, &nodes, &nnodes);
     tpXStr_Put(s, ",\"nodes\":[");

@@ -164,9 +164,14 @@ void tpXOmi_Body(const tpXOmi *o, int b, tpXStr *s)
         vec(s, w, 3);
     }
     tpXStr_Put(s, "}");
-    if (pb->nparts == 0)
+    if (pb->nparts == 0 && !(o->tree && tpXTree_Collider(o->tree, b, o->w0) >= 0)) /* else the file's collider node */
         tpXStr_Put(s, ",\"collider\":{\"shape\":%d}", shape_index(o, b, 0));
     tpXStr_Put(s, "}}");
+}
+
+int tpXOmi_ShapeIndex(const tpXOmi *o, int b, int k)
+{
+    return is_plane(&o->rec->bodies[b]) ? -1 : shape_index(o, b, k);
 }
 
 static void quat_mat(const double q[4], double R[9]) /* (x, y, z, w) */

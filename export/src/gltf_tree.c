@@ -225,6 +225,31 @@ static void parent_world(const tpXTree *t, int i, const double *w0, double m[12]
     }
 }
 
+int tpXTree_Collider(const tpXTree *t, int b, const double *w0)
+{
+    /* a body of one shape whose collider node in the file (Godot's CollisionShape under its body
+       node) is where the body's node is written (tp.scene put the body at its collider's frame):
+       the collider goes back on that node */
+    const int me = t->src ? t->body_node[b] : -1;
+    const tpPlanBody *pb = &t->rec->bodies[b];
+    if (me < 0 || pb->nparts > 0 || strcmp(pb->shape, "plane") == 0)
+        return -1;
+    for (int i = 0; i < t->src->nnodes; i++) {
+        if (t->src->nodes[i].parent != me || !t->src->nodes[i].collider)
+            continue;
+        double pw[12], l[12];
+        parent_world(t, i, w0, pw);
+        inv_mul(pw, t->src->nodes[i].world, l);
+        bool identity = true;
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 4; c++)
+                identity = identity && fabs(l[4 * r + c] - (r == c)) <= 1e-6;
+        if (identity)
+            return i;
+    }
+    return -1;
+}
+
 void tpXTree_Local(const tpXTree *t, int b, double tr[3], double q[4])
 {
     const int i = t->src ? t->body_node[b] : -1;
@@ -321,7 +346,7 @@ static void local_json(const double l[12], tpXStr *s)
         put_vec(s, "scale", sc, 3);
 }
 
-void tpXTree_Nodes(const tpXTree *t, const double *w0, tpXStr *s)
+void tpXTree_Nodes(const tpXTree *t, const double *w0, const int *shape, tpXStr *s)
 {
     if (!t->src)
         return;
@@ -335,6 +360,9 @@ void tpXTree_Nodes(const tpXTree *t, const double *w0, tpXStr *s)
         tpXStr_Put(s, ",\n{\"name\":");
         tpXStr_String(s, n->name);
         local_json(l, s);
+        const int pb = n->parent >= 0 ? t->src->nodes[n->parent].body : -1;
+        if (pb >= 0 && shape[pb] >= 0 && tpXTree_Collider(t, pb, w0) == i)
+            tpXStr_Put(s, ",\"extensions\":{\"OMI_physics_body\":{\"collider\":{\"shape\":%d}}}", shape[pb]);
         int k = 0;
         for (int j = 0; j < t->src->nnodes; j++)
             if (t->src->nodes[j].parent == i)

@@ -190,13 +190,17 @@ for n, p in sorted(ts.items()):
     if n not in te or te[n] != p:
         bad.append("node %s: under %s in the scene file, under %s in the export" % (n, p, te.get(n, "(missing)")))
 nested = [n for n, p in ts.items() if p is not None]
-# a compound's collider nodes are its parts' nodes (no "NAME part K" beside them)
+# a compound's collider nodes are its parts' nodes (no "NAME part K" beside them); a Godot body's
+# collider node carries its collider (and the body's node none)
 dup = [n["name"] for n in doc["nodes"] if n["name"].startswith(("Stool part", "Shelf part"))]
 if dup:
     bad.append("compound parts written beside the file's collider nodes: %s" % dup)
-for n in ("Seat", "Leg", "Knob", "ShelfLeft", "ShelfRight"):
+for n in ("Seat", "Leg", "Knob", "ShelfLeft", "ShelfRight", "ToyBoxCollider"):
     if not any(x["name"] == n and "OMI_physics_body" in x.get("extensions", {}) for x in doc["nodes"]):
         bad.append("the collider node %s carries no collider" % n)
+tb = [x for x in doc["nodes"] if x["name"] == "ToyBox"]
+if len(tb) != 1 or "collider" in tb[0]["extensions"]["OMI_physics_body"]:
+    bad.append("ToyBox's node: %s (its collider belongs on ToyBoxCollider)" % tb)
 print("  the scene file's %d nodes written back in its tree (%d of them under another)" % (len(ts), len(nested)))
 print("  %d bodies, %s joints; trajectories within %.3g (poses, velocities)" % (len(A), nj[0], worst))
 for m in bad:

@@ -56,6 +56,7 @@ typedef struct tpExportSourceNode {
     int parent;       /* index of its parent in the source's nodes, -1: a root of the scene */
     int body;         /* the record body this node is (a body node, by name), -1: none */
     double world[12]; /* row-major 3x4 [R S | t]: the node's world transform in the file (glTF axes, y up, m) */
+    bool collider;    /* the node carries a collider in the file (not being a body node itself) */
 } tpExportSourceNode;
 
 /// The node tree of the scene's glTF file (parents before children is not required). A body's node
