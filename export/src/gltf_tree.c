@@ -58,6 +58,12 @@ bool tpExport_SourceUsable(const tpExportSource *src, const tpPlanRecord *rec, c
             snprintf(why, whylen, "node %d '%s': its parent %d is not a node of the file", i, n->name, n->parent);
             return false;
         }
+        for (int k = 0; k < 12; k++) {
+            if (!(fabs(n->world[k]) <= 1e9)) { /* NaN too */
+                snprintf(why, whylen, "node '%s': its transform is not finite (or beyond 1e9)", n->name);
+                return false;
+            }
+        }
         if (!(fabs(det3(n->world)) > 1e-12)) {
             snprintf(why, whylen, "node '%s' has a zero scale", n->name);
             return false;

@@ -7,7 +7,8 @@
 # warnings) and read back by tp.scene: the second plan has the same bodies (names, classes, shapes,
 # sizes, parts, initial poses and velocities), as many joints, and the same trajectories (the
 # joints hold and drive the same way) within 1e-6 m; the export has the scene file's tree (every node
-# under a node of the same name; a body in a turned group, a Godot body / collider / visual).
+# under a node of the same name; a body in a turned group, a Godot body / collider / visual); a
+# body under another moving body makes a flat export with a warning.
 # Usage: omi_roundtrip.sh TPLAN TOOLS_DIR(tests/export) E2E_DIR(tests/e2e) WORKDIR
 set -u
 tplan=$1 tools=$2 e2e=$3 work=$4/omi_roundtrip
@@ -208,5 +209,23 @@ for m in bad:
 sys.exit(1 if bad else 0)
 PY
 check "read back: the same bodies, shapes, parts, joints and trajectories" $?
+# a body under another moving body cannot be animated relative to it: the export is flat, and says why
+python3 - "$work" "$e2e" <<'PY' || { echo "FAIL: the nested scene"; exit 1; }
+import os, sys
+sys.path.insert(0, sys.argv[2])
+import omi_assets as a
+g = a.Doc()
+g.body("Floor", motion={"type": "static"}, collider=g.shape("box", size=[10, 0.2, 10]), translation=(0, 0, -0.1))
+kid = g.body("Kid", motion={"type": "dynamic", "mass": 0.2}, collider=g.shape("sphere", radius=0.05),
+             translation=(0, 0, 0.3), root=False)
+g.body("Parent", motion={"type": "dynamic", "mass": 1}, collider=g.shape("box", size=[0.2, 0.2, 0.2]),
+       translation=(0, 0, 1), children=[kid])
+open(os.path.join(sys.argv[1], "nested.gltf"), "wb").write(g.gltf())
+PY
+"$tplan" plan "$work/rt.lua" --set file=nested.gltf -q -o "$work/n.json" >/dev/null 2>&1
+"$tplan" export "$work/n.json" --format glb -o "$work/n.glb" >"$work/n.txt" 2>&1
+st=$?
+grep -q "the scene file's node tree is not written (one root node per body): body 'Kid' is under the moving body 'Parent'" "$work/n.txt"
+check "a body under a moving body: a flat export (exit $st) with a warning saying why" $?
 echo "omi_roundtrip: $fails failure(s)"
 [ $fails -eq 0 ]
