@@ -257,6 +257,12 @@ void tpCliLive_Free(tpCliLive *live);
 /// writes nothing. NULL after printing why.
 tpScript *tpCli_LoadPlanScript(const char *plan_path, const char *domain_override, const tpPlanRecord *rec, bool quiet,
                                bool mute, tpScriptFile **files);
+/// The node tree of the glTF file (an embedded source of rec, .gltf or .glb) that names the most of
+/// rec's bodies, for the export (export_source.c): true with src filled and *nodes heap-owned (freed
+/// by the caller); false (nothing allocated) when no embedded glTF file names a body.
+struct tpExportSource;
+struct tpExportSourceNode;
+bool tpCli_ExportSource(const tpPlanRecord *rec, struct tpExportSource *src, struct tpExportSourceNode **nodes);
 /// tplan plan --from-plan PLAN --world K --until T [--where QUERY] (plan_refine.c): keep world K up to
 /// time T, plan the rest from the state there, splice the two. Zero it, fill the inputs.
 typedef struct tpCliRefine {

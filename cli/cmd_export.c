@@ -13,7 +13,8 @@ static void export_usage(FILE *f)
     fprintf(f, "usage: tplan export PLAN.json --format glb|gltf|csv -o OUT [options]\n"
                "\n"
                "Writes the plan's motion for offline animation: glTF 2.0 (Blender, Godot, Unity, three.js)\n"
-               "with one node per body, a mesh per shape and a LINEAR translation + rotation animation per\n"
+               "with one node per body (in a plan of a tp.scene file, in that file's node tree, its other\n"
+               "nodes kept by name), a mesh per shape and a LINEAR translation + rotation animation per\n"
                "moving body (y-up, times in seconds from 0) and the physics as OMI_physics_body/_shape/_joint\n"
                "(masses and joints from the plan's own script, which tp.scene reads back), or CSV (OUT is a\n"
                "folder: states.csv and controls.csv, numbers that read back to the plan's exact doubles).\n"
@@ -245,10 +246,9 @@ static bool export_physics(const ExportCmd *e, const tpPlanRecord *rec, tpExport
                                              .speed = a->speed,
                                              .max_force = a->max_force};
         }
-        if (strcmp(x->kind, "hinge2") == 0) {
-            tpLog(TP_LOG_WARN,
-                  "%s: joint '%s' is a hinge2 (a wheel): OMI_physics_joint has no form for it, not written", e->plan,
-                  d->name);
+        char why[200];
+        if (!tpExport_JointWritable(x, why, sizeof why)) {
+            tpLog(TP_LOG_WARN, "%s: joint '%s' (%s) is not written: %s", e->plan, d->name, x->kind, why);
         }
         ph->njoints++;
     }
@@ -290,8 +290,19 @@ int tpCmd_Export(int argc, char **argv)
     tpExportPhysics ph;
     double *masses = NULL;
     tpExportJoint *joints = NULL;
+    tpExportSource src;
+    tpExportSourceNode *src_nodes = NULL;
     if (export_physics(&e, &rec, &ph, &masses, &joints)) {
         e.def.physics = &ph;
+        /* a plan of a tp.scene file: its node tree written back, or the flat layout and why */
+        char why[320];
+        if (e.def.format != TP_EXPORT_CSV && tpCli_ExportSource(&rec, &src, &src_nodes)) {
+            if (tpExport_SourceUsable(&src, &rec, why, sizeof why))
+                ph.source = &src;
+            else
+                tpLog(TP_LOG_WARN, "%s: the scene file's node tree is not written (one root node per body): %s", e.plan,
+                      why);
+        }
     }
     double t1 = tpClock_Now();
     e.motors = rec.nmotors > 0;
@@ -307,6 +318,7 @@ int tpCmd_Export(int argc, char **argv)
     }
     free(masses);
     free(joints);
+    free(src_nodes);
     tpTreeRecord_Free(&tree);
     tpPlanRecord_Free(&rec);
     return code;

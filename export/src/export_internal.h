@@ -77,6 +77,45 @@ void tpXStr_Num(tpXStr *s, double v);
 /// compound the artist's origin (mesh_origin turned by the body's rotation) (z up).
 void tpX_NodeOrigin(const tpPlanBody *pb, const double *st, double out[3]);
 
+/// The node tree of a scene file written back (gltf_tree.c, tpExportSource): body b's node keeps
+/// its index b; the file's other nodes follow every node the writer makes, from index `base`.
+typedef struct tpXTree {
+    const tpExportSource *src; /* NULL: the flat layout (every call below is then a no-op) */
+    const tpPlanRecord *rec;
+    int *body_node; /* per body: its source node, -1: none (a body the script added) */
+    int *index;     /* per source node: its node index in the file */
+    int *part_node; /* per body: the source node of each of its parts (nparts each, from part_at[b]), -1: none */
+    int *part_at;   /* per body: its first entry in part_node */
+    int base;       /* the first of the file's still nodes */
+    int extra;      /* how many there are */
+} tpXTree;
+/// Sets t up for src (NULL: the flat layout): a compound's part whose frame is that of a child of its
+/// body's node in the file is written as that node (its name, its children: node first + its place
+/// among the parts, the index gltf_omi.c gives it); false when out of memory.
+bool tpXTree_Init(tpXTree *t, const tpPlanRecord *rec, const tpExportSource *src, int first, int base);
+/// The file's name of body b's part k ("" when it is no node of the file: "NAME part K" then), and
+/// the ",i" indices of the file's nodes under it (after *n of them).
+const char *tpXTree_PartName(const tpXTree *t, int b, int k);
+void tpXTree_PartChildren(const tpXTree *t, int b, int k, tpXStr *s, int *n);
+void tpXTree_Free(tpXTree *t);
+/// The file's collider node that carries single-shape body b's collider: a collider node under b's
+/// node that is where b's node is written (w0, as below), within 1e-6; -1: the body's node does.
+int tpXTree_Collider(const tpXTree *t, int b, const double *w0);
+/// Body b's world translation tr (and rotation q: x, y, z, w; NULL: none), y up, made relative to
+/// its parent in the file, in place (a root's are left as they are).
+void tpXTree_Local(const tpXTree *t, int b, double tr[3], double q[4]);
+/// Body b's node is a root of the scene.
+bool tpXTree_IsRoot(const tpXTree *t, int b);
+/// How many of the file's nodes hang from body b's node; their indices, ",i" after *n of them.
+int tpXTree_BodyChildCount(const tpXTree *t, int b);
+void tpXTree_Children(const tpXTree *t, int b, tpXStr *s, int *n);
+/// The file's still nodes, each as ",\n{...}": w0 (7 doubles per body: the body node's world
+/// translation and rotation at t = 0, y up) places the nodes that hang from a body; shape[b] is the
+/// document shape of body b (for its collider node, tpXTree_Collider).
+void tpXTree_Nodes(const tpXTree *t, const double *w0, const int *shape, tpXStr *s);
+/// ",i" for each of the file's still nodes that is a root of the scene.
+void tpXTree_Roots(const tpXTree *t, tpXStr *s);
+
 /// The physics of a glTF export as OMI extensions (gltf_omi.c). Extra nodes (a compound's collider
 /// parts, each joint's two frames) come after the writer's own nodes, from index `first`.
 typedef struct tpXOmi {
@@ -86,6 +125,8 @@ typedef struct tpXOmi {
     const int *body_mesh;      /* per body: its mesh index, or -1 */
     const int *part_mesh;      /* per body: the mesh of its first mesh part (the others follow), or -1 */
     int first;                 /* index of the first extra node */
+    const tpXTree *tree;       /* the scene file's nodes under the bodies (NULL: none) */
+    const double *w0;          /* per body: its node's world translation, rotation at t = 0 (7, y up) */
 } tpXOmi;
 /// How many extra nodes the physics needs.
 int tpXOmi_ExtraNodes(const tpXOmi *o);
@@ -97,6 +138,8 @@ void tpXOmi_Nodes(const tpXOmi *o, tpXStr *s);
 void tpXOmi_Roots(const tpXOmi *o, tpXStr *s);
 /// The document's ,"extensionsUsed":[...] and ,"extensions":{...} (shapes, joints).
 void tpXOmi_Document(const tpXOmi *o, tpXStr *s);
+/// The document shape index of body b's collider (its part k's); -1 for a plane.
+int tpXOmi_ShapeIndex(const tpXOmi *o, int b, int k);
 /// How many of a compound's parts are meshes (each gets a mesh of its own for its collider).
 int tpXOmi_MeshParts(const tpPlanBody *pb);
 

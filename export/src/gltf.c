@@ -93,6 +93,9 @@ typedef struct G {
     float *ftimes;  /* scratch: max steps + 1 */
     float *fvals;   /* scratch: (max steps + 1) x 4 */
     double *dvals;  /* scratch: (max steps + 1) x 4 */
+    tpXTree tree;   /* the scene file's node tree (tree.src NULL: the flat layout) */
+    double *w0;     /* per body: its node's world translation and rotation at t = 0 (7, y up) */
+    int first;      /* the first node after the bodies' and the mesh-only ones */
     bool oom;
     int64_t total; /* bytes of the GLB file */
 } G;
@@ -521,8 +524,11 @@ static void samples(G *g, int w, int b, int ch)
             double p[3];
             tpX_NodeOrigin(&g->rec->bodies[b], s, p);
             tpExport_VecToYup(p, g->dvals + 3 * i);
+            tpXTree_Local(&g->tree, b, g->dvals + 3 * i, NULL);
         } else {
+            double p[3] = {0, 0, 0};
             tpExport_QuatToYup(s + 3, g->dvals + 4 * i);
+            tpXTree_Local(&g->tree, b, p, g->dvals + 4 * i);
         }
     }
     int nc = ch == 0 ? 3 : 4;
@@ -717,6 +723,9 @@ static void json_nodes(G *g, const tpXOmi *omi, tpXStr *s, int *nnodes)
             placed = true;
         }
         if (placed) {
+            memcpy(g->w0 + 7 * b, t, 3 * sizeof *t);
+            memcpy(g->w0 + 7 * b + 3, q, 4 * sizeof *q);
+            tpXTree_Local(&g->tree, b, t, q); /* relative to its parent in the scene file */
             tpXStr_Put(s, ",\"translation\":[");
             for (int k = 0; k < 3; ++k) {
                 tpXStr_Put(s, k ? "," : ""), tpXStr_Num(s, t[k]);
@@ -754,6 +763,16 @@ static void json_nodes(G *g, const tpXOmi *omi, tpXStr *s, int *nnodes)
         ++n;
     }
     tpXOmi_Nodes(omi, s);
+    int *shape = malloc(sizeof(int) * (size_t)(rec->nbodies > 0 ? rec->nbodies : 1));
+    if (shape == NULL) {
+        s->oom = true;
+        return;
+    }
+    for (int b = 0; b < rec->nbodies; ++b) {
+        shape[b] = tpXOmi_ShapeIndex(omi, b, 0);
+    }
+    tpXTree_Nodes(&g->tree, g->w0, shape, s);
+    free(shape);
     tpXStr_Put(s, "]");
     *nnodes = n;
 }
@@ -949,10 +968,7 @@ static void json_all(G *g, tpXStr *s, const char *bin_uri, tpExportStats *st)
     json_goal(rec, s);
     tpXStr_Put(s, "}},\n\"scene\":0,\"scenes\":[{\"name\":");
     tpXStr_String(s, rec->domain_name);
-    int nnodes = 0, first = rec->nbodies;
-    for (int m = 0; m < g->nmeshes; ++m) {
-        first += g->meshes[m].body < 0 && g->meshes[m].part_body < 0;
-    }
+    int nnodes = 0;
     for (int b = 0; b < rec->nbodies; ++b) {
         g->st0[b] = rec->bodies[b].moving ? rec->worlds[g->worlds[0]].traj[b] : rec->bodies[b].pose;
     }
@@ -961,14 +977,19 @@ static void json_all(G *g, tpXStr *s, const char *bin_uri, tpExportStats *st)
                         .st0 = g->st0,
                         .body_mesh = g->body_mesh,
                         .part_mesh = g->part_mesh,
-                        .first = first};
+                        .first = g->first,
+                        .tree = &g->tree,
+                        .w0 = g->w0};
     tpXStr nodes = {0};
     json_nodes(g, &omi, &nodes, &nnodes);
     tpXStr_Put(s, ",\"nodes\":[");
-    for (int i = 0; i < nnodes; ++i) {
-        tpXStr_Put(s, "%s%d", i ? "," : "", i);
+    for (int i = 0, k = 0; i < nnodes; ++i) { /* a body under a node of the scene file is no root */
+        if (i >= rec->nbodies || tpXTree_IsRoot(&g->tree, i)) {
+            tpXStr_Put(s, "%s%d", k++ ? "," : "", i);
+        }
     }
     tpXOmi_Roots(&omi, s);
+    tpXTree_Roots(&g->tree, s);
     tpXStr_Put(s, "]}],\n");
     if (nodes.oom) {
         s->oom = true;
@@ -981,7 +1002,7 @@ static void json_all(G *g, tpXStr *s, const char *bin_uri, tpExportStats *st)
     json_buffers(g, s, bin_uri);
     tpXOmi_Document(&omi, s);
     tpXStr_Put(s, "}\n");
-    st->nodes = nnodes + tpXOmi_ExtraNodes(&omi);
+    st->nodes = nnodes + tpXOmi_ExtraNodes(&omi) + g->tree.extra;
     st->meshes = g->nmeshes;
     st->materials = g->nmats;
 }
@@ -1011,6 +1032,8 @@ static void g_free(G *g)
     free(g->ftimes);
     free(g->fvals);
     free(g->dvals);
+    free(g->w0);
+    tpXTree_Free(&g->tree);
 }
 
 static bool write_glb(G *g, const tpXStr *json, tpXTemp *t, char *err, size_t errlen)
@@ -1091,6 +1114,18 @@ bool tpX_WriteGltf(const tpPlanRecord *rec, const char *path, const tpExportDef 
     }
     g->plane_half = ext * 0.75 + 0.5; /* as the viewer draws planes */
     plan_meshes(g);
+    g->first = rec->nbodies;
+    for (int m = 0; m < g->nmeshes; ++m) {
+        g->first += g->meshes[m].body < 0 && g->meshes[m].part_body < 0;
+    }
+    {
+        const tpXOmi count = {.rec = rec, .ph = def->physics, .first = g->first};
+        g->w0 = calloc((size_t)(rec->nbodies > 0 ? rec->nbodies : 1) * 7, sizeof *g->w0);
+        if (!g->w0 || !tpXTree_Init(&g->tree, rec, def->physics ? def->physics->source : NULL, g->first,
+                                    g->first + tpXOmi_ExtraNodes(&count))) {
+            goto oom;
+        }
+    }
     if (g->oom || !reduce_all(g, st)) {
         goto oom;
     }

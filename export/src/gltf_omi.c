@@ -2,7 +2,8 @@
  * form tp.scene reads back, mesh/src/gltf_scene.c and gltf_joints.c): each body node gets its
  * motion (type, mass, initial velocities) and its collider; a compound's parts are child nodes with
  * a collider each; a joint is two nodes, its frame under the second body (or the world) and the
- * connected frame under the first, and a `physicsJoints` entry of limits and drives. docs/export.md. */
+ * connected frame under the first, and a `physicsJoints` entry of limits and drives (a hinge2, which
+ * OMI has no form for, as a universal's, marked for tp.scene: tpExport_JointWritable). docs/export.md. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +16,34 @@ static bool is_plane(const tpPlanBody *b)
     return strcmp(b->shape, "plane") == 0;
 }
 
-/* A joint the file can carry (hinge2, a wheel's steer and spin, has no OMI form). */
+static bool is_hinge2(const tpExportJoint *jt)
+{
+    return strcmp(jt->kind, "hinge2") == 0;
+}
+
+bool tpExport_JointWritable(const tpExportJoint *jt, char *why, size_t whylen)
+{
+    if (!is_hinge2(jt))
+        return true;
+    /* a hinge2 is a universal's frame (steering X, spin Y): its axes must be perpendicular */
+    const double *e = jt->axis, *f = jt->axis2;
+    const double ne = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]), nf = sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+    const double c = ne > 0 && nf > 0 ? (e[0] * f[0] + e[1] * f[1] + e[2] * f[2]) / (ne * nf) : 1.0;
+    if (fabs(c) <= 1e-6)
+        return true;
+    if (why && whylen)
+        snprintf(why, whylen,
+                 "its steering and spin axes are not perpendicular (cos %.3g): OMI_physics_joint's frame "
+                 "cannot hold it",
+                 c);
+    return false;
+}
+
+/* A joint the file can carry (tpExport_JointWritable) between bodies of the record. */
 static bool joint_ok(const tpXOmi *o, int j)
 {
     const tpExportJoint *jt = &o->ph->joints[j];
-    return strcmp(jt->kind, "hinge2") != 0 && jt->a >= 0 && jt->a < o->rec->nbodies && jt->b < o->rec->nbodies;
+    return tpExport_JointWritable(jt, NULL, 0) && jt->a >= 0 && jt->a < o->rec->nbodies && jt->b < o->rec->nbodies;
 }
 
 static int njoints(const tpXOmi *o)
@@ -83,12 +107,19 @@ static void yup(const double z[3], double y[3])
 void tpXOmi_Body(const tpXOmi *o, int b, tpXStr *s)
 {
     const tpPlanBody *pb = &o->rec->bodies[b];
+    const int ntree = o->tree ? tpXTree_BodyChildCount(o->tree, b) : 0;
     if (is_plane(pb)) { /* OMI_physics_shape has no plane: KHR_implicit_shapes' (its node's y is the normal) */
+        int n = 0;
+        if (ntree > 0) {
+            tpXStr_Put(s, ",\"children\":[");
+            tpXTree_Children(o->tree, b, s, &n);
+            tpXStr_Put(s, "]");
+        }
         if (pb->size[0] != 0 || pb->size[1] != 0 || pb->size[2] != 0)
             tpXStr_Put(s, ",\"extensions\":{\"KHR_physics_rigid_bodies\":{\"collider\":{\"geometry\":{\"shape\":0}}}}");
         return;
     }
-    int nchild = pb->nparts;
+    int nchild = pb->nparts + ntree;
     for (int j = 0; j < njoints(o); ++j) {
         if (!joint_ok(o, j))
             continue;
@@ -108,6 +139,8 @@ void tpXOmi_Body(const tpXOmi *o, int b, tpXStr *s)
             if (o->ph->joints[j].a == b)
                 tpXStr_Put(s, "%s%d", n++ ? "," : "", joint_node(o, j) + 1);
         }
+        if (ntree > 0)
+            tpXTree_Children(o->tree, b, s, &n);
         tpXStr_Put(s, "]");
     }
     const bool moving = pb->moving && strcmp(pb->cls, "static") != 0;
@@ -131,9 +164,14 @@ void tpXOmi_Body(const tpXOmi *o, int b, tpXStr *s)
         vec(s, w, 3);
     }
     tpXStr_Put(s, "}");
-    if (pb->nparts == 0)
+    if (pb->nparts == 0 && !(o->tree && tpXTree_Collider(o->tree, b, o->w0) >= 0)) /* else the file's collider node */
         tpXStr_Put(s, ",\"collider\":{\"shape\":%d}", shape_index(o, b, 0));
     tpXStr_Put(s, "}}");
+}
+
+int tpXOmi_ShapeIndex(const tpXOmi *o, int b, int k)
+{
+    return is_plane(&o->rec->bodies[b]) ? -1 : shape_index(o, b, k);
 }
 
 static void quat_mat(const double q[4], double R[9]) /* (x, y, z, w) */
@@ -181,7 +219,7 @@ static void joint_frame(const tpExportJoint *jt, double R[9])
     static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     memcpy(R, I, sizeof I);
     const bool hinge = strcmp(jt->kind, "hinge") == 0, slider = strcmp(jt->kind, "slider") == 0;
-    const bool uni = strcmp(jt->kind, "universal") == 0;
+    const bool uni = strcmp(jt->kind, "universal") == 0 || is_hinge2(jt); /* hinge2: steering X, spin Y */
     if (!hinge && !slider && !uni)
         return;
     double e[3], f[3], g[3], h[3];
@@ -227,12 +265,25 @@ void tpXOmi_Nodes(const tpXOmi *o, tpXStr *s)
             tpExport_QuatToYup(p->quat, q);
             tpXStr_Put(s, ",\n{\"name\":");
             char name[200];
-            snprintf(name, sizeof name, "%s part %d", pb->name, k + 1);
+            const char *own = o->tree ? tpXTree_PartName(o->tree, b, k) : ""; /* the scene file's collider node */
+            if (own[0])
+                snprintf(name, sizeof name, "%s", own);
+            else
+                snprintf(name, sizeof name, "%s part %d", pb->name, k + 1);
             tpXStr_String(s, name);
             tpXStr_Put(s, ",\"translation\":");
             vec(s, t, 3);
             tpXStr_Put(s, ",\"rotation\":");
             vec(s, q, 4);
+            if (o->tree) {
+                tpXStr tmp = {0};
+                int n = 0;
+                tpXTree_PartChildren(o->tree, b, k, &tmp, &n);
+                if (n > 0 && !tmp.oom)
+                    tpXStr_Put(s, ",\"children\":[%s]", tmp.s);
+                s->oom |= tmp.oom;
+                free(tmp.s);
+            }
             tpXStr_Put(s, ",\"extensions\":{\"OMI_physics_body\":{\"collider\":{\"shape\":%d}}}}",
                        shape_index(o, b, k));
         }
@@ -354,7 +405,7 @@ static void physics_joint(tpXStr *s, const tpExportJoint *jt)
         limit_axes(s, &nl, true, 6, 0, 0);
         limit_axes(s, &nl, false, 7, 0, 0);
         free_axis(s, &nl, &d, &nd, true, 0, &jt->axes[0]);
-    } else {
+    } else if (!is_hinge2(jt)) {
         limit_axes(s, &nl, true, 7, 0, 0);
         if (strcmp(k, "fixed") == 0)
             limit_axes(s, &nl, false, 7, 0, 0);
@@ -368,9 +419,29 @@ static void physics_joint(tpXStr *s, const tpExportJoint *jt)
             free_axis(s, &nl, &d, &nd, false, 1, &jt->axes[1]);
         }
     }
+    if (is_hinge2(jt)) {
+        /* a wheel: the ball's three linear locks (or two, and a suspension spring along the
+           steering axis X), angular Z locked, steering X (its stops, its motor), spin Y (its
+           motor): the frame of a universal */
+        const tpExportJointAxis *st = &jt->axes[0];
+        const bool suspension = st->stiffness > 0;
+        limit_axes(s, &nl, true, suspension ? 6 : 7, 0, 0);
+        limit_axes(s, &nl, false, 4, 0, 0);
+        tpExportJointAxis steer = *st;
+        steer.stiffness = steer.damping = steer.rest = 0;
+        free_axis(s, &nl, &d, &nd, false, 0, &steer);
+        free_axis(s, &nl, &d, &nd, false, 1, &jt->axes[1]);
+        if (suspension) {
+            static const char *const spring[3] = {"stiffness", "damping", "positionTarget"};
+            const double v[3] = {st->stiffness, st->damping, 0};
+            drive(&d, &nd, true, 0, spring, v, 3);
+        }
+    }
     tpXStr_Put(s, "]");
     if (nd > 0 && !d.oom)
         tpXStr_Put(s, ",\"drives\":[%s]", d.s);
+    if (is_hinge2(jt)) /* what tp.scene reads back as a hinge2 (another reader sees the universal) */
+        tpXStr_Put(s, ",\"extras\":{\"tplan_kind\":\"hinge2\"}");
     s->oom |= d.oom;
     free(d.s);
     tpXStr_Put(s, "}");

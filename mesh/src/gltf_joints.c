@@ -4,7 +4,8 @@
  * degrees of freedom of its frame (the joint node's axes): each linear and angular axis locked,
  * free, limited or held by a spring; the locked set picks the kind (all: fixed; the three linear:
  * ball, hinge with one angular axis free, universal with two; two linear and every angular:
- * slider; a 3D linear limit of one length: distance). What cannot be mapped is named in a warning;
+ * slider; a 3D linear limit of one length: distance; a universal's frame marked extras.tplan_kind =
+ * "hinge2" by tplan's export: hinge2). What cannot be mapped is named in a warning;
  * malformed values are errors naming the node and the field. docs/lua-api.md (tp.scene, joints). */
 #include <math.h>
 #include <stdlib.h>
@@ -355,6 +356,7 @@ static int read_joint(tpGltf *g, const cJSON *nodes, long ni, const int *body_of
         rext ? cJSON_GetObjectItemCaseSensitive(rext, omi ? "OMI_physics_joint" : "KHR_physics_rigid_bodies") : NULL;
     const bool omi_old = omi && cJSON_GetObjectItemCaseSensitive(omi, "constraints");
     long na, nb;
+    bool hinge2 = false;
     const double *fa = world + 12 * ni, *fb = fa;
     if (omi_old) { /* constraints (document indices, or inline objects), nodeA, nodeB */
         if (!node_ref(g, omi, "nodeA", nn, where, &na) || !node_ref(g, omi, "nodeB", nn, where, &nb))
@@ -409,13 +411,36 @@ static int read_joint(tpGltf *g, const cJSON *nodes, long ni, const int *body_of
             if (!apply_drive(g, e, w2, &jr))
                 return -1;
         }
+        /* tplan's own export marks a hinge2 (a wheel: OMI has none) written as a universal's frame */
+        const cJSON *ex = cJSON_GetObjectItemCaseSensitive(pj, "extras");
+        const cJSON *tk = cJSON_IsObject(ex) ? cJSON_GetObjectItemCaseSensitive(ex, "tplan_kind") : NULL;
+        if (cJSON_IsString(tk) && strcmp(tk->valuestring, "hinge2") == 0)
+            hinge2 = true;
+        else if (tk)
+            note(&jr, "extras.tplan_kind other than \"hinge2\"");
         out->collide = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "enableCollision"));
         na = body_of[ni];
         nb = body_of[cn];
         fb = world + 12 * cn;
     }
+    /* a hinge2's suspension: a spring drive along the steering axis (X), the axis otherwise free */
+    tpDof suspension = {0};
+    if (hinge2 && jr.dof[0].state == DOF_FREE && jr.dof[0].spring && !jr.dof[0].motor) {
+        suspension = jr.dof[0];
+        if (suspension.rest != 0)
+            note(&jr, "a hinge2 suspension's positionTarget (its rest is where it starts)");
+        jr.dof[0].state = DOF_LOCK;
+        jr.dof[0].spring = false;
+    }
+    /* a hinge2's steering locked (a rear wheel: limit {0, 0}) is still its first free axis */
+    if (hinge2 && jr.dof[3].state == DOF_LOCK)
+        jr.dof[3].state = DOF_LIMIT;
     int ax1, ax2;
-    const int kind = kind_of(&jr, &ax1, &ax2);
+    int kind = kind_of(&jr, &ax1, &ax2);
+    if (hinge2 && kind == TP_GLTF_JOINT_UNIVERSAL && ax1 == 0 && ax2 == 1)
+        kind = TP_GLTF_JOINT_HINGE2;
+    else if (hinge2)
+        kind = -1; /* marked, but not the frame tplan writes: not guessed at */
     char label[TP_GLTF_NAME_MAX + 200];
     if (kind < 0) {
         int fl = 0, fa_ = 0;
@@ -426,8 +451,9 @@ static int read_joint(tpGltf *g, const cJSON *nodes, long ni, const int *body_of
             else
                 fa_ += open;
         }
-        snprintf(label, sizeof label, "%s (%d linear and %d angular axes free%s%s)", name, fl, fa_,
-                 jr.cone ? ", a cone limit" : "", jr.unmapped || jr.dist > 0 ? ", a distance range" : "");
+        snprintf(label, sizeof label, "%s (%d linear and %d angular axes free%s%s%s)", name, fl, fa_,
+                 jr.cone ? ", a cone limit" : "", jr.unmapped || jr.dist > 0 ? ", a distance range" : "",
+                 hinge2 ? ", marked hinge2 but not steering X and spin Y" : "");
         tpGltfI_ListAdd(&lists[J_UNMAPPED], label);
         return 0;
     }
@@ -485,10 +511,24 @@ static int read_joint(tpGltf *g, const cJSON *nodes, long ni, const int *body_of
         out->axis[k] *= sign;
         out->axis2[k] *= sign;
     }
-    if (kind == TP_GLTF_JOINT_HINGE || kind == TP_GLTF_JOINT_SLIDER || kind == TP_GLTF_JOINT_UNIVERSAL)
+    const bool two = kind == TP_GLTF_JOINT_UNIVERSAL || kind == TP_GLTF_JOINT_HINGE2;
+    if (kind == TP_GLTF_JOINT_HINGE || kind == TP_GLTF_JOINT_SLIDER || two)
         to_axis(&jr.dof[(linear ? 0 : 3) + ax1], !linear, &jr, &out->axes[0]);
-    if (kind == TP_GLTF_JOINT_UNIVERSAL)
+    if (two)
         to_axis(&jr.dof[3 + ax2], true, &jr, &out->axes[1]);
+    if (kind == TP_GLTF_JOINT_HINGE2) {
+        /* axis 1: the steering's stops and motor, and the suspension; axis 2, the spin: a motor */
+        tpGltfJointAxis *st = &out->axes[0], *sp = &out->axes[1];
+        if (st->spring)
+            note(&jr, "a spring on a hinge2's steering (its spring is the suspension)");
+        st->spring = suspension.spring;
+        st->stiffness = suspension.sk;
+        st->damping = suspension.sc;
+        st->rest = 0;
+        if (sp->limit || sp->spring)
+            note(&jr, "a limit or a spring on a hinge2's spin");
+        sp->limit = sp->spring = false;
+    }
     if (kind == TP_GLTF_JOINT_BALL || kind == TP_GLTF_JOINT_DISTANCE || kind == TP_GLTF_JOINT_FIXED) {
         for (int i = 0; i < 6; i++)
             if (jr.dof[i].state == DOF_LIMIT || jr.dof[i].state == DOF_SOFT || jr.dof[i].spring || jr.dof[i].motor)
@@ -498,7 +538,7 @@ static int read_joint(tpGltf *g, const cJSON *nodes, long ni, const int *body_of
     }
     for (int a = 0; a < 2; a++) { /* a spring and a limit on one axis: ODE's stop holds one */
         tpGltfJointAxis *x = &out->axes[a];
-        if (x->limit && x->spring) {
+        if (x->limit && x->spring && kind != TP_GLTF_JOINT_HINGE2) { /* a hinge2's are two rows */
             x->spring = false;
             note(&jr, "a spring on a limited axis");
         }

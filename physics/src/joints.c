@@ -284,6 +284,22 @@ static bool check_joint(const tpSceneDef *def, int j, char *err, size_t errlen)
     return true;
 }
 
+/* A joint's pair of bodies (lo < hi; -1 the world) and its index, for the welded-pair check. */
+typedef struct PairKey {
+    int64_t lo, hi;
+    int j;
+} PairKey;
+
+static int pair_cmp(const void *pa, const void *pb)
+{
+    const PairKey *a = pa, *b = pb;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
+    return (a->j > b->j) - (a->j < b->j);
+}
+
 bool tpJoints_Check(const tpSceneDef *def, char *err, size_t errlen)
 {
     if (def->njoints < 0 || def->njoints > TP_MAX_JOINTS || (def->njoints > 0 && def->joints == NULL)) {
@@ -307,7 +323,50 @@ bool tpJoints_Check(const tpSceneDef *def, char *err, size_t errlen)
         tpErrorf(err, errlen, "%s: duplicate name (also joint #%d)", who, earlier);
         return false;
     }
-    return true;
+    /* a fixed joint welds its two bodies into one: a second joint between them could only fight it
+       (the pairs sorted, so that a scene of many joints is checked in n log n) */
+    int nfixed = 0;
+    for (int j = 0; j < def->njoints; j++)
+        nfixed += def->joints[j].kind == TP_JOINT_FIXED;
+    if (nfixed == 0 || def->njoints < 2)
+        return true;
+    PairKey *keys = malloc(sizeof *keys * (size_t)def->njoints);
+    if (keys == NULL) {
+        tpErrorf(err, errlen, "scene: out of memory checking %d joints' bodies", def->njoints);
+        return false;
+    }
+    for (int j = 0; j < def->njoints; j++) {
+        const tpJointDef *jd = &def->joints[j];
+        const int64_t x = jd->body_a, y = jd->body_b; /* -1: the world */
+        keys[j] = (PairKey){.lo = x < y ? x : y, .hi = x < y ? y : x, .j = j};
+    }
+    qsort(keys, (size_t)def->njoints, sizeof *keys, pair_cmp);
+    bool ok = true;
+    for (int s = 0; ok && s < def->njoints;) {
+        int e = s + 1, weld = keys[s].j, second = -1;
+        while (e < def->njoints && keys[e].lo == keys[s].lo && keys[e].hi == keys[s].hi)
+            e++;
+        for (int k = s; k < e; k++) /* the first fixed joint of the run (by index), and another */
+            if (def->joints[keys[k].j].kind == TP_JOINT_FIXED &&
+                (def->joints[weld].kind != TP_JOINT_FIXED || keys[k].j < weld))
+                weld = keys[k].j;
+        for (int k = s; k < e && def->joints[weld].kind == TP_JOINT_FIXED; k++)
+            if (keys[k].j != weld && (second < 0 || keys[k].j < second))
+                second = keys[k].j;
+        if (second >= 0) {
+            const tpJointDef *a = &def->joints[second];
+            char who[TP_NAME_MAX + 48], other[TP_NAME_MAX + 48];
+            joint_label(a, second, who, sizeof who);
+            joint_label(&def->joints[weld], weld, other, sizeof other);
+            const char *nb = a->body_b >= 0 ? def->bodies[a->body_b].name : "the world";
+            tpErrorf(err, errlen, "%s: bodies: \"%s\" and %s%s%s are already welded by %s", who,
+                     def->bodies[a->body_a].name, a->body_b >= 0 ? "\"" : "", nb, a->body_b >= 0 ? "\"" : "", other);
+            ok = false;
+        }
+        s = e;
+    }
+    free(keys);
+    return ok;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -351,6 +410,59 @@ static void set_param(dJointID id, tpJointKind kind, int p, double v)
     case TP_JOINT_FIXED:
         break;
     }
+}
+
+static void set_motor_param(dJointID id, bool linear, int p, double v)
+{
+    if (linear)
+        dJointSetLMotorParam(id, p, v);
+    else
+        dJointSetAMotorParam(id, p, v);
+}
+
+/* A motor on a limited axis is a joint of its own: one angular (AMotor) or linear (LMotor) row
+   about the same axis between the same bodies. ODE gives a joint axis one constraint row for its
+   limit and its motor together, so while the stop is active and the motor drives away from it ODE
+   cannot hold the motor's speed: it applies fudge_factor x max_force as a plain torque instead
+   (dxJointLimitMotor::addLimot: "we need *two* lcp constraints ... so we fake it"). For a light
+   wheel on a hinge2 (parking.lua: 20 N m on 7.7e-4 kg m^2) that torque flings the steering from
+   one stop past the other in a step. With two rows the solver bounds both: the motor's by
+   +-max_force at its target speed, the stop's one-sided. `rel` is ODE's frame of the axis: 1 on
+   the first body, 2 on the second. */
+static dJointID create_motor_joint(tpWorld *w, const tpJointDef *jd, int k, int rel)
+{
+    dBodyID a = w->rt[jd->body_a].body;
+    dBodyID b = jd->body_b >= 0 ? w->rt[jd->body_b].body : NULL;
+    const double *x = k == 0 ? jd->axis : jd->axis2;
+    const bool linear = jd->kind == TP_JOINT_SLIDER;
+    const tpJointAxisDef *ax = &jd->axes[k];
+    if (rel == 2 && b == NULL)
+        rel = 0; /* the world's axis */
+    dJointID id = NULL;
+    if (linear) {
+        id = dJointCreateLMotor(w->world, 0);
+        dJointAttach(id, a, b);
+        dJointSetLMotorNumAxes(id, 1);
+        dJointSetLMotorAxis(id, 0, rel, x[0], x[1], x[2]);
+    } else {
+        id = dJointCreateAMotor(w->world, 0);
+        dJointAttach(id, a, b);
+        dJointSetAMotorMode(id, dAMotorUser);
+        dJointSetAMotorNumAxes(id, 1);
+        dJointSetAMotorAxis(id, 0, rel, x[0], x[1], x[2]);
+    }
+    set_motor_param(id, linear, dParamVel, ax->speed);
+    set_motor_param(id, linear, dParamFMax, ax->max_force);
+    if (ax->driven) /* as a driven motor without a limit (below): not softened by the world's CFM */
+        set_motor_param(id, linear, dParamCFM, 0.0);
+    return id;
+}
+
+/* The axis's motor is a joint of its own (create_motor_joint): a motor on a limit with room
+   between its stops (lo == hi locks the axis: ODE leaves the motor out, and so does tplan). */
+static bool own_motor_row(const tpJointAxisDef *ax)
+{
+    return ax->motor && ax->limit && ax->lo < ax->hi;
 }
 
 static dJointID create_ode_joint(tpWorld *w, tpJointDef *jd)
@@ -423,7 +535,7 @@ static dJointID create_ode_joint(tpWorld *w, tpJointDef *jd)
             set_param(id, jd->kind, param(dParamHiStop, k), ax->rest);
             set_param(id, jd->kind, param(dParamLoStop, k), ax->rest);
         }
-        if (ax->motor) {
+        if (ax->motor && !own_motor_row(ax)) {
             set_param(id, jd->kind, param(dParamVel, k), ax->speed);
             set_param(id, jd->kind, param(dParamFMax, k), ax->max_force);
         }
@@ -448,7 +560,9 @@ bool tpJoints_Create(tpWorld *w, char *err, size_t errlen)
     w->joint_flags = calloc((size_t)nb, sizeof *w->joint_flags);
     w->joint_min = calloc((size_t)nb, sizeof *w->joint_min);
     w->nocollide = calloc((size_t)nj, sizeof *w->nocollide);
-    if (!w->joints || !w->joint_id || !w->joint_root || !w->joint_flags || !w->joint_min || !w->nocollide) {
+    w->motor_id = calloc(2 * (size_t)nj, sizeof *w->motor_id);
+    if (!w->joints || !w->joint_id || !w->joint_root || !w->joint_flags || !w->joint_min || !w->nocollide ||
+        !w->motor_id) {
         tpErrorf(err, errlen, "scene: out of memory for %d joints", nj);
         return false;
     }
@@ -465,6 +579,17 @@ bool tpJoints_Create(tpWorld *w, char *err, size_t errlen)
         if (w->joint_id[j] == NULL) {
             tpErrorf(err, errlen, "joint #%d: ODE could not create it", j);
             return false;
+        }
+        for (int k = 0; k < g_kinds[jd->kind].axes; k++) {
+            if (!own_motor_row(&jd->axes[k]))
+                continue;
+            /* axis 1 turns with the first body; a universal's axis 2 with the second */
+            const int rel = k == 1 && jd->kind == TP_JOINT_UNIVERSAL ? 2 : 1;
+            w->motor_id[2 * j + k] = create_motor_joint(w, jd, k, rel);
+            if (w->motor_id[2 * j + k] == NULL) {
+                tpErrorf(err, errlen, "joint #%d: ODE could not create its motor on axis %d", j, k + 1);
+                return false;
+            }
         }
         for (int k = 0; k < g_kinds[jd->kind].axes; k++)
             w->joint_springs += jd->axes[k].stiffness > 0.0 || jd->axes[k].damping > 0.0;
@@ -542,6 +667,7 @@ void tpJoints_Free(tpWorld *w)
     free(w->joint_flags);
     free(w->joint_min);
     free(w->nocollide);
+    free(w->motor_id);
     free(w->motor_joint);
     free(w->motor_axis);
     free(w->motor_max);
@@ -686,8 +812,12 @@ int tpJoints_BadTarget(tpWorld *w, const double *targets)
 void tpJoints_Drive(tpWorld *w, const double *targets)
 {
     for (int m = 0; m < w->nmotor; m++) {
-        const int j = w->motor_joint[m];
-        set_param(w->joint_id[j], w->joints[j].kind, param(dParamVel, w->motor_axis[m]), targets[m]);
+        const int j = w->motor_joint[m], k = w->motor_axis[m];
+        const dJointID own = w->motor_id[2 * j + k];
+        if (own != NULL)
+            set_motor_param(own, w->joints[j].kind == TP_JOINT_SLIDER, dParamVel, targets[m]);
+        else
+            set_param(w->joint_id[j], w->joints[j].kind, param(dParamVel, k), targets[m]);
     }
 }
 

@@ -247,6 +247,8 @@ struct tpWorld {
     /* Joints (joints.c); all NULL / 0 without joints. */
     tpJointDef *joints;   /* def.njoints, axes unit length, distance lengths resolved */
     dJointID *joint_id;   /* def.njoints ODE joints (in no group: tplan's contact group is emptied) */
+    dJointID *motor_id;   /* 2 def.njoints, [2 j + k]: the motor of joint j's axis k when it is a joint of
+                             its own (a motor on a limit: joints.c, create_motor_joint), else NULL */
     int32_t *joint_root;  /* def.nbodies: the root body of each body's jointed group (itself if none) */
     uint8_t *joint_flags; /* def.nbodies, by root: TP_JOINT_GROUP_* */
     int *joint_min;       /* def.nbodies scratch, by root (sleeping) */

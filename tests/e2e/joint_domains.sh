@@ -6,7 +6,7 @@
 # (--check); python3 reads each plan: the target ball rests in the cup, the lever turned within its
 # stops and the pendulum's rod kept its length; the car stands in the bay (within 0.2 m and 0.3 rad
 # of the spot), the plan (version 3) carries the front wheel's two motors, the servo's targets stay
-# within the steering's max_speed; each plan's "joints" member names the domain's joints with
+# within the steering's max_speed and the steering angle within its stops; each plan's "joints" member names the domain's joints with
 # their anchors and axes (drawn by the viewers); the same seed gives the same bytes.
 # Usage: joint_domains.sh TPLAN DOMAINS_DIR WORKDIR
 set -u
@@ -52,6 +52,19 @@ else:
     steer = [t for t, a in zip(plan["motors"][0]["targets"], tac["active"]) if tac["skills"][a] == "steer"]
     assert steer and max(abs(t) for t in steer) <= 4 and any(t != 0 for t in steer), "servo targets"
     assert joints["front"]["kind"] == "hinge2" and joints["front"]["bodies"] == ["chassis", "front"], joints["front"]
+    # the steering angle (the wheel's spin axis, -y at the start, seen from the chassis) stays within
+    # its stops (+-0.5 rad) give or take one substep at its max_speed (4 rad/s / 120 = 0.033 rad)
+    def qmul(a, b):
+        return (a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3], a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+                a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1], a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0])
+    def rot(q, v):
+        return qmul(qmul(q, (0, *v)), (q[0], -q[1], -q[2], -q[3]))[1:]
+    worst = 0.0
+    for c, f in zip(traj["chassis"], traj["front"]):
+        qc = c[3:7]
+        s = rot((qc[0], -qc[1], -qc[2], -qc[3]), rot(f[3:7], (0, -1, 0)))
+        worst = max(worst, abs(math.atan2(s[0], -s[1])))
+    assert worst <= 0.5 + 4 / 120, f"the steering reached {worst} rad (stops +-0.5)"
 for j in plan["joints"]:
     assert len(j["anchor"]) == 3 and len(j["axis"]) == 3, j
 PY

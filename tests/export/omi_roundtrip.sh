@@ -6,7 +6,9 @@
 # with `tplan export --format glb` (and gltf), checked by the Khronos glTF-Validator (0 errors, 0
 # warnings) and read back by tp.scene: the second plan has the same bodies (names, classes, shapes,
 # sizes, parts, initial poses and velocities), as many joints, and the same trajectories (the
-# joints hold and drive the same way) within 1e-6 m.
+# joints hold and drive the same way) within 1e-6 m; the export has the scene file's tree (every node
+# under a node of the same name; a body in a turned group, a Godot body / collider / visual); a
+# body under another moving body makes a flat export with a warning.
 # Usage: omi_roundtrip.sh TPLAN TOOLS_DIR(tests/export) E2E_DIR(tests/e2e) WORKDIR
 set -u
 tplan=$1 tools=$2 e2e=$3 work=$4/omi_roundtrip
@@ -83,6 +85,16 @@ anchor = g.node("SpringAnchor", translation=(2, 5, 1))
 sj = g.node("Spring", extensions={"OMI_physics_joint": {"joint": 1, "connectedNode": anchor}}, root=False)
 g.body("Block", motion=dyn(1, linearVelocity=[1, 0, 0]), collider=g.shape("box", size=[0.1, 0.1, 0.1]),
        translation=(2, 5, 1), children=[sj])
+# a group turned 90 degrees about the vertical: a body inside it (animated relative to the group) and
+# a plain node, and a Godot layout (body / collider / visual) under it
+toy = g.body("Toy", motion=dyn(0.3, linearVelocity=[0.5, 0, 0]), collider=g.shape("sphere", radius=0.08),
+             translation=(1, 0.5, 0), root=False)
+mark = g.node("Marker", translation=(0, 1, 0), scale=[2, 2, 2], root=False)
+gcol = g.node("ToyBoxCollider", extensions={"OMI_physics_body": {"collider": {"shape": g.shape("box", size=[0.2, 0.2, 0.2])}}},
+              root=False)
+gvis = g.node("ToyBoxVisual", mesh=die, root=False)
+tbox = g.body("ToyBox", motion=dyn(0.5), children=[gcol, gvis], translation=(-1, 0.5, 0), root=False)
+g.node("Props", children=[toy, mark, tbox], translation=(0, 0, -8), rotation=[0, 0.7071067811865476, 0, 0.7071067811865476])
 # a wall plane (KHR_implicit_shapes: OMI has none): its normal the node's y, turned to tplan's -x
 g.doc["extensionsUsed"] += ["KHR_physics_rigid_bodies", "KHR_implicit_shapes"]
 g.doc["extensions"]["KHR_implicit_shapes"] = {"shapes": [{"type": "plane", "plane": {}}]}
@@ -157,11 +169,63 @@ for n in sorted(set(A) & set(B)):
             bad.append("%s: trajectories differ by %.3g" % (n, d))
     elif x["shape"] != "plane" and not close(x["pose"], y["pose"], 1e-6):  # a plane is its equation (size)
         bad.append("%s: pose %s then %s" % (n, x["pose"], y["pose"]))
+# the scene file's tree is written back: every node of the source (but its joint nodes, which the
+# export makes anew) under a node of the same name as in the source
+src = json.load(open(w + "/scene.gltf"))
+def tree(doc, skip_joints):
+    nodes, up = doc["nodes"], {}
+    for i, n in enumerate(nodes):
+        for c in n.get("children", []):
+            up[c] = i
+    out = {}
+    for i, n in enumerate(nodes):
+        if skip_joints and "OMI_physics_joint" in n.get("extensions", {}):
+            continue
+        p = up.get(i)
+        while skip_joints and p is not None and "OMI_physics_joint" in nodes[p].get("extensions", {}):
+            p = up.get(p)
+        out[n["name"]] = nodes[p]["name"] if p is not None else None
+    return out
+ts, te = tree(src, True), tree(doc, False)
+for n, p in sorted(ts.items()):
+    if n not in te or te[n] != p:
+        bad.append("node %s: under %s in the scene file, under %s in the export" % (n, p, te.get(n, "(missing)")))
+nested = [n for n, p in ts.items() if p is not None]
+# a compound's collider nodes are its parts' nodes (no "NAME part K" beside them); a Godot body's
+# collider node carries its collider (and the body's node none)
+dup = [n["name"] for n in doc["nodes"] if n["name"].startswith(("Stool part", "Shelf part"))]
+if dup:
+    bad.append("compound parts written beside the file's collider nodes: %s" % dup)
+for n in ("Seat", "Leg", "Knob", "ShelfLeft", "ShelfRight", "ToyBoxCollider"):
+    if not any(x["name"] == n and "OMI_physics_body" in x.get("extensions", {}) for x in doc["nodes"]):
+        bad.append("the collider node %s carries no collider" % n)
+tb = [x for x in doc["nodes"] if x["name"] == "ToyBox"]
+if len(tb) != 1 or "collider" in tb[0]["extensions"]["OMI_physics_body"]:
+    bad.append("ToyBox's node: %s (its collider belongs on ToyBoxCollider)" % tb)
+print("  the scene file's %d nodes written back in its tree (%d of them under another)" % (len(ts), len(nested)))
 print("  %d bodies, %s joints; trajectories within %.3g (poses, velocities)" % (len(A), nj[0], worst))
 for m in bad:
     print("  " + m)
 sys.exit(1 if bad else 0)
 PY
 check "read back: the same bodies, shapes, parts, joints and trajectories" $?
+# a body under another moving body cannot be animated relative to it: the export is flat, and says why
+python3 - "$work" "$e2e" <<'PY' || { echo "FAIL: the nested scene"; exit 1; }
+import os, sys
+sys.path.insert(0, sys.argv[2])
+import omi_assets as a
+g = a.Doc()
+g.body("Floor", motion={"type": "static"}, collider=g.shape("box", size=[10, 0.2, 10]), translation=(0, 0, -0.1))
+kid = g.body("Kid", motion={"type": "dynamic", "mass": 0.2}, collider=g.shape("sphere", radius=0.05),
+             translation=(0, 0, 0.3), root=False)
+g.body("Parent", motion={"type": "dynamic", "mass": 1}, collider=g.shape("box", size=[0.2, 0.2, 0.2]),
+       translation=(0, 0, 1), children=[kid])
+open(os.path.join(sys.argv[1], "nested.gltf"), "wb").write(g.gltf())
+PY
+"$tplan" plan "$work/rt.lua" --set file=nested.gltf -q -o "$work/n.json" >/dev/null 2>&1
+"$tplan" export "$work/n.json" --format glb -o "$work/n.glb" >"$work/n.txt" 2>&1
+st=$?
+grep -q "the scene file's node tree is not written (one root node per body): body 'Kid' is under the moving body 'Parent'" "$work/n.txt"
+check "a body under a moving body: a flat export (exit $st) with a warning saying why" $?
 echo "omi_roundtrip: $fails failure(s)"
 [ $fails -eq 0 ]

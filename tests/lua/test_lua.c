@@ -160,6 +160,11 @@ static const BaseEdit base_edits[] = {
      "  joints = { tp.joint { name = \"j\", kind = \"slider\", bodies = {\"ball\"} },\n"
      "    tp.joint { name = \"j\", kind = \"slider\", bodies = {\"robot\"} } },\n  goal = tp.within",
      20, "duplicate joint name 'j'"},
+    {"err_joint_welded.lua", "  goal = tp.within",
+     "  joints = { tp.joint { name = \"glue\", kind = \"fixed\", bodies = {\"ball\", \"robot\"} },\n"
+     "    tp.joint { name = \"h\", kind = \"hinge\", bodies = {\"ball\", \"robot\"}, anchor = {0, 0, 1} } },\n"
+     "  goal = tp.within",
+     3, "joint \"h\" (hinge): bodies: \"ball\" and \"robot\" are already welded by joint \"glue\" (fixed)"},
     {"err_joint_perp.lua", "  goal = tp.within",
      "  joints = { tp.joint { kind = \"universal\", bodies = {\"ball\"}, anchor = {0, 0, 1}, axis = {1, 0, 0}, "
      "axis2 = {1, 1, 0} } },\n  goal = tp.within",

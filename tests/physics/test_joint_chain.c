@@ -10,6 +10,9 @@
  *   jointCatenary  a chain of CAT_N links on ball joints, hung from two points, comes to rest on
  *                  the catenary y = a cosh(x / a) fitted to its ends and length within 1 % of its
  *                  sag at every link joint
+ *   jointSteer     parking.lua's tricycle, its hinge2 steering driven from stop to stop by speed,
+ *                  then by the servo: the steering angle stays within one substep's travel of
+ *                  its stops, and the servo reaches each target
  *
  *   test_joint_chain [--sleep] [<case>]   ctest: conformance_joint..._<solver> (and _sleep_)
  *
@@ -115,11 +118,12 @@ CASE(jointReading)
 /* ------------------------------------------------------------------------------------------ */
 /* Servo angles                                                                                */
 
-#define SERVO_ANGLE 0.8 /* rad: the hinge's target (the bar rises against gravity) */
-#define SERVO_POS -0.3  /* m: the slider's target */
-#define SERVO_GAIN 10.0 /* 1/s */
-#define SERVO_TIME 2.0  /* s */
-#define SERVO_TOL 1e-3  /* rad or m: where each stands at the end */
+#define SERVO_ANGLE 0.8         /* rad: the hinge's target (the bar rises against gravity) */
+#define SERVO_POS -0.3          /* m: the slider's target */
+#define SERVO_GAIN 10.0         /* 1/s */
+#define SERVO_TIME 2.0          /* s */
+#define SERVO_TOL 1e-3          /* rad or m: where each stands at the end */
+#define TP_TEST_SERVO_GAIN 10.0 /* 1/s: the skill's default (TP_MOTOR_SERVO_GAIN, skills/) */
 
 static void jointServo(tpSolverKind solver, Checks *c)
 {
@@ -266,12 +270,119 @@ static void jointCatenary(tpSolverKind solver, Checks *c)
 }
 CASE(jointCatenary)
 
+/* ------------------------------------------------------------------------------------------ */
+/* Hinge2 steering driven from stop to stop stays within its limit                             */
+
+#define STEER_LIM 0.5        /* rad: the hinge2's steering stops (parking.lua's) */
+#define STEER_MAXV 4.0       /* rad/s: the steering motor's max_speed */
+#define STEER_FLIP 0.3       /* s: the speed-driven part reverses this often */
+#define STEER_HOLD 0.6       /* s: the servo part holds each target this long */
+#define STEER_SPEED_TIME 3.0 /* s: speed-driven, then the servo */
+#define STEER_TIME 7.8       /* s */
+
+/* The servo's targets, one per hold: lock to lock, now and then at the stop itself (parking.lua
+ * samples 0.4 give or take 0.1, so up to the stop). */
+static double steerTarget(int hold)
+{
+    static const double k_targets[] = {0.4, -0.4, 0.5, -0.5, 0.0, 0.45, -0.5, 0.5};
+    return k_targets[hold % (int)(sizeof k_targets / sizeof k_targets[0])];
+}
+
+static void jointSteer(tpSolverKind solver, Checks *c)
+{
+    JScene j;
+    jInit(&j, solver);
+    j.s.def.substeps = 2;
+    /* parking.lua's tricycle: a 3 kg chassis on three 0.3 kg sphere wheels; the front wheel's hinge2
+       has its steering driven (max 20 N m, 4 rad/s) within +-0.5 rad and its spin driven; the rear
+       wheels' steering is locked */
+    addFloor(&j.s, NULL);
+    addBox(&j.s, "chassis", 0.5, 0.3, 0.06, 3.0, 0, 0, 0.14);
+    addSphere(&j.s, "front", 0.08, 0.3, 0.25, 0, 0.08);
+    addSphere(&j.s, "rear_l", 0.08, 0.3, -0.2, 0.2, 0.08);
+    addSphere(&j.s, "rear_r", 0.08, 0.3, -0.2, -0.2, 0.08);
+    tpJointDef *f = jAdd(&j, TP_JOINT_HINGE2, 1, 2);
+    tpStrCopy(f->name, TP_NAME_MAX, "front");
+    f->anchor[0] = 0.25, f->anchor[2] = 0.08;
+    f->axis[0] = 0, f->axis[1] = 0, f->axis[2] = 1;
+    f->axis2[0] = 0, f->axis2[1] = -1, f->axis2[2] = 0;
+    f->axes[0].limit = true, f->axes[0].lo = -STEER_LIM, f->axes[0].hi = STEER_LIM;
+    f->axes[0].motor = f->axes[0].driven = true;
+    f->axes[0].max_force = 20.0, f->axes[0].max_speed = STEER_MAXV;
+    f->axes[1].motor = f->axes[1].driven = true;
+    f->axes[1].max_force = 3.0, f->axes[1].max_speed = 20.0;
+    for (int k = 0; k < 2; k++) {
+        tpJointDef *r = jAdd(&j, TP_JOINT_HINGE2, 1, 3 + k);
+        r->anchor[0] = -0.2, r->anchor[1] = k == 0 ? 0.2 : -0.2, r->anchor[2] = 0.08;
+        r->axis[0] = 0, r->axis[1] = 0, r->axis[2] = 1;
+        r->axis2[0] = 0, r->axis2[1] = 1, r->axis2[2] = 0;
+        r->axes[0].limit = true; /* steering locked at 0 */
+    }
+    tpWorld *w = mustCreate(&j.s);
+    tpBodyState x[4];
+    assert_int_equal(tpWorld_StateCount(w), 4);
+    tpWorld_InitialState(w, x);
+    const double dt = j.s.def.dt;
+    const int n = (int)(STEER_TIME / dt + 0.5), n_speed = (int)(STEER_SPEED_TIME / dt + 0.5);
+    double past_speed = 0.0, past_servo = 0.0, at_speed = 0.0, rear = 0.0, reach = 0.0;
+    int reached = 0, holds = 0;
+    for (int i = 0; i < n; i++) {
+        const bool servo = i >= n_speed;
+        const int hold = servo ? (int)((i - n_speed) * dt / STEER_HOLD) : 0;
+        double a[2];
+        /* the first part steers by speed, full lock one way then the other: every reversal starts
+           at a stop; then the servo (tp.skill.motor { angle }) swings between targets */
+        if (!servo)
+            a[0] = (int)(i * dt / STEER_FLIP) % 2 == 0 ? STEER_MAXV : -STEER_MAXV;
+        else
+            a[0] = tpWorld_ServoSpeed(w, x, i * dt, 0, steerTarget(hold), TP_TEST_SERVO_GAIN);
+        a[1] = (i / 90) % 2 == 0 ? 9.0 : -5.0; /* forward and back, 1.5 s each */
+        assert_true(simStepAct(w, x, i, a, NULL));
+        double ang = 0.0;
+        assert_true(tpWorld_JointPosition(w, 0, 0, &ang, NULL));
+        if (!servo && fabs(ang) - STEER_LIM > past_speed) {
+            past_speed = fabs(ang) - STEER_LIM;
+            at_speed = (i + 1) * dt;
+        }
+        if (servo)
+            past_servo = fmax(past_servo, fabs(ang) - STEER_LIM);
+        for (int k = 1; k <= 2; k++) {
+            double r = 0.0;
+            tpWorld_JointPosition(w, k, 0, &r, NULL);
+            rear = fmax(rear, fabs(r));
+        }
+        /* the last step of each hold: the servo stands at its target */
+        if (servo && (i + 1 == n || (int)((i + 1 - n_speed) * dt / STEER_HOLD) != hold)) {
+            holds++;
+            reach = fmax(reach, fabs(ang - steerTarget(hold)));
+            reached += fabs(ang - steerTarget(hold)) <= 0.01;
+        }
+    }
+    tpDestroyWorld(w);
+    /* a stop acts once the angle is past it: at most one substep's travel at the motor's top speed.
+       (With the motor and the stop in one ODE row, a reversal at the stop threw the steering
+       0.36 rad past the other stop: create_motor_joint, physics/src/joints.c.) */
+    const double bound = STEER_MAXV * dt / j.s.def.substeps;
+    check(c, past_speed <= bound,
+          "hinge2 steering driven from stop to stop at %.0f rad/s: at most %.4f rad past its %.2f rad stops (at %.3f "
+          "s; bound: one substep at %.0f rad/s = %.4f)",
+          STEER_MAXV, past_speed, STEER_LIM, at_speed, STEER_MAXV, bound);
+    check(c, past_servo <= bound, "hinge2 steering servo between targets: at most %.4f rad past its stops (bound %.4f)",
+          past_servo, bound);
+    check(c, rear <= bound, "the locked rear wheels' steering stays within %.4f rad of 0 (bound %.4f)", rear, bound);
+    check(c, reached == holds && holds >= 7,
+          "the servo stands within 0.01 rad of its target at the end of %d of %d holds (worst %.4f rad)", reached,
+          holds, reach);
+}
+CASE(jointSteer)
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         CASE_TESTS(jointReading),
         CASE_TESTS(jointServo),
         CASE_TESTS(jointCatenary),
+        CASE_TESTS(jointSteer),
     };
     return runCases(argc, argv, tests, sizeof tests / sizeof tests[0]);
 }

@@ -616,6 +616,29 @@ static void jointErrors(tpSolverKind solver, Checks *c)
     tpStrCopy(dup->name, TP_NAME_MAX, "pin");
     expectError(c, &j, "duplicate name", "joint \"pin\" (slider): duplicate name (also joint #0)");
     j.s.def.njoints--;
+    /* a joint whose only moving body is scripted (the physics moves neither) */
+    tpBodyDef *crank = sceneAdd(&j.s, "crank", TP_BODY_FOREIGN, TP_SHAPE_BOX);
+    crank->size[0] = crank->size[1] = crank->size[2] = 0.1;
+    crank->pos[0] = 3, crank->pos[2] = 1;
+    crank->motion.kind = TP_MOTION_ROTATE;
+    crank->motion.rate = 1.0;
+    tpJointDef *cj = jAdd(&j, TP_JOINT_HINGE, 2, -1);
+    cj->axes[0].motor = true, cj->axes[0].speed = 1, cj->axes[0].max_force = 1;
+    expectError(c, &j, "a motor on a joint that moves no dynamic body",
+                "bodies: neither \"crank\" nor the world is dynamic (a joint needs a body the physics moves)");
+    j.s.def.njoints--;
+    j.s.def.nbodies--;
+    /* two bodies welded by a fixed joint take no second joint */
+    addBox(&j.s, "lid", 0.1, 0.1, 0.02, 0.2, 0, 0, 1.06);
+    tpJointDef *weld = jAdd(&j, TP_JOINT_FIXED, 1, 2);
+    tpStrCopy(weld->name, TP_NAME_MAX, "glue");
+    tpJointDef *hinge = jAdd(&j, TP_JOINT_HINGE, 2, 1);
+    tpStrCopy(hinge->name, TP_NAME_MAX, "lidhinge");
+    hinge->anchor[2] = 1.05;
+    expectError(c, &j, "a joint between welded bodies",
+                "joint \"lidhinge\" (hinge): bodies: \"lid\" and \"box\" are already welded by joint \"glue\" (fixed)");
+    j.s.def.njoints -= 2;
+    j.s.def.nbodies--;
     char err[256] = "";
     tpWorld *w = tpCreateWorld(&j.s.def, err, sizeof err);
     check(c, w != NULL && tpWorld_FindJoint(w, "pin") == 0, "the good joint loads (%s)", err[0] ? err : "no error");

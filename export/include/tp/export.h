@@ -43,11 +43,42 @@ typedef struct tpExportJoint {
     tpExportJointAxis axes[2];
 } tpExportJoint;
 
+/// Whether the glTF writer can carry joint j as OMI_physics_joint: every kind but a hinge2 whose
+/// steering and spin axes are not perpendicular (OMI has no wheel joint: a hinge2 is written as the
+/// 6-DOF joint of a universal, its suspension a linear spring along the steering axis, marked
+/// extras.tplan_kind = "hinge2" for tp.scene; docs/export.md). False with the reason in why.
+bool tpExport_JointWritable(const tpExportJoint *j, char *why, size_t whylen);
+
+/// One node of the glTF file the plan's scene came from (tp.scene), for an export that writes the
+/// file's own tree of nodes back (tpExportSource).
+typedef struct tpExportSourceNode {
+    char name[64];    /* the node's name ("" = none) */
+    int parent;       /* index of its parent in the source's nodes, -1: a root of the scene */
+    int body;         /* the record body this node is (a body node, by name), -1: none */
+    double world[12]; /* row-major 3x4 [R S | t]: the node's world transform in the file (glTF axes, y up, m) */
+    bool collider;    /* the node carries a collider in the file (not being a body node itself) */
+} tpExportSourceNode;
+
+/// The node tree of the scene's glTF file (parents before children is not required). A body's node
+/// is written at the body's place in the tree, animated relative to its parent, which must be a
+/// still node (not a body) without scale; every other node keeps its name and its place, without
+/// the file's meshes and physics (the body nodes carry tplan's). Joint nodes of the file are left out
+/// (the export writes its own). NULL: the flat layout (every body a root).
+typedef struct tpExportSource {
+    int nnodes;
+    const tpExportSourceNode *nodes; /* nnodes (not owned) */
+} tpExportSource;
+
+/// Why `src` cannot be written as a tree for `rec` (a body under another body, a body's parent with a
+/// scale or a shear, a parent index out of range): false with the reason, naming the node, in why.
+bool tpExport_SourceUsable(const tpExportSource *src, const tpPlanRecord *rec, char *why, size_t whylen);
+
 /// What the recording does not keep of the scene's physics: the bodies' masses and the joints.
 typedef struct tpExportPhysics {
     const double *mass; /* per body of the record (nbodies), kg; 0 = static, scripted or unknown */
     int njoints;
-    const tpExportJoint *joints; /* njoints */
+    const tpExportJoint *joints;  /* njoints */
+    const tpExportSource *source; /* the scene's glTF tree (tp.scene), NULL: the flat layout */
 } tpExportPhysics;
 
 /// What to export and how. Get one from tpDefaultExportDef(); the writer keeps no pointer to it.

@@ -153,7 +153,7 @@ typedef enum {
     TP_GLTF_JOINT_BALL,
     TP_GLTF_JOINT_FIXED,
     TP_GLTF_JOINT_UNIVERSAL,
-    TP_GLTF_JOINT_HINGE2, /* never made from a file (no glTF joint says "wheel") */
+    TP_GLTF_JOINT_HINGE2, /* only from a universal's frame marked extras.tplan_kind = "hinge2" (tplan's export) */
     TP_GLTF_JOINT_DISTANCE,
 } tpGltfJointKind;
 
@@ -180,7 +180,7 @@ typedef struct tpGltfJoint {
     double axis[3], axis2[3]; /* unit: hinge, slider, universal axis 1; universal axis 2 */
     double length;            /* distance: m */
     bool collide;             /* KHR enableCollision: the two bodies collide (OMI: never) */
-    tpGltfJointAxis axes[2];  /* hinge, slider: axes[0]; universal: both */
+    tpGltfJointAxis axes[2];  /* hinge, slider: axes[0]; universal, hinge2 (steering, spin): both */
 } tpGltfJoint;
 
 /// The bodies of a glTF file's default scene (or its first), in node order, and what was not used.
