@@ -100,7 +100,7 @@ static void test_list_rules(void **state)
     const int32_t leaf = t->leaves.idx[0];
     BREAK(t, t->nodes[leaf].slot, 1, "its slot is 1");
     BREAK(t, t->leaves.idx[0], 7, "leaves[0] = node 7: its slot is -1"); /* a busy node */
-    BREAK(t, t->leaves.idx[0], t->nonleaves.idx[0], "children"); /* a non-leaf (its slot 0) among the leaves */
+    BREAK(t, t->leaves.idx[0], t->nonleaves.idx[0], "children");         /* a non-leaf (its slot 0) among the leaves */
     BREAK(t, t->leaves.count, t->leaves.count - 1, "listed,");
     tpDestroyTree(t);
     t = build(TP_SEL_RRT);
