@@ -187,11 +187,13 @@ typedef struct tpPlannerDef {
                             with what it found (solved, or approximate: the best node), and
                             stats.memory_limited is set. The same bound gives the same stop, so
                             the plan is deterministic. Default 0 */
-    int dead_end;        /* BK-BGT: a node whose last dead_end expansions in a row all made invalid states
-                            (a die pair that overlaps whatever the action, a crowd falling into the same
-                            collision) is retired: never selected again, so the search branches from the
-                            rest of the tree instead of spending its iterations there. 0 = never (the
-                            paper's BGT); 0..255. Deterministic: a function of the run. Default 8 */
+    int dead_end;        /* BK-BGT and BK-RRT: a node whose last dead_end expansions in a row all made
+                            invalid states (a die pair that overlaps whatever the action, a crowd falling
+                            into the same collision, a pile whose next box always slides out) is retired:
+                            never selected again, so the search branches from the rest of the tree
+                            instead of spending its iterations there (BK-RRT: its key's region goes to
+                            the nearest live node). 0 = never (the paper's planners); 0..255.
+                            Deterministic: a function of the run. Default 8 */
     int coast_steps;     /* where a skill's segment ends (a decision point that is no goal), up to this many
                             steps of zero action are simulated and the goal tested at each: when it holds,
                             those steps join the tree as busy nodes ending in the goal (a ball still rolling
@@ -221,7 +223,7 @@ struct tpPlanStats {
     int64_t iterations;      /* loop iterations executed */
     int64_t nodes;           /* nodes in the tree (including the root) */
     int64_t rejected;        /* new states outside X_valid (not added): the sum of reject[].count */
-    int64_t dead_ends;       /* BK-BGT nodes retired after tpPlannerDef.dead_end invalid children in a row */
+    int64_t dead_ends;       /* nodes retired after tpPlannerDef.dead_end invalid children in a row */
     int64_t coast_solutions; /* solutions found by the coast after a segment (tpPlannerDef.coast_steps) */
     int solutions;           /* goal nodes found */
     double t_select;         /* node selection (NN / BGT selection, sampling y) */
