@@ -202,10 +202,14 @@ static void cb_sample(void *ctx, tpRng *rng, double *y)
 {
     tpDomain *d = ctx;
     int k = 0;
-    for (int i = 0; i < d->def.sampling.ndists; ++i) {
-        const tpDist *dist = &d->def.sampling.dists[i];
-        tpDist_Sample(dist, rng, NULL, 0, y + k);
-        k += dist->dim;
+    /* with sampling.bodies, one draw per body (the key has one position per body) */
+    const int draws = d->def.sampling.nbodies > 0 ? d->def.sampling.nbodies : 1;
+    for (int b = 0; b < draws; ++b) {
+        for (int i = 0; i < d->def.sampling.ndists; ++i) {
+            const tpDist *dist = &d->def.sampling.dists[i];
+            tpDist_Sample(dist, rng, NULL, 0, y + k);
+            k += dist->dim;
+        }
     }
 }
 
@@ -213,6 +217,15 @@ static void cb_key(void *ctx, const void *x, double *key)
 {
     tpDomain *d = ctx;
     tpBodyState s;
+    if (d->def.sampling.nbodies > 0) { /* the listed bodies' positions, sample_dim dims each */
+        for (int b = 0; b < d->def.sampling.nbodies; ++b) {
+            tpWorld_BodyState(d->world, tpState_Bodies(x), tpState_Time(x), d->def.sampling.bodies[b], &s);
+            for (int i = 0; i < d->sample_dim; ++i) {
+                key[b * d->sample_dim + i] = s.pos[i];
+            }
+        }
+        return;
+    }
     tpWorld_BodyState(d->world, tpState_Bodies(x), tpState_Time(x), d->key_body, &s);
     if (d->def.sampling.distance == TP_DISTANCE_EUCLIDEAN) {
         for (int i = 0; i < d->key_dim; ++i) {
@@ -915,6 +928,29 @@ static bool setup_sampling(tpDomain *d, char *err, size_t errlen)
     if (d->sample_dim > TP_MAX_SAMPLE_DIMS) {
         tpErrorf(err, errlen, "sampling: y has %d dimensions (at most %d)", d->sample_dim, TP_MAX_SAMPLE_DIMS);
         return false;
+    }
+    if (s->nbodies < 0 || s->nbodies > TP_MAX_KEY_BODIES) {
+        tpErrorf(err, errlen, "sampling.bodies: at most %d bodies (got %d)", TP_MAX_KEY_BODIES, s->nbodies);
+        return false;
+    }
+    if (s->nbodies > 0) {
+        if (s->distance != TP_DISTANCE_EUCLIDEAN) {
+            tpErrorf(err, errlen, "sampling.bodies needs distance = \"euclidean\" (min_time compares one body)");
+            return false;
+        }
+        if (d->sample_dim < 1 || d->sample_dim > 3) {
+            tpErrorf(err, errlen, "sampling.bodies: y must have 1 to 3 dimensions, a position (got %d)", d->sample_dim);
+            return false;
+        }
+        for (int b = 0; b < s->nbodies; ++b) {
+            if (s->bodies[b] < 0 || s->bodies[b] >= d->nbodies) {
+                tpErrorf(err, errlen, "sampling.bodies[%d]: unknown body index %d", b + 1, s->bodies[b]);
+                return false;
+            }
+        }
+        d->key_body = s->bodies[0];
+        d->key_dim = d->sample_dim * s->nbodies;
+        return true;
     }
     d->key_body = s->body;
     if (d->key_body < 0 && d->ncontrol > 0) {

@@ -70,7 +70,7 @@ static int c_control(void *ctx, const void *x, const double *y, tpRng *rng, void
     if (!c->chains) {
         return TP_CB_FALSE;
     }
-    o->failing = s->n % CHAIN == 0 ? s->doom : s->failing; /* a chain from a doomed node fails */
+    o->failing = s->n % CHAIN == 0 ? s->doom : s->failing;          /* a chain from a doomed node fails */
     o->doom = o->n % CHAIN == 0 ? (int32_t)tpRng_Below(rng, 2) : 0; /* a new decision node: doomed? */
     return o->n % CHAIN != 0 ? TP_CB_TRUE : TP_CB_FALSE;            /* busy until the chain's end */
 }
