@@ -264,12 +264,75 @@ static void test_index_ties_and_retired(void **state)
     tpDestroyTree(tree);
 }
 
+/* An anytime search of the chain problem split into budgets of 1, 37 and the rest builds the tree
+ * of one run (retirements and all); a re-root on a node of it keeps the subtree's retired nodes
+ * retired and its bookkeeping whole, and the search goes on to the goal. */
+static void test_anytime_and_reroot_keep_retirements(void **state)
+{
+    (void)state;
+    Ctx c = {true};
+    tpProblem p = counter_problem(&c);
+    tpPlannerDef def = tpDefaultPlannerDef();
+    def.kind = TP_PLANNER_RRT;
+    def.max_iters = 5000;
+    def.seed = 3;
+    char err[256] = "";
+    tpPlanner *run = tpCreatePlanner(&def, &p, err, sizeof err);
+    tpPlanner *any = tpCreatePlanner(&def, &p, err, sizeof err);
+    assert_non_null(run);
+    assert_non_null(any);
+    tpPlanResult r;
+    tpPlanner_Run(run, &r);
+    bool done = false;
+    tpPlanner_Search(any, 1, INFINITY, &done);
+    tpPlanner_Search(any, 37, INFINITY, &done);
+    assert_int_equal(tpPlanner_Search(any, 5000, INFINITY, &done), TP_PLAN_SOLVED);
+    const tpTree *a = tpPlanner_Tree(run), *b = tpPlanner_Tree(any);
+    assert_int_equal(tpTree_Count(a), tpTree_Count(b));
+    for (int32_t i = 0; i < tpTree_Count(a); ++i) {
+        assert_int_equal(tpTree_Node(a, i)->parent, tpTree_Node(b, i)->parent);
+        assert_int_equal(tpTree_Node(a, i)->slot, tpTree_Node(b, i)->slot);
+    }
+    /* re-root on the first retired node's parent decision node: its subtree keeps the retirement */
+    int32_t retired = -1;
+    for (int32_t i = 1; i < tpTree_Count(b) && retired < 0; ++i) {
+        const tpNode *n = tpTree_Node(b, i);
+        if (n->slot < 0 && !(n->flags & (TP_NODE_BUSY | TP_NODE_GOAL))) {
+            retired = i;
+        }
+    }
+    assert_true(retired > 0);
+    int32_t keep = tpTree_Node(b, retired)->parent;
+    while (keep > 0 && (tpTree_Node(b, keep)->flags & TP_NODE_BUSY)) {
+        keep = tpTree_Node(b, keep)->parent;
+    }
+    assert_true(tpPlanner_Reroot(any, keep));
+    b = tpPlanner_Tree(any);
+    char why[256] = "";
+    if (!tpTree_Check(b, why, sizeof why)) {
+        fail_msg("%s", why);
+    }
+    int64_t kept_retired = 0;
+    for (int32_t i = 1; i < tpTree_Count(b); ++i) {
+        const tpNode *n = tpTree_Node(b, i);
+        kept_retired += n->slot < 0 && !(n->flags & (TP_NODE_BUSY | TP_NODE_GOAL));
+    }
+    assert_true(kept_retired >= 1);
+    assert_true(tpPlanner_Search(any, 5000, INFINITY, &done) != TP_PLAN_ERROR);
+    if (!tpTree_Check(tpPlanner_Tree(any), why, sizeof why)) {
+        fail_msg("%s", why);
+    }
+    tpDestroyPlanner(run);
+    tpDestroyPlanner(any);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ties_go_to_the_newest),
         cmocka_unit_test(test_rrt_retires_failing_chains),
         cmocka_unit_test(test_index_ties_and_retired),
+        cmocka_unit_test(test_anytime_and_reroot_keep_retirements),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
