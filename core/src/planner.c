@@ -766,6 +766,9 @@ static void search_loop(tpPlanner *pl, int64_t iter_end, double deadline)
             if (p->sample) {
                 p->sample(ctx, &pl->rng, y);
             }
+            if (rrt && p->sample_key) {
+                p->sample_key(ctx, &pl->rng, y);
+            }
             src =
                 rrt ? tpTree_SelectNearest(tree, pl->nn, y, distance, ctx) : tpTree_SelectBgt(tree, def->mu, &pl->rng);
             if (src < 0) {

@@ -198,18 +198,28 @@ static void cb_initial(void *ctx, void *x)
     }
 }
 
+/* One draw of the sampling distributions into y (sample_dim doubles). */
+static void draw_sample(const tpDomain *d, tpRng *rng, double *y)
+{
+    int k = 0;
+    for (int i = 0; i < d->def.sampling.ndists; ++i) {
+        const tpDist *dist = &d->def.sampling.dists[i];
+        tpDist_Sample(dist, rng, NULL, 0, y + k);
+        k += dist->dim;
+    }
+}
+
 static void cb_sample(void *ctx, tpRng *rng, double *y)
 {
-    tpDomain *d = ctx;
-    int k = 0;
-    /* with sampling.bodies, one draw per body (the key has one position per body) */
-    const int draws = d->def.sampling.nbodies > 0 ? d->def.sampling.nbodies : 1;
-    for (int b = 0; b < draws; ++b) {
-        for (int i = 0; i < d->def.sampling.ndists; ++i) {
-            const tpDist *dist = &d->def.sampling.dists[i];
-            tpDist_Sample(dist, rng, NULL, 0, y + k);
-            k += dist->dim;
-        }
+    draw_sample(ctx, rng, y);
+}
+
+/* sampling.bodies (BK-RRT only): one more draw per listed body after the first, for the key. */
+static void cb_sample_key(void *ctx, tpRng *rng, double *y)
+{
+    const tpDomain *d = ctx;
+    for (int b = 1; b < d->def.sampling.nbodies; ++b) {
+        draw_sample(d, rng, y + b * d->sample_dim);
     }
 }
 
@@ -771,6 +781,7 @@ tpProblem tpDomain_Problem(tpDomain *d)
     p.key_is_euclidean = d->def.sampling.distance == TP_DISTANCE_EUCLIDEAN;
     p.initial_state = cb_initial;
     p.sample = d->sample_dim > 0 ? cb_sample : NULL;
+    p.sample_key = d->def.sampling.nbodies > 1 ? cb_sample_key : NULL;
     p.key = cb_key;
     p.distance = p.key_is_euclidean ? NULL : cb_distance;
     p.control = cb_control;

@@ -326,13 +326,45 @@ static void test_anytime_and_reroot_keep_retirements(void **state)
     tpDestroyPlanner(any);
 }
 
+static int g_key_samples; /* calls of c_sample_key */
+
+static void c_sample_key(void *ctx, tpRng *rng, double *y)
+{
+    (void)ctx;
+    (void)rng;
+    (void)y;
+    g_key_samples++;
+}
+
+/* tpProblem.sample_key is BK-RRT's alone: called after every sample of an RRT run, never in BK-BGT,
+ * whose random stream therefore does not depend on the key (the tower's key over five blocks). */
+static void test_sample_key_is_rrt_only(void **state)
+{
+    (void)state;
+    for (int rrt = 0; rrt < 2; ++rrt) {
+        Ctx c = {false};
+        tpProblem p = counter_problem(&c);
+        p.sample_key = c_sample_key;
+        tpPlannerDef def = tpDefaultPlannerDef();
+        def.kind = rrt ? TP_PLANNER_RRT : TP_PLANNER_BGT;
+        def.max_iters = 30;
+        char err[256] = "";
+        tpPlanner *pl = tpCreatePlanner(&def, &p, err, sizeof err);
+        assert_non_null(pl);
+        g_key_samples = 0;
+        tpPlanResult r;
+        tpPlanner_Run(pl, &r);
+        assert_int_equal(g_key_samples, rrt ? (int)r.stats.iterations : 0);
+        tpDestroyPlanner(pl);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ties_go_to_the_newest),
-        cmocka_unit_test(test_rrt_retires_failing_chains),
-        cmocka_unit_test(test_index_ties_and_retired),
-        cmocka_unit_test(test_anytime_and_reroot_keep_retirements),
+        cmocka_unit_test(test_ties_go_to_the_newest),  cmocka_unit_test(test_rrt_retires_failing_chains),
+        cmocka_unit_test(test_index_ties_and_retired), cmocka_unit_test(test_anytime_and_reroot_keep_retirements),
+        cmocka_unit_test(test_sample_key_is_rrt_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,6 +65,10 @@ typedef struct tpProblem {
     void (*initial_state)(void *ctx, void *x);
     /// SampleRandomState(Y): writes sample_dim doubles to y. NULL: y is all zeros.
     void (*sample)(void *ctx, tpRng *rng, double *y);
+    /// BK-RRT only, right after sample: writes y[sample_dim .. key_dim), the part of the sample only
+    /// the nearest-neighbour key compares (a key over several bodies, one draw each). BK-BGT never
+    /// calls it, so its random stream does not depend on the key. NULL: nothing.
+    void (*sample_key)(void *ctx, tpRng *rng, double *y);
     /// Projects a state onto its NN key (key_dim doubles). Called once per node and cached.
     void (*key)(void *ctx, const void *x, double *key);
     /// Distance from a node (given by its cached key) to a sample y. Need not be symmetric or
