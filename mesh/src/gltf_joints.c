@@ -39,8 +39,8 @@ typedef struct tpJointRead {
 enum { J_UNMAPPED, J_BODY, J_STILL, J_UNUSED, J_ALIGN, J_RENAMED, J_COUNT };
 
 static const char *const k_joint_heads[J_COUNT] = {
-    [J_UNMAPPED] = "joints tplan cannot map onto a hinge, slider, ball, universal, fixed or distance joint, not "
-                   "loaded",
+    [J_UNMAPPED] = ("joints tplan cannot map onto a hinge, slider, ball, universal, fixed or distance joint, not "
+                    "loaded"), /* parenthesised: one string, not a missing comma (clang -Wstring-concatenation) */
     [J_BODY] = "joints to a node that made no body (not a body, a trigger, nothing to collide), not loaded",
     [J_STILL] = "joints with no dynamic body, not loaded",
     [J_UNUSED] = "joint properties not used",

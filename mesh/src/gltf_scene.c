@@ -35,8 +35,8 @@ enum {
 static const char *const k_heads[W_COUNT] = {
     [W_UNUSED] = "nodes not used (no mesh, collider or trigger tplan reads)",
     [W_COM] = "motion.centerOfMass not used (tplan puts the centre of mass at the shape's centroid)",
-    [W_INERTIA] = "motion.inertiaDiagonal/inertiaOrientation not used (tplan computes the inertia of the shape "
-                  "with uniform density)",
+    [W_INERTIA] = ("motion.inertiaDiagonal/inertiaOrientation not used (tplan computes the inertia of the shape "
+                   "with uniform density)"), /* parenthesised: one string (clang -Wstring-concatenation) */
     [W_GRAVITY] = "motion.gravityFactor not used (tplan's gravity is the scene's, the same for every body)",
     [W_MATERIAL] = "physics materials not used (name a tplan material with extras.material)",
     [W_FILTER] = "collision filters not used (every pair of bodies collides)",

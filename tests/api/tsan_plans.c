@@ -95,7 +95,8 @@ static size_t upto_timing(const char *p)
     return t ? (size_t)(t - p) : strlen(p);
 }
 
-/* A search whose goal is out of reach: only the cancel ends its run. */
+/* A search whose goal is never met: only the cancel ends its run (a region x in [300, 500] was
+ * reached in 165 iterations, every impulse speeding the ball up). */
 static const char k_endless[] = "local tp = require 'tp'\n"
                                 "return tp.domain { name = 'endless', dt = 1/60,\n"
                                 "  bodies = { tp.plane { name = 'floor' },\n"
@@ -103,7 +104,7 @@ static const char k_endless[] = "local tp = require 'tp'\n"
                                 "                pos = {0, 0, 0.05}, max_force = 50 } },\n"
                                 "  tactics = { tp.tactic { name = 'push', body = 'ball', skills = {\n"
                                 "    tp.skill.impulse { name = 'roll', speed = tp.uniform(0.5, 3) } } } },\n"
-                                "  goal = tp.inside { body = 'ball', min = {300, -0.5}, max = {500, 0.5} },\n"
+                                "  goal = function(s) return false end,\n"
                                 "  planner = { max_iters = 1000000000 } }\n";
 
 typedef struct SearchRun {

@@ -55,10 +55,10 @@ sed "s/\[$step, 0, 2\]/[$((step + 1)), 0, 2]/" "$work/a.json" >"$work/edited.jso
 rc=$?
 check "edited memory: exit $rc (expected non-zero), $(head -c 300 "$work/e.txt")" \
   $([ $rc -ne 0 ] && grep -q "step $step: temporal condition tp.sequence (pool_kick.lua:[0-9]*) (sequence) memory differs: recorded 1, replayed 2" "$work/e.txt"; echo $?)
-sed 's/"temporal": {"version": 1,/"temporal": {"version": 2,/' "$work/a.json" >"$work/v2.json"
-"$tplan" replay "$work/v2.json" -q >"$work/e.txt" 2>&1
-check "temporal.version 2 is refused by name: $(head -c 300 "$work/e.txt")" \
-  $(grep -q "temporal.version: 2 is not supported (this reader knows 1)" "$work/e.txt"; echo $?)
+sed 's/"temporal": {"version": 1,/"temporal": {"version": 3,/' "$work/a.json" >"$work/v3.json"
+"$tplan" replay "$work/v3.json" -q >"$work/e.txt" 2>&1
+check "temporal.version 3 is refused by name: $(head -c 300 "$work/e.txt")" \
+  $(grep -q "temporal.version: 3 is not supported (this reader knows 1..2)" "$work/e.txt"; echo $?)
 sed 's/"temporal": {"version": 1,/"temporal": {"version": 1, "extra": 0,/' "$work/a.json" >"$work/x.json"
 "$tplan" replay "$work/x.json" -q >"$work/e.txt" 2>&1
 check "an unknown member of temporal is refused: $(head -c 300 "$work/e.txt")" \

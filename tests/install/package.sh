@@ -25,7 +25,13 @@ if ! grep -q '^set(CPACK_PACKAGE_CONTACT "[^"]' "$build/CPackConfig.cmake"; then
 fi
 maint="tplan test <test@tplan.invalid>"
 cpack -G DEB --config "$build/CPackConfig.cmake" -B "$tmp/pkg" -D "CPACK_PACKAGE_CONTACT=$maint" > "$tmp/cpack.log" 2>&1
-check "cpack -G DEB" $?
+rc=$?
+check "cpack -G DEB" $rc
+if [ $rc -ne 0 ]; then # every later check reads the packages: say why there are none, and stop
+  echo "cpack's output (the last 40 lines; CPack's own logs are under $build/_CPack_Packages):"
+  tail -40 "$tmp/cpack.log"
+  exit 1
+fi
 # the packages in install order: each one's Depends on the others are earlier in the list
 pkgs="libtplan0 tplan-data libtplan-dev python3-tplan tplan"
 declare -A deb arch=([tplan-data]=all [python3-tplan]=all)

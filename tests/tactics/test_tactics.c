@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "domain_internal.h" /* the domain's invariants (tpDomain_Valid) read its layout */
 #include "tp/base.h"
 #include "tp/tactics.h"
 
@@ -541,6 +542,83 @@ static void test_plan_record_and_replay(void **state)
     tpDestroyDomain(d);
 }
 
+/* The domain's invariants (tactics/src/domain_validate.c): a domain as tpCreateDomain makes it is
+ * valid, and each rule, broken once (then restored), fails with its own message. */
+static void expect_broken(const tpDomain *d, const char *want)
+{
+    char why[320] = "";
+    if (tpDomain_Valid(d, why, sizeof why) || !strstr(why, want)) {
+        print_error("expected a broken rule with '%s', got '%s'\n", want, why);
+        fail();
+    }
+}
+
+#define BREAK(d, field, bad, want)                                                                                     \
+    do {                                                                                                               \
+        __typeof__(field) keep_ = (field);                                                                             \
+        (field) = (bad);                                                                                               \
+        expect_broken((d), (want));                                                                                    \
+        (field) = keep_;                                                                                               \
+        assert_true(tpDomain_Valid((d), NULL, 0));                                                                     \
+    } while (0)
+
+static void test_domain_rules(void **state)
+{
+    (void)state;
+    Fixture f;
+    tpDomain *d = make_domain(&f);
+    char why[320] = "";
+    if (!tpDomain_Valid(d, why, sizeof why)) {
+        fail_msg("a new domain: %s", why);
+    }
+    BREAK(d, d->nbodies, d->nbodies + 1, "counts:");
+    BREAK(d, d->ntactics, 0, "tactics: 0 copied of 1");
+    BREAK(d, d->off_tactics, d->off_tactics + 8, "layout: bodies at");
+    BREAK(d, d->tac_nv[0], 7, "tactic 0: 7 variables stored");
+    BREAK(d, d->tac_off[0], d->tac_off[0] + 8, "tactic 0: its state at byte");
+    BREAK(d, d->off_rest, d->off_rest + 8, "layout: rest counts");
+    BREAK(d, d->state_bytes, d->state_bytes + 4, "state bytes");
+    BREAK(d, d->act_off[0], 1, "action: control slot 0 at 1");
+    BREAK(d, d->motor_off, 5, "action: motors at 5");
+    BREAK(d, d->tactics[0].nskills, 0, "tactic 0: 0 skills");
+    BREAK(d, d->tactics[0].initial, 3, "tactic 0: initial skill 3 of 3");
+    bool *dyn = (bool *)(uintptr_t)d->tactics[0].pi_dynamic;
+    BREAK(d, dyn[0], true, "tactic 0: row 0 is dynamic without a function");
+    double *pi = (double *)(uintptr_t)d->tactics[0].pi;
+    BREAK(d, pi[1], -1.0, "tactic 0: transition (0, 1) has probability -1");
+    BREAK(d, d->key_body, d->nbodies, "sampling: key body");
+    BREAK(d, d->def.sampling.nbodies, 2, "sampling: key body"); /* sampling.bodies: 2 keys, 1 key's dims */
+    BREAK(d, d->nmem, -1, "memory: -1 slots");
+    BREAK(d, d->nwarnings, TP_MAX_WARNINGS + 1, "warnings:");
+    BREAK(d, d->has_start, true, "start: set without its states");
+    BREAK(d, d->initial_all[1].quat[0], 2.0, "body 1: initial |q|^2");
+    BREAK(d, d->world, NULL, "domain: no world");
+    tpDestroyDomain(d);
+}
+
+/* The temporal conditions' memory slots: one per node, each slot someone's. */
+static void test_domain_memory_rules(void **state)
+{
+    (void)state;
+    Fixture f;
+    make_def(&f);
+    tpCond *ever = tpCreateCond(TP_COND_EVER);
+    assert_true(tpCond_Add(ever, f.def.goal));
+    f.def.goal = ever;
+    char err[512] = "";
+    tpDomain *d = tpCreateDomain(&f.def, err, sizeof err);
+    tpDestroyCond(f.def.goal);
+    if (!d) {
+        fail_msg("tpCreateDomain: %s", err);
+    }
+    assert_int_equal(d->nmem, 1);
+    assert_true(tpDomain_Valid(d, NULL, 0));
+    BREAK(d, d->def.goal->mem, 5, "memory slot 5 of 1");
+    BREAK(d, d->nmem, 2, "memory: slot 1 belongs to no temporal condition");
+    BREAK(d, d->def.goal->children[0]->nchildren, -1, "-1 children");
+    tpDestroyDomain(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -556,6 +634,8 @@ int main(void)
         cmocka_unit_test(test_kick_short_run_up),
         cmocka_unit_test(test_marker_is_no_obstacle),
         cmocka_unit_test(test_plan_record_and_replay),
+        cmocka_unit_test(test_domain_rules),
+        cmocka_unit_test(test_domain_memory_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
