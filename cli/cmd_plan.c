@@ -149,8 +149,10 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
     printf("search     %lld iterations, %lld nodes, %lld rejected (invalid), %.1f MB tree\n", (long long)s->iterations,
            (long long)s->nodes, (long long)s->rejected, rec->memory_bytes / 1048576.0);
     if (s->dead_ends > 0) {
-        printf("dead ends  %lld nodes retired: each made %d invalid states in a row (BK-BGT stops selecting them)\n",
-               (long long)s->dead_ends, pd->dead_end);
+        printf("dead ends  %lld nodes retired: each made %d invalid states in a row (%s)\n", (long long)s->dead_ends,
+               pd->dead_end,
+               pd->kind == TP_PLANNER_RRT ? "BK-RRT: a node of the same distance wins over them"
+                                          : "BK-BGT stops selecting them");
     }
     tpCli_PrintRejections(stdout, s->reject);
     struct rusage ru;

@@ -219,16 +219,24 @@ static bool sync(tpNnIndex *ix, const tpTree *tree)
 }
 
 typedef struct Best {
+    const tpTree *tree; /* for the retired entries, which lose ties (tpTree_RrtLive) */
     const double *y;
     double d;    /* squared distance of the best point so far */
-    int32_t pos; /* its list position (the earliest on ties) */
+    bool live;   /* it is not retired */
+    int32_t pos; /* its list position (the latest on ties: the newest node, tpTree_SelectNearest) */
 } Best;
 
 static inline void consider(Best *b, double d, int32_t pos)
 {
-    if (d < b->d || (d == b->d && pos < b->pos)) {
+    if (d > b->d) {
+        return;
+    }
+    /* (distance, retired, newest): the order of the linear scan */
+    const bool live = tpTree_RrtLive(b->tree, pos);
+    if (d < b->d || live > b->live || (live == b->live && pos > b->pos)) {
         b->d = d;
         b->pos = pos;
+        b->live = live;
     }
 }
 
@@ -354,7 +362,7 @@ bool tpNnIndex_Nearest(tpNnIndex *ix, const tpTree *tree, const double *y, int32
         }
     }
     const int32_t n = tree->rrt.count;
-    Best b = {y, INFINITY, INT32_MAX};
+    Best b = {tree, y, INFINITY, false, -1};
     for (int32_t i = ix->indexed; i < n; ++i) {
         consider(&b, dist2(tree_key(tree, i), y, dim), i);
     }

@@ -7,9 +7,9 @@
  *
  * Exactness: the index returns exactly the node the linear scan of tpTree_SelectNearest returns:
  * the smallest squared distance computed with the same floating-point operations in the same
- * order, the earliest list position on ties. Its pruning bounds are exact lower bounds of those
- * computed distances (IEEE rounding is monotone), and ties are always explored. Keys or samples
- * with a NaN or an infinity fall back to the linear scan (whose NaN handling is order-based).
+ * order, the latest list position on ties (the newest node: tpTree_SelectNearest says why). Its pruning bounds are
+ * exact lower bounds of those computed distances (IEEE rounding is monotone), and ties are always explored. Keys or
+ * samples with a NaN or an infinity fall back to the linear scan (whose NaN handling is order-based).
  *
  * Structure (why): a logarithmic-method forest (Bentley & Saxe) of static, balanced k-d trees.
  * The list only grows, so new positions are first scanned linearly as a small tail of fewer

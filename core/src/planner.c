@@ -57,6 +57,7 @@ typedef struct tpLoop {
     tpPlanStatus status; /* TP_PLAN_APPROXIMATE, or TP_PLAN_ERROR */
     bool busy;           /* the last new node is continued greedily */
     int32_t last;        /* ... that node */
+    int32_t chain;       /* BK-RRT: the selected node the current busy chain started from (dead ends) */
     int64_t iter;        /* iterations executed (since the last re-root) */
     LoopTicks k;         /* tick sums of the intervals */
     double t_start;      /* s, wall clock: the search's (or the last re-root's) start */
@@ -85,7 +86,7 @@ struct tpPlanner {
     int64_t *sol_iters; /* the iteration (1-based) that found each */
     int nsolutions;
 
-    uint8_t *fails; /* BGT dead ends: invalid children in a row of each node (fails_cap entries) */
+    uint8_t *fails; /* dead ends: invalid children in a row of each node (fails_cap entries) */
     int32_t fails_cap;
 
     unsigned char *coast; /* def.coast_steps states of the coast after a segment (NULL: none) */
@@ -580,12 +581,12 @@ static void finish(tpPlanner *pl, tpPlanStatus status, double t_start)
     r->stats.elapsed = now - t_start;
 }
 
-/* BGT dead ends: node src made an invalid child (ok false) or a valid one; after def.dead_end
- * invalid ones in a row it is retired (tpTree_Retire). Where the count cannot be kept (out of
- * memory) the search goes on without retiring, as the paper's BGT. */
+/* Dead ends (BK-BGT and, since issue 39, BK-RRT): node src made an invalid child (ok false) or a
+ * valid one; after def.dead_end invalid ones in a row it is retired (tpTree_Retire). Where the
+ * count cannot be kept (out of memory) the search goes on without retiring, as the paper's. */
 static void note_expansion(tpPlanner *pl, int32_t src, bool ok)
 {
-    if (pl->def.dead_end <= 0 || pl->tree->mode != TP_SEL_BGT) {
+    if (pl->def.dead_end <= 0 || src < 0) {
         return;
     }
     if (src >= pl->fails_cap) {
@@ -618,6 +619,7 @@ static bool loop_begin(tpPlanner *pl)
     lp->begun = true;
     lp->status = TP_PLAN_APPROXIMATE;
     lp->last = -1;
+    lp->chain = -1;
     lp->t_start = tpClock_Now();
     tpPlanStats *st = &pl->result.stats;
     memset(st, 0, sizeof *st);
@@ -708,6 +710,7 @@ static void search_loop(tpPlanner *pl, int64_t iter_end, double deadline)
 
     bool busy = lp->busy;
     int32_t last = lp->last; /* the previous iteration's new node (busy continuation source) */
+    int32_t chain = lp->chain;
     LoopTicks k = lp->k;
     uint64_t k0 = tpClock_Ticks();
     const int64_t wall_mask_fast = anytime || (def->progress && !(progress_interval > 0.0)) ? 0 : TP_WALL_EVERY - 1;
@@ -763,12 +766,16 @@ static void search_loop(tpPlanner *pl, int64_t iter_end, double deadline)
             if (p->sample) {
                 p->sample(ctx, &pl->rng, y);
             }
+            if (rrt && p->sample_key) {
+                p->sample_key(ctx, &pl->rng, y);
+            }
             src =
                 rrt ? tpTree_SelectNearest(tree, pl->nn, y, distance, ctx) : tpTree_SelectBgt(tree, def->mu, &pl->rng);
             if (src < 0) {
                 done = true;
                 break; /* every node is busy, a goal or retired: nothing left to expand */
             }
+            chain = src;
         }
         const int32_t slot = tpTree_Prepare(tree);
         if (slot < 0) {
@@ -814,8 +821,13 @@ static void search_loop(tpPlanner *pl, int64_t iter_end, double deadline)
             status = TP_PLAN_ERROR;
             break;
         }
-        if (selected) {
+        /* BK-BGT counts the selected node's own child; BK-RRT the whole busy chain from it (issue
+           39: the pile's throw is valid at its release and fails when the box lands out, steps
+           later, so the node the RRT kept choosing never counted a failure) */
+        if (selected && !rrt) {
             note_expansion(pl, src, ok != 0);
+        } else if (rrt && !ok) {
+            note_expansion(pl, chain, false);
         }
         bool stop = false;
         if (ok) {
@@ -825,6 +837,9 @@ static void search_loop(tpPlanner *pl, int64_t iter_end, double deadline)
                 break;
             }
             uint32_t flags = (b_and ? TP_NODE_BUSY : 0u) | (g ? TP_NODE_GOAL : 0u);
+            if (rrt && (g || !b_and)) {
+                note_expansion(pl, chain, true); /* the chain ended in a node that can be expanded */
+            }
             /* Only selectable nodes need a key: the NN search never looks at the others. */
             if (rrt && !(flags & (TP_NODE_BUSY | TP_NODE_GOAL))) {
                 p->key(ctx, xnew, tpTree_NextKey(tree));
@@ -872,6 +887,7 @@ static void search_loop(tpPlanner *pl, int64_t iter_end, double deadline)
     }
     lp->busy = busy;
     lp->last = last;
+    lp->chain = chain;
     lp->k = k;
     lp->wall_mask = wall_mask;
     lp->iter = iter;
@@ -1001,7 +1017,7 @@ static bool keep_subtree(tpPlanner *pl, int32_t keep)
             pl->prob.key(pl->prob.ctx, tpTree_StateMut(t, slot), tpTree_NextKey(t));
         }
         tpTree_Commit(t, i == keep ? -1 : map[o.parent], flags);
-        if (t->mode == TP_SEL_BGT && !(flags & (TP_NODE_BUSY | TP_NODE_GOAL)) && o.slot < 0 && i != keep) {
+        if (!(flags & (TP_NODE_BUSY | TP_NODE_GOAL)) && o.slot < 0 && i != keep) {
             tpTree_Retire(t, slot); /* retired as a dead end before */
         }
         if (i < pl->fails_cap) {
@@ -1021,6 +1037,7 @@ static bool keep_subtree(tpPlanner *pl, int32_t keep)
     pl->nsolutions = ns;
     tpLoop *lp = &pl->loop;
     lp->last = lp->last >= 0 && map[lp->last] > 0 ? map[lp->last] : -1;
+    lp->chain = lp->chain >= 0 && map[lp->chain] >= 0 ? map[lp->chain] : -1;
     lp->busy = lp->busy && lp->last >= 0;
     free(map);
     return true;
@@ -1044,6 +1061,7 @@ bool tpPlanner_Reroot(tpPlanner *pl, int32_t keep)
         pl->nsolutions = 0;
         lp->busy = false;
         lp->last = -1;
+        lp->chain = -1;
         if (!add_root(pl)) { /* the problem's initial state: the caller set it to the observed one */
             return false;
         }

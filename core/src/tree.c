@@ -270,14 +270,21 @@ bool tpTree_Clear(tpTree *tree, int32_t need)
     tree->sum_leaf_depth = 0;
     tree->nleaves = tree->nnonleaves = tree->nedges = 0;
     tree->leaves.count = tree->nonleaves.count = tree->rrt.count = 0;
+    tree->rrt_retired = 0;
     return true;
 }
 
 void tpTree_Retire(tpTree *tree, int32_t i)
 {
-    TP_INVARIANT(tree->mode == TP_SEL_BGT && i >= 0 && i < tree->count);
+    TP_INVARIANT(i >= 0 && i < tree->count);
     tpNode *n = &tree->nodes[i];
     if (n->slot < 0) {
+        return;
+    }
+    if (tree->mode == TP_SEL_RRT) {
+        TP_INVARIANT(n->slot < tree->rrt.count && tree->rrt.idx[n->slot] == i);
+        n->slot = -1;
+        tree->rrt_retired++;
         return;
     }
     tpIndexList *list = n->nchildren == 0 ? &tree->leaves : &tree->nonleaves;
@@ -315,6 +322,14 @@ int32_t tpTree_SelectBgt(tpTree *tree, double mu, tpRng *rng)
     return pick->idx[tpRng_Below(rng, (uint32_t)pick->count)];
 }
 
+/* Ties go to the newest node (the latest list position), not the earliest (issue 39), a node
+ * retired as a dead end (tpTree_Retire) losing to any live one of the same distance. Nodes share a
+ * key, bit for bit, whenever the key's body sleeps while the rest of the world moves on: the pile's
+ * last box waits on the table for 49 throws, so every decision node after the first had the first
+ * one's key, and the earliest won every query: that node was expanded at every iteration and the
+ * tree never got past the second box, at any budget (0/10). A node sharing its ancestor's key is
+ * that ancestor carried further in what the key does not see, so among equals the newest is the
+ * frontier; the Voronoi bias over distinct keys is unchanged. */
 int32_t tpTree_SelectNearest(const tpTree *tree, struct tpNnIndex *nn, const double *y,
                              double (*distance)(void *ctx, const double *key, const double *y), void *ctx)
 {
@@ -333,56 +348,64 @@ int32_t tpTree_SelectNearestLinear(const tpTree *tree, const double *y,
         return -1;
     }
     const int dim = tree->key_dim;
-    int32_t best = 0;
+    /* a retired dead end (tpTree_Retire) loses every tie: (distance, retired, newest) */
+    const bool skip = tree->rrt_retired > 0;
+    int32_t best = -1;
     double best_d = 0.0;
-    bool have = false;
+    bool have = false, best_live = false;
     for (int32_t base = 0; base < n; base += TP_KEY_CHUNK) {
         const double *k = tree->key_chunks[base >> TP_KEY_CHUNK_SHIFT];
         int32_t m = n - base < TP_KEY_CHUNK ? n - base : TP_KEY_CHUNK;
         if (distance) {
             for (int32_t j = 0; j < m; ++j, k += dim) {
                 double d = distance(ctx, k, y);
-                /* "!have" also accepts a NaN first distance; later NaNs never win. */
-                if (!have || d < best_d) {
+                const bool live = !skip || tpTree_RrtLive(tree, base + j);
+                /* "!have" also accepts a NaN first distance; later NaNs never win; on ties a live
+                   node beats a retired one, then the newest wins (tpTree_SelectNearest) */
+                if (!have || d < best_d || (d == best_d && live >= best_live)) {
                     have = !isnan(d);
                     best_d = d;
                     best = base + j;
+                    best_live = live;
                 }
             }
-        } else if (dim == 2) {
+        } else if (dim == 2 && !skip) {
             /* Squared distance: same order as Euclidean without the sqrt. */
             const double y0 = y[0], y1 = y[1];
             for (int32_t j = 0; j < m; ++j, k += 2) {
                 double d0 = k[0] - y0, d1 = k[1] - y1;
                 double d = d0 * d0 + d1 * d1;
-                if (!have || d < best_d) {
+                if (!have || d <= best_d) {
                     have = true;
                     best_d = d;
                     best = base + j;
                 }
             }
-        } else if (dim == 3) {
+        } else if (dim == 3 && !skip) {
             const double y0 = y[0], y1 = y[1], y2 = y[2];
             for (int32_t j = 0; j < m; ++j, k += 3) {
                 double d0 = k[0] - y0, d1 = k[1] - y1, d2 = k[2] - y2;
                 double d = d0 * d0 + d1 * d1 + d2 * d2;
-                if (!have || d < best_d) {
+                if (!have || d <= best_d) {
                     have = true;
                     best_d = d;
                     best = base + j;
                 }
             }
         } else {
+            /* the generic form (0.0 + d0^2 + d1^2 + ...) rounds as the unrolled 2D and 3D ones */
             for (int32_t j = 0; j < m; ++j, k += dim) {
                 double d = 0.0;
                 for (int c = 0; c < dim; ++c) {
                     double dc = k[c] - y[c];
                     d += dc * dc;
                 }
-                if (!have || d < best_d) {
+                const bool live = !skip || tpTree_RrtLive(tree, base + j);
+                if (!have || d < best_d || (d == best_d && live >= best_live)) {
                     have = true;
                     best_d = d;
                     best = base + j;
+                    best_live = live;
                 }
             }
         }

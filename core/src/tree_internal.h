@@ -57,10 +57,12 @@ struct tpTree {
     tpIndexList leaves;
     tpIndexList nonleaves;
 
-    /* RRT: selectable nodes in insertion order and their keys, contiguous per chunk. Nodes
-     * never become unselectable after insertion (busy/goal are decided when a node is added),
-     * so this list is append-only and the scan order equals index order. */
+    /* RRT: selectable nodes in insertion order and their keys, contiguous per chunk. Busy and
+     * goal are decided when a node is added, so this list is append-only and the scan order
+     * equals index order. A retired dead end (tpTree_Retire) stays in it with tpNode.slot -1 and
+     * loses the nearest-neighbour search's ties (tpTree_RrtLive). */
     tpIndexList rrt;
+    int32_t rrt_retired; /* entries of rrt retired (0: the search need not look at slots) */
     double **key_chunks;
     int32_t nkey_chunks;
     int32_t key_chunk_ptr_cap;
@@ -76,9 +78,17 @@ void tpTree_SetSmallPages(tpTree *tree, bool small);
 /// place: node i's state and action stay where they are until overwritten), the selection lists
 /// made room for `need` entries first. False when out of memory (nothing changed).
 bool tpTree_Clear(tpTree *tree, int32_t need);
-/// BGT: node i (selectable) is never selected again: it leaves its selection list (slot -1). Its
-/// place in the shape statistics stays (it is still a leaf or a non-leaf of the tree).
+/// Node i (selectable) is retired (slot -1). BGT: it leaves its selection list, never selected
+/// again. RRT: it stays in the append-only list (its key with it) and loses every tie of the
+/// nearest-neighbour search to a live node, but is still chosen where it is strictly nearest (the
+/// Voronoi bias stays, and a search never runs out of nodes). Its place in the shape statistics
+/// stays (it is still a leaf or a non-leaf of the tree).
 void tpTree_Retire(tpTree *tree, int32_t i);
+/// RRT: whether list position pos of tree->rrt is live (not retired).
+static inline bool tpTree_RrtLive(const tpTree *tree, int32_t pos)
+{
+    return tree->rrt_retired == 0 || tree->nodes[tree->rrt.idx[pos]].slot >= 0;
+}
 /// BGT selection (Algorithm 3). Returns -1 if no node is selectable.
 int32_t tpTree_SelectBgt(tpTree *tree, double mu, tpRng *rng);
 static inline void *tpTree_StateMut(tpTree *tree, int32_t i)

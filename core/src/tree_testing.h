@@ -26,7 +26,7 @@ int32_t tpTree_Prepare(tpTree *tree);
 int32_t tpTree_Commit(tpTree *tree, int32_t parent, uint32_t flags);
 /// RRT: the key slot the next selectable node will use (valid after tpTree_Prepare).
 double *tpTree_NextKey(tpTree *tree);
-/// RRT selection: the selectable node whose key is nearest to y (first one on ties), or -1.
+/// RRT selection: the selectable node whose key is nearest to y (the newest one on ties), or -1.
 /// distance == NULL: Euclidean over key_dim dims, answered by the spatial index `nn` when one is
 /// given (the planner owns it; the result is the same node either way).
 int32_t tpTree_SelectNearest(const tpTree *tree, struct tpNnIndex *nn, const double *y,

@@ -66,7 +66,9 @@ static bool valid_list(const tpTree *t, const tpIndexList *list, int want_leaf, 
             return tpBroken(why, cap, "%s[%d] = %d: not a node", name, (int)k, (int)i);
         }
         const tpNode *n = &t->nodes[i];
-        if (n->slot != k) {
+        /* a retired BK-RRT entry stays in the append-only list with slot -1 (tpTree_Retire) */
+        const bool retired = list == &t->rrt && n->slot == -1;
+        if (n->slot != k && !retired) {
             return tpBroken(why, cap, "%s[%d] = node %d: its slot is %d", name, (int)k, (int)i, (int)n->slot);
         }
         if (want_leaf >= 0 && (n->nchildren == 0) != (want_leaf == 1)) {
@@ -157,8 +159,12 @@ bool tpTree_Check(const tpTree *tree, char *why, size_t cap)
     if (!valid_list(tree, &tree->rrt, -1, "rrt", why, cap)) {
         return false;
     }
-    if (tree->rrt.count != selectable) {
-        return tpBroken(why, cap, "%d listed, %lld selectable", (int)tree->rrt.count, (long long)selectable);
+    if (tree->rrt_retired < 0 || tree->rrt_retired > tree->rrt.count) {
+        return tpBroken(why, cap, "%d listed, %d of them retired", (int)tree->rrt.count, (int)tree->rrt_retired);
+    }
+    if (tree->rrt.count - tree->rrt_retired != selectable) {
+        return tpBroken(why, cap, "%d listed less %d retired, %lld selectable", (int)tree->rrt.count,
+                        (int)tree->rrt_retired, (long long)selectable);
     }
     return true;
 }

@@ -648,7 +648,7 @@ static tplCondGuard *tplCondField(tplBuild *b, const char *key)
 
 static void tplBuildSampling(tplBuild *b, tpSamplingDef *s)
 {
-    static const char *const known[] = {"distance", "body", "max_accel", "max_angaccel", NULL};
+    static const char *const known[] = {"distance", "body", "bodies", "max_accel", "max_angaccel", NULL};
     lua_State *L = b->L;
     int t = tplField(L, 1, "sampling");
     if (t == LUA_TNIL) {
@@ -688,6 +688,29 @@ static void tplBuildSampling(tplBuild *b, tpSamplingDef *s)
     char body[TP_NAME_MAX];
     if (tplString(L, idx, "tp.domain: sampling.", "body", body, sizeof body))
         s->body = tplResolveBody(b, body, b->where);
+    /* bodies = { names }: the key is all of their positions (issue 39: one body that waits for the
+       last throw tells the RRT's nodes apart no better than a constant) */
+    int bt = lua_getfield(L, idx, "bodies");
+    if (bt != LUA_TNIL) {
+        if (bt != LUA_TTABLE)
+            tplError(L, "tp.domain: sampling.bodies: expected an array of body names, got %s", tplTypeName(L, -1));
+        if (s->body >= 0)
+            tplError(L, "tp.domain: sampling: body and bodies are exclusive (bodies compares every one listed)");
+        int nb = (int)lua_rawlen(L, -1);
+        if (nb < 1 || nb > TP_MAX_KEY_BODIES)
+            tplError(L, "tp.domain: sampling.bodies: 1 to %d body names (got %d)", TP_MAX_KEY_BODIES, nb);
+        if (dims > 3)
+            tplError(L, "tp.domain: sampling.bodies: y must be a position of at most 3 dimensions (got %d)", dims);
+        for (int i = 0; i < nb; i++) {
+            lua_rawgeti(L, -1, i + 1);
+            if (lua_type(L, -1) != LUA_TSTRING)
+                tplError(L, "tp.domain: sampling.bodies[%d]: expected a body name, got %s", i + 1, tplTypeName(L, -1));
+            s->bodies[i] = tplResolveBody(b, lua_tostring(L, -1), b->where);
+            lua_pop(L, 1);
+        }
+        s->nbodies = nb;
+    }
+    lua_pop(L, 1);
     s->max_accel = tplNumber(L, idx, "tp.domain: sampling.", "max_accel", s->max_accel, false);
     if (!(s->max_accel >= 0))
         tplError(L, "tp.domain: sampling.max_accel must be >= 0 (got %g)", s->max_accel);

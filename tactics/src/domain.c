@@ -198,9 +198,9 @@ static void cb_initial(void *ctx, void *x)
     }
 }
 
-static void cb_sample(void *ctx, tpRng *rng, double *y)
+/* One draw of the sampling distributions into y (sample_dim doubles). */
+static void draw_sample(const tpDomain *d, tpRng *rng, double *y)
 {
-    tpDomain *d = ctx;
     int k = 0;
     for (int i = 0; i < d->def.sampling.ndists; ++i) {
         const tpDist *dist = &d->def.sampling.dists[i];
@@ -209,10 +209,33 @@ static void cb_sample(void *ctx, tpRng *rng, double *y)
     }
 }
 
+static void cb_sample(void *ctx, tpRng *rng, double *y)
+{
+    draw_sample(ctx, rng, y);
+}
+
+/* sampling.bodies (BK-RRT only): one more draw per listed body after the first, for the key. */
+static void cb_sample_key(void *ctx, tpRng *rng, double *y)
+{
+    const tpDomain *d = ctx;
+    for (int b = 1; b < d->def.sampling.nbodies; ++b) {
+        draw_sample(d, rng, y + b * d->sample_dim);
+    }
+}
+
 static void cb_key(void *ctx, const void *x, double *key)
 {
     tpDomain *d = ctx;
     tpBodyState s;
+    if (d->def.sampling.nbodies > 0) { /* the listed bodies' positions, sample_dim dims each */
+        for (int b = 0; b < d->def.sampling.nbodies; ++b) {
+            tpWorld_BodyState(d->world, tpState_Bodies(x), tpState_Time(x), d->def.sampling.bodies[b], &s);
+            for (int i = 0; i < d->sample_dim; ++i) {
+                key[b * d->sample_dim + i] = s.pos[i];
+            }
+        }
+        return;
+    }
     tpWorld_BodyState(d->world, tpState_Bodies(x), tpState_Time(x), d->key_body, &s);
     if (d->def.sampling.distance == TP_DISTANCE_EUCLIDEAN) {
         for (int i = 0; i < d->key_dim; ++i) {
@@ -758,6 +781,7 @@ tpProblem tpDomain_Problem(tpDomain *d)
     p.key_is_euclidean = d->def.sampling.distance == TP_DISTANCE_EUCLIDEAN;
     p.initial_state = cb_initial;
     p.sample = d->sample_dim > 0 ? cb_sample : NULL;
+    p.sample_key = d->def.sampling.nbodies > 1 ? cb_sample_key : NULL;
     p.key = cb_key;
     p.distance = p.key_is_euclidean ? NULL : cb_distance;
     p.control = cb_control;
@@ -915,6 +939,29 @@ static bool setup_sampling(tpDomain *d, char *err, size_t errlen)
     if (d->sample_dim > TP_MAX_SAMPLE_DIMS) {
         tpErrorf(err, errlen, "sampling: y has %d dimensions (at most %d)", d->sample_dim, TP_MAX_SAMPLE_DIMS);
         return false;
+    }
+    if (s->nbodies < 0 || s->nbodies > TP_MAX_KEY_BODIES) {
+        tpErrorf(err, errlen, "sampling.bodies: at most %d bodies (got %d)", TP_MAX_KEY_BODIES, s->nbodies);
+        return false;
+    }
+    if (s->nbodies > 0) {
+        if (s->distance != TP_DISTANCE_EUCLIDEAN) {
+            tpErrorf(err, errlen, "sampling.bodies needs distance = \"euclidean\" (min_time compares one body)");
+            return false;
+        }
+        if (d->sample_dim < 1 || d->sample_dim > 3) {
+            tpErrorf(err, errlen, "sampling.bodies: y must have 1 to 3 dimensions, a position (got %d)", d->sample_dim);
+            return false;
+        }
+        for (int b = 0; b < s->nbodies; ++b) {
+            if (s->bodies[b] < 0 || s->bodies[b] >= d->nbodies) {
+                tpErrorf(err, errlen, "sampling.bodies[%d]: unknown body index %d", b + 1, s->bodies[b]);
+                return false;
+            }
+        }
+        d->key_body = s->bodies[0];
+        d->key_dim = d->sample_dim * s->nbodies;
+        return true;
     }
     d->key_body = s->body;
     if (d->key_body < 0 && d->ncontrol > 0) {

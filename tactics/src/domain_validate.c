@@ -134,10 +134,20 @@ static bool valid_memory(const tpCond *c, int nmem, bool *seen, char *why, size_
 
 static bool valid_rest(const tpDomain *d, char *why, size_t cap)
 {
+    const tpSamplingDef *smp = &d->def.sampling;
+    /* sampling.bodies (issue 39): sample_dim (1..3) dims per listed body, the first the key body */
+    const bool keyed = smp->nbodies > 0;
     if (d->key_body < -1 || d->key_body >= d->nbodies || d->sample_dim < 0 || d->sample_dim > TP_MAX_SAMPLE_DIMS ||
-        d->key_dim < 0 || d->key_dim > 6) {
-        return tpBroken(why, cap, "sampling: key body %d, %d sampled and %d key dimensions", d->key_body, d->sample_dim,
-                        d->key_dim);
+        d->key_dim < 0 || (!keyed && d->key_dim > 6) || smp->nbodies < 0 || smp->nbodies > TP_MAX_KEY_BODIES ||
+        (keyed && (d->key_dim != d->sample_dim * smp->nbodies || d->sample_dim < 1 || d->sample_dim > 3 ||
+                   d->key_body != smp->bodies[0] || smp->distance != TP_DISTANCE_EUCLIDEAN))) {
+        return tpBroken(why, cap, "sampling: key body %d, %d sampled and %d key dimensions, %d key bodies", d->key_body,
+                        d->sample_dim, d->key_dim, smp->nbodies);
+    }
+    for (int b = 0; b < smp->nbodies; ++b) {
+        if (smp->bodies[b] < 0 || smp->bodies[b] >= d->nbodies) {
+            return tpBroken(why, cap, "sampling.bodies[%d]: body %d of %d", b, smp->bodies[b], d->nbodies);
+        }
     }
     bool seen[256] = {false};
     if (d->nmem < 0 || d->nmem > (int)(sizeof seen / sizeof seen[0])) {

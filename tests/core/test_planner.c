@@ -125,14 +125,18 @@ static void check_selection(ToyCtx *c, const void *x, const double *y)
     if (c->check_rrt) {
         int32_t best = -1;
         double bd = 0.0;
+        bool blive = false;
         for (int32_t i = 0; i < n; ++i) {
             if (tpTree_Node(tree, i)->flags & (TP_NODE_BUSY | TP_NODE_GOAL)) {
                 continue;
             }
+            /* on ties a live node before a retired one (slot -1), then the newest */
+            const bool live = tpTree_Node(tree, i)->slot >= 0;
             double d = dist2(tpTree_State(tree, i), y);
-            if (best < 0 || d < bd) {
+            if (best < 0 || d < bd || (d == bd && live >= blive)) {
                 best = i;
                 bd = d;
+                blive = live;
             }
         }
         if (best != xi) {

@@ -111,7 +111,8 @@ static void test_list_rules(void **state)
     expect_broken(t, "the list is in insertion order");
     t->rrt.idx[1] = a, t->rrt.idx[2] = b;
     t->nodes[a].slot = 1, t->nodes[b].slot = 2;
-    BREAK(t, t->rrt.count, t->rrt.count - 1, "listed,");
+    BREAK(t, t->rrt.count, t->rrt.count - 1, "listed less 0 retired");
+    BREAK(t, t->rrt_retired, t->rrt.count + 1, "of them retired");
     tpDestroyTree(t);
 }
 

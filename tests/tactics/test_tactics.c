@@ -587,6 +587,7 @@ static void test_domain_rules(void **state)
     double *pi = (double *)(uintptr_t)d->tactics[0].pi;
     BREAK(d, pi[1], -1.0, "tactic 0: transition (0, 1) has probability -1");
     BREAK(d, d->key_body, d->nbodies, "sampling: key body");
+    BREAK(d, d->def.sampling.nbodies, 2, "sampling: key body"); /* sampling.bodies: 2 keys, 1 key's dims */
     BREAK(d, d->nmem, -1, "memory: -1 slots");
     BREAK(d, d->nwarnings, TP_MAX_WARNINGS + 1, "warnings:");
     BREAK(d, d->has_start, true, "start: set without its states");

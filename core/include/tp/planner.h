@@ -65,6 +65,10 @@ typedef struct tpProblem {
     void (*initial_state)(void *ctx, void *x);
     /// SampleRandomState(Y): writes sample_dim doubles to y. NULL: y is all zeros.
     void (*sample)(void *ctx, tpRng *rng, double *y);
+    /// BK-RRT only, right after sample: writes y[sample_dim .. key_dim), the part of the sample only
+    /// the nearest-neighbour key compares (a key over several bodies, one draw each). BK-BGT never
+    /// calls it, so its random stream does not depend on the key. NULL: nothing.
+    void (*sample_key)(void *ctx, tpRng *rng, double *y);
     /// Projects a state onto its NN key (key_dim doubles). Called once per node and cached.
     void (*key)(void *ctx, const void *x, double *key);
     /// Distance from a node (given by its cached key) to a sample y. Need not be symmetric or
@@ -187,11 +191,13 @@ typedef struct tpPlannerDef {
                             with what it found (solved, or approximate: the best node), and
                             stats.memory_limited is set. The same bound gives the same stop, so
                             the plan is deterministic. Default 0 */
-    int dead_end;        /* BK-BGT: a node whose last dead_end expansions in a row all made invalid states
-                            (a die pair that overlaps whatever the action, a crowd falling into the same
-                            collision) is retired: never selected again, so the search branches from the
-                            rest of the tree instead of spending its iterations there. 0 = never (the
-                            paper's BGT); 0..255. Deterministic: a function of the run. Default 8 */
+    int dead_end;        /* BK-BGT and BK-RRT: a node whose last dead_end expansions in a row all made
+                            invalid states (a die pair that overlaps whatever the action, a crowd falling
+                            into the same collision, a pile whose next box always slides out) is retired:
+                            never selected again, so the search branches from the rest of the tree
+                            instead of spending its iterations there (BK-RRT: its key's region goes to
+                            the nearest live node). 0 = never (the paper's planners); 0..255.
+                            Deterministic: a function of the run. Default 8 */
     int coast_steps;     /* where a skill's segment ends (a decision point that is no goal), up to this many
                             steps of zero action are simulated and the goal tested at each: when it holds,
                             those steps join the tree as busy nodes ending in the goal (a ball still rolling
@@ -221,7 +227,7 @@ struct tpPlanStats {
     int64_t iterations;      /* loop iterations executed */
     int64_t nodes;           /* nodes in the tree (including the root) */
     int64_t rejected;        /* new states outside X_valid (not added): the sum of reject[].count */
-    int64_t dead_ends;       /* BK-BGT nodes retired after tpPlannerDef.dead_end invalid children in a row */
+    int64_t dead_ends;       /* nodes retired after tpPlannerDef.dead_end invalid children in a row */
     int64_t coast_solutions; /* solutions found by the coast after a segment (tpPlannerDef.coast_steps) */
     int solutions;           /* goal nodes found */
     double t_select;         /* node selection (NN / BGT selection, sampling y) */

@@ -212,13 +212,22 @@ typedef enum {
     TP_DISTANCE_EUCLIDEAN,    /* |pos(body) - y| over the first min(sample_dim, 3) dims */
 } tpDistanceKind;
 
+/* Bodies a BK-RRT key may list (tpSamplingDef.bodies): 3 dims each, within the nearest-neighbour
+ * index's 255 dims. */
+#define TP_MAX_KEY_BODIES 64
+
 typedef struct tpSamplingDef {
     int ndists;      /* y is the concatenation of these (sample_dim = sum of dims) */
     tpDist dists[4]; /* e.g. a 2D box over the field, then a heading */
     tpDistanceKind distance;
-    int body;            /* body whose state is compared with y; -1: first controlled */
-    double max_accel;    /* m/s², 0: max_force / mass of that body */
-    double max_angaccel; /* rad/s², 0: derived from max_torque and the inertia about z */
+    int body;                      /* body whose state is compared with y; -1: first controlled */
+    int nbodies;                   /* > 0 (euclidean only): compare these bodies instead of `body` (issue 39): the key
+                                      is their positions (sample_dim <= 3 dims each) and y one draw of the
+                                      distributions per body, so the distance is Euclidean over all of them (the
+                                      RRT's state-space distance over these bodies); skills see the first draw */
+    int bodies[TP_MAX_KEY_BODIES]; /* their indices (nbodies of them) */
+    double max_accel;              /* m/s², 0: max_force / mass of that body */
+    double max_angaccel;           /* rad/s², 0: derived from max_torque and the inertia about z */
 } tpSamplingDef;
 
 /* ------------------------------------------------------------------------------------------ */
