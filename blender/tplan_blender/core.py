@@ -554,3 +554,71 @@ def artist_poses(rows, origin):
         o = qmul_vec(q, origin)
         out.append(((r[0] + o[0], r[1] + o[1], r[2] + o[2]), tuple(q)))
     return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Keyframe reduction: the exporter's own reducer (export/src/keys.c, `tplan export --tolerance`,
+# docs/export.md), not a second one. tplan writes the reduced glTF; the add-on reads which steps it
+# kept per world, body and channel and keys those steps on the artist's objects.
+
+GLTF_FLOAT = 5126  # glTF componentType of float32
+
+
+def _accessor_floats(doc, blob, index):
+    """The float32 values of accessor `index` of a glTF document whose only buffer is `blob`."""
+    import struct
+    acc = doc["accessors"][index]
+    if acc.get("componentType") != GLTF_FLOAT:
+        raise PlanError("tplan export: accessor %d is not float32" % index)
+    view = doc["bufferViews"][acc["bufferView"]]
+    ncomp = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}[acc["type"]]
+    start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+    stride = view.get("byteStride", 4 * ncomp)
+    out = []
+    for i in range(acc["count"]):
+        out.append(struct.unpack_from("<%df" % ncomp, blob, start + i * stride))
+    return out
+
+
+def kept_steps(doc, blob, dt):
+    """[{body: {"translation": [step, ...], "rotation": [step, ...]}}] per animation of a glTF
+    document written by `tplan export --alternatives` (the chosen world first, then the others in
+    the plan's order): the plan steps whose keys the reduction kept (key time / dt, rounded)."""
+    out = []
+    for anim in doc.get("animations", []):
+        per = {}
+        for ch in anim["channels"]:
+            path = ch["target"].get("path")
+            if path not in ("translation", "rotation"):
+                continue
+            name = doc["nodes"][ch["target"]["node"]]["name"]
+            times = _accessor_floats(doc, blob, anim["samplers"][ch["sampler"]]["input"])
+            per.setdefault(name, {})[path] = [int(round(t[0] / dt)) for t in times]
+        out.append(per)
+    return out
+
+
+def reduce_keys(tplan, plan_path, dt, tolerance, folder):
+    """Runs `tplan export PLAN --format gltf --alternatives --tolerance M` into folder and returns
+    kept_steps (dt: the plan's step, s) of what it wrote: per solution (the add-on's order: the selected one, then the
+    alternatives), per body, the steps to key. Translations stay within M metres of the plan at
+    every step, rotations within M / r radians (r: the body's bounding radius): a point on its
+    surface moves at most M more (docs/export.md, Keyframe reduction). PlanError with tplan's
+    one-line message when it fails."""
+    if not (tolerance > 0) or not math.isfinite(tolerance):
+        raise PlanError("key tolerance: must be a number of metres > 0 (got %r)" % tolerance)
+    out = os.path.join(folder, "keys.gltf")
+    args = [tplan, "export", plan_path, "--format", "gltf", "-o", out, "--alternatives", "--tolerance",
+            num(tolerance), "-q"]
+    try:
+        r = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, timeout=600)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise PlanError("keyframe reduction runs the local tplan (tplan export): %s: %s" % (tplan, e))
+    if r.returncode != 0:
+        lines = r.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise PlanError("tplan export: " + (lines[-1] if lines else "exit %d" % r.returncode).replace("tplan: error: ", ""))
+    with open(out, "rb") as f:
+        doc = json.loads(f.read())
+    with open(os.path.join(folder, doc["buffers"][0]["uri"]), "rb") as f:
+        blob = f.read()
+    return kept_steps(doc, blob, dt)

@@ -136,7 +136,8 @@ static bool valid_bodies(const tpWorld *w, char *why, size_t cap)
             return false;
         }
         if (r->asleep && (r->state_slot < 0 || dBodyIsEnabled(r->body))) {
-            return tpBroken(why, cap, "body %d: asleep but %s", i, r->state_slot < 0 ? "not dynamic" : "enabled in ODE");
+            return tpBroken(why, cap, "body %d: asleep but %s", i,
+                            r->state_slot < 0 ? "not dynamic" : "enabled in ODE");
         }
         asleep += r->asleep;
     }

@@ -139,6 +139,7 @@ t.seed = 3
 t.iterations = 20000
 t.time_budget = 60
 t.tplan_path = tplan
+t.bake_when_done = False  # Apply is tested on its own (the selected objects only)
 
 class Stop(Exception):
     """A failure after which the rest cannot run (already counted by fail)."""
