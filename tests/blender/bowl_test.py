@@ -16,14 +16,15 @@ import os
 import sys
 import time
 
-import bmesh
 import bpy
 from mathutils import Quaternion, Vector
 
 args = sys.argv[sys.argv.index("--") + 1:]
 tplan, work, addon_dir = os.path.abspath(args[0]), os.path.abspath(args[1]), os.path.abspath(args[2])
 sys.path.insert(0, addon_dir)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True
+import scene_kit as kit  # noqa: E402
 import tplan_blender  # noqa: E402
 from tplan_blender import core  # noqa: E402
 
@@ -48,63 +49,12 @@ scene.frame_start, scene.frame_end, scene.frame_current = 1, 48, 1
 
 
 def obj(name, me, loc):
-    o = bpy.data.objects.new(name, me)
-    scene.collection.objects.link(o)
-    o.location = loc
-    return o
+    return kit.link(scene, name, me, loc)
 
 
-def box_mesh(name, sx, sy, sz):
-    me = bpy.data.meshes.new(name)
-    bm = bmesh.new()
-    bmesh.ops.create_cube(bm, size=1.0)
-    bmesh.ops.scale(bm, vec=(sx, sy, sz), verts=bm.verts)
-    bm.to_mesh(me)
-    bm.free()
-    return me
-
-
-def bowl_mesh(r0=0.09, r1=0.15, h=0.09, wall=0.01, seg=32):
-    """An open bowl: a flat bottom of radius r0 flaring to r1 at the rim h up, walls `wall` thick."""
-    v, f = [], []
-    rings = ((0.0, r0), (0.0, r0 - wall), (h, r1), (h, r1 - wall))  # (z, r): outer/inner, bottom/rim
-    for z, r in rings:
-        for j in range(seg):
-            a = 2 * math.pi * j / seg
-            v.append((r * math.cos(a), r * math.sin(a), z))
-    ring = lambda k, j: k * seg + j % seg  # noqa: E731
-    cb = len(v)
-    v.append((0, 0, 0))
-    fl = len(v)
-    for j in range(seg):  # the inner floor, one wall above the bottom
-        a = 2 * math.pi * j / seg
-        v.append(((r0 - wall) * math.cos(a), (r0 - wall) * math.sin(a), wall))
-    cf = len(v)
-    v.append((0, 0, wall))
-    for j in range(seg):
-        k = j + 1
-        f += [(ring(0, j), ring(0, k), ring(2, k), ring(2, j)),  # outer wall
-              (fl + j, ring(3, j), ring(3, k), fl + k % seg),  # inner wall
-              (ring(2, j), ring(2, k), ring(3, k), ring(3, j)),  # rim
-              (cb, ring(0, k), ring(0, j)), (cf, fl + j, fl + k % seg)]  # bottom, inner floor
-    me = bpy.data.meshes.new("bowl")
-    me.from_pydata(v, [], f)
-    me.update()
-    return me
-
-
-def ball_mesh(r=0.03):
-    me = bpy.data.meshes.new("ball")
-    bm = bmesh.new()
-    bmesh.ops.create_uvsphere(bm, u_segments=16, v_segments=8, radius=r)
-    bm.to_mesh(me)
-    bm.free()
-    return me
-
-
-table = obj("Table", box_mesh("table", 1.4, 0.8, 0.75), (0.0, 0.0, 0.375))
-bowl = obj("Bowl", bowl_mesh(), (0.25, 0.05, 0.75))
-ball = obj("Ball", ball_mesh(), (-0.35, -0.1, 0.78))
+table = obj("Table", kit.box_mesh("table", 1.4, 0.8, 0.75), (0.0, 0.0, 0.375))
+bowl = obj("Bowl", kit.bowl_mesh(), (0.25, 0.05, 0.75))
+ball = obj("Ball", kit.ball_mesh("ball", 0.03), (-0.35, -0.1, 0.78))
 bpy.context.view_layer.update()
 
 

@@ -1,0 +1,125 @@
+/* tplan plan --preview FILE (docs/cli.md, "The preview file"): while the search runs, the best
+ * world so far — the shallowest goal node once there is one, else the node of least quality (the
+ * deepest when the domain has no quality) — is written to FILE as the path from the root to it,
+ * every time it changes (at most once per progress call). The Blender add-on keys it on the
+ * artist's objects while planning. Quality is a pure function of a state, so evaluating it here
+ * changes nothing in the search: the plan is the same with or without --preview. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tp/base.h"
+#include "tp/planner.h"
+#include "tp/tactics.h"
+
+/* Writes the path root..node to pv->path (a temporary file beside it, renamed: a reader never sees
+ * half a file). False when it cannot be written (the run goes on; one warning). */
+static bool write_preview(tpCliPreview *pv, const tpTree *tree, int32_t node, const tpPlanStats *s)
+{
+    const tpWorld *w = tpDomain_World(pv->run->domain);
+    int nb = tpWorld_BodyCount(w);
+    int32_t depth = tpTree_Node(tree, node)->depth;
+    int32_t *path = malloc(sizeof *path * (size_t)(depth + 1));
+    char tmp[4096];
+    if (!path || snprintf(tmp, sizeof tmp, "%s.tmp", pv->path) >= (int)sizeof tmp) {
+        free(path);
+        return false;
+    }
+    for (int32_t i = node, k = depth; i >= 0 && k >= 0; i = tpTree_Node(tree, i)->parent, --k) {
+        path[k] = i;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        free(path);
+        return false;
+    }
+    fprintf(f, "{\"format\": \"tplan-preview\", \"version\": 1, \"elapsed\": %.6g, \"iterations\": %lld, ",
+            s->elapsed, (long long)s->iterations);
+    fprintf(f, "\"nodes\": %lld, \"solutions\": %d, \"goal\": %s, ", (long long)s->nodes, s->solutions,
+            pv->best_goal ? "true" : "false");
+    if (isfinite(pv->best_quality)) {
+        fprintf(f, "\"quality\": %.17g, ", pv->best_quality);
+    } else {
+        fprintf(f, "\"quality\": null, ");
+    }
+    fprintf(f, "\"steps\": %d,\n \"bodies\": [", depth);
+    int written = 0;
+    for (int b = 0; b < nb; ++b) {
+        const tpBodyDef *body = tpWorld_Body(w, b);
+        if (body->cls == TP_BODY_STATIC) {
+            continue;
+        }
+        fprintf(f, "%s\n  {\"name\": \"", written++ ? "," : "");
+        for (const char *c = body->name; *c; ++c) { /* JSON string: escape quotes, backslashes, controls */
+            if (*c == '"' || *c == '\\') {
+                fprintf(f, "\\%c", *c);
+            } else if ((unsigned char)*c < 0x20) {
+                fprintf(f, "\\u%04x", (unsigned char)*c);
+            } else {
+                fputc(*c, f);
+            }
+        }
+        fprintf(f, "\", \"origin\": [%.17g, %.17g, %.17g], \"trajectory\": [", body->mesh_origin[0],
+                body->mesh_origin[1], body->mesh_origin[2]);
+        for (int32_t k = 0; k <= depth; ++k) {
+            const void *x = tpTree_State(tree, path[k]);
+            tpBodyState st;
+            tpWorld_BodyState(w, tpState_Bodies(x), tpState_Time(x), b, &st);
+            fprintf(f, "%s[%.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g]", k ? ", " : "", st.pos[0], st.pos[1],
+                    st.pos[2], st.quat[0], st.quat[1], st.quat[2], st.quat[3]);
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "\n]}\n");
+    free(path);
+    bool ok = !ferror(f);
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, pv->path) != 0) {
+        remove(tmp);
+        return false;
+    }
+    return true;
+}
+
+void tpCliPreview_Progress(tpCliPreview *pv, const tpPlanStats *s)
+{
+    if (pv->failed || !pv->run->planner || !pv->run->domain) {
+        return;
+    }
+    const tpTree *tree = tpPlanner_Tree(pv->run->planner);
+    tpProblem prob = tpDomain_Problem(pv->run->domain);
+    int32_t n = tpTree_Count(tree);
+    for (int32_t i = pv->scanned; i < n; ++i) {
+        const tpNode *node = tpTree_Node(tree, i);
+        if (node->flags & TP_NODE_GOAL) {
+            if (!pv->best_goal || node->depth < tpTree_Node(tree, pv->best)->depth) {
+                pv->best = i, pv->best_goal = true;
+            }
+            continue;
+        }
+        if (pv->best_goal) {
+            continue;
+        }
+        if (prob.quality) {
+            double q = prob.quality(prob.ctx, tpTree_State(tree, i));
+            if (isfinite(q) && (pv->best < 0 || !isfinite(pv->best_quality) || q < pv->best_quality)) {
+                pv->best = i, pv->best_quality = q;
+            }
+        } else if (pv->best < 0 || node->depth > tpTree_Node(tree, pv->best)->depth) {
+            pv->best = i; /* no quality: the deepest node, as the approximate answer is */
+        }
+    }
+    pv->scanned = n;
+    if (pv->best < 0 || pv->best == pv->written) {
+        return;
+    }
+    if (!write_preview(pv, tree, pv->best, s)) {
+        tpLog(TP_LOG_WARN, "--preview: cannot write %s (planning goes on without it)", pv->path);
+        pv->failed = true;
+        return;
+    }
+    pv->written = pv->best;
+    pv->count++;
+}
