@@ -239,6 +239,8 @@ typedef struct tpCliPreview {
     int32_t written;     /* the node last written, -1 none */
     bool best_goal;      /* best is a goal node (then the shallowest one) */
     double best_quality; /* its quality (NAN: none) */
+    double best_unrest;  /* its unrest (0 when the goal asks for no rest) */
+    double best_key;     /* its quality, or minus its depth when the domain has none */
     bool failed;         /* FILE could not be written: stop */
     int count;           /* files written */
 } tpCliPreview;

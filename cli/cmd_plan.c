@@ -54,12 +54,12 @@ static void plan_usage(FILE *f)
 #define TP_PROGRESS_LINE_EVERY 5.0 /* s: a progress line when stderr is no terminal (a log) */
 
 typedef struct ProgressState {
-    bool tty;        /* stderr is a terminal: one line rewritten in place */
-    bool log;        /* stderr is a file or a pipe (not -q): a line every TP_PROGRESS_LINE_EVERY s */
-    bool shown;      /* the in-place line was drawn (a newline ends it) */
-    double every;    /* s between logged lines (TPLAN_PROGRESS_EVERY, default TP_PROGRESS_LINE_EVERY) */
-    double next_log; /* s of planning of the next logged line */
-    tpCliLive *live; /* --view, else NULL */
+    bool tty;              /* stderr is a terminal: one line rewritten in place */
+    bool log;              /* stderr is a file or a pipe (not -q): a line every TP_PROGRESS_LINE_EVERY s */
+    bool shown;            /* the in-place line was drawn (a newline ends it) */
+    double every;          /* s between logged lines (TPLAN_PROGRESS_EVERY, default TP_PROGRESS_LINE_EVERY) */
+    double next_log;       /* s of planning of the next logged line */
+    tpCliLive *live;       /* --view, else NULL */
     tpCliPreview *preview; /* --preview, else NULL */
 } ProgressState;
 
@@ -621,6 +621,9 @@ static int plan_run(PlanCmd *p0, const char *path)
     code = tpCli_PlanRun(path, p.params.items, p.params.n, &p.o, &progress, &run, err, sizeof err);
     if (ps.shown) {
         fprintf(stderr, "\n");
+    }
+    if (code == TP_EXIT_OK && p.preview) { /* the last preview: the run's whole tree looked at */
+        tpCliPreview_Progress(&preview, &run.res.stats);
     }
     tpPlanRecord rec;
     memset(&rec, 0, sizeof rec);

@@ -1,9 +1,9 @@
 /* tplan plan --preview FILE (docs/cli.md, "The preview file"): while the search runs, the best
- * world so far — the shallowest goal node once there is one, else the node of least quality (the
- * deepest when the domain has no quality) — is written to FILE as the path from the root to it,
- * every time it changes (at most once per progress call). The Blender add-on keys it on the
+ * world so far — the shallowest goal node once there is one, else the node of least unrest (a goal
+ * that asks for rest), then least quality (the deepest when the domain has no quality) — is written to FILE as the path
+ * from the root to it, every time it changes (at most once per progress call). The Blender add-on keys it on the
  * artist's objects while planning. Quality is a pure function of a state, so evaluating it here
- * changes nothing in the search: the plan is the same with or without --preview. */
+ * changes nothing in the search (so is unrest): the plan is the same with or without --preview. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,14 +35,19 @@ static bool write_preview(tpCliPreview *pv, const tpTree *tree, int32_t node, co
         free(path);
         return false;
     }
-    fprintf(f, "{\"format\": \"tplan-preview\", \"version\": 1, \"elapsed\": %.6g, \"iterations\": %lld, ",
-            s->elapsed, (long long)s->iterations);
+    fprintf(f, "{\"format\": \"tplan-preview\", \"version\": 1, \"elapsed\": %.6g, \"iterations\": %lld, ", s->elapsed,
+            (long long)s->iterations);
     fprintf(f, "\"nodes\": %lld, \"solutions\": %d, \"goal\": %s, ", (long long)s->nodes, s->solutions,
             pv->best_goal ? "true" : "false");
     if (isfinite(pv->best_quality)) {
         fprintf(f, "\"quality\": %.17g, ", pv->best_quality);
     } else {
         fprintf(f, "\"quality\": null, ");
+    }
+    if (pv->best_goal) {
+        fprintf(f, "\"unrest\": 0, ");
+    } else {
+        fprintf(f, "\"unrest\": %.17g, ", pv->best_unrest);
     }
     fprintf(f, "\"steps\": %d,\n \"bodies\": [", depth);
     int written = 0;
@@ -102,13 +107,17 @@ void tpCliPreview_Progress(tpCliPreview *pv, const tpPlanStats *s)
         if (pv->best_goal) {
             continue;
         }
-        if (prob.quality) {
-            double q = prob.quality(prob.ctx, tpTree_State(tree, i));
-            if (isfinite(q) && (pv->best < 0 || !isfinite(pv->best_quality) || q < pv->best_quality)) {
-                pv->best = i, pv->best_quality = q;
-            }
-        } else if (pv->best < 0 || node->depth > tpTree_Node(tree, pv->best)->depth) {
-            pv->best = i; /* no quality: the deepest node, as the approximate answer is */
+        /* as the approximate answer is chosen: the least unrest (a goal that asks for rest), then
+           the least quality, else the deepest (the landed test is left out: it asks the physics) */
+        const void *x = tpTree_State(tree, i);
+        double u = prob.unrest ? prob.unrest(prob.ctx, x) : 0;
+        double q = prob.quality ? prob.quality(prob.ctx, x) : -(double)node->depth;
+        if (!isfinite(u) || !isfinite(q)) {
+            continue;
+        }
+        if (pv->best < 0 || u < pv->best_unrest || (u == pv->best_unrest && q < pv->best_key)) {
+            pv->best = i, pv->best_unrest = u, pv->best_key = q;
+            pv->best_quality = prob.quality ? q : NAN;
         }
     }
     pv->scanned = n;

@@ -97,6 +97,9 @@ class TplanSettings(bpy.types.PropertyGroup):
                                   description="m: keys are dropped where the interpolated curve stays within this of "
                                   "the plan (rotations: a point on the body's surface within it); 0: a key per "
                                   "frame. tplan's own reducer (tplan export --tolerance)")
+    preview: BoolProperty(name="Preview while planning", default=True,
+                          description="key the best world found so far on the objects while tplan plans (local "
+                          "tplan only); the bake replaces it, a cancel puts the objects back")
     bake_when_done: BoolProperty(name="Bake when done", default=True,
                                  description="key the plan on every planned object as soon as Plan ends")
 
@@ -273,7 +276,8 @@ def start_plan(context):
         text = core.domain_script(s)
         with open(script, "w") as f:
             f.write(text)
-        run = core.LocalRun(_tplan_program(t), script, plan, t.time_budget)
+        run = core.LocalRun(_tplan_program(t), script, plan, t.time_budget,
+                            os.path.join(folder, "preview.json") if t.preview else None)
     t.plan_path = plan
     t.start_frame = scene.frame_current
     t.status = "planning..."
@@ -281,9 +285,112 @@ def start_plan(context):
     return run
 
 
+_previews = {}  # scene name -> {object name: what the preview replaced}, while a preview is shown
+
+
+def _object_poses(o, rows, origin):
+    """(locations, quaternions) of object o's own (basis) transform for plan rows: the artist's
+    origin put back, a parent's transform (which must not move) undone, quaternion signs continuous."""
+    scale = o.matrix_world.to_scale()
+    to_basis = None
+    if o.parent is not None:
+        to_basis = (o.parent.matrix_world @ o.matrix_parent_inverse).inverted()
+    locs, quats = [], []
+    for loc, q in core.artist_poses(rows, origin):
+        if to_basis is not None:
+            m = to_basis @ Matrix.LocRotScale(Vector(loc), Quaternion(q), scale)
+            l2, q2, _ = m.decompose()
+            loc, q = tuple(l2), tuple(q2)
+        locs.append(loc)
+        quats.append(q)
+    return locs, _continuous(quats)  # a parent's decomposition may flip a sign: interpolation must not
+
+
+def _key_action(act, frames, locs, quats, loc_steps=None, rot_steps=None):
+    """Replaces act's curves by linear keys of location and rotation_quaternion at the given steps
+    (None: every step). Returns the number of keys (per channel, not per component)."""
+    for c in list(act.fcurves):
+        act.fcurves.remove(c)
+    every = list(range(len(frames)))
+    n = 0
+    for path_, vals, ncomp, steps in (("location", locs, 3, loc_steps), ("rotation_quaternion", quats, 4, rot_steps)):
+        steps = [i for i in (steps if steps is not None else every) if 0 <= i < len(frames)] or every
+        n += len(steps)
+        for idx in range(ncomp):
+            fc = act.fcurves.new(path_, index=idx, action_group="Object Transforms")
+            fc.keyframe_points.add(len(steps))
+            co = []
+            for i in steps:
+                co += [frames[i], vals[i][idx]]
+            fc.keyframe_points.foreach_set("co", co)
+            for kp in fc.keyframe_points:
+                kp.interpolation = "LINEAR"
+            fc.update()
+    return n
+
+
+def show_preview(scene, run):
+    """Keys the run's preview (the best world so far) on the objects it moves, as the actions
+    `<object>.tplan.preview`, and assigns them; what they replaced is kept for end_preview."""
+    doc = run.preview
+    saved = _previews.setdefault(scene.name, {"frame_end": scene.frame_end, "objects": {}})
+    dt = 1.0 / (scene.render.fps / scene.render.fps_base)
+    last = scene.frame_end
+    for b in doc.get("bodies", []):
+        o = scene.objects.get(b["name"])
+        if o is None or not b.get("trajectory"):
+            continue
+        if o.name not in saved["objects"]:
+            ad = o.animation_data
+            saved["objects"][o.name] = {
+                "action": ad.action.name if ad is not None and ad.action is not None else None,
+                "rotation_mode": o.rotation_mode, "location": tuple(o.location),
+                "rotation_quaternion": tuple(o.rotation_quaternion), "rotation_euler": tuple(o.rotation_euler)}
+        locs, quats = _object_poses(o, b["trajectory"], b.get("origin", [0, 0, 0]))
+        frames = [_frame_of(scene, dt, i) for i in range(len(locs))]
+        name = "%s.tplan.preview" % o.name
+        act = bpy.data.actions.get(name) or bpy.data.actions.new(name)
+        _key_action(act, frames, locs, quats)
+        o.rotation_mode = "QUATERNION"
+        o.animation_data_create()
+        o.animation_data.action = act
+        last = max(last, int(frames[-1] + 0.999))
+    scene.frame_end = last
+    run.shown_seq = run.preview_seq
+
+
+def end_preview(scene, keyed=()):
+    """Removes the preview actions; objects not in keyed (the bake's) get back what they had."""
+    saved = _previews.pop(scene.name, None)
+    if not saved:
+        return
+    for name, was in saved["objects"].items():
+        o = scene.objects.get(name)
+        act = bpy.data.actions.get("%s.tplan.preview" % name)
+        if o is not None and name not in keyed:
+            if o.animation_data is not None:
+                o.animation_data.action = bpy.data.actions.get(was["action"]) if was["action"] else None
+            o.rotation_mode = was["rotation_mode"]
+            o.location, o.rotation_quaternion = was["location"], was["rotation_quaternion"]
+            o.rotation_euler = was["rotation_euler"]
+        if act is not None:
+            bpy.data.actions.remove(act)
+    if not keyed:
+        scene.frame_end = saved["frame_end"]
+
+
+def poll_run(scene, run):
+    """One look at the run (never blocks for long): its state; a new preview is shown."""
+    state = run.poll()
+    if state == "running" and run.preview is not None and getattr(run, "shown_seq", 0) != run.preview_seq:
+        show_preview(scene, run)
+    return state
+
+
 def finish_plan(scene, run):
     """Ends a run: the status line, and with Bake when done the keys on every planned object."""
     t = scene.tplan
+    keyed = ()
     _runs.pop(scene.name, None)
     t["tplan_job"] = run.job if isinstance(run, core.ServiceRun) else -1  # where the worlds are asked
     t["tplan_job_plan"] = run.plan_path
@@ -298,12 +405,14 @@ def finish_plan(scene, run):
             try:
                 n, kept, full = bake(scene, None)
                 t.status += "; " + _bake_text(t, n, kept, full)
+                keyed = json.loads(t.get("tplan_keyed", "[]"))
             except (core.PlanError, OSError, ValueError, KeyError) as e:
                 t.status += "; not keyed: %s" % e
     elif run.error == "cancelled":
         t.status = "cancelled"
     else:
         t.status = "failed: " + run.error
+    end_preview(scene, keyed)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -370,47 +479,18 @@ def bake(scene, objects=None, fallback=True):
     last = scene.frame_end
     nkept = nfull = 0
     for o in objects:
-        scale = o.matrix_world.to_scale()
-        # keys are the object's own (basis) transform: undo a parent's, which must not move
-        to_basis = None
-        if o.parent is not None:
-            to_basis = (o.parent.matrix_world @ o.matrix_parent_inverse).inverted()
         o.rotation_mode = "QUATERNION"
         o.animation_data_create()
         for k, sol in enumerate(sols):
             name = _action_name(o.name, k)
             act = bpy.data.actions.get(name) or bpy.data.actions.new(name)
-            for c in list(act.fcurves):  # planned again: the new keys replace the old
-                act.fcurves.remove(c)
             act.use_fake_user = True  # the alternatives survive saving while another is assigned
             act["tplan_solution"] = k
-            poses = core.artist_poses(sol["trajectories"][o.name], origins.get(o.name, [0, 0, 0]))
-            frames = [_frame_of(scene, plan["dt"], i) for i in range(len(poses))]
-            locs, quats = [], []
-            for loc, q in poses:
-                if to_basis is not None:
-                    m = to_basis @ Matrix.LocRotScale(Vector(loc), Quaternion(q), scale)
-                    l2, q2, _ = m.decompose()
-                    loc, q = tuple(l2), tuple(q2)
-                locs.append(loc)
-                quats.append(q)
-            _continuous(quats)  # a parent's decomposition may flip a sign: interpolation must not
-            every = list(range(len(poses)))
+            locs, quats = _object_poses(o, sol["trajectories"][o.name], origins.get(o.name, [0, 0, 0]))
+            frames = [_frame_of(scene, plan["dt"], i) for i in range(len(locs))]
             keep = kept_steps[k].get(o.name, {}) if kept_steps is not None else {}
-            for path_, vals, n, ch in (("location", locs, 3, "translation"), ("rotation_quaternion", quats, 4, "rotation")):
-                steps = [i for i in keep.get(ch, every) if 0 <= i < len(poses)] or every
-                nkept += len(steps)
-                nfull += len(poses)
-                for idx in range(n):
-                    fc = act.fcurves.new(path_, index=idx, action_group="Object Transforms")
-                    fc.keyframe_points.add(len(steps))
-                    co = []
-                    for i in steps:
-                        co += [frames[i], vals[i][idx]]
-                    fc.keyframe_points.foreach_set("co", co)
-                    for kp in fc.keyframe_points:
-                        kp.interpolation = "LINEAR"
-                    fc.update()
+            nkept += _key_action(act, frames, locs, quats, keep.get("translation"), keep.get("rotation"))
+            nfull += 2 * len(locs)
             last = max(last, int(frames[-1] + 0.999))
         o.animation_data.action = bpy.data.actions[_action_name(o.name, min(t.solution, len(sols) - 1))]
     scene.frame_end = last
@@ -491,6 +571,7 @@ class TPLAN_OT_plan(bpy.types.Operator):
     bl_label = "Plan"
 
     _timer = None
+    _drawn_seq = 0
 
     def execute(self, context):
         if context.scene.name in _runs:
@@ -504,7 +585,7 @@ class TPLAN_OT_plan(bpy.types.Operator):
             return {"CANCELLED"}
         if bpy.app.background:  # no event loop: poll here, printing the progress
             import time
-            while run.poll() == "running":
+            while poll_run(context.scene, run) == "running":
                 time.sleep(0.1)
             finish_plan(context.scene, run)
             print("tplan:", context.scene.tplan.status)
@@ -522,17 +603,22 @@ class TPLAN_OT_plan(bpy.types.Operator):
         if event.type == "ESC":
             run.cancel()
         if event.type in ("TIMER", "ESC"):
-            if run.poll() == "running":
+            if poll_run(scene, run) == "running":
                 scene.tplan.status = "planning: " + run.text()
+                if run.preview is not None:
+                    scene.tplan.status += "; preview: %d steps%s" % (run.preview.get("steps", 0),
+                                                                     ", solved" if run.preview.get("goal") else "")
             else:
                 finish_plan(scene, run)
                 self.report({"INFO"} if run.state == "done" else {"ERROR"}, scene.tplan.status)
                 return self._end(context, {"FINISHED"} if run.state == "done" else {"CANCELLED"})
-            # redraw only the sidebars (the panel), not the viewports
+            # redraw the sidebars (the panel); the viewports only when a new preview was keyed
+            fresh = run.preview_seq != self._drawn_seq
+            self._drawn_seq = run.preview_seq
             for area in context.screen.areas if context.screen else []:
                 if area.type == "VIEW_3D":
                     for region in area.regions:
-                        if region.type == "UI":
+                        if region.type == "UI" or (fresh and region.type == "WINDOW"):
                             region.tag_redraw()
         return {"PASS_THROUGH"}
 
@@ -669,6 +755,8 @@ class TPLAN_PT_panel(bpy.types.Panel):
         row.prop(t, "seed")
         box.prop(t, "solutions")
         box.prop(t, "work_dir")
+        if t.backend == "LOCAL":
+            box.prop(t, "preview")
         box = lay.box()
         box.label(text="Bake")
         row = box.row()

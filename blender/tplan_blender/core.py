@@ -327,6 +327,8 @@ class Run:
         self.status = ""  # solved | approximate
         self.progress = {"elapsed": 0.0, "iterations": 0, "nodes": 0, "solutions": 0}
         self.started = time.monotonic()
+        self.preview = None  # the best world so far ({"steps", "bodies": [{name, origin, trajectory}]}), if any
+        self.preview_seq = 0  # previews read so far
 
     def text(self):
         p = self.progress
@@ -339,12 +341,18 @@ class LocalRun(Run):
     """`tplan plan SCRIPT -o PLAN` in a subprocess. Its progress line is printed only on a terminal,
     so stderr is a pseudo-terminal where the platform has them (else: elapsed time only)."""
 
-    def __init__(self, tplan, script, plan_path, time_limit):
+    def __init__(self, tplan, script, plan_path, time_limit, preview_path=None):
         super().__init__()
         self.plan_path = plan_path
+        self.preview_path = preview_path
+        self.preview_mtime = None
         self.buf = b""
         self.master = None
         args = [tplan, "plan", script, "-o", plan_path, "--time-limit", num(time_limit)]
+        if preview_path:  # tplan writes the best world so far there while it plans (docs/cli.md)
+            if os.path.exists(preview_path):
+                os.remove(preview_path)
+            args += ["--preview", preview_path]
         cwd = os.path.dirname(script)
         try:
             import pty
@@ -381,10 +389,31 @@ class LocalRun(Run):
                 self.progress = {"elapsed": float(m.group(1)), "iterations": int(m.group(2)),
                                  "nodes": int(m.group(3)), "solutions": int(m.group(4))}
 
+    def _read_preview(self):
+        """Reads the preview file when tplan has replaced it since the last look (it writes a
+        temporary file and renames it, so a file seen is whole)."""
+        try:
+            m = os.stat(self.preview_path).st_mtime_ns
+        except OSError:
+            return
+        if m == self.preview_mtime:
+            return
+        try:
+            with open(self.preview_path, "rb") as f:
+                doc = json.loads(f.read())
+        except (OSError, ValueError):
+            return
+        if doc.get("format") == "tplan-preview":
+            self.preview_mtime = m
+            self.preview = doc
+            self.preview_seq += 1
+
     def poll(self):
         if self.state != "running":
             return self.state
         self._read()
+        if self.preview_path:
+            self._read_preview()
         rc = self.proc.poll()
         if rc is None:
             return self.state

@@ -175,6 +175,47 @@ else:
     print("bowl_shot: %d actions; Plan to keys %.2f s (planning %.2f s, %d iterations, %d steps)"
           % (n, plan_to_keys, st.get("timing", {}).get("total", 0), st.get("iterations", 0), plan["steps"]))
 
+# ---- preview while planning: the best world so far keyed on the ball, then put back on cancel -------
+# A region high in the air: the ball can be thrown through it but never rest there, so tplan plans
+# on (no solution) while the preview improves. Waits for the first preview (an event), then cancels.
+far = obj("Sky", kit.box_mesh("sky", 0.3, 0.3, 0.3), (0.0, 0.0, 2.5))
+t.region, t.time_budget, t.iterations = far, 300, 100000000
+scene.frame_set(scene.frame_start)
+had = ball.animation_data.action.name if ball.animation_data and ball.animation_data.action else None
+frame_end = scene.frame_end
+run = tplan_blender.start_plan(bpy.context)
+t0 = time.monotonic()
+seen = None
+while tplan_blender.poll_run(scene, run) == "running" and time.monotonic() - t0 < 120:
+    act = ball.animation_data.action if ball.animation_data else None
+    if act is not None and act.name == "Ball.tplan.preview":
+        seen = (act, run.preview)
+        break
+    time.sleep(0.05)
+if seen is None:
+    fail("no preview within 120 s of planning (status %s, %s)" % (run.state, run.text()))
+    run.cancel()
+else:
+    act, doc = seen
+    rows = next(b for b in doc["bodies"] if b["name"] == "Ball")["trajectory"]
+    nkeys = len(act.fcurves.find("location", index=0).keyframe_points)
+    k0 = Vector([act.fcurves.find("location", index=j).keyframe_points[0].co[1] for j in range(3)])
+    if nkeys != len(rows) or nkeys != doc["steps"] + 1:
+        fail("preview: %d keys, the preview %d rows (%d steps)" % (nkeys, len(rows), doc["steps"]))
+    if (k0 - Vector((-0.35, -0.1, 0.78))).length > 1e-5:
+        fail("preview: the first key %s is not the ball's start" % (tuple(k0),))
+    print("bowl_shot: preview after %.1f s of planning: %d steps, %d iterations, quality %s"
+          % (time.monotonic() - t0, doc["steps"], doc["iterations"], doc["quality"]))
+    run.cancel()
+tplan_blender.finish_plan(scene, run)
+now = ball.animation_data.action.name if ball.animation_data and ball.animation_data.action else None
+if t.status != "cancelled" or now != had or "Ball.tplan.preview" in bpy.data.actions or scene.frame_end != frame_end:
+    fail("after cancel: status %r, action %s (had %s), frame_end %d (was %d)" % (t.status, now, had,
+                                                                                 scene.frame_end, frame_end))
+if run.proc.poll() is None:
+    fail("after cancel: tplan still runs")
+t.region = bowl
+
 # ---- refusals (not part of the shot) ----------------------------------------------------------------
 for o in scene.objects:
     o.select_set(o is ball)
