@@ -243,11 +243,12 @@ typedef struct tpCliPreview {
     double best_key;     /* its quality, or minus its depth when the domain has none */
     bool failed;         /* FILE could not be written: stop */
     int count;           /* files written */
+    double next_write;   /* tpClock_Now() before which no file is written (but the last) */
 } tpCliPreview;
 
-/// Progress callback part of --preview: values the new nodes, writes FILE when the best changed.
-/// Never changes the planner's result.
-void tpCliPreview_Progress(tpCliPreview *pv, const tpPlanStats *stats);
+/// Progress callback part of --preview: values the new nodes, writes FILE when the best changed
+/// (last: the run has ended, write whatever the rate limit says). Never changes the planner's result.
+void tpCliPreview_Progress(tpCliPreview *pv, const tpPlanStats *stats, bool last);
 
 /// State of `tplan plan --view` (plan_view.c): the live window fed by the progress callback.
 typedef struct tpCliLive {

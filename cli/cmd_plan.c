@@ -70,7 +70,7 @@ static void on_progress(void *user, const tpPlanStats *s)
         tpCliLive_Progress(ps->live, s);
     }
     if (ps->preview) {
-        tpCliPreview_Progress(ps->preview, s);
+        tpCliPreview_Progress(ps->preview, s, false);
     }
     if (ps->log && s->elapsed >= ps->next_log) { /* so a log shows where a long run went */
         ps->next_log = (floor(s->elapsed / ps->every) + 1.0) * ps->every;
@@ -623,7 +623,7 @@ static int plan_run(PlanCmd *p0, const char *path)
         fprintf(stderr, "\n");
     }
     if (code == TP_EXIT_OK && p.preview) { /* the last preview: the run's whole tree looked at */
-        tpCliPreview_Progress(&preview, &run.res.stats);
+        tpCliPreview_Progress(&preview, &run.res.stats, true);
     }
     tpPlanRecord rec;
     memset(&rec, 0, sizeof rec);
@@ -647,6 +647,11 @@ static int plan_run(PlanCmd *p0, const char *path)
         int refined = code;
         code = plan_report(&p, path, &run, &rec);
         code = code == TP_EXIT_OK ? refined : code;
+        if (p.preview && !p.quiet) {
+            printf("preview    %d written to %s (the last: %d steps%s)\n", preview.count, p.preview,
+                   preview.written >= 0 ? tpTree_Node(tpPlanner_Tree(run.planner), preview.written)->depth : 0,
+                   preview.best_goal ? ", a solution" : "");
+        }
         if (p.view) {
             tpCliLive_Finish(&live, &rec, tpPlanner_Tree(run.planner), &run.res);
         }
