@@ -229,6 +229,27 @@ bool tpCli_RecordResult(const tpCliRun *run, const char *path, const tpPlanResul
 int tpCli_ReplayCheck(tpDomain *domain, const tpPlanRecord *rec, int w, double static_tol, double body_tol, int show,
                       bool quiet, char *err, size_t errlen);
 
+/// State of `tplan plan --preview FILE` (plan_preview.c): the best world so far, written to FILE
+/// whenever it changes. Initialise best and written to -1 and best_quality to NAN.
+typedef struct tpCliPreview {
+    const tpCliRun *run; /* not owned: the run being planned (its domain and planner set before planning) */
+    const char *path;    /* not owned: FILE */
+    int32_t scanned;     /* nodes looked at so far */
+    int32_t best;        /* the best node so far, -1 before the first */
+    int32_t written;     /* the node last written, -1 none */
+    bool best_goal;      /* best is a goal node (then the shallowest one) */
+    double best_quality; /* its quality (NAN: none) */
+    double best_unrest;  /* its unrest (0 when the goal asks for no rest) */
+    double best_key;     /* its quality, or minus its depth when the domain has none */
+    bool failed;         /* FILE could not be written: stop */
+    int count;           /* files written */
+    double next_write;   /* tpClock_Now() before which no file is written (but the last) */
+} tpCliPreview;
+
+/// Progress callback part of --preview: values the new nodes, writes FILE when the best changed
+/// (last: the run has ended, write whatever the rate limit says). Never changes the planner's result.
+void tpCliPreview_Progress(tpCliPreview *pv, const tpPlanStats *stats, bool last);
+
 /// State of `tplan plan --view` (plan_view.c): the live window fed by the progress callback.
 typedef struct tpCliLive {
     const tpCliRun *run;     /* not owned: the run being planned (tpCli_PlanRun sets its domain, planner

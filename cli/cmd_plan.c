@@ -40,6 +40,8 @@ static void plan_usage(FILE *f)
                "  -o, --out FILE      plan file to write (default: <domain name>.plan.json)\n"
                "  --no-out            do not write a plan file\n"
                "  --tree FILE         also write the search tree (docs/tree-format.md)\n"
+               "  --preview FILE      while planning, write the best world so far to FILE whenever it\n"
+               "                      changes (docs/cli.md; the Blender add-on shows it)\n"
                "  --view              watch the tree grow in a window, then play the plan (close to exit)\n"
                "  --view-quit-after N with --view: close the playback after N frames (scripted runs)\n"
                "  -q, --quiet         print nothing but warnings and errors\n"
@@ -52,12 +54,13 @@ static void plan_usage(FILE *f)
 #define TP_PROGRESS_LINE_EVERY 5.0 /* s: a progress line when stderr is no terminal (a log) */
 
 typedef struct ProgressState {
-    bool tty;        /* stderr is a terminal: one line rewritten in place */
-    bool log;        /* stderr is a file or a pipe (not -q): a line every TP_PROGRESS_LINE_EVERY s */
-    bool shown;      /* the in-place line was drawn (a newline ends it) */
-    double every;    /* s between logged lines (TPLAN_PROGRESS_EVERY, default TP_PROGRESS_LINE_EVERY) */
-    double next_log; /* s of planning of the next logged line */
-    tpCliLive *live; /* --view, else NULL */
+    bool tty;              /* stderr is a terminal: one line rewritten in place */
+    bool log;              /* stderr is a file or a pipe (not -q): a line every TP_PROGRESS_LINE_EVERY s */
+    bool shown;            /* the in-place line was drawn (a newline ends it) */
+    double every;          /* s between logged lines (TPLAN_PROGRESS_EVERY, default TP_PROGRESS_LINE_EVERY) */
+    double next_log;       /* s of planning of the next logged line */
+    tpCliLive *live;       /* --view, else NULL */
+    tpCliPreview *preview; /* --preview, else NULL */
 } ProgressState;
 
 static void on_progress(void *user, const tpPlanStats *s)
@@ -65,6 +68,9 @@ static void on_progress(void *user, const tpPlanStats *s)
     ProgressState *ps = user;
     if (ps->live) {
         tpCliLive_Progress(ps->live, s);
+    }
+    if (ps->preview) {
+        tpCliPreview_Progress(ps->preview, s, false);
     }
     if (ps->log && s->elapsed >= ps->next_log) { /* so a log shows where a long run went */
         ps->next_log = (floor(s->elapsed / ps->every) + 1.0) * ps->every;
@@ -319,6 +325,7 @@ static int plan_parallel(const char *path, const tpCliParams *params, const tpCl
 /* The command line of `tplan plan`. */
 typedef struct PlanCmd {
     const char *domain_arg, *out, *tree_out;
+    const char *preview; /* --preview FILE, or NULL */
     bool no_out, quiet, view, mpi;
     long long view_quit, jobs;
     double hard_deadline;   /* --hard-deadline S; 0 = none */
@@ -348,7 +355,8 @@ static int plan_parse(int argc, char **argv, PlanCmd *p)
         OPT_FROM_PLAN,
         OPT_WORLD,
         OPT_UNTIL,
-        OPT_WHERE
+        OPT_WHERE,
+        OPT_PREVIEW
     };
     static const struct option own[] = {
         {"set", required_argument, NULL, OPT_SET},
@@ -360,6 +368,7 @@ static int plan_parse(int argc, char **argv, PlanCmd *p)
         {"out", required_argument, NULL, 'o'},
         {"no-out", no_argument, NULL, OPT_NO_OUT},
         {"tree", required_argument, NULL, OPT_TREE},
+        {"preview", required_argument, NULL, OPT_PREVIEW},
         {"view", no_argument, NULL, OPT_VIEW},
         {"view-quit-after", required_argument, NULL, OPT_VIEW_QUIT},
         {"jobs", required_argument, NULL, OPT_JOBS},
@@ -405,6 +414,9 @@ static int plan_parse(int argc, char **argv, PlanCmd *p)
             break;
         case OPT_TREE:
             p->tree_out = v;
+            break;
+        case OPT_PREVIEW:
+            p->preview = v;
             break;
         case OPT_STATE:
             p->state_path = v;
@@ -461,6 +473,10 @@ static int plan_parse(int argc, char **argv, PlanCmd *p)
     }
     if (p->mpi && p->jobs > 1) {
         tpLog(TP_LOG_ERROR, "--mpi and --jobs: the number of workers is the number of MPI ranks (mpirun -np R)");
+        return TP_EXIT_BAD_INPUT;
+    }
+    if (p->preview && (p->jobs > 1 || p->mpi)) {
+        tpLog(TP_LOG_ERROR, "--preview cannot go with --jobs or --mpi (one search writes it)");
         return TP_EXIT_BAD_INPUT;
     }
     if (p->no_out) {
@@ -541,13 +557,15 @@ int tpCmd_Plan(int argc, char **argv)
     }
     /* before planning: an output must not replace the script, nor another output (nor, once the
        script has run, a file it read: tpCli_PlanRun) */
-    const tpCliFile files[] = {
-        {"the domain script", path, false}, {"--out", p.out, true}, {"--tree", p.tree_out, true}};
-    if (!tpCli_CheckFiles(files, 3)) {
+    const tpCliFile files[] = {{"the domain script", path, false},
+                               {"--out", p.out, true},
+                               {"--tree", p.tree_out, true},
+                               {"--preview", p.preview, true}};
+    if (!tpCli_CheckFiles(files, 4)) {
         return TP_EXIT_BAD_INPUT;
     }
     p.o.outputs = files + 1;
-    p.o.noutputs = 2;
+    p.o.noutputs = 3;
     if (p.state_path) { /* read now (its syntax); checked against the domain once the script is loaded */
         if (!(p.state = tpCli_ReadState(p.state_path))) {
             return TP_EXIT_BAD_INPUT;
@@ -580,11 +598,13 @@ static int plan_run(PlanCmd *p0, const char *path)
     tpCliRun run;
     tpCliLive live;
     memset(&live, 0, sizeof live);
+    tpCliPreview preview = {.run = &run, .path = p.preview, .best = -1, .written = -1, .best_quality = NAN};
     bool tty = isatty(2);
     ProgressState ps = {.tty = !p.quiet && tty,
                         .log = !p.quiet && !tty,
                         .every = TP_PROGRESS_LINE_EVERY,
-                        .live = p.view ? &live : NULL};
+                        .live = p.view ? &live : NULL,
+                        .preview = p.preview ? &preview : NULL};
     const char *every = getenv("TPLAN_PROGRESS_EVERY"); /* s between logged lines (docs/cli.md) */
     if (every && *every) {
         char *end;
@@ -603,6 +623,9 @@ static int plan_run(PlanCmd *p0, const char *path)
     code = tpCli_PlanRun(path, p.params.items, p.params.n, &p.o, &progress, &run, err, sizeof err);
     if (ps.shown) {
         fprintf(stderr, "\n");
+    }
+    if (code == TP_EXIT_OK && p.preview) { /* the last preview: the run's whole tree looked at */
+        tpCliPreview_Progress(&preview, &run.res.stats, true);
     }
     tpPlanRecord rec;
     memset(&rec, 0, sizeof rec);
@@ -626,6 +649,11 @@ static int plan_run(PlanCmd *p0, const char *path)
         int refined = code;
         code = plan_report(&p, path, &run, &rec);
         code = code == TP_EXIT_OK ? refined : code;
+        if (p.preview && !p.quiet) {
+            printf("preview    %d written to %s (the last: %d steps%s)\n", preview.count, p.preview,
+                   preview.written >= 0 ? tpTree_Node(tpPlanner_Tree(run.planner), preview.written)->depth : 0,
+                   preview.best_goal ? ", a solution" : "");
+        }
         if (p.view) {
             tpCliLive_Finish(&live, &rec, tpPlanner_Tree(run.planner), &run.res);
         }

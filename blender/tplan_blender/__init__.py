@@ -92,6 +92,67 @@ class TplanSettings(bpy.types.PropertyGroup):
     rank: StringProperty(name="Rank", default="", description="order them by: duration, cost, impulse, work, "
                          "control_time, end_speed ('-' first: largest first), comma-separated")
     matches: StringProperty(name="Matches", default="", description="the solutions that match, best first")
+    # baking (docs/blender.md, 4. Bake)
+    bake_tolerance: FloatProperty(name="Key tolerance", default=0.0, min=0.0, unit="LENGTH", precision=4,
+                                  description="m: keys are dropped where the interpolated curve stays within this of "
+                                  "the plan (rotations: a point on the body's surface within it); 0: a key per "
+                                  "frame. tplan's own reducer (tplan export --tolerance)")
+    preview: BoolProperty(name="Preview while planning", default=True,
+                          description="key the best world found so far on the objects while tplan plans (local "
+                          "tplan only); the bake replaces it, a cancel puts the objects back")
+    bake_when_done: BoolProperty(name="Bake when done", default=True,
+                                 description="key the plan on every planned object as soon as Plan ends")
+
+
+_MATERIAL_NAMES = list(core.MATERIALS)
+_CLASS_ITEMS = [("static", "Static", "never moves (floor, walls, a bucket)"),
+                ("passive", "Passive", "moves by gravity and contacts only"),
+                ("active", "Active", "moves by itself: the planner throws (or pushes) it"),
+                ("NONE", "Clear", "not a body")]
+DEFAULT_MASS = 0.1  # kg: an object marked passive or active without a mass of its own
+
+
+def _material_get(o):
+    m = o.get("material", "default")
+    return _MATERIAL_NAMES.index(m) if m in _MATERIAL_NAMES else 0
+
+
+def _material_set(o, v):
+    o["material"] = _MATERIAL_NAMES[v]
+
+
+def _set_class(o, cls, mass=None, material=None):
+    """Writes the object's tplan custom properties (what tp.scene reads as glTF node extras)."""
+    if cls == "NONE":
+        for k in ("tplan_class", "mass", "material"):
+            if k in o:
+                del o[k]
+        return
+    o["tplan_class"] = cls
+    if material is not None or "material" not in o:
+        o["material"] = material or "default"
+    if cls != "static":
+        if mass is not None or "mass" not in o:
+            o["mass"] = mass if mass is not None else DEFAULT_MASS
+    elif "mass" in o:
+        del o["mass"]
+
+
+def _class_get(o):
+    c = o.get("tplan_class")
+    return [i for i, it in enumerate(_CLASS_ITEMS) if it[0] == c][0] if c in core.CLASSES else 3
+
+
+# Drop-downs over the custom properties (the properties stay the truth: they are the glTF extras)
+OBJECT_PROPS = {
+    "tplan_material": EnumProperty(name="Material", items=[(m, m, "friction %g, restitution %g" % v)
+                                                           for m, v in core.MATERIALS.items()],
+                                   get=_material_get, set=_material_set,
+                                   description="the object's surface (tplan's materials, docs/blender.md)"),
+    "tplan_body": EnumProperty(name="Body", items=_CLASS_ITEMS, get=_class_get,
+                               set=lambda o, v: _set_class(o, _CLASS_ITEMS[v][0]),
+                               description="how tplan treats the object"),
+}
 
 
 def _marked(context):
@@ -172,8 +233,9 @@ def build_settings(context):
     if t.goal == "INSIDE":
         if t.region is None:
             raise core.PlanError("choose the region object")
-        if t.region.get("tplan_class") in core.CLASSES:
-            raise core.PlanError("%s: the region must not be a body (clear its tplan class)" % t.region.name)
+        if t.region.get("tplan_class") in ("passive", "active"):
+            raise core.PlanError("%s: the region must not move (mark it static or clear its tplan class)"
+                                 % t.region.name)
         s["region"] = _world_box(t.region)
     elif t.goal == "REACH":
         if t.body is None or t.target is None:
@@ -214,7 +276,8 @@ def start_plan(context):
         text = core.domain_script(s)
         with open(script, "w") as f:
             f.write(text)
-        run = core.LocalRun(_tplan_program(t), script, plan, t.time_budget)
+        run = core.LocalRun(_tplan_program(t), script, plan, t.time_budget,
+                            os.path.join(folder, "preview.json") if t.preview else None)
     t.plan_path = plan
     t.start_frame = scene.frame_current
     t.status = "planning..."
@@ -222,8 +285,112 @@ def start_plan(context):
     return run
 
 
+_previews = {}  # scene name -> {object name: what the preview replaced}, while a preview is shown
+
+
+def _object_poses(o, rows, origin):
+    """(locations, quaternions) of object o's own (basis) transform for plan rows: the artist's
+    origin put back, a parent's transform (which must not move) undone, quaternion signs continuous."""
+    scale = o.matrix_world.to_scale()
+    to_basis = None
+    if o.parent is not None:
+        to_basis = (o.parent.matrix_world @ o.matrix_parent_inverse).inverted()
+    locs, quats = [], []
+    for loc, q in core.artist_poses(rows, origin):
+        if to_basis is not None:
+            m = to_basis @ Matrix.LocRotScale(Vector(loc), Quaternion(q), scale)
+            l2, q2, _ = m.decompose()
+            loc, q = tuple(l2), tuple(q2)
+        locs.append(loc)
+        quats.append(q)
+    return locs, _continuous(quats)  # a parent's decomposition may flip a sign: interpolation must not
+
+
+def _key_action(act, frames, locs, quats, loc_steps=None, rot_steps=None):
+    """Replaces act's curves by linear keys of location and rotation_quaternion at the given steps
+    (None: every step). Returns the number of keys (per channel, not per component)."""
+    for c in list(act.fcurves):
+        act.fcurves.remove(c)
+    every = list(range(len(frames)))
+    n = 0
+    for path_, vals, ncomp, steps in (("location", locs, 3, loc_steps), ("rotation_quaternion", quats, 4, rot_steps)):
+        steps = [i for i in (steps if steps is not None else every) if 0 <= i < len(frames)] or every
+        n += len(steps)
+        for idx in range(ncomp):
+            fc = act.fcurves.new(path_, index=idx, action_group="Object Transforms")
+            fc.keyframe_points.add(len(steps))
+            co = []
+            for i in steps:
+                co += [frames[i], vals[i][idx]]
+            fc.keyframe_points.foreach_set("co", co)
+            for kp in fc.keyframe_points:
+                kp.interpolation = "LINEAR"
+            fc.update()
+    return n
+
+
+def show_preview(scene, run):
+    """Keys the run's preview (the best world so far) on the objects it moves, as the actions
+    `<object>.tplan.preview`, and assigns them; what they replaced is kept for end_preview."""
+    doc = run.preview
+    saved = _previews.setdefault(scene.name, {"frame_end": scene.frame_end, "objects": {}})
+    dt = 1.0 / (scene.render.fps / scene.render.fps_base)
+    last = scene.frame_end
+    for b in doc.get("bodies", []):
+        o = scene.objects.get(b["name"])
+        if o is None or not b.get("trajectory"):
+            continue
+        if o.name not in saved["objects"]:
+            ad = o.animation_data
+            saved["objects"][o.name] = {
+                "action": ad.action.name if ad is not None and ad.action is not None else None,
+                "rotation_mode": o.rotation_mode, "location": tuple(o.location),
+                "rotation_quaternion": tuple(o.rotation_quaternion), "rotation_euler": tuple(o.rotation_euler)}
+        locs, quats = _object_poses(o, b["trajectory"], b.get("origin", [0, 0, 0]))
+        frames = [_frame_of(scene, dt, i) for i in range(len(locs))]
+        name = "%s.tplan.preview" % o.name
+        act = bpy.data.actions.get(name) or bpy.data.actions.new(name)
+        _key_action(act, frames, locs, quats)
+        o.rotation_mode = "QUATERNION"
+        o.animation_data_create()
+        o.animation_data.action = act
+        last = max(last, int(frames[-1] + 0.999))
+    scene.frame_end = last
+    run.shown_seq = run.preview_seq
+
+
+def end_preview(scene, keyed=()):
+    """Removes the preview actions; objects not in keyed (the bake's) get back what they had."""
+    saved = _previews.pop(scene.name, None)
+    if not saved:
+        return
+    for name, was in saved["objects"].items():
+        o = scene.objects.get(name)
+        act = bpy.data.actions.get("%s.tplan.preview" % name)
+        if o is not None and name not in keyed:
+            if o.animation_data is not None:
+                o.animation_data.action = bpy.data.actions.get(was["action"]) if was["action"] else None
+            o.rotation_mode = was["rotation_mode"]
+            o.location, o.rotation_quaternion = was["location"], was["rotation_quaternion"]
+            o.rotation_euler = was["rotation_euler"]
+        if act is not None:
+            bpy.data.actions.remove(act)
+    if not keyed:
+        scene.frame_end = saved["frame_end"]
+
+
+def poll_run(scene, run):
+    """One look at the run (never blocks for long): its state; a new preview is shown."""
+    state = run.poll()
+    if state == "running" and run.preview is not None and getattr(run, "shown_seq", 0) != run.preview_seq:
+        show_preview(scene, run)
+    return state
+
+
 def finish_plan(scene, run):
+    """Ends a run: the status line, and with Bake when done the keys on every planned object."""
     t = scene.tplan
+    keyed = ()
     _runs.pop(scene.name, None)
     t["tplan_job"] = run.job if isinstance(run, core.ServiceRun) else -1  # where the worlds are asked
     t["tplan_job_plan"] = run.plan_path
@@ -234,10 +401,18 @@ def finish_plan(scene, run):
         st = plan.get("stats", {})
         t.status = "%s: %d steps, %d solution(s), %d iterations, %.2f s" % (
             run.status, plan["steps"], t.nsolutions, st.get("iterations", 0), st.get("timing", {}).get("total", 0))
+        if t.bake_when_done:
+            try:
+                n, kept, full = bake(scene, None)
+                t.status += "; " + _bake_text(t, n, kept, full)
+                keyed = json.loads(t.get("tplan_keyed", "[]"))
+            except (core.PlanError, OSError, ValueError, KeyError) as e:
+                t.status += "; not keyed: %s" % e
     elif run.error == "cancelled":
         t.status = "cancelled"
     else:
         t.status = "failed: " + run.error
+    end_preview(scene, keyed)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -257,64 +432,71 @@ def _action_name(obj_name, k):
 
 def apply_plan(context, objects=None):
     """Keys the plan on the objects (default: the selected ones, or every planned object when none
-    is selected): one action per object and solution, location + rotation_quaternion, linear.
-    Returns the number of objects keyed."""
-    scene = context.scene
+    is selected). Returns (objects keyed, keys kept, keys of a key per step)."""
+    sel = objects if objects is not None else list(context.selected_objects)
+    return bake(context.scene, sel, fallback=objects is None)
+
+
+def _bake_text(t, n, kept, full):
+    red = " of %d (tolerance %.3g mm)" % (full, t.bake_tolerance * 1000) if t.bake_tolerance > 0 else ""
+    return "keyed %d object(s), %d solution(s), %d keys%s" % (n, t.nsolutions, kept, red)
+
+
+def _continuous(qs):
+    """Quaternion signs made continuous (each key's dot product with the previous >= 0), in place."""
+    for i in range(1, len(qs)):
+        if sum(a * b for a, b in zip(qs[i], qs[i - 1])) < 0:
+            qs[i] = tuple(-c for c in qs[i])
+    return qs
+
+
+def bake(scene, objects=None, fallback=True):
+    """Keys the plan file of the panel on objects (None: every object the plan moves; with fallback,
+    an empty list means every one too): one action per object and solution, location +
+    rotation_quaternion, linear. With a Key tolerance > 0 only the keys tplan's reducer keeps
+    (core.reduce_keys); else a key per step. Returns (objects keyed, keys kept, keys of a key per
+    step)."""
     t = scene.tplan
-    plan = core.read_plan(bpy.path.abspath(t.plan_path))
+    path = bpy.path.abspath(t.plan_path)
+    plan = core.read_plan(path)
     sols = core.solutions(plan)
+    moved = sols[0]["trajectories"]
     # a mesh body's or a compound's (plan version 4) own origin in its centre-of-mass frame
     origins = {b["name"]: (b.get("mesh") or b.get("compound") or {}).get("origin", [0.0, 0.0, 0.0])
                for b in plan["bodies"]}
-    if objects is None:
-        objects = [o for o in context.selected_objects if o.name in sols[0]["trajectories"]]
-        if not objects:
-            objects = [o for o in scene.objects if o.name in sols[0]["trajectories"]]
-    objects = [o for o in objects if o.name in sols[0]["trajectories"]]
+    if objects is not None:
+        objects = [o for o in objects if o.name in moved]
+    if objects is None or (fallback and not objects):
+        objects = [o for o in scene.objects if o.name in moved]
     if not objects:
         raise core.PlanError("no object of the plan's moving bodies to key")
+    kept_steps = None
+    if t.bake_tolerance > 0:
+        with tempfile.TemporaryDirectory(prefix="tplan-keys-") as d:
+            kept_steps = core.reduce_keys(_tplan_program(t), path, plan["dt"], t.bake_tolerance, d)
+        if len(kept_steps) != len(sols):
+            raise core.PlanError("tplan export wrote %d animations for %d solutions" % (len(kept_steps), len(sols)))
     last = scene.frame_end
+    nkept = nfull = 0
     for o in objects:
-        scale = o.matrix_world.to_scale()
-        # keys are the object's own (basis) transform: undo a parent's, which must not move
-        to_basis = None
-        if o.parent is not None:
-            to_basis = (o.parent.matrix_world @ o.matrix_parent_inverse).inverted()
         o.rotation_mode = "QUATERNION"
         o.animation_data_create()
         for k, sol in enumerate(sols):
             name = _action_name(o.name, k)
             act = bpy.data.actions.get(name) or bpy.data.actions.new(name)
-            for c in list(act.fcurves):  # planned again: the new keys replace the old
-                act.fcurves.remove(c)
             act.use_fake_user = True  # the alternatives survive saving while another is assigned
             act["tplan_solution"] = k
-            poses = core.artist_poses(sol["trajectories"][o.name], origins.get(o.name, [0, 0, 0]))
-            frames = [_frame_of(scene, plan["dt"], i) for i in range(len(poses))]
-            vals = []
-            for loc, q in poses:
-                if to_basis is not None:
-                    m = to_basis @ Matrix.LocRotScale(Vector(loc), Quaternion(q), scale)
-                    l2, q2, _ = m.decompose()
-                    loc, q = tuple(l2), tuple(q2)
-                vals.append((loc, q))
-            for path, n, pick in (("location", 3, 0), ("rotation_quaternion", 4, 1)):
-                for idx in range(n):
-                    fc = act.fcurves.new(path, index=idx, action_group="Object Transforms")
-                    fc.keyframe_points.add(len(frames))
-                    co = []
-                    for f, v in zip(frames, vals):
-                        co += [f, v[pick][idx]]
-                    fc.keyframe_points.foreach_set("co", co)
-                    for kp in fc.keyframe_points:
-                        kp.interpolation = "LINEAR"
-                    fc.update()
+            locs, quats = _object_poses(o, sol["trajectories"][o.name], origins.get(o.name, [0, 0, 0]))
+            frames = [_frame_of(scene, plan["dt"], i) for i in range(len(locs))]
+            keep = kept_steps[k].get(o.name, {}) if kept_steps is not None else {}
+            nkept += _key_action(act, frames, locs, quats, keep.get("translation"), keep.get("rotation"))
+            nfull += 2 * len(locs)
             last = max(last, int(frames[-1] + 0.999))
         o.animation_data.action = bpy.data.actions[_action_name(o.name, min(t.solution, len(sols) - 1))]
     scene.frame_end = last
     t.nsolutions = len(sols)
     t["tplan_keyed"] = json.dumps(sorted(o.name for o in objects))
-    return len(objects)
+    return len(objects), nkept, nfull
 
 
 def _select_solution(scene):
@@ -350,19 +532,36 @@ class TPLAN_OT_mark(bpy.types.Operator):
     def execute(self, context):
         n = 0
         for o in context.selected_objects:
-            if self.cls == "NONE":
-                for k in ("tplan_class", "mass", "material"):
-                    if k in o:
-                        del o[k]
-            else:
-                o["tplan_class"] = self.cls
-                o["material"] = self.material
-                if self.cls != "static":
-                    o["mass"] = self.mass
-                elif "mass" in o:
-                    del o["mass"]
+            _set_class(o, self.cls, self.mass, self.material)
             n += 1
         self.report({"INFO"}, "%d object(s) marked %s" % (n, self.cls))
+        return {"FINISHED"}
+
+
+class TPLAN_OT_region_from_object(bpy.types.Operator):
+    """Goal: every moving object ends at rest inside the active object's bounds (a bowl, a box, a
+    scaled cube); the object may be a static body or no body at all"""
+    bl_idname = "tplan.region_from_object"
+    bl_label = "Region = inside of this object"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return context.active_object is not None and context.active_object.type == "MESH"
+
+    def execute(self, context):
+        o = context.active_object
+        t = context.scene.tplan
+        if o.get("tplan_class") in ("passive", "active"):
+            self.report({"ERROR"}, "%s moves (it is %s): a region must stand still" % (o.name, o["tplan_class"]))
+            return {"CANCELLED"}
+        lo, hi = _world_box(o)
+        if not all(a < b for a, b in zip(lo, hi)):
+            self.report({"ERROR"}, "%s has no volume: it cannot be a region" % o.name)
+            return {"CANCELLED"}
+        t.goal, t.region = "INSIDE", o
+        t.status = "region: inside of %s (%.3g x %.3g x %.3g m)" % ((o.name,) + tuple(b - a for a, b in zip(lo, hi)))
+        self.report({"INFO"}, t.status)
         return {"FINISHED"}
 
 
@@ -372,6 +571,7 @@ class TPLAN_OT_plan(bpy.types.Operator):
     bl_label = "Plan"
 
     _timer = None
+    _drawn_seq = 0
 
     def execute(self, context):
         if context.scene.name in _runs:
@@ -385,7 +585,7 @@ class TPLAN_OT_plan(bpy.types.Operator):
             return {"CANCELLED"}
         if bpy.app.background:  # no event loop: poll here, printing the progress
             import time
-            while run.poll() == "running":
+            while poll_run(context.scene, run) == "running":
                 time.sleep(0.1)
             finish_plan(context.scene, run)
             print("tplan:", context.scene.tplan.status)
@@ -403,17 +603,22 @@ class TPLAN_OT_plan(bpy.types.Operator):
         if event.type == "ESC":
             run.cancel()
         if event.type in ("TIMER", "ESC"):
-            if run.poll() == "running":
+            if poll_run(scene, run) == "running":
                 scene.tplan.status = "planning: " + run.text()
+                if run.preview is not None:
+                    scene.tplan.status += "; preview: %d steps%s" % (run.preview.get("steps", 0),
+                                                                     ", solved" if run.preview.get("goal") else "")
             else:
                 finish_plan(scene, run)
                 self.report({"INFO"} if run.state == "done" else {"ERROR"}, scene.tplan.status)
                 return self._end(context, {"FINISHED"} if run.state == "done" else {"CANCELLED"})
-            # redraw only the sidebars (the panel), not the viewports
+            # redraw the sidebars (the panel); the viewports only when a new preview was keyed
+            fresh = run.preview_seq != self._drawn_seq
+            self._drawn_seq = run.preview_seq
             for area in context.screen.areas if context.screen else []:
                 if area.type == "VIEW_3D":
                     for region in area.regions:
-                        if region.type == "UI":
+                        if region.type == "UI" or (fresh and region.type == "WINDOW"):
                             region.tag_redraw()
         return {"PASS_THROUGH"}
 
@@ -430,12 +635,15 @@ class TPLAN_OT_apply(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context):
+        t = context.scene.tplan
         try:
-            n = apply_plan(context)
+            n, kept, full = apply_plan(context)
         except (core.PlanError, OSError, ValueError, KeyError) as e:
+            t.status = "bake: %s" % e
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
-        self.report({"INFO"}, "keyed %d object(s), %d solution(s)" % (n, context.scene.tplan.nsolutions))
+        t.status = _bake_text(t, n, kept, full)
+        self.report({"INFO"}, t.status)
         return {"FINISHED"}
 
 
@@ -482,26 +690,47 @@ class TPLAN_PT_panel(bpy.types.Panel):
     bl_region_type = "UI"
     bl_category = "tplan"
 
+    MAX_ROWS = 10  # bodies listed with their drop-downs (more: select one to edit it)
+
     def draw(self, context):
         lay = self.layout
         t = context.scene.tplan
+        running = context.scene.name in _runs
+        # Plan first: the button an animator presses again and again
+        row = lay.row()
+        row.scale_y = 1.5
+        row.enabled = not running
+        row.operator("tplan.plan", icon="PLAY")
+        if t.status:
+            lay.label(text=t.status)
         box = lay.box()
         box.label(text="Bodies (selected objects)")
         row = box.row(align=True)
         for cls, label in (("static", "Static"), ("passive", "Passive"), ("active", "Active"), ("NONE", "Clear")):
             op = row.operator("tplan.mark", text=label)
             op.cls = cls
+        marked = _marked(context)
         o = context.active_object
-        if o is not None and o.get("tplan_class") in core.CLASSES:
-            col = box.column(align=True)
-            col.label(text="%s: %s" % (o.name, o["tplan_class"]))
-            if "mass" in o:
-                col.prop(o, '["mass"]', text="Mass (kg)")
-            col.prop(o, '["material"]', text="Material")
+        shown = marked[:self.MAX_ROWS]
+        if o is not None and o in marked and o not in shown:
+            shown.append(o)
+        col = box.column(align=True)
+        for b in shown:
+            row = col.row(align=True)
+            row.label(text=b.name, icon="OBJECT_DATA" if b is o else "BLANK1")
+            row.prop(b, "tplan_body", text="")
+            row.prop(b, "tplan_material", text="")
+            if "mass" in b:
+                row.prop(b, '["mass"]', text="kg")
+            if b.get("material", "default") not in core.MATERIALS:
+                col.label(text="%s: unknown material %r" % (b.name, b.get("material")), icon="ERROR")
+        if len(marked) > len(shown):
+            col.label(text="and %d more (select one to edit it)" % (len(marked) - len(shown)))
         box = lay.box()
         box.prop(t, "goal")
         if t.goal == "INSIDE":
             box.prop(t, "region")
+            box.operator("tplan.region_from_object", icon="MESH_CUBE")
         elif t.goal == "REACH":
             box.prop(t, "body")
             box.prop(t, "target")
@@ -526,17 +755,18 @@ class TPLAN_PT_panel(bpy.types.Panel):
         row.prop(t, "seed")
         box.prop(t, "solutions")
         box.prop(t, "work_dir")
-        running = context.scene.name in _runs
-        row = lay.row()
-        row.enabled = not running
-        row.operator("tplan.plan", icon="PLAY")
-        if t.status:
-            lay.label(text=t.status)
+        if t.backend == "LOCAL":
+            box.prop(t, "preview")
+        box = lay.box()
+        box.label(text="Bake")
+        row = box.row()
+        row.prop(t, "bake_tolerance")
+        row.prop(t, "bake_when_done")
         if not running:
-            lay.prop(t, "plan_path")
+            box.prop(t, "plan_path")
         if t.plan_path and not running:
-            row = lay.row()
-            row.operator("tplan.apply", icon="KEYINGSET")
+            row = box.row()
+            row.operator("tplan.apply", text="Bake keys", icon="KEYINGSET")
             row.prop(t, "start_frame")
             if t.nsolutions > 1:
                 lay.prop(t, "solution", text="Solution (0 = selected)")
@@ -549,16 +779,21 @@ class TPLAN_PT_panel(bpy.types.Panel):
                     box.label(text="matching, best first: " + t.matches)
 
 
-classes = (TplanSettings, TPLAN_OT_mark, TPLAN_OT_plan, TPLAN_OT_apply, TPLAN_OT_worlds, TPLAN_PT_panel)
+classes = (TplanSettings, TPLAN_OT_mark, TPLAN_OT_region_from_object, TPLAN_OT_plan, TPLAN_OT_apply, TPLAN_OT_worlds,
+           TPLAN_PT_panel)
 
 
 def register():
     for c in classes:
         bpy.utils.register_class(c)
     bpy.types.Scene.tplan = PointerProperty(type=TplanSettings)
+    for k, p in OBJECT_PROPS.items():
+        setattr(bpy.types.Object, k, p)
 
 
 def unregister():
     del bpy.types.Scene.tplan
+    for k in OBJECT_PROPS:
+        delattr(bpy.types.Object, k)
     for c in reversed(classes):
         bpy.utils.unregister_class(c)

@@ -327,6 +327,8 @@ class Run:
         self.status = ""  # solved | approximate
         self.progress = {"elapsed": 0.0, "iterations": 0, "nodes": 0, "solutions": 0}
         self.started = time.monotonic()
+        self.preview = None  # the best world so far ({"steps", "bodies": [{name, origin, trajectory}]}), if any
+        self.preview_seq = 0  # previews read so far
 
     def text(self):
         p = self.progress
@@ -339,12 +341,18 @@ class LocalRun(Run):
     """`tplan plan SCRIPT -o PLAN` in a subprocess. Its progress line is printed only on a terminal,
     so stderr is a pseudo-terminal where the platform has them (else: elapsed time only)."""
 
-    def __init__(self, tplan, script, plan_path, time_limit):
+    def __init__(self, tplan, script, plan_path, time_limit, preview_path=None):
         super().__init__()
         self.plan_path = plan_path
+        self.preview_path = preview_path
+        self.preview_mtime = None
         self.buf = b""
         self.master = None
         args = [tplan, "plan", script, "-o", plan_path, "--time-limit", num(time_limit)]
+        if preview_path:  # tplan writes the best world so far there while it plans (docs/cli.md)
+            if os.path.exists(preview_path):
+                os.remove(preview_path)
+            args += ["--preview", preview_path]
         cwd = os.path.dirname(script)
         try:
             import pty
@@ -381,10 +389,31 @@ class LocalRun(Run):
                 self.progress = {"elapsed": float(m.group(1)), "iterations": int(m.group(2)),
                                  "nodes": int(m.group(3)), "solutions": int(m.group(4))}
 
+    def _read_preview(self):
+        """Reads the preview file when tplan has replaced it since the last look (it writes a
+        temporary file and renames it, so a file seen is whole)."""
+        try:
+            m = os.stat(self.preview_path).st_mtime_ns
+        except OSError:
+            return
+        if m == self.preview_mtime:
+            return
+        try:
+            with open(self.preview_path, "rb") as f:
+                doc = json.loads(f.read())
+        except (OSError, ValueError):
+            return
+        if doc.get("format") == "tplan-preview":
+            self.preview_mtime = m
+            self.preview = doc
+            self.preview_seq += 1
+
     def poll(self):
         if self.state != "running":
             return self.state
         self._read()
+        if self.preview_path:
+            self._read_preview()
         rc = self.proc.poll()
         if rc is None:
             return self.state
@@ -554,3 +583,71 @@ def artist_poses(rows, origin):
         o = qmul_vec(q, origin)
         out.append(((r[0] + o[0], r[1] + o[1], r[2] + o[2]), tuple(q)))
     return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Keyframe reduction: the exporter's own reducer (export/src/keys.c, `tplan export --tolerance`,
+# docs/export.md), not a second one. tplan writes the reduced glTF; the add-on reads which steps it
+# kept per world, body and channel and keys those steps on the artist's objects.
+
+GLTF_FLOAT = 5126  # glTF componentType of float32
+
+
+def _accessor_floats(doc, blob, index):
+    """The float32 values of accessor `index` of a glTF document whose only buffer is `blob`."""
+    import struct
+    acc = doc["accessors"][index]
+    if acc.get("componentType") != GLTF_FLOAT:
+        raise PlanError("tplan export: accessor %d is not float32" % index)
+    view = doc["bufferViews"][acc["bufferView"]]
+    ncomp = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}[acc["type"]]
+    start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+    stride = view.get("byteStride", 4 * ncomp)
+    out = []
+    for i in range(acc["count"]):
+        out.append(struct.unpack_from("<%df" % ncomp, blob, start + i * stride))
+    return out
+
+
+def kept_steps(doc, blob, dt):
+    """[{body: {"translation": [step, ...], "rotation": [step, ...]}}] per animation of a glTF
+    document written by `tplan export --alternatives` (the chosen world first, then the others in
+    the plan's order): the plan steps whose keys the reduction kept (key time / dt, rounded)."""
+    out = []
+    for anim in doc.get("animations", []):
+        per = {}
+        for ch in anim["channels"]:
+            path = ch["target"].get("path")
+            if path not in ("translation", "rotation"):
+                continue
+            name = doc["nodes"][ch["target"]["node"]]["name"]
+            times = _accessor_floats(doc, blob, anim["samplers"][ch["sampler"]]["input"])
+            per.setdefault(name, {})[path] = [int(round(t[0] / dt)) for t in times]
+        out.append(per)
+    return out
+
+
+def reduce_keys(tplan, plan_path, dt, tolerance, folder):
+    """Runs `tplan export PLAN --format gltf --alternatives --tolerance M` into folder and returns
+    kept_steps (dt: the plan's step, s) of what it wrote: per solution (the add-on's order: the selected one, then the
+    alternatives), per body, the steps to key. Translations stay within M metres of the plan at
+    every step, rotations within M / r radians (r: the body's bounding radius): a point on its
+    surface moves at most M more (docs/export.md, Keyframe reduction). PlanError with tplan's
+    one-line message when it fails."""
+    if not (tolerance > 0) or not math.isfinite(tolerance):
+        raise PlanError("key tolerance: must be a number of metres > 0 (got %r)" % tolerance)
+    out = os.path.join(folder, "keys.gltf")
+    args = [tplan, "export", plan_path, "--format", "gltf", "-o", out, "--alternatives", "--tolerance",
+            num(tolerance), "-q"]
+    try:
+        r = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, timeout=600)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise PlanError("keyframe reduction runs the local tplan (tplan export): %s: %s" % (tplan, e))
+    if r.returncode != 0:
+        lines = r.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise PlanError("tplan export: " + (lines[-1] if lines else "exit %d" % r.returncode).replace("tplan: error: ", ""))
+    with open(out, "rb") as f:
+        doc = json.loads(f.read())
+    with open(os.path.join(folder, doc["buffers"][0]["uri"]), "rb") as f:
+        blob = f.read()
+    return kept_steps(doc, blob, dt)

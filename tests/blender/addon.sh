@@ -6,10 +6,13 @@
 #                                  the add-on's zip installs and enables as a user installs it
 #   addon.sh TPLAN WORKDIR --gui   with a window under Xvfb (gui_test.py): the modal Plan operator,
 #                                  tplan's progress in the panel, Esc cancels, the panel draws
+#   addon.sh TPLAN WORKDIR --bowl  headless (bowl_test.py): the bowl shot driven through the panel like
+#                                  a user, in at most 20 actions, keyed with reduced keys
 # Exits 77 (ctest: skipped) when blender (or, for --gui, xvfb-run) is not installed
 # (.ci/install-deps installs both).
 set -u
-tplan=$1 work=$2/blender_addon${3:+_gui} gui=${3:-}
+tplan=$1 gui=${3:-} work=$2/blender_addon
+case "$gui" in --gui) work=${work}_gui ;; --bowl) work=${work}_bowl ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 addon=$here/../../blender
 if ! command -v blender > /dev/null; then
@@ -39,6 +42,14 @@ print("blender_addon_gui: statuses %s, panel drawn %d times: %s" % (r["statuses"
 sys.exit(0 if r["ok"] and not tb else 1)
 PY
   exit $?
+fi
+if [ "$gui" = --bowl ]; then
+  HOME="$work" blender -b --factory-startup --python-exit-code 1 --python "$here/bowl_test.py" -- \
+    "$tplan" "$work" "$addon" > "$work/blender.log" 2>&1
+  rc=$?
+  grep -E "^(FAIL|bowl_shot|  action)" "$work/blender.log"
+  [ $rc -eq 0 ] || { echo "FAIL: the bowl shot (log: $work/blender.log)"; exit 1; }
+  exit 0
 fi
 # HOME inside the work folder: Blender writes its user config (and installed add-ons) there
 HOME="$work" blender -b --factory-startup --python-exit-code 1 --python "$here/addon_test.py" -- \

@@ -1,7 +1,8 @@
 # The add-on's interactive path in Blender with a window (under Xvfb): the Plan operator runs as a
 # modal operator driven by a timer, the UI keeps running (this script's own timer keeps being
 # called while tplan plans), the panel's status shows the local tplan's progress line (iterations
-# counted while it runs) and the result once it ends; the sidebar panel draws.
+# counted while it runs) and the preview (the best world so far keyed on the die) before Esc
+# cancels, which takes the preview away; the sidebar panel draws.
 #   xvfb-run blender --factory-startup --python gui_test.py -- TPLAN WORKDIR ADDON_DIR
 # Writes WORKDIR/gui_result.json ({"ok": bool, ...}) and quits Blender.
 import json
@@ -61,6 +62,7 @@ def setup():
     scene = bpy.context.scene
     for o in list(scene.objects):
         bpy.data.objects.remove(o)
+    global die
     die = cube("Die", 0.1, (0, 0, 0.3))
     die["tplan_class"], die["mass"], die["material"] = "passive", 0.15, "dice"
     region = cube("Far", 0.2, (5, 5, 0.1))  # out of reach: tplan plans until its time budget
@@ -96,7 +98,11 @@ def watch():
             run.cancel()
         return finish()
     if bpy.context.scene.name in tplan_blender._runs:
-        if t.status.startswith("planning: ") and " 0 iterations" not in t.status and "esc" not in result:
+        act = die.animation_data.action if die.animation_data else None
+        if act is not None and act.name == "Die.tplan.preview":  # the modal operator keyed a preview
+            result["preview_keys"] = len(act.fcurves[0].keyframe_points)
+        if (t.status.startswith("planning: ") and " 0 iterations" not in t.status and "; preview: " in t.status
+                and "preview_keys" in result and "esc" not in result):
             result["esc"] = t.status
             bpy.context.window_manager.windows[0].event_simulate(type="ESC", value="PRESS")
         return 0.1
@@ -104,6 +110,10 @@ def watch():
         result["problems"].append("the run ended before the status counted iterations: %s" % result["statuses"])
     if t.status != "cancelled":
         result["problems"].append("after Esc: status %r" % t.status)
+    if "preview_keys" not in result:
+        result["problems"].append("no preview keyed on the die while planning")
+    if (die.animation_data is not None and die.animation_data.action is not None) or "Die.tplan.preview" in bpy.data.actions:
+        result["problems"].append("after Esc: the preview is still there")
     if run is None or run.proc.poll() is None:
         result["problems"].append("after Esc: tplan still runs")
     result.pop("run", None)
@@ -114,6 +124,7 @@ def watch():
 
 
 warm = []
+die = None
 
 
 def warm_up():
