@@ -502,13 +502,26 @@ static bool job_run_def(const svcJob *job, const cJSON *req, double limit, tplan
     return req != NULL; /* the worker's reader applies the table's ranges (one check, not two here) */
 }
 
+/* Starts job on worker w (index wi). True when it runs, or has failed at once (it is gone from the
+ * active list); false when it did not start and is still queued: the worker is gone (its pipe's end
+ * restarts it), or, on a cluster node, the store did not answer the read of the job's script (a
+ * connection lost: the database restarting or away). That is not the job's failure: cluster_dispatch
+ * hands it back to the queue (a restart of PostgreSQL between the claim and this read failed the job
+ * "internal": e2e_service_cluster_restart, now and then). */
 static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
 {
     char dir[4096];
     svcJobPath(svc, job->id, NULL, dir, sizeof dir);
     svcJobRemoveFiles(svc, job->id, false); /* a job planned again (after a stop or crash) starts clean */
-    if (!svcStore_LoadScript(svc, job)) {   /* a queued script waits in the store, not in memory */
+    uint64_t store_errors = svc->store_errors;
+    if (!svcStore_LoadScript(svc, job)) { /* a queued script waits in the store, not in memory */
         job->worker = -1;
+        if (svc->cluster && svc->store_errors != store_errors) { /* the statement failed: the store, not the job */
+            svcLog(svc,
+                   "job %lld: its script could not be read (the job store does not answer): handed back to the queue",
+                   (long long)job->id);
+            return false;
+        }
         finish_job(svc, job, SVC_FAILED, "internal", "the job's script could not be read from the store");
         return true;
     }
@@ -672,10 +685,14 @@ static void cluster_dispatch(tpService *svc)
         }
         int more = job->sync ? 0 : job->jobs - 1;
         if (!start_job(svc, &svc->workers[wi], wi, job)) {
-            /* the worker is gone (its pipe's end restarts it): the job goes back to the queue */
+            /* the worker is gone (its pipe's end restarts it) or the store did not answer: the job goes
+               back to the queue. The claimed record (running under this node's lease) is queued again
+               now, or, if the store does not take the write either, by this node's next lease renewal
+               (store_pg.c renew: a job of this node it no longer runs is queued again; after its lease
+               ran out, once: PG_LEASE_LOST_SET) or by another node's reclaim once the lease runs out */
             job->worker = -1;
             job->started = 0;
-            job->status = SVC_QUEUED; /* the claimed record (running under this lease) is queued again */
+            job->status = SVC_QUEUED;
             svcStore_Update(svc, job);
             leave_active(svc, job);
             return;
