@@ -606,6 +606,7 @@ def test_script_read(pg):
         jid = fe.submit({"script": TINY})
         wait_for(lambda: os.listdir(hold), "the node holding its read of the script")
         assert pg.psql("SELECT status || '|' || attempt FROM jobs WHERE id=%d" % jid, "script_read") == "running|1"
+        away = time.time()
         pg.stop()  # the node's connection is cut, and it cannot reconnect
         open(os.path.join(hold, "go"), "w").close()
         back = "job %d: its script could not be read (the job store does not answer): handed back" % jid
@@ -614,11 +615,14 @@ def test_script_read(pg):
         assert back in node.log() and not any(f in node.log() for f in failed), node.log()[-2000:]
         pg.start()
         wait_for(lambda: fe.request("GET", "/v1/health")[0] == 200, "the front end's store back")
+        outage = time.time() - away
         job = fe.wait_final(jid)
         assert job["status"] == "solved", job
-        # queued again by the node's next renewal (its lease had not run out: no lease lost), planned again
-        assert pg.psql("SELECT attempt || '|' || lease_losses FROM jobs WHERE id=%d" % jid, "script_read") == "2|0"
-        assert "job %d: held by this node but no longer running here; queued again" % jid in node.log()
+        # queued again by the node's next renewal, planned again; no lease lost unless the database took
+        # longer than the lease (5 s) to come back (a very loaded machine: the lease ran out meanwhile)
+        got = pg.psql("SELECT attempt || '|' || lease_losses FROM jobs WHERE id=%d" % jid, "script_read")
+        assert got == "2|0" or (outage > 5 and got == "2|1"), (got, outage)
+        assert "job %d: held by this node but no longer running here; queued again" % jid in node.log() or got == "2|1"
     finally:
         assert node.stop() == 0
         fe.stop()
