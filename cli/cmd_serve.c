@@ -35,7 +35,7 @@ static void serve_usage(FILE *f)
             "\n"
             "Runs the planner as an HTTP/JSON job service (docs/service.md): jobs are queued in an SQLite\n"
             "store, planned by worker processes, watched with Server-Sent Events; the web page is at /.\n"
-            "Stops cleanly on SIGINT or SIGTERM (running jobs go back to the queue).\n"
+            "Stops cleanly on SIGINT (running jobs go back to the queue) or SIGTERM (after a drain).\n"
             "\n"
             "  --bind ADDR         address to listen on (default %s; 0.0.0.0 or :: for every interface)\n"
             "  --port N            TCP port (default %d; 0 = any free port, printed in the ready line)\n"
@@ -72,7 +72,11 @@ static void serve_usage(FILE *f)
             "  --web DIR           the web page's files (default: $TPLAN_WEB, else the installed\n"
             "                      share/tplan/web, else the source tree's web/)\n"
             "  --no-web            serve no web page\n"
-            "\n"
+            "\n",
+            d.bind, d.port, d.workers, d.interactive_workers, d.batch_nice, d.data_dir, d.max_queue, d.default_time,
+            d.max_time, d.max_memory_mb, d.default_memory_mb, d.max_connections, d.max_per_address,
+            d.max_streams_per_address, d.max_streams_per_job, d.request_timeout, d.keep_days, d.keep_jobs, d.keep_mb);
+    fprintf(f,
             "A cluster (docs/service.md#cluster): front ends and worker nodes on any hosts share one PostgreSQL:\n"
             "  --store SPEC        the job store: sqlite:PATH, or postgresql://[user@]host[:port]/database\n"
             "                      (default: DATA/tplan.db, SQLite on this machine). No password in SPEC:\n"
@@ -82,13 +86,15 @@ static void serve_usage(FILE *f)
             "  --no-http           a worker node: claims and plans jobs, serves no HTTP\n"
             "  --lease S           a job's lease: a node renews it every S/3 s; a job whose node died is\n"
             "                      planned again after S (default %g)\n"
+            "  --drain-timeout S   on SIGTERM take no new job and give the running ones S s to end; then\n"
+            "                      stop those with a solution (their best kept), hand the others back to\n"
+            "                      the queue (default %g; 0 = hand them back at once, as SIGINT)\n"
+            "  --limit TAG=N       at most N jobs tagged TAG run at once (in the whole cluster: give every\n"
+            "                      node the same); repeat for more tags (at most %d)\n"
             "  -h, --help          this help\n"
             "\n"
             "exit status: 0 after a clean stop, 2 bad option / data directory / store / port, 1 internal failure.\n",
-            d.bind, d.port, d.workers, d.interactive_workers, d.batch_nice, d.data_dir, d.max_queue, d.default_time,
-            d.max_time, d.max_memory_mb, d.default_memory_mb, d.max_connections, d.max_per_address,
-            d.max_streams_per_address, d.max_streams_per_job, d.request_timeout, d.keep_days, d.keep_jobs, d.keep_mb,
-            d.lease);
+            d.lease, d.drain_timeout, TP_SERVICE_MAX_LIMITS);
 }
 
 /* {"domains":[{"name","description","params":[...],"planner":{...}}]} of the built-in domains. The
@@ -180,6 +186,8 @@ typedef struct ServeCmd {
     tpServiceDef def;
     const char *token_file, *web, *password_file;
     bool no_web, wmem_given;
+    const char *limits[TP_SERVICE_MAX_LIMITS + 1]; /* --limit TAG=N, NULL-terminated (def.limits) */
+    int nlimits;
 } ServeCmd;
 
 /* Parses the options into p: -1 to go on, else the exit code (--help, a bad option). */
@@ -222,7 +230,9 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
         OPT_STORE,
         OPT_STORE_PASSWORD,
         OPT_NO_HTTP,
-        OPT_LEASE
+        OPT_LEASE,
+        OPT_DRAIN,
+        OPT_LIMIT
     };
     static const struct option longopts[] = {
         {"bind", required_argument, NULL, OPT_BIND},
@@ -254,6 +264,8 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
         {"store-password-file", required_argument, NULL, OPT_STORE_PASSWORD},
         {"no-http", no_argument, NULL, OPT_NO_HTTP},
         {"lease", required_argument, NULL, OPT_LEASE},
+        {"drain-timeout", required_argument, NULL, OPT_DRAIN},
+        {"limit", required_argument, NULL, OPT_LIMIT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -435,6 +447,20 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
                 return TP_EXIT_BAD_INPUT;
             }
             def.lease = dv;
+            break;
+        case OPT_DRAIN:
+            if (!tpCli_ParseDouble("--drain-timeout", a, 0, false, 86400, &dv)) {
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.drain_timeout = dv;
+            break;
+        case OPT_LIMIT: /* checked whole by the service (one message naming the bad one) */
+            if (p->nlimits == TP_SERVICE_MAX_LIMITS) {
+                tpLog(TP_LOG_ERROR, "--limit: at most %d limits", TP_SERVICE_MAX_LIMITS);
+                return TP_EXIT_BAD_INPUT;
+            }
+            p->limits[p->nlimits++] = a;
+            def.limits = p->limits;
             break;
         case 1: {
             char q[256];

@@ -109,12 +109,13 @@ enum MHD_Result svcApi_Health(svcReq *rq, bool full)
     pthread_mutex_lock(&svc->mu);
     bool failed = svcStore_Failed(svc);
     bool away = svc->cluster && !svcCluster_Ping(svc); /* a front end without its database serves nothing */
+    bool draining = svc->draining;                     /* SIGTERM: a load balancer sends the next requests elsewhere */
     pthread_mutex_unlock(&svc->mu);
-    if (failed || away) {
+    if (failed || away || draining) {
         svcHttp_Header(rq, "Retry-After", "5");
     }
-    const char *state = failed ? "store_failed" : away ? "store_unreachable" : "ok";
-    failed = failed || away;
+    const char *state = failed ? "store_failed" : away ? "store_unreachable" : draining ? "draining" : "ok";
+    failed = failed || away || draining;
     if (!full) { /* liveness without the token: nothing about the jobs */
         char live[64];
         snprintf(live, sizeof live, "{\"status\":\"%s\"}", state);
@@ -999,6 +1000,24 @@ enum MHD_Result svcApi_Retry(svcReq *rq, int64_t id)
     if (!old) {
         return svcApi_UnknownJob(rq, id);
     }
+    /* the stored request under today's limits (a --max-time, --max-memory, --workers or a domain that
+       changed since): refused as a new submission would be, the field named; the time limit and memory
+       it gets are today's defaults when it asked none */
+    cJSON *req = cJSON_Parse(old->request);
+    cJSON_DeleteItemFromObjectCaseSensitive(req, "script_bytes");
+    if (req && old->script && !cJSON_AddStringToObject(req, "script", old->script)) {
+        cJSON_Delete(req);
+        req = NULL;
+    }
+    Submission sub;
+    enum MHD_Result answered = MHD_NO;
+    bool parsed = req != NULL;
+    bool allowed = parsed && check_request(rq, req, &sub, &answered);
+    cJSON_Delete(req);
+    if (!allowed) {
+        svcJobFree(old);
+        return parsed ? answered : svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
+    }
     svcJob *job = calloc(1, sizeof *job);
     if (!job) {
         svcJobFree(old);
@@ -1011,8 +1030,8 @@ enum MHD_Result svcApi_Retry(svcReq *rq, int64_t id)
     job->script_len = old->script_len;
     job->name = old->name;
     job->tags = old->tags;
-    job->time_limit = old->time_limit;
-    job->memory_mb = old->memory_mb;
+    job->time_limit = sub.time_limit;
+    job->memory_mb = sub.memory_mb;
     job->priority = old->priority;
     job->retries = old->retries;
     old->domain = old->request = old->script = old->name = old->tags = NULL;

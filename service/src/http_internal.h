@@ -10,8 +10,6 @@
 
 #define SVC_MAX_HEADERS 12
 #define SVC_MAX_NAME 200 /* bytes of a job's name (and of a list filter value) */
-#define SVC_MAX_TAG 64   /* bytes of one tag */
-#define SVC_MAX_TAGS 16  /* tags of one job */
 
 /* the OpenAPI document (service/openapi.json, embedded at build time: openapi_data.c) */
 extern const unsigned char svcOpenApiText[];
@@ -100,6 +98,11 @@ enum MHD_Result svcApi_Log(svcReq *rq, int64_t id);
 /// GET /v1/jobs/{id}/worlds?where=&rank= (worlds.c): the plan's worlds, filtered and ranked (tp/query.h).
 enum MHD_Result svcApi_Worlds(svcReq *rq, int64_t id);
 enum MHD_Result svcApi_Metrics(svcReq *rq);
+
+/* cluster_view.c */
+/// GET /v1/cluster: the nodes (state, heartbeat), the running jobs with their leases, the queue and
+/// the concurrency limits, read-only (docs/service.md#cluster-page; the web page's Cluster view).
+enum MHD_Result svcApi_Cluster(svcReq *rq);
 
 /* web.c */
 enum MHD_Result svcWeb_Serve(svcReq *rq);

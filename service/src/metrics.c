@@ -23,6 +23,7 @@ static const char *const routes[] = {"/v1/health",
                                      "/v1/jobs/{id}/script",
                                      "/v1/jobs/{id}/log",
                                      "/metrics",
+                                     "/v1/cluster",
                                      "static",
                                      "other"};
 #define NROUTES ((int)(sizeof routes / sizeof routes[0]))
@@ -125,6 +126,10 @@ char *svcMetrics_Text(tpService *svc)
             svc->cluster ? (long long)counts[SVC_QUEUED] : (long long)svcCountActive(svc, SVC_QUEUED));
     }
     put(&t, "# HELP tplan_workers Worker processes.\n# TYPE tplan_workers gauge\ntplan_workers %d\n", svc->nworkers);
+    put(&t,
+        "# HELP tplan_draining 1 while the server drains after SIGTERM (no new job is taken), else 0.\n"
+        "# TYPE tplan_draining gauge\ntplan_draining %d\n",
+        svc->draining ? 1 : 0);
     put(&t, "# HELP tplan_workers_busy Workers planning a job.\n# TYPE tplan_workers_busy gauge\n");
     put(&t, "tplan_workers_busy %d\n", svcCountBusy(svc, false));
     put(&t,

@@ -95,6 +95,10 @@ int svcRoute(svcReq *rq)
         rq->route = "/v1/plan";
         return is(rq, "POST") ? svcApi_Submit(rq, true) : method_not_allowed(rq, "POST");
     }
+    if (strcmp(p, "/v1/cluster") == 0) {
+        rq->route = "/v1/cluster";
+        return is_get(rq) ? svcApi_Cluster(rq) : method_not_allowed(rq, "GET, HEAD");
+    }
     if (strcmp(p, "/metrics") == 0) {
         rq->route = "/metrics";
         return is_get(rq) ? svcApi_Metrics(rq) : method_not_allowed(rq, "GET, HEAD");

@@ -151,6 +151,7 @@ bool svcSched_Enqueue(tpService *svc, svcJob *job)
     const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(req, "jobs");
     job->jobs = cJSON_IsNumber(jobs) && jobs->valuedouble >= 1 ? (int)jobs->valuedouble : 1;
     cJSON_Delete(req);
+    job->limit_mask = svcLimitMask(svc, job->tags);
     svc->active[svc->nactive++] = job;
     svcWakeScheduler(svc);
     return true;
@@ -159,6 +160,18 @@ bool svcSched_Enqueue(tpService *svc, svcJob *job)
 static bool worker_idle(const svcWorker *w)
 {
     return w->pid > 0 && w->job == 0 && w->reserved_for == 0;
+}
+
+/* The job leaves the active list and is freed. */
+static void leave_active(tpService *svc, svcJob *job)
+{
+    for (int i = 0; i < svc->nactive; ++i) {
+        if (svc->active[i] == job) {
+            svc->active[i] = svc->active[--svc->nactive];
+            break;
+        }
+    }
+    svcJobFree(job);
 }
 
 /* The job leaves the active list: final status, stored, counted, logged, waiters woken. */
@@ -227,13 +240,7 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
         svcLog(svc, "job %lld %s (%lld iterations, %lld nodes, %.3f s)", (long long)job->id, svcStatusName(status),
                (long long)job->iterations, (long long)job->nodes, job->elapsed);
     }
-    for (int i = 0; i < svc->nactive; ++i) {
-        if (svc->active[i] == job) {
-            svc->active[i] = svc->active[--svc->nactive];
-            break;
-        }
-    }
-    svcJobFree(job);
+    leave_active(svc, job);
     pthread_cond_broadcast(&svc->changed);
 }
 
@@ -415,18 +422,31 @@ static int running_of_client(svcJob *const *run, int nrun, const svcJob *job)
 
 svcJob *svcSched_Pick(svcJob *const *active, int nactive, double now)
 {
+    return svcSched_PickLimited(active, nactive, now, NULL, 0);
+}
+
+svcJob *svcSched_PickLimited(svcJob *const *active, int nactive, double now, const int *limit_max, int nlimits)
+{
     svcJob *best = NULL;
     int best_running = 0;
     svcJob *run[256]; /* the running jobs: as many as workers at most (--workers is at most 256) */
     int nrun = 0;
+    uint32_t full = 0; /* the limits at their bound */
     for (int i = 0; i < nactive && nrun < 256; ++i) {
         if (active[i]->status == SVC_RUNNING) {
             run[nrun++] = active[i];
         }
     }
+    for (int l = 0; l < nlimits && l < 32; ++l) {
+        int n = 0;
+        for (int i = 0; i < nrun; ++i) {
+            n += (run[i]->limit_mask >> l) & 1u;
+        }
+        full |= n >= limit_max[l] ? 1u << l : 0u;
+    }
     for (int i = 0; i < nactive; ++i) {
         svcJob *j = active[i];
-        if (j->status != SVC_QUEUED || j->run_at > now) {
+        if (j->status != SVC_QUEUED || j->run_at > now || (j->limit_mask & full)) {
             continue;
         }
         int running = running_of_client(run, nrun, j);
@@ -442,7 +462,7 @@ svcJob *svcSched_Pick(svcJob *const *active, int nactive, double now)
 
 static svcJob *next_queued(tpService *svc)
 {
-    return svcSched_Pick(svc->active, svc->nactive, svcNow());
+    return svcSched_PickLimited(svc->active, svc->nactive, svcNow(), svc->limit_max, svc->nlimits);
 }
 
 /* The planner's time limit of a job started now. A synchronous job answers within its deadline:
@@ -482,13 +502,26 @@ static bool job_run_def(const svcJob *job, const cJSON *req, double limit, tplan
     return req != NULL; /* the worker's reader applies the table's ranges (one check, not two here) */
 }
 
+/* Starts job on worker w (index wi). True when it runs, or has failed at once (it is gone from the
+ * active list); false when it did not start and is still queued: the worker is gone (its pipe's end
+ * restarts it), or, on a cluster node, the store did not answer the read of the job's script (a
+ * connection lost: the database restarting or away). That is not the job's failure: cluster_dispatch
+ * hands it back to the queue (a restart of PostgreSQL between the claim and this read failed the job
+ * "internal": e2e_service_cluster_restart, now and then). */
 static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
 {
     char dir[4096];
     svcJobPath(svc, job->id, NULL, dir, sizeof dir);
     svcJobRemoveFiles(svc, job->id, false); /* a job planned again (after a stop or crash) starts clean */
-    if (!svcStore_LoadScript(svc, job)) {   /* a queued script waits in the store, not in memory */
+    uint64_t store_errors = svc->store_errors;
+    if (!svcStore_LoadScript(svc, job)) { /* a queued script waits in the store, not in memory */
         job->worker = -1;
+        if (svc->cluster && svc->store_errors != store_errors) { /* the statement failed: the store, not the job */
+            svcLog(svc,
+                   "job %lld: its script could not be read (the job store does not answer): handed back to the queue",
+                   (long long)job->id);
+            return false;
+        }
         finish_job(svc, job, SVC_FAILED, "internal", "the job's script could not be read from the store");
         return true;
     }
@@ -568,6 +601,9 @@ static void cluster_dispatch(tpService *svc);
 
 static void dispatch(tpService *svc)
 {
+    if (svc->draining) { /* SIGTERM: the running jobs end, nothing new starts here */
+        return;
+    }
     if (svc->cluster) {
         cluster_dispatch(svc);
         return;
@@ -649,18 +685,16 @@ static void cluster_dispatch(tpService *svc)
         }
         int more = job->sync ? 0 : job->jobs - 1;
         if (!start_job(svc, &svc->workers[wi], wi, job)) {
-            /* the worker is gone (its pipe's end restarts it): the job goes back to the queue */
+            /* the worker is gone (its pipe's end restarts it) or the store did not answer: the job goes
+               back to the queue. The claimed record (running under this node's lease) is queued again
+               now, or, if the store does not take the write either, by this node's next lease renewal
+               (store_pg.c renew: a job of this node it no longer runs is queued again; after its lease
+               ran out, once: PG_LEASE_LOST_SET) or by another node's reclaim once the lease runs out */
             job->worker = -1;
             job->started = 0;
-            job->status = SVC_QUEUED; /* the claimed record (running under this lease) is queued again */
+            job->status = SVC_QUEUED;
             svcStore_Update(svc, job);
-            for (int i = 0; i < svc->nactive; ++i) {
-                if (svc->active[i] == job) {
-                    svc->active[i] = svc->active[--svc->nactive];
-                    break;
-                }
-            }
-            svcJobFree(job);
+            leave_active(svc, job);
             return;
         }
         job = svcSched_Find(svc, id);
@@ -869,17 +903,23 @@ static bool queue_again(tpService *svc, svcJob *job, const char *message)
     svcLog(svc, "job %lld: %s; queued again in %.0f s (failure %d of %d retries)%s", (long long)job->id, message,
            backoff, job->failures, job->retries, stored ? "" : " (the store did not take it)");
     if (svc->cluster) { /* the store holds it now: a node claims it when it is due */
-        for (int i = 0; i < svc->nactive; ++i) {
-            if (svc->active[i] == job) {
-                svc->active[i] = svc->active[--svc->nactive];
-                break;
-            }
-        }
-        svcJobFree(job);
+        leave_active(svc, job);
     }
     pthread_cond_broadcast(&svc->changed);
     svcWakeScheduler(svc);
     return true;
+}
+
+/* A cluster node's job whose lease ran out while the store did not answer: its run stopped, it leaves
+ * this node without a write (another node may hold it now; the store queues it again). */
+static void forget_job(tpService *svc, svcJob *job)
+{
+    release_workers(svc, job);
+    svcJobRemoveFiles(svc, job->id, false);
+    svcLog(svc, "job %lld: run stopped (its lease ran out); left to the store to queue again", (long long)job->id);
+    leave_active(svc, job);
+    pthread_cond_broadcast(&svc->changed);
+    svcWakeScheduler(svc);
 }
 
 static void worker_died(tpService *svc, int wi)
@@ -890,7 +930,9 @@ static void worker_died(tpService *svc, int wi)
     int status = reap_worker(w);
     svcJob *job = w->job ? svcSched_Find(svc, w->job) : NULL;
     if (job) {
-        if (killed) { /* by svcSched_Cancel: a DELETE ("cancelled") or the hard time limit */
+        if (killed && strcmp(w->kill_code, "lease_expired") == 0) {
+            forget_job(svc, job); /* its lease ran out: the store queues it again, nothing is written */
+        } else if (killed) {      /* by svcSched_Cancel: a DELETE ("cancelled") or the hard time limit */
             finish_job(svc, job, strcmp(w->kill_code, "cancelled") == 0 ? SVC_CANCELLED : SVC_FAILED, w->kill_code,
                        w->kill_message);
         } else {
@@ -950,6 +992,13 @@ static void act_on_cluster_requests(tpService *svc)
         job->ctl = 0;
         if (what == 's') {
             svcSched_StopJob(svc, job);
+        } else if (what == 'x' && job->worker >= 0 && !job->cancel) { /* killed, then forgotten (worker_died) */
+            svcWorker *w = &svc->workers[job->worker];
+            job->cancel = true;
+            w->killed = true;
+            snprintf(w->kill_code, sizeof w->kill_code, "%s", job->ctl_code);
+            snprintf(w->kill_message, sizeof w->kill_message, "%s", job->ctl_message);
+            kill(w->pid, SIGKILL);
         } else if (what == 'l' || what == 'c') {
             svcSched_Cancel(svc, job, job->ctl_code, job->ctl_message);
         }

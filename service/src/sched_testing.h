@@ -14,5 +14,10 @@ struct svcJob;
 /// (smallest id) among equals. A job whose run_at (unix s) is after now is not due: never taken.
 /// NULL when none is queued and due.
 struct svcJob *svcSched_Pick(struct svcJob *const *active, int nactive, double now);
+/// svcSched_Pick under concurrency limits: a queued job whose limit_mask has a bit i set while
+/// limit_max[i] jobs with that bit already run is not taken (the next one in the order may be);
+/// nlimits 0 (limit_max NULL) is svcSched_Pick.
+struct svcJob *svcSched_PickLimited(struct svcJob *const *active, int nactive, double now, const int *limit_max,
+                                    int nlimits);
 
 #endif

@@ -3,16 +3,19 @@
 #define _GNU_SOURCE /* realpath */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "service_internal.h"
 #include "store.h"
+#include "tp/base.h"
 
 tpServiceDef tpDefaultServiceDef(void)
 {
@@ -39,6 +42,7 @@ tpServiceDef tpDefaultServiceDef(void)
     d.max_streams_per_job = 32;
     d.request_timeout = 30;
     d.lease = 10;
+    d.drain_timeout = 30;
     return d;
 }
 
@@ -119,6 +123,128 @@ static void free_service(tpService *svc)
     pthread_cond_destroy(&svc->changed);
 }
 
+#define SVC_DRAIN_STOP_GRACE 10.0 /* s a job stopped at the drain's deadline has to write its best solution */
+
+/* The jobs this node still has to end: running, or ended but not yet stored (a cluster's store
+ * refused the record: sched.c retry_unstored). mu held. */
+static int jobs_to_end(tpService *svc)
+{
+    int n = 0;
+    for (int i = 0; i < svc->nactive; ++i) {
+        n += svc->active[i]->status == SVC_RUNNING || svc->active[i]->unstored;
+    }
+    return n;
+}
+
+/* Waits on svc->changed (broadcast on every job change) for at most seconds (mu held). */
+static void wait_change(tpService *svc, double seconds)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    double t = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + fmax(0.0, seconds);
+    ts.tv_sec = (time_t)t;
+    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    pthread_cond_timedwait(&svc->changed, &svc->mu, &ts);
+}
+
+/* SIGTERM (docs/service.md#drain): no job is started or claimed here any more (sched.c dispatch;
+ * health says "draining"), the running ones get def.drain_timeout s to end. Then a job that has found
+ * a solution is stopped with its best one (as POST /v1/jobs/{id}/stop: it ends solved, its plan kept)
+ * and given SVC_DRAIN_STOP_GRACE s to write it; what still runs after that (no solution yet, or a
+ * worker that did not answer) is handed back to the queue by svcSched_Stop: another node plans it
+ * (a cluster), or this server after its restart. A second SIGTERM or a SIGINT ends the drain at once. */
+static void drain(tpService *svc, const sigset_t *signals)
+{
+    pthread_mutex_lock(&svc->mu);
+    svc->draining = true;
+    pthread_cond_broadcast(&svc->changed);
+    int left = jobs_to_end(svc);
+    svcLog(svc, "draining: no new job is taken; %d running job%s given %g s to end (--drain-timeout)", left,
+           left == 1 ? "" : "s", svc->def.drain_timeout);
+    double now = tpClock_Now(), deadline = now + svc->def.drain_timeout, end = deadline;
+    bool stopped = false;
+    while (!svc->stopping && (left = jobs_to_end(svc)) > 0) {
+        now = tpClock_Now();
+        bool writing = false; /* a job stopped at the deadline is still writing its best solution */
+        for (int i = 0; i < svc->nactive && stopped; ++i) {
+            writing = writing || (svc->active[i]->status == SVC_RUNNING && svc->active[i]->stop);
+        }
+        if (stopped && (now >= end || !writing)) {
+            svcLog(svc, "drain: %d job%s still running after %g s: handed back to the queue", left,
+                   left == 1 ? "" : "s", svc->def.drain_timeout);
+            break;
+        }
+        if (now >= deadline && !stopped) {
+            stopped = true;
+            end = now + SVC_DRAIN_STOP_GRACE;
+            int n = 0;
+            for (int i = 0; i < svc->nactive; ++i) {
+                svcJob *job = svc->active[i];
+                if (job->status == SVC_RUNNING && job->solutions > 0 && !job->cancel && !job->stop) {
+                    svcLog(svc, "drain: job %lld stopped with its best solution (%d found)", (long long)job->id,
+                           job->solutions);
+                    svcSched_StopJob(svc, job);
+                    ++n;
+                }
+            }
+            end = n > 0 ? end : now;
+            continue;
+        }
+        /* a job's end wakes this; a second signal is looked for at least every 0.25 s */
+        wait_change(svc, fmin(0.25, (stopped ? end : deadline) - now));
+        pthread_mutex_unlock(&svc->mu);
+        struct timespec zero = {0, 0};
+        int sig = sigtimedwait(signals, NULL, &zero);
+        pthread_mutex_lock(&svc->mu);
+        if (sig > 0) {
+            left = jobs_to_end(svc);
+            svcLog(svc, "drain ended by %s: %d running job%s handed back to the queue",
+                   sig == SIGINT ? "SIGINT" : "SIGTERM", left, left == 1 ? "" : "s");
+            break;
+        }
+    }
+    if (left == 0) {
+        svcLog(svc, "drained: no job running");
+    }
+    pthread_mutex_unlock(&svc->mu);
+}
+
+/* def->limits ("TAG=N" each) into svc->limit_tag / limit_max; false with a message naming the bad one. */
+static bool read_limits(tpService *svc, char *err, size_t errlen)
+{
+    for (const char *const *l = svc->def.limits; l && *l; ++l) {
+        const char *eq = strrchr(*l, '=');
+        char *end = NULL;
+        long n = eq ? strtol(eq + 1, &end, 10) : 0;
+        size_t len = eq ? (size_t)(eq - *l) : 0;
+        bool printable = true;
+        for (size_t i = 0; i < len; ++i) {
+            printable = printable && (unsigned char)(*l)[i] >= 0x20 && (*l)[i] != 0x7f;
+        }
+        if (svc->nlimits == TP_SERVICE_MAX_LIMITS) {
+            snprintf(err, errlen, "--limit: at most %d limits", TP_SERVICE_MAX_LIMITS);
+            return false;
+        }
+        if (!eq || len == 0 || len > SVC_MAX_TAG || !printable || !eq[1] || !end || *end || n < 1 ||
+            n > SVC_LIMIT_MAX) {
+            snprintf(err, errlen,
+                     "--limit '%.80s': give TAG=N, a tag of 1-%d bytes without control characters and N in 1..%d", *l,
+                     SVC_MAX_TAG, SVC_LIMIT_MAX);
+            return false;
+        }
+        for (int k = 0; k < svc->nlimits; ++k) {
+            if (strlen(svc->limit_tag[k]) == len && strncmp(svc->limit_tag[k], *l, len) == 0) {
+                snprintf(err, errlen, "--limit '%.80s': tag '%.64s' has a limit already", *l, svc->limit_tag[k]);
+                return false;
+            }
+        }
+        memcpy(svc->limit_tag[svc->nlimits], *l, len);
+        svc->limit_tag[svc->nlimits][len] = '\0';
+        svc->limit_max[svc->nlimits++] = (int)n;
+    }
+    return true;
+}
+
 tpServiceStatus tpRunService(const tpServiceDef *def)
 {
     tpService svc;
@@ -136,7 +262,8 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
         def->max_memory_mb < def->default_memory_mb || def->max_connections < 1 || def->max_per_address < 1 ||
         def->max_streams < 0 || def->max_streams_per_address < 1 || def->max_streams_per_job < 1 ||
         !(def->request_timeout > 0) || def->interactive_workers < 0 || def->batch_nice < 0 || def->batch_nice > 19 ||
-        !(def->keep_days >= 0) || def->keep_jobs < 0 || def->keep_mb < 0 || !(def->lease >= 0.5)) {
+        !(def->keep_days >= 0) || def->keep_jobs < 0 || def->keep_mb < 0 || !(def->lease >= 0.5) ||
+        !(def->drain_timeout >= 0) || def->drain_timeout > 86400) {
         snprintf(err, sizeof err, "tpRunService: incomplete or inconsistent definition");
         goto out;
     }
@@ -150,7 +277,8 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
         snprintf(err, sizeof err, "--no-http (a worker node) needs --store postgresql://... and --workers 1 or more");
         goto out;
     }
-    if (!raise_fd_limit(&svc, err, sizeof err) || !read_domains(&svc, err, sizeof err)) {
+    if (!raise_fd_limit(&svc, err, sizeof err) || !read_domains(&svc, err, sizeof err) ||
+        !read_limits(&svc, err, sizeof err)) {
         goto out;
     }
     if (def->token) {
@@ -174,15 +302,17 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
     }
     svc.data_dir = strdup(real);
     snprintf(jobs, sizeof jobs, "%s/jobs", real);
-    if (!make_dir(jobs, err, sizeof err) || !svcStore_Open(&svc, err, sizeof err)) {
-        goto out;
-    }
-    /* SIGINT and SIGTERM are taken by sigwait below: blocked in every thread started from here */
+    /* SIGINT and SIGTERM are taken by sigwait (and by the drain's sigtimedwait) below: blocked in
+       every thread started from here, the store's own (SQLite's maintenance thread) too; else a
+       signal while the main thread drains goes to a thread that has it unblocked */
     sigset_t stop;
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    if (!make_dir(jobs, err, sizeof err) || !svcStore_Open(&svc, err, sizeof err)) {
+        goto out;
+    }
     signal(SIGPIPE, SIG_IGN);
     pthread_mutex_lock(&svc.mu);
     bool started = svcSched_Start(&svc, err, sizeof err);
@@ -226,6 +356,9 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
     fflush(ready);
     int sig = 0;
     sigwait(&stop, &sig);
+    if (sig == SIGTERM && def->drain_timeout > 0) {
+        drain(&svc, &stop);
+    }
     svcLog(&svc, "stopping (%s)", sig == SIGINT ? "SIGINT" : "SIGTERM");
     svc.stopping = 1; /* before the lock too: a thread that holds it retrying an unreachable store gives up */
     pthread_mutex_lock(&svc.mu);

@@ -68,7 +68,8 @@ typedef struct svcJob {
     double run_at;       /* unix s before which it is not started (the request's "run_at"); 0 = at once */
     int retries;  /* the request's "retries": infrastructure failures it is queued again after (0..SVC_RETRIES_MAX) */
     int failures; /* infrastructure failures so far (a worker crash), each followed by a backoff */
-    int64_t retry_of; /* the failed or cancelled job this one runs again (POST /v1/jobs/{id}/retry); 0 = none */
+    int64_t retry_of;    /* the failed or cancelled job this one runs again (POST /v1/jobs/{id}/retry); 0 = none */
+    uint32_t limit_mask; /* bit i: it carries the tag of the server's concurrency limit i (svcSched_Enqueue) */
     /* runtime (active jobs only) */
     bool sync;            /* POST /v1/plan: ahead of the queue, planned within sync_deadline */
     double sync_deadline; /* tpClock time */
@@ -85,12 +86,14 @@ typedef struct svcJob {
     /* a PostgreSQL store (store_pg.c): the lease this node holds on the job while it runs it */
     int attempt;      /* the claim's attempt number (1 = first run; a reclaimed job runs again with +1) */
     double published; /* tpClock time its progress was last written to the store */
+    double renewed;   /* tpClock time its lease was last taken or renewed (a run past it by the lease is stopped) */
     bool unstored;    /* final, but the store refused its record while this node held the lease (disk
                          full, read-only, away): kept active and written again (sched.c retry_unstored) */
     double retry_at;  /* tpClock time of that next write */
     /* what the cluster asked of the running job, read by the store's tick (svcCluster_Tick) for the
-       scheduler to act on: 0 = nothing, 'l' its lease was lost (another node runs it), 's' stop and
-       keep the best plan, 'c' cancel with ctl_code / ctl_message */
+       scheduler to act on: 0 = nothing, 'l' its lease was lost (another node runs it), 'x' its lease ran
+       out while the store did not answer (the run is stopped and the job forgotten here: the store
+       queues it again), 's' stop and keep the best plan, 'c' cancel with ctl_code / ctl_message */
     char ctl;
     char ctl_code[32];
     char ctl_message[256];
@@ -114,6 +117,9 @@ typedef struct svcWorker {
     char kill_message[256];
 } svcWorker;
 
+#define SVC_MAX_TAG 64          /* bytes of one tag */
+#define SVC_MAX_TAGS 16         /* tags of one job */
+#define SVC_LIMIT_MAX 10000     /* a concurrency limit's N at most (--limit TAG=N) */
 #define SVC_PRIORITY_MIN (-100) /* a job's "priority" bounds (request field) */
 #define SVC_PRIORITY_MAX 100
 #define SVC_RETRIES_MAX 10    /* a job's "retries" at most */
@@ -165,6 +171,11 @@ typedef struct tpService {
     struct svcConns *conns;      /* http.c: open connections and their request deadlines */
     svcHttpHandler http_handler; /* http.c: answers a complete request (svcHttp_Start's handler) */
     volatile sig_atomic_t stopping;
+    int nlimits; /* concurrency limits (--limit TAG=N): at most limit_max[i] jobs tagged
+                    limit_tag[i] run at once (in the cluster, with a PostgreSQL store) */
+    char limit_tag[TP_SERVICE_MAX_LIMITS][SVC_MAX_TAG + 1];
+    int limit_max[TP_SERVICE_MAX_LIMITS];
+    bool draining; /* SIGTERM: no job is started or claimed; running ones end (service.c drain) */
     svcMetrics metrics;
     double started_at;
     bool store_failed;         /* a write to the store failed (disk full, I/O error): no new jobs, health
@@ -200,6 +211,9 @@ int svcCountActive(tpService *svc, svcStatus status); /* active jobs in this sta
 int svcCountBusy(tpService *svc, bool interactive);   /* batch (or interactive) workers running a job; mu held */
 /// Wakes the scheduler's loop (a byte into its pipe; any thread, mu held or not).
 void svcWakeScheduler(tpService *svc);
+
+/// The bits of svc's concurrency limits whose tags are in tags (a job's JSON array text, NULL = none).
+uint32_t svcLimitMask(const tpService *svc, const char *tags);
 
 /* ---- redact.c ---- */
 /// Overwrites with '*' every password of the connection string spec found in msg (libpq's messages
@@ -289,6 +303,9 @@ void svcCluster_StopListener(tpService *svc);
 bool svcCluster_Ping(tpService *svc);
 /// Prometheus lines of the cluster (nodes, heartbeats, queue); caller frees. mu held.
 char *svcCluster_MetricsText(tpService *svc);
+/// GET /v1/cluster as the store sees it: {"nodes":[...],"running":[...],"queued":N,"limits":[...]}
+/// (docs/service.md#cluster-page); caller frees; NULL on error. mu held.
+char *svcCluster_Json(tpService *svc);
 
 /* ---- sched.c ---- */
 bool svcSched_Start(tpService *svc, char *err, size_t errlen);

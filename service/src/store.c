@@ -189,3 +189,8 @@ char *svcCluster_MetricsText(tpService *svc)
 {
     return cluster_ops(svc)->metrics_text(svc);
 }
+
+char *svcCluster_Json(tpService *svc)
+{
+    return cluster_ops(svc)->cluster_json(svc);
+}

@@ -23,6 +23,7 @@ typedef struct svcClusterOps {
     void (*stop_listener)(tpService *svc);
     bool (*ping)(tpService *svc);
     char *(*metrics_text)(tpService *svc);
+    char *(*cluster_json)(tpService *svc);
 } svcClusterOps;
 
 typedef struct svcStoreOps {
@@ -45,6 +46,14 @@ typedef struct svcStoreOps {
     svcJob **(*recover)(tpService *svc, int *n);
     const svcClusterOps *cluster; /* NULL: a store of one node (SQLite) */
 } svcStoreOps;
+
+/* store_pg_schema.c: the PostgreSQL schema's version and its migrations */
+#define SVC_PG_SCHEMA_VERSION 4
+struct pg_conn;
+/// Creates or upgrades the schema on connection c under an advisory lock (nodes starting together
+/// migrate once); refuses a database of another application and a schema newer than this tplan's.
+/// False with the reason in err.
+bool svcPgSchema_Migrate(tpService *svc, struct pg_conn *c, char *err, size_t errlen);
 
 extern const svcStoreOps svcStoreSqlite;
 extern const svcStoreOps svcStorePg;

@@ -31,10 +31,8 @@
 #include "store.h"
 #include "tp/base.h"
 
-#define PG_SCHEMA_VERSION 3
 #define PG_RETRY_EVERY 0.5            /* s between two reconnection attempts while the database is away */
 #define PG_PROGRESS_EVERY 0.5         /* s between two progress writes of one job */
-#define PG_LOCK_KEY "727110029"       /* pg_advisory_xact_lock key of the migrations */
 #define PG_MAX_FILE ((size_t)1 << 30) /* a job's file of at most 1 GiB (bytea's limit) */
 /* A claim takes, among this many of the oldest queued jobs (synchronous ones first), the job of the
  * client address with the fewest jobs running in the cluster: the one-machine queue's fairness, at
@@ -53,6 +51,26 @@
     " error_message = CASE WHEN ctl IS NOT NULL THEN 'cancelled while its run was interrupted'"                        \
     "  WHEN attempt >= 5 THEN 'planned 5 times without a stored result (its nodes died or could not store it:"         \
     " see their logs)' END,"                                                                                           \
+    " node = NULL, lease_until = NULL, started = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL," \
+    " elapsed = 0"
+
+/* The columns of a running job whose lease ran out (its node died, was cut off past its lease, or
+ * lost the database for longer and stopped the run): queued again the first time, failed
+ * `lease_lost` the second (a job that takes its nodes down, or a node that keeps losing the database,
+ * is not planned for ever); cancelled if a cancel or stop was asked meanwhile. */
+#define PG_LEASE_LOST_SET                                                                                              \
+    "status = CASE WHEN ctl IS NOT NULL THEN 'cancelled' WHEN lease_losses >= 1 OR attempt >= 5 THEN 'failed'"         \
+    " ELSE 'queued' END,"                                                                                              \
+    " finished = CASE WHEN ctl IS NULL AND lease_losses < 1 AND attempt < 5 THEN NULL"                                 \
+    "  ELSE extract(epoch FROM clock_timestamp()) END,"                                                                \
+    " error_code = CASE WHEN ctl IS NOT NULL THEN 'cancelled' WHEN lease_losses >= 1 THEN 'lease_lost'"                \
+    "  WHEN attempt >= 5 THEN 'internal' END,"                                                                         \
+    " error_message = CASE WHEN ctl IS NOT NULL THEN 'cancelled while its run was interrupted'"                        \
+    "  WHEN lease_losses >= 1 THEN 'its lease ran out a second time (attempt ' || attempt || '): the node planning it" \
+    " died, was cut off or lost the job store; it is not planned a third time (POST /v1/jobs/{id}/retry runs it"       \
+    " again)' WHEN attempt >= 5 THEN 'planned 5 times without a stored result (its nodes died or could not store it:"  \
+    " see their logs)' END,"                                                                                           \
+    " lease_losses = lease_losses + 1,"                                                                                \
     " node = NULL, lease_until = NULL, started = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL," \
     " elapsed = 0"
 
@@ -286,150 +304,16 @@ static bool pg_command(tpService *svc, const char *what, const char *sql, const 
     return r != NULL;
 }
 
-/* ---- schema ------------------------------------------------------------------------------------ */
+/* ---- schema (store_pg_schema.c) ------------------------------------------------------------------ */
 
-/* Migration n (1-based) takes the schema from version n - 1 to n. Add a row, never edit one. */
-static const struct {
-    const char *description;
-    const char *sql;
-} migrations[PG_SCHEMA_VERSION] = {
-    {"jobs, their files, the nodes",
-     "CREATE TABLE jobs("
-     " id bigserial PRIMARY KEY,"
-     " status text NOT NULL, domain text NOT NULL, request text NOT NULL, script bytea,"
-     " idem_key text UNIQUE, idem_hash text,"
-     " created double precision NOT NULL, started double precision, finished double precision,"
-     " iterations bigint NOT NULL DEFAULT 0, nodes bigint NOT NULL DEFAULT 0,"
-     " solutions integer NOT NULL DEFAULT 0, best_quality double precision,"
-     " elapsed double precision NOT NULL DEFAULT 0,"
-     " summary text, error_code text, error_message text,"
-     " has_plan boolean NOT NULL DEFAULT false, has_tree boolean NOT NULL DEFAULT false,"
-     " time_limit double precision NOT NULL, memory_mb integer NOT NULL,"
-     " name text, tags text, bytes bigint NOT NULL DEFAULT 0,"
-     " client text NOT NULL DEFAULT '',"                   /* the submitter's address (quota) */
-     " sync boolean NOT NULL DEFAULT false,"               /* POST /v1/plan: claimed first */
-     " sync_deadline double precision NOT NULL DEFAULT 0," /* unix s */
-     " parallel integer NOT NULL DEFAULT 1,"               /* worker processes it takes ("jobs") */
-     " node text, attempt integer NOT NULL DEFAULT 0,"     /* the lease: who runs it, which run */
-     " lease_until double precision,"                      /* unix s of the database's clock */
-     " ctl text, ctl_code text, ctl_message text);"        /* a pending cancel ('c') or stop ('s') */
-     "CREATE INDEX jobs_queue ON jobs(sync DESC, id) WHERE status = 'queued';"
-     "CREATE INDEX jobs_running ON jobs(node) WHERE status = 'running';"
-     "CREATE INDEX jobs_by_status ON jobs(status, id);"
-     "CREATE TABLE job_files(job_id bigint NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
-     " name text NOT NULL, size bigint NOT NULL, data bytea NOT NULL, PRIMARY KEY(job_id, name));"
-     "ALTER TABLE job_files ALTER COLUMN data SET STORAGE EXTERNAL;" /* zlib already compressed it */
-     "CREATE TABLE nodes(id text PRIMARY KEY, host text NOT NULL, pid integer NOT NULL,"
-     " http boolean NOT NULL, workers integer NOT NULL, interactive_workers integer NOT NULL,"
-     " started double precision NOT NULL, heartbeat double precision NOT NULL,"
-     " running integer NOT NULL DEFAULT 0, claimed bigint NOT NULL DEFAULT 0,"
-     " finished bigint NOT NULL DEFAULT 0, reclaimed bigint NOT NULL DEFAULT 0,"
-     " lost bigint NOT NULL DEFAULT 0);"},
-    /* retention reads sizes kept beside the record, from an index only (issue 40): octet_length()
-       of a TOASTed value reads only its pointer, but the pass scanned every job's row in the heap;
-       SQLite's length() read every request whole. The one full read is this migration's */
-    {"record sizes for retention",
-     "ALTER TABLE jobs ADD COLUMN record_bytes bigint NOT NULL DEFAULT 0;"
-     "UPDATE jobs SET record_bytes = octet_length(request) + COALESCE(octet_length(script), 0) +"
-     " COALESCE(octet_length(summary), 0) + COALESCE(octet_length(error_message), 0);"
-     /* status in it too: without, PostgreSQL 15 plans no index-only scan (a scan of the heap in id
-        order: 1,029 buffers for 5,000 jobs, 43 with it) */
-     "CREATE INDEX jobs_finished ON jobs(id DESC) INCLUDE (status, created, finished, record_bytes, bytes)"
-     " WHERE status NOT IN ('queued', 'running');"
-     /* the request as job objects show it (NULL for older rows: made from request) */
-     "ALTER TABLE jobs ADD COLUMN request_shown text;"},
-    /* POST /v1/jobs/{id}/retry: a new job that runs a failed or cancelled one again, linked to it */
-    /* numeric priorities: the queue's index in the claim's order (sync, then priority, then id); run_at */
-    {"retry_of, priority, run_at, retries",
-     "ALTER TABLE jobs ADD COLUMN retry_of bigint;"
-     "ALTER TABLE jobs ADD COLUMN priority integer NOT NULL DEFAULT 0;"
-     "ALTER TABLE jobs ADD COLUMN run_at double precision NOT NULL DEFAULT 0;"
-     "ALTER TABLE jobs ADD COLUMN retries integer NOT NULL DEFAULT 0;"
-     "ALTER TABLE jobs ADD COLUMN failures integer NOT NULL DEFAULT 0;"
-     "DROP INDEX IF EXISTS jobs_queue;"
-     "CREATE INDEX jobs_queue ON jobs(sync DESC, priority DESC, id) WHERE status = 'queued';"},
-};
-
-/* Creates or upgrades the schema under an advisory lock (nodes starting together migrate once);
- * refuses a database of another application and a schema newer than this tplan's. */
 static bool migrate(tpService *svc, char *err, size_t errlen)
 {
-    PGconn *c = svc->pg->conn;
-    PGresult *r = PQexec(c, "BEGIN; SELECT pg_advisory_xact_lock(" PG_LOCK_KEY ")");
-    bool ok = PQresultStatus(r) == PGRES_TUPLES_OK;
-    PQclear(r);
-    int version = -1;
-    char m[512] = "";
-    if (ok) {
-        r = PQexec(c, "SELECT to_regclass('tplan_schema') IS NOT NULL,"
-                      " (SELECT count(*) FROM pg_class k JOIN pg_namespace n ON n.oid = k.relnamespace"
-                      "  WHERE n.nspname = current_schema() AND k.relkind IN ('r', 'v', 'm', 'p', 'f'))");
-        ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
-        bool ours = ok && PQgetvalue(r, 0, 0)[0] == 't';
-        long tables = ok ? atol(PQgetvalue(r, 0, 1)) : 0;
-        PQclear(r);
-        if (ok && !ours && tables > 0) {
-            store_error(svc, err, errlen,
-                        "not a tplan database: it holds %ld tables of another application and no "
-                        "tplan_schema (give tplan a database of its own: createdb tplan)",
-                        tables);
-            PQclear(PQexec(c, "ROLLBACK"));
-            return false;
-        }
-        if (ok && ours) {
-            r = PQexec(c, "SELECT COALESCE(max(version), 0) FROM tplan_schema");
-            ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
-            version = ok ? atoi(PQgetvalue(r, 0, 0)) : -1;
-            PQclear(r);
-        } else if (ok) {
-            r = PQexec(c, "CREATE TABLE tplan_schema(version integer PRIMARY KEY, description text NOT NULL,"
-                          " applied double precision NOT NULL)");
-            ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-            PQclear(r);
-            version = 0;
-        }
-    }
-    if (ok && version > PG_SCHEMA_VERSION) {
-        store_error(svc, err, errlen,
-                    "the schema is version %d, newer than this tplan's (%d): run a tplan at least as "
-                    "new as the one that upgraded it",
-                    version, PG_SCHEMA_VERSION);
-        PQclear(PQexec(c, "ROLLBACK"));
+    char m[768] = "";
+    if (!svcPgSchema_Migrate(svc, svc->pg->conn, m, sizeof m)) {
+        store_error(svc, err, errlen, "%s", m);
         return false;
     }
-    for (int v = version + 1; ok && v <= PG_SCHEMA_VERSION; ++v) {
-        r = PQexec(c, migrations[v - 1].sql);
-        ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-        if (!ok) {
-            first_line(PQresultErrorMessage(r), m, sizeof m);
-        }
-        PQclear(r);
-        if (ok) {
-            char vs[16];
-            snprintf(vs, sizeof vs, "%d", v);
-            const char *vals[2] = {vs, migrations[v - 1].description};
-            r = PQexecParams(c,
-                             "INSERT INTO tplan_schema(version, description, applied)"
-                             " VALUES($1, $2, extract(epoch FROM clock_timestamp()))",
-                             2, NULL, vals, NULL, NULL, 0);
-            ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-            PQclear(r);
-            svcLog(svc, "store: schema migrated to version %d (%s)", v, migrations[v - 1].description);
-        }
-    }
-    if (ok) {
-        r = PQexec(c, "COMMIT");
-        ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-        PQclear(r);
-    }
-    if (!ok) {
-        if (!m[0]) {
-            first_line(PQerrorMessage(c), m, sizeof m);
-        }
-        store_error(svc, err, errlen, "cannot set up the schema: %s", m);
-        PQclear(PQexec(c, "ROLLBACK"));
-    }
-    return ok;
+    return true;
 }
 
 static bool pg_open(tpService *svc, char *err, size_t errlen)
@@ -474,7 +358,7 @@ static bool pg_open(tpService *svc, char *err, size_t errlen)
     snprintf(pg->node, sizeof pg->node, "%s:%d:%lld", host, (int)getpid(), (long long)(svcNow() * 1000.0));
     char shown[1024];
     svcLog(svc, "store: PostgreSQL %s, schema version %d, node %s", shown_store(svc, shown, sizeof shown),
-           PG_SCHEMA_VERSION, pg->node);
+           SVC_PG_SCHEMA_VERSION, pg->node);
     return true;
 }
 
@@ -869,6 +753,51 @@ static svcJob **pg_recover(tpService *svc, int *n)
 
 /* ---- the cluster ------------------------------------------------------------------------------- */
 
+/* The server's concurrency limits as two PostgreSQL array literals: {"tag",...} and {n,...}. */
+static void limit_arrays(const tpService *svc, char *tags, size_t tcap, char *maxes, size_t mcap)
+{
+    size_t t = 0, m = 0;
+    tags[t++] = '{';
+    maxes[m++] = '{';
+    for (int l = 0; l < svc->nlimits; ++l) {
+        tags[t++] = l ? ',' : '"';
+        if (l) {
+            tags[t++] = '"';
+        }
+        for (const char *c = svc->limit_tag[l]; *c && t + 4 < tcap; ++c) {
+            if (*c == '"' || *c == '\\') {
+                tags[t++] = '\\';
+            }
+            tags[t++] = *c;
+        }
+        tags[t++] = '"';
+        m += (size_t)snprintf(maxes + m, mcap - m, "%s%d", l ? "," : "", svc->limit_max[l]);
+    }
+    tags[t++] = '}';
+    tags[t] = '\0';
+    snprintf(maxes + m, mcap - m, "}");
+}
+
+/* The claim: the next queued job (the order of svcSched_Pick, within a window of PG_CLAIM_WINDOW)
+ * running under this node's new lease. With concurrency limits (--limit TAG=N), a job carrying a
+ * tag that has N jobs running in the cluster is passed over; the count and the claim are made under
+ * one transaction-level advisory lock (PG_CLAIM_LOCK_KEY), so that two nodes claiming at once
+ * cannot both take the last place (each statement's snapshot is taken after the lock). */
+#define PG_CLAIM_LOCK_KEY "727110030"
+#define PG_CLAIM_SQL(LIM_CTE, LIM_FILTER)                                                                              \
+    LIM_CTE "UPDATE jobs SET status = 'running', node = $1, attempt = attempt + 1,"                                    \
+            " lease_until = extract(epoch FROM clock_timestamp()) + $2, ctl = NULL, ctl_code = NULL,"                  \
+            " ctl_message = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL,"                      \
+            " elapsed = 0 WHERE id = (SELECT q.id FROM (SELECT id FROM jobs WHERE status = 'queued'"                   \
+            " AND (sync OR $3) AND parallel <= $4 AND run_at <= extract(epoch FROM clock_timestamp())" LIM_FILTER      \
+            " ORDER BY sync DESC, priority DESC, id LIMIT " PG_CLAIM_WINDOW ") c"                                      \
+            " JOIN jobs q ON q.id = c.id LEFT JOIN (SELECT client, count(*) AS n FROM jobs"                            \
+            " WHERE status = 'running' AND client <> '' GROUP BY client) r ON r.client = q.client"                     \
+            " WHERE q.status = 'queued'" /* rechecked on the locked row: claimed once */                               \
+            " ORDER BY q.sync DESC, q.priority DESC, COALESCE(r.n, 0), q.id LIMIT 1 FOR UPDATE OF q SKIP LOCKED)"      \
+            " AND status = 'queued'"                                                                                   \
+            " RETURNING " PG_JOB_COLUMNS ", attempt, sync, sync_deadline, client"
+
 static svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel)
 {
     svcPg *pg = svc->pg;
@@ -877,24 +806,45 @@ static svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel)
     p_double(&p, svc->def.lease);
     p_bool(&p, batch);
     p_int(&p, max_parallel);
-    PGresult *r =
-        pg_exec(svc, "claim",
-                "UPDATE jobs SET status = 'running', node = $1, attempt = attempt + 1,"
-                " lease_until = extract(epoch FROM clock_timestamp()) + $2, ctl = NULL, ctl_code = NULL,"
-                " ctl_message = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL,"
-                " elapsed = 0 WHERE id = (SELECT q.id FROM (SELECT id FROM jobs WHERE status = 'queued'"
-                " AND (sync OR $3) AND parallel <= $4 AND run_at <= extract(epoch FROM clock_timestamp()) ORDER BY "
-                "sync DESC, priority DESC, id LIMIT " PG_CLAIM_WINDOW ") c"
-                " JOIN jobs q ON q.id = c.id LEFT JOIN (SELECT client, count(*) AS n FROM jobs"
-                " WHERE status = 'running' AND client <> '' GROUP BY client) r ON r.client = q.client"
-                " WHERE q.status = 'queued'" /* rechecked on the locked row: claimed once */
-                " ORDER BY q.sync DESC, q.priority DESC, COALESCE(r.n, 0), q.id LIMIT 1 FOR UPDATE OF q SKIP LOCKED)"
-                " AND status = 'queued'"
-                " RETURNING " PG_JOB_COLUMNS ", attempt, sync, sync_deadline, client",
-                &p, 0);
+    bool limited = svc->nlimits > 0;
+    char tags[TP_SERVICE_MAX_LIMITS * (2 * SVC_MAX_TAG + 3) + 3], maxes[TP_SERVICE_MAX_LIMITS * 8 + 3];
+    if (limited) {
+        limit_arrays(svc, tags, sizeof tags, maxes, sizeof maxes);
+        p_text(&p, tags);
+        p_text(&p, maxes);
+        if (!pg_command(svc, "claim", "BEGIN", NULL)) {
+            return NULL;
+        }
+        pg->in_tx = true;
+        if (!pg_command(svc, "claim", "SELECT pg_advisory_xact_lock(" PG_CLAIM_LOCK_KEY ")", NULL)) {
+            PQclear(PQexec(pg->conn, "ROLLBACK"));
+            pg->in_tx = false;
+            return NULL;
+        }
+    }
+    PGresult *r = limited
+                      ? pg_exec(svc, "claim",
+                                PG_CLAIM_SQL("WITH lim AS (SELECT COALESCE(array_agg(l.tag), '{}') AS full_tags"
+                                             " FROM unnest($5::text[], $6::int[]) AS l(tag, n) WHERE (SELECT count(*)"
+                                             " FROM jobs x WHERE x.status = 'running' AND x.tags IS NOT NULL"
+                                             " AND x.tags::jsonb ? l.tag) >= l.n) ",
+                                             " AND NOT (COALESCE(tags, '[]')::jsonb ?| (SELECT full_tags FROM lim))"),
+                                &p, 0)
+                      : pg_exec(svc, "claim", PG_CLAIM_SQL("", ""), &p, 0);
+    if (limited) {
+        PGresult *c = PQexec(pg->conn, r ? "COMMIT" : "ROLLBACK");
+        if (r && PQresultStatus(c) != PGRES_COMMAND_OK) {
+            pg_failed(svc, c, "claim");
+            PQclear(r);
+            r = NULL;
+        }
+        PQclear(c);
+        pg->in_tx = false;
+    }
     svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0, false) : NULL;
     if (job) {
         job->attempt = atoi(PQgetvalue(r, 0, PG_NJOB_COLUMNS));
+        job->renewed = tpClock_Now(); /* the lease starts now */
         job->sync = PQgetvalue(r, 0, PG_NJOB_COLUMNS + 1)[0] == 't';
         job->sync_deadline = get_double(r, 0, PG_NJOB_COLUMNS + 2, 0);
         snprintf(job->client, sizeof job->client, "%s", PQgetvalue(r, 0, PG_NJOB_COLUMNS + 3));
@@ -1085,11 +1035,16 @@ static void renew(tpService *svc)
     Params o = {0};
     p_text(&o, pg->node);
     p_text(&o, mine);
+    /* one whose lease ran out (this node stopped its run: lease_expired) is a lease lost */
     PGresult *q =
         pg_exec(svc, "lease",
-                "WITH u AS (UPDATE jobs SET " PG_REQUEUE_SET
-                " WHERE node = $1 AND status = 'running' AND NOT (id = ANY($2::bigint[])) RETURNING id, status)"
-                " SELECT id, status, pg_notify('tplan', 'q') FROM u",
+                "WITH e AS (UPDATE jobs SET " PG_LEASE_LOST_SET
+                " WHERE node = $1 AND status = 'running' AND NOT (id = ANY($2::bigint[]))"
+                " AND lease_until < extract(epoch FROM clock_timestamp()) RETURNING id, status),"
+                " u AS (UPDATE jobs SET " PG_REQUEUE_SET
+                " WHERE node = $1 AND status = 'running' AND NOT (id = ANY($2::bigint[])) AND id NOT IN"
+                " (SELECT id FROM e) RETURNING id, status)"
+                " SELECT id, status, pg_notify('tplan', 'q') FROM (SELECT * FROM e UNION ALL SELECT * FROM u) a",
                 &o, 0);
     Params p = {0};
     p_text(&p, pg->node);
@@ -1106,8 +1061,22 @@ static void renew(tpService *svc)
                           " RETURNING id, attempt, ctl, ctl_code, ctl_message",
                           &p, 0);
     free(mine);
+    double now = tpClock_Now();
     if (!r) {
-        return; /* unreachable: the jobs run on; their finish is refused if the leases expired meanwhile */
+        /* unreachable: the jobs run on while their leases hold; one whose lease has run out by this
+           node's clock may be planned by another node already: its run is stopped (the scheduler kills
+           its worker and forgets the job), and the store queues it again once (PG_LEASE_LOST_SET) */
+        for (int i = 0; i < svc->nactive; ++i) {
+            svcJob *job = svc->active[i];
+            if (job->status == SVC_RUNNING && job->renewed > 0 && now - job->renewed > svc->def.lease && !job->ctl) {
+                svcLog(svc,
+                       "job %lld: its lease ran out (no renewal for %.1f s: the store does not answer); its run is "
+                       "stopped, to be queued again by the store",
+                       (long long)job->id, now - job->renewed);
+                mark_ctl(job, 'x', "lease_expired", "the node's lease on the job ran out");
+            }
+        }
+        return;
     }
     int rows = PQntuples(r);
     for (int i = svc->nactive - 1; i >= 0; --i) {
@@ -1126,6 +1095,7 @@ static void renew(tpService *svc)
             mark_ctl(job, 'l', "lease_lost", "the node lost the job's lease");
             continue;
         }
+        job->renewed = now;
         const char *ctl = PQgetvalue(r, row, 2);
         if (ctl[0] == 's') {
             svcLog(svc, "job %lld: stop requested", (long long)job->id);
@@ -1152,13 +1122,14 @@ static void renew(tpService *svc)
     p_int(&h, (long long)pg->finished);
     p_int(&h, (long long)pg->reclaimed);
     p_int(&h, (long long)pg->lost);
-    pg_command(
-        svc, "heartbeat",
-        "INSERT INTO nodes(id, host, pid, http, workers, interactive_workers, started, heartbeat, running,"
-        " claimed, finished, reclaimed, lost) VALUES($1, $2, $3, $4, $5, $6, $7,"
-        " extract(epoch FROM clock_timestamp()), $8, $9, $10, $11, $12) ON CONFLICT (id) DO UPDATE SET"
-        " heartbeat = EXCLUDED.heartbeat, running = $8, claimed = $9, finished = $10, reclaimed = $11, lost = $12",
-        &h);
+    p_bool(&h, svc->draining);
+    pg_command(svc, "heartbeat",
+               "INSERT INTO nodes(id, host, pid, http, workers, interactive_workers, started, heartbeat, running,"
+               " claimed, finished, reclaimed, lost, draining) VALUES($1, $2, $3, $4, $5, $6, $7,"
+               " extract(epoch FROM clock_timestamp()), $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO UPDATE SET"
+               " heartbeat = EXCLUDED.heartbeat, running = $8, claimed = $9, finished = $10, reclaimed = $11,"
+               " lost = $12, draining = $13",
+               &h);
 }
 
 /* Jobs whose lease expired (their node died or was cut off) go back to the queue; one asked to
@@ -1168,7 +1139,7 @@ static void reclaim(tpService *svc)
     Params p = {0};
     p_double(&p, svc->def.lease);
     PGresult *r = pg_exec(svc, "reclaim",
-                          "WITH r AS (UPDATE jobs SET " PG_REQUEUE_SET
+                          "WITH r AS (UPDATE jobs SET " PG_LEASE_LOST_SET
                           " WHERE status = 'running' AND lease_until < extract(epoch FROM clock_timestamp())"
                           " RETURNING id, attempt, status)"
                           " SELECT id, attempt, status, pg_notify('tplan', 'q') FROM r",
@@ -1378,6 +1349,39 @@ static char *svcPg_MetricsText(tpService *svc)
     return out;
 }
 
+/* GET /v1/cluster's nodes, running jobs, queue and limits as the store sees them, one JSON object
+ * made by PostgreSQL (json_build_object); caller frees; NULL on error. */
+static char *svcPg_ClusterJson(tpService *svc)
+{
+    char tags[TP_SERVICE_MAX_LIMITS * (2 * SVC_MAX_TAG + 3) + 3], maxes[TP_SERVICE_MAX_LIMITS * 8 + 3];
+    limit_arrays(svc, tags, sizeof tags, maxes, sizeof maxes);
+    Params p = {0};
+    p_double(&p, svc->def.lease);
+    p_text(&p, tags);
+    p_text(&p, maxes);
+    p_text(&p, svc->pg->node);
+    PGresult *r = pg_exec(
+        svc, "cluster",
+        "WITH t AS (SELECT extract(epoch FROM clock_timestamp()) AS now) SELECT json_build_object("
+        "'nodes', COALESCE((SELECT json_agg(json_build_object('id', id, 'host', host, 'pid', pid, 'http', http,"
+        " 'workers', workers, 'interactive_workers', interactive_workers, 'started', started, 'self', id = $4,"
+        " 'heartbeat_age', t.now - heartbeat, 'state', CASE WHEN draining THEN 'draining'"
+        " WHEN t.now - heartbeat > $1 THEN 'silent' ELSE 'up' END, 'running', running, 'claimed', claimed,"
+        " 'finished', finished, 'reclaimed', reclaimed, 'lost', lost) ORDER BY id) FROM nodes), '[]'),"
+        "'running', COALESCE((SELECT json_agg(json_build_object('id', id, 'domain', domain, 'name', name,"
+        " 'node', node, 'attempt', attempt, 'lease_left', lease_until - t.now, 'started', started,"
+        " 'failures', failures, 'lease_losses', lease_losses) ORDER BY id) FROM (SELECT * FROM jobs"
+        " WHERE status = 'running' ORDER BY id LIMIT 1000) j), '[]'),"
+        "'queued', (SELECT count(*) FROM jobs WHERE status = 'queued'),"
+        "'limits', COALESCE((SELECT json_agg(json_build_object('tag', l.tag, 'max', l.n, 'running',"
+        " (SELECT count(*) FROM jobs x WHERE x.status = 'running' AND x.tags IS NOT NULL AND x.tags::jsonb ? l.tag)))"
+        " FROM unnest($2::text[], $3::int[]) AS l(tag, n)), '[]')) FROM t",
+        &p, 0);
+    char *out = r && PQntuples(r) == 1 ? strdup(PQgetvalue(r, 0, 0)) : NULL;
+    PQclear(r);
+    return out;
+}
+
 /* ---- the listener ---------------------------------------------------------------------------- */
 
 static void wake_all(tpService *svc, bool queue, bool ctl)
@@ -1433,6 +1437,10 @@ static void *listener_main(void *arg)
                 pthread_mutex_unlock(&svc->mu);
                 PQfinish(c);
                 c = NULL;
+                /* the waiters look again now: an event stream finds the store away and says so (its
+                   wait for the next change could outlast the outage: e2e_service_cluster_restart
+                   missed the stream's "store does not answer" line under load) */
+                wake_all(svc, false, false);
                 continue;
             }
             bool any = false, queue = false, ctl = false;
@@ -1503,6 +1511,7 @@ static const svcClusterOps pg_cluster = {
     .stop_listener = svcPg_StopListener,
     .ping = svcPg_Ping,
     .metrics_text = svcPg_MetricsText,
+    .cluster_json = svcPg_ClusterJson,
 };
 
 const svcStoreOps svcStorePg = {

@@ -302,3 +302,21 @@ void svcWakeScheduler(tpService *svc)
     ssize_t r = write(svc->wake[1], &c, 1); /* non-blocking: a full pipe already wakes it */
     (void)r;
 }
+
+uint32_t svcLimitMask(const tpService *svc, const char *tags)
+{
+    if (!tags || svc->nlimits == 0) {
+        return 0;
+    }
+    cJSON *arr = cJSON_Parse(tags);
+    uint32_t mask = 0;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, arr)
+    {
+        for (int l = 0; cJSON_IsString(t) && l < svc->nlimits; ++l) {
+            mask |= strcmp(t->valuestring, svc->limit_tag[l]) == 0 ? 1u << l : 0u;
+        }
+    }
+    cJSON_Delete(arr);
+    return mask;
+}

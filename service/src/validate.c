@@ -87,6 +87,18 @@ bool svcValid_Scheduler(const tpService *svc, char *why, size_t cap)
             return tpBroken(why, cap, "worker %d: event buffer %zu of %zu bytes", wi, w->len, w->cap);
         }
     }
+    /* the concurrency limits (--limit TAG=N) hold among a single server's running jobs (a cluster's
+       node may still run a job another node reclaimed, until its next renewal tells it) */
+    for (int l = 0; !svc->cluster && l < svc->nlimits && l < TP_SERVICE_MAX_LIMITS; ++l) {
+        int n = 0;
+        for (int i = 0; i < svc->nactive; ++i) {
+            n += svc->active[i]->status == SVC_RUNNING && ((svc->active[i]->limit_mask >> l) & 1u);
+        }
+        if (n > svc->limit_max[l]) {
+            return tpBroken(why, cap, "limit '%s': %d jobs running, at most %d", svc->limit_tag[l], n,
+                            svc->limit_max[l]);
+        }
+    }
     return true;
 }
 

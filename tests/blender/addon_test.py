@@ -154,7 +154,8 @@ data = os.path.join(work, "serve")
 shutil.rmtree(data, ignore_errors=True)
 os.makedirs(data)
 log = open(os.path.join(work, "serve.log"), "w")
-server = subprocess.Popen([tplan, "serve", "--port", "0", "--data", data, "--workers", "1", "--no-web"],
+server = subprocess.Popen([tplan, "serve", "--port", "0", "--data", data, "--workers", "1", "--no-web",
+                           "--drain-timeout", "0"],
                           stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True)
 ready, _, _ = select.select([server.stdout], [], [], 120)
 line = server.stdout.readline() if ready else ""

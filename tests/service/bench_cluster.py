@@ -5,8 +5,10 @@
   2. the queue alone: claims/s with 16 concurrent claimers (pgbench running the nodes' claim and
      finish statements on empty jobs);
   3. lease-expiry recovery: kill -9 of the node running a job, until another node runs it again;
-  4. a 400-dice plan (tplan plan dice): its size, compressed size and the time to store and fetch it.
-usage: bench_cluster.py TPLAN WORKDIR [JOBS]"""
+  4. a 400-dice plan (tplan plan dice): its size, compressed size and the time to store and fetch it;
+  5. the claim with concurrency limits (--limit): claims/s of the locked claim (pg_claim.py) + finish,
+     16 concurrent claimers, with no limit, and with a limit of 4 on half the jobs.
+usage: bench_cluster.py TPLAN WORKDIR [JOBS]; BENCH=125 runs sections 1, 2 and 5 (default 1234)"""
 import os
 import signal
 import subprocess
@@ -15,6 +17,7 @@ import threading
 import time
 import zlib
 
+import pg_claim
 from pg_cluster import PGBIN, Postgres
 from tplan_service import SCRIPTS, Server, fresh_dir
 
@@ -195,6 +198,30 @@ def big_plan(pg):
     fe.stop()
 
 
+def limited_claim_rate(pg):
+    """Section 5: the claim statement of a node with --limit (under the claim lock) + a finish."""
+    print("5. the claim under --limit: 16 concurrent claimers (pgbench -c 16 -j 2), each transaction = the"
+          " locked claim + finish of an empty job, 40,000 queued jobs, half tagged g")
+    for label, tags, maxes in (("a limit on another tag (the lock and the count, nothing held)", "{h}", "{4}"),
+                               ("--limit g=4 (half the jobs held at 4 running)", "{g}", "{4}")):
+        db = "lim%d" % len(label)
+        uri = pg.create_db(db)
+        fe = Server(TPLAN, os.path.join(WORK, db), "--store", uri, "--no-web", workers=0).start()  # the schema
+        fe.stop()
+        n = 40000
+        pg.psql("INSERT INTO jobs(status, domain, request, created, time_limit, memory_mb, tags)"
+                " SELECT 'queued', 'minigolf', '{}', extract(epoch FROM now()), 60, 256,"
+                " CASE WHEN i %% 2 = 0 THEN '[\"g\"]' END FROM generate_series(1, %d) i" % n, db)
+        pg.psql("VACUUM ANALYZE jobs", db)
+        path = os.path.join(WORK, db + ".sql")
+        with open(path, "w") as f:
+            f.write(pg_claim.script(tags, maxes, FINISH))
+        r = subprocess.run([os.path.join(PGBIN, "pgbench"), "-n", "-h", pg.root, "-p", str(pg.port), "-U", "tplan",
+                            "-c", "16", "-j", "2", "-t", "1000", "-f", path, db], capture_output=True, text=True)
+        tps = [line.strip() for line in r.stdout.splitlines() if line.startswith("tps") or "latency average" in line]
+        print("   %s: %s" % (label, "; ".join(tps) or r.stderr[-500:]))
+
+
 pg = Postgres()
 try:
     which = os.environ.get("BENCH", "1234")
@@ -206,5 +233,7 @@ try:
         recovery(pg)
     if "4" in which:
         big_plan(pg)
+    if "5" in which:
+        limited_claim_rate(pg)
 finally:
     pg.destroy()

@@ -389,6 +389,83 @@ def test_metrics(s):
     assert solved == len(page["jobs"]), (solved, len(page["jobs"]))
 
 
+def test_limits(_):
+    """--limit TAG=N: at most N jobs carrying the tag run at once; the next job in the order that is
+    not held by a limit takes the free worker; bad limits refused at start naming the option."""
+    s = Server(TPLAN, os.path.join(WORK, "limits"), "--limit", "gpu=1", "--limit", "a=b=2",
+               "--interactive-workers", "0").start()
+    try:
+        a = s.submit(dict(LONG, tags=["gpu"]))
+        s.wait_status(a, ("running",))
+        b = s.submit(dict(LONG, tags=["x", "gpu"]))  # held: gpu has 1 running
+        c = s.submit(dict(LONG, tags=["x"]))  # overtakes b: takes the second worker
+        s.wait_status(c, ("running",))
+        _, _, j = s.json("GET", "/v1/jobs/%d" % b, expect=200)
+        assert j["status"] == "queued", j
+        # GET /v1/cluster (the web page's Cluster view): this server, its running jobs, the limits
+        _, hd, cl = s.json("GET", "/v1/cluster", expect=200)
+        assert hd["cache-control"] == "no-store" and cl["queued"] == 1 and not cl["draining"], cl
+        assert sorted(x["id"] for x in cl["running"]) == [a, c], cl
+        assert {x["tag"]: (x["max"], x["running"]) for x in cl["limits"]} == {"gpu": (1, 1), "a=b": (2, 0)}, cl
+        mine = [n for n in cl["nodes"] if n["self"]]
+        assert len(mine) == 1 and mine[0]["state"] == "up" and mine[0]["workers"] == 2, cl
+        if cl["store"] == "postgresql":  # the cluster's view: leases
+            assert all(x["attempt"] == 1 and x["lease_left"] is not None for x in cl["running"]), cl
+        _, _, e = s.json("GET", "/v1/cluster?x=1", expect=400)
+        assert e["error"]["field"] == "x", e
+        st, hd, _ = s.request("POST", "/v1/cluster")
+        assert st == 405 and hd["allow"] == "GET, HEAD", (st, hd)
+        d = s.submit(dict(LONG, tags=["a=b"]))  # the tag is "a=b" (the last '=' splits): limit 2
+        s.json("DELETE", "/v1/jobs/%d" % a, expect=200)  # gpu's place frees: b, before d (older)
+        s.wait_status(b, ("running",))
+        _, _, j = s.json("GET", "/v1/jobs/%d" % d, expect=200)
+        assert j["status"] == "queued", j
+        for jid in (b, c, d):
+            s.json("DELETE", "/v1/jobs/%d" % jid, expect=200)
+    finally:
+        assert s.stop() == 0
+    for bad, why in (("gpu", "give TAG=N"), ("gpu=0", "N in 1..10000"), ("=3", "give TAG=N"),
+                     ("gpu=1x", "give TAG=N"), ("gpu=10001", "N in 1..10000")):
+        out = subprocess.run([TPLAN, "serve", "--port", "0", "--no-web", "--data", os.path.join(WORK, "limits"),
+                              "--limit", bad], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert out.returncode == 2 and "--limit '%s'" % bad in out.stderr and why in out.stderr, (bad, out.stderr)
+    out = subprocess.run([TPLAN, "serve", "--port", "0", "--no-web", "--data", os.path.join(WORK, "limits"),
+                          "--limit", "t=1", "--limit", "t=2"], capture_output=True, text=True, timeout=60,
+                         stdin=subprocess.DEVNULL)
+    assert out.returncode == 2 and "tag 't' has a limit already" in out.stderr, out.stderr
+
+
+def test_retry_limits(_):
+    """A retry runs its stored request under the server's limits of today: refused 400 naming the
+    field when it asks more (a --max-time or --max-memory lowered since); the defaults of today
+    when it asked none."""
+    data = os.path.join(WORK, "retry_limits")
+    s = Server(TPLAN, data, "--max-time", "600", "--default-time", "500", "--interactive-workers", "0").start()
+    try:
+        big = s.submit(dict(LONG, time_limit=500))
+        mem = s.submit(dict(LONG, memory_mb=3000, time_limit=50))
+        dflt = s.submit({"domain": "minigolf_random", "max_iters": 1000000000})
+        for jid in (big, mem, dflt):
+            s.json("DELETE", "/v1/jobs/%d" % jid, expect=200)
+    finally:
+        assert s.stop() == 0
+    s = Server(TPLAN, data, "--max-time", "100", "--max-memory", "2048", "--interactive-workers", "0").start()
+    try:
+        _, _, e = s.json("POST", "/v1/jobs/%d/retry" % big, expect=400)
+        assert e["error"]["code"] == "bad_field" and e["error"]["field"] == "time_limit", e
+        assert "(0, 100]" in e["error"]["message"], e
+        _, _, e = s.json("POST", "/v1/jobs/%d/retry" % mem, expect=400)
+        assert e["error"]["field"] == "memory_mb" and "16..2048" in e["error"]["message"], e
+        _, _, acc = s.json("POST", "/v1/jobs/%d/retry" % dflt, expect=201)  # today's default: 60 s
+        run = s.wait_status(acc["id"], ("running",))
+        assert run["retry_of"] == dflt, run
+        s.json("DELETE", "/v1/jobs/%d" % acc["id"], expect=200)
+        ev = s.wait_final(acc["id"])
+        assert ev["status"] == "cancelled", ev
+    finally:
+        assert s.stop() == 0
+
+
 r = Runner()
 srv = Server(TPLAN, os.path.join(WORK, "data")).start()
 try:
@@ -403,7 +480,9 @@ try:
                      ("many-worlds browsing (GET /v1/jobs/{id}/worlds)", test_worlds),
                      ("metrics", test_metrics)]:
         r.run(name, fn, srv)
-    r.run("every response documented (OpenAPI)", openapi_check, [srv], WORK)
+    r.run("concurrency limits (--limit TAG=N)", test_limits, srv)
+    r.run("a retry under today's limits", test_retry_limits, srv)
+    r.run("every response documented (OpenAPI)", lambda: openapi_check(Server.every, WORK, doc_server=srv))
 finally:
     code = srv.stop()
     if code != 0:

@@ -1,12 +1,17 @@
 """tplan serve loses nothing: a worker killed with SIGKILL fails its job (worker_crashed) and the next
 job runs; the server killed with SIGKILL while jobs are queued and running restarts with every job,
-re-plans the interrupted ones to the same plan bytes and serves the finished ones unchanged.
+re-plans the interrupted ones to the same plan bytes and serves the finished ones unchanged; SIGTERM
+drains (docs/service.md#drain): no new job, running ones finish, or are stopped with their best
+solution, or are handed back to the queue at --drain-timeout.
 usage: service_crash.py TPLAN WORKDIR"""
 import os
+import re
 import signal
+import subprocess
 import sys
+import time
 
-from tplan_service import Runner, Server, cli_plan, strip_timing, fresh_dir, openapi_check_every, LONG
+from tplan_service import SCRIPTS, TIMEOUT, Runner, Server, cli_plan, strip_timing, fresh_dir, openapi_check_every, LONG
 
 TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 
@@ -86,9 +91,90 @@ def test_clean_stop(tplan, work):
         assert s2.stop(signal.SIGINT) == 0
 
 
+TINY = open(os.path.join(SCRIPTS, "tiny.lua")).read()
+# solves within a few iterations, then looks for 10,000 solutions slowly (a busy goal): it has a
+# solution long before it could end by itself
+SLOW_SOLUTIONS = TINY.replace("goal = function(s) return", "goal = function(s) for _ = 1, 20000 do end return")
+assert SLOW_SOLUTIONS != TINY
+# never solves (its goal is never reached): runs to its time limit
+NEVER = TINY.replace("goal = function(s) return s.t > 0.2 * W end", "goal = function(s) return false end").replace(
+    "max_iters = 300", "max_iters = 1000000000")
+assert NEVER.count("return false") == 1
+
+
+def wait_log(s, text):
+    deadline = time.time() + TIMEOUT
+    while text not in s.log():
+        assert s.proc.poll() is None or text in s.log(), "the server exited without logging %r" % text
+        assert time.time() < deadline, "timed out waiting for %r in the log" % text
+        time.sleep(0.05)  # a poll interval: the loop ends on the line
+
+
+def test_drain(tplan, work):
+    """SIGTERM drains: health 503 draining, nothing new starts, a running job finishes within
+    --drain-timeout and the server exits 0; with a short drain, a job with a solution is stopped
+    with its best one (solved, its plan kept) and one without any is handed back to the queue."""
+    data = os.path.join(work, "drain")
+    s = Server(tplan, data, "--drain-timeout", "600", "--interactive-workers", "0", workers=1).start()
+    a = s.submit({"domain": "minigolf_random", "max_iters": 400000, "seed": 4})
+    s.wait_status(a, ("running",))
+    s.proc.send_signal(signal.SIGTERM)
+    wait_log(s, "draining: no new job is taken; 1 running job given 600 s to end")
+    st, hd, h = s.json("GET", "/v1/health")
+    assert st == 503 and h["status"] == "draining" and hd.get("retry-after"), (st, h)
+    b = s.submit({"script": TINY})  # taken, stored queued, not started by a draining server
+    assert s.proc.wait(TIMEOUT) == 0
+    log = s.log()
+    assert "job %d solved" % a in log and "drained: no job running" in log, log[-1500:]
+    assert "job %d running" % b not in log, log[-1500:]
+    s.proc = None
+    s = Server(tplan, data, "--drain-timeout", "1", "--interactive-workers", "0", workers=2).start()
+    try:
+        assert s.wait_final(b)["status"] == "solved"  # run after the restart
+        sol = s.submit({"script": SLOW_SOLUTIONS, "solutions": 10000, "max_iters": 1000000000, "time_limit": 300})
+        none = s.submit({"script": NEVER, "time_limit": 300})
+        s.wait_until(sol, lambda j: j["status"] == "running" and j["progress"]["solutions"] >= 1, "a solution")
+        s.wait_status(none, ("running",))
+        s.proc.send_signal(signal.SIGTERM)
+        assert s.proc.wait(TIMEOUT) == 0
+        log = s.log()
+        assert "drain: job %d stopped with its best solution" % sol in log, log[-2000:]
+        assert "drain: 1 job still running after 1 s: handed back to the queue" in log, log[-2000:]
+        assert "job %d queued (interrupted by the stop)" % none in log, log[-2000:]
+    finally:
+        s.proc = None
+    s = Server(tplan, data, "--interactive-workers", "0", workers=1).start()
+    try:
+        _, _, job = s.json("GET", "/v1/jobs/%d" % sol, expect=200)
+        assert job["status"] == "solved" and job["progress"]["solutions"] >= 1, job
+        st, _, plan = s.request("GET", "/v1/jobs/%d/plan" % sol)
+        assert st == 200 and plan, st
+        s.wait_status(none, ("running",))  # handed back: planned again after the restart
+        s.json("POST", "/v1/jobs/%d/cancel" % none, expect=200)
+    finally:
+        assert s.stop(signal.SIGINT) == 0
+
+
+def test_units_stop_timeout(tplan, work):
+    """The systemd units let a drain run: TimeoutStopSec covers the default --drain-timeout, the 10 s a
+    stopped job has to write its plan, and 5 s to stop (else systemd kills the drain with SIGKILL)."""
+    text = subprocess.run([tplan, "serve", "--help"], capture_output=True, text=True, timeout=60).stdout
+    m = re.search(r"--drain-timeout S .*?\(default (\d+(?:\.\d+)?);", text, re.S)
+    assert m, text[-1500:]
+    drain = float(m.group(1))
+    units = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "packaging")
+    for name in ("tplan.service", "tplan-node.service"):
+        unit = open(os.path.join(units, name)).read()
+        stop = re.search(r"^TimeoutStopSec=(\d+)$", unit, re.M)
+        assert stop and float(stop.group(1)) >= drain + 10 + 5, (name, stop and stop.group(1), drain)
+        assert re.search(r"^KillSignal=SIGTERM$", unit, re.M), name
+
+
 r = Runner()
 r.run("worker killed -> worker_crashed", test_worker_kill, TPLAN, WORK)
 r.run("server killed -> nothing lost", test_server_kill, TPLAN, WORK)
 r.run("SIGTERM stops cleanly", test_clean_stop, TPLAN, WORK)
+r.run("SIGTERM drains", test_drain, TPLAN, WORK)
+r.run("the systemd units' stop timeout covers the drain", test_units_stop_timeout, TPLAN, WORK)
 r.run("every response documented (OpenAPI)", openapi_check_every, TPLAN, WORK)
 r.finish()

@@ -127,6 +127,35 @@ static void test_not_before_run_at(void **state)
     assert_ptr_equal(svcSched_Pick(a, 3, 1000.0), a[0]); /* both due: the higher priority */
 }
 
+static void test_concurrency_limits(void **state)
+{
+    (void)state;
+    /* limit 0 (bit 0) at most 1, limit 1 (bit 1) at most 2: a job of a full limit is passed over,
+       the next in the order taken; a job under two limits waits for both */
+    const int max[2] = {1, 2};
+    svcJob *a[5] = {job(0, 1, SVC_RUNNING, false, "a"), job(1, 2, SVC_QUEUED, false, "a"),
+                    job(2, 3, SVC_QUEUED, false, "a"), job(3, 4, SVC_QUEUED, false, "a"),
+                    job(4, 5, SVC_QUEUED, false, "a")};
+    a[0]->limit_mask = 1u;
+    a[1]->limit_mask = 1u;      /* limit 0 is full */
+    a[2]->limit_mask = 1u | 2u; /* limit 0 full too */
+    a[3]->limit_mask = 2u;
+    assert_ptr_equal(svcSched_PickLimited(a, 5, 0, max, 2), a[3]);
+    assert_ptr_equal(svcSched_Pick(a, 5, 0), a[1]); /* no limits: the oldest */
+    a[3]->status = SVC_RUNNING;
+    assert_ptr_equal(svcSched_PickLimited(a, 5, 0, max, 2), a[4]);
+    a[4]->status = SVC_RUNNING;
+    assert_null(svcSched_PickLimited(a, 5, 0, max, 2));
+    a[0]->status = SVC_SOLVED; /* limit 0 frees: the oldest of it */
+    assert_ptr_equal(svcSched_PickLimited(a, 5, 0, max, 2), a[1]);
+    a[1]->status = SVC_RUNNING;
+    a[3]->limit_mask = 1u | 2u; /* now a[1] holds limit 0 and a[3] both: a[2] (both) waits */
+    assert_null(svcSched_PickLimited(a, 5, 0, max, 2));
+    a[1]->status = SVC_CANCELLED;
+    a[3]->limit_mask = 2u; /* limit 0 free, limit 1 has a[3]: a[2] needs one more of limit 1: fits (2) */
+    assert_ptr_equal(svcSched_PickLimited(a, 5, 0, max, 2), a[2]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -138,6 +167,7 @@ int main(void)
         cmocka_unit_test(test_higher_priority_first),
         cmocka_unit_test(test_synchronous_before_any_priority),
         cmocka_unit_test(test_not_before_run_at),
+        cmocka_unit_test(test_concurrency_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

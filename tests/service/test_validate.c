@@ -119,6 +119,20 @@ static void test_job_states(void **state)
     fails(f, "job 1: jobs 0");
 }
 
+static void test_limits(void **state)
+{
+    Fixture *f = *state;
+    f->svc.nlimits = 1;
+    snprintf(f->svc.limit_tag[0], sizeof f->svc.limit_tag[0], "gpu");
+    f->svc.limit_max[0] = 1;
+    f->jobs[0].limit_mask = 1u; /* queued: not counted */
+    f->jobs[1].limit_mask = 1u; /* running: 1 of 1 */
+    char why[320] = "";
+    assert_true(svcValid_Scheduler(&f->svc, why, sizeof why));
+    f->svc.limit_max[0] = 0;
+    fails(f, "limit 'gpu': 1 jobs running, at most 0");
+}
+
 static void test_workers(void **state)
 {
     Fixture *f = *state;
@@ -164,6 +178,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_active_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_job_states, setup, teardown),
         cmocka_unit_test_setup_teardown(test_workers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

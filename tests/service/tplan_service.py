@@ -53,7 +53,9 @@ class Server:
         # would starve batch workers at the service's default nice 10 past the jobs' wall-clock
         # limits (service_interactive.py checks the default itself: batch_nice=None)
         nice = [] if batch_nice is None else ["--batch-nice", str(batch_nice)]
-        self.tplan, self.data, self.args, self.workers = tplan, data, nice + list(args), workers
+        # SIGTERM drains (docs/service.md#drain); the tests stop at once unless they test the drain
+        drain = [] if "--drain-timeout" in args else ["--drain-timeout", "0"]
+        self.tplan, self.data, self.args, self.workers = tplan, data, nice + drain + list(args), workers
         self.proc = None
         self.port = None
         self.log_path = os.path.join(data, "server.log")

@@ -8,6 +8,7 @@ export class ApiError extends Error {
     this.status = status;
     this.code = code;
     this.field = field || null;
+    this.body = null; // the answer's JSON, when it had one (a 503 health: {"status":"draining",...})
   }
 }
 
@@ -42,7 +43,9 @@ async function errorOf(res) {
   }
   const e = body && body.error;
   if (e && typeof e.code === "string") return new ApiError(res.status, e.code, e.message || e.code, e.field);
-  return new ApiError(res.status, "http_" + res.status, `HTTP ${res.status} ${res.statusText}`);
+  const err = new ApiError(res.status, "http_" + res.status, `HTTP ${res.status} ${res.statusText}`);
+  err.body = body;
+  return err;
 }
 
 // fetch() with the token; on 401 asks for a token (again, until one works) and retries. A request
@@ -116,7 +119,12 @@ export function withToken(path) {
 }
 
 export const api = {
-  health: () => getJson("/v1/health"),
+  // a 503 health (draining, store_failed, store_unreachable) still says what the server is doing
+  health: () => getJson("/v1/health").catch((err) => {
+    if (err.status === 503 && err.body && typeof err.body.status === "string") return err.body;
+    throw err;
+  }),
+  cluster: () => getJson("/v1/cluster"),
   domains: () => getJson("/v1/domains"),
   jobs: (query = {}) => {
     const q = new URLSearchParams();

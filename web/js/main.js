@@ -1,11 +1,13 @@
 // The page: header (server health), jobs list (left), and the routed view (right):
 //   #/ (or #/new)   the New-job form      #/jobs/<id>   a job      #/open   play local files
+//   #/cluster       the nodes, their leases and running jobs, the concurrency limits
 import { api, setToken, setUnauthorizedHandler, token } from "./api.js";
 import { clear } from "./dom.js";
 import { JobsList } from "./jobslist.js";
 import { NewJobForm } from "./newjob.js";
 import { JobPage } from "./jobpage.js";
 import { OpenFilesPage } from "./openfiles.js";
+import { ClusterPage } from "./cluster.js";
 
 const main = document.getElementById("main");
 const healthBox = document.getElementById("health");
@@ -55,6 +57,10 @@ function route() {
     list.select(id);
     document.title = `job ${id} · tplan`;
     view = new JobPage(main, id, { onJob: (job) => list.update(job), onDeleted: (jid) => list.remove(jid) });
+  } else if (h === "cluster") {
+    list.select(null);
+    document.title = "cluster · tplan";
+    view = new ClusterPage(main);
   } else if (h === "open") {
     list.select(null);
     document.title = "open a plan · tplan";
@@ -76,9 +82,10 @@ async function health() {
     const keep = h.retention ? ` · keeps ${[h.retention.keep_jobs ? `${h.retention.keep_jobs} jobs` : "",
       h.retention.keep_days ? `${h.retention.keep_days} days` : "", h.retention.keep_mb ? `${h.retention.keep_mb} MB` : ""]
       .filter(Boolean).join(", ") || "every job"}` : "";
-    healthBox.textContent = `${h.status} · ${h.workers} workers · ${h.running} running · ${h.queued} queued${keep}`;
+    healthBox.textContent = h.workers === undefined ? h.status
+      : `${h.status} · ${h.workers} workers · ${h.running} running · ${h.queued} queued${keep}`;
     healthBox.title = "finished jobs beyond the retention policy are deleted with their files (tplan serve --keep-*)";
-    healthBox.className = "health ok";
+    healthBox.className = h.status === "ok" ? "health ok" : "health bad";
   } catch (err) {
     healthBox.textContent = `server: ${err.message}`;
     healthBox.className = "health bad";

@@ -34,6 +34,7 @@ extern "C" {
 #define TP_SERVICE_MAX_SCRIPT_BYTES ((size_t)1 << 20) /* a submitted script: 1 MiB */
 #define TP_SERVICE_MAX_BODY_BYTES ((size_t)4 << 20)   /* a request body: 4 MiB (413 beyond) */
 #define TP_SERVICE_MAX_LOG_BYTES ((size_t)1 << 20)    /* a job's log (its script's print): 1 MiB kept */
+#define TP_SERVICE_MAX_LIMITS 32                      /* concurrency limits (tpServiceDef.limits) at most */
 
 /// How to run the service. Get defaults from tpDefaultServiceDef(); tpRunService copies what it
 /// needs and keeps no pointer into the definition once it returns.
@@ -91,6 +92,15 @@ typedef struct tpServiceDef {
     bool no_http;                   /* a worker node: no HTTP server (a PostgreSQL store only) */
     double lease;                   /* s: a PostgreSQL job's lease, renewed every lease / 3 s; a job whose
                                        node stops renewing is queued again after it. Default 10 */
+    double drain_timeout;           /* s: on SIGTERM the server drains: it takes no new job (health 503
+                                       "draining"), lets its running jobs finish within this time, then
+                                       stops those that have a solution with their best one (as POST
+                                       .../stop) and hands the others back to the queue (another node, or
+                                       this server after its restart, plans them). 0 = no drain: running
+                                       jobs go back to the queue at once (as SIGINT). Default 30 */
+    const char *const *limits;      /* concurrency limits, "TAG=N" each (N 1..10000), NULL-terminated; NULL =
+                                       none: at most N jobs carrying the tag TAG run at once, in the whole
+                                       cluster with a PostgreSQL store (give every node the same limits) */
     FILE *log;                      /* one line per request and per job state change. Default stderr */
     FILE *ready;                    /* the "listening on ..." line. Default stdout */
 } tpServiceDef;
@@ -106,8 +116,9 @@ typedef enum {
 } tpServiceStatus;
 
 /// Opens the store, starts the workers and the HTTP server, prints the ready line and serves until
-/// SIGINT or SIGTERM; then stops cleanly (running jobs go back to `queued` in the store). Failures
-/// are logged in one message.
+/// SIGINT or SIGTERM; then stops cleanly (running jobs go back to `queued` in the store): SIGTERM
+/// first drains (drain_timeout; a second SIGTERM or a SIGINT ends the drain at once). Failures are
+/// logged in one message.
 tpServiceStatus tpRunService(const tpServiceDef *def);
 
 /// A --store string as a message may show it: spec with every password in it (a URI's
