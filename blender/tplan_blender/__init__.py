@@ -494,9 +494,84 @@ def bake(scene, objects=None, fallback=True):
             last = max(last, int(frames[-1] + 0.999))
         o.animation_data.action = bpy.data.actions[_action_name(o.name, min(t.solution, len(sols) - 1))]
     scene.frame_end = last
+    draw_joints(scene, plan, sols[0], origins)
     t.nsolutions = len(sols)
     t["tplan_keyed"] = json.dumps(sorted(o.name for o in objects))
     return len(objects), nkept, nfull
+
+
+JOINT_COLLECTION = "tplan joints"
+_JOINT_SHAPES = {"hinge": "SINGLE_ARROW", "slider": "SINGLE_ARROW", "universal": "ARROWS", "hinge2": "ARROWS",
+                 "ball": "SPHERE", "fixed": "CUBE", "distance": "PLAIN_AXES"}
+
+
+def _joint_empty(scene, coll, name, shape, world, parent, parent_world0):
+    """An empty named `name` of display `shape` at the world matrix `world` (the plan's first step),
+    riding on `parent` (None: fixed in the world) as the parent moves from its pose `parent_world0`."""
+    e = bpy.data.objects.new(name, None)
+    e.empty_display_type = shape
+    e.empty_display_size = 0.08
+    e.show_in_front = True
+    coll.objects.link(e)
+    if parent is not None:
+        e.parent = parent
+        e.matrix_parent_inverse = parent_world0.inverted()
+    e.matrix_basis = world
+    e["tplan_joint"] = True
+    return e
+
+
+def draw_joints(scene, plan, sol, origins):
+    """The plan's joints (member "joints", docs/plan-format.md) drawn as empties in the collection
+    "tplan joints" (emptied first): one at each joint's anchor, its arrow along the joint's axis,
+    riding on the joint's first body as that body's object is keyed; a distance joint also at its
+    other end (on its second body, or fixed in the world). Bodies of the plan with no object of their
+    name are skipped. Returns (joints drawn, joints skipped)."""
+    joints = plan.get("joints") or []
+    coll = bpy.data.collections.get(JOINT_COLLECTION)
+    if coll is not None:
+        for o in list(coll.objects):
+            bpy.data.objects.remove(o, do_unlink=True)
+    if not joints:
+        return 0, 0
+    if coll is None:
+        coll = bpy.data.collections.new(JOINT_COLLECTION)
+    if coll.name not in scene.collection.children:
+        scene.collection.children.link(coll)
+    rows = sol["trajectories"]
+
+    def frame0(body):
+        """(object, its world matrix at step 0, the body's position and rotation at step 0)."""
+        o = scene.objects.get(body) if body is not None else None
+        if o is None or body not in rows:
+            return None
+        r = rows[body][0]
+        loc, q = core.artist_poses([r], origins.get(body, [0.0, 0.0, 0.0]))[0]
+        world0 = Matrix.LocRotScale(Vector(loc), Quaternion(q), o.matrix_world.to_scale())
+        return o, world0, Vector(r[0:3]), Quaternion(r[3:7])
+
+    drawn = skipped = 0
+    for k, j in enumerate(joints):
+        a = frame0(j["bodies"][0])
+        if a is None:
+            skipped += 1
+            continue
+        obj, world0, pos, rot = a
+        name = "joint " + (j.get("name") or str(k))
+        axis = Vector(j["axis"])
+        turn = Vector((0.0, 0.0, 1.0)).rotation_difference(rot @ axis) if axis.length > 0 else rot
+        at = Matrix.LocRotScale(pos + rot @ Vector(j["anchor"]), turn, None)
+        _joint_empty(scene, coll, name, _JOINT_SHAPES.get(j["kind"], "PLAIN_AXES"), at, obj, world0)
+        if j["kind"] == "distance":
+            b = frame0(j["bodies"][1])
+            if b is None:  # the world (or a body without an object): the other end stays put
+                end = Matrix.Translation(Vector(j["anchor2"]))
+                _joint_empty(scene, coll, name + " (end)", "PLAIN_AXES", end, None, None)
+            else:
+                end = Matrix.Translation(b[2] + b[3] @ Vector(j["anchor2"]))
+                _joint_empty(scene, coll, name + " (end)", "PLAIN_AXES", end, b[0], b[1])
+        drawn += 1
+    return drawn, skipped
 
 
 def _select_solution(scene):

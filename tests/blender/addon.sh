@@ -8,11 +8,13 @@
 #                                  tplan's progress in the panel, Esc cancels, the panel draws
 #   addon.sh TPLAN WORKDIR --bowl  headless (bowl_test.py): the bowl shot driven through the panel like
 #                                  a user, in at most 20 actions, keyed with reduced keys
+#   addon.sh TPLAN WORKDIR --joints  headless (joints_test.py): a plan's joints drawn as empties that
+#                                  follow their bodies' keys
 # Exits 77 (ctest: skipped) when blender (or, for --gui, xvfb-run) is not installed
 # (.ci/install-deps installs both).
 set -u
 tplan=$1 gui=${3:-} work=$2/blender_addon
-case "$gui" in --gui) work=${work}_gui ;; --bowl) work=${work}_bowl ;; esac
+case "$gui" in --gui) work=${work}_gui ;; --bowl) work=${work}_bowl ;; --joints) work=${work}_joints ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 addon=$here/../../blender
 if ! command -v blender > /dev/null; then
@@ -42,6 +44,14 @@ print("blender_addon_gui: statuses %s, panel drawn %d times: %s" % (r["statuses"
 sys.exit(0 if r["ok"] and not tb else 1)
 PY
   exit $?
+fi
+if [ "$gui" = --joints ]; then
+  HOME="$work" blender -b --factory-startup --python-exit-code 1 --python "$here/joints_test.py" -- \
+    "$tplan" "$work" "$addon" > "$work/blender.log" 2>&1
+  rc=$?
+  grep -E "^(FAIL|blender_joints)" "$work/blender.log"
+  [ $rc -eq 0 ] || { echo "FAIL: the joints (log: $work/blender.log)"; exit 1; }
+  exit 0
 fi
 if [ "$gui" = --bowl ]; then
   HOME="$work" blender -b --factory-startup --python-exit-code 1 --python "$here/bowl_test.py" -- \
