@@ -71,7 +71,8 @@ typedef struct svcJob {
     int64_t retry_of; /* the failed or cancelled job this one runs again (POST /v1/jobs/{id}/retry); 0 = none */
     /* runtime (active jobs only) */
     bool sync;            /* POST /v1/plan: ahead of the queue, planned within sync_deadline */
-    double sync_deadline; /* tpClock time */
+    double sync_deadline; /* unix s (svcNow): the answer is sent by then, whatever the job's state */
+    double answer_by;     /* unix s: its search ends here (sched.c: the deadline less the reserve) */
     double time_limit;    /* s: the planner's limit, as accepted */
     int memory_mb;
     int jobs;         /* worker processes its OR-parallel search takes (request "jobs", >= 1) */
@@ -172,6 +173,8 @@ typedef struct tpService {
     double store_failed_until; /* a PostgreSQL store's store_failed holds until this tpClock time (its
                                   disk may be given room): new jobs are tried again then; 0 = until a
                                   restart (SQLite) */
+    double sync_reserve;       /* s: a synchronous job's search ends this long before its deadline
+                                  (sched.c, measured; 0 = none measured yet); mu held */
     uint64_t store_errors;     /* store operations that failed (a statement's error, the database away),
                                   counted by the backends (mu held): a handler that finds no job compares
                                   it before and after its read, so that an outage answers 503, never 404 */

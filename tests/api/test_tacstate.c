@@ -130,6 +130,7 @@ static void test_pool_kick_resumes_the_sequence(void **unused)
     assert_int_equal(nc, 1);
     const double *ctl = tplan_result_controls(r, tplan_result_body_index(r, "cue"));
     tplan_state *sim = tplan_state_copy(s);
+    assert_int_equal(tplan_state_tactic_count(sim), 1);
     for (int i = m; i < steps; ++i) {
         tplan_simulate_def sd;
         tplan_simulate_def_init(&sd);
@@ -148,6 +149,10 @@ static void test_pool_kick_resumes_the_sequence(void **unused)
             assert_int_equal(ra, rb);
         }
         assert_memory_equal(tplan_state_memory(want), tplan_state_memory(sim), 3 * sizeof(int32_t));
+        /* the memory goes on with the world; the tactics' state does not (the caller's controls,
+           not the tactics, moved it: docs/embedding.md), where the plan's own state has them */
+        assert_int_equal(tplan_state_tactic_count(sim), 0);
+        assert_int_equal(tplan_state_tactic_count(want), 1);
         tplan_state_free(want);
     }
     assert_int_equal(tplan_state_memory(sim)[0], 3); /* the whole kick, from the cushion on */
