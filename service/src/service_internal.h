@@ -134,6 +134,8 @@ typedef struct svcMetrics {
     uint64_t worker_restarts;
 } svcMetrics;
 
+#define SVC_SYNC_SAMPLES 32 /* synchronous jobs whose cost after their search sched.c's reserve follows */
+
 typedef struct tpService {
     tpServiceDef def;
     char *data_dir;
@@ -168,16 +170,17 @@ typedef struct tpService {
     volatile sig_atomic_t stopping;
     svcMetrics metrics;
     double started_at;
-    bool store_failed;         /* a write to the store failed (disk full, I/O error): no new jobs, health
-                                  says so, until a restart (store.c; mu held) */
-    double store_failed_until; /* a PostgreSQL store's store_failed holds until this tpClock time (its
-                                  disk may be given room): new jobs are tried again then; 0 = until a
-                                  restart (SQLite) */
-    double sync_reserve;       /* s: a synchronous job's search ends this long before its deadline
-                                  (sched.c, measured; 0 = none measured yet); mu held */
-    uint64_t store_errors;     /* store operations that failed (a statement's error, the database away),
-                                  counted by the backends (mu held): a handler that finds no job compares
-                                  it before and after its read, so that an outage answers 503, never 404 */
+    bool store_failed;                   /* a write to the store failed (disk full, I/O error): no new jobs, health
+                                            says so, until a restart (store.c; mu held) */
+    double store_failed_until;           /* a PostgreSQL store's store_failed holds until this tpClock time (its
+                                            disk may be given room): new jobs are tried again then; 0 = until a
+                                            restart (SQLite) */
+    double sync_spent[SVC_SYNC_SAMPLES]; /* s from the last synchronous jobs' answer_by to their plans'
+                                            being ready (sched.c's reserve; a ring); mu held */
+    int nsync_spent, sync_next;
+    uint64_t store_errors; /* store operations that failed (a statement's error, the database away),
+                              counted by the backends (mu held): a handler that finds no job compares
+                              it before and after its read, so that an outage answers 503, never 404 */
 } tpService;
 
 /* ---- util.c ---- */
