@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "par.h"
 #include "tp/base.h"
+#include "tp/json_text.h"
 #include "tp/service.h"
 
 /* The job's log (DATA/jobs/ID/log.txt, GET /v1/jobs/ID/log): what its script print()s, never the
@@ -396,7 +397,8 @@ static void run_job(FILE *ev, const cJSON *m)
     tplan_state *start = NULL;
     const cJSON *state = cJSON_GetObjectItemCaseSensitive(req, "state");
     if (req_ok && state) {
-        char *text = cJSON_PrintUnformatted(state);
+        /* to the bit (cJSON's printer may move a number's last bit); the subtree is read no more */
+        char *text = tpJson_ExactNumbers((cJSON *)state) ? cJSON_PrintUnformatted(state) : NULL;
         tplan_error e;
         start = text ? tpState_Parse(text, strlen(text), &e) : NULL;
         cJSON_free(text);

@@ -339,9 +339,6 @@ static tplan_code search_run(tplan_search *s, double budget, int64_t iterations,
         const double t_ex = tpClock_Now();
         code = extract(s, err);
         const double spent = tpClock_Now() - t_ex;
-        if (getenv("TP_SEARCH_DEBUG"))
-            fprintf(stderr, "loop %.3f ms extract %.3f ms reserve %.3f nodes %d steps %d\n", 1e3 * (t_ex - t_call),
-                    1e3 * spent, 1e3 * s->reserve, (int)tplan_result_nodes(s->best), tplan_result_steps(s->best));
         /* the next reserve: this extraction with a margin, shrinking slowly when extractions get
            cheaper (a plan's cost grows with its length, not with the tree) */
         const double want = 1.5 * spent + 50e-6;

@@ -17,6 +17,7 @@
 
 #include "http_internal.h"
 #include "tp/base.h"
+#include "tp/json_text.h"
 #include "tp/run_def.h"
 
 /* forward: the entity tag of a finished job's object or file */
@@ -383,7 +384,9 @@ static char *normalized_request(const cJSON *req, const Submission *sub)
         cJSON_DeleteItemFromObjectCaseSensitive(copy, "script");
         cJSON_AddNumberToObject(copy, "script_bytes", (double)sub->script_len);
     }
-    char *s = cJSON_PrintUnformatted(copy);
+    /* a state's numbers to the bit (cJSON's printer may move the last one): its plan is then the
+       plan `tplan plan --state` makes of the same file */
+    char *s = tpJson_ExactNumbers(copy) ? cJSON_PrintUnformatted(copy) : NULL;
     cJSON_Delete(copy);
     return s;
 }
@@ -639,10 +642,20 @@ static unsigned sync_error_status(const char *code)
     return 500;
 }
 
-/* POST /v1/plan: waits for job id until its final state (it was planned to end before deadline). */
+/* The answer of a synchronous call is on its way this long before its deadline (s): the handler's
+ * wake and the sending of a short answer. */
+#define SYNC_SEND_MARGIN 0.002
+
+/* POST /v1/plan: waits for job id until its final state or its deadline, which is hard: the job's
+ * search was planned to end before it (sched.c's reserve), and a job still queued then is refused
+ * (503 no_worker), one still running (a worker preempted, a plan slow to write) answered 503
+ * deadline_missed, its plan kept for GET /v1/jobs/ID/plan when it ends. */
 static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline)
 {
     tpService *svc = rq->svc;
+    const double cut = deadline - SYNC_SEND_MARGIN;
+    bool missed = false;
+    svcStatus at_cut = SVC_QUEUED;
     pthread_mutex_lock(&svc->mu);
     while (svc->cluster && !svc->stopping) { /* whichever node plans it */
         svcStatus st;
@@ -650,24 +663,44 @@ static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline)
             break;
         }
         double now = svcNow();
-        if (st == SVC_QUEUED && now > deadline && svcCluster_DropQueued(svc, id)) {
-            break; /* no node took it in time: 503 no_worker, and not left behind as a job */
+        if (now >= cut) {
+            if (st == SVC_QUEUED && svcCluster_DropQueued(svc, id)) {
+                break; /* no node took it in time: 503 no_worker, and not left behind as a job */
+            }
+            missed = true; /* a node runs it (its own scheduler stops it if it runs on far past) */
+            at_cut = st;
+            break;
         }
-        if (now > deadline + 5.0) {
-            svcCluster_RequestEnd(svc, id, 'c', "time_limit", "the synchronous job missed its deadline");
-        }
-        svcApi_WaitChange(svc, 0.25);
+        svcApi_WaitChange(svc, fmin(0.25, cut - now));
     }
     for (;;) {
         svcJob *job = svcApi_LocalJob(svc, id);
-        if (!job || svc->stopping) {
+        if (!job || svc->stopping || missed) {
             break;
         }
         double now = svcNow();
-        if (now > deadline + 5.0) { /* the worker missed the planner's own limit by far: give up */
-            svcSched_Cancel(svc, job, "time_limit", "the synchronous job missed its deadline");
+        if (now >= cut) {
+            if (job->status == SVC_QUEUED) { /* refused as the scheduler's tick would: deleted */
+                svcSched_Cancel(svc, job, "no_worker", "no worker became free before the deadline");
+                continue;
+            }
+            missed = true;
+            at_cut = job->status;
+            break;
         }
-        svcApi_WaitChange(svc, 0.25);
+        svcApi_WaitChange(svc, fmin(0.25, cut - now));
+    }
+    if (missed) {
+        pthread_mutex_unlock(&svc->mu);
+        char idbuf[32];
+        snprintf(idbuf, sizeof idbuf, "%lld", (long long)id);
+        svcHttp_Header(rq, "X-Tplan-Job", idbuf);
+        svcHttp_Header(rq, "X-Tplan-Status", svcStatusName(at_cut));
+        svcHttp_Header(rq, "Retry-After", "1");
+        return svcHttp_Error(rq, 503, "deadline_missed", NULL,
+                             "job %lld had no plan ready within the wait of %.3g s (still %s; the machine is "
+                             "busy?); its plan will be at /v1/jobs/%lld/plan when it ends",
+                             (long long)id, deadline - rq->t0, svcStatusName(at_cut), (long long)id);
     }
     svcJob *job = svcApi_StoredJob(svc, id, false, &rq->store_down);
     bool stopping = svc->stopping;

@@ -20,15 +20,22 @@
 
 #include "service_internal.h"
 #include "tp/base.h"
+#include "tp/json_text.h"
 #include "tp/run_def.h"
 
 extern char **environ;
 
 #define SVC_HARD_GRACE 10.0 /* s past a job's time_limit before its worker is killed */
-/* a synchronous job's search ends this share of its wait (at least the minimum, s) before its
- * deadline: the rest is for writing the plan and the reply, on a loaded machine too */
-#define SVC_SYNC_MARGIN 0.2
-#define SVC_SYNC_MARGIN_MIN 0.08
+/* A synchronous job's search ends its reserve before the deadline: the time from that end to the
+ * plan's being ready (the worker writing the plan, its done event, the store's update), measured on
+ * the last SVC_SYNC_SAMPLES synchronous jobs, as the library's anytime search keeps one for its
+ * extraction (api/src/search.c): 1.5 times the longest of them plus SVC_SYNC_RESERVE_ADD, at most
+ * half the wait. The longest, not the last: on a loaded machine the cost of one job says little of
+ * the next one's (tests/service/bench_sync_deadline.py, load average 9-12: the last one's missed
+ * 6 of 200 deadlines of 0.5 s, the longest 3). Before the first measure it is SVC_SYNC_RESERVE0. */
+#define SVC_SYNC_RESERVE0 0.08
+#define SVC_SYNC_RESERVE_ADD 0.01   /* s: the answer's own sending and the handler's wake */
+#define SVC_SYNC_OVERDUE 5.0        /* s past its deadline a synchronous job still running is cancelled */
 #define SVC_RETENTION_EVERY 10.0    /* s between two retention passes (one query over an index, ~1 ms) */
 #define SVC_RETENTION_AFTER_JOB 1.0 /* s: a job's end brings the next pass forward, at most this often */
 #define SVC_RETENTION_BATCH 16      /* jobs deleted per hold of svc->mu (16 records of 4 MiB: ~8 ms) */
@@ -465,16 +472,40 @@ static svcJob *next_queued(tpService *svc)
     return svcSched_PickLimited(svc->active, svc->nactive, svcNow(), svc->limit_max, svc->nlimits);
 }
 
+/* When a synchronous job's search must end (unix s): its deadline less the reserve (above). */
+static double sync_answer_by(const tpService *svc, const svcJob *job)
+{
+    const double wait = job->sync_deadline - job->created;
+    double longest = 0;
+    for (int i = 0; i < svc->nsync_spent; ++i) {
+        longest = svc->sync_spent[i] > longest ? svc->sync_spent[i] : longest;
+    }
+    const double reserve = svc->nsync_spent > 0 ? 1.5 * longest + SVC_SYNC_RESERVE_ADD : SVC_SYNC_RESERVE0;
+    return job->sync_deadline - fmin(reserve, 0.5 * wait);
+}
+
+/* A synchronous job's plan is ready (its done event): the time since its search was to end is a
+ * measure of the reserve (none when the search ended by itself before). */
+static void sync_measure(tpService *svc, const svcJob *job)
+{
+    const double spent = svcNow() - job->answer_by;
+    if (!job->sync || !(job->answer_by > 0) || !(spent > 0)) {
+        return;
+    }
+    svc->sync_spent[svc->sync_next] = spent;
+    svc->sync_next = (svc->sync_next + 1) % SVC_SYNC_SAMPLES;
+    svc->nsync_spent += svc->nsync_spent < SVC_SYNC_SAMPLES;
+}
+
 /* The planner's time limit of a job started now. A synchronous job answers within its deadline:
- * it plans until shortly before it (the rest is for writing the plan and the reply). */
+ * it plans until its answer_by (the rest is for writing the plan and the reply). */
 static double effective_time_limit(const svcJob *job)
 {
     if (!job->sync) {
         return job->time_limit;
     }
-    double remaining = job->sync_deadline - svcNow(); /* both wall-clock (unix) times */
-    double margin = fmax(SVC_SYNC_MARGIN_MIN, SVC_SYNC_MARGIN * remaining);
-    return fmax(0.01, fmin(job->time_limit, remaining - margin));
+    double remaining = job->answer_by - svcNow(); /* both wall-clock (unix) times */
+    return fmax(0.01, fmin(job->time_limit, remaining));
 }
 
 /* The run definition a job's worker plans with: the request's run fields (the server read them
@@ -533,6 +564,9 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
         return true;
     }
     double now = tpClock_Now();
+    if (job->sync) {
+        job->answer_by = sync_answer_by(svc, job);
+    }
     double limit = effective_time_limit(job);
     cJSON *req = cJSON_Parse(job->request);
     tplan_run_def run;
@@ -558,11 +592,10 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
         cJSON_AddStringToObject(m, "domain_path", path);
     }
     if (job->sync) { /* the search ends here even if the script's load took part of the time */
-        double wait = job->sync_deadline - job->created;
-        cJSON_AddNumberToObject(m, "answer_by", job->sync_deadline - fmax(SVC_SYNC_MARGIN_MIN, SVC_SYNC_MARGIN * wait));
+        cJSON_AddNumberToObject(m, "answer_by", job->answer_by);
     }
     cJSON_AddNumberToObject(m, "progress", 0.25);
-    char *line = cJSON_PrintUnformatted(m);
+    char *line = tpJson_ExactNumbers(m) ? cJSON_PrintUnformatted(m) : NULL; /* a state's to the bit */
     cJSON_Delete(m);
     free(job->script); /* the worker has it now */
     job->script = NULL;
@@ -784,6 +817,7 @@ static void handle_event(tpService *svc, svcWorker *w, const char *line)
     job->version++;
     series_add(job);
     if (strcmp(type->valuestring, "done") == 0 && !job->cancel) {
+        sync_measure(svc, job);
         const cJSON *st = cJSON_GetObjectItemCaseSensitive(ev, "status");
         int s = cJSON_IsString(st) ? svcStatusFromName(st->valuestring) : -1;
         cJSON *sum = cJSON_GetObjectItemCaseSensitive(ev, "summary");
@@ -974,11 +1008,16 @@ static void check_deadlines(tpService *svc, double now)
             svcSched_Cancel(svc, job, "time_limit", msg);
         }
     }
-    /* a synchronous job that found no free worker before its deadline is dropped (its request gets 503) */
+    /* a synchronous job that found no free worker before its deadline is dropped (its request gets
+       503); one still running long after it (its request was answered 503 deadline_missed at the
+       deadline) missed the planner's own limit by far, a stuck callback: it is stopped */
     for (int i = svc->nactive - 1; i >= 0; --i) {
         svcJob *job = svc->active[i];
         if (job->sync && job->status == SVC_QUEUED && svcNow() > job->sync_deadline) {
             svcSched_Cancel(svc, job, "no_worker", "no worker became free before the deadline");
+        } else if (job->sync && job->status == SVC_RUNNING && !job->cancel &&
+                   svcNow() > job->sync_deadline + SVC_SYNC_OVERDUE) {
+            svcSched_Cancel(svc, job, "time_limit", "the synchronous job missed its deadline");
         }
     }
 }

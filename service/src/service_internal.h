@@ -72,7 +72,8 @@ typedef struct svcJob {
     uint32_t limit_mask; /* bit i: it carries the tag of the server's concurrency limit i (svcSched_Enqueue) */
     /* runtime (active jobs only) */
     bool sync;            /* POST /v1/plan: ahead of the queue, planned within sync_deadline */
-    double sync_deadline; /* tpClock time */
+    double sync_deadline; /* unix s (svcNow): the answer is sent by then, whatever the job's state */
+    double answer_by;     /* unix s: its search ends here (sched.c: the deadline less the reserve) */
     double time_limit;    /* s: the planner's limit, as accepted */
     int memory_mb;
     int jobs;         /* worker processes its OR-parallel search takes (request "jobs", >= 1) */
@@ -139,6 +140,8 @@ typedef struct svcMetrics {
     uint64_t worker_restarts;
 } svcMetrics;
 
+#define SVC_SYNC_SAMPLES 32 /* synchronous jobs whose cost after their search sched.c's reserve follows */
+
 typedef struct tpService {
     tpServiceDef def;
     char *data_dir;
@@ -178,14 +181,17 @@ typedef struct tpService {
     bool draining; /* SIGTERM: no job is started or claimed; running ones end (service.c drain) */
     svcMetrics metrics;
     double started_at;
-    bool store_failed;         /* a write to the store failed (disk full, I/O error): no new jobs, health
-                                  says so, until a restart (store.c; mu held) */
-    double store_failed_until; /* a PostgreSQL store's store_failed holds until this tpClock time (its
-                                  disk may be given room): new jobs are tried again then; 0 = until a
-                                  restart (SQLite) */
-    uint64_t store_errors;     /* store operations that failed (a statement's error, the database away),
-                                  counted by the backends (mu held): a handler that finds no job compares
-                                  it before and after its read, so that an outage answers 503, never 404 */
+    bool store_failed;                   /* a write to the store failed (disk full, I/O error): no new jobs, health
+                                            says so, until a restart (store.c; mu held) */
+    double store_failed_until;           /* a PostgreSQL store's store_failed holds until this tpClock time (its
+                                            disk may be given room): new jobs are tried again then; 0 = until a
+                                            restart (SQLite) */
+    double sync_spent[SVC_SYNC_SAMPLES]; /* s from the last synchronous jobs' answer_by to their plans'
+                                            being ready (sched.c's reserve; a ring); mu held */
+    int nsync_spent, sync_next;
+    uint64_t store_errors; /* store operations that failed (a statement's error, the database away),
+                              counted by the backends (mu held): a handler that finds no job compares
+                              it before and after its read, so that an outage answers 503, never 404 */
 } tpService;
 
 /* ---- util.c ---- */

@@ -7,7 +7,9 @@
  *     replays; without the memory (or the tactics) the same state gives another plan.
  *   - soccer: a state mid-lob resumes in the lob (not in go_to_ball, σ_init) and the continuation's
  *     controls are the original's until the lob ends; without the tactics it restarts.
- *   - the state file round trip (version 2) and bad tactics / memory naming the field. */
+ *   - the state file round trip (version 2) and bad tactics / memory naming the field.
+ *   - tplan_simulate drops the tactics; a search re-rooted on the state its plan's controls
+ *     simulate to takes them from the matching node. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -130,6 +132,7 @@ static void test_pool_kick_resumes_the_sequence(void **unused)
     assert_int_equal(nc, 1);
     const double *ctl = tplan_result_controls(r, tplan_result_body_index(r, "cue"));
     tplan_state *sim = tplan_state_copy(s);
+    assert_int_equal(tplan_state_tactic_count(sim), 1);
     for (int i = m; i < steps; ++i) {
         tplan_simulate_def sd;
         tplan_simulate_def_init(&sd);
@@ -148,6 +151,10 @@ static void test_pool_kick_resumes_the_sequence(void **unused)
             assert_int_equal(ra, rb);
         }
         assert_memory_equal(tplan_state_memory(want), tplan_state_memory(sim), 3 * sizeof(int32_t));
+        /* the memory goes on with the world; the tactics' state does not (the caller's controls,
+           not the tactics, moved it: docs/embedding.md), where the plan's own state has them */
+        assert_int_equal(tplan_state_tactic_count(sim), 0);
+        assert_int_equal(tplan_state_tactic_count(want), 1);
         tplan_state_free(want);
     }
     assert_int_equal(tplan_state_memory(sim)[0], 3); /* the whole kick, from the cushion on */
@@ -331,12 +338,70 @@ static void test_bad_tactics_and_memory(void **unused)
     tplan_domain_free(d);
 }
 
+/* ---- a simulated state carries no tactics; a re-root on it takes them from the tree -------- */
+
+/* tplan_simulate drops the tactics (docs/embedding.md); a search re-rooted on the state its best
+ * plan's controls simulate to finds that node bit for bit, and its plans start with the node's
+ * tactics: those the plan itself has at that step. */
+static void test_reroot_on_simulated_takes_tactics(void **unused)
+{
+    (void)unused;
+    tplan_domain *d = load(POOL_KICK);
+    tplan_error e;
+    tplan_run_def def;
+    tplan_run_def_init(&def);
+    def.seed = 1;
+    tplan_search *s = tplan_search_new(d, &def, NULL, &e);
+    assert_non_null(s);
+    assert_int_equal(tplan_search_run_iterations(s, 200, &e), TPLAN_OK);
+    const tplan_result *best = tplan_search_best(s);
+    const int steps = tplan_result_steps(best);
+    assert_true(steps >= 2);
+    const int m = steps / 2;
+    tplan_state *want = tplan_result_state(best, d, m, &e);
+    assert_non_null(want);
+    assert_int_equal(tplan_state_tactic_count(want), 1);
+    tplan_state *sim = tplan_state_new(d, &e);
+    assert_non_null(sim);
+    tplan_simulate_def sd;
+    tplan_simulate_def_init(&sd);
+    sd.steps = m;
+    sd.controls = tplan_result_controls(best, tplan_result_body_index(best, "cue"));
+    assert_non_null(sd.controls);
+    assert_int_equal(tplan_simulate(d, sim, &sd, &e), TPLAN_OK);
+    assert_int_equal(tplan_state_tactic_count(sim), 0);
+    int64_t kept = 0;
+    assert_int_equal(tplan_search_reroot(s, sim, 0, &kept, &e), TPLAN_OK);
+    assert_true(kept > 0); /* found, not restarted */
+    tplan_state *now = tplan_result_state(tplan_search_best(s), d, 0, &e);
+    assert_non_null(now);
+    assert_int_equal(tplan_state_tactic_count(now), 1);
+    int sk[2], busy[2], started[2], nv[2] = {16, 16};
+    double vars[2][16];
+    const tplan_state *two[2] = {want, now};
+    for (int k = 0; k < 2; ++k) {
+        assert_int_equal(tplan_state_get_tactic(two[k], "cue_ball", &sk[k], &busy[k], &started[k], vars[k], &nv[k], &e),
+                         TPLAN_OK);
+    }
+    assert_int_equal(sk[0], sk[1]);
+    assert_int_equal(busy[0], busy[1]);
+    assert_int_equal(started[0], started[1]);
+    assert_int_equal(nv[0], nv[1]);
+    assert_memory_equal(vars[0], vars[1], sizeof(double) * (size_t)nv[0]);
+    tplan_state_free(now);
+    tplan_state_free(sim);
+    tplan_state_free(want);
+    tplan_search_free(s);
+    tplan_domain_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pool_kick_resumes_the_sequence),
         cmocka_unit_test(test_soccer_resumes_mid_skill),
         cmocka_unit_test(test_bad_tactics_and_memory),
+        cmocka_unit_test(test_reroot_on_simulated_takes_tactics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 
-from tplan_service import Runner, Server, fresh_dir, SCRIPTS, LONG, openapi_check
+from tplan_service import Runner, Server, fresh_dir, SCRIPTS, LONG, openapi_check, cli_plan, strip_timing
 
 TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 
@@ -292,6 +292,18 @@ def test_states(s):
     assert p["version"] == 2 and p["start"]["time"] == state["time"], p.get("start")
     assert p["bodies"][[b["name"] for b in p["bodies"]].index("cue")]["trajectory"][0][:3] == \
         state["bodies"]["cue"]["position"]
+    # the state's numbers reach the worker to the bit (cJSON's printer moved a last bit: the time
+    # 0.66666666666666707 of step 40 became 0.666666666666667): the plan is `tplan plan --state`'s
+    at40 = os.path.join(d, "at40.json")
+    subprocess.run([TPLAN, "state", plan, "--step", "40", "-o", at40], check=True)
+    st_, hd, body = s.request("POST", "/v1/plan?wait=30", {"domain": "pool", "state": json.load(open(at40)),
+                                                            "seed": 2, "max_iters": 200})
+    assert st_ == 200, (st_, body[:300])
+    want = cli_plan(TPLAN, os.path.join(d, "cli40.json"), "pool", "--state", at40, "--seed", "2", "--max-iters", "200")
+    got, want = strip_timing(body), strip_timing(want)
+    got["planner"].pop("time_limit")  # a synchronous job's is the time to its deadline
+    want["planner"].pop("time_limit")
+    assert got == want, "the service's plan from the state differs from tplan plan's"
 
 
 r = Runner()

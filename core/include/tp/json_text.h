@@ -28,6 +28,14 @@ bool tpJson_EndsOpen(const char *text, size_t len);
 /// trailing text starts (for tpJson_LineColumn).
 struct cJSON *tpJson_ParseDocument(const char *text, size_t len, size_t *stop);
 
+/// Makes every number under root (root included) print exactly: each becomes a raw item holding
+/// its text as plan files write numbers (tpPlan_FormatDouble: the shortest of %.15g / %.17g that
+/// reads back to the same bits), since cJSON's own printer keeps %.15g when it reads back within
+/// an ulp, which moves a state's last bit. For a tree about to be printed only: a raw item is no
+/// number to cJSON's getters. Non-finite numbers are left as they are. False when out of memory
+/// (the tree is then partly converted, still printable).
+bool tpJson_ExactNumbers(struct cJSON *root);
+
 /// 1-based line and column of byte offset `off` (<= len) in text.
 void tpJson_LineColumn(const char *text, size_t len, size_t off, size_t *line, size_t *col);
 
