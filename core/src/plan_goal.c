@@ -27,19 +27,6 @@ void tpPlan_FreeGoal(tpPlanRecord *rec)
     rec->ngoal_regions = 0;
 }
 
-static bool why_(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static bool why_(char *why, size_t cap, const char *fmt, ...)
-{
-    if (why && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, cap, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
-
 static bool is_coord(double v)
 {
     return fabs(v) <= TP_MAX_COORD; /* false for NaN */
@@ -52,37 +39,37 @@ bool tpPlanGoalRegion_Valid(const tpPlanGoalRegion *g, int nbodies, char *why, s
         why[0] = '\0';
     }
     if (!tpGoalRegionKind_Name(g->kind)) {
-        return why_(why, cap, "kind: %d is not a goal region kind", (int)g->kind);
+        return tpBroken(why, cap, "kind: %d is not a goal region kind", (int)g->kind);
     }
     if (g->body < 0 || g->body >= nbodies) {
-        return why_(why, cap, "body: index %d out of range [0, %d)", g->body, nbodies);
+        return tpBroken(why, cap, "body: index %d out of range [0, %d)", g->body, nbodies);
     }
     if (g->kind == TP_GOAL_BOX) {
         bool bounded = false;
         for (int k = 0; k < 3; ++k) {
             double lo = g->lo[k], hi = g->hi[k];
             if (!(lo == -INFINITY || is_coord(lo)) || !(hi == INFINITY || is_coord(hi))) {
-                return why_(why, cap, "%s: a bound on %c is neither unbounded (null) nor within +-%g m",
-                            (lo == -INFINITY || is_coord(lo)) ? "max" : "min", axis[k], TP_MAX_COORD);
+                return tpBroken(why, cap, "%s: a bound on %c is neither unbounded (null) nor within +-%g m",
+                                (lo == -INFINITY || is_coord(lo)) ? "max" : "min", axis[k], TP_MAX_COORD);
             }
             if (!(lo <= hi)) {
-                return why_(why, cap, "min: %.17g is above max %.17g on %c", lo, hi, axis[k]);
+                return tpBroken(why, cap, "min: %.17g is above max %.17g on %c", lo, hi, axis[k]);
             }
             bounded = bounded || isfinite(lo) || isfinite(hi);
         }
         if (!bounded) {
-            return why_(why, cap, "min, max: no finite bound (the region would be all of space)");
+            return tpBroken(why, cap, "min, max: no finite bound (the region would be all of space)");
         }
         return true;
     }
     int n = g->kind == TP_GOAL_CIRCLE ? 2 : 3;
     for (int k = 0; k < n; ++k) {
         if (!is_coord(g->center[k])) {
-            return why_(why, cap, "center: %.17g on %c is not within +-%g m", g->center[k], axis[k], TP_MAX_COORD);
+            return tpBroken(why, cap, "center: %.17g on %c is not within +-%g m", g->center[k], axis[k], TP_MAX_COORD);
         }
     }
     if (!(g->radius > 0 && g->radius <= TP_PLAN_MAX_GOAL_RADIUS)) {
-        return why_(why, cap, "radius: %.17g is not in (0, %g] m", g->radius, TP_PLAN_MAX_GOAL_RADIUS);
+        return tpBroken(why, cap, "radius: %.17g is not in (0, %g] m", g->radius, TP_PLAN_MAX_GOAL_RADIUS);
     }
     return true;
 }

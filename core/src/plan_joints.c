@@ -37,19 +37,6 @@ void tpPlan_FreeJoints(tpPlanRecord *rec)
     rec->njoints = 0;
 }
 
-static bool why_(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static bool why_(char *why, size_t cap, const char *fmt, ...)
-{
-    if (why && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, cap, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
-
 static bool coords(const double v[3])
 {
     return fabs(v[0]) <= TP_MAX_COORD && fabs(v[1]) <= TP_MAX_COORD && fabs(v[2]) <= TP_MAX_COORD;
@@ -59,14 +46,14 @@ static bool coords(const double v[3])
 static bool axis_ok(const double v[3], bool has, const char *name, char *why, size_t cap)
 {
     if (!(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]))) {
-        return why_(why, cap, "%s: not finite", name);
+        return tpBroken(why, cap, "%s: not finite", name);
     }
     const double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (has && !(fabs(n - 1.0) <= UNIT_TOL)) {
-        return why_(why, cap, "%s: not a unit vector (length %g)", name, n);
+        return tpBroken(why, cap, "%s: not a unit vector (length %g)", name, n);
     }
     if (!has && n != 0.0) {
-        return why_(why, cap, "%s: [0, 0, 0] for this kind (got length %g)", name, n);
+        return tpBroken(why, cap, "%s: [0, 0, 0] for this kind (got length %g)", name, n);
     }
     return true;
 }
@@ -77,20 +64,20 @@ bool tpPlanJoint_Valid(const tpPlanJoint *j, int nbodies, char *why, size_t cap)
         why[0] = '\0';
     }
     if (!tpPlan_JointKindName(j->kind)) {
-        return why_(why, cap, "kind: %d is not a joint kind", j->kind);
+        return tpBroken(why, cap, "kind: %d is not a joint kind", j->kind);
     }
     if (!j->name || strlen(j->name) >= TP_PLAN_JOINT_NAME) {
-        return why_(why, cap, "name: missing or longer than %d bytes", TP_PLAN_JOINT_NAME - 1);
+        return tpBroken(why, cap, "name: missing or longer than %d bytes", TP_PLAN_JOINT_NAME - 1);
     }
     if (j->body_a < 0 || j->body_a >= nbodies) {
-        return why_(why, cap, "bodies[0]: index %d out of range [0, %d)", j->body_a, nbodies);
+        return tpBroken(why, cap, "bodies[0]: index %d out of range [0, %d)", j->body_a, nbodies);
     }
     if (j->body_b < -1 || j->body_b >= nbodies || j->body_b == j->body_a) {
-        return why_(why, cap, "bodies[1]: index %d is not another body or the world (-1)", j->body_b);
+        return tpBroken(why, cap, "bodies[1]: index %d is not another body or the world (-1)", j->body_b);
     }
     if (!coords(j->anchor) || !coords(j->anchor2)) {
-        return why_(why, cap, "%s: a coordinate beyond +-%g m or not finite", coords(j->anchor) ? "anchor2" : "anchor",
-                    TP_MAX_COORD);
+        return tpBroken(why, cap, "%s: a coordinate beyond +-%g m or not finite",
+                        coords(j->anchor) ? "anchor2" : "anchor", TP_MAX_COORD);
     }
     return axis_ok(j->axis, k_axis1[j->kind], "axis", why, cap) &&
            axis_ok(j->axis2, k_axis2[j->kind], "axis2", why, cap);
