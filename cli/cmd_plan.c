@@ -87,7 +87,7 @@ static void on_progress(void *user, const tpPlanStats *s)
     ps->shown = true;
 }
 
-/* The control the plan used (issue 38): totals, then each controlled body (at most 8 named; more:
+/* The control the plan used: totals, then each controlled body (at most 8 named; more:
  * the one with the most impulse). */
 static void print_control(const tpPlanRecord *rec, const tpPlanWorld *w)
 {

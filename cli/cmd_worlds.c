@@ -1,4 +1,4 @@
-/* tplan worlds: many-worlds browsing of a plan's solutions (issue 38 item 3): every world's summary,
+/* tplan worlds: many-worlds browsing of a plan's solutions: every world's summary,
  * filtered by a space-time query and ranked (tp/query.h, the evaluator libtplan and the service
  * use too), and --pick K -o OUT: the plan with world K as its selected solution. */
 #include <cjson/cJSON.h>

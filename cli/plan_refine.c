@@ -1,4 +1,4 @@
-/* tplan plan --from-plan PLAN --world K --until T [--where QUERY] (issue 38 item 3, "refine"): keep
+/* tplan plan --from-plan PLAN --world K --until T [--where QUERY] ("refine"): keep
  * world K of a plan up to time T, plan the rest again from the state there (the machinery of
  * --state: tpState_FromPlan replays the plan bit for bit up to that step), and splice: the new plan
  * is the kept part followed by the new one, from the old plan's start, so that `tplan replay

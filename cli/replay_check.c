@@ -1,6 +1,6 @@
 /* `tplan replay --check`: the deepest overlap of every touching body pair over the replay
  * (tpDomain_CheckPenetration), printed deepest first, with the pairs that sank into static
- * geometry beyond the tolerance flagged (issue 17: "physics that lies without a word"). */
+ * geometry beyond the tolerance flagged ("physics that lies without a word"). */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
--- Bridge (issue 14, Lopez, Lamarche & Li 2011): a gap between two pads is bridged, for a while in
+-- Bridge (Lopez, Lamarche & Li 2011): a gap between two pads is bridged, for a while in
 -- every period, by a plank that slides into it (tp.waypoints with pauses); on the far pad a
 -- sweeper box goes back and forth across the way to the goal. The character cannot jump. The
 -- `ride` skill learns the plank's relations by watching it, boards when the plank is in place

@@ -1,4 +1,4 @@
--- Seesaw catapult (issue 36): a plank hinged on a fulcrum (tp.joint, a hinge with a stop) carries
+-- Seesaw catapult: a plank hinged on a fulcrum (tp.joint, a hinge with a stop) carries
 -- a ball on its low end; a heavy ball on a shelf above the high end is driven off the shelf's edge,
 -- lands on the plank and throws the ball into a bucket.
 --
@@ -16,7 +16,7 @@ local wall = function(name, x, y, sx, sy)
 end
 return tp.domain {
   name = "catapult",
-  description = "drop a weight on a seesaw to throw a ball into a bucket (joints: issue 36)",
+  description = "drop a weight on a seesaw to throw a ball into a bucket",
   dt = 1 / 60, substeps = 4,
   materials = { tp.material { name = "wood", friction = 0.6, restitution = 0.1 } },
   bodies = {

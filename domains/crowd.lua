@@ -1,4 +1,4 @@
--- Crowd (issue 5, Dapper 2007): a robot crosses a park with several exits among a crowd of
+-- Crowd (Dapper 2007): a robot crosses a park with several exits among a crowd of
 -- pedestrians. Every pedestrian is a tactic-driven foreign body whose follow_field skill descends
 -- the harmonic map of its current goal and, every step, a 15 x 15 local map in which every other
 -- moving body near it (the robot included) is an obstacle. The robot plans with follow_field too.

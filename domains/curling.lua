@@ -1,4 +1,4 @@
--- Curling hit-and-stay (issue 39 item 5): our stone, delivered at the hog line, slides down the ice,
+-- Curling hit-and-stay: our stone, delivered at the hog line, slides down the ice,
 -- hits the opponent's stone out of the house and stays in the house itself. One throw
 -- (tp.skill.throw: one release step, then no force at all: no sweeping, no curl) is the whole
 -- shot; everything after the release is physics. Metres, kilograms, seconds, z up.
@@ -18,7 +18,7 @@
 --   planner  BK-BGT (mu 1000); the approximate answer is the shot that leaves ours closest to the
 --            tee with theirs farthest out
 --
--- tplan plan curling                          the shot (issue 39's figure: 10 seeds, docs/domains.md)
+-- tplan plan curling                          the shot (the figure: 10 seeds, docs/domains.md)
 -- tplan plan curling --set target_y=0         the opponent's stone on the centre line
 local tp = require "tp"
 
@@ -61,7 +61,7 @@ end
 
 return tp.domain {
   name = "curling",
-  description = "curling hit-and-stay: one throw knocks the opponent's stone out of the house and stays in it (issue 39)",
+  description = "curling hit-and-stay: one throw knocks the opponent's stone out of the house and stays in it",
   dt = 1 / 60,
   materials = {
     tp.material { name = "ice", friction = 0.02, restitution = 0 },

@@ -270,7 +270,7 @@ return tp.domain {
   space = tp.param("space", "sap"), -- broad phase: sweep and prune is the fastest for hundreds of dice
   quickstep_iters = 10,
   max_contacts = 4,
-  -- Penetration limits: the default 5 mm (docs/physics.md). Until issue 35 the domain loosened them
+  -- Penetration limits: the default 5 mm (docs/physics.md). Until the contact audit the domain loosened them
   -- to 2 cm: dice land at 6-11 m/s in crowds and a die struck within one substep sank a centimetre
   -- or so. Two changes made 5 mm hold: the swept pass's approach of a spinning die's point along a
   -- contact normal is its true travel (a spurious lever arm had let spinning dice close gaps they

@@ -1,4 +1,4 @@
--- Elevator (issue 14, Lopez, Lamarche & Li 2011, "the elevator problem"): a character on the
+-- Elevator (Lopez, Lamarche & Li 2011, "the elevator problem"): a character on the
 -- floor must reach a ledge 2 m up that no static path reaches; an elevator in a shaft between
 -- them goes up and down with pauses (tp.waypoints). The character cannot jump. The `ride` skill
 -- learns the elevator's relations to the floor and the ledge by watching it (the nav module's

@@ -1,4 +1,4 @@
--- Maze / office (issue 5, Kuffner 1998): a round robot must reach a goal region on the far side
+-- Maze / office (Kuffner 1998): a round robot must reach a goal region on the far side
 -- of a small office whose walls leave only winding corridors. The nav_to skill plans a grid
 -- path around the static walls at skill start (A*, 8-connected, grown by the robot radius) and
 -- follows it with Kuffner's controller; the tactics planner only chooses where to go.

@@ -1,4 +1,4 @@
--- Ablation of minigolf (issue 3, `tplan bench`): the same course, bodies, goal, constraints and
+-- Ablation of minigolf (`tplan bench`): the same course, bodies, goal, constraints and
 -- sampling space as domains/minigolf.lua, but the golfer's tactic is replaced by the built-in
 -- `random` skill alone: a random force toward the sample y (BK-RRT) or in a random direction
 -- (BK-BGT), held for a random time. That is a standard kinodynamic RRT with random controls,

@@ -1,4 +1,4 @@
--- Navigation (issue 5, Kuffner 1998): several characters move through a maze or an office, each
+-- Navigation (Kuffner 1998): several characters move through a maze or an office, each
 -- driven by its own tactic with the follow_path skill (grid A* around the static walls AND the
 -- other moving bodies at their current poses, replanned at least every second), among a moving
 -- obstacle (a cart shuttling on a fixed motion) and with goal changes:

@@ -1,4 +1,4 @@
--- Parking (issue 36): a tricycle on hinge2 wheels is driven into a parking spot. The front wheel's
+-- Parking: a tricycle on hinge2 wheels is driven into a parking spot. The front wheel's
 -- hinge2 has both motors driven: its steering is a servo (tp.skill.motor { angle }) and its spin a
 -- speed (tp.skill.motor { speed }); the two rear wheels are hinge2 joints whose steering is locked
 -- (limit {0, 0}) and whose spin is free. Two tactics run side by side, one steering, one on the
@@ -26,7 +26,7 @@ local parked = function(name, x)
 end
 return tp.domain {
   name = "parking",
-  description = "steer a tricycle on hinge2 wheels (steering servo, driven spin) into a parking spot (joints: issue 36)",
+  description = "steer a tricycle on hinge2 wheels (steering servo, driven spin) into a parking spot",
   dt = 1 / 60, substeps = 2,
   materials = {
     tp.material { name = "asphalt", friction = 0.9 },

@@ -1,4 +1,4 @@
--- A pile of 50 boxes dropped into a 0.8 m square (issue 39 item 5): 50 small wooden boxes rest on a
+-- A pile of 50 boxes dropped into a 0.8 m square: 50 small wooden boxes rest on a
 -- table beside a square marked on the floor; one after another each is thrown (tp.skill.throw:
 -- one release step, then no force at all) into the square, and all 50 must end at rest inside it.
 -- Metres, kilograms, seconds, z up.
@@ -23,7 +23,7 @@
 --
 -- Why cells, and not a throw anywhere in the square: a box aimed anywhere lands on or against the
 -- boxes already there and slides or tumbles off the heap, and the last of 50 throws have to find
--- the few spots left (issue 39 reported an earlier pile at 80-90 % in, with a longer search giving
+-- the few spots left (the hard-problems audit reported an earlier pile at 80-90 % in, with a longer search giving
 -- the same best node). A cell of its own, and a second layer on the first, keeps every landing on a
 -- flat face, and a box that falls off the second layer still lands inside the square (the cells
 -- are within 0.22 m of the centre, a fallen box within 0.33 m). `--set cells=false` is the
@@ -32,7 +32,7 @@
 -- The pile runs on quickstep (O(n) per island; the exact LCP of a 50-box pile is slow) with its
 -- position projection, at the default 5 mm penetration limits: nothing is loosened for the domain.
 --
--- tplan plan pile                        50 boxes (issue 39's figure: 10 seeds, docs/domains.md)
+-- tplan plan pile                        50 boxes (the figure: 10 seeds, docs/domains.md)
 -- tplan plan pile --set count=8          eight (the e2e test's small pile)
 local tp = require "tp"
 
@@ -114,7 +114,7 @@ local in_square = tp.arranged { bodies = names, points = centre, radius = IN }
 
 return tp.domain {
   name = "pile",
-  description = "a pile of 50 boxes thrown one after another into a 0.8 m square, all at rest inside (issue 39)",
+  description = "a pile of 50 boxes thrown one after another into a 0.8 m square, all at rest inside",
   dt = 1 / 60, solver = "quickstep", quickstep_iters = 40, space = "sap",
   materials = {
     tp.material { name = "floor", friction = 0.6, restitution = 0.05 },

@@ -1,4 +1,4 @@
--- Platforms (issue 14, Lopez, Lamarche & Li 2011, Fig. 6f "disconnected environment"): a start pad
+-- Platforms (Lopez, Lamarche & Li 2011, Fig. 6f "disconnected environment"): a start pad
 -- and a goal pad over a pit, never connected by a static path; two moving platforms (tp.waypoints
 -- with pauses) come near the pads and each other in every period, but never closer than 0.4 m:
 -- every face is 0.4 m from the next at best, as wide as the character, so it cannot walk across

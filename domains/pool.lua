@@ -133,7 +133,7 @@ if mode == "chain" then
     -- red tactic of Fig. 10: the cue ball samples the stroke (speed and direction) and rolls on
     -- (the stroke's strength within 1 % and its direction within 0.05 degrees of the natural shot's: the
     -- layout is that sensitive, each 0.1 degree turns purple by about 1 degree; a disc of 1 % of F
-    -- in any direction, as before issue 35's friction cone, spreads the direction over +-0.57 degrees,
+    -- in any direction, as before the friction cone, spreads the direction over +-0.57 degrees,
     -- which the old friction rule bent back toward the x axis, and then needed 4 times the shots)
     tp.tactic { name = "cue_ball", body = "cue",
                 skills = { stroke_skill(tp.uniform(0.99 * Fn, 1.01 * Fn),

@@ -1,4 +1,4 @@
--- Pool bank shot (issue 39 item 5): the cue ball sends the red off one cushion into a pocket. The
+-- Pool bank shot: the cue ball sends the red off one cushion into a pocket. The
 -- goal is the bank's order, one tp.sequence per pocket (docs/lua-api.md "Conditions over time"):
 --   1. the cue ball touches the red, 2. then the red touches a cushion that is none of the
 --   pocket's own sides (the jaws of a corner pocket, the rail of a middle one), 3. then the red is

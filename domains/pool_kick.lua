@@ -1,4 +1,4 @@
--- Pool kick shot (issue 39 item 5): the black ball blocks the straight line from the cue ball to
+-- Pool kick shot: the black ball blocks the straight line from the cue ball to
 -- the red, so the cue ball must come off a cushion first, then hit the red, which must drop into a
 -- pocket. The order is the goal itself, a tp.sequence (docs/lua-api.md "Conditions over time"):
 --   1. the cue ball touches a cushion, 2. then (at a later step) the red, 3. then the red is in a

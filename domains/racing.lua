@@ -1,4 +1,4 @@
--- Racing (issue 5, Adam 2007): a car driven by the Appendix A model rounds a 90 degree corner
+-- Racing (Adam 2007): a car driven by the Appendix A model rounds a 90 degree corner
 -- among traffic. The drive_track skill replans at every clip boundary (finite-horizon A* over the
 -- automatically built move tree: walls = the static boxes' edges, traffic = the other moving
 -- bodies along their known paths) and plays the chosen clip's steering/throttle/brake through the

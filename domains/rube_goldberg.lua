@@ -1,4 +1,4 @@
--- Rube Goldberg machine (issue 36): a ball released on a platform rolls down a ramp, hits the bob
+-- Rube Goldberg machine: a ball released on a platform rolls down a ramp, hits the bob
 -- of a pendulum (a distance joint: a rod to a pivot above), the bob swings up under the long arm
 -- of a lever (a plank on a hinge with stops), tips it, and the ball resting on the lever's short
 -- arm rolls off its end into a cup. The planner's one decision is the release: the ball's
@@ -24,7 +24,7 @@ local wall = function(name, x, y, sx, sy)
 end
 return tp.domain {
   name = "rube_goldberg",
-  description = "release a ball down a ramp into a pendulum that tips a lever, dropping a ball into a cup (joints: issue 36)",
+  description = "release a ball down a ramp into a pendulum that tips a lever, dropping a ball into a cup",
   dt = 1 / 60, substeps = 4,
   materials = { tp.material { name = "wood", friction = 0.5, restitution = 0.3, rolling_friction = 0.001 } },
   bodies = {

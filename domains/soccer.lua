@@ -88,7 +88,7 @@ end
 -- thickness in one (a 6 m/s shot gets 2), and its swept pass makes contacts along the ball's path,
 -- so a shot into a defender's corner bounces off instead of slipping through (the conformance case
 -- truth_cornerShot: 3-10 m/s into a 0.18 m box, none of 18 paths crosses it). The scene ran 4
--- substeps from issue 24 until that held (docs/domains.md: before the swept pass, every solution of
+-- substeps from the plan-hold audit until that held (docs/domains.md: before the swept pass, every solution of
 -- seeds 1-10 at 1 substep went through a defender; the e2e tests check every plan for it).
 -- --set substeps=N overrides.
 local SUBSTEPS = tp.param("substeps", 1, { min = 1, max = 64, integer = true })
@@ -152,7 +152,7 @@ return tp.domain {
                         point = tp.uniform({0.7, -0.6}, {1.6, 0.6}), loft = tp.uniform(0.5, 0.9), approach = 0.1 },
         -- the lob: the chip kicker toward a landing spot just in front of the goal, so the ball flies
         -- over the defenders and bounces on under the crossbar. Not closer than 0.5 m: a lob aimed at
-        -- 0.6-0.8 m comes down on defender_s (0.7 m out); before issue 24 the chip launched 2.9 % faster
+        -- 0.6-0.8 m comes down on defender_s (0.7 m out); before the plan-hold audit the chip launched 2.9 % faster
         -- than asked and cleared it (from the start, random lobs score 42 % with 0.1-0.5 m, 29 % with
         -- 0.1-0.8 m)
         tp.skill.chip { name = "lob", target = "ball", point = tp.uniform({L - 0.5, -0.25}, {L - 0.1, 0.25}),

@@ -1,4 +1,4 @@
--- The toss (issue 38): six props on a table are tossed one after another into a bowl on the
+-- The toss: six props on a table are tossed one after another into a bowl on the
 -- floor, with throws only: each prop's tactic waits its turn (no force), then one release step
 -- (tp.skill.throw, aimed at a sampled point of the bowl after a sampled flight time, with a sampled
 -- spin) and then nothing: every flight, bounce and settle after the release is pure physics.
@@ -17,7 +17,7 @@
 --            everything at rest (5 cm/s, 0.5 rad/s)
 --   planner  BK-BGT; the approximate answer is the node with the most props in the bowl
 --
--- tplan plan toss                      six props (issue 38's figure: 10 seeds, docs/blender.md)
+-- tplan plan toss                      six props (the figure: 10 seeds, docs/blender.md)
 -- tplan plan toss --set count=2        two props (the e2e test's small toss)
 -- tplan plan toss --set nudge=true     and a nudge at each prop's landing (at most 1/4 of its impulse)
 local tp = require "tp"
@@ -115,7 +115,7 @@ end
 
 return tp.domain {
   name = "toss",
-  description = "six props tossed one after another into a bowl with throws only, pure physics after each release (issue 38)",
+  description = "six props tossed one after another into a bowl with throws only, pure physics after each release",
   dt = 1 / 60, substeps = 4,
   materials = {
     tp.material { name = "floor", friction = 0.6, restitution = 0.1, rolling_friction = 0.004 },

@@ -1,4 +1,4 @@
--- A 5-block tower (issue 39 item 5): five wooden cubes lie on the floor in a ring around the tower's
+-- A 5-block tower: five wooden cubes lie on the floor in a ring around the tower's
 -- spot; one after another each is thrown (tp.skill.throw: one release step, then no force at all)
 -- onto the top of the tower so far, and the five must end stacked into a tower that stands at rest.
 -- Metres, kilograms, seconds, z up.
@@ -23,7 +23,7 @@
 -- holds at rest within the default 5 mm penetration limits (docs/physics.md "a tall vertical
 -- stack"). Nothing is loosened for the domain.
 --
--- tplan plan tower                       five blocks (issue 39's figure: 10 seeds, docs/domains.md)
+-- tplan plan tower                       five blocks (the figure: 10 seeds, docs/domains.md)
 -- tplan plan tower --set count=3         three (the e2e test's small tower)
 local tp = require "tp"
 
@@ -88,7 +88,7 @@ local stacked = tp.arranged { bodies = names, points = places, radius = XY_TOL }
 
 return tp.domain {
   name = "tower",
-  description = "five cubes thrown one after another onto a tower that must stand at rest (issue 39)",
+  description = "five cubes thrown one after another onto a tower that must stand at rest",
   dt = 1 / 60, substeps = 2,
   materials = {
     tp.material { name = "floor", friction = 0.6, restitution = 0.05 },
@@ -103,7 +103,7 @@ return tp.domain {
   -- BK-RRT (the other planner's figure): every block's position in the tower's space (one draw per
   -- block). Not the top block alone: it lies asleep on the floor until the last throw, so the nodes
   -- differed only by the 2.5 um it settled in the first 36 steps, and the root (unsettled, 2.5 um
-  -- higher) was the nearest node to every sample above 5 cm: 0/10 at any budget (issue 39,
+  -- higher) was the nearest node to every sample above 5 cm: 0/10 at any budget (the hard-problems audit,
   -- docs/domains.md). With all five, a block thrown onto the tower moves the key by 30 cm
   sampling = { tp.uniform({ -0.35, -0.35, 0 }, { 0.35, 0.35, S * COUNT }), distance = "euclidean",
                bodies = names },

@@ -96,6 +96,26 @@ for script in sorted(glob.glob(os.path.join(SRC, "tests", "e2e", "*.sh"))):
     if not any(name in body for f, body in runners.items() if f != script):
         problems.append("%s is run by no test (add it to tests/e2e/CMakeLists.txt)" % rel(script))
 
+# 7. no issue numbers of a tracker that is not in the repository (the word issue, a space, digits) in any tracked
+# file: they say nothing to a reader of the tree. The patches under docs/experiments/ are diffs of an
+# earlier tree, kept as they were made (their context lines must match that tree), and the fuzz corpus
+# holds files an earlier tree wrote (a plan's embedded script is checked against its recorded hash).
+try:
+    tracked = subprocess.run(["git", "-C", SRC, "ls-files"], capture_output=True, text=True, check=True).stdout.split()
+except (OSError, subprocess.CalledProcessError):
+    tracked = []  # not a git checkout (a source tarball): nothing to check
+issue_re = re.compile(r"\b[Ii]ssues? [0-9]+\b")
+for f in tracked:
+    if (f.startswith("docs/experiments/") and f.endswith(".patch")) or f.startswith("tests/fuzz/corpus/"):
+        continue
+    try:
+        body = text(os.path.join(SRC, f))
+    except (UnicodeDecodeError, OSError):
+        continue
+    for n, line in enumerate(body.splitlines(), 1):
+        if issue_re.search(line):
+            problems.append("%s:%d: an issue number of an outside tracker: %s" % (f, n, line.strip()[:120]))
+
 for p in problems:
     print("FAIL", p)
 print("docs claims: %d problem(s)" % len(problems))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every shipped domain's seed-1 plan, and the 400 dice at their real size, pinned (issue 41 item 5;
+# Every shipped domain's seed-1 plan, and the 400 dice at their real size, pinned (the house audit;
 # the model is Box2D's test_determinism.c): tools/plan_digests.sh BUILD 1 must print exactly
 # tests/plan_digests.txt. A change that moves a plan fails here. When the change is meant to move
 # it, say which plans and why in the commit, and refresh the file from a Release build:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Blender add-on's figures (issue 38 item 6, docs/blender.md "Figures"): headless Blender drives
+# The Blender add-on's figures (docs/blender.md "Figures"): headless Blender drives
 # the panel's operators on scenes built by tests/blender/figures.py and prints one line per run:
 #   the toss: six props on a table tossed into a bowl, throws only, seeds 1..SEEDS, 60 s each
 #   (solved or not, time, iterations, steps of force per prop, Plan to keys)

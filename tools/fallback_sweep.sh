@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 38 item 2 ("fallbacks that land"): every shipped domain planned with a small iteration budget,
+# The animator audit ("fallbacks that land"): every shipped domain planned with a small iteration budget,
 # so that most runs end approximate, and how its fallback plan ends: exit code, status, steps and the
 # fastest moving body at the last step. A fallback should end at rest (or the closest to rest the
 # search found), never in mid-air. Not a test: a measurement for the notes and the issue.

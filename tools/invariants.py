@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Invariant checks per 1,000 lines of each product folder (issue 41 item 4; Box2D's B2_ASSERT and
+"""Invariant checks per 1,000 lines of each product folder (Box2D's B2_ASSERT and
 its validate functions are the model).
 
 A check is one TP_ASSERT / TP_INVARIANT / TP_NAV_VALIDATE use, or one rule of a validate function:

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Digest of every shipped domain's plan for seeds 1-5 (dice at count=30, and the 400-dice default
-# for the first seed: the flagship at its real size, issue 24), without the timing
+# for the first seed: the flagship at its real size), without the timing
 # block (the only wall-clock numbers), the domain file's absolute path (so two checkouts, e.g.
 # git worktrees, compare) and the tree's memory_bytes (what the allocator reserved, which changes
-# with the tree's chunk sizes, not with the plan). Since issue 28 a plan names its script by file name
+# with the tree's chunk sizes, not with the plan). Since the plan-sources audit a plan names its script by file name
 # only (the "file" blanking is kept for older builds) and embeds the script and the files it read
 # ("sources"): a digest changes with any byte of a domain script or module, comments included, as
-# domain.hash always did. A refactor that must keep plans byte-identical (issue 16)
+# domain.hash always did. A refactor that must keep plans byte-identical
 # compares two runs of this:   tools/plan_digests.sh build > before.txt; ...; diff before.txt after.txt
 # usage: tools/plan_digests.sh [BUILD_DIR] [SEEDS]   (default: build, "1 2 3 4 5")
 set -u

@@ -1,4 +1,4 @@
-/* Anytime planning under a hard deadline (tplan/tplan.h, "Anytime search"; issue 37 item 3).
+/* Anytime planning under a hard deadline (tplan/tplan.h, "Anytime search").
  *
  * A search owns a planning run prepared once (tpRun_Prepare: its own copy of the script, the
  * domain, the planner with its root): everything heavy happens in tplan_search_new, so that a run

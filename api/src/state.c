@@ -1,4 +1,4 @@
-/* States of a domain's world (tplan_state, issue 37): every moving body's pose, velocity and rest
+/* States of a domain's world (tplan_state): every moving body's pose, velocity and rest
  * count and the time, by body name; the state file (JSON, docs/embedding.md "States") read
  * strictly and written exactly; planning from a state (tplan_run_def.start, tpRun_Plan) and
  * stepping one with the planner's own Sim (tplan_simulate). */
@@ -430,7 +430,7 @@ tplan_state *tplan_result_state(const tplan_result *r, const tplan_domain *d, in
         }
         s->rest[k] = w->rest[(size_t)step * (size_t)r->rec.nbodies + (size_t)b];
     }
-    /* the tactics and the conditions over time as the planner had them at that step (issue 37) */
+    /* the tactics and the conditions over time as the planner had them at that step */
     const int nm = tpDomain_MemoryCount(dom);
     int32_t *mem = calloc((size_t)nm + 1, sizeof *mem);
     const bool tac = w->tactics && r->rec.tactic_bytes == tpDomain_TacticBytes(dom) && tpDomain_TacticCount(dom) > 0;
@@ -726,7 +726,7 @@ tplan_code tplan_simulate(tplan_domain *d, tplan_state *s, const tplan_simulate_
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* The tactics and the memory (issue 37)                                                      */
+/* The tactics and the memory                                                      */
 
 int tplan_state_tactic_count(const tplan_state *s)
 {

@@ -1,4 +1,4 @@
-/* The tactics' part of a state (issue 37): taken from the planner's state blobs (tpState_TakeTactics),
+/* The tactics' part of a state: taken from the planner's state blobs (tpState_TakeTactics),
  * and a plan file's tactics. A plan file records the states of the bodies and the memory of
  * the conditions over time, not the tactics' own state (the skills' sampled parameters, phases,
  * counters), so the state at a step of a plan file gets them by making the plan's search again

@@ -1,4 +1,4 @@
-/* The state file and the value behind tplan_state that needs no domain (issue 37): a state made,
+/* The state file and the value behind tplan_state that needs no domain: a state made,
  * copied, freed, read strictly from its JSON text and written exactly. Part of tp_rundef (core and
  * cJSON alone), so that the service checks a request's "state" without linking Lua or ODE; what
  * needs a domain (binding, planning from it, stepping it) is state.c's. */

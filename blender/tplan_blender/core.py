@@ -236,7 +236,7 @@ def domain_script(s):
     if direction not in DIRECTIONS:
         raise PlanError("unknown direction %r (known: %s)" % (direction, ", ".join(DIRECTIONS)))
     if direction == "THROW" and target:
-        # passive direction (issue 38): object k waits k x THROW_GAP s (no force), is thrown once at
+        # passive direction: object k waits k x THROW_GAP s (no force), is thrown once at
         # a point drawn around the target (one release step: tp.skill.throw), then rests: every
         # motion after the release is pure physics, and the planner searches over the throws
         if goal == "INSIDE":

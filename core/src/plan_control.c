@@ -1,4 +1,4 @@
-/* The control report of a plan ("control", docs/plan-format.md; issue 38): total impulse, work and
+/* The control report of a plan ("control", docs/plan-format.md): total impulse, work and
  * the time during which any force acted, per controlled body and in total, computed from the
  * selected world's controls and trajectories. The writer puts it on one line after "cost"; the
  * reader accepts plans without it (older files) and checks one that has it strictly: exactly its

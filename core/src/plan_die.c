@@ -1,4 +1,4 @@
-/* Dice faces (issue 38: "all show six" must be seen): which body of a plan is a die, and the pips
+/* Dice faces ("all show six" must be seen): which body of a plan is a die, and the pips
  * of each face, shared by the viewer, the export and (as the same table in web/js/dice.js) the web
  * page. */
 #include <math.h>

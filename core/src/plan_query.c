@@ -1,4 +1,4 @@
-/* Space-time queries over a plan's worlds (issue 38 item 3; tp/query.h, docs/cli.md "tplan worlds"):
+/* Space-time queries over a plan's worlds (tp/query.h, docs/cli.md "tplan worlds"):
  * the parser (words, boxes [x0,x1]x[y0,y1]x[z0,z1], time windows) and the evaluation on the
  * recorded trajectories. "touches" is geometric: each body is a sphere, an oriented box (boxes;
  * cylinders, capsules, meshes and compounds by their recorded box) or a half-space (planes), and

@@ -1,4 +1,4 @@
-/* Per-world summaries (issue 38 item 3; tp/query.h): what the many-worlds browser needs of each
+/* Per-world summaries (tp/query.h): what the many-worlds browser needs of each
  * solution without its trajectories. The plan member "worlds" (docs/plan-format.md, written only
  * when the plan has alternatives, so every single-world plan keeps its bytes) holds them with its own
  * version; the reader checks it strictly and does not compare it with the trajectories (like

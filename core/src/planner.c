@@ -581,7 +581,7 @@ static void finish(tpPlanner *pl, tpPlanStatus status, double t_start)
     r->stats.elapsed = now - t_start;
 }
 
-/* Dead ends (BK-BGT and, since issue 39, BK-RRT): node src made an invalid child (ok false) or a
+/* Dead ends (BK-BGT and, since the hard-problems audit, BK-RRT): node src made an invalid child (ok false) or a
  * valid one; after def.dead_end invalid ones in a row it is retired (tpTree_Retire). Where the
  * count cannot be kept (out of memory) the search goes on without retiring, as the paper's. */
 static void note_expansion(tpPlanner *pl, int32_t src, bool ok)

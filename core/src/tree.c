@@ -322,7 +322,7 @@ int32_t tpTree_SelectBgt(tpTree *tree, double mu, tpRng *rng)
     return pick->idx[tpRng_Below(rng, (uint32_t)pick->count)];
 }
 
-/* Ties go to the newest node (the latest list position), not the earliest (issue 39), a node
+/* Ties go to the newest node (the latest list position), not the earliest, a node
  * retired as a dead end (tpTree_Retire) losing to any live one of the same distance. Nodes share a
  * key, bit for bit, whenever the key's body sleeps while the rest of the world moves on: the pile's
  * last box waits on the table for 49 throws, so every decision node after the first had the first

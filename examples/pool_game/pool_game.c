@@ -1,4 +1,4 @@
-/* A game's pool opponent in a game loop (issue 37 item 6; docs/embedding.md, "Anytime search").
+/* A game's pool opponent in a game loop (docs/embedding.md, "Anytime search").
  *
  * The game runs at 60 frames a second and gives the opponent a planning budget of 16 ms a frame.
  * For each of its shots the opponent thinks for `think` frames while the balls of the last shot

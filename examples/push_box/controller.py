@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A receding-horizon controller over tplan.Search (issue 37 item 6; docs/python.md).
+"""A receding-horizon controller over tplan.Search (docs/python.md).
 
 A robot pushes a box into a circle (push_box.lua). Every control cycle the controller searches on
 for a budget, plays the first `horizon` steps of the best plan so far on the "real" world (here

@@ -688,7 +688,7 @@ static void tplBuildSampling(tplBuild *b, tpSamplingDef *s)
     char body[TP_NAME_MAX];
     if (tplString(L, idx, "tp.domain: sampling.", "body", body, sizeof body))
         s->body = tplResolveBody(b, body, b->where);
-    /* bodies = { names }: the key is all of their positions (issue 39: one body that waits for the
+    /* bodies = { names }: the key is all of their positions (one body that waits for the
        last throw tells the RRT's nodes apart no better than a constant) */
     int bt = lua_getfield(L, idx, "bodies");
     if (bt != LUA_TNIL) {

@@ -1,4 +1,4 @@
-/* Navigation invariants (issue 41 item 4, after Box2D's b2ValidateSolverSets): each function walks
+/* Navigation invariants (after Box2D's b2ValidateSolverSets): each function walks
  * one of the module's data structures and returns false with the first broken rule in why. They
  * run through TP_INVARIANT (Debug and sanitizer builds only) after the operations that change the
  * structure: a grid search, a field's relaxation, a crowd step, a move tree's construction, a

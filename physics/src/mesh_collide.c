@@ -782,7 +782,7 @@ static bool sphere_tri_visit(void *ctx, int t)
  * the centre within the radius, pushing the sphere along the line from that point to its centre
  * (so a thin tube pushes a ball back out of the side it came from, never through), triangles the
  * centre is behind skipped (one-sided, as for the hulls). ODE's sphere-trimesh collider let a ball
- * sink 1.1-3.4 cm into a ring of 1 cm tube (issue 35 item 6). The normal pushes the sphere. */
+ * sink 1.1-3.4 cm into a ring of 1 cm tube. The normal pushes the sphere. */
 static int sphere_tri_mesh(dGeomID gs, tpMeshRt *rb, dGeomID gb, int cap, dContactGeom *out)
 {
     const dReal *c = dGeomGetPosition(gs);

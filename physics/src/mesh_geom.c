@@ -121,7 +121,7 @@ static bool make_hull(tpMeshRt *rt, int nv, const double *v, const char *who, ch
     if (nv > TP_MESH_HULL_MAX_VERTICES) {
         /* a dense mesh (a UV sphere of 2,210 vertices): the hull of at most
            TP_MESH_HULL_MAX_VERTICES of its vertices (extreme along as many directions), which keeps
-           every contact test against it a few hundred faces (issue 36: 16 iterations of a pile of such balls took 140
+           every contact test against it a few hundred faces (16 iterations of a pile of such balls took 140
            s) */
         int32_t idx[TP_MESH_HULL_MAX_VERTICES];
         const tpMeshView mv = {nv, v, 0, NULL};

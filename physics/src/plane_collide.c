@@ -127,7 +127,7 @@ int tpPlane_Collide(dGeomID shape, dGeomID plane, bool plane_first, int max, dCo
          * A collider of the kind above with all 4 was tried: the physics figures were exact, but
          * minigolf's robot (a box set exactly touching the green) then solved BK-RRT on 94 % of
          * 80 seeds instead of 100 %, with the robot sunk into full contact on both colliders worse
-         * still: the kick's tuning leans on the 3-corner start; issue 35's notes. */
+         * still: the kick's tuning leans on the 3-corner start; the notes. */
         return -1;
     case dSphereClass:
         keep = sphere_points(shape, pl, &s);

@@ -785,7 +785,7 @@ class BodyState:
 
 
 class TacticState:
-    """One tactic of a state (issue 37): skill (its active skill's index), busy and started
+    """One tactic of a state: skill (its active skill's index), busy and started
     (bools), vars (its skill variables: sampled parameters, phases, counters; a copy)."""
 
     __slots__ = ("name", "skill", "busy", "started", "vars")

@@ -161,7 +161,7 @@ enum MHD_Result svcApi_Events(svcReq *rq, int64_t id)
         return svcApi_UnknownJob(rq, id);
     }
     /* a stream holds its connection (and thread) as long as the job runs: streams are capped, or
-       clients holding them took every connection (issue 40: 1,200 from 10 addresses, health refused) */
+       clients holding them took every connection (1,200 from 10 addresses, health refused) */
     char why[256];
     unsigned refused = svcHttp_BeginStream(rq, id, why, sizeof why);
     if (refused) {

@@ -1,4 +1,4 @@
-/* tplan service: passwords in a connection string are never in a message (issue 40): the --store
+/* tplan service: passwords in a connection string are never in a message: the --store
  * string as messages and logs show it, and a message scrubbed of the string's secrets. A leaf file:
  * the stores and the service's start-up call it, it calls nothing of the service. */
 #define _GNU_SOURCE /* memmem */

@@ -748,7 +748,7 @@ static double json_number(const cJSON *o, const char *name, double dflt)
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
-/* One row of the job's progress series (the page's chart of a finished job, issue 38: it showed one
+/* One row of the job's progress series (the page's chart of a finished job, the animator audit: it showed one
  * dot, the last progress). Full: every other row is dropped (the first and the newest kept), so the
  * series spans the whole run at half the density; a row equal to the last one is not added. */
 static void series_add(svcJob *job)

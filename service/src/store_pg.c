@@ -1325,7 +1325,7 @@ static char *svcPg_MetricsText(tpService *svc)
                                PQgetvalue(r, i, 0), PQgetvalue(r, i, 1)[0] == 't',
                                strcmp(PQgetvalue(r, i, 0), svc->pg->node) == 0);
     }
-    /* one family at a time, each with its HELP and TYPE (promtool check metrics: issue 40) */
+    /* one family at a time, each with its HELP and TYPE */
     static const struct {
         const char *name, *type, *help;
     } series[] = {

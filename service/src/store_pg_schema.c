@@ -52,7 +52,7 @@ static const struct {
      " running integer NOT NULL DEFAULT 0, claimed bigint NOT NULL DEFAULT 0,"
      " finished bigint NOT NULL DEFAULT 0, reclaimed bigint NOT NULL DEFAULT 0,"
      " lost bigint NOT NULL DEFAULT 0);"},
-    /* retention reads sizes kept beside the record, from an index only (issue 40): octet_length()
+    /* retention reads sizes kept beside the record, from an index only: octet_length()
        of a TOASTed value reads only its pointer, but the pass scanned every job's row in the heap;
        SQLite's length() read every request whole. The one full read is this migration's */
     {"record sizes for retention",
@@ -75,7 +75,7 @@ static const struct {
      "ALTER TABLE jobs ADD COLUMN failures integer NOT NULL DEFAULT 0;"
      "DROP INDEX IF EXISTS jobs_queue;"
      "CREATE INDEX jobs_queue ON jobs(sync DESC, priority DESC, id) WHERE status = 'queued';"},
-    /* a job whose lease ran out is queued again once, failed the second time (issue 40 item 4); a
+    /* a job whose lease ran out is queued again once, failed the second time; a
        draining node says so in its heartbeat (GET /v1/cluster) */
     {"lease_losses, nodes.draining", "ALTER TABLE jobs ADD COLUMN lease_losses integer NOT NULL DEFAULT 0;"
                                      "ALTER TABLE nodes ADD COLUMN draining boolean NOT NULL DEFAULT false;"},

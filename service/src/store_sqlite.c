@@ -107,7 +107,7 @@ static bool store_is_ours(tpService *svc, int version, const char *path, char *e
 /* Giving freed pages back (PRAGMA incremental_vacuum moves pages from the file's end into the free
  * ones: ~50 us a page on a loaded 2-core machine, 400,000 pages after 400 deleted 4 MiB jobs) and
  * checkpoints (copying the WAL into the database, then fsync: 100 ms and more) used to run on the
- * server's connection under svc->mu: every request waited for them (issue 40: health p50 128 ms
+ * server's connection under svc->mu: every request waited for them (health p50 128 ms
  * while the pages of 400 deleted jobs went back). This thread does both on its own connection; the
  * server's connection never checkpoints (wal_autocheckpoint 0), and its writes wait at most for one
  * vacuum step (SQLite's write lock). */
@@ -700,7 +700,7 @@ static int64_t *sq_expired(tpService *svc, double now, int *n)
     /* finished jobs newest first with their sizes: the newest keep_jobs (within keep_days and keep_mb)
      * stay, every older one goes. From the jobs_meta index alone (INDEXED BY: an error rather than a
      * scan of the rows if it were missing): this runs every 10 s under svc->mu, and reading the rows
-     * read every stored request whole (issue 40: 400 requests of 4 MiB stalled every request 1.5 s). */
+     * read every stored request whole (400 requests of 4 MiB stalled every request 1.5 s). */
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(svc->db,
                            "SELECT id, COALESCE(finished, created), record_bytes + bytes FROM jobs INDEXED BY jobs_meta"

@@ -1,4 +1,4 @@
-/* tplan service: the consistency of the scheduler's state and of the metrics (issue 41 item 4:
+/* tplan service: the consistency of the scheduler's state and of the metrics (the house audit:
  * invariants in every folder). Each check returns false with the first broken rule in why, so a
  * test can show it failing on a corrupted state; the scheduler's loop and the metrics call them
  * through TP_INVARIANT in the Debug and sanitizer builds (off in Release). mu held. */

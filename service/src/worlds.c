@@ -1,4 +1,4 @@
-/* tplan service: GET /v1/jobs/{id}/worlds?where=QUERY&rank=KEYS (issue 38 item 3, docs/service.md):
+/* tplan service: GET /v1/jobs/{id}/worlds?where=QUERY&rank=KEYS (docs/service.md):
  * the many-worlds browser's answer for a finished job's plan -- every world's summary, whether it
  * satisfies the space-time query and the matching worlds ranked -- from core's one evaluator
  * (tpQuery_Browse, tp/query.h: the CLI's `tplan worlds --json` gives the same bytes). */

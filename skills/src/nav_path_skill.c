@@ -1,4 +1,4 @@
-/* follow_path: Kuffner's grid planner with replanning around moving bodies (issue 5).
+/* follow_path: Kuffner's grid planner with replanning around moving bodies.
  *
  * The fresh call samples the goal (for frame "target" the target's CURRENT position is the origin,
  * so a goal on a moving body moves with it from one replanning to the next) and plans an A* path

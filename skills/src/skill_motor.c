@@ -1,4 +1,4 @@
-/* The motor kind: a driven joint motor's target speed for a segment (issue 36 item 2). The
+/* The motor kind: a driven joint motor's target speed for a segment. The
  * target is part of the action (tpWorld_MotorCount): this skill sets the joint's slot every step
  * of its segment; when the tactic moves on, the motor returns to its declared speed. With `angle`
  * it is a position servo: the step's target speed is gain * (angle - the joint's reading at the

@@ -1,4 +1,4 @@
-/* Passive direction (issue 38): throw (a release: the body gets exactly a sampled linear and
+/* Passive direction: throw (a release: the body gets exactly a sampled linear and
  * angular velocity in one step, then no force) and nudge (one small correction right after the
  * body is hit, bounded by the hit's own impulse), each a row of skills.c's table.
  *

@@ -1,5 +1,5 @@
 /* Physical-truth check of a recorded plan: the deepest penetration of every touching body pair
- * over a replay (issue 17). ODE resolves contacts softly (ERP, CFM), so bodies overlap a little
+ * over a replay. ODE resolves contacts softly (ERP, CFM), so bodies overlap a little
  * while they touch; a fast body or a strong push can sink deep into another, and a scripted
  * (kinematic) body can squeeze a body into static geometry. The replay is the planner's own
  * chain of Sim calls, so the figures are exactly those of the plan. */

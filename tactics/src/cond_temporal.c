@@ -1,4 +1,4 @@
-/* Conditions over time (issue 39 item 3): tp.sequence, tp.ever, tp.never, tp.within_time and
+/* Conditions over time: tp.sequence, tp.ever, tp.never, tp.within_time and
  * tp.at_time. What they remember (a sequence's progress, the sticky flag of the others) is one
  * int32 per temporal node in the planning state (tpStateView.memory), so it is copied with the
  * node, deterministic and replayed: tpCond_Observe updates it after every physics step, and the

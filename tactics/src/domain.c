@@ -186,7 +186,7 @@ static void cb_initial(void *ctx, void *x)
     } else {
         tpWorld_InitialState(d->world, (tpBodyState *)((char *)x + d->off_bodies));
     }
-    if (d->has_start && d->start_tac) { /* a state the tactics resume from (issue 37) */
+    if (d->has_start && d->start_tac) { /* a state the tactics resume from */
         memcpy((char *)x + d->off_tactics, d->start_tac, d->off_rest - d->off_tactics);
     } else {
         for (int i = 0; i < d->ntactics; ++i) {
@@ -621,7 +621,7 @@ static double cb_quality(void *ctx, const void *x)
     return -(double)tpState_Time(x); /* TP_METRIC_STEPS/DEFAULT: deepest (latest) is best */
 }
 
-/* The approximate answer of a goal that asks for rest is judged at rest first (issue 38: the
+/* The approximate answer of a goal that asks for rest is judged at rest first (the
  * fallback of "end inside a region, at rest" was the instant the objects flew through the region). */
 static double cb_unrest(void *ctx, const void *x)
 {

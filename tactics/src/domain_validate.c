@@ -135,7 +135,7 @@ static bool valid_memory(const tpCond *c, int nmem, bool *seen, char *why, size_
 static bool valid_rest(const tpDomain *d, char *why, size_t cap)
 {
     const tpSamplingDef *smp = &d->def.sampling;
-    /* sampling.bodies (issue 39): sample_dim (1..3) dims per listed body, the first the key body */
+    /* sampling.bodies: sample_dim (1..3) dims per listed body, the first the key body */
     const bool keyed = smp->nbodies > 0;
     if (d->key_body < -1 || d->key_body >= d->nbodies || d->sample_dim < 0 || d->sample_dim > TP_MAX_SAMPLE_DIMS ||
         d->key_dim < 0 || (!keyed && d->key_dim > 6) || smp->nbodies < 0 || smp->nbodies > TP_MAX_KEY_BODIES ||

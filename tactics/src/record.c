@@ -94,7 +94,7 @@ static bool record_changes(const tpDomain *d, const tpTree *tree, const int32_t 
     if (!zero) {
         return false;
     }
-    /* step 0: the root's memory against all 0 (a start state's, issue 37; none from the initial state) */
+    /* step 0: the root's memory against all 0 (a start state's, the embedding audit; none from the initial state) */
     for (int i = 0; i < len; ++i) {
         const int32_t *m0 = i ? tpDomain_Memory(d, tpTree_State(tree, path[i - 1])) : zero;
         const int32_t *m1 = tpDomain_Memory(d, tpTree_State(tree, path[i]));
@@ -768,7 +768,7 @@ static tpReplayStatus replay(tpDomain *d, const tpPlanRecord *rec, int w, tpStep
             goto done;
         }
     }
-    if (check_mem) { /* the memory the plan started from: its step-0 changes (a start state's, issue 37) */
+    if (check_mem) { /* the memory the plan started from: its step-0 changes (a start state's) */
         same_memory(d, rec, pw, 0, expect, expect, &next_change, err, errlen);
         memcpy(mem, expect, sizeof *mem * (size_t)d->nmem);
     }

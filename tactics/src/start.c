@@ -1,4 +1,4 @@
-/* Start states (issue 37): plan from a state the caller gives instead of the scene's initial
+/* Start states: plan from a state the caller gives instead of the scene's initial
  * state, check such a state, and step the world exactly as the planner's Sim does. */
 #include <math.h>
 #include <stdarg.h>

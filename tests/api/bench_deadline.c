@@ -1,4 +1,4 @@
-/* The hard deadline of an anytime search, measured (issue 37 item 3; docs/embedding.md, "Anytime
+/* The hard deadline of an anytime search, measured (docs/embedding.md, "Anytime
  * search"): `calls` runs of tplan_search_run(budget) on one domain, each followed by what a game
  * reads of the best plan (status, steps, the first controlled body's states and controls), the
  * whole timed with CLOCK_MONOTONIC; prints the call's time and its overshoot over the budget

@@ -1,4 +1,4 @@
-/* libtplan inside a host program that has state of its own (issue 37 item 4, docs/embedding.md,
+/* libtplan inside a host program that has state of its own (docs/embedding.md,
  * Host safety), through the shared libtplan.so:
  * - a comma-decimal locale set by the host (setlocale, or uselocale on one thread) changes no plan
  *   byte, and plans made there replay; the host's locale is its own again after every call and

@@ -1,4 +1,4 @@
-/* The anytime search through libtplan.so (issue 37 item 3): iteration budgets split any way give
+/* The anytime search through libtplan.so: iteration budgets split any way give
  * tplan_plan's plan for the same total; the same calls give the same plans; a re-root on a state of
  * the best plan keeps its subtree (the plan then starts there and replays), a disturbed state
  * restarts; cancel from another thread stops a run that would not end; bad budgets, tolerances and

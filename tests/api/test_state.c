@@ -1,4 +1,4 @@
-/* States and stepping through libtplan.so (issue 37): a state file round trip is exact; a plan's
+/* States and stepping through libtplan.so: a state file round trip is exact; a plan's
  * controls simulated from its start reproduce its trajectory and rest counts bit for bit; a plan
  * from a state taken mid-plan starts there, records it (plan version 2), replays and gives the
  * same state back from its file; bad states, steps and controls get a code and the field. */
@@ -433,7 +433,7 @@ static void test_bad_states(void **state)
     tplan_domain_free(push);
 }
 
-/* A domain with a driven joint motor (issue 36 item 2): the motor is listed, the plan carries its
+/* A domain with a driven joint motor: the motor is listed, the plan carries its
  * targets (version 3), and the targets simulated from the plan's start give its trajectory bit for
  * bit; a target beyond the motor's max_speed is refused naming the joint. */
 static void test_driven_motor(void **state)

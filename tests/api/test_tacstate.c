@@ -1,4 +1,4 @@
-/* The tactics' state and the conditions' memory in a tplan_state (issue 37, "what the tactics need
+/* The tactics' state and the conditions' memory in a tplan_state ("what the tactics need
  * to resume"), through libtplan.so:
  *   - pool_kick (a tp.sequence goal: cushion, red, pocket): the state after the cushion hit holds
  *     the sequence's progress and the stroke still busy; simulating the plan's remaining controls

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# libtplan under ThreadSanitizer (issue 37 item 4): a TSan build of the library alone (-DTP_TSAN=ON,
+# libtplan under ThreadSanitizer: a TSan build of the library alone (-DTP_TSAN=ON,
 # target libtplan, -O1) made with COMPILER in WORKDIR/build-tsan-COMPILER, and tsan_plans.c (four
 # threads loading, planning, replaying and writing plans at once: minigolf and dice, so both the
 # lock-free dWorldStep and the locked quickstep run concurrently) must finish with no report.

@@ -1,4 +1,4 @@
-# The bowl shot driven through the add-on's panel like a user (issue 38, item 5), headless:
+# The bowl shot driven through the add-on's panel like a user, headless:
 #   blender -b --factory-startup --python-exit-code 1 --python bowl_test.py -- TPLAN WORKDIR ADDON_DIR
 # The set is modelled already (a table, an open bowl mesh on it, a ball beside the bowl): building
 # it is the artist's work in either tool and is not counted. Then every click an animator makes in

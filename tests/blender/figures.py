@@ -1,4 +1,4 @@
-# The add-on's figures (issue 38, item 6; docs/blender.md, Figures), headless Blender driving the
+# The add-on's figures (docs/blender.md, Figures), headless Blender driving the
 # panel's operators: not a ctest (minutes of planning), run by tools/blender_figures.sh:
 #   blender -b --factory-startup --python figures.py -- TPLAN WORKDIR ADDON_DIR [toss|drop|all] [SEEDS]
 #  toss  six props resting on a table tossed into a bowl, throws only (Direction Throw, every prop

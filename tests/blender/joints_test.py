@@ -1,4 +1,4 @@
-# The add-on draws a plan's joints (issue 36 item 7), headless:
+# The add-on draws a plan's joints, headless:
 #   blender -b --factory-startup --python-exit-code 1 --python joints_test.py -- TPLAN WORKDIR ADDON_DIR
 # tplan plans a bar on a hinge to the world and a bob on a 0.8 m rod to the world (both released
 # level, so they swing through half a period in the plan's second); Blender's objects of those names

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The add-on's settings never reach an exported scene (issue 36, item 6): settings_leak_test.py in
+# The add-on's settings never reach an exported scene: settings_leak_test.py in
 # Debian's Blender, with the add-on installed from its zip and enabled as a user installs it.
 #   settings_leak.sh WORKDIR        exits 77 (ctest: skipped) when blender is not installed
 set -u

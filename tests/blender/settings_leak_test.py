@@ -1,5 +1,5 @@
 # The add-on never writes its panel settings (the service token, URL, tplan path, working folder)
-# into an exported scene (issue 36, item 6): installed from its zip and enabled as a user does,
+# into an exported scene: installed from its zip and enabled as a user does,
 # the settings set to marker strings, then every export a user or the add-on makes is searched
 # byte for byte for the markers: Plan's own scene.glb (_export_glb), File > Export as .glb, as
 # .gltf with embedded buffers and as .gltf + .bin, and the service job's script built from

@@ -1,4 +1,4 @@
-/* Untrusted files (issue 10): every reader refuses non-regular files (a FIFO must not hang it,
+/* Untrusted files: every reader refuses non-regular files (a FIFO must not hang it,
  * /dev/zero must not be read forever) and files over its size cap with one message naming the
  * file; the plan reader refuses values outside the physical ranges of tp/base.h and NULs in
  * strings; the track reader bounds counts, lengths and values; tpPattern_Cells refuses images
@@ -171,7 +171,7 @@ static void test_plan_valid_base(void **state)
 static void test_plan_ranges(void **state)
 {
     (void)state;
-    /* The repro of issue 10: a 1e308 torque reached ODE on replay and aborted the process. */
+    /* The repro of the hostile-input audit: a 1e308 torque reached ODE on replay and aborted the process. */
     expect_plan_refused("[1, 2, 3, 4, 5, 6]", "[1, 2, 3, 4, 5, 1e308]",
                         "bodies[1].controls[0][5]: 1e+308 is outside +-1e+12");
     expect_plan_refused("[1, 2, 3, 4, 5, 6]", "[-2e12, 2, 3, 4, 5, 6]",

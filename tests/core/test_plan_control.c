@@ -1,4 +1,4 @@
-/* The control report of a plan (member "control", issue 38): tpPlanWorld_Control against figures
+/* The control report of a plan (member "control"): tpPlanWorld_Control against figures
  * worked by hand, the writer's one line, a byte-identical rewrite, a plan without the member (older
  * files), a plan whose controls were edited (still readable: replay reports the edit) and the
  * strict reader's refusals (a negative figure, a time longer than the plan, unknown or missing

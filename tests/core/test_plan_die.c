@@ -1,4 +1,4 @@
-/* Dice faces (issue 38): which bodies are drawn as dice (tpPlanBody_IsDie: a moving cube of the
+/* Dice faces: which bodies are drawn as dice (tpPlanBody_IsDie: a moving cube of the
  * dice domain, nothing else) and the pips of each face (tpDie_Face): every number once, opposite
  * faces adding up to seven, six on local +z (the face up when tp.upright holds with its default
  * axis), one-two-three counter-clockwise about their corner, the pips inside the face and apart. */

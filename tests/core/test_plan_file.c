@@ -578,7 +578,7 @@ static void expect_edit_refused(const char *text, const char *after, const char 
     free(bad);
 }
 
-/* A compound body (issue 36 item 3): version 4 with the body's "compound" (origin and parts, a mesh
+/* A compound body: version 4 with the body's "compound" (origin and parts, a mesh
  * part with its triangles), read back to the same record and bytes; the strict reader refuses a
  * compound in an older version, a compound without parts, parts on another shape, a bad size, an
  * unknown member and a mesh part's bad index. */
@@ -655,7 +655,7 @@ static void test_plan_compound(void **state)
     tpPlanRecord_Free(&orig);
 }
 
-/* A plan from a start state (issue 37): version 2 with "start" (time, the rest counts that are
+/* A plan from a start state: version 2 with "start" (time, the rest counts that are
  * not 0 by body name), read back to the same record and bytes; refused with a bad time or count,
  * a static or unknown body. */
 static void test_plan_start(void **state)
@@ -695,7 +695,7 @@ static void test_plan_start(void **state)
     tpPlanRecord_Free(&orig);
 }
 
-/* A mesh body's recorded triangles and origin (issue 28): written, read back equal, and refused
+/* A mesh body's recorded triangles and origin: written, read back equal, and refused
  * when an index leaves the vertices, a coordinate is out of range or the body is no mesh. */
 static void test_plan_mesh(void **state)
 {
@@ -798,12 +798,12 @@ static void test_plan_refusals(void **state)
     expect_edit_refused(text, NULL, ", \"first_solution\": 0.25", "", "stats.timing");
     expect_edit_refused(text, NULL, "\"version\": 1", "\"version\": 5",
                         "version: unsupported plan version 5 (this tplan reads versions 1, 2, 3 and 4)");
-    /* version 3 has driven motors (issue 36), and only it has them */
+    /* version 3 has driven motors, and only it has them */
     expect_edit_refused(text, NULL, "\"version\": 1", "\"version\": 3",
                         "motors: a version 3 plan needs 1 to 4096 driven motors: expected an array, got nothing");
     expect_edit_refused(text, NULL, "\"steps\":", "\"motors\": [], \"steps\":",
                         "motors: a version 1 plan has no driven motors (version 3 has)");
-    /* version 2 is version 1 with a start state (issue 37), and only it has one */
+    /* version 2 is version 1 with a start state, and only it has one */
     expect_edit_refused(text, NULL, "\"version\": 1", "\"version\": 2",
                         "start: a version 2 plan needs a start state: expected an object, got nothing");
     expect_edit_refused(text, NULL, "\"dt\": 0.01,", "\"dt\": 0.01, \"start\": {\"time\": 1, \"rest\": {}},",

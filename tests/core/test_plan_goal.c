@@ -1,4 +1,4 @@
-/* The goal regions of a plan (member "goal", issue 25): exact round trips of discs, balls and boxes
+/* The goal regions of a plan (member "goal"): exact round trips of discs, balls and boxes
  * (unbounded box sides written null), byte-identical rewrites, a plan without the member, and the
  * refusals of the writer and of the strict reader (unknown members and kinds, wrong types, a body
  * that does not exist, out-of-range or inverted bounds), each naming the field. */

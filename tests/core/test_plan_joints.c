@@ -1,4 +1,4 @@
-/* The joints of a plan (member "joints", issue 36: drawn by the viewers): exact round trips of a
+/* The joints of a plan (member "joints", the joints audit: drawn by the viewers): exact round trips of a
  * hinge to the world and a hinge2 between two bodies, byte-identical rewrites, a plan without the
  * member, and the refusals of the writer and of the strict reader (unknown members and kinds, wrong
  * types, a body that does not exist, an axis that is not unit length), each naming the field. */

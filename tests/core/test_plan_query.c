@@ -1,4 +1,4 @@
-/* Many-worlds browsing (issue 38 item 3, tp/query.h): space-time queries over hand-made worlds
+/* Many-worlds browsing (tp/query.h): space-time queries over hand-made worlds
  * (inside a box in a window, always inside, ends inside, touches between spheres, boxes and a
  * floor, ends at rest, figures, not/never), the parser's one-line refusals naming the clause and
  * field (an unknown body, an empty region, a bad window, a dangling 'and'), ranking, the browser's

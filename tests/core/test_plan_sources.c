@@ -1,4 +1,4 @@
-/* The files a plan embeds (member "sources", issue 28): exact round trips of text and binary
+/* The files a plan embeds (member "sources"): exact round trips of text and binary
  * files (UTF-8 as "text", anything else as canonical "base64"), byte-identical rewrites, and
  * refusals, by the writer and by the reader, of a file whose bytes no longer match its hash (an
  * embedded script edited after planning), of paths that leave the script's folder, of duplicate

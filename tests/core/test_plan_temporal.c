@@ -1,4 +1,4 @@
-/* The temporal conditions of a plan (member "temporal", issue 39 item 3): an exact round trip of
+/* The temporal conditions of a plan (member "temporal"): an exact round trip of
  * the conditions, each world's memory changes (the plan's and the alternatives', in file order)
  * and the unmet goal, byte-identical rewrites, a plan without the member, and the refusals of the
  * writer and of the strict reader (its own version, unknown members, kinds and sizes that do not
@@ -153,7 +153,7 @@ static void test_refusals(void **state)
     /* the reader */
     plan_expect_edit_refused(&rec, "\"temporal\": {\"version\": 1,", "\"temporal\": {\"version\": 3,",
                              "temporal.version: 3 is not supported (this reader knows 1..2)");
-    /* a change at step 0 (a start state's memory, issue 37) needs version 2 */
+    /* a change at step 0 (a start state's memory) needs version 2 */
     plan_expect_edit_refused(&rec, "[[1, 0, 1], [5, 1, 2]]", "[[0, 0, 1], [5, 1, 2]]",
                              "temporal.changes[1][0][0]: step 0 is not in 1..5 (the world's steps; 0, a start's "
                              "memory, needs temporal version 2)");

@@ -769,7 +769,7 @@ static int toy_landed(void *vctx, const void *x)
     return ((const Toy *)x)->pos[0] <= 2.0 ? TP_CB_TRUE : TP_CB_FALSE;
 }
 
-/* Issue 38: with problem.unrest the approximate answer is the node with the least unrest, the
+/* The animator audit: with problem.unrest the approximate answer is the node with the least unrest, the
  * best quality among those (the earliest on ties): at rest when the search found such a node,
  * not the best-quality node in full flight, which quality alone picks here. */
 static void test_approximate_at_rest(void **state)

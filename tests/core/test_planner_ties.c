@@ -1,4 +1,4 @@
-/* BK-RRT where the nearest-neighbour key does not see the progress (issue 39): the pile's and the
+/* BK-RRT where the nearest-neighbour key does not see the progress: the pile's and the
  * tower's key body sleeps while the other bodies are thrown, so every decision node has the same
  * key, bit for bit. Two toy problems with no physics, whose key is a constant:
  *
@@ -128,7 +128,7 @@ static int32_t max_depth(const tpTree *t)
 }
 
 /* The counter: solved in exactly GOAL_N iterations, one a step (the newest node each time), with
- * and without the index. Before issue 39 the root won every tie: depth 1 after 500 iterations. */
+ * and without the index. Before the hard-problems audit the root won every tie: depth 1 after 500 iterations. */
 static void test_ties_go_to_the_newest(void **state)
 {
     (void)state;

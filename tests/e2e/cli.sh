@@ -107,7 +107,7 @@ grep -q "version" "$work/err.txt"; check "wrong version: message names the versi
 "$tplan" replay "$work/does-not-exist.json" >/dev/null 2>&1
 check "missing plan: exit 2" $([ $? -eq 2 ]; echo $?)
 
-# Bad option values: exit 2 and exactly one line on stderr naming the option (issue 17).
+# Bad option values: exit 2 and exactly one line on stderr naming the option.
 expect_refused() { # name, message fragment, command...
   local name=$1 frag=$2
   shift 2
@@ -151,7 +151,7 @@ y"
 expect_refused "--seed with a newline" '5\\n' "$tplan" plan minigolf --no-out --seed "5
 "
 
-# --opt=value and --opt value are the same, for every command (issue 17).
+# --opt=value and --opt value are the same, for every command.
 "$tplan" plan minigolf --seed=7 -q --out="$work/eq.json"; rc=$?
 check "plan --seed=7 --out=FILE: exit 0 or 3 ($rc)" $([ $rc -eq 0 ] || [ $rc -eq 3 ]; echo $?)
 cmp -s <(strip "$work/a.json") <(strip "$work/eq.json"); check "--seed=7 gives the plan of --seed 7" $?
@@ -216,7 +216,7 @@ expect_refused "replay: override with a newline" "^$work/bad_ov4.json: overrides
 sed 's/"mode":"single"/"mode":[1]/' "$work/pool1.json" >"$work/bad_ov3.json"
 expect_refused "replay: override of a bad type" "$work/bad_ov3.json: overrides.mode: " "$tplan" replay "$work/bad_ov3.json"
 
-# progress in a log (stderr not a terminal, issue 39 item 6): a line every TPLAN_PROGRESS_EVERY s of
+# progress in a log (stderr not a terminal): a line every TPLAN_PROGRESS_EVERY s of
 # planning; none with -q. The run lasts its whole 1 s time limit (this domain does not solve), so
 # lines at 0.2 s steps are printed whatever the machine's speed.
 TPLAN_PROGRESS_EVERY=0.2 "$tplan" plan minigolf_random --max-iters 1000000000 --time-limit 1 --no-out \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Defects found by attacking the CLI as a hostile user would (issue 25), each a check:
+# Defects found by attacking the CLI as a hostile user would, each a check:
 # - a scene of 100,000 bodies: the duplicate-name check was quadratic inside one C call (50,000
 #   bodies took 26.6 s past --time-limit 2, where no limit could see it); now a hash set, and a
 #   duplicate among them is still found and named;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 39's goals the planner steps over: a goal that holds a few steps after a skill's segment
+# The goals the planner steps over: a goal that holds a few steps after a skill's segment
 # ends (a ball still rolling below the stroke's trigger speed comes to rest later) was never
 # tested there, since only new strokes follow a segment. planner.coast (s of zero action after
 # each segment, tested for the goal) finds it; off (the default) the run is as before: unsolved.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bit for bit across compilers (issue 35 item 8, docs/physics.md#across-compilers-and-builds): the
+# Bit for bit across compilers (docs/physics.md#across-compilers-and-builds): the
 # same source built by the other compiler (clang when this build is GCC's, GCC when it is clang's),
 # Release, with -march=native when the CPU has FMA (the case that broke: clang 14 contracted a*b+c
 # into FMA, GCC's SLP vectorizer emitted vfmaddsub), must make the same plans as this build, byte

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compound bodies through the CLI (issue 36 item 3): scripts/compound_table.lua, a robot that must
+# Compound bodies through the CLI: scripts/compound_table.lua, a robot that must
 # shove a table (tp.compound: a top and four legs, one rigid body) to a spot. Both planners on seeds
 # 1-2 solve it, every plan replays bit for bit (--check: no overlap beyond the plan's limits), the
 # same seed gives the same plan byte for byte, and the plan file (version 4) carries the table's five

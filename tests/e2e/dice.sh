@@ -54,7 +54,7 @@ for img in short.pbm:"truncated raster" bad.pgm:"exceeds maxval" missing.pgm:"ca
 done
 
 # an image outside the script's folder is refused before it is opened: absolute paths, '..',
-# and a link inside the folder that points out of it (issue 10: no file-existence oracle)
+# and a link inside the folder that points out of it (no file-existence oracle)
 ln -sf /etc/hostname "$work/link.pbm"
 for img in /etc/shadow:"must be a path inside" ../dice.sh:"must be a path inside" \
            link.pbm:"outside the script's folder" ./l.pbm:"must be a path inside"; do

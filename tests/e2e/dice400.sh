@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The flagship at its real size (issue 24): the default dice domain, 400 dice spelling "TP"
+# The flagship at its real size: the default dice domain, 400 dice spelling "TP"
 # (paper Sec. 6.4), seed 1, planned end to end. It must be solved (>= 90 % of the dice resting on
 # their cells), replay bit for bit with --check at the plan's own limits (the domain's
 # 2 cm, docs/physics.md), start with no two dice overlapping (centres at least a die's diagonal apart)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Domain authors' reports (issue 24, item 7), from their reproductions:
+# Domain authors' reports, from their reproductions:
 # - the warning that a controlled body cannot slide (max_force not above its floor friction) comes
 #   before planning (before the summary), also under -q, as "file:line:" of the body, once per run
 #   (also with --jobs and in bench), and travels with the plan (stats.warnings);

@@ -49,7 +49,7 @@ for seed in $seeds; do
   fi
   # --check at the plan's own limits (the domain's max_static_penetration and
   # max_body_penetration, 5 mm unless the script says otherwise): the planner held every state to
-  # them, and the replay must find the same (issue 24: one truth about contact)
+  # them, and the replay must find the same (one truth about contact)
   if ! "$tplan" replay -q --all --check "$out"; then
     echo "FAIL: $domain $planner seed $seed: tplan replay --all --check $out failed"
     fail=$((fail + 1))

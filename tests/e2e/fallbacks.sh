@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 38's fallbacks that land: a goal that asks for rest ("end inside a region, at rest", the
+# The fallbacks that land: a goal that asks for rest ("end inside a region, at rest", the
 # Blender add-on's template) that no node reaches gets an approximate plan judged at rest first:
 # it ends with the bodies at rest on something, as close to the region as the search got, not at
 # the instant they fly through the region (quality 0 in mid-air, which quality alone picked).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The hard problems of issue 39 item 5 as shipped domains, on a small budget each (so the test
+# The hard problems of the hard-problems audit as shipped domains, on a small budget each (so the test
 # stays well under 30 s under ASan): domains/pile.lua with 8 boxes, domains/tower.lua with its 5
 # blocks, domains/curling.lua's hit-and-stay, seed 1, the domain's default planner. Each solves,
 # replays bit for bit (tplan replay --check), has one step of force per throw and nothing else,
@@ -28,7 +28,7 @@ plan pile --set count=8
 plan tower
 plan curling
 
-# BK-RRT, the other planner (issue 39: 0/10 on both before its nearest neighbour broke ties toward
+# BK-RRT, the other planner (0/10 on both before its nearest neighbour broke ties toward
 # the newest node and retired failing chains, and before the tower's key listed every block): each
 # solves, its tree deeper than the first throw, and replays
 for run in "pile --set count=8" "tower"; do
@@ -55,7 +55,7 @@ bad "with min_time" 's/distance = "euclidean",$/distance = "min_time",/' 'sampli
 bad "with body" 's/bodies = names },/bodies = names, body = "block1" },/' 'body and bodies are exclusive'
 bad "unknown name" 's/bodies = names },/bodies = { "block1", "nosuch" } },/' 'nosuch'
 
-# an unsolved tower's approximate answer is the tower so far, at rest, not the 0-step plan issue 39
+# an unsolved tower's approximate answer is the tower so far, at rest, not the 0-step plan the hard-problems audit
 # saw on 3 of 10 seeds (the quality is tp.arranged: the blocks in their places)
 "$tplan" plan "$domains/tower.lua" --seed 1 --max-iters 150 -o "$work/short.json" >"$work/short.txt" 2>&1
 rc=$?

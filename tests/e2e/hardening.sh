@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Regression tests for the fuzzing and abuse campaign of issue 10 (values that aborted ODE,
-# messages without a position) and the callback audit of issue 17 (an error in any Lua callback
+# Regression tests for the fuzzing and abuse campaign of the hostile-input audit (values that aborted ODE,
+# messages without a position) and the callback audit of the callback audit (an error in any Lua callback
 # kind is "file:line: message", exit 2; never a silent NaN or a 0-step plan). Each case is a
 # small domain written here; the expected exit status and message fragment are in the table.
 # Usage: hardening.sh TPLAN WORKDIR
@@ -106,7 +106,7 @@ for row in 'tp.param("m", "a", { choices = { "b" } })|the default '"'"'a'"'"' is
 done
 
 # A controlled box whose max_force is below its floor friction cannot move: warned at load time,
-# one line naming the body and both forces (issue 17). max_force 40 N (above 39.24 N): no warning.
+# one line naming the body and both forces. max_force 40 N (above 39.24 N): no warning.
 for mf in 30:1 40:0; do
   BODY="max_force = ${mf%%:*}, size = {0.4, 0.4, 0.2}, mass = 4" EXTRA='materials = { tp.material { name = "rubber", friction = 1.0 } },' \
     make_domain "$work/stuck.lua"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Untrusted files (issue 10): a plan, tree, image or track that is not a regular file (/dev/zero, a FIFO,
+# Untrusted files: a plan, tree, image or track that is not a regular file (/dev/zero, a FIFO,
 # a directory), a plan whose values are beyond the physical ranges (a 1e308 torque aborted the
 # process inside ODE on replay), and a plan with a NUL in a body name are refused with exit 2 and
 # one line naming the file and the reason. `timeout` only guards against the old hangs (a FIFO

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The joint domains of issue 36 through the CLI: domains/rube_goldberg.lua (a ball released down a
+# The joint domains of the joints audit through the CLI: domains/rube_goldberg.lua (a ball released down a
 # ramp hits a pendulum that tips a lever, dropping a ball into a cup) and domains/parking.lua (a
 # tricycle on hinge2 wheels: a steering servo, tp.skill.motor { angle }, and a driven spin, parked
 # in a bay). Both planners solve each on the seeds below and every plan replays bit for bit

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Joints through the CLI (issue 36): scripts/joint_door.lua, a robot that must push open a door
+# Joints through the CLI: scripts/joint_door.lua, a robot that must push open a door
 # hinged to the world (tp.joint, a hinge with a closing spring). Both planners on seeds 1-3 solve
 # it, every plan replays bit for bit (--check: no overlap beyond the plan's limits), the same seed
 # gives the same plan byte for byte, and the plan file (read with python3) shows the door turning on

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One hostile script of tests/e2e/limits/ (issue 40, "limits no script escapes"): planned, and
+# One hostile script of tests/e2e/limits/ ("limits no script escapes"): planned, and
 # replayed from a plan file that carries it (a stranger's plan: its sources[0] rewritten and
 # rehashed, as anyone can), it must stop at its time limit with exit 2 and the one line
 # "CASE.lua:LINE: time limit exceeded (...)" naming the limit: the load limit, or the call limit

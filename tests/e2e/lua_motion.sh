@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tp.motion (issue 14): a foreign body moved by a Lua function of t (the ride on a tp.motion lift
+# tp.motion: a foreign body moved by a Lua function of t (the ride on a tp.motion lift
 # is in motion.sh).
 #  1. Functions computing exactly what tp.linear, tp.oscillate and tp.rotate compute give the same
 #     plan file, byte for byte (but the overrides), on two seeds; a 1e-9 m nudge changes it.

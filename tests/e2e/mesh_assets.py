@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the mesh test assets (issue 28) into a folder: OBJ, STL (binary and ASCII) and glTF/GLB
+"""Writes the mesh test assets into a folder: OBJ, STL (binary and ASCII) and glTF/GLB
 files, good and hostile. The tests generate them instead of committing binaries.
 
 usage: mesh_assets.py DIR [--corpus FUZZDIR]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Keyframes back on the artist's objects, checked in Blender (issue 28 item 3): a glTF scene (from
+# Keyframes back on the artist's objects, checked in Blender: a glTF scene (from
 # mesh_assets.py) becomes a domain by tp.scene, is planned, exported with `tplan export --format
 # glb` and imported into Blender (headless); mesh_blender.py checks the objects' names, face
 # counts and origins against the artist's scene and the plan within 1e-5 m and prints the worst

@@ -25,7 +25,7 @@ dist = math.hypot(last[0] - hole["pose"][0], last[1] - hole["pose"][1])
 speed = math.sqrt(sum(v * v for v in last[7:10]))
 if not (dist < hole["size"][0] and speed < 1.0):
     sys.exit("ball ends %.3f m from the hole's centre (radius %.3f) at %.2f m/s" % (dist, hole["size"][0], speed))
-# the plan records where the goal is (issue 25): the hole, for the ball
+# the plan records where the goal is: the hole, for the ball
 want = [{"kind": "circle", "body": "ball", "center": hole["pose"][:2], "radius": hole["size"][0]}]
 if d.get("goal") != {"regions": want}:
     sys.exit("the plan's goal is %r, not the hole %r" % (d.get("goal"), want))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Driven joint motors through the CLI (issue 36 item 2): scripts/motor_paddle.lua, a paddle on a
+# Driven joint motors through the CLI: scripts/motor_paddle.lua, a paddle on a
 # hinge whose motor target is part of the action (tp.skill.motor) bats a ball into a goal region.
 # Both planners on seeds 1-3 solve it and every plan replays bit for bit (--check); the plan is
 # format version 3 with the motor's targets (read with python3: each step's target is the sampled

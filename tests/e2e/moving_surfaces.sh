@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Moving surfaces (issue 14): domains/elevator.lua (a ledge reachable only by a waypoint elevator
+# Moving surfaces: domains/elevator.lua (a ledge reachable only by a waypoint elevator
 # with pauses), domains/platforms.lua (two moving platforms across a pit that never come within
 # 0.4 m of each other or the pads: paper Fig. 6f, the character hops) and domains/bridge.lua (a
 # plank sliding into a gap, then a sweeper to pass); the ride skill learns the moving bodies by

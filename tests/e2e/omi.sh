@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# glTF physics scenes (issue 36, item 4): every file omi_assets.py writes from the OMI and KHR
+# glTF physics scenes: every file omi_assets.py writes from the OMI and KHR
 # specifications' text (each OMI_physics_shape type, body types, triggers, compounds, velocities,
 # joints, Godot 4's layouts, KHR_physics_rigid_bodies + KHR_implicit_shapes, buffers in a .bin
 # beside the file) loads with the expected bodies (count, names, shapes, classes, initial

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes glTF physics test scenes (issue 36, item 4) into a folder, written from the text of the
+"""Writes glTF physics test scenes into a folder, written from the text of the
 specifications (OMI_physics_body, OMI_physics_shape, OMI_physics_joint; KHR_physics_rigid_bodies,
 KHR_implicit_shapes), in the layouts their examples and Godot 4 / Blender use: one file per case
 of the OMI example set (every shape type, body types, triggers, compounds, velocities, joints),

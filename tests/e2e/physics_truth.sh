@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Physically true plans (issue 24), from the repros of domain authors: two boxes stacked exactly
+# Physically true plans, from the repros of domain authors: two boxes stacked exactly
 # touching stay where they are (with the `step` solver they fell through the floor), with either
 # solver and any hair's breadth between them, and no state is refused; a block landing at 3.7 m/s
 # does not sink, and what the planner accepted `replay --check` accepts (one limit, recorded in
@@ -46,7 +46,7 @@ done
 
 # a ball thrown at a thin static mesh ring (tube radius 1 cm) at the default limits: no state
 # refused (it sank 1.1-3.4 cm, and the planner pruned real rim contacts), the plan's deepest
-# overlap ball - ring <= 5 mm by replay --check (tplan's sphere-triangle contacts, issue 35 item 6;
+# overlap ball - ring <= 5 mm by replay --check (tplan's sphere-triangle contacts, the contact audit;
 # two glancing cases that reach 5.9-7.1 mm at 1 substep are held at 2: see thin_ring.lua)
 for c in "1 0.12 1" "2 0.12 1" "3 0.02 1" "5 0.05 1" "8 0.0 1" "8 0.06 1" "3 0.11 2" "12 0.04 2"; do
   set -- $c

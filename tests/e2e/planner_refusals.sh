@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 39's "skills that fail silently", from the domain authors' reproductions:
+# The "skills that fail silently", from the domain authors' reproductions:
 # - a scene that starts with bodies overlapping beyond max_static_penetration or
 #   max_body_penetration is refused at load, exit 2, in one line naming the body's line, the pair
 #   and the depth (it spent its whole budget rejecting the root's children before); within the

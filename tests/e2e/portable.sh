@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Portable plans (issue 28, item 6): a plan embeds its script and every file the script read
+# Portable plans: a plan embeds its script and every file the script read
 # (a module from lib/, a track, a binary image), so that `tplan replay` works after the plan is
 # moved to another folder and the domain's folder is renamed away; a file edited inside the plan is
 # refused with a reason; no absolute path gets into plans, exports or messages; plans written before

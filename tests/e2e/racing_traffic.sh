@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Racing traffic follows the road (issue 24): on the builtin track and on every track file with cars,
+# Racing traffic follows the road: on the builtin track and on every track file with cars,
 # the plan of seed 1 must be solved, and over its whole horizon no traffic car's footprint may touch
 # a wall, leave the track's bounding rectangle (the open ends), face away from where it moves or
 # overlap another traffic car, and the car never touches a traffic car (plan_checks.py road). Constant-velocity traffic drove through

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Why the planner rejects states (issue 24): a scripted slab presses a stack of two boxes into the
+# Why the planner rejects states: a scripted slab presses a stack of two boxes into the
 # floor (tests/e2e/scripts/stack_press.lua). The summary has a line per reason under the search
 # line, naming the pair of bodies (physics), the condition as the script wrote it with its
 # file:line (a `valid` leaf), or the script line of a `valid` function; the plan file's

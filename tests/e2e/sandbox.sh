@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Lua sandbox and its limits (issue 10): every route out of the sandbox we can think of, as a
+# The Lua sandbox and its limits: every route out of the sandbox we can think of, as a
 # table, and every kind of endless loop or memory growth, at the top level and in each callback.
 # A probe is a Lua expression evaluated in the script's top level; the row says what it must
 # give. A limit row runs a script that never ends by itself and must stop with exit 2 and the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tplan state / tplan simulate / tplan plan --state (issue 37) on pool: the state at a step of a plan,
+# tplan state / tplan simulate / tplan plan --state on pool: the state at a step of a plan,
 # a plan's controls simulated from its start reproduce its states bit for bit, a plan from a state
 # taken mid-shot (balls rolling and asleep) records it and replays with --check, and bad state files
 # and arguments get one line naming the file and the field (exit 2).

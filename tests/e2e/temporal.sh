@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 39 item 3, goals over time: tp.sequence, tp.never & co. keep their memory in the node's
+# The hard-problems audit, goals over time: tp.sequence, tp.never & co. keep their memory in the node's
 # state; the plan records it (member "temporal", its own version) and replay reproduces it.
 #   vase.lua: valid = tp.never(the ball touches the vase) prunes the touching strokes (the run's
 #     rejections name it) and the plan's ball never touches the vase (replay --check's pairs).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Passive direction through the CLI (issue 38 item 1): domains/toss.lua with two props (a small
+# Passive direction through the CLI: domains/toss.lua with two props (a small
 # toss) solves, replays bit for bit, and its plan shows throws only: each prop has exactly one step
 # of force (the release), the summary and plan.json's "control" say so, and the same seed gives the
 # same bytes. A thrown prop then follows the free-flight closed form (python3 from the plan's own

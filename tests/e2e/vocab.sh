@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 17's vocabulary: scripts/skittle.lua knocks one pin over and leaves the other standing
+# The vocabulary: scripts/skittle.lua knocks one pin over and leaves the other standing
 # (goal: tp.tilted, tp.upright, tp.settled), bowled by an impulse and by a kick given as speed +
 # direction. Enough of seeds 1-6 must be solved, each replaying bit for bit. Then the new constructors'
 # errors: file:line: and the message, exit status 2.
@@ -16,13 +16,13 @@ run() { # bowler seed: 0 when solved and replayed, 1 unsolved, 2 a replay failur
     if ! "$tplan" replay -q "$out"; then echo "FAIL: bowler=$1 seed $2: replay failed"; fail=1; return 2; fi
 }
 need() { # bowler N SEEDS...: at least N of the seeds solve (which ones depends on the physics:
-         # issue 24's contacts moved kick's from 1, 4 to 2, 4), each replaying bit for bit
+         # the contacts moved kick's from 1, 4 to 2, 4), each replaying bit for bit
     local bowler=$1 want=$2 got=0
     shift 2
     for s in "$@"; do run "$bowler" "$s" && got=$((got + 1)); done
     if [ $got -lt "$want" ]; then echo "FAIL: bowler=$bowler: $got of seeds $* solved, $want needed"; fail=1; fi
 }
-# measured 2026-11-26 with issue 24's contacts: impulse solves 6 of seeds 1-6; measured 2026-11-27
+# measured 2026-11-26 with the contacts: impulse solves 6 of seeds 1-6; measured 2026-11-27
 # with the kick's full run-up and the direction aimed at the pin: kick solves 4 (1, 2, 4, 5)
 need impulse 4 1 2 3 4 5 6
 need kick 2 1 2 3 4 5 6

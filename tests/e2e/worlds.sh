@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 38 item 3, many-worlds browsing from the command line: a --solutions 5 plan of the shipped
+# The animator audit, many-worlds browsing from the command line: a --solutions 5 plan of the shipped
 # minigolf domain carries one summary per world (member "worlds"); `tplan worlds` filters them by
 # space-time queries and ranks them, each answer checked against the trajectories read here in
 # Python; --pick makes another world the selected one (replays bit for bit); `tplan plan

@@ -56,7 +56,7 @@ for p in "$work"/*.json; do
   expect "$n: export csv" "$tplan" export "$p" --format csv -o "$work/$n.csv" -q
   expect "$n: csv = plan bit for bit" "$check" csv "$p" "$work/$n.csv"
 done
-# the goal region travels in asset.extras, in the plan's own terms (issue 25)
+# the goal region travels in asset.extras, in the plan's own terms
 expect "minigolf.gltf: asset.extras.goal is the plan's goal" python3 -c '
 import json, sys
 g = json.load(open(sys.argv[1]))["asset"]["extras"]["goal"]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hinge2 through OMI (issue 36 item 5): OMI_physics_joint has no wheel joint, so `tplan export`
+# hinge2 through OMI: OMI_physics_joint has no wheel joint, so `tplan export`
 # writes a hinge2 as the 6-DOF frame of a universal (linear locks, or two and a suspension spring
 # along the steering axis X; angular Z locked; steering X with its stops and motor; spin Y with its
 # motor) marked extras.tplan_kind = "hinge2" (docs/export.md). A cart of a chassis and two wheels on

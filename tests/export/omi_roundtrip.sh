@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# OMI round trip (issue 36 item 5): a glTF scene of every shape (box, sphere, capsule, cylinder, a
+# OMI round trip: a glTF scene of every shape (box, sphere, capsule, cylinder, a
 # convex mesh, a static compound of mesh parts, a moving compound with a mesh part, a KHR plane),
 # initial velocities, a kinematic body and joints (a hinge and a slider with limits, a ball, a
 # fixed joint; from drives, a hinge with a motor and a slider with a spring) is planned, exported

@@ -388,7 +388,7 @@ static const cJSON *node_prims(const tpTestGltf *g, const char *name)
     return NULL;
 }
 
-/* Dice (issue 38): a moving cube of the dice domain gets a second primitive, its pips (21 discs of
+/* Dice: a moving cube of the dice domain gets a second primitive, its pips (21 discs of
  * 13 vertices, six on local +z, which is glTF's +y, one on -z); a static box does not, and the same
  * cube in another domain does not. */
 static void test_gltf_dice(void **state)

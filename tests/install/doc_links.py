@@ -1,4 +1,4 @@
-"""Every relative Markdown link of the installed documentation reaches a file (issue 41: 64 of 214
+"""Every relative Markdown link of the installed documentation reaches a file (64 of 214
 were broken when docs/ was flattened into DOCDIR and domains/ lived elsewhere).
 usage: doc_links.py DOCDIR   (exit 1 listing the broken links, 0 when none)"""
 import glob

@@ -117,7 +117,7 @@ static const BaseEdit base_edits[] = {
     {"err_kind_noname.lua", "tp.skill.wait { name = \"wait\",", "tp.skill.wait { name = 3, loft = 1,", 13,
      "tp.skill.wait: unknown field 'loft' (wait takes:"},
     {"err_jump.lua", "name = \"go\",", "name = \"go\", jump = true,", 14,
-     "skill 'go' (drive_to): unknown field 'jump'"}, /* tp.joint (issue 36): one-line errors naming the field, at the
+     "skill 'go' (drive_to): unknown field 'jump'"}, /* tp.joint: one-line errors naming the field, at the
                                                         tp.joint's line */
     {"err_joint_body.lua", "  goal = tp.within",
      "  joints = { tp.joint { kind = \"hinge\", bodies = {\"bal\"}, anchor = {0, 0, 1} } },\n  goal = tp.within", 19,
@@ -173,7 +173,7 @@ static const BaseEdit base_edits[] = {
      "  joints = { tp.joint { kind = \"hinge\", bodies = {\"ball\"}, anchor = {0, 0, 1}, limit = {-1, 1}, spring = "
      "{stiffness = 1} } },\n  goal = tp.within",
      19, "tp.joint: spring and limit on the same axis are not supported"},
-    /* driven motors and tp.skill.motor (issue 36 item 2): the skill at its line (13), the joint at 19 */
+    /* driven motors and tp.skill.motor: the skill at its line (13), the joint at 19 */
     {"err_joint_driven_name.lua", "  goal = tp.within",
      "  joints = { tp.joint { kind = \"hinge\", bodies = {\"ball\"}, anchor = {0, 0, 1}, motor = {max_torque = 1, "
      "driven = true} } },\n  goal = tp.within",
@@ -237,7 +237,7 @@ static const BaseEdit base_edits[] = {
                 "motor = {max_torque = 1, driven = true}"),
      13, "skill 'wait' (motor): angle: a bounded distribution is required"},
 
-    /* tp.compound (issue 36): one-line errors naming parts[k] and the field, at the tp.compound's line */
+    /* tp.compound: one-line errors naming parts[k] and the field, at the tp.compound's line */
     {"err_compound_noparts.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = {}"), 8,
      "tp.compound 'ball': parts must have at least one part"},
     {"err_compound_parts.lua", COMPOUND_FIND, COMPOUND_EDIT("parts = 3"), 8,

@@ -1,5 +1,5 @@
-/* Shared by the physics conformance suites (test_conformance.c: issue 24's scenes;
- * test_contact_truth.c: issue 35's): the default scene, bodies, the Sim step with optional sleeping,
+/* Shared by the physics conformance suites (test_conformance.c: the scenes;
+ * test_contact_truth.c: the contact audit's): the default scene, bodies, the Sim step with optional sleeping,
  * the penetration record and the named checks that print every figure. Static functions: each
  * suite is one translation unit. Needs cmocka.h (assert_*, fail_msg) included before it. */
 #ifndef TP_TESTS_CONFORMANCE_H

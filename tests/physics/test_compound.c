@@ -1,4 +1,4 @@
-/* Compound bodies (issue 36 item 3; docs/physics.md "Compound bodies"): named scenes through the
+/* Compound bodies (docs/physics.md "Compound bodies"): named scenes through the
  * public API, each with both solvers:
  *
  *   compoundMass    mass, centre of mass and inertia of a dumbbell (two spheres and a cylinder), a

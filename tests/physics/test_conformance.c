@@ -1,4 +1,4 @@
-/* Physics conformance suite (issue 24, items 3 and 5): named scenes, each run with both solvers
+/* Physics conformance suite: named scenes, each run with both solvers
  * (TP_SOLVER_STEP = dWorldStep, TP_SOLVER_QUICKSTEP = dWorldQuickStep) through the public API
  * (tpCreateWorld / tpWorld_Step: the pure Sim the planner runs), each measuring one figure against
  * a closed-form or stated expectation. In the spirit of Box2D v3's solver benchmark scenes and
@@ -364,7 +364,7 @@ static void tunnel(tpSolverKind solver, Checks *c)
  * floor there), past its balance angle atan(T / H) = 0.0997 rad. */
 /* Quickstep's iterations for the chain: at the default 20 (and 40) projected Gauss-Seidel cannot
  * hold a standing domino still -- its friction rows' residuals rock it past its balance angle and it
- * topples by itself (test_contact_truth's `standing` scene, in the build before issue 35 too), so
+ * topples by itself (test_contact_truth's `standing` scene, in the build before the contact audit too), so
  * whether the wave reaches the end was luck; from 80 the standing ones stand (max tilt 0.04 rad)
  * and the figures below stop changing. */
 #define DOM_QUICKSTEP_ITERS 80

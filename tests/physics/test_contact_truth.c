@@ -1,4 +1,4 @@
-/* Everyday contact against closed form, an RK4 reference and plain ODE (issue 35): slopes, rolling
+/* Everyday contact against closed form, an RK4 reference and plain ODE: slopes, rolling
  * bodies, off-axis pushes, pool strokes, chains of impacts and free rotation, each scene with both
  * solvers through the public API (tpCreateWorld / tpWorld_Step, the planner's Sim). Where tplan's
  * own contact pipeline stands between the scene and ODE (the incline, the rolling bodies), a
@@ -411,7 +411,7 @@ static void push(tpSolverKind solver, Checks *c)
         worst = fmax(worst, fabs(went - angles[k]));
     }
     check(c, worst <= 0.1, "a push from rest moves the box along it: worst %.4f degrees off (<= 0.1)", worst);
-    /* friction_cone = false keeps the rule before issue 35 (pool): the push bends toward the axis */
+    /* friction_cone = false keeps the rule before the contact audit (pool): the push bends toward the axis */
     tpBodyState old[1];
     pushBoxRule(solver, false, 0.0, F * cos(5.0 * PI / 180.0), F * sin(5.0 * PI / 180.0), 60, old);
     const double went_old = atan2(old[0].pos[1], old[0].pos[0]) * 180.0 / PI;
@@ -694,7 +694,7 @@ static void rotation(tpSolverKind solver, Checks *c)
  * none tilts more than 0.01 rad. The exact solver holds them; quickstep at its default 20
  * iterations does not (its unconverged friction rows rock a domino past its balance angle,
  * 0.0997 rad, and it topples by itself; without friction it stands; from 80 iterations it
- * stands), in the build before issue 35 too: a solver limit (ctest WILL_FAIL), docs/physics.md. */
+ * stands), in the build before the contact audit too: a solver limit (ctest WILL_FAIL), docs/physics.md. */
 static void standing(tpSolverKind solver, Checks *c)
 {
     Scene s;
@@ -934,7 +934,7 @@ static void heavyOnLight(tpSolverKind solver, Checks *c)
           1e3 * deepest, 1e3 * pair, 1e3 * stack);
 }
 
-/* A pile (issue 35 item 5): 100 cubes of 0.1 m and 1 kg in 7 layers of a 4 x 4 grid, 0.18 m
+/* A pile: 100 cubes of 0.1 m and 1 kg in 7 layers of a 4 x 4 grid, 0.18 m
  * apart, each turned 1 rad about its own fixed axis, dropped from 0.15-1.23 m into a bin of 0.8 m
  * (static walls), 4 s: the layers land on each other at up to 4.6 m/s and settle. No overlap
  * beyond 5 mm at any step, at most 3 mm in the last second (at rest), every cube in the bin. With

@@ -1,4 +1,4 @@
-/* Joint conformance, part 2 (issue 36; docs/physics.md "Joints"): servo angles and a hanging chain,
+/* Joint conformance, part 2 (docs/physics.md "Joints"): servo angles and a hanging chain,
  * through the public API with both solvers:
  *
  *   jointReading   tpWorld_JointPositionAt (a joint's angle or position computed from the stored

@@ -1,4 +1,4 @@
-/* Joint conformance (issue 36, items 1 and 7; docs/physics.md "Joints"): named scenes through the
+/* Joint conformance (docs/physics.md "Joints"): named scenes through the
  * public API (tpCreateWorld / tpWorld_Step, the pure Sim the planner runs), each with both solvers,
  * each measuring one figure against a closed form:
  *
@@ -14,7 +14,7 @@
  *   jointPurity    a chain of Sim calls on a jointed scene is bit-identical with unrelated steps and
  *                  restores in between
  *   jointErrors    bad definitions get an error naming the joint and the field
- *   jointDriven    driven motors (issue 36 item 2): a hinge, a slider and a universal joint's second
+ *   jointDriven    driven motors: a hinge, a slider and a universal joint's second
  *                  axis whose target speeds are part
  *                  of the action reach the speed commanded in every step (a new one each step),
  *                  clamp to max_speed, refuse a target beyond range naming the joint, and replay

@@ -1,4 +1,4 @@
-/* Box2D's large pyramid and tall stacks at a bounded cost (issue 35 item 5; docs/physics.md,
+/* Box2D's large pyramid and tall stacks at a bounded cost (docs/physics.md,
  * "Large stacks: the 210-cube pyramid"). 20 rows of 0.1 m, 0.5 kg cubes, 5 mm apart within a row
  * (row k from the floor holds 20 - k cubes, 210 in all, each standing on two below), exactly
  * touching vertically, must stand 10 s with its top cube within 1 cm of where it started and no

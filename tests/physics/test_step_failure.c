@@ -143,7 +143,7 @@ static void test_static_penetration(void **state)
     tpDestroyWorld(w);
 }
 
-/* tpWorld_CheckOverlap (issue 39: a scene that starts overlapped wasted its whole budget): the
+/* tpWorld_CheckOverlap (a scene that starts overlapped wasted its whole budget): the
  * start state's overlaps against the limits without stepping, the pair and the depth of the
  * first limit broken; within the limits (or with none) it passes; the last step's record stays. */
 static void test_check_overlap(void **state)
@@ -192,7 +192,7 @@ static void test_check_overlap(void **state)
     tpDestroyWorld(w);
 }
 
-/* tpWorld_Supported (issue 38's fallbacks that land): a box resting on the ground, or hovering a
+/* tpWorld_Supported (the fallbacks that land): a box resting on the ground, or hovering a
  * hair above it (as a sleeping body may), rests on it; one 5 cm up or without gravity does not. */
 static void test_supported(void **state)
 {

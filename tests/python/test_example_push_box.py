@@ -1,4 +1,4 @@
-"""examples/push_box/controller.py as a test (issue 37 item 6): the receding-horizon controller gets
+"""examples/push_box/controller.py as a test: the receding-horizon controller gets
 the box into the circle although it is kicked twice; re-roots keep their subtree when nothing
 disturbed the world and restart when the box was kicked; the run is the same every time
 (iteration budgets)."""

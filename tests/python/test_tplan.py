@@ -126,7 +126,7 @@ def test_simulate_reproduces_the_plan(pool, pool_plan):
 
 
 def test_driven_motor():
-    """A domain with a driven joint motor (issue 36): its motors, the plan's targets, and the
+    """A domain with a driven joint motor: its motors, the plan's targets, and the
     targets simulated from the plan's start give its trajectory bit for bit."""
     path = os.path.join(os.environ["TPLAN_DOMAINS"], "..", "tests", "e2e", "scripts", "motor_paddle.lua")
     d = tplan.load(path)
@@ -337,7 +337,7 @@ def test_one_domain_from_two_threads(pool, pool_plan):
 
 
 def test_state_tactics_and_memory():
-    """Issue 37: a state from a plan step holds the tactics' state and the temporal memory; a plan
+    """The embedding audit: a state from a plan step holds the tactics' state and the temporal memory; a plan
     from pool_kick's state after the cushion goes on with the same shot (no second cushion)."""
     kick = tplan.load("pool_kick")
     r = kick.plan(seed=1)

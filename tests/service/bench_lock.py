@@ -1,6 +1,6 @@
 """Benchmark (not a test: it prints figures): /v1/health latency while the server holds N stored
 jobs of ~4 MiB each (64 `set` strings of 64,000 bytes: the job fails at once, its request is kept),
-over 32 s, i.e. three retention passes or more (issue 40: each pass read every stored request under
+over 32 s, i.e. three retention passes or more (each pass read every stored request under
 the server's lock). Then restarted with a --keep-days that makes the oldest expire 12 s later: the
 same while passes delete them (~25 a pass); then restarted with --keep-jobs 16 (the pass at start
 deletes the others): the same while the store gives their 1.5 GB of pages back.

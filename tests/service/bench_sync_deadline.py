@@ -1,4 +1,4 @@
-"""The synchronous POST /v1/plan?wait=W's deadline, measured over loopback HTTP (issue 37; not a
+"""The synchronous POST /v1/plan?wait=W's deadline, measured over loopback HTTP (not a
 test: it prints the figures of docs/service.md and docs/embedding.md). A server with one
 interactive worker; N calls one after another, each planning pool from a state taken mid-plan
 (still rolling) with no iteration bound, so that every search runs to its deadline. For each wait W

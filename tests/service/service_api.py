@@ -62,7 +62,7 @@ def test_minigolf_bytes(s):
     assert sm["rejected"] == stats["rejected"] > 0, (sm, stats)
     assert sm["rejections"] == stats["rejections"], (sm["rejections"], stats.get("rejections"))
     assert sum(r["count"] for r in sm["rejections"].values()) == sm["rejected"], sm
-    # portable (issue 28): the script by its file name and embedded, not the server's install path
+    # portable: the script by its file name and embedded, not the server's install path
     p = json.loads(plan)
     assert p["domain"]["file"] == "minigolf.lua" and p["sources"][0]["path"] == "minigolf.lua", p["domain"]
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -82,7 +82,7 @@ def test_set_and_script(s):
     assert final["request"] == {"set": {"w": 2}, "seed": 5, "script_bytes": len(text.encode())}, final["request"]
     _, _, plan = s.request("GET", final["plan"])
     assert json.loads(plan)["overrides"] == {"w": 2}, plan[:400]
-    # the submitted script travels with its plan: it replays anywhere (issue 28)
+    # the submitted script travels with its plan: it replays anywhere
     p = json.loads(plan)
     assert p["domain"]["file"] == "job.lua" and p["sources"][0]["text"] == text, p["domain"]
     path = os.path.join(WORK, "job.plan.json")
@@ -326,7 +326,7 @@ def test_jobs_budget(s):
 
 
 def test_progress_series(s):
-    """A finished job's summary carries its progress series (the page's chart of it, issue 38: one
+    """A finished job's summary carries its progress series (the page's chart of it, the animator audit: one
     dot before): rows [elapsed, best_quality or null, nodes] in time order, ending at the final
     progress, at most 64 of them."""
     body = dict(LONG, time_limit=1.5)  # minigolf_random never solves: it plans until the limit

@@ -708,7 +708,7 @@ def outage_answers(fe, jid, running_id):
     check_exposition(m)
 
 
-# ---- drain, concurrency limits, lease lost (issue 40 item 6 and 4) ------------------------------------
+# ---- drain, concurrency limits, lease lost ------------------------------------
 
 def node_running(pg, db, nodes, jid):
     for n in nodes:

@@ -79,7 +79,7 @@ def test_file_transfer(s):
     st, hd, packed = s.request("GET", path, headers={"Accept-Encoding": "gzip"})
     assert st == 200 and hd["content-encoding"] == "gzip" and gzip.decompress(packed) == plain, hd
     # the service gzips at level 1: minigolf seed 5's plan packs to 0.32 of its size before
-    # sleeping (issue 24's speed budget) and 0.34 after (another plan, 766 steps instead of 906)
+    # sleeping (the speed budget) and 0.34 after (another plan, 766 steps instead of 906)
     assert len(packed) < 0.4 * len(plain), (len(packed), len(plain))
     st, hd, tree = s.request("GET", "/v1/jobs/%d/tree" % final["id"], headers={"Accept-Encoding": "gzip"})
     full_tree = s.request("GET", "/v1/jobs/%d/tree" % final["id"])[2]

@@ -81,7 +81,7 @@ def test_bad_requests(s):
     expect_error(s, "POST", "/v1/plan?wait=1&deadline=2", 400, "bad_field", "deadline", body={"domain": "minigolf"})
     expect_error(s, "GET", "/v1/jobs?created_after=yesterday", 400, "bad_field", "created_after")
     expect_error(s, "GET", "/v1/jobs?tag=", 400, "bad_field", "tag")
-    # issue 40's small deviations (repro http_small_deviations.sh): an empty status is refused as the
+    # the small deviations (repro http_small_deviations.sh): an empty status is refused as the
     # other empty filters are; wait is a plain decimal, given once; no parameter counts twice
     expect_error(s, "GET", "/v1/jobs?status=", 400, "bad_field", "status")
     for w in ("0x10", "%20%201", "1e1", "inf"):
@@ -225,7 +225,7 @@ def test_static(tplan, work):
 
 
 def test_states(s):
-    """"state" in POST /v1/jobs and /v1/plan (issue 37): a state file's bad values are 400 naming the
+    """"state" in POST /v1/jobs and /v1/plan: a state file's bad values are 400 naming the
     field; a state that does not fit the domain fails the job (bad_state; 400 from /v1/plan); a
     good one is planned from, and the plan records it."""
     d = os.path.join(WORK, "states")

@@ -1,11 +1,11 @@
 """A job whose worker stops answering is killed at its hard deadline (its time limit + 10 s + 10 %),
-and the message says how long it ran and by how much it overran the limit it was given (issue 40:
+and the message says how long it ran and by how much it overran the limit it was given (the service-operations audit:
 it said "10 s past" whatever the overrun). The worker is SIGSTOPped: it uses no CPU and cannot
 stop itself, as a worker stuck in a C call. About 11 s: the job's limit is 1 s.
 And the hostile scripts that used to hold a worker to that hard stop (a loop in an xpcall message
 handler, a catastrophic pattern: tests/e2e/limits) end at the job's time limit with the sandbox's
 own message instead.
-And the synchronous POST /v1/plan?wait= answers at its deadline whatever its job is doing (issue 37:
+And the synchronous POST /v1/plan?wait= answers at its deadline whatever its job is doing (the embedding audit:
 the call returns within its budget, as the library's anytime search): its worker SIGSTOPped while it
 plans from a given "state", the call answers 503 deadline_missed naming the job, which then ends
 (SIGCONT) with the plan kept, planned from that state.

@@ -201,7 +201,7 @@ def test_worker_memory_exhaustion_is_reported():
     """Repro worker_memory_oom_misreported.sh: when the worker's address-space limit stops the
     tree from growing, the job keeps the best plan found (approximate, stopped: memory_limit)
     instead of failing as a script_error 'planning failed'. The planner's warning about it reaches
-    the server's log naming the job (issue 25)."""
+    the server's log naming the job."""
     srv = Server(TPLAN, fresh_dir(os.path.join(WORK, "wmem")), "--worker-memory", "300", workers=1).start()
     try:
         if "no address-space limit" in srv.log():

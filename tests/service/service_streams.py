@@ -1,4 +1,4 @@
-"""tplan serve's event streams are bounded (docs/service.md#connections, issue 40): per client
+"""tplan serve's event streams are bounded (docs/service.md#connections): per client
 address, per job and in all (429 / 503 `too_many_streams`, the connection closed), /v1/health
 answered while they are held, a stream whose client left or reads nothing (its socket's buffer
 full) closed, and its place given back. Small caps, so that it runs in seconds.

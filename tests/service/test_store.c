@@ -453,7 +453,7 @@ static void shim_remove(void)
 }
 
 /* SQLite: the retention pass and a filtered list read the index of sizes and times, never a stored
- * request (issue 40: length() of every request text, every 10 s under the server's lock). 16 finished
+ * request (length() of every request text, every 10 s under the server's lock). 16 finished
  * jobs of 1 MiB each, the store opened again (nothing cached), then less than one request read. */
 static void retention_reads_no_request(void **state)
 {

@@ -1,4 +1,4 @@
-/* The SQLite job store under allocation failures, one at a time (issue 26): a session of every
+/* The SQLite job store under allocation failures, one at a time: a session of every
  * store operation (open, insert with name, tags and script, update, get, list with filters, load
  * script, counts, all ids, expired, recover, delete, close) is run once to count the allocations
  * of tplan's own code, then again with the n-th of them failing, for every n. Each run must end

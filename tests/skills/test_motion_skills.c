@@ -32,7 +32,7 @@ static void test_wait(void **state)
 }
 
 /* wait with a target: also busy until the target (a rolling ball) rests. The target may be the
- * skill's own body (issue 39: "'target' must differ from 'body'"): the ball waiting until it
+ * skill's own body ("'target' must differ from 'body'"): the ball waiting until it
  * itself rests; the kinds that act on a target still refuse their own body. */
 static void test_wait_target(void **state)
 {

@@ -127,7 +127,7 @@ static void test_nav_to(void **state)
     sw_free(&w);
 }
 
-/* The robot of issue 39's stuck_turn: a heavy square box (0.3 x 0.3 x 0.2 m, 8 kg, izz 0.12 kg·m²)
+/* The robot of the stuck_turn: a heavy square box (0.3 x 0.3 x 0.2 m, 8 kg, izz 0.12 kg·m²)
  * on rubber (0.8 against the floor's 0.4), 80 N, max_torque 20 N·m, at the origin facing +x.
  * Its corners' friction torque (about 9 N·m) is above what the path follower's own P law gave
  * (izz * komega * ktheta * error, 6.6 N·m whatever the skill's gains): it never turned. Two posts
@@ -169,7 +169,7 @@ static double first_yaw_torque(tpSkillKind kind, double kyaw_rate, double max_ya
     return tz;
 }
 
-/* nav_to and follow_path turn with the skill's yaw gains up to the body's max_torque (issue 39):
+/* nav_to and follow_path turn with the skill's yaw gains up to the body's max_torque:
  * the first step's torque is the PI law izz * (kyaw_rate * e + kyaw_rate² * e * dt) on the yaw-rate
  * error e = max_yaw_rate, and the limit caps it; the robot then reaches its point. */
 static void test_nav_turns_with_gains(void **state)

@@ -1,4 +1,4 @@
-/* Passive direction (issue 38): throw's exact release and free flight, the aimed throw, the
+/* Passive direction: throw's exact release and free flight, the aimed throw, the
  * delayed release, nudge's budget, and the bad-input messages. Each figure is checked against a
  * closed form that does not depend on the code under test: the physics' semi-implicit Euler in
  * free flight (one substep: v_n = v_s + (n - 1) g dt, p_n = p_r + n dt v_s + g dt² n (n - 1) / 2

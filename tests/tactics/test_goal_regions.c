@@ -1,4 +1,4 @@
-/* The goal regions a plan records (tpCond_GoalRegions, issue 25): the spatial leaves of a goal
+/* The goal regions a plan records (tpCond_GoalRegions): the spatial leaves of a goal
  * tree, in order, through `and` and `or`; nothing under `not` nor for non-spatial leaves; one
  * region per body of an arrangement; bounds beyond the physical range unbounded; leaves a plan
  * cannot record left out; the cap respected. */

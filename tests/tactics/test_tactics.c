@@ -527,7 +527,7 @@ static void test_plan_record_and_replay(void **state)
     int step = 0;
     assert_int_equal(tpDomain_Replay(d, &rec, rec.selected, &step, err, sizeof err), TP_REPLAY_MISMATCH);
     assert_true(step > mid);
-    /* the user may have changed nothing but the compiler: the message says so (issue 35 item 8) */
+    /* the user may have changed nothing but the compiler: the message says so */
     assert_non_null(strstr(err, "was the domain changed, or the plan made by a different build (compiler or flags)?"));
     c[0] = nextafter(c[0], -1e9);
     assert_int_equal(tpDomain_Replay(d, &rec, rec.selected, NULL, err, sizeof err), TP_REPLAY_MATCH);

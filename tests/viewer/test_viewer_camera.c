@@ -82,7 +82,7 @@ static void test_fit_keeps_scene_in_view(void **state)
     tpPlanRecord_Free(&rec);
 }
 
-/* Issue 38 (fall_camera): a ball rolls off the table (no floor under it) and falls 2 km; the
+/* The animator audit (fall_camera): a ball rolls off the table (no floor under it) and falls 2 km; the
  * camera frames the table and the ball's roll, not the fall: the table is not a speck, and the
  * ball's first position is in view. With a floor plane 1 m below, a ball resting on the floor is
  * framed as before (it did not fall away). */
@@ -133,7 +133,7 @@ static void test_fit_ignores_falls(void **state)
 void tpView_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3]);
 double tpView_GoalCircleZ(const tpPlanRecord *rec, const tpPlanGoalRegion *g);
 
-/* Goal regions where they apply (issue 38): the fit holds a goal sphere off the stage, a box's
+/* Goal regions where they apply: the fit holds a goal sphere off the stage, a box's
  * bounded sides but not its open ones, and a circle (which bounds x, y only) is placed at the
  * height where the ball meets it: the ball rolls off the table onto a floor 1 m below, into a hole
  * there, so the column is on the floor, not at the table's height the ball started from. */

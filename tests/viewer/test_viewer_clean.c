@@ -1,4 +1,4 @@
-/* Clean renders for deliverables (issue 28, item 5): `tplan render` draws the scene only by default
+/* Clean renders for deliverables: `tplan render` draws the scene only by default
  * (no text overlay, legend, key hint or timeline: its frame is pixel-identical to --no-overlay, and
  * the corners where the overlay and legend go hold no text-white pixels while the --hud frame has
  * them); with --hud the legend's swatch of every moving body is the body's own colour (the soccer

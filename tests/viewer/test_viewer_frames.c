@@ -117,7 +117,7 @@ static void test_ball_in_first_and_last_frame(void **state)
     tpPlanRecord_Free(&rec);
 }
 
-/* The goal region (issue 25): minigolf's plan records the hole as a circle for the ball, and the
+/* The goal region: minigolf's plan records the hole as a circle for the ball, and the
  * frame drawn with it differs from the frame drawn with --no-goal around the hole, and only there. */
 static void test_goal_region_drawn(void **state)
 {
@@ -375,7 +375,7 @@ static void test_plan_live_view(void **state)
 
 /* tplan plan --view when planning ends before the first progress report (one iteration: the
  * first report is due progress_interval after the start): the window opens on the finished plan
- * instead of dereferencing a run the live view had not been given yet (it crashed, issue 17). */
+ * instead of dereferencing a run the live view had not been given yet (it crashed). */
 static void test_plan_live_view_no_progress(void **state)
 {
     (void)state;

@@ -1,4 +1,4 @@
-/* The picture (issue 38 item 4) in rendered frames: a scene without a floor is drawn without a grid
+/* The picture in rendered frames: a scene without a floor is drawn without a grid
  * (a reference grid was drawn below it, read as a floor that is not there), and the dice domain's
  * dice show their pips (white on the red dice), where the same plan under another domain's name
  * draws plain boxes; the joints of a plan (its "joints") are drawn, an anchor marker and an axis
@@ -145,7 +145,7 @@ static void test_joints_drawn(void **state)
     assert_true(count[1] < 5);
 }
 
-/* Issue 38's fall_camera (the repro turned into this test): a ball rolls off a table with no floor
+/* The fall_camera (the repro turned into this test): a ball rolls off a table with no floor
  * below and falls; the fitted camera frames the table and the ball, not the fall: the table (white)
  * fills a good part of frame 0 instead of being a speck at the top of a 2 km line. */
 static void test_fall_camera(void **state)

@@ -1,4 +1,4 @@
-// The goal region on the page (issue 25): plans carry the spatial leaves of their domain's goal
+// The goal region on the page: plans carry the spatial leaves of their domain's goal
 // ("goal" in docs/plan-format.md) and the player draws them. For minigolf (a column: tp.within the
 // hole) and soccer (a box open below: tp.inside the goal mouth) the scene graph has the goal object
 // at the recorded place and size, in the plan's numbers, and the canvas changes where it is drawn

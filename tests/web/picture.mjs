@@ -1,10 +1,10 @@
-// The page defects of issue 38 ("the page and the panel"), each checked in the DOM at 800 px
+// The page defects of the animator audit ("the page and the panel"), each checked in the DOM at 800 px
 // width: a job's name is shown whole in the jobs list (it was cut to 7 characters), no two boxes
 // of the header, the jobs table's header or the job page's head overlap, the skill row names the
 // skills of an alternative solution (it was blank), and Delete asks first (dismissed: no DELETE is
 // sent and the job stays; accepted: the job is gone), and the chart of a job opened after it ended
 // shows the run's progress series (it was one dot); the dice domain's dice show their pips; a
-// plan's joints are drawn (issue 36: the anchor and axis of a hinge, in the joint colour, and
+// plan's joints are drawn (the anchor and axis of a hinge, in the joint colour, and
 // nothing of it once hidden with J).
 import { main, startServer, launchBrowser, newPage, waitFor, check, log, assertNoPageErrors, join } from "./harness.mjs";
 

@@ -1,4 +1,4 @@
-// Many-worlds browsing on the page (issue 38 item 3): a minigolf job with "solutions": 5 shows its
+// Many-worlds browsing on the page: a minigolf job with "solutions": 5 shows its
 // five worlds side by side (small multiples: each canvas draws its trails, and two worlds' drawings
 // differ), each with its summary; a query typed in the Worlds card hides the worlds that do not
 // match -- exactly the ones GET /v1/jobs/{id}/worlds says, in its rank order -- Clear shows them

@@ -157,7 +157,7 @@ void tpView_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3])
     }
     /* A moving body that fell a margin below the stage's floor (off a table with no floor under
      * it, through a hole) has left the scene: its fall is not framed (a 2 km fall made the table a
-     * speck, issue 38). */
+     * speck). */
     double floor, margin;
     stage_floor(rec, &floor, &margin);
     const double cutoff = isfinite(floor) ? floor - margin : -INFINITY;

@@ -817,7 +817,7 @@ static void draw_ground(const tpVScene *sc)
         ext = fmax(ext, sc->hi[i] - sc->lo[i]);
     }
     double half = ext * 0.75 + 0.5;
-    /* only a plane gets a grid: a scene without a floor shows none (issue 38: a reference grid
+    /* only a plane gets a grid: a scene without a floor shows none (a reference grid
        drawn below such a scene read as a floor that is not there) */
     for (int b = 0; b < rec->nbodies; ++b) {
         const tpPlanBody *pb = &rec->bodies[b];

@@ -1,4 +1,4 @@
-// Dice faces (issue 38: "all show six" must be seen), as the desktop viewer draws them
+// Dice faces ("all show six" must be seen), as the desktop viewer draws them
 // (core/src/plan_die.c, tpPlanBody_IsDie and tpDie_Face): a body is a die when the plan's domain is
 // "dice" and the body is a moving box with three equal sides; six is on its local +z (the face up
 // when tp.upright holds with its default axis), one on -z, two on +y, three on +x, four on -x, five

@@ -56,7 +56,7 @@ function stageFloor(plan, objects) {
 // Scene bounds, as the desktop viewer fits its camera (tpView_SceneBounds): every static non-plane
 // body's box; every moving body around every recorded position of every world (sampled to at most
 // ~200 rows per body and world) except the positions of a body that fell away, a margin below the
-// stage's floor (off a table with no floor under it: a 2 km fall made the scene a speck, issue 38);
+// stage's floor (off a table with no floor under it: a 2 km fall made the scene a speck);
 // and the goal regions, where the action is meant to go (their bounded sides).
 function sceneBounds(plan, objects) {
   const box = new THREE.Box3();

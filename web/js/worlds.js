@@ -1,4 +1,4 @@
-// Many-worlds browsing on the job page (issue 38 item 3, docs/web.md): the solutions of a run side
+// Many-worlds browsing on the job page (docs/web.md): the solutions of a run side
 // by side as small multiples -- each world's trails drawn flat on the two axes along which the
 // bodies moved most, with the goal regions, and its summary (duration, cost, control, at rest) --
 // filtered and ranked by a space-time query that the server evaluates (GET /v1/jobs/{id}/worlds:

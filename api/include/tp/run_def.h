@@ -70,7 +70,7 @@ char *tpRun_DefToJson(const tplan_run_def *def);
 #define TP_STATE_MAX_MEMORY 4096    /* temporal memory slots at most (TP_COND_MAX_MEMORY) */
 #define TP_STATE_MAX_MEMORY_VALUE 1000000 /* the largest memory value (TP_PLAN_MAX_TEMPORAL_SIZE) */
 
-/// One tactic's part of a state (issue 37: the tactics resume where they were): plain data, checked
+/// One tactic's part of a state (the tactics resume where they were): plain data, checked
 /// against the domain where the state is used (tpState_BindTactics).
 typedef struct tpStateTactic {
     char name[TP_NAME_MAX];         /* the tactic's name */

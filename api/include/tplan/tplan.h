@@ -269,7 +269,7 @@ TPLAN_API const char *tplan_result_plan(const tplan_result *result, size_t *len)
 TPLAN_API tplan_code tplan_result_write_plan(const tplan_result *result, const char *path, tplan_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
-/* States and stepping (issue 37)                                                              */
+/* States and stepping                                                              */
 
 /* A state holds what the planner's Sim needs to go on from a moment of the world: the time (s)
  * and, for every moving body with a state of its own (passive, active and tactic-driven foreign
@@ -326,7 +326,7 @@ TPLAN_API tplan_state *tplan_result_state(const tplan_result *result, const tpla
 TPLAN_API tplan_state *tplan_state_from_plan(tplan_domain *domain, const char *plan, size_t len, int world, int step,
                                              tplan_error *err);
 
-/* The tactics and the conditions over time (issue 37, state file version 2): a state may also
+/* The tactics and the conditions over time (state file version 2): a state may also
  * hold where each tactic is (its active skill's index, busy, started, and the skill's variables:
  * sampled parameters, phases, step counters, integrals) and the memory of the goal's and valid
  * condition's tp.sequence / ever / never / within_time / at_time (one integer each, in the plan's
@@ -372,7 +372,7 @@ TPLAN_API tplan_state *tplan_state_from_plan_tactics(tplan_domain *domain, const
 /// each, in this order; tplan_domain_control_body gives the body index (-1 when out of range).
 TPLAN_API int tplan_domain_control_count(const tplan_domain *domain);
 TPLAN_API int tplan_domain_control_body(const tplan_domain *domain, int k);
-/// Driven joint motors (a joint's motor declared driven = true, issue 36): each step's action also
+/// Driven joint motors (a joint's motor declared driven = true): each step's action also
 /// sets one target speed (rad/s, m/s for a slider) per driven motor, in this order;
 /// tplan_domain_motor_joint gives motor m's joint name (owned by the domain) and its axis (1 or 2)
 /// in *axis (may be NULL); NULL (axis 0) when out of range.
@@ -391,7 +391,7 @@ typedef struct tplan_simulate_def {
                                     body order */
     const double *motor_targets; /* steps rows of tplan_domain_motor_count target speeds (rad/s or m/s),
                                     each within its motor's max_speed; NULL (default): every driven
-                                    motor at its declared speed (since issue 36: older callers' size
+                                    motor at its declared speed (since the joints audit: older callers' size
                                     stops before it) */
 } tplan_simulate_def;
 
@@ -406,7 +406,7 @@ TPLAN_API tplan_code tplan_simulate(tplan_domain *domain, tplan_state *state, co
                                     tplan_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Anytime search (issue 37): plan across calls under a hard deadline, re-root on what happened   */
+/* Anytime search: plan across calls under a hard deadline, re-root on what happened   */
 
 /* A search lives across calls, as OMPL's planner does across solve(ptc) calls: run it for a budget,
  * read the best plan so far, run it again; re-root it on the state the world is now in (receding
@@ -477,7 +477,7 @@ TPLAN_API tplan_code tplan_search_reroot(tplan_search *search, const tplan_state
 /// valid plan or a plan of another scene. The domain must be loaded with the plan's parameters.
 TPLAN_API tplan_code tplan_replay(tplan_domain *domain, const char *plan, size_t len, tplan_error *err);
 
-/// Many-worlds browsing (issue 38; docs/embedding.md): the worlds of the plan file in plan[0..len)
+/// Many-worlds browsing (docs/embedding.md): the worlds of the plan file in plan[0..len)
 /// (0 its selected solution, k its alternative k), each one's summary (duration, cost, control, end
 /// state, when the goal regions and temporal conditions held) and whether it satisfies the
 /// space-time query `where` ("ball inside [0,1]x[0,1]x[0,2] between 2 3 and never ball touches vase

@@ -16,10 +16,10 @@ extern "C" {
 #endif
 
 #define TP_PLAN_FORMAT "tplan-plan"
-#define TP_PLAN_VERSION 1       /* a plan from the domain's initial state (every plan before issue 37) */
+#define TP_PLAN_VERSION 1       /* a plan from the domain's initial state (every plan before the embedding audit) */
 #define TP_PLAN_VERSION_START 2 /* a plan from a given start state: version 1 and the member "start" */
 #define TP_PLAN_VERSION_MOTORS                                                                                         \
-    3 /* a plan with driven motors (issue 36): the member "motors" and each                                            \
+    3 /* a plan with driven motors: the member "motors" and each                                                       \
          alternative's "motor_targets"; "start" optional */
 #define TP_PLAN_VERSION_PARTS                                                                                          \
     4                                      /* a plan with a compound body: its member "compound" (origin and parts);   \
@@ -331,7 +331,7 @@ typedef struct tpPlanRecord {
     tpPlanOverlay *overlays;
 } tpPlanRecord;
 
-/// The control a solution used (issue 38: passive direction shows as almost none): what the
+/// The control a solution used (passive direction shows as almost none): what the
 /// controls of its controlled bodies add up to over its steps. Plain value type.
 typedef struct tpPlanControl {
     double impulse;         /* N s: sum over steps of |force| dt */
@@ -358,7 +358,7 @@ void tpPlanWorld_FreeArrays(tpPlanWorld *w, int nbodies, int ntactics);
 /// Frees everything the record owns and zeroes it. NULL is allowed.
 void tpPlanRecord_Free(tpPlanRecord *rec);
 
-/// True when body b of rec is drawn as a die (pips on its faces, issue 38): the plan's domain is
+/// True when body b of rec is drawn as a die (pips on its faces): the plan's domain is
 /// "dice" (domains/dice.lua) and b is a moving box with three equal sides. Read from members every
 /// plan already has, so the dice plans keep their bytes. rec and b must not be NULL.
 bool tpPlanBody_IsDie(const tpPlanRecord *rec, const tpPlanBody *b);

@@ -98,7 +98,7 @@ typedef struct tpProblem {
     /// Quality of a non-goal node for the approximate answer: lower is better; NAN on a callback
     /// error (the planner stops with TP_PLAN_ERROR). NULL: the deepest node is returned.
     double (*quality)(void *ctx, const void *x);
-    /// How far a node is from the end state the goal describes (issue 38: the goal asks for its
+    /// How far a node is from the end state the goal describes (the goal asks for its
     /// bodies at rest), >= 0, 0 there; NAN on a callback error. The approximate answer is the node
     /// with the least unrest, quality (or depth) breaking ties: a node at rest when the search
     /// found one, else the closest to rest. NULL: quality alone.
@@ -201,7 +201,7 @@ typedef struct tpPlannerDef {
     int coast_steps;     /* where a skill's segment ends (a decision point that is no goal), up to this many
                             steps of zero action are simulated and the goal tested at each: when it holds,
                             those steps join the tree as busy nodes ending in the goal (a ball still rolling
-                            when its stroke's segment ended comes to rest a few steps later: issue 39's
+                            when its stroke's segment ended comes to rest a few steps later: the hard-problems audit's
                             goals the planner stepped over); else nothing is kept. 0 = off; 0..100000.
                             Default 0 */
 } tpPlannerDef;

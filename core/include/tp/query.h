@@ -1,4 +1,4 @@
-/* tplan core: many-worlds browsing (issue 38 item 3). Per-world summaries of a plan (each
+/* tplan core: many-worlds browsing. Per-world summaries of a plan (each
  * solution's duration, cost, control, end state, when the goal's regions and temporal conditions
  * held) and space-time queries over its worlds ("ball inside [0,1]x[0,1]x[0,2] between 2 3 and
  * never ball touches vase and ends at rest"), evaluated on the plan's trajectories only: the CLI

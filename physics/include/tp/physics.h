@@ -303,7 +303,7 @@ typedef struct tpSceneDef {
     double sleep_time;
     /* Friction as an isotropic cone (default true): each contact's first friction direction is the
        slip the substep would make without friction (docs/physics.md, "Friction direction").
-       false: the slip at the substep's start, the rule before issue 35, under which ODE's second
+       false: the slip at the substep's start, the rule before the contact audit, under which ODE's second
        friction row holds sideways slip up to mu N (pushes and strokes bend toward the first
        row's direction); kept for domains calibrated on it (pool). */
     bool friction_cone;

@@ -342,7 +342,7 @@ typedef struct tpMotorDef {
 
 #define TP_MOTOR_SERVO_GAIN 10.0 /* 1/s: tpMotorDef.gain's default (the error decays as exp(-10 t)) */
 
-/// TP_SKILL_THROW (issue 38, passive direction). The release is a one-step force and torque on the
+/// TP_SKILL_THROW (passive direction). The release is a one-step force and torque on the
 /// body's control slot, F = m (v_s - v) / dt - m g and tau = I(q) (w_s - w) / dt (I: the world-frame
 /// inertia tensor the physics uses), so the action carries it, Sim stays a pure function of
 /// (state, action) and a plan replays it bit for bit: the state after the release step has exactly
@@ -369,7 +369,7 @@ typedef struct tpThrowDef {
     double trigger_speed;    /* m/s: resting speed for `follow` (default 0.05) */
 } tpThrowDef;
 
-/// TP_SKILL_NUDGE (issue 38; Twigg & James's Many-Worlds Browsing perturbations). The skill keeps
+/// TP_SKILL_NUDGE (Twigg & James's Many-Worlds Browsing perturbations). The skill keeps
 /// the body's velocity of the previous step; when a step changes it by more than gravity's dv plus
 /// `trigger` (an impact of impulse J = m |dv - g dt|), the next step's force turns the new velocity
 /// v about world z by the sampled `turn` (clamped to +-deflection) and scales its magnitude by

@@ -221,7 +221,7 @@ typedef struct tpSamplingDef {
     tpDist dists[4]; /* e.g. a 2D box over the field, then a heading */
     tpDistanceKind distance;
     int body;                      /* body whose state is compared with y; -1: first controlled */
-    int nbodies;                   /* > 0 (euclidean only): compare these bodies instead of `body` (issue 39): the key
+    int nbodies;                   /* > 0 (euclidean only): compare these bodies instead of `body`: the key
                                       is their positions (sample_dim <= 3 dims each) and y one draw of the
                                       distributions per body, so the distance is Euclidean over all of them (the
                                       RRT's state-space distance over these bodies); skills see the first draw */
@@ -380,7 +380,7 @@ int tpDomain_GoalHoldsWith(tpDomain *domain, const tpBodyState *bodies, const in
 int tpDomain_MemoryCount(const tpDomain *domain);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Start states and stepping (issue 37: plan from the world as it is, step it)                 */
+/* Start states and stepping (plan from the world as it is, step it)                 */
 
 #define TP_MAX_START_TIME 1e9 /* s: the latest time a start state may have (TP_PLAN_MAX_START_TIME) */
 #define TP_START_QUAT_TOL TP_PLAN_START_QUAT_TOL /* a start state's quaternions: norm within 1 +- this */
@@ -408,7 +408,7 @@ bool tpDomain_Start(const tpDomain *domain, const tpBodyState **x, const uint8_t
 bool tpDomain_Step(tpDomain *domain, tpBodyState *x, uint8_t *rest, double *t, const double *action);
 /// One line on a failed step (f: tpWorld_LastFailure of the domain's world), naming the bodies.
 void tpDomain_DescribeFailure(const tpDomain *domain, const tpStepFailure *f, char *out, size_t outlen);
-/// What the tactics and the temporal conditions resume from (issue 37): after tpDomain_SetStart
+/// What the tactics and the temporal conditions resume from: after tpDomain_SetStart
 /// (which makes them start afresh), part (tpDomain_TacticBytes bytes: every tactic's
 /// tpTacticState, as a state blob holds them; NULL: afresh, σ_init not started) and mem
 /// (tpDomain_MemoryCount slots; NULL: all 0) become the start's, copied. The caller checked them

@@ -1,4 +1,4 @@
--- A loop in an xpcall message handler (issue 40). The first error calls the handler; its loop
+-- A loop in an xpcall message handler. The first error calls the handler; its loop
 -- trips the time limit, whose error, raised inside the count hook, called the handler again with
 -- hooks off: the loop then ran for ever. Expected: the load limit, exit 2.
 local tp = require "tp"

@@ -1,4 +1,4 @@
--- A 0.4 kg block thrown down at 2 m/s from 0.5 m, landing at ~3.7 m/s (issue 24's repro): the
+-- A 0.4 kg block thrown down at 2 m/s from 0.5 m, landing at ~3.7 m/s (the repro): the
 -- planner accepted the landing (5 cm limit then) while `replay --check` failed it at 1 cm (the block
 -- sank 2 cm). Now one limit serves both (5 mm, recorded in the plan) and the block does not sink
 -- (speculative contacts): tests/e2e/physics_truth.sh.

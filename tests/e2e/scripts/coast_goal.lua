@@ -1,4 +1,4 @@
--- e2e: coast.sh (issue 39, goals the planner steps over). A stroke's segment ends when the
+-- e2e: coast.sh (goals the planner steps over). A stroke's segment ends when the
 -- ball is below the skill's trigger speed (5 cm/s, follow = true); the goal asks for rest below
 -- 1 cm/s within 15 cm of a spot. After a segment only new strokes follow, so the goal, which holds
 -- a few steps later if the ball is left alone, is never tested there: unsolved. With

@@ -1,5 +1,5 @@
 -- A table (tp.compound: a top and four legs, one rigid body) that a robot must shove to a spot
--- (issue 36, compound bodies). The table starts 2 cm above the floor and drops onto its legs. Used
+-- (compound bodies). The table starts 2 cm above the floor and drops onto its legs. Used
 -- by tests/e2e/compound.sh: both planners solve it, every plan replays bit for bit, and the plan
 -- file carries the table's parts (version 4) with the table resting level on its four legs.
 local tp = require "tp"

@@ -1,4 +1,4 @@
--- The material "default" can be named whether or not the script defines materials (issue 24: it
+-- The material "default" can be named whether or not the script defines materials (it
 -- failed with "unknown material 'default' (materials: none defined)"). A box slides from 1 m/s on a
 -- floor until it rests; the floor's material is --set floor=NAME ("omit": no material field) and
 -- the domain's materials --set mats=none | two (ice 0.1, rubber 0.9: "default" is ice, the first)

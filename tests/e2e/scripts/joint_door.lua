@@ -1,4 +1,4 @@
--- A robot behind a spring-loaded door (issue 36): the only way to the goal is through a doorway
+-- A robot behind a spring-loaded door: the only way to the goal is through a doorway
 -- that a door hinged at one side (tp.joint, a hinge about z with a closing spring) blocks; the robot
 -- must push it open. Used by tests/e2e/joints.sh: both planners solve it, the plan replays bit for
 -- bit, and the door turned on its hinge.

@@ -1,4 +1,4 @@
--- A scripted slab comes down on a resting crate (the repro of issue 14): ODE gives scripted
+-- A scripted slab comes down on a resting crate (the repro of the moving-platforms audit): ODE gives scripted
 -- bodies infinite mass, so it squeezes the crate through the static floor. The goal "the crate's
 -- centre 5 cm below the floor" is reached by simply waiting unless the physics refuses states
 -- where a body sank deeper than max_static_penetration into static geometry (here 0.05 m; the

@@ -1,4 +1,4 @@
--- e2e: fallbacks.sh (issue 38). The goal "end inside a region, at rest" cannot hold: the region
+-- e2e: fallbacks.sh. The goal "end inside a region, at rest" cannot hold: the region
 -- floats in mid-air. The approximate plan must end with the crate at rest on the floor (the goal
 -- asks for rest), not at the instant it flies through the region (quality 0, 2-4 m/s), which is
 -- what the summed distance outside the region alone picked.

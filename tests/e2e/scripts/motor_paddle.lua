@@ -1,4 +1,4 @@
--- A motor-driven paddle (issue 36 item 2): a bar hinged to the world at one end about z, its motor
+-- A motor-driven paddle: a bar hinged to the world at one end about z, its motor
 -- declared driven (the target speed is part of the action), swings to bat a ball into a goal disc.
 -- The only tactic drives the joint: tp.skill.motor with a sampled target speed and duration, then a
 -- wait (the motor returns to its declared speed 0: a brake). No body is controlled by forces.

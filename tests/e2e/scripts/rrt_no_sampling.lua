@@ -1,4 +1,4 @@
--- e2e: planner_refusals.sh (issue 39). No `sampling` table: BK-RRT (asked on the command line
+-- e2e: planner_refusals.sh. No `sampling` table: BK-RRT (asked on the command line
 -- or, with --set inscript=1, by the script's planner table) is refused with a message that says
 -- what to declare, not "problem.key_dim > 0".
 local tp = require "tp"

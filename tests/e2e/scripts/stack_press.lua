@@ -1,4 +1,4 @@
--- Why states are rejected (issue 24): a scripted slab comes down on a stack of two boxes and
+-- Why states are rejected: a scripted slab comes down on a stack of two boxes and
 -- presses it into the floor, so the physics refuses the steps where the lower box sinks deeper
 -- than max_static_penetration; or the domain's `valid` refuses the pressed states first.
 --   --set refuse=none      only the physics refuses (static penetration: 'lower' into 'floor')

@@ -1,4 +1,4 @@
--- Two 0.15 x 0.15 x 0.075 boxes stacked exactly touching on the floor (issue 24's repro): with the
+-- Two 0.15 x 0.15 x 0.075 boxes stacked exactly touching on the floor (the repro): with the
 -- default `step` solver ODE's Dantzig LCP gave up on the degenerate first step and the bottom box
 -- free-fell through the floor to z = -0.043 before both were thrown up. Now both rest where they
 -- are, with either solver, whatever the hair's breadth between them (tests/e2e/physics_truth.sh).

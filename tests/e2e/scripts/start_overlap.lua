@@ -1,4 +1,4 @@
--- e2e: planner_refusals.sh (issue 39). A plank tilted 17.6 degrees whose low end starts about
+-- e2e: planner_refusals.sh. A plank tilted 17.6 degrees whose low end starts about
 -- 1.8 cm inside the floor, beyond the default 5 mm max_static_penetration: every step from the
 -- root would be refused, so the domain is refused at load, naming the plank's line, the floor and
 -- the depth. --set case=pair instead overlaps two boxes 3 cm (beyond max_body_penetration 2 cm);

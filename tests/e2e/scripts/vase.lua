@@ -1,4 +1,4 @@
--- e2e: temporal.sh (issue 39 item 3). A ball rolled toward a spot past a vase: the strokes that
+-- e2e: temporal.sh. A ball rolled toward a spot past a vase: the strokes that
 -- graze the vase would still reach the spot, but valid = tp.never(the ball touches the vase)
 -- prunes them the step the touch happens, so the plan's ball never touches it (replay --check
 -- lists the touching pairs). The goal is a tp.sequence: past the line x = 0.4 first (a gate),

@@ -1,4 +1,4 @@
--- e2e: planner_refusals.sh (issue 39). `wait` watching its own body: a ball rolled, then waiting
+-- e2e: planner_refusals.sh. `wait` watching its own body: a ball rolled, then waiting
 -- until it itself rests ("'target' must differ from 'body'" before); the goal holds only once it
 -- rests beyond x = 0.2.
 local tp = require "tp"

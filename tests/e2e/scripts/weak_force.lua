@@ -1,6 +1,6 @@
 -- A 2 kg robot with max_force 2 N on a floor with friction 0.5 (it needs 9.81 N to slide): tplan
 -- warns before planning, also under -q, naming this file and the line of the robot (line 10).
--- From a domain author's report (issue 24); --set max_force=20 is strong enough (no warning).
+-- From a domain author's report; --set max_force=20 is strong enough (no warning).
 local tp = require "tp"
 local MAX_FORCE = tp.param("max_force", 2, { min = 0.001, max = 1000 })
 return tp.domain {

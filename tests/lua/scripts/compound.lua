@@ -1,4 +1,4 @@
--- tp.compound (issue 36): a box and a mesh cube at density 1000, a sphere of given mass, placed by
+-- tp.compound: a box and a mesh cube at density 1000, a sphere of given mass, placed by
 -- pos and yaw; a static shelf of two boards. Used by tests/lua/test_lua.c (test_compound).
 local tp = require "tp"
 return tp.domain {

@@ -1,4 +1,4 @@
--- tp.joint (issue 36): one joint of each kind; tests/lua/test_lua.c checks what tp.domain made
+-- tp.joint: one joint of each kind; tests/lua/test_lua.c checks what tp.domain made
 local tp = require "tp"
 return tp.domain {
   name = "joints", dt = 1/60,
