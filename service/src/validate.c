@@ -3,6 +3,7 @@
  * test can show it failing on a corrupted state; the scheduler's loop and the metrics call them
  * through TP_INVARIANT in the Debug and sanitizer builds (off in Release). mu held. */
 #include <stdio.h>
+#include <string.h>
 
 #include "service_internal.h"
 #include "tp/base.h"
@@ -85,6 +86,28 @@ bool svcValid_Scheduler(const tpService *svc, char *why, size_t cap)
         }
         if (w->len > w->cap || (w->cap > 0 && !w->buf)) {
             return tpBroken(why, cap, "worker %d: event buffer %zu of %zu bytes", wi, w->len, w->cap);
+        }
+    }
+    /* the limits' table: tags named once each, bounds >= 1, and no job tagged with a limit not in it */
+    if (svc->nlimits < 0 || svc->nlimits > TP_SERVICE_MAX_LIMITS) {
+        return tpBroken(why, cap, "limits: %d of at most %d", svc->nlimits, TP_SERVICE_MAX_LIMITS);
+    }
+    for (int l = 0; l < svc->nlimits; ++l) {
+        if (svc->limit_max[l] < 1 || !svc->limit_tag[l][0]) {
+            return tpBroken(why, cap, "limit %d: tag '%s', at most %d running", l, svc->limit_tag[l],
+                            svc->limit_max[l]);
+        }
+        for (int k = 0; k < l; ++k) {
+            if (strcmp(svc->limit_tag[k], svc->limit_tag[l]) == 0) {
+                return tpBroken(why, cap, "limit %d: tag '%s' is limit %d's too", l, svc->limit_tag[l], k);
+            }
+        }
+    }
+    for (int i = 0; i < svc->nactive; ++i) {
+        const uint32_t known = svc->nlimits >= 32 ? 0xffffffffu : (1u << svc->nlimits) - 1u;
+        if (svc->active[i]->limit_mask & ~known) {
+            return tpBroken(why, cap, "job %lld: limit mask 0x%x for %d limits", (long long)svc->active[i]->id,
+                            (unsigned)svc->active[i]->limit_mask, svc->nlimits);
         }
     }
     /* the concurrency limits (--limit TAG=N) hold among a single server's running jobs (a cluster's

@@ -129,8 +129,29 @@ static void test_limits(void **state)
     f->jobs[1].limit_mask = 1u; /* running: 1 of 1 */
     char why[320] = "";
     assert_true(svcValid_Scheduler(&f->svc, why, sizeof why));
+    f->jobs[0].status = SVC_RUNNING; /* job 1 on worker 0 too: 2 of 1 */
+    f->jobs[0].worker = 0;
+    f->workers[0].job = 1;
+    fails(f, "limit 'gpu': 2 jobs running, at most 1");
+    f->jobs[0].status = SVC_QUEUED;
+    f->jobs[0].worker = -1;
+    f->workers[0].job = 0;
+    assert_true(svcValid_Scheduler(&f->svc, why, sizeof why));
+    /* the table itself */
+    f->svc.nlimits = TP_SERVICE_MAX_LIMITS + 1;
+    fails(f, "limits: 33 of at most 32");
+    f->svc.nlimits = 2;
+    snprintf(f->svc.limit_tag[1], sizeof f->svc.limit_tag[1], "gpu");
+    f->svc.limit_max[1] = 3;
+    fails(f, "limit 1: tag 'gpu' is limit 0's too");
+    f->svc.limit_tag[1][0] = '\0';
+    fails(f, "limit 1: tag '', at most 3 running");
+    f->svc.nlimits = 1;
     f->svc.limit_max[0] = 0;
-    fails(f, "limit 'gpu': 1 jobs running, at most 0");
+    fails(f, "limit 0: tag 'gpu', at most 0 running");
+    f->svc.limit_max[0] = 1;
+    f->jobs[2].limit_mask = 2u; /* a limit the table does not have */
+    fails(f, "job 3: limit mask 0x2 for 1 limits");
 }
 
 static void test_workers(void **state)
