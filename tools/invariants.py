@@ -2,7 +2,7 @@
 """Invariant checks per 1,000 lines of each product folder (Box2D's B2_ASSERT and
 its validate functions are the model).
 
-A check is one TP_ASSERT / TP_INVARIANT / TP_NAV_VALIDATE use, or one rule of a validate function:
+A check is one TP_ASSERT / TP_INVARIANT / TP_VALIDATE use, or one rule of a validate function:
 a `return tpBroken(` line in a file named *validate*.c (each such rule is broken on purpose by a
 test: tests/core/test_nav_validate.c, tests/service/test_validate.c). Lines are every line of
 the folder's .c and .h files.
@@ -19,7 +19,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDERS = ["api", "cli", "core", "export", "lua", "mesh", "nav", "pattern", "physics", "service", "skills",
            "tactics", "viewer"]
-MACRO = re.compile(r"\b(TP_ASSERT|TP_INVARIANT|TP_NAV_VALIDATE)\s*\(")
+MACRO = re.compile(r"\b(TP_ASSERT|TP_INVARIANT|TP_VALIDATE)\s*\(")
 RULE = re.compile(r"^\s*return tpBroken\(", re.M)
 DEFINE = re.compile(r"^\s*#\s*define\b(?:.*\\\n)*.*$", re.M)  # with its continuation lines
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)

@@ -305,7 +305,7 @@ tpNavMoveTree *tpCreateNavMoveTree(const tpNavCarDef *car, const tpNavMoveTreeDe
         t->level_reach[c->from] = fmax(t->level_reach[c->from], hypot(c->bound[0], c->bound[1]) + c->bound[2]);
         t->level_span[c->from] = fmax(t->level_span[c->from], c->nframes * d.frame_dt);
     }
-    TP_NAV_VALIDATE(tpNavMoveTree_Valid, t);
+    TP_VALIDATE(tpNavMoveTree_Valid, t);
     return t;
 }
 

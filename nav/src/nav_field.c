@@ -254,7 +254,7 @@ tpNavField *tpCreateNavField(const tpNavGrid *grid, const int *goals, int ngoals
     }
     f->iters = it;
     f->residual = fullResidual(f);
-    TP_NAV_VALIDATE(tpNavField_Valid, f);
+    TP_VALIDATE(tpNavField_Valid, f);
     return f;
 }
 
@@ -817,5 +817,5 @@ void tpNavCrowd_Step(tpNavCrowd *c, int t)
             p->goal++;
         }
     }
-    TP_NAV_VALIDATE(tpNavCrowd_Valid, c);
+    TP_VALIDATE(tpNavCrowd_Valid, c);
 }

@@ -63,25 +63,12 @@ struct tpNavCrowd {
 };
 
 /* Invariants (nav_validate.c): each returns true when the structure is consistent, else false with
- * the first broken rule in why (NULL allowed). Called through TP_NAV_VALIDATE (below) after the operations
+ * the first broken rule in why (NULL allowed). Run through TP_VALIDATE (tp/base.h) after the operations
  * that change them (Debug and sanitizer builds); a test breaks each rule once. */
 bool tpNavOpen_Valid(const tpNavOpen *o, const int32_t *pos, size_t ncells, char *why, size_t cap);
 bool tpNavGrid_Valid(const tpNavGrid *g, char *why, size_t cap);
 bool tpNavField_Valid(const tpNavField *f, char *why, size_t cap);
 bool tpNavCrowd_Valid(const tpNavCrowd *c, char *why, size_t cap);
 bool tpNavMoveTree_Valid(const tpNavMoveTree *t, char *why, size_t cap);
-/* TP_NAV_VALIDATE(tpNavGrid_Valid, grid): aborts with "file:line: assertion failed: <the broken
- * rule>" when the check fails; nothing (not even the call) in Release builds. */
-#if TP_ASSERT_ON
-#define TP_NAV_VALIDATE(valid, obj)                                                                                    \
-    do {                                                                                                               \
-        char why_[320];                                                                                                \
-        if (!valid((obj), why_, sizeof why_)) {                                                                        \
-            tpAssert_Fail(why_, __FILE__, __LINE__);                                                                   \
-        }                                                                                                              \
-    } while (0)
-#else
-#define TP_NAV_VALIDATE(valid, obj) ((void)0)
-#endif
 
 #endif

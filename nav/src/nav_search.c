@@ -149,7 +149,7 @@ static int search(tpNavGrid *g, int si, int sj, int ti, int tj, bool astar, doub
             }
         }
     }
-    TP_NAV_VALIDATE(tpNavGrid_Valid, g);
+    TP_VALIDATE(tpNavGrid_Valid, g);
     return expanded;
 }
 

@@ -640,7 +640,7 @@ bool tpNavSpace_Update(tpNavSpace *sp, double t, const tpNavSpaceBody *bodies, c
         sp->stats.cd_ms += 16e3 * (t1 - t0);
         sp->stats.graph_ms += 16e3 * (tpClock_Now() - t1);
     }
-    TP_NAV_VALIDATE(tpNavSpace_Valid, sp);
+    TP_VALIDATE(tpNavSpace_Valid, sp);
     return true;
 }
 

@@ -1081,7 +1081,7 @@ bool tpWorld_StepRest(tpWorld *w, const tpBodyState *x, const uint8_t *rest, dou
     if (ok && w->motion_error[0]) /* a motion function failed: nothing here is physical */
         w->failure.kind = TP_STEP_MOTION_ERROR;
     if (ok && !w->motion_error[0])
-        TP_PHYSICS_VALIDATE(w); /* a failed step may leave ODE's bodies anywhere: nothing to check */
+        TP_VALIDATE(tpWorld_Valid, w); /* a failed step may leave ODE's bodies anywhere: nothing to check */
     return ok && !w->motion_error[0];
 }
 
@@ -1095,7 +1095,7 @@ bool tpWorld_StepLive(tpWorld *w, const double *action)
     bool ok = advance(w, w->time, action, NULL, false);
     w->time += w->def.dt;
     if (ok)
-        TP_PHYSICS_VALIDATE(w);
+        TP_VALIDATE(tpWorld_Valid, w);
     return ok;
 }
 

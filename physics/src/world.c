@@ -1031,7 +1031,7 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
         return NULL;
     }
     w->time = 0.0;
-    TP_PHYSICS_VALIDATE(w);
+    TP_VALIDATE(tpWorld_Valid, w);
     return w;
 }
 

@@ -11,25 +11,6 @@
  * round trip through tpBodyState relies on dReal being exactly double. */
 #ifndef dDOUBLE
 #error "tplan physics needs ODE built with double precision (dDOUBLE)"
-/* Invariants (world_validate.c): true when w's tables, bodies, step lists and joints are consistent,
- * else false with the first broken rule in why (NULL allowed). Called through TP_PHYSICS_VALIDATE
- * after tpCreateWorld and after every step that succeeded, in Debug and sanitizer builds; a test
- * (tests/physics/test_world_validate.c) breaks each rule once. */
-bool tpWorld_Valid(const tpWorld *w, char *why, size_t cap);
-/* TP_PHYSICS_VALIDATE(w): aborts with "file:line: assertion failed: <the broken rule>" when w is
- * not valid; nothing (not even the call) in Release builds. */
-#if TP_ASSERT_ON
-#define TP_PHYSICS_VALIDATE(w)                                                                                         \
-    do {                                                                                                               \
-        char why_[320];                                                                                                \
-        if (!tpWorld_Valid((w), why_, sizeof why_)) {                                                                  \
-            tpAssert_Fail(why_, __FILE__, __LINE__);                                                                   \
-        }                                                                                                              \
-    } while (0)
-#else
-#define TP_PHYSICS_VALIDATE(w) ((void)0)
-#endif
-
 #endif
 
 /* Collision category bits. dSpaceCollide reports a pair when either geom's category matches
@@ -442,22 +423,9 @@ unsigned long tpOde_LcpFailures(void);
 int tpOde_Solve(dWorldID world, double h, bool exact);
 
 /* Invariants (world_validate.c): true when w's tables, bodies, step lists and joints are consistent,
- * else false with the first broken rule in why (NULL allowed). Called through TP_PHYSICS_VALIDATE
+ * else false with the first broken rule in why (NULL allowed). Run through TP_VALIDATE (tp/base.h)
  * after tpCreateWorld and after every step that succeeded, in Debug and sanitizer builds; a test
  * (tests/physics/test_world_validate.c) breaks each rule once. */
 bool tpWorld_Valid(const tpWorld *w, char *why, size_t cap);
-/* TP_PHYSICS_VALIDATE(w): aborts with "file:line: assertion failed: <the broken rule>" when w is
- * not valid; nothing (not even the call) in Release builds. */
-#if TP_ASSERT_ON
-#define TP_PHYSICS_VALIDATE(w)                                                                                         \
-    do {                                                                                                               \
-        char why_[320];                                                                                                \
-        if (!tpWorld_Valid((w), why_, sizeof why_)) {                                                                  \
-            tpAssert_Fail(why_, __FILE__, __LINE__);                                                                   \
-        }                                                                                                              \
-    } while (0)
-#else
-#define TP_PHYSICS_VALIDATE(w) ((void)0)
-#endif
 
 #endif

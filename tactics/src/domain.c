@@ -1265,7 +1265,7 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
     d->off_mem = off;
     off += ((sizeof(int32_t) * (size_t)d->nmem) + 7) / 8 * 8;
     d->state_bytes = off;
-    TP_DOMAIN_VALIDATE(d);
+    TP_VALIDATE(tpDomain_Valid, d);
     return d;
 }
 

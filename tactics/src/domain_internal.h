@@ -70,22 +70,9 @@ bool tpDomain_RecordOverlays(const tpDomain *d, const tpTree *tree, int32_t leaf
 
 /// Invariants (domain_validate.c): true when d's counts, state layout, action slots, tactics,
 /// sampling, temporal memory slots, warnings and start are consistent, else false with the first
-/// broken rule in why (NULL allowed). Called through TP_DOMAIN_VALIDATE when tpCreateDomain returns a
+/// broken rule in why (NULL allowed). Run through TP_VALIDATE (tp/base.h) when tpCreateDomain returns a
 /// domain and after its start changes (Debug and sanitizer builds); tests/tactics/test_tactics.c
 /// breaks each rule once.
 bool tpDomain_Valid(const tpDomain *d, char *why, size_t cap);
-/* TP_DOMAIN_VALIDATE(d): aborts with "file:line: assertion failed: <the broken rule>"; nothing (not
- * even the call) in Release builds. */
-#if TP_ASSERT_ON
-#define TP_DOMAIN_VALIDATE(d)                                                                                          \
-    do {                                                                                                               \
-        char why_[320];                                                                                                \
-        if (!tpDomain_Valid((d), why_, sizeof why_)) {                                                                 \
-            tpAssert_Fail(why_, __FILE__, __LINE__);                                                                   \
-        }                                                                                                              \
-    } while (0)
-#else
-#define TP_DOMAIN_VALIDATE(d) ((void)0)
-#endif
 
 #endif

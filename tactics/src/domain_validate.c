@@ -2,7 +2,7 @@
  * the layout of a state blob (bodies, tactic states, rest counts, temporal memory, each where the
  * next begins), the compact action's slots, the tactics' skills and transitions, the sampling and
  * key dimensions, the temporal conditions' memory slots, the warnings and the start. Run through
- * TP_DOMAIN_VALIDATE when tpCreateDomain returns a domain and after every change of its start, in
+ * TP_VALIDATE when tpCreateDomain returns a domain and after every change of its start, in
  * Debug and sanitizer builds; tests/tactics/test_tactics.c breaks each rule once. Reads only. */
 #include <math.h>
 

@@ -97,7 +97,7 @@ bool tpDomain_SetStart(tpDomain *d, const tpBodyState *x, const uint8_t *rest, d
     for (int i = 0; i < d->nbodies; ++i) {
         tpWorld_BodyState(d->world, d->start_x, t, i, &d->initial_all[i]);
     }
-    TP_DOMAIN_VALIDATE(d);
+    TP_VALIDATE(tpDomain_Valid, d);
     return true;
 }
 
@@ -161,7 +161,7 @@ bool tpDomain_SetStartTactics(tpDomain *d, const void *part, const int32_t *mem)
     free(d->start_mem);
     d->start_tac = tac;
     d->start_mem = m;
-    TP_DOMAIN_VALIDATE(d);
+    TP_VALIDATE(tpDomain_Valid, d);
     return true;
 }
 

@@ -208,8 +208,13 @@ static void test_contact_rules(void **state)
     run(w);
     tpContacts_PairsNow(w);
     assert_true(w->npairs >= 2 && w->ninfos >= 2 && w->npend >= 1);
+    char why[320] = "";
     BREAK(w, w->npairs, w->cap_pairs + 1, "pairs:");
-    BREAK(w, w->pairs[1], w->pairs[0], "pairs[1]");
+    const uint64_t p1 = w->pairs[1]; /* its two bodies the other way round */
+    BREAK(w, w->pairs[1], (p1 << 32) | (p1 >> 32), "pairs[1]");
+    w->pairs[1] = w->pairs[0]; /* a repeat, out of order or not: a scratch list's (valid) */
+    assert_true(tpWorld_Valid(w, why, sizeof why));
+    w->pairs[1] = p1;
     BREAK(w, w->ninfos, (int)w->cap_infos + 1, "contact infos:");
     BREAK(w, w->infos[1].a, w->infos[1].b, "infos[1]: pair");
     BREAK(w, w->infos[0].max_depth, w->infos[0].depth - 1.0, "infos[0]: depth");
@@ -233,6 +238,11 @@ static void test_joint_rules(void **state)
     assert_true(w->nnocollide == 1);
     BREAK(w, w->joint_root[5], w->def.nbodies, "body 5: joint group root 6 is not a root");
     BREAK(w, w->nocollide[0], ((uint64_t)1 << 32) | 4u, "nocollide[0]: (1, 4)");
+    const uint64_t keep = w->nocollide[0];
+    w->nocollide[0] = 4u; /* (0, 4): a joint to the static floor joins no group, and is valid */
+    char why[320] = "";
+    assert_true(tpWorld_Valid(w, why, sizeof why));
+    w->nocollide[0] = keep;
     BREAK(w, w->motor_axis[0], 2, "motor 0: joint 1, axis 2");
     BREAK(w, w->def.njoints, 0, "no joints but 1 no-collide pairs");
     tpDestroyWorld(w);

@@ -123,6 +123,21 @@ bool tpBroken(char *why, size_t cap, const char *fmt, ...) __attribute__((format
 /// lists, the heaps, the k-d forest, the plan packer): a false one is a bug of tplan itself. On and
 /// off with TP_ASSERT; the sanitizer build (`make test-asan`) runs every test with both on.
 #define TP_INVARIANT(expr) TP_ASSERT(expr)
+/// TP_VALIDATE(valid, obj): a module's validate function `bool valid(obj, why, cap)` (the first broken
+/// rule in why, e.g. nav/src/nav_validate.c, physics/src/world_validate.c) run as an invariant: a
+/// false one aborts with "file:line: assertion failed: <the broken rule>". On and off with
+/// TP_ASSERT; in Release neither valid nor obj is evaluated.
+#if TP_ASSERT_ON
+#define TP_VALIDATE(valid, obj)                                                                                        \
+    do {                                                                                                               \
+        char why_[320];                                                                                                \
+        if (!valid((obj), why_, sizeof why_)) {                                                                        \
+            tpAssert_Fail(why_, __FILE__, __LINE__);                                                                   \
+        }                                                                                                              \
+    } while (0)
+#else
+#define TP_VALIDATE(valid, obj) ((void)0)
+#endif
 /// Prints "file:line: assertion failed: expr" to stderr and aborts (TP_ASSERT's failure path).
 void tpAssert_Fail(const char *expr, const char *file, int line) __attribute__((noreturn));
 
