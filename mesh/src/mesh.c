@@ -167,6 +167,19 @@ bool tpMesh_Weld(tpMesh *m)
     return true;
 }
 
+/* A total order on vertex coordinates: by x, y, z, and -0 before +0 (two vertices equal here
+ * have the same bits). */
+static int vertex_cmp(const double *a, const double *b)
+{
+    for (int k = 0; k < 3; k++) {
+        if (a[k] != b[k])
+            return a[k] < b[k] ? -1 : 1;
+        if (signbit(a[k]) != signbit(b[k]))
+            return signbit(a[k]) ? -1 : 1;
+    }
+    return 0;
+}
+
 static int weld_x_cmp(const void *pa, const void *pb)
 {
     const tpWeldKey *a = pa, *b = pb;
@@ -206,12 +219,87 @@ bool tpMesh_WeldNear(tpMesh *m, double eps, long *welded)
             tpUnion_Join(up, key[s].i, key[e].i);
         }
     }
-    for (int i = 0; i < n; i++)
+    /* each group keeps the coordinates of its member that sorts first by (x, y, z) (key is in
+     * that order: weld_x_cmp breaks x ties by index, so y and z are compared here), not of its
+     * lowest index: the kept position is a function of the group's coordinates, not of the
+     * order the file lists them in (remap serves as the group's representative, -1 for none) */
+    for (int i = 0; i < n; i++) {
         up[i] = tpUnion_Root(up, i);
+        remap[i] = -1;
+    }
+    for (int s = 0; s < n; s++) {
+        const int32_t i = key[s].i, r = up[i];
+        if (remap[r] < 0 || vertex_cmp(m->vertices + 3 * i, m->vertices + 3 * remap[r]) < 0)
+            remap[r] = i;
+    }
+    for (int i = 0; i < n; i++)
+        up[i] = remap[up[i]];
     *welded = merge_into_roots(m, up, remap, nv);
     free(key);
     free(up);
     free(remap);
+    return true;
+}
+
+/* The canonical order (tpMesh_Canonicalize): vertices by vertex_cmp (the keys carry their
+ * coordinates, so the comparators share no state), triangles by their three indices once each
+ * starts at its smallest. */
+static int canon_vertex_cmp(const void *pa, const void *pb)
+{
+    const tpWeldKey *a = pa, *b = pb;
+    const int c = vertex_cmp(a->v, b->v);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int canon_triangle_cmp(const void *pa, const void *pb)
+{
+    const int32_t *a = pa, *b = pb;
+    for (int k = 0; k < 3; k++)
+        if (a[k] != b[k])
+            return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+bool tpMesh_Canonicalize(tpMesh *m)
+{
+    const int n = m->nvertices;
+    if (n == 0)
+        return true;
+    tpWeldKey *key = malloc((size_t)n * sizeof *key);
+    int32_t *place = malloc((size_t)n * sizeof *place);
+    double *nv = malloc((size_t)n * 3 * sizeof *nv);
+    if (!key || !place || !nv) {
+        free(key);
+        free(place);
+        free(nv);
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        memcpy(key[i].v, m->vertices + 3 * i, sizeof key[i].v);
+        key[i].i = i;
+    }
+    qsort(key, (size_t)n, sizeof *key, canon_vertex_cmp);
+    for (int k = 0; k < n; k++) {
+        place[key[k].i] = k;
+        memcpy(nv + 3 * k, key[k].v, sizeof key[k].v);
+    }
+    free(m->vertices);
+    m->vertices = nv;
+    for (int t = 0; t < m->ntriangles; t++) {
+        int32_t *tr = m->triangles + 3 * t;
+        int32_t a = place[tr[0]], b = place[tr[1]], c = place[tr[2]];
+        /* a cyclic turn keeps the winding (the side the triangle faces) */
+        if (b < a && b <= c) {
+            tr[0] = b, tr[1] = c, tr[2] = a;
+        } else if (c < a && c < b) {
+            tr[0] = c, tr[1] = a, tr[2] = b;
+        } else {
+            tr[0] = a, tr[1] = b, tr[2] = c;
+        }
+    }
+    qsort(m->triangles, (size_t)m->ntriangles, 3 * sizeof *m->triangles, canon_triangle_cmp);
+    free(key);
+    free(place);
     return true;
 }
 
@@ -499,7 +587,7 @@ bool tpMeshB_Finish(tpMeshBuild *b, bool ok, const char *empty)
         tpErrorf(b->err, b->errlen, "%s: %s", b->name, empty);
         ok = false;
     }
-    if (ok && !tpMesh_Weld(&b->mesh)) {
+    if (ok && (!tpMesh_Weld(&b->mesh) || !tpMesh_Canonicalize(&b->mesh))) {
         tpErrorf(b->err, b->errlen, "%s: out of memory", b->name);
         ok = false;
     }

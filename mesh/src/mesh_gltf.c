@@ -356,7 +356,9 @@ static double acc_get(const tpAcc *a, long k, int c)
  * and a seam that misses by rounding), then triangles that have two corners the same or no area
  * (1e-12 of the size squared, tpMesh_CheckClosed's test) are dropped. Counts what was not an exact
  * duplicate in *rep, with the first dropped triangle as the file numbers it (prim_tri: per
- * triangle its primitive and that primitive's first vertex). False when out of memory. */
+ * triangle its primitive and that primitive's first vertex); last, the mesh is put in its canonical
+ * order (tpMesh_Canonicalize), so an exporter's order of vertices and triangles does not reach the
+ * physics. False when out of memory. */
 static bool repair(tpMesh *m, const int32_t *prim_tri, tpGltfRepair *rep)
 {
     long welded = 0;
@@ -410,7 +412,7 @@ static bool repair(tpMesh *m, const int32_t *prim_tri, tpGltfRepair *rep)
         rep->degenerate += dropped;
         rep->welded += welded;
     }
-    return true;
+    return tpMesh_Canonicalize(m);
 }
 
 bool tpGltfI_ReadMesh(tpGltf *g, long mi, const double s[3], tpMesh *out, tpGltfRepair *rep)

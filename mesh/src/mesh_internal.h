@@ -18,8 +18,8 @@ typedef struct tpMeshBuild {
 /// message on a cap or out of memory.
 bool tpMeshB_AddVertex(tpMeshBuild *b, const double v[3]);
 bool tpMeshB_AddTriangle(tpMeshBuild *b, int i0, int i1, int i2);
-/// Ends a build: an empty mesh is the error "name: empty", the vertices are welded; on failure the
-/// mesh is freed. Returns ok.
+/// Ends a build: an empty mesh is the error "name: empty", the vertices are welded and the mesh
+/// put in its canonical order (tpMesh_Canonicalize); on failure the mesh is freed. Returns ok.
 bool tpMeshB_Finish(tpMeshBuild *b, bool ok, const char *empty);
 /// The readers of mesh.c into a build (tpMesh_Read, mesh_read.c, chooses by the file's name).
 bool tpMeshI_ReadObj(tpMeshBuild *b, const char *text, size_t len);
@@ -28,6 +28,13 @@ bool tpMeshI_ReadStl(tpMeshBuild *b, const unsigned char *d, size_t len);
 bool tpMeshI_IsBinaryStl(const unsigned char *d, size_t len);
 /// Merges vertices with identical coordinates; false when out of memory.
 bool tpMesh_Weld(tpMesh *m);
+/// Puts a welded mesh in its canonical order: vertices sorted by their coordinates (x, y, z), each
+/// triangle turned to start at its smallest index (its winding kept), the triangles sorted. The
+/// same solid read from files that list its vertices and triangles in any order then gives the
+/// same arrays bit for bit, and with them the same hull, mass properties and plans (Blender's
+/// glTF exporter writes a UV sphere's triangles in an order that varies between exports). False
+/// when out of memory (the mesh is unchanged).
+bool tpMesh_Canonicalize(tpMesh *m);
 /// Merges vertices within eps (m, on every axis) of each other into the lowest-numbered one, keeping
 /// the survivors in order; *welded counts those merged that were not bit-identical to it. False when
 /// out of memory (the mesh unchanged).

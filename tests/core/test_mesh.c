@@ -160,9 +160,9 @@ static void test_stl_and_options(void **state)
     tpMesh y = {0};
     assert_true(
         tpMesh_Read("y.obj", "v 0.5 0.5 -0.5\nv 0 0 0\nv 1 0 0\nf 1 2 3\n", 38, NULL, true, 1.0, &y, err, sizeof err));
-    near(y.vertices[0], 0.5, 0);
-    near(y.vertices[1], 0.5, 0);
-    near(y.vertices[2], 0.5, 0);
+    near(y.vertices[3], 0.5, 0); /* vertex 1 of the canonical order (sorted by x, y, z) */
+    near(y.vertices[4], 0.5, 0);
+    near(y.vertices[5], 0.5, 0);
     tpMesh_Free(&y);
     tpMesh_Free(&a);
     tpMesh_Free(&b);
@@ -280,12 +280,63 @@ static void test_hull_points(void **state)
         assert_int_equal(idx[i], i);
 }
 
+/* The canonical order: the same solid listed in another order of vertices, of triangles and of each
+ * triangle's corners (its winding kept) reads to the same arrays bit for bit, and so to the same
+ * mass properties; an exporter's order (Blender's glTF exporter varies it between exports) never
+ * reaches the physics. Fails without tpMesh_Canonicalize: the two reads keep their files' orders. */
+static void test_canonical_order(void **state)
+{
+    (void)state;
+    tpMesh a = readObj(cube_obj, 1.0);
+    /* a written again: vertices reversed, triangles in the order 5, 10, 3, 8, 1, ... (7 is prime
+     * to 12), each turned by t % 3 places */
+    char text[2048] = "";
+    for (int i = a.nvertices - 1; i >= 0; i--) {
+        char line[96];
+        snprintf(line, sizeof line, "v %.17g %.17g %.17g\n", a.vertices[3 * i], a.vertices[3 * i + 1],
+                 a.vertices[3 * i + 2]);
+        strcat(text, line);
+    }
+    for (int k = 0; k < a.ntriangles; k++) {
+        const int t = (5 + 7 * k) % a.ntriangles, turn = t % 3;
+        int f[3];
+        for (int c = 0; c < 3; c++) /* OBJ counts from 1; vertex i is line nvertices - i */
+            f[c] = a.nvertices - a.triangles[3 * t + (c + turn) % 3];
+        char line[64];
+        snprintf(line, sizeof line, "f %d %d %d\n", f[0], f[1], f[2]);
+        strcat(text, line);
+    }
+    tpMesh b = readObj(text, 1.0);
+    assert_int_equal(a.nvertices, b.nvertices);
+    assert_int_equal(a.ntriangles, b.ntriangles);
+    assert_memory_equal(a.vertices, b.vertices, (size_t)a.nvertices * 3 * sizeof(double));
+    assert_memory_equal(a.triangles, b.triangles, (size_t)a.ntriangles * 3 * sizeof(int32_t));
+    for (int i = 1; i < a.nvertices; i++) { /* sorted by x, then y, then z */
+        const double *p = a.vertices + 3 * i - 3, *q = a.vertices + 3 * i;
+        assert_true(p[0] < q[0] || (p[0] == q[0] && (p[1] < q[1] || (p[1] == q[1] && p[2] < q[2]))));
+    }
+    for (int t = 0; t < a.ntriangles; t++) /* each triangle starts at its smallest index */
+        assert_true(a.triangles[3 * t] < a.triangles[3 * t + 1] && a.triangles[3 * t] < a.triangles[3 * t + 2]);
+    tpMeshView va = tpMesh_View(&a), vb = tpMesh_View(&b);
+    char why[256];
+    assert_true(tpMesh_CheckClosed(&vb, why, sizeof why)); /* the winding survived the turns */
+    double vol[2], com[2][3], I[2][9];
+    tpMesh_MassProperties(&va, &vol[0], com[0], I[0]);
+    tpMesh_MassProperties(&vb, &vol[1], com[1], I[1]);
+    assert_memory_equal(&vol[0], &vol[1], sizeof vol[0]);
+    assert_memory_equal(I[0], I[1], sizeof I[0]);
+    near(vol[0], 1.0, 1e-12);
+    tpMesh_Free(&a);
+    tpMesh_Free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_box_mass),        cmocka_unit_test(test_tetra_mass), cmocka_unit_test(test_not_closed),
-        cmocka_unit_test(test_stl_and_options), cmocka_unit_test(test_refusals),   cmocka_unit_test(test_lathe),
-        cmocka_unit_test(test_hull_points),
+        cmocka_unit_test(test_box_mass),    cmocka_unit_test(test_tetra_mass),
+        cmocka_unit_test(test_not_closed),  cmocka_unit_test(test_stl_and_options),
+        cmocka_unit_test(test_refusals),    cmocka_unit_test(test_lathe),
+        cmocka_unit_test(test_hull_points), cmocka_unit_test(test_canonical_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
