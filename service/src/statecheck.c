@@ -177,7 +177,8 @@ svcCheck svcCheck_State(tpService *svc, const cJSON *req, const char *domain, co
     if (!tpFd_WriteAll(w->in_fd, line, len + 1) || !read_line(w->ev_fd, answer, sizeof answer, deadline)) {
         int status = svcSched_ReapWorker(w); /* stuck past the wait, or dead: the next check starts another */
         skip(svc, key);
-        svcLog(svc, "state check: the checker %s (status %d): the job is queued unchecked, its script is not checked again",
+        svcLog(svc,
+               "state check: the checker %s (status %d): the job is queued unchecked, its script is not checked again",
                mono_now() >= deadline ? "took longer than its wait" : "ended", status);
         goto out;
     }
