@@ -553,6 +553,15 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
                    (long long)job->id);
             return false;
         }
+        if (svc->store_errors != store_errors) { /* SQLite (busy, an I/O error, no memory): the same, here */
+            const double backoff = fmin(SVC_BACKOFF_MAX, SVC_BACKOFF_FIRST * pow(2.0, job->read_failures));
+            job->read_failures++;
+            job->run_at = svcNow() + backoff; /* not stored: the store is what failed (a restart runs it at once) */
+            job->version++;
+            svcLog(svc, "job %lld: its script could not be read (the job store failed): tried again in %.0f s",
+                   (long long)job->id, backoff);
+            return false;
+        }
         finish_job(svc, job, SVC_FAILED, "internal", "the job's script could not be read from the store");
         return true;
     }
@@ -668,6 +677,10 @@ static void dispatch(tpService *svc)
         int64_t id = job->id;
         int more = job->sync ? 0 : job->jobs - 1;
         if (!start_job(svc, &svc->workers[first], first, job)) {
+            job = svcSched_Find(svc, id);
+            if (job && job->status == SVC_QUEUED && job->run_at > svcNow() && svc->workers[first].pid > 0) {
+                continue; /* its script's read failed: it waits its backoff, the next job may start */
+            }
             return; /* the worker is gone: its pipe's end restarts it */
         }
         job = svcSched_Find(svc, id); /* NULL if it could not start (failed at once) */

@@ -68,6 +68,8 @@ typedef struct svcJob {
     double run_at;       /* unix s before which it is not started (the request's "run_at"); 0 = at once */
     int retries;  /* the request's "retries": infrastructure failures it is queued again after (0..SVC_RETRIES_MAX) */
     int failures; /* infrastructure failures so far (a worker crash), each followed by a backoff */
+    int read_failures;   /* reads of its script from an SQLite store that failed (each tried again after a
+                            backoff, its run_at; not stored and no retry counted: the store failed, not the job) */
     int64_t retry_of;    /* the failed or cancelled job this one runs again (POST /v1/jobs/{id}/retry); 0 = none */
     uint32_t limit_mask; /* bit i: it carries the tag of the server's concurrency limit i (svcSched_Enqueue) */
     /* runtime (active jobs only) */
