@@ -525,21 +525,156 @@ static void run_job(FILE *ev, const cJSON *m)
     tpLog_SetThreadSink(NULL, NULL);
 }
 
+/* ---- state checks (POST /v1/jobs with a "state": service/src/statecheck.c) -------------------- */
+
+/* The domains a check loaded, the most recently used first: a repeated submission (the same script
+ * or built-in domain, `set` and limits: the key, compared whole) binds its state without a load.
+ * A loaded domain is only ever bound against (tpState_Bind, tpState_BindTactics: no planning), so
+ * one load serves any number of checks. */
+#define CHECK_CACHE 4
+typedef struct CheckEntry {
+    char *key; /* the run definition, the `set` object, the path and the script text (malloc'd) */
+    size_t key_len;
+    tpScript *script;
+} CheckEntry;
+static CheckEntry check_cache[CHECK_CACHE];
+
+static void check_drop_log(void *user, tpLogLevel level, const char *msg)
+{
+    (void)user, (void)level, (void)msg; /* the job's run says it all again, with its id */
+}
+
+/* {"type":"check","request":{...},"script":"..."?|"domain_path":"..."?,"run":{...}}: binds the
+ * request's state to the domain as the job's run would, without planning. Answers
+ * {"type":"checked","result":"ok"|"bad_state"|"unchecked","field":F?,"message":M?}: "unchecked"
+ * when the script itself did not load (its error is the job's to report, with its log). */
+static void check_state(FILE *ev, const cJSON *m)
+{
+    const cJSON *req = cJSON_GetObjectItemCaseSensitive(m, "request");
+    const cJSON *script = cJSON_GetObjectItemCaseSensitive(m, "script");
+    const cJSON *dpath = cJSON_GetObjectItemCaseSensitive(m, "domain_path");
+    const cJSON *runj = cJSON_GetObjectItemCaseSensitive(m, "run");
+    const cJSON *state = cJSON_GetObjectItemCaseSensitive(req, "state");
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddStringToObject(out, "type", "checked");
+    const char *result = "unchecked";
+    char err[2048] = "", field[128] = "";
+    tpCliPlanOpts o;
+    tpCli_PlanOptsInit(&o);
+    char *text = state && tpJson_ExactNumbers((cJSON *)state) ? cJSON_PrintUnformatted(state) : NULL;
+    tplan_error e;
+    tplan_state *st = text ? tpState_Parse(text, strlen(text), &e) : NULL;
+    cJSON_free(text);
+    /* the key: everything the load depends on */
+    cJSON *k = cJSON_CreateObject();
+    cJSON_AddItemReferenceToObject(k, "run", (cJSON *)runj);
+    cJSON_AddItemReferenceToObject(k, "set", (cJSON *)cJSON_GetObjectItemCaseSensitive(req, "set"));
+    cJSON_AddStringToObject(k, "path", cJSON_IsString(dpath) ? dpath->valuestring : "");
+    char *head = cJSON_PrintUnformatted(k);
+    cJSON_Delete(k);
+    const char *src = cJSON_IsString(script) ? script->valuestring : "";
+    size_t hl = head ? strlen(head) : 0, sl = strlen(src);
+    char *key = head ? malloc(hl + sl + 2) : NULL;
+    if (key) {
+        memcpy(key, head, hl + 1);
+        memcpy(key + hl + 1, src, sl + 1);
+    }
+    free(head);
+    const size_t key_len = hl + sl + 2;
+    int hit = -1;
+    for (int i = 0; key && i < CHECK_CACHE && hit < 0; ++i) {
+        if (check_cache[i].key && check_cache[i].key_len == key_len && memcmp(check_cache[i].key, key, key_len) == 0) {
+            hit = i;
+        }
+    }
+    tpScript *loaded = hit >= 0 ? check_cache[hit].script : NULL;
+    cJSON_AddBoolToObject(out, "cached", loaded != NULL);
+    static FILE *devnull = NULL; /* every cached script's print_to: it lives as long as they do */
+    if (!devnull) {
+        devnull = fopen("/dev/null", "w");
+    }
+    if (st && key && hit < 0 && run_options(runj, &o, err, sizeof err)) {
+        const char *path = cJSON_IsString(dpath) ? dpath->valuestring : "job.lua";
+        const char *slash = strrchr(path, '/');
+        o.name = slash ? slash + 1 : NULL;
+        if (cJSON_IsString(script)) {
+            o.source = script->valuestring;
+            o.source_len = sl;
+        }
+        tpScriptParam params[TP_MAX_PARAMS];
+        char values[TP_MAX_PARAMS][64];
+        int nparams = request_params(req, params, values);
+        /* the run's limits; no watchdog (the server kills a check past its time: statecheck.c) and
+           print() goes nowhere (the job's run has its log) */
+        tpScriptDef sdef = tpRun_ScriptDef(&o.run, path, o.source, o.source_len, params, nparams);
+        sdef.name = o.name;
+        sdef.print_to = devnull;
+        tpLog_SetThreadSink(check_drop_log, NULL);
+        loaded = devnull ? tpCreateScript(&sdef, err, sizeof err) : NULL;
+        tpLog_SetThreadSink(NULL, NULL);
+        if (loaded) { /* the least recently used entry makes room */
+            hit = CHECK_CACHE - 1;
+            free(check_cache[hit].key);
+            tpDestroyScript(check_cache[hit].script);
+            check_cache[hit] = (CheckEntry){key, key_len, loaded};
+            key = NULL;
+        }
+    }
+    if (loaded) {
+        CheckEntry first = check_cache[hit]; /* to the front */
+        memmove(check_cache + 1, check_cache, sizeof *check_cache * (size_t)hit);
+        check_cache[0] = first;
+        tpDomain *d = tpScript_Domain(loaded);
+        const int ns = tpWorld_StateCount(tpDomain_World(d));
+        tpBodyState *x = calloc((size_t)(ns > 0 ? ns : 1), sizeof *x);
+        uint8_t *rest = calloc((size_t)(ns > 0 ? ns : 1), 1);
+        tplan_error be;
+        memset(&be, 0, sizeof be);
+        if (x && rest) {
+            bool ok = tpState_Bind(st, d, x, rest, &be) && tpState_BindTactics(st, d, NULL, NULL, &be);
+            result = ok ? "ok" : "bad_state";
+            snprintf(err, sizeof err, "%s", ok ? "" : be.message);
+            snprintf(field, sizeof field, "%s", ok ? "" : be.field);
+        }
+        free(x);
+        free(rest);
+    }
+    cJSON_AddStringToObject(out, "result", result);
+    if (field[0]) {
+        cJSON_AddStringToObject(out, "field", field);
+    }
+    if (err[0]) {
+        cJSON_AddStringToObject(out, "message", err);
+    }
+    send_event(ev, out);
+    cJSON_Delete(out);
+    free(key);
+    tplan_state_free(st);
+}
+
 int tpCmd_Worker(int argc, char **argv)
 {
     long long rlimit_mb = 0;
+    bool checker = false; /* the front end's state checker (service/src/statecheck.c) */
     for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--rlimit-as") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--check") == 0) {
+            checker = true;
+        } else if (strcmp(argv[i], "--rlimit-as") == 0 && i + 1 < argc) {
             if (!tpCli_ParseInt("--rlimit-as", argv[++i], 64, 1LL << 30, &rlimit_mb)) {
                 return TP_EXIT_BAD_INPUT;
             }
         } else {
-            fprintf(stderr, "usage: tplan worker [--rlimit-as MB]  (started by 'tplan serve'; reads jobs on stdin, "
-                            "writes events on fd 3)\n");
+            fprintf(stderr,
+                    "usage: tplan worker [--rlimit-as MB] [--check]  (started by 'tplan serve'; reads jobs on stdin, "
+                    "writes events on fd 3)\n");
             return TP_EXIT_BAD_INPUT;
         }
     }
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the server */
+    /* never outlive the server; the checker is started by a connection's thread, whose end would
+       kill it: it ends when its standard input closes (the server's end), its loads bounded in time */
+    if (!checker) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_stop_signal;
@@ -578,7 +713,14 @@ int tpCmd_Worker(int argc, char **argv)
         } else {
             current_id = (sig_atomic_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "id"));
             tpCli_StopRequested = stop_id == current_id; /* asked before the line was read */
-            run_job(ev, m);
+            const cJSON *type = cJSON_GetObjectItemCaseSensitive(m, "type");
+            if (cJSON_IsString(type) && strcmp(type->valuestring, "check") == 0) {
+                alarm(10); /* whatever the script does in C, a check ends (the server waits 3 s for it) */
+                check_state(ev, m);
+                alarm(0);
+            } else {
+                run_job(ev, m);
+            }
             current_id = 0;
             tpCli_StopRequested = 0;
         }

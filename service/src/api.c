@@ -292,7 +292,8 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
             }
         } else if (strcmp(k, "state") == 0) {
             /* the state file's reader (tp/run.h), strictly; what fits the domain (its bodies, the
-               overlaps) the worker checks once the script is loaded (error code bad_state) */
+               overlaps) the state checker tells before queueing (svcApi_Submit), or else the worker
+               once the script is loaded (error code bad_state) */
             char *text = cJSON_IsObject(f) ? cJSON_PrintUnformatted(f) : NULL;
             tplan_state *st = text ? tpState_Parse(text, strlen(text), &e) : NULL;
             cJSON_free(text);
@@ -498,6 +499,18 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     if (key && (!key[0] || strlen(key) > 200)) {
         cJSON_Delete(req);
         return svcHttp_Error(rq, 400, "bad_field", "Idempotency-Key", "Idempotency-Key must be 1-200 characters");
+    }
+    /* a state must fit its domain: what only its script can tell, the checker tells before the job is
+       queued (statecheck.c); a synchronous job's worker checks it (its answer names the field too),
+       where the check's load would cost the game's deadline */
+    if (!sync && cJSON_GetObjectItemCaseSensitive(req, "state")) {
+        char field[128], msg[2048], named[160];
+        if (svcCheck_State(svc, req, sub.domain, sub.script, sub.time_limit, sub.memory_mb, field, sizeof field, msg,
+                           sizeof msg) == SVC_CHECK_BAD) {
+            cJSON_Delete(req);
+            snprintf(named, sizeof named, "state%s%s", field[0] ? "." : "", field);
+            return svcHttp_Error(rq, 400, "bad_state", named, "%s", msg);
+        }
     }
     char hash[40];
     snprintf(hash, sizeof hash, "%016llx%s", (unsigned long long)tpHash_Fnv1a64(rq->body, rq->len), sync ? "s" : "");

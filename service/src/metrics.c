@@ -144,6 +144,17 @@ char *svcMetrics_Text(tpService *svc)
         "# HELP tplan_worker_restarts_total Workers that died and were restarted.\n"
         "# TYPE tplan_worker_restarts_total counter\ntplan_worker_restarts_total %llu\n",
         (unsigned long long)svc->metrics.worker_restarts);
+    const uint64_t cached = __atomic_load_n(&svc->checks_cached, __ATOMIC_SEQ_CST); /* cached before done */
+    const uint64_t done = __atomic_load_n(&svc->checks_done, __ATOMIC_SEQ_CST);
+    put(&t,
+        "# HELP tplan_state_checks_total States of POST /v1/jobs bound to their domain before queueing, by how: "
+        "loaded (the script loaded for it), cached (its domain still loaded), skipped (a script that could not be "
+        "loaded before: queued unchecked).\n"
+        "# TYPE tplan_state_checks_total counter\n"
+        "tplan_state_checks_total{load=\"loaded\"} %llu\ntplan_state_checks_total{load=\"cached\"} %llu\n"
+        "tplan_state_checks_total{load=\"skipped\"} %llu\n",
+        (unsigned long long)(done - cached), (unsigned long long)cached,
+        (unsigned long long)__atomic_load_n(&svc->checks_skipped, __ATOMIC_RELAXED));
     put(&t, "# HELP tplan_jobs_finished_total Jobs finished since the server started, by final status.\n"
             "# TYPE tplan_jobs_finished_total counter\n");
     for (int s = SVC_SOLVED; s < SVC_NSTATUS; ++s) {

@@ -42,8 +42,9 @@ extern char **environ;
 
 /* ---- workers ---------------------------------------------------------------------------- */
 
-static bool spawn_worker(tpService *svc, svcWorker *w)
+bool svcSched_SpawnWorker(tpService *svc, svcWorker *w, const char *const *argv)
 {
+    argv = argv ? argv : svc->def.worker_argv;
     int in[2] = {-1, -1}, ev[2] = {-1, -1};
     if (pipe2(in, O_CLOEXEC) != 0 || pipe2(ev, O_CLOEXEC) != 0) {
         svcLog(svc, "worker: cannot create pipes: %s", strerror(errno));
@@ -69,11 +70,11 @@ static bool spawn_worker(tpService *svc, svcWorker *w)
     posix_spawnattr_setsigmask(&at, &none);
     posix_spawnattr_setsigdefault(&at, &defaults);
     pid_t pid = 0;
-    int rc = posix_spawn(&pid, svc->def.worker_argv[0], &fa, &at, (char *const *)svc->def.worker_argv, environ);
+    int rc = posix_spawn(&pid, argv[0], &fa, &at, (char *const *)argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     if (rc != 0) {
-        svcLog(svc, "worker: cannot start %s: %s", svc->def.worker_argv[0], strerror(rc));
+        svcLog(svc, "worker: cannot start %s: %s", argv[0], strerror(rc));
         goto fail;
     }
     close(in[0]);
@@ -113,8 +114,7 @@ fail:
     return false;
 }
 
-/* Kills and reaps a worker; returns its wait status. */
-static int reap_worker(svcWorker *w)
+int svcSched_ReapWorker(svcWorker *w)
 {
     int status = 0;
     if (w->pid > 0) {
@@ -553,6 +553,15 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
                    (long long)job->id);
             return false;
         }
+        if (svc->store_errors != store_errors) { /* SQLite (busy, an I/O error, no memory): the same, here */
+            const double backoff = fmin(SVC_BACKOFF_MAX, SVC_BACKOFF_FIRST * pow(2.0, job->read_failures));
+            job->read_failures++;
+            job->run_at = svcNow() + backoff; /* not stored: the store is what failed (a restart runs it at once) */
+            job->version++;
+            svcLog(svc, "job %lld: its script could not be read (the job store failed): tried again in %.0f s",
+                   (long long)job->id, backoff);
+            return false;
+        }
         finish_job(svc, job, SVC_FAILED, "internal", "the job's script could not be read from the store");
         return true;
     }
@@ -668,6 +677,10 @@ static void dispatch(tpService *svc)
         int64_t id = job->id;
         int more = job->sync ? 0 : job->jobs - 1;
         if (!start_job(svc, &svc->workers[first], first, job)) {
+            job = svcSched_Find(svc, id);
+            if (job && job->status == SVC_QUEUED && job->run_at > svcNow() && svc->workers[first].pid > 0) {
+                continue; /* its script's read failed: it waits its backoff, the next job may start */
+            }
             return; /* the worker is gone: its pipe's end restarts it */
         }
         job = svcSched_Find(svc, id); /* NULL if it could not start (failed at once) */
@@ -961,7 +974,7 @@ static void worker_died(tpService *svc, int wi)
     svcWorker *w = &svc->workers[wi];
     pid_t pid = w->pid;
     bool killed = w->killed;
-    int status = reap_worker(w);
+    int status = svcSched_ReapWorker(w);
     svcJob *job = w->job ? svcSched_Find(svc, w->job) : NULL;
     if (job) {
         if (killed && strcmp(w->kill_code, "lease_expired") == 0) {
@@ -987,7 +1000,7 @@ static void worker_died(tpService *svc, int wi)
         svc->metrics.worker_restarts++;
         svcLog(svc, "worker %d (pid %d) died; starting a new one", wi, (int)pid);
     }
-    if (!svc->stopping && !spawn_worker(svc, w)) {
+    if (!svc->stopping && !svcSched_SpawnWorker(svc, w, NULL)) {
         svcLog(svc, "worker %d: could not be restarted", wi);
     }
 }
@@ -1133,7 +1146,7 @@ bool svcSched_Start(tpService *svc, char *err, size_t errlen)
     for (int i = 0; i < svc->nprocs; ++i) {
         svc->workers[i].in_fd = svc->workers[i].ev_fd = -1;
         svc->workers[i].interactive = i >= svc->nworkers;
-        if (!spawn_worker(svc, &svc->workers[i])) {
+        if (!svcSched_SpawnWorker(svc, &svc->workers[i], NULL)) {
             snprintf(err, errlen, "cannot start worker %d (%s)", i, svc->def.worker_argv[0]);
             return false;
         }
@@ -1182,7 +1195,7 @@ void svcSched_Stop(tpService *svc)
             }
             w->pid = 0;
         }
-        reap_worker(w);
+        svcSched_ReapWorker(w);
         free(w->buf);
     }
     /* interrupted jobs go back to the queue: a restart plans them again (to the same plan) */

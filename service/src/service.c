@@ -120,6 +120,7 @@ static void free_service(tpService *svc)
     free(svc->token);
     free(svc->web_root);
     pthread_mutex_destroy(&svc->mu);
+    pthread_mutex_destroy(&svc->check_mu);
     pthread_cond_destroy(&svc->changed);
 }
 
@@ -152,9 +153,11 @@ static void wait_change(tpService *svc, double seconds)
  * a solution is stopped with its best one (as POST /v1/jobs/{id}/stop: it ends solved, its plan kept)
  * and given SVC_DRAIN_STOP_GRACE s to write it; what still runs after that (no solution yet, or a
  * worker that did not answer) is handed back to the queue by svcSched_Stop: another node plans it
- * (a cluster), or this server after its restart. A second SIGTERM or a SIGINT ends the drain at once. */
-static void drain(tpService *svc, const sigset_t *signals)
+ * (a cluster), or this server after its restart. A second SIGTERM or a SIGINT ends the drain at once.
+ * Returns that signal, 0 when the drain ended by itself. */
+static int drain(tpService *svc, const sigset_t *signals)
 {
+    int ended_by = 0;
     pthread_mutex_lock(&svc->mu);
     svc->draining = true;
     pthread_cond_broadcast(&svc->changed);
@@ -197,6 +200,7 @@ static void drain(tpService *svc, const sigset_t *signals)
         int sig = sigtimedwait(signals, NULL, &zero);
         pthread_mutex_lock(&svc->mu);
         if (sig > 0) {
+            ended_by = sig;
             left = jobs_to_end(svc);
             svcLog(svc, "drain ended by %s: %d running job%s handed back to the queue",
                    sig == SIGINT ? "SIGINT" : "SIGTERM", left, left == 1 ? "" : "s");
@@ -207,6 +211,7 @@ static void drain(tpService *svc, const sigset_t *signals)
         svcLog(svc, "drained: no job running");
     }
     pthread_mutex_unlock(&svc->mu);
+    return ended_by;
 }
 
 /* def->limits ("TAG=N" each) into svc->limit_tag / limit_max; false with a message naming the bad one. */
@@ -253,6 +258,8 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
     svc.log = def->log ? def->log : stderr;
     svc.started_at = svcNow();
     pthread_mutex_init(&svc.mu, NULL);
+    pthread_mutex_init(&svc.check_mu, NULL);
+    svc.checker.in_fd = svc.checker.ev_fd = -1;
     pthread_cond_init(&svc.changed, NULL);
     char err[4200] = "";
     tpServiceStatus code = TP_SERVICE_BAD_INPUT;
@@ -356,16 +363,19 @@ tpServiceStatus tpRunService(const tpServiceDef *def)
     fflush(ready);
     int sig = 0;
     sigwait(&stop, &sig);
-    if (sig == SIGTERM && def->drain_timeout > 0) {
-        drain(&svc, &stop);
-    }
-    svcLog(&svc, "stopping (%s)", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    int then = sig == SIGTERM && def->drain_timeout > 0 ? drain(&svc, &stop) : 0;
+    /* the signals as they came: a SIGINT that ended a SIGTERM's drain is named, not taken for another SIGTERM */
+    svcLog(&svc, "stopping (%s%s%s)", sig == SIGINT ? "SIGINT" : "SIGTERM", then ? ", then " : "",
+           then == SIGINT ? "SIGINT"
+           : then         ? "SIGTERM"
+                          : "");
     svc.stopping = 1; /* before the lock too: a thread that holds it retrying an unreachable store gives up */
     pthread_mutex_lock(&svc.mu);
     svc.stopping = 1;
     pthread_cond_broadcast(&svc.changed);
     pthread_mutex_unlock(&svc.mu);
     svcHttp_Stop(&svc);
+    svcCheck_Stop(&svc); /* no handler uses it any more */
     if (svc.cluster) {
         svcCluster_StopListener(&svc);
     }

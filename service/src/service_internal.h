@@ -68,6 +68,8 @@ typedef struct svcJob {
     double run_at;       /* unix s before which it is not started (the request's "run_at"); 0 = at once */
     int retries;  /* the request's "retries": infrastructure failures it is queued again after (0..SVC_RETRIES_MAX) */
     int failures; /* infrastructure failures so far (a worker crash), each followed by a backoff */
+    int read_failures;   /* reads of its script from an SQLite store that failed (each tried again after a
+                            backoff, its run_at; not stored and no retry counted: the store failed, not the job) */
     int64_t retry_of;    /* the failed or cancelled job this one runs again (POST /v1/jobs/{id}/retry); 0 = none */
     uint32_t limit_mask; /* bit i: it carries the tag of the server's concurrency limit i (svcSched_Enqueue) */
     /* runtime (active jobs only) */
@@ -127,6 +129,11 @@ typedef struct svcWorker {
 #define SVC_BACKOFF_FIRST 1.0 /* s before the first retry after an infrastructure failure; doubled each time */
 #define SVC_BACKOFF_MAX 300.0 /* s: the longest backoff */
 #define SVC_RUN_AT_MAX_AHEAD (366 * 86400) /* s: a job's "run_at" at most this far ahead */
+
+#define SVC_CHECK_TIME 2.0      /* s: a state check's script load (and callback) limit, statecheck.c */
+#define SVC_CHECK_WAIT 3.0      /* s: the longest a submission waits for its state check, then it is not checked */
+#define SVC_CHECK_MEMORY_MB 512 /* a state check's Lua heap bound (MB) */
+#define SVC_CHECK_SKIP 64       /* loads remembered as failed */
 
 #define SVC_HIST_BUCKETS 12
 #define SVC_MAX_ROUTES 20
@@ -189,6 +196,13 @@ typedef struct tpService {
     double sync_spent[SVC_SYNC_SAMPLES]; /* s from the last synchronous jobs' answer_by to their plans'
                                             being ready (sched.c's reserve; a ring); mu held */
     int nsync_spent, sync_next;
+    /* statecheck.c: the state checker, a `tplan worker` of the front end's own that binds a new job's
+       "state" to its domain before the job is queued (POST /v1/jobs); check_mu held while in use */
+    pthread_mutex_t check_mu;
+    svcWorker checker;
+    uint64_t check_skip[SVC_CHECK_SKIP]; /* keys of loads that failed, timed out or crashed: not tried again (a ring) */
+    int check_nskip, check_next;
+    uint64_t checks_done, checks_cached, checks_skipped; /* metrics: checks answered, and of those ... */
     uint64_t store_errors; /* store operations that failed (a statement's error, the database away),
                               counted by the backends (mu held): a handler that finds no job compares
                               it before and after its read, so that an outage answers 503, never 404 */
@@ -313,7 +327,26 @@ char *svcCluster_MetricsText(tpService *svc);
 /// (docs/service.md#cluster-page); caller frees; NULL on error. mu held.
 char *svcCluster_Json(tpService *svc);
 
+/* ---- statecheck.c ---- */
+/// The answer of svcCheck_State.
+typedef enum svcCheck { SVC_CHECK_OK, SVC_CHECK_BAD, SVC_CHECK_UNCHECKED } svcCheck;
+/// Binds the request's "state" to its domain (a built-in one, or script: its text) in the state
+/// checker, as the job's worker will: SVC_CHECK_BAD with the field ("bodies.ghost", relative to the
+/// state) and the message ("state: bodies.ghost: ...") when it does not fit; SVC_CHECK_UNCHECKED when
+/// the check could not be made (the script does not load within the check's limits, the checker is
+/// busy past SVC_CHECK_WAIT, crashed or cannot start): the job's worker then checks it, as before.
+/// Called without svc->mu.
+svcCheck svcCheck_State(tpService *svc, const cJSON *req, const char *domain, const char *script, double time_limit,
+                        int memory_mb, char *field, size_t fieldcap, char *msg, size_t msgcap);
+/// Stops the checker (at shutdown).
+void svcCheck_Stop(tpService *svc);
+
 /* ---- sched.c ---- */
+/// Starts a `tplan worker` process into w (its pipes non-blocking on the event side) with argv
+/// (NULL: def.worker_argv); false if it could not be started (logged).
+bool svcSched_SpawnWorker(tpService *svc, svcWorker *w, const char *const *argv);
+/// Kills (SIGKILL) and reaps a worker; returns its wait status.
+int svcSched_ReapWorker(svcWorker *w);
 bool svcSched_Start(tpService *svc, char *err, size_t errlen);
 void svcSched_Stop(tpService *svc);
 /// The active job id (NULL if not active). svc->mu held.

@@ -500,28 +500,38 @@ static svcJob *job_from_row(sqlite3_stmt *st, bool shown)
     return job;
 }
 
+/* False if the job has no row (deleted), or the read failed: then svc->store_errors moved (the
+ * store's failure, not the job's: start_job tries it again later). */
 static bool sq_load_script(tpService *svc, svcJob *job)
 {
     sqlite3_stmt *st = NULL;
     bool ok = false;
-    if (sqlite3_prepare_v2(svc->db, "SELECT script FROM jobs WHERE id=?", -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, job->id);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            ok = true;
-            if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
-                int n = sqlite3_column_bytes(st, 0);
-                job->script = malloc((size_t)n + 1);
-                if (job->script) {
-                    if (n > 0) {
-                        memcpy(job->script, sqlite3_column_blob(st, 0), (size_t)n);
-                    }
-                    job->script[n] = '\0';
-                    job->script_len = (size_t)n;
-                } else {
-                    ok = false;
+    if (sqlite3_prepare_v2(svc->db, "SELECT script FROM jobs WHERE id=?", -1, &st, NULL) != SQLITE_OK) {
+        db_error(svc, "read a job's script");
+        sqlite3_finalize(st);
+        return false;
+    }
+    sqlite3_bind_int64(st, 1, job->id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        ok = true;
+        if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+            int n = sqlite3_column_bytes(st, 0);
+            job->script = malloc((size_t)n + 1);
+            if (job->script) {
+                if (n > 0) {
+                    memcpy(job->script, sqlite3_column_blob(st, 0), (size_t)n);
                 }
+                job->script[n] = '\0';
+                job->script_len = (size_t)n;
+            } else {
+                svcLog(svc, "store: read a job's script: out of memory");
+                ++svc->store_errors;
+                ok = false;
             }
         }
+    } else if (rc != SQLITE_DONE) {
+        db_error(svc, "read a job's script");
     }
     sqlite3_finalize(st);
     return ok;

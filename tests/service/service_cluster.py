@@ -293,6 +293,19 @@ def test_flow(pg):
         # a front end (--workers 0) plans nothing itself, /v1/plan jobs neither (repro frontend_plans.py)
         assert fe.workers_pids() == [], fe.workers_pids()
         assert h["workers"] == 0 and h["interactive_workers"] == 0, h
+        # a state that does not fit its domain: refused by the front end's state checker before it
+        # reaches the store (400 naming the field, as /v1/plan), a good one planned by the node
+        tp, ts = os.path.join(d, "tiny.json"), os.path.join(d, "tiny_state.json")
+        subprocess.run([TPLAN, "plan", os.path.join(SCRIPTS, "tiny.lua"), "-q", "-o", tp], check=True)
+        subprocess.run([TPLAN, "state", tp, "--step", "0", "-o", ts], check=True)
+        state = json.load(open(ts))
+        good = fe.submit({"script": TINY, "state": state})
+        assert fe.wait_final(good)["status"] == "solved"
+        state["bodies"]["robob"] = state["bodies"].pop("robot")
+        before = pg.psql("SELECT count(*) FROM jobs", "flow")
+        st, _, err = fe.json("POST", "/v1/jobs", body={"script": TINY, "state": state})
+        assert st == 400 and err["error"]["code"] == "bad_state" and err["error"]["field"] == "state.bodies.robob", err
+        assert pg.psql("SELECT count(*) FROM jobs", "flow") == before, "a refused job reached the store"
         # a deleted job leaves the store (and its files with it)
         st, _, _ = fe.request("DELETE", "/v1/jobs/%d" % jid)
         assert st == 204, st

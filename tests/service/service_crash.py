@@ -155,6 +155,46 @@ def test_drain(tplan, work):
         assert s.stop(signal.SIGINT) == 0
 
 
+def test_drain_sigint(tplan, work):
+    """A SIGINT during a SIGTERM's drain ends it at once, and the stop says which signals came (it
+    said "stopping (SIGTERM)" for both: the service-operations audit)."""
+    s = Server(tplan, os.path.join(work, "drain_int"), "--drain-timeout", "600", "--interactive-workers", "0",
+               workers=1).start()
+    try:
+        a = s.submit(LONG)
+        s.wait_status(a, ("running",))
+        s.proc.send_signal(signal.SIGTERM)
+        wait_log(s, "draining: no new job is taken")
+        s.proc.send_signal(signal.SIGINT)
+        assert s.proc.wait(TIMEOUT) == 0
+        log = s.log()
+        assert "drain ended by SIGINT: 1 running job handed back to the queue" in log, log[-1500:]
+        assert "stopping (SIGTERM, then SIGINT)" in log, log[-1500:]
+    finally:
+        s.proc = None
+
+
+def test_script_read(tplan, work):
+    """A job whose script the SQLite store fails to read (SQLITE_BUSY, an I/O error) is tried again
+    after a backoff, as PostgreSQL's are handed back: the store's failure, not the job's (it failed
+    "internal": the service-operations audit). sq_fail.c fails the first two reads."""
+    shim = os.environ.get("TPLAN_TEST_SQ_FAIL_SHIM")
+    assert shim and os.path.exists(shim), "TPLAN_TEST_SQ_FAIL_SHIM names no shim (ctest sets it: tests/service/sq_fail.c)"
+    env = dict(os.environ, LD_PRELOAD=shim, TPLAN_TEST_SQ_FAIL="2")
+    s = Server(tplan, os.path.join(work, "script_read"), "--interactive-workers", "0", workers=1, env=env).start()
+    try:
+        a = s.submit({"script": TINY})
+        final = s.wait_final(a)
+        assert final["status"] == "solved" and final["failures"] == 0, final
+        log = s.log()
+        for wait in (1, 2):
+            assert "job %d: its script could not be read (the job store failed): tried again in %d s" % (a, wait) \
+                in log, log[-1500:]
+        assert s.wait_final(s.submit({"script": TINY}))["status"] == "solved"  # the store reads again
+    finally:
+        assert s.stop() == 0
+
+
 def test_units_stop_timeout(tplan, work):
     """The systemd units let a drain run: TimeoutStopSec covers the default --drain-timeout, the 10 s a
     stopped job has to write its plan, and 5 s to stop (else systemd kills the drain with SIGKILL)."""
@@ -175,6 +215,8 @@ r.run("worker killed -> worker_crashed", test_worker_kill, TPLAN, WORK)
 r.run("server killed -> nothing lost", test_server_kill, TPLAN, WORK)
 r.run("SIGTERM stops cleanly", test_clean_stop, TPLAN, WORK)
 r.run("SIGTERM drains", test_drain, TPLAN, WORK)
+r.run("SIGINT ends a drain, named", test_drain_sigint, TPLAN, WORK)
+r.run("a script the SQLite store fails to read: tried again", test_script_read, TPLAN, WORK)
 r.run("the systemd units' stop timeout covers the drain", test_units_stop_timeout, TPLAN, WORK)
 r.run("every response documented (OpenAPI)", openapi_check_every, TPLAN, WORK)
 r.finish()

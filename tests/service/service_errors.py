@@ -263,21 +263,70 @@ def test_states(s):
     inf = re.sub(r'"position": \[[^,]+,', '"position": [1e999,', json.dumps(state), count=1)
     expect_error(s, "POST", "/v1/jobs", 400, "bad_field", "state.bodies.cue.position",
                  raw=('{"domain": "pool", "state": %s}' % inf).encode())
-    # what only the domain can tell: the worker refuses it
-    f = failed_job(s, {"domain": "minigolf", "state": state}, "bad_state", "state: domain: a state of 'pool'")
+    # what only the domain can tell: the front end's state checker refuses it before queueing (400
+    # bad_state naming the field, no job made), as /v1/plan's worker does (the embedding audit)
+    def bad_state(body, field, prefix):
+        before = s.json("GET", "/v1/jobs?limit=1", expect=200)[2]["jobs"]
+        err, _ = expect_error(s, "POST", "/v1/jobs", 400, "bad_state", field, body=body)
+        assert err["message"].startswith(prefix), err
+        assert s.json("GET", "/v1/jobs?limit=1", expect=200)[2]["jobs"] == before, "a refused job was queued"
+        return err
+    # repeated submissions of one domain bind against the loaded domain: no load each time
+    def checks():
+        text = s.request("GET", "/metrics")[2].decode()
+        return {k: int(v) for k, v in re.findall(r'tplan_state_checks_total\{load="(\w+)"\} (\d+)', text)}
+    bad_state({"domain": "minigolf", "state": state}, "state.domain", "state: domain: a state of 'pool'")
     ghost = edited(lambda st: st["bodies"].update(ghost=st["bodies"].pop("cue")))
-    failed_job(s, {"domain": "pool", "state": ghost}, "bad_state", "state: bodies.ghost: no such body")
+    bad_state({"domain": "pool", "state": ghost}, "state.bodies.ghost", "state: bodies.ghost: no such body")
     missing = edited(lambda st: st["bodies"].pop("cue"))
-    failed_job(s, {"domain": "pool", "state": missing}, "bad_state", "state: bodies: 10 bodies given")
+    bad_state({"domain": "pool", "state": missing}, "state.bodies", "state: bodies: 10 bodies given")
     # a tactic or a memory the domain does not have, a skill index out of its range
     tac = edited(lambda st: st.update(version=2, tactics={"nobody": {"skill": 0, "busy": False, "started": True,
                                                                      "vars": []}}))
-    failed_job(s, {"domain": "pool", "state": tac}, "bad_state", "state: tactics.nobody: no such tactic")
+    bad_state({"domain": "pool", "state": tac}, "state.tactics.nobody", "state: tactics.nobody: no such tactic")
     mem = edited(lambda st: st.update(version=2, memory=[1]))
-    failed_job(s, {"domain": "pool", "state": mem}, "bad_state", "state: memory: 1 values given")
+    bad_state({"domain": "pool", "state": mem}, "state.memory", "state: memory: 1 values given")
     overlap = edited(lambda st: st["bodies"]["blue"].update(position=st["bodies"]["yellow"]["position"]))
-    f = failed_job(s, {"domain": "pool", "state": overlap}, "bad_state", "state: bodies.")
-    assert "overlap" in f["error"]["message"], f
+    err = bad_state({"domain": "pool", "state": overlap}, None, "state: bodies.")
+    assert "overlap" in err["message"] and err["field"] in ("state.bodies.blue", "state.bodies.yellow"), err
+    # `set` may change the domain: the check loads it again with the request's parameters
+    c = checks()
+    bad_state({"domain": "pool", "set": {"mode": "single"}, "state": ghost}, "state.bodies.ghost", "state: bodies.")
+    assert checks()["loaded"] == c["loaded"] + 1, (c, checks())
+    # a submitted script is checked too, by the same load (its bodies are its own)
+    tiny = script("tiny.lua")
+    tplan_path, tstate = os.path.join(d, "tiny.json"), os.path.join(d, "tiny_state.json")
+    subprocess.run([TPLAN, "plan", os.path.join(SCRIPTS, "tiny.lua"), "-q", "-o", tplan_path], check=True)
+    subprocess.run([TPLAN, "state", tplan_path, "--step", "0", "-o", tstate], check=True)
+    robot = json.load(open(tstate))
+    ok = s.submit({"script": tiny, "state": robot})
+    assert s.wait_final(ok)["status"] == "solved"
+    robot["bodies"]["robob"] = robot["bodies"].pop("robot")
+    bad_state({"script": tiny, "state": robot}, "state.bodies.robob", "state: bodies.robob: no such body")
+    # a hostile script (its load never ends) cannot hold the front end: its check ends at the check's
+    # time limit, the job is queued unchecked (its worker decides, as before) and the same script is
+    # not loaded for a check again; the server answers meanwhile
+    import threading
+    hostile = {"script": script("loop_top.lua"), "state": robot, "time_limit": 60}
+    done = {}
+    t = threading.Thread(target=lambda: done.update(r=s.json("POST", "/v1/jobs", body=hostile)))
+    t.start()
+    assert s.json("GET", "/v1/health", expect=200)[2]["status"] == "ok"
+    t.join(60)
+    assert done["r"][0] == 201, done
+    c = checks()
+    st_, _, again = s.json("POST", "/v1/jobs", body=hostile)
+    assert st_ == 201 and checks()["skipped"] == c["skipped"] + 1, (st_, again, c, checks())
+    for j in (done["r"][2]["id"], again["id"]):
+        s.json("POST", "/v1/jobs/%d/cancel" % j)
+    c0 = checks()
+    for _ in range(3):
+        bad_state({"domain": "pool", "state": ghost}, "state.bodies.ghost", "state: bodies.ghost:")
+    c1 = checks()
+    assert c1["cached"] - c0["cached"] == 3 and c1["loaded"] == c0["loaded"], (c0, c1)
+    # a good state passes the check and is queued
+    good = s.submit({"domain": "pool", "state": state, "seed": 3, "max_iters": 50})
+    assert s.wait_final(good)["status"] in ("solved", "approximate")
     st_, hd, body = s.request("POST", "/v1/plan?wait=30", {"domain": "pool", "state": ghost})
     err = json.loads(body)["error"]
     assert st_ == 400 and err["code"] == "bad_state" and err["field"] == "state.bodies.ghost", (st_, body)

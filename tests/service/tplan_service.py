@@ -48,7 +48,7 @@ def fresh_dir(path):
 class Server:
     every = []  # every Server this process made: a test of many short-lived servers checks them all
 
-    def __init__(self, tplan, data, *args, workers=2, batch_nice=0):
+    def __init__(self, tplan, data, *args, workers=2, batch_nice=0, env=None):
         # batch_nice 0 by default: the tests share a loaded machine with other tests at nice 0, which
         # would starve batch workers at the service's default nice 10 past the jobs' wall-clock
         # limits (service_interactive.py checks the default itself: batch_nice=None)
@@ -56,6 +56,7 @@ class Server:
         # SIGTERM drains (docs/service.md#drain); the tests stop at once unless they test the drain
         drain = [] if "--drain-timeout" in args else ["--drain-timeout", "0"]
         self.tplan, self.data, self.args, self.workers = tplan, data, nice + drain + list(args), workers
+        self.env = env  # the server's environment (None: this process's)
         self.proc = None
         self.port = None
         self.log_path = os.path.join(data, "server.log")
@@ -69,7 +70,7 @@ class Server:
         self.proc = subprocess.Popen(
             [self.tplan, "serve", "--port", "0", "--data", self.data, "--workers", str(self.workers)] + store +
             self.args,
-            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True)
+            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=self.env)
         log.close()
         ready, _, _ = select.select([self.proc.stdout], [], [], TIMEOUT)
         line = self.proc.stdout.readline() if ready else ""

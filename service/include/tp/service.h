@@ -17,6 +17,12 @@
  *                      "best_quality":Q|null,"elapsed":S}
  *                     {"type":"done","status":"solved"|"approximate"|"failed","summary":{...}|null,
  *                      "error":{"code":"...","message":"..."}|null,"plan":bool,"tree":bool}
+ * A state check (the front end's checker, `tplan worker --check`: service/src/statecheck.c):
+ *   server -> worker: {"type":"check","request":{"state":{...},"set":{...}?},"script":"..."?,
+ *                      "domain_path":"..."?,"run":{...the check's limits...}}
+ *   worker -> server: {"type":"checked","result":"ok"|"bad_state"|"unchecked","cached":bool,
+ *                      "field":"bodies.ghost"?,"message":"state: ..."?}
+ * ("unchecked": the script did not load within the check's limits; "cached": its domain was loaded).
  * A worker then waits for the next job. It exits when its standard input closes, and dies with the
  * server (PR_SET_PDEATHSIG). Cancelling a running job kills its worker (SIGKILL) and starts a new one:
  * a script stuck in a C call is stopped as surely as one in Lua. */
