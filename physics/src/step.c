@@ -889,6 +889,8 @@ static bool advance(tpWorld *w, double t, const double *action, const uint8_t *r
             conserve_momentum(w, h);
             if (w->def.solver == TP_SOLVER_QUICKSTEP)
                 tpContacts_Project(w);
+            if (w->def.njoints > 0)
+                tpJoints_Project(w);
             tpContacts_Record(w);
             done += h;
             s++;

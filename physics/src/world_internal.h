@@ -391,6 +391,10 @@ bool tpJoints_Create(tpWorld *w, char *err, size_t errlen);
 void tpJoints_Free(tpWorld *w);
 /// The broad-phase key (a << 32 | b, a < b) is a jointed pair that does not collide.
 bool tpJoints_NoCollide(const tpWorld *w, uint64_t key);
+/// After a solve: translates the awake dynamic bodies of hinge, ball, universal, hinge2 and
+/// distance joints so that each joint's anchors are within TP_JOINT_SLOP of each other (joints.c;
+/// velocities untouched).
+void tpJoints_Project(tpWorld *w);
 /// The springs' ERP and CFM for a solve of h s (a no-op when already set for h).
 void tpJoints_SetStep(tpWorld *w, double h);
 /// After the sleepers are chosen (tpBodyRt.asleep): a jointed group sleeps only when all of it does.
