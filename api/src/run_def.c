@@ -86,4 +86,7 @@ void tpRun_ApplyPlanner(const tplan_run_def *def, tpPlannerDef *pd)
     if (def->search_memory_mb > 0) {
         pd->memory_limit = (size_t)def->search_memory_mb << 20;
     }
+    if (def->near_miss >= 0) {
+        pd->near_miss = def->near_miss;
+    }
 }

@@ -107,6 +107,10 @@ const tpRunField tpRun_Fields[] = {
      .help = "memory the search (tree and index) may hold; reached, planning stops\n"
              "with what it found, as at --max-iters (default: no bound)",
      .who = TP_RUNF_CLI | TP_RUNF_SERVER, TP_SVC_LIB},
+    {.name = "near_miss", .type = TP_RUNF_DOUBLE, .offset = TP_OFF(near_miss), .init = -1, .lo = 0, .hi = 1,
+     .has_unset = true, .unset = -1, .unset_means = "the domain's", .unit = "", .flag = "--near-miss", .arg = "P",
+     .help = "probability of re-expanding a near miss with its draws moved (0..1, 0 = off)",
+     .who = TP_RUNF_CLI | TP_RUNF_SERVICE, TP_SVC_LIB},
 };
 // clang-format on
 #undef TP_SVC_LIB

@@ -19,6 +19,19 @@
 /* Iterations between two reads of the wall clock in the planning loop (a power of two). */
 #define TP_WALL_EVERY 16
 
+/* Near misses (tpPlannerDef.near_miss). */
+#define TP_NEAR_MISS_DRAWS 256     /* draws of a chain kept (a throw takes a handful; later ones are fresh) */
+#define TP_NEAR_MISS_SIGMA_LO 1e-4 /* a replay's move: its standard deviation (units of a [0, 1) draw) is */
+#define TP_NEAR_MISS_SIGMA_HI 3e-2 /* log-uniform between these, a pattern search's steps at every scale */
+
+/* One of the best chain ends so far: where it started and the draws that made it. */
+typedef struct NearMiss {
+    double q;    /* the end's quality (lower is better) */
+    int32_t src; /* the node the chain was expanded from */
+    int n;       /* draws */
+    double draws[TP_NEAR_MISS_DRAWS];
+} NearMiss;
+
 /* Ticks from a to b; 0 if the counter went back (a time-stamp counter read on another core that
  * is not in step: never on the machines tplan targets, but a wrapped difference would swamp the
  * sums). */
@@ -101,6 +114,11 @@ struct tpPlanner {
     int8_t *landed_of; /* ... and its landed answer, -1 until asked */
     int32_t nvalued, values_cap;
     int ncosted; /* anytime: the first ncosted solutions have their cost in costs */
+
+    NearMiss *near; /* near_miss > 0: the best chain ends, best first (nnear of TP_NEAR_MISS_KEEP) */
+    int nnear;
+    double *rec;    /* near_miss > 0: the draws of the chain under way (TP_NEAR_MISS_DRAWS) */
+    tpRngTape tape; /* ... on rng, recording into rec */
 };
 
 tpPlannerDef tpDefaultPlannerDef(void)
@@ -208,6 +226,10 @@ static bool validate(const tpPlannerDef *def, const tpProblem *p, char *err, siz
         tpErrorf(err, errlen, "planner.time_limit must be >= 0 (got %g)", def->time_limit);
         return false;
     }
+    if (!(def->near_miss >= 0.0 && def->near_miss <= 1.0)) {
+        tpErrorf(err, errlen, "planner.near_miss must be 0..1 (got %g)", def->near_miss);
+        return false;
+    }
     if (!(def->progress_interval >= 0.0)) {
         tpErrorf(err, errlen, "planner.progress_interval must be >= 0 (got %g)", def->progress_interval);
         return false;
@@ -272,7 +294,12 @@ tpPlanner *tpCreatePlanner(const tpPlannerDef *def, const tpProblem *problem, ch
         pl->coast = malloc((size_t)def->coast_steps * problem->state_bytes);
         pl->coast_action = calloc((size_t)(problem->action_dim > 0 ? problem->action_dim : 1), sizeof(double));
     }
-    if (!pl->tree || !pl->y || (def->coast_steps > 0 && (!pl->coast || !pl->coast_action))) {
+    if (def->near_miss > 0.0) {
+        pl->near = calloc(TP_NEAR_MISS_KEEP, sizeof *pl->near);
+        pl->rec = calloc(TP_NEAR_MISS_DRAWS, sizeof *pl->rec);
+    }
+    if (!pl->tree || !pl->y || (def->coast_steps > 0 && (!pl->coast || !pl->coast_action)) ||
+        (def->near_miss > 0.0 && (!pl->near || !pl->rec))) {
         tpErrorf(err, errlen, "planner: out of memory");
         tpDestroyPlanner(pl);
         return NULL;
@@ -303,6 +330,8 @@ void tpDestroyPlanner(tpPlanner *planner)
     free(planner->u);
     free(planner->q);
     free(planner->landed_of);
+    free(planner->near);
+    free(planner->rec);
     free(planner);
 }
 
@@ -626,6 +655,11 @@ static bool loop_begin(tpPlanner *pl)
     st->t_first = NAN;
     st->nodes_first = -1;
     tpRng_Seed(&pl->rng, pl->def.seed);
+    pl->nnear = 0;
+    if (pl->def.near_miss > 0.0) {
+        pl->tape = (tpRngTape){.rec = pl->rec, .cap = TP_NEAR_MISS_DRAWS};
+        pl->rng.tape = &pl->tape;
+    }
     if (!add_root(pl)) {
         lp->status = TP_PLAN_ERROR;
         lp->done = true;
@@ -687,6 +721,57 @@ static bool value_nodes(tpPlanner *pl)
     return true;
 }
 
+/* Near misses: starts an iteration that selects a node. With probability def.near_miss (and a near
+ * miss kept), the node to expand is the start of one of the kept chains, drawn uniformly, and the
+ * tape plays that chain's draws back moved by a log-uniform sigma; else -1 (select as usual). The
+ * tape then records from here. */
+static int32_t near_pick(tpPlanner *pl)
+{
+    tpRngTape *t = &pl->tape;
+    t->play = NULL;
+    t->nplay = 0;
+    t->pos = 0;
+    int32_t src = -1;
+    if (pl->nnear > 0 && tpRng_Res53(&pl->rng) < pl->def.near_miss) {
+        const int i = (int)tpRng_Below(&pl->rng, (uint32_t)pl->nnear);
+        NearMiss *m = &pl->near[i];
+        if (tpTree_Node(pl->tree, m->src)->slot < 0) { /* retired since: forgotten */
+            memmove(m, m + 1, (size_t)(pl->nnear - i - 1) * sizeof *m);
+            pl->nnear--;
+        } else {
+            const double lo = log(TP_NEAR_MISS_SIGMA_LO), hi = log(TP_NEAR_MISS_SIGMA_HI);
+            t->sigma = exp(lo + (hi - lo) * tpRng_Res53(&pl->rng));
+            t->play = m->draws; /* read until the chain ends, before near_note can move it */
+            t->nplay = m->n;
+            src = m->src;
+            pl->result.stats.near_miss_iters++;
+        }
+    }
+    t->nrec = 0;
+    return src;
+}
+
+/* Near misses: a chain from src ended at a valid node that is no goal, of quality q: kept if it
+ * is among the TP_NEAR_MISS_KEEP best (strictly better than the last kept when they are full). */
+static void near_note(tpPlanner *pl, int32_t src, double q)
+{
+    int i = pl->nnear < TP_NEAR_MISS_KEEP ? pl->nnear : TP_NEAR_MISS_KEEP - 1;
+    if (pl->nnear == TP_NEAR_MISS_KEEP && !(q < pl->near[i].q)) {
+        return;
+    }
+    for (; i > 0 && q < pl->near[i - 1].q; --i) {
+        pl->near[i] = pl->near[i - 1];
+    }
+    NearMiss *m = &pl->near[i];
+    m->q = q;
+    m->src = src;
+    m->n = pl->tape.nrec;
+    memcpy(m->draws, pl->rec, (size_t)m->n * sizeof *m->draws);
+    if (pl->nnear < TP_NEAR_MISS_KEEP) {
+        pl->nnear++;
+    }
+}
+
 /* The loop of Algorithm 2 from where it stopped, until iteration iter_end (<= max_iters) or the
  * wall clock reaches deadline (s of tpClock_Now; INFINITY: none). Sets pl->loop.done when the
  * search cannot go on (its K solutions, nothing selectable, its memory bound, an error). */
@@ -707,6 +792,7 @@ static void search_loop(tpPlanner *pl, int64_t iter_end, double deadline)
     double (*distance)(void *, const double *, const double *) = p->distance;
     double *y = pl->y;
     const bool anytime = pl->anytime;
+    const bool near_on = def->near_miss > 0.0;
 
     bool busy = lp->busy;
     int32_t last = lp->last; /* the previous iteration's new node (busy continuation source) */
@@ -763,14 +849,16 @@ static void search_loop(tpPlanner *pl, int64_t iter_end, double deadline)
         if (busy) {
             src = last;
         } else {
+            const int32_t near = near_on ? near_pick(pl) : -1;
             if (p->sample) {
                 p->sample(ctx, &pl->rng, y);
             }
             if (rrt && p->sample_key) {
                 p->sample_key(ctx, &pl->rng, y);
             }
-            src =
-                rrt ? tpTree_SelectNearest(tree, pl->nn, y, distance, ctx) : tpTree_SelectBgt(tree, def->mu, &pl->rng);
+            src = near >= 0 ? near
+                  : rrt     ? tpTree_SelectNearest(tree, pl->nn, y, distance, ctx)
+                            : tpTree_SelectBgt(tree, def->mu, &pl->rng);
             if (src < 0) {
                 done = true;
                 break; /* every node is busy, a goal or retired: nothing left to expand */
@@ -856,6 +944,14 @@ static void search_loop(tpPlanner *pl, int64_t iter_end, double deadline)
             } else {
                 busy = b_and != 0;
                 last = slot;
+                if (near_on && !busy) { /* a chain ended: a near miss? */
+                    const double q = p->quality ? p->quality(ctx, xnew) : -(double)tree->nodes[slot].depth;
+                    if (isnan(q)) {
+                        status = TP_PLAN_ERROR; /* the message is in the problem's context */
+                        break;
+                    }
+                    near_note(pl, chain, q);
+                }
                 int c = busy || def->coast_steps == 0 ? 0 : coast(pl, slot, iter + 1, t_start, deadline);
                 if (c == TP_CB_ERROR) {
                     status = TP_PLAN_ERROR;
@@ -1066,6 +1162,7 @@ bool tpPlanner_Reroot(tpPlanner *pl, int32_t keep)
             return false;
         }
     }
+    pl->nnear = 0; /* the near misses' nodes moved or are gone */
     /* the nearest-neighbour index is rebuilt from the new tree's keys as it is searched */
     if (pl->nn) {
         tpDestroyNnIndex(pl->nn);

@@ -26,6 +26,7 @@ void tpRng_Seed(tpRng *rng, uint32_t seed)
     rng->mti = TP_MT_N;
     rng->has_spare = 0;
     rng->spare = 0.0;
+    rng->tape = NULL;
 }
 
 void tpRng_SeedArray(tpRng *rng, const uint32_t *key, int len)
@@ -61,6 +62,7 @@ void tpRng_SeedArray(tpRng *rng, const uint32_t *key, int len)
     rng->mti = TP_MT_N;
     rng->has_spare = 0;
     rng->spare = 0.0;
+    rng->tape = NULL;
 }
 
 /* One twist of the whole state vector (generates the next 624 words). */
@@ -98,11 +100,41 @@ uint32_t tpRng_U32(tpRng *rng)
     return y;
 }
 
-double tpRng_Res53(tpRng *rng)
+/* genrand_res53 without the tape. */
+static double res53(tpRng *rng)
 {
     uint32_t a = tpRng_U32(rng) >> 5; /* 27 bits */
     uint32_t b = tpRng_U32(rng) >> 6; /* 26 bits */
     return ((double)a * 67108864.0 + (double)b) * (1.0 / 9007199254740992.0);
+}
+
+/* A standard normal deviate from res53 (Marsaglia's polar method, its spare dropped). */
+static double normal_untaped(tpRng *rng)
+{
+    double u, v, s;
+    do {
+        u = 2.0 * res53(rng) - 1.0;
+        v = 2.0 * res53(rng) - 1.0;
+        s = u * u + v * v;
+    } while (s >= 1.0 || s == 0.0);
+    return u * sqrt(-2.0 * log(s) / s);
+}
+
+double tpRng_Res53(tpRng *rng)
+{
+    double x = res53(rng);
+    tpRngTape *t = rng->tape;
+    if (t) {
+        if (t->play && t->pos < t->nplay) {
+            x = t->play[t->pos++] + t->sigma * normal_untaped(rng);
+            x -= floor(x); /* wrapped: the draws live on a torus */
+            x = x < 1.0 ? x : 0.0;
+        }
+        if (t->nrec < t->cap) {
+            t->rec[t->nrec++] = x;
+        }
+    }
+    return x;
 }
 
 double tpRng_Uniform(tpRng *rng, double lo, double hi)
@@ -117,6 +149,15 @@ double tpRng_Uniform(tpRng *rng, double lo, double hi)
 
 double tpRng_Normal(tpRng *rng, double mean, double sd)
 {
+    if (rng->tape) { /* one deviate from two draws, so that a played pair makes a nearby deviate */
+        double u, v, s;
+        do {
+            u = 2.0 * tpRng_Res53(rng) - 1.0;
+            v = 2.0 * tpRng_Res53(rng) - 1.0;
+            s = u * u + v * v;
+        } while (s >= 1.0 || s == 0.0);
+        return mean + sd * (u * sqrt(-2.0 * log(s) / s));
+    }
     if (rng->has_spare) {
         rng->has_spare = 0;
         return mean + sd * rng->spare;

@@ -865,8 +865,8 @@ static void tplBuildView(tplBuild *b, tpPlanView *v)
 
 static void tplBuildPlanner(tplBuild *b, tpPlannerDef *p, double dt)
 {
-    static const char *const known[] = {"algorithm", "mu",   "max_iters", "time_limit",
-                                        "solutions", "seed", "coast",     NULL};
+    static const char *const known[] = {"algorithm", "mu",    "max_iters", "time_limit", "solutions",
+                                        "seed",      "coast", "near_miss", NULL};
     lua_State *L = b->L;
     int t = tplField(L, 1, "planner");
     if (t == LUA_TNIL) {
@@ -901,6 +901,9 @@ static void tplBuildPlanner(tplBuild *b, tpPlannerDef *p, double dt)
     if (!(coast >= 0) || !(coast <= 1000.0 * dt))
         tplError(L, "tp.domain: planner.coast must be in [0, %g] s (1000 steps; got %g)", 1000.0 * dt, coast);
     p->coast_steps = (int)ceil(coast / dt - 1e-9);
+    p->near_miss = tplNumber(L, idx, what, "near_miss", p->near_miss, false);
+    if (!(p->near_miss >= 0 && p->near_miss <= 1))
+        tplError(L, "tp.domain: planner.near_miss must be in [0, 1] (got %g)", p->near_miss);
     lua_pop(L, 1);
 }
 

@@ -143,6 +143,9 @@ typedef struct tplan_run_def {
                                  one fails with TPLAN_ERR_ARGUMENT naming its field); NULL (default):
                                  the domain's initial state. Not owned, read during the call only. Not
                                  JSON */
+    double near_miss;         /* the probability, 0..1, that an iteration re-expands one of the best chains
+                                 so far with its draws moved a little (docs/architecture.md "Near
+                                 misses"); -1 (default): the domain's (0, off, unless its script says) */
 } tplan_run_def;
 
 /// Fills def with the defaults above. Use the macro: it passes the struct's size as compiled.
@@ -152,9 +155,9 @@ TPLAN_API void tplan_run_def_init_(tplan_run_def *def, size_t size);
 TPLAN_API tplan_code tplan_run_def_check(const tplan_run_def *def, tplan_error *err);
 /// Reads a JSON object (len bytes at json, UTF-8) into def, over its current values: the fields
 /// "planner" ("rrt" | "bgt"), "mu", "seed", "max_iters", "time_limit", "solutions", "nn_index"
-/// (boolean), "jobs", "memory_mb", "load_time_limit", "call_time_limit", "search_memory_mb". Strict: an unknown or
-/// repeated field, a value of the wrong type or out of range is refused naming the field, and
-/// so is text that is not one JSON object and whitespace (trailing text, a NUL byte).
+/// (boolean), "jobs", "memory_mb", "load_time_limit", "call_time_limit", "search_memory_mb", "near_miss". Strict: an
+/// unknown or repeated field, a value of the wrong type or out of range is refused naming the field, and so is text
+/// that is not one JSON object and whitespace (trailing text, a NUL byte).
 TPLAN_API tplan_code tplan_run_def_from_json(tplan_run_def *def, const char *json, size_t len, tplan_error *err);
 /// The fields that differ from the defaults as a JSON object ("{}" for the defaults); what
 /// tplan_run_def_from_json reads back to the same definition (output and output_user are not

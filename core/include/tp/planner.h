@@ -41,6 +41,7 @@ typedef enum {
 typedef enum { TP_REFUSED_BY_SIMULATE = 0, TP_REFUSED_BY_VALID = 1 } tpRefusal;
 
 #define TP_REJECT_TEXT_MAX 256 /* bytes of a rejection's description, with the NUL */
+#define TP_NEAR_MISS_KEEP 8    /* near misses kept (tpPlannerDef.near_miss) */
 
 /// "static_penetration", "body_penetration", "out_of_range", "valid", "unspecified" (the keys of
 /// plan files' stats.rejections); NULL out of range.
@@ -204,6 +205,12 @@ typedef struct tpPlannerDef {
                             when its stroke's segment ended comes to rest a few steps later: the hard-problems audit's
                             goals the planner stepped over); else nothing is kept. 0 = off; 0..100000.
                             Default 0 */
+    double near_miss;    /* near misses (docs/architecture.md "Near misses"): the probability, 0..1, that an
+                            iteration which would select a node re-expands instead the start of one of the
+                            TP_NEAR_MISS_KEEP best chains so far (by quality: the valid, non-goal nodes where a
+                            chain of busy nodes ended), its random draws given back moved by a small
+                            amount, so its skills sample near that chain's parameters. 0 = off (the
+                            planners as before, plan for plan). Default 0 */
 } tpPlannerDef;
 
 /// Default planner definition (see field comments).
@@ -228,6 +235,7 @@ struct tpPlanStats {
     int64_t nodes;           /* nodes in the tree (including the root) */
     int64_t rejected;        /* new states outside X_valid (not added): the sum of reject[].count */
     int64_t dead_ends;       /* nodes retired after tpPlannerDef.dead_end invalid children in a row */
+    int64_t near_miss_iters; /* iterations that re-expanded a near miss (tpPlannerDef.near_miss) */
     int64_t coast_solutions; /* solutions found by the coast after a segment (tpPlannerDef.coast_steps) */
     int solutions;           /* goal nodes found */
     double t_select;         /* node selection (NN / BGT selection, sampling y) */
