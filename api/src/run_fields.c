@@ -271,8 +271,17 @@ static bool field_ok(const tplan_run_def *def, const tpRunField *f)
     return (f->has_unset && v == f->unset) || tpRun_FieldInRange(f, v, f->lo, f->lo_open, f->hi);
 }
 
+#if TP_ASSERT_ON
+/* The whole table (tpRun_FieldsValid) as TP_VALIDATE calls a validate function. */
+static bool fields_valid(const tpRunField *rows, char *why, size_t cap)
+{
+    return tpRun_FieldsValid(rows, tpRun_FieldCount, why, cap);
+}
+#endif
+
 tplan_code tpRun_CheckDef(const tplan_run_def *def0, tplan_error *err)
 {
+    TP_VALIDATE(fields_valid, tpRun_Fields);
     tplan_run_def d;
     if (!run_def_full(def0, &d, err)) {
         return TPLAN_ERR_ARGUMENT;

@@ -10,6 +10,7 @@
 
 #include "api.h"
 #include "call.h"
+#include "tp/base.h"
 #include "tp/json_text.h"
 #include "tp/plan.h"
 #include "tp/run.h"
@@ -41,6 +42,7 @@ tplan_state *tpState_FromDomain(const tpDomain *d, const tpBodyState *x, const u
         tpStrCopy(s->names[k], sizeof s->names[k], tpWorld_Body(w, tpWorld_StateBody(w, k))->name);
     }
     s->t = t;
+    TP_VALIDATE(tpState_Valid, s);
     return s;
 }
 
@@ -857,6 +859,7 @@ tplan_code tplan_state_set_memory(tplan_state *s, const int32_t *values, int n, 
         tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
         return TPLAN_ERR_NOMEM;
     }
+    TP_VALIDATE(tpState_Valid, s);
     tpApi_SetOk(err);
     return TPLAN_OK;
 }

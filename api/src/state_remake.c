@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tp/base.h"
 #include "tp/plan.h"
 #include "tp/run.h"
 
@@ -40,6 +41,9 @@ bool tpState_TakeTactics(tplan_state *s, const tpDomain *d, const tplan_state *f
     const bool ok =
         tpState_SetMind(s, tac, has_t ? nt : -1, has_m ? (from ? from->memory : mem) : NULL, has_m ? nm : -1);
     free(tac);
+    if (ok) {
+        TP_VALIDATE(tpState_Valid, s);
+    }
     return ok;
 }
 

@@ -87,6 +87,7 @@ tplan_state *tplan_state_copy(const tplan_state *s)
             tplan_state_free(c);
             return NULL;
         }
+        TP_VALIDATE(tpState_Valid, c);
     }
     return c;
 }
@@ -424,6 +425,9 @@ tplan_state *tpState_Parse(const char *json, size_t len, tplan_error *err)
     cJSON *root = tpRun_ParseJsonObject("state", json, len, err);
     tplan_state *s = root ? parse_root(root, err) : NULL;
     cJSON_Delete(root);
+    if (s) {
+        TP_VALIDATE(tpState_Valid, s);
+    }
     return s;
 }
 

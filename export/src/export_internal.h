@@ -34,6 +34,9 @@ void tpX_MatrixQuat(const double R[9], double q[4]);
 bool tpXMesh_Pips(double side, tpXMesh *m);
 /// Frees the arrays and zeroes m. NULL is allowed.
 void tpXMesh_Free(tpXMesh *m);
+/// A mesh's invariants (gltf_validate.c): counts and arrays, whole triangles, finite positions, unit
+/// normals, indices in range; false with the first broken rule in why.
+bool tpXMesh_Valid(const tpXMesh *m, char *why, size_t cap);
 
 /// Scene bounds of the non-plane bodies over every recorded position of every world (z-up, m).
 void tpX_SceneBounds(const tpPlanRecord *rec, double lo[3], double hi[3]);

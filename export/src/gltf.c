@@ -7,60 +7,27 @@
 #include <string.h>
 
 #include "export_internal.h"
+#include "gltf_layout.h"
 #include "tp/base.h"
 #include "tp/util.h"
 
 enum {
-    GL_ARRAY_BUFFER = 34962,
-    GL_ELEMENT_ARRAY_BUFFER = 34963,
-    GL_FLOAT = 5126,
-    GL_UNSIGNED_SHORT = 5123,
-    GL_UNSIGNED_INT = 5125,
+    GL_ARRAY_BUFFER = TP_GL_ARRAY_BUFFER,
+    GL_ELEMENT_ARRAY_BUFFER = TP_GL_ELEMENT_ARRAY_BUFFER,
+    GL_FLOAT = TP_GL_FLOAT,
+    GL_UNSIGNED_SHORT = TP_GL_UNSIGNED_SHORT,
+    GL_UNSIGNED_INT = TP_GL_UNSIGNED_INT,
 };
-enum { MODE_LINES = 1, MODE_LINE_STRIP = 3, MODE_TRIANGLES = 4 };
+enum { MODE_LINES = TP_GL_LINES, MODE_LINE_STRIP = TP_GL_LINE_STRIP, MODE_TRIANGLES = TP_GL_TRIANGLES };
 enum { PATH_HEIGHT_MM = 20 }; /* navigation paths are drawn this far above z = 0 */
 
-typedef struct View {
-    int64_t offset, length;
-    int target; /* 0 = none (animation data) */
-} View;
-
-typedef struct Acc {
-    int view;
-    int ctype;
-    int64_t count;
-    int ncomp; /* 1 SCALAR, 3 VEC3, 4 VEC4 */
-    bool minmax;
-    double min[4], max[4];
-} Acc;
-
-typedef struct Material {
-    float rgba[4]; /* sRGB as in the plan */
-    bool double_sided;
-    const char *name;
-} Material;
-
-typedef struct Prim {
-    int mode, material;
-    int pos, nrm, idx; /* accessors, -1 = none */
-} Prim;
-
-typedef struct Mesh {
-    char name[160];
-    int body;      /* body (shape / plane), or -1 */
-    int tree_body; /* tree line mesh: first primitive's tree body, or -1 */
-    int overlay;   /* path overlay index, or -1 */
-    int part_body; /* a compound's mesh part (its collider, gltf_omi.c): the body, or -1 */
-    int part;      /* ... and the part */
-    int nprims;
-    Prim *prims;
-} Mesh;
-
-typedef struct Keys {
-    int n;        /* keys written */
-    int32_t *idx; /* their sample indices; NULL = every sample */
-    int in, out;  /* accessors */
-} Keys;
+/* the layout's types (gltf_layout.h) by their short names */
+typedef tpXView View;
+typedef tpXAcc Acc;
+typedef tpXMaterial Material;
+typedef tpXPrim Prim;
+typedef tpXMeshEntry Mesh;
+typedef tpXKeys Keys;
 
 typedef struct G {
     const tpPlanRecord *rec;
@@ -402,6 +369,7 @@ static void plan_meshes(G *g)
 /* A triangle primitive's positions, normals and indices from x (freed). */
 static void emit_prim(G *g, Prim *p, tpXMesh *x)
 {
+    TP_VALIDATE(tpXMesh_Valid, x);
     p->pos = emit_floats(g, x->pos, x->nverts, 3, GL_ARRAY_BUFFER, true);
     p->nrm = emit_floats(g, x->nrm, x->nverts, 3, GL_ARRAY_BUFFER, false);
     p->idx = emit_indices(g, x->idx, x->nidx, x->nverts);
@@ -1036,6 +1004,16 @@ static void g_free(G *g)
     tpXTree_Free(&g->tree);
 }
 
+#if TP_ASSERT_ON
+/* The layout's view of g (gltf_layout.h), for its invariants. */
+static tpXLayout layout_of(const G *g)
+{
+    return (tpXLayout){g->views,        g->nviews,    g->accs,    g->naccs, g->mats,
+                       g->nmats,        g->meshes,    g->nmeshes, g->keys,  g->nw * g->rec->nbodies * 2,
+                       g->rec->nbodies, g->body_mesh, g->off};
+}
+#endif
+
 static bool write_glb(G *g, const tpXStr *json, tpXTemp *t, char *err, size_t errlen)
 {
     size_t jlen = (json->n + 3) & ~(size_t)3;
@@ -1133,6 +1111,10 @@ bool tpX_WriteGltf(const tpPlanRecord *rec, const char *path, const tpExportDef 
     if (g->oom) {
         goto oom;
     }
+#if TP_ASSERT_ON
+    const tpXLayout lay = layout_of(g);
+    TP_VALIDATE(tpXLayout_Valid, &lay);
+#endif
     st->animations = 0;
     for (int b = 0; b < rec->nbodies; ++b) {
         st->animations = rec->bodies[b].moving ? g->nw : st->animations;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gltf_internal.h"
+#include "tp/base.h"
 #include "tp/util.h"
 
 #define FAIL TP_GLTF_FAIL
@@ -1062,6 +1063,8 @@ bool tpGltf_ReadScene(const char *name, const void *data, size_t len, const tpMe
     tpGltfI_Close(&g);
     if (!ok)
         tpGltfScene_Free(out);
+    else
+        TP_VALIDATE(tpGltfScene_Valid, out);
     return ok;
 }
 

@@ -339,6 +339,8 @@ int tpMesh_HullPoints(const tpMeshView *m, int max, int32_t *out)
             out[j] = out[j - 1];
             out[j - 1] = t;
         }
+    for (int i = 0; i < n; i++)
+        TP_INVARIANT(out[i] >= 0 && out[i] < m->nvertices && (i == 0 || out[i - 1] < out[i]));
     return n;
 }
 
@@ -392,6 +394,8 @@ bool tpMesh_Lathe(const double *z, const double *r, int np, int seg, tpMesh *out
 #undef TRI
     out->nvertices = nv;
     out->ntriangles = t;
+    TP_INVARIANT(t == nt && v == nv);
+    TP_VALIDATE(tpMesh_Valid, out);
     return true;
 }
 
@@ -593,6 +597,8 @@ bool tpMeshB_Finish(tpMeshBuild *b, bool ok, const char *empty)
     }
     if (!ok) {
         tpMesh_Free(&b->mesh);
+    } else {
+        TP_VALIDATE(tpMesh_Valid, &b->mesh);
     }
     return ok;
 }

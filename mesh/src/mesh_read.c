@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gltf_internal.h"
+#include "tp/base.h"
 #include "mesh_internal.h"
 #include "tp/base.h"
 
@@ -80,6 +81,7 @@ bool tpMesh_Read(const char *name, const void *data, size_t len, const tpMeshLim
         return false;
     }
     tpMesh_Transform(&b.mesh, y_up, scale);
+    TP_VALIDATE(tpMesh_Valid, &b.mesh);
     *out = b.mesh;
     return true;
 }

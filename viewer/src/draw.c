@@ -212,7 +212,11 @@ bool tpVScene_Init(tpVScene *sc, const tpPlanRecord *rec, char *err, size_t errl
     glGenBuffers(1, &sc->trail_vbo);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     tpView_SceneBounds(rec, sc->lo, sc->hi); /* the same set the camera fits */
-    return tpVNav_Init(sc, err, errlen);
+    if (!tpVNav_Init(sc, err, errlen)) {
+        return false;
+    }
+    TP_VALIDATE(tpVScene_Valid, sc);
+    return true;
 }
 
 void tpVScene_SetWorld(tpVScene *sc, int world)
@@ -252,6 +256,7 @@ void tpVScene_SetWorld(tpVScene *sc, int world)
     free(v);
     sc->world = world;
     sc->generation++;
+    TP_VALIDATE(tpVScene_Valid, sc);
 }
 
 /* Tree vertex: position (m) and colour; segments are node-major: node i >= 1 owns vertices
@@ -464,6 +469,7 @@ bool tpVScene_SetTree(tpVScene *sc, const tpTreeRecord *tree, const char *tree_p
     }
     sc->tree_nnodes = n;
     sc->generation++;
+    TP_VALIDATE(tpVScene_Valid, sc);
     return true;
 }
 
@@ -484,6 +490,7 @@ bool tpVScene_GrowTree(tpVScene *sc, const tpTreeRecord *tree, char *err, size_t
         return false;
     }
     sc->tree_nnodes = n; /* no generation change: the cache only adds the new nodes */
+    TP_VALIDATE(tpVScene_Valid, sc);
     return true;
 }
 
@@ -1277,6 +1284,8 @@ static void cache_compose(const tpVScene *sc)
 
 void tpVScene_Draw(tpVScene *sc, const tpVFrame *f)
 {
+    TP_VALIDATE(tpVFrame_Valid, f);
+    TP_VALIDATE(tpVScene_Valid, sc);
     const tpPlanRecord *rec = sc->rec;
     GLint target_fbo = 0;
     glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &target_fbo);

@@ -111,6 +111,12 @@ void tpVNav_Free(tpVScene *sc);
 /// active body that has one there, else the first tactic that has one.
 int tpVNav_Focus(const tpPlanRecord *rec, int step);
 
+/// The invariants of a camera, a frame and a scene's CPU side (scene_validate.c): false with the
+/// first broken rule in why. Run through TP_VALIDATE in Debug and sanitizer builds.
+bool tpViewCamera_Valid(const tpViewCamera *cam, char *why, size_t cap);
+bool tpVFrame_Valid(const tpVFrame *f, char *why, size_t cap);
+bool tpVScene_Valid(const tpVScene *sc, char *why, size_t cap);
+
 /// Number of approximate contacts at time t (drawn when the layer is on); see draw.c.
 int tpVScene_ContactCount(const tpVScene *sc, double t);
 

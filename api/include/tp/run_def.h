@@ -118,6 +118,14 @@ int tpState_FindTactic(const tplan_state *s, const char *name);
 /// copied; NULL or m < 0: none given). False when out of memory (s unchanged).
 bool tpState_SetMind(tplan_state *s, const tpStateTactic *tactics, int n, const int32_t *memory, int m);
 
+/// The invariants (run_validate.c) of the table of a run's fields (n rows: unique names and flags,
+/// members inside tplan_run_def, ranges holding each default but not the unset value, the service's
+/// ranges inside the library's) and of a state (names, finite states, unit quaternions, time, the
+/// tactics' skills and variables, the memory): false with the first broken rule in why. Run through
+/// TP_VALIDATE in Debug and sanitizer builds.
+bool tpRun_FieldsValid(const tpRunField *rows, int n, char *why, size_t cap);
+bool tpState_Valid(const tplan_state *s, char *why, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

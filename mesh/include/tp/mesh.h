@@ -248,6 +248,12 @@ int tpMesh_HullPoints(const tpMeshView *mesh, int max, int32_t *out);
 /// when out of memory or the profile is degenerate.
 bool tpMesh_Lathe(const double *z, const double *r, int nprofile, int seg, tpMesh *out);
 
+/// The invariants of a mesh (counts and arrays, finite coordinates, every triangle's indices in
+/// range) and of a scene (mesh_validate.c): false with the first broken rule in why. Run through
+/// TP_VALIDATE on what the readers return, in Debug and sanitizer builds.
+bool tpMesh_Valid(const tpMesh *mesh, char *why, size_t cap);
+bool tpGltfScene_Valid(const tpGltfScene *scene, char *why, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif
