@@ -96,9 +96,9 @@ struct tpPlanner {
     tpPlanResult result;
 
     tpLoop loop;
-    bool anytime;      /* tpPlanner_Search: the clock read every iteration, the nodes valued as made */
-    double *u, *q;     /* anytime: each node's unrest and quality (nvalued of them, values_cap room) */
-    int8_t *exact_of;  /* ... 1 once its u is exact (problem.unrest_exact asked), else 0 */
+    bool anytime;     /* tpPlanner_Search: the clock read every iteration, the nodes valued as made */
+    double *u, *q;    /* anytime: each node's unrest and quality (nvalued of them, values_cap room) */
+    int8_t *exact_of; /* ... 1 once its u is exact (problem.unrest_exact asked), else 0 */
     int32_t nvalued, values_cap;
     int ncosted; /* anytime: the first ncosted solutions have their cost in costs */
 };
@@ -337,8 +337,8 @@ static bool add_root(tpPlanner *pl)
 
 /* Whether node i is a better approximate answer than node b (b < 0: none yet): the least unrest
  * u, then the best quality q; then not the root (a 0-step plan); then, without unrest (robots:
- * docs/lua-api.md#fallbacks), a node at a decision point (not busy: the controlled body is not mid-manoeuvre); then the deeper node, so
- * that a tie (a ball nothing touched yet) is no 0-step plan; the earliest node on full ties. */
+ * docs/lua-api.md#fallbacks), a node at a decision point (not busy: the controlled body is not mid-manoeuvre); then the
+ * deeper node, so that a tie (a ball nothing touched yet) is no 0-step plan; the earliest node on full ties. */
 static bool fallback_better(const tpPlanner *pl, const double *u, const double *q, int32_t i, int32_t b)
 {
     if (b < 0) {
@@ -403,12 +403,6 @@ static bool pick_best(tpPlanner *pl, double *u, const double *q, int8_t *exact, 
         }
         u[best] = fmax(u[best], e);
         exact[best] = 1;
-    }
-    if (getenv("TP_FB_DEBUG") && r->best >= 0) {
-        int ne = 0;
-        for (int32_t i = 0; exact && i < n; ++i) ne += exact[i];
-        fprintf(stderr, "fb: n %d best %d depth %d u %g q %g; root u %g q %g skip %d exact %d\n", n, r->best,
-                pl->tree->nodes[r->best].depth, u[r->best], q[r->best], u[0], q[0], skip_root, ne);
     }
     if (ok && r->best < 0) { /* every node asked was worse than the TP_FALLBACK_CHECKS asked: none */
         r->best = skip_root ? 1 : 0;
@@ -509,13 +503,11 @@ static bool choose_best(tpPlanner *pl)
             const tpNode *ni = &tree->nodes[i], *nb = r->best < 0 ? NULL : &tree->nodes[r->best];
             const bool busy_i = (ni->flags & TP_NODE_BUSY) != 0;
             if (!nb || qi < best_q ||
-                (qi == best_q && (r->best == 0 || (busy_i != ((nb->flags & TP_NODE_BUSY) != 0) ? !busy_i
-                                                                                                : ni->depth > nb->depth)))) {
+                (qi == best_q &&
+                 (r->best == 0 || (busy_i != ((nb->flags & TP_NODE_BUSY) != 0) ? !busy_i : ni->depth > nb->depth)))) {
                 r->best = i;
                 best_q = qi;
             }
-            if (getenv("TP_FB_DEBUG") && (i < 3 || i == n - 1))
-                fprintf(stderr, "fb1: node %d depth %d busy %d q %.17g\n", i, ni->depth, busy_i, qi);
         }
         return true;
     }

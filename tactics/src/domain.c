@@ -718,18 +718,20 @@ static bool setup_rest(tpDomain *d)
     return true;
 }
 
-/* The lower bound: the rest set's speeds alone, as the fastest body's ratio to its limits (0 when
- * every body is below them): the closest to rest is the node whose fastest body is the slowest. */
+/* The lower bound: the rest set's speeds alone, as the fastest body's ratio to its limits in
+ * octaves (0 when every body is below them; 1 + floor(log2 ratio) else): the closest to rest is
+ * the node whose fastest body is the slowest, within a factor 2, and quality decides among those
+ * (0.413 against 0.414 m/s is no reason to drop a better arrangement). */
 static double cb_unrest(void *ctx, const void *x)
 {
     tpDomain *d = ctx;
-    double u = 0.0;
+    double r = 0.0;
     for (int k = 0; k < d->nrest; ++k) {
         tpBodyState s;
         tpWorld_BodyState(d->world, tpState_Bodies(x), tpState_Time(x), d->rest_body[k], &s);
-        u = fmax(u, body_unrest(&s, d->rest_speed[k], d->rest_angular[k]));
+        r = fmax(r, body_unrest(&s, d->rest_speed[k], d->rest_angular[k]));
     }
-    return u;
+    return r > 0.0 ? 1.0 + floor(log2(fmin(r, 1e300))) : 0.0;
 }
 
 /* The exact unrest: the lower bound, and AIRBORNE for each body of the rest set that rests on
@@ -1322,7 +1324,8 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
     }
     if ((unsigned)def->fallback > TP_FALLBACK_QUALITY || !(def->shot_min >= 0) || !isfinite(def->shot_min) ||
         !(def->shot_max >= 0) || !isfinite(def->shot_max) || (def->shot_max > 0 && def->shot_max < def->shot_min)) {
-        tpErrorf(err, errlen, "fallback must be auto, rest or quality; shot_min >= 0 s; shot_max 0 (none) or >= shot_min");
+        tpErrorf(err, errlen,
+                 "fallback must be auto, rest or quality; shot_min >= 0 s; shot_max 0 (none) or >= shot_min");
         tpDestroyDomain(d);
         return NULL;
     }

@@ -817,7 +817,8 @@ static void test_approximate_at_rest(void **state)
             const double u = p.unrest_exact ? toy_unrest_exact(&c, x) : toy_unrest(&c, x);
             const double uw = p.unrest_exact ? toy_unrest_exact(&c, w) : toy_unrest(&c, w);
             const double q = toy_quality(&c, x), qw = toy_quality(&c, w);
-            if (u < uw || (u == uw && (q < qw || (q == qw && tpTree_Node(tree, i)->depth > tpTree_Node(tree, want)->depth)))) {
+            if (u < uw ||
+                (u == uw && (q < qw || (q == qw && tpTree_Node(tree, i)->depth > tpTree_Node(tree, want)->depth)))) {
                 want = i;
             }
             if (toy_quality(&c, x) < toy_quality(&c, tpTree_State(tree, by_quality))) {
