@@ -54,6 +54,11 @@ read -r sp av z steps t status <<<"$(end_of "$work/sf.json")"
 python3 -c "import sys; sys.exit(0 if $sp < 0.05 and $av < 0.5 and 0.045 < $z < 0.056 and 1.5 <= $t <= 6 else 1)"
 check "shot_fallback: ends at rest on the floor within the shot (got $sp m/s, $av rad/s, z $z, t $t s)" $?
 expect "shot_fallback: replays bit for bit" "$tplan" replay "$work/sf.json" --check -q
+# OR-parallel: the workers' fallbacks compared as one run's (at rest first), not by quality alone
+"$tplan" plan "$scripts/shot_fallback.lua" -q --jobs 2 -o "$work/sf2.json" 2>/dev/null
+read -r sp av z steps t status <<<"$(end_of "$work/sf2.json")"
+python3 -c "import sys; sys.exit(0 if $sp < 0.05 and 0.045 < $z < 0.056 and 1.5 <= $t <= 6 else 1)"
+check "shot_fallback --jobs 2: ends at rest on the floor within the shot (got $sp m/s, z $z, t $t s)" $?
 sed 's/fallback = "rest"/fallback = "quality"/' "$scripts/shot_fallback.lua" > "$work/shot_quality.lua"
 "$tplan" plan "$work/shot_quality.lua" -q -o "$work/sq.json" 2>/dev/null
 read -r sp av z steps t status <<<"$(end_of "$work/sq.json")"
