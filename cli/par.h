@@ -37,6 +37,8 @@ typedef struct tpParSummary {
     tpPlanStats stats;    /* the worker's statistics */
     int64_t memory_bytes; /* tree memory (as recorded in plan files) */
     double quality;       /* approximate answer: quality of the best node (lower is better) */
+    double unrest;        /* ... and its exact unrest (0 for a fallback by quality: docs/lua-api.md#fallbacks),
+                             compared first */
     uint64_t state_bytes;
     int32_t action_dim;
     char err[512];

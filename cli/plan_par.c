@@ -9,8 +9,8 @@
  *    solutions found at iterations <= B are the same whatever the timing: they are the pool;
  *  - K = 1: the solution with the fewest iterations wins, ties to the lowest worker index;
  *    K > 1: the best K of the pool by (cost, iterations, worker);
- *  - no solution at all (every worker ran to max_iters): the best node by the domain's quality,
- *    ties to the lowest worker.
+ *  - no solution at all (every worker ran to max_iters): the best node by (exact unrest, quality),
+ *    as one run's fallback (docs/lua-api.md#fallbacks), ties to the lowest worker.
  *
  * The workers only report summaries at first; the coordinator decides, then asks the workers that
  * own kept solutions for their plan records (with exactly those solutions) and merges them. The
@@ -113,7 +113,9 @@ int tpPar_WorkerSearch(const tpParTask *task, int k, const tpParLink *link, tpCl
         if (r->nsolutions >= run->pd.solutions) {
             link->publish(link->ctx, r->solution_iters[run->pd.solutions - 1]);
         } else if (r->nsolutions == 0) {
-            s.quality = p.quality(p.ctx, tpTree_State(tree, r->best));
+            const void *xb = tpTree_State(tree, r->best);
+            s.quality = p.quality(p.ctx, xb);
+            s.unrest = p.unrest_exact ? p.unrest_exact(p.ctx, xb) : p.unrest ? p.unrest(p.ctx, xb) : 0.0;
         }
     }
     if (!link->send(link->ctx, TP_PAR_COORD, &s, sizeof s) ||
@@ -344,9 +346,11 @@ int tpPar_Decide(const tpParTask *task, const tpParLink *link, tpParOutcome *out
         for (int i = 0; i < np; ++i) {
             nkeep[pool[i].worker]++;
         }
-    } else { /* nobody solved: every worker ran to max_iters; the best quality, ties the lowest worker */
+    } else { /* nobody solved: every worker ran to max_iters; the least unrest, then the best quality
+                (as one run's fallback), ties the lowest worker */
         for (int k = 0; k < n; ++k) {
-            if (out->owner < 0 || out->workers[k].quality < out->workers[out->owner].quality) {
+            const tpParSummary *w = &out->workers[k], *o = out->owner < 0 ? NULL : &out->workers[out->owner];
+            if (!o || w->unrest < o->unrest || (w->unrest == o->unrest && w->quality < o->quality)) {
                 out->owner = k;
             }
         }

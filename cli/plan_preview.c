@@ -109,15 +109,18 @@ void tpCliPreview_Progress(tpCliPreview *pv, const tpPlanStats *s, bool last)
         if (pv->best_goal) {
             continue;
         }
-        /* as the approximate answer is chosen: the least unrest (a goal that asks for rest), then
-           the least quality, else the deepest (the landed test is left out: it asks the physics) */
+        /* as the approximate answer is chosen (docs/lua-api.md#fallbacks): the least unrest (a
+           fallback judged at rest), then the least quality, then not the root, the deeper (the
+           landed test, the busy flag and the shot's minimum are left out: the preview is a hint) */
         const void *x = tpTree_State(tree, i);
         double u = prob.unrest ? prob.unrest(prob.ctx, x) : 0;
         double q = prob.quality ? prob.quality(prob.ctx, x) : -(double)node->depth;
         if (!isfinite(u) || !isfinite(q)) {
             continue;
         }
-        if (pv->best < 0 || u < pv->best_unrest || (u == pv->best_unrest && q < pv->best_key)) {
+        const bool tie = u == pv->best_unrest && q == pv->best_key; /* the root loses, the deeper wins */
+        if (pv->best < 0 || u < pv->best_unrest || (u == pv->best_unrest && q < pv->best_key) ||
+            (tie && (pv->best == 0 || node->depth > tpTree_Node(tree, pv->best)->depth))) {
             pv->best = i, pv->best_unrest = u, pv->best_key = q;
             pv->best_quality = prob.quality ? q : NAN;
         }

@@ -16,6 +16,7 @@ local wall = function(name, x, y, sx, sy)
 end
 return tp.domain {
   name = "catapult",
+  fallback = "rest", -- an animation shot: an approximate plan ends at rest and landed (docs/lua-api.md#fallbacks)
   description = "drop a weight on a seesaw to throw a ball into a bucket",
   dt = 1 / 60, substeps = 4,
   materials = { tp.material { name = "wood", friction = 0.6, restitution = 0.1 } },

@@ -262,6 +262,7 @@ local on_target = tp.arranged { bodies = names, points = points, radius = TOL, s
 
 return tp.domain {
   name = "dice",
+  fallback = "rest", -- an animation shot: an approximate plan ends at rest and landed (docs/lua-api.md#fallbacks)
   description = "many dice fall through a grid of pegs and come to rest forming a pattern (paper Sec. 6.4)",
   dt = 1 / 60,
   substeps = SUBSTEPS,

@@ -114,6 +114,7 @@ local in_square = tp.arranged { bodies = names, points = centre, radius = IN }
 
 return tp.domain {
   name = "pile",
+  fallback = "rest", -- an animation shot: an approximate plan ends at rest and landed (docs/lua-api.md#fallbacks)
   description = "a pile of 50 boxes thrown one after another into a 0.8 m square, all at rest inside",
   dt = 1 / 60, solver = "quickstep", quickstep_iters = 40, space = "sap",
   materials = {

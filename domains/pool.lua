@@ -306,6 +306,7 @@ end
 
 return tp.domain {
   name = "pool",
+  fallback = "rest", -- an animation shot: an approximate plan ends at rest and landed (docs/lua-api.md#fallbacks)
   description = description,
   dt = dt,
   max_contacts = 4,

@@ -86,6 +86,7 @@ local goal, valid = S.orders(order, {
 
 return S.domain {
   name = "pool_bank",
+  fallback = "rest", -- an animation shot: an approximate plan ends at rest and landed (docs/lua-api.md#fallbacks)
   description = "bank shot: the red off one cushion (not the pocket's jaws) into a pocket (a tp.sequence goal per pocket)",
   bodies = bodies,
   tactics = { tp.tactic { name = "cue_ball", body = "cue", skills = { S.stroke(candidates, spread) } } },

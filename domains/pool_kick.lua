@@ -99,6 +99,7 @@ local goal, valid = S.orders(order, {
 
 return S.domain {
   name = "pool_kick",
+  fallback = "rest", -- an animation shot: an approximate plan ends at rest and landed (docs/lua-api.md#fallbacks)
   description = "kick shot: the cue ball off one cushion, then the red into a pocket, the black never touched (a tp.sequence goal)",
   bodies = bodies,
   tactics = { tp.tactic { name = "cue_ball", body = "cue", skills = { S.stroke(candidates, spread) } } },

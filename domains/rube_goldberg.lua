@@ -24,6 +24,7 @@ local wall = function(name, x, y, sx, sy)
 end
 return tp.domain {
   name = "rube_goldberg",
+  fallback = "rest", -- an animation shot: an approximate plan ends at rest and landed (docs/lua-api.md#fallbacks)
   description = "release a ball down a ramp into a pendulum that tips a lever, dropping a ball into a cup",
   dt = 1 / 60, substeps = 4,
   materials = { tp.material { name = "wood", friction = 0.5, restitution = 0.3, rolling_friction = 0.001 } },

@@ -115,6 +115,7 @@ end
 
 return tp.domain {
   name = "toss",
+  fallback = "rest", -- an animation shot: an approximate plan ends at rest and landed (docs/lua-api.md#fallbacks)
   description = "six props tossed one after another into a bowl with throws only, pure physics after each release",
   dt = 1 / 60, substeps = 4,
   materials = {

@@ -88,6 +88,7 @@ local stacked = tp.arranged { bodies = names, points = places, radius = XY_TOL }
 
 return tp.domain {
   name = "tower",
+  fallback = "rest", -- an animation shot: an approximate plan ends at rest and landed (docs/lua-api.md#fallbacks)
   description = "five cubes thrown one after another onto a tower that must stand at rest",
   dt = 1 / 60, substeps = 2,
   materials = {

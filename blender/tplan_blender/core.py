@@ -304,8 +304,14 @@ def domain_script(s):
     w("  tactics = tactics,")
     w("  goal = goal,")
     w("  quality = quality,")
+    # an animation shot: a plan short of the goal ends at rest and landed, no shorter than the
+    # shot's minimum (and, for throws, no longer than its maximum: docs/lua-api.md#fallbacks)
+    w('  fallback = "rest",')
     if direction == "THROW" and target and active:
+        w("  shot = { min = MIN_TIME, max = %s }," % num(shot))
         w("  valid = valid,")
+    else:
+        w("  shot = { min = MIN_TIME },")
     w("  planner = { algorithm = \"bgt\", mu = 1000, max_iters = %d, solutions = %d, seed = %d }," %
       (int(s.get("iterations", 20000)), int(s.get("solutions", 1)), int(s.get("seed", 1))))
     w("}")

@@ -109,9 +109,9 @@ struct tpPlanner {
     tpPlanResult result;
 
     tpLoop loop;
-    bool anytime;      /* tpPlanner_Search: the clock read every iteration, the nodes valued as made */
-    double *u, *q;     /* anytime: each node's unrest and quality (nvalued of them, values_cap room) */
-    int8_t *landed_of; /* ... and its landed answer, -1 until asked */
+    bool anytime;     /* tpPlanner_Search: the clock read every iteration, the nodes valued as made */
+    double *u, *q;    /* anytime: each node's unrest and quality (nvalued of them, values_cap room) */
+    int8_t *exact_of; /* ... 1 once its u is exact (problem.unrest_exact asked), else 0 */
     int32_t nvalued, values_cap;
     int ncosted; /* anytime: the first ncosted solutions have their cost in costs */
 
@@ -329,7 +329,7 @@ void tpDestroyPlanner(tpPlanner *planner)
     free(planner->coast_action);
     free(planner->u);
     free(planner->q);
-    free(planner->landed_of);
+    free(planner->exact_of);
     free(planner->near);
     free(planner->rec);
     free(planner);
@@ -364,53 +364,95 @@ static bool add_root(tpPlanner *pl)
     return true;
 }
 
-/* The unrest of node i, as the approximate answer counts it: a node of unrest 0 that has not
- * landed counts as 1 (landed: the anytime cache of the answers, NULL for none). */
-static double unrest_of(const double *u, const int8_t *landed, int32_t i)
+/* Whether node i is a better approximate answer than node b (b < 0: none yet): the least unrest
+ * u, then the best quality q; then not the root (a 0-step plan); then, without unrest (robots:
+ * docs/lua-api.md#fallbacks), a node at a decision point (not busy: the controlled body is not mid-manoeuvre); then the
+ * deeper node, so that a tie (a ball nothing touched yet) is no 0-step plan; the earliest node on full ties. */
+static bool fallback_better(const tpPlanner *pl, const double *u, const double *q, int32_t i, int32_t b)
 {
-    return landed && landed[i] == 0 && u[i] == 0.0 ? 1.0 : u[i];
+    if (b < 0) {
+        return true;
+    }
+    if (u[i] != u[b]) {
+        return u[i] < u[b];
+    }
+    if (q[i] != q[b]) {
+        return q[i] < q[b];
+    }
+    if (i == 0 || b == 0) { /* a 0-step plan loses every tie */
+        return b == 0;
+    }
+    const tpNode *ni = &pl->tree->nodes[i], *nb = &pl->tree->nodes[b];
+    const bool busy_i = (ni->flags & TP_NODE_BUSY) != 0, busy_b = (nb->flags & TP_NODE_BUSY) != 0;
+    if (!pl->prob.unrest && busy_i != busy_b) {
+        return !busy_i;
+    }
+    return ni->depth > nb->depth;
 }
 
-/* The approximate answer from each node's unrest u and quality q (n nodes) into pl->result.best:
- * (unrest, quality) lexicographically, the earliest node on ties. u is scratch without a landed
- * cache (its nodes that have not landed are set to 1). False on a callback error. */
-static bool pick_best(tpPlanner *pl, double *u, const double *q, int8_t *landed, int32_t n)
+/* The approximate answer from each node's unrest u and quality q (n nodes; u INFINITY for a node
+ * that is not eligible) into pl->result.best: the best by fallback_better, the root left out while
+ * another node has a better quality. u holds lower bounds: the best node's is made exact
+ * (problem.unrest_exact) until the best is exact, at most TP_FALLBACK_CHECKS times, then the best of
+ * the exact ones. exact: which u are exact (the anytime cache, kept; NULL: scratch). False on a
+ * callback error or out of memory. */
+static bool pick_best(tpPlanner *pl, double *u, const double *q, int8_t *exact, int32_t n)
 {
     tpPlanResult *r = &pl->result;
-    const tpTree *tree = pl->tree;
+    bool skip_root = false;
+    for (int32_t i = 1; i < n && !skip_root; ++i) {
+        skip_root = q[i] < q[0];
+    }
+    int8_t *scratch = NULL;
+    if (pl->prob.unrest_exact && !exact) {
+        scratch = calloc((size_t)n, 1);
+        if (!scratch) {
+            tpLog(TP_LOG_ERROR, "planner: out of memory");
+            return false;
+        }
+        exact = scratch;
+    }
     bool ok = true;
-    /* At rest in the air is not at rest: the nodes of unrest 0, best first, until one has landed;
-     * those before it count as unrest 1 (just short of rest). */
-    for (int32_t pick = -2; ok && pl->prob.unrest && pl->prob.landed && pick != -1;) {
-        pick = -1;
-        for (int32_t i = 0; i < n; ++i) {
-            if (unrest_of(u, landed, i) == 0.0 && (pick < 0 || q[i] < q[pick])) {
-                pick = i;
+    for (int checks = 0;; ++checks) {
+        const bool exact_only = pl->prob.unrest_exact && checks >= TP_FALLBACK_CHECKS;
+        int32_t best = -1;
+        for (int32_t i = skip_root ? 1 : 0; i < n; ++i) {
+            if ((!exact_only || exact[i] || isinf(u[i])) && fallback_better(pl, u, q, i, best)) {
+                best = i;
             }
         }
-        if (pick >= 0) {
-            int l = landed && landed[pick] >= 0 ? landed[pick]
-                                                : pl->prob.landed(pl->prob.ctx, tpTree_StateMut((tpTree *)tree, pick));
-            ok = l >= 0;
-            if (landed && ok) {
-                landed[pick] = (int8_t)(l != 0);
-            }
-            if (l == 0) {
-                if (!landed) {
-                    u[pick] = 1.0;
-                }
-            } else {
-                pick = -1; /* landed: the best of all below */
-            }
+        r->best = best;
+        if (!pl->prob.unrest_exact || best < 0 || exact[best] || isinf(u[best]) || exact_only) {
+            break;
         }
+        const double e = pl->prob.unrest_exact(pl->prob.ctx, tpTree_StateMut(pl->tree, best));
+        if (isnan(e)) {
+            ok = false; /* the message is in the problem's context */
+            break;
+        }
+        u[best] = fmax(u[best], e);
+        exact[best] = 1;
     }
-    for (int32_t i = 0; i < n && ok; ++i) {
-        const double ui = unrest_of(u, landed, i), ub = r->best < 0 ? 0.0 : unrest_of(u, landed, r->best);
-        if (r->best < 0 || ui < ub || (ui == ub && q[i] < q[r->best])) {
-            r->best = i;
-        }
+    if (ok && r->best < 0) { /* every node asked was worse than the TP_FALLBACK_CHECKS asked: none */
+        r->best = skip_root ? 1 : 0;
     }
+    free(scratch);
     return ok;
+}
+
+/* The value of node i (u: its unrest's lower bound, INFINITY when it is not eligible; q: its
+ * quality, or its depth negated). False on a callback error. */
+static bool value_node(tpPlanner *pl, int32_t i, double *u, double *q)
+{
+    const tpProblem *p = &pl->prob;
+    void *x = tpTree_StateMut(pl->tree, i);
+    *u = p->unrest ? p->unrest(p->ctx, x) : 0.0;
+    *q = p->quality ? p->quality(p->ctx, x) : -(double)pl->tree->nodes[i].depth;
+    const int e = p->eligible ? p->eligible(p->ctx, x) : TP_CB_TRUE;
+    if (e == TP_CB_FALSE) {
+        *u = INFINITY;
+    }
+    return e >= 0 && !isnan(*u) && !isnan(*q); /* else a callback error: the message is in the problem's context */
 }
 
 /* Many-worlds (Sec. 5.2): cost every solution and pick the cheapest (earliest on ties);
@@ -465,14 +507,16 @@ static bool choose_best(tpPlanner *pl)
     int32_t n = tree->count;
     if (pl->anytime) { /* every node valued as it was made (value_nodes) */
         TP_ASSERT(pl->nvalued == n);
-        return pick_best(pl, pl->u, pl->q, pl->landed_of, n);
+        return pick_best(pl, pl->u, pl->q, pl->exact_of, n);
     }
-    /* Without unrest: by quality alone, one pass and no allocation (this also runs when the tree
-     * ran out of memory, the approximate answer of a search stopped by its memory limit). */
-    double *u = pl->prob.unrest ? malloc((size_t)n * sizeof *u) : NULL;
-    double *q = pl->prob.unrest ? malloc((size_t)n * sizeof *q) : NULL;
+    /* Without unrest and eligibility: by quality alone, one pass and no allocation (this also runs
+     * when the tree ran out of memory, the approximate answer of a search stopped by its memory
+     * limit). */
+    const bool ranked = pl->prob.unrest || pl->prob.eligible;
+    double *u = ranked ? malloc((size_t)n * sizeof *u) : NULL;
+    double *q = ranked ? malloc((size_t)n * sizeof *q) : NULL;
     if (!u || !q) {
-        if (pl->prob.unrest)
+        if (ranked)
             tpLog(TP_LOG_WARN, "planner: out of memory for the approximate answer's rest check: the best "
                                "node by quality alone");
         free(u);
@@ -483,21 +527,22 @@ static bool choose_best(tpPlanner *pl)
                                                : -(double)tree->nodes[i].depth;
             if (isnan(qi))
                 return false; /* a callback error: the message is in the problem's context */
-            if (r->best < 0 || qi < best_q) {
+            /* the best quality; on ties not the root, a node at a decision point, then the deeper (as
+               fallback_better) */
+            const tpNode *ni = &tree->nodes[i], *nb = r->best < 0 ? NULL : &tree->nodes[r->best];
+            const bool busy_i = (ni->flags & TP_NODE_BUSY) != 0;
+            if (!nb || qi < best_q ||
+                (qi == best_q &&
+                 (r->best == 0 || (busy_i != ((nb->flags & TP_NODE_BUSY) != 0) ? !busy_i : ni->depth > nb->depth)))) {
                 r->best = i;
                 best_q = qi;
             }
         }
         return true;
     }
-    /* (unrest, quality) lexicographically, the earliest node on ties; without quality the
-     * deepest node is the best (its depth negated as the second key) */
     bool ok = true;
     for (int32_t i = 0; i < n && ok; ++i) {
-        void *x = tpTree_StateMut((tpTree *)tree, i);
-        u[i] = pl->prob.unrest ? pl->prob.unrest(pl->prob.ctx, x) : 0.0;
-        q[i] = pl->prob.quality ? pl->prob.quality(pl->prob.ctx, x) : -(double)tree->nodes[i].depth;
-        ok = !isnan(u[i]) && !isnan(q[i]); /* else a callback error: the message is in the problem's context */
+        ok = value_node(pl, i, &u[i], &q[i]);
     }
     ok = ok && pick_best(pl, u, q, NULL, n);
     free(u);
@@ -683,7 +728,6 @@ static bool loop_begin(tpPlanner *pl)
  * reading its best plan costs no callback per node). False on a callback error. */
 static bool value_nodes(tpPlanner *pl)
 {
-    const tpProblem *p = &pl->prob;
     tpTree *tree = pl->tree;
     if (tree->count > pl->values_cap) {
         int32_t cap = pl->values_cap > 0 ? pl->values_cap : 1024;
@@ -698,9 +742,9 @@ static bool value_nodes(tpPlanner *pl)
         if (q) {
             pl->q = q;
         }
-        int8_t *l = realloc(pl->landed_of, (size_t)cap);
+        int8_t *l = realloc(pl->exact_of, (size_t)cap);
         if (l) {
-            pl->landed_of = l;
+            pl->exact_of = l;
         }
         if (!u || !q || !l) {
             tpLog(TP_LOG_ERROR, "planner: out of memory");
@@ -710,12 +754,9 @@ static bool value_nodes(tpPlanner *pl)
     }
     for (; pl->nvalued < tree->count; ++pl->nvalued) {
         const int32_t i = pl->nvalued;
-        void *x = tpTree_StateMut(tree, i);
-        pl->u[i] = p->unrest ? p->unrest(p->ctx, x) : 0.0;
-        pl->q[i] = p->quality ? p->quality(p->ctx, x) : -(double)tree->nodes[i].depth;
-        pl->landed_of[i] = -1; /* not asked yet */
-        if (isnan(pl->u[i]) || isnan(pl->q[i])) {
-            return false; /* the message is in the problem's context */
+        pl->exact_of[i] = 0; /* not asked yet */
+        if (!value_node(pl, i, &pl->u[i], &pl->q[i])) {
+            return false;
         }
     }
     return true;

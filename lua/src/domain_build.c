@@ -863,6 +863,40 @@ static void tplBuildView(tplBuild *b, tpPlanView *v)
     lua_settop(L, idx - 1);
 }
 
+/* fallback = "auto" | "rest" | "quality" and shot = { min = s, max = s } (docs/lua-api.md#fallbacks) */
+static void tplBuildFallback(tplBuild *b, tpDomainDef *def)
+{
+    lua_State *L = b->L;
+    char mode[16] = "auto";
+    tplString(L, 1, "tp.domain: ", "fallback", mode, sizeof mode);
+    if (strcmp(mode, "auto") == 0)
+        def->fallback = TP_FALLBACK_AUTO;
+    else if (strcmp(mode, "rest") == 0)
+        def->fallback = TP_FALLBACK_REST;
+    else if (strcmp(mode, "quality") == 0)
+        def->fallback = TP_FALLBACK_QUALITY;
+    else
+        tplError(L, "tp.domain: fallback must be \"auto\", \"rest\" or \"quality\" (got \"%s\")", mode);
+    static const char *const known[] = {"min", "max", NULL};
+    int t = tplField(L, 1, "shot");
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (t != LUA_TTABLE)
+        tplError(L, "tp.domain: shot: expected a table { min = s, max = s }, got %s", tplTypeName(L, -1));
+    int idx = lua_gettop(L);
+    tplCheckFields(L, idx, "tp.domain shot", known, 0);
+    def->shot_min = tplNumber(L, idx, "tp.domain: shot.", "min", 0.0, false);
+    const double max = tplNumber(L, idx, "tp.domain: shot.", "max", INFINITY, true);
+    if (!(def->shot_min >= 0))
+        tplError(L, "tp.domain: shot.min must be >= 0 s (got %g)", def->shot_min);
+    if (!(max > 0) || !(max >= def->shot_min))
+        tplError(L, "tp.domain: shot.max must be > 0 s and >= shot.min (got %g, min %g)", max, def->shot_min);
+    def->shot_max = isinf(max) ? 0.0 : max;
+    lua_settop(L, idx - 1);
+}
+
 static void tplBuildPlanner(tplBuild *b, tpPlannerDef *p, double dt)
 {
     static const char *const known[] = {"algorithm", "mu",    "max_iters", "time_limit", "solutions",
@@ -940,6 +974,8 @@ static const char *const tplDomainFields[] = {
     "sleep_time",
     "friction_cone",
     "view",
+    "fallback",
+    "shot",
     NULL,
 };
 
@@ -991,6 +1027,7 @@ static int tplDomainNew(lua_State *L)
     tplBuildReports(&b, &def);
     tplBuildPlanner(&b, &def.planner, def.scene.dt);
     tplBuildView(&b, &def.view);
+    tplBuildFallback(&b, &def);
     tplCondGuard *goal = tplCondField(&b, "goal");   /* 7 */
     tplCondGuard *valid = tplCondField(&b, "valid"); /* 8 if present */
 

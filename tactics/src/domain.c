@@ -443,9 +443,19 @@ static int cb_simulate(void *ctx, const void *x, const double *action, void *xne
     return ok ? TP_CB_TRUE : TP_CB_FALSE; /* a state that left the physical ranges: invalid */
 }
 
+/* Slack of the shot's bounds for the roundoff of summed steps (as the temporal conditions'). */
+#define SHOT_SLACK 1e-9
+
 static int cb_valid(void *ctx, const void *x)
 {
     tpDomain *d = ctx;
+    if (d->def.shot_max > 0 && tpState_Time(x) > d->def.shot_max + SHOT_SLACK) {
+        d->valid_blame = NULL;
+        return TP_CB_FALSE; /* past the shot's end */
+    }
+    if (!d->def.valid) {
+        return TP_CB_TRUE;
+    }
     tpStateView v = tpDomain_View(d, x);
     int r = tpCond_EvalBlame(d->def.valid, &v, d->initial_all, &d->valid_blame);
     return motion_failed(d) ? TP_CB_ERROR : r;
@@ -558,7 +568,9 @@ static int cb_reject(void *ctx, int by, const void *xnew, char *text, size_t tex
     if (by == TP_REFUSED_BY_VALID) {
         if (text) {
             tpStateView v = tpDomain_View(d, xnew);
-            if (d->valid_blame) {
+            if (d->def.shot_max > 0 && v.t > d->def.shot_max + SHOT_SLACK) {
+                snprintf(text, textlen, "past the shot's end (shot.max %g s) at t = %.6g s", d->def.shot_max, v.t);
+            } else if (d->valid_blame) {
                 tpCond_Describe(d->valid_blame, &v, d->initial_all, text, textlen);
             } else {
                 snprintf(text, textlen, "the valid condition was false at t = %.6g s", v.t);
@@ -588,6 +600,9 @@ static int cb_goal(void *ctx, const void *x)
     tpDomain *d = ctx;
     tpStateView v = tpDomain_View(d, x);
     int r = tpCond_Eval(d->def.goal, &v, d->initial_all);
+    if (r == TP_CB_TRUE && tpState_Time(x) < d->def.shot_min - SHOT_SLACK) {
+        r = TP_CB_FALSE; /* shorter than the shot */
+    }
     return motion_failed(d) ? TP_CB_ERROR : r;
 }
 
@@ -621,36 +636,124 @@ static double cb_quality(void *ctx, const void *x)
     return -(double)tpState_Time(x); /* TP_METRIC_STEPS/DEFAULT: deepest (latest) is best */
 }
 
-/* The approximate answer of a goal that asks for rest is judged at rest first (the
- * fallback of "end inside a region, at rest" was the instant the objects flew through the region). */
-static double cb_unrest(void *ctx, const void *x)
+/* Fallbacks (docs/lua-api.md#fallbacks): an approximate answer judged at rest first is judged on
+ * the goal's tp.settled bodies and limits, or, for a goal without one (fallback = "rest"), on
+ * every passive and active body at the limits below. */
+#define REST_SPEED 0.05  /* m/s */
+#define REST_ANGULAR 0.5 /* rad/s */
+/* Exact unrest of a body that rests on nothing (in the air, falling out of the scene): more than
+ * any speed ratio a scene on things reaches, so a node with fewer bodies in the air is closer to
+ * rest than one with more, whatever their speeds. */
+#define AIRBORNE 1e6
+
+/* A body's part of the unrest: 0 below both limits, else the larger ratio (1 at a limit or NaN). */
+static double body_unrest(const tpBodyState *s, double speed, double angular)
 {
-    tpDomain *d = ctx;
-    tpStateView v = tpDomain_View(d, x);
-    return tpCond_Unrest(d->def.goal, &v);
+    const double sp = sqrt(s->vel[0] * s->vel[0] + s->vel[1] * s->vel[1] + s->vel[2] * s->vel[2]);
+    const double av = sqrt(s->angvel[0] * s->angvel[0] + s->angvel[1] * s->angvel[1] + s->angvel[2] * s->angvel[2]);
+    if (sp < speed && av < angular) {
+        return 0.0;
+    }
+    const double r = fmax(sp / speed, av / angular);
+    return r >= 1.0 ? r : 1.0;
 }
 
-/* Whether every body of the SETTLED conditions under c (through AND, as tpCond_RequiresRest)
- * rests on something in x (tpWorld_Supported): on the floor, not stopped in mid-air. */
-static bool cond_landed(tpDomain *d, const tpCond *c, const void *x)
+/* Appends the bodies of the SETTLED conditions under c (through AND, as tpCond_RequiresRest) to
+ * d's rest set (room for every body: a body listed twice keeps its strictest limits). */
+static void rest_from_cond(tpDomain *d, const tpCond *c)
 {
     for (int i = 0; c->kind == TP_COND_SETTLED && i < c->ntargets; ++i) {
-        if (!tpWorld_Supported(d->world, tpState_Bodies(x), tpState_Time(x), c->target_bodies[i])) {
-            return false;
+        const int b = c->target_bodies[i];
+        int k = 0;
+        while (k < d->nrest && d->rest_body[k] != b) {
+            ++k;
+        }
+        if (k == d->nrest) {
+            d->rest_body[k] = b;
+            d->rest_speed[k] = c->value;
+            d->rest_angular[k] = c->angular;
+            d->nrest++;
+        } else {
+            d->rest_speed[k] = fmin(d->rest_speed[k], c->value);
+            d->rest_angular[k] = fmin(d->rest_angular[k], c->angular);
         }
     }
     for (int i = 0; c->kind == TP_COND_AND && i < c->nchildren; ++i) {
-        if (!cond_landed(d, c->children[i], x)) {
-            return false;
+        rest_from_cond(d, c->children[i]);
+    }
+}
+
+/* d's rest set. False when out of memory. */
+static bool setup_rest(tpDomain *d)
+{
+    const size_t n = (size_t)(d->nbodies > 0 ? d->nbodies : 1);
+    d->rest_body = malloc(n * sizeof *d->rest_body);
+    d->rest_speed = malloc(n * sizeof *d->rest_speed);
+    d->rest_angular = malloc(n * sizeof *d->rest_angular);
+    d->rest_held = calloc(n, sizeof *d->rest_held);
+    if (!d->rest_body || !d->rest_speed || !d->rest_angular || !d->rest_held) {
+        return false;
+    }
+    d->nrest = 0;
+    if (tpCond_RequiresRest(d->def.goal)) {
+        rest_from_cond(d, d->def.goal);
+    } else {
+        for (int i = 0; i < d->nbodies; ++i) {
+            const tpBodyClass c = tpWorld_Body(d->world, i)->cls;
+            if (c == TP_BODY_PASSIVE || c == TP_BODY_ACTIVE) {
+                d->rest_body[d->nrest] = i;
+                d->rest_speed[d->nrest] = REST_SPEED;
+                d->rest_angular[d->nrest] = REST_ANGULAR;
+                d->nrest++;
+            }
+        }
+    }
+    /* a catapult's arm on its hinge, a pendulum's bob: a joint holds them, no contact */
+    for (int j = 0; j < tpWorld_JointCount(d->world); ++j) {
+        const tpJointDef *jd = tpWorld_Joint(d->world, j);
+        for (int k = 0; k < d->nrest; ++k) {
+            d->rest_held[k] = d->rest_held[k] || d->rest_body[k] == jd->body_a || d->rest_body[k] == jd->body_b;
         }
     }
     return true;
 }
 
-static int cb_landed(void *ctx, const void *x)
+/* The lower bound: the rest set's speeds alone, as the fastest body's ratio r to its limits in
+ * classes: 0 at rest (every body below them), 1 settling (r < SETTLING), then 2 + floor(log2(r /
+ * SETTLING)) (octaves above). Quality decides within a class: 0.400 against 0.401 m/s among 400
+ * dice is no reason to drop a better arrangement, and a shot still settling ends on its best. */
+#define SETTLING 16.0
+static double cb_unrest(void *ctx, const void *x)
 {
     tpDomain *d = ctx;
-    return cond_landed(d, d->def.goal, x) ? TP_CB_TRUE : TP_CB_FALSE;
+    double r = 0.0;
+    for (int k = 0; k < d->nrest; ++k) {
+        tpBodyState s;
+        tpWorld_BodyState(d->world, tpState_Bodies(x), tpState_Time(x), d->rest_body[k], &s);
+        r = fmax(r, body_unrest(&s, d->rest_speed[k], d->rest_angular[k]));
+    }
+    return r <= 0.0 ? 0.0 : r < SETTLING ? 1.0 : 2.0 + floor(log2(fmin(r, 1e300) / SETTLING));
+}
+
+/* The exact unrest: the lower bound, and AIRBORNE for each body of the rest set that rests on
+ * nothing in x (tpWorld_Supported: moved TP_SUPPORT_GAP along gravity it touches nothing). */
+static double cb_unrest_exact(void *ctx, const void *x)
+{
+    tpDomain *d = ctx;
+    double u = cb_unrest(ctx, x);
+    for (int k = 0; k < d->nrest; ++k) {
+        if (!d->rest_held[k] && !tpWorld_Supported(d->world, tpState_Bodies(x), tpState_Time(x), d->rest_body[k])) {
+            u += AIRBORNE;
+        }
+    }
+    return u;
+}
+
+/* Within the shot: not shorter than its minimum. */
+static int cb_eligible(void *ctx, const void *x)
+{
+    const tpDomain *d = ctx;
+    return tpState_Time(x) >= d->def.shot_min - SHOT_SLACK ? TP_CB_TRUE : TP_CB_FALSE;
 }
 
 static double peak_force(const tpDomain *d, const tpMetricDef *m, const tpTree *tree, const int32_t *path, int len)
@@ -787,12 +890,15 @@ tpProblem tpDomain_Problem(tpDomain *d)
     p.control = cb_control;
     p.search_seconds = cb_search_seconds;
     p.simulate = cb_simulate;
-    p.valid = d->def.valid ? cb_valid : NULL;
+    p.valid = d->def.valid || d->def.shot_max > 0 ? cb_valid : NULL;
     p.reject = cb_reject;
     p.goal = cb_goal;
     p.quality = cb_quality;
-    p.unrest = tpCond_RequiresRest(d->def.goal) ? cb_unrest : NULL;
-    p.landed = p.unrest ? cb_landed : NULL;
+    const bool rest = d->def.fallback == TP_FALLBACK_REST ||
+                      (d->def.fallback == TP_FALLBACK_AUTO && tpCond_RequiresRest(d->def.goal));
+    p.unrest = rest ? cb_unrest : NULL;
+    p.unrest_exact = rest ? cb_unrest_exact : NULL;
+    p.eligible = d->def.shot_min > 0 ? cb_eligible : NULL;
     p.solution_cost = cb_solution_cost;
     return p;
 }
@@ -819,6 +925,10 @@ void tpDestroyDomain(tpDomain *d)
     free_tactics(d->tactics, d->ntactics);
     free(d->probs);
     free(d->initial_all);
+    free(d->rest_body);
+    free(d->rest_speed);
+    free(d->rest_angular);
+    free(d->rest_held);
     free(d->start_x);
     free(d->start_rest);
     free(d->start_tac);
@@ -1197,6 +1307,11 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
         tpDestroyDomain(d);
         return NULL;
     }
+    if (!setup_rest(d)) {
+        tpErrorf(err, errlen, "out of memory");
+        tpDestroyDomain(d);
+        return NULL;
+    }
     if (!setup_sampling(d, err, errlen) || !check_metric(d, &def->quality, "quality", err, errlen) ||
         !check_metric(d, &def->solution, "solution_metric", err, errlen)) {
         tpDestroyDomain(d);
@@ -1207,6 +1322,13 @@ tpDomain *tpCreateDomain(const tpDomainDef *def, char *err, size_t errlen)
             tpDestroyDomain(d);
             return NULL;
         }
+    }
+    if ((unsigned)def->fallback > TP_FALLBACK_QUALITY || !(def->shot_min >= 0) || !isfinite(def->shot_min) ||
+        !(def->shot_max >= 0) || !isfinite(def->shot_max) || (def->shot_max > 0 && def->shot_max < def->shot_min)) {
+        tpErrorf(err, errlen,
+                 "fallback must be auto, rest or quality; shot_min >= 0 s; shot_max 0 (none) or >= shot_min");
+        tpDestroyDomain(d);
+        return NULL;
     }
     const tpPlannerDef *pd = &def->planner;
     if (!(pd->mu > 0) || pd->max_iters <= 0 || pd->solutions < 1 || !(pd->time_limit >= 0)) {

@@ -47,6 +47,12 @@ struct tpDomain {
     tpBodyState *start_x; /* nstate states, slot order (NULL until set) */
     uint8_t *start_rest;  /* nstate rest counts (NULL until set) */
     double start_t;       /* s */
+    /* The bodies an approximate answer judged at rest looks at (docs/lua-api.md#fallbacks): the
+       goal's tp.settled ones with their limits, else every passive and active body (owned) */
+    int nrest;
+    int *rest_body;
+    double *rest_speed, *rest_angular; /* m/s, rad/s */
+    bool *rest_held;                   /* in a joint: held by it, not asked whether it rests on something */
     /* What the tactics and the temporal conditions start from (tpDomain_SetStartTactics): NULL, the
        tactics afresh (σ_init, not started) and every memory slot 0, as at t = 0 */
     uint8_t *start_tac; /* off_rest - off_tactics bytes: every tactic's tpTacticState (NULL: afresh) */

@@ -681,7 +681,8 @@ static void test_goal_nodes_closed(void **state)
 static void test_ties_pick_first(void **state)
 {
     (void)state;
-    /* Equal costs: the earliest solution wins. Equal qualities: the lowest index (the root). */
+    /* Equal costs: the earliest solution wins. Equal qualities: a node at a decision point (not
+     * busy), then the deepest, then the lowest index; never the root (the 0-step plan it was). */
     ToyCtx c = toy_ctx();
     c.goal_time = 4 * TOY_DT;
     tpProblem p = toy_problem(&c);
@@ -704,7 +705,17 @@ static void test_ties_pick_first(void **state)
     def.max_iters = 200;
     pl = make(&def, &p);
     assert_int_equal(tpPlanner_Run(pl, &r), TP_PLAN_APPROXIMATE);
-    assert_int_equal(r.best, 0);
+    const tpTree *tree = tpPlanner_Tree(pl);
+    int32_t want = 1;
+    for (int32_t i = 2; i < tpTree_Count(tree); ++i) {
+        const tpNode *ni = tpTree_Node(tree, i), *nw = tpTree_Node(tree, want);
+        const bool bi = (ni->flags & TP_NODE_BUSY) != 0, bw = (nw->flags & TP_NODE_BUSY) != 0;
+        if (bi != bw ? !bi : ni->depth > nw->depth) {
+            want = i;
+        }
+    }
+    assert_true(want > 0);
+    assert_int_equal(r.best, want);
     tpDestroyPlanner(pl);
 }
 
@@ -762,16 +773,18 @@ static double toy_unrest(void *vctx, const void *x)
     return c->cost_nan ? NAN : sp < 0.6 ? 0.0 : sp / 0.6;
 }
 
-/* The toy's stand-in for "rests on something": its x is at most 2 m. */
-static int toy_landed(void *vctx, const void *x)
+/* The toy's stand-in for "rests on something": its x is at most 2 m; beyond, it is "in the air"
+ * and its exact unrest is 1e6 more than its lower bound (as the domain's AIRBORNE). */
+static double toy_unrest_exact(void *vctx, const void *x)
 {
-    (void)vctx;
-    return ((const Toy *)x)->pos[0] <= 2.0 ? TP_CB_TRUE : TP_CB_FALSE;
+    const double u = toy_unrest(vctx, x);
+    return ((const Toy *)x)->pos[0] <= 2.0 ? u : u + 1e6;
 }
 
-/* The animator audit: with problem.unrest the approximate answer is the node with the least unrest, the
- * best quality among those (the earliest on ties): at rest when the search found such a node,
- * not the best-quality node in full flight, which quality alone picks here. */
+/* The animator audit: with problem.unrest the approximate answer is the node with the least exact
+ * unrest, the best quality among those (the deeper, then the earliest on ties), never the root
+ * while a node has a better quality: at rest when the search found such a node, not the
+ * best-quality node in full flight, which quality alone picks here. */
 static void test_approximate_at_rest(void **state)
 {
     (void)state;
@@ -781,7 +794,7 @@ static void test_approximate_at_rest(void **state)
         c.use_y = kind == TP_PLANNER_RRT;
         tpProblem p = toy_problem(&c);
         p.unrest = toy_unrest;
-        p.landed = (kind == 1) ? toy_landed : NULL; /* BK-BGT: the nodes at rest must have landed */
+        p.unrest_exact = (kind == 1) ? toy_unrest_exact : NULL; /* BK-BGT: the nodes at rest must have landed */
         tpPlannerDef def = tpDefaultPlannerDef();
         def.kind = (tpPlannerKind)kind;
         def.max_iters = 1500;
@@ -789,15 +802,23 @@ static void test_approximate_at_rest(void **state)
         tpPlanResult r;
         assert_int_equal(tpPlanner_Run(pl, &r), TP_PLAN_APPROXIMATE);
         const tpTree *tree = tpPlanner_Tree(pl);
-        int32_t want = 0, by_quality = 0;
+        int32_t want = -1, by_quality = 0;
+        bool progress = false;
         for (int32_t i = 1; i < tpTree_Count(tree); ++i) {
-            const void *x = tpTree_State(tree, i), *w = tpTree_State(tree, want);
-            double u = toy_unrest(&c, x), uw = toy_unrest(&c, w);
-            if (p.landed) { /* at rest but not landed: just short of rest */
-                u = u == 0.0 && !toy_landed(&c, x) ? 1.0 : u;
-                uw = uw == 0.0 && !toy_landed(&c, w) ? 1.0 : uw;
+            progress = progress || toy_quality(&c, tpTree_State(tree, i)) < toy_quality(&c, tpTree_State(tree, 0));
+        }
+        for (int32_t i = progress ? 1 : 0; i < tpTree_Count(tree); ++i) {
+            const void *x = tpTree_State(tree, i);
+            if (want < 0) {
+                want = i;
+                continue;
             }
-            if (u < uw || (u == uw && toy_quality(&c, x) < toy_quality(&c, w))) {
+            const void *w = tpTree_State(tree, want);
+            const double u = p.unrest_exact ? toy_unrest_exact(&c, x) : toy_unrest(&c, x);
+            const double uw = p.unrest_exact ? toy_unrest_exact(&c, w) : toy_unrest(&c, w);
+            const double q = toy_quality(&c, x), qw = toy_quality(&c, w);
+            if (u < uw ||
+                (u == uw && (q < qw || (q == qw && tpTree_Node(tree, i)->depth > tpTree_Node(tree, want)->depth)))) {
                 want = i;
             }
             if (toy_quality(&c, x) < toy_quality(&c, tpTree_State(tree, by_quality))) {
@@ -808,8 +829,8 @@ static void test_approximate_at_rest(void **state)
         assert_true(want > 0);                                             /* not the root */
         assert_true(toy_unrest(&c, tpTree_State(tree, want)) == 0.0);      /* at rest */
         assert_true(toy_unrest(&c, tpTree_State(tree, by_quality)) > 0.0); /* quality alone: moving */
-        if (p.landed) {
-            assert_true(toy_landed(&c, tpTree_State(tree, want)));
+        if (p.unrest_exact) {
+            assert_true(toy_unrest_exact(&c, tpTree_State(tree, want)) == 0.0); /* landed */
         }
         tpDestroyPlanner(pl);
         c = toy_ctx(); /* a callback error stops the run */

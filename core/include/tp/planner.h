@@ -51,6 +51,10 @@ const char *tpRejectKind_Label(tpRejectKind kind);
 /// The kind named `name` (tpRejectKind_Name), -1 if none.
 int tpRejectKind_Find(const char *name);
 
+/// How many nodes one approximate answer asks problem.unrest_exact of, at most (the physics is
+/// asked: tpWorld_Supported per resting body).
+#define TP_FALLBACK_CHECKS 256
+
 /// The planning problem. All callbacks receive `ctx` first. State blobs are `state_bytes` long,
 /// opaque to the planner, and copied with memcpy (no pointers inside them).
 typedef struct tpProblem {
@@ -97,18 +101,26 @@ typedef struct tpProblem {
     /// x in X_goal? Required.
     int (*goal)(void *ctx, const void *x);
     /// Quality of a non-goal node for the approximate answer: lower is better; NAN on a callback
-    /// error (the planner stops with TP_PLAN_ERROR). NULL: the deepest node is returned.
+    /// error (the planner stops with TP_PLAN_ERROR). NULL: the deepest node is returned. The root
+    /// (a 0-step plan) is never the answer while another node has a better quality.
     double (*quality)(void *ctx, const void *x);
-    /// How far a node is from the end state the goal describes (the goal asks for its
-    /// bodies at rest), >= 0, 0 there; NAN on a callback error. The approximate answer is the node
-    /// with the least unrest, quality (or depth) breaking ties: a node at rest when the search
-    /// found one, else the closest to rest. NULL: quality alone.
+    /// How far a node is from rest, >= 0, 0 there; NAN on a callback error: a cheap lower bound of
+    /// unrest_exact (the bodies' speeds alone). With it the approximate answer is judged at rest
+    /// first (docs/lua-api.md#fallbacks): the node with the least exact unrest, quality breaking
+    /// ties, then depth (the deeper); a node at rest when the search found one, else the closest
+    /// to rest. NULL: quality first (then the nodes at a decision point, not TP_NODE_BUSY, then the
+    /// deeper).
     double (*unrest)(void *ctx, const void *x);
-    /// With unrest: 1 when a node of unrest 0 is at rest on something (its resting bodies touch
-    /// another body), 0 when one of them stopped in the air (the apex of a throw, a speculative
-    /// contact's stop short of the floor), TP_CB_ERROR on error. Asked only of nodes of unrest 0,
-    /// best quality first, until one answers 1; the others count as unrest 1. NULL: unrest alone.
-    int (*landed)(void *ctx, const void *x);
+    /// With unrest: the node's exact unrest, >= unrest(x): a body that rests on nothing (in the
+    /// air: the apex of a throw, a body falling out of the scene) counts as far from rest
+    /// whatever its speed. It asks the physics, so it is asked lazily: of the best node by the
+    /// lower bounds until the best is exact, at most TP_FALLBACK_CHECKS nodes per answer (then the
+    /// best of those asked). NAN on a callback error. NULL: unrest is exact.
+    double (*unrest_exact)(void *ctx, const void *x);
+    /// Whether node x may be the approximate answer (within the artist's shot: not shorter than
+    /// its minimum length), TP_CB_TRUE/TP_CB_FALSE, TP_CB_ERROR on error. The answer is the best
+    /// eligible node; when none is, the best of all. NULL: every node is eligible.
+    int (*eligible)(void *ctx, const void *x);
     /// Cost of a solution (many-worlds selection): lower is better. `path` lists node indices
     /// root..goal (len entries). NULL: number of steps (len - 1). Returns NAN on error.
     double (*solution_cost)(void *ctx, const tpTree *tree, const int32_t *path, int len);

@@ -243,6 +243,14 @@ typedef struct tpReportDef {
     tpMetricDef metric;
 } tpReportDef;
 
+/// How the approximate answer (no goal node within the limits) is judged: docs/lua-api.md#fallbacks.
+typedef enum {
+    TP_FALLBACK_AUTO = 0, /* REST when the goal asks for rest (a tp.settled in it), else QUALITY */
+    TP_FALLBACK_REST,     /* an animation shot: at rest and landed first (the goal's settled bodies, or
+                             every passive and active body), then quality */
+    TP_FALLBACK_QUALITY,  /* a robot: quality first, then a node at a decision point, then the deeper */
+} tpFallbackKind;
+
 /// Domain definition. tpCreateDomain copies all of it, deep: tactics, skills, Π, and the goal,
 /// valid and metric condition trees; the caller keeps (and frees) everything it passed, whether
 /// the call succeeds or fails. Host pointers (callbacks' `user`) are shared, never owned.
@@ -257,6 +265,11 @@ typedef struct tpDomainDef {
     tpSamplingDef sampling;
     tpMetricDef quality;  /* approximate answer */
     tpMetricDef solution; /* many-worlds selection */
+    tpFallbackKind fallback;
+    /* The shot's length (s of state time): a goal holds no earlier than shot_min, a state later
+       than shot_max is invalid, and an approximate answer ends in between when a node does.
+       0, 0: none (shot_max 0 is no maximum). */
+    double shot_min, shot_max;
     tpPlannerDef planner; /* the domain's planner defaults (the command line overrides them) */
     int nreports;         /* named figures printed with the plan and stored in its stats */
     tpReportDef reports[TP_MAX_REPORTS];
