@@ -16,8 +16,8 @@
 
 static size_t type_size(tpRunFieldType t)
 {
-    return t == TP_RUNF_PLANNER ? sizeof(tplan_planner)
-           : t == TP_RUNF_INT64 ? sizeof(int64_t)
+    return t == TP_RUNF_PLANNER  ? sizeof(tplan_planner)
+           : t == TP_RUNF_INT64  ? sizeof(int64_t)
            : t == TP_RUNF_DOUBLE ? sizeof(double)
                                  : sizeof(int);
 }
@@ -48,19 +48,19 @@ static bool valid_row(const tpRunField *rows, int i, char *why, size_t cap)
         return tpBroken(why, cap, "run field '%s': type %d", f->name, (int)f->type);
     }
     if (f->offset + type_size(f->type) > sizeof(tplan_run_def) || f->offset % type_size(f->type) != 0) {
-        return tpBroken(why, cap, "run field '%s': member at byte %zu of a %zu-byte run definition", f->name,
-                        f->offset, sizeof(tplan_run_def));
+        return tpBroken(why, cap, "run field '%s': member at byte %zu of a %zu-byte run definition", f->name, f->offset,
+                        sizeof(tplan_run_def));
     }
-    if (!(f->lo <= f->hi) || isnan(f->lo) || (integral(f->type) && (f->lo != floor(f->lo) || (isfinite(f->hi) &&
-                                                                                              f->hi != floor(f->hi))))) {
+    if (!(f->lo <= f->hi) || isnan(f->lo) ||
+        (integral(f->type) && (f->lo != floor(f->lo) || (isfinite(f->hi) && f->hi != floor(f->hi))))) {
         return tpBroken(why, cap, "run field '%s': range %g..%g", f->name, f->lo, f->hi);
     }
     if (!in_range(f, f->init) && !(f->has_unset && f->init == f->unset)) {
         return tpBroken(why, cap, "run field '%s': default %g outside %g..%g", f->name, f->init, f->lo, f->hi);
     }
     if (f->has_unset && (in_range(f, f->unset) || !f->unset_means)) {
-        return tpBroken(why, cap, "run field '%s': unset value %g is a value of its range (or means nothing)",
-                        f->name, f->unset);
+        return tpBroken(why, cap, "run field '%s': unset value %g is a value of its range (or means nothing)", f->name,
+                        f->unset);
     }
     if (((f->who & TP_RUNF_CLI) && !f->flag) || (f->flag && strncmp(f->flag, "--", 2) != 0)) {
         return tpBroken(why, cap, "run field '%s': flag %s for who 0x%x (the command line's fields have one)", f->name,

@@ -51,8 +51,8 @@ static bool valid_accessors(const tpXLayout *l, char *why, size_t cap)
             return tpBroken(why, cap, "accessor %d: view %d of %d", i, a->view, l->nviews);
         }
         if (comp_bytes(a->ctype) == 0 || (a->ncomp != 1 && a->ncomp != 3 && a->ncomp != 4) || a->count < 0) {
-            return tpBroken(why, cap, "accessor %d: %lld of %d components of type %d", i, (long long)a->count,
-                            a->ncomp, a->ctype);
+            return tpBroken(why, cap, "accessor %d: %lld of %d components of type %d", i, (long long)a->count, a->ncomp,
+                            a->ctype);
         }
         const tpXView *v = &l->views[a->view];
         const int64_t size = a->count * a->ncomp * comp_bytes(a->ctype);

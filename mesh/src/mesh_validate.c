@@ -36,8 +36,7 @@ bool tpMesh_Valid(const tpMesh *m, char *why, size_t cap)
         return tpBroken(why, cap, "mesh: %d vertices, %d triangles", m->nvertices, m->ntriangles);
     }
     if ((m->nvertices > 0 && !m->vertices) || (m->ntriangles > 0 && !m->triangles)) {
-        return tpBroken(why, cap, "mesh: %d vertices, %d triangles without their arrays", m->nvertices,
-                        m->ntriangles);
+        return tpBroken(why, cap, "mesh: %d vertices, %d triangles without their arrays", m->nvertices, m->ntriangles);
     }
     for (int i = 0; i < m->nvertices; i++) {
         if (!finite3(m->vertices + 3 * i)) {
@@ -60,8 +59,10 @@ static bool valid_part(const tpGltfNode *nd, int k, char *why, size_t cap)
         return tpBroken(why, cap, "node '%s': part %d's name is not terminated", nd->name, k);
     }
     if (p->shape < TP_GLTF_SHAPE_MESH || p->shape > TP_GLTF_SHAPE_CYLINDER) {
-        return tpBroken(why, cap, "node '%s': part %d has shape %d (a compound's part is a box, sphere, capsule, "
-                        "cylinder or mesh)", nd->name, k, (int)p->shape);
+        return tpBroken(why, cap,
+                        "node '%s': part %d has shape %d (a compound's part is a box, sphere, capsule, "
+                        "cylinder or mesh)",
+                        nd->name, k, (int)p->shape);
     }
     if (!finite3(p->pos) || !unit(p->quat, 4)) {
         return tpBroken(why, cap, "node '%s': part %d's pose is not finite or its quaternion not unit", nd->name, k);
@@ -161,8 +162,8 @@ static bool valid_joint(const tpGltfScene *sc, int j, char *why, size_t cap)
                         jt->axis[2]);
     }
     if (two && !unit(jt->axis2, 3)) {
-        return tpBroken(why, cap, "joint '%s': axis 2 (%g, %g, %g) is not unit", jt->name, jt->axis2[0],
-                        jt->axis2[1], jt->axis2[2]);
+        return tpBroken(why, cap, "joint '%s': axis 2 (%g, %g, %g) is not unit", jt->name, jt->axis2[0], jt->axis2[1],
+                        jt->axis2[2]);
     }
     for (int a = 0; a < 2; a++) {
         const tpGltfJointAxis *x = &jt->axes[a];

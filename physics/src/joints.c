@@ -791,7 +791,17 @@ void tpJoints_Project(tpWorld *w)
             if (ia + ib == 0.0 || !joint_anchors(w, j, pa, pb))
                 continue;
             double e[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]}; /* m: a's anchor to b's */
-            const double len = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+            double len = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+            if (jd->kind == TP_JOINT_HINGE2 && (jd->axes[0].stiffness > 0.0 || jd->axes[0].damping > 0.0)) {
+                /* a sprung hinge2's anchors part along the steering axis: that is its suspension's
+                   travel, not an error (only what is across the axis is projected away) */
+                dVector3 ax;
+                dJointGetHinge2Axis1(w->joint_id[j], ax);
+                const double d = e[0] * ax[0] + e[1] * ax[1] + e[2] * ax[2];
+                for (int k = 0; k < 3; k++)
+                    e[k] -= d * ax[k];
+                len = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+            }
             /* how far a's anchor must move along e (and b's back) to close the error to the slop */
             double gap = len;
             if (jd->kind == TP_JOINT_DISTANCE)

@@ -107,7 +107,7 @@ def _run_def(**kw):
     for name, v in kw.items():
         if v is None:
             continue
-        if name in ("mu", "time_limit", "load_time_limit", "call_time_limit"):
+        if name in ("mu", "time_limit", "load_time_limit", "call_time_limit", "near_miss"):
             setattr(d, name, _number(name, v))
         elif name == "memory_mb":
             d.memory_limit_mb = _integer(name, v)
@@ -340,8 +340,8 @@ class Domain(_Handle):
 
 
     def plan(self, *, seed=None, max_iters=None, time_limit=None, planner=None, mu=None, solutions=None,
-             nn_index=None, search_memory_mb=None, call_time_limit=None, state=None, output=None,
-             progress=None, cancel=None, progress_interval=0.05):
+             nn_index=None, search_memory_mb=None, call_time_limit=None, near_miss=None, state=None,
+             output=None, progress=None, cancel=None, progress_interval=0.05):
         """Plans the domain (tplan_plan_progress); every limit None is the domain's own.
 
         state: plan from this State instead of the initial one. time_limit: s of search (0:
@@ -351,7 +351,7 @@ class Domain(_Handle):
         or .stopped tells). The GIL is released while the library plans."""
         d = _run_def(seed=seed, max_iters=max_iters, time_limit=time_limit, planner=planner, mu=mu,
                      solutions=solutions, nn_index=nn_index, search_memory_mb=search_memory_mb,
-                     call_time_limit=call_time_limit)
+                     call_time_limit=call_time_limit, near_miss=near_miss)
         if state is not None:
             if not isinstance(state, State):
                 raise _bad("state", "expected a tplan.State, got %s" % type(state).__name__)
@@ -480,11 +480,12 @@ class Search(_Handle):
     _kind = "search"
 
     def __init__(self, domain, *, state=None, seed=None, max_iters=None, planner=None, mu=None, solutions=None,
-                 nn_index=None, search_memory_mb=None, call_time_limit=None, output=None):
+                 nn_index=None, search_memory_mb=None, call_time_limit=None, near_miss=None, output=None):
         if not isinstance(domain, Domain):
             raise _bad("domain", "expected a tplan.Domain, got %s" % type(domain).__name__)
         d = _run_def(seed=seed, max_iters=max_iters, planner=planner, mu=mu, solutions=solutions,
-                     nn_index=nn_index, search_memory_mb=search_memory_mb, call_time_limit=call_time_limit)
+                     nn_index=nn_index, search_memory_mb=search_memory_mb, call_time_limit=call_time_limit,
+                     near_miss=near_miss)
         start = None
         if state is not None:
             if not isinstance(state, State):

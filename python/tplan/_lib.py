@@ -41,6 +41,7 @@ class RunDef(C.Structure):
         ("output", OUTPUT_FN),
         ("output_user", C.c_void_p),
         ("start", C.c_void_p),
+        ("near_miss", C.c_double),
     ]
 
 

@@ -63,8 +63,9 @@ sed 's/"temporal": {"version": 1,/"temporal": {"version": 1, "extra": 0,/' "$wor
 "$tplan" replay "$work/x.json" -q >"$work/e.txt" 2>&1
 check "an unknown member of temporal is refused: $(head -c 300 "$work/e.txt")" \
   $(grep -q 'temporal: unknown field "extra"' "$work/e.txt"; echo $?)
-# a run stopped before the kick: the summary names the sequence's step it waits for
-"$tplan" plan pool_kick --max-iters 30 -o "$work/s.json" >"$work/s.txt" 2>&1
+# a run stopped before its goal: the summary names the sequence's step it waits for (at 30
+# iterations the "rest" fallback keeps a node before the first cushion, step 1; at 100 one after it)
+"$tplan" plan pool_kick --max-iters 100 -o "$work/s.json" >"$work/s.txt" 2>&1
 check "stopped run: the summary names the unmet step: $(grep '^goal' "$work/s.txt")" \
   $(grep -q "^goal       not reached: tp.sequence (pool_kick.lua:[0-9]*) was false: step 2 of 3 (tp.touching 'cue' 'red' (pool_kick.lua:[0-9]*)) not reached" "$work/s.txt"; echo $?)
 check "stopped run: the plan's temporal member holds the same words" \

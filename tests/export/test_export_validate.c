@@ -32,10 +32,13 @@ static tpXLayout make_layout(void)
     const struct {
         int target, ctype, ncomp;
         int64_t count;
-    } a[7] = {{TP_GL_ARRAY_BUFFER, TP_GL_FLOAT, 3, 24},          {TP_GL_ARRAY_BUFFER, TP_GL_FLOAT, 3, 24},
+    } a[7] = {{TP_GL_ARRAY_BUFFER, TP_GL_FLOAT, 3, 24},
+              {TP_GL_ARRAY_BUFFER, TP_GL_FLOAT, 3, 24},
               {TP_GL_ELEMENT_ARRAY_BUFFER, TP_GL_UNSIGNED_SHORT, 1, 36},
-              {TP_GL_ARRAY_BUFFER, TP_GL_FLOAT, 3, 4},           {TP_GL_ARRAY_BUFFER, TP_GL_FLOAT, 3, 4},
-              {0, TP_GL_FLOAT, 1, 3},                            {0, TP_GL_FLOAT, 3, 3}};
+              {TP_GL_ARRAY_BUFFER, TP_GL_FLOAT, 3, 4},
+              {TP_GL_ARRAY_BUFFER, TP_GL_FLOAT, 3, 4},
+              {0, TP_GL_FLOAT, 1, 3},
+              {0, TP_GL_FLOAT, 3, 3}};
     int64_t off = 0;
     for (int i = 0; i < 7; i++) {
         const int64_t len = a[i].count * a[i].ncomp * (a[i].ctype == TP_GL_UNSIGNED_SHORT ? 2 : 4);

@@ -39,6 +39,7 @@ int main(void)
     FIELD(tplan_run_def, output);
     FIELD(tplan_run_def, output_user);
     FIELD(tplan_run_def, start);
+    FIELD(tplan_run_def, near_miss);
     END();
     BEGIN(tplan_progress);
     FIELD(tplan_progress, iterations);

@@ -100,6 +100,19 @@ def test_plan_shapes(golf, tmp_path):
     assert ball[0, 0] == r.trajectory[0, r.body_names.index("ball"), 0]
 
 
+def test_near_miss(golf):
+    # 0 is the default (off); a probability re-expands near misses, deterministically per seed
+    base = golf.plan(seed=3, max_iters=150)
+    off = golf.plan(seed=3, max_iters=150, near_miss=0)
+    assert np.array_equal(base.trajectory, off.trajectory)
+    a = golf.plan(seed=3, max_iters=150, near_miss=0.5)
+    b = golf.plan(seed=3, max_iters=150, near_miss=0.5)
+    assert a.iterations == 150 and np.array_equal(a.trajectory, b.trajectory)
+    assert np.array_equal(a.controls, b.controls)
+    _refused(tplan.ArgumentError, "near_miss", lambda: golf.plan(near_miss=2))
+    _refused(tplan.ArgumentError, "near_miss", lambda: golf.plan(near_miss="x"))
+
+
 def test_simulate_reproduces_the_plan(pool, pool_plan):
     """The plan's controls from its start give its trajectory, rest counts and time bit for bit."""
     r = pool_plan

@@ -63,14 +63,38 @@ static tpVScene make_scene(void)
     g_rec.overlays = &g_overlay;
     g_trail_first[0] = -1, g_trail_first[1] = 0, g_trail_first[2] = -1;
     g_tree_body[0] = 1, g_tree_body[1] = 2;
-    tpVScene sc = {.rec = &g_rec, .world = 0, .mesh_vbo = {1, 2, 3, 4}, .mesh_verts = {36, 960, 240, 96},
-                   .body_vbo = g_body_vbo, .body_verts = g_body_verts, .palette = g_palette,
-                   .lo = {-1, -1, 0}, .hi = {1, 1, 0.5}, .trail_vbo = 5, .trail_first = g_trail_first,
-                   .trail_len = NSTEPS + 1, .has_tree = true, .tree_nbodies = 1, .tree_nbodies_file = 2,
-                   .tree_body = g_tree_body, .tree_names = g_tree_names, .tree_nnodes = 40, .tree_cap = 1024,
-                   .tree_nsel = 3, .tree_ngoal = 1, .tree_vbo = 6, .tree_sel_vbo = 7, .tree_goal_vbo = 8,
-                   .cache_fbo = 10, .cache_w = 64, .cache_h = 48, .cache_valid = true, .cache_generation = 2,
-                   .cache_progress = 40, .generation = 2, .nav_rgba = g_nav};
+    tpVScene sc = {.rec = &g_rec,
+                   .world = 0,
+                   .mesh_vbo = {1, 2, 3, 4},
+                   .mesh_verts = {36, 960, 240, 96},
+                   .body_vbo = g_body_vbo,
+                   .body_verts = g_body_verts,
+                   .palette = g_palette,
+                   .lo = {-1, -1, 0},
+                   .hi = {1, 1, 0.5},
+                   .trail_vbo = 5,
+                   .trail_first = g_trail_first,
+                   .trail_len = NSTEPS + 1,
+                   .has_tree = true,
+                   .tree_nbodies = 1,
+                   .tree_nbodies_file = 2,
+                   .tree_body = g_tree_body,
+                   .tree_names = g_tree_names,
+                   .tree_nnodes = 40,
+                   .tree_cap = 1024,
+                   .tree_nsel = 3,
+                   .tree_ngoal = 1,
+                   .tree_vbo = 6,
+                   .tree_sel_vbo = 7,
+                   .tree_goal_vbo = 8,
+                   .cache_fbo = 10,
+                   .cache_w = 64,
+                   .cache_h = 48,
+                   .cache_valid = true,
+                   .cache_generation = 2,
+                   .cache_progress = 40,
+                   .generation = 2,
+                   .nav_rgba = g_nav};
     return sc;
 }
 

@@ -140,8 +140,8 @@ static bool valid_tree(const tpVScene *sc, char *why, size_t cap)
 static bool valid_cache(const tpVScene *sc, char *why, size_t cap)
 {
     if (sc->cache_w < 0 || sc->cache_h < 0 || (sc->cache_valid && (!sc->cache_fbo || !sc->cache_w))) {
-        return tpBroken(why, cap, "cache: %d x %d, valid %d, framebuffer %u", sc->cache_w, sc->cache_h,
-                        sc->cache_valid, (unsigned)sc->cache_fbo);
+        return tpBroken(why, cap, "cache: %d x %d, valid %d, framebuffer %u", sc->cache_w, sc->cache_h, sc->cache_valid,
+                        (unsigned)sc->cache_fbo);
     }
     if (sc->cache_progress < 0 || sc->cache_generation > sc->generation) {
         return tpBroken(why, cap, "cache: progress %lld, generation %u of %u", (long long)sc->cache_progress,
