@@ -119,8 +119,15 @@ static void print_control(const tpPlanRecord *rec, const tpPlanWorld *w)
     free(per);
 }
 
+/* What chose an approximate answer (docs/lua-api.md#fallbacks): by_rest, the fallback judged at rest,
+ * with the chosen node's exact unrest (0: at rest and landed); else by quality alone. */
+typedef struct {
+    bool by_rest;
+    double unrest;
+} FallbackSeen;
+
 static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlanResult *res, const tpPlanRecord *rec,
-                          size_t state_bytes, int action_dim, const char *out)
+                          FallbackSeen fb, size_t state_bytes, int action_dim, const char *out)
 {
     const tpPlanStats *s = &res->stats;
     const tpPlanWorld *w = &rec->worlds[rec->selected];
@@ -141,7 +148,12 @@ static void print_summary(const char *path, const tpPlannerDef *pd, const tpPlan
         printf("status     solved (%d solution%s%s)\n", res->nsolutions, res->nsolutions == 1 ? "" : "s",
                res->nsolutions > 1 ? ", best selected" : "");
     } else {
-        printf("status     approximate: no solution within the limits; best node by quality %.6g\n", w->cost);
+        if (!fb.by_rest) {
+            printf("status     approximate: no solution within the limits; best node by quality %.6g\n", w->cost);
+        } else {
+            printf("status     approximate: no solution within the limits; %s (fallback by rest), quality %.6g\n",
+                   fb.unrest == 0.0 ? "the best node at rest and landed" : "the closest to rest found", w->cost);
+        }
         if (rec->goal_unmet) { /* the best node's false part of the goal (a sequence: the step it waits for) */
             printf("goal       not reached: %s\n", rec->goal_unmet);
         }
@@ -290,7 +302,8 @@ static int plan_parallel(const char *path, const tpCliParams *params, const tpCl
         res.status = strcmp(rec->status, "solved") == 0 ? TP_PLAN_SOLVED : TP_PLAN_APPROXIMATE;
         res.nsolutions = rec->nsolutions;
         res.stats = sw->stats;
-        print_summary(o->name ? o->name : path, &pd, &res, rec, (size_t)win->state_bytes, win->action_dim,
+        const FallbackSeen fb = {win->by_rest != 0, win->unrest};
+        print_summary(o->name ? o->name : path, &pd, &res, rec, fb, (size_t)win->state_bytes, win->action_dim,
                       code == TP_EXIT_OK ? out : NULL);
         printf("workers    %d %s; ", oc.nworkers, mpi ? "MPI ranks" : "processes");
         if (oc.bound < INT64_MAX) {
@@ -522,8 +535,13 @@ static int plan_report(PlanCmd *p, const char *path, tpCliRun *run, const tpPlan
     }
     if (!p->quiet) {
         const tpProblem problem = tpDomain_Problem(run->domain);
-        print_summary(p->o.name ? p->o.name : path, &run->pd, &run->res, rec, problem.state_bytes, problem.action_dim,
-                      code == TP_EXIT_OK ? out : NULL);
+        FallbackSeen fb = {problem.unrest != NULL, 0.0};
+        if (fb.by_rest && run->res.status == TP_PLAN_APPROXIMATE) {
+            const void *xb = tpTree_State(tpPlanner_Tree(run->planner), run->res.best);
+            fb.unrest = problem.unrest_exact ? problem.unrest_exact(problem.ctx, xb) : problem.unrest(problem.ctx, xb);
+        }
+        print_summary(p->o.name ? p->o.name : path, &run->pd, &run->res, rec, fb, problem.state_bytes,
+                      problem.action_dim, code == TP_EXIT_OK ? out : NULL);
     }
     if (code == TP_EXIT_OK && run->status == TP_PLAN_APPROXIMATE) {
         code = TP_EXIT_APPROXIMATE;

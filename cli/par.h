@@ -39,6 +39,7 @@ typedef struct tpParSummary {
     double quality;       /* approximate answer: quality of the best node (lower is better) */
     double unrest;        /* ... and its exact unrest (0 for a fallback by quality: docs/lua-api.md#fallbacks),
                              compared first */
+    int32_t by_rest;      /* 1: the fallback judges at rest (the domain's problem has unrest) */
     uint64_t state_bytes;
     int32_t action_dim;
     char err[512];

@@ -108,6 +108,7 @@ int tpPar_WorkerSearch(const tpParTask *task, int k, const tpParLink *link, tpCl
         tpProblem p = tpDomain_Problem(run->domain);
         s.state_bytes = p.state_bytes;
         s.action_dim = p.action_dim;
+        s.by_rest = p.unrest != NULL;
         iters = r->solution_iters;
         costs = r->costs;
         if (r->nsolutions >= run->pd.solutions) {

@@ -68,6 +68,8 @@ check "an unknown member of temporal is refused: $(head -c 300 "$work/e.txt")" \
 "$tplan" plan pool_kick --max-iters 100 -o "$work/s.json" >"$work/s.txt" 2>&1
 check "stopped run: the summary names the unmet step: $(grep '^goal' "$work/s.txt")" \
   $(grep -q "^goal       not reached: tp.sequence (pool_kick.lua:[0-9]*) was false: step 2 of 3 (tp.touching 'cue' 'red' (pool_kick.lua:[0-9]*)) not reached" "$work/s.txt"; echo $?)
+check "stopped run: the status names the rest fallback: $(grep '^status' "$work/s.txt")" \
+  $(grep -q "^status     approximate: no solution within the limits; the closest to rest found (fallback by rest), quality " "$work/s.txt"; echo $?)
 check "stopped run: the plan's temporal member holds the same words" \
   $(grep -q '"unmet": "tp.sequence (pool_kick.lua:[0-9]*) was false: step 2 of 3' "$work/s.json"; echo $?)
 expect "stopped run: replays" "$tplan" replay "$work/s.json" -q

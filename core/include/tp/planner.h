@@ -230,7 +230,7 @@ tpPlannerDef tpDefaultPlannerDef(void);
 
 typedef enum {
     TP_PLAN_SOLVED = 0,      /* at least one goal node found */
-    TP_PLAN_APPROXIMATE = 1, /* no goal node within the limits: best node by quality */
+    TP_PLAN_APPROXIMATE = 1, /* no goal node within the limits: the fallback's best node */
     TP_PLAN_ERROR = 2,       /* a callback failed (see the problem's own error message) */
 } tpPlanStatus;
 
