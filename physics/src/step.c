@@ -346,6 +346,16 @@ static void restart_substep(tpWorld *w, const tpBodyState *from, double h)
  * within 45 degrees of gravity) is solved exactly, within TP_STIFF_MAX_CONTACTS. */
 #define TP_STIFF_STACK 3
 #define TP_STACK_COS 0.70710678118654752 /* cos 45 degrees */
+/* A stack too large for the Dantzig LCP (more than TP_STIFF_MAX_CONTACTS) stays with quickstep,
+ * whose sweeps carry the weight of one more layer each, roughly: without warm starting (ODE 0.16
+ * keeps no impulses between steps) 20 sweeps leave a 20-row pyramid sinking and sliding until it
+ * collapses (docs/physics.md "Large stacks"). So a quickstep solve in which moving bodies stand
+ * TP_TALL_STACK or more high on each other, outside the islands solved exactly, runs
+ * quickstep_iters sweeps per layer of its tallest such stack, at most TP_TALL_SWEEPS_MAX. The
+ * height is counted up to TP_TALL_LEVELS_MAX layers (each layer one pass over the contacts). */
+#define TP_TALL_STACK 4
+#define TP_TALL_LEVELS_MAX 32
+#define TP_TALL_SWEEPS_MAX 640
 
 /* A body the solve moves: not static geometry, not asleep (sleepers take part as static geometry). */
 static bool solved_body(const tpBodyRt *r)
@@ -362,7 +372,7 @@ static bool joins_unequal(const tpWorld *w, const tpPendingContact *p)
 }
 
 /* Stack levels into level[] (per body: how many moving bodies it stands on, one on the next, up to
- * TP_STIFF_STACK - 1); whether a body reached TP_STIFF_STACK - 1. A function of the contacts. */
+ * TP_TALL_LEVELS_MAX); whether a body reached TP_STIFF_STACK - 1. A function of the contacts. */
 static bool find_stacks(const tpWorld *w, int32_t *level)
 {
     const double *g = w->def.gravity;
@@ -372,7 +382,7 @@ static bool find_stacks(const tpWorld *w, int32_t *level)
     for (int32_t i = 0; i < w->def.nbodies; i++)
         level[i] = 0;
     bool top = false;
-    for (int pass = 0; pass < TP_STIFF_STACK - 1; pass++) {
+    for (int pass = 0; pass < TP_TALL_LEVELS_MAX; pass++) {
         bool raised = false;
         for (int k = 0; k < w->npend; k++) {
             const tpPendingContact *p = &w->pend[k];
@@ -389,7 +399,7 @@ static bool find_stacks(const tpWorld *w, int32_t *level)
             if (hi < 0)
                 continue;
             const int lo = hi == p->a ? p->b : p->a;
-            if (level[lo] + 1 > level[hi]) {
+            if (level[lo] + 1 > level[hi] && level[lo] < TP_TALL_LEVELS_MAX) {
                 level[hi] = level[lo] + 1;
                 raised = true;
                 top = top || level[hi] >= TP_STIFF_STACK - 1;
@@ -407,6 +417,7 @@ static bool find_stacks(const tpWorld *w, int32_t *level)
  * equal masses (the dice) costs one scan of the contacts. */
 static bool find_stiff(tpWorld *w)
 {
+    w->quick_height = 0;
     if (w->nkinematic > 0)
         return false;
     bool any = false;
@@ -419,6 +430,7 @@ static bool find_stiff(tpWorld *w)
     const bool stacks = find_stacks(w, level);
     if (!any && !stacks)
         return false;
+
     for (int32_t i = 0; i < n; i++)
         parent[i] = i;
     for (int k = 0; k < w->npend; k++) {
@@ -469,7 +481,9 @@ static bool find_stiff(tpWorld *w)
         const int32_t r = parent[i];
         const bool stiff = (count[r] & STIFF) && (count[r] & ~STIFF) <= TP_STIFF_MAX_CONTACTS;
         any = any || stiff;
-        parent[i] = stiff ? -1 : r; /* read only for body i itself from here on */
+        parent[i] = stiff ? -1 : r;                   /* read only for body i itself from here on */
+        if (!stiff && level[i] + 1 > w->quick_height) /* the tallest stack left to quickstep */
+            w->quick_height = level[i] + 1;
     }
     return any;
 }
@@ -543,6 +557,16 @@ static void solve_once(tpWorld *w, double h)
     const tpSolveMode mode = exact || jointed ? TP_SOLVE_EXACT : find_stiff(w) ? TP_SOLVE_MIXED : TP_SOLVE_QUICK;
     w->stiff += mode == TP_SOLVE_MIXED;
     w->stiff_solved = mode == TP_SOLVE_MIXED;
+    if (mode != TP_SOLVE_EXACT) { /* a tall stack's sweeps (TP_TALL_STACK) */
+        const int base = w->def.quickstep_iters > 0 ? w->def.quickstep_iters : 20;
+        int sweeps = base;
+        if (w->quick_height >= TP_TALL_STACK) {
+            const int64_t tall = (int64_t)base * w->quick_height;
+            sweeps = tall > TP_TALL_SWEEPS_MAX ? (base > TP_TALL_SWEEPS_MAX ? base : TP_TALL_SWEEPS_MAX) : (int)tall;
+            w->tall++;
+        }
+        dWorldSetQuickStepNumIterations(w->world, sweeps);
+    }
     unsigned long fails = mode != TP_SOLVE_QUICK ? tpOde_LcpFailures() : 0;
     apply_action(w);
     tpContacts_CreateJoints(w, h);
@@ -1018,8 +1042,8 @@ const tpStepFailure *tpWorld_LastFailure(const tpWorld *w)
 
 tpPhysicsStats tpWorld_Stats(const tpWorld *w)
 {
-    tpPhysicsStats s = {w->lcp_nudges, w->lcp_fallbacks, w->speculative, w->discovered,
-                        w->slept,      w->woken,         w->poisson,     w->stiff};
+    tpPhysicsStats s = {w->lcp_nudges, w->lcp_fallbacks, w->speculative, w->discovered, w->slept,
+                        w->woken,      w->poisson,       w->stiff,       w->tall};
     return s;
 }
 

@@ -217,6 +217,8 @@ struct tpWorld {
     int64_t poisson;       /* substeps solved with Poisson restitution (statistics) */
     int64_t stiff;         /* quickstep substeps whose stiff islands the Dantzig LCP solved (statistics) */
     bool stiff_solved;     /* the last solve was such a substep (island[] marks its stiff bodies -1) */
+    int quick_height;      /* layers of the tallest stack quickstep solves in this substep (find_stiff) */
+    int64_t tall;          /* quickstep substeps with more sweeps for a tall stack (statistics) */
     double sub_t;          /* s: the start time of the substep being solved (scripted bodies' poses) */
     int nasleep;           /* bodies asleep now (this step) */
     /* pend[0 .. run[0]) are the substep's real contacts; pend[run[r] .. run[r + 1]) for r < nrun

@@ -552,6 +552,8 @@ typedef struct tpPhysicsStats {
     int64_t poisson;       /* substeps of an impact chain solved with Poisson's restitution (twice) */
     int64_t stiff;         /* solver "quickstep": substeps whose islands of unequal masses (a heavy body
                               on a light one) the Dantzig LCP solved while quickstep solved the rest */
+    int64_t tall;          /* solver "quickstep": substeps whose sweeps were raised for a stack of 4 or more
+                              layers too large for the Dantzig LCP (quickstep_iters per layer) */
 } tpPhysicsStats;
 tpPhysicsStats tpWorld_Stats(const tpWorld *world);
 
