@@ -89,6 +89,9 @@ static void serve_usage(FILE *f)
             "  --drain-timeout S   on SIGTERM take no new job and give the running ones S s to end; then\n"
             "                      stop those with a solution (their best kept), hand the others back to\n"
             "                      the queue (default %g; 0 = hand them back at once, as SIGINT)\n"
+            "  --drain-unsolved handback|stop\n"
+            "                      at the drain's end hand a job without a solution back (default: it is\n"
+            "                      planned again from the start) or stop it with its best approximate plan\n"
             "  --limit TAG=N       at most N jobs tagged TAG run at once (in the whole cluster: give every\n"
             "                      node the same); repeat for more tags (at most %d)\n"
             "  -h, --help          this help\n"
@@ -232,6 +235,7 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
         OPT_NO_HTTP,
         OPT_LEASE,
         OPT_DRAIN,
+        OPT_DRAIN_UNSOLVED,
         OPT_LIMIT
     };
     static const struct option longopts[] = {
@@ -265,6 +269,7 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
         {"no-http", no_argument, NULL, OPT_NO_HTTP},
         {"lease", required_argument, NULL, OPT_LEASE},
         {"drain-timeout", required_argument, NULL, OPT_DRAIN},
+        {"drain-unsolved", required_argument, NULL, OPT_DRAIN_UNSOLVED},
         {"limit", required_argument, NULL, OPT_LIMIT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -453,6 +458,13 @@ static int serve_parse(int argc, char **argv, ServeCmd *p)
                 return TP_EXIT_BAD_INPUT;
             }
             def.drain_timeout = dv;
+            break;
+        case OPT_DRAIN_UNSOLVED:
+            if (strcmp(a, "handback") != 0 && strcmp(a, "stop") != 0) {
+                tpLog(TP_LOG_ERROR, "--drain-unsolved: expected handback or stop (got '%s')", a);
+                return TP_EXIT_BAD_INPUT;
+            }
+            def.drain_stop_unsolved = strcmp(a, "stop") == 0;
             break;
         case OPT_LIMIT: /* checked whole by the service (one message naming the bad one) */
             if (p->nlimits == TP_SERVICE_MAX_LIMITS) {

@@ -150,7 +150,8 @@ static void wait_change(tpService *svc, double seconds)
 
 /* SIGTERM (docs/service.md#drain): no job is started or claimed here any more (sched.c dispatch;
  * health says "draining"), the running ones get def.drain_timeout s to end. Then a job that has found
- * a solution is stopped with its best one (as POST /v1/jobs/{id}/stop: it ends solved, its plan kept)
+ * a solution is stopped with its best one (as POST /v1/jobs/{id}/stop: it ends solved, its plan kept),
+ * with def.drain_stop_unsolved one without a solution too (it ends approximate, its best plan kept),
  * and given SVC_DRAIN_STOP_GRACE s to write it; what still runs after that (no solution yet, or a
  * worker that did not answer) is handed back to the queue by svcSched_Stop: another node plans it
  * (a cluster), or this server after its restart. A second SIGTERM or a SIGINT ends the drain at once.
@@ -183,12 +184,22 @@ static int drain(tpService *svc, const sigset_t *signals)
             int n = 0;
             for (int i = 0; i < svc->nactive; ++i) {
                 svcJob *job = svc->active[i];
-                if (job->status == SVC_RUNNING && job->solutions > 0 && !job->cancel && !job->stop) {
+                if (job->status != SVC_RUNNING || job->cancel || job->stop) {
+                    continue;
+                }
+                if (job->solutions > 0) {
                     svcLog(svc, "drain: job %lld stopped with its best solution (%d found)", (long long)job->id,
                            job->solutions);
-                    svcSched_StopJob(svc, job);
-                    ++n;
+                } else if (svc->def.drain_stop_unsolved) {
+                    svcLog(svc,
+                           "drain: job %lld stopped with its best approximate plan (no solution yet; "
+                           "--drain-unsolved stop)",
+                           (long long)job->id);
+                } else {
+                    continue; /* handed back below, when the drain ends */
                 }
+                svcSched_StopJob(svc, job);
+                ++n;
             }
             end = n > 0 ? end : now;
             continue;

@@ -155,6 +155,37 @@ def test_drain(tplan, work):
         assert s.stop(signal.SIGINT) == 0
 
 
+def test_drain_unsolved_stop(tplan, work):
+    """--drain-unsolved stop: at the drain's end a job without a solution is stopped, not handed back:
+    it ends approximate with its best plan kept (the service-operations audit: a drained job without
+    a solution dropped its best plan), and the plan is there after a restart; a bad value is refused."""
+    data = os.path.join(work, "drain_stop")
+    s = Server(tplan, data, "--drain-timeout", "1", "--drain-unsolved", "stop", "--interactive-workers", "0",
+               workers=1).start()
+    try:
+        none = s.submit({"script": NEVER, "time_limit": 300})
+        s.wait_status(none, ("running",))
+        s.proc.send_signal(signal.SIGTERM)
+        assert s.proc.wait(TIMEOUT) == 0
+        log = s.log()
+        assert "drain: job %d stopped with its best approximate plan (no solution yet" % none in log, log[-2000:]
+        assert "drained: no job running" in log and "handed back" not in log, log[-2000:]
+    finally:
+        s.proc = None
+    s = Server(tplan, data, "--interactive-workers", "0", workers=1).start()
+    try:
+        _, _, job = s.json("GET", "/v1/jobs/%d" % none, expect=200)
+        assert job["status"] == "approximate", job
+        st, _, plan = s.request("GET", "/v1/jobs/%d/plan" % none)
+        assert st == 200 and b'"status": "approximate"' in plan, (st, plan[:300])
+    finally:
+        assert s.stop(signal.SIGINT) == 0
+    out = subprocess.run([tplan, "serve", "--port", "0", "--no-web", "--data", os.path.join(work, "drain_bad"),
+                          "--drain-unsolved", "keep"], capture_output=True, text=True, timeout=60,
+                         stdin=subprocess.DEVNULL)
+    assert out.returncode == 2 and "--drain-unsolved: expected handback or stop (got 'keep')" in out.stderr, out.stderr
+
+
 def test_drain_sigint(tplan, work):
     """A SIGINT during a SIGTERM's drain ends it at once, and the stop says which signals came (it
     said "stopping (SIGTERM)" for both: the service-operations audit)."""
@@ -215,6 +246,7 @@ r.run("worker killed -> worker_crashed", test_worker_kill, TPLAN, WORK)
 r.run("server killed -> nothing lost", test_server_kill, TPLAN, WORK)
 r.run("SIGTERM stops cleanly", test_clean_stop, TPLAN, WORK)
 r.run("SIGTERM drains", test_drain, TPLAN, WORK)
+r.run("--drain-unsolved stop keeps an unsolved job's best plan", test_drain_unsolved_stop, TPLAN, WORK)
 r.run("SIGINT ends a drain, named", test_drain_sigint, TPLAN, WORK)
 r.run("a script the SQLite store fails to read: tried again", test_script_read, TPLAN, WORK)
 r.run("the systemd units' stop timeout covers the drain", test_units_stop_timeout, TPLAN, WORK)

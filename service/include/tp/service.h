@@ -104,6 +104,10 @@ typedef struct tpServiceDef {
                                        .../stop) and hands the others back to the queue (another node, or
                                        this server after its restart, plans them). 0 = no drain: running
                                        jobs go back to the queue at once (as SIGINT). Default 30 */
+    bool drain_stop_unsolved;       /* at the drain's end stop the running jobs without a solution too:
+                                       each ends "approximate" with its best plan kept (the domain's
+                                       fallback), instead of being handed back and planned again from the
+                                       start. Default false (--drain-unsolved handback) */
     const char *const *limits;      /* concurrency limits, "TAG=N" each (N 1..10000), NULL-terminated; NULL =
                                        none: at most N jobs carrying the tag TAG run at once, in the whole
                                        cluster with a PostgreSQL store (give every node the same limits) */
