@@ -108,16 +108,22 @@ static double res53(tpRng *rng)
     return ((double)a * 67108864.0 + (double)b) * (1.0 / 9007199254740992.0);
 }
 
-/* A standard normal deviate from res53 (Marsaglia's polar method, its spare dropped). */
-static double normal_untaped(tpRng *rng)
+/* Marsaglia's polar method: a uniform point (u, v) in the unit disc, drawn by draw, gives two
+ * independent standard normals without trigonometric functions: u m (returned) and v m (into
+ * *spare unless NULL). */
+static double polar(tpRng *rng, double (*draw)(tpRng *), double *spare)
 {
     double u, v, s;
     do {
-        u = 2.0 * res53(rng) - 1.0;
-        v = 2.0 * res53(rng) - 1.0;
+        u = 2.0 * draw(rng) - 1.0;
+        v = 2.0 * draw(rng) - 1.0;
         s = u * u + v * v;
     } while (s >= 1.0 || s == 0.0);
-    return u * sqrt(-2.0 * log(s) / s);
+    const double m = sqrt(-2.0 * log(s) / s);
+    if (spare) {
+        *spare = v * m;
+    }
+    return u * m;
 }
 
 double tpRng_Res53(tpRng *rng)
@@ -126,7 +132,7 @@ double tpRng_Res53(tpRng *rng)
     tpRngTape *t = rng->tape;
     if (t) {
         if (t->play && t->pos < t->nplay) {
-            x = t->play[t->pos++] + t->sigma * normal_untaped(rng);
+            x = t->play[t->pos++] + t->sigma * polar(rng, res53, NULL);
             x -= floor(x); /* wrapped: the draws live on a torus */
             x = x < 1.0 ? x : 0.0;
         }
@@ -150,30 +156,15 @@ double tpRng_Uniform(tpRng *rng, double lo, double hi)
 double tpRng_Normal(tpRng *rng, double mean, double sd)
 {
     if (rng->tape) { /* one deviate from two draws, so that a played pair makes a nearby deviate */
-        double u, v, s;
-        do {
-            u = 2.0 * tpRng_Res53(rng) - 1.0;
-            v = 2.0 * tpRng_Res53(rng) - 1.0;
-            s = u * u + v * v;
-        } while (s >= 1.0 || s == 0.0);
-        return mean + sd * (u * sqrt(-2.0 * log(s) / s));
+        return mean + sd * polar(rng, tpRng_Res53, NULL);
     }
     if (rng->has_spare) {
         rng->has_spare = 0;
         return mean + sd * rng->spare;
     }
-    /* Marsaglia's polar method: a uniform point in the unit disc gives two independent
-     * standard normals without trigonometric functions. */
-    double u, v, s;
-    do {
-        u = 2.0 * tpRng_Res53(rng) - 1.0;
-        v = 2.0 * tpRng_Res53(rng) - 1.0;
-        s = u * u + v * v;
-    } while (s >= 1.0 || s == 0.0);
-    double m = sqrt(-2.0 * log(s) / s);
-    rng->spare = v * m;
+    const double z = polar(rng, tpRng_Res53, &rng->spare);
     rng->has_spare = 1;
-    return mean + sd * (u * m);
+    return mean + sd * z;
 }
 
 uint32_t tpRng_Below(tpRng *rng, uint32_t n)
