@@ -2,7 +2,7 @@
 -- 1 cm) in zero gravity, at `speed` m/s, `dz` m above the ring's plane: it must not sink into the
 -- ring more than the 5 mm default limit (it sank 1.1-3.4 cm), so the planner
 -- rejects no state and replay --check holds the default limits. e2e_physics_truth sweeps the cases.
--- At 1 substep a few glancing hits still reach 5.9-7.1 mm (speed 3 at dz 0.11, speed 12 at 0.04:
+-- At 1 substep a few glancing hits still reach 5.1-7.1 mm (speed 3 at dz 0.11, speed 12 at 0.04:
 -- the speculative contact's plane is the tube's tangent at the swept pose, and the ball slips
 -- round the 1 cm curvature within the step); 2 substeps hold them.
 local tp = require "tp"
