@@ -117,6 +117,13 @@ grep -q '^Copyright: 2026 the tplan authors$' "$root/usr/share/doc/libtplan0/cop
   grep -q '^License: Expat$' "$root/usr/share/doc/libtplan0/copyright" && [ ! -e "$root/usr/share/doc/tplan/LICENSE" ] &&
   grep -q 'SPDX-License-Identifier: MIT' "$root/usr/include/tplan/tplan.h"
 check "MIT (Expat), the tplan authors: copyright (LICENSE not repeated), the header" $?
+# the symbols file (docs/install.md#lintian): the packaged library exports exactly what it lists,
+# no symbol more or less (dpkg-gensymbols -c4 fails on either)
+mkdir -p "$tmp/gensym/debian" && printf 'Source: tplan\n\nPackage: libtplan0\nArchitecture: any\n' > "$tmp/gensym/debian/control"
+[ -s "$tmp/libcontrol/symbols" ] && head -1 "$tmp/libcontrol/symbols" | grep -qx 'libtplan.so.0 libtplan0 #MINVER#' &&
+  (cd "$tmp/gensym" && dpkg-gensymbols -v"$version" -plibtplan0 -e"$root$(grep -E 'libtplan\.so\.0\.[0-9.]+$' "$tmp/libtplan0.files")" \
+    -I"$tmp/libcontrol/symbols" -O"$tmp/gensym/out" -c4 > "$tmp/gensym/log" 2>&1)
+check "libtplan0: a symbols file, equal to the library's exports ($(grep -c '@TPLAN_' "$tmp/libcontrol/symbols" 2>/dev/null) symbols; $(head -c 300 "$tmp/gensym/log" 2>/dev/null))" $?
 
 # hardening (dpkg-buildflags hardening=+all; TP_HARDEN): RELRO + BIND_NOW, PIE, the stack
 # protector and FORTIFY's checked calls, read from the packaged binaries
