@@ -12,6 +12,7 @@
 
 #include "skill_internal.h"
 #include "skill_kind.h"
+#include "skill_validate.h"
 #include "tp/base.h"
 
 /* The rows, one per kind, each defined in its kind's (or family's) file. */
@@ -53,6 +54,11 @@ static const tpSkillKindInfo *const k_kinds[TP_SKILL_KIND_COUNT] = {
     [TP_SKILL_NUDGE] = &tpSkillKindNudge,
 };
 _Static_assert(TP_SKILL_NUDGE + 1 == TP_SKILL_KIND_COUNT, "k_kinds needs a row for every kind");
+
+const tpSkillKindInfo *const *tpSkillKind_Table(void)
+{
+    return k_kinds;
+}
 
 static const tpSkillKindInfo *kind_info(tpSkillKind kind)
 {
@@ -115,7 +121,13 @@ tpSkillDef tpDefaultSkillDef(tpSkillKind kind)
         info->defaults(&s);
     }
     tpStrCopy(s.name, sizeof s.name, info->name);
+    TP_VALIDATE(tpSkillDef_Valid, &s);
     return s;
+}
+
+bool tpSkillDef_Valid(const tpSkillDef *sk, char *why, size_t cap)
+{
+    return tpSkillDef_ValidIn(sk, k_kinds, why, cap);
 }
 
 bool tpSkill_CheckFields(const tpSkillDef *sk, char *err, size_t errlen)
@@ -128,6 +140,7 @@ bool tpSkill_CheckFields(const tpSkillDef *sk, char *err, size_t errlen)
 bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, size_t errlen)
 {
     TP_ASSERT(sk && world);
+    TP_VALIDATE(tpSkillKinds_Valid, k_kinds); /* once per skill of a domain being built */
     int nb = tpWorld_BodyCount(world);
     if (sk->kind < 0 || sk->kind >= TP_SKILL_KIND_COUNT) {
         tpErrorf(err, errlen, "skill '%s': unknown kind %d", sk->name, (int)sk->kind);
@@ -176,7 +189,11 @@ int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call)
         memset(call->V, 0, sizeof(double) * TP_SKILL_VARS);
         call->V[TP_V_START] = call->t;
     }
-    return info->run(skill, call);
+    const int rc = info->run(skill, call);
+    if (rc >= 0 && skill->kind != TP_SKILL_CUSTOM) { /* a custom skill's V is the host's */
+        TP_VALIDATE(tpSkillVars_Valid, (&(tpSkillVars){info, call->V, call->t}));
+    }
+    return rc;
 }
 
 int tpSkill_VarCount(const tpSkillDef *skill)
