@@ -172,11 +172,6 @@ uint64_t tpSkill_NavBounds(tpSkillCache *cache, const tpWorld *world, int self, 
     return m->key;
 }
 
-tpSkillCache *tpCreateSkillCache(void)
-{
-    return calloc(1, sizeof(tpSkillCache));
-}
-
 double tpSkillCache_SearchSeconds(const tpSkillCache *cache)
 {
     return cache ? cache->search_s : 0.0;
@@ -269,7 +264,6 @@ const tpNavGrid *tpSkill_StaticGrid(tpSkillCache *cache, const tpWorld *world, i
 void **tpSkillCache_Slot(tpSkillCache *cache, tpSkillKind kind, void (*destroy)(void *))
 {
     TP_ASSERT(cache && kind >= 0 && kind < TP_SKILL_KIND_COUNT);
-    TP_VALIDATE(tpSkillCache_Valid, cache); /* the kind's last store into its slot is checked here */
     cache->kinds[kind].destroy = destroy;
     return &cache->kinds[kind].p;
 }

@@ -2,14 +2,16 @@
  * kind with a unique name, a run function, its V count, its accepted keys and typed fields that lie
  * inside the kind's union member), a definition as the code builds it (tpSkillDef_ValidIn: the
  * defaults, or a front end's reading of the typed fields), one call's skill variables V
- * (tpSkillVars_Valid), the domain's skill cache (tpSkillCache_Valid) and a collected clip search
- * tree (tpNavOverlayTree_Valid). Run through TP_VALIDATE (Debug and sanitizer builds) where the
- * structure is made or changed: skills.c, skill_cache.c, nav_overlay.c and the Lua constructor of
- * a skill (lua/src/skill_ctors.c). tests/skills/test_skill_validate.c breaks each rule once.
- * Reads only; calls nothing of skills/src (skills.c hands its table in). */
+ * (tpSkillVars_Valid), the domain's skill cache (tpSkillCache_Valid), the grid-navigation family's
+ * own caches in it (tpNavCache_Valid) and a collected clip search tree (tpNavOverlayTree_Valid). Run through
+ * TP_VALIDATE (Debug and sanitizer builds) where the structure is made or changed: skills.c, skill_cache.c,
+ * nav_skill.c, nav_overlay.c and the Lua constructor of a skill (lua/src/skill_ctors.c).
+ * tests/skills/test_skill_validate.c breaks each rule once. Reads only; calls nothing of skills/src (skills.c hands its
+ * table in). */
 #include <math.h>
 #include <string.h>
 
+#include "nav_cache.h"
 #include "nav_overlay.h"
 #include "skill_cache.h"
 #include "skill_internal.h"
@@ -37,6 +39,16 @@ static size_t field_size(tpSkillFieldType t)
         return sizeof(int);
     }
     return 0;
+}
+
+static bool finite_all(const double *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(v[i])) {
+            return false;
+        }
+    }
+    return true;
 }
 
 static bool is_dist(tpSkillFieldType t)
@@ -327,4 +339,153 @@ bool tpNavOverlayTree_Valid(const tpNavOverlayTree *t, char *why, size_t cap)
         }
     }
     return true;
+}
+
+/* (i, j) is a cell of grid g. */
+static bool in_grid(const tpNavGrid *g, int i, int j)
+{
+    const tpNavGridDef *d = tpNavGrid_Def(g);
+    return i >= 0 && j >= 0 && i < d->nx && j < d->ny;
+}
+
+static bool valid_grid_entry(const NavGridEntry *e, int k, char *why, size_t cap)
+{
+    if (!e->grid) {
+        for (int p = 0; p < NAV_PATH_CACHE; p++) {
+            if (e->paths[p].points) {
+                return tpBroken(why, cap, "nav cache: grid %d is empty and holds path %d", k, p);
+            }
+        }
+        return true;
+    }
+    const double *q = e->params;
+    if (!(q[0] > 0) || !isfinite(q[0]) || !(q[1] >= 0) || !isfinite(q[1]) || !(q[2] <= q[3])) {
+        return tpBroken(why, cap, "nav cache: grid %d: cell %g m, radius %g m, band %g..%g m", k, q[0], q[1], q[2],
+                        q[3]);
+    }
+    if (e->next_path < 0 || e->next_path >= NAV_PATH_CACHE || e->next_field < 0 || e->next_field >= NAV_FIELD_CACHE) {
+        return tpBroken(why, cap, "nav cache: grid %d: next path %d, next field %d", k, e->next_path, e->next_field);
+    }
+    for (int p = 0; p < NAV_PATH_CACHE; p++) {
+        const NavPathEntry *pe = &e->paths[p];
+        if (pe->npoints < 0 || (!pe->points && pe->npoints != 0)) {
+            return tpBroken(why, cap, "nav cache: grid %d: path %d has %d points", k, p, pe->npoints);
+        }
+        if (pe->points && (!in_grid(e->grid, pe->si, pe->sj) || !in_grid(e->grid, pe->gi, pe->gj))) {
+            return tpBroken(why, cap, "nav cache: grid %d: path %d from cell (%d, %d) to (%d, %d), outside the grid", k,
+                            p, pe->si, pe->sj, pe->gi, pe->gj);
+        }
+        for (int i = 0; i < pe->npoints; i++) {
+            if (!isfinite(pe->points[2 * i]) || !isfinite(pe->points[2 * i + 1])) {
+                return tpBroken(why, cap, "nav cache: grid %d: path %d: point %d is not finite", k, p, i);
+            }
+        }
+    }
+    for (int f = 0; f < NAV_FIELD_CACHE; f++) {
+        const NavFieldEntry *fe = &e->fields[f];
+        if (fe->field && !in_grid(e->grid, fe->gi, fe->gj)) {
+            return tpBroken(why, cap, "nav cache: grid %d: field %d toward cell (%d, %d), outside the grid", k, f,
+                            fe->gi, fe->gj);
+        }
+    }
+    return true;
+}
+
+static bool valid_track(const TrackCache *t, char *why, size_t cap)
+{
+    if (t->nwalls < 0 || t->nwalls > TRACK_MAX_WALLS || t->next_togo < 0 || t->next_togo >= TRACK_TOGO_CACHE ||
+        t->path_cap < 0 || (t->path_cap > 0 && !t->paths)) {
+        return tpBroken(why, cap, "nav cache: track: %d walls (at most %d), next to-go %d, %d path samples", t->nwalls,
+                        TRACK_MAX_WALLS, t->next_togo, t->path_cap);
+    }
+    for (int w = 0; w < t->nwalls; w++) {
+        if (!finite_all(t->walls[w], 4)) {
+            return tpBroken(why, cap, "nav cache: track: wall %d is not finite", w);
+        }
+    }
+    for (int q = 0; q < TRACK_TOGO_CACHE; q++) {
+        if (t->togo[q] && !finite_all(t->togo_goal[q], 2)) {
+            return tpBroken(why, cap, "nav cache: track: to-go field %d toward a goal that is not finite", q);
+        }
+    }
+    return true;
+}
+
+/* The bucket of a finite coordinate along an axis of n buckets from o (nav_skill.c's moverBucket). */
+static int mover_bucket(double v, double o, double side, int n)
+{
+    double b = floor((v - o) / side);
+    return b < 0 ? 0 : b >= n ? n - 1 : (int)b;
+}
+
+static bool valid_buckets(const MoverMemo *m, char *why, size_t cap)
+{
+    const int nb = m->nu * m->nv;
+    if (m->nu < 1 || m->nv < 1 || m->nu > 64 || m->nv > 64 || !(m->side >= MOVER_SIDE) || !isfinite(m->side) ||
+        m->start[0] != 0 || m->nloose < 0 || m->start[nb] + m->nloose != m->count) {
+        return tpBroken(why, cap, "nav cache: movers: %d x %d buckets of %g m holding %d and %d loose of %d", m->nu,
+                        m->nv, m->side, nb > 0 && nb <= MOVER_BUCKETS ? m->start[nb] : -1, m->nloose, m->count);
+    }
+    for (int b = 0; b < nb; b++) {
+        for (int s = m->start[b]; s < m->start[b + 1]; s++) {
+            const int k = m->items[s];
+            const double *p = m->pos + 2 * (k >= 0 && k < m->count ? k : 0);
+            const bool ordered = s == m->start[b] || m->items[s - 1] < k;
+            if (k < 0 || k >= m->count || !ordered || !isfinite(p[0]) || !isfinite(p[1]) ||
+                mover_bucket(p[1], m->y0, m->side, m->nv) * m->nu + mover_bucket(p[0], m->x0, m->side, m->nu) != b) {
+                return tpBroken(why, cap, "nav cache: movers: bucket %d lists mover %d out of order or not its own", b,
+                                k);
+            }
+        }
+    }
+    for (int q = 0; q < m->nloose; q++) {
+        const int k = m->loose[q];
+        if (k < 0 || k >= m->count || (isfinite(m->pos[2 * k]) && isfinite(m->pos[2 * k + 1]))) {
+            return tpBroken(why, cap, "nav cache: movers: loose mover %d has a finite position", k);
+        }
+    }
+    return true;
+}
+
+bool tpNavMovers_Valid(const MoverMemo *m, char *why, size_t cap)
+{
+    if (!m->world) {
+        return true;
+    }
+    if (m->count < 0 || !m->body || !m->slot || !m->radius || !m->pos || !m->start || !m->items || !m->loose ||
+        !m->cand) {
+        return tpBroken(why, cap, "nav cache: movers: %d of them, or an array missing", m->count);
+    }
+    double rmax = 0;
+    for (int k = 0; k < m->count; k++) {
+        if ((k > 0 && m->body[k] <= m->body[k - 1]) || m->body[k] < 0 || m->slot[k] < -1 || !(m->radius[k] >= 0) ||
+            !isfinite(m->radius[k])) {
+            return tpBroken(why, cap,
+                            "nav cache: movers: mover %d is body %d (slot %d, radius %g m), not in index order", k,
+                            m->body[k], m->slot[k], m->radius[k]);
+        }
+        rmax = fmax(rmax, m->radius[k]);
+    }
+    if (m->max_radius != rmax) {
+        return tpBroken(why, cap, "nav cache: movers: largest radius %g m, the movers' is %g m", m->max_radius, rmax);
+    }
+    return m->step == 0 || valid_buckets(m, why, cap);
+}
+
+bool tpNavCache_Valid(const NavCache *c, char *why, size_t cap)
+{
+    if (c->next_grid < 0 || c->next_grid >= NAV_GRID_CACHE) {
+        return tpBroken(why, cap, "nav cache: next grid %d of %d", c->next_grid, NAV_GRID_CACHE);
+    }
+    for (int k = 0; k < NAV_GRID_CACHE; k++) {
+        if (!valid_grid_entry(&c->grids[k], k, why, cap)) {
+            return false;
+        }
+    }
+    const NavToMemo *n = &c->navto;
+    if (n->world && (n->ge < c->grids || n->ge >= c->grids + NAV_GRID_CACHE || n->pe < n->ge->paths ||
+                     n->pe >= n->ge->paths + NAV_PATH_CACHE)) {
+        return tpBroken(why, cap, "nav cache: nav_to's last lookup points outside the grids and their paths");
+    }
+    return valid_track(&c->track, why, cap) && tpNavMovers_Valid(&c->movers, why, cap);
 }

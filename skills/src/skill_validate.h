@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "nav_cache.h"
 #include "nav_overlay.h"
 #include "skill_kind.h"
 
@@ -33,6 +34,15 @@ bool tpSkillVars_Valid(const tpSkillVars *v, char *why, size_t cap);
 /// each memo of the static bodies with a band, finite bounds (or none) and a key no other entry
 /// has, each grown grid with its world, each kind's cache with its destructor.
 bool tpSkillCache_Valid(const tpSkillCache *c, char *why, size_t cap);
+/// The grid-navigation family's caches (nav_cache.h): cursors in range; each grid with its
+/// parameters and no paths when empty, its paths' cells inside it (their points finite), its fields'
+/// goal cells inside it; nav_to's last lookup inside the grids; the track's walls and to-go goals;
+/// the moving bodies in index order with their largest radius and, for a step, each in its bucket.
+bool tpNavCache_Valid(const NavCache *c, char *why, size_t cap);
+/// follow_field's moving bodies (part of tpNavCache_Valid, and alone once per control step): in
+/// index order, state slots >= -1, radii finite >= 0 with their largest; for a step, each finite
+/// one in its own bucket in index order, the rest loose.
+bool tpNavMovers_Valid(const MoverMemo *m, char *why, size_t cap);
 /// A collected clip search tree (unless failed): n within cap, its arrays, every parent an earlier
 /// node or -1 (so the walk from the best node ends), finite points.
 bool tpNavOverlayTree_Valid(const tpNavOverlayTree *t, char *why, size_t cap);

@@ -8,8 +8,10 @@
  * segment ends. V[TP_V_START] always holds the start time; each kind names its other variables
  * with a `<KIND>_V_<NAME>` enum above its f (skill_internal.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "skill_cache.h"
 #include "skill_internal.h"
 #include "skill_kind.h"
 #include "skill_validate.h"
@@ -54,6 +56,14 @@ static const tpSkillKindInfo *const k_kinds[TP_SKILL_KIND_COUNT] = {
     [TP_SKILL_NUDGE] = &tpSkillKindNudge,
 };
 _Static_assert(TP_SKILL_NUDGE + 1 == TP_SKILL_KIND_COUNT, "k_kinds needs a row for every kind");
+
+/* Made here rather than in skill_cache.c (which frees it) so that the table of kinds is checked once
+ * per loaded domain, which makes one cache (skill_cache.c may not call this file: the kinds call it). */
+tpSkillCache *tpCreateSkillCache(void)
+{
+    TP_VALIDATE(tpSkillKinds_Valid, k_kinds);
+    return calloc(1, sizeof(tpSkillCache));
+}
 
 const tpSkillKindInfo *const *tpSkillKind_Table(void)
 {
@@ -140,7 +150,6 @@ bool tpSkill_CheckFields(const tpSkillDef *sk, char *err, size_t errlen)
 bool tpSkill_Validate(const tpSkillDef *sk, const tpWorld *world, char *err, size_t errlen)
 {
     TP_ASSERT(sk && world);
-    TP_VALIDATE(tpSkillKinds_Valid, k_kinds); /* once per skill of a domain being built */
     int nb = tpWorld_BodyCount(world);
     if (sk->kind < 0 || sk->kind >= TP_SKILL_KIND_COUNT) {
         tpErrorf(err, errlen, "skill '%s': unknown kind %d", sk->name, (int)sk->kind);

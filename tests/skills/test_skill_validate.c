@@ -14,11 +14,13 @@
 #include <string.h>
 
 #include "break_rule.h"
+#include "nav_cache.h"
 #include "nav_overlay.h"
 #include "skill_cache.h"
 #include "skill_internal.h"
 #include "skill_kind.h"
 #include "skill_validate.h"
+#include "skill_world.h"
 #include "tp/base.h"
 #include "tp/skills.h"
 
@@ -240,11 +242,166 @@ static void test_overlay_tree(void **state)
     free(t.parent);
 }
 
+/* sw_step with a control step id (the movers of follow_field are bucketed only with one). */
+static void step_id(SkWorld *w, const tpSkillDef *sk, bool fresh)
+{
+    memset(w->action, 0, sizeof *w->action * (size_t)tpWorld_ControlCount(w->world) * 6);
+    tpSkillCall call = {.world = w->world,
+                        .x = w->x,
+                        .t = w->t,
+                        .dt = w->scene.dt,
+                        .rng = &w->rng,
+                        .fresh = fresh,
+                        .V = w->V,
+                        .action = w->action,
+                        .cache = w->cache,
+                        .step = (uint64_t)w->steps + 1};
+    assert_true(tpSkill_Run(sk, &call) >= 0);
+    assert_true(tpWorld_Step(w->world, w->x, w->t, w->action, w->x));
+    w->t += w->scene.dt;
+    w->steps++;
+}
+
+static NavCache *nav_cache_of(const SkWorld *w)
+{
+    NavCache *nc = w->cache->kinds[TP_SKILL_NAV_TO].p;
+    assert_non_null(nc);
+    return nc;
+}
+
+/* nav_to and follow_field around a wall, beside another robot: the family's grids, paths, field
+ * and moving bodies. */
+static void test_nav_cache(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.3);
+    const int robot = sw_add(&w, sw_robot("robot", -1, 0));
+    sw_add(&w, sw_robot("other", -0.5, 0.6));
+    sw_add(&w, sw_wall("wall", 0, 0, 0.1, 1.2));
+    sw_add(&w, sw_wall("post_a", -2.5, -2.0, 0.1, 0.1)); /* so that the grids reach the robot */
+    sw_add(&w, sw_wall("post_b", 2.5, 2.0, 0.1, 0.1));
+    sw_start(&w);
+    tpSkillDef nav = tpDefaultSkillDef(TP_SKILL_NAV_TO), field = tpDefaultSkillDef(TP_SKILL_FOLLOW_FIELD);
+    nav.body = field.body = robot;
+    nav.nav.point = field.nav.point = sw_point2(1.0, 0.0);
+    for (int i = 0; i < 3; i++)
+        step_id(&w, &nav, i == 0);
+    for (int i = 0; i < 3; i++)
+        step_id(&w, &field, i == 0);
+    NavCache *nc = nav_cache_of(&w);
+    EXPECT_VALID(tpNavCache_Valid, nc);
+    NavGridEntry *g = NULL, *empty = NULL;
+    for (int k = 0; k < NAV_GRID_CACHE; k++) {
+        if (nc->grids[k].grid && nc->grids[k].paths[0].points && !g)
+            g = &nc->grids[k];
+        if (!nc->grids[k].grid && !empty)
+            empty = &nc->grids[k];
+    }
+    assert_non_null(g);
+    assert_non_null(empty);
+    NavPathEntry *p = &g->paths[0];
+    assert_true(p->npoints > 0);
+    BREAK_RULE(tpNavCache_Valid, nc, nc->next_grid, NAV_GRID_CACHE, "nav cache: next grid 4 of 4");
+    BREAK_RULE(tpNavCache_Valid, nc, g->params[0], 0.0, "cell 0 m, radius");
+    BREAK_RULE(tpNavCache_Valid, nc, g->params[2], g->params[3] + 1.0, "m, band");
+    BREAK_RULE(tpNavCache_Valid, nc, g->next_path, NAV_PATH_CACHE, "next path 64, next field");
+    BREAK_RULE(tpNavCache_Valid, nc, g->next_field, -1, "next field -1");
+    BREAK_RULE(tpNavCache_Valid, nc, p->npoints, -1, "path 0 has -1 points");
+    BREAK_RULE(tpNavCache_Valid, nc, p->si, -1, "path 0 from cell (-1, ");
+    BREAK_RULE(tpNavCache_Valid, nc, p->gj, 1 << 20, "), outside the grid");
+    BREAK_RULE(tpNavCache_Valid, nc, p->points[1], NAN, "path 0: point 0 is not finite");
+    double marker[2] = {0, 0};
+    BREAK_RULE(tpNavCache_Valid, nc, empty->paths[3].points, marker, "is empty and holds path 3");
+    NavFieldEntry *f = NULL;
+    for (int k = 0; k < NAV_GRID_CACHE && !f; k++)
+        for (int q = 0; q < NAV_FIELD_CACHE && !f; q++)
+            if (nc->grids[k].fields[q].field)
+                f = &nc->grids[k].fields[q];
+    assert_non_null(f);
+    BREAK_RULE(tpNavCache_Valid, nc, f->gi, -1, "field 0 toward cell (-1, ");
+    assert_non_null(nc->navto.world);
+    BREAK_RULE(tpNavCache_Valid, nc, nc->navto.pe, g->paths + NAV_PATH_CACHE,
+               "nav cache: nav_to's last lookup points outside the grids and their paths");
+    BREAK_RULE(tpNavCache_Valid, nc, nc->navto.ge, nc->grids + NAV_GRID_CACHE, "nav_to's last lookup");
+
+    MoverMemo *m = &nc->movers;
+    assert_int_equal(m->count, 2);
+    assert_true(m->step != 0);
+    EXPECT_VALID(tpNavMovers_Valid, m);
+    BREAK_RULE(tpNavCache_Valid, nc, m->body[1], m->body[0], "nav cache: movers: mover 1 is body 1 (slot");
+    BREAK_RULE(tpNavMovers_Valid, m, m->slot[0], -2, "mover 0 is body 1 (slot -2");
+    BREAK_RULE(tpNavMovers_Valid, m, m->radius[1], -1.0, "radius -1 m), not in index order");
+    BREAK_RULE(tpNavMovers_Valid, m, m->max_radius, m->max_radius + 1.0, "nav cache: movers: largest radius");
+    BREAK_RULE(tpNavMovers_Valid, m, m->cand, NULL, "nav cache: movers: 2 of them, or an array missing");
+    BREAK_RULE(tpNavMovers_Valid, m, m->nu, 65, "nav cache: movers: 65 x 1 buckets");
+    BREAK_RULE(tpNavMovers_Valid, m, m->side, 1.0, "buckets of 1 m");
+    BREAK_RULE(tpNavMovers_Valid, m, m->start[0], 1, "buckets of 2 m holding");
+    BREAK_RULE(tpNavMovers_Valid, m, m->nloose, 1, "and 1 loose of 2");
+    assert_int_equal(m->nu * m->nv, 1); /* both within 2 m: one bucket */
+    BREAK_RULE(tpNavMovers_Valid, m, m->items[0], 1, "bucket 0 lists mover 1 out of order or not its own");
+    BREAK_RULE(tpNavMovers_Valid, m, m->pos[2], INFINITY, "bucket 0 lists mover 1");
+    /* a mover listed loose while its position is finite */
+    m->start[1] = 1;
+    m->nloose = 1;
+    m->loose[0] = 1;
+    EXPECT_BROKEN(tpNavMovers_Valid, m, "nav cache: movers: loose mover 1 has a finite position");
+    m->start[1] = 2;
+    m->nloose = 0;
+    EXPECT_VALID(tpNavCache_Valid, nc);
+    sw_free(&w);
+}
+
+/* drive_track: the track's walls and to-go fields. */
+static void test_nav_track(void **state)
+{
+    (void)state;
+    SkWorld w;
+    sw_init(&w, 0.8);
+    tpBodyDef car = sw_robot("car", 0, 0);
+    car.size[0] = 4;
+    car.size[1] = 1.8;
+    car.size[2] = 1.2;
+    car.pos[2] = 0.6;
+    car.mass = 1500;
+    car.max_force = 0;
+    car.max_torque = 0;
+    const int body = sw_add(&w, car);
+    sw_add(&w, sw_wall("far", 40, 30, 1, 1));
+    sw_start(&w);
+    tpSkillDef sk = tpDefaultSkillDef(TP_SKILL_DRIVE_TRACK);
+    sk.body = body;
+    sk.track.point = sw_point2(30.0, 8.0);
+    for (int i = 0; i < 2; i++)
+        step_id(&w, &sk, i == 0);
+    NavCache *nc = nav_cache_of(&w);
+    TrackCache *t = &nc->track;
+    EXPECT_VALID(tpNavCache_Valid, nc);
+    assert_true(t->nwalls > 0);
+    BREAK_RULE(tpNavCache_Valid, nc, t->nwalls, TRACK_MAX_WALLS + 1, "nav cache: track: 513 walls (at most 512)");
+    BREAK_RULE(tpNavCache_Valid, nc, t->next_togo, TRACK_TOGO_CACHE, "next to-go 8");
+    BREAK_RULE(tpNavCache_Valid, nc, t->path_cap, -1, "-1 path samples");
+    BREAK_RULE(tpNavCache_Valid, nc, t->walls[t->nwalls - 1][3], NAN, "nav cache: track: wall");
+    int q = 0;
+    while (q < TRACK_TOGO_CACHE && !t->togo[q])
+        q++;
+    tpNavToGo *const keep = q < TRACK_TOGO_CACHE ? t->togo[q] : NULL;
+    if (q == TRACK_TOGO_CACHE) { /* no to-go field built: an occupied slot's stand-in (never read) */
+        q = 0;
+        t->togo[q] = (tpNavToGo *)&sk;
+    }
+    BREAK_RULE(tpNavCache_Valid, nc, t->togo_goal[q][1], NAN, "to-go field");
+    t->togo[q] = keep;
+    EXPECT_VALID(tpNavCache_Valid, nc);
+    sw_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kinds_table), cmocka_unit_test(test_skill_def),    cmocka_unit_test(test_skill_vars),
-        cmocka_unit_test(test_skill_cache), cmocka_unit_test(test_overlay_tree),
+        cmocka_unit_test(test_skill_cache), cmocka_unit_test(test_overlay_tree), cmocka_unit_test(test_nav_cache),
+        cmocka_unit_test(test_nav_track),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
