@@ -88,6 +88,7 @@ static int tplArranged(lua_State *L)
     lua_pushvalue(L, 5);
     lua_rawseti(L, -2, 2);
     lua_setiuservalue(L, 6, 2);
+    TP_VALIDATE(tplCond_Valid, c);
     tplSetWhere1(L);
     return 1;
 }
@@ -126,6 +127,7 @@ static int tplPeakForce(lua_State *L)
         m->nbodies = n;
     }
     lua_pop(L, 1);
+    TP_VALIDATE(tplMetric_Valid, m);
     tplSetWhere1(L);
     return 1;
 }

@@ -438,6 +438,7 @@ static void tplBuildTactics(tplBuild *b, tpDomainDef *def)
             }
             if (!tpSkill_Validate(&skills[i], wg->world, err, sizeof err))
                 tplErrorAt(L, swhere, "%s", err);
+            TP_VALIDATE(tpSkillDef_Valid, &skills[i]); /* with its bodies and joint resolved */
             lua_pop(L, 1);
             lua_pushstring(L, sk->def.name);
             lua_pushvalue(L, -1);
@@ -1072,6 +1073,7 @@ static int tplDomainNew(lua_State *L)
         tplErrorAt(L, where, "%s", err[0] ? err : "invalid domain");
     }
     dom->domain = d;
+    TP_VALIDATE(tplDomain_Valid, dom);
     lua_pushvalue(L, 3);
     return 1;
 }

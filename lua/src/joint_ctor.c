@@ -212,6 +212,7 @@ static int tplJointNew(lua_State *L)
         if (jk == TP_JOINT_HINGE2 && fabs(c) > 1.0 - 1e-6)
             tplError(L, "%saxis2 must not be parallel to axis", what);
     }
+    TP_VALIDATE(tplJoint_Valid, j);
     tplPushWhere(L);
     lua_setiuservalue(L, -2, 1);
     return 1;

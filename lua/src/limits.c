@@ -117,12 +117,14 @@ void tplCharge(lua_State *L, size_t bytes)
     if (bytes > lim->max_bytes || lim->used + lim->external + bytes > lim->max_bytes)
         tplTripFromC(L, TPL_TRIP_MEMORY);
     lim->external += bytes;
+    TP_VALIDATE(tplLimits_Valid, lim);
 }
 
 void tplUncharge(lua_State *L, size_t bytes)
 {
     tplLimits *lim = tplGetLimits(L);
     lim->external -= bytes < lim->external ? bytes : lim->external;
+    TP_VALIDATE(tplLimits_Valid, lim);
 }
 
 int tplLimitExceeded(lua_State *L)
@@ -177,6 +179,7 @@ void tplCheckLimits(lua_State *L)
 
 void tplInstallLimits(lua_State *L, tplLimits *lim)
 {
+    TP_VALIDATE(tplLimits_Valid, lim);
     *(tplLimits **)lua_getextraspace(L) = lim;
     lua_sethook(L, tplHook, LUA_MASKCOUNT, TPL_HOOK_EVERY);
 }

@@ -362,6 +362,56 @@ int tplRecordFile(tplLimits *lim, const char *path, const void *data, size_t len
 /// Frees the recorded files.
 void tplFreeFiles(tplLimits *lim);
 
+/// The loaded script (tp/lua.h's tpScript; script.c makes and frees it).
+struct tpScript {
+    lua_State *L;
+    tplLimits limits; /* the state's allocator and hook read it: freed after lua_close */
+    tpDomain *domain; /* owned by the tp.domain userdata kept in the registry */
+    char hash[32];
+    char *name; /* how messages name the script (tpScript_Name) */
+    char *params_json;
+    char *params_info_json; /* the declared parameters (tpScript_ParamsInfoJson) */
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Invariants (lua_validate.c): `bool valid(obj, why, cap)`, false with the first broken rule in  */
+/* why, run through TP_VALIDATE (tp/base.h) where the object is made or changed.                 */
+
+/// A state's limits: used + external bytes within max_bytes, a known trip (with its message), the
+/// buffers terminated, deadlines finite >= 0 and named by one of the limits' buffers, a call limit
+/// > 0, the files read within their array (paths unique, bytes NUL-terminated), the plan's files.
+bool tplLimits_Valid(const tplLimits *lim, char *why, size_t cap);
+/// A loaded script: its state, domain and name, the limits' path its name, the hash
+/// "fnv1a64:<16 hex>", the parameters' JSON an object and an array, the script first among the
+/// files read, no deadline armed (between callbacks), and valid limits.
+bool tplScript_Valid(const tpScript *s, char *why, size_t cap);
+/// tp.domain's result once built: its state and domain, the five registry references, the quality
+/// and solution function ids (>= 1, or -1 = none), its strings terminated.
+bool tplDomain_Valid(const tplDomain *d, char *why, size_t cap);
+/// tp.tactic: a name, 1..k skills with the start among them, Π (k x k, finite, >= 0) and the dynamic
+/// flags in one block, a dynamic row's constant entries all 0.
+bool tplTactic_Valid(const tplTactic *t, char *why, size_t cap);
+/// A condition constructor's userdata: a kind a script can make, depth 1 for a leaf and 2..64 for a
+/// group, the body names it needs, finite centre, radius and value >= 0, lo <= hi, a time window
+/// 0 <= t0 <= t1 (finite), and tp.arranged's fraction and dimension (0 for every other kind).
+bool tplCond_Valid(const tplCond *c, char *why, size_t cap);
+/// A metric constructor's userdata: a kind a script can make, its body (distance), a finite point,
+/// 0..16 named bodies.
+bool tplMetric_Valid(const tplMetric *m, char *why, size_t cap);
+/// tp.skill.<kind>: names terminated, the def valid (tpSkillDef_Valid), the body and joint fields
+/// given by name at the offset of a TP_FIELD_BODY / TP_FIELD_JOINT field of the kind (0 = none).
+bool tplSkill_Valid(const tplSkill *s, char *why, size_t cap);
+/// tp.box and the other bodies: a name, its constructor, shape and class in range (a plane or a
+/// marker static), mass, limits and damping finite >= 0, finite pose and velocities, a non-zero
+/// quaternion.
+bool tplBody_Valid(const tplBody *b, char *why, size_t cap);
+/// tp.joint: a body and another (or the world, ""), a kind, a second anchor only on a distance
+/// joint, a name when a motor is driven.
+bool tplJoint_Valid(const tplJoint *j, char *why, size_t cap);
+/// tp.contact: material names terminated, each coefficient NAN (the mixing rule) or finite >= 0,
+/// restitution at most 1.
+bool tplContact_Valid(const tplContact *c, char *why, size_t cap);
+
 /* Host callbacks (host.c); `user` is a tplDomain. */
 int tplPiCallback(void *user, int tactic, int sigma, const tpStateView *x, double *probs);
 int tplCondCallback(void *user, int id, const tpStateView *x);

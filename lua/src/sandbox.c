@@ -650,6 +650,7 @@ int tplRecordFile(tplLimits *lim, const char *path, const void *data, size_t len
     memcpy(d, data, len);
     d[len] = '\0';
     f[lim->nfiles++] = (tpScriptFile){p, d, len};
+    TP_VALIDATE(tplLimits_Valid, lim);
     return 1;
 }
 

@@ -83,6 +83,7 @@ static int tplNewContact(lua_State *L)
     }
     if (c->restitution > 1)
         tplError(L, "%srestitution must be in [0, 1] (got %g)", what, c->restitution);
+    TP_VALIDATE(tplContact_Valid, c);
     tplSetWhere(L);
     return 1;
 }
@@ -339,6 +340,7 @@ static int tplBodyNew(lua_State *L)
             tplError(L, "%snormal must not be zero", what);
         memcpy(b->def.plane, n, sizeof n);
         b->def.plane[3] = tplNumber(L, 1, what, "offset", 0.0, false);
+        TP_VALIDATE(tplBody_Valid, b);
         tplSetWhere(L);
         return 1;
     }
@@ -456,6 +458,7 @@ static int tplBodyNew(lua_State *L)
         tplMeshPlace(b, com);
     if (shape == TP_SHAPE_COMPOUND && dynamic)
         tplCompoundCentre(L, b, what);
+    TP_VALIDATE(tplBody_Valid, b);
     tplSetWhere(L);
     return 1;
 }

@@ -17,16 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct tpScript {
-    lua_State *L;
-    tplLimits limits; /* the state's allocator and hook read it: freed after lua_close */
-    tpDomain *domain; /* owned by the tp.domain userdata kept in the registry */
-    char hash[32];
-    char *name; /* how messages name the script (tpScript_Name) */
-    char *params_json;
-    char *params_info_json; /* the declared parameters (tpScript_ParamsInfoJson) */
-};
-
 #define TPL_REG_DOMAIN "tp.script.domain"
 
 /* ------------------------------------------------------------------------------------------ */
@@ -678,6 +668,7 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
     lua_settop(L, 0);
     lua_gc(L, LUA_GCCOLLECT); /* drop unreturned domains and scratch now, not mid-planning */
     tplDisarm(L);
+    TP_VALIDATE(tplScript_Valid, s);
     free(dir);
     free(diskdir);
     return s;
@@ -696,6 +687,7 @@ void tpScript_SetDeadline(tpScript *script, double deadline, const char *what)
         return;
     script->limits.run_deadline = deadline;
     tpStrCopy(script->limits.run_what, sizeof script->limits.run_what, what ? what : "the run's time limit");
+    TP_VALIDATE(tplScript_Valid, script);
 }
 
 void tpDestroyScript(tpScript *script)

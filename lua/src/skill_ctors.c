@@ -423,6 +423,7 @@ static int tplSkillNew(lua_State *L)
             *p = tplSkillNum(L, what, tplGainsConsts[i], *p);
         }
     }
+    TP_VALIDATE(tplSkill_Valid, sk);
     tplPushWhere(L);
     lua_setiuservalue(L, -2, 1);
     return 1;

@@ -128,6 +128,7 @@ static int tplNewTactic(lua_State *L)
     lua_settop(L, dyn);
     lua_setiuservalue(L, ud, 3);
     lua_settop(L, ud);
+    TP_VALIDATE(tplTactic_Valid, tc);
     tplSetWhere(L);
     return 1;
 }
@@ -169,6 +170,7 @@ static int tplWithin(lua_State *L)
     c->radius = tplReqNumber(L, 1, "tp.within: ", "radius");
     if (!(c->radius > 0))
         tplError(L, "tp.within: radius must be > 0 (got %g)", c->radius);
+    TP_VALIDATE(tplCond_Valid, c);
     tplSetWhere(L);
     return 1;
 }
@@ -191,6 +193,7 @@ static int tplInside(lua_State *L)
     for (int k = 0; k < 3; k++)
         if (c->lo[k] > c->hi[k])
             tplError(L, "tp.inside: min[%d] must be <= max[%d] (got %g > %g)", k + 1, k + 1, c->lo[k], c->hi[k]);
+    TP_VALIDATE(tplCond_Valid, c);
     tplSetWhere(L);
     return 1;
 }
@@ -212,6 +215,7 @@ static int tplSpeedCond(lua_State *L)
         tplError(L, "%s: speed must be > 0 (got %g)", ctor, c->value);
     if (!(c->value >= 0))
         tplError(L, "%s: speed must be >= 0 (got %g)", ctor, c->value);
+    TP_VALIDATE(tplCond_Valid, c);
     tplSetWhere(L);
     return 1;
 }
@@ -226,6 +230,7 @@ static int tplNear(lua_State *L)
     c->value = tplReqNumber(L, 1, "tp.near: ", "distance");
     if (!(c->value > 0))
         tplError(L, "tp.near: distance must be > 0 (got %g)", c->value);
+    TP_VALIDATE(tplCond_Valid, c);
     tplSetWhere(L);
     return 1;
 }
@@ -252,6 +257,7 @@ static int tplHeading(lua_State *L)
     lua_pop(L, 1);
     if (!(c->value >= 0))
         tplError(L, "tp.heading: speed must be >= 0 (got %g)", c->value);
+    TP_VALIDATE(tplCond_Valid, c);
     tplSetWhere(L);
     return 1;
 }
@@ -268,6 +274,7 @@ static int tplTouching(lua_State *L)
         lua_pop(L, 1);
         tplCond *c = tplNewCond(L, TP_COND_TOUCHING);
         tplCondBody(L, "tp.touching", c, true);
+        TP_VALIDATE(tplCond_Valid, c);
         tplSetWhere(L);
         return 1;
     }
@@ -295,11 +302,13 @@ static int tplTouching(lua_State *L)
         tplCond *c = tplNewCond(L, TP_COND_TOUCHING);
         memcpy(c->body, body, sizeof c->body);
         memcpy(c->other, name, len + 1);
+        TP_VALIDATE(tplCond_Valid, c);
         tplSetWhere(L);
         lua_rawseti(L, 4, i + 1);
         lua_pop(L, 1);
     }
     lua_setiuservalue(L, 3, 2);
+    TP_VALIDATE(tplCond_Valid, g);
     tplSetWhere(L);
     return 1;
 }
@@ -314,6 +323,7 @@ static int tplMoved(lua_State *L)
     c->value = tplNumber(L, 1, "tp.moved: ", "tolerance", 1e-3, false);
     if (!(c->value >= 0))
         tplError(L, "tp.moved: tolerance must be >= 0 (got %g)", c->value);
+    TP_VALIDATE(tplCond_Valid, c);
     tplSetWhere(L);
     return 1;
 }
@@ -345,6 +355,7 @@ static int tplOrientCond(lua_State *L)
         for (int k = 0; k < 3; k++)
             c->center[k] /= n;
     }
+    TP_VALIDATE(tplCond_Valid, c);
     tplSetWhere(L);
     return 1;
 }
@@ -389,6 +400,7 @@ static int tplSettled(lua_State *L)
     lua_pushvalue(L, 3);
     lua_rawseti(L, -2, 1);
     lua_setiuservalue(L, 4, 2);
+    TP_VALIDATE(tplCond_Valid, c);
     tplSetWhere(L);
     return 1;
 }
@@ -432,6 +444,7 @@ static int tplGroup(lua_State *L)
     c->depth = depth + 1;
     if (c->depth > TPL_COND_MAX_DEPTH)
         tplError(L, "%s: conditions nested deeper than %d", ctor, TPL_COND_MAX_DEPTH);
+    TP_VALIDATE(tplCond_Valid, c);
     tplSetWhere(L);
     return 1;
 }
@@ -453,6 +466,7 @@ static int tplUnaryCond(lua_State *L)
     lua_pushvalue(L, 1);
     lua_rawseti(L, -2, 1);
     lua_setiuservalue(L, -2, 2);
+    TP_VALIDATE(tplCond_Valid, c);
     tplSetWhere(L);
     return 1;
 }
@@ -501,6 +515,7 @@ static int tplTimeCond(lua_State *L)
     lua_pushvalue(L, 2);
     lua_rawseti(L, -2, 1);
     lua_setiuservalue(L, 3, 2);
+    TP_VALIDATE(tplCond_Valid, c);
     tplSetWhere(L);
     return 1;
 }
@@ -531,6 +546,7 @@ static int tplDistance(lua_State *L)
     m->planar = tplBool(L, 1, "tp.distance: ", "planar", n == 2);
     if (n == 2 && !m->planar)
         tplError(L, "tp.distance: a 2D 'to' needs planar = true");
+    TP_VALIDATE(tplMetric_Valid, m);
     tplSetWhere(L);
     return 1;
 }
@@ -565,6 +581,7 @@ static int tplEffort(lua_State *L)
         m->nbodies = n;
     }
     lua_pop(L, 1);
+    TP_VALIDATE(tplMetric_Valid, m);
     tplSetWhere(L);
     return 1;
 }

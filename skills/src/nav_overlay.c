@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "nav_overlay.h"
+#include "skill_validate.h"
+#include "tp/base.h"
 #include "tp/util.h"
 
 void tpNavOverlay_Grid(tpOverlaySink *s, const tpNavGrid *g)
@@ -151,6 +153,7 @@ void tpNavOverlay_TreeNode(void *user, int id, int parent, int clip, const doubl
 
 void tpNavOverlay_Tree(tpOverlaySink *s, tpNavOverlayTree *t, int best)
 {
+    TP_VALIDATE(tpNavOverlayTree_Valid, t);
     if (t->failed || t->n < 1) {
         s->failed = s->failed || t->failed;
         free(t->points);

@@ -20,8 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nav_cache.h"
 #include "nav_overlay.h"
 #include "nav_skill.h"
+#include "skill_validate.h"
 #include "skill_internal.h"
 #include "tp/base.h"
 #include "tp/nav.h"
@@ -36,107 +38,7 @@ enum {
 };
 
 #define NAV_TIMEOUT 30.0 /* s: the longest segment of nav_to and follow_field (follow_path: the same) */
-#define NAV_GRID_CACHE 4
-#define NAV_PATH_CACHE 64
-#define NAV_MAX_SIDE 1000
-
-typedef struct NavPathEntry {
-    int si, sj, gi, gj;
-    int npoints; /* 0 = no path */
-    double *points;
-} NavPathEntry;
-
-#define NAV_FIELD_CACHE 32
-
-typedef struct NavFieldEntry {
-    int gi, gj;        /* goal cell */
-    tpNavField *field; /* harmonic map for it, owned */
-} NavFieldEntry;
-
-typedef struct NavGridEntry {
-    uint64_t key;     /* hash of the static bodies and the grid parameters */
-    double params[6]; /* cell, radius, z_min, z_max, and a check copy */
-    tpNavGrid *grid;
-    NavPathEntry paths[NAV_PATH_CACHE];
-    int next_path; /* round-robin replacement */
-    NavFieldEntry fields[NAV_FIELD_CACHE];
-    int next_field;
-} NavGridEntry;
-
-#define TRACK_DEPTH 4     /* clips of horizon per decision */
-#define TRACK_NODES 5000  /* node limit per decision */
-#define TRACK_PATH_DT 0.1 /* s between the sampled future poses of scripted traffic */
-#define TRACK_MAX_WALLS 512
-
-#define TRACK_TOGO_CACHE 8  /* to-go fields kept per scene (one per goal point) */
-#define TRACK_TOGO_CELL 0.5 /* m */
-
-typedef struct TrackCache {
-    uint64_t key;
-    tpNavMoveTree *tree;
-    int nwalls;
-    double walls[TRACK_MAX_WALLS][4];
-    double togo_goal[TRACK_TOGO_CACHE][2]; /* m: the goal of each field below */
-    tpNavToGo *togo[TRACK_TOGO_CACHE];     /* owned; NULL = empty slot */
-    int next_togo;                         /* round-robin replacement */
-    tpNavCarScratch *scratch;              /* owned: the A*'s buffers, reused by every decision; NULL = none yet */
-    double (*paths)[3];                    /* owned: the sampled future poses of scripted traffic (a decision's) */
-    int path_cap;                          /* samples paths holds */
-} TrackCache;
-
-/* The moving (non-static) bodies of the cache's world in index order, with what follow_field's
- * neighbour scan reads of each: the list and radii built once, since a body's class, shape and
- * state slot never change after tpCreateWorld, and the positions once per control step (the scan
- * ran tpWorld_Body, tpCtl_Radius and a full tpWorld_BodyState per body per call: 120 pedestrians
- * a step, each over every body). */
-typedef struct MoverMemo MoverMemo;
 static void freeMovers(MoverMemo *m);
-
-struct MoverMemo {
-    const tpWorld *world; /* not owned (the domain's world); NULL = not built */
-    int count;
-    int *body;         /* owned: count body indices */
-    int *slot;         /* owned: the state slot of each, -1 = a pose that is a function of time */
-    double *radius;    /* owned: m, tpCtl_Radius of each */
-    double max_radius; /* m: the largest of them (0 with none) */
-    double *pos;       /* owned: m, world (x, y) of each at tpSkillCall.step `step` */
-    uint64_t step;     /* the step pos belongs to; 0 = none (filled for the call alone) */
-    /* With a step: the positions in buckets, a grid of nu x nv squares of side `side` from
-     * (x0, y0) clamped at its edges; bucket b lists its movers in index order as
-     * items[start[b] .. start[b + 1]). Non-finite positions are in no bucket but in `loose`. */
-    double x0, y0, side; /* m */
-    int nu, nv, nloose;
-    int *start; /* owned: MOVER_BUCKETS + 1 */
-    int *items; /* owned: count */
-    int *loose; /* owned: count */
-    int *cand;  /* owned: count, a query's scratch */
-};
-
-#define MOVER_SIDE 2.0     /* m: the buckets' least side */
-#define MOVER_BUCKETS 4096 /* at most 64 x 64 buckets (wider scenes get wider buckets) */
-
-/* nav_to's last lookup: the grid and path entries that gridFor and pathFor returned for these
- * inputs. A segment asks for the same ones at every control step, and a hit of either lookup
- * changes nothing, so skipping both gives the same entries -- once they are checked to still hold
- * what they held (a slot may have been refilled since: then the lookups run). */
-typedef struct NavToMemo {
-    const tpWorld *world; /* NULL: empty */
-    int self;
-    double in[8]; /* params (4), start (2), goal (2) */
-    NavGridEntry *ge;
-    uint64_t grid_key; /* ge->key then */
-    NavPathEntry *pe;
-    int cells[4]; /* pe's si, sj, gi, gj then */
-} NavToMemo;
-
-/* The family's own caches (nav_to, follow_field, drive_track), in the skill cache's nav_to slot. */
-typedef struct NavCache {
-    NavGridEntry grids[NAV_GRID_CACHE];
-    int next_grid; /* round-robin replacement */
-    TrackCache track;
-    MoverMemo movers; /* follow_field's moving bodies (MoverMemo) */
-    NavToMemo navto;  /* nav_to's last grid and path lookup */
-} NavCache;
 
 /* Grid over the static bodies' footprints (planes excluded) and the two points, with a margin. */
 static void releaseGrid(NavGridEntry *e)
@@ -165,6 +67,7 @@ static void releaseTrack(TrackCache *tc)
 static void destroyNavCache(void *p)
 {
     NavCache *c = p;
+    TP_VALIDATE(tpNavCache_Valid, c);
     for (int i = 0; i < NAV_GRID_CACHE; ++i) {
         releaseGrid(&c->grids[i]);
     }
@@ -226,6 +129,7 @@ static NavGridEntry *gridFor(tpSkillCache *cache, NavCache *c, const tpWorld *wo
     memcpy(e->params, params, 4 * sizeof(double));
     tpSkill_AddStatics(e->grid, world, self);
     tpNavGrid_Grow(e->grid, radius);
+    TP_VALIDATE(tpNavCache_Valid, c); /* a new grid (a hit changes nothing) */
     return e;
 }
 
@@ -310,6 +214,7 @@ static int run_nav_to(const tpSkillDef *sk, tpSkillCall *call)
                 *m = (NavToMemo){call->world, sk->body, {0}, ge, ge->key, pe, {pe->si, pe->sj, pe->gi, pe->gj}};
                 memcpy(m->in, in, sizeof in);
             }
+            TP_VALIDATE(tpNavCache_Valid, nc); /* after a lookup that may have planned a path */
         }
     }
     if (call->overlay && call->fresh && ge) { /* recording: what this segment planned */
@@ -428,6 +333,7 @@ static MoverMemo *moversFor(NavCache *c, const tpSkillCall *call)
         m->step = call->step;
         if (m->step != 0) {
             bucketMovers(m);
+            TP_VALIDATE(tpNavMovers_Valid, m); /* once per control step, as the bucketing */
         }
     }
     return m;
@@ -514,7 +420,7 @@ static int moverQuery(MoverMemo *m, double x, double y, double r)
     return n;
 }
 
-static const tpNavField *fieldFor(NavGridEntry *e, int gi, int gj)
+static const tpNavField *fieldFor(const NavCache *c, NavGridEntry *e, int gi, int gj)
 {
     for (int k = 0; k < NAV_FIELD_CACHE; ++k) {
         if (e->fields[k].field && e->fields[k].gi == gi && e->fields[k].gj == gj) {
@@ -530,6 +436,8 @@ static const tpNavField *fieldFor(NavGridEntry *e, int gi, int gj)
     f->gi = gi;
     f->gj = gj;
     f->field = tpCreateNavField(e->grid, goal, 1, &fd, NULL, 0);
+    TP_VALIDATE(tpNavCache_Valid, c); /* a new field */
+    (void)c;
     return f->field;
 }
 
@@ -552,7 +460,7 @@ static int run_follow_field(const tpSkillDef *sk, tpSkillCall *call)
     const tpNavField *field = NULL;
     int gi, gj;
     if (ge && tpNavGrid_CellOf(ge->grid, goal[0], goal[1], &gi, &gj) && tpNavGrid_NearestFree(ge->grid, &gi, &gj)) {
-        field = fieldFor(ge, gi, gj);
+        field = fieldFor(nc, ge, gi, gj);
     }
     tpSkill_SearchDone(call->cache, t_search);
     if (call->overlay && call->fresh && field) { /* recording: the grid and the global map */
@@ -721,6 +629,7 @@ static TrackCache *trackFor(tpSkillCache *cache, NavCache *c, const tpWorld *wor
             }
         }
     }
+    TP_VALIDATE(tpNavCache_Valid, c); /* a new track: its walls */
     return tc;
 }
 

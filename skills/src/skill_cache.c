@@ -10,50 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "skill_cache.h"
 #include "skill_internal.h"
+#include "skill_validate.h"
 #include "tp/base.h"
 #include "tp/nav.h"
-
-#define NAV_STATIC_MEMO 8
-
-/* What the static bodies contribute to a grid, per (world, self, height band): the hash of
- * their geometry (part of a grid's key) and the bounds of their footprints in the band. Static
- * bodies never move or change after tpCreateWorld, so this is computed once instead of on every
- * call (it was over a third of a crowd run: 120 pedestrians a step, each hashing and
- * rasterising the bounds of every wall). */
-typedef struct StaticMemo {
-    const tpWorld *world; /* not owned (the domain's world, which outlives the cache); NULL = empty */
-    int self;             /* the static body left out, -1 = none (self is a moving body) */
-    double z_min, z_max;  /* m: the band of the bounds */
-    uint64_t key;         /* hash of every static body's geometry but self's */
-    double lo[2], hi[2];  /* m: bounds of the footprints (+inf / -inf when there are none) */
-} StaticMemo;
-
-#define NAV_STATIC_GRIDS 8
-
-/* follow_path's raster of the static bodies for one grid definition (radius included), grown. */
-typedef struct StaticGrid {
-    tpNavGrid *grid;      /* owned; NULL = empty slot */
-    const tpWorld *world; /* not owned: the world it was rasterised from */
-    int self;             /* the body left out */
-} StaticGrid;
-
-/* The slot of one kind's own cache. */
-typedef struct KindSlot {
-    void *p;                  /* owned through destroy; NULL = empty */
-    void (*destroy)(void *p); /* frees p */
-} KindSlot;
-
-struct tpSkillCache {
-    double search_s; /* s, wall clock: running total of the searches (tpSkill_SearchDone) */
-    StaticMemo statics[NAV_STATIC_MEMO];
-    int next_static; /* round-robin replacement */
-    /* the grown rasters of the static bodies for the last grid definitions asked for (follow_path:
-       a leg with the clearance squeezed asks for another radius and grid) */
-    StaticGrid statics_grown[NAV_STATIC_GRIDS];
-    int next_static_grown;               /* round-robin replacement */
-    KindSlot kinds[TP_SKILL_KIND_COUNT]; /* each kind's own caches (tpSkillCache_Slot) */
-};
 
 int tpSkill_NavShapes(const tpBodyDef *b, tpNavShape out[3])
 {
@@ -190,6 +151,7 @@ static const StaticMemo *staticsFor(tpSkillCache *c, const tpWorld *world, int s
             }
         }
     }
+    TP_VALIDATE(tpSkillCache_Valid, c); /* a new entry (O(entries): not on a hit) */
     return m;
 }
 
@@ -208,11 +170,6 @@ uint64_t tpSkill_NavBounds(tpSkillCache *cache, const tpWorld *world, int self, 
     const StaticMemo *m = staticsFor(cache, world, self, z_min, z_max);
     boundsOf(m, a, b, margin, bounds);
     return m->key;
-}
-
-tpSkillCache *tpCreateSkillCache(void)
-{
-    return calloc(1, sizeof(tpSkillCache));
 }
 
 double tpSkillCache_SearchSeconds(const tpSkillCache *cache)
@@ -300,6 +257,7 @@ const tpNavGrid *tpSkill_StaticGrid(tpSkillCache *cache, const tpWorld *world, i
     e->self = self;
     tpSkill_AddStatics(e->grid, world, self);
     tpNavGrid_Grow(e->grid, def->radius); /* a radius that Grow normalises never matches again */
+    TP_VALIDATE(tpSkillCache_Valid, cache);
     return e->grid;
 }
 
@@ -315,6 +273,7 @@ void tpDestroySkillCache(tpSkillCache *c)
     if (!c) {
         return;
     }
+    TP_VALIDATE(tpSkillCache_Valid, c);
     for (int k = 0; k < NAV_STATIC_GRIDS; ++k) {
         tpDestroyNavGrid(c->statics_grown[k].grid);
     }

@@ -39,6 +39,10 @@ struct tpSkillKindInfo {
     const tpSkillField *fields;  /* the kind's own typed fields, ending with a NULL name */
 };
 
+/// The table of rows, TP_SKILL_KIND_COUNT of them in tpSkillKind order (skills.c; static storage):
+/// for the tests of its invariants (tpSkillKinds_Valid, skill_validate.h).
+const tpSkillKindInfo *const *tpSkillKind_Table(void);
+
 /* The keys every kind that drives its body with the shared controller accepts (tpSkillGains), and
  * the keys of a kind whose `point` is sampled in a frame; for `accepted` lists. */
 #define TP_SKILL_GAIN_KEYS "max_speed", "max_yaw_rate", "kp", "kv", "kyaw", "kyaw_rate", "tolerance", "angle_tolerance"

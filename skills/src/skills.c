@@ -8,10 +8,13 @@
  * segment ends. V[TP_V_START] always holds the start time; each kind names its other variables
  * with a `<KIND>_V_<NAME>` enum above its f (skill_internal.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "skill_cache.h"
 #include "skill_internal.h"
 #include "skill_kind.h"
+#include "skill_validate.h"
 #include "tp/base.h"
 
 /* The rows, one per kind, each defined in its kind's (or family's) file. */
@@ -53,6 +56,19 @@ static const tpSkillKindInfo *const k_kinds[TP_SKILL_KIND_COUNT] = {
     [TP_SKILL_NUDGE] = &tpSkillKindNudge,
 };
 _Static_assert(TP_SKILL_NUDGE + 1 == TP_SKILL_KIND_COUNT, "k_kinds needs a row for every kind");
+
+/* Made here rather than in skill_cache.c (which frees it) so that the table of kinds is checked once
+ * per loaded domain, which makes one cache (skill_cache.c may not call this file: the kinds call it). */
+tpSkillCache *tpCreateSkillCache(void)
+{
+    TP_VALIDATE(tpSkillKinds_Valid, k_kinds);
+    return calloc(1, sizeof(tpSkillCache));
+}
+
+const tpSkillKindInfo *const *tpSkillKind_Table(void)
+{
+    return k_kinds;
+}
 
 static const tpSkillKindInfo *kind_info(tpSkillKind kind)
 {
@@ -115,7 +131,13 @@ tpSkillDef tpDefaultSkillDef(tpSkillKind kind)
         info->defaults(&s);
     }
     tpStrCopy(s.name, sizeof s.name, info->name);
+    TP_VALIDATE(tpSkillDef_Valid, &s);
     return s;
+}
+
+bool tpSkillDef_Valid(const tpSkillDef *sk, char *why, size_t cap)
+{
+    return tpSkillDef_ValidIn(sk, k_kinds, why, cap);
 }
 
 bool tpSkill_CheckFields(const tpSkillDef *sk, char *err, size_t errlen)
@@ -176,7 +198,11 @@ int tpSkill_Run(const tpSkillDef *skill, tpSkillCall *call)
         memset(call->V, 0, sizeof(double) * TP_SKILL_VARS);
         call->V[TP_V_START] = call->t;
     }
-    return info->run(skill, call);
+    const int rc = info->run(skill, call);
+    if (rc >= 0 && skill->kind != TP_SKILL_CUSTOM) { /* a custom skill's V is the host's */
+        TP_VALIDATE(tpSkillVars_Valid, (&(tpSkillVars){info, call->V, call->t}));
+    }
+    return rc;
 }
 
 int tpSkill_VarCount(const tpSkillDef *skill)

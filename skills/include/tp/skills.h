@@ -471,6 +471,11 @@ const tpSkillField *tpSkillKind_Fields(tpSkillKind kind, const char *const **acc
 bool tpSkill_CheckFields(const tpSkillDef *skill, char *err, size_t errlen);
 /// Checks a skill against a world: bodies exist and are controllable, distributions are valid.
 bool tpSkill_Validate(const tpSkillDef *skill, const tpWorld *world, char *err, size_t errlen);
+/// The invariant of a definition as the code builds it (tpDefaultSkillDef, a front end that read its
+/// typed fields, as lua/src/skill_ctors.c): kind, name, frame, body and target >= -1, finite gains
+/// >= 0, every typed field of its kind holding a value of its type; false with the first broken rule
+/// in why (TP_VALIDATE's shape; skills/src/skill_validate.c).
+bool tpSkillDef_Valid(const tpSkillDef *skill, char *why, size_t cap);
 
 /// Everything f sees and produces in one call.
 struct tpSkillCall {
