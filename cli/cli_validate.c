@@ -91,7 +91,8 @@ bool tpCliPlanCmd_Valid(const tpCliPlanCmd *p, char *why, size_t cap)
         return tpBroken(why, cap, "plan: --world, --until or --where without --from-plan");
     }
     if (p->refine.plan_path && (!p->until_set || p->state_path || p->jobs > 1 || p->mpi)) {
-        return tpBroken(why, cap, "plan: --from-plan %s", !p->until_set ? "without --until" : "with --state, --jobs or --mpi");
+        return tpBroken(why, cap, "plan: --from-plan %s",
+                        !p->until_set ? "without --until" : "with --state, --jobs or --mpi");
     }
     if (p->refine.world < 0 || p->refine.world > 1000000000 || !(p->refine.until >= 0) ||
         !(p->refine.until <= TP_PLAN_MAX_START_TIME)) {
@@ -226,8 +227,8 @@ bool tpParSummary_Valid(const tpParSummary *s, char *why, size_t cap)
         return tpBroken(why, cap, "summary: status %d of a run that planned", (int)s->status);
     }
     if ((s->status == TP_PLAN_SOLVED) != (s->nsolutions > 0)) {
-        return tpBroken(why, cap, "summary: %s with %d solutions", s->status == TP_PLAN_SOLVED ? "solved" : "approximate",
-                        (int)s->nsolutions);
+        return tpBroken(why, cap, "summary: %s with %d solutions",
+                        s->status == TP_PLAN_SOLVED ? "solved" : "approximate", (int)s->nsolutions);
     }
     if (s->nsolutions > 0 && (s->quality != 0 || s->unrest != 0)) {
         return tpBroken(why, cap, "summary: solved, yet a fallback's quality %g and unrest %g", s->quality, s->unrest);
@@ -237,7 +238,8 @@ bool tpParSummary_Valid(const tpParSummary *s, char *why, size_t cap)
     }
     if (s->stats.nodes < 1 || s->stats.iterations < 0 || s->memory_bytes < 0 || s->state_bytes == 0 ||
         s->action_dim < 0) {
-        return tpBroken(why, cap, "summary: %lld nodes, %lld iterations, %lld bytes, states of %llu bytes, actions of %d",
+        return tpBroken(why, cap,
+                        "summary: %lld nodes, %lld iterations, %lld bytes, states of %llu bytes, actions of %d",
                         (long long)s->stats.nodes, (long long)s->stats.iterations, (long long)s->memory_bytes,
                         (unsigned long long)s->state_bytes, (int)s->action_dim);
     }
@@ -346,8 +348,8 @@ bool tpBenchRun_Valid(const tpBenchRun *r, char *why, size_t cap)
         return tpBroken(why, cap, "bench run %s: planner kind %d", r->domain, (int)r->kind);
     }
     if (r->nodes < 1 || r->iterations < 0 || r->steps < -1 || r->steps >= r->nodes) {
-        return tpBroken(why, cap, "bench run %s: %lld nodes, %lld iterations, %d steps", r->domain,
-                        (long long)r->nodes, (long long)r->iterations, r->steps);
+        return tpBroken(why, cap, "bench run %s: %lld nodes, %lld iterations, %d steps", r->domain, (long long)r->nodes,
+                        (long long)r->iterations, r->steps);
     }
     if (r->solved ? r->nodes_first < 1 || r->nodes_first > r->nodes || !nonneg(r->t_first)
                   : r->nodes_first != -1 || !isinf(r->t_first)) {

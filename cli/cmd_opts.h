@@ -55,9 +55,9 @@ typedef struct tpCliExportCmd {
 typedef struct tpCliReplayCmd {
     const char *plan_path, *domain_override; /* not owned (argv) */
     bool all, quiet, check;
-    bool mute;                               /* the script's print() writes nothing (tplan export) */
-    double tolerance;                        /* m, --tolerance: both limits; < 0 (default): the plan's recorded limits */
-    double hard_deadline;                    /* --hard-deadline S; 0 = none */
+    bool mute;            /* the script's print() writes nothing (tplan export) */
+    double tolerance;     /* m, --tolerance: both limits; < 0 (default): the plan's recorded limits */
+    double hard_deadline; /* --hard-deadline S; 0 = none */
     double load_time_limit, call_time_limit; /* s; 0: the defaults */
 } tpCliReplayCmd;
 

@@ -73,7 +73,8 @@ static void test_plan_cmd(void **state)
     EXPECT_BROKEN(tpCliPlanCmd_Valid, &p, "plan: --preview with --mpi");
     p.mpi = false;
     BREAK_RULE(tpCliPlanCmd_Valid, &p, p.jobs, 2, "plan: --preview with --jobs");
-    BREAK_RULE(tpCliPlanCmd_Valid, &p, p.refine.where, "solved", "plan: --world, --until or --where without --from-plan");
+    BREAK_RULE(tpCliPlanCmd_Valid, &p, p.refine.where, "solved",
+               "plan: --world, --until or --where without --from-plan");
     p.preview = NULL;
     p.refine.plan_path = "old.plan.json";
     p.until_set = true;
@@ -155,7 +156,8 @@ static void test_export_and_replay(void **state)
     BREAK_RULE(tpCliReplayCmd_Valid, &r, r.plan_path, NULL, "replay: no plan");
     BREAK_RULE(tpCliReplayCmd_Valid, &r, r.tolerance, 2000, "replay: --tolerance 2000 m");
     BREAK_RULE(tpCliReplayCmd_Valid, &r, r.hard_deadline, -3, "replay: --hard-deadline -3 s");
-    BREAK_RULE(tpCliReplayCmd_Valid, &r, r.call_time_limit, INFINITY, "replay: --load-time-limit 0 s, --call-time-limit inf s");
+    BREAK_RULE(tpCliReplayCmd_Valid, &r, r.call_time_limit, INFINITY,
+               "replay: --load-time-limit 0 s, --call-time-limit inf s");
 }
 
 /* Worker k of three: K = 2; worker 0 found 2 solutions (iterations 10, 40), worker 1 one (at 25),
@@ -277,7 +279,8 @@ static void test_live(void **state)
     tpCliLive live;
     memset(&live, 0, sizeof live);
     EXPECT_VALID(tpCliLive_Valid, &live); /* nothing copied yet */
-    live.tr = (tpTreeRecord){.nbodies = 2, .body_names = names, .nnodes = 3, .parent = parent, .flags = flags, .pos = pos};
+    live.tr =
+        (tpTreeRecord){.nbodies = 2, .body_names = names, .nnodes = 3, .parent = parent, .flags = flags, .pos = pos};
     live.bodies = bodies;
     live.cap = 4;
     snprintf(live.status, sizeof live.status, "planning: 0.1 s");
@@ -336,10 +339,14 @@ static void test_bench_runs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_params_and_opts), cmocka_unit_test(test_plan_cmd),
-        cmocka_unit_test(test_bench_cmd),       cmocka_unit_test(test_export_and_replay),
-        cmocka_unit_test(test_par),             cmocka_unit_test(test_preview),
-        cmocka_unit_test(test_live),            cmocka_unit_test(test_bench_runs),
+        cmocka_unit_test(test_params_and_opts),
+        cmocka_unit_test(test_plan_cmd),
+        cmocka_unit_test(test_bench_cmd),
+        cmocka_unit_test(test_export_and_replay),
+        cmocka_unit_test(test_par),
+        cmocka_unit_test(test_preview),
+        cmocka_unit_test(test_live),
+        cmocka_unit_test(test_bench_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
