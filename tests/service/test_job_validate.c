@@ -45,7 +45,8 @@ static void test_job(void **state)
     BREAK_RULE(svcValid_Job, &j, j.status, SVC_NSTATUS, "job 7: status 6");
     BREAK_RULE(svcValid_Job, &j, j.domain, NULL, "job 7: no domain");
     BREAK_RULE(svcValid_Job, &j, j.created, NAN, "job 7: created at nan");
-    BREAK_RULE(svcValid_Job, &j, j.status, SVC_QUEUED, "job 7: queued, yet started at 1000, finished at 0, 120 iterations");
+    BREAK_RULE(svcValid_Job, &j, j.status, SVC_QUEUED,
+               "job 7: queued, yet started at 1000, finished at 0, 120 iterations");
     BREAK_RULE(svcValid_Job, &j, j.finished, 1003, "job 7: running, started at 1000, finished at 1003");
     BREAK_RULE(svcValid_Job, &j, j.status, SVC_SOLVED, "job 7: solved, finished at 0");
     BREAK_RULE(svcValid_Job, &j, j.nodes, -1, "job 7: 120 iterations, -1 nodes, 1 solutions, 1.5 s");
@@ -84,7 +85,8 @@ static void test_status_change(void **state)
                "status change: queued to approximate (a plan comes from a run)");
     c.from = SVC_RUNNING, c.to = SVC_QUEUED; /* a crash with retries left, or a restart */
     EXPECT_VALID(svcValid_StatusChange, &c);
-    BREAK_RULE(svcValid_StatusChange, &c, c.to, SVC_RUNNING, "status change: running to running (only a queued job starts)");
+    BREAK_RULE(svcValid_StatusChange, &c, c.to, SVC_RUNNING,
+               "status change: running to running (only a queued job starts)");
     c.from = c.to = SVC_FAILED, c.again = true; /* retry_unstored */
     EXPECT_VALID(svcValid_StatusChange, &c);
     c.from = SVC_QUEUED, c.to = SVC_CANCELLED, c.again = false;
@@ -116,7 +118,8 @@ static void test_request(void **state)
     BREAK_RULE(svcValid_Request, rq, body[rq->len], 'x', "request: the body of 18 bytes not terminated");
     BREAK_RULE(svcValid_Request, rq, rq->too_big, true, "request: too big, yet a body of 18 bytes kept");
     BREAK_RULE(svcValid_Request, rq, rq->nheaders, SVC_MAX_HEADERS + 1, "request: 13 response headers, at most 12");
-    BREAK_RULE(svcValid_Request, rq, rq->headers[0][0][0], '\0', "request: response header 0 unnamed or not terminated");
+    BREAK_RULE(svcValid_Request, rq, rq->headers[0][0][0], '\0',
+               "request: response header 0 unnamed or not terminated");
     /* no body (a GET), or one too big to keep */
     rq->body = NULL, rq->len = rq->cap = 0, rq->too_big = true;
     EXPECT_VALID(svcValid_Request, rq);

@@ -653,7 +653,7 @@ static void lease_exactly_once(void **state)
     svcJob stale = *job; /* an older run of the same job: another attempt */
     stale.attempt = job->attempt - 1;
     stale.status = SVC_SOLVED;
-    stale.finished = svcNow(); /* its end, as finish_job writes it (svcValid_Job) */
+    stale.finished = svcNow();                   /* its end, as finish_job writes it (svcValid_Job) */
     assert_false(svcStore_Update(svc, &stale));  /* refused: it does not hold the lease */
     assert_null(svcCluster_Claim(svc, true, 1)); /* nothing else queued: a claimed job is not claimed twice */
     finish(svc, job, SVC_SOLVED);
