@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "cli_validate.h"
 #include "tp/base.h"
 #include "tp/util.h"
 
@@ -41,6 +42,7 @@ bool tpCli_AddParam(tpCliParams *params, char *arg)
     params->items[params->n].name = arg;
     params->items[params->n].value = eq + 1;
     params->n++;
+    TP_VALIDATE(tpCliParams_Valid, params);
     return true;
 }
 

@@ -15,11 +15,12 @@
 #include <cjson/cJSON.h>
 
 #include "bench.h"
+#include "cli_validate.h"
+#include "cmd_opts.h"
 #include "par.h"
 #include "tp/base.h"
 #include "tp/util.h"
 
-#define MAX_LIST 16
 #define DEFAULT_DOMAINS                                                                                                \
     "minigolf,minigolf_random,soccer,pool,dice,catapult,pool_kick,pool_bank,pile,tower,curling,rube_goldberg,parking"
 
@@ -94,38 +95,13 @@ static const PaperRow kPaper[] = {
     {"dice", {204.0, NAN}, {-1, -1}}, /* BK-BGT only, with a preset tree size */
 };
 
-typedef struct Run {
-    char domain[256]; /* label: the domain argument without directory and .lua */
-    tpPlannerKind kind;
-    uint32_t seed;
-    bool solved;
-    double time;    /* s, t_total */
-    double t_first; /* s to the first solution; INFINITY when unsolved */
-    int64_t nodes, iterations;
-    int64_t nodes_first; /* tree size at the first solution; -1 when unsolved */
-    int steps;           /* steps of the returned plan (solution or approximate answer) */
-    int64_t tree_bytes;  /* tree + NN index at the end of the run */
-    long maxrss_kb;      /* process peak RSS so far (getrusage; monotone over the bench) */
-    double t_select, t_tactics, t_physics, t_check;
-    double t_search;                          /* s, the part of t_tactics in the skills' navigation searches */
-    double t_copy;                            /* s, the state copies into new nodes (tpPlanStats.t_copy) */
-    int64_t rejected;                         /* new states rejected */
-    tpRejectStat rejections[TP_REJECT_KINDS]; /* by reason (tpPlanStats.reject) */
-} Run;
-
-#define TP_BENCH_MAX_JOBS 256
-
-typedef struct Runs {
-    Run *v;
-    size_t n, cap;
-} Runs;
-
-static bool push_run(Runs *r, const Run *run)
+static bool push_run(tpBenchRuns *r, const tpBenchRun *run)
 {
-    Run *p = tpArray_Grow(r->v, &r->cap, r->n + 1, sizeof *p);
+    tpBenchRun *p = tpArray_Grow(r->v, &r->cap, r->n + 1, sizeof *p);
     if (!p) {
         return false;
     }
+    TP_VALIDATE(tpBenchRun_Valid, run);
     r->v = p;
     r->v[r->n++] = *run;
     return true;
@@ -225,7 +201,7 @@ static void print_header(void)
 }
 
 /* Prints the summary row of runs[first..n) (one domain x planner). */
-static void print_row(const char *label, tpPlannerKind kind, const Run *runs, size_t count)
+static void print_row(const char *label, tpPlannerKind kind, const tpBenchRun *runs, size_t count)
 {
     double *t = malloc((count ? count : 1) * sizeof *t);
     double *nd = malloc((count ? count : 1) * sizeof *nd);
@@ -315,7 +291,7 @@ static bool ends_with(const char *s, const char *suffix)
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-static bool write_json(const char *path, const Runs *runs, int seeds, const tpCliPlanOpts *o)
+static bool write_json(const char *path, const tpBenchRuns *runs, int seeds, const tpCliPlanOpts *o)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *arr = cJSON_CreateArray();
@@ -332,7 +308,7 @@ static bool write_json(const char *path, const Runs *runs, int seeds, const tpCl
         cJSON_Delete(arr);
     }
     for (size_t i = 0; ok && i < runs->n; ++i) {
-        const Run *r = &runs->v[i];
+        const tpBenchRun *r = &runs->v[i];
         cJSON *j = cJSON_CreateObject();
         cJSON *b = cJSON_CreateObject();
         if (!j || !b) {
@@ -391,7 +367,7 @@ static bool write_json(const char *path, const Runs *runs, int seeds, const tpCl
     return f && ok;
 }
 
-static bool write_csv(const char *path, const Runs *runs)
+static bool write_csv(const char *path, const tpBenchRuns *runs)
 {
     tpFileOut o;
     FILE *f = tpFile_OpenOut(&o, path, "w", NULL, 0);
@@ -401,7 +377,7 @@ static bool write_csv(const char *path, const Runs *runs)
     fprintf(f, "domain,planner,seed,solved,time_s,nodes,iterations,solution_steps,tree_bytes,maxrss_kb,"
                "select_s,tactics_s,physics_s,check_s,other_s,first_time_s,first_nodes,search_s,copy_s\n");
     for (size_t i = 0; i < runs->n; ++i) {
-        const Run *r = &runs->v[i];
+        const tpBenchRun *r = &runs->v[i];
         double other = r->time - r->t_select - r->t_copy - r->t_tactics - r->t_physics - r->t_check;
         char first[64] = ","; /* empty fields when unsolved */
         if (r->solved) {
@@ -453,7 +429,7 @@ static int params_for(char *const *sets, int nsets, const char *label, tpScriptP
 /* One run of the benchmark: seed `seed` of (path, kind), into *r. TP_EXIT_OK, or another exit
  * code with the message in err. */
 static int bench_one(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *ro0,
-                     const char *label, tpPlannerKind kind, uint32_t seed, const tpCliProgress *progress, Run *r,
+                     const char *label, tpPlannerKind kind, uint32_t seed, const tpCliProgress *progress, tpBenchRun *r,
                      char *err, size_t errlen)
 {
     tpCliPlanOpts ro = *ro0;
@@ -496,14 +472,14 @@ static int bench_one(const char *path, const tpScriptParam *params, int nparams,
 typedef struct WorkerRecord {
     int64_t index; /* seed - first seed */
     int32_t rc;
-    Run run;
+    tpBenchRun run;
     char err[512];
 } WorkerRecord;
 
 /* Appends the records of one row (indexed by seed - first seed) to runs in seed order; stops at
  * the first failure, as a sequential run does, printing the row's error. */
 static bool gather_records(const WorkerRecord *recs, const bool *have, const char *label, tpPlannerKind kind,
-                           uint32_t first_seed, long long seeds, Runs *runs)
+                           uint32_t first_seed, long long seeds, tpBenchRuns *runs)
 {
     bool ok = true;
     for (long long s = 0; s < seeds && ok; ++s) {
@@ -528,7 +504,7 @@ static bool gather_records(const WorkerRecord *recs, const bool *have, const cha
  * printed) when a run failed or a worker died. */
 static bool bench_parallel(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *ro,
                            const char *label, tpPlannerKind kind, uint32_t first_seed, long long seeds, int jobs,
-                           Runs *runs)
+                           tpBenchRuns *runs)
 {
     if (jobs > seeds) {
         jobs = (int)seeds;
@@ -621,7 +597,7 @@ static bool bench_parallel(const char *path, const tpScriptParam *params, int np
  * them to runs in seed order. True on ranks other than 0. */
 static bool bench_mpi(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *ro,
                       const char *label, tpPlannerKind kind, uint32_t first_seed, long long seeds, int rank, int size,
-                      Runs *runs)
+                      tpBenchRuns *runs)
 {
     WorkerRecord *recs = rank == 0 ? calloc((size_t)seeds, sizeof *recs) : malloc(sizeof *recs);
     bool *have = rank == 0 ? calloc((size_t)seeds, sizeof *have) : NULL;
@@ -666,23 +642,8 @@ enum {
     OPT_MPI
 };
 
-/* The command line of `tplan bench`, parsed and checked. */
-typedef struct BenchCmd {
-    char domains_buf[1024], planners_buf[64];
-    const char *out, *plot, *plot_domain;
-    long long seeds, plot_iters, jobs;
-    bool quiet, mpi;
-    char *sets[TP_MAX_PARAMS]; /* --set [domain:]name=value (pointers into argv) */
-    int nsets;
-    tpCliPlanOpts o; /* the run definition of every run (planner and seed set per row and run) */
-    char *domains[MAX_LIST], *planners[MAX_LIST];
-    int ndomains, nplanners;
-    tpPlannerKind kinds[MAX_LIST];
-    uint32_t first_seed;
-} BenchCmd;
-
 /* Reads one option that is not a planner option into b: 1 taken, or an exit code. */
-static int bench_option(BenchCmd *b, int c, const tpCliArgs *args)
+static int bench_option(tpCliBenchCmd *b, int c, const tpCliArgs *args)
 {
     const char *v = args->value;
     char q[512];
@@ -749,7 +710,7 @@ static int bench_option(BenchCmd *b, int c, const tpCliArgs *args)
 }
 
 /* Parses and checks the command line into b: -1 to go on, else the exit code. */
-static int bench_parse(int argc, char **argv, BenchCmd *b)
+static int bench_parse(int argc, char **argv, tpCliBenchCmd *b)
 {
     memset(b, 0, sizeof *b);
     snprintf(b->domains_buf, sizeof b->domains_buf, "%s", DEFAULT_DOMAINS);
@@ -790,8 +751,8 @@ static int bench_parse(int argc, char **argv, BenchCmd *b)
             return r;
         }
     }
-    b->ndomains = split_list(b->domains_buf, b->domains, MAX_LIST, "--domains");
-    b->nplanners = split_list(b->planners_buf, b->planners, MAX_LIST, "--planners");
+    b->ndomains = split_list(b->domains_buf, b->domains, TP_BENCH_MAX_LIST, "--domains");
+    b->nplanners = split_list(b->planners_buf, b->planners, TP_BENCH_MAX_LIST, "--planners");
     if (b->ndomains <= 0 || b->nplanners <= 0) {
         return TP_EXIT_BAD_INPUT;
     }
@@ -815,9 +776,9 @@ static int bench_parse(int argc, char **argv, BenchCmd *b)
     if (b->plot) {
         snprintf(plot_dat, sizeof plot_dat, "%s.dat", b->plot);
     }
-    tpCliFile files[MAX_LIST + 3] = {
+    tpCliFile files[TP_BENCH_MAX_LIST + 3] = {
         {"--out", b->out, true}, {"--plot", b->plot, true}, {"--plot data", b->plot ? plot_dat : NULL, true}};
-    char scripts[MAX_LIST][4096];
+    char scripts[TP_BENCH_MAX_LIST][4096];
     int nfiles = 3;
     for (int d = 0; d < b->ndomains; ++d) {
         if (tpCli_ResolveDomain(b->domains[d], scripts[d], sizeof scripts[d])) {
@@ -836,9 +797,9 @@ static int bench_parse(int argc, char **argv, BenchCmd *b)
 
 /* One row: every seed of (domain path, planner p) into runs, then its summary line. False when
    the row failed (its runs are dropped, reported); -1 in *oom when memory ran out. */
-static bool bench_row(const BenchCmd *b, const tpCliPlanOpts *dom_o, const char *path, const char *label,
-                      const tpScriptParam *params, int nparams, int p, int rank, int nranks, Progress *prog, Runs *runs,
-                      bool *oom)
+static bool bench_row(const tpCliBenchCmd *b, const tpCliPlanOpts *dom_o, const char *path, const char *label,
+                      const tpScriptParam *params, int nparams, int p, int rank, int nranks, Progress *prog,
+                      tpBenchRuns *runs, bool *oom)
 {
     size_t first = runs->n;
     const tpPlannerKind kind = b->kinds[p];
@@ -858,7 +819,7 @@ static bool bench_row(const BenchCmd *b, const tpCliPlanOpts *dom_o, const char 
         for (long long s = 0; s < b->seeds && !failed; ++s) {
             prog->run = (uint32_t)s + 1;
             on_progress(prog, &(tpPlanStats){0});
-            Run r;
+            tpBenchRun r;
             char err[2048] = "";
             if (bench_one(path, params, nparams, &ro, label, kind, b->first_seed + (uint32_t)s, &progress, &r, err,
                           sizeof err) != TP_EXIT_OK) {
@@ -879,13 +840,14 @@ static bool bench_row(const BenchCmd *b, const tpCliPlanOpts *dom_o, const char 
         runs->n = first; /* a row with an error is not summarised */
         return false;
     }
+    TP_VALIDATE(tpBenchRuns_Valid, runs); /* once a row: the records of every row so far */
     print_row(label, kind, runs->v + first, runs->n - first);
     return true;
 }
 
 /* After the rows: the --out file and the --plot figure. The exit code, from the rows' one. */
-static int bench_report(const BenchCmd *b, const Runs *runs, const char *plot_path, const char *plot_label, bool tty,
-                        int code)
+static int bench_report(const tpCliBenchCmd *b, const tpBenchRuns *runs, const char *plot_path, const char *plot_label,
+                        bool tty, int code)
 {
     if (b->out) {
         bool ok = ends_with(b->out, ".csv") ? write_csv(b->out, runs) : write_json(b->out, runs, (int)b->seeds, &b->o);
@@ -921,12 +883,13 @@ static int bench_report(const BenchCmd *b, const Runs *runs, const char *plot_pa
 
 static int bench_main(int argc, char **argv, bool *mpi_started)
 {
-    BenchCmd b;
+    tpCliBenchCmd b;
     int code = bench_parse(argc, argv, &b);
     if (code >= 0) {
         return code;
     }
-    if (!tpCli_WatchdogStart(NULL, 0)) { /* a domain's script past its time limits ends the bench */
+    TP_VALIDATE(tpCliBenchCmd_Valid, &b); /* the parse kept its rules (cli_validate.c) */
+    if (!tpCli_WatchdogStart(NULL, 0)) {  /* a domain's script past its time limits ends the bench */
         return TP_EXIT_FAILURE;
     }
     if (b.quiet) {
@@ -942,7 +905,7 @@ static int bench_main(int argc, char **argv, bool *mpi_started)
         b.plot = NULL;
     }
     Progress prog = {!b.quiet && isatty(2), NULL, TP_PLANNER_BGT, 0, 0};
-    Runs runs = {0};
+    tpBenchRuns runs = {0};
     bool partial = false;
     const char *plot_path = NULL;
     char plot_path_buf[4096];

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_validate.h"
+#include "cmd_opts.h"
 #include "tp/base.h"
 #include "tp/export.h"
 #include "tp/plan.h"
@@ -45,16 +47,8 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* The command line of `tplan export`. */
-typedef struct ExportCmd {
-    tpExportDef def;
-    const char *plan, *out, *tree_path, *format;
-    bool quiet;
-    bool motors; /* the plan has driven motors (CSV: motors.csv is written too) */
-} ExportCmd;
-
 /* Parses and checks the options into e: -1 to go on, else the exit code. */
-static int export_parse(int argc, char **argv, ExportCmd *e)
+static int export_parse(int argc, char **argv, tpCliExportCmd *e)
 {
     memset(e, 0, sizeof *e);
     e->def = tpDefaultExportDef();
@@ -165,7 +159,7 @@ static int export_parse(int argc, char **argv, ExportCmd *e)
 }
 
 /* What was written, and how long reading and writing took. */
-static void export_report(const ExportCmd *e, const tpExportStats *st, double t_read, double t_write)
+static void export_report(const tpCliExportCmd *e, const tpExportStats *st, double t_read, double t_write)
 {
     if (e->def.format == TP_EXPORT_CSV) {
         printf("wrote      %s/states.csv%s controls.csv (%.1f MB)\n", e->out, e->motors ? ", motors.csv and" : " and",
@@ -184,7 +178,7 @@ static void export_report(const ExportCmd *e, const tpExportStats *st, double t_
 /* The plan's physics the recording does not keep (masses, joints), from its own script loaded as
  * `tplan replay` loads it; false (after a warning) when the script cannot be loaded: the export
  * then has no masses and no joints. *masses and *joints are freed by the caller. */
-static bool export_physics(const ExportCmd *e, const tpPlanRecord *rec, tpExportPhysics *ph, double **masses,
+static bool export_physics(const tpCliExportCmd *e, const tpPlanRecord *rec, tpExportPhysics *ph, double **masses,
                            tpExportJoint **joints)
 {
     memset(ph, 0, sizeof *ph);
@@ -265,11 +259,12 @@ static bool export_physics(const ExportCmd *e, const tpPlanRecord *rec, tpExport
 
 int tpCmd_Export(int argc, char **argv)
 {
-    ExportCmd e;
+    tpCliExportCmd e;
     int code = export_parse(argc, argv, &e);
     if (code >= 0) {
         return code;
     }
+    TP_VALIDATE(tpCliExportCmd_Valid, &e); /* the parse kept its rules (cli_validate.c) */
     char err[1024];
     double t0 = tpClock_Now();
     tpPlanRecord rec;

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_validate.h"
+#include "cmd_opts.h"
 #include "par.h"
 #include "tp/base.h"
 
@@ -335,23 +337,8 @@ static int plan_parallel(const char *path, const tpCliParams *params, const tpCl
     return code;
 }
 
-/* The command line of `tplan plan`. */
-typedef struct PlanCmd {
-    const char *domain_arg, *out, *tree_out;
-    const char *preview; /* --preview FILE, or NULL */
-    bool no_out, quiet, view, mpi;
-    long long view_quit, jobs;
-    double hard_deadline;   /* --hard-deadline S; 0 = none */
-    const char *state_path; /* --state FILE, or NULL */
-    tplan_state *state;     /* its state (owned), read before planning; or the state of --from-plan */
-    tpCliRefine refine;     /* --from-plan PLAN --world K --until T --where QUERY (plan_path NULL: none) */
-    bool until_set;
-    tpCliParams params;
-    tpCliPlanOpts o; /* the run definition and what the program adds to a run */
-} PlanCmd;
-
 /* Parses the options into p: -1 to go on, else the exit code (--help, a bad option). */
-static int plan_parse(int argc, char **argv, PlanCmd *p)
+static int plan_parse(int argc, char **argv, tpCliPlanCmd *p)
 {
     memset(p, 0, sizeof *p);
     p->jobs = 1;
@@ -509,7 +496,7 @@ static int plan_parse(int argc, char **argv, PlanCmd *p)
 
 /* Writes what a finished run produced -- the plan file (by default DOMAIN.plan.json), the tree
    file -- and prints the summary. The exit code. */
-static int plan_report(PlanCmd *p, const char *path, tpCliRun *run, const tpPlanRecord *rec)
+static int plan_report(tpCliPlanCmd *p, const char *path, tpCliRun *run, const tpPlanRecord *rec)
 {
     int code = TP_EXIT_OK;
     char err[2048] = "", default_out[512];
@@ -549,15 +536,16 @@ static int plan_report(PlanCmd *p, const char *path, tpCliRun *run, const tpPlan
     return code;
 }
 
-static int plan_run(PlanCmd *p, const char *path);
+static int plan_run(tpCliPlanCmd *p, const char *path);
 
 int tpCmd_Plan(int argc, char **argv)
 {
-    PlanCmd p;
+    tpCliPlanCmd p;
     int code = plan_parse(argc, argv, &p);
     if (code >= 0) {
         return code;
     }
+    TP_VALIDATE(tpCliPlanCmd_Valid, &p); /* the parse kept its rules (cli_validate.c) */
     if (p.quiet) {
         tpLog_SetLevel(TP_LOG_WARN); /* warnings are not chatter: a script must learn its robot cannot move */
     }
@@ -604,9 +592,9 @@ int tpCmd_Plan(int argc, char **argv)
 }
 
 /* Plans (one run, or OR-parallel ones) and reports. The exit code. */
-static int plan_run(PlanCmd *p0, const char *path)
+static int plan_run(tpCliPlanCmd *p0, const char *path)
 {
-    PlanCmd p = *p0;
+    tpCliPlanCmd p = *p0;
     int code;
     if (p.jobs > 1 || p.mpi) {
         PlanOutputs po = {p.out, p.tree_out, p.no_out, p.quiet, p.view, p.view_quit};

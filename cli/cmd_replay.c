@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_validate.h"
+#include "cmd_opts.h"
 #include "tp/base.h"
 #include "tplan/version.h"
 
@@ -121,18 +123,8 @@ static bool print_override_error(const char *plan, const tpCliParams *params, co
     return false;
 }
 
-/* The command line of `tplan replay`. */
-typedef struct ReplayOpts {
-    const char *plan_path, *domain_override;
-    bool all, quiet, check;
-    bool mute;                               /* the script's print() writes nothing (tplan export) */
-    double tolerance;                        /* --tolerance: both limits; < 0 (default): the plan's recorded limits */
-    double hard_deadline;                    /* --hard-deadline S; 0 = none */
-    double load_time_limit, call_time_limit; /* 0: the defaults */
-} ReplayOpts;
-
 /* Parses the options into o: -1 to go on, else the exit code (--help, a bad option). */
-static int replay_parse(int argc, char **argv, ReplayOpts *o)
+static int replay_parse(int argc, char **argv, tpCliReplayCmd *o)
 {
     memset(o, 0, sizeof *o);
     o->tolerance = -1.0;
@@ -213,7 +205,7 @@ static void mute_print(void *user, const char *text, size_t len)
    against their hashes by the reader), wherever the plan and the domain are; or, with --domain FILE
    and for plans written before sources existed, a script from the disk. *files (freed by the
    caller) holds the embedded files the script reads. NULL after printing why. */
-static tpScript *replay_load(const ReplayOpts *o, const tpPlanRecord *rec, tpScriptFile **files)
+static tpScript *replay_load(const tpCliReplayCmd *o, const tpPlanRecord *rec, tpScriptFile **files)
 {
     *files = NULL;
     bool embedded = !o->domain_override && rec->nsources > 0;
@@ -277,7 +269,7 @@ static tpScript *replay_load(const ReplayOpts *o, const tpPlanRecord *rec, tpScr
 tpScript *tpCli_LoadPlanScript(const char *plan_path, const char *domain_override, const tpPlanRecord *rec, bool quiet,
                                bool mute, tpScriptFile **files)
 {
-    ReplayOpts o;
+    tpCliReplayCmd o;
     memset(&o, 0, sizeof o);
     o.plan_path = plan_path;
     o.domain_override = domain_override;
@@ -288,7 +280,7 @@ tpScript *tpCli_LoadPlanScript(const char *plan_path, const char *domain_overrid
 
 /* Replays world w (the run's replay: bit for bit, then the goal) and, with --check, its overlaps;
    reports it. The exit code of this world. */
-static int replay_world(const ReplayOpts *o, tpDomain *domain, const tpPlanRecord *rec, int w)
+static int replay_world(const tpCliReplayCmd *o, tpDomain *domain, const tpPlanRecord *rec, int w)
 {
     char err[2048] = "";
     switch (tpRun_ReplayWorld(domain, rec, w, err, sizeof err)) {
@@ -342,11 +334,12 @@ static int replay_world(const ReplayOpts *o, tpDomain *domain, const tpPlanRecor
 
 int tpCmd_Replay(int argc, char **argv)
 {
-    ReplayOpts o;
+    tpCliReplayCmd o;
     int code = replay_parse(argc, argv, &o);
     if (code >= 0) {
         return code;
     }
+    TP_VALIDATE(tpCliReplayCmd_Valid, &o); /* the parse kept its rules (cli_validate.c) */
     if (!tpCli_WatchdogStart(o.plan_path, o.hard_deadline)) {
         return TP_EXIT_FAILURE;
     }

@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_validate.h"
 #include "par.h"
 #include "tp/base.h"
 
@@ -119,6 +120,7 @@ int tpPar_WorkerSearch(const tpParTask *task, int k, const tpParLink *link, tpCl
             s.unrest = p.unrest_exact ? p.unrest_exact(p.ctx, xb) : p.unrest ? p.unrest(p.ctx, xb) : 0.0;
         }
     }
+    TP_VALIDATE(tpParSummary_Valid, &s);
     if (!link->send(link->ctx, TP_PAR_COORD, &s, sizeof s) ||
         (s.nsolutions > 0 && (!link->send(link->ctx, TP_PAR_COORD, iters, (size_t)s.nsolutions * sizeof *iters) ||
                               !link->send(link->ctx, TP_PAR_COORD, costs, (size_t)s.nsolutions * sizeof *costs)))) {
@@ -379,6 +381,7 @@ int tpPar_Decide(const tpParTask *task, const tpParLink *link, tpParOutcome *out
         snprintf(err, errlen, "lost a plan worker");
         return TP_EXIT_FAILURE;
     }
+    TP_VALIDATE(tpParOutcome_Valid, out);
     return TP_EXIT_OK;
 }
 

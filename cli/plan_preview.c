@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_validate.h"
 #include "tp/base.h"
 #include "tp/planner.h"
 #include "tp/tactics.h"
@@ -126,6 +127,7 @@ void tpCliPreview_Progress(tpCliPreview *pv, const tpPlanStats *s, bool last)
         }
     }
     pv->scanned = n;
+    TP_VALIDATE(tpCliPreview_Valid, pv);
     double now = tpClock_Now();
     if (pv->best < 0 || pv->best == pv->written || (!last && now < pv->next_write)) {
         return;
@@ -141,4 +143,5 @@ void tpCliPreview_Progress(tpCliPreview *pv, const tpPlanStats *s, bool last)
        before the next one, so previews cost at most about 2.5 % of the run */
     double cost = tpClock_Now() - now;
     pv->next_write = now + cost * 40;
+    TP_VALIDATE(tpCliPreview_Valid, pv);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_validate.h"
 #include "tp/base.h"
 
 void tpCli_PlanOptsInit(tpCliPlanOpts *o)
@@ -193,6 +194,7 @@ static bool on_loaded(void *user, tpScript *script, tplan_error *err)
 int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *o,
                   const tpCliProgress *progress, tpCliRun *run, char *err, size_t errlen)
 {
+    TP_VALIDATE(tpCliPlanOpts_Valid, o);
     tpScriptDef sdef = tpCli_ScriptDef(o, path, params, nparams);
     tpRunHooks hooks;
     memset(&hooks, 0, sizeof hooks);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_validate.h"
 #include "tp/base.h"
 #include "tp/util.h"
 
@@ -119,6 +120,7 @@ void tpCliLive_Progress(tpCliLive *live, const tpPlanStats *s)
     }
     snprintf(live->status, sizeof live->status, "planning: %.1f s  %lld iterations  %lld nodes  %d solution%s",
              s->elapsed, (long long)s->iterations, (long long)s->nodes, s->solutions, s->solutions == 1 ? "" : "s");
+    TP_VALIDATE(tpCliLive_Valid, live);
     if (!tpLiveView_Update(live->lv, &live->tr, live->status)) {
         live->failed = true; /* the window was closed: keep planning, show nothing more */
     }

@@ -32,6 +32,7 @@
 #include <strings.h>
 
 #include "http_internal.h"
+#include "tp/base.h"
 
 #define SVC_STREAM_STALL_ROUNDS 8 /* reaper rounds (0.25 s) an event stream's socket may stay full: 2 s */
 #define SVC_STREAM_SNDBUF 16384   /* bytes: SO_SNDBUF of an event stream's socket (events are ~1 KB) */
@@ -70,6 +71,7 @@ enum MHD_Result svcHttp_Send(svcReq *rq, unsigned code, struct MHD_Response *res
     if (!resp) {
         return MHD_NO;
     }
+    TP_VALIDATE(svcValid_Request, rq); /* its response headers all added */
     if (type) {
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     }
@@ -492,6 +494,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
     conn_set_deadline(svc, conn, 0); /* the request is complete: no deadline while it is answered */
+    TP_VALIDATE(svcValid_Request, rq);
     return svc->http_handler(rq);
 }
 

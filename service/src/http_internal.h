@@ -32,6 +32,11 @@ typedef struct svcReq {
     bool store_down; /* a read of the store failed while serving it: "no job" is 503, not 404 */
 } svcReq;
 
+/// A request's parse result (job_validate.c): server, connection and route, method and path
+/// terminated, its arrival time, its body within its buffer and the 4 MiB bound and terminated (none
+/// kept when too big), the response headers within their table. False with the broken rule in why.
+bool svcValid_Request(const svcReq *rq, char *why, size_t cap);
+
 /* http.c */
 void svcHttp_Header(svcReq *rq, const char *name, const char *value);
 /// Queues resp (destroyed here) with the extra headers and the content type; logs and counts.

@@ -199,6 +199,7 @@ static void release_workers(tpService *svc, svcJob *job)
 static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char *code, const char *message)
 {
     bool again = job->unstored; /* retry_unstored: the same end, written again */
+    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, status, again}));
     job->status = status;
     job->finished = again ? job->finished : svcNow();
     if (code && !again) {
@@ -618,6 +619,7 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
     if (!ok) {
         return false; /* the worker is gone: its pipe's end restarts it, the job stays queued */
     }
+    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_RUNNING, false}));
     job->status = SVC_RUNNING;
     job->started = svcNow();
     job->nseries = 0; /* a run planned again (after a crash) starts its series again */
@@ -934,6 +936,7 @@ static bool queue_again(tpService *svc, svcJob *job, const char *message)
     }
     double backoff = fmin(SVC_BACKOFF_MAX, SVC_BACKOFF_FIRST * pow(2.0, job->failures));
     job->failures++;
+    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false}));
     job->status = SVC_QUEUED;
     job->run_at = svcNow() + backoff;
     job->started = 0;
@@ -1202,6 +1205,7 @@ void svcSched_Stop(tpService *svc)
     for (int i = 0; i < svc->nactive; ++i) {
         svcJob *job = svc->active[i];
         if (job->status == SVC_RUNNING) {
+            TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false}));
             job->status = SVC_QUEUED;
             job->started = 0;
             job->iterations = job->nodes = 0;

@@ -380,6 +380,20 @@ bool svcValid_Metrics(const svcMetrics *m, char *why, size_t cap);
 /// Both, as a TP_INVARIANT (logs the broken rule, then aborts; nothing in Release builds).
 void svcValid_Check(tpService *svc);
 
+/* ---- job_validate.c ---- */
+/// A job's record as it goes to the store (svcStore_Insert once its id is set, svcStore_Update): its
+/// status against its times and progress, the request's bounds, its strings terminated.
+bool svcValid_Job(const svcJob *job, char *why, size_t cap);
+/// One change of a job's status (the scheduler's): from, to, and whether it is a final job's end
+/// written again (sched.c retry_unstored).
+typedef struct svcStatusChange {
+    svcStatus from, to;
+    bool again;
+} svcStatusChange;
+/// The job's state machine: a final job never changes (but is written again as it is), a plan
+/// (solved, approximate) comes from a running job, only a queued job starts running.
+bool svcValid_StatusChange(const svcStatusChange *c, char *why, size_t cap);
+
 /* ---- metrics.c ---- */
 int svcRouteIndex(const char *route);
 void svcMetrics_Request(tpService *svc, const char *route, unsigned code);    /* mu held */

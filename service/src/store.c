@@ -52,11 +52,16 @@ void svcStore_Close(tpService *svc)
 
 bool svcStore_Insert(tpService *svc, svcJob *job, const char *idem_key, const char *idem_hash)
 {
-    return svc->store->insert(svc, job, idem_key, idem_hash);
+    const bool ok = svc->store->insert(svc, job, idem_key, idem_hash);
+    if (ok) {
+        TP_VALIDATE(svcValid_Job, job); /* its id is set now */
+    }
+    return ok;
 }
 
 bool svcStore_Update(tpService *svc, const svcJob *job)
 {
+    TP_VALIDATE(svcValid_Job, job);
     return svc->store->update(svc, job);
 }
 

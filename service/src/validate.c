@@ -2,6 +2,7 @@
  * invariants in every folder). Each check returns false with the first broken rule in why, so a
  * test can show it failing on a corrupted state; the scheduler's loop and the metrics call them
  * through TP_INVARIANT in the Debug and sanitizer builds (off in Release). mu held. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,6 +56,10 @@ bool svcValid_Scheduler(const tpService *svc, char *why, size_t cap)
             return tpBroken(why, cap, "job %lld: on worker %d, which runs job %lld", (long long)job->id, job->worker,
                             (long long)svc->workers[job->worker].job);
         }
+        if (job->sync && !(job->sync_deadline > 0)) {
+            return tpBroken(why, cap, "job %lld: synchronous without a deadline (%g)", (long long)job->id,
+                            job->sync_deadline);
+        }
         if (job->jobs < 1 || job->memory_mb < 0 || !(job->time_limit >= 0)) {
             return tpBroken(why, cap, "job %lld: jobs %d, memory_mb %d, time_limit %g", (long long)job->id, job->jobs,
                             job->memory_mb, job->time_limit);
@@ -84,8 +89,23 @@ bool svcValid_Scheduler(const tpService *svc, char *why, size_t cap)
         if (w->pid > 0 && (w->in_fd < 0 || w->ev_fd < 0)) {
             return tpBroken(why, cap, "worker %d: pid %d without its pipes", wi, (int)w->pid);
         }
+        if (w->job != 0 && (!(w->hard_deadline >= w->job_started) || !(w->job_limit >= 0))) {
+            return tpBroken(why, cap, "worker %d: job sent at %g with a limit of %g s, killed at %g", wi,
+                            w->job_started, w->job_limit, w->hard_deadline);
+        }
         if (w->len > w->cap || (w->cap > 0 && !w->buf)) {
             return tpBroken(why, cap, "worker %d: event buffer %zu of %zu bytes", wi, w->len, w->cap);
+        }
+    }
+    /* the synchronous jobs' costs after their search (sched.c's reserve): a ring of positive seconds */
+    if (svc->nsync_spent < 0 || svc->nsync_spent > SVC_SYNC_SAMPLES || svc->sync_next < 0 ||
+        svc->sync_next >= SVC_SYNC_SAMPLES) {
+        return tpBroken(why, cap, "sync reserve: %d samples, next at %d, of %d", svc->nsync_spent, svc->sync_next,
+                        SVC_SYNC_SAMPLES);
+    }
+    for (int i = 0; i < svc->nsync_spent; ++i) {
+        if (!(svc->sync_spent[i] > 0) || !isfinite(svc->sync_spent[i])) {
+            return tpBroken(why, cap, "sync reserve: sample %d is %g s", i, svc->sync_spent[i]);
         }
     }
     /* the limits' table: tags named once each, bounds >= 1, and no job tagged with a limit not in it */
@@ -134,6 +154,11 @@ bool svcValid_Metrics(const svcMetrics *m, char *why, size_t cap)
     if (n != m->plan_count) {
         return tpBroken(why, cap, "metrics: %llu planning times in the histogram, %llu counted", (unsigned long long)n,
                         (unsigned long long)m->plan_count);
+    }
+    if (m->jobs_finished[SVC_QUEUED] != 0 || m->jobs_finished[SVC_RUNNING] != 0) {
+        return tpBroken(why, cap, "metrics: %llu queued and %llu running jobs counted as finished",
+                        (unsigned long long)m->jobs_finished[SVC_QUEUED],
+                        (unsigned long long)m->jobs_finished[SVC_RUNNING]);
     }
     for (int s = 0; s < SVC_NSTATUS; ++s) {
         done += s == SVC_SOLVED || s == SVC_APPROXIMATE ? m->jobs_finished[s] : 0;

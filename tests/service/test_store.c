@@ -588,7 +588,11 @@ static void get_run_and_retry_of(void **state)
     assert_string_equal(run->script, "return 1 -- the script");
     assert_string_equal(run->name, "n");
     assert_int_equal(run->retry_of, 0);
-    run->status = SVC_QUEUED;
+    run->status = SVC_QUEUED; /* a fresh record, as svcApi_Retry makes it (svcValid_Job) */
+    run->started = run->finished = 0;
+    run->iterations = run->nodes = 0;
+    run->solutions = 0;
+    run->err_code[0] = '\0';
     run->retry_of = id;
     assert_true(svcStore_Insert(svc, run, NULL, NULL));
     int64_t copy = run->id;
@@ -649,6 +653,7 @@ static void lease_exactly_once(void **state)
     svcJob stale = *job; /* an older run of the same job: another attempt */
     stale.attempt = job->attempt - 1;
     stale.status = SVC_SOLVED;
+    stale.finished = svcNow();                   /* its end, as finish_job writes it (svcValid_Job) */
     assert_false(svcStore_Update(svc, &stale));  /* refused: it does not hold the lease */
     assert_null(svcCluster_Claim(svc, true, 1)); /* nothing else queued: a claimed job is not claimed twice */
     finish(svc, job, SVC_SOLVED);

@@ -117,6 +117,28 @@ static void test_job_states(void **state)
     f->jobs[0].worker = -1;
     f->jobs[0].jobs = 0;
     fails(f, "job 1: jobs 0");
+    f->jobs[0].jobs = 1;
+    f->jobs[0].sync = true; /* POST /v1/plan: answered by its deadline */
+    fails(f, "job 1: synchronous without a deadline (0)");
+    f->jobs[0].sync_deadline = 1e9;
+    char why[320] = "";
+    assert_true(svcValid_Scheduler(&f->svc, why, sizeof why));
+}
+
+static void test_sync_reserve(void **state)
+{
+    Fixture *f = *state;
+    char why[320] = "";
+    f->svc.sync_spent[0] = 0.2, f->svc.sync_spent[1] = 0.05;
+    f->svc.nsync_spent = 2, f->svc.sync_next = 2;
+    assert_true(svcValid_Scheduler(&f->svc, why, sizeof why));
+    f->svc.sync_next = SVC_SYNC_SAMPLES;
+    fails(f, "sync reserve: 2 samples, next at 32, of 32");
+    f->svc.sync_next = 2;
+    f->svc.sync_spent[1] = -0.5;
+    fails(f, "sync reserve: sample 1 is -0.5 s");
+    f->svc.sync_spent[1] = 0.05;
+    assert_true(svcValid_Scheduler(&f->svc, why, sizeof why));
 }
 
 static void test_limits(void **state)
@@ -175,6 +197,11 @@ static void test_workers(void **state)
     f->workers[1].len = 17;
     fails(f, "worker 1: event buffer 17 of 16 bytes");
     f->workers[1].len = 3;
+    f->workers[1].job_started = 100, f->workers[1].job_limit = 10, f->workers[1].hard_deadline = 121;
+    assert_true(svcValid_Scheduler(&f->svc, NULL, 0));
+    f->workers[1].hard_deadline = 99;
+    fails(f, "worker 1: job sent at 100 with a limit of 10 s, killed at 99");
+    f->workers[1].hard_deadline = 121;
     f->svc.nprocs = 4;
     fails(f, "workers: 4 processes for 2 batch + 1 interactive");
 }
@@ -190,6 +217,9 @@ static void test_metrics(void **state)
     f->svc.metrics.jobs_finished[SVC_SOLVED] = 2;
     f->svc.metrics.plan_sum = -1;
     fails(f, "metrics: planning seconds -1 over 3 jobs");
+    f->svc.metrics.plan_sum = 4.5;
+    f->svc.metrics.jobs_finished[SVC_RUNNING] = 1;
+    fails(f, "metrics: 0 queued and 1 running jobs counted as finished");
 }
 
 int main(void)
@@ -200,6 +230,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_job_states, setup, teardown),
         cmocka_unit_test_setup_teardown(test_workers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sync_reserve, setup, teardown),
         cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
