@@ -56,6 +56,19 @@ tpBodyDef sw_robot(const char *name, double x, double y)
     return b;
 }
 
+tpBodyDef sw_car(const char *name, double x, double y)
+{
+    tpBodyDef b = sw_robot(name, x, y);
+    b.size[0] = 4;
+    b.size[1] = 1.8;
+    b.size[2] = 1.2;
+    b.pos[2] = 0.6;
+    b.mass = 1500;
+    b.max_force = 0;
+    b.max_torque = 0;
+    return b;
+}
+
 tpBodyDef sw_ball(const char *name, double x, double y)
 {
     tpBodyDef b = tpDefaultBodyDef();

@@ -40,6 +40,9 @@ void sw_init(SkWorld *w, double friction);
 int sw_add(SkWorld *w, tpBodyDef b);
 /// An active planar box robot (0.18 x 0.18 x 0.15 m, 2.5 kg, 20 N, 2 N·m, material 1) at (x, y).
 tpBodyDef sw_robot(const char *name, double x, double y);
+/// A car for drive_track: a 4 x 1.8 x 1.2 m, 1,500 kg active box at (x, y) on the ground, its force
+/// and torque left to the skill (max_force, max_torque 0), material 1.
+tpBodyDef sw_car(const char *name, double x, double y);
 /// A passive golf-sized ball (radius 0.0215 m, 46 g) resting on the ground at (x, y).
 tpBodyDef sw_ball(const char *name, double x, double y);
 /// A static wall box of footprint sx x sy (m), 0.3 m tall, centred at (x, y).

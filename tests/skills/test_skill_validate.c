@@ -358,14 +358,7 @@ static void test_nav_track(void **state)
     (void)state;
     SkWorld w;
     sw_init(&w, 0.8);
-    tpBodyDef car = sw_robot("car", 0, 0);
-    car.size[0] = 4;
-    car.size[1] = 1.8;
-    car.size[2] = 1.2;
-    car.pos[2] = 0.6;
-    car.mass = 1500;
-    car.max_force = 0;
-    car.max_torque = 0;
+    tpBodyDef car = sw_car("car", 0, 0);
     const int body = sw_add(&w, car);
     sw_add(&w, sw_wall("far", 40, 30, 1, 1));
     sw_start(&w);
