@@ -32,8 +32,15 @@ bool svcStore_Open(tpService *svc, char *err, size_t errlen)
         }
         svc->store = &svcStoreSqlite;
     } else if (svcStore_IsPostgres(spec)) {
+#if TP_HAVE_POSTGRESQL
         svc->store = &svcStorePg;
         svc->cluster = true;
+#else
+        snprintf(err, errlen,
+                 "--store postgresql://...: this tplan was built without the PostgreSQL store "
+                 "(configured with -DTP_POSTGRESQL=OFF); use --store sqlite:PATH");
+        return false;
+#endif
     } else {
         char shown[256];
         tpService_RedactStore(spec, shown, sizeof shown);

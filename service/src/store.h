@@ -56,6 +56,6 @@ struct pg_conn;
 bool svcPgSchema_Migrate(tpService *svc, struct pg_conn *c, char *err, size_t errlen);
 
 extern const svcStoreOps svcStoreSqlite;
-extern const svcStoreOps svcStorePg;
+extern const svcStoreOps svcStorePg; /* built when TP_HAVE_POSTGRESQL (store_pg.c) */
 
 #endif

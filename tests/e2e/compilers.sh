@@ -29,7 +29,7 @@ rm -f "$work"/*.plan.json
 if [ ! -f "$build/CMakeCache.txt" ]; then
   # CFLAGS from the environment would reach the other build only: it gets the project's flags alone
   env -u CFLAGS -u LDFLAGS -u CPPFLAGS CC="$other" "$cmake" -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_FLAGS="$flags" -DTP_MPI=OFF > "$work/configure.txt" 2>&1 || {
+    -DCMAKE_C_FLAGS="$flags" -DTP_MPI=OFF -DTP_POSTGRESQL=OFF > "$work/configure.txt" 2>&1 || {
     cat "$work/configure.txt"
     echo "FAIL: configure the $other build"
     exit 1
@@ -45,6 +45,14 @@ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$cmake" --build "$build" -j"${TP_COMPIL
 }
 echo "$other build ($flags${flags:+ }Release, tplan only): $((SECONDS - start)) s"
 them=$build/tplan
+
+# the other build is configured without the optional parts (-DTP_MPI=OFF -DTP_POSTGRESQL=OFF): it
+# links neither Open MPI nor libpq, and refuses a PostgreSQL store by name (exit 2)
+expect "the $other build links no libpq and no MPI" bash -c "! ldd '$them' | grep -Eq 'libpq|libmpi'"
+"$them" serve --port 0 --no-web --data "$work/nopg" --store postgresql://localhost/tplan > "$work/nopg.txt" 2>&1
+rc=$?
+expect "the $other build refuses --store postgresql:// (exit $rc, expected 2): $(head -c 300 "$work/nopg.txt")" \
+  bash -c "[ $rc -eq 2 ] && grep -q 'built without the PostgreSQL store' '$work/nopg.txt'"
 
 # No fused multiply-add in either program (ODE and libm are shared libraries, not in it): this also
 # catches a contraction the four plans do not reach, and GCC's vfmaddsub when this build has FMA.
