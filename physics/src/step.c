@@ -430,7 +430,6 @@ static bool find_stiff(tpWorld *w)
     const bool stacks = find_stacks(w, level);
     if (!any && !stacks)
         return false;
-
     for (int32_t i = 0; i < n; i++)
         parent[i] = i;
     for (int k = 0; k < w->npend; k++) {
@@ -558,11 +557,12 @@ static void solve_once(tpWorld *w, double h)
     w->stiff += mode == TP_SOLVE_MIXED;
     w->stiff_solved = mode == TP_SOLVE_MIXED;
     if (mode != TP_SOLVE_EXACT) { /* a tall stack's sweeps (TP_TALL_STACK) */
-        const int base = w->def.quickstep_iters > 0 ? w->def.quickstep_iters : 20;
+        const int base = tpWorld_QuickIters(&w->def);
         int sweeps = base;
-        if (w->quick_height >= TP_TALL_STACK) {
+        if (w->quick_height >= TP_TALL_STACK) { /* never below base, not above the cap unless base is */
             const int64_t tall = (int64_t)base * w->quick_height;
-            sweeps = tall > TP_TALL_SWEEPS_MAX ? (base > TP_TALL_SWEEPS_MAX ? base : TP_TALL_SWEEPS_MAX) : (int)tall;
+            const int cap = base > TP_TALL_SWEEPS_MAX ? base : TP_TALL_SWEEPS_MAX;
+            sweeps = tall < cap ? (int)tall : cap;
             w->tall++;
         }
         dWorldSetQuickStepNumIterations(w->world, sweeps);

@@ -910,7 +910,7 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
     dWorldSetCFM(w->world, def->cfm);
     /* Auto-disable keeps per-body idle counters that a state x cannot carry. */
     dWorldSetAutoDisableFlag(w->world, 0);
-    dWorldSetQuickStepNumIterations(w->world, def->quickstep_iters > 0 ? def->quickstep_iters : 20);
+    dWorldSetQuickStepNumIterations(w->world, tpWorld_QuickIters(def));
     /* A thin allowed penetration keeps resting contacts from chattering in and out of touch.
      * The exact solver leaves resting bodies still, so 0.1 mm serves (a stack of ten sinks 1 mm
      * in all); the iterative one leaves residual velocities that a 1 mm layer absorbs (at 0.1 mm

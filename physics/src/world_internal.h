@@ -142,6 +142,13 @@ void tpCompound_ResetOffsets(tpWorld *w, int i);
 /// Frees the parts' mesh data (after the space destroyed their geoms).
 void tpCompound_Free(tpWorld *w);
 
+/* quickstep's sweeps per solve: the scene's quickstep_iters, 20 where it is not set (a scene whose
+ * solver is not quickstep need not set it). step.c raises it for a tall stack (TP_TALL_STACK). */
+static inline int tpWorld_QuickIters(const tpSceneDef *def)
+{
+    return def->quickstep_iters > 0 ? def->quickstep_iters : 20;
+}
+
 /* Plane contacts (plane_collide.c) */
 /// Contacts of a sphere, cylinder or capsule geom against a plane geom into out (at most
 /// max), in ODE's convention for the pair in the order (plane, shape) when plane_first, else

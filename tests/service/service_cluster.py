@@ -18,7 +18,7 @@ import time
 
 import pg_claim
 from pg_cluster import PGBIN, Postgres, free_port
-from tplan_service import LONG, SCRIPTS, TIMEOUT, Runner, Server, cli_plan, fresh_dir, strip_timing
+from tplan_service import LONG, SCRIPTS, TIMEOUT, Runner, Server, cli_plan, fresh_dir, start_state, strip_timing
 
 TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 GROUP = sys.argv[3] if len(sys.argv) > 3 else "all"
@@ -295,10 +295,7 @@ def test_flow(pg):
         assert h["workers"] == 0 and h["interactive_workers"] == 0, h
         # a state that does not fit its domain: refused by the front end's state checker before it
         # reaches the store (400 naming the field, as /v1/plan), a good one planned by the node
-        tp, ts = os.path.join(d, "tiny.json"), os.path.join(d, "tiny_state.json")
-        subprocess.run([TPLAN, "plan", os.path.join(SCRIPTS, "tiny.lua"), "-q", "-o", tp], check=True)
-        subprocess.run([TPLAN, "state", tp, "--step", "0", "-o", ts], check=True)
-        state = json.load(open(ts))
+        state = start_state(TPLAN, "tiny.lua", d)
         good = fe.submit({"script": TINY, "state": state})
         assert fe.wait_final(good)["status"] == "solved"
         state["bodies"]["robob"] = state["bodies"].pop("robot")

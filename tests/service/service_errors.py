@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 
-from tplan_service import Runner, Server, fresh_dir, SCRIPTS, LONG, openapi_check, cli_plan, strip_timing
+from tplan_service import Runner, Server, fresh_dir, SCRIPTS, LONG, openapi_check, cli_plan, start_state, strip_timing
 
 TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 
@@ -295,10 +295,7 @@ def test_states(s):
     assert checks()["loaded"] == c["loaded"] + 1, (c, checks())
     # a submitted script is checked too, by the same load (its bodies are its own)
     tiny = script("tiny.lua")
-    tplan_path, tstate = os.path.join(d, "tiny.json"), os.path.join(d, "tiny_state.json")
-    subprocess.run([TPLAN, "plan", os.path.join(SCRIPTS, "tiny.lua"), "-q", "-o", tplan_path], check=True)
-    subprocess.run([TPLAN, "state", tplan_path, "--step", "0", "-o", tstate], check=True)
-    robot = json.load(open(tstate))
+    robot = start_state(TPLAN, "tiny.lua", d)
     ok = s.submit({"script": tiny, "state": robot})
     assert s.wait_final(ok)["status"] == "solved"
     robot["bodies"]["robob"] = robot["bodies"].pop("robot")

@@ -243,6 +243,16 @@ def cli_plan(tplan, out, *args):
     return open(out, "rb").read()
 
 
+def start_state(tplan, script, folder):
+    """The state at step 0 of a plan of SCRIPTS/script (tplan plan, then tplan state), as a dict."""
+    name = os.path.splitext(script)[0]
+    plan, state = os.path.join(folder, name + ".json"), os.path.join(folder, name + "_state.json")
+    subprocess.run([tplan, "plan", os.path.join(SCRIPTS, script), "-q", "-o", plan], check=True)
+    subprocess.run([tplan, "state", plan, "--step", "0", "-o", state], check=True)
+    with open(state) as f:
+        return json.load(f)
+
+
 class Runner:
     """Runs named test functions; prints one line per test and 'N passed, N failed'."""
 
