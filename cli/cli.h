@@ -209,6 +209,9 @@ typedef tpRun tpCliRun;
 int tpCli_PlanRun(const char *path, const tpScriptParam *params, int nparams, const tpCliPlanOpts *o,
                   const tpCliProgress *progress, tpCliRun *run, char *err, size_t errlen);
 void tpCli_PlanRunFree(tpCliRun *run);
+/// The exact unrest (docs/lua-api.md#fallbacks) of a finished run's best node (res.best): the
+/// domain's unrest_exact, else its unrest, else 0 (a fallback by quality); NAN on a callback error.
+double tpCli_BestUnrest(const tpCliRun *run);
 /// The plan record of a finished run, as `tplan plan` writes it: the domain's recording plus the
 /// script's file name, its hash, the --set overrides and every file the script read (sources);
 /// warnings name files relative to the script's folder. `path` is not recorded. rec is zeroed first; free it with

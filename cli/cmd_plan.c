@@ -524,8 +524,7 @@ static int plan_report(tpCliPlanCmd *p, const char *path, tpCliRun *run, const t
         const tpProblem problem = tpDomain_Problem(run->domain);
         FallbackSeen fb = {problem.unrest != NULL, 0.0};
         if (fb.by_rest && run->res.status == TP_PLAN_APPROXIMATE) {
-            const void *xb = tpTree_State(tpPlanner_Tree(run->planner), run->res.best);
-            fb.unrest = problem.unrest_exact ? problem.unrest_exact(problem.ctx, xb) : problem.unrest(problem.ctx, xb);
+            fb.unrest = tpCli_BestUnrest(run);
         }
         print_summary(p->o.name ? p->o.name : path, &run->pd, &run->res, rec, fb, problem.state_bytes,
                       problem.action_dim, code == TP_EXIT_OK ? out : NULL);

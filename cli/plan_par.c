@@ -117,7 +117,7 @@ int tpPar_WorkerSearch(const tpParTask *task, int k, const tpParLink *link, tpCl
         } else if (r->nsolutions == 0) {
             const void *xb = tpTree_State(tree, r->best);
             s.quality = p.quality(p.ctx, xb);
-            s.unrest = p.unrest_exact ? p.unrest_exact(p.ctx, xb) : p.unrest ? p.unrest(p.ctx, xb) : 0.0;
+            s.unrest = tpCli_BestUnrest(run);
         }
     }
     TP_VALIDATE(tpParSummary_Valid, &s);

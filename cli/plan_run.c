@@ -223,6 +223,13 @@ void tpCli_PlanRunFree(tpCliRun *run)
     tpRun_Free(run);
 }
 
+double tpCli_BestUnrest(const tpCliRun *run)
+{
+    const tpProblem p = tpDomain_Problem(run->domain);
+    const void *x = tpTree_State(tpPlanner_Tree(run->planner), run->res.best);
+    return p.unrest_exact ? p.unrest_exact(p.ctx, x) : p.unrest ? p.unrest(p.ctx, x) : 0.0;
+}
+
 bool tpCli_RecordResult(const tpCliRun *run, const char *path, const tpPlanResult *res, tpPlanRecord *rec, char *err,
                         size_t errlen)
 {
