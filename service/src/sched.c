@@ -592,7 +592,7 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
     cJSON *m = cJSON_CreateObject();
     cJSON_AddNumberToObject(m, "id", (double)job->id);
     cJSON_AddStringToObject(m, "dir", dir);
-    cJSON_AddItemToObject(m, "request", req ? req : cJSON_CreateObject());
+    tpJson_Put(m, "request", req ? req : cJSON_CreateObject());
     if (!tpRun_WriteJsonFields(&run, cJSON_AddObjectToObject(m, "run"))) {
         cJSON_Delete(m);
         return false;
@@ -804,11 +804,10 @@ static void series_to_summary(const svcJob *job, cJSON *sum)
     cJSON *arr = cJSON_AddArrayToObject(sum, "progress");
     for (int i = 0; arr && i < job->nseries; ++i) {
         cJSON *r = cJSON_CreateArray();
-        cJSON_AddItemToArray(r, cJSON_CreateNumber(job->series[i][0]));
-        cJSON_AddItemToArray(r,
-                             isfinite(job->series[i][1]) ? cJSON_CreateNumber(job->series[i][1]) : cJSON_CreateNull());
-        cJSON_AddItemToArray(r, cJSON_CreateNumber(job->series[i][2]));
-        cJSON_AddItemToArray(arr, r);
+        tpJson_Append(r, cJSON_CreateNumber(job->series[i][0]));
+        tpJson_Append(r, isfinite(job->series[i][1]) ? cJSON_CreateNumber(job->series[i][1]) : cJSON_CreateNull());
+        tpJson_Append(r, cJSON_CreateNumber(job->series[i][2]));
+        tpJson_Append(arr, r);
     }
 }
 
