@@ -405,6 +405,10 @@ static int plan_parse(int argc, char **argv, tpCliPlanCmd *p)
             p->no_out = true;
             break;
         case OPT_VIEW:
+            if (!TP_HAVE_VIEWER) { /* plan_view.c has no window to open */
+                tpLog(TP_LOG_ERROR, "plan --view: this tplan was built without the viewer (TP_VIEWER=OFF)");
+                return TP_EXIT_BAD_INPUT;
+            }
             p->view = true;
             break;
         case OPT_SET:

@@ -2,10 +2,15 @@
 # rules (one tree per component: CPACK_TEMPORARY_INSTALL_DIRECTORY/<component>): refuses to build
 # without a Maintainer (TP_DEB_MAINTAINER); gives every package its copyright file and a Debian
 # changelog in usr/share/doc/<package>; adds what only the tplan package has -- the systemd units
-# and /etc/default/tplan{,-node} (conffiles) -- and compresses its manual pages.
+# and /etc/default/tplan{,-node} (conffiles) -- and compresses its manual pages; gives tplan-mpi
+# its manual page, a link to tplan(1) (the same program, with --mpi).
 if("${CPACK_PACKAGE_CONTACT}" STREQUAL "")
   message(FATAL_ERROR "make package: no Maintainer for the Debian packages: configure with "
                       "-DTP_DEB_MAINTAINER=\"Name <address>\" (or cpack -D CPACK_PACKAGE_CONTACT=\"Name <address>\")")
+endif()
+if(NOT CPACK_TP_WHOLE)
+  message(FATAL_ERROR "make package: the tplan package is the whole program, and this build lacks its viewer or "
+                      "service: configure with -DTP_VIEWER=ON -DTP_SERVICE=ON (docs/install.md#build-options)")
 endif()
 set(P "${CPACK_TP_PACKAGING_DIR}")
 string(TIMESTAMP TP_NOW "%a, %d %b %Y %H:%M:%S +0000" UTC)
@@ -57,3 +62,9 @@ foreach(m ${TP_MAN})
     message(FATAL_ERROR "deb_extra.cmake: gzip ${m} failed")
   endif()
 endforeach()
+# tplan-mpi(1) is tplan(1): tplan-mpi Depends tplan, which has the page
+set(TP_MPI_ROOT "${CPACK_TEMPORARY_INSTALL_DIRECTORY}/mpi")
+if(IS_DIRECTORY "${TP_MPI_ROOT}/usr")
+  file(MAKE_DIRECTORY "${TP_MPI_ROOT}/usr/share/man/man1")
+  file(CREATE_LINK tplan.1.gz "${TP_MPI_ROOT}/usr/share/man/man1/tplan-mpi.1.gz" SYMBOLIC)
+endif()
