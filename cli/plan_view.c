@@ -175,15 +175,15 @@ void tpCliLive_Finish(tpCliLive *live, const tpPlanRecord *rec, const tpTree *tr
     tpCliLive_Progress(live, NULL);
 }
 
-static void tpDestroyLiveView(tpLiveView *lv)
-{
-    TP_ASSERT(lv == NULL); /* none is ever made */
-}
 #endif
 
 void tpCliLive_Free(tpCliLive *live)
 {
+#if TP_HAVE_VIEWER
     tpDestroyLiveView(live->lv);
+#else
+    TP_ASSERT(live->lv == NULL); /* none is ever made without the viewer */
+#endif
     tpPlanRecord_Free(&live->rec);
     free(live->bodies);
     free(live->tr.body_names);
