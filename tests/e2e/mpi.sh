@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tplan plan/bench --mpi on localhost (docs/parallel.md): `mpirun -np R tplan plan ... --mpi` gives
+# tplan plan/bench --mpi on localhost (docs/parallel.md): `mpirun -np R tplan-mpi plan ... --mpi` gives
 # the plan bytes of `--jobs R` (R = 2 and 3, K = 1 and many-worlds, and an unsolved run), and
 # `mpirun -np 2 tplan bench ... --mpi` the records of a sequential bench (timing aside).
 # The --mpi runs are tplan-mpi's (the program with MPI), the --jobs runs tplan's (without MPI): the

@@ -181,6 +181,17 @@ if [ -n "$mpi" ]; then
   readelf -d "$root/usr/bin/tplan-mpi" | grep -q 'libmpi' && [ "$("$root/usr/bin/tplan-mpi" --version)" = "tplan $version" ] &&
     [ "$(readlink "$root/usr/share/man/man1/tplan-mpi.1.gz")" = tplan.1.gz ]
   check "packaged tplan-mpi: NEEDs libmpi, --version, man page tplan-mpi(1) -> tplan(1)" $?
+  # two ranks on this machine (as tests/e2e/mpi.sh runs them): the packaged domains, the plan of
+  # the packaged tplan's --jobs 2
+  if command -v mpirun > /dev/null; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader \
+      OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 300 mpirun --oversubscribe --bind-to none -np 2 \
+      "$root/usr/bin/tplan-mpi" plan minigolf --mpi -q -o mpi.plan.json > mpirun.txt 2>&1
+    rc=$?
+    "$root/usr/bin/tplan" plan minigolf --jobs 2 -q -o jobs.plan.json > /dev/null 2>&1
+    [ $rc -eq 0 ] && same mpi.plan.json jobs.plan.json
+    check "mpirun -np 2 packaged tplan-mpi plan minigolf --mpi: exit $rc, the plan of tplan --jobs 2 ($(head -c 200 mpirun.txt))" $?
+  fi
 fi
 [ "$("$root/usr/bin/tplan" --version)" = "tplan $version" ]; check "packaged tplan --version" $?
 "$root/usr/bin/tplan" plan soccer --seed 1 -q -o soccer.json > /dev/null 2>&1; check "packaged tplan plans soccer" $?
