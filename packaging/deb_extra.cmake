@@ -13,6 +13,17 @@ if(NOT CPACK_TP_WHOLE)
                       "service: configure with -DTP_VIEWER=ON -DTP_SERVICE=ON (docs/install.md#build-options)")
 endif()
 set(P "${CPACK_TP_PACKAGING_DIR}")
+# The changelog's date: SOURCE_DATE_EPOCH when set (reproducible builds), else the source's last
+# commit, else now. A fixed date makes libtplan0's and libtplan-dev's changelog.gz the same bytes on
+# every architecture, as Multi-Arch: same needs for files outside usr/lib/<triplet> (gzip -n: no
+# name or time in the header). string(TIMESTAMP) reads SOURCE_DATE_EPOCH itself.
+if("$ENV{SOURCE_DATE_EPOCH}" STREQUAL "")
+  execute_process(COMMAND git -C "${P}" log -1 --format=%ct OUTPUT_VARIABLE TP_EPOCH OUTPUT_STRIP_TRAILING_WHITESPACE
+                  RESULT_VARIABLE rc ERROR_QUIET)
+  if(rc EQUAL 0 AND TP_EPOCH MATCHES "^[0-9]+$")
+    set(ENV{SOURCE_DATE_EPOCH} "${TP_EPOCH}")
+  endif()
+endif()
 string(TIMESTAMP TP_NOW "%a, %d %b %Y %H:%M:%S +0000" UTC)
 # (file(COPY_FILE), not file(INSTALL): CPack sets DESTDIR, which file(INSTALL) would prepend)
 function(tp_put root from to)

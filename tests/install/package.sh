@@ -136,6 +136,14 @@ check "libtplan0: shlibs, an ldconfig trigger and no maintainer script" $?
 
 root=$tmp/root
 for p in $pkgs; do dpkg-deb -x "${deb[$p]}" "$root" || false; done; check "dpkg-deb -x, in install order" $?
+# the Debian changelog's date is the source's last commit's (SOURCE_DATE_EPOCH overrides it), not
+# the packaging time: the same changelog.gz on every architecture (Multi-Arch: same)
+epoch=${SOURCE_DATE_EPOCH:-$(git -C "$src" log -1 --format=%ct 2> /dev/null)}
+if [ -n "$epoch" ]; then
+  when=$(LC_ALL=C date -u -d "@$epoch" '+%a, %d %b %Y %H:%M:%S +0000')
+  zcat "$root/usr/share/doc/libtplan0/changelog.gz" | grep -qF -- "  $when"
+  check "libtplan0's changelog is dated $when (the last commit)" $?
+fi
 grep -q '^Copyright: 2026 the tplan authors$' "$root/usr/share/doc/libtplan0/copyright" &&
   grep -q '^License: Expat$' "$root/usr/share/doc/libtplan0/copyright" && [ ! -e "$root/usr/share/doc/tplan/LICENSE" ] &&
   grep -q 'SPDX-License-Identifier: MIT' "$root/usr/include/tplan/tplan.h"
