@@ -212,18 +212,21 @@ check "packaged docs: $(tail -1 "$tmp/links.txt") (usr/share/doc/tplan/domains -
 grep '^broken' "$tmp/links.txt" | head -10
 
 # import tplan as python3-tplan installs it (/usr/lib/python3/dist-packages/tplan, Depends numpy),
-# here against the unpacked library (TPLAN_LIBRARY: nothing of it is in the loader's /usr/lib)
+# here against the unpacked library, found as an installed one is: by the loader (found_by
+# "system"), whose multiarch folder /usr/lib/<triplet> LD_LIBRARY_PATH stands in for
 grep -qx '/usr/lib/python3/dist-packages/tplan/__init__.py' "$tmp/python3-tplan.files" &&
   ! grep -q '/dist-packages/' "$tmp/tplan.files"
 check "the Python binding is in python3-tplan only" $?
 py=$(python_with_numpy)
 if [ -n "$py" ]; then
-  TPLAN_LIBRARY=$(find "$root/usr/lib" -name 'libtplan.so.0' | head -1) TPLAN_DOMAINS=$root/usr/share/tplan/domains \
+  env -u TPLAN_LIBRARY LD_LIBRARY_PATH="$root/usr/lib/$triplet" TPLAN_DOMAINS=$root/usr/share/tplan/domains \
     PYTHONPATH=$root/usr/lib/python3/dist-packages "$py" -c '
-import sys, tplan
+import os, sys, tplan, tplan._lib as L
 assert tplan.__file__.startswith(sys.argv[1]), tplan.__file__
-assert tplan.load("minigolf").plan(seed=1, max_iters=20).trajectory.shape[1:] == (11, 13)' "$root"
-  check "the packaged tplan module plans" $?
+assert L.found_by == "system", L.found_by
+assert os.path.realpath(tplan.library_path()).startswith(sys.argv[1] + "/usr/lib/" + sys.argv[2] + "/"), tplan.library_path()
+assert tplan.load("minigolf").plan(seed=1, max_iters=20).trajectory.shape[1:] == (11, 13)' "$root" "$triplet"
+  check "the packaged tplan module loads libtplan.so.0 from /usr/lib/$triplet by the loader, and plans" $?
 fi
 
 # the service as the unit runs it (its ExecStart options), on a free port
