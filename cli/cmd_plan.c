@@ -27,8 +27,9 @@ static void plan_usage(FILE *f)
                "                      workers' solutions by (cost, iterations, worker); --jobs 1 is the\n"
                "                      run without --jobs; --tree/--view re-run the selected worker's\n"
                "                      search (docs/parallel.md)\n"
-               "  --mpi               the same search with one worker per MPI rank (mpirun -np R tplan plan\n"
-               "                      ... --mpi): the same plan as --jobs R; rank 0 writes the files\n"
+               "  --mpi               the same search with one worker per MPI rank, tplan-mpi only (mpirun\n"
+               "                      -np R tplan-mpi plan ... --mpi): the same plan as --jobs R; rank 0\n"
+               "                      writes the files\n"
                "  --hard-deadline S   stop the command S s after it started, whatever it is doing (exit 4;\n"
                "                      default: none; a script still running 10 s + 10 %% past one of its\n"
                "                      time limits is stopped so in any case)\n"
@@ -405,6 +406,10 @@ static int plan_parse(int argc, char **argv, tpCliPlanCmd *p)
             p->no_out = true;
             break;
         case OPT_VIEW:
+            if (!TP_HAVE_VIEWER) { /* plan_view.c has no window to open */
+                tpLog(TP_LOG_ERROR, "plan --view: this tplan was built without the viewer (TP_VIEWER=OFF)");
+                return TP_EXIT_BAD_INPUT;
+            }
             p->view = true;
             break;
         case OPT_SET:

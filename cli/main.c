@@ -14,21 +14,36 @@ typedef struct Command {
     const char *args;    /* after the name in the list ("DOMAIN") */
     const char *summary; /* NULL: internal, not listed */
     int (*run)(int argc, char **argv);
+    const char *missing; /* NULL: built; else the part this build lacks, e.g. "the viewer (TP_VIEWER=OFF)":
+                            the command is refused (exit 2) and `tplan --help` lists it apart */
 } Command;
 
+/* The optional parts (docs/install.md#build-options): a build without one has no entry point for
+ * its commands, only the refusal. */
+#if TP_HAVE_VIEWER
+#define VIEWER_CMD(f) f, NULL
+#else
+#define VIEWER_CMD(f) NULL, "the viewer (TP_VIEWER=OFF)"
+#endif
+#if TP_HAVE_SERVICE
+#define SERVICE_CMD(f) f, NULL
+#else
+#define SERVICE_CMD(f) NULL, "the service (TP_SERVICE=OFF)"
+#endif
+
 static const Command k_commands[] = {
-    {"plan", "DOMAIN", "plan a domain script (a path, or a built-in name such as minigolf)", tpCmd_Plan},
-    {"replay", "PLAN", "re-simulate a plan file and check it bit for bit", tpCmd_Replay},
-    {"state", "PLAN", "write the state at a step of a plan (a state file, for plan --state)", tpCmd_State},
-    {"worlds", "PLAN", "list, filter (space-time queries) and rank a plan's solutions; pick one", tpCmd_Worlds},
-    {"simulate", "DOMAIN", "step a state with controls through the planner's physics", tpCmd_Simulate},
-    {"bench", "", "benchmark domains x planners over seeds (paper Table 1, Fig. 13)", tpCmd_Bench},
-    {"view", "PLAN", "play back a plan (and its search tree) in a window", tpCmd_View},
-    {"render", "PLAN", "render a plan's motion to numbered PNG frames (offscreen)", tpCmd_Render},
-    {"export", "PLAN", "export a plan to glTF (.glb, .gltf) or CSV for animation tools", tpCmd_Export},
-    {"serve", "", "run the planner as an HTTP/JSON job service with a web page", tpCmd_Serve},
-    {"domains", "", "list the built-in domains", tpCmd_Domains},
-    {"worker", "", NULL, tpCmd_Worker}, /* the worker process of `tplan serve` */
+    {"plan", "DOMAIN", "plan a domain script (a path, or a built-in name such as minigolf)", tpCmd_Plan, NULL},
+    {"replay", "PLAN", "re-simulate a plan file and check it bit for bit", tpCmd_Replay, NULL},
+    {"state", "PLAN", "write the state at a step of a plan (a state file, for plan --state)", tpCmd_State, NULL},
+    {"worlds", "PLAN", "list, filter (space-time queries) and rank a plan's solutions; pick one", tpCmd_Worlds, NULL},
+    {"simulate", "DOMAIN", "step a state with controls through the planner's physics", tpCmd_Simulate, NULL},
+    {"bench", "", "benchmark domains x planners over seeds (paper Table 1, Fig. 13)", tpCmd_Bench, NULL},
+    {"view", "PLAN", "play back a plan (and its search tree) in a window", VIEWER_CMD(tpCmd_View)},
+    {"render", "PLAN", "render a plan's motion to numbered PNG frames (offscreen)", VIEWER_CMD(tpCmd_Render)},
+    {"export", "PLAN", "export a plan to glTF (.glb, .gltf) or CSV for animation tools", tpCmd_Export, NULL},
+    {"serve", "", "run the planner as an HTTP/JSON job service with a web page", SERVICE_CMD(tpCmd_Serve)},
+    {"domains", "", "list the built-in domains", tpCmd_Domains, NULL},
+    {"worker", "", NULL, SERVICE_CMD(tpCmd_Worker)}, /* the worker process of `tplan serve` */
 };
 
 static const Command *find_command(const char *name)
@@ -49,16 +64,29 @@ static void usage(FILE *f)
                "guided by Tactics and Skills written in Lua (BK-RRT and BK-BGT, Zickler & Veloso 2009).\n"
                "\n"
                "commands:\n");
+    int missing = 0;
     for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; ++i) {
         const Command *c = &k_commands[i];
-        if (c->summary) {
+        if (c->summary && !c->missing) {
             char head[32];
             snprintf(head, sizeof head, "%s %s", c->name, c->args);
             fprintf(f, "  %-15s %s\n", head, c->summary);
         }
+        missing += c->summary && c->missing;
     }
-    fprintf(f, "  help [COMMAND]  show help for a command\n"
-               "\n"
+    fprintf(f, "  help [COMMAND]  show help for a command\n");
+    if (missing) { /* after the list's blank line: tools/man.sh makes no page for these */
+        fprintf(f, "\nnot in this build (docs/install.md#build-options):\n");
+        for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; ++i) {
+            const Command *c = &k_commands[i];
+            if (c->summary && c->missing) {
+                char head[32];
+                snprintf(head, sizeof head, "%s %s", c->name, c->args);
+                fprintf(f, "  %-15s %s: built without %s\n", head, c->summary, c->missing);
+            }
+        }
+    }
+    fprintf(f, "\n"
                "options:\n"
                "  -h, --help      this help\n"
                "  --version       print the version\n"
@@ -124,6 +152,10 @@ int main(int argc, char **argv)
         argv += 1;
     }
     const Command *c = find_command(cmd);
+    if (c && c->missing) {
+        tpLog(TP_LOG_ERROR, "tplan %s: this tplan was built without %s", c->name, c->missing);
+        return TP_EXIT_BAD_INPUT;
+    }
     if (c) {
         return c->run(argc, argv);
     }

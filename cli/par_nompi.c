@@ -1,12 +1,20 @@
-/* tplan built without MPI (TP_MPI off or Open MPI not found): --mpi says so and fails. */
+/* The program tplan, which never links MPI (so that it starts where Open MPI is not installed):
+ * --mpi says so and fails, naming tplan-mpi when the build made it (TP_MPI), else how to build it. */
 #include "par.h"
 #include "tp/base.h"
+
+#if TP_HAVE_MPI_PROGRAM
+#define NO_MPI "--mpi: this program is tplan, without MPI: run tplan-mpi (mpirun -np R tplan-mpi ...)"
+#else
+#define NO_MPI                                                                                                         \
+    "--mpi: this tplan was built without MPI (install libopenmpi-dev and build with -DTP_MPI=ON for tplan-mpi)"
+#endif
 
 bool tpMpi_Init(int *rank, int *size)
 {
     *rank = 0;
     *size = 1;
-    tpLog(TP_LOG_ERROR, "--mpi: this tplan was built without MPI (install libopenmpi-dev and build with -DTP_MPI=ON)");
+    tpLog(TP_LOG_ERROR, "%s", NO_MPI);
     return false;
 }
 
@@ -16,7 +24,7 @@ int tpMpi_Plan(const tpParTask *task, tpParOutcome *out, char *err, size_t errle
 {
     (void)task;
     (void)out;
-    snprintf(err, errlen, "--mpi: this tplan was built without MPI");
+    snprintf(err, errlen, "%s", NO_MPI);
     return TP_EXIT_BAD_INPUT;
 }
 

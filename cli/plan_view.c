@@ -13,6 +13,7 @@
 #include "tp/base.h"
 #include "tp/util.h"
 
+#if TP_HAVE_VIEWER
 /* Appends the tree nodes not yet in live->tr (positions of every non-static body). */
 static bool sync_tree(tpCliLive *live, const tpTree *tree)
 {
@@ -154,9 +155,35 @@ void tpCliLive_Finish(tpCliLive *live, const tpPlanRecord *rec, const tpTree *tr
     tpLiveView_Play(live->lv, rec, &live->tr);
 }
 
+#else
+/* A build without the viewer (TP_VIEWER=OFF) refuses `plan --view` while parsing the options
+ * (cmd_plan.c), so a live view is never asked for; were it, it would say why there is no window. */
+void tpCliLive_Progress(tpCliLive *live, const tpPlanStats *s)
+{
+    (void)s;
+    if (!live->failed) {
+        tpLog(TP_LOG_WARN, "--view: this tplan was built without the viewer (TP_VIEWER=OFF)");
+    }
+    live->failed = true;
+}
+
+void tpCliLive_Finish(tpCliLive *live, const tpPlanRecord *rec, const tpTree *tree, const tpPlanResult *res)
+{
+    (void)rec;
+    (void)tree;
+    (void)res;
+    tpCliLive_Progress(live, NULL);
+}
+
+#endif
+
 void tpCliLive_Free(tpCliLive *live)
 {
+#if TP_HAVE_VIEWER
     tpDestroyLiveView(live->lv);
+#else
+    TP_ASSERT(live->lv == NULL); /* none is ever made without the viewer */
+#endif
     tpPlanRecord_Free(&live->rec);
     free(live->bodies);
     free(live->tr.body_names);

@@ -1,10 +1,12 @@
 # Run by CPack (CPACK_POST_BUILD_SCRIPTS) on the built packages: CPack 3.25 gives a package with a
 # shared library under usr/lib a postinst and a postrm that call ldconfig, which lintian flags
 # (maintscript-calls-ldconfig): dpkg's ldconfig trigger (debian/triggers, in libtplan0's control)
-# does that job. This rebuilds libtplan0's .deb without the two scripts; nothing else changes.
+# does that job. This rebuilds libtplan0's .deb without the two scripts.
+# It also gives libtplan0 and libtplan-dev the field Multi-Arch: same (their files are under
+# usr/lib/<triplet> or the same on every architecture), which CPack 3.25 cannot set.
 foreach(deb ${CPACK_PACKAGE_FILES})
   get_filename_component(name "${deb}" NAME)
-  if(NOT name MATCHES "^libtplan[0-9]+_")
+  if(NOT name MATCHES "^libtplan([0-9]+|-dev)_")
     continue()
   endif()
   set(tree "${deb}.tree")
@@ -13,7 +15,14 @@ foreach(deb ${CPACK_PACKAGE_FILES})
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "deb_post.cmake: dpkg-deb -R ${deb} failed")
   endif()
-  file(REMOVE "${tree}/DEBIAN/postinst" "${tree}/DEBIAN/postrm")
+  if(name MATCHES "^libtplan[0-9]+_")
+    file(REMOVE "${tree}/DEBIAN/postinst" "${tree}/DEBIAN/postrm")
+  endif()
+  file(READ "${tree}/DEBIAN/control" control)
+  if(NOT control MATCHES "(^|\n)Multi-Arch:")
+    string(STRIP "${control}" control)
+    file(WRITE "${tree}/DEBIAN/control" "${control}\nMulti-Arch: same\n")
+  endif()
   execute_process(COMMAND dpkg-deb --root-owner-group -b "${tree}" "${deb}" OUTPUT_QUIET RESULT_VARIABLE rc)
   file(REMOVE_RECURSE "${tree}")
   if(NOT rc EQUAL 0)

@@ -66,9 +66,17 @@ check "the plan rewritten by python3 (another layout) still replays" $?
 expect_refusal "replay 1e308 torque" "torque.json: bodies[$robot].controls[0][5]: 1e+308 is outside +-1e+12" \
   "$tplan" replay "$work/torque.json"
 # a tree file that is a FIFO or /dev/zero (read before any window opens: no display needed)
-expect_refusal "view --tree a FIFO" "fifo: not a regular file" "$tplan" view "$work/a.json" --tree "$work/fifo"
-expect_refusal "render --tree /dev/zero" "/dev/zero: not a regular file" \
-  "$tplan" render "$work/a.json" --tree /dev/zero --out "$work/frames"
+# (a build without the viewer, TP_VIEWER=OFF, refuses both commands by name before reading anything)
+if "$tplan" --help | grep -q '^  view PLAN .*built without the viewer'; then
+  expect_refusal "view --tree a FIFO" "view: this tplan was built without the viewer (TP_VIEWER=OFF)" \
+    "$tplan" view "$work/a.json" --tree "$work/fifo"
+  expect_refusal "render --tree /dev/zero" "render: this tplan was built without the viewer (TP_VIEWER=OFF)" \
+    "$tplan" render "$work/a.json" --tree /dev/zero --out "$work/frames"
+else
+  expect_refusal "view --tree a FIFO" "fifo: not a regular file" "$tplan" view "$work/a.json" --tree "$work/fifo"
+  expect_refusal "render --tree /dev/zero" "/dev/zero: not a regular file" \
+    "$tplan" render "$work/a.json" --tree /dev/zero --out "$work/frames"
+fi
 sed 's/"name": "robot"/"name": "rob\\u0000ot"/; s/"body": "robot"/"body": "rob\\u0000ot"/' "$work/a.json" >"$work/nul.json"
 expect_refusal "replay a NUL in a name" "nul.json: invalid JSON: line" "$tplan" replay "$work/nul.json"
 grep -qF '\u0000 (NUL) inside a string' "$work/err.txt"

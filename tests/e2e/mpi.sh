@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# tplan plan/bench --mpi on localhost (docs/parallel.md): `mpirun -np R tplan plan ... --mpi` gives
+# tplan plan/bench --mpi on localhost (docs/parallel.md): `mpirun -np R tplan-mpi plan ... --mpi` gives
 # the plan bytes of `--jobs R` (R = 2 and 3, K = 1 and many-worlds, and an unsolved run), and
 # `mpirun -np 2 tplan bench ... --mpi` the records of a sequential bench (timing aside).
-# Usage: mpi.sh TPLAN WORKDIR MPIRUN
+# The --mpi runs are tplan-mpi's (the program with MPI), the --jobs runs tplan's (without MPI): the
+# two programs make the same plans, and tplan refuses --mpi naming tplan-mpi and links no MPI.
+# Usage: mpi.sh TPLAN WORKDIR MPIRUN TPLAN_MPI
 set -u
-tplan=$1 work=$2/mpi mpirun=$3
+tplan=$1 work=$2/mpi mpirun=$3 tplan_mpi=$4
 rm -rf "$work" && mkdir -p "$work"
 . "$(dirname "$0")/lib.sh"
+"$tplan" plan minigolf --mpi --no-out -q > "$work/nompi.txt" 2>&1
+rc=$?
+check "tplan plan --mpi: exit 2 naming tplan-mpi (got $rc: $(head -c 300 "$work/nompi.txt"))" \
+  $([ $rc -eq 2 ] && grep -q 'run tplan-mpi' "$work/nompi.txt"; echo $?)
+! ldd "$tplan" | grep -q 'libmpi'; check "tplan links no MPI (tplan-mpi does)" $?
+ldd "$tplan_mpi" | grep -q 'libmpi'; check "tplan-mpi links MPI" $?
 # a container: root allowed, shared memory + self transports only, no binding to cores
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
@@ -14,7 +22,7 @@ mpi() { # ranks, args...
   local np=$1
   shift
   # a hang (a rank lost) fails here instead of at ctest's timeout
-  timeout 300 "$mpirun" --oversubscribe --bind-to none -np "$np" "$tplan" "$@"
+  timeout 300 "$mpirun" --oversubscribe --bind-to none -np "$np" "$tplan_mpi" "$@"
 }
 
 row() { # name, expected exit, ranks, plan args...

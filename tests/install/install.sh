@@ -25,6 +25,11 @@ done
 python3 "$src/tests/install/doc_links.py" "$P/share/doc/tplan" > "$tmp/links.txt"
 check "installed docs: $(tail -1 "$tmp/links.txt")" $?
 grep '^broken' "$tmp/links.txt" | head -10
+# tplan-mpi (a build with TP_MPI) beside tplan, which links no MPI
+if grep -q '^TP_MPI:BOOL=ON' "$build/CMakeCache.txt"; then
+  [ -x "$P/bin/tplan-mpi" ] && ! readelf -d "$P/bin/tplan" | grep -q libmpi
+  check "installed bin/tplan-mpi; bin/tplan NEEDs no libmpi" $?
+fi
 [ -e "$libdir/pkgconfig/tplan.pc" ] && [ -e "$libdir/cmake/tplan/tplanConfig.cmake" ]
 check "pkg-config and CMake package files" $?
 

@@ -13,32 +13,6 @@
 #include "internal.h"
 #include "tp/base.h"
 
-tpViewerDef tpDefaultViewerDef(void)
-{
-    tpViewerDef d;
-    memset(&d, 0, sizeof d);
-    d.width = 1280;
-    d.height = 720;
-    d.show_tree = true;
-    d.show_trails = true;
-    d.show_contacts = false;
-    d.show_goal = true;
-    d.show_joints = true;
-    d.show_overlay = true;
-    d.nav_layers = TP_VIEW_NAV_ALL;
-    return d;
-}
-
-tpRenderDef tpDefaultRenderDef(void)
-{
-    tpRenderDef d;
-    memset(&d, 0, sizeof d);
-    d.view = tpDefaultViewerDef();
-    d.view.show_overlay = false; /* deliverable frames: the scene only; --hud adds the text and legend */
-    d.fps = 60;
-    return d;
-}
-
 /* ---- loading ---- */
 
 static char glfw_error[512];

@@ -10,43 +10,6 @@
 #include "internal.h"
 #include "tp/base.h"
 
-static const char *const k_layer_names[] = {"grid", "field", "arrows", "paths", "windows", "trees"};
-
-bool tpView_ParseNavLayers(const char *text, unsigned *bits, char *err, size_t errlen)
-{
-    if (!text) {
-        tpErrorf(err, errlen, "--nav: missing layer list");
-        return false;
-    }
-    unsigned b = 0;
-    const char *p = text;
-    while (*p) {
-        const char *c = strchr(p, ',');
-        size_t n = c ? (size_t)(c - p) : strlen(p);
-        bool known = false;
-        if (n == 3 && strncmp(p, "all", 3) == 0) {
-            b = TP_VIEW_NAV_ALL, known = true;
-        } else if (n == 4 && strncmp(p, "none", 4) == 0) {
-            known = true;
-        }
-        for (int k = 0; k < 6 && !known; ++k) {
-            if (strlen(k_layer_names[k]) == n && strncmp(p, k_layer_names[k], n) == 0) {
-                b |= 1u << k, known = true;
-            }
-        }
-        if (!known) {
-            tpErrorf(err, errlen,
-                     "--nav: unknown layer '%.*s' in '%s' (expected grid, field, arrows, paths, windows, trees, "
-                     "all or none, separated by commas)",
-                     (int)n, p, text);
-            return false;
-        }
-        p += n + (c ? 1 : 0);
-    }
-    *bits = b;
-    return true;
-}
-
 /* Viridis-like ramp, t in [0, 1] (0 dark blue: far from the goal, 1 yellow: at the goal). */
 static void ramp(double t, float out[3])
 {
