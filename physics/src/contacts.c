@@ -600,7 +600,7 @@ static bool sphere_hull_pair(const tpWorld *w, int a, int b)
  * one does not hold a spinning die's corner coming down on the next -- it dug 5.3 mm into a bowl at
  * 1 substep) or for a sphere and a moving hull (a sphere's nearby points face other ways too, and
  * the one real contact, at the closest point, holds only that point: a die spinning at 12 rad/s
- * against a ball turned its next corner into it, 1.1-1.4 mm deeper every step to 6.2 mm at 1
+ * against a ball turned its next corner into it, 0.9-1.4 mm deeper a step to 6.2 mm at 1
  * substep, while the swept contact that saw it coming was dropped as held), else NULL. */
 static const double *near_must_match(const tpWorld *w, int a, int b, const double *n)
 {
