@@ -172,7 +172,8 @@ void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out)
 
 bool tpWorld_StateInRange(const tpBodyState *s)
 {
-    if (!in_range(s->pos, 3, TP_MAX_COORD) || !in_range(s->vel, 3, TP_MAX_SPEED) || !in_range(s->angvel, 3, TP_MAX_ANGVEL))
+    if (!in_range(s->pos, 3, TP_MAX_COORD) || !in_range(s->vel, 3, TP_MAX_SPEED) ||
+        !in_range(s->angvel, 3, TP_MAX_ANGVEL))
         return false;
     double q2 = s->quat[0] * s->quat[0] + s->quat[1] * s->quat[1] + s->quat[2] * s->quat[2] + s->quat[3] * s->quat[3];
     return q2 > 0.25 && q2 < 4.0; /* NaN fails too */
@@ -240,4 +241,3 @@ int tpNames_FirstDuplicate(const char *first, size_t stride, int n, int *earlier
     free(slots);
     return dup;
 }
-
