@@ -383,12 +383,12 @@ static void pg_close(tpService *svc)
 #define PG_JOB_COLUMNS_AFTER_REQUEST                                                                                   \
     " created, started, finished, iterations, nodes, solutions, best_quality,"                                         \
     " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, retry_of, "  \
-    "priority, run_at, retries, failures"
+    "priority, run_at, retries, failures, interim"
 #define PG_JOB_COLUMNS "id, status, domain, request," PG_JOB_COLUMNS_AFTER_REQUEST /* to run it */
 /* for the API: the shown request, never the stored one out of TOAST (up to 4 MiB) */
 #define PG_JOB_COLUMNS_SHOWN                                                                                           \
     "id, status, domain, COALESCE(request_shown, request)," PG_JOB_COLUMNS_AFTER_REQUEST ", request_shown IS NOT NULL"
-#define PG_NJOB_COLUMNS 26
+#define PG_NJOB_COLUMNS 27
 
 static char *get_dup(const PGresult *r, int row, int col)
 {
@@ -412,7 +412,7 @@ static svcJob *job_from_row(const PGresult *r, int row, bool shown)
     job->status = s < 0 ? SVC_FAILED : (svcStatus)s;
     job->domain = get_dup(r, row, 2);
     /* a row older than request_shown: its request, from which the shown one is made */
-    *(shown && PQgetvalue(r, row, 26)[0] == 't' ? &job->request_shown : &job->request) = get_dup(r, row, 3);
+    *(shown && PQgetvalue(r, row, 27)[0] == 't' ? &job->request_shown : &job->request) = get_dup(r, row, 3);
     job->created = get_double(r, row, 4, 0);
     job->started = get_double(r, row, 5, 0);
     job->finished = get_double(r, row, 6, 0);
@@ -435,6 +435,7 @@ static svcJob *job_from_row(const PGresult *r, int row, bool shown)
     job->run_at = get_double(r, row, 23, 0);
     job->retries = atoi(PQgetvalue(r, row, 24));
     job->failures = atoi(PQgetvalue(r, row, 25));
+    job->interim = get_dup(r, row, 26);
     job->worker = -1;
     return job;
 }
@@ -541,7 +542,8 @@ static bool pg_update(tpService *svc, const svcJob *job)
                 " record_bytes = octet_length(request) + COALESCE(octet_length(script), 0) +" /* no detoasting */
                 " COALESCE(octet_length($9::text), 0) + COALESCE(octet_length($11::text), 0),"
                 " node = CASE WHEN $1 = 'queued' THEN NULL ELSE node END," /* a final job keeps who planned it */
-                " lease_until = CASE WHEN $1 = 'running' THEN lease_until END, run_at = $18, failures = $19"
+                " lease_until = CASE WHEN $1 = 'running' THEN lease_until END, run_at = $18, failures = $19,"
+                " interim = CASE WHEN $1 IN ('queued', 'running') THEN interim END" /* a final job's is dropped */
                 " WHERE id = $15 AND node = $16 AND attempt = $17 AND status = 'running' RETURNING id)"
                 " SELECT pg_notify('tplan', CASE WHEN $1 = 'queued' THEN 'q' ELSE id::text END) FROM u",
                 &p, 0);
@@ -970,6 +972,17 @@ static bool svcPg_Finish(tpService *svc, svcJob *job)
             }
             PQclear(r);
         }
+        if (files) { /* an interim plan a drain's hand-back kept: the final record replaces it */
+            Params p = {0};
+            p_int(&p, job->id);
+            r = PQexecParams(svc->pg->conn, "DELETE FROM job_files WHERE job_id = $1 AND name LIKE 'interim.%'", p.n,
+                             NULL, p.v, p.len, p.fmt, 0);
+            files = PQresultStatus(r) == PGRES_COMMAND_OK;
+            if (!files) {
+                pg_failed(svc, r, "files");
+            }
+            PQclear(r);
+        }
         r = PQexec(svc->pg->conn, files ? "COMMIT" : "ROLLBACK");
         ok = files && PQresultStatus(r) == PGRES_COMMAND_OK;
         if (files && !ok) {
@@ -989,7 +1002,7 @@ static bool svcPg_Finish(tpService *svc, svcJob *job)
     }
     if (ok) {
         svc->pg->finished++;
-        svcJobRemoveFiles(svc, job->id, false); /* the store has them; a front end fetches them on demand */
+        svcJobRemoveFiles(svc, job->id, 0); /* the store has them; a front end fetches them on demand */
     } else if (!held) {
         svc->pg->lost++;
         svcLog(svc, "job %lld: its %s is dropped: the node that holds the lease now writes the result",
@@ -1004,6 +1017,72 @@ static bool svcPg_Finish(tpService *svc, svcJob *job)
         svcLog(svc, "job %lld: its %s is stored now", (long long)job->id, svcStatusName(job->status));
     }
     job->unstored = !ok && held;
+    return ok;
+}
+
+/* A drain's hand-back (svcStore_Handback): in one transaction, while this node holds the lease and no
+ * cancel or stop was asked meanwhile, the job is queued again (its run's progress, summary and files
+ * cleared, its lease dropped) with its interim plan, whose file (compressed from this node's folder)
+ * replaces an older interim's in job_files; the queue is told ('q'). One attempt: on failure the
+ * caller ends the job approximate with the same plan. */
+static bool svcPg_Handback(tpService *svc, const svcJob *job, const char *interim, const char *file)
+{
+    size_t size = 0, zlen = 0;
+    unsigned char *z = compress_file(svc, job->id, file, &size, &zlen);
+    if (!z) {
+        return false;
+    }
+    PGresult *r = PQexec(svc->pg->conn, "BEGIN");
+    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    svc->pg->in_tx = ok;
+    if (ok) {
+        Params p = {0};
+        p_int(&p, job->id);
+        p_text(&p, svc->pg->node);
+        p_int(&p, job->attempt);
+        p_text(&p, interim);
+        r = pg_exec(svc, "hand back",
+                    "WITH u AS (UPDATE jobs SET status = 'queued', node = NULL, lease_until = NULL, started = NULL,"
+                    " finished = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL, elapsed = 0,"
+                    " summary = NULL, error_code = NULL, error_message = NULL, has_plan = false, has_tree = false,"
+                    " bytes = 0, record_bytes = octet_length(request) + COALESCE(octet_length(script), 0),"
+                    " interim = $4 WHERE id = $1 AND node = $2 AND attempt = $3 AND status = 'running'"
+                    " AND ctl IS NULL RETURNING id) SELECT id, pg_notify('tplan', 'q') FROM u",
+                    &p, 0);
+        ok = r && PQntuples(r) == 1;
+        if (r && !ok) {
+            svcLog(svc, "job %lld: this node no longer holds its lease, or a cancel or stop was asked: not handed back",
+                   (long long)job->id);
+        }
+        PQclear(r);
+    }
+    if (ok) {
+        Params p = {0};
+        p_int(&p, job->id);
+        p_text(&p, file);
+        p_int(&p, (long long)size);
+        p_bin(&p, z, zlen);
+        ok = pg_command(svc, "hand back",
+                        "INSERT INTO job_files(job_id, name, size, data) VALUES($1, $2, $3, $4)"
+                        " ON CONFLICT (job_id, name) DO UPDATE SET size = $3, data = $4",
+                        &p);
+        Params d = {0};
+        p_int(&d, job->id);
+        p_text(&d, file);
+        ok = ok && pg_command(svc, "hand back",
+                              "DELETE FROM job_files WHERE job_id = $1 AND name LIKE 'interim.%' AND name <> $2", &d);
+    }
+    if (svc->pg->in_tx) {
+        r = PQexec(svc->pg->conn, ok ? "COMMIT" : "ROLLBACK");
+        if (ok && PQresultStatus(r) != PGRES_COMMAND_OK) {
+            pg_failed(svc, r, "hand back");
+            ok = false;
+        }
+        PQclear(r);
+        svc->pg->in_tx = false;
+    }
+    free(z);
     return ok;
 }
 
@@ -1520,6 +1599,7 @@ const svcStoreOps svcStorePg = {
     .close = pg_close,
     .insert = pg_insert,
     .update = pg_update,
+    .handback = svcPg_Handback,
     .get = pg_get,
     .get_run = pg_get_run,
     .find_idem = pg_find_idem,
