@@ -728,14 +728,17 @@ def node_running(pg, db, nodes, jid):
 
 
 def test_drain(pg):
-    """SIGTERM of a node mid-job: it claims nothing more, hands the job back at --drain-timeout and
-    exits 0; the other node plans it, exactly once. --limit TAG=N holds across the nodes."""
+    """SIGTERM of a node mid-job: it claims nothing more, hands the job back at --drain-timeout with
+    its best approximate plan kept as an interim plan (in the store: any front end serves it while
+    the job is planned again) and exits 0; the other node plans it, exactly once, and its final plan
+    replaces the interim one. With --drain-unsolved stop a drained node ends such a job approximate
+    with its best plan instead (planned once). --limit TAG=N holds across the nodes."""
     d = os.path.join(WORK, "drain")
     uri = pg.create_db("drain")
     fe = front_end(uri, os.path.join(d, "fe"))
     nodes = [Node(uri, os.path.join(d, "n%d" % i), drain=1, lease=2).start() for i in range(2)]
     try:
-        jid = fe.submit({"script": NEVER, "time_limit": 3})  # no solution: handed back, not stopped
+        jid = fe.submit({"script": NEVER, "time_limit": 300})  # no solution: handed back, not stopped
         first = wait_for(lambda: node_running(pg, "drain", nodes, jid), "the job running on a node")
         # the cluster page's route: both nodes (worker nodes: no HTTP), the job on its node with a lease
         def view():
@@ -750,10 +753,23 @@ def test_drain(pg):
         assert first.proc.wait(TIMEOUT) == 0
         log = first.log()
         assert "draining: no new job is taken; 1 running job given 1 s to end" in log, log[-1500:]
-        assert "handed back to the queue" in log and "job %d queued (interrupted by the stop)" % jid in log, log[-1500:]
+        assert "job %d handed back to the queue with its best approximate plan kept as interim plan 1" % jid in log, \
+            log[-1500:]
+        assert "drained: no job running" in log and "interrupted by the stop" not in log, log[-1500:]
         first.proc = None
-        job = fe.wait_final(jid)
-        assert job["status"] == "approximate", job  # planned to its time limit by the other node
+        # the other node plans it again; the front end serves the interim plan from the store meanwhile
+        job = fe.wait_status(jid, ("running",))
+        assert job["interim_plan"]["n"] == 1 and job["interim_plan"]["iterations"] > 0 and job["plan"] is None, job
+        st, hd, interim = fe.request("GET", "/v1/jobs/%d/plan" % jid)
+        assert st == 200 and hd["x-tplan-plan"] == "interim" and b'"status": "approximate"' in interim, (st, hd)
+        assert pg.psql("SELECT string_agg(name, ',') FROM job_files WHERE job_id=%d" % jid, "drain") == "interim.1.json"
+        _, _, job = fe.json("POST", "/v1/jobs/%d/stop" % jid, expect=200)  # the re-run's end replaces it
+        assert job["status"] == "approximate" and job["interim_plan"] is None and job["plan"], job
+        st, hd, final = fe.request("GET", "/v1/jobs/%d/plan" % jid)
+        assert st == 200 and hd["x-tplan-plan"] == "final" and b'"status": "approximate"' in final, (st, hd)
+        files = pg.psql("SELECT string_agg(name, ',' ORDER BY name) || '|' || (SELECT interim IS NULL FROM jobs"
+                        " WHERE id=%d) FROM job_files WHERE job_id=%d" % (jid, jid), "drain")
+        assert files == "plan.json|true", files  # the interim plan's file and record dropped
         row = pg.psql("SELECT attempt, lease_losses, node LIKE '%%:%d:%%' FROM jobs WHERE id=%d"
                       % (other.proc.pid, jid), "drain")
         assert row == "2|0|t", row  # a hand-back is no lease lost
@@ -762,6 +778,28 @@ def test_drain(pg):
         for n in nodes:
             if n.proc:
                 assert n.stop() == 0
+        fe.stop()
+    # --drain-unsolved stop: the drained node ends the job approximate with its best plan, stored once
+    node = Node(uri, os.path.join(d, "s0"), drain=1, lease=2, extra=["--drain-unsolved", "stop"]).start()
+    fe = front_end(uri, os.path.join(d, "fe_stop"))
+    try:
+        jid = fe.submit({"script": NEVER, "time_limit": 300})
+        fe.wait_status(jid, ("running",))
+        node.proc.send_signal(signal.SIGTERM)
+        assert node.proc.wait(TIMEOUT) == 0
+        log = node.log()
+        assert "drain: job %d stopped with its best approximate plan (no solution yet; --drain-unsolved stop)" % jid \
+            in log and "drained: no job running" in log and "handed back" not in log, log[-1500:]
+        node.proc = None
+        _, _, job = fe.json("GET", "/v1/jobs/%d" % jid, expect=200)
+        assert job["status"] == "approximate" and job["plan"] and job["interim_plan"] is None, job
+        st, hd, plan = fe.request("GET", "/v1/jobs/%d/plan" % jid)
+        assert st == 200 and hd["x-tplan-plan"] == "final" and b'"status": "approximate"' in plan, (st, hd)
+        assert pg.psql("SELECT attempt FROM jobs WHERE id=%d" % jid, "drain") == "1"  # not planned again
+        assert finished_lines([node], jid) == 1
+    finally:
+        if node.proc:
+            assert node.stop() == 0
         fe.stop()
     # the limit across two nodes: a second job of the tag stays queued while a node is free (an
     # untagged job submitted after it is claimed by that node: the claim passed it over)
