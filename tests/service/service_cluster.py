@@ -105,14 +105,14 @@ def test_store(pg):
     uri = pg.create_db("fresh")
     fe = front_end(uri, os.path.join(d, "fe"))
     fe.stop()
-    assert all("schema migrated to version %d" % v in fe.log() for v in (1, 2, 3, 4)), fe.log()[-1000:]
-    assert pg.psql("SELECT max(version) FROM tplan_schema", "fresh") == "4"
+    assert all("schema migrated to version %d" % v in fe.log() for v in (1, 2, 3, 4, 5)), fe.log()[-1000:]
+    assert pg.psql("SELECT max(version) FROM tplan_schema", "fresh") == "5"
     tables = pg.psql("SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname='public'",
                      "fresh")
     assert tables == "job_files,jobs,nodes,tplan_schema", tables
     fe = front_end(uri, os.path.join(d, "fe"))
     fe.stop()
-    assert fe.log().count("schema migrated") == 4, "migrated twice"
+    assert fe.log().count("schema migrated") == 5, "migrated twice"
     # a version 1 database (no record sizes, no retry_of): migration 2 fills the sizes from the records,
     # once; migration 3 adds the link of a retry (POST /v1/jobs/{id}/retry), NULL in the old rows, and
     # the priority (0), the queue's index in the claim's order
@@ -121,7 +121,8 @@ def test_store(pg):
     fe.stop()
     pg.psql("DROP INDEX jobs_finished; ALTER TABLE jobs DROP COLUMN record_bytes, DROP COLUMN request_shown,"
             " DROP COLUMN retry_of, DROP COLUMN priority,"
-            " DROP COLUMN run_at, DROP COLUMN retries, DROP COLUMN failures, DROP COLUMN lease_losses;"
+            " DROP COLUMN run_at, DROP COLUMN retries, DROP COLUMN failures, DROP COLUMN lease_losses,"
+            " DROP COLUMN interim;"
             " ALTER TABLE nodes DROP COLUMN draining; DELETE FROM tplan_schema WHERE"
             " version >= 2; INSERT INTO jobs(status, domain, request, script, created, finished, time_limit, memory_mb)"
             " VALUES('solved', 'job.lua', repeat('v', 300000), 'abc'::bytea,"
@@ -131,6 +132,7 @@ def test_store(pg):
     assert fe.log().count("schema migrated to version 2") == 2, fe.log()[-1000:]
     assert fe.log().count("schema migrated to version 3") == 2, fe.log()[-1000:]
     assert fe.log().count("schema migrated to version 4") == 2, fe.log()[-1000:]
+    assert fe.log().count("schema migrated to version 5") == 2, fe.log()[-1000:]
     got = pg.psql("SELECT record_bytes FROM jobs", "v1")
     assert got == "300003", got
     got = pg.psql("SELECT count(*) FROM jobs WHERE retry_of IS NULL AND priority = 0 AND run_at = 0 AND retries = 0"
