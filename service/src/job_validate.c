@@ -101,6 +101,9 @@ bool svcValid_StatusChange(const svcStatusChange *c, char *why, size_t cap)
     if (c->again) {
         return true;
     }
+    if (c->to == SVC_APPROXIMATE && c->from == SVC_QUEUED && c->interim) {
+        return true; /* a stop of a job handed back by a drain: its interim plan is its final one */
+    }
     if ((c->to == SVC_SOLVED || c->to == SVC_APPROXIMATE) && c->from != SVC_RUNNING) {
         return tpBroken(why, cap, "status change: %s to %s (a plan comes from a run)", svcStatusName(c->from),
                         svcStatusName(c->to));

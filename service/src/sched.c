@@ -210,7 +210,7 @@ static void drop_interim_file(tpService *svc, const svcJob *job, int n)
 static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char *code, const char *message)
 {
     bool again = job->unstored; /* retry_unstored: the same end, written again */
-    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, status, again}));
+    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, status, again, job->interim != NULL}));
     job->status = status;
     job->finished = again ? job->finished : svcNow();
     if (code && !again) {
@@ -296,8 +296,46 @@ void svcSched_Cancel(tpService *svc, svcJob *job, const char *code, const char *
     }
 }
 
+/* A stop of a queued job that a drain handed back (docs/service.md#drain): its interim plan is its
+ * best plan, so it ends approximate with it (the file renamed plan.json, the summary of the run that
+ * made it). False if it could not be kept (logged): the caller cancels it. */
+static double json_number(const cJSON *o, const char *name, double dflt);
+
+static bool stop_with_interim(tpService *svc, svcJob *job)
+{
+    cJSON *o = cJSON_Parse(job->interim);
+    const int n = svcInterimNumber(job);
+    cJSON *sum = cJSON_DetachItemFromObjectCaseSensitive(o, "summary");
+    char name[64], from[4096], to[4096];
+    svcInterimFile(n, name, sizeof name);
+    svcJobPath(svc, job->id, name, from, sizeof from);
+    svcJobPath(svc, job->id, "plan.json", to, sizeof to);
+    bool ok = n > 0 && cJSON_IsObject(sum) && rename(from, to) == 0;
+    if (ok) {
+        free(job->summary);
+        job->summary = cJSON_PrintUnformatted(sum);
+        const cJSON *q = cJSON_GetObjectItemCaseSensitive(o, "quality");
+        job->best_quality = cJSON_IsNumber(q) ? q->valuedouble : NAN;
+        job->iterations = (int64_t)json_number(o, "iterations", 0);
+        job->nodes = (int64_t)json_number(o, "nodes", 0);
+        job->elapsed = json_number(o, "elapsed", 0);
+        job->has_plan = true;
+        svcLog(svc, "job %lld stopped while queued: its interim plan %d is its plan", (long long)job->id, n);
+        finish_job(svc, job, SVC_APPROXIMATE, NULL, NULL);
+    } else {
+        svcLog(svc, "job %lld: its interim plan could not be kept (%s): cancelled", (long long)job->id,
+               cJSON_IsObject(sum) ? strerror(errno) : "no summary");
+    }
+    cJSON_Delete(sum);
+    cJSON_Delete(o);
+    return ok;
+}
+
 void svcSched_StopJob(tpService *svc, svcJob *job)
 {
+    if (job->status == SVC_QUEUED && job->interim && stop_with_interim(svc, job)) {
+        return;
+    }
     if (job->status == SVC_QUEUED) { /* nothing planned yet: there is no best plan to keep */
         finish_job(svc, job, SVC_CANCELLED, "cancelled", "stopped before it started: nothing planned");
         return;
@@ -635,7 +673,7 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
     if (!ok) {
         return false; /* the worker is gone: its pipe's end restarts it, the job stays queued */
     }
-    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_RUNNING, false}));
+    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_RUNNING, false, false}));
     job->status = SVC_RUNNING;
     job->started = svcNow();
     job->nseries = 0; /* a run planned again (after a crash) starts its series again */
@@ -858,7 +896,9 @@ static bool handback_job(tpService *svc, svcJob *job)
     cJSON_AddNumberToObject(o, "iterations", (double)job->iterations);
     cJSON_AddNumberToObject(o, "nodes", (double)job->nodes);
     cJSON_AddNumberToObject(o, "elapsed", job->elapsed);
-    cJSON_Delete(sum);
+    if (sum) { /* the run's summary: the job's if a stop ends it queued (svcSched_StopJob) */
+        cJSON_AddItemToObject(o, "summary", sum);
+    }
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     if (!text || !svcStore_Handback(svc, job, text, name)) {
@@ -868,7 +908,7 @@ static bool handback_job(tpService *svc, svcJob *job)
                (long long)job->id);
         return false;
     }
-    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false}));
+    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false, false}));
     drop_interim_file(svc, job, n - 1); /* the older interim plan, if it was handed back before */
     svcJobPath(svc, job->id, "tree.bin", from, sizeof from);
     unlink(from);
@@ -1028,7 +1068,7 @@ static bool queue_again(tpService *svc, svcJob *job, const char *message)
     }
     double backoff = fmin(SVC_BACKOFF_MAX, SVC_BACKOFF_FIRST * pow(2.0, job->failures));
     job->failures++;
-    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false}));
+    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false, false}));
     job->status = SVC_QUEUED;
     job->run_at = svcNow() + backoff;
     job->started = 0;
@@ -1297,7 +1337,7 @@ void svcSched_Stop(tpService *svc)
     for (int i = 0; i < svc->nactive; ++i) {
         svcJob *job = svc->active[i];
         if (job->status == SVC_RUNNING) {
-            TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false}));
+            TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false, false}));
             job->status = SVC_QUEUED;
             job->started = 0;
             job->iterations = job->nodes = 0;

@@ -68,14 +68,15 @@ typedef struct svcJob {
     double run_at;       /* unix s before which it is not started (the request's "run_at"); 0 = at once */
     int retries;  /* the request's "retries": infrastructure failures it is queued again after (0..SVC_RETRIES_MAX) */
     int failures; /* infrastructure failures so far (a worker crash), each followed by a backoff */
-    int read_failures;   /* reads of its script from an SQLite store that failed (each tried again after a
-                            backoff, its run_at; not stored and no retry counted: the store failed, not the job) */
-    int64_t retry_of;    /* the failed or cancelled job this one runs again (POST /v1/jobs/{id}/retry); 0 = none */
-    char *interim;       /* JSON object text of the interim plan a drain's hand-back kept (svcStore_Handback): {"n": N,
-                            "handed_back": unix s, "quality", "cost", "steps", "duration", "iterations", "nodes", "elapsed"};
-                            its file is SVC_INTERIM_FILE of N (DATA/jobs/ID/, or job_files on PostgreSQL). Kept while
-                            the job is queued or running again, cleared when it ends (its final plan replaces it, or a
-                            failed or cancelled end drops it). NULL = none */
+    int read_failures; /* reads of its script from an SQLite store that failed (each tried again after a
+                          backoff, its run_at; not stored and no retry counted: the store failed, not the job) */
+    int64_t retry_of;  /* the failed or cancelled job this one runs again (POST /v1/jobs/{id}/retry); 0 = none */
+    /* JSON object text of the interim plan a drain's hand-back kept (svcStore_Handback): {"n": N, "handed_back":
+       unix s, "quality", "cost", "steps", "duration", "iterations", "nodes", "elapsed", "summary": the interrupted
+       run's (not shown in job objects)}; its file is svcInterimFile(N) (DATA/jobs/ID/, or job_files on
+       PostgreSQL). Kept while the job is queued or running again, cleared when it ends (its final plan replaces
+       it, a failed or cancelled end drops it, a stop of the queued job makes it its final plan). NULL = none */
+    char *interim;
     uint32_t limit_mask; /* bit i: it carries the tag of the server's concurrency limit i (svcSched_Enqueue) */
     /* runtime (active jobs only) */
     bool sync;            /* POST /v1/plan: ahead of the queue, planned within sync_deadline */
@@ -411,9 +412,11 @@ bool svcValid_Job(const svcJob *job, char *why, size_t cap);
 typedef struct svcStatusChange {
     svcStatus from, to;
     bool again;
+    bool interim; /* the job has an interim plan (a drain's hand-back kept it: svcJob.interim) */
 } svcStatusChange;
 /// The job's state machine: a final job never changes (but is written again as it is), a plan
-/// (solved, approximate) comes from a running job, only a queued job starts running.
+/// (solved, approximate) comes from a running job, or (approximate) from a queued job's interim plan
+/// (a stop keeps it as its final plan), only a queued job starts running.
 bool svcValid_StatusChange(const svcStatusChange *c, char *why, size_t cap);
 
 /* ---- metrics.c ---- */

@@ -1257,8 +1257,87 @@ static double svcPg_Tick(tpService *svc)
     return next > 0 ? next : 0;
 }
 
+/* A stop of a queued job that a drain handed back (docs/service.md#drain): it ends approximate with its
+ * interim plan, in one transaction (its file renamed plan.json in job_files, the summary of the run that
+ * made it). False if it has none, or on error: the caller cancels it as any queued job. */
+static bool stop_with_interim(tpService *svc, int64_t id)
+{
+    svcPg *pg = svc->pg;
+    if (!pg_command(svc, "stop", "BEGIN", NULL)) {
+        return false;
+    }
+    pg->in_tx = true;
+    Params p = {0};
+    p_int(&p, id);
+    PGresult *r = pg_exec(svc, "stop",
+                          "SELECT interim FROM jobs WHERE id = $1 AND status = 'queued' AND interim IS NOT NULL"
+                          " FOR UPDATE",
+                          &p, 0);
+    cJSON *o = r && PQntuples(r) == 1 ? cJSON_Parse(PQgetvalue(r, 0, 0)) : NULL;
+    PQclear(r);
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "n");
+    cJSON *sum = cJSON_GetObjectItemCaseSensitive(o, "summary");
+    char *summary = cJSON_IsObject(sum) ? cJSON_PrintUnformatted(sum) : NULL;
+    bool ok = cJSON_IsNumber(n) && n->valuedouble >= 1 && summary;
+    char name[64];
+    svcInterimFile(ok ? (int)n->valuedouble : 0, name, sizeof name);
+    long long bytes = 0;
+    if (ok) {
+        Params f = {0};
+        p_int(&f, id);
+        p_text(&f, name);
+        r = pg_exec(
+            svc, "stop",
+            "UPDATE job_files SET name = 'plan.json' WHERE job_id = $1 AND name = $2 RETURNING octet_length(data)", &f,
+            0);
+        ok = r && PQntuples(r) == 1;
+        bytes = ok ? atoll(PQgetvalue(r, 0, 0)) : 0;
+        PQclear(r);
+    }
+    if (ok) {
+        const cJSON *q = cJSON_GetObjectItemCaseSensitive(o, "quality");
+        const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, "iterations");
+        const cJSON *nd = cJSON_GetObjectItemCaseSensitive(o, "nodes");
+        const cJSON *el = cJSON_GetObjectItemCaseSensitive(o, "elapsed");
+        Params u = {0};
+        p_int(&u, id);
+        p_double(&u, svcNow());
+        p_text(&u, summary);
+        p_int(&u, cJSON_IsNumber(it) ? (long long)it->valuedouble : 0);
+        p_int(&u, cJSON_IsNumber(nd) ? (long long)nd->valuedouble : 0);
+        p_double(&u, cJSON_IsNumber(el) ? el->valuedouble : 0);
+        p_double(&u, cJSON_IsNumber(q) ? q->valuedouble : NAN);
+        p_int(&u, bytes);
+        r = pg_exec(svc, "stop",
+                    "WITH u AS (UPDATE jobs SET status = 'approximate', finished = $2, summary = $3, iterations = $4,"
+                    " nodes = $5, elapsed = $6, best_quality = $7, bytes = $8, has_plan = true, interim = NULL,"
+                    " record_bytes = octet_length(request) + COALESCE(octet_length(script), 0) + octet_length($3::text)"
+                    " WHERE id = $1 AND status = 'queued' RETURNING id) SELECT pg_notify('tplan', id::text) FROM u",
+                    &u, 0);
+        ok = r && PQntuples(r) == 1;
+        PQclear(r);
+    }
+    r = PQexec(pg->conn, ok ? "COMMIT" : "ROLLBACK");
+    if (ok && PQresultStatus(r) != PGRES_COMMAND_OK) {
+        pg_failed(svc, r, "stop");
+        ok = false;
+    }
+    PQclear(r);
+    pg->in_tx = false;
+    if (ok) {
+        svcLog(svc, "job %lld stopped while queued: its interim plan %d is its plan", (long long)id,
+               (int)n->valuedouble);
+    }
+    free(summary);
+    cJSON_Delete(o);
+    return ok;
+}
+
 static bool svcPg_RequestEnd(tpService *svc, int64_t id, char what, const char *code, const char *message)
 {
+    if (what == 's' && stop_with_interim(svc, id)) {
+        return true;
+    }
     Params p = {0};
     p_int(&p, id);
     p_text(&p, what == 's' ? "cancelled" : code);

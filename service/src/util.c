@@ -173,6 +173,7 @@ cJSON *svcJobToCJson(const svcJob *job)
     /* a drain's hand-back kept its best plan: served by GET .../plan until the job ends */
     cJSON *interim = job->interim && !svcStatusFinal(job->status) ? cJSON_Parse(job->interim) : NULL;
     if (cJSON_IsObject(interim)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(interim, "summary"); /* the interrupted run's: kept for a stop */
         cJSON_AddStringToObject(interim, "url", url);
         cJSON_AddItemToObject(o, "interim_plan", interim);
     } else {

@@ -781,6 +781,31 @@ def test_drain(pg):
             if n.proc:
                 assert n.stop() == 0
         fe.stop()
+    # a job handed back while no other node plans it waits queued with its interim plan (served by the
+    # front end from the store); a stop through the front end ends it with that plan, planned once
+    node = Node(uri, os.path.join(d, "h0"), drain=1, lease=2).start()
+    fe = front_end(uri, os.path.join(d, "fe_queued"))
+    try:
+        jid = fe.submit({"script": NEVER, "time_limit": 300})
+        fe.wait_status(jid, ("running",))
+        node.proc.send_signal(signal.SIGTERM)
+        assert node.proc.wait(TIMEOUT) == 0
+        node.proc = None
+        _, _, job = fe.json("GET", "/v1/jobs/%d" % jid, expect=200)
+        assert job["status"] == "queued" and job["interim_plan"]["n"] == 1, job
+        st, hd, interim = fe.request("GET", "/v1/jobs/%d/plan" % jid)
+        assert st == 200 and hd["x-tplan-plan"] == "interim", (st, hd)
+        _, _, end = fe.json("POST", "/v1/jobs/%d/stop" % jid, expect=200)
+        assert end["status"] == "approximate" and end["interim_plan"] is None and end["summary"], end
+        st, hd, final = fe.request("GET", "/v1/jobs/%d/plan" % jid)
+        assert st == 200 and hd["x-tplan-plan"] == "final" and final == interim, (st, hd)
+        files = pg.psql("SELECT string_agg(name, ',' ORDER BY name) || '|' || (SELECT attempt || ',' ||"
+                        " (interim IS NULL) FROM jobs WHERE id=%d) FROM job_files WHERE job_id=%d" % (jid, jid), "drain")
+        assert files == "plan.json|1,true", files
+    finally:
+        if node.proc:
+            assert node.stop() == 0
+        fe.stop()
     # --drain-unsolved stop: the drained node ends the job approximate with its best plan, stored once
     node = Node(uri, os.path.join(d, "s0"), drain=1, lease=2, extra=["--drain-unsolved", "stop"]).start()
     fe = front_end(uri, os.path.join(d, "fe_stop"))

@@ -75,7 +75,7 @@ static void test_job(void **state)
 static void test_status_change(void **state)
 {
     (void)state;
-    svcStatusChange c = {SVC_QUEUED, SVC_RUNNING, false};
+    svcStatusChange c = {SVC_QUEUED, SVC_RUNNING, false, false};
     EXPECT_VALID(svcValid_StatusChange, &c);
     BREAK_RULE(svcValid_StatusChange, &c, c.to, (svcStatus)-1, "status change: 0 to -1");
     BREAK_RULE(svcValid_StatusChange, &c, c.from, SVC_SOLVED, "status change: solved to running of a final job");
@@ -83,6 +83,11 @@ static void test_status_change(void **state)
                "status change: queued to running written again, but not a final job's own end");
     BREAK_RULE(svcValid_StatusChange, &c, c.to, SVC_APPROXIMATE,
                "status change: queued to approximate (a plan comes from a run)");
+    c.to = SVC_APPROXIMATE, c.interim = true; /* a stop of a queued job with an interim plan keeps it */
+    EXPECT_VALID(svcValid_StatusChange, &c);
+    BREAK_RULE(svcValid_StatusChange, &c, c.to, SVC_SOLVED,
+               "status change: queued to solved (a plan comes from a run)");
+    c.to = SVC_RUNNING, c.interim = false;
     c.from = SVC_RUNNING, c.to = SVC_QUEUED; /* a crash with retries left, or a restart */
     EXPECT_VALID(svcValid_StatusChange, &c);
     BREAK_RULE(svcValid_StatusChange, &c, c.to, SVC_RUNNING,
