@@ -287,7 +287,8 @@ static int replay_world(const tpCliReplayCmd *o, tpDomain *domain, const tpPlanR
     case TP_RUN_REPLAY_MISFIT: {
         char shown[sizeof err + 64];
         tpLog(TP_LOG_ERROR, "%s: %s", o->plan_path, tpCli_FlagWords(err, shown, sizeof shown));
-        return TP_EXIT_BAD_INPUT;
+        /* out of memory is an internal failure (docs/cli.md's exit 1), not a plan that does not fit */
+        return strstr(err, "out of memory") ? TP_EXIT_FAILURE : TP_EXIT_BAD_INPUT;
     }
     case TP_RUN_REPLAY_MISMATCH:
         fprintf(stderr, "tplan: replay MISMATCH in world %d: %s\n", w, err);

@@ -31,6 +31,9 @@ struct tplan_result {
 
 /// Loads d's script fresh into *out (every plan and replay starts from the script's own state).
 tplan_code tpApi_DomainLoad(const tplan_domain *d, tpScript **out, tplan_error *err);
+/// The code of a plan file that does not fit its domain (TPLAN_ERR_PLAN_FILE), or of a reader or
+/// replay that ran out of memory (TPLAN_ERR_NOMEM: its message says "out of memory").
+tplan_code tpApi_MisfitCode(const char *msg);
 /// def's output callback (NULL for no def, or a def too old to have the field).
 tplan_output_fn tpApi_DefOutput(const tplan_run_def *def, void **user);
 /// The script definition of d with the script limits of limits (print routed to the current call).

@@ -382,6 +382,10 @@ cJSON *tpRun_ParseJsonObject(const char *what, const char *json, size_t len, tpl
     }
     size_t stop = 0;
     cJSON *root = tpJson_ParseDocument(json, len, &stop);
+    if (!root && stop == TP_JSON_NO_MEMORY) {
+        tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "%s: out of memory reading the JSON", what);
+        return NULL;
+    }
     if (!root || !cJSON_IsObject(root)) {
         size_t line = 1, col = 1;
         tpJson_LineColumn(json, len, stop, &line, &col);

@@ -470,7 +470,7 @@ tplan_state *tpState_FromPlan(tpDomain *dom, const tpPlanRecord *rec, int world,
     if (!x || !rest) {
         tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
     } else if ((rs = tpDomain_ReplayTo(dom, rec, world, step, x, rest, &t, msg, sizeof msg)) != TP_REPLAY_MATCH) {
-        tpRun_Fail(err, rs == TP_REPLAY_MISMATCH ? TPLAN_ERR_MISMATCH : TPLAN_ERR_PLAN_FILE, NULL, "%s", msg);
+        tpRun_Fail(err, rs == TP_REPLAY_MISMATCH ? TPLAN_ERR_MISMATCH : tpApi_MisfitCode(msg), NULL, "%s", msg);
     } else if (!(s = tpState_FromDomain(dom, x, rest, t))) {
         tpRun_Fail(err, TPLAN_ERR_NOMEM, NULL, "out of memory");
     } else {
@@ -510,7 +510,7 @@ static tplan_state *from_plan(tplan_domain *d, const char *plan, size_t len, int
     tpScript *script = NULL, *fresh = NULL;
     tplan_state *s = NULL;
     if (!tpPlanRecord_Parse(&rec, plan, len, "plan", msg, sizeof msg)) {
-        tpRun_Fail(err, strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_PLAN_FILE, NULL, "%s", msg);
+        tpRun_Fail(err, tpApi_MisfitCode(msg), NULL, "%s", msg);
     } else if (tpApi_DomainLoad(d, &script, err) == TPLAN_OK) {
         s = tpState_FromPlan(tpScript_Domain(script), &rec, world, step, err);
     }
@@ -654,7 +654,7 @@ tplan_code tpState_Simulate(tpDomain *dom, tplan_state *s, int steps, const doub
         }
         if (!tpDomain_Step(dom, x, rest, &t, act)) {
             char why[512];
-            const char *motion = tpWorld_MotionError(w);
+            const char *motion = tpWorld_FatalError(w);
             if (motion[0]) {
                 tpRun_Fail(err, TPLAN_ERR_SCRIPT, NULL, "%s", motion);
                 code = TPLAN_ERR_SCRIPT;

@@ -543,6 +543,11 @@ tplan_code tplan_result_write_plan(const tplan_result *r, const char *path, tpla
 /* ------------------------------------------------------------------------------------------ */
 /* Replay                                                                                      */
 
+tplan_code tpApi_MisfitCode(const char *msg)
+{
+    return strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_PLAN_FILE;
+}
+
 tplan_code tplan_replay(tplan_domain *d, const char *plan, size_t len, tplan_error *err)
 {
     if (!d || !plan) {
@@ -557,14 +562,14 @@ tplan_code tplan_replay(tplan_domain *d, const char *plan, size_t len, tplan_err
     tplan_code code = TPLAN_OK;
     tpScript *script = NULL;
     if (!tpPlanRecord_Parse(&rec, plan, len, "plan", msg, sizeof msg)) {
-        code = strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_PLAN_FILE;
+        code = tpApi_MisfitCode(msg);
         tpRun_Fail(err, code, NULL, "%s", msg);
     } else if ((code = tpApi_DomainLoad(d, &script, err)) == TPLAN_OK) {
         switch (tpRun_ReplayWorld(tpScript_Domain(script), &rec, rec.selected, msg, sizeof msg)) {
         case TP_RUN_REPLAY_OK:
             break;
         case TP_RUN_REPLAY_MISFIT:
-            code = TPLAN_ERR_PLAN_FILE;
+            code = tpApi_MisfitCode(msg);
             break;
         case TP_RUN_REPLAY_MISMATCH:
         case TP_RUN_REPLAY_GOAL_FAILS:
@@ -602,7 +607,7 @@ char *tplan_worlds(const char *plan, size_t len, const char *where, const char *
     char *text = NULL;
     size_t n = 0;
     if (!tpPlanRecord_Parse(&rec, plan, len, "plan", msg, sizeof msg)) {
-        tpRun_Fail(err, strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_PLAN_FILE, NULL, "%s", msg);
+        tpRun_Fail(err, tpApi_MisfitCode(msg), NULL, "%s", msg);
     } else if (!tpQuery_Browse(&rec, where, rank, &text, &n, msg, sizeof msg)) {
         const bool nomem = strcmp(msg, "out of memory") == 0;
         tpRun_Fail(err, nomem ? TPLAN_ERR_NOMEM : TPLAN_ERR_ARGUMENT,

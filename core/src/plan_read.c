@@ -476,6 +476,10 @@ static cJSON *parse(const tpReader *r, char *text, size_t len)
     if (root) {
         return root;
     }
+    if (off == TP_JSON_NO_MEMORY) {
+        fail_(r, NULL, "out of memory reading the JSON");
+        return NULL;
+    }
     size_t line, col;
     tpJson_LineColumn(text, len, off, &line, &col);
     fail_(r, NULL, "invalid JSON at line %zu, column %zu%s", line, col,

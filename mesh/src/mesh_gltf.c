@@ -664,6 +664,8 @@ bool tpGltfI_Open(tpGltf *g, const void *data, size_t len, const tpGltfFile *fil
         FAIL(g, "%s", why);
     size_t stop = 0;
     g->root = tpJson_ParseDocument(json, jlen, &stop);
+    if (!g->root && stop == TP_JSON_NO_MEMORY)
+        FAIL(g, "out of memory reading the JSON");
     if (!g->root) {
         size_t line, col;
         tpJson_LineColumn(json, jlen, stop, &line, &col);

@@ -73,6 +73,10 @@ static cJSON *parseRoot(const char *text, size_t len, const char *path, char *er
     }
     size_t off = 0;
     cJSON *root = tpJson_ParseDocument(text, len, &off);
+    if (!root && off == TP_JSON_NO_MEMORY) {
+        tpErrorf(err, errlen, "%s: out of memory reading the JSON", path);
+        return NULL;
+    }
     if (!root || !cJSON_IsObject(root)) {
         /* cJSON reports where it stopped: turn that into a line number */
         size_t line, col;

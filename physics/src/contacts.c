@@ -118,8 +118,8 @@ static void near_callback(void *data, dGeomID g1, dGeomID g2)
     if (w->nnocollide > 0 && tpJoints_NoCollide(w, key))
         return; /* jointed bodies that do not collide */
     if (w->npairs == w->cap_pairs && !tpWorld_GrowPairs(w, 2 * w->cap_pairs)) {
-        tpLog(TP_LOG_ERROR, "physics: out of memory for collision pairs");
-        abort();
+        tpWorld_OutOfMemory(w, "collision pairs");
+        return;
     }
     w->pairs[w->npairs++] = key;
 }
@@ -486,11 +486,12 @@ static dContact base_contact(const tpWorld *w, int a, int b)
     return c;
 }
 
-static void push_pending(tpWorld *w, const dContact *c, int a, int b, bool speculative)
+/* False when out of memory (the world's fatal error is set: the step fails). */
+static bool push_pending(tpWorld *w, const dContact *c, int a, int b, bool speculative)
 {
     if (w->npend == w->cap_pend && !reserve_pending(w, w->npend + 1)) {
-        tpLog(TP_LOG_ERROR, "physics: out of memory for contact joints");
-        abort();
+        tpWorld_OutOfMemory(w, "contact joints");
+        return false;
     }
     tpPendingContact *p = &w->pend[w->npend++];
     p->c = *c;
@@ -502,6 +503,7 @@ static void push_pending(tpWorld *w, const dContact *c, int a, int b, bool specu
     p->bounces = false;
     p->gap = 0.0;
     p->rest_f = 0.0;
+    return true;
 }
 
 /* Collision detection at the substep's start poses: the real contacts, appended to w->pend, and
@@ -1012,7 +1014,8 @@ double tpContacts_Speculate(tpWorld *w, double h, bool split)
             } else {
                 c.surface.motionN = -gap / h;
             }
-            push_pending(w, &c, a, b, true);
+            if (!push_pending(w, &c, a, b, true))
+                break; /* out of memory: the step fails */
             w->pend[w->npend - 1].spec_bounce = bounce;
             w->pend[w->npend - 1].gap = gap;
         }
@@ -1257,7 +1260,8 @@ bool tpContacts_Discover(tpWorld *w, double h)
                                                                      : pb[q];
             c.surface.mode |= dContactMotionN;
             c.surface.motionN = -gap / h;
-            push_pending(w, &c, a, b, true);
+            if (!push_pending(w, &c, a, b, true))
+                break; /* out of memory: the step fails */
             w->pend[w->npend - 1].gap = gap;
             w->pend[w->npend - 1].discovered = true;
         }

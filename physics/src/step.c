@@ -93,15 +93,15 @@ static void waypoints_at(const tpBodyDef *b, double t, tpBodyState *out)
 }
 
 /* One call of a FUNCTION body's host function. False after an error (this one or an earlier
- * one of any body: the first is kept in w->motion_error, which later calls do not overwrite). */
+ * one of any body: the first is kept in w->fatal_error, which later calls do not overwrite). */
 bool tpWorld_CallMotion(const tpWorld *w, int body, double t, tpBodyState *out)
 {
     const tpBodyDef *b = &w->bodies[body];
-    if (w->motion_error[0])
+    if (w->fatal_error[0])
         return false;
     tpBodyState s;
     memset(&s, 0, sizeof s);
-    char err[TP_MOTION_ERROR_MAX - 128] = "";
+    char err[TP_FATAL_ERROR_MAX - 128] = "";
     bool ok = b->motion.fn(b->motion.user, b->motion.fn_id, t, &s, err, sizeof err);
     if (ok && !tpWorld_StateInRange(&s)) {
         /* the host checks what its function returns; this guards other hosts */
@@ -109,8 +109,8 @@ bool tpWorld_CallMotion(const tpWorld *w, int body, double t, tpBodyState *out)
         ok = false;
     }
     if (!ok) {
-        tpErrorf(w->motion_error, TP_MOTION_ERROR_MAX, "%s (body '%s', t = %g s)", err[0] ? err : "motion error",
-                 b->name, t);
+        tpErrorf(w->fatal_error, TP_FATAL_ERROR_MAX, "%s (body '%s', t = %g s)", err[0] ? err : "motion error", b->name,
+                 t);
         return false;
     }
     *out = s;
@@ -892,6 +892,8 @@ static bool advance(tpWorld *w, double t, const double *action, const uint8_t *r
             if (w->nasleep > 0)
                 mark_stirring(w);
             tpContacts_Collide(w, s > 0);
+            if (w->fatal_error[0])
+                return false; /* out of memory for the contacts: nothing of this step is physical */
             double tau = tpContacts_Speculate(w, h, cuts < TP_MAX_CUTS);
             if (tau < h) {
                 cuts++;
@@ -901,15 +903,20 @@ static bool advance(tpWorld *w, double t, const double *action, const uint8_t *r
                 w->npend = w->run[0]; /* the swept pass again, for the shorter substep */
                 tpContacts_Speculate(w, h, false);
             }
+            if (w->fatal_error[0])
+                return false; /* out of memory in the swept pass */
             tpContacts_Wake(w);
             for (int k = 0; k < w->nstate; k++)
                 get_body(w->rt[w->state_body[k]].body, &w->sub0[k]);
             solve_substep(w, h);
-            for (int round = 0; round < TP_DISCOVER_ROUNDS && tpContacts_Discover(w, h); round++) {
+            for (int round = 0; round < TP_DISCOVER_ROUNDS && tpContacts_Discover(w, h) && !w->fatal_error[0];
+                 round++) {
                 tpContacts_Wake(w);
                 restart_substep(w, w->sub0, h);
                 solve_substep(w, h);
             }
+            if (w->fatal_error[0])
+                return false; /* out of memory in the discovery pass */
             conserve_momentum(w, h);
             if (w->def.solver == TP_SOLVER_QUICKSTEP)
                 tpContacts_Project(w);
@@ -1104,16 +1111,24 @@ bool tpWorld_StepRest(tpWorld *w, const tpBodyState *x, const uint8_t *rest, dou
     if (sleep)
         count_rest(w, rest, xnew, rest_new);
     w->time = t + w->def.dt;
-    if (ok && w->motion_error[0]) /* a motion function failed: nothing here is physical */
+    if (ok && w->fatal_error[0] && w->failure.kind != TP_STEP_NO_MEMORY) /* a motion function failed:
+                                                                             nothing here is physical */
         w->failure.kind = TP_STEP_MOTION_ERROR;
-    if (ok && !w->motion_error[0])
+    if (ok && !w->fatal_error[0])
         TP_VALIDATE(tpWorld_Valid, w); /* a failed step may leave ODE's bodies anywhere: nothing to check */
-    return ok && !w->motion_error[0];
+    return ok && !w->fatal_error[0];
 }
 
-const char *tpWorld_MotionError(const tpWorld *w)
+const char *tpWorld_FatalError(const tpWorld *w)
 {
-    return w->motion_error;
+    return w->fatal_error;
+}
+
+void tpWorld_OutOfMemory(tpWorld *w, const char *what)
+{
+    if (!w->fatal_error[0])
+        tpErrorf(w->fatal_error, TP_FATAL_ERROR_MAX, "physics: out of memory for %s", what);
+    w->failure.kind = TP_STEP_NO_MEMORY;
 }
 
 bool tpWorld_StepLive(tpWorld *w, const double *action)

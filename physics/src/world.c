@@ -848,13 +848,13 @@ static bool alloc_arrays(tpWorld *w)
             nmotor += d->joints[j].axes[k].motor && d->joints[j].axes[k].driven;
     w->action = calloc((size_t)nb * 6 + (size_t)nmotor, sizeof(double));
     w->restored = malloc(sizeof(double) + (size_t)nb * sizeof(tpBodyState));
-    w->motion_error = calloc(TP_MOTION_ERROR_MAX, 1);
+    w->fatal_error = calloc(TP_FATAL_ERROR_MAX, 1);
     w->fast = calloc((size_t)nb, sizeof *w->fast);
     w->sub0 = calloc((size_t)nb, sizeof *w->sub0);
     w->subc = calloc((size_t)nb, sizeof *w->subc);
     w->island = calloc(3 * (size_t)nb, sizeof *w->island);
     w->proj_start = calloc((size_t)nb, sizeof *w->proj_start);
-    return w->fast && w->sub0 && w->subc && w->island && w->proj_start && w->restored && w->motion_error &&
+    return w->fast && w->sub0 && w->subc && w->island && w->proj_start && w->restored && w->fatal_error &&
            w->materials && w->contacts && w->bodies && w->rt && w->surfaces && w->state_body && w->control_body &&
            w->kin_body && w->cgeoms && w->action;
 }
@@ -926,7 +926,7 @@ tpWorld *tpCreateWorld(const tpSceneDef *def, char *err, size_t errlen)
             /* its definition's pose is the function's at t = 0, for every reader of the def */
             tpBodyState s0;
             if (!tpWorld_CallMotion(w, i, 0.0, &s0)) {
-                tpErrorf(err, errlen, "%s", w->motion_error);
+                tpErrorf(err, errlen, "%s", w->fatal_error);
                 tpDestroyWorld(w);
                 return NULL;
             }
@@ -1064,7 +1064,7 @@ void tpDestroyWorld(tpWorld *w)
     free(w->infos);
     free(w->merge);
     free(w->restored);
-    free(w->motion_error);
+    free(w->fatal_error);
     free(w->fast);
     free(w->sub0);
     free(w->subc);

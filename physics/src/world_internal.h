@@ -263,12 +263,18 @@ struct tpWorld {
      * reading q back from ODE would not round-trip exactly. */
     unsigned char *restored;
     bool live_restored;
-    /* First error of a FUNCTION motion ("" = none). Heap memory, so that evaluating a body's
-     * pose (const world) can record it. */
-    char *motion_error; /* TP_MOTION_ERROR_MAX bytes */
+    /* First fatal error ("" = none): a FUNCTION motion's, or out of memory for the contacts
+     * (tpWorld_OutOfMemory). Heap memory, so that evaluating a body's pose (const world) can record
+     * it. */
+    char *fatal_error; /* TP_FATAL_ERROR_MAX bytes */
 };
 
-#define TP_MOTION_ERROR_MAX 1280 /* bytes of tpWorld.motion_error */
+#define TP_FATAL_ERROR_MAX 1280 /* bytes of tpWorld.fatal_error */
+
+/// Records that the physics ran out of memory for `what` (the world's fatal error, unless one is
+/// there already; the step's failure kind TP_STEP_NO_MEMORY): the step fails, and so does every
+/// later one.
+void tpWorld_OutOfMemory(tpWorld *w, const char *what);
 
 /// out = R M R^T v: a body-frame 3x3 matrix M (row-major; an inertia tensor or its inverse)
 /// applied to the world-frame vector v, R a rotation matrix in ODE's layout (rows of 4).

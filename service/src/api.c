@@ -294,7 +294,7 @@ static bool check_request(svcReq *rq, const cJSON *req, Submission *sub, enum MH
             /* the state file's reader (tp/run.h), strictly; what fits the domain (its bodies, the
                overlaps) the state checker tells before queueing (svcApi_Submit), or else the worker
                once the script is loaded (error code bad_state) */
-            char *text = cJSON_IsObject(f) ? cJSON_PrintUnformatted(f) : NULL;
+            char *text = cJSON_IsObject(f) ? tpJson_PrintChecked(f) : NULL;
             tplan_state *st = text ? tpState_Parse(text, strlen(text), &e) : NULL;
             cJSON_free(text);
             tplan_state_free(st);
@@ -387,7 +387,7 @@ static char *normalized_request(const cJSON *req, const Submission *sub)
     }
     /* a state's numbers to the bit (cJSON's printer may move the last one): its plan is then the
        plan `tplan plan --state` makes of the same file */
-    char *s = tpJson_ExactNumbers(copy) ? cJSON_PrintUnformatted(copy) : NULL;
+    char *s = tpJson_ExactNumbers(copy) ? tpJson_PrintChecked(copy) : NULL;
     cJSON_Delete(copy);
     return s;
 }
@@ -464,6 +464,9 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     }
     const char *end = NULL;
     cJSON *req = cJSON_ParseWithLengthOpts(rq->body, rq->len, &end, false);
+    if (!req && tpJson_IsDocument(rq->body, rq->len)) { /* the body is fine: no memory to read it */
+        return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
+    }
     if (!req) {
         size_t off = end && end >= rq->body ? (size_t)(end - rq->body) : 0;
         return svcHttp_Error(rq, 400, "bad_json", NULL, "malformed JSON near byte %zu (0-based)", off);
@@ -482,6 +485,9 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     char bad[256], bad_field[80];
     if (!svcBodyCheck(rq->body, rq->len, req, bad, sizeof bad, bad_field, sizeof bad_field)) {
         cJSON_Delete(req);
+        if (strncmp(bad, "out of memory", 13) == 0) { /* the server's lack, not the client's body */
+            return svcHttp_Error(rq, 500, "internal", NULL, "%s", bad);
+        }
         return svcHttp_Error(rq, 400, "bad_json", bad_field[0] ? bad_field : NULL, "%s", bad);
     }
     Submission sub;
@@ -530,7 +536,7 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
         job->script_len = sub.script_len;
     }
     job->name = sub.name ? strdup(sub.name) : NULL;
-    job->tags = sub.tags ? cJSON_PrintUnformatted(sub.tags) : NULL;
+    job->tags = sub.tags ? tpJson_PrintChecked(sub.tags) : NULL;
     cJSON_Delete(req);
     job->time_limit = sub.time_limit;
     job->memory_mb = sub.memory_mb;
@@ -885,7 +891,7 @@ enum MHD_Result svcApi_List(svcReq *rq)
         cJSON_AddNullToObject(o, "next");
     }
     free(ids);
-    char *body = cJSON_PrintUnformatted(o);
+    char *body = tpJson_PrintChecked(o);
     cJSON_Delete(o);
     return svcHttp_JsonOwned(rq, 200, body);
 }
@@ -930,9 +936,11 @@ enum MHD_Result svcApi_Get(svcReq *rq, int64_t id)
     svcJob *job = svcApi_LocalJob(svc, id);
     char *body = NULL;
     char etag[96] = "";
+    bool found = job != NULL;
     if (job) {
         body = svcJobJson(job);
     } else if ((job = svcApi_StoredJob(svc, id, false, &rq->store_down))) {
+        found = true;
         body = svcJobJson(job);
         if (svcStatusFinal(job->status)) { /* a cluster's stored job may still be active: no tag then */
             job_etag(id, job->finished, "job", etag, sizeof etag);
@@ -940,6 +948,9 @@ enum MHD_Result svcApi_Get(svcReq *rq, int64_t id)
         svcJobFree(job);
     }
     pthread_mutex_unlock(&svc->mu);
+    if (found && !body) { /* the job is there: its object could not be made */
+        return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
+    }
     if (!body && !etag[0]) {
         return svcApi_UnknownJob(rq, id);
     }

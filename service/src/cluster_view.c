@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "http_internal.h"
+#include "tp/json_text.h"
 
 /* This server alone (an SQLite store): one node, its running jobs, its queue and limits. mu held. */
 static cJSON *local_view(tpService *svc)
@@ -102,7 +103,7 @@ enum MHD_Result svcApi_Cluster(svcReq *rq)
         }
     }
     pthread_mutex_unlock(&svc->mu);
-    char *body = o ? cJSON_PrintUnformatted(o) : NULL;
+    char *body = o ? tpJson_PrintChecked(o) : NULL;
     cJSON_Delete(o);
     if (!body) {
         return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");

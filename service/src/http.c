@@ -33,6 +33,7 @@
 
 #include "http_internal.h"
 #include "tp/base.h"
+#include "tp/json_text.h"
 
 #define SVC_STREAM_STALL_ROUNDS 8 /* reaper rounds (0.25 s) an event stream's socket may stay full: 2 s */
 #define SVC_STREAM_SNDBUF 16384   /* bytes: SO_SNDBUF of an event stream's socket (events are ~1 KB) */
@@ -100,11 +101,20 @@ enum MHD_Result svcHttp_Text(svcReq *rq, unsigned code, const char *body, const 
     return svcHttp_Send(rq, code, r, type);
 }
 
+/* 500 with a body that needs no memory: what is left when an answer could not be made. */
+static enum MHD_Result out_of_memory(svcReq *rq)
+{
+    static const char body[] = "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}";
+    struct MHD_Response *r = MHD_create_response_from_buffer(sizeof body - 1, (void *)body, MHD_RESPMEM_PERSISTENT);
+    svcHttp_Header(rq, "Cache-Control", "no-store");
+    return svcHttp_Send(rq, 500, r, "application/json");
+}
+
 /* takes ownership of body (malloc'd) */
 enum MHD_Result svcHttp_JsonOwned(svcReq *rq, unsigned code, char *body)
 {
     if (!body) {
-        return svcHttp_Error(rq, 500, "internal", NULL, "out of memory");
+        return out_of_memory(rq);
     }
     svcUtf8Repair(body); /* a script's message or an echoed path may hold any bytes */
     size_t n = strlen(body);
@@ -130,7 +140,7 @@ enum MHD_Result svcHttp_Error(svcReq *rq, unsigned code, const char *err_code, c
     if (field) {
         cJSON_AddStringToObject(e, "field", field);
     }
-    char *body = cJSON_PrintUnformatted(o);
+    char *body = tpJson_PrintChecked(o);
     cJSON_Delete(o);
     return svcHttp_JsonOwned(rq, code, body);
 }
@@ -495,6 +505,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     conn_set_deadline(svc, conn, 0); /* the request is complete: no deadline while it is answered */
     TP_VALIDATE(svcValid_Request, rq);
+    tpJson_ResetFailed(); /* the answer's JSON is checked for this request's failed allocations only */
     return svc->http_handler(rq);
 }
 

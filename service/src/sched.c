@@ -525,16 +525,15 @@ static svcJob *next_queued(tpService *svc)
     return svcSched_PickLimited(svc->active, svc->nactive, svcNow(), svc->limit_max, svc->nlimits);
 }
 
-/* When a synchronous job's search must end (unix s): its deadline less the reserve (above). */
-static double sync_answer_by(const tpService *svc, const svcJob *job)
+double svcSched_AnswerBy(double deadline, double created, const double *spent, int nspent)
 {
-    const double wait = job->sync_deadline - job->created;
+    const double wait = deadline - created;
     double longest = 0;
-    for (int i = 0; i < svc->nsync_spent; ++i) {
-        longest = svc->sync_spent[i] > longest ? svc->sync_spent[i] : longest;
+    for (int i = 0; i < nspent; ++i) {
+        longest = spent[i] > longest ? spent[i] : longest;
     }
-    const double reserve = svc->nsync_spent > 0 ? 1.5 * longest + SVC_SYNC_RESERVE_ADD : SVC_SYNC_RESERVE0;
-    return job->sync_deadline - fmin(reserve, 0.5 * wait);
+    const double reserve = nspent > 0 ? 1.5 * longest + SVC_SYNC_RESERVE_ADD : SVC_SYNC_RESERVE0;
+    return deadline - fmin(reserve, 0.5 * wait);
 }
 
 /* A synchronous job's plan is ready (its done event): the time since its search was to end is a
@@ -550,15 +549,18 @@ static void sync_measure(tpService *svc, const svcJob *job)
     svc->nsync_spent += svc->nsync_spent < SVC_SYNC_SAMPLES;
 }
 
-/* The planner's time limit of a job started now. A synchronous job answers within its deadline:
- * it plans until its answer_by (the rest is for writing the plan and the reply). */
-static double effective_time_limit(const svcJob *job)
+double svcSched_TimeLimit(bool sync, double time_limit, double answer_by, double now)
 {
-    if (!job->sync) {
-        return job->time_limit;
+    if (!sync) {
+        return time_limit;
     }
-    double remaining = job->answer_by - svcNow(); /* both wall-clock (unix) times */
-    return fmax(0.01, fmin(job->time_limit, remaining));
+    double remaining = answer_by - now; /* both wall-clock (unix) times */
+    return fmax(0.01, fmin(time_limit, remaining));
+}
+
+double svcSched_HardDeadline(double started, double limit)
+{
+    return started + limit + SVC_HARD_GRACE + 0.1 * limit;
 }
 
 /* The run definition a job's worker plans with: the request's run fields (the server read them
@@ -629,9 +631,10 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
     }
     double now = tpClock_Now();
     if (job->sync) {
-        job->answer_by = sync_answer_by(svc, job);
+        job->answer_by = svcSched_AnswerBy(job->sync_deadline, job->created, svc->sync_spent, svc->nsync_spent);
     }
-    double limit = effective_time_limit(job);
+    double limit = svcSched_TimeLimit(job->sync, job->time_limit, job->answer_by, svcNow());
+    tpJson_ResetFailed(); /* the worker's message must be whole: its print checks what follows */
     cJSON *req = cJSON_Parse(job->request);
     tplan_run_def run;
     if (!job_run_def(job, req, limit, &run)) {
@@ -659,7 +662,7 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
         cJSON_AddNumberToObject(m, "answer_by", job->answer_by);
     }
     cJSON_AddNumberToObject(m, "progress", 0.25);
-    char *line = tpJson_ExactNumbers(m) ? cJSON_PrintUnformatted(m) : NULL; /* a state's to the bit */
+    char *line = tpJson_ExactNumbers(m) ? tpJson_PrintChecked(m) : NULL; /* a state's to the bit */
     cJSON_Delete(m);
     free(job->script); /* the worker has it now */
     job->script = NULL;
@@ -680,7 +683,7 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
     job->worker = wi;
     job->version++;
     w->job = job->id;
-    w->hard_deadline = now + limit + SVC_HARD_GRACE + 0.1 * limit;
+    w->hard_deadline = svcSched_HardDeadline(now, limit);
     w->job_started = now;
     w->job_limit = limit;
     w->killed = false;
@@ -973,7 +976,7 @@ static void handle_event(tpService *svc, svcWorker *w, const char *line)
                 series_to_summary(job, sum);
             }
             free(job->summary);
-            job->summary = cJSON_PrintUnformatted(sum);
+            job->summary = tpJson_PrintChecked(sum);
             const cJSON *stats = cJSON_GetObjectItemCaseSensitive(sum, "iterations");
             if (cJSON_IsNumber(stats)) {
                 job->iterations = (int64_t)stats->valuedouble;
@@ -1199,6 +1202,7 @@ static void *sched_main(void *arg)
     int *which = calloc((size_t)svc->nprocs + 1, sizeof *which);
     pthread_mutex_lock(&svc->mu);
     while (!svc->stopping && fds && which) {
+        tpJson_ResetFailed(); /* a round's messages and records are checked for its own failures */
         dispatch(svc);
         svcValid_Check(svc);
         int n = 0;

@@ -16,6 +16,7 @@
 #include "service_internal.h"
 #include "store.h"
 #include "tp/base.h"
+#include "tp/json_text.h"
 
 tpServiceDef tpDefaultServiceDef(void)
 {
@@ -272,6 +273,7 @@ static bool read_limits(tpService *svc, char *err, size_t errlen)
 
 tpServiceStatus tpRunService(const tpServiceDef *def)
 {
+    tpJson_UseCheckedAllocator(); /* a JSON answer built short of memory is refused, not sent short */
     tpService svc;
     memset(&svc, 0, sizeof svc);
     svc.def = *def;

@@ -101,6 +101,7 @@ static char *check_message(const tpService *svc, const cJSON *req, const char *d
     run.call_time_limit = t;
     run.memory_limit_mb = memory_mb < SVC_CHECK_MEMORY_MB ? memory_mb : SVC_CHECK_MEMORY_MB;
     run.search_memory_mb = run.memory_limit_mb;
+    tpJson_ResetFailed(); /* the checker's message must be whole: its print checks what follows */
     cJSON *m = cJSON_CreateObject();
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(m, "type", "check");
@@ -118,15 +119,15 @@ static char *check_message(const tpService *svc, const cJSON *req, const char *d
         snprintf(path, sizeof path, "%s/%s.lua", svc->def.domains_dir, domain);
         cJSON_AddStringToObject(m, "domain_path", path);
     }
-    char *head = ok ? cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(m, "run")) : NULL;
-    char *sets = set ? cJSON_PrintUnformatted(set) : NULL;
+    char *head = ok ? tpJson_PrintChecked(cJSON_GetObjectItemCaseSensitive(m, "run")) : NULL;
+    char *sets = set ? tpJson_PrintChecked(set) : NULL;
     uint64_t h = tpHash_Fnv1a64(head ? head : "", head ? strlen(head) : 0);
     h ^= tpHash_Fnv1a64(sets ? sets : "", sets ? strlen(sets) : 0) * 0x9E3779B97F4A7C15ull;
     h ^= tpHash_Fnv1a64(script ? script : path, strlen(script ? script : path)) * 0xC2B2AE3D27D4EB4Full;
     *key = h;
     free(head);
     free(sets);
-    char *line = ok && tpJson_ExactNumbers(r) ? cJSON_PrintUnformatted(m) : NULL; /* a state's to the bit */
+    char *line = ok && tpJson_ExactNumbers(r) ? tpJson_PrintChecked(m) : NULL; /* a state's to the bit */
     cJSON_Delete(m);
     return line;
 }

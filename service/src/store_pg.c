@@ -272,6 +272,10 @@ static svcJob *pg_get(tpService *svc, int64_t id, bool with_script)
     p_int(&p, id);
     PGresult *r = svcPg_Exec(svc, "get", "SELECT " PG_JOB_COLUMNS_SHOWN " FROM jobs WHERE id = $1", &p, 0);
     svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0, true) : NULL;
+    if (r && PQntuples(r) == 1 && !job) { /* the row is there: out of memory, not "no job" */
+        svcLog(svc, "store: get: out of memory");
+        ++svc->store_errors;
+    }
     PQclear(r);
     if (job && with_script && !svc->store->load_script(svc, job)) {
         svcJobFree(job);
@@ -288,6 +292,10 @@ static svcJob *pg_get_run(tpService *svc, int64_t id)
     p_int(&p, id);
     PGresult *r = svcPg_Exec(svc, "get", "SELECT " PG_JOB_COLUMNS " FROM jobs WHERE id = $1", &p, 0);
     svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0, false) : NULL;
+    if (r && PQntuples(r) == 1 && !job) {
+        svcLog(svc, "store: get: out of memory");
+        ++svc->store_errors;
+    }
     PQclear(r);
     if (job && (!job->request || !pg_load_script(svc, job))) {
         svcJobFree(job);

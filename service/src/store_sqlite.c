@@ -589,6 +589,9 @@ static svcJob *get_row(tpService *svc, int64_t id, bool shown)
     svcJob *job = rc == SQLITE_ROW ? job_from_row(st, shown) : NULL;
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) { /* a failed read, not a job that does not exist */
         db_error(svc, "get");
+    } else if (rc == SQLITE_ROW && !job) { /* the row is there: out of memory, not "no job" */
+        svcLog(svc, "store: get: out of memory");
+        ++svc->store_errors;
     }
     sqlite3_finalize(st);
     return job;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "service_internal.h"
+#include "tp/json_text.h"
 
 double svcNow(void)
 {
@@ -113,7 +114,7 @@ static cJSON *shown_request(const svcJob *job)
         }
     }
     /* a job object is built under svc->mu (active jobs) or from a private copy: the cache is safe */
-    ((svcJob *)job)->request_shown = req ? cJSON_PrintUnformatted(req) : NULL;
+    ((svcJob *)job)->request_shown = req ? tpJson_PrintChecked(req) : NULL;
     return req;
 }
 
@@ -205,7 +206,7 @@ int64_t svcJobRecordBytes(const svcJob *job, bool with_script)
 char *svcJobJson(const svcJob *job)
 {
     cJSON *o = svcJobToCJson(job);
-    char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+    char *s = o ? tpJson_PrintChecked(o) : NULL;
     cJSON_Delete(o);
     return s;
 }

@@ -167,7 +167,7 @@ void tpDomain_SetError(tpDomain *d, const char *msg)
 /* A scripted motion function failed (in a skill, a condition or the step): the run's error. */
 static bool motion_failed(tpDomain *d)
 {
-    const char *e = tpWorld_MotionError(d->world);
+    const char *e = tpWorld_FatalError(d->world);
     if (!e[0]) {
         return false;
     }

@@ -782,8 +782,8 @@ static tpReplayStatus replay(tpDomain *d, const tpPlanRecord *rec, int w, tpStep
                    sizeof(double) * (size_t)d->nmotor);
         }
         if (!tpDomain_Step(d, x, rest, &t, action)) {
-            if (tpWorld_MotionError(d->world)[0]) {
-                tpErrorf(err, errlen, "%s", tpWorld_MotionError(d->world));
+            if (tpWorld_FatalError(d->world)[0]) {
+                tpErrorf(err, errlen, "%s", tpWorld_FatalError(d->world));
                 result = TP_REPLAY_MISFIT;
                 goto done;
             }

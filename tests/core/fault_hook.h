@@ -14,6 +14,9 @@ void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t n);
 
+/// The hooked allocator (counted, fails at its turn): for a library's allocation hooks (cJSON_InitHooks).
+void *__wrap_malloc(size_t n);
+
 extern long g_fault_calls; /* allocations since fault_reset */
 extern long g_fault_at;    /* the call (1-based) that fails; -1: none */
 

@@ -661,13 +661,13 @@ static void test_kinematic_function(void **state)
     }
     assert_true(top > 0.7);              /* the crate rode up */
     assert_true(fabs(xb.pos[0]) < 1e-3); /* and stayed on */
-    assert_string_equal(tpWorld_MotionError(b), "");
+    assert_string_equal(tpWorld_FatalError(b), "");
     assert_true(fm.calls > 150);
 
     fm.fail_at = t + 0.5 * tpWorld_Def(b)->dt; /* the next step's end */
     assert_false(tpWorld_Step(b, &xb, t, NULL, &xb));
-    assert_non_null(strstr(tpWorld_MotionError(b), "lift.lua:3: no pose after"));
-    assert_non_null(strstr(tpWorld_MotionError(b), "(body 'lift', t = "));
+    assert_non_null(strstr(tpWorld_FatalError(b), "lift.lua:3: no pose after"));
+    assert_non_null(strstr(tpWorld_FatalError(b), "(body 'lift', t = "));
     tpWorld_BodyState(b, &xb, 0.0, 0, &kb); /* after an error: the initial pose, at rest */
     assert_true(kb.pos[2] == 0.05 && kb.vel[2] == 0.0);
     fm.fail_at = 1e9;

@@ -1,11 +1,13 @@
-/* The scheduler's choice of the next job (service/src/sched_testing.h), without processes: the
- * priorities docs/service.md promises, case by case. */
+/* The scheduler's choice of the next job and its deadline arithmetic (service/src/sched_testing.h),
+ * without processes: the priorities docs/service.md promises, case by case, and the time limits of
+ * asynchronous and synchronous jobs, a synchronous job's reserve, the hard deadline. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -156,6 +158,49 @@ static void test_concurrency_limits(void **state)
     assert_ptr_equal(svcSched_PickLimited(a, 5, 0, max, 2), a[2]);
 }
 
+/* ---- the deadline arithmetic ------------------------------------------------------------------- */
+
+static void test_asynchronous_time_limit_is_its_own(void **state)
+{
+    (void)state;
+    /* a job of POST /v1/jobs plans for its time_limit whatever the clock says */
+    assert_true(svcSched_TimeLimit(false, 20.0, 0.0, 1000.0) == 20.0);
+    assert_true(svcSched_TimeLimit(false, 20.0, 900.0, 1000.0) == 20.0);
+}
+
+static void test_synchronous_time_limit_ends_at_its_answer(void **state)
+{
+    (void)state;
+    /* POST /v1/plan?wait: the search ends at answer_by, within the job's own limit */
+    assert_true(svcSched_TimeLimit(true, 20.0, 1002.5, 1000.0) == 2.5);
+    assert_true(svcSched_TimeLimit(true, 1.0, 1002.5, 1000.0) == 1.0);
+    /* already late: the shortest search, never a negative or zero limit (0 would mean none) */
+    assert_true(svcSched_TimeLimit(true, 20.0, 999.0, 1000.0) == 0.01);
+    assert_true(svcSched_TimeLimit(true, 20.0, 1000.0, 1000.0) == 0.01);
+}
+
+static void test_answer_by_keeps_a_reserve(void **state)
+{
+    (void)state;
+    /* before any measure: 0.08 s before the deadline */
+    assert_true(fabs(svcSched_AnswerBy(110.0, 100.0, NULL, 0) - 109.92) < 1e-9);
+    /* measured: 1.5 times the longest of the last costs plus 0.01 s */
+    const double spent[] = {0.1, 0.4, 0.2};
+    assert_true(fabs(svcSched_AnswerBy(110.0, 100.0, spent, 3) - (110.0 - 0.61)) < 1e-9);
+    /* only the first nspent count */
+    assert_true(fabs(svcSched_AnswerBy(110.0, 100.0, spent, 1) - (110.0 - 0.16)) < 1e-9);
+    /* never more than half the wait: a 0.5 s wait keeps at least 0.25 s of search */
+    assert_true(fabs(svcSched_AnswerBy(100.5, 100.0, spent, 3) - 100.25) < 1e-9);
+}
+
+static void test_hard_deadline(void **state)
+{
+    (void)state;
+    /* 10 s and 10 % of the limit past the limit */
+    assert_true(fabs(svcSched_HardDeadline(50.0, 20.0) - 82.0) < 1e-9);
+    assert_true(fabs(svcSched_HardDeadline(50.0, 0.01) - 60.011) < 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +213,10 @@ int main(void)
         cmocka_unit_test(test_synchronous_before_any_priority),
         cmocka_unit_test(test_not_before_run_at),
         cmocka_unit_test(test_concurrency_limits),
+        cmocka_unit_test(test_asynchronous_time_limit_is_its_own),
+        cmocka_unit_test(test_synchronous_time_limit_ends_at_its_answer),
+        cmocka_unit_test(test_answer_by_keeps_a_reserve),
+        cmocka_unit_test(test_hard_deadline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,9 +23,18 @@ size_t tpUtf8_Invalid(const unsigned char *s, size_t len);
 /// short, which cJSON's error position (often the start of the damaged value) does not show.
 bool tpJson_EndsOpen(const char *text, size_t len);
 
+/// True if text[0..len) is one JSON document (RFC 8259) and nothing but whitespace after it, as
+/// cJSON reads it (a \u surrogate only as a pair, at most 512 levels of nesting). Allocates
+/// nothing: tells a document cJSON could not build for lack of memory from a broken one.
+bool tpJson_IsDocument(const char *text, size_t len);
+
+/// tpJson_ParseDocument's *stop when the text is a document but cJSON ran out of memory.
+#define TP_JSON_NO_MEMORY ((size_t)-1)
+
 /// Parses text[0..len) as one JSON document followed by nothing but whitespace. Returns the root
 /// (the caller deletes it), or NULL with *stop at the offset where parsing stopped or where the
-/// trailing text starts (for tpJson_LineColumn).
+/// trailing text starts (for tpJson_LineColumn), or TP_JSON_NO_MEMORY when the text is a
+/// document and cJSON ran out of memory.
 struct cJSON *tpJson_ParseDocument(const char *text, size_t len, size_t *stop);
 
 /// Makes every number under root (root included) print exactly: each becomes a raw item holding
@@ -35,6 +44,18 @@ struct cJSON *tpJson_ParseDocument(const char *text, size_t len, size_t *stop);
 /// number to cJSON's getters. Non-finite numbers are left as they are. False when out of memory
 /// (the tree is then partly converted, still printable).
 bool tpJson_ExactNumbers(struct cJSON *root);
+
+/// Routes cJSON's allocations through an allocator that remembers, per thread, that one failed.
+/// cJSON's builders (cJSON_AddStringToObject and the rest) return NULL when out of memory, which
+/// callers rarely check, so a tree built short of memory prints as valid JSON with members missing:
+/// tpJson_PrintChecked refuses to print such a tree. Process-wide (cJSON's hooks), so for programs
+/// (the service), not for a library inside a host. Idempotent.
+void tpJson_UseCheckedAllocator(void);
+/// Forgets this thread's failed cJSON allocations: at the start of a request, a message, a round.
+void tpJson_ResetFailed(void);
+/// cJSON_PrintUnformatted(o), or NULL when o is NULL, the print fails, or a cJSON allocation of this
+/// thread failed since its last tpJson_ResetFailed (the tree may lack members). Free with free().
+char *tpJson_PrintChecked(const struct cJSON *o);
 
 /// 1-based line and column of byte offset `off` (<= len) in text.
 void tpJson_LineColumn(const char *text, size_t len, size_t off, size_t *line, size_t *col);

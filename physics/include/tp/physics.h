@@ -89,7 +89,7 @@ struct tpBodyState;
 /// (m/s) and out->angvel (rad/s, world frame); the velocities are what contacts see, so a body
 /// resting on it rides along. Must depend on t only (Sim purity). Returns false on an error, with
 /// a message in err (the host's own words, "file:line: ..." for a script): the world keeps the
-/// first one (tpWorld_MotionError) and every later tpWorld_Step fails.
+/// first one (tpWorld_FatalError) and every later tpWorld_Step fails.
 typedef bool (*tpMotionFn)(void *user, int id, double t, struct tpBodyState *out, char *err, size_t errlen);
 
 /// Predictable motion of a kinematic foreign body; the pose is a function of time only.
@@ -470,7 +470,8 @@ typedef enum {
     TP_STEP_OUT_OF_RANGE,       /* a body's state left tpWorld_StateInRange */
     TP_STEP_STATIC_PENETRATION, /* a moving body overlapped static geometry deeper than max_static_penetration */
     TP_STEP_BODY_PENETRATION,   /* two moving bodies overlapped deeper than the moving-body limit */
-    TP_STEP_MOTION_ERROR,       /* a TP_MOTION_FUNCTION body's function failed (tpWorld_MotionError) */
+    TP_STEP_MOTION_ERROR,       /* a TP_MOTION_FUNCTION body's function failed (tpWorld_FatalError) */
+    TP_STEP_NO_MEMORY,          /* the contacts could not be stored (tpWorld_FatalError): nothing simulated */
 } tpStepFailureKind;
 
 /// The quantity a TP_STEP_OUT_OF_RANGE or TP_STEP_BAD_ACTION failure is about.
@@ -521,11 +522,13 @@ const tpStepFailure *tpWorld_LastFailure(const tpWorld *world);
 /// world is undefined after (Sim restores anyway; a live world, tpWorld_StepLive, continues from x).
 bool tpWorld_CheckOverlap(tpWorld *world, const tpBodyState *x, double t, tpStepFailure *out);
 
-/// The first error of a TP_MOTION_FUNCTION body's function since the world was created ("" if
-/// none), with the body and the time appended. Owned by the world. After such an error the body
-/// is at its initial pose wherever it is evaluated and every tpWorld_Step returns false: callers
-/// that can report errors check this after a failed step (or after evaluating body states).
-const char *tpWorld_MotionError(const tpWorld *world);
+/// The world's first fatal error since it was created ("" if none), owned by the world: a
+/// TP_MOTION_FUNCTION body's function that failed (its message with the body and the time
+/// appended: the body is then at its initial pose wherever it is evaluated), or the physics out of
+/// memory for its contacts ("physics: out of memory for contact joints"). After either every
+/// tpWorld_Step returns false: callers that can report errors check this after a failed step (or
+/// after evaluating body states).
+const char *tpWorld_FatalError(const tpWorld *world);
 
 /// Deepest overlap (m) of a moving body with static geometry seen by the last tpWorld_Step (its
 /// substeps' contacts, and after the step in scenes with scripted bodies).

@@ -417,7 +417,7 @@ bool tpDomain_Start(const tpDomain *domain, const tpBodyState **x, const uint8_t
 /// 6 doubles per control slot, then one target per driven motor (tpWorld_ActionCount; clamped by
 /// the physics, as the planner's). False when the step
 /// fails (x, rest then hold no physical state): tpDomain_DescribeFailure says why, or
-/// tpWorld_MotionError for a scripted body's failing function.
+/// tpWorld_FatalError for a scripted body's failing function.
 bool tpDomain_Step(tpDomain *domain, tpBodyState *x, uint8_t *rest, double *t, const double *action);
 /// One line on a failed step (f: tpWorld_LastFailure of the domain's world), naming the bodies.
 void tpDomain_DescribeFailure(const tpDomain *domain, const tpStepFailure *f, char *out, size_t outlen);
