@@ -296,11 +296,11 @@ void svcSched_Cancel(tpService *svc, svcJob *job, const char *code, const char *
     }
 }
 
+static double json_number(const cJSON *o, const char *name, double dflt);
+
 /* A stop of a queued job that a drain handed back (docs/service.md#drain): its interim plan is its
  * best plan, so it ends approximate with it (the file renamed plan.json, the summary of the run that
  * made it). False if it could not be kept (logged): the caller cancels it. */
-static double json_number(const cJSON *o, const char *name, double dflt);
-
 static bool stop_with_interim(tpService *svc, svcJob *job)
 {
     cJSON *o = cJSON_Parse(job->interim);
@@ -310,10 +310,12 @@ static bool stop_with_interim(tpService *svc, svcJob *job)
     svcInterimFile(n, name, sizeof name);
     svcJobPath(svc, job->id, name, from, sizeof from);
     svcJobPath(svc, job->id, "plan.json", to, sizeof to);
-    bool ok = n > 0 && cJSON_IsObject(sum) && rename(from, to) == 0;
+    char *summary = cJSON_IsObject(sum) ? tpJson_PrintChecked(sum) : NULL;
+    bool ok = n > 0 && summary && rename(from, to) == 0;
     if (ok) {
         free(job->summary);
-        job->summary = cJSON_PrintUnformatted(sum);
+        job->summary = summary;
+        summary = NULL;
         const cJSON *q = cJSON_GetObjectItemCaseSensitive(o, "quality");
         job->best_quality = cJSON_IsNumber(q) ? q->valuedouble : NAN;
         job->iterations = (int64_t)json_number(o, "iterations", 0);
@@ -324,8 +326,9 @@ static bool stop_with_interim(tpService *svc, svcJob *job)
         finish_job(svc, job, SVC_APPROXIMATE, NULL, NULL);
     } else {
         svcLog(svc, "job %lld: its interim plan could not be kept (%s): cancelled", (long long)job->id,
-               cJSON_IsObject(sum) ? strerror(errno) : "no summary");
+               summary ? strerror(errno) : "no summary (or out of memory)");
     }
+    free(summary);
     cJSON_Delete(sum);
     cJSON_Delete(o);
     return ok;
@@ -902,7 +905,7 @@ static bool handback_job(tpService *svc, svcJob *job)
     if (sum) { /* the run's summary: the job's if a stop ends it queued (svcSched_StopJob) */
         cJSON_AddItemToObject(o, "summary", sum);
     }
-    char *text = cJSON_PrintUnformatted(o);
+    char *text = tpJson_PrintChecked(o); /* NULL if built short of memory: a record with members missing */
     cJSON_Delete(o);
     if (!text || !svcStore_Handback(svc, job, text, name)) {
         free(text);
