@@ -1,9 +1,9 @@
 /* tplan service: the PostgreSQL store's writes of a claimed job under its lease (svcPg_Update) and
  * the job files beside the records (docs/service.md#cluster). A job's plan, tree and log are stored
- * compressed (zlib) in job_files, written with its final record in one transaction (svcPg_Finish), so that any front end serves them (svcPg_FetchFile caches a copy in
- * its data folder). A drain's hand-back stores the interim plan there too (interim.N.json, replacing
- * an older one), with the record queued again (svcPg_Handback); the job's end drops it, and a stop of
- * the queued job makes it its plan (svcPg_StopWithInterim). Callers hold svc->mu. */
+ * compressed (zlib) in job_files, written with its final record in one transaction (svcPg_Finish), so that any front
+ * end serves them (svcPg_FetchFile caches a copy in its data folder). A drain's hand-back stores the interim plan there
+ * too (interim.N.json, replacing an older one), with the record queued again (svcPg_Handback); the job's end drops it,
+ * and a stop of the queued job makes it its plan (svcPg_StopWithInterim). Callers hold svc->mu. */
 #include <errno.h>
 #include <libpq-fe.h>
 #include <math.h>
@@ -225,13 +225,13 @@ bool svcPg_Handback(tpService *svc, const svcJob *job, const char *interim, cons
         p_int(&p, job->attempt);
         p_text(&p, interim);
         r = svcPg_Exec(svc, "hand back",
-                    "WITH u AS (UPDATE jobs SET status = 'queued', node = NULL, lease_until = NULL, started = NULL,"
-                    " finished = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL, elapsed = 0,"
-                    " summary = NULL, error_code = NULL, error_message = NULL, has_plan = false, has_tree = false,"
-                    " bytes = 0, record_bytes = octet_length(request) + COALESCE(octet_length(script), 0),"
-                    " interim = $4 WHERE id = $1 AND node = $2 AND attempt = $3 AND status = 'running'"
-                    " AND ctl IS NULL RETURNING id) SELECT id, pg_notify('tplan', 'q') FROM u",
-                    &p, 0);
+                       "WITH u AS (UPDATE jobs SET status = 'queued', node = NULL, lease_until = NULL, started = NULL,"
+                       " finished = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL, elapsed = 0,"
+                       " summary = NULL, error_code = NULL, error_message = NULL, has_plan = false, has_tree = false,"
+                       " bytes = 0, record_bytes = octet_length(request) + COALESCE(octet_length(script), 0),"
+                       " interim = $4 WHERE id = $1 AND node = $2 AND attempt = $3 AND status = 'running'"
+                       " AND ctl IS NULL RETURNING id) SELECT id, pg_notify('tplan', 'q') FROM u",
+                       &p, 0);
         ok = r && PQntuples(r) == 1;
         if (r && !ok) {
             svcLog(svc, "job %lld: this node no longer holds its lease, or a cancel or stop was asked: not handed back",
@@ -246,14 +246,15 @@ bool svcPg_Handback(tpService *svc, const svcJob *job, const char *interim, cons
         p_int(&p, (long long)size);
         p_bin(&p, z, zlen);
         ok = svcPg_Command(svc, "hand back",
-                        "INSERT INTO job_files(job_id, name, size, data) VALUES($1, $2, $3, $4)"
-                        " ON CONFLICT (job_id, name) DO UPDATE SET size = $3, data = $4",
-                        &p);
+                           "INSERT INTO job_files(job_id, name, size, data) VALUES($1, $2, $3, $4)"
+                           " ON CONFLICT (job_id, name) DO UPDATE SET size = $3, data = $4",
+                           &p);
         svcPgParams d = {0};
         p_int(&d, job->id);
         p_text(&d, file);
-        ok = ok && svcPg_Command(svc, "hand back",
-                              "DELETE FROM job_files WHERE job_id = $1 AND name LIKE 'interim.%' AND name <> $2", &d);
+        ok =
+            ok && svcPg_Command(svc, "hand back",
+                                "DELETE FROM job_files WHERE job_id = $1 AND name LIKE 'interim.%' AND name <> $2", &d);
     }
     if (svc->pg->in_tx) {
         r = PQexec(svc->pg->conn, ok ? "COMMIT" : "ROLLBACK");
@@ -281,9 +282,9 @@ bool svcPg_StopWithInterim(tpService *svc, int64_t id)
     svcPgParams p = {0};
     p_int(&p, id);
     PGresult *r = svcPg_Exec(svc, "stop",
-                          "SELECT interim FROM jobs WHERE id = $1 AND status = 'queued' AND interim IS NOT NULL"
-                          " FOR UPDATE",
-                          &p, 0);
+                             "SELECT interim FROM jobs WHERE id = $1 AND status = 'queued' AND interim IS NOT NULL"
+                             " FOR UPDATE",
+                             &p, 0);
     cJSON *o = r && PQntuples(r) == 1 ? cJSON_Parse(PQgetvalue(r, 0, 0)) : NULL;
     PQclear(r);
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "n");
@@ -319,12 +320,13 @@ bool svcPg_StopWithInterim(tpService *svc, int64_t id)
         p_double(&u, cJSON_IsNumber(el) ? el->valuedouble : 0);
         p_double(&u, cJSON_IsNumber(q) ? q->valuedouble : NAN);
         p_int(&u, bytes);
-        r = svcPg_Exec(svc, "stop",
-                    "WITH u AS (UPDATE jobs SET status = 'approximate', finished = $2, summary = $3, iterations = $4,"
-                    " nodes = $5, elapsed = $6, best_quality = $7, bytes = $8, has_plan = true, interim = NULL,"
-                    " record_bytes = octet_length(request) + COALESCE(octet_length(script), 0) + octet_length($3::text)"
-                    " WHERE id = $1 AND status = 'queued' RETURNING id) SELECT pg_notify('tplan', id::text) FROM u",
-                    &u, 0);
+        r = svcPg_Exec(
+            svc, "stop",
+            "WITH u AS (UPDATE jobs SET status = 'approximate', finished = $2, summary = $3, iterations = $4,"
+            " nodes = $5, elapsed = $6, best_quality = $7, bytes = $8, has_plan = true, interim = NULL,"
+            " record_bytes = octet_length(request) + COALESCE(octet_length(script), 0) + octet_length($3::text)"
+            " WHERE id = $1 AND status = 'queued' RETURNING id) SELECT pg_notify('tplan', id::text) FROM u",
+            &u, 0);
         ok = r && PQntuples(r) == 1;
         PQclear(r);
     }
