@@ -84,8 +84,8 @@ static void every_failure(const char *what, Call run, void *ctx)
     /* the call still works once nothing fails */
     g_n = 0;
     assert_true(run(ctx));
-    printf("%s: %ld allocations, %ld runs with one failing, %ld ended with an out-of-memory error\n", what, total,
-           runs, failed);
+    printf("%s: %ld allocations, %ld runs with one failing, %ld ended with an out-of-memory error\n", what, total, runs,
+           failed);
     assert_true(failed > 0); /* the hook reached the call at all */
 }
 
@@ -99,7 +99,7 @@ static bool call_run_def(void *ctx)
     (void)ctx;
     tplan_run_def d;
     tplan_run_def_init(&d);
-    tplan_error e = { 0 };
+    tplan_error e = {0};
     if (tplan_run_def_from_json(&d, k_def_json, strlen(k_def_json), &e) != TPLAN_OK) {
         failed_cleanly("tplan_run_def_from_json", g_n, &e);
         return false;
@@ -118,7 +118,7 @@ static bool call_run_def(void *ctx)
 static bool call_load(void *ctx)
 {
     (void)ctx;
-    tplan_error e = { 0 };
+    tplan_error e = {0};
     tplan_domain *d = tplan_domain_load_string("push.lua", k_push, strlen(k_push), NULL, 0, NULL, &e);
     if (!d) {
         failed_cleanly("tplan_domain_load_string", g_n, &e);
@@ -140,7 +140,7 @@ typedef struct Planned {
 static bool call_plan(void *ctx)
 {
     Planned *p = ctx;
-    tplan_error e = { 0 };
+    tplan_error e = {0};
     tplan_result *r = tplan_plan(p->domain, &p->def, &e);
     if (!r) {
         failed_cleanly("tplan_plan", g_n, &e);
@@ -160,7 +160,7 @@ static bool call_plan(void *ctx)
 static bool call_state(void *ctx)
 {
     Planned *p = ctx;
-    tplan_error e = { 0 };
+    tplan_error e = {0};
     tplan_state *s = tplan_state_new(p->domain, &e);
     if (!s) {
         failed_cleanly("tplan_state_new", g_n, &e);
@@ -187,7 +187,7 @@ static bool call_state(void *ctx)
 static bool call_replay(void *ctx)
 {
     Planned *p = ctx;
-    tplan_error e = { 0 };
+    tplan_error e = {0};
     tplan_code c = tplan_replay(p->domain, p->plan, p->plan_len, &e);
     if (c != TPLAN_OK) {
         failed_cleanly("tplan_replay", g_n, &e);
@@ -200,7 +200,7 @@ static bool call_replay(void *ctx)
 static bool call_search(void *ctx)
 {
     Planned *p = ctx;
-    tplan_error e = { 0 };
+    tplan_error e = {0};
     tplan_search *s = tplan_search_new(p->domain, &p->def, NULL, &e);
     if (!s) {
         failed_cleanly("tplan_search_new", g_n, &e);
@@ -228,7 +228,7 @@ static int planned_setup(void **state)
 {
     fault_reset(-1);
     Planned *p = calloc(1, sizeof *p);
-    tplan_error e = { 0 };
+    tplan_error e = {0};
     p->domain = tplan_domain_load_string("push.lua", k_push, strlen(k_push), NULL, 0, NULL, &e);
     if (!p->domain) {
         fprintf(stderr, "cannot load the push domain: %s\n", e.message);
@@ -296,19 +296,15 @@ static void test_search(void **state)
 
 int main(void)
 {
-    cJSON_Hooks hooks = { __wrap_malloc, free }; /* cJSON's allocations through the hook as well */
+    cJSON_Hooks hooks = {__wrap_malloc, free}; /* cJSON's allocations through the hook as well */
     cJSON_InitHooks(&hooks);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_run_def),
-        cmocka_unit_test(test_load),
-        cmocka_unit_test(test_plan),
-        cmocka_unit_test(test_state),
-        cmocka_unit_test(test_replay),
-        cmocka_unit_test(test_search),
+        cmocka_unit_test(test_run_def), cmocka_unit_test(test_load),   cmocka_unit_test(test_plan),
+        cmocka_unit_test(test_state),   cmocka_unit_test(test_replay), cmocka_unit_test(test_search),
     };
     /* the planned domain for the calls after the first two */
-    const struct CMUnitTest first[] = { tests[0], tests[1] };
-    const struct CMUnitTest later[] = { tests[2], tests[3], tests[4], tests[5] };
+    const struct CMUnitTest first[] = {tests[0], tests[1]};
+    const struct CMUnitTest later[] = {tests[2], tests[3], tests[4], tests[5]};
     int failed = cmocka_run_group_tests_name("api without a planned domain", first, NULL, NULL);
     failed += cmocka_run_group_tests_name("api on a loaded domain", later, planned_setup, planned_teardown);
     return failed;

@@ -47,8 +47,8 @@ static const char *const k_bad[] = {
     "nul",
     "\"abc",
     "\"a\\x\"",
-    "\"\\ud800\"",       /* a lone high surrogate: cJSON refuses it */
-    "\"\\udc00\"",       /* a lone low one */
+    "\"\\ud800\"",        /* a lone high surrogate: cJSON refuses it */
+    "\"\\udc00\"",        /* a lone low one */
     "\"\\ud800\\u0041\"", /* a high one not followed by a low one */
     "{} {}",
     "[1] x",
