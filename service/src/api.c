@@ -1090,6 +1090,7 @@ enum MHD_Result svcApi_Retry(svcReq *rq, int64_t id)
     job->time_limit = sub.time_limit;
     job->memory_mb = sub.memory_mb;
     job->priority = old->priority;
+    job->run_at = sub.run_at > svcNow() ? sub.run_at : 0; /* a cancelled scheduled job's time, if still ahead */
     job->retries = old->retries;
     old->domain = old->request = old->script = old->name = old->tags = NULL;
     svcJobFree(old);
