@@ -47,6 +47,9 @@ bool svcValid_Job(const svcJob *job, char *why, size_t cap)
         return tpBroken(why, cap, "job %lld: %s with a plan, a tree or %lld bytes of files", id,
                         svcStatusName(job->status), (long long)job->files_bytes);
     }
+    if (job->interim && svcStatusFinal(job->status)) { /* its end replaced or dropped it (sched.c finish_job) */
+        return tpBroken(why, cap, "job %lld: %s with an interim plan", id, svcStatusName(job->status));
+    }
     if (job->iterations < 0 || job->nodes < 0 || job->solutions < 0 || job->files_bytes < 0 || !(job->elapsed >= 0) ||
         !isfinite(job->elapsed)) {
         return tpBroken(why, cap, "job %lld: %lld iterations, %lld nodes, %d solutions, %g s", id,

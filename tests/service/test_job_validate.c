@@ -66,10 +66,14 @@ static void test_job(void **state)
     snprintf(j.err_code, sizeof j.err_code, "cancelled");
     EXPECT_VALID(svcValid_Job, &j);
     BREAK_RULE(svcValid_Job, &j, j.has_tree, true, "job 7: cancelled with a plan, a tree or 0 bytes of files");
+    BREAK_RULE(svcValid_Job, &j, j.interim, (char *)"{\"n\":1}", "job 7: cancelled with an interim plan");
     /* queued again (after a crash): started and progress cleared */
     j = running_job();
     j.status = SVC_QUEUED, j.started = 0, j.iterations = j.nodes = 0, j.solutions = 0, j.nseries = 0;
     EXPECT_VALID(svcValid_Job, &j);
+    j.interim = (char *)"{\"n\":1}"; /* a drain's hand-back: queued with its interim plan */
+    EXPECT_VALID(svcValid_Job, &j);
+    j.interim = NULL;
 }
 
 static void test_status_change(void **state)
