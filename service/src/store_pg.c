@@ -47,7 +47,7 @@
     "  WHEN attempt >= 5 THEN 'planned 5 times without a stored result (its nodes died or could not store it:"         \
     " see their logs)' END,"                                                                                           \
     " node = NULL, lease_until = NULL, started = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL," \
-    " elapsed = 0"
+    " elapsed = 0, interim = CASE WHEN ctl IS NULL AND attempt < 5 THEN interim END" /* an end drops it */
 
 /* The columns of a running job whose lease ran out (its node died, was cut off past its lease, or
  * lost the database for longer and stopped the run): queued again the first time, failed
@@ -67,7 +67,7 @@
     " see their logs)' END,"                                                                                           \
     " lease_losses = lease_losses + 1,"                                                                                \
     " node = NULL, lease_until = NULL, started = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL," \
-    " elapsed = 0"
+    " elapsed = 0, interim = CASE WHEN ctl IS NULL AND lease_losses < 1 AND attempt < 5 THEN interim END"
 
 /* ---- schema (store_pg_schema.c) ------------------------------------------------------------------ */
 
@@ -794,7 +794,7 @@ static bool svcPg_RequestEnd(tpService *svc, int64_t id, char what, const char *
     p_double(&p, svcNow());
     PGresult *r = svcPg_Exec(svc, "cancel",
                              "WITH u AS (UPDATE jobs SET status = 'cancelled', finished = $4, error_code = $2,"
-                             " error_message = $3 WHERE id = $1 AND status = 'queued' RETURNING id)"
+                             " error_message = $3, interim = NULL WHERE id = $1 AND status = 'queued' RETURNING id)"
                              " SELECT pg_notify('tplan', id::text) FROM u",
                              &p, 0);
     bool done = r && PQntuples(r) == 1;
