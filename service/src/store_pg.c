@@ -792,11 +792,13 @@ static bool svcPg_RequestEnd(tpService *svc, int64_t id, char what, const char *
     p_text(&p, what == 's' ? "cancelled" : code);
     p_text(&p, what == 's' ? "stopped before it started: nothing planned" : message);
     p_double(&p, svcNow());
-    PGresult *r = svcPg_Exec(svc, "cancel",
-                             "WITH u AS (UPDATE jobs SET status = 'cancelled', finished = $4, error_code = $2,"
-                             " error_message = $3, interim = NULL WHERE id = $1 AND status = 'queued' RETURNING id)"
-                             " SELECT pg_notify('tplan', id::text) FROM u",
-                             &p, 0);
+    PGresult *r =
+        svcPg_Exec(svc, "cancel",
+                   "WITH u AS (UPDATE jobs SET status = 'cancelled', finished = $4, error_code = $2,"
+                   " error_message = $3, interim = NULL WHERE id = $1 AND status = 'queued' RETURNING id),"
+                   " f AS (DELETE FROM job_files WHERE job_id IN (SELECT id FROM u) AND name LIKE 'interim.%')"
+                   " SELECT pg_notify('tplan', id::text) FROM u",
+                   &p, 0);
     bool done = r && PQntuples(r) == 1;
     PQclear(r);
     if (done) {

@@ -783,11 +783,13 @@ def test_drain(pg):
         fe.stop()
     # a job handed back while no other node plans it waits queued with its interim plan (served by the
     # front end from the store); a stop through the front end ends it with that plan, planned once
-    node = Node(uri, os.path.join(d, "h0"), drain=1, lease=2).start()
+    node = Node(uri, os.path.join(d, "h0"), workers=2, drain=1, lease=2).start()
     fe = front_end(uri, os.path.join(d, "fe_queued"))
     try:
         jid = fe.submit({"script": NEVER, "time_limit": 300})
+        gone = fe.submit({"script": NEVER, "time_limit": 300, "seed": 2})
         fe.wait_status(jid, ("running",))
+        fe.wait_status(gone, ("running",))
         node.proc.send_signal(signal.SIGTERM)
         assert node.proc.wait(TIMEOUT) == 0
         node.proc = None
@@ -802,6 +804,13 @@ def test_drain(pg):
         files = pg.psql("SELECT string_agg(name, ',' ORDER BY name) || '|' || (SELECT attempt || ',' ||"
                         " (interim IS NULL) FROM jobs WHERE id=%d) FROM job_files WHERE job_id=%d" % (jid, jid), "drain")
         assert files == "plan.json|1,true", files
+        # the other one cancelled while queued: its interim plan goes with the run's files (none)
+        _, _, end = fe.json("POST", "/v1/jobs/%d/cancel" % gone, expect=200)
+        assert end["status"] == "cancelled" and end["interim_plan"] is None and end["plan"] is None, end
+        assert fe.request("GET", "/v1/jobs/%d/plan" % gone)[0] == 404
+        files = pg.psql("SELECT count(*) || '|' || (SELECT (interim IS NULL)::text FROM jobs WHERE id=%d)"
+                        " FROM job_files WHERE job_id=%d AND name LIKE 'interim.%%'" % (gone, gone), "drain")
+        assert files == "0|true", files
     finally:
         if node.proc:
             assert node.stop() == 0
