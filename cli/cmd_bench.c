@@ -20,6 +20,7 @@
 #include "par.h"
 #include "tp/base.h"
 #include "tp/util.h"
+#include "tp/json_text.h"
 
 #define DEFAULT_DOMAINS                                                                                                \
     "minigolf,minigolf_random,soccer,pool,dice,catapult,pool_kick,pool_bank,pile,tower,curling,rube_goldberg,parking"
@@ -303,7 +304,7 @@ static bool write_json(const char *path, const tpBenchRuns *runs, int seeds, con
             cJSON_AddNumberToObject(root, "max_iters", (double)o->run.max_iters);
         }
         cJSON_AddBoolToObject(root, "nn_index", o->run.nn_index != 0);
-        cJSON_AddItemToObject(root, "runs", arr);
+        tpJson_Put(root, "runs", arr);
     } else {
         cJSON_Delete(arr);
     }
@@ -339,7 +340,7 @@ static bool write_json(const char *path, const tpBenchRuns *runs, int seeds, con
             ok = false;
             break;
         }
-        cJSON_AddItemToObject(j, "rejections", rj);
+        tpJson_Put(j, "rejections", rj);
         cJSON_AddNumberToObject(j, "solution_steps", r->steps);
         cJSON_AddNumberToObject(j, "tree_bytes", (double)r->tree_bytes);
         cJSON_AddNumberToObject(j, "maxrss_kb", (double)r->maxrss_kb);
@@ -351,8 +352,8 @@ static bool write_json(const char *path, const tpBenchRuns *runs, int seeds, con
         cJSON_AddNumberToObject(b, "check", r->t_check);
         double other = r->time - r->t_select - r->t_copy - r->t_tactics - r->t_physics - r->t_check;
         cJSON_AddNumberToObject(b, "other", other > 0 ? other : 0);
-        cJSON_AddItemToObject(j, "breakdown", b);
-        cJSON_AddItemToArray(arr, j);
+        tpJson_Put(j, "breakdown", b);
+        tpJson_Append(arr, j);
     }
     char *text = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);

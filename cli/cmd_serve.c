@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "tp/base.h"
 #include "tp/service.h"
+#include "tp/json_text.h"
 
 /* AddressSanitizer reserves terabytes of address space at start: an RLIMIT_AS would make every
  * later allocation of the sanitizer build fail, so that build sets no default limit. */
@@ -127,7 +128,7 @@ static char *domains_json(const char *dir, double default_time)
         cJSON_AddStringToObject(o, "name", names[i]);
         cJSON_AddStringToObject(o, "description", def->description);
         cJSON *params = cJSON_Parse(tpScript_ParamsInfoJson(s));
-        cJSON_AddItemToObject(o, "params", params ? params : cJSON_CreateArray());
+        tpJson_Put(o, "params", params ? params : cJSON_CreateArray());
         cJSON *p = cJSON_AddObjectToObject(o, "planner");
         cJSON_AddStringToObject(p, "planner", def->planner.kind == TP_PLANNER_RRT ? "rrt" : "bgt");
         cJSON_AddNumberToObject(p, "mu", def->planner.mu);
@@ -135,7 +136,7 @@ static char *domains_json(const char *dir, double default_time)
         cJSON_AddNumberToObject(p, "max_iters", (double)def->planner.max_iters);
         cJSON_AddNumberToObject(p, "time_limit", default_time);
         cJSON_AddNumberToObject(p, "solutions", def->planner.solutions);
-        cJSON_AddItemToArray(arr, o);
+        tpJson_Append(arr, o);
         tpDestroyScript(s);
         free(names[i]);
     }

@@ -228,7 +228,7 @@ static void on_progress(void *user, const tpPlanStats *s)
     cJSON_AddNumberToObject(o, "iterations", (double)s->iterations);
     cJSON_AddNumberToObject(o, "nodes", (double)s->nodes);
     cJSON_AddNumberToObject(o, "solutions", s->solutions);
-    cJSON_AddItemToObject(o, "best_quality", isfinite(wp->best) ? cJSON_CreateNumber(wp->best) : cJSON_CreateNull());
+    tpJson_Put(o, "best_quality", isfinite(wp->best) ? cJSON_CreateNumber(wp->best) : cJSON_CreateNull());
     cJSON_AddNumberToObject(o, "elapsed", s->elapsed);
     send_event(wp->ev, o);
     cJSON_Delete(o);
@@ -256,7 +256,7 @@ static cJSON *summary_json(const tpPlanRecord *rec)
     cJSON_AddNumberToObject(o, "rejected", (double)rec->rejected);
     cJSON *rj = tpCli_RejectionsJson(rec->rejections);
     if (rj) {
-        cJSON_AddItemToObject(o, "rejections", rj);
+        tpJson_Put(o, "rejections", rj);
     }
     cJSON_AddNumberToObject(o, "tree_mb", (double)rec->memory_bytes / 1048576.0);
     cJSON *rep = cJSON_AddObjectToObject(o, "report");
@@ -266,7 +266,7 @@ static cJSON *summary_json(const tpPlanRecord *rec)
     if (rec->nwarnings > 0) { /* the domain's warnings (stats.warnings of the plan file) */
         cJSON *warn = cJSON_AddArrayToObject(o, "warnings");
         for (int i = 0; i < rec->nwarnings; ++i) {
-            cJSON_AddItemToArray(warn, cJSON_CreateString(rec->warnings[i]));
+            tpJson_Append(warn, cJSON_CreateString(rec->warnings[i]));
         }
     }
     cJSON *t = cJSON_AddObjectToObject(o, "time");
@@ -293,7 +293,7 @@ static void add_workers(cJSON *sum, const tpParOutcome *oc)
         cJSON_AddNumberToObject(o, "iterations", (double)w->stats.iterations);
         cJSON_AddNumberToObject(o, "nodes", (double)w->stats.nodes);
         cJSON_AddNumberToObject(o, "solutions", w->nsolutions);
-        cJSON_AddItemToArray(arr, o);
+        tpJson_Append(arr, o);
     }
 }
 
@@ -489,7 +489,7 @@ static void run_job(FILE *ev, const cJSON *m)
             cJSON_AddStringToObject(sum, "stopped", "memory_limit");
             cJSON_AddStringToObject(sum, "stopped_message", msg);
         }
-        cJSON_AddItemToObject(done, "summary", sum);
+        tpJson_Put(done, "summary", sum);
         cJSON_AddBoolToObject(done, "plan", true);
         cJSON_AddBoolToObject(done, "tree", tree_ok);
         cJSON_AddNumberToObject(done, "iterations", (double)rec->iterations);

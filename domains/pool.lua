@@ -20,12 +20,12 @@
 --     into the south-east one; no striped ball may move (X_valid). Blue and yellow are active
 --     bodies with very limited actuation (0.3 N): each carries the 'sampled spin' skill, which
 --     after the ball is hit bends its path gently (<= 0.1 N sideways, for a sampled 0.05-0.3 s)
---     toward a sampled point within 2 cm of its ideal contact point (the ghost-ball point): a
+--     toward a sampled point within 1 cm of its ideal contact point (the ghost-ball point): a
 --     sampled perturbation of its natural path. Among several solutions (planner.solutions) the
 --     plan with the least perturbation wins: solution_metric = tp.effort of blue and yellow.
---     Measured over seeds 1-60 (BK-BGT, 3 solutions): 4.8 shots per solution and a mean selected
---     perturbation of 0.0039 N s; with no spin at all 5.3 shots, with a plain constant push
---     toward a point within 5 cm (the skill without `aim`) 5.6 shots and 0.0101 N s.
+--     Measured over seeds 1-60 (BK-BGT, 3 solutions, docs/domains.md): median 1,495 nodes and a
+--     mean selected perturbation of 0.0029 N s; within 2 cm (until the contact audit's physics
+--     ran balls true) 2,976 nodes and 0.0037 N s; with no spin at all 2,968 nodes.
 --
 --   single (the "opponent AI for pool" use of Sec. 7.1): any legal arrangement of the balls and
 --     a target ball; find a cue shot that pockets the target (in any pocket, or the one named)
@@ -124,9 +124,9 @@ if mode == "chain" then
   local Fn = math.sqrt(F[1] ^ 2 + F[2] ^ 2)
   -- the 'sampled spin' of an intermediate ball: after it is hit, bend its path (aim: pure
   -- pursuit, a sideways force of at most a sampled 0-0.1 N for a sampled 0.05-0.3 s) toward a
-  -- sampled point within 2 cm of its ghost-ball point
+  -- sampled point within 1 cm of its ghost-ball point
   local function spin(ghost)
-    return tp.skill.spin { name = "spin", aim = true, point = tp.disc(ghost, 0, 0.02), force = tp.uniform(0, 0.1),
+    return tp.skill.spin { name = "spin", aim = true, point = tp.disc(ghost, 0, 0.01), force = tp.uniform(0, 0.1),
                            duration = tp.uniform(0.05, 0.3), trigger_speed = 0.02, timeout = 20, follow = true }
   end
   tactics = {

@@ -8,16 +8,6 @@
 #include "tp/base.h"
 #include "tp/run.h"
 
-/* The code of a script's failure: the sandbox's limit messages name the limit; a script file
- * that cannot be read is an I/O error; anything else is the script's own error. */
-tplan_code tpRun_ScriptCode(const char *msg)
-{
-    if (strstr(msg, "time limit exceeded") || strstr(msg, "memory limit of")) {
-        return TPLAN_ERR_LIMIT;
-    }
-    return strstr(msg, ": cannot open") ? TPLAN_ERR_IO : TPLAN_ERR_SCRIPT;
-}
-
 tplan_code tpRun_Prepare(const tplan_run_def *def, const tpScriptDef *sdef, const tpRunHooks *hooks, tpRun *run,
                          tplan_error *err)
 {

@@ -2,6 +2,7 @@
  * the C locale as every call of the API is: call.h) over tp_rundef's encoding (run_fields.c), and
  * what a run definition gives a script and a planner (tp/run.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "call.h"
 #include "tp/run.h"
@@ -89,4 +90,14 @@ void tpRun_ApplyPlanner(const tplan_run_def *def, tpPlannerDef *pd)
     if (def->near_miss >= 0) {
         pd->near_miss = def->near_miss;
     }
+}
+
+/* The code of a script's failure: the sandbox's limit messages name the limit; a script file
+ * that cannot be read is an I/O error; anything else is the script's own error. */
+tplan_code tpRun_ScriptCode(const char *msg)
+{
+    if (strstr(msg, "time limit exceeded") || strstr(msg, "memory limit of")) {
+        return TPLAN_ERR_LIMIT;
+    }
+    return strstr(msg, ": cannot open") ? TPLAN_ERR_IO : TPLAN_ERR_SCRIPT;
 }

@@ -32,46 +32,8 @@ const char *tplan_code_name(tplan_code code)
     return (int)code >= 0 && (size_t)code < sizeof names / sizeof names[0] ? names[code] : "TPLAN_ERR_UNKNOWN";
 }
 
-/* def's output callback when it has one (NULL for no def, or a def too old to have the field). */
-tplan_output_fn tpApi_DefOutput(const tplan_run_def *def, void **user)
-{
-    const size_t need = offsetof(tplan_run_def, output_user) + sizeof def->output_user;
-    const bool has = def && def->size >= need && def->size <= sizeof *def && def->output;
-    *user = has ? def->output_user : NULL;
-    return has ? def->output : NULL;
-}
-
-void tpApi_SetOk(tplan_error *err)
-{
-    if (err) {
-        err->code = TPLAN_OK;
-        err->field[0] = err->message[0] = '\0';
-    }
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* Domains                                                                                     */
-
-tpScriptDef tpApi_ScriptDef(const tplan_domain *d, const tplan_run_def *limits)
-{
-    tpScriptDef sd = tpRun_ScriptDef(limits, d->path, d->source, d->source_len, d->params, d->nparams);
-    tpCall_RoutePrint(&sd);
-    return sd;
-}
-
-/* Loads d's script fresh into *out (a replay and every plan start from the script's own state). */
-tplan_code tpApi_DomainLoad(const tplan_domain *d, tpScript **out, tplan_error *err)
-{
-    tpScriptDef sdef = tpApi_ScriptDef(d, &d->limits);
-    char msg[sizeof err->message];
-    *out = tpCreateScript(&sdef, msg, sizeof msg);
-    if (!*out) {
-        tplan_code code = tpRun_ScriptCode(msg);
-        tpRun_Fail(err, code, NULL, "%s", msg);
-        return code;
-    }
-    return TPLAN_OK;
-}
 
 static tplan_domain *domain_new_(const char *path, const char *source, size_t len, const tplan_param *params,
                                  int nparams, const tplan_run_def *def, tplan_error *err)
@@ -542,11 +504,6 @@ tplan_code tplan_result_write_plan(const tplan_result *r, const char *path, tpla
 
 /* ------------------------------------------------------------------------------------------ */
 /* Replay                                                                                      */
-
-tplan_code tpApi_MisfitCode(const char *msg)
-{
-    return strstr(msg, "out of memory") ? TPLAN_ERR_NOMEM : TPLAN_ERR_PLAN_FILE;
-}
 
 tplan_code tplan_replay(tplan_domain *d, const char *plan, size_t len, tplan_error *err)
 {

@@ -43,6 +43,24 @@ char *tpJson_PrintChecked(const cJSON *o)
     return s;
 }
 
+bool tpJson_Append(cJSON *arr, cJSON *item)
+{
+    if (arr && item && cJSON_AddItemToArray(arr, item)) {
+        return true;
+    }
+    cJSON_Delete(item);
+    return false;
+}
+
+bool tpJson_Put(cJSON *obj, const char *name, cJSON *item)
+{
+    if (obj && item && cJSON_AddItemToObject(obj, name, item)) {
+        return true;
+    }
+    cJSON_Delete(item);
+    return false;
+}
+
 void tpJson_LineColumn(const char *text, size_t len, size_t off, size_t *line, size_t *col)
 {
     size_t l = 1, c = 1;

@@ -580,6 +580,7 @@ tpScript *tpCreateScript(const tpScriptDef *def, char *err, size_t errlen)
     /* the script is the first file it read, named by its file name (a plan's sources[0]) */
     const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
     if (tplRecordFile(&s->limits, base, text, len) < 0) {
+        tplFreeFiles(&s->limits); /* the table may have grown before the copy failed */
         free(s->name);
         free(s);
         free(src);

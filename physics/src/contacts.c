@@ -85,18 +85,6 @@ static bool reserve_infos(tpWorld *w, int n)
     return true;
 }
 
-bool tpWorld_GrowPairs(tpWorld *w, int cap)
-{
-    if (cap <= w->cap_pairs)
-        return true;
-    uint64_t *p = realloc(w->pairs, (size_t)cap * sizeof *p);
-    if (p == NULL)
-        return false;
-    w->pairs = p;
-    w->cap_pairs = cap;
-    return true;
-}
-
 /* Broad phase only: records the candidate pair under its canonical key. The space hands pairs
  * over in an order that depends on its history, so nothing is decided here. */
 static void near_callback(void *data, dGeomID g1, dGeomID g2)

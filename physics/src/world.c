@@ -337,41 +337,6 @@ static bool is_dynamic(const tpBodyDef *b)
            (b->cls == TP_BODY_FOREIGN && b->motion.kind == TP_MOTION_TACTIC);
 }
 
-/* Duplicate names, in time linear in their number (a scene may have TP_MAX_BODIES, and comparing
- * each name with every earlier one took 26 s at 50,000 inside one C call that no time limit sees):
- * an open-addressing hash set of indices. Names are checked terminated and non-empty first. */
-int tpNames_FirstDuplicate(const char *first, size_t stride, int n, int *earlier)
-{
-    size_t cap = 16;
-    while (cap < 2 * (size_t)n) {
-        cap *= 2;
-    }
-    int *slots = malloc(cap * sizeof *slots);
-    if (!slots) {
-        return -2;
-    }
-    for (size_t k = 0; k < cap; k++) {
-        slots[k] = -1;
-    }
-    int dup = -1;
-    for (int i = 0; i < n && dup < 0; i++) {
-        const char *name = first + (size_t)i * stride;
-        if (name[0] == '\0')
-            continue; /* unnamed (joints) */
-        size_t k = (size_t)tpHash_Fnv1a64(name, strlen(name)) & (cap - 1);
-        while (slots[k] >= 0 && strcmp(first + (size_t)slots[k] * stride, name) != 0) {
-            k = (k + 1) & (cap - 1);
-        }
-        if (slots[k] >= 0) {
-            dup = i;
-            *earlier = slots[k];
-        }
-        slots[k] = i;
-    }
-    free(slots);
-    return dup;
-}
-
 /* Reports the first body (in order) whose name an earlier body has. */
 static bool check_body_names(const tpSceneDef *def, char *err, size_t errlen)
 {
@@ -1170,20 +1135,16 @@ void tpWorld_InitialState(const tpWorld *w, tpBodyState *x)
     }
 }
 
-void tpWorld_BodyState(const tpWorld *w, const tpBodyState *x, double t, int body, tpBodyState *out)
+bool tpWorld_GrowPairs(tpWorld *w, int cap)
 {
-    TP_ASSERT(body >= 0 && body < w->def.nbodies && out && (x || w->rt[body].state_slot < 0));
-    const tpBodyRt *r = &w->rt[body];
-    if (r->state_slot >= 0) {
-        *out = x[r->state_slot];
-    } else if (r->kinematic) {
-        tpWorld_MotionAt(w, body, t, out);
-    } else {
-        const tpBodyDef *b = &w->bodies[body];
-        memset(out, 0, sizeof *out);
-        memcpy(out->pos, b->pos, sizeof out->pos);
-        memcpy(out->quat, b->quat, sizeof out->quat);
-    }
+    if (cap <= w->cap_pairs)
+        return true;
+    uint64_t *p = realloc(w->pairs, (size_t)cap * sizeof *p);
+    if (p == NULL)
+        return false;
+    w->pairs = p;
+    w->cap_pairs = cap;
+    return true;
 }
 
 void tpWorld_ClampAction(const tpWorld *w, double *action)

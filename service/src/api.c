@@ -876,7 +876,7 @@ enum MHD_Result svcApi_List(svcReq *rq)
             svcJobFree(stored);
         }
         if (j) {
-            cJSON_AddItemToArray(arr, j);
+            tpJson_Append(arr, j);
         }
     }
     if (!ids || rq->store_down) { /* an incomplete list is not shown as the whole one */

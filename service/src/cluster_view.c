@@ -35,7 +35,7 @@ static cJSON *local_view(tpService *svc)
         finished += svc->metrics.jobs_finished[s];
     }
     cJSON_AddNumberToObject(n, "finished", (double)finished);
-    cJSON_AddItemToArray(nodes, n);
+    tpJson_Append(nodes, n);
     cJSON *running = cJSON_AddArrayToObject(o, "running");
     int per_limit[TP_SERVICE_MAX_LIMITS] = {0};
     for (int i = 0; i < svc->nactive; ++i) {
@@ -57,7 +57,7 @@ static cJSON *local_view(tpService *svc)
         cJSON_AddStringToObject(j, "node", id);
         cJSON_AddNumberToObject(j, "started", job->started);
         cJSON_AddNumberToObject(j, "failures", job->failures);
-        cJSON_AddItemToArray(running, j);
+        tpJson_Append(running, j);
     }
     cJSON_AddNumberToObject(o, "queued", svcCountActive(svc, SVC_QUEUED));
     cJSON *limits = cJSON_AddArrayToObject(o, "limits");
@@ -66,7 +66,7 @@ static cJSON *local_view(tpService *svc)
         cJSON_AddStringToObject(e, "tag", svc->limit_tag[l]);
         cJSON_AddNumberToObject(e, "max", svc->limit_max[l]);
         cJSON_AddNumberToObject(e, "running", per_limit[l]);
-        cJSON_AddItemToArray(limits, e);
+        tpJson_Append(limits, e);
     }
     return o;
 }

@@ -649,7 +649,7 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
     cJSON *m = cJSON_CreateObject();
     cJSON_AddNumberToObject(m, "id", (double)job->id);
     cJSON_AddStringToObject(m, "dir", dir);
-    cJSON_AddItemToObject(m, "request", req ? req : cJSON_CreateObject());
+    tpJson_Put(m, "request", req ? req : cJSON_CreateObject());
     if (!tpRun_WriteJsonFields(&run, cJSON_AddObjectToObject(m, "run"))) {
         cJSON_Delete(m);
         return false;
@@ -861,11 +861,10 @@ static void series_to_summary(const svcJob *job, cJSON *sum)
     cJSON *arr = cJSON_AddArrayToObject(sum, "progress");
     for (int i = 0; arr && i < job->nseries; ++i) {
         cJSON *r = cJSON_CreateArray();
-        cJSON_AddItemToArray(r, cJSON_CreateNumber(job->series[i][0]));
-        cJSON_AddItemToArray(r,
-                             isfinite(job->series[i][1]) ? cJSON_CreateNumber(job->series[i][1]) : cJSON_CreateNull());
-        cJSON_AddItemToArray(r, cJSON_CreateNumber(job->series[i][2]));
-        cJSON_AddItemToArray(arr, r);
+        tpJson_Append(r, cJSON_CreateNumber(job->series[i][0]));
+        tpJson_Append(r, isfinite(job->series[i][1]) ? cJSON_CreateNumber(job->series[i][1]) : cJSON_CreateNull());
+        tpJson_Append(r, cJSON_CreateNumber(job->series[i][2]));
+        tpJson_Append(arr, r);
     }
 }
 
@@ -891,19 +890,17 @@ static bool handback_job(tpService *svc, svcJob *job)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "n", n);
     cJSON_AddNumberToObject(o, "handed_back", svcNow());
-    cJSON_AddItemToObject(o, "quality",
-                          isfinite(job->best_quality) ? cJSON_CreateNumber(job->best_quality) : cJSON_CreateNull());
+    tpJson_Put(o, "quality", isfinite(job->best_quality) ? cJSON_CreateNumber(job->best_quality) : cJSON_CreateNull());
     static const char *const from_summary[] = {"cost", "steps", "duration"};
     for (int i = 0; i < 3; ++i) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(sum, from_summary[i]);
-        cJSON_AddItemToObject(o, from_summary[i],
-                              cJSON_IsNumber(v) ? cJSON_CreateNumber(v->valuedouble) : cJSON_CreateNull());
+        tpJson_Put(o, from_summary[i], cJSON_IsNumber(v) ? cJSON_CreateNumber(v->valuedouble) : cJSON_CreateNull());
     }
     cJSON_AddNumberToObject(o, "iterations", (double)job->iterations);
     cJSON_AddNumberToObject(o, "nodes", (double)job->nodes);
     cJSON_AddNumberToObject(o, "elapsed", job->elapsed);
     if (sum) { /* the run's summary: the job's if a stop ends it queued (svcSched_StopJob) */
-        cJSON_AddItemToObject(o, "summary", sum);
+        tpJson_Put(o, "summary", sum);
     }
     char *text = tpJson_PrintChecked(o); /* NULL if built short of memory: a record with members missing */
     cJSON_Delete(o);

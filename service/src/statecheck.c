@@ -105,12 +105,12 @@ static char *check_message(const tpService *svc, const cJSON *req, const char *d
     cJSON *m = cJSON_CreateObject();
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(m, "type", "check");
-    cJSON_AddItemToObject(r, "state", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(req, "state"), true));
+    tpJson_Put(r, "state", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(req, "state"), true));
     const cJSON *set = cJSON_GetObjectItemCaseSensitive(req, "set");
     if (set) {
-        cJSON_AddItemToObject(r, "set", cJSON_Duplicate(set, true));
+        tpJson_Put(r, "set", cJSON_Duplicate(set, true));
     }
-    cJSON_AddItemToObject(m, "request", r);
+    tpJson_Put(m, "request", r);
     bool ok = tpRun_WriteJsonFields(&run, cJSON_AddObjectToObject(m, "run"));
     char path[4096] = "";
     if (script) {

@@ -133,33 +133,32 @@ cJSON *svcJobToCJson(const svcJob *job)
     cJSON_AddNumberToObject(o, "id", (double)job->id);
     cJSON_AddStringToObject(o, "status", svcStatusName(job->status));
     cJSON_AddStringToObject(o, "domain", job->domain ? job->domain : "");
-    cJSON_AddItemToObject(o, "name", job->name ? cJSON_CreateString(job->name) : cJSON_CreateNull());
+    tpJson_Put(o, "name", job->name ? cJSON_CreateString(job->name) : cJSON_CreateNull());
     cJSON *tags = job->tags ? cJSON_Parse(job->tags) : NULL;
-    cJSON_AddItemToObject(o, "tags", cJSON_IsArray(tags) ? tags : cJSON_CreateArray());
+    tpJson_Put(o, "tags", cJSON_IsArray(tags) ? tags : cJSON_CreateArray());
     if (tags && !cJSON_IsArray(tags)) {
         cJSON_Delete(tags);
     }
     cJSON *req = shown_request(job);
-    cJSON_AddItemToObject(o, "request", req ? req : cJSON_CreateObject());
+    tpJson_Put(o, "request", req ? req : cJSON_CreateObject());
     cJSON_AddNumberToObject(o, "priority", job->priority);
-    cJSON_AddItemToObject(o, "run_at", job->run_at > 0 ? cJSON_CreateNumber(job->run_at) : cJSON_CreateNull());
+    tpJson_Put(o, "run_at", job->run_at > 0 ? cJSON_CreateNumber(job->run_at) : cJSON_CreateNull());
     cJSON_AddNumberToObject(o, "retries", job->retries);
     cJSON_AddNumberToObject(o, "failures", job->failures);
-    cJSON_AddItemToObject(o, "retry_of",
-                          job->retry_of > 0 ? cJSON_CreateNumber((double)job->retry_of) : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "created", number_or_null(job->created, job->created > 0));
-    cJSON_AddItemToObject(o, "started", number_or_null(job->started, job->started > 0));
-    cJSON_AddItemToObject(o, "finished", number_or_null(job->finished, job->finished > 0));
+    tpJson_Put(o, "retry_of", job->retry_of > 0 ? cJSON_CreateNumber((double)job->retry_of) : cJSON_CreateNull());
+    tpJson_Put(o, "created", number_or_null(job->created, job->created > 0));
+    tpJson_Put(o, "started", number_or_null(job->started, job->started > 0));
+    tpJson_Put(o, "finished", number_or_null(job->finished, job->finished > 0));
     cJSON *p = cJSON_AddObjectToObject(o, "progress");
     if (p) {
         cJSON_AddNumberToObject(p, "iterations", (double)job->iterations);
         cJSON_AddNumberToObject(p, "nodes", (double)job->nodes);
         cJSON_AddNumberToObject(p, "solutions", job->solutions);
-        cJSON_AddItemToObject(p, "best_quality", number_or_null(job->best_quality, true));
+        tpJson_Put(p, "best_quality", number_or_null(job->best_quality, true));
         cJSON_AddNumberToObject(p, "elapsed", job->elapsed);
     }
     cJSON *sum = job->summary ? cJSON_Parse(job->summary) : NULL;
-    cJSON_AddItemToObject(o, "summary", sum ? sum : cJSON_CreateNull());
+    tpJson_Put(o, "summary", sum ? sum : cJSON_CreateNull());
     if (job->err_code[0]) {
         cJSON *e = cJSON_AddObjectToObject(o, "error");
         if (e) {
@@ -170,19 +169,19 @@ cJSON *svcJobToCJson(const svcJob *job)
         cJSON_AddNullToObject(o, "error");
     }
     snprintf(url, sizeof url, "/v1/jobs/%lld/plan", (long long)job->id);
-    cJSON_AddItemToObject(o, "plan", job->has_plan ? cJSON_CreateString(url) : cJSON_CreateNull());
+    tpJson_Put(o, "plan", job->has_plan ? cJSON_CreateString(url) : cJSON_CreateNull());
     /* a drain's hand-back kept its best plan: served by GET .../plan until the job ends */
     cJSON *interim = job->interim && !svcStatusFinal(job->status) ? cJSON_Parse(job->interim) : NULL;
     if (cJSON_IsObject(interim)) {
         cJSON_DeleteItemFromObjectCaseSensitive(interim, "summary"); /* the interrupted run's: kept for a stop */
         cJSON_AddStringToObject(interim, "url", url);
-        cJSON_AddItemToObject(o, "interim_plan", interim);
+        tpJson_Put(o, "interim_plan", interim);
     } else {
         cJSON_Delete(interim);
         cJSON_AddNullToObject(o, "interim_plan");
     }
     snprintf(url, sizeof url, "/v1/jobs/%lld/tree", (long long)job->id);
-    cJSON_AddItemToObject(o, "tree", job->has_tree ? cJSON_CreateString(url) : cJSON_CreateNull());
+    tpJson_Put(o, "tree", job->has_tree ? cJSON_CreateString(url) : cJSON_CreateNull());
     /* always linked: the log exists once the script printed (404 "printed nothing" until then) */
     snprintf(url, sizeof url, "/v1/jobs/%lld/log", (long long)job->id);
     cJSON_AddStringToObject(o, "log", url);

@@ -8,6 +8,8 @@ set -u
 tplan=$1 work=$2/hardening
 rm -rf "$work" && mkdir -p "$work"
 . "$(dirname "$0")/lib.sh"
+# make_domain's pieces come from these variables: none may come in from the caller's environment
+unset BODY TOP SKILL GOAL EXTRA TRANS
 
 # A one-robot domain; $1 = file, then named pieces (defaults in braces).
 #   BODY: extra fields of the robot; TOP: code before tp.domain; SKILL: the robot's skill;

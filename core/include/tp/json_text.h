@@ -57,6 +57,12 @@ void tpJson_ResetFailed(void);
 /// thread failed since its last tpJson_ResetFailed (the tree may lack members). Free with free().
 char *tpJson_PrintChecked(const struct cJSON *o);
 
+/// cJSON_AddItemToArray / cJSON_AddItemToObject that own item whatever happens: when arr (obj) or
+/// item is NULL, or the add fails for lack of memory, item is deleted (cJSON's own functions then
+/// leave it to a caller that rarely checks). False when it was not added.
+bool tpJson_Append(struct cJSON *arr, struct cJSON *item);
+bool tpJson_Put(struct cJSON *obj, const char *name, struct cJSON *item);
+
 /// 1-based line and column of byte offset `off` (<= len) in text.
 void tpJson_LineColumn(const char *text, size_t len, size_t off, size_t *line, size_t *col);
 
