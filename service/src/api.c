@@ -645,7 +645,7 @@ static enum MHD_Result queue_job(svcReq *rq, svcJob *job, const char *key, const
 
 /* Sends the plan file of a finished job with the X-Tplan-* headers. */
 static enum MHD_Result send_file(svcReq *rq, int64_t id, const char *name, const char *type, unsigned code,
-                                 double finished);
+                                 double finished, int interim);
 
 static unsigned sync_error_status(const char *code)
 {
@@ -743,7 +743,7 @@ static enum MHD_Result answer_sync(svcReq *rq, int64_t id, double deadline)
     svcHttp_Header(rq, "X-Tplan-Status", svcStatusName(job->status));
     enum MHD_Result r;
     if ((job->status == SVC_SOLVED || job->status == SVC_APPROXIMATE) && job->has_plan) {
-        r = send_file(rq, id, "plan.json", "application/json", 200, job->finished);
+        r = send_file(rq, id, "plan.json", "application/json", 200, job->finished, 0);
     } else {
         const char *code = job->err_code[0] ? job->err_code : "internal";
         unsigned http = sync_error_status(code);
@@ -1090,6 +1090,7 @@ enum MHD_Result svcApi_Retry(svcReq *rq, int64_t id)
     job->time_limit = sub.time_limit;
     job->memory_mb = sub.memory_mb;
     job->priority = old->priority;
+    job->run_at = sub.run_at > svcNow() ? sub.run_at : 0; /* a cancelled scheduled job's time, if still ahead */
     job->retries = old->retries;
     old->domain = old->request = old->script = old->name = old->tags = NULL;
     svcJobFree(old);
@@ -1107,7 +1108,7 @@ enum MHD_Result svcApi_Delete(svcReq *rq, int64_t id)
     }
     tpService *svc = rq->svc;
     pthread_mutex_lock(&svc->mu);
-    svcStatus st;
+    svcStatus st = SVC_QUEUED; /* set when known (GCC cannot tell once the query scan left this file) */
     bool known = svcApi_JobStatus(svc, id, &st, &rq->store_down);
     if (svcApi_LocalJob(svc, id) || (svc->cluster && known && !svcStatusFinal(st))) {
         /* an active job is cancelled (and kept, to be seen as cancelled) */
@@ -1264,24 +1265,41 @@ static int open_job_file(svcReq *rq, int64_t id, const char *name, bool fetch, s
     return fd;
 }
 
-/* Sends a finished job's file: ETag / If-None-Match, Range (206, 416), gzip when asked (not for a
- * range or HEAD), HEAD (headers only: libmicrohttpd drops the body). */
+/* Sends a finished job's file, or (interim > 0) the job's interim plan number interim (a drain's
+ * hand-back kept it: docs/service.md#drain): ETag / If-None-Match, Range (206, 416), gzip when asked
+ * (not for a range or HEAD), HEAD (headers only: libmicrohttpd drops the body). */
 static enum MHD_Result send_file(svcReq *rq, int64_t id, const char *name, const char *type, unsigned code,
-                                 double finished)
+                                 double finished, int interim)
 {
     char etag[96];
-    job_etag(id, finished, name[0] == 'p' ? "plan" : "tree", etag, sizeof etag);
+    if (interim > 0) {
+        snprintf(etag, sizeof etag, "\"%lld-interim-%d\"", (long long)id, interim);
+    } else {
+        job_etag(id, finished, name[0] == 'p' ? "plan" : "tree", etag, sizeof etag);
+    }
     struct stat sb;
     int fd = open_job_file(rq, id, name, true, &sb); /* planned by whichever node */
+    if (fd < 0 && interim > 0) {                     /* the job ended since it was read: its interim plan is gone */
+        return svcHttp_Error(rq, 404, "not_found", NULL,
+                             "job %lld: its interim plan was replaced as it ended just now: ask again", (long long)id);
+    }
     if (fd < 0) {
         return svcHttp_Error(rq, 500, "internal", NULL, "job %lld: its %s is missing from the data directory",
                              (long long)id, name);
     }
     char disp[128];
-    snprintf(disp, sizeof disp, "attachment; filename=\"tplan-job-%lld.%s\"", (long long)id,
-             strcmp(name, "plan.json") == 0 ? "plan.json" : "tree");
+    if (interim > 0) {
+        snprintf(disp, sizeof disp, "attachment; filename=\"tplan-job-%lld.interim-%d.json\"", (long long)id, interim);
+    } else {
+        snprintf(disp, sizeof disp, "attachment; filename=\"tplan-job-%lld.%s\"", (long long)id,
+                 strcmp(name, "plan.json") == 0 ? "plan.json" : "tree");
+    }
     svcHttp_Header(rq, "Content-Disposition", disp);
-    svcHttp_Header(rq, "Cache-Control", "private, max-age=3600"); /* a finished job's files never change */
+    if (strcmp(type, "application/json") == 0) { /* a plan: the job's final one, or an interim one */
+        svcHttp_Header(rq, "X-Tplan-Plan", interim > 0 ? "interim" : "final");
+    }
+    /* a finished job's files never change; an interim plan is replaced when the job ends: asked again */
+    svcHttp_Header(rq, "Cache-Control", interim > 0 ? "no-cache" : "private, max-age=3600");
     svcHttp_Header(rq, "ETag", etag);
     svcHttp_Header(rq, "Accept-Ranges", "bytes");
     svcHttp_Header(rq, "Vary", "Accept-Encoding");
@@ -1336,9 +1354,18 @@ enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan)
     svcJob *active = svcApi_LocalJob(svc, id);
     svcStatus st = active ? active->status : SVC_QUEUED;
     svcJob *job = active ? NULL : svcApi_StoredJob(svc, id, false, &rq->store_down);
+    /* a job queued or running again after a drain's hand-back: its interim plan until it ends */
+    const svcJob *seen = active ? active : job;
+    int interim = plan && seen && !svcStatusFinal(seen->status) ? svcInterimNumber(seen) : 0;
     pthread_mutex_unlock(&svc->mu);
     if (!active && !job) {
         return svcApi_UnknownJob(rq, id);
+    }
+    if (interim > 0) {
+        svcJobFree(job);
+        char name[64];
+        svcInterimFile(interim, name, sizeof name);
+        return send_file(rq, id, name, "application/json", 200, 0, interim);
     }
     bool has = job && (plan ? job->has_plan : job->has_tree);
     double finished = job ? job->finished : 0;
@@ -1351,8 +1378,8 @@ enum MHD_Result svcApi_File(svcReq *rq, int64_t id, bool plan)
                              plan ? "plan" : "tree file", svcStatusName(st),
                              !plan && svcStatusFinal(st) ? "; submit with \"tree\": true" : "");
     }
-    return plan ? send_file(rq, id, "plan.json", "application/json", 200, finished)
-                : send_file(rq, id, "tree.bin", "application/octet-stream", 200, finished);
+    return plan ? send_file(rq, id, "plan.json", "application/json", 200, finished, 0)
+                : send_file(rq, id, "tree.bin", "application/octet-stream", 200, finished, 0);
 }
 
 /* GET /v1/jobs/{id}/log: what the job's script printed (written by its worker, capped, escaped:
@@ -1383,67 +1410,7 @@ enum MHD_Result svcApi_Log(svcReq *rq, int64_t id)
     return svcHttp_Send(rq, 200, r, "text/plain; charset=utf-8");
 }
 
-/* ---- query parameters, domains, the OpenAPI document ------------------------------------------ */
-
-typedef struct QueryScan {
-    const char *allowed; /* "a, b, c" */
-    const char *bad;     /* the first unknown (or repeated) key */
-    bool repeated;       /* bad is known but given twice: which one would count is no one's guess */
-    const char *seen[16];
-    int nseen;
-} QueryScan;
-
-static enum MHD_Result query_key(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
-{
-    (void)kind;
-    (void)value;
-    QueryScan *q = cls;
-    if (strcmp(key, "access_token") == 0) { /* the token of EventSource and links (any GET) */
-        return MHD_YES;
-    }
-    size_t n = strlen(key);
-    for (const char *p = q->allowed; n > 0 && (p = strstr(p, key)); p += n) {
-        bool starts = p == q->allowed || p[-1] == ' ';
-        bool ends = p[n] == '\0' || p[n] == ',';
-        if (starts && ends) {
-            for (int i = 0; i < q->nseen; ++i) {
-                if (strcmp(q->seen[i], key) == 0) {
-                    q->bad = key;
-                    q->repeated = true;
-                    return MHD_NO;
-                }
-            }
-            if (q->nseen < 16) {
-                q->seen[q->nseen++] = key;
-            }
-            return MHD_YES;
-        }
-    }
-    q->bad = key;
-    return MHD_NO;
-}
-
-const char *svcHttp_UnknownQuery(svcReq *rq, const char *allowed)
-{
-    QueryScan q = {.allowed = allowed};
-    MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, query_key, &q);
-    rq->query_repeated = q.repeated;
-    return q.bad;
-}
-
-enum MHD_Result svcHttp_BadQuery(svcReq *rq, const char *key, const char *allowed)
-{
-    char shown[64];
-    size_t i = 0;
-    for (; key[i] && i < 40; ++i) { /* the name as sent, printable ASCII only */
-        shown[i] = (unsigned char)key[i] >= 0x20 && (unsigned char)key[i] < 0x7f ? key[i] : '?';
-    }
-    shown[i] = '\0';
-    if (rq->query_repeated) {
-        return svcHttp_Error(rq, 400, "bad_field", shown, "query parameter '%s' is given more than once", shown);
-    }
-    return svcHttp_Error(rq, 400, "bad_field", shown, "unknown query parameter '%s' (known here: %s)", shown, allowed);
-}
+/* ---- domains, the OpenAPI document ------------------------------------------------------------- */
 
 enum MHD_Result svcApi_Domains(svcReq *rq)
 {

@@ -664,3 +664,65 @@ void svcHttp_Stop(tpService *svc)
     }
     free_conns(svc);
 }
+
+/* ---- query parameters -------------------------------------------------------------------------- */
+
+typedef struct QueryScan {
+    const char *allowed; /* "a, b, c" */
+    const char *bad;     /* the first unknown (or repeated) key */
+    bool repeated;       /* bad is known but given twice: which one would count is no one's guess */
+    const char *seen[16];
+    int nseen;
+} QueryScan;
+
+static enum MHD_Result query_key(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    (void)value;
+    QueryScan *q = cls;
+    if (strcmp(key, "access_token") == 0) { /* the token of EventSource and links (any GET) */
+        return MHD_YES;
+    }
+    size_t n = strlen(key);
+    for (const char *p = q->allowed; n > 0 && (p = strstr(p, key)); p += n) {
+        bool starts = p == q->allowed || p[-1] == ' ';
+        bool ends = p[n] == '\0' || p[n] == ',';
+        if (starts && ends) {
+            for (int i = 0; i < q->nseen; ++i) {
+                if (strcmp(q->seen[i], key) == 0) {
+                    q->bad = key;
+                    q->repeated = true;
+                    return MHD_NO;
+                }
+            }
+            if (q->nseen < 16) {
+                q->seen[q->nseen++] = key;
+            }
+            return MHD_YES;
+        }
+    }
+    q->bad = key;
+    return MHD_NO;
+}
+
+const char *svcHttp_UnknownQuery(svcReq *rq, const char *allowed)
+{
+    QueryScan q = {.allowed = allowed};
+    MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, query_key, &q);
+    rq->query_repeated = q.repeated;
+    return q.bad;
+}
+
+enum MHD_Result svcHttp_BadQuery(svcReq *rq, const char *key, const char *allowed)
+{
+    char shown[64];
+    size_t i = 0;
+    for (; key[i] && i < 40; ++i) { /* the name as sent, printable ASCII only */
+        shown[i] = (unsigned char)key[i] >= 0x20 && (unsigned char)key[i] < 0x7f ? key[i] : '?';
+    }
+    shown[i] = '\0';
+    if (rq->query_repeated) {
+        return svcHttp_Error(rq, 400, "bad_field", shown, "query parameter '%s' is given more than once", shown);
+    }
+    return svcHttp_Error(rq, 400, "bad_field", shown, "unknown query parameter '%s' (known here: %s)", shown, allowed);
+}

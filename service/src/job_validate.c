@@ -47,6 +47,9 @@ bool svcValid_Job(const svcJob *job, char *why, size_t cap)
         return tpBroken(why, cap, "job %lld: %s with a plan, a tree or %lld bytes of files", id,
                         svcStatusName(job->status), (long long)job->files_bytes);
     }
+    if (job->interim && svcStatusFinal(job->status)) { /* its end replaced or dropped it (sched.c finish_job) */
+        return tpBroken(why, cap, "job %lld: %s with an interim plan", id, svcStatusName(job->status));
+    }
     if (job->iterations < 0 || job->nodes < 0 || job->solutions < 0 || job->files_bytes < 0 || !(job->elapsed >= 0) ||
         !isfinite(job->elapsed)) {
         return tpBroken(why, cap, "job %lld: %lld iterations, %lld nodes, %d solutions, %g s", id,
@@ -100,6 +103,9 @@ bool svcValid_StatusChange(const svcStatusChange *c, char *why, size_t cap)
     }
     if (c->again) {
         return true;
+    }
+    if (c->to == SVC_APPROXIMATE && c->from == SVC_QUEUED && c->interim) {
+        return true; /* a stop of a job handed back by a drain: its interim plan is its final one */
     }
     if ((c->to == SVC_SOLVED || c->to == SVC_APPROXIMATE) && c->from != SVC_RUNNING) {
         return tpBroken(why, cap, "status change: %s to %s (a plan comes from a run)", svcStatusName(c->from),

@@ -196,10 +196,21 @@ static void release_workers(tpService *svc, svcJob *job)
     job->worker = -1;
 }
 
+/* Removes interim plan n's file (interim.N.json) from the job's folder; n 0: none. */
+static void drop_interim_file(tpService *svc, const svcJob *job, int n)
+{
+    char name[64], path[4096];
+    if (n > 0) {
+        svcInterimFile(n, name, sizeof name);
+        svcJobPath(svc, job->id, name, path, sizeof path);
+        unlink(path);
+    }
+}
+
 static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char *code, const char *message)
 {
     bool again = job->unstored; /* retry_unstored: the same end, written again */
-    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, status, again}));
+    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, status, again, job->interim != NULL}));
     job->status = status;
     job->finished = again ? job->finished : svcNow();
     if (code && !again) {
@@ -209,13 +220,16 @@ static void finish_job(tpService *svc, svcJob *job, svcStatus status, const char
     }
     release_workers(svc, job);
     if (status == SVC_FAILED || status == SVC_CANCELLED) {
-        svcJobRemoveFiles(svc, job->id,
-                          true); /* what its worker had written (tree.bin, temporary files); its log stays */
+        /* what its worker had written (tree.bin, temporary files) and an interim plan; its log stays */
+        svcJobRemoveFiles(svc, job->id, SVC_KEEP_LOG);
         job->has_plan = job->has_tree = false;
         job->files_bytes = 0;
     } else {
+        drop_interim_file(svc, job, svcInterimNumber(job)); /* its final plan replaces it */
         job->files_bytes = svcJobFilesBytes(svc, job->id);
     }
+    free(job->interim); /* the store's record drops it with the end (svcStore_Update, svcCluster_Finish) */
+    job->interim = NULL;
     bool refused = job->sync && job->started == 0 && status == SVC_CANCELLED && code && strcmp(code, "no_worker") == 0;
     bool stored = true;
     if (svc->cluster) { /* the record with its files, if this node still holds the lease (exactly once) */
@@ -282,8 +296,49 @@ void svcSched_Cancel(tpService *svc, svcJob *job, const char *code, const char *
     }
 }
 
+static double json_number(const cJSON *o, const char *name, double dflt);
+
+/* A stop of a queued job that a drain handed back (docs/service.md#drain): its interim plan is its
+ * best plan, so it ends approximate with it (the file renamed plan.json, the summary of the run that
+ * made it). False if it could not be kept (logged): the caller cancels it. */
+static bool stop_with_interim(tpService *svc, svcJob *job)
+{
+    cJSON *o = cJSON_Parse(job->interim);
+    const int n = svcInterimNumber(job);
+    cJSON *sum = cJSON_DetachItemFromObjectCaseSensitive(o, "summary");
+    char name[64], from[4096], to[4096];
+    svcInterimFile(n, name, sizeof name);
+    svcJobPath(svc, job->id, name, from, sizeof from);
+    svcJobPath(svc, job->id, "plan.json", to, sizeof to);
+    char *summary = cJSON_IsObject(sum) ? tpJson_PrintChecked(sum) : NULL;
+    bool ok = n > 0 && summary && rename(from, to) == 0;
+    if (ok) {
+        free(job->summary);
+        job->summary = summary;
+        summary = NULL;
+        const cJSON *q = cJSON_GetObjectItemCaseSensitive(o, "quality");
+        job->best_quality = cJSON_IsNumber(q) ? q->valuedouble : NAN;
+        job->iterations = (int64_t)json_number(o, "iterations", 0);
+        job->nodes = (int64_t)json_number(o, "nodes", 0);
+        job->elapsed = json_number(o, "elapsed", 0);
+        job->has_plan = true;
+        svcLog(svc, "job %lld stopped while queued: its interim plan %d is its plan", (long long)job->id, n);
+        finish_job(svc, job, SVC_APPROXIMATE, NULL, NULL);
+    } else {
+        svcLog(svc, "job %lld: its interim plan could not be kept (%s): cancelled", (long long)job->id,
+               summary ? strerror(errno) : "no summary (or out of memory)");
+    }
+    free(summary);
+    cJSON_Delete(sum);
+    cJSON_Delete(o);
+    return ok;
+}
+
 void svcSched_StopJob(tpService *svc, svcJob *job)
 {
+    if (job->status == SVC_QUEUED && job->interim && stop_with_interim(svc, job)) {
+        return;
+    }
     if (job->status == SVC_QUEUED) { /* nothing planned yet: there is no best plan to keep */
         finish_job(svc, job, SVC_CANCELLED, "cancelled", "stopped before it started: nothing planned");
         return;
@@ -305,7 +360,7 @@ bool svcSched_Delete(tpService *svc, int64_t id)
     if (!svcStore_Delete(svc, id)) {
         return false;
     }
-    svcJobRemoveFiles(svc, id, false);
+    svcJobRemoveFiles(svc, id, 0);
     svcLog(svc, "job %lld deleted", (long long)id);
     return true;
 }
@@ -402,7 +457,7 @@ static void sweep_orphans(tpService *svc)
             }
         }
         if (!found) {
-            svcJobRemoveFiles(svc, id, false);
+            svcJobRemoveFiles(svc, id, 0);
             ++removed;
         }
     }
@@ -546,7 +601,9 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
 {
     char dir[4096];
     svcJobPath(svc, job->id, NULL, dir, sizeof dir);
-    svcJobRemoveFiles(svc, job->id, false); /* a job planned again (after a stop or crash) starts clean */
+    /* a job planned again (after a stop or crash) starts clean, but for the interim plan a drain's
+       hand-back kept, served until this run ends */
+    svcJobRemoveFiles(svc, job->id, SVC_KEEP_INTERIM);
     uint64_t store_errors = svc->store_errors;
     if (!svcStore_LoadScript(svc, job)) { /* a queued script waits in the store, not in memory */
         job->worker = -1;
@@ -622,7 +679,7 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
     if (!ok) {
         return false; /* the worker is gone: its pipe's end restarts it, the job stays queued */
     }
-    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_RUNNING, false}));
+    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_RUNNING, false, false}));
     job->status = SVC_RUNNING;
     job->started = svcNow();
     job->nseries = 0; /* a run planned again (after a crash) starts its series again */
@@ -811,6 +868,82 @@ static void series_to_summary(const svcJob *job, cJSON *sum)
     }
 }
 
+/* A drain's hand-back (service.c drain, docs/service.md#drain): the job, stopped with no solution yet,
+ * wrote its best approximate plan; it is queued again with that plan as its interim plan (the file
+ * renamed interim.N.json, N one more than its last hand-back's; the record through svcStore_Handback),
+ * which GET /v1/jobs/{id}/plan serves until the job ends. No failure or retry is counted. False when
+ * that could not be done (the file is missing, the store refused it): the caller then ends the job
+ * as the stop made it, approximate with that plan (the best plan is kept either way). */
+static bool handback_job(tpService *svc, svcJob *job)
+{
+    const int n = svcInterimNumber(job) + 1;
+    char name[64], from[4096], to[4096];
+    svcInterimFile(n, name, sizeof name);
+    svcJobPath(svc, job->id, "plan.json", from, sizeof from);
+    svcJobPath(svc, job->id, name, to, sizeof to);
+    if (rename(from, to) != 0) {
+        svcLog(svc, "job %lld: its best plan could not be kept as an interim plan (%s): it ends approximate",
+               (long long)job->id, strerror(errno));
+        return false;
+    }
+    cJSON *sum = job->summary ? cJSON_Parse(job->summary) : NULL;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "n", n);
+    cJSON_AddNumberToObject(o, "handed_back", svcNow());
+    tpJson_Put(o, "quality", isfinite(job->best_quality) ? cJSON_CreateNumber(job->best_quality) : cJSON_CreateNull());
+    static const char *const from_summary[] = {"cost", "steps", "duration"};
+    for (int i = 0; i < 3; ++i) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(sum, from_summary[i]);
+        tpJson_Put(o, from_summary[i], cJSON_IsNumber(v) ? cJSON_CreateNumber(v->valuedouble) : cJSON_CreateNull());
+    }
+    cJSON_AddNumberToObject(o, "iterations", (double)job->iterations);
+    cJSON_AddNumberToObject(o, "nodes", (double)job->nodes);
+    cJSON_AddNumberToObject(o, "elapsed", job->elapsed);
+    if (sum) { /* the run's summary: the job's if a stop ends it queued (svcSched_StopJob) */
+        tpJson_Put(o, "summary", sum);
+    }
+    char *text = tpJson_PrintChecked(o); /* NULL if built short of memory: a record with members missing */
+    cJSON_Delete(o);
+    if (!text || !svcStore_Handback(svc, job, text, name)) {
+        free(text);
+        rename(to, from); /* back where the approximate end keeps it */
+        svcLog(svc, "job %lld: the store did not take its hand-back: it ends approximate with its best plan",
+               (long long)job->id);
+        return false;
+    }
+    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false, false}));
+    drop_interim_file(svc, job, n - 1); /* the older interim plan, if it was handed back before */
+    svcJobPath(svc, job->id, "tree.bin", from, sizeof from);
+    unlink(from);
+    svcLog(svc,
+           "job %lld handed back to the queue with its best approximate plan kept as interim plan %d (%lld "
+           "iterations, %lld nodes)",
+           (long long)job->id, n, (long long)job->iterations, (long long)job->nodes);
+    job->status = SVC_QUEUED;
+    job->started = 0;
+    job->iterations = job->nodes = 0;
+    job->solutions = 0;
+    job->best_quality = NAN;
+    job->elapsed = 0;
+    job->nseries = 0;
+    free(job->summary);
+    job->summary = NULL;
+    job->has_plan = job->has_tree = false;
+    job->files_bytes = 0;
+    job->stop = job->handback = false;
+    free(job->interim);
+    job->interim = text;
+    release_workers(svc, job);
+    job->version++;
+    if (svc->cluster) { /* the store holds it (and its interim plan) now: a node claims it */
+        svcJobRemoveFiles(svc, job->id, 0);
+        leave_active(svc, job);
+    }
+    pthread_cond_broadcast(&svc->changed);
+    svcWakeScheduler(svc);
+    return true;
+}
+
 static void handle_event(tpService *svc, svcWorker *w, const char *line)
 {
     svcJob *job = w->job ? svcSched_Find(svc, w->job) : NULL;
@@ -875,7 +1008,7 @@ static void handle_event(tpService *svc, svcWorker *w, const char *line)
             finish_job(svc, job, SVC_FAILED, cJSON_IsString(code) ? code->valuestring : "internal",
                        shown ? tpWords_Replace(m, (const char *const(*)[2])words, nw, shown, cap) : m);
             free(shown);
-        } else {
+        } else if (!(job->handback && s == SVC_APPROXIMATE && job->has_plan && handback_job(svc, job))) {
             finish_job(svc, job, (svcStatus)s, NULL, NULL);
         }
     } else {
@@ -938,7 +1071,7 @@ static bool queue_again(tpService *svc, svcJob *job, const char *message)
     }
     double backoff = fmin(SVC_BACKOFF_MAX, SVC_BACKOFF_FIRST * pow(2.0, job->failures));
     job->failures++;
-    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false}));
+    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false, false}));
     job->status = SVC_QUEUED;
     job->run_at = svcNow() + backoff;
     job->started = 0;
@@ -950,7 +1083,7 @@ static bool queue_again(tpService *svc, svcJob *job, const char *message)
     free(job->script); /* read again from the store when a worker takes it */
     job->script = NULL;
     job->version++;
-    svcJobRemoveFiles(svc, job->id, true);
+    svcJobRemoveFiles(svc, job->id, SVC_KEEP_LOG | SVC_KEEP_INTERIM);
     bool stored = svcStore_Update(svc, job); /* a cluster node hands it back (its lease dropped) */
     svcLog(svc, "job %lld: %s; queued again in %.0f s (failure %d of %d retries)%s", (long long)job->id, message,
            backoff, job->failures, job->retries, stored ? "" : " (the store did not take it)");
@@ -967,7 +1100,7 @@ static bool queue_again(tpService *svc, svcJob *job, const char *message)
 static void forget_job(tpService *svc, svcJob *job)
 {
     release_workers(svc, job);
-    svcJobRemoveFiles(svc, job->id, false);
+    svcJobRemoveFiles(svc, job->id, 0);
     svcLog(svc, "job %lld: run stopped (its lease ran out); left to the store to queue again", (long long)job->id);
     leave_active(svc, job);
     pthread_cond_broadcast(&svc->changed);
@@ -1208,7 +1341,7 @@ void svcSched_Stop(tpService *svc)
     for (int i = 0; i < svc->nactive; ++i) {
         svcJob *job = svc->active[i];
         if (job->status == SVC_RUNNING) {
-            TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false}));
+            TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false, false}));
             job->status = SVC_QUEUED;
             job->started = 0;
             job->iterations = job->nodes = 0;

@@ -152,9 +152,10 @@ static void wait_change(tpService *svc, double seconds)
 /* SIGTERM (docs/service.md#drain): no job is started or claimed here any more (sched.c dispatch;
  * health says "draining"), the running ones get def.drain_timeout s to end. Then a job that has found
  * a solution is stopped with its best one (as POST /v1/jobs/{id}/stop: it ends solved, its plan kept),
- * with def.drain_stop_unsolved one without a solution too (it ends approximate, its best plan kept),
- * and given SVC_DRAIN_STOP_GRACE s to write it; what still runs after that (no solution yet, or a
- * worker that did not answer) is handed back to the queue by svcSched_Stop: another node plans it
+ * one without a solution too: with def.drain_stop_unsolved it ends approximate, its best plan kept;
+ * else it is handed back to the queue with that plan kept as its interim plan (sched.c handback_job).
+ * Each is given SVC_DRAIN_STOP_GRACE s to write its plan; what still runs after that (a worker that
+ * did not answer, a synchronous job) is handed back as it is by svcSched_Stop: another node plans it
  * (a cluster), or this server after its restart. A second SIGTERM or a SIGINT ends the drain at once.
  * Returns that signal, 0 when the drain ended by itself. */
 static int drain(tpService *svc, const sigset_t *signals)
@@ -196,8 +197,16 @@ static int drain(tpService *svc, const sigset_t *signals)
                            "drain: job %lld stopped with its best approximate plan (no solution yet; "
                            "--drain-unsolved stop)",
                            (long long)job->id);
+                } else if (!job->sync) {
+                    /* its approximate end queues it again with that plan as its interim plan (sched.c
+                       handback_job) */
+                    job->handback = true;
+                    svcLog(svc,
+                           "drain: job %lld stopped to be handed back with its best approximate plan kept "
+                           "(no solution yet)",
+                           (long long)job->id);
                 } else {
-                    continue; /* handed back below, when the drain ends */
+                    continue; /* a synchronous call's answer is due at its deadline: handed back as it is */
                 }
                 svcSched_StopJob(svc, job);
                 ++n;

@@ -68,9 +68,15 @@ typedef struct svcJob {
     double run_at;       /* unix s before which it is not started (the request's "run_at"); 0 = at once */
     int retries;  /* the request's "retries": infrastructure failures it is queued again after (0..SVC_RETRIES_MAX) */
     int failures; /* infrastructure failures so far (a worker crash), each followed by a backoff */
-    int read_failures;   /* reads of its script from an SQLite store that failed (each tried again after a
-                            backoff, its run_at; not stored and no retry counted: the store failed, not the job) */
-    int64_t retry_of;    /* the failed or cancelled job this one runs again (POST /v1/jobs/{id}/retry); 0 = none */
+    int read_failures; /* reads of its script from an SQLite store that failed (each tried again after a
+                          backoff, its run_at; not stored and no retry counted: the store failed, not the job) */
+    int64_t retry_of;  /* the failed or cancelled job this one runs again (POST /v1/jobs/{id}/retry); 0 = none */
+    /* JSON object text of the interim plan a drain's hand-back kept (svcStore_Handback): {"n": N, "handed_back":
+       unix s, "quality", "cost", "steps", "duration", "iterations", "nodes", "elapsed", "summary": the interrupted
+       run's (not shown in job objects)}; its file is svcInterimFile(N) (DATA/jobs/ID/, or job_files on
+       PostgreSQL). Kept while the job is queued or running again, cleared when it ends (its final plan replaces
+       it, a failed or cancelled end drops it, a stop of the queued job makes it its final plan). NULL = none */
+    char *interim;
     uint32_t limit_mask; /* bit i: it carries the tag of the server's concurrency limit i (svcSched_Enqueue) */
     /* runtime (active jobs only) */
     bool sync;            /* POST /v1/plan: ahead of the queue, planned within sync_deadline */
@@ -82,6 +88,8 @@ typedef struct svcJob {
     int worker;       /* index of the worker running it, -1 */
     bool cancel;      /* DELETE asked for it while running */
     bool stop;        /* POST .../stop asked it to end now with its best plan (SIGUSR1 sent) */
+    bool handback;    /* the drain stopped it (no solution yet) to hand it back with its best plan as an interim
+                         plan (service.c drain): its approximate end re-queues it (sched.c handback_job) */
     uint64_t version; /* bumped on every change */
 
     char *request_shown; /* the request as job objects show it (util.c; made on first use, then kept) */
@@ -229,6 +237,11 @@ cJSON *svcJobToCJson(const svcJob *job);
 void svcJobPath(const tpService *svc, int64_t id, const char *name, char *out, size_t cap);
 int svcCountActive(tpService *svc, svcStatus status); /* active jobs in this status; mu held */
 int svcCountBusy(tpService *svc, bool interactive);   /* batch (or interactive) workers running a job; mu held */
+/// The file name of interim plan n ("interim.N.json"; a new name for each hand-back, so that a front
+/// end's cached copy of an older one is never served for a newer one).
+void svcInterimFile(int n, char *out, size_t cap);
+/// The number n of job's interim plan (its "n"), 0 when it has none.
+int svcInterimNumber(const svcJob *job);
 /// Wakes the scheduler's loop (a byte into its pipe; any thread, mu held or not).
 void svcWakeScheduler(tpService *svc);
 
@@ -250,8 +263,16 @@ bool svcStore_Open(tpService *svc, char *err, size_t errlen);
 void svcStore_Close(tpService *svc);
 /// Inserts a new queued job: sets job->id. False on error (logged).
 bool svcStore_Insert(tpService *svc, svcJob *job, const char *idem_key, const char *idem_hash);
-/// Writes every mutable field of job.
+/// Writes every mutable field of job (a final job's interim plan is dropped: its record's interim
+/// cleared, and on PostgreSQL its interim file).
 bool svcStore_Update(tpService *svc, const svcJob *job);
+/// A drain's hand-back: the running job's record is queued again (its progress, summary and files
+/// cleared, no failure counted) with interim (JSON object text, svcJob.interim) as its interim plan,
+/// whose file interim_file (in the job's folder) the store keeps: SQLite leaves it in the folder,
+/// PostgreSQL stores it in job_files (compressed, replacing an older interim) in the same transaction
+/// as the record, while this node holds the lease. False on error or a lost lease (logged): the
+/// store is unchanged then. The job in memory is the caller's to reset.
+bool svcStore_Handback(tpService *svc, const svcJob *job, const char *interim, const char *interim_file);
 /// Loads job id as stored to run it again (POST /v1/jobs/{id}/retry): the whole request (up to 4 MiB,
 /// read once) and the script. NULL if unknown or on error; caller frees.
 svcJob *svcStore_GetRun(tpService *svc, int64_t id);
@@ -362,9 +383,11 @@ void svcSched_StopJob(tpService *svc, svcJob *job);
 bool svcSched_Delete(tpService *svc, int64_t id);
 /// Bytes of a job's folder (its files).
 int64_t svcJobFilesBytes(tpService *svc, int64_t id);
-/// Removes a job's folder and everything in it; keep_log: all but its log (log.txt), the partial
-/// files of a cancelled or failed job.
-void svcJobRemoveFiles(tpService *svc, int64_t id, bool keep_log);
+/// Removes a job's folder and everything in it but what keep says (SVC_KEEP_LOG: its log, after the
+/// partial files of a cancelled or failed job; SVC_KEEP_INTERIM: its interim plan, before a re-run).
+#define SVC_KEEP_LOG 1u     /* svcJobRemoveFiles: a non-empty log.txt stays */
+#define SVC_KEEP_INTERIM 2u /* svcJobRemoveFiles: the interim plan's files (interim.N.json) stay */
+void svcJobRemoveFiles(tpService *svc, int64_t id, unsigned keep);
 /// Moves a deleted job's folder out of DATA/jobs to DATA/deleted/ID (one rename: cheap under mu) and
 /// puts that path in out; false if there was none to move (or it could not be: then removed at once).
 bool svcJobDetachFiles(tpService *svc, int64_t id, char *out, size_t cap);
@@ -389,9 +412,11 @@ bool svcValid_Job(const svcJob *job, char *why, size_t cap);
 typedef struct svcStatusChange {
     svcStatus from, to;
     bool again;
+    bool interim; /* the job has an interim plan (a drain's hand-back kept it: svcJob.interim) */
 } svcStatusChange;
 /// The job's state machine: a final job never changes (but is written again as it is), a plan
-/// (solved, approximate) comes from a running job, only a queued job starts running.
+/// (solved, approximate) comes from a running job, or (approximate) from a queued job's interim plan
+/// (a stop keeps it as its final plan), only a queued job starts running.
 bool svcValid_StatusChange(const svcStatusChange *c, char *why, size_t cap);
 
 /* ---- metrics.c ---- */

@@ -72,6 +72,12 @@ bool svcStore_Update(tpService *svc, const svcJob *job)
     return svc->store->update(svc, job);
 }
 
+bool svcStore_Handback(tpService *svc, const svcJob *job, const char *interim, const char *interim_file)
+{
+    TP_ASSERT(job->status == SVC_RUNNING && interim && interim_file);
+    return svc->store->handback(svc, job, interim, interim_file);
+}
+
 svcJob *svcStore_Get(tpService *svc, int64_t id, bool with_script)
 {
     return svc->store->get(svc, id, with_script);

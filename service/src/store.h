@@ -32,6 +32,7 @@ typedef struct svcStoreOps {
     void (*close)(tpService *svc);
     bool (*insert)(tpService *svc, svcJob *job, const char *idem_key, const char *idem_hash);
     bool (*update)(tpService *svc, const svcJob *job);
+    bool (*handback)(tpService *svc, const svcJob *job, const char *interim, const char *file); /* svcStore_Handback */
     svcJob *(*get)(tpService *svc, int64_t id, bool with_script);
     svcJob *(*get_run)(tpService *svc, int64_t id); /* the whole request and the script */
     int64_t (*find_idem)(tpService *svc, const char *key, char *hash, size_t hashcap);
@@ -48,7 +49,7 @@ typedef struct svcStoreOps {
 } svcStoreOps;
 
 /* store_pg_schema.c: the PostgreSQL schema's version and its migrations */
-#define SVC_PG_SCHEMA_VERSION 4
+#define SVC_PG_SCHEMA_VERSION 5
 struct pg_conn;
 /// Creates or upgrades the schema on connection c under an advisory lock (nodes starting together
 /// migrate once); refuses a database of another application and a schema newer than this tplan's.

@@ -4,13 +4,13 @@
  * (SELECT ... FOR UPDATE SKIP LOCKED) under a lease they renew, and write progress and the final
  * record only while they hold it (node id + attempt number), so a job finishes exactly once even when
  * a node that was thought dead comes back. A job's plan, tree and log are stored compressed beside
- * its record (job_files), so any front end can serve them. Changes are announced on the NOTIFY
+ * its record (job_files: store_pg_files.c), so any front end can serve them. Changes are announced on the NOTIFY
  * channel "tplan": 'q' (the queue changed), 'c<id>' (a cancel or stop request), '<id>' (a job
  * changed); a listener thread per process wakes the waiters and the scheduler.
  *
  * One connection (svc->pg->conn) serves the process under svc->mu; the listener has its own. A
  * statement that fails because the connection dropped is retried once after a reconnection, which
- * never waits (pg_reconnect: one attempt, then at most one every PG_RETRY_EVERY s); while the
+ * never waits (svcPg_Reconnect: one attempt, then at most one every PG_RETRY_EVERY s); while the
  * database is away every operation fails at once (logged once): a front end answers 503
  * store_unavailable, a node keeps its jobs running, retries its leases and keeps the results it
  * could not store, and a job whose lease expired meanwhile is planned again elsewhere (same plan
@@ -19,21 +19,16 @@
 #include <libpq-fe.h>
 #include <math.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
-#include "store.h"
+#include "store_pg_internal.h"
 #include "tp/base.h"
 
-#define PG_RETRY_EVERY 0.5            /* s between two reconnection attempts while the database is away */
-#define PG_PROGRESS_EVERY 0.5         /* s between two progress writes of one job */
-#define PG_MAX_FILE ((size_t)1 << 30) /* a job's file of at most 1 GiB (bytea's limit) */
+#define PG_PROGRESS_EVERY 0.5 /* s between two progress writes of one job */
 /* A claim takes, among this many of the oldest queued jobs (synchronous ones first), the job of the
  * client address with the fewest jobs running in the cluster: the one-machine queue's fairness, at
  * a cost that does not grow with the queue (measured: 1,700 claims/s with 40,000 jobs queued;
@@ -52,7 +47,7 @@
     "  WHEN attempt >= 5 THEN 'planned 5 times without a stored result (its nodes died or could not store it:"         \
     " see their logs)' END,"                                                                                           \
     " node = NULL, lease_until = NULL, started = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL," \
-    " elapsed = 0"
+    " elapsed = 0, interim = CASE WHEN ctl IS NULL AND attempt < 5 THEN interim END" /* an end drops it */
 
 /* The columns of a running job whose lease ran out (its node died, was cut off past its lease, or
  * lost the database for longer and stopped the run): queued again the first time, failed
@@ -72,237 +67,7 @@
     " see their logs)' END,"                                                                                           \
     " lease_losses = lease_losses + 1,"                                                                                \
     " node = NULL, lease_until = NULL, started = NULL, iterations = 0, nodes = 0, solutions = 0, best_quality = NULL," \
-    " elapsed = 0"
-
-typedef struct svcPg {
-    PGconn *conn;        /* svc->mu held */
-    char node[160];      /* this process's node id: host:pid:start */
-    double next_renew;   /* tpClock time */
-    double next_reclaim; /* tpClock time */
-    bool ctl_pending;    /* a cancel/stop request was announced: renew (and read it) at once */
-    bool in_tx;          /* inside BEGIN..COMMIT: a lost connection fails the statement (no retry
-                            outside the transaction) */
-    bool unreachable;    /* the reconnection's backoff failed: operations fail at once until it is back */
-    double next_try;     /* tpClock time of the next reconnection attempt while unreachable */
-    uint64_t claimed, reclaimed, finished, lost;
-    pthread_t listener;
-    bool listening;
-    int stop_pipe[2];
-    double next_due; /* tpClock time the first scheduled job (run_at) falls due, as the last claim that found
-                        none due saw it; 0 = none: the scheduler's loop wakes then to claim it */
-} svcPg;
-
-/* ---- parameters ------------------------------------------------------------------------------ */
-
-#define PG_MAXP 24
-typedef struct Params {
-    int n;
-    const char *v[PG_MAXP];
-    int len[PG_MAXP];
-    int fmt[PG_MAXP];
-    char buf[PG_MAXP][40];
-} Params;
-
-static void p_text(Params *p, const char *s)
-{
-    p->v[p->n] = s;
-    p->len[p->n] = 0;
-    p->fmt[p->n] = 0;
-    p->n++;
-}
-
-static void p_int(Params *p, long long x)
-{
-    snprintf(p->buf[p->n], sizeof p->buf[0], "%lld", x);
-    p_text(p, p->buf[p->n]);
-}
-
-static void p_double(Params *p, double x)
-{
-    if (!isfinite(x)) {
-        p_text(p, NULL);
-        return;
-    }
-    snprintf(p->buf[p->n], sizeof p->buf[0], "%.17g", x);
-    p_text(p, p->buf[p->n]);
-}
-
-static void p_time(Params *p, double t)
-{
-    p_double(p, t > 0 ? t : NAN);
-}
-
-static void p_bool(Params *p, bool b)
-{
-    p_text(p, b ? "t" : "f");
-}
-
-static void p_bin(Params *p, const void *data, size_t len)
-{
-    p->v[p->n] = data;
-    p->len[p->n] = (int)len;
-    p->fmt[p->n] = 1;
-    p->n++;
-}
-
-/* ---- connection ------------------------------------------------------------------------------ */
-
-static void quiet_notices(void *arg, const char *message)
-{
-    (void)arg;
-    (void)message;
-}
-
-/* The first line of libpq's message (they end with a newline, some span two lines). */
-static void first_line(const char *msg, char *out, size_t cap)
-{
-    snprintf(out, cap, "%s", msg ? msg : "");
-    out[strcspn(out, "\n")] = '\0';
-}
-
-/* The --store string as messages show it (no password: tpService_RedactStore), into a buffer of
- * the caller's. */
-static const char *shown_store(const tpService *svc, char *buf, size_t cap)
-{
-    tpService_RedactStore(svc->def.store, buf, cap);
-    return buf;
-}
-
-/* Writes the message of a failure about the store into err: "--store SHOWN: ..." with no password,
- * neither the string's nor any libpq quoted from it. */
-static void store_error(const tpService *svc, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void store_error(const tpService *svc, char *err, size_t errlen, const char *fmt, ...)
-{
-    char shown[1024], what[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    svcStore_RedactIn(svc->def.store, what);
-    snprintf(err, errlen, "--store %s: %s", shown_store(svc, shown, sizeof shown), what);
-}
-
-static PGconn *pg_connect(const tpService *svc, char *err, size_t errlen)
-{
-    const char *kw[6], *val[6];
-    int i = 0;
-    kw[i] = "connect_timeout"; /* before dbname: the connection string may set its own */
-    val[i++] = "5";
-    kw[i] = "application_name";
-    val[i++] = "tplan";
-    kw[i] = "dbname";
-    val[i++] = svc->def.store;
-    if (svc->def.store_password) {
-        kw[i] = "password";
-        val[i++] = svc->def.store_password;
-    }
-    kw[i] = NULL;
-    val[i] = NULL;
-    PGconn *c = PQconnectdbParams(kw, val, 1);
-    if (!c || PQstatus(c) != CONNECTION_OK) {
-        char m[512];
-        first_line(c ? PQerrorMessage(c) : "out of memory", m, sizeof m);
-        store_error(svc, err, errlen, "cannot connect: %s", m);
-        PQfinish(c);
-        return NULL;
-    }
-    PQsetNoticeProcessor(c, quiet_notices, NULL);
-    return c;
-}
-
-/* Reconnects the store's connection: one attempt now, then, while the database stays away, at most
- * one every PG_RETRY_EVERY s, each failing at once: nothing waits under svc->mu, which every request
- * needs (a backoff of 6 s there stalled every request, health included, at the start of an outage).
- * A restart of the database is ridden over by the callers' own retries: a node writes a result the
- * store did not take again (sched.c retry_unstored), claims and lease renewals come round every
- * second, a client told 503 store_unavailable retries after Retry-After. False if still away. */
-static bool pg_reconnect(tpService *svc)
-{
-    svcPg *pg = svc->pg;
-    double now = tpClock_Now();
-    if (pg->unreachable && now < pg->next_try) {
-        return false;
-    }
-    pg->next_try = now + PG_RETRY_EVERY;
-    PQreset(pg->conn);
-    if (PQstatus(pg->conn) == CONNECTION_OK) {
-        svcLog(svc, pg->unreachable ? "store: PostgreSQL is back; reconnected" : "store: reconnected to PostgreSQL");
-        pg->unreachable = false;
-        return true;
-    }
-    if (!pg->unreachable) {
-        char m[512];
-        first_line(PQerrorMessage(pg->conn), m, sizeof m);
-        svcLog(svc,
-               "store: PostgreSQL unreachable: %s; operations fail at once until it is back (a reconnection is "
-               "tried at most every %g s)",
-               m, PG_RETRY_EVERY);
-        pg->unreachable = true;
-    }
-    return false;
-}
-
-/* A statement refused for want of room or write access (SQLSTATE class 53: disk full, out of memory;
- * 58: I/O error; 25006: a read-only transaction, e.g. default_transaction_read_only): the store
- * refuses writes. New jobs are refused with 503 and health says store_failed until PG_FAILED_HOLD s
- * pass without another such refusal (the disk may be given room: no restart needed, unlike SQLite's
- * file). Counted as a store error either way. */
-#define PG_FAILED_HOLD 5.0
-static void pg_failed(tpService *svc, const PGresult *r, const char *what)
-{
-    ++svc->store_errors;
-    const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
-    if (!state || !(strncmp(state, "53", 2) == 0 || strncmp(state, "58", 2) == 0 || strcmp(state, "25006") == 0)) {
-        return;
-    }
-    if (!svc->store_failed) {
-        svcLog(svc,
-               "store: %s: PostgreSQL refuses the write (SQLSTATE %s): no new jobs and /v1/health answers 503 "
-               "store_failed until writes are taken again",
-               what, state);
-    }
-    svc->store_failed = true;
-    svc->store_failed_until = tpClock_Now() + PG_FAILED_HOLD;
-}
-
-/* Runs one statement; retried once after a reconnection if the connection was lost. NULL on
- * error (logged with what). */
-static PGresult *pg_exec(tpService *svc, const char *what, const char *sql, const Params *p, int result_format)
-{
-    svcPg *pg = svc->pg;
-    for (int attempt = 0;; ++attempt) {
-        PGresult *r = PQexecParams(pg->conn, sql, p ? p->n : 0, NULL, p ? p->v : NULL, p ? p->len : NULL,
-                                   p ? p->fmt : NULL, result_format);
-        ExecStatusType st = PQresultStatus(r);
-        if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
-            return r;
-        }
-        char m[512];
-        first_line(PQresultErrorMessage(r), m, sizeof m);
-        if (PQstatus(pg->conn) == CONNECTION_BAD && attempt == 0 && !pg->in_tx) {
-            if (!pg->unreachable) {
-                svcLog(svc, "store: %s: connection lost (%s); reconnecting", what, m);
-            }
-            if (pg_reconnect(svc)) {
-                PQclear(r);
-                continue;
-            }
-        } else {
-            svcLog(svc, "store: %s: %s", what, m);
-        }
-        pg_failed(svc, r, what); /* the operation fails (not when a retry after a reconnection may succeed) */
-        PQclear(r);
-        return NULL;
-    }
-}
-
-static bool pg_command(tpService *svc, const char *what, const char *sql, const Params *p)
-{
-    PGresult *r = pg_exec(svc, what, sql, p, 0);
-    PQclear(r);
-    return r != NULL;
-}
+    " elapsed = 0, interim = CASE WHEN ctl IS NULL AND lease_losses < 1 AND attempt < 5 THEN interim END"
 
 /* ---- schema (store_pg_schema.c) ------------------------------------------------------------------ */
 
@@ -310,7 +75,7 @@ static bool migrate(tpService *svc, char *err, size_t errlen)
 {
     char m[768] = "";
     if (!svcPgSchema_Migrate(svc, svc->pg->conn, m, sizeof m)) {
-        store_error(svc, err, errlen, "%s", m);
+        svcPg_StoreError(svc, err, errlen, "%s", m);
         return false;
     }
     return true;
@@ -323,8 +88,8 @@ static bool pg_open(tpService *svc, char *err, size_t errlen)
     PQconninfoOption *opts = PQconninfoParse(svc->def.store, &perr);
     if (!opts) {
         char m[512];
-        first_line(perr ? perr : "out of memory", m, sizeof m);
-        store_error(svc, err, errlen, "not a valid connection string: %s", m);
+        svcPg_FirstLine(perr ? perr : "out of memory", m, sizeof m);
+        svcPg_StoreError(svc, err, errlen, "not a valid connection string: %s", m);
         PQfreemem(perr);
         return false;
     }
@@ -346,7 +111,7 @@ static bool pg_open(tpService *svc, char *err, size_t errlen)
     }
     pg->stop_pipe[0] = pg->stop_pipe[1] = -1;
     svc->pg = pg;
-    pg->conn = pg_connect(svc, err, errlen);
+    pg->conn = svcPg_Connect(svc, err, errlen);
     if (!pg->conn || !migrate(svc, err, errlen)) {
         PQfinish(pg->conn);
         free(pg);
@@ -357,7 +122,7 @@ static bool pg_open(tpService *svc, char *err, size_t errlen)
     gethostname(host, sizeof host - 1);
     snprintf(pg->node, sizeof pg->node, "%s:%d:%lld", host, (int)getpid(), (long long)(svcNow() * 1000.0));
     char shown[1024];
-    svcLog(svc, "store: PostgreSQL %s, schema version %d, node %s", shown_store(svc, shown, sizeof shown),
+    svcLog(svc, "store: PostgreSQL %s, schema version %d, node %s", svcPg_ShownStore(svc, shown, sizeof shown),
            SVC_PG_SCHEMA_VERSION, pg->node);
     return true;
 }
@@ -369,7 +134,7 @@ static void pg_close(tpService *svc)
         return;
     }
     if (pg->conn && PQstatus(pg->conn) == CONNECTION_OK) {
-        Params p = {0};
+        svcPgParams p = {0};
         p_text(&p, pg->node);
         PQclear(PQexecParams(pg->conn, "DELETE FROM nodes WHERE id = $1", p.n, NULL, p.v, p.len, p.fmt, 0));
     }
@@ -383,12 +148,12 @@ static void pg_close(tpService *svc)
 #define PG_JOB_COLUMNS_AFTER_REQUEST                                                                                   \
     " created, started, finished, iterations, nodes, solutions, best_quality,"                                         \
     " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, retry_of, "  \
-    "priority, run_at, retries, failures"
+    "priority, run_at, retries, failures, interim"
 #define PG_JOB_COLUMNS "id, status, domain, request," PG_JOB_COLUMNS_AFTER_REQUEST /* to run it */
 /* for the API: the shown request, never the stored one out of TOAST (up to 4 MiB) */
 #define PG_JOB_COLUMNS_SHOWN                                                                                           \
     "id, status, domain, COALESCE(request_shown, request)," PG_JOB_COLUMNS_AFTER_REQUEST ", request_shown IS NOT NULL"
-#define PG_NJOB_COLUMNS 26
+#define PG_NJOB_COLUMNS 27
 
 static char *get_dup(const PGresult *r, int row, int col)
 {
@@ -412,7 +177,7 @@ static svcJob *job_from_row(const PGresult *r, int row, bool shown)
     job->status = s < 0 ? SVC_FAILED : (svcStatus)s;
     job->domain = get_dup(r, row, 2);
     /* a row older than request_shown: its request, from which the shown one is made */
-    *(shown && PQgetvalue(r, row, 26)[0] == 't' ? &job->request_shown : &job->request) = get_dup(r, row, 3);
+    *(shown && PQgetvalue(r, row, 27)[0] == 't' ? &job->request_shown : &job->request) = get_dup(r, row, 3);
     job->created = get_double(r, row, 4, 0);
     job->started = get_double(r, row, 5, 0);
     job->finished = get_double(r, row, 6, 0);
@@ -435,6 +200,7 @@ static svcJob *job_from_row(const PGresult *r, int row, bool shown)
     job->run_at = get_double(r, row, 23, 0);
     job->retries = atoi(PQgetvalue(r, row, 24));
     job->failures = atoi(PQgetvalue(r, row, 25));
+    job->interim = get_dup(r, row, 26);
     job->worker = -1;
     return job;
 }
@@ -451,7 +217,7 @@ static int request_parallel(const char *request)
 
 static bool pg_insert(tpService *svc, svcJob *job, const char *idem_key, const char *idem_hash)
 {
-    Params p = {0};
+    svcPgParams p = {0};
     p_text(&p, svcStatusName(job->status));
     p_text(&p, job->domain);
     p_text(&p, job->request);
@@ -481,15 +247,15 @@ static bool pg_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     p_double(&p, job->run_at);
     p_int(&p, job->retries);
     PGresult *r =
-        pg_exec(svc, "insert",
-                "WITH i AS (INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
-                " time_limit, memory_mb, name, tags, client, sync, sync_deadline, parallel, record_bytes,"
-                " request_shown, retry_of, priority, run_at, retries)"
-                " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
-                " octet_length($3::text) + COALESCE(octet_length($4::bytea), 0), $16, $17::bigint, $18, $19, $20)"
-                " ON CONFLICT (idem_key) DO NOTHING RETURNING id)"
-                " SELECT id, pg_notify('tplan', 'q') FROM i",
-                &p, 0);
+        svcPg_Exec(svc, "insert",
+                   "WITH i AS (INSERT INTO jobs(status, domain, request, script, idem_key, idem_hash, created,"
+                   " time_limit, memory_mb, name, tags, client, sync, sync_deadline, parallel, record_bytes,"
+                   " request_shown, retry_of, priority, run_at, retries)"
+                   " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
+                   " octet_length($3::text) + COALESCE(octet_length($4::bytea), 0), $16, $17::bigint, $18, $19, $20)"
+                   " ON CONFLICT (idem_key) DO NOTHING RETURNING id)"
+                   " SELECT id, pg_notify('tplan', 'q') FROM i",
+                   &p, 0);
     if (!r || PQntuples(r) != 1) { /* no row: another front end stored this Idempotency-Key first (the
                                        caller finds that job; job->id stays 0) */
         PQclear(r);
@@ -500,67 +266,11 @@ static bool pg_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     return true;
 }
 
-/* The job's record, only while this node holds its lease (node + attempt): every write of a
- * claimed job goes through here or svcPg_Finish. A job leaving `running` drops its lease. */
-static bool pg_update(tpService *svc, const svcJob *job)
-{
-    /* a script's message may hold any bytes; a PostgreSQL text column only UTF-8 (as the API shows it) */
-    char *summary = job->summary ? strdup(job->summary) : NULL;
-    char *message = job->err_message ? strdup(job->err_message) : NULL;
-    if (summary) {
-        svcUtf8Repair(summary);
-    }
-    if (message) {
-        svcUtf8Repair(message);
-    }
-    Params p = {0};
-    p_text(&p, svcStatusName(job->status));
-    p_time(&p, job->started);
-    p_time(&p, job->finished);
-    p_int(&p, job->iterations);
-    p_int(&p, job->nodes);
-    p_int(&p, job->solutions);
-    p_double(&p, job->best_quality);
-    p_double(&p, job->elapsed);
-    p_text(&p, summary);
-    p_text(&p, job->err_code[0] ? job->err_code : NULL);
-    p_text(&p, message);
-    p_bool(&p, job->has_plan);
-    p_bool(&p, job->has_tree);
-    p_int(&p, job->files_bytes);
-    p_int(&p, job->id);
-    p_text(&p, svc->pg->node);
-    p_int(&p, job->attempt);
-    p_double(&p, job->run_at);
-    p_int(&p, job->failures);
-    PGresult *r =
-        pg_exec(svc, "update",
-                "WITH u AS (UPDATE jobs SET status = $1, started = $2, finished = $3, iterations = $4,"
-                " nodes = $5, solutions = $6, best_quality = $7, elapsed = $8, summary = $9,"
-                " error_code = $10, error_message = $11, has_plan = $12, has_tree = $13, bytes = $14,"
-                " record_bytes = octet_length(request) + COALESCE(octet_length(script), 0) +" /* no detoasting */
-                " COALESCE(octet_length($9::text), 0) + COALESCE(octet_length($11::text), 0),"
-                " node = CASE WHEN $1 = 'queued' THEN NULL ELSE node END," /* a final job keeps who planned it */
-                " lease_until = CASE WHEN $1 = 'running' THEN lease_until END, run_at = $18, failures = $19"
-                " WHERE id = $15 AND node = $16 AND attempt = $17 AND status = 'running' RETURNING id)"
-                " SELECT pg_notify('tplan', CASE WHEN $1 = 'queued' THEN 'q' ELSE id::text END) FROM u",
-                &p, 0);
-    bool held = r && PQntuples(r) == 1;
-    PQclear(r);
-    free(summary);
-    free(message);
-    if (r && !held) {
-        svcLog(svc, "job %lld: this node no longer holds its lease (attempt %d): its %s is not written",
-               (long long)job->id, job->attempt, svcStatusName(job->status));
-    }
-    return held;
-}
-
 static svcJob *pg_get(tpService *svc, int64_t id, bool with_script)
 {
-    Params p = {0};
+    svcPgParams p = {0};
     p_int(&p, id);
-    PGresult *r = pg_exec(svc, "get", "SELECT " PG_JOB_COLUMNS_SHOWN " FROM jobs WHERE id = $1", &p, 0);
+    PGresult *r = svcPg_Exec(svc, "get", "SELECT " PG_JOB_COLUMNS_SHOWN " FROM jobs WHERE id = $1", &p, 0);
     svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0, true) : NULL;
     if (r && PQntuples(r) == 1 && !job) { /* the row is there: out of memory, not "no job" */
         svcLog(svc, "store: get: out of memory");
@@ -578,9 +288,9 @@ static bool pg_load_script(tpService *svc, svcJob *job);
 
 static svcJob *pg_get_run(tpService *svc, int64_t id)
 {
-    Params p = {0};
+    svcPgParams p = {0};
     p_int(&p, id);
-    PGresult *r = pg_exec(svc, "get", "SELECT " PG_JOB_COLUMNS " FROM jobs WHERE id = $1", &p, 0);
+    PGresult *r = svcPg_Exec(svc, "get", "SELECT " PG_JOB_COLUMNS " FROM jobs WHERE id = $1", &p, 0);
     svcJob *job = r && PQntuples(r) == 1 ? job_from_row(r, 0, false) : NULL;
     if (r && PQntuples(r) == 1 && !job) {
         svcLog(svc, "store: get: out of memory");
@@ -596,9 +306,9 @@ static svcJob *pg_get_run(tpService *svc, int64_t id)
 
 static bool pg_load_script(tpService *svc, svcJob *job)
 {
-    Params p = {0};
+    svcPgParams p = {0};
     p_int(&p, job->id);
-    PGresult *r = pg_exec(svc, "script", "SELECT script FROM jobs WHERE id = $1", &p, 1);
+    PGresult *r = svcPg_Exec(svc, "script", "SELECT script FROM jobs WHERE id = $1", &p, 1);
     bool ok = r && PQntuples(r) == 1;
     if (ok && !PQgetisnull(r, 0, 0)) {
         size_t n = (size_t)PQgetlength(r, 0, 0);
@@ -617,9 +327,9 @@ static bool pg_load_script(tpService *svc, svcJob *job)
 
 static int64_t pg_find_idem(tpService *svc, const char *key, char *hash, size_t hashcap)
 {
-    Params p = {0};
+    svcPgParams p = {0};
     p_text(&p, key);
-    PGresult *r = pg_exec(svc, "idempotency", "SELECT id, idem_hash FROM jobs WHERE idem_key = $1", &p, 0);
+    PGresult *r = svcPg_Exec(svc, "idempotency", "SELECT id, idem_hash FROM jobs WHERE idem_key = $1", &p, 0);
     int64_t id = 0;
     if (r && PQntuples(r) == 1) {
         id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
@@ -643,7 +353,7 @@ static int64_t *ids_of(const PGresult *r, int *n)
 static int64_t *pg_list(tpService *svc, const svcListFilter *f, int *n)
 {
     *n = 0;
-    Params p = {0};
+    svcPgParams p = {0};
     p_text(&p, f->status >= 0 ? svcStatusName((svcStatus)f->status) : NULL);
     p_int(&p, f->before);
     p_int(&p, f->limit);
@@ -652,13 +362,13 @@ static int64_t *pg_list(tpService *svc, const svcListFilter *f, int *n)
     p_text(&p, f->tag);
     p_time(&p, f->created_after);
     p_time(&p, f->created_before);
-    PGresult *r = pg_exec(svc, "list",
-                          "SELECT id FROM jobs WHERE ($1::text IS NULL OR status = $1) AND ($2 = 0 OR id < $2)"
-                          " AND ($4::text IS NULL OR domain = $4) AND ($5::text IS NULL OR name = $5)"
-                          " AND ($6::text IS NULL OR (tags IS NOT NULL AND tags::jsonb ? $6))"
-                          " AND ($7::float8 IS NULL OR created > $7) AND ($8::float8 IS NULL OR created < $8)"
-                          " ORDER BY id DESC LIMIT $3",
-                          &p, 0);
+    PGresult *r = svcPg_Exec(svc, "list",
+                             "SELECT id FROM jobs WHERE ($1::text IS NULL OR status = $1) AND ($2 = 0 OR id < $2)"
+                             " AND ($4::text IS NULL OR domain = $4) AND ($5::text IS NULL OR name = $5)"
+                             " AND ($6::text IS NULL OR (tags IS NOT NULL AND tags::jsonb ? $6))"
+                             " AND ($7::float8 IS NULL OR created > $7) AND ($8::float8 IS NULL OR created < $8)"
+                             " ORDER BY id DESC LIMIT $3",
+                             &p, 0);
     if (!r) {
         return NULL;
     }
@@ -669,9 +379,9 @@ static int64_t *pg_list(tpService *svc, const svcListFilter *f, int *n)
 
 static bool pg_delete(tpService *svc, int64_t id)
 {
-    Params p = {0};
+    svcPgParams p = {0};
     p_int(&p, id);
-    return pg_command(svc, "delete", "DELETE FROM jobs WHERE id = $1", &p);
+    return svcPg_Command(svc, "delete", "DELETE FROM jobs WHERE id = $1", &p);
 }
 
 static bool pg_delete_many(tpService *svc, const int64_t *ids, int n)
@@ -688,9 +398,9 @@ static bool pg_delete_many(tpService *svc, const int64_t *ids, int n)
         at += (size_t)snprintf(arr + at, cap - at, "%s%lld", i ? "," : "", (long long)ids[i]);
     }
     snprintf(arr + at, cap - at, "}");
-    Params p = {0};
+    svcPgParams p = {0};
     p_text(&p, arr);
-    bool ok = pg_command(svc, "retention", "DELETE FROM jobs WHERE id = ANY($1::bigint[])", &p);
+    bool ok = svcPg_Command(svc, "retention", "DELETE FROM jobs WHERE id = ANY($1::bigint[])", &p);
     free(arr);
     return ok;
 }
@@ -698,7 +408,7 @@ static bool pg_delete_many(tpService *svc, const int64_t *ids, int n)
 static int64_t *pg_all_ids(tpService *svc, int *n)
 {
     *n = 0;
-    PGresult *r = pg_exec(svc, "ids", "SELECT id FROM jobs ORDER BY id", NULL, 0);
+    PGresult *r = svcPg_Exec(svc, "ids", "SELECT id FROM jobs ORDER BY id", NULL, 0);
     if (!r) {
         return NULL;
     }
@@ -711,10 +421,11 @@ static int64_t *pg_expired(tpService *svc, double now, int *n)
 {
     *n = 0;
     const tpServiceDef *d = &svc->def;
-    PGresult *r = pg_exec(svc, "retention",
-                          "SELECT id, COALESCE(finished, created), record_bytes + bytes FROM jobs" /* jobs_finished */
-                          " WHERE status NOT IN ('queued', 'running') ORDER BY id DESC",
-                          NULL, 0);
+    PGresult *r =
+        svcPg_Exec(svc, "retention",
+                   "SELECT id, COALESCE(finished, created), record_bytes + bytes FROM jobs" /* jobs_finished */
+                   " WHERE status NOT IN ('queued', 'running') ORDER BY id DESC",
+                   NULL, 0);
     if (!r) {
         return NULL;
     }
@@ -740,7 +451,7 @@ static int64_t *pg_expired(tpService *svc, double now, int *n)
 static void pg_counts(tpService *svc, int64_t counts[SVC_NSTATUS])
 {
     memset(counts, 0, sizeof(int64_t) * SVC_NSTATUS);
-    PGresult *r = pg_exec(svc, "counts", "SELECT status, count(*) FROM jobs GROUP BY status", NULL, 0);
+    PGresult *r = svcPg_Exec(svc, "counts", "SELECT status, count(*) FROM jobs GROUP BY status", NULL, 0);
     for (int i = 0; r && i < PQntuples(r); ++i) {
         int s = svcStatusFromName(PQgetvalue(r, i, 0));
         if (s >= 0) {
@@ -809,7 +520,7 @@ static void limit_arrays(const tpService *svc, char *tags, size_t tcap, char *ma
 static svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel)
 {
     svcPg *pg = svc->pg;
-    Params p = {0};
+    svcPgParams p = {0};
     p_text(&p, pg->node);
     p_double(&p, svc->def.lease);
     p_bool(&p, batch);
@@ -820,29 +531,29 @@ static svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel)
         limit_arrays(svc, tags, sizeof tags, maxes, sizeof maxes);
         p_text(&p, tags);
         p_text(&p, maxes);
-        if (!pg_command(svc, "claim", "BEGIN", NULL)) {
+        if (!svcPg_Command(svc, "claim", "BEGIN", NULL)) {
             return NULL;
         }
         pg->in_tx = true;
-        if (!pg_command(svc, "claim", "SELECT pg_advisory_xact_lock(" PG_CLAIM_LOCK_KEY ")", NULL)) {
+        if (!svcPg_Command(svc, "claim", "SELECT pg_advisory_xact_lock(" PG_CLAIM_LOCK_KEY ")", NULL)) {
             PQclear(PQexec(pg->conn, "ROLLBACK"));
             pg->in_tx = false;
             return NULL;
         }
     }
-    PGresult *r = limited
-                      ? pg_exec(svc, "claim",
-                                PG_CLAIM_SQL("WITH lim AS (SELECT COALESCE(array_agg(l.tag), '{}') AS full_tags"
-                                             " FROM unnest($5::text[], $6::int[]) AS l(tag, n) WHERE (SELECT count(*)"
-                                             " FROM jobs x WHERE x.status = 'running' AND x.tags IS NOT NULL"
-                                             " AND x.tags::jsonb ? l.tag) >= l.n) ",
-                                             " AND NOT (COALESCE(tags, '[]')::jsonb ?| (SELECT full_tags FROM lim))"),
-                                &p, 0)
-                      : pg_exec(svc, "claim", PG_CLAIM_SQL("", ""), &p, 0);
+    PGresult *r =
+        limited ? svcPg_Exec(svc, "claim",
+                             PG_CLAIM_SQL("WITH lim AS (SELECT COALESCE(array_agg(l.tag), '{}') AS full_tags"
+                                          " FROM unnest($5::text[], $6::int[]) AS l(tag, n) WHERE (SELECT count(*)"
+                                          " FROM jobs x WHERE x.status = 'running' AND x.tags IS NOT NULL"
+                                          " AND x.tags::jsonb ? l.tag) >= l.n) ",
+                                          " AND NOT (COALESCE(tags, '[]')::jsonb ?| (SELECT full_tags FROM lim))"),
+                             &p, 0)
+                : svcPg_Exec(svc, "claim", PG_CLAIM_SQL("", ""), &p, 0);
     if (limited) {
         PGresult *c = PQexec(pg->conn, r ? "COMMIT" : "ROLLBACK");
         if (r && PQresultStatus(c) != PGRES_COMMAND_OK) {
-            pg_failed(svc, c, "claim");
+            svcPg_Failed(svc, c, "claim");
             PQclear(r);
             r = NULL;
         }
@@ -864,10 +575,10 @@ static svcJob *svcPg_Claim(tpService *svc, bool batch, int max_parallel)
     }
     PQclear(r);
     if (!job && batch) { /* none due: when does the first scheduled one fall due (any front end's)? */
-        r = pg_exec(svc, "claim",
-                    "SELECT min(run_at) - extract(epoch FROM clock_timestamp()) FROM jobs WHERE status = 'queued'"
-                    " AND run_at > 0",
-                    NULL, 0);
+        r = svcPg_Exec(svc, "claim",
+                       "SELECT min(run_at) - extract(epoch FROM clock_timestamp()) FROM jobs WHERE status = 'queued'"
+                       " AND run_at > 0",
+                       NULL, 0);
         pg->next_due = r && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0)
                            ? tpClock_Now() + fmax(0.0, strtod(PQgetvalue(r, 0, 0), NULL))
                            : 0;
@@ -883,7 +594,7 @@ static void svcPg_Progress(tpService *svc, svcJob *job)
         return;
     }
     job->published = now;
-    Params p = {0};
+    svcPgParams p = {0};
     p_int(&p, job->id);
     p_int(&p, job->iterations);
     p_int(&p, job->nodes);
@@ -892,127 +603,11 @@ static void svcPg_Progress(tpService *svc, svcJob *job)
     p_double(&p, job->elapsed);
     p_text(&p, svc->pg->node);
     p_int(&p, job->attempt);
-    PQclear(pg_exec(svc, "progress",
-                    "WITH u AS (UPDATE jobs SET iterations = $2, nodes = $3, solutions = $4, best_quality = $5,"
-                    " elapsed = $6 WHERE id = $1 AND node = $7 AND attempt = $8 AND status = 'running' RETURNING id)"
-                    " SELECT pg_notify('tplan', id::text) FROM u",
-                    &p, 0));
-}
-
-/* A job's file compressed (zlib) in memory; NULL if it is missing. */
-static unsigned char *compress_file(tpService *svc, int64_t id, const char *name, size_t *size, size_t *zlen)
-{
-    char path[4096], err[256];
-    svcJobPath(svc, id, name, path, sizeof path);
-    struct stat sb;
-    if (stat(path, &sb) != 0) {
-        return NULL;
-    }
-    size_t n = 0;
-    char *data = tpFile_Read(path, PG_MAX_FILE, &n, err, sizeof err);
-    if (!data) {
-        svcLog(svc, "job %lld: %s", (long long)id, err);
-        return NULL;
-    }
-    uLongf cap = compressBound((uLong)n);
-    unsigned char *z = malloc(cap);
-    if (!z || compress2(z, &cap, (const Bytef *)data, (uLong)n, 1) != Z_OK) {
-        free(z);
-        free(data);
-        return NULL;
-    }
-    free(data);
-    *size = n;
-    *zlen = cap;
-    return z;
-}
-
-static bool svcPg_Finish(tpService *svc, svcJob *job)
-{
-    static const char *const names[3] = {"plan.json", "tree.bin", "log.txt"};
-    unsigned char *z[3] = {NULL, NULL, NULL};
-    size_t size[3] = {0}, zlen[3] = {0};
-    int64_t bytes = 0;
-    for (int i = 0; i < 3; ++i) {
-        bool wanted = i == 2 || (i == 0 ? job->has_plan : job->has_tree);
-        z[i] = wanted ? compress_file(svc, job->id, names[i], &size[i], &zlen[i]) : NULL;
-        bytes += (int64_t)zlen[i];
-    }
-    job->files_bytes = bytes;
-    bool ok = false, held = true;
-    for (int attempt = 0; attempt < 2 && !ok; ++attempt) {
-        PGresult *r = PQexec(svc->pg->conn, "BEGIN");
-        bool began = PQresultStatus(r) == PGRES_COMMAND_OK;
-        PQclear(r);
-        if (!began) {
-            if (attempt == 0 && PQstatus(svc->pg->conn) == CONNECTION_BAD && pg_reconnect(svc)) {
-                continue;
-            }
-            break;
-        }
-        svc->pg->in_tx = true;
-        uint64_t mark = svc->store_errors;
-        bool updated = pg_update(svc, job);
-        /* no row updated is a lease lost; a statement that failed (the disk full) is not */
-        held = updated || svc->store_errors != mark;
-        bool files = updated;
-        for (int i = 0; files && i < 3; ++i) {
-            if (!z[i]) {
-                continue;
-            }
-            Params p = {0};
-            p_int(&p, job->id);
-            p_text(&p, names[i]);
-            p_int(&p, (long long)size[i]);
-            p_bin(&p, z[i], zlen[i]);
-            r = PQexecParams(svc->pg->conn,
-                             "INSERT INTO job_files(job_id, name, size, data) VALUES($1, $2, $3, $4)"
-                             " ON CONFLICT (job_id, name) DO UPDATE SET size = $3, data = $4",
-                             p.n, NULL, p.v, p.len, p.fmt, 0);
-            files = PQresultStatus(r) == PGRES_COMMAND_OK;
-            if (!files) {
-                pg_failed(svc, r, "files");
-                char m[512];
-                first_line(PQresultErrorMessage(r), m, sizeof m);
-                svcLog(svc, "job %lld: its %s could not be stored: %s", (long long)job->id, names[i], m);
-            }
-            PQclear(r);
-        }
-        r = PQexec(svc->pg->conn, files ? "COMMIT" : "ROLLBACK");
-        ok = files && PQresultStatus(r) == PGRES_COMMAND_OK;
-        if (files && !ok) {
-            pg_failed(svc, r, "commit");
-        }
-        PQclear(r);
-        svc->pg->in_tx = false;
-        if (!held && PQstatus(svc->pg->conn) == CONNECTION_OK) {
-            break; /* the lease is lost: another node owns the job now */
-        }
-        if (!ok && attempt == 0 && PQstatus(svc->pg->conn) == CONNECTION_BAD && !pg_reconnect(svc)) {
-            break;
-        }
-    }
-    for (int i = 0; i < 3; ++i) {
-        free(z[i]);
-    }
-    if (ok) {
-        svc->pg->finished++;
-        svcJobRemoveFiles(svc, job->id, false); /* the store has them; a front end fetches them on demand */
-    } else if (!held) {
-        svc->pg->lost++;
-        svcLog(svc, "job %lld: its %s is dropped: the node that holds the lease now writes the result",
-               (long long)job->id, svcStatusName(job->status));
-    } else if (!job->unstored) {
-        svcLog(svc,
-               "job %lld: its %s could not be stored; it is kept here and written again while this node holds "
-               "its lease",
-               (long long)job->id, svcStatusName(job->status));
-    }
-    if (ok && job->unstored) {
-        svcLog(svc, "job %lld: its %s is stored now", (long long)job->id, svcStatusName(job->status));
-    }
-    job->unstored = !ok && held;
-    return ok;
+    PQclear(svcPg_Exec(svc, "progress",
+                       "WITH u AS (UPDATE jobs SET iterations = $2, nodes = $3, solutions = $4, best_quality = $5,"
+                       " elapsed = $6 WHERE id = $1 AND node = $7 AND attempt = $8 AND status = 'running' RETURNING id)"
+                       " SELECT pg_notify('tplan', id::text) FROM u",
+                       &p, 0));
 }
 
 /* Marks what the cluster asked of a running job, for the scheduler to act on after the tick (the
@@ -1040,21 +635,21 @@ static void renew(tpService *svc)
         at += (size_t)snprintf(mine + at, cap - at, "%s%lld", at > 1 ? "," : "", (long long)svc->active[i]->id);
     }
     snprintf(mine + at, cap - at, "}");
-    Params o = {0};
+    svcPgParams o = {0};
     p_text(&o, pg->node);
     p_text(&o, mine);
     /* one whose lease ran out (this node stopped its run: lease_expired) is a lease lost */
     PGresult *q =
-        pg_exec(svc, "lease",
-                "WITH e AS (UPDATE jobs SET " PG_LEASE_LOST_SET
-                " WHERE node = $1 AND status = 'running' AND NOT (id = ANY($2::bigint[]))"
-                " AND lease_until < extract(epoch FROM clock_timestamp()) RETURNING id, status),"
-                " u AS (UPDATE jobs SET " PG_REQUEUE_SET
-                " WHERE node = $1 AND status = 'running' AND NOT (id = ANY($2::bigint[])) AND id NOT IN"
-                " (SELECT id FROM e) RETURNING id, status)"
-                " SELECT id, status, pg_notify('tplan', 'q') FROM (SELECT * FROM e UNION ALL SELECT * FROM u) a",
-                &o, 0);
-    Params p = {0};
+        svcPg_Exec(svc, "lease",
+                   "WITH e AS (UPDATE jobs SET " PG_LEASE_LOST_SET
+                   " WHERE node = $1 AND status = 'running' AND NOT (id = ANY($2::bigint[]))"
+                   " AND lease_until < extract(epoch FROM clock_timestamp()) RETURNING id, status),"
+                   " u AS (UPDATE jobs SET " PG_REQUEUE_SET
+                   " WHERE node = $1 AND status = 'running' AND NOT (id = ANY($2::bigint[])) AND id NOT IN"
+                   " (SELECT id FROM e) RETURNING id, status)"
+                   " SELECT id, status, pg_notify('tplan', 'q') FROM (SELECT * FROM e UNION ALL SELECT * FROM u) a",
+                   &o, 0);
+    svcPgParams p = {0};
     p_text(&p, pg->node);
     p_double(&p, svc->def.lease);
     p_text(&p, mine);
@@ -1063,11 +658,11 @@ static void renew(tpService *svc)
                PQgetvalue(q, i, 1)[0] == 'q' ? "queued again" : PQgetvalue(q, i, 1));
     }
     PQclear(q);
-    PGresult *r = pg_exec(svc, "lease",
-                          "UPDATE jobs SET lease_until = extract(epoch FROM clock_timestamp()) + $2"
-                          " WHERE node = $1 AND status = 'running' AND id = ANY($3::bigint[])"
-                          " RETURNING id, attempt, ctl, ctl_code, ctl_message",
-                          &p, 0);
+    PGresult *r = svcPg_Exec(svc, "lease",
+                             "UPDATE jobs SET lease_until = extract(epoch FROM clock_timestamp()) + $2"
+                             " WHERE node = $1 AND status = 'running' AND id = ANY($3::bigint[])"
+                             " RETURNING id, attempt, ctl, ctl_code, ctl_message",
+                             &p, 0);
     free(mine);
     double now = tpClock_Now();
     if (!r) {
@@ -1117,7 +712,7 @@ static void renew(tpService *svc)
     int running = svcCountActive(svc, SVC_RUNNING);
     char host[96] = "";
     gethostname(host, sizeof host - 1);
-    Params h = {0};
+    svcPgParams h = {0};
     p_text(&h, pg->node);
     p_text(&h, host);
     p_int(&h, getpid());
@@ -1131,27 +726,27 @@ static void renew(tpService *svc)
     p_int(&h, (long long)pg->reclaimed);
     p_int(&h, (long long)pg->lost);
     p_bool(&h, svc->draining);
-    pg_command(svc, "heartbeat",
-               "INSERT INTO nodes(id, host, pid, http, workers, interactive_workers, started, heartbeat, running,"
-               " claimed, finished, reclaimed, lost, draining) VALUES($1, $2, $3, $4, $5, $6, $7,"
-               " extract(epoch FROM clock_timestamp()), $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO UPDATE SET"
-               " heartbeat = EXCLUDED.heartbeat, running = $8, claimed = $9, finished = $10, reclaimed = $11,"
-               " lost = $12, draining = $13",
-               &h);
+    svcPg_Command(svc, "heartbeat",
+                  "INSERT INTO nodes(id, host, pid, http, workers, interactive_workers, started, heartbeat, running,"
+                  " claimed, finished, reclaimed, lost, draining) VALUES($1, $2, $3, $4, $5, $6, $7,"
+                  " extract(epoch FROM clock_timestamp()), $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO UPDATE SET"
+                  " heartbeat = EXCLUDED.heartbeat, running = $8, claimed = $9, finished = $10, reclaimed = $11,"
+                  " lost = $12, draining = $13",
+                  &h);
 }
 
 /* Jobs whose lease expired (their node died or was cut off) go back to the queue; one asked to
  * cancel or stop meanwhile ends cancelled. Nodes silent for 10 leases leave the nodes table. */
 static void reclaim(tpService *svc)
 {
-    Params p = {0};
+    svcPgParams p = {0};
     p_double(&p, svc->def.lease);
-    PGresult *r = pg_exec(svc, "reclaim",
-                          "WITH r AS (UPDATE jobs SET " PG_LEASE_LOST_SET
-                          " WHERE status = 'running' AND lease_until < extract(epoch FROM clock_timestamp())"
-                          " RETURNING id, attempt, status)"
-                          " SELECT id, attempt, status, pg_notify('tplan', 'q') FROM r",
-                          NULL, 0);
+    PGresult *r = svcPg_Exec(svc, "reclaim",
+                             "WITH r AS (UPDATE jobs SET " PG_LEASE_LOST_SET
+                             " WHERE status = 'running' AND lease_until < extract(epoch FROM clock_timestamp())"
+                             " RETURNING id, attempt, status)"
+                             " SELECT id, attempt, status, pg_notify('tplan', 'q') FROM r",
+                             NULL, 0);
     int n = r ? PQntuples(r) : 0;
     for (int i = 0; i < n; ++i) {
         svcLog(svc, "job %s: its node stopped renewing the lease of attempt %s; %s", PQgetvalue(r, i, 0),
@@ -1159,7 +754,8 @@ static void reclaim(tpService *svc)
     }
     svc->pg->reclaimed += (uint64_t)n;
     PQclear(r);
-    pg_command(svc, "nodes", "DELETE FROM nodes WHERE heartbeat < extract(epoch FROM clock_timestamp()) - 10 * $1", &p);
+    svcPg_Command(svc, "nodes", "DELETE FROM nodes WHERE heartbeat < extract(epoch FROM clock_timestamp()) - 10 * $1",
+                  &p);
 }
 
 static double svcPg_Tick(tpService *svc)
@@ -1188,33 +784,38 @@ static double svcPg_Tick(tpService *svc)
 
 static bool svcPg_RequestEnd(tpService *svc, int64_t id, char what, const char *code, const char *message)
 {
-    Params p = {0};
+    if (what == 's' && svcPg_StopWithInterim(svc, id)) {
+        return true;
+    }
+    svcPgParams p = {0};
     p_int(&p, id);
     p_text(&p, what == 's' ? "cancelled" : code);
     p_text(&p, what == 's' ? "stopped before it started: nothing planned" : message);
     p_double(&p, svcNow());
-    PGresult *r = pg_exec(svc, "cancel",
-                          "WITH u AS (UPDATE jobs SET status = 'cancelled', finished = $4, error_code = $2,"
-                          " error_message = $3 WHERE id = $1 AND status = 'queued' RETURNING id)"
-                          " SELECT pg_notify('tplan', id::text) FROM u",
-                          &p, 0);
+    PGresult *r =
+        svcPg_Exec(svc, "cancel",
+                   "WITH u AS (UPDATE jobs SET status = 'cancelled', finished = $4, error_code = $2,"
+                   " error_message = $3, interim = NULL WHERE id = $1 AND status = 'queued' RETURNING id),"
+                   " f AS (DELETE FROM job_files WHERE job_id IN (SELECT id FROM u) AND name LIKE 'interim.%')"
+                   " SELECT pg_notify('tplan', id::text) FROM u",
+                   &p, 0);
     bool done = r && PQntuples(r) == 1;
     PQclear(r);
     if (done) {
         svcLog(svc, "job %lld cancelled while queued", (long long)id);
         return true;
     }
-    Params q = {0};
+    svcPgParams q = {0};
     char ctl[2] = {what, '\0'};
     p_int(&q, id);
     p_text(&q, ctl);
     p_text(&q, code);
     p_text(&q, message);
-    r = pg_exec(svc, "cancel",
-                "WITH u AS (UPDATE jobs SET ctl = $2, ctl_code = $3, ctl_message = $4 WHERE id = $1 AND"
-                " status = 'running' AND (ctl IS NULL OR (ctl = 's' AND $2 = 'c')) RETURNING id)"
-                " SELECT pg_notify('tplan', 'c' || id::text) FROM u",
-                &q, 0);
+    r = svcPg_Exec(svc, "cancel",
+                   "WITH u AS (UPDATE jobs SET ctl = $2, ctl_code = $3, ctl_message = $4 WHERE id = $1 AND"
+                   " status = 'running' AND (ctl IS NULL OR (ctl = 's' AND $2 = 'c')) RETURNING id)"
+                   " SELECT pg_notify('tplan', 'c' || id::text) FROM u",
+                   &q, 0);
     done = r && PQntuples(r) == 1;
     PQclear(r);
     return done;
@@ -1222,9 +823,9 @@ static bool svcPg_RequestEnd(tpService *svc, int64_t id, char what, const char *
 
 static bool svcPg_DropQueued(tpService *svc, int64_t id)
 {
-    Params p = {0};
+    svcPgParams p = {0};
     p_int(&p, id);
-    PGresult *r = pg_exec(svc, "drop", "DELETE FROM jobs WHERE id = $1 AND status = 'queued' RETURNING id", &p, 0);
+    PGresult *r = svcPg_Exec(svc, "drop", "DELETE FROM jobs WHERE id = $1 AND status = 'queued' RETURNING id", &p, 0);
     bool dropped = r && PQntuples(r) == 1;
     PQclear(r);
     return dropped;
@@ -1232,61 +833,16 @@ static bool svcPg_DropQueued(tpService *svc, int64_t id)
 
 static bool svcPg_CountQueued(tpService *svc, const char *client, int *total, int *mine)
 {
-    Params p = {0};
+    svcPgParams p = {0};
     p_text(&p, client);
-    PGresult *r = pg_exec(svc, "queue",
-                          "SELECT count(*), count(*) FILTER (WHERE client = $1 AND client <> '') FROM jobs"
-                          " WHERE status = 'queued'",
-                          &p, 0);
+    PGresult *r = svcPg_Exec(svc, "queue",
+                             "SELECT count(*), count(*) FILTER (WHERE client = $1 AND client <> '') FROM jobs"
+                             " WHERE status = 'queued'",
+                             &p, 0);
     bool ok = r && PQntuples(r) == 1;
     *total = ok ? atoi(PQgetvalue(r, 0, 0)) : 0;
     *mine = ok ? atoi(PQgetvalue(r, 0, 1)) : 0;
     PQclear(r);
-    return ok;
-}
-
-static bool svcPg_FetchFile(tpService *svc, int64_t id, const char *name)
-{
-    char path[4096];
-    svcJobPath(svc, id, name, path, sizeof path);
-    struct stat sb;
-    if (stat(path, &sb) == 0) {
-        return true; /* cached (or this node planned it and still has it) */
-    }
-    Params p = {0};
-    p_int(&p, id);
-    p_text(&p, name);
-    PGresult *r = pg_exec(svc, "file", "SELECT size, data FROM job_files WHERE job_id = $1 AND name = $2", &p, 1);
-    bool ok = r && PQntuples(r) == 1 && PQgetlength(r, 0, 0) == 8;
-    unsigned char *out = NULL;
-    uLongf n = 0;
-    if (ok) {
-        const unsigned char *b = (const unsigned char *)PQgetvalue(r, 0, 0); /* int8, network order */
-        uint64_t size = 0;
-        for (int i = 0; i < 8; ++i) {
-            size = size << 8 | b[i];
-        }
-        n = (uLongf)size;
-        out = malloc(size > 0 ? size : 1);
-        ok = out && size <= PG_MAX_FILE &&
-             uncompress(out, &n, (const Bytef *)PQgetvalue(r, 0, 1), (uLong)PQgetlength(r, 0, 1)) == Z_OK && n == size;
-    }
-    PQclear(r);
-    if (ok) {
-        char dir[4096], tmp[4200];
-        svcJobPath(svc, id, NULL, dir, sizeof dir);
-        mkdir(dir, 0755);
-        snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
-        FILE *f = fopen(tmp, "wb");
-        ok = f && fwrite(out, 1, n, f) == n;
-        ok = f && fclose(f) == 0 && ok;
-        ok = ok && rename(tmp, path) == 0;
-        if (!ok) {
-            svcLog(svc, "job %lld: cannot cache %s: %s", (long long)id, path, strerror(errno));
-            unlink(tmp);
-        }
-    }
-    free(out);
     return ok;
 }
 
@@ -1300,7 +856,7 @@ static bool svcPg_Ping(tpService *svc)
         if (ok || PQstatus(pg->conn) != CONNECTION_BAD || attempt > 0) {
             return ok;
         }
-        if (!pg_reconnect(svc)) { /* never waits: a health check answers at once */
+        if (!svcPg_Reconnect(svc)) { /* never waits: a health check answers at once */
             return false;
         }
     }
@@ -1309,10 +865,10 @@ static bool svcPg_Ping(tpService *svc)
 
 static char *svcPg_MetricsText(tpService *svc)
 {
-    PGresult *r = pg_exec(svc, "metrics",
-                          "SELECT id, http, workers, running, claimed, finished, reclaimed, lost,"
-                          " extract(epoch FROM clock_timestamp()) - heartbeat FROM nodes ORDER BY id",
-                          NULL, 0);
+    PGresult *r = svcPg_Exec(svc, "metrics",
+                             "SELECT id, http, workers, running, claimed, finished, reclaimed, lost,"
+                             " extract(epoch FROM clock_timestamp()) - heartbeat FROM nodes ORDER BY id",
+                             NULL, 0);
     if (!r) {
         return strdup("");
     }
@@ -1363,12 +919,12 @@ static char *svcPg_ClusterJson(tpService *svc)
 {
     char tags[TP_SERVICE_MAX_LIMITS * (2 * SVC_MAX_TAG + 3) + 3], maxes[TP_SERVICE_MAX_LIMITS * 8 + 3];
     limit_arrays(svc, tags, sizeof tags, maxes, sizeof maxes);
-    Params p = {0};
+    svcPgParams p = {0};
     p_double(&p, svc->def.lease);
     p_text(&p, tags);
     p_text(&p, maxes);
     p_text(&p, svc->pg->node);
-    PGresult *r = pg_exec(
+    PGresult *r = svcPg_Exec(
         svc, "cluster",
         "WITH t AS (SELECT extract(epoch FROM clock_timestamp()) AS now) SELECT json_build_object("
         "'nodes', COALESCE((SELECT json_agg(json_build_object('id', id, 'host', host, 'pid', pid, 'http', http,"
@@ -1415,7 +971,7 @@ static void *listener_main(void *arg)
     for (;;) {
         if (!c) {
             char err[1024];
-            c = pg_connect(svc, err, sizeof err);
+            c = svcPg_Connect(svc, err, sizeof err);
             PGresult *r = c ? PQexec(c, "LISTEN tplan") : NULL;
             if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
                 PQclear(r);
@@ -1439,7 +995,7 @@ static void *listener_main(void *arg)
         if (rc > 0 && fds[1].revents) {
             if (!PQconsumeInput(c)) {
                 char m[512];
-                first_line(PQerrorMessage(c), m, sizeof m);
+                svcPg_FirstLine(PQerrorMessage(c), m, sizeof m);
                 pthread_mutex_lock(&svc->mu);
                 svcLog(svc, "store: the listening connection was lost (%s); reconnecting", m);
                 pthread_mutex_unlock(&svc->mu);
@@ -1527,7 +1083,8 @@ const svcStoreOps svcStorePg = {
     .open = pg_open,
     .close = pg_close,
     .insert = pg_insert,
-    .update = pg_update,
+    .update = svcPg_Update,
+    .handback = svcPg_Handback,
     .get = pg_get,
     .get_run = pg_get_run,
     .find_idem = pg_find_idem,

@@ -79,6 +79,9 @@ static const struct {
        draining node says so in its heartbeat (GET /v1/cluster) */
     {"lease_losses, nodes.draining", "ALTER TABLE jobs ADD COLUMN lease_losses integer NOT NULL DEFAULT 0;"
                                      "ALTER TABLE nodes ADD COLUMN draining boolean NOT NULL DEFAULT false;"},
+    /* a drain's hand-back keeps the job's best plan as an interim plan (its file in job_files, named
+       interim.N.json) until the job ends */
+    {"interim", "ALTER TABLE jobs ADD COLUMN interim text;"},
 };
 
 bool svcPgSchema_Migrate(tpService *svc, PGconn *c, char *err, size_t errlen)

@@ -13,8 +13,9 @@
 #include "service_internal.h"
 #include "store.h"
 
-/* 2: name, tags, bytes; 3: record_bytes and the jobs_meta index; 4: retry_of, priority, run_at, retries, failures */
-#define SVC_SCHEMA_VERSION 4
+/* 2: name, tags, bytes; 3: record_bytes and the jobs_meta index; 4: retry_of, priority, run_at, retries, failures;
+   5: interim (a drain's hand-back keeps the job's best plan) */
+#define SVC_SCHEMA_VERSION 5
 
 static const char *const schema =
     "CREATE TABLE IF NOT EXISTS jobs("
@@ -36,10 +37,11 @@ static const char *const schema =
     " record_bytes INTEGER NOT NULL DEFAULT 0," /* bytes of its request, script and summary */
     " request_shown TEXT," /* the request as job objects show it (a few KB at most; NULL: made from request) */
     " retry_of INTEGER,"   /* the job this one runs again (POST /v1/jobs/{id}/retry); NULL = none */
-    " priority INTEGER NOT NULL DEFAULT 0,"  /* the request's "priority": higher is taken first */
-    " run_at REAL NOT NULL DEFAULT 0,"       /* unix s before which it is not started; 0 = at once */
-    " retries INTEGER NOT NULL DEFAULT 0,"   /* the request's "retries" (after a worker crash) */
-    " failures INTEGER NOT NULL DEFAULT 0);" /* infrastructure failures so far, each queued again */
+    " priority INTEGER NOT NULL DEFAULT 0," /* the request's "priority": higher is taken first */
+    " run_at REAL NOT NULL DEFAULT 0,"      /* unix s before which it is not started; 0 = at once */
+    " retries INTEGER NOT NULL DEFAULT 0,"  /* the request's "retries" (after a worker crash) */
+    " failures INTEGER NOT NULL DEFAULT 0," /* infrastructure failures so far, each queued again */
+    " interim TEXT);" /* JSON of the interim plan a drain's hand-back kept (svcJob.interim); NULL = none */
     "CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs(status, id);";
 
 /* What the periodic passes (retention) and the list read, in one covering index: they never touch
@@ -292,13 +294,15 @@ static bool sq_open(tpService *svc, char *err, size_t errlen)
                       " ALTER TABLE jobs ADD COLUMN retries INTEGER NOT NULL DEFAULT 0;"
                       " ALTER TABLE jobs ADD COLUMN failures INTEGER NOT NULL DEFAULT 0",
                       NULL, NULL, &msg) != SQLITE_OK) ||
+        (version >= 1 && version <= 4 &&
+         sqlite3_exec(svc->db, "ALTER TABLE jobs ADD COLUMN interim TEXT", NULL, NULL, &msg) != SQLITE_OK) ||
         sqlite3_exec(svc->db, meta_index, NULL, NULL, &msg) != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot upgrade the store: %s", path, msg ? msg : sqlite3_errmsg(svc->db));
         sqlite3_free(msg);
         sqlite3_exec(svc->db, "ROLLBACK", NULL, NULL, NULL);
         goto fail;
     }
-    if (version >= 1 && version <= 3) {
+    if (version >= 1 && version <= 4) {
         svcLog(svc, "store: upgraded from version %d to %d", version, SVC_SCHEMA_VERSION);
     }
     char sql[64];
@@ -309,7 +313,7 @@ static bool sq_open(tpService *svc, char *err, size_t errlen)
                            "SELECT id, status, domain, request, script, idem_key, idem_hash, created, started,"
                            " finished, iterations, nodes, solutions, best_quality, elapsed, summary, error_code,"
                            " error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, bytes, record_bytes,"
-                           " request_shown, retry_of, priority, run_at, retries, failures FROM jobs"
+                           " request_shown, retry_of, priority, run_at, retries, failures, interim FROM jobs"
                            " LIMIT 0",
                            -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: not a tplan store (%s)", path, sqlite3_errmsg(svc->db));
@@ -404,7 +408,8 @@ static bool sq_update(tpService *svc, const svcJob *job)
                            "UPDATE jobs SET status=?, started=?, finished=?, iterations=?, nodes=?, solutions=?,"
                            " best_quality=?, elapsed=?, summary=?, error_code=?, error_message=?, has_plan=?,"
                            " has_tree=?, bytes=?, record_bytes=?16 + length(CAST(request AS BLOB)) +"
-                           " COALESCE(length(script), 0), run_at=?17, failures=?18 WHERE id=?15",
+                           " COALESCE(length(script), 0), run_at=?17, failures=?18,"
+                           " interim=CASE WHEN ?1 IN ('queued', 'running') THEN interim END WHERE id=?15",
                            -1, &st, NULL) != SQLITE_OK) {
         db_error(svc, "update");
         return false;
@@ -444,6 +449,36 @@ static bool sq_update(tpService *svc, const svcJob *job)
     return true;
 }
 
+/* A drain's hand-back (svcStore_Handback): the running job queued again, its run's progress, summary
+ * and files cleared, with its interim plan, whose file stays in the job's folder. */
+static bool sq_handback(tpService *svc, const svcJob *job, const char *interim, const char *file)
+{
+    (void)file;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(svc->db,
+                           "UPDATE jobs SET status='queued', started=NULL, finished=NULL, iterations=0, nodes=0,"
+                           " solutions=0, best_quality=NULL, elapsed=0, summary=NULL, error_code=NULL,"
+                           " error_message=NULL, has_plan=0, has_tree=0, bytes=0, record_bytes=length(CAST(request"
+                           " AS BLOB)) + COALESCE(length(script), 0), interim=?2 WHERE id=?1 AND status='running'",
+                           -1, &st, NULL) != SQLITE_OK) {
+        db_error(svc, "hand back");
+        return false;
+    }
+    sqlite3_bind_int64(st, 1, job->id);
+    sqlite3_bind_text(st, 2, interim, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        db_error(svc, "hand back");
+        return false;
+    }
+    if (sqlite3_changes(svc->db) != 1) {
+        svcLog(svc, "store: hand back: job %lld is not running in the store", (long long)job->id);
+        return false;
+    }
+    return true;
+}
+
 static char *column_dup(sqlite3_stmt *st, int i)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
@@ -453,7 +488,7 @@ static char *column_dup(sqlite3_stmt *st, int i)
 #define JOB_COLUMNS_AFTER_REQUEST                                                                                      \
     " created, started, finished, iterations, nodes, solutions, best_quality,"                                         \
     " elapsed, summary, error_code, error_message, has_plan, has_tree, time_limit, memory_mb, name, tags, retry_of, "  \
-    "priority, run_at, retries, failures"
+    "priority, run_at, retries, failures, interim"
 #define JOB_COLUMNS "id, status, domain, request," JOB_COLUMNS_AFTER_REQUEST /* to run it */
 /* for the API: the shown request (SQLite reaches it past the request's pages through the pointer
    map of an auto_vacuum store, without reading them) */
@@ -472,7 +507,7 @@ static svcJob *job_from_row(sqlite3_stmt *st, bool shown)
     job->status = s < 0 ? SVC_FAILED : (svcStatus)s;
     job->domain = column_dup(st, 2);
     /* a row older than request_shown: its request, from which the shown one is made */
-    *(shown && sqlite3_column_int(st, 26) ? &job->request_shown : &job->request) = column_dup(st, 3);
+    *(shown && sqlite3_column_int(st, 27) ? &job->request_shown : &job->request) = column_dup(st, 3);
     job->created = sqlite3_column_double(st, 4);
     job->started = sqlite3_column_double(st, 5);
     job->finished = sqlite3_column_double(st, 6);
@@ -496,6 +531,7 @@ static svcJob *job_from_row(sqlite3_stmt *st, bool shown)
     job->run_at = sqlite3_column_double(st, 23);
     job->retries = sqlite3_column_int(st, 24);
     job->failures = sqlite3_column_int(st, 25);
+    job->interim = column_dup(st, 26);
     job->worker = -1;
     return job;
 }
@@ -807,6 +843,7 @@ const svcStoreOps svcStoreSqlite = {
     .close = sq_close,
     .insert = sq_insert,
     .update = sq_update,
+    .handback = sq_handback,
     .get = sq_get,
     .get_run = sq_get_run,
     .find_idem = sq_find_idem,

@@ -84,6 +84,7 @@ void svcJobFree(svcJob *job)
     free(job->summary);
     free(job->series);
     free(job->err_message);
+    free(job->interim);
     free(job);
 }
 
@@ -169,6 +170,16 @@ cJSON *svcJobToCJson(const svcJob *job)
     }
     snprintf(url, sizeof url, "/v1/jobs/%lld/plan", (long long)job->id);
     tpJson_Put(o, "plan", job->has_plan ? cJSON_CreateString(url) : cJSON_CreateNull());
+    /* a drain's hand-back kept its best plan: served by GET .../plan until the job ends */
+    cJSON *interim = job->interim && !svcStatusFinal(job->status) ? cJSON_Parse(job->interim) : NULL;
+    if (cJSON_IsObject(interim)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(interim, "summary"); /* the interrupted run's: kept for a stop */
+        cJSON_AddStringToObject(interim, "url", url);
+        tpJson_Put(o, "interim_plan", interim);
+    } else {
+        cJSON_Delete(interim);
+        cJSON_AddNullToObject(o, "interim_plan");
+    }
     snprintf(url, sizeof url, "/v1/jobs/%lld/tree", (long long)job->id);
     tpJson_Put(o, "tree", job->has_tree ? cJSON_CreateString(url) : cJSON_CreateNull());
     /* always linked: the log exists once the script printed (404 "printed nothing" until then) */
@@ -230,8 +241,9 @@ int64_t svcJobFilesBytes(tpService *svc, int64_t id)
     return total;
 }
 
-/* Removes the files of the flat folder dir and the folder; keep_log: a non-empty log.txt stays. */
-static void remove_folder(const char *dir, bool keep_log)
+/* Removes the files of the flat folder dir and the folder, but what keep says (SVC_KEEP_LOG: a
+ * non-empty log.txt; SVC_KEEP_INTERIM: the interim plan's interim.N.json). */
+static void remove_folder(const char *dir, unsigned keep)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -240,21 +252,38 @@ static void remove_folder(const char *dir, bool keep_log)
     struct dirent *e;
     while ((e = readdir(d))) {
         struct stat sb; /* the worker creates the log at once: an empty one (nothing printed) goes too */
-        bool log = keep_log && strcmp(e->d_name, "log.txt") == 0 &&
+        bool log = (keep & SVC_KEEP_LOG) && strcmp(e->d_name, "log.txt") == 0 &&
                    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && sb.st_size > 0;
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && !log) {
+        size_t len = strlen(e->d_name);
+        bool interim = (keep & SVC_KEEP_INTERIM) && strncmp(e->d_name, "interim.", 8) == 0 && len > 13 &&
+                       strcmp(e->d_name + len - 5, ".json") == 0;
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && !log && !interim) {
             unlinkat(dirfd(d), e->d_name, 0);
         }
     }
     closedir(d);
-    rmdir(dir); /* fails while the log is kept: the folder stays with it */
+    rmdir(dir); /* fails while a file is kept: the folder stays with it */
 }
 
-void svcJobRemoveFiles(tpService *svc, int64_t id, bool keep_log)
+void svcJobRemoveFiles(tpService *svc, int64_t id, unsigned keep)
 {
     char dir[4096];
     svcJobPath(svc, id, NULL, dir, sizeof dir);
-    remove_folder(dir, keep_log);
+    remove_folder(dir, keep);
+}
+
+void svcInterimFile(int n, char *out, size_t cap)
+{
+    snprintf(out, cap, "interim.%d.json", n);
+}
+
+int svcInterimNumber(const svcJob *job)
+{
+    cJSON *o = job->interim ? cJSON_Parse(job->interim) : NULL;
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "n");
+    int k = cJSON_IsNumber(n) && n->valuedouble >= 1 && n->valuedouble < 1e9 ? (int)n->valuedouble : 0;
+    cJSON_Delete(o);
+    return k;
 }
 
 bool svcJobDetachFiles(tpService *svc, int64_t id, char *out, size_t cap)
@@ -267,13 +296,13 @@ bool svcJobDetachFiles(tpService *svc, int64_t id, char *out, size_t cap)
     if (rename(dir, out) == 0) {
         return true;
     }
-    svcJobRemoveFiles(svc, id, false); /* no folder (ENOENT), or none could be made: at once */
+    svcJobRemoveFiles(svc, id, 0); /* no folder (ENOENT), or none could be made: at once */
     return false;
 }
 
 void svcRemoveDetached(const char *dir)
 {
-    remove_folder(dir, false);
+    remove_folder(dir, 0);
 }
 
 /* ---- views of the scheduler's state (mu held), shared by the scheduler, the stores and the metrics ---- */

@@ -238,6 +238,11 @@ def test_run_at(s):
     assert past["status"] == "solved" and past["run_at"] is None, past
     _, _, c = s.json("DELETE", "/v1/jobs/%d" % far, expect=200)
     assert c["status"] == "cancelled", c
+    # its retry keeps its time while it is ahead (the operations audit: the retry ran at once)
+    _, _, r = s.json("POST", "/v1/jobs/%d/retry" % far, expect=201)
+    _, _, j = s.json("GET", "/v1/jobs/%d" % r["id"], expect=200)
+    assert j["status"] == "queued" and j["started"] is None and abs(j["run_at"] - later) < 1e-3, j
+    s.json("DELETE", "/v1/jobs/%d" % r["id"], expect=200)
 
 
 def test_retries(s):

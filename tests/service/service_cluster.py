@@ -105,14 +105,14 @@ def test_store(pg):
     uri = pg.create_db("fresh")
     fe = front_end(uri, os.path.join(d, "fe"))
     fe.stop()
-    assert all("schema migrated to version %d" % v in fe.log() for v in (1, 2, 3, 4)), fe.log()[-1000:]
-    assert pg.psql("SELECT max(version) FROM tplan_schema", "fresh") == "4"
+    assert all("schema migrated to version %d" % v in fe.log() for v in (1, 2, 3, 4, 5)), fe.log()[-1000:]
+    assert pg.psql("SELECT max(version) FROM tplan_schema", "fresh") == "5"
     tables = pg.psql("SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname='public'",
                      "fresh")
     assert tables == "job_files,jobs,nodes,tplan_schema", tables
     fe = front_end(uri, os.path.join(d, "fe"))
     fe.stop()
-    assert fe.log().count("schema migrated") == 4, "migrated twice"
+    assert fe.log().count("schema migrated") == 5, "migrated twice"
     # a version 1 database (no record sizes, no retry_of): migration 2 fills the sizes from the records,
     # once; migration 3 adds the link of a retry (POST /v1/jobs/{id}/retry), NULL in the old rows, and
     # the priority (0), the queue's index in the claim's order
@@ -121,7 +121,8 @@ def test_store(pg):
     fe.stop()
     pg.psql("DROP INDEX jobs_finished; ALTER TABLE jobs DROP COLUMN record_bytes, DROP COLUMN request_shown,"
             " DROP COLUMN retry_of, DROP COLUMN priority,"
-            " DROP COLUMN run_at, DROP COLUMN retries, DROP COLUMN failures, DROP COLUMN lease_losses;"
+            " DROP COLUMN run_at, DROP COLUMN retries, DROP COLUMN failures, DROP COLUMN lease_losses,"
+            " DROP COLUMN interim;"
             " ALTER TABLE nodes DROP COLUMN draining; DELETE FROM tplan_schema WHERE"
             " version >= 2; INSERT INTO jobs(status, domain, request, script, created, finished, time_limit, memory_mb)"
             " VALUES('solved', 'job.lua', repeat('v', 300000), 'abc'::bytea,"
@@ -131,6 +132,7 @@ def test_store(pg):
     assert fe.log().count("schema migrated to version 2") == 2, fe.log()[-1000:]
     assert fe.log().count("schema migrated to version 3") == 2, fe.log()[-1000:]
     assert fe.log().count("schema migrated to version 4") == 2, fe.log()[-1000:]
+    assert fe.log().count("schema migrated to version 5") == 2, fe.log()[-1000:]
     got = pg.psql("SELECT record_bytes FROM jobs", "v1")
     assert got == "300003", got
     got = pg.psql("SELECT count(*) FROM jobs WHERE retry_of IS NULL AND priority = 0 AND run_at = 0 AND retries = 0"
@@ -728,14 +730,17 @@ def node_running(pg, db, nodes, jid):
 
 
 def test_drain(pg):
-    """SIGTERM of a node mid-job: it claims nothing more, hands the job back at --drain-timeout and
-    exits 0; the other node plans it, exactly once. --limit TAG=N holds across the nodes."""
+    """SIGTERM of a node mid-job: it claims nothing more, hands the job back at --drain-timeout with
+    its best approximate plan kept as an interim plan (in the store: any front end serves it while
+    the job is planned again) and exits 0; the other node plans it, exactly once, and its final plan
+    replaces the interim one. With --drain-unsolved stop a drained node ends such a job approximate
+    with its best plan instead (planned once). --limit TAG=N holds across the nodes."""
     d = os.path.join(WORK, "drain")
     uri = pg.create_db("drain")
     fe = front_end(uri, os.path.join(d, "fe"))
     nodes = [Node(uri, os.path.join(d, "n%d" % i), drain=1, lease=2).start() for i in range(2)]
     try:
-        jid = fe.submit({"script": NEVER, "time_limit": 3})  # no solution: handed back, not stopped
+        jid = fe.submit({"script": NEVER, "time_limit": 300})  # no solution: handed back, not stopped
         first = wait_for(lambda: node_running(pg, "drain", nodes, jid), "the job running on a node")
         # the cluster page's route: both nodes (worker nodes: no HTTP), the job on its node with a lease
         def view():
@@ -750,10 +755,23 @@ def test_drain(pg):
         assert first.proc.wait(TIMEOUT) == 0
         log = first.log()
         assert "draining: no new job is taken; 1 running job given 1 s to end" in log, log[-1500:]
-        assert "handed back to the queue" in log and "job %d queued (interrupted by the stop)" % jid in log, log[-1500:]
+        assert "job %d handed back to the queue with its best approximate plan kept as interim plan 1" % jid in log, \
+            log[-1500:]
+        assert "drained: no job running" in log and "interrupted by the stop" not in log, log[-1500:]
         first.proc = None
-        job = fe.wait_final(jid)
-        assert job["status"] == "approximate", job  # planned to its time limit by the other node
+        # the other node plans it again; the front end serves the interim plan from the store meanwhile
+        job = fe.wait_status(jid, ("running",))
+        assert job["interim_plan"]["n"] == 1 and job["interim_plan"]["iterations"] > 0 and job["plan"] is None, job
+        st, hd, interim = fe.request("GET", "/v1/jobs/%d/plan" % jid)
+        assert st == 200 and hd["x-tplan-plan"] == "interim" and b'"status": "approximate"' in interim, (st, hd)
+        assert pg.psql("SELECT string_agg(name, ',') FROM job_files WHERE job_id=%d" % jid, "drain") == "interim.1.json"
+        _, _, job = fe.json("POST", "/v1/jobs/%d/stop" % jid, expect=200)  # the re-run's end replaces it
+        assert job["status"] == "approximate" and job["interim_plan"] is None and job["plan"], job
+        st, hd, final = fe.request("GET", "/v1/jobs/%d/plan" % jid)
+        assert st == 200 and hd["x-tplan-plan"] == "final" and b'"status": "approximate"' in final, (st, hd)
+        files = pg.psql("SELECT string_agg(name, ',' ORDER BY name) || '|' || (SELECT interim IS NULL FROM jobs"
+                        " WHERE id=%d) FROM job_files WHERE job_id=%d" % (jid, jid), "drain")
+        assert files == "plan.json|true", files  # the interim plan's file and record dropped
         row = pg.psql("SELECT attempt, lease_losses, node LIKE '%%:%d:%%' FROM jobs WHERE id=%d"
                       % (other.proc.pid, jid), "drain")
         assert row == "2|0|t", row  # a hand-back is no lease lost
@@ -762,6 +780,62 @@ def test_drain(pg):
         for n in nodes:
             if n.proc:
                 assert n.stop() == 0
+        fe.stop()
+    # a job handed back while no other node plans it waits queued with its interim plan (served by the
+    # front end from the store); a stop through the front end ends it with that plan, planned once
+    node = Node(uri, os.path.join(d, "h0"), workers=2, drain=1, lease=2).start()
+    fe = front_end(uri, os.path.join(d, "fe_queued"))
+    try:
+        jid = fe.submit({"script": NEVER, "time_limit": 300})
+        gone = fe.submit({"script": NEVER, "time_limit": 300, "seed": 2})
+        fe.wait_status(jid, ("running",))
+        fe.wait_status(gone, ("running",))
+        node.proc.send_signal(signal.SIGTERM)
+        assert node.proc.wait(TIMEOUT) == 0
+        node.proc = None
+        _, _, job = fe.json("GET", "/v1/jobs/%d" % jid, expect=200)
+        assert job["status"] == "queued" and job["interim_plan"]["n"] == 1, job
+        st, hd, interim = fe.request("GET", "/v1/jobs/%d/plan" % jid)
+        assert st == 200 and hd["x-tplan-plan"] == "interim", (st, hd)
+        _, _, end = fe.json("POST", "/v1/jobs/%d/stop" % jid, expect=200)
+        assert end["status"] == "approximate" and end["interim_plan"] is None and end["summary"], end
+        st, hd, final = fe.request("GET", "/v1/jobs/%d/plan" % jid)
+        assert st == 200 and hd["x-tplan-plan"] == "final" and final == interim, (st, hd)
+        files = pg.psql("SELECT string_agg(name, ',' ORDER BY name) || '|' || (SELECT attempt || ',' ||"
+                        " (interim IS NULL) FROM jobs WHERE id=%d) FROM job_files WHERE job_id=%d" % (jid, jid), "drain")
+        assert files == "plan.json|1,true", files
+        # the other one cancelled while queued: its interim plan goes with the run's files (none)
+        _, _, end = fe.json("POST", "/v1/jobs/%d/cancel" % gone, expect=200)
+        assert end["status"] == "cancelled" and end["interim_plan"] is None and end["plan"] is None, end
+        assert fe.request("GET", "/v1/jobs/%d/plan" % gone)[0] == 404
+        files = pg.psql("SELECT count(*) || '|' || (SELECT (interim IS NULL)::text FROM jobs WHERE id=%d)"
+                        " FROM job_files WHERE job_id=%d AND name LIKE 'interim.%%'" % (gone, gone), "drain")
+        assert files == "0|true", files
+    finally:
+        if node.proc:
+            assert node.stop() == 0
+        fe.stop()
+    # --drain-unsolved stop: the drained node ends the job approximate with its best plan, stored once
+    node = Node(uri, os.path.join(d, "s0"), drain=1, lease=2, extra=["--drain-unsolved", "stop"]).start()
+    fe = front_end(uri, os.path.join(d, "fe_stop"))
+    try:
+        jid = fe.submit({"script": NEVER, "time_limit": 300})
+        fe.wait_status(jid, ("running",))
+        node.proc.send_signal(signal.SIGTERM)
+        assert node.proc.wait(TIMEOUT) == 0
+        log = node.log()
+        assert "drain: job %d stopped with its best approximate plan (no solution yet; --drain-unsolved stop)" % jid \
+            in log and "drained: no job running" in log and "handed back" not in log, log[-1500:]
+        node.proc = None
+        _, _, job = fe.json("GET", "/v1/jobs/%d" % jid, expect=200)
+        assert job["status"] == "approximate" and job["plan"] and job["interim_plan"] is None, job
+        st, hd, plan = fe.request("GET", "/v1/jobs/%d/plan" % jid)
+        assert st == 200 and hd["x-tplan-plan"] == "final" and b'"status": "approximate"' in plan, (st, hd)
+        assert pg.psql("SELECT attempt FROM jobs WHERE id=%d" % jid, "drain") == "1"  # not planned again
+        assert finished_lines([node], jid) == 1
+    finally:
+        if node.proc:
+            assert node.stop() == 0
         fe.stop()
     # the limit across two nodes: a second job of the tag stays queued while a node is free (an
     # untagged job submitted after it is claimed by that node: the claim passed it over)

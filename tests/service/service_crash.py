@@ -113,7 +113,10 @@ def wait_log(s, text):
 def test_drain(tplan, work):
     """SIGTERM drains: health 503 draining, nothing new starts, a running job finishes within
     --drain-timeout and the server exits 0; with a short drain, a job with a solution is stopped
-    with its best one (solved, its plan kept) and one without any is handed back to the queue."""
+    with its best one (solved, its plan kept) and one without any is handed back to the queue with
+    its best approximate plan kept as an interim plan (the service operations audit: the hand-back
+    threw the work away), served while it is planned again after the restart and replaced by the
+    re-run's final plan."""
     data = os.path.join(work, "drain")
     s = Server(tplan, data, "--drain-timeout", "600", "--interactive-workers", "0", workers=1).start()
     a = s.submit({"domain": "minigolf_random", "max_iters": 400000, "seed": 4})
@@ -128,29 +131,61 @@ def test_drain(tplan, work):
     assert "job %d solved" % a in log and "drained: no job running" in log, log[-1500:]
     assert "job %d running" % b not in log, log[-1500:]
     s.proc = None
-    s = Server(tplan, data, "--drain-timeout", "1", "--interactive-workers", "0", workers=2).start()
+    s = Server(tplan, data, "--drain-timeout", "1", "--interactive-workers", "0", workers=3).start()
     try:
         assert s.wait_final(b)["status"] == "solved"  # run after the restart
         sol = s.submit({"script": SLOW_SOLUTIONS, "solutions": 10000, "max_iters": 1000000000, "time_limit": 300})
         none = s.submit({"script": NEVER, "time_limit": 300})
+        other = s.submit({"script": NEVER, "time_limit": 300, "seed": 2})
         s.wait_until(sol, lambda j: j["status"] == "running" and j["progress"]["solutions"] >= 1, "a solution")
         s.wait_status(none, ("running",))
+        s.wait_status(other, ("running",))
         s.proc.send_signal(signal.SIGTERM)
         assert s.proc.wait(TIMEOUT) == 0
         log = s.log()
         assert "drain: job %d stopped with its best solution" % sol in log, log[-2000:]
-        assert "drain: 1 job still running after 1 s: handed back to the queue" in log, log[-2000:]
-        assert "job %d queued (interrupted by the stop)" % none in log, log[-2000:]
+        assert "drain: job %d stopped to be handed back with its best approximate plan kept" % none in log, log[-2000:]
+        assert re.search(r"job %d handed back to the queue with its best approximate plan kept as interim plan 1 "
+                         r"\(\d+ iterations" % none, log), log[-2000:]
+        assert "job %d handed back to the queue with its best approximate plan kept as interim plan 1" % other in log
+        assert "drained: no job running" in log and "interrupted by the stop" not in log, log[-2000:]
     finally:
         s.proc = None
+    interim_file = os.path.join(data, "jobs", str(none), "interim.1.json")
+    assert os.path.exists(interim_file) and not os.path.exists(os.path.join(data, "jobs", str(none), "plan.json"))
     s = Server(tplan, data, "--interactive-workers", "0", workers=1).start()
     try:
         _, _, job = s.json("GET", "/v1/jobs/%d" % sol, expect=200)
-        assert job["status"] == "solved" and job["progress"]["solutions"] >= 1, job
-        st, _, plan = s.request("GET", "/v1/jobs/%d/plan" % sol)
-        assert st == 200 and plan, st
-        s.wait_status(none, ("running",))  # handed back: planned again after the restart
-        s.json("POST", "/v1/jobs/%d/cancel" % none, expect=200)
+        assert job["status"] == "solved" and job["progress"]["solutions"] >= 1 and job["interim_plan"] is None, job
+        st, hd, plan = s.request("GET", "/v1/jobs/%d/plan" % sol)
+        assert st == 200 and plan and hd["x-tplan-plan"] == "final", (st, hd)
+        # handed back with its best plan: planned again after the restart, its interim plan served meanwhile
+        job = s.wait_status(none, ("running",))
+        ip = job["interim_plan"]
+        assert ip and ip["n"] == 1 and ip["url"] == "/v1/jobs/%d/plan" % none and ip["iterations"] > 0, job
+        assert job["plan"] is None and job["summary"] is None, job
+        st, hd, plan = s.request("GET", "/v1/jobs/%d/plan" % none)
+        assert st == 200 and hd["x-tplan-plan"] == "interim" and hd["cache-control"] == "no-cache", (st, hd)
+        assert b'"status": "approximate"' in plan and plan == open(interim_file, "rb").read(), plan[:300]
+        st, _, _ = s.request("GET", "/v1/jobs/%d/plan" % none, headers={"If-None-Match": hd["etag"]})
+        assert st == 304, st
+        # the other one waits its turn (one worker) with its interim plan: a stop ends it with that plan
+        _, _, job = s.json("GET", "/v1/jobs/%d" % other, expect=200)
+        assert job["status"] == "queued" and job["interim_plan"]["n"] == 1, job
+        st, hd, interim = s.request("GET", "/v1/jobs/%d/plan" % other)
+        assert st == 200 and hd["x-tplan-plan"] == "interim", (st, hd)
+        _, _, end = s.json("POST", "/v1/jobs/%d/stop" % other, expect=200)
+        assert end["status"] == "approximate" and end["interim_plan"] is None and end["summary"], end
+        assert end["progress"]["iterations"] == job["interim_plan"]["iterations"] > 0, (end, job)
+        st, hd, final = s.request("GET", "/v1/jobs/%d/plan" % other)
+        assert st == 200 and hd["x-tplan-plan"] == "final" and final == interim, (st, hd)
+        assert "job %d stopped while queued: its interim plan 1 is its plan" % other in s.log()
+        # the re-run's end replaces it: stopped, it ends approximate with its own best plan
+        _, _, end = s.json("POST", "/v1/jobs/%d/stop" % none, expect=200)
+        assert end["status"] == "approximate" and end["interim_plan"] is None and end["plan"], end
+        st, hd, final = s.request("GET", "/v1/jobs/%d/plan" % none)
+        assert st == 200 and hd["x-tplan-plan"] == "final" and b'"status": "approximate"' in final, (st, hd)
+        assert not os.path.exists(interim_file), os.listdir(os.path.dirname(interim_file))
     finally:
         assert s.stop(signal.SIGINT) == 0
 

@@ -66,16 +66,20 @@ static void test_job(void **state)
     snprintf(j.err_code, sizeof j.err_code, "cancelled");
     EXPECT_VALID(svcValid_Job, &j);
     BREAK_RULE(svcValid_Job, &j, j.has_tree, true, "job 7: cancelled with a plan, a tree or 0 bytes of files");
+    BREAK_RULE(svcValid_Job, &j, j.interim, (char *)"{\"n\":1}", "job 7: cancelled with an interim plan");
     /* queued again (after a crash): started and progress cleared */
     j = running_job();
     j.status = SVC_QUEUED, j.started = 0, j.iterations = j.nodes = 0, j.solutions = 0, j.nseries = 0;
     EXPECT_VALID(svcValid_Job, &j);
+    j.interim = (char *)"{\"n\":1}"; /* a drain's hand-back: queued with its interim plan */
+    EXPECT_VALID(svcValid_Job, &j);
+    j.interim = NULL;
 }
 
 static void test_status_change(void **state)
 {
     (void)state;
-    svcStatusChange c = {SVC_QUEUED, SVC_RUNNING, false};
+    svcStatusChange c = {SVC_QUEUED, SVC_RUNNING, false, false};
     EXPECT_VALID(svcValid_StatusChange, &c);
     BREAK_RULE(svcValid_StatusChange, &c, c.to, (svcStatus)-1, "status change: 0 to -1");
     BREAK_RULE(svcValid_StatusChange, &c, c.from, SVC_SOLVED, "status change: solved to running of a final job");
@@ -83,6 +87,11 @@ static void test_status_change(void **state)
                "status change: queued to running written again, but not a final job's own end");
     BREAK_RULE(svcValid_StatusChange, &c, c.to, SVC_APPROXIMATE,
                "status change: queued to approximate (a plan comes from a run)");
+    c.to = SVC_APPROXIMATE, c.interim = true; /* a stop of a queued job with an interim plan keeps it */
+    EXPECT_VALID(svcValid_StatusChange, &c);
+    BREAK_RULE(svcValid_StatusChange, &c, c.to, SVC_SOLVED,
+               "status change: queued to solved (a plan comes from a run)");
+    c.to = SVC_RUNNING, c.interim = false;
     c.from = SVC_RUNNING, c.to = SVC_QUEUED; /* a crash with retries left, or a restart */
     EXPECT_VALID(svcValid_StatusChange, &c);
     BREAK_RULE(svcValid_StatusChange, &c, c.to, SVC_RUNNING,

@@ -13,12 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "service_internal.h"
 #include "store.h"
+#include "tp/base.h"
 
 static char g_dir[256];
 static const char *g_spec; /* the store of this run: "sqlite:DIR/tplan.db" or postgresql://... */
@@ -545,6 +547,7 @@ static void upgrade_fills_record_bytes(void **state)
     assert_non_null(got);
     assert_string_equal(svcJobShownRequest(got), "{\"set\":{\"a\":{\"bytes\":307184}}}");
     assert_int_equal(got->retry_of, 0); /* version 4's column, NULL in older rows */
+    assert_null(got->interim);          /* version 5's */
     svcJobFree(got);
     got = svcStore_GetRun(old, 2);
     assert_non_null(got);
@@ -561,9 +564,67 @@ static void upgrade_fills_record_bytes(void **state)
     sqlite3_stmt *st = NULL;
     assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 4);
+    assert_int_equal(sqlite3_column_int(st, 0), 5);
     sqlite3_finalize(st);
     sqlite3_close(db);
+}
+
+/* A drain's hand-back (svcStore_Handback): the running job queued again with its interim plan, its run's
+ * progress cleared and no failure counted; on PostgreSQL the plan's file is in the store, so that another
+ * node or front end serves it; a job that is not running is refused, unchanged; the job's end drops it. */
+static void handback_keeps_interim(void **state)
+{
+    tpService *svc = *state;
+    int64_t id = insert(svc, "minigolf", NULL, NULL, NULL);
+    svcJob *job = take(svc, id);
+    job->iterations = 99;
+    char dir[4096], path[4200];
+    svcJobPath(svc, id, NULL, dir, sizeof dir);
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/interim.1.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"status\": \"approximate\"}", f);
+    fclose(f);
+    const char interim[] = "{\"n\":1,\"iterations\":99}";
+    assert_true(svcStore_Handback(svc, job, interim, "interim.1.json"));
+    assert_false(svcStore_Handback(svc, job, "{\"n\":2}", "interim.1.json")); /* queued now: refused */
+    svcJob *got = svcStore_Get(svc, id, false);
+    assert_non_null(got);
+    assert_int_equal(got->status, SVC_QUEUED);
+    assert_non_null(got->interim);
+    assert_string_equal(got->interim, interim);
+    assert_int_equal(svcInterimNumber(got), 1);
+    assert_int_equal(got->iterations, 0);
+    assert_int_equal(got->failures, 0);
+    assert_false(got->has_plan);
+    svcJobFree(got);
+    if (svc->cluster) { /* served from the store: a front end's cache made again */
+        unlink(path);
+        assert_true(svcCluster_FetchFile(svc, id, "interim.1.json"));
+        size_t n = 0;
+        char err[256];
+        char *text = tpFile_Read(path, 1 << 20, &n, err, sizeof err);
+        assert_non_null(text);
+        assert_string_equal(text, "{\"status\": \"approximate\"}");
+        free(text);
+    }
+    svcJobFree(job);
+    job = take(svc, id); /* planned again: the record keeps it while it runs */
+    assert_non_null(job->interim);
+    assert_string_equal(job->interim, interim);
+    free(job->interim); /* as the scheduler's end of a job (sched.c finish_job): a final job has none */
+    job->interim = NULL;
+    finish(svc, job, SVC_APPROXIMATE);
+    svcJobFree(job);
+    got = svcStore_Get(svc, id, false);
+    assert_non_null(got);
+    assert_null(got->interim); /* its end dropped it */
+    svcJobFree(got);
+    if (svc->cluster) {
+        unlink(path);
+        assert_false(svcCluster_FetchFile(svc, id, "interim.1.json"));
+    }
 }
 
 /* A retry (POST /v1/jobs/{id}/retry) reads the job as stored to run it, the whole request and the
@@ -785,6 +846,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(retention_reads_no_request, setup, teardown),
         cmocka_unit_test_setup_teardown(upgrade_fills_record_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(get_run_and_retry_of, setup, teardown),
+        cmocka_unit_test_setup_teardown(handback_keeps_interim, setup, teardown),
         cmocka_unit_test_setup_teardown(queued_again_keeps_backoff, setup, teardown),
         cmocka_unit_test_setup_teardown(lease_exactly_once, setup, teardown),
         cmocka_unit_test_setup_teardown(concurrent_claims_once, setup, teardown),

@@ -160,6 +160,19 @@ export class JobPage {
     if (!FINAL.has(this.job.status) && !this.summary.firstChild) {
       this.summary.append(el("p", { class: "muted" }, `the summary, downloads and 3D view come when the job ends (now ${this.job.status})`));
     }
+    // a node's drain handed the job back with its best plan so far: there until the job ends
+    // (docs/service.md#drain); its final plan replaces it
+    const ip = this.job.interim_plan;
+    const shown = this.summary.querySelector(".interim");
+    if (FINAL.has(this.job.status) || !ip) {
+      if (shown && !FINAL.has(this.job.status)) shown.remove();
+      return;
+    }
+    if (shown && shown.dataset.n === String(ip.n)) return;
+    if (shown) shown.remove();
+    this.summary.append(el("p", { class: "muted interim", dataset: { n: String(ip.n) } },
+      `interim plan ${ip.n} (approximate: a node's drain handed the job back with it): ${count(ip.iterations)} iterations, quality ${ip.quality === null ? "–" : number(ip.quality)} `,
+      el("a", { href: withToken(ip.url), download: `job-${this.job.id}.interim-${ip.n}.plan.json`, class: "button" }, "⤓ interim plan")));
   }
 
   renderProgress() {
