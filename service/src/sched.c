@@ -868,6 +868,19 @@ static void series_to_summary(const svcJob *job, cJSON *sum)
     }
 }
 
+/* A job back in the queue, its run's progress forgotten (a hand-back, a retry after a failure, a stop
+ * of the server): a later run starts it afresh. */
+static void requeue(svcJob *job)
+{
+    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false, false}));
+    job->status = SVC_QUEUED;
+    job->started = 0;
+    job->iterations = job->nodes = 0;
+    job->solutions = 0;
+    job->best_quality = NAN;
+    job->elapsed = 0;
+}
+
 /* A drain's hand-back (service.c drain, docs/service.md#drain): the job, stopped with no solution yet,
  * wrote its best approximate plan; it is queued again with that plan as its interim plan (the file
  * renamed interim.N.json, N one more than its last hand-back's; the record through svcStore_Handback),
@@ -911,7 +924,6 @@ static bool handback_job(tpService *svc, svcJob *job)
                (long long)job->id);
         return false;
     }
-    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false, false}));
     drop_interim_file(svc, job, n - 1); /* the older interim plan, if it was handed back before */
     svcJobPath(svc, job->id, "tree.bin", from, sizeof from);
     unlink(from);
@@ -919,12 +931,7 @@ static bool handback_job(tpService *svc, svcJob *job)
            "job %lld handed back to the queue with its best approximate plan kept as interim plan %d (%lld "
            "iterations, %lld nodes)",
            (long long)job->id, n, (long long)job->iterations, (long long)job->nodes);
-    job->status = SVC_QUEUED;
-    job->started = 0;
-    job->iterations = job->nodes = 0;
-    job->solutions = 0;
-    job->best_quality = NAN;
-    job->elapsed = 0;
+    requeue(job);
     job->nseries = 0;
     free(job->summary);
     job->summary = NULL;
@@ -1071,14 +1078,8 @@ static bool queue_again(tpService *svc, svcJob *job, const char *message)
     }
     double backoff = fmin(SVC_BACKOFF_MAX, SVC_BACKOFF_FIRST * pow(2.0, job->failures));
     job->failures++;
-    TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false, false}));
-    job->status = SVC_QUEUED;
+    requeue(job);
     job->run_at = svcNow() + backoff;
-    job->started = 0;
-    job->iterations = job->nodes = 0;
-    job->solutions = 0;
-    job->best_quality = NAN;
-    job->elapsed = 0;
     release_workers(svc, job);
     free(job->script); /* read again from the store when a worker takes it */
     job->script = NULL;
@@ -1341,13 +1342,7 @@ void svcSched_Stop(tpService *svc)
     for (int i = 0; i < svc->nactive; ++i) {
         svcJob *job = svc->active[i];
         if (job->status == SVC_RUNNING) {
-            TP_VALIDATE(svcValid_StatusChange, (&(svcStatusChange){job->status, SVC_QUEUED, false, false}));
-            job->status = SVC_QUEUED;
-            job->started = 0;
-            job->iterations = job->nodes = 0;
-            job->solutions = 0;
-            job->best_quality = NAN;
-            job->elapsed = 0;
+            requeue(job);
             job->nseries = 0;
             svcStore_Update(svc, job);
             svcLog(svc, "job %lld queued (interrupted by the stop)", (long long)job->id);

@@ -18,7 +18,8 @@ import time
 
 import pg_claim
 from pg_cluster import PGBIN, Postgres, free_port
-from tplan_service import LONG, SCRIPTS, TIMEOUT, Runner, Server, cli_plan, fresh_dir, start_state, strip_timing
+from tplan_service import (LONG, SCRIPTS, TIMEOUT, Runner, Server, cli_plan, fresh_dir, start_state,
+                           stop_keeps_interim, strip_timing)
 
 TPLAN, WORK = sys.argv[1], fresh_dir(sys.argv[2])
 GROUP = sys.argv[3] if len(sys.argv) > 3 else "all"
@@ -793,14 +794,7 @@ def test_drain(pg):
         node.proc.send_signal(signal.SIGTERM)
         assert node.proc.wait(TIMEOUT) == 0
         node.proc = None
-        _, _, job = fe.json("GET", "/v1/jobs/%d" % jid, expect=200)
-        assert job["status"] == "queued" and job["interim_plan"]["n"] == 1, job
-        st, hd, interim = fe.request("GET", "/v1/jobs/%d/plan" % jid)
-        assert st == 200 and hd["x-tplan-plan"] == "interim", (st, hd)
-        _, _, end = fe.json("POST", "/v1/jobs/%d/stop" % jid, expect=200)
-        assert end["status"] == "approximate" and end["interim_plan"] is None and end["summary"], end
-        st, hd, final = fe.request("GET", "/v1/jobs/%d/plan" % jid)
-        assert st == 200 and hd["x-tplan-plan"] == "final" and final == interim, (st, hd)
+        stop_keeps_interim(fe, jid)
         files = pg.psql("SELECT string_agg(name, ',' ORDER BY name) || '|' || (SELECT attempt || ',' ||"
                         " (interim IS NULL) FROM jobs WHERE id=%d) FROM job_files WHERE job_id=%d" % (jid, jid), "drain")
         assert files == "plan.json|1,true", files

@@ -253,6 +253,20 @@ def start_state(tplan, script, folder):
         return json.load(f)
 
 
+def stop_keeps_interim(server, jid):
+    """Job jid, queued again by a drain's hand-back: its interim plan is served, and a stop ends it
+    approximate with exactly those bytes as its final plan. Returns (the job before the stop, its end)."""
+    _, _, job = server.json("GET", "/v1/jobs/%d" % jid, expect=200)
+    assert job["status"] == "queued" and job["interim_plan"]["n"] == 1, job
+    st, hd, interim = server.request("GET", "/v1/jobs/%d/plan" % jid)
+    assert st == 200 and hd["x-tplan-plan"] == "interim", (st, hd)
+    _, _, end = server.json("POST", "/v1/jobs/%d/stop" % jid, expect=200)
+    assert end["status"] == "approximate" and end["interim_plan"] is None and end["summary"], end
+    st, hd, final = server.request("GET", "/v1/jobs/%d/plan" % jid)
+    assert st == 200 and hd["x-tplan-plan"] == "final" and final == interim, (st, hd)
+    return job, end
+
+
 class Runner:
     """Runs named test functions; prints one line per test and 'N passed, N failed'."""
 
