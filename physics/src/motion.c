@@ -12,15 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* |v[i]| <= max for each of the n components (NaN fails). */
-static bool in_range(const double *v, int n, double max)
-{
-    for (int i = 0; i < n; i++)
-        if (!(fabs(v[i]) <= max))
-            return false;
-    return true;
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* Kinematic motion                                                                            */
 
@@ -172,8 +163,8 @@ void tpWorld_MotionAt(const tpWorld *w, int body, double t, tpBodyState *out)
 
 bool tpWorld_StateInRange(const tpBodyState *s)
 {
-    if (!in_range(s->pos, 3, TP_MAX_COORD) || !in_range(s->vel, 3, TP_MAX_SPEED) ||
-        !in_range(s->angvel, 3, TP_MAX_ANGVEL))
+    if (!tpWithin(s->pos, 3, TP_MAX_COORD) || !tpWithin(s->vel, 3, TP_MAX_SPEED) ||
+        !tpWithin(s->angvel, 3, TP_MAX_ANGVEL))
         return false;
     double q2 = s->quat[0] * s->quat[0] + s->quat[1] * s->quat[1] + s->quat[2] * s->quat[2] + s->quat[3] * s->quat[3];
     return q2 > 0.25 && q2 < 4.0; /* NaN fails too */

@@ -66,15 +66,6 @@ static void set_kinematic(tpWorld *w, double t)
 /* ------------------------------------------------------------------------------------------ */
 /* Stepping                                                                                    */
 
-/* |v[k]| <= max for k < n, NaN failing. */
-static bool within(const double *v, int n, double max)
-{
-    for (int k = 0; k < n; k++)
-        if (!(fabs(v[k]) <= max))
-            return false;
-    return true;
-}
-
 /* The first entry of v[0..n) outside +-max (NaN included) into w->failure; false if none. */
 static bool note_outside(tpWorld *w, tpStepValue what, const double *v, int n, double max)
 {
@@ -694,7 +685,7 @@ static bool advance(tpWorld *w, double t, const double *action, const uint8_t *r
     w->body_depth = 0.0;
     w->static_pair[0] = w->static_pair[1] = w->body_pair[0] = w->body_pair[1] = -1;
     w->failure = (tpStepFailure){TP_STEP_OK, -1, -1, TP_STEP_VALUE_NONE, -1, 0.0, 0.0, -1, w->def.substeps, t, -1};
-    if (!within(w->action, (int)nforce, TP_MAX_FORCE)) {
+    if (!tpWithin(w->action, (int)nforce, TP_MAX_FORCE)) {
         for (int k = 0; k < w->ncontrol; k++)
             if (note_outside(w, TP_STEP_VALUE_FORCE, w->action + 6 * k, 3, TP_MAX_FORCE) ||
                 note_outside(w, TP_STEP_VALUE_TORQUE, w->action + 6 * k + 3, 3, TP_MAX_FORCE)) {
@@ -955,8 +946,8 @@ bool tpWorld_StepRest(tpWorld *w, const tpBodyState *x, const uint8_t *rest, dou
     if (sleep)
         count_rest(w, rest, xnew, rest_new);
     w->time = t + w->def.dt;
-    if (ok && w->fatal_error[0] && w->failure.kind != TP_STEP_NO_MEMORY) /* a motion function failed:
-                                                                             nothing here is physical */
+    if (ok && w->fatal_error[0]) /* a motion function failed: nothing here is physical (out of memory
+                                    fails the step itself, TP_STEP_NO_MEMORY) */
         w->failure.kind = TP_STEP_MOTION_ERROR;
     if (ok && !w->fatal_error[0])
         TP_VALIDATE(tpWorld_Valid, w); /* a failed step may leave ODE's bodies anywhere: nothing to check */

@@ -5,6 +5,7 @@
 
 #include "tp/physics.h"
 
+#include <math.h>
 #include <ode/ode.h>
 
 /* ODE is built for double precision on Debian (ode/precision.h defines dDOUBLE); the state
@@ -141,6 +142,15 @@ void tpCompound_PoseGeoms(tpWorld *w, int i, const double p[3], const double q[4
 void tpCompound_ResetOffsets(tpWorld *w, int i);
 /// Frees the parts' mesh data (after the space destroyed their geoms).
 void tpCompound_Free(tpWorld *w);
+
+/* |v[k]| <= max for k < n, NaN failing (the physical ranges of a state, an action's bounds). */
+static inline bool tpWithin(const double *v, int n, double max)
+{
+    for (int k = 0; k < n; k++)
+        if (!(fabs(v[k]) <= max))
+            return false;
+    return true;
+}
 
 /* quickstep's sweeps per solve: the scene's quickstep_iters, 20 where it is not set (a scene whose
  * solver is not quickstep need not set it). step.c raises it for a tall stack (TP_TALL_STACK). */
