@@ -538,7 +538,9 @@ enum MHD_Result svcApi_Submit(svcReq *rq, bool sync)
     job->name = sub.name ? strdup(sub.name) : NULL;
     job->tags = sub.tags ? tpJson_PrintChecked(sub.tags) : NULL;
     cJSON_Delete(req);
-    job->time_limit = sub.time_limit;
+    job->run = sub.run; /* the request's run fields, as check_request read them */
+    job->run.time_limit = sub.time_limit;
+    job->run_read = true;
     job->memory_mb = sub.memory_mb;
     job->priority = sub.priority;
     job->retries = sub.retries;
@@ -1087,7 +1089,9 @@ enum MHD_Result svcApi_Retry(svcReq *rq, int64_t id)
     job->script_len = old->script_len;
     job->name = old->name;
     job->tags = old->tags;
-    job->time_limit = sub.time_limit;
+    job->run = sub.run; /* the old request's run fields, read again by check_request */
+    job->run.time_limit = sub.time_limit;
+    job->run_read = true;
     job->memory_mb = sub.memory_mb;
     job->priority = old->priority;
     job->run_at = sub.run_at > svcNow() ? sub.run_at : 0; /* a cancelled scheduled job's time, if still ahead */

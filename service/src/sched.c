@@ -566,29 +566,20 @@ double svcSched_HardDeadline(double started, double limit)
     return started + limit + SVC_HARD_GRACE + 0.1 * limit;
 }
 
-/* The run definition a job's worker plans with: the request's run fields (the server read them
- * with tpRun_ReadRequestField when it took the job) and the fields the server sets (the table's
- * TP_RUNF_SERVER rows, tp/run_fields.h): the planner's time limit (limit s, as cut for a
- * synchronous job), the script's load and callback limits within it, and memory_mb as the bound of
- * the Lua heap and of the search. False if the request no longer reads (a store's corruption). */
-static bool job_run_def(const svcJob *job, const cJSON *req, double limit, tplan_run_def *run)
+/* The run definition a job's worker plans with: the job's (svcJob.run: the request's run fields as
+ * check_request read them when the server took the job) with the fields the server sets (the table's
+ * TP_RUNF_SERVER rows, tp/run_fields.h): the planner's time limit (limit s, as cut for a synchronous
+ * job), the script's load and callback limits within it, and memory_mb as the bound of the Lua heap
+ * and of the search. Nothing is read or checked again here. */
+static void job_run_def(const svcJob *job, double limit, tplan_run_def *run)
 {
-    tplan_run_def_init(run);
-    const cJSON *f;
-    cJSON_ArrayForEach(f, req)
-    {
-        tplan_error e;
-        if (tpRun_ReadJsonField(run, f, &e) < 0) {
-            return false;
-        }
-    }
-    TP_ASSERT(limit > 0 && job->memory_mb >= TP_RUN_MIN_MEMORY_MB);
+    TP_ASSERT(job->run_read && limit > 0 && job->memory_mb >= TP_RUN_MIN_MEMORY_MB);
+    *run = job->run;
     run->time_limit = limit;
     run->load_time_limit = fmin(TP_RUN_SCRIPT_TIME_DEFAULT, limit);
     run->call_time_limit = fmin(TP_RUN_SCRIPT_TIME_DEFAULT, limit);
     run->memory_limit_mb = job->memory_mb;
     run->search_memory_mb = job->memory_mb;
-    return req != NULL; /* the worker's reader applies the table's ranges (one check, not two here) */
 }
 
 /* Starts job on worker w (index wi). True when it runs, or has failed at once (it is gone from the
@@ -636,20 +627,21 @@ static bool start_job(tpService *svc, svcWorker *w, int wi, svcJob *job)
     if (job->sync) {
         job->answer_by = svcSched_AnswerBy(job->sync_deadline, job->created, svc->sync_spent, svc->nsync_spent);
     }
-    double limit = svcSched_TimeLimit(job->sync, job->time_limit, job->answer_by, svcNow());
+    double limit = svcSched_TimeLimit(job->sync, job->run.time_limit, job->answer_by, svcNow());
     tpJson_ResetFailed(); /* the worker's message must be whole: its print checks what follows */
-    cJSON *req = cJSON_Parse(job->request);
-    tplan_run_def run;
-    if (!job_run_def(job, req, limit, &run)) {
+    cJSON *req = job->run_read ? cJSON_Parse(job->request) : NULL; /* the request, for the worker's state and set */
+    if (!cJSON_IsObject(req)) {
         cJSON_Delete(req);
         job->worker = -1;
         finish_job(svc, job, SVC_FAILED, "internal", "the job's request could not be read again");
         return true;
     }
+    tplan_run_def run;
+    job_run_def(job, limit, &run);
     cJSON *m = cJSON_CreateObject();
     cJSON_AddNumberToObject(m, "id", (double)job->id);
     cJSON_AddStringToObject(m, "dir", dir);
-    tpJson_Put(m, "request", req ? req : cJSON_CreateObject());
+    tpJson_Put(m, "request", req);
     if (!tpRun_WriteJsonFields(&run, cJSON_AddObjectToObject(m, "run"))) {
         cJSON_Delete(m);
         return false;

@@ -15,6 +15,7 @@
 
 #include "reqcheck_testing.h"
 #include "sched_testing.h"
+#include "tp/run_def.h"
 #include "tp/service.h"
 #include "tp/util.h"
 
@@ -82,7 +83,13 @@ typedef struct svcJob {
     bool sync;            /* POST /v1/plan: ahead of the queue, planned within sync_deadline */
     double sync_deadline; /* unix s (svcNow): the answer is sent by then, whatever the job's state */
     double answer_by;     /* unix s: its search ends here (sched.c: the deadline less the reserve) */
-    double time_limit;    /* s: the planner's limit, as accepted */
+    /* the job's run definition: the request's run fields as the server read them when it took the job
+       (api.c check_request: the one check of the request against the field table), time_limit (s, > 0)
+       the planner's limit as accepted (the server's default when the request gave none). A job read
+       back from a store has them from its stored request (svcJob_ReadRun); run_read false: that
+       request did not read (a store's corruption: start_job fails the job) */
+    tplan_run_def run;
+    bool run_read;
     int memory_mb;
     int jobs;         /* worker processes its OR-parallel search takes (request "jobs", >= 1) */
     int worker;       /* index of the worker running it, -1 */
@@ -223,6 +230,11 @@ bool svcStatusFinal(svcStatus s);
 int svcStatusFromName(const char *name); /* -1 if unknown */
 void svcLog(tpService *svc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void svcJobFree(svcJob *job);
+/// A job read from a store: its run definition (svcJob.run) from its stored request's run fields,
+/// with time_limit (s) the stored limit. The request was checked when the job was taken, so it reads
+/// with the table's reader; false (and job->run_read false) if it does not. A job without its request
+/// (read for the API: the shown request only) gets the limit alone.
+bool svcJob_ReadRun(svcJob *job, double time_limit);
 /// The job object of the API (docs/service.md) as unformatted JSON; caller frees. NULL on OOM.
 char *svcJobJson(const svcJob *job);
 /// The request as job objects show it (each `set` string over 1,024 bytes as {"bytes": N}), made

@@ -191,7 +191,7 @@ static svcJob *job_from_row(const PGresult *r, int row, bool shown)
     job->err_message = get_dup(r, row, 14);
     job->has_plan = PQgetvalue(r, row, 15)[0] == 't';
     job->has_tree = PQgetvalue(r, row, 16)[0] == 't';
-    job->time_limit = get_double(r, row, 17, 0);
+    svcJob_ReadRun(job, get_double(r, row, 17, 0)); /* start_job fails a job whose request does not read */
     job->memory_mb = atoi(PQgetvalue(r, row, 18));
     job->name = get_dup(r, row, 19);
     job->tags = get_dup(r, row, 20);
@@ -229,7 +229,7 @@ static bool pg_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     p_text(&p, idem_key);
     p_text(&p, idem_hash);
     p_double(&p, job->created);
-    p_double(&p, job->time_limit);
+    p_double(&p, job->run.time_limit);
     p_int(&p, job->memory_mb);
     p_text(&p, job->name);
     p_text(&p, job->tags);

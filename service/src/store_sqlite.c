@@ -377,7 +377,7 @@ static bool sq_insert(tpService *svc, svcJob *job, const char *idem_key, const c
     bind_text(st, 5, idem_key);
     bind_text(st, 6, idem_hash);
     sqlite3_bind_double(st, 7, job->created);
-    sqlite3_bind_double(st, 8, job->time_limit);
+    sqlite3_bind_double(st, 8, job->run.time_limit);
     sqlite3_bind_int(st, 9, job->memory_mb);
     bind_text(st, 10, job->name);
     bind_text(st, 11, job->tags);
@@ -522,7 +522,7 @@ static svcJob *job_from_row(sqlite3_stmt *st, bool shown)
     job->err_message = column_dup(st, 14);
     job->has_plan = sqlite3_column_int(st, 15) != 0;
     job->has_tree = sqlite3_column_int(st, 16) != 0;
-    job->time_limit = sqlite3_column_double(st, 17);
+    svcJob_ReadRun(job, sqlite3_column_double(st, 17)); /* start_job fails a job whose request does not read */
     job->memory_mb = sqlite3_column_int(st, 18);
     job->name = column_dup(st, 19);
     job->tags = column_dup(st, 20);

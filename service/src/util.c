@@ -88,6 +88,28 @@ void svcJobFree(svcJob *job)
     free(job);
 }
 
+bool svcJob_ReadRun(svcJob *job, double time_limit)
+{
+    tplan_run_def_init(&job->run);
+    job->run_read = true;
+    if (job->request) { /* a job to run: its request's run fields (cJSON: the store's text is whole) */
+        cJSON *req = cJSON_Parse(job->request);
+        job->run_read = cJSON_IsObject(req);
+        const cJSON *fields = job->run_read ? req : NULL;
+        const cJSON *f;
+        cJSON_ArrayForEach(f, fields)
+        {
+            tplan_error e;
+            if (tpRun_ReadJsonField(&job->run, f, &e) < 0) {
+                job->run_read = false;
+            }
+        }
+        cJSON_Delete(req);
+    }
+    job->run.time_limit = time_limit;
+    return job->run_read;
+}
+
 /* The request as a job object shows it: a `set` string longer than SVC_SHOWN_SET_BYTES is shown as
  * {"bytes": N}. A request may carry 64 strings of 64 KiB, and the job object goes out in every
  * list, SSE event and GET: echoing them made each answer up to 4 MiB (the worker reads the stored

@@ -60,9 +60,9 @@ bool svcValid_Scheduler(const tpService *svc, char *why, size_t cap)
             return tpBroken(why, cap, "job %lld: synchronous without a deadline (%g)", (long long)job->id,
                             job->sync_deadline);
         }
-        if (job->jobs < 1 || job->memory_mb < 0 || !(job->time_limit >= 0)) {
+        if (job->jobs < 1 || job->memory_mb < 0 || !(job->run.time_limit >= 0)) {
             return tpBroken(why, cap, "job %lld: jobs %d, memory_mb %d, time_limit %g", (long long)job->id, job->jobs,
-                            job->memory_mb, job->time_limit);
+                            job->memory_mb, job->run.time_limit);
         }
         for (int k = 0; svc->nactive <= SVC_VALID_PAIRS && k < i; ++k) {
             if (svc->active[k] == job || svc->active[k]->id == job->id) {

@@ -95,7 +95,7 @@ static svcJob *new_job(const char *domain, const char *name, const char *tags, c
         job->script = strdup(script);
     }
     job->created = svcNow();
-    job->time_limit = 60;
+    job->run.time_limit = 60;
     job->memory_mb = 256;
     job->best_quality = NAN;
     snprintf(job->client, sizeof job->client, "127.0.0.1");
@@ -160,7 +160,7 @@ static void insert_get_roundtrip(void **state)
     assert_string_equal(got->tags, "[\"a\",\"b\"]");
     assert_int_equal(got->status, SVC_QUEUED);
     assert_true(isnan(got->best_quality));
-    assert_true(got->time_limit == 60 && got->memory_mb == 256);
+    assert_true(got->run.time_limit == 60 && got->memory_mb == 256);
     assert_true(fabs(got->created - job->created) < 1e-6);
     assert_int_equal(got->script_len, strlen(script));
     assert_memory_equal(got->script, script, strlen(script));
@@ -669,6 +669,43 @@ static void get_run_and_retry_of(void **state)
     free(request);
 }
 
+/* A job read back to run (a restart, a cluster's claim) has its run definition again: the stored
+ * request's run fields and the stored limit (svcJob_ReadRun); a stored request that no longer reads
+ * (a store's corruption) leaves run_read false, which start_job fails as "internal". */
+static void run_def_read_back(void **state)
+{
+    tpService *svc = *state;
+    svcJob *job = new_job("job.lua", NULL, NULL, NULL);
+    free(job->request);
+    job->request = strdup("{\"seed\":7,\"planner\":\"rrt\",\"max_iters\":500,\"set\":{\"x\":1}}");
+    job->run.time_limit = 12.5;
+    assert_true(svcStore_Insert(svc, job, NULL, NULL));
+    int64_t id = job->id;
+    svcJobFree(job);
+    job = svc->cluster ? take(svc, id) : svcStore_GetRun(svc, id); /* as a node claims it, as a restart reads it */
+    assert_non_null(job);
+    assert_true(job->run_read);
+    assert_int_equal(job->run.seed, 7);
+    assert_int_equal(job->run.planner, TPLAN_PLANNER_RRT);
+    assert_int_equal(job->run.max_iters, 500);
+    assert_true(job->run.time_limit == 12.5);
+    assert_int_equal(job->run.solutions, 0);     /* not in the request: the library's default */
+    svcJob *shown = svcStore_Get(svc, id, true); /* the API's copy: the limit alone */
+    assert_true(shown->run_read && shown->run.time_limit == 12.5 && shown->run.seed == -1);
+    svcJobFree(shown);
+    if (svc->cluster) {
+        finish(svc, job, SVC_SOLVED);
+    }
+    svcJobFree(job);
+    const char *bad[] = {"{\"seed\":-5}", "{\"planner\":\"dfs\"}", "[1]", "{\"seed\":"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        svcJob j = {.request = (char *)bad[i]};
+        assert_false(svcJob_ReadRun(&j, 3));
+        assert_false(j.run_read);
+        assert_true(j.run.time_limit == 3);
+    }
+}
+
 /* A job queued again after an infrastructure failure (sched.c queue_again): the running job's record
  * goes back to queued with its failures and the end of its backoff (a PostgreSQL node's lease dropped). */
 static void queued_again_keeps_backoff(void **state)
@@ -846,6 +883,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(retention_reads_no_request, setup, teardown),
         cmocka_unit_test_setup_teardown(upgrade_fills_record_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(get_run_and_retry_of, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_def_read_back, setup, teardown),
         cmocka_unit_test_setup_teardown(handback_keeps_interim, setup, teardown),
         cmocka_unit_test_setup_teardown(queued_again_keeps_backoff, setup, teardown),
         cmocka_unit_test_setup_teardown(lease_exactly_once, setup, teardown),

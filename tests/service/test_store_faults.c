@@ -75,7 +75,7 @@ static svcJob *new_job(void)
     job->script = strdup("return 1");
     job->script_len = 8;
     job->created = svcNow();
-    job->time_limit = 60;
+    job->run.time_limit = 60;
     job->memory_mb = 256;
     job->best_quality = NAN;
     snprintf(job->client, sizeof job->client, "127.0.0.1");

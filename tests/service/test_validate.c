@@ -35,7 +35,7 @@ static int setup(void **state)
         f->jobs[i].status = SVC_QUEUED;
         f->jobs[i].worker = -1;
         f->jobs[i].jobs = 1;
-        f->jobs[i].time_limit = 10;
+        f->jobs[i].run.time_limit = 10;
         f->active[i] = &f->jobs[i];
         f->workers[i].pid = 100 + i;
         f->workers[i].in_fd = 10 + i;
