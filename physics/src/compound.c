@@ -448,8 +448,8 @@ bool tpCompound_Copy(tpWorld *w, char *err, size_t errlen)
         w->parts = calloc((size_t)total, sizeof *w->parts);
         w->part_geom = calloc((size_t)total, sizeof *w->part_geom);
         w->part_mesh = calloc((size_t)total, sizeof *w->part_mesh);
-        /* one dCollide per pair of parts, each with room for max_contacts */
-        const size_t ncg = (size_t)w->def.max_contacts * (size_t)w->max_geoms * (size_t)w->max_geoms;
+        /* one dCollide per pair of parts, each with room for max_contacts, at two poses (contacts.c) */
+        const size_t ncg = 2 * (size_t)w->def.max_contacts * (size_t)w->max_geoms * (size_t)w->max_geoms;
         dContactGeom *cg = realloc(w->cgeoms, ncg * sizeof *cg);
         if (cg)
             w->cgeoms = cg;

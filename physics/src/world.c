@@ -806,7 +806,7 @@ static bool alloc_arrays(tpWorld *w)
     w->state_body = calloc((size_t)nb, sizeof(int));
     w->control_body = calloc((size_t)nb, sizeof(int));
     w->kin_body = calloc((size_t)nb, sizeof(int));
-    w->cgeoms = calloc((size_t)d->max_contacts, sizeof *w->cgeoms);
+    w->cgeoms = calloc(2 * (size_t)d->max_contacts, sizeof *w->cgeoms); /* two poses of one pair (contacts.c) */
     int nmotor = 0; /* driven motor axes: their targets follow the forces in an action */
     for (int j = 0; j < d->njoints; j++)
         for (int k = 0; k < 2; k++)

@@ -200,7 +200,8 @@ struct tpWorld {
     size_t cap_infos;     /* entries infos and merge have room for */
     double static_depth;  /* m: deepest moving-body overlap with static geometry, last step */
     tpContactInfo *merge; /* scratch for merging the substeps' pairs, cap_infos entries */
-    dContactGeom *cgeoms; /* max_contacts entries for one dCollide call */
+    dContactGeom *cgeoms; /* 2 max_contacts entries (compound scenes: for each pair of parts): one pair at two poses
+                             (contacts.c sweep_samples) */
     double *action;       /* 6 * ncontrol: the clamped copy of the caller's action */
     double body_depth;    /* m: deepest overlap between two moving bodies, last step */
     int static_pair[2];   /* bodies of the deepest static overlap (-1 = none), last step */
