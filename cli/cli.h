@@ -166,6 +166,9 @@ void tpCli_WatchdogAfterFork(void);
 /// starts it again after in the parent. No-ops when it is not running.
 void tpCli_WatchdogPause(void);
 void tpCli_WatchdogResume(void);
+/// True while the watchdog's thread runs: tpCli_WatchdogStart, Resume and AfterFork return only
+/// once it does (a handshake; see watchdog.c for why).
+bool tpCli_WatchdogRunning(void);
 /// Has def report its time limits to the watchdog (tpScriptDef.on_deadline; set def's name or path
 /// first: the message may name it, so it must outlive the script); without a started watchdog this
 /// only stores three values.

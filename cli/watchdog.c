@@ -11,8 +11,14 @@
  * The thread touches only atomics and the clock until it fires. A command that forks workers stops
  * it first (tpCli_WatchdogPause: with a second thread alive at fork, children deadlocked in the
  * sanitizers' allocator, e2e_parallel under ASan) and starts it again after; each worker starts
- * its own (tpCli_WatchdogAfterFork). */
+ * its own (tpCli_WatchdogAfterFork).
+ * Starting the thread waits until it runs (a semaphore it posts first): a process that forked or
+ * exited while the new thread was still being set up could catch the sanitizers' leak checker
+ * half way through registering it (LeakSanitizer's thread-start race, google/sanitizers#1836), a
+ * fatal error at exit that came and went with the machine's load (e2e_hardening under ASan). */
+#include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,7 +41,9 @@ static double s_started, s_total; /* the command's start, its --hard-deadline (s
 static char s_label[1024];        /* what the message names: the script or plan; "" = s_script */
 static bool s_running, s_paused;
 static pthread_t s_thread;
-static atomic_bool s_stop; /* asks the thread to end (tpCli_WatchdogPause) */
+static atomic_bool s_stop;  /* asks the thread to end (tpCli_WatchdogPause) */
+static atomic_bool s_alive; /* the thread is running: set by it first, cleared as it returns */
+static sem_t s_up;          /* posted by the thread once s_alive is set (start_thread waits) */
 
 void tpCli_WatchdogOnDeadline(void *user, double armed, double deadline)
 {
@@ -66,10 +74,13 @@ static void fire(const char *msg)
 static void *watch(void *arg)
 {
     (void)arg;
+    atomic_store(&s_alive, true);
+    sem_post(&s_up);
     const struct timespec poll = {0, (long)(TP_WATCHDOG_POLL * 1e9)};
     for (;;) {
         nanosleep(&poll, NULL);
         if (atomic_load(&s_stop)) {
+            atomic_store(&s_alive, false);
             return NULL;
         }
         unsigned seq;
@@ -109,9 +120,23 @@ static bool start_thread(void)
     }
     pthread_attr_setstacksize(&a, 64 * 1024);
     atomic_store(&s_stop, false);
-    bool ok = pthread_create(&s_thread, &a, watch, NULL) == 0;
+    bool ok = sem_init(&s_up, 0, 0) == 0;
+    if (ok && !(ok = pthread_create(&s_thread, &a, watch, NULL) == 0)) {
+        sem_destroy(&s_up);
+    }
     pthread_attr_destroy(&a);
+    if (ok) { /* the handshake: return only once the thread runs */
+        while (sem_wait(&s_up) != 0 && errno == EINTR) {
+        }
+        sem_destroy(&s_up);
+        TP_ASSERT(atomic_load(&s_alive));
+    }
     return ok;
+}
+
+bool tpCli_WatchdogRunning(void)
+{
+    return atomic_load(&s_alive);
 }
 
 void tpCli_WatchdogPause(void)

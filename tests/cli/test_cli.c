@@ -327,13 +327,41 @@ static void test_watchdog(void **state)
     assert_non_null(strstr(out, "s after the start: stopped at the hard deadline (--hard-deadline 0.01)\n"));
 }
 
+/* The start handshake (cli/watchdog.c): Start and Resume return with the thread already running,
+   Pause with it gone; without the handshake the thread is usually not yet scheduled on return. */
+static void started_and_paused(double rounds)
+{
+    int bad = 0;
+    if (!tpCli_WatchdogStart("unit", 0) || !tpCli_WatchdogRunning()) {
+        bad |= 1;
+    }
+    for (int i = 0; i < (int)rounds; i++) {
+        tpCli_WatchdogPause();
+        if (tpCli_WatchdogRunning()) {
+            bad |= 2;
+        }
+        tpCli_WatchdogResume();
+        if (!tpCli_WatchdogRunning()) {
+            bad |= 4;
+        }
+    }
+    _exit(bad);
+}
+
+static void test_watchdog_started(void **state)
+{
+    (void)state;
+    char out[256];
+    assert_int_equal(in_child(started_and_paused, 20, out, sizeof out), 0);
+}
+
 int main(void)
 {
     tpLog_SetLevel(TP_LOG_QUIET); /* the refusals' messages are expected */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_next_option),   cmocka_unit_test(test_numbers),  cmocka_unit_test(test_planner_options),
         cmocka_unit_test(test_field_options), cmocka_unit_test(test_params),   cmocka_unit_test(test_escape_and_names),
-        cmocka_unit_test(test_check_files),   cmocka_unit_test(test_watchdog),
+        cmocka_unit_test(test_check_files),   cmocka_unit_test(test_watchdog), cmocka_unit_test(test_watchdog_started),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

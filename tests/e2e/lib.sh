@@ -1,6 +1,9 @@
 # Sourced by the e2e scripts (and tests/export/export.sh): pass/fail counters, the two ways of
 # counting a check, plan comparisons and the closing line. Usage: . "$(dirname "$0")/lib.sh"
 pass=0 fail=0
+# The environment tplan reads, cleared: a developer's TPLAN_DOMAINS or TPLAN_PROGRESS_EVERY (or a
+# LOCPATH) must not change what the checks see; a check that wants one sets it on its command.
+unset TPLAN_DOMAINS TPLAN_TRACEBACK TPLAN_PROGRESS_EVERY TPLAN_WEB LOCPATH
 check() { # NAME STATUS: counts a condition's result (0 = ok)
   if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
 }

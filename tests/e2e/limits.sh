@@ -13,6 +13,9 @@ rm -rf "$work" && mkdir -p "$work"
 . "$here/lib.sh"
 limits=(--load-time-limit 0.5 --call-time-limit 0.5)
 if grep -q '^-- .*Expected: the call limit' "$case"; then
+  # the load limit out of the way: a slow, loaded start (ASan) must not end the run at its top level
+  # before the callback that should meet its own limit runs
+  limits=(--load-time-limit 60 --call-time-limit 0.5)
   want="one callback ran longer than 0.5 s: --call-time-limit)"
 else
   want="the script's top level ran longer than 0.5 s: --load-time-limit)"
