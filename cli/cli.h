@@ -83,6 +83,9 @@ int tpCli_NextOption(tpCliArgs *a);
 /// Writes s into buf (cap bytes) with control characters escaped (\n, \t, \xHH), so that a value
 /// echoed in a message stays on one line; returns buf. s may be NULL (written as "").
 const char *tpCli_Escape(const char *s, char *buf, size_t cap);
+/// A command's one positional argument: stores value in *slot, or (one already given) logs
+/// "unexpected argument 'VALUE'" and returns false.
+bool tpCli_OneArgument(const char *value, const char **slot);
 /// A library message (which names the run's fields: `call_time_limit`, `set w=...`) in the words of
 /// the command line (`--call-time-limit`, `--set w=...`), into buf; returns buf.
 const char *tpCli_FlagWords(const char *msg, char *buf, size_t cap);

@@ -20,6 +20,17 @@
 
 volatile sig_atomic_t tpCli_StopRequested = 0;
 
+bool tpCli_OneArgument(const char *value, const char **slot)
+{
+    if (*slot) {
+        char q[512];
+        tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(value, q, sizeof q));
+        return false;
+    }
+    *slot = value;
+    return true;
+}
+
 bool tpCli_AddParam(tpCliParams *params, char *arg)
 {
     char *eq = strchr(arg, '=');

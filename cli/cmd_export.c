@@ -69,7 +69,6 @@ static int export_parse(int argc, char **argv, tpCliExportCmd *e)
     tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "export", .shortopts = "hqo:", .longopts = longopts};
     int c;
     while ((c = tpCli_NextOption(&args)) != -1) {
-        char q[512];
         double x;
         long long k;
         switch (c) {
@@ -108,11 +107,9 @@ static int export_parse(int argc, char **argv, tpCliExportCmd *e)
             e->def.overlays = true;
             break;
         case 1:
-            if (e->plan) {
-                tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(args.value, q, sizeof q));
+            if (!tpCli_OneArgument(args.value, &e->plan)) {
                 return TP_EXIT_BAD_INPUT;
             }
-            e->plan = args.value;
             break;
         default:
             return TP_EXIT_BAD_INPUT;

@@ -218,6 +218,27 @@ typedef struct PlanOutputs {
     long long view_quit;
 } PlanOutputs;
 
+/* The plan file's default name, DOMAIN.plan.json, into buf (cap bytes), and the files of the run
+   checked with it (tpCli_CheckFiles, which logs what is wrong): false if one cannot be used. */
+static bool default_plan_out(const tpPlanRecord *rec, const char *path, const char *tree_out, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s.plan.json", rec->domain_name);
+    const tpCliFile files[] = {
+        {"the domain script", path, false}, {"--tree", tree_out, true}, {"the plan file", buf, true}};
+    return tpCli_CheckFiles(files, 3);
+}
+
+/* Writes the plan file; false (logged) if it could not be written. */
+static bool write_plan(const tpPlanRecord *rec, const char *out)
+{
+    char err[2048] = "";
+    if (!tpPlanRecord_Write(rec, out, err, sizeof err)) {
+        tpLog(TP_LOG_ERROR, "cannot write plan: %s", err);
+        return false;
+    }
+    return true;
+}
+
 /* --jobs N > 1 or --mpi: the OR-parallel search (par.h), then the same outputs as one run. With
  * --tree or --view the winning worker's search runs again here (same seed, stopped at B: the same
  * tree, deterministic) since the workers' trees stay in their processes. */
@@ -251,16 +272,12 @@ static int plan_parallel(const char *path, const tpCliParams *params, const tpCl
     if (code != TP_EXIT_OK) {
         tpCli_PrintError(err);
     } else if (!out && !po.no_out) {
-        snprintf(default_out, sizeof default_out, "%s.plan.json", rec->domain_name);
         out = default_out;
-        const tpCliFile dfiles[] = {
-            {"the domain script", path, false}, {"--tree", tree_out, true}, {"the plan file", out, true}};
-        if (!tpCli_CheckFiles(dfiles, 3)) {
+        if (!default_plan_out(rec, path, tree_out, default_out, sizeof default_out)) {
             code = TP_EXIT_BAD_INPUT;
         }
     }
-    if (code == TP_EXIT_OK && out && !tpPlanRecord_Write(rec, out, err, sizeof err)) {
-        tpLog(TP_LOG_ERROR, "cannot write plan: %s", err);
+    if (code == TP_EXIT_OK && out && !write_plan(rec, out)) {
         code = TP_EXIT_FAILURE;
     }
     const tpParSummary *win = code == TP_EXIT_OK ? &oc.workers[oc.owner] : NULL;
@@ -385,7 +402,6 @@ static int plan_parse(int argc, char **argv, tpCliPlanCmd *p)
     int c;
     while ((c = tpCli_NextOption(&args)) != -1) {
         const char *v = args.value;
-        char q[256];
         int po = tpCli_PlannerOption(&p->o, c, v);
         if (po < 0) {
             return TP_EXIT_BAD_INPUT;
@@ -462,11 +478,9 @@ static int plan_parse(int argc, char **argv, tpCliPlanCmd *p)
             }
             break;
         case 1:
-            if (p->domain_arg) {
-                tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(v, q, sizeof q));
+            if (!tpCli_OneArgument(v, &p->domain_arg)) {
                 return TP_EXIT_BAD_INPUT;
             }
-            p->domain_arg = v;
             break;
         default: /* '?': reported */
             return TP_EXIT_BAD_INPUT;
@@ -504,21 +518,17 @@ static int plan_parse(int argc, char **argv, tpCliPlanCmd *p)
 static int plan_report(tpCliPlanCmd *p, const char *path, tpCliRun *run, const tpPlanRecord *rec)
 {
     int code = TP_EXIT_OK;
-    char err[2048] = "", default_out[512];
+    char default_out[512];
     const char *out = p->out, *tree_out = p->tree_out;
     if (!out && !p->no_out) {
-        snprintf(default_out, sizeof default_out, "%s.plan.json", rec->domain_name);
         out = default_out;
-        const tpCliFile dfiles[] = {
-            {"the domain script", path, false}, {"--tree", tree_out, true}, {"the plan file", out, true}};
-        if (!tpCli_CheckFiles(dfiles, 3)) {
+        if (!default_plan_out(rec, path, tree_out, default_out, sizeof default_out)) {
             code = TP_EXIT_BAD_INPUT;
             out = NULL;
             tree_out = NULL;
         }
     }
-    if (out && !tpPlanRecord_Write(rec, out, err, sizeof err)) {
-        tpLog(TP_LOG_ERROR, "cannot write plan: %s", err);
+    if (out && !write_plan(rec, out)) {
         code = TP_EXIT_FAILURE;
     }
     if (code == TP_EXIT_OK && tree_out &&

@@ -144,7 +144,6 @@ static int replay_parse(int argc, char **argv, tpCliReplayCmd *o)
     tpCliArgs args = {.argc = argc, .argv = argv, .cmd = "replay", .shortopts = "hq", .longopts = longopts};
     int c;
     while ((c = tpCli_NextOption(&args)) != -1) {
-        char q[512];
         switch (c) {
         case 'h':
             replay_usage(stdout);
@@ -179,11 +178,9 @@ static int replay_parse(int argc, char **argv, tpCliReplayCmd *o)
             }
             break;
         case 1:
-            if (o->plan_path) {
-                tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(args.value, q, sizeof q));
+            if (!tpCli_OneArgument(args.value, &o->plan_path)) {
                 return TP_EXIT_BAD_INPUT;
             }
-            o->plan_path = args.value;
             break;
         default:
             return TP_EXIT_BAD_INPUT;

@@ -102,7 +102,6 @@ int tpCmd_State(int argc, char **argv)
     long long step = -1, world = 0;
     int c;
     while ((c = tpCli_NextOption(&args)) != -1) {
-        char q[512];
         switch (c) {
         case 'h':
             state_usage(stdout);
@@ -127,11 +126,9 @@ int tpCmd_State(int argc, char **argv)
             tactics = true;
             break;
         case 1:
-            if (plan_path) {
-                tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(args.value, q, sizeof q));
+            if (!tpCli_OneArgument(args.value, &plan_path)) {
                 return TP_EXIT_BAD_INPUT;
             }
-            plan_path = args.value;
             break;
         default:
             return TP_EXIT_BAD_INPUT;
@@ -311,7 +308,6 @@ int tpCmd_Simulate(int argc, char **argv)
     tpCliParams params = {0};
     int c;
     while ((c = tpCli_NextOption(&args)) != -1) {
-        char q[512];
         switch (c) {
         case 'h':
             simulate_usage(stdout);
@@ -341,11 +337,9 @@ int tpCmd_Simulate(int argc, char **argv)
             }
             break;
         case 1:
-            if (domain_arg) {
-                tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(args.value, q, sizeof q));
+            if (!tpCli_OneArgument(args.value, &domain_arg)) {
                 return TP_EXIT_BAD_INPUT;
             }
-            domain_arg = args.value;
             break;
         default:
             return TP_EXIT_BAD_INPUT;

@@ -264,18 +264,6 @@ enum {
     {"help", no_argument, NULL, 'h'}
 // clang-format on
 
-/* The plan file, given once; a second positional argument is an error (logged; returns false). */
-static bool plan_argument(const char *a, const char **plan)
-{
-    if (*plan) {
-        char q[512];
-        tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(a, q, sizeof q));
-        return false;
-    }
-    *plan = a;
-    return true;
-}
-
 /* Options shared by view and render. Returns 1 if taken, 0 if not ours, -1 on error (logged). */
 static int common_option(int code, const char *v, tpViewerDef *vd, const char **tree)
 {
@@ -372,7 +360,7 @@ int tpCmd_View(int argc, char **argv)
             break;
         }
         case 1:
-            if (!plan_argument(args.value, &plan)) {
+            if (!tpCli_OneArgument(args.value, &plan)) {
                 return TP_EXIT_BAD_INPUT;
             }
             break;
@@ -437,7 +425,7 @@ int tpCmd_Render(int argc, char **argv)
             rd.view.show_overlay = true;
             break;
         case 1:
-            if (!plan_argument(v, &plan)) {
+            if (!tpCli_OneArgument(v, &plan)) {
                 return TP_EXIT_BAD_INPUT;
             }
             break;

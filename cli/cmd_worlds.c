@@ -137,11 +137,9 @@ int tpCmd_Worlds(int argc, char **argv)
             }
             break;
         case 1:
-            if (plan_path) {
-                tpLog(TP_LOG_ERROR, "unexpected argument '%s'", tpCli_Escape(args.value, q, sizeof q));
+            if (!tpCli_OneArgument(args.value, &plan_path)) {
                 return TP_EXIT_BAD_INPUT;
             }
-            plan_path = args.value;
             break;
         default:
             return TP_EXIT_BAD_INPUT;

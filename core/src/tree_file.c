@@ -98,6 +98,28 @@ static bool tree_check_names(char *const *names, int n, const char *path, char *
     return true;
 }
 
+/* What the writer checks before it writes and the reader after it read (then suffix is ""): the
+   body names, every node's parent earlier than it, every position finite. */
+static bool tree_check_nodes(const tpTreeRecord *rec, const char *path, const char *suffix, char *err, size_t errlen)
+{
+    if (!tree_check_names(rec->body_names, rec->nbodies, path, err, errlen)) {
+        return false;
+    }
+    int64_t bad;
+    if (!tree_check_parents(rec->parent, rec->nnodes, &bad)) {
+        return tree_fail(path, err, errlen, "node %" PRId64 ": parent %" PRId32 " is not an earlier node%s", bad,
+                         rec->parent[bad], bad == 0 ? " (node 0 must be the root, parent -1)" : "");
+    }
+    const size_t nbodies = (size_t)rec->nbodies, npos = (size_t)rec->nnodes * nbodies * 3;
+    for (size_t i = 0; i < npos; ++i) {
+        if (!isfinite(rec->pos[i])) {
+            return tree_fail(path, err, errlen, "node %zu, body %zu: position is not finite%s", i / 3 / nbodies,
+                             i / 3 % nbodies, suffix);
+        }
+    }
+    return true;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Writer                                                                                     */
 
@@ -148,21 +170,10 @@ bool tpTreeRecord_Write(const tpTreeRecord *rec, const char *path, char *err, si
         (rec->nnodes > 0 && (!rec->parent || !rec->flags || (rec->nbodies > 0 && !rec->pos)))) {
         return tree_fail(path, err, errlen, "invalid node count %" PRId64 " or missing arrays", rec->nnodes);
     }
-    if (!tree_check_names(rec->body_names, rec->nbodies, path, err, errlen)) {
+    if (!tree_check_nodes(rec, path, "; refusing to write", err, errlen)) {
         return false;
     }
-    int64_t bad;
-    if (!tree_check_parents(rec->parent, rec->nnodes, &bad)) {
-        return tree_fail(path, err, errlen, "node %" PRId64 ": parent %" PRId32 " is not an earlier node%s", bad,
-                         rec->parent[bad], bad == 0 ? " (node 0 must be the root, parent -1)" : "");
-    }
-    size_t npos = (size_t)rec->nnodes * (size_t)rec->nbodies * 3;
-    for (size_t i = 0; i < npos; ++i) {
-        if (!isfinite(rec->pos[i])) {
-            return tree_fail(path, err, errlen, "node %zu, body %zu: position is not finite; refusing to write",
-                             i / 3 / (size_t)rec->nbodies, i / 3 % (size_t)rec->nbodies);
-        }
-    }
+    const size_t npos = (size_t)rec->nnodes * (size_t)rec->nbodies * 3;
     tpTreeOut *o = malloc(sizeof *o);
     if (!o) {
         return tree_fail(path, err, errlen, "out of memory");
@@ -315,21 +326,7 @@ static bool tree_read(tpTreeRecord *rec, tpTreeIn *in, const char *path, char *e
     if (get_le(sb, 8) != expect) {
         return tree_fail(path, err, errlen, "checksum mismatch (file is corrupt)");
     }
-    if (!tree_check_names(rec->body_names, rec->nbodies, path, err, errlen)) {
-        return false;
-    }
-    int64_t bad;
-    if (!tree_check_parents(rec->parent, rec->nnodes, &bad)) {
-        return tree_fail(path, err, errlen, "node %" PRId64 ": parent %" PRId32 " is not an earlier node%s", bad,
-                         rec->parent[bad], bad == 0 ? " (node 0 must be the root, parent -1)" : "");
-    }
-    for (size_t i = 0; i < npos; ++i) {
-        if (!isfinite(rec->pos[i])) {
-            return tree_fail(path, err, errlen, "node %zu, body %zu: position is not finite", i / 3 / nbodies,
-                             i / 3 % nbodies);
-        }
-    }
-    return true;
+    return tree_check_nodes(rec, path, "", err, errlen);
 }
 
 bool tpTreeRecord_Read(tpTreeRecord *rec, const char *path, char *err, size_t errlen)

@@ -354,6 +354,21 @@ static void tplSceneJoints(lua_State *L, const tpGltfScene *sc)
     }
 }
 
+/* Grows the world-space box (lo, hi) and the radius about pos by the body-frame point v (R the
+   body's rotation, row-major). */
+static void tplBoundsAdd(const double R[9], const double pos[3], const double v[3], double lo[3], double hi[3],
+                         double *radius)
+{
+    double r2 = 0;
+    for (int k = 0; k < 3; k++) {
+        double w = R[3 * k] * v[0] + R[3 * k + 1] * v[1] + R[3 * k + 2] * v[2];
+        lo[k] = fmin(lo[k], pos[k] + w);
+        hi[k] = fmax(hi[k], pos[k] + w);
+        r2 += w * w;
+    }
+    *radius = fmax(*radius, sqrt(r2));
+}
+
 /* The world-space box (lo, hi) and bounding-sphere radius about its position of a body. */
 static void tplBodyBounds(const tpBodyDef *d, double lo[3], double hi[3], double *radius)
 {
@@ -372,15 +387,7 @@ static void tplBodyBounds(const tpBodyDef *d, double lo[3], double hi[3], double
             hi[k] = -INFINITY;
         }
         for (int i = 0; i < d->mesh.nvertices; i++) {
-            const double *v = d->mesh.vertices + 3 * i;
-            double r2 = 0;
-            for (int k = 0; k < 3; k++) {
-                double w = R[3 * k] * v[0] + R[3 * k + 1] * v[1] + R[3 * k + 2] * v[2];
-                lo[k] = fmin(lo[k], d->pos[k] + w);
-                hi[k] = fmax(hi[k], d->pos[k] + w);
-                r2 += w * w;
-            }
-            *radius = fmax(*radius, sqrt(r2));
+            tplBoundsAdd(R, d->pos, d->mesh.vertices + 3 * i, lo, hi, radius);
         }
         return;
     }
@@ -393,14 +400,7 @@ static void tplBodyBounds(const tpBodyDef *d, double lo[3], double hi[3], double
         }
         for (int c = 0; c < 8; c++) {
             const double v[3] = {c & 1 ? bhi[0] : blo[0], c & 2 ? bhi[1] : blo[1], c & 4 ? bhi[2] : blo[2]};
-            double r2 = 0;
-            for (int k = 0; k < 3; k++) {
-                double w = R[3 * k] * v[0] + R[3 * k + 1] * v[1] + R[3 * k + 2] * v[2];
-                lo[k] = fmin(lo[k], d->pos[k] + w);
-                hi[k] = fmax(hi[k], d->pos[k] + w);
-                r2 += w * w;
-            }
-            *radius = fmax(*radius, sqrt(r2));
+            tplBoundsAdd(R, d->pos, v, lo, hi, radius);
         }
         return;
     }
