@@ -69,6 +69,42 @@ void plan_expect_edit_refused(const tpPlanRecord *rec, const char *from, const c
     free(bad);
 }
 
+char *plan_round_trip(const tpPlanRecord *rec, tpPlanRecord *back)
+{
+    char err[600] = "";
+    const char *a = tmp_path("a.json"), *b = tmp_path("b.json");
+    if (!tpPlanRecord_Write(rec, a, err, sizeof err) || !tpPlanRecord_Read(back, a, err, sizeof err)) {
+        fail_msg("%s", err);
+    }
+    if (!tpPlanRecord_Write(back, b, err, sizeof err)) {
+        fail_msg("%s", err);
+    }
+    size_t la, lb;
+    char *ta = plan_slurp(a, &la), *tb = plan_slurp(b, &lb);
+    assert_int_equal(la, lb);
+    assert_memory_equal(ta, tb, la); /* written, read and written again: the same bytes */
+    free(tb);
+    return ta;
+}
+
+void plan_expect_absent(const tpPlanRecord *rec, const char *absent, tpPlanRecord *back)
+{
+    char err[600] = "";
+    const char *a = tmp_path("a.json");
+    if (!tpPlanRecord_Write(rec, a, err, sizeof err)) {
+        fail_msg("%s", err);
+    }
+    size_t la;
+    char *ta = plan_slurp(a, &la);
+    if (strstr(ta, absent)) {
+        fail_msg("'%s' is in the plan", absent);
+    }
+    free(ta);
+    if (back && !tpPlanRecord_Read(back, a, err, sizeof err)) {
+        fail_msg("%s", err);
+    }
+}
+
 void plan_expect_write_refused(const tpPlanRecord *rec, const char *want)
 {
     char err[600] = "";

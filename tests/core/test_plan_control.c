@@ -90,22 +90,13 @@ static void test_round_trip(void **state)
     (void)state;
     tpPlanRecord rec, back;
     build(&rec);
+    char *ta = plan_round_trip(&rec, &back);
+    tpPlanRecord_Free(&back);
     char err[600] = "";
-    const char *a = tmp_path("a.json"), *b = tmp_path("b.json");
-    assert_true(tpPlanRecord_Write(&rec, a, err, sizeof err));
-    size_t la, lb;
-    char *ta = plan_slurp(a, &la);
+    const char *b = tmp_path("b.json");
     assert_non_null(strstr(ta, "\n  \"control\": {\"total\": {\"impulse\": 2.5, \"angular_impulse\": 1, \"work\": 3.5, "
                                "\"time\": 1}, \"bodies\": {\"ball\": {\"impulse\": 2.5, \"angular_impulse\": 1, "
                                "\"work\": 3.5, \"time\": 1}}},\n"));
-    if (!tpPlanRecord_Read(&back, a, err, sizeof err))
-        fail_msg("%s", err);
-    assert_true(tpPlanRecord_Write(&back, b, err, sizeof err));
-    char *tb = plan_slurp(b, &lb);
-    assert_int_equal(la, lb);
-    assert_memory_equal(ta, tb, la);
-    free(tb);
-    tpPlanRecord_Free(&back);
     /* edited figures that stay in range read (the reader does not recompute them; a rewrite does) */
     char *edited = strdup(ta);
     char *at = strstr(edited, "\"ball\": {\"impulse\": 2.5");

@@ -45,10 +45,7 @@ static void test_round_trip(void **state)
     (void)state;
     tpPlanRecord rec, back;
     build(&rec);
-    char err[600] = "";
-    const char *a = tmp_path("a.json"), *b = tmp_path("b.json");
-    assert_true(tpPlanRecord_Write(&rec, a, err, sizeof err));
-    assert_true(tpPlanRecord_Read(&back, a, err, sizeof err));
+    char *ta = plan_round_trip(&rec, &back);
     assert_int_equal(back.ngoal_regions, 3);
     for (int i = 0; i < 3; ++i) {
         const tpPlanGoalRegion *x = &rec.goal_regions[i], *y = &back.goal_regions[i];
@@ -59,29 +56,19 @@ static void test_round_trip(void **state)
         assert_memory_equal(x->lo, y->lo, sizeof x->lo);
         assert_memory_equal(x->hi, y->hi, sizeof x->hi);
     }
-    assert_true(tpPlanRecord_Write(&back, b, err, sizeof err));
-    size_t la, lb;
-    char *ta = plan_slurp(a, &la), *tb = plan_slurp(b, &lb);
-    assert_int_equal(la, lb);
-    assert_memory_equal(ta, tb, la); /* written, read and written again: the same bytes */
     /* one line after the header, unbounded sides as null */
     assert_non_null(strstr(ta, "\n  \"goal\": {\"regions\": [{\"kind\": \"circle\", \"body\": \"ball\", \"center\": "
                                "[1.6, -0.45], \"radius\": 0.054}, {\"kind\": \"sphere\""));
     assert_non_null(strstr(ta, "{\"kind\": \"box\", \"body\": \"car\", \"min\": [54, 50, null], \"max\": [66, null, "
                                "5]}]},\n  \"steps\""));
     free(ta);
-    free(tb);
     tpPlanRecord_Free(&back);
 
     /* no regions: no member, and a plan without it reads with none */
     free(rec.goal_regions);
     rec.goal_regions = NULL;
     rec.ngoal_regions = 0;
-    assert_true(tpPlanRecord_Write(&rec, a, err, sizeof err));
-    ta = plan_slurp(a, &la);
-    assert_null(strstr(ta, "\"goal\""));
-    free(ta);
-    assert_true(tpPlanRecord_Read(&back, a, err, sizeof err));
+    plan_expect_absent(&rec, "\"goal\"", &back);
     assert_int_equal(back.ngoal_regions, 0);
     assert_null(back.goal_regions);
     tpPlanRecord_Free(&back);

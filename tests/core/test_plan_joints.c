@@ -57,10 +57,7 @@ static void test_round_trip(void **state)
     (void)state;
     tpPlanRecord rec, back;
     build(&rec);
-    char err[600] = "";
-    const char *a = tmp_path("a.json"), *b = tmp_path("b.json");
-    assert_true(tpPlanRecord_Write(&rec, a, err, sizeof err));
-    assert_true(tpPlanRecord_Read(&back, a, err, sizeof err));
+    char *ta = plan_round_trip(&rec, &back);
     assert_int_equal(back.njoints, 2);
     for (int i = 0; i < 2; ++i) {
         const tpPlanJoint *x = &rec.joints[i], *y = &back.joints[i];
@@ -73,18 +70,12 @@ static void test_round_trip(void **state)
         assert_memory_equal(x->anchor2, y->anchor2, sizeof x->anchor2);
         assert_memory_equal(x->axis2, y->axis2, sizeof x->axis2);
     }
-    assert_true(tpPlanRecord_Write(&back, b, err, sizeof err));
-    size_t la, lb;
-    char *ta = plan_slurp(a, &la), *tb = plan_slurp(b, &lb);
-    assert_int_equal(la, lb);
-    assert_memory_equal(ta, tb, la); /* written, read and written again: the same bytes */
     assert_non_null(strstr(ta,
                            "\n  \"joints\": [\n    {\"name\": \"pivot\", \"kind\": \"hinge\", \"bodies\": [\"lever\", "
                            "null], \"anchor\": [0.1, 0, 0], \"axis\": [0, 1, 0], \"anchor2\": [1.05, 0, 0.265], "
                            "\"axis2\": [0, 0, 0]},\n    {\"name\": \"\", \"kind\": \"hinge2\", \"bodies\": "
                            "[\"car\", \"lever\"]"));
     free(ta);
-    free(tb);
     tpPlanRecord_Free(&back);
     /* no joints: no member, and a plan without it reads with none */
     tpPlanRecord_Free(&rec);
@@ -94,11 +85,7 @@ static void test_round_trip(void **state)
     free(rec.joints);
     rec.joints = NULL;
     rec.njoints = 0;
-    assert_true(tpPlanRecord_Write(&rec, a, err, sizeof err));
-    ta = plan_slurp(a, &la);
-    assert_null(strstr(ta, "\"joints\""));
-    free(ta);
-    assert_true(tpPlanRecord_Read(&back, a, err, sizeof err));
+    plan_expect_absent(&rec, "\"joints\"", &back);
     assert_int_equal(back.njoints, 0);
     assert_null(back.joints);
     tpPlanRecord_Free(&back);

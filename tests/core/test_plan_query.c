@@ -204,24 +204,14 @@ static void test_member(void **state)
     (void)state;
     tpPlanRecord rec, back;
     build(&rec);
-    char err[600] = "";
-    const char *a = tmp_path("a.json"), *b = tmp_path("b.json");
-    assert_true(tpPlanRecord_Write(&rec, a, err, sizeof err));
-    size_t la, lb;
-    char *ta = plan_slurp(a, &la);
+    char *ta = plan_round_trip(&rec, &back);
+    tpPlanRecord_Free(&back);
     assert_non_null(strstr(ta,
                            "\n  \"worlds\": {\"version\": 1, \"summaries\": [\n    {\"world\": 0, \"selected\": true, "
                            "\"steps\": 4, \"duration\": 4, \"cost\": 4, \"control\": {\"impulse\": 0, "));
     assert_non_null(
         strstr(ta, "\"end\": {\"ball\": [3, 0, 0.1, 0], \"crate\": [3, 1, 0.1, 0], \"vase\": [5, 0, 0.1, 0]}"));
-    assert_true(tpPlanRecord_Read(&back, a, err, sizeof err));
-    assert_true(tpPlanRecord_Write(&back, b, err, sizeof err));
-    char *tb = plan_slurp(b, &lb);
-    assert_int_equal(la, lb);
-    assert_memory_equal(ta, tb, la);
     free(ta);
-    free(tb);
-    tpPlanRecord_Free(&back);
     plan_expect_edit_refused(&rec, "\"worlds\": {\"version\": 1,", "\"worlds\": {\"version\": 2,",
                              "worlds.version: 2 is not supported (this reader knows 1)");
     plan_expect_edit_refused(&rec, "\"worlds\": {\"version\": 1,", "\"worlds\": {\"version\": 1, \"x\": 0,",
@@ -237,10 +227,7 @@ static void test_member(void **state)
     /* one world: no member, so single-world plans keep their bytes */
     tpPlanWorld_FreeArrays(&rec.worlds[1], rec.nbodies, rec.ntactics);
     rec.nworlds = 1;
-    assert_true(tpPlanRecord_Write(&rec, a, err, sizeof err));
-    ta = plan_slurp(a, &la);
-    assert_null(strstr(ta, "\"worlds\""));
-    free(ta);
+    plan_expect_absent(&rec, "\"worlds\"", NULL);
     rec.nworlds = 2; /* freed arrays: Free handles the zeroed world */
     tpPlanRecord_Free(&rec);
 }

@@ -57,10 +57,7 @@ static void test_round_trip(void **state)
     (void)state;
     tpPlanRecord rec, back;
     build(&rec);
-    char err[600] = "";
-    const char *a = tmp_path("a.json"), *b = tmp_path("b.json");
-    assert_true(tpPlanRecord_Write(&rec, a, err, sizeof err));
-    assert_true(tpPlanRecord_Read(&back, a, err, sizeof err));
+    char *ta = plan_round_trip(&rec, &back);
     assert_int_equal(back.ntemporal, 2);
     assert_string_equal(back.temporal[1].name, "tp.at_time (t.lua:4)");
     assert_string_equal(back.temporal[0].kind, "sequence");
@@ -70,18 +67,12 @@ static void test_round_trip(void **state)
     assert_int_equal(back.worlds[0].tchanges[9], 4);
     assert_int_equal(back.worlds[1].ntchanges, 2);
     assert_null(back.goal_unmet);
-    assert_true(tpPlanRecord_Write(&back, b, err, sizeof err));
-    size_t la, lb;
-    char *ta = plan_slurp(a, &la), *tb = plan_slurp(b, &lb);
-    assert_int_equal(la, lb);
-    assert_memory_equal(ta, tb, la);
     assert_non_null(strstr(ta,
                            "\n  \"temporal\": {\"version\": 1, \"conditions\": [{\"name\": \"tp.sequence (t.lua:3)\", "
                            "\"kind\": \"sequence\", \"size\": 3}, {\"name\": \"tp.at_time (t.lua:4)\", \"kind\": "
                            "\"at_time\", \"size\": 2}], \"changes\": [[[1, 0, 1], [2, 0, 2], [2, 1, 1], [4, 0, "
                            "3]], [[1, 0, 1], [5, 1, 2]]]},\n  \"steps\": 4"));
     free(ta);
-    free(tb);
     /* the memory at a step, and in words (the viewer's HUD, the page's player) */
     int32_t mem[2];
     tpPlanRecord_TemporalAt(&back, 0, 0, mem);
@@ -102,8 +93,7 @@ static void test_round_trip(void **state)
     tpPlanRecord_Free(&back);
     /* the unmet goal travels in the member */
     rec.goal_unmet = strdup("tp.sequence (t.lua:3) was false: step 2 of 3 (x) not reached at t = 1 s");
-    assert_true(tpPlanRecord_Write(&rec, a, err, sizeof err));
-    assert_true(tpPlanRecord_Read(&back, a, err, sizeof err));
+    free(plan_round_trip(&rec, &back));
     assert_string_equal(back.goal_unmet, rec.goal_unmet);
     tpPlanRecord_Free(&back);
     /* no temporal conditions: no member, and a plan without it reads with none */
@@ -118,11 +108,7 @@ static void test_round_trip(void **state)
     rec.goal_unmet = NULL;
     set_changes(&rec.worlds[0], NULL, 0);
     set_changes(&rec.worlds[1], NULL, 0);
-    assert_true(tpPlanRecord_Write(&rec, a, err, sizeof err));
-    ta = plan_slurp(a, &la);
-    assert_null(strstr(ta, "\"temporal\": {")); /* the member (the worlds' summaries keep an empty "temporal": []) */
-    free(ta);
-    assert_true(tpPlanRecord_Read(&back, a, err, sizeof err));
+    plan_expect_absent(&rec, "\"temporal\": {", &back);
     assert_int_equal(back.ntemporal, 0);
     tpPlanRecord_Free(&back);
     tpPlanRecord_Free(&rec);

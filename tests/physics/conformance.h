@@ -8,6 +8,8 @@
 #include "tp/base.h"
 #include "tp/physics.h"
 
+#include "scene_fixture.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -58,17 +60,6 @@ static void sceneInit(Scene *s, tpSolverKind solver)
     s->def.bodies = s->bodies;
 }
 
-static tpBodyDef *sceneAdd(Scene *s, const char *name, tpBodyClass cls, tpShapeKind shape)
-{
-    assert_true(s->def.nbodies < MAX_BODIES);
-    tpBodyDef *b = &s->bodies[s->def.nbodies++];
-    *b = tpDefaultBodyDef();
-    tpStrCopy(b->name, TP_NAME_MAX, name);
-    b->cls = cls;
-    b->shape = shape;
-    return b;
-}
-
 /* The floor: the plane z = 0 (or the plane n·p = 0 for a given unit normal n). */
 static void addFloor(Scene *s, const double n[3])
 {
@@ -85,16 +76,6 @@ static tpBodyDef *addBox(Scene *s, const char *name, double sx, double sy, doubl
     b->mass = mass;
     b->pos[0] = x, b->pos[1] = y, b->pos[2] = z;
     return b;
-}
-
-static tpWorld *mustCreate(const Scene *s)
-{
-    char err[256] = "";
-    tpWorld *w = tpCreateWorld(&s->def, err, sizeof err);
-    if (w == NULL)
-        fprintf(stderr, "tpCreateWorld: %s\n", err);
-    assert_non_null(w);
-    return w;
 }
 
 /* Deepest overlap (m) of any touching pair over a run, and where it happened. */

@@ -12,6 +12,7 @@
 #include "tp/physics.h"
 
 #include "physics_testing.h"
+#include "scene_fixture.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,16 +48,6 @@ static void sceneInit(Scene *s)
     s->def.bodies = s->bodies;
 }
 
-static tpBodyDef *sceneAdd(Scene *s, const char *name, tpBodyClass cls, tpShapeKind shape)
-{
-    tpBodyDef *b = &s->bodies[s->def.nbodies++];
-    *b = tpDefaultBodyDef();
-    tpStrCopy(b->name, TP_NAME_MAX, name);
-    b->cls = cls;
-    b->shape = shape;
-    return b;
-}
-
 static tpBodyDef *addGround(Scene *s, int material)
 {
     tpBodyDef *g = sceneAdd(s, "ground", TP_BODY_STATIC, TP_SHAPE_PLANE);
@@ -72,16 +63,6 @@ static tpBodyDef *addSphere(Scene *s, const char *name, double r, double x, doub
     b->mass = 0.1;
     b->pos[0] = x, b->pos[1] = y, b->pos[2] = z;
     return b;
-}
-
-static tpWorld *mustCreate(const Scene *s)
-{
-    char err[256] = "";
-    tpWorld *w = tpCreateWorld(&s->def, err, sizeof err);
-    if (w == NULL)
-        fprintf(stderr, "tpCreateWorld: %s\n", err);
-    assert_non_null(w);
-    return w;
 }
 
 /* The purity scene: ground, walls, spheres/boxes/cylinders/capsules that collide, a rotating

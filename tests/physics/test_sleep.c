@@ -14,6 +14,8 @@
 #include "tp/base.h"
 #include "tp/physics.h"
 
+#include "scene_fixture.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,22 +37,13 @@ static void sceneInit(Scene *s)
     s->def.materials = &s->mat;
     s->def.nmaterials = 1;
     s->def.bodies = s->bodies;
-    tpBodyDef *g = &s->bodies[s->def.nbodies++];
-    *g = tpDefaultBodyDef();
-    tpStrCopy(g->name, TP_NAME_MAX, "ground");
-    g->cls = TP_BODY_STATIC;
-    g->shape = TP_SHAPE_PLANE;
+    tpBodyDef *g = sceneAdd(s, "ground", TP_BODY_STATIC, TP_SHAPE_PLANE);
     g->plane[2] = 1.0;
 }
 
 static tpBodyDef *add(Scene *s, const char *name, tpBodyClass cls, tpShapeKind shape, double x, double y, double z)
 {
-    assert_true(s->def.nbodies < MAXB);
-    tpBodyDef *b = &s->bodies[s->def.nbodies++];
-    *b = tpDefaultBodyDef();
-    tpStrCopy(b->name, TP_NAME_MAX, name);
-    b->cls = cls;
-    b->shape = shape;
+    tpBodyDef *b = sceneAdd(s, name, cls, shape);
     b->pos[0] = x, b->pos[1] = y, b->pos[2] = z;
     if (shape == TP_SHAPE_SPHERE)
         b->size[0] = 0.05;
@@ -58,16 +51,6 @@ static tpBodyDef *add(Scene *s, const char *name, tpBodyClass cls, tpShapeKind s
         b->size[0] = b->size[1] = b->size[2] = 0.1;
     b->mass = 0.2;
     return b;
-}
-
-static tpWorld *mustCreate(const Scene *s)
-{
-    char err[256] = "";
-    tpWorld *w = tpCreateWorld(&s->def, err, sizeof err);
-    if (w == NULL)
-        fprintf(stderr, "tpCreateWorld: %s\n", err);
-    assert_non_null(w);
-    return w;
 }
 
 /* A run: the state, its rest counts and the step index. */
