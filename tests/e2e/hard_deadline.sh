@@ -35,19 +35,7 @@ cp "$here/limits/base.lua" "$work/base.lua"
 expect "plan within its hard deadline" "$tplan" plan "$work/base.lua" -o "$work/base.plan.json" -q --hard-deadline 600
 expect "replay within its hard deadline" "$tplan" replay "$work/base.plan.json" -q --hard-deadline 600
 # the loop embedded in the plan, replayed with the default 10 s load limit
-python3 - "$work/base.plan.json" "$work/loop.lua" "$work/loop.plan.json" <<'PY'
-import json, sys
-def fnv(b):
-    h = 0xcbf29ce484222325
-    for c in b:
-        h = ((h ^ c) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return "fnv1a64:%016x" % h
-plan = json.load(open(sys.argv[1]))
-text = open(sys.argv[2]).read()
-plan["sources"][0]["text"] = text
-plan["sources"][0]["hash"] = plan["domain"]["hash"] = fnv(text.encode())
-json.dump(plan, open(sys.argv[3], "w"))
-PY
+python3 "$here/swap_script.py" "$work/base.plan.json" "$work/loop.lua" "$work/loop.plan.json"
 run "replay" "$work/loop.plan.json" "$tplan" replay "$work/loop.plan.json" -q --hard-deadline 0.5
 timeout 60 "$tplan" replay "$work/loop.plan.json" --hard-deadline x >/dev/null 2>"$work/err.txt"
 rc=$?

@@ -44,20 +44,7 @@ run "plan $name" "$work/$name.lua" "$tplan" plan "$work/$name.lua" --no-out -q "
 # the same script in a plan file: plan the well-behaved domain, put the case in its place
 cp "$here/limits/base.lua" "$work/$name.base.lua"
 expect "plan the base domain" "$tplan" plan "$work/$name.base.lua" -o "$work/base.plan.json" -q
-python3 - "$work/base.plan.json" "$work/$name.lua" "$work/hostile.plan.json" <<'PY'
-import json, sys
-def fnv(b):  # the plan's file hashes: FNV-1a 64, a checksum anyone can recompute
-    h = 0xcbf29ce484222325
-    for c in b:
-        h = ((h ^ c) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return "fnv1a64:%016x" % h
-plan = json.load(open(sys.argv[1]))
-text = open(sys.argv[2]).read()
-src = plan["sources"][0]
-src["text"], src["hash"] = text, fnv(text.encode())
-plan["domain"]["hash"] = src["hash"]
-json.dump(plan, open(sys.argv[3], "w"))
-PY
+python3 "$here/swap_script.py" "$work/base.plan.json" "$work/$name.lua" "$work/hostile.plan.json"
 check "hostile plan written" $?
 embedded=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sources"][0]["path"])' "$work/hostile.plan.json")
 run "replay $name" "$embedded" "$tplan" replay "$work/hostile.plan.json" -q "${limits[@]}"

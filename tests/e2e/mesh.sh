@@ -107,21 +107,7 @@ awk -F, '$3 == "die" || $3 == "ball" { last[$3] = $4 " " $5 " " $6 } END {
 check "... both end inside the bowl" $?
 
 # tp.scene: node names, classes, poses and materials from the glTF file
-cat >"$work/box/scene.lua" <<'EOF'
-local tp = require "tp"
-local bodies, names = tp.scene(tp.param("file", "scene.glb"))
-print("NAMES=" .. table.concat(names, ","))
-table.insert(bodies, 1, tp.plane { name = "floor" })
-table.insert(bodies, tp.box { name = "robot", class = "active", size = {0.1, 0.1, 0.1}, mass = 1, pos = {-1, -1, 0.05} })
-return tp.domain {
-  name = "scene",
-  materials = { tp.material { name = "default" }, tp.material { name = "wood", friction = 0.6 },
-                tp.material { name = "dice", friction = 0.4, restitution = 0.1 } },
-  bodies = bodies,
-  tactics = { tp.tactic { name = "t", body = "robot", skills = { tp.skill.wait { name = "w", duration = 0.5 } } } },
-  goal = function(s) return s.t > 2 end,
-}
-EOF
+cp "$(dirname "$0")/scripts/glb_scene.lua" "$work/box/scene.lua"
 for f in scene.glb scene.gltf; do
   "$tplan" plan "$work/box/scene.lua" --set file=$f -o "$work/s.json" >"$work/out.txt" 2>&1
   check "tp.scene $f: plans" $?

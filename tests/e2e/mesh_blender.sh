@@ -14,20 +14,7 @@ if ! command -v blender > /dev/null; then
 fi
 rm -rf "$work" && mkdir -p "$work"
 python3 "$here/mesh_assets.py" "$work" || exit 1
-cat >"$work/scene.lua" <<'LUA'
-local tp = require "tp"
-local bodies = tp.scene("scene.glb")
-table.insert(bodies, 1, tp.plane { name = "floor" })
-table.insert(bodies, tp.box { name = "robot", class = "active", size = {0.1, 0.1, 0.1}, mass = 1, pos = {-1, -1, 0.05} })
-return tp.domain {
-  name = "scene",
-  materials = { tp.material { name = "default" }, tp.material { name = "wood", friction = 0.6 },
-                tp.material { name = "dice", friction = 0.4, restitution = 0.1 } },
-  bodies = bodies,
-  tactics = { tp.tactic { name = "t", body = "robot", skills = { tp.skill.wait { name = "w", duration = 0.5 } } } },
-  goal = function(s) return s.t > 2 end,
-}
-LUA
+cp "$here/scripts/glb_scene.lua" "$work/scene.lua"
 "$tplan" plan "$work/scene.lua" -q -o "$work/s.json" || { echo "FAIL: plan"; exit 1; }
 "$tplan" export "$work/s.json" --format glb -o "$work/s.glb" -q || { echo "FAIL: export"; exit 1; }
 # HOME inside the work folder: Blender writes its user config there, not into the real home

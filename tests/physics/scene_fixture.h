@@ -1,7 +1,7 @@
 /* What every physics test's scene shares, whatever its materials (conformance.h, test_physics.c,
- * test_sleep.c): a body added to the scene's table with the defaults, and a world made from it
- * that must be made. A suite's `Scene` is its own struct with members `def` (tpSceneDef) and
- * `bodies` (a tpBodyDef array that def.bodies points to). Static functions: each suite is one
+ * test_sleep.c, the tactics tests' box_scene.h and test_orient_conds.c): a body added to the scene's table with the
+ * defaults, and a world made from it that must be made. A suite's `Scene` is its own struct with members `def`
+ * (tpSceneDef) and `bodies` (a tpBodyDef array that def.bodies points to). Static functions: each suite is one
  * translation unit. Needs cmocka.h included before it. */
 #ifndef TP_TESTS_SCENE_FIXTURE_H
 #define TP_TESTS_SCENE_FIXTURE_H
@@ -37,9 +37,22 @@ static inline tpWorld *tpTest_CreateWorld(const tpSceneDef *def)
     return w;
 }
 
-#define sceneAdd(s, name, cls, shape)                                                                       \
-    tpTest_AddBody((s)->bodies, &(s)->def.nbodies, (int)(sizeof(s)->bodies / sizeof(s)->bodies[0]), name, cls, \
-                   shape)
+/* The world of n bodies (bodies) and one material (mat), default scene otherwise, and its initial
+ * state into x; fails the test when it cannot be made (the tactics tests' small scenes). */
+static inline tpWorld *tpTest_WorldOf(const tpMaterialDef *mat, tpBodyDef *bodies, int n, tpBodyState *x)
+{
+    tpSceneDef def = tpDefaultSceneDef();
+    def.nmaterials = 1;
+    def.materials = mat;
+    def.nbodies = n;
+    def.bodies = bodies;
+    tpWorld *w = tpTest_CreateWorld(&def);
+    tpWorld_InitialState(w, x);
+    return w;
+}
+
+#define sceneAdd(s, name, cls, shape)                                                                                  \
+    tpTest_AddBody((s)->bodies, &(s)->def.nbodies, (int)(sizeof(s)->bodies / sizeof(s)->bodies[0]), name, cls, shape)
 #define mustCreate(s) tpTest_CreateWorld(&(s)->def)
 
 #endif

@@ -12,7 +12,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tplan_service import LONG, TIMEOUT, Runner, Server, fresh_dir, openapi_check_every  # noqa: E402
+from tplan_service import LONG, TIMEOUT, Runner, Server, fresh_dir, health_from, openapi_check_every  # noqa: E402
 import http.client  # noqa: E402
 
 TPLAN, WORK = sys.argv[1], sys.argv[2]
@@ -34,24 +34,6 @@ def closed_by_server(s):
         return s.recv(4096) == b""
     except OSError as e:
         return e.errno in (errno.ECONNRESET, errno.EPIPE)
-
-
-def health_from(port, source):
-    """GET /v1/health from the loopback address source: (status line, body)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind((source, 0))
-    s.settimeout(TIMEOUT)
-    s.connect(("127.0.0.1", port))
-    s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    data = b""
-    while True:
-        b = s.recv(4096)
-        if not b:
-            break
-        data += b
-    s.close()
-    head, _, body = data.partition(b"\r\n\r\n")
-    return head.split(b"\r\n", 1)[0].decode(), body
 
 
 def test_one_address_cannot_take_every_connection():

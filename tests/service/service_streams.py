@@ -14,7 +14,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tplan_service import LONG, TIMEOUT, Runner, Server, fresh_dir, openapi_check  # noqa: E402
+from tplan_service import LONG, TIMEOUT, Runner, Server, fresh_dir, health_from, openapi_check  # noqa: E402
 
 TPLAN, WORK = sys.argv[1], sys.argv[2]
 # a queued job whose object (each event) is ~64 KB: 64 `set` strings short enough to be shown whole
@@ -88,22 +88,6 @@ def refused(srv, source, job):
     return st, json.loads(body)["error"]
 
 
-def health_from(port, source):
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind((source, 0))
-    s.settimeout(TIMEOUT)
-    s.connect(("127.0.0.1", port))
-    s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    data = b""
-    while True:
-        b = s.recv(4096)
-        if not b:
-            break
-        data += b
-    s.close()
-    return data.split(b"\r\n", 1)[0].decode()
-
-
 def until_accepted(srv, source, job, rcvbuf=None):
     """Opens streams from source until one is accepted: the server frees a closed stream's place
     once its reaper saw it (a quarter of a second); bounded."""
@@ -149,8 +133,8 @@ def test_stream_caps(tplan, work):
         st, err = refused(srv, "127.0.0.5", big_id)
         assert st == 503 and err["code"] == "too_many_streams" and "--max-streams" in err["message"], err
         # health on capacity no stream takes: from a new address, and from one at its stream cap
-        assert health_from(srv.port, "127.0.0.6").endswith("200 OK")
-        assert health_from(srv.port, "127.0.0.1").endswith("200 OK")
+        assert health_from(srv.port, "127.0.0.6")[0].endswith("200 OK")
+        assert health_from(srv.port, "127.0.0.1")[0].endswith("200 OK")
         # a stream closed by its client gives its place back (the server is told within 0.25 s)
         drain.remove(a[0])
         a[0].close()
@@ -172,7 +156,7 @@ def test_stream_caps(tplan, work):
         until_accepted(srv, "127.0.0.8", big_id).close()
         # the streams the test read are still open: nothing more was refused or closed
         assert srv.log().count("event stream") == 1, [l for l in srv.log().splitlines() if "event stream" in l]
-        assert health_from(srv.port, "127.0.0.9").endswith("200 OK")
+        assert health_from(srv.port, "127.0.0.9")[0].endswith("200 OK")
         srv.json("DELETE", "/v1/jobs/%d" % long_id)
         openapi_check([srv], os.path.join(work, "openapi"))
     finally:
@@ -210,7 +194,7 @@ def test_room_no_client_takes(tplan, work):
         held += [slow_socket(srv.port, "127.0.0.%d" % (10 + k % 4)) for k in range(40)]
         wait_log(srv, "that waited longest for a request, to make room")
         for k in range(3):
-            assert health_from(srv.port, "127.0.0.%d" % (20 + k)).endswith("200 OK")
+            assert health_from(srv.port, "127.0.0.%d" % (20 + k))[0].endswith("200 OK")
         srv.json("DELETE", "/v1/jobs/%d" % long_id)
         openapi_check([srv], os.path.join(work, "openapi_room"))
     finally:

@@ -7,6 +7,7 @@ import os
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -43,6 +44,40 @@ def fresh_dir(path):
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path)
     return path
+
+
+def stop_process(proc, log_path, sig=signal.SIGTERM):
+    """Ends a server or node process (sig, then a wait bounded by TIMEOUT) and returns its exit
+    status (None if there was none); in the sanitizer build a report from it or any of its workers
+    in its log (log_path) fails the test."""
+    if proc and proc.poll() is None:
+        proc.send_signal(sig)
+        proc.wait(TIMEOUT)
+    code = proc.returncode if proc else None
+    log = open(log_path).read() if os.path.exists(log_path) else ""
+    for bad in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+        if bad in log:
+            raise AssertionError("sanitizer report in %s" % log_path)
+    return code
+
+
+def health_from(port, source):
+    """GET /v1/health from the loopback address source (a client of its own for the per-client
+    limits): (status line, body)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind((source, 0))
+    s.settimeout(TIMEOUT)
+    s.connect(("127.0.0.1", port))
+    s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    data = b""
+    while True:
+        b = s.recv(4096)
+        if not b:
+            break
+        data += b
+    s.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    return head.split(b"\r\n", 1)[0].decode(), body
 
 
 class Server:
@@ -82,15 +117,8 @@ class Server:
         return self
 
     def stop(self, sig=signal.SIGTERM):
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            self.proc.wait(TIMEOUT)
-        code = self.proc.returncode if self.proc else None
+        code = stop_process(self.proc, self.log_path, sig)
         self.proc = None
-        # the sanitizer build: a report from the server or any worker fails the test
-        for bad in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
-            if bad in self.log():
-                raise AssertionError("sanitizer report in %s" % self.log_path)
         return code
 
     def log(self):
@@ -284,6 +312,14 @@ class Runner:
             import traceback
             print("FAIL  %-40s %s" % (name, e), flush=True)
             traceback.print_exc()
+
+    def stop_server(self, srv):
+        """Stops srv at the end of a group (its `finally`); a non-zero exit status counts as a
+        failure, with the end of its log."""
+        code = srv.stop()
+        if code != 0:
+            print("server exit status %s; log:\n%s" % (code, srv.log()[-4000:]))
+            self.failed += 1
 
     def finish(self):
         print("%d passed, %d failed" % (self.passed, self.failed))

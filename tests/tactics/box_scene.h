@@ -9,6 +9,8 @@
 #include "tp/base.h"
 #include "tp/tactics.h"
 
+#include "../physics/scene_fixture.h"
+
 enum { B_GROUND, B_BOX, NB };
 
 typedef struct Scene {
@@ -31,17 +33,7 @@ static void make_world(Scene *s)
     tpStrCopy(s->bodies[B_BOX].name, TP_NAME_MAX, "box");
     s->bodies[B_BOX].pos[0] = 2.0;
     s->bodies[B_BOX].pos[2] = 0.5;
-    tpSceneDef def = tpDefaultSceneDef();
-    def.nmaterials = 1;
-    def.materials = &s->mat;
-    def.nbodies = NB;
-    def.bodies = s->bodies;
-    char err[256] = "";
-    s->world = tpCreateWorld(&def, err, sizeof err);
-    if (!s->world) {
-        fail_msg("tpCreateWorld: %s", err);
-    }
-    tpWorld_InitialState(s->world, s->x);
+    s->world = tpTest_WorldOf(&s->mat, s->bodies, NB, s->x);
 }
 
 /* the box's x in [lo, hi] */

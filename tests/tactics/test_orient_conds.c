@@ -15,6 +15,8 @@
 #include "cond_testing.h"
 #include "tp/tactics.h"
 
+#include "../physics/scene_fixture.h"
+
 enum { B_GROUND, B_PIN, B_BALL, NB };
 
 typedef struct Scene {
@@ -48,17 +50,7 @@ static tpWorld *make_world(Scene *s)
     b[B_BALL].mass = 0.1;
     b[B_BALL].pos[0] = 1.0;
     b[B_BALL].pos[2] = 0.05;
-    tpSceneDef def = tpDefaultSceneDef();
-    def.nmaterials = 1;
-    def.materials = &s->mat;
-    def.nbodies = NB;
-    def.bodies = s->bodies;
-    char err[256] = "";
-    s->world = tpCreateWorld(&def, err, sizeof err);
-    if (!s->world) {
-        fail_msg("tpCreateWorld: %s", err);
-    }
-    tpWorld_InitialState(s->world, s->x);
+    s->world = tpTest_WorldOf(&s->mat, s->bodies, NB, s->x);
     return s->world;
 }
 
