@@ -48,8 +48,8 @@
 local tp = require "tp"
 local T = require "pool_table"  -- domains/lib/pool_table.lua: the table, its pockets and the rack
 
-local R, M, L, W, CW, CORNER, FRAME, FLOOR, IL, IW = T.R, T.M, T.L, T.W, T.CW, T.CORNER, T.FRAME, T.FLOOR,
-  T.IL, T.IW
+local R, M, L, W, CW, CORNER, FRAME, FLOOR, IL, IW, seg_dist = T.R, T.M, T.L, T.W, T.CW, T.CORNER, T.FRAME,
+  T.FLOOR, T.IL, T.IW, T.seg_dist
 
 local mode = tp.param("mode", "chain", { choices = { "chain", "single" } })
 local layout = tp.param("layout", "")
@@ -211,14 +211,6 @@ else
   local others = {}
   for _, b in ipairs(BALLS) do
     if not b.off and b.name ~= "cue" and b.name ~= tb.name then others[#others + 1] = b end
-  end
-  -- distance from point q to the segment a-b
-  local function seg_dist(q, a, b)
-    local abx, aby = b[1] - a[1], b[2] - a[2]
-    local l2 = abx * abx + aby * aby
-    local u = l2 > 0 and math.max(0, math.min(1, ((q[1] - a[1]) * abx + (q[2] - a[2]) * aby) / l2)) or 0
-    local x, y = a[1] + u * abx - q[1], a[2] + u * aby - q[2]
-    return math.sqrt(x * x + y * y)
   end
   -- is the path of a ball rolling from a to b clear of every other ball (centre distance >= 2R)?
   local function clear(a, b)

@@ -1,7 +1,7 @@
 """Claims of the docs that the tree can check (repro docs_stale.sh: README listed 4 of the test
 labels and 4 of the tools, architecture.md put navigation in core/ and the CLI in lua/, physics.md
 pointed to a "design guide" the repository does not have, CONTRIBUTING named the wrong file of the
-service's routes). Each check reads the tree as it is; a new label, tool or file move that the docs
+service's routes, a domain's message quoted at a line it moved from). Each check reads the tree as it is; a new label, tool or file move that the docs
 do not follow fails here.
 usage: docs_claims.py SOURCE_DIR BUILD_DIR [CTEST]"""
 import glob
@@ -115,6 +115,33 @@ for f in tracked:
     for n, line in enumerate(body.splitlines(), 1):
         if issue_re.search(line):
             problems.append("%s:%d: an issue number of an outside tracker: %s" % (f, n, line.strip()[:120]))
+
+# 8. a message the docs quote from a shipped domain (`pool.lua:54: ...`) names a line of that script that
+# can raise it (an error() or a tp.param): the docs quoted pool.lua:67 for years after the line moved
+msg_re = re.compile(r"(?<![\w/])((?:domains/)?(?:lib/)?([\w]+)\.lua):([0-9]+):")
+for path in DOCS:
+    for n, line in enumerate(text(path).splitlines(), 1):
+        for m in msg_re.finditer(line):
+            name, at = m.group(2), int(m.group(3))
+            script = next((f for f in (os.path.join(SRC, "domains", name + ".lua"),
+                                       os.path.join(SRC, "domains", "lib", name + ".lua")) if os.path.exists(f)), None)
+            if not script:
+                continue  # a user's script of an example, not one of ours
+            lines = text(script).splitlines()
+            src = lines[at - 1] if at <= len(lines) else ""
+            quoted = line[m.end():].lstrip().split("`", 1)[0]  # the message as the docs quote it
+            param = re.search(r"tp\.param\(\"(\w+)\"", src)
+            raised = re.search(r"\berror\(\"([^\"]{1,12})", src)
+            if param:  # the parameter's own refusals: its name, or a choice or range the value missed
+                ok = quoted.startswith("...") or "set %s=" % param.group(1) in quoted or \
+                    re.search(r"expected one of|must be", quoted)
+            elif raised:  # the message the line raises, by its first words
+                ok = quoted.startswith("...") or raised.group(1) in quoted
+            else:
+                ok = False
+            if not ok:
+                problems.append("%s:%d: %s:%d: that line of %s does not raise '%s'" %
+                                (rel(path), n, m.group(1), at, rel(script), quoted[:60]))
 
 for p in problems:
     print("FAIL", p)

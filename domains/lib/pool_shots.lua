@@ -27,14 +27,7 @@ local function table3(base, layout)
   return bodies, rack
 end
 
--- distance from point q to the segment a-b
-local function seg_dist(q, a, b)
-  local abx, aby = b[1] - a[1], b[2] - a[2]
-  local l2 = abx * abx + aby * aby
-  local u = l2 > 0 and math.max(0, math.min(1, ((q[1] - a[1]) * abx + (q[2] - a[2]) * aby) / l2)) or 0
-  local x, y = a[1] + u * abx - q[1], a[2] + u * aby - q[2]
-  return math.sqrt(x * x + y * y)
-end
+local seg_dist = T.seg_dist -- domains/lib/pool_table.lua
 -- the middle of a pocket's mouth: between the cushion tips of a corner, at the cushion line of a
 -- middle pocket (pool.lua's single mode aims there too)
 local function mouth_of(p)

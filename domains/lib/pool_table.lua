@@ -177,9 +177,18 @@ local function away_from(p)
   end
   return t
 end
+-- distance from point q to the segment a-b, in the table's plane (x, y); the shots' test of a
+-- clear path (pool.lua, pool_shots.lua)
+local function seg_dist(q, a, b)
+  local abx, aby = b[1] - a[1], b[2] - a[2]
+  local l2 = abx * abx + aby * aby
+  local u = l2 > 0 and math.max(0, math.min(1, ((q[1] - a[1]) * abx + (q[2] - a[2]) * aby) / l2)) or 0
+  local x, y = a[1] + u * abx - q[1], a[2] + u * aby - q[2]
+  return math.sqrt(x * x + y * y)
+end
 
 return {
   R = R, M = M, L = L, W = W, CW = CW, CH = CH, CORNER = CORNER, SIDE = SIDE, FRAME = FRAME, FLOOR = FLOOR,
   IL = IL, IW = IW, POCKETS = POCKETS, pocket_by_name = pocket_by_name, pocketed = pocketed, rack = rack,
-  table_bodies = table_bodies, CUSHIONS = CUSHIONS, away_from = away_from,
+  table_bodies = table_bodies, CUSHIONS = CUSHIONS, away_from = away_from, seg_dist = seg_dist,
 }

@@ -12,20 +12,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tplan_service import LONG, TIMEOUT, Runner, Server, fresh_dir, health_from, openapi_check_every  # noqa: E402
+from tplan_service import LONG, TIMEOUT, Runner, Server, fresh_dir, health_from, slow_socket, openapi_check_every  # noqa: E402
 import http.client  # noqa: E402
 
 TPLAN, WORK = sys.argv[1], sys.argv[2]
-
-
-def slow_socket(port, source):
-    """A connection from the loopback address `source` that has sent half a request head."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind((source, 0))
-    s.settimeout(TIMEOUT)
-    s.connect(("127.0.0.1", port))
-    s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
-    return s
 
 
 def closed_by_server(s):

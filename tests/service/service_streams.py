@@ -14,7 +14,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tplan_service import LONG, TIMEOUT, Runner, Server, fresh_dir, health_from, openapi_check  # noqa: E402
+from tplan_service import LONG, TIMEOUT, Runner, Server, fresh_dir, health_from, read_to_close, slow_socket, openapi_check  # noqa: E402
 
 TPLAN, WORK = sys.argv[1], sys.argv[2]
 # a queued job whose object (each event) is ~64 KB: 64 `set` strings short enough to be shown whole
@@ -74,12 +74,7 @@ def refused(srv, source, job):
     """A stream the server must refuse: (status, error object); the answer is recorded for the
     OpenAPI check and the server must close the connection after it."""
     s, st, data = open_stream(srv.port, source, job)
-    while True:  # Connection: close: the server ends it
-        b = s.recv(4096)
-        if not b:
-            break
-        data += b
-    s.close()
+    data = read_to_close(s, data)  # Connection: close: the server ends it
     head, _, body = data.partition(b"\r\n\r\n")
     assert st in (429, 503), (st, data[:300])
     assert b"Retry-After: 5" in head, head
@@ -162,16 +157,6 @@ def test_stream_caps(tplan, work):
     finally:
         drain.stop = True
         srv.stop()
-
-
-def slow_socket(port, source):
-    """A connection from source that has sent half a request head (and waits)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind((source, 0))
-    s.settimeout(TIMEOUT)
-    s.connect(("127.0.0.1", port))
-    s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
-    return s
 
 
 def test_room_no_client_takes(tplan, work):

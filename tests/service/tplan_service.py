@@ -61,23 +61,40 @@ def stop_process(proc, log_path, sig=signal.SIGTERM):
     return code
 
 
-def health_from(port, source):
-    """GET /v1/health from the loopback address source (a client of its own for the per-client
-    limits): (status line, body)."""
+def client_socket(port, source):
+    """A connection to the server on port from the loopback address source (a client of its own
+    for the per-client limits), with the TIMEOUT bound."""
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.bind((source, 0))
     s.settimeout(TIMEOUT)
     s.connect(("127.0.0.1", port))
-    s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    data = b""
+    return s
+
+
+def read_to_close(s, data=b""):
+    """What s receives until the server closes it, after data; closes s."""
     while True:
         b = s.recv(4096)
         if not b:
             break
         data += b
     s.close()
-    head, _, body = data.partition(b"\r\n\r\n")
+    return data
+
+
+def health_from(port, source):
+    """GET /v1/health from the loopback address source: (status line, body)."""
+    s = client_socket(port, source)
+    s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    head, _, body = read_to_close(s).partition(b"\r\n\r\n")
     return head.split(b"\r\n", 1)[0].decode(), body
+
+
+def slow_socket(port, source):
+    """A connection from the loopback address source that has sent half a request head (and waits)."""
+    s = client_socket(port, source)
+    s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
+    return s
 
 
 class Server:
