@@ -213,6 +213,7 @@ check "no temporary file left behind: $(ls -A "$work" | grep '\.tmp-' | head -3)
 
 # Replay: an override of the plan that the script refuses names the plan file and the override.
 "$tplan" plan pool --set mode=single --max-iters 20 -q -o "$work/pool1.json"
+check "plan pool --set mode=single (the plan the override cases edit)" $([ -s "$work/pool1.json" ]; echo $?)
 sed 's/"mode":"single"/"mode":"zzz"/' "$work/pool1.json" >"$work/bad_ov.json"
 expect_refused "replay: bad override" "^$work/bad_ov.json: overrides.mode: .*zzz" "$tplan" replay "$work/bad_ov.json"
 sed 's/"overrides": {/"overrides": {"nosuch": 3, /' "$work/pool1.json" >"$work/bad_ov2.json"
