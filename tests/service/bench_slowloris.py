@@ -12,7 +12,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tplan_service import Server, fresh_dir  # noqa: E402
+from tplan_service import Server, fresh_dir, read_to_close  # noqa: E402
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 k = int(sys.argv[sys.argv.index("--addresses") + 1]) if "--addresses" in sys.argv else 1
@@ -57,13 +57,7 @@ for i in range(reqs):
     try:
         c = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
         c.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        data = b""
-        while True:
-            b = c.recv(4096)
-            if not b:
-                break
-            data += b
-        c.close()
+        data = read_to_close(c)
         if data.startswith(b"HTTP/1.1 200"):
             lat.append(time.time() - t0)
         else:
