@@ -381,11 +381,11 @@ static void tplBodyBounds(const tpBodyDef *d, double lo[3], double hi[3], double
     tpQuat_ToMatrix(q, R);
     double half[3] = {0, 0, 0};
     *radius = 0;
+    for (int k = 0; k < 3; k++) { /* empty: a mesh's and a compound's points grow it */
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
     if (d->shape == TP_SHAPE_MESH) {
-        for (int k = 0; k < 3; k++) {
-            lo[k] = INFINITY;
-            hi[k] = -INFINITY;
-        }
         for (int i = 0; i < d->mesh.nvertices; i++) {
             tplBoundsAdd(R, d->pos, d->mesh.vertices + 3 * i, lo, hi, radius);
         }
@@ -394,10 +394,6 @@ static void tplBodyBounds(const tpBodyDef *d, double lo[3], double hi[3], double
     if (d->shape == TP_SHAPE_COMPOUND) { /* the corners of its parts' box */
         double blo[3], bhi[3];
         tpCompound_Bounds(d, blo, bhi);
-        for (int k = 0; k < 3; k++) {
-            lo[k] = INFINITY;
-            hi[k] = -INFINITY;
-        }
         for (int c = 0; c < 8; c++) {
             const double v[3] = {c & 1 ? bhi[0] : blo[0], c & 2 ? bhi[1] : blo[1], c & 4 ? bhi[2] : blo[2]};
             tplBoundsAdd(R, d->pos, v, lo, hi, radius);

@@ -54,7 +54,7 @@ def stop_process(proc, log_path, sig=signal.SIGTERM):
         proc.send_signal(sig)
         proc.wait(TIMEOUT)
     code = proc.returncode if proc else None
-    log = open(log_path).read() if os.path.exists(log_path) else ""
+    log = open(log_path).read()
     for bad in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
         if bad in log:
             raise AssertionError("sanitizer report in %s" % log_path)
